@@ -1,0 +1,22 @@
+/**
+ * Names of the environment variables Beacon's functions read. The CDK app sets them from the same
+ * constant, so a rename cannot leave a deployed function reading a variable nobody sets.
+ * Endpoints of AWS services come from the SDK's own variables (AWS_ENDPOINT_URL_DYNAMODB,
+ * AWS_ENDPOINT_URL_KINESIS), which only the local stack sets.
+ */
+export const EnvNames = {
+  tableName: "BEACON_TABLE_NAME",
+  streamName: "BEACON_STREAM_NAME",
+  redisUrl: "BEACON_REDIS_URL",
+  cacheTimeoutMs: "BEACON_CACHE_TIMEOUT_MS",
+  maxInflatedBytes: "BEACON_MAX_INFLATED_BYTES",
+  checkpointMinutes: "BEACON_CHECKPOINT_MINUTES",
+  describeRetrySeconds: "BEACON_DESCRIBE_RETRY_SECONDS",
+} as const;
+
+export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];
+
+export const AwsEndpointEnvNames = {
+  dynamodb: "AWS_ENDPOINT_URL_DYNAMODB",
+  kinesis: "AWS_ENDPOINT_URL_KINESIS",
+} as const;
