@@ -1,0 +1,31 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["functions/**/*.test.ts", "scripts/**/*.test.ts"],
+        },
+      },
+      {
+        test: {
+          name: "infra",
+          include: ["infra/**/*.test.ts"],
+          testTimeout: 240_000,
+          hookTimeout: 600_000,
+        },
+      },
+      {
+        test: {
+          name: "integration",
+          include: ["functions/**/*.itest.ts", "scripts/**/*.itest.ts"],
+          globalSetup: ["scripts/local/test-global-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
+  },
+});
