@@ -1,0 +1,209 @@
+import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
+import type { BeaconEvent } from "../../core/events.js";
+import type {
+  AgentCheckpoint,
+  AgentClassRegistry,
+  AgentRecord,
+  AgentRegistry,
+  Clock,
+  EventSink,
+  HotSighting,
+  HotSightingResult,
+  HotState,
+  IdGenerator,
+  ManifestStore,
+} from "../../core/ports.js";
+
+/** In-process stand-ins for the ports, for core unit tests only. Each counts its calls. */
+
+export class MemoryAgentRegistry implements AgentRegistry {
+  readonly records = new Map<string, AgentRecord>();
+  calls = 0;
+
+  async get(tenant: string, agentId: string) {
+    this.calls++;
+    const record = this.records.get(`${tenant}/${agentId}`);
+    return record && structuredClone(record);
+  }
+
+  async register(record: AgentRecord) {
+    this.calls++;
+    const key = `${record.tenant}/${record.agentId}`;
+    if (this.records.has(key)) return "exists" as const;
+    this.records.set(key, structuredClone(record));
+    return "created" as const;
+  }
+
+  async checkpoint(tenant: string, agentId: string, checkpoint: AgentCheckpoint) {
+    this.calls++;
+    const record = this.records.get(`${tenant}/${agentId}`);
+    if (!record) throw new Error(`checkpoint of unregistered agent ${tenant}/${agentId}`);
+    Object.assign(
+      record,
+      Object.fromEntries(Object.entries(checkpoint).filter(([, value]) => value !== undefined)),
+    );
+  }
+
+  async beginDescribe(tenant: string, agentId: string, operationId: string, now: number, expiresAt: number) {
+    this.calls++;
+    const record = this.records.get(`${tenant}/${agentId}`);
+    if (!record || (record.pendingDescribe && record.pendingDescribe.expiresAt > now)) return false;
+    record.pendingDescribe = { operationId, expiresAt };
+    return true;
+  }
+
+  async completeDescribe(
+    tenant: string,
+    agentId: string,
+    operationId: string,
+    manifestHash: string | undefined,
+  ) {
+    this.calls++;
+    const record = this.records.get(`${tenant}/${agentId}`);
+    if (!record || record.pendingDescribe?.operationId !== operationId) return false;
+    record.pendingDescribe = undefined;
+    if (manifestHash) record.manifestHash = manifestHash;
+    return true;
+  }
+}
+
+export class MemoryAgentClassRegistry implements AgentClassRegistry {
+  readonly classes = new Map<string, number>();
+  calls = 0;
+
+  async ensure(tenant: string, agentClass: string, now: number) {
+    this.calls++;
+    const key = `${tenant}/${agentClass}`;
+    if (!this.classes.has(key)) this.classes.set(key, now);
+  }
+}
+
+export class MemoryManifestStore implements ManifestStore {
+  readonly manifests = new Map<string, { json: string; summary: ManifestSummary }>();
+  calls = 0;
+  writes = 0;
+
+  async find(tenant: string, hash: string) {
+    this.calls++;
+    return this.manifests.get(`${tenant}/${hash}`)?.summary.supportedOperations;
+  }
+
+  async store(tenant: string, hash: string, manifestJson: string, summary: ManifestSummary) {
+    this.calls++;
+    this.writes++;
+    const key = `${tenant}/${hash}`;
+    if (this.manifests.has(key)) return "exists" as const;
+    this.manifests.set(key, { json: manifestJson, summary });
+    return "stored" as const;
+  }
+
+  async read(tenant: string, hash: string) {
+    this.calls++;
+    return this.manifests.get(`${tenant}/${hash}`)?.json;
+  }
+}
+
+interface HotAgent {
+  registered: boolean;
+  agentClass?: string;
+  manifestHash?: string;
+  flowId?: string;
+  lastCheckpoint: number;
+  describePendingUntil?: number;
+}
+
+export class MemoryHotState implements HotState {
+  readonly agents = new Map<string, HotAgent>();
+  readonly classes = new Set<string>();
+  readonly manifests = new Map<string, SupportedOperations>();
+  roundTrips = 0;
+  /** Set to make every call fail, as a cache outage would. */
+  down = false;
+
+  private touch() {
+    this.roundTrips++;
+    if (this.down) throw new Error("cache is down");
+  }
+
+  async recordSighting(sighting: HotSighting): Promise<HotSightingResult> {
+    this.touch();
+    const key = `${sighting.tenant}/${sighting.agentId}`;
+    const agent = this.agents.get(key) ?? { registered: false, lastCheckpoint: 0 };
+    const previous = { ...agent };
+    agent.agentClass = sighting.agentClass ?? agent.agentClass;
+    agent.manifestHash = sighting.manifestHash ?? agent.manifestHash;
+    agent.flowId = sighting.flowId ?? agent.flowId;
+    const checkpointDue =
+      agent.registered && sighting.now - agent.lastCheckpoint >= sighting.checkpointIntervalMs;
+    if (checkpointDue) agent.lastCheckpoint = sighting.now;
+    this.agents.set(key, agent);
+    return {
+      registered: agent.registered,
+      agentClass: agent.agentClass,
+      manifestHash: agent.manifestHash,
+      flowId: agent.flowId,
+      previousAgentClass: previous.agentClass,
+      previousManifestHash: previous.manifestHash,
+      previousFlowId: previous.flowId,
+      supportedOperations: agent.manifestHash
+        ? this.manifests.get(`${sighting.tenant}/${agent.manifestHash}`)
+        : undefined,
+      checkpointDue,
+      describePendingUntil: agent.describePendingUntil,
+    };
+  }
+
+  async markRegistered(tenant: string, agentId: string, now: number) {
+    this.touch();
+    const agent = this.agents.get(`${tenant}/${agentId}`) ?? { registered: false, lastCheckpoint: 0 };
+    agent.registered = true;
+    agent.lastCheckpoint = now;
+    this.agents.set(`${tenant}/${agentId}`, agent);
+  }
+
+  async rememberClass(tenant: string, agentClass: string) {
+    this.touch();
+    const key = `${tenant}/${agentClass}`;
+    const isNew = !this.classes.has(key);
+    this.classes.add(key);
+    return isNew;
+  }
+
+  async rememberManifest(tenant: string, hash: string, supportedOperations: SupportedOperations) {
+    this.touch();
+    this.manifests.set(`${tenant}/${hash}`, supportedOperations);
+  }
+
+  async rememberDescribe(tenant: string, agentId: string, pendingUntil: number | undefined) {
+    this.touch();
+    const agent = this.agents.get(`${tenant}/${agentId}`);
+    if (agent) agent.describePendingUntil = pendingUntil;
+  }
+}
+
+export class MemoryEventSink implements EventSink {
+  readonly events: BeaconEvent[] = [];
+  failing = false;
+
+  async publish(events: BeaconEvent[]) {
+    if (this.failing) throw new Error("stream unavailable");
+    this.events.push(...events);
+  }
+}
+
+export class ManualClock implements Clock {
+  constructor(public time = Date.UTC(2026, 10, 21)) {}
+  now() {
+    return this.time;
+  }
+  advance(ms: number) {
+    this.time += ms;
+  }
+}
+
+export class SequentialIds implements IdGenerator {
+  private next = 0;
+  newId() {
+    return `id-${++this.next}`;
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Readers for untyped C2 JSON. Both agent dialects are lenient about types (the C++ agent may send
+ * "false" or "12" as strings), so every reader accepts the stringified form and ignores anything else.
+ */
+export type JsonObject = Record<string, unknown>;
+
+export const asObject = (value: unknown): JsonObject | undefined =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
+
+export const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+export function asString(value: unknown): string | undefined {
+  if (typeof value === "string") return value.length > 0 ? value : undefined;
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  return undefined;
+}
+
+export function asNumber(value: unknown): number | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+  if (typeof value === "string" && value.trim() !== "") {
+    const parsed = Number(value);
+    return Number.isFinite(parsed) ? parsed : undefined;
+  }
+  return undefined;
+}
+
+export function asBoolean(value: unknown): boolean | undefined {
+  if (typeof value === "boolean") return value;
+  if (value === "true") return true;
+  if (value === "false") return false;
+  return undefined;
+}
+
+/** Keeps a free-text field bounded before it reaches a log, an event or an item. */
+export const truncate = (value: string | undefined, maxLength: number): string | undefined =>
+  value === undefined || value.length <= maxLength ? value : `${value.slice(0, maxLength - 1)}…`;

@@ -1,0 +1,63 @@
+/** The C2 payloads as Beacon understands them, after both dialects have been normalised. */
+
+export interface DeviceSummary {
+  deviceId?: string;
+  hostname?: string;
+  ipAddress?: string;
+  operatingSystem?: string;
+  machineArch?: string;
+  vCores?: number;
+  physicalMemory?: number;
+}
+
+export interface StatusSummary {
+  uptime?: number;
+  /** Sum over every queue of the flow: a cheap, comparable fill level. */
+  queuedFlowFiles?: number;
+  queuedBytes?: number;
+  queueCount?: number;
+  errorBulletins?: number;
+  warningBulletins?: number;
+  repositoriesFull?: number;
+}
+
+export interface Heartbeat {
+  agentId: string;
+  agentClass?: string;
+  manifestHash?: string;
+  /** Present only in full heartbeats; the raw manifest object as the agent sent it. */
+  manifest?: Record<string, unknown>;
+  device?: DeviceSummary;
+  flowId?: string;
+  runStatus?: string;
+  status?: StatusSummary;
+}
+
+export const AckStates = [
+  "FULLY_APPLIED",
+  "PARTIALLY_APPLIED",
+  "OPERATION_NOT_UNDERSTOOD",
+  "NO_OPERATION",
+  "NOT_APPLIED",
+] as const;
+export type AckState = (typeof AckStates)[number];
+
+export interface Acknowledgement {
+  operationId: string;
+  state: AckState;
+  details?: string;
+  failureCause?: string;
+  /** The agent the ack speaks for, when the ack names it. */
+  agentId?: string;
+  manifestHash?: string;
+  manifest?: Record<string, unknown>;
+  flowId?: string;
+}
+
+export interface C2Operation {
+  identifier: string;
+  operation: string;
+  operand?: string;
+  args?: Record<string, string>;
+  dependencies?: string[];
+}

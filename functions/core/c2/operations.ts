@@ -1,0 +1,46 @@
+import { type SupportedOperations, supports } from "./manifest.js";
+import type { C2Operation } from "./model.js";
+
+export const describeManifest = (identifier: string): C2Operation => ({
+  identifier,
+  operation: "DESCRIBE",
+  operand: "MANIFEST",
+});
+
+export interface ReplyContext {
+  /** Undefined while Beacon has not seen the agent's manifest. */
+  supportedOperations?: SupportedOperations;
+}
+
+/**
+ * The reply body for a heartbeat, in the form both agents parse: camelCase keys, upper-case
+ * operation and operand, `operation` before `operand`. The Java agent drops a whole reply when one
+ * operation in it does not parse, so an operation the agent does not list is never sent. The one
+ * exception is DESCRIBE MANIFEST while the manifest is unknown: it is how Beacon learns the list,
+ * and every C2 agent implements it.
+ */
+export function heartbeatReply(
+  operations: C2Operation[],
+  context: ReplyContext,
+): { requestedOperations: C2Operation[] } {
+  const deliverable = operations.filter((operation) =>
+    context.supportedOperations
+      ? supports(context.supportedOperations, operation.operation, operation.operand)
+      : isDescribeManifest(operation),
+  );
+  return { requestedOperations: deliverable.map(toWireForm) };
+}
+
+const isDescribeManifest = (operation: C2Operation) =>
+  operation.operation.toUpperCase() === "DESCRIBE" && operation.operand?.toUpperCase() === "MANIFEST";
+
+function toWireForm(operation: C2Operation): C2Operation {
+  const wire: C2Operation = {
+    identifier: operation.identifier,
+    operation: operation.operation.toUpperCase(),
+  };
+  if (operation.operand) wire.operand = operation.operand.toUpperCase();
+  if (operation.args && Object.keys(operation.args).length > 0) wire.args = operation.args;
+  if (operation.dependencies && operation.dependencies.length > 0) wire.dependencies = operation.dependencies;
+  return wire;
+}

@@ -1,0 +1,30 @@
+/**
+ * Every domain failure Beacon reports to a caller, with a stable code. The HTTP layer maps codes to
+ * status codes in one table (functions/shared/http.ts); nothing else decides a status.
+ */
+export const ErrorCodes = [
+  "malformed_json",
+  "invalid_payload",
+  "payload_too_large",
+  "payload_too_deep",
+  "unsupported_content_encoding",
+  "missing_client_certificate",
+  "invalid_client_certificate",
+  "identity_mismatch",
+  "route_not_found",
+  "stream_unavailable",
+] as const;
+
+export type ErrorCode = (typeof ErrorCodes)[number];
+
+export class BeaconError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "BeaconError";
+  }
+}
+
+export const isBeaconError = (error: unknown): error is BeaconError => error instanceof BeaconError;

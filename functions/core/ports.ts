@@ -1,0 +1,129 @@
+import type { ManifestSummary, SupportedOperations } from "./c2/manifest.js";
+import type { DeviceSummary, StatusSummary } from "./c2/model.js";
+import type { BeaconEvent } from "./events.js";
+
+/** The durable registry entry of one agent (DynamoDB on AWS). */
+export interface AgentRecord {
+  tenant: string;
+  agentId: string;
+  agentClass: string;
+  manifestHash?: string;
+  flowId?: string;
+  device?: DeviceSummary;
+  firstSeen: number;
+  lastSeen: number;
+  /** The DESCRIBE MANIFEST Beacon is waiting on, if any; expired ones may be replaced. */
+  pendingDescribe?: { operationId: string; expiresAt: number };
+}
+
+/** What changed since the registry last heard from the agent, written on change or at a checkpoint. */
+export interface AgentCheckpoint {
+  lastSeen: number;
+  agentClass?: string;
+  manifestHash?: string;
+  flowId?: string;
+  device?: DeviceSummary;
+}
+
+export interface AgentRegistry {
+  get(tenant: string, agentId: string): Promise<AgentRecord | undefined>;
+  /** Conditional create: a second registration of the same agent changes nothing. */
+  register(record: AgentRecord): Promise<"created" | "exists">;
+  checkpoint(tenant: string, agentId: string, checkpoint: AgentCheckpoint): Promise<void>;
+  /** Claims the DESCRIBE slot when none is outstanding or the outstanding one expired. */
+  beginDescribe(
+    tenant: string,
+    agentId: string,
+    operationId: string,
+    now: number,
+    expiresAt: number,
+  ): Promise<boolean>;
+  /** Closes the DESCRIBE when it is still the outstanding one; false for unknown or late acks. */
+  completeDescribe(
+    tenant: string,
+    agentId: string,
+    operationId: string,
+    manifestHash: string | undefined,
+  ): Promise<boolean>;
+}
+
+export interface AgentClassRegistry {
+  /** Creates the class on first sight, conditionally; later sightings change nothing. */
+  ensure(tenant: string, agentClass: string, now: number): Promise<void>;
+}
+
+export interface StoredManifest {
+  hash: string;
+  summary: ManifestSummary;
+}
+
+export interface ManifestStore {
+  /** Supported operations of a stored manifest, or undefined when the tenant has no manifest by that hash. */
+  find(tenant: string, hash: string): Promise<SupportedOperations | undefined>;
+  /** Content-addressed and write-once: storing a hash that exists changes nothing. */
+  store(
+    tenant: string,
+    hash: string,
+    manifestJson: string,
+    summary: ManifestSummary,
+    now: number,
+  ): Promise<"stored" | "exists">;
+  /** The manifest exactly as stored (compact JSON). */
+  read(tenant: string, hash: string): Promise<string | undefined>;
+}
+
+/** Hot per-agent state as the heartbeat sees it in one cache round trip. */
+export interface HotSighting {
+  tenant: string;
+  agentId: string;
+  now: number;
+  agentClass?: string;
+  manifestHash?: string;
+  flowId?: string;
+  runStatus?: string;
+  status?: StatusSummary;
+  device?: DeviceSummary;
+  checkpointIntervalMs: number;
+}
+
+export interface HotSightingResult {
+  /** The registry is known to hold this agent. */
+  registered: boolean;
+  /** Values in force after this heartbeat, filling in what a minimized heartbeat left out. */
+  agentClass?: string;
+  manifestHash?: string;
+  flowId?: string;
+  /** Values before this heartbeat, to tell a change (written at once) from a steady state. */
+  previousAgentClass?: string;
+  previousManifestHash?: string;
+  previousFlowId?: string;
+  /** Supported operations of the agent's manifest when the cache knows it. */
+  supportedOperations?: SupportedOperations;
+  /** This heartbeat claimed the periodic registry checkpoint. */
+  checkpointDue: boolean;
+  /** A DESCRIBE MANIFEST is outstanding until this time. */
+  describePendingUntil?: number;
+}
+
+export interface HotState {
+  /** One round trip: records the sighting and returns what the heartbeat needs to decide. */
+  recordSighting(sighting: HotSighting): Promise<HotSightingResult>;
+  markRegistered(tenant: string, agentId: string, now: number): Promise<void>;
+  /** Returns true when the class was not known to the cache yet. */
+  rememberClass(tenant: string, agentClass: string): Promise<boolean>;
+  rememberManifest(tenant: string, hash: string, supportedOperations: SupportedOperations): Promise<void>;
+  rememberDescribe(tenant: string, agentId: string, pendingUntil: number | undefined): Promise<void>;
+}
+
+export interface EventSink {
+  /** Resolves once every event is on the stream; rejects after bounded retries. */
+  publish(events: BeaconEvent[]): Promise<void>;
+}
+
+export interface Clock {
+  now(): number;
+}
+
+export interface IdGenerator {
+  newId(): string;
+}

@@ -1,0 +1,302 @@
+import { normalizeHeartbeat } from "./c2/heartbeat.js";
+import type { JsonObject } from "./c2/json.js";
+import type { SupportedOperations } from "./c2/manifest.js";
+import type { C2Operation, Heartbeat } from "./c2/model.js";
+import { describeManifest, heartbeatReply } from "./c2/operations.js";
+import { BeaconError } from "./errors.js";
+import type { HeartbeatEvent } from "./events.js";
+import { type AgentCredential, authorizeAgent } from "./identity.js";
+import type { ManifestRegistration } from "./manifest-registration.js";
+import type {
+  AgentClassRegistry,
+  AgentRecord,
+  AgentRegistry,
+  Clock,
+  EventSink,
+  HotSightingResult,
+  HotState,
+  IdGenerator,
+} from "./ports.js";
+
+/** The class an agent joins when it reports none. */
+export const DEFAULT_AGENT_CLASS = "default";
+
+export interface HeartbeatSettings {
+  /** How often a steady agent's last-seen time is written to the registry. */
+  checkpointIntervalMs: number;
+  /** How long a DESCRIBE MANIFEST stays outstanding before Beacon asks again. */
+  describeRetryMs: number;
+}
+
+export interface HeartbeatDependencies {
+  registry: AgentRegistry;
+  classes: AgentClassRegistry;
+  manifests: ManifestRegistration;
+  hotState: HotState;
+  events: EventSink;
+  clock: Clock;
+  ids: IdGenerator;
+  settings: HeartbeatSettings;
+}
+
+export interface HeartbeatOutcome {
+  reply: { requestedOperations: C2Operation[] };
+  tenant: string;
+  agentId: string;
+  agentClass: string;
+  firstSight: boolean;
+  manifestStored: boolean;
+  describeSent: boolean;
+  /** The cache failed and the registry answered instead. */
+  cacheError?: unknown;
+  /** The event could not be put on the stream; the reply still goes out (agents cannot act on errors). */
+  streamError?: unknown;
+}
+
+/** What Beacon knows about the agent after this heartbeat, from the cache or, without it, the registry. */
+interface AgentView {
+  registered: boolean;
+  agentClass?: string;
+  manifestHash?: string;
+  flowId?: string;
+  previous?: { agentClass?: string; manifestHash?: string; flowId?: string };
+  supportedOperations?: SupportedOperations;
+  checkpointDue: boolean;
+  describePendingUntil?: number;
+  /** The registry was read already and has no such agent. */
+  knownAbsent?: boolean;
+}
+
+export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
+  const { registry, classes, manifests, hotState, events, clock, ids, settings } = deps;
+
+  return async function recordHeartbeat(
+    credential: AgentCredential,
+    body: JsonObject,
+  ): Promise<HeartbeatOutcome> {
+    const parsed = normalizeHeartbeat(body);
+    const agentId = parsed.agentId ?? (credential.kind === "agent" ? credential.agentId : undefined);
+    if (!agentId)
+      throw new BeaconError("invalid_payload", "The heartbeat names no agent (agentInfo.identifier)");
+    authorizeAgent(credential, agentId);
+    const heartbeat: Heartbeat = { ...parsed, agentId };
+    const tenant = credential.tenant;
+    const now = clock.now();
+    const cache = guardedCache();
+
+    const view =
+      (await cache.attempt(() => viewFromCache(tenant, heartbeat, now))) ??
+      (await viewFromRegistry(tenant, heartbeat, now));
+    let firstSight = false;
+
+    if (!view.registered) {
+      const existing = view.knownAbsent ? undefined : await registry.get(tenant, agentId);
+      if (existing) {
+        view.agentClass ??= existing.agentClass;
+        view.manifestHash ??= existing.manifestHash;
+        view.flowId ??= existing.flowId;
+        view.previous = {
+          agentClass: existing.agentClass,
+          manifestHash: existing.manifestHash,
+          flowId: existing.flowId,
+        };
+        view.checkpointDue ||= now - existing.lastSeen >= settings.checkpointIntervalMs;
+        view.describePendingUntil ??= existing.pendingDescribe?.expiresAt;
+      } else {
+        const agentClass = view.agentClass ?? DEFAULT_AGENT_CLASS;
+        firstSight = (await registry.register(newRecord(tenant, heartbeat, agentClass, now))) === "created";
+        await ensureClass(tenant, agentClass, now, cache);
+      }
+      await cache.attempt(() => hotState.markRegistered(tenant, agentId, now));
+    }
+
+    const agentClass = view.agentClass ?? DEFAULT_AGENT_CLASS;
+    if (!firstSight) {
+      const previous = view.previous;
+      const classChanged = previous !== undefined && previous.agentClass !== agentClass;
+      const changed =
+        previous === undefined ||
+        classChanged ||
+        previous.manifestHash !== view.manifestHash ||
+        previous.flowId !== view.flowId;
+      if (classChanged) await ensureClass(tenant, agentClass, now, cache);
+      if (changed || view.checkpointDue) {
+        await registry.checkpoint(tenant, agentId, {
+          lastSeen: now,
+          agentClass,
+          manifestHash: view.manifestHash,
+          flowId: view.flowId,
+          device: heartbeat.device,
+        });
+      }
+    }
+
+    const operations: C2Operation[] = [];
+    let manifestStored = false;
+    let supportedOperations = view.supportedOperations;
+    if (view.manifestHash && !supportedOperations) {
+      const hash = view.manifestHash;
+      if (heartbeat.manifest) {
+        const registration = await manifests.register(tenant, hash, heartbeat.manifest, now);
+        supportedOperations = registration.supportedOperations;
+        manifestStored = registration.stored;
+      } else {
+        supportedOperations = await manifests.lookup(tenant, hash);
+      }
+      if (supportedOperations) {
+        const known = supportedOperations;
+        await cache.attempt(() => hotState.rememberManifest(tenant, hash, known));
+      } else if ((view.describePendingUntil ?? 0) <= now) {
+        const describe = await requestDescribe(tenant, agentId, now, cache);
+        if (describe) operations.push(describe);
+      }
+    }
+
+    const reply = heartbeatReply(operations, { supportedOperations });
+    const event: HeartbeatEvent = {
+      type: "heartbeat",
+      version: 1,
+      eventId: ids.newId(),
+      tenant,
+      agentId,
+      at: now,
+      agentClass,
+      manifestHash: view.manifestHash,
+      flowId: view.flowId,
+      runStatus: heartbeat.runStatus,
+      status: heartbeat.status,
+      device: heartbeat.device && {
+        deviceId: heartbeat.device.deviceId,
+        hostname: heartbeat.device.hostname,
+      },
+      firstSight,
+      operationsSent: reply.requestedOperations.map((operation) => operation.identifier),
+    };
+    let streamError: unknown;
+    try {
+      await events.publish([event]);
+    } catch (error) {
+      streamError = error;
+    }
+
+    return {
+      reply,
+      tenant,
+      agentId,
+      agentClass,
+      firstSight,
+      manifestStored,
+      describeSent: operations.length > 0,
+      cacheError: cache.error,
+      streamError,
+    };
+  };
+
+  async function viewFromCache(tenant: string, heartbeat: Heartbeat, now: number): Promise<AgentView> {
+    const sighting: HotSightingResult = await hotState.recordSighting({
+      tenant,
+      agentId: heartbeat.agentId,
+      now,
+      agentClass: heartbeat.agentClass,
+      manifestHash: heartbeat.manifestHash,
+      flowId: heartbeat.flowId,
+      runStatus: heartbeat.runStatus,
+      status: heartbeat.status,
+      device: heartbeat.device,
+      checkpointIntervalMs: settings.checkpointIntervalMs,
+    });
+    return {
+      registered: sighting.registered,
+      agentClass: sighting.agentClass,
+      manifestHash: sighting.manifestHash,
+      flowId: sighting.flowId,
+      previous: sighting.registered
+        ? {
+            agentClass: sighting.previousAgentClass,
+            manifestHash: sighting.previousManifestHash,
+            flowId: sighting.previousFlowId,
+          }
+        : undefined,
+      supportedOperations: sighting.supportedOperations,
+      checkpointDue: sighting.checkpointDue,
+      describePendingUntil: sighting.describePendingUntil,
+    };
+  }
+
+  async function viewFromRegistry(tenant: string, heartbeat: Heartbeat, now: number): Promise<AgentView> {
+    const record = await registry.get(tenant, heartbeat.agentId);
+    if (!record) {
+      return {
+        registered: false,
+        agentClass: heartbeat.agentClass,
+        manifestHash: heartbeat.manifestHash,
+        flowId: heartbeat.flowId,
+        checkpointDue: false,
+        knownAbsent: true,
+      };
+    }
+    return {
+      registered: true,
+      agentClass: heartbeat.agentClass ?? record.agentClass,
+      manifestHash: heartbeat.manifestHash ?? record.manifestHash,
+      flowId: heartbeat.flowId ?? record.flowId,
+      previous: { agentClass: record.agentClass, manifestHash: record.manifestHash, flowId: record.flowId },
+      checkpointDue: now - record.lastSeen >= settings.checkpointIntervalMs,
+      describePendingUntil: record.pendingDescribe?.expiresAt,
+    };
+  }
+
+  async function ensureClass(tenant: string, agentClass: string, now: number, cache: GuardedCache) {
+    const newToCache = await cache.attempt(() => hotState.rememberClass(tenant, agentClass));
+    if (newToCache !== false) await classes.ensure(tenant, agentClass, now);
+  }
+
+  async function requestDescribe(tenant: string, agentId: string, now: number, cache: GuardedCache) {
+    const operationId = `describe-${ids.newId()}`;
+    const expiresAt = now + settings.describeRetryMs;
+    if (!(await registry.beginDescribe(tenant, agentId, operationId, now, expiresAt))) return undefined;
+    await cache.attempt(() => hotState.rememberDescribe(tenant, agentId, expiresAt));
+    return describeManifest(operationId);
+  }
+}
+
+function newRecord(tenant: string, heartbeat: Heartbeat, agentClass: string, now: number): AgentRecord {
+  return {
+    tenant,
+    agentId: heartbeat.agentId,
+    agentClass,
+    manifestHash: heartbeat.manifestHash,
+    flowId: heartbeat.flowId,
+    device: heartbeat.device,
+    firstSeen: now,
+    lastSeen: now,
+  };
+}
+
+interface GuardedCache {
+  /** Runs a cache call; a failure is remembered and answered with undefined, never thrown. */
+  attempt<T>(work: () => Promise<T>): Promise<T | undefined>;
+  readonly error: unknown;
+}
+
+/**
+ * The cache is an accelerator, not the truth: after its first failure in a request Beacon stops
+ * calling it for that request and answers from the registry.
+ */
+export function guardedCache(): GuardedCache {
+  let failure: unknown;
+  return {
+    async attempt(work) {
+      if (failure !== undefined) return undefined;
+      try {
+        return await work();
+      } catch (error) {
+        failure = error ?? new Error("cache call failed");
+        return undefined;
+      }
+    },
+    get error() {
+      return failure;
+    },
+  };
+}
