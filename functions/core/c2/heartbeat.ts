@@ -1,4 +1,4 @@
-import { asArray, asBoolean, asNumber, asObject, asString, type JsonObject } from "./json.js";
+import { asArray, asBoolean, asNumber, asObject, asString, dropUndefined, type JsonObject } from "./json.js";
 import type { DeviceSummary, Heartbeat, StatusSummary } from "./model.js";
 
 /** A heartbeat before Beacon knows which agent it speaks for (the certificate may have to say). */
@@ -82,7 +82,3 @@ function statusSummary(status: JsonObject | undefined, flowInfo: JsonObject | un
 
 const sum = (values: (number | undefined)[]): number =>
   values.reduce<number>((total, value) => total + (value ?? 0), 0);
-
-export function dropUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
-}

@@ -34,3 +34,8 @@ export function asBoolean(value: unknown): boolean | undefined {
 /** Keeps a free-text field bounded before it reaches a log, an event or an item. */
 export const truncate = (value: string | undefined, maxLength: number): string | undefined =>
   value === undefined || value.length <= maxLength ? value : `${value.slice(0, maxLength - 1)}…`;
+
+/** Drops absent fields so that stored items and events carry only what is known. */
+export function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+}

@@ -1,0 +1,179 @@
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { dropUndefined } from "../../core/c2/json.js";
+import type { AgentCheckpoint, AgentClassRegistry, AgentRecord, AgentRegistry } from "../../core/ports.js";
+import { isConditionalCheckFailure, Keys } from "./keys.js";
+
+interface AgentItem {
+  tenant: string;
+  agentId: string;
+  agentClass: string;
+  manifestHash?: string;
+  flowId?: string;
+  device?: AgentRecord["device"];
+  firstSeen: number;
+  lastSeen: number;
+  describeOperationId?: string;
+  describeExpiresAt?: number;
+}
+
+export class DynamoAgentRegistry implements AgentRegistry {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async get(tenant: string, agentId: string): Promise<AgentRecord | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: Keys.agent(tenant, agentId), ConsistentRead: true }),
+    );
+    return Item ? toRecord(Item as AgentItem) : undefined;
+  }
+
+  async register(record: AgentRecord): Promise<"created" | "exists"> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...Keys.agent(record.tenant, record.agentId),
+            ...classIndexOf(record.tenant, record.agentId, record.agentClass),
+            ...dropUndefined({
+              tenant: record.tenant,
+              agentId: record.agentId,
+              agentClass: record.agentClass,
+              manifestHash: record.manifestHash,
+              flowId: record.flowId,
+              device: record.device,
+              firstSeen: record.firstSeen,
+              lastSeen: record.lastSeen,
+            }),
+          },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      return "created";
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return "exists";
+      throw error;
+    }
+  }
+
+  /**
+   * An upsert rather than a conditional update: should the item have gone (a restore, a manual
+   * delete) while the cache still knew the agent, the checkpoint writes it back whole.
+   */
+  async checkpoint(tenant: string, agentId: string, checkpoint: AgentCheckpoint): Promise<void> {
+    const values: Record<string, unknown> = {
+      tenant,
+      agentId,
+      lastSeen: checkpoint.lastSeen,
+      agentClass: checkpoint.agentClass,
+      manifestHash: checkpoint.manifestHash,
+      flowId: checkpoint.flowId,
+      device: checkpoint.device,
+      ...(checkpoint.agentClass ? classIndexOf(tenant, agentId, checkpoint.agentClass) : {}),
+    };
+    const present = Object.entries(values).filter(([, value]) => value !== undefined);
+    const assignments = present.map(([name]) => `#${name} = :${name}`);
+    assignments.push("#firstSeen = if_not_exists(#firstSeen, :lastSeen)");
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: Keys.agent(tenant, agentId),
+        UpdateExpression: `SET ${assignments.join(", ")}`,
+        ExpressionAttributeNames: Object.fromEntries(
+          [...present.map(([name]) => name), "firstSeen"].map((name) => [`#${name}`, name]),
+        ),
+        ExpressionAttributeValues: Object.fromEntries(present.map(([name, value]) => [`:${name}`, value])),
+      }),
+    );
+  }
+
+  async beginDescribe(tenant: string, agentId: string, operationId: string, now: number, expiresAt: number) {
+    return this.conditionalUpdate({
+      Key: Keys.agent(tenant, agentId),
+      UpdateExpression: "SET describeOperationId = :operationId, describeExpiresAt = :expiresAt",
+      ConditionExpression:
+        "attribute_exists(pk) AND (attribute_not_exists(describeExpiresAt) OR describeExpiresAt <= :now)",
+      ExpressionAttributeValues: { ":operationId": operationId, ":expiresAt": expiresAt, ":now": now },
+    });
+  }
+
+  async completeDescribe(
+    tenant: string,
+    agentId: string,
+    operationId: string,
+    manifestHash: string | undefined,
+  ) {
+    return this.conditionalUpdate({
+      Key: Keys.agent(tenant, agentId),
+      UpdateExpression: manifestHash
+        ? "REMOVE describeOperationId, describeExpiresAt SET manifestHash = :manifestHash"
+        : "REMOVE describeOperationId, describeExpiresAt",
+      ConditionExpression: "describeOperationId = :operationId",
+      ExpressionAttributeValues: dropUndefined({
+        ":operationId": operationId,
+        ":manifestHash": manifestHash,
+      }),
+    });
+  }
+
+  private async conditionalUpdate(update: Omit<ConstructorParameters<typeof UpdateCommand>[0], "TableName">) {
+    try {
+      await this.client.send(new UpdateCommand({ TableName: this.tableName, ...update }));
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return false;
+      throw error;
+    }
+  }
+}
+
+export class DynamoAgentClassRegistry implements AgentClassRegistry {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async ensure(tenant: string, agentClass: string, now: number): Promise<void> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...Keys.agentClass(tenant, agentClass),
+            tenant,
+            name: agentClass,
+            createdAt: now,
+            autoCreated: true,
+          },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailure(error)) throw error;
+    }
+  }
+}
+
+const classIndexOf = (tenant: string, agentId: string, agentClass: string) => ({
+  gsi1pk: Keys.agentsOfClass(tenant, agentClass),
+  gsi1sk: Keys.agentInClass(agentId),
+});
+
+function toRecord(item: AgentItem): AgentRecord {
+  return dropUndefined({
+    tenant: item.tenant,
+    agentId: item.agentId,
+    agentClass: item.agentClass,
+    manifestHash: item.manifestHash,
+    flowId: item.flowId,
+    device: item.device,
+    firstSeen: item.firstSeen,
+    lastSeen: item.lastSeen,
+    pendingDescribe:
+      item.describeOperationId && item.describeExpiresAt !== undefined
+        ? { operationId: item.describeOperationId, expiresAt: item.describeExpiresAt }
+        : undefined,
+  });
+}

@@ -1,0 +1,15 @@
+/** Every key starts with the tenant, so a query built from a credential can only reach that tenant. */
+export const Keys = {
+  agent: (tenant: string, agentId: string) => ({ pk: `T#${tenant}#A#${agentId}`, sk: "AGENT" }),
+  agentsOfClass: (tenant: string, agentClass: string) => `T#${tenant}#C#${agentClass}`,
+  agentInClass: (agentId: string) => `A#${agentId}`,
+  agentClass: (tenant: string, agentClass: string) => ({ pk: `T#${tenant}#CLASSES`, sk: `C#${agentClass}` }),
+  manifest: (tenant: string, hash: string) => ({ pk: `T#${tenant}#MANIFESTS`, sk: `M#${hash}` }),
+  manifestChunk: (tenant: string, hash: string, index: number) => ({
+    pk: `T#${tenant}#M#${hash}`,
+    sk: `CHUNK#${String(index).padStart(4, "0")}`,
+  }),
+} as const;
+
+export const isConditionalCheckFailure = (error: unknown): boolean =>
+  (error as { name?: string }).name === "ConditionalCheckFailedException";

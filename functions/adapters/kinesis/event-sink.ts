@@ -1,0 +1,59 @@
+import { type KinesisClient, PutRecordsCommand, type PutRecordsRequestEntry } from "@aws-sdk/client-kinesis";
+import { type BeaconEvent, partitionKeyOf } from "../../core/events.js";
+import type { EventSink } from "../../core/ports.js";
+
+export interface EventSinkOptions {
+  /** PutRecords calls per publish, the first included; each resends only what the last one failed. */
+  maxAttempts: number;
+  /** Pause before the first resend, doubled after each. */
+  backoffMs: number;
+}
+
+export class StreamPublishError extends Error {
+  constructor(
+    readonly failedCount: number,
+    readonly lastErrorCode: string | undefined,
+  ) {
+    super(
+      `${failedCount} event(s) could not be put on the stream (last error: ${lastErrorCode ?? "unknown"})`,
+    );
+    this.name = "StreamPublishError";
+  }
+}
+
+export class KinesisEventSink implements EventSink {
+  constructor(
+    private readonly client: KinesisClient,
+    private readonly streamName: string,
+    private readonly options: EventSinkOptions = { maxAttempts: 3, backoffMs: 25 },
+  ) {}
+
+  async publish(events: BeaconEvent[]): Promise<void> {
+    let pending: PutRecordsRequestEntry[] = events.map((event) => ({
+      Data: Buffer.from(JSON.stringify(event)),
+      PartitionKey: partitionKeyOf(event),
+    }));
+    let lastErrorCode: string | undefined;
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      if (attempt > 1) await sleep(this.options.backoffMs * 2 ** (attempt - 2));
+      try {
+        const result = await this.client.send(
+          new PutRecordsCommand({ StreamName: this.streamName, Records: pending }),
+        );
+        const outcomes = result.Records ?? [];
+        const failed = pending.filter(
+          (_, index) => outcomes[index]?.ErrorCode !== undefined || !outcomes[index],
+        );
+        lastErrorCode = outcomes.find((outcome) => outcome.ErrorCode)?.ErrorCode ?? lastErrorCode;
+        pending = failed;
+      } catch (error) {
+        lastErrorCode = (error as Error).name;
+      }
+      if (pending.length > 0 && attempt >= this.options.maxAttempts) {
+        throw new StreamPublishError(pending.length, lastErrorCode);
+      }
+    }
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,31 @@
+/** One heartbeat's cache work in one round trip (kept in TypeScript so the bundle carries it). */
+export const RECORD_SIGHTING_SCRIPT = `
+-- KEYS[1] the agent's hash, KEYS[2] the tenant's known manifests (hash -> supported operations).
+-- ARGV[1] now (ms), ARGV[2] checkpoint interval (ms), ARGV[3] class index key prefix, ARGV[4] agent id,
+-- ARGV[5] agent hash time to live (s), ARGV[6..] field/value pairs this heartbeat reports.
+local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'agentClass', 'manifestHash', 'flowId', 'describeUntil')
+local reported = {}
+for index = 6, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
+if #ARGV >= 7 then redis.call('HSET', KEYS[1], unpack(ARGV, 6)) end
+local agentClass = reported['agentClass'] or previous[3]
+local manifestHash = reported['manifestHash'] or previous[4]
+local flowId = reported['flowId'] or previous[5]
+-- The class index shares the tenant's hash tag with KEYS[1], so it lives in the same cluster slot.
+if agentClass then
+  redis.call('ZADD', ARGV[3] .. agentClass, ARGV[1], ARGV[4])
+  if previous[3] and previous[3] ~= agentClass then redis.call('ZREM', ARGV[3] .. previous[3], ARGV[4]) end
+end
+local checkpointDue = 0
+if previous[1] == '1' and tonumber(ARGV[1]) - tonumber(previous[2] or '0') >= tonumber(ARGV[2]) then
+  redis.call('HSET', KEYS[1], 'checkpointAt', ARGV[1])
+  checkpointDue = 1
+end
+local supportedOperations = false
+if manifestHash then supportedOperations = redis.call('HGET', KEYS[2], manifestHash) end
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+return {
+  previous[1] or '', agentClass or '', manifestHash or '', flowId or '',
+  previous[3] or '', previous[4] or '', previous[5] or '',
+  supportedOperations or '', checkpointDue, previous[6] or ''
+}
+`;

@@ -1,0 +1,48 @@
+import { randomUUID } from "node:crypto";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DynamoAgentClassRegistry, DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
+import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
+import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
+import { RedisHotState } from "../adapters/redis/hot-state.js";
+import { makeManifestRegistration } from "../core/manifest-registration.js";
+import { makeRecordAck } from "../core/record-ack.js";
+import { makeRecordHeartbeat } from "../core/record-heartbeat.js";
+import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
+import type { AgentApiConfig } from "../shared/config.js";
+import { makeRedisClient } from "../shared/redis-client.js";
+
+/** Wires the agent API's use cases to DynamoDB, Redis and Kinesis; called once per container. */
+export function composeAgentApi(config: AgentApiConfig) {
+  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  const redis = makeRedisClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
+  // An unreachable cache is reported per request (CacheFallbacks); the client's own error events only repeat it.
+  redis.on("error", () => {});
+  const registry = new DynamoAgentRegistry(documents, config.tableName);
+  const hotState = new RedisHotState(redis);
+  const manifests = makeManifestRegistration(new DynamoManifestStore(documents, config.tableName));
+  const events = new KinesisEventSink(makeKinesisClient(), config.streamName);
+  const clock = { now: () => Date.now() };
+  const ids = { newId: () => randomUUID() };
+  return {
+    recordHeartbeat: makeRecordHeartbeat({
+      registry,
+      classes: new DynamoAgentClassRegistry(documents, config.tableName),
+      manifests,
+      hotState,
+      events,
+      clock,
+      ids,
+      settings: {
+        checkpointIntervalMs: config.checkpointIntervalMs,
+        describeRetryMs: config.describeRetryMs,
+      },
+    }),
+    recordAck: makeRecordAck({ registry, manifests, hotState, events, clock, ids }),
+    close: async () => {
+      redis.disconnect();
+      documents.destroy();
+    },
+  };
+}

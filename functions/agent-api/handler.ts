@@ -1,0 +1,128 @@
+import { MetricUnit } from "@aws-lambda-powertools/metrics";
+import { BeaconError, isBeaconError } from "../core/errors.js";
+import { credentialFromCertificate } from "../core/identity.js";
+import { type AgentEvent, type AgentRequest, agentRequestOf, agentResult } from "../shared/agent-request.js";
+import { agentApiConfig } from "../shared/config.js";
+import {
+  decodeBody,
+  errorResponse,
+  type JsonResponse,
+  jsonResponse,
+  parseJsonObject,
+} from "../shared/http.js";
+import { logger, MetricNames, metrics } from "../shared/observability.js";
+import { assertValid, Validators } from "../shared/schemas.js";
+import { composeAgentApi } from "./composition.js";
+
+const config = agentApiConfig();
+const agentApi = composeAgentApi(config);
+const limits = { maxInflatedBytes: config.maxInflatedBytes, maxJsonDepth: config.maxJsonDepth };
+
+const ROUTES: Record<string, (request: AgentRequest) => Promise<JsonResponse>> = {
+  "POST /c2/api/heartbeat": heartbeat,
+  "POST /c2/api/acknowledge": acknowledge,
+};
+
+export async function handler(event: AgentEvent) {
+  const request = agentRequestOf(event);
+  const route = ROUTES[`${request.method} ${request.path}`];
+  let response: JsonResponse;
+  try {
+    if (!route) throw new BeaconError("route_not_found", `No agent route ${request.method} ${request.path}`);
+    response = await route(request);
+  } catch (error) {
+    response = errorResponse(error);
+    if (response.statusCode >= 500)
+      logger.error("agent request failed", { path: request.path, error: error as Error });
+    else
+      logger.warn("agent request rejected", {
+        path: request.path,
+        status: response.statusCode,
+        reason: response.body,
+      });
+    metrics.addMetric(MetricNames.rejectedRequests, MetricUnit.Count, 1);
+    if (isBeaconError(error) && error.code === "stream_unavailable") {
+      metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
+    }
+  } finally {
+    logger.resetKeys();
+  }
+  metrics.publishStoredMetrics();
+  return agentResult(event, response);
+}
+
+function readBody(
+  request: AgentRequest,
+  validate: (typeof Validators)[keyof typeof Validators],
+  what: string,
+) {
+  const text = decodeBody(request.body, request.isBase64Encoded, request.headers["content-encoding"], limits);
+  const body = parseJsonObject(text, limits);
+  assertValid(validate, body, what);
+  return body;
+}
+
+function credentialOf(request: AgentRequest) {
+  if (!request.clientCertificate) {
+    throw new BeaconError("missing_client_certificate", "Agents authenticate with a client certificate");
+  }
+  return credentialFromCertificate(
+    request.clientCertificate.subjectDN,
+    request.clientCertificate.serialNumber,
+  );
+}
+
+async function heartbeat(request: AgentRequest): Promise<JsonResponse> {
+  const credential = credentialOf(request);
+  const body = readBody(request, Validators.heartbeat, "heartbeat");
+  logger.appendKeys({ tenant: credential.tenant });
+  try {
+    const outcome = await agentApi.recordHeartbeat(credential, body);
+    logger.appendKeys({ agentId: outcome.agentId });
+    metrics.addMetric(MetricNames.heartbeats, MetricUnit.Count, 1);
+    if (outcome.firstSight) {
+      metrics.addMetric(MetricNames.registrations, MetricUnit.Count, 1);
+      logger.info("agent registered", { agentClass: outcome.agentClass });
+    }
+    if (outcome.manifestStored) {
+      metrics.addMetric(MetricNames.manifestsStored, MetricUnit.Count, 1);
+      logger.info("manifest stored", { from: "heartbeat" });
+    }
+    if (outcome.describeSent) metrics.addMetric(MetricNames.describeSent, MetricUnit.Count, 1);
+    reportDegradation(outcome);
+    return jsonResponse(200, outcome.reply);
+  } catch (error) {
+    if (error instanceof BeaconError) throw error;
+    // The agents cannot act on an error reply (Java logs it, C++ counts a failed read): answer with no
+    // operations. Nothing half-done is lost: the next heartbeat finds the same state and completes it.
+    logger.error("heartbeat failed; answered with no operations", { error: error as Error });
+    return jsonResponse(200, { requestedOperations: [] });
+  }
+}
+
+async function acknowledge(request: AgentRequest): Promise<JsonResponse> {
+  const credential = credentialOf(request);
+  const body = readBody(request, Validators.acknowledge, "acknowledgement");
+  logger.appendKeys({ tenant: credential.tenant });
+  const outcome = await agentApi.recordAck(credential, body);
+  logger.appendKeys({ agentId: outcome.agentId, operationId: outcome.operationId });
+  metrics.addMetric(MetricNames.acknowledgements, MetricUnit.Count, 1);
+  if (outcome.manifestStored) {
+    metrics.addMetric(MetricNames.manifestsStored, MetricUnit.Count, 1);
+    logger.info("manifest stored", { from: "acknowledgement" });
+  }
+  logger.info("acknowledgement recorded", { matched: outcome.matched });
+  reportDegradation(outcome);
+  return jsonResponse(200, {});
+}
+
+function reportDegradation(outcome: { cacheError?: unknown; streamError?: unknown }) {
+  if (outcome.cacheError !== undefined) {
+    metrics.addMetric(MetricNames.cacheFallbacks, MetricUnit.Count, 1);
+    logger.warn("cache unavailable; answered from DynamoDB", { error: String(outcome.cacheError) });
+  }
+  if (outcome.streamError !== undefined) {
+    metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
+    logger.error("event not put on the stream", { error: String(outcome.streamError) });
+  }
+}

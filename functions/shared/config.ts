@@ -1,0 +1,43 @@
+import { EnvNames } from "./env-names.js";
+
+export interface AgentApiConfig {
+  tableName: string;
+  streamName: string;
+  redisUrl: string;
+  cacheTimeoutMs: number;
+  maxInflatedBytes: number;
+  maxJsonDepth: number;
+  checkpointIntervalMs: number;
+  describeRetryMs: number;
+}
+
+type Environment = Record<string, string | undefined>;
+
+export function requireEnv(env: Environment, name: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`Environment variable ${name} must be set`);
+  return value;
+}
+
+export function numberEnv(env: Environment, name: string, fallback: number): number {
+  const value = env[name];
+  if (value === undefined || value === "") return fallback;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0)
+    throw new Error(`Environment variable ${name} must be a positive number`);
+  return parsed;
+}
+
+/** Read once per container; a missing or malformed variable fails the cold start, not a request. */
+export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
+  return {
+    tableName: requireEnv(env, EnvNames.tableName),
+    streamName: requireEnv(env, EnvNames.streamName),
+    redisUrl: requireEnv(env, EnvNames.redisUrl),
+    cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
+    maxInflatedBytes: numberEnv(env, EnvNames.maxInflatedBytes, 16 * 1024 * 1024),
+    maxJsonDepth: 64,
+    checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,
+    describeRetryMs: numberEnv(env, EnvNames.describeRetrySeconds, 300) * 1_000,
+  };
+}

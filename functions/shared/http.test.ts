@@ -1,0 +1,79 @@
+import { gzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { BeaconError } from "../core/errors.js";
+import { decodeBody, errorResponse, parseJsonObject } from "./http.js";
+
+const limits = { maxInflatedBytes: 1024 * 1024, maxJsonDepth: 64 };
+
+const codeOf = (work: () => unknown) => {
+  try {
+    work();
+  } catch (error) {
+    return (error as BeaconError).code;
+  }
+  return "no error";
+};
+
+describe("decodeBody", () => {
+  it("inflates a gzip body sent base64-encoded", () => {
+    const body = gzipSync('{"a":1}').toString("base64");
+    expect(decodeBody(body, true, "gzip", limits)).toBe('{"a":1}');
+  });
+
+  it("stops a gzip bomb at the cap with payload_too_large", () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024));
+    expect(bomb.length).toBeLessThan(100 * 1024);
+    expect(codeOf(() => decodeBody(bomb.toString("base64"), true, "gzip", limits))).toBe("payload_too_large");
+  });
+
+  it("refuses a plain body over the cap", () => {
+    expect(codeOf(() => decodeBody("x".repeat(limits.maxInflatedBytes + 1), false, undefined, limits))).toBe(
+      "payload_too_large",
+    );
+  });
+
+  it("refuses bytes that are not gzip", () => {
+    expect(codeOf(() => decodeBody(Buffer.from("nope").toString("base64"), true, "gzip", limits))).toBe(
+      "malformed_json",
+    );
+  });
+
+  it("refuses encodings other than gzip", () => {
+    expect(codeOf(() => decodeBody("{}", false, "br", limits))).toBe("unsupported_content_encoding");
+  });
+});
+
+describe("parseJsonObject", () => {
+  it("parses an object", () => {
+    expect(parseJsonObject('{"a":{"b":[1,2]}}', limits)).toEqual({ a: { b: [1, 2] } });
+  });
+
+  it("refuses nesting past the limit before parsing", () => {
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    expect(codeOf(() => parseJsonObject(deep, limits))).toBe("payload_too_deep");
+  });
+
+  it("ignores brackets inside strings when measuring depth", () => {
+    const text = JSON.stringify({ text: "[".repeat(1_000), escaped: '\\"[[[' });
+    expect(parseJsonObject(text, limits)).toHaveProperty("text");
+  });
+
+  it("tells malformed JSON and non-objects apart", () => {
+    expect(codeOf(() => parseJsonObject("{", limits))).toBe("malformed_json");
+    expect(codeOf(() => parseJsonObject("[1]", limits))).toBe("invalid_payload");
+  });
+});
+
+describe("errorResponse", () => {
+  it("maps a domain error to its status with a stable code", () => {
+    const response = errorResponse(new BeaconError("identity_mismatch", "no"));
+    expect(response.statusCode).toBe(403);
+    expect(JSON.parse(response.body)).toEqual({ error: { code: "identity_mismatch", message: "no" } });
+  });
+
+  it("never leaks an unexpected error", () => {
+    const response = errorResponse(new Error("secret stack detail"));
+    expect(response.statusCode).toBe(500);
+    expect(response.body).not.toContain("secret");
+  });
+});

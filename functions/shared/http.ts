@@ -1,0 +1,128 @@
+import { gunzipSync } from "node:zlib";
+import type { JsonObject } from "../core/c2/json.js";
+import { BeaconError, type ErrorCode, isBeaconError } from "../core/errors.js";
+
+export interface BodyLimits {
+  /** Largest body accepted after inflation; a gzip bomb stops here, not at the memory limit. */
+  maxInflatedBytes: number;
+  /** Deepest nesting of arrays and objects; the deepest real manifest nests about a dozen levels. */
+  maxJsonDepth: number;
+}
+
+/** The one table from a domain failure to an HTTP status. */
+const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  malformed_json: 400,
+  invalid_payload: 400,
+  payload_too_large: 413,
+  payload_too_deep: 400,
+  unsupported_content_encoding: 415,
+  missing_client_certificate: 401,
+  invalid_client_certificate: 403,
+  identity_mismatch: 403,
+  route_not_found: 404,
+  stream_unavailable: 503,
+};
+
+export interface JsonResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export const jsonResponse = (statusCode: number, body: unknown): JsonResponse => ({
+  statusCode,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+
+/** A failure as the caller sees it: a stable code and a message, never a stack trace. */
+export function errorResponse(error: unknown): JsonResponse {
+  if (isBeaconError(error)) {
+    return jsonResponse(STATUS_BY_CODE[error.code], { error: { code: error.code, message: error.message } });
+  }
+  return jsonResponse(500, {
+    error: { code: "internal_error", message: "Beacon could not handle the request" },
+  });
+}
+
+export const isServerError = (response: JsonResponse): boolean => response.statusCode >= 500;
+
+/** The request body as text: base64 undone, gzip inflated under the cap. */
+export function decodeBody(
+  body: string | undefined,
+  isBase64Encoded: boolean,
+  contentEncoding: string | undefined,
+  limits: BodyLimits,
+): string {
+  const raw = Buffer.from(body ?? "", isBase64Encoded ? "base64" : "utf8");
+  const encoding = contentEncoding?.trim().toLowerCase() || "identity";
+  let decoded: Buffer;
+  if (encoding === "identity") {
+    decoded = raw;
+  } else if (encoding === "gzip" || encoding === "x-gzip") {
+    decoded = inflate(raw, limits.maxInflatedBytes);
+  } else {
+    throw new BeaconError(
+      "unsupported_content_encoding",
+      `Content-Encoding ${encoding} is not supported; use gzip`,
+    );
+  }
+  if (decoded.length > limits.maxInflatedBytes) {
+    throw new BeaconError("payload_too_large", `The body is larger than ${limits.maxInflatedBytes} bytes`);
+  }
+  return decoded.toString("utf8");
+}
+
+function inflate(compressed: Buffer, maxBytes: number): Buffer {
+  try {
+    // maxOutputLength makes zlib stop as soon as the output passes the cap, so memory stays bounded.
+    return gunzipSync(compressed, { maxOutputLength: maxBytes });
+  } catch (error) {
+    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
+      throw new BeaconError("payload_too_large", `The body inflates past ${maxBytes} bytes`);
+    }
+    throw new BeaconError("malformed_json", "The body is not valid gzip");
+  }
+}
+
+/** Parses a JSON object after checking its nesting without recursion, so no input can exhaust the stack. */
+export function parseJsonObject(text: string, limits: BodyLimits): JsonObject {
+  assertDepthWithin(text, limits.maxJsonDepth);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new BeaconError("malformed_json", "The body is not valid JSON");
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new BeaconError("invalid_payload", "The body must be a JSON object");
+  }
+  return parsed as JsonObject;
+}
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+function assertDepthWithin(text: string, maxDepth: number): void {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === BACKSLASH) index++;
+      else if (code === QUOTE) inString = false;
+    } else if (code === QUOTE) {
+      inString = true;
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      if (++depth > maxDepth) {
+        throw new BeaconError("payload_too_deep", `The body nests deeper than ${maxDepth} levels`);
+      }
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+}

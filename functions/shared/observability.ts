@@ -1,0 +1,17 @@
+import { Logger } from "@aws-lambda-powertools/logger";
+import { Metrics } from "@aws-lambda-powertools/metrics";
+
+/** Service name, namespace and log level come from the POWERTOOLS_* variables the function construct sets. */
+export const logger = new Logger({ serviceName: "beacon" });
+export const metrics = new Metrics({ namespace: "Beacon", serviceName: "beacon" });
+
+export const MetricNames = {
+  heartbeats: "Heartbeats",
+  acknowledgements: "Acknowledgements",
+  registrations: "Registrations",
+  manifestsStored: "ManifestsStored",
+  describeSent: "DescribeSent",
+  cacheFallbacks: "CacheFallbacks",
+  streamFailures: "StreamFailures",
+  rejectedRequests: "RejectedRequests",
+} as const;
