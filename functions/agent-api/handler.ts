@@ -126,3 +126,6 @@ function reportDegradation(outcome: { cacheError?: unknown; streamError?: unknow
     logger.error("event not put on the stream", { error: String(outcome.streamError) });
   }
 }
+
+/** Closes the container's connections; the local stack calls it on shutdown, Lambda never needs to. */
+export const shutdown = (): Promise<void> => agentApi.close();

@@ -7,7 +7,7 @@ import heartbeatEventSchema from "../../schemas/events/heartbeat-event.schema.js
 import { BeaconError } from "../core/errors.js";
 
 /** Compiled once per container: the schemas in schemas/ are the single source of the wire formats. */
-const ajv = new Ajv2020({ allErrors: false, strict: true });
+const ajv = new Ajv2020({ allErrors: false, strict: true, allowUnionTypes: true });
 
 export const Validators = {
   heartbeat: ajv.compile(heartbeatSchema),

@@ -1,0 +1,316 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { gzipSync } from "node:zlib";
+import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
+import type { ChildService } from "../../scripts/local/child-service.js";
+import { findFreePort } from "../../scripts/local/ports.js";
+import { startRedisServer } from "../../scripts/local/redis-server.js";
+import { readWholeStream } from "../../scripts/local/stream-reader.js";
+import { Keys } from "../adapters/dynamodb/keys.js";
+import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
+import type { JsonObject } from "../core/c2/json.js";
+import { example, exampleText } from "../core/test/fixtures.js";
+import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
+import { Validators } from "../shared/schemas.js";
+
+let api: AgentApiUnderTest;
+let tenant: string;
+let fleet: string;
+let documents: DynamoDBDocumentClient;
+let accepted = 0;
+
+const HEARTBEAT = "/c2/api/heartbeat";
+const ACKNOWLEDGE = "/c2/api/acknowledge";
+
+/** Sends and counts what Beacon accepted, so the stream can be checked against it at the end. */
+async function post(path: string, body: unknown, options: Parameters<AgentApiUnderTest["post"]>[2] = {}) {
+  const response = await api.post(path, body, { certificate: fleet, ...options });
+  if (response.status === 200) accepted++;
+  return response;
+}
+
+const javaHeartbeat = (agentId: string, hash?: string): JsonObject => {
+  const heartbeat = example("java-2.3.0/heartbeat-light.json");
+  const agentInfo = heartbeat.agentInfo as JsonObject;
+  agentInfo.identifier = agentId;
+  heartbeat.agentId = agentId;
+  if (hash) agentInfo.agentManifestHash = hash;
+  return heartbeat;
+};
+
+const javaAck = (agentId: string, operationId: string, hash?: string): JsonObject => {
+  const ack = example("java-2.3.0/ack-describe-manifest.json");
+  ack.operationId = operationId;
+  const agentInfo = ack.agentInfo as JsonObject;
+  agentInfo.identifier = agentId;
+  if (hash) agentInfo.agentManifestHash = hash;
+  return ack;
+};
+
+const cppHeartbeat = (file: string, agentId: string): JsonObject => {
+  const heartbeat = example(file);
+  (heartbeat.agentInfo as JsonObject).identifier = agentId;
+  return heartbeat;
+};
+
+const operationsOf = (response: { json(): Record<string, unknown> }) =>
+  response.json().requestedOperations as { identifier: string; operation: string; operand?: string }[];
+
+async function manifestItems(hash?: string) {
+  const { Items = [] } = await documents.send(
+    new QueryCommand({
+      TableName: api.env.BEACON_TABLE_NAME,
+      KeyConditionExpression: hash ? "pk = :pk AND sk = :sk" : "pk = :pk",
+      ExpressionAttributeValues: hash
+        ? { ":pk": Keys.manifest(tenant, hash).pk, ":sk": Keys.manifest(tenant, hash).sk }
+        : { ":pk": Keys.manifest(tenant, "").pk },
+      ProjectionExpression: "sk",
+    }),
+  );
+  return Items;
+}
+
+/** Runs work over items with at most `limit` in flight. */
+async function inFlight<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index] as T);
+      }
+    }),
+  );
+  return results;
+}
+
+let redisServer: ChildService;
+let redisStateDir: string;
+
+beforeAll(async () => {
+  // A Redis of this file's own, so that counting its commands counts only this file's heartbeats.
+  const redisPort = await findFreePort();
+  redisStateDir = mkdtempSync(path.join(tmpdir(), "beacon-redis-"));
+  redisServer = await startRedisServer({ port: redisPort, stateDir: redisStateDir });
+  api = await startAgentApi({ BEACON_REDIS_URL: `redis://127.0.0.1:${redisPort}` });
+  tenant = `t-${randomUUID().slice(0, 8)}`;
+  fleet = await api.issueCertificate({ tenant, fleet: true });
+  documents = DynamoDBDocumentClient.from(makeDynamoDbClient(api.env));
+});
+
+afterAll(async () => {
+  await api?.close();
+  await redisServer?.stop();
+  rmSync(redisStateDir, { recursive: true, force: true });
+});
+
+describe("the Java agent's conversation", () => {
+  it("asks DESCRIBE MANIFEST, stores the manifest from the ack once, then sends nothing", async () => {
+    const agentId = "java-1";
+    const first = await post(HEARTBEAT, javaHeartbeat(agentId));
+    expect(first.status).toBe(200);
+    const [describe] = operationsOf(first);
+    expect(describe).toMatchObject({ operation: "DESCRIBE", operand: "MANIFEST" });
+    expect(Validators.heartbeatResponse(first.json())).toBe(true);
+
+    const again = await post(HEARTBEAT, javaHeartbeat(agentId));
+    expect(operationsOf(again)).toEqual([]);
+
+    const ack = javaAck(agentId, describe?.identifier as string);
+    expect((await post(ACKNOWLEDGE, ack)).status).toBe(200);
+    const next = await post(HEARTBEAT, javaHeartbeat(agentId));
+    expect(operationsOf(next)).toEqual([]);
+
+    const hash = (ack.agentInfo as JsonObject).agentManifestHash as string;
+    expect(await manifestItems(hash)).toHaveLength(1);
+    const stored = await new DynamoManifestStore(documents, api.env.BEACON_TABLE_NAME as string).read(
+      tenant,
+      hash,
+    );
+    expect(stored).toBe(JSON.stringify((ack.agentInfo as JsonObject).agentManifest));
+  });
+});
+
+describe("the C++ agent's payloads", () => {
+  it.each([false, true])("registers a ~900 KB full heartbeat in one request (gzip: %s)", async (gzip) => {
+    const agentId = `cpp-full-${gzip}`;
+    const response = await post(
+      HEARTBEAT,
+      exampleText("cpp/heartbeat-full.json").replace("9628acfe-b9fe-11ef-a0c0-10f60a596f64", agentId),
+      { gzip },
+    );
+    expect(response.status).toBe(200);
+    expect(operationsOf(response)).toEqual([]);
+    const hash = (example("cpp/heartbeat-full.json").agentInfo as JsonObject).agentManifestHash as string;
+    expect(await manifestItems(hash)).toHaveLength(1);
+  });
+
+  it("accepts the light heartbeat and its minimized and stringified variants", async () => {
+    const light = cppHeartbeat("cpp/heartbeat-light.json", "cpp-light");
+    expect((await post(HEARTBEAT, light)).status).toBe(200);
+
+    const minimized = structuredClone(light);
+    delete minimized.deviceInfo;
+    delete minimized.flowInfo;
+    delete (minimized.agentInfo as JsonObject).status;
+    expect((await post(HEARTBEAT, minimized)).status).toBe(200);
+
+    const stringified = JSON.parse(
+      JSON.stringify(light, (_key, value) =>
+        typeof value === "number" || typeof value === "boolean" ? String(value) : value,
+      ),
+    );
+    const response = await post(HEARTBEAT, stringified);
+    expect(response.status).toBe(200);
+    expect(Array.isArray(response.json().requestedOperations)).toBe(true);
+  });
+
+  it("accepts gzip sent chunked without Content-Length, as the Java agent sends it", async () => {
+    const response = await post(HEARTBEAT, javaHeartbeat("java-chunked", `chunked-${randomUUID()}`), {
+      gzip: true,
+      chunked: true,
+    });
+    expect(response.status).toBe(200);
+    expect(operationsOf(response)[0]).toMatchObject({ operation: "DESCRIBE" });
+  });
+});
+
+describe("identity", () => {
+  it("refuses an agent certificate speaking for another agent with 403 and records nothing", async () => {
+    const certificate = await api.issueCertificate({ tenant, agentId: "honest-agent" });
+    api.dynamoDb.reset();
+    api.kinesis.reset();
+    const response = await api.post(HEARTBEAT, javaHeartbeat("someone-else"), { certificate });
+    expect(response.status).toBe(403);
+    expect(response.json()).toMatchObject({ error: { code: "identity_mismatch" } });
+    expect(api.dynamoDb.counts()).toEqual({});
+    expect(api.kinesis.counts()).toEqual({});
+  });
+
+  it("lets an agent certificate speak for its own agent", async () => {
+    const certificate = await api.issueCertificate({ tenant, agentId: "honest-agent" });
+    const response = await post(HEARTBEAT, javaHeartbeat("honest-agent"), { certificate });
+    expect(response.status).toBe(200);
+  });
+});
+
+describe("bad input", () => {
+  it.each([
+    ["malformed JSON", "{not json", {}, 400],
+    ["a JSON array", "[1,2]", {}, 400],
+    ["nesting past the limit", `${"[".repeat(10_000)}${"]".repeat(10_000)}`, {}, 400],
+    ["a body that is not gzip", "plain text", { "content-encoding": "gzip" }, 400],
+    ["an unknown encoding", "{}", { "content-encoding": "br" }, 415],
+    ["a heartbeat with a wrongly typed section", { agentInfo: "x" }, {}, 400],
+  ])("answers %s with a JSON 4xx and records nothing", async (_name, body, headers, status) => {
+    api.dynamoDb.reset();
+    api.kinesis.reset();
+    const response = await api.post(HEARTBEAT, body, { certificate: fleet, headers });
+    expect(response.status).toBe(status);
+    expect(response.json()).toHaveProperty("error.code");
+    expect(api.dynamoDb.counts()).toEqual({});
+    expect(api.kinesis.counts()).toEqual({});
+  });
+
+  it("answers a gzip bomb with 413, quickly and within bounded memory", async () => {
+    const bomb = gzipSync(Buffer.alloc(1024 * 1024 * 1024, " "));
+    expect(bomb.length).toBeLessThan(2 * 1024 * 1024);
+    const heapBefore = process.memoryUsage().rss;
+    api.dynamoDb.reset();
+    const response = await api.post(HEARTBEAT, "", {
+      certificate: fleet,
+      headers: { "content-encoding": "gzip" },
+      rawBody: bomb,
+    });
+    expect(response.status).toBe(413);
+    expect(response.json()).toMatchObject({ error: { code: "payload_too_large" } });
+    expect(process.memoryUsage().rss - heapBefore).toBeLessThan(256 * 1024 * 1024);
+    expect(api.dynamoDb.counts()).toEqual({});
+  });
+
+  it("answers an unknown route with 404 JSON", async () => {
+    const response = await api.post("/c2/api/nothing-here", {}, { certificate: fleet });
+    expect(response.status).toBe(404);
+  });
+});
+
+describe("a herd of agents with the same new manifest", () => {
+  it("stores it exactly once, asks each agent at most once, and never fails", async () => {
+    const hash = `herd-${randomUUID()}`;
+    const agents = Array.from({ length: 1_000 }, (_, index) => `herd-agent-${index}`);
+    const describeIds = new Map<string, string[]>();
+    const record = (agentId: string, response: { status: number; json(): Record<string, unknown> }) => {
+      expect(response.status).toBe(200);
+      for (const operation of operationsOf(response)) {
+        describeIds.set(agentId, [...(describeIds.get(agentId) ?? []), operation.identifier]);
+      }
+    };
+
+    await inFlight(agents, 100, async (agentId) =>
+      record(agentId, await post(HEARTBEAT, javaHeartbeat(agentId, hash))),
+    );
+    await inFlight(agents, 100, async (agentId) => {
+      record(agentId, await post(HEARTBEAT, javaHeartbeat(agentId, hash)));
+      const [operationId] = describeIds.get(agentId) ?? [];
+      const ack = await post(ACKNOWLEDGE, javaAck(agentId, operationId as string, hash));
+      expect(ack.status).toBe(200);
+      record(agentId, await post(HEARTBEAT, javaHeartbeat(agentId, hash)));
+    });
+
+    expect([...describeIds.values()].every((ids) => ids.length === 1)).toBe(true);
+    expect(describeIds.size).toBe(agents.length);
+    expect(await manifestItems(hash)).toHaveLength(1);
+  }, 300_000);
+});
+
+describe("the hot path", () => {
+  it("costs a steady heartbeat no DynamoDB request, one cache round trip and one stream put", async () => {
+    const agentId = "steady-cpp";
+    await post(
+      HEARTBEAT,
+      exampleText("cpp/heartbeat-full.json").replace("9628acfe-b9fe-11ef-a0c0-10f60a596f64", agentId),
+    );
+    await post(HEARTBEAT, cppHeartbeat("cpp/heartbeat-light.json", agentId));
+    // MONITOR reports every command a client sends, and marks those a script runs inside Redis as
+    // "lua": the others are round trips (Beacon does not pipeline on this path).
+    const monitor = await new Redis(api.env.BEACON_REDIS_URL as string).monitor();
+    const roundTrips: string[] = [];
+    monitor.on("monitor", (_time: string, args: string[], source: string) => {
+      if (source !== "lua") roundTrips.push(args[0] ?? "");
+    });
+
+    api.dynamoDb.reset();
+    api.kinesis.reset();
+    const steadyHeartbeats = 25;
+    for (let index = 0; index < steadyHeartbeats; index++) {
+      const response = await post(HEARTBEAT, cppHeartbeat("cpp/heartbeat-light.json", agentId));
+      expect(operationsOf(response)).toEqual([]);
+    }
+    await sleep(200);
+    monitor.disconnect();
+
+    expect(api.dynamoDb.counts()).toEqual({});
+    expect(api.kinesis.counts()).toEqual({ "Kinesis_20131202.PutRecords": steadyHeartbeats });
+    expect(roundTrips).toEqual(Array.from({ length: steadyHeartbeats }, () => "evalsha"));
+  });
+});
+
+describe("the stream", () => {
+  it("carries every accepted heartbeat and ack of this file, each valid against its schema", async () => {
+    const events = (
+      await readWholeStream(makeKinesisClient(api.env), api.env.BEACON_STREAM_NAME as string)
+    ).filter((event) => (event as { tenant?: string }).tenant === tenant) as { type: string }[];
+    expect(events).toHaveLength(accepted);
+    for (const event of events) {
+      const validate = event.type === "heartbeat" ? Validators.heartbeatEvent : Validators.ackEvent;
+      expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
+    }
+  });
+});

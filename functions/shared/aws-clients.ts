@@ -1,0 +1,61 @@
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { KinesisClient } from "@aws-sdk/client-kinesis";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
+import { AwsEndpointEnvNames } from "./env-names.js";
+
+/** The environment a client is configured from; process.env in functions, a record in local tooling. */
+export type ClientEnv = Readonly<Record<string, string | undefined>>;
+
+// A handler answers agents within seconds; a request stuck longer is better failed and retried.
+const connectionTimeoutMs = 1_000;
+const requestTimeoutMs = 3_000;
+const maxAttempts = 3;
+
+/** DynamoDB client; talks to AWS_ENDPOINT_URL_DYNAMODB when set (DynamoDB Local, LocalStack). */
+export function makeDynamoDbClient(env: ClientEnv = process.env): DynamoDBClient {
+  return new DynamoDBClient({
+    maxAttempts,
+    requestHandler: {
+      connectionTimeout: connectionTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      throwOnRequestTimeout: true,
+    },
+    ...endpointSettings(env, env[AwsEndpointEnvNames.dynamodb]),
+  });
+}
+
+/** Kinesis client; talks to AWS_ENDPOINT_URL_KINESIS when set (kinesalite, kinesis-mock, LocalStack). */
+export function makeKinesisClient(env: ClientEnv = process.env): KinesisClient {
+  const endpoint = env[AwsEndpointEnvNames.kinesis];
+  return new KinesisClient({
+    maxAttempts,
+    // The SDK's default Kinesis handler speaks HTTP/2, which the emulators do not; they get HTTP/1.1.
+    requestHandler: endpoint
+      ? new NodeHttpHandler({
+          connectionTimeout: connectionTimeoutMs,
+          requestTimeout: requestTimeoutMs,
+          throwOnRequestTimeout: true,
+          httpAgent: { keepAlive: true },
+        })
+      : { requestTimeout: requestTimeoutMs, disableConcurrentStreams: true },
+    ...endpointSettings(env, endpoint),
+  });
+}
+
+/**
+ * With an endpoint override, region and credentials come from the same record, so local tooling can
+ * aim a client at an emulator without exporting variables process-wide. Without one, the SDK's
+ * default chains (the Lambda environment on AWS) decide.
+ */
+function endpointSettings(env: ClientEnv, endpoint: string | undefined) {
+  if (endpoint === undefined || endpoint === "") return {};
+  const accessKeyId = env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+  return {
+    endpoint,
+    ...(env.AWS_REGION ? { region: env.AWS_REGION } : {}),
+    ...(accessKeyId && secretAccessKey
+      ? { credentials: { accessKeyId, secretAccessKey, sessionToken: env.AWS_SESSION_TOKEN } }
+      : {}),
+  };
+}

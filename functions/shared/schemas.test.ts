@@ -1,0 +1,54 @@
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { example } from "../core/test/fixtures.js";
+import { assertValid, Validators } from "./schemas.js";
+
+const examplesRoot = fileURLToPath(new URL("../../../shared/c2/examples/", import.meta.url));
+const examples = (readdirSync(examplesRoot, { recursive: true }) as string[]).filter((name) =>
+  name.endsWith(".json"),
+);
+
+describe("the C2 schemas", () => {
+  it("find every shared example", () => {
+    expect(examples.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it.each(examples.filter((name) => name.includes("heartbeat")))("accept the heartbeat %s", (name) => {
+    expect(Validators.heartbeat(example(name)), JSON.stringify(Validators.heartbeat.errors)).toBe(true);
+  });
+
+  it.each(examples.filter((name) => name.includes("ack-")))("accept the acknowledgement %s", (name) => {
+    expect(Validators.acknowledge(example(name)), JSON.stringify(Validators.acknowledge.errors)).toBe(true);
+  });
+
+  it.each(examples.filter((name) => name.includes("manifest-bundles")))(
+    "accept the bundles %s as a heartbeat's manifest",
+    (name) => {
+      const heartbeat = example("cpp/heartbeat-light.json");
+      heartbeat.agentInfo = { ...(heartbeat.agentInfo as object), agentManifest: { bundles: example(name) } };
+      expect(Validators.heartbeat(heartbeat)).toBe(true);
+    },
+  );
+
+  it("refuse a heartbeat whose manifest hash could not be a key", () => {
+    const heartbeat = example("java-2.3.0/heartbeat-light.json");
+    (heartbeat.agentInfo as Record<string, unknown>).agentManifestHash = "a b#c";
+    expect(() => assertValid(Validators.heartbeat, heartbeat, "heartbeat")).toThrow(/agentManifestHash/);
+  });
+
+  it("refuse an ack without a known state", () => {
+    expect(Validators.acknowledge({ operationId: "x", operationState: { state: "DONE" } })).toBe(false);
+  });
+
+  it("describe the reply Beacon sends", () => {
+    expect(
+      Validators.heartbeatResponse({
+        requestedOperations: [{ identifier: "op-1", operation: "DESCRIBE", operand: "MANIFEST" }],
+      }),
+    ).toBe(true);
+    expect(
+      Validators.heartbeatResponse({ requestedOperations: [{ identifier: "op-1", operation: "describe" }] }),
+    ).toBe(false);
+  });
+});

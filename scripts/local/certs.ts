@@ -1,0 +1,423 @@
+// @peculiar/x509 resolves its services through tsyringe, which needs the Reflect metadata API loaded first.
+import "reflect-metadata";
+import { createPrivateKey, KeyObject, randomBytes, webcrypto, X509Certificate } from "node:crypto";
+import { access, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import * as x509 from "@peculiar/x509";
+import type { APIGatewayEventClientCertificate } from "aws-lambda";
+import { isValidIdentifier } from "../../functions/core/identity.js";
+
+x509.cryptoProvider.set(webcrypto);
+
+/** ECDSA P-256 with SHA-256: accepted by OkHttp (Java agent) and OpenSSL (C++ agent). */
+const KEY_ALGORITHM = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
+const DAY_MS = 24 * 60 * 60 * 1000;
+const CA_VALIDITY_DAYS = 3650;
+/** 825 days is the longest server certificate lifetime Apple platforms accept. */
+const LEAF_VALIDITY_DAYS = 825;
+/** Backdating covers clock skew between the machine that issues and the agents that check. */
+const BACKDATE_MS = 5 * 60 * 1000;
+/** A certificate this close to expiry is reissued rather than handed out. */
+const RENEW_BEFORE_MS = DAY_MS;
+/** X.509 bounds CN and O at 64 characters (RFC 5280, ub-common-name, ub-organization-name). */
+const MAX_NAME_LENGTH = 64;
+const LOCK_WAIT_MS = 30_000;
+/** Creating certificates takes well under a second: an older lock was left by a process that died. */
+const STALE_LOCK_MS = 10_000;
+
+export const DEV_TENANT = "dev";
+export const DEV_AGENT_ID = "dev-agent-1";
+
+/** A certificate and its private key, both PEM (the key PKCS#8). */
+export interface CertificateAndKey {
+  certPem: string;
+  keyPem: string;
+}
+
+export type CertificateAuthority = CertificateAndKey;
+
+/** Subject attributes, encoded in this order (CN, OU, O) so API Gateway prints "CN=…,OU=…,O=…". */
+export interface CertificateSubject {
+  commonName: string;
+  organizationalUnit?: string;
+  organization?: string;
+}
+
+export interface IssueOptions {
+  subject: CertificateSubject;
+  usage: "serverAuth" | "clientAuth";
+  dnsNames?: string[];
+  ipAddresses?: string[];
+}
+
+export interface CertificatePaths {
+  certPath: string;
+  keyPath: string;
+}
+
+/** A client certificate's files and the CA that the gateway trusts and the agent checks the server with. */
+export interface IssuedClientCertificate extends CertificatePaths {
+  caPath: string;
+}
+
+export interface DevCertificates {
+  dir: string;
+  caPath: string;
+  caKeyPath: string;
+  caPem: string;
+  server: CertificatePaths;
+  /** Fleet certificate of the dev tenant: speaks for any agent of tenant "dev". */
+  fleet: CertificatePaths;
+  /** Agent certificate of dev-agent-1 in tenant "dev". */
+  agent: CertificatePaths;
+}
+
+export type ClientCertificateRequest =
+  | { tenant: string; agentId: string }
+  | { tenant: string; fleet: true; name?: string };
+
+export async function createCertificateAuthority(
+  commonName = "Beacon Dev CA",
+): Promise<CertificateAuthority> {
+  const keys = await generateKeyPair();
+  const notBefore = new Date(Date.now() - BACKDATE_MS);
+  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: randomSerialNumber(),
+    name: encodeName({ commonName, organization: "Beacon" }),
+    notBefore,
+    notAfter: new Date(notBefore.getTime() + CA_VALIDITY_DAYS * DAY_MS),
+    keys,
+    signingAlgorithm: KEY_ALGORITHM,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ],
+  });
+  return { certPem: toPem(certificate), keyPem: exportPrivateKey(keys.privateKey) };
+}
+
+/** Issues a leaf certificate signed by `ca`; tests use it with a CA of their own to get an unknown issuer. */
+export async function issueWithCa(
+  ca: CertificateAuthority,
+  options: IssueOptions,
+): Promise<CertificateAndKey> {
+  const caCertificate = new x509.X509Certificate(ca.certPem);
+  const signingKey = await webcrypto.subtle.importKey(
+    "pkcs8",
+    createPrivateKey(ca.keyPem).export({ type: "pkcs8", format: "der" }),
+    KEY_ALGORITHM,
+    false,
+    ["sign"],
+  );
+  const keys = await generateKeyPair();
+  const notBefore = new Date(Date.now() - BACKDATE_MS);
+  const notAfter = new Date(
+    Math.min(notBefore.getTime() + LEAF_VALIDITY_DAYS * DAY_MS, caCertificate.notAfter.getTime()),
+  );
+  const alternativeNames = [
+    ...(options.dnsNames ?? []).map((value) => ({ type: "dns" as const, value })),
+    ...(options.ipAddresses ?? []).map((value) => ({ type: "ip" as const, value })),
+  ];
+  const certificate = await x509.X509CertificateGenerator.create({
+    serialNumber: randomSerialNumber(),
+    subject: encodeName(options.subject),
+    issuer: caCertificate.subjectName,
+    notBefore,
+    notAfter,
+    publicKey: keys.publicKey,
+    signingKey,
+    signingAlgorithm: KEY_ALGORITHM,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage[options.usage]]),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+      await x509.AuthorityKeyIdentifierExtension.create(caCertificate),
+      ...(alternativeNames.length > 0 ? [new x509.SubjectAlternativeNameExtension(alternativeNames)] : []),
+    ],
+  });
+  return { certPem: toPem(certificate), keyPem: exportPrivateKey(keys.privateKey) };
+}
+
+/**
+ * The client certificate (PEM or DER) as API Gateway hands it to the Lambda in
+ * `requestContext.authentication.clientCert`. AWS's mTLS launch example, a real capture, fixes the format:
+ * DNs comma-separated in the order the certificate encodes them ("C=US,ST=Washington,…,CN=My Client"),
+ * values RFC 2253-escaped; dates as OpenSSL prints them ("Aug  5 00:28:21 2120 GMT"); serial 01 as "1",
+ * which reads as an integer, taken here as decimal.
+ */
+export function certificateSummary(certificate: string | Buffer): APIGatewayEventClientCertificate {
+  const parsed = new X509Certificate(certificate);
+  return {
+    clientCertPem: parsed.toString(),
+    subjectDN: distinguishedName(parsed.subject),
+    issuerDN: distinguishedName(parsed.issuer),
+    serialNumber: BigInt(`0x${parsed.serialNumber}`).toString(10),
+    validity: { notBefore: parsed.validFrom, notAfter: parsed.validTo },
+  };
+}
+
+/**
+ * Creates the dev CA, the local gateway's server certificate and the dev tenant's fleet and agent
+ * certificates in `dir`, or reuses those already there that the CA signed and that are still valid.
+ */
+export async function ensureDevCertificates(dir: string): Promise<DevCertificates> {
+  const existing = await readDevCertificates(dir);
+  if (existing) return existing;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return withDirectoryLock(dir, async () => {
+    const ca = await ensureCertificateAuthority(dir);
+    const server = await ensureIssued(dir, "server", ca, {
+      subject: { commonName: "localhost", organization: "Beacon" },
+      usage: "serverAuth",
+      dnsNames: ["localhost"],
+      ipAddresses: ["127.0.0.1"],
+    });
+    const fleet = await ensureIssued(dir, DEV_FLEET_STEM, ca, clientIssueOptions(DEV_FLEET));
+    const agent = await ensureIssued(dir, DEV_AGENT_STEM, ca, clientIssueOptions(DEV_AGENT));
+    return { ...caPaths(dir), caPem: ca.certPem, server, fleet, agent };
+  });
+}
+
+/**
+ * Issues `<tenant>-<agentId>` or `<tenant>-fleet` (`<tenant>-fleet-<name>` for a named fleet) in `dir`,
+ * creating the dev CA first if needed. A still-valid certificate for the same subject is kept as it is.
+ */
+export async function issueClientCertificate(
+  dir: string,
+  request: ClientCertificateRequest,
+): Promise<IssuedClientCertificate> {
+  validateRequest(request);
+  const { caPath } = await ensureDevCertificates(dir);
+  const issued = await withDirectoryLock(dir, async () =>
+    ensureIssued(dir, fileStem(request), await readCertificateAuthority(dir), clientIssueOptions(request)),
+  );
+  return { ...issued, caPath };
+}
+
+const DEV_FLEET: ClientCertificateRequest = { tenant: DEV_TENANT, fleet: true };
+const DEV_AGENT: ClientCertificateRequest = { tenant: DEV_TENANT, agentId: DEV_AGENT_ID };
+/** The dev agent's files carry its id alone ("dev-agent-1.pem"): the id already names the tenant. */
+const DEV_FLEET_STEM = "dev-fleet";
+const DEV_AGENT_STEM = DEV_AGENT_ID;
+
+function clientIssueOptions(request: ClientCertificateRequest): IssueOptions {
+  const subject =
+    "agentId" in request
+      ? { commonName: request.agentId, organizationalUnit: "agent", organization: request.tenant }
+      : {
+          commonName: request.name ?? `${request.tenant}-fleet`,
+          organizationalUnit: "fleet",
+          organization: request.tenant,
+        };
+  return { subject, usage: "clientAuth" };
+}
+
+function fileStem(request: ClientCertificateRequest): string {
+  if ("agentId" in request) return `${request.tenant}-${request.agentId}`;
+  return request.name === undefined ? `${request.tenant}-fleet` : `${request.tenant}-fleet-${request.name}`;
+}
+
+function validateRequest(request: ClientCertificateRequest): void {
+  validateIdentifier("tenant", request.tenant);
+  if ("agentId" in request) validateIdentifier("agent id", request.agentId);
+  else if (request.name !== undefined) validateIdentifier("fleet name", request.name);
+}
+
+/** The agent API accepts only these identifiers, and they become file names here. */
+function validateIdentifier(label: string, value: string): void {
+  if (!isValidIdentifier(value) || value.length > MAX_NAME_LENGTH) {
+    throw new Error(
+      `Invalid ${label} ${JSON.stringify(value)}: use 1 to ${MAX_NAME_LENGTH} characters from ` +
+        "A-Z a-z 0-9 . _ : @ -, starting with a letter or digit",
+    );
+  }
+}
+
+function caPaths(dir: string): { dir: string; caPath: string; caKeyPath: string } {
+  return { dir, caPath: join(dir, "ca.pem"), caKeyPath: join(dir, "ca.key") };
+}
+
+function leafPaths(dir: string, stem: string): CertificatePaths {
+  return { certPath: join(dir, `${stem}.pem`), keyPath: join(dir, `${stem}.key`) };
+}
+
+/** The fast path: every dev certificate is present, signed by the CA on disk and not about to expire. */
+async function readDevCertificates(dir: string): Promise<DevCertificates | undefined> {
+  const { caPath } = caPaths(dir);
+  const caPem = await readOptional(caPath);
+  if (caPem === undefined) return undefined;
+  const ca = new X509Certificate(caPem);
+  if (!isCurrent(ca)) return undefined;
+  const server = leafPaths(dir, "server");
+  const fleet = leafPaths(dir, DEV_FLEET_STEM);
+  const agent = leafPaths(dir, DEV_AGENT_STEM);
+  for (const paths of [server, fleet, agent]) {
+    const certPem = await readOptional(paths.certPath);
+    if (certPem === undefined || !isCurrentAndIssuedBy(new X509Certificate(certPem), ca)) return undefined;
+    if (!(await exists(paths.keyPath))) return undefined;
+  }
+  return { ...caPaths(dir), caPem, server, fleet, agent };
+}
+
+async function ensureCertificateAuthority(dir: string): Promise<CertificateAuthority> {
+  const { caPath, caKeyPath } = caPaths(dir);
+  const certPem = await readOptional(caPath);
+  const keyPem = await readOptional(caKeyPath);
+  if (certPem !== undefined && keyPem !== undefined && isCurrent(new X509Certificate(certPem))) {
+    return { certPem, keyPem };
+  }
+  const ca = await createCertificateAuthority();
+  await writeCertificateAndKey({ certPath: caPath, keyPath: caKeyPath }, ca);
+  return ca;
+}
+
+async function readCertificateAuthority(dir: string): Promise<CertificateAuthority> {
+  const { caPath, caKeyPath } = caPaths(dir);
+  return { certPem: await readFile(caPath, "utf8"), keyPem: await readFile(caKeyPath, "utf8") };
+}
+
+/** Keeps `<stem>.pem/.key` when the CA signed it for this subject and it is current; issues it otherwise. */
+async function ensureIssued(
+  dir: string,
+  stem: string,
+  ca: CertificateAuthority,
+  options: IssueOptions,
+): Promise<CertificatePaths> {
+  const paths = leafPaths(dir, stem);
+  const existingPem = await readOptional(paths.certPath);
+  if (existingPem !== undefined) {
+    const existing = new X509Certificate(existingPem);
+    // Tenant and agent ids may both contain "-", so two requests can share a file name: never swap identities.
+    const existingSubject = Buffer.from(new x509.X509Certificate(existingPem).subjectName.toArrayBuffer());
+    if (!existingSubject.equals(Buffer.from(encodeName(options.subject).toArrayBuffer()))) {
+      throw new Error(
+        `${paths.certPath} already holds the certificate of ${distinguishedName(existing.subject)}; ` +
+          "move it away or choose another id",
+      );
+    }
+    if (isCurrentAndIssuedBy(existing, new X509Certificate(ca.certPem)) && (await exists(paths.keyPath))) {
+      return paths;
+    }
+  }
+  await writeCertificateAndKey(paths, await issueWithCa(ca, options));
+  return paths;
+}
+
+function isCurrent(certificate: X509Certificate): boolean {
+  return Date.parse(certificate.validTo) - Date.now() > RENEW_BEFORE_MS;
+}
+
+function isCurrentAndIssuedBy(certificate: X509Certificate, ca: X509Certificate): boolean {
+  return isCurrent(certificate) && certificate.checkIssued(ca) && certificate.verify(ca.publicKey);
+}
+
+/** Node prints one RDN a line, multi-valued RDNs joined by " + ", values RFC 2253-escaped (control characters as \XX). */
+function distinguishedName(nodeName: string): string {
+  return nodeName
+    .split("\n")
+    .map((rdn) => rdn.replaceAll(" + ", "+"))
+    .join(",");
+}
+
+/** UTF8String values, as RFC 5280 asks of new certificates, taken verbatim (no DN-string unescaping). */
+function encodeName(subject: CertificateSubject): x509.Name {
+  const attributes: [string, string | undefined][] = [
+    ["CN", subject.commonName],
+    ["OU", subject.organizationalUnit],
+    ["O", subject.organization],
+  ];
+  return new x509.Name(
+    attributes.flatMap(([type, value]) => (value === undefined ? [] : [{ [type]: [{ utf8String: value }] }])),
+  );
+}
+
+async function generateKeyPair(): Promise<webcrypto.CryptoKeyPair> {
+  return (await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, [
+    "sign",
+    "verify",
+  ])) as webcrypto.CryptoKeyPair;
+}
+
+/** Ends with a newline, like every PEM file that OpenSSL writes (and that bundle concatenation relies on). */
+function toPem(certificate: x509.X509Certificate): string {
+  return `${certificate.toString("pem")}\n`;
+}
+
+/** PKCS#8 PEM ("BEGIN PRIVATE KEY"): the form both OkHttp's PEM loader and OpenSSL read. */
+function exportPrivateKey(key: webcrypto.CryptoKey): string {
+  return KeyObject.from(key).export({ type: "pkcs8", format: "pem" }) as string;
+}
+
+/** A positive 128-bit serial, as CA/Browser Forum rules ask for unpredictable serials. */
+function randomSerialNumber(): string {
+  const bytes = randomBytes(16);
+  bytes[0] = (bytes[0] as number) & 0x7f;
+  return bytes.toString("hex");
+}
+
+/** The key first, the certificate last, each by rename: a present certificate always has its key beside it. */
+async function writeCertificateAndKey(paths: CertificatePaths, issued: CertificateAndKey): Promise<void> {
+  await writeAtomically(paths.keyPath, issued.keyPem, 0o600);
+  await writeAtomically(paths.certPath, issued.certPem, 0o644);
+}
+
+async function writeAtomically(path: string, content: string, mode: number): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, content, { mode });
+  await rename(temporary, path);
+}
+
+/**
+ * Serialises creation across processes (`npm start` and `npm run cert` may both run on a fresh machine),
+ * so a CA and the certificates it signed are never written by two processes at once.
+ */
+async function withDirectoryLock<T>(dir: string, work: () => Promise<T>): Promise<T> {
+  const lockPath = join(dir, ".lock");
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      await writeFile(lockPath, String(process.pid), { flag: "wx" });
+      break;
+    } catch (error) {
+      if (errorCode(error) !== "EEXIST") throw error;
+      const lockedAt = await stat(lockPath).then(
+        (info) => info.mtimeMs,
+        () => undefined,
+      );
+      if (lockedAt !== undefined && Date.now() - lockedAt > STALE_LOCK_MS) {
+        await rm(lockPath, { force: true });
+      } else if (Date.now() > deadline) {
+        throw new Error(`Timed out waiting for ${lockPath}; remove it if no other Beacon process is running`);
+      } else {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await rm(lockPath, { force: true });
+  }
+}
+
+async function readOptional(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function errorCode(error: unknown): unknown {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}

@@ -1,0 +1,419 @@
+/**
+ * The local stand-in for API Gateway (HTTP API, mutual TLS, Lambda proxy integration with payload format 2.0):
+ * it terminates mTLS against the dev CA, turns each request into the event API Gateway would send and
+ * invokes the very handler module that runs on AWS.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { readFile } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import type { TLSSocket } from "node:tls";
+import type {
+  APIGatewayEventClientCertificate,
+  APIGatewayProxyEventV2,
+  APIGatewayProxyResultV2,
+  Context,
+} from "aws-lambda";
+import { certificateSummary, ensureDevCertificates } from "./certs.js";
+
+export type GatewayHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyResultV2>;
+
+export interface GatewayRoute {
+  method: string;
+  /** Literal segments and `{name}` parameters, e.g. `/c2/api/flows/{flowId}/content`. */
+  path: string;
+  handler: GatewayHandler;
+}
+
+export interface AgentGatewayOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port: number;
+  certsDir: string;
+  routes: GatewayRoute[];
+  /** Limit on the body as received (compressed, if it is); API Gateway's is 10 MB. */
+  maxBodyBytes?: number;
+}
+
+export interface AgentGateway {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** Longer than any heartbeat period in use (C++ ships 30 s, fleets run 60 s) so agents keep their connection. */
+const KEEP_ALIVE_TIMEOUT_MS = 120_000;
+/** Above the keep-alive timeout, so an idle connection is closed by keep-alive, never by a headers timeout. */
+const HEADERS_TIMEOUT_MS = KEEP_ALIVE_TIMEOUT_MS + 5_000;
+/** API Gateway's integration timeout: what the handler sees as its remaining time. */
+const INTEGRATION_TIMEOUT_MS = 30_000;
+const ACCOUNT_ID = "000000000000";
+const API_ID = "local";
+const REGION = "local";
+/** Every route behind this gateway is the agent-facing API. */
+const FUNCTION_NAME = "agent-api";
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+/** Bodies API Gateway passes as text; anything else, and anything with a Content-Encoding, goes base64. */
+const TEXT_MEDIA_TYPE =
+  /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)$|application\/[\w.-]+\+(json|xml)$)/i;
+
+interface HttpReply {
+  statusCode: number;
+  headers: Record<string, string>;
+  cookies: string[];
+  body: Buffer;
+}
+
+interface CompiledRoute {
+  route: GatewayRoute;
+  routeKey: string;
+  segments: string[];
+}
+
+export async function startAgentGateway(options: AgentGatewayOptions): Promise<AgentGateway> {
+  const host = options.host ?? "127.0.0.1";
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const certificates = await ensureDevCertificates(options.certsDir);
+  const routes = options.routes.map(compileRoute);
+  const server = createServer({
+    ca: certificates.caPem,
+    cert: await readFile(certificates.server.certPath, "utf8"),
+    key: await readFile(certificates.server.keyPath, "utf8"),
+    // API Gateway mutual TLS: no certificate, or one the CA did not sign, fails the handshake.
+    requestCert: true,
+    rejectUnauthorized: true,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    headersTimeout: HEADERS_TIMEOUT_MS,
+  });
+  server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    serve(request, response, routes, maxBodyBytes).catch((error: unknown) => {
+      // A client that went away mid-request (its body cut short) leaves nothing to answer or report.
+      if (request.socket.destroyed) return;
+      console.error("local gateway: request failed", error);
+      if (!response.headersSent) writeReply(response, jsonReply(500, "Internal Server Error"));
+      else response.destroy();
+    });
+  });
+  server.listen(options.port, host);
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `https://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function serve(
+  request: IncomingMessage,
+  response: ServerResponse,
+  routes: CompiledRoute[],
+  maxBodyBytes: number,
+): Promise<void> {
+  const receivedAt = new Date();
+  const requestId = randomBytes(11).toString("base64");
+  response.setHeader("apigw-requestid", requestId);
+  const target = request.url ?? "/";
+  const queryStart = target.indexOf("?");
+  const rawPath = queryStart === -1 ? target : target.slice(0, queryStart);
+  const rawQueryString = queryStart === -1 ? "" : target.slice(queryStart + 1);
+  const method = request.method ?? "GET";
+  const match = matchRoute(routes, method, rawPath);
+  if (!match) {
+    writeReply(response, jsonReply(404, "Not Found"));
+    return;
+  }
+  const declaredLength = Number(request.headers["content-length"] ?? 0);
+  const body = declaredLength > maxBodyBytes ? undefined : await readBody(request, maxBodyBytes);
+  if (body === undefined) {
+    rejectTooLarge(response);
+    return;
+  }
+  const socket = request.socket as TLSSocket;
+  const event = buildEvent({
+    request,
+    method,
+    rawPath,
+    rawQueryString,
+    routeKey: match.routeKey,
+    pathParameters: match.pathParameters,
+    body,
+    requestId,
+    receivedAt,
+    clientCert: peerCertificate(socket),
+  });
+  let reply: HttpReply;
+  try {
+    reply = toHttpReply(await match.route.handler(event, lambdaContext()));
+  } catch (error) {
+    console.error(
+      "local gateway: handler failed, answered 500",
+      { routeKey: match.routeKey, requestId },
+      error,
+    );
+    reply = jsonReply(500, "Internal Server Error");
+  }
+  writeReply(response, reply);
+}
+
+function compileRoute(route: GatewayRoute): CompiledRoute {
+  const method = route.method.toUpperCase();
+  return { route, routeKey: `${method} ${route.path}`, segments: route.path.split("/") };
+}
+
+function matchRoute(
+  routes: CompiledRoute[],
+  method: string,
+  rawPath: string,
+): { route: GatewayRoute; routeKey: string; pathParameters: Record<string, string> | undefined } | undefined {
+  const segments = rawPath.split("/");
+  for (const compiled of routes) {
+    if (!compiled.routeKey.startsWith(`${method} `) || compiled.segments.length !== segments.length) continue;
+    const parameters: Record<string, string> = {};
+    const matches = compiled.segments.every((pattern, index) => {
+      const segment = segments[index] as string;
+      const parameter = /^\{(\w+)\}$/.exec(pattern)?.[1];
+      if (parameter === undefined) return pattern === segment;
+      if (segment === "") return false;
+      parameters[parameter] = decodeSegment(segment);
+      return true;
+    });
+    if (matches) {
+      const pathParameters = Object.keys(parameters).length > 0 ? parameters : undefined;
+      return { route: compiled.route, routeKey: compiled.routeKey, pathParameters };
+    }
+  }
+  return undefined;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/**
+ * Collects the body as it arrives, chunked or not; undefined as soon as it passes `maxBytes`, having
+ * stopped reading (a client must not make the gateway hold more than the limit).
+ */
+function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > maxBytes) {
+        request.off("data", onData);
+        request.pause();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    request.on("data", onData);
+    request.once("end", () => resolve(Buffer.concat(chunks)));
+    request.once("error", reject);
+  });
+}
+
+/** The connection closes after the 413, so the rest of the body is never read. */
+function rejectTooLarge(response: ServerResponse): void {
+  const reply = jsonReply(413, "Request Entity Too Large");
+  writeReply(response, { ...reply, headers: { ...reply.headers, connection: "close" } });
+}
+
+interface EventParts {
+  request: IncomingMessage;
+  method: string;
+  rawPath: string;
+  rawQueryString: string;
+  routeKey: string;
+  pathParameters: Record<string, string> | undefined;
+  body: Buffer;
+  requestId: string;
+  receivedAt: Date;
+  clientCert: APIGatewayEventClientCertificate;
+}
+
+function buildEvent(parts: EventParts): APIGatewayProxyEventV2 {
+  const { request, body } = parts;
+  const sourceIp = (request.socket.remoteAddress ?? "").replace(/^::ffff:/, "");
+  const { headers, cookies } = eventHeaders(request, sourceIp, parts.receivedAt);
+  const domainName = (headers.host ?? "localhost").replace(/:\d+$/, "");
+  const isBase64Encoded = body.length > 0 && !isTextBody(headers);
+  return {
+    version: "2.0",
+    routeKey: parts.routeKey,
+    rawPath: parts.rawPath,
+    rawQueryString: parts.rawQueryString,
+    ...(cookies.length > 0 ? { cookies } : {}),
+    headers,
+    ...queryParameters(parts.rawQueryString),
+    requestContext: {
+      accountId: ACCOUNT_ID,
+      apiId: API_ID,
+      authentication: { clientCert: parts.clientCert },
+      domainName,
+      domainPrefix: domainName.split(".")[0] as string,
+      http: {
+        method: parts.method,
+        path: parts.rawPath,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp,
+        userAgent: headers["user-agent"] ?? "",
+      },
+      requestId: parts.requestId,
+      routeKey: parts.routeKey,
+      stage: "$default",
+      time: formatRequestTime(parts.receivedAt),
+      timeEpoch: parts.receivedAt.getTime(),
+    },
+    ...(body.length > 0 ? { body: body.toString(isBase64Encoded ? "base64" : "utf8") } : {}),
+    ...(parts.pathParameters ? { pathParameters: parts.pathParameters } : {}),
+    isBase64Encoded,
+  };
+}
+
+/** Lower-case names, repeated headers joined with ",", cookies moved out, forwarding headers added. */
+function eventHeaders(
+  request: IncomingMessage,
+  sourceIp: string,
+  receivedAt: Date,
+): { headers: Record<string, string>; cookies: string[] } {
+  const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+  for (const [name, values] of Object.entries(request.headersDistinct)) {
+    if (!values) continue;
+    if (name === "cookie") {
+      cookies.push(
+        ...values.flatMap((value) => value.split(";").map((cookie) => cookie.trim())).filter(Boolean),
+      );
+    } else {
+      headers[name] = values.join(",");
+    }
+  }
+  const forwardedFor = headers["x-forwarded-for"];
+  headers["x-forwarded-for"] = forwardedFor ? `${forwardedFor}, ${sourceIp}` : sourceIp;
+  headers["x-forwarded-port"] = String(request.socket.localPort ?? "");
+  headers["x-forwarded-proto"] = "https";
+  headers["x-amzn-trace-id"] ??=
+    `Root=1-${Math.floor(receivedAt.getTime() / 1000).toString(16)}-${randomBytes(12).toString("hex")}`;
+  return { headers, cookies };
+}
+
+function queryParameters(rawQueryString: string): Pick<APIGatewayProxyEventV2, "queryStringParameters"> {
+  if (rawQueryString === "") return {};
+  const parameters: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(rawQueryString)) {
+    const previous = parameters[name];
+    parameters[name] = previous === undefined ? value : `${previous},${value}`;
+  }
+  return { queryStringParameters: parameters };
+}
+
+function isTextBody(headers: Record<string, string>): boolean {
+  if (headers["content-encoding"]) return false;
+  const mediaType = (headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
+  return TEXT_MEDIA_TYPE.test(mediaType);
+}
+
+/** API Gateway's request time, e.g. "12/Mar/2020:19:03:58 +0000". */
+function formatRequestTime(date: Date): string {
+  const pad = (value: number) => String(value).padStart(2, "0");
+  return (
+    `${pad(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}:` +
+    `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} +0000`
+  );
+}
+
+/** One summary per connection: a keep-alive connection presents its certificate once. */
+const peerCertificates = new WeakMap<TLSSocket, APIGatewayEventClientCertificate>();
+
+function peerCertificate(socket: TLSSocket): APIGatewayEventClientCertificate {
+  let summary = peerCertificates.get(socket);
+  if (!summary) {
+    // The handshake only completes with a certificate the CA signed (rejectUnauthorized), so raw is present.
+    summary = certificateSummary(socket.getPeerCertificate().raw);
+    peerCertificates.set(socket, summary);
+  }
+  return summary;
+}
+
+function lambdaContext(): Context {
+  const deadline = Date.now() + INTEGRATION_TIMEOUT_MS;
+  const callbackStyle = () => {
+    throw new Error("The local gateway supports async handlers only: return the result");
+  };
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: FUNCTION_NAME,
+    functionVersion: "$LATEST",
+    invokedFunctionArn: `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${FUNCTION_NAME}`,
+    memoryLimitInMB: "1024",
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${FUNCTION_NAME}`,
+    logStreamName: "local",
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: callbackStyle,
+    fail: callbackStyle,
+    succeed: callbackStyle,
+  };
+}
+
+/**
+ * Payload format 2.0 responses: an object with a statusCode is taken field by field; anything else is
+ * a 200 application/json whose body is the result (a string as is, other values as JSON).
+ */
+function toHttpReply(result: APIGatewayProxyResultV2): HttpReply {
+  if (typeof result === "object" && result !== null && "statusCode" in result) {
+    const { statusCode } = result;
+    if (
+      typeof statusCode !== "number" ||
+      !Number.isInteger(statusCode) ||
+      statusCode < 100 ||
+      statusCode > 599
+    ) {
+      throw new Error(`The handler returned an invalid statusCode: ${String(statusCode)}`);
+    }
+    const headers = Object.fromEntries(
+      Object.entries(result.headers ?? {}).map(([name, value]) => [name, String(value)]),
+    );
+    const body = Buffer.from(result.body ?? "", result.isBase64Encoded ? "base64" : "utf8");
+    return { statusCode, headers, cookies: result.cookies ?? [], body };
+  }
+  const body = typeof result === "string" ? result : (JSON.stringify(result) ?? "");
+  return {
+    statusCode: 200,
+    headers: { "content-type": "application/json" },
+    cookies: [],
+    body: Buffer.from(body),
+  };
+}
+
+function jsonReply(statusCode: number, message: string): HttpReply {
+  return {
+    statusCode,
+    headers: { "content-type": "application/json" },
+    cookies: [],
+    body: Buffer.from(JSON.stringify({ message })),
+  };
+}
+
+function writeReply(response: ServerResponse, reply: HttpReply): void {
+  response.statusCode = reply.statusCode;
+  for (const [name, value] of Object.entries(reply.headers)) response.setHeader(name, value);
+  if (reply.cookies.length > 0) response.setHeader("set-cookie", reply.cookies);
+  response.end(reply.body);
+}
