@@ -1,9 +1,12 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics } from "@aws-lambda-powertools/metrics";
 
-/** Service name, namespace and log level come from the POWERTOOLS_* variables the function construct sets. */
-export const logger = new Logger({ serviceName: "beacon" });
-export const metrics = new Metrics({ namespace: "Beacon", serviceName: "beacon" });
+/**
+ * Service name, namespace and log level come from the POWERTOOLS_* variables the function construct
+ * sets; a value given here would override them and detach the metrics from their alarms.
+ */
+export const logger = new Logger();
+export const metrics = new Metrics();
 
 export const MetricNames = {
   heartbeats: "Heartbeats",

@@ -1,0 +1,133 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { Agent, request } from "node:https";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { inject } from "vitest";
+import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
+import { loadAgentApi } from "./agent-routes.js";
+import { type ClientCertificateRequest, ensureDevCertificates, issueClientCertificate } from "./certs.js";
+import { type CountingProxy, startCountingProxy } from "./counting-proxy.js";
+import { startAgentGateway } from "./gateway.js";
+
+export interface PostOptions {
+  /** Name of the client certificate in the certs folder (`<name>.pem`/`<name>.key`); dev-fleet by default. */
+  certificate?: string;
+  gzip?: boolean;
+  /** Send the body with Transfer-Encoding: chunked and no Content-Length, as the Java agent does. */
+  chunked?: boolean;
+  headers?: Record<string, string>;
+  /** Bytes sent exactly as given, instead of the JSON of the body argument. */
+  rawBody?: Buffer;
+}
+
+export interface AgentResponse {
+  status: number;
+  body: string;
+  json(): Record<string, unknown>;
+}
+
+export interface AgentApiUnderTest {
+  url: string;
+  certsDir: string;
+  /** Requests the handler made to DynamoDB, by X-Amz-Target, since the last reset. */
+  dynamoDb: CountingProxy;
+  kinesis: CountingProxy;
+  env: Record<string, string>;
+  post(path: string, body: unknown, options?: PostOptions): Promise<AgentResponse>;
+  /** Issues a client certificate from this file's dev CA; returns its name for PostOptions.certificate. */
+  issueCertificate(request: ClientCertificateRequest): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real agent-api handler behind the real mutual-TLS gateway, in this test file's own process, on
+ * the backends the integration project's global setup started. DynamoDB and Kinesis calls go through
+ * counting proxies so that tests can assert what a request cost.
+ */
+export async function startAgentApi(overrides: Record<string, string> = {}): Promise<AgentApiUnderTest> {
+  const backends = inject("beaconEnv");
+  const dynamoDb = await startCountingProxy(backends[AwsEndpointEnvNames.dynamodb] as string);
+  const kinesis = await startCountingProxy(backends[AwsEndpointEnvNames.kinesis] as string);
+  const env: Record<string, string> = {
+    ...backends,
+    [AwsEndpointEnvNames.dynamodb]: dynamoDb.url,
+    [AwsEndpointEnvNames.kinesis]: kinesis.url,
+    POWERTOOLS_LOG_LEVEL: "ERROR",
+    ...overrides,
+  };
+  const agentApi = await loadAgentApi(env);
+
+  const certsDir = mkdtempSync(path.join(tmpdir(), "beacon-certs-"));
+  await ensureDevCertificates(certsDir);
+  const gateway = await startAgentGateway({ port: 0, certsDir, routes: agentApi.routes });
+  const agents = new Map<string, Agent>();
+  const agentFor = (name: string) => {
+    let agent = agents.get(name);
+    if (!agent) {
+      agent = new Agent({
+        keepAlive: true,
+        maxSockets: 100,
+        ca: readFileSync(path.join(certsDir, "ca.pem")),
+        cert: readFileSync(path.join(certsDir, `${name}.pem`)),
+        key: readFileSync(path.join(certsDir, `${name}.key`)),
+      });
+      agents.set(name, agent);
+    }
+    return agent;
+  };
+
+  return {
+    url: gateway.url,
+    certsDir,
+    dynamoDb,
+    kinesis,
+    env,
+    post: (requestPath, body, options = {}) =>
+      send(new URL(requestPath, gateway.url), body, agentFor(options.certificate ?? "dev-fleet"), options),
+    async issueCertificate(certificateRequest) {
+      const issued = await issueClientCertificate(certsDir, certificateRequest);
+      return path.basename(issued.certPath, ".pem");
+    },
+    async close() {
+      for (const agent of agents.values()) agent.destroy();
+      await gateway.close();
+      await agentApi.shutdown();
+      await Promise.all([dynamoDb.close(), kinesis.close()]);
+      rmSync(certsDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function send(url: URL, body: unknown, agent: Agent, options: PostOptions): Promise<AgentResponse> {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  const payload = options.rawBody ?? (options.gzip ? gzipSync(text) : Buffer.from(text));
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    ...(options.gzip ? { "content-encoding": "gzip" } : {}),
+    ...(options.chunked ? { "transfer-encoding": "chunked" } : { "content-length": String(payload.length) }),
+    ...options.headers,
+  };
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method: "POST", agent, headers, timeout: 60_000 }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        resolve({ status: response.statusCode ?? 0, body: text, json: () => JSON.parse(text) });
+      });
+      response.on("error", reject);
+    });
+    outgoing.on("error", reject);
+    outgoing.on("timeout", () => outgoing.destroy(new Error(`request to ${url} timed out`)));
+    if (options.chunked) {
+      // Several writes, so the body really crosses the wire in more than one chunk.
+      const step = Math.max(1, Math.ceil(payload.length / 4));
+      for (let offset = 0; offset < payload.length; offset += step)
+        outgoing.write(payload.subarray(offset, offset + step));
+      outgoing.end();
+    } else {
+      outgoing.end(payload);
+    }
+  });
+}

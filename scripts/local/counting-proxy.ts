@@ -1,0 +1,70 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** Forwards HTTP requests to a backend and counts them by operation, for tests that budget requests. */
+export interface CountingProxy {
+  /** Base URL to use as the client's endpoint. */
+  readonly url: string;
+  /** Requests seen since start or the last reset, by X-Amz-Target (e.g. "DynamoDB_20120810.GetItem"). */
+  counts(): Record<string, number>;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** Starts a proxy on a free loopback port in front of an http:// base URL. */
+export async function startCountingProxy(targetBaseUrl: string): Promise<CountingProxy> {
+  const target = new URL(targetBaseUrl);
+  if (target.protocol !== "http:")
+    throw new Error(`the counting proxy forwards to http:// only, not ${targetBaseUrl}`);
+  const basePath = target.pathname.replace(/\/$/, "");
+  const upstreamAgent = new http.Agent({ keepAlive: true });
+  let counts = new Map<string, number>();
+
+  const server = http.createServer((request, response) => {
+    // Requests without the AWS JSON protocol's operation header are counted by method and path.
+    const operation = request.headers["x-amz-target"] ?? `${request.method} ${request.url}`;
+    const key = Array.isArray(operation) ? operation.join(",") : operation;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+
+    const upstream = http.request(
+      {
+        agent: upstreamAgent,
+        hostname: target.hostname,
+        port: target.port,
+        method: request.method,
+        path: `${basePath}${request.url ?? "/"}`,
+        headers: request.headers,
+      },
+      (upstreamResponse) => {
+        response.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);
+        upstreamResponse.pipe(response);
+      },
+    );
+    upstream.on("error", (error) => {
+      if (response.headersSent) response.destroy(error);
+      else response.writeHead(502, { "content-type": "text/plain" }).end(`counting proxy: ${error.message}`);
+    });
+    request.pipe(upstream);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen({ port: 0, host: "127.0.0.1" }, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    counts: () => Object.fromEntries(counts),
+    reset: () => {
+      counts = new Map();
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        // Idle keep-alive connections would otherwise hold close() open until they time out.
+        server.closeAllConnections();
+        upstreamAgent.destroy();
+      }),
+  };
+}

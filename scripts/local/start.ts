@@ -1,0 +1,83 @@
+/**
+ * `npm start`: Beacon on this machine. DynamoDB Local, Redis and a Kinesis emulator as child processes,
+ * the agent API behind the local mutual-TLS gateway. Ctrl-C (or SIGTERM) stops everything and exits 0.
+ */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
+import { loadAgentApi } from "./agent-routes.js";
+import { LocalStackNames, startBackends } from "./backends.js";
+import { ensureDevCertificates } from "./certs.js";
+import { startAgentGateway } from "./gateway.js";
+import { kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
+import { assertPortFree, localPorts } from "./ports.js";
+
+const beaconDir = fileURLToPath(new URL("../../.beacon/", import.meta.url));
+const certsDir = path.join(beaconDir, "certs");
+/** Set to "true" to keep DynamoDB Local's tables across restarts, in .beacon/local/dynamodb. */
+const persistDynamoDbEnvName = "BEACON_DYNAMODB_PERSIST";
+
+const log = (line: string) => console.log(line);
+
+/** What is running, in start order; stopped in reverse. */
+const running: Array<() => Promise<void>> = [];
+let stopping = false;
+
+async function stopAndExit(exitCode: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    log("Beacon: stopping");
+    for (const stop of running.reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        console.error(`Beacon: error while stopping: ${(error as Error).message}`);
+      }
+    }
+  }
+  process.exit(exitCode);
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  // Children of a start still in progress die with this process (see child-service.ts).
+  process.once(signal, () => void stopAndExit(0));
+}
+
+async function start(): Promise<void> {
+  log("Beacon: starting the local stack");
+  const ports = localPorts();
+  // Checked first, so a taken port costs no wait for the backends.
+  await assertPortFree(ports.agent, "agent");
+  const backends = await startBackends({
+    stateDir: path.join(beaconDir, "local"),
+    ports,
+    kinesisEmulator: kinesisEmulatorFromEnv(),
+    ...LocalStackNames,
+    log,
+    persistDynamoDb: process.env[persistDynamoDbEnvName] === "true",
+  });
+  running.push(() => backends.stop());
+
+  log(`certificates: ${certsDir}`);
+  const certificates = await ensureDevCertificates(certsDir);
+  const agentApi = await loadAgentApi(backends.env);
+  running.push(() => agentApi.shutdown());
+  const gateway = await startAgentGateway({ port: ports.agent, certsDir, routes: agentApi.routes });
+  running.push(() => gateway.close());
+
+  const { env } = backends;
+  log("");
+  log(`  agent API  ${gateway.url}/c2/api/heartbeat and /c2/api/acknowledge (mutual TLS)`);
+  log(`             CA ${certificates.caPath}`);
+  log(`             client certificates ${certificates.fleet.certPath}, ${certificates.agent.certPath}`);
+  log(`  DynamoDB   ${env[AwsEndpointEnvNames.dynamodb]}  table ${env[EnvNames.tableName]}`);
+  log(`  Kinesis    ${env[AwsEndpointEnvNames.kinesis]}  stream ${env[EnvNames.streamName]}`);
+  log(`  Redis      ${env[EnvNames.redisUrl]}`);
+  log("");
+  log("Beacon is ready");
+}
+
+start().catch((error: unknown) => {
+  console.error(`Beacon: could not start: ${error instanceof Error ? error.message : String(error)}`);
+  void stopAndExit(1);
+});

@@ -1,0 +1,42 @@
+import { rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { TestProject } from "vitest/node";
+import { startBackends } from "./backends.js";
+import { kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
+import { findFreePorts } from "./ports.js";
+import { findRedisServerBinary } from "./redis-server.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The backends' environment (endpoints, names, placeholder credentials) for handlers under test. */
+    beaconEnv: Record<string, string>;
+    /** For tests that run a Redis of their own, e.g. to take it away mid-test. */
+    redisServerBinary: string;
+  }
+}
+
+/**
+ * Starts the integration tests' own backends: on ports the system reports free, never the defaults,
+ * so a running `npm start` and the tests leave each other alone. A failed start keeps its state
+ * folder, whose logs/ tell why.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const stateDir = fileURLToPath(new URL(`../../.beacon/test-${process.pid}/`, import.meta.url));
+  const [dynamodb, redis, kinesis] = await findFreePorts(3);
+  if (dynamodb === undefined || redis === undefined || kinesis === undefined)
+    throw new Error("no free ports");
+  const backends = await startBackends({
+    stateDir,
+    ports: { dynamodb, redis, kinesis },
+    kinesisEmulator: kinesisEmulatorFromEnv(),
+    tableName: "beacon-test",
+    streamName: "beacon-events-test",
+    log: (line) => console.log(`[backends] ${line}`),
+  });
+  project.provide("beaconEnv", backends.env);
+  project.provide("redisServerBinary", findRedisServerBinary());
+  return async () => {
+    await backends.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  };
+}
