@@ -1,0 +1,268 @@
+/**
+ * Builds and runs the Java driver in ./java: a command-line program that talks to Beacon with the real
+ * Apache NiFi C2 client library (org.apache.nifi:c2-client-http 2.3.0) and prints one JSON line per step.
+ */
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const PROJECT_DIR = fileURLToPath(new URL("./java/", import.meta.url));
+const TARGET_DIR = path.join(PROJECT_DIR, "target");
+const DRIVER_JAR = path.join(TARGET_DIR, "c2-client-driver.jar");
+const BUILD_STAMP = path.join(TARGET_DIR, "beacon-build.stamp");
+const JVM_DIR = "/usr/lib/jvm";
+/** NiFi 2.x classes need Java 21 or later; the machine's default JDK is 17. */
+const JDK_PATTERN = /temurin.*25/;
+const MAVEN_ARGS = ["-B", "-q", "package"];
+/** The first build downloads the library and Maven's plugins into ~/.m2; later ones take seconds. */
+const BUILD_TIMEOUT_MS = 10 * 60_000;
+/** Each of the driver's HTTP calls is bounded at 30 s by the library's own call timeout. */
+const RUN_TIMEOUT_MS = 90_000;
+const OUTPUT_TAIL_CHARS = 6_000;
+
+export type Compression = "none" | "gzip";
+
+export interface JavaDriverOptions {
+  /** Base URL of the agent gateway, `https://127.0.0.1:<port>`. */
+  url: string;
+  /** Holds `ca.pem` and the client certificate as `<certificate>.pem` and PKCS#8 `<certificate>.key`. */
+  certsDir: string;
+  certificate: string;
+  agentId: string;
+  agentClass: string;
+  /** Sent as `agentInfo.agentManifestHash`; Beacon asks for the manifest of a hash it does not know. */
+  manifestHash: string;
+  compression: Compression;
+  timeoutMs?: number;
+}
+
+/** One HTTP exchange as it crossed the wire: the request as sent and the status that came back. */
+export interface WireExchange {
+  path: string;
+  status: number;
+  contentEncoding: string | null;
+  transferEncoding: string | null;
+  contentLength: string | null;
+}
+
+/** An operation as the library parsed it from Beacon's reply (enum names, so upper-case). */
+export interface ReceivedOperation {
+  identifier: string;
+  operation: string | null;
+  operand: string | null;
+  args: Record<string, unknown>;
+}
+
+export interface ClientStep {
+  step: "client";
+  /** Maven coordinates of the C2 client library that ran, from its jar's manifest. */
+  library: string;
+  heartbeatUrl: string;
+  compression: Compression;
+}
+
+export interface HeartbeatStep {
+  step: "heartbeat";
+  sequence: number;
+  agentId: string;
+  agentManifestHash: string;
+  /** Whether the heartbeat carried the manifest itself; the driver sends light heartbeats, so false. */
+  manifestSent: boolean;
+  http: WireExchange;
+  /** Whether the library could parse Beacon's reply; it drops a reply with any operation it cannot read. */
+  parsed: boolean;
+  operations: ReceivedOperation[];
+}
+
+export interface AckStep {
+  step: "ack";
+  operationId: string;
+  operation: string;
+  operand: string;
+  state: string;
+  agentManifestHash: string;
+  manifest: {
+    identifier: string;
+    agentType: string;
+    version: string;
+    bundles: number;
+    supportedOperations: { type: string; operands: string[] }[];
+  };
+  http: WireExchange;
+}
+
+export type DriverStep = ClientStep | HeartbeatStep | AckStep;
+
+/**
+ * Packages the driver with Maven on the Temurin 25 JDK unless the jar already matches the sources, the
+ * POM and the JDK (recorded in a stamp beside it).
+ */
+export async function buildJavaDriver(): Promise<void> {
+  const javaHome = findJavaHome();
+  const fingerprint = sourceFingerprint(javaHome);
+  if (existsSync(DRIVER_JAR) && readOptional(BUILD_STAMP) === fingerprint) return;
+
+  const result = await runBounded("mvn", MAVEN_ARGS, {
+    cwd: PROJECT_DIR,
+    env: {
+      ...process.env,
+      JAVA_HOME: javaHome,
+      PATH: `${path.join(javaHome, "bin")}${path.delimiter}${process.env.PATH ?? ""}`,
+      // Maven's bundled Guava calls sun.misc.Unsafe, which Java 25 warns about on every run.
+      MAVEN_OPTS: [process.env.MAVEN_OPTS, "--sun-misc-unsafe-memory-access=allow"].filter(Boolean).join(" "),
+    },
+    timeoutMs: BUILD_TIMEOUT_MS,
+  });
+  if (result.exitCode !== 0 || !existsSync(DRIVER_JAR)) {
+    throw new Error(
+      `mvn ${MAVEN_ARGS.join(" ")} in ${PROJECT_DIR} ${describeEnd(result)}\n${outputOf(result)}`,
+    );
+  }
+  writeFileSync(BUILD_STAMP, fingerprint);
+}
+
+/**
+ * Runs the driver's conversation (heartbeat, ack of DESCRIBE MANIFEST, heartbeat) and returns its steps.
+ * Rejects with the driver's output when it exits non-zero, which it does when any step failed.
+ */
+export async function runJavaDriver(options: JavaDriverOptions): Promise<DriverStep[]> {
+  if (!existsSync(DRIVER_JAR)) throw new Error(`${DRIVER_JAR} is missing: call buildJavaDriver() first`);
+  const javaHome = findJavaHome();
+  const args = [
+    "-jar",
+    DRIVER_JAR,
+    options.url,
+    options.certsDir,
+    options.certificate,
+    options.agentId,
+    options.agentClass,
+    options.manifestHash,
+    options.compression,
+  ];
+  const result = await runBounded(path.join(javaHome, "bin", "java"), args, {
+    cwd: PROJECT_DIR,
+    env: process.env,
+    timeoutMs: options.timeoutMs ?? RUN_TIMEOUT_MS,
+  });
+  if (result.exitCode !== 0) {
+    throw new Error(`the Java C2 client driver ${describeEnd(result)}\n${outputOf(result)}`);
+  }
+  return parseSteps(result.stdout);
+}
+
+/** The steps the driver printed, one JSON object per line. */
+function parseSteps(stdout: string): DriverStep[] {
+  return stdout
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => {
+      try {
+        return JSON.parse(line) as DriverStep;
+      } catch {
+        throw new Error(`the Java C2 client driver printed a line that is not JSON: ${line}`);
+      }
+    });
+}
+
+function findJavaHome(): string {
+  const candidates = existsSync(JVM_DIR)
+    ? readdirSync(JVM_DIR)
+        .filter((name) => JDK_PATTERN.test(name))
+        .map((name) => path.join(JVM_DIR, name))
+        .filter((home) => existsSync(path.join(home, "bin", "java")))
+        .sort()
+    : [];
+  const javaHome = candidates[0];
+  if (javaHome === undefined) {
+    throw new Error(
+      `no Temurin 25 JDK in ${JVM_DIR} (looked for ${JVM_DIR}/*temurin*25*/bin/java): ` +
+        "the NiFi 2.3.0 C2 client needs Java 21 or later",
+    );
+  }
+  return javaHome;
+}
+
+/** Everything the build depends on in this repository, plus the JDK that compiles it. */
+function sourceFingerprint(javaHome: string): string {
+  const hash = createHash("sha256").update(`${javaHome}\n${MAVEN_ARGS.join(" ")}\n`);
+  const files = [path.join(PROJECT_DIR, "pom.xml"), ...listFiles(path.join(PROJECT_DIR, "src"))].sort();
+  for (const file of files) {
+    hash
+      .update(`${path.relative(PROJECT_DIR, file)}\n`)
+      .update(readFileSync(file))
+      .update("\n");
+  }
+  return hash.digest("hex");
+}
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const entryPath = path.join(dir, entry.name);
+    return entry.isDirectory() ? listFiles(entryPath) : [entryPath];
+  });
+}
+
+function readOptional(file: string): string | undefined {
+  return existsSync(file) ? readFileSync(file, "utf8") : undefined;
+}
+
+interface ChildResult {
+  timeoutMs: number;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+interface BoundedOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+}
+
+/** Runs a command to its end or kills it at the deadline; a command that cannot start rejects. */
+function runBounded(command: string, args: readonly string[], options: BoundedOptions): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    // SIGKILL: a JVM stuck in a call may not honour SIGTERM promptly, and nothing it holds needs a clean exit.
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, options.timeoutMs);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot run ${command}: ${error.message}`));
+    });
+    child.on("close", (exitCode, signal) => {
+      clearTimeout(timer);
+      resolve({ timeoutMs: options.timeoutMs, exitCode, signal, timedOut, stdout, stderr });
+    });
+  });
+}
+
+function describeEnd(result: ChildResult): string {
+  if (result.timedOut) return `was killed after ${result.timeoutMs} ms`;
+  return result.signal === null ? `exited with ${result.exitCode}` : `was killed by ${result.signal}`;
+}
+
+function outputOf(result: ChildResult): string {
+  const tail = (text: string) =>
+    text.length > OUTPUT_TAIL_CHARS ? `…${text.slice(-OUTPUT_TAIL_CHARS)}` : text;
+  return `--- stdout\n${tail(result.stdout)}\n--- stderr\n${tail(result.stderr)}`;
+}

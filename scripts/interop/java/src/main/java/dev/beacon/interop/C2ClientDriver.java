@@ -1,0 +1,566 @@
+package dev.beacon.interop;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.reflect.Constructor;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.SecureRandom;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import okhttp3.Interceptor;
+import okhttp3.OkHttpClient;
+import okhttp3.Response;
+import org.apache.nifi.c2.client.C2ClientConfig;
+import org.apache.nifi.c2.client.http.C2HttpClient;
+import org.apache.nifi.c2.client.http.OkHttpClientProvider;
+import org.apache.nifi.c2.client.http.url.C2UrlProvider;
+import org.apache.nifi.c2.client.http.url.C2UrlProviderFactory;
+import org.apache.nifi.c2.client.service.C2HeartbeatFactory;
+import org.apache.nifi.c2.client.service.FlowIdHolder;
+import org.apache.nifi.c2.client.service.ManifestHashProvider;
+import org.apache.nifi.c2.client.service.model.RuntimeInfoWrapper;
+import org.apache.nifi.c2.client.service.operation.C2OperationHandler;
+import org.apache.nifi.c2.client.service.operation.DescribeManifestOperationHandler;
+import org.apache.nifi.c2.client.service.operation.EmptyOperandPropertiesProvider;
+import org.apache.nifi.c2.client.service.operation.SupportedOperationsProvider;
+import org.apache.nifi.c2.protocol.api.AgentManifest;
+import org.apache.nifi.c2.protocol.api.AgentRepositories;
+import org.apache.nifi.c2.protocol.api.AgentRepositoryStatus;
+import org.apache.nifi.c2.protocol.api.C2Heartbeat;
+import org.apache.nifi.c2.protocol.api.C2HeartbeatResponse;
+import org.apache.nifi.c2.protocol.api.C2Operation;
+import org.apache.nifi.c2.protocol.api.C2OperationAck;
+import org.apache.nifi.c2.protocol.api.FlowQueueStatus;
+import org.apache.nifi.c2.protocol.api.OperandType;
+import org.apache.nifi.c2.protocol.api.OperationType;
+import org.apache.nifi.c2.protocol.api.ResourcesGlobalHash;
+import org.apache.nifi.c2.protocol.api.RunStatus;
+import org.apache.nifi.c2.protocol.api.SupportedOperation;
+import org.apache.nifi.c2.protocol.component.api.BuildInfo;
+import org.apache.nifi.c2.protocol.component.api.Bundle;
+import org.apache.nifi.c2.protocol.component.api.ComponentManifest;
+import org.apache.nifi.c2.protocol.component.api.ProcessorDefinition;
+import org.apache.nifi.c2.serializer.C2JacksonSerializer;
+import org.apache.nifi.c2.serializer.C2Serializer;
+
+/**
+ * Plays a MiNiFi Java agent against Beacon with the real Apache NiFi C2 client library: the library's
+ * {@link C2HttpClient} carries every request (mutual TLS, optional gzip), its {@link C2HeartbeatFactory}
+ * builds the heartbeats and its {@link DescribeManifestOperationHandler} builds the DESCRIBE MANIFEST
+ * acknowledgement, exactly as in the agent. Only the sequencing is this driver's: heartbeat, acknowledge
+ * every DESCRIBE MANIFEST, heartbeat again.
+ *
+ * <p>Prints one JSON object per line on stdout for each step; the library's log goes to stderr. Exits 0
+ * when every step got an HTTP success, 1 on any failure and 2 on bad arguments.
+ */
+public final class C2ClientDriver {
+  private static final String USAGE =
+      "usage: c2-client-driver <base url https://host:port> <cert dir> <cert name> <agent id> <agent class>"
+          + " <manifest hash> <none|gzip>\n"
+          + "  <cert dir> holds ca.pem, <cert name>.pem and <cert name>.key (PKCS#8)";
+  private static final String HEARTBEAT_PATH = "/c2/api/heartbeat";
+  private static final String ACKNOWLEDGE_PATH = "/c2/api/acknowledge";
+  private static final long CONNECT_TIMEOUT_MS = 5_000;
+  private static final long READ_TIMEOUT_MS = 15_000;
+  private static final long CALL_TIMEOUT_MS = 30_000;
+  private static final String STORE_TYPE = "PKCS12";
+  private static final long ONE_GIB = 1L << 30;
+  private static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY =
+      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+
+  private final Arguments arguments;
+  private final ObjectMapper json = new ObjectMapper();
+  private final WireRecorder wire = new WireRecorder();
+  private final String libraryVersion = C2HttpClient.class.getPackage().getImplementationVersion();
+  private final C2HttpClient client;
+  private final C2HeartbeatFactory heartbeatFactory;
+  private final DescribeManifestOperationHandler describeManifest;
+  private final Set<SupportedOperation> supportedOperations;
+
+  private C2ClientDriver(Arguments arguments, Path workDir) throws Exception {
+    this.arguments = arguments;
+    TlsStores stores = TlsStores.write(arguments.certDir(), arguments.certName(), workDir);
+    C2ClientConfig config =
+        new C2ClientConfig.Builder()
+            .c2Url(arguments.baseUrl() + HEARTBEAT_PATH)
+            .c2AckUrl(arguments.baseUrl() + ACKNOWLEDGE_PATH)
+            .agentIdentifier(arguments.agentId())
+            .agentClass(arguments.agentClass())
+            // Light heartbeats (the agent's default is full ones): Beacon must then ask for the manifest.
+            .fullHeartbeat(false)
+            // Where the library keeps the identifiers it persists (device id, flow id): this run's own.
+            .confDirectory(workDir.toString())
+            .keystoreFilename(stores.keystore().toString())
+            .keystoreType(STORE_TYPE)
+            .keystorePassword(stores.password())
+            .keyPassword(stores.password())
+            .truststoreFilename(stores.truststore().toString())
+            .truststoreType(STORE_TYPE)
+            .truststorePassword(stores.password())
+            .c2RequestCompression(arguments.compression())
+            // The builder has no defaults and OkHttp reads 0 as "wait forever".
+            .connectTimeout(CONNECT_TIMEOUT_MS)
+            .readTimeout(READ_TIMEOUT_MS)
+            .callTimeout(CALL_TIMEOUT_MS)
+            .maxIdleConnections(1)
+            .keepAliveDuration(READ_TIMEOUT_MS)
+            .build();
+    this.client = createClient(config, wire);
+    this.heartbeatFactory =
+        new C2HeartbeatFactory(
+            config,
+            new FlowIdHolder(workDir.toString()),
+            new FixedManifestHash(arguments.manifestHash()),
+            C2ClientDriver::noResourcesHash);
+    this.describeManifest =
+        new DescribeManifestOperationHandler(
+            heartbeatFactory, this::runtimeInfo, new EmptyOperandPropertiesProvider());
+    // Derived from the handlers, as the agent does: this driver can perform DESCRIBE MANIFEST only.
+    Map<OperationType, Map<OperandType, C2OperationHandler>> handlers =
+        Map.of(OperationType.DESCRIBE, Map.of(OperandType.MANIFEST, describeManifest));
+    this.supportedOperations = new SupportedOperationsProvider(handlers).getSupportedOperations();
+  }
+
+  public static void main(String[] args) {
+    // slf4j-simple reads these when the first logger is created, which is after this line.
+    System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
+    System.exit(run(args));
+  }
+
+  private static int run(String[] args) {
+    Arguments arguments;
+    try {
+      arguments = Arguments.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("c2-client-driver: " + e.getMessage());
+      System.err.println(USAGE);
+      return 2;
+    }
+    Path workDir = null;
+    try {
+      workDir = Files.createTempDirectory("beacon-c2-driver-", OWNER_ONLY);
+      new C2ClientDriver(arguments, workDir).converse();
+      return 0;
+    } catch (DriverFailure e) {
+      System.err.println("c2-client-driver: " + e.getMessage());
+      return 1;
+    } catch (Exception e) {
+      System.err.println("c2-client-driver: " + e);
+      e.printStackTrace(System.err);
+      return 1;
+    } finally {
+      deleteRecursively(workDir);
+    }
+  }
+
+  /**
+   * Heartbeat, acknowledge every DESCRIBE MANIFEST it brought, heartbeat again. Other operations are only
+   * reported: this driver advertises DESCRIBE MANIFEST alone.
+   */
+  private void converse() throws IOException, DriverFailure {
+    emit(
+        step("client")
+            .with("library", "org.apache.nifi:c2-client-http:" + libraryVersion)
+            .with("heartbeatUrl", arguments.baseUrl() + HEARTBEAT_PATH)
+            .with("compression", arguments.compression()));
+    for (C2Operation operation : heartbeat(1)) {
+      if (operation.getOperation() == OperationType.DESCRIBE
+          && operation.getOperand() == OperandType.MANIFEST) {
+        acknowledge(describeManifest.handle(operation), operation);
+      }
+    }
+    heartbeat(2);
+  }
+
+  private List<C2Operation> heartbeat(int sequence) throws IOException, DriverFailure {
+    String name = "heartbeat " + sequence;
+    C2Heartbeat heartbeat = heartbeatFactory.create(runtimeInfo());
+    Optional<C2HeartbeatResponse> response = client.publishHeartbeat(heartbeat);
+    WireRecorder.Exchange exchange = wire.takeLast().orElseThrow(() -> noResponse(name));
+    List<C2Operation> operations =
+        response.map(C2HeartbeatResponse::getRequestedOperations).orElseGet(List::of);
+    emit(
+        step("heartbeat")
+            .with("sequence", sequence)
+            .with("agentId", heartbeat.getAgentId())
+            .with("agentManifestHash", heartbeat.getAgentInfo().getAgentManifestHash())
+            .with("manifestSent", heartbeat.getAgentInfo().getAgentManifest() != null)
+            .with("http", exchange.describe())
+            .with("parsed", response.isPresent())
+            .with("operations", operations.stream().map(C2ClientDriver::describeOperation).toList()));
+    // The protocol asks for 200 on every well-formed heartbeat: the C++ agent treats 4xx/5xx as errors.
+    if (exchange.status() != 200) {
+      throw new DriverFailure("Beacon answered " + name + " with HTTP " + exchange.status());
+    }
+    if (response.isEmpty()) {
+      throw new DriverFailure("the library could not parse Beacon's reply to " + name + " (see its log)");
+    }
+    return operations;
+  }
+
+  private void acknowledge(C2OperationAck ack, C2Operation operation) throws IOException, DriverFailure {
+    String name = "the ack of " + ack.getOperationId();
+    client.acknowledgeOperation(ack);
+    WireRecorder.Exchange exchange = wire.takeLast().orElseThrow(() -> noResponse(name));
+    AgentManifest manifest = (AgentManifest) ack.getAgentInfo().getAgentManifest();
+    JsonFields manifestSummary =
+        new JsonFields()
+            .with("identifier", manifest.getIdentifier())
+            .with("agentType", manifest.getAgentType())
+            .with("version", manifest.getVersion())
+            .with("bundles", manifest.getBundles().size())
+            .with(
+                "supportedOperations",
+                manifest.getSupportedOperations().stream().map(C2ClientDriver::describeSupported).toList());
+    emit(
+        step("ack")
+            .with("operationId", ack.getOperationId())
+            .with("operation", operation.getOperation().name())
+            .with("operand", operation.getOperand().name())
+            .with("state", ack.getOperationState().getState().name())
+            .with("agentManifestHash", ack.getAgentInfo().getAgentManifestHash())
+            .with("manifest", manifestSummary.fields())
+            .with("http", exchange.describe()));
+    if (exchange.status() < 200 || exchange.status() > 299) {
+      throw new DriverFailure("Beacon answered " + name + " with HTTP " + exchange.status());
+    }
+  }
+
+  private static DriverFailure noResponse(String request) {
+    return new DriverFailure(request + " got no HTTP response (see the library's log above)");
+  }
+
+  /**
+   * What {@link C2HttpClient#create} does, through the package-private constructor it uses, plus one network
+   * interceptor on the library's own OkHttp client. The interceptor only records what crossed the wire: the
+   * library discards an acknowledgement's status, and the test wants it and the request encoding.
+   */
+  private static C2HttpClient createClient(C2ClientConfig config, WireRecorder wire)
+      throws ReflectiveOperationException {
+    OkHttpClient http =
+        new OkHttpClientProvider(config).okHttpClient().newBuilder().addNetworkInterceptor(wire).build();
+    Constructor<C2HttpClient> constructor =
+        C2HttpClient.class.getDeclaredConstructor(
+            C2ClientConfig.class, C2Serializer.class, C2UrlProvider.class, OkHttpClient.class);
+    constructor.setAccessible(true);
+    C2UrlProvider urls = new C2UrlProviderFactory(config).create();
+    return constructor.newInstance(config, new C2JacksonSerializer(), urls, http);
+  }
+
+  /** What the agent reports on each heartbeat: repositories, the manifest, queues and run status. */
+  private RuntimeInfoWrapper runtimeInfo() {
+    AgentRepositoryStatus flowFileRepository = new AgentRepositoryStatus();
+    flowFileRepository.setSize(0L);
+    flowFileRepository.setSizeMax(10_000L);
+    flowFileRepository.setDataSize(0L);
+    flowFileRepository.setDataSizeMax(ONE_GIB);
+    AgentRepositories repositories = new AgentRepositories();
+    repositories.setFlowFile(flowFileRepository);
+
+    FlowQueueStatus queue = new FlowQueueStatus();
+    queue.setSize(3L);
+    queue.setSizeMax(10_000L);
+    queue.setDataSize(30L);
+    queue.setDataSizeMax(ONE_GIB);
+
+    return new RuntimeInfoWrapper(
+        repositories, manifest(), Map.of("conn-1", queue), List.of(), List.of(), RunStatus.RUNNING);
+  }
+
+  /** A one-processor manifest shaped like the agent's (examples/java-2.3.0/ack-describe-manifest.json). */
+  private AgentManifest manifest() {
+    ProcessorDefinition generateFlowFile = new ProcessorDefinition();
+    generateFlowFile.setGroup("org.apache.nifi");
+    generateFlowFile.setArtifact("nifi-standard-nar");
+    generateFlowFile.setVersion(libraryVersion);
+    generateFlowFile.setType("org.apache.nifi.processors.standard.GenerateFlowFile");
+    generateFlowFile.setTypeDescription("Generates FlowFiles");
+    generateFlowFile.setSupportedRelationships(List.of());
+    ComponentManifest components = new ComponentManifest();
+    components.setProcessors(List.of(generateFlowFile));
+    Bundle standard = new Bundle("org.apache.nifi", "nifi-standard-nar", libraryVersion);
+    standard.setComponentManifest(components);
+
+    BuildInfo buildInfo = new BuildInfo();
+    buildInfo.setVersion(libraryVersion);
+    buildInfo.setTimestamp(1_700_000_000_000L);
+
+    AgentManifest manifest = new AgentManifest();
+    manifest.setIdentifier("minifi");
+    manifest.setAgentType("minifi-java");
+    manifest.setVersion(libraryVersion);
+    manifest.setBuildInfo(buildInfo);
+    manifest.setBundles(List.of(standard));
+    manifest.setSupportedOperations(supportedOperations);
+    return manifest;
+  }
+
+  /** What the agent reports before it has synchronised any resource (examples/java-2.3.0). */
+  private static ResourcesGlobalHash noResourcesHash() {
+    ResourcesGlobalHash hash = new ResourcesGlobalHash();
+    hash.setDigest("0");
+    return hash;
+  }
+
+  private static Map<String, Object> describeOperation(C2Operation operation) {
+    return new JsonFields()
+        .with("identifier", operation.getIdentifier())
+        .with("operation", operation.getOperation() == null ? null : operation.getOperation().name())
+        .with("operand", operation.getOperand() == null ? null : operation.getOperand().name())
+        .with("args", operation.getArgs() == null ? Map.of() : operation.getArgs())
+        .fields();
+  }
+
+  private static Map<String, Object> describeSupported(SupportedOperation operation) {
+    return new JsonFields()
+        .with("type", operation.getType().name())
+        .with(
+            "operands",
+            operation.getProperties().keySet().stream().map(OperandType::name).sorted().toList())
+        .fields();
+  }
+
+  private static JsonFields step(String name) {
+    return new JsonFields().with("step", name);
+  }
+
+  private void emit(JsonFields step) throws IOException {
+    System.out.println(json.writeValueAsString(step.fields()));
+    System.out.flush();
+  }
+
+  private static void deleteRecursively(Path dir) {
+    if (dir == null) return;
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(path);
+    } catch (IOException e) {
+      System.err.println("c2-client-driver: could not delete " + dir + ": " + e.getMessage());
+    }
+  }
+
+  /** An ordered JSON object under construction; null values are kept so that absences are visible. */
+  private static final class JsonFields {
+    private final Map<String, Object> fields = new LinkedHashMap<>();
+
+    JsonFields with(String name, Object value) {
+      fields.put(name, value);
+      return this;
+    }
+
+    Map<String, Object> fields() {
+      return fields;
+    }
+  }
+
+  /** A failure already explained in its message, printed without a stack trace. */
+  private static final class DriverFailure extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    DriverFailure(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Beacon treats the manifest hash as opaque, and each test case needs one that no earlier run registered,
+   * so it comes from the caller instead of the library's digest of bundles and supported operations.
+   */
+  private static final class FixedManifestHash extends ManifestHashProvider {
+    private final String hash;
+
+    FixedManifestHash(String hash) {
+      this.hash = hash;
+    }
+
+    @Override
+    public String calculateManifestHash(List<Bundle> bundles, Set<SupportedOperation> supportedOperations) {
+      return hash;
+    }
+  }
+
+  /** Remembers the last exchange that reached the network, as sent and as answered. */
+  private static final class WireRecorder implements Interceptor {
+    record Exchange(
+        String path, int status, String contentEncoding, String transferEncoding, String contentLength) {
+      Map<String, Object> describe() {
+        return new JsonFields()
+            .with("path", path)
+            .with("status", status)
+            .with("contentEncoding", contentEncoding)
+            .with("transferEncoding", transferEncoding)
+            .with("contentLength", contentLength)
+            .fields();
+      }
+    }
+
+    private volatile Exchange last;
+
+    @Override
+    public Response intercept(Chain chain) throws IOException {
+      Response response = chain.proceed(chain.request());
+      okhttp3.Request sent = response.request();
+      last =
+          new Exchange(
+              sent.url().encodedPath(),
+              response.code(),
+              sent.header("Content-Encoding"),
+              sent.header("Transfer-Encoding"),
+              sent.header("Content-Length"));
+      return response;
+    }
+
+    /** The exchange since the previous call, if one reached the server. */
+    Optional<Exchange> takeLast() {
+      Optional<Exchange> exchange = Optional.ofNullable(last);
+      last = null;
+      return exchange;
+    }
+  }
+
+  private record Arguments(
+      String baseUrl,
+      Path certDir,
+      String certName,
+      String agentId,
+      String agentClass,
+      String manifestHash,
+      String compression) {
+    static Arguments parse(String[] args) {
+      if (args.length != 7) {
+        throw new IllegalArgumentException("expected 7 arguments, got " + args.length);
+      }
+      URI url;
+      try {
+        url = URI.create(args[0]);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("base url: " + e.getMessage());
+      }
+      if (!"https".equals(url.getScheme()) || url.getHost() == null) {
+        throw new IllegalArgumentException("base url must be https://host[:port], got " + args[0]);
+      }
+      String urlPath = url.getRawPath();
+      boolean hasPath = urlPath != null && !urlPath.isEmpty() && !"/".equals(urlPath);
+      if (hasPath || url.getRawQuery() != null) {
+        throw new IllegalArgumentException("base url must not have a path or query, got " + args[0]);
+      }
+      Path certDir = Path.of(args[1]);
+      if (!Files.isDirectory(certDir)) {
+        throw new IllegalArgumentException("cert dir is not a directory: " + certDir);
+      }
+      String[] names = {"cert name", "agent id", "agent class", "manifest hash"};
+      for (int i = 0; i < names.length; i++) {
+        if (args[2 + i].isBlank()) throw new IllegalArgumentException(names[i] + " is empty");
+      }
+      String compression = args[6];
+      if (!compression.equals("none") && !compression.equals("gzip")) {
+        throw new IllegalArgumentException("compression must be none or gzip, got " + compression);
+      }
+      String baseUrl = url.getScheme() + "://" + url.getRawAuthority();
+      return new Arguments(baseUrl, certDir, args[2], args[3], args[4], args[5], compression);
+    }
+  }
+
+  /** The PEM client certificate, its key and the CA, as the PKCS12 files the library's TLS setup reads. */
+  private record TlsStores(Path keystore, Path truststore, String password) {
+    private static final Pattern PKCS8_KEY =
+        Pattern.compile("-----BEGIN PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END PRIVATE KEY-----");
+
+    static TlsStores write(Path certDir, String certName, Path workDir) throws IOException, DriverFailure {
+      Path caPath = certDir.resolve("ca.pem");
+      Path certPath = certDir.resolve(certName + ".pem");
+      Path keyPath = certDir.resolve(certName + ".key");
+      for (Path path : List.of(caPath, certPath, keyPath)) {
+        if (!Files.isReadable(path)) throw new DriverFailure("cannot read " + path);
+      }
+      String password = randomPassword();
+      try {
+        List<X509Certificate> authorities = readCertificates(caPath);
+        List<X509Certificate> chain = readCertificates(certPath);
+        // The key's algorithm (EC for Beacon's P-256 certificates) is the certificate's.
+        PrivateKey key = readPkcs8Key(keyPath, chain.get(0).getPublicKey().getAlgorithm());
+
+        KeyStore keystore = emptyStore();
+        keystore.setKeyEntry("client", key, password.toCharArray(), chain.toArray(Certificate[]::new));
+        KeyStore truststore = emptyStore();
+        for (int i = 0; i < authorities.size(); i++) {
+          truststore.setCertificateEntry("ca-" + i, authorities.get(i));
+        }
+
+        TlsStores stores =
+            new TlsStores(workDir.resolve("keystore.p12"), workDir.resolve("truststore.p12"), password);
+        save(keystore, stores.keystore(), password);
+        save(truststore, stores.truststore(), password);
+        return stores;
+      } catch (GeneralSecurityException e) {
+        throw new DriverFailure(
+            "cannot build the TLS stores from " + caPath + ", " + certPath + " and " + keyPath + ": " + e);
+      }
+    }
+
+    private static List<X509Certificate> readCertificates(Path path)
+        throws IOException, GeneralSecurityException {
+      List<X509Certificate> certificates = new ArrayList<>();
+      try (InputStream in = Files.newInputStream(path)) {
+        for (Certificate certificate : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+          certificates.add((X509Certificate) certificate);
+        }
+      }
+      if (certificates.isEmpty()) throw new GeneralSecurityException("no certificate in " + path);
+      return certificates;
+    }
+
+    private static PrivateKey readPkcs8Key(Path path, String algorithm)
+        throws IOException, GeneralSecurityException {
+      Matcher pem = PKCS8_KEY.matcher(Files.readString(path, StandardCharsets.US_ASCII));
+      if (!pem.find()) throw new GeneralSecurityException(path + " holds no PKCS#8 \"PRIVATE KEY\" block");
+      byte[] der = Base64.getMimeDecoder().decode(pem.group(1));
+      return KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
+    }
+
+    private static KeyStore emptyStore() throws IOException, GeneralSecurityException {
+      KeyStore store = KeyStore.getInstance(STORE_TYPE);
+      store.load(null, null);
+      return store;
+    }
+
+    private static void save(KeyStore store, Path path, String password)
+        throws IOException, GeneralSecurityException {
+      try (OutputStream out = Files.newOutputStream(path)) {
+        store.store(out, password.toCharArray());
+      }
+    }
+
+    /** The stores live only as long as this run, in a directory only this user can read. */
+    private static String randomPassword() {
+      byte[] bytes = new byte[24];
+      new SecureRandom().nextBytes(bytes);
+      return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+  }
+}
