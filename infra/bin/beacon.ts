@@ -1,0 +1,4 @@
+import { App } from "aws-cdk-lib";
+import { buildBeacon } from "../lib/beacon-app.js";
+
+buildBeacon(new App());

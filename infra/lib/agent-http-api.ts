@@ -1,0 +1,95 @@
+import { Duration, type RemovalPolicy, Validations } from "aws-cdk-lib";
+import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
+import {
+  DomainName,
+  HttpApi,
+  HttpMethod,
+  LogGroupLogDestination,
+  SecurityPolicy,
+} from "aws-cdk-lib/aws-apigatewayv2";
+import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import { Certificate } from "aws-cdk-lib/aws-certificatemanager";
+import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import type { AgentIngress, AgentIngressProps } from "./agent-ingress.js";
+import { agentRoutePaths } from "./agent-ingress.js";
+import type { StageSettings } from "./config.js";
+import type { AgentIngressMetrics } from "./monitoring.js";
+
+export interface AgentHttpApiProps extends AgentIngressProps {
+  readonly throttle: StageSettings["agentThrottle"];
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/**
+ * The agent API on API Gateway: reachable only through its custom domain, which demands a client certificate
+ * the truststore verifies. The default execute-api endpoint is disabled, so nothing gets around mutual TLS.
+ */
+export class AgentHttpApi extends Construct implements AgentIngress {
+  readonly metrics: AgentIngressMetrics;
+  readonly dnsTarget: string;
+
+  constructor(scope: Construct, id: string, props: AgentHttpApiProps) {
+    super(scope, id);
+    const domainName = new DomainName(this, "Domain", {
+      domainName: props.domain.domainName,
+      certificate: Certificate.fromCertificateArn(this, "Certificate", props.domain.certificateArn),
+      securityPolicy: SecurityPolicy.TLS_1_2,
+      mtls: { bucket: props.truststore.bucket, key: props.truststore.key },
+    });
+    domainName.node.addDependency(props.truststore.upload);
+    this.dnsTarget = domainName.regionalDomainName;
+
+    const api = new HttpApi(this, "Api", {
+      description: "Beacon agent C2 API (mutual TLS)",
+      disableExecuteApiEndpoint: true,
+      createDefaultStage: false,
+    });
+    const accessLogs = new LogGroup(this, "AccessLogs", {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+    api.addStage("DefaultStage", {
+      autoDeploy: true,
+      domainMapping: { domainName },
+      throttle: { rateLimit: props.throttle.requestsPerSecond, burstLimit: props.throttle.burst },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: "$context.requestId",
+            time: "$context.requestTimeEpoch",
+            sourceIp: "$context.identity.sourceIp",
+            clientCertSerial: "$context.identity.clientCert.serialNumber",
+            clientCertIssuer: "$context.identity.clientCert.issuerDN",
+            routeKey: "$context.routeKey",
+            status: "$context.status",
+            latencyMs: "$context.responseLatency",
+            integrationError: "$context.integrationErrorMessage",
+          }),
+        ),
+      },
+    });
+
+    const integration = new HttpLambdaIntegration("AgentApi", props.handler);
+    const routes = agentRoutePaths.flatMap((path) =>
+      api.addRoutes({ path, methods: [HttpMethod.POST], integration }),
+    );
+    for (const route of routes) {
+      Validations.of(route).acknowledge({
+        id: "AwsSolutions-APIG4",
+        reason:
+          "Agents authenticate with mutual TLS on the custom domain (the default endpoint is disabled); the " +
+          "handler takes the tenant from the verified certificate. MiNiFi agents cannot send tokens.",
+      });
+    }
+
+    const period = Duration.minutes(5);
+    this.metrics = {
+      requests: api.metricCount({ period }),
+      serverErrors: api.metricServerError({ period }),
+      latencyP99Ms: api.metricLatency({ period, statistic: "p99", label: "Agent p99 latency (ms)" }),
+    };
+  }
+}

@@ -1,0 +1,109 @@
+import { Duration, Validations } from "aws-cdk-lib";
+import { MathExpression } from "aws-cdk-lib/aws-cloudwatch";
+import { type IVpc, SubnetType } from "aws-cdk-lib/aws-ec2";
+import {
+  ApplicationLoadBalancer,
+  ApplicationProtocol,
+  HttpCodeElb,
+  HttpCodeTarget,
+  ListenerAction,
+  ListenerCertificate,
+  ListenerCondition,
+  MutualAuthenticationMode,
+  SslPolicy,
+  TrustStore,
+} from "aws-cdk-lib/aws-elasticloadbalancingv2";
+import { LambdaTarget } from "aws-cdk-lib/aws-elasticloadbalancingv2-targets";
+import { Construct } from "constructs";
+import type { AgentIngress, AgentIngressProps } from "./agent-ingress.js";
+import { agentRoutePaths } from "./agent-ingress.js";
+import type { AgentIngressMetrics } from "./monitoring.js";
+
+export interface AgentLoadBalancerProps extends AgentIngressProps {
+  readonly vpc: IVpc;
+  readonly deletionProtection: boolean;
+}
+
+/**
+ * The agent API behind an Application Load Balancer for large fleets: it charges for capacity, not per
+ * request. Mutual TLS in verify mode refuses any client whose certificate does not chain to the truststore;
+ * the load balancer hands the verified certificate to the function in `X-Amzn-Mtls-Clientcert` headers.
+ */
+export class AgentLoadBalancer extends Construct implements AgentIngress {
+  readonly metrics: AgentIngressMetrics;
+  readonly dnsTarget: string;
+
+  constructor(scope: Construct, id: string, props: AgentLoadBalancerProps) {
+    super(scope, id);
+    const loadBalancer = new ApplicationLoadBalancer(this, "LoadBalancer", {
+      vpc: props.vpc,
+      internetFacing: true,
+      vpcSubnets: { subnetType: SubnetType.PUBLIC },
+      dropInvalidHeaderFields: true,
+      deletionProtection: props.deletionProtection,
+    });
+    Validations.of(loadBalancer).acknowledge({
+      id: "AwsSolutions-ELB2",
+      reason:
+        "Every request reaches the agent-api function, whose logs and metrics already record it; access logs " +
+        "would add an S3 log pipeline for a duplicate record at fleet volume.",
+    });
+    this.dnsTarget = loadBalancer.loadBalancerDnsName;
+
+    const trustStore = new TrustStore(this, "TrustStore", {
+      bucket: props.truststore.bucket,
+      key: props.truststore.key,
+    });
+    trustStore.node.addDependency(props.truststore.upload);
+
+    const listener = loadBalancer.addListener("Https", {
+      port: 443,
+      protocol: ApplicationProtocol.HTTPS,
+      sslPolicy: SslPolicy.RECOMMENDED_TLS,
+      certificates: [ListenerCertificate.fromArn(props.domain.certificateArn)],
+      mutualAuthentication: {
+        mutualAuthenticationMode: MutualAuthenticationMode.VERIFY,
+        trustStore,
+        ignoreClientCertificateExpiry: false,
+      },
+      defaultAction: ListenerAction.fixedResponse(404, {
+        contentType: "application/json",
+        messageBody: JSON.stringify({ error: "not found" }),
+      }),
+    });
+    Validations.of(loadBalancer).acknowledge({
+      id: "AwsSolutions-EC23",
+      reason:
+        "Agents connect from anywhere on the internet; the listener admits only clients whose certificate " +
+        "chains to the truststore, checked during the TLS handshake.",
+    });
+    listener.addTargets("AgentApi", {
+      priority: 10,
+      conditions: [
+        ListenerCondition.pathPatterns([...agentRoutePaths]),
+        ListenerCondition.httpRequestMethods(["POST"]),
+      ],
+      targets: [new LambdaTarget(props.handler)],
+    });
+
+    const period = Duration.minutes(5);
+    const { metrics } = loadBalancer;
+    this.metrics = {
+      requests: metrics.requestCount({ period }),
+      serverErrors: new MathExpression({
+        expression: "FILL(balancer, 0) + FILL(target, 0)",
+        usingMetrics: {
+          balancer: metrics.httpCodeElb(HttpCodeElb.ELB_5XX_COUNT, { period }),
+          target: metrics.httpCodeTarget(HttpCodeTarget.TARGET_5XX_COUNT, { period }),
+        },
+        period,
+      }),
+      latencyP99Ms: new MathExpression({
+        expression: "1000 * seconds",
+        usingMetrics: { seconds: metrics.targetResponseTime({ period, statistic: "p99" }) },
+        period,
+        label: "Agent p99 latency (ms)",
+      }),
+    };
+  }
+}

@@ -1,0 +1,193 @@
+import { join } from "node:path";
+import { type Duration, type RemovalPolicy, Validations } from "aws-cdk-lib";
+import type { ITableV2 } from "aws-cdk-lib/aws-dynamodb";
+import { type IVpc, SecurityGroup } from "aws-cdk-lib/aws-ec2";
+import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import type { IStream } from "aws-cdk-lib/aws-kinesis";
+import {
+  ApplicationLogLevel,
+  Architecture,
+  LoggingFormat,
+  Runtime,
+  type SystemLogLevel,
+  Tracing,
+} from "aws-cdk-lib/aws-lambda";
+import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { type ILogGroup, LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
+import { type EnvName, EnvNames } from "../../functions/shared/env-names.js";
+import type { BeaconCache } from "./cache.js";
+import type { LogLevel, StageName } from "./config.js";
+import { type Monitoring, metricsNamespace } from "./monitoring.js";
+import { repositoryRoot } from "./paths.js";
+import { privateSubnets } from "./stateful-stack.js";
+
+/** Item reads and writes; the table's settings, streams and backups stay out of the functions' reach. */
+const tableDataActions = [
+  "dynamodb:GetItem",
+  "dynamodb:BatchGetItem",
+  "dynamodb:Query",
+  "dynamodb:Scan",
+  "dynamodb:ConditionCheckItem",
+  "dynamodb:PutItem",
+  "dynamodb:UpdateItem",
+  "dynamodb:DeleteItem",
+  "dynamodb:BatchWriteItem",
+];
+
+/** A role for a Lambda function that may write to its own log group and nowhere else (no managed policy). */
+export function lambdaRoleLoggingTo(scope: Construct, id: string, logGroup: ILogGroup): Role {
+  const role = new Role(scope, id, { assumedBy: new ServicePrincipal("lambda.amazonaws.com") });
+  logGroup.grantWrite(role);
+  return role;
+}
+
+/** What every Beacon function of a stage shares; built once by the stack that holds the functions. */
+export interface FunctionPlatform {
+  readonly stage: StageName;
+  readonly vpc: IVpc;
+  readonly monitoring: Monitoring;
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+  readonly logLevel: LogLevel;
+  readonly platformLogLevel: SystemLogLevel;
+  readonly tracing: boolean;
+}
+
+export interface BeaconFunctionProps {
+  readonly platform: FunctionPlatform;
+  /** Folder under `functions/` whose `handler.ts` exports `handler`. */
+  readonly entry: string;
+  readonly memorySize: number;
+  readonly timeout: Duration;
+}
+
+/**
+ * The one way Beacon deploys a function: Node 22 on arm64, an ESM bundle built by the local esbuild, its own
+ * log group, Powertools settings, placement in the private subnets, and alarms on errors and throttles.
+ * Each `bind*` call sets the variable the handler reads and grants exactly the access that goes with it.
+ */
+export class BeaconFunction extends Construct {
+  readonly function: NodejsFunction;
+  /** Powertools service name: the `service` dimension of the function's metrics and a field of its logs. */
+  readonly serviceName: string;
+  private readonly monitoring: Monitoring;
+
+  constructor(scope: Construct, id: string, props: BeaconFunctionProps) {
+    super(scope, id);
+    const { platform } = props;
+    this.monitoring = platform.monitoring;
+    this.serviceName = `${props.entry}-${platform.stage}`;
+
+    const logGroup = new LogGroup(this, "Logs", {
+      retention: platform.logRetention,
+      removalPolicy: platform.removalPolicy,
+    });
+    const role = lambdaRoleLoggingTo(this, "Role", logGroup);
+    // Lambda attaches VPC functions through network interfaces it manages with the function's own role.
+    role.addToPolicy(
+      new PolicyStatement({
+        actions: [
+          "ec2:CreateNetworkInterface",
+          "ec2:DescribeNetworkInterfaces",
+          "ec2:DescribeSubnets",
+          "ec2:DeleteNetworkInterface",
+          "ec2:AssignPrivateIpAddresses",
+          "ec2:UnassignPrivateIpAddresses",
+        ],
+        resources: ["*"],
+      }),
+    );
+    Validations.of(role).acknowledge({
+      id: "AwsSolutions-IAM5[Resource::*]",
+      reason:
+        "Only the EC2 network-interface actions Lambda needs to attach a VPC function (and, when tracing is " +
+        "switched on, the X-Ray segment upload) are on *: these actions are not scoped to a resource ARN.",
+    });
+
+    this.function = new NodejsFunction(this, "Function", {
+      entry: join(repositoryRoot, "functions", props.entry, "handler.ts"),
+      handler: "handler",
+      projectRoot: repositoryRoot,
+      depsLockFilePath: join(repositoryRoot, "package-lock.json"),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      role,
+      logGroup,
+      // JSON format is what lets Lambda filter its own lines by level. Powertools writes to stdout itself: its
+      // metric lines carry no level and always pass, its log lines are held to the level it applies anyway.
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel[platform.logLevel],
+      systemLogLevelV2: platform.platformLogLevel,
+      vpc: platform.vpc,
+      vpcSubnets: privateSubnets,
+      // Off by default: at fleet scale, X-Ray would cost more than the compute it traces.
+      tracing: platform.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: this.serviceName,
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
+        POWERTOOLS_LOG_LEVEL: platform.logLevel,
+        NODE_OPTIONS: "--enable-source-maps",
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: "node22",
+        mainFields: ["module", "main"],
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // The function runs the SDK versions the tests ran against, not whatever the runtime ships.
+        bundleAwsSDK: true,
+        forceDockerBundling: false,
+        // CommonJS dependencies (ioredis) call require(), which an ES module must create for them.
+        banner:
+          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+      },
+    });
+    Validations.of(this.function).acknowledge({
+      id: "AwsSolutions-L1",
+      reason:
+        "Beacon targets Node 22, the version its local stack and tests run on; moving to a newer runtime is " +
+        "a deliberate upgrade made together with them.",
+    });
+    platform.monitoring.watchFunction(id, this.function);
+  }
+
+  /** Reads and writes items of the table and queries its indexes, each named: no wildcard, no table management. */
+  bindTable(table: ITableV2): void {
+    this.setEnvironment(EnvNames.tableName, table.tableName);
+    const indexArns = Object.values(TableSchema.indexes).map(
+      (index) => `${table.tableArn}/index/${index.indexName}`,
+    );
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: tableDataActions, resources: [table.tableArn, ...indexArns] }),
+    );
+  }
+
+  /** Puts records on the stream; failed puts are counted and alarmed on. */
+  bindStream(stream: IStream): void {
+    this.setEnvironment(EnvNames.streamName, stream.streamName);
+    stream.grantWrite(this.function);
+    this.monitoring.watchDegradation(this.node.id, this.serviceName, "StreamFailures");
+  }
+
+  /** Opens the cache's security group to this function; fallbacks to the table are counted and alarmed on. */
+  bindCache(cache: BeaconCache): void {
+    this.setEnvironment(EnvNames.redisUrl, cache.url);
+    // The rule lives beside the function: in the cache's stack it would make the two stacks depend on each other.
+    const cacheSecurityGroup = SecurityGroup.fromSecurityGroupId(
+      this,
+      "CacheSecurityGroup",
+      cache.securityGroup.securityGroupId,
+    );
+    cacheSecurityGroup.connections.allowFrom(this.function, cache.ports, `${this.serviceName} to the cache`);
+    this.monitoring.watchDegradation(this.node.id, this.serviceName, "CacheFallbacks");
+  }
+
+  private setEnvironment(name: EnvName, value: string): void {
+    this.function.addEnvironment(name, value);
+  }
+}

@@ -1,0 +1,166 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { RemovalPolicy } from "aws-cdk-lib";
+import { SystemLogLevel } from "aws-cdk-lib/aws-lambda";
+import { RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { Node } from "constructs";
+import type { DegradationCounter } from "./monitoring.js";
+
+export const stageNames = ["dev", "prod"] as const;
+export type StageName = (typeof stageNames)[number];
+
+/** `api`: API Gateway HTTP API with a mutual TLS custom domain. `alb`: Application Load Balancer. */
+export const agentIngressKinds = ["api", "alb"] as const;
+export type AgentIngressKind = (typeof agentIngressKinds)[number];
+
+export const logLevels = ["DEBUG", "INFO", "WARN", "ERROR"] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+/** Counts are per five-minute period unless the name says otherwise. */
+export interface AlarmThresholds {
+  readonly agentServerErrorPercent: number;
+  readonly agentLatencyP99Ms: number;
+  readonly functionErrors: number;
+  readonly functionThrottles: number;
+  readonly degradations: Record<DegradationCounter, number>;
+}
+
+export interface StageSettings {
+  readonly removalPolicy: RemovalPolicy;
+  readonly logRetention: RetentionDays;
+  readonly defaultLogLevel: LogLevel;
+  /** Lambda's own lines; below WARN that is three lines (START, END, REPORT) for every invocation. */
+  readonly platformLogLevel: SystemLogLevel;
+  readonly memoryMb: { readonly agentApi: number };
+  readonly agentThrottle: { readonly requestsPerSecond: number; readonly burst: number };
+  /** Upper bounds that cap the serverless cache's bill; it scales freely below them. */
+  readonly cacheLimits: { readonly dataStorageGb: number; readonly ecpuPerSecond: number };
+  readonly alarms: AlarmThresholds;
+}
+
+const settingsByStage: Record<StageName, StageSettings> = {
+  dev: {
+    removalPolicy: RemovalPolicy.DESTROY,
+    logRetention: RetentionDays.ONE_WEEK,
+    defaultLogLevel: "DEBUG",
+    platformLogLevel: SystemLogLevel.INFO,
+    memoryMb: { agentApi: 512 },
+    agentThrottle: { requestsPerSecond: 200, burst: 400 },
+    cacheLimits: { dataStorageGb: 1, ecpuPerSecond: 5_000 },
+    alarms: {
+      agentServerErrorPercent: 5,
+      agentLatencyP99Ms: 2_000,
+      functionErrors: 10,
+      functionThrottles: 10,
+      degradations: { CacheFallbacks: 50, StreamFailures: 10 },
+    },
+  },
+  prod: {
+    removalPolicy: RemovalPolicy.RETAIN,
+    logRetention: RetentionDays.THREE_MONTHS,
+    defaultLogLevel: "WARN",
+    // At 100,000 agents the per-invocation lines would cost more in CloudWatch Logs than the compute they report.
+    platformLogLevel: SystemLogLevel.WARN,
+    // Twice dev's memory buys twice the CPU for inflating and hashing manifests of up to ~750 KB.
+    memoryMb: { agentApi: 1024 },
+    // 100,000 agents at a 60 s heartbeat make ~1,800 requests/s; the headroom covers a fleet restarting at once.
+    agentThrottle: { requestsPerSecond: 5_000, burst: 5_000 },
+    cacheLimits: { dataStorageGb: 10, ecpuPerSecond: 100_000 },
+    alarms: {
+      agentServerErrorPercent: 1,
+      agentLatencyP99Ms: 1_000,
+      functionErrors: 25,
+      functionThrottles: 1,
+      degradations: { CacheFallbacks: 100, StreamFailures: 10 },
+    },
+  },
+};
+
+export interface AgentDomain {
+  readonly domainName: string;
+  readonly certificateArn: string;
+  /** PEM bundle of the certificate authorities that sign agents' client certificates. */
+  readonly caBundlePem: string;
+}
+
+export interface BeaconConfig {
+  readonly stage: StageName;
+  readonly settings: StageSettings;
+  readonly agentIngress: AgentIngressKind;
+  readonly agentDomain: AgentDomain;
+  /** Undefined means on-demand capacity. */
+  readonly streamShardCount: number | undefined;
+  readonly logLevel: LogLevel;
+  readonly tracing: boolean;
+  readonly alarmEmail: string | undefined;
+  readonly account: string | undefined;
+  readonly region: string | undefined;
+}
+
+/** Context keys the app reads; `cdk.json` holds the defaults, `-c key=value` overrides them. */
+const ContextKeys = {
+  stage: "stage",
+  agentIngress: "agentIngress",
+  agentDomainName: "agentDomainName",
+  agentCertificateArn: "agentCertificateArn",
+  agentCaBundle: "agentCaBundle",
+  streamShards: "streamShards",
+  logLevel: "logLevel",
+  tracing: "tracing",
+  alarmEmail: "alarmEmail",
+  account: "account",
+  region: "region",
+} as const;
+
+export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
+  const optional = (key: string): string | undefined => {
+    const value = node.tryGetContext(key);
+    return value === undefined || value === null || value === "" ? undefined : String(value);
+  };
+  const required = (key: string): string => {
+    const value = optional(key);
+    if (value === undefined) throw new Error(`Context value "${key}" is required (-c ${key}=...)`);
+    return value;
+  };
+  const stage = oneOf(ContextKeys.stage, required(ContextKeys.stage), stageNames);
+  const settings = settingsByStage[stage];
+  const logLevel = optional(ContextKeys.logLevel);
+  const streamShards = optional(ContextKeys.streamShards);
+  return {
+    stage,
+    settings,
+    agentIngress: oneOf(
+      ContextKeys.agentIngress,
+      optional(ContextKeys.agentIngress) ?? "api",
+      agentIngressKinds,
+    ),
+    agentDomain: {
+      domainName: required(ContextKeys.agentDomainName),
+      certificateArn: required(ContextKeys.agentCertificateArn),
+      caBundlePem: readFileSync(resolve(required(ContextKeys.agentCaBundle)), "utf8"),
+    },
+    streamShardCount:
+      streamShards === undefined ? undefined : positiveInteger(ContextKeys.streamShards, streamShards),
+    logLevel:
+      logLevel === undefined ? settings.defaultLogLevel : oneOf(ContextKeys.logLevel, logLevel, logLevels),
+    tracing: optional(ContextKeys.tracing) === "true",
+    alarmEmail: optional(ContextKeys.alarmEmail),
+    account: optional(ContextKeys.account),
+    region: optional(ContextKeys.region),
+  };
+}
+
+function oneOf<T extends string>(key: string, value: string, allowed: readonly T[]): T {
+  const match = allowed.find((candidate) => candidate === value);
+  if (match === undefined)
+    throw new Error(`Context value "${key}" must be one of ${allowed.join(", ")}; got "${value}"`);
+  return match;
+}
+
+function positiveInteger(key: string, value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) {
+    throw new Error(`Context value "${key}" must be a positive integer; got "${value}"`);
+  }
+  return parsed;
+}

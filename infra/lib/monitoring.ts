@@ -1,0 +1,118 @@
+import { Duration } from "aws-cdk-lib";
+import {
+  Alarm,
+  AlarmWidget,
+  ComparisonOperator,
+  Dashboard,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+} from "aws-cdk-lib/aws-cloudwatch";
+import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
+import type { IFunction } from "aws-cdk-lib/aws-lambda";
+import { Topic } from "aws-cdk-lib/aws-sns";
+import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
+import { Construct } from "constructs";
+import type { AlarmThresholds } from "./config.js";
+
+/** The namespace Beacon's functions publish their Powertools metrics in. */
+export const metricsNamespace = "Beacon";
+
+/** Counters a function publishes when it degrades without failing the request. */
+export type DegradationCounter = "CacheFallbacks" | "StreamFailures";
+
+/** What an agent ingress (HTTP API or load balancer) reports, in the same units whichever it is. */
+export interface AgentIngressMetrics {
+  readonly requests: IMetric;
+  readonly serverErrors: IMetric;
+  readonly latencyP99Ms: IMetric;
+}
+
+export interface MonitoringProps {
+  readonly dashboardName: string;
+  readonly thresholds: AlarmThresholds;
+  readonly alarmEmail: string | undefined;
+}
+
+const period = Duration.minutes(5);
+
+/** One alarm topic and one dashboard per stage; every watched piece adds a row of alarms, notifying the topic. */
+export class Monitoring extends Construct {
+  private readonly thresholds: AlarmThresholds;
+  private readonly alarmTopic: Topic;
+  private readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    this.thresholds = props.thresholds;
+    this.alarmTopic = new Topic(this, "AlarmTopic", { enforceSSL: true });
+    if (props.alarmEmail !== undefined)
+      this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
+    this.dashboard = new Dashboard(this, "Dashboard", { dashboardName: props.dashboardName });
+  }
+
+  watchAgentIngress(metrics: AgentIngressMetrics): void {
+    const errorPercent = new MathExpression({
+      expression: "IF(requests > 0, 100 * errors / requests, 0)",
+      usingMetrics: { requests: metrics.requests, errors: metrics.serverErrors },
+      period,
+      label: "Agent 5xx (% of requests)",
+    });
+    this.dashboard.addWidgets(
+      this.alarm(
+        "AgentServerErrorRate",
+        errorPercent,
+        this.thresholds.agentServerErrorPercent,
+        "Agent requests answered 5xx",
+      ),
+      this.alarm(
+        "AgentLatencyP99",
+        metrics.latencyP99Ms,
+        this.thresholds.agentLatencyP99Ms,
+        "Agent p99 latency (ms)",
+      ),
+    );
+  }
+
+  watchFunction(id: string, fn: IFunction): void {
+    this.dashboard.addWidgets(
+      this.alarm(`${id}Errors`, fn.metricErrors({ period }), this.thresholds.functionErrors, `${id} errors`),
+      this.alarm(
+        `${id}Throttles`,
+        fn.metricThrottles({ period }),
+        this.thresholds.functionThrottles,
+        `${id} throttles`,
+      ),
+    );
+  }
+
+  /** Alarms on the `service` dimension alone: the per-tenant series are for dashboards and diagnosis. */
+  watchDegradation(id: string, serviceName: string, counter: DegradationCounter): void {
+    const metric = new Metric({
+      namespace: metricsNamespace,
+      metricName: counter,
+      dimensionsMap: { service: serviceName },
+      statistic: "Sum",
+      period,
+    });
+    const threshold = this.thresholds.degradations[counter];
+    this.dashboard.addWidgets(this.alarm(`${id}${counter}`, metric, threshold, `${id} ${counter}`));
+  }
+
+  private alarm(id: string, metric: IMetric, threshold: number, title: string): AlarmWidget {
+    const alarm = new Alarm(this, id, {
+      metric,
+      threshold,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      // No traffic is not a failure: a quiet stage must not page anyone.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription: `${title} at or above ${threshold} in 2 of 3 five-minute periods`,
+    });
+    alarm.addAlarmAction(new SnsAction(this.alarmTopic));
+    alarm.addOkAction(new SnsAction(this.alarmTopic));
+    return new AlarmWidget({ alarm, title, width: 8 });
+  }
+}

@@ -1,0 +1,105 @@
+import { RemovalPolicy, Stack, type StackProps, Validations } from "aws-cdk-lib";
+import { AttributeType, Billing, ProjectionType, TableV2 } from "aws-cdk-lib/aws-dynamodb";
+import {
+  FlowLogDestination,
+  FlowLogTrafficType,
+  GatewayVpcEndpointAwsService,
+  InterfaceVpcEndpointAwsService,
+  type SubnetConfiguration,
+  type SubnetSelection,
+  SubnetType,
+  Vpc,
+} from "aws-cdk-lib/aws-ec2";
+import { Stream, StreamEncryption, StreamMode } from "aws-cdk-lib/aws-kinesis";
+import { LogGroup } from "aws-cdk-lib/aws-logs";
+import type { Construct } from "constructs";
+import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
+import { BeaconCache } from "./cache.js";
+import type { BeaconConfig } from "./config.js";
+
+/** Where Beacon's functions, the cache and the interface endpoints live: no route out of the VPC. */
+export const privateSubnets: SubnetSelection = { subnetType: SubnetType.PRIVATE_ISOLATED };
+
+export interface StatefulStackProps extends StackProps {
+  readonly config: BeaconConfig;
+}
+
+/** What outlives a deployment: the registry table, the event stream, the cache, and the network they sit in. */
+export class StatefulStack extends Stack {
+  readonly vpc: Vpc;
+  readonly table: TableV2;
+  readonly stream: Stream;
+  readonly cache: BeaconCache;
+
+  constructor(scope: Construct, id: string, props: StatefulStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const { removalPolicy } = config.settings;
+
+    this.vpc = new Vpc(this, "Vpc", {
+      maxAzs: 2,
+      natGateways: 0,
+      subnetConfiguration: subnetsFor(config),
+      gatewayEndpoints: { DynamoDb: { service: GatewayVpcEndpointAwsService.DYNAMODB } },
+    });
+    const kinesisEndpoint = this.vpc.addInterfaceEndpoint("Kinesis", {
+      service: InterfaceVpcEndpointAwsService.KINESIS_STREAMS,
+      subnets: privateSubnets,
+    });
+    Validations.of(kinesisEndpoint).acknowledge({
+      id: "AwsSolutions-EC23",
+      reason:
+        "The endpoint admits HTTPS from the VPC's own CIDR block only; the rule cannot read a CIDR given as " +
+        "an intrinsic function.",
+    });
+    this.vpc.addFlowLog("RejectedTraffic", {
+      trafficType: FlowLogTrafficType.REJECT,
+      destination: FlowLogDestination.toCloudWatchLogs(
+        new LogGroup(this, "FlowLogs", { retention: config.settings.logRetention, removalPolicy }),
+      ),
+    });
+
+    this.table = new TableV2(this, "Table", {
+      partitionKey: { name: TableSchema.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TableSchema.sortKey, type: AttributeType.STRING },
+      billing: Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: TableSchema.timeToLiveAttribute,
+      globalSecondaryIndexes: Object.values(TableSchema.indexes).map((index) => ({
+        indexName: index.indexName,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      })),
+      deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+      removalPolicy,
+    });
+
+    this.stream = new Stream(this, "Events", {
+      ...(config.streamShardCount === undefined
+        ? { streamMode: StreamMode.ON_DEMAND }
+        : { streamMode: StreamMode.PROVISIONED, shardCount: config.streamShardCount }),
+      encryption: StreamEncryption.MANAGED,
+      removalPolicy,
+    });
+
+    this.cache = new BeaconCache(this, "Cache", {
+      name: this.stackName.toLowerCase(),
+      vpc: this.vpc,
+      subnets: privateSubnets,
+      limits: config.settings.cacheLimits,
+      removalPolicy,
+    });
+  }
+}
+
+function subnetsFor(config: BeaconConfig): SubnetConfiguration[] {
+  const isolated: SubnetConfiguration = {
+    name: "Private",
+    subnetType: SubnetType.PRIVATE_ISOLATED,
+    cidrMask: 22,
+  };
+  // Only an internet-facing load balancer needs public subnets; the API Gateway ingress keeps the VPC private.
+  if (config.agentIngress !== "alb") return [isolated];
+  return [isolated, { name: "Ingress", subnetType: SubnetType.PUBLIC, cidrMask: 24 }];
+}

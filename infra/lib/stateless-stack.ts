@@ -1,0 +1,89 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
+import type { Construct } from "constructs";
+import { AgentHttpApi } from "./agent-http-api.js";
+import { type AgentIngress, type AgentIngressProps, AgentTruststore } from "./agent-ingress.js";
+import { AgentLoadBalancer } from "./agent-load-balancer.js";
+import { BeaconFunction, type FunctionPlatform } from "./beacon-function.js";
+import type { BeaconConfig } from "./config.js";
+import { Monitoring } from "./monitoring.js";
+import type { StatefulStack } from "./stateful-stack.js";
+
+export interface StatelessStackProps extends StackProps {
+  readonly config: BeaconConfig;
+  readonly stateful: StatefulStack;
+}
+
+/** What a deployment may replace at will: the functions, the agent ingress, alarms and the dashboard. */
+export class StatelessStack extends Stack {
+  readonly agentApi: BeaconFunction;
+  readonly agentIngress: AgentIngress;
+
+  constructor(scope: Construct, id: string, props: StatelessStackProps) {
+    super(scope, id, props);
+    const { config, stateful } = props;
+    const { settings } = config;
+    this.addStackDependency(
+      stateful,
+      "Beacon's functions read and write the table, stream and cache the stateful stack owns",
+    );
+
+    const monitoring = new Monitoring(this, "Monitoring", {
+      dashboardName: `Beacon-${config.stage}`,
+      thresholds: settings.alarms,
+      alarmEmail: config.alarmEmail,
+    });
+    const platform: FunctionPlatform = {
+      stage: config.stage,
+      vpc: stateful.vpc,
+      monitoring,
+      logRetention: settings.logRetention,
+      removalPolicy: settings.removalPolicy,
+      logLevel: config.logLevel,
+      platformLogLevel: settings.platformLogLevel,
+      tracing: config.tracing,
+    };
+
+    this.agentApi = new BeaconFunction(this, "AgentApi", {
+      platform,
+      entry: "agent-api",
+      memorySize: settings.memoryMb.agentApi,
+      timeout: Duration.seconds(10),
+    });
+    this.agentApi.bindTable(stateful.table);
+    this.agentApi.bindStream(stateful.stream);
+    this.agentApi.bindCache(stateful.cache);
+
+    const ingressProps: AgentIngressProps = {
+      handler: this.agentApi.function,
+      domain: config.agentDomain,
+      truststore: new AgentTruststore(this, "AgentTruststore", {
+        caBundlePem: config.agentDomain.caBundlePem,
+        removalPolicy: settings.removalPolicy,
+        logRetention: settings.logRetention,
+      }),
+    };
+    this.agentIngress =
+      config.agentIngress === "alb"
+        ? new AgentLoadBalancer(this, "AgentLoadBalancer", {
+            ...ingressProps,
+            vpc: stateful.vpc,
+            deletionProtection: settings.removalPolicy === RemovalPolicy.RETAIN,
+          })
+        : new AgentHttpApi(this, "AgentHttpApi", {
+            ...ingressProps,
+            throttle: settings.agentThrottle,
+            logRetention: settings.logRetention,
+            removalPolicy: settings.removalPolicy,
+          });
+    monitoring.watchAgentIngress(this.agentIngress.metrics);
+
+    new CfnOutput(this, "AgentDnsTarget", {
+      description: `Point a CNAME record for ${config.agentDomain.domainName} at this host name`,
+      value: this.agentIngress.dnsTarget,
+    });
+    new CfnOutput(this, "AgentHeartbeatUrl", {
+      description: "The heartbeat URL to configure on agents (the acknowledge URL is beside it)",
+      value: `https://${config.agentDomain.domainName}/c2/api/heartbeat`,
+    });
+  }
+}

@@ -1,0 +1,131 @@
+import { Match } from "aws-cdk-lib/assertions";
+import { beforeAll, describe, expect, it } from "vitest";
+import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
+import { type SynthesizedBeacon, synthesizeBeacon } from "./synthesize.js";
+
+let dev: SynthesizedBeacon;
+let prod: SynthesizedBeacon;
+
+beforeAll(() => {
+  dev = synthesizeBeacon({ stage: "dev" });
+  prod = synthesizeBeacon({ stage: "prod", agentIngress: "alb", streamShards: "4" });
+});
+
+describe("registry table", () => {
+  it("is built from the shared table schema: string keys, the class index, TTL, on-demand", () => {
+    prod.statefulTemplate.hasResourceProperties("AWS::DynamoDB::GlobalTable", {
+      KeySchema: [
+        { AttributeName: TableSchema.partitionKey, KeyType: "HASH" },
+        { AttributeName: TableSchema.sortKey, KeyType: "RANGE" },
+      ],
+      AttributeDefinitions: Match.arrayWith([
+        { AttributeName: TableSchema.partitionKey, AttributeType: "S" },
+        { AttributeName: TableSchema.sortKey, AttributeType: "S" },
+      ]),
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: TableSchema.indexes.byClass.indexName,
+          KeySchema: [
+            { AttributeName: TableSchema.indexes.byClass.partitionKey, KeyType: "HASH" },
+            { AttributeName: TableSchema.indexes.byClass.sortKey, KeyType: "RANGE" },
+          ],
+          Projection: { ProjectionType: "ALL" },
+        },
+      ],
+      TimeToLiveSpecification: { AttributeName: TableSchema.timeToLiveAttribute, Enabled: true },
+      BillingMode: "PAY_PER_REQUEST",
+    });
+  });
+
+  it("has point-in-time recovery in every stage", () => {
+    for (const { statefulTemplate } of [dev, prod]) {
+      statefulTemplate.hasResourceProperties("AWS::DynamoDB::GlobalTable", {
+        Replicas: [
+          Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }),
+        ],
+      });
+    }
+  });
+
+  it("is protected from deletion and retained outside dev, disposable in dev", () => {
+    prod.statefulTemplate.hasResource("AWS::DynamoDB::GlobalTable", {
+      DeletionPolicy: "Retain",
+      Properties: Match.objectLike({ Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })] }),
+    });
+    dev.statefulTemplate.hasResource("AWS::DynamoDB::GlobalTable", {
+      DeletionPolicy: "Delete",
+      Properties: Match.objectLike({ Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })] }),
+    });
+  });
+});
+
+describe("event stream", () => {
+  it("is encrypted and on-demand by default", () => {
+    dev.statefulTemplate.hasResourceProperties("AWS::Kinesis::Stream", {
+      StreamEncryption: { EncryptionType: "KMS", KeyId: "alias/aws/kinesis" },
+      StreamModeDetails: { StreamMode: "ON_DEMAND" },
+    });
+  });
+
+  it("takes a provisioned shard count from context", () => {
+    prod.statefulTemplate.hasResource("AWS::Kinesis::Stream", {
+      DeletionPolicy: "Retain",
+      Properties: Match.objectLike({
+        StreamEncryption: { EncryptionType: "KMS", KeyId: "alias/aws/kinesis" },
+        StreamModeDetails: { StreamMode: "PROVISIONED" },
+        ShardCount: 4,
+      }),
+    });
+  });
+});
+
+describe("network and cache", () => {
+  it("is a two-zone VPC of private subnets with no NAT gateway or internet route", () => {
+    const template = dev.statefulTemplate;
+    template.resourceCountIs("AWS::EC2::Subnet", 2);
+    template.resourceCountIs("AWS::EC2::NatGateway", 0);
+    template.resourceCountIs("AWS::EC2::InternetGateway", 0);
+    template.resourcePropertiesCountIs("AWS::EC2::Subnet", { MapPublicIpOnLaunch: false }, 2);
+  });
+
+  it("reaches DynamoDB through a gateway endpoint and Kinesis through an interface endpoint", () => {
+    const template = dev.statefulTemplate;
+    template.hasResourceProperties("AWS::EC2::VPCEndpoint", {
+      VpcEndpointType: "Gateway",
+      ServiceName: { "Fn::Join": ["", ["com.amazonaws.", { Ref: "AWS::Region" }, ".dynamodb"]] },
+    });
+    template.hasResourceProperties("AWS::EC2::VPCEndpoint", {
+      VpcEndpointType: "Interface",
+      PrivateDnsEnabled: true,
+      ServiceName: { "Fn::Join": ["", ["com.amazonaws.", { Ref: "AWS::Region" }, ".kinesis-streams"]] },
+      SubnetIds: privateSubnetRefs(dev),
+    });
+  });
+
+  it("adds public subnets only for the load balancer ingress", () => {
+    prod.statefulTemplate.resourcePropertiesCountIs("AWS::EC2::Subnet", { MapPublicIpOnLaunch: true }, 2);
+    prod.statefulTemplate.resourceCountIs("AWS::EC2::NatGateway", 0);
+  });
+
+  it("runs Valkey serverless in the private subnets behind a security group that admits no one by itself", () => {
+    const template = dev.statefulTemplate;
+    template.hasResourceProperties("AWS::ElastiCache::ServerlessCache", {
+      Engine: "valkey",
+      SubnetIds: privateSubnetRefs(dev),
+      SecurityGroupIds: [{ "Fn::GetAtt": [Match.stringLikeRegexp("^CacheSecurityGroup"), "GroupId"] }],
+    });
+    template.hasResourceProperties("AWS::EC2::SecurityGroup", {
+      GroupDescription: Match.stringLikeRegexp("^Beacon cache"),
+      SecurityGroupIngress: Match.absent(),
+    });
+    template.resourceCountIs("AWS::EC2::SecurityGroupIngress", 0);
+  });
+});
+
+function privateSubnetRefs(beacon: SynthesizedBeacon) {
+  const subnets = beacon.statefulTemplate.findResources("AWS::EC2::Subnet", {
+    Properties: { MapPublicIpOnLaunch: false },
+  });
+  expect(Object.keys(subnets)).toHaveLength(2);
+  return Object.keys(subnets).map((logicalId) => ({ Ref: logicalId }));
+}

@@ -1,0 +1,319 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Match, type Template } from "aws-cdk-lib/assertions";
+import { beforeAll, describe, expect, it } from "vitest";
+import { EnvNames } from "../../functions/shared/env-names.js";
+import { agentRoutePaths } from "../lib/agent-ingress.js";
+import { agentApiBundleDirectory, type SynthesizedBeacon, synthesizeBeacon } from "./synthesize.js";
+
+let dev: SynthesizedBeacon;
+let prod: SynthesizedBeacon;
+let prodAlb: SynthesizedBeacon;
+
+beforeAll(() => {
+  dev = synthesizeBeacon({ stage: "dev" });
+  prod = synthesizeBeacon({ stage: "prod" });
+  prodAlb = synthesizeBeacon({ stage: "prod", agentIngress: "alb" });
+});
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+
+function onlyResource(template: Template, type: string, properties: object = {}): Resource {
+  const found = Object.values(template.findResources(type, { Properties: properties }));
+  expect(found).toHaveLength(1);
+  return found[0] as Resource;
+}
+
+function agentApiFunction(template: Template): Resource {
+  return onlyResource(template, "AWS::Lambda::Function", { Runtime: Match.stringLikeRegexp("^nodejs22") });
+}
+
+function environmentOf(template: Template): Record<string, unknown> {
+  const { Environment } = agentApiFunction(template).Properties as { Environment: { Variables: object } };
+  return Environment.Variables as Record<string, unknown>;
+}
+
+describe("agent-api function", () => {
+  it("runs Node 22 on arm64 from an ESM bundle, with stage-sized memory", () => {
+    dev.statelessTemplate.hasResourceProperties("AWS::Lambda::Function", {
+      Runtime: "nodejs22.x",
+      Architectures: ["arm64"],
+      Handler: "index.handler",
+      MemorySize: 512,
+      TracingConfig: Match.absent(),
+    });
+    prod.statelessTemplate.hasResourceProperties("AWS::Lambda::Function", {
+      Runtime: "nodejs22.x",
+      MemorySize: 1024,
+    });
+  });
+
+  it("is bundled by the local esbuild: one minified ES module with its source map", () => {
+    const directory = agentApiBundleDirectory(prod.assembly);
+    expect(readdirSync(directory).sort()).toEqual(["index.mjs", "index.mjs.map"]);
+    const code = readFileSync(join(directory, "index.mjs"), "utf8");
+    expect(code.length).toBeLessThan(2 * 1024 * 1024);
+    expect(code.startsWith("import { createRequire } from 'node:module';")).toBe(true);
+    expect(code).toContain("//# sourceMappingURL=index.mjs.map");
+    const averageLineLength = code.length / code.split("\n").length;
+    expect(averageLineLength).toBeGreaterThan(1_000);
+  });
+
+  it("gets its table, stream and cache through the shared variable names, and Powertools settings", () => {
+    const variables = environmentOf(prod.statelessTemplate);
+    expect(Object.keys(variables)).toEqual(
+      expect.arrayContaining([EnvNames.tableName, EnvNames.streamName, EnvNames.redisUrl]),
+    );
+    expect(variables).toMatchObject({
+      POWERTOOLS_SERVICE_NAME: "agent-api-prod",
+      POWERTOOLS_METRICS_NAMESPACE: "Beacon",
+      POWERTOOLS_LOG_LEVEL: "WARN",
+    });
+    const redisUrl = JSON.stringify(variables[EnvNames.redisUrl]);
+    expect(redisUrl).toContain("rediss://");
+    expect(redisUrl).toContain("?cluster=true");
+    const beaconVariables = Object.keys(variables).filter((name) => name.startsWith("BEACON_"));
+    expect(Object.values(EnvNames)).toEqual(expect.arrayContaining(beaconVariables));
+  });
+
+  it("takes its log level from context and writes to its own log group with the stage's retention", () => {
+    expect(environmentOf(dev.statelessTemplate).POWERTOOLS_LOG_LEVEL).toBe("DEBUG");
+    dev.statelessTemplate.hasResourceProperties("AWS::Lambda::Function", {
+      LoggingConfig: Match.objectLike({
+        LogFormat: "JSON",
+        ApplicationLogLevel: "DEBUG",
+        SystemLogLevel: "INFO",
+      }),
+    });
+    prod.statelessTemplate.hasResourceProperties("AWS::Lambda::Function", {
+      LoggingConfig: Match.objectLike({
+        LogFormat: "JSON",
+        ApplicationLogLevel: "WARN",
+        SystemLogLevel: "WARN",
+      }),
+    });
+    const { LoggingConfig } = agentApiFunction(prod.statelessTemplate).Properties as {
+      LoggingConfig: { LogGroup: { Ref: string } };
+    };
+    const logGroup = prod.statelessTemplate.toJSON().Resources[LoggingConfig.LogGroup.Ref];
+    expect(logGroup).toMatchObject({
+      Type: "AWS::Logs::LogGroup",
+      Properties: { RetentionInDays: 90 },
+      DeletionPolicy: "Retain",
+    });
+  });
+
+  it("sits in the private subnets and is the only client the cache admits", () => {
+    const { VpcConfig } = agentApiFunction(dev.statelessTemplate).Properties as {
+      VpcConfig: { SubnetIds: unknown[]; SecurityGroupIds: unknown[] };
+    };
+    const importedSubnets = JSON.stringify(VpcConfig.SubnetIds);
+    expect(VpcConfig.SubnetIds).toHaveLength(2);
+    expect(importedSubnets).toMatch(/VpcPrivateSubnet1Subnet/);
+    expect(importedSubnets).toMatch(/VpcPrivateSubnet2Subnet/);
+    dev.statelessTemplate.hasResourceProperties("AWS::EC2::SecurityGroupIngress", {
+      IpProtocol: "tcp",
+      FromPort: 6379,
+      ToPort: 6380,
+      GroupId: { "Fn::ImportValue": Match.stringLikeRegexp("CacheSecurityGroup") },
+      SourceSecurityGroupId: VpcConfig.SecurityGroupIds[0],
+    });
+  });
+
+  it("may read and write items of the table and its named index, and put records, with no wildcard", () => {
+    const policy = onlyResource(prod.statelessTemplate, "AWS::IAM::Policy", {
+      Roles: [{ Ref: Match.stringLikeRegexp("^AgentApiRole") }],
+    });
+    const statements = (policy.Properties as { PolicyDocument: { Statement: Statement[] } }).PolicyDocument
+      .Statement;
+    const dataStatements = statements.filter((statement) =>
+      [statement.Action].flat().some((action) => /^(dynamodb|kinesis):/.test(action)),
+    );
+    for (const statement of dataStatements) {
+      expect([statement.Action].flat().filter((action) => action.includes("*"))).toEqual([]);
+      expect(JSON.stringify(statement.Resource)).not.toContain("*");
+    }
+    expect(dataStatements.flatMap((statement) => [statement.Action].flat())).toEqual(
+      expect.arrayContaining([
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:Query",
+        "dynamodb:BatchGetItem",
+        "kinesis:PutRecord",
+        "kinesis:PutRecords",
+      ]),
+    );
+    expect(JSON.stringify(dataStatements)).toContain("/index/gsi1");
+    const wildcardStatements = statements.filter((statement) => statement.Resource === "*");
+    expect(
+      wildcardStatements.flatMap((statement) => [statement.Action].flat()).every((a) => a.startsWith("ec2:")),
+    ).toBe(true);
+  });
+});
+
+type Statement = { Action: string | string[]; Resource: unknown };
+
+describe("agent HTTP API", () => {
+  it("is reachable only through the mutual TLS custom domain: the default endpoint is disabled", () => {
+    const template = prod.statelessTemplate;
+    template.hasResourceProperties("AWS::ApiGatewayV2::Api", {
+      ProtocolType: "HTTP",
+      DisableExecuteApiEndpoint: true,
+    });
+    template.hasResourceProperties("AWS::ApiGatewayV2::DomainName", {
+      DomainName: "c2.beacon.example.com",
+      DomainNameConfigurations: [Match.objectLike({ SecurityPolicy: "TLS_1_2", EndpointType: "REGIONAL" })],
+      MutualTlsAuthentication: {
+        TruststoreUri: {
+          "Fn::Join": [
+            "",
+            ["s3://", { Ref: Match.stringLikeRegexp("^AgentTruststoreBucket") }, Match.anyValue()],
+          ],
+        },
+      },
+    });
+    template.resourceCountIs("AWS::ApiGatewayV2::ApiMapping", 1);
+  });
+
+  it("reads the truststore only after the CA bundle is in the bucket, under a key named by its hash", () => {
+    const domain = Object.values(prod.statelessTemplate.findResources("AWS::ApiGatewayV2::DomainName"))[0];
+    expect(domain?.DependsOn).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^AgentTruststoreUpload/)]),
+    );
+    const truststoreUri = JSON.stringify(domain?.Properties.MutualTlsAuthentication);
+    expect(truststoreUri).toMatch(/\/agent-ca-[0-9a-f]{16}\.pem/);
+  });
+
+  it("routes only the agent C2 endpoints to the agent-api function", () => {
+    const routes = prod.statelessTemplate.findResources("AWS::ApiGatewayV2::Route");
+    expect(Object.values(routes).map((route) => route.Properties.RouteKey)).toEqual(
+      agentRoutePaths.map((path) => `POST ${path}`),
+    );
+    prod.statelessTemplate.hasResourceProperties("AWS::ApiGatewayV2::Integration", {
+      IntegrationType: "AWS_PROXY",
+      PayloadFormatVersion: "2.0",
+    });
+  });
+
+  it("throttles and logs access on its stage", () => {
+    prod.statelessTemplate.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
+      StageName: "$default",
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 5_000, ThrottlingBurstLimit: 5_000 },
+      AccessLogSettings: Match.objectLike({ Format: Match.stringLikeRegexp("clientCert") }),
+    });
+  });
+
+  it("is absent when the load balancer is the ingress", () => {
+    prodAlb.statelessTemplate.resourceCountIs("AWS::ApiGatewayV2::Api", 0);
+    prod.statelessTemplate.resourceCountIs("AWS::ElasticLoadBalancingV2::LoadBalancer", 0);
+  });
+});
+
+describe("agent load balancer", () => {
+  it("faces the internet over HTTPS with mutual TLS in verify mode against the truststore", () => {
+    const template = prodAlb.statelessTemplate;
+    template.hasResourceProperties("AWS::ElasticLoadBalancingV2::LoadBalancer", {
+      Scheme: "internet-facing",
+      LoadBalancerAttributes: Match.arrayWith([
+        { Key: "deletion_protection.enabled", Value: "true" },
+        { Key: "routing.http.drop_invalid_header_fields.enabled", Value: "true" },
+      ]),
+    });
+    template.hasResourceProperties("AWS::ElasticLoadBalancingV2::Listener", {
+      Protocol: "HTTPS",
+      Port: 443,
+      SslPolicy: Match.stringLikeRegexp("^ELBSecurityPolicy-TLS13"),
+      MutualAuthentication: {
+        Mode: "verify",
+        IgnoreClientCertificateExpiry: false,
+        TrustStoreArn: { "Fn::GetAtt": [Match.stringLikeRegexp("TrustStore"), "TrustStoreArn"] },
+      },
+      DefaultActions: [Match.objectLike({ Type: "fixed-response" })],
+    });
+    template.hasResource("AWS::ElasticLoadBalancingV2::TrustStore", {
+      Properties: {
+        CaCertificatesBundleS3Bucket: { Ref: Match.stringLikeRegexp("^AgentTruststoreBucket") },
+        CaCertificatesBundleS3Key: Match.stringLikeRegexp("^agent-ca-[0-9a-f]{16}\\.pem$"),
+        Name: Match.anyValue(),
+        Tags: Match.anyValue(),
+      },
+      DependsOn: Match.arrayWith([Match.stringLikeRegexp("^AgentTruststoreUpload")]),
+    });
+  });
+
+  it("forwards only POSTs to the agent C2 endpoints to the agent-api function", () => {
+    const template = prodAlb.statelessTemplate;
+    template.hasResourceProperties("AWS::ElasticLoadBalancingV2::ListenerRule", {
+      Conditions: Match.arrayWith([
+        { Field: "path-pattern", PathPatternConfig: { Values: [...agentRoutePaths] } },
+        { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["POST"] } },
+      ]),
+    });
+    template.hasResourceProperties("AWS::ElasticLoadBalancingV2::TargetGroup", {
+      TargetType: "lambda",
+      Targets: [{ Id: { "Fn::GetAtt": [Match.stringLikeRegexp("^AgentApiFunction"), "Arn"] } }],
+    });
+  });
+});
+
+describe("observability", () => {
+  it("alarms on the ingress, the function and its degradations, on one dashboard", () => {
+    for (const { statelessTemplate } of [prod, prodAlb]) {
+      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 6);
+      statelessTemplate.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
+    }
+    const alarms = Object.values(prod.statelessTemplate.findResources("AWS::CloudWatch::Alarm"));
+    const watched = alarms.map((alarm) => alarm.Properties.MetricName ?? alarm.Properties.Metrics[0].Label);
+    expect(watched.sort()).toEqual(
+      [
+        "Agent 5xx (% of requests)",
+        "Agent p99 latency (ms)",
+        "CacheFallbacks",
+        "Errors",
+        "StreamFailures",
+        "Throttles",
+      ].sort(),
+    );
+  });
+
+  it("alarms on cache fallbacks and stream failures by the function's service dimension alone", () => {
+    for (const metricName of ["CacheFallbacks", "StreamFailures"]) {
+      prod.statelessTemplate.hasResourceProperties("AWS::CloudWatch::Alarm", {
+        Namespace: "Beacon",
+        MetricName: metricName,
+        Dimensions: [
+          { Name: "service", Value: environmentOf(prod.statelessTemplate).POWERTOOLS_SERVICE_NAME },
+        ],
+        Statistic: "Sum",
+      });
+    }
+  });
+
+  it("measures the 5xx rate and p99 latency of whichever ingress is deployed", () => {
+    prod.statelessTemplate.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      Metrics: Match.arrayWith([
+        Match.objectLike({
+          MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: "5xx" }) }),
+        }),
+      ]),
+    });
+    prodAlb.statelessTemplate.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      Metrics: Match.arrayWith([
+        Match.objectLike({
+          MetricStat: Match.objectLike({
+            Metric: Match.objectLike({ MetricName: "TargetResponseTime" }),
+            Stat: "p99",
+          }),
+        }),
+      ]),
+    });
+  });
+});
+
+describe("stacks", () => {
+  it("deploys the stateless stack after the stateful one", () => {
+    expect(prod.stateless.dependencies).toContain(prod.stateful);
+  });
+});
