@@ -1,0 +1,109 @@
+/**
+ * The load side of `npm run bench`, in a process of its own so that it does not share an event loop
+ * with the gateway and handler it measures. Sends steady C++ light heartbeats for many agents over
+ * kept-alive mutual-TLS connections and prints one JSON line of results.
+ */
+import { readFileSync } from "node:fs";
+import { Agent, request } from "node:https";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  options: {
+    url: { type: "string" },
+    certs: { type: "string" },
+    certificate: { type: "string", default: "dev-fleet" },
+    agents: { type: "string", default: "1000" },
+    rounds: { type: "string", default: "5" },
+    concurrency: { type: "string", default: "50" },
+    heartbeat: { type: "string" },
+  },
+});
+const url = new URL("/c2/api/heartbeat", values.url);
+const certs = values.certs as string;
+const agentCount = Number(values.agents);
+const rounds = Number(values.rounds);
+const concurrency = Number(values.concurrency);
+const template = readFileSync(values.heartbeat as string, "utf8");
+const templateId = (JSON.parse(template) as { agentInfo: { identifier: string } }).agentInfo.identifier;
+const bodies = Array.from({ length: agentCount }, (_, index) =>
+  Buffer.from(template.replace(templateId, `bench-agent-${index}`)),
+);
+
+const tlsAgent = new Agent({
+  keepAlive: true,
+  maxSockets: concurrency,
+  ca: readFileSync(path.join(certs, "ca.pem")),
+  cert: readFileSync(path.join(certs, `${values.certificate}.pem`)),
+  key: readFileSync(path.join(certs, `${values.certificate}.key`)),
+});
+
+function heartbeat(body: Buffer): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      url,
+      {
+        method: "POST",
+        agent: tlsAgent,
+        headers: { "content-type": "application/json", "content-length": body.length },
+      },
+      (response) => {
+        response.resume();
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, ms: performance.now() - started }),
+        );
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+}
+
+async function round(): Promise<{ latencies: number[]; errors: number; seconds: number }> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < bodies.length) {
+        const result = await heartbeat(bodies[next++] as Buffer);
+        latencies.push(result.ms);
+        if (result.status !== 200) errors++;
+      }
+    }),
+  );
+  return { latencies, errors, seconds: (performance.now() - started) / 1000 };
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+
+// Round one registers every agent; the process then waits for the runner to reset its counters.
+const registration = await round();
+process.stdout.write(`${JSON.stringify({ phase: "registered", errors: registration.errors })}\n`);
+await new Promise((resolve) => process.stdin.once("data", resolve));
+
+const steady = { latencies: [] as number[], errors: 0, seconds: 0 };
+for (let index = 0; index < rounds; index++) {
+  const result = await round();
+  steady.latencies.push(...result.latencies);
+  steady.errors += result.errors;
+  steady.seconds += result.seconds;
+}
+const sorted = steady.latencies.sort((a, b) => a - b);
+process.stdout.write(
+  `${JSON.stringify({
+    phase: "steady",
+    heartbeats: sorted.length,
+    errors: steady.errors,
+    perSecond: Math.round(sorted.length / steady.seconds),
+    p50: percentile(sorted, 0.5),
+    p95: percentile(sorted, 0.95),
+    p99: percentile(sorted, 0.99),
+    max: sorted.at(-1),
+  })}\n`,
+);
+tlsAgent.destroy();
