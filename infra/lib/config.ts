@@ -61,7 +61,7 @@ const settingsByStage: Record<StageName, StageSettings> = {
     defaultLogLevel: "WARN",
     // At 100,000 agents the per-invocation lines would cost more in CloudWatch Logs than the compute they report.
     platformLogLevel: SystemLogLevel.WARN,
-    // Twice dev's memory buys twice the CPU for inflating and hashing manifests of up to ~750 KB.
+    // Twice dev's memory buys twice the CPU for inflating and parsing manifests of up to ~750 KB.
     memoryMb: { agentApi: 1024 },
     // 100,000 agents at a 60 s heartbeat make ~1,800 requests/s; the headroom covers a fleet restarting at once.
     agentThrottle: { requestsPerSecond: 5_000, burst: 5_000 },
