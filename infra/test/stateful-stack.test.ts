@@ -12,7 +12,7 @@ beforeAll(() => {
 });
 
 describe("registry table", () => {
-  it("is built from the shared table schema: string keys, the class index, TTL, on-demand", () => {
+  it("is built from the shared table schema: string keys, every index, TTL, on-demand", () => {
     prod.statefulTemplate.hasResourceProperties("AWS::DynamoDB::GlobalTable", {
       KeySchema: [
         { AttributeName: TableSchema.partitionKey, KeyType: "HASH" },
@@ -22,16 +22,14 @@ describe("registry table", () => {
         { AttributeName: TableSchema.partitionKey, AttributeType: "S" },
         { AttributeName: TableSchema.sortKey, AttributeType: "S" },
       ]),
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: TableSchema.indexes.byClass.indexName,
-          KeySchema: [
-            { AttributeName: TableSchema.indexes.byClass.partitionKey, KeyType: "HASH" },
-            { AttributeName: TableSchema.indexes.byClass.sortKey, KeyType: "RANGE" },
-          ],
-          Projection: { ProjectionType: "ALL" },
-        },
-      ],
+      GlobalSecondaryIndexes: Object.values(TableSchema.indexes).map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: "HASH" },
+          { AttributeName: index.sortKey, KeyType: "RANGE" },
+        ],
+        Projection: { ProjectionType: "ALL" },
+      })),
       TimeToLiveSpecification: { AttributeName: TableSchema.timeToLiveAttribute, Enabled: true },
       BillingMode: "PAY_PER_REQUEST",
     });

@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DescribeTimeToLiveCommand,
   type DynamoDBClient,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from "@aws-sdk/client-dynamodb";
 import {
@@ -15,34 +17,47 @@ import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 /** Creates Beacon's table as the CDK app defines it, unless it exists; then makes sure TTL is on. */
 export async function provisionTable(dynamodb: DynamoDBClient, tableName: string): Promise<void> {
   const { partitionKey, sortKey, timeToLiveAttribute } = TableSchema;
-  const byClass = TableSchema.indexes.byClass;
+  const indexes = Object.values(TableSchema.indexes);
+  const attributeDefinitions = [
+    partitionKey,
+    sortKey,
+    ...indexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+  ].map((name) => ({ AttributeName: name, AttributeType: "S" as const }));
+  const indexDefinition = (index: (typeof indexes)[number]) => ({
+    IndexName: index.indexName,
+    KeySchema: [
+      { AttributeName: index.partitionKey, KeyType: "HASH" as const },
+      { AttributeName: index.sortKey, KeyType: "RANGE" as const },
+    ],
+    Projection: { ProjectionType: "ALL" as const },
+  });
   try {
     await dynamodb.send(
       new CreateTableCommand({
         TableName: tableName,
         BillingMode: "PAY_PER_REQUEST",
-        AttributeDefinitions: [partitionKey, sortKey, byClass.partitionKey, byClass.sortKey].map((name) => ({
-          AttributeName: name,
-          AttributeType: "S",
-        })),
+        AttributeDefinitions: attributeDefinitions,
         KeySchema: [
           { AttributeName: partitionKey, KeyType: "HASH" },
           { AttributeName: sortKey, KeyType: "RANGE" },
         ],
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: byClass.indexName,
-            KeySchema: [
-              { AttributeName: byClass.partitionKey, KeyType: "HASH" },
-              { AttributeName: byClass.sortKey, KeyType: "RANGE" },
-            ],
-            Projection: { ProjectionType: "ALL" },
-          },
-        ],
+        GlobalSecondaryIndexes: indexes.map(indexDefinition),
       }),
     );
   } catch (error) {
     if (!isAlreadyExisting(error)) throw error;
+    // A table kept on disk from an older Beacon may lack an index added since.
+    const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: tableName }));
+    const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+    for (const index of indexes.filter((candidate) => !present.has(candidate.indexName))) {
+      await dynamodb.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: attributeDefinitions,
+          GlobalSecondaryIndexUpdates: [{ Create: indexDefinition(index) }],
+        }),
+      );
+    }
   }
   // Enabling TTL twice is an error, so look first.
   const { TimeToLiveDescription } = await dynamodb.send(

@@ -37,6 +37,7 @@ export class DynamoAgentRegistry implements AgentRegistry {
           Item: {
             ...Keys.agent(record.tenant, record.agentId),
             ...classIndexOf(record.tenant, record.agentId, record.agentClass),
+            ...tenantIndexOf(record.tenant, record.agentId),
             ...dropUndefined({
               tenant: record.tenant,
               agentId: record.agentId,
@@ -72,6 +73,7 @@ export class DynamoAgentRegistry implements AgentRegistry {
       flowId: checkpoint.flowId,
       device: checkpoint.device,
       ...(checkpoint.agentClass ? classIndexOf(tenant, agentId, checkpoint.agentClass) : {}),
+      ...tenantIndexOf(tenant, agentId),
     };
     const present = Object.entries(values).filter(([, value]) => value !== undefined);
     const assignments = present.map(([name]) => `#${name} = :${name}`);
@@ -159,6 +161,11 @@ export class DynamoAgentClassRegistry implements AgentClassRegistry {
 const classIndexOf = (tenant: string, agentId: string, agentClass: string) => ({
   gsi1pk: Keys.agentsOfClass(tenant, agentClass),
   gsi1sk: Keys.agentInClass(agentId),
+});
+
+const tenantIndexOf = (tenant: string, agentId: string) => ({
+  gsi2pk: Keys.agentsOfTenant(tenant),
+  gsi2sk: Keys.agentInClass(agentId),
 });
 
 function toRecord(item: AgentItem): AgentRecord {

@@ -3,6 +3,7 @@ export const Keys = {
   agent: (tenant: string, agentId: string) => ({ pk: `T#${tenant}#A#${agentId}`, sk: "AGENT" }),
   agentsOfClass: (tenant: string, agentClass: string) => `T#${tenant}#C#${agentClass}`,
   agentInClass: (agentId: string) => `A#${agentId}`,
+  agentsOfTenant: (tenant: string) => `T#${tenant}#AGENTS`,
   agentClass: (tenant: string, agentClass: string) => ({ pk: `T#${tenant}#CLASSES`, sk: `C#${agentClass}` }),
   manifest: (tenant: string, hash: string) => ({ pk: `T#${tenant}#MANIFESTS`, sk: `M#${hash}` }),
   manifestChunk: (tenant: string, hash: string, index: number) => ({

@@ -7,6 +7,9 @@ export const TableSchema = {
   sortKey: "sk",
   timeToLiveAttribute: "expiresAt",
   indexes: {
+    /** A tenant's agents of one class, by agent id. */
     byClass: { indexName: "gsi1", partitionKey: "gsi1pk", sortKey: "gsi1sk" },
+    /** All of a tenant's agents, by agent id: tenant-wide lists without a scan. */
+    byTenant: { indexName: "gsi2", partitionKey: "gsi2pk", sortKey: "gsi2sk" },
   },
 } as const;
