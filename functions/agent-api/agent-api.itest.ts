@@ -1,10 +1,11 @@
-import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { randomUUID, X509Certificate } from "node:crypto";
+
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { gzipSync } from "node:zlib";
-import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
@@ -14,7 +15,9 @@ import { startRedisServer } from "../../scripts/local/redis-server.js";
 import { readWholeStream } from "../../scripts/local/stream-reader.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
+import { CacheKeys } from "../adapters/redis/hot-state.js";
 import type { JsonObject } from "../core/c2/json.js";
+import { canonicalSerial } from "../core/identity.js";
 import { example, exampleText } from "../core/test/fixtures.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
 import { Validators } from "../shared/schemas.js";
@@ -199,6 +202,41 @@ describe("identity", () => {
     const response = await post(HEARTBEAT, javaHeartbeat("honest-agent"), { certificate });
     expect(response.status).toBe(200);
   });
+});
+
+describe("revoked certificates", () => {
+  async function revoke(certificate: string, { inCache }: { inCache: boolean }) {
+    const pem = readFileSync(path.join(api.certsDir, `${certificate}.pem`), "utf8");
+    const serial = canonicalSerial(new X509Certificate(pem).serialNumber);
+    await documents.send(
+      new PutCommand({
+        TableName: api.env.BEACON_TABLE_NAME,
+        Item: { ...Keys.revokedSerial(tenant, serial), serial, revokedAt: Date.now() },
+      }),
+    );
+    const redis = new Redis(api.env.BEACON_REDIS_URL as string);
+    // What the console does on revocation; without it the cache's copy of the list expires instead.
+    if (inCache) await redis.hset(CacheKeys.revokedSerials(tenant), serial, String(Date.now()));
+    else await redis.del(CacheKeys.revokedSerials(tenant));
+    await redis.quit();
+  }
+
+  it.each([true, false])(
+    "are refused with 403, recording nothing (revocation in cache: %s)",
+    async (inCache) => {
+      const agentId = `revoked-${inCache}`;
+      const certificate = await api.issueCertificate({ tenant, agentId });
+      expect((await post(HEARTBEAT, javaHeartbeat(agentId), { certificate })).status).toBe(200);
+      await revoke(certificate, { inCache });
+      api.kinesis.reset();
+      const refused = await api.post(HEARTBEAT, javaHeartbeat(agentId), { certificate });
+      expect(refused.status).toBe(403);
+      expect(refused.json()).toMatchObject({ error: { code: "certificate_revoked" } });
+      const ack = await api.post(ACKNOWLEDGE, javaAck(agentId, "op-x"), { certificate });
+      expect(ack.status).toBe(403);
+      expect(api.kinesis.counts()).toEqual({});
+    },
+  );
 });
 
 describe("bad input", () => {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAgentClassRegistry, DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
+import { DynamoRevocationList } from "../adapters/dynamodb/revocation-list.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisHotState } from "../adapters/redis/hot-state.js";
 import { makeManifestRegistration } from "../core/manifest-registration.js";
@@ -20,6 +21,7 @@ export function composeAgentApi(config: AgentApiConfig) {
   // An unreachable cache is reported per request (CacheFallbacks); the client's own error events only repeat it.
   redis.on("error", () => {});
   const registry = new DynamoAgentRegistry(documents, config.tableName);
+  const revocations = new DynamoRevocationList(documents, config.tableName);
   const hotState = new RedisHotState(redis);
   const manifests = makeManifestRegistration(new DynamoManifestStore(documents, config.tableName));
   const events = new KinesisEventSink(makeKinesisClient(), config.streamName);
@@ -28,6 +30,7 @@ export function composeAgentApi(config: AgentApiConfig) {
   return {
     recordHeartbeat: makeRecordHeartbeat({
       registry,
+      revocations,
       classes: new DynamoAgentClassRegistry(documents, config.tableName),
       manifests,
       hotState,
@@ -39,7 +42,7 @@ export function composeAgentApi(config: AgentApiConfig) {
         describeRetryMs: config.describeRetryMs,
       },
     }),
-    recordAck: makeRecordAck({ registry, manifests, hotState, events, clock, ids }),
+    recordAck: makeRecordAck({ registry, revocations, manifests, hotState, events, clock, ids }),
     close: async () => {
       redis.disconnect();
       documents.destroy();

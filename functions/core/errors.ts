@@ -10,9 +10,15 @@ export const ErrorCodes = [
   "unsupported_content_encoding",
   "missing_client_certificate",
   "invalid_client_certificate",
+  "certificate_revoked",
   "identity_mismatch",
   "route_not_found",
   "stream_unavailable",
+  "unauthenticated",
+  "forbidden",
+  "not_found",
+  "invalid_request",
+  "certificate_authority_unavailable",
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

@@ -46,6 +46,21 @@ export function parseDistinguishedName(dn: string): Map<string, string> {
   return attributes;
 }
 
+/**
+ * One spelling per serial number, whichever ingress reported it: upper-case hex without separators
+ * or leading zeros. API Gateway and the ALB hand over the certificate itself, whose serial is hex.
+ */
+export function canonicalSerial(serial: string): string {
+  const hex = serial.replace(/[:\s]/g, "").toUpperCase().replace(/^0+/, "");
+  if (!/^[0-9A-F]*$/.test(hex)) {
+    throw new BeaconError(
+      "invalid_client_certificate",
+      "The client certificate's serial number is not hexadecimal",
+    );
+  }
+  return hex || "0";
+}
+
 export function credentialFromCertificate(subjectDN: string, serialNumber: string): AgentCredential {
   const subject = parseDistinguishedName(subjectDN);
   const tenant = subject.get("O");
@@ -57,8 +72,9 @@ export function credentialFromCertificate(subjectDN: string, serialNumber: strin
       "The client certificate does not name a Beacon tenant",
     );
   }
-  if (unit === "agent") return { kind: "agent", tenant, agentId: commonName, serialNumber };
-  if (unit === "fleet") return { kind: "fleet", tenant, fleetName: commonName, serialNumber };
+  const serial = canonicalSerial(serialNumber);
+  if (unit === "agent") return { kind: "agent", tenant, agentId: commonName, serialNumber: serial };
+  if (unit === "fleet") return { kind: "fleet", tenant, fleetName: commonName, serialNumber: serial };
   throw new BeaconError(
     "invalid_client_certificate",
     "The client certificate is neither an agent nor a fleet certificate",

@@ -1,5 +1,5 @@
 import type { ManifestSummary, SupportedOperations } from "./c2/manifest.js";
-import type { DeviceSummary, StatusSummary } from "./c2/model.js";
+import type { Bulletin, DeviceSummary, QueueStatus, RepositoryStatus, StatusSummary } from "./c2/model.js";
 import type { BeaconEvent } from "./events.js";
 
 /** The durable registry entry of one agent (DynamoDB on AWS). */
@@ -72,10 +72,21 @@ export interface ManifestStore {
   read(tenant: string, hash: string): Promise<string | undefined>;
 }
 
+/** Serials of a tenant's revoked agent certificates (canonical form), durable in the registry. */
+export interface RevocationList {
+  revokedSerials(tenant: string): Promise<string[]>;
+  isRevoked(tenant: string, serial: string): Promise<boolean>;
+}
+
+/** What the cache knows of a certificate: "unknown" until it holds the tenant's revocation list. */
+export type CachedRevocation = "revoked" | "clear" | "unknown";
+
 /** Hot per-agent state as the heartbeat sees it in one cache round trip. */
 export interface HotSighting {
   tenant: string;
   agentId: string;
+  /** The calling certificate's serial: a revoked one is refused before anything is recorded. */
+  serialNumber: string;
   now: number;
   agentClass?: string;
   manifestHash?: string;
@@ -83,6 +94,9 @@ export interface HotSighting {
   runStatus?: string;
   status?: StatusSummary;
   device?: DeviceSummary;
+  repositories?: RepositoryStatus[];
+  queues?: QueueStatus[];
+  bulletins?: Bulletin[];
   checkpointIntervalMs: number;
 }
 
@@ -105,9 +119,17 @@ export interface HotSightingResult {
   describePendingUntil?: number;
 }
 
+/** Nothing is recorded unless the certificate is known not to be revoked. */
+export type SightingOutcome =
+  | { recorded: true; sighting: HotSightingResult }
+  | { recorded: false; revocation: Exclude<CachedRevocation, "clear"> };
+
 export interface HotState {
-  /** One round trip: records the sighting and returns what the heartbeat needs to decide. */
-  recordSighting(sighting: HotSighting): Promise<HotSightingResult>;
+  /** One round trip: checks revocation, records the sighting and returns what the heartbeat needs to decide. */
+  recordSighting(sighting: HotSighting): Promise<SightingOutcome>;
+  revocationOf(tenant: string, serial: string): Promise<CachedRevocation>;
+  /** Replaces the cache's copy of the tenant's revocation list; it expires, so the registry stays the truth. */
+  rememberRevocations(tenant: string, serials: string[]): Promise<void>;
   markRegistered(tenant: string, agentId: string, now: number): Promise<void>;
   /** Returns true when the class was not known to the cache yet. */
   rememberClass(tenant: string, agentClass: string): Promise<boolean>;

@@ -3,13 +3,15 @@ import type { JsonObject } from "./c2/json.js";
 import type { Acknowledgement } from "./c2/model.js";
 import { BeaconError } from "./errors.js";
 import type { AckEvent } from "./events.js";
+import { type GuardedCache, guardedCache } from "./guarded-cache.js";
 import { type AgentCredential, authorizeAgent } from "./identity.js";
 import type { ManifestRegistration } from "./manifest-registration.js";
-import type { AgentRegistry, Clock, EventSink, HotState, IdGenerator } from "./ports.js";
-import { guardedCache } from "./record-heartbeat.js";
+import type { AgentRegistry, Clock, EventSink, HotState, IdGenerator, RevocationList } from "./ports.js";
+import { makeRevocationCheck } from "./revocation.js";
 
 export interface AckDependencies {
   registry: AgentRegistry;
+  revocations: RevocationList;
   manifests: ManifestRegistration;
   hotState: HotState;
   events: EventSink;
@@ -34,6 +36,7 @@ export interface AckOutcome {
  */
 export function makeRecordAck(deps: AckDependencies) {
   const { registry, manifests, hotState, events, clock, ids } = deps;
+  const revocationCheck = makeRevocationCheck(deps);
 
   return async function recordAck(credential: AgentCredential, body: JsonObject): Promise<AckOutcome> {
     const ack = normalizeAcknowledgement(body);
@@ -47,6 +50,7 @@ export function makeRecordAck(deps: AckDependencies) {
     const tenant = credential.tenant;
     const now = clock.now();
     const cache = guardedCache();
+    await revocationCheck.assertNotRevoked(credential, cache);
 
     const { matched, manifestStored } = agentId
       ? await closeDescribe(tenant, agentId, ack, now, cache)
@@ -87,7 +91,7 @@ export function makeRecordAck(deps: AckDependencies) {
     agentId: string,
     ack: Acknowledgement,
     now: number,
-    cache: ReturnType<typeof guardedCache>,
+    cache: GuardedCache,
   ): Promise<{ matched: boolean; manifestStored: boolean }> {
     const record = await registry.get(tenant, agentId);
     if (!record || record.pendingDescribe?.operationId !== ack.operationId)

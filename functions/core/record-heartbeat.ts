@@ -5,6 +5,7 @@ import type { C2Operation, Heartbeat } from "./c2/model.js";
 import { describeManifest, heartbeatReply } from "./c2/operations.js";
 import { BeaconError } from "./errors.js";
 import type { HeartbeatEvent } from "./events.js";
+import { type GuardedCache, guardedCache } from "./guarded-cache.js";
 import { type AgentCredential, authorizeAgent } from "./identity.js";
 import type { ManifestRegistration } from "./manifest-registration.js";
 import type {
@@ -13,10 +14,13 @@ import type {
   AgentRegistry,
   Clock,
   EventSink,
+  HotSighting,
   HotSightingResult,
   HotState,
   IdGenerator,
+  RevocationList,
 } from "./ports.js";
+import { makeRevocationCheck } from "./revocation.js";
 
 /** The class an agent joins when it reports none. */
 export const DEFAULT_AGENT_CLASS = "default";
@@ -30,6 +34,7 @@ export interface HeartbeatSettings {
 
 export interface HeartbeatDependencies {
   registry: AgentRegistry;
+  revocations: RevocationList;
   classes: AgentClassRegistry;
   manifests: ManifestRegistration;
   hotState: HotState;
@@ -69,6 +74,7 @@ interface AgentView {
 
 export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
   const { registry, classes, manifests, hotState, events, clock, ids, settings } = deps;
+  const revocationCheck = makeRevocationCheck(deps);
 
   return async function recordHeartbeat(
     credential: AgentCredential,
@@ -84,9 +90,17 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     const now = clock.now();
     const cache = guardedCache();
 
-    const view =
-      (await cache.attempt(() => viewFromCache(tenant, heartbeat, now))) ??
-      (await viewFromRegistry(tenant, heartbeat, now));
+    const recordSighting = () =>
+      cache.attempt(() => hotState.recordSighting(sightingOf(tenant, credential, heartbeat, now)));
+    let outcome = await recordSighting();
+    if (!outcome?.recorded) {
+      await revocationCheck.assertNotRevoked(credential, cache, outcome?.revocation);
+      // The cache lacked the tenant's revocation list, which it holds now: record the sighting after all.
+      if (outcome) outcome = await recordSighting();
+    }
+    const view = outcome?.recorded
+      ? viewOf(outcome.sighting)
+      : await viewFromRegistry(tenant, heartbeat, now);
     let firstSight = false;
 
     if (!view.registered) {
@@ -192,10 +206,16 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     };
   };
 
-  async function viewFromCache(tenant: string, heartbeat: Heartbeat, now: number): Promise<AgentView> {
-    const sighting: HotSightingResult = await hotState.recordSighting({
+  function sightingOf(
+    tenant: string,
+    credential: AgentCredential,
+    heartbeat: Heartbeat,
+    now: number,
+  ): HotSighting {
+    return {
       tenant,
       agentId: heartbeat.agentId,
+      serialNumber: credential.serialNumber,
       now,
       agentClass: heartbeat.agentClass,
       manifestHash: heartbeat.manifestHash,
@@ -203,23 +223,10 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       runStatus: heartbeat.runStatus,
       status: heartbeat.status,
       device: heartbeat.device,
+      repositories: heartbeat.repositories,
+      queues: heartbeat.queues,
+      bulletins: heartbeat.bulletins,
       checkpointIntervalMs: settings.checkpointIntervalMs,
-    });
-    return {
-      registered: sighting.registered,
-      agentClass: sighting.agentClass,
-      manifestHash: sighting.manifestHash,
-      flowId: sighting.flowId,
-      previous: sighting.registered
-        ? {
-            agentClass: sighting.previousAgentClass,
-            manifestHash: sighting.previousManifestHash,
-            flowId: sighting.previousFlowId,
-          }
-        : undefined,
-      supportedOperations: sighting.supportedOperations,
-      checkpointDue: sighting.checkpointDue,
-      describePendingUntil: sighting.describePendingUntil,
     };
   }
 
@@ -260,6 +267,25 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
   }
 }
 
+function viewOf(sighting: HotSightingResult): AgentView {
+  return {
+    registered: sighting.registered,
+    agentClass: sighting.agentClass,
+    manifestHash: sighting.manifestHash,
+    flowId: sighting.flowId,
+    previous: sighting.registered
+      ? {
+          agentClass: sighting.previousAgentClass,
+          manifestHash: sighting.previousManifestHash,
+          flowId: sighting.previousFlowId,
+        }
+      : undefined,
+    supportedOperations: sighting.supportedOperations,
+    checkpointDue: sighting.checkpointDue,
+    describePendingUntil: sighting.describePendingUntil,
+  };
+}
+
 function newRecord(tenant: string, heartbeat: Heartbeat, agentClass: string, now: number): AgentRecord {
   return {
     tenant,
@@ -270,33 +296,5 @@ function newRecord(tenant: string, heartbeat: Heartbeat, agentClass: string, now
     device: heartbeat.device,
     firstSeen: now,
     lastSeen: now,
-  };
-}
-
-interface GuardedCache {
-  /** Runs a cache call; a failure is remembered and answered with undefined, never thrown. */
-  attempt<T>(work: () => Promise<T>): Promise<T | undefined>;
-  readonly error: unknown;
-}
-
-/**
- * The cache is an accelerator, not the truth: after its first failure in a request Beacon stops
- * calling it for that request and answers from the registry.
- */
-export function guardedCache(): GuardedCache {
-  let failure: unknown;
-  return {
-    async attempt(work) {
-      if (failure !== undefined) return undefined;
-      try {
-        return await work();
-      } catch (error) {
-        failure = error ?? new Error("cache call failed");
-        return undefined;
-      }
-    },
-    get error() {
-      return failure;
-    },
   };
 }

@@ -1,3 +1,4 @@
+import { X509Certificate } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type {
   ALBEvent,
@@ -32,7 +33,7 @@ export function agentRequestOf(event: AgentEvent): AgentRequest {
 function fromHttpApi(event: APIGatewayProxyEventV2): AgentRequest {
   // The SDK's type leaves authentication out of payload 2.0, but API Gateway sends it with mutual TLS.
   const context = event.requestContext as APIGatewayProxyEventV2["requestContext"] & {
-    authentication?: { clientCert?: { subjectDN?: string; serialNumber?: string } };
+    authentication?: { clientCert?: { subjectDN?: string; serialNumber?: string; clientCertPem?: string } };
   };
   const clientCert = context.authentication?.clientCert;
   return {
@@ -43,7 +44,10 @@ function fromHttpApi(event: APIGatewayProxyEventV2): AgentRequest {
     isBase64Encoded: event.isBase64Encoded,
     clientCertificate:
       clientCert?.subjectDN && clientCert.serialNumber
-        ? { subjectDN: clientCert.subjectDN, serialNumber: clientCert.serialNumber }
+        ? {
+            subjectDN: clientCert.subjectDN,
+            serialNumber: serialOf(clientCert.clientCertPem, clientCert.serialNumber),
+          }
         : undefined,
   };
 }
@@ -51,7 +55,9 @@ function fromHttpApi(event: APIGatewayProxyEventV2): AgentRequest {
 function fromAlb(event: ALBEvent): AgentRequest {
   const headers = lowerCaseHeaders(event);
   const subject = headers["x-amzn-mtls-clientcert-subject"];
-  const serialNumber = headers["x-amzn-mtls-clientcert-serial-number"];
+  const leaf = headers["x-amzn-mtls-clientcert-leaf"];
+  const reportedSerial = headers["x-amzn-mtls-clientcert-serial-number"];
+  const serialNumber = reportedSerial && serialOf(leaf && decodeURIComponent(leaf), reportedSerial);
   return {
     method: event.httpMethod,
     path: event.path,
@@ -60,6 +66,19 @@ function fromAlb(event: ALBEvent): AgentRequest {
     isBase64Encoded: event.isBase64Encoded,
     clientCertificate: subject && serialNumber ? { subjectDN: subject, serialNumber } : undefined,
   };
+}
+
+/**
+ * The serial as the certificate itself states it (hex), when the ingress passed the certificate;
+ * how each ingress spells the serial in its own field is not something to depend on.
+ */
+function serialOf(certificatePem: string | undefined, reported: string): string {
+  if (!certificatePem) return reported;
+  try {
+    return new X509Certificate(certificatePem).serialNumber;
+  } catch {
+    return reported;
+  }
 }
 
 /** ALB sends either single-value or multi-value headers, depending on the target group setting. */

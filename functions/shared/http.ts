@@ -18,9 +18,15 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   unsupported_content_encoding: 415,
   missing_client_certificate: 401,
   invalid_client_certificate: 403,
+  certificate_revoked: 403,
   identity_mismatch: 403,
   route_not_found: 404,
   stream_unavailable: 503,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  invalid_request: 400,
+  certificate_authority_unavailable: 503,
 };
 
 export interface JsonResponse {

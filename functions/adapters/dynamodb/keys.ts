@@ -6,10 +6,16 @@ export const Keys = {
   agentsOfTenant: (tenant: string) => `T#${tenant}#AGENTS`,
   agentClass: (tenant: string, agentClass: string) => ({ pk: `T#${tenant}#CLASSES`, sk: `C#${agentClass}` }),
   manifest: (tenant: string, hash: string) => ({ pk: `T#${tenant}#MANIFESTS`, sk: `M#${hash}` }),
+  /** Written by the console when it revokes an agent certificate; attributes serial and revokedAt. */
+  revokedSerial: (tenant: string, serial: string) => ({ pk: `T#${tenant}#REVOKED`, sk: `S#${serial}` }),
   manifestChunk: (tenant: string, hash: string, index: number) => ({
     pk: `T#${tenant}#M#${hash}`,
     sk: `CHUNK#${String(index).padStart(4, "0")}`,
   }),
+  /** Issued agent certificates, by canonical serial (upper-case hex, no separators or leading zeros). */
+  certificate: (tenant: string, serial: string) => ({ pk: `T#${tenant}#CERTS`, sk: `S#${serial}` }),
+  /** The tenant's revocation list: one item per revoked serial, read whole by the agent API. */
+  revokedCertificate: (tenant: string, serial: string) => ({ pk: `T#${tenant}#REVOKED`, sk: `S#${serial}` }),
 } as const;
 
 export const isConditionalCheckFailure = (error: unknown): boolean =>

@@ -5,6 +5,7 @@ import type {
   AgentClassRegistry,
   AgentRecord,
   AgentRegistry,
+  CachedRevocation,
   Clock,
   EventSink,
   HotSighting,
@@ -12,6 +13,8 @@ import type {
   HotState,
   IdGenerator,
   ManifestStore,
+  RevocationList,
+  SightingOutcome,
 } from "../../core/ports.js";
 
 /** In-process stand-ins for the ports, for core unit tests only. Each counts its calls. */
@@ -67,6 +70,25 @@ export class MemoryAgentRegistry implements AgentRegistry {
   }
 }
 
+export class MemoryRevocationList implements RevocationList {
+  readonly revoked = new Map<string, Set<string>>();
+  calls = 0;
+
+  revoke(tenant: string, serial: string) {
+    this.revoked.set(tenant, new Set([...(this.revoked.get(tenant) ?? []), serial]));
+  }
+
+  async revokedSerials(tenant: string) {
+    this.calls++;
+    return [...(this.revoked.get(tenant) ?? [])];
+  }
+
+  async isRevoked(tenant: string, serial: string) {
+    this.calls++;
+    return this.revoked.get(tenant)?.has(serial) ?? false;
+  }
+}
+
 export class MemoryAgentClassRegistry implements AgentClassRegistry {
   readonly classes = new Map<string, number>();
   calls = 0;
@@ -116,6 +138,8 @@ export class MemoryHotState implements HotState {
   readonly agents = new Map<string, HotAgent>();
   readonly classes = new Set<string>();
   readonly manifests = new Map<string, SupportedOperations>();
+  /** Per tenant; a tenant without an entry has no revocation list in the cache yet. */
+  readonly revocationLists = new Map<string, Set<string>>();
   roundTrips = 0;
   /** Set to make every call fail, as a cache outage would. */
   down = false;
@@ -125,8 +149,16 @@ export class MemoryHotState implements HotState {
     if (this.down) throw new Error("cache is down");
   }
 
-  async recordSighting(sighting: HotSighting): Promise<HotSightingResult> {
+  private revocation(tenant: string, serial: string): CachedRevocation {
+    const list = this.revocationLists.get(tenant);
+    if (!list) return "unknown";
+    return list.has(serial) ? "revoked" : "clear";
+  }
+
+  async recordSighting(sighting: HotSighting): Promise<SightingOutcome> {
     this.touch();
+    const revocation = this.revocation(sighting.tenant, sighting.serialNumber);
+    if (revocation !== "clear") return { recorded: false, revocation };
     const key = `${sighting.tenant}/${sighting.agentId}`;
     const agent = this.agents.get(key) ?? { registered: false, lastCheckpoint: 0 };
     const previous = { ...agent };
@@ -137,7 +169,7 @@ export class MemoryHotState implements HotState {
       agent.registered && sighting.now - agent.lastCheckpoint >= sighting.checkpointIntervalMs;
     if (checkpointDue) agent.lastCheckpoint = sighting.now;
     this.agents.set(key, agent);
-    return {
+    const result: HotSightingResult = {
       registered: agent.registered,
       agentClass: agent.agentClass,
       manifestHash: agent.manifestHash,
@@ -151,6 +183,17 @@ export class MemoryHotState implements HotState {
       checkpointDue,
       describePendingUntil: agent.describePendingUntil,
     };
+    return { recorded: true, sighting: result };
+  }
+
+  async revocationOf(tenant: string, serial: string) {
+    this.touch();
+    return this.revocation(tenant, serial);
+  }
+
+  async rememberRevocations(tenant: string, serials: string[]) {
+    this.touch();
+    this.revocationLists.set(tenant, new Set(serials));
   }
 
   async markRegistered(tenant: string, agentId: string, now: number) {

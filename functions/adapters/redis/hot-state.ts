@@ -1,10 +1,29 @@
 import type { Cluster, Redis } from "ioredis";
 import type { SupportedOperations } from "../../core/c2/manifest.js";
-import type { HotSighting, HotSightingResult, HotState } from "../../core/ports.js";
+import type {
+  CachedRevocation,
+  HotSighting,
+  HotSightingResult,
+  HotState,
+  SightingOutcome,
+} from "../../core/ports.js";
 import { RECORD_SIGHTING_SCRIPT } from "./record-sighting-script.js";
 
 /** Agents unheard of for this long drop out of the cache; the registry still has them. */
 const AGENT_TTL_SECONDS = 7 * 24 * 3600;
+
+/**
+ * How long the cache's copy of a tenant's revocation list lives before it is reloaded from the
+ * registry. A revocation normally reaches the cache at once; this bounds how long a revocation made
+ * while the cache was unreachable can go unseen.
+ */
+export const REVOCATION_LIST_TTL_SECONDS = 300;
+
+/** Heartbeats per minute are counted per tenant and kept this long, for the console's fleet summary. */
+const HEARTBEAT_COUNTER_TTL_SECONDS = 2 * 3600;
+
+/** Marks a revocation list as loaded, so an empty list is told apart from one never loaded. */
+const LOADED_FIELD = "#loaded";
 
 /**
  * Every key of a tenant carries the tenant as its hash tag, so one heartbeat's keys share a cluster
@@ -16,6 +35,8 @@ export const CacheKeys = {
   manifests: (tenant: string) => `{t:${tenant}}:manifests`,
   classes: (tenant: string) => `{t:${tenant}}:classes`,
   classIndexPrefix: (tenant: string) => `{t:${tenant}}:class-seen:`,
+  revokedSerials: (tenant: string) => `{t:${tenant}}:revoked`,
+  heartbeatsInMinute: (tenant: string, epochMinute: number) => `{t:${tenant}}:heartbeats:${epochMinute}`,
 } as const;
 
 export class CacheUnavailableError extends Error {
@@ -28,7 +49,9 @@ export class CacheUnavailableError extends Error {
 /** Statuses in which a command can still be answered soon; in any other the client is between reconnects. */
 const USABLE_STATUSES = new Set(["ready", "connect", "connecting", "wait"]);
 
-type RecordSightingReply = [string, string, string, string, string, string, string, string, number, string];
+type RecordSightingReply =
+  | ["unknown" | "revoked"]
+  | ["recorded", string, string, string, string, string, string, string, string, number, string];
 
 interface ScriptedRedis {
   recordSighting(...keysAndArgs: (string | number)[]): Promise<RecordSightingReply>;
@@ -39,7 +62,7 @@ export class RedisHotState implements HotState {
 
   constructor(redis: Redis | Cluster) {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: one round trip a call.
-    redis.defineCommand("recordSighting", { numberOfKeys: 2, lua: RECORD_SIGHTING_SCRIPT });
+    redis.defineCommand("recordSighting", { numberOfKeys: 4, lua: RECORD_SIGHTING_SCRIPT });
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
   }
 
@@ -49,7 +72,7 @@ export class RedisHotState implements HotState {
     return this.redis;
   }
 
-  async recordSighting(sighting: HotSighting): Promise<HotSightingResult> {
+  async recordSighting(sighting: HotSighting): Promise<SightingOutcome> {
     const { tenant, agentId, now } = sighting;
     const fields: Record<string, string | undefined> = {
       lastSeen: String(now),
@@ -59,6 +82,9 @@ export class RedisHotState implements HotState {
       runStatus: sighting.runStatus,
       status: sighting.status && JSON.stringify(sighting.status),
       device: sighting.device && JSON.stringify(sighting.device),
+      repositories: sighting.repositories && JSON.stringify(sighting.repositories),
+      queues: sighting.queues && JSON.stringify(sighting.queues),
+      bulletins: sighting.bulletins && JSON.stringify(sighting.bulletins),
     };
     const pairs = Object.entries(fields).flatMap(([name, value]) =>
       value === undefined ? [] : [name, value],
@@ -66,14 +92,20 @@ export class RedisHotState implements HotState {
     const reply = await this.usable().recordSighting(
       CacheKeys.agent(tenant, agentId),
       CacheKeys.manifests(tenant),
+      CacheKeys.revokedSerials(tenant),
+      CacheKeys.heartbeatsInMinute(tenant, Math.floor(now / 60_000)),
       now,
       sighting.checkpointIntervalMs,
       CacheKeys.classIndexPrefix(tenant),
       agentId,
       AGENT_TTL_SECONDS,
+      sighting.serialNumber,
+      HEARTBEAT_COUNTER_TTL_SECONDS,
       ...pairs,
     );
+    if (reply[0] !== "recorded") return { recorded: false, revocation: reply[0] };
     const [
+      ,
       registered,
       agentClass,
       manifestHash,
@@ -85,7 +117,7 @@ export class RedisHotState implements HotState {
       due,
       describeUntil,
     ] = reply;
-    return {
+    const result: HotSightingResult = {
       registered: registered === "1",
       agentClass: agentClass || undefined,
       manifestHash: manifestHash || undefined,
@@ -97,6 +129,26 @@ export class RedisHotState implements HotState {
       checkpointDue: Number(due) === 1,
       describePendingUntil: describeUntil ? Number(describeUntil) : undefined,
     };
+    return { recorded: true, sighting: result };
+  }
+
+  async revocationOf(tenant: string, serial: string): Promise<CachedRevocation> {
+    const [revoked, loaded] = await this.usable().hmget(
+      CacheKeys.revokedSerials(tenant),
+      serial,
+      LOADED_FIELD,
+    );
+    if (!loaded) return "unknown";
+    return revoked ? "revoked" : "clear";
+  }
+
+  async rememberRevocations(tenant: string, serials: string[]): Promise<void> {
+    const key = CacheKeys.revokedSerials(tenant);
+    const entries = Object.fromEntries([
+      [LOADED_FIELD, "1"],
+      ...serials.map((serial) => [serial, "revoked"]),
+    ]);
+    await this.usable().multi().del(key).hset(key, entries).expire(key, REVOCATION_LIST_TTL_SECONDS).exec();
   }
 
   async markRegistered(tenant: string, agentId: string, now: number): Promise<void> {

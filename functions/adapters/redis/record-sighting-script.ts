@@ -1,12 +1,17 @@
 /** One heartbeat's cache work in one round trip (kept in TypeScript so the bundle carries it). */
 export const RECORD_SIGHTING_SCRIPT = `
--- KEYS[1] the agent's hash, KEYS[2] the tenant's known manifests (hash -> supported operations).
+-- KEYS[1] the agent's hash, KEYS[2] the tenant's known manifests (hash -> supported operations),
+-- KEYS[3] the tenant's revoked certificate serials, KEYS[4] the tenant's heartbeat count this minute.
 -- ARGV[1] now (ms), ARGV[2] checkpoint interval (ms), ARGV[3] class index key prefix, ARGV[4] agent id,
--- ARGV[5] agent hash time to live (s), ARGV[6..] field/value pairs this heartbeat reports.
+-- ARGV[5] agent hash time to live (s), ARGV[6] the certificate's serial, ARGV[7] counter time to live (s),
+-- ARGV[8..] field/value pairs this heartbeat reports.
+local revocation = redis.call('HMGET', KEYS[3], ARGV[6], '#loaded')
+if not revocation[2] then return {'unknown'} end
+if revocation[1] then return {'revoked'} end
 local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'agentClass', 'manifestHash', 'flowId', 'describeUntil')
 local reported = {}
-for index = 6, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
-if #ARGV >= 7 then redis.call('HSET', KEYS[1], unpack(ARGV, 6)) end
+for index = 8, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
+if #ARGV >= 9 then redis.call('HSET', KEYS[1], unpack(ARGV, 8)) end
 local agentClass = reported['agentClass'] or previous[3]
 local manifestHash = reported['manifestHash'] or previous[4]
 local flowId = reported['flowId'] or previous[5]
@@ -23,8 +28,10 @@ end
 local supportedOperations = false
 if manifestHash then supportedOperations = redis.call('HGET', KEYS[2], manifestHash) end
 redis.call('EXPIRE', KEYS[1], ARGV[5])
+redis.call('INCR', KEYS[4])
+redis.call('EXPIRE', KEYS[4], ARGV[7])
 return {
-  previous[1] or '', agentClass or '', manifestHash or '', flowId or '',
+  'recorded', previous[1] or '', agentClass or '', manifestHash or '', flowId or '',
   previous[3] or '', previous[4] or '', previous[5] or '',
   supportedOperations or '', checkpointDue, previous[6] or ''
 }

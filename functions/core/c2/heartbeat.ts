@@ -1,5 +1,24 @@
-import { asArray, asBoolean, asNumber, asObject, asString, dropUndefined, type JsonObject } from "./json.js";
-import type { DeviceSummary, Heartbeat, StatusSummary } from "./model.js";
+import {
+  asArray,
+  asBoolean,
+  asNumber,
+  asObject,
+  asString,
+  dropUndefined,
+  type JsonObject,
+  truncate,
+} from "./json.js";
+import type {
+  Bulletin,
+  DeviceSummary,
+  Heartbeat,
+  QueueStatus,
+  RepositoryStatus,
+  StatusSummary,
+} from "./model.js";
+
+/** Bounds on what one heartbeat may leave in the hot state, whatever the flow's size. */
+export const HotDetailLimits = { queues: 100, bulletins: 10, messageLength: 500 } as const;
 
 /** A heartbeat before Beacon knows which agent it speaks for (the certificate may have to say). */
 export type UnattributedHeartbeat = Omit<Heartbeat, "agentId"> & { agentId?: string };
@@ -21,7 +40,61 @@ export function normalizeHeartbeat(body: JsonObject): UnattributedHeartbeat {
     flowId: flowInfo ? flowIdOf(flowInfo) : undefined,
     runStatus: asString(flowInfo?.runStatus)?.toUpperCase(),
     status: agentInfo || flowInfo ? statusSummary(asObject(agentInfo?.status), flowInfo) : undefined,
+    repositories: repositoriesOf(asObject(asObject(agentInfo?.status)?.repositories)),
+    queues: queuesOf(asObject(flowInfo?.queues)),
+    bulletins:
+      flowInfo?.processorBulletins === undefined
+        ? undefined
+        : bulletinsOf(asArray(flowInfo.processorBulletins)),
   };
+}
+
+function repositoriesOf(repositories: JsonObject | undefined): RepositoryStatus[] | undefined {
+  if (!repositories) return undefined;
+  return Object.entries(repositories).map(([name, value]) => {
+    const repository = asObject(value);
+    return dropUndefined({
+      name,
+      size: asNumber(repository?.size),
+      maxSize: asNumber(repository?.maxSize) ?? asNumber(repository?.sizeMax),
+      dataSize: asNumber(repository?.dataSize),
+      dataSizeMax: asNumber(repository?.dataSizeMax),
+      entryCount: asNumber(repository?.entryCount),
+      full: asBoolean(repository?.full),
+      running: asBoolean(repository?.running),
+    });
+  });
+}
+
+function queuesOf(queues: JsonObject | undefined): QueueStatus[] | undefined {
+  if (!queues) return undefined;
+  return Object.entries(queues)
+    .slice(0, HotDetailLimits.queues)
+    .map(([id, value]) => {
+      const queue = asObject(value);
+      return dropUndefined({
+        id,
+        name: truncate(asString(queue?.name), 200),
+        size: asNumber(queue?.size),
+        sizeMax: asNumber(queue?.sizeMax),
+        dataSize: asNumber(queue?.dataSize),
+        dataSizeMax: asNumber(queue?.dataSizeMax),
+      });
+    });
+}
+
+/** The latest bulletins: agents list them oldest first. */
+function bulletinsOf(bulletins: unknown[]): Bulletin[] {
+  return bulletins.slice(-HotDetailLimits.bulletins).map((value) => {
+    const bulletin = asObject(value);
+    return dropUndefined({
+      level: asString(bulletin?.level)?.toUpperCase(),
+      message: truncate(asString(bulletin?.message), HotDetailLimits.messageLength),
+      category: truncate(asString(bulletin?.category), 200),
+      sourceName: truncate(asString(bulletin?.sourceName), 200),
+      timestamp: asNumber(bulletin?.timestamp),
+    });
+  });
 }
 
 function flowIdOf(flowInfo: JsonObject): string | undefined {

@@ -21,6 +21,35 @@ export interface StatusSummary {
   repositoriesFull?: number;
 }
 
+/** One content, flowfile or provenance repository; Java and C++ report different subsets. */
+export interface RepositoryStatus {
+  name: string;
+  size?: number;
+  maxSize?: number;
+  dataSize?: number;
+  dataSizeMax?: number;
+  entryCount?: number;
+  full?: boolean;
+  running?: boolean;
+}
+
+export interface QueueStatus {
+  id: string;
+  name?: string;
+  size?: number;
+  sizeMax?: number;
+  dataSize?: number;
+  dataSizeMax?: number;
+}
+
+export interface Bulletin {
+  level?: string;
+  message?: string;
+  category?: string;
+  sourceName?: string;
+  timestamp?: number;
+}
+
 export interface Heartbeat {
   agentId: string;
   agentClass?: string;
@@ -31,6 +60,10 @@ export interface Heartbeat {
   flowId?: string;
   runStatus?: string;
   status?: StatusSummary;
+  /** Details kept only as hot state, for the console; bounded in count and length. */
+  repositories?: RepositoryStatus[];
+  queues?: QueueStatus[];
+  bulletins?: Bulletin[];
 }
 
 export const AckStates = [

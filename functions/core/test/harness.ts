@@ -5,6 +5,7 @@ import {
   MemoryEventSink,
   MemoryHotState,
   MemoryManifestStore,
+  MemoryRevocationList,
   SequentialIds,
 } from "../../adapters/memory/index.js";
 import { makeManifestRegistration } from "../manifest-registration.js";
@@ -18,6 +19,7 @@ export const DESCRIBE_RETRY_MS = 5 * 60_000;
 export function coreHarness() {
   const ports = {
     registry: new MemoryAgentRegistry(),
+    revocations: new MemoryRevocationList(),
     classes: new MemoryAgentClassRegistry(),
     manifestStore: new MemoryManifestStore(),
     hotState: new MemoryHotState(),
