@@ -23,12 +23,14 @@ import { type Monitoring, metricsNamespace } from "./monitoring.js";
 import { repositoryRoot } from "./paths.js";
 import { privateSubnets } from "./stateful-stack.js";
 
-/** Item reads and writes; the table's settings, streams and backups stay out of the functions' reach. */
+/**
+ * Item reads and writes. No Scan: Beacon reads by key and index only. The table's settings, streams and
+ * backups stay out of the functions' reach.
+ */
 const tableDataActions = [
   "dynamodb:GetItem",
   "dynamodb:BatchGetItem",
   "dynamodb:Query",
-  "dynamodb:Scan",
   "dynamodb:ConditionCheckItem",
   "dynamodb:PutItem",
   "dynamodb:UpdateItem",

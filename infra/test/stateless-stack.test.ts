@@ -120,7 +120,7 @@ describe("agent-api function", () => {
     });
   });
 
-  it("may read and write items of the table and its named index, and put records, with no wildcard", () => {
+  it("may read and write items of the table and its named indexes, and put records, with no wildcard or scan", () => {
     const policy = onlyResource(prod.statelessTemplate, "AWS::IAM::Policy", {
       Roles: [{ Ref: Match.stringLikeRegexp("^AgentApiRole") }],
     });
@@ -144,6 +144,7 @@ describe("agent-api function", () => {
         "kinesis:PutRecords",
       ]),
     );
+    expect(dataStatements.flatMap((statement) => [statement.Action].flat())).not.toContain("dynamodb:Scan");
     expect(JSON.stringify(dataStatements)).toContain("/index/gsi1");
     const wildcardStatements = statements.filter((statement) => statement.Resource === "*");
     expect(
