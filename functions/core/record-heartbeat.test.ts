@@ -38,6 +38,17 @@ describe("recordHeartbeat", () => {
     expect(second.firstSight).toBe(false);
   });
 
+  it("asks the registry about a DESCRIBE the cache lost track of only once a window", async () => {
+    const core = coreHarness();
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    core.hotState.agents.clear();
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    const before = core.registry.calls;
+    const next = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    expect(next.reply.requestedOperations).toEqual([]);
+    expect(core.registry.calls).toBe(before);
+  });
+
   it("asks again once an unanswered DESCRIBE has expired", async () => {
     const core = coreHarness();
     await core.recordHeartbeat(javaAgent, javaHeartbeat());

@@ -115,7 +115,11 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
           flowId: existing.flowId,
         };
         view.checkpointDue ||= now - existing.lastSeen >= settings.checkpointIntervalMs;
-        view.describePendingUntil ??= existing.pendingDescribe?.expiresAt;
+        const pendingUntil = existing.pendingDescribe?.expiresAt;
+        if (pendingUntil !== undefined && view.describePendingUntil === undefined) {
+          view.describePendingUntil = pendingUntil;
+          await cache.attempt(() => hotState.rememberDescribe(tenant, agentId, pendingUntil));
+        }
       } else {
         const agentClass = view.agentClass ?? DEFAULT_AGENT_CLASS;
         firstSight = (await registry.register(newRecord(tenant, heartbeat, agentClass, now))) === "created";
@@ -261,9 +265,11 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
   async function requestDescribe(tenant: string, agentId: string, now: number, cache: GuardedCache) {
     const operationId = `describe-${ids.newId()}`;
     const expiresAt = now + settings.describeRetryMs;
-    if (!(await registry.beginDescribe(tenant, agentId, operationId, now, expiresAt))) return undefined;
+    const claimed = await registry.beginDescribe(tenant, agentId, operationId, now, expiresAt);
+    // Unclaimed, another DESCRIBE is outstanding that the cache had lost track of: the cache holds off
+    // the next attempt for a window too, so the registry is not asked again on every heartbeat.
     await cache.attempt(() => hotState.rememberDescribe(tenant, agentId, expiresAt));
-    return describeManifest(operationId);
+    return claimed ? describeManifest(operationId) : undefined;
   }
 }
 
