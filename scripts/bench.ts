@@ -12,10 +12,10 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { AwsEndpointEnvNames, EnvNames } from "../functions/shared/env-names.js";
-import { loadAgentApi } from "./local/agent-routes.js";
 import { startBackends } from "./local/backends.js";
 import { ensureDevCertificates } from "./local/certs.js";
 import { startCountingProxy } from "./local/counting-proxy.js";
+import { loadAgentApi } from "./local/function-routes.js";
 import { startAgentGateway } from "./local/gateway.js";
 import { findFreePorts } from "./local/ports.js";
 

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KinesisClient } from "@aws-sdk/client-kinesis";
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { AwsEndpointEnvNames } from "./env-names.js";
 
@@ -39,6 +40,14 @@ export function makeKinesisClient(env: ClientEnv = process.env): KinesisClient {
         })
       : { requestTimeout: requestTimeoutMs, disableConcurrentStreams: true },
     ...endpointSettings(env, endpoint),
+  });
+}
+
+/** Secrets Manager client, for the console's agent CA; only ever used on AWS. */
+export function makeSecretsManagerClient(): SecretsManagerClient {
+  return new SecretsManagerClient({
+    maxAttempts,
+    requestHandler: { connectionTimeout: connectionTimeoutMs, requestTimeout: requestTimeoutMs },
   });
 }
 

@@ -41,3 +41,34 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     describeRetryMs: numberEnv(env, EnvNames.describeRetrySeconds, 300) * 1_000,
   };
 }
+
+export interface ConsoleApiConfig {
+  tableName: string;
+  redisUrl: string;
+  cacheTimeoutMs: number;
+  /** The agent API's checkpoint interval: how stale the registry's last-seen times may be. */
+  checkpointIntervalMs: number;
+  agentCa: { secretArn: string } | { directory: string };
+  maxBodyBytes: number;
+  maxJsonDepth: number;
+}
+
+export function consoleApiConfig(env: Environment = process.env): ConsoleApiConfig {
+  const secretArn = env[EnvNames.agentCaSecretArn];
+  const directory = env[EnvNames.agentCaDir];
+  if (!secretArn && !directory) {
+    throw new Error(
+      `Environment variable ${EnvNames.agentCaSecretArn} or ${EnvNames.agentCaDir} must be set`,
+    );
+  }
+  return {
+    tableName: requireEnv(env, EnvNames.tableName),
+    redisUrl: requireEnv(env, EnvNames.redisUrl),
+    cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
+    checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,
+    agentCa: secretArn ? { secretArn } : { directory: directory as string },
+    // Console bodies are a class's settings or a certificate request: a few hundred bytes.
+    maxBodyBytes: 64 * 1024,
+    maxJsonDepth: 16,
+  };
+}

@@ -1,16 +1,10 @@
 import { Duration, type RemovalPolicy, Validations } from "aws-cdk-lib";
-import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
-import {
-  DomainName,
-  HttpApi,
-  HttpMethod,
-  LogGroupLogDestination,
-  SecurityPolicy,
-} from "aws-cdk-lib/aws-apigatewayv2";
+import { DomainName, HttpApi, HttpMethod, SecurityPolicy } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import { Certificate } from "aws-cdk-lib/aws-certificatemanager";
-import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import { accessLogsOf } from "./access-logs.js";
 import type { AgentIngress, AgentIngressProps } from "./agent-ingress.js";
 import { agentRoutePaths } from "./agent-ingress.js";
 import type { StageSettings } from "./config.js";
@@ -46,30 +40,14 @@ export class AgentHttpApi extends Construct implements AgentIngress {
       disableExecuteApiEndpoint: true,
       createDefaultStage: false,
     });
-    const accessLogs = new LogGroup(this, "AccessLogs", {
-      retention: props.logRetention,
-      removalPolicy: props.removalPolicy,
-    });
     api.addStage("DefaultStage", {
       autoDeploy: true,
       domainMapping: { domainName },
       throttle: { rateLimit: props.throttle.requestsPerSecond, burstLimit: props.throttle.burst },
-      accessLogSettings: {
-        destination: new LogGroupLogDestination(accessLogs),
-        format: AccessLogFormat.custom(
-          JSON.stringify({
-            requestId: "$context.requestId",
-            time: "$context.requestTimeEpoch",
-            sourceIp: "$context.identity.sourceIp",
-            clientCertSerial: "$context.identity.clientCert.serialNumber",
-            clientCertIssuer: "$context.identity.clientCert.issuerDN",
-            routeKey: "$context.routeKey",
-            status: "$context.status",
-            latencyMs: "$context.responseLatency",
-            integrationError: "$context.integrationErrorMessage",
-          }),
-        ),
-      },
+      accessLogSettings: accessLogsOf(this, props, {
+        clientCertSerial: "$context.identity.clientCert.serialNumber",
+        clientCertIssuer: "$context.identity.clientCert.issuerDN",
+      }),
     });
 
     const integration = new HttpLambdaIntegration("AgentApi", props.handler);

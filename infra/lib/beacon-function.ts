@@ -14,6 +14,7 @@ import {
 } from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { type ILogGroup, LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import { type EnvName, EnvNames } from "../../functions/shared/env-names.js";
@@ -187,6 +188,12 @@ export class BeaconFunction extends Construct {
     );
     cacheSecurityGroup.connections.allowFrom(this.function, cache.ports, `${this.serviceName} to the cache`);
     this.monitoring.watchDegradation(this.node.id, this.serviceName, "CacheFallbacks");
+  }
+
+  /** Reads the agent CA's secret (its certificate and signing key) to issue agent certificates. */
+  bindAgentCa(secret: ISecret): void {
+    this.setEnvironment(EnvNames.agentCaSecretArn, secret.secretArn);
+    secret.grantRead(this.function);
   }
 
   private setEnvironment(name: EnvName, value: string): void {

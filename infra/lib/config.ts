@@ -25,14 +25,21 @@ export interface AlarmThresholds {
   readonly degradations: Record<DegradationCounter, number>;
 }
 
+export interface Throttle {
+  readonly requestsPerSecond: number;
+  readonly burst: number;
+}
+
 export interface StageSettings {
   readonly removalPolicy: RemovalPolicy;
   readonly logRetention: RetentionDays;
   readonly defaultLogLevel: LogLevel;
   /** Lambda's own lines; below WARN that is three lines (START, END, REPORT) for every invocation. */
   readonly platformLogLevel: SystemLogLevel;
-  readonly memoryMb: { readonly agentApi: number };
-  readonly agentThrottle: { readonly requestsPerSecond: number; readonly burst: number };
+  readonly memoryMb: { readonly agentApi: number; readonly consoleApi: number };
+  readonly agentThrottle: Throttle;
+  /** People and scripts, not fleets: a small fraction of the agent API's rate. */
+  readonly consoleThrottle: Throttle;
   /** Upper bounds that cap the serverless cache's bill; it scales freely below them. */
   readonly cacheLimits: { readonly dataStorageGb: number; readonly ecpuPerSecond: number };
   readonly alarms: AlarmThresholds;
@@ -44,8 +51,9 @@ const settingsByStage: Record<StageName, StageSettings> = {
     logRetention: RetentionDays.ONE_WEEK,
     defaultLogLevel: "DEBUG",
     platformLogLevel: SystemLogLevel.INFO,
-    memoryMb: { agentApi: 512 },
+    memoryMb: { agentApi: 512, consoleApi: 512 },
     agentThrottle: { requestsPerSecond: 200, burst: 400 },
+    consoleThrottle: { requestsPerSecond: 20, burst: 40 },
     cacheLimits: { dataStorageGb: 1, ecpuPerSecond: 5_000 },
     alarms: {
       agentServerErrorPercent: 5,
@@ -62,9 +70,11 @@ const settingsByStage: Record<StageName, StageSettings> = {
     // At 100,000 agents the per-invocation lines would cost more in CloudWatch Logs than the compute they report.
     platformLogLevel: SystemLogLevel.WARN,
     // Twice dev's memory buys twice the CPU for inflating and parsing manifests of up to ~750 KB.
-    memoryMb: { agentApi: 1024 },
+    // The console signs certificates and summarises manifests now and then: 512 MB is plenty.
+    memoryMb: { agentApi: 1024, consoleApi: 512 },
     // 100,000 agents at a 60 s heartbeat make ~1,800 requests/s; the headroom covers a fleet restarting at once.
     agentThrottle: { requestsPerSecond: 5_000, burst: 5_000 },
+    consoleThrottle: { requestsPerSecond: 200, burst: 400 },
     cacheLimits: { dataStorageGb: 10, ecpuPerSecond: 100_000 },
     alarms: {
       agentServerErrorPercent: 1,
@@ -83,11 +93,22 @@ export interface AgentDomain {
   readonly caBundlePem: string;
 }
 
+/**
+ * Who signs the console's tokens: a Cognito user pool the stateful stack creates, or an OpenID Connect
+ * issuer of the operator's own (its tokens must carry the same claims; see infra/README.md).
+ */
+export type ConsoleIdentity =
+  | { readonly kind: "userPool" }
+  | { readonly kind: "oidc"; readonly issuer: string; readonly audiences: string[] };
+
 export interface BeaconConfig {
   readonly stage: StageName;
   readonly settings: StageSettings;
   readonly agentIngress: AgentIngressKind;
   readonly agentDomain: AgentDomain;
+  readonly consoleIdentity: ConsoleIdentity;
+  /** A Secrets Manager secret holding the agent CA; undefined makes the stateful stack create one to fill. */
+  readonly agentCaSecretArn: string | undefined;
   /** Undefined means on-demand capacity. */
   readonly streamShardCount: number | undefined;
   readonly logLevel: LogLevel;
@@ -104,6 +125,9 @@ const ContextKeys = {
   agentDomainName: "agentDomainName",
   agentCertificateArn: "agentCertificateArn",
   agentCaBundle: "agentCaBundle",
+  agentCaSecretArn: "agentCaSecretArn",
+  consoleIssuer: "consoleIssuer",
+  consoleAudience: "consoleAudience",
   streamShards: "streamShards",
   logLevel: "logLevel",
   tracing: "tracing",
@@ -126,6 +150,13 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
   const settings = settingsByStage[stage];
   const logLevel = optional(ContextKeys.logLevel);
   const streamShards = optional(ContextKeys.streamShards);
+  const consoleIssuer = optional(ContextKeys.consoleIssuer);
+  const consoleAudience = optional(ContextKeys.consoleAudience);
+  if ((consoleIssuer === undefined) !== (consoleAudience === undefined)) {
+    throw new Error(
+      `Context values "${ContextKeys.consoleIssuer}" and "${ContextKeys.consoleAudience}" go together`,
+    );
+  }
   return {
     stage,
     settings,
@@ -139,6 +170,11 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
       certificateArn: required(ContextKeys.agentCertificateArn),
       caBundlePem: readFileSync(resolve(required(ContextKeys.agentCaBundle)), "utf8"),
     },
+    consoleIdentity:
+      consoleIssuer === undefined
+        ? { kind: "userPool" }
+        : { kind: "oidc", issuer: consoleIssuer, audiences: (consoleAudience as string).split(",") },
+    agentCaSecretArn: optional(ContextKeys.agentCaSecretArn),
     streamShardCount:
       streamShards === undefined ? undefined : positiveInteger(ContextKeys.streamShards, streamShards),
     logLevel:

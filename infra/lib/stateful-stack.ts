@@ -1,4 +1,4 @@
-import { RemovalPolicy, Stack, type StackProps, Validations } from "aws-cdk-lib";
+import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from "aws-cdk-lib";
 import { AttributeType, Billing, ProjectionType, TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import {
   FlowLogDestination,
@@ -12,10 +12,12 @@ import {
 } from "aws-cdk-lib/aws-ec2";
 import { Stream, StreamEncryption, StreamMode } from "aws-cdk-lib/aws-kinesis";
 import { LogGroup } from "aws-cdk-lib/aws-logs";
+import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import type { Construct } from "constructs";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import { BeaconCache } from "./cache.js";
 import type { BeaconConfig } from "./config.js";
+import { ConsoleUsers } from "./console-users.js";
 
 /** Where Beacon's functions, the cache and the interface endpoints live: no route out of the VPC. */
 export const privateSubnets: SubnetSelection = { subnetType: SubnetType.PRIVATE_ISOLATED };
@@ -24,12 +26,18 @@ export interface StatefulStackProps extends StackProps {
   readonly config: BeaconConfig;
 }
 
-/** What outlives a deployment: the registry table, the event stream, the cache, and the network they sit in. */
+/**
+ * What outlives a deployment: the registry table, the event stream, the cache, the network they sit in,
+ * the console's users and Beacon's agent CA.
+ */
 export class StatefulStack extends Stack {
   readonly vpc: Vpc;
   readonly table: TableV2;
   readonly stream: Stream;
   readonly cache: BeaconCache;
+  /** Absent when the console trusts an external OpenID Connect issuer instead. */
+  readonly consoleUsers: ConsoleUsers | undefined;
+  readonly agentCa: ISecret;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -90,6 +98,45 @@ export class StatefulStack extends Stack {
       limits: config.settings.cacheLimits,
       removalPolicy,
     });
+
+    this.consoleUsers =
+      config.consoleIdentity.kind === "userPool"
+        ? new ConsoleUsers(this, "ConsoleUsers", { removalPolicy })
+        : undefined;
+    this.agentCa = config.agentCaSecretArn
+      ? Secret.fromSecretCompleteArn(this, "AgentCa", config.agentCaSecretArn)
+      : this.createAgentCaSecret(removalPolicy);
+
+    if (this.consoleUsers) {
+      new CfnOutput(this, "ConsoleUserPoolId", { value: this.consoleUsers.userPool.userPoolId });
+      new CfnOutput(this, "ConsoleUserPoolClientId", {
+        description: "The console's app client: the audience of its ID tokens",
+        value: this.consoleUsers.client.userPoolClientId,
+      });
+    }
+    new CfnOutput(this, "AgentCaSecretArn", {
+      description: "Put the agent CA here as {certificatePem, privateKeyPem}; see infra/README.md",
+      value: this.agentCa.secretArn,
+    });
+  }
+
+  /**
+   * The secret the console signs agent certificates with. Created with a placeholder value: the operator
+   * puts the CA in it (`{"certificatePem", "privateKeyPem"}`, see infra/README.md) and the CA's certificate
+   * in the agents' CA bundle. Until then certificate issuing answers 503.
+   */
+  private createAgentCaSecret(removalPolicy: RemovalPolicy): Secret {
+    const secret = new Secret(this, "AgentCa", {
+      description: "Beacon agent CA: {certificatePem, privateKeyPem} of the CA that signs agent certificates",
+      removalPolicy,
+    });
+    Validations.of(secret).acknowledge({
+      id: "AwsSolutions-SMG4",
+      reason:
+        "The secret holds a certificate authority's key; replacing it is a CA rollover (new CA in the agents' " +
+        "truststore, agents reissued), planned by people, not a rotation a function could carry out.",
+    });
+    return secret;
   }
 }
 

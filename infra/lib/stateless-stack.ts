@@ -5,6 +5,7 @@ import { type AgentIngress, type AgentIngressProps, AgentTruststore } from "./ag
 import { AgentLoadBalancer } from "./agent-load-balancer.js";
 import { BeaconFunction, type FunctionPlatform } from "./beacon-function.js";
 import type { BeaconConfig } from "./config.js";
+import { ConsoleHttpApi } from "./console-http-api.js";
 import { Monitoring } from "./monitoring.js";
 import type { StatefulStack } from "./stateful-stack.js";
 
@@ -13,10 +14,11 @@ export interface StatelessStackProps extends StackProps {
   readonly stateful: StatefulStack;
 }
 
-/** What a deployment may replace at will: the functions, the agent ingress, alarms and the dashboard. */
+/** What a deployment may replace at will: the functions, the agent ingress, the console API, alarms and the dashboard. */
 export class StatelessStack extends Stack {
   readonly agentApi: BeaconFunction;
   readonly agentIngress: AgentIngress;
+  readonly consoleApi: BeaconFunction;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -77,6 +79,28 @@ export class StatelessStack extends Stack {
           });
     monitoring.watchAgentIngress(this.agentIngress.metrics);
 
+    this.consoleApi = new BeaconFunction(this, "ConsoleApi", {
+      platform,
+      entry: "console-api",
+      memorySize: settings.memoryMb.consoleApi,
+      timeout: Duration.seconds(10),
+    });
+    this.consoleApi.bindTable(stateful.table);
+    this.consoleApi.bindCache(stateful.cache);
+    this.consoleApi.bindAgentCa(stateful.agentCa);
+    const consoleHttpApi = new ConsoleHttpApi(this, "ConsoleHttpApi", {
+      handler: this.consoleApi.function,
+      identity: config.consoleIdentity,
+      users: stateful.consoleUsers,
+      throttle: settings.consoleThrottle,
+      logRetention: settings.logRetention,
+      removalPolicy: settings.removalPolicy,
+    });
+
+    new CfnOutput(this, "ConsoleApiUrl", {
+      description: "The console API (bearer tokens; the OpenAPI document is at /openapi.json below it)",
+      value: consoleHttpApi.url,
+    });
     new CfnOutput(this, "AgentDnsTarget", {
       description: `Point a CNAME record for ${config.agentDomain.domainName} at this host name`,
       value: this.agentIngress.dnsTarget,

@@ -1,23 +1,8 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { repositoryRoot } from "../lib/paths.js";
+import { spawnSync } from "node:child_process";
+import { ensurePythonTool } from "../../scripts/python-tool.js";
 
-const environment = join(repositoryRoot, ".beacon", "tools", "cfn-lint");
-const executable = join(environment, "bin", "cfn-lint");
-
-/** Installs cfn-lint from PyPI into a virtual environment of its own, once; later calls only check it is there. */
-export function ensureCfnLint(): string {
-  if (!existsSync(executable)) {
-    execFileSync("python3", ["-m", "venv", environment], { stdio: "inherit" });
-    execFileSync(
-      join(environment, "bin", "pip"),
-      ["install", "--quiet", "--disable-pip-version-check", "cfn-lint>=1.58,<2"],
-      { stdio: "inherit" },
-    );
-  }
-  return executable;
-}
+/** cfn-lint from PyPI, installed on first use into `.beacon/tools/cfn-lint`. */
+export const ensureCfnLint = (): string => ensurePythonTool("cfn-lint", "cfn-lint>=1.58,<2");
 
 export interface CfnLintResult {
   readonly exitCode: number | null;

@@ -64,10 +64,12 @@ it("acknowledges only these AwsSolutions rules, each for a reason written beside
   );
   expect([...rules].sort()).toEqual([
     "AwsSolutions-APIG4",
+    "AwsSolutions-COG8",
     "AwsSolutions-EC23",
     "AwsSolutions-ELB2",
     "AwsSolutions-IAM5[Resource::*]",
     "AwsSolutions-L1",
     "AwsSolutions-S1",
+    "AwsSolutions-SMG4",
   ]);
 });

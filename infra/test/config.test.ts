@@ -54,12 +54,28 @@ describe("stage configuration from context", () => {
     });
   });
 
+  it("trusts the stack's user pool unless an external issuer and its audiences are given", () => {
+    expect(configFrom({ ...exampleDomain, stage: "dev" }).consoleIdentity).toEqual({ kind: "userPool" });
+    expect(
+      configFrom({
+        ...exampleDomain,
+        stage: "dev",
+        consoleIssuer: "https://login.example.org/",
+        consoleAudience: "a,b",
+      }).consoleIdentity,
+    ).toEqual({ kind: "oidc", issuer: "https://login.example.org/", audiences: ["a", "b"] });
+  });
+
   it.each([
     [{ stage: "staging" }, /"stage" must be one of dev, prod/],
     [{ stage: "dev", agentIngress: "nlb" }, /"agentIngress" must be one of api, alb/],
     [{ stage: "dev", streamShards: "0" }, /"streamShards" must be a positive integer/],
     [{ stage: "dev", logLevel: "TRACE" }, /"logLevel" must be one of/],
     [{ stage: "dev", agentDomainName: "" }, /"agentDomainName" is required/],
+    [
+      { stage: "dev", consoleIssuer: "https://login.example.org/" },
+      /"consoleIssuer" and "consoleAudience" go together/,
+    ],
   ])("refuses %j", (context, message) => {
     expect(() => configFrom({ ...exampleDomain, ...context })).toThrow(message);
   });

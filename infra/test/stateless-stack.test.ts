@@ -4,7 +4,7 @@ import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { agentRoutePaths } from "../lib/agent-ingress.js";
-import { agentApiBundleDirectory, type SynthesizedBeacon, synthesizeBeacon } from "./synthesize.js";
+import { bundleDirectoryOf, type SynthesizedBeacon, synthesizeBeacon } from "./synthesize.js";
 
 let dev: SynthesizedBeacon;
 let prod: SynthesizedBeacon;
@@ -24,12 +24,19 @@ function onlyResource(template: Template, type: string, properties: object = {})
   return found[0] as Resource;
 }
 
-function agentApiFunction(template: Template): Resource {
-  return onlyResource(template, "AWS::Lambda::Function", { Runtime: Match.stringLikeRegexp("^nodejs22") });
+/** One of Beacon's functions, by the id the stack gives it ("AgentApi", "ConsoleApi"). */
+function functionOf(template: Template, id: string): Resource {
+  const found = Object.entries(template.findResources("AWS::Lambda::Function")).filter(([logicalId]) =>
+    logicalId.startsWith(`${id}Function`),
+  );
+  expect(found).toHaveLength(1);
+  return found[0]?.[1] as Resource;
 }
 
-function environmentOf(template: Template): Record<string, unknown> {
-  const { Environment } = agentApiFunction(template).Properties as { Environment: { Variables: object } };
+const agentApiFunction = (template: Template) => functionOf(template, "AgentApi");
+
+function environmentOf(template: Template, id = "AgentApi"): Record<string, unknown> {
+  const { Environment } = functionOf(template, id).Properties as { Environment: { Variables: object } };
   return Environment.Variables as Record<string, unknown>;
 }
 
@@ -49,7 +56,7 @@ describe("agent-api function", () => {
   });
 
   it("is bundled by the local esbuild: one minified ES module with its source map", () => {
-    const directory = agentApiBundleDirectory(prod.assembly);
+    const directory = bundleDirectoryOf(prod, "AgentApiFunction");
     expect(readdirSync(directory).sort()).toEqual(["index.mjs", "index.mjs.map"]);
     const code = readFileSync(join(directory, "index.mjs"), "utf8");
     expect(code.length).toBeLessThan(2 * 1024 * 1024);
@@ -187,7 +194,9 @@ describe("agent HTTP API", () => {
   });
 
   it("routes only the agent C2 endpoints to the agent-api function", () => {
-    const routes = prod.statelessTemplate.findResources("AWS::ApiGatewayV2::Route");
+    const routes = prod.statelessTemplate.findResources("AWS::ApiGatewayV2::Route", {
+      Properties: { ApiId: { Ref: Match.stringLikeRegexp("^AgentHttpApi") } },
+    });
     expect(Object.values(routes).map((route) => route.Properties.RouteKey)).toEqual(
       agentRoutePaths.map((path) => `POST ${path}`),
     );
@@ -207,7 +216,9 @@ describe("agent HTTP API", () => {
   });
 
   it("is absent when the load balancer is the ingress", () => {
-    prodAlb.statelessTemplate.resourceCountIs("AWS::ApiGatewayV2::Api", 0);
+    // The console's HTTP API is the only one left.
+    prodAlb.statelessTemplate.resourceCountIs("AWS::ApiGatewayV2::Api", 1);
+    prodAlb.statelessTemplate.resourceCountIs("AWS::ApiGatewayV2::DomainName", 0);
     prod.statelessTemplate.resourceCountIs("AWS::ElasticLoadBalancingV2::LoadBalancer", 0);
   });
 });
@@ -260,9 +271,9 @@ describe("agent load balancer", () => {
 });
 
 describe("observability", () => {
-  it("alarms on the ingress, the function and its degradations, on one dashboard", () => {
+  it("alarms on the ingress, the functions and their degradations, on one dashboard", () => {
     for (const { statelessTemplate } of [prod, prodAlb]) {
-      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 6);
+      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 9);
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
     }
     const alarms = Object.values(prod.statelessTemplate.findResources("AWS::CloudWatch::Alarm"));
@@ -272,8 +283,11 @@ describe("observability", () => {
         "Agent 5xx (% of requests)",
         "Agent p99 latency (ms)",
         "CacheFallbacks",
+        "CacheFallbacks",
+        "Errors",
         "Errors",
         "StreamFailures",
+        "Throttles",
         "Throttles",
       ].sort(),
     );

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, Validations } from "aws-cdk-lib";
@@ -54,12 +54,14 @@ export function nagAcknowledgementsOf(app: App): { path: string; rule: string; r
   );
 }
 
-/** The directory of the agent-api bundle: the one asset of the assembly with an ES module entry point. */
-export function agentApiBundleDirectory(assembly: CloudAssembly): string {
-  const directory = readdirSync(assembly.directory)
-    .filter((name) => name.startsWith("asset."))
-    .map((name) => join(assembly.directory, name))
-    .find((candidate) => readdirSync(candidate).includes("index.mjs"));
-  if (directory === undefined) throw new Error("No bundle with an index.mjs in the cloud assembly");
-  return directory;
+/**
+ * The directory of a function's bundle in the cloud assembly: the asset its code points at. `logicalIdPrefix`
+ * names the function as the stack does, e.g. "AgentApiFunction".
+ */
+export function bundleDirectoryOf(beacon: SynthesizedBeacon, logicalIdPrefix: string): string {
+  const functions = beacon.statelessTemplate.findResources("AWS::Lambda::Function");
+  const [resource] = Object.entries(functions).filter(([logicalId]) => logicalId.startsWith(logicalIdPrefix));
+  const objectKey = (resource?.[1].Properties.Code as { S3Key?: string } | undefined)?.S3Key;
+  if (objectKey === undefined) throw new Error(`No function ${logicalIdPrefix}* with bundled code`);
+  return join(beacon.assembly.directory, `asset.${objectKey.replace(/\.zip$/, "")}`);
 }

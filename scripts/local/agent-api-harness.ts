@@ -5,9 +5,9 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { inject } from "vitest";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
-import { loadAgentApi } from "./agent-routes.js";
 import { type ClientCertificateRequest, ensureDevCertificates, issueClientCertificate } from "./certs.js";
 import { type CountingProxy, startCountingProxy } from "./counting-proxy.js";
+import { loadAgentApi } from "./function-routes.js";
 import { startAgentGateway } from "./gateway.js";
 
 export interface PostOptions {

@@ -3,13 +3,8 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  certificateSummary,
-  createCertificateAuthority,
-  ensureDevCertificates,
-  issueClientCertificate,
-  issueWithCa,
-} from "./certs.js";
+import { createCertificateAuthority, issueWithCa } from "../../functions/adapters/x509/issuer.js";
+import { certificateSummary, ensureDevCertificates, issueClientCertificate } from "./certs.js";
 
 const SERVER_AUTH = "1.3.6.1.5.5.7.3.1";
 const CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";

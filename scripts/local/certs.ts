@@ -1,22 +1,19 @@
-// @peculiar/x509 resolves its services through tsyringe, which needs the Reflect metadata API loaded first.
-import "reflect-metadata";
-import { createPrivateKey, KeyObject, randomBytes, webcrypto, X509Certificate } from "node:crypto";
+import { X509Certificate } from "node:crypto";
 import { access, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import * as x509 from "@peculiar/x509";
 import type { APIGatewayEventClientCertificate } from "aws-lambda";
+import {
+  type CertificateAndKey,
+  createCertificateAuthority,
+  DAY_MS,
+  distinguishedName,
+  hasSubject,
+  type IssueOptions,
+  issueWithCa,
+  type SigningAuthority,
+} from "../../functions/adapters/x509/issuer.js";
 import { isValidIdentifier } from "../../functions/core/identity.js";
 
-x509.cryptoProvider.set(webcrypto);
-
-/** ECDSA P-256 with SHA-256: accepted by OkHttp (Java agent) and OpenSSL (C++ agent). */
-const KEY_ALGORITHM = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
-const DAY_MS = 24 * 60 * 60 * 1000;
-const CA_VALIDITY_DAYS = 3650;
-/** 825 days is the longest server certificate lifetime Apple platforms accept. */
-const LEAF_VALIDITY_DAYS = 825;
-/** Backdating covers clock skew between the machine that issues and the agents that check. */
-const BACKDATE_MS = 5 * 60 * 1000;
 /** A certificate this close to expiry is reissued rather than handed out. */
 const RENEW_BEFORE_MS = DAY_MS;
 /** X.509 bounds CN and O at 64 characters (RFC 5280, ub-common-name, ub-organization-name). */
@@ -27,28 +24,6 @@ const STALE_LOCK_MS = 10_000;
 
 export const DEV_TENANT = "dev";
 export const DEV_AGENT_ID = "dev-agent-1";
-
-/** A certificate and its private key, both PEM (the key PKCS#8). */
-export interface CertificateAndKey {
-  certPem: string;
-  keyPem: string;
-}
-
-export type CertificateAuthority = CertificateAndKey;
-
-/** Subject attributes, encoded in this order (CN, OU, O) so API Gateway prints "CN=…,OU=…,O=…". */
-export interface CertificateSubject {
-  commonName: string;
-  organizationalUnit?: string;
-  organization?: string;
-}
-
-export interface IssueOptions {
-  subject: CertificateSubject;
-  usage: "serverAuth" | "clientAuth";
-  dnsNames?: string[];
-  ipAddresses?: string[];
-}
 
 export interface CertificatePaths {
   certPath: string;
@@ -75,70 +50,6 @@ export interface DevCertificates {
 export type ClientCertificateRequest =
   | { tenant: string; agentId: string }
   | { tenant: string; fleet: true; name?: string };
-
-export async function createCertificateAuthority(
-  commonName = "Beacon Dev CA",
-): Promise<CertificateAuthority> {
-  const keys = await generateKeyPair();
-  const notBefore = new Date(Date.now() - BACKDATE_MS);
-  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: randomSerialNumber(),
-    name: encodeName({ commonName, organization: "Beacon" }),
-    notBefore,
-    notAfter: new Date(notBefore.getTime() + CA_VALIDITY_DAYS * DAY_MS),
-    keys,
-    signingAlgorithm: KEY_ALGORITHM,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, 0, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-    ],
-  });
-  return { certPem: toPem(certificate), keyPem: exportPrivateKey(keys.privateKey) };
-}
-
-/** Issues a leaf certificate signed by `ca`; tests use it with a CA of their own to get an unknown issuer. */
-export async function issueWithCa(
-  ca: CertificateAuthority,
-  options: IssueOptions,
-): Promise<CertificateAndKey> {
-  const caCertificate = new x509.X509Certificate(ca.certPem);
-  const signingKey = await webcrypto.subtle.importKey(
-    "pkcs8",
-    createPrivateKey(ca.keyPem).export({ type: "pkcs8", format: "der" }),
-    KEY_ALGORITHM,
-    false,
-    ["sign"],
-  );
-  const keys = await generateKeyPair();
-  const notBefore = new Date(Date.now() - BACKDATE_MS);
-  const notAfter = new Date(
-    Math.min(notBefore.getTime() + LEAF_VALIDITY_DAYS * DAY_MS, caCertificate.notAfter.getTime()),
-  );
-  const alternativeNames = [
-    ...(options.dnsNames ?? []).map((value) => ({ type: "dns" as const, value })),
-    ...(options.ipAddresses ?? []).map((value) => ({ type: "ip" as const, value })),
-  ];
-  const certificate = await x509.X509CertificateGenerator.create({
-    serialNumber: randomSerialNumber(),
-    subject: encodeName(options.subject),
-    issuer: caCertificate.subjectName,
-    notBefore,
-    notAfter,
-    publicKey: keys.publicKey,
-    signingKey,
-    signingAlgorithm: KEY_ALGORITHM,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage[options.usage]]),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-      await x509.AuthorityKeyIdentifierExtension.create(caCertificate),
-      ...(alternativeNames.length > 0 ? [new x509.SubjectAlternativeNameExtension(alternativeNames)] : []),
-    ],
-  });
-  return { certPem: toPem(certificate), keyPem: exportPrivateKey(keys.privateKey) };
-}
 
 /**
  * The client certificate (PEM or DER) as API Gateway hands it to the Lambda in
@@ -261,7 +172,7 @@ async function readDevCertificates(dir: string): Promise<DevCertificates | undef
   return { ...caPaths(dir), caPem, server, fleet, agent };
 }
 
-async function ensureCertificateAuthority(dir: string): Promise<CertificateAuthority> {
+async function ensureCertificateAuthority(dir: string): Promise<SigningAuthority> {
   const { caPath, caKeyPath } = caPaths(dir);
   const certPem = await readOptional(caPath);
   const keyPem = await readOptional(caKeyPath);
@@ -273,7 +184,7 @@ async function ensureCertificateAuthority(dir: string): Promise<CertificateAutho
   return ca;
 }
 
-async function readCertificateAuthority(dir: string): Promise<CertificateAuthority> {
+async function readCertificateAuthority(dir: string): Promise<SigningAuthority> {
   const { caPath, caKeyPath } = caPaths(dir);
   return { certPem: await readFile(caPath, "utf8"), keyPem: await readFile(caKeyPath, "utf8") };
 }
@@ -282,7 +193,7 @@ async function readCertificateAuthority(dir: string): Promise<CertificateAuthori
 async function ensureIssued(
   dir: string,
   stem: string,
-  ca: CertificateAuthority,
+  ca: SigningAuthority,
   options: IssueOptions,
 ): Promise<CertificatePaths> {
   const paths = leafPaths(dir, stem);
@@ -290,8 +201,7 @@ async function ensureIssued(
   if (existingPem !== undefined) {
     const existing = new X509Certificate(existingPem);
     // Tenant and agent ids may both contain "-", so two requests can share a file name: never swap identities.
-    const existingSubject = Buffer.from(new x509.X509Certificate(existingPem).subjectName.toArrayBuffer());
-    if (!existingSubject.equals(Buffer.from(encodeName(options.subject).toArrayBuffer()))) {
+    if (!hasSubject(existingPem, options.subject)) {
       throw new Error(
         `${paths.certPath} already holds the certificate of ${distinguishedName(existing.subject)}; ` +
           "move it away or choose another id",
@@ -311,50 +221,6 @@ function isCurrent(certificate: X509Certificate): boolean {
 
 function isCurrentAndIssuedBy(certificate: X509Certificate, ca: X509Certificate): boolean {
   return isCurrent(certificate) && certificate.checkIssued(ca) && certificate.verify(ca.publicKey);
-}
-
-/** Node prints one RDN a line, multi-valued RDNs joined by " + ", values RFC 2253-escaped (control characters as \XX). */
-function distinguishedName(nodeName: string): string {
-  return nodeName
-    .split("\n")
-    .map((rdn) => rdn.replaceAll(" + ", "+"))
-    .join(",");
-}
-
-/** UTF8String values, as RFC 5280 asks of new certificates, taken verbatim (no DN-string unescaping). */
-function encodeName(subject: CertificateSubject): x509.Name {
-  const attributes: [string, string | undefined][] = [
-    ["CN", subject.commonName],
-    ["OU", subject.organizationalUnit],
-    ["O", subject.organization],
-  ];
-  return new x509.Name(
-    attributes.flatMap(([type, value]) => (value === undefined ? [] : [{ [type]: [{ utf8String: value }] }])),
-  );
-}
-
-async function generateKeyPair(): Promise<webcrypto.CryptoKeyPair> {
-  return (await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, [
-    "sign",
-    "verify",
-  ])) as webcrypto.CryptoKeyPair;
-}
-
-/** Ends with a newline, like every PEM file that OpenSSL writes (and that bundle concatenation relies on). */
-function toPem(certificate: x509.X509Certificate): string {
-  return `${certificate.toString("pem")}\n`;
-}
-
-/** PKCS#8 PEM ("BEGIN PRIVATE KEY"): the form both OkHttp's PEM loader and OpenSSL read. */
-function exportPrivateKey(key: webcrypto.CryptoKey): string {
-  return KeyObject.from(key).export({ type: "pkcs8", format: "pem" }) as string;
-}
-
-/** A positive 128-bit serial, as CA/Browser Forum rules ask for unpredictable serials. */
-function randomSerialNumber(): string {
-  const bytes = randomBytes(16);
-  bytes[0] = (bytes[0] as number) & 0x7f;
-  return bytes.toString("hex");
 }
 
 /** The key first, the certificate last, each by rename: a present certificate always has its key beside it. */

@@ -10,10 +10,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import {
   type CertificateAndKey,
   createCertificateAuthority,
-  type DevCertificates,
-  ensureDevCertificates,
   issueWithCa,
-} from "./certs.js";
+} from "../../functions/adapters/x509/issuer.js";
+import { type DevCertificates, ensureDevCertificates } from "./certs.js";
 import { type AgentGateway, startAgentGateway } from "./gateway.js";
 
 const TEN_MB = 10 * 1024 * 1024;

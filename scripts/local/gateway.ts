@@ -1,13 +1,19 @@
 /**
- * The local stand-in for API Gateway (HTTP API, mutual TLS, Lambda proxy integration with payload format 2.0):
- * it terminates mTLS against the dev CA, turns each request into the event API Gateway would send and
- * invokes the very handler module that runs on AWS.
+ * The local stand-in for API Gateway (HTTP API, Lambda proxy integration with payload format 2.0): it turns
+ * each request into the event API Gateway would send and invokes the very handler module that runs on AWS.
+ * The agent gateway terminates mutual TLS against the dev CA, as the agent domain does; the console gateway
+ * verifies bearer tokens, as the console API's JWT authorizer does.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { readFile } from "node:fs/promises";
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { createServer } from "node:https";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
 import type {
@@ -17,6 +23,7 @@ import type {
   Context,
 } from "aws-lambda";
 import { certificateSummary, ensureDevCertificates } from "./certs.js";
+import type { JwtAuthorizer } from "./console-issuer.js";
 
 export type GatewayHandler = (
   event: APIGatewayProxyEventV2,
@@ -30,20 +37,49 @@ export interface GatewayRoute {
   handler: GatewayHandler;
 }
 
-export interface AgentGatewayOptions {
+interface GatewayOptions {
   host?: string;
   /** 0 picks a free port. */
   port: number;
-  certsDir: string;
   routes: GatewayRoute[];
   /** Limit on the body as received (compressed, if it is); API Gateway's is 10 MB. */
   maxBodyBytes?: number;
 }
 
-export interface AgentGateway {
+export interface AgentGatewayOptions extends GatewayOptions {
+  certsDir: string;
+}
+
+export interface ConsoleGatewayOptions extends GatewayOptions {
+  authorizer: JwtAuthorizer;
+}
+
+export interface Gateway {
   url: string;
   port: number;
   close(): Promise<void>;
+}
+
+export type AgentGateway = Gateway;
+
+/**
+ * What the gateway's authentication adds to the event's requestContext (a client certificate, a JWT's
+ * claims), or the reply that refuses the request before any handler sees it.
+ */
+type Admission = { requestContext: ContextExtras } | { refusal: HttpReply };
+
+interface ContextExtras {
+  authentication?: { clientCert: APIGatewayEventClientCertificate };
+  authorizer?: { jwt: { claims: Record<string, string>; scopes: string[] | null } };
+}
+
+/** How one kind of gateway listens and authenticates. */
+interface GatewayKind {
+  server: Server;
+  scheme: "http" | "https";
+  /** The function behind every route of this gateway, as Lambda names it in the handler's context. */
+  functionName: string;
+  admit(request: IncomingMessage): Admission | Promise<Admission>;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -56,8 +92,6 @@ const INTEGRATION_TIMEOUT_MS = 30_000;
 const ACCOUNT_ID = "000000000000";
 const API_ID = "local";
 const REGION = "local";
-/** Every route behind this gateway is the agent-facing API. */
-const FUNCTION_NAME = "agent-api";
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 /** Bodies API Gateway passes as text; anything else, and anything with a Content-Encoding, goes base64. */
 const TEXT_MEDIA_TYPE =
@@ -76,12 +110,10 @@ interface CompiledRoute {
   segments: string[];
 }
 
-export async function startAgentGateway(options: AgentGatewayOptions): Promise<AgentGateway> {
-  const host = options.host ?? "127.0.0.1";
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+/** The agent API's domain: HTTPS with mutual TLS, the client certificate handed to the handler. */
+export async function startAgentGateway(options: AgentGatewayOptions): Promise<Gateway> {
   const certificates = await ensureDevCertificates(options.certsDir);
-  const routes = options.routes.map(compileRoute);
-  const server = createServer({
+  const server = createHttpsServer({
     ca: certificates.caPem,
     cert: await readFile(certificates.server.certPath, "utf8"),
     key: await readFile(certificates.server.keyPath, "utf8"),
@@ -91,8 +123,47 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     headersTimeout: HEADERS_TIMEOUT_MS,
   });
+  return startGateway(options, {
+    server,
+    scheme: "https",
+    functionName: "agent-api",
+    admit: (request) => ({
+      requestContext: { authentication: { clientCert: peerCertificate(request.socket as TLSSocket) } },
+    }),
+  });
+}
+
+/**
+ * The console API: plain HTTP on the loopback interface, every request's bearer token verified as the
+ * HTTP API's JWT authorizer verifies it, its claims handed to the handler as the authorizer hands them.
+ */
+export function startConsoleGateway(options: ConsoleGatewayOptions): Promise<Gateway> {
+  const server = createHttpServer({
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    headersTimeout: HEADERS_TIMEOUT_MS,
+  });
+  return startGateway(options, {
+    server,
+    scheme: "http",
+    functionName: "console-api",
+    async admit(request) {
+      const jwt = await options.authorizer.authorize(request.headers.authorization);
+      if (!jwt) {
+        const reply = jsonReply(401, "Unauthorized");
+        return { refusal: { ...reply, headers: { ...reply.headers, "www-authenticate": "Bearer" } } };
+      }
+      return { requestContext: { authorizer: { jwt } } };
+    },
+  });
+}
+
+async function startGateway(options: GatewayOptions, kind: GatewayKind): Promise<Gateway> {
+  const host = options.host ?? "127.0.0.1";
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const routes = options.routes.map(compileRoute);
+  const { server } = kind;
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-    serve(request, response, routes, maxBodyBytes).catch((error: unknown) => {
+    serve(request, response, routes, maxBodyBytes, kind).catch((error: unknown) => {
       // A client that went away mid-request (its body cut short) leaves nothing to answer or report.
       if (request.socket.destroyed) return;
       console.error("local gateway: request failed", error);
@@ -104,7 +175,7 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
   return {
-    url: `https://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    url: `${kind.scheme}://${host.includes(":") ? `[${host}]` : host}:${port}`,
     port,
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -119,6 +190,7 @@ async function serve(
   response: ServerResponse,
   routes: CompiledRoute[],
   maxBodyBytes: number,
+  kind: GatewayKind,
 ): Promise<void> {
   const receivedAt = new Date();
   const requestId = randomBytes(11).toString("base64");
@@ -139,7 +211,11 @@ async function serve(
     rejectTooLarge(response);
     return;
   }
-  const socket = request.socket as TLSSocket;
+  const admission = await kind.admit(request);
+  if ("refusal" in admission) {
+    writeReply(response, admission.refusal);
+    return;
+  }
   const event = buildEvent({
     request,
     method,
@@ -150,11 +226,12 @@ async function serve(
     body,
     requestId,
     receivedAt,
-    clientCert: peerCertificate(socket),
+    scheme: kind.scheme,
+    requestContext: admission.requestContext,
   });
   let reply: HttpReply;
   try {
-    reply = toHttpReply(await match.route.handler(event, lambdaContext()));
+    reply = toHttpReply(await match.route.handler(event, lambdaContext(kind.functionName)));
   } catch (error) {
     console.error(
       "local gateway: handler failed, answered 500",
@@ -244,13 +321,14 @@ interface EventParts {
   body: Buffer;
   requestId: string;
   receivedAt: Date;
-  clientCert: APIGatewayEventClientCertificate;
+  scheme: GatewayKind["scheme"];
+  requestContext: ContextExtras;
 }
 
 function buildEvent(parts: EventParts): APIGatewayProxyEventV2 {
   const { request, body } = parts;
   const sourceIp = (request.socket.remoteAddress ?? "").replace(/^::ffff:/, "");
-  const { headers, cookies } = eventHeaders(request, sourceIp, parts.receivedAt);
+  const { headers, cookies } = eventHeaders(request, sourceIp, parts.receivedAt, parts.scheme);
   const domainName = (headers.host ?? "localhost").replace(/:\d+$/, "");
   const isBase64Encoded = body.length > 0 && !isTextBody(headers);
   return {
@@ -264,7 +342,7 @@ function buildEvent(parts: EventParts): APIGatewayProxyEventV2 {
     requestContext: {
       accountId: ACCOUNT_ID,
       apiId: API_ID,
-      authentication: { clientCert: parts.clientCert },
+      ...parts.requestContext,
       domainName,
       domainPrefix: domainName.split(".")[0] as string,
       http: {
@@ -291,6 +369,7 @@ function eventHeaders(
   request: IncomingMessage,
   sourceIp: string,
   receivedAt: Date,
+  scheme: GatewayKind["scheme"],
 ): { headers: Record<string, string>; cookies: string[] } {
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
@@ -307,7 +386,7 @@ function eventHeaders(
   const forwardedFor = headers["x-forwarded-for"];
   headers["x-forwarded-for"] = forwardedFor ? `${forwardedFor}, ${sourceIp}` : sourceIp;
   headers["x-forwarded-port"] = String(request.socket.localPort ?? "");
-  headers["x-forwarded-proto"] = "https";
+  headers["x-forwarded-proto"] = scheme;
   headers["x-amzn-trace-id"] ??=
     `Root=1-${Math.floor(receivedAt.getTime() / 1000).toString(16)}-${randomBytes(12).toString("hex")}`;
   return { headers, cookies };
@@ -351,19 +430,19 @@ function peerCertificate(socket: TLSSocket): APIGatewayEventClientCertificate {
   return summary;
 }
 
-function lambdaContext(): Context {
+function lambdaContext(functionName: string): Context {
   const deadline = Date.now() + INTEGRATION_TIMEOUT_MS;
   const callbackStyle = () => {
     throw new Error("The local gateway supports async handlers only: return the result");
   };
   return {
     callbackWaitsForEmptyEventLoop: true,
-    functionName: FUNCTION_NAME,
+    functionName,
     functionVersion: "$LATEST",
-    invokedFunctionArn: `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${FUNCTION_NAME}`,
+    invokedFunctionArn: `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${functionName}`,
     memoryLimitInMB: "1024",
     awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${FUNCTION_NAME}`,
+    logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: "local",
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     done: callbackStyle,

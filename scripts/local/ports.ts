@@ -6,6 +6,7 @@ export const LocalServices = {
   redis: { label: "Redis", envName: "BEACON_REDIS_PORT", defaultPort: 6379 },
   kinesis: { label: "the Kinesis emulator", envName: "BEACON_KINESIS_PORT", defaultPort: 4567 },
   agent: { label: "the agent API", envName: "BEACON_AGENT_PORT", defaultPort: 8443 },
+  console: { label: "the console API", envName: "BEACON_CONSOLE_PORT", defaultPort: 8080 },
 } as const;
 
 export type LocalService = keyof typeof LocalServices;
@@ -28,6 +29,7 @@ export function localPorts(env: Readonly<Record<string, string | undefined>> = p
     redis: portOf("redis"),
     kinesis: portOf("kinesis"),
     agent: portOf("agent"),
+    console: portOf("console"),
   };
 }
 

@@ -1,19 +1,23 @@
 /**
  * `npm start`: Beacon on this machine. DynamoDB Local, Redis and a Kinesis emulator as child processes,
- * the agent API behind the local mutual-TLS gateway. Ctrl-C (or SIGTERM) stops everything and exits 0.
+ * the agent API behind the local mutual-TLS gateway, the console API behind the local JWT-verifying
+ * gateway. Ctrl-C (or SIGTERM) stops everything and exits 0.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
-import { loadAgentApi } from "./agent-routes.js";
 import { LocalStackNames, startBackends } from "./backends.js";
-import { ensureDevCertificates } from "./certs.js";
-import { startAgentGateway } from "./gateway.js";
+import { DEV_TENANT, ensureDevCertificates } from "./certs.js";
+import { consoleToken, ensureConsoleIssuer, LOCAL_ISSUER_DIR, makeJwtAuthorizer } from "./console-issuer.js";
+import { loadAgentApi, loadConsoleApi } from "./function-routes.js";
+import { startAgentGateway, startConsoleGateway } from "./gateway.js";
 import { kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
 import { assertPortFree, localPorts } from "./ports.js";
 
 const beaconDir = fileURLToPath(new URL("../../.beacon/", import.meta.url));
 const certsDir = path.join(beaconDir, "certs");
+/** Long enough for a working day at the terminal; `npm run token` makes more. */
+const DEV_TOKEN_LIFETIME_SECONDS = 12 * 3600;
 /** Set to "true" to keep DynamoDB Local's tables across restarts, in .beacon/local/dynamodb. */
 const persistDynamoDbEnvName = "BEACON_DYNAMODB_PERSIST";
 
@@ -48,6 +52,7 @@ async function start(): Promise<void> {
   const ports = localPorts();
   // Checked first, so a taken port costs no wait for the backends.
   await assertPortFree(ports.agent, "agent");
+  await assertPortFree(ports.console, "console");
   const backends = await startBackends({
     stateDir: path.join(beaconDir, "local"),
     ports,
@@ -65,11 +70,32 @@ async function start(): Promise<void> {
   const gateway = await startAgentGateway({ port: ports.agent, certsDir, routes: agentApi.routes });
   running.push(() => gateway.close());
 
+  // The console issues agent certificates from the same dev CA the agent gateway trusts.
+  const consoleApi = await loadConsoleApi({ ...backends.env, [EnvNames.agentCaDir]: certsDir });
+  running.push(() => consoleApi.shutdown());
+  const issuer = await ensureConsoleIssuer(LOCAL_ISSUER_DIR);
+  const consoleGateway = await startConsoleGateway({
+    port: ports.console,
+    routes: consoleApi.routes,
+    authorizer: await makeJwtAuthorizer(issuer),
+  });
+  running.push(() => consoleGateway.close());
+  const devToken = await consoleToken(
+    issuer,
+    { tenant: DEV_TENANT, role: "admin" },
+    DEV_TOKEN_LIFETIME_SECONDS,
+  );
+
   const { env } = backends;
   log("");
   log(`  agent API  ${gateway.url}/c2/api/heartbeat and /c2/api/acknowledge (mutual TLS)`);
   log(`             CA ${certificates.caPath}`);
   log(`             client certificates ${certificates.fleet.certPath}, ${certificates.agent.certPath}`);
+  log(`  console    ${consoleGateway.url}/api/v1 (bearer token; OpenAPI at /api/v1/openapi.json)`);
+  log(
+    `             token for tenant ${DEV_TENANT}, role admin, valid 12 hours (more: npm run token -- --tenant T --role R):`,
+  );
+  log(`             ${devToken}`);
   log(`  DynamoDB   ${env[AwsEndpointEnvNames.dynamodb]}  table ${env[EnvNames.tableName]}`);
   log(`  Kinesis    ${env[AwsEndpointEnvNames.kinesis]}  stream ${env[EnvNames.streamName]}`);
   log(`  Redis      ${env[EnvNames.redisUrl]}`);

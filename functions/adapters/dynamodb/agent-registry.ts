@@ -3,7 +3,7 @@ import { dropUndefined } from "../../core/c2/json.js";
 import type { AgentCheckpoint, AgentClassRegistry, AgentRecord, AgentRegistry } from "../../core/ports.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 
-interface AgentItem {
+export interface AgentItem {
   tenant: string;
   agentId: string;
   agentClass: string;
@@ -168,7 +168,7 @@ const tenantIndexOf = (tenant: string, agentId: string) => ({
   gsi2sk: Keys.agentInClass(agentId),
 });
 
-function toRecord(item: AgentItem): AgentRecord {
+export function toRecord(item: AgentItem): AgentRecord {
   return dropUndefined({
     tenant: item.tenant,
     agentId: item.agentId,

@@ -7,6 +7,7 @@ import type {
   HotState,
   SightingOutcome,
 } from "../../core/ports.js";
+import { isCacheUsable } from "../../shared/redis-client.js";
 import { RECORD_SIGHTING_SCRIPT } from "./record-sighting-script.js";
 
 /** Agents unheard of for this long drop out of the cache; the registry still has them. */
@@ -46,9 +47,6 @@ export class CacheUnavailableError extends Error {
   }
 }
 
-/** Statuses in which a command can still be answered soon; in any other the client is between reconnects. */
-const USABLE_STATUSES = new Set(["ready", "connect", "connecting", "wait"]);
-
 type RecordSightingReply =
   | ["unknown" | "revoked"]
   | ["recorded", string, string, string, string, string, string, string, string, number, string];
@@ -68,7 +66,7 @@ export class RedisHotState implements HotState {
 
   /** Fails at once while the server is known to be down, so a heartbeat falls back without waiting. */
   private usable(): (Redis | Cluster) & ScriptedRedis {
-    if (!USABLE_STATUSES.has(this.redis.status)) throw new CacheUnavailableError(this.redis.status);
+    if (!isCacheUsable(this.redis)) throw new CacheUnavailableError(this.redis.status);
     return this.redis;
   }
 

@@ -1,0 +1,90 @@
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { dropUndefined } from "../../core/c2/json.js";
+import type {
+  AgentClassChange,
+  AgentClassRecord,
+  ClassCatalog,
+  PageRequest,
+} from "../../core/console/ports.js";
+import { Keys } from "./keys.js";
+import { queryPartition } from "./paging.js";
+
+const CLASS_PREFIX = "C#";
+
+/** Agent classes, one item each beside the tenant's other classes; the agent API creates them on first sight. */
+export class DynamoClassCatalog implements ClassCatalog {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async list(tenant: string, request: PageRequest) {
+    const page = await queryPartition(
+      this.client,
+      this.tableName,
+      { pk: Keys.agentClass(tenant, "").pk, prefix: CLASS_PREFIX },
+      request,
+    );
+    return { items: page.items.map(toClass), last: page.last };
+  }
+
+  async get(tenant: string, name: string) {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: Keys.agentClass(tenant, name) }),
+    );
+    return Item ? toClass(Item) : undefined;
+  }
+
+  /** One update: creation fields only where absent, so creating and updating race harmlessly. */
+  async put(tenant: string, name: string, change: AgentClassChange, now: number) {
+    const assignments = [
+      "tenant = :tenant",
+      "#name = :name",
+      "updatedAt = :now",
+      "createdAt = if_not_exists(createdAt, :now)",
+      "autoCreated = if_not_exists(autoCreated, :manual)",
+      ...(change.description === undefined ? [] : ["description = :description"]),
+      ...(change.heartbeatIntervalSeconds === undefined ? [] : ["heartbeatIntervalSeconds = :interval"]),
+    ];
+    const { Attributes: before } = await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: Keys.agentClass(tenant, name),
+        UpdateExpression: `SET ${assignments.join(", ")}`,
+        ExpressionAttributeNames: { "#name": "name" },
+        ExpressionAttributeValues: dropUndefined({
+          ":tenant": tenant,
+          ":name": name,
+          ":now": now,
+          ":manual": false,
+          ":description": change.description,
+          ":interval": change.heartbeatIntervalSeconds,
+        }),
+        // The item as it was tells a creation from an update; the new one follows from it and the change.
+        ReturnValues: "ALL_OLD",
+      }),
+    );
+    const record = toClass({
+      tenant,
+      name,
+      createdAt: now,
+      autoCreated: false,
+      ...before,
+      ...dropUndefined(change),
+      updatedAt: now,
+    });
+    return { record, created: before === undefined };
+  }
+}
+
+function toClass(item: Record<string, unknown>): AgentClassRecord {
+  return dropUndefined({
+    tenant: item.tenant as string,
+    name: item.name as string,
+    description: item.description as string | undefined,
+    heartbeatIntervalSeconds: item.heartbeatIntervalSeconds as number | undefined,
+    createdAt: item.createdAt as number,
+    updatedAt: item.updatedAt as number | undefined,
+    autoCreated: item.autoCreated === true,
+  });
+}

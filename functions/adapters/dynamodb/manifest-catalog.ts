@@ -1,0 +1,75 @@
+import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
+import { dropUndefined } from "../../core/c2/json.js";
+import type { SupportedOperations } from "../../core/c2/manifest.js";
+import type { ManifestCatalog, ManifestRecord, PageRequest } from "../../core/console/ports.js";
+import { Keys } from "./keys.js";
+import { DynamoManifestStore } from "./manifest-store.js";
+import { queryPartition } from "./paging.js";
+
+const MANIFEST_PREFIX = "M#";
+/** Everything of a manifest's item but its body, which can be ~50 KB of gzip. */
+const SUMMARY_ATTRIBUTES = [
+  "hash",
+  "agentType",
+  "version",
+  "bundleCount",
+  "processorTypes",
+  "controllerServiceTypes",
+  "supportedOperations",
+  "jsonBytes",
+  "gzipBytes",
+  "createdAt",
+];
+const projection = {
+  ProjectionExpression: SUMMARY_ATTRIBUTES.map((name) => `#${name}`).join(", "),
+  ExpressionAttributeNames: Object.fromEntries(SUMMARY_ATTRIBUTES.map((name) => [`#${name}`, name])),
+};
+
+/** The tenant's manifests as the agent API stored them (see DynamoManifestStore), read without their bodies. */
+export class DynamoManifestCatalog implements ManifestCatalog {
+  private readonly store: DynamoManifestStore;
+
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {
+    this.store = new DynamoManifestStore(client, tableName);
+  }
+
+  async list(tenant: string, request: PageRequest) {
+    const page = await queryPartition(
+      this.client,
+      this.tableName,
+      { pk: Keys.manifest(tenant, "").pk, prefix: MANIFEST_PREFIX },
+      request,
+      projection,
+    );
+    return { items: page.items.map(toManifest), last: page.last };
+  }
+
+  async get(tenant: string, hash: string) {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: Keys.manifest(tenant, hash), ...projection }),
+    );
+    return Item ? toManifest(Item) : undefined;
+  }
+
+  read(tenant: string, hash: string) {
+    return this.store.read(tenant, hash);
+  }
+}
+
+function toManifest(item: Record<string, unknown>): ManifestRecord {
+  return dropUndefined({
+    hash: item.hash as string,
+    agentType: item.agentType as string | undefined,
+    version: item.version as string | undefined,
+    bundleCount: item.bundleCount as number,
+    processorTypeCount: item.processorTypes as number,
+    controllerServiceTypeCount: item.controllerServiceTypes as number,
+    supportedOperations: item.supportedOperations as SupportedOperations,
+    jsonBytes: item.jsonBytes as number,
+    gzipBytes: item.gzipBytes as number,
+    createdAt: item.createdAt as number,
+  });
+}

@@ -1,0 +1,51 @@
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import type { Page, PageRequest } from "../../core/console/ports.js";
+
+/**
+ * One page of one partition, in sort key order: the console's lists are key queries only. Items' sort
+ * keys are `<prefix><key>`; the page's `last` is the key of the last item DynamoDB evaluated.
+ */
+export async function queryPartition(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  partition: { pk: string; prefix: string },
+  request: PageRequest,
+  extra: Partial<QueryCommandInput> = {},
+): Promise<Page<Record<string, unknown>>> {
+  const { pk, prefix } = partition;
+  const page = await client.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": pk, ":prefix": prefix, ...extra.ExpressionAttributeValues },
+      ExclusiveStartKey: request.after === undefined ? undefined : { pk, sk: `${prefix}${request.after}` },
+      ScanIndexForward: !request.descending,
+      Limit: request.limit,
+      ...withoutValues(extra),
+    }),
+  );
+  const lastKey = page.LastEvaluatedKey?.sk as string | undefined;
+  return { items: page.Items ?? [], last: lastKey?.slice(prefix.length) };
+}
+
+function withoutValues(extra: Partial<QueryCommandInput>): Partial<QueryCommandInput> {
+  const { ExpressionAttributeValues: _values, ...rest } = extra;
+  return rest;
+}
+
+/** Every item of a query, page after page; for bounded partitions (one tenant's certificates of one agent). */
+export async function queryAll(
+  client: DynamoDBDocumentClient,
+  input: QueryCommandInput,
+): Promise<{ items: Record<string, unknown>[]; count: number }> {
+  const items: Record<string, unknown>[] = [];
+  let count = 0;
+  let exclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(new QueryCommand({ ...input, ExclusiveStartKey: exclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    count += page.Count ?? 0;
+    exclusiveStartKey = page.LastEvaluatedKey;
+  } while (exclusiveStartKey);
+  return { items, count };
+}

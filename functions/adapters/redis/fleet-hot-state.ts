@@ -1,0 +1,124 @@
+import type { Cluster, Redis } from "ioredis";
+import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/console/ports.js";
+import { isCacheUsable } from "../../shared/redis-client.js";
+import { CacheKeys, CacheUnavailableError } from "./hot-state.js";
+
+/** The agent hash's fields the console reads, as the agent API writes them (JSON for the structured ones). */
+const AGENT_FIELDS = [
+  "lastSeen",
+  "agentClass",
+  "manifestHash",
+  "flowId",
+  "runStatus",
+  "status",
+  "device",
+  "repositories",
+  "queues",
+  "bulletins",
+] as const;
+
+/**
+ * Adds a revoked serial to the cache's copy of the revocation list only while the cache holds one:
+ * a hash this wrote from nothing would look like a list and hide the serials it lacks. Without a
+ * copy, the agent API loads the list from the registry, where the serial already is.
+ */
+const ADD_REVOKED_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+return 0
+`;
+
+interface ScriptedRedis {
+  addRevokedSerial(key: string, serial: string, revokedAt: number): Promise<number>;
+}
+
+/** The console's reads of the agent API's hot state. All of a tenant's keys share one slot (its hash tag). */
+export class RedisFleetHotState implements FleetHotState {
+  private readonly redis: (Redis | Cluster) & ScriptedRedis;
+
+  constructor(redis: Redis | Cluster) {
+    redis.defineCommand("addRevokedSerial", { numberOfKeys: 1, lua: ADD_REVOKED_SCRIPT });
+    this.redis = redis as (Redis | Cluster) & ScriptedRedis;
+  }
+
+  private usable() {
+    if (!isCacheUsable(this.redis)) throw new CacheUnavailableError(this.redis.status);
+    return this.redis;
+  }
+
+  async agents(tenant: string, agentIds: string[]) {
+    const pipeline = this.usable().pipeline();
+    for (const agentId of agentIds) pipeline.hmget(CacheKeys.agent(tenant, agentId), ...AGENT_FIELDS);
+    const replies = await execute<(string | null)[]>(pipeline);
+    const states = new Map<string, HotAgentState>();
+    agentIds.forEach((agentId, index) => {
+      const values = replies[index] ?? [];
+      const field = (name: (typeof AGENT_FIELDS)[number]) => values[AGENT_FIELDS.indexOf(name)] ?? undefined;
+      if (values.every((value) => value === null)) return;
+      const lastSeen = field("lastSeen");
+      states.set(agentId, {
+        lastSeen: lastSeen === undefined ? undefined : Number(lastSeen),
+        agentClass: field("agentClass"),
+        manifestHash: field("manifestHash"),
+        flowId: field("flowId"),
+        runStatus: field("runStatus"),
+        status: parsed(field("status")),
+        device: parsed(field("device")),
+        repositories: parsed(field("repositories")),
+        queues: parsed(field("queues")),
+        bulletins: parsed(field("bulletins")),
+      });
+    });
+    return states;
+  }
+
+  async classCounts(tenant: string, classes: { name: string; onlineSince: number }[]) {
+    const pipeline = this.usable().pipeline();
+    for (const { name, onlineSince } of classes) {
+      const key = `${CacheKeys.classIndexPrefix(tenant)}${name}`;
+      pipeline.zcard(key).zcount(key, onlineSince, "+inf");
+    }
+    const replies = await execute<number>(pipeline);
+    const counts = new Map<string, ClassAgentCounts>();
+    classes.forEach(({ name }, index) => {
+      counts.set(name, { total: replies[2 * index] ?? 0, online: replies[2 * index + 1] ?? 0 });
+    });
+    return counts;
+  }
+
+  async heartbeatsPerMinute(tenant: string, epochMinutes: number[]) {
+    const keys = epochMinutes.map((minute) => CacheKeys.heartbeatsInMinute(tenant, minute));
+    const counts = await this.usable().mget(...keys);
+    return counts.map((count) => Number(count ?? 0));
+  }
+
+  async forgetAgent(tenant: string, agentId: string, agentClasses: string[]) {
+    const transaction = this.usable().multi().del(CacheKeys.agent(tenant, agentId));
+    for (const agentClass of agentClasses) {
+      transaction.zrem(`${CacheKeys.classIndexPrefix(tenant)}${agentClass}`, agentId);
+    }
+    await execute(transaction);
+  }
+
+  async revokeSerial(tenant: string, serial: string, revokedAt: number) {
+    await this.usable().addRevokedSerial(CacheKeys.revokedSerials(tenant), serial, revokedAt);
+  }
+}
+
+/** Runs a pipeline or transaction; any command's failure fails the call, as a cache outage would. */
+async function execute<T>(batch: { exec(): Promise<[Error | null, unknown][] | null> }): Promise<T[]> {
+  const results = (await batch.exec()) ?? [];
+  return results.map(([error, value]) => {
+    if (error) throw error;
+    return value as T;
+  });
+}
+
+/** A field the agent API wrote as JSON; anything unreadable counts as absent. */
+function parsed<T>(value: string | undefined): T | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return JSON.parse(value) as T;
+  } catch {
+    return undefined;
+  }
+}

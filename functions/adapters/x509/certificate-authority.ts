@@ -1,0 +1,91 @@
+import { X509Certificate } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { GetSecretValueCommand, type SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import type {
+  CertificateAuthority,
+  CertificateSubject,
+  IssuedCertificate,
+} from "../../core/console/ports.js";
+import { BeaconError } from "../../core/errors.js";
+import { distinguishedName, issueWithCa, type SigningAuthority } from "./issuer.js";
+
+/** Issues client certificates with whatever signing authority `load` produces. */
+abstract class IssuingAuthority implements CertificateAuthority {
+  protected abstract load(): Promise<SigningAuthority>;
+
+  async issueClientCertificate(
+    subject: CertificateSubject,
+    validityDays: number,
+  ): Promise<IssuedCertificate> {
+    const ca = await this.load();
+    const issued = await issueWithCa(ca, { subject, usage: "clientAuth", validityDays });
+    const certificate = new X509Certificate(issued.certPem);
+    return {
+      certificatePem: issued.certPem,
+      privateKeyPem: issued.keyPem,
+      caCertificatePem: ca.certPem,
+      serialNumber: certificate.serialNumber,
+      subjectDN: distinguishedName(certificate.subject),
+      notBefore: Date.parse(certificate.validFrom),
+      notAfter: Date.parse(certificate.validTo),
+    };
+  }
+}
+
+/** The local stack's dev CA (`ca.pem`, `ca.key` in a folder), the same one its gateway trusts. */
+export class LocalFileCertificateAuthority extends IssuingAuthority {
+  constructor(private readonly directory: string) {
+    super();
+  }
+
+  // Read per issue: the local stack renews its dev CA in place when it nears expiry.
+  protected async load(): Promise<SigningAuthority> {
+    try {
+      const [certPem, keyPem] = await Promise.all([
+        readFile(join(this.directory, "ca.pem"), "utf8"),
+        readFile(join(this.directory, "ca.key"), "utf8"),
+      ]);
+      return { certPem, keyPem };
+    } catch (error) {
+      throw new BeaconError(
+        "certificate_authority_unavailable",
+        `The agent CA in ${this.directory} cannot be read: ${(error as Error).message}`,
+      );
+    }
+  }
+}
+
+/**
+ * The agent CA on AWS: a Secrets Manager secret whose value is `{"certificatePem": …, "privateKeyPem": …}`,
+ * read once per container. A secret not (yet) holding that is reported, not cached.
+ */
+export class SecretsManagerCertificateAuthority extends IssuingAuthority {
+  private authority: SigningAuthority | undefined;
+
+  constructor(
+    private readonly client: SecretsManagerClient,
+    private readonly secretId: string,
+  ) {
+    super();
+  }
+
+  protected async load(): Promise<SigningAuthority> {
+    if (this.authority) return this.authority;
+    const { SecretString } = await this.client.send(new GetSecretValueCommand({ SecretId: this.secretId }));
+    let value: { certificatePem?: unknown; privateKeyPem?: unknown } = {};
+    try {
+      value = JSON.parse(SecretString ?? "");
+    } catch {
+      // Reported below, like any other value that is not a CA.
+    }
+    if (typeof value.certificatePem !== "string" || typeof value.privateKeyPem !== "string") {
+      throw new BeaconError(
+        "certificate_authority_unavailable",
+        "The agent CA secret does not hold {certificatePem, privateKeyPem}; see infra/README.md",
+      );
+    }
+    this.authority = { certPem: value.certificatePem, keyPem: value.privateKeyPem };
+    return this.authority;
+  }
+}

@@ -1,0 +1,46 @@
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
+import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
+import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
+import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
+import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
+import {
+  LocalFileCertificateAuthority,
+  SecretsManagerCertificateAuthority,
+} from "../adapters/x509/certificate-authority.js";
+import { makeConsoleApi } from "../core/console/console-api.js";
+import { makeDynamoDbClient, makeSecretsManagerClient } from "../shared/aws-clients.js";
+import type { ConsoleApiConfig } from "../shared/config.js";
+import { makeRedisClient } from "../shared/redis-client.js";
+import { consoleRoutes } from "./routes.js";
+
+/** Wires the console's use cases to DynamoDB, Redis and the agent CA; called once per container. */
+export function composeConsoleApi(config: ConsoleApiConfig) {
+  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  const redis = makeRedisClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
+  // An unreachable cache is reported per request (CacheFallbacks); the client's own error events only repeat it.
+  redis.on("error", () => {});
+  const authority =
+    "secretArn" in config.agentCa
+      ? new SecretsManagerCertificateAuthority(makeSecretsManagerClient(), config.agentCa.secretArn)
+      : new LocalFileCertificateAuthority(config.agentCa.directory);
+  const api = makeConsoleApi({
+    catalog: new DynamoClassCatalog(documents, config.tableName),
+    registry: new DynamoFleetRegistry(documents, config.tableName),
+    hotState: new RedisFleetHotState(redis),
+    manifests: new DynamoManifestCatalog(documents, config.tableName),
+    certificates: new DynamoCertificateStore(documents, config.tableName),
+    authority,
+    clock: { now: () => Date.now() },
+    registryLagMs: config.checkpointIntervalMs,
+  });
+  return {
+    routes: consoleRoutes(api),
+    close: async () => {
+      redis.disconnect();
+      documents.destroy();
+    },
+  };
+}

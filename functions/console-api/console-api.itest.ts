@@ -1,0 +1,391 @@
+import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/console-api-harness.js";
+import { signToken } from "../../scripts/local/console-issuer.js";
+import { encodeCursor } from "../core/console/paging.js";
+import { type Role, Roles } from "../core/console/principal.js";
+import { type ConsoleOperation, consoleOperations } from "../shared/console-openapi.js";
+import { heartbeat, installCertificate, type SeededTenant, seedTenant } from "./test/seed.js";
+
+let agentApi: AgentApiUnderTest;
+let consoleApi: ConsoleApiUnderTest;
+/** The caller in every matrix, and the tenant whose ids it tries. */
+let a: SeededTenant;
+let b: SeededTenant;
+let aFleet: string;
+let unique = 0;
+
+const newId = (label: string) => `${a.tenant}-${label}-${++unique}`;
+const ops = consoleOperations.map((operation) => [operation.routeKey, operation] as const);
+/** Reads first: a change A makes to its own data (a class named like B's) must not colour what A reads. */
+const readsFirst = [...ops].sort(([, x], [, y]) => Number(x.method !== "GET") - Number(y.method !== "GET"));
+const isError = (body: Record<string, unknown>, code: string) =>
+  expect(body).toEqual({ error: { code, message: expect.any(String) } });
+
+interface Call {
+  method: string;
+  path: string;
+  body?: unknown;
+}
+
+/** The operation's request with these path parameter values and, where it takes one, a body. */
+function callOf(operation: ConsoleOperation, ids: Record<string, string>, body?: unknown): Call {
+  const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    encodeURIComponent(ids[name] as string),
+  );
+  return { method: operation.method, path, body };
+}
+
+const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => ({
+  agentId,
+  className: tenant.className,
+  hash: tenant.manifestHash,
+  serial: tenant.certificateSerial,
+});
+
+const bodies: Record<string, (agentId: string) => unknown> = {
+  putClass: () => ({ description: "Changed" }),
+  issueCertificate: (agentId) => ({ kind: "agent", agentId }),
+};
+
+async function send(call: Call, token: string | undefined) {
+  return consoleApi.request(call.method, call.path, { token, body: call.body });
+}
+
+/** What tenant B can see of itself, minus what moves with the clock. */
+async function snapshotOf(tenant: SeededTenant) {
+  const get = async (path: string) => {
+    const response = await consoleApi.request("GET", path, { token: tenant.adminToken });
+    const body = response.json();
+    delete body.heartbeatsPerMinute;
+    return [response.status, body];
+  };
+  return Promise.all([
+    get("/api/v1/agents"),
+    ...tenant.agentIds.map((agentId) => get(`/api/v1/agents/${agentId}`)),
+    get("/api/v1/classes"),
+    get(`/api/v1/classes/${tenant.className}`),
+    get("/api/v1/manifests"),
+    get(`/api/v1/manifests/${tenant.manifestHash}`),
+    get("/api/v1/certificates"),
+    get(`/api/v1/certificates/${tenant.certificateSerial}`),
+    get("/api/v1/fleet/summary"),
+  ]);
+}
+
+beforeAll(async () => {
+  agentApi = await startAgentApi();
+  consoleApi = await startConsoleApi(agentApi.certsDir);
+  const run = randomUUID().slice(0, 6);
+  [a, b] = await Promise.all([
+    seedTenant(agentApi, consoleApi, `ta-${run}`),
+    seedTenant(agentApi, consoleApi, `tb-${run}`),
+  ]);
+  aFleet = await agentApi.issueCertificate({ tenant: a.tenant, fleet: true });
+});
+
+afterAll(async () => {
+  await consoleApi?.close();
+  await agentApi?.close();
+});
+
+describe("tenant isolation, every route of the OpenAPI document with tenant A's token and tenant B's ids", () => {
+  let before: unknown;
+
+  beforeAll(async () => {
+    before = await snapshotOf(b);
+  });
+
+  afterAll(async () => {
+    expect(await snapshotOf(b)).toEqual(before);
+  });
+
+  it.each(readsFirst)("%s", async (_routeKey, operation) => {
+    const call = callOf(operation, idsOf(b), bodies[operation.operationId]?.(b.agentIds[0] as string));
+    const response = await send(call, a.adminToken);
+    const body = response.json();
+    if (operation.operationId === "putClass") {
+      // Class names belong to each tenant: A gets a class of its own by that name, B's stays as it was.
+      expect(response.status).toBe(201);
+      expect(body).toMatchObject({ name: b.className, description: "Changed", agents: { total: 0 } });
+    } else if (operation.operationId === "issueCertificate") {
+      expect(response.status).toBe(201);
+      expect(body.subjectDN).toBe(`CN=${b.agentIds[0]},OU=agent,O=${a.tenant}`);
+    } else if (operation.path.includes("{")) {
+      expect(response.status).toBe(404);
+      isError(body, "not_found");
+    } else {
+      expect(response.status).toBe(200);
+      expect(response.body).not.toContain(b.tenant);
+    }
+  });
+
+  const filters: Record<string, () => string> = {
+    class: () => `class=${encodeURIComponent(b.className)}`,
+    "manifest hash": () => `manifestHash=${encodeURIComponent(b.manifestHash)}`,
+    text: () => `q=${b.tenant}`,
+    cursor: () => `cursor=${encodeCursor(b.agentIds[0] as string)}`,
+  };
+
+  it.each(Object.keys(filters))("GET /api/v1/agents lists none of B's agents by B's %s", async (label) => {
+    const query = (filters[label] as () => string)();
+    const response = await consoleApi.request("GET", `/api/v1/agents?${query}`, { token: a.adminToken });
+    expect(response.status).toBe(200);
+    expect(response.body).not.toContain(b.tenant);
+  });
+});
+
+describe("roles, every role on every route", () => {
+  /** A request on A's own data that the role, when allowed, can carry out; destructive ones get fresh targets. */
+  async function ownCall(operation: ConsoleOperation): Promise<Call> {
+    switch (operation.operationId) {
+      case "decommissionAgent": {
+        const agentId = newId("doomed");
+        expect(await heartbeat(agentApi, aFleet, agentId, a.className, a.manifestHash)).toBe(200);
+        return callOf(operation, { agentId });
+      }
+      case "revokeCertificate": {
+        const issued = await send(
+          {
+            method: "POST",
+            path: "/api/v1/certificates",
+            body: { kind: "fleet", fleetName: newId("fleet") },
+          },
+          a.adminToken,
+        );
+        return callOf(operation, { serial: issued.json().serial as string });
+      }
+      case "putClass":
+        return callOf(operation, { className: newId("class") }, bodies.putClass?.(""));
+      default:
+        return callOf(operation, idsOf(a), bodies[operation.operationId]?.(newId("agent")));
+    }
+  }
+
+  /** A refused change leaves its target as it was. */
+  const unchangedAfterRefusal: Record<string, (call: Call) => Promise<void>> = {
+    decommissionAgent: async (call) => {
+      expect((await send({ method: "GET", path: call.path }, a.adminToken)).status).toBe(200);
+    },
+    revokeCertificate: async (call) => {
+      const certificate = await send(
+        { method: "GET", path: call.path.replace(/\/revoke$/, "") },
+        a.adminToken,
+      );
+      expect(certificate.json().state).toBe("valid");
+    },
+    putClass: async (call) => {
+      expect((await send({ method: "GET", path: call.path }, a.adminToken)).status).toBe(404);
+    },
+    issueCertificate: async (call) => {
+      const listed = await send({ method: "GET", path: "/api/v1/certificates?limit=100" }, a.adminToken);
+      expect(listed.body).not.toContain((call.body as { agentId: string }).agentId);
+    },
+  };
+
+  const cases = consoleOperations.flatMap((operation) =>
+    Roles.map((role) => [operation.routeKey, role, operation] as const),
+  );
+
+  it.each(cases)("%s as %s", async (_routeKey, role: Role, operation) => {
+    const call = await ownCall(operation);
+    const response = await send(call, await consoleApi.token({ tenant: a.tenant, role }));
+    if (Roles.indexOf(role) >= Roles.indexOf(operation.role)) {
+      expect([200, 201], response.body).toContain(response.status);
+    } else {
+      expect(response.status).toBe(403);
+      isError(response.json(), "forbidden");
+      await unchangedAfterRefusal[operation.operationId]?.(call);
+    }
+  });
+});
+
+describe("JWT negatives, on every route", () => {
+  const now = () => Math.floor(Date.now() / 1000);
+  const claims = () => ({
+    sub: "mallory",
+    "custom:tenant": a.tenant,
+    "custom:role": "admin",
+    exp: now() + 600,
+  });
+  const negatives: Record<string, () => Promise<string | undefined>> = {
+    "no token": async () => undefined,
+    "not a JWT": async () => "not-a-token",
+    expired: () => signToken(consoleApi.issuer, { ...claims(), iat: now() - 7200, exp: now() - 60 }),
+    "not yet valid": () => signToken(consoleApi.issuer, { ...claims(), nbf: now() + 600 }),
+    "wrong issuer": () => signToken(consoleApi.issuer, { ...claims(), iss: "https://issuer.example.org" }),
+    "wrong audience": () => signToken(consoleApi.issuer, { ...claims(), aud: "another-api" }),
+    "alg none": async () => {
+      const part = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+      return `${part({ alg: "none", typ: "JWT" })}.${part({ ...claims(), iss: consoleApi.issuer.issuer, aud: consoleApi.issuer.audience })}.`;
+    },
+    "bad signature": () =>
+      signToken(consoleApi.issuer, claims(), generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey),
+    "missing tenant claim": () => signToken(consoleApi.issuer, { ...claims(), "custom:tenant": undefined }),
+  };
+  const cases = Object.keys(negatives).flatMap((label) =>
+    consoleOperations.map((operation) => [label, operation.routeKey, operation] as const),
+  );
+
+  it.each(cases)("%s: %s answers 401", async (label, _routeKey, operation) => {
+    const token = await (negatives[label] as () => Promise<string | undefined>)();
+    const response = await send(callOf(operation, idsOf(a), bodies[operation.operationId]?.("x")), token);
+    expect(response.status).toBe(401);
+    if (label === "missing tenant claim") isError(response.json(), "unauthenticated");
+    else expect(response.json()).toEqual({ message: "Unauthorized" });
+  });
+});
+
+describe("agent and console credentials stay apart", () => {
+  it("the agent domain serves no console route, even with a valid agent certificate", async () => {
+    for (const path of ["/api/v1/certificates", "/api/v1/agents"]) {
+      const response = await agentApi.post(path, { kind: "fleet", fleetName: "x" }, { certificate: aFleet });
+      expect(response.status).toBe(404);
+    }
+  });
+
+  it("the console serves no agent route, even with a valid console token", async () => {
+    const response = await consoleApi.request("POST", "/c2/api/heartbeat", { token: a.adminToken, body: {} });
+    expect(response.status).toBe(404);
+  });
+
+  it("a certificate is not a token", async () => {
+    const issued = await send(
+      { method: "POST", path: "/api/v1/certificates", body: { kind: "fleet", fleetName: newId("f") } },
+      a.adminToken,
+    );
+    // The certificate's DER in base64, as one header line.
+    const certificate = (issued.json().certificatePem as string).replace(/-----[A-Z ]+-----|\s/g, "");
+    const response = await consoleApi.request("GET", "/api/v1/agents", { token: certificate });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe("agent certificates", () => {
+  it("are issued for the caller's tenant, work against the agent API, and are refused once revoked", async () => {
+    const agentId = newId("certified");
+    const issued = await send(
+      { method: "POST", path: "/api/v1/certificates", body: { kind: "agent", agentId, validityDays: 30 } },
+      a.adminToken,
+    );
+    expect(issued.status).toBe(201);
+    const certificate = issued.json();
+    expect(certificate).toMatchObject({
+      kind: "agent",
+      agentId,
+      subjectDN: `CN=${agentId},OU=agent,O=${a.tenant}`,
+      state: "valid",
+    });
+    expect(certificate.privateKeyPem).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    const name = installCertificate(agentApi, agentId, certificate);
+
+    expect(await heartbeat(agentApi, name, agentId, a.className, a.manifestHash)).toBe(200);
+    const listed = await send({ method: "GET", path: "/api/v1/certificates?limit=100" }, a.adminToken);
+    expect(listed.body).toContain(certificate.serial as string);
+    expect(listed.body).not.toContain("PRIVATE KEY");
+
+    const revoked = await send(
+      { method: "POST", path: `/api/v1/certificates/${certificate.serial}/revoke` },
+      a.adminToken,
+    );
+    expect(revoked.json()).toMatchObject({ serial: certificate.serial, state: "revoked" });
+    const refused = await agentApi.post("/c2/api/heartbeat", {}, { certificate: name });
+    expect(refused.status).toBe(403);
+    expect(refused.json()).toMatchObject({ error: { code: "certificate_revoked" } });
+  });
+});
+
+describe("agents", () => {
+  it("list with filters, a bounded page size and a cursor", async () => {
+    const token = await consoleApi.token({ tenant: a.tenant, role: "viewer" });
+    const first = await consoleApi.request(
+      "GET",
+      `/api/v1/agents?class=${a.className}&status=online&limit=2`,
+      { token },
+    );
+    expect(first.status).toBe(200);
+    const firstPage = first.json();
+    expect((firstPage.items as unknown[]).length).toBe(2);
+    const second = await consoleApi.request(
+      "GET",
+      `/api/v1/agents?class=${a.className}&status=online&limit=2&cursor=${firstPage.nextCursor}`,
+      { token },
+    );
+    const ids = [
+      ...(firstPage.items as { agentId: string }[]),
+      ...(second.json().items as { agentId: string }[]),
+    ].map((item) => item.agentId);
+    expect(ids).toEqual(expect.arrayContaining(a.agentIds));
+    expect(new Set(ids).size).toBe(ids.length);
+
+    const tooMany = await consoleApi.request("GET", "/api/v1/agents?limit=101", { token });
+    expect(tooMany.status).toBe(400);
+    isError(tooMany.json(), "invalid_request");
+    const offline = await consoleApi.request("GET", `/api/v1/agents?class=${a.className}&status=offline`, {
+      token,
+    });
+    expect(offline.json().items).toEqual([]);
+    const past = await consoleApi.request("GET", `/api/v1/agents?lastSeenBefore=2020-01-01T00:00:00Z`, {
+      token,
+    });
+    expect(past.json().items).toEqual([]);
+    const descending = await consoleApi.request("GET", `/api/v1/agents?sort=-agentId&q=${a.tenant}-agent`, {
+      token,
+    });
+    expect((descending.json().items as { agentId: string }[]).map((item) => item.agentId)).toEqual(
+      [...a.agentIds].reverse(),
+    );
+  });
+
+  it("show registry and hot state in one view", async () => {
+    const response = await send({ method: "GET", path: `/api/v1/agents/${a.agentIds[0]}` }, a.adminToken);
+    expect(response.json()).toMatchObject({
+      agentId: a.agentIds[0],
+      agentClass: a.className,
+      status: "online",
+      lastSeenFrom: "cache",
+      manifestHash: a.manifestHash,
+      device: expect.objectContaining({ hostname: "192.0.2.2" }),
+      statusSummary: expect.objectContaining({ uptime: 493 }),
+    });
+  });
+
+  it("are decommissioned with their agent certificates, and register again with a fleet certificate", async () => {
+    const agentId = newId("retired");
+    const issued = await send(
+      { method: "POST", path: "/api/v1/certificates", body: { kind: "agent", agentId } },
+      a.adminToken,
+    );
+    const name = installCertificate(agentApi, agentId, issued.json());
+    expect(await heartbeat(agentApi, name, agentId, a.className, a.manifestHash)).toBe(200);
+    const operator = await consoleApi.token({ tenant: a.tenant, role: "operator" });
+    const decommissioned = await send({ method: "DELETE", path: `/api/v1/agents/${agentId}` }, operator);
+    expect(decommissioned.json()).toMatchObject({ agentId, revokedCertificates: [issued.json().serial] });
+    expect((await send({ method: "GET", path: `/api/v1/agents/${agentId}` }, operator)).status).toBe(404);
+    expect((await agentApi.post("/c2/api/heartbeat", {}, { certificate: name })).status).toBe(403);
+    expect(await heartbeat(agentApi, aFleet, agentId, a.className, a.manifestHash)).toBe(200);
+    expect((await send({ method: "GET", path: `/api/v1/agents/${agentId}` }, operator)).status).toBe(200);
+  });
+});
+
+describe("classes, manifests and the fleet summary", () => {
+  it("count the seeded agents and serve the manifest summarised and raw", async () => {
+    const token = await consoleApi.token({ tenant: a.tenant, role: "viewer" });
+    const klass = await consoleApi.request("GET", `/api/v1/classes/${a.className}`, { token });
+    expect(klass.json()).toMatchObject({
+      name: a.className,
+      heartbeatIntervalSeconds: 600,
+      countsFrom: "cache",
+    });
+    const summary = await consoleApi.request("GET", `/api/v1/manifests/${a.manifestHash}`, { token });
+    expect(summary.json()).toMatchObject({ hash: a.manifestHash, agentType: "minifi-java" });
+    expect((summary.json().processorTypes as string[]).length).toBeGreaterThan(0);
+    const raw = await consoleApi.request("GET", `/api/v1/manifests/${a.manifestHash}/content`, { token });
+    expect(raw.json()).toMatchObject({ agentType: "minifi-java" });
+    const fleet = await consoleApi.request("GET", "/api/v1/fleet/summary", { token });
+    const series = fleet.json().heartbeatsPerMinute as { count: number }[] | null;
+    expect(fleet.json().agents).toMatchObject({ online: expect.any(Number) });
+    expect(series).toHaveLength(15);
+  });
+});

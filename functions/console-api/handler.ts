@@ -1,0 +1,65 @@
+import { MetricUnit } from "@aws-lambda-powertools/metrics";
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { principalFromClaims, requireRole } from "../core/console/principal.js";
+import type { ConsoleResult } from "../core/console/result.js";
+import { consoleApiConfig } from "../shared/config.js";
+import { type ConsoleOperation, operationFor } from "../shared/console-openapi.js";
+import { errorResponse, type JsonResponse, jsonResponse } from "../shared/http.js";
+import { logger, MetricNames, metrics } from "../shared/observability.js";
+import { composeConsoleApi } from "./composition.js";
+
+const config = consoleApiConfig();
+const consoleApi = composeConsoleApi(config);
+const limits = { maxInflatedBytes: config.maxBodyBytes, maxJsonDepth: config.maxJsonDepth };
+
+/**
+ * The console API behind API Gateway's JWT authorizer, which has verified the token's signature, issuer,
+ * audience and lifetime; the tenant and role come from its claims and from nowhere else.
+ */
+export async function handler(
+  event: APIGatewayProxyEventV2WithJWTAuthorizer,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  let response: JsonResponse;
+  try {
+    const operation = operationFor(event.routeKey);
+    const principal = principalFromClaims(event.requestContext.authorizer?.jwt?.claims);
+    logger.appendKeys({ tenant: principal.tenant, operation: operation.operationId });
+    requireRole(principal, operation.role);
+    const input = operation.parse(event, limits);
+    const route = consoleApi.routes[operation.operationId];
+    if (!route) throw new Error(`No use case for ${operation.operationId}`);
+    response = present(operation, await route(principal, input));
+  } catch (error) {
+    response = errorResponse(error);
+    if (response.statusCode >= 500) logger.error("console request failed", { error: error as Error });
+    else logger.warn("console request rejected", { status: response.statusCode, reason: response.body });
+  } finally {
+    logger.resetKeys();
+  }
+  // Console answers are per caller, and one of them carries a private key: nothing may keep them.
+  return {
+    ...response,
+    headers: { ...response.headers, "cache-control": "no-store" },
+    isBase64Encoded: false,
+  };
+}
+
+/** The use case's answer, held to what the document promises before it leaves. */
+function present(operation: ConsoleOperation, result: ConsoleResult): JsonResponse {
+  if (result.cacheError !== undefined) {
+    metrics.addMetric(MetricNames.cacheFallbacks, MetricUnit.Count, 1);
+    // The only metric the console publishes, so only published when there is one.
+    metrics.publishStoredMetrics();
+    logger.warn("cache unavailable; answered from DynamoDB", { error: String(result.cacheError) });
+  }
+  const status = result.status ?? 200;
+  // Raw manifests go out exactly as stored, without being parsed again.
+  if (typeof result.body === "string") {
+    return { statusCode: status, headers: { "content-type": "application/json" }, body: result.body };
+  }
+  operation.assertResponse(status, result.body);
+  return jsonResponse(status, result.body);
+}
+
+/** Closes the container's connections; the local stack calls it on shutdown, Lambda never needs to. */
+export const shutdown = (): Promise<void> => consoleApi.close();

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import type { ConsoleApi } from "../core/console/console-api.js";
+import { BeaconError } from "../core/errors.js";
+import { consoleOperations, openApiDocument, operationFor } from "../shared/console-openapi.js";
+import { errorResponse } from "../shared/http.js";
+import { consoleRoutes } from "./routes.js";
+
+describe("the console's OpenAPI document", () => {
+  it("has a use case for every operation and an operation for every use case", () => {
+    const routes = Object.keys(consoleRoutes({} as ConsoleApi)).sort();
+    expect(consoleOperations.map((operation) => operation.operationId).sort()).toEqual(routes);
+  });
+
+  it("keeps every route under /api/v1, each with the least role it needs", () => {
+    for (const operation of consoleOperations) {
+      expect(operation.path.startsWith("/api/v1/")).toBe(true);
+      expect(["viewer", "operator", "admin"]).toContain(operation.role);
+    }
+    expect(consoleOperations).toHaveLength(15);
+  });
+
+  it("describes Beacon's error body for every failure the handler answers", () => {
+    const operation = operationFor("GET /api/v1/agents/{agentId}");
+    for (const code of ["not_found", "forbidden", "invalid_request"] as const) {
+      const response = errorResponse(new BeaconError(code, "x"));
+      expect(() => operation.assertResponse(response.statusCode, JSON.parse(response.body))).not.toThrow();
+    }
+    expect(() => operation.assertResponse(200, { agentId: "a", tenant: "leak" })).toThrow(/answered 200/);
+  });
+
+  it("converts and bounds parameters as it declares them", () => {
+    const list = operationFor("GET /api/v1/agents");
+    const event = (query: Record<string, string | undefined>) =>
+      ({ queryStringParameters: query, isBase64Encoded: false }) as never;
+    const limits = { maxInflatedBytes: 1024, maxJsonDepth: 8 };
+    expect(list.parse(event({ limit: "100", status: "online" }), limits).query).toEqual({
+      limit: 100,
+      status: "online",
+    });
+    for (const query of [
+      { limit: "101" },
+      { status: "asleep" },
+      { tenant: "other" },
+      { lastSeenAfter: "yesterday" },
+    ]) {
+      expect(() => list.parse(event(query), limits)).toThrow(
+        expect.objectContaining({ code: "invalid_request" }),
+      );
+    }
+    expect(() => operationFor("GET /c2/api/heartbeat")).toThrow(
+      expect.objectContaining({ code: "route_not_found" }),
+    );
+  });
+
+  it("is served as is", () => {
+    expect((openApiDocument as { openapi: string }).openapi).toBe("3.1.0");
+  });
+});

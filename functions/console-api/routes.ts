@@ -1,0 +1,50 @@
+import type { AgentListRequest } from "../core/console/agents.js";
+import type { IssueRequest } from "../core/console/certificates.js";
+import type { ConsoleApi } from "../core/console/console-api.js";
+import type { AgentClassChange } from "../core/console/ports.js";
+import type { Principal } from "../core/console/principal.js";
+import type { ConsoleResult } from "../core/console/result.js";
+import { type ConsoleInput, openApiDocument } from "../shared/console-openapi.js";
+
+export type ConsoleRoute = (principal: Principal, input: ConsoleInput) => Promise<ConsoleResult>;
+
+/** Parameters arrive validated against the document, so each is of the type it declares. */
+const text = (value: unknown) => value as string | undefined;
+const time = (value: unknown) => (value === undefined ? undefined : Date.parse(value as string));
+const page = (query: Record<string, unknown>) => ({
+  cursor: text(query.cursor),
+  limit: query.limit as number | undefined,
+});
+
+/** One use case per operation of the OpenAPI document, by operationId. */
+export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
+  return {
+    getOpenApi: async () => ({ body: openApiDocument }),
+    listClasses: (principal, { query }) => api.classes.list(principal, page(query)),
+    getClass: (principal, { path }) => api.classes.get(principal, path.className as string),
+    putClass: (principal, { path, body }) =>
+      api.classes.put(principal, path.className as string, body as AgentClassChange),
+    listAgents: (principal, { query }) =>
+      api.agents.list(principal, {
+        agentClass: text(query.class),
+        status: query.status as AgentListRequest["status"],
+        manifestHash: text(query.manifestHash),
+        flowId: text(query.flowId),
+        lastSeenAfter: time(query.lastSeenAfter),
+        lastSeenBefore: time(query.lastSeenBefore),
+        text: text(query.q),
+        sort: query.sort as AgentListRequest["sort"],
+        ...page(query),
+      }),
+    getAgent: (principal, { path }) => api.agents.get(principal, path.agentId as string),
+    decommissionAgent: (principal, { path }) => api.agents.decommission(principal, path.agentId as string),
+    listManifests: (principal, { query }) => api.manifests.list(principal, page(query)),
+    getManifest: (principal, { path }) => api.manifests.get(principal, path.hash as string),
+    getManifestContent: (principal, { path }) => api.manifests.content(principal, path.hash as string),
+    getFleetSummary: (principal) => api.fleetSummary(principal),
+    listCertificates: (principal, { query }) => api.certificates.list(principal, page(query)),
+    issueCertificate: (principal, { body }) => api.certificates.issue(principal, body as IssueRequest),
+    getCertificate: (principal, { path }) => api.certificates.get(principal, path.serial as string),
+    revokeCertificate: (principal, { path }) => api.certificates.revoke(principal, path.serial as string),
+  };
+}

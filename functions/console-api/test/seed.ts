@@ -1,0 +1,102 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { expect } from "vitest";
+import type { AgentApiUnderTest } from "../../../scripts/local/agent-api-harness.js";
+import type { ConsoleApiUnderTest } from "../../../scripts/local/console-api-harness.js";
+import type { JsonObject } from "../../core/c2/json.js";
+import { example } from "../../core/test/fixtures.js";
+
+/** What a seeded tenant holds, by the ids a test needs. */
+export interface SeededTenant {
+  tenant: string;
+  adminToken: string;
+  agentIds: string[];
+  className: string;
+  manifestHash: string;
+  certificateSerial: string;
+}
+
+const heartbeatOf = (agentId: string, agentClass: string, hash: string): JsonObject => {
+  const heartbeat = example("java-2.3.0/heartbeat-light.json");
+  const agentInfo = heartbeat.agentInfo as JsonObject;
+  agentInfo.identifier = agentId;
+  agentInfo.agentClass = agentClass;
+  agentInfo.agentManifestHash = hash;
+  heartbeat.agentId = agentId;
+  heartbeat.agentClass = agentClass;
+  return heartbeat;
+};
+
+/** One heartbeat through the agent API with the tenant's fleet certificate; answers the DESCRIBE it gets. */
+export async function heartbeat(
+  agentApi: AgentApiUnderTest,
+  certificate: string,
+  agentId: string,
+  agentClass: string,
+  hash: string,
+): Promise<number> {
+  const response = await agentApi.post("/c2/api/heartbeat", heartbeatOf(agentId, agentClass, hash), {
+    certificate,
+  });
+  if (response.status !== 200) return response.status;
+  const operations = response.json().requestedOperations as { identifier: string; operation: string }[];
+  const describe = operations.find((operation) => operation.operation === "DESCRIBE");
+  if (describe) {
+    const ack = example("java-2.3.0/ack-describe-manifest.json");
+    ack.operationId = describe.identifier;
+    const agentInfo = ack.agentInfo as JsonObject;
+    agentInfo.identifier = agentId;
+    agentInfo.agentManifestHash = hash;
+    expect((await agentApi.post("/c2/api/acknowledge", ack, { certificate })).status).toBe(200);
+  }
+  return response.status;
+}
+
+/**
+ * A tenant as the agent API and the console leave it after some use: three agents of one class that
+ * heartbeated (so registry, hot state and a manifest exist), the class described, an agent certificate.
+ */
+export async function seedTenant(
+  agentApi: AgentApiUnderTest,
+  consoleApi: ConsoleApiUnderTest,
+  tenant: string,
+): Promise<SeededTenant> {
+  const fleet = await agentApi.issueCertificate({ tenant, fleet: true });
+  const className = `${tenant}-pumps`;
+  const manifestHash = `${tenant}-manifest-1`;
+  const agentIds = [1, 2, 3].map((index) => `${tenant}-agent-${index}`);
+  for (const agentId of agentIds) {
+    expect(await heartbeat(agentApi, fleet, agentId, className, manifestHash)).toBe(200);
+  }
+  const adminToken = await consoleApi.token({ tenant, role: "admin" });
+  const described = await consoleApi.request("PUT", `/api/v1/classes/${className}`, {
+    token: adminToken,
+    // Long enough that no agent goes offline while a test runs.
+    body: { description: `Pumps of ${tenant}`, heartbeatIntervalSeconds: 600 },
+  });
+  expect(described.status, described.body).toBe(200);
+  const issued = await consoleApi.request("POST", "/api/v1/certificates", {
+    token: adminToken,
+    body: { kind: "agent", agentId: agentIds[0] },
+  });
+  expect(issued.status, issued.body).toBe(201);
+  return {
+    tenant,
+    adminToken,
+    agentIds,
+    className,
+    manifestHash,
+    certificateSerial: issued.json().serial as string,
+  };
+}
+
+/** Puts an issued certificate beside the agent harness's others, so `post` can present it by name. */
+export function installCertificate(
+  agentApi: AgentApiUnderTest,
+  name: string,
+  issued: Record<string, unknown>,
+): string {
+  writeFileSync(path.join(agentApi.certsDir, `${name}.pem`), issued.certificatePem as string);
+  writeFileSync(path.join(agentApi.certsDir, `${name}.key`), issued.privateKeyPem as string, { mode: 0o600 });
+  return name;
+}

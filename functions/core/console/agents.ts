@@ -1,0 +1,205 @@
+import { dropUndefined } from "../c2/json.js";
+import { BeaconError } from "../errors.js";
+import { type GuardedCache, guardedCache } from "../guarded-cache.js";
+import { isValidIdentifier } from "../identity.js";
+import type { AgentRecord, Clock } from "../ports.js";
+import { type AgentStatus, type LastSeenSource, statusOf } from "./agent-status.js";
+import { statusRuleOf } from "./classes.js";
+import { decodeCursor, encodeCursor, pageSize, toIso } from "./paging.js";
+import type { AgentClassRecord, ClassCatalog, FleetHotState, FleetRegistry, HotAgentState } from "./ports.js";
+import { type Principal, requireRole } from "./principal.js";
+import type { ConsoleResult } from "./result.js";
+
+export interface AgentsDependencies {
+  registry: FleetRegistry;
+  catalog: ClassCatalog;
+  hotState: FleetHotState;
+  clock: Clock;
+  registryLagMs: number;
+  /** Revokes every agent certificate of the agent; returns the serials it revoked. */
+  revokeAgentCertificates(tenant: string, agentId: string, cache: GuardedCache): Promise<string[]>;
+}
+
+export interface AgentListRequest {
+  agentClass?: string;
+  status?: AgentStatus;
+  manifestHash?: string;
+  flowId?: string;
+  /** Epoch ms, inclusive. */
+  lastSeenAfter?: number;
+  /** Epoch ms, exclusive. */
+  lastSeenBefore?: number;
+  text?: string;
+  sort?: "agentId" | "-agentId";
+  cursor?: string;
+  limit?: number;
+}
+
+/**
+ * Index pages one list request may read. Filters on hot values (status, last seen) are applied after
+ * the query, so a page can come back short; the cursor then continues where the reading stopped.
+ */
+const MAX_QUERY_PAGES = 10;
+/** Index items read per query page when filters may discard most of them. */
+const FILTERED_QUERY_LIMIT = 200;
+
+/** The registry's entry with the cache's fresher values on top. */
+interface MergedAgent {
+  record: AgentRecord;
+  hot: HotAgentState | undefined;
+  agentClass: string;
+  lastSeen: number;
+  lastSeenFrom: LastSeenSource;
+  status: AgentStatus;
+}
+
+export function makeAgentsApi(deps: AgentsDependencies) {
+  const { registry, catalog, hotState, clock, registryLagMs } = deps;
+
+  /** Merges hot state into registry records, deriving each agent's status from its class's interval. */
+  async function merge(tenant: string, records: AgentRecord[], cache: GuardedCache): Promise<MergedAgent[]> {
+    if (records.length === 0) return [];
+    const now = clock.now();
+    const hot = await cache.attempt(() =>
+      hotState.agents(
+        tenant,
+        records.map((record) => record.agentId),
+      ),
+    );
+    const classNames = new Set(
+      records.map((record) => hot?.get(record.agentId)?.agentClass ?? record.agentClass),
+    );
+    const classes = new Map<string, AgentClassRecord | undefined>(
+      await Promise.all(
+        [...classNames].map(async (name) => [name, await catalog.get(tenant, name)] as const),
+      ),
+    );
+    return records.map((record) => {
+      const state = hot?.get(record.agentId);
+      const agentClass = state?.agentClass ?? record.agentClass;
+      const lastSeenFrom: LastSeenSource = state?.lastSeen === undefined ? "registry" : "cache";
+      const lastSeen = Math.max(record.lastSeen, state?.lastSeen ?? 0);
+      const rule = statusRuleOf(classes.get(agentClass), registryLagMs);
+      return {
+        record,
+        hot: state,
+        agentClass,
+        lastSeen,
+        lastSeenFrom,
+        status: statusOf(lastSeen, now, rule, lastSeenFrom),
+      };
+    });
+  }
+
+  const summary = ({ record, hot, agentClass, lastSeen, lastSeenFrom, status }: MergedAgent) =>
+    dropUndefined({
+      agentId: record.agentId,
+      agentClass,
+      status,
+      lastSeen: toIso(lastSeen) as string,
+      lastSeenFrom,
+      manifestHash: hot?.manifestHash ?? record.manifestHash,
+      flowId: hot?.flowId ?? record.flowId,
+      hostname: (hot?.device ?? record.device)?.hostname,
+      runStatus: hot?.runStatus,
+    });
+
+  const matches = (agent: MergedAgent, request: AgentListRequest) =>
+    (request.status === undefined || agent.status === request.status) &&
+    (request.lastSeenAfter === undefined || agent.lastSeen >= request.lastSeenAfter) &&
+    (request.lastSeenBefore === undefined || agent.lastSeen < request.lastSeenBefore);
+
+  async function findAgent(tenant: string, agentId: string): Promise<AgentRecord> {
+    const record = await registry.get(tenant, agentId);
+    if (!record) throw new BeaconError("not_found", "No such agent");
+    return record;
+  }
+
+  return {
+    async list(principal: Principal, request: AgentListRequest): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      const { tenant } = principal;
+      const limit = pageSize(request.limit);
+      const filtered =
+        request.status !== undefined ||
+        request.lastSeenAfter !== undefined ||
+        request.lastSeenBefore !== undefined ||
+        request.manifestHash !== undefined ||
+        request.flowId !== undefined ||
+        request.text !== undefined;
+      const cache = guardedCache();
+      const items: ReturnType<typeof summary>[] = [];
+      let after = decodeCursor(request.cursor, isValidIdentifier);
+      let more = true;
+      for (let pages = 0; more && items.length < limit && pages < MAX_QUERY_PAGES; pages++) {
+        const page = await registry.query(tenant, {
+          agentClass: request.agentClass,
+          manifestHash: request.manifestHash,
+          flowId: request.flowId,
+          text: request.text,
+          descending: request.sort === "-agentId",
+          after,
+          limit: filtered ? FILTERED_QUERY_LIMIT : limit,
+        });
+        more = page.last !== undefined;
+        after = page.last;
+        for (const agent of await merge(tenant, page.items, cache)) {
+          if (!matches(agent, request)) continue;
+          items.push(summary(agent));
+          if (items.length === limit) {
+            // Stopped inside the page: continue after this agent, whether or not the page had more.
+            after = agent.record.agentId;
+            more = more || agent.record !== page.items.at(-1);
+            break;
+          }
+        }
+      }
+      return {
+        body: dropUndefined({
+          items,
+          nextCursor: more && after !== undefined ? encodeCursor(after) : undefined,
+        }),
+        cacheError: cache.error,
+      };
+    },
+
+    async get(principal: Principal, agentId: string): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      const cache = guardedCache();
+      const [agent] = await merge(principal.tenant, [await findAgent(principal.tenant, agentId)], cache);
+      const { record, hot } = agent as MergedAgent;
+      return {
+        body: dropUndefined({
+          ...summary(agent as MergedAgent),
+          firstSeen: toIso(record.firstSeen),
+          device: hot?.device ?? record.device,
+          statusSummary: hot?.status,
+          repositories: hot?.repositories,
+          queues: hot?.queues,
+          bulletins: hot?.bulletins,
+        }),
+        cacheError: cache.error,
+      };
+    },
+
+    /**
+     * Forgets the agent: its agent certificates are revoked, its registry entry and hot state removed.
+     * An agent still running with a fleet certificate registers again at its next heartbeat.
+     */
+    async decommission(principal: Principal, agentId: string): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      const { tenant } = principal;
+      const record = await findAgent(tenant, agentId);
+      const cache = guardedCache();
+      const revoked = await deps.revokeAgentCertificates(tenant, agentId, cache);
+      await registry.remove(tenant, agentId);
+      const hot = await cache.attempt(() => hotState.agents(tenant, [agentId]));
+      const classes = [...new Set([record.agentClass, hot?.get(agentId)?.agentClass ?? record.agentClass])];
+      await cache.attempt(() => hotState.forgetAgent(tenant, agentId, classes));
+      return {
+        body: { agentId, decommissionedAt: toIso(clock.now()), revokedCertificates: revoked },
+        cacheError: cache.error,
+      };
+    },
+  };
+}

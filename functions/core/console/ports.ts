@@ -1,0 +1,173 @@
+import type { SupportedOperations } from "../c2/manifest.js";
+import type { AgentRecord, HotSighting } from "../ports.js";
+
+/** One page of a key-ordered list; `last` is the sort key to continue after, absent on the last page. */
+export interface Page<T> {
+  items: T[];
+  last?: string;
+}
+
+export interface PageRequest {
+  limit: number;
+  /** Sort key of the last item already returned. */
+  after?: string;
+  descending?: boolean;
+}
+
+export interface AgentClassRecord {
+  tenant: string;
+  name: string;
+  description?: string;
+  /** How often the class's agents are expected to heartbeat; absent for classes nobody configured. */
+  heartbeatIntervalSeconds?: number;
+  createdAt: number;
+  updatedAt?: number;
+  /** Created by the agent API on first sight rather than by a person. */
+  autoCreated: boolean;
+}
+
+export interface AgentClassChange {
+  description?: string;
+  heartbeatIntervalSeconds?: number;
+}
+
+export interface ClassCatalog {
+  list(tenant: string, page: PageRequest): Promise<Page<AgentClassRecord>>;
+  get(tenant: string, name: string): Promise<AgentClassRecord | undefined>;
+  /** Creates the class or changes the given fields of an existing one. */
+  put(
+    tenant: string,
+    name: string,
+    change: AgentClassChange,
+    now: number,
+  ): Promise<{ record: AgentClassRecord; created: boolean }>;
+}
+
+/** Filters the registry evaluates within its index query (never a scan). */
+export interface AgentQuery extends PageRequest {
+  agentClass?: string;
+  manifestHash?: string;
+  flowId?: string;
+  /** Matches a substring of the agent id or the device's hostname. */
+  text?: string;
+}
+
+export interface FleetRegistry {
+  /** One index query page: by class when one is given, otherwise the tenant's whole fleet, by agent id. */
+  query(tenant: string, query: AgentQuery): Promise<Page<AgentRecord>>;
+  get(tenant: string, agentId: string): Promise<AgentRecord | undefined>;
+  /** False when there was no such agent. */
+  remove(tenant: string, agentId: string): Promise<boolean>;
+  /** Agents of a class, optionally only those the registry saw at or after `seenSince` (ms). */
+  count(tenant: string, agentClass: string, seenSince?: number): Promise<number>;
+}
+
+/** What the cache holds of one agent, as the agent API's sightings left it; every field may be missing. */
+export type HotAgentState = Pick<
+  HotSighting,
+  | "agentClass"
+  | "manifestHash"
+  | "flowId"
+  | "runStatus"
+  | "status"
+  | "device"
+  | "repositories"
+  | "queues"
+  | "bulletins"
+> & { lastSeen?: number };
+
+export interface ClassAgentCounts {
+  total: number;
+  online: number;
+}
+
+/** The console's reads and removals of the agent API's hot state. Every call throws when the cache does. */
+export interface FleetHotState {
+  agents(tenant: string, agentIds: string[]): Promise<Map<string, HotAgentState>>;
+  /** Agents per class from the cache's per-class index, online meaning seen at or after `onlineSince`. */
+  classCounts(
+    tenant: string,
+    classes: { name: string; onlineSince: number }[],
+  ): Promise<Map<string, ClassAgentCounts>>;
+  /** Heartbeats the agent API counted in each of these minutes (epoch minutes). */
+  heartbeatsPerMinute(tenant: string, epochMinutes: number[]): Promise<number[]>;
+  /** Drops the agent's hot state and its entries in these classes' indexes. */
+  forgetAgent(tenant: string, agentId: string, agentClasses: string[]): Promise<void>;
+  /** Adds the serial to the cache's copy of the tenant's revocation list, when the cache holds one. */
+  revokeSerial(tenant: string, serial: string, revokedAt: number): Promise<void>;
+}
+
+export interface ManifestRecord {
+  hash: string;
+  agentType?: string;
+  version?: string;
+  bundleCount: number;
+  processorTypeCount: number;
+  controllerServiceTypeCount: number;
+  supportedOperations: SupportedOperations;
+  jsonBytes: number;
+  gzipBytes: number;
+  createdAt: number;
+}
+
+export interface ManifestCatalog {
+  list(tenant: string, page: PageRequest): Promise<Page<ManifestRecord>>;
+  /** The manifest exactly as stored (compact JSON), or undefined. */
+  read(tenant: string, hash: string): Promise<string | undefined>;
+  get(tenant: string, hash: string): Promise<ManifestRecord | undefined>;
+}
+
+export type CertificateKind = "agent" | "fleet";
+
+export interface CertificateRecord {
+  tenant: string;
+  /** Canonical: upper-case hex, no separators or leading zeros. */
+  serial: string;
+  kind: CertificateKind;
+  agentId?: string;
+  fleetName?: string;
+  subjectDN: string;
+  notBefore: number;
+  notAfter: number;
+  issuedAt: number;
+  /** Subject of the token that asked for it. */
+  issuedBy: string;
+  revokedAt?: number;
+}
+
+export interface CertificateStore {
+  add(record: CertificateRecord): Promise<void>;
+  list(tenant: string, page: PageRequest): Promise<Page<CertificateRecord>>;
+  get(tenant: string, serial: string): Promise<CertificateRecord | undefined>;
+  /** The agent certificates issued for one agent id. */
+  ofAgent(tenant: string, agentId: string): Promise<CertificateRecord[]>;
+  /**
+   * Marks the certificate revoked (the first revocation time stays) and puts its serial on the
+   * tenant's revocation list, together; undefined when the tenant has no such certificate.
+   */
+  revoke(tenant: string, serial: string, now: number): Promise<CertificateRecord | undefined>;
+}
+
+export interface CertificateSubject {
+  commonName: string;
+  organizationalUnit: CertificateKind;
+  organization: string;
+}
+
+export interface IssuedCertificate {
+  certificatePem: string;
+  /** PKCS#8 PEM. Handed to the caller once; Beacon never stores it. */
+  privateKeyPem: string;
+  /** The CA that signed it, for the agent's trust store. */
+  caCertificatePem: string;
+  /** As the certificate states it (hex). */
+  serialNumber: string;
+  subjectDN: string;
+  notBefore: number;
+  notAfter: number;
+}
+
+/** Beacon's agent CA: the one the agent ingress trusts. */
+export interface CertificateAuthority {
+  issueClientCertificate(subject: CertificateSubject, validityDays: number): Promise<IssuedCertificate>;
+}

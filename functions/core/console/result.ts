@@ -1,0 +1,8 @@
+/** What a console use case answers: the body the OpenAPI document describes, and how the cache fared. */
+export interface ConsoleResult {
+  status?: 200 | 201;
+  /** A JSON value, or JSON text to send exactly as stored (a raw manifest). */
+  body: unknown;
+  /** The cache failed and the registry answered instead. */
+  cacheError?: unknown;
+}
