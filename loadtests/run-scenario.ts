@@ -1,0 +1,233 @@
+/**
+ * Runs one Artillery scenario of this folder as a child process and reads its JSON report. Used by
+ * `npm run loadtest` (run.ts) and by the integration test, so that both run scenarios the same way.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { parse } from "yaml";
+
+const loadtestsDir = fileURLToPath(new URL("./", import.meta.url));
+const require = createRequire(import.meta.url);
+
+export const SCENARIOS = ["fleet-steady", "manifest-herd"] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+/** Prefix of the environment variables that override a scenario's variables: BEACON_LOADTEST_AGENTS. */
+const VARIABLE_ENV_PREFIX = "BEACON_LOADTEST_";
+
+export interface ScenarioRunOptions {
+  scenario: ScenarioName;
+  /** The agent API's base URL, e.g. https://127.0.0.1:8443. */
+  target: string;
+  /** Holds ca.pem and `<certificate>.pem/.key`. */
+  certsDir: string;
+  /** Client certificate name in certsDir; a fleet certificate, since every virtual user is another agent. */
+  certificate: string;
+  /** The C2 example payloads the agents' messages are built from; DEFAULT_EXAMPLES_DIR unless set. */
+  examplesDir?: string;
+  reportPath: string;
+  /** Scenario variables to set, over the YAML's defaults and the BEACON_LOADTEST_* environment. */
+  variables?: Record<string, number>;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Where Artillery's console output goes: this process's, or collected into the result. */
+  output: "inherit" | "collect";
+}
+
+export interface ScenarioRun {
+  /** Artillery's console output, when collected. */
+  output: string;
+  /** Every variable the scenario ran with. */
+  variables: Record<string, number | string>;
+  report: ArtilleryReport;
+}
+
+/** The parts of Artillery's JSON report (--output) used here. */
+export interface ArtilleryReport {
+  aggregate: {
+    counters: Record<string, number>;
+    summaries: Record<string, MetricSummary>;
+    firstMetricAt: number;
+    lastMetricAt: number;
+  };
+}
+
+export interface MetricSummary {
+  count: number;
+  min: number;
+  max: number;
+  mean: number;
+  median: number;
+  p95: number;
+  p99: number;
+}
+
+const scenarioPath = (scenario: ScenarioName): string => path.join(loadtestsDir, `${scenario}.yml`);
+
+/** The shared C2 example payloads every Beacon developer has beside the repository. */
+const DEFAULT_EXAMPLES_DIR = path.join(loadtestsDir, "../../shared/c2/examples");
+
+/**
+ * The scenario's variables: its YAML defaults, overridden by BEACON_LOADTEST_<NAME> (camelCase names
+ * in upper snake case), then by `overrides`. Artillery resolves config templates such as the phases
+ * only from --variables, not from config.variables, so every one of them is passed explicitly.
+ */
+async function scenarioVariables(
+  scenario: ScenarioName,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  overrides: Record<string, number> = {},
+): Promise<Record<string, number>> {
+  const script = parse(await readFile(scenarioPath(scenario), "utf8")) as {
+    config: { variables: Record<string, number> };
+  };
+  const variables: Record<string, number> = {};
+  for (const [name, defaultValue] of Object.entries(script.config.variables)) {
+    const envName = `${VARIABLE_ENV_PREFIX}${name.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase()}`;
+    const fromEnv = env[envName];
+    const value =
+      overrides[name] ?? (fromEnv === undefined || fromEnv === "" ? defaultValue : Number(fromEnv));
+    if (!Number.isFinite(value)) throw new Error(`${envName}=${fromEnv} is not a number`);
+    variables[name] = value;
+  }
+  return variables;
+}
+
+export async function runScenario(options: ScenarioRunOptions): Promise<ScenarioRun> {
+  const env = options.env ?? process.env;
+  const runId = randomBytes(4).toString("hex");
+  const variables = {
+    ...(await scenarioVariables(options.scenario, env, options.variables)),
+    // New per run: agents that Beacon has never seen, and (for Java agents) a manifest it does not know,
+    // shaped like the Java agent's lower-case hex SHA-512.
+    runId,
+    javaManifestHash: randomBytes(64).toString("hex"),
+    certsDir: path.resolve(options.certsDir),
+    certificate: options.certificate,
+    examplesDir: path.resolve(options.examplesDir ?? DEFAULT_EXAMPLES_DIR),
+  };
+  const reportDir = path.dirname(options.reportPath);
+  await mkdir(reportDir, { recursive: true });
+  const processorPath = path.join(reportDir, `processor-${runId}.mjs`);
+  try {
+    await bundleProcessor(processorPath);
+    const { exitCode, output } = await runArtillery(
+      [
+        scenarioPath(options.scenario),
+        "--target",
+        options.target,
+        "--variables",
+        JSON.stringify(variables),
+        "--overrides",
+        JSON.stringify({ config: { processor: processorPath } }),
+        "--output",
+        options.reportPath,
+      ],
+      env,
+      options.output,
+    );
+    if (exitCode !== 0) {
+      throw new Error(`artillery exited with ${exitCode} running ${options.scenario}\n${output}`);
+    }
+    const report = JSON.parse(await readFile(options.reportPath, "utf8")) as ArtilleryReport;
+    return { output, variables, report };
+  } finally {
+    await rm(processorPath, { force: true });
+  }
+}
+
+/**
+ * processor.ts and what it imports, as one ES module. Artillery's own TypeScript support bundles to
+ * CommonJS in a .js file, which Node loads as ESM in this "type": "module" package, and fails.
+ */
+async function bundleProcessor(outfile: string): Promise<void> {
+  await build({
+    entryPoints: [path.join(loadtestsDir, "processor.ts")],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    logLevel: "warning",
+  });
+}
+
+async function runArtillery(
+  args: string[],
+  env: Readonly<Record<string, string | undefined>>,
+  output: ScenarioRunOptions["output"],
+): Promise<{ exitCode: number; output: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--require",
+      path.join(loadtestsDir, "no-telemetry.cjs"),
+      require.resolve("artillery/bin/run"),
+      "run",
+      ...args,
+    ],
+    {
+      // Set even with the preload: it also keeps Artillery from collecting what it would send.
+      env: { ...env, ARTILLERY_DISABLE_TELEMETRY: "true" },
+      stdio: ["ignore", output === "inherit" ? "inherit" : "pipe", "inherit"],
+    },
+  );
+  const chunks: Buffer[] = [];
+  child.stdout?.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const exitCode = await new Promise<number>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+  return { exitCode, output: Buffer.concat(chunks).toString("utf8") };
+}
+
+export interface RunSummary {
+  requests: number;
+  /** Averaged from the first metric to the last, ramp and pauses included. */
+  requestsPerSecond: number;
+  /** Time to first byte after the request was sent, in ms, as Artillery measures http.response_time. */
+  responseTime: MetricSummary | undefined;
+  errors: Record<string, number>;
+  codes: Record<string, number>;
+  non200: number;
+  vusersCreated: number;
+  vusersFailed: number;
+  /**
+   * Response times by path (heartbeats apart from acknowledgements, which may carry a manifest) and,
+   * from the processor, first heartbeats apart from steady ones.
+   */
+  responseTimeBreakdown: Record<string, MetricSummary>;
+  /** The processor's own counters (beacon.*): agents and messages by kind. */
+  beacon: Record<string, number>;
+}
+
+export function summarise(report: ArtilleryReport): RunSummary {
+  const { counters, summaries, firstMetricAt, lastMetricAt } = report.aggregate;
+  const pick = <T>(metrics: Record<string, T>, prefix: string): Record<string, T> =>
+    Object.fromEntries(
+      Object.entries(metrics)
+        .filter(([name]) => name.startsWith(prefix))
+        .map(([name, value]) => [name.slice(prefix.length), value]),
+    );
+  const requests = counters["http.requests"] ?? 0;
+  const codes = pick(counters, "http.codes.");
+  const seconds = Math.max(1, lastMetricAt - firstMetricAt) / 1000;
+  return {
+    requests,
+    requestsPerSecond: Math.round((requests / seconds) * 10) / 10,
+    responseTime: summaries["http.response_time"],
+    errors: pick(counters, "errors."),
+    codes,
+    non200: Object.entries(codes).reduce((sum, [code, count]) => sum + (code === "200" ? 0 : count), 0),
+    vusersCreated: counters["vusers.created"] ?? 0,
+    vusersFailed: counters["vusers.failed"] ?? 0,
+    responseTimeBreakdown: {
+      ...pick(summaries, "plugins.metrics-by-endpoint.response_time."),
+      ...pick(summaries, "beacon.response_time."),
+    },
+    beacon: pick(counters, "beacon."),
+  };
+}
