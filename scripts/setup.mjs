@@ -85,7 +85,9 @@ function ensureNpmPackages() {
     progress("npm packages are up to date");
     return;
   }
-  const flags = ["--no-audit", "--no-fund"];
+  // No package's install script is needed, and some would fetch from outside the package registry
+  // (Artillery's Playwright engine downloads a browser), which a machine reaching only registries refuses.
+  const flags = ["--no-audit", "--no-fund", "--ignore-scripts"];
   if (!hasLock || !npmCleanInstall(flags)) {
     progress(
       hasLock
