@@ -1,17 +1,13 @@
 import { randomUUID, X509Certificate } from "node:crypto";
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { gzipSync } from "node:zlib";
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
-import type { ChildService } from "../../scripts/local/child-service.js";
-import { findFreePort } from "../../scripts/local/ports.js";
-import { startRedisServer } from "../../scripts/local/redis-server.js";
+import { type PrivateRedis, startPrivateRedis } from "../../scripts/local/private-redis.js";
 import { readWholeStream } from "../../scripts/local/stream-reader.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
@@ -20,7 +16,7 @@ import type { JsonObject } from "../core/c2/json.js";
 import { canonicalSerial } from "../core/identity.js";
 import { example, exampleText } from "../core/test/fixtures.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
-import { Validators } from "../shared/schemas.js";
+import { eventValidator, Validators } from "../shared/schemas.js";
 
 let api: AgentApiUnderTest;
 let tenant: string;
@@ -94,15 +90,11 @@ async function inFlight<T, R>(items: T[], limit: number, work: (item: T) => Prom
   return results;
 }
 
-let redisServer: ChildService;
-let redisStateDir: string;
+let redis: PrivateRedis;
 
 beforeAll(async () => {
-  // A Redis of this file's own, so that counting its commands counts only this file's heartbeats.
-  const redisPort = await findFreePort();
-  redisStateDir = mkdtempSync(path.join(tmpdir(), "beacon-redis-"));
-  redisServer = await startRedisServer({ port: redisPort, stateDir: redisStateDir });
-  api = await startAgentApi({ BEACON_REDIS_URL: `redis://127.0.0.1:${redisPort}` });
+  redis = await startPrivateRedis();
+  api = await startAgentApi({ BEACON_REDIS_URL: redis.url });
   tenant = `t-${randomUUID().slice(0, 8)}`;
   fleet = await api.issueCertificate({ tenant, fleet: true });
   documents = DynamoDBDocumentClient.from(makeDynamoDbClient(api.env));
@@ -110,8 +102,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.close();
-  await redisServer?.stop();
-  rmSync(redisStateDir, { recursive: true, force: true });
+  await redis?.stop();
 });
 
 describe("the Java agent's conversation", () => {
@@ -316,23 +307,16 @@ describe("the hot path", () => {
       exampleText("cpp/heartbeat-full.json").replace("9628acfe-b9fe-11ef-a0c0-10f60a596f64", agentId),
     );
     await post(HEARTBEAT, cppHeartbeat("cpp/heartbeat-light.json", agentId));
-    // MONITOR reports every command a client sends, and marks those a script runs inside Redis as
-    // "lua": the others are round trips (Beacon does not pipeline on this path).
-    const monitor = await new Redis(api.env.BEACON_REDIS_URL as string).monitor();
-    const roundTrips: string[] = [];
-    monitor.on("monitor", (_time: string, args: string[], source: string) => {
-      if (source !== "lua") roundTrips.push(args[0] ?? "");
-    });
-
     api.dynamoDb.reset();
     api.kinesis.reset();
     const steadyHeartbeats = 25;
-    for (let index = 0; index < steadyHeartbeats; index++) {
-      const response = await post(HEARTBEAT, cppHeartbeat("cpp/heartbeat-light.json", agentId));
-      expect(operationsOf(response)).toEqual([]);
-    }
-    await sleep(200);
-    monitor.disconnect();
+    // Beacon does not pipeline on this path, so every command outside a script is a round trip.
+    const { roundTrips } = await redis.countRoundTrips(async () => {
+      for (let index = 0; index < steadyHeartbeats; index++) {
+        const response = await post(HEARTBEAT, cppHeartbeat("cpp/heartbeat-light.json", agentId));
+        expect(operationsOf(response)).toEqual([]);
+      }
+    });
 
     expect(api.dynamoDb.counts()).toEqual({});
     expect(api.kinesis.counts()).toEqual({ "Kinesis_20131202.PutRecords": steadyHeartbeats });
@@ -345,9 +329,10 @@ describe("the stream", () => {
     const events = (
       await readWholeStream(makeKinesisClient(api.env), api.env.BEACON_STREAM_NAME as string)
     ).filter((event) => (event as { tenant?: string }).tenant === tenant) as { type: string }[];
-    expect(events).toHaveLength(accepted);
+    // One event per accepted heartbeat or ack, and one per operation state change besides.
+    expect(events.filter((event) => event.type !== "operation")).toHaveLength(accepted);
     for (const event of events) {
-      const validate = event.type === "heartbeat" ? Validators.heartbeatEvent : Validators.ackEvent;
+      const validate = eventValidator(event);
       expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
     }
   });

@@ -2,10 +2,12 @@ import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAgentClassRegistry, DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
+import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRevocationList } from "../adapters/dynamodb/revocation-list.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisHotState } from "../adapters/redis/hot-state.js";
 import { makeManifestRegistration } from "../core/manifest-registration.js";
+import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeRecordAck } from "../core/record-ack.js";
 import { makeRecordHeartbeat } from "../core/record-heartbeat.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
@@ -27,22 +29,24 @@ export function composeAgentApi(config: AgentApiConfig) {
   const events = new KinesisEventSink(makeKinesisClient(), config.streamName);
   const clock = { now: () => Date.now() };
   const ids = { newId: () => randomUUID() };
+  const operations = makeOperationLifecycle({
+    operations: new DynamoOperationStore(documents, config.tableName),
+    clock,
+    ids,
+    settings: { ackTimeoutMs: config.operationAckTimeoutMs },
+  });
+  const shared = { registry, revocations, manifests, operations, hotState, events, clock, ids };
   return {
     recordHeartbeat: makeRecordHeartbeat({
-      registry,
-      revocations,
+      ...shared,
       classes: new DynamoAgentClassRegistry(documents, config.tableName),
-      manifests,
-      hotState,
-      events,
-      clock,
-      ids,
       settings: {
         checkpointIntervalMs: config.checkpointIntervalMs,
         describeRetryMs: config.describeRetryMs,
+        maxOperationsPerReply: config.maxOperationsPerReply,
       },
     }),
-    recordAck: makeRecordAck({ registry, revocations, manifests, hotState, events, clock, ids }),
+    recordAck: makeRecordAck(shared),
     close: async () => {
       redis.disconnect();
       documents.destroy();

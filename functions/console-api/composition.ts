@@ -1,15 +1,19 @@
+import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
+import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
+import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import {
   LocalFileCertificateAuthority,
   SecretsManagerCertificateAuthority,
 } from "../adapters/x509/certificate-authority.js";
 import { makeConsoleApi } from "../core/console/console-api.js";
-import { makeDynamoDbClient, makeSecretsManagerClient } from "../shared/aws-clients.js";
+import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
+import { makeDynamoDbClient, makeKinesisClient, makeSecretsManagerClient } from "../shared/aws-clients.js";
 import type { ConsoleApiConfig } from "../shared/config.js";
 import { makeRedisClient } from "../shared/redis-client.js";
 import { consoleRoutes } from "./routes.js";
@@ -26,6 +30,9 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     "secretArn" in config.agentCa
       ? new SecretsManagerCertificateAuthority(makeSecretsManagerClient(), config.agentCa.secretArn)
       : new LocalFileCertificateAuthority(config.agentCa.directory);
+  const clock = { now: () => Date.now() };
+  const ids = { newId: () => randomUUID() };
+  const operations = new DynamoOperationStore(documents, config.tableName);
   const api = makeConsoleApi({
     catalog: new DynamoClassCatalog(documents, config.tableName),
     registry: new DynamoFleetRegistry(documents, config.tableName),
@@ -33,7 +40,16 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     manifests: new DynamoManifestCatalog(documents, config.tableName),
     certificates: new DynamoCertificateStore(documents, config.tableName),
     authority,
-    clock: { now: () => Date.now() },
+    operations,
+    lifecycle: makeOperationLifecycle({
+      operations,
+      clock,
+      ids,
+      settings: { ackTimeoutMs: config.operationAckTimeoutMs },
+    }),
+    events: new KinesisEventSink(makeKinesisClient(), config.streamName),
+    clock,
+    ids,
     registryLagMs: config.checkpointIntervalMs,
   });
   return {

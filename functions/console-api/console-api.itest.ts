@@ -42,11 +42,13 @@ const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => 
   className: tenant.className,
   hash: tenant.manifestHash,
   serial: tenant.certificateSerial,
+  operationId: tenant.operationId,
 });
 
 const bodies: Record<string, (agentId: string) => unknown> = {
   putClass: () => ({ description: "Changed" }),
   issueCertificate: (agentId) => ({ kind: "agent", agentId }),
+  createOperation: (agentId) => ({ agentId, operation: "DESCRIBE", operand: "MANIFEST" }),
 };
 
 async function send(call: Call, token: string | undefined) {
@@ -71,6 +73,8 @@ async function snapshotOf(tenant: SeededTenant) {
     get("/api/v1/certificates"),
     get(`/api/v1/certificates/${tenant.certificateSerial}`),
     get("/api/v1/fleet/summary"),
+    get("/api/v1/operations"),
+    get(`/api/v1/operations/${tenant.operationId}`),
   ]);
 }
 
@@ -112,6 +116,10 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
     } else if (operation.operationId === "issueCertificate") {
       expect(response.status).toBe(201);
       expect(body.subjectDN).toBe(`CN=${b.agentIds[0]},OU=agent,O=${a.tenant}`);
+    } else if (operation.operationId === "createOperation") {
+      // Agent ids belong to each tenant: A has no agent by B's agent's id.
+      expect(response.status).toBe(404);
+      isError(body, "not_found");
     } else if (operation.path.includes("{")) {
       expect(response.status).toBe(404);
       isError(body, "not_found");
@@ -158,6 +166,21 @@ describe("roles, every role on every route", () => {
       }
       case "putClass":
         return callOf(operation, { className: newId("class") }, bodies.putClass?.(""));
+      case "createOperation":
+        return callOf(operation, {}, bodies.createOperation?.(a.agentIds[2] as string));
+      case "cancelOperation": {
+        const queued = await send(
+          {
+            method: "POST",
+            path: "/api/v1/operations",
+            body: bodies.createOperation?.(a.agentIds[2] as string),
+          },
+          a.adminToken,
+        );
+        return callOf(operation, {
+          operationId: (queued.json().items as { operationId: string }[])[0]?.operationId as string,
+        });
+      }
       default:
         return callOf(operation, idsOf(a), bodies[operation.operationId]?.(newId("agent")));
     }
@@ -177,6 +200,18 @@ describe("roles, every role on every route", () => {
     },
     putClass: async (call) => {
       expect((await send({ method: "GET", path: call.path }, a.adminToken)).status).toBe(404);
+    },
+    createOperation: async () => {
+      const listed = await send(
+        { method: "GET", path: `/api/v1/operations?agentId=${a.agentIds[2]}&limit=100` },
+        a.adminToken,
+      );
+      const subjects = (listed.json().items as { createdBy: string }[]).map((item) => item.createdBy);
+      expect(subjects).not.toContain(`${a.tenant}-viewer`);
+    },
+    cancelOperation: async (call) => {
+      const operation = await send({ method: "GET", path: call.path.replace(/\/cancel$/, "") }, a.adminToken);
+      expect(operation.json().state).toBe("queued");
     },
     issueCertificate: async (call) => {
       const listed = await send({ method: "GET", path: "/api/v1/certificates?limit=100" }, a.adminToken);

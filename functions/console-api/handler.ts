@@ -48,9 +48,14 @@ export async function handler(
 function present(operation: ConsoleOperation, result: ConsoleResult): JsonResponse {
   if (result.cacheError !== undefined) {
     metrics.addMetric(MetricNames.cacheFallbacks, MetricUnit.Count, 1);
-    // The only metric the console publishes, so only published when there is one.
+    // The console publishes metrics only when there is one.
     metrics.publishStoredMetrics();
     logger.warn("cache unavailable; answered from DynamoDB", { error: String(result.cacheError) });
+  }
+  if (result.streamError !== undefined) {
+    metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
+    metrics.publishStoredMetrics();
+    logger.error("event not put on the stream", { error: String(result.streamError) });
   }
   const status = result.status ?? 200;
   // Raw manifests go out exactly as stored, without being parsed again.

@@ -1,9 +1,11 @@
 import type { AgentListRequest } from "../core/console/agents.js";
 import type { IssueRequest } from "../core/console/certificates.js";
 import type { ConsoleApi } from "../core/console/console-api.js";
+import type { OperationRequest } from "../core/console/operations.js";
 import type { AgentClassChange } from "../core/console/ports.js";
 import type { Principal } from "../core/console/principal.js";
 import type { ConsoleResult } from "../core/console/result.js";
+import type { OperationState } from "../core/operations/model.js";
 import { type ConsoleInput, openApiDocument } from "../shared/console-openapi.js";
 
 export type ConsoleRoute = (principal: Principal, input: ConsoleInput) => Promise<ConsoleResult>;
@@ -15,6 +17,27 @@ const page = (query: Record<string, unknown>) => ({
   cursor: text(query.cursor),
   limit: query.limit as number | undefined,
 });
+
+/** The document's selector spells the agent list's query parameters; the use case takes the list's request. */
+function operationRequestOf(body: unknown): OperationRequest {
+  const { selector, ...rest } = body as Omit<OperationRequest, "selector"> & {
+    selector?: Record<string, string>;
+  };
+  if (!selector) return rest as OperationRequest;
+  return {
+    ...rest,
+    agentId: undefined,
+    selector: {
+      agentClass: selector.class as string,
+      status: selector.status as AgentListRequest["status"],
+      manifestHash: selector.manifestHash,
+      flowId: selector.flowId,
+      lastSeenAfter: time(selector.lastSeenAfter),
+      lastSeenBefore: time(selector.lastSeenBefore),
+      text: selector.q,
+    },
+  } as OperationRequest;
+}
 
 /** One use case per operation of the OpenAPI document, by operationId. */
 export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
@@ -46,5 +69,14 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
     issueCertificate: (principal, { body }) => api.certificates.issue(principal, body as IssueRequest),
     getCertificate: (principal, { path }) => api.certificates.get(principal, path.serial as string),
     revokeCertificate: (principal, { path }) => api.certificates.revoke(principal, path.serial as string),
+    createOperation: (principal, { body }) => api.operations.create(principal, operationRequestOf(body)),
+    listOperations: (principal, { query }) =>
+      api.operations.list(principal, {
+        state: query.state as OperationState | undefined,
+        agentId: text(query.agentId),
+        ...page(query),
+      }),
+    getOperation: (principal, { path }) => api.operations.get(principal, path.operationId as string),
+    cancelOperation: (principal, { path }) => api.operations.cancel(principal, path.operationId as string),
   };
 }

@@ -19,6 +19,9 @@ export const ErrorCodes = [
   "not_found",
   "invalid_request",
   "certificate_authority_unavailable",
+  "operation_not_supported",
+  "operation_not_queued",
+  "cache_unavailable",
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

@@ -1,4 +1,5 @@
 import type { AckState, DeviceSummary, StatusSummary } from "./c2/model.js";
+import type { OperationState } from "./operations/model.js";
 
 /**
  * Compact records of what agents said, one per accepted heartbeat or ack, for analysis downstream.
@@ -35,7 +36,27 @@ export interface AckEvent {
   matched: boolean;
 }
 
-export type BeaconEvent = HeartbeatEvent | AckEvent;
+/** One state change of one operation: created (from absent), delivered, closed. */
+export interface OperationEvent {
+  type: "operation";
+  version: 1;
+  eventId: string;
+  tenant: string;
+  agentId: string;
+  at: number;
+  operationId: string;
+  operation: string;
+  operand?: string;
+  /** Absent when the operation was created. */
+  from?: OperationState;
+  state: OperationState;
+  ackState?: AckState;
+  details?: string;
+  failureCause?: string;
+  reason?: string;
+}
+
+export type BeaconEvent = HeartbeatEvent | AckEvent | OperationEvent;
 
 /** Keeps one agent's events in order on one shard. */
 export const partitionKeyOf = (event: BeaconEvent): string =>

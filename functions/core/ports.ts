@@ -1,6 +1,7 @@
 import type { ManifestSummary, SupportedOperations } from "./c2/manifest.js";
 import type { Bulletin, DeviceSummary, QueueStatus, RepositoryStatus, StatusSummary } from "./c2/model.js";
 import type { BeaconEvent } from "./events.js";
+import type { OperationChange, OperationRecord, OperationState } from "./operations/model.js";
 
 /** The durable registry entry of one agent (DynamoDB on AWS). */
 export interface AgentRecord {
@@ -117,6 +118,11 @@ export interface HotSightingResult {
   checkpointDue: boolean;
   /** A DESCRIBE MANIFEST is outstanding until this time. */
   describePendingUntil?: number;
+  /**
+   * The agent's pending-operation marker: absent when nothing was queued for it since the last
+   * heartbeat that found its queue empty; otherwise a version to clear it with.
+   */
+  operationsPending?: string;
 }
 
 /** Nothing is recorded unless the certificate is known not to be revoked. */
@@ -135,6 +141,31 @@ export interface HotState {
   rememberClass(tenant: string, agentClass: string): Promise<boolean>;
   rememberManifest(tenant: string, hash: string, supportedOperations: SupportedOperations): Promise<void>;
   rememberDescribe(tenant: string, agentId: string, pendingUntil: number | undefined): Promise<void>;
+  /** Clears the pending-operation marker unless something was queued since it read this version. */
+  clearOperationsPending(tenant: string, agentId: string, version: string): Promise<void>;
+}
+
+/** Filters of a tenant-wide operation list. */
+export interface OperationQuery {
+  state?: OperationState;
+  agentId?: string;
+  limit: number;
+  /** Operation id of the last item already returned; lists run newest first. */
+  after?: string;
+}
+
+/** Operations, per agent, in the registry. Every state change is conditional on the state it leaves. */
+export interface OperationStore {
+  /** Writes new operations (queued); an id that exists already is an error. */
+  create(operations: OperationRecord[]): Promise<void>;
+  get(tenant: string, agentId: string, operationId: string): Promise<OperationRecord | undefined>;
+  /** By id alone, for the console. */
+  find(tenant: string, operationId: string): Promise<OperationRecord | undefined>;
+  /** The agent's queued and delivered operations, read consistently in one request. */
+  open(tenant: string, agentId: string): Promise<OperationRecord[]>;
+  /** Applies the change only if the operation is still `from`; false otherwise (a duplicate, a race). */
+  transition(operation: OperationRecord, from: OperationState, change: OperationChange): Promise<boolean>;
+  list(tenant: string, query: OperationQuery): Promise<{ items: OperationRecord[]; last?: string }>;
 }
 
 export interface EventSink {

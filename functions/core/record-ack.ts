@@ -2,17 +2,20 @@ import { isAppliedState, normalizeAcknowledgement } from "./c2/ack.js";
 import type { JsonObject } from "./c2/json.js";
 import type { Acknowledgement } from "./c2/model.js";
 import { BeaconError } from "./errors.js";
-import type { AckEvent } from "./events.js";
+import type { AckEvent, OperationEvent } from "./events.js";
 import { type GuardedCache, guardedCache } from "./guarded-cache.js";
 import { type AgentCredential, authorizeAgent } from "./identity.js";
 import type { ManifestRegistration } from "./manifest-registration.js";
+import type { OperationLifecycle } from "./operations/lifecycle.js";
 import type { AgentRegistry, Clock, EventSink, HotState, IdGenerator, RevocationList } from "./ports.js";
+import { DESCRIBE_ID_PREFIX } from "./record-heartbeat.js";
 import { makeRevocationCheck } from "./revocation.js";
 
 export interface AckDependencies {
   registry: AgentRegistry;
   revocations: RevocationList;
   manifests: ManifestRegistration;
+  operations: OperationLifecycle;
   hotState: HotState;
   events: EventSink;
   clock: Clock;
@@ -35,7 +38,7 @@ export interface AckOutcome {
  * again — a repeated ack changes nothing, the conditional writes see to that.
  */
 export function makeRecordAck(deps: AckDependencies) {
-  const { registry, manifests, hotState, events, clock, ids } = deps;
+  const { registry, manifests, operations, hotState, events, clock, ids } = deps;
   const revocationCheck = makeRevocationCheck(deps);
 
   return async function recordAck(credential: AgentCredential, body: JsonObject): Promise<AckOutcome> {
@@ -52,9 +55,11 @@ export function makeRecordAck(deps: AckDependencies) {
     const cache = guardedCache();
     await revocationCheck.assertNotRevoked(credential, cache);
 
-    const { matched, manifestStored } = agentId
-      ? await closeDescribe(tenant, agentId, ack, now, cache)
-      : { matched: false, manifestStored: false };
+    const { matched, manifestStored, operationEvents } = !agentId
+      ? { matched: false, manifestStored: false, operationEvents: [] }
+      : ack.operationId.startsWith(DESCRIBE_ID_PREFIX)
+        ? { ...(await closeDescribe(tenant, agentId, ack, now, cache)), operationEvents: [] }
+        : await closeOperation(tenant, agentId, ack, now, cache);
 
     const event: AckEvent = {
       type: "ack",
@@ -69,7 +74,7 @@ export function makeRecordAck(deps: AckDependencies) {
       matched,
     };
     try {
-      await events.publish([event]);
+      await events.publish([event, ...operationEvents]);
     } catch (error) {
       throw new BeaconError(
         "stream_unavailable",
@@ -99,14 +104,37 @@ export function makeRecordAck(deps: AckDependencies) {
     // A DESCRIBE the agent could not carry out stays outstanding until it expires, then Beacon asks again.
     if (!isAppliedState(ack.state)) return { matched: true, manifestStored: false };
     const hash = ack.manifestHash ?? record.manifestHash;
-    let manifestStored = false;
-    if (hash && ack.manifest) {
-      const registration = await manifests.register(tenant, hash, ack.manifest, now);
-      manifestStored = registration.stored;
-      await cache.attempt(() => hotState.rememberManifest(tenant, hash, registration.supportedOperations));
-    }
+    const manifestStored = await storeManifest(tenant, hash, ack, now, cache);
     const matched = await registry.completeDescribe(tenant, agentId, ack.operationId, hash);
     await cache.attempt(() => hotState.rememberDescribe(tenant, agentId, undefined));
     return { matched, manifestStored };
+  }
+
+  /** A DESCRIBE MANIFEST asked for through the console brings the manifest in its ack, as Beacon's own does. */
+  async function storeManifest(
+    tenant: string,
+    hash: string | undefined,
+    ack: Acknowledgement,
+    now: number,
+    cache: GuardedCache,
+  ): Promise<boolean> {
+    if (!hash || !ack.manifest) return false;
+    const registration = await manifests.register(tenant, hash, ack.manifest, now);
+    await cache.attempt(() => hotState.rememberManifest(tenant, hash, registration.supportedOperations));
+    return registration.stored;
+  }
+
+  async function closeOperation(
+    tenant: string,
+    agentId: string,
+    ack: Acknowledgement,
+    now: number,
+    cache: GuardedCache,
+  ): Promise<{ matched: boolean; manifestStored: boolean; operationEvents: OperationEvent[] }> {
+    const { events: operationEvents } = await operations.acknowledge(tenant, agentId, ack);
+    const closed = operationEvents.find((event) => event.operationId === ack.operationId);
+    const manifestStored =
+      closed?.state === "done" ? await storeManifest(tenant, ack.manifestHash, ack, now, cache) : false;
+    return { matched: closed !== undefined, manifestStored, operationEvents };
   }
 }

@@ -153,7 +153,14 @@ describe("recordHeartbeat", () => {
     await expect(core.recordHeartbeat(other, javaHeartbeat())).rejects.toMatchObject({
       code: "identity_mismatch",
     });
-    expect(core.backendCalls()).toEqual({ registry: 0, classes: 0, manifests: 0, cache: 0, events: 0 });
+    expect(core.backendCalls()).toEqual({
+      registry: 0,
+      classes: 0,
+      manifests: 0,
+      operations: 0,
+      cache: 0,
+      events: 0,
+    });
   });
 
   it("refuses a heartbeat that names no agent under a fleet certificate", async () => {

@@ -4,10 +4,11 @@ import type { SupportedOperations } from "./c2/manifest.js";
 import type { C2Operation, Heartbeat } from "./c2/model.js";
 import { describeManifest, heartbeatReply } from "./c2/operations.js";
 import { BeaconError } from "./errors.js";
-import type { HeartbeatEvent } from "./events.js";
+import type { HeartbeatEvent, OperationEvent } from "./events.js";
 import { type GuardedCache, guardedCache } from "./guarded-cache.js";
 import { type AgentCredential, authorizeAgent } from "./identity.js";
 import type { ManifestRegistration } from "./manifest-registration.js";
+import type { OperationLifecycle } from "./operations/lifecycle.js";
 import type {
   AgentClassRegistry,
   AgentRecord,
@@ -22,6 +23,12 @@ import type {
 } from "./ports.js";
 import { makeRevocationCheck } from "./revocation.js";
 
+/**
+ * Beacon's own DESCRIBE MANIFEST, asked while a manifest is unknown, is tracked on the agent's registry
+ * entry; its identifiers start with this, which tells its acknowledgement from an operation's.
+ */
+export const DESCRIBE_ID_PREFIX = "describe-";
+
 /** The class an agent joins when it reports none. */
 export const DEFAULT_AGENT_CLASS = "default";
 
@@ -30,6 +37,8 @@ export interface HeartbeatSettings {
   checkpointIntervalMs: number;
   /** How long a DESCRIBE MANIFEST stays outstanding before Beacon asks again. */
   describeRetryMs: number;
+  /** Most operations one heartbeat reply carries. */
+  maxOperationsPerReply: number;
 }
 
 export interface HeartbeatDependencies {
@@ -37,6 +46,7 @@ export interface HeartbeatDependencies {
   revocations: RevocationList;
   classes: AgentClassRegistry;
   manifests: ManifestRegistration;
+  operations: OperationLifecycle;
   hotState: HotState;
   events: EventSink;
   clock: Clock;
@@ -70,10 +80,22 @@ interface AgentView {
   describePendingUntil?: number;
   /** The registry was read already and has no such agent. */
   knownAbsent?: boolean;
+  /** The pending-operation marker's version, when the cache holds one. */
+  operationsPending?: string;
 }
 
 export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
-  const { registry, classes, manifests, hotState, events, clock, ids, settings } = deps;
+  const {
+    registry,
+    classes,
+    manifests,
+    operations: lifecycle,
+    hotState,
+    events,
+    clock,
+    ids,
+    settings,
+  } = deps;
   const revocationCheck = makeRevocationCheck(deps);
 
   return async function recordHeartbeat(
@@ -102,6 +124,8 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       ? viewOf(outcome.sighting)
       : await viewFromRegistry(tenant, heartbeat, now);
     let firstSight = false;
+    // Without the cache's word (it failed, or lost the agent) the pending marker is unknown: look at the queue.
+    const markerUnknown = !outcome?.recorded || !view.registered;
 
     if (!view.registered) {
       const existing = view.knownAbsent ? undefined : await registry.get(tenant, agentId);
@@ -170,6 +194,22 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       }
     }
 
+    const operationEvents: OperationEvent[] = [];
+    const lookForOperations = view.operationsPending !== undefined || (markerUnknown && !firstSight);
+    if (lookForOperations && supportedOperations) {
+      const delivery = await lifecycle.deliver(
+        tenant,
+        agentId,
+        supportedOperations,
+        settings.maxOperationsPerReply - operations.length,
+      );
+      operations.push(...delivery.operations);
+      operationEvents.push(...delivery.events);
+      const version = view.operationsPending;
+      if (!delivery.remaining && version !== undefined)
+        await cache.attempt(() => hotState.clearOperationsPending(tenant, agentId, version));
+    }
+
     const reply = heartbeatReply(operations, { supportedOperations });
     const event: HeartbeatEvent = {
       type: "heartbeat",
@@ -192,7 +232,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     };
     let streamError: unknown;
     try {
-      await events.publish([event]);
+      await events.publish([event, ...operationEvents]);
     } catch (error) {
       streamError = error;
     }
@@ -204,7 +244,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       agentClass,
       firstSight,
       manifestStored,
-      describeSent: operations.length > 0,
+      describeSent: operations.some((operation) => operation.identifier.startsWith(DESCRIBE_ID_PREFIX)),
       cacheError: cache.error,
       streamError,
     };
@@ -263,7 +303,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
   }
 
   async function requestDescribe(tenant: string, agentId: string, now: number, cache: GuardedCache) {
-    const operationId = `describe-${ids.newId()}`;
+    const operationId = `${DESCRIBE_ID_PREFIX}${ids.newId()}`;
     const expiresAt = now + settings.describeRetryMs;
     const claimed = await registry.beginDescribe(tenant, agentId, operationId, now, expiresAt);
     // Unclaimed, another DESCRIBE is outstanding that the cache had lost track of: the cache holds off
@@ -289,6 +329,7 @@ function viewOf(sighting: HotSightingResult): AgentView {
     supportedOperations: sighting.supportedOperations,
     checkpointDue: sighting.checkpointDue,
     describePendingUntil: sighting.describePendingUntil,
+    operationsPending: sighting.operationsPending,
   };
 }
 

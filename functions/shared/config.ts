@@ -9,6 +9,8 @@ export interface AgentApiConfig {
   maxJsonDepth: number;
   checkpointIntervalMs: number;
   describeRetryMs: number;
+  maxOperationsPerReply: number;
+  operationAckTimeoutMs: number;
 }
 
 type Environment = Record<string, string | undefined>;
@@ -39,11 +41,20 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     maxJsonDepth: 64,
     checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,
     describeRetryMs: numberEnv(env, EnvNames.describeRetrySeconds, 300) * 1_000,
+    maxOperationsPerReply: numberEnv(env, EnvNames.maxOperationsPerReply, 5),
+    operationAckTimeoutMs: operationAckTimeoutMs(env),
   };
 }
 
+/** How long a delivered operation may go unacknowledged: 5 minutes unless set. */
+const operationAckTimeoutMs = (env: Environment): number =>
+  numberEnv(env, EnvNames.operationAckTimeoutSeconds, 300) * 1_000;
+
 export interface ConsoleApiConfig {
   tableName: string;
+  /** Operations' state changes go on the agent API's stream too. */
+  streamName: string;
+  operationAckTimeoutMs: number;
   redisUrl: string;
   cacheTimeoutMs: number;
   /** The agent API's checkpoint interval: how stale the registry's last-seen times may be. */
@@ -63,6 +74,8 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
   }
   return {
     tableName: requireEnv(env, EnvNames.tableName),
+    streamName: requireEnv(env, EnvNames.streamName),
+    operationAckTimeoutMs: operationAckTimeoutMs(env),
     redisUrl: requireEnv(env, EnvNames.redisUrl),
     cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
     checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,

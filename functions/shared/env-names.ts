@@ -12,6 +12,8 @@ export const EnvNames = {
   maxInflatedBytes: "BEACON_MAX_INFLATED_BYTES",
   checkpointMinutes: "BEACON_CHECKPOINT_MINUTES",
   describeRetrySeconds: "BEACON_DESCRIBE_RETRY_SECONDS",
+  maxOperationsPerReply: "BEACON_MAX_OPERATIONS_PER_REPLY",
+  operationAckTimeoutSeconds: "BEACON_OPERATION_ACK_TIMEOUT_SECONDS",
   /** ARN of the Secrets Manager secret holding the agent CA (console API on AWS). */
   agentCaSecretArn: "BEACON_AGENT_CA_SECRET_ARN",
   /** Folder holding the agent CA as ca.pem and ca.key (console API on the local stack). */

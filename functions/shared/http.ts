@@ -27,6 +27,9 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   not_found: 404,
   invalid_request: 400,
   certificate_authority_unavailable: 503,
+  operation_not_supported: 409,
+  operation_not_queued: 409,
+  cache_unavailable: 503,
 };
 
 export interface JsonResponse {

@@ -4,6 +4,7 @@ import heartbeatSchema from "../../schemas/c2/heartbeat.schema.json" with { type
 import heartbeatResponseSchema from "../../schemas/c2/heartbeat-response.schema.json" with { type: "json" };
 import ackEventSchema from "../../schemas/events/ack-event.schema.json" with { type: "json" };
 import heartbeatEventSchema from "../../schemas/events/heartbeat-event.schema.json" with { type: "json" };
+import operationEventSchema from "../../schemas/events/operation-event.schema.json" with { type: "json" };
 import { BeaconError } from "../core/errors.js";
 
 /** Compiled once per container: the schemas in schemas/ are the single source of the wire formats. */
@@ -15,7 +16,16 @@ export const Validators = {
   heartbeatResponse: ajv.compile(heartbeatResponseSchema),
   heartbeatEvent: ajv.compile(heartbeatEventSchema),
   ackEvent: ajv.compile(ackEventSchema),
+  operationEvent: ajv.compile(operationEventSchema),
 } as const;
+
+/** The validator of a stream event's type. */
+export const eventValidator = (event: { type: string }): ValidateFunction =>
+  event.type === "heartbeat"
+    ? Validators.heartbeatEvent
+    : event.type === "ack"
+      ? Validators.ackEvent
+      : Validators.operationEvent;
 
 /** Throws invalid_payload naming the first field that breaks the schema. */
 export function assertValid(validate: ValidateFunction, value: unknown, what: string): void {

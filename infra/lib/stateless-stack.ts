@@ -86,6 +86,8 @@ export class StatelessStack extends Stack {
       timeout: Duration.seconds(10),
     });
     this.consoleApi.bindTable(stateful.table);
+    // Operations the console creates or cancels put their state changes on the agents' stream.
+    this.consoleApi.bindStream(stateful.stream);
     this.consoleApi.bindCache(stateful.cache);
     this.consoleApi.bindAgentCa(stateful.agentCa);
     const consoleHttpApi = new ConsoleHttpApi(this, "ConsoleHttpApi", {

@@ -29,11 +29,16 @@ const consoleFunction = (beacon: SynthesizedBeacon) => {
 };
 
 describe("console-api function", () => {
-  it("gets the table, the cache and the agent CA's secret, and may read that secret", () => {
+  it("gets the table, the stream, the cache and the agent CA's secret, and may read that secret", () => {
     const [, resource] = consoleFunction(prod);
     const variables = resource.Properties.Environment.Variables;
     expect(Object.keys(variables)).toEqual(
-      expect.arrayContaining([EnvNames.tableName, EnvNames.redisUrl, EnvNames.agentCaSecretArn]),
+      expect.arrayContaining([
+        EnvNames.tableName,
+        EnvNames.streamName,
+        EnvNames.redisUrl,
+        EnvNames.agentCaSecretArn,
+      ]),
     );
     expect(variables).toMatchObject({ POWERTOOLS_SERVICE_NAME: "console-api-prod" });
     prod.statelessTemplate.hasResourceProperties("AWS::IAM::Policy", {
@@ -46,6 +51,7 @@ describe("console-api function", () => {
               Match.objectLike({ "Fn::Join": Match.arrayWith([Match.arrayWith(["/index/gsi2"])]) }),
             ]),
           }),
+          Match.objectLike({ Action: Match.arrayWith(["kinesis:PutRecords"]) }),
           Match.objectLike({
             Action: Match.arrayWith(["secretsmanager:GetSecretValue"]),
             Resource: { "Fn::ImportValue": Match.stringLikeRegexp("AgentCa") },

@@ -273,7 +273,7 @@ describe("agent load balancer", () => {
 describe("observability", () => {
   it("alarms on the ingress, the functions and their degradations, on one dashboard", () => {
     for (const { statelessTemplate } of [prod, prodAlb]) {
-      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 9);
+      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 10);
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
     }
     const alarms = Object.values(prod.statelessTemplate.findResources("AWS::CloudWatch::Alarm"));
@@ -286,6 +286,7 @@ describe("observability", () => {
         "CacheFallbacks",
         "Errors",
         "Errors",
+        "StreamFailures",
         "StreamFailures",
         "Throttles",
         "Throttles",

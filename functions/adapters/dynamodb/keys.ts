@@ -12,6 +12,14 @@ export const Keys = {
     pk: `T#${tenant}#M#${hash}`,
     sk: `CHUNK#${String(index).padStart(4, "0")}`,
   }),
+  /** One agent's operations, by operation id (which sorts by creation time). */
+  operation: (tenant: string, agentId: string, operationId: string) => ({
+    pk: `T#${tenant}#A#${agentId}#OPS`,
+    sk: `OP#${operationId}`,
+  }),
+  /** All of a tenant's operations in the tenant index, by operation id. */
+  operationsOfTenant: (tenant: string) => `T#${tenant}#OPERATIONS`,
+  operationInTenant: (operationId: string) => `OP#${operationId}`,
   /** Issued agent certificates, by canonical serial (upper-case hex, no separators or leading zeros). */
   certificate: (tenant: string, serial: string) => ({ pk: `T#${tenant}#CERTS`, sk: `S#${serial}` }),
   /** The tenant's revocation list: one item per revoked serial, read whole by the agent API. */

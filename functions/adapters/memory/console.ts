@@ -115,6 +115,7 @@ export class MemoryFleetHotState implements FleetHotState {
   readonly agentStates = new Map<string, HotAgentState>();
   readonly heartbeats = new Map<string, number>();
   readonly revoked = new Map<string, number>();
+  readonly pendingOperations = new Map<string, number>();
   /** Set to make every call fail, as a cache outage would. */
   down = false;
 
@@ -155,6 +156,14 @@ export class MemoryFleetHotState implements FleetHotState {
   async forgetAgent(tenant: string, agentId: string) {
     this.check();
     this.agentStates.delete(`${tenant}/${agentId}`);
+  }
+
+  async markOperationsPending(tenant: string, agentIds: string[]) {
+    this.check();
+    for (const agentId of agentIds) {
+      const key = `${tenant}/${agentId}`;
+      this.pendingOperations.set(key, (this.pendingOperations.get(key) ?? 0) + 1);
+    }
   }
 
   async revokeSerial(tenant: string, serial: string, revokedAt: number) {

@@ -1,5 +1,6 @@
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
 import type { BeaconEvent } from "../../core/events.js";
+import type { OperationChange, OperationRecord, OperationState } from "../../core/operations/model.js";
 import type {
   AgentCheckpoint,
   AgentClassRegistry,
@@ -13,6 +14,8 @@ import type {
   HotState,
   IdGenerator,
   ManifestStore,
+  OperationQuery,
+  OperationStore,
   RevocationList,
   SightingOutcome,
 } from "../../core/ports.js";
@@ -138,6 +141,8 @@ export class MemoryHotState implements HotState {
   readonly agents = new Map<string, HotAgent>();
   readonly classes = new Set<string>();
   readonly manifests = new Map<string, SupportedOperations>();
+  /** Pending-operation markers by tenant/agent: the version, bumped by every queueing. */
+  readonly pendingOperations = new Map<string, number>();
   /** Per tenant; a tenant without an entry has no revocation list in the cache yet. */
   readonly revocationLists = new Map<string, Set<string>>();
   roundTrips = 0;
@@ -182,6 +187,7 @@ export class MemoryHotState implements HotState {
         : undefined,
       checkpointDue,
       describePendingUntil: agent.describePendingUntil,
+      operationsPending: this.pendingOperations.get(key)?.toString(),
     };
     return { recorded: true, sighting: result };
   }
@@ -222,6 +228,18 @@ export class MemoryHotState implements HotState {
     const agent = this.agents.get(`${tenant}/${agentId}`);
     if (agent) agent.describePendingUntil = pendingUntil;
   }
+
+  /** What the console does when it queues an operation for the agent. */
+  markOperationsPending(tenant: string, agentId: string) {
+    const key = `${tenant}/${agentId}`;
+    this.pendingOperations.set(key, (this.pendingOperations.get(key) ?? 0) + 1);
+  }
+
+  async clearOperationsPending(tenant: string, agentId: string, version: string) {
+    this.touch();
+    const key = `${tenant}/${agentId}`;
+    if (this.pendingOperations.get(key)?.toString() === version) this.pendingOperations.delete(key);
+  }
 }
 
 export class MemoryEventSink implements EventSink {
@@ -248,5 +266,76 @@ export class SequentialIds implements IdGenerator {
   private next = 0;
   newId() {
     return `id-${++this.next}`;
+  }
+}
+
+export class MemoryOperationStore implements OperationStore {
+  readonly records = new Map<string, OperationRecord>();
+  calls = 0;
+
+  private key(tenant: string, agentId: string, operationId: string) {
+    return `${tenant}/${agentId}/${operationId}`;
+  }
+
+  async create(operations: OperationRecord[]) {
+    this.calls++;
+    for (const record of operations) {
+      const key = this.key(record.tenant, record.agentId, record.operationId);
+      if (this.records.has(key)) throw new Error(`operation ${key} exists`);
+      this.records.set(key, structuredClone(record));
+    }
+  }
+
+  async get(tenant: string, agentId: string, operationId: string) {
+    this.calls++;
+    const record = this.records.get(this.key(tenant, agentId, operationId));
+    return record && structuredClone(record);
+  }
+
+  async find(tenant: string, operationId: string) {
+    this.calls++;
+    const record = [...this.records.values()].find(
+      (candidate) => candidate.tenant === tenant && candidate.operationId === operationId,
+    );
+    return record && structuredClone(record);
+  }
+
+  async open(tenant: string, agentId: string) {
+    this.calls++;
+    return [...this.records.values()]
+      .filter(
+        (record) =>
+          record.tenant === tenant &&
+          record.agentId === agentId &&
+          (record.state === "queued" || record.state === "delivered"),
+      )
+      .map((record) => structuredClone(record));
+  }
+
+  async transition(operation: OperationRecord, from: OperationState, change: OperationChange) {
+    this.calls++;
+    const record = this.records.get(this.key(operation.tenant, operation.agentId, operation.operationId));
+    if (!record || record.state !== from) return false;
+    Object.assign(record, change);
+    return true;
+  }
+
+  async list(tenant: string, query: OperationQuery) {
+    this.calls++;
+    const after = query.after;
+    const matching = [...this.records.values()]
+      .filter(
+        (record) =>
+          record.tenant === tenant &&
+          (query.state === undefined || record.state === query.state) &&
+          (query.agentId === undefined || record.agentId === query.agentId) &&
+          (after === undefined || record.operationId < after),
+      )
+      .sort((a, b) => (a.operationId < b.operationId ? 1 : -1));
+    const items = matching.slice(0, query.limit);
+    return {
+      items: items.map((record) => structuredClone(record)),
+      last: matching.length > query.limit ? items.at(-1)?.operationId : undefined,
+    };
   }
 }

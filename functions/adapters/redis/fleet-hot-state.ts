@@ -92,11 +92,20 @@ export class RedisFleetHotState implements FleetHotState {
   }
 
   async forgetAgent(tenant: string, agentId: string, agentClasses: string[]) {
-    const transaction = this.usable().multi().del(CacheKeys.agent(tenant, agentId));
+    // Without its hash the agent counts as unknown to the cache, and its next heartbeat looks at its queue anyway.
+    const transaction = this.usable()
+      .multi()
+      .del(CacheKeys.agent(tenant, agentId), CacheKeys.pendingOperations(tenant, agentId));
     for (const agentClass of agentClasses) {
       transaction.zrem(`${CacheKeys.classIndexPrefix(tenant)}${agentClass}`, agentId);
     }
     await execute(transaction);
+  }
+
+  async markOperationsPending(tenant: string, agentIds: string[]) {
+    const pipeline = this.usable().pipeline();
+    for (const agentId of agentIds) pipeline.incr(CacheKeys.pendingOperations(tenant, agentId));
+    await execute(pipeline);
   }
 
   async revokeSerial(tenant: string, serial: string, revokedAt: number) {

@@ -8,7 +8,7 @@ import type {
   SightingOutcome,
 } from "../../core/ports.js";
 import { isCacheUsable } from "../../shared/redis-client.js";
-import { RECORD_SIGHTING_SCRIPT } from "./record-sighting-script.js";
+import { CLEAR_PENDING_SCRIPT, RECORD_SIGHTING_SCRIPT } from "./record-sighting-script.js";
 
 /** Agents unheard of for this long drop out of the cache; the registry still has them. */
 const AGENT_TTL_SECONDS = 7 * 24 * 3600;
@@ -38,6 +38,8 @@ export const CacheKeys = {
   classIndexPrefix: (tenant: string) => `{t:${tenant}}:class-seen:`,
   revokedSerials: (tenant: string) => `{t:${tenant}}:revoked`,
   heartbeatsInMinute: (tenant: string, epochMinute: number) => `{t:${tenant}}:heartbeats:${epochMinute}`,
+  /** Present while operations may be queued for the agent; its value is a version, bumped on each queueing. */
+  pendingOperations: (tenant: string, agentId: string) => `{t:${tenant}}:pending:${agentId}`,
 } as const;
 
 export class CacheUnavailableError extends Error {
@@ -49,10 +51,11 @@ export class CacheUnavailableError extends Error {
 
 type RecordSightingReply =
   | ["unknown" | "revoked"]
-  | ["recorded", string, string, string, string, string, string, string, string, number, string];
+  | ["recorded", string, string, string, string, string, string, string, string, number, string, string];
 
 interface ScriptedRedis {
   recordSighting(...keysAndArgs: (string | number)[]): Promise<RecordSightingReply>;
+  clearPending(key: string, version: string): Promise<number>;
 }
 
 export class RedisHotState implements HotState {
@@ -60,7 +63,8 @@ export class RedisHotState implements HotState {
 
   constructor(redis: Redis | Cluster) {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: one round trip a call.
-    redis.defineCommand("recordSighting", { numberOfKeys: 4, lua: RECORD_SIGHTING_SCRIPT });
+    redis.defineCommand("recordSighting", { numberOfKeys: 5, lua: RECORD_SIGHTING_SCRIPT });
+    redis.defineCommand("clearPending", { numberOfKeys: 1, lua: CLEAR_PENDING_SCRIPT });
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
   }
 
@@ -92,6 +96,7 @@ export class RedisHotState implements HotState {
       CacheKeys.manifests(tenant),
       CacheKeys.revokedSerials(tenant),
       CacheKeys.heartbeatsInMinute(tenant, Math.floor(now / 60_000)),
+      CacheKeys.pendingOperations(tenant, agentId),
       now,
       sighting.checkpointIntervalMs,
       CacheKeys.classIndexPrefix(tenant),
@@ -114,6 +119,7 @@ export class RedisHotState implements HotState {
       operations,
       due,
       describeUntil,
+      pending,
     ] = reply;
     const result: HotSightingResult = {
       registered: registered === "1",
@@ -126,6 +132,7 @@ export class RedisHotState implements HotState {
       supportedOperations: operations ? (JSON.parse(operations) as SupportedOperations) : undefined,
       checkpointDue: Number(due) === 1,
       describePendingUntil: describeUntil ? Number(describeUntil) : undefined,
+      operationsPending: pending || undefined,
     };
     return { recorded: true, sighting: result };
   }
@@ -173,5 +180,9 @@ export class RedisHotState implements HotState {
     const redis = this.usable();
     if (pendingUntil === undefined) await redis.hdel(key, "describeUntil");
     else await redis.hset(key, "describeUntil", String(pendingUntil));
+  }
+
+  async clearOperationsPending(tenant: string, agentId: string, version: string): Promise<void> {
+    await this.usable().clearPending(CacheKeys.pendingOperations(tenant, agentId), version);
   }
 }

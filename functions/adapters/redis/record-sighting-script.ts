@@ -1,7 +1,8 @@
 /** One heartbeat's cache work in one round trip (kept in TypeScript so the bundle carries it). */
 export const RECORD_SIGHTING_SCRIPT = `
 -- KEYS[1] the agent's hash, KEYS[2] the tenant's known manifests (hash -> supported operations),
--- KEYS[3] the tenant's revoked certificate serials, KEYS[4] the tenant's heartbeat count this minute.
+-- KEYS[3] the tenant's revoked certificate serials, KEYS[4] the tenant's heartbeat count this minute,
+-- KEYS[5] the agent's pending-operation marker (a version the console bumps whenever it queues one).
 -- ARGV[1] now (ms), ARGV[2] checkpoint interval (ms), ARGV[3] class index key prefix, ARGV[4] agent id,
 -- ARGV[5] agent hash time to live (s), ARGV[6] the certificate's serial, ARGV[7] counter time to live (s),
 -- ARGV[8..] field/value pairs this heartbeat reports.
@@ -30,9 +31,19 @@ if manifestHash then supportedOperations = redis.call('HGET', KEYS[2], manifestH
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 redis.call('INCR', KEYS[4])
 redis.call('EXPIRE', KEYS[4], ARGV[7])
+local pending = redis.call('GET', KEYS[5])
 return {
   'recorded', previous[1] or '', agentClass or '', manifestHash or '', flowId or '',
   previous[3] or '', previous[4] or '', previous[5] or '',
-  supportedOperations or '', checkpointDue, previous[6] or ''
+  supportedOperations or '', checkpointDue, previous[6] or '', pending or ''
 }
+`;
+
+/**
+ * Clears an agent's pending-operation marker only if nothing was queued since the heartbeat read it:
+ * a console that queued meanwhile bumped the version, and the next heartbeat looks again.
+ */
+export const CLEAR_PENDING_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 `;

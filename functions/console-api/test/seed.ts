@@ -14,6 +14,8 @@ export interface SeededTenant {
   className: string;
   manifestHash: string;
   certificateSerial: string;
+  /** A DESCRIBE MANIFEST queued for the last agent, which no test heartbeats again. */
+  operationId: string;
 }
 
 const heartbeatOf = (agentId: string, agentClass: string, hash: string): JsonObject => {
@@ -80,6 +82,11 @@ export async function seedTenant(
     body: { kind: "agent", agentId: agentIds[0] },
   });
   expect(issued.status, issued.body).toBe(201);
+  const queued = await consoleApi.request("POST", "/api/v1/operations", {
+    token: adminToken,
+    body: { agentId: agentIds[2], operation: "DESCRIBE", operand: "MANIFEST" },
+  });
+  expect(queued.status, queued.body).toBe(201);
   return {
     tenant,
     adminToken,
@@ -87,6 +94,7 @@ export async function seedTenant(
     className,
     manifestHash,
     certificateSerial: issued.json().serial as string,
+    operationId: (queued.json().items as { operationId: string }[])[0]?.operationId as string,
   };
 }
 

@@ -7,7 +7,13 @@ import {
   MemoryFleetRegistry,
   MemoryManifestCatalog,
 } from "../../adapters/memory/console.js";
-import { ManualClock } from "../../adapters/memory/index.js";
+import {
+  ManualClock,
+  MemoryEventSink,
+  MemoryOperationStore,
+  SequentialIds,
+} from "../../adapters/memory/index.js";
+import { makeOperationLifecycle } from "../operations/lifecycle.js";
 import { example } from "../test/fixtures.js";
 import { makeConsoleApi } from "./console-api.js";
 import { encodeCursor } from "./paging.js";
@@ -24,9 +30,13 @@ function harness() {
     manifests: new MemoryManifestCatalog(),
     certificates: new MemoryCertificateStore(),
     authority: new FakeCertificateAuthority(),
+    operations: new MemoryOperationStore(),
+    events: new MemoryEventSink(),
     clock: new ManualClock(),
+    ids: new SequentialIds(),
   };
-  const api = makeConsoleApi({ ...ports, registryLagMs: CHECKPOINT_MS });
+  const lifecycle = makeOperationLifecycle({ ...ports, settings: { ackTimeoutMs: 300_000 } });
+  const api = makeConsoleApi({ ...ports, lifecycle, registryLagMs: CHECKPOINT_MS });
   const now = ports.clock.now();
   /** An agent the registry last checkpointed `registryAgo` ms ago and the cache saw `hotAgo` ms ago. */
   const agent = (

@@ -1,9 +1,12 @@
-import type { Clock } from "../ports.js";
-import { makeAgentsApi } from "./agents.js";
+import type { OperationLifecycle } from "../operations/lifecycle.js";
+import type { Clock, EventSink, IdGenerator, OperationStore } from "../ports.js";
+import { type AgentListRequest, makeAgentsApi } from "./agents.js";
 import { makeCertificatesApi } from "./certificates.js";
 import { makeClassesApi } from "./classes.js";
 import { makeFleetSummary } from "./fleet-summary.js";
 import { makeManifestsApi } from "./manifests.js";
+import { makeOperationsApi } from "./operations.js";
+import { MAX_PAGE_SIZE } from "./paging.js";
 import type {
   CertificateAuthority,
   CertificateStore,
@@ -12,6 +15,7 @@ import type {
   FleetRegistry,
   ManifestCatalog,
 } from "./ports.js";
+import type { Principal } from "./principal.js";
 
 export interface ConsoleDependencies {
   catalog: ClassCatalog;
@@ -20,7 +24,11 @@ export interface ConsoleDependencies {
   manifests: ManifestCatalog;
   certificates: CertificateStore;
   authority: CertificateAuthority;
+  operations: OperationStore;
+  lifecycle: OperationLifecycle;
+  events: EventSink;
   clock: Clock;
+  ids: IdGenerator;
   /** How stale the registry's last-seen times may be: the agent API's checkpoint interval. */
   registryLagMs: number;
 }
@@ -33,9 +41,30 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
     hotState: deps.hotState,
     clock: deps.clock,
   });
+  const agents = makeAgentsApi({ ...deps, revokeAgentCertificates: certificates.revokeAgentCertificates });
+  /** The agent ids the agent list shows for these filters, reading on until `limit` or the end. */
+  async function selectAgents(principal: Principal, filters: AgentListRequest, limit: number) {
+    const agentIds: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = (await agents.list(principal, { ...filters, cursor, limit: MAX_PAGE_SIZE })).body as {
+        items: { agentId: string }[];
+        nextCursor?: string;
+      };
+      agentIds.push(...page.items.map((item) => item.agentId));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && agentIds.length < limit);
+    return agentIds.slice(0, limit);
+  }
   return {
     classes: makeClassesApi(deps),
-    agents: makeAgentsApi({ ...deps, revokeAgentCertificates: certificates.revokeAgentCertificates }),
+    agents,
+    operations: makeOperationsApi({
+      ...deps,
+      registry: deps.registry,
+      manifests: deps.manifests,
+      selectAgents,
+    }),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
     fleetSummary: makeFleetSummary(deps),
     certificates,

@@ -93,6 +93,11 @@ export interface FleetHotState {
   heartbeatsPerMinute(tenant: string, epochMinutes: number[]): Promise<number[]>;
   /** Drops the agent's hot state and its entries in these classes' indexes. */
   forgetAgent(tenant: string, agentId: string, agentClasses: string[]): Promise<void>;
+  /**
+   * Bumps the agents' pending-operation markers, so their next heartbeats look at their queues.
+   * Called before the operations are written: a marker without an operation costs one look.
+   */
+  markOperationsPending(tenant: string, agentIds: string[]): Promise<void>;
   /** Adds the serial to the cache's copy of the tenant's revocation list, when the cache holds one. */
   revokeSerial(tenant: string, serial: string, revokedAt: number): Promise<void>;
 }

@@ -5,4 +5,6 @@ export interface ConsoleResult {
   body: unknown;
   /** The cache failed and the registry answered instead. */
   cacheError?: unknown;
+  /** The change was made, but its events could not be put on the stream. */
+  streamError?: unknown;
 }

@@ -5,15 +5,19 @@ import {
   MemoryEventSink,
   MemoryHotState,
   MemoryManifestStore,
+  MemoryOperationStore,
   MemoryRevocationList,
   SequentialIds,
 } from "../../adapters/memory/index.js";
 import { makeManifestRegistration } from "../manifest-registration.js";
+import { makeOperationLifecycle } from "../operations/lifecycle.js";
 import { makeRecordAck } from "../record-ack.js";
 import { makeRecordHeartbeat } from "../record-heartbeat.js";
 
 export const CHECKPOINT_MS = 10 * 60_000;
 export const DESCRIBE_RETRY_MS = 5 * 60_000;
+export const ACK_TIMEOUT_MS = 5 * 60_000;
+export const MAX_OPERATIONS_PER_REPLY = 3;
 
 /** Core use cases wired over in-memory ports. */
 export function coreHarness() {
@@ -22,24 +26,37 @@ export function coreHarness() {
     revocations: new MemoryRevocationList(),
     classes: new MemoryAgentClassRegistry(),
     manifestStore: new MemoryManifestStore(),
+    operationStore: new MemoryOperationStore(),
     hotState: new MemoryHotState(),
     events: new MemoryEventSink(),
     clock: new ManualClock(),
     ids: new SequentialIds(),
   };
   const manifests = makeManifestRegistration(ports.manifestStore);
+  const operations = makeOperationLifecycle({
+    operations: ports.operationStore,
+    clock: ports.clock,
+    ids: ports.ids,
+    settings: { ackTimeoutMs: ACK_TIMEOUT_MS },
+  });
   const recordHeartbeat = makeRecordHeartbeat({
     ...ports,
     manifests,
-    settings: { checkpointIntervalMs: CHECKPOINT_MS, describeRetryMs: DESCRIBE_RETRY_MS },
+    operations,
+    settings: {
+      checkpointIntervalMs: CHECKPOINT_MS,
+      describeRetryMs: DESCRIBE_RETRY_MS,
+      maxOperationsPerReply: MAX_OPERATIONS_PER_REPLY,
+    },
   });
-  const recordAck = makeRecordAck({ ...ports, manifests });
+  const recordAck = makeRecordAck({ ...ports, manifests, operations });
   const backendCalls = () => ({
     registry: ports.registry.calls,
     classes: ports.classes.calls,
     manifests: ports.manifestStore.calls,
+    operations: ports.operationStore.calls,
     cache: ports.hotState.roundTrips,
     events: ports.events.events.length,
   });
-  return { ...ports, recordHeartbeat, recordAck, backendCalls };
+  return { ...ports, operations, recordHeartbeat, recordAck, backendCalls };
 }

@@ -1,0 +1,224 @@
+import { describe, expect, it } from "vitest";
+import type { JsonObject } from "../c2/json.js";
+import type { OperationEvent } from "../events.js";
+import type { AgentCredential } from "../identity.js";
+import { example } from "../test/fixtures.js";
+import { ACK_TIMEOUT_MS, coreHarness, MAX_OPERATIONS_PER_REPLY } from "../test/harness.js";
+import { newOperationId } from "./lifecycle.js";
+import {
+  canTransition,
+  type OperationRecord,
+  OperationStates,
+  OperationTransitions,
+  stateAfterAck,
+} from "./model.js";
+
+const cppFleet: AgentCredential = { kind: "fleet", tenant: "acme", fleetName: "f", serialNumber: "01" };
+const agentId = "cpp-1";
+const cppHeartbeat = (file: "cpp/heartbeat-full.json" | "cpp/heartbeat-light.json"): JsonObject => {
+  const heartbeat = example(file);
+  (heartbeat.agentInfo as JsonObject).identifier = agentId;
+  return heartbeat;
+};
+const ack = (operationId: string, state: string, extra: JsonObject = {}): JsonObject => ({
+  operation: "acknowledge",
+  operationId,
+  operationState: { state, ...extra },
+  agentInfo: { identifier: agentId },
+});
+
+/** A C++ agent Beacon knows, with its manifest (which lists its operations in lower case). */
+async function knownCppAgent() {
+  const core = coreHarness();
+  core.hotState.rememberRevocations("acme", []);
+  await core.recordHeartbeat(cppFleet, cppHeartbeat("cpp/heartbeat-full.json"));
+  let created = 0;
+  const queue = async (operation: string, operand?: string, more: Partial<OperationRecord> = {}) => {
+    const record: OperationRecord = {
+      tenant: "acme",
+      agentId,
+      operationId: newOperationId(core.clock.now() + created++, core.ids),
+      operation,
+      operand,
+      state: "queued",
+      createdAt: core.clock.now(),
+      createdBy: "tester",
+      ...more,
+    };
+    await core.operations.create([record]);
+    core.hotState.markOperationsPending("acme", agentId);
+    return record.operationId;
+  };
+  const heartbeat = async () => {
+    core.clock.advance(1_000);
+    return (await core.recordHeartbeat(cppFleet, cppHeartbeat("cpp/heartbeat-light.json"))).reply
+      .requestedOperations;
+  };
+  const stateOf = (operationId: string) =>
+    core.operationStore.records.get(`acme/${agentId}/${operationId}`)?.state;
+  const operationEvents = () =>
+    core.events.events.filter((event): event is OperationEvent => event.type === "operation");
+  return { core, queue, heartbeat, stateOf, operationEvents };
+}
+
+describe("the operation state machine", () => {
+  it("allows only queued → delivered → done | failed | timed_out, and cancelling or timing out a queued one", () => {
+    const allowed = OperationStates.flatMap((from) =>
+      OperationStates.filter((to) => canTransition(from, to)).map((to) => `${from}→${to}`),
+    );
+    expect(allowed).toEqual([
+      "queued→delivered",
+      "queued→timed_out",
+      "queued→cancelled",
+      "delivered→done",
+      "delivered→failed",
+      "delivered→timed_out",
+    ]);
+    for (const final of ["done", "failed", "timed_out", "cancelled"] as const)
+      expect(OperationTransitions[final]).toEqual([]);
+  });
+
+  it("maps acknowledgement states", () => {
+    expect(stateAfterAck("FULLY_APPLIED")).toBe("done");
+    expect(stateAfterAck("NO_OPERATION")).toBe("done");
+    expect(stateAfterAck("PARTIALLY_APPLIED")).toBe("done");
+    expect(stateAfterAck("NOT_APPLIED")).toBe("failed");
+    expect(stateAfterAck("OPERATION_NOT_UNDERSTOOD")).toBe("failed");
+  });
+});
+
+describe("delivery on heartbeat", () => {
+  it("costs a heartbeat with nothing pending no operation store call", async () => {
+    const { core, heartbeat } = await knownCppAgent();
+    await heartbeat();
+    const before = core.backendCalls();
+    expect(await heartbeat()).toEqual([]);
+    expect(core.backendCalls().operations - before.operations).toBe(0);
+    expect(core.backendCalls().cache - before.cache).toBe(1);
+  });
+
+  it("delivers at most K per reply in creation order, upper-case, then clears the marker", async () => {
+    const { core, queue, heartbeat, stateOf } = await knownCppAgent();
+    const ids = [
+      await queue("RESTART"),
+      await queue("CLEAR", "CONNECTION", { args: { connection: "c-1" } }),
+      await queue("STOP", "C2"),
+      await queue("START", "C2"),
+    ];
+    const before = core.backendCalls();
+    const first = await heartbeat();
+    expect(first.map((operation) => operation.identifier)).toEqual(ids.slice(0, MAX_OPERATIONS_PER_REPLY));
+    expect(first[1]).toEqual({
+      identifier: ids[1],
+      operation: "CLEAR",
+      operand: "CONNECTION",
+      args: { connection: "c-1" },
+    });
+    // One read of the queue, one conditional write per delivered operation.
+    expect(core.backendCalls().operations - before.operations).toBe(1 + MAX_OPERATIONS_PER_REPLY);
+    expect(stateOf(ids[0] as string)).toBe("delivered");
+    expect(core.operationStore.records.get(`acme/${agentId}/${ids[0]}`)?.timeoutAt).toBe(
+      core.clock.now() + ACK_TIMEOUT_MS,
+    );
+    expect(core.hotState.pendingOperations.has(`acme/${agentId}`)).toBe(true);
+
+    expect((await heartbeat()).map((operation) => operation.identifier)).toEqual([ids[3]]);
+    expect(core.hotState.pendingOperations.has(`acme/${agentId}`)).toBe(false);
+    const quiet = core.backendCalls();
+    expect(await heartbeat()).toEqual([]);
+    expect(core.backendCalls().operations).toBe(quiet.operations);
+  });
+
+  it("keeps the marker when an operation was queued while the heartbeat read the queue", async () => {
+    const { core, queue, heartbeat } = await knownCppAgent();
+    await queue("RESTART");
+    const version = core.hotState.pendingOperations.get(`acme/${agentId}`);
+    core.hotState.markOperationsPending("acme", agentId);
+    await core.hotState.clearOperationsPending("acme", agentId, String(version));
+    expect(core.hotState.pendingOperations.has(`acme/${agentId}`)).toBe(true);
+    expect(await heartbeat()).toHaveLength(1);
+  });
+
+  it("marks PAUSE and RESUME done on delivery: agents never acknowledge them", async () => {
+    const { queue, heartbeat, stateOf, operationEvents } = await knownCppAgent();
+    const pause = await queue("PAUSE");
+    expect(await heartbeat()).toEqual([{ identifier: pause, operation: "PAUSE" }]);
+    expect(stateOf(pause)).toBe("done");
+    expect(operationEvents().map((event) => `${event.from}→${event.state}`)).toEqual([
+      "queued→delivered",
+      "delivered→done",
+    ]);
+  });
+
+  it("never delivers what the manifest does not list, and cancels it with the reason", async () => {
+    const { queue, heartbeat, stateOf, core } = await knownCppAgent();
+    const unlisted = await queue("START", "FLOW");
+    expect(await heartbeat()).toEqual([]);
+    expect(stateOf(unlisted)).toBe("cancelled");
+    expect(core.operationStore.records.get(`acme/${agentId}/${unlisted}`)?.reason).toMatch(/no longer lists/);
+  });
+
+  it("holds an operation until the one it depends on is done, and cancels it when that one fails", async () => {
+    const { core, queue, heartbeat, stateOf } = await knownCppAgent();
+    const first = await queue("STOP", "C2");
+    const second = await queue("START", "C2", { dependsOn: [first] });
+    expect((await heartbeat()).map((operation) => operation.identifier)).toEqual([first]);
+    expect(await heartbeat()).toEqual([]);
+    await core.recordAck(cppFleet, ack(first, "FULLY_APPLIED"));
+    expect((await heartbeat()).map((operation) => operation.identifier)).toEqual([second]);
+
+    const third = await queue("STOP", "C2");
+    const fourth = await queue("START", "C2", { dependsOn: [third] });
+    const fifth = await queue("RESTART", undefined, { dependsOn: [fourth] });
+    await heartbeat();
+    await core.recordAck(cppFleet, ack(third, "NOT_APPLIED", { failureCause: "no" }));
+    expect([stateOf(third), stateOf(fourth), stateOf(fifth)]).toEqual(["failed", "cancelled", "cancelled"]);
+  });
+});
+
+describe("acknowledgements", () => {
+  it("close a delivered operation once; duplicate, late and unknown ones change nothing", async () => {
+    const { core, queue, heartbeat, stateOf, operationEvents } = await knownCppAgent();
+    const partial = await queue("CLEAR", "CONNECTION", { args: { connection: "c-1" } });
+    const failing = await queue("RESTART");
+    await heartbeat();
+
+    const outcome = await core.recordAck(cppFleet, ack(partial, "PARTIALLY_APPLIED", { details: "half" }));
+    expect(outcome.matched).toBe(true);
+    expect(core.operationStore.records.get(`acme/${agentId}/${partial}`)).toMatchObject({
+      state: "done",
+      ackState: "PARTIALLY_APPLIED",
+      details: "half",
+    });
+    await core.recordAck(
+      cppFleet,
+      ack(failing, "OPERATION_NOT_UNDERSTOOD", { details: "what?", failureCause: "unknown" }),
+    );
+    expect(core.operationStore.records.get(`acme/${agentId}/${failing}`)).toMatchObject({
+      state: "failed",
+      details: "what?",
+      failureCause: "unknown",
+    });
+
+    const events = operationEvents().length;
+    expect((await core.recordAck(cppFleet, ack(partial, "NOT_APPLIED"))).matched).toBe(false);
+    expect((await core.recordAck(cppFleet, ack("op-unknown", "FULLY_APPLIED"))).matched).toBe(false);
+    const cancelled = await queue("RESTART");
+    const record = core.operationStore.records.get(`acme/${agentId}/${cancelled}`) as OperationRecord;
+    expect(await core.operations.cancel(record, "changed my mind")).toBeDefined();
+    expect((await core.recordAck(cppFleet, ack(cancelled, "FULLY_APPLIED"))).matched).toBe(false);
+    expect(stateOf(partial)).toBe("done");
+    expect(stateOf(cancelled)).toBe("cancelled");
+    // The acks that changed nothing put no operation event on the stream.
+    expect(operationEvents().length).toBe(events);
+  });
+
+  it("cancel only while queued", async () => {
+    const { core, queue, heartbeat } = await knownCppAgent();
+    const restart = await queue("RESTART");
+    await heartbeat();
+    const record = core.operationStore.records.get(`acme/${agentId}/${restart}`) as OperationRecord;
+    expect(await core.operations.cancel(record, "too late")).toBeUndefined();
+    expect(record.state).toBe("delivered");
+  });
+});

@@ -1,0 +1,203 @@
+import { dropUndefined } from "../c2/json.js";
+import type { SupportedOperations } from "../c2/manifest.js";
+import type { Acknowledgement, C2Operation } from "../c2/model.js";
+import type { OperationEvent } from "../events.js";
+import type { Clock, IdGenerator, OperationStore } from "../ports.js";
+import { planDelivery } from "./delivery.js";
+import {
+  canTransition,
+  isNeverAcknowledged,
+  type OperationChange,
+  type OperationRecord,
+  type OperationState,
+  stateAfterAck,
+} from "./model.js";
+
+export interface LifecycleSettings {
+  /** How long a delivered operation may go unacknowledged before it counts as timed out. */
+  ackTimeoutMs: number;
+}
+
+export interface LifecycleDependencies {
+  operations: OperationStore;
+  clock: Clock;
+  ids: IdGenerator;
+  settings: LifecycleSettings;
+}
+
+/** What a step of the lifecycle changed: the events to put on the stream, in order. */
+export interface LifecycleResult {
+  events: OperationEvent[];
+}
+
+export interface Delivery extends LifecycleResult {
+  operations: C2Operation[];
+  /** Something is still queued for the agent: its pending marker stays. */
+  remaining: boolean;
+}
+
+/**
+ * The operation state machine over its store, shared by the agent API (delivery, acknowledgements),
+ * the console (creation, cancellation) and whatever else queues operations for agents. Each step is a
+ * conditional update, so a duplicate or late acknowledgement, or two requests racing, change nothing twice.
+ */
+export function makeOperationLifecycle(deps: LifecycleDependencies) {
+  const { operations, ids, settings } = deps;
+
+  function eventOf(
+    record: OperationRecord,
+    from: OperationState | undefined,
+    change: OperationChange,
+    at: number,
+  ): OperationEvent {
+    return dropUndefined({
+      type: "operation" as const,
+      version: 1 as const,
+      eventId: ids.newId(),
+      tenant: record.tenant,
+      agentId: record.agentId,
+      at,
+      operationId: record.operationId,
+      operation: record.operation,
+      operand: record.operand,
+      from,
+      state: change.state,
+      ackState: change.ackState,
+      details: change.details,
+      failureCause: change.failureCause,
+      reason: change.reason,
+    });
+  }
+
+  /** One transition of the table, or none when the operation left `from` meanwhile. */
+  async function move(
+    record: OperationRecord,
+    from: OperationState,
+    change: OperationChange,
+    at: number,
+  ): Promise<OperationEvent | undefined> {
+    if (!canTransition(from, change.state)) throw new Error(`No transition from ${from} to ${change.state}`);
+    return (await operations.transition(record, from, change))
+      ? eventOf(record, from, change, at)
+      : undefined;
+  }
+
+  /** Cancels the queued operations that wait, directly or through others, on one that will never be done. */
+  async function cancelDependents(tenant: string, agentId: string, operationId: string, now: number) {
+    const events: OperationEvent[] = [];
+    const open = await operations.open(tenant, agentId);
+    const doomed = new Set([operationId]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const record of open) {
+        if (record.state !== "queued" || doomed.has(record.operationId)) continue;
+        if (!(record.dependsOn ?? []).some((id) => doomed.has(id))) continue;
+        doomed.add(record.operationId);
+        grew = true;
+        const change = {
+          state: "cancelled" as const,
+          finishedAt: now,
+          reason: `It depends on ${operationId}, which will not be done`,
+        };
+        const event = await move(record, "queued", change, now);
+        if (event) events.push(event);
+      }
+    }
+    return events;
+  }
+
+  return {
+    async create(records: OperationRecord[]): Promise<LifecycleResult> {
+      await operations.create(records);
+      return {
+        events: records.map((record) => eventOf(record, undefined, { state: "queued" }, record.createdAt)),
+      };
+    },
+
+    /** Moves what the agent can take now from queued to delivered, for one heartbeat reply. */
+    async deliver(
+      tenant: string,
+      agentId: string,
+      supportedOperations: SupportedOperations,
+      limit: number,
+    ): Promise<Delivery> {
+      const now = deps.clock.now();
+      const plan = planDelivery(await operations.open(tenant, agentId), supportedOperations, limit);
+      const events: OperationEvent[] = [];
+      for (const record of plan.unsupported) {
+        // The agent's manifest changed since creation; dependents go with it.
+        events.push(...(await cancelDependents(tenant, agentId, record.operationId, now)));
+        const event = await move(
+          record,
+          "queued",
+          {
+            state: "cancelled",
+            finishedAt: now,
+            reason: "The agent's manifest no longer lists the operation",
+          },
+          now,
+        );
+        if (event) events.push(event);
+      }
+      const delivered: C2Operation[] = [];
+      for (const record of plan.deliver) {
+        const event = await move(
+          record,
+          "queued",
+          { state: "delivered", deliveredAt: now, timeoutAt: now + settings.ackTimeoutMs },
+          now,
+        );
+        // Another heartbeat of the same agent delivered it first.
+        if (!event) continue;
+        events.push(event);
+        delivered.push(
+          dropUndefined({
+            identifier: record.operationId,
+            operation: record.operation,
+            operand: record.operand,
+            args: record.args,
+          }),
+        );
+        if (isNeverAcknowledged(record.operation)) {
+          const done = await move(record, "delivered", { state: "done", finishedAt: now }, now);
+          if (done) events.push(done);
+        }
+      }
+      return { operations: delivered, events, remaining: plan.remaining };
+    },
+
+    /** Closes the delivered operation an acknowledgement names; unknown, duplicate and late ones change nothing. */
+    async acknowledge(tenant: string, agentId: string, ack: Acknowledgement): Promise<LifecycleResult> {
+      const record = await operations.get(tenant, agentId, ack.operationId);
+      if (record?.state !== "delivered") return { events: [] };
+      const now = deps.clock.now();
+      const state = stateAfterAck(ack.state);
+      const events =
+        state === "failed" ? await cancelDependents(tenant, agentId, record.operationId, now) : [];
+      const change: OperationChange = dropUndefined({
+        state,
+        finishedAt: now,
+        ackState: ack.state,
+        details: ack.details,
+        failureCause: state === "failed" ? ack.failureCause : undefined,
+      });
+      const event = await move(record, "delivered", change, now);
+      return { events: event ? [...events, event] : [] };
+    },
+
+    /** Cancels a queued operation and what waits on it; undefined when it was no longer queued. */
+    async cancel(record: OperationRecord, reason: string): Promise<LifecycleResult | undefined> {
+      if (record.state !== "queued") return undefined;
+      const now = deps.clock.now();
+      const dependents = await cancelDependents(record.tenant, record.agentId, record.operationId, now);
+      const event = await move(record, "queued", { state: "cancelled", finishedAt: now, reason }, now);
+      return event ? { events: [...dependents, event] } : undefined;
+    },
+  };
+}
+
+export type OperationLifecycle = ReturnType<typeof makeOperationLifecycle>;
+
+/** Operation ids sort by creation time, so lists run newest first and an agent's queue in order. */
+export const newOperationId = (now: number, ids: IdGenerator): string =>
+  `op-${String(now).padStart(13, "0")}-${ids.newId()}`;
