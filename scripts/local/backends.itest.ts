@@ -140,10 +140,13 @@ describe("local backends", () => {
   });
 
   it("carry Kinesis records through the stack's emulator, countable by the proxy", async () => {
+    // A stream of its own: the shared one carries only Beacon's JSON events, which other tests read back.
+    const roundTripStream = "beacon-round-trip-test";
+    await provisionStream(kinesis, roundTripStream);
     const proxy = await startCountingProxy(envValue(AwsEndpointEnvNames.kinesis));
     const viaProxy = makeKinesisClient({ ...env, [AwsEndpointEnvNames.kinesis]: proxy.url });
     try {
-      await expectRecordsRoundTrip(viaProxy, streamName);
+      await expectRecordsRoundTrip(viaProxy, roundTripStream);
       expect(proxy.counts()).toMatchObject({
         "Kinesis_20131202.PutRecords": 1,
         "Kinesis_20131202.GetShardIterator": 1,
