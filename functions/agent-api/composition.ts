@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAgentClassRegistry, DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
+import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRevocationList } from "../adapters/dynamodb/revocation-list.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisHotState } from "../adapters/redis/hot-state.js";
+import { makeFlowDownload } from "../core/flow-download.js";
 import { makeManifestRegistration } from "../core/manifest-registration.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeRecordAck } from "../core/record-ack.js";
@@ -47,6 +49,11 @@ export function composeAgentApi(config: AgentApiConfig) {
       },
     }),
     recordAck: makeRecordAck(shared),
+    downloadFlow: makeFlowDownload({
+      flows: new DynamoFlowCatalog(documents, config.tableName),
+      revocations,
+      hotState,
+    }),
     close: async () => {
       redis.disconnect();
       documents.destroy();

@@ -1,5 +1,6 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import { BeaconError, isBeaconError } from "../core/errors.js";
+import { flowEntityTag } from "../core/flow-download.js";
 import { credentialFromCertificate } from "../core/identity.js";
 import { type AgentEvent, type AgentRequest, agentRequestOf, agentResult } from "../shared/agent-request.js";
 import { agentApiConfig } from "../shared/config.js";
@@ -22,10 +23,20 @@ const ROUTES: Record<string, (request: AgentRequest) => Promise<JsonResponse>> =
   "POST /c2/api/heartbeat": heartbeat,
   "POST /c2/api/acknowledge": acknowledge,
 };
+/** Where UPDATE CONFIGURATION sends agents; the Java agent reads the flow id from the 4th segment too. */
+const FLOW_CONTENT_PATH = /^\/c2\/api\/flows\/([^/]+)\/content$/;
+
+function routeOf(request: AgentRequest): ((request: AgentRequest) => Promise<JsonResponse>) | undefined {
+  const flowId = FLOW_CONTENT_PATH.exec(request.path)?.[1];
+  if (request.method === "GET" && flowId !== undefined)
+    // Flow ids are hex hashes, so the segment needs no decoding; anything else is no flow of anyone's.
+    return (flowRequest) => flowContent(flowRequest, flowId);
+  return ROUTES[`${request.method} ${request.path}`];
+}
 
 export async function handler(event: AgentEvent) {
   const request = agentRequestOf(event);
-  const route = ROUTES[`${request.method} ${request.path}`];
+  const route = routeOf(request);
   let response: JsonResponse;
   try {
     if (!route) throw new BeaconError("route_not_found", `No agent route ${request.method} ${request.path}`);
@@ -114,6 +125,24 @@ async function acknowledge(request: AgentRequest): Promise<JsonResponse> {
   logger.info("acknowledgement recorded", { matched: outcome.matched });
   reportDegradation(outcome);
   return jsonResponse(200, {});
+}
+
+async function flowContent(request: AgentRequest, flowId: string): Promise<JsonResponse> {
+  const credential = credentialOf(request);
+  logger.appendKeys({ tenant: credential.tenant });
+  const outcome = await agentApi.downloadFlow(credential, flowId, request.headers["if-none-match"]);
+  // Only now is the id known to be a flow's, fit for the log.
+  logger.appendKeys({ flowId });
+  reportDegradation(outcome);
+  const headers = { etag: flowEntityTag(flowId), "cache-control": "private, no-cache" };
+  if (outcome.notModified) return { statusCode: 304, headers, body: "" };
+  logger.info("flow downloaded", { contentType: outcome.content.contentType });
+  // Stored bytes are UTF-8 text (checked at upload), so they travel as the text body.
+  return {
+    statusCode: 200,
+    headers: { ...headers, "content-type": outcome.content.contentType },
+    body: Buffer.from(outcome.content.bytes).toString("utf8"),
+  };
 }
 
 function reportDegradation(outcome: { cacheError?: unknown; streamError?: unknown }) {

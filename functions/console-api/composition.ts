@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
+import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
@@ -38,6 +39,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     registry: new DynamoFleetRegistry(documents, config.tableName),
     hotState: new RedisFleetHotState(redis),
     manifests: new DynamoManifestCatalog(documents, config.tableName),
+    flows: new DynamoFlowCatalog(documents, config.tableName),
     certificates: new DynamoCertificateStore(documents, config.tableName),
     authority,
     operations,
@@ -51,6 +53,8 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     clock,
     ids,
     registryLagMs: config.checkpointIntervalMs,
+    maxFlowBytes: config.maxFlowBytes,
+    agentApiUrl: config.agentApiUrl,
   });
   return {
     routes: consoleRoutes(api),

@@ -6,7 +6,7 @@ import { signToken } from "../../scripts/local/console-issuer.js";
 import { encodeCursor } from "../core/console/paging.js";
 import { type Role, Roles } from "../core/console/principal.js";
 import { type ConsoleOperation, consoleOperations } from "../shared/console-openapi.js";
-import { heartbeat, installCertificate, type SeededTenant, seedTenant } from "./test/seed.js";
+import { heartbeat, installCertificate, javaFlow, type SeededTenant, seedTenant } from "./test/seed.js";
 
 let agentApi: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;
@@ -31,8 +31,12 @@ interface Call {
 
 /** The operation's request with these path parameter values and, where it takes one, a body. */
 function callOf(operation: ConsoleOperation, ids: Record<string, string>, body?: unknown): Call {
+  // Flow routes name their version `hash`, as manifest routes name theirs.
+  const values: Record<string, string | undefined> = operation.path.includes("/flows/")
+    ? { ...ids, hash: ids.flowHash }
+    : ids;
   const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) =>
-    encodeURIComponent(ids[name] as string),
+    encodeURIComponent(values[name] as string),
   );
   return { method: operation.method, path, body };
 }
@@ -43,12 +47,14 @@ const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => 
   hash: tenant.manifestHash,
   serial: tenant.certificateSerial,
   operationId: tenant.operationId,
+  flowHash: tenant.flowHash,
 });
 
 const bodies: Record<string, (agentId: string) => unknown> = {
   putClass: () => ({ description: "Changed" }),
   issueCertificate: (agentId) => ({ kind: "agent", agentId }),
   createOperation: (agentId) => ({ agentId, operation: "DESCRIBE", operand: "MANIFEST" }),
+  uploadFlow: (agentId) => javaFlow(agentId),
 };
 
 async function send(call: Call, token: string | undefined) {
@@ -75,12 +81,13 @@ async function snapshotOf(tenant: SeededTenant) {
     get("/api/v1/fleet/summary"),
     get("/api/v1/operations"),
     get(`/api/v1/operations/${tenant.operationId}`),
+    get(`/api/v1/classes/${tenant.className}/flows`),
   ]);
 }
 
 beforeAll(async () => {
   agentApi = await startAgentApi();
-  consoleApi = await startConsoleApi(agentApi.certsDir);
+  consoleApi = await startConsoleApi(agentApi);
   const run = randomUUID().slice(0, 6);
   [a, b] = await Promise.all([
     seedTenant(agentApi, consoleApi, `ta-${run}`),
@@ -113,6 +120,14 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
       // Class names belong to each tenant: A gets a class of its own by that name, B's stays as it was.
       expect(response.status).toBe(201);
       expect(body).toMatchObject({ name: b.className, description: "Changed", agents: { total: 0 } });
+    } else if (operation.operationId === "listFlows") {
+      // A's class by B's class name has no versions: the list is A's, and empty.
+      expect(response.status).toBe(200);
+      expect(body).toEqual({ items: [] });
+    } else if (operation.operationId === "uploadFlow") {
+      // Flow versions belong to each tenant's class by that name: A publishes one of its own.
+      expect(response.status).toBe(201);
+      expect(body).toMatchObject({ className: b.className, createdBy: expect.stringContaining(a.tenant) });
     } else if (operation.operationId === "issueCertificate") {
       expect(response.status).toBe(201);
       expect(body.subjectDN).toBe(`CN=${b.agentIds[0]},OU=agent,O=${a.tenant}`);

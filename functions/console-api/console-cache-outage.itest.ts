@@ -22,7 +22,7 @@ beforeAll(async () => {
   redisServer = await startRedisServer({ port: redisPort, stateDir: redisStateDir });
   const redis = { BEACON_REDIS_URL: `redis://127.0.0.1:${redisPort}` };
   agentApi = await startAgentApi(redis);
-  consoleApi = await startConsoleApi(agentApi.certsDir, redis);
+  consoleApi = await startConsoleApi(agentApi, redis);
   tenant = await seedTenant(agentApi, consoleApi, `co-${randomUUID().slice(0, 6)}`);
   await redisServer.stop();
   redisServer = undefined;

@@ -10,7 +10,11 @@ import { composeConsoleApi } from "./composition.js";
 
 const config = consoleApiConfig();
 const consoleApi = composeConsoleApi(config);
-const limits = { maxInflatedBytes: config.maxBodyBytes, maxJsonDepth: config.maxJsonDepth };
+const limits = {
+  maxInflatedBytes: config.maxBodyBytes,
+  maxJsonDepth: config.maxJsonDepth,
+  maxDocumentBytes: config.maxFlowBytes,
+};
 
 /**
  * The console API behind API Gateway's JWT authorizer, which has verified the token's signature, issuer,
@@ -58,9 +62,13 @@ function present(operation: ConsoleOperation, result: ConsoleResult): JsonRespon
     logger.error("event not put on the stream", { error: String(result.streamError) });
   }
   const status = result.status ?? 200;
-  // Raw manifests go out exactly as stored, without being parsed again.
+  // Raw manifests and flows go out exactly as stored, without being parsed again.
   if (typeof result.body === "string") {
-    return { statusCode: status, headers: { "content-type": "application/json" }, body: result.body };
+    return {
+      statusCode: status,
+      headers: { "content-type": result.contentType ?? "application/json" },
+      body: result.body,
+    };
   }
   operation.assertResponse(status, result.body);
   return jsonResponse(status, result.body);

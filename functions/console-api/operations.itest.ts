@@ -10,7 +10,7 @@ import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/c
 import { type PrivateRedis, startPrivateRedis } from "../../scripts/local/private-redis.js";
 import { readWholeStream } from "../../scripts/local/stream-reader.js";
 import type { JsonObject } from "../core/c2/json.js";
-import { example, exampleText } from "../core/test/fixtures.js";
+import { cppHeartbeatOf } from "../core/test/fixtures.js";
 import { makeKinesisClient } from "../shared/aws-clients.js";
 import { eventValidator } from "../shared/schemas.js";
 import { heartbeat as javaHeartbeat } from "./test/seed.js";
@@ -29,17 +29,7 @@ const ACKNOWLEDGE = "/c2/api/acknowledge";
 
 type Operation = { operationId: string; state: string; [field: string]: unknown };
 
-const cppHeartbeat = (agentId: string, full = false): JsonObject => {
-  const heartbeat = full
-    ? (JSON.parse(
-        exampleText("cpp/heartbeat-full.json").replace("9628acfe-b9fe-11ef-a0c0-10f60a596f64", agentId),
-      ) as JsonObject)
-    : example("cpp/heartbeat-light.json");
-  const agentInfo = heartbeat.agentInfo as JsonObject;
-  agentInfo.identifier = agentId;
-  agentInfo.agentClass = agentClass;
-  return heartbeat;
-};
+const cppHeartbeat = (agentId: string, full = false): JsonObject => cppHeartbeatOf(agentId, agentClass, full);
 
 const cppAck = (agentId: string, operationId: string, state: string, extra: JsonObject = {}): JsonObject => ({
   operation: "acknowledge",
@@ -74,7 +64,7 @@ beforeAll(async () => {
   redis = await startPrivateRedis();
   const redisUrl = { BEACON_REDIS_URL: redis.url };
   agentApi = await startAgentApi(redisUrl);
-  consoleApi = await startConsoleApi(agentApi.certsDir, redisUrl);
+  consoleApi = await startConsoleApi(agentApi, redisUrl);
   tenant = `ops-${randomUUID().slice(0, 8)}`;
   fleet = await agentApi.issueCertificate({ tenant, fleet: true });
   operator = await consoleApi.token({ tenant, role: "operator" });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { ConsoleApi } from "../core/console/console-api.js";
 import { BeaconError } from "../core/errors.js";
@@ -16,7 +17,7 @@ describe("the console's OpenAPI document", () => {
       expect(operation.path.startsWith("/api/v1/")).toBe(true);
       expect(["viewer", "operator", "admin"]).toContain(operation.role);
     }
-    expect(consoleOperations).toHaveLength(19);
+    expect(consoleOperations).toHaveLength(24);
   });
 
   it("describes Beacon's error body for every failure the handler answers", () => {
@@ -32,7 +33,7 @@ describe("the console's OpenAPI document", () => {
     const list = operationFor("GET /api/v1/agents");
     const event = (query: Record<string, string | undefined>) =>
       ({ queryStringParameters: query, isBase64Encoded: false }) as never;
-    const limits = { maxInflatedBytes: 1024, maxJsonDepth: 8 };
+    const limits = { maxInflatedBytes: 1024, maxJsonDepth: 8, maxDocumentBytes: 1024 };
     expect(list.parse(event({ limit: "100", status: "online" }), limits).query).toEqual({
       limit: 100,
       status: "online",
@@ -50,6 +51,13 @@ describe("the console's OpenAPI document", () => {
     expect(() => operationFor("GET /c2/api/heartbeat")).toThrow(
       expect.objectContaining({ code: "route_not_found" }),
     );
+  });
+
+  it("names, in its flow routes' examples, the hash of its upload example sent as compact JSON", () => {
+    const { paths, components } = openApiDocument;
+    const upload = paths["/api/v1/classes/{className}/flows"].post.requestBody.content["application/json"];
+    const hash = createHash("sha256").update(JSON.stringify(upload.example)).digest("hex");
+    expect(components.parameters.FlowHash.example).toBe(hash);
   });
 
   it("is served as is", () => {

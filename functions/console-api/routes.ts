@@ -64,6 +64,15 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
     listManifests: (principal, { query }) => api.manifests.list(principal, page(query)),
     getManifest: (principal, { path }) => api.manifests.get(principal, path.hash as string),
     getManifestContent: (principal, { path }) => api.manifests.content(principal, path.hash as string),
+    uploadFlow: (principal, { path, body }) =>
+      api.flows.upload(principal, path.className as string, body as Uint8Array),
+    listFlows: (principal, { path, query }) =>
+      api.flows.list(principal, path.className as string, page(query)),
+    getFlow: (principal, { path }) => api.flows.get(principal, path.className as string, path.hash as string),
+    getFlowContent: (principal, { path }) =>
+      api.flows.content(principal, path.className as string, path.hash as string),
+    validateFlow: (principal, { path }) =>
+      api.flows.validate(principal, path.className as string, path.hash as string),
     getFleetSummary: (principal) => api.fleetSummary(principal),
     listCertificates: (principal, { query }) => api.certificates.list(principal, page(query)),
     issueCertificate: (principal, { body }) => api.certificates.issue(principal, body as IssueRequest),

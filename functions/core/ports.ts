@@ -166,6 +166,12 @@ export interface OperationStore {
   /** Applies the change only if the operation is still `from`; false otherwise (a duplicate, a race). */
   transition(operation: OperationRecord, from: OperationState, change: OperationChange): Promise<boolean>;
   list(tenant: string, query: OperationQuery): Promise<{ items: OperationRecord[]; last?: string }>;
+  /**
+   * Open operations of every tenant whose `dueAt` is at or before `time`, oldest first, read page by page
+   * as the caller consumes them. They come from an index that may lag the operations: read one again
+   * before acting on it.
+   */
+  due(time: number): AsyncIterable<OperationRecord>;
 }
 
 export interface EventSink {
@@ -179,4 +185,16 @@ export interface Clock {
 
 export interface IdGenerator {
   newId(): string;
+}
+
+/** A stored flow version's bytes, exactly as uploaded, and how to serve them. */
+export interface FlowContent {
+  hash: string;
+  contentType: string;
+  bytes: Uint8Array;
+}
+
+/** Flow documents by hash within a tenant: what agents download. */
+export interface FlowContentStore {
+  read(tenant: string, hash: string): Promise<FlowContent | undefined>;
 }

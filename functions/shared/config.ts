@@ -60,8 +60,26 @@ export interface ConsoleApiConfig {
   /** The agent API's checkpoint interval: how stale the registry's last-seen times may be. */
   checkpointIntervalMs: number;
   agentCa: { secretArn: string } | { directory: string };
+  /** Where agents reach the agent API, for the download URLs operations carry. */
+  agentApiUrl: string;
   maxBodyBytes: number;
   maxJsonDepth: number;
+  /** Largest flow document an upload may carry, inflated. */
+  maxFlowBytes: number;
+}
+
+function absoluteHttpsUrl(env: Environment, name: string): string {
+  const value = requireEnv(env, name);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`Environment variable ${name} must be an absolute URL`);
+  }
+  // Agents are sent to URLs below it: Java's legacy configuration accepts only absolute ones.
+  if (url.protocol !== "https:" || url.search || url.hash)
+    throw new Error(`Environment variable ${name} must be an https URL without query or fragment`);
+  return value.replace(/\/+$/, "");
 }
 
 export function consoleApiConfig(env: Environment = process.env): ConsoleApiConfig {
@@ -80,8 +98,31 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
     checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,
     agentCa: secretArn ? { secretArn } : { directory: directory as string },
-    // Console bodies are a class's settings or a certificate request: a few hundred bytes.
+    agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
+    // Console JSON bodies are a class's settings or a certificate request: a few hundred bytes.
     maxBodyBytes: 64 * 1024,
     maxJsonDepth: 16,
+    // A real flow is tens of KB; the cap keeps a raw upload inside Lambda's 6 MB request payload.
+    maxFlowBytes: 5 * 1024 * 1024,
+  };
+}
+
+export interface SweeperConfig {
+  tableName: string;
+  /** Timeouts and the cancellations they cause go on the agents' stream. */
+  streamName: string;
+  operationAckTimeoutMs: number;
+  queuedTimeoutHeartbeats: number;
+  maxOperationsPerRun: number;
+}
+
+export function sweeperConfig(env: Environment = process.env): SweeperConfig {
+  return {
+    tableName: requireEnv(env, EnvNames.tableName),
+    streamName: requireEnv(env, EnvNames.streamName),
+    operationAckTimeoutMs: operationAckTimeoutMs(env),
+    queuedTimeoutHeartbeats: numberEnv(env, EnvNames.queuedTimeoutHeartbeats, 10),
+    // A few seconds of work a run; a backlog drains over the next minutes.
+    maxOperationsPerRun: numberEnv(env, EnvNames.sweeperMaxOperations, 500),
   };
 }

@@ -4,7 +4,7 @@ import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import openApiDocument from "../../schemas/console/openapi.json" with { type: "json" };
 import { type Role, Roles } from "../core/console/principal.js";
 import { BeaconError } from "../core/errors.js";
-import { type BodyLimits, decodeBody, parseJsonObject } from "./http.js";
+import { type BodyLimits, decodeBody, decodeBodyBytes, parseJsonObject } from "./http.js";
 
 export { openApiDocument };
 
@@ -17,10 +17,18 @@ export interface ConsoleOperation {
   /** As API Gateway spells a route key: `GET /api/v1/agents/{agentId}`. */
   routeKey: string;
   path: string;
-  /** Path and query parameters, validated and converted to their types; the body when there is one. */
-  parse(event: APIGatewayProxyEventV2, limits: BodyLimits): ConsoleInput;
+  /**
+   * Path and query parameters, validated and converted to their types; the body when there is one:
+   * a JSON value, or the bytes as sent for an operation that takes a document (`x-beacon-raw-body`).
+   */
+  parse(event: APIGatewayProxyEventV2, limits: ConsoleBodyLimits): ConsoleInput;
   /** Throws unless `body` is what the document promises for this status. */
   assertResponse(status: number, body: unknown): void;
+}
+
+export interface ConsoleBodyLimits extends BodyLimits {
+  /** Largest document an `x-beacon-raw-body` operation takes, inflated. */
+  maxDocumentBytes: number;
 }
 
 export interface ConsoleInput {
@@ -39,6 +47,8 @@ interface Parameter {
 interface OperationObject {
   operationId: string;
   "x-beacon-role": string;
+  /** The body is a document (a flow, JSON or YAML) the use case reads itself, not a JSON request. */
+  "x-beacon-raw-body"?: boolean;
   parameters?: (Parameter | { $ref: string })[];
   requestBody?: { content: { "application/json": { schema: Schema } } };
   responses: Record<string, { $ref: string } | { content?: { "application/json"?: { schema: Schema } } }>;
@@ -122,7 +132,8 @@ function compile(
       COMPONENTS_ID,
     ),
   );
-  const bodySchema = operation.requestBody?.content["application/json"].schema;
+  const rawBody = operation["x-beacon-raw-body"] === true;
+  const bodySchema = rawBody ? undefined : operation.requestBody?.content["application/json"].schema;
   const validateBody = bodySchema && strict.compile(retarget(bodySchema, COMPONENTS_ID));
   const responses = new Map<number, ValidateFunction>();
   for (const [status, response] of Object.entries(operation.responses)) {
@@ -144,7 +155,11 @@ function compile(
       if (!validateInput(input)) {
         throw new BeaconError("invalid_request", describeFailure("", validateInput.errors));
       }
-      if (validateBody) {
+      if (rawBody) {
+        input.body = decodeBodyBytes(event.body, event.isBase64Encoded, event.headers?.["content-encoding"], {
+          maxInflatedBytes: limits.maxDocumentBytes,
+        });
+      } else if (validateBody) {
         const text = decodeBody(event.body, event.isBase64Encoded, event.headers?.["content-encoding"], {
           maxInflatedBytes: limits.maxInflatedBytes,
           maxJsonDepth: limits.maxJsonDepth,

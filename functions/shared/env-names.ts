@@ -14,10 +14,16 @@ export const EnvNames = {
   describeRetrySeconds: "BEACON_DESCRIBE_RETRY_SECONDS",
   maxOperationsPerReply: "BEACON_MAX_OPERATIONS_PER_REPLY",
   operationAckTimeoutSeconds: "BEACON_OPERATION_ACK_TIMEOUT_SECONDS",
+  /** The sweeper times out a queued operation after this many heartbeat intervals of its agent's class. */
+  queuedTimeoutHeartbeats: "BEACON_QUEUED_TIMEOUT_HEARTBEATS",
+  /** Most due operations one sweeper run handles. */
+  sweeperMaxOperations: "BEACON_SWEEPER_MAX_OPERATIONS",
   /** ARN of the Secrets Manager secret holding the agent CA (console API on AWS). */
   agentCaSecretArn: "BEACON_AGENT_CA_SECRET_ARN",
   /** Folder holding the agent CA as ca.pem and ca.key (console API on the local stack). */
   agentCaDir: "BEACON_AGENT_CA_DIR",
+  /** The agent API's public base URL (`https://host[:port]`): the console puts it in URLs agents follow. */
+  agentApiUrl: "BEACON_AGENT_API_URL",
 } as const;
 
 export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];

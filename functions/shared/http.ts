@@ -57,12 +57,20 @@ export function errorResponse(error: unknown): JsonResponse {
 export const isServerError = (response: JsonResponse): boolean => response.statusCode >= 500;
 
 /** The request body as text: base64 undone, gzip inflated under the cap. */
-export function decodeBody(
+export const decodeBody = (
   body: string | undefined,
   isBase64Encoded: boolean,
   contentEncoding: string | undefined,
   limits: BodyLimits,
-): string {
+): string => decodeBodyBytes(body, isBase64Encoded, contentEncoding, limits).toString("utf8");
+
+/** The request body's bytes: base64 undone, gzip inflated under the cap. */
+export function decodeBodyBytes(
+  body: string | undefined,
+  isBase64Encoded: boolean,
+  contentEncoding: string | undefined,
+  limits: Pick<BodyLimits, "maxInflatedBytes">,
+): Buffer {
   const raw = Buffer.from(body ?? "", isBase64Encoded ? "base64" : "utf8");
   const encoding = contentEncoding?.trim().toLowerCase() || "identity";
   let decoded: Buffer;
@@ -79,7 +87,7 @@ export function decodeBody(
   if (decoded.length > limits.maxInflatedBytes) {
     throw new BeaconError("payload_too_large", `The body is larger than ${limits.maxInflatedBytes} bytes`);
   }
-  return decoded.toString("utf8");
+  return decoded;
 }
 
 function inflate(compressed: Buffer, maxBytes: number): Buffer {

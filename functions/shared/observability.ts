@@ -17,4 +17,6 @@ export const MetricNames = {
   cacheFallbacks: "CacheFallbacks",
   streamFailures: "StreamFailures",
   rejectedRequests: "RejectedRequests",
+  operationsTimedOut: "OperationsTimedOut",
+  operationsCancelled: "OperationsCancelled",
 } as const;

@@ -10,9 +10,6 @@ import { lambdaRoleLoggingTo } from "./beacon-function.js";
 import type { AgentDomain } from "./config.js";
 import type { AgentIngressMetrics } from "./monitoring.js";
 
-/** The C2 endpoints agents call; everything else on the agent domain is refused at the edge. */
-export const agentRoutePaths = ["/c2/api/heartbeat", "/c2/api/acknowledge"] as const;
-
 /** What the HTTP API and the load balancer have in common, so the stack can swap one for the other. */
 export interface AgentIngress {
   readonly metrics: AgentIngressMetrics;

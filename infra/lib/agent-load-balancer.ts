@@ -15,8 +15,8 @@ import {
 } from "aws-cdk-lib/aws-elasticloadbalancingv2";
 import { LambdaTarget } from "aws-cdk-lib/aws-elasticloadbalancingv2-targets";
 import { Construct } from "constructs";
+import { AgentRoutes } from "../../functions/shared/agent-routes.js";
 import type { AgentIngress, AgentIngressProps } from "./agent-ingress.js";
-import { agentRoutePaths } from "./agent-ingress.js";
 import type { AgentIngressMetrics } from "./monitoring.js";
 
 export interface AgentLoadBalancerProps extends AgentIngressProps {
@@ -77,13 +77,26 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
         "Agents connect from anywhere on the internet; the listener admits only clients whose certificate " +
         "chains to the truststore, checked during the TLS handshake.",
     });
-    listener.addTargets("AgentApi", {
+    // One rule per method with its paths; to the balancer a path parameter is a wildcard.
+    const rules = [...new Set(AgentRoutes.map((route) => route.method))].map((method) => [
+      ListenerCondition.pathPatterns(
+        AgentRoutes.filter((route) => route.method === method).map((route) =>
+          route.path.replace(/\{\w+\}/g, "*"),
+        ),
+      ),
+      ListenerCondition.httpRequestMethods([method]),
+    ]);
+    const targetGroup = listener.addTargets("AgentApi", {
       priority: 10,
-      conditions: [
-        ListenerCondition.pathPatterns([...agentRoutePaths]),
-        ListenerCondition.httpRequestMethods(["POST"]),
-      ],
+      conditions: rules[0],
       targets: [new LambdaTarget(props.handler)],
+    });
+    rules.slice(1).forEach((conditions, index) => {
+      listener.addAction(`AgentApi${index + 2}`, {
+        priority: 10 * (index + 2),
+        conditions,
+        action: ListenerAction.forward([targetGroup]),
+      });
     });
 
     const period = Duration.minutes(5);

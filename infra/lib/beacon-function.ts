@@ -19,7 +19,7 @@ import { Construct } from "constructs";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import { type EnvName, EnvNames } from "../../functions/shared/env-names.js";
 import type { BeaconCache } from "./cache.js";
-import type { LogLevel, StageName } from "./config.js";
+import type { AgentDomain, LogLevel, StageName } from "./config.js";
 import { type Monitoring, metricsNamespace } from "./monitoring.js";
 import { repositoryRoot } from "./paths.js";
 import { privateSubnets } from "./stateful-stack.js";
@@ -194,6 +194,11 @@ export class BeaconFunction extends Construct {
   bindAgentCa(secret: ISecret): void {
     this.setEnvironment(EnvNames.agentCaSecretArn, secret.secretArn);
     secret.grantRead(this.function);
+  }
+
+  /** Where agents reach the agent API: operations the console creates send agents to URLs below it. */
+  bindAgentDomain(domain: AgentDomain): void {
+    this.setEnvironment(EnvNames.agentApiUrl, `https://${domain.domainName}`);
   }
 
   private setEnvironment(name: EnvName, value: string): void {

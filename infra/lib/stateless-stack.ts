@@ -1,4 +1,6 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
+import { Rule, Schedule } from "aws-cdk-lib/aws-events";
+import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import type { Construct } from "constructs";
 import { AgentHttpApi } from "./agent-http-api.js";
 import { type AgentIngress, type AgentIngressProps, AgentTruststore } from "./agent-ingress.js";
@@ -19,6 +21,7 @@ export class StatelessStack extends Stack {
   readonly agentApi: BeaconFunction;
   readonly agentIngress: AgentIngress;
   readonly consoleApi: BeaconFunction;
+  readonly sweeper: BeaconFunction;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -90,6 +93,7 @@ export class StatelessStack extends Stack {
     this.consoleApi.bindStream(stateful.stream);
     this.consoleApi.bindCache(stateful.cache);
     this.consoleApi.bindAgentCa(stateful.agentCa);
+    this.consoleApi.bindAgentDomain(config.agentDomain);
     const consoleHttpApi = new ConsoleHttpApi(this, "ConsoleHttpApi", {
       handler: this.consoleApi.function,
       identity: config.consoleIdentity,
@@ -98,6 +102,26 @@ export class StatelessStack extends Stack {
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
     });
+
+    // Closes operations agents never took or never acknowledged; needs the table and the stream, not the cache.
+    this.sweeper = new BeaconFunction(this, "Sweeper", {
+      platform,
+      entry: "sweeper",
+      memorySize: 256,
+      // A run is bounded to a few seconds of work; it must end before the next one starts.
+      timeout: Duration.seconds(60),
+    });
+    this.sweeper.bindTable(stateful.table);
+    this.sweeper.bindStream(stateful.stream);
+    new Rule(this, "SweeperSchedule", {
+      description: "Runs the sweeper every minute",
+      schedule: Schedule.rate(Duration.minutes(1)),
+      // A failed run is not retried: the next one, a minute later, does the same work.
+      targets: [
+        new LambdaFunction(this.sweeper.function, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
+      ],
+    });
+    this.sweeper.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
 
     new CfnOutput(this, "ConsoleApiUrl", {
       description: "The console API (bearer tokens; the OpenAPI document is at /openapi.json below it)",

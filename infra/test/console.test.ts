@@ -17,6 +17,7 @@ beforeAll(() => {
     consoleIssuer: "https://login.example.org/",
     consoleAudience: "beacon-console,beacon-cli",
     agentCaSecretArn: EXTERNAL_CA,
+    agentDomainName: "agents.example.org",
   });
 });
 
@@ -59,6 +60,13 @@ describe("console-api function", () => {
         ]),
       },
     });
+  });
+
+  it("sends agents to the agent domain for downloads (UPDATE CONFIGURATION's flow URL)", () => {
+    const [, resource] = consoleFunction(external);
+    expect(resource.Properties.Environment.Variables[EnvNames.agentApiUrl]).toBe(
+      "https://agents.example.org",
+    );
   });
 
   it("uses a CA secret given in context instead of creating one", () => {

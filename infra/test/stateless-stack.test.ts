@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EnvNames } from "../../functions/shared/env-names.js";
-import { agentRoutePaths } from "../lib/agent-ingress.js";
 import { bundleDirectoryOf, type SynthesizedBeacon, synthesizeBeacon } from "./synthesize.js";
 
 let dev: SynthesizedBeacon;
@@ -197,9 +196,11 @@ describe("agent HTTP API", () => {
     const routes = prod.statelessTemplate.findResources("AWS::ApiGatewayV2::Route", {
       Properties: { ApiId: { Ref: Match.stringLikeRegexp("^AgentHttpApi") } },
     });
-    expect(Object.values(routes).map((route) => route.Properties.RouteKey)).toEqual(
-      agentRoutePaths.map((path) => `POST ${path}`),
-    );
+    expect(Object.values(routes).map((route) => route.Properties.RouteKey)).toEqual([
+      "POST /c2/api/heartbeat",
+      "POST /c2/api/acknowledge",
+      "GET /c2/api/flows/{flowId}/content",
+    ]);
     prod.statelessTemplate.hasResourceProperties("AWS::ApiGatewayV2::Integration", {
       IntegrationType: "AWS_PROXY",
       PayloadFormatVersion: "2.0",
@@ -255,14 +256,31 @@ describe("agent load balancer", () => {
     });
   });
 
-  it("forwards only POSTs to the agent C2 endpoints to the agent-api function", () => {
+  it("forwards only the agent C2 endpoints, each with its method, to the agent-api function", () => {
     const template = prodAlb.statelessTemplate;
-    template.hasResourceProperties("AWS::ElasticLoadBalancingV2::ListenerRule", {
-      Conditions: Match.arrayWith([
-        { Field: "path-pattern", PathPatternConfig: { Values: [...agentRoutePaths] } },
-        { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["POST"] } },
-      ]),
-    });
+    const rules = Object.values(template.findResources("AWS::ElasticLoadBalancingV2::ListenerRule"));
+    expect(rules.map((rule) => [rule.Properties.Priority, rule.Properties.Conditions])).toEqual([
+      [
+        10,
+        [
+          {
+            Field: "path-pattern",
+            PathPatternConfig: { Values: ["/c2/api/heartbeat", "/c2/api/acknowledge"] },
+          },
+          { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["POST"] } },
+        ],
+      ],
+      [
+        20,
+        [
+          { Field: "path-pattern", PathPatternConfig: { Values: ["/c2/api/flows/*/content"] } },
+          { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["GET"] } },
+        ],
+      ],
+    ]);
+    // Both rules forward to the one target group of the function.
+    const forwarded = rules.map((rule) => JSON.stringify(rule.Properties.Actions));
+    expect(new Set(forwarded).size).toBe(1);
     template.hasResourceProperties("AWS::ElasticLoadBalancingV2::TargetGroup", {
       TargetType: "lambda",
       Targets: [{ Id: { "Fn::GetAtt": [Match.stringLikeRegexp("^AgentApiFunction"), "Arn"] } }],
@@ -273,7 +291,7 @@ describe("agent load balancer", () => {
 describe("observability", () => {
   it("alarms on the ingress, the functions and their degradations, on one dashboard", () => {
     for (const { statelessTemplate } of [prod, prodAlb]) {
-      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 10);
+      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 13);
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
     }
     const alarms = Object.values(prod.statelessTemplate.findResources("AWS::CloudWatch::Alarm"));
@@ -286,8 +304,11 @@ describe("observability", () => {
         "CacheFallbacks",
         "Errors",
         "Errors",
+        "Errors",
         "StreamFailures",
         "StreamFailures",
+        "StreamFailures",
+        "Throttles",
         "Throttles",
         "Throttles",
       ].sort(),

@@ -70,6 +70,8 @@ export interface HeartbeatStep {
   agentManifestHash: string;
   /** Whether the heartbeat carried the manifest itself; the driver sends light heartbeats, so false. */
   manifestSent: boolean;
+  /** `flowInfo.flowId`: the flow id the library's holder has, set by an applied UPDATE CONFIGURATION. */
+  flowId: string | null;
   http: WireExchange;
   /** Whether the library could parse Beacon's reply; it drops a reply with any operation it cannot read. */
   parsed: boolean;
@@ -82,18 +84,34 @@ export interface AckStep {
   operation: string;
   operand: string;
   state: string;
-  agentManifestHash: string;
+  /** The manifest and its hash come back in a DESCRIBE MANIFEST acknowledgement only. */
+  agentManifestHash: string | null;
   manifest: {
     identifier: string;
     agentType: string;
     version: string;
     bundles: number;
+    /** Sorted by type. */
     supportedOperations: { type: string; operands: string[] }[];
-  };
+  } | null;
   http: WireExchange;
 }
 
-export type DriverStep = ClientStep | HeartbeatStep | AckStep;
+/** An UPDATE CONFIGURATION as the library's own handler carried it out, before its acknowledgement. */
+export interface UpdateStep {
+  step: "update";
+  operationId: string;
+  args: Record<string, unknown>;
+  /** The flow download, when the handler made one. */
+  http: WireExchange | null;
+  /** What the handler handed the agent to run: its size and SHA-256 (hex). */
+  flowBytes: number | null;
+  flowSha256: string | null;
+  /** The state the handler acknowledges with. */
+  state: string;
+}
+
+export type DriverStep = ClientStep | HeartbeatStep | AckStep | UpdateStep;
 
 /**
  * Packages the driver with Maven on the Temurin 25 JDK unless the jar already matches the sources, the
@@ -124,7 +142,8 @@ export async function buildJavaDriver(): Promise<void> {
 }
 
 /**
- * Runs the driver's conversation (heartbeat, ack of DESCRIBE MANIFEST, heartbeat) and returns its steps.
+ * Runs the driver's conversation (heartbeat, DESCRIBE MANIFEST and UPDATE CONFIGURATION handled and
+ * acknowledged, heartbeat) and returns its steps.
  * Rejects with the driver's output when it exits non-zero, which it does when any step failed.
  */
 export async function runJavaDriver(options: JavaDriverOptions): Promise<DriverStep[]> {

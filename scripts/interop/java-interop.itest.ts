@@ -1,39 +1,47 @@
 /**
  * Interop with the real Apache NiFi MiNiFi Java C2 client (org.apache.nifi:c2-client-http 2.3.0): the
- * library's own HTTP client, heartbeat factory and DESCRIBE MANIFEST handler talk to the real agent-api
- * handler behind the real mutual-TLS gateway, plain and with the library's gzip request compression.
+ * library's own HTTP client, heartbeat factory, DESCRIBE MANIFEST and UPDATE CONFIGURATION handlers talk to
+ * the real agent-api handler behind the real mutual-TLS gateway, plain and with the library's gzip request
+ * compression; flow versions and operations come from the real console-api handler.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoManifestStore } from "../../functions/adapters/dynamodb/manifest-store.js";
+import { javaFlow } from "../../functions/console-api/test/seed.js";
 import { makeDynamoDbClient } from "../../functions/shared/aws-clients.js";
 import { type AgentApiUnderTest, startAgentApi } from "../local/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../local/console-api-harness.js";
 import {
   type AckStep,
   buildJavaDriver,
   type Compression,
   type DriverStep,
   type HeartbeatStep,
+  type JavaDriverOptions,
   runJavaDriver,
+  type UpdateStep,
 } from "./java-client.js";
 
 /** A cold build resolves the library and Maven's plugins into ~/.m2 first. */
 const BUILD_TIMEOUT_MS = 11 * 60_000;
 
 let api: AgentApiUnderTest;
+let consoleApi: ConsoleApiUnderTest;
 let tenant: string;
 let manifests: DynamoManifestStore;
 
 beforeAll(async () => {
   await buildJavaDriver();
   api = await startAgentApi();
+  consoleApi = await startConsoleApi(api);
   tenant = `t-${randomUUID().slice(0, 8)}`;
   const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(api.env));
   manifests = new DynamoManifestStore(documents, api.env.BEACON_TABLE_NAME as string);
 }, BUILD_TIMEOUT_MS);
 
 afterAll(async () => {
+  await consoleApi?.close();
   await api?.close();
 });
 
@@ -44,6 +52,12 @@ function heartbeats(steps: DriverStep[]): HeartbeatStep[] {
 function acks(steps: DriverStep[]): AckStep[] {
   return steps.filter((step): step is AckStep => step.step === "ack");
 }
+
+/** What the driver's manifest lists: one entry per handler it has, as the agent derives it. */
+const SUPPORTED = [
+  { type: "DESCRIBE", operands: ["MANIFEST"] },
+  { type: "UPDATE", operands: ["CONFIGURATION"] },
+];
 
 describe.each<{ compression: Compression; agentId: string }>([
   { compression: "none", agentId: "java-plain" },
@@ -94,10 +108,7 @@ describe.each<{ compression: Compression; agentId: string }>([
       operand: "MANIFEST",
       state: "FULLY_APPLIED",
       agentManifestHash: manifestHash,
-      manifest: {
-        agentType: "minifi-java",
-        supportedOperations: [{ type: "DESCRIBE", operands: ["MANIFEST"] }],
-      },
+      manifest: { agentType: "minifi-java", supportedOperations: SUPPORTED },
     });
     expect(ack?.http.status).toBe(200);
 
@@ -116,7 +127,75 @@ describe.each<{ compression: Compression; agentId: string }>([
           },
         },
       ],
-      supportedOperations: [{ type: "DESCRIBE", properties: { MANIFEST: {} } }],
+      supportedOperations: expect.arrayContaining([
+        { type: "DESCRIBE", properties: { MANIFEST: {} } },
+        { type: "UPDATE", properties: { CONFIGURATION: {} } },
+      ]),
     });
+  });
+
+  it("downloads the flow version an UPDATE CONFIGURATION names, acknowledges it and reports its flow id", async () => {
+    const updateAgent = `${agentId}-update`;
+    const agentClass = `interop-flows-${compression}`;
+    const token = await consoleApi.token({ tenant, role: "operator" });
+    const options: JavaDriverOptions = {
+      url: api.url,
+      certsDir: api.certsDir,
+      certificate: await api.issueCertificate({ tenant, agentId: updateAgent }),
+      agentId: updateAgent,
+      agentClass,
+      manifestHash: randomBytes(64).toString("hex"),
+      compression,
+    };
+    // A first run registers the agent and its manifest, which lists UPDATE CONFIGURATION.
+    await runJavaDriver(options);
+    const published = await consoleApi.request("POST", `/api/v1/classes/${agentClass}/flows`, {
+      token,
+      body: javaFlow(updateAgent),
+    });
+    expect(published.status, published.body).toBe(201);
+    const flowHash = published.json().hash as string;
+    const created = await consoleApi.request("POST", "/api/v1/operations", {
+      token,
+      body: { agentId: updateAgent, operation: "UPDATE", operand: "CONFIGURATION", flowHash },
+    });
+    expect(created.status, created.body).toBe(201);
+    const [{ operationId }] = created.json().items as { operationId: string }[] as [{ operationId: string }];
+
+    const steps = await runJavaDriver(options);
+    const [first, second] = heartbeats(steps);
+    const update = steps.find((step): step is UpdateStep => step.step === "update");
+    const location = `${api.url}/c2/api/flows/${flowHash}/content`;
+    expect(first).toMatchObject({ parsed: true, flowId: null });
+    expect(first?.operations).toEqual([
+      {
+        identifier: operationId,
+        operation: "UPDATE",
+        operand: "CONFIGURATION",
+        args: { location, flowId: flowHash },
+      },
+    ]);
+    // The library's own handler fetched the flow over mutual TLS and handed the agent the very bytes published.
+    expect(update).toMatchObject({
+      operationId,
+      http: { path: `/c2/api/flows/${flowHash}/content`, status: 200 },
+      flowBytes: Buffer.byteLength(JSON.stringify(javaFlow(updateAgent))),
+      flowSha256: flowHash,
+      state: "FULLY_APPLIED",
+    });
+    expect(acks(steps)).toEqual([
+      expect.objectContaining({
+        operationId,
+        state: "FULLY_APPLIED",
+        http: expect.objectContaining({ status: 200 }),
+      }),
+    ]);
+    expect(second).toMatchObject({ parsed: true, operations: [], flowId: flowHash });
+
+    const operation = await consoleApi.request("GET", `/api/v1/operations/${operationId}`, { token });
+    expect(operation.json()).toMatchObject({ state: "done", ackState: "FULLY_APPLIED" });
+    // The heartbeat that reported the new flow id put it in the hot state the console reads.
+    const agent = await consoleApi.request("GET", `/api/v1/agents/${updateAgent}`, { token });
+    expect(agent.json()).toMatchObject({ agentId: updateAgent, flowId: flowHash });
   });
 });

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import type { IncomingHttpHeaders } from "node:http";
 import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -23,6 +24,7 @@ export interface PostOptions {
 
 export interface AgentResponse {
   status: number;
+  headers: IncomingHttpHeaders;
   body: string;
   json(): Record<string, unknown>;
 }
@@ -35,6 +37,8 @@ export interface AgentApiUnderTest {
   kinesis: CountingProxy;
   env: Record<string, string>;
   post(path: string, body: unknown, options?: PostOptions): Promise<AgentResponse>;
+  /** A GET with no body, as agents fetch a flow. */
+  get(path: string, options?: Pick<PostOptions, "certificate" | "headers">): Promise<AgentResponse>;
   /** Issues a client certificate from this file's dev CA; returns its name for PostOptions.certificate. */
   issueCertificate(request: ClientCertificateRequest): Promise<string>;
   close(): Promise<void>;
@@ -85,6 +89,11 @@ export async function startAgentApi(overrides: Record<string, string> = {}): Pro
     env,
     post: (requestPath, body, options = {}) =>
       send(new URL(requestPath, gateway.url), body, agentFor(options.certificate ?? "dev-fleet"), options),
+    get: (requestPath, options = {}) =>
+      send(new URL(requestPath, gateway.url), undefined, agentFor(options.certificate ?? "dev-fleet"), {
+        ...options,
+        method: "GET",
+      }),
     async issueCertificate(certificateRequest) {
       const issued = await issueClientCertificate(certsDir, certificateRequest);
       return path.basename(issued.certPath, ".pem");
@@ -99,22 +108,33 @@ export async function startAgentApi(overrides: Record<string, string> = {}): Pro
   };
 }
 
-function send(url: URL, body: unknown, agent: Agent, options: PostOptions): Promise<AgentResponse> {
-  const text = typeof body === "string" ? body : JSON.stringify(body);
+function send(
+  url: URL,
+  body: unknown,
+  agent: Agent,
+  options: PostOptions & { method?: "GET" },
+): Promise<AgentResponse> {
+  const method = options.method ?? "POST";
+  const text = body === undefined ? "" : typeof body === "string" ? body : JSON.stringify(body);
   const payload = options.rawBody ?? (options.gzip ? gzipSync(text) : Buffer.from(text));
   const headers: Record<string, string> = {
-    "content-type": "application/json",
+    ...(method === "POST" ? { "content-type": "application/json" } : {}),
     ...(options.gzip ? { "content-encoding": "gzip" } : {}),
     ...(options.chunked ? { "transfer-encoding": "chunked" } : { "content-length": String(payload.length) }),
     ...options.headers,
   };
   return new Promise((resolve, reject) => {
-    const outgoing = request(url, { method: "POST", agent, headers, timeout: 60_000 }, (response) => {
+    const outgoing = request(url, { method, agent, headers, timeout: 60_000 }, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("end", () => {
         const text = Buffer.concat(chunks).toString("utf8");
-        resolve({ status: response.statusCode ?? 0, body: text, json: () => JSON.parse(text) });
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: text,
+          json: () => JSON.parse(text),
+        });
       });
       response.on("error", reject);
     });

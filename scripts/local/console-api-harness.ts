@@ -23,6 +23,7 @@ export interface ConsoleResponse {
 export interface ConsoleRequestOptions {
   /** Sent as `Authorization: Bearer <token>`; none when absent. */
   token?: string;
+  /** Sent as JSON; a Uint8Array is sent as is (with the content type `headers` give it). */
   body?: unknown;
   headers?: Record<string, string>;
 }
@@ -39,15 +40,16 @@ export interface ConsoleApiUnderTest {
 /**
  * The real console-api handler behind the local JWT-verifying gateway, in this test file's own process,
  * on the backends the integration project's global setup started. Agent certificates are issued from
- * the CA in `certsDir`: give it the agent API harness's folder and its gateway trusts them.
+ * the agent API harness's CA, so its gateway trusts them, and operations send agents to its URL.
  */
 export async function startConsoleApi(
-  certsDir: string,
+  agentApi: { certsDir: string; url: string },
   overrides: Record<string, string> = {},
 ): Promise<ConsoleApiUnderTest> {
   const consoleApi = await loadConsoleApi({
     ...inject("beaconEnv"),
-    [EnvNames.agentCaDir]: certsDir,
+    [EnvNames.agentCaDir]: agentApi.certsDir,
+    [EnvNames.agentApiUrl]: agentApi.url,
     POWERTOOLS_LOG_LEVEL: "ERROR",
     ...overrides,
   });
@@ -70,7 +72,10 @@ export async function startConsoleApi(
           ...(options.body === undefined ? {} : { "content-type": "application/json" }),
           ...options.headers,
         },
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        body:
+          options.body === undefined || options.body instanceof Uint8Array
+            ? (options.body as Uint8Array | undefined)
+            : JSON.stringify(options.body),
         signal: AbortSignal.timeout(30_000),
       });
       const body = await response.text();

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { AgentRoutes } from "../../functions/shared/agent-routes.js";
 import { consoleOperations } from "../../functions/shared/console-openapi.js";
 import type { GatewayHandler, GatewayRoute } from "./gateway.js";
 
@@ -41,16 +42,10 @@ async function loadFunction(
   return { handler, shutdown: loaded.shutdown };
 }
 
-/** The agent API and the two C2 routes the agent domain serves. */
+/** The agent API and the C2 routes the agent domain serves, as the CDK app declares them. */
 export async function loadAgentApi(env: Record<string, string>): Promise<LoadedFunction> {
   const { handler, shutdown } = await loadFunction(() => import("../../functions/agent-api/handler.js"), env);
-  return {
-    routes: [
-      { method: "POST", path: "/c2/api/heartbeat", handler },
-      { method: "POST", path: "/c2/api/acknowledge", handler },
-    ],
-    shutdown,
-  };
+  return { routes: AgentRoutes.map(({ method, path }) => ({ method, path, handler })), shutdown };
 }
 
 /** The console API and every route of its OpenAPI document, as the CDK app declares them. */

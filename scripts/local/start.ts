@@ -1,7 +1,7 @@
 /**
  * `npm start`: Beacon on this machine. DynamoDB Local, Redis and a Kinesis emulator as child processes,
  * the agent API behind the local mutual-TLS gateway, the console API behind the local JWT-verifying
- * gateway. Ctrl-C (or SIGTERM) stops everything and exits 0.
+ * gateway, and the sweeper on a one-minute timer. Ctrl-C (or SIGTERM) stops everything and exits 0.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,7 @@ import { loadAgentApi, loadConsoleApi } from "./function-routes.js";
 import { startAgentGateway, startConsoleGateway } from "./gateway.js";
 import { kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
 import { assertPortFree, localPorts } from "./ports.js";
+import { startSweeperTimer } from "./sweeper-timer.js";
 
 const beaconDir = fileURLToPath(new URL("../../.beacon/", import.meta.url));
 const certsDir = path.join(beaconDir, "certs");
@@ -71,7 +72,12 @@ async function start(): Promise<void> {
   running.push(() => gateway.close());
 
   // The console issues agent certificates from the same dev CA the agent gateway trusts.
-  const consoleApi = await loadConsoleApi({ ...backends.env, [EnvNames.agentCaDir]: certsDir });
+  const consoleApi = await loadConsoleApi({
+    ...backends.env,
+    [EnvNames.agentCaDir]: certsDir,
+    // Operations send agents to flow downloads on the agent gateway.
+    [EnvNames.agentApiUrl]: gateway.url,
+  });
   running.push(() => consoleApi.shutdown());
   const issuer = await ensureConsoleIssuer(LOCAL_ISSUER_DIR);
   const consoleGateway = await startConsoleGateway({
@@ -80,6 +86,8 @@ async function start(): Promise<void> {
     authorizer: await makeJwtAuthorizer(issuer),
   });
   running.push(() => consoleGateway.close());
+  // Loaded after the APIs, whose loading put the local Powertools settings in place.
+  running.push(await startSweeperTimer(backends.env, log));
   const devToken = await consoleToken(
     issuer,
     { tenant: DEV_TENANT, role: "admin" },
@@ -88,7 +96,7 @@ async function start(): Promise<void> {
 
   const { env } = backends;
   log("");
-  log(`  agent API  ${gateway.url}/c2/api/heartbeat and /c2/api/acknowledge (mutual TLS)`);
+  log(`  agent API  ${gateway.url}/c2/api/heartbeat, /c2/api/acknowledge, /c2/api/flows (mutual TLS)`);
   log(`             CA ${certificates.caPath}`);
   log(`             client certificates ${certificates.fleet.certPath}, ${certificates.agent.certPath}`);
   log(`  console    ${consoleGateway.url}/api/v1 (bearer token; OpenAPI at /api/v1/openapi.json)`);
@@ -96,6 +104,7 @@ async function start(): Promise<void> {
     `             token for tenant ${DEV_TENANT}, role admin, valid 12 hours (more: npm run token -- --tenant T --role R):`,
   );
   log(`             ${devToken}`);
+  log("  sweeper    every minute: times out operations never delivered or never acknowledged");
   log(`  DynamoDB   ${env[AwsEndpointEnvNames.dynamodb]}  table ${env[EnvNames.tableName]}`);
   log(`  Kinesis    ${env[AwsEndpointEnvNames.kinesis]}  stream ${env[EnvNames.streamName]}`);
   log(`  Redis      ${env[EnvNames.redisUrl]}`);

@@ -20,6 +20,23 @@ export const Keys = {
   /** All of a tenant's operations in the tenant index, by operation id. */
   operationsOfTenant: (tenant: string) => `T#${tenant}#OPERATIONS`,
   operationInTenant: (operationId: string) => `OP#${operationId}`,
+  /**
+   * The due index: not tenant-prefixed, as the sweeper works for all tenants. An agent's operations share
+   * a shard; the sort key is the due time, zero-padded so that string order is time order.
+   */
+  dueShard: (shard: number) => `DUE#${String(shard).padStart(2, "0")}`,
+  dueAt: (time: number) => String(Math.max(0, Math.floor(time))).padStart(15, "0"),
+  /** A class's flow versions, by hash. */
+  flowVersion: (tenant: string, className: string, hash: string) => ({
+    pk: `T#${tenant}#FLOWS#C#${className}`,
+    sk: `F#${hash}`,
+  }),
+  /** Flow documents, once per tenant and hash whichever classes publish them (agents download by hash). */
+  flowContent: (tenant: string, hash: string) => ({ pk: `T#${tenant}#FLOWCONTENT`, sk: `F#${hash}` }),
+  flowContentChunk: (tenant: string, hash: string, index: number) => ({
+    pk: `T#${tenant}#F#${hash}`,
+    sk: `CHUNK#${String(index).padStart(4, "0")}`,
+  }),
   /** Issued agent certificates, by canonical serial (upper-case hex, no separators or leading zeros). */
   certificate: (tenant: string, serial: string) => ({ pk: `T#${tenant}#CERTS`, sk: `S#${serial}` }),
   /** The tenant's revocation list: one item per revoked serial, read whole by the agent API. */

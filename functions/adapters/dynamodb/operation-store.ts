@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -26,8 +27,34 @@ const tenantIndexOf = (record: Pick<OperationRecord, "tenant" | "operationId">) 
   gsi2sk: Keys.operationInTenant(record.operationId),
 });
 
+/**
+ * Shards of the due index. Every operation created or delivered writes its entry, so one partition would
+ * cap a fleet-wide rollout at one index partition's write rate; 16 spread it, for 16 small queries a run.
+ */
+const DUE_SHARDS = 16;
+/** Entries read per query of one shard: a run stops at its bound, so it rarely reads more than a page. */
+const DUE_PAGE_SIZE = 100;
+const dueIndex = TableSchema.indexes.due;
+
+/** An agent's operations share a shard, which keeps their order in it by due time. */
+const dueShardOf = (tenant: string, agentId: string): number =>
+  createHash("sha256").update(`${tenant}/${agentId}`).digest().readUInt16BE(0) % DUE_SHARDS;
+
+const dueIndexOf = (record: Pick<OperationRecord, "tenant" | "agentId">, dueAt: number) => ({
+  [dueIndex.partitionKey]: Keys.dueShard(dueShardOf(record.tenant, record.agentId)),
+  [dueIndex.sortKey]: Keys.dueAt(dueAt),
+});
+
 /** Item attributes that are not the record's own. */
-const KEY_ATTRIBUTES = ["pk", "sk", "gsi2pk", "gsi2sk", TableSchema.timeToLiveAttribute];
+const KEY_ATTRIBUTES = [
+  "pk",
+  "sk",
+  "gsi2pk",
+  "gsi2sk",
+  dueIndex.partitionKey,
+  dueIndex.sortKey,
+  TableSchema.timeToLiveAttribute,
+];
 
 function toRecord(item: Record<string, unknown>): OperationRecord {
   const record = { ...item };
@@ -54,6 +81,7 @@ export class DynamoOperationStore implements OperationStore {
           Item: {
             ...Keys.operation(record.tenant, record.agentId, record.operationId),
             ...tenantIndexOf(record),
+            ...(record.dueAt === undefined ? {} : dueIndexOf(record, record.dueAt)),
             ...dropUndefined(record),
           },
           ConditionExpression: "attribute_not_exists(pk)",
@@ -106,24 +134,34 @@ export class DynamoOperationStore implements OperationStore {
   }
 
   async transition(operation: OperationRecord, from: OperationState, change: OperationChange) {
+    const closing = isFinal(change.state);
     const values: Record<string, unknown> = {
       ...dropUndefined(change),
-      ...(isFinal(change.state)
+      ...(closing
         ? {
             [TableSchema.timeToLiveAttribute]:
               Math.floor((change.finishedAt ?? 0) / 1000) + CLOSED_RETENTION_SECONDS,
           }
         : {}),
+      // Both index keys, so that an operation queued before the due index existed joins it too.
+      ...(change.dueAt === undefined ? {} : dueIndexOf(operation, change.dueAt)),
     };
     const names = Object.keys(values);
+    // A closed operation leaves the due index: the sweeper never reads it again.
+    const removed = closing ? ["dueAt", dueIndex.partitionKey, dueIndex.sortKey] : [];
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: Keys.operation(operation.tenant, operation.agentId, operation.operationId),
-          UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(", ")}`,
+          UpdateExpression: [
+            `SET ${names.map((name) => `#${name} = :${name}`).join(", ")}`,
+            ...(removed.length > 0 ? [`REMOVE ${removed.map((name) => `#${name}`).join(", ")}`] : []),
+          ].join(" "),
           ConditionExpression: "#state = :from",
-          ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
+          ExpressionAttributeNames: Object.fromEntries(
+            [...names, ...removed].map((name) => [`#${name}`, name]),
+          ),
           ExpressionAttributeValues: {
             ...Object.fromEntries(names.map((name) => [`:${name}`, values[name]])),
             ":from": from,
@@ -135,6 +173,46 @@ export class DynamoOperationStore implements OperationStore {
       if (isConditionalCheckFailure(error)) return false;
       throw error;
     }
+  }
+
+  /**
+   * Merges the shards' queries by due time, each read a page at a time as the merge needs it, so a run
+   * bounded to a few hundred operations reads about that many entries whatever the backlog.
+   */
+  async *due(time: number): AsyncGenerator<OperationRecord> {
+    const shards = Array.from({ length: DUE_SHARDS }, (_, shard) => this.dueInShard(shard, time));
+    const heads = await Promise.all(shards.map((shard) => shard.next()));
+    for (;;) {
+      let earliest: { index: number; item: Record<string, string> } | undefined;
+      for (const [index, head] of heads.entries()) {
+        if (head.done) continue;
+        const key = head.value[dueIndex.sortKey] as string;
+        if (!earliest || key < (earliest.item[dueIndex.sortKey] as string))
+          earliest = { index, item: head.value };
+      }
+      if (!earliest) return;
+      yield toRecord(earliest.item);
+      heads[earliest.index] = await (shards[earliest.index] as (typeof shards)[number]).next();
+    }
+  }
+
+  private async *dueInShard(shard: number, time: number): AsyncGenerator<Record<string, string>> {
+    let exclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: dueIndex.indexName,
+          KeyConditionExpression: "#pk = :pk AND #sk <= :time",
+          ExpressionAttributeNames: { "#pk": dueIndex.partitionKey, "#sk": dueIndex.sortKey },
+          ExpressionAttributeValues: { ":pk": Keys.dueShard(shard), ":time": Keys.dueAt(time) },
+          Limit: DUE_PAGE_SIZE,
+          ExclusiveStartKey: exclusiveStartKey,
+        }),
+      );
+      yield* (page.Items ?? []) as Record<string, string>[];
+      exclusiveStartKey = page.LastEvaluatedKey;
+    } while (exclusiveStartKey);
   }
 
   /**

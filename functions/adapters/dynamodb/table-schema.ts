@@ -1,6 +1,7 @@
 /**
  * The one Beacon table's key design, shared by the DynamoDB adapters, the local stack and the CDK app.
- * Every partition key starts with the tenant ("T#<tenant>#..."), so no query can cross tenants.
+ * Every partition key starts with the tenant ("T#<tenant>#..."), so no query can cross tenants; the one
+ * exception is the due index, which only the sweeper reads, for every tenant at once.
  */
 export const TableSchema = {
   partitionKey: "pk",
@@ -11,5 +12,10 @@ export const TableSchema = {
     byClass: { indexName: "gsi1", partitionKey: "gsi1pk", sortKey: "gsi1sk" },
     /** All of a tenant's agents, by agent id: tenant-wide lists without a scan. */
     byTenant: { indexName: "gsi2", partitionKey: "gsi2pk", sortKey: "gsi2sk" },
+    /**
+     * Open operations by the time the sweeper should look at them, in a few shards across all tenants.
+     * Sparse: an operation leaves it when it closes.
+     */
+    due: { indexName: "gsi3", partitionKey: "gsi3pk", sortKey: "gsi3sk" },
   },
 } as const;

@@ -10,6 +10,8 @@ import type {
   ClassCatalog,
   FleetHotState,
   FleetRegistry,
+  FlowCatalog,
+  FlowVersionRecord,
   HotAgentState,
   IssuedCertificate,
   ManifestCatalog,
@@ -17,7 +19,7 @@ import type {
   Page,
   PageRequest,
 } from "../../core/console/ports.js";
-import type { AgentRecord } from "../../core/ports.js";
+import type { AgentRecord, FlowContent } from "../../core/ports.js";
 
 /** In-process stand-ins for the console's ports, for core unit tests only. */
 
@@ -193,6 +195,40 @@ export class MemoryManifestCatalog implements ManifestCatalog {
 
   async read(tenant: string, hash: string) {
     return this.manifests.get(`${tenant}/${hash}`)?.json;
+  }
+}
+
+export class MemoryFlowCatalog implements FlowCatalog {
+  readonly versions = new Map<string, FlowVersionRecord>();
+  readonly contents = new Map<string, FlowContent>();
+
+  async add(tenant: string, version: Omit<FlowVersionRecord, "gzipBytes">, bytes: Uint8Array) {
+    const key = `${tenant}/${version.className}/${version.hash}`;
+    this.contents.set(`${tenant}/${version.hash}`, {
+      hash: version.hash,
+      contentType: version.contentType,
+      bytes,
+    });
+    const existing = this.versions.get(key);
+    if (existing) return { record: existing, created: false };
+    const record = { ...version, gzipBytes: bytes.length };
+    this.versions.set(key, record);
+    return { record, created: true };
+  }
+
+  async list(tenant: string, className: string, request: PageRequest) {
+    const entries = [...this.versions.values()]
+      .filter((record) => this.versions.get(`${tenant}/${className}/${record.hash}`) === record)
+      .map((record) => [record.hash, record] as [string, FlowVersionRecord]);
+    return pageOf(entries, request);
+  }
+
+  async get(tenant: string, className: string, hash: string) {
+    return this.versions.get(`${tenant}/${className}/${hash}`);
+  }
+
+  async read(tenant: string, hash: string) {
+    return this.contents.get(`${tenant}/${hash}`);
   }
 }
 

@@ -1,6 +1,11 @@
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
 import type { BeaconEvent } from "../../core/events.js";
-import type { OperationChange, OperationRecord, OperationState } from "../../core/operations/model.js";
+import {
+  isFinal,
+  type OperationChange,
+  type OperationRecord,
+  type OperationState,
+} from "../../core/operations/model.js";
 import type {
   AgentCheckpoint,
   AgentClassRegistry,
@@ -317,7 +322,17 @@ export class MemoryOperationStore implements OperationStore {
     const record = this.records.get(this.key(operation.tenant, operation.agentId, operation.operationId));
     if (!record || record.state !== from) return false;
     Object.assign(record, change);
+    // As in the table: a closed operation leaves the due index.
+    if (isFinal(change.state)) delete record.dueAt;
     return true;
+  }
+
+  async *due(time: number) {
+    this.calls++;
+    const due = [...this.records.values()]
+      .filter((record) => !isFinal(record.state) && record.dueAt !== undefined && record.dueAt <= time)
+      .sort((a, b) => (a.dueAt as number) - (b.dueAt as number));
+    for (const record of due) yield structuredClone(record);
   }
 
   async list(tenant: string, query: OperationQuery) {

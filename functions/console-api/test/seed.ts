@@ -16,7 +16,30 @@ export interface SeededTenant {
   certificateSerial: string;
   /** A DESCRIBE MANIFEST queued for the last agent, which no test heartbeats again. */
   operationId: string;
+  /** A flow version of the class, which its agents' manifest can run. */
+  flowHash: string;
 }
+
+/** A MiNiFi Java flow.json whose one processor the Java example manifest lists. */
+export const javaFlow = (name: string) => ({
+  encodingVersion: { majorVersion: 2, minorVersion: 0 },
+  maxTimerDrivenThreadCount: 1,
+  controllerServices: [],
+  rootGroup: {
+    identifier: "root",
+    name,
+    processors: [
+      {
+        identifier: "generate",
+        name: "Generate",
+        type: "org.apache.nifi.processors.standard.GenerateFlowFile",
+        bundle: { group: "org.apache.nifi", artifact: "nifi-standard-nar", version: "2.3.0" },
+      },
+    ],
+    controllerServices: [],
+    processGroups: [],
+  },
+});
 
 const heartbeatOf = (agentId: string, agentClass: string, hash: string): JsonObject => {
   const heartbeat = example("java-2.3.0/heartbeat-light.json");
@@ -87,6 +110,11 @@ export async function seedTenant(
     body: { agentId: agentIds[2], operation: "DESCRIBE", operand: "MANIFEST" },
   });
   expect(queued.status, queued.body).toBe(201);
+  const flow = await consoleApi.request("POST", `/api/v1/classes/${className}/flows`, {
+    token: adminToken,
+    body: javaFlow(tenant),
+  });
+  expect(flow.status, flow.body).toBe(201);
   return {
     tenant,
     adminToken,
@@ -95,6 +123,7 @@ export async function seedTenant(
     manifestHash,
     certificateSerial: issued.json().serial as string,
     operationId: (queued.json().items as { operationId: string }[])[0]?.operationId as string,
+    flowHash: flow.json().hash as string,
   };
 }
 

@@ -5,6 +5,7 @@ import {
   MemoryClassCatalog,
   MemoryFleetHotState,
   MemoryFleetRegistry,
+  MemoryFlowCatalog,
   MemoryManifestCatalog,
 } from "../../adapters/memory/console.js";
 import {
@@ -21,6 +22,7 @@ import { type Principal, principalFromClaims, type Role } from "./principal.js";
 
 const MINUTE = 60_000;
 const CHECKPOINT_MS = 10 * MINUTE;
+const AGENT_API_URL = "https://agents.beacon.example";
 
 function harness() {
   const ports = {
@@ -28,6 +30,7 @@ function harness() {
     registry: new MemoryFleetRegistry(),
     hotState: new MemoryFleetHotState(),
     manifests: new MemoryManifestCatalog(),
+    flows: new MemoryFlowCatalog(),
     certificates: new MemoryCertificateStore(),
     authority: new FakeCertificateAuthority(),
     operations: new MemoryOperationStore(),
@@ -36,7 +39,13 @@ function harness() {
     ids: new SequentialIds(),
   };
   const lifecycle = makeOperationLifecycle({ ...ports, settings: { ackTimeoutMs: 300_000 } });
-  const api = makeConsoleApi({ ...ports, lifecycle, registryLagMs: CHECKPOINT_MS });
+  const api = makeConsoleApi({
+    ...ports,
+    lifecycle,
+    registryLagMs: CHECKPOINT_MS,
+    maxFlowBytes: 5 * 1024 * 1024,
+    agentApiUrl: AGENT_API_URL,
+  });
   const now = ports.clock.now();
   /** An agent the registry last checkpointed `registryAgo` ms ago and the cache saw `hotAgo` ms ago. */
   const agent = (

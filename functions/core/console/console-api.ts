@@ -4,6 +4,7 @@ import { type AgentListRequest, makeAgentsApi } from "./agents.js";
 import { makeCertificatesApi } from "./certificates.js";
 import { makeClassesApi } from "./classes.js";
 import { makeFleetSummary } from "./fleet-summary.js";
+import { type ClassAgent, makeFlowsApi } from "./flows.js";
 import { makeManifestsApi } from "./manifests.js";
 import { makeOperationsApi } from "./operations.js";
 import { MAX_PAGE_SIZE } from "./paging.js";
@@ -13,6 +14,7 @@ import type {
   ClassCatalog,
   FleetHotState,
   FleetRegistry,
+  FlowCatalog,
   ManifestCatalog,
 } from "./ports.js";
 import type { Principal } from "./principal.js";
@@ -22,6 +24,7 @@ export interface ConsoleDependencies {
   registry: FleetRegistry;
   hotState: FleetHotState;
   manifests: ManifestCatalog;
+  flows: FlowCatalog;
   certificates: CertificateStore;
   authority: CertificateAuthority;
   operations: OperationStore;
@@ -31,6 +34,10 @@ export interface ConsoleDependencies {
   ids: IdGenerator;
   /** How stale the registry's last-seen times may be: the agent API's checkpoint interval. */
   registryLagMs: number;
+  /** Largest flow document accepted, inflated. */
+  maxFlowBytes: number;
+  /** The agent API's public base URL, for the URLs agents are sent to. */
+  agentApiUrl: string;
 }
 
 /** Every use case of the tenant console, over its ports. Each checks the caller's role first. */
@@ -42,19 +49,19 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
     clock: deps.clock,
   });
   const agents = makeAgentsApi({ ...deps, revokeAgentCertificates: certificates.revokeAgentCertificates });
-  /** The agent ids the agent list shows for these filters, reading on until `limit` or the end. */
+  /** The agents the agent list shows for these filters, reading on until `limit` or the end. */
   async function selectAgents(principal: Principal, filters: AgentListRequest, limit: number) {
-    const agentIds: string[] = [];
+    const selected: ClassAgent[] = [];
     let cursor: string | undefined;
     do {
       const page = (await agents.list(principal, { ...filters, cursor, limit: MAX_PAGE_SIZE })).body as {
-        items: { agentId: string }[];
+        items: ClassAgent[];
         nextCursor?: string;
       };
-      agentIds.push(...page.items.map((item) => item.agentId));
+      selected.push(...page.items);
       cursor = page.nextCursor;
-    } while (cursor !== undefined && agentIds.length < limit);
-    return agentIds.slice(0, limit);
+    } while (cursor !== undefined && selected.length < limit);
+    return selected.slice(0, limit);
   }
   return {
     classes: makeClassesApi(deps),
@@ -66,6 +73,10 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
       selectAgents,
     }),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
+    flows: makeFlowsApi({
+      ...deps,
+      classAgents: (principal, className, limit) => selectAgents(principal, { agentClass: className }, limit),
+    }),
     fleetSummary: makeFleetSummary(deps),
     certificates,
   };

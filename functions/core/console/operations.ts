@@ -1,6 +1,7 @@
 import { dropUndefined } from "../c2/json.js";
 import { type SupportedOperations, supports } from "../c2/manifest.js";
 import { BeaconError } from "../errors.js";
+import { isFlowHash } from "../flows/document.js";
 import { guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity.js";
 import { type LifecycleResult, newOperationId, type OperationLifecycle } from "../operations/lifecycle.js";
@@ -8,7 +9,7 @@ import { isFinal, OperationKinds, type OperationRecord, type OperationState } fr
 import type { AgentRecord, Clock, EventSink, IdGenerator, OperationStore } from "../ports.js";
 import type { AgentListRequest } from "./agents.js";
 import { pageBodyOf, pageRequestOf, toIso } from "./paging.js";
-import type { FleetHotState, FleetRegistry, ManifestCatalog } from "./ports.js";
+import type { FleetHotState, FleetRegistry, FlowCatalog, ManifestCatalog } from "./ports.js";
 import { type Principal, requireRole } from "./principal.js";
 import type { ConsoleResult } from "./result.js";
 
@@ -28,6 +29,9 @@ export type OperationRequest = OperationTarget & {
   operand?: string;
   args?: Record<string, string>;
   dependsOn?: string[];
+  /** UPDATE CONFIGURATION: the flow version to send, of the targets' class unless `flowClass` names another. */
+  flowHash?: string;
+  flowClass?: string;
 };
 
 export interface OperationsDependencies {
@@ -36,14 +40,30 @@ export interface OperationsDependencies {
   registry: FleetRegistry;
   manifests: ManifestCatalog;
   hotState: FleetHotState;
+  flows: FlowCatalog;
   events: EventSink;
   clock: Clock;
   ids: IdGenerator;
+  /** The agent API's public base URL (`https://host[:port]`), for the URLs agents are sent to. */
+  agentApiUrl: string;
   /** The agents the console's agent list shows for these filters, page by page. */
-  selectAgents(principal: Principal, filters: AgentListRequest, limit: number): Promise<string[]>;
+  selectAgents(
+    principal: Principal,
+    filters: AgentListRequest,
+    limit: number,
+  ): Promise<{ agentId: string }[]>;
 }
 
 const ARGS_REQUIRED = new Set(["UPDATE PROPERTIES", "CLEAR CONNECTION"]);
+/** Operations whose args Beacon builds from a flow version rather than taking them from the caller. */
+const UPDATE_CONFIGURATION = "UPDATE CONFIGURATION";
+
+/**
+ * Where agents download a flow version. Beacon sends the version's hash as `flowId` too, and the Java
+ * agent, which derives a flow id from the 4th path segment when `flowId` is absent, reads the same hash.
+ */
+export const flowContentUrl = (agentApiUrl: string, flowId: string): string =>
+  `${agentApiUrl.replace(/\/+$/, "")}/c2/api/flows/${encodeURIComponent(flowId)}/content`;
 
 export const operationView = (record: OperationRecord) =>
   dropUndefined({
@@ -77,11 +97,16 @@ function kindOf(request: OperationRequest): { operation: string; operand?: strin
   if (ARGS_REQUIRED.has(name) && !hasArgs) throw new BeaconError("invalid_request", `${name} needs args`);
   if (!ARGS_REQUIRED.has(name) && request.args !== undefined)
     throw new BeaconError("invalid_request", `${name} takes no args`);
+  const namesFlow = request.flowHash !== undefined || request.flowClass !== undefined;
+  if (name === UPDATE_CONFIGURATION && request.flowHash === undefined)
+    throw new BeaconError("invalid_request", `${name} needs a flowHash`);
+  if (name !== UPDATE_CONFIGURATION && namesFlow)
+    throw new BeaconError("invalid_request", `${name} takes no flow`);
   return { operation, operand: operand || undefined };
 }
 
 export function makeOperationsApi(deps: OperationsDependencies) {
-  const { operations, lifecycle, registry, manifests, hotState, events, clock, ids } = deps;
+  const { operations, lifecycle, registry, manifests, flows, hotState, events, clock, ids } = deps;
 
   async function publish(result: LifecycleResult): Promise<unknown> {
     try {
@@ -99,7 +124,9 @@ export function makeOperationsApi(deps: OperationsDependencies) {
       if (!record) throw new BeaconError("not_found", "No such agent");
       return [record];
     }
-    const agentIds = await deps.selectAgents(principal, request.selector, MAX_SELECTED_AGENTS + 1);
+    const agentIds = (await deps.selectAgents(principal, request.selector, MAX_SELECTED_AGENTS + 1)).map(
+      (agent) => agent.agentId,
+    );
     if (agentIds.length > MAX_SELECTED_AGENTS)
       throw new BeaconError(
         "invalid_request",
@@ -148,6 +175,23 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     }
   }
 
+  /** UPDATE CONFIGURATION's args: where the agents download the flow version and the id it goes by. */
+  async function flowArgs(
+    tenant: string,
+    request: OperationRequest,
+    agents: AgentRecord[],
+  ): Promise<Record<string, string>> {
+    const flowHash = request.flowHash as string;
+    const classes = request.flowClass
+      ? [request.flowClass]
+      : [...new Set(agents.map((agent) => request.selector?.agentClass ?? agent.agentClass))];
+    for (const className of classes) {
+      const version = isFlowHash(flowHash) ? await flows.get(tenant, className, flowHash) : undefined;
+      if (!version) throw new BeaconError("not_found", `Class ${className} has no flow version ${flowHash}`);
+    }
+    return { location: flowContentUrl(deps.agentApiUrl, flowHash), flowId: flowHash };
+  }
+
   async function assertDependencies(tenant: string, agentId: string, dependsOn: string[]) {
     for (const operationId of dependsOn) {
       const dependency = await operations.get(tenant, agentId, operationId);
@@ -181,6 +225,8 @@ export function makeOperationsApi(deps: OperationsDependencies) {
       if (request.agentId !== undefined && request.dependsOn)
         await assertDependencies(tenant, request.agentId, request.dependsOn);
 
+      const args = request.flowHash === undefined ? request.args : await flowArgs(tenant, request, agents);
+
       const now = clock.now();
       const records: OperationRecord[] = agents.map((agent) =>
         dropUndefined({
@@ -188,7 +234,7 @@ export function makeOperationsApi(deps: OperationsDependencies) {
           agentId: agent.agentId,
           operationId: newOperationId(now, ids),
           ...kind,
-          args: request.args,
+          args,
           dependsOn: request.dependsOn,
           state: "queued" as const,
           createdAt: now,

@@ -1,5 +1,6 @@
 import type { SupportedOperations } from "../c2/manifest.js";
-import type { AgentRecord, HotSighting } from "../ports.js";
+import type { FlowDocument } from "../flows/document.js";
+import type { AgentRecord, FlowContentStore, HotSighting } from "../ports.js";
 
 /** One page of a key-ordered list; `last` is the sort key to continue after, absent on the last page. */
 export interface Page<T> {
@@ -175,4 +176,28 @@ export interface IssuedCertificate {
 /** Beacon's agent CA: the one the agent ingress trusts. */
 export interface CertificateAuthority {
   issueClientCertificate(subject: CertificateSubject, validityDays: number): Promise<IssuedCertificate>;
+}
+
+/** One immutable flow version of a class: its document's reading, and who published it when. */
+export interface FlowVersionRecord extends FlowDocument {
+  className: string;
+  gzipBytes: number;
+  createdAt: number;
+  /** Subject of the token that uploaded it. */
+  createdBy: string;
+}
+
+/** Flow versions per class; the content is stored once per tenant and hash, and served to agents by hash. */
+export interface FlowCatalog extends FlowContentStore {
+  /**
+   * Stores the content, then the class's version, each written once; when the class has the version
+   * already, the stored record comes back with `created` false.
+   */
+  add(
+    tenant: string,
+    version: Omit<FlowVersionRecord, "gzipBytes">,
+    bytes: Uint8Array,
+  ): Promise<{ record: FlowVersionRecord; created: boolean }>;
+  list(tenant: string, className: string, page: PageRequest): Promise<Page<FlowVersionRecord>>;
+  get(tenant: string, className: string, hash: string): Promise<FlowVersionRecord | undefined>;
 }

@@ -1,8 +1,10 @@
 /** What a console use case answers: the body the OpenAPI document describes, and how the cache fared. */
 export interface ConsoleResult {
   status?: 200 | 201;
-  /** A JSON value, or JSON text to send exactly as stored (a raw manifest). */
+  /** A JSON value, or text to send exactly as stored (a raw manifest or flow). */
   body: unknown;
+  /** The stored text's media type, when it is not JSON. */
+  contentType?: string;
   /** The cache failed and the registry answered instead. */
   cacheError?: unknown;
   /** The change was made, but its events could not be put on the stream. */

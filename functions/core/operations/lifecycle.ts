@@ -12,6 +12,7 @@ import {
   type OperationState,
   stateAfterAck,
 } from "./model.js";
+import { QUEUED_FIRST_LOOK_MS } from "./timeouts.js";
 
 export interface LifecycleSettings {
   /** How long a delivered operation may go unacknowledged before it counts as timed out. */
@@ -108,7 +109,9 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
 
   return {
     async create(records: OperationRecord[]): Promise<LifecycleResult> {
-      await operations.create(records);
+      await operations.create(
+        records.map((record) => ({ ...record, dueAt: record.createdAt + QUEUED_FIRST_LOOK_MS })),
+      );
       return {
         events: records.map((record) => eventOf(record, undefined, { state: "queued" }, record.createdAt)),
       };
@@ -141,10 +144,12 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
       }
       const delivered: C2Operation[] = [];
       for (const record of plan.deliver) {
+        const timeoutAt = now + settings.ackTimeoutMs;
+        // The sweeper's due time rides on the same conditional update: no extra write on the heartbeat.
         const event = await move(
           record,
           "queued",
-          { state: "delivered", deliveredAt: now, timeoutAt: now + settings.ackTimeoutMs },
+          { state: "delivered", deliveredAt: now, timeoutAt, dueAt: timeoutAt },
           now,
         );
         // Another heartbeat of the same agent delivered it first.
@@ -183,6 +188,19 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
       });
       const event = await move(record, "delivered", change, now);
       return { events: event ? [...events, event] : [] };
+    },
+
+    /**
+     * Closes an open operation as timed out, with the reason, and cancels what waits on it first, as for a
+     * failed one. Dependents cancelled before a racing acknowledgement wins stay cancelled: never delivered
+     * after a dependency that was not done. `timedOut` is false when the acknowledgement (or another sweeper) won.
+     */
+    async timeOut(record: OperationRecord, reason: string): Promise<LifecycleResult & { timedOut: boolean }> {
+      if (record.state !== "queued" && record.state !== "delivered") return { events: [], timedOut: false };
+      const now = deps.clock.now();
+      const dependents = await cancelDependents(record.tenant, record.agentId, record.operationId, now);
+      const event = await move(record, record.state, { state: "timed_out", finishedAt: now, reason }, now);
+      return { events: event ? [...dependents, event] : dependents, timedOut: event !== undefined };
     },
 
     /** Cancels a queued operation and what waits on it; undefined when it was no longer queued. */

@@ -26,6 +26,7 @@ export const isFinal = (state: OperationState): boolean => OperationTransitions[
 export const OperationKinds = [
   { operation: "DESCRIBE", operand: "MANIFEST" },
   { operation: "UPDATE", operand: "PROPERTIES" },
+  { operation: "UPDATE", operand: "CONFIGURATION" },
   { operation: "START", operand: "FLOW" },
   { operation: "STOP", operand: "FLOW" },
   { operation: "RESTART", operand: "" },
@@ -56,6 +57,8 @@ export interface OperationRecord {
   deliveredAt?: number;
   /** When a delivered operation without an acknowledgement counts as timed out. */
   timeoutAt?: number;
+  /** When the sweeper looks at the open operation next (see timeouts.ts); gone once it closes. */
+  dueAt?: number;
   finishedAt?: number;
   /** The acknowledgement's state, as the agent sent it. */
   ackState?: AckState;
@@ -69,7 +72,7 @@ export interface OperationRecord {
 export type OperationChange = Partial<
   Pick<
     OperationRecord,
-    "deliveredAt" | "timeoutAt" | "finishedAt" | "ackState" | "details" | "failureCause" | "reason"
+    "deliveredAt" | "timeoutAt" | "dueAt" | "finishedAt" | "ackState" | "details" | "failureCause" | "reason"
   >
 > & { state: OperationState };
 

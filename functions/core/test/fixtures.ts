@@ -7,3 +7,16 @@ const examplesDir = fileURLToPath(new URL("../../../../shared/c2/examples/", imp
 
 export const exampleText = (name: string): string => readFileSync(`${examplesDir}${name}`, "utf8");
 export const example = (name: string): JsonObject => JSON.parse(exampleText(name)) as JsonObject;
+
+/** The C++ agent's example heartbeat as agent `agentId` of `agentClass`: full (with its manifest) or light. */
+export function cppHeartbeatOf(agentId: string, agentClass: string, full = false): JsonObject {
+  const heartbeat = full
+    ? (JSON.parse(
+        exampleText("cpp/heartbeat-full.json").replace("9628acfe-b9fe-11ef-a0c0-10f60a596f64", agentId),
+      ) as JsonObject)
+    : example("cpp/heartbeat-light.json");
+  const agentInfo = heartbeat.agentInfo as JsonObject;
+  agentInfo.identifier = agentId;
+  agentInfo.agentClass = agentClass;
+  return heartbeat;
+}

@@ -13,6 +13,7 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
 import java.security.KeyFactory;
 import java.security.KeyStore;
 import java.security.PrivateKey;
@@ -24,6 +25,7 @@ import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +50,7 @@ import org.apache.nifi.c2.client.service.operation.C2OperationHandler;
 import org.apache.nifi.c2.client.service.operation.DescribeManifestOperationHandler;
 import org.apache.nifi.c2.client.service.operation.EmptyOperandPropertiesProvider;
 import org.apache.nifi.c2.client.service.operation.SupportedOperationsProvider;
+import org.apache.nifi.c2.client.service.operation.UpdateConfigurationOperationHandler;
 import org.apache.nifi.c2.protocol.api.AgentManifest;
 import org.apache.nifi.c2.protocol.api.AgentRepositories;
 import org.apache.nifi.c2.protocol.api.AgentRepositoryStatus;
@@ -71,9 +74,10 @@ import org.apache.nifi.c2.serializer.C2Serializer;
 /**
  * Plays a MiNiFi Java agent against Beacon with the real Apache NiFi C2 client library: the library's
  * {@link C2HttpClient} carries every request (mutual TLS, optional gzip), its {@link C2HeartbeatFactory}
- * builds the heartbeats and its {@link DescribeManifestOperationHandler} builds the DESCRIBE MANIFEST
- * acknowledgement, exactly as in the agent. Only the sequencing is this driver's: heartbeat, acknowledge
- * every DESCRIBE MANIFEST, heartbeat again.
+ * builds the heartbeats, its {@link DescribeManifestOperationHandler} builds the DESCRIBE MANIFEST
+ * acknowledgement and its {@link UpdateConfigurationOperationHandler} downloads the flow of an UPDATE
+ * CONFIGURATION and records its flow id, exactly as in the agent. Only the sequencing is this driver's:
+ * heartbeat, handle and acknowledge every operation it can, heartbeat again.
  *
  * <p>Prints one JSON object per line on stdout for each step; the library's log goes to stderr. Exits 0
  * when every step got an HTTP success, 1 on any failure and 2 on bad arguments.
@@ -100,7 +104,10 @@ public final class C2ClientDriver {
   private final C2HttpClient client;
   private final C2HeartbeatFactory heartbeatFactory;
   private final DescribeManifestOperationHandler describeManifest;
+  private final UpdateConfigurationOperationHandler updateConfiguration;
   private final Set<SupportedOperation> supportedOperations;
+  /** What the last UPDATE CONFIGURATION handed the agent to run: the flow's bytes. */
+  private byte[] appliedFlow;
 
   private C2ClientDriver(Arguments arguments, Path workDir) throws Exception {
     this.arguments = arguments;
@@ -123,6 +130,8 @@ public final class C2ClientDriver {
             .truststoreType(STORE_TYPE)
             .truststorePassword(stores.password())
             .c2RequestCompression(arguments.compression())
+            // The agent always sets the download headers (c2.rest.http.headers); unset, downloads fail.
+            .httpHeaders("Accept:application/json")
             // The builder has no defaults and OkHttp reads 0 as "wait forever".
             .connectTimeout(CONNECT_TIMEOUT_MS)
             .readTimeout(READ_TIMEOUT_MS)
@@ -131,18 +140,26 @@ public final class C2ClientDriver {
             .keepAliveDuration(READ_TIMEOUT_MS)
             .build();
     this.client = createClient(config, wire);
+    // One holder, as in the agent: the update handler sets the flow id the heartbeats then report.
+    FlowIdHolder flowIdHolder = new FlowIdHolder(workDir.toString());
     this.heartbeatFactory =
         new C2HeartbeatFactory(
             config,
-            new FlowIdHolder(workDir.toString()),
+            flowIdHolder,
             new FixedManifestHash(arguments.manifestHash()),
             C2ClientDriver::noResourcesHash);
     this.describeManifest =
         new DescribeManifestOperationHandler(
             heartbeatFactory, this::runtimeInfo, new EmptyOperandPropertiesProvider());
-    // Derived from the handlers, as the agent does: this driver can perform DESCRIBE MANIFEST only.
+    // The agent would restart its flow with the bytes; the driver keeps them for the report.
+    this.updateConfiguration =
+        new UpdateConfigurationOperationHandler(
+            client, flowIdHolder, flow -> appliedFlow = flow, new EmptyOperandPropertiesProvider());
+    // Derived from the handlers, as the agent does: DESCRIBE MANIFEST and UPDATE CONFIGURATION.
     Map<OperationType, Map<OperandType, C2OperationHandler>> handlers =
-        Map.of(OperationType.DESCRIBE, Map.of(OperandType.MANIFEST, describeManifest));
+        Map.of(
+            OperationType.DESCRIBE, Map.of(OperandType.MANIFEST, describeManifest),
+            OperationType.UPDATE, Map.of(OperandType.CONFIGURATION, updateConfiguration));
     this.supportedOperations = new SupportedOperationsProvider(handlers).getSupportedOperations();
   }
 
@@ -180,8 +197,8 @@ public final class C2ClientDriver {
   }
 
   /**
-   * Heartbeat, acknowledge every DESCRIBE MANIFEST it brought, heartbeat again. Other operations are only
-   * reported: this driver advertises DESCRIBE MANIFEST alone.
+   * Heartbeat, handle and acknowledge every DESCRIBE MANIFEST and UPDATE CONFIGURATION it brought, heartbeat
+   * again. Other operations are only reported: this driver advertises those two alone.
    */
   private void converse() throws IOException, DriverFailure {
     emit(
@@ -193,6 +210,9 @@ public final class C2ClientDriver {
       if (operation.getOperation() == OperationType.DESCRIBE
           && operation.getOperand() == OperandType.MANIFEST) {
         acknowledge(describeManifest.handle(operation), operation);
+      } else if (operation.getOperation() == OperationType.UPDATE
+          && operation.getOperand() == OperandType.CONFIGURATION) {
+        update(operation);
       }
     }
     heartbeat(2);
@@ -211,6 +231,7 @@ public final class C2ClientDriver {
             .with("agentId", heartbeat.getAgentId())
             .with("agentManifestHash", heartbeat.getAgentInfo().getAgentManifestHash())
             .with("manifestSent", heartbeat.getAgentInfo().getAgentManifest() != null)
+            .with("flowId", heartbeat.getFlowInfo() == null ? null : heartbeat.getFlowInfo().getFlowId())
             .with("http", exchange.describe())
             .with("parsed", response.isPresent())
             .with("operations", operations.stream().map(C2ClientDriver::describeOperation).toList()));
@@ -224,28 +245,64 @@ public final class C2ClientDriver {
     return operations;
   }
 
+  /**
+   * The library's handler downloads the flow from the operation's location with the library's own client
+   * and, when it got it, records the operation's flow id; the driver reports the download, then acknowledges.
+   */
+  private void update(C2Operation operation) throws IOException, DriverFailure {
+    appliedFlow = null;
+    C2OperationAck ack = updateConfiguration.handle(operation);
+    Optional<WireRecorder.Exchange> download = wire.takeLast();
+    emit(
+        step("update")
+            .with("operationId", operation.getIdentifier())
+            .with("args", operation.getArgs() == null ? Map.of() : operation.getArgs())
+            .with("http", download.map(WireRecorder.Exchange::describe).orElse(null))
+            .with("flowBytes", appliedFlow == null ? null : appliedFlow.length)
+            .with("flowSha256", appliedFlow == null ? null : sha256(appliedFlow))
+            .with("state", ack.getOperationState().getState().name()));
+    acknowledge(ack, operation);
+  }
+
+  private static String sha256(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("SHA-256 is missing from the JDK", e);
+    }
+  }
+
   private void acknowledge(C2OperationAck ack, C2Operation operation) throws IOException, DriverFailure {
     String name = "the ack of " + ack.getOperationId();
     client.acknowledgeOperation(ack);
     WireRecorder.Exchange exchange = wire.takeLast().orElseThrow(() -> noResponse(name));
-    AgentManifest manifest = (AgentManifest) ack.getAgentInfo().getAgentManifest();
+    // Only a DESCRIBE MANIFEST acknowledgement carries the agent's manifest.
+    AgentManifest manifest =
+        ack.getAgentInfo() == null ? null : (AgentManifest) ack.getAgentInfo().getAgentManifest();
     JsonFields manifestSummary =
-        new JsonFields()
-            .with("identifier", manifest.getIdentifier())
-            .with("agentType", manifest.getAgentType())
-            .with("version", manifest.getVersion())
-            .with("bundles", manifest.getBundles().size())
-            .with(
-                "supportedOperations",
-                manifest.getSupportedOperations().stream().map(C2ClientDriver::describeSupported).toList());
+        manifest == null
+            ? null
+            : new JsonFields()
+                .with("identifier", manifest.getIdentifier())
+                .with("agentType", manifest.getAgentType())
+                .with("version", manifest.getVersion())
+                .with("bundles", manifest.getBundles().size())
+                .with(
+                    "supportedOperations",
+                    manifest.getSupportedOperations().stream()
+                        .map(C2ClientDriver::describeSupported)
+                        .sorted(Comparator.comparing(supported -> String.valueOf(supported.get("type"))))
+                        .toList());
     emit(
         step("ack")
             .with("operationId", ack.getOperationId())
             .with("operation", operation.getOperation().name())
             .with("operand", operation.getOperand().name())
             .with("state", ack.getOperationState().getState().name())
-            .with("agentManifestHash", ack.getAgentInfo().getAgentManifestHash())
-            .with("manifest", manifestSummary.fields())
+            .with(
+                "agentManifestHash",
+                ack.getAgentInfo() == null ? null : ack.getAgentInfo().getAgentManifestHash())
+            .with("manifest", manifestSummary == null ? null : manifestSummary.fields())
             .with("http", exchange.describe()));
     if (exchange.status() < 200 || exchange.status() > 299) {
       throw new DriverFailure("Beacon answered " + name + " with HTTP " + exchange.status());

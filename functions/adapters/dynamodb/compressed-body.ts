@@ -1,0 +1,64 @@
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+
+/**
+ * Gzipped bytes kept in one item. DynamoDB items stop at 400 KB including names and the summary;
+ * a full C++ manifest gzips to ~54 KB, so chunks are for documents far beyond today's largest.
+ */
+const CHUNK_BYTES = 300 * 1024;
+
+/** Where a document's gzip lives: in its own item, or in `chunkCount` chunk items beside it. */
+export type CompressedBody =
+  | { body: Uint8Array; chunkCount?: undefined }
+  | { body?: undefined; chunkCount: number };
+
+type ChunkKey = (index: number) => { pk: string; sk: string };
+
+/**
+ * Content-addressed documents (manifests, flows) are stored gzipped and written once. Chunks (identical
+ * bytes for identical content, so rewriting them is harmless) go first; the caller then writes the item
+ * that names them with a conditional put, which is the commit point readers start from.
+ */
+export async function writeCompressedBody(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  compressed: Buffer,
+  chunkKey: ChunkKey,
+): Promise<CompressedBody> {
+  if (compressed.length <= CHUNK_BYTES) return { body: compressed };
+  let chunkCount = 0;
+  for (let offset = 0; offset < compressed.length; offset += CHUNK_BYTES) {
+    const data = compressed.subarray(offset, offset + CHUNK_BYTES);
+    await client.send(new PutCommand({ TableName: tableName, Item: { ...chunkKey(chunkCount), data } }));
+    chunkCount++;
+  }
+  return { chunkCount };
+}
+
+/** The gzip a committed item names, from the item itself or its chunks. */
+export async function readCompressedBody(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  item: Partial<CompressedBody>,
+  chunkKey: ChunkKey,
+  what: string,
+): Promise<Buffer> {
+  if (item.body) return Buffer.from(item.body);
+  const chunkCount = item.chunkCount ?? 0;
+  const chunks: Buffer[] = [];
+  let exclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: "pk = :pk",
+        ExpressionAttributeValues: { ":pk": chunkKey(0).pk },
+        ConsistentRead: true,
+        ExclusiveStartKey: exclusiveStartKey,
+      }),
+    );
+    for (const chunk of page.Items ?? []) chunks.push(Buffer.from(chunk.data as Uint8Array));
+    exclusiveStartKey = page.LastEvaluatedKey;
+  } while (exclusiveStartKey);
+  if (chunks.length !== chunkCount) throw new Error(`${what} has ${chunks.length} of ${chunkCount} chunks`);
+  return Buffer.concat(chunks);
+}

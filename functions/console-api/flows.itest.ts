@@ -1,0 +1,259 @@
+/**
+ * Flows end to end on the local stack: versions published through the console, checked against the real
+ * manifests of the class's agents, sent to an agent with UPDATE CONFIGURATION and downloaded by it over
+ * the real mutual-TLS gateway.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/console-api-harness.js";
+import type { JsonObject } from "../core/c2/json.js";
+import { exampleText } from "../core/test/fixtures.js";
+import { cppYamlFlow as cppYaml } from "../core/test/flow-fixtures.js";
+import { javaFlow, heartbeat as javaHeartbeat } from "./test/seed.js";
+
+let agentApi: AgentApiUnderTest;
+let consoleApi: ConsoleApiUnderTest;
+let tenant: string;
+let fleet: string;
+let operator: string;
+/** One class, two kinds of agent: a C++ agent with the all-extensions manifest and a Java one. */
+const className = "mixed";
+const cppAgent = "cpp-1";
+const javaAgent = "java-1";
+
+const flowsOf = (name = className) => `/api/v1/classes/${encodeURIComponent(name)}/flows`;
+
+async function upload(body: unknown, headers: Record<string, string> = {}, name = className) {
+  return consoleApi.request("POST", flowsOf(name), { token: operator, body, headers });
+}
+
+async function publish(body: unknown, headers: Record<string, string> = {}): Promise<string> {
+  const response = await upload(body, headers);
+  expect([200, 201], response.body).toContain(response.status);
+  return response.json().hash as string;
+}
+
+function cppHeartbeat(agentId: string): JsonObject {
+  const heartbeat = JSON.parse(
+    exampleText("cpp/heartbeat-full.json").replace("9628acfe-b9fe-11ef-a0c0-10f60a596f64", agentId),
+  ) as JsonObject;
+  (heartbeat.agentInfo as JsonObject).agentClass = className;
+  return heartbeat;
+}
+
+beforeAll(async () => {
+  agentApi = await startAgentApi();
+  consoleApi = await startConsoleApi(agentApi);
+  tenant = `flows-${randomUUID().slice(0, 8)}`;
+  fleet = await agentApi.issueCertificate({ tenant, fleet: true });
+  operator = await consoleApi.token({ tenant, role: "operator" });
+  const response = await agentApi.post("/c2/api/heartbeat", cppHeartbeat(cppAgent), { certificate: fleet });
+  expect(response.status).toBe(200);
+  expect(await javaHeartbeat(agentApi, fleet, javaAgent, className, `${tenant}-java`)).toBe(200);
+});
+
+afterAll(async () => {
+  await consoleApi?.close();
+  await agentApi?.close();
+});
+
+describe("publishing flow versions", () => {
+  it("stores a Java flow.json addressed by the SHA-256 of its bytes, immutable, and lists and serves it", async () => {
+    const flow = javaFlow("publish");
+    const bytes = JSON.stringify(flow);
+    const created = await upload(flow);
+    expect(created.status, created.body).toBe(201);
+    const hash = createHash("sha256").update(bytes).digest("hex");
+    expect(created.json()).toEqual({
+      hash,
+      className,
+      format: "nifi-json",
+      contentType: "application/json",
+      sizeBytes: Buffer.byteLength(bytes),
+      gzipBytes: expect.any(Number),
+      processorTypes: ["org.apache.nifi.processors.standard.GenerateFlowFile"],
+      controllerServiceTypes: [],
+      createdAt: expect.any(String),
+      createdBy: `${tenant}-operator`,
+    });
+    // The same bytes again are the same version, as first published.
+    const again = await upload(flow);
+    expect(again.status).toBe(200);
+    expect(again.json()).toEqual(created.json());
+
+    const listed = await consoleApi.request("GET", flowsOf(), { token: operator });
+    expect(listed.json().items).toContainEqual(created.json());
+    const got = await consoleApi.request("GET", `${flowsOf()}/${hash}`, { token: operator });
+    expect(got.json()).toEqual(created.json());
+    const content = await consoleApi.request("GET", `${flowsOf()}/${hash}/content`, { token: operator });
+    expect(content.status).toBe(200);
+    expect(content.headers.get("content-type")).toBe("application/json");
+    expect(content.body).toBe(bytes);
+    // Another class of the tenant has no such version.
+    const elsewhere = await consoleApi.request("GET", `${flowsOf("other")}/${hash}`, { token: operator });
+    expect(elsewhere.status).toBe(404);
+  });
+
+  it("takes C++ YAML as sent, and gzip-encoded uploads, and keeps the content type", async () => {
+    const yaml = await upload(new TextEncoder().encode(cppYaml), { "content-type": "application/yaml" });
+    expect(yaml.status, yaml.body).toBe(201);
+    expect(yaml.json()).toMatchObject({
+      format: "minifi-yaml",
+      contentType: "application/yaml",
+      processorTypes: ["GenerateFlowFile", "LogAttribute", "org.apache.nifi.minifi.processors.PutFile"],
+      controllerServiceTypes: ["SSLContextService"],
+    });
+    const content = await consoleApi.request("GET", `${flowsOf()}/${yaml.json().hash}/content`, {
+      token: operator,
+    });
+    expect(content.headers.get("content-type")).toBe("application/yaml");
+    expect(content.body).toBe(cppYaml);
+
+    const text = JSON.stringify(javaFlow("gzip"));
+    const gzipped = await upload(gzipSync(text), { "content-encoding": "gzip" });
+    expect(gzipped.status, gzipped.body).toBe(201);
+    expect(gzipped.json().hash).toBe(createHash("sha256").update(text).digest("hex"));
+  });
+
+  it("refuses what is no flow with 400, more than 5 MB with 413, and a viewer with 403", async () => {
+    expect((await upload({ processors: [] })).status).toBe(400);
+    expect(await upload(new TextEncoder().encode("Flow Controller: ["))).toMatchObject({ status: 400 });
+    const large = { ...javaFlow("large"), padding: "x".repeat(5 * 1024 * 1024) };
+    expect((await upload(gzipSync(JSON.stringify(large)), { "content-encoding": "gzip" })).status).toBe(413);
+    const viewer = await consoleApi.token({ tenant, role: "viewer" });
+    const refused = await consoleApi.request("POST", flowsOf(), { token: viewer, body: javaFlow("viewer") });
+    expect(refused.status).toBe(403);
+  });
+});
+
+describe("validation against the class's manifests", () => {
+  it("reports per manifest which types are missing and which agents could not run the flow", async () => {
+    // Short names (GenerateFlowFile, LogAttribute, SSLContextService) and the C++ PutFile: the C++ manifest
+    // has them all, the Java one only a GenerateFlowFile.
+    const hash = await publish(new TextEncoder().encode(cppYaml), { "content-type": "application/yaml" });
+    const report = await consoleApi.request("GET", `${flowsOf()}/${hash}/validation`, { token: operator });
+    expect(report.status, report.body).toBe(200);
+    const body = report.json();
+    expect(body).toMatchObject({
+      flowHash: hash,
+      className,
+      compatible: false,
+      agentCount: 2,
+      incompatibleAgentCount: 1,
+      truncated: false,
+    });
+    const manifests = body.manifests as JsonObject[];
+    expect(manifests).toHaveLength(2);
+    expect(manifests).toContainEqual({
+      manifestHash: `${tenant}-java`,
+      manifestKnown: true,
+      compatible: false,
+      missingProcessorTypes: ["LogAttribute", "org.apache.nifi.minifi.processors.PutFile"],
+      missingControllerServiceTypes: ["SSLContextService"],
+      agentCount: 1,
+      agentIds: [javaAgent],
+    });
+    expect(manifests).toContainEqual(
+      expect.objectContaining({
+        compatible: true,
+        missingProcessorTypes: [],
+        agentIds: [cppAgent],
+      }),
+    );
+  });
+
+  it("finds a Java flow of fully qualified types runnable on the Java manifest only", async () => {
+    const hash = await publish(javaFlow("validate"));
+    const body = (
+      await consoleApi.request("GET", `${flowsOf()}/${hash}/validation`, { token: operator })
+    ).json();
+    const byAgent = Object.fromEntries(
+      (body.manifests as { agentIds: string[]; compatible: boolean }[]).map((entry) => [
+        entry.agentIds[0],
+        entry.compatible,
+      ]),
+    );
+    // The C++ manifest's GenerateFlowFile lives in another package: a qualified name must match exactly.
+    expect(byAgent).toEqual({ [javaAgent]: true, [cppAgent]: false });
+  });
+});
+
+describe("UPDATE CONFIGURATION", () => {
+  const create = (body: JsonObject) =>
+    consoleApi.request("POST", "/api/v1/operations", { token: operator, body });
+  const updateConfiguration = (agentId: string, flowHash?: string) =>
+    create({ agentId, operation: "UPDATE", operand: "CONFIGURATION", flowHash });
+
+  it("is refused with 409 for an agent whose manifest lacks it, and needs a version of the class", async () => {
+    const hash = await publish(javaFlow("refused"));
+    const refused = await updateConfiguration(javaAgent, hash);
+    expect(refused.status).toBe(409);
+    expect(refused.json()).toMatchObject({ error: { code: "operation_not_supported" } });
+    const noFlow = await updateConfiguration(cppAgent);
+    expect(noFlow.status).toBe(400);
+    const unknown = await updateConfiguration(cppAgent, "0".repeat(64));
+    expect(unknown.status).toBe(404);
+    const flowOnDescribe = await create({
+      agentId: cppAgent,
+      operation: "DESCRIBE",
+      operand: "MANIFEST",
+      flowHash: hash,
+    });
+    expect(flowOnDescribe.status).toBe(400);
+  });
+
+  it("sends the agent an absolute download URL and the flow id, which it fetches over mutual TLS", async () => {
+    const hash = await publish(new TextEncoder().encode(cppYaml), { "content-type": "application/yaml" });
+    const created = await updateConfiguration(cppAgent, hash);
+    expect(created.status, created.body).toBe(201);
+    const location = `${agentApi.url}/c2/api/flows/${hash}/content`;
+    expect(created.json().items).toEqual([
+      expect.objectContaining({ args: { location, flowId: hash }, state: "queued" }),
+    ]);
+
+    const reply = await agentApi.post("/c2/api/heartbeat", cppHeartbeat(cppAgent), { certificate: fleet });
+    const [delivered] = reply.json().requestedOperations as JsonObject[];
+    expect(delivered).toMatchObject({
+      operation: "UPDATE",
+      operand: "CONFIGURATION",
+      args: { location, flowId: hash },
+    });
+
+    const path = new URL(location).pathname;
+    const download = await agentApi.get(path, { certificate: fleet });
+    expect(download.status).toBe(200);
+    expect(download.headers["content-type"]).toBe("application/yaml");
+    expect(download.headers.etag).toBe(`"${hash}"`);
+    expect(download.body).toBe(cppYaml);
+    const unchanged = await agentApi.get(path, {
+      certificate: fleet,
+      headers: { "if-none-match": `"${hash}"` },
+    });
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.body).toBe("");
+
+    // Another tenant's agents do not see it; nor does a request without a flow of that name.
+    const stranger = await agentApi.issueCertificate({ tenant: `${tenant}-other`, fleet: true });
+    expect((await agentApi.get(path, { certificate: stranger })).status).toBe(404);
+    expect((await agentApi.get("/c2/api/flows/not-a-hash/content", { certificate: fleet })).status).toBe(404);
+
+    const ack = await agentApi.post(
+      "/c2/api/acknowledge",
+      {
+        operation: "acknowledge",
+        identifier: randomUUID(),
+        operationId: delivered?.identifier,
+        operationState: { state: "FULLY_APPLIED" },
+        agentInfo: { identifier: cppAgent },
+      },
+      { certificate: fleet },
+    );
+    expect(ack.status).toBe(200);
+    const operation = await consoleApi.request("GET", `/api/v1/operations/${delivered?.identifier}`, {
+      token: operator,
+    });
+    expect(operation.json()).toMatchObject({ state: "done", ackState: "FULLY_APPLIED" });
+  });
+});

@@ -1,0 +1,11 @@
+/**
+ * The C2 endpoints agents call, as API Gateway spells route keys. The CDK app routes exactly these to the
+ * agent-api function (everything else on the agent domain is refused at the edge), and the local gateway
+ * serves the same ones.
+ */
+export const AgentRoutes = [
+  { method: "POST", path: "/c2/api/heartbeat" },
+  { method: "POST", path: "/c2/api/acknowledge" },
+  /** Where UPDATE CONFIGURATION sends agents for the flow. */
+  { method: "GET", path: "/c2/api/flows/{flowId}/content" },
+] as const;

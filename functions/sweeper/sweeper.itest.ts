@@ -1,0 +1,172 @@
+/**
+ * The sweeper on the local stack: an operation delivered in a real heartbeat reply and never acknowledged
+ * times out when the sweeper looks at it as it will be six minutes later (a clock ahead, no waiting); a
+ * late acknowledgement then changes nothing. This file has a table of its own: a sweeper six minutes
+ * ahead would otherwise time out what other files' tests are still waiting on.
+ */
+import { randomUUID } from "node:crypto";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
+import { provisionTable } from "../../scripts/local/provision.js";
+import { readWholeStream } from "../../scripts/local/stream-reader.js";
+import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
+import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
+import { makeOperationLifecycle, newOperationId } from "../core/operations/lifecycle.js";
+import type { OperationRecord } from "../core/operations/model.js";
+import { cppHeartbeatOf } from "../core/test/fixtures.js";
+import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
+import { sweeperConfig } from "../shared/config.js";
+import { EnvNames } from "../shared/env-names.js";
+import { makeRedisClient } from "../shared/redis-client.js";
+import { eventValidator } from "../shared/schemas.js";
+import { composeSweeper } from "./composition.js";
+
+const MINUTE = 60_000;
+const HEARTBEAT = "/c2/api/heartbeat";
+const ACKNOWLEDGE = "/c2/api/acknowledge";
+
+let agentApi: AgentApiUnderTest;
+let fleet: string;
+let tenant: string;
+let documents: DynamoDBDocumentClient;
+let store: DynamoOperationStore;
+let redis: ReturnType<typeof makeRedisClient>;
+
+async function beat(agentId: string, full = false) {
+  const response = await agentApi.post(HEARTBEAT, cppHeartbeatOf(agentId, "sweeper-cpp", full), {
+    certificate: fleet,
+  });
+  expect(response.status).toBe(200);
+  return (response.json().requestedOperations as { identifier: string }[]).map((item) => item.identifier);
+}
+
+/**
+ * Queues a RESTART as the console does, the operation through the lifecycle, then the agent's pending
+ * marker; its creation event is the console's to publish, and does not matter here.
+ */
+async function queue(agentId: string): Promise<string> {
+  const lifecycle = makeOperationLifecycle({
+    operations: store,
+    clock: { now: () => Date.now() },
+    ids: { newId: () => randomUUID() },
+    settings: { ackTimeoutMs: 5 * MINUTE },
+  });
+  const now = Date.now();
+  const record: OperationRecord = {
+    tenant,
+    agentId,
+    operationId: newOperationId(now, { newId: () => randomUUID() }),
+    operation: "RESTART",
+    state: "queued",
+    createdAt: now,
+    createdBy: "sweeper-test",
+  };
+  await lifecycle.create([record]);
+  await new RedisFleetHotState(redis).markOperationsPending(tenant, [agentId]);
+  return record.operationId;
+}
+
+/** The sweeper as the schedule runs it, but looking at the operations `aheadMs` from now. */
+function sweepAhead(aheadMs: number) {
+  const sweeper = composeSweeper(sweeperConfig(agentApi.env), { now: () => Date.now() + aheadMs });
+  return sweeper.sweepTimeouts().finally(() => sweeper.close());
+}
+
+const operationEvents = async (operationId: string) =>
+  (
+    await readWholeStream(makeKinesisClient(agentApi.env), agentApi.env[EnvNames.streamName] as string)
+  ).filter((event) => (event as { operationId?: string; type?: string }).operationId === operationId) as {
+    type: string;
+    from?: string;
+    state: string;
+    [field: string]: unknown;
+  }[];
+
+beforeAll(async () => {
+  const backends = inject("beaconEnv");
+  const tableName = `beacon-sweeper-${randomUUID().slice(0, 8)}`;
+  await provisionTable(makeDynamoDbClient(backends), tableName);
+  agentApi = await startAgentApi({ [EnvNames.tableName]: tableName });
+  tenant = `sweep-${randomUUID().slice(0, 8)}`;
+  fleet = await agentApi.issueCertificate({ tenant, fleet: true });
+  documents = DynamoDBDocumentClient.from(makeDynamoDbClient(agentApi.env));
+  store = new DynamoOperationStore(documents, tableName);
+  redis = makeRedisClient({ url: agentApi.env[EnvNames.redisUrl] as string, commandTimeoutMs: 1_000 });
+  for (const agentId of ["cpp-1", "cpp-2"]) await beat(agentId, true);
+});
+
+afterAll(async () => {
+  redis?.disconnect();
+  documents?.destroy();
+  await agentApi?.close();
+});
+
+describe("the sweeper", () => {
+  it("costs nothing on the heartbeat: delivery writes the due time in its one conditional update", async () => {
+    const operationId = await queue("cpp-1");
+    agentApi.dynamoDb.reset();
+    expect(await beat("cpp-1")).toEqual([operationId]);
+    expect(agentApi.dynamoDb.counts()).toEqual({
+      "DynamoDB_20120810.Query": 1,
+      "DynamoDB_20120810.UpdateItem": 1,
+    });
+    // Nothing is due yet: one query per shard of the due index, and nothing else.
+    agentApi.dynamoDb.reset();
+    expect(await sweepAhead(0)).toMatchObject({ timedOut: { queued: 0, delivered: 0 }, skipped: 0 });
+    expect(agentApi.dynamoDb.counts()).toEqual({ "DynamoDB_20120810.Query": 16 });
+  });
+
+  it("times out a delivered operation nobody acknowledged, once, and a late acknowledgement changes nothing", async () => {
+    const operationId = await queue("cpp-2");
+    expect(await beat("cpp-2")).toEqual([operationId]);
+
+    const outcome = await sweepAhead(6 * MINUTE);
+    expect(outcome.timedOut.delivered).toBeGreaterThanOrEqual(1);
+    const timedOut = await store.get(tenant, "cpp-2", operationId);
+    expect(timedOut).toMatchObject({
+      state: "timed_out",
+      reason: "Not acknowledged within 300 s of delivery",
+    });
+    expect(timedOut?.dueAt).toBeUndefined();
+    // Two sweepers overlapping: the second finds nothing left to do.
+    expect(await sweepAhead(6 * MINUTE)).toMatchObject({ timedOut: { queued: 0, delivered: 0 } });
+
+    const late = await agentApi.post(
+      ACKNOWLEDGE,
+      {
+        operation: "acknowledge",
+        identifier: randomUUID(),
+        operationId,
+        operationState: { state: "FULLY_APPLIED" },
+        agentInfo: { identifier: "cpp-2" },
+      },
+      { certificate: fleet },
+    );
+    expect(late.status).toBe(200);
+    expect(await store.get(tenant, "cpp-2", operationId)).toEqual(timedOut);
+
+    const events = await operationEvents(operationId);
+    for (const event of events) {
+      const validate = eventValidator(event);
+      expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
+    }
+    expect(
+      events
+        .filter((event) => event.type === "operation")
+        .map((event) => `${event.from ?? "-"}→${event.state}`),
+    ).toEqual(["queued→delivered", "delivered→timed_out"]);
+    expect(events.filter((event) => event.type === "ack")).toMatchObject([{ matched: false }]);
+  });
+
+  it("times out a queued operation after 10 heartbeat intervals of its class, looked at first after one", async () => {
+    const operationId = await queue("never-heartbeats");
+    expect(await sweepAhead(MINUTE + 1_000)).toMatchObject({ postponed: 1 });
+    expect((await store.get(tenant, "never-heartbeats", operationId))?.state).toBe("queued");
+    expect(await sweepAhead(10 * MINUTE + 1_000)).toMatchObject({ timedOut: { queued: 1 } });
+    expect(await store.get(tenant, "never-heartbeats", operationId)).toMatchObject({
+      state: "timed_out",
+      reason: "Not delivered within 10 heartbeat intervals of its agent's class (60 s each)",
+    });
+  });
+});

@@ -1,0 +1,110 @@
+import { Match } from "aws-cdk-lib/assertions";
+import { beforeAll, describe, expect, it } from "vitest";
+import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
+import { EnvNames } from "../../functions/shared/env-names.js";
+import { nagAcknowledgementsOf, type SynthesizedBeacon, synthesizeBeacon } from "./synthesize.js";
+
+let prod: SynthesizedBeacon;
+
+beforeAll(() => {
+  prod = synthesizeBeacon({ stage: "prod" });
+});
+
+type Statement = { Action: string | string[]; Resource: unknown };
+
+const sweeperLogicalId = () => {
+  const [logicalId] = Object.keys(prod.statelessTemplate.findResources("AWS::Lambda::Function")).filter(
+    (id) => id.startsWith("SweeperFunction"),
+  );
+  if (logicalId === undefined) throw new Error("no sweeper function");
+  return logicalId;
+};
+
+describe("sweeper", () => {
+  it("runs every minute from an EventBridge rule, without retries: the next run redoes a failed one", () => {
+    const rules = Object.values(prod.statelessTemplate.findResources("AWS::Events::Rule"));
+    expect(rules).toHaveLength(1);
+    expect(rules[0]?.Properties).toMatchObject({
+      ScheduleExpression: "rate(1 minute)",
+      State: "ENABLED",
+      Targets: [
+        {
+          Arn: { "Fn::GetAtt": [sweeperLogicalId(), "Arn"] },
+          RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
+        },
+      ],
+    });
+    prod.statelessTemplate.hasResourceProperties("AWS::Lambda::Permission", {
+      Action: "lambda:InvokeFunction",
+      Principal: "events.amazonaws.com",
+      FunctionName: { "Fn::GetAtt": [sweeperLogicalId(), "Arn"] },
+    });
+    prod.statelessTemplate.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
+      MaximumRetryAttempts: 0,
+    });
+  });
+
+  it("is a Beacon function reading the table and stream names, with no cache", () => {
+    const sweeper = prod.statelessTemplate.toJSON().Resources[sweeperLogicalId()];
+    expect(sweeper.Properties).toMatchObject({
+      Runtime: "nodejs22.x",
+      Architectures: ["arm64"],
+      Timeout: 60,
+      VpcConfig: expect.objectContaining({ SubnetIds: expect.any(Array) }),
+    });
+    const variables = sweeper.Properties.Environment.Variables as Record<string, unknown>;
+    expect(
+      Object.keys(variables)
+        .filter((name) => name.startsWith("BEACON_"))
+        .sort(),
+    ).toEqual([EnvNames.tableName, EnvNames.streamName].sort());
+    expect(variables.POWERTOOLS_SERVICE_NAME).toBe("sweeper-prod");
+  });
+
+  it("may query the due index and update items, with no wildcard and no scan", () => {
+    const [policy = { Properties: {} }] = Object.values(
+      prod.statelessTemplate.findResources("AWS::IAM::Policy", {
+        Properties: { Roles: [{ Ref: Match.stringLikeRegexp("^SweeperRole") }] },
+      }),
+    );
+    const statements = (policy.Properties as { PolicyDocument: { Statement: Statement[] } }).PolicyDocument
+      .Statement;
+    const data = statements.filter((statement) =>
+      [statement.Action].flat().some((action) => /^(dynamodb|kinesis):/.test(action)),
+    );
+    const actions = data.flatMap((statement) => [statement.Action].flat());
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        "dynamodb:Query",
+        "dynamodb:GetItem",
+        "dynamodb:UpdateItem",
+        "kinesis:PutRecords",
+      ]),
+    );
+    expect(actions).not.toContain("dynamodb:Scan");
+    for (const statement of data) {
+      expect([statement.Action].flat().filter((action) => action.includes("*"))).toEqual([]);
+      expect(JSON.stringify(statement.Resource)).not.toContain("*");
+    }
+    expect(JSON.stringify(data)).toContain(`/index/${TableSchema.indexes.due.indexName}`);
+  });
+
+  it("alarms on its errors, throttles and stream failures", () => {
+    for (const metricName of ["Errors", "Throttles"])
+      prod.statelessTemplate.hasResourceProperties("AWS::CloudWatch::Alarm", {
+        MetricName: metricName,
+        Dimensions: [{ Name: "FunctionName", Value: { Ref: sweeperLogicalId() } }],
+      });
+    prod.statelessTemplate.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      MetricName: "StreamFailures",
+      Dimensions: [{ Name: "service", Value: "sweeper-prod" }],
+    });
+  });
+
+  it("needs no AwsSolutions acknowledgement beyond the function construct's own", () => {
+    const rules = nagAcknowledgementsOf(prod.app)
+      .filter(({ path }) => path.includes("/Sweeper"))
+      .map(({ rule }) => rule);
+    expect(rules.sort()).toEqual(["AwsSolutions-IAM5[Resource::*]", "AwsSolutions-L1"]);
+  });
+});

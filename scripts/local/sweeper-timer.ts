@@ -1,0 +1,33 @@
+/** The sweeper runs once a minute, as the EventBridge schedule runs it on AWS. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+type SweeperModule = { handler(): Promise<void>; shutdown(): Promise<void> };
+
+/**
+ * Loads the sweeper's handler module as Lambda would, on the backends in `env`, and runs it every minute,
+ * never two runs at once. The returned function stops the timer, waits for a run in progress, and closes
+ * the sweeper's connections.
+ */
+export async function startSweeperTimer(
+  env: Record<string, string>,
+  log: (line: string) => void,
+): Promise<() => Promise<void>> {
+  // The module reads its configuration when first imported.
+  Object.assign(process.env, env);
+  const sweeper = (await import("../../functions/sweeper/handler.js")) as SweeperModule;
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = sweeper
+      .handler()
+      .catch((error: unknown) => log(`sweeper: run failed: ${(error as Error).message}`))
+      .finally(() => {
+        running = undefined;
+      });
+  }, SWEEP_INTERVAL_MS);
+  return async () => {
+    clearInterval(timer);
+    await running;
+    await sweeper.shutdown();
+  };
+}
