@@ -283,13 +283,13 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     async cancel(principal: Principal, operationId: string): Promise<ConsoleResult> {
       requireRole(principal, "operator");
       const record = await findOperation(principal.tenant, operationId);
-      const cancelled = await lifecycle.cancel(record, `Cancelled by ${principal.subject}`);
-      if (!cancelled)
+      const result = await lifecycle.cancel(record, `Cancelled by ${principal.subject}`);
+      const streamError = await publish(result);
+      if (!result.cancelled)
         throw new BeaconError(
           "operation_not_queued",
           `The operation is ${record.state}: only a queued one can be cancelled`,
         );
-      const streamError = await publish(cancelled);
       return { body: operationView(await findOperation(principal.tenant, operationId)), streamError };
     },
   };

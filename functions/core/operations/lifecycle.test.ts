@@ -205,7 +205,7 @@ describe("acknowledgements", () => {
     expect((await core.recordAck(cppFleet, ack("op-unknown", "FULLY_APPLIED"))).matched).toBe(false);
     const cancelled = await queue("RESTART");
     const record = core.operationStore.records.get(`acme/${agentId}/${cancelled}`) as OperationRecord;
-    expect(await core.operations.cancel(record, "changed my mind")).toBeDefined();
+    expect((await core.operations.cancel(record, "changed my mind")).cancelled).toBe(true);
     expect((await core.recordAck(cppFleet, ack(cancelled, "FULLY_APPLIED"))).matched).toBe(false);
     expect(stateOf(partial)).toBe("done");
     expect(stateOf(cancelled)).toBe("cancelled");
@@ -213,12 +213,33 @@ describe("acknowledgements", () => {
     expect(operationEvents().length).toBe(events);
   });
 
+  it("report dependents a failure cancelled even when a racing move closed the operation first", async () => {
+    const { core, queue, heartbeat, stateOf, operationEvents } = await knownCppAgent();
+    const stop = await queue("STOP", "C2");
+    const start = await queue("START", "C2", { dependsOn: [stop] });
+    await heartbeat();
+    // The sweeper times the operation out between the ack reading it and moving it.
+    const stored = core.operationStore.records.get(`acme/${agentId}/${stop}`) as OperationRecord;
+    const stale = { ...stored };
+    stored.state = "timed_out";
+    const read = core.operationStore.get.bind(core.operationStore);
+    core.operationStore.get = async (...args) =>
+      (await read(...args))?.operationId === stop ? stale : read(...args);
+    await core.recordAck(cppFleet, ack(stop, "NOT_APPLIED"));
+    expect([stateOf(stop), stateOf(start)]).toEqual(["timed_out", "cancelled"]);
+    expect(
+      operationEvents()
+        .filter((event) => event.operationId === start)
+        .map((event) => event.state),
+    ).toEqual(["cancelled"]);
+  });
+
   it("cancel only while queued", async () => {
     const { core, queue, heartbeat } = await knownCppAgent();
     const restart = await queue("RESTART");
     await heartbeat();
     const record = core.operationStore.records.get(`acme/${agentId}/${restart}`) as OperationRecord;
-    expect(await core.operations.cancel(record, "too late")).toBeUndefined();
+    expect(await core.operations.cancel(record, "too late")).toEqual({ events: [], cancelled: false });
     expect(record.state).toBe("delivered");
   });
 });

@@ -187,7 +187,8 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
         failureCause: state === "failed" ? ack.failureCause : undefined,
       });
       const event = await move(record, "delivered", change, now);
-      return { events: event ? [...events, event] : [] };
+      // Dependents cancelled for a failure stay cancelled even when a racing move wins: their events go out too.
+      return { events: event ? [...events, event] : events };
     },
 
     /**
@@ -203,13 +204,16 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
       return { events: event ? [...dependents, event] : dependents, timedOut: event !== undefined };
     },
 
-    /** Cancels a queued operation and what waits on it; undefined when it was no longer queued. */
-    async cancel(record: OperationRecord, reason: string): Promise<LifecycleResult | undefined> {
-      if (record.state !== "queued") return undefined;
+    /**
+     * Cancels a queued operation and what waits on it. `cancelled` is false when it was no longer queued;
+     * dependents cancelled before a racing delivery won stay cancelled, and their events are returned.
+     */
+    async cancel(record: OperationRecord, reason: string): Promise<LifecycleResult & { cancelled: boolean }> {
+      if (record.state !== "queued") return { events: [], cancelled: false };
       const now = deps.clock.now();
       const dependents = await cancelDependents(record.tenant, record.agentId, record.operationId, now);
       const event = await move(record, "queued", { state: "cancelled", finishedAt: now, reason }, now);
-      return event ? { events: [...dependents, event] } : undefined;
+      return { events: event ? [...dependents, event] : dependents, cancelled: event !== undefined };
     },
   };
 }
