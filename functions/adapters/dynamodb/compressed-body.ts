@@ -1,4 +1,5 @@
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { queryAll } from "./paging.js";
 
 /**
  * Gzipped bytes kept in one item. DynamoDB items stop at 400 KB including names and the summary;
@@ -44,21 +45,13 @@ export async function readCompressedBody(
 ): Promise<Buffer> {
   if (item.body) return Buffer.from(item.body);
   const chunkCount = item.chunkCount ?? 0;
-  const chunks: Buffer[] = [];
-  let exclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: "pk = :pk",
-        ExpressionAttributeValues: { ":pk": chunkKey(0).pk },
-        ConsistentRead: true,
-        ExclusiveStartKey: exclusiveStartKey,
-      }),
-    );
-    for (const chunk of page.Items ?? []) chunks.push(Buffer.from(chunk.data as Uint8Array));
-    exclusiveStartKey = page.LastEvaluatedKey;
-  } while (exclusiveStartKey);
+  const { items } = await queryAll(client, {
+    TableName: tableName,
+    KeyConditionExpression: "pk = :pk",
+    ExpressionAttributeValues: { ":pk": chunkKey(0).pk },
+    ConsistentRead: true,
+  });
+  const chunks = items.map((chunk) => Buffer.from(chunk.data as Uint8Array));
   if (chunks.length !== chunkCount) throw new Error(`${what} has ${chunks.length} of ${chunkCount} chunks`);
   return Buffer.concat(chunks);
 }

@@ -1,6 +1,7 @@
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import type { RevocationList } from "../../core/ports.js";
 import { Keys } from "./keys.js";
+import { queryAll } from "./paging.js";
 
 /** Revoked serials live in one small partition per tenant, written by the console when it revokes. */
 export class DynamoRevocationList implements RevocationList {
@@ -10,23 +11,14 @@ export class DynamoRevocationList implements RevocationList {
   ) {}
 
   async revokedSerials(tenant: string): Promise<string[]> {
-    const serials: string[] = [];
-    let exclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: "pk = :pk",
-          ExpressionAttributeValues: { ":pk": Keys.revokedSerial(tenant, "").pk },
-          ProjectionExpression: "serial",
-          ConsistentRead: true,
-          ExclusiveStartKey: exclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) serials.push(item.serial as string);
-      exclusiveStartKey = page.LastEvaluatedKey;
-    } while (exclusiveStartKey);
-    return serials;
+    const { items } = await queryAll(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: "pk = :pk",
+      ExpressionAttributeValues: { ":pk": Keys.revokedSerial(tenant, "").pk },
+      ProjectionExpression: "serial",
+      ConsistentRead: true,
+    });
+    return items.map((item) => item.serial as string);
   }
 
   async isRevoked(tenant: string, serial: string): Promise<boolean> {
