@@ -25,7 +25,7 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const root = fileURLToPath(new URL("../", import.meta.url));
 const stateDir = path.join(root, ".beacon", `bench-${process.pid}`);
 
-const [dynamodb, redis, kinesis] = await findFreePorts(3);
+const [dynamodb, redis, kinesis, agentPort] = await findFreePorts(4);
 const backends = await startBackends({
   stateDir,
   ports: { dynamodb: dynamodb as number, redis: redis as number, kinesis: kinesis as number },
@@ -42,9 +42,11 @@ const agentApi = await loadAgentApi({
   ...backends.env,
   [AwsEndpointEnvNames.dynamodb]: dynamoDbProxy.url,
   [AwsEndpointEnvNames.kinesis]: kinesisProxy.url,
+  // The agent API sends agents absolute URLs of its own, so it learns its port before it loads.
+  [EnvNames.agentApiUrl]: `https://127.0.0.1:${agentPort}`,
   POWERTOOLS_LOG_LEVEL: "ERROR",
 });
-const gateway = await startAgentGateway({ port: 0, certsDir, routes: agentApi.routes });
+const gateway = await startAgentGateway({ port: agentPort as number, certsDir, routes: agentApi.routes });
 console.log(`bench: agent API on ${gateway.url}`);
 const redisClient = new Redis(backends.env[EnvNames.redisUrl] as string);
 const scriptCalls = async () =>

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAgentClassRegistry, DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
+import { DynamoClassFlowPolicies } from "../adapters/dynamodb/class-flow-policies.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
@@ -42,10 +43,13 @@ export function composeAgentApi(config: AgentApiConfig) {
     recordHeartbeat: makeRecordHeartbeat({
       ...shared,
       classes: new DynamoAgentClassRegistry(documents, config.tableName),
+      classFlows: new DynamoClassFlowPolicies(documents, config.tableName),
       settings: {
         checkpointIntervalMs: config.checkpointIntervalMs,
         describeRetryMs: config.describeRetryMs,
         maxOperationsPerReply: config.maxOperationsPerReply,
+        catchUpRetryMs: config.catchUpRetryMs,
+        agentApiUrl: config.agentApiUrl,
       },
     }),
     recordAck: makeRecordAck(shared),

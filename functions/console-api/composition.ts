@@ -6,6 +6,7 @@ import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
+import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import {
@@ -49,6 +50,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
       ids,
       settings: { ackTimeoutMs: config.operationAckTimeoutMs },
     }),
+    rollouts: new DynamoRolloutStore(documents, config.tableName),
     events: new KinesisEventSink(makeKinesisClient(), config.streamName),
     clock,
     ids,

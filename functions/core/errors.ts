@@ -22,6 +22,10 @@ export const ErrorCodes = [
   "operation_not_supported",
   "operation_not_queued",
   "cache_unavailable",
+  "rollout_in_progress",
+  "rollout_state",
+  "rollout_conflict",
+  "flow_incompatible",
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

@@ -1,5 +1,6 @@
 import type { AckState, DeviceSummary, StatusSummary } from "./c2/model.js";
 import type { OperationState } from "./operations/model.js";
+import type { RolloutCounts, RolloutState } from "./rollouts/model.js";
 
 /**
  * Compact records of what agents said, one per accepted heartbeat or ack, for analysis downstream.
@@ -56,8 +57,28 @@ export interface OperationEvent {
   reason?: string;
 }
 
-export type BeaconEvent = HeartbeatEvent | AckEvent | OperationEvent;
+/** One state change of one rollout, with its counts at that moment. */
+export interface RolloutEvent {
+  type: "rollout";
+  version: 1;
+  eventId: string;
+  tenant: string;
+  at: number;
+  rolloutId: string;
+  className: string;
+  fromFlow?: string;
+  toFlow: string;
+  /** Absent when the rollout started. */
+  from?: RolloutState;
+  state: RolloutState;
+  reason?: string;
+  counts: RolloutCounts;
+}
 
-/** Keeps one agent's events in order on one shard. */
-export const partitionKeyOf = (event: BeaconEvent): string =>
-  `${event.tenant}/${event.agentId ?? (event.type === "ack" ? event.operationId : "")}`;
+export type BeaconEvent = HeartbeatEvent | AckEvent | OperationEvent | RolloutEvent;
+
+/** Keeps one agent's events, and one rollout's, in order on one shard. */
+export function partitionKeyOf(event: BeaconEvent): string {
+  if (event.type === "rollout") return `${event.tenant}/rollout/${event.rolloutId}`;
+  return `${event.tenant}/${event.agentId ?? (event.type === "ack" ? event.operationId : "")}`;
+}

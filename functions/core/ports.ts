@@ -2,6 +2,7 @@ import type { ManifestSummary, SupportedOperations } from "./c2/manifest.js";
 import type { Bulletin, DeviceSummary, QueueStatus, RepositoryStatus, StatusSummary } from "./c2/model.js";
 import type { BeaconEvent } from "./events.js";
 import type { OperationChange, OperationRecord, OperationState } from "./operations/model.js";
+import type { ClassFlowCache } from "./rollouts/ports.js";
 
 /** The durable registry entry of one agent (DynamoDB on AWS). */
 export interface AgentRecord {
@@ -99,6 +100,8 @@ export interface HotSighting {
   queues?: QueueStatus[];
   bulletins?: Bulletin[];
   checkpointIntervalMs: number;
+  /** How long a catch-up claimed for the agent holds off the next one (an update it failed is retried after it). */
+  catchUpRetryMs: number;
 }
 
 export interface HotSightingResult {
@@ -123,6 +126,13 @@ export interface HotSightingResult {
    * heartbeat that found its queue empty; otherwise a version to clear it with.
    */
   operationsPending?: string;
+  /**
+   * The agent reports a flow its class's policy does not accept, and this heartbeat claimed the
+   * catch-up: the flow to send it, and the class's acknowledgement timeout when it has one.
+   */
+  catchUp?: { flowId: string; ackTimeoutMs?: number };
+  /** The cache holds no copy of the class's flow policy: load it from the registry. */
+  classFlowUnknown?: boolean;
 }
 
 /** Nothing is recorded unless the certificate is known not to be revoked. */
@@ -130,7 +140,7 @@ export type SightingOutcome =
   | { recorded: true; sighting: HotSightingResult }
   | { recorded: false; revocation: Exclude<CachedRevocation, "clear"> };
 
-export interface HotState {
+export interface HotState extends ClassFlowCache {
   /** One round trip: checks revocation, records the sighting and returns what the heartbeat needs to decide. */
   recordSighting(sighting: HotSighting): Promise<SightingOutcome>;
   revocationOf(tenant: string, serial: string): Promise<CachedRevocation>;

@@ -2,8 +2,17 @@ import { describe, expect, it } from "vitest";
 import type { JsonObject } from "./c2/json.js";
 import { BeaconError } from "./errors.js";
 import type { AgentCredential } from "./identity.js";
-import { example } from "./test/fixtures.js";
-import { CHECKPOINT_MS, coreHarness, DESCRIBE_RETRY_MS } from "./test/harness.js";
+import type { OperationRecord } from "./operations/model.js";
+import { CATCH_UP_CREATOR } from "./record-heartbeat.js";
+import type { ClassFlowPolicy } from "./rollouts/model.js";
+import { cppHeartbeatOf, example } from "./test/fixtures.js";
+import {
+  AGENT_API_URL,
+  CATCH_UP_RETRY_MS,
+  CHECKPOINT_MS,
+  coreHarness,
+  DESCRIBE_RETRY_MS,
+} from "./test/harness.js";
 
 const fleet: AgentCredential = { kind: "fleet", tenant: "acme", fleetName: "acme-fleet", serialNumber: "01" };
 const javaAgent: AgentCredential = {
@@ -156,6 +165,7 @@ describe("recordHeartbeat", () => {
     expect(core.backendCalls()).toEqual({
       registry: 0,
       classes: 0,
+      classFlows: 0,
       manifests: 0,
       operations: 0,
       cache: 0,
@@ -218,6 +228,169 @@ describe("recordHeartbeat", () => {
     });
     expect(JSON.stringify(event).length).toBeLessThan(2_000);
     expect(event?.type === "heartbeat" && event.status).toMatchObject({ errorBulletins: 1, queueCount: 1 });
+  });
+});
+
+describe("catch-up", () => {
+  const target = "5e".repeat(32);
+  const cppAgent = "cpp-gateway-1";
+  /** What the C++ example heartbeat reports as its flow. */
+  const exampleFlow = (example("cpp/heartbeat-light.json").flowInfo as JsonObject).flowId as string;
+  const classAckTimeoutMs = 90_000;
+  const download = `${AGENT_API_URL}/c2/api/flows/${target}/content`;
+
+  /** A C++ agent of class gateways, whose class's policy (in the registry) is to run `target`. */
+  function gatewaysFleet(policy: Partial<ClassFlowPolicy> = {}) {
+    const core = coreHarness();
+    core.classFlows.policies.set("acme/gateways", {
+      target,
+      accepted: [target],
+      ackTimeoutMs: classAckTimeoutMs,
+      ...policy,
+    });
+    /** One heartbeat a second later, replayed from the C++ examples: full (with the manifest) or light. */
+    const heartbeat = async (options: { full?: boolean; flowId?: string } = {}) => {
+      core.clock.advance(1_000);
+      const body = cppHeartbeatOf(cppAgent, "gateways", options.full);
+      if (options.flowId) (body.flowInfo as JsonObject).flowId = options.flowId;
+      return (await core.recordHeartbeat(fleet, body)).reply.requestedOperations;
+    };
+    const ack = (operationId: string, state: string) =>
+      core.recordAck(fleet, {
+        operation: "acknowledge",
+        operationId,
+        operationState: { state, details: "" },
+        agentInfo: { identifier: cppAgent },
+      });
+    const updates = () =>
+      [...core.operationStore.records.values()].filter(
+        (record) => record.operation === "UPDATE" && record.operand === "CONFIGURATION",
+      );
+    return { core, heartbeat, ack, updates };
+  }
+
+  it("loads the class's policy, then sends a C++ agent (operations in lower case) the target flow once", async () => {
+    const { core, heartbeat, ack, updates } = gatewaysFleet();
+    // The cache had no copy of the policy: loaded now, acted on from the next heartbeat.
+    expect(await heartbeat({ full: true })).toEqual([]);
+    expect(core.classFlows.calls).toBe(1);
+
+    const [update] = await heartbeat();
+    expect(update).toEqual({
+      identifier: expect.stringMatching(/^op-/),
+      operation: "UPDATE",
+      operand: "CONFIGURATION",
+      args: { location: download, flowId: target },
+    });
+    const operationId = update?.identifier as string;
+    expect(core.operationStore.records.get(`acme/${cppAgent}/${operationId}`)).toMatchObject({
+      state: "delivered",
+      createdBy: CATCH_UP_CREATOR,
+      ackTimeoutMs: classAckTimeoutMs,
+      timeoutAt: core.clock.now() + classAckTimeoutMs,
+    });
+    expect(
+      core.events.events.filter((event) => event.type === "operation").map((event) => event.state),
+    ).toEqual(["queued", "delivered"]);
+
+    expect(await heartbeat()).toEqual([]);
+    expect((await ack(operationId, "FULLY_APPLIED")).matched).toBe(true);
+    expect(await heartbeat({ flowId: target })).toEqual([]);
+    core.clock.advance(CATCH_UP_RETRY_MS);
+    expect(await heartbeat({ flowId: target })).toEqual([]);
+    expect(updates()).toHaveLength(1);
+    expect(core.classFlows.calls).toBe(1);
+  });
+
+  it("creates nothing while the agent has an UPDATE CONFIGURATION open, such as a rollout's", async () => {
+    const { core, heartbeat, updates } = gatewaysFleet();
+    await heartbeat({ full: true });
+    const rollouts: OperationRecord = {
+      tenant: "acme",
+      agentId: cppAgent,
+      operationId: "op-rollout",
+      operation: "UPDATE",
+      operand: "CONFIGURATION",
+      args: { location: download, flowId: target },
+      state: "queued",
+      createdAt: core.clock.now(),
+      createdBy: "beacon:rollout",
+      rolloutId: "rollout-1",
+    };
+    await core.operations.create([rollouts]);
+    core.hotState.markOperationsPending("acme", cppAgent);
+
+    expect((await heartbeat()).map((operation) => operation.identifier)).toEqual(["op-rollout"]);
+    // The delivered one is still open when the catch-up's retry window has passed.
+    core.clock.advance(CATCH_UP_RETRY_MS);
+    expect(await heartbeat()).toEqual([]);
+    expect(updates().map((record) => record.operationId)).toEqual(["op-rollout"]);
+  });
+
+  it("sends a failed catch-up again only once the retry window has passed", async () => {
+    const { core, heartbeat, ack, updates } = gatewaysFleet();
+    await heartbeat({ full: true });
+    const [first] = await heartbeat();
+    await ack(first?.identifier as string, "NOT_APPLIED");
+
+    // Each heartbeat comes a second after the one before: this one a second before the window ends.
+    core.clock.advance(CATCH_UP_RETRY_MS - 2_000);
+    expect(await heartbeat()).toEqual([]);
+    const [again] = await heartbeat();
+    expect(again).toMatchObject({ operation: "UPDATE", operand: "CONFIGURATION", args: { flowId: target } });
+    expect(updates().map((record) => [record.operationId, record.state])).toEqual([
+      [first?.identifier, "failed"],
+      [again?.identifier, "delivered"],
+    ]);
+  });
+
+  it("sends nothing to an agent whose manifest does not list UPDATE CONFIGURATION", async () => {
+    const core = coreHarness();
+    core.classFlows.policies.set("acme/probe-class", { target, accepted: [target] });
+    const first = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    await core.recordAck(javaAgent, javaAck(first.reply.requestedOperations[0]?.identifier as string));
+
+    const next = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    expect(next.reply.requestedOperations).toEqual([]);
+    // The cache claimed the catch-up (it knows the manifest); Beacon, reading the manifest, queued nothing.
+    expect(core.hotState.catchUps.has("acme/probe-agent-1")).toBe(true);
+    expect(core.operationStore.records.size).toBe(0);
+  });
+
+  it("costs an agent on an accepted flow one cache round trip and no registry, policy or queue call", async () => {
+    const { core, heartbeat } = gatewaysFleet({ accepted: [target, exampleFlow] });
+    await heartbeat({ full: true });
+    await heartbeat();
+
+    const before = core.backendCalls();
+    expect(await heartbeat()).toEqual([]);
+    const after = core.backendCalls();
+    expect({
+      registry: after.registry - before.registry,
+      classFlows: after.classFlows - before.classFlows,
+      operations: after.operations - before.operations,
+      cache: after.cache - before.cache,
+    }).toEqual({ registry: 0, classFlows: 0, operations: 0, cache: 1 });
+    expect(core.hotState.catchUps.size).toBe(0);
+  });
+
+  it("remembers that a class has no policy, asking the registry once", async () => {
+    const { core, heartbeat } = gatewaysFleet();
+    core.classFlows.policies.clear();
+    await heartbeat({ full: true });
+    for (let index = 0; index < 3; index++) expect(await heartbeat()).toEqual([]);
+    expect(core.classFlows.calls).toBe(1);
+  });
+
+  it("catches no agent up while the cache is down, and does once it is back", async () => {
+    const { core, heartbeat } = gatewaysFleet();
+    await heartbeat({ full: true });
+    core.hotState.down = true;
+    expect(await heartbeat()).toEqual([]);
+    core.hotState.down = false;
+    expect(await heartbeat()).toEqual([
+      expect.objectContaining({ operation: "UPDATE", operand: "CONFIGURATION" }),
+    ]);
   });
 });
 

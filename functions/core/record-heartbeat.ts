@@ -1,14 +1,16 @@
 import { normalizeHeartbeat } from "./c2/heartbeat.js";
-import type { JsonObject } from "./c2/json.js";
-import type { SupportedOperations } from "./c2/manifest.js";
+import { dropUndefined, type JsonObject } from "./c2/json.js";
+import { type SupportedOperations, supports } from "./c2/manifest.js";
 import type { C2Operation, Heartbeat } from "./c2/model.js";
 import { describeManifest, heartbeatReply } from "./c2/operations.js";
 import { BeaconError } from "./errors.js";
 import type { HeartbeatEvent, OperationEvent } from "./events.js";
+import { flowContentUrl } from "./flows/location.js";
 import { type GuardedCache, guardedCache } from "./guarded-cache.js";
 import { type AgentCredential, authorizeAgent } from "./identity.js";
 import type { ManifestRegistration } from "./manifest-registration.js";
-import type { OperationLifecycle } from "./operations/lifecycle.js";
+import { newOperationId, type OperationLifecycle } from "./operations/lifecycle.js";
+import type { OperationRecord } from "./operations/model.js";
 import type {
   AgentClassRegistry,
   AgentRecord,
@@ -22,6 +24,7 @@ import type {
   RevocationList,
 } from "./ports.js";
 import { makeRevocationCheck } from "./revocation.js";
+import type { ClassFlowPolicies } from "./rollouts/ports.js";
 
 /**
  * Beacon's own DESCRIBE MANIFEST, asked while a manifest is unknown, is tracked on the agent's registry
@@ -32,6 +35,9 @@ export const DESCRIBE_ID_PREFIX = "describe-";
 /** The class an agent joins when it reports none. */
 export const DEFAULT_AGENT_CLASS = "default";
 
+/** Who created the UPDATE CONFIGURATION that brings an agent to its class's flow. */
+export const CATCH_UP_CREATOR = "beacon:catch-up";
+
 export interface HeartbeatSettings {
   /** How often a steady agent's last-seen time is written to the registry. */
   checkpointIntervalMs: number;
@@ -39,12 +45,17 @@ export interface HeartbeatSettings {
   describeRetryMs: number;
   /** Most operations one heartbeat reply carries. */
   maxOperationsPerReply: number;
+  /** How long a catch-up sent to an agent holds off the next one, which an agent that failed it gets. */
+  catchUpRetryMs: number;
+  /** The agent API's public base URL (`https://host[:port]`), for the flow downloads catch-up sends. */
+  agentApiUrl: string;
 }
 
 export interface HeartbeatDependencies {
   registry: AgentRegistry;
   revocations: RevocationList;
   classes: AgentClassRegistry;
+  classFlows: ClassFlowPolicies;
   manifests: ManifestRegistration;
   operations: OperationLifecycle;
   hotState: HotState;
@@ -82,12 +93,17 @@ interface AgentView {
   knownAbsent?: boolean;
   /** The pending-operation marker's version, when the cache holds one. */
   operationsPending?: string;
+  /** The cache claimed a catch-up for the agent: the flow to send it. */
+  catchUp?: HotSightingResult["catchUp"];
+  /** The cache holds no copy of the class's flow policy. */
+  classFlowUnknown?: boolean;
 }
 
 export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
   const {
     registry,
     classes,
+    classFlows,
     manifests,
     operations: lifecycle,
     hotState,
@@ -194,14 +210,28 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       }
     }
 
+    if (view.classFlowUnknown) {
+      // Loaded for the next heartbeat, whose one round trip claims the catch-up if one is due.
+      const policy = await classFlows.policyOf(tenant, agentClass);
+      await cache.attempt(() => hotState.rememberClassFlow(tenant, agentClass, policy));
+    }
+    // Only the cache's one round trip claims a catch-up: while the cache is down (the registry answered)
+    // no agent is caught up, and none costs a registry request for it; they are once the cache is back.
+    const catchUp =
+      view.catchUp && supportedOperations && supports(supportedOperations, "UPDATE", "CONFIGURATION")
+        ? catchUpOperation(tenant, agentId, view.catchUp, now)
+        : undefined;
+
     const operationEvents: OperationEvent[] = [];
-    const lookForOperations = view.operationsPending !== undefined || (markerUnknown && !firstSight);
+    const lookForOperations =
+      catchUp !== undefined || view.operationsPending !== undefined || (markerUnknown && !firstSight);
     if (lookForOperations && supportedOperations) {
       const delivery = await lifecycle.deliver(
         tenant,
         agentId,
         supportedOperations,
         settings.maxOperationsPerReply - operations.length,
+        catchUp,
       );
       operations.push(...delivery.operations);
       operationEvents.push(...delivery.events);
@@ -271,7 +301,29 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       queues: heartbeat.queues,
       bulletins: heartbeat.bulletins,
       checkpointIntervalMs: settings.checkpointIntervalMs,
+      catchUpRetryMs: settings.catchUpRetryMs,
     };
+  }
+
+  /** The UPDATE CONFIGURATION that brings the agent to its class's flow. */
+  function catchUpOperation(
+    tenant: string,
+    agentId: string,
+    catchUp: NonNullable<HotSightingResult["catchUp"]>,
+    now: number,
+  ): OperationRecord {
+    return dropUndefined({
+      tenant,
+      agentId,
+      operationId: newOperationId(now, ids),
+      operation: "UPDATE",
+      operand: "CONFIGURATION",
+      args: { location: flowContentUrl(settings.agentApiUrl, catchUp.flowId), flowId: catchUp.flowId },
+      state: "queued" as const,
+      createdAt: now,
+      createdBy: CATCH_UP_CREATOR,
+      ackTimeoutMs: catchUp.ackTimeoutMs,
+    });
   }
 
   async function viewFromRegistry(tenant: string, heartbeat: Heartbeat, now: number): Promise<AgentView> {
@@ -330,6 +382,8 @@ function viewOf(sighting: HotSightingResult): AgentView {
     checkpointDue: sighting.checkpointDue,
     describePendingUntil: sighting.describePendingUntil,
     operationsPending: sighting.operationsPending,
+    catchUp: sighting.catchUp,
+    classFlowUnknown: sighting.classFlowUnknown,
   };
 }
 

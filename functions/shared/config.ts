@@ -11,6 +11,9 @@ export interface AgentApiConfig {
   describeRetryMs: number;
   maxOperationsPerReply: number;
   operationAckTimeoutMs: number;
+  /** Where agents reach the agent API, for the download URLs catch-up operations carry. */
+  agentApiUrl: string;
+  catchUpRetryMs: number;
 }
 
 type Environment = Record<string, string | undefined>;
@@ -43,6 +46,9 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     describeRetryMs: numberEnv(env, EnvNames.describeRetrySeconds, 300) * 1_000,
     maxOperationsPerReply: numberEnv(env, EnvNames.maxOperationsPerReply, 5),
     operationAckTimeoutMs: operationAckTimeoutMs(env),
+    agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
+    // Long enough for an agent to fetch and apply a flow; an agent that failed it is sent it again after.
+    catchUpRetryMs: numberEnv(env, EnvNames.catchUpRetrySeconds, 1800) * 1_000,
   };
 }
 
@@ -114,6 +120,11 @@ export interface SweeperConfig {
   operationAckTimeoutMs: number;
   queuedTimeoutHeartbeats: number;
   maxOperationsPerRun: number;
+  /** Rollouts read their agents' health from the cache and mark the agents a batch queues for. */
+  redisUrl: string;
+  cacheTimeoutMs: number;
+  /** Where agents reach the agent API, for the download URLs rollout operations carry. */
+  agentApiUrl: string;
 }
 
 export function sweeperConfig(env: Environment = process.env): SweeperConfig {
@@ -124,5 +135,8 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     queuedTimeoutHeartbeats: numberEnv(env, EnvNames.queuedTimeoutHeartbeats, 10),
     // A few seconds of work a run; a backlog drains over the next minutes.
     maxOperationsPerRun: numberEnv(env, EnvNames.sweeperMaxOperations, 500),
+    redisUrl: requireEnv(env, EnvNames.redisUrl),
+    cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
+    agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
   };
 }

@@ -22,8 +22,10 @@ export const EnvNames = {
   agentCaSecretArn: "BEACON_AGENT_CA_SECRET_ARN",
   /** Folder holding the agent CA as ca.pem and ca.key (console API on the local stack). */
   agentCaDir: "BEACON_AGENT_CA_DIR",
-  /** The agent API's public base URL (`https://host[:port]`): the console puts it in URLs agents follow. */
+  /** The agent API's public base URL (`https://host[:port]`): both APIs put it in URLs agents follow. */
   agentApiUrl: "BEACON_AGENT_API_URL",
+  /** How long the agent API waits before sending a catch-up UPDATE CONFIGURATION to the same agent again. */
+  catchUpRetrySeconds: "BEACON_CATCH_UP_RETRY_SECONDS",
 } as const;
 
 export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];

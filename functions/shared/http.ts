@@ -29,6 +29,10 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   certificate_authority_unavailable: 503,
   operation_not_supported: 409,
   operation_not_queued: 409,
+  rollout_in_progress: 409,
+  rollout_state: 409,
+  rollout_conflict: 409,
+  flow_incompatible: 409,
   cache_unavailable: 503,
 };
 

@@ -5,6 +5,7 @@ import heartbeatResponseSchema from "../../schemas/c2/heartbeat-response.schema.
 import ackEventSchema from "../../schemas/events/ack-event.schema.json" with { type: "json" };
 import heartbeatEventSchema from "../../schemas/events/heartbeat-event.schema.json" with { type: "json" };
 import operationEventSchema from "../../schemas/events/operation-event.schema.json" with { type: "json" };
+import rolloutEventSchema from "../../schemas/events/rollout-event.schema.json" with { type: "json" };
 import { BeaconError } from "../core/errors.js";
 
 /** Compiled once per container: the schemas in schemas/ are the single source of the wire formats. */
@@ -17,6 +18,7 @@ export const Validators = {
   heartbeatEvent: ajv.compile(heartbeatEventSchema),
   ackEvent: ajv.compile(ackEventSchema),
   operationEvent: ajv.compile(operationEventSchema),
+  rolloutEvent: ajv.compile(rolloutEventSchema),
 } as const;
 
 /** The validator of a stream event's type. */
@@ -25,7 +27,9 @@ export const eventValidator = (event: { type: string }): ValidateFunction =>
     ? Validators.heartbeatEvent
     : event.type === "ack"
       ? Validators.ackEvent
-      : Validators.operationEvent;
+      : event.type === "rollout"
+        ? Validators.rolloutEvent
+        : Validators.operationEvent;
 
 /** Throws invalid_payload naming the first field that breaks the schema. */
 export function assertValid(validate: ValidateFunction, value: unknown, what: string): void {

@@ -5,11 +5,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { inject } from "vitest";
-import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
+import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { type ClientCertificateRequest, ensureDevCertificates, issueClientCertificate } from "./certs.js";
 import { type CountingProxy, startCountingProxy } from "./counting-proxy.js";
 import { loadAgentApi } from "./function-routes.js";
 import { startAgentGateway } from "./gateway.js";
+import { findFreePort } from "./ports.js";
 
 export interface PostOptions {
   /** Name of the client certificate in the certs folder (`<name>.pem`/`<name>.key`); dev-fleet by default. */
@@ -53,10 +54,14 @@ export async function startAgentApi(overrides: Record<string, string> = {}): Pro
   const backends = inject("beaconEnv");
   const dynamoDb = await startCountingProxy(backends[AwsEndpointEnvNames.dynamodb] as string);
   const kinesis = await startCountingProxy(backends[AwsEndpointEnvNames.kinesis] as string);
+  // The agent API reads its own URL, for the flow downloads it sends agents to, when it loads: before the
+  // gateway listens. So the gateway's port is chosen first.
+  const port = await findFreePort();
   const env: Record<string, string> = {
     ...backends,
     [AwsEndpointEnvNames.dynamodb]: dynamoDb.url,
     [AwsEndpointEnvNames.kinesis]: kinesis.url,
+    [EnvNames.agentApiUrl]: `https://127.0.0.1:${port}`,
     POWERTOOLS_LOG_LEVEL: "ERROR",
     ...overrides,
   };
@@ -64,7 +69,7 @@ export async function startAgentApi(overrides: Record<string, string> = {}): Pro
 
   const certsDir = mkdtempSync(path.join(tmpdir(), "beacon-certs-"));
   await ensureDevCertificates(certsDir);
-  const gateway = await startAgentGateway({ port: 0, certsDir, routes: agentApi.routes });
+  const gateway = await startAgentGateway({ port, certsDir, routes: agentApi.routes });
   const agents = new Map<string, Agent>();
   const agentFor = (name: string) => {
     let agent = agents.get(name);

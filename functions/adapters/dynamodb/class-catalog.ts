@@ -6,6 +6,7 @@ import type {
   ClassCatalog,
   PageRequest,
 } from "../../core/console/ports.js";
+import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
 import { Keys } from "./keys.js";
 import { queryPartition } from "./paging.js";
 
@@ -37,28 +38,25 @@ export class DynamoClassCatalog implements ClassCatalog {
 
   /** One update: creation fields only where absent, so creating and updating race harmlessly. */
   async put(tenant: string, name: string, change: AgentClassChange, now: number) {
+    const creation = classCreation(tenant, name, now);
     const assignments = [
-      "tenant = :tenant",
-      "#name = :name",
+      ...creation.assignments,
       "updatedAt = :now",
-      "createdAt = if_not_exists(createdAt, :now)",
-      "autoCreated = if_not_exists(autoCreated, :manual)",
       ...(change.description === undefined ? [] : ["description = :description"]),
       ...(change.heartbeatIntervalSeconds === undefined ? [] : ["heartbeatIntervalSeconds = :interval"]),
+      ...(change.ackTimeoutSeconds === undefined ? [] : ["ackTimeoutSeconds = :ackTimeout"]),
     ];
     const { Attributes: before } = await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: Keys.agentClass(tenant, name),
         UpdateExpression: `SET ${assignments.join(", ")}`,
-        ExpressionAttributeNames: { "#name": "name" },
+        ExpressionAttributeNames: creation.names,
         ExpressionAttributeValues: dropUndefined({
-          ":tenant": tenant,
-          ":name": name,
-          ":now": now,
-          ":manual": false,
+          ...creation.values,
           ":description": change.description,
           ":interval": change.heartbeatIntervalSeconds,
+          ":ackTimeout": change.ackTimeoutSeconds,
         }),
         // The item as it was tells a creation from an update; the new one follows from it and the change.
         ReturnValues: "ALL_OLD",
@@ -77,12 +75,32 @@ export class DynamoClassCatalog implements ClassCatalog {
   }
 }
 
+/**
+ * The update clauses that give a class item its creation fields where it has none yet; every write that
+ * may be a class's first (the console's put, a rollout's start) carries them, so whichever comes first creates it.
+ */
+export function classCreation(tenant: string, name: string, now: number) {
+  return {
+    assignments: [
+      "tenant = :tenant",
+      "#name = :name",
+      "createdAt = if_not_exists(createdAt, :now)",
+      "autoCreated = if_not_exists(autoCreated, :manual)",
+    ],
+    names: { "#name": "name" },
+    values: { ":tenant": tenant, ":name": name, ":now": now, ":manual": false },
+  };
+}
+
 function toClass(item: Record<string, unknown>): AgentClassRecord {
   return dropUndefined({
     tenant: item.tenant as string,
     name: item.name as string,
     description: item.description as string | undefined,
     heartbeatIntervalSeconds: item.heartbeatIntervalSeconds as number | undefined,
+    ackTimeoutSeconds: item.ackTimeoutSeconds as number | undefined,
+    flowPolicy: item.flowPolicy as ClassFlowPolicy | undefined,
+    activeRolloutId: item.activeRolloutId as string | undefined,
     createdAt: item.createdAt as number,
     updatedAt: item.updatedAt as number | undefined,
     autoCreated: item.autoCreated === true,

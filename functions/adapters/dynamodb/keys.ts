@@ -1,3 +1,6 @@
+/** The sort key prefix of one rollout batch's members: zero-padded, so that string order is batch order. */
+const rolloutBatchPrefix = (batch: number) => `M#${String(batch).padStart(6, "0")}#`;
+
 /** Every key starts with the tenant, so a query built from a credential can only reach that tenant. */
 export const Keys = {
   agent: (tenant: string, agentId: string) => ({ pk: `T#${tenant}#A#${agentId}`, sk: "AGENT" }),
@@ -26,6 +29,8 @@ export const Keys = {
    */
   dueShard: (shard: number) => `DUE#${String(shard).padStart(2, "0")}`,
   dueAt: (time: number) => String(Math.max(0, Math.floor(time))).padStart(15, "0"),
+  /** The due index's partition of every tenant's active rollouts, by creation time (dueAt). */
+  dueRollouts: () => "DUE#ROLLOUTS",
   /** A class's flow versions, by hash. */
   flowVersion: (tenant: string, className: string, hash: string) => ({
     pk: `T#${tenant}#FLOWS#C#${className}`,
@@ -37,6 +42,14 @@ export const Keys = {
     pk: `T#${tenant}#F#${hash}`,
     sk: `CHUNK#${String(index).padStart(4, "0")}`,
   }),
+  /** A tenant's rollouts, by rollout id (which sorts by creation time). */
+  rollout: (tenant: string, rolloutId: string) => ({ pk: `T#${tenant}#ROLLOUTS`, sk: `R#${rolloutId}` }),
+  /** A rollout's members share a partition, by batch then agent id. */
+  rolloutMember: (tenant: string, rolloutId: string, batch: number, agentId: string) => ({
+    pk: `T#${tenant}#R#${rolloutId}`,
+    sk: `${rolloutBatchPrefix(batch)}${agentId}`,
+  }),
+  rolloutBatch: rolloutBatchPrefix,
   /** Issued agent certificates, by canonical serial (upper-case hex, no separators or leading zeros). */
   certificate: (tenant: string, serial: string) => ({ pk: `T#${tenant}#CERTS`, sk: `S#${serial}` }),
   /** The tenant's revocation list: one item per revoked serial, read whole by the agent API. */
@@ -45,3 +58,13 @@ export const Keys = {
 
 export const isConditionalCheckFailure = (error: unknown): boolean =>
   (error as { name?: string }).name === "ConditionalCheckFailedException";
+
+/**
+ * Which items' conditions failed when a transaction was cancelled, in the order of its items; undefined
+ * for any other error. A cancellation for another reason (a conflicting transaction) lists none.
+ */
+export function failedTransactionConditions(error: unknown): boolean[] | undefined {
+  const cancellation = error as { name?: string; CancellationReasons?: { Code?: string }[] };
+  if (cancellation.name !== "TransactionCanceledException") return undefined;
+  return (cancellation.CancellationReasons ?? []).map((reason) => reason.Code === "ConditionalCheckFailed");
+}

@@ -1,3 +1,4 @@
+import { dropUndefined } from "../../core/c2/json.js";
 import type {
   AgentClassChange,
   AgentClassRecord,
@@ -20,6 +21,7 @@ import type {
   PageRequest,
 } from "../../core/console/ports.js";
 import type { AgentRecord, FlowContent } from "../../core/ports.js";
+import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
 
 /** In-process stand-ins for the console's ports, for core unit tests only. */
 
@@ -64,9 +66,11 @@ export class MemoryClassCatalog implements ClassCatalog {
 
   async put(tenant: string, name: string, change: AgentClassChange, now: number) {
     const existing = this.classes.get(`${tenant}/${name}`);
+    // As in the table, only the fields the change gives are written.
+    const given = dropUndefined(change);
     const record: AgentClassRecord = existing
-      ? { ...existing, ...change, updatedAt: now }
-      : { tenant, name, ...change, createdAt: now, updatedAt: now, autoCreated: false };
+      ? { ...existing, ...given, updatedAt: now }
+      : { tenant, name, ...given, createdAt: now, updatedAt: now, autoCreated: false };
     this.classes.set(`${tenant}/${name}`, record);
     return { record, created: existing === undefined };
   }
@@ -118,6 +122,8 @@ export class MemoryFleetHotState implements FleetHotState {
   readonly heartbeats = new Map<string, number>();
   readonly revoked = new Map<string, number>();
   readonly pendingOperations = new Map<string, number>();
+  /** The cache's copies of classes' flow policies by tenant/class; undefined records a class without one. */
+  readonly classFlows = new Map<string, ClassFlowPolicy | undefined>();
   /** Set to make every call fail, as a cache outage would. */
   down = false;
 
@@ -171,6 +177,11 @@ export class MemoryFleetHotState implements FleetHotState {
   async revokeSerial(tenant: string, serial: string, revokedAt: number) {
     this.check();
     this.revoked.set(`${tenant}/${serial}`, revokedAt);
+  }
+
+  async rememberClassFlow(tenant: string, className: string, policy: ClassFlowPolicy | undefined) {
+    this.check();
+    this.classFlows.set(`${tenant}/${className}`, policy && structuredClone(policy));
   }
 }
 

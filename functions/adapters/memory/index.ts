@@ -1,3 +1,4 @@
+import { dropUndefined } from "../../core/c2/json.js";
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
 import type { BeaconEvent } from "../../core/events.js";
 import {
@@ -24,6 +25,8 @@ import type {
   RevocationList,
   SightingOutcome,
 } from "../../core/ports.js";
+import { type ClassFlowPolicy, isAcceptedFlow } from "../../core/rollouts/model.js";
+import type { ClassFlowPolicies } from "../../core/rollouts/ports.js";
 
 /** In-process stand-ins for the ports, for core unit tests only. Each counts its calls. */
 
@@ -150,6 +153,10 @@ export class MemoryHotState implements HotState {
   readonly pendingOperations = new Map<string, number>();
   /** Per tenant; a tenant without an entry has no revocation list in the cache yet. */
   readonly revocationLists = new Map<string, Set<string>>();
+  /** By tenant/class; a class without an entry was never loaded, one mapped to undefined has no policy. */
+  readonly classFlows = new Map<string, ClassFlowPolicy | undefined>();
+  /** Catch-up claims by tenant/agent: the flow sent, held off until the time given. */
+  readonly catchUps = new Map<string, { flowId: string; until: number }>();
   roundTrips = 0;
   /** Set to make every call fail, as a cache outage would. */
   down = false;
@@ -179,7 +186,11 @@ export class MemoryHotState implements HotState {
       agent.registered && sighting.now - agent.lastCheckpoint >= sighting.checkpointIntervalMs;
     if (checkpointDue) agent.lastCheckpoint = sighting.now;
     this.agents.set(key, agent);
+    const supportedOperations = agent.manifestHash
+      ? this.manifests.get(`${sighting.tenant}/${agent.manifestHash}`)
+      : undefined;
     const result: HotSightingResult = {
+      ...this.classFlowOf(sighting, agent, supportedOperations),
       registered: agent.registered,
       agentClass: agent.agentClass,
       manifestHash: agent.manifestHash,
@@ -187,14 +198,30 @@ export class MemoryHotState implements HotState {
       previousAgentClass: previous.agentClass,
       previousManifestHash: previous.manifestHash,
       previousFlowId: previous.flowId,
-      supportedOperations: agent.manifestHash
-        ? this.manifests.get(`${sighting.tenant}/${agent.manifestHash}`)
-        : undefined,
+      supportedOperations,
       checkpointDue,
       describePendingUntil: agent.describePendingUntil,
       operationsPending: this.pendingOperations.get(key)?.toString(),
     };
     return { recorded: true, sighting: result };
+  }
+
+  /** As the script: asks for the class's policy until it is loaded; claims catch-up for a flow it rejects. */
+  private classFlowOf(
+    sighting: HotSighting,
+    agent: HotAgent,
+    supportedOperations: SupportedOperations | undefined,
+  ): Pick<HotSightingResult, "catchUp" | "classFlowUnknown"> {
+    if (agent.agentClass === undefined) return {};
+    const classKey = `${sighting.tenant}/${agent.agentClass}`;
+    if (!this.classFlows.has(classKey)) return { classFlowUnknown: true };
+    const policy = this.classFlows.get(classKey);
+    if (!policy || !supportedOperations || isAcceptedFlow(policy, agent.flowId)) return {};
+    const claimKey = `${sighting.tenant}/${sighting.agentId}`;
+    const claim = this.catchUps.get(claimKey);
+    if (claim && claim.flowId === policy.target && claim.until > sighting.now) return {};
+    this.catchUps.set(claimKey, { flowId: policy.target, until: sighting.now + sighting.catchUpRetryMs });
+    return { catchUp: dropUndefined({ flowId: policy.target, ackTimeoutMs: policy.ackTimeoutMs }) };
   }
 
   async revocationOf(tenant: string, serial: string) {
@@ -244,6 +271,24 @@ export class MemoryHotState implements HotState {
     this.touch();
     const key = `${tenant}/${agentId}`;
     if (this.pendingOperations.get(key)?.toString() === version) this.pendingOperations.delete(key);
+  }
+
+  async rememberClassFlow(tenant: string, className: string, policy: ClassFlowPolicy | undefined) {
+    this.touch();
+    this.classFlows.set(`${tenant}/${className}`, policy && structuredClone(policy));
+  }
+}
+
+/** Classes' flow policies as the registry holds them; tests set them directly. */
+export class MemoryClassFlowPolicies implements ClassFlowPolicies {
+  /** By tenant/class. */
+  readonly policies = new Map<string, ClassFlowPolicy>();
+  calls = 0;
+
+  async policyOf(tenant: string, className: string) {
+    this.calls++;
+    const policy = this.policies.get(`${tenant}/${className}`);
+    return policy && structuredClone(policy);
   }
 }
 

@@ -1,6 +1,9 @@
 import type { Cluster, Redis } from "ioredis";
 import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/console/ports.js";
+import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
 import { isCacheUsable } from "../../shared/redis-client.js";
+import { execute } from "./batch.js";
+import { rememberClassFlow } from "./class-flow-cache.js";
 import { CacheKeys, CacheUnavailableError } from "./hot-state.js";
 
 /** The agent hash's fields the console reads, as the agent API writes them (JSON for the structured ones). */
@@ -111,15 +114,10 @@ export class RedisFleetHotState implements FleetHotState {
   async revokeSerial(tenant: string, serial: string, revokedAt: number) {
     await this.usable().addRevokedSerial(CacheKeys.revokedSerials(tenant), serial, revokedAt);
   }
-}
 
-/** Runs a pipeline or transaction; any command's failure fails the call, as a cache outage would. */
-async function execute<T>(batch: { exec(): Promise<[Error | null, unknown][] | null> }): Promise<T[]> {
-  const results = (await batch.exec()) ?? [];
-  return results.map(([error, value]) => {
-    if (error) throw error;
-    return value as T;
-  });
+  async rememberClassFlow(tenant: string, className: string, policy: ClassFlowPolicy | undefined) {
+    await rememberClassFlow(this.usable(), tenant, className, policy);
+  }
 }
 
 /** A field the agent API wrote as JSON; anything unreadable counts as absent. */

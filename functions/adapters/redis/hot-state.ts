@@ -7,7 +7,9 @@ import type {
   HotState,
   SightingOutcome,
 } from "../../core/ports.js";
+import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
 import { isCacheUsable } from "../../shared/redis-client.js";
+import { rememberClassFlow } from "./class-flow-cache.js";
 import { CLEAR_PENDING_SCRIPT, RECORD_SIGHTING_SCRIPT } from "./record-sighting-script.js";
 
 /** Agents unheard of for this long drop out of the cache; the registry still has them. */
@@ -40,6 +42,12 @@ export const CacheKeys = {
   heartbeatsInMinute: (tenant: string, epochMinute: number) => `{t:${tenant}}:heartbeats:${epochMinute}`,
   /** Present while operations may be queued for the agent; its value is a version, bumped on each queueing. */
   pendingOperations: (tenant: string, agentId: string) => `{t:${tenant}}:pending:${agentId}`,
+  /** The class's flow policy (fields target, accepted, ackTimeoutMs; only loaded when it has none). */
+  classFlow: (tenant: string, className: string) => `{t:${tenant}}:class-flow:${className}`,
+  classFlowPrefix: (tenant: string) => `{t:${tenant}}:class-flow:`,
+  /** Present while a catch-up sent to the agent holds off the next one; its value is the flow sent. */
+  catchUp: (tenant: string, agentId: string) => `{t:${tenant}}:catch-up:${agentId}`,
+  catchUpPrefix: (tenant: string) => `{t:${tenant}}:catch-up:`,
 } as const;
 
 export class CacheUnavailableError extends Error {
@@ -51,7 +59,23 @@ export class CacheUnavailableError extends Error {
 
 type RecordSightingReply =
   | ["unknown" | "revoked"]
-  | ["recorded", string, string, string, string, string, string, string, string, number, string, string];
+  | [
+      "recorded",
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      number,
+      string,
+      string,
+      number,
+      string,
+      string,
+    ];
 
 interface ScriptedRedis {
   recordSighting(...keysAndArgs: (string | number)[]): Promise<RecordSightingReply>;
@@ -63,7 +87,7 @@ export class RedisHotState implements HotState {
 
   constructor(redis: Redis | Cluster) {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: one round trip a call.
-    redis.defineCommand("recordSighting", { numberOfKeys: 5, lua: RECORD_SIGHTING_SCRIPT });
+    redis.defineCommand("recordSighting", { numberOfKeys: 6, lua: RECORD_SIGHTING_SCRIPT });
     redis.defineCommand("clearPending", { numberOfKeys: 1, lua: CLEAR_PENDING_SCRIPT });
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
   }
@@ -97,6 +121,7 @@ export class RedisHotState implements HotState {
       CacheKeys.revokedSerials(tenant),
       CacheKeys.heartbeatsInMinute(tenant, Math.floor(now / 60_000)),
       CacheKeys.pendingOperations(tenant, agentId),
+      CacheKeys.catchUp(tenant, agentId),
       now,
       sighting.checkpointIntervalMs,
       CacheKeys.classIndexPrefix(tenant),
@@ -104,6 +129,8 @@ export class RedisHotState implements HotState {
       AGENT_TTL_SECONDS,
       sighting.serialNumber,
       HEARTBEAT_COUNTER_TTL_SECONDS,
+      CacheKeys.classFlowPrefix(tenant),
+      sighting.catchUpRetryMs,
       ...pairs,
     );
     if (reply[0] !== "recorded") return { recorded: false, revocation: reply[0] };
@@ -120,6 +147,9 @@ export class RedisHotState implements HotState {
       due,
       describeUntil,
       pending,
+      classFlowUnknown,
+      catchUpFlow,
+      catchUpAckTimeout,
     ] = reply;
     const result: HotSightingResult = {
       registered: registered === "1",
@@ -133,6 +163,10 @@ export class RedisHotState implements HotState {
       checkpointDue: Number(due) === 1,
       describePendingUntil: describeUntil ? Number(describeUntil) : undefined,
       operationsPending: pending || undefined,
+      catchUp: catchUpFlow
+        ? { flowId: catchUpFlow, ackTimeoutMs: catchUpAckTimeout ? Number(catchUpAckTimeout) : undefined }
+        : undefined,
+      classFlowUnknown: Number(classFlowUnknown) === 1,
     };
     return { recorded: true, sighting: result };
   }
@@ -184,5 +218,13 @@ export class RedisHotState implements HotState {
 
   async clearOperationsPending(tenant: string, agentId: string, version: string): Promise<void> {
     await this.usable().clearPending(CacheKeys.pendingOperations(tenant, agentId), version);
+  }
+
+  async rememberClassFlow(
+    tenant: string,
+    className: string,
+    policy: ClassFlowPolicy | undefined,
+  ): Promise<void> {
+    await rememberClassFlow(this.usable(), tenant, className, policy);
   }
 }

@@ -1,5 +1,7 @@
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { Clock, EventSink, IdGenerator, OperationStore } from "../ports.js";
+import { makeRolloutEngine } from "../rollouts/engine.js";
+import type { RolloutStore } from "../rollouts/ports.js";
 import { type AgentListRequest, makeAgentsApi } from "./agents.js";
 import { makeCertificatesApi } from "./certificates.js";
 import { makeClassesApi } from "./classes.js";
@@ -18,6 +20,7 @@ import type {
   ManifestCatalog,
 } from "./ports.js";
 import type { Principal } from "./principal.js";
+import { makeRolloutsApi } from "./rollouts.js";
 
 export interface ConsoleDependencies {
   catalog: ClassCatalog;
@@ -29,6 +32,7 @@ export interface ConsoleDependencies {
   authority: CertificateAuthority;
   operations: OperationStore;
   lifecycle: OperationLifecycle;
+  rollouts: RolloutStore;
   events: EventSink;
   clock: Clock;
   ids: IdGenerator;
@@ -63,6 +67,11 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
     } while (cursor !== undefined && selected.length < limit);
     return selected.slice(0, limit);
   }
+  const flows = makeFlowsApi({
+    ...deps,
+    classAgents: (principal, className, limit) => selectAgents(principal, { agentClass: className }, limit),
+  });
+  const engine = makeRolloutEngine({ ...deps, classes: deps.catalog });
   return {
     classes: makeClassesApi(deps),
     agents,
@@ -73,9 +82,12 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
       selectAgents,
     }),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
-    flows: makeFlowsApi({
-      ...deps,
-      classAgents: (principal, className, limit) => selectAgents(principal, { agentClass: className }, limit),
+    flows,
+    rollouts: makeRolloutsApi({
+      engine,
+      rollouts: deps.rollouts,
+      flows: deps.flows,
+      validate: flows.validate,
     }),
     fleetSummary: makeFleetSummary(deps),
     certificates,

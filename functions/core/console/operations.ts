@@ -2,6 +2,7 @@ import { dropUndefined } from "../c2/json.js";
 import { type SupportedOperations, supports } from "../c2/manifest.js";
 import { BeaconError } from "../errors.js";
 import { isFlowHash } from "../flows/document.js";
+import { flowContentUrl } from "../flows/location.js";
 import { guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity.js";
 import { type LifecycleResult, newOperationId, type OperationLifecycle } from "../operations/lifecycle.js";
@@ -57,13 +58,6 @@ export interface OperationsDependencies {
 const ARGS_REQUIRED = new Set(["UPDATE PROPERTIES", "CLEAR CONNECTION"]);
 /** Operations whose args Beacon builds from a flow version rather than taking them from the caller. */
 const UPDATE_CONFIGURATION = "UPDATE CONFIGURATION";
-
-/**
- * Where agents download a flow version. Beacon sends the version's hash as `flowId` too, and the Java
- * agent, which derives a flow id from the 4th path segment when `flowId` is absent, reads the same hash.
- */
-export const flowContentUrl = (agentApiUrl: string, flowId: string): string =>
-  `${agentApiUrl.replace(/\/+$/, "")}/c2/api/flows/${encodeURIComponent(flowId)}/content`;
 
 export const operationView = (record: OperationRecord) =>
   dropUndefined({

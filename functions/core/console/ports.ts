@@ -1,6 +1,8 @@
 import type { SupportedOperations } from "../c2/manifest.js";
 import type { FlowDocument } from "../flows/document.js";
 import type { AgentRecord, FlowContentStore, HotSighting } from "../ports.js";
+import type { ClassFlowPolicy } from "../rollouts/model.js";
+import type { ClassFlowCache } from "../rollouts/ports.js";
 
 /** One page of a key-ordered list; `last` is the sort key to continue after, absent on the last page. */
 export interface Page<T> {
@@ -21,6 +23,12 @@ export interface AgentClassRecord {
   description?: string;
   /** How often the class's agents are expected to heartbeat; absent for classes nobody configured. */
   heartbeatIntervalSeconds?: number;
+  /** How long the class's agents may take to acknowledge an operation; the service default when absent. */
+  ackTimeoutSeconds?: number;
+  /** Which flow the class's agents should run, once a flow version was published to it. */
+  flowPolicy?: ClassFlowPolicy;
+  /** The rollout under way, if any: a class has at most one. */
+  activeRolloutId?: string;
   createdAt: number;
   updatedAt?: number;
   /** Created by the agent API on first sight rather than by a person. */
@@ -30,6 +38,7 @@ export interface AgentClassRecord {
 export interface AgentClassChange {
   description?: string;
   heartbeatIntervalSeconds?: number;
+  ackTimeoutSeconds?: number;
 }
 
 export interface ClassCatalog {
@@ -83,7 +92,7 @@ export interface ClassAgentCounts {
 }
 
 /** The console's reads and removals of the agent API's hot state. Every call throws when the cache does. */
-export interface FleetHotState {
+export interface FleetHotState extends ClassFlowCache {
   agents(tenant: string, agentIds: string[]): Promise<Map<string, HotAgentState>>;
   /** Agents per class from the cache's per-class index, online meaning seen at or after `onlineSince`. */
   classCounts(

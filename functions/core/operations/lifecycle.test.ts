@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "../c2/json.js";
+import type { SupportedOperations } from "../c2/manifest.js";
 import type { OperationEvent } from "../events.js";
 import type { AgentCredential } from "../identity.js";
 import { example } from "../test/fixtures.js";
@@ -173,6 +174,80 @@ describe("delivery on heartbeat", () => {
     await heartbeat();
     await core.recordAck(cppFleet, ack(third, "NOT_APPLIED", { failureCause: "no" }));
     expect([stateOf(third), stateOf(fourth), stateOf(fifth)]).toEqual(["failed", "cancelled", "cancelled"]);
+  });
+});
+
+describe("an operation the heartbeat ensures", () => {
+  /** An UPDATE CONFIGURATION as catch-up makes it, and the agent's supported operations to deliver it by. */
+  async function catchUpOf(core: Awaited<ReturnType<typeof knownCppAgent>>["core"], flowId: string) {
+    const hash = (cppHeartbeat("cpp/heartbeat-full.json").agentInfo as JsonObject)
+      .agentManifestHash as string;
+    const supported = (await core.manifestStore.find("acme", hash)) as SupportedOperations;
+    const record: OperationRecord = {
+      tenant: "acme",
+      agentId,
+      operationId: newOperationId(core.clock.now(), core.ids),
+      operation: "UPDATE",
+      operand: "CONFIGURATION",
+      args: { location: `https://agents.test/c2/api/flows/${flowId}/content`, flowId },
+      state: "queued",
+      createdAt: core.clock.now(),
+      createdBy: "beacon:catch-up",
+    };
+    return { record, supported };
+  }
+
+  it("is created with its event and delivered, in the one read of the queue", async () => {
+    const { core, stateOf } = await knownCppAgent();
+    const { record, supported } = await catchUpOf(core, "flow-1");
+    const before = core.backendCalls().operations;
+
+    const delivery = await core.operations.deliver("acme", agentId, supported, 5, record);
+    expect(delivery.operations).toEqual([
+      { identifier: record.operationId, operation: "UPDATE", operand: "CONFIGURATION", args: record.args },
+    ]);
+    expect(delivery.events.map((event) => `${event.from ?? "-"}→${event.state}`)).toEqual([
+      "-→queued",
+      "queued→delivered",
+    ]);
+    // The read of the queue, the creation and the delivery.
+    expect(core.backendCalls().operations - before).toBe(3);
+    expect(stateOf(record.operationId)).toBe("delivered");
+  });
+
+  it("is not created while one of the same operation and operand is queued or delivered", async () => {
+    const { core, queue, stateOf } = await knownCppAgent();
+    const queued = await queue("UPDATE", "CONFIGURATION", { args: { location: "l", flowId: "flow-0" } });
+    await queue("UPDATE", "PROPERTIES", { args: { "nifi.log.level": "DEBUG" } });
+    const first = await catchUpOf(core, "flow-1");
+    const delivery = await core.operations.deliver("acme", agentId, first.supported, 5, first.record);
+    expect(delivery.operations.map((operation) => operation.identifier)).toHaveLength(2);
+    expect(delivery.operations[0]?.identifier).toBe(queued);
+    expect(stateOf(first.record.operationId)).toBeUndefined();
+
+    const second = await catchUpOf(core, "flow-1");
+    expect(await core.operations.deliver("acme", agentId, second.supported, 5, second.record)).toEqual({
+      operations: [],
+      events: [],
+      remaining: false,
+    });
+    expect(stateOf(second.record.operationId)).toBeUndefined();
+  });
+});
+
+describe("acknowledgement timeouts", () => {
+  it("run from delivery for the operation's own time when it carries one, else the service's", async () => {
+    const { core, queue, heartbeat } = await knownCppAgent();
+    const own = await queue("RESTART", undefined, { ackTimeoutMs: 45_000 });
+    const service = await queue("STOP", "C2");
+    await heartbeat();
+    const recordOf = (operationId: string) =>
+      core.operationStore.records.get(`acme/${agentId}/${operationId}`);
+    expect(recordOf(own)).toMatchObject({
+      timeoutAt: core.clock.now() + 45_000,
+      dueAt: core.clock.now() + 45_000,
+    });
+    expect(recordOf(service)?.timeoutAt).toBe(core.clock.now() + ACK_TIMEOUT_MS);
   });
 });
 

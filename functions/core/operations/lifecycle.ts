@@ -107,26 +107,42 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
     return events;
   }
 
+  /** Writes new operations, queued, with the sweeper's first look at them due. */
+  async function create(records: OperationRecord[]): Promise<OperationRecord[]> {
+    const queued = records.map((record) => ({ ...record, dueAt: record.createdAt + QUEUED_FIRST_LOOK_MS }));
+    await operations.create(queued);
+    return queued;
+  }
+
+  const createdEvent = (record: OperationRecord) =>
+    eventOf(record, undefined, { state: "queued" }, record.createdAt);
+
   return {
     async create(records: OperationRecord[]): Promise<LifecycleResult> {
-      await operations.create(
-        records.map((record) => ({ ...record, dueAt: record.createdAt + QUEUED_FIRST_LOOK_MS })),
-      );
-      return {
-        events: records.map((record) => eventOf(record, undefined, { state: "queued" }, record.createdAt)),
-      };
+      await create(records);
+      return { events: records.map(createdEvent) };
     },
 
-    /** Moves what the agent can take now from queued to delivered, for one heartbeat reply. */
+    /**
+     * Moves what the agent can take now from queued to delivered, for one heartbeat reply. `ensure` is an
+     * operation the agent should have open: it is created first, unless the open operations (read in the
+     * same one query) hold one of the same operation and operand already, so it is never queued twice.
+     */
     async deliver(
       tenant: string,
       agentId: string,
       supportedOperations: SupportedOperations,
       limit: number,
+      ensure?: OperationRecord,
     ): Promise<Delivery> {
       const now = deps.clock.now();
-      const plan = planDelivery(await operations.open(tenant, agentId), supportedOperations, limit);
+      const open = await operations.open(tenant, agentId);
       const events: OperationEvent[] = [];
+      if (ensure && !open.some((record) => isSameKind(record, ensure))) {
+        open.push(...(await create([ensure])));
+        events.push(createdEvent(ensure));
+      }
+      const plan = planDelivery(open, supportedOperations, limit);
       for (const record of plan.unsupported) {
         // The agent's manifest changed since creation; dependents go with it.
         events.push(...(await cancelDependents(tenant, agentId, record.operationId, now)));
@@ -144,7 +160,8 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
       }
       const delivered: C2Operation[] = [];
       for (const record of plan.deliver) {
-        const timeoutAt = now + settings.ackTimeoutMs;
+        // An operation sent to a class with its own acknowledgement timeout carries it.
+        const timeoutAt = now + (record.ackTimeoutMs ?? settings.ackTimeoutMs);
         // The sweeper's due time rides on the same conditional update: no extra write on the heartbeat.
         const event = await move(
           record,
@@ -219,6 +236,9 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
 }
 
 export type OperationLifecycle = ReturnType<typeof makeOperationLifecycle>;
+
+const isSameKind = (a: OperationRecord, b: OperationRecord): boolean =>
+  a.operation === b.operation && (a.operand ?? "") === (b.operand ?? "");
 
 /** Operation ids sort by creation time, so lists run newest first and an agent's queue in order. */
 export const newOperationId = (now: number, ids: IdGenerator): string =>

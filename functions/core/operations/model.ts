@@ -55,6 +55,10 @@ export interface OperationRecord {
   /** Who asked for it: a console token's subject. */
   createdBy: string;
   deliveredAt?: number;
+  /** How long the agent may take to acknowledge once delivered; the service default when absent. */
+  ackTimeoutMs?: number;
+  /** The rollout that sent it, for UPDATE CONFIGURATION a rollout queued. */
+  rolloutId?: string;
   /** When a delivered operation without an acknowledgement counts as timed out. */
   timeoutAt?: number;
   /** When the sweeper looks at the open operation next (see timeouts.ts); gone once it closes. */

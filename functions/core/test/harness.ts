@@ -2,6 +2,7 @@ import {
   ManualClock,
   MemoryAgentClassRegistry,
   MemoryAgentRegistry,
+  MemoryClassFlowPolicies,
   MemoryEventSink,
   MemoryHotState,
   MemoryManifestStore,
@@ -18,6 +19,8 @@ export const CHECKPOINT_MS = 10 * 60_000;
 export const DESCRIBE_RETRY_MS = 5 * 60_000;
 export const ACK_TIMEOUT_MS = 5 * 60_000;
 export const MAX_OPERATIONS_PER_REPLY = 3;
+export const CATCH_UP_RETRY_MS = 30 * 60_000;
+export const AGENT_API_URL = "https://agents.beacon.test:8443";
 
 /** Core use cases wired over in-memory ports. */
 export function coreHarness() {
@@ -25,6 +28,7 @@ export function coreHarness() {
     registry: new MemoryAgentRegistry(),
     revocations: new MemoryRevocationList(),
     classes: new MemoryAgentClassRegistry(),
+    classFlows: new MemoryClassFlowPolicies(),
     manifestStore: new MemoryManifestStore(),
     operationStore: new MemoryOperationStore(),
     hotState: new MemoryHotState(),
@@ -47,12 +51,15 @@ export function coreHarness() {
       checkpointIntervalMs: CHECKPOINT_MS,
       describeRetryMs: DESCRIBE_RETRY_MS,
       maxOperationsPerReply: MAX_OPERATIONS_PER_REPLY,
+      catchUpRetryMs: CATCH_UP_RETRY_MS,
+      agentApiUrl: AGENT_API_URL,
     },
   });
   const recordAck = makeRecordAck({ ...ports, manifests, operations });
   const backendCalls = () => ({
     registry: ports.registry.calls,
     classes: ports.classes.calls,
+    classFlows: ports.classFlows.calls,
     manifests: ports.manifestStore.calls,
     operations: ports.operationStore.calls,
     cache: ports.hotState.roundTrips,

@@ -1,0 +1,25 @@
+import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
+import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
+import type { ClassFlowPolicies } from "../../core/rollouts/ports.js";
+import { Keys } from "./keys.js";
+
+/** The flow policy the rollout store keeps on the class item, read alone for the agent API's cache. */
+export class DynamoClassFlowPolicies implements ClassFlowPolicies {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async policyOf(tenant: string, className: string): Promise<ClassFlowPolicy | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: Keys.agentClass(tenant, className),
+        ProjectionExpression: "flowPolicy",
+        // The cache keeps what this returns for minutes: a policy written a moment ago must be in it.
+        ConsistentRead: true,
+      }),
+    );
+    return Item?.flowPolicy as ClassFlowPolicy | undefined;
+  }
+}

@@ -1,0 +1,148 @@
+import type { AgentClassRecord } from "../../core/console/ports.js";
+import {
+  type ClassFlowPolicy,
+  isRolloutFinal,
+  type MemberState,
+  type RolloutMember,
+  type RolloutRecord,
+} from "../../core/rollouts/model.js";
+import type { RolloutQuery, RolloutStore } from "../../core/rollouts/ports.js";
+import type { MemoryClassCatalog } from "./console.js";
+
+/** The table's member sort key without its prefix: batch zero-padded, then agent id; also the page cursor. */
+const memberKey = (batch: number, agentId: string) => `${String(batch).padStart(6, "0")}#${agentId}`;
+
+/**
+ * In-process stand-in for the rollout store, for core unit tests only; counts its calls. The class's
+ * active rollout and flow policy live in the class catalog's records, as the table keeps them on the
+ * class item. Members are kept per rollout and batch, so no call reads more than one rollout's members.
+ */
+export class MemoryRolloutStore implements RolloutStore {
+  readonly rollouts = new Map<string, RolloutRecord>();
+  /** Per tenant/rollout, per batch, by agent id. */
+  readonly batches = new Map<string, Map<number, Map<string, RolloutMember>>>();
+  calls = 0;
+
+  constructor(private readonly catalog: MemoryClassCatalog) {}
+
+  async start(record: RolloutRecord, policy: ClassFlowPolicy | undefined) {
+    this.calls++;
+    const key = `${record.tenant}/${record.rolloutId}`;
+    const existing = this.catalog.classes.get(`${record.tenant}/${record.className}`);
+    if (this.rollouts.has(key) || existing?.activeRolloutId !== undefined) return false;
+    this.rollouts.set(key, structuredClone(record));
+    const { flowPolicy: _replaced, ...rest }: AgentClassRecord = existing ?? {
+      tenant: record.tenant,
+      name: record.className,
+      createdAt: record.createdAt,
+      autoCreated: false,
+    };
+    this.setClass({
+      ...rest,
+      activeRolloutId: record.rolloutId,
+      ...(policy ? { flowPolicy: structuredClone(policy) } : {}),
+    });
+    return true;
+  }
+
+  async get(tenant: string, rolloutId: string) {
+    this.calls++;
+    const record = this.rollouts.get(`${tenant}/${rolloutId}`);
+    return record && structuredClone(record);
+  }
+
+  async list(tenant: string, query: RolloutQuery) {
+    this.calls++;
+    const after = query.after;
+    const matching = [...this.rollouts.values()]
+      .filter(
+        (record) =>
+          record.tenant === tenant &&
+          (query.className === undefined || record.className === query.className) &&
+          (after === undefined || record.rolloutId < after),
+      )
+      .sort((a, b) => (a.rolloutId < b.rolloutId ? 1 : -1));
+    const items = matching.slice(0, query.limit);
+    return {
+      items: items.map((record) => structuredClone(record)),
+      last: matching.length > query.limit ? items.at(-1)?.rolloutId : undefined,
+    };
+  }
+
+  async save(record: RolloutRecord, readVersion: number, policy?: ClassFlowPolicy) {
+    this.calls++;
+    const key = `${record.tenant}/${record.rolloutId}`;
+    if (this.rollouts.get(key)?.version !== readVersion) return false;
+    this.rollouts.set(key, structuredClone(record));
+    const existing = this.catalog.classes.get(`${record.tenant}/${record.className}`);
+    // As in the table, only the class's active rollout changes it.
+    if (!existing || existing.activeRolloutId !== record.rolloutId) return true;
+    const { activeRolloutId, ...rest } = existing;
+    this.setClass({
+      ...rest,
+      ...(isRolloutFinal(record.state) ? {} : { activeRolloutId }),
+      ...(policy ? { flowPolicy: structuredClone(policy) } : {}),
+    });
+    return true;
+  }
+
+  async *active() {
+    this.calls++;
+    const active = [...this.rollouts.values()]
+      .filter((record) => !isRolloutFinal(record.state))
+      .sort((a, b) => a.createdAt - b.createdAt);
+    for (const { tenant, rolloutId } of active) yield { tenant, rolloutId };
+  }
+
+  async addMembers(members: RolloutMember[]) {
+    this.calls++;
+    for (const member of members) {
+      const key = `${member.tenant}/${member.rolloutId}`;
+      const batches = this.batches.get(key) ?? new Map<number, Map<string, RolloutMember>>();
+      this.batches.set(key, batches);
+      const batch = batches.get(member.batch) ?? new Map<string, RolloutMember>();
+      batches.set(member.batch, batch);
+      if (!batch.has(member.agentId)) batch.set(member.agentId, structuredClone(member));
+    }
+  }
+
+  async members(tenant: string, rolloutId: string, batch?: number) {
+    this.calls++;
+    return this.ordered(tenant, rolloutId, batch).map(([, member]) => structuredClone(member));
+  }
+
+  async memberPage(tenant: string, rolloutId: string, request: { limit: number; after?: string }) {
+    this.calls++;
+    const after = request.after;
+    const rest = this.ordered(tenant, rolloutId).filter(([key]) => after === undefined || key > after);
+    const window = rest.slice(0, request.limit);
+    return {
+      items: window.map(([, member]) => structuredClone(member)),
+      last: rest.length > request.limit ? window.at(-1)?.[0] : undefined,
+    };
+  }
+
+  async updateMember(member: RolloutMember, from: MemberState) {
+    this.calls++;
+    const batch = this.batches.get(`${member.tenant}/${member.rolloutId}`)?.get(member.batch);
+    if (batch?.get(member.agentId)?.state !== from) return false;
+    batch.set(member.agentId, structuredClone(member));
+    return true;
+  }
+
+  private setClass(record: AgentClassRecord) {
+    this.catalog.classes.set(`${record.tenant}/${record.name}`, record);
+  }
+
+  /** One batch's members, or every batch's, in the table's order, each with its sort key. */
+  private ordered(tenant: string, rolloutId: string, batch?: number): [string, RolloutMember][] {
+    const batches = this.batches.get(`${tenant}/${rolloutId}`);
+    if (!batches) return [];
+    const numbers = batch === undefined ? [...batches.keys()].sort((a, b) => a - b) : [batch];
+    return numbers.flatMap((number) =>
+      [...(batches.get(number)?.values() ?? [])]
+        .map((member) => [memberKey(number, member.agentId), member] as [string, RolloutMember])
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
+  }
+}

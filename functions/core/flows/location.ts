@@ -1,0 +1,6 @@
+/**
+ * Where agents download a flow version. Beacon sends the version's hash as `flowId` too, and the Java
+ * agent, which derives a flow id from the 4th path segment when `flowId` is absent, reads the same hash.
+ */
+export const flowContentUrl = (agentApiUrl: string, flowId: string): string =>
+  `${agentApiUrl.replace(/\/+$/, "")}/c2/api/flows/${encodeURIComponent(flowId)}/content`;

@@ -1,0 +1,432 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import {
+  MemoryClassCatalog,
+  MemoryFleetHotState,
+  MemoryFleetRegistry,
+  MemoryManifestCatalog,
+} from "../../adapters/memory/console.js";
+import {
+  ManualClock,
+  MemoryEventSink,
+  MemoryOperationStore,
+  SequentialIds,
+} from "../../adapters/memory/index.js";
+import { MemoryRolloutStore } from "../../adapters/memory/rollouts.js";
+import type { SupportedOperations } from "../c2/manifest.js";
+import type { AckState, Bulletin } from "../c2/model.js";
+import type { RolloutEvent } from "../events.js";
+import { makeOperationLifecycle } from "../operations/lifecycle.js";
+import { makeSweepTimeouts } from "../operations/timeouts.js";
+import { makeRolloutEngine } from "./engine.js";
+import type { RolloutPlan, RolloutRecord } from "./model.js";
+
+const TENANT = "acme";
+const CLASS = "edge";
+const V1 = "a".repeat(64);
+const V2 = "b".repeat(64);
+const MANIFEST = "manifest-1";
+const SECOND = 1_000;
+/** The class's agents heartbeat every 10 s; the simulation steps in heartbeats. */
+const HEARTBEAT_SECONDS = 10;
+const SUPPORTED: SupportedOperations = { UPDATE: ["CONFIGURATION"], DESCRIBE: ["MANIFEST"] };
+
+/** How a simulated agent takes an UPDATE CONFIGURATION to the new version. */
+type Behaviour = "applies" | "refuses" | "errors after applying" | "goes silent";
+
+interface SimulatedAgent {
+  agentId: string;
+  flowId: string;
+  behaviour: Behaviour;
+  online: boolean;
+  bulletins: Bulletin[];
+  /** Flow ids it was told to run, in order. */
+  received: string[];
+}
+
+const agentIdOf = (index: number) => `agent-${String(index).padStart(4, "0")}`;
+
+/**
+ * A class of agents around the engine: each heartbeat step, every online agent reports its flow and
+ * bulletins to the hot state, takes what is queued for it (as the agent API delivers it), applies or
+ * refuses it as its behaviour says, and acknowledges; the next step it reports the flow it runs now.
+ * Then the sweeper takes its look, on a simulated clock.
+ */
+function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}) {
+  const clock = new ManualClock();
+  const ids = new SequentialIds();
+  const catalog = new MemoryClassCatalog();
+  const registry = new MemoryFleetRegistry();
+  const manifests = new MemoryManifestCatalog();
+  const hotState = new MemoryFleetHotState();
+  const operations = new MemoryOperationStore();
+  const rollouts = new MemoryRolloutStore(catalog);
+  const events = new MemoryEventSink();
+  const lifecycle = makeOperationLifecycle({
+    operations,
+    clock,
+    ids,
+    settings: { ackTimeoutMs: 300 * SECOND },
+  });
+  const engine = makeRolloutEngine({
+    rollouts,
+    classes: catalog,
+    registry,
+    manifests,
+    hotState,
+    operations,
+    lifecycle,
+    events,
+    clock,
+    ids,
+    agentApiUrl: "https://agents.beacon.test",
+  });
+
+  const sweepTimeouts = makeSweepTimeouts({
+    operations,
+    lifecycle,
+    agents: registry,
+    classes: catalog,
+    events,
+    clock,
+    settings: { queuedTimeoutHeartbeats: 10, maxOperationsPerRun: 10_000 },
+  });
+
+  catalog.classes.set(`${TENANT}/${CLASS}`, {
+    tenant: TENANT,
+    name: CLASS,
+    heartbeatIntervalSeconds: HEARTBEAT_SECONDS,
+    flowPolicy: { target: V1, accepted: [V1] },
+    createdAt: clock.now(),
+    autoCreated: false,
+  });
+  manifests.add(
+    TENANT,
+    {
+      hash: MANIFEST,
+      bundleCount: 1,
+      processorTypeCount: 1,
+      controllerServiceTypeCount: 0,
+      supportedOperations: SUPPORTED,
+      jsonBytes: 2,
+      gzipBytes: 2,
+      createdAt: clock.now(),
+    },
+    "{}",
+  );
+  const fleet = new Map<string, SimulatedAgent>();
+  for (let index = 0; index < size; index++) {
+    const agentId = agentIdOf(index);
+    fleet.set(agentId, {
+      agentId,
+      flowId: V1,
+      behaviour: behaviours[agentId] ?? "applies",
+      online: true,
+      bulletins: [],
+      received: [],
+    });
+    registry.add({
+      tenant: TENANT,
+      agentId,
+      agentClass: CLASS,
+      manifestHash: MANIFEST,
+      flowId: V1,
+      firstSeen: clock.now(),
+      lastSeen: clock.now(),
+    });
+  }
+
+  async function heartbeat(agent: SimulatedAgent) {
+    const now = clock.now();
+    hotState.agentStates.set(`${TENANT}/${agent.agentId}`, {
+      agentClass: CLASS,
+      manifestHash: MANIFEST,
+      flowId: agent.flowId,
+      bulletins: agent.bulletins,
+      lastSeen: now,
+    });
+    const key = `${TENANT}/${agent.agentId}`;
+    if (!hotState.pendingOperations.delete(key)) return;
+    const delivery = await lifecycle.deliver(TENANT, agent.agentId, SUPPORTED, 5);
+    for (const operation of delivery.operations) {
+      const flowId = operation.args?.flowId as string;
+      agent.received.push(flowId);
+      const behaviour = flowId === V2 ? agent.behaviour : "applies";
+      if (behaviour === "goes silent") {
+        agent.online = false;
+        continue;
+      }
+      let state: AckState = "FULLY_APPLIED";
+      if (behaviour === "refuses") state = "NOT_APPLIED";
+      else agent.flowId = flowId;
+      if (behaviour === "errors after applying")
+        agent.bulletins = [
+          { level: "ERROR", sourceName: "PutS3Object", message: "Access denied", timestamp: now + 1 },
+        ];
+      await lifecycle.acknowledge(TENANT, agent.agentId, { operationId: operation.identifier, state });
+    }
+  }
+
+  /** One heartbeat interval: every online agent heartbeats, then the sweeper runs as it does on AWS. */
+  async function step() {
+    clock.advance(HEARTBEAT_SECONDS * SECOND);
+    for (const agent of fleet.values()) if (agent.online) await heartbeat(agent);
+    await sweepTimeouts();
+    return engine.advanceAll();
+  }
+
+  async function rollout(): Promise<RolloutRecord> {
+    const [active] = (await rollouts.list(TENANT, { limit: 1 })).items;
+    return active as RolloutRecord;
+  }
+
+  /** Steps until the rollout reaches one of `states`, at most `limit` steps; returns the steps taken. */
+  async function runUntil(states: RolloutRecord["state"][], limit = 500) {
+    for (let steps = 1; steps <= limit; steps++) {
+      const outcome = await step();
+      expect(outcome.errors).toEqual([]);
+      if (states.includes((await rollout()).state)) return steps;
+    }
+    throw new Error(`The rollout is still ${(await rollout()).state} after ${limit} steps`);
+  }
+
+  const rolloutEvents = () =>
+    events.events.filter((event): event is RolloutEvent => event.type === "rollout");
+
+  return {
+    clock,
+    catalog,
+    hotState,
+    operations,
+    rollouts,
+    events,
+    engine,
+    fleet,
+    step,
+    rollout,
+    runUntil,
+    rolloutEvents,
+  };
+}
+
+const plan = (changes: Partial<RolloutPlan> = {}): RolloutPlan => ({
+  canary: { count: 20 },
+  batchSize: 100,
+  batchIntervalSeconds: 30,
+  soakSeconds: 20,
+  failureThreshold: { count: 3 },
+  onFailure: "rollback",
+  ...changes,
+});
+
+describe("a rollout over a simulated class of 1,000 agents", () => {
+  it("completes a healthy rollout batch by batch, each batch started only once the one before was healthy and the interval had passed", async () => {
+    const sim = simulatedClass(1_000);
+    const started = await sim.engine.start({
+      tenant: TENANT,
+      className: CLASS,
+      toFlow: V2,
+      plan: plan(),
+      createdBy: "ops",
+    });
+    expect(started.rollout).toMatchObject({
+      state: "canary",
+      canarySize: 20,
+      batches: 1,
+      counts: { selected: 20, updating: 20 },
+    });
+    // While it runs, catch-up accepts both versions and still brings stragglers to the previous one.
+    expect(sim.hotState.classFlows.get(`${TENANT}/${CLASS}`)).toEqual({ target: V1, accepted: [V1, V2] });
+
+    const batchStarts: { at: number; batch: number; healthyBefore: number; selectedBefore: number }[] = [];
+    let last = started.rollout;
+    for (let steps = 0; last.state !== "completed"; steps++) {
+      expect(steps).toBeLessThan(200);
+      await sim.step();
+      const now = await sim.rollout();
+      if (now.batches > last.batches)
+        batchStarts.push({
+          at: now.lastBatchAt as number,
+          batch: now.batches - 1,
+          healthyBefore: now.settled.healthy,
+          selectedBefore: now.settled.selected,
+        });
+      last = now;
+    }
+
+    expect(last).toMatchObject({
+      state: "completed",
+      batches: 11,
+      exhausted: true,
+      counts: { selected: 1_000, healthy: 1_000, failed: 0, updating: 0, soaking: 0, skipped: 0 },
+    });
+    // Batches of 100 after the canary of 20; each began with everything before it healthy, 30 s or more after the last.
+    expect(batchStarts.map((start) => start.batch)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    let previousStart = started.rollout.lastBatchAt as number;
+    for (const start of batchStarts) {
+      expect(start.healthyBefore).toBe(start.selectedBefore);
+      expect(start.at - previousStart).toBeGreaterThanOrEqual(30 * SECOND);
+      previousStart = start.at;
+    }
+    expect([...sim.fleet.values()].every((agent) => agent.flowId === V2 && agent.received.length === 1)).toBe(
+      true,
+    );
+    expect(await sim.catalog.get(TENANT, CLASS)).toMatchObject({
+      flowPolicy: { target: V2, accepted: [V2] },
+    });
+    expect((await sim.catalog.get(TENANT, CLASS))?.activeRolloutId).toBeUndefined();
+    expect(sim.hotState.classFlows.get(`${TENANT}/${CLASS}`)).toEqual({ target: V2, accepted: [V2] });
+    expect(sim.rolloutEvents().map((event) => `${event.from ?? "-"}→${event.state}`)).toEqual([
+      "-→canary",
+      "canary→rolling",
+      "rolling→completed",
+    ]);
+  });
+
+  it("halts at the canary when failures reach the threshold and returns the updated agents to the previous version", async () => {
+    const sim = simulatedClass(1_000, {
+      [agentIdOf(3)]: "refuses",
+      [agentIdOf(7)]: "errors after applying",
+      [agentIdOf(11)]: "refuses",
+    });
+    await sim.engine.start({ tenant: TENANT, className: CLASS, toFlow: V2, plan: plan(), createdBy: "ops" });
+    await sim.runUntil(["rolling_back"]);
+    const halted = await sim.rollout();
+    expect(halted).toMatchObject({
+      state: "rolling_back",
+      batches: 1,
+      reason: "3 of 20 updated agents failed",
+    });
+    // No agent outside the canary was ever sent the new version.
+    const outside = [...sim.fleet.values()].filter((agent) => Number(agent.agentId.slice(6)) >= 20);
+    expect(outside.every((agent) => agent.received.length === 0)).toBe(true);
+    expect(sim.hotState.classFlows.get(`${TENANT}/${CLASS}`)).toEqual({ target: V1, accepted: [V1] });
+
+    await sim.runUntil(["rolled_back"]);
+    const ended = await sim.rollout();
+    expect(ended.counts).toMatchObject({ selected: 20, rolledBack: 20, rollingBack: 0, rollbackFailed: 0 });
+    expect([...sim.fleet.values()].every((agent) => agent.flowId === V1)).toBe(true);
+    const canary = [...sim.fleet.values()].filter((agent) => agent.received.length > 0);
+    expect(canary).toHaveLength(20);
+    expect(canary.every((agent) => agent.received.join(",") === `${V2},${V1}`)).toBe(true);
+    const members = await sim.rollouts.members(TENANT, ended.rolloutId);
+    expect(members.find((member) => member.agentId === agentIdOf(7))).toMatchObject({ state: "rolled_back" });
+    expect(await sim.catalog.get(TENANT, CLASS)).toMatchObject({
+      flowPolicy: { target: V1, accepted: [V1] },
+    });
+    expect(sim.rolloutEvents().map((event) => event.state)).toEqual([
+      "canary",
+      "rolling_back",
+      "rolled_back",
+    ]);
+  });
+
+  it("says why each agent failed: its acknowledgement, an ERROR bulletin during the soak, or silence", async () => {
+    const sim = simulatedClass(50, {
+      [agentIdOf(1)]: "refuses",
+      [agentIdOf(2)]: "errors after applying",
+      [agentIdOf(3)]: "goes silent",
+    });
+    await sim.engine.start({
+      tenant: TENANT,
+      className: CLASS,
+      toFlow: V2,
+      plan: plan({ canary: { count: 10 }, onFailure: "pause", failureThreshold: { count: 3 } }),
+      createdBy: "ops",
+    });
+    await sim.runUntil(["paused"], 100);
+    const reasons = Object.fromEntries(
+      (await sim.rollouts.members(TENANT, (await sim.rollout()).rolloutId))
+        .filter((member) => member.state === "failed")
+        .map((member) => [member.agentId, member.reason]),
+    );
+    expect(reasons).toEqual({
+      [agentIdOf(1)]: "Acknowledged NOT_APPLIED",
+      [agentIdOf(2)]: "ERROR bulletin from PutS3Object: Access denied",
+      [agentIdOf(3)]: expect.stringMatching(
+        /^The operation timed out: Not acknowledged|^Stopped heartbeating/,
+      ),
+    });
+  });
+});
+
+describe("a rollout's controls", () => {
+  let sim: ReturnType<typeof simulatedClass>;
+  beforeEach(() => {
+    sim = simulatedClass(60);
+  });
+
+  const start = (changes: Partial<RolloutPlan> = {}) =>
+    sim.engine.start({
+      tenant: TENANT,
+      className: CLASS,
+      toFlow: V2,
+      plan: plan({ canary: { percent: 10 }, batchSize: 20, ...changes }),
+      createdBy: "ops",
+    });
+
+  it("sizes a percent canary from the class and refuses a second rollout while one runs", async () => {
+    expect((await start()).rollout).toMatchObject({ classSize: 60, canarySize: 6 });
+    await expect(start()).rejects.toMatchObject({ code: "rollout_in_progress" });
+  });
+
+  it("pauses on failures when told to, and a resume accepts them and carries on to the end", async () => {
+    sim.fleet.get(agentIdOf(0))!.behaviour = "refuses";
+    await start({ onFailure: "pause", failureThreshold: { count: 1 } });
+    await sim.runUntil(["paused"]);
+    const paused = await sim.rollout();
+    expect(paused).toMatchObject({ resumeTo: "canary", reason: "1 of 6 updated agents failed" });
+    // Paused: nothing moves on, however long it waits.
+    for (let index = 0; index < 10; index++) await sim.step();
+    expect((await sim.rollout()).batches).toBe(paused.batches);
+
+    await sim.engine.resume(TENANT, paused.rolloutId);
+    await sim.runUntil(["completed"]);
+    expect((await sim.rollout()).counts).toMatchObject({ selected: 60, healthy: 59, failed: 1 });
+  });
+
+  it("pauses by hand, refuses what the state does not allow, and an abort rolls back", async () => {
+    const { rollout } = await start();
+    await sim.step();
+    await sim.engine.pause(TENANT, rollout.rolloutId, "alice");
+    expect(await sim.rollout()).toMatchObject({ state: "paused", reason: "Paused by alice" });
+    await expect(sim.engine.pause(TENANT, rollout.rolloutId, "alice")).rejects.toMatchObject({
+      code: "rollout_state",
+    });
+    await sim.engine.abort(TENANT, rollout.rolloutId, "alice");
+    await sim.runUntil(["aborted"]);
+    expect(await sim.rollout()).toMatchObject({ state: "aborted", reason: "Aborted by alice" });
+    expect([...sim.fleet.values()].every((agent) => agent.flowId === V1)).toBe(true);
+    await expect(sim.engine.resume(TENANT, rollout.rolloutId)).rejects.toMatchObject({
+      code: "rollout_state",
+    });
+  });
+
+  it("pauses instead of rolling back when the class had no previous version", async () => {
+    const record = sim.catalog.classes.get(`${TENANT}/${CLASS}`)!;
+    sim.catalog.classes.set(`${TENANT}/${CLASS}`, { ...record, flowPolicy: undefined });
+    sim.fleet.get(agentIdOf(0))!.behaviour = "refuses";
+    await start({ failureThreshold: { count: 1 } });
+    await sim.runUntil(["paused"]);
+    expect((await sim.rollout()).reason).toBe(
+      "1 of 6 updated agents failed; the class had no previous flow version to roll back to",
+    );
+  });
+
+  it("holds while the cache is unreachable, and passes over agents that are offline", async () => {
+    for (const index of [0, 1]) {
+      sim.fleet.get(agentIdOf(index))!.online = false;
+      sim.hotState.agentStates.set(`${TENANT}/${agentIdOf(index)}`, {
+        flowId: V1,
+        lastSeen: sim.clock.now() - 3_600 * SECOND,
+      });
+    }
+    const { rollout } = await start();
+    expect(rollout.counts).toMatchObject({ selected: 6, skipped: 2 });
+    sim.hotState.down = true;
+    const held = await sim.step();
+    expect(held.heldBack).toBe(1);
+    sim.hotState.down = false;
+    await sim.runUntil(["completed"]);
+    expect((await sim.rollout()).counts).toMatchObject({ selected: 58, healthy: 58, skipped: 2 });
+  });
+});

@@ -1,0 +1,202 @@
+/**
+ * Which flow a class's agents should run. Catch-up sends `target` to any agent of the class reporting a
+ * flow id outside `accepted`; during a rollout both the previous and the new version are accepted, so
+ * catch-up leaves the rollout's pace alone, and agents it has not reached yet stay where they are.
+ */
+export interface ClassFlowPolicy {
+  /** Flow hash catch-up brings agents to. */
+  target: string;
+  /** Flow ids that count as current: the target and, while a rollout runs, the version it rolls out. */
+  accepted: string[];
+  /** How long the class's agents may take to acknowledge an operation; the service default when absent. */
+  ackTimeoutMs?: number;
+}
+
+export const isAcceptedFlow = (policy: ClassFlowPolicy, flowId: string | undefined): boolean =>
+  flowId !== undefined && policy.accepted.includes(flowId);
+
+/**
+ * A rollout's life. canary and rolling update agents; paused holds (a person or the failure threshold
+ * stopped it); rolling_back returns the agents it updated to the previous version. The last three are final.
+ */
+export const RolloutStates = [
+  "canary",
+  "rolling",
+  "paused",
+  "rolling_back",
+  "completed",
+  "rolled_back",
+  "aborted",
+] as const;
+export type RolloutState = (typeof RolloutStates)[number];
+
+/** Every allowed transition; a store applies one only if the rollout is unchanged since it was read. */
+export const RolloutTransitions: Readonly<Record<RolloutState, readonly RolloutState[]>> = {
+  canary: ["rolling", "paused", "rolling_back", "completed", "aborted"],
+  rolling: ["paused", "rolling_back", "completed", "aborted"],
+  paused: ["canary", "rolling", "rolling_back", "aborted"],
+  rolling_back: ["rolled_back", "aborted"],
+  completed: [],
+  rolled_back: [],
+  aborted: [],
+};
+
+export const isRolloutFinal = (state: RolloutState): boolean => RolloutTransitions[state].length === 0;
+export const canRolloutTransition = (from: RolloutState, to: RolloutState): boolean =>
+  from === to || RolloutTransitions[from].includes(to);
+
+/** A share of agents: a count, or a percent of a whole. */
+export type Share = { count: number; percent?: undefined } | { percent: number; count?: undefined };
+
+export interface RolloutPlan {
+  /** The first group, which must be healthy before rolling batches begin. */
+  canary: Share;
+  /** Agents per rolling batch. */
+  batchSize: number;
+  /** Least time between the starts of two batches. */
+  batchIntervalSeconds: number;
+  /** How long an updated agent must keep heartbeating on the new flow without new ERROR bulletins. */
+  soakSeconds: number;
+  /** Failed agents (a count, or a percent of the agents updated so far) at which the rollout stops. */
+  failureThreshold: Share;
+  /** What reaching the threshold does. */
+  onFailure: "pause" | "rollback";
+}
+
+/** The incumbent's pace (100 agents per 10 s), gated on health. */
+export const DEFAULT_ROLLOUT_PLAN: RolloutPlan = {
+  canary: { percent: 5 },
+  batchSize: 100,
+  batchIntervalSeconds: 10,
+  soakSeconds: 120,
+  failureThreshold: { percent: 5 },
+  onFailure: "rollback",
+};
+
+export interface RolloutCounts {
+  /** Agents the rollout sent the new version to. */
+  selected: number;
+  updating: number;
+  soaking: number;
+  healthy: number;
+  failed: number;
+  /** Agents of the class it passed over: offline, already on the version, or unable to take it. */
+  skipped: number;
+  rollingBack: number;
+  rolledBack: number;
+  rollbackFailed: number;
+}
+
+export const emptyCounts = (): RolloutCounts => ({
+  selected: 0,
+  updating: 0,
+  soaking: 0,
+  healthy: 0,
+  failed: 0,
+  skipped: 0,
+  rollingBack: 0,
+  rolledBack: 0,
+  rollbackFailed: 0,
+});
+
+export interface RolloutRecord {
+  tenant: string;
+  rolloutId: string;
+  className: string;
+  /** The class's target before: what a rollback returns agents to. Absent when the class had none. */
+  fromFlow?: string;
+  toFlow: string;
+  state: RolloutState;
+  /** The updating state a paused rollout resumes to. */
+  resumeTo?: "canary" | "rolling";
+  plan: RolloutPlan;
+  /** Agents in the class when the rollout started, and the canary group's size from it. */
+  classSize: number;
+  canarySize: number;
+  /** Batches started; batch 0 is the canary. */
+  batches: number;
+  lastBatchAt?: number;
+  /** Agent id the next batch reads on from in the class's agent index; absent before the first. */
+  cursor?: string;
+  /** The class index has been read to its end. */
+  exhausted: boolean;
+  /** Members per state, over every batch; `skipped` counts agents passed over. */
+  counts: RolloutCounts;
+  /** The counts of the batches before the current one, which no longer change until a rollback. */
+  settled: RolloutCounts;
+  /** Failures a person accepted by resuming after the threshold paused it: the threshold counts those after. */
+  acceptedFailures: number;
+  /** Who aborted it: its rollback ends aborted rather than rolled_back. */
+  abortedBy?: string;
+  /** Why it paused, rolls back or was aborted. */
+  reason?: string;
+  createdAt: number;
+  createdBy: string;
+  updatedAt: number;
+  finishedAt?: number;
+  /** Bumped by every write: each write is conditional on the version it read. */
+  version: number;
+}
+
+/**
+ * One agent in a rollout. updating waits for the UPDATE CONFIGURATION's acknowledgement and the new flow
+ * id; soaking watches it heartbeat; healthy and failed settle it; the rolling_back states follow a rollback.
+ */
+export const MemberStates = [
+  "updating",
+  "soaking",
+  "healthy",
+  "failed",
+  "rolling_back",
+  "rolled_back",
+  "rollback_failed",
+] as const;
+export type MemberState = (typeof MemberStates)[number];
+
+export const MemberTransitions: Readonly<Record<MemberState, readonly MemberState[]>> = {
+  updating: ["soaking", "failed", "rolling_back", "rolled_back"],
+  soaking: ["healthy", "failed", "rolling_back"],
+  healthy: ["rolling_back"],
+  failed: ["rolling_back", "rolled_back"],
+  rolling_back: ["rolled_back", "rollback_failed"],
+  rolled_back: [],
+  rollback_failed: [],
+};
+
+export interface RolloutMember {
+  tenant: string;
+  rolloutId: string;
+  agentId: string;
+  /** 0 for the canary. */
+  batch: number;
+  state: MemberState;
+  /** The UPDATE CONFIGURATION that carries the new version. */
+  operationId: string;
+  /** The flow id the agent reported when selected. */
+  previousFlowId?: string;
+  selectedAt: number;
+  soakingSince?: number;
+  settledAt?: number;
+  rollbackOperationId?: string;
+  reason?: string;
+}
+
+/** Members per state as the counts name them. */
+export const countOf: Record<MemberState, keyof RolloutCounts> = {
+  updating: "updating",
+  soaking: "soaking",
+  healthy: "healthy",
+  failed: "failed",
+  rolling_back: "rollingBack",
+  rolled_back: "rolledBack",
+  rollback_failed: "rollbackFailed",
+};
+
+/** How many of `whole` a share is: percent rounds up, so a non-empty share is never zero agents. */
+export const sizeOf = (share: Share, whole: number): number =>
+  share.count !== undefined ? Math.min(share.count, whole) : Math.ceil((share.percent * whole) / 100);
+
+/** Whether this many failures reach the threshold; a percent counts against the agents updated so far. */
+export const thresholdReached = (threshold: Share, failed: number, selected: number): boolean =>
+  failed > 0 &&
+  (threshold.count !== undefined ? failed >= threshold.count : failed * 100 >= threshold.percent * selected);

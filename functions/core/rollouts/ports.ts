@@ -1,0 +1,54 @@
+import type { Page } from "../console/ports.js";
+import type { ClassFlowPolicy, MemberState, RolloutMember, RolloutRecord } from "./model.js";
+
+export interface RolloutQuery {
+  className?: string;
+  limit: number;
+  /** Rollout id of the last item already returned; lists run newest first. */
+  after?: string;
+}
+
+/**
+ * Rollouts and their members in the registry. A class has at most one active rollout; starting one,
+ * and every change of the class's flow policy, is written together with the rollout, conditionally.
+ */
+export interface RolloutStore {
+  /**
+   * Writes a new rollout and makes it the class's active one, with the class's flow policy as given
+   * (undefined leaves the class without one); false, writing nothing, when the class has an active rollout.
+   */
+  start(record: RolloutRecord, policy: ClassFlowPolicy | undefined): Promise<boolean>;
+  get(tenant: string, rolloutId: string): Promise<RolloutRecord | undefined>;
+  list(tenant: string, query: RolloutQuery): Promise<Page<RolloutRecord>>;
+  /**
+   * Writes the rollout if the stored one still has `readVersion` (the record carries readVersion + 1);
+   * with `policy`, the class's flow policy changes in the same write; a final rollout stops being the
+   * class's active one in it too. False when the stored rollout changed meanwhile: nothing is written.
+   */
+  save(record: RolloutRecord, readVersion: number, policy?: ClassFlowPolicy): Promise<boolean>;
+  /** Every tenant's active (not final) rollouts, for the sweeper. */
+  active(): AsyncIterable<{ tenant: string; rolloutId: string }>;
+  /** Writes members that do not exist yet; ones that exist (a retried batch) stay as they are. */
+  addMembers(members: RolloutMember[]): Promise<void>;
+  /** Members of one batch, or of every batch, read consistently, by agent id within a batch. */
+  members(tenant: string, rolloutId: string, batch?: number): Promise<RolloutMember[]>;
+  /** Members page by page, for the console, in batch then agent id order. */
+  memberPage(
+    tenant: string,
+    rolloutId: string,
+    request: { limit: number; after?: string },
+  ): Promise<Page<RolloutMember>>;
+  /** Applies the change only if the member is still `from`; false otherwise. */
+  updateMember(member: RolloutMember, from: MemberState): Promise<boolean>;
+}
+
+/** The class's flow policy as the registry holds it: what the agent API loads into its cache. */
+export interface ClassFlowPolicies {
+  policyOf(tenant: string, className: string): Promise<ClassFlowPolicy | undefined>;
+}
+
+/** The cache's copy of classes' flow policies, which heartbeats read in their one round trip. */
+export interface ClassFlowCache {
+  /** Replaces the cache's copy; undefined records that the class has none. It expires, so the registry stays the truth. */
+  rememberClassFlow(tenant: string, className: string, policy: ClassFlowPolicy | undefined): Promise<void>;
+}
