@@ -11,7 +11,7 @@ import { type PrivateRedis, startPrivateRedis } from "../../scripts/local/privat
 import { readWholeStream } from "../../scripts/local/stream-reader.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
-import { CacheKeys } from "../adapters/redis/hot-state.js";
+import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import type { JsonObject } from "../core/c2/json.js";
 import { canonicalSerial } from "../core/identity.js";
 import { example, exampleText } from "../core/test/fixtures.js";

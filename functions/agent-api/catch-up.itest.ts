@@ -6,7 +6,7 @@ import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent
 import { type PrivateRedis, startPrivateRedis } from "../../scripts/local/private-redis.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
-import { CacheKeys } from "../adapters/redis/hot-state.js";
+import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import type { JsonObject } from "../core/c2/json.js";
 import { CATCH_UP_CREATOR } from "../core/record-heartbeat.js";
 import type { ClassFlowPolicy } from "../core/rollouts/model.js";

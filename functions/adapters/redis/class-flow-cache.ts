@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from "ioredis";
 import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
 import { execute } from "./batch.js";
-import { CacheKeys } from "./hot-state.js";
+import { CacheKeys } from "./cache-keys.js";
 
 /**
  * How long the cache's copy of a class's flow policy lives. Every change is written through at once;

@@ -3,8 +3,9 @@ import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/
 import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
 import { isCacheUsable } from "../../shared/redis-client.js";
 import { execute } from "./batch.js";
+import { CacheKeys } from "./cache-keys.js";
 import { rememberClassFlow } from "./class-flow-cache.js";
-import { CacheKeys, CacheUnavailableError } from "./hot-state.js";
+import { CacheUnavailableError } from "./hot-state.js";
 
 /** The agent hash's fields the console reads, as the agent API writes them (JSON for the structured ones). */
 const AGENT_FIELDS = [

@@ -9,6 +9,8 @@ import type {
 } from "../../core/ports.js";
 import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
 import { isCacheUsable } from "../../shared/redis-client.js";
+import { execute } from "./batch.js";
+import { CacheKeys } from "./cache-keys.js";
 import { rememberClassFlow } from "./class-flow-cache.js";
 import { CLEAR_PENDING_SCRIPT, RECORD_SIGHTING_SCRIPT } from "./record-sighting-script.js";
 
@@ -27,28 +29,6 @@ const HEARTBEAT_COUNTER_TTL_SECONDS = 2 * 3600;
 
 /** Marks a revocation list as loaded, so an empty list is told apart from one never loaded. */
 const LOADED_FIELD = "#loaded";
-
-/**
- * Every key of a tenant carries the tenant as its hash tag, so one heartbeat's keys share a cluster
- * slot and one script can touch them all (ElastiCache Serverless runs in cluster mode).
- */
-export const CacheKeys = {
-  tag: (tenant: string) => `{t:${tenant}}`,
-  agent: (tenant: string, agentId: string) => `{t:${tenant}}:agent:${agentId}`,
-  manifests: (tenant: string) => `{t:${tenant}}:manifests`,
-  classes: (tenant: string) => `{t:${tenant}}:classes`,
-  classIndexPrefix: (tenant: string) => `{t:${tenant}}:class-seen:`,
-  revokedSerials: (tenant: string) => `{t:${tenant}}:revoked`,
-  heartbeatsInMinute: (tenant: string, epochMinute: number) => `{t:${tenant}}:heartbeats:${epochMinute}`,
-  /** Present while operations may be queued for the agent; its value is a version, bumped on each queueing. */
-  pendingOperations: (tenant: string, agentId: string) => `{t:${tenant}}:pending:${agentId}`,
-  /** The class's flow policy (fields target, accepted, ackTimeoutMs; only loaded when it has none). */
-  classFlow: (tenant: string, className: string) => `{t:${tenant}}:class-flow:${className}`,
-  classFlowPrefix: (tenant: string) => `{t:${tenant}}:class-flow:`,
-  /** Present while a catch-up sent to the agent holds off the next one; its value is the flow sent. */
-  catchUp: (tenant: string, agentId: string) => `{t:${tenant}}:catch-up:${agentId}`,
-  catchUpPrefix: (tenant: string) => `{t:${tenant}}:catch-up:`,
-} as const;
 
 export class CacheUnavailableError extends Error {
   constructor(status: string) {
@@ -187,7 +167,7 @@ export class RedisHotState implements HotState {
       [LOADED_FIELD, "1"],
       ...serials.map((serial) => [serial, "revoked"]),
     ]);
-    await this.usable().multi().del(key).hset(key, entries).expire(key, REVOCATION_LIST_TTL_SECONDS).exec();
+    await execute(this.usable().multi().del(key).hset(key, entries).expire(key, REVOCATION_LIST_TTL_SECONDS));
   }
 
   async markRegistered(tenant: string, agentId: string, now: number): Promise<void> {
