@@ -19,4 +19,9 @@ export const MetricNames = {
   rejectedRequests: "RejectedRequests",
   operationsTimedOut: "OperationsTimedOut",
   operationsCancelled: "OperationsCancelled",
+  rolloutBatchesStarted: "RolloutBatchesStarted",
+  rolloutsCompleted: "RolloutsCompleted",
+  rolloutsRolledBack: "RolloutsRolledBack",
+  rolloutsAborted: "RolloutsAborted",
+  rolloutsPaused: "RolloutsPaused",
 } as const;

@@ -2,43 +2,72 @@ import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
+import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
+import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
+import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
+import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeSweepTimeouts } from "../core/operations/timeouts.js";
 import type { Clock } from "../core/ports.js";
+import { makeRolloutEngine } from "../core/rollouts/engine.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
 import type { SweeperConfig } from "../shared/config.js";
+import { makeRedisClient } from "../shared/redis-client.js";
 
 /**
- * Wires the sweeper's use case to DynamoDB and Kinesis; called once per container. It needs no cache.
- * Tests pass a clock of their own to look at the operations as they will be later.
+ * Wires the sweeper's use cases, operation timeouts and rollouts, to DynamoDB, Kinesis and the cache;
+ * called once per container. Tests pass a clock of their own to look at operations and rollouts as they
+ * will be later.
  */
 export function composeSweeper(config: SweeperConfig, clock: Clock = { now: () => Date.now() }) {
   const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
     marshallOptions: { removeUndefinedValues: true },
   });
+  const redis = makeRedisClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
+  // An unreachable cache holds rollouts back, which each run reports; the client's error events only repeat it.
+  redis.on("error", () => {});
+  const ids = { newId: () => randomUUID() };
   const operations = new DynamoOperationStore(documents, config.tableName);
+  const lifecycle = makeOperationLifecycle({
+    operations,
+    clock,
+    ids,
+    settings: { ackTimeoutMs: config.operationAckTimeoutMs },
+  });
+  const classes = new DynamoClassCatalog(documents, config.tableName);
+  const events = new KinesisEventSink(makeKinesisClient(), config.streamName);
   const sweepTimeouts = makeSweepTimeouts({
     operations,
-    lifecycle: makeOperationLifecycle({
-      operations,
-      clock,
-      ids: { newId: () => randomUUID() },
-      settings: { ackTimeoutMs: config.operationAckTimeoutMs },
-    }),
+    lifecycle,
     agents: new DynamoAgentRegistry(documents, config.tableName),
-    classes: new DynamoClassCatalog(documents, config.tableName),
-    events: new KinesisEventSink(makeKinesisClient(), config.streamName),
+    classes,
+    events,
     clock,
     settings: {
       queuedTimeoutHeartbeats: config.queuedTimeoutHeartbeats,
       maxOperationsPerRun: config.maxOperationsPerRun,
     },
   });
+  const rollouts = makeRolloutEngine({
+    rollouts: new DynamoRolloutStore(documents, config.tableName),
+    classes,
+    registry: new DynamoFleetRegistry(documents, config.tableName),
+    manifests: new DynamoManifestCatalog(documents, config.tableName),
+    hotState: new RedisFleetHotState(redis),
+    operations,
+    lifecycle,
+    events,
+    clock,
+    ids,
+    agentApiUrl: config.agentApiUrl,
+  });
   return {
     sweepTimeouts,
+    rollouts,
     close: async () => {
+      redis.disconnect();
       documents.destroy();
     },
   };

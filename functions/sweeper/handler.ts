@@ -1,38 +1,86 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
+import type { RolloutState } from "../core/rollouts/model.js";
 import { sweeperConfig } from "../shared/config.js";
 import { logger, MetricNames, metrics } from "../shared/observability.js";
 import { composeSweeper } from "./composition.js";
 
 const sweeper = composeSweeper(sweeperConfig());
 
+/** The states a rollout's run may reach, each counted by a metric of its own. */
+const reachedMetrics: Record<Exclude<RolloutState, "canary" | "rolling" | "rolling_back">, string> = {
+  completed: MetricNames.rolloutsCompleted,
+  rolled_back: MetricNames.rolloutsRolledBack,
+  aborted: MetricNames.rolloutsAborted,
+  paused: MetricNames.rolloutsPaused,
+};
+
+function reportStreamFailure(streamError: unknown, message: string): void {
+  if (streamError === undefined) return;
+  metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
+  logger.error(message, { error: String(streamError) });
+}
+
+async function sweepOperations(): Promise<void> {
+  const outcome = await sweeper.sweepTimeouts();
+  const timedOut = outcome.timedOut.queued + outcome.timedOut.delivered;
+  metrics.addMetric(MetricNames.operationsTimedOut, MetricUnit.Count, timedOut);
+  metrics.addMetric(MetricNames.operationsCancelled, MetricUnit.Count, outcome.cancelled);
+  reportStreamFailure(outcome.streamError, "events of timed-out operations not put on the stream");
+  const summary = {
+    timedOutQueued: outcome.timedOut.queued,
+    timedOutDelivered: outcome.timedOut.delivered,
+    cancelled: outcome.cancelled,
+    postponed: outcome.postponed,
+    skipped: outcome.skipped,
+  };
+  if (outcome.more) logger.warn("sweep stopped at its bound; the rest waits for the next run", summary);
+  else if (timedOut > 0 || outcome.postponed > 0) logger.info("sweep done", summary);
+}
+
+/** One look at every active rollout; a look that failed is logged, and fails the step once all were taken. */
+async function advanceRollouts(): Promise<void> {
+  const outcome = await sweeper.rollouts.advanceAll();
+  metrics.addMetric(MetricNames.rolloutBatchesStarted, MetricUnit.Count, outcome.batchesStarted);
+  for (const [state, metricName] of Object.entries(reachedMetrics))
+    metrics.addMetric(metricName, MetricUnit.Count, outcome.reached[state as RolloutState] ?? 0);
+  reportStreamFailure(outcome.streamError, "events of rollouts not put on the stream");
+  // The cache holds the agents' health and takes a batch's pending markers: without it, rollouts wait.
+  if (outcome.heldBack > 0) {
+    metrics.addMetric(MetricNames.cacheFallbacks, MetricUnit.Count, outcome.heldBack);
+    logger.warn("rollouts held back: the cache is unreachable", { heldBack: outcome.heldBack });
+  }
+  const summary = {
+    looked: outcome.looked,
+    batchesStarted: outcome.batchesStarted,
+    reached: outcome.reached,
+    failed: outcome.errors.length,
+  };
+  if (Object.keys(outcome.reached).length > 0) logger.info("rollouts reached a state", summary);
+  for (const { tenant, rolloutId, error } of outcome.errors)
+    logger.error("rollout look failed", { tenant, rolloutId, error: error as Error });
+  if (outcome.errors.length > 0) throw new Error("rollouts failed to advance");
+}
+
+const steps = { operations: sweepOperations, rollouts: advanceRollouts };
+
 /**
  * Runs once a minute (an EventBridge schedule on AWS, a timer in `npm start`); the event carries nothing
- * it needs. A failure throws, so the function's error alarm sees it; the next run picks up where it stopped.
+ * it needs. The steps are independent, so one failing does not hold the other up; a failure throws once
+ * both ran and the metrics are out, so the function's error alarm sees it. The next run picks up where
+ * this one stopped.
  */
 export async function handler(): Promise<void> {
-  try {
-    const outcome = await sweeper.sweepTimeouts();
-    const timedOut = outcome.timedOut.queued + outcome.timedOut.delivered;
-    metrics.addMetric(MetricNames.operationsTimedOut, MetricUnit.Count, timedOut);
-    metrics.addMetric(MetricNames.operationsCancelled, MetricUnit.Count, outcome.cancelled);
-    if (outcome.streamError !== undefined) {
-      metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
-      logger.error("events of timed-out operations not put on the stream", {
-        error: String(outcome.streamError),
-      });
+  let failed = false;
+  for (const [step, run] of Object.entries(steps)) {
+    try {
+      await run();
+    } catch (error) {
+      failed = true;
+      logger.error("sweeper step failed", { step, error: error as Error });
     }
-    const summary = {
-      timedOutQueued: outcome.timedOut.queued,
-      timedOutDelivered: outcome.timedOut.delivered,
-      cancelled: outcome.cancelled,
-      postponed: outcome.postponed,
-      skipped: outcome.skipped,
-    };
-    if (outcome.more) logger.warn("sweep stopped at its bound; the rest waits for the next run", summary);
-    else if (timedOut > 0 || outcome.postponed > 0) logger.info("sweep done", summary);
-  } finally {
-    metrics.publishStoredMetrics();
   }
+  metrics.publishStoredMetrics();
+  if (failed) throw new Error("a sweeper step failed; its error is logged");
 }
 
 /** Closes the container's connections; the local stack calls it on shutdown, Lambda never needs to. */

@@ -1,8 +1,9 @@
 /**
  * The sweeper on the local stack: an operation delivered in a real heartbeat reply and never acknowledged
  * times out when the sweeper looks at it as it will be six minutes later (a clock ahead, no waiting); a
- * late acknowledgement then changes nothing. This file has a table of its own: a sweeper six minutes
- * ahead would otherwise time out what other files' tests are still waiting on.
+ * late acknowledgement then changes nothing. A rollout's canary, once it has soaked, lets the sweeper
+ * start the next batch. This file has a table of its own: a sweeper six minutes ahead would otherwise
+ * time out what other files' tests are still waiting on, and look at their rollouts.
  */
 import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
@@ -11,9 +12,12 @@ import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent
 import { provisionTable } from "../../scripts/local/provision.js";
 import { readWholeStream } from "../../scripts/local/stream-reader.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
+import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
+import type { JsonObject } from "../core/c2/json.js";
 import { makeOperationLifecycle, newOperationId } from "../core/operations/lifecycle.js";
 import type { OperationRecord } from "../core/operations/model.js";
+import type { RolloutPlan } from "../core/rollouts/model.js";
 import { cppHeartbeatOf } from "../core/test/fixtures.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
 import { sweeperConfig } from "../shared/config.js";
@@ -33,10 +37,11 @@ let documents: DynamoDBDocumentClient;
 let store: DynamoOperationStore;
 let redis: ReturnType<typeof makeRedisClient>;
 
-async function beat(agentId: string, full = false) {
-  const response = await agentApi.post(HEARTBEAT, cppHeartbeatOf(agentId, "sweeper-cpp", full), {
-    certificate: fleet,
-  });
+/** A C++ agent's example heartbeat, full or light, in sweeper-cpp or `agentClass`, on its own flow or `flowId`. */
+async function beat(agentId: string, options: { full?: boolean; agentClass?: string; flowId?: string } = {}) {
+  const body = cppHeartbeatOf(agentId, options.agentClass ?? "sweeper-cpp", options.full);
+  if (options.flowId) (body.flowInfo as JsonObject).flowId = options.flowId;
+  const response = await agentApi.post(HEARTBEAT, body, { certificate: fleet });
   expect(response.status).toBe(200);
   return (response.json().requestedOperations as { identifier: string }[]).map((item) => item.identifier);
 }
@@ -67,11 +72,20 @@ async function queue(agentId: string): Promise<string> {
   return record.operationId;
 }
 
-/** The sweeper as the schedule runs it, but looking at the operations `aheadMs` from now. */
-function sweepAhead(aheadMs: number) {
+/** The sweeper as the schedule runs it, but looking at operations and rollouts `aheadMs` from now. */
+async function withSweeperAhead<T>(
+  aheadMs: number,
+  use: (sweeper: ReturnType<typeof composeSweeper>) => Promise<T>,
+): Promise<T> {
   const sweeper = composeSweeper(sweeperConfig(agentApi.env), { now: () => Date.now() + aheadMs });
-  return sweeper.sweepTimeouts().finally(() => sweeper.close());
+  try {
+    return await use(sweeper);
+  } finally {
+    await sweeper.close();
+  }
 }
+
+const sweepAhead = (aheadMs: number) => withSweeperAhead(aheadMs, (sweeper) => sweeper.sweepTimeouts());
 
 const operationEvents = async (operationId: string) =>
   (
@@ -93,7 +107,7 @@ beforeAll(async () => {
   documents = DynamoDBDocumentClient.from(makeDynamoDbClient(agentApi.env));
   store = new DynamoOperationStore(documents, tableName);
   redis = makeRedisClient({ url: agentApi.env[EnvNames.redisUrl] as string, commandTimeoutMs: 1_000 });
-  for (const agentId of ["cpp-1", "cpp-2"]) await beat(agentId, true);
+  for (const agentId of ["cpp-1", "cpp-2"]) await beat(agentId, { full: true });
 });
 
 afterAll(async () => {
@@ -167,6 +181,65 @@ describe("the sweeper", () => {
     expect(await store.get(tenant, "never-heartbeats", operationId)).toMatchObject({
       state: "timed_out",
       reason: "Not delivered within 10 heartbeat intervals of its agent's class (60 s each)",
+    });
+  });
+
+  it("drives a rollout: once its canary has soaked, the next batch starts", async () => {
+    const agentClass = "rollout-cpp";
+    for (const agentId of ["ro-1", "ro-2", "ro-3"]) await beat(agentId, { full: true, agentClass });
+    const toFlow = "d5".repeat(32);
+    const plan: RolloutPlan = {
+      canary: { count: 1 },
+      batchSize: 2,
+      batchIntervalSeconds: 10,
+      soakSeconds: 60,
+      failureThreshold: { count: 1 },
+      onFailure: "pause",
+    };
+    const rollouts = new DynamoRolloutStore(documents, agentApi.env[EnvNames.tableName] as string);
+    const { rollout } = await withSweeperAhead(0, (sweeper) =>
+      sweeper.rollouts.start({ tenant, className: agentClass, toFlow, plan, createdBy: "sweeper-test" }),
+    );
+    expect(rollout).toMatchObject({ state: "canary", classSize: 3, batches: 1 });
+    const [canary] = await rollouts.members(tenant, rollout.rolloutId, 0);
+    expect(canary).toMatchObject({ agentId: "ro-1", state: "updating" });
+
+    // The canary takes the update, applies it and reports the new flow.
+    const operationId = canary?.operationId as string;
+    expect(await beat("ro-1", { agentClass })).toEqual([operationId]);
+    const ack = await agentApi.post(
+      ACKNOWLEDGE,
+      {
+        operation: "acknowledge",
+        identifier: randomUUID(),
+        operationId,
+        operationState: { state: "FULLY_APPLIED" },
+        agentInfo: { identifier: "ro-1" },
+      },
+      { certificate: fleet },
+    );
+    expect(ack.status).toBe(200);
+    expect(await beat("ro-1", { agentClass, flowId: toFlow })).toEqual([]);
+
+    // One run sees it soaking; a run past the soak window sees it healthy and starts the rolling batch.
+    await withSweeperAhead(0, (sweeper) => sweeper.rollouts.advanceAll());
+    const outcome = await withSweeperAhead((plan.soakSeconds + 1) * 1_000, (sweeper) =>
+      sweeper.rollouts.advanceAll(),
+    );
+    expect(outcome).toMatchObject({ looked: 1, batchesStarted: 1, heldBack: 0, errors: [] });
+    expect(await rollouts.get(tenant, rollout.rolloutId)).toMatchObject({
+      state: "rolling",
+      batches: 2,
+      counts: { selected: 3, healthy: 1, updating: 2 },
+    });
+    const batch = await rollouts.members(tenant, rollout.rolloutId, 1);
+    expect(batch.map((member) => member.agentId)).toEqual(["ro-2", "ro-3"]);
+    // Queued with the agents' pending markers, and pointing at the agent API's flow download.
+    const [next] = batch;
+    expect(await beat("ro-2", { agentClass })).toEqual([next?.operationId]);
+    expect((await store.get(tenant, "ro-2", next?.operationId as string))?.args).toEqual({
+      location: `${agentApi.url}/c2/api/flows/${toFlow}/content`,
+      flowId: toFlow,
     });
   });
 });

@@ -64,6 +64,8 @@ export interface BeaconFunctionProps {
   readonly entry: string;
   readonly memorySize: number;
   readonly timeout: Duration;
+  /** Caps the function's concurrent runs; unset, it shares the account's unreserved pool with no cap. */
+  readonly reservedConcurrency?: number;
 }
 
 /**
@@ -118,6 +120,7 @@ export class BeaconFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize,
       timeout: props.timeout,
+      reservedConcurrentExecutions: props.reservedConcurrency,
       role,
       logGroup,
       // JSON format is what lets Lambda filter its own lines by level. Powertools writes to stdout itself: its
@@ -196,7 +199,7 @@ export class BeaconFunction extends Construct {
     secret.grantRead(this.function);
   }
 
-  /** Where agents reach the agent API: operations the console creates send agents to URLs below it. */
+  /** Where agents reach the agent API: the flow downloads operations send agents to are URLs below it. */
   bindAgentDomain(domain: AgentDomain): void {
     this.setEnvironment(EnvNames.agentApiUrl, `https://${domain.domainName}`);
   }

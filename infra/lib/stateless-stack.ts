@@ -57,6 +57,8 @@ export class StatelessStack extends Stack {
     this.agentApi.bindTable(stateful.table);
     this.agentApi.bindStream(stateful.stream);
     this.agentApi.bindCache(stateful.cache);
+    // Catch-up sends agents the class's flow from the heartbeat reply.
+    this.agentApi.bindAgentDomain(config.agentDomain);
 
     const ingressProps: AgentIngressProps = {
       handler: this.agentApi.function,
@@ -103,16 +105,25 @@ export class StatelessStack extends Stack {
       removalPolicy: settings.removalPolicy,
     });
 
-    // Closes operations agents never took or never acknowledged; needs the table and the stream, not the cache.
+    // Advances rollouts and closes operations agents never took or never acknowledged.
     this.sweeper = new BeaconFunction(this, "Sweeper", {
       platform,
       entry: "sweeper",
       memorySize: 256,
-      // A run is bounded to a few seconds of work; it must end before the next one starts.
-      timeout: Duration.seconds(60),
+      // Two runs at once would look at the same rollouts together: the conditional writes keep one
+      // look's record, but both would queue operations for the same batch. So one run at a time: a
+      // schedule event that finds a run still going is throttled, and Lambda retries it until that run
+      // ends or the event is a minute old.
+      reservedConcurrency: 1,
+      // Under the schedule's minute, with room for its imprecision: even a run that hangs ends before
+      // the next is due, so throttles (alarmed on) mean runs have outgrown the minute, not a stuck run.
+      timeout: Duration.seconds(50),
     });
     this.sweeper.bindTable(stateful.table);
     this.sweeper.bindStream(stateful.stream);
+    // Rollouts read their agents' health from the cache and mark the agents a batch queues operations for.
+    this.sweeper.bindCache(stateful.cache);
+    this.sweeper.bindAgentDomain(config.agentDomain);
     new Rule(this, "SweeperSchedule", {
       description: "Runs the sweeper every minute",
       schedule: Schedule.rate(Duration.minutes(1)),

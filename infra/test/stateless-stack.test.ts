@@ -82,6 +82,13 @@ describe("agent-api function", () => {
     expect(Object.values(EnvNames)).toEqual(expect.arrayContaining(beaconVariables));
   });
 
+  it("knows the agent API's public URL, for the flow downloads catch-up sends agents to", () => {
+    expect(environmentOf(prod.statelessTemplate)[EnvNames.agentApiUrl]).toBe("https://c2.beacon.example.com");
+    expect(environmentOf(prodAlb.statelessTemplate)[EnvNames.agentApiUrl]).toBe(
+      "https://c2.beacon.example.com",
+    );
+  });
+
   it("takes its log level from context and writes to its own log group with the stage's retention", () => {
     expect(environmentOf(dev.statelessTemplate).POWERTOOLS_LOG_LEVEL).toBe("DEBUG");
     dev.statelessTemplate.hasResourceProperties("AWS::Lambda::Function", {
@@ -291,7 +298,7 @@ describe("agent load balancer", () => {
 describe("observability", () => {
   it("alarms on the ingress, the functions and their degradations, on one dashboard", () => {
     for (const { statelessTemplate } of [prod, prodAlb]) {
-      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 13);
+      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 14);
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
     }
     const alarms = Object.values(prod.statelessTemplate.findResources("AWS::CloudWatch::Alarm"));
@@ -300,6 +307,7 @@ describe("observability", () => {
       [
         "Agent 5xx (% of requests)",
         "Agent p99 latency (ms)",
+        "CacheFallbacks",
         "CacheFallbacks",
         "CacheFallbacks",
         "Errors",

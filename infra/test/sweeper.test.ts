@@ -44,12 +44,11 @@ describe("sweeper", () => {
     });
   });
 
-  it("is a Beacon function reading the table and stream names, with no cache", () => {
+  it("is a Beacon function reading the table, stream and cache, and the agent API's URL for rollouts", () => {
     const sweeper = prod.statelessTemplate.toJSON().Resources[sweeperLogicalId()];
     expect(sweeper.Properties).toMatchObject({
       Runtime: "nodejs22.x",
       Architectures: ["arm64"],
-      Timeout: 60,
       VpcConfig: expect.objectContaining({ SubnetIds: expect.any(Array) }),
     });
     const variables = sweeper.Properties.Environment.Variables as Record<string, unknown>;
@@ -57,8 +56,29 @@ describe("sweeper", () => {
       Object.keys(variables)
         .filter((name) => name.startsWith("BEACON_"))
         .sort(),
-    ).toEqual([EnvNames.tableName, EnvNames.streamName].sort());
+    ).toEqual([EnvNames.tableName, EnvNames.streamName, EnvNames.redisUrl, EnvNames.agentApiUrl].sort());
+    expect(JSON.stringify(variables[EnvNames.redisUrl])).toContain("rediss://");
+    expect(variables[EnvNames.agentApiUrl]).toBe("https://c2.beacon.example.com");
     expect(variables.POWERTOOLS_SERVICE_NAME).toBe("sweeper-prod");
+  });
+
+  it("runs one at a time, each run ending before the next is due: overlapping runs would race on rollouts", () => {
+    const sweeper = prod.statelessTemplate.toJSON().Resources[sweeperLogicalId()];
+    expect(sweeper.Properties.ReservedConcurrentExecutions).toBe(1);
+    expect(sweeper.Properties.Timeout).toBeLessThan(60);
+  });
+
+  it("is admitted by the cache's security group", () => {
+    const { VpcConfig } = prod.statelessTemplate.toJSON().Resources[sweeperLogicalId()].Properties as {
+      VpcConfig: { SecurityGroupIds: unknown[] };
+    };
+    prod.statelessTemplate.hasResourceProperties("AWS::EC2::SecurityGroupIngress", {
+      IpProtocol: "tcp",
+      FromPort: 6379,
+      ToPort: 6380,
+      GroupId: { "Fn::ImportValue": Match.stringLikeRegexp("CacheSecurityGroup") },
+      SourceSecurityGroupId: VpcConfig.SecurityGroupIds[0],
+    });
   });
 
   it("may query the due index and update items, with no wildcard and no scan", () => {
@@ -89,16 +109,17 @@ describe("sweeper", () => {
     expect(JSON.stringify(data)).toContain(`/index/${TableSchema.indexes.due.indexName}`);
   });
 
-  it("alarms on its errors, throttles and stream failures", () => {
+  it("alarms on its errors, throttles, stream failures and cache fallbacks (rollouts held back)", () => {
     for (const metricName of ["Errors", "Throttles"])
       prod.statelessTemplate.hasResourceProperties("AWS::CloudWatch::Alarm", {
         MetricName: metricName,
         Dimensions: [{ Name: "FunctionName", Value: { Ref: sweeperLogicalId() } }],
       });
-    prod.statelessTemplate.hasResourceProperties("AWS::CloudWatch::Alarm", {
-      MetricName: "StreamFailures",
-      Dimensions: [{ Name: "service", Value: "sweeper-prod" }],
-    });
+    for (const metricName of ["StreamFailures", "CacheFallbacks"])
+      prod.statelessTemplate.hasResourceProperties("AWS::CloudWatch::Alarm", {
+        MetricName: metricName,
+        Dimensions: [{ Name: "service", Value: "sweeper-prod" }],
+      });
   });
 
   it("needs no AwsSolutions acknowledgement beyond the function construct's own", () => {

@@ -66,7 +66,9 @@ async function start(): Promise<void> {
 
   log(`certificates: ${certsDir}`);
   const certificates = await ensureDevCertificates(certsDir);
-  const agentApi = await loadAgentApi(backends.env);
+  // Both APIs send agents to flow downloads on the agent gateway.
+  const agentApiUrl = `https://127.0.0.1:${ports.agent}`;
+  const agentApi = await loadAgentApi({ ...backends.env, [EnvNames.agentApiUrl]: agentApiUrl });
   running.push(() => agentApi.shutdown());
   const gateway = await startAgentGateway({ port: ports.agent, certsDir, routes: agentApi.routes });
   running.push(() => gateway.close());
@@ -75,8 +77,7 @@ async function start(): Promise<void> {
   const consoleApi = await loadConsoleApi({
     ...backends.env,
     [EnvNames.agentCaDir]: certsDir,
-    // Operations send agents to flow downloads on the agent gateway.
-    [EnvNames.agentApiUrl]: gateway.url,
+    [EnvNames.agentApiUrl]: agentApiUrl,
   });
   running.push(() => consoleApi.shutdown());
   const issuer = await ensureConsoleIssuer(LOCAL_ISSUER_DIR);
@@ -86,8 +87,9 @@ async function start(): Promise<void> {
     authorizer: await makeJwtAuthorizer(issuer),
   });
   running.push(() => consoleGateway.close());
-  // Loaded after the APIs, whose loading put the local Powertools settings in place.
-  running.push(await startSweeperTimer(backends.env, log));
+  // Loaded after the APIs, whose loading put the local Powertools settings in place. Rollouts send agents
+  // to flow downloads on the agent gateway too.
+  running.push(await startSweeperTimer({ ...backends.env, [EnvNames.agentApiUrl]: agentApiUrl }, log));
   const devToken = await consoleToken(
     issuer,
     { tenant: DEV_TENANT, role: "admin" },
@@ -104,7 +106,7 @@ async function start(): Promise<void> {
     `             token for tenant ${DEV_TENANT}, role admin, valid 12 hours (more: npm run token -- --tenant T --role R):`,
   );
   log(`             ${devToken}`);
-  log("  sweeper    every minute: times out operations never delivered or never acknowledged");
+  log("  sweeper    every minute: advances rollouts, times out operations agents never took or acknowledged");
   log(`  DynamoDB   ${env[AwsEndpointEnvNames.dynamodb]}  table ${env[EnvNames.tableName]}`);
   log(`  Kinesis    ${env[AwsEndpointEnvNames.kinesis]}  stream ${env[EnvNames.streamName]}`);
   log(`  Redis      ${env[EnvNames.redisUrl]}`);

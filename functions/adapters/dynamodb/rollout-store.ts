@@ -169,11 +169,16 @@ export class DynamoRolloutStore implements RolloutStore {
 
   /** Conditional puts, as a batch write cannot be conditional; a few in flight at once. */
   async addMembers(members: RolloutMember[]) {
+    const written: RolloutMember[] = [];
     let next = 0;
     const writer = async () => {
-      while (next < members.length) await this.addMember(members[next++] as RolloutMember);
+      while (next < members.length) {
+        const member = members[next++] as RolloutMember;
+        if (await this.addMember(member)) written.push(member);
+      }
     };
     await Promise.all(Array.from({ length: Math.min(MEMBER_WRITE_CONCURRENCY, members.length) }, writer));
+    return written;
   }
 
   async members(tenant: string, rolloutId: string, batch?: number) {
@@ -211,8 +216,8 @@ export class DynamoRolloutStore implements RolloutStore {
   }
 
   /** A member that exists already (a retried batch) stays as it is. */
-  private async addMember(member: RolloutMember) {
-    await this.putConditionally({
+  private addMember(member: RolloutMember): Promise<boolean> {
+    return this.putConditionally({
       TableName: this.tableName,
       Item: { ...this.memberKey(member), ...dropUndefined(member) },
       ConditionExpression: "attribute_not_exists(pk)",

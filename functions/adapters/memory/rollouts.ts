@@ -96,14 +96,18 @@ export class MemoryRolloutStore implements RolloutStore {
 
   async addMembers(members: RolloutMember[]) {
     this.calls++;
+    const written: RolloutMember[] = [];
     for (const member of members) {
       const key = `${member.tenant}/${member.rolloutId}`;
       const batches = this.batches.get(key) ?? new Map<number, Map<string, RolloutMember>>();
       this.batches.set(key, batches);
       const batch = batches.get(member.batch) ?? new Map<string, RolloutMember>();
       batches.set(member.batch, batch);
-      if (!batch.has(member.agentId)) batch.set(member.agentId, structuredClone(member));
+      if (batch.has(member.agentId)) continue;
+      batch.set(member.agentId, structuredClone(member));
+      written.push(member);
     }
+    return written;
   }
 
   async members(tenant: string, rolloutId: string, batch?: number) {

@@ -14,6 +14,7 @@ import {
 import { MemoryRolloutStore } from "../../adapters/memory/rollouts.js";
 import type { SupportedOperations } from "../c2/manifest.js";
 import type { AckState, Bulletin } from "../c2/model.js";
+import type { AgentClassRecord } from "../console/ports.js";
 import type { RolloutEvent } from "../events.js";
 import { makeOperationLifecycle } from "../operations/lifecycle.js";
 import { makeSweepTimeouts } from "../operations/timeouts.js";
@@ -189,6 +190,12 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     throw new Error(`The rollout is still ${(await rollout()).state} after ${limit} steps`);
   }
 
+  function agent(index: number): SimulatedAgent {
+    const found = fleet.get(agentIdOf(index));
+    if (!found) throw new Error(`No simulated agent ${index}`);
+    return found;
+  }
+
   const rolloutEvents = () =>
     events.events.filter((event): event is RolloutEvent => event.type === "rollout");
 
@@ -201,6 +208,7 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     events,
     engine,
     fleet,
+    agent,
     step,
     rollout,
     runUntil,
@@ -370,7 +378,7 @@ describe("a rollout's controls", () => {
   });
 
   it("pauses on failures when told to, and a resume accepts them and carries on to the end", async () => {
-    sim.fleet.get(agentIdOf(0))!.behaviour = "refuses";
+    sim.agent(0).behaviour = "refuses";
     await start({ onFailure: "pause", failureThreshold: { count: 1 } });
     await sim.runUntil(["paused"]);
     const paused = await sim.rollout();
@@ -402,9 +410,9 @@ describe("a rollout's controls", () => {
   });
 
   it("pauses instead of rolling back when the class had no previous version", async () => {
-    const record = sim.catalog.classes.get(`${TENANT}/${CLASS}`)!;
-    sim.catalog.classes.set(`${TENANT}/${CLASS}`, { ...record, flowPolicy: undefined });
-    sim.fleet.get(agentIdOf(0))!.behaviour = "refuses";
+    const record = await sim.catalog.get(TENANT, CLASS);
+    sim.catalog.classes.set(`${TENANT}/${CLASS}`, { ...(record as AgentClassRecord), flowPolicy: undefined });
+    sim.agent(0).behaviour = "refuses";
     await start({ failureThreshold: { count: 1 } });
     await sim.runUntil(["paused"]);
     expect((await sim.rollout()).reason).toBe(
@@ -414,7 +422,7 @@ describe("a rollout's controls", () => {
 
   it("holds while the cache is unreachable, and passes over agents that are offline", async () => {
     for (const index of [0, 1]) {
-      sim.fleet.get(agentIdOf(index))!.online = false;
+      sim.agent(index).online = false;
       sim.hotState.agentStates.set(`${TENANT}/${agentIdOf(index)}`, {
         flowId: V1,
         lastSeen: sim.clock.now() - 3_600 * SECOND,

@@ -76,7 +76,8 @@ export interface RolloutSweepOutcome {
   /** Rollouts that reached a final state or paused in this run, by the state reached. */
   reached: Partial<Record<RolloutState, number>>;
   heldBack: number;
-  errors: unknown[];
+  /** Looks that threw, with the rollout each was at: the others went on. */
+  errors: { tenant: string; rolloutId: string; error: unknown }[];
   streamError?: unknown;
 }
 
@@ -351,23 +352,26 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
     return { chosen, skipped, cursor, exhausted };
   }
 
-  /** Starts the next batch: members first, then their operations; a retried batch keeps what exists. */
+  /**
+   * Starts the next batch: members first, then operations for the members this look wrote. A retried
+   * batch keeps the members it has, and a look racing this one queues for the members it wrote: each
+   * agent gets one update, the one its member names.
+   */
   async function startBatch(rollout: RolloutRecord, size: number, timing: ClassTiming, now: number) {
     const selection = await selectAgents(rollout, size, timing, now);
     const batch = rollout.batches;
-    const existing = new Set(
-      (await rollouts.members(rollout.tenant, rollout.rolloutId, batch)).map((m) => m.agentId),
+    const agentIds = new Set(
+      (await rollouts.members(rollout.tenant, rollout.rolloutId, batch)).map((member) => member.agentId),
     );
-    const fresh = selection.chosen.filter((agent) => !existing.has(agent.agentId));
     const records = updateRecords(
       rollout,
-      fresh.map((agent) => agent.agentId),
+      selection.chosen.map((agent) => agent.agentId),
       rollout.toFlow,
       timing,
       now,
     );
-    await rollouts.addMembers(
-      fresh.map((agent, index) =>
+    const written = await rollouts.addMembers(
+      selection.chosen.map((agent, index) =>
         dropUndefined({
           tenant: rollout.tenant,
           rolloutId: rollout.rolloutId,
@@ -380,8 +384,13 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
         }),
       ),
     );
-    const operationEvents = await queue(rollout.tenant, records);
-    return { ...selection, batch, memberCount: existing.size + fresh.length, operationEvents };
+    const ours = new Set(written.map((member) => member.operationId));
+    const operationEvents = await queue(
+      rollout.tenant,
+      records.filter((record) => ours.has(record.operationId)),
+    );
+    for (const agent of selection.chosen) agentIds.add(agent.agentId);
+    return { ...selection, batch, memberCount: agentIds.size, operationEvents };
   }
 
   /**
@@ -692,7 +701,7 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
           if (result.saved && state !== read.state && (state === "paused" || isRolloutFinal(state)))
             outcome.reached[state] = (outcome.reached[state] ?? 0) + 1;
         } catch (error) {
-          outcome.errors.push(error);
+          outcome.errors.push({ tenant, rolloutId, error });
         }
       }
       return outcome;

@@ -28,8 +28,11 @@ export interface RolloutStore {
   save(record: RolloutRecord, readVersion: number, policy?: ClassFlowPolicy): Promise<boolean>;
   /** Every tenant's active (not final) rollouts, for the sweeper. */
   active(): AsyncIterable<{ tenant: string; rolloutId: string }>;
-  /** Writes members that do not exist yet; ones that exist (a retried batch) stay as they are. */
-  addMembers(members: RolloutMember[]): Promise<void>;
+  /**
+   * Writes members that do not exist yet and returns those it wrote; ones that exist (a retried batch, or
+   * a look racing this one) stay as they are, and belong to whoever wrote them.
+   */
+  addMembers(members: RolloutMember[]): Promise<RolloutMember[]>;
   /** Members of one batch, or of every batch, read consistently, by agent id within a batch. */
   members(tenant: string, rolloutId: string, batch?: number): Promise<RolloutMember[]>;
   /** Members page by page, for the console, in batch then agent id order. */
