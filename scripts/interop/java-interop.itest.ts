@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoManifestStore } from "../../functions/adapters/dynamodb/manifest-store.js";
 import { javaFlow } from "../../functions/console-api/test/seed.js";
 import { makeDynamoDbClient } from "../../functions/shared/aws-clients.js";
+import { sweeperConfig } from "../../functions/shared/config.js";
+import { composeSweeper } from "../../functions/sweeper/composition.js";
 import { type AgentApiUnderTest, startAgentApi } from "../local/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../local/console-api-harness.js";
 import {
@@ -197,5 +199,69 @@ describe.each<{ compression: Compression; agentId: string }>([
     // The heartbeat that reported the new flow id put it in the hot state the console reads.
     const agent = await consoleApi.request("GET", `/api/v1/agents/${updateAgent}`, { token });
     expect(agent.json()).toMatchObject({ agentId: updateAgent, flowId: flowHash });
+  });
+
+  it("takes a flow version published to its class through a rollout, which completes once it is healthy", async () => {
+    const rolloutAgent = `${agentId}-rollout`;
+    const agentClass = `interop-rollout-${compression}`;
+    const token = await consoleApi.token({ tenant, role: "operator" });
+    const options: JavaDriverOptions = {
+      url: api.url,
+      certsDir: api.certsDir,
+      certificate: await api.issueCertificate({ tenant, agentId: rolloutAgent }),
+      agentId: rolloutAgent,
+      agentClass,
+      manifestHash: randomBytes(64).toString("hex"),
+      compression,
+    };
+    await runJavaDriver(options);
+    const published = await consoleApi.request("POST", `/api/v1/classes/${agentClass}/flows`, {
+      token,
+      body: javaFlow(rolloutAgent),
+    });
+    const flowHash = published.json().hash as string;
+    const started = await consoleApi.request("POST", "/api/v1/rollouts", {
+      token,
+      body: {
+        className: agentClass,
+        flowHash,
+        plan: { canary: { count: 1 }, batchSize: 1, batchIntervalSeconds: 0, soakSeconds: 0 },
+        // The driver's manifest offers the C2 handlers only, no processor types.
+        allowIncompatible: true,
+      },
+    });
+    expect(started.status, started.body).toBe(201);
+    const rolloutId = started.json().rolloutId as string;
+    expect(started.json()).toMatchObject({
+      state: "canary",
+      batches: 1,
+      counts: { selected: 1, updating: 1 },
+    });
+
+    const steps = await runJavaDriver(options);
+    const [first, second] = heartbeats(steps);
+    expect(first?.operations).toMatchObject([
+      { operation: "UPDATE", operand: "CONFIGURATION", args: { flowId: flowHash } },
+    ]);
+    expect(steps.find((step): step is UpdateStep => step.step === "update")).toMatchObject({
+      flowSha256: flowHash,
+      state: "FULLY_APPLIED",
+    });
+    expect(second).toMatchObject({ operations: [], flowId: flowHash });
+
+    // The sweeper's looks: the agent soaks, is healthy (no soak asked), and the class is done.
+    const sweeper = composeSweeper(sweeperConfig(api.env));
+    try {
+      for (let look = 0; look < 3; look++) await sweeper.rollouts.advance(tenant, rolloutId);
+    } finally {
+      await sweeper.close();
+    }
+    const rollout = await consoleApi.request("GET", `/api/v1/rollouts/${rolloutId}`, { token });
+    expect(rollout.json()).toMatchObject({
+      state: "completed",
+      counts: { selected: 1, healthy: 1, failed: 0 },
+    });
+    const agentClassView = await consoleApi.request("GET", `/api/v1/classes/${agentClass}`, { token });
+    expect(agentClassView.json()).toMatchObject({ flow: { target: flowHash, accepted: [flowHash] } });
   });
 });

@@ -13,7 +13,7 @@ import { loadAgentApi, loadConsoleApi } from "./function-routes.js";
 import { startAgentGateway, startConsoleGateway } from "./gateway.js";
 import { kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
 import { assertPortFree, localPorts } from "./ports.js";
-import { startSweeperTimer } from "./sweeper-timer.js";
+import { startSweeperTimer, sweepIntervalSeconds } from "./sweeper-timer.js";
 
 const beaconDir = fileURLToPath(new URL("../../.beacon/", import.meta.url));
 const certsDir = path.join(beaconDir, "certs");
@@ -106,7 +106,9 @@ async function start(): Promise<void> {
     `             token for tenant ${DEV_TENANT}, role admin, valid 12 hours (more: npm run token -- --tenant T --role R):`,
   );
   log(`             ${devToken}`);
-  log("  sweeper    every minute: advances rollouts, times out operations agents never took or acknowledged");
+  log(
+    `  sweeper    every ${sweepIntervalSeconds()} s: advances rollouts, times out operations agents never took or acknowledged`,
+  );
   log(`  DynamoDB   ${env[AwsEndpointEnvNames.dynamodb]}  table ${env[EnvNames.tableName]}`);
   log(`  Kinesis    ${env[AwsEndpointEnvNames.kinesis]}  stream ${env[EnvNames.streamName]}`);
   log(`  Redis      ${env[EnvNames.redisUrl]}`);

@@ -1,10 +1,16 @@
-/** The sweeper runs once a minute, as the EventBridge schedule runs it on AWS. */
-const SWEEP_INTERVAL_MS = 60_000;
+import { numberEnv } from "../../functions/shared/config.js";
+
+/**
+ * The sweeper runs once a minute, as the EventBridge schedule runs it on AWS, unless
+ * BEACON_SWEEPER_INTERVAL_SECONDS says otherwise (a few seconds makes a local rollout quick to watch).
+ */
+export const sweepIntervalSeconds = (): number =>
+  numberEnv(process.env, "BEACON_SWEEPER_INTERVAL_SECONDS", 60);
 
 type SweeperModule = { handler(): Promise<void>; shutdown(): Promise<void> };
 
 /**
- * Loads the sweeper's handler module as Lambda would, on the backends in `env`, and runs it every minute,
+ * Loads the sweeper's handler module as Lambda would, on the backends in `env`, and runs it every minute (or as set),
  * never two runs at once. The returned function stops the timer, waits for a run in progress, and closes
  * the sweeper's connections.
  */
@@ -24,7 +30,7 @@ export async function startSweeperTimer(
       .finally(() => {
         running = undefined;
       });
-  }, SWEEP_INTERVAL_MS);
+  }, sweepIntervalSeconds() * 1000);
   return async () => {
     clearInterval(timer);
     await running;
