@@ -78,8 +78,8 @@ function shareOf(share: Share, name: string): Share {
       throw new BeaconError("invalid_request", `${name}.count must be a whole number of at least 1`);
     return { count: share.count };
   }
-  if (!(share.percent > 0 && share.percent <= 100))
-    throw new BeaconError("invalid_request", `${name}.percent must be above 0 and at most 100`);
+  if (!(share.percent >= 0.01 && share.percent <= 100))
+    throw new BeaconError("invalid_request", `${name}.percent must be from 0.01 to 100`);
   return { percent: share.percent };
 }
 

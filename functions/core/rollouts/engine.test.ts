@@ -372,6 +372,29 @@ describe("a rollout's controls", () => {
       createdBy: "ops",
     });
 
+  it("completes at once in a class with no agent, and on a batch that finds the class index just ended", async () => {
+    const empty = simulatedClass(0);
+    await empty.engine.start({
+      tenant: TENANT,
+      className: CLASS,
+      toFlow: V2,
+      plan: plan(),
+      createdBy: "ops",
+    });
+    await empty.runUntil(["completed"], 3);
+    // 100 agents in batches of 100: the index's last page is full, so only the next read finds its end.
+    const exact = simulatedClass(120);
+    await exact.engine.start({
+      tenant: TENANT,
+      className: CLASS,
+      toFlow: V2,
+      plan: plan(),
+      createdBy: "ops",
+    });
+    await exact.runUntil(["completed"], 50);
+    expect((await exact.rollout()).counts).toMatchObject({ selected: 120, healthy: 120 });
+  });
+
   it("sizes a percent canary from the class and refuses a second rollout while one runs", async () => {
     expect((await start()).rollout).toMatchObject({ classSize: 60, canarySize: 6 });
     await expect(start()).rejects.toMatchObject({ code: "rollout_in_progress" });

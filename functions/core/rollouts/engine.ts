@@ -559,11 +559,10 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
     if (!canRolloutTransition(read.state, rollout.state))
       throw new Error(`No rollout transition from ${read.state} to ${rollout.state}`);
     if (isRolloutFinal(rollout.state)) rollout.finishedAt ??= now;
+    // A look that changed nothing but the time is not written: most looks wait on agents.
     const unchanged =
-      !stateChanged &&
-      !outcome.batchStarted &&
-      JSON.stringify(rollout.counts) === JSON.stringify(read.counts) &&
-      rollout.cursor === read.cursor;
+      JSON.stringify({ ...rollout, updatedAt: read.updatedAt, version: read.version }) ===
+      JSON.stringify(read);
     if (unchanged && operationEvents.length === 0) return outcome;
     const saved = await rollouts.save(rollout, read.version, policy);
     if (!saved) return { ...outcome, streamError: await publish(operationEvents) };
