@@ -6,7 +6,15 @@ import { signToken } from "../../scripts/local/console-issuer.js";
 import { encodeCursor } from "../core/console/paging.js";
 import { type Role, Roles } from "../core/console/principal.js";
 import { type ConsoleOperation, consoleOperations } from "../shared/console-openapi.js";
-import { heartbeat, installCertificate, javaFlow, type SeededTenant, seedTenant } from "./test/seed.js";
+import {
+  heartbeat,
+  installCertificate,
+  javaFlow,
+  publishFlow,
+  rollOut,
+  type SeededTenant,
+  seedTenant,
+} from "./test/seed.js";
 
 let agentApi: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;
@@ -48,13 +56,16 @@ const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => 
   serial: tenant.certificateSerial,
   operationId: tenant.operationId,
   flowHash: tenant.flowHash,
+  rolloutId: tenant.rolloutId,
 });
 
-const bodies: Record<string, (agentId: string) => unknown> = {
+/** The body of each operation that takes one, naming this agent id and this tenant's class and version. */
+const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown> = {
   putClass: () => ({ description: "Changed" }),
   issueCertificate: (agentId) => ({ kind: "agent", agentId }),
   createOperation: (agentId) => ({ agentId, operation: "DESCRIBE", operand: "MANIFEST" }),
   uploadFlow: (agentId) => javaFlow(agentId),
+  startRollout: (_agentId, tenant) => ({ className: tenant.className, flowHash: tenant.flowHash }),
 };
 
 async function send(call: Call, token: string | undefined) {
@@ -82,6 +93,9 @@ async function snapshotOf(tenant: SeededTenant) {
     get("/api/v1/operations"),
     get(`/api/v1/operations/${tenant.operationId}`),
     get(`/api/v1/classes/${tenant.className}/flows`),
+    get("/api/v1/rollouts"),
+    get(`/api/v1/rollouts/${tenant.rolloutId}`),
+    get(`/api/v1/rollouts/${tenant.rolloutId}/agents`),
   ]);
 }
 
@@ -113,7 +127,7 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
   });
 
   it.each(readsFirst)("%s", async (_routeKey, operation) => {
-    const call = callOf(operation, idsOf(b), bodies[operation.operationId]?.(b.agentIds[0] as string));
+    const call = callOf(operation, idsOf(b), bodies[operation.operationId]?.(b.agentIds[0] as string, b));
     const response = await send(call, a.adminToken);
     const body = response.json();
     if (operation.operationId === "putClass") {
@@ -133,6 +147,10 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
       expect(body.subjectDN).toBe(`CN=${b.agentIds[0]},OU=agent,O=${a.tenant}`);
     } else if (operation.operationId === "createOperation") {
       // Agent ids belong to each tenant: A has no agent by B's agent's id.
+      expect(response.status).toBe(404);
+      isError(body, "not_found");
+    } else if (operation.operationId === "startRollout") {
+      // A's class by B's class name holds only A's own version, not B's.
       expect(response.status).toBe(404);
       isError(body, "not_found");
     } else if (operation.path.includes("{")) {
@@ -160,6 +178,12 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
 });
 
 describe("roles, every role on every route", () => {
+  /** A rollout under way to a class of its own without agents, which nothing but a person moves on. */
+  async function freshRollout(): Promise<string> {
+    const className = newId("class");
+    return (await rollOut(consoleApi, a.adminToken, className, javaFlow(className))).rolloutId;
+  }
+
   /** A request on A's own data that the role, when allowed, can carry out; destructive ones get fresh targets. */
   async function ownCall(operation: ConsoleOperation): Promise<Call> {
     switch (operation.operationId) {
@@ -180,15 +204,15 @@ describe("roles, every role on every route", () => {
         return callOf(operation, { serial: issued.json().serial as string });
       }
       case "putClass":
-        return callOf(operation, { className: newId("class") }, bodies.putClass?.(""));
+        return callOf(operation, { className: newId("class") }, bodies.putClass?.("", a));
       case "createOperation":
-        return callOf(operation, {}, bodies.createOperation?.(a.agentIds[2] as string));
+        return callOf(operation, {}, bodies.createOperation?.(a.agentIds[2] as string, a));
       case "cancelOperation": {
         const queued = await send(
           {
             method: "POST",
             path: "/api/v1/operations",
-            body: bodies.createOperation?.(a.agentIds[2] as string),
+            body: bodies.createOperation?.(a.agentIds[2] as string, a),
           },
           a.adminToken,
         );
@@ -196,10 +220,32 @@ describe("roles, every role on every route", () => {
           operationId: (queued.json().items as { operationId: string }[])[0]?.operationId as string,
         });
       }
+      case "startRollout": {
+        // A class of its own: the seeded one has its rollout under way.
+        const className = newId("class");
+        const flowHash = await publishFlow(consoleApi, a.adminToken, className, javaFlow(className));
+        return callOf(operation, {}, { className, flowHash });
+      }
+      case "pauseRollout":
+      case "abortRollout":
+        return callOf(operation, { rolloutId: await freshRollout() });
+      case "resumeRollout": {
+        const rolloutId = await freshRollout();
+        const paused = await send(
+          { method: "POST", path: `/api/v1/rollouts/${rolloutId}/pause` },
+          a.adminToken,
+        );
+        expect(paused.json().state).toBe("paused");
+        return callOf(operation, { rolloutId });
+      }
       default:
-        return callOf(operation, idsOf(a), bodies[operation.operationId]?.(newId("agent")));
+        return callOf(operation, idsOf(a), bodies[operation.operationId]?.(newId("agent"), a));
     }
   }
+
+  /** The state of the rollout an action's call names. */
+  const rolloutStateOf = async (call: Call) =>
+    (await send({ method: "GET", path: call.path.replace(/\/\w+$/, "") }, a.adminToken)).json().state;
 
   /** A refused change leaves its target as it was. */
   const unchangedAfterRefusal: Record<string, (call: Call) => Promise<void>> = {
@@ -232,6 +278,17 @@ describe("roles, every role on every route", () => {
       const listed = await send({ method: "GET", path: "/api/v1/certificates?limit=100" }, a.adminToken);
       expect(listed.body).not.toContain((call.body as { agentId: string }).agentId);
     },
+    startRollout: async (call) => {
+      const className = (call.body as { className: string }).className;
+      const listed = await send(
+        { method: "GET", path: `/api/v1/rollouts?className=${className}` },
+        a.adminToken,
+      );
+      expect(listed.json().items).toEqual([]);
+    },
+    pauseRollout: async (call) => expect(await rolloutStateOf(call)).toBe("canary"),
+    resumeRollout: async (call) => expect(await rolloutStateOf(call)).toBe("paused"),
+    abortRollout: async (call) => expect(await rolloutStateOf(call)).toBe("canary"),
   };
 
   const cases = consoleOperations.flatMap((operation) =>
@@ -280,7 +337,7 @@ describe("JWT negatives, on every route", () => {
 
   it.each(cases)("%s: %s answers 401", async (label, _routeKey, operation) => {
     const token = await (negatives[label] as () => Promise<string | undefined>)();
-    const response = await send(callOf(operation, idsOf(a), bodies[operation.operationId]?.("x")), token);
+    const response = await send(callOf(operation, idsOf(a), bodies[operation.operationId]?.("x", a)), token);
     expect(response.status).toBe(401);
     if (label === "missing tenant claim") isError(response.json(), "unauthenticated");
     else expect(response.json()).toEqual({ message: "Unauthorized" });

@@ -17,7 +17,7 @@ describe("the console's OpenAPI document", () => {
       expect(operation.path.startsWith("/api/v1/")).toBe(true);
       expect(["viewer", "operator", "admin"]).toContain(operation.role);
     }
-    expect(consoleOperations).toHaveLength(24);
+    expect(consoleOperations).toHaveLength(31);
   });
 
   it("describes Beacon's error body for every failure the handler answers", () => {
@@ -53,11 +53,38 @@ describe("the console's OpenAPI document", () => {
     );
   });
 
-  it("names, in its flow routes' examples, the hash of its upload example sent as compact JSON", () => {
+  it("names, in its flow and rollout examples, the hash of its upload example sent as compact JSON", () => {
     const { paths, components } = openApiDocument;
     const upload = paths["/api/v1/classes/{className}/flows"].post.requestBody.content["application/json"];
     const hash = createHash("sha256").update(JSON.stringify(upload.example)).digest("hex");
     expect(components.parameters.FlowHash.example).toBe(hash);
+    const rollout = paths["/api/v1/rollouts"].post.requestBody.content["application/json"].example;
+    expect(rollout).toMatchObject({ className: components.parameters.FlowClassName.example, flowHash: hash });
+  });
+
+  it("takes a rollout plan's shares as exactly one of a count or a percent, within bounds", () => {
+    const start = operationFor("POST /api/v1/rollouts");
+    const limits = { maxInflatedBytes: 4096, maxJsonDepth: 8, maxDocumentBytes: 1024 };
+    const request = (plan: unknown) => ({ className: "pumps", flowHash: "a".repeat(64), plan });
+    const event = (body: unknown) => ({ body: JSON.stringify(body), isBase64Encoded: false }) as never;
+    const plan = { canary: { count: 2 }, failureThreshold: { percent: 2.5 }, onFailure: "pause" };
+    expect(start.parse(event(request(plan)), limits).body).toEqual(request(plan));
+    for (const bad of [
+      { canary: {} },
+      { canary: { count: 2, percent: 5 } },
+      { canary: { count: 0 } },
+      { canary: { percent: 0 } },
+      { failureThreshold: { percent: 5e-324 } },
+      { failureThreshold: { percent: 100.5 } },
+      { batchSize: 1001 },
+      { soakSeconds: -1 },
+      { onFailure: "ignore" },
+      { pace: "fast" },
+    ]) {
+      expect(() => start.parse(event(request(bad)), limits)).toThrow(
+        expect.objectContaining({ code: "invalid_request" }),
+      );
+    }
   });
 
   it("is served as is", () => {

@@ -5,6 +5,7 @@ import type { OperationRequest } from "../core/console/operations.js";
 import type { AgentClassChange } from "../core/console/ports.js";
 import type { Principal } from "../core/console/principal.js";
 import type { ConsoleResult } from "../core/console/result.js";
+import type { RolloutRequest } from "../core/console/rollouts.js";
 import type { OperationState } from "../core/operations/model.js";
 import { type ConsoleInput, openApiDocument } from "../shared/console-openapi.js";
 
@@ -87,5 +88,14 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
       }),
     getOperation: (principal, { path }) => api.operations.get(principal, path.operationId as string),
     cancelOperation: (principal, { path }) => api.operations.cancel(principal, path.operationId as string),
+    startRollout: (principal, { body }) => api.rollouts.start(principal, body as RolloutRequest),
+    listRollouts: (principal, { query }) =>
+      api.rollouts.list(principal, { className: text(query.className), ...page(query) }),
+    getRollout: (principal, { path }) => api.rollouts.get(principal, path.rolloutId as string),
+    listRolloutAgents: (principal, { path, query }) =>
+      api.rollouts.agents(principal, path.rolloutId as string, page(query)),
+    pauseRollout: (principal, { path }) => api.rollouts.pause(principal, path.rolloutId as string),
+    resumeRollout: (principal, { path }) => api.rollouts.resume(principal, path.rolloutId as string),
+    abortRollout: (principal, { path }) => api.rollouts.abort(principal, path.rolloutId as string),
   };
 }

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,10 +9,10 @@ import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/console-api-harness.js";
 import { ensurePythonTool } from "../../scripts/python-tool.js";
 import { consoleOperations, openApiDocument } from "../shared/console-openapi.js";
-import { heartbeat, type SeededTenant, seedTenant } from "./test/seed.js";
+import { heartbeat, javaFlow, rollOut, type SeededTenant, seedTenant } from "./test/seed.js";
 
 const openApiPath = fileURLToPath(new URL("../../schemas/console/openapi.json", import.meta.url));
-/** Test cases per operation and phase: with 19 operations the run stays within a minute or so. */
+/** Test cases per operation and phase: with 31 operations the run stays within a couple of minutes. */
 const MAX_EXAMPLES = 50;
 const EXAMPLE_AGENT_ID = (
   openApiDocument.paths["/api/v1/operations"].post.requestBody.content["application/json"].example as {
@@ -32,6 +32,8 @@ let consoleApi: ConsoleApiUnderTest;
 let tenant: SeededTenant;
 let reportDir: string;
 let schemathesis: string;
+/** The rollout each rollout route is sent to: ids the document cannot give examples of, as a rollout makes its own. */
+let rolloutIds: Record<string, string>;
 
 beforeAll(async () => {
   schemathesis = ensurePythonTool("schemathesis", "schemathesis>=4.32,<5", "st");
@@ -46,6 +48,23 @@ beforeAll(async () => {
     body: EXAMPLE_FLOW,
   });
   expect(published.json().hash).toBe(components.parameters.FlowHash.example);
+  // Each action gets a rollout its first request can carry out; the reads get the seeded one.
+  const fresh = async (label: string) => {
+    const className = `${tenant.className}-${label}`;
+    return (await rollOut(consoleApi, tenant.adminToken, className, javaFlow(className))).rolloutId;
+  };
+  const [pause, resume, abort] = await Promise.all([fresh("pause"), fresh("resume"), fresh("abort")]);
+  const paused = await consoleApi.request("POST", `/api/v1/rollouts/${resume}/pause`, {
+    token: tenant.adminToken,
+  });
+  expect(paused.json().state).toBe("paused");
+  rolloutIds = {
+    getRollout: tenant.rolloutId,
+    listRolloutAgents: tenant.rolloutId,
+    pauseRollout: pause,
+    resumeRollout: resume,
+    abortRollout: abort,
+  };
   reportDir = mkdtempSync(path.join(tmpdir(), "beacon-schemathesis-"));
 });
 
@@ -103,9 +122,21 @@ function run(
 describe("Schemathesis against the OpenAPI document, on the local stack", () => {
   it("finds no 5xx and no response that breaks the document", async () => {
     const ndjson = path.join(reportDir, "events.ndjson");
+    const config = path.join(reportDir, "schemathesis.toml");
+    writeFileSync(
+      config,
+      Object.entries(rolloutIds)
+        .map(
+          ([operationId, rolloutId]) =>
+            `[[operations]]\ninclude-operation-id = "${operationId}"\nparameters = { rolloutId = "${rolloutId}" }\n`,
+        )
+        .join("\n"),
+    );
     const { exitCode, output } = await run(
       schemathesis,
       [
+        "--config-file",
+        config,
         "run",
         openApiPath,
         "--url",

@@ -18,6 +18,11 @@ export interface SeededTenant {
   operationId: string;
   /** A flow version of the class, which its agents' manifest can run. */
   flowHash: string;
+  /**
+   * The version's rollout to the class, under way: its agents' manifest lists no UPDATE CONFIGURATION, so
+   * it passed them all over and sent none of them anything.
+   */
+  rolloutId: string;
 }
 
 /** A MiNiFi Java flow.json whose one processor the Java example manifest lists. */
@@ -79,7 +84,8 @@ export async function heartbeat(
 
 /**
  * A tenant as the agent API and the console leave it after some use: three agents of one class that
- * heartbeated (so registry, hot state and a manifest exist), the class described, an agent certificate.
+ * heartbeated (so registry, hot state and a manifest exist), the class described, an agent certificate,
+ * an operation queued, a flow version published to the class and rolled out.
  */
 export async function seedTenant(
   agentApi: AgentApiUnderTest,
@@ -110,11 +116,7 @@ export async function seedTenant(
     body: { agentId: agentIds[2], operation: "DESCRIBE", operand: "MANIFEST" },
   });
   expect(queued.status, queued.body).toBe(201);
-  const flow = await consoleApi.request("POST", `/api/v1/classes/${className}/flows`, {
-    token: adminToken,
-    body: javaFlow(tenant),
-  });
-  expect(flow.status, flow.body).toBe(201);
+  const { flowHash, rolloutId } = await rollOut(consoleApi, adminToken, className, javaFlow(tenant));
   return {
     tenant,
     adminToken,
@@ -123,8 +125,38 @@ export async function seedTenant(
     manifestHash,
     certificateSerial: issued.json().serial as string,
     operationId: (queued.json().items as { operationId: string }[])[0]?.operationId as string,
-    flowHash: flow.json().hash as string,
+    flowHash,
+    rolloutId,
   };
+}
+
+/** Publishes a new flow version to the class; answers its hash. */
+export async function publishFlow(
+  consoleApi: ConsoleApiUnderTest,
+  token: string,
+  className: string,
+  flow: unknown,
+): Promise<string> {
+  const flows = `/api/v1/classes/${encodeURIComponent(className)}/flows`;
+  const published = await consoleApi.request("POST", flows, { token, body: flow });
+  expect(published.status, published.body).toBe(201);
+  return published.json().hash as string;
+}
+
+/** Publishes a flow version to the class and starts its rollout with the default plan. */
+export async function rollOut(
+  consoleApi: ConsoleApiUnderTest,
+  token: string,
+  className: string,
+  flow: unknown,
+): Promise<{ flowHash: string; rolloutId: string }> {
+  const flowHash = await publishFlow(consoleApi, token, className, flow);
+  const started = await consoleApi.request("POST", "/api/v1/rollouts", {
+    token,
+    body: { className, flowHash },
+  });
+  expect(started.status, started.body).toBe(201);
+  return { flowHash, rolloutId: started.json().rolloutId as string };
 }
 
 /** Puts an issued certificate beside the agent harness's others, so `post` can present it by name. */

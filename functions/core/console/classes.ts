@@ -38,6 +38,10 @@ export interface ClassView {
   name: string;
   description?: string;
   heartbeatIntervalSeconds: number;
+  ackTimeoutSeconds?: number;
+  /** The flow the class's agents are brought to, and the flows that count as current. */
+  flow?: { target: string; accepted: string[] };
+  activeRolloutId?: string;
   autoCreated: boolean;
   createdAt: string;
   updatedAt?: string;
@@ -98,6 +102,10 @@ const view = (record: AgentClassRecord, agents: AgentCounts | undefined): ClassV
     name: record.name,
     description: record.description,
     heartbeatIntervalSeconds: record.heartbeatIntervalSeconds ?? DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
+    ackTimeoutSeconds: record.ackTimeoutSeconds,
+    // The policy's ack timeout is the class's own, shown above; the policy carries it for the agent API.
+    flow: record.flowPolicy && { target: record.flowPolicy.target, accepted: record.flowPolicy.accepted },
+    activeRolloutId: record.activeRolloutId,
     autoCreated: record.autoCreated,
     createdAt: toIso(record.createdAt) as string,
     updatedAt: toIso(record.updatedAt),

@@ -14,7 +14,9 @@ import {
   MemoryOperationStore,
   SequentialIds,
 } from "../../adapters/memory/index.js";
+import { MemoryRolloutStore } from "../../adapters/memory/rollouts.js";
 import { makeOperationLifecycle } from "../operations/lifecycle.js";
+import { DEFAULT_ROLLOUT_PLAN } from "../rollouts/model.js";
 import { example } from "../test/fixtures.js";
 import { makeConsoleApi } from "./console-api.js";
 import { encodeCursor } from "./paging.js";
@@ -25,8 +27,11 @@ const CHECKPOINT_MS = 10 * MINUTE;
 const AGENT_API_URL = "https://agents.beacon.example";
 
 function harness() {
+  const catalog = new MemoryClassCatalog();
   const ports = {
-    catalog: new MemoryClassCatalog(),
+    catalog,
+    // The rollout store keeps a class's active rollout and flow policy on the catalog's records, as the table does.
+    rollouts: new MemoryRolloutStore(catalog),
     registry: new MemoryFleetRegistry(),
     hotState: new MemoryFleetHotState(),
     manifests: new MemoryManifestCatalog(),
@@ -334,5 +339,209 @@ describe("fleet summary", () => {
     expect(series.at(-1)?.count).toBe(42);
     hotState.down = true;
     expect((await bodyOf(api.fleetSummary(as("acme", "viewer")))).heartbeatsPerMinute).toBeNull();
+  });
+});
+
+describe("rollouts", () => {
+  const GENERATE = "org.apache.nifi.processors.standard.GenerateFlowFile";
+  const canaryOfTwo = { canary: { count: 2 }, batchSize: 2, batchIntervalSeconds: 0, soakSeconds: 0 };
+  /** A MiNiFi Java flow.json of one processor; `name` tells versions apart. */
+  const flowOf = (name: string, processorType = GENERATE) =>
+    new TextEncoder().encode(
+      JSON.stringify({
+        encodingVersion: { majorVersion: 2, minorVersion: 0 },
+        controllerServices: [],
+        rootGroup: {
+          identifier: "root",
+          name,
+          processors: [{ identifier: "p", type: processorType }],
+          controllerServices: [],
+          processGroups: [],
+        },
+      }),
+    );
+
+  /** Four online agents of class pumps whose manifest (the Java example's) takes UPDATE CONFIGURATION. */
+  function fleet() {
+    const ports = harness();
+    for (const index of [1, 2, 3, 4]) ports.agent("acme", `a-${index}`, "pumps", 0, 0);
+    const manifest = (example("java-2.3.0/ack-describe-manifest.json").agentInfo as Record<string, unknown>)
+      .agentManifest;
+    ports.manifests.add(
+      "acme",
+      {
+        hash: "hash-pumps",
+        bundleCount: 1,
+        processorTypeCount: 1,
+        controllerServiceTypeCount: 0,
+        supportedOperations: { DESCRIBE: ["MANIFEST"], UPDATE: ["CONFIGURATION"] },
+        jsonBytes: 10,
+        gzipBytes: 5,
+        createdAt: 0,
+      },
+      JSON.stringify(manifest),
+    );
+    const publish = async (name: string, processorType?: string) =>
+      (
+        (await ports.api.flows.upload(as("acme", "operator"), "pumps", flowOf(name, processorType))).body as {
+          hash: string;
+        }
+      ).hash;
+    const start = (flowHash: string, request: Record<string, unknown> = {}, role: Role = "operator") =>
+      ports.api.rollouts.start(as("acme", role), { className: "pumps", flowHash, ...request });
+    const rolloutIdOf = async (result: Promise<{ body: unknown }>) =>
+      (await bodyOf(result)).rolloutId as string;
+    return { ...ports, publish, start, rolloutIdOf };
+  }
+
+  it("start with the canary queued at once, shown to viewers, and refuse a second one while it runs", async () => {
+    const { api, operations, publish, start } = fleet();
+    const hash = await publish("v1");
+    await expect(start(hash, {}, "viewer")).rejects.toMatchObject({ code: "forbidden" });
+    const started = await start(hash, { plan: canaryOfTwo });
+    expect(started).toMatchObject({
+      status: 201,
+      body: {
+        className: "pumps",
+        toFlow: hash,
+        state: "canary",
+        classSize: 4,
+        canarySize: 2,
+        batches: 1,
+        counts: { selected: 2, updating: 2 },
+        createdBy: "acme-user",
+        plan: { ...DEFAULT_ROLLOUT_PLAN, ...canaryOfTwo },
+      },
+    });
+    expect(started.body).not.toHaveProperty("fromFlow");
+    const updates = [...operations.records.values()];
+    expect(updates).toHaveLength(2);
+    for (const update of updates) {
+      expect(update).toMatchObject({
+        operation: "UPDATE",
+        operand: "CONFIGURATION",
+        args: { location: `${AGENT_API_URL}/c2/api/flows/${hash}/content`, flowId: hash },
+        state: "queued",
+      });
+    }
+
+    const rolloutId = (started.body as { rolloutId: string }).rolloutId;
+    const viewer = as("acme", "viewer");
+    expect((await api.rollouts.get(viewer, rolloutId)).body).toEqual(started.body);
+    expect((await bodyOf(api.rollouts.list(viewer, { className: "pumps" }))).items).toEqual([started.body]);
+    expect((await bodyOf(api.rollouts.list(viewer, { className: "valves" }))).items).toEqual([]);
+    const members = await bodyOf(api.rollouts.agents(viewer, rolloutId, { limit: 1 }));
+    expect(members.items).toEqual([
+      expect.objectContaining({ batch: 0, state: "updating", operationId: updates[0]?.operationId }),
+    ]);
+    const rest = await bodyOf(api.rollouts.agents(viewer, rolloutId, { cursor: members.nextCursor }));
+    expect(rest.items.map((item) => item.operationId)).toEqual([updates[1]?.operationId]);
+    expect((await bodyOf(api.classes.get(viewer, "pumps"))).activeRolloutId).toBe(rolloutId);
+
+    await expect(start(await publish("v2"))).rejects.toMatchObject({ code: "rollout_in_progress" });
+    await expect(api.rollouts.get(as("other"), rolloutId)).rejects.toMatchObject({ code: "not_found" });
+    await expect(api.rollouts.agents(as("other"), rolloutId, {})).rejects.toMatchObject({
+      code: "not_found",
+    });
+  });
+
+  it("refuse a class or version they do not know with not_found, and one some agents could not run unless allowed", async () => {
+    const { rollouts, publish, start } = fleet();
+    await expect(start("0".repeat(64))).rejects.toMatchObject({ code: "not_found" });
+    const hash = await publish("v1");
+    await expect(start(hash, { className: "valves" })).rejects.toMatchObject({ code: "not_found" });
+    const missing = await publish("v1-put", "org.example.PutNowhere");
+    await expect(start(missing)).rejects.toMatchObject({
+      code: "flow_incompatible",
+      message: expect.stringContaining("4 agents"),
+    });
+    expect(rollouts.rollouts.size).toBe(0);
+    expect(await start(missing, { allowIncompatible: true })).toMatchObject({ status: 201 });
+  });
+
+  it.each([
+    ["a canary of no agents", { canary: { count: 0 } }],
+    ["a fractional canary count", { canary: { count: 1.5 } }],
+    ["a canary of 0 percent", { canary: { percent: 0 } }],
+    ["a threshold over 100 percent", { failureThreshold: { percent: 101 } }],
+    ["an empty batch", { batchSize: 0 }],
+    ["a fractional interval", { batchIntervalSeconds: 0.5 }],
+    ["a negative soak", { soakSeconds: -1 }],
+    ["an unknown failure action", { onFailure: "ignore" }],
+  ])("refuse a plan with %s as invalid, starting nothing", async (_label, plan) => {
+    const { rollouts, operations, publish, start } = fleet();
+    const hash = await publish("v1");
+    await expect(start(hash, { plan })).rejects.toMatchObject({ code: "invalid_request" });
+    expect(rollouts.rollouts.size).toBe(0);
+    expect(operations.records.size).toBe(0);
+  });
+
+  it("pause, resume and abort for operators only, each where the rollout's state allows it", async () => {
+    const { api, operations, publish, start, rolloutIdOf } = fleet();
+    const rolloutId = await rolloutIdOf(start(await publish("v1"), { plan: canaryOfTwo }));
+    const operator = as("acme", "operator");
+    await expect(api.rollouts.pause(as("acme", "viewer"), rolloutId)).rejects.toMatchObject({
+      code: "forbidden",
+    });
+    await expect(api.rollouts.pause(operator, "ro-unknown")).rejects.toMatchObject({ code: "not_found" });
+    await expect(api.rollouts.pause(as("other", "admin"), rolloutId)).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await expect(api.rollouts.resume(operator, rolloutId)).rejects.toMatchObject({ code: "rollout_state" });
+
+    const paused = await bodyOf(api.rollouts.pause(operator, rolloutId));
+    expect(paused).toMatchObject({ state: "paused", resumeTo: "canary", reason: "Paused by acme-user" });
+    await expect(api.rollouts.pause(operator, rolloutId)).rejects.toMatchObject({ code: "rollout_state" });
+    const resumed = await bodyOf(api.rollouts.resume(operator, rolloutId));
+    expect(resumed.state).toBe("canary");
+    expect(resumed).not.toHaveProperty("resumeTo");
+
+    // The class had no flow before: the rollout ends where it stands, its undelivered updates cancelled.
+    const aborted = await bodyOf(api.rollouts.abort(operator, rolloutId));
+    expect(aborted).toMatchObject({ state: "aborted", finishedAt: expect.any(String) });
+    expect([...operations.records.values()].map((record) => record.state)).toEqual([
+      "cancelled",
+      "cancelled",
+    ]);
+    for (const action of ["pause", "resume", "abort"] as const) {
+      await expect(api.rollouts[action](operator, rolloutId)).rejects.toMatchObject({
+        code: "rollout_state",
+      });
+    }
+    expect((await bodyOf(api.classes.get(operator, "pumps"))).activeRolloutId).toBeUndefined();
+  });
+
+  it("show on the class the flow its agents are brought to and the rollout under way, and return it on abort", async () => {
+    const { api, catalog, hotState, operations, publish, start, rolloutIdOf } = fleet();
+    const operator = as("acme", "operator");
+    const described = await bodyOf(api.classes.put(operator, "pumps", { ackTimeoutSeconds: 120 }));
+    expect(described.ackTimeoutSeconds).toBe(120);
+    expect(described).not.toHaveProperty("flow");
+    // As an earlier rollout left it.
+    const previous = await publish("v0");
+    const record = catalog.classes.get("acme/pumps");
+    if (record) record.flowPolicy = { target: previous, accepted: [previous], ackTimeoutMs: 120_000 };
+
+    const next = await publish("v1");
+    const rolloutId = await rolloutIdOf(start(next, { plan: canaryOfTwo }));
+    expect(await bodyOf(api.classes.get(operator, "pumps"))).toMatchObject({
+      ackTimeoutSeconds: 120,
+      flow: { target: previous, accepted: [previous, next] },
+      activeRolloutId: rolloutId,
+    });
+    expect(hotState.classFlows.get("acme/pumps")).toEqual({
+      target: previous,
+      accepted: [previous, next],
+      ackTimeoutMs: 120_000,
+    });
+    expect([...operations.records.values()].map((update) => update.ackTimeoutMs)).toEqual([120_000, 120_000]);
+
+    // Neither update was delivered: both are cancelled, so the rollback is over at once.
+    const aborted = await bodyOf(api.rollouts.abort(operator, rolloutId));
+    expect(aborted).toMatchObject({ state: "aborted", fromFlow: previous, counts: { rolledBack: 2 } });
+    const after = await bodyOf(api.classes.get(operator, "pumps"));
+    expect(after.flow).toEqual({ target: previous, accepted: [previous] });
+    expect(after).not.toHaveProperty("activeRolloutId");
+    expect(hotState.classFlows.get("acme/pumps")).toMatchObject({ accepted: [previous] });
   });
 });

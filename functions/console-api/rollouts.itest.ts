@@ -1,0 +1,339 @@
+/**
+ * Rollouts end to end on the local stack: flow versions published to a class through the console and
+ * rolled out to C++ agents that heartbeat, download, apply and acknowledge through the real mutual-TLS
+ * gateway; the rollouts moved on by the sweeper's own engine (its composition, on the same table, cache
+ * and stream), look by look, as its schedule would. Only this file's rollouts are looked at, with the real
+ * clock: the plans have no soak time and no interval, so nothing waits.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/console-api-harness.js";
+import { readWholeStream } from "../../scripts/local/stream-reader.js";
+import type { JsonObject } from "../core/c2/json.js";
+import { isRolloutFinal, type RolloutState } from "../core/rollouts/model.js";
+import { cppHeartbeatOf } from "../core/test/fixtures.js";
+import { cppYamlFlow } from "../core/test/flow-fixtures.js";
+import { makeKinesisClient } from "../shared/aws-clients.js";
+import { sweeperConfig } from "../shared/config.js";
+import { EnvNames } from "../shared/env-names.js";
+import { eventValidator } from "../shared/schemas.js";
+import { composeSweeper } from "../sweeper/composition.js";
+
+const HEARTBEAT = "/c2/api/heartbeat";
+const ACKNOWLEDGE = "/c2/api/acknowledge";
+/** A canary of two, then batches of two, each as soon as the one before is healthy. */
+const BRISK_PLAN = { canary: { count: 2 }, batchSize: 2, batchIntervalSeconds: 0, soakSeconds: 0 };
+/** Looks a rollout to six agents takes at most: two per batch (soaking, then healthy), and one to end. */
+const MAX_LOOKS = 12;
+/** The flow the example agent runs before Beacon sends it any. */
+const FACTORY_FLOW = (cppHeartbeatOf("x", "x").flowInfo as JsonObject).flowId as string;
+
+let agentApi: AgentApiUnderTest;
+let consoleApi: ConsoleApiUnderTest;
+let sweeper: ReturnType<typeof composeSweeper>;
+let tenant: string;
+let fleet: string;
+let operator: string;
+
+/** A C++ agent as this file plays it: its class, and the flow it runs. */
+interface Agent {
+  agentId: string;
+  className: string;
+  flowId: string;
+}
+
+interface RequestedOperation {
+  identifier: string;
+  operation: string;
+  operand?: string;
+  args?: Record<string, string>;
+}
+
+type Rollout = { rolloutId: string; state: RolloutState; [field: string]: unknown };
+type Member = {
+  agentId: string;
+  batch: number;
+  state: string;
+  operationId: string;
+  [field: string]: unknown;
+};
+
+/** The agent's light heartbeat, reporting the flow it runs. */
+function heartbeatOf(agent: Agent): JsonObject {
+  const heartbeat = cppHeartbeatOf(agent.agentId, agent.className);
+  const flowInfo = heartbeat.flowInfo as JsonObject;
+  flowInfo.flowId = agent.flowId;
+  (flowInfo.versionedFlowSnapshotURI as JsonObject).flowId = agent.flowId;
+  return heartbeat;
+}
+
+async function beat(agent: Agent): Promise<RequestedOperation[]> {
+  const response = await agentApi.post(HEARTBEAT, heartbeatOf(agent), { certificate: fleet });
+  expect(response.status).toBe(200);
+  return response.json().requestedOperations as RequestedOperation[];
+}
+
+/**
+ * One heartbeat, and what a MiNiFi agent does with each UPDATE CONFIGURATION in the reply: downloads the
+ * flow from the location it names, applies it (or fails to, acknowledging NOT_APPLIED), acknowledges, and
+ * reports the flow it runs in its next heartbeat. Returns the updates the reply carried.
+ */
+async function turn(
+  agent: Agent,
+  outcome: "FULLY_APPLIED" | "NOT_APPLIED" = "FULLY_APPLIED",
+): Promise<RequestedOperation[]> {
+  const updates = (await beat(agent)).filter(
+    (operation) => operation.operation === "UPDATE" && operation.operand === "CONFIGURATION",
+  );
+  for (const update of updates) {
+    const download = await agentApi.get(new URL(update.args?.location as string).pathname, {
+      certificate: fleet,
+    });
+    expect(download.status).toBe(200);
+    const ack = await agentApi.post(
+      ACKNOWLEDGE,
+      {
+        operation: "acknowledge",
+        identifier: randomUUID(),
+        operationId: update.identifier,
+        operationState: { state: outcome },
+        agentInfo: { identifier: agent.agentId },
+      },
+      { certificate: fleet },
+    );
+    expect(ack.status).toBe(200);
+    if (outcome === "FULLY_APPLIED") agent.flowId = update.args?.flowId as string;
+  }
+  if (updates.length > 0) await beat(agent);
+  return updates;
+}
+
+/** Six C++ agents of a class of their own, registered with their full manifest, on the example's flow. */
+async function classOfSix(className: string): Promise<Agent[]> {
+  const agents = [1, 2, 3, 4, 5, 6].map((index) => ({
+    agentId: `${className}-${index}`,
+    className,
+    flowId: FACTORY_FLOW,
+  }));
+  for (const agent of agents) {
+    const response = await agentApi.post(HEARTBEAT, cppHeartbeatOf(agent.agentId, className, true), {
+      certificate: fleet,
+    });
+    expect(response.status).toBe(200);
+  }
+  return agents;
+}
+
+const get = async (path: string) => {
+  const response = await consoleApi.request("GET", path, { token: operator });
+  expect(response.status, response.body).toBe(200);
+  return response.json();
+};
+
+const rolloutOf = async (rolloutId: string) => (await get(`/api/v1/rollouts/${rolloutId}`)) as Rollout;
+const membersOf = async (rolloutId: string) =>
+  (await get(`/api/v1/rollouts/${rolloutId}/agents?limit=100`)).items as Member[];
+const flowsRun = async (className: string) =>
+  ((await get(`/api/v1/agents?class=${className}&limit=100`)).items as { flowId?: string }[]).map(
+    (agent) => agent.flowId,
+  );
+
+/** A version of the C++ YAML flow, which the all-extensions manifest can run, published to the class. */
+async function publish(className: string, name: string): Promise<string> {
+  const response = await consoleApi.request("POST", `/api/v1/classes/${className}/flows`, {
+    token: operator,
+    body: new TextEncoder().encode(cppYamlFlow.replace("name: pumps", `name: ${name}`)),
+    headers: { "content-type": "application/yaml" },
+  });
+  expect(response.status, response.body).toBe(201);
+  return response.json().hash as string;
+}
+
+async function start(className: string, flowHash: string, plan: JsonObject): Promise<Rollout> {
+  const response = await consoleApi.request("POST", "/api/v1/rollouts", {
+    token: operator,
+    body: { className, flowHash, plan },
+  });
+  expect(response.status, response.body).toBe(201);
+  return response.json() as Rollout;
+}
+
+/** Every agent's turn, then one look of the sweeper's engine, until the rollout is over; as the console shows it. */
+async function driveToTheEnd(rolloutId: string, agents: Agent[]): Promise<Rollout> {
+  for (let look = 1; look <= MAX_LOOKS; look++) {
+    for (const agent of agents) await turn(agent);
+    const { rollout } = await sweeper.rollouts.advance(tenant, rolloutId);
+    if (isRolloutFinal(rollout.state)) return rolloutOf(rolloutId);
+  }
+  throw new Error(`Rollout ${rolloutId} still under way after ${MAX_LOOKS} looks`);
+}
+
+/** The rollout's state changes on the stream, in order (one rollout's events share a shard), each valid. */
+async function transitionsOf(rolloutId: string): Promise<string[]> {
+  const events = (
+    await readWholeStream(makeKinesisClient(agentApi.env), agentApi.env[EnvNames.streamName] as string)
+  ).filter((event) => (event as { rolloutId?: string }).rolloutId === rolloutId) as {
+    type: string;
+    from?: string;
+    state: string;
+  }[];
+  for (const event of events) {
+    const validate = eventValidator(event);
+    expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
+  }
+  return events
+    .filter((event) => event.type === "rollout")
+    .map((event) => `${event.from ?? "-"}→${event.state}`);
+}
+
+beforeAll(async () => {
+  agentApi = await startAgentApi();
+  consoleApi = await startConsoleApi(agentApi);
+  sweeper = composeSweeper(sweeperConfig(agentApi.env));
+  tenant = `rollouts-${randomUUID().slice(0, 8)}`;
+  fleet = await agentApi.issueCertificate({ tenant, fleet: true });
+  operator = await consoleApi.token({ tenant, role: "operator" });
+});
+
+afterAll(async () => {
+  await sweeper?.close();
+  await consoleApi?.close();
+  await agentApi?.close();
+});
+
+describe("rolling a flow version out to a class", () => {
+  it("updates the canary first, then batch after batch, each healthy before the next, until every agent runs it", async () => {
+    const agents = await classOfSix("gateways");
+    const described = await consoleApi.request("PUT", "/api/v1/classes/gateways", {
+      token: operator,
+      body: { ackTimeoutSeconds: 120 },
+    });
+    expect(described.json()).toMatchObject({ name: "gateways", ackTimeoutSeconds: 120 });
+    const hash = await publish("gateways", "v1");
+
+    const started = await start("gateways", hash, BRISK_PLAN);
+    expect(started).toMatchObject({
+      className: "gateways",
+      toFlow: hash,
+      state: "canary",
+      classSize: 6,
+      canarySize: 2,
+      batches: 1,
+      counts: { selected: 2, updating: 2, skipped: 0 },
+      plan: { ...BRISK_PLAN, failureThreshold: { percent: 5 }, onFailure: "rollback" },
+      createdBy: `${tenant}-operator`,
+    });
+    // The class had no flow of Beacon's before: nothing to roll back to.
+    expect(started).not.toHaveProperty("fromFlow");
+    const canary = await membersOf(started.rolloutId);
+    expect(canary).toEqual([
+      expect.objectContaining({ batch: 0, state: "updating", previousFlowId: FACTORY_FLOW }),
+      expect.objectContaining({ batch: 0, state: "updating", previousFlowId: FACTORY_FLOW }),
+    ]);
+
+    // The canary agents' next heartbeats carry the version, with where to download it; the others' nothing.
+    const location = `${agentApi.url}/c2/api/flows/${hash}/content`;
+    for (const agent of agents) {
+      const member = canary.find((candidate) => candidate.agentId === agent.agentId);
+      expect(await turn(agent)).toEqual(
+        member
+          ? [
+              expect.objectContaining({
+                identifier: member.operationId,
+                operation: "UPDATE",
+                operand: "CONFIGURATION",
+                args: { location, flowId: hash },
+              }),
+            ]
+          : [],
+      );
+    }
+    const update = await get(`/api/v1/operations/${canary[0]?.operationId}`);
+    expect(update).toMatchObject({ state: "done", ackState: "FULLY_APPLIED" });
+    // Sent with the class's acknowledgement timeout.
+    expect(Date.parse(update.timeoutAt as string) - Date.parse(update.deliveredAt as string)).toBe(120_000);
+
+    const completed = await driveToTheEnd(started.rolloutId, agents);
+    expect(completed).toMatchObject({
+      state: "completed",
+      batches: 3,
+      exhausted: true,
+      finishedAt: expect.any(String),
+      counts: { selected: 6, healthy: 6, updating: 0, soaking: 0, failed: 0, skipped: 0 },
+    });
+    const members = await membersOf(started.rolloutId);
+    expect(members.map((member) => [member.batch, member.state])).toEqual([
+      [0, "healthy"],
+      [0, "healthy"],
+      [1, "healthy"],
+      [1, "healthy"],
+      [2, "healthy"],
+      [2, "healthy"],
+    ]);
+    expect(await flowsRun("gateways")).toEqual(Array(6).fill(hash));
+    const klass = await get("/api/v1/classes/gateways");
+    expect(klass.flow).toEqual({ target: hash, accepted: [hash] });
+    expect(klass).not.toHaveProperty("activeRolloutId");
+    expect(await transitionsOf(started.rolloutId)).toEqual([
+      "-→canary",
+      "canary→rolling",
+      "rolling→completed",
+    ]);
+  });
+
+  it("rolls back when a canary agent cannot apply the version: the agent it updated gets the previous one back", async () => {
+    const agents = await classOfSix("pumps");
+    const previous = await publish("pumps", "v1");
+    const first = await start("pumps", previous, { ...BRISK_PLAN, canary: { count: 6 }, batchSize: 6 });
+    expect((await driveToTheEnd(first.rolloutId, agents)).state).toBe("completed");
+
+    const next = await publish("pumps", "v2");
+    const started = await start("pumps", next, {
+      ...BRISK_PLAN,
+      failureThreshold: { count: 1 },
+      onFailure: "rollback",
+    });
+    expect(started).toMatchObject({ fromFlow: previous, toFlow: next, state: "canary" });
+    const [refusing, applying] = (await membersOf(started.rolloutId)).map(
+      (member) => agents.find((agent) => agent.agentId === member.agentId) as Agent,
+    );
+    expect(await turn(refusing as Agent, "NOT_APPLIED")).toHaveLength(1);
+    expect(await turn(applying as Agent)).toHaveLength(1);
+    expect([refusing?.flowId, applying?.flowId]).toEqual([previous, next]);
+
+    const tripped = await sweeper.rollouts.advance(tenant, started.rolloutId);
+    expect(tripped.rollout).toMatchObject({ state: "rolling_back", reason: "1 of 2 updated agents failed" });
+    expect((await get("/api/v1/classes/pumps")).flow).toEqual({ target: previous, accepted: [previous] });
+    // The next look sends both canary agents the previous version, before any heartbeat could catch one up.
+    await sweeper.rollouts.advance(tenant, started.rolloutId);
+    const rollingBack = await membersOf(started.rolloutId);
+    expect(rollingBack.map((member) => member.state)).toEqual(["rolling_back", "rolling_back"]);
+
+    const location = `${agentApi.url}/c2/api/flows/${previous}/content`;
+    for (const agent of [applying, refusing] as Agent[]) {
+      const member = rollingBack.find((candidate) => candidate.agentId === agent.agentId);
+      expect(await turn(agent)).toEqual([
+        expect.objectContaining({
+          identifier: member?.rollbackOperationId,
+          operation: "UPDATE",
+          operand: "CONFIGURATION",
+          args: { location, flowId: previous },
+        }),
+      ]);
+    }
+    const rolledBack = await driveToTheEnd(started.rolloutId, agents);
+    expect(rolledBack).toMatchObject({
+      state: "rolled_back",
+      fromFlow: previous,
+      counts: { selected: 2, rolledBack: 2, rollbackFailed: 0, failed: 0 },
+    });
+    expect(await flowsRun("pumps")).toEqual(Array(6).fill(previous));
+    expect((await get("/api/v1/classes/pumps")).flow).toEqual({ target: previous, accepted: [previous] });
+    expect(await transitionsOf(started.rolloutId)).toEqual([
+      "-→canary",
+      "canary→rolling_back",
+      "rolling_back→rolled_back",
+    ]);
+  });
+});
