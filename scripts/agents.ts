@@ -1,0 +1,170 @@
+/**
+ * `npm run agents`: a small fleet of simulated MiNiFi C++ agents against the local stack, to watch the
+ * control loop work without real agents. Each agent heartbeats over mutual TLS with the dev fleet
+ * certificate (its manifest in the first heartbeat), carries out what Beacon asks as the C++ agent would
+ * (an UPDATE CONFIGURATION is downloaded from its `location` over mutual TLS and checked against its
+ * `flowId`), acknowledges, and reports the flow it runs in its next heartbeat.
+ *
+ *   npm run agents -- --class demo --count 20 [--interval 5] [--failing 2 --refuse <flow hash prefix>]
+ *
+ * `--failing N --refuse P`: the first N agents refuse (NOT_APPLIED) the flow whose hash starts with P, as
+ * an agent missing a processor that flow needs would; they take any other flow, so a rollback works.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { Agent, request } from "node:https";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import type { JsonObject } from "../functions/core/c2/json.js";
+import { cppHeartbeatOf } from "../functions/core/test/fixtures.js";
+
+const { values } = parseArgs({
+  options: {
+    class: { type: "string", default: "demo" },
+    count: { type: "string", default: "10" },
+    interval: { type: "string", default: "5" },
+    failing: { type: "string", default: "0" },
+    refuse: { type: "string", default: "" },
+    prefix: { type: "string" },
+    url: { type: "string", default: `https://127.0.0.1:${process.env.BEACON_AGENT_PORT ?? "8443"}` },
+    certs: { type: "string", default: path.join(".beacon", "certs") },
+    certificate: { type: "string", default: "dev-fleet" },
+  },
+});
+const agentClass = values.class as string;
+const count = Number(values.count);
+const intervalMs = Number(values.interval) * 1000;
+const failing = Number(values.failing);
+const prefix = values.prefix ?? `${agentClass}-agent-`;
+const refused = (values.refuse as string).toLowerCase();
+const valid = [count, intervalMs, failing].every((value) => Number.isInteger(value) && value >= 0);
+if (!valid || intervalMs === 0 || (failing > 0 && refused === "")) {
+  console.error(
+    "--count, --interval and --failing take whole numbers (interval at least 1); --failing needs --refuse",
+  );
+  process.exit(2);
+}
+
+const tls = new Agent({
+  keepAlive: true,
+  ca: readFileSync(path.join(values.certs as string, "ca.pem")),
+  cert: readFileSync(path.join(values.certs as string, `${values.certificate}.pem`)),
+  key: readFileSync(path.join(values.certs as string, `${values.certificate}.key`)),
+});
+
+function send(url: URL, method: "GET" | "POST", body?: unknown): Promise<{ status: number; bytes: Buffer }> {
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      url,
+      {
+        method,
+        agent: tls,
+        headers: payload ? { "content-type": "application/json", "content-length": payload.length } : {},
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, bytes: Buffer.concat(chunks) }));
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(payload);
+  });
+}
+
+interface C2Operation {
+  identifier: string;
+  operation: string;
+  operand?: string;
+  args?: Record<string, string>;
+}
+
+class SimulatedAgent {
+  private flowId = "initial-flow";
+  private manifestSent = false;
+
+  constructor(
+    readonly agentId: string,
+    private readonly failing: boolean,
+  ) {}
+
+  private heartbeat(): JsonObject {
+    const heartbeat = cppHeartbeatOf(this.agentId, agentClass, !this.manifestSent);
+    const flowInfo = heartbeat.flowInfo as JsonObject;
+    flowInfo.flowId = this.flowId;
+    flowInfo.versionedFlowSnapshotURI = { bucketId: "default", flowId: this.flowId };
+    flowInfo.processorBulletins = [];
+    return heartbeat;
+  }
+
+  async beat(): Promise<void> {
+    const response = await send(new URL("/c2/api/heartbeat", values.url), "POST", this.heartbeat());
+    if (response.status !== 200) return log(this.agentId, `heartbeat answered ${response.status}`);
+    this.manifestSent = true;
+    const reply = JSON.parse(response.bytes.toString("utf8")) as { requestedOperations?: C2Operation[] };
+    for (const operation of reply.requestedOperations ?? []) await this.carryOut(operation);
+  }
+
+  private async carryOut(operation: C2Operation): Promise<void> {
+    const name = `${operation.operation} ${operation.operand ?? ""}`.trim().toUpperCase();
+    let state = "FULLY_APPLIED";
+    let details: string | undefined;
+    if (name === "UPDATE CONFIGURATION") {
+      const flowId = operation.args?.flowId ?? "";
+      const download = await send(new URL(operation.args?.location ?? ""), "GET");
+      const hash = createHash("sha256").update(download.bytes).digest("hex");
+      if (download.status !== 200 || hash !== flowId) {
+        state = "NOT_APPLIED";
+        details = `download answered ${download.status}, sha-256 ${hash.slice(0, 12)}…`;
+      } else if (this.failing && flowId.startsWith(refused)) {
+        state = "NOT_APPLIED";
+        details = "A processor the flow uses is not available";
+      } else {
+        this.flowId = flowId;
+      }
+      log(this.agentId, `${name} → flow ${flowId.slice(0, 12)}…: ${state}${details ? ` (${details})` : ""}`);
+    } else {
+      log(this.agentId, `${name}: ${state}`);
+    }
+    const ack = {
+      operation: "acknowledge",
+      identifier: operation.identifier,
+      operationId: operation.identifier,
+      operationState: { state, ...(details ? { details } : {}) },
+      agentInfo: { identifier: this.agentId, agentClass },
+    };
+    await send(new URL("/c2/api/acknowledge", values.url), "POST", ack);
+  }
+}
+
+function log(agentId: string, line: string) {
+  console.log(`${new Date().toISOString().slice(11, 19)} ${agentId}: ${line}`);
+}
+
+const agents = Array.from(
+  { length: count },
+  (_, index) => new SimulatedAgent(`${prefix}${String(index + 1).padStart(3, "0")}`, index < failing),
+);
+console.log(
+  `${count} simulated agents of class ${agentClass} heartbeat every ${intervalMs / 1000} s against ${values.url}` +
+    (failing > 0 ? `; the first ${failing} refuse flow ${refused}…` : "") +
+    ". Ctrl-C stops them.",
+);
+let stopping = false;
+process.on("SIGINT", () => {
+  stopping = true;
+});
+process.on("SIGTERM", () => {
+  stopping = true;
+});
+while (!stopping) {
+  const started = Date.now();
+  await Promise.all(
+    agents.map((agent) =>
+      agent.beat().catch((error: Error) => log(agent.agentId, `failed: ${error.message}`)),
+    ),
+  );
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, intervalMs - (Date.now() - started))));
+}
+tls.destroy();
