@@ -46,6 +46,22 @@ async function beat(agentId: string, options: { full?: boolean; agentClass?: str
   return (response.json().requestedOperations as { identifier: string }[]).map((item) => item.identifier);
 }
 
+/** The C++ agent's acknowledgement of the operation, FULLY_APPLIED; the agent API's status. */
+async function acknowledge(agentId: string, operationId: string): Promise<number> {
+  const response = await agentApi.post(
+    ACKNOWLEDGE,
+    {
+      operation: "acknowledge",
+      identifier: randomUUID(),
+      operationId,
+      operationState: { state: "FULLY_APPLIED" },
+      agentInfo: { identifier: agentId },
+    },
+    { certificate: fleet },
+  );
+  return response.status;
+}
+
 /**
  * Queues a RESTART as the console does, the operation through the lifecycle, then the agent's pending
  * marker; its creation event is the console's to publish, and does not matter here.
@@ -146,18 +162,7 @@ describe("the sweeper", () => {
     // Two sweepers overlapping: the second finds nothing left to do.
     expect(await sweepAhead(6 * MINUTE)).toMatchObject({ timedOut: { queued: 0, delivered: 0 } });
 
-    const late = await agentApi.post(
-      ACKNOWLEDGE,
-      {
-        operation: "acknowledge",
-        identifier: randomUUID(),
-        operationId,
-        operationState: { state: "FULLY_APPLIED" },
-        agentInfo: { identifier: "cpp-2" },
-      },
-      { certificate: fleet },
-    );
-    expect(late.status).toBe(200);
+    expect(await acknowledge("cpp-2", operationId)).toBe(200);
     expect(await store.get(tenant, "cpp-2", operationId)).toEqual(timedOut);
 
     const events = await operationEvents(operationId);
@@ -207,18 +212,7 @@ describe("the sweeper", () => {
     // The canary takes the update, applies it and reports the new flow.
     const operationId = canary?.operationId as string;
     expect(await beat("ro-1", { agentClass })).toEqual([operationId]);
-    const ack = await agentApi.post(
-      ACKNOWLEDGE,
-      {
-        operation: "acknowledge",
-        identifier: randomUUID(),
-        operationId,
-        operationState: { state: "FULLY_APPLIED" },
-        agentInfo: { identifier: "ro-1" },
-      },
-      { certificate: fleet },
-    );
-    expect(ack.status).toBe(200);
+    expect(await acknowledge("ro-1", operationId)).toBe(200);
     expect(await beat("ro-1", { agentClass, flowId: toFlow })).toEqual([]);
 
     // One run sees it soaking; a run past the soak window sees it healthy and starts the rolling batch.

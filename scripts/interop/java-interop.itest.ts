@@ -65,6 +65,31 @@ describe.each<{ compression: Compression; agentId: string }>([
   { compression: "none", agentId: "java-plain" },
   { compression: "gzip", agentId: "java-gzip" },
 ])("the NiFi 2.3.0 Java C2 client with compression $compression", ({ compression, agentId }) => {
+  /**
+   * A first run of the driver registers the agent and its manifest, which lists UPDATE CONFIGURATION;
+   * then a flow version is published to its class. Returns the driver's options, an operator's token
+   * and the version's hash.
+   */
+  async function registeredWithFlow(driverAgent: string, agentClass: string) {
+    const token = await consoleApi.token({ tenant, role: "operator" });
+    const options: JavaDriverOptions = {
+      url: api.url,
+      certsDir: api.certsDir,
+      certificate: await api.issueCertificate({ tenant, agentId: driverAgent }),
+      agentId: driverAgent,
+      agentClass,
+      manifestHash: randomBytes(64).toString("hex"),
+      compression,
+    };
+    await runJavaDriver(options);
+    const published = await consoleApi.request("POST", `/api/v1/classes/${agentClass}/flows`, {
+      token,
+      body: javaFlow(driverAgent),
+    });
+    expect(published.status, published.body).toBe(201);
+    return { options, token, flowHash: published.json().hash as string };
+  }
+
   it("is asked DESCRIBE MANIFEST, acknowledges with the manifest, then gets no operation", async () => {
     const certificate = await api.issueCertificate({ tenant, agentId });
     // Lower-case hex SHA-512 shape, as the Java agent computes it; fresh, so Beacon cannot know it yet.
@@ -138,25 +163,10 @@ describe.each<{ compression: Compression; agentId: string }>([
 
   it("downloads the flow version an UPDATE CONFIGURATION names, acknowledges it and reports its flow id", async () => {
     const updateAgent = `${agentId}-update`;
-    const agentClass = `interop-flows-${compression}`;
-    const token = await consoleApi.token({ tenant, role: "operator" });
-    const options: JavaDriverOptions = {
-      url: api.url,
-      certsDir: api.certsDir,
-      certificate: await api.issueCertificate({ tenant, agentId: updateAgent }),
-      agentId: updateAgent,
-      agentClass,
-      manifestHash: randomBytes(64).toString("hex"),
-      compression,
-    };
-    // A first run registers the agent and its manifest, which lists UPDATE CONFIGURATION.
-    await runJavaDriver(options);
-    const published = await consoleApi.request("POST", `/api/v1/classes/${agentClass}/flows`, {
-      token,
-      body: javaFlow(updateAgent),
-    });
-    expect(published.status, published.body).toBe(201);
-    const flowHash = published.json().hash as string;
+    const { options, token, flowHash } = await registeredWithFlow(
+      updateAgent,
+      `interop-flows-${compression}`,
+    );
     const created = await consoleApi.request("POST", "/api/v1/operations", {
       token,
       body: { agentId: updateAgent, operation: "UPDATE", operand: "CONFIGURATION", flowHash },
@@ -202,24 +212,8 @@ describe.each<{ compression: Compression; agentId: string }>([
   });
 
   it("takes a flow version published to its class through a rollout, which completes once it is healthy", async () => {
-    const rolloutAgent = `${agentId}-rollout`;
     const agentClass = `interop-rollout-${compression}`;
-    const token = await consoleApi.token({ tenant, role: "operator" });
-    const options: JavaDriverOptions = {
-      url: api.url,
-      certsDir: api.certsDir,
-      certificate: await api.issueCertificate({ tenant, agentId: rolloutAgent }),
-      agentId: rolloutAgent,
-      agentClass,
-      manifestHash: randomBytes(64).toString("hex"),
-      compression,
-    };
-    await runJavaDriver(options);
-    const published = await consoleApi.request("POST", `/api/v1/classes/${agentClass}/flows`, {
-      token,
-      body: javaFlow(rolloutAgent),
-    });
-    const flowHash = published.json().hash as string;
+    const { options, token, flowHash } = await registeredWithFlow(`${agentId}-rollout`, agentClass);
     const started = await consoleApi.request("POST", "/api/v1/rollouts", {
       token,
       body: {

@@ -1,9 +1,9 @@
 import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
+import { type ClassFlowPolicy, policyInForce } from "../../core/rollouts/model.js";
 import type { ClassFlowPolicies } from "../../core/rollouts/ports.js";
 import { Keys } from "./keys.js";
 
-/** The flow policy the rollout store keeps on the class item, read alone for the agent API's cache. */
+/** The flow policy the rollout store keeps on the class item, with the class's acknowledgement timeout, for the agent API's cache. */
 export class DynamoClassFlowPolicies implements ClassFlowPolicies {
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -15,11 +15,12 @@ export class DynamoClassFlowPolicies implements ClassFlowPolicies {
       new GetCommand({
         TableName: this.tableName,
         Key: Keys.agentClass(tenant, className),
-        ProjectionExpression: "flowPolicy",
+        ProjectionExpression: "flowPolicy, ackTimeoutSeconds",
         // The cache keeps what this returns for minutes: a policy written a moment ago must be in it.
         ConsistentRead: true,
       }),
     );
-    return Item?.flowPolicy as ClassFlowPolicy | undefined;
+    const policy = Item?.flowPolicy as ClassFlowPolicy | undefined;
+    return policy && policyInForce(policy, Item?.ackTimeoutSeconds as number | undefined);
   }
 }

@@ -2,6 +2,7 @@ import { dropUndefined } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
 import { guardedCache } from "../guarded-cache.js";
 import type { Clock } from "../ports.js";
+import { policyInForce } from "../rollouts/model.js";
 import {
   DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
   type LastSeenSource,
@@ -141,6 +142,16 @@ export function makeClassesApi(deps: ClassesDependencies) {
     async put(principal: Principal, name: string, change: AgentClassChange): Promise<ConsoleResult> {
       requireRole(principal, "operator");
       const { record, created } = await catalog.put(principal.tenant, name, change, clock.now());
+      // Catch-up gives its operations the class's acknowledgement timeout from the cache's copy of the policy.
+      const policy = record.flowPolicy;
+      if (policy && change.ackTimeoutSeconds !== undefined)
+        await guardedCache().attempt(() =>
+          deps.hotState.rememberClassFlow(
+            principal.tenant,
+            name,
+            policyInForce(policy, record.ackTimeoutSeconds),
+          ),
+        );
       return { status: created ? 201 : 200, ...(await viewOne(principal.tenant, record)) };
     },
   };

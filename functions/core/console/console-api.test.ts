@@ -20,6 +20,7 @@ import { DEFAULT_ROLLOUT_PLAN } from "../rollouts/model.js";
 import { example } from "../test/fixtures.js";
 import { makeConsoleApi } from "./console-api.js";
 import { encodeCursor } from "./paging.js";
+import type { AgentClassRecord } from "./ports.js";
 import { type Principal, principalFromClaims, type Role } from "./principal.js";
 
 const MINUTE = 60_000;
@@ -246,6 +247,16 @@ describe("classes", () => {
       body: { description: "Pumps", heartbeatIntervalSeconds: 30, autoCreated: false },
     });
     await expect(api.classes.get(as("other"), "pumps")).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("give catch-up a changed acknowledgement timeout at once, through the cache's copy of the flow policy", async () => {
+    const { api, catalog, hotState } = harness();
+    await api.classes.put(as("acme", "operator"), "pumps", { ackTimeoutSeconds: 120 });
+    const record = await catalog.get("acme", "pumps");
+    const flowPolicy = { target: "f1", accepted: ["f1"], ackTimeoutMs: 120_000 };
+    catalog.classes.set("acme/pumps", { ...(record as AgentClassRecord), flowPolicy });
+    await api.classes.put(as("acme", "operator"), "pumps", { ackTimeoutSeconds: 30 });
+    expect(hotState.classFlows.get("acme/pumps")).toEqual({ ...flowPolicy, ackTimeoutMs: 30_000 });
   });
 });
 

@@ -12,6 +12,18 @@ export interface ClassFlowPolicy {
   ackTimeoutMs?: number;
 }
 
+/**
+ * The policy as catch-up applies it: with the class's acknowledgement timeout as it is now, which a person
+ * may have changed since the policy was written.
+ */
+export const policyInForce = (
+  policy: ClassFlowPolicy,
+  ackTimeoutSeconds: number | undefined,
+): ClassFlowPolicy => {
+  const { ackTimeoutMs: _written, ...rest } = policy;
+  return ackTimeoutSeconds === undefined ? rest : { ...rest, ackTimeoutMs: ackTimeoutSeconds * 1000 };
+};
+
 export const isAcceptedFlow = (policy: ClassFlowPolicy, flowId: string | undefined): boolean =>
   flowId !== undefined && policy.accepted.includes(flowId);
 
