@@ -80,14 +80,14 @@ describe("catch-up on the heartbeat", () => {
     expect(await heartbeat(lagging, { full: true })).toEqual([]);
     expect(await heartbeat(current, { full: true, flowId: target })).toEqual([]);
 
-    // A flow published to the class, as the rollout store writes it; the cache's copy of the class having
+    // A flow published to a class whose agents get 2 minutes to acknowledge, as the rollout store writes it; the cache's copy of the class having
     // no policy is dropped as its expiry would drop it (the console writes new policies through at once).
     await documents.send(
       new UpdateCommand({
         TableName: api.env[EnvNames.tableName],
         Key: Keys.agentClass(tenant, CLASS),
-        UpdateExpression: "SET flowPolicy = :policy",
-        ExpressionAttributeValues: { ":policy": policy },
+        UpdateExpression: "SET flowPolicy = :policy, ackTimeoutSeconds = :ackTimeoutSeconds",
+        ExpressionAttributeValues: { ":policy": policy, ":ackTimeoutSeconds": 120 },
       }),
     );
     await cache.del(CacheKeys.classFlow(tenant, CLASS));
@@ -101,8 +101,15 @@ describe("catch-up on the heartbeat", () => {
       ackTimeoutMs: "120000",
     });
 
+    api.dynamoDb.reset();
     const [update, ...more] = await heartbeat(lagging);
     expect(more).toEqual([]);
+    // The catch-up's cost: the one query delivery makes anyway, its creation and its move to delivered.
+    expect(api.dynamoDb.counts()).toEqual({
+      "DynamoDB_20120810.Query": 1,
+      "DynamoDB_20120810.PutItem": 1,
+      "DynamoDB_20120810.UpdateItem": 1,
+    });
     expect(update).toEqual({
       identifier: expect.any(String),
       operation: "UPDATE",
