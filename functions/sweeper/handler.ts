@@ -1,4 +1,5 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
+import type { Context } from "aws-lambda";
 import type { RolloutState } from "../core/rollouts/model.js";
 import { sweeperConfig } from "../shared/config.js";
 import { logger, MetricNames, metrics } from "../shared/observability.js";
@@ -38,8 +39,8 @@ async function sweepOperations(): Promise<void> {
 }
 
 /** One look at every active rollout; a look that failed is logged, and fails the step once all were taken. */
-async function advanceRollouts(): Promise<void> {
-  const outcome = await sweeper.rollouts.advanceAll();
+async function advanceRollouts(deadline: number): Promise<void> {
+  const outcome = await sweeper.rollouts.advanceAll(deadline);
   metrics.addMetric(MetricNames.rolloutBatchesStarted, MetricUnit.Count, outcome.batchesStarted);
   for (const [state, metricName] of Object.entries(reachedMetrics))
     metrics.addMetric(metricName, MetricUnit.Count, outcome.reached[state as RolloutState] ?? 0);
@@ -54,14 +55,22 @@ async function advanceRollouts(): Promise<void> {
     batchesStarted: outcome.batchesStarted,
     reached: outcome.reached,
     failed: outcome.errors.length,
+    deferred: outcome.deferred,
   };
+  if (outcome.deferred > 0)
+    logger.warn("rollouts left for the next run: the run reached its deadline", summary);
   if (Object.keys(outcome.reached).length > 0) logger.info("rollouts reached a state", summary);
   for (const { tenant, rolloutId, error } of outcome.errors)
     logger.error("rollout look failed", { tenant, rolloutId, error: error as Error });
   if (outcome.errors.length > 0) throw new Error("rollouts failed to advance");
 }
 
-const steps = { operations: sweepOperations, rollouts: advanceRollouts };
+const steps: Record<string, (deadline: number) => Promise<void>> = {
+  operations: sweepOperations,
+  rollouts: advanceRollouts,
+};
+/** Time kept free at the end of a run for the look in progress and the metrics. */
+const LOOK_MARGIN_MS = 15_000;
 
 /**
  * Runs once a minute (an EventBridge schedule on AWS, a timer in `npm start`); the event carries nothing
@@ -69,11 +78,19 @@ const steps = { operations: sweepOperations, rollouts: advanceRollouts };
  * both ran and the metrics are out, so the function's error alarm sees it. The next run picks up where
  * this one stopped.
  */
-export async function handler(): Promise<void> {
+export async function handler(
+  _event?: unknown,
+  context?: Pick<Context, "getRemainingTimeInMillis">,
+): Promise<void> {
+  // Rollout looks stop starting this long before the function's timeout, so a run ends cleanly.
+  const deadline =
+    context === undefined
+      ? Number.POSITIVE_INFINITY
+      : Date.now() + context.getRemainingTimeInMillis() - LOOK_MARGIN_MS;
   let failed = false;
   for (const [step, run] of Object.entries(steps)) {
     try {
-      await run();
+      await run(deadline);
     } catch (error) {
       failed = true;
       logger.error("sweeper step failed", { step, error: error as Error });

@@ -395,6 +395,13 @@ describe("a rollout's controls", () => {
     expect((await exact.rollout()).counts).toMatchObject({ selected: 120, healthy: 120 });
   });
 
+  it("leaves rollouts for the next run once the run's deadline has passed", async () => {
+    await start();
+    const late = await sim.engine.advanceAll(sim.clock.now());
+    expect(late).toMatchObject({ looked: 0, deferred: 1 });
+    expect(await sim.engine.advanceAll(sim.clock.now() + 1)).toMatchObject({ looked: 1, deferred: 0 });
+  });
+
   it("sizes a percent canary from the class and refuses a second rollout while one runs", async () => {
     expect((await start()).rollout).toMatchObject({ classSize: 60, canarySize: 6 });
     await expect(start()).rejects.toMatchObject({ code: "rollout_in_progress" });

@@ -76,6 +76,8 @@ export interface RolloutSweepOutcome {
   /** Rollouts that reached a final state or paused in this run, by the state reached. */
   reached: Partial<Record<RolloutState, number>>;
   heldBack: number;
+  /** Active rollouts left for the next run: the run reached its deadline first. */
+  deferred: number;
   /** Looks that threw, with the rollout each was at: the others went on. */
   errors: { tenant: string; rolloutId: string; error: unknown }[];
   streamError?: unknown;
@@ -678,16 +680,24 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
       return look(await find(tenant, rolloutId));
     },
 
-    /** The sweeper's run: one look at every active rollout of every tenant; one failing does not stop the others. */
-    async advanceAll(): Promise<RolloutSweepOutcome> {
+    /**
+     * The sweeper's run: one look at every active rollout of every tenant, oldest first; one failing does
+     * not stop the others. No look starts at or after `deadline` (ms): those rollouts wait for the next run.
+     */
+    async advanceAll(deadline = Number.POSITIVE_INFINITY): Promise<RolloutSweepOutcome> {
       const outcome: RolloutSweepOutcome = {
         looked: 0,
         batchesStarted: 0,
         reached: {},
         heldBack: 0,
+        deferred: 0,
         errors: [],
       };
       for await (const { tenant, rolloutId } of rollouts.active()) {
+        if (clock.now() >= deadline) {
+          outcome.deferred++;
+          continue;
+        }
         outcome.looked++;
         try {
           const read = await rollouts.get(tenant, rolloutId);
