@@ -110,10 +110,10 @@ export class StatelessStack extends Stack {
       platform,
       entry: "sweeper",
       memorySize: 256,
-      // Two runs at once would look at the same rollouts together: the conditional writes keep one
-      // look's record, but both would queue operations for the same batch. So one run at a time: a
-      // schedule event that finds a run still going is throttled, and Lambda retries it until that run
-      // ends or the event is a minute old.
+      // Two runs at once would look at the same rollouts and time out the same operations together:
+      // conditional writes keep one winner, and a batch's agents get one update each, but the losing
+      // run's work is wasted. So one run at a time: a schedule event that finds a run still going is
+      // throttled, and Lambda retries it until that run ends or the event is a minute old.
       reservedConcurrency: 1,
       // Under the schedule's minute, with room for its imprecision: even a run that hangs ends before
       // the next is due, so throttles (alarmed on) mean runs have outgrown the minute, not a stuck run.

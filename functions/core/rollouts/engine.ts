@@ -1,7 +1,8 @@
 import { dropUndefined } from "../c2/json.js";
 import { supports } from "../c2/manifest.js";
 import type { Bulletin } from "../c2/model.js";
-import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../console/agent-status.js";
+import { onlineSince, type StatusRule, statusOf } from "../console/agent-status.js";
+import { statusRuleOf } from "../console/classes.js";
 import type {
   AgentClassRecord,
   ClassCatalog,
@@ -33,8 +34,6 @@ import {
 } from "./model.js";
 import type { RolloutStore } from "./ports.js";
 
-/** Heartbeat intervals an agent may stay silent and still count as heartbeating (or online, to be selected). */
-const SILENT_INTERVALS = 3;
 /** Agents of the class index a batch reads through at most, per batch size, in one look. */
 const CANDIDATES_PER_SELECTED = 10;
 /** Agents read per page of the class index. */
@@ -89,12 +88,13 @@ const policyOf = (target: string, accepted: string[], ackTimeoutMs: number | und
 
 /** What the class says about its agents' timing. */
 interface ClassTiming {
-  heartbeatMs: number;
+  /** When an agent counts as online: the console's rule, on last-seen times from the cache (no registry lag). */
+  status: StatusRule;
   ackTimeoutMs?: number;
 }
 
 const timingOf = (record: AgentClassRecord | undefined): ClassTiming => ({
-  heartbeatMs: (record?.heartbeatIntervalSeconds ?? DEFAULT_HEARTBEAT_INTERVAL_SECONDS) * 1000,
+  status: statusRuleOf(record, 0),
   ackTimeoutMs: record?.ackTimeoutSeconds === undefined ? undefined : record.ackTimeoutSeconds * 1000,
 });
 
@@ -212,8 +212,9 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
     timing: ClassTiming,
     now: number,
   ): Promise<Partial<RolloutMember> | undefined> {
-    const silentFor = now - (hot?.lastSeen ?? 0);
-    const silenceAllowed = SILENT_INTERVALS * timing.heartbeatMs;
+    // An agent heartbeating as the class expects: as long as the console would show it online.
+    const heartbeatingSince = onlineSince(now, timing.status, "cache");
+    const failed = (reason: string): Partial<RolloutMember> => ({ state: "failed", settledAt: now, reason });
     if (member.state === "rolling_back") {
       const rollback = await operations.get(rollout.tenant, member.agentId, member.rollbackOperationId ?? "");
       if (!rollback || rollback.state === "queued" || rollback.state === "delivered") return undefined;
@@ -227,50 +228,23 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
     }
     if (member.state === "updating") {
       const update = await operations.get(rollout.tenant, member.agentId, member.operationId);
-      if (!update) return { state: "failed", settledAt: now, reason: "Its update operation is gone" };
+      if (!update) return failed("Its update operation is gone");
       if (update.state === "queued" || update.state === "delivered") return undefined;
-      if (update.state !== "done")
-        return {
-          state: "failed",
-          settledAt: now,
-          reason: closingOf(update),
-        };
-      if (update.ackState !== "FULLY_APPLIED")
-        return {
-          state: "failed",
-          settledAt: now,
-          reason: closingOf(update),
-        };
+      if (update.state !== "done" || update.ackState !== "FULLY_APPLIED") return failed(closingOf(update));
       if (hot?.flowId === rollout.toFlow) return { state: "soaking", soakingSince: now };
       // The agent reports its new flow id in the heartbeats after its acknowledgement.
-      if (now - (update.finishedAt ?? now) > silenceAllowed)
-        return {
-          state: "failed",
-          settledAt: now,
-          reason: `Acknowledged FULLY_APPLIED but reports flow ${hot?.flowId ?? "none"}`,
-        };
+      if ((update.finishedAt ?? now) < heartbeatingSince)
+        return failed(`Acknowledged FULLY_APPLIED but reports flow ${hot?.flowId ?? "none"}`);
       return undefined;
     }
     if (member.state === "soaking") {
       if (hot?.flowId !== rollout.toFlow)
-        return {
-          state: "failed",
-          settledAt: now,
-          reason: `Reports flow ${hot?.flowId ?? "none"} after the update`,
-        };
+        return failed(`Reports flow ${hot?.flowId ?? "none"} after the update`);
       const error = newErrorBulletin(hot.bulletins, member.selectedAt);
       if (error)
-        return {
-          state: "failed",
-          settledAt: now,
-          reason: `ERROR bulletin from ${error.sourceName ?? "the flow"}: ${error.message ?? ""}`.trim(),
-        };
-      if (silentFor > silenceAllowed)
-        return {
-          state: "failed",
-          settledAt: now,
-          reason: `Stopped heartbeating (silent ${Math.round(silentFor / 1000)} s)`,
-        };
+        return failed(`ERROR bulletin from ${error.sourceName ?? "the flow"}: ${error.message ?? ""}`.trim());
+      if ((hot.lastSeen ?? 0) < heartbeatingSince)
+        return failed(`Stopped heartbeating (silent ${Math.round((now - (hot.lastSeen ?? 0)) / 1000)} s)`);
       if (now - (member.soakingSince ?? now) >= rollout.plan.soakSeconds * 1000)
         return { state: "healthy", settledAt: now };
     }
@@ -338,7 +312,7 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
         cursor = agent.agentId;
         const state = hot.get(agent.agentId);
         const flowId = state?.flowId ?? agent.flowId;
-        const online = now - (state?.lastSeen ?? agent.lastSeen) <= SILENT_INTERVALS * timing.heartbeatMs;
+        const online = statusOf(state?.lastSeen ?? agent.lastSeen, now, timing.status, "cache") === "online";
         if (
           flowId === rollout.toFlow ||
           !online ||
