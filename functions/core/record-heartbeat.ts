@@ -1,16 +1,15 @@
 import { normalizeHeartbeat } from "./c2/heartbeat.js";
-import { dropUndefined, type JsonObject } from "./c2/json.js";
+import type { JsonObject } from "./c2/json.js";
 import { type SupportedOperations, supports } from "./c2/manifest.js";
 import type { C2Operation, Heartbeat } from "./c2/model.js";
 import { describeManifest, heartbeatReply } from "./c2/operations.js";
 import { BeaconError } from "./errors.js";
 import type { HeartbeatEvent, OperationEvent } from "./events.js";
-import { flowContentUrl } from "./flows/location.js";
+import { newUpdateConfiguration } from "./flows/location.js";
 import { type GuardedCache, guardedCache } from "./guarded-cache.js";
 import { type AgentCredential, authorizeAgent } from "./identity.js";
 import type { ManifestRegistration } from "./manifest-registration.js";
-import { newOperationId, type OperationLifecycle } from "./operations/lifecycle.js";
-import type { OperationRecord } from "./operations/model.js";
+import type { OperationLifecycle } from "./operations/lifecycle.js";
 import type {
   AgentClassRegistry,
   AgentRecord,
@@ -219,7 +218,16 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     // no agent is caught up, and none costs a registry request for it; they are once the cache is back.
     const catchUp =
       view.catchUp && supportedOperations && supports(supportedOperations, "UPDATE", "CONFIGURATION")
-        ? catchUpOperation(tenant, agentId, view.catchUp, now)
+        ? newUpdateConfiguration({
+            tenant,
+            agentId,
+            flowId: view.catchUp.flowId,
+            agentApiUrl: settings.agentApiUrl,
+            createdBy: CATCH_UP_CREATOR,
+            now,
+            ids,
+            ackTimeoutMs: view.catchUp.ackTimeoutMs,
+          })
         : undefined;
 
     const operationEvents: OperationEvent[] = [];
@@ -303,27 +311,6 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       checkpointIntervalMs: settings.checkpointIntervalMs,
       catchUpRetryMs: settings.catchUpRetryMs,
     };
-  }
-
-  /** The UPDATE CONFIGURATION that brings the agent to its class's flow. */
-  function catchUpOperation(
-    tenant: string,
-    agentId: string,
-    catchUp: NonNullable<HotSightingResult["catchUp"]>,
-    now: number,
-  ): OperationRecord {
-    return dropUndefined({
-      tenant,
-      agentId,
-      operationId: newOperationId(now, ids),
-      operation: "UPDATE",
-      operand: "CONFIGURATION",
-      args: { location: flowContentUrl(settings.agentApiUrl, catchUp.flowId), flowId: catchUp.flowId },
-      state: "queued" as const,
-      createdAt: now,
-      createdBy: CATCH_UP_CREATOR,
-      ackTimeoutMs: catchUp.ackTimeoutMs,
-    });
   }
 
   async function viewFromRegistry(tenant: string, heartbeat: Heartbeat, now: number): Promise<AgentView> {

@@ -2,7 +2,7 @@ import { dropUndefined } from "../c2/json.js";
 import { type SupportedOperations, supports } from "../c2/manifest.js";
 import { BeaconError } from "../errors.js";
 import { isFlowHash } from "../flows/document.js";
-import { flowContentUrl } from "../flows/location.js";
+import { updateConfigurationArgs } from "../flows/location.js";
 import { guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity.js";
 import { type LifecycleResult, newOperationId, type OperationLifecycle } from "../operations/lifecycle.js";
@@ -183,7 +183,7 @@ export function makeOperationsApi(deps: OperationsDependencies) {
       const version = isFlowHash(flowHash) ? await flows.get(tenant, className, flowHash) : undefined;
       if (!version) throw new BeaconError("not_found", `Class ${className} has no flow version ${flowHash}`);
     }
-    return { location: flowContentUrl(deps.agentApiUrl, flowHash), flowId: flowHash };
+    return updateConfigurationArgs(deps.agentApiUrl, flowHash);
   }
 
   async function assertDependencies(tenant: string, agentId: string, dependsOn: string[]) {

@@ -13,9 +13,9 @@ import type {
 } from "../console/ports.js";
 import { BeaconError } from "../errors.js";
 import type { OperationEvent, RolloutEvent } from "../events.js";
-import { flowContentUrl } from "../flows/location.js";
+import { newUpdateConfiguration } from "../flows/location.js";
 import { guardedCache } from "../guarded-cache.js";
-import { newOperationId, type OperationLifecycle } from "../operations/lifecycle.js";
+import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import type { Clock, EventSink, IdGenerator, OperationStore } from "../ports.js";
 import {
@@ -175,16 +175,14 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
     now: number,
   ): OperationRecord[] {
     return agentIds.map((agentId) =>
-      dropUndefined({
+      newUpdateConfiguration({
         tenant: rollout.tenant,
         agentId,
-        operationId: newOperationId(now, ids),
-        operation: "UPDATE",
-        operand: "CONFIGURATION",
-        args: { location: flowContentUrl(deps.agentApiUrl, flowId), flowId },
-        state: "queued" as const,
-        createdAt: now,
+        flowId,
+        agentApiUrl: deps.agentApiUrl,
         createdBy: `beacon:rollout:${rollout.rolloutId}`,
+        now,
+        ids,
         rolloutId: rollout.rolloutId,
         ackTimeoutMs: timing.ackTimeoutMs,
       }),
