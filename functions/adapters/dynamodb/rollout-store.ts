@@ -147,24 +147,16 @@ export class DynamoRolloutStore implements RolloutStore {
   }
 
   async *active(): AsyncGenerator<{ tenant: string; rolloutId: string }> {
-    let exclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: dueIndex.indexName,
-          KeyConditionExpression: "#pk = :pk",
-          ExpressionAttributeNames: { "#pk": dueIndex.partitionKey },
-          ExpressionAttributeValues: { ":pk": Keys.dueRollouts() },
-          ProjectionExpression: "tenant, rolloutId",
-          ExclusiveStartKey: exclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        yield { tenant: item.tenant as string, rolloutId: item.rolloutId as string };
-      }
-      exclusiveStartKey = page.LastEvaluatedKey;
-    } while (exclusiveStartKey);
+    // Two small attributes per active rollout: read whole, as the sweeper looks at them all.
+    const { items } = await queryAll(this.client, {
+      TableName: this.tableName,
+      IndexName: dueIndex.indexName,
+      KeyConditionExpression: "#pk = :pk",
+      ExpressionAttributeNames: { "#pk": dueIndex.partitionKey },
+      ExpressionAttributeValues: { ":pk": Keys.dueRollouts() },
+      ProjectionExpression: "tenant, rolloutId",
+    });
+    for (const item of items) yield { tenant: item.tenant as string, rolloutId: item.rolloutId as string };
   }
 
   /** Conditional puts, as a batch write cannot be conditional; a few in flight at once. */
