@@ -16,7 +16,7 @@ import { Agent, request } from "node:https";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { JsonObject } from "../functions/core/c2/json.js";
-import { cppHeartbeatOf } from "../functions/core/test/fixtures.js";
+import { cppAckOf, cppHeartbeatOf } from "../functions/core/test/fixtures.js";
 
 const { values } = parseArgs({
   options: {
@@ -127,13 +127,7 @@ class SimulatedAgent {
     } else {
       log(this.agentId, `${name}: ${state}`);
     }
-    const ack = {
-      operation: "acknowledge",
-      identifier: operation.identifier,
-      operationId: operation.identifier,
-      operationState: { state, ...(details ? { details } : {}) },
-      agentInfo: { identifier: this.agentId, agentClass },
-    };
+    const ack = cppAckOf(this.agentId, operation.identifier, state, details ? { details } : {});
     await send(new URL("/c2/api/acknowledge", values.url), "POST", ack);
   }
 }

@@ -10,7 +10,7 @@ import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import type { JsonObject } from "../core/c2/json.js";
 import { CATCH_UP_CREATOR } from "../core/record-heartbeat.js";
 import type { ClassFlowPolicy } from "../core/rollouts/model.js";
-import { cppHeartbeatOf } from "../core/test/fixtures.js";
+import { cppAckOf, cppHeartbeatOf } from "../core/test/fixtures.js";
 import { makeDynamoDbClient } from "../shared/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";
 
@@ -46,13 +46,7 @@ async function heartbeat(agentId: string, options: { full?: boolean; flowId?: st
 async function failed(agentId: string, operationId: string) {
   const response = await api.post(
     ACKNOWLEDGE,
-    {
-      operation: "acknowledge",
-      identifier: randomUUID(),
-      operationId,
-      operationState: { state: "NOT_APPLIED", details: "flow download failed" },
-      agentInfo: { identifier: agentId },
-    },
+    cppAckOf(agentId, operationId, "NOT_APPLIED", { details: "flow download failed" }),
     { certificate: fleet },
   );
   expect(response.status).toBe(200);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/console-api-harness.js";
 import type { JsonObject } from "../core/c2/json.js";
-import { exampleText } from "../core/test/fixtures.js";
+import { cppAckOf, exampleText } from "../core/test/fixtures.js";
 import { cppYamlFlow as cppYaml } from "../core/test/flow-fixtures.js";
 import { javaFlow, heartbeat as javaHeartbeat } from "./test/seed.js";
 
@@ -241,13 +241,7 @@ describe("UPDATE CONFIGURATION", () => {
 
     const ack = await agentApi.post(
       "/c2/api/acknowledge",
-      {
-        operation: "acknowledge",
-        identifier: randomUUID(),
-        operationId: delivered?.identifier,
-        operationState: { state: "FULLY_APPLIED" },
-        agentInfo: { identifier: cppAgent },
-      },
+      cppAckOf(cppAgent, delivered?.identifier as string, "FULLY_APPLIED"),
       { certificate: fleet },
     );
     expect(ack.status).toBe(200);

@@ -10,7 +10,7 @@ import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/c
 import { type PrivateRedis, startPrivateRedis } from "../../scripts/local/private-redis.js";
 import { readWholeStream } from "../../scripts/local/stream-reader.js";
 import type { JsonObject } from "../core/c2/json.js";
-import { cppHeartbeatOf } from "../core/test/fixtures.js";
+import { cppAckOf, cppHeartbeatOf } from "../core/test/fixtures.js";
 import { makeKinesisClient } from "../shared/aws-clients.js";
 import { eventValidator } from "../shared/schemas.js";
 import { heartbeat as javaHeartbeat } from "./test/seed.js";
@@ -30,14 +30,6 @@ const ACKNOWLEDGE = "/c2/api/acknowledge";
 type Operation = { operationId: string; state: string; [field: string]: unknown };
 
 const cppHeartbeat = (agentId: string, full = false): JsonObject => cppHeartbeatOf(agentId, agentClass, full);
-
-const cppAck = (agentId: string, operationId: string, state: string, extra: JsonObject = {}): JsonObject => ({
-  operation: "acknowledge",
-  identifier: randomUUID(),
-  operationId,
-  operationState: { state, ...extra },
-  agentInfo: { identifier: agentId },
-});
 
 async function beat(agentId: string) {
   const response = await agentApi.post(HEARTBEAT, cppHeartbeat(agentId), { certificate: fleet });
@@ -121,7 +113,7 @@ describe("creation", () => {
     expect(Date.parse(delivered.timeoutAt as string) - Date.parse(delivered.deliveredAt as string)).toBe(
       300_000,
     );
-    await agentApi.post(ACKNOWLEDGE, cppAck("cpp-1", clear?.operationId as string, "FULLY_APPLIED"), {
+    await agentApi.post(ACKNOWLEDGE, cppAckOf("cpp-1", clear?.operationId as string, "FULLY_APPLIED"), {
       certificate: fleet,
     });
     expect(await operationOf(clear?.operationId as string)).toMatchObject({
@@ -150,8 +142,11 @@ describe("acknowledgements", () => {
     });
     const [failing] = await queue({ agentId: "cpp-2", operation: "RESTART" });
     await beat("cpp-2");
-    const ack = (operationId: string, state: string, extra: JsonObject = {}) =>
-      agentApi.post(ACKNOWLEDGE, cppAck("cpp-2", operationId, state, extra), { certificate: fleet });
+    const ack = (
+      operationId: string,
+      state: string,
+      extra: { details?: string; failureCause?: string } = {},
+    ) => agentApi.post(ACKNOWLEDGE, cppAckOf("cpp-2", operationId, state, extra), { certificate: fleet });
 
     expect(
       (await ack(partial?.operationId as string, "PARTIALLY_APPLIED", { details: "one of two" })).status,

@@ -12,7 +12,7 @@ import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/c
 import { readWholeStream } from "../../scripts/local/stream-reader.js";
 import type { JsonObject } from "../core/c2/json.js";
 import { isRolloutFinal, type RolloutState } from "../core/rollouts/model.js";
-import { cppHeartbeatOf } from "../core/test/fixtures.js";
+import { cppAckOf, cppHeartbeatOf } from "../core/test/fixtures.js";
 import { cppYamlFlow } from "../core/test/flow-fixtures.js";
 import { makeKinesisClient } from "../shared/aws-clients.js";
 import { sweeperConfig } from "../shared/config.js";
@@ -91,17 +91,9 @@ async function turn(
       certificate: fleet,
     });
     expect(download.status).toBe(200);
-    const ack = await agentApi.post(
-      ACKNOWLEDGE,
-      {
-        operation: "acknowledge",
-        identifier: randomUUID(),
-        operationId: update.identifier,
-        operationState: { state: outcome },
-        agentInfo: { identifier: agent.agentId },
-      },
-      { certificate: fleet },
-    );
+    const ack = await agentApi.post(ACKNOWLEDGE, cppAckOf(agent.agentId, update.identifier, outcome), {
+      certificate: fleet,
+    });
     expect(ack.status).toBe(200);
     if (outcome === "FULLY_APPLIED") agent.flowId = update.args?.flowId as string;
   }

@@ -18,7 +18,7 @@ import type { JsonObject } from "../core/c2/json.js";
 import { makeOperationLifecycle, newOperationId } from "../core/operations/lifecycle.js";
 import type { OperationRecord } from "../core/operations/model.js";
 import type { RolloutPlan } from "../core/rollouts/model.js";
-import { cppHeartbeatOf } from "../core/test/fixtures.js";
+import { cppAckOf, cppHeartbeatOf } from "../core/test/fixtures.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
 import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";
@@ -48,17 +48,9 @@ async function beat(agentId: string, options: { full?: boolean; agentClass?: str
 
 /** The C++ agent's acknowledgement of the operation, FULLY_APPLIED; the agent API's status. */
 async function acknowledge(agentId: string, operationId: string): Promise<number> {
-  const response = await agentApi.post(
-    ACKNOWLEDGE,
-    {
-      operation: "acknowledge",
-      identifier: randomUUID(),
-      operationId,
-      operationState: { state: "FULLY_APPLIED" },
-      agentInfo: { identifier: agentId },
-    },
-    { certificate: fleet },
-  );
+  const response = await agentApi.post(ACKNOWLEDGE, cppAckOf(agentId, operationId, "FULLY_APPLIED"), {
+    certificate: fleet,
+  });
   return response.status;
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { JsonObject } from "../c2/json.js";
@@ -19,4 +20,20 @@ export function cppHeartbeatOf(agentId: string, agentClass: string, full = false
   agentInfo.identifier = agentId;
   agentInfo.agentClass = agentClass;
   return heartbeat;
+}
+
+/** The C++ agent's acknowledgement of an operation, in its own shape (`operation` and `identifier` included). */
+export function cppAckOf(
+  agentId: string,
+  operationId: string,
+  state: string,
+  details: { details?: string; failureCause?: string } = {},
+): JsonObject {
+  return {
+    operation: "acknowledge",
+    identifier: randomUUID(),
+    operationId,
+    operationState: { state, ...details },
+    agentInfo: { identifier: agentId },
+  };
 }
