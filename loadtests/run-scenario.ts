@@ -68,8 +68,8 @@ export interface MetricSummary {
 
 const scenarioPath = (scenario: ScenarioName): string => path.join(loadtestsDir, `${scenario}.yml`);
 
-/** The shared C2 example payloads every Beacon developer has beside the repository. */
-const DEFAULT_EXAMPLES_DIR = path.join(loadtestsDir, "../../shared/c2/examples");
+/** The real C2 payloads the project keeps as fixtures (schemas/c2/examples). */
+const DEFAULT_EXAMPLES_DIR = path.join(loadtestsDir, "../schemas/c2/examples");
 
 /**
  * The scenario's variables: its YAML defaults, overridden by BEACON_LOADTEST_<NAME> (camelCase names

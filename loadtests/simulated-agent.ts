@@ -1,7 +1,7 @@
 /**
  * A simulated MiNiFi agent for the load tests: its identity, the state that changes from one heartbeat
  * to the next, and the C2 messages it sends, built from the real example payloads in
- * `../shared/c2/examples` so that Beacon parses what agents really send.
+ * `schemas/c2/examples` so that Beacon parses what agents really send.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";

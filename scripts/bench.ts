@@ -68,7 +68,7 @@ try {
     `--concurrency=${concurrency}`,
     `--heartbeat=${heartbeat}`,
   ];
-  const examples = path.join(root, "../shared/c2/examples/cpp");
+  const examples = path.join(root, "schemas/c2/examples/cpp");
   await runLoad(loadArgs(path.join(examples, "heartbeat-full.json"), 1, 0), async () => {});
   console.log(`bench: manifest registered; ${agents} agents heartbeating`);
 
