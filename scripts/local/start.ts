@@ -17,9 +17,14 @@ import { startSweeperTimer, sweepIntervalSeconds } from "./sweeper-timer.js";
 
 const beaconDir = fileURLToPath(new URL("../../.beacon/", import.meta.url));
 const certsDir = path.join(beaconDir, "certs");
+/**
+ * The emulators' data and every log, .beacon/local unless BEACON_LOCAL_DIR names another folder, so that a
+ * second stack of the same checkout (the README's test runs one) leaves a running one's files alone.
+ */
+const localDir = process.env.BEACON_LOCAL_DIR || path.join(beaconDir, "local");
 /** Long enough for a working day at the terminal; `npm run token` makes more. */
 const DEV_TOKEN_LIFETIME_SECONDS = 12 * 3600;
-/** Set to "true" to keep DynamoDB Local's tables across restarts, in .beacon/local/dynamodb. */
+/** Set to "true" to keep DynamoDB Local's tables across restarts, in the local folder's dynamodb/. */
 const persistDynamoDbEnvName = "BEACON_DYNAMODB_PERSIST";
 
 const log = (line: string) => console.log(line);
@@ -55,7 +60,7 @@ async function start(): Promise<void> {
   await assertPortFree(ports.agent, "agent");
   await assertPortFree(ports.console, "console");
   const backends = await startBackends({
-    stateDir: path.join(beaconDir, "local"),
+    stateDir: localDir,
     ports,
     kinesisEmulator: kinesisEmulatorFromEnv(),
     ...LocalStackNames,
