@@ -3,6 +3,7 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { registerNewCertificate } from "./local/certificate-registration.js";
 import { type ClientCertificateRequest, issueClientCertificate } from "./local/certs.js";
 
 const CERTS_DIR = join(".beacon", "certs");
@@ -13,7 +14,9 @@ const USAGE = `Usage: npm run cert -- --tenant <tenant> (--agent <agent-id> | --
   --agent   an agent certificate: speaks for this agent id only (OU=agent, CN=<agent-id>)
   --fleet   a fleet certificate: speaks for any agent of the tenant (OU=fleet, CN=<tenant>-fleet or <fleet-name>)
 
-Certificates go to ${CERTS_DIR}/, beside the dev CA that signs them (created first if missing).`;
+Certificates go to ${CERTS_DIR}/, beside the dev CA that signs them (created first if missing). Each is
+registered in the local stack's certificate store, so the console API lists and revokes it: at once when
+npm start is running, or else when it next starts.`;
 
 /** The certificate the arguments ask for, or undefined when they ask for help. */
 function parseRequest(args: string[]): ClientCertificateRequest | undefined {
@@ -59,6 +62,7 @@ async function main(): Promise<void> {
   console.log(`certificate: ${issued.certPath}`);
   console.log(`private key: ${issued.keyPath}`);
   console.log(`CA:          ${issued.caPath}`);
+  console.log(await registerNewCertificate(issued.certPath));
 }
 
 main().catch((error: unknown) => {

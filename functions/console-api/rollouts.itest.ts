@@ -295,12 +295,18 @@ describe("rolling a flow version out to a class", () => {
     expect([refusing?.flowId, applying?.flowId]).toEqual([previous, next]);
 
     const tripped = await sweeper.rollouts.advance(tenant, started.rolloutId);
-    expect(tripped.rollout).toMatchObject({ state: "rolling_back", reason: "1 of 2 updated agents failed" });
+    expect(tripped.rollout).toMatchObject({
+      state: "rolling_back",
+      reason: "1 of 2 updated agents failed",
+      counts: { selected: 2, failed: 1 },
+    });
     expect((await get("/api/v1/classes/pumps")).flow).toEqual({ target: previous, accepted: [previous] });
     // The next look sends both canary agents the previous version, before any heartbeat could catch one up.
     await sweeper.rollouts.advance(tenant, started.rolloutId);
     const rollingBack = await membersOf(started.rolloutId);
     expect(rollingBack.map((member) => member.state)).toEqual(["rolling_back", "rolling_back"]);
+    // The agent that refused the version is still counted as failed while its rollback runs.
+    expect((await rolloutOf(started.rolloutId)).counts).toMatchObject({ failed: 1, rollingBack: 2 });
 
     const location = `${agentApi.url}/c2/api/flows/${previous}/content`;
     for (const agent of [applying, refusing] as Agent[]) {
@@ -318,7 +324,7 @@ describe("rolling a flow version out to a class", () => {
     expect(rolledBack).toMatchObject({
       state: "rolled_back",
       fromFlow: previous,
-      counts: { selected: 2, rolledBack: 2, rollbackFailed: 0, failed: 0 },
+      counts: { selected: 2, rolledBack: 2, rollbackFailed: 0, failed: 1 },
     });
     expect(await flowsRun("pumps")).toEqual(Array(6).fill(previous));
     expect((await get("/api/v1/classes/pumps")).flow).toEqual({ target: previous, accepted: [previous] });

@@ -31,7 +31,7 @@ export interface Backends {
  * Emulators accept any signature, but kinesis-mock keeps streams per signing region, so every local
  * process signs with these same placeholder values.
  */
-const localAwsEnv = {
+export const localAwsEnv = {
   AWS_REGION: "us-east-1",
   AWS_ACCESS_KEY_ID: "local",
   AWS_SECRET_ACCESS_KEY: "local",

@@ -1,10 +1,15 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCertificateAuthority, issueWithCa } from "../../functions/adapters/x509/issuer.js";
-import { certificateSummary, ensureDevCertificates, issueClientCertificate } from "./certs.js";
+import {
+  certificateSummary,
+  clientCertificatesIn,
+  ensureDevCertificates,
+  issueClientCertificate,
+} from "./certs.js";
 
 const SERVER_AUTH = "1.3.6.1.5.5.7.3.1";
 const CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
@@ -152,6 +157,25 @@ describe("issueClientCertificate", () => {
     await expect(issueClientCertificate(dir, { tenant: "dev", agentId: "fleet" })).rejects.toThrow(
       /dev-fleet\.pem already holds the certificate of CN=dev-fleet,OU=fleet,O=dev/,
     );
+  });
+});
+
+describe("clientCertificatesIn", () => {
+  it("finds the client certificates the dev CA signed, not the CA's, the server's or another CA's", async () => {
+    expect(await clientCertificatesIn(dir)).toEqual([]);
+    await ensureDevCertificates(dir);
+    const issued = await issueClientCertificate(dir, { tenant: "acme", agentId: "pump-7" });
+    const stranger = await issueWithCa(await createCertificateAuthority("Unknown CA"), {
+      subject: { commonName: "stranger", organizationalUnit: "agent", organization: "acme" },
+      usage: "clientAuth",
+    });
+    await writeFile(join(dir, "acme-stranger.pem"), stranger.certPem);
+
+    expect(await clientCertificatesIn(dir)).toEqual([
+      issued.certPath,
+      join(dir, "dev-agent-1.pem"),
+      join(dir, "dev-fleet.pem"),
+    ]);
   });
 });
 

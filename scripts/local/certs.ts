@@ -1,5 +1,5 @@
 import { X509Certificate } from "node:crypto";
-import { access, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { access, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { APIGatewayEventClientCertificate } from "aws-lambda";
 import {
@@ -79,7 +79,7 @@ export async function ensureDevCertificates(dir: string): Promise<DevCertificate
   await mkdir(dir, { recursive: true, mode: 0o700 });
   return withDirectoryLock(dir, async () => {
     const ca = await ensureCertificateAuthority(dir);
-    const server = await ensureIssued(dir, "server", ca, {
+    const server = await ensureIssued(dir, SERVER_STEM, ca, {
       subject: { commonName: "localhost", organization: "Beacon" },
       usage: "serverAuth",
       dnsNames: ["localhost"],
@@ -107,6 +107,26 @@ export async function issueClientCertificate(
   return { ...issued, caPath };
 }
 
+/**
+ * The client certificates in `dir` that its dev CA signed, by file name: every `<name>.pem` but the CA's
+ * own and the gateway's server certificate. None before the CA exists.
+ */
+export async function clientCertificatesIn(dir: string): Promise<string[]> {
+  const { caPath } = caPaths(dir);
+  const caPem = await readOptional(caPath);
+  if (caPem === undefined) return [];
+  const ca = new X509Certificate(caPem);
+  const notClients = new Set([caPath, leafPaths(dir, SERVER_STEM).certPath]);
+  const found: string[] = [];
+  for (const name of (await readdir(dir)).sort()) {
+    const certPath = join(dir, name);
+    if (!name.endsWith(".pem") || notClients.has(certPath)) continue;
+    if (isIssuedBy(new X509Certificate(await readFile(certPath)), ca)) found.push(certPath);
+  }
+  return found;
+}
+
+const SERVER_STEM = "server";
 const DEV_FLEET: ClientCertificateRequest = { tenant: DEV_TENANT, fleet: true };
 const DEV_AGENT: ClientCertificateRequest = { tenant: DEV_TENANT, agentId: DEV_AGENT_ID };
 /** The dev agent's files carry its id alone ("dev-agent-1.pem"): the id already names the tenant. */
@@ -161,7 +181,7 @@ async function readDevCertificates(dir: string): Promise<DevCertificates | undef
   if (caPem === undefined) return undefined;
   const ca = new X509Certificate(caPem);
   if (!isCurrent(ca)) return undefined;
-  const server = leafPaths(dir, "server");
+  const server = leafPaths(dir, SERVER_STEM);
   const fleet = leafPaths(dir, DEV_FLEET_STEM);
   const agent = leafPaths(dir, DEV_AGENT_STEM);
   for (const paths of [server, fleet, agent]) {
@@ -219,8 +239,12 @@ function isCurrent(certificate: X509Certificate): boolean {
   return Date.parse(certificate.validTo) - Date.now() > RENEW_BEFORE_MS;
 }
 
+function isIssuedBy(certificate: X509Certificate, ca: X509Certificate): boolean {
+  return certificate.checkIssued(ca) && certificate.verify(ca.publicKey);
+}
+
 function isCurrentAndIssuedBy(certificate: X509Certificate, ca: X509Certificate): boolean {
-  return isCurrent(certificate) && certificate.checkIssued(ca) && certificate.verify(ca.publicKey);
+  return isCurrent(certificate) && isIssuedBy(certificate, ca);
 }
 
 /** The key first, the certificate last, each by rename: a present certificate always has its key beside it. */

@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { LocalStackNames, startBackends } from "./backends.js";
+import { registerDevCertificates } from "./certificate-registration.js";
 import { DEV_TENANT, ensureDevCertificates } from "./certs.js";
 import { consoleToken, ensureConsoleIssuer, LOCAL_ISSUER_DIR, makeJwtAuthorizer } from "./console-issuer.js";
 import { loadAgentApi, loadConsoleApi } from "./function-routes.js";
@@ -71,6 +72,7 @@ async function start(): Promise<void> {
 
   log(`certificates: ${certsDir}`);
   const certificates = await ensureDevCertificates(certsDir);
+  await registerDevCertificates(certsDir, backends.env, log);
   // Both APIs send agents to flow downloads on the agent gateway.
   const agentApiUrl = `https://127.0.0.1:${ports.agent}`;
   const agentApi = await loadAgentApi({ ...backends.env, [EnvNames.agentApiUrl]: agentApiUrl });

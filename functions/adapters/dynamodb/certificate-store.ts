@@ -6,7 +6,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { dropUndefined } from "../../core/c2/json.js";
 import type { CertificateRecord, CertificateStore, PageRequest } from "../../core/console/ports.js";
-import { Keys } from "./keys.js";
+import { isConditionalCheckFailure, Keys } from "./keys.js";
 import { queryAll, queryPartition } from "./paging.js";
 
 const SERIAL_PREFIX = "S#";
@@ -19,14 +19,19 @@ export class DynamoCertificateStore implements CertificateStore {
   ) {}
 
   async add(record: CertificateRecord) {
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: { ...Keys.certificate(record.tenant, record.serial), ...record },
-        // 128-bit random serials do not collide; should one ever, the first record must not be lost.
-        ConditionExpression: "attribute_not_exists(pk)",
-      }),
-    );
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...Keys.certificate(record.tenant, record.serial), ...record },
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return false;
+      throw error;
+    }
   }
 
   async list(tenant: string, request: PageRequest) {

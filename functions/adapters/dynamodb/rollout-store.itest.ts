@@ -256,6 +256,33 @@ describe.each(implementations)("the rollout store (%s)", (_name, make) => {
     expect(pages).toEqual([["agent-5", "agent-1", "agent-2"], ["agent-3"]]);
   });
 
+  it("keeps a member's failure through its rollback, and the rollout's failed count beside its rollback counts", async () => {
+    const rollout = rolloutOf("edge");
+    await store.start(rollout, during);
+    const member = memberOf(rollout, 0, "agent-1");
+    await store.addMembers([member]);
+    const failed: RolloutMember = {
+      ...member,
+      state: "failed",
+      settledAt: START,
+      failedAt: START,
+      reason: "Acknowledged NOT_APPLIED",
+    };
+    expect(await store.updateMember(failed, "updating")).toBe(true);
+    const rollingBack: RolloutMember = { ...failed, state: "rolling_back", rollbackOperationId: "op-back" };
+    expect(await store.updateMember(rollingBack, "failed")).toBe(true);
+    const rolledBack: RolloutMember = { ...rollingBack, state: "rolled_back", settledAt: START + 60_000 };
+    expect(await store.updateMember(rolledBack, "rolling_back")).toBe(true);
+    expect(await store.members(tenant, rollout.rolloutId)).toEqual([rolledBack]);
+
+    const counted = next(rollout, {
+      state: "rolling_back",
+      counts: { ...emptyCounts(), selected: 1, failed: 1, rolledBack: 1 },
+    });
+    expect(await store.save(counted, 1)).toBe(true);
+    expect((await store.get(tenant, rollout.rolloutId))?.counts).toEqual(counted.counts);
+  });
+
   it("changes a member only from the state it was read in", async () => {
     const rollout = rolloutOf("edge");
     await store.start(rollout, during);

@@ -248,7 +248,10 @@ export class MemoryCertificateStore implements CertificateStore {
   readonly revocationList = new Map<string, number>();
 
   async add(record: CertificateRecord) {
-    this.records.set(`${record.tenant}/${record.serial}`, record);
+    const key = `${record.tenant}/${record.serial}`;
+    if (this.records.has(key)) return false;
+    this.records.set(key, record);
+    return true;
   }
 
   async list(tenant: string, request: PageRequest) {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { GetSecretValueCommand, type SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import type {
   CertificateAuthority,
+  CertificateFacts,
   CertificateSubject,
   IssuedCertificate,
 } from "../../core/console/ports.js";
@@ -20,17 +21,24 @@ abstract class IssuingAuthority implements CertificateAuthority {
   ): Promise<IssuedCertificate> {
     const ca = await this.load();
     const issued = await issueWithCa(ca, { subject, usage: "clientAuth", validityDays });
-    const certificate = new X509Certificate(issued.certPem);
     return {
+      ...certificateFacts(issued.certPem),
       certificatePem: issued.certPem,
       privateKeyPem: issued.keyPem,
       caCertificatePem: ca.certPem,
-      serialNumber: certificate.serialNumber,
-      subjectDN: distinguishedName(certificate.subject),
-      notBefore: Date.parse(certificate.validFrom),
-      notAfter: Date.parse(certificate.validTo),
     };
   }
+}
+
+/** Serial, subject and validity as the certificate (PEM) states them, the subject as API Gateway prints it. */
+export function certificateFacts(certificatePem: string): CertificateFacts {
+  const certificate = new X509Certificate(certificatePem);
+  return {
+    serialNumber: certificate.serialNumber,
+    subjectDN: distinguishedName(certificate.subject),
+    notBefore: Date.parse(certificate.validFrom),
+    notAfter: Date.parse(certificate.validTo),
+  };
 }
 
 /** The local stack's dev CA (`ca.pem`, `ca.key` in a folder), the same one its gateway trusts. */

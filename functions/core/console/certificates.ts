@@ -1,10 +1,16 @@
 import { dropUndefined } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
 import { type GuardedCache, guardedCache } from "../guarded-cache.js";
-import { canonicalSerial, isValidIdentifier } from "../identity.js";
+import { canonicalSerial, credentialFromCertificate, isValidIdentifier } from "../identity.js";
 import type { Clock } from "../ports.js";
 import { pageBodyOf, pageRequestOf, toIso } from "./paging.js";
-import type { CertificateAuthority, CertificateRecord, CertificateStore, FleetHotState } from "./ports.js";
+import type {
+  CertificateAuthority,
+  CertificateFacts,
+  CertificateRecord,
+  CertificateStore,
+  FleetHotState,
+} from "./ports.js";
 import { type Principal, requireRole } from "./principal.js";
 import type { ConsoleResult } from "./result.js";
 
@@ -19,6 +25,31 @@ export const isCanonicalSerial = (serial: string): boolean => SERIAL_PATTERN.tes
 export type IssueRequest =
   | { kind: "agent"; agentId: string; validityDays?: number }
   | { kind: "fleet"; fleetName: string; validityDays?: number };
+
+/**
+ * The store's record of a certificate the agent CA signed, from what the certificate states: tenant, kind
+ * and name read from its subject as the agent API reads them. Console issuance and the local stack's own
+ * certificates are recorded alike.
+ */
+export function certificateRecord(
+  certificate: CertificateFacts,
+  issuedAt: number,
+  issuedBy: string,
+): CertificateRecord {
+  const holder = credentialFromCertificate(certificate.subjectDN, certificate.serialNumber);
+  return dropUndefined({
+    tenant: holder.tenant,
+    serial: holder.serialNumber,
+    kind: holder.kind,
+    agentId: holder.kind === "agent" ? holder.agentId : undefined,
+    fleetName: holder.kind === "fleet" ? holder.fleetName : undefined,
+    subjectDN: certificate.subjectDN,
+    notBefore: certificate.notBefore,
+    notAfter: certificate.notAfter,
+    issuedAt,
+    issuedBy,
+  });
+}
 
 export interface CertificatesDependencies {
   store: CertificateStore;
@@ -81,19 +112,9 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
         { commonName: name, organizationalUnit: request.kind, organization: principal.tenant },
         validityDays,
       );
-      const record: CertificateRecord = dropUndefined({
-        tenant: principal.tenant,
-        serial: canonicalSerial(issued.serialNumber),
-        kind: request.kind,
-        agentId: request.kind === "agent" ? name : undefined,
-        fleetName: request.kind === "fleet" ? name : undefined,
-        subjectDN: issued.subjectDN,
-        notBefore: issued.notBefore,
-        notAfter: issued.notAfter,
-        issuedAt: clock.now(),
-        issuedBy: principal.subject,
-      });
-      await store.add(record);
+      const record = certificateRecord(issued, clock.now(), principal.subject);
+      // 128-bit random serials do not collide; should one ever, the first record must not be lost.
+      if (!(await store.add(record))) throw new Error(`The agent CA issued serial ${record.serial} twice`);
       return {
         status: 201,
         body: {

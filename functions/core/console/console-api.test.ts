@@ -325,6 +325,28 @@ describe("certificates", () => {
     await expect(api.certificates.get(as("other"), "A")).rejects.toMatchObject({ code: "not_found" });
   });
 
+  it("keep the first record of a serial: a certificate issued with one recorded already is not handed out", async () => {
+    const { api, certificates } = harness();
+    // The fake CA's first serial, 0A, recorded earlier for another certificate, and revoked.
+    const earlier = {
+      tenant: "acme",
+      serial: "A",
+      kind: "fleet" as const,
+      fleetName: "plant",
+      subjectDN: "CN=plant,OU=fleet,O=acme",
+      notBefore: 0,
+      notAfter: MINUTE,
+      issuedAt: 0,
+      issuedBy: "earlier",
+    };
+    expect(await certificates.add(earlier)).toBe(true);
+    await certificates.revoke("acme", "A", 1);
+    await expect(api.certificates.issue(as("acme"), { kind: "agent", agentId: "pump-7" })).rejects.toThrow(
+      "The agent CA issued serial A twice",
+    );
+    expect(await certificates.get("acme", "A")).toEqual({ ...earlier, revokedAt: 1 });
+  });
+
   it("refuse names that could not be a certificate subject", async () => {
     const { api } = harness();
     await expect(

@@ -151,7 +151,11 @@ export interface CertificateRecord {
 }
 
 export interface CertificateStore {
-  add(record: CertificateRecord): Promise<void>;
+  /**
+   * Stores the record unless the tenant has one with its serial already, which then stays as it is, its
+   * revocation included; says whether it stored it.
+   */
+  add(record: CertificateRecord): Promise<boolean>;
   list(tenant: string, page: PageRequest): Promise<Page<CertificateRecord>>;
   get(tenant: string, serial: string): Promise<CertificateRecord | undefined>;
   /** The agent certificates issued for one agent id. */
@@ -169,17 +173,21 @@ export interface CertificateSubject {
   organization: string;
 }
 
-export interface IssuedCertificate {
-  certificatePem: string;
-  /** PKCS#8 PEM. Handed to the caller once; Beacon never stores it. */
-  privateKeyPem: string;
-  /** The CA that signed it, for the agent's trust store. */
-  caCertificatePem: string;
+/** What a certificate states about itself. */
+export interface CertificateFacts {
   /** As the certificate states it (hex). */
   serialNumber: string;
   subjectDN: string;
   notBefore: number;
   notAfter: number;
+}
+
+export interface IssuedCertificate extends CertificateFacts {
+  certificatePem: string;
+  /** PKCS#8 PEM. Handed to the caller once; Beacon never stores it. */
+  privateKeyPem: string;
+  /** The CA that signed it, for the agent's trust store. */
+  caCertificatePem: string;
 }
 
 /** Beacon's agent CA: the one the agent ingress trusts. */

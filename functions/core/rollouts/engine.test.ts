@@ -180,12 +180,17 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     return active as RolloutRecord;
   }
 
+  /** The rollout after each step runUntil took, as a person watching it would have seen it. */
+  const watched: RolloutRecord[] = [];
+
   /** Steps until the rollout reaches one of `states`, at most `limit` steps; returns the steps taken. */
   async function runUntil(states: RolloutRecord["state"][], limit = 500) {
     for (let steps = 1; steps <= limit; steps++) {
       const outcome = await step();
       expect(outcome.errors).toEqual([]);
-      if (states.includes((await rollout()).state)) return steps;
+      const now = await rollout();
+      watched.push(now);
+      if (states.includes(now.state)) return steps;
     }
     throw new Error(`The rollout is still ${(await rollout()).state} after ${limit} steps`);
   }
@@ -195,6 +200,10 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     if (!found) throw new Error(`No simulated agent ${index}`);
     return found;
   }
+
+  /** Starts the rollout of V2 to the class, which runs V1. */
+  const start = (rolloutPlan: RolloutPlan = plan()) =>
+    engine.start({ tenant: TENANT, className: CLASS, toFlow: V2, plan: rolloutPlan, createdBy: "ops" });
 
   const rolloutEvents = () =>
     events.events.filter((event): event is RolloutEvent => event.type === "rollout");
@@ -209,9 +218,11 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     engine,
     fleet,
     agent,
+    start,
     step,
     rollout,
     runUntil,
+    watched,
     rolloutEvents,
   };
 }
@@ -229,13 +240,7 @@ const plan = (changes: Partial<RolloutPlan> = {}): RolloutPlan => ({
 describe("a rollout over a simulated class of 1,000 agents", () => {
   it("completes a healthy rollout batch by batch, each batch started only once the one before was healthy and the interval had passed", async () => {
     const sim = simulatedClass(1_000);
-    const started = await sim.engine.start({
-      tenant: TENANT,
-      className: CLASS,
-      toFlow: V2,
-      plan: plan(),
-      createdBy: "ops",
-    });
+    const started = await sim.start();
     expect(started.rollout).toMatchObject({
       state: "canary",
       canarySize: 20,
@@ -296,13 +301,14 @@ describe("a rollout over a simulated class of 1,000 agents", () => {
       [agentIdOf(7)]: "errors after applying",
       [agentIdOf(11)]: "refuses",
     });
-    await sim.engine.start({ tenant: TENANT, className: CLASS, toFlow: V2, plan: plan(), createdBy: "ops" });
+    const started = await sim.start();
     await sim.runUntil(["rolling_back"]);
     const halted = await sim.rollout();
     expect(halted).toMatchObject({
       state: "rolling_back",
       batches: 1,
       reason: "3 of 20 updated agents failed",
+      counts: { selected: 20, failed: 3 },
     });
     // No agent outside the canary was ever sent the new version.
     const outside = [...sim.fleet.values()].filter((agent) => Number(agent.agentId.slice(6)) >= 20);
@@ -311,13 +317,32 @@ describe("a rollout over a simulated class of 1,000 agents", () => {
 
     await sim.runUntil(["rolled_back"]);
     const ended = await sim.rollout();
-    expect(ended.counts).toMatchObject({ selected: 20, rolledBack: 20, rollingBack: 0, rollbackFailed: 0 });
+    expect(ended.counts).toMatchObject({
+      selected: 20,
+      failed: 3,
+      rolledBack: 20,
+      rollingBack: 0,
+      rollbackFailed: 0,
+    });
+    // A watcher sees the failures rise from none to the threshold and stay there through the whole rollback.
+    const failedSeen = [started.rollout, ...sim.watched].map((look) => look.counts.failed);
+    expect(failedSeen[0]).toBe(0);
+    expect(failedSeen).toEqual([...failedSeen].sort((a, b) => a - b));
+    const fromTheTrip = sim.watched.slice(sim.watched.findIndex((look) => look.state === "rolling_back"));
+    expect(fromTheTrip.map((look) => [look.state, look.counts.failed, look.counts.rolledBack])).toEqual([
+      ["rolling_back", 3, 0],
+      ["rolled_back", 3, 20],
+    ]);
     expect([...sim.fleet.values()].every((agent) => agent.flowId === V1)).toBe(true);
     const canary = [...sim.fleet.values()].filter((agent) => agent.received.length > 0);
     expect(canary).toHaveLength(20);
     expect(canary.every((agent) => agent.received.join(",") === `${V2},${V1}`)).toBe(true);
     const members = await sim.rollouts.members(TENANT, ended.rolloutId);
-    expect(members.find((member) => member.agentId === agentIdOf(7))).toMatchObject({ state: "rolled_back" });
+    expect(members.find((member) => member.agentId === agentIdOf(7))).toMatchObject({
+      state: "rolled_back",
+      failedAt: expect.any(Number),
+      reason: "ERROR bulletin from PutS3Object: Access denied",
+    });
     expect(await sim.catalog.get(TENANT, CLASS)).toMatchObject({
       flowPolicy: { target: V1, accepted: [V1] },
     });
@@ -334,13 +359,7 @@ describe("a rollout over a simulated class of 1,000 agents", () => {
       [agentIdOf(2)]: "errors after applying",
       [agentIdOf(3)]: "goes silent",
     });
-    await sim.engine.start({
-      tenant: TENANT,
-      className: CLASS,
-      toFlow: V2,
-      plan: plan({ canary: { count: 10 }, onFailure: "pause", failureThreshold: { count: 3 } }),
-      createdBy: "ops",
-    });
+    await sim.start(plan({ canary: { count: 10 }, onFailure: "pause", failureThreshold: { count: 3 } }));
     await sim.runUntil(["paused"], 100);
     const reasons = Object.fromEntries(
       (await sim.rollouts.members(TENANT, (await sim.rollout()).rolloutId))
@@ -364,33 +383,15 @@ describe("a rollout's controls", () => {
   });
 
   const start = (changes: Partial<RolloutPlan> = {}) =>
-    sim.engine.start({
-      tenant: TENANT,
-      className: CLASS,
-      toFlow: V2,
-      plan: plan({ canary: { percent: 10 }, batchSize: 20, ...changes }),
-      createdBy: "ops",
-    });
+    sim.start(plan({ canary: { percent: 10 }, batchSize: 20, ...changes }));
 
   it("completes at once in a class with no agent, and on a batch that finds the class index just ended", async () => {
     const empty = simulatedClass(0);
-    await empty.engine.start({
-      tenant: TENANT,
-      className: CLASS,
-      toFlow: V2,
-      plan: plan(),
-      createdBy: "ops",
-    });
+    await empty.start();
     await empty.runUntil(["completed"], 3);
     // 100 agents in batches of 100: the index's last page is full, so only the next read finds its end.
     const exact = simulatedClass(120);
-    await exact.engine.start({
-      tenant: TENANT,
-      className: CLASS,
-      toFlow: V2,
-      plan: plan(),
-      createdBy: "ops",
-    });
+    await exact.start();
     await exact.runUntil(["completed"], 50);
     expect((await exact.rollout()).counts).toMatchObject({ selected: 120, healthy: 120 });
   });
@@ -420,6 +421,15 @@ describe("a rollout's controls", () => {
     await sim.engine.resume(TENANT, paused.rolloutId);
     await sim.runUntil(["completed"]);
     expect((await sim.rollout()).counts).toMatchObject({ selected: 60, healthy: 59, failed: 1 });
+  });
+
+  it("keeps counting the failures that paused it once an abort has rolled them back", async () => {
+    sim.agent(0).behaviour = "refuses";
+    await start({ onFailure: "pause", failureThreshold: { count: 1 } });
+    await sim.runUntil(["paused"]);
+    await sim.engine.abort(TENANT, (await sim.rollout()).rolloutId, "alice");
+    await sim.runUntil(["aborted"]);
+    expect((await sim.rollout()).counts).toMatchObject({ selected: 6, failed: 1, rolledBack: 6 });
   });
 
   it("pauses by hand, refuses what the state does not allow, and an abort rolls back", async () => {

@@ -98,10 +98,12 @@ const timingOf = (record: AgentClassRecord | undefined): ClassTiming => ({
   ackTimeoutMs: record?.ackTimeoutSeconds === undefined ? undefined : record.ackTimeoutSeconds * 1000,
 });
 
+/** Members per state over `base`; one rolled back after failing counts among the failed too. */
 function tally(members: RolloutMember[], base: RolloutCounts = emptyCounts()): RolloutCounts {
   const counts = { ...base };
   for (const member of members) {
     counts[countOf[member.state]]++;
+    if (member.state !== "failed" && member.failedAt !== undefined) counts.failed++;
     counts.selected++;
   }
   return counts;
@@ -212,7 +214,12 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
   ): Promise<Partial<RolloutMember> | undefined> {
     // An agent heartbeating as the class expects: as long as the console would show it online.
     const heartbeatingSince = onlineSince(now, timing.status, "cache");
-    const failed = (reason: string): Partial<RolloutMember> => ({ state: "failed", settledAt: now, reason });
+    const failed = (reason: string): Partial<RolloutMember> => ({
+      state: "failed",
+      settledAt: now,
+      failedAt: now,
+      reason,
+    });
     if (member.state === "rolling_back") {
       const rollback = await operations.get(rollout.tenant, member.agentId, member.rollbackOperationId ?? "");
       if (!rollback || rollback.state === "queued" || rollback.state === "delivered") return undefined;

@@ -91,6 +91,10 @@ export interface RolloutCounts {
   updating: number;
   soaking: number;
   healthy: number;
+  /**
+   * Agents the health gate failed, for good: one returned to the previous version since still counts here,
+   * beside the rollback count it is in now.
+   */
   failed: number;
   /** Agents of the class it passed over: offline, already on the version, or unable to take it. */
   skipped: number;
@@ -189,6 +193,8 @@ export interface RolloutMember {
   selectedAt: number;
   soakingSince?: number;
   settledAt?: number;
+  /** When the health gate failed it; kept through its rollback, so the rollout keeps counting it as failed. */
+  failedAt?: number;
   rollbackOperationId?: string;
   reason?: string;
 }
