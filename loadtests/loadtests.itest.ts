@@ -1,80 +1,129 @@
 /**
- * The scenarios really work: each runs for a few seconds, at a few agents, in an Artillery child
- * process against the agent API in this process (on the integration backends), and its report and
- * Beacon's table show what the scenario promises.
+ * The scenarios really work, and their gates really gate: each runs for a few seconds, at a few agents,
+ * in an Artillery child process against the agent API in this process (on the integration backends and a
+ * Redis of this file's own), and its report, Beacon's table and Beacon's own counters (from the harness's
+ * function log) show what the scenario promises. Then the same runs fail, naming the reason, when the SLO
+ * cannot be met or when the service degrades while still answering 200.
  */
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keys } from "../functions/adapters/dynamodb/keys.js";
 import { makeDynamoDbClient } from "../functions/shared/aws-clients.js";
+import { EnvNames } from "../functions/shared/env-names.js";
 import { type AgentApiUnderTest, startAgentApi } from "../scripts/local/agent-api-harness.js";
+import { type PrivateRedis, startPrivateRedis } from "../scripts/local/private-redis.js";
+import { counterReasons, readBeaconCounters, sloReasons } from "./gates.js";
 import { runScenario, type ScenarioName, summarise } from "./run-scenario.js";
 
+const root = fileURLToPath(new URL("../", import.meta.url));
 let api: AgentApiUnderTest;
+let redis: PrivateRedis | undefined;
 let reportDir: string;
 
 beforeAll(async () => {
-  api = await startAgentApi();
+  redis = await startPrivateRedis();
+  api = await startAgentApi({
+    [EnvNames.redisUrl]: redis.url,
+    // A test machine busy with other tests may stall a cache reply past the usual 150 ms: a run that
+    // is healthy must not count a fallback for it. A Redis that is gone fails at once all the same.
+    [EnvNames.cacheTimeoutMs]: "2000",
+  });
   reportDir = mkdtempSync(path.join(tmpdir(), "beacon-loadtests-"));
 });
 
 afterAll(async () => {
   await api?.close();
+  await redis?.stop();
   if (reportDir) rmSync(reportDir, { recursive: true, force: true });
 });
 
-async function run(scenario: ScenarioName, variables: Record<string, number>) {
-  // A tenant of the run's own, so that what the run stored is all that its tenant has.
+/** A tenant of the run's own, so that what the run stored is all that its tenant has. */
+async function newTenant() {
   const tenant = `lt-${randomUUID().slice(0, 8)}`;
-  const certificate = await api.issueCertificate({ tenant, fleet: true });
+  return { tenant, certificate: await api.issueCertificate({ tenant, fleet: true }) };
+}
+
+async function run(scenario: ScenarioName, variables: Record<string, number>) {
+  const { tenant, certificate } = await newTenant();
   const result = await runScenario({
     scenario,
     target: api.url,
     certsDir: api.certsDir,
     certificate,
-    reportPath: path.join(reportDir, `${scenario}.json`),
+    reportPath: path.join(reportDir, `${scenario}-${randomUUID()}.json`),
     variables,
     output: "collect",
   });
   const summary = summarise(result.report);
-  // What every scenario promises: all agents done, every request answered 200, no hook assertion failed.
+  const counters = await readBeaconCounters(api.functionLog, {
+    from: result.startedAt,
+    to: result.finishedAt,
+  });
+  const reasons = [...sloReasons(result, summary), ...counterReasons(result, counters)];
+  return { result, summary, counters, reasons, tenant };
+}
+
+/** What every healthy run promises: all agents done, every request answered 200, every gate green. */
+async function healthyRun(scenario: ScenarioName, variables: Record<string, number>) {
+  const outcome = await run(scenario, variables);
+  const { summary, result, counters, reasons } = outcome;
   expect(summary.requests).toBeGreaterThan(0);
   expect(summary.errors, result.output).toEqual({});
   expect(summary.codes).toEqual({ "200": summary.requests });
   expect(summary.vusersCreated).toBe(variables.agents);
   expect(summary.vusersFailed).toBe(0);
-  return { summary, variables: result.variables, tenant };
+  expect(counters).toEqual({ HeartbeatsFailed: 0, CacheFallbacks: 0, StreamFailures: 0, EventsLost: 0 });
+  expect(reasons, result.output).toEqual([]);
+  return outcome;
 }
 
+const smallFleet = {
+  agents: 6,
+  rampSeconds: 1,
+  heartbeatSeconds: 1,
+  heartbeats: 3,
+  javaShare: 0.5,
+  gzipShare: 0.5,
+};
+
 describe("fleet-steady", () => {
-  it("registers every agent and keeps it heartbeating", async () => {
-    const agents = 6;
-    const heartbeats = 3;
-    const { summary } = await run("fleet-steady", {
-      agents,
-      rampSeconds: 1,
-      heartbeatSeconds: 1,
-      heartbeats,
-      javaShare: 0.5,
-      gzipShare: 0.5,
-    });
+  it("registers every agent and keeps it heartbeating, every gate green", async () => {
+    const { summary } = await healthyRun("fleet-steady", smallFleet);
     const { beacon } = summary;
-    expect((beacon["heartbeats.cpp"] ?? 0) + (beacon["heartbeats.java"] ?? 0)).toBe(agents * heartbeats);
+    expect((beacon["heartbeats.cpp"] ?? 0) + (beacon["heartbeats.java"] ?? 0)).toBe(
+      smallFleet.agents * smallFleet.heartbeats,
+    );
     // Every C++ agent registers with its manifest inline, once.
     expect(beacon["heartbeats.with_manifest"] ?? 0).toBe(beacon["agents.cpp"] ?? 0);
     expect(beacon["describe_manifest.acknowledged"] ?? 0).toBe(beacon["describe_manifest.received"] ?? 0);
-  }, 60_000);
+    // The generator's own delay is measured, for the runner's warning.
+    expect(summary.generatorDelay?.count).toBeGreaterThan(0);
+  });
+
+  it("fails the run on a p99 bound it cannot meet, naming the bound", async () => {
+    const { result, summary, reasons } = await run("fleet-steady", { ...smallFleet, maxP99Ms: 1 });
+    // Every request was answered 200: only the latency gate fails.
+    expect(summary.codes).toEqual({ "200": summary.requests });
+    expect(result.failedChecks).toEqual(["http.response_time.p99 < 1"]);
+    expect(reasons).toEqual([
+      expect.stringMatching(
+        /^p99 response time [\d.]+ ms: Artillery's check "http.response_time.p99 < 1" failed \(maxP99Ms=1, BEACON_LOADTEST_MAX_P99_MS\)$/,
+      ),
+    ]);
+  });
 });
 
 describe("manifest-herd", () => {
-  it("asks every agent of the herd exactly once and stores the manifest once", async () => {
+  it("asks every agent of the herd exactly once and stores the manifest once, every gate green", async () => {
     const agents = 8;
     // The herd arrives within a second; its acks come a heartbeat later, well after everyone was asked.
-    const { summary, variables, tenant } = await run("manifest-herd", {
+    const { summary, result, tenant } = await healthyRun("manifest-herd", {
       agents,
       arrivalSeconds: 1,
       heartbeatSeconds: 3,
@@ -82,13 +131,13 @@ describe("manifest-herd", () => {
       javaShare: 1,
       gzipShare: 0.5,
     });
-    // A second DESCRIBE for an agent fails its virtual user, which the checks in run() catch.
+    // A second DESCRIBE for an agent fails its virtual user, which healthyRun() catches.
     expect(summary.beacon["describe_manifest.received"]).toBe(agents);
     expect(summary.beacon["describe_manifest.acknowledged"]).toBe(agents);
 
     const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(api.env));
     // Every manifest of the tenant: the herd's, once, and nothing else.
-    const { pk, sk } = Keys.manifest(tenant, variables.javaManifestHash as string);
+    const { pk, sk } = Keys.manifest(tenant, result.variables.javaManifestHash as string);
     const { Items = [] } = await documents.send(
       new QueryCommand({
         TableName: api.env.BEACON_TABLE_NAME,
@@ -98,5 +147,50 @@ describe("manifest-herd", () => {
       }),
     );
     expect(Items).toEqual([{ sk }]);
-  }, 60_000);
+  });
 });
+
+describe("when the cache is gone", () => {
+  it("npm run loadtest exits 1 naming Beacon's cache fallbacks, though every agent was answered 200", async () => {
+    await redis?.stop();
+    redis = undefined;
+    const { certificate } = await newTenant();
+    const cli = await loadtestCli(
+      [
+        "fleet-steady",
+        ...["--target", api.url, "--certs", api.certsDir, "--certificate", certificate],
+        ...["--function-log", api.functionLog],
+      ],
+      {
+        BEACON_LOADTEST_AGENTS: "4",
+        BEACON_LOADTEST_RAMP_SECONDS: "1",
+        BEACON_LOADTEST_HEARTBEATS: "2",
+      },
+    );
+    expect(cli.exitCode, cli.output).toBe(1);
+    expect(cli.output).toMatch(/^status codes \{"200":\d+\}, errors \{\}$/m);
+    expect(cli.output).toMatch(
+      /^fleet-steady FAILED:\n {2}- Beacon counted \d+ CacheFallbacks \(maxCacheFallbacks=0, BEACON_LOADTEST_MAX_CACHE_FALLBACKS\)$/m,
+    );
+  });
+});
+
+/** `npm run loadtest -- <args>` as a user runs it, its output and exit code. */
+async function loadtestCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ exitCode: number | null; output: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "loadtests/run.ts"), ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const chunks: Buffer[] = [];
+  child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+  child.stderr.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const exitCode = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", resolve);
+  });
+  return { exitCode, output: Buffer.concat(chunks).toString("utf8") };
+}

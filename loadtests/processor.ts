@@ -14,6 +14,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { asArray, asObject, asString, type JsonObject } from "../functions/core/c2/json.js";
+import { sampleGeneratorDelay } from "./generator-delay.js";
 import {
   type C2Operation,
   createAgent,
@@ -103,6 +104,7 @@ export async function prepareHeartbeat(
   const heartbeat = nextHeartbeat(agent, variable(user, "examplesDir"), Date.now());
   setBody(request, agent, heartbeat);
   events.emit("counter", `beacon.heartbeats.${agent.dialect}`, 1);
+  sampleGeneratorDelay((name, value) => events.emit("histogram", name, value));
   if (asObject(heartbeat.agentInfo)?.agentManifest !== undefined) {
     events.emit("counter", "beacon.heartbeats.with_manifest", 1);
   }

@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { parse } from "yaml";
+import { GENERATOR_DELAY_METRIC } from "./generator-delay.js";
 
 const loadtestsDir = fileURLToPath(new URL("./", import.meta.url));
 const require = createRequire(import.meta.url);
@@ -34,16 +35,21 @@ export interface ScenarioRunOptions {
   /** Scenario variables to set, over the YAML's defaults and the BEACON_LOADTEST_* environment. */
   variables?: Record<string, number>;
   env?: Readonly<Record<string, string | undefined>>;
-  /** Where Artillery's console output goes: this process's, or collected into the result. */
+  /** Artillery's console output, always in the result: also shown on this process's, or not. */
   output: "inherit" | "collect";
 }
 
 export interface ScenarioRun {
-  /** Artillery's console output, when collected. */
+  /** Artillery's console output (also shown, when inherited). */
   output: string;
   /** Every variable the scenario ran with. */
   variables: Record<string, number | string>;
   report: ArtilleryReport;
+  /** The SLO checks (the scenario's `ensure`) that failed, as Artillery states them. */
+  failedChecks: string[];
+  /** When Artillery started and ended, in ms since the epoch: the window Beacon's counters are read in. */
+  startedAt: number;
+  finishedAt: number;
 }
 
 /** The parts of Artillery's JSON report (--output) used here. */
@@ -71,6 +77,10 @@ const scenarioPath = (scenario: ScenarioName): string => path.join(loadtestsDir,
 /** The real C2 payloads the project keeps as fixtures (schemas/c2/examples). */
 const DEFAULT_EXAMPLES_DIR = path.join(loadtestsDir, "../schemas/c2/examples");
 
+/** The environment variable that overrides a scenario variable: maxP99Ms is BEACON_LOADTEST_MAX_P99_MS. */
+export const variableEnvName = (name: string): string =>
+  `${VARIABLE_ENV_PREFIX}${name.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase()}`;
+
 /**
  * The scenario's variables: its YAML defaults, overridden by BEACON_LOADTEST_<NAME> (camelCase names
  * in upper snake case), then by `overrides`. Artillery resolves config templates such as the phases
@@ -86,7 +96,7 @@ async function scenarioVariables(
   };
   const variables: Record<string, number> = {};
   for (const [name, defaultValue] of Object.entries(script.config.variables)) {
-    const envName = `${VARIABLE_ENV_PREFIX}${name.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase()}`;
+    const envName = variableEnvName(name);
     const fromEnv = env[envName];
     const value =
       overrides[name] ?? (fromEnv === undefined || fromEnv === "" ? defaultValue : Number(fromEnv));
@@ -114,6 +124,7 @@ export async function runScenario(options: ScenarioRunOptions): Promise<Scenario
   const processorPath = path.join(reportDir, `processor-${runId}.mjs`);
   try {
     await bundleProcessor(processorPath);
+    const startedAt = Date.now();
     const { exitCode, output } = await runArtillery(
       [
         scenarioPath(options.scenario),
@@ -129,11 +140,14 @@ export async function runScenario(options: ScenarioRunOptions): Promise<Scenario
       env,
       options.output,
     );
-    if (exitCode !== 0) {
+    const finishedAt = Date.now();
+    const failedChecks = failedChecksIn(output);
+    // A failed check exits 1 too; any other failure leaves no verdict to read.
+    if (exitCode !== 0 && failedChecks.length === 0) {
       throw new Error(`artillery exited with ${exitCode} running ${options.scenario}\n${output}`);
     }
     const report = JSON.parse(await readFile(options.reportPath, "utf8")) as ArtilleryReport;
-    return { output, variables, report };
+    return { output, variables, report, failedChecks, startedAt, finishedAt };
   } finally {
     await rm(processorPath, { force: true });
   }
@@ -172,16 +186,30 @@ async function runArtillery(
     {
       // Set even with the preload: it also keeps Artillery from collecting what it would send.
       env: { ...env, ARTILLERY_DISABLE_TELEMETRY: "true" },
-      stdio: ["ignore", output === "inherit" ? "inherit" : "pipe", "inherit"],
+      // Read even when shown: the ensure plugin's verdict is only in its output.
+      stdio: ["ignore", "pipe", "inherit"],
     },
   );
   const chunks: Buffer[] = [];
-  child.stdout?.on("data", (chunk: Buffer) => chunks.push(chunk));
+  child.stdout.on("data", (chunk: Buffer) => {
+    chunks.push(chunk);
+    if (output === "inherit") process.stdout.write(chunk);
+  });
   const exitCode = await new Promise<number>((resolve, reject) => {
     child.once("error", reject);
     child.once("close", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
   });
   return { exitCode, output: Buffer.concat(chunks).toString("utf8") };
+}
+
+/**
+ * The checks Artillery's ensure plugin reports as failed: after "Checks:", one line per check, "ok: <check>"
+ * or "fail: <check>" (colour codes aside).
+ */
+export function failedChecksIn(output: string): string[] {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal colour codes are control characters.
+  const plain = output.replace(/\u001b\[[0-9;]*m/g, "");
+  return [...plain.matchAll(/^fail: (.+)$/gm)].map((match) => (match[1] ?? "").trim());
 }
 
 export interface RunSummary {
@@ -202,6 +230,10 @@ export interface RunSummary {
   responseTimeBreakdown: Record<string, MetricSummary>;
   /** The processor's own counters (beacon.*): agents and messages by kind. */
   beacon: Record<string, number>;
+  /** The generator's event-loop delay, each second's mean, in ms (generator-delay.ts). */
+  generatorDelay: MetricSummary | undefined;
+  /** From the first metric to the last, in seconds. */
+  durationSeconds: number;
 }
 
 export function summarise(report: ArtilleryReport): RunSummary {
@@ -229,5 +261,7 @@ export function summarise(report: ArtilleryReport): RunSummary {
       ...pick(summaries, "beacon.response_time."),
     },
     beacon: pick(counters, "beacon."),
+    generatorDelay: summaries[GENERATOR_DELAY_METRIC],
+    durationSeconds: seconds,
   };
 }

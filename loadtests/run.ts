@@ -1,18 +1,31 @@
 /**
- * `npm run loadtest -- <scenario> [--target URL] [--certs DIR] [--certificate NAME]`: runs one
- * Artillery scenario against a running agent API (`npm start` by default), writes Artillery's JSON
- * report to .beacon/loadtests/ and prints a summary. Exits 1 when any request failed or was not
- * answered 200.
+ * `npm run loadtest -- <scenario> [--target URL] [--certs DIR] [--certificate NAME] [--function-log FILE]
+ * [--skip-counters]`: runs one Artillery scenario against a running agent API (`npm start` by default),
+ * writes Artillery's JSON report to .beacon/loadtests/ and prints a summary. Exits 1, naming each reason,
+ * when an SLO check of the scenario failed (p99, error rate) or one of Beacon's own counters over the run
+ * (read from the stack's function log) is over its bound; warns when the generator could not hold the rate.
  */
+import { existsSync } from "node:fs";
 import { connect } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { functionLogIn } from "../scripts/local/function-logs.js";
+import { localDir } from "../scripts/local/local-dir.js";
 import { localPorts } from "../scripts/local/ports.js";
+import {
+  BEACON_COUNTERS,
+  counterReasons,
+  generatorWarnings,
+  readBeaconCounters,
+  sloReasons,
+} from "./gates.js";
 import { type MetricSummary, runScenario, SCENARIOS, type ScenarioName, summarise } from "./run-scenario.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
-const usage = `usage: npm run loadtest -- <${SCENARIOS.join("|")}> [--target URL] [--certs DIR] [--certificate NAME]`;
+const usage =
+  `usage: npm run loadtest -- <${SCENARIOS.join("|")}> [--target URL] [--certs DIR] [--certificate NAME] ` +
+  "[--function-log FILE] [--skip-counters]";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -20,6 +33,11 @@ const { values, positionals } = parseArgs({
     target: { type: "string", default: process.env.BEACON_LOADTEST_TARGET },
     certs: { type: "string", default: process.env.BEACON_LOADTEST_CERTS },
     certificate: { type: "string", default: process.env.BEACON_LOADTEST_CERTIFICATE ?? "dev-fleet" },
+    "function-log": {
+      type: "string",
+      default: process.env.BEACON_LOADTEST_FUNCTION_LOG ?? functionLogIn(localDir()),
+    },
+    "skip-counters": { type: "boolean", default: false },
   },
 });
 const scenario = positionals[0];
@@ -29,6 +47,7 @@ if (positionals.length !== 1 || !SCENARIOS.includes(scenario as ScenarioName)) {
 }
 const target = values.target ?? `https://127.0.0.1:${localPorts().agent}`;
 const certsDir = values.certs ?? path.join(root, ".beacon/certs");
+const functionLog = values["function-log"] as string;
 
 await assertListening(target);
 const reportPath = path.join(
@@ -62,8 +81,47 @@ for (const [name, time] of Object.entries(summary.responseTimeBreakdown)) {
 }
 console.log(`status codes ${JSON.stringify(summary.codes)}, errors ${JSON.stringify(summary.errors)}`);
 console.log(`agents and messages ${JSON.stringify(summary.beacon)}`);
+if (summary.generatorDelay)
+  console.log(
+    `load generator's event-loop delay ms (mean of each second): ${milliseconds(summary.generatorDelay)}`,
+  );
 console.log(`report ${reportPath}`);
-process.exit(Object.keys(summary.errors).length === 0 && summary.non200 === 0 ? 0 : 1);
+
+const reasons = sloReasons(run, summary);
+if (values["skip-counters"]) {
+  console.log(
+    "Beacon's counters: not read (--skip-counters); a deployed stack's are in CloudWatch, namespace Beacon",
+  );
+} else if (!existsSync(functionLog)) {
+  reasons.push(
+    `Beacon's counters could not be read: no function log at ${functionLog} ` +
+      "(npm start writes it in its BEACON_LOCAL_DIR; for a deployed stack pass --skip-counters)",
+  );
+} else {
+  const window = { from: run.startedAt, to: run.finishedAt };
+  const counters = await readBeaconCounters(functionLog, window);
+  const time = (at: number) => new Date(at).toTimeString().slice(0, 8);
+  console.log(
+    `Beacon's counters: ${BEACON_COUNTERS.map((name) => `${name} ${counters[name]}`).join(", ")} ` +
+      `(${functionLog}, ${time(window.from)} to ${time(window.to)})`,
+  );
+  reasons.push(...counterReasons(run, counters));
+}
+
+const warnings = generatorWarnings(scenario as ScenarioName, run, summary);
+if (warnings.length > 0) {
+  console.log("warning: the load generator could not hold the planned rate; response times may read long:");
+  for (const warning of warnings) console.log(`  - ${warning}`);
+}
+if (reasons.length > 0) {
+  console.log(`${scenario} FAILED:`);
+  for (const reason of reasons) console.log(`  - ${reason}`);
+  process.exit(1);
+}
+console.log(
+  `${scenario} passed: SLO checks (${run.variables.maxP99Ms} ms p99, ${run.variables.maxErrorRate} % agents failed) and Beacon's counters within bounds`,
+);
+process.exit(0);
 
 /** Fails in a second, naming the likely cause, rather than after a whole run of connection errors. */
 async function assertListening(url: string): Promise<void> {

@@ -15,6 +15,7 @@ import { AwsEndpointEnvNames, EnvNames } from "../functions/shared/env-names.js"
 import { startBackends } from "./local/backends.js";
 import { ensureDevCertificates } from "./local/certs.js";
 import { startCountingProxy } from "./local/counting-proxy.js";
+import { openTemporaryFunctionLog } from "./local/function-logs.js";
 import { loadAgentApi } from "./local/function-routes.js";
 import { startAgentGateway } from "./local/gateway.js";
 import { findFreePorts } from "./local/ports.js";
@@ -38,14 +39,18 @@ const dynamoDbProxy = await startCountingProxy(backends.env[AwsEndpointEnvNames.
 const kinesisProxy = await startCountingProxy(backends.env[AwsEndpointEnvNames.kinesis] as string);
 const certsDir = path.join(stateDir, "certs");
 await ensureDevCertificates(certsDir);
-const agentApi = await loadAgentApi({
-  ...backends.env,
-  [AwsEndpointEnvNames.dynamodb]: dynamoDbProxy.url,
-  [AwsEndpointEnvNames.kinesis]: kinesisProxy.url,
-  // The agent API sends agents absolute URLs of its own, so it learns its port before it loads.
-  [EnvNames.agentApiUrl]: `https://127.0.0.1:${agentPort}`,
-  POWERTOOLS_LOG_LEVEL: "ERROR",
-});
+const functionLog = openTemporaryFunctionLog();
+const agentApi = await loadAgentApi(
+  {
+    ...backends.env,
+    [AwsEndpointEnvNames.dynamodb]: dynamoDbProxy.url,
+    [AwsEndpointEnvNames.kinesis]: kinesisProxy.url,
+    // The agent API sends agents absolute URLs of its own, so it learns its port before it loads.
+    [EnvNames.agentApiUrl]: `https://127.0.0.1:${agentPort}`,
+    POWERTOOLS_LOG_LEVEL: "ERROR",
+  },
+  functionLog.log,
+);
 const gateway = await startAgentGateway({ port: agentPort as number, certsDir, routes: agentApi.routes });
 console.log(`bench: agent API on ${gateway.url}`);
 const redisClient = new Redis(backends.env[EnvNames.redisUrl] as string);
@@ -102,6 +107,7 @@ try {
   redisClient.disconnect();
   await gateway.close();
   await agentApi.shutdown();
+  functionLog.close();
   await Promise.all([dynamoDbProxy.close(), kinesisProxy.close()]);
   await backends.stop();
   rmSync(stateDir, { recursive: true, force: true });

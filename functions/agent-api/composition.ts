@@ -15,6 +15,7 @@ import { makeRecordAck } from "../core/record-ack.js";
 import { makeRecordHeartbeat } from "../core/record-heartbeat.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
 import type { AgentApiConfig } from "../shared/config.js";
+import { countingLostEvents } from "../shared/observability.js";
 import { makeRedisClient } from "../shared/redis-client.js";
 
 /** Wires the agent API's use cases to DynamoDB, Redis and Kinesis; called once per container. */
@@ -29,7 +30,7 @@ export function composeAgentApi(config: AgentApiConfig) {
   const revocations = new DynamoRevocationList(documents, config.tableName);
   const hotState = new RedisHotState(redis);
   const manifests = makeManifestRegistration(new DynamoManifestStore(documents, config.tableName));
-  const events = new KinesisEventSink(makeKinesisClient(), config.streamName);
+  const events = countingLostEvents(new KinesisEventSink(makeKinesisClient(), config.streamName));
   const clock = { now: () => Date.now() };
   const ids = { newId: () => randomUUID() };
   const operations = makeOperationLifecycle({

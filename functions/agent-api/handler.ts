@@ -58,7 +58,8 @@ export async function handler(event: AgentEvent) {
   } finally {
     logger.resetKeys();
   }
-  metrics.publishStoredMetrics();
+  // A flow download that went well counts nothing; an empty publish would only log a warning.
+  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
   return agentResult(event, response);
 }
 
@@ -106,6 +107,7 @@ async function heartbeat(request: AgentRequest): Promise<JsonResponse> {
     if (error instanceof BeaconError) throw error;
     // The agents cannot act on an error reply (Java logs it, C++ counts a failed read): answer with no
     // operations. Nothing half-done is lost: the next heartbeat finds the same state and completes it.
+    metrics.addMetric(MetricNames.heartbeatsFailed, MetricUnit.Count, 1);
     logger.error("heartbeat failed; answered with no operations", { error: error as Error });
     return jsonResponse(200, { requestedOperations: [] });
   }

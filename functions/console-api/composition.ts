@@ -17,6 +17,7 @@ import { makeConsoleApi } from "../core/console/console-api.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeDynamoDbClient, makeKinesisClient, makeSecretsManagerClient } from "../shared/aws-clients.js";
 import type { ConsoleApiConfig } from "../shared/config.js";
+import { countingLostEvents } from "../shared/observability.js";
 import { makeRedisClient } from "../shared/redis-client.js";
 import { consoleRoutes } from "./routes.js";
 
@@ -51,7 +52,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
       settings: { ackTimeoutMs: config.operationAckTimeoutMs },
     }),
     rollouts: new DynamoRolloutStore(documents, config.tableName),
-    events: new KinesisEventSink(makeKinesisClient(), config.streamName),
+    events: countingLostEvents(new KinesisEventSink(makeKinesisClient(), config.streamName)),
     clock,
     ids,
     registryLagMs: config.checkpointIntervalMs,

@@ -40,6 +40,8 @@ export async function handler(
   } finally {
     logger.resetKeys();
   }
+  // Most console requests count nothing: metrics go out only when there are some.
+  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
   // Console answers are per caller, and one of them carries a private key: nothing may keep them.
   return {
     ...response,
@@ -52,13 +54,10 @@ export async function handler(
 function present(operation: ConsoleOperation, result: ConsoleResult): JsonResponse {
   if (result.cacheError !== undefined) {
     metrics.addMetric(MetricNames.cacheFallbacks, MetricUnit.Count, 1);
-    // The console publishes metrics only when there is one.
-    metrics.publishStoredMetrics();
     logger.warn("cache unavailable; answered from DynamoDB", { error: String(result.cacheError) });
   }
   if (result.streamError !== undefined) {
     metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
-    metrics.publishStoredMetrics();
     logger.error("event not put on the stream", { error: String(result.streamError) });
   }
   const status = result.status ?? 200;

@@ -1,5 +1,8 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import { Metrics } from "@aws-lambda-powertools/metrics";
+import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
+import { StreamPublishError } from "../adapters/kinesis/event-sink.js";
+import type { BeaconEvent } from "../core/events.js";
+import type { EventSink } from "../core/ports.js";
 
 /**
  * Service name, namespace and log level come from the POWERTOOLS_* variables the function construct
@@ -16,6 +19,10 @@ export const MetricNames = {
   describeSent: "DescribeSent",
   cacheFallbacks: "CacheFallbacks",
   streamFailures: "StreamFailures",
+  /** Events a publish did not put on the stream, however the use case went on. */
+  eventsLost: "EventsLost",
+  /** Heartbeats answered 200 with no operations after an internal error (agents cannot act on errors). */
+  heartbeatsFailed: "HeartbeatsFailed",
   rejectedRequests: "RejectedRequests",
   operationsTimedOut: "OperationsTimedOut",
   operationsCancelled: "OperationsCancelled",
@@ -25,3 +32,22 @@ export const MetricNames = {
   rolloutsAborted: "RolloutsAborted",
   rolloutsPaused: "RolloutsPaused",
 } as const;
+
+/**
+ * The sink, counting in EventsLost every event a publish could not put on the stream: the sink's own count
+ * when it has one (a partly failed PutRecords), else the whole publish. Counted here, where each failed
+ * publish is seen, because the use cases keep going and report one stream error for all of a run's.
+ */
+export function countingLostEvents(sink: EventSink): EventSink {
+  return {
+    async publish(events: BeaconEvent[]): Promise<void> {
+      try {
+        await sink.publish(events);
+      } catch (error) {
+        const lost = error instanceof StreamPublishError ? error.failedCount : events.length;
+        metrics.addMetric(MetricNames.eventsLost, MetricUnit.Count, lost);
+        throw error;
+      }
+    },
+  };
+}

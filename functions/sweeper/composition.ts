@@ -14,6 +14,7 @@ import type { Clock } from "../core/ports.js";
 import { makeRolloutEngine } from "../core/rollouts/engine.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
 import type { SweeperConfig } from "../shared/config.js";
+import { countingLostEvents } from "../shared/observability.js";
 import { makeRedisClient } from "../shared/redis-client.js";
 
 /**
@@ -37,7 +38,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = { now: () =
     settings: { ackTimeoutMs: config.operationAckTimeoutMs },
   });
   const classes = new DynamoClassCatalog(documents, config.tableName);
-  const events = new KinesisEventSink(makeKinesisClient(), config.streamName);
+  const events = countingLostEvents(new KinesisEventSink(makeKinesisClient(), config.streamName));
   const sweepTimeouts = makeSweepTimeouts({
     operations,
     lifecycle,

@@ -173,11 +173,12 @@ export class BeaconFunction extends Construct {
     );
   }
 
-  /** Puts records on the stream; failed puts are counted and alarmed on. */
+  /** Puts records on the stream; failed puts, and the events they lost, are counted and alarmed on. */
   bindStream(stream: IStream): void {
     this.setEnvironment(EnvNames.streamName, stream.streamName);
     stream.grantWrite(this.function);
     this.monitoring.watchDegradation(this.node.id, this.serviceName, "StreamFailures");
+    this.monitoring.watchDegradation(this.node.id, this.serviceName, "EventsLost");
   }
 
   /** Opens the cache's security group to this function; fallbacks to the table are counted and alarmed on. */

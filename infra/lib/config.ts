@@ -60,7 +60,7 @@ const settingsByStage: Record<StageName, StageSettings> = {
       agentLatencyP99Ms: 2_000,
       functionErrors: 10,
       functionThrottles: 10,
-      degradations: { CacheFallbacks: 50, StreamFailures: 10 },
+      degradations: { CacheFallbacks: 50, StreamFailures: 10, EventsLost: 10, HeartbeatsFailed: 10 },
     },
   },
   prod: {
@@ -81,7 +81,7 @@ const settingsByStage: Record<StageName, StageSettings> = {
       agentLatencyP99Ms: 1_000,
       functionErrors: 25,
       functionThrottles: 1,
-      degradations: { CacheFallbacks: 100, StreamFailures: 10 },
+      degradations: { CacheFallbacks: 100, StreamFailures: 10, EventsLost: 10, HeartbeatsFailed: 50 },
     },
   },
 };

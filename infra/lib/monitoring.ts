@@ -19,8 +19,12 @@ import type { AlarmThresholds } from "./config.js";
 /** The namespace Beacon's functions publish their Powertools metrics in. */
 export const metricsNamespace = "Beacon";
 
-/** Counters a function publishes when it degrades without failing the request. */
-export type DegradationCounter = "CacheFallbacks" | "StreamFailures";
+/**
+ * Counters a function publishes when it degrades without failing the request: answers from the table
+ * instead of the cache, failed publishes and the events they did not put on the stream, and (the agent
+ * API's) heartbeats answered with no operations after an internal error.
+ */
+export type DegradationCounter = "CacheFallbacks" | "StreamFailures" | "EventsLost" | "HeartbeatsFailed";
 
 /** What an agent ingress (HTTP API or load balancer) reports, in the same units whichever it is. */
 export interface AgentIngressMetrics {

@@ -57,6 +57,7 @@ export class StatelessStack extends Stack {
     this.agentApi.bindTable(stateful.table);
     this.agentApi.bindStream(stateful.stream);
     this.agentApi.bindCache(stateful.cache);
+    monitoring.watchDegradation("AgentApi", this.agentApi.serviceName, "HeartbeatsFailed");
     // Catch-up sends agents the class's flow from the heartbeat reply.
     this.agentApi.bindAgentDomain(config.agentDomain);
 

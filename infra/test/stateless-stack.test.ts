@@ -298,7 +298,7 @@ describe("agent load balancer", () => {
 describe("observability", () => {
   it("alarms on the ingress, the functions and their degradations, on one dashboard", () => {
     for (const { statelessTemplate } of [prod, prodAlb]) {
-      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 14);
+      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 18);
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
     }
     const alarms = Object.values(prod.statelessTemplate.findResources("AWS::CloudWatch::Alarm"));
@@ -313,6 +313,10 @@ describe("observability", () => {
         "Errors",
         "Errors",
         "Errors",
+        "EventsLost",
+        "EventsLost",
+        "EventsLost",
+        "HeartbeatsFailed",
         "StreamFailures",
         "StreamFailures",
         "StreamFailures",
@@ -323,8 +327,8 @@ describe("observability", () => {
     );
   });
 
-  it("alarms on cache fallbacks and stream failures by the function's service dimension alone", () => {
-    for (const metricName of ["CacheFallbacks", "StreamFailures"]) {
+  it("alarms on cache fallbacks, stream failures, lost events and failed heartbeats by the function's service dimension alone", () => {
+    for (const metricName of ["CacheFallbacks", "StreamFailures", "EventsLost", "HeartbeatsFailed"]) {
       prod.statelessTemplate.hasResourceProperties("AWS::CloudWatch::Alarm", {
         Namespace: "Beacon",
         MetricName: metricName,

@@ -8,6 +8,7 @@ import { inject } from "vitest";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { type ClientCertificateRequest, ensureDevCertificates, issueClientCertificate } from "./certs.js";
 import { type CountingProxy, startCountingProxy } from "./counting-proxy.js";
+import { openTemporaryFunctionLog } from "./function-logs.js";
 import { loadAgentApi } from "./function-routes.js";
 import { startAgentGateway } from "./gateway.js";
 import { findFreePort } from "./ports.js";
@@ -37,6 +38,8 @@ export interface AgentApiUnderTest {
   dynamoDb: CountingProxy;
   kinesis: CountingProxy;
   env: Record<string, string>;
+  /** The JSON-lines file the handler's log records and metric lines go to, as `npm start`'s do. */
+  functionLog: string;
   post(path: string, body: unknown, options?: PostOptions): Promise<AgentResponse>;
   /** A GET with no body, as agents fetch a flow. */
   get(path: string, options?: Pick<PostOptions, "certificate" | "headers">): Promise<AgentResponse>;
@@ -65,7 +68,8 @@ export async function startAgentApi(overrides: Record<string, string> = {}): Pro
     POWERTOOLS_LOG_LEVEL: "ERROR",
     ...overrides,
   };
-  const agentApi = await loadAgentApi(env);
+  const functionLog = openTemporaryFunctionLog();
+  const agentApi = await loadAgentApi(env, functionLog.log);
 
   const certsDir = mkdtempSync(path.join(tmpdir(), "beacon-certs-"));
   await ensureDevCertificates(certsDir);
@@ -92,6 +96,7 @@ export async function startAgentApi(overrides: Record<string, string> = {}): Pro
     dynamoDb,
     kinesis,
     env,
+    functionLog: functionLog.log.file,
     post: (requestPath, body, options = {}) =>
       send(new URL(requestPath, gateway.url), body, agentFor(options.certificate ?? "dev-fleet"), options),
     get: (requestPath, options = {}) =>
@@ -107,6 +112,7 @@ export async function startAgentApi(overrides: Record<string, string> = {}): Pro
       for (const agent of agents.values()) agent.destroy();
       await gateway.close();
       await agentApi.shutdown();
+      functionLog.close();
       await Promise.all([dynamoDb.close(), kinesis.close()]);
       rmSync(certsDir, { recursive: true, force: true });
     },

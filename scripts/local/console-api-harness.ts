@@ -10,6 +10,7 @@ import {
   ensureConsoleIssuer,
   makeJwtAuthorizer,
 } from "./console-issuer.js";
+import { openTemporaryFunctionLog } from "./function-logs.js";
 import { loadConsoleApi } from "./function-routes.js";
 import { startConsoleGateway } from "./gateway.js";
 
@@ -46,13 +47,17 @@ export async function startConsoleApi(
   agentApi: { certsDir: string; url: string },
   overrides: Record<string, string> = {},
 ): Promise<ConsoleApiUnderTest> {
-  const consoleApi = await loadConsoleApi({
-    ...inject("beaconEnv"),
-    [EnvNames.agentCaDir]: agentApi.certsDir,
-    [EnvNames.agentApiUrl]: agentApi.url,
-    POWERTOOLS_LOG_LEVEL: "ERROR",
-    ...overrides,
-  });
+  const functionLog = openTemporaryFunctionLog();
+  const consoleApi = await loadConsoleApi(
+    {
+      ...inject("beaconEnv"),
+      [EnvNames.agentCaDir]: agentApi.certsDir,
+      [EnvNames.agentApiUrl]: agentApi.url,
+      POWERTOOLS_LOG_LEVEL: "ERROR",
+      ...overrides,
+    },
+    functionLog.log,
+  );
   const issuerDir = mkdtempSync(path.join(tmpdir(), "beacon-issuer-"));
   const issuer = await ensureConsoleIssuer(issuerDir);
   const gateway = await startConsoleGateway({
@@ -84,6 +89,7 @@ export async function startConsoleApi(
     async close() {
       await gateway.close();
       await consoleApi.shutdown();
+      functionLog.close();
       rmSync(issuerDir, { recursive: true, force: true });
     },
   };

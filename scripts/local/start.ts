@@ -10,19 +10,22 @@ import { LocalStackNames, startBackends } from "./backends.js";
 import { registerDevCertificates } from "./certificate-registration.js";
 import { DEV_TENANT, ensureDevCertificates } from "./certs.js";
 import { consoleToken, ensureConsoleIssuer, LOCAL_ISSUER_DIR, makeJwtAuthorizer } from "./console-issuer.js";
+import {
+  FunctionLog,
+  functionLogIn,
+  LOG_LEVEL_ENV_NAME,
+  TerminalLevels,
+  terminalLevelFrom,
+} from "./function-logs.js";
 import { loadAgentApi, loadConsoleApi } from "./function-routes.js";
 import { startAgentGateway, startConsoleGateway } from "./gateway.js";
 import { kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
+import { localDir } from "./local-dir.js";
 import { assertPortFree, localPorts } from "./ports.js";
 import { startSweeperTimer, sweepIntervalSeconds } from "./sweeper-timer.js";
 
 const beaconDir = fileURLToPath(new URL("../../.beacon/", import.meta.url));
 const certsDir = path.join(beaconDir, "certs");
-/**
- * The emulators' data and every log, .beacon/local unless BEACON_LOCAL_DIR names another folder, so that a
- * second stack of the same checkout (the README's test runs one) leaves a running one's files alone.
- */
-const localDir = process.env.BEACON_LOCAL_DIR || path.join(beaconDir, "local");
 /** Long enough for a working day at the terminal; `npm run token` makes more. */
 const DEV_TOKEN_LIFETIME_SECONDS = 12 * 3600;
 /** Set to "true" to keep DynamoDB Local's tables across restarts, in the local folder's dynamodb/. */
@@ -56,12 +59,13 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 
 async function start(): Promise<void> {
   log("Beacon: starting the local stack");
+  const terminalLevel = terminalLevelFrom(process.env[LOG_LEVEL_ENV_NAME]);
   const ports = localPorts();
   // Checked first, so a taken port costs no wait for the backends.
   await assertPortFree(ports.agent, "agent");
   await assertPortFree(ports.console, "console");
   const backends = await startBackends({
-    stateDir: localDir,
+    stateDir: localDir(),
     ports,
     kinesisEmulator: kinesisEmulatorFromEnv(),
     ...LocalStackNames,
@@ -70,22 +74,27 @@ async function start(): Promise<void> {
   });
   running.push(() => backends.stop());
 
+  // The functions' log records and metric lines, in full; the terminal shows their warnings and errors.
+  const functionLog = FunctionLog.open({
+    file: functionLogIn(localDir()),
+    terminalLevel,
+  });
+  running.push(async () => functionLog.close());
   log(`certificates: ${certsDir}`);
   const certificates = await ensureDevCertificates(certsDir);
   await registerDevCertificates(certsDir, backends.env, log);
   // Both APIs send agents to flow downloads on the agent gateway.
   const agentApiUrl = `https://127.0.0.1:${ports.agent}`;
-  const agentApi = await loadAgentApi({ ...backends.env, [EnvNames.agentApiUrl]: agentApiUrl });
+  const agentApi = await loadAgentApi({ ...backends.env, [EnvNames.agentApiUrl]: agentApiUrl }, functionLog);
   running.push(() => agentApi.shutdown());
   const gateway = await startAgentGateway({ port: ports.agent, certsDir, routes: agentApi.routes });
   running.push(() => gateway.close());
 
   // The console issues agent certificates from the same dev CA the agent gateway trusts.
-  const consoleApi = await loadConsoleApi({
-    ...backends.env,
-    [EnvNames.agentCaDir]: certsDir,
-    [EnvNames.agentApiUrl]: agentApiUrl,
-  });
+  const consoleApi = await loadConsoleApi(
+    { ...backends.env, [EnvNames.agentCaDir]: certsDir, [EnvNames.agentApiUrl]: agentApiUrl },
+    functionLog,
+  );
   running.push(() => consoleApi.shutdown());
   const issuer = await ensureConsoleIssuer(LOCAL_ISSUER_DIR);
   const consoleGateway = await startConsoleGateway({
@@ -94,9 +103,10 @@ async function start(): Promise<void> {
     authorizer: await makeJwtAuthorizer(issuer),
   });
   running.push(() => consoleGateway.close());
-  // Loaded after the APIs, whose loading put the local Powertools settings in place. Rollouts send agents
-  // to flow downloads on the agent gateway too.
-  running.push(await startSweeperTimer({ ...backends.env, [EnvNames.agentApiUrl]: agentApiUrl }, log));
+  // Rollouts send agents to flow downloads on the agent gateway too.
+  running.push(
+    await startSweeperTimer({ ...backends.env, [EnvNames.agentApiUrl]: agentApiUrl }, log, functionLog),
+  );
   const devToken = await consoleToken(
     issuer,
     { tenant: DEV_TENANT, role: "admin" },
@@ -119,6 +129,10 @@ async function start(): Promise<void> {
   log(`  DynamoDB   ${env[AwsEndpointEnvNames.dynamodb]}  table ${env[EnvNames.tableName]}`);
   log(`  Kinesis    ${env[AwsEndpointEnvNames.kinesis]}  stream ${env[EnvNames.streamName]}`);
   log(`  Redis      ${env[EnvNames.redisUrl]}`);
+  log(`  logs       ${functionLog.file}: every function's log records and metrics (JSON)`);
+  log(
+    `             this terminal shows ${terminalLevel} and above (${LOG_LEVEL_ENV_NAME}=${TerminalLevels.join("|")})`,
+  );
   log("");
   log("Beacon is ready");
 }

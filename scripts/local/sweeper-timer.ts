@@ -1,4 +1,6 @@
 import { numberEnv } from "../../functions/shared/config.js";
+import type { FunctionLog } from "./function-logs.js";
+import { setLocalPowertoolsDefaults } from "./function-routes.js";
 
 /**
  * The sweeper runs once a minute, as the EventBridge schedule runs it on AWS, unless
@@ -11,21 +13,23 @@ type SweeperModule = { handler(): Promise<void>; shutdown(): Promise<void> };
 
 /**
  * Loads the sweeper's handler module as Lambda would, on the backends in `env`, and runs it every minute (or as set),
- * never two runs at once. The returned function stops the timer, waits for a run in progress, and closes
- * the sweeper's connections.
+ * never two runs at once, writing to `logs`. The returned function stops the timer, waits for a run in
+ * progress, and closes the sweeper's connections.
  */
 export async function startSweeperTimer(
   env: Record<string, string>,
   log: (line: string) => void,
+  logs: FunctionLog,
 ): Promise<() => Promise<void>> {
   // The module reads its configuration when first imported.
+  setLocalPowertoolsDefaults(logs);
   Object.assign(process.env, env);
   const sweeper = (await import("../../functions/sweeper/handler.js")) as SweeperModule;
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (running) return;
-    running = sweeper
-      .handler()
+    running = logs
+      .run("sweeper", () => sweeper.handler())
       .catch((error: unknown) => log(`sweeper: run failed: ${(error as Error).message}`))
       .finally(() => {
         running = undefined;
