@@ -221,6 +221,26 @@ describe("the heartbeat's round trips on the cluster", () => {
     expect(await client.zscore(CacheKeys.classIndex(tenant, "gateways"), "mover")).toBeNull();
     expect(await client.zscore(CacheKeys.classIndex(tenant, "sensors"), "mover")).not.toBeNull();
   });
+
+  it("leaves an agent whose heartbeats race with different classes in the index of the class it holds only", async () => {
+    const classes = ["gateways", "sensors", undefined];
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 60 }, (_, index) => steady("racer", classes[index % classes.length])),
+    );
+    // A heartbeat whose class another one changed between its two calls fails, and falls back to the registry.
+    for (const outcome of outcomes) {
+      if (outcome.status === "rejected")
+        expect(outcome.reason).toEqual(new Error("The agent's class changed during its heartbeat"));
+    }
+    expect(outcomes.some((outcome) => outcome.status === "fulfilled")).toBe(true);
+    const held = await client.hget(CacheKeys.agent(tenant, "racer"), "agentClass");
+    const indexed = await Promise.all(
+      ["gateways", "sensors"].map(async (name) =>
+        (await client.zscore(CacheKeys.classIndex(tenant, name), "racer")) === null ? [] : [name],
+      ),
+    );
+    expect(indexed.flat()).toEqual([held]);
+  });
 });
 
 describe("the agent and console APIs on the cluster", () => {
