@@ -44,8 +44,8 @@ export const localAwsEnv = {
 } as const;
 
 /**
- * Starts DynamoDB Local, Redis (one server or a cluster) and a Kinesis emulator side by side (each unless its endpoint variable
- * is already set, e.g. to LocalStack), then creates the table and the stream.
+ * Starts DynamoDB Local, Redis (one server or a cluster) and a Kinesis emulator side by side (each
+ * unless its endpoint variable is already set, e.g. to LocalStack), then creates the table and the stream.
  */
 export async function startBackends(options: BackendsOptions): Promise<Backends> {
   const { stateDir, ports, log } = options;
