@@ -13,7 +13,10 @@ declare module "vitest" {
     beaconEnv: Record<string, string>;
     /** For tests that run a Redis of their own, e.g. to take it away mid-test. */
     redisServerBinary: string;
-    /** A Redis Cluster of three masters (cluster mode, as on AWS), for BEACON_REDIS_URL. */
+    /**
+     * A Redis Cluster of three masters (cluster mode, as on AWS), for BEACON_REDIS_URL. One test file
+     * uses it (functions/adapters/redis/cluster.itest.ts), whose MONITOR counts everything on it.
+     */
     redisClusterUrl: string;
   }
 }
