@@ -6,6 +6,7 @@ import { startDynamoDbLocal } from "./dynamodb-local.js";
 import { type KinesisEmulator, startKinesisEmulator } from "./kinesis-emulator.js";
 import type { LocalPorts } from "./ports.js";
 import { provisionStream, provisionTable } from "./provision.js";
+import { clusterNodesOn, startRedisCluster } from "./redis-cluster.js";
 import { startRedisServer } from "./redis-server.js";
 
 export const LocalStackNames = { tableName: "beacon-local", streamName: "beacon-events-local" } as const;
@@ -19,6 +20,11 @@ export interface BackendsOptions {
   log: (line: string) => void;
   /** Keep DynamoDB Local's tables on disk under stateDir instead of in memory. */
   persistDynamoDb?: boolean;
+  /**
+   * Run Redis as a cluster of three masters (cluster mode, as ElastiCache Serverless) on the Redis port
+   * and the two after it, each with its cluster bus 10000 ports higher.
+   */
+  redisCluster?: boolean;
 }
 
 export interface Backends {
@@ -38,8 +44,8 @@ export const localAwsEnv = {
 } as const;
 
 /**
- * Starts DynamoDB Local, Redis and a Kinesis emulator side by side (each unless its endpoint variable
- * is already set, e.g. to LocalStack), then creates the table and the stream.
+ * Starts DynamoDB Local, Redis (one server or a cluster) and a Kinesis emulator side by side (each
+ * unless its endpoint variable is already set, e.g. to LocalStack), then creates the table and the stream.
  */
 export async function startBackends(options: BackendsOptions): Promise<Backends> {
   const { stateDir, ports, log } = options;
@@ -76,9 +82,18 @@ export async function startBackends(options: BackendsOptions): Promise<Backends>
         clientEnv: localAwsEnv,
       }),
     ),
-    endpointOf(EnvNames.redisUrl, "Redis", `redis://127.0.0.1:${ports.redis}`, () =>
-      startRedisServer({ port: ports.redis, stateDir }),
-    ),
+    options.redisCluster
+      ? endpointOf(EnvNames.redisUrl, "Redis Cluster", `redis://127.0.0.1:${ports.redis}?cluster=true`, () =>
+          startRedisCluster({
+            nodes: clusterNodesOn(
+              [0, 1, 2].flatMap((index) => [ports.redis + index, ports.redis + index + 10_000]),
+            ),
+            stateDir,
+          }),
+        )
+      : endpointOf(EnvNames.redisUrl, "Redis", `redis://127.0.0.1:${ports.redis}`, () =>
+          startRedisServer({ port: ports.redis, stateDir }),
+        ),
     endpointOf(
       AwsEndpointEnvNames.kinesis,
       options.kinesisEmulator,

@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync, rmSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { type ChildService, startChildService } from "./child-service.js";
@@ -22,20 +22,38 @@ export function findRedisServerBinary(searchPath = process.env.PATH ?? ""): stri
 export interface RedisServerOptions {
   port: number;
   stateDir: string;
+  /** Makes it a node of a Redis Cluster, which speaks to the other nodes on this port. */
+  clusterBusPort?: number;
 }
 
-/** A throwaway Redis: loopback only, nothing written to disk. */
+/** A throwaway Redis: loopback only, no data written to disk (a cluster node keeps its nodes.conf). */
 export async function startRedisServer(options: RedisServerOptions): Promise<ChildService> {
   const binary = findRedisServerBinary();
-  await assertPortFree(options.port, "redis");
-  const dataDir = path.join(options.stateDir, "redis");
+  const { port, clusterBusPort } = options;
+  await assertPortFree(port, "redis");
+  if (clusterBusPort !== undefined) await assertPortFree(clusterBusPort, "redis");
+  const name = clusterBusPort === undefined ? "redis" : `redis-${port}`;
+  const dataDir = path.join(options.stateDir, name);
+  // A node's nodes.conf from an earlier start would bring back a cluster of nodes that are gone.
+  rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
+  const clusterArgs =
+    clusterBusPort === undefined
+      ? []
+      : [
+          "--cluster-enabled",
+          "yes",
+          "--cluster-port",
+          String(clusterBusPort),
+          "--cluster-config-file",
+          "nodes.conf",
+        ];
   return startChildService({
-    name: "Redis",
+    name: clusterBusPort === undefined ? "Redis" : `Redis cluster node ${port}`,
     command: binary,
     args: [
       "--port",
-      String(options.port),
+      String(port),
       "--bind",
       "127.0.0.1",
       "--save",
@@ -44,9 +62,10 @@ export async function startRedisServer(options: RedisServerOptions): Promise<Chi
       "no",
       "--dir",
       dataDir,
+      ...clusterArgs,
     ],
-    logFile: path.join(options.stateDir, "logs", "redis.log"),
-    probe: () => pingRedis(options.port),
+    logFile: path.join(options.stateDir, "logs", `${name}.log`),
+    probe: () => pingRedis(port),
     readyTimeoutMs: 10_000,
   });
 }

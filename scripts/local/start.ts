@@ -30,6 +30,8 @@ const certsDir = path.join(beaconDir, "certs");
 const DEV_TOKEN_LIFETIME_SECONDS = 12 * 3600;
 /** Set to "true" to keep DynamoDB Local's tables across restarts, in the local folder's dynamodb/. */
 const persistDynamoDbEnvName = "BEACON_DYNAMODB_PERSIST";
+/** Set to "true" to run Redis as a cluster of three masters, as ElastiCache Serverless runs it. */
+const redisClusterEnvName = "BEACON_LOCAL_REDIS_CLUSTER";
 
 const log = (line: string) => console.log(line);
 
@@ -71,6 +73,7 @@ async function start(): Promise<void> {
     ...LocalStackNames,
     log,
     persistDynamoDb: process.env[persistDynamoDbEnvName] === "true",
+    redisCluster: process.env[redisClusterEnvName] === "true",
   });
   running.push(() => backends.stop());
 

@@ -4,6 +4,7 @@ import type { TestProject } from "vitest/node";
 import { startBackends } from "./backends.js";
 import { kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
 import { findFreePorts } from "./ports.js";
+import { clusterNodesOn, startRedisCluster } from "./redis-cluster.js";
 import { findRedisServerBinary } from "./redis-server.js";
 
 declare module "vitest" {
@@ -12,6 +13,11 @@ declare module "vitest" {
     beaconEnv: Record<string, string>;
     /** For tests that run a Redis of their own, e.g. to take it away mid-test. */
     redisServerBinary: string;
+    /**
+     * A Redis Cluster of three masters (cluster mode, as on AWS), for BEACON_REDIS_URL. One test file
+     * uses it (functions/adapters/redis/cluster.itest.ts), whose MONITOR counts everything on it.
+     */
+    redisClusterUrl: string;
   }
 }
 
@@ -22,21 +28,40 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stateDir = fileURLToPath(new URL(`../../.beacon/test-${process.pid}/`, import.meta.url));
-  const [dynamodb, redis, kinesis] = await findFreePorts(3);
+  const [dynamodb, redis, kinesis, ...clusterPorts] = await findFreePorts(9);
   if (dynamodb === undefined || redis === undefined || kinesis === undefined)
     throw new Error("no free ports");
-  const backends = await startBackends({
-    stateDir,
-    ports: { dynamodb, redis, kinesis },
-    kinesisEmulator: kinesisEmulatorFromEnv(),
-    tableName: "beacon-test",
-    streamName: "beacon-events-test",
-    log: (line) => console.log(`[backends] ${line}`),
-  });
-  project.provide("beaconEnv", backends.env);
+  const [backendsOutcome, clusterOutcome] = await Promise.allSettled([
+    startBackends({
+      stateDir,
+      ports: { dynamodb, redis, kinesis },
+      kinesisEmulator: kinesisEmulatorFromEnv(),
+      tableName: "beacon-test",
+      streamName: "beacon-events-test",
+      log: (line) => console.log(`[backends] ${line}`),
+    }),
+    startRedisCluster({ nodes: clusterNodesOn(clusterPorts), stateDir }),
+  ]);
+  const stop = async () => {
+    await Promise.all(
+      [backendsOutcome, clusterOutcome].map((outcome) =>
+        outcome.status === "fulfilled" ? outcome.value.stop() : undefined,
+      ),
+    );
+  };
+  if (backendsOutcome.status === "rejected") {
+    await stop();
+    throw backendsOutcome.reason;
+  }
+  if (clusterOutcome.status === "rejected") {
+    await stop();
+    throw clusterOutcome.reason;
+  }
+  project.provide("beaconEnv", backendsOutcome.value.env);
   project.provide("redisServerBinary", findRedisServerBinary());
+  project.provide("redisClusterUrl", clusterOutcome.value.url);
   return async () => {
-    await backends.stop();
+    await stop();
     rmSync(stateDir, { recursive: true, force: true });
   };
 }

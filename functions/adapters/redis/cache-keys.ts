@@ -1,21 +1,22 @@
 /**
- * Every key of a tenant carries the tenant as its hash tag, so one heartbeat's keys share a cluster
- * slot and one script can touch them all (ElastiCache Serverless runs in cluster mode).
+ * Every key of a tenant carries the tenant as its hash tag, so all of a tenant's keys share one cluster
+ * slot (ElastiCache Serverless runs in cluster mode, where a script or transaction may only touch keys of
+ * one slot). Per tenant, not per agent: one heartbeat's script reads the tenant's revocation list,
+ * manifests, class index and class flow policy beside the agent's own keys, and every console read
+ * spans a tenant's agents. The price is that a tenant lives on one shard (see the README's "Hot state").
  */
 export const CacheKeys = {
-  tag: (tenant: string) => `{t:${tenant}}`,
   agent: (tenant: string, agentId: string) => `{t:${tenant}}:agent:${agentId}`,
   manifests: (tenant: string) => `{t:${tenant}}:manifests`,
   classes: (tenant: string) => `{t:${tenant}}:classes`,
-  classIndexPrefix: (tenant: string) => `{t:${tenant}}:class-seen:`,
+  /** The class's agents by last seen (a sorted set scored by time). */
+  classIndex: (tenant: string, className: string) => `{t:${tenant}}:class-seen:${className}`,
   revokedSerials: (tenant: string) => `{t:${tenant}}:revoked`,
   heartbeatsInMinute: (tenant: string, epochMinute: number) => `{t:${tenant}}:heartbeats:${epochMinute}`,
   /** Present while operations may be queued for the agent; its value is a version, bumped on each queueing. */
   pendingOperations: (tenant: string, agentId: string) => `{t:${tenant}}:pending:${agentId}`,
   /** The class's flow policy (fields target, accepted, ackTimeoutMs; only loaded when it has none). */
   classFlow: (tenant: string, className: string) => `{t:${tenant}}:class-flow:${className}`,
-  classFlowPrefix: (tenant: string) => `{t:${tenant}}:class-flow:`,
   /** Present while a catch-up sent to the agent holds off the next one; its value is the flow sent. */
   catchUp: (tenant: string, agentId: string) => `{t:${tenant}}:catch-up:${agentId}`,
-  catchUpPrefix: (tenant: string) => `{t:${tenant}}:catch-up:`,
 } as const;

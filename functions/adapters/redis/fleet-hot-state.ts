@@ -78,7 +78,7 @@ export class RedisFleetHotState implements FleetHotState {
   async classCounts(tenant: string, classes: { name: string; onlineSince: number }[]) {
     const pipeline = this.usable().pipeline();
     for (const { name, onlineSince } of classes) {
-      const key = `${CacheKeys.classIndexPrefix(tenant)}${name}`;
+      const key = CacheKeys.classIndex(tenant, name);
       pipeline.zcard(key).zcount(key, onlineSince, "+inf");
     }
     const replies = await execute<number>(pipeline);
@@ -101,7 +101,7 @@ export class RedisFleetHotState implements FleetHotState {
       .multi()
       .del(CacheKeys.agent(tenant, agentId), CacheKeys.pendingOperations(tenant, agentId));
     for (const agentClass of agentClasses) {
-      transaction.zrem(`${CacheKeys.classIndexPrefix(tenant)}${agentClass}`, agentId);
+      transaction.zrem(CacheKeys.classIndex(tenant, agentClass), agentId);
     }
     await execute(transaction);
   }

@@ -39,6 +39,7 @@ export class CacheUnavailableError extends Error {
 
 type RecordSightingReply =
   | ["unknown" | "revoked"]
+  | ["class", string]
   | [
       "recorded",
       string,
@@ -67,7 +68,7 @@ export class RedisHotState implements HotState {
 
   constructor(redis: Redis | Cluster) {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: one round trip a call.
-    redis.defineCommand("recordSighting", { numberOfKeys: 6, lua: RECORD_SIGHTING_SCRIPT });
+    redis.defineCommand("recordSighting", { numberOfKeys: 9, lua: RECORD_SIGHTING_SCRIPT });
     redis.defineCommand("clearPending", { numberOfKeys: 1, lua: CLEAR_PENDING_SCRIPT });
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
   }
@@ -79,40 +80,17 @@ export class RedisHotState implements HotState {
   }
 
   async recordSighting(sighting: HotSighting): Promise<SightingOutcome> {
-    const { tenant, agentId, now } = sighting;
-    const fields: Record<string, string | undefined> = {
-      lastSeen: String(now),
-      agentClass: sighting.agentClass,
-      manifestHash: sighting.manifestHash,
-      flowId: sighting.flowId,
-      runStatus: sighting.runStatus,
-      status: sighting.status && JSON.stringify(sighting.status),
-      device: sighting.device && JSON.stringify(sighting.device),
-      repositories: sighting.repositories && JSON.stringify(sighting.repositories),
-      queues: sighting.queues && JSON.stringify(sighting.queues),
-      bulletins: sighting.bulletins && JSON.stringify(sighting.bulletins),
-    };
-    const pairs = Object.entries(fields).flatMap(([name, value]) =>
-      value === undefined ? [] : [name, value],
-    );
-    const reply = await this.usable().recordSighting(
-      CacheKeys.agent(tenant, agentId),
-      CacheKeys.manifests(tenant),
-      CacheKeys.revokedSerials(tenant),
-      CacheKeys.heartbeatsInMinute(tenant, Math.floor(now / 60_000)),
-      CacheKeys.pendingOperations(tenant, agentId),
-      CacheKeys.catchUp(tenant, agentId),
-      now,
-      sighting.checkpointIntervalMs,
-      CacheKeys.classIndexPrefix(tenant),
-      agentId,
-      AGENT_TTL_SECONDS,
-      sighting.serialNumber,
-      HEARTBEAT_COUNTER_TTL_SECONDS,
-      CacheKeys.classFlowPrefix(tenant),
-      sighting.catchUpRetryMs,
-      ...pairs,
-    );
+    // A cluster requires a script to declare every key it touches, the class's among them. The steady
+    // heartbeat reports the class the cache holds already: one call. One without a class, or with a new
+    // one, is told the class the cache holds by a first call that changes nothing, and makes a second.
+    const reported = sighting.agentClass ?? "";
+    let reply = await this.runRecordSighting(sighting, reported, reported);
+    if (reply[0] === "class") {
+      const storedClass = reply[1];
+      reply = await this.runRecordSighting(sighting, sighting.agentClass ?? storedClass, storedClass);
+      // Only another heartbeat of the agent changing its class between the two calls gets here.
+      if (reply[0] === "class") throw new Error("The agent's class changed during its heartbeat");
+    }
     if (reply[0] !== "recorded") return { recorded: false, revocation: reply[0] };
     const [
       ,
@@ -149,6 +127,51 @@ export class RedisHotState implements HotState {
       classFlowUnknown: Number(classFlowUnknown) === 1,
     };
     return { recorded: true, sighting: result };
+  }
+
+  /** One call of the sighting script, declaring the keys of the class `agentClass` and of `storedClass`. */
+  private runRecordSighting(
+    sighting: HotSighting,
+    agentClass: string,
+    storedClass: string,
+  ): Promise<RecordSightingReply> {
+    const { tenant, agentId, now } = sighting;
+    const fields: Record<string, string | undefined> = {
+      lastSeen: String(now),
+      agentClass: sighting.agentClass,
+      manifestHash: sighting.manifestHash,
+      flowId: sighting.flowId,
+      runStatus: sighting.runStatus,
+      status: sighting.status && JSON.stringify(sighting.status),
+      device: sighting.device && JSON.stringify(sighting.device),
+      repositories: sighting.repositories && JSON.stringify(sighting.repositories),
+      queues: sighting.queues && JSON.stringify(sighting.queues),
+      bulletins: sighting.bulletins && JSON.stringify(sighting.bulletins),
+    };
+    const pairs = Object.entries(fields).flatMap(([name, value]) =>
+      value === undefined ? [] : [name, value],
+    );
+    return this.usable().recordSighting(
+      CacheKeys.agent(tenant, agentId),
+      CacheKeys.manifests(tenant),
+      CacheKeys.revokedSerials(tenant),
+      CacheKeys.heartbeatsInMinute(tenant, Math.floor(now / 60_000)),
+      CacheKeys.pendingOperations(tenant, agentId),
+      CacheKeys.catchUp(tenant, agentId),
+      CacheKeys.classIndex(tenant, agentClass),
+      CacheKeys.classFlow(tenant, agentClass),
+      CacheKeys.classIndex(tenant, storedClass),
+      now,
+      sighting.checkpointIntervalMs,
+      agentId,
+      AGENT_TTL_SECONDS,
+      sighting.serialNumber,
+      HEARTBEAT_COUNTER_TTL_SECONDS,
+      sighting.catchUpRetryMs,
+      agentClass,
+      storedClass,
+      ...pairs,
+    );
   }
 
   async revocationOf(tenant: string, serial: string): Promise<CachedRevocation> {
