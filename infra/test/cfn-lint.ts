@@ -1,8 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { ensurePythonTool } from "../../scripts/python-tool.js";
-
-/** cfn-lint from PyPI, installed on first use into `.beacon/tools/cfn-lint`. */
-export const ensureCfnLint = (): string => ensurePythonTool("cfn-lint", "cfn-lint>=1.58,<2");
+import { pythonTool } from "../../scripts/python-tool.js";
 
 export interface CfnLintResult {
   readonly exitCode: number | null;
@@ -12,7 +9,7 @@ export interface CfnLintResult {
 export function cfnLint(templatePaths: string[]): CfnLintResult {
   // W3005 flags a DependsOn beside a reference to the same resource: CDK's own constructs write both on purpose.
   const run = spawnSync(
-    ensureCfnLint(),
+    pythonTool("cfn-lint"),
     ["--format", "json", "--ignore-checks", "W3005", "--", ...templatePaths],
     {
       encoding: "utf8",

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cfnLint, ensureCfnLint } from "./cfn-lint.js";
+import { cfnLint } from "./cfn-lint.js";
 import { nagAcknowledgementsOf, type SynthesizedBeacon, synthesizeBeacon } from "./synthesize.js";
 
 const variants: Record<string, Record<string, string>> = {
@@ -16,7 +16,6 @@ const variants: Record<string, Record<string, string>> = {
 const outcomes = new Map<string, SynthesizedBeacon | Error>();
 
 beforeAll(() => {
-  ensureCfnLint();
   for (const [name, context] of Object.entries(variants)) {
     try {
       outcomes.set(name, synthesizeBeacon(context));
