@@ -13,8 +13,9 @@ export default defineConfig({
         test: {
           name: "infra",
           include: ["infra/**/*.test.ts"],
-          testTimeout: 240_000,
-          hookTimeout: 600_000,
+          globalSetup: ["infra/test/global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
       {
