@@ -34,7 +34,13 @@ const pythonTools = [
   { name: "schemathesis", requirement: "schemathesis>=4.32,<5", executable: "st" },
 ];
 
-class SetupError extends Error {}
+class SetupError extends Error {
+  /** What the failed command wrote last, shown before the message. */
+  constructor(message, output = "") {
+    super(message);
+    this.output = output;
+  }
+}
 
 /** Prints a step's lines as `setup [2/5] Redis: …`. */
 function stepReporter(number, count, title) {
@@ -58,10 +64,11 @@ function run(command, args, options = {}) {
   });
   if (result.error) throw new SetupError(`cannot run ${command}: ${result.error.message}`);
   if (result.status !== 0) {
-    process.stderr.write(`${result.stdout}${result.stderr}`);
-    throw new SetupError(`${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal})`);
+    throw new SetupError(
+      `${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal})`,
+      `${result.stdout}${result.stderr}`,
+    );
   }
-  return result.stdout;
 }
 
 /**
@@ -93,8 +100,7 @@ async function runStreaming(command, args, onLine, options = {}) {
     child.once("close", (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
   });
   if (code !== 0) {
-    process.stderr.write(`${tail.join("\n")}\n`);
-    throw new SetupError(`${command} ${args.join(" ")} failed (exit ${code ?? signal})`);
+    throw new SetupError(`${command} ${args.join(" ")} failed (exit ${code ?? signal})`, tail.join("\n"));
   }
 }
 
@@ -177,6 +183,7 @@ async function ensureNpmPackages(report) {
       throw new SetupError(
         `${error.message}: package-lock.json lacks packages package.json asks for. If they are other ` +
           "platforms' builds of an optional dependency, run node scripts/complete-lock.mjs; otherwise npm install.",
+        rejections.join("\n"),
       );
     }
     throw error;
@@ -417,7 +424,15 @@ function createVirtualEnvironment(report, environment) {
   const attempt = () => spawnSync("python3", ["-m", "venv", environment], { encoding: "utf8" });
   const first = attempt();
   if (first.status === 0) return;
-  aptInstall(report, ["python3", "python3-venv"], "python3 with its venv module");
+  const packages = ["python3", "python3-venv"];
+  if (!canUseApt()) {
+    throw new SetupError(
+      `python3 -m venv failed. Install python3 and its venv module as root (e.g. sudo ${aptCommand(packages)} ` +
+        "on Debian or Ubuntu), then run this again.",
+      first.stderr ?? first.error?.message,
+    );
+  }
+  aptInstall(report, packages, "python3 with its venv module");
   rmSync(environment, { recursive: true, force: true });
   const second = attempt();
   if (second.status !== 0) {
@@ -449,6 +464,7 @@ try {
   }
 } catch (error) {
   if (!(error instanceof SetupError)) throw error;
+  if (error.output) console.error(error.output.trimEnd());
   console.error(`setup failed: ${error.message}`);
   process.exit(1);
 }
