@@ -14,7 +14,7 @@ const lockFile = path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".."
 const lock = JSON.parse(readFileSync(lockFile, "utf8"));
 const { packages } = lock;
 
-/** Where Node would find `name` from the package at `location`: its own node_modules, then its ancestors'. */
+/** Whether Node finds `name` from the package at `location`: in its own node_modules or its ancestors'. */
 function resolvesFrom(location, name) {
   let base = location;
   for (;;) {
