@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -6,19 +5,13 @@ import { fileURLToPath } from "node:url";
 const toolsDir = fileURLToPath(new URL("../.beacon/tools/", import.meta.url));
 
 /**
- * Installs a Python command-line tool from PyPI into a virtual environment of its own under
- * `.beacon/tools/<name>`, once; later calls only check that its executable is there. Returns its path.
+ * The path of a Python command-line tool that `node scripts/setup.mjs` installed from PyPI into its own
+ * virtual environment under `.beacon/tools/<name>`. Throws, naming that command, when it is not there.
  */
-export function ensurePythonTool(name: string, requirement: string, executable = name): string {
-  const environment = join(toolsDir, name);
-  const path = join(environment, "bin", executable);
+export function pythonTool(name: string, executable = name): string {
+  const path = join(toolsDir, name, "bin", executable);
   if (!existsSync(path)) {
-    execFileSync("python3", ["-m", "venv", environment], { stdio: "inherit" });
-    execFileSync(
-      join(environment, "bin", "pip"),
-      ["install", "--quiet", "--disable-pip-version-check", requirement],
-      { stdio: "inherit" },
-    );
+    throw new Error(`${name} is not installed in .beacon/tools/${name}: run node scripts/setup.mjs`);
   }
   return path;
 }

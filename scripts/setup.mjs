@@ -1,6 +1,7 @@
-// Installs what `npm start` and `npm test` need: npm packages, Redis, DynamoDB Local.
-// Plain Node without dependencies, since it runs before node_modules exists. Every step records
-// what it installed and returns at once when that is still current, so running it again is cheap.
+// Installs what `npm start` and `npm test` need: npm packages, Redis, DynamoDB Local, the PyPI tools the
+// tests run, and the jq and curl the README's examples use. Plain Node without dependencies, since it runs
+// before node_modules exists. Every step records what it installed and returns at once when that is still
+// current, so running it again is cheap; a long step reports how far it has got.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -20,30 +21,100 @@ import { fileURLToPath } from "node:url";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const stateDir = path.join(repoRoot, ".beacon");
+const toolsDir = path.join(stateDir, "tools");
 const dynamoDbLocalPom = path.join(repoRoot, "scripts", "local", "dynamodb-local", "pom.xml");
-const dynamoDbLocalDir = path.join(stateDir, "tools", "dynamodb-local");
+const dynamoDbLocalDir = path.join(toolsDir, "dynamodb-local");
 
-class SetupError extends Error {}
+/**
+ * Command-line tools from PyPI, each in a virtual environment of its own under `.beacon/tools/<name>`,
+ * where scripts/python-tool.ts finds them for the tests.
+ */
+const pythonTools = [
+  { name: "cfn-lint", requirement: "cfn-lint>=1.58,<2", executable: "cfn-lint" },
+  { name: "schemathesis", requirement: "schemathesis>=4.32,<5", executable: "st" },
+];
 
-function progress(line) {
-  console.log(`setup: ${line}`);
+class SetupError extends Error {
+  /** What the failed command wrote last, shown before the message. */
+  constructor(message, output = "") {
+    super(message);
+    this.output = output;
+  }
+}
+
+/** Prints a step's lines as `setup [2/5] Redis: …`. */
+function stepReporter(number, count, title) {
+  return (line) => console.log(`setup [${number}/${count}] ${title}: ${line}`);
+}
+
+function elapsedSince(start) {
+  const seconds = Math.round((Date.now() - start) / 1000);
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
 
 /**
- * Runs a command without stdin (CI has none; nothing here may prompt). A quiet command's output is
- * shown only when it fails.
+ * Runs a command without stdin (CI has none; nothing here may prompt), keeping its output to show only
+ * when it fails.
  */
-function run(command, args, { quiet = false, ...options } = {}) {
+function run(command, args, options = {}) {
   const result = spawnSync(command, args, {
-    stdio: ["ignore", quiet ? "pipe" : "inherit", quiet ? "pipe" : "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
     encoding: "utf8",
     ...options,
   });
   if (result.error) throw new SetupError(`cannot run ${command}: ${result.error.message}`);
   if (result.status !== 0) {
-    if (quiet) process.stderr.write(`${result.stdout}${result.stderr}`);
-    throw new SetupError(`${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal})`);
+    throw new SetupError(
+      `${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal})`,
+      `${result.stdout}${result.stderr}`,
+    );
   }
+}
+
+/**
+ * Runs a long command, handing each line it writes to `onLine` (terminal colour codes removed), and
+ * showing the last of them only when it fails.
+ */
+async function runStreaming(command, args, onLine, options = {}) {
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], ...options });
+  const tail = [];
+  const readLines = (stream) => {
+    let partial = "";
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk) => {
+      const lines = (partial + chunk).split("\n");
+      partial = lines.pop() ?? "";
+      for (const raw of lines) {
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes start with ESC.
+        const line = raw.replace(/\u001b\[[0-9;]*m/g, "");
+        tail.push(line);
+        if (tail.length > 60) tail.shift();
+        onLine(line);
+      }
+    });
+  };
+  readLines(child.stdout);
+  readLines(child.stderr);
+  const [code, signal] = await new Promise((resolve, reject) => {
+    child.once("error", (error) => reject(new SetupError(`cannot run ${command}: ${error.message}`)));
+    child.once("close", (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
+  });
+  if (code !== 0) {
+    throw new SetupError(`${command} ${args.join(" ")} failed (exit ${code ?? signal})`, tail.join("\n"));
+  }
+}
+
+/** Reports `done` of `total` no more often than every 10 % or 10 s, so a long step shows it is moving. */
+function throttled(report, describe) {
+  let lastAt = Date.now();
+  let lastShare = 0;
+  return (done, total) => {
+    const share = total ? done / total : 0;
+    if (share - lastShare < 0.1 && Date.now() - lastAt < 10_000) return;
+    lastAt = Date.now();
+    lastShare = share;
+    report(describe(done, total));
+  };
 }
 
 function onPath(command) {
@@ -75,71 +146,103 @@ function writeStamp(file, value) {
   writeFileSync(file, `${value}\n`);
 }
 
-// 1. npm packages, reinstalled whenever the lock file differs from the one last installed.
-function ensureNpmPackages() {
+// npm packages, reinstalled with `npm ci` whenever the lock file differs from the one last installed. The
+// repository's .npmrc switches off packages' install scripts: none is needed, and some would fetch from
+// outside the package registry (Artillery's Playwright engine downloads a browser).
+async function ensureNpmPackages(report) {
   const lockFile = path.join(repoRoot, "package-lock.json");
   const stampFile = path.join(stateDir, "npm-install.stamp");
-  const hasLock = existsSync(lockFile);
-  const installedFrom = () => sha256(hasLock ? lockFile : path.join(repoRoot, "package.json"));
-  if (existsSync(path.join(repoRoot, "node_modules")) && readStamp(stampFile) === installedFrom()) {
-    progress("npm packages are up to date");
+  const lockHash = sha256(lockFile);
+  if (existsSync(path.join(repoRoot, "node_modules")) && readStamp(stampFile) === lockHash) {
+    report("up to date");
     return;
   }
-  // No package's install script is needed, and some would fetch from outside the package registry
-  // (Artillery's Playwright engine downloads a browser), which a machine reaching only registries refuses.
-  const flags = ["--no-audit", "--no-fund", "--ignore-scripts"];
-  if (!hasLock || !npmCleanInstall(flags)) {
-    progress(
-      hasLock
-        ? "npm ci rejected the lock file; installing the locked versions with npm install"
-        : "installing npm packages (npm install: no lock file yet)",
+  const total = packagesToInstall(JSON.parse(readFileSync(lockFile, "utf8")));
+  const start = Date.now();
+  report(`installing the ${total} packages of package-lock.json (npm ci)`);
+  const fetched = new Set();
+  const rejections = [];
+  const progress = throttled(report, (done) => `${done} of ${total} packages fetched`);
+  try {
+    // At the http log level npm names every download, which is how far it has got.
+    await runStreaming(
+      "npm",
+      ["ci", "--no-audit", "--no-fund", "--loglevel", "http"],
+      (line) => {
+        const tarball = /^npm http fetch GET \d+ (\S+\.tgz)/.exec(line)?.[1];
+        if (tarball !== undefined) {
+          fetched.add(tarball);
+          progress(fetched.size, total);
+        }
+        if (line.includes("Missing: ")) rejections.push(line);
+      },
+      { cwd: repoRoot },
     );
-    run("npm", ["install", ...flags], { cwd: repoRoot });
+  } catch (error) {
+    if (rejections.length > 0 && error instanceof SetupError) {
+      throw new SetupError(
+        `${error.message}: package-lock.json lacks packages package.json asks for. If they are other ` +
+          "platforms' builds of an optional dependency, run node scripts/complete-lock.mjs; otherwise npm install.",
+        rejections.join("\n"),
+      );
+    }
+    throw error;
   }
-  writeStamp(stampFile, installedFrom());
+  writeStamp(stampFile, lockHash);
+  report(`installed in ${elapsedSince(start)}`);
 }
 
-/**
- * npm ci, or false when it refuses the lock file as out of sync. npm 11 also refuses a lock that lacks
- * other platforms' optional packages, as written where the registry does not offer them; npm install
- * accepts such a lock and installs exactly its versions.
- */
-function npmCleanInstall(flags) {
-  progress("installing npm packages (npm ci)");
-  const result = spawnSync("npm", ["ci", ...flags], {
-    cwd: repoRoot,
-    stdio: ["ignore", "inherit", "pipe"],
-    encoding: "utf8",
-  });
-  if (result.error) throw new SetupError(`cannot run npm: ${result.error.message}`);
-  if (result.status !== 0 && result.stderr.includes("package.json and package-lock.json")) return false;
-  process.stderr.write(result.stderr);
-  if (result.status !== 0) throw new SetupError(`npm ci failed (exit ${result.status ?? result.signal})`);
-  return true;
+/** How many packages `npm ci` will fetch here: those of the lock this platform can run. */
+function packagesToInstall(lock) {
+  return Object.entries(lock.packages).filter(
+    ([location, entry]) => location !== "" && !entry.link && !entry.inBundle && runsHere(entry),
+  ).length;
 }
+
+function runsHere({ os, cpu, libc }) {
+  return (
+    allows(os, process.platform) &&
+    allows(cpu, process.arch) &&
+    (libc === undefined || process.platform !== "linux" || allows(libc, hostLibc()))
+  );
+}
+
+/** npm's reading of a package's os, cpu and libc lists: `!value` excludes, any plain value limits to those. */
+function allows(list, value) {
+  if (list === undefined) return true;
+  if (list.includes(`!${value}`)) return false;
+  const allowed = list.filter((item) => !item.startsWith("!"));
+  return allowed.length === 0 || allowed.includes(value);
+}
+
+const hostLibc = () => (process.report.getReport().header.glibcVersionRuntime ? "glibc" : "musl");
 
 let aptIndexUpdated = false;
 
+const canUseApt = () => process.getuid?.() === 0 && onPath("apt-get");
+const aptCommand = (packages) => `apt-get install ${packages.join(" ")}`;
+
 /** Installs Debian packages when we are root; anyone else gets the command to run. */
-function aptInstall(packages, missing) {
-  const command = `apt-get install ${packages.join(" ")}`;
-  if (process.getuid?.() !== 0 || !onPath("apt-get")) {
+function aptInstall(report, packages, missing) {
+  if (!canUseApt()) {
     throw new SetupError(
-      `${missing} is not installed. Install it as root (e.g. sudo ${command} on Debian or Ubuntu, ` +
-        "or your system's package manager), then run this again.",
+      `${missing} is not installed. Install it as root (e.g. sudo ${aptCommand(packages)} on Debian or ` +
+        "Ubuntu, or your system's package manager), then run this again.",
     );
   }
-  progress(`installing ${missing} with apt-get (${packages.join(" ")})`);
+  const start = Date.now();
+  report(`installing ${missing} with apt-get (${packages.join(" ")})`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   if (!aptIndexUpdated) {
     run("apt-get", ["update", "-q"], { env });
     aptIndexUpdated = true;
   }
   run("apt-get", ["install", "-y", "-q", "--no-install-recommends", ...packages], { env });
+  report(`installed ${missing} in ${elapsedSince(start)}`);
 }
 
-function ensureCommand(command, packages) {
-  if (!onPath(command)) aptInstall(packages, command);
+function ensureCommand(report, command, packages) {
+  if (!onPath(command)) aptInstall(report, packages, command);
 }
 
 /** Runs a command for its effect only, tolerating its absence or failure. */
@@ -147,13 +250,13 @@ function tryQuietly(command, args) {
   spawnSync(command, args, { stdio: "ignore" });
 }
 
-// 2. Redis: Beacon runs its own redis-server processes, one per stack, each on its own port.
-function ensureRedis() {
+// Redis: Beacon runs its own redis-server processes, one per stack, each on its own port.
+function ensureRedis(report) {
   if (onPath("redis-server")) {
-    progress("redis-server is installed");
+    report("redis-server is installed");
     return;
   }
-  ensureCommand("redis-server", ["redis-server"]);
+  ensureCommand(report, "redis-server", ["redis-server"]);
   // The package starts a system-wide Redis on 6379 where an init system runs; it would hold the port
   // the local stack uses, so stop it and keep it from starting at boot.
   if (existsSync("/run/systemd/system")) {
@@ -164,35 +267,40 @@ function ensureRedis() {
   }
 }
 
-// 3. DynamoDB Local, fetched by Maven with everything it needs (see its pom.xml), then started once.
-async function ensureDynamoDbLocal() {
+// DynamoDB Local, fetched by Maven with everything it needs (see its pom.xml), then started once.
+async function ensureDynamoDbLocal(report) {
   const libDir = path.join(dynamoDbLocalDir, "lib");
   const stampFile = path.join(dynamoDbLocalDir, "installed.stamp");
   const wanted = sha256(dynamoDbLocalPom);
   if (existsSync(libDir) && readStamp(stampFile) === wanted) {
-    progress("DynamoDB Local is installed");
+    report("installed");
     return;
   }
-  ensureCommand("java", ["default-jre-headless"]);
-  ensureCommand("mvn", ["maven"]);
-  progress("fetching DynamoDB Local with Maven");
+  ensureCommand(report, "java", ["default-jre-headless"]);
+  ensureCommand(report, "mvn", ["maven"]);
+  const start = Date.now();
+  report("fetching it and its dependencies with Maven");
   // Fetched beside the current copy and swapped in only once it runs, so a failure leaves no half state.
   const stagingDir = `${libDir}.staging`;
   rmSync(stagingDir, { recursive: true, force: true });
-  // Quiet: Maven 3.8 prints terminal escape codes even in batch mode.
-  run(
+  let downloads = 0;
+  const progress = throttled(report, (done) => `${done} files downloaded from Maven Central`);
+  await runStreaming(
     "mvn",
-    ["-B", "-q", "-f", dynamoDbLocalPom, "dependency:copy-dependencies", `-DoutputDirectory=${stagingDir}`],
-    {
-      cwd: repoRoot,
-      quiet: true,
+    ["-B", "-f", dynamoDbLocalPom, "dependency:copy-dependencies", `-DoutputDirectory=${stagingDir}`],
+    (line) => {
+      if (!/Downloaded from \S+: /.test(line)) return;
+      downloads += 1;
+      progress(downloads);
     },
+    { cwd: repoRoot },
   );
-  progress("checking that DynamoDB Local starts");
+  report(`fetched (${downloads} files downloaded); checking that DynamoDB Local starts`);
   await verifyDynamoDbLocal(stagingDir);
   rmSync(libDir, { recursive: true, force: true });
   renameSync(stagingDir, libDir);
   writeStamp(stampFile, wanted);
+  report(`installed in ${elapsedSince(start)}`);
 }
 
 /** Starts DynamoDB Local on a free port and creates a table, which loads its native SQLite library. */
@@ -274,14 +382,89 @@ function freePort() {
   });
 }
 
-// 4. Kinesis needs nothing more: kinesalite and kinesis-mock (kinesis-local) are npm packages.
+// PyPI tools, each installed by pip into its own virtual environment. A virtual environment is tied to
+// its folder, so it is built in place; its stamp, written last, says it is complete.
+async function ensurePythonTools(report) {
+  const stale = pythonTools.filter(({ name, requirement, executable }) => {
+    const environment = path.join(toolsDir, name);
+    return (
+      readStamp(path.join(environment, "installed.stamp")) !== requirement ||
+      !existsSync(path.join(environment, "bin", executable))
+    );
+  });
+  if (stale.length === 0) {
+    report(`${pythonTools.map(({ name }) => name).join(" and ")} installed`);
+    return;
+  }
+  for (const tool of stale) await installPythonTool(report, tool);
+}
+
+async function installPythonTool(report, { name, requirement }) {
+  const environment = path.join(toolsDir, name);
+  const start = Date.now();
+  report(`installing ${requirement} with pip`);
+  rmSync(environment, { recursive: true, force: true });
+  createVirtualEnvironment(report, environment);
+  let installed = requirement;
+  await runStreaming(
+    path.join(environment, "bin", "pip"),
+    ["install", "--disable-pip-version-check", "--no-input", requirement],
+    (line) => {
+      // "Successfully installed attrs-25.1.0 … cfn-lint-1.58.1 …": the version pip chose.
+      const version = new RegExp(`^Successfully installed .*\\b${name}-(\\S+)`).exec(line)?.[1];
+      if (version !== undefined) installed = `${name} ${version}`;
+    },
+  );
+  writeStamp(path.join(environment, "installed.stamp"), requirement);
+  report(`installed ${installed} in ${elapsedSince(start)}`);
+}
+
+/** python3 -m venv, after installing python3 and its venv module (Debian packages it apart) if it fails. */
+function createVirtualEnvironment(report, environment) {
+  const attempt = () => spawnSync("python3", ["-m", "venv", environment], { encoding: "utf8" });
+  const first = attempt();
+  if (first.status === 0) return;
+  const packages = ["python3", "python3-venv"];
+  if (!canUseApt()) {
+    throw new SetupError(
+      `python3 -m venv failed. Install python3 and its venv module as root (e.g. sudo ${aptCommand(packages)} ` +
+        "on Debian or Ubuntu), then run this again.",
+      first.stderr ?? first.error?.message,
+    );
+  }
+  aptInstall(report, packages, "python3 with its venv module");
+  rmSync(environment, { recursive: true, force: true });
+  const second = attempt();
+  if (second.status !== 0) {
+    throw new SetupError(`python3 -m venv ${environment} failed:\n${second.stderr ?? second.error?.message}`);
+  }
+}
+
+// jq and curl: nothing here runs them, but the README's examples do. Missing, they are installed as root;
+// anyone else is told the command and setup carries on.
+function ensureExampleTools(report) {
+  const missing = ["jq", "curl"].filter((command) => !onPath(command));
+  if (missing.length === 0) report("jq and curl are installed");
+  else if (canUseApt()) aptInstall(report, missing, missing.join(" and "));
+  else report(`the README's examples use ${missing.join(" and ")}: install with sudo ${aptCommand(missing)}`);
+}
+
+// Kinesis needs nothing more: kinesalite and kinesis-mock (kinesis-local) are npm packages.
+const steps = [
+  ["npm packages", ensureNpmPackages],
+  ["Redis", ensureRedis],
+  ["DynamoDB Local", ensureDynamoDbLocal],
+  ["PyPI tools", ensurePythonTools],
+  ["jq and curl", ensureExampleTools],
+];
 
 try {
-  ensureNpmPackages();
-  ensureRedis();
-  await ensureDynamoDbLocal();
+  for (const [index, [title, ensure]] of steps.entries()) {
+    await ensure(stepReporter(index + 1, steps.length, title));
+  }
 } catch (error) {
   if (!(error instanceof SetupError)) throw error;
+  if (error.output) console.error(error.output.trimEnd());
   console.error(`setup failed: ${error.message}`);
   process.exit(1);
 }

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/console-api-harness.js";
-import { ensurePythonTool } from "../../scripts/python-tool.js";
+import { pythonTool } from "../../scripts/python-tool.js";
 import { consoleOperations, openApiDocument } from "../shared/console-openapi.js";
 import { heartbeat, javaFlow, rollOut, type SeededTenant, seedTenant } from "./test/seed.js";
 
@@ -36,7 +36,7 @@ let schemathesis: string;
 let rolloutIds: Record<string, string>;
 
 beforeAll(async () => {
-  schemathesis = ensurePythonTool("schemathesis", "schemathesis>=4.32,<5", "st");
+  schemathesis = pythonTool("schemathesis", "st");
   agentApi = await startAgentApi();
   consoleApi = await startConsoleApi(agentApi);
   tenant = await seedTenant(agentApi, consoleApi, `st-${randomUUID().slice(0, 6)}`);

@@ -1,23 +1,25 @@
-import { spawnSync } from "node:child_process";
-import { ensurePythonTool } from "../../scripts/python-tool.js";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { pythonTool } from "../../scripts/python-tool.js";
 
-/** cfn-lint from PyPI, installed on first use into `.beacon/tools/cfn-lint`. */
-export const ensureCfnLint = (): string => ensurePythonTool("cfn-lint", "cfn-lint>=1.58,<2");
+const execFileAsync = promisify(execFile);
 
 export interface CfnLintResult {
-  readonly exitCode: number | null;
+  readonly exitCode: number;
   readonly findings: unknown[];
 }
 
-export function cfnLint(templatePaths: string[]): CfnLintResult {
+/** Runs cfn-lint (installed by setup into `.beacon/tools/cfn-lint`) on templates, without blocking the worker. */
+export async function cfnLint(templatePaths: string[]): Promise<CfnLintResult> {
   // W3005 flags a DependsOn beside a reference to the same resource: CDK's own constructs write both on purpose.
-  const run = spawnSync(
-    ensureCfnLint(),
-    ["--format", "json", "--ignore-checks", "W3005", "--", ...templatePaths],
-    {
-      encoding: "utf8",
-    },
-  );
-  if (run.error) throw run.error;
-  return { exitCode: run.status, findings: run.stdout.trim() ? JSON.parse(run.stdout) : [] };
+  const args = ["--format", "json", "--ignore-checks", "W3005", "--", ...templatePaths];
+  const findingsIn = (stdout: string) => (stdout.trim() ? JSON.parse(stdout) : []);
+  try {
+    const { stdout } = await execFileAsync(pythonTool("cfn-lint"), args, { maxBuffer: 64 * 1024 * 1024 });
+    return { exitCode: 0, findings: findingsIn(stdout) };
+  } catch (error) {
+    const { code, stdout } = error as { code?: unknown; stdout?: string };
+    if (typeof code !== "number") throw error;
+    return { exitCode: code, findings: findingsIn(stdout ?? "") };
+  }
 }

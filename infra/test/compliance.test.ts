@@ -1,65 +1,37 @@
-import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { cfnLint, ensureCfnLint } from "./cfn-lint.js";
-import { nagAcknowledgementsOf, type SynthesizedBeacon, synthesizeBeacon } from "./synthesize.js";
+import { describe, expect, it } from "vitest";
+import { nagAcknowledgementsOf, synthesisErrorOf, synthesized, templatePathsOf } from "./assembly.js";
+import { cfnLint } from "./cfn-lint.js";
+import { beaconVariantNames, beaconVariants } from "./variants.js";
 
-const variants: Record<string, Record<string, string>> = {
-  "dev behind API Gateway": { stage: "dev" },
-  "prod behind API Gateway": { stage: "prod" },
-  "prod behind a load balancer, provisioned stream, tracing on": {
-    stage: "prod",
-    agentIngress: "alb",
-    streamShards: "2",
-    tracing: "true",
+describe.each(beaconVariantNames.map((variant) => [beaconVariants[variant].description, variant] as const))(
+  "%s",
+  (_, variant) => {
+    it("synthesizes with no unacknowledged AwsSolutions finding", () => {
+      expect(synthesisErrorOf(variant)).toBeUndefined();
+    });
+
+    it("gives every acknowledgement a written reason", () => {
+      const acknowledgements = nagAcknowledgementsOf(synthesized(variant));
+      expect(acknowledgements.length).toBeGreaterThan(0);
+      for (const { rule, reason } of acknowledgements) {
+        expect(reason.split(" ").length, rule).toBeGreaterThanOrEqual(12);
+      }
+    });
+
+    it("passes cfn-lint on every template", async () => {
+      const templates = templatePathsOf(synthesized(variant));
+      expect(templates).toHaveLength(2);
+      const { exitCode, findings } = await cfnLint(templates);
+      expect(findings).toEqual([]);
+      expect(exitCode).toBe(0);
+    });
   },
-};
-const outcomes = new Map<string, SynthesizedBeacon | Error>();
-
-beforeAll(() => {
-  ensureCfnLint();
-  for (const [name, context] of Object.entries(variants)) {
-    try {
-      outcomes.set(name, synthesizeBeacon(context));
-    } catch (error) {
-      outcomes.set(name, error as Error);
-    }
-  }
-});
-
-function synthesized(name: string): SynthesizedBeacon {
-  const outcome = outcomes.get(name);
-  if (outcome instanceof Error || outcome === undefined)
-    throw outcome ?? new Error(`${name} was not synthesized`);
-  return outcome;
-}
-
-describe.each(Object.keys(variants))("%s", (name) => {
-  it("synthesizes with no unacknowledged AwsSolutions finding", () => {
-    expect(outcomes.get(name)).not.toBeInstanceOf(Error);
-  });
-
-  it("gives every acknowledgement a written reason", () => {
-    const acknowledgements = nagAcknowledgementsOf(synthesized(name).app);
-    expect(acknowledgements.length).toBeGreaterThan(0);
-    for (const { rule, reason } of acknowledgements) {
-      expect(reason.split(" ").length, rule).toBeGreaterThanOrEqual(12);
-    }
-  });
-
-  it("passes cfn-lint on every template", () => {
-    const { assembly } = synthesized(name);
-    const templates = assembly.stacks.map((stack) => join(assembly.directory, stack.templateFile));
-    expect(templates).toHaveLength(2);
-    const { exitCode, findings } = cfnLint(templates);
-    expect(findings).toEqual([]);
-    expect(exitCode).toBe(0);
-  });
-});
+);
 
 it("acknowledges only these AwsSolutions rules, each for a reason written beside it", () => {
   const rules = new Set(
-    Object.keys(variants).flatMap((name) =>
-      nagAcknowledgementsOf(synthesized(name).app).map(({ rule }) => rule),
+    beaconVariantNames.flatMap((variant) =>
+      nagAcknowledgementsOf(synthesized(variant)).map(({ rule }) => rule),
     ),
   );
   expect([...rules].sort()).toEqual([

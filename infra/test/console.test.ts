@@ -3,22 +3,17 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ConsoleClaims } from "../../functions/core/console/principal.js";
 import { consoleOperations } from "../../functions/shared/console-openapi.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
-import { type SynthesizedBeacon, synthesizeBeacon } from "./synthesize.js";
+import { type SynthesizedBeacon, synthesized } from "./assembly.js";
+import { beaconVariants } from "./variants.js";
 
 let prod: SynthesizedBeacon;
 let external: SynthesizedBeacon;
 
-const EXTERNAL_CA = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:beacon-agent-ca-AbCdEf";
+const EXTERNAL_CA = beaconVariants.devExternalIdentity.context.agentCaSecretArn;
 
 beforeAll(() => {
-  prod = synthesizeBeacon({ stage: "prod" });
-  external = synthesizeBeacon({
-    stage: "dev",
-    consoleIssuer: "https://login.example.org/",
-    consoleAudience: "beacon-console,beacon-cli",
-    agentCaSecretArn: EXTERNAL_CA,
-    agentDomainName: "agents.example.org",
-  });
+  prod = synthesized("prod");
+  external = synthesized("devExternalIdentity");
 });
 
 const consoleFunction = (beacon: SynthesizedBeacon) => {

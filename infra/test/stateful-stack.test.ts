@@ -1,14 +1,14 @@
 import { Match } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
-import { type SynthesizedBeacon, synthesizeBeacon } from "./synthesize.js";
+import { type SynthesizedBeacon, synthesized } from "./assembly.js";
 
 let dev: SynthesizedBeacon;
 let prod: SynthesizedBeacon;
 
 beforeAll(() => {
-  dev = synthesizeBeacon({ stage: "dev" });
-  prod = synthesizeBeacon({ stage: "prod", agentIngress: "alb", streamShards: "4" });
+  dev = synthesized("dev");
+  prod = synthesized("prodAlb");
 });
 
 describe("registry table", () => {

@@ -3,16 +3,16 @@ import { join } from "node:path";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EnvNames } from "../../functions/shared/env-names.js";
-import { bundleDirectoryOf, type SynthesizedBeacon, synthesizeBeacon } from "./synthesize.js";
+import { bundleDirectoryOf, type SynthesizedBeacon, synthesized } from "./assembly.js";
 
 let dev: SynthesizedBeacon;
 let prod: SynthesizedBeacon;
 let prodAlb: SynthesizedBeacon;
 
 beforeAll(() => {
-  dev = synthesizeBeacon({ stage: "dev" });
-  prod = synthesizeBeacon({ stage: "prod" });
-  prodAlb = synthesizeBeacon({ stage: "prod", agentIngress: "alb" });
+  dev = synthesized("dev");
+  prod = synthesized("prod");
+  prodAlb = synthesized("prodAlb");
 });
 
 type Resource = { Type: string; Properties: Record<string, unknown> };

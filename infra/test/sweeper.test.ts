@@ -2,12 +2,12 @@ import { Match } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
-import { nagAcknowledgementsOf, type SynthesizedBeacon, synthesizeBeacon } from "./synthesize.js";
+import { nagAcknowledgementsOf, type SynthesizedBeacon, synthesized } from "./assembly.js";
 
 let prod: SynthesizedBeacon;
 
 beforeAll(() => {
-  prod = synthesizeBeacon({ stage: "prod" });
+  prod = synthesized("prod");
 });
 
 type Statement = { Action: string | string[]; Resource: unknown };
@@ -123,7 +123,7 @@ describe("sweeper", () => {
   });
 
   it("needs no AwsSolutions acknowledgement beyond the function construct's own", () => {
-    const rules = nagAcknowledgementsOf(prod.app)
+    const rules = nagAcknowledgementsOf(prod)
       .filter(({ path }) => path.includes("/Sweeper"))
       .map(({ rule }) => rule);
     expect(rules.sort()).toEqual(["AwsSolutions-IAM5[Resource::*]", "AwsSolutions-L1"]);

@@ -1,0 +1,32 @@
+/**
+ * The variants of Beacon the infra tests look at: context values on top of cdk.json's, as `cdk synth -c` gives
+ * them. The global setup synthesizes each once; tests load them by name.
+ */
+export const beaconVariants = {
+  dev: {
+    description: "dev behind API Gateway",
+    context: { stage: "dev" },
+  },
+  prod: {
+    description: "prod behind API Gateway",
+    context: { stage: "prod" },
+  },
+  prodAlb: {
+    description: "prod behind a load balancer, provisioned stream, tracing on",
+    context: { stage: "prod", agentIngress: "alb", streamShards: "4", tracing: "true" },
+  },
+  devExternalIdentity: {
+    description: "dev trusting an external OpenID Connect issuer, with the agent CA's secret given",
+    context: {
+      stage: "dev",
+      consoleIssuer: "https://login.example.org/",
+      consoleAudience: "beacon-console,beacon-cli",
+      agentCaSecretArn: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:beacon-agent-ca-AbCdEf",
+      agentDomainName: "agents.example.org",
+    },
+  },
+} as const satisfies Record<string, { description: string; context: Record<string, string> }>;
+
+export type BeaconVariant = keyof typeof beaconVariants;
+
+export const beaconVariantNames = Object.keys(beaconVariants) as BeaconVariant[];
