@@ -12,6 +12,8 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["functions/**/*.test.ts", "scripts/**/*.test.ts"],
+          // What the function construct sets on AWS: without a namespace Powertools warns at every metrics flush.
+          env: { POWERTOOLS_METRICS_NAMESPACE: "Beacon", POWERTOOLS_SERVICE_NAME: "beacon-unit-tests" },
         },
       },
       {
