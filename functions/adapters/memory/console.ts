@@ -1,4 +1,5 @@
 import { dropUndefined } from "../../core/c2/json.js";
+import type { Page, PageRequest } from "../../core/console/paging.js";
 import type {
   AgentClassChange,
   AgentClassRecord,
@@ -17,8 +18,6 @@ import type {
   IssuedCertificate,
   ManifestCatalog,
   ManifestRecord,
-  Page,
-  PageRequest,
 } from "../../core/console/ports.js";
 import type { AgentRecord, FlowContent } from "../../core/ports.js";
 import type { ClassFlowPolicy } from "../../core/rollouts/model.js";

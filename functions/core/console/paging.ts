@@ -1,6 +1,18 @@
 import { dropUndefined } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
-import type { Page, PageRequest } from "./ports.js";
+
+/** One page of a key-ordered list; `last` is the sort key to continue after, absent on the last page. */
+export interface Page<T> {
+  items: T[];
+  last?: string;
+}
+
+export interface PageRequest {
+  limit: number;
+  /** Sort key of the last item already returned. */
+  after?: string;
+  descending?: boolean;
+}
 
 /** Largest page any list returns; the OpenAPI document states the same bound. */
 export const MAX_PAGE_SIZE = 100;

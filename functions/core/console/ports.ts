@@ -3,19 +3,7 @@ import type { FlowDocument } from "../flows/document.js";
 import type { AgentRecord, FlowContentStore, HotSighting } from "../ports.js";
 import type { ClassFlowPolicy } from "../rollouts/model.js";
 import type { ClassFlowCache } from "../rollouts/ports.js";
-
-/** One page of a key-ordered list; `last` is the sort key to continue after, absent on the last page. */
-export interface Page<T> {
-  items: T[];
-  last?: string;
-}
-
-export interface PageRequest {
-  limit: number;
-  /** Sort key of the last item already returned. */
-  after?: string;
-  descending?: boolean;
-}
+import type { Page, PageRequest } from "./paging.js";
 
 export interface AgentClassRecord {
   tenant: string;

@@ -1,6 +1,7 @@
 import { dropUndefined } from "../c2/json.js";
 import type { SupportedOperations } from "../c2/manifest.js";
 import type { Acknowledgement, C2Operation } from "../c2/model.js";
+import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../console/agent-status.js";
 import type { OperationEvent } from "../events.js";
 import type { Clock, IdGenerator, OperationStore } from "../ports.js";
 import { planDelivery } from "./delivery.js";
@@ -12,7 +13,12 @@ import {
   type OperationState,
   stateAfterAck,
 } from "./model.js";
-import { QUEUED_FIRST_LOOK_MS } from "./timeouts.js";
+
+/**
+ * When the sweeper first looks at a queued operation: one default heartbeat interval after creation. Most
+ * are delivered by then and never cost the sweeper anything; the rest get their class's deadline then.
+ */
+export const QUEUED_FIRST_LOOK_MS = DEFAULT_HEARTBEAT_INTERVAL_SECONDS * 1000;
 
 export interface LifecycleSettings {
   /** How long a delivered operation may go unacknowledged before it counts as timed out. */

@@ -4,12 +4,6 @@ import type { AgentRegistry, Clock, EventSink, OperationStore } from "../ports.j
 import type { OperationLifecycle } from "./lifecycle.js";
 import { isFinal, type OperationRecord } from "./model.js";
 
-/**
- * When the sweeper first looks at a queued operation: one default heartbeat interval after creation. Most
- * are delivered by then and never cost the sweeper anything; the rest get their class's deadline then.
- */
-export const QUEUED_FIRST_LOOK_MS = DEFAULT_HEARTBEAT_INTERVAL_SECONDS * 1000;
-
 export interface SweepSettings {
   /** A queued operation times out after this many heartbeat intervals of its agent's class. */
   queuedTimeoutHeartbeats: number;

@@ -1,4 +1,4 @@
-import type { Page } from "../console/ports.js";
+import type { Page } from "../console/paging.js";
 import type { ClassFlowPolicy, MemberState, RolloutMember, RolloutRecord } from "./model.js";
 
 export interface RolloutQuery {
