@@ -13,7 +13,7 @@ import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import type { JsonObject } from "../core/c2/json.js";
-import { canonicalSerial } from "../core/identity.js";
+import { canonicalSerial } from "../core/identity/credentials.js";
 import { example, exampleText } from "../core/test/fixtures.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
 import { eventValidator, Validators } from "../shared/schemas.js";

@@ -4,7 +4,7 @@ import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/console-api-harness.js";
 import { signToken } from "../../scripts/local/console-issuer.js";
 import { encodeCursor } from "../core/console/paging.js";
-import { type Role, Roles } from "../core/console/principal.js";
+import { type Role, Roles } from "../core/identity/principal.js";
 import { type ConsoleOperation, consoleOperations } from "../shared/console-openapi.js";
 import {
   heartbeat,

@@ -1,11 +1,11 @@
 import type { AgentListRequest } from "../core/console/agents.js";
-import type { IssueRequest } from "../core/console/certificates.js";
 import type { ConsoleApi } from "../core/console/console-api.js";
 import type { OperationRequest } from "../core/console/operations.js";
 import type { AgentClassChange } from "../core/console/ports.js";
-import type { Principal } from "../core/console/principal.js";
 import type { ConsoleResult } from "../core/console/result.js";
 import type { RolloutRequest } from "../core/console/rollouts.js";
+import type { IssueRequest } from "../core/identity/certificates.js";
+import type { Principal } from "../core/identity/principal.js";
 import type { OperationState } from "../core/operations/model.js";
 import { type ConsoleInput, openApiDocument } from "../shared/console-openapi.js";
 

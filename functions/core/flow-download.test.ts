@@ -3,7 +3,7 @@ import { MemoryFlowCatalog } from "../adapters/memory/console.js";
 import { MemoryHotState, MemoryRevocationList } from "../adapters/memory/index.js";
 import { makeFlowDownload } from "./flow-download.js";
 import { readFlowDocument } from "./flows/document.js";
-import type { AgentCredential } from "./identity.js";
+import type { AgentCredential } from "./identity/credentials.js";
 import { cppYamlFlow } from "./test/flow-fixtures.js";
 
 const credential = (tenant: string, serialNumber = "A1"): AgentCredential => ({

@@ -1,9 +1,10 @@
 import { BeaconError } from "./errors.js";
 import { isFlowHash } from "./flows/document.js";
 import { guardedCache } from "./guarded-cache.js";
-import type { AgentCredential } from "./identity.js";
-import type { FlowContent, FlowContentStore, HotState, RevocationList } from "./ports.js";
-import { makeRevocationCheck } from "./revocation.js";
+import type { AgentCredential } from "./identity/credentials.js";
+import type { RevocationList } from "./identity/ports.js";
+import { makeRevocationCheck } from "./identity/revocation.js";
+import type { FlowContent, FlowContentStore, HotState } from "./ports.js";
 
 export interface FlowDownloadDependencies {
   flows: FlowContentStore;

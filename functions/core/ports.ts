@@ -1,6 +1,7 @@
 import type { ManifestSummary, SupportedOperations } from "./c2/manifest.js";
 import type { Bulletin, DeviceSummary, QueueStatus, RepositoryStatus, StatusSummary } from "./c2/model.js";
 import type { BeaconEvent } from "./events.js";
+import type { CachedRevocation, RevocationCache } from "./identity/ports.js";
 import type { OperationChange, OperationRecord, OperationState } from "./operations/model.js";
 import type { ClassFlowCache } from "./rollouts/ports.js";
 
@@ -74,15 +75,6 @@ export interface ManifestStore {
   read(tenant: string, hash: string): Promise<string | undefined>;
 }
 
-/** Serials of a tenant's revoked agent certificates (canonical form), durable in the registry. */
-export interface RevocationList {
-  revokedSerials(tenant: string): Promise<string[]>;
-  isRevoked(tenant: string, serial: string): Promise<boolean>;
-}
-
-/** What the cache knows of a certificate: "unknown" until it holds the tenant's revocation list. */
-export type CachedRevocation = "revoked" | "clear" | "unknown";
-
 /** Hot per-agent state as the heartbeat sees it in one cache round trip. */
 export interface HotSighting {
   tenant: string;
@@ -140,12 +132,9 @@ export type SightingOutcome =
   | { recorded: true; sighting: HotSightingResult }
   | { recorded: false; revocation: Exclude<CachedRevocation, "clear"> };
 
-export interface HotState extends ClassFlowCache {
+export interface HotState extends ClassFlowCache, RevocationCache {
   /** One round trip: checks revocation, records the sighting and returns what the heartbeat needs to decide. */
   recordSighting(sighting: HotSighting): Promise<SightingOutcome>;
-  revocationOf(tenant: string, serial: string): Promise<CachedRevocation>;
-  /** Replaces the cache's copy of the tenant's revocation list; it expires, so the registry stays the truth. */
-  rememberRevocations(tenant: string, serials: string[]): Promise<void>;
   markRegistered(tenant: string, agentId: string, now: number): Promise<void>;
   /** Returns true when the class was not known to the cache yet. */
   rememberClass(tenant: string, agentClass: string): Promise<boolean>;

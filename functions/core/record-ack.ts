@@ -4,12 +4,13 @@ import type { Acknowledgement } from "./c2/model.js";
 import { BeaconError } from "./errors.js";
 import type { AckEvent, OperationEvent } from "./events.js";
 import { type GuardedCache, guardedCache } from "./guarded-cache.js";
-import { type AgentCredential, authorizeAgent } from "./identity.js";
+import { type AgentCredential, authorizeAgent } from "./identity/credentials.js";
+import type { RevocationList } from "./identity/ports.js";
+import { makeRevocationCheck } from "./identity/revocation.js";
 import type { ManifestRegistration } from "./manifest-registration.js";
 import type { OperationLifecycle } from "./operations/lifecycle.js";
-import type { AgentRegistry, Clock, EventSink, HotState, IdGenerator, RevocationList } from "./ports.js";
+import type { AgentRegistry, Clock, EventSink, HotState, IdGenerator } from "./ports.js";
 import { DESCRIBE_ID_PREFIX } from "./record-heartbeat.js";
-import { makeRevocationCheck } from "./revocation.js";
 
 export interface AckDependencies {
   registry: AgentRegistry;

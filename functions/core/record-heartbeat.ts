@@ -7,7 +7,9 @@ import { BeaconError } from "./errors.js";
 import type { HeartbeatEvent, OperationEvent } from "./events.js";
 import { newUpdateConfiguration } from "./flows/location.js";
 import { type GuardedCache, guardedCache } from "./guarded-cache.js";
-import { type AgentCredential, authorizeAgent } from "./identity.js";
+import { type AgentCredential, authorizeAgent } from "./identity/credentials.js";
+import type { RevocationList } from "./identity/ports.js";
+import { makeRevocationCheck } from "./identity/revocation.js";
 import type { ManifestRegistration } from "./manifest-registration.js";
 import type { OperationLifecycle } from "./operations/lifecycle.js";
 import type {
@@ -20,9 +22,7 @@ import type {
   HotSightingResult,
   HotState,
   IdGenerator,
-  RevocationList,
 } from "./ports.js";
-import { makeRevocationCheck } from "./revocation.js";
 import type { ClassFlowPolicies } from "./rollouts/ports.js";
 
 /**

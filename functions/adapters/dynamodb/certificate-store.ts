@@ -6,7 +6,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { dropUndefined } from "../../core/c2/json.js";
 import type { PageRequest } from "../../core/console/paging.js";
-import type { CertificateRecord, CertificateStore } from "../../core/console/ports.js";
+import type { CertificateRecord, CertificateStore } from "../../core/identity/ports.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 import { queryAll, queryPartition } from "./paging.js";
 

@@ -4,10 +4,6 @@ import type {
   AgentClassChange,
   AgentClassRecord,
   AgentQuery,
-  CertificateAuthority,
-  CertificateRecord,
-  CertificateStore,
-  CertificateSubject,
   ClassAgentCounts,
   ClassCatalog,
   FleetHotState,
@@ -15,10 +11,16 @@ import type {
   FlowCatalog,
   FlowVersionRecord,
   HotAgentState,
-  IssuedCertificate,
   ManifestCatalog,
   ManifestRecord,
 } from "../../core/console/ports.js";
+import type {
+  CertificateAuthority,
+  CertificateRecord,
+  CertificateStore,
+  CertificateSubject,
+  IssuedCertificate,
+} from "../../core/identity/ports.js";
 import type { AgentRecord, FlowContent } from "../../core/ports.js";
 import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
 

@@ -1,6 +1,7 @@
 import { dropUndefined } from "../../core/c2/json.js";
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
 import type { BeaconEvent } from "../../core/events.js";
+import type { CachedRevocation, RevocationList } from "../../core/identity/ports.js";
 import {
   isFinal,
   type OperationChange,
@@ -12,7 +13,6 @@ import type {
   AgentClassRegistry,
   AgentRecord,
   AgentRegistry,
-  CachedRevocation,
   Clock,
   EventSink,
   HotSighting,
@@ -22,7 +22,6 @@ import type {
   ManifestStore,
   OperationQuery,
   OperationStore,
-  RevocationList,
   SightingOutcome,
 } from "../../core/ports.js";
 import { type ClassFlowPolicy, isAcceptedFlow } from "../../core/rollouts/model.js";

@@ -1,6 +1,7 @@
 import { dropUndefined } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
 import { guardedCache } from "../guarded-cache.js";
+import { type Principal, requireRole } from "../identity/principal.js";
 import type { Clock } from "../ports.js";
 import { policyInForce } from "../rollouts/model.js";
 import {
@@ -17,7 +18,6 @@ import type {
   FleetHotState,
   FleetRegistry,
 } from "./ports.js";
-import { type Principal, requireRole } from "./principal.js";
 import type { ConsoleResult } from "./result.js";
 
 export interface ClassesDependencies {

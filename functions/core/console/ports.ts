@@ -1,5 +1,6 @@
 import type { SupportedOperations } from "../c2/manifest.js";
 import type { FlowDocument } from "../flows/document.js";
+import type { RevocationNotices } from "../identity/ports.js";
 import type { AgentRecord, FlowContentStore, HotSighting } from "../ports.js";
 import type { ClassFlowPolicy } from "../rollouts/model.js";
 import type { ClassFlowCache } from "../rollouts/ports.js";
@@ -80,7 +81,7 @@ export interface ClassAgentCounts {
 }
 
 /** The console's reads and removals of the agent API's hot state. Every call throws when the cache does. */
-export interface FleetHotState extends ClassFlowCache {
+export interface FleetHotState extends ClassFlowCache, RevocationNotices {
   agents(tenant: string, agentIds: string[]): Promise<Map<string, HotAgentState>>;
   /** Agents per class from the cache's per-class index, online meaning seen at or after `onlineSince`. */
   classCounts(
@@ -96,8 +97,6 @@ export interface FleetHotState extends ClassFlowCache {
    * Called before the operations are written: a marker without an operation costs one look.
    */
   markOperationsPending(tenant: string, agentIds: string[]): Promise<void>;
-  /** Adds the serial to the cache's copy of the tenant's revocation list, when the cache holds one. */
-  revokeSerial(tenant: string, serial: string, revokedAt: number): Promise<void>;
 }
 
 export interface ManifestRecord {
@@ -118,69 +117,6 @@ export interface ManifestCatalog {
   /** The manifest exactly as stored (compact JSON), or undefined. */
   read(tenant: string, hash: string): Promise<string | undefined>;
   get(tenant: string, hash: string): Promise<ManifestRecord | undefined>;
-}
-
-export type CertificateKind = "agent" | "fleet";
-
-export interface CertificateRecord {
-  tenant: string;
-  /** Canonical: upper-case hex, no separators or leading zeros. */
-  serial: string;
-  kind: CertificateKind;
-  agentId?: string;
-  fleetName?: string;
-  subjectDN: string;
-  notBefore: number;
-  notAfter: number;
-  issuedAt: number;
-  /** Subject of the token that asked for it. */
-  issuedBy: string;
-  revokedAt?: number;
-}
-
-export interface CertificateStore {
-  /**
-   * Stores the record unless the tenant has one with its serial already, which then stays as it is, its
-   * revocation included; says whether it stored it.
-   */
-  add(record: CertificateRecord): Promise<boolean>;
-  list(tenant: string, page: PageRequest): Promise<Page<CertificateRecord>>;
-  get(tenant: string, serial: string): Promise<CertificateRecord | undefined>;
-  /** The agent certificates issued for one agent id. */
-  ofAgent(tenant: string, agentId: string): Promise<CertificateRecord[]>;
-  /**
-   * Marks the certificate revoked (the first revocation time stays) and puts its serial on the
-   * tenant's revocation list, together; undefined when the tenant has no such certificate.
-   */
-  revoke(tenant: string, serial: string, now: number): Promise<CertificateRecord | undefined>;
-}
-
-export interface CertificateSubject {
-  commonName: string;
-  organizationalUnit: CertificateKind;
-  organization: string;
-}
-
-/** What a certificate states about itself. */
-export interface CertificateFacts {
-  /** As the certificate states it (hex). */
-  serialNumber: string;
-  subjectDN: string;
-  notBefore: number;
-  notAfter: number;
-}
-
-export interface IssuedCertificate extends CertificateFacts {
-  certificatePem: string;
-  /** PKCS#8 PEM. Handed to the caller once; Beacon never stores it. */
-  privateKeyPem: string;
-  /** The CA that signed it, for the agent's trust store. */
-  caCertificatePem: string;
-}
-
-/** Beacon's agent CA: the one the agent ingress trusts. */
-export interface CertificateAuthority {
-  issueClientCertificate(subject: CertificateSubject, validityDays: number): Promise<IssuedCertificate>;
 }
 
 /** One immutable flow version of a class: its document's reading, and who published it when. */

@@ -1,18 +1,18 @@
 import { dropUndefined } from "../c2/json.js";
+import { pageBodyOf, pageRequestOf, toIso } from "../console/paging.js";
+import type { ConsoleResult } from "../console/result.js";
 import { BeaconError } from "../errors.js";
 import { type GuardedCache, guardedCache } from "../guarded-cache.js";
-import { canonicalSerial, credentialFromCertificate, isValidIdentifier } from "../identity.js";
 import type { Clock } from "../ports.js";
-import { pageBodyOf, pageRequestOf, toIso } from "./paging.js";
+import { canonicalSerial, credentialFromCertificate, isValidIdentifier } from "./credentials.js";
 import type {
   CertificateAuthority,
   CertificateFacts,
   CertificateRecord,
   CertificateStore,
-  FleetHotState,
+  RevocationNotices,
 } from "./ports.js";
 import { type Principal, requireRole } from "./principal.js";
-import type { ConsoleResult } from "./result.js";
 
 export const DEFAULT_VALIDITY_DAYS = 365;
 export const MAX_VALIDITY_DAYS = 825;
@@ -54,7 +54,7 @@ export function certificateRecord(
 export interface CertificatesDependencies {
   store: CertificateStore;
   authority: CertificateAuthority;
-  hotState: FleetHotState;
+  hotState: RevocationNotices;
   clock: Clock;
 }
 

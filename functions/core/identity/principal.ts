@@ -1,5 +1,5 @@
 import { BeaconError } from "../errors.js";
-import { isValidIdentifier } from "../identity.js";
+import { isValidIdentifier } from "./credentials.js";
 
 /** Console roles, least to most privileged: each may do everything the ones before it may. */
 export const Roles = ["viewer", "operator", "admin"] as const;

@@ -1,7 +1,7 @@
-import { BeaconError } from "./errors.js";
-import type { GuardedCache } from "./guarded-cache.js";
-import type { AgentCredential } from "./identity.js";
-import type { CachedRevocation, HotState, RevocationList } from "./ports.js";
+import { BeaconError } from "../errors.js";
+import type { GuardedCache } from "../guarded-cache.js";
+import type { AgentCredential } from "./credentials.js";
+import type { CachedRevocation, RevocationCache, RevocationList } from "./ports.js";
 
 export interface RevocationCheck {
   /**
@@ -19,7 +19,7 @@ export interface RevocationCheck {
 
 export function makeRevocationCheck(deps: {
   revocations: RevocationList;
-  hotState: HotState;
+  hotState: RevocationCache;
 }): RevocationCheck {
   const { revocations, hotState } = deps;
   return {

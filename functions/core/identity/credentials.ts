@@ -1,4 +1,4 @@
-import { BeaconError } from "./errors.js";
+import { BeaconError } from "../errors.js";
 
 /**
  * Who is calling the agent API, as proven by the client certificate and nothing else.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { AgentCredential } from "./identity.js";
-import { canonicalSerial } from "./identity.js";
-import { example } from "./test/fixtures.js";
-import { coreHarness } from "./test/harness.js";
+import { example } from "../test/fixtures.js";
+import { coreHarness } from "../test/harness.js";
+import type { AgentCredential } from "./credentials.js";
+import { canonicalSerial } from "./credentials.js";
 
 const fleet: AgentCredential = {
   kind: "fleet",
