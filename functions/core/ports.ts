@@ -1,4 +1,4 @@
-import type { ManifestSummary, SupportedOperations } from "./c2/manifest.js";
+import type { SupportedOperations } from "./c2/manifest.js";
 import type { Bulletin, DeviceSummary, QueueStatus, RepositoryStatus, StatusSummary } from "./c2/model.js";
 import type { BeaconEvent } from "./events.js";
 import type { CachedRevocation, RevocationCache } from "./identity/ports.js";
@@ -53,26 +53,6 @@ export interface AgentRegistry {
 export interface AgentClassRegistry {
   /** Creates the class on first sight, conditionally; later sightings change nothing. */
   ensure(tenant: string, agentClass: string, now: number): Promise<void>;
-}
-
-export interface StoredManifest {
-  hash: string;
-  summary: ManifestSummary;
-}
-
-export interface ManifestStore {
-  /** Supported operations of a stored manifest, or undefined when the tenant has no manifest by that hash. */
-  find(tenant: string, hash: string): Promise<SupportedOperations | undefined>;
-  /** Content-addressed and write-once: storing a hash that exists changes nothing. */
-  store(
-    tenant: string,
-    hash: string,
-    manifestJson: string,
-    summary: ManifestSummary,
-    now: number,
-  ): Promise<"stored" | "exists">;
-  /** The manifest exactly as stored (compact JSON). */
-  read(tenant: string, hash: string): Promise<string | undefined>;
 }
 
 /** Hot per-agent state as the heartbeat sees it in one cache round trip. */

@@ -7,7 +7,7 @@ import { type GuardedCache, guardedCache } from "./guarded-cache.js";
 import { type AgentCredential, authorizeAgent } from "./identity/credentials.js";
 import type { RevocationList } from "./identity/ports.js";
 import { makeRevocationCheck } from "./identity/revocation.js";
-import type { ManifestRegistration } from "./manifest-registration.js";
+import type { ManifestRegistration } from "./manifests/registration.js";
 import type { OperationLifecycle } from "./operations/lifecycle.js";
 import type { AgentRegistry, Clock, EventSink, HotState, IdGenerator } from "./ports.js";
 import { DESCRIBE_ID_PREFIX } from "./record-heartbeat.js";

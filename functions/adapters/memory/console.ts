@@ -11,8 +11,6 @@ import type {
   FlowCatalog,
   FlowVersionRecord,
   HotAgentState,
-  ManifestCatalog,
-  ManifestRecord,
 } from "../../core/console/ports.js";
 import type {
   CertificateAuthority,
@@ -21,6 +19,7 @@ import type {
   CertificateSubject,
   IssuedCertificate,
 } from "../../core/identity/ports.js";
+import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
 import type { AgentRecord, FlowContent } from "../../core/ports.js";
 import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
 

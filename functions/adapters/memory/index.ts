@@ -2,6 +2,7 @@ import { dropUndefined } from "../../core/c2/json.js";
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
 import type { BeaconEvent } from "../../core/events.js";
 import type { CachedRevocation, RevocationList } from "../../core/identity/ports.js";
+import type { ManifestStore } from "../../core/manifests/ports.js";
 import {
   isFinal,
   type OperationChange,
@@ -19,7 +20,6 @@ import type {
   HotSightingResult,
   HotState,
   IdGenerator,
-  ManifestStore,
   OperationQuery,
   OperationStore,
   SightingOutcome,

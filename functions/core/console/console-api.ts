@@ -1,6 +1,8 @@
 import { makeCertificatesApi } from "../identity/certificates.js";
 import type { CertificateAuthority, CertificateStore } from "../identity/ports.js";
 import type { Principal } from "../identity/principal.js";
+import { makeManifestsApi } from "../manifests/catalog.js";
+import type { ManifestCatalog } from "../manifests/ports.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { Clock, EventSink, IdGenerator, OperationStore } from "../ports.js";
 import { makeRolloutEngine } from "../rollouts/engine.js";
@@ -9,10 +11,9 @@ import { type AgentListRequest, makeAgentsApi } from "./agents.js";
 import { makeClassesApi } from "./classes.js";
 import { makeFleetSummary } from "./fleet-summary.js";
 import { type ClassAgent, makeFlowsApi } from "./flows.js";
-import { makeManifestsApi } from "./manifests.js";
 import { makeOperationsApi } from "./operations.js";
 import { MAX_PAGE_SIZE } from "./paging.js";
-import type { ClassCatalog, FleetHotState, FleetRegistry, FlowCatalog, ManifestCatalog } from "./ports.js";
+import type { ClassCatalog, FleetHotState, FleetRegistry, FlowCatalog } from "./ports.js";
 import { makeRolloutsApi } from "./rollouts.js";
 
 export interface ConsoleDependencies {

@@ -3,10 +3,11 @@ import { BeaconError } from "../errors.js";
 import { isComplete, type ManifestTypes, missingTypes } from "../flows/compatibility.js";
 import { isFlowHash, readFlowDocument } from "../flows/document.js";
 import { type Principal, requireRole } from "../identity/principal.js";
+import { detailOf } from "../manifests/catalog.js";
+import type { ManifestCatalog } from "../manifests/ports.js";
 import type { Clock } from "../ports.js";
-import { detailOf } from "./manifests.js";
 import { pageBodyOf, pageRequestOf, toIso } from "./paging.js";
-import type { FlowCatalog, FlowVersionRecord, ManifestCatalog } from "./ports.js";
+import type { FlowCatalog, FlowVersionRecord } from "./ports.js";
 import type { ConsoleResult } from "./result.js";
 
 /** Most agents one validation report covers; a larger class is reported on its first ones, and says so. */

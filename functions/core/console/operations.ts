@@ -6,12 +6,13 @@ import { updateConfigurationArgs } from "../flows/location.js";
 import { guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
+import type { ManifestCatalog } from "../manifests/ports.js";
 import { type LifecycleResult, newOperationId, type OperationLifecycle } from "../operations/lifecycle.js";
 import { isFinal, OperationKinds, type OperationRecord, type OperationState } from "../operations/model.js";
 import type { AgentRecord, Clock, EventSink, IdGenerator, OperationStore } from "../ports.js";
 import type { AgentListRequest } from "./agents.js";
 import { pageBodyOf, pageRequestOf, toIso } from "./paging.js";
-import type { FleetHotState, FleetRegistry, FlowCatalog, ManifestCatalog } from "./ports.js";
+import type { FleetHotState, FleetRegistry, FlowCatalog } from "./ports.js";
 import type { ConsoleResult } from "./result.js";
 
 /** Most agents one request may queue an operation for; a larger fleet is addressed in narrower selections. */

@@ -1,4 +1,3 @@
-import type { SupportedOperations } from "../c2/manifest.js";
 import type { FlowDocument } from "../flows/document.js";
 import type { RevocationNotices } from "../identity/ports.js";
 import type { AgentRecord, FlowContentStore, HotSighting } from "../ports.js";
@@ -97,26 +96,6 @@ export interface FleetHotState extends ClassFlowCache, RevocationNotices {
    * Called before the operations are written: a marker without an operation costs one look.
    */
   markOperationsPending(tenant: string, agentIds: string[]): Promise<void>;
-}
-
-export interface ManifestRecord {
-  hash: string;
-  agentType?: string;
-  version?: string;
-  bundleCount: number;
-  processorTypeCount: number;
-  controllerServiceTypeCount: number;
-  supportedOperations: SupportedOperations;
-  jsonBytes: number;
-  gzipBytes: number;
-  createdAt: number;
-}
-
-export interface ManifestCatalog {
-  list(tenant: string, page: PageRequest): Promise<Page<ManifestRecord>>;
-  /** The manifest exactly as stored (compact JSON), or undefined. */
-  read(tenant: string, hash: string): Promise<string | undefined>;
-  get(tenant: string, hash: string): Promise<ManifestRecord | undefined>;
 }
 
 /** One immutable flow version of a class: its document's reading, and who published it when. */

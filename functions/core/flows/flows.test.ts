@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "../c2/json.js";
-import { detailOf } from "../console/manifests.js";
+import { detailOf } from "../manifests/catalog.js";
 import { example } from "../test/fixtures.js";
 import { cppYamlFlow } from "../test/flow-fixtures.js";
 import { isComplete, missingTypes } from "./compatibility.js";

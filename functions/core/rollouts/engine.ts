@@ -9,12 +9,12 @@ import type {
   FleetHotState,
   FleetRegistry,
   HotAgentState,
-  ManifestCatalog,
 } from "../console/ports.js";
 import { BeaconError } from "../errors.js";
 import type { OperationEvent, RolloutEvent } from "../events.js";
 import { newUpdateConfiguration } from "../flows/location.js";
 import { guardedCache } from "../guarded-cache.js";
+import type { ManifestCatalog } from "../manifests/ports.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import type { Clock, EventSink, IdGenerator, OperationStore } from "../ports.js";

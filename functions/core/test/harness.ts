@@ -10,7 +10,7 @@ import {
   MemoryRevocationList,
   SequentialIds,
 } from "../../adapters/memory/index.js";
-import { makeManifestRegistration } from "../manifest-registration.js";
+import { makeManifestRegistration } from "../manifests/registration.js";
 import { makeOperationLifecycle } from "../operations/lifecycle.js";
 import { makeRecordAck } from "../record-ack.js";
 import { makeRecordHeartbeat } from "../record-heartbeat.js";

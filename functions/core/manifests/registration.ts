@@ -1,4 +1,4 @@
-import { type SupportedOperations, summarizeManifest } from "./c2/manifest.js";
+import { type SupportedOperations, summarizeManifest } from "../c2/manifest.js";
 import type { ManifestStore } from "./ports.js";
 
 export interface ManifestRegistration {
