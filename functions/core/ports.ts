@@ -1,6 +1,5 @@
 import type { SupportedOperations } from "./c2/manifest.js";
 import type { Bulletin, DeviceSummary, QueueStatus, RepositoryStatus, StatusSummary } from "./c2/model.js";
-import type { BeaconEvent } from "./events.js";
 import type { CachedRevocation, RevocationCache } from "./identity/ports.js";
 import type { OperationChange, OperationRecord, OperationState } from "./operations/model.js";
 import type { ClassFlowCache } from "./rollouts/ports.js";
@@ -151,11 +150,6 @@ export interface OperationStore {
    * before acting on it.
    */
   due(time: number): AsyncIterable<OperationRecord>;
-}
-
-export interface EventSink {
-  /** Resolves once every event is on the stream; rejects after bounded retries. */
-  publish(events: BeaconEvent[]): Promise<void>;
 }
 
 export interface Clock {

@@ -4,7 +4,8 @@ import { type SupportedOperations, supports } from "./c2/manifest.js";
 import type { C2Operation, Heartbeat } from "./c2/model.js";
 import { describeManifest, heartbeatReply } from "./c2/operations.js";
 import { BeaconError } from "./errors.js";
-import type { HeartbeatEvent, OperationEvent } from "./events.js";
+import type { HeartbeatEvent, OperationEvent } from "./events/model.js";
+import type { EventSink } from "./events/ports.js";
 import { newUpdateConfiguration } from "./flows/location.js";
 import { type GuardedCache, guardedCache } from "./guarded-cache.js";
 import { type AgentCredential, authorizeAgent } from "./identity/credentials.js";
@@ -17,7 +18,6 @@ import type {
   AgentRecord,
   AgentRegistry,
   Clock,
-  EventSink,
   HotSighting,
   HotSightingResult,
   HotState,

@@ -1,6 +1,7 @@
 import { dropUndefined } from "../../core/c2/json.js";
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
-import type { BeaconEvent } from "../../core/events.js";
+import type { BeaconEvent } from "../../core/events/model.js";
+import type { EventSink } from "../../core/events/ports.js";
 import type { CachedRevocation, RevocationList } from "../../core/identity/ports.js";
 import type { ManifestStore } from "../../core/manifests/ports.js";
 import {
@@ -15,7 +16,6 @@ import type {
   AgentRecord,
   AgentRegistry,
   Clock,
-  EventSink,
   HotSighting,
   HotSightingResult,
   HotState,

@@ -1,10 +1,11 @@
+import type { EventSink } from "../events/ports.js";
 import { makeCertificatesApi } from "../identity/certificates.js";
 import type { CertificateAuthority, CertificateStore } from "../identity/ports.js";
 import type { Principal } from "../identity/principal.js";
 import { makeManifestsApi } from "../manifests/catalog.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
-import type { Clock, EventSink, IdGenerator, OperationStore } from "../ports.js";
+import type { Clock, IdGenerator, OperationStore } from "../ports.js";
 import { makeRolloutEngine } from "../rollouts/engine.js";
 import type { RolloutStore } from "../rollouts/ports.js";
 import { type AgentListRequest, makeAgentsApi } from "./agents.js";

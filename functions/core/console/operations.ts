@@ -1,6 +1,7 @@
 import { dropUndefined } from "../c2/json.js";
 import { type SupportedOperations, supports } from "../c2/manifest.js";
 import { BeaconError } from "../errors.js";
+import type { EventSink } from "../events/ports.js";
 import { isFlowHash } from "../flows/document.js";
 import { updateConfigurationArgs } from "../flows/location.js";
 import { guardedCache } from "../guarded-cache.js";
@@ -9,7 +10,7 @@ import { type Principal, requireRole } from "../identity/principal.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
 import { type LifecycleResult, newOperationId, type OperationLifecycle } from "../operations/lifecycle.js";
 import { isFinal, OperationKinds, type OperationRecord, type OperationState } from "../operations/model.js";
-import type { AgentRecord, Clock, EventSink, IdGenerator, OperationStore } from "../ports.js";
+import type { AgentRecord, Clock, IdGenerator, OperationStore } from "../ports.js";
 import type { AgentListRequest } from "./agents.js";
 import { pageBodyOf, pageRequestOf, toIso } from "./paging.js";
 import type { FleetHotState, FleetRegistry, FlowCatalog } from "./ports.js";

@@ -2,7 +2,7 @@ import { dropUndefined } from "../c2/json.js";
 import type { SupportedOperations } from "../c2/manifest.js";
 import type { Acknowledgement, C2Operation } from "../c2/model.js";
 import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../console/agent-status.js";
-import type { OperationEvent } from "../events.js";
+import type { OperationEvent } from "../events/model.js";
 import type { Clock, IdGenerator, OperationStore } from "../ports.js";
 import { planDelivery } from "./delivery.js";
 import {

@@ -1,6 +1,7 @@
 import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../console/agent-status.js";
 import type { ClassCatalog } from "../console/ports.js";
-import type { AgentRegistry, Clock, EventSink, OperationStore } from "../ports.js";
+import type { EventSink } from "../events/ports.js";
+import type { AgentRegistry, Clock, OperationStore } from "../ports.js";
 import type { OperationLifecycle } from "./lifecycle.js";
 import { isFinal, type OperationRecord } from "./model.js";
 

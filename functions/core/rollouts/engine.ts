@@ -11,13 +11,14 @@ import type {
   HotAgentState,
 } from "../console/ports.js";
 import { BeaconError } from "../errors.js";
-import type { OperationEvent, RolloutEvent } from "../events.js";
+import type { OperationEvent, RolloutEvent } from "../events/model.js";
+import type { EventSink } from "../events/ports.js";
 import { newUpdateConfiguration } from "../flows/location.js";
 import { guardedCache } from "../guarded-cache.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
-import type { Clock, EventSink, IdGenerator, OperationStore } from "../ports.js";
+import type { Clock, IdGenerator, OperationStore } from "../ports.js";
 import {
   type ClassFlowPolicy,
   canRolloutTransition,

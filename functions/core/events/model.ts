@@ -1,6 +1,6 @@
-import type { AckState, DeviceSummary, StatusSummary } from "./c2/model.js";
-import type { OperationState } from "./operations/model.js";
-import type { RolloutCounts, RolloutState } from "./rollouts/model.js";
+import type { AckState, DeviceSummary, StatusSummary } from "../c2/model.js";
+import type { OperationState } from "../operations/model.js";
+import type { RolloutCounts, RolloutState } from "../rollouts/model.js";
 
 /**
  * Compact records of what agents said, one per accepted heartbeat or ack, for analysis downstream.
