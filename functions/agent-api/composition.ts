@@ -8,7 +8,7 @@ import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRevocationList } from "../adapters/dynamodb/revocation-list.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisHotState } from "../adapters/redis/hot-state.js";
-import { makeFlowDownload } from "../core/flow-download.js";
+import { makeFlowDownload } from "../core/flows/download.js";
 import { makeManifestRegistration } from "../core/manifests/registration.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeRecordAck } from "../core/record-ack.js";

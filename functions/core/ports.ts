@@ -1,8 +1,8 @@
 import type { SupportedOperations } from "./c2/manifest.js";
 import type { Bulletin, DeviceSummary, QueueStatus, RepositoryStatus, StatusSummary } from "./c2/model.js";
+import type { ClassFlowCache } from "./flows/ports.js";
 import type { CachedRevocation, RevocationCache } from "./identity/ports.js";
 import type { OperationChange, OperationRecord, OperationState } from "./operations/model.js";
-import type { ClassFlowCache } from "./rollouts/ports.js";
 
 /** The durable registry entry of one agent (DynamoDB on AWS). */
 export interface AgentRecord {
@@ -158,16 +158,4 @@ export interface Clock {
 
 export interface IdGenerator {
   newId(): string;
-}
-
-/** A stored flow version's bytes, exactly as uploaded, and how to serve them. */
-export interface FlowContent {
-  hash: string;
-  contentType: string;
-  bytes: Uint8Array;
-}
-
-/** Flow documents by hash within a tenant: what agents download. */
-export interface FlowContentStore {
-  read(tenant: string, hash: string): Promise<FlowContent | undefined>;
 }

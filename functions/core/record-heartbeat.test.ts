@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "./c2/json.js";
 import { BeaconError } from "./errors.js";
+import type { ClassFlowPolicy } from "./flows/policy.js";
 import type { AgentCredential } from "./identity/credentials.js";
 import type { OperationRecord } from "./operations/model.js";
 import { CATCH_UP_CREATOR } from "./record-heartbeat.js";
-import type { ClassFlowPolicy } from "./rollouts/model.js";
 import { cppHeartbeatOf, example } from "./test/fixtures.js";
 import {
   AGENT_API_URL,

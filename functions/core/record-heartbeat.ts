@@ -6,13 +6,13 @@ import { describeManifest, heartbeatReply } from "./c2/operations.js";
 import { BeaconError } from "./errors.js";
 import type { HeartbeatEvent, OperationEvent } from "./events/model.js";
 import type { EventSink } from "./events/ports.js";
-import { newUpdateConfiguration } from "./flows/location.js";
+import type { ClassFlowPolicies } from "./flows/ports.js";
 import { type GuardedCache, guardedCache } from "./guarded-cache.js";
 import { type AgentCredential, authorizeAgent } from "./identity/credentials.js";
 import type { RevocationList } from "./identity/ports.js";
 import { makeRevocationCheck } from "./identity/revocation.js";
 import type { ManifestRegistration } from "./manifests/registration.js";
-import type { OperationLifecycle } from "./operations/lifecycle.js";
+import { newUpdateConfiguration, type OperationLifecycle } from "./operations/lifecycle.js";
 import type {
   AgentClassRegistry,
   AgentRecord,
@@ -23,7 +23,6 @@ import type {
   HotState,
   IdGenerator,
 } from "./ports.js";
-import type { ClassFlowPolicies } from "./rollouts/ports.js";
 
 /**
  * Beacon's own DESCRIBE MANIFEST, asked while a manifest is unknown, is tracked on the agent's registry

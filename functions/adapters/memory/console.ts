@@ -8,10 +8,10 @@ import type {
   ClassCatalog,
   FleetHotState,
   FleetRegistry,
-  FlowCatalog,
-  FlowVersionRecord,
   HotAgentState,
 } from "../../core/console/ports.js";
+import type { ClassFlowPolicy } from "../../core/flows/policy.js";
+import type { FlowCatalog, FlowContent, FlowVersionRecord } from "../../core/flows/ports.js";
 import type {
   CertificateAuthority,
   CertificateRecord,
@@ -20,8 +20,7 @@ import type {
   IssuedCertificate,
 } from "../../core/identity/ports.js";
 import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
-import type { AgentRecord, FlowContent } from "../../core/ports.js";
-import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
+import type { AgentRecord } from "../../core/ports.js";
 
 /** In-process stand-ins for the console's ports, for core unit tests only. */
 

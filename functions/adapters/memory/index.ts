@@ -2,6 +2,8 @@ import { dropUndefined } from "../../core/c2/json.js";
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
 import type { BeaconEvent } from "../../core/events/model.js";
 import type { EventSink } from "../../core/events/ports.js";
+import { type ClassFlowPolicy, isAcceptedFlow } from "../../core/flows/policy.js";
+import type { ClassFlowPolicies } from "../../core/flows/ports.js";
 import type { CachedRevocation, RevocationList } from "../../core/identity/ports.js";
 import type { ManifestStore } from "../../core/manifests/ports.js";
 import {
@@ -24,8 +26,6 @@ import type {
   OperationStore,
   SightingOutcome,
 } from "../../core/ports.js";
-import { type ClassFlowPolicy, isAcceptedFlow } from "../../core/rollouts/model.js";
-import type { ClassFlowPolicies } from "../../core/rollouts/ports.js";
 
 /** In-process stand-ins for the ports, for core unit tests only. Each counts its calls. */
 

@@ -1,9 +1,9 @@
 import { dropUndefined } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
+import { policyInForce } from "../flows/policy.js";
 import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import type { Clock } from "../ports.js";
-import { policyInForce } from "../rollouts/model.js";
 import {
   DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
   type LastSeenSource,

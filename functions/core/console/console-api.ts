@@ -1,4 +1,6 @@
 import type { EventSink } from "../events/ports.js";
+import type { FlowCatalog } from "../flows/ports.js";
+import { type ClassAgent, makeFlowsApi } from "../flows/versions.js";
 import { makeCertificatesApi } from "../identity/certificates.js";
 import type { CertificateAuthority, CertificateStore } from "../identity/ports.js";
 import type { Principal } from "../identity/principal.js";
@@ -11,10 +13,9 @@ import type { RolloutStore } from "../rollouts/ports.js";
 import { type AgentListRequest, makeAgentsApi } from "./agents.js";
 import { makeClassesApi } from "./classes.js";
 import { makeFleetSummary } from "./fleet-summary.js";
-import { type ClassAgent, makeFlowsApi } from "./flows.js";
 import { makeOperationsApi } from "./operations.js";
 import { MAX_PAGE_SIZE } from "./paging.js";
-import type { ClassCatalog, FleetHotState, FleetRegistry, FlowCatalog } from "./ports.js";
+import type { ClassCatalog, FleetHotState, FleetRegistry } from "./ports.js";
 import { makeRolloutsApi } from "./rollouts.js";
 
 export interface ConsoleDependencies {

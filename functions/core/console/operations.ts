@@ -4,6 +4,7 @@ import { BeaconError } from "../errors.js";
 import type { EventSink } from "../events/ports.js";
 import { isFlowHash } from "../flows/document.js";
 import { updateConfigurationArgs } from "../flows/location.js";
+import type { FlowCatalog } from "../flows/ports.js";
 import { guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
@@ -13,7 +14,7 @@ import { isFinal, OperationKinds, type OperationRecord, type OperationState } fr
 import type { AgentRecord, Clock, IdGenerator, OperationStore } from "../ports.js";
 import type { AgentListRequest } from "./agents.js";
 import { pageBodyOf, pageRequestOf, toIso } from "./paging.js";
-import type { FleetHotState, FleetRegistry, FlowCatalog } from "./ports.js";
+import type { FleetHotState, FleetRegistry } from "./ports.js";
 import type { ConsoleResult } from "./result.js";
 
 /** Most agents one request may queue an operation for; a larger fleet is addressed in narrower selections. */

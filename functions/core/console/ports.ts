@@ -1,8 +1,7 @@
-import type { FlowDocument } from "../flows/document.js";
+import type { ClassFlowPolicy } from "../flows/policy.js";
+import type { ClassFlowCache } from "../flows/ports.js";
 import type { RevocationNotices } from "../identity/ports.js";
-import type { AgentRecord, FlowContentStore, HotSighting } from "../ports.js";
-import type { ClassFlowPolicy } from "../rollouts/model.js";
-import type { ClassFlowCache } from "../rollouts/ports.js";
+import type { AgentRecord, HotSighting } from "../ports.js";
 import type { Page, PageRequest } from "./paging.js";
 
 export interface AgentClassRecord {
@@ -96,28 +95,4 @@ export interface FleetHotState extends ClassFlowCache, RevocationNotices {
    * Called before the operations are written: a marker without an operation costs one look.
    */
   markOperationsPending(tenant: string, agentIds: string[]): Promise<void>;
-}
-
-/** One immutable flow version of a class: its document's reading, and who published it when. */
-export interface FlowVersionRecord extends FlowDocument {
-  className: string;
-  gzipBytes: number;
-  createdAt: number;
-  /** Subject of the token that uploaded it. */
-  createdBy: string;
-}
-
-/** Flow versions per class; the content is stored once per tenant and hash, and served to agents by hash. */
-export interface FlowCatalog extends FlowContentStore {
-  /**
-   * Stores the content, then the class's version, each written once; when the class has the version
-   * already, the stored record comes back with `created` false.
-   */
-  add(
-    tenant: string,
-    version: Omit<FlowVersionRecord, "gzipBytes">,
-    bytes: Uint8Array,
-  ): Promise<{ record: FlowVersionRecord; created: boolean }>;
-  list(tenant: string, className: string, page: PageRequest): Promise<Page<FlowVersionRecord>>;
-  get(tenant: string, className: string, hash: string): Promise<FlowVersionRecord | undefined>;
 }

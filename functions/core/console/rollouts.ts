@@ -1,6 +1,7 @@
 import { dropUndefined } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
 import { isFlowHash } from "../flows/document.js";
+import type { FlowCatalog } from "../flows/ports.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import type { AdvanceOutcome, RolloutEngine } from "../rollouts/engine.js";
@@ -14,7 +15,6 @@ import {
 import type { RolloutStore } from "../rollouts/ports.js";
 import { isClassName } from "./classes.js";
 import { pageBodyOf, pageRequestOf, toIso } from "./paging.js";
-import type { FlowCatalog } from "./ports.js";
 import type { ConsoleResult } from "./result.js";
 
 export interface RolloutsDependencies {

@@ -3,6 +3,7 @@ import type { SupportedOperations } from "../c2/manifest.js";
 import type { Acknowledgement, C2Operation } from "../c2/model.js";
 import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../console/agent-status.js";
 import type { OperationEvent } from "../events/model.js";
+import { updateConfigurationArgs } from "../flows/location.js";
 import type { Clock, IdGenerator, OperationStore } from "../ports.js";
 import { planDelivery } from "./delivery.js";
 import {
@@ -249,3 +250,30 @@ const isSameKind = (a: OperationRecord, b: OperationRecord): boolean =>
 /** Operation ids sort by creation time, so lists run newest first and an agent's queue in order. */
 export const newOperationId = (now: number, ids: IdGenerator): string =>
   `op-${String(now).padStart(13, "0")}-${ids.newId()}`;
+
+/** A queued UPDATE CONFIGURATION that Beacon itself creates (catch-up, a rollout) to send an agent a flow. */
+export function newUpdateConfiguration(request: {
+  tenant: string;
+  agentId: string;
+  flowId: string;
+  agentApiUrl: string;
+  createdBy: string;
+  now: number;
+  ids: IdGenerator;
+  rolloutId?: string;
+  ackTimeoutMs?: number;
+}): OperationRecord {
+  return dropUndefined({
+    tenant: request.tenant,
+    agentId: request.agentId,
+    operationId: newOperationId(request.now, request.ids),
+    operation: "UPDATE",
+    operand: "CONFIGURATION",
+    args: updateConfigurationArgs(request.agentApiUrl, request.flowId),
+    state: "queued" as const,
+    createdAt: request.now,
+    createdBy: request.createdBy,
+    rolloutId: request.rolloutId,
+    ackTimeoutMs: request.ackTimeoutMs,
+  });
+}

@@ -13,14 +13,13 @@ import type {
 import { BeaconError } from "../errors.js";
 import type { OperationEvent, RolloutEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
-import { newUpdateConfiguration } from "../flows/location.js";
+import type { ClassFlowPolicy } from "../flows/policy.js";
 import { guardedCache } from "../guarded-cache.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
-import type { OperationLifecycle } from "../operations/lifecycle.js";
+import { newUpdateConfiguration, type OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import type { Clock, IdGenerator, OperationStore } from "../ports.js";
 import {
-  type ClassFlowPolicy,
   canRolloutTransition,
   countOf,
   emptyCounts,

@@ -1,14 +1,14 @@
 import { dropUndefined } from "../c2/json.js";
+import { pageBodyOf, pageRequestOf, toIso } from "../console/paging.js";
+import type { ConsoleResult } from "../console/result.js";
 import { BeaconError } from "../errors.js";
-import { isComplete, type ManifestTypes, missingTypes } from "../flows/compatibility.js";
-import { isFlowHash, readFlowDocument } from "../flows/document.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { detailOf } from "../manifests/catalog.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
 import type { Clock } from "../ports.js";
-import { pageBodyOf, pageRequestOf, toIso } from "./paging.js";
+import { isComplete, type ManifestTypes, missingTypes } from "./compatibility.js";
+import { isFlowHash, readFlowDocument } from "./document.js";
 import type { FlowCatalog, FlowVersionRecord } from "./ports.js";
-import type { ConsoleResult } from "./result.js";
 
 /** Most agents one validation report covers; a larger class is reported on its first ones, and says so. */
 const MAX_VALIDATED_AGENTS = 5_000;

@@ -1,10 +1,11 @@
-import { BeaconError } from "./errors.js";
-import { isFlowHash } from "./flows/document.js";
-import { guardedCache } from "./guarded-cache.js";
-import type { AgentCredential } from "./identity/credentials.js";
-import type { RevocationList } from "./identity/ports.js";
-import { makeRevocationCheck } from "./identity/revocation.js";
-import type { FlowContent, FlowContentStore, HotState } from "./ports.js";
+import { BeaconError } from "../errors.js";
+import { guardedCache } from "../guarded-cache.js";
+import type { AgentCredential } from "../identity/credentials.js";
+import type { RevocationList } from "../identity/ports.js";
+import { makeRevocationCheck } from "../identity/revocation.js";
+import type { HotState } from "../ports.js";
+import { isFlowHash } from "./document.js";
+import type { FlowContent, FlowContentStore } from "./ports.js";
 
 export interface FlowDownloadDependencies {
   flows: FlowContentStore;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { MemoryFlowCatalog } from "../adapters/memory/console.js";
-import { MemoryHotState, MemoryRevocationList } from "../adapters/memory/index.js";
-import { makeFlowDownload } from "./flow-download.js";
-import { readFlowDocument } from "./flows/document.js";
-import type { AgentCredential } from "./identity/credentials.js";
-import { cppYamlFlow } from "./test/flow-fixtures.js";
+import { MemoryFlowCatalog } from "../../adapters/memory/console.js";
+import { MemoryHotState, MemoryRevocationList } from "../../adapters/memory/index.js";
+import type { AgentCredential } from "../identity/credentials.js";
+import { cppYamlFlow } from "../test/flow-fixtures.js";
+import { readFlowDocument } from "./document.js";
+import { makeFlowDownload } from "./download.js";
 
 const credential = (tenant: string, serialNumber = "A1"): AgentCredential => ({
   kind: "fleet",
