@@ -1,12 +1,12 @@
 import type { AgentListRequest } from "../core/console/agents.js";
 import type { ConsoleApi } from "../core/console/console-api.js";
-import type { OperationRequest } from "../core/console/operations.js";
 import type { AgentClassChange } from "../core/console/ports.js";
 import type { ConsoleResult } from "../core/console/result.js";
 import type { RolloutRequest } from "../core/console/rollouts.js";
 import type { IssueRequest } from "../core/identity/certificates.js";
 import type { Principal } from "../core/identity/principal.js";
 import type { OperationState } from "../core/operations/model.js";
+import type { OperationRequest } from "../core/operations/requests.js";
 import { type ConsoleInput, openApiDocument } from "../shared/console-openapi.js";
 
 export type ConsoleRoute = (principal: Principal, input: ConsoleInput) => Promise<ConsoleResult>;

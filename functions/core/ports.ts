@@ -2,7 +2,6 @@ import type { SupportedOperations } from "./c2/manifest.js";
 import type { Bulletin, DeviceSummary, QueueStatus, RepositoryStatus, StatusSummary } from "./c2/model.js";
 import type { ClassFlowCache } from "./flows/ports.js";
 import type { CachedRevocation, RevocationCache } from "./identity/ports.js";
-import type { OperationChange, OperationRecord, OperationState } from "./operations/model.js";
 
 /** The durable registry entry of one agent (DynamoDB on AWS). */
 export interface AgentRecord {
@@ -121,35 +120,6 @@ export interface HotState extends ClassFlowCache, RevocationCache {
   rememberDescribe(tenant: string, agentId: string, pendingUntil: number | undefined): Promise<void>;
   /** Clears the pending-operation marker unless something was queued since it read this version. */
   clearOperationsPending(tenant: string, agentId: string, version: string): Promise<void>;
-}
-
-/** Filters of a tenant-wide operation list. */
-export interface OperationQuery {
-  state?: OperationState;
-  agentId?: string;
-  limit: number;
-  /** Operation id of the last item already returned; lists run newest first. */
-  after?: string;
-}
-
-/** Operations, per agent, in the registry. Every state change is conditional on the state it leaves. */
-export interface OperationStore {
-  /** Writes new operations (queued); an id that exists already is an error. */
-  create(operations: OperationRecord[]): Promise<void>;
-  get(tenant: string, agentId: string, operationId: string): Promise<OperationRecord | undefined>;
-  /** By id alone, for the console. */
-  find(tenant: string, operationId: string): Promise<OperationRecord | undefined>;
-  /** The agent's queued and delivered operations, read consistently in one request. */
-  open(tenant: string, agentId: string): Promise<OperationRecord[]>;
-  /** Applies the change only if the operation is still `from`; false otherwise (a duplicate, a race). */
-  transition(operation: OperationRecord, from: OperationState, change: OperationChange): Promise<boolean>;
-  list(tenant: string, query: OperationQuery): Promise<{ items: OperationRecord[]; last?: string }>;
-  /**
-   * Open operations of every tenant whose `dueAt` is at or before `time`, oldest first, read page by page
-   * as the caller consumes them. They come from an index that may lag the operations: read one again
-   * before acting on it.
-   */
-  due(time: number): AsyncIterable<OperationRecord>;
 }
 
 export interface Clock {

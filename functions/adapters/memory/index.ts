@@ -12,6 +12,7 @@ import {
   type OperationRecord,
   type OperationState,
 } from "../../core/operations/model.js";
+import type { OperationQuery, OperationStore } from "../../core/operations/ports.js";
 import type {
   AgentCheckpoint,
   AgentClassRegistry,
@@ -22,8 +23,6 @@ import type {
   HotSightingResult,
   HotState,
   IdGenerator,
-  OperationQuery,
-  OperationStore,
   SightingOutcome,
 } from "../../core/ports.js";
 

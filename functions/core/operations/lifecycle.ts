@@ -4,7 +4,7 @@ import type { Acknowledgement, C2Operation } from "../c2/model.js";
 import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../console/agent-status.js";
 import type { OperationEvent } from "../events/model.js";
 import { updateConfigurationArgs } from "../flows/location.js";
-import type { Clock, IdGenerator, OperationStore } from "../ports.js";
+import type { Clock, IdGenerator } from "../ports.js";
 import { planDelivery } from "./delivery.js";
 import {
   canTransition,
@@ -14,6 +14,7 @@ import {
   type OperationState,
   stateAfterAck,
 } from "./model.js";
+import type { OperationStore } from "./ports.js";
 
 /**
  * When the sweeper first looks at a queued operation: one default heartbeat interval after creation. Most

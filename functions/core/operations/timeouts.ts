@@ -1,9 +1,10 @@
 import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../console/agent-status.js";
 import type { ClassCatalog } from "../console/ports.js";
 import type { EventSink } from "../events/ports.js";
-import type { AgentRegistry, Clock, OperationStore } from "../ports.js";
+import type { AgentRegistry, Clock } from "../ports.js";
 import type { OperationLifecycle } from "./lifecycle.js";
 import { isFinal, type OperationRecord } from "./model.js";
+import type { OperationStore } from "./ports.js";
 
 export interface SweepSettings {
   /** A queued operation times out after this many heartbeat intervals of its agent's class. */

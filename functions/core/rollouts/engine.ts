@@ -18,7 +18,8 @@ import { guardedCache } from "../guarded-cache.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
 import { newUpdateConfiguration, type OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
-import type { Clock, IdGenerator, OperationStore } from "../ports.js";
+import type { OperationStore } from "../operations/ports.js";
+import type { Clock, IdGenerator } from "../ports.js";
 import {
   canRolloutTransition,
   countOf,

@@ -1,5 +1,9 @@
 import { dropUndefined } from "../c2/json.js";
 import { type SupportedOperations, supports } from "../c2/manifest.js";
+import type { AgentListRequest } from "../console/agents.js";
+import { pageBodyOf, pageRequestOf, toIso } from "../console/paging.js";
+import type { FleetHotState, FleetRegistry } from "../console/ports.js";
+import type { ConsoleResult } from "../console/result.js";
 import { BeaconError } from "../errors.js";
 import type { EventSink } from "../events/ports.js";
 import { isFlowHash } from "../flows/document.js";
@@ -9,13 +13,10 @@ import { guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
-import { type LifecycleResult, newOperationId, type OperationLifecycle } from "../operations/lifecycle.js";
-import { isFinal, OperationKinds, type OperationRecord, type OperationState } from "../operations/model.js";
-import type { AgentRecord, Clock, IdGenerator, OperationStore } from "../ports.js";
-import type { AgentListRequest } from "./agents.js";
-import { pageBodyOf, pageRequestOf, toIso } from "./paging.js";
-import type { FleetHotState, FleetRegistry } from "./ports.js";
-import type { ConsoleResult } from "./result.js";
+import type { AgentRecord, Clock, IdGenerator } from "../ports.js";
+import { type LifecycleResult, newOperationId, type OperationLifecycle } from "./lifecycle.js";
+import { isFinal, OperationKinds, type OperationRecord, type OperationState } from "./model.js";
+import type { OperationStore } from "./ports.js";
 
 /** Most agents one request may queue an operation for; a larger fleet is addressed in narrower selections. */
 export const MAX_SELECTED_AGENTS = 1_000;
