@@ -1,6 +1,6 @@
+import type { AgentClassChange } from "../core/agents/ports.js";
 import type { AgentListRequest } from "../core/console/agents.js";
 import type { ConsoleApi } from "../core/console/console-api.js";
-import type { AgentClassChange } from "../core/console/ports.js";
 import type { ConsoleResult } from "../core/console/result.js";
 import type { RolloutRequest } from "../core/console/rollouts.js";
 import type { IssueRequest } from "../core/identity/certificates.js";

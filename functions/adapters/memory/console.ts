@@ -1,11 +1,14 @@
-import { dropUndefined } from "../../core/c2/json.js";
-import type { Page, PageRequest } from "../../core/console/paging.js";
 import type {
   AgentClassChange,
   AgentClassRecord,
+  AgentRecord,
+  ClassCatalog,
+} from "../../core/agents/ports.js";
+import { dropUndefined } from "../../core/c2/json.js";
+import type { Page, PageRequest } from "../../core/console/paging.js";
+import type {
   AgentQuery,
   ClassAgentCounts,
-  ClassCatalog,
   FleetHotState,
   FleetRegistry,
   HotAgentState,
@@ -20,7 +23,6 @@ import type {
   IssuedCertificate,
 } from "../../core/identity/ports.js";
 import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
-import type { AgentRecord } from "../../core/ports.js";
 
 /** In-process stand-ins for the console's ports, for core unit tests only. */
 

@@ -1,3 +1,13 @@
+import type {
+  AgentCheckpoint,
+  AgentClassRegistry,
+  AgentRecord,
+  AgentRegistry,
+  HotSighting,
+  HotSightingResult,
+  HotState,
+  SightingOutcome,
+} from "../../core/agents/ports.js";
 import { dropUndefined } from "../../core/c2/json.js";
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
 import type { BeaconEvent } from "../../core/events/model.js";
@@ -13,18 +23,7 @@ import {
   type OperationState,
 } from "../../core/operations/model.js";
 import type { OperationQuery, OperationStore } from "../../core/operations/ports.js";
-import type {
-  AgentCheckpoint,
-  AgentClassRegistry,
-  AgentRecord,
-  AgentRegistry,
-  Clock,
-  HotSighting,
-  HotSightingResult,
-  HotState,
-  IdGenerator,
-  SightingOutcome,
-} from "../../core/ports.js";
+import type { Clock, IdGenerator } from "../../core/ports.js";
 
 /** In-process stand-ins for the ports, for core unit tests only. Each counts its calls. */
 

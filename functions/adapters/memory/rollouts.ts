@@ -1,4 +1,4 @@
-import type { AgentClassRecord } from "../../core/console/ports.js";
+import type { AgentClassRecord } from "../../core/agents/ports.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import {
   isRolloutFinal,

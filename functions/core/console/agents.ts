@@ -1,13 +1,13 @@
+import type { AgentClassRecord, AgentRecord, ClassCatalog } from "../agents/ports.js";
+import { type AgentStatus, type LastSeenSource, statusOf, statusRuleOf } from "../agents/status.js";
 import { dropUndefined } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
 import { type GuardedCache, guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
-import type { AgentRecord, Clock } from "../ports.js";
-import { type AgentStatus, type LastSeenSource, statusOf } from "./agent-status.js";
-import { statusRuleOf } from "./classes.js";
+import type { Clock } from "../ports.js";
 import { decodeCursor, encodeCursor, pageSize, toIso } from "./paging.js";
-import type { AgentClassRecord, ClassCatalog, FleetHotState, FleetRegistry, HotAgentState } from "./ports.js";
+import type { FleetHotState, FleetRegistry, HotAgentState } from "./ports.js";
 import type { ConsoleResult } from "./result.js";
 
 export interface AgentsDependencies {

@@ -1,23 +1,18 @@
+import type { AgentClassChange, AgentClassRecord, ClassCatalog } from "../agents/ports.js";
+import {
+  DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
+  type LastSeenSource,
+  onlineSince,
+  statusRuleOf,
+} from "../agents/status.js";
 import { dropUndefined } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
 import { policyInForce } from "../flows/policy.js";
 import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import type { Clock } from "../ports.js";
-import {
-  DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
-  type LastSeenSource,
-  onlineSince,
-  type StatusRule,
-} from "./agent-status.js";
 import { pageBodyOf, pageRequestOf, toIso } from "./paging.js";
-import type {
-  AgentClassChange,
-  AgentClassRecord,
-  ClassCatalog,
-  FleetHotState,
-  FleetRegistry,
-} from "./ports.js";
+import type { FleetHotState, FleetRegistry } from "./ports.js";
 import type { ConsoleResult } from "./result.js";
 
 export interface ClassesDependencies {
@@ -51,11 +46,6 @@ export interface ClassView {
 
 /** Class names are whatever agents report (the C2 protocol allows any string): bounded, not shaped. */
 export const isClassName = (name: string): boolean => name.length >= 1 && name.length <= 128;
-
-export const statusRuleOf = (record: AgentClassRecord | undefined, registryLagMs: number): StatusRule => ({
-  heartbeatIntervalSeconds: record?.heartbeatIntervalSeconds ?? DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
-  registryLagMs,
-});
 
 /**
  * Agents per class and status. The cache's per-class index answers in one round trip; without the

@@ -15,13 +15,13 @@ import {
   SequentialIds,
 } from "../../adapters/memory/index.js";
 import { MemoryRolloutStore } from "../../adapters/memory/rollouts.js";
+import type { AgentClassRecord } from "../agents/ports.js";
 import { type Principal, principalFromClaims, type Role } from "../identity/principal.js";
 import { makeOperationLifecycle } from "../operations/lifecycle.js";
 import { DEFAULT_ROLLOUT_PLAN } from "../rollouts/model.js";
 import { example } from "../test/fixtures.js";
 import { makeConsoleApi } from "./console-api.js";
 import { encodeCursor } from "./paging.js";
-import type { AgentClassRecord } from "./ports.js";
 
 const MINUTE = 60_000;
 const CHECKPOINT_MS = 10 * MINUTE;

@@ -1,3 +1,4 @@
+import type { ClassCatalog } from "../agents/ports.js";
 import type { EventSink } from "../events/ports.js";
 import type { FlowCatalog } from "../flows/ports.js";
 import { type ClassAgent, makeFlowsApi } from "../flows/versions.js";
@@ -16,7 +17,7 @@ import { type AgentListRequest, makeAgentsApi } from "./agents.js";
 import { makeClassesApi } from "./classes.js";
 import { makeFleetSummary } from "./fleet-summary.js";
 import { MAX_PAGE_SIZE } from "./paging.js";
-import type { ClassCatalog, FleetHotState, FleetRegistry } from "./ports.js";
+import type { FleetHotState, FleetRegistry } from "./ports.js";
 import { makeRolloutsApi } from "./rollouts.js";
 
 export interface ConsoleDependencies {

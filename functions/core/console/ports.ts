@@ -1,44 +1,7 @@
-import type { ClassFlowPolicy } from "../flows/policy.js";
+import type { AgentRecord, HotSighting } from "../agents/ports.js";
 import type { ClassFlowCache } from "../flows/ports.js";
 import type { RevocationNotices } from "../identity/ports.js";
-import type { AgentRecord, HotSighting } from "../ports.js";
 import type { Page, PageRequest } from "./paging.js";
-
-export interface AgentClassRecord {
-  tenant: string;
-  name: string;
-  description?: string;
-  /** How often the class's agents are expected to heartbeat; absent for classes nobody configured. */
-  heartbeatIntervalSeconds?: number;
-  /** How long the class's agents may take to acknowledge an operation; the service default when absent. */
-  ackTimeoutSeconds?: number;
-  /** Which flow the class's agents should run, once a flow version was published to it. */
-  flowPolicy?: ClassFlowPolicy;
-  /** The rollout under way, if any: a class has at most one. */
-  activeRolloutId?: string;
-  createdAt: number;
-  updatedAt?: number;
-  /** Created by the agent API on first sight rather than by a person. */
-  autoCreated: boolean;
-}
-
-export interface AgentClassChange {
-  description?: string;
-  heartbeatIntervalSeconds?: number;
-  ackTimeoutSeconds?: number;
-}
-
-export interface ClassCatalog {
-  list(tenant: string, page: PageRequest): Promise<Page<AgentClassRecord>>;
-  get(tenant: string, name: string): Promise<AgentClassRecord | undefined>;
-  /** Creates the class or changes the given fields of an existing one. */
-  put(
-    tenant: string,
-    name: string,
-    change: AgentClassChange,
-    now: number,
-  ): Promise<{ record: AgentClassRecord; created: boolean }>;
-}
 
 /** Filters the registry evaluates within its index query (never a scan). */
 export interface AgentQuery extends PageRequest {

@@ -1,9 +1,9 @@
+import type { HotState } from "../agents/ports.js";
 import { BeaconError } from "../errors.js";
 import { guardedCache } from "../guarded-cache.js";
 import type { AgentCredential } from "../identity/credentials.js";
 import type { RevocationList } from "../identity/ports.js";
 import { makeRevocationCheck } from "../identity/revocation.js";
-import type { HotState } from "../ports.js";
 import { isFlowHash } from "./document.js";
 import type { FlowContent, FlowContentStore } from "./ports.js";
 

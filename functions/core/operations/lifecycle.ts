@@ -1,7 +1,7 @@
+import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../agents/status.js";
 import { dropUndefined } from "../c2/json.js";
 import type { SupportedOperations } from "../c2/manifest.js";
 import type { Acknowledgement, C2Operation } from "../c2/model.js";
-import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../console/agent-status.js";
 import type { OperationEvent } from "../events/model.js";
 import { updateConfigurationArgs } from "../flows/location.js";
 import type { Clock, IdGenerator } from "../ports.js";

@@ -1,3 +1,4 @@
+import type { AgentRecord } from "../agents/ports.js";
 import { dropUndefined } from "../c2/json.js";
 import { type SupportedOperations, supports } from "../c2/manifest.js";
 import type { AgentListRequest } from "../console/agents.js";
@@ -13,7 +14,7 @@ import { guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
-import type { AgentRecord, Clock, IdGenerator } from "../ports.js";
+import type { Clock, IdGenerator } from "../ports.js";
 import { type LifecycleResult, newOperationId, type OperationLifecycle } from "./lifecycle.js";
 import { isFinal, OperationKinds, type OperationRecord, type OperationState } from "./model.js";
 import type { OperationStore } from "./ports.js";

@@ -1,7 +1,7 @@
-import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../console/agent-status.js";
-import type { ClassCatalog } from "../console/ports.js";
+import type { AgentRegistry, ClassCatalog } from "../agents/ports.js";
+import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../agents/status.js";
 import type { EventSink } from "../events/ports.js";
-import type { AgentRegistry, Clock } from "../ports.js";
+import type { Clock } from "../ports.js";
 import type { OperationLifecycle } from "./lifecycle.js";
 import { isFinal, type OperationRecord } from "./model.js";
 import type { OperationStore } from "./ports.js";

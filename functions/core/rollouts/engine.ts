@@ -1,15 +1,9 @@
+import type { AgentClassRecord, ClassCatalog } from "../agents/ports.js";
+import { onlineSince, type StatusRule, statusOf, statusRuleOf } from "../agents/status.js";
 import { dropUndefined } from "../c2/json.js";
 import { supports } from "../c2/manifest.js";
 import type { Bulletin } from "../c2/model.js";
-import { onlineSince, type StatusRule, statusOf } from "../console/agent-status.js";
-import { statusRuleOf } from "../console/classes.js";
-import type {
-  AgentClassRecord,
-  ClassCatalog,
-  FleetHotState,
-  FleetRegistry,
-  HotAgentState,
-} from "../console/ports.js";
+import type { FleetHotState, FleetRegistry, HotAgentState } from "../console/ports.js";
 import { BeaconError } from "../errors.js";
 import type { OperationEvent, RolloutEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";

@@ -10,10 +10,10 @@ import {
   MemoryRevocationList,
   SequentialIds,
 } from "../../adapters/memory/index.js";
+import { makeRecordAck } from "../agents/record-ack.js";
+import { makeRecordHeartbeat } from "../agents/record-heartbeat.js";
 import { makeManifestRegistration } from "../manifests/registration.js";
 import { makeOperationLifecycle } from "../operations/lifecycle.js";
-import { makeRecordAck } from "../record-ack.js";
-import { makeRecordHeartbeat } from "../record-heartbeat.js";
 
 export const CHECKPOINT_MS = 10 * 60_000;
 export const DESCRIBE_RETRY_MS = 5 * 60_000;

@@ -1,27 +1,26 @@
-import { normalizeHeartbeat } from "./c2/heartbeat.js";
-import type { JsonObject } from "./c2/json.js";
-import { type SupportedOperations, supports } from "./c2/manifest.js";
-import type { C2Operation, Heartbeat } from "./c2/model.js";
-import { describeManifest, heartbeatReply } from "./c2/operations.js";
-import { BeaconError } from "./errors.js";
-import type { HeartbeatEvent, OperationEvent } from "./events/model.js";
-import type { EventSink } from "./events/ports.js";
-import type { ClassFlowPolicies } from "./flows/ports.js";
-import { type GuardedCache, guardedCache } from "./guarded-cache.js";
-import { type AgentCredential, authorizeAgent } from "./identity/credentials.js";
-import type { RevocationList } from "./identity/ports.js";
-import { makeRevocationCheck } from "./identity/revocation.js";
-import type { ManifestRegistration } from "./manifests/registration.js";
-import { newUpdateConfiguration, type OperationLifecycle } from "./operations/lifecycle.js";
+import { normalizeHeartbeat } from "../c2/heartbeat.js";
+import type { JsonObject } from "../c2/json.js";
+import { type SupportedOperations, supports } from "../c2/manifest.js";
+import type { C2Operation, Heartbeat } from "../c2/model.js";
+import { describeManifest, heartbeatReply } from "../c2/operations.js";
+import { BeaconError } from "../errors.js";
+import type { HeartbeatEvent, OperationEvent } from "../events/model.js";
+import type { EventSink } from "../events/ports.js";
+import type { ClassFlowPolicies } from "../flows/ports.js";
+import { type GuardedCache, guardedCache } from "../guarded-cache.js";
+import { type AgentCredential, authorizeAgent } from "../identity/credentials.js";
+import type { RevocationList } from "../identity/ports.js";
+import { makeRevocationCheck } from "../identity/revocation.js";
+import type { ManifestRegistration } from "../manifests/registration.js";
+import { newUpdateConfiguration, type OperationLifecycle } from "../operations/lifecycle.js";
+import type { Clock, IdGenerator } from "../ports.js";
 import type {
   AgentClassRegistry,
   AgentRecord,
   AgentRegistry,
-  Clock,
   HotSighting,
   HotSightingResult,
   HotState,
-  IdGenerator,
 } from "./ports.js";
 
 /**

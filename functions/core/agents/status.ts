@@ -1,3 +1,5 @@
+import type { AgentClassRecord } from "./ports.js";
+
 /** What a class's agents are assumed to do when nobody set the class's heartbeat interval. */
 export const DEFAULT_HEARTBEAT_INTERVAL_SECONDS = 60;
 
@@ -33,3 +35,8 @@ export function statusOf(
 ): AgentStatus {
   return lastSeen >= onlineSince(now, rule, source) ? "online" : "offline";
 }
+
+export const statusRuleOf = (record: AgentClassRecord | undefined, registryLagMs: number): StatusRule => ({
+  heartbeatIntervalSeconds: record?.heartbeatIntervalSeconds ?? DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
+  registryLagMs,
+});

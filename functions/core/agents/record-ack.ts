@@ -1,16 +1,17 @@
-import { isAppliedState, normalizeAcknowledgement } from "./c2/ack.js";
-import type { JsonObject } from "./c2/json.js";
-import type { Acknowledgement } from "./c2/model.js";
-import { BeaconError } from "./errors.js";
-import type { AckEvent, OperationEvent } from "./events/model.js";
-import type { EventSink } from "./events/ports.js";
-import { type GuardedCache, guardedCache } from "./guarded-cache.js";
-import { type AgentCredential, authorizeAgent } from "./identity/credentials.js";
-import type { RevocationList } from "./identity/ports.js";
-import { makeRevocationCheck } from "./identity/revocation.js";
-import type { ManifestRegistration } from "./manifests/registration.js";
-import type { OperationLifecycle } from "./operations/lifecycle.js";
-import type { AgentRegistry, Clock, HotState, IdGenerator } from "./ports.js";
+import { isAppliedState, normalizeAcknowledgement } from "../c2/ack.js";
+import type { JsonObject } from "../c2/json.js";
+import type { Acknowledgement } from "../c2/model.js";
+import { BeaconError } from "../errors.js";
+import type { AckEvent, OperationEvent } from "../events/model.js";
+import type { EventSink } from "../events/ports.js";
+import { type GuardedCache, guardedCache } from "../guarded-cache.js";
+import { type AgentCredential, authorizeAgent } from "../identity/credentials.js";
+import type { RevocationList } from "../identity/ports.js";
+import { makeRevocationCheck } from "../identity/revocation.js";
+import type { ManifestRegistration } from "../manifests/registration.js";
+import type { OperationLifecycle } from "../operations/lifecycle.js";
+import type { Clock, IdGenerator } from "../ports.js";
+import type { AgentRegistry, HotState } from "./ports.js";
 import { DESCRIBE_ID_PREFIX } from "./record-heartbeat.js";
 
 export interface AckDependencies {
