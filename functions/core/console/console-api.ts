@@ -13,12 +13,12 @@ import { makeOperationsApi } from "../operations/requests.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import { makeRolloutEngine } from "../rollouts/engine.js";
 import type { RolloutStore } from "../rollouts/ports.js";
+import { makeRolloutsApi } from "../rollouts/requests.js";
 import { type AgentListRequest, makeAgentsApi } from "./agents.js";
 import { makeClassesApi } from "./classes.js";
 import { makeFleetSummary } from "./fleet-summary.js";
 import { MAX_PAGE_SIZE } from "./paging.js";
 import type { FleetHotState, FleetRegistry } from "./ports.js";
-import { makeRolloutsApi } from "./rollouts.js";
 
 export interface ConsoleDependencies {
   catalog: ClassCatalog;

@@ -1,21 +1,21 @@
 import { dropUndefined } from "../c2/json.js";
+import { isClassName } from "../console/classes.js";
+import { pageBodyOf, pageRequestOf, toIso } from "../console/paging.js";
+import type { ConsoleResult } from "../console/result.js";
 import { BeaconError } from "../errors.js";
 import { isFlowHash } from "../flows/document.js";
 import type { FlowCatalog } from "../flows/ports.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
-import type { AdvanceOutcome, RolloutEngine } from "../rollouts/engine.js";
+import type { AdvanceOutcome, RolloutEngine } from "./engine.js";
 import {
   DEFAULT_ROLLOUT_PLAN,
   type RolloutMember,
   type RolloutPlan,
   type RolloutRecord,
   type Share,
-} from "../rollouts/model.js";
-import type { RolloutStore } from "../rollouts/ports.js";
-import { isClassName } from "./classes.js";
-import { pageBodyOf, pageRequestOf, toIso } from "./paging.js";
-import type { ConsoleResult } from "./result.js";
+} from "./model.js";
+import type { RolloutStore } from "./ports.js";
 
 export interface RolloutsDependencies {
   engine: RolloutEngine;
