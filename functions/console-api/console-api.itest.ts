@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/console-api-harness.js";
 import { signToken } from "../../scripts/local/console-issuer.js";
-import { encodeCursor } from "../core/console/paging.js";
 import { type Role, Roles } from "../core/identity/principal.js";
+import { encodeCursor } from "../core/paging.js";
 import { type ConsoleOperation, consoleOperations } from "../shared/console-openapi.js";
 import {
   heartbeat,

@@ -1,11 +1,11 @@
 import type { AgentClassChange } from "../core/agents/ports.js";
-import type { AgentListRequest } from "../core/console/agents.js";
-import type { ConsoleApi } from "../core/console/console-api.js";
-import type { ConsoleResult } from "../core/console/result.js";
+import type { ConsoleApi } from "../core/console-api.js";
+import type { AgentListRequest } from "../core/fleet/agents.js";
 import type { IssueRequest } from "../core/identity/certificates.js";
 import type { Principal } from "../core/identity/principal.js";
 import type { OperationState } from "../core/operations/model.js";
 import type { OperationRequest } from "../core/operations/requests.js";
+import type { ConsoleResult } from "../core/result.js";
 import type { RolloutRequest } from "../core/rollouts/requests.js";
 import { type ConsoleInput, openApiDocument } from "../shared/console-openapi.js";
 

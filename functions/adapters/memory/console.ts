@@ -5,14 +5,13 @@ import type {
   ClassCatalog,
 } from "../../core/agents/ports.js";
 import { dropUndefined } from "../../core/c2/json.js";
-import type { Page, PageRequest } from "../../core/console/paging.js";
 import type {
   AgentQuery,
   ClassAgentCounts,
   FleetHotState,
   FleetRegistry,
   HotAgentState,
-} from "../../core/console/ports.js";
+} from "../../core/fleet/ports.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import type { FlowCatalog, FlowContent, FlowVersionRecord } from "../../core/flows/ports.js";
 import type {
@@ -23,6 +22,7 @@ import type {
   IssuedCertificate,
 } from "../../core/identity/ports.js";
 import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
+import type { Page, PageRequest } from "../../core/paging.js";
 
 /** In-process stand-ins for the console's ports, for core unit tests only. */
 

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
-import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/console/ports.js";
+import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import { isCacheUsable } from "../../shared/redis-client.js";
 import { execute } from "./batch.js";

@@ -1,9 +1,9 @@
 import type { SupportedOperations } from "../c2/manifest.js";
 import type { Bulletin, DeviceSummary, QueueStatus, RepositoryStatus, StatusSummary } from "../c2/model.js";
-import type { Page, PageRequest } from "../console/paging.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
 import type { ClassFlowCache } from "../flows/ports.js";
 import type { CachedRevocation, RevocationCache } from "../identity/ports.js";
+import type { Page, PageRequest } from "../paging.js";
 
 /** The durable registry entry of one agent (DynamoDB on AWS). */
 export interface AgentRecord {

@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from "../console/paging.js";
+import type { Page, PageRequest } from "../paging.js";
 import type { FlowDocument } from "./document.js";
 import type { ClassFlowPolicy } from "./policy.js";
 

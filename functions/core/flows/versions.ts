@@ -1,11 +1,11 @@
 import { dropUndefined } from "../c2/json.js";
-import { pageBodyOf, pageRequestOf, toIso } from "../console/paging.js";
-import type { ConsoleResult } from "../console/result.js";
 import { BeaconError } from "../errors.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { detailOf } from "../manifests/catalog.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
+import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
+import type { ConsoleResult } from "../result.js";
 import { isComplete, type ManifestTypes, missingTypes } from "./compatibility.js";
 import { isFlowHash, readFlowDocument } from "./document.js";
 import type { FlowCatalog, FlowVersionRecord } from "./ports.js";

@@ -1,9 +1,9 @@
 import { dropUndefined } from "../c2/json.js";
-import { pageBodyOf, pageRequestOf, toIso } from "../console/paging.js";
-import type { ConsoleResult } from "../console/result.js";
 import { BeaconError } from "../errors.js";
 import { type GuardedCache, guardedCache } from "../guarded-cache.js";
+import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
+import type { ConsoleResult } from "../result.js";
 import { canonicalSerial, credentialFromCertificate, isValidIdentifier } from "./credentials.js";
 import type {
   CertificateAuthority,

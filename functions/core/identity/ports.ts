@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from "../console/paging.js";
+import type { Page, PageRequest } from "../paging.js";
 
 /** Serials of a tenant's revoked agent certificates (canonical form), durable in the registry. */
 export interface RevocationList {

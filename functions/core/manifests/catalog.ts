@@ -1,8 +1,8 @@
 import { asArray, asObject, asString, dropUndefined } from "../c2/json.js";
-import { pageBodyOf, pageRequestOf, toIso } from "../console/paging.js";
-import type { ConsoleResult } from "../console/result.js";
 import { BeaconError } from "../errors.js";
 import { type Principal, requireRole } from "../identity/principal.js";
+import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
+import type { ConsoleResult } from "../result.js";
 import type { ManifestCatalog, ManifestRecord } from "./ports.js";
 
 /** The agent API's bound on a manifest hash, which is also the manifest's key. */

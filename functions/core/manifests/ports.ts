@@ -1,5 +1,5 @@
 import type { ManifestSummary, SupportedOperations } from "../c2/manifest.js";
-import type { Page, PageRequest } from "../console/paging.js";
+import type { Page, PageRequest } from "../paging.js";
 
 export interface ManifestStore {
   /** Supported operations of a stored manifest, or undefined when the tenant has no manifest by that hash. */

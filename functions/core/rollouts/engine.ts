@@ -3,10 +3,10 @@ import { onlineSince, type StatusRule, statusOf, statusRuleOf } from "../agents/
 import { dropUndefined } from "../c2/json.js";
 import { supports } from "../c2/manifest.js";
 import type { Bulletin } from "../c2/model.js";
-import type { FleetHotState, FleetRegistry, HotAgentState } from "../console/ports.js";
 import { BeaconError } from "../errors.js";
 import type { OperationEvent, RolloutEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
+import type { FleetHotState, FleetRegistry, HotAgentState } from "../fleet/ports.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
 import { guardedCache } from "../guarded-cache.js";
 import type { ManifestCatalog } from "../manifests/ports.js";

@@ -1,5 +1,5 @@
-import type { Page } from "../console/paging.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
+import type { Page } from "../paging.js";
 import type { MemberState, RolloutMember, RolloutRecord } from "./model.js";
 
 export interface RolloutQuery {

@@ -1,12 +1,12 @@
 import { dropUndefined } from "../c2/json.js";
-import { isClassName } from "../console/classes.js";
-import { pageBodyOf, pageRequestOf, toIso } from "../console/paging.js";
-import type { ConsoleResult } from "../console/result.js";
 import { BeaconError } from "../errors.js";
+import { isClassName } from "../fleet/classes.js";
 import { isFlowHash } from "../flows/document.js";
 import type { FlowCatalog } from "../flows/ports.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
+import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
+import type { ConsoleResult } from "../result.js";
 import type { AdvanceOutcome, RolloutEngine } from "./engine.js";
 import {
   DEFAULT_ROLLOUT_PLAN,

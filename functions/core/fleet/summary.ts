@@ -2,8 +2,8 @@ import type { AgentClassRecord } from "../agents/ports.js";
 import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import type { Clock } from "../ports.js";
+import type { ConsoleResult } from "../result.js";
 import { type AgentCounts, type ClassesDependencies, makeClassCounter } from "./classes.js";
-import type { ConsoleResult } from "./result.js";
 
 /** Minutes of heartbeat counts the summary shows, the current (incomplete) minute last. */
 export const HEARTBEAT_MINUTES = 15;

@@ -1,7 +1,7 @@
 import type { AgentRecord, HotSighting } from "../agents/ports.js";
 import type { ClassFlowCache } from "../flows/ports.js";
 import type { RevocationNotices } from "../identity/ports.js";
-import type { Page, PageRequest } from "./paging.js";
+import type { Page, PageRequest } from "../paging.js";
 
 /** Filters the registry evaluates within its index query (never a scan). */
 export interface AgentQuery extends PageRequest {

@@ -7,21 +7,21 @@ import {
   MemoryFleetRegistry,
   MemoryFlowCatalog,
   MemoryManifestCatalog,
-} from "../../adapters/memory/console.js";
+} from "../adapters/memory/console.js";
 import {
   ManualClock,
   MemoryEventSink,
   MemoryOperationStore,
   SequentialIds,
-} from "../../adapters/memory/index.js";
-import { MemoryRolloutStore } from "../../adapters/memory/rollouts.js";
-import type { AgentClassRecord } from "../agents/ports.js";
-import { type Principal, principalFromClaims, type Role } from "../identity/principal.js";
-import { makeOperationLifecycle } from "../operations/lifecycle.js";
-import { DEFAULT_ROLLOUT_PLAN } from "../rollouts/model.js";
-import { example } from "../test/fixtures.js";
+} from "../adapters/memory/index.js";
+import { MemoryRolloutStore } from "../adapters/memory/rollouts.js";
+import type { AgentClassRecord } from "./agents/ports.js";
 import { makeConsoleApi } from "./console-api.js";
+import { type Principal, principalFromClaims, type Role } from "./identity/principal.js";
+import { makeOperationLifecycle } from "./operations/lifecycle.js";
 import { encodeCursor } from "./paging.js";
+import { DEFAULT_ROLLOUT_PLAN } from "./rollouts/model.js";
+import { example } from "./test/fixtures.js";
 
 const MINUTE = 60_000;
 const CHECKPOINT_MS = 10 * MINUTE;

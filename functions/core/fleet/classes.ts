@@ -10,10 +10,10 @@ import { BeaconError } from "../errors.js";
 import { policyInForce } from "../flows/policy.js";
 import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
+import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
-import { pageBodyOf, pageRequestOf, toIso } from "./paging.js";
+import type { ConsoleResult } from "../result.js";
 import type { FleetHotState, FleetRegistry } from "./ports.js";
-import type { ConsoleResult } from "./result.js";
 
 export interface ClassesDependencies {
   catalog: ClassCatalog;

@@ -5,10 +5,10 @@ import { BeaconError } from "../errors.js";
 import { type GuardedCache, guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
+import { decodeCursor, encodeCursor, pageSize, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
-import { decodeCursor, encodeCursor, pageSize, toIso } from "./paging.js";
+import type { ConsoleResult } from "../result.js";
 import type { FleetHotState, FleetRegistry, HotAgentState } from "./ports.js";
-import type { ConsoleResult } from "./result.js";
 
 export interface AgentsDependencies {
   registry: FleetRegistry;
