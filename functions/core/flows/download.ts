@@ -1,8 +1,7 @@
-import type { HotState } from "../agents/ports.js";
 import { BeaconError } from "../errors.js";
 import { guardedCache } from "../guarded-cache.js";
 import type { AgentCredential } from "../identity/credentials.js";
-import type { RevocationList } from "../identity/ports.js";
+import type { RevocationCache, RevocationList } from "../identity/ports.js";
 import { makeRevocationCheck } from "../identity/revocation.js";
 import { isFlowHash } from "./document.js";
 import type { FlowContent, FlowContentStore } from "./ports.js";
@@ -10,7 +9,7 @@ import type { FlowContent, FlowContentStore } from "./ports.js";
 export interface FlowDownloadDependencies {
   flows: FlowContentStore;
   revocations: RevocationList;
-  hotState: HotState;
+  hotState: RevocationCache;
 }
 
 /** A flow download: the stored version, or `notModified` when the agent holds it already. */
