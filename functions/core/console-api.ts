@@ -1,20 +1,19 @@
 import type { ClassCatalog } from "./agents/ports.js";
 import type { EventSink } from "./events/ports.js";
-import { type AgentListRequest, makeAgentsApi } from "./fleet/agents.js";
+import { makeAgentReader, makeAgentsApi } from "./fleet/agents.js";
 import { makeClassesApi } from "./fleet/classes.js";
 import type { FleetHotState, FleetRegistry } from "./fleet/ports.js";
 import { makeFleetSummary } from "./fleet/summary.js";
 import type { FlowCatalog } from "./flows/ports.js";
-import { type ClassAgent, makeFlowsApi } from "./flows/versions.js";
+import { makeFlowValidation } from "./flows/validation.js";
+import { makeFlowsApi } from "./flows/versions.js";
 import { makeCertificatesApi } from "./identity/certificates.js";
 import type { CertificateAuthority, CertificateStore } from "./identity/ports.js";
-import type { Principal } from "./identity/principal.js";
 import { makeManifestsApi } from "./manifests/catalog.js";
 import type { ManifestCatalog } from "./manifests/ports.js";
 import type { OperationLifecycle } from "./operations/lifecycle.js";
 import type { OperationStore } from "./operations/ports.js";
 import { makeOperationsApi } from "./operations/requests.js";
-import { MAX_PAGE_SIZE } from "./paging.js";
 import type { Clock, IdGenerator } from "./ports.js";
 import { makeRolloutEngine } from "./rollouts/engine.js";
 import type { RolloutStore } from "./rollouts/ports.js";
@@ -50,42 +49,27 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
     hotState: deps.hotState,
     clock: deps.clock,
   });
-  const agents = makeAgentsApi({ ...deps, revokeAgentCertificates: certificates.revokeAgentCertificates });
-  /** The agents the agent list shows for these filters, reading on until `limit` or the end. */
-  async function selectAgents(principal: Principal, filters: AgentListRequest, limit: number) {
-    const selected: ClassAgent[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = (await agents.list(principal, { ...filters, cursor, limit: MAX_PAGE_SIZE })).body as {
-        items: ClassAgent[];
-        nextCursor?: string;
-      };
-      selected.push(...page.items);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined && selected.length < limit);
-    return selected.slice(0, limit);
-  }
-  const flows = makeFlowsApi({
-    ...deps,
-    classAgents: (principal, className, limit) => selectAgents(principal, { agentClass: className }, limit),
+  const reader = makeAgentReader(deps);
+  const validateFlow = makeFlowValidation({
+    manifests: deps.manifests,
+    classAgents: (tenant, className, limit) => reader.select(tenant, { agentClass: className }, limit),
   });
   const engine = makeRolloutEngine({ ...deps, classes: deps.catalog });
   return {
     classes: makeClassesApi(deps),
-    agents,
-    operations: makeOperationsApi({
+    agents: makeAgentsApi({
       ...deps,
-      registry: deps.registry,
-      manifests: deps.manifests,
-      selectAgents,
+      reader,
+      revokeAgentCertificates: certificates.revokeAgentCertificates,
     }),
+    operations: makeOperationsApi({ ...deps, selectAgents: reader.select }),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
-    flows,
+    flows: makeFlowsApi({ ...deps, validate: validateFlow }),
     rollouts: makeRolloutsApi({
       engine,
       rollouts: deps.rollouts,
       flows: deps.flows,
-      validate: flows.validate,
+      validate: validateFlow,
     }),
     fleetSummary: makeFleetSummary(deps),
     certificates,

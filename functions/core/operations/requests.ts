@@ -3,7 +3,7 @@ import { dropUndefined } from "../c2/json.js";
 import { type SupportedOperations, supports } from "../c2/manifest.js";
 import { BeaconError } from "../errors.js";
 import type { EventSink } from "../events/ports.js";
-import type { AgentListRequest } from "../fleet/agents.js";
+import type { AgentFilters } from "../fleet/agents.js";
 import type { FleetHotState, FleetRegistry } from "../fleet/ports.js";
 import { isFlowHash } from "../flows/document.js";
 import { updateConfigurationArgs } from "../flows/location.js";
@@ -27,7 +27,7 @@ export type OperationTarget =
   | { agentId: string; selector?: undefined }
   | {
       agentId?: undefined;
-      selector: Omit<AgentListRequest, "sort" | "cursor" | "limit"> & { agentClass: string };
+      selector: AgentFilters & { agentClass: string };
     };
 
 export type OperationRequest = OperationTarget & {
@@ -52,12 +52,8 @@ export interface OperationsDependencies {
   ids: IdGenerator;
   /** The agent API's public base URL (`https://host[:port]`), for the URLs agents are sent to. */
   agentApiUrl: string;
-  /** The agents the console's agent list shows for these filters, page by page. */
-  selectAgents(
-    principal: Principal,
-    filters: AgentListRequest,
-    limit: number,
-  ): Promise<{ agentId: string }[]>;
+  /** The agents the console's agent list shows for these filters, reading on until `limit` or the end. */
+  selectAgents(tenant: string, filters: AgentFilters, limit: number): Promise<{ agentId: string }[]>;
 }
 
 const ARGS_REQUIRED = new Set(["UPDATE PROPERTIES", "CLEAR CONNECTION"]);
@@ -123,7 +119,7 @@ export function makeOperationsApi(deps: OperationsDependencies) {
       if (!record) throw new BeaconError("not_found", "No such agent");
       return [record];
     }
-    const agentIds = (await deps.selectAgents(principal, request.selector, MAX_SELECTED_AGENTS + 1)).map(
+    const agentIds = (await deps.selectAgents(tenant, request.selector, MAX_SELECTED_AGENTS + 1)).map(
       (agent) => agent.agentId,
     );
     if (agentIds.length > MAX_SELECTED_AGENTS)

@@ -2,7 +2,8 @@ import { dropUndefined } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
 import { isClassName } from "../fleet/classes.js";
 import { isFlowHash } from "../flows/document.js";
-import type { FlowCatalog } from "../flows/ports.js";
+import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
+import type { FlowValidation } from "../flows/validation.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
@@ -21,8 +22,8 @@ export interface RolloutsDependencies {
   engine: RolloutEngine;
   rollouts: RolloutStore;
   flows: Pick<FlowCatalog, "get">;
-  /** The flow API's dry run for the class: whether its agents' manifests offer every type the flow uses. */
-  validate(principal: Principal, className: string, hash: string): Promise<ConsoleResult>;
+  /** The flow validation's dry run: whether the class's agents' manifests offer every type the flow uses. */
+  validate(tenant: string, version: FlowVersionRecord): Promise<FlowValidation>;
 }
 
 export interface RolloutRequest {
@@ -130,10 +131,7 @@ export function makeRolloutsApi(deps: RolloutsDependencies) {
           : undefined;
       if (!version) throw new BeaconError("not_found", "The class has no such flow version");
       if (!request.allowIncompatible) {
-        const report = (await deps.validate(principal, request.className, request.flowHash)).body as {
-          compatible: boolean;
-          incompatibleAgentCount: number;
-        };
+        const report = await deps.validate(tenant, version);
         if (!report.compatible)
           throw new BeaconError(
             "flow_incompatible",
