@@ -7,7 +7,7 @@ import { type PrivateRedis, startPrivateRedis } from "../../scripts/local/privat
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
-import { CATCH_UP_CREATOR } from "../core/agents/record-heartbeat.js";
+import { CATCH_UP_CREATOR } from "../core/agents/sighting.js";
 import type { JsonObject } from "../core/c2/json.js";
 import type { ClassFlowPolicy } from "../core/flows/policy.js";
 import { cppAckOf, cppHeartbeatOf } from "../core/test/fixtures.js";

@@ -12,7 +12,7 @@ import type { ManifestRegistration } from "../manifests/registration.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import type { AgentRegistry, HotState } from "./ports.js";
-import { DESCRIBE_ID_PREFIX } from "./record-heartbeat.js";
+import { DESCRIBE_ID_PREFIX } from "./sighting.js";
 
 export interface AckDependencies {
   registry: AgentRegistry;

@@ -12,7 +12,7 @@ import {
   coreHarness,
   DESCRIBE_RETRY_MS,
 } from "../test/harness.js";
-import { CATCH_UP_CREATOR } from "./record-heartbeat.js";
+import { CATCH_UP_CREATOR } from "./sighting.js";
 
 const fleet: AgentCredential = { kind: "fleet", tenant: "acme", fleetName: "acme-fleet", serialNumber: "01" };
 const javaAgent: AgentCredential = {
