@@ -11,7 +11,7 @@ import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keys } from "../functions/adapters/dynamodb/keys.js";
 import { makeDynamoDbClient } from "../functions/shared/aws-clients.js";
-import { type AgentApiUnderTest, startAgentApi } from "../scripts/local/agent-api-harness.js";
+import { type AgentApiUnderTest, startAgentApi } from "../test-support/agent-api-harness.js";
 import { runScenario, type ScenarioName, summarise } from "./run-scenario.js";
 
 let api: AgentApiUnderTest;

@@ -2,15 +2,15 @@ import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
-import { type PrivateRedis, startPrivateRedis } from "../../scripts/local/private-redis.js";
+import { cppAckOf, cppHeartbeatOf } from "../../scripts/c2-examples.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
+import { type PrivateRedis, startPrivateRedis } from "../../test-support/private-redis.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import { CATCH_UP_CREATOR } from "../core/agents/sighting.js";
 import type { JsonObject } from "../core/c2/json.js";
 import type { ClassFlowPolicy } from "../core/flows/policy.js";
-import { cppAckOf, cppHeartbeatOf } from "../core/test/fixtures.js";
 import { makeDynamoDbClient } from "../shared/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";
 

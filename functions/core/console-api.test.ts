@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { example } from "../../scripts/c2-examples.js";
 import {
   FakeCertificateAuthority,
   MemoryCertificateStore,
@@ -21,7 +22,6 @@ import { type Principal, principalFromClaims, type Role } from "./identity/princ
 import { makeOperationLifecycle } from "./operations/lifecycle.js";
 import { encodeCursor } from "./paging.js";
 import { DEFAULT_ROLLOUT_PLAN } from "./rollouts/model.js";
-import { example } from "./test/fixtures.js";
 
 const MINUTE = 60_000;
 const CHECKPOINT_MS = 10 * MINUTE;

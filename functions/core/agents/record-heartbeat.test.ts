@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
-import type { JsonObject } from "../c2/json.js";
-import { BeaconError } from "../errors.js";
-import type { ClassFlowPolicy } from "../flows/policy.js";
-import type { AgentCredential } from "../identity/credentials.js";
-import type { OperationRecord } from "../operations/model.js";
-import { cppHeartbeatOf, example } from "../test/fixtures.js";
+import { cppHeartbeatOf, example } from "../../../scripts/c2-examples.js";
 import {
   AGENT_API_URL,
   CATCH_UP_RETRY_MS,
   CHECKPOINT_MS,
   coreHarness,
   DESCRIBE_RETRY_MS,
-} from "../test/harness.js";
+} from "../../../test-support/core-harness.js";
+import type { JsonObject } from "../c2/json.js";
+import { BeaconError } from "../errors.js";
+import type { ClassFlowPolicy } from "../flows/policy.js";
+import type { AgentCredential } from "../identity/credentials.js";
+import type { OperationRecord } from "../operations/model.js";
 import { CATCH_UP_CREATOR } from "./sighting.js";
 
 const fleet: AgentCredential = { kind: "fleet", tenant: "acme", fleetName: "acme-fleet", serialNumber: "01" };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { cppYamlFlow } from "../../../test-support/flow-fixtures.js";
 import { MemoryFlowCatalog } from "../../adapters/memory/console.js";
 import { MemoryHotState, MemoryRevocationList } from "../../adapters/memory/index.js";
 import type { AgentCredential } from "../identity/credentials.js";
-import { cppYamlFlow } from "../test/flow-fixtures.js";
 import { readFlowDocument } from "./document.js";
 import { makeFlowDownload } from "./download.js";
 

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { example } from "../test/fixtures.js";
-import { coreHarness } from "../test/harness.js";
-import type { AgentCredential } from "./credentials.js";
-import { canonicalSerial } from "./credentials.js";
+import { example } from "../../../scripts/c2-examples.js";
+import { coreHarness } from "../../../test-support/core-harness.js";
+import { type AgentCredential, canonicalSerial } from "./credentials.js";
 
 const fleet: AgentCredential = {
   kind: "fleet",

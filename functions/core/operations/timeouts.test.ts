@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { ACK_TIMEOUT_MS, coreHarness } from "../../../test-support/core-harness.js";
 import { MemoryClassCatalog } from "../../adapters/memory/console.js";
 import type { OperationEvent } from "../events/model.js";
-import { ACK_TIMEOUT_MS, coreHarness } from "../test/harness.js";
 import { newOperationId, QUEUED_FIRST_LOOK_MS } from "./lifecycle.js";
 import type { OperationRecord } from "./model.js";
 import { makeSweepTimeouts } from "./timeouts.js";

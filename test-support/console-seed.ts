@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
-import type { AgentApiUnderTest } from "../../../scripts/local/agent-api-harness.js";
-import type { ConsoleApiUnderTest } from "../../../scripts/local/console-api-harness.js";
-import type { JsonObject } from "../../core/c2/json.js";
-import { example } from "../../core/test/fixtures.js";
+import type { JsonObject } from "../functions/core/c2/json.js";
+import { example } from "../scripts/c2-examples.js";
+import type { AgentApiUnderTest } from "./agent-api-harness.js";
+import type { ConsoleApiUnderTest } from "./console-api-harness.js";
 
 /** What a seeded tenant holds, by the ids a test needs. */
 export interface SeededTenant {

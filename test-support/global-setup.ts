@@ -1,10 +1,10 @@
 import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
-import { startBackends } from "./backends.js";
-import { kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
-import { findFreePorts } from "./ports.js";
-import { findRedisServerBinary } from "./redis-server.js";
+import { startBackends } from "../scripts/local/backends.js";
+import { kinesisEmulatorFromEnv } from "../scripts/local/kinesis-emulator.js";
+import { findFreePorts } from "../scripts/local/ports.js";
+import { findRedisServerBinary } from "../scripts/local/redis-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -21,7 +21,7 @@ declare module "vitest" {
  * folder, whose logs/ tell why.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const stateDir = fileURLToPath(new URL(`../../.beacon/test-${process.pid}/`, import.meta.url));
+  const stateDir = fileURLToPath(new URL(`../.beacon/test-${process.pid}/`, import.meta.url));
   const [dynamodb, redis, kinesis] = await findFreePorts(3);
   if (dynamodb === undefined || redis === undefined || kinesis === undefined)
     throw new Error("no free ports");

@@ -2,16 +2,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { inject } from "vitest";
-import { EnvNames } from "../../functions/shared/env-names.js";
+import { EnvNames } from "../functions/shared/env-names.js";
 import {
   type ConsoleIdentity,
   type ConsoleIssuer,
   consoleToken,
   ensureConsoleIssuer,
   makeJwtAuthorizer,
-} from "./console-issuer.js";
-import { loadConsoleApi } from "./function-routes.js";
-import { startConsoleGateway } from "./gateway.js";
+} from "../scripts/local/console-issuer.js";
+import { loadConsoleApi } from "../scripts/local/function-routes.js";
+import { startConsoleGateway } from "../scripts/local/gateway.js";
 
 export interface ConsoleResponse {
   status: number;
