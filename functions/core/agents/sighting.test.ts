@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import type { Heartbeat } from "../c2/model.js";
-import type { BeaconError } from "../errors.js";
 import type { AgentCredential } from "../identity/credentials.js";
 import type { AgentRecord, HotSightingResult } from "./ports.js";
 import {
@@ -47,21 +46,14 @@ const steady: AgentView = {
 const canUpdate = { UPDATE: ["CONFIGURATION"] };
 const oneId = { newId: () => "id-1" };
 
-const refusal = (work: () => unknown) => {
-  try {
-    work();
-  } catch (error) {
-    return (error as BeaconError).code;
-  }
-  return undefined;
-};
-
 describe("the agent a heartbeat speaks for", () => {
   it("is the one it names, or the agent certificate's own; a fleet certificate must be told", () => {
     expect(attributed({ agentClass: "pumps" }, agentCertificate).agentId).toBe("a-1");
     expect(attributed({ agentId: "a-2" }, fleet).agentId).toBe("a-2");
-    expect(refusal(() => attributed({}, fleet))).toBe("invalid_payload");
-    expect(refusal(() => attributed({ agentId: "a-2" }, agentCertificate))).toBe("identity_mismatch");
+    expect(() => attributed({}, fleet)).toThrow(expect.objectContaining({ code: "invalid_payload" }));
+    expect(() => attributed({ agentId: "a-2" }, agentCertificate)).toThrow(
+      expect.objectContaining({ code: "identity_mismatch" }),
+    );
   });
 });
 
