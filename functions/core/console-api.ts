@@ -7,7 +7,7 @@ import { makeFleetSummary } from "./fleet/summary.js";
 import type { FlowCatalog } from "./flows/ports.js";
 import { makeFlowValidation } from "./flows/validation.js";
 import { makeFlowsApi } from "./flows/versions.js";
-import { makeCertificatesApi } from "./identity/certificates.js";
+import { makeCertificateRevocation, makeCertificatesApi } from "./identity/certificates.js";
 import type { CertificateAuthority, CertificateStore } from "./identity/ports.js";
 import { makeManifestsApi } from "./manifests/catalog.js";
 import type { ManifestCatalog } from "./manifests/ports.js";
@@ -43,12 +43,7 @@ export interface ConsoleDependencies {
 
 /** Every use case of the tenant console, over its ports. Each checks the caller's role first. */
 export function makeConsoleApi(deps: ConsoleDependencies) {
-  const certificates = makeCertificatesApi({
-    store: deps.certificates,
-    authority: deps.authority,
-    hotState: deps.hotState,
-    clock: deps.clock,
-  });
+  const revocation = makeCertificateRevocation({ ...deps, store: deps.certificates });
   const reader = makeAgentReader(deps);
   const validateFlow = makeFlowValidation({
     manifests: deps.manifests,
@@ -60,7 +55,7 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
     agents: makeAgentsApi({
       ...deps,
       reader,
-      revokeAgentCertificates: certificates.revokeAgentCertificates,
+      revokeAgentCertificates: revocation.revokeAgentCertificates,
     }),
     operations: makeOperationsApi({ ...deps, selectAgents: reader.select }),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
@@ -72,7 +67,7 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
       validate: validateFlow,
     }),
     fleetSummary: makeFleetSummary(deps),
-    certificates,
+    certificates: makeCertificatesApi({ ...deps, store: deps.certificates, revocation }),
   };
 }
 

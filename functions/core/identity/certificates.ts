@@ -51,15 +51,52 @@ export function certificateRecord(
   });
 }
 
-export interface CertificatesDependencies {
+export interface RevocationDependencies {
   store: CertificateStore;
-  authority: CertificateAuthority;
   hotState: RevocationNotices;
   clock: Clock;
 }
 
+/**
+ * Revoking certificates, as the console's revocation and an agent's decommissioning both do. The
+ * registry's revocation list is the truth and is written first; the cache's copy is then told at once.
+ * Should that fail, the agent API reloads its copy from the registry when it expires.
+ */
+export function makeCertificateRevocation(deps: RevocationDependencies) {
+  const { store, hotState, clock } = deps;
+
+  async function revoke(tenant: string, serial: string, cache: GuardedCache) {
+    const record = await store.revoke(tenant, serial, clock.now());
+    if (record?.revokedAt !== undefined) {
+      const revokedAt = record.revokedAt;
+      await cache.attempt(() => hotState.revokeSerial(tenant, serial, revokedAt));
+    }
+    return record;
+  }
+
+  return {
+    revoke,
+
+    /** For decommissioning: every agent certificate of the agent, revoked; returns their serials. */
+    async revokeAgentCertificates(tenant: string, agentId: string, cache: GuardedCache): Promise<string[]> {
+      const live = (await store.ofAgent(tenant, agentId)).filter((record) => record.revokedAt === undefined);
+      for (const record of live) await revoke(tenant, record.serial, cache);
+      return live.map((record) => record.serial);
+    },
+  };
+}
+
+export type CertificateRevocation = ReturnType<typeof makeCertificateRevocation>;
+
+export interface CertificatesDependencies {
+  store: CertificateStore;
+  authority: CertificateAuthority;
+  revocation: CertificateRevocation;
+  clock: Clock;
+}
+
 export function makeCertificatesApi(deps: CertificatesDependencies) {
-  const { store, authority, hotState, clock } = deps;
+  const { store, authority, revocation, clock } = deps;
 
   const view = (record: CertificateRecord) =>
     dropUndefined({
@@ -76,19 +113,6 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
       state:
         record.revokedAt !== undefined ? "revoked" : record.notAfter <= clock.now() ? "expired" : "valid",
     });
-
-  /**
-   * The registry's revocation list is the truth and is written first; the cache's copy is then told
-   * at once. Should that fail, the agent API reloads its copy from the registry when it expires.
-   */
-  async function revoke(tenant: string, serial: string, cache: GuardedCache) {
-    const record = await store.revoke(tenant, serial, clock.now());
-    if (record?.revokedAt !== undefined) {
-      const revokedAt = record.revokedAt;
-      await cache.attempt(() => hotState.revokeSerial(tenant, serial, revokedAt));
-    }
-    return record;
-  }
 
   const serialOf = (serial: string) => {
     const canonical = canonicalSerial(serial);
@@ -143,16 +167,9 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
     async revoke(principal: Principal, serial: string): Promise<ConsoleResult> {
       requireRole(principal, "admin");
       const cache = guardedCache();
-      const record = await revoke(principal.tenant, serialOf(serial), cache);
+      const record = await revocation.revoke(principal.tenant, serialOf(serial), cache);
       if (!record) throw new BeaconError("not_found", "No such certificate");
       return { body: view(record), cacheError: cache.error };
-    },
-
-    /** For decommissioning: every agent certificate of the agent, revoked; returns their serials. */
-    async revokeAgentCertificates(tenant: string, agentId: string, cache: GuardedCache): Promise<string[]> {
-      const live = (await store.ofAgent(tenant, agentId)).filter((record) => record.revokedAt === undefined);
-      for (const record of live) await revoke(tenant, record.serial, cache);
-      return live.map((record) => record.serial);
     },
   };
 }
