@@ -1,3 +1,7 @@
+/**
+ * What a heartbeat tells Beacon of its agent, and what Beacon decides from it: plain values in, plain
+ * values out. The heartbeat use case (record-heartbeat.ts) reads and writes around these decisions.
+ */
 import type { UnattributedHeartbeat } from "../c2/heartbeat.js";
 import { type SupportedOperations, supports } from "../c2/manifest.js";
 import type { Heartbeat } from "../c2/model.js";
@@ -8,11 +12,6 @@ import { newUpdateConfiguration } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import type { IdGenerator } from "../ports.js";
 import type { AgentCheckpoint, AgentRecord, HotSighting, HotSightingResult } from "./ports.js";
-
-/**
- * What a heartbeat tells Beacon of its agent, and what Beacon decides from it: plain values in, plain
- * values out. The heartbeat use case (record-heartbeat.ts) reads and writes around these decisions.
- */
 
 /**
  * Beacon's own DESCRIBE MANIFEST, asked while a manifest is unknown, is tracked on the agent's registry

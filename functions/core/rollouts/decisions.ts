@@ -1,3 +1,7 @@
+/**
+ * What a rollout decides, as functions of plain values: a member's health, the look's next step, the
+ * batch it starts, a person's actions. The engine (engine.ts) reads and writes around these decisions.
+ */
 import type { AgentClassRecord, AgentRecord } from "../agents/ports.js";
 import { onlineSince, type StatusRule, statusOf, statusRuleOf } from "../agents/status.js";
 import { dropUndefined } from "../c2/json.js";
@@ -22,11 +26,6 @@ import {
   sizeOf,
   thresholdReached,
 } from "./model.js";
-
-/**
- * What a rollout decides, as functions of plain values: a member's health, the look's next step, the
- * batch it starts, a person's actions. The engine (engine.ts) reads and writes around these decisions.
- */
 
 /** Rollback operations one look queues at most; the rest follow on the next. */
 const ROLLBACKS_PER_LOOK = 1_000;
