@@ -16,7 +16,7 @@ import { Agent, request } from "node:https";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { JsonObject } from "../functions/core/c2/json.js";
-import { cppAckOf, cppHeartbeatOf } from "../functions/core/test/fixtures.js";
+import { cppAckOf, cppHeartbeatOf } from "./c2-examples.js";
 
 const { values } = parseArgs({
   options: {

@@ -2,8 +2,8 @@
  * Prints a console API token from the local dev issuer: `npm run token -- --tenant T --role R`.
  */
 import { parseArgs } from "node:util";
-import { type Role, Roles } from "../functions/core/console/principal.js";
-import { isValidIdentifier } from "../functions/core/identity.js";
+import { isValidIdentifier } from "../functions/core/identity/credentials.js";
+import { type Role, Roles } from "../functions/core/identity/principal.js";
 import { consoleToken, ensureConsoleIssuer, LOCAL_ISSUER_DIR } from "./local/console-issuer.js";
 
 const USAGE = `Usage: npm run token -- --tenant <tenant> --role <${Roles.join("|")}> [--subject <name>] [--hours <n>]

@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
+import { example, exampleText } from "../../scripts/c2-examples.js";
 import type { ChildService } from "../../scripts/local/child-service.js";
 import { findFreePort } from "../../scripts/local/ports.js";
 import { startRedisServer } from "../../scripts/local/redis-server.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
 import type { JsonObject } from "../core/c2/json.js";
-import { example, exampleText } from "../core/test/fixtures.js";
 
 let api: AgentApiUnderTest;
 let fleet: string;

@@ -1,7 +1,7 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import { BeaconError, isBeaconError } from "../core/errors.js";
-import { flowEntityTag } from "../core/flow-download.js";
-import { credentialFromCertificate } from "../core/identity.js";
+import { flowEntityTag } from "../core/flows/download.js";
+import { credentialFromCertificate } from "../core/identity/credentials.js";
 import { type AgentEvent, type AgentRequest, agentRequestOf, agentResult } from "../shared/agent-request.js";
 import { agentApiConfig } from "../shared/config.js";
 import {

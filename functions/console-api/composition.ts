@@ -13,7 +13,7 @@ import {
   LocalFileCertificateAuthority,
   SecretsManagerCertificateAuthority,
 } from "../adapters/x509/certificate-authority.js";
-import { makeConsoleApi } from "../core/console/console-api.js";
+import { makeConsoleApi } from "../core/console-api.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeDynamoDbClient, makeKinesisClient, makeSecretsManagerClient } from "../shared/aws-clients.js";
 import type { ConsoleApiConfig } from "../shared/config.js";

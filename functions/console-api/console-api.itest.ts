@@ -1,11 +1,8 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/console-api-harness.js";
 import { signToken } from "../../scripts/local/console-issuer.js";
-import { encodeCursor } from "../core/console/paging.js";
-import { type Role, Roles } from "../core/console/principal.js";
-import { type ConsoleOperation, consoleOperations } from "../shared/console-openapi.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../test-support/console-api-harness.js";
 import {
   heartbeat,
   installCertificate,
@@ -14,7 +11,10 @@ import {
   rollOut,
   type SeededTenant,
   seedTenant,
-} from "./test/seed.js";
+} from "../../test-support/console-seed.js";
+import { type Role, Roles } from "../core/identity/principal.js";
+import { encodeCursor } from "../core/paging.js";
+import { type ConsoleOperation, consoleOperations } from "../shared/console-openapi.js";
 
 let agentApi: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;

@@ -6,12 +6,12 @@
 import { createHash, randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/console-api-harness.js";
+import { cppAckOf, exampleText } from "../../scripts/c2-examples.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../test-support/console-api-harness.js";
+import { javaFlow, heartbeat as javaHeartbeat } from "../../test-support/console-seed.js";
+import { cppYamlFlow as cppYaml } from "../../test-support/flow-fixtures.js";
 import type { JsonObject } from "../core/c2/json.js";
-import { cppAckOf, exampleText } from "../core/test/fixtures.js";
-import { cppYamlFlow as cppYaml } from "../core/test/flow-fixtures.js";
-import { javaFlow, heartbeat as javaHeartbeat } from "./test/seed.js";
 
 let agentApi: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;

@@ -1,7 +1,7 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { principalFromClaims, requireRole } from "../core/console/principal.js";
-import type { ConsoleResult } from "../core/console/result.js";
+import { principalFromClaims, requireRole } from "../core/identity/principal.js";
+import type { ConsoleResult } from "../core/result.js";
 import { consoleApiConfig } from "../shared/config.js";
 import { type ConsoleOperation, operationFor } from "../shared/console-openapi.js";
 import { errorResponse, type JsonResponse, jsonResponse } from "../shared/http.js";

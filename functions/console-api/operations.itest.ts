@@ -5,15 +5,15 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/console-api-harness.js";
-import { type PrivateRedis, startPrivateRedis } from "../../scripts/local/private-redis.js";
-import { readWholeStream } from "../../scripts/local/stream-reader.js";
+import { cppAckOf, cppHeartbeatOf } from "../../scripts/c2-examples.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../test-support/console-api-harness.js";
+import { heartbeat as javaHeartbeat } from "../../test-support/console-seed.js";
+import { type PrivateRedis, startPrivateRedis } from "../../test-support/private-redis.js";
+import { readWholeStream } from "../../test-support/stream-reader.js";
 import type { JsonObject } from "../core/c2/json.js";
-import { cppAckOf, cppHeartbeatOf } from "../core/test/fixtures.js";
 import { makeKinesisClient } from "../shared/aws-clients.js";
 import { eventValidator } from "../shared/schemas.js";
-import { heartbeat as javaHeartbeat } from "./test/seed.js";
 
 let agentApi: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;

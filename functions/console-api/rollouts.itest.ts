@@ -7,13 +7,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/console-api-harness.js";
-import { readWholeStream } from "../../scripts/local/stream-reader.js";
+import { cppAckOf, cppHeartbeatOf } from "../../scripts/c2-examples.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../test-support/console-api-harness.js";
+import { cppYamlFlow } from "../../test-support/flow-fixtures.js";
+import { readWholeStream } from "../../test-support/stream-reader.js";
 import type { JsonObject } from "../core/c2/json.js";
 import { isRolloutFinal, type RolloutState } from "../core/rollouts/model.js";
-import { cppAckOf, cppHeartbeatOf } from "../core/test/fixtures.js";
-import { cppYamlFlow } from "../core/test/flow-fixtures.js";
 import { makeKinesisClient } from "../shared/aws-clients.js";
 import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { ConsoleApi } from "../core/console/console-api.js";
+import type { ConsoleApi } from "../core/console-api.js";
 import { BeaconError } from "../core/errors.js";
 import { consoleOperations, openApiDocument, operationFor } from "../shared/console-openapi.js";
 import { errorResponse } from "../shared/http.js";

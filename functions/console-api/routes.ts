@@ -1,12 +1,12 @@
-import type { AgentListRequest } from "../core/console/agents.js";
-import type { IssueRequest } from "../core/console/certificates.js";
-import type { ConsoleApi } from "../core/console/console-api.js";
-import type { OperationRequest } from "../core/console/operations.js";
-import type { AgentClassChange } from "../core/console/ports.js";
-import type { Principal } from "../core/console/principal.js";
-import type { ConsoleResult } from "../core/console/result.js";
-import type { RolloutRequest } from "../core/console/rollouts.js";
+import type { AgentClassChange } from "../core/agents/ports.js";
+import type { ConsoleApi } from "../core/console-api.js";
+import type { AgentListRequest } from "../core/fleet/agents.js";
+import type { IssueRequest } from "../core/identity/certificates.js";
+import type { Principal } from "../core/identity/principal.js";
 import type { OperationState } from "../core/operations/model.js";
+import type { OperationRequest } from "../core/operations/requests.js";
+import type { ConsoleResult } from "../core/result.js";
+import type { RolloutRequest } from "../core/rollouts/requests.js";
 import { type ConsoleInput, openApiDocument } from "../shared/console-openapi.js";
 
 export type ConsoleRoute = (principal: Principal, input: ConsoleInput) => Promise<ConsoleResult>;

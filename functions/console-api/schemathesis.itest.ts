@@ -5,11 +5,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentApiUnderTest, startAgentApi } from "../../scripts/local/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/local/console-api-harness.js";
 import { pythonTool } from "../../scripts/python-tool.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../test-support/console-api-harness.js";
+import {
+  heartbeat,
+  javaFlow,
+  rollOut,
+  type SeededTenant,
+  seedTenant,
+} from "../../test-support/console-seed.js";
 import { consoleOperations, openApiDocument } from "../shared/console-openapi.js";
-import { heartbeat, javaFlow, rollOut, type SeededTenant, seedTenant } from "./test/seed.js";
 
 const openApiPath = fileURLToPath(new URL("../../schemas/console/openapi.json", import.meta.url));
 /** Test cases per operation and phase: with 31 operations the run stays within a couple of minutes. */

@@ -1,6 +1,6 @@
 import type { ALBEvent, APIGatewayProxyEventV2 } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { credentialFromCertificate } from "../core/identity.js";
+import { credentialFromCertificate } from "../core/identity/credentials.js";
 import { agentRequestOf, agentResult } from "./agent-request.js";
 import { jsonResponse } from "./http.js";
 

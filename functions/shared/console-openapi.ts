@@ -2,8 +2,8 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import formats from "ajv-formats";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import openApiDocument from "../../schemas/console/openapi.json" with { type: "json" };
-import { type Role, Roles } from "../core/console/principal.js";
 import { BeaconError } from "../core/errors.js";
+import { type Role, Roles } from "../core/identity/principal.js";
 import { type BodyLimits, decodeBody, decodeBodyBytes, parseJsonObject } from "./http.js";
 
 export { openApiDocument };

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { StreamPublishError } from "../adapters/kinesis/event-sink.js";
 import { MemoryEventSink } from "../adapters/memory/index.js";
-import type { BeaconEvent } from "../core/events.js";
-import type { EventSink } from "../core/ports.js";
+import type { BeaconEvent } from "../core/events/model.js";
+import type { EventSink } from "../core/events/ports.js";
 import { countingLostEvents, MetricNames, metrics } from "./observability.js";
 
 const heartbeat = (agentId: string): BeaconEvent =>

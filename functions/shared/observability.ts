@@ -1,8 +1,8 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { StreamPublishError } from "../adapters/kinesis/event-sink.js";
-import type { BeaconEvent } from "../core/events.js";
-import type { EventSink } from "../core/ports.js";
+import type { BeaconEvent } from "../core/events/model.js";
+import type { EventSink } from "../core/events/ports.js";
 
 /**
  * Service name, namespace and log level come from the POWERTOOLS_* variables the function construct

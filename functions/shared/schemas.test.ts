@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { example } from "../core/test/fixtures.js";
+import { example } from "../../scripts/c2-examples.js";
 import { assertValid, Validators } from "./schemas.js";
 
 const examplesRoot = fileURLToPath(new URL("../../schemas/c2/examples/", import.meta.url));

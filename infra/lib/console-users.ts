@@ -8,7 +8,7 @@ import {
   type UserPoolClient,
 } from "aws-cdk-lib/aws-cognito";
 import { Construct } from "constructs";
-import { ConsoleClaims, Roles } from "../../functions/core/console/principal.js";
+import { ConsoleClaims, Roles } from "../../functions/core/identity/principal.js";
 
 export interface ConsoleUsersProps {
   readonly removalPolicy: RemovalPolicy;

@@ -1,6 +1,6 @@
 import { Match } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ConsoleClaims } from "../../functions/core/console/principal.js";
+import { ConsoleClaims } from "../../functions/core/identity/principal.js";
 import { consoleOperations } from "../../functions/shared/console-openapi.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { type SynthesizedBeacon, synthesized } from "./assembly.js";

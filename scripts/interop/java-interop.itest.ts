@@ -8,12 +8,12 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoManifestStore } from "../../functions/adapters/dynamodb/manifest-store.js";
-import { javaFlow } from "../../functions/console-api/test/seed.js";
 import { makeDynamoDbClient } from "../../functions/shared/aws-clients.js";
 import { sweeperConfig } from "../../functions/shared/config.js";
 import { composeSweeper } from "../../functions/sweeper/composition.js";
-import { type AgentApiUnderTest, startAgentApi } from "../local/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../local/console-api-harness.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../test-support/console-api-harness.js";
+import { javaFlow } from "../../test-support/console-seed.js";
 import {
   type AckStep,
   buildJavaDriver,

@@ -7,12 +7,12 @@ import { X509Certificate } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { cppHeartbeatOf } from "../../functions/core/test/fixtures.js";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
-import { type AgentApiUnderTest, startAgentApi } from "./agent-api-harness.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../test-support/console-api-harness.js";
+import { cppHeartbeatOf } from "../c2-examples.js";
 import { registerDevCertificates, registerNewCertificate } from "./certificate-registration.js";
 import { DEV_AGENT_ID, DEV_TENANT, issueClientCertificate } from "./certs.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "./console-api-harness.js";
 import { findFreePort } from "./ports.js";
 
 const HEARTBEAT = "/c2/api/heartbeat";

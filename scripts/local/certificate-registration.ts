@@ -8,7 +8,7 @@ import { basename } from "node:path";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoCertificateStore } from "../../functions/adapters/dynamodb/certificate-store.js";
 import { certificateFacts } from "../../functions/adapters/x509/certificate-authority.js";
-import { certificateRecord } from "../../functions/core/console/certificates.js";
+import { certificateRecord } from "../../functions/core/identity/certificates.js";
 import { type ClientEnv, makeDynamoDbClient } from "../../functions/shared/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { LocalStackNames, localAwsEnv } from "./backends.js";

@@ -12,7 +12,7 @@ import {
   issueWithCa,
   type SigningAuthority,
 } from "../../functions/adapters/x509/issuer.js";
-import { isValidIdentifier } from "../../functions/core/identity.js";
+import { isValidIdentifier } from "../../functions/core/identity/credentials.js";
 
 /** A certificate this close to expiry is reissued rather than handed out. */
 const RENEW_BEFORE_MS = DAY_MS;

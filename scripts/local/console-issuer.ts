@@ -8,7 +8,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLocalJWKSet, exportJWK, type JWTPayload, jwtVerify, SignJWT } from "jose";
-import { ConsoleClaims, type Role } from "../../functions/core/console/principal.js";
+import { ConsoleClaims, type Role } from "../../functions/core/identity/principal.js";
 
 /** What the local gateway accepts, as the CDK app configures its authorizer with a user pool's values. */
 export const LOCAL_ISSUER = "https://beacon.localhost/dev-issuer";

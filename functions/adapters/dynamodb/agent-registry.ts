@@ -1,6 +1,11 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type {
+  AgentCheckpoint,
+  AgentClassRegistry,
+  AgentRecord,
+  AgentRegistry,
+} from "../../core/agents/ports.js";
 import { dropUndefined } from "../../core/c2/json.js";
-import type { AgentCheckpoint, AgentClassRegistry, AgentRecord, AgentRegistry } from "../../core/ports.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 
 export interface AgentItem {

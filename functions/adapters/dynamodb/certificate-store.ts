@@ -5,7 +5,8 @@ import {
   TransactWriteCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { dropUndefined } from "../../core/c2/json.js";
-import type { CertificateRecord, CertificateStore, PageRequest } from "../../core/console/ports.js";
+import type { CertificateRecord, CertificateStore } from "../../core/identity/ports.js";
+import type { PageRequest } from "../../core/paging.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 import { queryAll, queryPartition } from "./paging.js";
 

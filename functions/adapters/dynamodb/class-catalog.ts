@@ -1,12 +1,8 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { AgentClassChange, AgentClassRecord, ClassCatalog } from "../../core/agents/ports.js";
 import { dropUndefined } from "../../core/c2/json.js";
-import type {
-  AgentClassChange,
-  AgentClassRecord,
-  ClassCatalog,
-  PageRequest,
-} from "../../core/console/ports.js";
-import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
+import type { ClassFlowPolicy } from "../../core/flows/policy.js";
+import type { PageRequest } from "../../core/paging.js";
 import { Keys } from "./keys.js";
 import { queryPartition } from "./paging.js";
 

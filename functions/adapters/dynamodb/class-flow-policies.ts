@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { type ClassFlowPolicy, policyInForce } from "../../core/rollouts/model.js";
-import type { ClassFlowPolicies } from "../../core/rollouts/ports.js";
+import { type ClassFlowPolicy, policyInForce } from "../../core/flows/policy.js";
+import type { ClassFlowPolicies } from "../../core/flows/ports.js";
 import { Keys } from "./keys.js";
 
 /** The flow policy the rollout store keeps on the class item, with the class's acknowledgement timeout, for the agent API's cache. */

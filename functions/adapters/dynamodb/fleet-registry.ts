@@ -1,5 +1,5 @@
 import { DeleteCommand, type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { AgentQuery, FleetRegistry } from "../../core/console/ports.js";
+import type { AgentQuery, FleetRegistry } from "../../core/fleet/ports.js";
 import { type AgentItem, DynamoAgentRegistry, toRecord } from "./agent-registry.js";
 import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";

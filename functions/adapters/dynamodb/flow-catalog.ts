@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { FlowCatalog, FlowVersionRecord, PageRequest } from "../../core/console/ports.js";
-import type { FlowContent } from "../../core/ports.js";
+import type { FlowCatalog, FlowContent, FlowVersionRecord } from "../../core/flows/ports.js";
+import type { PageRequest } from "../../core/paging.js";
 import { type CompressedBody, readCompressedBody, writeCompressedBody } from "./compressed-body.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 import { queryPartition } from "./paging.js";

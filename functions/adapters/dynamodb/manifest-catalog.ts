@@ -1,7 +1,8 @@
 import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { dropUndefined } from "../../core/c2/json.js";
 import type { SupportedOperations } from "../../core/c2/manifest.js";
-import type { ManifestCatalog, ManifestRecord, PageRequest } from "../../core/console/ports.js";
+import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
+import type { PageRequest } from "../../core/paging.js";
 import { Keys } from "./keys.js";
 import { DynamoManifestStore } from "./manifest-store.js";
 import { queryPartition } from "./paging.js";

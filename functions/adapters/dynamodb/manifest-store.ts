@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
-import type { ManifestStore } from "../../core/ports.js";
+import type { ManifestStore } from "../../core/manifests/ports.js";
 import { type CompressedBody, readCompressedBody, writeCompressedBody } from "./compressed-body.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 

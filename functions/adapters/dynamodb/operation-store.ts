@@ -13,7 +13,7 @@ import {
   type OperationRecord,
   type OperationState,
 } from "../../core/operations/model.js";
-import type { OperationQuery, OperationStore } from "../../core/ports.js";
+import type { OperationQuery, OperationStore } from "../../core/operations/ports.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";

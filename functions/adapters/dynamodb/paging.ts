@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
-import type { Page, PageRequest } from "../../core/console/ports.js";
+import type { Page, PageRequest } from "../../core/paging.js";
 
 /**
  * One page of one partition, in sort key order: the console's lists are key queries only. Items' sort

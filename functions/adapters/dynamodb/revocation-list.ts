@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import type { RevocationList } from "../../core/ports.js";
+import type { RevocationList } from "../../core/identity/ports.js";
 import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 

@@ -8,9 +8,9 @@ import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { provisionTable } from "../../../scripts/local/provision.js";
-import type { ClassCatalog } from "../../core/console/ports.js";
+import type { ClassCatalog } from "../../core/agents/ports.js";
+import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import {
-  type ClassFlowPolicy,
   DEFAULT_ROLLOUT_PLAN,
   emptyCounts,
   type RolloutMember,

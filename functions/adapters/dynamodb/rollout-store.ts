@@ -8,8 +8,8 @@ import {
   type TransactWriteUpdate,
 } from "@aws-sdk/lib-dynamodb";
 import { dropUndefined } from "../../core/c2/json.js";
+import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import {
-  type ClassFlowPolicy,
   isRolloutFinal,
   type MemberState,
   type RolloutMember,

@@ -1,7 +1,7 @@
 import { KinesisClient, PutRecordsCommand, type PutRecordsCommandInput } from "@aws-sdk/client-kinesis";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { HeartbeatEvent } from "../../core/events.js";
+import type { HeartbeatEvent } from "../../core/events/model.js";
 import { KinesisEventSink, StreamPublishError } from "./event-sink.js";
 
 // The emulators never fail part of a batch or throttle; these faults are injected at the client.

@@ -1,6 +1,6 @@
 import { type KinesisClient, PutRecordsCommand, type PutRecordsRequestEntry } from "@aws-sdk/client-kinesis";
-import { type BeaconEvent, partitionKeyOf } from "../../core/events.js";
-import type { EventSink } from "../../core/ports.js";
+import { type BeaconEvent, partitionKeyOf } from "../../core/events/model.js";
+import type { EventSink } from "../../core/events/ports.js";
 
 export interface EventSinkOptions {
   /** PutRecords calls per publish, the first included; each resends only what the last one failed. */

@@ -1,27 +1,28 @@
-import { dropUndefined } from "../../core/c2/json.js";
 import type {
   AgentClassChange,
   AgentClassRecord,
+  AgentRecord,
+  ClassCatalog,
+} from "../../core/agents/ports.js";
+import { dropUndefined } from "../../core/c2/json.js";
+import type {
   AgentQuery,
+  ClassAgentCounts,
+  FleetHotState,
+  FleetRegistry,
+  HotAgentState,
+} from "../../core/fleet/ports.js";
+import type { ClassFlowPolicy } from "../../core/flows/policy.js";
+import type { FlowCatalog, FlowContent, FlowVersionRecord } from "../../core/flows/ports.js";
+import type {
   CertificateAuthority,
   CertificateRecord,
   CertificateStore,
   CertificateSubject,
-  ClassAgentCounts,
-  ClassCatalog,
-  FleetHotState,
-  FleetRegistry,
-  FlowCatalog,
-  FlowVersionRecord,
-  HotAgentState,
   IssuedCertificate,
-  ManifestCatalog,
-  ManifestRecord,
-  Page,
-  PageRequest,
-} from "../../core/console/ports.js";
-import type { AgentRecord, FlowContent } from "../../core/ports.js";
-import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
+} from "../../core/identity/ports.js";
+import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
+import type { Page, PageRequest } from "../../core/paging.js";
 
 /** In-process stand-ins for the console's ports, for core unit tests only. */
 

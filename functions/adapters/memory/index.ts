@@ -1,32 +1,29 @@
+import type {
+  AgentCheckpoint,
+  AgentClassRegistry,
+  AgentRecord,
+  AgentRegistry,
+  HotSighting,
+  HotSightingResult,
+  HotState,
+  SightingOutcome,
+} from "../../core/agents/ports.js";
 import { dropUndefined } from "../../core/c2/json.js";
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
-import type { BeaconEvent } from "../../core/events.js";
+import type { BeaconEvent } from "../../core/events/model.js";
+import type { EventSink } from "../../core/events/ports.js";
+import { type ClassFlowPolicy, isAcceptedFlow } from "../../core/flows/policy.js";
+import type { ClassFlowPolicies } from "../../core/flows/ports.js";
+import type { CachedRevocation, RevocationList } from "../../core/identity/ports.js";
+import type { ManifestStore } from "../../core/manifests/ports.js";
 import {
   isFinal,
   type OperationChange,
   type OperationRecord,
   type OperationState,
 } from "../../core/operations/model.js";
-import type {
-  AgentCheckpoint,
-  AgentClassRegistry,
-  AgentRecord,
-  AgentRegistry,
-  CachedRevocation,
-  Clock,
-  EventSink,
-  HotSighting,
-  HotSightingResult,
-  HotState,
-  IdGenerator,
-  ManifestStore,
-  OperationQuery,
-  OperationStore,
-  RevocationList,
-  SightingOutcome,
-} from "../../core/ports.js";
-import { type ClassFlowPolicy, isAcceptedFlow } from "../../core/rollouts/model.js";
-import type { ClassFlowPolicies } from "../../core/rollouts/ports.js";
+import type { OperationQuery, OperationStore } from "../../core/operations/ports.js";
+import type { Clock, IdGenerator } from "../../core/ports.js";
 
 /** In-process stand-ins for the ports, for core unit tests only. Each counts its calls. */
 

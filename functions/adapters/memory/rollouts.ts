@@ -1,6 +1,6 @@
-import type { AgentClassRecord } from "../../core/console/ports.js";
+import type { AgentClassRecord } from "../../core/agents/ports.js";
+import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import {
-  type ClassFlowPolicy,
   isRolloutFinal,
   type MemberState,
   type RolloutMember,

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
-import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
+import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";
 

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from "ioredis";
-import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/console/ports.js";
-import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
+import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
+import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import { isCacheUsable } from "../../shared/redis-client.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";

@@ -1,13 +1,8 @@
 import type { Cluster, Redis } from "ioredis";
+import type { HotSighting, HotSightingResult, HotState, SightingOutcome } from "../../core/agents/ports.js";
 import type { SupportedOperations } from "../../core/c2/manifest.js";
-import type {
-  CachedRevocation,
-  HotSighting,
-  HotSightingResult,
-  HotState,
-  SightingOutcome,
-} from "../../core/ports.js";
-import type { ClassFlowPolicy } from "../../core/rollouts/model.js";
+import type { ClassFlowPolicy } from "../../core/flows/policy.js";
+import type { CachedRevocation } from "../../core/identity/ports.js";
 import { isCacheUsable } from "../../shared/redis-client.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";

@@ -2,13 +2,13 @@ import { X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { GetSecretValueCommand, type SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { BeaconError } from "../../core/errors.js";
 import type {
   CertificateAuthority,
   CertificateFacts,
   CertificateSubject,
   IssuedCertificate,
-} from "../../core/console/ports.js";
-import { BeaconError } from "../../core/errors.js";
+} from "../../core/identity/ports.js";
 import { distinguishedName, issueWithCa, type SigningAuthority } from "./issuer.js";
 
 /** Issues client certificates with whatever signing authority `load` produces. */

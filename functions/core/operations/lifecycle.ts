@@ -1,8 +1,10 @@
+import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../agents/status.js";
 import { dropUndefined } from "../c2/json.js";
 import type { SupportedOperations } from "../c2/manifest.js";
 import type { Acknowledgement, C2Operation } from "../c2/model.js";
-import type { OperationEvent } from "../events.js";
-import type { Clock, IdGenerator, OperationStore } from "../ports.js";
+import type { OperationEvent } from "../events/model.js";
+import { updateConfigurationArgs } from "../flows/location.js";
+import type { Clock, IdGenerator } from "../ports.js";
 import { planDelivery } from "./delivery.js";
 import {
   canTransition,
@@ -12,7 +14,13 @@ import {
   type OperationState,
   stateAfterAck,
 } from "./model.js";
-import { QUEUED_FIRST_LOOK_MS } from "./timeouts.js";
+import type { OperationStore } from "./ports.js";
+
+/**
+ * When the sweeper first looks at a queued operation: one default heartbeat interval after creation. Most
+ * are delivered by then and never cost the sweeper anything; the rest get their class's deadline then.
+ */
+export const QUEUED_FIRST_LOOK_MS = DEFAULT_HEARTBEAT_INTERVAL_SECONDS * 1000;
 
 export interface LifecycleSettings {
   /** How long a delivered operation may go unacknowledged before it counts as timed out. */
@@ -243,3 +251,30 @@ const isSameKind = (a: OperationRecord, b: OperationRecord): boolean =>
 /** Operation ids sort by creation time, so lists run newest first and an agent's queue in order. */
 export const newOperationId = (now: number, ids: IdGenerator): string =>
   `op-${String(now).padStart(13, "0")}-${ids.newId()}`;
+
+/** A queued UPDATE CONFIGURATION that Beacon itself creates (catch-up, a rollout) to send an agent a flow. */
+export function newUpdateConfiguration(request: {
+  tenant: string;
+  agentId: string;
+  flowId: string;
+  agentApiUrl: string;
+  createdBy: string;
+  now: number;
+  ids: IdGenerator;
+  rolloutId?: string;
+  ackTimeoutMs?: number;
+}): OperationRecord {
+  return dropUndefined({
+    tenant: request.tenant,
+    agentId: request.agentId,
+    operationId: newOperationId(request.now, request.ids),
+    operation: "UPDATE",
+    operand: "CONFIGURATION",
+    args: updateConfigurationArgs(request.agentApiUrl, request.flowId),
+    state: "queued" as const,
+    createdAt: request.now,
+    createdBy: request.createdBy,
+    rolloutId: request.rolloutId,
+    ackTimeoutMs: request.ackTimeoutMs,
+  });
+}

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { ACK_TIMEOUT_MS, coreHarness } from "../../../test-support/core-harness.js";
 import { MemoryClassCatalog } from "../../adapters/memory/console.js";
-import type { OperationEvent } from "../events.js";
-import { ACK_TIMEOUT_MS, coreHarness } from "../test/harness.js";
-import { newOperationId } from "./lifecycle.js";
+import type { OperationEvent } from "../events/model.js";
+import { newOperationId, QUEUED_FIRST_LOOK_MS } from "./lifecycle.js";
 import type { OperationRecord } from "./model.js";
-import { makeSweepTimeouts, QUEUED_FIRST_LOOK_MS } from "./timeouts.js";
+import { makeSweepTimeouts } from "./timeouts.js";
 
 const tenant = "acme";
 const MINUTE = 60_000;

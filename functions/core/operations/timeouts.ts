@@ -1,14 +1,10 @@
-import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../console/agent-status.js";
-import type { ClassCatalog } from "../console/ports.js";
-import type { AgentRegistry, Clock, EventSink, OperationStore } from "../ports.js";
+import type { AgentRegistry, ClassCatalog } from "../agents/ports.js";
+import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../agents/status.js";
+import type { EventSink } from "../events/ports.js";
+import type { Clock } from "../ports.js";
 import type { OperationLifecycle } from "./lifecycle.js";
 import { isFinal, type OperationRecord } from "./model.js";
-
-/**
- * When the sweeper first looks at a queued operation: one default heartbeat interval after creation. Most
- * are delivered by then and never cost the sweeper anything; the rest get their class's deadline then.
- */
-export const QUEUED_FIRST_LOOK_MS = DEFAULT_HEARTBEAT_INTERVAL_SECONDS * 1000;
+import type { OperationStore } from "./ports.js";
 
 export interface SweepSettings {
   /** A queued operation times out after this many heartbeat intervals of its agent's class. */

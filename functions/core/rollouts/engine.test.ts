@@ -12,10 +12,10 @@ import {
   SequentialIds,
 } from "../../adapters/memory/index.js";
 import { MemoryRolloutStore } from "../../adapters/memory/rollouts.js";
+import type { AgentClassRecord } from "../agents/ports.js";
 import type { SupportedOperations } from "../c2/manifest.js";
 import type { AckState, Bulletin } from "../c2/model.js";
-import type { AgentClassRecord } from "../console/ports.js";
-import type { RolloutEvent } from "../events.js";
+import type { RolloutEvent } from "../events/model.js";
 import { makeOperationLifecycle } from "../operations/lifecycle.js";
 import { makeSweepTimeouts } from "../operations/timeouts.js";
 import { makeRolloutEngine } from "./engine.js";

@@ -1,5 +1,6 @@
-import type { Page } from "../console/ports.js";
-import type { ClassFlowPolicy, MemberState, RolloutMember, RolloutRecord } from "./model.js";
+import type { ClassFlowPolicy } from "../flows/policy.js";
+import type { Page } from "../paging.js";
+import type { MemberState, RolloutMember, RolloutRecord } from "./model.js";
 
 export interface RolloutQuery {
   className?: string;
@@ -43,15 +44,4 @@ export interface RolloutStore {
   ): Promise<Page<RolloutMember>>;
   /** Applies the change only if the member is still `from`; false otherwise. */
   updateMember(member: RolloutMember, from: MemberState): Promise<boolean>;
-}
-
-/** The class's flow policy as the registry holds it: what the agent API loads into its cache. */
-export interface ClassFlowPolicies {
-  policyOf(tenant: string, className: string): Promise<ClassFlowPolicy | undefined>;
-}
-
-/** The cache's copy of classes' flow policies, which heartbeats read in their one round trip. */
-export interface ClassFlowCache {
-  /** Replaces the cache's copy; undefined records that the class has none. It expires, so the registry stays the truth. */
-  rememberClassFlow(tenant: string, className: string, policy: ClassFlowPolicy | undefined): Promise<void>;
 }

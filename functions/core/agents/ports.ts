@@ -1,0 +1,161 @@
+import type { SupportedOperations } from "../c2/manifest.js";
+import type { Bulletin, DeviceSummary, QueueStatus, RepositoryStatus, StatusSummary } from "../c2/model.js";
+import type { ClassFlowPolicy } from "../flows/policy.js";
+import type { ClassFlowCache } from "../flows/ports.js";
+import type { CachedRevocation, RevocationCache } from "../identity/ports.js";
+import type { Page, PageRequest } from "../paging.js";
+
+/** The durable registry entry of one agent (DynamoDB on AWS). */
+export interface AgentRecord {
+  tenant: string;
+  agentId: string;
+  agentClass: string;
+  manifestHash?: string;
+  flowId?: string;
+  device?: DeviceSummary;
+  firstSeen: number;
+  lastSeen: number;
+  /** The DESCRIBE MANIFEST Beacon is waiting on, if any; expired ones may be replaced. */
+  pendingDescribe?: { operationId: string; expiresAt: number };
+}
+
+/** What changed since the registry last heard from the agent, written on change or at a checkpoint. */
+export interface AgentCheckpoint {
+  lastSeen: number;
+  agentClass?: string;
+  manifestHash?: string;
+  flowId?: string;
+  device?: DeviceSummary;
+}
+
+export interface AgentRegistry {
+  get(tenant: string, agentId: string): Promise<AgentRecord | undefined>;
+  /** Conditional create: a second registration of the same agent changes nothing. */
+  register(record: AgentRecord): Promise<"created" | "exists">;
+  checkpoint(tenant: string, agentId: string, checkpoint: AgentCheckpoint): Promise<void>;
+  /** Claims the DESCRIBE slot when none is outstanding or the outstanding one expired. */
+  beginDescribe(
+    tenant: string,
+    agentId: string,
+    operationId: string,
+    now: number,
+    expiresAt: number,
+  ): Promise<boolean>;
+  /** Closes the DESCRIBE when it is still the outstanding one; false for unknown or late acks. */
+  completeDescribe(
+    tenant: string,
+    agentId: string,
+    operationId: string,
+    manifestHash: string | undefined,
+  ): Promise<boolean>;
+}
+
+export interface AgentClassRegistry {
+  /** Creates the class on first sight, conditionally; later sightings change nothing. */
+  ensure(tenant: string, agentClass: string, now: number): Promise<void>;
+}
+
+/** Hot per-agent state as the heartbeat sees it in one cache round trip. */
+export interface HotSighting {
+  tenant: string;
+  agentId: string;
+  /** The calling certificate's serial: a revoked one is refused before anything is recorded. */
+  serialNumber: string;
+  now: number;
+  agentClass?: string;
+  manifestHash?: string;
+  flowId?: string;
+  runStatus?: string;
+  status?: StatusSummary;
+  device?: DeviceSummary;
+  repositories?: RepositoryStatus[];
+  queues?: QueueStatus[];
+  bulletins?: Bulletin[];
+  checkpointIntervalMs: number;
+  /** How long a catch-up claimed for the agent holds off the next one (an update it failed is retried after it). */
+  catchUpRetryMs: number;
+}
+
+export interface HotSightingResult {
+  /** The registry is known to hold this agent. */
+  registered: boolean;
+  /** Values in force after this heartbeat, filling in what a minimized heartbeat left out. */
+  agentClass?: string;
+  manifestHash?: string;
+  flowId?: string;
+  /** Values before this heartbeat, to tell a change (written at once) from a steady state. */
+  previousAgentClass?: string;
+  previousManifestHash?: string;
+  previousFlowId?: string;
+  /** Supported operations of the agent's manifest when the cache knows it. */
+  supportedOperations?: SupportedOperations;
+  /** This heartbeat claimed the periodic registry checkpoint. */
+  checkpointDue: boolean;
+  /** A DESCRIBE MANIFEST is outstanding until this time. */
+  describePendingUntil?: number;
+  /**
+   * The agent's pending-operation marker: absent when nothing was queued for it since the last
+   * heartbeat that found its queue empty; otherwise a version to clear it with.
+   */
+  operationsPending?: string;
+  /**
+   * The agent reports a flow its class's policy does not accept, and this heartbeat claimed the
+   * catch-up: the flow to send it, and the class's acknowledgement timeout when it has one.
+   */
+  catchUp?: { flowId: string; ackTimeoutMs?: number };
+  /** The cache holds no copy of the class's flow policy: load it from the registry. */
+  classFlowUnknown?: boolean;
+}
+
+/** Nothing is recorded unless the certificate is known not to be revoked. */
+export type SightingOutcome =
+  | { recorded: true; sighting: HotSightingResult }
+  | { recorded: false; revocation: Exclude<CachedRevocation, "clear"> };
+
+export interface HotState extends ClassFlowCache, RevocationCache {
+  /** One round trip: checks revocation, records the sighting and returns what the heartbeat needs to decide. */
+  recordSighting(sighting: HotSighting): Promise<SightingOutcome>;
+  markRegistered(tenant: string, agentId: string, now: number): Promise<void>;
+  /** Returns true when the class was not known to the cache yet. */
+  rememberClass(tenant: string, agentClass: string): Promise<boolean>;
+  rememberManifest(tenant: string, hash: string, supportedOperations: SupportedOperations): Promise<void>;
+  rememberDescribe(tenant: string, agentId: string, pendingUntil: number | undefined): Promise<void>;
+  /** Clears the pending-operation marker unless something was queued since it read this version. */
+  clearOperationsPending(tenant: string, agentId: string, version: string): Promise<void>;
+}
+
+export interface AgentClassRecord {
+  tenant: string;
+  name: string;
+  description?: string;
+  /** How often the class's agents are expected to heartbeat; absent for classes nobody configured. */
+  heartbeatIntervalSeconds?: number;
+  /** How long the class's agents may take to acknowledge an operation; the service default when absent. */
+  ackTimeoutSeconds?: number;
+  /** Which flow the class's agents should run, once a flow version was published to it. */
+  flowPolicy?: ClassFlowPolicy;
+  /** The rollout under way, if any: a class has at most one. */
+  activeRolloutId?: string;
+  createdAt: number;
+  updatedAt?: number;
+  /** Created by the agent API on first sight rather than by a person. */
+  autoCreated: boolean;
+}
+
+export interface AgentClassChange {
+  description?: string;
+  heartbeatIntervalSeconds?: number;
+  ackTimeoutSeconds?: number;
+}
+
+export interface ClassCatalog {
+  list(tenant: string, page: PageRequest): Promise<Page<AgentClassRecord>>;
+  get(tenant: string, name: string): Promise<AgentClassRecord | undefined>;
+  /** Creates the class or changes the given fields of an existing one. */
+  put(
+    tenant: string,
+    name: string,
+    change: AgentClassChange,
+    now: number,
+  ): Promise<{ record: AgentClassRecord; created: boolean }>;
+}

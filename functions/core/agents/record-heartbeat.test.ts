@@ -1,0 +1,465 @@
+import { describe, expect, it } from "vitest";
+import { cppHeartbeatOf, example } from "../../../scripts/c2-examples.js";
+import {
+  AGENT_API_URL,
+  CATCH_UP_RETRY_MS,
+  CHECKPOINT_MS,
+  coreHarness,
+  DESCRIBE_RETRY_MS,
+} from "../../../test-support/core-harness.js";
+import type { JsonObject } from "../c2/json.js";
+import { BeaconError } from "../errors.js";
+import type { ClassFlowPolicy } from "../flows/policy.js";
+import type { AgentCredential } from "../identity/credentials.js";
+import type { OperationRecord } from "../operations/model.js";
+import { CATCH_UP_CREATOR } from "./sighting.js";
+
+const fleet: AgentCredential = { kind: "fleet", tenant: "acme", fleetName: "acme-fleet", serialNumber: "01" };
+const javaAgent: AgentCredential = {
+  kind: "agent",
+  tenant: "acme",
+  agentId: "probe-agent-1",
+  serialNumber: "02",
+};
+
+const javaHeartbeat = () => example("java-2.3.0/heartbeat-light.json");
+const javaAck = (operationId: string): JsonObject => ({
+  ...example("java-2.3.0/ack-describe-manifest.json"),
+  operationId,
+});
+
+describe("recordHeartbeat", () => {
+  it("registers an unknown agent and asks it to describe its manifest once", async () => {
+    const core = coreHarness();
+    const first = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+
+    expect(first.firstSight).toBe(true);
+    expect(first.reply.requestedOperations).toEqual([
+      { identifier: expect.stringMatching(/^describe-/), operation: "DESCRIBE", operand: "MANIFEST" },
+    ]);
+    const record = core.registry.records.get("acme/probe-agent-1");
+    expect(record).toMatchObject({ agentClass: "probe-class", firstSeen: core.clock.time });
+    expect(core.classes.classes.has("acme/probe-class")).toBe(true);
+
+    core.clock.advance(1_000);
+    const second = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    expect(second.reply.requestedOperations).toEqual([]);
+    expect(second.firstSight).toBe(false);
+  });
+
+  it("asks the registry about a DESCRIBE the cache lost track of only once a window", async () => {
+    const core = coreHarness();
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    core.hotState.agents.clear();
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    const before = core.registry.calls;
+    const next = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    expect(next.reply.requestedOperations).toEqual([]);
+    expect(core.registry.calls).toBe(before);
+  });
+
+  it("asks again once an unanswered DESCRIBE has expired", async () => {
+    const core = coreHarness();
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    core.clock.advance(DESCRIBE_RETRY_MS + 1);
+    const later = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    expect(later.reply.requestedOperations.map((operation) => operation.operation)).toEqual(["DESCRIBE"]);
+  });
+
+  it("takes the manifest from the ack, then sends nothing more", async () => {
+    const core = coreHarness();
+    const first = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    const operationId = first.reply.requestedOperations[0]?.identifier as string;
+
+    const ack = await core.recordAck(javaAgent, javaAck(operationId));
+    expect(ack).toMatchObject({ matched: true, manifestStored: true });
+    const hash = javaHeartbeat().agentInfo as { agentManifestHash: string };
+    const stored = await core.manifestStore.read("acme", hash.agentManifestHash);
+    expect(stored).toBe(JSON.stringify((javaAck(operationId).agentInfo as JsonObject).agentManifest));
+
+    const next = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    expect(next.reply.requestedOperations).toEqual([]);
+    expect(core.registry.records.get("acme/probe-agent-1")?.pendingDescribe).toBeUndefined();
+  });
+
+  it("costs a steady heartbeat one cache round trip, one event and no registry or manifest call", async () => {
+    const core = coreHarness();
+    const first = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    await core.recordAck(javaAgent, javaAck(first.reply.requestedOperations[0]?.identifier as string));
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+
+    const before = core.backendCalls();
+    core.clock.advance(5_000);
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    const after = core.backendCalls();
+    expect({
+      registry: after.registry - before.registry,
+      classes: after.classes - before.classes,
+      manifests: after.manifests - before.manifests,
+      cache: after.cache - before.cache,
+      events: after.events - before.events,
+    }).toEqual({ registry: 0, classes: 0, manifests: 0, cache: 1, events: 1 });
+  });
+
+  it("checkpoints last-seen to the registry once per interval", async () => {
+    const core = coreHarness();
+    await core.recordHeartbeat(fleet, example("cpp/heartbeat-full.json"));
+    const registryCalls = () => core.registry.calls;
+
+    core.clock.advance(CHECKPOINT_MS - 1);
+    let before = registryCalls();
+    await core.recordHeartbeat(fleet, example("cpp/heartbeat-light.json"));
+    expect(registryCalls() - before).toBe(0);
+
+    core.clock.advance(2);
+    before = registryCalls();
+    await core.recordHeartbeat(fleet, example("cpp/heartbeat-light.json"));
+    expect(registryCalls() - before).toBe(1);
+    expect(core.registry.records.get("acme/9628acfe-b9fe-11ef-a0c0-10f60a596f64")?.lastSeen).toBe(
+      core.clock.time,
+    );
+  });
+
+  it("writes a changed flow id at once", async () => {
+    const core = coreHarness();
+    const cpp = example("cpp/heartbeat-light.json");
+    await core.recordHeartbeat(fleet, cpp);
+    const moved = structuredClone(cpp);
+    (moved.flowInfo as JsonObject).flowId = "flow-2";
+    core.clock.advance(1_000);
+    await core.recordHeartbeat(fleet, moved);
+    expect(core.registry.records.get("acme/9628acfe-b9fe-11ef-a0c0-10f60a596f64")?.flowId).toBe("flow-2");
+  });
+
+  it("registers a C++ full heartbeat's manifest in the same request, without DESCRIBE", async () => {
+    const core = coreHarness();
+    const outcome = await core.recordHeartbeat(fleet, example("cpp/heartbeat-full.json"));
+    expect(outcome).toMatchObject({ firstSight: true, manifestStored: true, describeSent: false });
+    expect(outcome.reply.requestedOperations).toEqual([]);
+    expect(core.manifestStore.manifests.size).toBe(1);
+  });
+
+  it("keeps the last known class when a minimized C++ heartbeat omits it", async () => {
+    const core = coreHarness();
+    await core.recordHeartbeat(fleet, example("cpp/heartbeat-light.json"));
+    const minimized = example("cpp/heartbeat-light.json");
+    const agentInfo = minimized.agentInfo as JsonObject;
+    delete agentInfo.agentClass;
+    delete minimized.flowInfo;
+    delete minimized.deviceInfo;
+    const outcome = await core.recordHeartbeat(fleet, minimized);
+    expect(outcome.agentClass).toBe("gateways");
+  });
+
+  it("refuses a heartbeat for another agent than the certificate names, recording nothing", async () => {
+    const core = coreHarness();
+    const other: AgentCredential = {
+      kind: "agent",
+      tenant: "acme",
+      agentId: "someone-else",
+      serialNumber: "03",
+    };
+    await expect(core.recordHeartbeat(other, javaHeartbeat())).rejects.toMatchObject({
+      code: "identity_mismatch",
+    });
+    expect(core.backendCalls()).toEqual({
+      registry: 0,
+      classes: 0,
+      classFlows: 0,
+      manifests: 0,
+      operations: 0,
+      cache: 0,
+      events: 0,
+    });
+  });
+
+  it("refuses a heartbeat that names no agent under a fleet certificate", async () => {
+    const core = coreHarness();
+    const anonymous = javaHeartbeat();
+    delete (anonymous.agentInfo as JsonObject).identifier;
+    delete anonymous.agentId;
+    await expect(core.recordHeartbeat(fleet, anonymous)).rejects.toBeInstanceOf(BeaconError);
+  });
+
+  it("answers correctly from the registry while the cache is down, and uses the cache again after", async () => {
+    const core = coreHarness();
+    const first = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    await core.recordAck(javaAgent, javaAck(first.reply.requestedOperations[0]?.identifier as string));
+
+    core.hotState.down = true;
+    const during = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    expect(during.cacheError).toBeDefined();
+    expect(during.reply.requestedOperations).toEqual([]);
+
+    core.hotState.down = false;
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    const before = core.backendCalls();
+    const after = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    expect(after.cacheError).toBeUndefined();
+    expect(core.backendCalls().registry - before.registry).toBe(0);
+  });
+
+  it("asks a new agent to DESCRIBE while the cache is down, and only once", async () => {
+    const core = coreHarness();
+    core.hotState.down = true;
+    const first = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    const second = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    expect(first.reply.requestedOperations).toHaveLength(1);
+    expect(second.reply.requestedOperations).toHaveLength(0);
+  });
+
+  it("still replies when the stream is down, reporting the failure", async () => {
+    const core = coreHarness();
+    core.events.failing = true;
+    const outcome = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    expect(outcome.streamError).toBeDefined();
+    expect(outcome.reply.requestedOperations).toHaveLength(1);
+  });
+
+  it("puts one compact event per heartbeat, never the manifest", async () => {
+    const core = coreHarness();
+    await core.recordHeartbeat(fleet, example("cpp/heartbeat-full.json"));
+    const [event] = core.events.events;
+    expect(event).toMatchObject({
+      type: "heartbeat",
+      tenant: "acme",
+      agentClass: "gateways",
+      firstSight: true,
+    });
+    expect(JSON.stringify(event).length).toBeLessThan(2_000);
+    expect(event?.type === "heartbeat" && event.status).toMatchObject({ errorBulletins: 1, queueCount: 1 });
+  });
+});
+
+describe("catch-up", () => {
+  const target = "5e".repeat(32);
+  const cppAgent = "cpp-gateway-1";
+  /** What the C++ example heartbeat reports as its flow. */
+  const exampleFlow = (example("cpp/heartbeat-light.json").flowInfo as JsonObject).flowId as string;
+  const classAckTimeoutMs = 90_000;
+  const download = `${AGENT_API_URL}/c2/api/flows/${target}/content`;
+
+  /** A C++ agent of class gateways, whose class's policy (in the registry) is to run `target`. */
+  function gatewaysFleet(policy: Partial<ClassFlowPolicy> = {}) {
+    const core = coreHarness();
+    core.classFlows.policies.set("acme/gateways", {
+      target,
+      accepted: [target],
+      ackTimeoutMs: classAckTimeoutMs,
+      ...policy,
+    });
+    /** One heartbeat a second later, replayed from the C++ examples: full (with the manifest) or light. */
+    const heartbeat = async (options: { full?: boolean; flowId?: string } = {}) => {
+      core.clock.advance(1_000);
+      const body = cppHeartbeatOf(cppAgent, "gateways", options.full);
+      if (options.flowId) (body.flowInfo as JsonObject).flowId = options.flowId;
+      return (await core.recordHeartbeat(fleet, body)).reply.requestedOperations;
+    };
+    const ack = (operationId: string, state: string) =>
+      core.recordAck(fleet, {
+        operation: "acknowledge",
+        operationId,
+        operationState: { state, details: "" },
+        agentInfo: { identifier: cppAgent },
+      });
+    const updates = () =>
+      [...core.operationStore.records.values()].filter(
+        (record) => record.operation === "UPDATE" && record.operand === "CONFIGURATION",
+      );
+    return { core, heartbeat, ack, updates };
+  }
+
+  it("loads the class's policy, then sends a C++ agent (operations in lower case) the target flow once", async () => {
+    const { core, heartbeat, ack, updates } = gatewaysFleet();
+    // The cache had no copy of the policy: loaded now, acted on from the next heartbeat.
+    expect(await heartbeat({ full: true })).toEqual([]);
+    expect(core.classFlows.calls).toBe(1);
+
+    const [update] = await heartbeat();
+    expect(update).toEqual({
+      identifier: expect.stringMatching(/^op-/),
+      operation: "UPDATE",
+      operand: "CONFIGURATION",
+      args: { location: download, flowId: target },
+    });
+    const operationId = update?.identifier as string;
+    expect(core.operationStore.records.get(`acme/${cppAgent}/${operationId}`)).toMatchObject({
+      state: "delivered",
+      createdBy: CATCH_UP_CREATOR,
+      ackTimeoutMs: classAckTimeoutMs,
+      timeoutAt: core.clock.now() + classAckTimeoutMs,
+    });
+    expect(
+      core.events.events.filter((event) => event.type === "operation").map((event) => event.state),
+    ).toEqual(["queued", "delivered"]);
+
+    expect(await heartbeat()).toEqual([]);
+    expect((await ack(operationId, "FULLY_APPLIED")).matched).toBe(true);
+    expect(await heartbeat({ flowId: target })).toEqual([]);
+    core.clock.advance(CATCH_UP_RETRY_MS);
+    expect(await heartbeat({ flowId: target })).toEqual([]);
+    expect(updates()).toHaveLength(1);
+    expect(core.classFlows.calls).toBe(1);
+  });
+
+  it("creates nothing while the agent has an UPDATE CONFIGURATION open, such as a rollout's", async () => {
+    const { core, heartbeat, updates } = gatewaysFleet();
+    await heartbeat({ full: true });
+    const rollouts: OperationRecord = {
+      tenant: "acme",
+      agentId: cppAgent,
+      operationId: "op-rollout",
+      operation: "UPDATE",
+      operand: "CONFIGURATION",
+      args: { location: download, flowId: target },
+      state: "queued",
+      createdAt: core.clock.now(),
+      createdBy: "beacon:rollout",
+      rolloutId: "rollout-1",
+    };
+    await core.operations.create([rollouts]);
+    core.hotState.markOperationsPending("acme", cppAgent);
+
+    expect((await heartbeat()).map((operation) => operation.identifier)).toEqual(["op-rollout"]);
+    // The delivered one is still open when the catch-up's retry window has passed.
+    core.clock.advance(CATCH_UP_RETRY_MS);
+    expect(await heartbeat()).toEqual([]);
+    expect(updates().map((record) => record.operationId)).toEqual(["op-rollout"]);
+  });
+
+  it("sends a failed catch-up again only once the retry window has passed", async () => {
+    const { core, heartbeat, ack, updates } = gatewaysFleet();
+    await heartbeat({ full: true });
+    const [first] = await heartbeat();
+    await ack(first?.identifier as string, "NOT_APPLIED");
+
+    // Each heartbeat comes a second after the one before: this one a second before the window ends.
+    core.clock.advance(CATCH_UP_RETRY_MS - 2_000);
+    expect(await heartbeat()).toEqual([]);
+    const [again] = await heartbeat();
+    expect(again).toMatchObject({ operation: "UPDATE", operand: "CONFIGURATION", args: { flowId: target } });
+    expect(updates().map((record) => [record.operationId, record.state])).toEqual([
+      [first?.identifier, "failed"],
+      [again?.identifier, "delivered"],
+    ]);
+  });
+
+  it("sends nothing to an agent whose manifest does not list UPDATE CONFIGURATION", async () => {
+    const core = coreHarness();
+    core.classFlows.policies.set("acme/probe-class", { target, accepted: [target] });
+    const first = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    await core.recordAck(javaAgent, javaAck(first.reply.requestedOperations[0]?.identifier as string));
+
+    const next = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    expect(next.reply.requestedOperations).toEqual([]);
+    // The cache claimed the catch-up (it knows the manifest); Beacon, reading the manifest, queued nothing.
+    expect(core.hotState.catchUps.has("acme/probe-agent-1")).toBe(true);
+    expect(core.operationStore.records.size).toBe(0);
+  });
+
+  it("costs an agent on an accepted flow one cache round trip and no registry, policy or queue call", async () => {
+    const { core, heartbeat } = gatewaysFleet({ accepted: [target, exampleFlow] });
+    await heartbeat({ full: true });
+    await heartbeat();
+
+    const before = core.backendCalls();
+    expect(await heartbeat()).toEqual([]);
+    const after = core.backendCalls();
+    expect({
+      registry: after.registry - before.registry,
+      classFlows: after.classFlows - before.classFlows,
+      operations: after.operations - before.operations,
+      cache: after.cache - before.cache,
+    }).toEqual({ registry: 0, classFlows: 0, operations: 0, cache: 1 });
+    expect(core.hotState.catchUps.size).toBe(0);
+  });
+
+  it("remembers that a class has no policy, asking the registry once", async () => {
+    const { core, heartbeat } = gatewaysFleet();
+    core.classFlows.policies.clear();
+    await heartbeat({ full: true });
+    for (let index = 0; index < 3; index++) expect(await heartbeat()).toEqual([]);
+    expect(core.classFlows.calls).toBe(1);
+  });
+
+  it("catches no agent up while the cache is down, and does once it is back", async () => {
+    const { core, heartbeat } = gatewaysFleet();
+    await heartbeat({ full: true });
+    core.hotState.down = true;
+    expect(await heartbeat()).toEqual([]);
+    core.hotState.down = false;
+    expect(await heartbeat()).toEqual([
+      expect.objectContaining({ operation: "UPDATE", operand: "CONFIGURATION" }),
+    ]);
+  });
+});
+
+describe("recordAck", () => {
+  it("accepts an ack for an unknown operation, records it and changes nothing else", async () => {
+    const core = coreHarness();
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    const before = structuredClone(core.registry.records.get("acme/probe-agent-1"));
+    const outcome = await core.recordAck(javaAgent, javaAck("no-such-operation"));
+    expect(outcome).toMatchObject({ matched: false, manifestStored: false });
+    expect(core.registry.records.get("acme/probe-agent-1")).toEqual(before);
+    expect(core.manifestStore.manifests.size).toBe(0);
+    expect(core.events.events.at(-1)).toMatchObject({
+      type: "ack",
+      operationId: "no-such-operation",
+      matched: false,
+    });
+  });
+
+  it("treats a repeated ack as harmless", async () => {
+    const core = coreHarness();
+    const first = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    const operationId = first.reply.requestedOperations[0]?.identifier as string;
+    await core.recordAck(javaAgent, javaAck(operationId));
+    const again = await core.recordAck(javaAgent, javaAck(operationId));
+    expect(again).toMatchObject({ matched: false, manifestStored: false });
+    expect(core.manifestStore.manifests.size).toBe(1);
+  });
+
+  it("keeps a DESCRIBE outstanding when the agent could not apply it", async () => {
+    const core = coreHarness();
+    const first = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    const operationId = first.reply.requestedOperations[0]?.identifier as string;
+    const failed = javaAck(operationId);
+    failed.operationState = { state: "NOT_APPLIED", details: "no manifest" };
+    await core.recordAck(javaAgent, failed);
+    expect(core.registry.records.get("acme/probe-agent-1")?.pendingDescribe?.operationId).toBe(operationId);
+    expect(core.manifestStore.manifests.size).toBe(0);
+  });
+
+  it("refuses an ack when the stream stays unavailable, after the registry change", async () => {
+    const core = coreHarness();
+    const first = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    core.events.failing = true;
+    const operationId = first.reply.requestedOperations[0]?.identifier as string;
+    await expect(core.recordAck(javaAgent, javaAck(operationId))).rejects.toMatchObject({
+      code: "stream_unavailable",
+    });
+    expect(core.manifestStore.manifests.size).toBe(1);
+  });
+
+  it("stores the C++ DESCRIBE ack's manifest", async () => {
+    const core = coreHarness();
+    const light = example("cpp/heartbeat-light.json");
+    const first = await core.recordHeartbeat(fleet, light);
+    const operationId = first.reply.requestedOperations[0]?.identifier as string;
+    const ack = { ...example("cpp/ack-describe-manifest.json"), operationId, identifier: operationId };
+    const outcome = await core.recordAck(fleet, ack);
+    expect(outcome).toMatchObject({
+      matched: true,
+      manifestStored: true,
+      agentId: "9628acfe-b9fe-11ef-a0c0-10f60a596f64",
+    });
+  });
+
+  it("refuses an ack that is not one", async () => {
+    const core = coreHarness();
+    await expect(core.recordAck(javaAgent, { operationId: "x" })).rejects.toMatchObject({
+      code: "invalid_payload",
+    });
+  });
+});

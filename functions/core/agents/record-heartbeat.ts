@@ -1,0 +1,230 @@
+import { normalizeHeartbeat } from "../c2/heartbeat.js";
+import type { JsonObject } from "../c2/json.js";
+import type { C2Operation } from "../c2/model.js";
+import { describeManifest, heartbeatReply } from "../c2/operations.js";
+import type { OperationEvent } from "../events/model.js";
+import type { EventSink } from "../events/ports.js";
+import type { ClassFlowPolicies } from "../flows/ports.js";
+import { type GuardedCache, guardedCache } from "../guarded-cache.js";
+import type { AgentCredential } from "../identity/credentials.js";
+import type { RevocationList } from "../identity/ports.js";
+import { makeRevocationCheck } from "../identity/revocation.js";
+import type { ManifestRegistration } from "../manifests/registration.js";
+import type { OperationLifecycle } from "../operations/lifecycle.js";
+import type { Clock, IdGenerator } from "../ports.js";
+import type { AgentClassRegistry, AgentRegistry, HotState } from "./ports.js";
+import {
+  attributed,
+  catchUpOf,
+  DEFAULT_AGENT_CLASS,
+  DESCRIBE_ID_PREFIX,
+  describeDue,
+  heartbeatEvent,
+  looksForOperations,
+  newAgentRecord,
+  registryChange,
+  sightingOf,
+  viewOfRecord,
+  viewOfSighting,
+  withRegistryEntry,
+} from "./sighting.js";
+
+export interface HeartbeatSettings {
+  /** How often a steady agent's last-seen time is written to the registry. */
+  checkpointIntervalMs: number;
+  /** How long a DESCRIBE MANIFEST stays outstanding before Beacon asks again. */
+  describeRetryMs: number;
+  /** Most operations one heartbeat reply carries. */
+  maxOperationsPerReply: number;
+  /** How long a catch-up sent to an agent holds off the next one, which an agent that failed it gets. */
+  catchUpRetryMs: number;
+  /** The agent API's public base URL (`https://host[:port]`), for the flow downloads catch-up sends. */
+  agentApiUrl: string;
+}
+
+export interface HeartbeatDependencies {
+  registry: AgentRegistry;
+  revocations: RevocationList;
+  classes: AgentClassRegistry;
+  classFlows: ClassFlowPolicies;
+  manifests: ManifestRegistration;
+  operations: OperationLifecycle;
+  hotState: HotState;
+  events: EventSink;
+  clock: Clock;
+  ids: IdGenerator;
+  settings: HeartbeatSettings;
+}
+
+export interface HeartbeatOutcome {
+  reply: { requestedOperations: C2Operation[] };
+  tenant: string;
+  agentId: string;
+  agentClass: string;
+  firstSight: boolean;
+  manifestStored: boolean;
+  describeSent: boolean;
+  /** The cache failed and the registry answered instead. */
+  cacheError?: unknown;
+  /** The event could not be put on the stream; the reply still goes out (agents cannot act on errors). */
+  streamError?: unknown;
+}
+
+export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
+  const {
+    registry,
+    classes,
+    classFlows,
+    manifests,
+    operations: lifecycle,
+    hotState,
+    events,
+    clock,
+    ids,
+    settings,
+  } = deps;
+  const revocationCheck = makeRevocationCheck(deps);
+
+  return async function recordHeartbeat(
+    credential: AgentCredential,
+    body: JsonObject,
+  ): Promise<HeartbeatOutcome> {
+    const heartbeat = attributed(normalizeHeartbeat(body), credential);
+    const { agentId } = heartbeat;
+    const tenant = credential.tenant;
+    const now = clock.now();
+    const cache = guardedCache();
+
+    const sighting = sightingOf(tenant, credential, heartbeat, now, settings);
+    const recordSighting = () => cache.attempt(() => hotState.recordSighting(sighting));
+    let outcome = await recordSighting();
+    if (!outcome?.recorded) {
+      await revocationCheck.assertNotRevoked(credential, cache, outcome?.revocation);
+      // The cache lacked the tenant's revocation list, which it holds now: record the sighting after all.
+      if (outcome) outcome = await recordSighting();
+    }
+    let view = outcome?.recorded
+      ? viewOfSighting(outcome.sighting)
+      : viewOfRecord(await registry.get(tenant, agentId), heartbeat, now, settings.checkpointIntervalMs);
+    let firstSight = false;
+    // Without the cache's word (it failed, or lost the agent) the pending marker is unknown: look at the queue.
+    const markerUnknown = !outcome?.recorded || !view.registered;
+
+    if (!view.registered) {
+      const existing = view.knownAbsent ? undefined : await registry.get(tenant, agentId);
+      if (existing) {
+        const known = withRegistryEntry(view, existing, now, settings.checkpointIntervalMs);
+        const pendingUntil = known.describePendingUntil;
+        if (pendingUntil !== undefined && view.describePendingUntil === undefined)
+          await cache.attempt(() => hotState.rememberDescribe(tenant, agentId, pendingUntil));
+        view = known;
+      } else {
+        const agentClass = view.agentClass ?? DEFAULT_AGENT_CLASS;
+        firstSight =
+          (await registry.register(newAgentRecord(tenant, heartbeat, agentClass, now))) === "created";
+        await ensureClass(tenant, agentClass, now, cache);
+      }
+      await cache.attempt(() => hotState.markRegistered(tenant, agentId, now));
+    }
+
+    const agentClass = view.agentClass ?? DEFAULT_AGENT_CLASS;
+    if (!firstSight) {
+      const change = registryChange(view, heartbeat, agentClass, now);
+      if (change.classChanged) await ensureClass(tenant, agentClass, now, cache);
+      if (change.checkpoint) await registry.checkpoint(tenant, agentId, change.checkpoint);
+    }
+
+    const operations: C2Operation[] = [];
+    let manifestStored = false;
+    let supportedOperations = view.supportedOperations;
+    if (view.manifestHash && !supportedOperations) {
+      const hash = view.manifestHash;
+      if (heartbeat.manifest) {
+        const registration = await manifests.register(tenant, hash, heartbeat.manifest, now);
+        supportedOperations = registration.supportedOperations;
+        manifestStored = registration.stored;
+      } else {
+        supportedOperations = await manifests.lookup(tenant, hash);
+      }
+      if (supportedOperations) {
+        const known = supportedOperations;
+        await cache.attempt(() => hotState.rememberManifest(tenant, hash, known));
+      } else if (describeDue(view, now)) {
+        const describe = await requestDescribe(tenant, agentId, now, cache);
+        if (describe) operations.push(describe);
+      }
+    }
+
+    if (view.classFlowUnknown) {
+      // Loaded for the next heartbeat, whose one round trip claims the catch-up if one is due.
+      const policy = await classFlows.policyOf(tenant, agentClass);
+      await cache.attempt(() => hotState.rememberClassFlow(tenant, agentClass, policy));
+    }
+    // Only the cache's one round trip claims a catch-up: while the cache is down (the registry answered)
+    // no agent is caught up, and none costs a registry request for it; they are once the cache is back.
+    const catchUp = catchUpOf(view, supportedOperations, {
+      tenant,
+      agentId,
+      agentApiUrl: settings.agentApiUrl,
+      now,
+      ids,
+    });
+
+    const operationEvents: OperationEvent[] = [];
+    if (looksForOperations(view, { catchUp, markerUnknown, firstSight }) && supportedOperations) {
+      const delivery = await lifecycle.deliver(
+        tenant,
+        agentId,
+        supportedOperations,
+        settings.maxOperationsPerReply - operations.length,
+        catchUp,
+      );
+      operations.push(...delivery.operations);
+      operationEvents.push(...delivery.events);
+      const version = view.operationsPending;
+      if (!delivery.remaining && version !== undefined)
+        await cache.attempt(() => hotState.clearOperationsPending(tenant, agentId, version));
+    }
+
+    const reply = heartbeatReply(operations, { supportedOperations });
+    const event = heartbeatEvent(
+      heartbeat,
+      view,
+      { eventId: ids.newId(), tenant, at: now, agentClass, firstSight },
+      reply.requestedOperations.map((operation) => operation.identifier),
+    );
+    let streamError: unknown;
+    try {
+      await events.publish([event, ...operationEvents]);
+    } catch (error) {
+      streamError = error;
+    }
+
+    return {
+      reply,
+      tenant,
+      agentId,
+      agentClass,
+      firstSight,
+      manifestStored,
+      describeSent: operations.some((operation) => operation.identifier.startsWith(DESCRIBE_ID_PREFIX)),
+      cacheError: cache.error,
+      streamError,
+    };
+  };
+
+  async function ensureClass(tenant: string, agentClass: string, now: number, cache: GuardedCache) {
+    const newToCache = await cache.attempt(() => hotState.rememberClass(tenant, agentClass));
+    if (newToCache !== false) await classes.ensure(tenant, agentClass, now);
+  }
+
+  async function requestDescribe(tenant: string, agentId: string, now: number, cache: GuardedCache) {
+    const operationId = `${DESCRIBE_ID_PREFIX}${ids.newId()}`;
+    const expiresAt = now + settings.describeRetryMs;
+    const claimed = await registry.beginDescribe(tenant, agentId, operationId, now, expiresAt);
+    // Unclaimed, another DESCRIBE is outstanding that the cache had lost track of: the cache holds off
+    // the next attempt for a window too, so the registry is not asked again on every heartbeat.
+    await cache.attempt(() => hotState.rememberDescribe(tenant, agentId, expiresAt));
+    return claimed ? describeManifest(operationId) : undefined;
+  }
+}

@@ -1,0 +1,226 @@
+import { describe, expect, it } from "vitest";
+import type { Heartbeat } from "../c2/model.js";
+import type { AgentCredential } from "../identity/credentials.js";
+import type { AgentRecord, HotSightingResult } from "./ports.js";
+import {
+  type AgentView,
+  attributed,
+  CATCH_UP_CREATOR,
+  catchUpOf,
+  describeDue,
+  heartbeatEvent,
+  looksForOperations,
+  registryChange,
+  viewOfRecord,
+  viewOfSighting,
+  withRegistryEntry,
+} from "./sighting.js";
+
+const NOW = 1_700_000_000_000;
+const CHECKPOINT_MS = 600_000;
+const fleet: AgentCredential = { kind: "fleet", tenant: "acme", fleetName: "f", serialNumber: "01" };
+const agentCertificate: AgentCredential = {
+  kind: "agent",
+  tenant: "acme",
+  agentId: "a-1",
+  serialNumber: "02",
+};
+const heartbeat: Heartbeat = { agentId: "a-1", agentClass: "pumps", manifestHash: "m-2", flowId: "f-2" };
+const record: AgentRecord = {
+  tenant: "acme",
+  agentId: "a-1",
+  agentClass: "pumps",
+  manifestHash: "m-1",
+  flowId: "f-1",
+  firstSeen: NOW - 86_400_000,
+  lastSeen: NOW - 60_000,
+};
+const steady: AgentView = {
+  registered: true,
+  agentClass: "pumps",
+  manifestHash: "m-1",
+  flowId: "f-1",
+  previous: { agentClass: "pumps", manifestHash: "m-1", flowId: "f-1" },
+  checkpointDue: false,
+};
+const canUpdate = { UPDATE: ["CONFIGURATION"] };
+const oneId = { newId: () => "id-1" };
+
+describe("the agent a heartbeat speaks for", () => {
+  it("is the one it names, or the agent certificate's own; a fleet certificate must be told", () => {
+    expect(attributed({ agentClass: "pumps" }, agentCertificate).agentId).toBe("a-1");
+    expect(attributed({ agentId: "a-2" }, fleet).agentId).toBe("a-2");
+    expect(() => attributed({}, fleet)).toThrow(expect.objectContaining({ code: "invalid_payload" }));
+    expect(() => attributed({ agentId: "a-2" }, agentCertificate)).toThrow(
+      expect.objectContaining({ code: "identity_mismatch" }),
+    );
+  });
+});
+
+describe("the view of the agent", () => {
+  it("takes the values before the heartbeat from the cache only for an agent the cache knows registered", () => {
+    const sighting: HotSightingResult = {
+      registered: false,
+      agentClass: "pumps",
+      previousAgentClass: "valves",
+      checkpointDue: false,
+    };
+    expect(viewOfSighting(sighting).previous).toBeUndefined();
+    expect(viewOfSighting({ ...sighting, registered: true }).previous).toEqual({ agentClass: "valves" });
+  });
+
+  it("is the registry's entry under the heartbeat's values when the cache could not answer", () => {
+    expect(viewOfRecord(undefined, heartbeat, NOW, CHECKPOINT_MS)).toEqual({
+      registered: false,
+      agentClass: "pumps",
+      manifestHash: "m-2",
+      flowId: "f-2",
+      checkpointDue: false,
+      knownAbsent: true,
+    });
+    const view = viewOfRecord(
+      { ...record, pendingDescribe: { operationId: "describe-1", expiresAt: NOW + 1 } },
+      { agentId: "a-1" },
+      NOW,
+      CHECKPOINT_MS,
+    );
+    expect(view).toMatchObject({ registered: true, manifestHash: "m-1", describePendingUntil: NOW + 1 });
+    expect(view.checkpointDue).toBe(false);
+    expect(viewOfRecord(record, heartbeat, NOW + CHECKPOINT_MS, CHECKPOINT_MS).checkpointDue).toBe(true);
+  });
+
+  it("of an agent the cache lost is completed from its registry entry, the heartbeat's values first", () => {
+    const lost: AgentView = { registered: false, manifestHash: "m-2", checkpointDue: false };
+    const known = withRegistryEntry(
+      lost,
+      { ...record, pendingDescribe: { operationId: "describe-1", expiresAt: NOW + 1 } },
+      NOW,
+      CHECKPOINT_MS,
+    );
+    expect(known).toEqual({
+      registered: false,
+      agentClass: "pumps",
+      manifestHash: "m-2",
+      flowId: "f-1",
+      previous: { agentClass: "pumps", manifestHash: "m-1", flowId: "f-1" },
+      checkpointDue: false,
+      describePendingUntil: NOW + 1,
+    });
+    expect(
+      withRegistryEntry({ ...lost, describePendingUntil: NOW + 5 }, record, NOW, CHECKPOINT_MS),
+    ).toMatchObject({ describePendingUntil: NOW + 5 });
+    expect(withRegistryEntry(lost, record, NOW + CHECKPOINT_MS, CHECKPOINT_MS).checkpointDue).toBe(true);
+  });
+});
+
+describe("what a known agent's heartbeat writes to the registry", () => {
+  it("is nothing while the agent is steady and no checkpoint is due", () => {
+    expect(registryChange(steady, heartbeat, "pumps", NOW)).toEqual({ classChanged: false });
+  });
+
+  it("is a checkpoint when one is due, or at once when the manifest, the flow or the class changed", () => {
+    const checkpoint = { lastSeen: NOW, agentClass: "pumps", manifestHash: "m-1", flowId: "f-1" };
+    expect(registryChange({ ...steady, checkpointDue: true }, heartbeat, "pumps", NOW)).toEqual({
+      classChanged: false,
+      checkpoint,
+    });
+    expect(registryChange({ ...steady, flowId: "f-2" }, heartbeat, "pumps", NOW).checkpoint).toEqual({
+      ...checkpoint,
+      flowId: "f-2",
+    });
+    expect(registryChange(steady, heartbeat, "valves", NOW)).toEqual({
+      classChanged: true,
+      checkpoint: { ...checkpoint, agentClass: "valves" },
+    });
+    expect(registryChange({ ...steady, previous: undefined }, heartbeat, "pumps", NOW).checkpoint).toEqual(
+      checkpoint,
+    );
+  });
+});
+
+describe("a DESCRIBE MANIFEST", () => {
+  it("is due once the one outstanding expired", () => {
+    expect(describeDue(steady, NOW)).toBe(true);
+    expect(describeDue({ ...steady, describePendingUntil: NOW + 1 }, NOW)).toBe(false);
+    expect(describeDue({ ...steady, describePendingUntil: NOW }, NOW)).toBe(true);
+  });
+});
+
+describe("a catch-up", () => {
+  const request = {
+    tenant: "acme",
+    agentId: "a-1",
+    agentApiUrl: "https://agents.test",
+    now: NOW,
+    ids: oneId,
+  };
+
+  it("is an UPDATE CONFIGURATION to the class's flow, with the class's acknowledgement timeout", () => {
+    const claimed = { ...steady, catchUp: { flowId: "f-9", ackTimeoutMs: 45_000 } };
+    expect(catchUpOf(claimed, canUpdate, request)).toEqual({
+      tenant: "acme",
+      agentId: "a-1",
+      operationId: `op-${NOW}-id-1`,
+      operation: "UPDATE",
+      operand: "CONFIGURATION",
+      args: { location: "https://agents.test/c2/api/flows/f-9/content", flowId: "f-9" },
+      state: "queued",
+      createdAt: NOW,
+      createdBy: CATCH_UP_CREATOR,
+      ackTimeoutMs: 45_000,
+    });
+  });
+
+  it("is none unless the cache claimed one and the agent's manifest lists UPDATE CONFIGURATION", () => {
+    const claimed = { ...steady, catchUp: { flowId: "f-9" } };
+    expect(catchUpOf(steady, canUpdate, request)).toBeUndefined();
+    expect(catchUpOf(claimed, undefined, request)).toBeUndefined();
+    expect(catchUpOf(claimed, { UPDATE: ["PROPERTIES"] }, request)).toBeUndefined();
+  });
+});
+
+describe("the agent's queue", () => {
+  const none = { catchUp: undefined, markerUnknown: false, firstSight: false };
+
+  it("is read for a catch-up, for a pending marker, or when the cache could not tell of a known agent", () => {
+    expect(looksForOperations(steady, none)).toBe(false);
+    expect(looksForOperations({ ...steady, operationsPending: "3" }, none)).toBe(true);
+    expect(looksForOperations(steady, { ...none, markerUnknown: true })).toBe(true);
+    expect(looksForOperations(steady, { ...none, markerUnknown: true, firstSight: true })).toBe(false);
+    const catchUp = catchUpOf({ ...steady, catchUp: { flowId: "f-9" } }, canUpdate, {
+      tenant: "acme",
+      agentId: "a-1",
+      agentApiUrl: "https://agents.test",
+      now: NOW,
+      ids: oneId,
+    });
+    expect(looksForOperations(steady, { ...none, catchUp })).toBe(true);
+  });
+});
+
+describe("the heartbeat's event", () => {
+  it("carries the view's manifest and flow, the device's id and hostname only, and what was sent", () => {
+    const event = heartbeatEvent(
+      { ...heartbeat, runStatus: "RUNNING", device: { deviceId: "d-1", hostname: "h-1", vCores: 4 } },
+      steady,
+      { eventId: "e-1", tenant: "acme", at: NOW, agentClass: "pumps", firstSight: false },
+      ["op-1"],
+    );
+    expect(event).toEqual({
+      type: "heartbeat",
+      version: 1,
+      eventId: "e-1",
+      tenant: "acme",
+      agentId: "a-1",
+      at: NOW,
+      agentClass: "pumps",
+      manifestHash: "m-1",
+      flowId: "f-1",
+      runStatus: "RUNNING",
+      status: undefined,
+      device: { deviceId: "d-1", hostname: "h-1" },
+      firstSight: false,
+      operationsSent: ["op-1"],
+    });
+  });
+});

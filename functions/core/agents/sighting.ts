@@ -1,0 +1,265 @@
+/**
+ * What a heartbeat tells Beacon of its agent, and what Beacon decides from it: plain values in, plain
+ * values out. The heartbeat use case (record-heartbeat.ts) reads and writes around these decisions.
+ */
+import type { UnattributedHeartbeat } from "../c2/heartbeat.js";
+import { type SupportedOperations, supports } from "../c2/manifest.js";
+import type { Heartbeat } from "../c2/model.js";
+import { BeaconError } from "../errors.js";
+import type { HeartbeatEvent } from "../events/model.js";
+import { type AgentCredential, authorizeAgent } from "../identity/credentials.js";
+import { newUpdateConfiguration } from "../operations/lifecycle.js";
+import type { OperationRecord } from "../operations/model.js";
+import type { IdGenerator } from "../ports.js";
+import type { AgentCheckpoint, AgentRecord, HotSighting, HotSightingResult } from "./ports.js";
+
+/**
+ * Beacon's own DESCRIBE MANIFEST, asked while a manifest is unknown, is tracked on the agent's registry
+ * entry; its identifiers start with this, which tells its acknowledgement from an operation's.
+ */
+export const DESCRIBE_ID_PREFIX = "describe-";
+
+/** The class an agent joins when it reports none. */
+export const DEFAULT_AGENT_CLASS = "default";
+
+/** Who created the UPDATE CONFIGURATION that brings an agent to its class's flow. */
+export const CATCH_UP_CREATOR = "beacon:catch-up";
+
+/** What Beacon knows about the agent after this heartbeat, from the cache or, without it, the registry. */
+export interface AgentView {
+  registered: boolean;
+  agentClass?: string;
+  manifestHash?: string;
+  flowId?: string;
+  previous?: { agentClass?: string; manifestHash?: string; flowId?: string };
+  supportedOperations?: SupportedOperations;
+  checkpointDue: boolean;
+  describePendingUntil?: number;
+  /** The registry was read already and has no such agent. */
+  knownAbsent?: boolean;
+  /** The pending-operation marker's version, when the cache holds one. */
+  operationsPending?: string;
+  /** The cache claimed a catch-up for the agent: the flow to send it. */
+  catchUp?: HotSightingResult["catchUp"];
+  /** The cache holds no copy of the class's flow policy. */
+  classFlowUnknown?: boolean;
+}
+
+/** The heartbeat with the agent it speaks for: the one it names, or the agent certificate's own. */
+export function attributed(heartbeat: UnattributedHeartbeat, credential: AgentCredential): Heartbeat {
+  const agentId = heartbeat.agentId ?? (credential.kind === "agent" ? credential.agentId : undefined);
+  if (!agentId)
+    throw new BeaconError("invalid_payload", "The heartbeat names no agent (agentInfo.identifier)");
+  authorizeAgent(credential, agentId);
+  return { ...heartbeat, agentId };
+}
+
+/** What the cache records of this heartbeat in its one round trip. */
+export function sightingOf(
+  tenant: string,
+  credential: AgentCredential,
+  heartbeat: Heartbeat,
+  now: number,
+  intervals: Pick<HotSighting, "checkpointIntervalMs" | "catchUpRetryMs">,
+): HotSighting {
+  return {
+    tenant,
+    agentId: heartbeat.agentId,
+    serialNumber: credential.serialNumber,
+    now,
+    agentClass: heartbeat.agentClass,
+    manifestHash: heartbeat.manifestHash,
+    flowId: heartbeat.flowId,
+    runStatus: heartbeat.runStatus,
+    status: heartbeat.status,
+    device: heartbeat.device,
+    repositories: heartbeat.repositories,
+    queues: heartbeat.queues,
+    bulletins: heartbeat.bulletins,
+    checkpointIntervalMs: intervals.checkpointIntervalMs,
+    catchUpRetryMs: intervals.catchUpRetryMs,
+  };
+}
+
+/** The agent as the cache's round trip left it. */
+export function viewOfSighting(sighting: HotSightingResult): AgentView {
+  return {
+    registered: sighting.registered,
+    agentClass: sighting.agentClass,
+    manifestHash: sighting.manifestHash,
+    flowId: sighting.flowId,
+    previous: sighting.registered
+      ? {
+          agentClass: sighting.previousAgentClass,
+          manifestHash: sighting.previousManifestHash,
+          flowId: sighting.previousFlowId,
+        }
+      : undefined,
+    supportedOperations: sighting.supportedOperations,
+    checkpointDue: sighting.checkpointDue,
+    describePendingUntil: sighting.describePendingUntil,
+    operationsPending: sighting.operationsPending,
+    catchUp: sighting.catchUp,
+    classFlowUnknown: sighting.classFlowUnknown,
+  };
+}
+
+/** The agent as the registry holds it, when the cache could not answer: the heartbeat's values on top. */
+export function viewOfRecord(
+  record: AgentRecord | undefined,
+  heartbeat: Heartbeat,
+  now: number,
+  checkpointIntervalMs: number,
+): AgentView {
+  if (!record) {
+    return {
+      registered: false,
+      agentClass: heartbeat.agentClass,
+      manifestHash: heartbeat.manifestHash,
+      flowId: heartbeat.flowId,
+      checkpointDue: false,
+      knownAbsent: true,
+    };
+  }
+  return {
+    registered: true,
+    agentClass: heartbeat.agentClass ?? record.agentClass,
+    manifestHash: heartbeat.manifestHash ?? record.manifestHash,
+    flowId: heartbeat.flowId ?? record.flowId,
+    previous: { agentClass: record.agentClass, manifestHash: record.manifestHash, flowId: record.flowId },
+    checkpointDue: now - record.lastSeen >= checkpointIntervalMs,
+    describePendingUntil: record.pendingDescribe?.expiresAt,
+  };
+}
+
+/**
+ * The view of an agent the cache had lost, completed from the registry's entry: what a minimized heartbeat
+ * left out, the values before it, a checkpoint that is due, and a DESCRIBE still outstanding.
+ */
+export function withRegistryEntry(
+  view: AgentView,
+  record: AgentRecord,
+  now: number,
+  checkpointIntervalMs: number,
+): AgentView {
+  return {
+    ...view,
+    agentClass: view.agentClass ?? record.agentClass,
+    manifestHash: view.manifestHash ?? record.manifestHash,
+    flowId: view.flowId ?? record.flowId,
+    previous: { agentClass: record.agentClass, manifestHash: record.manifestHash, flowId: record.flowId },
+    checkpointDue: view.checkpointDue || now - record.lastSeen >= checkpointIntervalMs,
+    describePendingUntil: view.describePendingUntil ?? record.pendingDescribe?.expiresAt,
+  };
+}
+
+/** The registry entry of an agent seen for the first time. */
+export function newAgentRecord(
+  tenant: string,
+  heartbeat: Heartbeat,
+  agentClass: string,
+  now: number,
+): AgentRecord {
+  return {
+    tenant,
+    agentId: heartbeat.agentId,
+    agentClass,
+    manifestHash: heartbeat.manifestHash,
+    flowId: heartbeat.flowId,
+    device: heartbeat.device,
+    firstSeen: now,
+    lastSeen: now,
+  };
+}
+
+/**
+ * What a known agent's heartbeat changes in the registry: a checkpoint at once when its class, manifest
+ * or flow changed, else only when one is due; a new class is also ensured in the class catalog.
+ */
+export function registryChange(
+  view: AgentView,
+  heartbeat: Heartbeat,
+  agentClass: string,
+  now: number,
+): { classChanged: boolean; checkpoint?: AgentCheckpoint } {
+  const previous = view.previous;
+  const classChanged = previous !== undefined && previous.agentClass !== agentClass;
+  const changed =
+    previous === undefined ||
+    classChanged ||
+    previous.manifestHash !== view.manifestHash ||
+    previous.flowId !== view.flowId;
+  if (!changed && !view.checkpointDue) return { classChanged };
+  return {
+    classChanged,
+    checkpoint: {
+      lastSeen: now,
+      agentClass,
+      manifestHash: view.manifestHash,
+      flowId: view.flowId,
+      device: heartbeat.device,
+    },
+  };
+}
+
+/** Whether to ask for the unknown manifest now: no DESCRIBE MANIFEST is outstanding. */
+export const describeDue = (view: AgentView, now: number): boolean => (view.describePendingUntil ?? 0) <= now;
+
+/**
+ * The UPDATE CONFIGURATION that brings the agent to its class's flow, when the cache claimed a catch-up
+ * for it and its manifest lists the operation.
+ */
+export function catchUpOf(
+  view: AgentView,
+  supportedOperations: SupportedOperations | undefined,
+  request: { tenant: string; agentId: string; agentApiUrl: string; now: number; ids: IdGenerator },
+): OperationRecord | undefined {
+  if (!view.catchUp || !supportedOperations || !supports(supportedOperations, "UPDATE", "CONFIGURATION"))
+    return undefined;
+  return newUpdateConfiguration({
+    ...request,
+    flowId: view.catchUp.flowId,
+    createdBy: CATCH_UP_CREATOR,
+    ackTimeoutMs: view.catchUp.ackTimeoutMs,
+  });
+}
+
+/**
+ * Whether the heartbeat reads the agent's queue: for a catch-up, when something was queued for the agent,
+ * or when the cache could not say (it failed, or lost the agent) and the agent is not new.
+ */
+export const looksForOperations = (
+  view: AgentView,
+  looking: { catchUp: OperationRecord | undefined; markerUnknown: boolean; firstSight: boolean },
+): boolean =>
+  looking.catchUp !== undefined ||
+  view.operationsPending !== undefined ||
+  (looking.markerUnknown && !looking.firstSight);
+
+/** The heartbeat's event on the stream. */
+export function heartbeatEvent(
+  heartbeat: Heartbeat,
+  view: AgentView,
+  recorded: { eventId: string; tenant: string; at: number; agentClass: string; firstSight: boolean },
+  operationsSent: string[],
+): HeartbeatEvent {
+  return {
+    type: "heartbeat",
+    version: 1,
+    eventId: recorded.eventId,
+    tenant: recorded.tenant,
+    agentId: heartbeat.agentId,
+    at: recorded.at,
+    agentClass: recorded.agentClass,
+    manifestHash: view.manifestHash,
+    flowId: view.flowId,
+    runStatus: heartbeat.runStatus,
+    status: heartbeat.status,
+    device: heartbeat.device && {
+      deviceId: heartbeat.device.deviceId,
+      hostname: heartbeat.device.hostname,
+    },
+    firstSight: recorded.firstSight,
+    operationsSent,
+  };
+}

@@ -1,0 +1,580 @@
+import { describe, expect, it } from "vitest";
+import { example } from "../../scripts/c2-examples.js";
+import {
+  FakeCertificateAuthority,
+  MemoryCertificateStore,
+  MemoryClassCatalog,
+  MemoryFleetHotState,
+  MemoryFleetRegistry,
+  MemoryFlowCatalog,
+  MemoryManifestCatalog,
+} from "../adapters/memory/console.js";
+import {
+  ManualClock,
+  MemoryEventSink,
+  MemoryOperationStore,
+  SequentialIds,
+} from "../adapters/memory/index.js";
+import { MemoryRolloutStore } from "../adapters/memory/rollouts.js";
+import type { AgentClassRecord } from "./agents/ports.js";
+import { makeConsoleApi } from "./console-api.js";
+import { type Principal, principalFromClaims, type Role } from "./identity/principal.js";
+import { makeOperationLifecycle } from "./operations/lifecycle.js";
+import { encodeCursor } from "./paging.js";
+import { DEFAULT_ROLLOUT_PLAN } from "./rollouts/model.js";
+
+const MINUTE = 60_000;
+const CHECKPOINT_MS = 10 * MINUTE;
+const AGENT_API_URL = "https://agents.beacon.example";
+
+function harness() {
+  const catalog = new MemoryClassCatalog();
+  const ports = {
+    catalog,
+    // The rollout store keeps a class's active rollout and flow policy on the catalog's records, as the table does.
+    rollouts: new MemoryRolloutStore(catalog),
+    registry: new MemoryFleetRegistry(),
+    hotState: new MemoryFleetHotState(),
+    manifests: new MemoryManifestCatalog(),
+    flows: new MemoryFlowCatalog(),
+    certificates: new MemoryCertificateStore(),
+    authority: new FakeCertificateAuthority(),
+    operations: new MemoryOperationStore(),
+    events: new MemoryEventSink(),
+    clock: new ManualClock(),
+    ids: new SequentialIds(),
+  };
+  const lifecycle = makeOperationLifecycle({ ...ports, settings: { ackTimeoutMs: 300_000 } });
+  const api = makeConsoleApi({
+    ...ports,
+    lifecycle,
+    registryLagMs: CHECKPOINT_MS,
+    maxFlowBytes: 5 * 1024 * 1024,
+    agentApiUrl: AGENT_API_URL,
+  });
+  const now = ports.clock.now();
+  /** An agent the registry last checkpointed `registryAgo` ms ago and the cache saw `hotAgo` ms ago. */
+  const agent = (
+    tenant: string,
+    agentId: string,
+    agentClass: string,
+    registryAgo: number,
+    hotAgo?: number,
+  ) => {
+    ports.registry.add({
+      tenant,
+      agentId,
+      agentClass,
+      firstSeen: now - 3_600_000,
+      lastSeen: now - registryAgo,
+      manifestHash: `hash-${agentClass}`,
+      device: { hostname: `${agentId}.plant.example` },
+    });
+    if (hotAgo !== undefined) {
+      ports.hotState.agentStates.set(`${tenant}/${agentId}`, {
+        lastSeen: now - hotAgo,
+        agentClass,
+        status: { uptime: 1, queuedFlowFiles: 3 },
+        bulletins: [{ level: "ERROR", message: "disk full" }],
+      });
+    }
+  };
+  return { ...ports, api, now, agent };
+}
+
+const as = (tenant: string, role: Role = "admin"): Principal => ({ tenant, role, subject: `${tenant}-user` });
+type Body = Record<string, unknown> & { items: Record<string, unknown>[]; nextCursor?: string };
+const bodyOf = async (result: Promise<{ body: unknown }>) => (await result).body as Body;
+
+describe("principalFromClaims", () => {
+  const claims = { "custom:tenant": "acme", "custom:role": "operator", sub: "user-1" };
+
+  it("takes tenant, role and subject from the claims", () => {
+    expect(principalFromClaims(claims)).toEqual({ tenant: "acme", role: "operator", subject: "user-1" });
+  });
+
+  it.each([
+    ["no tenant", { ...claims, "custom:tenant": undefined }],
+    ["a tenant that could not be a key", { ...claims, "custom:tenant": "a#b" }],
+    ["an unknown role", { ...claims, "custom:role": "root" }],
+    ["no subject", { ...claims, sub: undefined }],
+  ])("refuses a token with %s as unauthenticated", (_label, bad) => {
+    expect(() => principalFromClaims(bad)).toThrow(expect.objectContaining({ code: "unauthenticated" }));
+  });
+});
+
+describe("roles", () => {
+  it("let each role do what the roles below it may, and no more", async () => {
+    const { api, agent } = harness();
+    agent("acme", "a-1", "pumps", 0, 0);
+    await expect(api.agents.get(as("acme", "viewer"), "a-1")).resolves.toBeDefined();
+    await expect(api.classes.put(as("acme", "viewer"), "pumps", {})).rejects.toMatchObject({
+      code: "forbidden",
+    });
+    await expect(api.classes.put(as("acme", "operator"), "pumps", {})).resolves.toBeDefined();
+    await expect(api.certificates.list(as("acme", "operator"), {})).rejects.toMatchObject({
+      code: "forbidden",
+    });
+    await expect(api.certificates.list(as("acme", "admin"), {})).resolves.toBeDefined();
+  });
+});
+
+describe("agents", () => {
+  it("derive online and offline from the class's heartbeat interval and the cache's last-seen time", async () => {
+    const { api, agent, catalog, now } = harness();
+    await catalog.put("acme", "pumps", { heartbeatIntervalSeconds: 30 }, now);
+    agent("acme", "a-1", "pumps", 9 * MINUTE, 80_000);
+    agent("acme", "a-2", "pumps", 9 * MINUTE, 100_000);
+    const body = await bodyOf(api.agents.list(as("acme"), {}));
+    expect(body.items.map((item) => [item.agentId, item.status, item.lastSeenFrom])).toEqual([
+      ["a-1", "online", "cache"],
+      ["a-2", "offline", "cache"],
+    ]);
+  });
+
+  it("fall back to the registry's last-seen time, with the checkpoint interval as slack, when the cache is down", async () => {
+    const { api, agent, hotState } = harness();
+    agent("acme", "a-1", "pumps", 9 * MINUTE, 10_000);
+    agent("acme", "a-2", "pumps", 14 * MINUTE, 10_000);
+    hotState.down = true;
+    const result = await api.agents.list(as("acme"), {});
+    expect((result.body as Body).items.map((item) => [item.agentId, item.status, item.lastSeenFrom])).toEqual(
+      [
+        ["a-1", "online", "registry"],
+        ["a-2", "offline", "registry"],
+      ],
+    );
+    expect(result.cacheError).toBeDefined();
+  });
+
+  it("filter on registry and hot values and page with a cursor that holds an agent id only", async () => {
+    const { api, agent } = harness();
+    for (let index = 0; index < 7; index++) {
+      const ago = index % 2 === 0 ? 0 : 3_600_000;
+      agent("acme", `a-${index}`, "pumps", ago, ago);
+    }
+    agent("acme", "b-0", "valves", 0, 0);
+    agent("other", "a-9", "pumps", 0, 0);
+    const online = (cursor?: string) =>
+      bodyOf(api.agents.list(as("acme"), { agentClass: "pumps", status: "online", limit: 2, cursor }));
+    const first = await online();
+    expect(first.items.map((item) => item.agentId)).toEqual(["a-0", "a-2"]);
+    expect(JSON.parse(Buffer.from(first.nextCursor as string, "base64url").toString())).toEqual({
+      after: "a-2",
+    });
+    const second = await online(first.nextCursor);
+    expect(second.items.map((item) => item.agentId)).toEqual(["a-4", "a-6"]);
+    expect(second.nextCursor).toBeUndefined();
+
+    const byHost = await bodyOf(api.agents.list(as("acme"), { text: "b-0.plant", sort: "-agentId" }));
+    expect(byHost.items.map((item) => item.agentId)).toEqual(["b-0"]);
+    const descending = await bodyOf(api.agents.list(as("acme"), { sort: "-agentId", limit: 3 }));
+    expect(descending.items.map((item) => item.agentId)).toEqual(["b-0", "a-6", "a-5"]);
+  });
+
+  it("refuse a cursor that is not one of theirs", async () => {
+    const { api } = harness();
+    for (const cursor of ["not-base64-json", encodeCursor("a#b"), Buffer.from("[1]").toString("base64url")]) {
+      await expect(api.agents.list(as("acme"), { cursor })).rejects.toMatchObject({
+        code: "invalid_request",
+      });
+    }
+  });
+
+  it("show the registry with the hot state on top, and another tenant's agent as absent", async () => {
+    const { api, agent } = harness();
+    agent("acme", "a-1", "pumps", 5 * MINUTE, 1_000);
+    const body = await bodyOf(api.agents.get(as("acme"), "a-1"));
+    expect(body).toMatchObject({
+      agentId: "a-1",
+      agentClass: "pumps",
+      status: "online",
+      lastSeenFrom: "cache",
+      manifestHash: "hash-pumps",
+      hostname: "a-1.plant.example",
+      device: { hostname: "a-1.plant.example" },
+      statusSummary: { queuedFlowFiles: 3 },
+      bulletins: [{ level: "ERROR", message: "disk full" }],
+    });
+    await expect(api.agents.get(as("other"), "a-1")).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("decommission: agent certificates revoked, registry entry and hot state gone", async () => {
+    const { api, agent, registry, hotState, certificates } = harness();
+    agent("acme", "a-1", "pumps", 0, 0);
+    const issued = (await api.certificates.issue(as("acme"), { kind: "agent", agentId: "a-1" })).body as {
+      serial: string;
+    };
+    await api.certificates.issue(as("acme"), { kind: "fleet", fleetName: "plant" });
+    await expect(api.agents.decommission(as("other", "admin"), "a-1")).rejects.toMatchObject({
+      code: "not_found",
+    });
+    const body = await bodyOf(api.agents.decommission(as("acme", "operator"), "a-1"));
+    expect(body.revokedCertificates).toEqual([issued.serial]);
+    expect(await registry.get("acme", "a-1")).toBeUndefined();
+    expect(hotState.agentStates.has("acme/a-1")).toBe(false);
+    expect(hotState.revoked.has(`acme/${issued.serial}`)).toBe(true);
+    expect(certificates.revocationList.size).toBe(1);
+  });
+});
+
+describe("classes", () => {
+  it("count agents by status from the cache, and from the registry without it", async () => {
+    const { api, agent, catalog, hotState, now } = harness();
+    await catalog.put("acme", "pumps", { description: "Pumps", heartbeatIntervalSeconds: 60 }, now);
+    agent("acme", "a-1", "pumps", 0, 0);
+    agent("acme", "a-2", "pumps", 20 * MINUTE, 20 * MINUTE);
+    const cached = await bodyOf(api.classes.get(as("acme", "viewer"), "pumps"));
+    expect(cached).toMatchObject({
+      name: "pumps",
+      heartbeatIntervalSeconds: 60,
+      agents: { total: 2, online: 1, offline: 1 },
+      countsFrom: "cache",
+    });
+    hotState.down = true;
+    const fallback = await bodyOf(api.classes.list(as("acme", "viewer"), {}));
+    expect(fallback.items[0]).toMatchObject({ agents: { total: 2, online: 1, offline: 1 } });
+    expect(fallback.countsFrom).toBe("registry");
+  });
+
+  it("are created with 201 and updated with 200, field by field", async () => {
+    const { api } = harness();
+    const created = await api.classes.put(as("acme", "operator"), "pumps", { description: "Pumps" });
+    expect(created.status).toBe(201);
+    const updated = await api.classes.put(as("acme", "operator"), "pumps", { heartbeatIntervalSeconds: 30 });
+    expect(updated).toMatchObject({
+      status: 200,
+      body: { description: "Pumps", heartbeatIntervalSeconds: 30, autoCreated: false },
+    });
+    await expect(api.classes.get(as("other"), "pumps")).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("give catch-up a changed acknowledgement timeout at once, through the cache's copy of the flow policy", async () => {
+    const { api, catalog, hotState } = harness();
+    await api.classes.put(as("acme", "operator"), "pumps", { ackTimeoutSeconds: 120 });
+    const record = await catalog.get("acme", "pumps");
+    const flowPolicy = { target: "f1", accepted: ["f1"], ackTimeoutMs: 120_000 };
+    catalog.classes.set("acme/pumps", { ...(record as AgentClassRecord), flowPolicy });
+    await api.classes.put(as("acme", "operator"), "pumps", { ackTimeoutSeconds: 30 });
+    expect(hotState.classFlows.get("acme/pumps")).toEqual({ ...flowPolicy, ackTimeoutMs: 30_000 });
+  });
+});
+
+describe("manifests", () => {
+  it("summarise bundles and component types from the stored manifest", async () => {
+    const { api, manifests } = harness();
+    const manifest = (example("java-2.3.0/ack-describe-manifest.json").agentInfo as Record<string, unknown>)
+      .agentManifest as Record<string, unknown>;
+    const record = {
+      hash: "h1",
+      agentType: "minifi-java",
+      version: "2.3.0",
+      bundleCount: 1,
+      processorTypeCount: 1,
+      controllerServiceTypeCount: 0,
+      supportedOperations: { DESCRIBE: ["MANIFEST"] },
+      jsonBytes: 10,
+      gzipBytes: 5,
+      createdAt: 0,
+    };
+    manifests.add("acme", record, JSON.stringify(manifest));
+    const body = await bodyOf(api.manifests.get(as("acme", "viewer"), "h1"));
+    expect(body).toMatchObject({
+      hash: "h1",
+      agentType: "minifi-java",
+      supportedOperations: { DESCRIBE: ["MANIFEST"] },
+    });
+    expect((body.bundles as unknown[]).length).toBeGreaterThan(0);
+    expect(body.processorTypes).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^org\.apache\.nifi\./)]),
+    );
+    expect((await api.manifests.content(as("acme", "viewer"), "h1")).body).toBe(JSON.stringify(manifest));
+    await expect(api.manifests.content(as("other", "viewer"), "h1")).rejects.toMatchObject({
+      code: "not_found",
+    });
+  });
+});
+
+describe("certificates", () => {
+  it("are issued for the caller's tenant, listed without keys and revoked once", async () => {
+    const { api, clock, certificates } = harness();
+    const issued = await api.certificates.issue(as("acme"), { kind: "agent", agentId: "pump-7" });
+    expect(issued).toMatchObject({
+      status: 201,
+      body: {
+        serial: "A",
+        kind: "agent",
+        agentId: "pump-7",
+        subjectDN: "CN=pump-7,OU=agent,O=acme",
+        issuedBy: "acme-user",
+        state: "valid",
+        privateKeyPem: "private key 0A",
+      },
+    });
+    const listed = await bodyOf(api.certificates.list(as("acme"), {}));
+    expect(listed.items).toHaveLength(1);
+    expect(listed.items[0]).not.toHaveProperty("privateKeyPem");
+    expect(JSON.stringify([...certificates.records.values()])).not.toContain("private key");
+
+    const first = await bodyOf(api.certificates.revoke(as("acme"), "0a"));
+    clock.advance(MINUTE);
+    const again = await bodyOf(api.certificates.revoke(as("acme"), "A"));
+    expect(again.revokedAt).toBe(first.revokedAt);
+    expect(again.state).toBe("revoked");
+    await expect(api.certificates.revoke(as("other"), "A")).rejects.toMatchObject({ code: "not_found" });
+    await expect(api.certificates.get(as("other"), "A")).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("keep the first record of a serial: a certificate issued with one recorded already is not handed out", async () => {
+    const { api, certificates } = harness();
+    // The fake CA's first serial, 0A, recorded earlier for another certificate, and revoked.
+    const earlier = {
+      tenant: "acme",
+      serial: "A",
+      kind: "fleet" as const,
+      fleetName: "plant",
+      subjectDN: "CN=plant,OU=fleet,O=acme",
+      notBefore: 0,
+      notAfter: MINUTE,
+      issuedAt: 0,
+      issuedBy: "earlier",
+    };
+    expect(await certificates.add(earlier)).toBe(true);
+    await certificates.revoke("acme", "A", 1);
+    await expect(api.certificates.issue(as("acme"), { kind: "agent", agentId: "pump-7" })).rejects.toThrow(
+      "The agent CA issued serial A twice",
+    );
+    expect(await certificates.get("acme", "A")).toEqual({ ...earlier, revokedAt: 1 });
+  });
+
+  it("refuse names that could not be a certificate subject", async () => {
+    const { api } = harness();
+    await expect(
+      api.certificates.issue(as("acme"), { kind: "fleet", fleetName: "x,y" }),
+    ).rejects.toMatchObject({
+      code: "invalid_request",
+    });
+  });
+});
+
+describe("fleet summary", () => {
+  it("adds up classes and shows heartbeats per minute, unknown while the cache is down", async () => {
+    const { api, agent, catalog, hotState, now } = harness();
+    await catalog.put("acme", "pumps", {}, now);
+    await catalog.put("acme", "valves", {}, now);
+    agent("acme", "a-1", "pumps", 0, 0);
+    agent("acme", "b-1", "valves", 0, 3_600_000);
+    hotState.heartbeats.set(`acme/${Math.floor(now / MINUTE)}`, 42);
+    const body = await bodyOf(api.fleetSummary(as("acme", "viewer")));
+    expect(body.agents).toEqual({ total: 2, online: 1, offline: 1 });
+    const series = body.heartbeatsPerMinute as { count: number }[];
+    expect(series).toHaveLength(15);
+    expect(series.at(-1)?.count).toBe(42);
+    hotState.down = true;
+    expect((await bodyOf(api.fleetSummary(as("acme", "viewer")))).heartbeatsPerMinute).toBeNull();
+  });
+});
+
+describe("rollouts", () => {
+  const GENERATE = "org.apache.nifi.processors.standard.GenerateFlowFile";
+  const canaryOfTwo = { canary: { count: 2 }, batchSize: 2, batchIntervalSeconds: 0, soakSeconds: 0 };
+  /** A MiNiFi Java flow.json of one processor; `name` tells versions apart. */
+  const flowOf = (name: string, processorType = GENERATE) =>
+    new TextEncoder().encode(
+      JSON.stringify({
+        encodingVersion: { majorVersion: 2, minorVersion: 0 },
+        controllerServices: [],
+        rootGroup: {
+          identifier: "root",
+          name,
+          processors: [{ identifier: "p", type: processorType }],
+          controllerServices: [],
+          processGroups: [],
+        },
+      }),
+    );
+
+  /** Four online agents of class pumps whose manifest (the Java example's) takes UPDATE CONFIGURATION. */
+  function fleet() {
+    const ports = harness();
+    for (const index of [1, 2, 3, 4]) ports.agent("acme", `a-${index}`, "pumps", 0, 0);
+    const manifest = (example("java-2.3.0/ack-describe-manifest.json").agentInfo as Record<string, unknown>)
+      .agentManifest;
+    ports.manifests.add(
+      "acme",
+      {
+        hash: "hash-pumps",
+        bundleCount: 1,
+        processorTypeCount: 1,
+        controllerServiceTypeCount: 0,
+        supportedOperations: { DESCRIBE: ["MANIFEST"], UPDATE: ["CONFIGURATION"] },
+        jsonBytes: 10,
+        gzipBytes: 5,
+        createdAt: 0,
+      },
+      JSON.stringify(manifest),
+    );
+    const publish = async (name: string, processorType?: string) =>
+      (
+        (await ports.api.flows.upload(as("acme", "operator"), "pumps", flowOf(name, processorType))).body as {
+          hash: string;
+        }
+      ).hash;
+    const start = (flowHash: string, request: Record<string, unknown> = {}, role: Role = "operator") =>
+      ports.api.rollouts.start(as("acme", role), { className: "pumps", flowHash, ...request });
+    const rolloutIdOf = async (result: Promise<{ body: unknown }>) =>
+      (await bodyOf(result)).rolloutId as string;
+    return { ...ports, publish, start, rolloutIdOf };
+  }
+
+  it("start with the canary queued at once, shown to viewers, and refuse a second one while it runs", async () => {
+    const { api, operations, publish, start } = fleet();
+    const hash = await publish("v1");
+    await expect(start(hash, {}, "viewer")).rejects.toMatchObject({ code: "forbidden" });
+    const started = await start(hash, { plan: canaryOfTwo });
+    expect(started).toMatchObject({
+      status: 201,
+      body: {
+        className: "pumps",
+        toFlow: hash,
+        state: "canary",
+        classSize: 4,
+        canarySize: 2,
+        batches: 1,
+        counts: { selected: 2, updating: 2 },
+        createdBy: "acme-user",
+        plan: { ...DEFAULT_ROLLOUT_PLAN, ...canaryOfTwo },
+      },
+    });
+    expect(started.body).not.toHaveProperty("fromFlow");
+    const updates = [...operations.records.values()];
+    expect(updates).toHaveLength(2);
+    for (const update of updates) {
+      expect(update).toMatchObject({
+        operation: "UPDATE",
+        operand: "CONFIGURATION",
+        args: { location: `${AGENT_API_URL}/c2/api/flows/${hash}/content`, flowId: hash },
+        state: "queued",
+      });
+    }
+
+    const rolloutId = (started.body as { rolloutId: string }).rolloutId;
+    const viewer = as("acme", "viewer");
+    expect((await api.rollouts.get(viewer, rolloutId)).body).toEqual(started.body);
+    expect((await bodyOf(api.rollouts.list(viewer, { className: "pumps" }))).items).toEqual([started.body]);
+    expect((await bodyOf(api.rollouts.list(viewer, { className: "valves" }))).items).toEqual([]);
+    const members = await bodyOf(api.rollouts.agents(viewer, rolloutId, { limit: 1 }));
+    expect(members.items).toEqual([
+      expect.objectContaining({ batch: 0, state: "updating", operationId: updates[0]?.operationId }),
+    ]);
+    const rest = await bodyOf(api.rollouts.agents(viewer, rolloutId, { cursor: members.nextCursor }));
+    expect(rest.items.map((item) => item.operationId)).toEqual([updates[1]?.operationId]);
+    expect((await bodyOf(api.classes.get(viewer, "pumps"))).activeRolloutId).toBe(rolloutId);
+
+    await expect(start(await publish("v2"))).rejects.toMatchObject({ code: "rollout_in_progress" });
+    await expect(api.rollouts.get(as("other"), rolloutId)).rejects.toMatchObject({ code: "not_found" });
+    await expect(api.rollouts.agents(as("other"), rolloutId, {})).rejects.toMatchObject({
+      code: "not_found",
+    });
+  });
+
+  it("refuse a class or version they do not know with not_found, and one some agents could not run unless allowed", async () => {
+    const { rollouts, publish, start } = fleet();
+    await expect(start("0".repeat(64))).rejects.toMatchObject({ code: "not_found" });
+    const hash = await publish("v1");
+    await expect(start(hash, { className: "valves" })).rejects.toMatchObject({ code: "not_found" });
+    const missing = await publish("v1-put", "org.example.PutNowhere");
+    await expect(start(missing)).rejects.toMatchObject({
+      code: "flow_incompatible",
+      message: expect.stringContaining("4 agents"),
+    });
+    expect(rollouts.rollouts.size).toBe(0);
+    expect(await start(missing, { allowIncompatible: true })).toMatchObject({ status: 201 });
+  });
+
+  it.each([
+    ["a canary of no agents", { canary: { count: 0 } }],
+    ["a fractional canary count", { canary: { count: 1.5 } }],
+    ["a canary of 0 percent", { canary: { percent: 0 } }],
+    ["a threshold over 100 percent", { failureThreshold: { percent: 101 } }],
+    ["an empty batch", { batchSize: 0 }],
+    ["a fractional interval", { batchIntervalSeconds: 0.5 }],
+    ["a negative soak", { soakSeconds: -1 }],
+    ["an unknown failure action", { onFailure: "ignore" }],
+  ])("refuse a plan with %s as invalid, starting nothing", async (_label, plan) => {
+    const { rollouts, operations, publish, start } = fleet();
+    const hash = await publish("v1");
+    await expect(start(hash, { plan })).rejects.toMatchObject({ code: "invalid_request" });
+    expect(rollouts.rollouts.size).toBe(0);
+    expect(operations.records.size).toBe(0);
+  });
+
+  it("pause, resume and abort for operators only, each where the rollout's state allows it", async () => {
+    const { api, operations, publish, start, rolloutIdOf } = fleet();
+    const rolloutId = await rolloutIdOf(start(await publish("v1"), { plan: canaryOfTwo }));
+    const operator = as("acme", "operator");
+    await expect(api.rollouts.pause(as("acme", "viewer"), rolloutId)).rejects.toMatchObject({
+      code: "forbidden",
+    });
+    await expect(api.rollouts.pause(operator, "ro-unknown")).rejects.toMatchObject({ code: "not_found" });
+    await expect(api.rollouts.pause(as("other", "admin"), rolloutId)).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await expect(api.rollouts.resume(operator, rolloutId)).rejects.toMatchObject({ code: "rollout_state" });
+
+    const paused = await bodyOf(api.rollouts.pause(operator, rolloutId));
+    expect(paused).toMatchObject({ state: "paused", resumeTo: "canary", reason: "Paused by acme-user" });
+    await expect(api.rollouts.pause(operator, rolloutId)).rejects.toMatchObject({ code: "rollout_state" });
+    const resumed = await bodyOf(api.rollouts.resume(operator, rolloutId));
+    expect(resumed.state).toBe("canary");
+    expect(resumed).not.toHaveProperty("resumeTo");
+
+    // The class had no flow before: the rollout ends where it stands, its undelivered updates cancelled.
+    const aborted = await bodyOf(api.rollouts.abort(operator, rolloutId));
+    expect(aborted).toMatchObject({ state: "aborted", finishedAt: expect.any(String) });
+    expect([...operations.records.values()].map((record) => record.state)).toEqual([
+      "cancelled",
+      "cancelled",
+    ]);
+    for (const action of ["pause", "resume", "abort"] as const) {
+      await expect(api.rollouts[action](operator, rolloutId)).rejects.toMatchObject({
+        code: "rollout_state",
+      });
+    }
+    expect((await bodyOf(api.classes.get(operator, "pumps"))).activeRolloutId).toBeUndefined();
+  });
+
+  it("show on the class the flow its agents are brought to and the rollout under way, and return it on abort", async () => {
+    const { api, catalog, hotState, operations, publish, start, rolloutIdOf } = fleet();
+    const operator = as("acme", "operator");
+    const described = await bodyOf(api.classes.put(operator, "pumps", { ackTimeoutSeconds: 120 }));
+    expect(described.ackTimeoutSeconds).toBe(120);
+    expect(described).not.toHaveProperty("flow");
+    // As an earlier rollout left it.
+    const previous = await publish("v0");
+    const record = catalog.classes.get("acme/pumps");
+    if (record) record.flowPolicy = { target: previous, accepted: [previous], ackTimeoutMs: 120_000 };
+
+    const next = await publish("v1");
+    const rolloutId = await rolloutIdOf(start(next, { plan: canaryOfTwo }));
+    expect(await bodyOf(api.classes.get(operator, "pumps"))).toMatchObject({
+      ackTimeoutSeconds: 120,
+      flow: { target: previous, accepted: [previous, next] },
+      activeRolloutId: rolloutId,
+    });
+    expect(hotState.classFlows.get("acme/pumps")).toEqual({
+      target: previous,
+      accepted: [previous, next],
+      ackTimeoutMs: 120_000,
+    });
+    expect([...operations.records.values()].map((update) => update.ackTimeoutMs)).toEqual([120_000, 120_000]);
+
+    // Neither update was delivered: both are cancelled, so the rollback is over at once.
+    const aborted = await bodyOf(api.rollouts.abort(operator, rolloutId));
+    expect(aborted).toMatchObject({ state: "aborted", fromFlow: previous, counts: { rolledBack: 2 } });
+    const after = await bodyOf(api.classes.get(operator, "pumps"));
+    expect(after.flow).toEqual({ target: previous, accepted: [previous] });
+    expect(after).not.toHaveProperty("activeRolloutId");
+    expect(hotState.classFlows.get("acme/pumps")).toMatchObject({ accepted: [previous] });
+  });
+});

@@ -1,0 +1,74 @@
+import type { ClassCatalog } from "./agents/ports.js";
+import type { EventSink } from "./events/ports.js";
+import { makeAgentReader, makeAgentsApi } from "./fleet/agents.js";
+import { makeClassesApi } from "./fleet/classes.js";
+import type { FleetHotState, FleetRegistry } from "./fleet/ports.js";
+import { makeFleetSummary } from "./fleet/summary.js";
+import type { FlowCatalog } from "./flows/ports.js";
+import { makeFlowValidation } from "./flows/validation.js";
+import { makeFlowsApi } from "./flows/versions.js";
+import { makeCertificateRevocation, makeCertificatesApi } from "./identity/certificates.js";
+import type { CertificateAuthority, CertificateStore } from "./identity/ports.js";
+import { makeManifestsApi } from "./manifests/catalog.js";
+import type { ManifestCatalog } from "./manifests/ports.js";
+import type { OperationLifecycle } from "./operations/lifecycle.js";
+import type { OperationStore } from "./operations/ports.js";
+import { makeOperationsApi } from "./operations/requests.js";
+import type { Clock, IdGenerator } from "./ports.js";
+import { makeRolloutEngine } from "./rollouts/engine.js";
+import type { RolloutStore } from "./rollouts/ports.js";
+import { makeRolloutsApi } from "./rollouts/requests.js";
+
+export interface ConsoleDependencies {
+  catalog: ClassCatalog;
+  registry: FleetRegistry;
+  hotState: FleetHotState;
+  manifests: ManifestCatalog;
+  flows: FlowCatalog;
+  certificates: CertificateStore;
+  authority: CertificateAuthority;
+  operations: OperationStore;
+  lifecycle: OperationLifecycle;
+  rollouts: RolloutStore;
+  events: EventSink;
+  clock: Clock;
+  ids: IdGenerator;
+  /** How stale the registry's last-seen times may be: the agent API's checkpoint interval. */
+  registryLagMs: number;
+  /** Largest flow document accepted, inflated. */
+  maxFlowBytes: number;
+  /** The agent API's public base URL, for the URLs agents are sent to. */
+  agentApiUrl: string;
+}
+
+/** Every use case of the tenant console, over its ports. Each checks the caller's role first. */
+export function makeConsoleApi(deps: ConsoleDependencies) {
+  const revocation = makeCertificateRevocation({ ...deps, store: deps.certificates });
+  const reader = makeAgentReader(deps);
+  const validateFlow = makeFlowValidation({
+    manifests: deps.manifests,
+    classAgents: (tenant, className, limit) => reader.select(tenant, { agentClass: className }, limit),
+  });
+  const engine = makeRolloutEngine({ ...deps, classes: deps.catalog });
+  return {
+    classes: makeClassesApi(deps),
+    agents: makeAgentsApi({
+      ...deps,
+      reader,
+      revokeAgentCertificates: revocation.revokeAgentCertificates,
+    }),
+    operations: makeOperationsApi({ ...deps, selectAgents: reader.select }),
+    manifests: makeManifestsApi({ catalog: deps.manifests }),
+    flows: makeFlowsApi({ ...deps, validate: validateFlow }),
+    rollouts: makeRolloutsApi({
+      engine,
+      rollouts: deps.rollouts,
+      flows: deps.flows,
+      validate: validateFlow,
+    }),
+    fleetSummary: makeFleetSummary(deps),
+    certificates: makeCertificatesApi({ ...deps, store: deps.certificates, revocation }),
+  };
+}
+
+export type ConsoleApi = ReturnType<typeof makeConsoleApi>;

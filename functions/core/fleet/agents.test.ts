@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import {
+  MemoryClassCatalog,
+  MemoryFleetHotState,
+  MemoryFleetRegistry,
+} from "../../adapters/memory/console.js";
+import { ManualClock } from "../../adapters/memory/index.js";
+import { MAX_PAGE_SIZE } from "../paging.js";
+import { makeAgentReader } from "./agents.js";
+
+function readerOver(agents: { agentId: string; agentClass: string; lastSeenAgo: number }[]) {
+  const registry = new MemoryFleetRegistry();
+  const clock = new ManualClock();
+  for (const { agentId, agentClass, lastSeenAgo } of agents)
+    registry.add({
+      tenant: "acme",
+      agentId,
+      agentClass,
+      firstSeen: clock.now() - lastSeenAgo,
+      lastSeen: clock.now() - lastSeenAgo,
+    });
+  return makeAgentReader({
+    registry,
+    catalog: new MemoryClassCatalog(),
+    hotState: new MemoryFleetHotState(),
+    clock,
+    registryLagMs: 0,
+  });
+}
+
+const ids = (count: number, prefix = "a-") =>
+  Array.from({ length: count }, (_, index) => `${prefix}${String(index).padStart(4, "0")}`);
+
+describe("the agent reader's selection", () => {
+  it("reads on past one list page until it has the agents asked for, in agent id order", async () => {
+    const reader = readerOver(
+      ids(MAX_PAGE_SIZE + 50).map((agentId) => ({ agentId, agentClass: "pumps", lastSeenAgo: 0 })),
+    );
+    const selected = await reader.select("acme", { agentClass: "pumps" }, MAX_PAGE_SIZE + 20);
+    expect(selected.map((agent) => agent.agentId)).toEqual(ids(MAX_PAGE_SIZE + 20));
+    expect(await reader.select("acme", { agentClass: "pumps" }, 10_000)).toHaveLength(MAX_PAGE_SIZE + 50);
+  });
+
+  it("selects what the list shows for the filters: the class's online agents", async () => {
+    const reader = readerOver([
+      { agentId: "a-1", agentClass: "pumps", lastSeenAgo: 0 },
+      { agentId: "a-2", agentClass: "pumps", lastSeenAgo: 3_600_000 },
+      { agentId: "a-3", agentClass: "valves", lastSeenAgo: 0 },
+      { agentId: "a-4", agentClass: "pumps", lastSeenAgo: 0 },
+    ]);
+    const selected = await reader.select("acme", { agentClass: "pumps", status: "online" }, 10);
+    expect(selected.map((agent) => agent.agentId)).toEqual(["a-1", "a-4"]);
+  });
+});

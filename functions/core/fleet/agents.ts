@@ -1,0 +1,274 @@
+import type { AgentClassRecord, AgentRecord, ClassCatalog } from "../agents/ports.js";
+import { type AgentStatus, type LastSeenSource, statusOf, statusRuleOf } from "../agents/status.js";
+import { dropUndefined } from "../c2/json.js";
+import { BeaconError } from "../errors.js";
+import { type GuardedCache, guardedCache } from "../guarded-cache.js";
+import { isValidIdentifier } from "../identity/credentials.js";
+import { type Principal, requireRole } from "../identity/principal.js";
+import { decodeCursor, encodeCursor, MAX_PAGE_SIZE, pageSize, toIso } from "../paging.js";
+import type { Clock } from "../ports.js";
+import type { ConsoleResult } from "../result.js";
+import type { FleetHotState, FleetRegistry, HotAgentState } from "./ports.js";
+
+export interface AgentReaderDependencies {
+  registry: FleetRegistry;
+  catalog: ClassCatalog;
+  hotState: FleetHotState;
+  clock: Clock;
+  registryLagMs: number;
+}
+
+export interface AgentsDependencies {
+  registry: FleetRegistry;
+  hotState: FleetHotState;
+  clock: Clock;
+  /** The agents as the list shows them. */
+  reader: AgentReader;
+  /** Revokes every agent certificate of the agent; returns the serials it revoked. */
+  revokeAgentCertificates(tenant: string, agentId: string, cache: GuardedCache): Promise<string[]>;
+}
+
+/** Which agents the list shows. */
+export interface AgentFilters {
+  agentClass?: string;
+  status?: AgentStatus;
+  manifestHash?: string;
+  flowId?: string;
+  /** Epoch ms, inclusive. */
+  lastSeenAfter?: number;
+  /** Epoch ms, exclusive. */
+  lastSeenBefore?: number;
+  text?: string;
+}
+
+export interface AgentListRequest extends AgentFilters {
+  sort?: "agentId" | "-agentId";
+  cursor?: string;
+  limit?: number;
+}
+
+/**
+ * Index pages one list request may read. Filters on hot values (status, last seen) are applied after
+ * the query, so a page can come back short; the cursor then continues where the reading stopped.
+ */
+const MAX_QUERY_PAGES = 10;
+/** Index items read per query page when filters may discard most of them. */
+const FILTERED_QUERY_LIMIT = 200;
+
+/** The registry's entry with the cache's fresher values on top. */
+interface MergedAgent {
+  record: AgentRecord;
+  hot: HotAgentState | undefined;
+  agentClass: string;
+  lastSeen: number;
+  lastSeenFrom: LastSeenSource;
+  status: AgentStatus;
+}
+
+const summaryOf = ({ record, hot, agentClass, lastSeen, lastSeenFrom, status }: MergedAgent) =>
+  dropUndefined({
+    agentId: record.agentId,
+    agentClass,
+    status,
+    lastSeen: toIso(lastSeen) as string,
+    lastSeenFrom,
+    manifestHash: hot?.manifestHash ?? record.manifestHash,
+    flowId: hot?.flowId ?? record.flowId,
+    hostname: (hot?.device ?? record.device)?.hostname,
+    runStatus: hot?.runStatus,
+  });
+
+/** An agent as the list shows it. */
+export type AgentSummary = ReturnType<typeof summaryOf>;
+
+/** One page of the list: `next` is the agent id to read on after, absent when the list ended. */
+export interface AgentPage {
+  items: AgentSummary[];
+  next?: string;
+  cacheError?: unknown;
+}
+
+const matches = (agent: MergedAgent, filters: AgentFilters) =>
+  (filters.status === undefined || agent.status === filters.status) &&
+  (filters.lastSeenAfter === undefined || agent.lastSeen >= filters.lastSeenAfter) &&
+  (filters.lastSeenBefore === undefined || agent.lastSeen < filters.lastSeenBefore);
+
+/**
+ * A tenant's agents as the console shows them: the registry's entries with the cache's fresher values,
+ * each with its status by its class's heartbeat interval. The agent list, the flow validation and the
+ * operations sent to a selection all read agents through it.
+ */
+export function makeAgentReader(deps: AgentReaderDependencies) {
+  const { registry, catalog, hotState, clock, registryLagMs } = deps;
+
+  /** Merges hot state into registry records, deriving each agent's status from its class's interval. */
+  async function merge(tenant: string, records: AgentRecord[], cache: GuardedCache): Promise<MergedAgent[]> {
+    if (records.length === 0) return [];
+    const now = clock.now();
+    const hot = await cache.attempt(() =>
+      hotState.agents(
+        tenant,
+        records.map((record) => record.agentId),
+      ),
+    );
+    const classNames = new Set(
+      records.map((record) => hot?.get(record.agentId)?.agentClass ?? record.agentClass),
+    );
+    const classes = new Map<string, AgentClassRecord | undefined>(
+      await Promise.all(
+        [...classNames].map(async (name) => [name, await catalog.get(tenant, name)] as const),
+      ),
+    );
+    return records.map((record) => {
+      const state = hot?.get(record.agentId);
+      const agentClass = state?.agentClass ?? record.agentClass;
+      const lastSeenFrom: LastSeenSource = state?.lastSeen === undefined ? "registry" : "cache";
+      const lastSeen = Math.max(record.lastSeen, state?.lastSeen ?? 0);
+      const rule = statusRuleOf(classes.get(agentClass), registryLagMs);
+      return {
+        record,
+        hot: state,
+        agentClass,
+        lastSeen,
+        lastSeenFrom,
+        status: statusOf(lastSeen, now, rule, lastSeenFrom),
+      };
+    });
+  }
+
+  /** Up to `limit` agents that match, in agent id order after `after`. */
+  async function page(
+    tenant: string,
+    request: AgentFilters & { after?: string; descending?: boolean },
+    limit: number,
+  ): Promise<AgentPage> {
+    const filtered =
+      request.status !== undefined ||
+      request.lastSeenAfter !== undefined ||
+      request.lastSeenBefore !== undefined ||
+      request.manifestHash !== undefined ||
+      request.flowId !== undefined ||
+      request.text !== undefined;
+    const cache = guardedCache();
+    const items: AgentSummary[] = [];
+    let after = request.after;
+    let more = true;
+    for (let pages = 0; more && items.length < limit && pages < MAX_QUERY_PAGES; pages++) {
+      const queried = await registry.query(tenant, {
+        agentClass: request.agentClass,
+        manifestHash: request.manifestHash,
+        flowId: request.flowId,
+        text: request.text,
+        descending: request.descending,
+        after,
+        limit: filtered ? FILTERED_QUERY_LIMIT : limit,
+      });
+      more = queried.last !== undefined;
+      after = queried.last;
+      for (const agent of await merge(tenant, queried.items, cache)) {
+        if (!matches(agent, request)) continue;
+        items.push(summaryOf(agent));
+        if (items.length === limit) {
+          // Stopped inside the page: continue after this agent, whether or not the page had more.
+          after = agent.record.agentId;
+          more = more || agent.record !== queried.items.at(-1);
+          break;
+        }
+      }
+    }
+    return { items, next: more ? after : undefined, cacheError: cache.error };
+  }
+
+  return {
+    page,
+
+    /** The agents the list shows for these filters, reading on until `limit` or the end. */
+    async select(tenant: string, filters: AgentFilters, limit: number): Promise<AgentSummary[]> {
+      const selected: AgentSummary[] = [];
+      let after: string | undefined;
+      do {
+        const next = await page(tenant, { ...filters, after }, MAX_PAGE_SIZE);
+        selected.push(...next.items);
+        after = next.next;
+      } while (after !== undefined && selected.length < limit);
+      return selected.slice(0, limit);
+    },
+
+    merge,
+
+    async find(tenant: string, agentId: string): Promise<AgentRecord> {
+      const record = await registry.get(tenant, agentId);
+      if (!record) throw new BeaconError("not_found", "No such agent");
+      return record;
+    },
+  };
+}
+
+export type AgentReader = ReturnType<typeof makeAgentReader>;
+
+export function makeAgentsApi(deps: AgentsDependencies) {
+  const { registry, hotState, clock, reader } = deps;
+
+  return {
+    async list(principal: Principal, request: AgentListRequest): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      const limit = pageSize(request.limit);
+      const after = decodeCursor(request.cursor, isValidIdentifier);
+      const page = await reader.page(
+        principal.tenant,
+        { ...request, after, descending: request.sort === "-agentId" },
+        limit,
+      );
+      return {
+        body: dropUndefined({
+          items: page.items,
+          nextCursor: page.next === undefined ? undefined : encodeCursor(page.next),
+        }),
+        cacheError: page.cacheError,
+      };
+    },
+
+    async get(principal: Principal, agentId: string): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      const cache = guardedCache();
+      const [agent] = await reader.merge(
+        principal.tenant,
+        [await reader.find(principal.tenant, agentId)],
+        cache,
+      );
+      const { record, hot } = agent as MergedAgent;
+      return {
+        body: dropUndefined({
+          ...summaryOf(agent as MergedAgent),
+          firstSeen: toIso(record.firstSeen),
+          device: hot?.device ?? record.device,
+          statusSummary: hot?.status,
+          repositories: hot?.repositories,
+          queues: hot?.queues,
+          bulletins: hot?.bulletins,
+        }),
+        cacheError: cache.error,
+      };
+    },
+
+    /**
+     * Forgets the agent: its agent certificates are revoked, its registry entry and hot state removed.
+     * An agent still running with a fleet certificate registers again at its next heartbeat.
+     */
+    async decommission(principal: Principal, agentId: string): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      const { tenant } = principal;
+      const record = await reader.find(tenant, agentId);
+      const cache = guardedCache();
+      const revoked = await deps.revokeAgentCertificates(tenant, agentId, cache);
+      await registry.remove(tenant, agentId);
+      const hot = await cache.attempt(() => hotState.agents(tenant, [agentId]));
+      const classes = [...new Set([record.agentClass, hot?.get(agentId)?.agentClass ?? record.agentClass])];
+      await cache.attempt(() => hotState.forgetAgent(tenant, agentId, classes));
+      return {
+        body: { agentId, decommissionedAt: toIso(clock.now()), revokedCertificates: revoked },
+        cacheError: cache.error,
+      };
+    },
+  };
+}

@@ -1,0 +1,148 @@
+import type { AgentClassChange, AgentClassRecord, ClassCatalog } from "../agents/ports.js";
+import {
+  DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
+  type LastSeenSource,
+  onlineSince,
+  statusRuleOf,
+} from "../agents/status.js";
+import { dropUndefined } from "../c2/json.js";
+import { BeaconError } from "../errors.js";
+import { policyInForce } from "../flows/policy.js";
+import { guardedCache } from "../guarded-cache.js";
+import { type Principal, requireRole } from "../identity/principal.js";
+import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
+import type { Clock } from "../ports.js";
+import type { ConsoleResult } from "../result.js";
+import type { FleetHotState, FleetRegistry } from "./ports.js";
+
+export interface ClassesDependencies {
+  catalog: ClassCatalog;
+  registry: FleetRegistry;
+  hotState: FleetHotState;
+  clock: Clock;
+  /** How stale the registry's last-seen times may be: the agent API's checkpoint interval. */
+  registryLagMs: number;
+}
+
+export interface AgentCounts {
+  total: number;
+  online: number;
+  offline: number;
+}
+
+export interface ClassView {
+  name: string;
+  description?: string;
+  heartbeatIntervalSeconds: number;
+  ackTimeoutSeconds?: number;
+  /** The flow the class's agents are brought to, and the flows that count as current. */
+  flow?: { target: string; accepted: string[] };
+  activeRolloutId?: string;
+  autoCreated: boolean;
+  createdAt: string;
+  updatedAt?: string;
+  agents: AgentCounts;
+}
+
+/** Class names are whatever agents report (the C2 protocol allows any string): bounded, not shaped. */
+export const isClassName = (name: string): boolean => name.length >= 1 && name.length <= 128;
+
+/**
+ * Agents per class and status. The cache's per-class index answers in one round trip; without the
+ * cache the registry's class index is counted, against its checkpointed last-seen times.
+ */
+export function makeClassCounter(deps: ClassesDependencies) {
+  const { registry, hotState, clock, registryLagMs } = deps;
+  return async function countAgents(
+    tenant: string,
+    classes: AgentClassRecord[],
+  ): Promise<{ counts: Map<string, AgentCounts>; source: LastSeenSource; cacheError?: unknown }> {
+    const now = clock.now();
+    const since = (record: AgentClassRecord, source: LastSeenSource) =>
+      onlineSince(now, statusRuleOf(record, registryLagMs), source);
+    const cache = guardedCache();
+    const cached = await cache.attempt(() =>
+      hotState.classCounts(
+        tenant,
+        classes.map((record) => ({ name: record.name, onlineSince: since(record, "cache") })),
+      ),
+    );
+    const counts = new Map<string, AgentCounts>();
+    if (cached) {
+      for (const record of classes) {
+        const { total, online } = cached.get(record.name) ?? { total: 0, online: 0 };
+        counts.set(record.name, { total, online, offline: total - online });
+      }
+      return { counts, source: "cache" };
+    }
+    await Promise.all(
+      classes.map(async (record) => {
+        const [total, online] = await Promise.all([
+          registry.count(tenant, record.name),
+          registry.count(tenant, record.name, since(record, "registry")),
+        ]);
+        counts.set(record.name, { total, online, offline: total - online });
+      }),
+    );
+    return { counts, source: "registry", cacheError: cache.error };
+  };
+}
+
+const view = (record: AgentClassRecord, agents: AgentCounts | undefined): ClassView =>
+  dropUndefined({
+    name: record.name,
+    description: record.description,
+    heartbeatIntervalSeconds: record.heartbeatIntervalSeconds ?? DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
+    ackTimeoutSeconds: record.ackTimeoutSeconds,
+    // The policy's ack timeout is the class's own, shown above; the policy carries it for the agent API.
+    flow: record.flowPolicy && { target: record.flowPolicy.target, accepted: record.flowPolicy.accepted },
+    activeRolloutId: record.activeRolloutId,
+    autoCreated: record.autoCreated,
+    createdAt: toIso(record.createdAt) as string,
+    updatedAt: toIso(record.updatedAt),
+    agents: agents ?? { total: 0, online: 0, offline: 0 },
+  });
+
+export function makeClassesApi(deps: ClassesDependencies) {
+  const { catalog, clock } = deps;
+  const countAgents = makeClassCounter(deps);
+
+  /** One class as the API shows it, counts included. */
+  async function viewOne(tenant: string, record: AgentClassRecord) {
+    const { counts, source, cacheError } = await countAgents(tenant, [record]);
+    return { body: { ...view(record, counts.get(record.name)), countsFrom: source }, cacheError };
+  }
+
+  return {
+    async list(principal: Principal, request: { cursor?: string; limit?: number }): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      const page = await catalog.list(principal.tenant, pageRequestOf(request, isClassName));
+      const { counts, source, cacheError } = await countAgents(principal.tenant, page.items);
+      const body = pageBodyOf(page, (record) => view(record, counts.get(record.name)));
+      return { body: { ...body, countsFrom: source }, cacheError };
+    },
+
+    async get(principal: Principal, name: string): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      const record = await catalog.get(principal.tenant, name);
+      if (!record) throw new BeaconError("not_found", "No such agent class");
+      return viewOne(principal.tenant, record);
+    },
+
+    async put(principal: Principal, name: string, change: AgentClassChange): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      const { record, created } = await catalog.put(principal.tenant, name, change, clock.now());
+      // Catch-up gives its operations the class's acknowledgement timeout from the cache's copy of the policy.
+      const policy = record.flowPolicy;
+      if (policy && change.ackTimeoutSeconds !== undefined)
+        await guardedCache().attempt(() =>
+          deps.hotState.rememberClassFlow(
+            principal.tenant,
+            name,
+            policyInForce(policy, record.ackTimeoutSeconds),
+          ),
+        );
+      return { status: created ? 201 : 200, ...(await viewOne(principal.tenant, record)) };
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import type { AgentRecord, HotSighting } from "../agents/ports.js";
+import type { ClassFlowCache } from "../flows/ports.js";
+import type { RevocationNotices } from "../identity/ports.js";
+import type { Page, PageRequest } from "../paging.js";
+
+/** Filters the registry evaluates within its index query (never a scan). */
+export interface AgentQuery extends PageRequest {
+  agentClass?: string;
+  manifestHash?: string;
+  flowId?: string;
+  /** Matches a substring of the agent id or the device's hostname. */
+  text?: string;
+}
+
+export interface FleetRegistry {
+  /** One index query page: by class when one is given, otherwise the tenant's whole fleet, by agent id. */
+  query(tenant: string, query: AgentQuery): Promise<Page<AgentRecord>>;
+  get(tenant: string, agentId: string): Promise<AgentRecord | undefined>;
+  /** False when there was no such agent. */
+  remove(tenant: string, agentId: string): Promise<boolean>;
+  /** Agents of a class, optionally only those the registry saw at or after `seenSince` (ms). */
+  count(tenant: string, agentClass: string, seenSince?: number): Promise<number>;
+}
+
+/** What the cache holds of one agent, as the agent API's sightings left it; every field may be missing. */
+export type HotAgentState = Pick<
+  HotSighting,
+  | "agentClass"
+  | "manifestHash"
+  | "flowId"
+  | "runStatus"
+  | "status"
+  | "device"
+  | "repositories"
+  | "queues"
+  | "bulletins"
+> & { lastSeen?: number };
+
+export interface ClassAgentCounts {
+  total: number;
+  online: number;
+}
+
+/** The console's reads and removals of the agent API's hot state. Every call throws when the cache does. */
+export interface FleetHotState extends ClassFlowCache, RevocationNotices {
+  agents(tenant: string, agentIds: string[]): Promise<Map<string, HotAgentState>>;
+  /** Agents per class from the cache's per-class index, online meaning seen at or after `onlineSince`. */
+  classCounts(
+    tenant: string,
+    classes: { name: string; onlineSince: number }[],
+  ): Promise<Map<string, ClassAgentCounts>>;
+  /** Heartbeats the agent API counted in each of these minutes (epoch minutes). */
+  heartbeatsPerMinute(tenant: string, epochMinutes: number[]): Promise<number[]>;
+  /** Drops the agent's hot state and its entries in these classes' indexes. */
+  forgetAgent(tenant: string, agentId: string, agentClasses: string[]): Promise<void>;
+  /**
+   * Bumps the agents' pending-operation markers, so their next heartbeats look at their queues.
+   * Called before the operations are written: a marker without an operation costs one look.
+   */
+  markOperationsPending(tenant: string, agentIds: string[]): Promise<void>;
+}

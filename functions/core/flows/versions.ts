@@ -1,0 +1,87 @@
+import { BeaconError } from "../errors.js";
+import { type Principal, requireRole } from "../identity/principal.js";
+import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
+import type { Clock } from "../ports.js";
+import type { ConsoleResult } from "../result.js";
+import { isFlowHash, readFlowDocument } from "./document.js";
+import type { FlowCatalog, FlowVersionRecord } from "./ports.js";
+import type { FlowValidation } from "./validation.js";
+
+export interface FlowsDependencies {
+  flows: FlowCatalog;
+  clock: Clock;
+  /** Largest flow document accepted, inflated. */
+  maxFlowBytes: number;
+  /** The flow validation's dry run of a version. */
+  validate(tenant: string, version: FlowVersionRecord): Promise<FlowValidation>;
+}
+
+const flowVersionView = (record: FlowVersionRecord) => ({
+  hash: record.hash,
+  className: record.className,
+  format: record.format,
+  contentType: record.contentType,
+  sizeBytes: record.sizeBytes,
+  gzipBytes: record.gzipBytes,
+  processorTypes: record.processorTypes,
+  controllerServiceTypes: record.controllerServiceTypes,
+  createdAt: toIso(record.createdAt) as string,
+  createdBy: record.createdBy,
+});
+
+export function makeFlowsApi(deps: FlowsDependencies) {
+  const { flows, clock } = deps;
+
+  async function findVersion(tenant: string, className: string, hash: string): Promise<FlowVersionRecord> {
+    const record = isFlowHash(hash) ? await flows.get(tenant, className, hash) : undefined;
+    if (!record) throw new BeaconError("not_found", "The class has no such flow version");
+    return record;
+  }
+
+  return {
+    /** Publishes a flow version for the class: immutable, addressed by the SHA-256 of the bytes. */
+    async upload(principal: Principal, className: string, bytes: Uint8Array): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      const document = readFlowDocument(bytes, deps.maxFlowBytes);
+      const { record, created } = await flows.add(
+        principal.tenant,
+        { ...document, className, createdAt: clock.now(), createdBy: principal.subject },
+        bytes,
+      );
+      return { status: created ? 201 : 200, body: flowVersionView(record) };
+    },
+
+    async list(
+      principal: Principal,
+      className: string,
+      request: { cursor?: string; limit?: number },
+    ): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      const page = await flows.list(principal.tenant, className, pageRequestOf(request, isFlowHash));
+      return { body: pageBodyOf(page, flowVersionView) };
+    },
+
+    async get(principal: Principal, className: string, hash: string): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      return { body: flowVersionView(await findVersion(principal.tenant, className, hash)) };
+    },
+
+    async content(principal: Principal, className: string, hash: string): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      await findVersion(principal.tenant, className, hash);
+      const content = await flows.read(principal.tenant, hash);
+      if (!content) throw new BeaconError("not_found", "The class has no such flow version");
+      return { body: Buffer.from(content.bytes).toString("utf8"), contentType: content.contentType };
+    },
+
+    /**
+     * A dry run: whether the class's agents could run the version, manifest by manifest. Every processor
+     * and controller service type the flow uses must be in the agent's manifest.
+     */
+    async validate(principal: Principal, className: string, hash: string): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      const version = await findVersion(principal.tenant, className, hash);
+      return { body: await deps.validate(principal.tenant, version) };
+    },
+  };
+}

@@ -1,0 +1,175 @@
+import { dropUndefined } from "../c2/json.js";
+import { BeaconError } from "../errors.js";
+import { type GuardedCache, guardedCache } from "../guarded-cache.js";
+import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
+import type { Clock } from "../ports.js";
+import type { ConsoleResult } from "../result.js";
+import { canonicalSerial, credentialFromCertificate, isValidIdentifier } from "./credentials.js";
+import type {
+  CertificateAuthority,
+  CertificateFacts,
+  CertificateRecord,
+  CertificateStore,
+  RevocationNotices,
+} from "./ports.js";
+import { type Principal, requireRole } from "./principal.js";
+
+export const DEFAULT_VALIDITY_DAYS = 365;
+export const MAX_VALIDITY_DAYS = 825;
+/** X.509 bounds a common name at 64 characters (RFC 5280, ub-common-name). */
+const MAX_NAME_LENGTH = 64;
+
+const SERIAL_PATTERN = /^[0-9A-F]{1,40}$/;
+export const isCanonicalSerial = (serial: string): boolean => SERIAL_PATTERN.test(serial);
+
+export type IssueRequest =
+  | { kind: "agent"; agentId: string; validityDays?: number }
+  | { kind: "fleet"; fleetName: string; validityDays?: number };
+
+/**
+ * The store's record of a certificate the agent CA signed, from what the certificate states: tenant, kind
+ * and name read from its subject as the agent API reads them. Console issuance and the local stack's own
+ * certificates are recorded alike.
+ */
+export function certificateRecord(
+  certificate: CertificateFacts,
+  issuedAt: number,
+  issuedBy: string,
+): CertificateRecord {
+  const holder = credentialFromCertificate(certificate.subjectDN, certificate.serialNumber);
+  return dropUndefined({
+    tenant: holder.tenant,
+    serial: holder.serialNumber,
+    kind: holder.kind,
+    agentId: holder.kind === "agent" ? holder.agentId : undefined,
+    fleetName: holder.kind === "fleet" ? holder.fleetName : undefined,
+    subjectDN: certificate.subjectDN,
+    notBefore: certificate.notBefore,
+    notAfter: certificate.notAfter,
+    issuedAt,
+    issuedBy,
+  });
+}
+
+export interface RevocationDependencies {
+  store: CertificateStore;
+  hotState: RevocationNotices;
+  clock: Clock;
+}
+
+/**
+ * Revoking certificates, as the console's revocation and an agent's decommissioning both do. The
+ * registry's revocation list is the truth and is written first; the cache's copy is then told at once.
+ * Should that fail, the agent API reloads its copy from the registry when it expires.
+ */
+export function makeCertificateRevocation(deps: RevocationDependencies) {
+  const { store, hotState, clock } = deps;
+
+  async function revoke(tenant: string, serial: string, cache: GuardedCache) {
+    const record = await store.revoke(tenant, serial, clock.now());
+    if (record?.revokedAt !== undefined) {
+      const revokedAt = record.revokedAt;
+      await cache.attempt(() => hotState.revokeSerial(tenant, serial, revokedAt));
+    }
+    return record;
+  }
+
+  return {
+    revoke,
+
+    /** For decommissioning: every agent certificate of the agent, revoked; returns their serials. */
+    async revokeAgentCertificates(tenant: string, agentId: string, cache: GuardedCache): Promise<string[]> {
+      const live = (await store.ofAgent(tenant, agentId)).filter((record) => record.revokedAt === undefined);
+      for (const record of live) await revoke(tenant, record.serial, cache);
+      return live.map((record) => record.serial);
+    },
+  };
+}
+
+export type CertificateRevocation = ReturnType<typeof makeCertificateRevocation>;
+
+export interface CertificatesDependencies {
+  store: CertificateStore;
+  authority: CertificateAuthority;
+  revocation: CertificateRevocation;
+  clock: Clock;
+}
+
+export function makeCertificatesApi(deps: CertificatesDependencies) {
+  const { store, authority, revocation, clock } = deps;
+
+  const view = (record: CertificateRecord) =>
+    dropUndefined({
+      serial: record.serial,
+      kind: record.kind,
+      agentId: record.agentId,
+      fleetName: record.fleetName,
+      subjectDN: record.subjectDN,
+      notBefore: toIso(record.notBefore) as string,
+      notAfter: toIso(record.notAfter) as string,
+      issuedAt: toIso(record.issuedAt) as string,
+      issuedBy: record.issuedBy,
+      revokedAt: toIso(record.revokedAt),
+      state:
+        record.revokedAt !== undefined ? "revoked" : record.notAfter <= clock.now() ? "expired" : "valid",
+    });
+
+  const serialOf = (serial: string) => {
+    const canonical = canonicalSerial(serial);
+    if (!isCanonicalSerial(canonical)) throw new BeaconError("not_found", "No such certificate");
+    return canonical;
+  };
+
+  return {
+    async issue(principal: Principal, request: IssueRequest): Promise<ConsoleResult> {
+      requireRole(principal, "admin");
+      const name = request.kind === "agent" ? request.agentId : request.fleetName;
+      if (!isValidIdentifier(name) || name.length > MAX_NAME_LENGTH) {
+        throw new BeaconError(
+          "invalid_request",
+          `The ${request.kind === "agent" ? "agent id" : "fleet name"} must be 1 to ${MAX_NAME_LENGTH} characters ` +
+            "from A-Z a-z 0-9 . _ : @ -, starting with a letter or digit",
+        );
+      }
+      const validityDays = request.validityDays ?? DEFAULT_VALIDITY_DAYS;
+      const issued = await authority.issueClientCertificate(
+        { commonName: name, organizationalUnit: request.kind, organization: principal.tenant },
+        validityDays,
+      );
+      const record = certificateRecord(issued, clock.now(), principal.subject);
+      // 128-bit random serials do not collide; should one ever, the first record must not be lost.
+      if (!(await store.add(record))) throw new Error(`The agent CA issued serial ${record.serial} twice`);
+      return {
+        status: 201,
+        body: {
+          ...view(record),
+          certificatePem: issued.certificatePem,
+          privateKeyPem: issued.privateKeyPem,
+          caCertificatePem: issued.caCertificatePem,
+        },
+      };
+    },
+
+    async list(principal: Principal, request: { cursor?: string; limit?: number }): Promise<ConsoleResult> {
+      requireRole(principal, "admin");
+      const page = await store.list(principal.tenant, pageRequestOf(request, isCanonicalSerial));
+      return { body: pageBodyOf(page, view) };
+    },
+
+    async get(principal: Principal, serial: string): Promise<ConsoleResult> {
+      requireRole(principal, "admin");
+      const record = await store.get(principal.tenant, serialOf(serial));
+      if (!record) throw new BeaconError("not_found", "No such certificate");
+      return { body: view(record) };
+    },
+
+    /** Idempotent: revoking a revoked certificate answers with its first revocation. */
+    async revoke(principal: Principal, serial: string): Promise<ConsoleResult> {
+      requireRole(principal, "admin");
+      const cache = guardedCache();
+      const record = await revocation.revoke(principal.tenant, serialOf(serial), cache);
+      if (!record) throw new BeaconError("not_found", "No such certificate");
+      return { body: view(record), cacheError: cache.error };
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import type { Page, PageRequest } from "../paging.js";
+
+/** Serials of a tenant's revoked agent certificates (canonical form), durable in the registry. */
+export interface RevocationList {
+  revokedSerials(tenant: string): Promise<string[]>;
+  isRevoked(tenant: string, serial: string): Promise<boolean>;
+}
+
+/** What the cache knows of a certificate: "unknown" until it holds the tenant's revocation list. */
+export type CachedRevocation = "revoked" | "clear" | "unknown";
+
+/** The cache's copy of tenants' revocation lists, as the agent API checks certificates against it. */
+export interface RevocationCache {
+  revocationOf(tenant: string, serial: string): Promise<CachedRevocation>;
+  /** Replaces the cache's copy of the tenant's revocation list; it expires, so the registry stays the truth. */
+  rememberRevocations(tenant: string, serials: string[]): Promise<void>;
+}
+
+/** The console's revocations, told to the cache's copy at once so the agent API refuses them at once. */
+export interface RevocationNotices {
+  /** Adds the serial to the cache's copy of the tenant's revocation list, when the cache holds one. */
+  revokeSerial(tenant: string, serial: string, revokedAt: number): Promise<void>;
+}
+
+export type CertificateKind = "agent" | "fleet";
+
+export interface CertificateRecord {
+  tenant: string;
+  /** Canonical: upper-case hex, no separators or leading zeros. */
+  serial: string;
+  kind: CertificateKind;
+  agentId?: string;
+  fleetName?: string;
+  subjectDN: string;
+  notBefore: number;
+  notAfter: number;
+  issuedAt: number;
+  /** Subject of the token that asked for it. */
+  issuedBy: string;
+  revokedAt?: number;
+}
+
+export interface CertificateStore {
+  /**
+   * Stores the record unless the tenant has one with its serial already, which then stays as it is, its
+   * revocation included; says whether it stored it.
+   */
+  add(record: CertificateRecord): Promise<boolean>;
+  list(tenant: string, page: PageRequest): Promise<Page<CertificateRecord>>;
+  get(tenant: string, serial: string): Promise<CertificateRecord | undefined>;
+  /** The agent certificates issued for one agent id. */
+  ofAgent(tenant: string, agentId: string): Promise<CertificateRecord[]>;
+  /**
+   * Marks the certificate revoked (the first revocation time stays) and puts its serial on the
+   * tenant's revocation list, together; undefined when the tenant has no such certificate.
+   */
+  revoke(tenant: string, serial: string, now: number): Promise<CertificateRecord | undefined>;
+}
+
+export interface CertificateSubject {
+  commonName: string;
+  organizationalUnit: CertificateKind;
+  organization: string;
+}
+
+/** What a certificate states about itself. */
+export interface CertificateFacts {
+  /** As the certificate states it (hex). */
+  serialNumber: string;
+  subjectDN: string;
+  notBefore: number;
+  notAfter: number;
+}
+
+export interface IssuedCertificate extends CertificateFacts {
+  certificatePem: string;
+  /** PKCS#8 PEM. Handed to the caller once; Beacon never stores it. */
+  privateKeyPem: string;
+  /** The CA that signed it, for the agent's trust store. */
+  caCertificatePem: string;
+}
+
+/** Beacon's agent CA: the one the agent ingress trusts. */
+export interface CertificateAuthority {
+  issueClientCertificate(subject: CertificateSubject, validityDays: number): Promise<IssuedCertificate>;
+}

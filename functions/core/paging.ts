@@ -1,0 +1,65 @@
+import { dropUndefined } from "./c2/json.js";
+import { BeaconError } from "./errors.js";
+
+/** One page of a key-ordered list; `last` is the sort key to continue after, absent on the last page. */
+export interface Page<T> {
+  items: T[];
+  last?: string;
+}
+
+export interface PageRequest {
+  limit: number;
+  /** Sort key of the last item already returned. */
+  after?: string;
+  descending?: boolean;
+}
+
+/** Largest page any list returns; the OpenAPI document states the same bound. */
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 25;
+
+/**
+ * A cursor carries only the sort key of the last item returned (agent id, class name, hash, serial),
+ * never a tenant or a table key: the next query is rebuilt from the caller's own tenant, so a cursor
+ * taken from another tenant can only ever point into the caller's own data.
+ */
+export function encodeCursor(after: string): string {
+  return Buffer.from(JSON.stringify({ after }), "utf8").toString("base64url");
+}
+
+export function decodeCursor(
+  cursor: string | undefined,
+  isValidKey: (key: string) => boolean,
+): string | undefined {
+  if (cursor === undefined) return undefined;
+  let after: unknown;
+  try {
+    after = (JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { after?: unknown }).after;
+  } catch {
+    after = undefined;
+  }
+  if (typeof after !== "string" || !isValidKey(after)) {
+    throw new BeaconError("invalid_request", "The cursor is not one this list returned");
+  }
+  return after;
+}
+
+export function pageSize(limit: number | undefined): number {
+  return Math.min(Math.max(limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+}
+
+/** The page a list request asks for: its size bounded, its cursor checked against the list's keys. */
+export const pageRequestOf = (
+  request: { cursor?: string; limit?: number },
+  isValidKey: (key: string) => boolean,
+): PageRequest => ({ limit: pageSize(request.limit), after: decodeCursor(request.cursor, isValidKey) });
+
+/** A list's answer: the page's items as views, and the cursor to the next page unless this was the last. */
+export const pageBodyOf = <T, V>(page: Page<T>, view: (item: T) => V) =>
+  dropUndefined({
+    items: page.items.map(view),
+    nextCursor: page.last === undefined ? undefined : encodeCursor(page.last),
+  });
+
+export const toIso = (epochMs: number | undefined): string | undefined =>
+  epochMs === undefined ? undefined : new Date(epochMs).toISOString();

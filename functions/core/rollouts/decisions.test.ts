@@ -1,0 +1,327 @@
+import { describe, expect, it } from "vitest";
+import type { AgentRecord } from "../agents/ports.js";
+import type { HotAgentState } from "../fleet/ports.js";
+import type { OperationRecord } from "../operations/model.js";
+import {
+  aborted,
+  afterBatch,
+  afterRollbackLook,
+  type ClassTiming,
+  candidateOf,
+  finishLook,
+  lookStep,
+  memberChange,
+  newRollout,
+  paused,
+  resumed,
+  rollbackTargets,
+  startPolicy,
+  tally,
+  watchedOperationId,
+} from "./decisions.js";
+import { DEFAULT_ROLLOUT_PLAN, emptyCounts, type RolloutMember, type RolloutRecord } from "./model.js";
+
+const NOW = 1_700_000_000_000;
+const SECOND = 1_000;
+/** Online while seen within three 10 s heartbeats. */
+const timing: ClassTiming = {
+  status: { heartbeatIntervalSeconds: 10, registryLagMs: 0 },
+  ackTimeoutMs: 60_000,
+};
+
+const rollout: RolloutRecord = newRollout(
+  { tenant: "acme", className: "pumps", toFlow: "new", plan: DEFAULT_ROLLOUT_PLAN, createdBy: "ops" },
+  { fromFlow: "old", classSize: 40 },
+  "ro-1",
+  NOW - 600 * SECOND,
+);
+
+const member = (state: RolloutMember["state"], more: Partial<RolloutMember> = {}): RolloutMember => ({
+  tenant: "acme",
+  rolloutId: "ro-1",
+  agentId: `a-${state}`,
+  batch: 0,
+  state,
+  operationId: "op-update",
+  selectedAt: NOW - 300 * SECOND,
+  ...more,
+});
+
+const update = (more: Partial<OperationRecord>): OperationRecord => ({
+  tenant: "acme",
+  agentId: "a-1",
+  operationId: "op-update",
+  operation: "UPDATE",
+  operand: "CONFIGURATION",
+  state: "done",
+  createdAt: NOW - 300 * SECOND,
+  createdBy: "beacon:rollout:ro-1",
+  ...more,
+});
+
+const onNew: HotAgentState = { flowId: "new", lastSeen: NOW };
+
+describe("a new rollout", () => {
+  it("starts in its canary, sized from the class, with both versions accepted and the previous one the target", () => {
+    expect(rollout).toMatchObject({ state: "canary", canarySize: 2, classSize: 40, batches: 0, version: 1 });
+    expect(startPolicy("old", "new", timing)).toEqual({
+      target: "old",
+      accepted: ["old", "new"],
+      ackTimeoutMs: 60_000,
+    });
+    expect(startPolicy(undefined, "new", timing)).toBeUndefined();
+  });
+});
+
+describe("a member's health", () => {
+  it("waits on its update, and fails when the update is gone, failed or not fully applied", () => {
+    const updating = member("updating");
+    expect(watchedOperationId(updating)).toBe("op-update");
+    expect(
+      memberChange(rollout, updating, update({ state: "delivered" }), onNew, timing, NOW),
+    ).toBeUndefined();
+    expect(memberChange(rollout, updating, undefined, onNew, timing, NOW)).toMatchObject({
+      state: "failed",
+      reason: "Its update operation is gone",
+    });
+    expect(
+      memberChange(
+        rollout,
+        updating,
+        update({ state: "failed", ackState: "NOT_APPLIED", failureCause: "no processor" }),
+        onNew,
+        timing,
+        NOW,
+      ),
+    ).toEqual({
+      state: "failed",
+      settledAt: NOW,
+      failedAt: NOW,
+      reason: "Acknowledged NOT_APPLIED: no processor",
+    });
+    expect(
+      memberChange(rollout, updating, update({ state: "timed_out", reason: "late" }), onNew, timing, NOW)
+        ?.reason,
+    ).toBe("The operation timed out: late");
+  });
+
+  it("soaks once the agent reports the new flow, and fails when it still reports another one too long after", () => {
+    const applied = update({ ackState: "FULLY_APPLIED", finishedAt: NOW - 5 * SECOND });
+    expect(memberChange(rollout, member("updating"), applied, onNew, timing, NOW)).toEqual({
+      state: "soaking",
+      soakingSince: NOW,
+    });
+    const stillOld = { flowId: "old", lastSeen: NOW };
+    expect(memberChange(rollout, member("updating"), applied, stillOld, timing, NOW)).toBeUndefined();
+    const longAgo = update({ ackState: "FULLY_APPLIED", finishedAt: NOW - 31 * SECOND });
+    expect(memberChange(rollout, member("updating"), longAgo, stillOld, timing, NOW)?.reason).toBe(
+      "Acknowledged FULLY_APPLIED but reports flow old",
+    );
+  });
+
+  it("is healthy after soaking on the new flow, and fails on another flow, a new ERROR bulletin or silence", () => {
+    const soaking = member("soaking", { soakingSince: NOW - 120 * SECOND });
+    expect(watchedOperationId(soaking)).toBeUndefined();
+    expect(memberChange(rollout, soaking, undefined, onNew, timing, NOW)).toEqual({
+      state: "healthy",
+      settledAt: NOW,
+    });
+    expect(
+      memberChange(rollout, { ...soaking, soakingSince: NOW - 60 * SECOND }, undefined, onNew, timing, NOW),
+    ).toBeUndefined();
+    expect(
+      memberChange(rollout, soaking, undefined, { flowId: "old", lastSeen: NOW }, timing, NOW)?.reason,
+    ).toBe("Reports flow old after the update");
+    const bulletins = [
+      { level: "ERROR", timestamp: NOW - 400 * SECOND, message: "before the update" },
+      { level: "WARN", timestamp: NOW - 10 * SECOND, message: "only a warning" },
+      { level: "error", timestamp: NOW - 20 * SECOND, sourceName: "PutFile", message: "disk full" },
+    ];
+    expect(memberChange(rollout, soaking, undefined, { ...onNew, bulletins }, timing, NOW)?.reason).toBe(
+      "ERROR bulletin from PutFile: disk full",
+    );
+    expect(
+      memberChange(rollout, soaking, undefined, { flowId: "new", lastSeen: NOW - 31 * SECOND }, timing, NOW),
+    ).toMatchObject({ state: "failed", reason: "Stopped heartbeating (silent 31 s)" });
+  });
+
+  it("is back once its rollback is done, and failed to be when the rollback failed", () => {
+    const rollingBack = member("rolling_back", { rollbackOperationId: "op-back" });
+    expect(watchedOperationId(rollingBack)).toBe("op-back");
+    expect(
+      memberChange(rollout, rollingBack, update({ state: "queued" }), undefined, timing, NOW),
+    ).toBeUndefined();
+    expect(memberChange(rollout, rollingBack, update({ state: "done" }), undefined, timing, NOW)).toEqual({
+      state: "rolled_back",
+      settledAt: NOW,
+    });
+    expect(
+      memberChange(
+        rollout,
+        rollingBack,
+        update({ state: "failed", ackState: "NOT_APPLIED" }),
+        undefined,
+        timing,
+        NOW,
+      ),
+    ).toEqual({ state: "rollback_failed", settledAt: NOW, reason: "The rollback: Acknowledged NOT_APPLIED" });
+  });
+});
+
+describe("the agents a batch may take", () => {
+  const agent: AgentRecord = {
+    tenant: "acme",
+    agentId: "a-1",
+    agentClass: "pumps",
+    manifestHash: "m-registry",
+    flowId: "old",
+    firstSeen: NOW - 86_400_000,
+    lastSeen: NOW - 3_600_000,
+  };
+
+  it("are online and not on the new version, as the cache knows them over the registry", () => {
+    expect(candidateOf(rollout, agent, { lastSeen: NOW, manifestHash: "m-hot" }, timing, NOW)).toEqual({
+      agentId: "a-1",
+      flowId: "old",
+      manifestHash: "m-hot",
+    });
+    expect(candidateOf(rollout, agent, undefined, timing, NOW)).toBeUndefined();
+    expect(candidateOf(rollout, agent, { lastSeen: NOW, flowId: "new" }, timing, NOW)).toBeUndefined();
+  });
+});
+
+describe("a look's next step", () => {
+  const canary = { ...rollout, batches: 1, lastBatchAt: NOW - 60 * SECOND };
+  const healthy = [member("healthy"), member("healthy", { agentId: "a-2" })];
+
+  it("starts the canary at once, and the next batch once the canary is healthy and the pace allows", () => {
+    expect(lookStep(rollout, [], timing, NOW)).toMatchObject({ next: "batch", size: 2 });
+    const step = lookStep(canary, healthy, timing, NOW);
+    expect(step).toMatchObject({ next: "batch", size: 100, rollout: { state: "rolling" } });
+    expect(step.rollout.settled).toEqual({ ...emptyCounts(), selected: 2, healthy: 2 });
+    expect(lookStep({ ...canary, lastBatchAt: NOW - 5 * SECOND }, healthy, timing, NOW)).toMatchObject({
+      next: "wait",
+      rollout: { state: "rolling" },
+    });
+    expect(lookStep(canary, [...healthy, member("soaking")], timing, NOW).next).toBe("wait");
+  });
+
+  it("completes once the class index is read to its end, bringing the class to the new version", () => {
+    const step = lookStep({ ...canary, state: "rolling", exhausted: true }, healthy, timing, NOW);
+    expect(step).toEqual({
+      next: "complete",
+      rollout: expect.objectContaining({ state: "completed", finishedAt: NOW }),
+      policy: { target: "new", accepted: ["new"], ackTimeoutMs: 60_000 },
+    });
+  });
+
+  it("rolls back at the failure threshold, or pauses when the plan says so or there is nothing to return to", () => {
+    const failing = [member("healthy"), member("failed", { agentId: "a-2", failedAt: NOW })];
+    expect(lookStep(canary, failing, timing, NOW)).toEqual({
+      next: "roll back",
+      rollout: expect.objectContaining({ state: "rolling_back", reason: "1 of 2 updated agents failed" }),
+      policy: { target: "old", accepted: ["old"], ackTimeoutMs: 60_000 },
+    });
+    const pausing = { ...canary, plan: { ...canary.plan, onFailure: "pause" as const } };
+    expect(lookStep(pausing, failing, timing, NOW)).toMatchObject({
+      next: "wait",
+      rollout: { state: "paused", resumeTo: "canary", reason: "1 of 2 updated agents failed" },
+    });
+    const { fromFlow: _none, ...first } = canary;
+    expect(lookStep(first, failing, timing, NOW).rollout.reason).toBe(
+      "1 of 2 updated agents failed; the class had no previous flow version to roll back to",
+    );
+  });
+
+  it("counts failures a person accepted by resuming no more, and takes no step while paused", () => {
+    const failing = [member("failed", { failedAt: NOW })];
+    expect(lookStep({ ...canary, acceptedFailures: 1 }, failing, timing, NOW).next).toBe("batch");
+    expect(lookStep({ ...canary, state: "paused" }, healthy, timing, NOW)).toMatchObject({
+      next: "wait",
+      rollout: { state: "paused" },
+    });
+  });
+});
+
+describe("a batch", () => {
+  it("counts its members as updating over the batches before it, and moves the cursor on", () => {
+    const settled = { ...emptyCounts(), selected: 2, healthy: 2, skipped: 1 };
+    const started = afterBatch(
+      { ...rollout, batches: 1, settled },
+      { skipped: 3, cursor: "a-9", exhausted: true, memberCount: 5 },
+      NOW,
+    );
+    expect(started).toMatchObject({ batches: 2, lastBatchAt: NOW, cursor: "a-9", exhausted: true });
+    expect(started.settled).toEqual({ ...settled, skipped: 4 });
+    expect(started.counts).toEqual({ ...settled, skipped: 4, selected: 7, updating: 5 });
+  });
+});
+
+describe("a rollback", () => {
+  it("returns at most a bound of members per look, none twice", () => {
+    const members = [
+      member("healthy"),
+      member("rolling_back"),
+      member("rolled_back"),
+      member("rollback_failed"),
+      member("failed"),
+    ];
+    expect(rollbackTargets(members).map((target) => target.state)).toEqual(["healthy", "failed"]);
+    expect(rollbackTargets(Array.from({ length: 1_500 }, () => member("healthy")))).toHaveLength(1_000);
+  });
+
+  it("ends once every member is back or failed to be, aborted when a person aborted it", () => {
+    const back = { ...rollout, state: "rolling_back" as const, settled: { ...emptyCounts(), skipped: 2 } };
+    const returned = [member("rolled_back", { failedAt: NOW }), member("rollback_failed")];
+    expect(afterRollbackLook(back, returned)).toMatchObject({
+      state: "rolled_back",
+      counts: { selected: 2, rolledBack: 1, rollbackFailed: 1, failed: 1, skipped: 2 },
+    });
+    expect(afterRollbackLook({ ...back, abortedBy: "ops" }, returned).state).toBe("aborted");
+    expect(afterRollbackLook(back, [...returned, member("rolling_back")]).state).toBe("rolling_back");
+  });
+
+  it("keeps counting a member that failed among the failed once it is rolled back", () => {
+    expect(tally([member("rolled_back", { failedAt: NOW }), member("rolled_back")])).toMatchObject({
+      selected: 2,
+      rolledBack: 2,
+      failed: 1,
+    });
+  });
+});
+
+describe("what a look writes", () => {
+  it("is nothing when only the time changed, and a new version otherwise, with the end of a final one", () => {
+    expect(finishLook(rollout, { ...rollout }, NOW).unchanged).toBe(true);
+    const counted = finishLook(rollout, { ...rollout, counts: { ...emptyCounts(), selected: 1 } }, NOW);
+    expect(counted).toMatchObject({ unchanged: false, rollout: { version: 2, updatedAt: NOW } });
+    expect(finishLook(rollout, { ...rollout, state: "completed" }, NOW).rollout.finishedAt).toBe(NOW);
+    expect(() => finishLook(rollout, { ...rollout, state: "rolled_back" }, NOW)).toThrow(
+      /No rollout transition/,
+    );
+  });
+});
+
+describe("a person's actions", () => {
+  it("pause an updating rollout to resume where it was, accepting the failures so far", () => {
+    const held = paused({ ...rollout, state: "rolling" }, "ops").record;
+    expect(held).toMatchObject({ state: "paused", resumeTo: "rolling", reason: "Paused by ops" });
+    const again = resumed({ ...held, counts: { ...held.counts, failed: 3 } }).record;
+    expect(again).toMatchObject({ state: "rolling", acceptedFailures: 3 });
+    expect(again).not.toHaveProperty("reason");
+    expect(() => paused(held, "ops")).toThrow(expect.objectContaining({ code: "rollout_state" }));
+    expect(() => resumed(rollout)).toThrow(expect.objectContaining({ code: "rollout_state" }));
+  });
+
+  it("abort into the rollback under the previous version's policy, or where it stands without one", () => {
+    expect(aborted(rollout, "ops", timing)).toEqual({
+      record: { ...rollout, state: "rolling_back", abortedBy: "ops", reason: "Aborted by ops" },
+      policy: { target: "old", accepted: ["old"], ackTimeoutMs: 60_000 },
+    });
+    const { fromFlow: _none, ...first } = rollout;
+    expect(aborted(first, "ops", timing).record).toMatchObject({ state: "aborted", abortedBy: "ops" });
+    expect(() => aborted({ ...rollout, state: "rolling_back" }, "ops", timing)).toThrow(
+      expect.objectContaining({ code: "rollout_state" }),
+    );
+  });
+});

@@ -1,0 +1,455 @@
+/**
+ * What a rollout decides, as functions of plain values: a member's health, the look's next step, the
+ * batch it starts, a person's actions. The engine (engine.ts) reads and writes around these decisions.
+ */
+import type { AgentClassRecord, AgentRecord } from "../agents/ports.js";
+import { onlineSince, type StatusRule, statusOf, statusRuleOf } from "../agents/status.js";
+import { dropUndefined } from "../c2/json.js";
+import type { Bulletin } from "../c2/model.js";
+import { BeaconError } from "../errors.js";
+import type { RolloutEvent } from "../events/model.js";
+import type { HotAgentState } from "../fleet/ports.js";
+import type { ClassFlowPolicy } from "../flows/policy.js";
+import { newUpdateConfiguration } from "../operations/lifecycle.js";
+import type { OperationRecord } from "../operations/model.js";
+import type { IdGenerator } from "../ports.js";
+import {
+  canRolloutTransition,
+  countOf,
+  emptyCounts,
+  isRolloutFinal,
+  type RolloutCounts,
+  type RolloutMember,
+  type RolloutPlan,
+  type RolloutRecord,
+  type RolloutState,
+  sizeOf,
+  thresholdReached,
+} from "./model.js";
+
+/** Rollback operations one look queues at most; the rest follow on the next. */
+const ROLLBACKS_PER_LOOK = 1_000;
+
+/** The class's flow policies a rollout sets as it goes. */
+export const policyOf = (
+  target: string,
+  accepted: string[],
+  ackTimeoutMs: number | undefined,
+): ClassFlowPolicy => dropUndefined({ target, accepted: [...new Set(accepted)], ackTimeoutMs });
+
+/** What the class says about its agents' timing. */
+export interface ClassTiming {
+  /** When an agent counts as online: the console's rule, on last-seen times from the cache (no registry lag). */
+  status: StatusRule;
+  ackTimeoutMs?: number;
+}
+
+export const timingOf = (record: AgentClassRecord | undefined): ClassTiming => ({
+  status: statusRuleOf(record, 0),
+  ackTimeoutMs: record?.ackTimeoutSeconds === undefined ? undefined : record.ackTimeoutSeconds * 1000,
+});
+
+/** Members per state over `base`; one rolled back after failing counts among the failed too. */
+export function tally(members: RolloutMember[], base: RolloutCounts = emptyCounts()): RolloutCounts {
+  const counts = { ...base };
+  for (const member of members) {
+    counts[countOf[member.state]]++;
+    if (member.state !== "failed" && member.failedAt !== undefined) counts.failed++;
+    counts.selected++;
+  }
+  return counts;
+}
+
+export const isSettled = (member: RolloutMember): boolean =>
+  member.state !== "updating" && member.state !== "soaking";
+
+/** How an operation closed, as a member's reason: the agent's acknowledgement, or why Beacon closed it. */
+export function closingOf(operation: OperationRecord): string {
+  const said = operation.failureCause ?? operation.details;
+  if (operation.ackState) return `Acknowledged ${operation.ackState}${said ? `: ${said}` : ""}`;
+  return `The operation ${operation.state.replace("_", " ")}${operation.reason ? `: ${operation.reason}` : ""}`;
+}
+
+/** The newest ERROR bulletin the agent raised at or after `since`, from its last heartbeat's bulletins. */
+export function newErrorBulletin(bulletins: Bulletin[] | undefined, since: number): Bulletin | undefined {
+  let newest: Bulletin | undefined;
+  for (const bulletin of bulletins ?? []) {
+    if (bulletin.level?.toUpperCase() !== "ERROR" || (bulletin.timestamp ?? 0) < since) continue;
+    if (!newest || (bulletin.timestamp ?? 0) > (newest.timestamp ?? 0)) newest = bulletin;
+  }
+  return newest;
+}
+
+/** The operation whose state a member waits on: its rollback's, or its update's; none once it settled. */
+export function watchedOperationId(member: RolloutMember): string | undefined {
+  if (member.state === "rolling_back") return member.rollbackOperationId ?? "";
+  if (member.state === "updating") return member.operationId;
+  return undefined;
+}
+
+/**
+ * Where one member stands now, or undefined when nothing changed: from the operation it waits on (as
+ * `watchedOperationId` names it, undefined when gone) and the agent's hot state.
+ */
+export function memberChange(
+  rollout: RolloutRecord,
+  member: RolloutMember,
+  operation: OperationRecord | undefined,
+  hot: HotAgentState | undefined,
+  timing: ClassTiming,
+  now: number,
+): Partial<RolloutMember> | undefined {
+  // An agent heartbeating as the class expects: as long as the console would show it online.
+  const heartbeatingSince = onlineSince(now, timing.status, "cache");
+  const failed = (reason: string): Partial<RolloutMember> => ({
+    state: "failed",
+    settledAt: now,
+    failedAt: now,
+    reason,
+  });
+  if (member.state === "rolling_back") {
+    const rollback = operation;
+    if (!rollback || rollback.state === "queued" || rollback.state === "delivered") return undefined;
+    return rollback.state === "done"
+      ? { state: "rolled_back", settledAt: now }
+      : {
+          state: "rollback_failed",
+          settledAt: now,
+          reason: `The rollback: ${closingOf(rollback)}`,
+        };
+  }
+  if (member.state === "updating") {
+    const update = operation;
+    if (!update) return failed("Its update operation is gone");
+    if (update.state === "queued" || update.state === "delivered") return undefined;
+    if (update.state !== "done" || update.ackState !== "FULLY_APPLIED") return failed(closingOf(update));
+    if (hot?.flowId === rollout.toFlow) return { state: "soaking", soakingSince: now };
+    // The agent reports its new flow id in the heartbeats after its acknowledgement.
+    if ((update.finishedAt ?? now) < heartbeatingSince)
+      return failed(`Acknowledged FULLY_APPLIED but reports flow ${hot?.flowId ?? "none"}`);
+    return undefined;
+  }
+  if (member.state === "soaking") {
+    if (hot?.flowId !== rollout.toFlow)
+      return failed(`Reports flow ${hot?.flowId ?? "none"} after the update`);
+    const error = newErrorBulletin(hot.bulletins, member.selectedAt);
+    if (error)
+      return failed(`ERROR bulletin from ${error.sourceName ?? "the flow"}: ${error.message ?? ""}`.trim());
+    if ((hot.lastSeen ?? 0) < heartbeatingSince)
+      return failed(`Stopped heartbeating (silent ${Math.round((now - (hot.lastSeen ?? 0)) / 1000)} s)`);
+    if (now - (member.soakingSince ?? now) >= rollout.plan.soakSeconds * 1000)
+      return { state: "healthy", settledAt: now };
+  }
+  return undefined;
+}
+
+/**
+ * An agent of the class a batch may take, as the registry and the cache know it: online, and not on the
+ * new version yet; undefined when it is passed over. Whether its manifest lists UPDATE CONFIGURATION is
+ * the engine's last check, as that needs the manifest.
+ */
+export function candidateOf(
+  rollout: RolloutRecord,
+  agent: AgentRecord,
+  hot: HotAgentState | undefined,
+  timing: ClassTiming,
+  now: number,
+): { agentId: string; flowId?: string; manifestHash?: string } | undefined {
+  const flowId = hot?.flowId ?? agent.flowId;
+  const online = statusOf(hot?.lastSeen ?? agent.lastSeen, now, timing.status, "cache") === "online";
+  if (flowId === rollout.toFlow || !online) return undefined;
+  return { agentId: agent.agentId, flowId, manifestHash: hot?.manifestHash ?? agent.manifestHash };
+}
+
+/** The UPDATE CONFIGURATION records that send `flowId` to these agents on behalf of the rollout. */
+export function updateRecords(
+  rollout: RolloutRecord,
+  agentIds: string[],
+  flowId: string,
+  request: { timing: ClassTiming; now: number; ids: IdGenerator; agentApiUrl: string },
+): OperationRecord[] {
+  return agentIds.map((agentId) =>
+    newUpdateConfiguration({
+      tenant: rollout.tenant,
+      agentId,
+      flowId,
+      agentApiUrl: request.agentApiUrl,
+      createdBy: `beacon:rollout:${rollout.rolloutId}`,
+      now: request.now,
+      ids: request.ids,
+      rolloutId: rollout.rolloutId,
+      ackTimeoutMs: request.timing.ackTimeoutMs,
+    }),
+  );
+}
+
+/** The members of a new batch, each named by the update operation that carries the new version to it. */
+export function batchMembers(
+  rollout: RolloutRecord,
+  chosen: { agentId: string; flowId?: string }[],
+  updates: OperationRecord[],
+  now: number,
+): RolloutMember[] {
+  return chosen.map((agent, index) =>
+    dropUndefined({
+      tenant: rollout.tenant,
+      rolloutId: rollout.rolloutId,
+      agentId: agent.agentId,
+      batch: rollout.batches,
+      state: "updating" as const,
+      operationId: (updates[index] as OperationRecord).operationId,
+      previousFlowId: agent.flowId,
+      selectedAt: now,
+    }),
+  );
+}
+
+/** The members a look returns to the previous version: those not on their way back yet, a bounded number. */
+export const rollbackTargets = (members: RolloutMember[]): RolloutMember[] =>
+  members
+    .filter(
+      (member) =>
+        member.state !== "rolling_back" &&
+        member.state !== "rolled_back" &&
+        member.state !== "rollback_failed",
+    )
+    .slice(0, ROLLBACKS_PER_LOOK);
+
+/** Enters the rollback, or pauses when there is no previous version to return to. */
+export function tripTo(rollout: RolloutRecord, reason: string): { state: RolloutState; reason: string } {
+  if (rollout.plan.onFailure === "pause") return { state: "paused", reason };
+  if (rollout.fromFlow === undefined)
+    return { state: "paused", reason: `${reason}; the class had no previous flow version to roll back to` };
+  return { state: "rolling_back", reason };
+}
+
+/** The counts of a rollout that rolls back: over every member, with the agents it passed over. */
+export const rollbackCounts = (rollout: RolloutRecord, members: RolloutMember[]): RolloutCounts =>
+  tally(members, { ...emptyCounts(), skipped: rollout.settled.skipped });
+
+/** A look at a rollout that rolls back: its counts, and its end once every member is back or failed to be. */
+export function afterRollbackLook(rollout: RolloutRecord, members: RolloutMember[]): RolloutRecord {
+  const returned = members.every(
+    (member) => member.state === "rolled_back" || member.state === "rollback_failed",
+  );
+  return {
+    ...rollout,
+    counts: rollbackCounts(rollout, members),
+    state: returned ? (rollout.abortedBy ? "aborted" : "rolled_back") : rollout.state,
+  };
+}
+
+/**
+ * What a look at an updating (or paused) rollout does after its current batch's health: the rollout with
+ * its counts and state, and what follows. A trip to the rollback returns every updated agent, under the
+ * previous version's policy; a completion brings the class to the new version; a batch takes `size` agents.
+ */
+export type LookStep =
+  | { next: "wait"; rollout: RolloutRecord }
+  | { next: "roll back"; rollout: RolloutRecord; policy: ClassFlowPolicy }
+  | { next: "complete"; rollout: RolloutRecord; policy: ClassFlowPolicy }
+  | { next: "batch"; rollout: RolloutRecord; size: number };
+
+export function lookStep(
+  read: RolloutRecord,
+  members: RolloutMember[],
+  timing: ClassTiming,
+  now: number,
+): LookStep {
+  const rollout: RolloutRecord = { ...read, counts: tally(members, read.settled) };
+  const failures = rollout.counts.failed - rollout.acceptedFailures;
+  if (
+    rollout.state !== "paused" &&
+    thresholdReached(rollout.plan.failureThreshold, failures, rollout.counts.selected)
+  ) {
+    const trip = tripTo(
+      rollout,
+      `${rollout.counts.failed} of ${rollout.counts.selected} updated agents failed`,
+    );
+    if (trip.state === "paused") rollout.resumeTo = rollout.state as "canary" | "rolling";
+    rollout.state = trip.state;
+    rollout.reason = trip.reason;
+    if (trip.state !== "rolling_back") return { next: "wait", rollout };
+    const fromFlow = rollout.fromFlow as string;
+    return { next: "roll back", rollout, policy: policyOf(fromFlow, [fromFlow], timing.ackTimeoutMs) };
+  }
+  if (rollout.state === "paused" || !members.every(isSettled)) return { next: "wait", rollout };
+  if (rollout.state === "canary" && rollout.batches > 0) rollout.state = "rolling";
+  if (rollout.exhausted) {
+    return {
+      next: "complete",
+      rollout: { ...rollout, state: "completed", finishedAt: now },
+      policy: policyOf(rollout.toFlow, [rollout.toFlow], timing.ackTimeoutMs),
+    };
+  }
+  const paced =
+    rollout.lastBatchAt === undefined ||
+    now - rollout.lastBatchAt >= rollout.plan.batchIntervalSeconds * 1000;
+  if (!paced) return { next: "wait", rollout };
+  const size = rollout.state === "canary" ? Math.max(1, rollout.canarySize) : rollout.plan.batchSize;
+  return { next: "batch", rollout: { ...rollout, settled: rollout.counts }, size };
+}
+
+/** What starting a batch found: the agents it passed over, where the class index stands, its members. */
+export interface BatchStarted {
+  /** Agents of the class passed over: offline, on the version already, or unable to take it. */
+  skipped: number;
+  /** The agent id the next batch reads on from in the class's index. */
+  cursor?: string;
+  exhausted: boolean;
+  /** The batch's members, those written by a look that raced this one included. */
+  memberCount: number;
+}
+
+/** The rollout once a batch started: it counts the batch's members as updating. */
+export function afterBatch(rollout: RolloutRecord, batch: BatchStarted, now: number): RolloutRecord {
+  const settled = { ...rollout.settled, skipped: rollout.settled.skipped + batch.skipped };
+  return {
+    ...rollout,
+    batches: rollout.batches + 1,
+    lastBatchAt: now,
+    cursor: batch.cursor,
+    exhausted: batch.exhausted,
+    settled,
+    counts: {
+      ...settled,
+      selected: settled.selected + batch.memberCount,
+      updating: settled.updating + batch.memberCount,
+    },
+  };
+}
+
+/**
+ * The look's rollout as it is written: a new version, the time, and its end when final. `unchanged` when the
+ * look changed nothing but the time, which is not written: most looks wait on agents.
+ */
+export function finishLook(
+  read: RolloutRecord,
+  looked: RolloutRecord,
+  now: number,
+): { rollout: RolloutRecord; unchanged: boolean } {
+  if (!canRolloutTransition(read.state, looked.state))
+    throw new Error(`No rollout transition from ${read.state} to ${looked.state}`);
+  const rollout = { ...looked, updatedAt: now, version: read.version + 1 };
+  if (isRolloutFinal(rollout.state)) rollout.finishedAt ??= now;
+  const unchanged =
+    JSON.stringify({ ...rollout, updatedAt: read.updatedAt, version: read.version }) === JSON.stringify(read);
+  return { rollout, unchanged };
+}
+
+/** A new rollout of a flow version to a class of `classSize` agents, in its canary. */
+export function newRollout(
+  request: { tenant: string; className: string; toFlow: string; plan: RolloutPlan; createdBy: string },
+  from: { fromFlow: string | undefined; classSize: number },
+  rolloutId: string,
+  now: number,
+): RolloutRecord {
+  return dropUndefined({
+    tenant: request.tenant,
+    rolloutId,
+    className: request.className,
+    fromFlow: from.fromFlow,
+    toFlow: request.toFlow,
+    state: "canary" as const,
+    plan: request.plan,
+    classSize: from.classSize,
+    canarySize: sizeOf(request.plan.canary, from.classSize),
+    batches: 0,
+    exhausted: false,
+    counts: emptyCounts(),
+    settled: emptyCounts(),
+    acceptedFailures: 0,
+    createdAt: now,
+    createdBy: request.createdBy,
+    updatedAt: now,
+    version: 1,
+  });
+}
+
+/** The rollout's id: the time first, so a class's rollouts list newest first. */
+export const newRolloutId = (now: number, ids: IdGenerator): string =>
+  `ro-${String(now).padStart(13, "0")}-${ids.newId()}`;
+
+/** The class's policy while a rollout runs: both versions accepted, the previous one still the target. */
+export const startPolicy = (
+  fromFlow: string | undefined,
+  toFlow: string,
+  timing: ClassTiming,
+): ClassFlowPolicy | undefined =>
+  fromFlow === undefined ? undefined : policyOf(fromFlow, [fromFlow, toFlow], timing.ackTimeoutMs);
+
+/** A rollout's state change on the stream, with its counts at that moment. */
+export function rolloutEvent(
+  record: RolloutRecord,
+  from: RolloutState | undefined,
+  at: number,
+  eventId: string,
+): RolloutEvent {
+  return dropUndefined({
+    type: "rollout" as const,
+    version: 1 as const,
+    eventId,
+    tenant: record.tenant,
+    at,
+    rolloutId: record.rolloutId,
+    className: record.className,
+    fromFlow: record.fromFlow,
+    toFlow: record.toFlow,
+    from,
+    state: record.state,
+    reason: record.reason,
+    counts: record.counts,
+  });
+}
+
+const refuse = (record: RolloutRecord, action: string): never => {
+  throw new BeaconError("rollout_state", `The rollout is ${record.state}: it cannot be ${action}`);
+};
+
+/** A person's action on a rollout: the changed rollout, and the class's policy to write with it. */
+export interface ActionChange {
+  record: RolloutRecord;
+  policy?: ClassFlowPolicy;
+}
+
+/** Pausing holds a rollout that updates agents, until it is resumed where it was. */
+export function paused(record: RolloutRecord, by: string): ActionChange {
+  if (record.state !== "canary" && record.state !== "rolling") refuse(record, "paused");
+  return {
+    record: {
+      ...record,
+      resumeTo: record.state as "canary" | "rolling",
+      state: "paused",
+      reason: `Paused by ${by}`,
+    },
+  };
+}
+
+/** Resuming accepts the failures so far: the threshold counts the ones after. */
+export function resumed(record: RolloutRecord): ActionChange {
+  if (record.state !== "paused") refuse(record, "resumed");
+  const { resumeTo, reason, ...rest } = record;
+  return { record: { ...rest, state: resumeTo ?? "rolling", acceptedFailures: record.counts.failed } };
+}
+
+/**
+ * Aborting returns the agents the rollout updated to the previous version, under its policy. Without one,
+ * the rollout ends where it stands and updated agents keep the version.
+ */
+export function aborted(record: RolloutRecord, by: string, timing: ClassTiming): ActionChange {
+  if (isRolloutFinal(record.state) || record.state === "rolling_back") refuse(record, "aborted");
+  const reason = `Aborted by ${by}`;
+  if (record.fromFlow === undefined)
+    return {
+      record: {
+        ...record,
+        state: "aborted",
+        abortedBy: by,
+        reason: `${reason}; the class had no previous flow version, so updated agents keep this one`,
+      },
+    };
+  return {
+    record: { ...record, state: "rolling_back", abortedBy: by, reason },
+    policy: policyOf(record.fromFlow, [record.fromFlow], timing.ackTimeoutMs),
+  };
+}

@@ -1,0 +1,168 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import type { IncomingHttpHeaders } from "node:http";
+import { Agent, request } from "node:https";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { inject } from "vitest";
+import { AwsEndpointEnvNames, EnvNames } from "../functions/shared/env-names.js";
+import {
+  type ClientCertificateRequest,
+  ensureDevCertificates,
+  issueClientCertificate,
+} from "../scripts/local/certs.js";
+import { type CountingProxy, startCountingProxy } from "../scripts/local/counting-proxy.js";
+import { openTemporaryFunctionLog } from "../scripts/local/function-logs.js";
+import { loadAgentApi } from "../scripts/local/function-routes.js";
+import { startAgentGateway } from "../scripts/local/gateway.js";
+import { findFreePort } from "../scripts/local/ports.js";
+
+export interface PostOptions {
+  /** Name of the client certificate in the certs folder (`<name>.pem`/`<name>.key`); dev-fleet by default. */
+  certificate?: string;
+  gzip?: boolean;
+  /** Send the body with Transfer-Encoding: chunked and no Content-Length, as the Java agent does. */
+  chunked?: boolean;
+  headers?: Record<string, string>;
+  /** Bytes sent exactly as given, instead of the JSON of the body argument. */
+  rawBody?: Buffer;
+}
+
+export interface AgentResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  json(): Record<string, unknown>;
+}
+
+export interface AgentApiUnderTest {
+  url: string;
+  certsDir: string;
+  /** Requests the handler made to DynamoDB, by X-Amz-Target, since the last reset. */
+  dynamoDb: CountingProxy;
+  kinesis: CountingProxy;
+  env: Record<string, string>;
+  /** The JSON-lines file the handler's log records and metric lines go to, as `npm start`'s do. */
+  functionLog: string;
+  post(path: string, body: unknown, options?: PostOptions): Promise<AgentResponse>;
+  /** A GET with no body, as agents fetch a flow. */
+  get(path: string, options?: Pick<PostOptions, "certificate" | "headers">): Promise<AgentResponse>;
+  /** Issues a client certificate from this file's dev CA; returns its name for PostOptions.certificate. */
+  issueCertificate(request: ClientCertificateRequest): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real agent-api handler behind the real mutual-TLS gateway, in this test file's own process, on
+ * the backends the integration project's global setup started. DynamoDB and Kinesis calls go through
+ * counting proxies so that tests can assert what a request cost.
+ */
+export async function startAgentApi(overrides: Record<string, string> = {}): Promise<AgentApiUnderTest> {
+  const backends = inject("beaconEnv");
+  const dynamoDb = await startCountingProxy(backends[AwsEndpointEnvNames.dynamodb] as string);
+  const kinesis = await startCountingProxy(backends[AwsEndpointEnvNames.kinesis] as string);
+  // The agent API reads its own URL, for the flow downloads it sends agents to, when it loads: before the
+  // gateway listens. So the gateway's port is chosen first.
+  const port = await findFreePort();
+  const env: Record<string, string> = {
+    ...backends,
+    [AwsEndpointEnvNames.dynamodb]: dynamoDb.url,
+    [AwsEndpointEnvNames.kinesis]: kinesis.url,
+    [EnvNames.agentApiUrl]: `https://127.0.0.1:${port}`,
+    POWERTOOLS_LOG_LEVEL: "ERROR",
+    ...overrides,
+  };
+  const functionLog = openTemporaryFunctionLog();
+  const agentApi = await loadAgentApi(env, functionLog.log);
+
+  const certsDir = mkdtempSync(path.join(tmpdir(), "beacon-certs-"));
+  await ensureDevCertificates(certsDir);
+  const gateway = await startAgentGateway({ port, certsDir, routes: agentApi.routes });
+  const agents = new Map<string, Agent>();
+  const agentFor = (name: string) => {
+    let agent = agents.get(name);
+    if (!agent) {
+      agent = new Agent({
+        keepAlive: true,
+        maxSockets: 100,
+        ca: readFileSync(path.join(certsDir, "ca.pem")),
+        cert: readFileSync(path.join(certsDir, `${name}.pem`)),
+        key: readFileSync(path.join(certsDir, `${name}.key`)),
+      });
+      agents.set(name, agent);
+    }
+    return agent;
+  };
+
+  return {
+    url: gateway.url,
+    certsDir,
+    dynamoDb,
+    kinesis,
+    env,
+    functionLog: functionLog.log.file,
+    post: (requestPath, body, options = {}) =>
+      send(new URL(requestPath, gateway.url), body, agentFor(options.certificate ?? "dev-fleet"), options),
+    get: (requestPath, options = {}) =>
+      send(new URL(requestPath, gateway.url), undefined, agentFor(options.certificate ?? "dev-fleet"), {
+        ...options,
+        method: "GET",
+      }),
+    async issueCertificate(certificateRequest) {
+      const issued = await issueClientCertificate(certsDir, certificateRequest);
+      return path.basename(issued.certPath, ".pem");
+    },
+    async close() {
+      for (const agent of agents.values()) agent.destroy();
+      await gateway.close();
+      await agentApi.shutdown();
+      functionLog.close();
+      await Promise.all([dynamoDb.close(), kinesis.close()]);
+      rmSync(certsDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function send(
+  url: URL,
+  body: unknown,
+  agent: Agent,
+  options: PostOptions & { method?: "GET" },
+): Promise<AgentResponse> {
+  const method = options.method ?? "POST";
+  const text = body === undefined ? "" : typeof body === "string" ? body : JSON.stringify(body);
+  const payload = options.rawBody ?? (options.gzip ? gzipSync(text) : Buffer.from(text));
+  const headers: Record<string, string> = {
+    ...(method === "POST" ? { "content-type": "application/json" } : {}),
+    ...(options.gzip ? { "content-encoding": "gzip" } : {}),
+    ...(options.chunked ? { "transfer-encoding": "chunked" } : { "content-length": String(payload.length) }),
+    ...options.headers,
+  };
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method, agent, headers, timeout: 60_000 }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: text,
+          json: () => JSON.parse(text),
+        });
+      });
+      response.on("error", reject);
+    });
+    outgoing.on("error", reject);
+    outgoing.on("timeout", () => outgoing.destroy(new Error(`request to ${url} timed out`)));
+    if (options.chunked) {
+      // Several writes, so the body really crosses the wire in more than one chunk.
+      const step = Math.max(1, Math.ceil(payload.length / 4));
+      for (let offset = 0; offset < payload.length; offset += step)
+        outgoing.write(payload.subarray(offset, offset + step));
+      outgoing.end();
+    } else {
+      outgoing.end(payload);
+    }
+  });
+}

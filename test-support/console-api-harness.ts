@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { inject } from "vitest";
+import { EnvNames } from "../functions/shared/env-names.js";
+import {
+  type ConsoleIdentity,
+  type ConsoleIssuer,
+  consoleToken,
+  ensureConsoleIssuer,
+  makeJwtAuthorizer,
+} from "../scripts/local/console-issuer.js";
+import { openTemporaryFunctionLog } from "../scripts/local/function-logs.js";
+import { loadConsoleApi } from "../scripts/local/function-routes.js";
+import { startConsoleGateway } from "../scripts/local/gateway.js";
+
+export interface ConsoleResponse {
+  status: number;
+  headers: Headers;
+  body: string;
+  json(): Record<string, unknown>;
+}
+
+export interface ConsoleRequestOptions {
+  /** Sent as `Authorization: Bearer <token>`; none when absent. */
+  token?: string;
+  /** Sent as JSON; a Uint8Array is sent as is (with the content type `headers` give it). */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface ConsoleApiUnderTest {
+  url: string;
+  /** The dev issuer the gateway trusts, for tests that sign tokens of their own. */
+  issuer: ConsoleIssuer;
+  token(identity: ConsoleIdentity): Promise<string>;
+  request(method: string, requestPath: string, options?: ConsoleRequestOptions): Promise<ConsoleResponse>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real console-api handler behind the local JWT-verifying gateway, in this test file's own process,
+ * on the backends the integration project's global setup started. Agent certificates are issued from
+ * the agent API harness's CA, so its gateway trusts them, and operations send agents to its URL.
+ */
+export async function startConsoleApi(
+  agentApi: { certsDir: string; url: string },
+  overrides: Record<string, string> = {},
+): Promise<ConsoleApiUnderTest> {
+  const functionLog = openTemporaryFunctionLog();
+  const consoleApi = await loadConsoleApi(
+    {
+      ...inject("beaconEnv"),
+      [EnvNames.agentCaDir]: agentApi.certsDir,
+      [EnvNames.agentApiUrl]: agentApi.url,
+      POWERTOOLS_LOG_LEVEL: "ERROR",
+      ...overrides,
+    },
+    functionLog.log,
+  );
+  const issuerDir = mkdtempSync(path.join(tmpdir(), "beacon-issuer-"));
+  const issuer = await ensureConsoleIssuer(issuerDir);
+  const gateway = await startConsoleGateway({
+    port: 0,
+    routes: consoleApi.routes,
+    authorizer: await makeJwtAuthorizer(issuer),
+  });
+  return {
+    url: gateway.url,
+    issuer,
+    token: (identity) => consoleToken(issuer, identity),
+    async request(method, requestPath, options = {}) {
+      const response = await fetch(new URL(requestPath, gateway.url), {
+        method,
+        headers: {
+          ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
+          ...(options.body === undefined ? {} : { "content-type": "application/json" }),
+          ...options.headers,
+        },
+        body:
+          options.body === undefined || options.body instanceof Uint8Array
+            ? (options.body as Uint8Array | undefined)
+            : JSON.stringify(options.body),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const body = await response.text();
+      return { status: response.status, headers: response.headers, body, json: () => JSON.parse(body) };
+    },
+    async close() {
+      await gateway.close();
+      await consoleApi.shutdown();
+      functionLog.close();
+      rmSync(issuerDir, { recursive: true, force: true });
+    },
+  };
+}

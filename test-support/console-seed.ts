@@ -1,0 +1,171 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { expect } from "vitest";
+import type { JsonObject } from "../functions/core/c2/json.js";
+import { example } from "../scripts/c2-examples.js";
+import type { AgentApiUnderTest } from "./agent-api-harness.js";
+import type { ConsoleApiUnderTest } from "./console-api-harness.js";
+
+/** What a seeded tenant holds, by the ids a test needs. */
+export interface SeededTenant {
+  tenant: string;
+  adminToken: string;
+  agentIds: string[];
+  className: string;
+  manifestHash: string;
+  certificateSerial: string;
+  /** A DESCRIBE MANIFEST queued for the last agent, which no test heartbeats again. */
+  operationId: string;
+  /** A flow version of the class, which its agents' manifest can run. */
+  flowHash: string;
+  /**
+   * The version's rollout to the class, under way: its agents' manifest lists no UPDATE CONFIGURATION, so
+   * it passed them all over and sent none of them anything.
+   */
+  rolloutId: string;
+}
+
+/** A MiNiFi Java flow.json whose one processor the Java example manifest lists. */
+export const javaFlow = (name: string) => ({
+  encodingVersion: { majorVersion: 2, minorVersion: 0 },
+  maxTimerDrivenThreadCount: 1,
+  controllerServices: [],
+  rootGroup: {
+    identifier: "root",
+    name,
+    processors: [
+      {
+        identifier: "generate",
+        name: "Generate",
+        type: "org.apache.nifi.processors.standard.GenerateFlowFile",
+        bundle: { group: "org.apache.nifi", artifact: "nifi-standard-nar", version: "2.3.0" },
+      },
+    ],
+    controllerServices: [],
+    processGroups: [],
+  },
+});
+
+const heartbeatOf = (agentId: string, agentClass: string, hash: string): JsonObject => {
+  const heartbeat = example("java-2.3.0/heartbeat-light.json");
+  const agentInfo = heartbeat.agentInfo as JsonObject;
+  agentInfo.identifier = agentId;
+  agentInfo.agentClass = agentClass;
+  agentInfo.agentManifestHash = hash;
+  heartbeat.agentId = agentId;
+  heartbeat.agentClass = agentClass;
+  return heartbeat;
+};
+
+/** One heartbeat through the agent API with the tenant's fleet certificate; answers the DESCRIBE it gets. */
+export async function heartbeat(
+  agentApi: AgentApiUnderTest,
+  certificate: string,
+  agentId: string,
+  agentClass: string,
+  hash: string,
+): Promise<number> {
+  const response = await agentApi.post("/c2/api/heartbeat", heartbeatOf(agentId, agentClass, hash), {
+    certificate,
+  });
+  if (response.status !== 200) return response.status;
+  const operations = response.json().requestedOperations as { identifier: string; operation: string }[];
+  const describe = operations.find((operation) => operation.operation === "DESCRIBE");
+  if (describe) {
+    const ack = example("java-2.3.0/ack-describe-manifest.json");
+    ack.operationId = describe.identifier;
+    const agentInfo = ack.agentInfo as JsonObject;
+    agentInfo.identifier = agentId;
+    agentInfo.agentManifestHash = hash;
+    expect((await agentApi.post("/c2/api/acknowledge", ack, { certificate })).status).toBe(200);
+  }
+  return response.status;
+}
+
+/**
+ * A tenant as the agent API and the console leave it after some use: three agents of one class that
+ * heartbeated (so registry, hot state and a manifest exist), the class described, an agent certificate,
+ * an operation queued, a flow version published to the class and rolled out.
+ */
+export async function seedTenant(
+  agentApi: AgentApiUnderTest,
+  consoleApi: ConsoleApiUnderTest,
+  tenant: string,
+): Promise<SeededTenant> {
+  const fleet = await agentApi.issueCertificate({ tenant, fleet: true });
+  const className = `${tenant}-pumps`;
+  const manifestHash = `${tenant}-manifest-1`;
+  const agentIds = [1, 2, 3].map((index) => `${tenant}-agent-${index}`);
+  for (const agentId of agentIds) {
+    expect(await heartbeat(agentApi, fleet, agentId, className, manifestHash)).toBe(200);
+  }
+  const adminToken = await consoleApi.token({ tenant, role: "admin" });
+  const described = await consoleApi.request("PUT", `/api/v1/classes/${className}`, {
+    token: adminToken,
+    // Long enough that no agent goes offline while a test runs.
+    body: { description: `Pumps of ${tenant}`, heartbeatIntervalSeconds: 600 },
+  });
+  expect(described.status, described.body).toBe(200);
+  const issued = await consoleApi.request("POST", "/api/v1/certificates", {
+    token: adminToken,
+    body: { kind: "agent", agentId: agentIds[0] },
+  });
+  expect(issued.status, issued.body).toBe(201);
+  const queued = await consoleApi.request("POST", "/api/v1/operations", {
+    token: adminToken,
+    body: { agentId: agentIds[2], operation: "DESCRIBE", operand: "MANIFEST" },
+  });
+  expect(queued.status, queued.body).toBe(201);
+  const { flowHash, rolloutId } = await rollOut(consoleApi, adminToken, className, javaFlow(tenant));
+  return {
+    tenant,
+    adminToken,
+    agentIds,
+    className,
+    manifestHash,
+    certificateSerial: issued.json().serial as string,
+    operationId: (queued.json().items as { operationId: string }[])[0]?.operationId as string,
+    flowHash,
+    rolloutId,
+  };
+}
+
+/** Publishes a new flow version to the class; answers its hash. */
+export async function publishFlow(
+  consoleApi: ConsoleApiUnderTest,
+  token: string,
+  className: string,
+  flow: unknown,
+): Promise<string> {
+  const flows = `/api/v1/classes/${encodeURIComponent(className)}/flows`;
+  const published = await consoleApi.request("POST", flows, { token, body: flow });
+  expect(published.status, published.body).toBe(201);
+  return published.json().hash as string;
+}
+
+/** Publishes a flow version to the class and starts its rollout with the default plan. */
+export async function rollOut(
+  consoleApi: ConsoleApiUnderTest,
+  token: string,
+  className: string,
+  flow: unknown,
+): Promise<{ flowHash: string; rolloutId: string }> {
+  const flowHash = await publishFlow(consoleApi, token, className, flow);
+  const started = await consoleApi.request("POST", "/api/v1/rollouts", {
+    token,
+    body: { className, flowHash },
+  });
+  expect(started.status, started.body).toBe(201);
+  return { flowHash, rolloutId: started.json().rolloutId as string };
+}
+
+/** Puts an issued certificate beside the agent harness's others, so `post` can present it by name. */
+export function installCertificate(
+  agentApi: AgentApiUnderTest,
+  name: string,
+  issued: Record<string, unknown>,
+): string {
+  writeFileSync(path.join(agentApi.certsDir, `${name}.pem`), issued.certificatePem as string);
+  writeFileSync(path.join(agentApi.certsDir, `${name}.key`), issued.privateKeyPem as string, { mode: 0o600 });
+  return name;
+}

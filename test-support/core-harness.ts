@@ -1,0 +1,69 @@
+import {
+  ManualClock,
+  MemoryAgentClassRegistry,
+  MemoryAgentRegistry,
+  MemoryClassFlowPolicies,
+  MemoryEventSink,
+  MemoryHotState,
+  MemoryManifestStore,
+  MemoryOperationStore,
+  MemoryRevocationList,
+  SequentialIds,
+} from "../functions/adapters/memory/index.js";
+import { makeRecordAck } from "../functions/core/agents/record-ack.js";
+import { makeRecordHeartbeat } from "../functions/core/agents/record-heartbeat.js";
+import { makeManifestRegistration } from "../functions/core/manifests/registration.js";
+import { makeOperationLifecycle } from "../functions/core/operations/lifecycle.js";
+
+export const CHECKPOINT_MS = 10 * 60_000;
+export const DESCRIBE_RETRY_MS = 5 * 60_000;
+export const ACK_TIMEOUT_MS = 5 * 60_000;
+export const MAX_OPERATIONS_PER_REPLY = 3;
+export const CATCH_UP_RETRY_MS = 30 * 60_000;
+export const AGENT_API_URL = "https://agents.beacon.test:8443";
+
+/** Core use cases wired over in-memory ports. */
+export function coreHarness() {
+  const ports = {
+    registry: new MemoryAgentRegistry(),
+    revocations: new MemoryRevocationList(),
+    classes: new MemoryAgentClassRegistry(),
+    classFlows: new MemoryClassFlowPolicies(),
+    manifestStore: new MemoryManifestStore(),
+    operationStore: new MemoryOperationStore(),
+    hotState: new MemoryHotState(),
+    events: new MemoryEventSink(),
+    clock: new ManualClock(),
+    ids: new SequentialIds(),
+  };
+  const manifests = makeManifestRegistration(ports.manifestStore);
+  const operations = makeOperationLifecycle({
+    operations: ports.operationStore,
+    clock: ports.clock,
+    ids: ports.ids,
+    settings: { ackTimeoutMs: ACK_TIMEOUT_MS },
+  });
+  const recordHeartbeat = makeRecordHeartbeat({
+    ...ports,
+    manifests,
+    operations,
+    settings: {
+      checkpointIntervalMs: CHECKPOINT_MS,
+      describeRetryMs: DESCRIBE_RETRY_MS,
+      maxOperationsPerReply: MAX_OPERATIONS_PER_REPLY,
+      catchUpRetryMs: CATCH_UP_RETRY_MS,
+      agentApiUrl: AGENT_API_URL,
+    },
+  });
+  const recordAck = makeRecordAck({ ...ports, manifests, operations });
+  const backendCalls = () => ({
+    registry: ports.registry.calls,
+    classes: ports.classes.calls,
+    classFlows: ports.classFlows.calls,
+    manifests: ports.manifestStore.calls,
+    operations: ports.operationStore.calls,
+    cache: ports.hotState.roundTrips,
+    events: ports.events.events.length,
+  });
+  return { ...ports, operations, recordHeartbeat, recordAck, backendCalls };
+}
