@@ -29,7 +29,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["functions/**/*.itest.ts", "scripts/**/*.itest.ts", "loadtests/**/*.itest.ts"],
-          globalSetup: ["test-support/global-setup.ts"],
+          globalSetup: ["scripts/test-support/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },

@@ -16,8 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keys } from "../functions/adapters/dynamodb/keys.js";
 import { makeDynamoDbClient } from "../functions/shared/aws-clients.js";
 import { EnvNames } from "../functions/shared/env-names.js";
-import { type AgentApiUnderTest, startAgentApi } from "../test-support/agent-api-harness.js";
-import { type PrivateRedis, startPrivateRedis } from "../test-support/private-redis.js";
+import { type AgentApiUnderTest, startAgentApi } from "../scripts/test-support/agent-api-harness.js";
+import { type PrivateRedis, startPrivateRedis } from "../scripts/test-support/private-redis.js";
 import { counterReasons, readBeaconCounters, sloReasons } from "./gates.js";
 import { runScenario, type ScenarioName, summarise } from "./run-scenario.js";
 

@@ -7,9 +7,9 @@ import { DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-d
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { example, exampleText } from "../../scripts/c2-examples.js";
-import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
-import { type PrivateRedis, startPrivateRedis } from "../../test-support/private-redis.js";
-import { readWholeStream } from "../../test-support/stream-reader.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
+import { type PrivateRedis, startPrivateRedis } from "../../scripts/test-support/private-redis.js";
+import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";

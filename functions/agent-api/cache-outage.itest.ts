@@ -8,7 +8,7 @@ import { example, exampleText } from "../../scripts/c2-examples.js";
 import type { ChildService } from "../../scripts/local/child-service.js";
 import { findFreePort } from "../../scripts/local/ports.js";
 import { startRedisServer } from "../../scripts/local/redis-server.js";
-import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import type { JsonObject } from "../core/c2/json.js";
 
 let api: AgentApiUnderTest;

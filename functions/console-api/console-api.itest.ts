@@ -1,8 +1,8 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signToken } from "../../scripts/local/console-issuer.js";
-import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../../test-support/console-api-harness.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import {
   heartbeat,
   installCertificate,
@@ -11,7 +11,7 @@ import {
   rollOut,
   type SeededTenant,
   seedTenant,
-} from "../../test-support/console-seed.js";
+} from "../../scripts/test-support/console-seed.js";
 import { type Role, Roles } from "../core/identity/principal.js";
 import { encodeCursor } from "../core/paging.js";
 import { type ConsoleOperation, consoleOperations } from "../shared/console-openapi.js";

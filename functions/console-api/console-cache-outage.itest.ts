@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChildService } from "../../scripts/local/child-service.js";
 import { findFreePort } from "../../scripts/local/ports.js";
 import { startRedisServer } from "../../scripts/local/redis-server.js";
-import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../../test-support/console-api-harness.js";
-import { type SeededTenant, seedTenant } from "../../test-support/console-seed.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
+import { type SeededTenant, seedTenant } from "../../scripts/test-support/console-seed.js";
 
 let agentApi: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;

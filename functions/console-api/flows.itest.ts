@@ -7,10 +7,10 @@ import { createHash, randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cppAckOf, exampleText } from "../../scripts/c2-examples.js";
-import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../../test-support/console-api-harness.js";
-import { javaFlow, heartbeat as javaHeartbeat } from "../../test-support/console-seed.js";
-import { cppYamlFlow as cppYaml } from "../../test-support/flow-fixtures.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
+import { javaFlow, heartbeat as javaHeartbeat } from "../../scripts/test-support/console-seed.js";
+import { cppYamlFlow as cppYaml } from "../../scripts/test-support/flow-fixtures.js";
 import type { JsonObject } from "../core/c2/json.js";
 
 let agentApi: AgentApiUnderTest;

@@ -6,11 +6,11 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cppAckOf, cppHeartbeatOf } from "../../scripts/c2-examples.js";
-import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../../test-support/console-api-harness.js";
-import { heartbeat as javaHeartbeat } from "../../test-support/console-seed.js";
-import { type PrivateRedis, startPrivateRedis } from "../../test-support/private-redis.js";
-import { readWholeStream } from "../../test-support/stream-reader.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
+import { heartbeat as javaHeartbeat } from "../../scripts/test-support/console-seed.js";
+import { type PrivateRedis, startPrivateRedis } from "../../scripts/test-support/private-redis.js";
+import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import type { JsonObject } from "../core/c2/json.js";
 import { makeKinesisClient } from "../shared/aws-clients.js";
 import { eventValidator } from "../shared/schemas.js";

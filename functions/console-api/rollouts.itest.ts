@@ -8,10 +8,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cppAckOf, cppHeartbeatOf } from "../../scripts/c2-examples.js";
-import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../../test-support/console-api-harness.js";
-import { cppYamlFlow } from "../../test-support/flow-fixtures.js";
-import { readWholeStream } from "../../test-support/stream-reader.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
+import { cppYamlFlow } from "../../scripts/test-support/flow-fixtures.js";
+import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import type { JsonObject } from "../core/c2/json.js";
 import { isRolloutFinal, type RolloutState } from "../core/rollouts/model.js";
 import { makeKinesisClient } from "../shared/aws-clients.js";

@@ -6,15 +6,15 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pythonTool } from "../../scripts/python-tool.js";
-import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../../test-support/console-api-harness.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import {
   heartbeat,
   javaFlow,
   rollOut,
   type SeededTenant,
   seedTenant,
-} from "../../test-support/console-seed.js";
+} from "../../scripts/test-support/console-seed.js";
 import { consoleOperations, openApiDocument } from "../shared/console-openapi.js";
 
 const openApiPath = fileURLToPath(new URL("../../schemas/console/openapi.json", import.meta.url));

@@ -11,9 +11,9 @@ import { DynamoManifestStore } from "../../functions/adapters/dynamodb/manifest-
 import { makeDynamoDbClient } from "../../functions/shared/aws-clients.js";
 import { sweeperConfig } from "../../functions/shared/config.js";
 import { composeSweeper } from "../../functions/sweeper/composition.js";
-import { type AgentApiUnderTest, startAgentApi } from "../../test-support/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../../test-support/console-api-harness.js";
-import { javaFlow } from "../../test-support/console-seed.js";
+import { type AgentApiUnderTest, startAgentApi } from "../test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../test-support/console-api-harness.js";
+import { javaFlow } from "../test-support/console-seed.js";
 import {
   type AckStep,
   buildJavaDriver,

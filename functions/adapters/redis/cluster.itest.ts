@@ -9,9 +9,12 @@ import { DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { cppAckOf, cppHeartbeatOf, example } from "../../../scripts/c2-examples.js";
-import { type ClusterObserver, observeCluster } from "../../../scripts/local/cluster-observer.js";
-import { type AgentApiUnderTest, startAgentApi } from "../../../test-support/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../../../test-support/console-api-harness.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../../scripts/test-support/agent-api-harness.js";
+import { type ClusterObserver, observeCluster } from "../../../scripts/test-support/cluster-observer.js";
+import {
+  type ConsoleApiUnderTest,
+  startConsoleApi,
+} from "../../../scripts/test-support/console-api-harness.js";
 import type { HotSighting, SightingOutcome } from "../../core/agents/ports.js";
 import type { JsonObject } from "../../core/c2/json.js";
 import { makeDynamoDbClient } from "../../shared/aws-clients.js";

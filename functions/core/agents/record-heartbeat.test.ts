@@ -6,7 +6,7 @@ import {
   CHECKPOINT_MS,
   coreHarness,
   DESCRIBE_RETRY_MS,
-} from "../../../test-support/core-harness.js";
+} from "../../../scripts/test-support/core-harness.js";
 import type { JsonObject } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cppYamlFlow } from "../../../test-support/flow-fixtures.js";
+import { cppYamlFlow } from "../../../scripts/test-support/flow-fixtures.js";
 import { MemoryFlowCatalog } from "../../adapters/memory/console.js";
 import { MemoryHotState, MemoryRevocationList } from "../../adapters/memory/index.js";
 import type { AgentCredential } from "../identity/credentials.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { example } from "../../../scripts/c2-examples.js";
-import { coreHarness } from "../../../test-support/core-harness.js";
+import { coreHarness } from "../../../scripts/test-support/core-harness.js";
 import { type AgentCredential, canonicalSerial } from "./credentials.js";
 
 const fleet: AgentCredential = {

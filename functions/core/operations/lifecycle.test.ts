@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { example } from "../../../scripts/c2-examples.js";
-import { ACK_TIMEOUT_MS, coreHarness, MAX_OPERATIONS_PER_REPLY } from "../../../test-support/core-harness.js";
+import {
+  ACK_TIMEOUT_MS,
+  coreHarness,
+  MAX_OPERATIONS_PER_REPLY,
+} from "../../../scripts/test-support/core-harness.js";
 import type { JsonObject } from "../c2/json.js";
 import type { SupportedOperations } from "../c2/manifest.js";
 import type { OperationEvent } from "../events/model.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ACK_TIMEOUT_MS, coreHarness } from "../../../test-support/core-harness.js";
+import { ACK_TIMEOUT_MS, coreHarness } from "../../../scripts/test-support/core-harness.js";
 import { MemoryClassCatalog } from "../../adapters/memory/console.js";
 import type { OperationEvent } from "../events/model.js";
 import { newOperationId, QUEUED_FIRST_LOOK_MS } from "./lifecycle.js";

@@ -1,11 +1,11 @@
 import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
-import { startBackends } from "../scripts/local/backends.js";
-import { kinesisEmulatorFromEnv } from "../scripts/local/kinesis-emulator.js";
-import { findFreePorts } from "../scripts/local/ports.js";
-import { clusterNodesOn, startRedisCluster } from "../scripts/local/redis-cluster.js";
-import { findRedisServerBinary } from "../scripts/local/redis-server.js";
+import { startBackends } from "../local/backends.js";
+import { kinesisEmulatorFromEnv } from "../local/kinesis-emulator.js";
+import { findFreePorts } from "../local/ports.js";
+import { clusterNodesOn, startRedisCluster } from "../local/redis-cluster.js";
+import { findRedisServerBinary } from "../local/redis-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -27,7 +27,7 @@ declare module "vitest" {
  * folder, whose logs/ tell why.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const stateDir = fileURLToPath(new URL(`../.beacon/test-${process.pid}/`, import.meta.url));
+  const stateDir = fileURLToPath(new URL(`../../.beacon/test-${process.pid}/`, import.meta.url));
   const [dynamodb, redis, kinesis, ...clusterPorts] = await findFreePorts(9);
   if (dynamodb === undefined || redis === undefined || kinesis === undefined)
     throw new Error("no free ports");

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import { findFreePort } from "../scripts/local/ports.js";
-import { startRedisServer } from "../scripts/local/redis-server.js";
+import { findFreePort } from "../local/ports.js";
+import { startRedisServer } from "../local/redis-server.js";
 
 /** A Redis of one test file's own, so that counting its commands counts only that file's requests. */
 export interface PrivateRedis {

@@ -2,17 +2,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { inject } from "vitest";
-import { EnvNames } from "../functions/shared/env-names.js";
+import { EnvNames } from "../../functions/shared/env-names.js";
 import {
   type ConsoleIdentity,
   type ConsoleIssuer,
   consoleToken,
   ensureConsoleIssuer,
   makeJwtAuthorizer,
-} from "../scripts/local/console-issuer.js";
-import { openTemporaryFunctionLog } from "../scripts/local/function-logs.js";
-import { loadConsoleApi } from "../scripts/local/function-routes.js";
-import { startConsoleGateway } from "../scripts/local/gateway.js";
+} from "../local/console-issuer.js";
+import { openTemporaryFunctionLog } from "../local/function-logs.js";
+import { loadConsoleApi } from "../local/function-routes.js";
+import { startConsoleGateway } from "../local/gateway.js";
 
 export interface ConsoleResponse {
   status: number;

@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
-import type { JsonObject } from "../functions/core/c2/json.js";
-import { example } from "../scripts/c2-examples.js";
+import type { JsonObject } from "../../functions/core/c2/json.js";
+import { example } from "../c2-examples.js";
 import type { AgentApiUnderTest } from "./agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "./console-api-harness.js";
 

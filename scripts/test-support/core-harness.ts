@@ -9,11 +9,11 @@ import {
   MemoryOperationStore,
   MemoryRevocationList,
   SequentialIds,
-} from "../functions/adapters/memory/index.js";
-import { makeRecordAck } from "../functions/core/agents/record-ack.js";
-import { makeRecordHeartbeat } from "../functions/core/agents/record-heartbeat.js";
-import { makeManifestRegistration } from "../functions/core/manifests/registration.js";
-import { makeOperationLifecycle } from "../functions/core/operations/lifecycle.js";
+} from "../../functions/adapters/memory/index.js";
+import { makeRecordAck } from "../../functions/core/agents/record-ack.js";
+import { makeRecordHeartbeat } from "../../functions/core/agents/record-heartbeat.js";
+import { makeManifestRegistration } from "../../functions/core/manifests/registration.js";
+import { makeOperationLifecycle } from "../../functions/core/operations/lifecycle.js";
 
 export const CHECKPOINT_MS = 10 * 60_000;
 export const DESCRIBE_RETRY_MS = 5 * 60_000;

@@ -5,17 +5,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { inject } from "vitest";
-import { AwsEndpointEnvNames, EnvNames } from "../functions/shared/env-names.js";
+import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import {
   type ClientCertificateRequest,
   ensureDevCertificates,
   issueClientCertificate,
-} from "../scripts/local/certs.js";
-import { type CountingProxy, startCountingProxy } from "../scripts/local/counting-proxy.js";
-import { openTemporaryFunctionLog } from "../scripts/local/function-logs.js";
-import { loadAgentApi } from "../scripts/local/function-routes.js";
-import { startAgentGateway } from "../scripts/local/gateway.js";
-import { findFreePort } from "../scripts/local/ports.js";
+} from "../local/certs.js";
+import { type CountingProxy, startCountingProxy } from "../local/counting-proxy.js";
+import { openTemporaryFunctionLog } from "../local/function-logs.js";
+import { loadAgentApi } from "../local/function-routes.js";
+import { startAgentGateway } from "../local/gateway.js";
+import { findFreePort } from "../local/ports.js";
 
 export interface PostOptions {
   /** Name of the client certificate in the certs folder (`<name>.pem`/`<name>.key`); dev-fleet by default. */
