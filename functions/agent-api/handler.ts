@@ -1,4 +1,5 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
+import type { Context } from "aws-lambda";
 import { BeaconError, isBeaconError } from "../core/errors.js";
 import { flowEntityTag } from "../core/flows/download.js";
 import { credentialFromCertificate } from "../core/identity/credentials.js";
@@ -11,10 +12,11 @@ import {
   jsonResponse,
   parseJsonObject,
 } from "../shared/http.js";
-import { logger, MetricNames, metrics } from "../shared/observability.js";
+import { functionLogger, MetricNames, metrics } from "../shared/observability.js";
 import { assertValid, Validators } from "../shared/schemas.js";
 import { composeAgentApi } from "./composition.js";
 
+const logger = functionLogger();
 const config = agentApiConfig();
 const agentApi = composeAgentApi(config);
 const limits = { maxInflatedBytes: config.maxInflatedBytes, maxJsonDepth: config.maxJsonDepth };
@@ -34,7 +36,8 @@ function routeOf(request: AgentRequest): ((request: AgentRequest) => Promise<Jso
   return ROUTES[`${request.method} ${request.path}`];
 }
 
-export async function handler(event: AgentEvent) {
+export async function handler(event: AgentEvent, context: Context) {
+  logger.addContext(context);
   const request = agentRequestOf(event);
   const route = routeOf(request);
   let response: JsonResponse;

@@ -1,13 +1,18 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type {
+  APIGatewayProxyEventV2WithJWTAuthorizer,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from "aws-lambda";
 import { principalFromClaims, requireRole } from "../core/identity/principal.js";
 import type { ConsoleResult } from "../core/result.js";
 import { consoleApiConfig } from "../shared/config.js";
 import { type ConsoleOperation, operationFor } from "../shared/console-openapi.js";
 import { errorResponse, type JsonResponse, jsonResponse } from "../shared/http.js";
-import { logger, MetricNames, metrics } from "../shared/observability.js";
+import { functionLogger, MetricNames, metrics } from "../shared/observability.js";
 import { composeConsoleApi } from "./composition.js";
 
+const logger = functionLogger();
 const config = consoleApiConfig();
 const consoleApi = composeConsoleApi(config);
 const limits = {
@@ -22,7 +27,9 @@ const limits = {
  */
 export async function handler(
   event: APIGatewayProxyEventV2WithJWTAuthorizer,
+  context: Context,
 ): Promise<APIGatewayProxyStructuredResultV2> {
+  logger.addContext(context);
   let response: JsonResponse;
   try {
     const operation = operationFor(event.routeKey);

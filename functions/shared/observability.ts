@@ -6,10 +6,18 @@ import type { EventSink } from "../core/events/ports.js";
 
 /**
  * Service name, namespace and log level come from the POWERTOOLS_* variables the function construct
- * sets; a value given here would override them and detach the metrics from their alarms.
+ * sets; a value given here (or to the loggers below) would override them and detach the metrics from
+ * their alarms.
  */
-export const logger = new Logger();
 export const metrics = new Metrics();
+
+/**
+ * A function's logger, which each handler module makes for itself and gives every invocation's Lambda context
+ * (`addContext`): its records then carry the request id, the function's name and whether the invocation was a
+ * cold start, which a logger reports for its first invocation only. One per handler, so that the flag is right
+ * for each function also where the local stack runs all three in one process.
+ */
+export const functionLogger = (): Logger => new Logger();
 
 export const MetricNames = {
   heartbeats: "Heartbeats",

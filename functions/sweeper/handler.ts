@@ -2,9 +2,10 @@ import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { Context } from "aws-lambda";
 import type { RolloutState } from "../core/rollouts/model.js";
 import { sweeperConfig } from "../shared/config.js";
-import { logger, MetricNames, metrics } from "../shared/observability.js";
+import { functionLogger, MetricNames, metrics } from "../shared/observability.js";
 import { composeSweeper } from "./composition.js";
 
+const logger = functionLogger();
 const sweeper = composeSweeper(sweeperConfig());
 
 /** The states a rollout's run may reach, each counted by a metric of its own. */
@@ -78,15 +79,10 @@ const LOOK_MARGIN_MS = 15_000;
  * both ran and the metrics are out, so the function's error alarm sees it. The next run picks up where
  * this one stopped.
  */
-export async function handler(
-  _event?: unknown,
-  context?: Pick<Context, "getRemainingTimeInMillis">,
-): Promise<void> {
+export async function handler(_event: unknown, context: Context): Promise<void> {
+  logger.addContext(context);
   // Rollout looks stop starting this long before the function's timeout, so a run ends cleanly.
-  const deadline =
-    context === undefined
-      ? Number.POSITIVE_INFINITY
-      : Date.now() + context.getRemainingTimeInMillis() - LOOK_MARGIN_MS;
+  const deadline = Date.now() + context.getRemainingTimeInMillis() - LOOK_MARGIN_MS;
   let failed = false;
   for (const [step, run] of Object.entries(steps)) {
     try {

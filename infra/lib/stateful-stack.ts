@@ -19,7 +19,10 @@ import { BeaconCache } from "./cache.js";
 import type { BeaconConfig } from "./config.js";
 import { ConsoleUsers } from "./console-users.js";
 
-/** Where Beacon's functions, the cache and the interface endpoints live: no route out of the VPC. */
+/**
+ * Where Beacon's functions, the cache and the interface endpoints live: no route out of the VPC, so every AWS
+ * service a function calls needs an endpoint (infra/test/service-routes.test.ts checks that each has one).
+ */
 export const privateSubnets: SubnetSelection = { subnetType: SubnetType.PRIVATE_ISOLATED };
 
 export interface StatefulStackProps extends StackProps {
@@ -50,16 +53,21 @@ export class StatefulStack extends Stack {
       subnetConfiguration: subnetsFor(config),
       gatewayEndpoints: { DynamoDb: { service: GatewayVpcEndpointAwsService.DYNAMODB } },
     });
-    const kinesisEndpoint = this.vpc.addInterfaceEndpoint("Kinesis", {
-      service: InterfaceVpcEndpointAwsService.KINESIS_STREAMS,
-      subnets: privateSubnets,
-    });
-    Validations.of(kinesisEndpoint).acknowledge({
-      id: "AwsSolutions-EC23",
-      reason:
-        "The endpoint admits HTTPS from the VPC's own CIDR block only; the rule cannot read a CIDR given as " +
-        "an intrinsic function.",
-    });
+    // DynamoDB is reached through the gateway endpoint above, which is free. The other services the functions
+    // call need interface endpoints, billed per zone-hour and GB (infra/README.md): the stream, on every
+    // request, and the agent CA's secret, when the console issues a certificate. A NAT gateway would cost more.
+    for (const [id, service] of [
+      ["Kinesis", InterfaceVpcEndpointAwsService.KINESIS_STREAMS],
+      ["SecretsManager", InterfaceVpcEndpointAwsService.SECRETS_MANAGER],
+    ] as const) {
+      const endpoint = this.vpc.addInterfaceEndpoint(id, { service, subnets: privateSubnets });
+      Validations.of(endpoint).acknowledge({
+        id: "AwsSolutions-EC23",
+        reason:
+          "The endpoint admits HTTPS from the VPC's own CIDR block only; the rule cannot read a CIDR given as " +
+          "an intrinsic function.",
+      });
+    }
     this.vpc.addFlowLog("RejectedTraffic", {
       trafficType: FlowLogTrafficType.REJECT,
       destination: FlowLogDestination.toCloudWatchLogs(

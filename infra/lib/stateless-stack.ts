@@ -2,6 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from "aws-
 import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import type { Construct } from "constructs";
+import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import { AgentHttpApi } from "./agent-http-api.js";
 import { type AgentIngress, type AgentIngressProps, AgentTruststore } from "./agent-ingress.js";
 import { AgentLoadBalancer } from "./agent-load-balancer.js";
@@ -52,7 +53,7 @@ export class StatelessStack extends Stack {
       platform,
       entry: "agent-api",
       memorySize: settings.memoryMb.agentApi,
-      timeout: Duration.seconds(10),
+      timeout: Duration.seconds(FunctionTimeouts.agentApi),
     });
     this.agentApi.bindTable(stateful.table);
     this.agentApi.bindStream(stateful.stream);
@@ -89,7 +90,7 @@ export class StatelessStack extends Stack {
       platform,
       entry: "console-api",
       memorySize: settings.memoryMb.consoleApi,
-      timeout: Duration.seconds(10),
+      timeout: Duration.seconds(FunctionTimeouts.consoleApi),
     });
     this.consoleApi.bindTable(stateful.table);
     // Operations the console creates or cancels put their state changes on the agents' stream.
@@ -118,7 +119,7 @@ export class StatelessStack extends Stack {
       reservedConcurrency: 1,
       // Under the schedule's minute, with room for its imprecision: even a run that hangs ends before
       // the next is due, so throttles (alarmed on) mean runs have outgrown the minute, not a stuck run.
-      timeout: Duration.seconds(50),
+      timeout: Duration.seconds(FunctionTimeouts.sweeper),
     });
     this.sweeper.bindTable(stateful.table);
     this.sweeper.bindStream(stateful.stream);

@@ -1,11 +1,13 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { AgentRoutes } from "../../functions/shared/agent-routes.js";
 import { consoleOperations } from "../../functions/shared/console-openapi.js";
+import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import type { FunctionLog } from "./function-logs.js";
 import type { GatewayHandler, GatewayRoute } from "./gateway.js";
+import { invoker, type LocalFunction, setLocalLambdaEnvironment } from "./lambda-runtime.js";
 
 type FunctionModule = {
-  handler(event: APIGatewayProxyEventV2): Promise<unknown>;
+  handler(event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2>;
   shutdown(): Promise<void>;
 };
 
@@ -15,40 +17,28 @@ export interface LoadedFunction {
 }
 
 /**
- * What the CDK function construct sets on AWS, with local values. Metrics are on, as on AWS: their EMF
- * lines go to the function log's file, as Lambda's go to CloudWatch Logs.
- */
-export function setLocalPowertoolsDefaults(logs: FunctionLog): void {
-  process.env.POWERTOOLS_SERVICE_NAME ??= "beacon-local";
-  process.env.POWERTOOLS_METRICS_NAMESPACE ??= "Beacon";
-  process.env.POWERTOOLS_LOG_LEVEL ??= logs.powertoolsLogLevel;
-}
-
-/**
  * Loads a function's handler module exactly as Lambda would. The module reads its environment when it is
- * first imported, so the environment is put in place first: the Powertools defaults where the user has
- * not set them, then `env` (backends' endpoints and names, test settings). What the function writes
- * while it handles an event goes to `logs`.
+ * first imported, so the environment is put in place first: the Lambda and Powertools settings where the user
+ * has not set them, then `env` (backends' endpoints and names, test settings). Each request the gateway hands
+ * the handler is one invocation of `fn`, writing to `logs`.
  */
 async function loadFunction(
-  functionName: string,
+  fn: LocalFunction,
   importModule: () => Promise<unknown>,
   env: Record<string, string>,
   logs: FunctionLog,
 ): Promise<{ handler: GatewayHandler; shutdown(): Promise<void> }> {
-  setLocalPowertoolsDefaults(logs);
+  setLocalLambdaEnvironment(logs);
   Object.assign(process.env, env);
   const loaded = (await importModule()) as FunctionModule;
   // Given an HTTP API event, a handler answers in the HTTP API's result shape.
-  const handler = (event: APIGatewayProxyEventV2) =>
-    logs.run(functionName, () => loaded.handler(event) as Promise<APIGatewayProxyStructuredResultV2>);
-  return { handler, shutdown: loaded.shutdown };
+  return { handler: invoker(fn, logs, loaded.handler), shutdown: loaded.shutdown };
 }
 
 /** The agent API and the C2 routes the agent domain serves, as the CDK app declares them. */
 export async function loadAgentApi(env: Record<string, string>, logs: FunctionLog): Promise<LoadedFunction> {
   const { handler, shutdown } = await loadFunction(
-    "agent-api",
+    { name: "agent-api", timeoutSeconds: FunctionTimeouts.agentApi },
     () => import("../../functions/agent-api/handler.js"),
     env,
     logs,
@@ -62,7 +52,7 @@ export async function loadConsoleApi(
   logs: FunctionLog,
 ): Promise<LoadedFunction> {
   const { handler, shutdown } = await loadFunction(
-    "console-api",
+    { name: "console-api", timeoutSeconds: FunctionTimeouts.consoleApi },
     () => import("../../functions/console-api/handler.js"),
     env,
     logs,

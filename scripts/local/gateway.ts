@@ -4,7 +4,7 @@
  * The agent gateway terminates mutual TLS against the dev CA, as the agent domain does; the console gateway
  * verifies bearer tokens, as the console API's JWT authorizer does.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import {
@@ -20,15 +20,12 @@ import type {
   APIGatewayEventClientCertificate,
   APIGatewayProxyEventV2,
   APIGatewayProxyResultV2,
-  Context,
 } from "aws-lambda";
 import { certificateSummary, ensureDevCertificates } from "./certs.js";
 import type { JwtAuthorizer } from "./console-issuer.js";
 
-export type GatewayHandler = (
-  event: APIGatewayProxyEventV2,
-  context: Context,
-) => Promise<APIGatewayProxyResultV2>;
+/** Invokes the function behind a route with the event, as API Gateway's Lambda integration does. */
+export type GatewayHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
 
 export interface GatewayRoute {
   method: string;
@@ -77,8 +74,6 @@ interface ContextExtras {
 interface GatewayKind {
   server: Server;
   scheme: "http" | "https";
-  /** The function behind every route of this gateway, as Lambda names it in the handler's context. */
-  functionName: string;
   admit(request: IncomingMessage): Admission | Promise<Admission>;
 }
 
@@ -87,11 +82,8 @@ const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 const KEEP_ALIVE_TIMEOUT_MS = 120_000;
 /** Above the keep-alive timeout, so an idle connection is closed by keep-alive, never by a headers timeout. */
 const HEADERS_TIMEOUT_MS = KEEP_ALIVE_TIMEOUT_MS + 5_000;
-/** API Gateway's integration timeout: what the handler sees as its remaining time. */
-const INTEGRATION_TIMEOUT_MS = 30_000;
 const ACCOUNT_ID = "000000000000";
 const API_ID = "local";
-const REGION = "local";
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 /** Bodies API Gateway passes as text; anything else, and anything with a Content-Encoding, goes base64. */
 const TEXT_MEDIA_TYPE =
@@ -126,7 +118,6 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<G
   return startGateway(options, {
     server,
     scheme: "https",
-    functionName: "agent-api",
     admit: (request) => ({
       requestContext: { authentication: { clientCert: peerCertificate(request.socket as TLSSocket) } },
     }),
@@ -145,7 +136,6 @@ export function startConsoleGateway(options: ConsoleGatewayOptions): Promise<Gat
   return startGateway(options, {
     server,
     scheme: "http",
-    functionName: "console-api",
     async admit(request) {
       const jwt = await options.authorizer.authorize(request.headers.authorization);
       if (!jwt) {
@@ -231,7 +221,7 @@ async function serve(
   });
   let reply: HttpReply;
   try {
-    reply = toHttpReply(await match.route.handler(event, lambdaContext(kind.functionName)));
+    reply = toHttpReply(await match.route.handler(event));
   } catch (error) {
     console.error(
       "local gateway: handler failed, answered 500",
@@ -428,27 +418,6 @@ function peerCertificate(socket: TLSSocket): APIGatewayEventClientCertificate {
     peerCertificates.set(socket, summary);
   }
   return summary;
-}
-
-function lambdaContext(functionName: string): Context {
-  const deadline = Date.now() + INTEGRATION_TIMEOUT_MS;
-  const callbackStyle = () => {
-    throw new Error("The local gateway supports async handlers only: return the result");
-  };
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: "$LATEST",
-    invokedFunctionArn: `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${functionName}`,
-    memoryLimitInMB: "1024",
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: "local",
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: callbackStyle,
-    fail: callbackStyle,
-    succeed: callbackStyle,
-  };
 }
 
 /**

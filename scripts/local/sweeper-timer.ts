@@ -1,6 +1,9 @@
+import { randomUUID } from "node:crypto";
+import type { Context, ScheduledEvent } from "aws-lambda";
 import { numberEnv } from "../../functions/shared/config.js";
+import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import type { FunctionLog } from "./function-logs.js";
-import { setLocalPowertoolsDefaults } from "./function-routes.js";
+import { invoker, setLocalLambdaEnvironment } from "./lambda-runtime.js";
 
 /**
  * The sweeper runs once a minute, as the EventBridge schedule runs it on AWS, unless
@@ -9,7 +12,10 @@ import { setLocalPowertoolsDefaults } from "./function-routes.js";
 export const sweepIntervalSeconds = (): number =>
   numberEnv(process.env, "BEACON_SWEEPER_INTERVAL_SECONDS", 60);
 
-type SweeperModule = { handler(): Promise<void>; shutdown(): Promise<void> };
+type SweeperModule = {
+  handler(event: ScheduledEvent, context: Context): Promise<void>;
+  shutdown(): Promise<void>;
+};
 
 /**
  * Loads the sweeper's handler module as Lambda would, on the backends in `env`, and runs it every minute (or as set),
@@ -22,14 +28,18 @@ export async function startSweeperTimer(
   logs: FunctionLog,
 ): Promise<() => Promise<void>> {
   // The module reads its configuration when first imported.
-  setLocalPowertoolsDefaults(logs);
+  setLocalLambdaEnvironment(logs);
   Object.assign(process.env, env);
   const sweeper = (await import("../../functions/sweeper/handler.js")) as SweeperModule;
+  const invoke = invoker(
+    { name: "sweeper", timeoutSeconds: FunctionTimeouts.sweeper },
+    logs,
+    sweeper.handler,
+  );
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (running) return;
-    running = logs
-      .run("sweeper", () => sweeper.handler())
+    running = invoke(scheduledEvent())
       .catch((error: unknown) => log(`sweeper: run failed: ${(error as Error).message}`))
       .finally(() => {
         running = undefined;
@@ -39,5 +49,20 @@ export async function startSweeperTimer(
     clearInterval(timer);
     await running;
     await sweeper.shutdown();
+  };
+}
+
+/** What the EventBridge schedule sends the sweeper on AWS (the sweeper reads none of it). */
+function scheduledEvent(): ScheduledEvent {
+  return {
+    version: "0",
+    id: randomUUID(),
+    "detail-type": "Scheduled Event",
+    source: "aws.events",
+    account: "000000000000",
+    time: new Date().toISOString(),
+    region: "local",
+    resources: ["arn:aws:events:local:000000000000:rule/sweeper"],
+    detail: {},
   };
 }

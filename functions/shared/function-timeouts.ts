@@ -1,0 +1,10 @@
+/**
+ * How long each function may run, in seconds. The CDK app deploys the functions with these timeouts, and the
+ * local stack gives each invocation the same time, so a handler that reads its remaining time (the sweeper
+ * stops starting rollout looks before its end) behaves alike in both.
+ */
+export const FunctionTimeouts = {
+  agentApi: 10,
+  consoleApi: 10,
+  sweeper: 50,
+} as const;

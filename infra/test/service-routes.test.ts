@@ -1,0 +1,144 @@
+import { describe, expect, it } from "vitest";
+import { bundleDirectoryOf, type SynthesizedBeacon, synthesized } from "./assembly.js";
+import {
+  BeaconNetwork,
+  type BeaconTemplates,
+  type CfnTemplate,
+  type ServiceCall,
+  serviceCallsInBundle,
+} from "./service-routes.js";
+import { beaconVariantNames, beaconVariants } from "./variants.js";
+
+const templatesOf = (beacon: SynthesizedBeacon): BeaconTemplates => ({
+  stateful: beacon.stateful.template as CfnTemplate,
+  stateless: beacon.stateless.template as CfnTemplate,
+});
+
+/** The AWS services each VPC function's bundle calls, by the function's logical id. */
+function serviceCallsOf(beacon: SynthesizedBeacon): Map<string, ServiceCall[]> {
+  return new Map(
+    new BeaconNetwork(templatesOf(beacon))
+      .vpcFunctions()
+      .map(({ logicalId }) => [logicalId, serviceCallsInBundle(bundleDirectoryOf(beacon, logicalId))]),
+  );
+}
+
+/** Every function, service and subnet with no route between them. */
+function unreachableIn(templates: BeaconTemplates, calls: Map<string, ServiceCall[]>): string[] {
+  const network = new BeaconNetwork(templates);
+  return network.vpcFunctions().flatMap((fn) => {
+    const fnCalls = calls.get(fn.logicalId);
+    if (fnCalls === undefined) throw new Error(`no bundle read for ${fn.logicalId}`);
+    return fnCalls.flatMap((call) => network.unreachable(fn, call));
+  });
+}
+
+/** "ConsoleApiFunction0489917F" → "ConsoleApi" */
+const functionIdOf = (logicalId: string) => logicalId.replace(/Function[0-9A-F]{8}$/, "");
+
+describe.each(beaconVariantNames.map((variant) => [beaconVariants[variant].description, variant] as const))(
+  "%s",
+  (_, variant) => {
+    it("gives every function in the VPC a route to every AWS service its bundle calls", () => {
+      const beacon = synthesized(variant);
+      const calls = serviceCallsOf(beacon);
+      expect([...calls.keys()].map(functionIdOf).sort()).toEqual(["AgentApi", "ConsoleApi", "Sweeper"]);
+      expect(unreachableIn(templatesOf(beacon), calls)).toEqual([]);
+    });
+  },
+);
+
+describe("the services a function calls, read from its bundle", () => {
+  it("are the table and the stream for every function, and the agent CA's secret for the console only", () => {
+    const services = Object.fromEntries(
+      [...serviceCallsOf(synthesized("dev"))].map(([logicalId, calls]) => [
+        functionIdOf(logicalId),
+        calls.map(({ service }) => service),
+      ]),
+    );
+    expect(services).toEqual({
+      AgentApi: ["dynamodb", "kinesis-streams"],
+      ConsoleApi: ["dynamodb", "kinesis-streams", "secretsmanager"],
+      Sweeper: ["dynamodb", "kinesis-streams"],
+    });
+  });
+});
+
+describe("the route check", () => {
+  const dev = () => synthesized("dev");
+
+  /** The dev variant's templates, the stateful one changed by `change` (a copy: the assembly is shared). */
+  function devWith(change: (resources: CfnTemplate["Resources"]) => void): BeaconTemplates {
+    const templates = structuredClone(templatesOf(dev()));
+    change(templates.stateful.Resources);
+    return templates;
+  }
+
+  const logicalIdsWhere = (resources: CfnTemplate["Resources"], pattern: RegExp) =>
+    Object.keys(resources).filter((logicalId) => pattern.test(logicalId));
+
+  const withoutSecretsManagerEndpoint = (resources: CfnTemplate["Resources"]) => {
+    const [endpoint] = logicalIdsWhere(resources, /^VpcSecretsManager[0-9A-F]{8}$/);
+    expect(endpoint).toBeDefined();
+    delete resources[endpoint as string];
+  };
+
+  it("names the function, service and subnets a missing interface endpoint leaves without a route", () => {
+    const findings = unreachableIn(devWith(withoutSecretsManagerEndpoint), serviceCallsOf(dev()));
+    expect(findings).toEqual([
+      expect.stringMatching(
+        /^ConsoleApiFunction\w+ cannot reach secretsmanager \(@aws-sdk\/client-secrets-manager\) from subnet VpcPrivateSubnet1Subnet\w+: /,
+      ),
+      expect.stringMatching(
+        /^ConsoleApiFunction\w+ cannot reach secretsmanager .* subnet VpcPrivateSubnet2Subnet/,
+      ),
+    ]);
+  });
+
+  it("counts no endpoint whose security group refuses the functions' HTTPS", () => {
+    const findings = unreachableIn(
+      devWith((resources) => {
+        const [group = ""] = logicalIdsWhere(resources, /^VpcKinesisSecurityGroup/);
+        const ingress = resources[group]?.Properties?.SecurityGroupIngress as { FromPort: number }[];
+        for (const rule of ingress) Object.assign(rule, { FromPort: 80, ToPort: 80 });
+      }),
+      serviceCallsOf(dev()),
+    );
+    expect(findings.map((finding) => finding.split(" from ")[0])).toEqual(
+      ["AgentApi", "AgentApi", "ConsoleApi", "ConsoleApi", "Sweeper", "Sweeper"].map((id) =>
+        expect.stringMatching(new RegExp(`^${id}Function\\w+ cannot reach kinesis-streams `)),
+      ),
+    );
+  });
+
+  it("counts a gateway endpoint only on the route tables it is attached to", () => {
+    const findings = unreachableIn(
+      devWith((resources) => {
+        const [endpoint = ""] = logicalIdsWhere(resources, /^VpcDynamoDb/);
+        const properties = resources[endpoint]?.Properties as { RouteTableIds: { Ref: string }[] };
+        properties.RouteTableIds = properties.RouteTableIds.filter(
+          ({ Ref }) => !Ref.startsWith("VpcPrivateSubnet2"),
+        );
+      }),
+      serviceCallsOf(dev()),
+    );
+    expect(findings).toHaveLength(3);
+    for (const finding of findings)
+      expect(finding).toMatch(/ cannot reach dynamodb .* subnet VpcPrivateSubnet2Subnet/);
+  });
+
+  it("counts a default route through a NAT gateway, but not one through an internet gateway", () => {
+    const withDefaultRoute = (target: Record<string, unknown>) =>
+      devWith((resources) => {
+        withoutSecretsManagerEndpoint(resources);
+        for (const routeTable of logicalIdsWhere(resources, /^VpcPrivateSubnet\dRouteTable[0-9A-F]{8}$/))
+          resources[`${routeTable}Default`] = {
+            Type: "AWS::EC2::Route",
+            Properties: { RouteTableId: { Ref: routeTable }, DestinationCidrBlock: "0.0.0.0/0", ...target },
+          };
+      });
+    const calls = serviceCallsOf(dev());
+    expect(unreachableIn(withDefaultRoute({ NatGatewayId: "nat-0123456789abcdef0" }), calls)).toEqual([]);
+    expect(unreachableIn(withDefaultRoute({ GatewayId: "igw-0123456789abcdef0" }), calls)).toHaveLength(2);
+  });
+});
