@@ -12,6 +12,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import net from "node:net";
@@ -243,6 +244,10 @@ function ensureLambdaNode(report) {
   rmSync(stagingDir, { recursive: true, force: true });
   mkdirSync(stagingDir, { recursive: true });
   const tarball = packNodePackage(packageSpec, stagingDir);
+  if (tarball === undefined) {
+    useMachineNode22(report, packageSpec, stagingDir, stampFile);
+    return;
+  }
   const contents = ["package/bin/node", "package/LICENSE"];
   run("tar", ["-xzf", tarball, "-C", stagingDir, "--strip-components=1", ...contents]);
   rmSync(tarball);
@@ -259,22 +264,36 @@ function ensureLambdaNode(report) {
   report(`installed Node ${lambdaNodeVersion} in ${elapsedSince(start)}`);
 }
 
-/** Fetches one of Node's platform packages into a folder, returning its tarball's path. */
+/**
+ * Fetches one of Node's platform packages into a folder, returning its tarball's path, or undefined when the
+ * registry has no such package (it serves Linux on x64 and arm64 and macOS on x64, not macOS on arm64).
+ */
 function packNodePackage(packageSpec, folder) {
   try {
     const [packed] = JSON.parse(run("npm", ["pack", packageSpec, "--json", "--pack-destination", folder]));
     return path.join(folder, packed.filename);
   } catch (error) {
-    if (error instanceof SetupError && /\b(E404|ETARGET)\b/.test(error.output)) {
-      throw new SetupError(
-        `the npm registry has no Node ${lambdaNodeVersion} for ${process.platform}-${process.arch} ` +
-          `(${packageSpec}); npm test and npm start run Beacon on Node 22, as Lambda does. The registry ` +
-          "serves it for Linux on x64 and arm64 and for macOS on x64.",
-        error.output,
-      );
-    }
+    if (error instanceof SetupError && /\b(E404|ETARGET)\b/.test(error.output)) return undefined;
     throw error;
   }
+}
+
+/** Where the registry has no Node 22 for this platform, a machine already on Node 22 serves as it. */
+function useMachineNode22(report, packageSpec, stagingDir, stampFile) {
+  if (process.versions.node.split(".")[0] !== "22") {
+    rmSync(stagingDir, { recursive: true, force: true });
+    throw new SetupError(
+      `the npm registry has no Node ${lambdaNodeVersion} for ${process.platform}-${process.arch} ` +
+        `(${packageSpec}); npm test and npm start run Beacon on Node 22, as Lambda does. Install Node 22 on ` +
+        "this machine (for example with nvm) and run this again: it then uses that one.",
+    );
+  }
+  mkdirSync(path.join(stagingDir, "bin"), { recursive: true });
+  symlinkSync(process.execPath, path.join(stagingDir, "bin", "node"));
+  rmSync(lambdaNodeDir, { recursive: true, force: true });
+  renameSync(stagingDir, lambdaNodeDir);
+  writeStamp(stampFile, packageSpec);
+  report(`the registry has no ${packageSpec}; using this machine's Node ${process.version}`);
 }
 
 let aptIndexUpdated = false;
