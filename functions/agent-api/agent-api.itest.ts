@@ -300,20 +300,27 @@ describe("a herd of agents with the same new manifest", () => {
 });
 
 describe("the hot path", () => {
-  it("costs a steady heartbeat no DynamoDB request, one cache round trip and one stream put", async () => {
+  it("costs a steady heartbeat no DynamoDB request, one cache round trip and one stream put, keeping what proves effects", async () => {
     const agentId = "steady-cpp";
+    // The C++ agent's light heartbeat, with the configuration checksums it reports where configured.
+    const steadyHeartbeat = () => ({
+      ...cppHeartbeat("cpp/heartbeat-light.json", agentId),
+      configurationChecksums: {
+        SHA256: { "minifi.properties": "a1".repeat(32), "config.yml": "b2".repeat(32) },
+      },
+    });
     await post(
       HEARTBEAT,
       exampleText("cpp/heartbeat-full.json").replace("9628acfe-b9fe-11ef-a0c0-10f60a596f64", agentId),
     );
-    await post(HEARTBEAT, cppHeartbeat("cpp/heartbeat-light.json", agentId));
+    await post(HEARTBEAT, steadyHeartbeat());
     api.dynamoDb.reset();
     api.kinesis.reset();
     const steadyHeartbeats = 25;
     // Beacon does not pipeline on this path, so every command outside a script is a round trip.
     const { roundTrips } = await redis.countRoundTrips(async () => {
       for (let index = 0; index < steadyHeartbeats; index++) {
-        const response = await post(HEARTBEAT, cppHeartbeat("cpp/heartbeat-light.json", agentId));
+        const response = await post(HEARTBEAT, steadyHeartbeat());
         expect(operationsOf(response)).toEqual([]);
       }
     });
@@ -321,6 +328,25 @@ describe("the hot path", () => {
     expect(api.dynamoDb.counts()).toEqual({});
     expect(api.kinesis.counts()).toEqual({ "Kinesis_20131202.PutRecords": steadyHeartbeats });
     expect(roundTrips).toEqual(Array.from({ length: steadyHeartbeats }, () => "evalsha"));
+    // That one script kept the run statuses, the resource hash, the host's load and the checksums.
+    const client = new Redis(redis.url);
+    try {
+      const kept = await client.hgetall(CacheKeys.agent(tenant, agentId));
+      expect(kept).toMatchObject({ runStatus: "RUNNING", resourceHash: "" });
+      expect(JSON.parse(kept.processors as string)).toEqual([
+        { id: "4fe2d51d-076a-49b0-88de-5cf5adf52b8f", runStatus: "RUNNING" },
+      ]);
+      expect(JSON.parse(kept.system as string)).toEqual({
+        cpuUtilization: 0.06179499754781756,
+        cpuLoadAverage: 1.271484375,
+        memoryUsage: 12681670656,
+      });
+      expect(JSON.parse(kept.configurationChecksums as string)).toEqual(
+        steadyHeartbeat().configurationChecksums,
+      );
+    } finally {
+      client.disconnect();
+    }
   });
 });
 
@@ -340,5 +366,17 @@ describe("the stream", () => {
       const validate = eventValidator(event);
       expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
     }
+    // A heartbeat's event carries what proves operations' effects, compactly.
+    const steady = events.filter(
+      (event) => event.type === "heartbeat" && (event as { agentId?: string }).agentId === "steady-cpp",
+    );
+    expect(steady.at(-1)).toMatchObject({
+      runStatus: "RUNNING",
+      processorsByRunStatus: { RUNNING: 1 },
+      resourceHash: null,
+      system: { cpuUtilization: 0.06179499754781756, cpuLoadAverage: 1.271484375, memoryUsage: 12681670656 },
+      configurationChecksums: { SHA256: { "minifi.properties": "a1".repeat(32) } },
+      status: { backPressuredQueues: 0 },
+    });
   });
 });

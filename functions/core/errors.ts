@@ -13,7 +13,6 @@ export const ErrorCodes = [
   "certificate_revoked",
   "identity_mismatch",
   "route_not_found",
-  "stream_unavailable",
   "unauthenticated",
   "forbidden",
   "not_found",

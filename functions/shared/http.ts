@@ -21,7 +21,6 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   certificate_revoked: 403,
   identity_mismatch: 403,
   route_not_found: 404,
-  stream_unavailable: 503,
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,

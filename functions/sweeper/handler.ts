@@ -24,13 +24,14 @@ function reportStreamFailure(streamError: unknown, message: string): void {
 
 async function sweepOperations(): Promise<void> {
   const outcome = await sweeper.sweepTimeouts();
-  const timedOut = outcome.timedOut.queued + outcome.timedOut.delivered;
+  const timedOut = outcome.timedOut.queued + outcome.timedOut.delivered + outcome.timedOut.awaiting_effect;
   metrics.addMetric(MetricNames.operationsTimedOut, MetricUnit.Count, timedOut);
   metrics.addMetric(MetricNames.operationsCancelled, MetricUnit.Count, outcome.cancelled);
   reportStreamFailure(outcome.streamError, "events of timed-out operations not put on the stream");
   const summary = {
     timedOutQueued: outcome.timedOut.queued,
     timedOutDelivered: outcome.timedOut.delivered,
+    timedOutAwaitingEffect: outcome.timedOut.awaiting_effect,
     cancelled: outcome.cancelled,
     postponed: outcome.postponed,
     skipped: outcome.skipped,

@@ -10,6 +10,7 @@ import type {
 } from "../../core/agents/ports.js";
 import { dropUndefined } from "../../core/c2/json.js";
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
+import type { ProcessorStatus } from "../../core/c2/model.js";
 import type { BeaconEvent } from "../../core/events/model.js";
 import type { EventSink } from "../../core/events/ports.js";
 import { type ClassFlowPolicy, isAcceptedFlow } from "../../core/flows/policy.js";
@@ -138,6 +139,8 @@ interface HotAgent {
   agentClass?: string;
   manifestHash?: string;
   flowId?: string;
+  runStatus?: string;
+  processors?: ProcessorStatus[];
   lastCheckpoint: number;
   describePendingUntil?: number;
 }
@@ -179,6 +182,9 @@ export class MemoryHotState implements HotState {
     agent.agentClass = sighting.agentClass ?? agent.agentClass;
     agent.manifestHash = sighting.manifestHash ?? agent.manifestHash;
     agent.flowId = sighting.flowId ?? agent.flowId;
+    agent.runStatus = sighting.runStatus ?? agent.runStatus;
+    agent.processors = sighting.processors ?? agent.processors;
+    const pending = this.pendingOperations.get(key)?.toString();
     const checkpointDue =
       agent.registered && sighting.now - agent.lastCheckpoint >= sighting.checkpointIntervalMs;
     if (checkpointDue) agent.lastCheckpoint = sighting.now;
@@ -198,7 +204,11 @@ export class MemoryHotState implements HotState {
       supportedOperations,
       checkpointDue,
       describePendingUntil: agent.describePendingUntil,
-      operationsPending: this.pendingOperations.get(key)?.toString(),
+      operationsPending: pending,
+      runStatuses:
+        pending && (agent.runStatus || agent.processors)
+          ? structuredClone({ runStatus: agent.runStatus, processors: agent.processors })
+          : undefined,
     };
     return { recorded: true, sighting: result };
   }
@@ -258,8 +268,9 @@ export class MemoryHotState implements HotState {
     if (agent) agent.describePendingUntil = pendingUntil;
   }
 
-  /** What the console does when it queues an operation for the agent. */
-  markOperationsPending(tenant: string, agentId: string) {
+  /** What the console does when it queues an operation for the agent, and an ack that awaits its effect. */
+  async markOperationsPending(tenant: string, agentId: string) {
+    this.touch();
     const key = `${tenant}/${agentId}`;
     this.pendingOperations.set(key, (this.pendingOperations.get(key) ?? 0) + 1);
   }
@@ -339,23 +350,10 @@ export class MemoryOperationStore implements OperationStore {
     return record && structuredClone(record);
   }
 
-  async find(tenant: string, operationId: string) {
-    this.calls++;
-    const record = [...this.records.values()].find(
-      (candidate) => candidate.tenant === tenant && candidate.operationId === operationId,
-    );
-    return record && structuredClone(record);
-  }
-
   async open(tenant: string, agentId: string) {
     this.calls++;
     return [...this.records.values()]
-      .filter(
-        (record) =>
-          record.tenant === tenant &&
-          record.agentId === agentId &&
-          (record.state === "queued" || record.state === "delivered"),
-      )
+      .filter((record) => record.tenant === tenant && record.agentId === agentId && !isFinal(record.state))
       .map((record) => structuredClone(record));
   }
 

@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from "ioredis";
 import type { HotSighting, HotSightingResult, HotState, SightingOutcome } from "../../core/agents/ports.js";
 import type { SupportedOperations } from "../../core/c2/manifest.js";
+import type { ProcessorStatus } from "../../core/c2/model.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import type { CachedRevocation } from "../../core/identity/ports.js";
 import { isCacheUsable } from "../../shared/redis-client.js";
@@ -49,6 +50,8 @@ type RecordSightingReply =
       string,
       string,
       number,
+      string,
+      string,
       string,
       string,
     ];
@@ -103,6 +106,8 @@ export class RedisHotState implements HotState {
       classFlowUnknown,
       catchUpFlow,
       catchUpAckTimeout,
+      runStatus,
+      processors,
     ] = reply;
     const result: HotSightingResult = {
       registered: registered === "1",
@@ -120,6 +125,13 @@ export class RedisHotState implements HotState {
         ? { flowId: catchUpFlow, ackTimeoutMs: catchUpAckTimeout ? Number(catchUpAckTimeout) : undefined }
         : undefined,
       classFlowUnknown: Number(classFlowUnknown) === 1,
+      runStatuses:
+        pending && (runStatus || processors)
+          ? {
+              runStatus: runStatus || undefined,
+              processors: processors ? (JSON.parse(processors) as ProcessorStatus[]) : undefined,
+            }
+          : undefined,
     };
     return { recorded: true, sighting: result };
   }
@@ -142,6 +154,12 @@ export class RedisHotState implements HotState {
       repositories: sighting.repositories && JSON.stringify(sighting.repositories),
       queues: sighting.queues && JSON.stringify(sighting.queues),
       bulletins: sighting.bulletins && JSON.stringify(sighting.bulletins),
+      processors: sighting.processors && JSON.stringify(sighting.processors),
+      // A hash field holds strings only: "" stands for null, an agent that holds no resource.
+      resourceHash: sighting.resourceHash === null ? "" : sighting.resourceHash,
+      system: sighting.system && JSON.stringify(sighting.system),
+      configurationChecksums:
+        sighting.configurationChecksums && JSON.stringify(sighting.configurationChecksums),
     };
     const pairs = Object.entries(fields).flatMap(([name, value]) =>
       value === undefined ? [] : [name, value],
@@ -212,6 +230,10 @@ export class RedisHotState implements HotState {
     const redis = this.usable();
     if (pendingUntil === undefined) await redis.hdel(key, "describeUntil");
     else await redis.hset(key, "describeUntil", String(pendingUntil));
+  }
+
+  async markOperationsPending(tenant: string, agentId: string): Promise<void> {
+    await this.usable().incr(CacheKeys.pendingOperations(tenant, agentId));
   }
 
   async clearOperationsPending(tenant: string, agentId: string, version: string): Promise<void> {

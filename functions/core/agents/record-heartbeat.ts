@@ -10,6 +10,7 @@ import type { AgentCredential } from "../identity/credentials.js";
 import type { RevocationList } from "../identity/ports.js";
 import { makeRevocationCheck } from "../identity/revocation.js";
 import type { ManifestRegistration } from "../manifests/registration.js";
+import { operationIdOf } from "../operations/ids.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import type { AgentClassRegistry, AgentRegistry, HotState } from "./ports.js";
@@ -23,6 +24,7 @@ import {
   looksForOperations,
   newAgentRecord,
   registryChange,
+  seenEffectsOf,
   sightingOf,
   viewOfRecord,
   viewOfSighting,
@@ -171,13 +173,14 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     });
 
     const operationEvents: OperationEvent[] = [];
-    if (looksForOperations(view, { catchUp, markerUnknown, firstSight }) && supportedOperations) {
+    const seen = seenEffectsOf(view, heartbeat);
+    if (looksForOperations(view, { catchUp, markerUnknown, firstSight, seen }) && supportedOperations) {
       const delivery = await lifecycle.deliver(
         tenant,
         agentId,
         supportedOperations,
         settings.maxOperationsPerReply - operations.length,
-        catchUp,
+        { ensure: catchUp, seen },
       );
       operations.push(...delivery.operations);
       operationEvents.push(...delivery.events);
@@ -219,7 +222,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
   }
 
   async function requestDescribe(tenant: string, agentId: string, now: number, cache: GuardedCache) {
-    const operationId = `${DESCRIBE_ID_PREFIX}${ids.newId()}`;
+    const operationId = operationIdOf(`${DESCRIBE_ID_PREFIX}${ids.newId()}`, agentId);
     const expiresAt = now + settings.describeRetryMs;
     const claimed = await registry.beginDescribe(tenant, agentId, operationId, now, expiresAt);
     // Unclaimed, another DESCRIBE is outstanding that the cache had lost track of: the cache holds off

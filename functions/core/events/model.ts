@@ -1,5 +1,11 @@
-import type { AckState, DeviceSummary, StatusSummary } from "../c2/model.js";
-import type { OperationState } from "../operations/model.js";
+import type {
+  AckState,
+  ConfigurationChecksums,
+  DeviceSummary,
+  StatusSummary,
+  SystemLoad,
+} from "../c2/model.js";
+import type { Confirmation, OperationState } from "../operations/model.js";
 import type { RolloutCounts, RolloutState } from "../rollouts/model.js";
 
 /**
@@ -17,7 +23,12 @@ export interface HeartbeatEvent {
   manifestHash?: string;
   flowId?: string;
   runStatus?: string;
+  /** How many of the flow's processors report each run status. */
+  processorsByRunStatus?: Record<string, number>;
+  resourceHash?: string | null;
   status?: StatusSummary;
+  system?: SystemLoad;
+  configurationChecksums?: ConfigurationChecksums;
   device?: Pick<DeviceSummary, "deviceId" | "hostname">;
   firstSight: boolean;
   operationsSent: string[];
@@ -52,6 +63,8 @@ export interface OperationEvent {
   from?: OperationState;
   state: OperationState;
   ackState?: AckState;
+  /** When it became done: by its acknowledgement, or by a heartbeat that showed its effect. */
+  confirmedBy?: Confirmation;
   details?: string;
   failureCause?: string;
   reason?: string;

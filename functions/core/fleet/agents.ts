@@ -246,6 +246,10 @@ export function makeAgentsApi(deps: AgentsDependencies) {
           repositories: hot?.repositories,
           queues: hot?.queues,
           bulletins: hot?.bulletins,
+          processors: hot?.processors,
+          resourceHash: hot?.resourceHash,
+          system: hot?.system,
+          configurationChecksums: hot?.configurationChecksums,
         }),
         cacheError: cache.error,
       };
