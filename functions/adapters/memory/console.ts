@@ -22,25 +22,10 @@ import type {
   IssuedCertificate,
 } from "../../core/identity/ports.js";
 import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
-import type { Page, PageRequest } from "../../core/paging.js";
+import type { PageRequest } from "../../core/paging.js";
+import { pageOf } from "./paging.js";
 
 /** In-process stand-ins for the console's ports, for core unit tests only. */
-
-/** Orders by key as the table does and cuts a page after `request.after`. */
-function pageOf<T>(
-  entries: [string, T][],
-  request: PageRequest,
-  keep: (item: T) => boolean = () => true,
-): Page<T> {
-  const sorted = entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (request.descending) sorted.reverse();
-  const after = request.after;
-  const rest =
-    after === undefined ? sorted : sorted.filter(([key]) => (request.descending ? key < after : key > after));
-  const window = rest.slice(0, request.limit);
-  const last = rest.length > request.limit ? window.at(-1)?.[0] : undefined;
-  return { items: window.map(([, item]) => item).filter(keep), last };
-}
 
 const ofTenant = <T extends { tenant: string }>(
   map: Map<string, T>,

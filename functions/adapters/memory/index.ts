@@ -24,6 +24,7 @@ import {
 } from "../../core/operations/model.js";
 import type { OperationQuery, OperationStore } from "../../core/operations/ports.js";
 import type { Clock, IdGenerator } from "../../core/ports.js";
+import { pageOf } from "./paging.js";
 
 /** In-process stand-ins for the ports, for core unit tests only. Each counts its calls. */
 
@@ -356,6 +357,7 @@ export class MemoryOperationStore implements OperationStore {
           record.agentId === agentId &&
           (record.state === "queued" || record.state === "delivered"),
       )
+      .sort((a, b) => (a.operationId < b.operationId ? -1 : 1))
       .map((record) => structuredClone(record));
   }
 
@@ -379,20 +381,17 @@ export class MemoryOperationStore implements OperationStore {
 
   async list(tenant: string, query: OperationQuery) {
     this.calls++;
-    const after = query.after;
-    const matching = [...this.records.values()]
+    // One agent's operations are a partition of their own; a state narrows the page once read.
+    const entries = [...this.records.values()]
       .filter(
         (record) =>
-          record.tenant === tenant &&
-          (query.state === undefined || record.state === query.state) &&
-          (query.agentId === undefined || record.agentId === query.agentId) &&
-          (after === undefined || record.operationId < after),
+          record.tenant === tenant && (query.agentId === undefined || record.agentId === query.agentId),
       )
-      .sort((a, b) => (a.operationId < b.operationId ? 1 : -1));
-    const items = matching.slice(0, query.limit);
-    return {
-      items: items.map((record) => structuredClone(record)),
-      last: matching.length > query.limit ? items.at(-1)?.operationId : undefined,
-    };
+      .map((record) => [record.operationId, record] as [string, OperationRecord]);
+    return pageOf(
+      entries,
+      { limit: query.limit, after: query.after, descending: true },
+      (record) => query.state === undefined || record.state === query.state,
+    );
   }
 }
