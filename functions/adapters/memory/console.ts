@@ -66,7 +66,7 @@ export class MemoryFleetRegistry implements FleetRegistry {
   readonly agents = new Map<string, AgentRecord>();
 
   add(record: AgentRecord) {
-    this.agents.set(`${record.tenant}/${record.agentId}`, record);
+    this.agents.set(`${record.tenant}/${record.agentId}`, structuredClone(record));
   }
 
   async query(tenant: string, query: AgentQuery) {
@@ -86,7 +86,8 @@ export class MemoryFleetRegistry implements FleetRegistry {
   }
 
   async get(tenant: string, agentId: string) {
-    return this.agents.get(`${tenant}/${agentId}`);
+    const record = this.agents.get(`${tenant}/${agentId}`);
+    return record && structuredClone(record);
   }
 
   async remove(tenant: string, agentId: string) {

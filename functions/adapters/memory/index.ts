@@ -46,14 +46,13 @@ export class MemoryAgentRegistry implements AgentRegistry {
     return "created" as const;
   }
 
+  /** As the table's upsert: an agent the registry lost is written back, first seen at this checkpoint. */
   async checkpoint(tenant: string, agentId: string, checkpoint: AgentCheckpoint) {
     this.calls++;
-    const record = this.records.get(`${tenant}/${agentId}`);
-    if (!record) throw new Error(`checkpoint of unregistered agent ${tenant}/${agentId}`);
-    Object.assign(
-      record,
-      Object.fromEntries(Object.entries(checkpoint).filter(([, value]) => value !== undefined)),
-    );
+    const key = `${tenant}/${agentId}`;
+    const record =
+      this.records.get(key) ?? ({ tenant, agentId, firstSeen: checkpoint.lastSeen } as AgentRecord);
+    this.records.set(key, { ...record, ...structuredClone(dropUndefined(checkpoint)) });
   }
 
   async beginDescribe(tenant: string, agentId: string, operationId: string, now: number, expiresAt: number) {
