@@ -16,6 +16,31 @@ const previous: ClassFlowPolicy = { target: "flow-1", accepted: ["flow-1"] };
 const during: ClassFlowPolicy = { target: "flow-1", accepted: ["flow-1", "flow-2"], ackTimeoutMs: 90_000 };
 const after: ClassFlowPolicy = { target: "flow-2", accepted: ["flow-2"] };
 
+/** A canary rollout of `className` from flow-1 to flow-2 created `minutes` after START; ids sort by creation time. */
+export function canaryRollout(tenant: string, className: string, minutes = 0): RolloutRecord {
+  const createdAt = START + minutes * 60_000;
+  return {
+    tenant,
+    rolloutId: `ro-${String(createdAt).padStart(13, "0")}-${randomUUID()}`,
+    className,
+    fromFlow: "flow-1",
+    toFlow: "flow-2",
+    state: "canary",
+    plan: DEFAULT_ROLLOUT_PLAN,
+    classSize: 10,
+    canarySize: 1,
+    batches: 0,
+    exhausted: false,
+    counts: emptyCounts(),
+    settled: emptyCounts(),
+    acceptedFailures: 0,
+    createdAt,
+    createdBy: "contract",
+    updatedAt: createdAt,
+    version: 1,
+  };
+}
+
 /** The rollout store, with the class catalog that shows the class item it writes together with a rollout. */
 export interface RolloutStoreSubject {
   store: RolloutStore;
@@ -27,30 +52,7 @@ export interface RolloutStoreSubject {
  * rollout changed in the same transaction, and members read by batch and page by page.
  */
 export const rolloutStoreContract = contract<RolloutStoreSubject>("the rollout store", (the) => {
-  /** A canary rollout of `className` created `minutes` after START; ids sort by creation time. */
-  const rolloutOf = (className: string, minutes = 0): RolloutRecord => {
-    const createdAt = START + minutes * 60_000;
-    return {
-      tenant: the.tenant,
-      rolloutId: `ro-${String(createdAt).padStart(13, "0")}-${randomUUID()}`,
-      className,
-      fromFlow: "flow-1",
-      toFlow: "flow-2",
-      state: "canary",
-      plan: DEFAULT_ROLLOUT_PLAN,
-      classSize: 10,
-      canarySize: 1,
-      batches: 0,
-      exhausted: false,
-      counts: emptyCounts(),
-      settled: emptyCounts(),
-      acceptedFailures: 0,
-      createdAt,
-      createdBy: "rollout-test",
-      updatedAt: createdAt,
-      version: 1,
-    };
-  };
+  const rolloutOf = (className: string, minutes = 0) => canaryRollout(the.tenant, className, minutes);
 
   /** The record as the next write carries it: changed, and one version on from the one read. */
   const next = (record: RolloutRecord, change: Partial<RolloutRecord>): RolloutRecord => ({

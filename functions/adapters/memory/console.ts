@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import type {
   AgentClassChange,
   AgentClassRecord,
@@ -47,7 +48,8 @@ export class MemoryClassCatalog implements ClassCatalog {
   }
 
   async get(tenant: string, name: string) {
-    return this.classes.get(`${tenant}/${name}`);
+    const record = this.classes.get(`${tenant}/${name}`);
+    return record && structuredClone(record);
   }
 
   async put(tenant: string, name: string, change: AgentClassChange, now: number) {
@@ -58,7 +60,7 @@ export class MemoryClassCatalog implements ClassCatalog {
       ? { ...existing, ...given, updatedAt: now }
       : { tenant, name, ...given, createdAt: now, updatedAt: now, autoCreated: false };
     this.classes.set(`${tenant}/${name}`, record);
-    return { record, created: existing === undefined };
+    return { record: structuredClone(record), created: existing === undefined };
   }
 }
 
@@ -176,7 +178,7 @@ export class MemoryManifestCatalog implements ManifestCatalog {
   readonly manifests = new Map<string, { tenant: string; record: ManifestRecord; json: string }>();
 
   add(tenant: string, record: ManifestRecord, json: string) {
-    this.manifests.set(`${tenant}/${record.hash}`, { tenant, record, json });
+    this.manifests.set(`${tenant}/${record.hash}`, { tenant, record: structuredClone(record), json });
   }
 
   async list(tenant: string, request: PageRequest) {
@@ -188,7 +190,8 @@ export class MemoryManifestCatalog implements ManifestCatalog {
   }
 
   async get(tenant: string, hash: string) {
-    return this.manifests.get(`${tenant}/${hash}`)?.record;
+    const record = this.manifests.get(`${tenant}/${hash}`)?.record;
+    return record && structuredClone(record);
   }
 
   async read(tenant: string, hash: string) {
@@ -200,33 +203,39 @@ export class MemoryFlowCatalog implements FlowCatalog {
   readonly versions = new Map<string, FlowVersionRecord>();
   readonly contents = new Map<string, FlowContent>();
 
+  /** As the table: content once per tenant and hash, then the class's version, each kept as first written. */
   async add(tenant: string, version: Omit<FlowVersionRecord, "gzipBytes">, bytes: Uint8Array) {
+    const contentKey = `${tenant}/${version.hash}`;
+    if (!this.contents.has(contentKey)) {
+      this.contents.set(contentKey, {
+        hash: version.hash,
+        contentType: version.contentType,
+        bytes: structuredClone(bytes),
+      });
+    }
     const key = `${tenant}/${version.className}/${version.hash}`;
-    this.contents.set(`${tenant}/${version.hash}`, {
-      hash: version.hash,
-      contentType: version.contentType,
-      bytes,
-    });
     const existing = this.versions.get(key);
-    if (existing) return { record: existing, created: false };
-    const record = { ...version, gzipBytes: bytes.length };
+    if (existing) return { record: structuredClone(existing), created: false };
+    const record = { ...structuredClone(version), gzipBytes: gzipSync(bytes).length };
     this.versions.set(key, record);
-    return { record, created: true };
+    return { record: structuredClone(record), created: true };
   }
 
   async list(tenant: string, className: string, request: PageRequest) {
-    const entries = [...this.versions.values()]
-      .filter((record) => this.versions.get(`${tenant}/${className}/${record.hash}`) === record)
-      .map((record) => [record.hash, record] as [string, FlowVersionRecord]);
+    const entries = [...this.versions.entries()]
+      .filter(([key, record]) => key === `${tenant}/${className}/${record.hash}`)
+      .map(([, record]) => [record.hash, record] as [string, FlowVersionRecord]);
     return pageOf(entries, request);
   }
 
   async get(tenant: string, className: string, hash: string) {
-    return this.versions.get(`${tenant}/${className}/${hash}`);
+    const record = this.versions.get(`${tenant}/${className}/${hash}`);
+    return record && structuredClone(record);
   }
 
   async read(tenant: string, hash: string) {
-    return this.contents.get(`${tenant}/${hash}`);
+    const content = this.contents.get(`${tenant}/${hash}`);
+    return content && structuredClone(content);
   }
 }
 

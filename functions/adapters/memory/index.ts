@@ -115,7 +115,8 @@ export class MemoryManifestStore implements ManifestStore {
 
   async find(tenant: string, hash: string) {
     this.calls++;
-    return this.manifests.get(`${tenant}/${hash}`)?.summary.supportedOperations;
+    const supported = this.manifests.get(`${tenant}/${hash}`)?.summary.supportedOperations;
+    return supported && structuredClone(supported);
   }
 
   async store(tenant: string, hash: string, manifestJson: string, summary: ManifestSummary) {
@@ -123,7 +124,7 @@ export class MemoryManifestStore implements ManifestStore {
     this.writes++;
     const key = `${tenant}/${hash}`;
     if (this.manifests.has(key)) return "exists" as const;
-    this.manifests.set(key, { json: manifestJson, summary });
+    this.manifests.set(key, { json: manifestJson, summary: structuredClone(summary) });
     return "stored" as const;
   }
 
