@@ -246,7 +246,7 @@ export class MemoryCertificateStore implements CertificateStore {
   async add(record: CertificateRecord) {
     const key = `${record.tenant}/${record.serial}`;
     if (this.records.has(key)) return false;
-    this.records.set(key, record);
+    this.records.set(key, structuredClone(record));
     return true;
   }
 
@@ -258,13 +258,16 @@ export class MemoryCertificateStore implements CertificateStore {
   }
 
   async get(tenant: string, serial: string) {
-    return this.records.get(`${tenant}/${serial}`);
+    const record = this.records.get(`${tenant}/${serial}`);
+    return record && structuredClone(record);
   }
 
+  /** By serial, as the tenant's certificates are kept. */
   async ofAgent(tenant: string, agentId: string) {
-    return [...this.records.values()].filter(
-      (record) => record.tenant === tenant && record.kind === "agent" && record.agentId === agentId,
-    );
+    return [...this.records.values()]
+      .filter((record) => record.tenant === tenant && record.kind === "agent" && record.agentId === agentId)
+      .sort((a, b) => (a.serial < b.serial ? -1 : 1))
+      .map((record) => structuredClone(record));
   }
 
   async revoke(tenant: string, serial: string, now: number) {
@@ -272,7 +275,7 @@ export class MemoryCertificateStore implements CertificateStore {
     if (!record) return undefined;
     record.revokedAt ??= now;
     this.revocationList.set(`${tenant}/${serial}`, record.revokedAt);
-    return record;
+    return structuredClone(record);
   }
 }
 
