@@ -210,16 +210,17 @@ export class MemoryHotState implements HotState {
     agent: HotAgent,
     supportedOperations: SupportedOperations | undefined,
   ): Pick<HotSightingResult, "catchUp" | "classFlowUnknown"> {
-    if (agent.agentClass === undefined) return {};
+    if (agent.agentClass === undefined) return { classFlowUnknown: false };
     const classKey = `${sighting.tenant}/${agent.agentClass}`;
     if (!this.classFlows.has(classKey)) return { classFlowUnknown: true };
     const policy = this.classFlows.get(classKey);
-    if (!policy || !supportedOperations || isAcceptedFlow(policy, agent.flowId)) return {};
+    const known = { classFlowUnknown: false };
+    if (!policy || !supportedOperations || isAcceptedFlow(policy, agent.flowId)) return known;
     const claimKey = `${sighting.tenant}/${sighting.agentId}`;
     const claim = this.catchUps.get(claimKey);
-    if (claim && claim.flowId === policy.target && claim.until > sighting.now) return {};
+    if (claim && claim.flowId === policy.target && claim.until > sighting.now) return known;
     this.catchUps.set(claimKey, { flowId: policy.target, until: sighting.now + sighting.catchUpRetryMs });
-    return { catchUp: dropUndefined({ flowId: policy.target, ackTimeoutMs: policy.ackTimeoutMs }) };
+    return { ...known, catchUp: dropUndefined({ flowId: policy.target, ackTimeoutMs: policy.ackTimeoutMs }) };
   }
 
   async revocationOf(tenant: string, serial: string) {
@@ -253,10 +254,13 @@ export class MemoryHotState implements HotState {
     this.manifests.set(`${tenant}/${hash}`, supportedOperations);
   }
 
+  /** As the cache's hash: noted for an agent it has not seen yet too, which its first sighting then reads. */
   async rememberDescribe(tenant: string, agentId: string, pendingUntil: number | undefined) {
     this.touch();
-    const agent = this.agents.get(`${tenant}/${agentId}`);
-    if (agent) agent.describePendingUntil = pendingUntil;
+    const key = `${tenant}/${agentId}`;
+    const agent = this.agents.get(key) ?? { registered: false, lastCheckpoint: 0 };
+    agent.describePendingUntil = pendingUntil;
+    this.agents.set(key, agent);
   }
 
   /** What the console does when it queues an operation for the agent. */
