@@ -111,6 +111,11 @@ export class MemoryFleetHotState implements FleetHotState {
   readonly heartbeats = new Map<string, number>();
   readonly revoked = new Map<string, number>();
   readonly pendingOperations = new Map<string, number>();
+  /**
+   * By tenant/class, agent id to last seen: forgotten agents the cache still counts in a class, as its
+   * class index keeps an agent forgotten without naming that class.
+   */
+  readonly strandedInClasses = new Map<string, Map<string, number>>();
   /** The cache's copies of classes' flow policies by tenant/class; undefined records a class without one. */
   readonly classFlows = new Map<string, ClassFlowPolicy | undefined>();
   /** Set to make every call fail, as a cache outage would. */
@@ -125,7 +130,7 @@ export class MemoryFleetHotState implements FleetHotState {
     const found = new Map<string, HotAgentState>();
     for (const agentId of agentIds) {
       const state = this.agentStates.get(`${tenant}/${agentId}`);
-      if (state) found.set(agentId, state);
+      if (state) found.set(agentId, structuredClone(state));
     }
     return found;
   }
@@ -134,13 +139,13 @@ export class MemoryFleetHotState implements FleetHotState {
     this.check();
     const counts = new Map<string, ClassAgentCounts>();
     for (const { name, onlineSince } of classes) {
-      const members = [...this.agentStates.entries()].filter(
-        ([key, state]) => key.startsWith(`${tenant}/`) && state.agentClass === name,
-      );
-      counts.set(name, {
-        total: members.length,
-        online: members.filter(([, state]) => (state.lastSeen ?? 0) >= onlineSince).length,
-      });
+      const lastSeen = new Map(this.strandedInClasses.get(`${tenant}/${name}`));
+      for (const [key, state] of this.agentStates) {
+        if (key.startsWith(`${tenant}/`) && state.agentClass === name)
+          lastSeen.set(key.slice(tenant.length + 1), state.lastSeen ?? 0);
+      }
+      const times = [...lastSeen.values()];
+      counts.set(name, { total: times.length, online: times.filter((time) => time >= onlineSince).length });
     }
     return counts;
   }
@@ -150,9 +155,19 @@ export class MemoryFleetHotState implements FleetHotState {
     return epochMinutes.map((minute) => this.heartbeats.get(`${tenant}/${minute}`) ?? 0);
   }
 
-  async forgetAgent(tenant: string, agentId: string) {
+  async forgetAgent(tenant: string, agentId: string, agentClasses: string[]) {
     this.check();
-    this.agentStates.delete(`${tenant}/${agentId}`);
+    const key = `${tenant}/${agentId}`;
+    const state = this.agentStates.get(key);
+    if (state?.agentClass !== undefined && !agentClasses.includes(state.agentClass)) {
+      const classKey = `${tenant}/${state.agentClass}`;
+      const stranded = this.strandedInClasses.get(classKey) ?? new Map<string, number>();
+      this.strandedInClasses.set(classKey, stranded.set(agentId, state.lastSeen ?? 0));
+    }
+    for (const agentClass of agentClasses)
+      this.strandedInClasses.get(`${tenant}/${agentClass}`)?.delete(agentId);
+    this.agentStates.delete(key);
+    this.pendingOperations.delete(key);
   }
 
   async markOperationsPending(tenant: string, agentIds: string[]) {
