@@ -8,10 +8,11 @@ const CHECKPOINT_MS = 600_000;
 const SERIAL = "0A";
 const supported: SupportedOperations = { DESCRIBE: ["MANIFEST"], UPDATE: ["CONFIGURATION"] };
 
-/** The agent API's hot state, and the console's marking of an agent's queue (which its heartbeats read). */
+/** The agent API's hot state, and what the console tells it: an agent's queue marked, a serial revoked. */
 export interface HotStateSubject {
   hotState: HotState;
   markOperationsPending(tenant: string, agentId: string): Promise<void>;
+  revokeSerial(tenant: string, serial: string): Promise<void>;
 }
 
 /**
@@ -71,6 +72,19 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     await hotState.rememberRevocations(the.tenant, ["3C"]);
     expect(await hotState.revocationOf(the.tenant, "1A")).toBe("clear");
     expect(await hotState.revocationOf(the.tenant, "3C")).toBe("revoked");
+  });
+
+  it("refuses a serial the console revokes at once, and holds no list the console's revocation made up", async () => {
+    const { hotState, revokeSerial } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    await revokeSerial(the.tenant, SERIAL);
+    expect(await hotState.recordSighting(sighting(START, reported))).toEqual({
+      recorded: false,
+      revocation: "revoked",
+    });
+    // Without the tenant's list the registry, where the serial already is, stays the one to ask.
+    await revokeSerial(`${the.tenant}-other`, SERIAL);
+    expect(await hotState.revocationOf(`${the.tenant}-other`, SERIAL)).toBe("unknown");
   });
 
   it("tells a first sight, then fills in what a minimized heartbeat leaves out", async () => {

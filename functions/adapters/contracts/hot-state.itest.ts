@@ -6,12 +6,13 @@ import { sharedRedis } from "./local-stack.js";
 
 const redis = sharedRedis();
 
-// On Redis the console marks an agent's queue through its own view of the cache.
+// On Redis the console tells the agent API's cache through its own view of it.
 hotStateContract("Redis", () => {
-  const console = new RedisFleetHotState(redis.client);
+  const consoleView = new RedisFleetHotState(redis.client);
   return {
     hotState: new RedisHotState(redis.client),
-    markOperationsPending: (tenant, agentId) => console.markOperationsPending(tenant, [agentId]),
+    markOperationsPending: (tenant, agentId) => consoleView.markOperationsPending(tenant, [agentId]),
+    revokeSerial: (tenant, serial) => consoleView.revokeSerial(tenant, serial, 0),
   };
 });
 hotStateContract("the memory fake", () => {
@@ -19,5 +20,9 @@ hotStateContract("the memory fake", () => {
   return {
     hotState,
     markOperationsPending: async (tenant, agentId) => hotState.markOperationsPending(tenant, agentId),
+    // As core's tests revoke in the cache's copy of the list: only where it holds one.
+    revokeSerial: async (tenant, serial) => {
+      hotState.revocationLists.get(tenant)?.add(serial);
+    },
   };
 });
