@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, inject } from "vitest";
 import { provisionStream, provisionTable } from "../../../scripts/local/provision.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../../shared/aws-clients.js";
@@ -29,11 +29,11 @@ export function tableOfItsOwn(): { readonly documents: DynamoDBDocumentClient; r
 }
 
 /** The tests' Redis; every key Beacon writes carries its tenant, so cases with their own tenants share it. */
-export function sharedRedis(): { readonly client: Redis } {
-  const redis = { client: undefined as unknown as Redis };
+export function sharedRedis(): { readonly client: Redis | Cluster } {
+  const redis = { client: undefined as unknown as Redis | Cluster };
   beforeAll(() => {
     const url = inject("beaconEnv")[EnvNames.redisUrl] as string;
-    redis.client = makeRedisClient({ url, commandTimeoutMs: 2_000 }) as Redis;
+    redis.client = makeRedisClient({ url, commandTimeoutMs: 2_000 });
   });
   afterAll(async () => {
     await redis.client?.quit();
