@@ -63,8 +63,15 @@ export const operationStoreContract = contract<OperationStore>("the operation st
     const delivered: OperationChange = { state: "delivered", deliveredAt: START, timeoutAt: START + 1 };
     await store.transition(two, "queued", delivered);
     await store.transition(four, "queued", { state: "cancelled", finishedAt: START, reason: "contract" });
+    const awaiting: OperationChange = { state: "awaiting_effect" };
+    await store.transition(three, "queued", delivered);
+    await store.transition(applied(three, delivered), "delivered", awaiting);
 
-    expect(await store.open(the.tenant, "agent-1")).toEqual([one, applied(two, delivered), three]);
+    expect(await store.open(the.tenant, "agent-1")).toEqual([
+      one,
+      applied(two, delivered),
+      applied(applied(three, delivered), awaiting),
+    ]);
     expect(await store.open(the.tenant, "agent-3")).toEqual([]);
   });
 
