@@ -95,6 +95,11 @@ async function heartbeat(request: AgentRequest): Promise<JsonResponse> {
     const outcome = await agentApi.recordHeartbeat(credential, body);
     logger.appendKeys({ agentId: outcome.agentId });
     metrics.addMetric(MetricNames.heartbeats, MetricUnit.Count, 1);
+    if (outcome.refusedAgentClass !== undefined)
+      logger.warn("agent class ignored: not a valid class name", {
+        reported: outcome.refusedAgentClass,
+        agentClass: outcome.agentClass,
+      });
     if (outcome.firstSight) {
       metrics.addMetric(MetricNames.registrations, MetricUnit.Count, 1);
       logger.info("agent registered", { agentClass: outcome.agentClass });

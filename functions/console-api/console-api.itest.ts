@@ -1,4 +1,5 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signToken } from "../../scripts/local/console-issuer.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
@@ -473,6 +474,77 @@ describe("agents", () => {
     expect((await agentApi.post("/c2/api/heartbeat", {}, { certificate: name })).status).toBe(403);
     expect(await heartbeat(agentApi, aFleet, agentId, a.className, a.manifestHash)).toBe(200);
     expect((await send({ method: "GET", path: `/api/v1/agents/${agentId}` }, operator)).status).toBe(200);
+  });
+});
+
+describe("class names", () => {
+  /** A request whose path goes out byte for byte: fetch would resolve `..` and its encodings away. */
+  function rawRequest(method: string, rawPath: string, token: string) {
+    return new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const outgoing = httpRequest(
+        new URL(consoleApi.url),
+        {
+          method,
+          path: rawPath,
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        },
+        (response) => {
+          let body = "";
+          response.on("data", (chunk: Buffer) => {
+            body += chunk.toString();
+          });
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+        },
+      );
+      outgoing.on("error", reject);
+      outgoing.end(method === "PUT" ? JSON.stringify({ description: "refused" }) : undefined);
+    });
+  }
+
+  it.each([
+    ["a NUL", "pumps%00"],
+    ["a slash", "plant%2Fpumps"],
+    ["a parent directory", "%2E%2E"],
+    ["a space", "edge%20gateways"],
+    ["a colon", "t%3Apumps"],
+    ["129 characters", "c".repeat(129)],
+  ])("are refused with 400 when they hold %s, on every route that takes one", async (_label, encoded) => {
+    const operator = await consoleApi.token({ tenant: a.tenant, role: "operator" });
+    for (const [method, rawPath] of [
+      ["PUT", `/api/v1/classes/${encoded}`],
+      ["GET", `/api/v1/classes/${encoded}`],
+      ["GET", `/api/v1/classes/${encoded}/flows`],
+      ["GET", `/api/v1/agents?class=${encoded}`],
+      ["GET", `/api/v1/rollouts?className=${encoded}`],
+    ] as const) {
+      const response = await rawRequest(method, rawPath, operator);
+      expect(response.status, `${method} ${rawPath}`).toBe(400);
+      isError(JSON.parse(response.body), "invalid_request");
+    }
+  });
+
+  it("keep working as before when valid", async () => {
+    const operator = await consoleApi.token({ tenant: a.tenant, role: "operator" });
+    for (const name of ["gateways", "edge.gw_2-a", "0", "A".repeat(128)]) {
+      const response = await send(
+        { method: "PUT", path: `/api/v1/classes/${name}`, body: { description: "kept" } },
+        operator,
+      );
+      expect([200, 201], response.body).toContain(response.status);
+      expect(response.json().name).toBe(name);
+    }
+  });
+
+  it("reported by an agent that are invalid are ignored: the heartbeat gets 200 and the agent joins the default class", async () => {
+    const agentId = newId("classless");
+    expect(await heartbeat(agentApi, aFleet, agentId, "plant/pumps", a.manifestHash)).toBe(200);
+    const agent = await send({ method: "GET", path: `/api/v1/agents/${agentId}` }, a.adminToken);
+    expect(agent.json()).toMatchObject({ agentId, agentClass: "default" });
+    // A known agent keeps its class when it reports an invalid one.
+    expect(await heartbeat(agentApi, aFleet, agentId, a.className, a.manifestHash)).toBe(200);
+    expect(await heartbeat(agentApi, aFleet, agentId, "..", a.manifestHash)).toBe(200);
+    const again = await send({ method: "GET", path: `/api/v1/agents/${agentId}` }, a.adminToken);
+    expect(again.json()).toMatchObject({ agentId, agentClass: a.className });
   });
 });
 

@@ -61,6 +61,8 @@ export interface HeartbeatOutcome {
   tenant: string;
   agentId: string;
   agentClass: string;
+  /** The class the agent reported that is no valid class name, which Beacon ignored. */
+  refusedAgentClass?: string;
   firstSight: boolean;
   manifestStored: boolean;
   describeSent: boolean;
@@ -205,6 +207,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       tenant,
       agentId,
       agentClass,
+      refusedAgentClass: heartbeat.refusedAgentClass,
       firstSight,
       manifestStored,
       describeSent: operations.some((operation) => operation.identifier.startsWith(DESCRIBE_ID_PREFIX)),
