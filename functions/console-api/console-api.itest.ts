@@ -63,7 +63,7 @@ const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => 
 /** The body of each operation that takes one, naming this agent id and this tenant's class and version. */
 const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown> = {
   putClass: () => ({ description: "Changed" }),
-  issueCertificate: (agentId) => ({ kind: "agent", agentId }),
+  issueCertificate: (agentId) => ({ kind: "agent", agentId, generateKey: true }),
   createOperation: (agentId) => ({ agentId, operation: "DESCRIBE", operand: "MANIFEST" }),
   uploadFlow: (agentId) => javaFlow(agentId),
   startRollout: (_agentId, tenant) => ({ className: tenant.className, flowHash: tenant.flowHash }),
@@ -198,7 +198,7 @@ describe("roles, every role on every route", () => {
           {
             method: "POST",
             path: "/api/v1/certificates",
-            body: { kind: "fleet", fleetName: newId("fleet") },
+            body: { kind: "fleet", fleetName: newId("fleet"), generateKey: true },
           },
           a.adminToken,
         );
@@ -360,7 +360,11 @@ describe("agent and console credentials stay apart", () => {
 
   it("a certificate is not a token", async () => {
     const issued = await send(
-      { method: "POST", path: "/api/v1/certificates", body: { kind: "fleet", fleetName: newId("f") } },
+      {
+        method: "POST",
+        path: "/api/v1/certificates",
+        body: { kind: "fleet", fleetName: newId("f"), generateKey: true },
+      },
       a.adminToken,
     );
     // The certificate's DER in base64, as one header line.
@@ -374,7 +378,11 @@ describe("agent certificates", () => {
   it("are issued for the caller's tenant, work against the agent API, and are refused once revoked", async () => {
     const agentId = newId("certified");
     const issued = await send(
-      { method: "POST", path: "/api/v1/certificates", body: { kind: "agent", agentId, validityDays: 30 } },
+      {
+        method: "POST",
+        path: "/api/v1/certificates",
+        body: { kind: "agent", agentId, validityDays: 30, generateKey: true },
+      },
       a.adminToken,
     );
     expect(issued.status).toBe(201);
@@ -462,7 +470,7 @@ describe("agents", () => {
   it("are decommissioned with their agent certificates, and register again with a fleet certificate", async () => {
     const agentId = newId("retired");
     const issued = await send(
-      { method: "POST", path: "/api/v1/certificates", body: { kind: "agent", agentId } },
+      { method: "POST", path: "/api/v1/certificates", body: { kind: "agent", agentId, generateKey: true } },
       a.adminToken,
     );
     const name = installCertificate(agentApi, agentId, issued.json());

@@ -5,6 +5,7 @@ import type {
   ClassCatalog,
 } from "../../core/agents/ports.js";
 import { dropUndefined } from "../../core/c2/json.js";
+import { BeaconError } from "../../core/errors.js";
 import type {
   AgentQuery,
   ClassAgentCounts,
@@ -20,6 +21,8 @@ import type {
   CertificateStore,
   CertificateSubject,
   IssuedCertificate,
+  SignedCertificate,
+  SigningRequest,
 } from "../../core/identity/ports.js";
 import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
 import type { Page, PageRequest } from "../../core/paging.js";
@@ -281,7 +284,11 @@ export class MemoryCertificateStore implements CertificateStore {
   }
 }
 
-/** Issues recognisable placeholder PEMs with serials 0A, 0B, … (as a certificate would spell them). */
+/**
+ * Issues recognisable placeholder PEMs with serials 0A, 0B, … (as a certificate would spell them). Its
+ * certificate signing requests are placeholders too: `csr <algorithm> <bits or curve>`, and a trailing
+ * `forged` for one whose signature does not verify; anything else is no request.
+ */
 export class FakeCertificateAuthority implements CertificateAuthority {
   private next = 10;
 
@@ -289,11 +296,32 @@ export class FakeCertificateAuthority implements CertificateAuthority {
     subject: CertificateSubject,
     validityDays: number,
   ): Promise<IssuedCertificate> {
+    const signed = this.sign(subject, validityDays);
+    return { ...signed, privateKeyPem: `private key ${signed.serialNumber}` };
+  }
+
+  async readSigningRequest(pem: string): Promise<SigningRequest> {
+    const [label, algorithm, size, forged] = pem.split(" ");
+    if (label !== "csr" || algorithm === undefined || size === undefined)
+      throw new BeaconError("invalid_csr", "not a placeholder certificate signing request");
+    const publicKey =
+      algorithm === "rsa" ? { algorithm, modulusBits: Number(size) } : { algorithm, namedCurve: size };
+    return { pem, publicKey, signatureValid: forged !== "forged" };
+  }
+
+  async signClientCertificate(
+    _request: SigningRequest,
+    subject: CertificateSubject,
+    validityDays: number,
+  ): Promise<SignedCertificate> {
+    return this.sign(subject, validityDays);
+  }
+
+  private sign(subject: CertificateSubject, validityDays: number): SignedCertificate {
     const serialNumber = (this.next++).toString(16).toUpperCase().padStart(2, "0");
     const notBefore = Date.UTC(2026, 10, 21);
     return {
       certificatePem: `certificate ${serialNumber}`,
-      privateKeyPem: `private key ${serialNumber}`,
       caCertificatePem: "ca certificate",
       serialNumber,
       subjectDN: `CN=${subject.commonName},OU=${subject.organizationalUnit},O=${subject.organization}`,

@@ -8,8 +8,11 @@ import type {
   CertificateFacts,
   CertificateSubject,
   IssuedCertificate,
+  SignedCertificate,
+  SigningRequest,
 } from "../../core/identity/ports.js";
-import { distinguishedName, issueWithCa, type SigningAuthority } from "./issuer.js";
+import { certifyWithCa, distinguishedName, issueWithCa, type SigningAuthority } from "./issuer.js";
+import { publicKeyOf, readSigningRequest } from "./signing-request.js";
 
 /** Issues client certificates with whatever signing authority `load` produces. */
 abstract class IssuingAuthority implements CertificateAuthority {
@@ -21,14 +24,33 @@ abstract class IssuingAuthority implements CertificateAuthority {
   ): Promise<IssuedCertificate> {
     const ca = await this.load();
     const issued = await issueWithCa(ca, { subject, usage: "clientAuth", validityDays });
-    return {
-      ...certificateFacts(issued.certPem),
-      certificatePem: issued.certPem,
-      privateKeyPem: issued.keyPem,
-      caCertificatePem: ca.certPem,
-    };
+    return { ...signed(issued.certPem, ca), privateKeyPem: issued.keyPem };
+  }
+
+  readSigningRequest(pem: string): Promise<SigningRequest> {
+    return readSigningRequest(pem);
+  }
+
+  async signClientCertificate(
+    request: SigningRequest,
+    subject: CertificateSubject,
+    validityDays: number,
+  ): Promise<SignedCertificate> {
+    const ca = await this.load();
+    const certPem = await certifyWithCa(ca, publicKeyOf(request), {
+      subject,
+      usage: "clientAuth",
+      validityDays,
+    });
+    return signed(certPem, ca);
   }
 }
+
+const signed = (certificatePem: string, ca: SigningAuthority): SignedCertificate => ({
+  ...certificateFacts(certificatePem),
+  certificatePem,
+  caCertificatePem: ca.certPem,
+});
 
 /** Serial, subject and validity as the certificate (PEM) states them, the subject as API Gateway prints it. */
 export function certificateFacts(certificatePem: string): CertificateFacts {

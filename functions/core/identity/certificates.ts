@@ -5,12 +5,15 @@ import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
 import { canonicalSerial, credentialFromCertificate, isValidIdentifier } from "./credentials.js";
+import { keyRefusal } from "./key-policy.js";
 import type {
   CertificateAuthority,
   CertificateFacts,
   CertificateRecord,
   CertificateStore,
+  CertificateSubject,
   RevocationNotices,
+  SignedCertificate,
 } from "./ports.js";
 import { type Principal, requireRole } from "./principal.js";
 
@@ -22,9 +25,21 @@ const MAX_NAME_LENGTH = 64;
 const SERIAL_PATTERN = /^[0-9A-F]{1,40}$/;
 export const isCanonicalSerial = (serial: string): boolean => SERIAL_PATTERN.test(serial);
 
-export type IssueRequest =
+/**
+ * Whose key the certificate certifies: the device's, from its certificate signing request (the private key
+ * never leaves the device), or, only when asked for explicitly, a key pair Beacon generates and hands over
+ * once. Exactly one of the two.
+ */
+export interface KeySource {
+  csrPem?: string;
+  generateKey?: boolean;
+}
+
+export type IssueRequest = (
   | { kind: "agent"; agentId: string; validityDays?: number }
-  | { kind: "fleet"; fleetName: string; validityDays?: number };
+  | { kind: "fleet"; fleetName: string; validityDays?: number }
+) &
+  KeySource;
 
 /**
  * The store's record of a certificate the agent CA signed, from what the certificate states: tenant, kind
@@ -120,6 +135,31 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
     return canonical;
   };
 
+  /** The subject is Beacon's alone: a request's own subject, whatever tenant it names, is never read. */
+  async function certify(
+    request: KeySource,
+    subject: CertificateSubject,
+    validityDays: number,
+  ): Promise<SignedCertificate & { privateKeyPem?: string }> {
+    if (request.csrPem !== undefined && request.generateKey === true) {
+      throw new BeaconError("invalid_request", "Send either csrPem or generateKey: true, not both");
+    }
+    if (request.csrPem !== undefined) {
+      const csr = await authority.readSigningRequest(request.csrPem);
+      if (!csr.signatureValid) {
+        throw new BeaconError("invalid_csr", "The CSR's signature does not verify with the key it carries");
+      }
+      const refusal = keyRefusal(csr.publicKey);
+      if (refusal) throw new BeaconError("invalid_csr", refusal);
+      return authority.signClientCertificate(csr, subject, validityDays);
+    }
+    if (request.generateKey === true) return authority.issueClientCertificate(subject, validityDays);
+    throw new BeaconError(
+      "invalid_request",
+      "Send the device's certificate signing request as csrPem, or ask for a generated key with generateKey: true",
+    );
+  }
+
   return {
     async issue(principal: Principal, request: IssueRequest): Promise<ConsoleResult> {
       requireRole(principal, "admin");
@@ -132,21 +172,19 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
         );
       }
       const validityDays = request.validityDays ?? DEFAULT_VALIDITY_DAYS;
-      const issued = await authority.issueClientCertificate(
-        { commonName: name, organizationalUnit: request.kind, organization: principal.tenant },
-        validityDays,
-      );
+      const subject = { commonName: name, organizationalUnit: request.kind, organization: principal.tenant };
+      const issued = await certify(request, subject, validityDays);
       const record = certificateRecord(issued, clock.now(), principal.subject);
       // 128-bit random serials do not collide; should one ever, the first record must not be lost.
       if (!(await store.add(record))) throw new Error(`The agent CA issued serial ${record.serial} twice`);
       return {
         status: 201,
-        body: {
+        body: dropUndefined({
           ...view(record),
           certificatePem: issued.certificatePem,
           privateKeyPem: issued.privateKeyPem,
           caCertificatePem: issued.caCertificatePem,
-        },
+        }),
       };
     },
 

@@ -72,15 +72,47 @@ export interface CertificateFacts {
   notAfter: number;
 }
 
-export interface IssuedCertificate extends CertificateFacts {
+export interface SignedCertificate extends CertificateFacts {
   certificatePem: string;
-  /** PKCS#8 PEM. Handed to the caller once; Beacon never stores it. */
-  privateKeyPem: string;
   /** The CA that signed it, for the agent's trust store. */
   caCertificatePem: string;
 }
 
+export interface IssuedCertificate extends SignedCertificate {
+  /** PKCS#8 PEM of the key pair Beacon generated. Handed to the caller once; Beacon never stores it. */
+  privateKeyPem: string;
+}
+
+/** The public key a certificate signing request carries, as its algorithm and size name it. */
+export interface PublicKeyFacts {
+  /** `rsa`, `rsa-pss`, `ec`, `ed25519`, …, as Node names key types. */
+  algorithm: string;
+  modulusBits?: number;
+  /** `prime256v1` (P-256), `secp384r1` (P-384), …, as OpenSSL names curves. */
+  namedCurve?: string;
+}
+
+/** A PKCS#10 certificate signing request as read, before Beacon decides anything about it. */
+export interface SigningRequest {
+  pem: string;
+  publicKey: PublicKeyFacts;
+  /** The request is signed with the private key of the public key it carries: its holder asked. */
+  signatureValid: boolean;
+}
+
 /** Beacon's agent CA: the one the agent ingress trusts. */
 export interface CertificateAuthority {
+  /** Generates a key pair and certifies it: the private key leaves Beacon in the reply, once. */
   issueClientCertificate(subject: CertificateSubject, validityDays: number): Promise<IssuedCertificate>;
+  /** Reads a PEM PKCS#10 request; throws invalid_csr when it is none. */
+  readSigningRequest(pem: string): Promise<SigningRequest>;
+  /**
+   * Certifies the request's public key under the subject Beacon chose. Nothing else of the request (its
+   * subject, its requested extensions) reaches the certificate.
+   */
+  signClientCertificate(
+    request: SigningRequest,
+    subject: CertificateSubject,
+    validityDays: number,
+  ): Promise<SignedCertificate>;
 }
