@@ -6,10 +6,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import * as x509 from "@peculiar/x509";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { provisionTable } from "../../scripts/local/provision.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { heartbeat } from "../../scripts/test-support/console-seed.js";
+import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
+import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
+import { sweeperConfig } from "../shared/config.js";
+import { EnvNames } from "../shared/env-names.js";
+import { eventValidator } from "../shared/schemas.js";
+import { composeSweeper } from "../sweeper/composition.js";
 
 const run = promisify(execFile);
 
@@ -25,8 +32,11 @@ let unique = 0;
 const newAgentId = (label: string) => `${tenant}-${label}-${++unique}`;
 
 beforeAll(async () => {
-  agentApi = await startAgentApi();
-  consoleApi = await startConsoleApi(agentApi);
+  // A table of its own: the sweeper announces every tenant's certificates, and this file runs it.
+  const tableName = `beacon-certificates-${randomUUID().slice(0, 8)}`;
+  await provisionTable(makeDynamoDbClient(inject("beaconEnv")), tableName);
+  agentApi = await startAgentApi({ [EnvNames.tableName]: tableName });
+  consoleApi = await startConsoleApi(agentApi, { [EnvNames.tableName]: tableName });
   tenant = `tc-${randomUUID().slice(0, 6)}`;
   manifestHash = `${tenant}-manifest`;
   token = await consoleApi.token({ tenant, role: "admin" });
@@ -212,5 +222,108 @@ describe("issuing from a certificate signing request", () => {
     const generated = await issue({ kind: "fleet", fleetName: newAgentId("fleet"), generateKey: true });
     expect(generated.status).toBe(201);
     expect(generated.json().privateKeyPem).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+  });
+});
+
+describe("expiry", () => {
+  const DAY = 86_400_000;
+  /** An agent that heartbeats with a certificate from its own CSR, valid for `validityDays`. */
+  async function certifiedAgent(label: string, validityDays: number) {
+    const { csrPem, keyPath } = await opensslRequest(label, [
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+    ]);
+    const agentId = newAgentId(label);
+    const issued = (await issue({ kind: "agent", agentId, csrPem, validityDays })).json();
+    const name = install(agentId, issued.certificatePem as string, keyPath);
+    expect(await heartbeat(agentApi, name, agentId, `${tenant}-pumps`, manifestHash)).toBe(200);
+    return { agentId, serial: issued.serial as string, notAfter: issued.notAfter as string };
+  }
+
+  /** The sweeper's expiry step, as the schedule runs it, with the warning window the environment sets. */
+  async function announce(env: Record<string, string> = {}) {
+    const sweeper = composeSweeper(sweeperConfig({ ...agentApi.env, ...env }));
+    try {
+      return await sweeper.announceExpiringCertificates();
+    } finally {
+      await sweeper.close();
+    }
+  }
+
+  const expiringEvents = async (serial: string) =>
+    (
+      await readWholeStream(makeKinesisClient(agentApi.env), agentApi.env[EnvNames.streamName] as string)
+    ).filter(
+      (event) =>
+        (event as { type?: string; serial?: string }).type === "certificate.expiring" &&
+        (event as { serial?: string }).serial === serial,
+    ) as Record<string, unknown>[];
+
+  it("shows each certificate's notAfter on the agent, and lists those expiring soon, soonest first", async () => {
+    const soon = await certifiedAgent("soon", 10);
+    const later = await certifiedAgent("later", 20);
+    const lasting = await certifiedAgent("lasting", 365);
+    const agent = (await consoleApi.request("GET", `/api/v1/agents/${soon.agentId}`, { token })).json();
+    expect(agent.certificates).toEqual([{ serial: soon.serial, notAfter: soon.notAfter, state: "valid" }]);
+    expect(Date.parse(soon.notAfter) - Date.now()).toBeLessThanOrEqual(10 * DAY);
+
+    const expiring = (
+      await consoleApi.request("GET", "/api/v1/certificates?expiring=true", { token })
+    ).json();
+    const serials = (expiring.items as { serial: string }[]).map((item) => item.serial);
+    expect(expiring.expiringWithinDays).toBe(30);
+    expect(serials.indexOf(soon.serial)).toBeLessThan(serials.indexOf(later.serial));
+    expect(serials).toContain(later.serial);
+    expect(serials).not.toContain(lasting.serial);
+    const wider = (
+      await consoleApi.request("GET", "/api/v1/certificates?expiringWithinDays=400", { token })
+    ).json();
+    expect((wider.items as { serial: string }[]).map((item) => item.serial)).toContain(lasting.serial);
+    // Another tenant's token lists none of them.
+    const other = await consoleApi.token({ tenant: `${tenant}-other`, role: "admin" });
+    const theirs = await consoleApi.request("GET", "/api/v1/certificates?expiringWithinDays=400", {
+      token: other,
+    });
+    expect(theirs.json().items).toEqual([]);
+  });
+
+  it("announces each certificate entering the window once, across sweeper runs, never a revoked one", async () => {
+    const announced = await certifiedAgent("announced", 7);
+    const revoked = await certifiedAgent("revoked", 7);
+    const lasting = await certifiedAgent("unannounced", 365);
+    await consoleApi.request("POST", `/api/v1/certificates/${revoked.serial}/revoke`, { token });
+
+    const first = await announce();
+    expect(first.announced).toBeGreaterThanOrEqual(1);
+    expect(first.streamError).toBeUndefined();
+    expect(await announce()).toMatchObject({ announced: 0 });
+
+    const events = await expiringEvents(announced.serial);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      type: "certificate.expiring",
+      tenant,
+      serial: announced.serial,
+      kind: "agent",
+      agentId: announced.agentId,
+      subjectDN: `CN=${announced.agentId},OU=agent,O=${tenant}`,
+      notAfter: Date.parse(announced.notAfter),
+      warningDays: 30,
+    });
+    const validate = eventValidator(events[0] as { type: string });
+    expect(validate(events[0]), JSON.stringify(validate.errors)).toBe(true);
+    expect(await expiringEvents(revoked.serial)).toEqual([]);
+    expect(await expiringEvents(lasting.serial)).toEqual([]);
+    const shown = (
+      await consoleApi.request("GET", `/api/v1/certificates/${announced.serial}`, { token })
+    ).json();
+    expect(Date.parse(shown.expiryAnnouncedAt as string)).toBeLessThanOrEqual(Date.now());
+
+    // A wider window, set by the environment, takes in the year-long certificate: once.
+    expect((await announce({ [EnvNames.certExpiryWarningDays]: "400" })).announced).toBeGreaterThanOrEqual(1);
+    expect(await expiringEvents(lasting.serial)).toHaveLength(1);
+    expect(await announce({ [EnvNames.certExpiryWarningDays]: "400" })).toMatchObject({ announced: 0 });
   });
 });

@@ -52,6 +52,7 @@ function harness() {
     registryLagMs: CHECKPOINT_MS,
     maxFlowBytes: 5 * 1024 * 1024,
     agentApiUrl: AGENT_API_URL,
+    certificateExpiryWarningDays: 30,
   });
   const now = ports.clock.now();
   /** An agent the registry last checkpointed `registryAgo` ms ago and the cache saw `hotAgo` ms ago. */
@@ -392,6 +393,83 @@ describe("certificates", () => {
     await expect(api.certificates.issue(as("acme"), both as IssueRequest)).rejects.toMatchObject({
       code: "invalid_request",
     });
+  });
+
+  it("list those expiring within the warning window or a window of the caller's, soonest first, revoked ones left out", async () => {
+    const { api, clock } = harness();
+    const issue = async (agentId: string, validityDays: number) =>
+      (
+        await bodyOf(
+          api.certificates.issue(as("acme"), { kind: "agent", agentId, validityDays, generateKey: true }),
+        )
+      ).serial as unknown as string;
+    const [in40, in10, in20, in5, in400] = [
+      await issue("pump-40", 40),
+      await issue("pump-10", 10),
+      await issue("pump-20", 20),
+      await issue("pump-5", 5),
+      await issue("pump-400", 400),
+    ];
+    await api.certificates.revoke(as("acme"), in5);
+    await api.certificates.issue(as("other"), {
+      kind: "agent",
+      agentId: "pump-1",
+      validityDays: 1,
+      generateKey: true,
+    });
+
+    const soon = await bodyOf(api.certificates.list(as("acme"), { expiring: true }));
+    expect(soon.items.map((item) => item.serial)).toEqual([in10, in20]);
+    expect(soon).toMatchObject({ expiringWithinDays: 30 });
+    const wider = await bodyOf(api.certificates.list(as("acme"), { expiringWithinDays: 60, limit: 2 }));
+    expect(wider.items.map((item) => item.serial)).toEqual([in10, in20]);
+    const next = await bodyOf(
+      api.certificates.list(as("acme"), { expiringWithinDays: 60, limit: 2, cursor: wider.nextCursor }),
+    );
+    expect(next.items.map((item) => item.serial)).toEqual([in40]);
+    expect(next.nextCursor).toBeUndefined();
+    // Expired ones no longer expire: they are past.
+    clock.advance(15 * 86_400_000);
+    const later = await bodyOf(api.certificates.list(as("acme"), { expiring: true }));
+    expect(later.items.map((item) => item.serial)).toEqual([in20, in40]);
+    const all = await bodyOf(api.certificates.list(as("acme"), { limit: 100 }));
+    expect(all.items.map((item) => item.serial)).toContain(in400);
+    await expect(
+      api.certificates.list(as("acme"), { expiring: true, cursor: all.nextCursor ?? encodeCursor("A") }),
+    ).rejects.toMatchObject({ code: "invalid_request" });
+  });
+
+  it("show on the agent when its certificates expire, soonest first, revoked ones left out", async () => {
+    const { api, agent } = harness();
+    agent("acme", "pump-7", "pumps", 0, 0);
+    const issue = async (validityDays: number) =>
+      (
+        await bodyOf(
+          api.certificates.issue(as("acme"), {
+            kind: "agent",
+            agentId: "pump-7",
+            validityDays,
+            generateKey: true,
+          }),
+        )
+      ).serial as unknown as string;
+    const later = await issue(300);
+    const sooner = await issue(20);
+    const revoked = await issue(10);
+    await api.certificates.revoke(as("acme"), revoked);
+    const view = await bodyOf(api.agents.get(as("acme", "viewer"), "pump-7"));
+    expect(view.certificates).toEqual([
+      {
+        serial: sooner,
+        notAfter: new Date(Date.UTC(2026, 10, 21) + 20 * 86_400_000).toISOString(),
+        state: "valid",
+      },
+      {
+        serial: later,
+        notAfter: new Date(Date.UTC(2026, 10, 21) + 300 * 86_400_000).toISOString(),
+        state: "valid",
+      },
+    ]);
   });
 
   it("refuse names that could not be a certificate subject", async () => {

@@ -56,6 +56,10 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
 const operationAckTimeoutMs = (env: Environment): number =>
   numberEnv(env, EnvNames.operationAckTimeoutSeconds, 300) * 1_000;
 
+/** Days before its notAfter a certificate counts as expiring: 30 unless set. */
+const certificateExpiryWarningDays = (env: Environment): number =>
+  Math.ceil(numberEnv(env, EnvNames.certExpiryWarningDays, 30));
+
 export interface ConsoleApiConfig {
   tableName: string;
   /** Operations' state changes go on the agent API's stream too. */
@@ -72,6 +76,7 @@ export interface ConsoleApiConfig {
   maxJsonDepth: number;
   /** Largest flow document an upload may carry, inflated. */
   maxFlowBytes: number;
+  certificateExpiryWarningDays: number;
 }
 
 function absoluteHttpsUrl(env: Environment, name: string): string {
@@ -110,6 +115,7 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     maxJsonDepth: 16,
     // A real flow is tens of KB; the cap keeps a raw upload inside Lambda's 6 MB request payload.
     maxFlowBytes: 5 * 1024 * 1024,
+    certificateExpiryWarningDays: certificateExpiryWarningDays(env),
   };
 }
 
@@ -125,6 +131,9 @@ export interface SweeperConfig {
   cacheTimeoutMs: number;
   /** Where agents reach the agent API, for the download URLs rollout operations carry. */
   agentApiUrl: string;
+  certificateExpiryWarningDays: number;
+  /** Most certificates one run announces as expiring. */
+  maxExpiryNoticesPerRun: number;
 }
 
 export function sweeperConfig(env: Environment = process.env): SweeperConfig {
@@ -138,5 +147,8 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     redisUrl: requireEnv(env, EnvNames.redisUrl),
     cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
     agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
+    certificateExpiryWarningDays: certificateExpiryWarningDays(env),
+    // A few seconds of conditional writes; a backlog (a fleet issued on one day) drains over the next runs.
+    maxExpiryNoticesPerRun: 500,
   };
 }

@@ -26,6 +26,8 @@ export const EnvNames = {
   agentApiUrl: "BEACON_AGENT_API_URL",
   /** How long the agent API waits before sending a catch-up UPDATE CONFIGURATION to the same agent again. */
   catchUpRetrySeconds: "BEACON_CATCH_UP_RETRY_SECONDS",
+  /** Days before its notAfter a certificate counts as expiring: listed by the console, announced by the sweeper. */
+  certExpiryWarningDays: "BEACON_CERT_EXPIRY_WARNING_DAYS",
 } as const;
 
 export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];

@@ -15,6 +15,7 @@ import type {
 } from "../../core/fleet/ports.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import type { FlowCatalog, FlowContent, FlowVersionRecord } from "../../core/flows/ports.js";
+import { expiryKeyOf } from "../../core/identity/certificates.js";
 import type {
   CertificateAuthority,
   CertificateRecord,
@@ -273,6 +274,43 @@ export class MemoryCertificateStore implements CertificateStore {
     return [...this.records.values()].filter(
       (record) => record.tenant === tenant && record.kind === "agent" && record.agentId === agentId,
     );
+  }
+
+  async agentCertificates(tenant: string, agentId: string) {
+    return this.ofAgent(tenant, agentId);
+  }
+
+  async expiring(tenant: string, window: { from: number; until: number }, request: PageRequest) {
+    const live = [...this.records.values()].filter(
+      (record) =>
+        record.tenant === tenant &&
+        record.revokedAt === undefined &&
+        record.notAfter >= window.from &&
+        record.notAfter <= window.until,
+    );
+    return pageOf(
+      live.map((record) => [expiryKeyOf(record), record]),
+      request,
+    );
+  }
+
+  async dueForExpiryNotice(until: number, limit: number) {
+    return [...this.records.values()]
+      .filter(
+        (record) =>
+          record.revokedAt === undefined &&
+          record.expiryAnnouncedAt === undefined &&
+          record.notAfter <= until,
+      )
+      .sort((first, second) => first.notAfter - second.notAfter)
+      .slice(0, limit);
+  }
+
+  async markExpiryAnnounced(tenant: string, serial: string, at: number) {
+    const record = this.records.get(`${tenant}/${serial}`);
+    if (!record || record.revokedAt !== undefined || record.expiryAnnouncedAt !== undefined) return false;
+    record.expiryAnnouncedAt = at;
+    return true;
   }
 
   async revoke(tenant: string, serial: string, now: number) {

@@ -25,6 +25,30 @@ const MAX_NAME_LENGTH = 64;
 const SERIAL_PATTERN = /^[0-9A-F]{1,40}$/;
 export const isCanonicalSerial = (serial: string): boolean => SERIAL_PATTERN.test(serial);
 
+export const DAY_MS = 86_400_000;
+
+/**
+ * Where a certificate sits in the order of expiry: its notAfter (epoch milliseconds, zero-padded so that
+ * string order is time order), then its serial. The expiring list's pages continue after one.
+ */
+export const expiryKeyOf = (record: Pick<CertificateRecord, "notAfter" | "serial">): string =>
+  `${String(Math.max(0, Math.floor(record.notAfter))).padStart(15, "0")}#${record.serial}`;
+const EXPIRY_KEY_PATTERN = /^[0-9]{15}#[0-9A-F]{1,40}$/;
+const isExpiryKey = (key: string): boolean => EXPIRY_KEY_PATTERN.test(key);
+
+/** The state a certificate is in at `now`. */
+export const certificateState = (record: CertificateRecord, now: number) =>
+  record.revokedAt !== undefined ? "revoked" : record.notAfter <= now ? "expired" : "valid";
+
+export interface CertificateListRequest {
+  cursor?: string;
+  limit?: number;
+  /** Only certificates not revoked that expire within this many days from now, soonest first. */
+  expiringWithinDays?: number;
+  /** The same, within the configured warning window. */
+  expiring?: boolean;
+}
+
 /**
  * Whose key the certificate certifies: the device's, from its certificate signing request (the private key
  * never leaves the device), or, only when asked for explicitly, a key pair Beacon generates and hands over
@@ -108,10 +132,15 @@ export interface CertificatesDependencies {
   authority: CertificateAuthority;
   revocation: CertificateRevocation;
   clock: Clock;
+  /** How many days before its notAfter a certificate counts as expiring (`BEACON_CERT_EXPIRY_WARNING_DAYS`). */
+  expiryWarningDays: number;
 }
 
+/** How many of an agent's certificates its view shows, soonest to expire first. */
+const AGENT_VIEW_CERTIFICATES = 10;
+
 export function makeCertificatesApi(deps: CertificatesDependencies) {
-  const { store, authority, revocation, clock } = deps;
+  const { store, authority, revocation, clock, expiryWarningDays } = deps;
 
   const view = (record: CertificateRecord) =>
     dropUndefined({
@@ -125,8 +154,8 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
       issuedAt: toIso(record.issuedAt) as string,
       issuedBy: record.issuedBy,
       revokedAt: toIso(record.revokedAt),
-      state:
-        record.revokedAt !== undefined ? "revoked" : record.notAfter <= clock.now() ? "expired" : "valid",
+      expiryAnnouncedAt: toIso(record.expiryAnnouncedAt),
+      state: certificateState(record, clock.now()),
     });
 
   const serialOf = (serial: string) => {
@@ -188,10 +217,34 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
       };
     },
 
-    async list(principal: Principal, request: { cursor?: string; limit?: number }): Promise<ConsoleResult> {
+    async list(principal: Principal, request: CertificateListRequest): Promise<ConsoleResult> {
       requireRole(principal, "admin");
-      const page = await store.list(principal.tenant, pageRequestOf(request, isCanonicalSerial));
-      return { body: pageBodyOf(page, view) };
+      const days = request.expiringWithinDays ?? (request.expiring ? expiryWarningDays : undefined);
+      if (days === undefined) {
+        const page = await store.list(principal.tenant, pageRequestOf(request, isCanonicalSerial));
+        return { body: pageBodyOf(page, view) };
+      }
+      const now = clock.now();
+      const window = { from: now, until: now + days * DAY_MS };
+      const page = await store.expiring(principal.tenant, window, pageRequestOf(request, isExpiryKey));
+      return { body: { ...pageBodyOf(page, view), expiringWithinDays: days } };
+    },
+
+    /**
+     * The agent's agent certificates that are not revoked, soonest to expire first, for the agent's view:
+     * when its certificate runs out is when it stops reaching Beacon.
+     */
+    async agentCertificateExpiry(tenant: string, agentId: string) {
+      const now = clock.now();
+      return (await store.agentCertificates(tenant, agentId))
+        .filter((record) => record.revokedAt === undefined)
+        .sort((first, second) => first.notAfter - second.notAfter)
+        .slice(0, AGENT_VIEW_CERTIFICATES)
+        .map((record) => ({
+          serial: record.serial,
+          notAfter: toIso(record.notAfter) as string,
+          state: certificateState(record, now),
+        }));
     },
 
     async get(principal: Principal, serial: string): Promise<ConsoleResult> {

@@ -38,6 +38,8 @@ export interface CertificateRecord {
   /** Subject of the token that asked for it. */
   issuedBy: string;
   revokedAt?: number;
+  /** When the sweeper announced that it expires soon (`certificate.expiring`); once per certificate. */
+  expiryAnnouncedAt?: number;
 }
 
 export interface CertificateStore {
@@ -48,8 +50,32 @@ export interface CertificateStore {
   add(record: CertificateRecord): Promise<boolean>;
   list(tenant: string, page: PageRequest): Promise<Page<CertificateRecord>>;
   get(tenant: string, serial: string): Promise<CertificateRecord | undefined>;
-  /** The agent certificates issued for one agent id. */
+  /** The agent certificates issued for one agent id, every one of them: what decommissioning revokes. */
   ofAgent(tenant: string, agentId: string): Promise<CertificateRecord[]>;
+  /**
+   * The agent certificates of one agent id as an index has them, for views: a certificate issued a moment
+   * ago may be missing yet, and those recorded before the index existed are.
+   */
+  agentCertificates(tenant: string, agentId: string): Promise<CertificateRecord[]>;
+  /**
+   * The tenant's certificates that are not revoked and expire within `window` (notAfter from `from` to `until`,
+   * both included), soonest first; pages continue after an `expiryKeyOf` key.
+   */
+  expiring(
+    tenant: string,
+    window: { from: number; until: number },
+    page: PageRequest,
+  ): Promise<Page<CertificateRecord>>;
+  /**
+   * Every tenant's certificates that are neither revoked nor announced as expiring and whose notAfter is at
+   * most `until`, soonest first, at most `limit`: the sweeper's to announce, found without a scan.
+   */
+  dueForExpiryNotice(until: number, limit: number): Promise<CertificateRecord[]>;
+  /**
+   * Records that the certificate's expiry was announced, unless it was already (or the certificate was
+   * revoked meanwhile): true for the one call that recorded it, so two sweeper runs announce it once.
+   */
+  markExpiryAnnounced(tenant: string, serial: string, at: number): Promise<boolean>;
   /**
    * Marks the certificate revoked (the first revocation time stays) and puts its serial on the
    * tenant's revocation list, together; undefined when the tenant has no such certificate.
