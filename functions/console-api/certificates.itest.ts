@@ -1,6 +1,6 @@
 import "reflect-metadata";
 import { execFile } from "node:child_process";
-import { randomUUID, webcrypto } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -11,6 +11,7 @@ import { provisionTable } from "../../scripts/local/provision.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { heartbeat } from "../../scripts/test-support/console-seed.js";
+import { deviceSigningRequest } from "../../scripts/test-support/device-requests.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
 import { sweeperConfig } from "../shared/config.js";
@@ -76,25 +77,16 @@ async function opensslRequest(
   return { csrPem: readFileSync(csrPath, "utf8"), keyPath };
 }
 
-/** The same, made in the device's code with @peculiar/x509 (WebCrypto keys). */
+/** The same, made in the device's own code with @peculiar/x509 (WebCrypto keys). */
 async function peculiarRequest(name: string): Promise<{ csrPem: string; keyPath: string }> {
-  const algorithm = { name: "ECDSA", namedCurve: "P-384", hash: "SHA-384" };
-  const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
-    "sign",
-    "verify",
-  ])) as webcrypto.CryptoKeyPair;
-  const request = await x509.Pkcs10CertificateRequestGenerator.create({
-    name: "CN=intruder,OU=fleet,O=another-tenant",
-    keys,
-    signingAlgorithm: algorithm,
+  const { pem, privateKeyPem } = await deviceSigningRequest({
+    name: "ECDSA",
+    namedCurve: "P-384",
+    hash: "SHA-384",
   });
   const keyPath = path.join(deviceDir, `${name}.key`);
-  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey("pkcs8", keys.privateKey)).toString("base64");
-  writeFileSync(
-    keyPath,
-    `-----BEGIN PRIVATE KEY-----\n${pkcs8.replace(/.{64}/g, "$&\n")}\n-----END PRIVATE KEY-----\n`,
-  );
-  return { csrPem: request.toString("pem"), keyPath };
+  writeFileSync(keyPath, privateKeyPem, { mode: 0o600 });
+  return { csrPem: pem, keyPath };
 }
 
 const issue = (body: Record<string, unknown>) =>

@@ -1,5 +1,5 @@
 import "reflect-metadata";
-import { KeyObject, sign, verify, webcrypto, X509Certificate } from "node:crypto";
+import { KeyObject, sign, verify, X509Certificate } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,6 +7,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-sec
 import * as x509 from "@peculiar/x509";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { deviceSigningRequest } from "../../../scripts/test-support/device-requests.js";
 import {
   LocalFileCertificateAuthority,
   SecretsManagerCertificateAuthority,
@@ -73,21 +74,7 @@ describe("certificate signing requests", () => {
 
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-  /** A request as a device would make it, asking for a subject and a DNS name of its own choosing. */
-  async function deviceRequest(algorithm: keyof typeof algorithms) {
-    const signingAlgorithm = algorithms[algorithm];
-    const keys = (await webcrypto.subtle.generateKey(signingAlgorithm, true, [
-      "sign",
-      "verify",
-    ])) as webcrypto.CryptoKeyPair;
-    const request = await x509.Pkcs10CertificateRequestGenerator.create({
-      name: "CN=intruder,OU=fleet,O=another-tenant",
-      keys,
-      signingAlgorithm,
-      extensions: [new x509.SubjectAlternativeNameExtension([{ type: "dns", value: "intruder.example" }])],
-    });
-    return { pem: request.toString("pem"), der: Buffer.from(request.rawData), keys };
-  }
+  const deviceRequest = (algorithm: keyof typeof algorithms) => deviceSigningRequest(algorithms[algorithm]);
 
   it.each([
     ["EC P-256", { algorithm: "ec", namedCurve: "prime256v1" }],
