@@ -2,7 +2,7 @@ import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { Context } from "aws-lambda";
 import { BeaconError, isBeaconError } from "../core/errors.js";
 import { flowEntityTag } from "../core/flows/download.js";
-import { credentialFromCertificate } from "../core/identity/credentials.js";
+import { assertTenantBoundToIssuer, credentialFromCertificate } from "../core/identity/credentials.js";
 import { type AgentEvent, type AgentRequest, agentRequestOf, agentResult } from "../shared/agent-request.js";
 import { agentApiConfig } from "../shared/config.js";
 import {
@@ -78,13 +78,13 @@ function readBody(
 }
 
 function credentialOf(request: AgentRequest) {
-  if (!request.clientCertificate) {
+  const certificate = request.clientCertificate;
+  if (!certificate) {
     throw new BeaconError("missing_client_certificate", "Agents authenticate with a client certificate");
   }
-  return credentialFromCertificate(
-    request.clientCertificate.subjectDN,
-    request.clientCertificate.serialNumber,
-  );
+  const credential = credentialFromCertificate(certificate.subjectDN, certificate.serialNumber);
+  assertTenantBoundToIssuer(credential, certificate.issuerDN, config.caBindings);
+  return credential;
 }
 
 async function heartbeat(request: AgentRequest): Promise<JsonResponse> {

@@ -1,4 +1,4 @@
-import { X509Certificate } from "node:crypto";
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { GetSecretValueCommand, type SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
@@ -11,7 +11,8 @@ import type {
   SignedCertificate,
   SigningRequest,
 } from "../../core/identity/ports.js";
-import { certifyWithCa, distinguishedName, issueWithCa, type SigningAuthority } from "./issuer.js";
+import { certifyWithCa, issueWithCa, type SigningAuthority } from "./issuer.js";
+import { distinguishedName } from "./names.js";
 import { publicKeyOf, readSigningRequest } from "./signing-request.js";
 
 /** Issues client certificates with whatever signing authority `load` produces. */
@@ -69,20 +70,29 @@ export class LocalFileCertificateAuthority extends IssuingAuthority {
     super();
   }
 
-  // Read per issue: the local stack renews its dev CA in place when it nears expiry.
+  // Read per issue: the local stack renews its dev CA in place when it nears expiry, and rotates it.
   protected async load(): Promise<SigningAuthority> {
+    let authority: SigningAuthority;
     try {
       const [certPem, keyPem] = await Promise.all([
         readFile(join(this.directory, "ca.pem"), "utf8"),
         readFile(join(this.directory, "ca.key"), "utf8"),
       ]);
-      return { certPem, keyPem };
+      authority = { certPem, keyPem };
     } catch (error) {
       throw new BeaconError(
         "certificate_authority_unavailable",
         `The agent CA in ${this.directory} cannot be read: ${(error as Error).message}`,
       );
     }
+    // A rotation replaces the two files one after the other: never sign with one CA's key in another's name.
+    if (!new X509Certificate(authority.certPem).checkPrivateKey(createPrivateKey(authority.keyPem))) {
+      throw new BeaconError(
+        "certificate_authority_unavailable",
+        `The agent CA in ${this.directory} is being rotated: its certificate and key do not match yet`,
+      );
+    }
+    return authority;
   }
 }
 

@@ -120,14 +120,6 @@ export async function certifyWithCa(
   return toPem(certificate);
 }
 
-/** Node prints one RDN a line, multi-valued RDNs joined by " + ", values RFC 2253-escaped (control characters as \XX). */
-export function distinguishedName(nodeName: string): string {
-  return nodeName
-    .split("\n")
-    .map((rdn) => rdn.replaceAll(" + ", "+"))
-    .join(",");
-}
-
 /** Whether the certificate's subject is exactly this one, encoding included. */
 export function hasSubject(certPem: string, subject: CertificateSubject): boolean {
   const encoded = Buffer.from(new x509.X509Certificate(certPem).subjectName.toArrayBuffer());
