@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { deviceSigningRequest } from "../../../scripts/test-support/device-requests.js";
 import {
   LocalFileCertificateAuthority,
+  SECRET_MAX_AGE_MS,
   SecretsManagerCertificateAuthority,
 } from "./certificate-authority.js";
 import { createCertificateAuthority } from "./issuer.js";
@@ -39,6 +40,33 @@ describe("SecretsManagerCertificateAuthority", () => {
     });
     expect(first.notAfter - first.notBefore).toBeLessThanOrEqual(30 * 86_400_000 + 5 * 60_000);
     expect(first.privateKeyPem).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+  });
+
+  it("reads the secret again once it is five minutes old, so a rotated CA signs from then on", async () => {
+    const [first, second] = [
+      await createCertificateAuthority("Beacon Agent CA"),
+      await createCertificateAuthority("Beacon Agent CA 2"),
+    ];
+    const value = (ca: typeof first) =>
+      JSON.stringify({ certificatePem: ca.certPem, privateKeyPem: ca.keyPem });
+    secrets
+      .on(GetSecretValueCommand)
+      .resolvesOnce({ SecretString: value(first) })
+      .resolves({ SecretString: value(second) });
+    let now = 0;
+    const authority = new SecretsManagerCertificateAuthority(
+      new SecretsManagerClient({}),
+      "arn:agent-ca",
+      () => now,
+    );
+    const issuerOf = async () =>
+      new X509Certificate((await authority.issueClientCertificate(subject, 30)).certificatePem).issuer;
+    expect(await issuerOf()).toBe("CN=Beacon Agent CA\nO=Beacon");
+    now = SECRET_MAX_AGE_MS - 1;
+    expect(await issuerOf()).toBe("CN=Beacon Agent CA\nO=Beacon");
+    now = SECRET_MAX_AGE_MS;
+    expect(await issuerOf()).toBe("CN=Beacon Agent CA 2\nO=Beacon");
+    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(2);
   });
 
   it("reports a secret that holds no CA as the CA being unavailable", async () => {

@@ -96,22 +96,29 @@ export class LocalFileCertificateAuthority extends IssuingAuthority {
   }
 }
 
+/** How long a container signs with the CA it read before reading the secret again: a rotation's delay. */
+export const SECRET_MAX_AGE_MS = 5 * 60_000;
+
 /**
  * The agent CA on AWS: a Secrets Manager secret whose value is `{"certificatePem": …, "privateKeyPem": …}`,
- * read once per container. A secret not (yet) holding that is reported, not cached.
+ * read at a container's first issue and again once it is SECRET_MAX_AGE_MS old, so that a CA rotation (a new
+ * value in the secret) reaches every container within that time. A secret not (yet) holding a CA is
+ * reported, not kept.
  */
 export class SecretsManagerCertificateAuthority extends IssuingAuthority {
-  private authority: SigningAuthority | undefined;
+  private authority: { value: SigningAuthority; readAt: number } | undefined;
 
   constructor(
     private readonly client: SecretsManagerClient,
     private readonly secretId: string,
+    private readonly now: () => number = Date.now,
   ) {
     super();
   }
 
   protected async load(): Promise<SigningAuthority> {
-    if (this.authority) return this.authority;
+    if (this.authority && this.now() - this.authority.readAt < SECRET_MAX_AGE_MS) return this.authority.value;
+    const readAt = this.now();
     const { SecretString } = await this.client.send(new GetSecretValueCommand({ SecretId: this.secretId }));
     let value: { certificatePem?: unknown; privateKeyPem?: unknown } = {};
     try {
@@ -125,7 +132,7 @@ export class SecretsManagerCertificateAuthority extends IssuingAuthority {
         "The agent CA secret does not hold {certificatePem, privateKeyPem}; see infra/README.md",
       );
     }
-    this.authority = { certPem: value.certificatePem, keyPem: value.privateKeyPem };
-    return this.authority;
+    this.authority = { value: { certPem: value.certificatePem, keyPem: value.privateKeyPem }, readAt };
+    return this.authority.value;
   }
 }
