@@ -6,6 +6,7 @@ import type {
   ClassCatalog,
 } from "../../core/agents/ports.js";
 import { dropUndefined } from "../../core/c2/json.js";
+import { BeaconError } from "../../core/errors.js";
 import type {
   AgentQuery,
   ClassAgentCounts,
@@ -15,12 +16,15 @@ import type {
 } from "../../core/fleet/ports.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import type { FlowCatalog, FlowContent, FlowVersionRecord } from "../../core/flows/ports.js";
+import { expiryKeyOf } from "../../core/identity/certificates.js";
 import type {
   CertificateAuthority,
   CertificateRecord,
   CertificateStore,
   CertificateSubject,
   IssuedCertificate,
+  SignedCertificate,
+  SigningRequest,
 } from "../../core/identity/ports.js";
 import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
 import type { PageRequest } from "../../core/paging.js";
@@ -285,6 +289,43 @@ export class MemoryCertificateStore implements CertificateStore {
       .map((record) => structuredClone(record));
   }
 
+  async agentCertificates(tenant: string, agentId: string) {
+    return this.ofAgent(tenant, agentId);
+  }
+
+  async expiring(tenant: string, window: { from: number; until: number }, request: PageRequest) {
+    const live = [...this.records.values()].filter(
+      (record) =>
+        record.tenant === tenant &&
+        record.revokedAt === undefined &&
+        record.notAfter >= window.from &&
+        record.notAfter <= window.until,
+    );
+    return pageOf(
+      live.map((record) => [expiryKeyOf(record), record]),
+      request,
+    );
+  }
+
+  async dueForExpiryNotice(until: number, limit: number) {
+    return [...this.records.values()]
+      .filter(
+        (record) =>
+          record.revokedAt === undefined &&
+          record.expiryAnnouncedAt === undefined &&
+          record.notAfter <= until,
+      )
+      .sort((first, second) => first.notAfter - second.notAfter)
+      .slice(0, limit);
+  }
+
+  async markExpiryAnnounced(tenant: string, serial: string, at: number) {
+    const record = this.records.get(`${tenant}/${serial}`);
+    if (!record || record.revokedAt !== undefined || record.expiryAnnouncedAt !== undefined) return false;
+    record.expiryAnnouncedAt = at;
+    return true;
+  }
+
   async revoke(tenant: string, serial: string, now: number) {
     const record = this.records.get(`${tenant}/${serial}`);
     if (!record) return undefined;
@@ -294,7 +335,11 @@ export class MemoryCertificateStore implements CertificateStore {
   }
 }
 
-/** Issues recognisable placeholder PEMs with serials 0A, 0B, … (as a certificate would spell them). */
+/**
+ * Issues recognisable placeholder PEMs with serials 0A, 0B, … (as a certificate would spell them). Its
+ * certificate signing requests are placeholders too: `csr <algorithm> <bits or curve>`, and a trailing
+ * `forged` for one whose signature does not verify; anything else is no request.
+ */
 export class FakeCertificateAuthority implements CertificateAuthority {
   private next = 10;
 
@@ -302,11 +347,32 @@ export class FakeCertificateAuthority implements CertificateAuthority {
     subject: CertificateSubject,
     validityDays: number,
   ): Promise<IssuedCertificate> {
+    const signed = this.sign(subject, validityDays);
+    return { ...signed, privateKeyPem: `private key ${signed.serialNumber}` };
+  }
+
+  async readSigningRequest(pem: string): Promise<SigningRequest> {
+    const [label, algorithm, size, forged] = pem.split(" ");
+    if (label !== "csr" || algorithm === undefined || size === undefined)
+      throw new BeaconError("invalid_csr", "not a placeholder certificate signing request");
+    const publicKey =
+      algorithm === "rsa" ? { algorithm, modulusBits: Number(size) } : { algorithm, namedCurve: size };
+    return { pem, publicKey, signatureValid: forged !== "forged" };
+  }
+
+  async signClientCertificate(
+    _request: SigningRequest,
+    subject: CertificateSubject,
+    validityDays: number,
+  ): Promise<SignedCertificate> {
+    return this.sign(subject, validityDays);
+  }
+
+  private sign(subject: CertificateSubject, validityDays: number): SignedCertificate {
     const serialNumber = (this.next++).toString(16).toUpperCase().padStart(2, "0");
     const notBefore = Date.UTC(2026, 10, 21);
     return {
       certificatePem: `certificate ${serialNumber}`,
-      privateKeyPem: `private key ${serialNumber}`,
       caCertificatePem: "ca certificate",
       serialNumber,
       subjectDN: `CN=${subject.commonName},OU=${subject.organizationalUnit},O=${subject.organization}`,
