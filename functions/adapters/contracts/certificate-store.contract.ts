@@ -101,4 +101,71 @@ export const certificateStoreContract = contract<CertificateStoreSubject>("the c
     expect(await certificates.ofAgent(the.tenant, "agent-1")).toEqual([certificate("1A"), certificate("3C")]);
     expect(await certificates.ofAgent(the.tenant, "agent-9")).toEqual([]);
   });
+
+  const DAY = 86_400_000;
+  const serialsOf = (records: CertificateRecord[]) => records.map((record) => record.serial);
+
+  it("lists a tenant's certificates expiring within a window, soonest first, page by page, revoked ones left out", async () => {
+    const { certificates } = the.subject;
+    await certificates.add(certificate("1A", { notAfter: START + 10 * DAY }));
+    await certificates.add(certificate("2B", { notAfter: START + 5 * DAY }));
+    await certificates.add(certificate("3C", { notAfter: START + 40 * DAY }));
+    await certificates.add(certificate("4D", { notAfter: START + 3 * DAY }));
+    await certificates.add({
+      ...certificate("5E", { notAfter: START + DAY }),
+      tenant: `${the.tenant}-other`,
+    });
+    await certificates.revoke(the.tenant, "4D", START);
+    const window = { from: START, until: START + 30 * DAY };
+
+    const first = await certificates.expiring(the.tenant, window, { limit: 1 });
+    expect(serialsOf(first.items)).toEqual(["2B"]);
+    const second = await certificates.expiring(the.tenant, window, { limit: 1, after: first.last });
+    expect(serialsOf(second.items)).toEqual(["1A"]);
+    expect((await certificates.expiring(the.tenant, window, { limit: 1, after: second.last })).items).toEqual(
+      [],
+    );
+    expect(serialsOf((await certificates.expiring(the.tenant, window, { limit: 10 })).items)).toEqual([
+      "2B",
+      "1A",
+    ]);
+  });
+
+  it("hands the sweeper each certificate to announce until it is announced once, revoked ones never", async () => {
+    const { certificates } = the.subject;
+    await certificates.add(certificate("1A", { notAfter: START + 2 * DAY }));
+    await certificates.add(certificate("2B", { notAfter: START + DAY }));
+    await certificates.add(certificate("3C", { notAfter: START + 60 * DAY }));
+    await certificates.add(certificate("4D", { notAfter: START + 3 * DAY }));
+    await certificates.revoke(the.tenant, "4D", START);
+    // The due index holds every tenant's certificates: this case looks at its own tenant's.
+    const due = async () =>
+      serialsOf(
+        (await certificates.dueForExpiryNotice(START + 30 * DAY, 1_000)).filter(
+          (record) => record.tenant === the.tenant,
+        ),
+      );
+
+    expect(await due()).toEqual(["2B", "1A"]);
+    expect(await certificates.markExpiryAnnounced(the.tenant, "2B", START)).toBe(true);
+    expect(await certificates.markExpiryAnnounced(the.tenant, "2B", START + 1)).toBe(false);
+    expect(await certificates.markExpiryAnnounced(the.tenant, "4D", START)).toBe(false);
+    expect(await certificates.markExpiryAnnounced(the.tenant, "9F", START)).toBe(false);
+    expect(await due()).toEqual(["1A"]);
+    expect((await certificates.get(the.tenant, "2B"))?.expiryAnnouncedAt).toBe(START);
+    for (const record of await certificates.dueForExpiryNotice(START + 30 * DAY, 1_000))
+      record.revokedAt = START;
+    expect(await due()).toEqual(["1A"]);
+  });
+
+  it("reads an agent's certificates for its view, fleet certificates left out", async () => {
+    const { certificates } = the.subject;
+    await certificates.add(certificate("3C"));
+    await certificates.add(certificate("1A"));
+    await certificates.add(certificate("2B", { agentId: "agent-2" }));
+    await certificates.add(certificate("4D", { kind: "fleet", agentId: undefined, fleetName: "plant" }));
+    const agentCertificates = await certificates.agentCertificates(the.tenant, "agent-1");
+    expect(serialsOf(agentCertificates).sort()).toEqual(["1A", "3C"]);
+    expect(await certificates.agentCertificates(the.tenant, "agent-9")).toEqual([]);
+  });
 });

@@ -316,7 +316,8 @@ export class MemoryCertificateStore implements CertificateStore {
           record.notAfter <= until,
       )
       .sort((first, second) => first.notAfter - second.notAfter)
-      .slice(0, limit);
+      .slice(0, limit)
+      .map((record) => structuredClone(record));
   }
 
   async markExpiryAnnounced(tenant: string, serial: string, at: number) {
