@@ -3,7 +3,7 @@ import type { Context } from "aws-lambda";
 import { BeaconError } from "../core/errors.js";
 import type { BeaconEvent } from "../core/events/model.js";
 import { flowEntityTag } from "../core/flows/download.js";
-import { credentialFromCertificate } from "../core/identity/credentials.js";
+import { assertTenantBoundToIssuer, credentialFromCertificate } from "../core/identity/credentials.js";
 import { type AgentEvent, type AgentRequest, agentRequestOf, agentResult } from "../shared/agent-request.js";
 import { agentApiConfig } from "../shared/config.js";
 import {
@@ -76,13 +76,13 @@ function readBody(
 }
 
 function credentialOf(request: AgentRequest) {
-  if (!request.clientCertificate) {
+  const certificate = request.clientCertificate;
+  if (!certificate) {
     throw new BeaconError("missing_client_certificate", "Agents authenticate with a client certificate");
   }
-  return credentialFromCertificate(
-    request.clientCertificate.subjectDN,
-    request.clientCertificate.serialNumber,
-  );
+  const credential = credentialFromCertificate(certificate.subjectDN, certificate.serialNumber);
+  assertTenantBoundToIssuer(credential, certificate.issuerDN, config.caBindings);
+  return credential;
 }
 
 async function heartbeat(request: AgentRequest): Promise<JsonResponse> {
@@ -93,6 +93,11 @@ async function heartbeat(request: AgentRequest): Promise<JsonResponse> {
     const outcome = await agentApi.recordHeartbeat(credential, body);
     logger.appendKeys({ agentId: outcome.agentId });
     metrics.addMetric(MetricNames.heartbeats, MetricUnit.Count, 1);
+    if (outcome.refusedAgentClass !== undefined)
+      logger.warn("agent class ignored: not a valid class name", {
+        reported: outcome.refusedAgentClass,
+        agentClass: outcome.agentClass,
+      });
     if (outcome.firstSight) {
       metrics.addMetric(MetricNames.registrations, MetricUnit.Count, 1);
       logger.info("agent registered", { agentClass: outcome.agentClass });

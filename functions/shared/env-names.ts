@@ -20,6 +20,11 @@ export const EnvNames = {
   sweeperMaxOperations: "BEACON_SWEEPER_MAX_OPERATIONS",
   /** ARN of the Secrets Manager secret holding the agent CA (console API on AWS). */
   agentCaSecretArn: "BEACON_AGENT_CA_SECRET_ARN",
+  /**
+   * Which tenants the certificates of each CA the agent ingress trusts may speak for (agent API): JSON,
+   * `{"<CA subject name>": "*" | ["<tenant>", …]}`. Unset, every trusted CA is Beacon's own.
+   */
+  agentCaBindings: "BEACON_AGENT_CA_BINDINGS",
   /** Folder holding the agent CA as ca.pem and ca.key (console API on the local stack). */
   agentCaDir: "BEACON_AGENT_CA_DIR",
   /** The agent API's public base URL (`https://host[:port]`): both APIs put it in URLs agents follow. */
@@ -28,6 +33,8 @@ export const EnvNames = {
   catchUpRetrySeconds: "BEACON_CATCH_UP_RETRY_SECONDS",
   /** The S3 bucket holding tenants' assets (`<tenant>/assets/<sha256>`). */
   assetBucket: "BEACON_ASSET_BUCKET",
+  /** Days before its notAfter a certificate counts as expiring: listed by the console, announced by the sweeper. */
+  certExpiryWarningDays: "BEACON_CERT_EXPIRY_WARNING_DAYS",
 } as const;
 
 export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];

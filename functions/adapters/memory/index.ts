@@ -25,6 +25,7 @@ import {
 } from "../../core/operations/model.js";
 import type { OperationQuery, OperationStore } from "../../core/operations/ports.js";
 import type { Clock, IdGenerator } from "../../core/ports.js";
+import { pageOf } from "./paging.js";
 
 /** In-process stand-ins for the ports, for core unit tests only. Each counts its calls. */
 
@@ -46,14 +47,13 @@ export class MemoryAgentRegistry implements AgentRegistry {
     return "created" as const;
   }
 
+  /** As the table's upsert: an agent the registry lost is written back, first seen at this checkpoint. */
   async checkpoint(tenant: string, agentId: string, checkpoint: AgentCheckpoint) {
     this.calls++;
-    const record = this.records.get(`${tenant}/${agentId}`);
-    if (!record) throw new Error(`checkpoint of unregistered agent ${tenant}/${agentId}`);
-    Object.assign(
-      record,
-      Object.fromEntries(Object.entries(checkpoint).filter(([, value]) => value !== undefined)),
-    );
+    const key = `${tenant}/${agentId}`;
+    const record =
+      this.records.get(key) ?? ({ tenant, agentId, firstSeen: checkpoint.lastSeen } as AgentRecord);
+    this.records.set(key, { ...record, ...structuredClone(dropUndefined(checkpoint)) });
   }
 
   async beginDescribe(tenant: string, agentId: string, operationId: string, now: number, expiresAt: number) {
@@ -116,7 +116,8 @@ export class MemoryManifestStore implements ManifestStore {
 
   async find(tenant: string, hash: string) {
     this.calls++;
-    return this.manifests.get(`${tenant}/${hash}`)?.summary.supportedOperations;
+    const supported = this.manifests.get(`${tenant}/${hash}`)?.summary.supportedOperations;
+    return supported && structuredClone(supported);
   }
 
   async store(tenant: string, hash: string, manifestJson: string, summary: ManifestSummary) {
@@ -124,7 +125,7 @@ export class MemoryManifestStore implements ManifestStore {
     this.writes++;
     const key = `${tenant}/${hash}`;
     if (this.manifests.has(key)) return "exists" as const;
-    this.manifests.set(key, { json: manifestJson, summary });
+    this.manifests.set(key, { json: manifestJson, summary: structuredClone(summary) });
     return "stored" as const;
   }
 
@@ -219,16 +220,17 @@ export class MemoryHotState implements HotState {
     agent: HotAgent,
     supportedOperations: SupportedOperations | undefined,
   ): Pick<HotSightingResult, "catchUp" | "classFlowUnknown"> {
-    if (agent.agentClass === undefined) return {};
+    if (agent.agentClass === undefined) return { classFlowUnknown: false };
     const classKey = `${sighting.tenant}/${agent.agentClass}`;
     if (!this.classFlows.has(classKey)) return { classFlowUnknown: true };
     const policy = this.classFlows.get(classKey);
-    if (!policy || !supportedOperations || isAcceptedFlow(policy, agent.flowId)) return {};
+    const known = { classFlowUnknown: false };
+    if (!policy || !supportedOperations || isAcceptedFlow(policy, agent.flowId)) return known;
     const claimKey = `${sighting.tenant}/${sighting.agentId}`;
     const claim = this.catchUps.get(claimKey);
-    if (claim && claim.flowId === policy.target && claim.until > sighting.now) return {};
+    if (claim && claim.flowId === policy.target && claim.until > sighting.now) return known;
     this.catchUps.set(claimKey, { flowId: policy.target, until: sighting.now + sighting.catchUpRetryMs });
-    return { catchUp: dropUndefined({ flowId: policy.target, ackTimeoutMs: policy.ackTimeoutMs }) };
+    return { ...known, catchUp: dropUndefined({ flowId: policy.target, ackTimeoutMs: policy.ackTimeoutMs }) };
   }
 
   async revocationOf(tenant: string, serial: string) {
@@ -262,10 +264,13 @@ export class MemoryHotState implements HotState {
     this.manifests.set(`${tenant}/${hash}`, supportedOperations);
   }
 
+  /** As the cache's hash: noted for an agent it has not seen yet too, which its first sighting then reads. */
   async rememberDescribe(tenant: string, agentId: string, pendingUntil: number | undefined) {
     this.touch();
-    const agent = this.agents.get(`${tenant}/${agentId}`);
-    if (agent) agent.describePendingUntil = pendingUntil;
+    const key = `${tenant}/${agentId}`;
+    const agent = this.agents.get(key) ?? { registered: false, lastCheckpoint: 0 };
+    agent.describePendingUntil = pendingUntil;
+    this.agents.set(key, agent);
   }
 
   /** What the console does when it queues an operation for the agent, and an ack that awaits its effect. */
@@ -354,6 +359,7 @@ export class MemoryOperationStore implements OperationStore {
     this.calls++;
     return [...this.records.values()]
       .filter((record) => record.tenant === tenant && record.agentId === agentId && !isFinal(record.state))
+      .sort((a, b) => (a.operationId < b.operationId ? -1 : 1))
       .map((record) => structuredClone(record));
   }
 
@@ -377,20 +383,17 @@ export class MemoryOperationStore implements OperationStore {
 
   async list(tenant: string, query: OperationQuery) {
     this.calls++;
-    const after = query.after;
-    const matching = [...this.records.values()]
+    // One agent's operations are a partition of their own; a state narrows the page once read.
+    const entries = [...this.records.values()]
       .filter(
         (record) =>
-          record.tenant === tenant &&
-          (query.state === undefined || record.state === query.state) &&
-          (query.agentId === undefined || record.agentId === query.agentId) &&
-          (after === undefined || record.operationId < after),
+          record.tenant === tenant && (query.agentId === undefined || record.agentId === query.agentId),
       )
-      .sort((a, b) => (a.operationId < b.operationId ? 1 : -1));
-    const items = matching.slice(0, query.limit);
-    return {
-      items: items.map((record) => structuredClone(record)),
-      last: matching.length > query.limit ? items.at(-1)?.operationId : undefined,
-    };
+      .map((record) => [record.operationId, record] as [string, OperationRecord]);
+    return pageOf(
+      entries,
+      { limit: query.limit, after: query.after, descending: true },
+      (record) => query.state === undefined || record.state === query.state,
+    );
   }
 }

@@ -151,6 +151,44 @@ describe("recordHeartbeat", () => {
     expect(outcome.agentClass).toBe("gateways");
   });
 
+  it.each([
+    ["a path", "plant/pumps"],
+    ["a parent directory", ".."],
+    ["a NUL", "pumps\u0000"],
+    ["a space", "edge gateways"],
+    ["129 characters", "c".repeat(129)],
+  ])(
+    "ignores a reported class with %s: a new agent joins the default class, a known one keeps its own",
+    async (_label, reported) => {
+      const core = coreHarness();
+      const withClass = (agentClass: string) => {
+        const heartbeat = example("cpp/heartbeat-light.json");
+        (heartbeat.agentInfo as JsonObject).agentClass = agentClass;
+        return heartbeat;
+      };
+      const newcomer = await core.recordHeartbeat(fleet, withClass(reported));
+      expect(newcomer).toMatchObject({ agentClass: "default", refusedAgentClass: reported });
+      expect([...core.classes.classes.keys()]).toEqual(["acme/default"]);
+
+      const known = coreHarness();
+      await known.recordHeartbeat(fleet, withClass("gateways"));
+      const outcome = await known.recordHeartbeat(fleet, withClass(reported));
+      expect(outcome).toMatchObject({ agentClass: "gateways", refusedAgentClass: reported });
+      expect(known.registry.records.get(`acme/${outcome.agentId}`)?.agentClass).toBe("gateways");
+    },
+  );
+
+  it("keeps every valid class name as reported", async () => {
+    const core = coreHarness();
+    for (const agentClass of ["gateways", "edge.gw_2-a", "0", "A".repeat(128)]) {
+      const heartbeat = example("cpp/heartbeat-light.json");
+      (heartbeat.agentInfo as JsonObject).agentClass = agentClass;
+      const outcome = await core.recordHeartbeat(fleet, heartbeat);
+      expect(outcome.agentClass).toBe(agentClass);
+      expect(outcome.refusedAgentClass).toBeUndefined();
+    }
+  });
+
   it("refuses a heartbeat for another agent than the certificate names, recording nothing", async () => {
     const core = coreHarness();
     const other: AgentCredential = {

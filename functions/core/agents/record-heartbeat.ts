@@ -63,6 +63,8 @@ export interface HeartbeatOutcome {
   tenant: string;
   agentId: string;
   agentClass: string;
+  /** The class the agent reported that is no valid class name, which Beacon ignored. */
+  refusedAgentClass?: string;
   firstSight: boolean;
   manifestStored: boolean;
   describeSent: boolean;
@@ -208,6 +210,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       tenant,
       agentId,
       agentClass,
+      refusedAgentClass: heartbeat.refusedAgentClass,
       firstSight,
       manifestStored,
       describeSent: operations.some((operation) => operation.identifier.startsWith(DESCRIBE_ID_PREFIX)),

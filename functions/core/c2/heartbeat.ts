@@ -1,3 +1,4 @@
+import { isClassName } from "../agents/class-name.js";
 import {
   asArray,
   asBoolean,
@@ -45,9 +46,12 @@ export function normalizeHeartbeat(body: JsonObject): UnattributedHeartbeat {
   const flowInfo = asObject(body.flowInfo);
   const manifest = asObject(agentInfo?.agentManifest);
   const resourceInfo = asObject(body.resourceInfo);
+  const agentClass = asString(agentInfo?.agentClass) ?? asString(body.agentClass);
+  const classIsValid = agentClass === undefined || isClassName(agentClass);
   return {
     agentId: asString(agentInfo?.identifier) ?? asString(body.agentId),
-    agentClass: asString(agentInfo?.agentClass) ?? asString(body.agentClass),
+    agentClass: classIsValid ? agentClass : undefined,
+    refusedAgentClass: classIsValid ? undefined : truncate(agentClass, 200),
     manifestHash: asString(agentInfo?.agentManifestHash),
     manifest,
     device: deviceSummary(asObject(body.deviceInfo)),

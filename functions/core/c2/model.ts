@@ -74,7 +74,10 @@ export interface Bulletin {
 
 export interface Heartbeat {
   agentId: string;
+  /** The class the agent reports, when it is a valid class name (agents/class-name.ts). */
   agentClass?: string;
+  /** A class the agent reported that is no valid class name: ignored, as if it had reported none. */
+  refusedAgentClass?: string;
   manifestHash?: string;
   /** Present only in full heartbeats; the raw manifest object as the agent sent it. */
   manifest?: Record<string, unknown>;

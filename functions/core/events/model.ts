@@ -88,10 +88,37 @@ export interface RolloutEvent {
   counts: RolloutCounts;
 }
 
-export type BeaconEvent = HeartbeatEvent | AckEvent | OperationEvent | RolloutEvent;
+/**
+ * A certificate has entered the expiry warning window: announced once per certificate, by the sweeper, so
+ * that whoever looks after the device renews it before the agent is locked out.
+ */
+export interface CertificateExpiringEvent {
+  type: "certificate.expiring";
+  version: 1;
+  eventId: string;
+  tenant: string;
+  at: number;
+  serial: string;
+  kind: "agent" | "fleet";
+  agentId?: string;
+  fleetName?: string;
+  subjectDN: string;
+  /** Epoch milliseconds; in the past when the certificate expired before the sweeper could announce it. */
+  notAfter: number;
+  /** The window it entered: days before notAfter. */
+  warningDays: number;
+}
+
+export type BeaconEvent =
+  | HeartbeatEvent
+  | AckEvent
+  | OperationEvent
+  | RolloutEvent
+  | CertificateExpiringEvent;
 
 /** Keeps one agent's events, and one rollout's, in order on one shard. */
 export function partitionKeyOf(event: BeaconEvent): string {
   if (event.type === "rollout") return `${event.tenant}/rollout/${event.rolloutId}`;
+  if (event.type === "certificate.expiring") return `${event.tenant}/certificate/${event.serial}`;
   return `${event.tenant}/${event.agentId ?? (event.type === "ack" ? event.operationId : "")}`;
 }
