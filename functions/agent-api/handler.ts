@@ -1,8 +1,8 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { Context } from "aws-lambda";
+import { entityTag } from "../core/downloads.js";
 import { BeaconError } from "../core/errors.js";
 import type { BeaconEvent } from "../core/events/model.js";
-import { flowEntityTag } from "../core/flows/download.js";
 import { assertTenantBoundToIssuer, credentialFromCertificate } from "../core/identity/credentials.js";
 import { type AgentEvent, type AgentRequest, agentRequestOf, agentResult } from "../shared/agent-request.js";
 import { agentApiConfig } from "../shared/config.js";
@@ -143,7 +143,7 @@ async function flowContent(request: AgentRequest, flowId: string): Promise<JsonR
   // Only now is the id known to be a flow's, fit for the log.
   logger.appendKeys({ flowId });
   reportDegradation(outcome);
-  const headers = { etag: flowEntityTag(flowId), "cache-control": "private, no-cache" };
+  const headers = { etag: entityTag(flowId), "cache-control": "private, no-cache" };
   if (outcome.notModified) return { statusCode: 304, headers, body: "" };
   logger.info("flow downloaded", { contentType: outcome.content.contentType });
   // Stored bytes are UTF-8 text (checked at upload), so they travel as the text body.

@@ -74,6 +74,11 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
       api.flows.content(principal, path.className as string, path.hash as string),
     validateFlow: (principal, { path }) =>
       api.flows.validate(principal, path.className as string, path.hash as string),
+    uploadAsset: (principal, { query, body, contentType }) =>
+      api.assets.upload(principal, { name: text(query.name), contentType, bytes: body as Uint8Array }),
+    listAssets: (principal, { query }) => api.assets.list(principal, page(query)),
+    getAsset: (principal, { path }) => api.assets.get(principal, path.assetId as string),
+    deleteAsset: (principal, { path }) => api.assets.delete(principal, path.assetId as string),
     getFleetSummary: (principal) => api.fleetSummary(principal),
     listCertificates: (principal, { query }) =>
       api.certificates.list(principal, {

@@ -1,7 +1,10 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { example } from "../../scripts/c2-examples.js";
 import {
   FakeCertificateAuthority,
+  MemoryAssetCatalog,
+  MemoryAssetContent,
   MemoryCertificateStore,
   MemoryClassCatalog,
   MemoryFleetHotState,
@@ -17,6 +20,8 @@ import {
 } from "../adapters/memory/index.js";
 import { MemoryRolloutStore } from "../adapters/memory/rollouts.js";
 import type { AgentClassRecord } from "./agents/ports.js";
+import { MAX_ASSET_BYTES } from "./assets/model.js";
+import type { AssetUpload } from "./assets/store.js";
 import { makeConsoleApi } from "./console-api.js";
 import type { IssueRequest } from "./identity/certificates.js";
 import { type Principal, principalFromClaims, type Role } from "./identity/principal.js";
@@ -30,6 +35,7 @@ const AGENT_API_URL = "https://agents.beacon.example";
 
 function harness() {
   const catalog = new MemoryClassCatalog();
+  const assets = new MemoryAssetCatalog();
   const ports = {
     catalog,
     // The rollout store keeps a class's active rollout and flow policy on the catalog's records, as the table does.
@@ -38,6 +44,8 @@ function harness() {
     hotState: new MemoryFleetHotState(),
     manifests: new MemoryManifestCatalog(),
     flows: new MemoryFlowCatalog(),
+    assets,
+    assetContent: new MemoryAssetContent(),
     certificates: new MemoryCertificateStore(),
     authority: new FakeCertificateAuthority(),
     operations: new MemoryOperationStore(),
@@ -701,5 +709,114 @@ describe("rollouts", () => {
     expect(after.flow).toEqual({ target: previous, accepted: [previous] });
     expect(after).not.toHaveProperty("activeRolloutId");
     expect(hotState.classFlows.get("acme/pumps")).toMatchObject({ accepted: [previous] });
+  });
+});
+
+describe("assets", () => {
+  const bytes = new TextEncoder().encode("pump-7 42.0\npump-9 17.5\n");
+  const idOfBytes = createHash("sha256").update(bytes).digest("hex");
+  const upload = (
+    api: ReturnType<typeof harness>["api"],
+    request: Partial<AssetUpload> = {},
+    role: Role = "operator",
+  ) =>
+    api.assets.upload(as("acme", role), {
+      name: "calibration.txt",
+      contentType: "text/plain",
+      bytes,
+      ...request,
+    });
+
+  it("are stored by the SHA-256 of their bytes, once, and read back by their tenant only", async () => {
+    const { api, assets, assetContent } = harness();
+    const created = await upload(api);
+    expect(created).toMatchObject({
+      status: 201,
+      body: {
+        assetId: idOfBytes,
+        name: "calibration.txt",
+        sizeBytes: bytes.length,
+        contentType: "text/plain",
+        usedBy: [],
+      },
+    });
+    expect(await upload(api)).toMatchObject({ status: 200, body: { assetId: idOfBytes } });
+    expect(await assetContent.read("acme", idOfBytes)).toMatchObject({ contentType: "text/plain" });
+    expect((await api.assets.get(as("acme", "viewer"), idOfBytes)).body).toEqual(created.body);
+    await expect(api.assets.get(as("other"), idOfBytes)).rejects.toMatchObject({ code: "not_found" });
+    await expect(upload(api, {}, "viewer")).rejects.toMatchObject({ code: "forbidden" });
+    expect(assets.records.size).toBe(1);
+  });
+
+  it("refuse the same bytes under another name: an asset is its bytes, under one name", async () => {
+    const { api } = harness();
+    await upload(api);
+    await expect(upload(api, { name: "other.txt" })).rejects.toMatchObject({ code: "asset_exists" });
+  });
+
+  it.each([
+    ["no name", { name: undefined }, "invalid_request"],
+    ["a path", { name: "../../etc/passwd" }, "invalid_request"],
+    ["a folder", { name: "models/pump.onnx" }, "invalid_request"],
+    ["a hidden file", { name: ".bashrc" }, "invalid_request"],
+    ["dot dot", { name: "a..b" }, "invalid_request"],
+    ["a backslash", { name: "..\\evil" }, "invalid_request"],
+    ["a NUL", { name: "pump\u0000.txt" }, "invalid_request"],
+    ["no content type", { contentType: undefined }, "unsupported_media_type"],
+    ["a form", { contentType: "multipart/form-data; boundary=x" }, "unsupported_media_type"],
+    ["an urlencoded form", { contentType: "application/x-www-form-urlencoded" }, "unsupported_media_type"],
+    ["no media type", { contentType: "bytes" }, "unsupported_media_type"],
+    ["no bytes", { bytes: new Uint8Array() }, "invalid_request"],
+    ["over the limit", { bytes: new Uint8Array(MAX_ASSET_BYTES + 1) }, "payload_too_large"],
+  ] as const)("are refused with %s, and nothing is stored", async (_, request, code) => {
+    const { api, assets, assetContent } = harness();
+    await expect(upload(api, request as Partial<AssetUpload>)).rejects.toMatchObject({ code });
+    expect(assets.records.size).toBe(0);
+    expect(assetContent.objects.size).toBe(0);
+  });
+
+  it("take up to the limit", async () => {
+    const { api } = harness();
+    const largest = new Uint8Array(MAX_ASSET_BYTES).fill(7);
+    expect(await upload(api, { bytes: largest, contentType: "application/octet-stream" })).toMatchObject({
+      status: 201,
+      body: { sizeBytes: MAX_ASSET_BYTES },
+    });
+  });
+
+  it("list page by page with a cursor that holds an asset id only", async () => {
+    const { api } = harness();
+    for (const text of ["a", "b", "c"]) {
+      await upload(api, { name: `${text}.txt`, bytes: new TextEncoder().encode(text) });
+    }
+    const first = await bodyOf(api.assets.list(as("acme", "viewer"), { limit: 2 }));
+    expect(first.items).toHaveLength(2);
+    const second = await bodyOf(
+      api.assets.list(as("acme", "viewer"), { limit: 2, cursor: first.nextCursor }),
+    );
+    expect([...first.items, ...second.items].map((item) => item.name).sort()).toEqual([
+      "a.txt",
+      "b.txt",
+      "c.txt",
+    ]);
+    expect((await bodyOf(api.assets.list(as("other"), {}))).items).toEqual([]);
+    await expect(api.assets.list(as("acme"), { cursor: "not-a-cursor" })).rejects.toMatchObject({
+      code: "invalid_request",
+    });
+  });
+
+  it("are deleted with their bytes, by an operator of their tenant", async () => {
+    const { api, assets, assetContent } = harness();
+    await upload(api);
+    await expect(api.assets.delete(as("other"), idOfBytes)).rejects.toMatchObject({ code: "not_found" });
+    await expect(api.assets.delete(as("acme", "viewer"), idOfBytes)).rejects.toMatchObject({
+      code: "forbidden",
+    });
+    expect((await api.assets.delete(as("acme", "operator"), idOfBytes)).body).toMatchObject({
+      assetId: idOfBytes,
+    });
+    expect(assets.records.size).toBe(0);
+    expect(assetContent.objects.size).toBe(0);
+    await expect(api.assets.delete(as("acme"), idOfBytes)).rejects.toMatchObject({ code: "not_found" });
   });
 });

@@ -27,6 +27,9 @@ export const ErrorCodes = [
   "rollout_state",
   "rollout_conflict",
   "flow_incompatible",
+  "unsupported_media_type",
+  "asset_exists",
+  "asset_in_use",
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

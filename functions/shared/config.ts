@@ -107,6 +107,8 @@ export interface ConsoleApiConfig {
   /** Largest flow document an upload may carry, inflated. */
   maxFlowBytes: number;
   certificateExpiryWarningDays: number;
+  /** Where assets' bytes go. */
+  assetBucket: string;
 }
 
 function absoluteHttpsUrl(env: Environment, name: string): string {
@@ -146,6 +148,7 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     // A real flow is tens of KB; the cap keeps a raw upload inside Lambda's 6 MB request payload.
     maxFlowBytes: 5 * 1024 * 1024,
     certificateExpiryWarningDays: certificateExpiryWarningDays(env),
+    assetBucket: requireEnv(env, EnvNames.assetBucket),
   };
 }
 

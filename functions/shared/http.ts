@@ -35,6 +35,9 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   rollout_conflict: 409,
   flow_incompatible: 409,
   cache_unavailable: 503,
+  unsupported_media_type: 415,
+  asset_exists: 409,
+  asset_in_use: 409,
 };
 
 export interface JsonResponse {

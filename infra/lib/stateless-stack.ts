@@ -98,6 +98,7 @@ export class StatelessStack extends Stack {
     this.consoleApi.bindStream(stateful.stream);
     this.consoleApi.bindCache(stateful.cache);
     this.consoleApi.bindAgentCa(stateful.agentCa);
+    this.consoleApi.bindAssetBucket(stateful.assets, "write");
     this.consoleApi.bindAgentDomain(config.agentDomain);
     const consoleHttpApi = new ConsoleHttpApi(this, "ConsoleHttpApi", {
       handler: this.consoleApi.function,
