@@ -1,6 +1,7 @@
 /**
  * Assets end to end on the local stack: uploaded through the console's gateway as raw bytes, kept in S3
- * (S3Proxy) per tenant and recorded in DynamoDB, listed, read and deleted; refused uploads store nothing.
+ * (S3Proxy) per tenant and recorded in DynamoDB, listed, read and deleted; refused uploads store nothing;
+ * downloaded by agents over the real mutual-TLS gateway with certificates of their tenant only.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
@@ -177,5 +178,82 @@ describe("the console's asset store", () => {
       expect(response.status).toBe(403);
       expect(await storedKeys()).not.toContain(`${tenant}/assets/${sha256(bytes)}`);
     });
+  });
+});
+
+describe("agents' asset downloads over mutual TLS", () => {
+  const contentPath = (assetId: string) => `/c2/api/assets/${assetId}/content`;
+  let model: Buffer;
+  let assetId: string;
+  let fleet: string;
+  let agent: string;
+
+  beforeAll(async () => {
+    model = randomBytes(256 * 1024);
+    const stored = await upload("pump-model-v2.onnx", model, "application/x-onnx");
+    expect(stored.status, stored.body).toBe(201);
+    assetId = stored.json().assetId as string;
+    fleet = await agentApi.issueCertificate({ tenant, fleet: true });
+    agent = await agentApi.issueCertificate({ tenant, agentId: "pump-7" });
+  });
+
+  it("serve the exact bytes, with their type and their id as the tag, to an agent's own and a fleet certificate", async () => {
+    // The tenant's first request loads its revocation list into the cache (one Query); later ones find it there.
+    expect((await agentApi.get(contentPath(assetId), { certificate: fleet })).status).toBe(200);
+    for (const certificate of [agent, fleet]) {
+      agentApi.dynamoDb.reset();
+      agentApi.s3.reset();
+      const response = await agentApi.get(contentPath(assetId), { certificate });
+      expect(response.status, response.body).toBe(200);
+      expect(response.bytes.equals(model)).toBe(true);
+      expect(response.headers["content-type"]).toBe("application/x-onnx");
+      expect(response.headers.etag).toBe(`"${assetId}"`);
+      // One S3 read and no table read.
+      expect(agentApi.dynamoDb.counts()).toEqual({});
+      expect(agentApi.s3.counts()).toEqual({
+        [`GET /${env[EnvNames.assetBucket]}/${tenant}/assets/${assetId}?x-id=GetObject`]: 1,
+      });
+    }
+  });
+
+  it("answer 304 to an agent that holds the asset already", async () => {
+    const response = await agentApi.get(contentPath(assetId), {
+      certificate: fleet,
+      headers: { "if-none-match": `"${assetId}"` },
+    });
+    expect(response.status).toBe(304);
+    expect(response.bytes.length).toBe(0);
+  });
+
+  it("reach no other tenant's asset: 404, as for an id that is nobody's", async () => {
+    const otherTenant = `${tenant}-other`;
+    for (const certificate of [
+      await agentApi.issueCertificate({ tenant: otherTenant, fleet: true }),
+      await agentApi.issueCertificate({ tenant: otherTenant, agentId: "pump-7" }),
+    ]) {
+      const response = await agentApi.get(contentPath(assetId), { certificate });
+      expect(response.status).toBe(404);
+      expect(response.json().error).toMatchObject({ code: "not_found" });
+    }
+    for (const id of [sha256(Buffer.from("nobody's")), "..%2F..%2Fetc%2Fpasswd", "not-an-id"]) {
+      expect((await agentApi.get(contentPath(id), { certificate: fleet })).status).toBe(404);
+    }
+  });
+
+  it("answer 404 once the asset is deleted", async () => {
+    const bytes = Buffer.from(`${tenant} short-lived`);
+    const stored = await upload("short-lived.txt", bytes, "text/plain");
+    const id = stored.json().assetId as string;
+    expect((await agentApi.get(contentPath(id), { certificate: agent })).status).toBe(200);
+    expect((await consoleApi.request("DELETE", `/api/v1/assets/${id}`, { token: operator })).status).toBe(
+      200,
+    );
+    expect((await agentApi.get(contentPath(id), { certificate: agent })).status).toBe(404);
+  });
+
+  it("take no connection without a client certificate of a trusted CA", async () => {
+    await expect(
+      fetch(new URL(contentPath(assetId), agentApi.url), { signal: AbortSignal.timeout(10_000) }),
+    ).rejects.toThrow();
   });
 });

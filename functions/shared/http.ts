@@ -44,6 +44,8 @@ export interface JsonResponse {
   statusCode: number;
   headers: Record<string, string>;
   body: string;
+  /** The body is binary, base64-encoded, as Lambda's proxy integrations carry binary bodies. */
+  isBase64Encoded?: boolean;
 }
 
 export const jsonResponse = (statusCode: number, body: unknown): JsonResponse => ({

@@ -58,6 +58,8 @@ export class StatelessStack extends Stack {
     this.agentApi.bindTable(stateful.table);
     this.agentApi.bindStream(stateful.stream);
     this.agentApi.bindCache(stateful.cache);
+    // Agents download assets from the agent API, which reads them from the bucket.
+    this.agentApi.bindAssetBucket(stateful.assets, "read");
     monitoring.watchDegradation("AgentApi", this.agentApi.serviceName, "HeartbeatsFailed");
     // Catch-up sends agents the class's flow from the heartbeat reply.
     this.agentApi.bindAgentDomain(config.agentDomain);

@@ -194,6 +194,14 @@ describe("the assets bucket's grants", () => {
     expect(environmentOf(prod.statelessTemplate, "ConsoleApi")[EnvNames.assetBucket]).toBeDefined();
   });
 
+  it("let the agent API read tenants' assets, and list the bucket so that a missing one answers 404", () => {
+    const grants = s3GrantsOf(prod.statelessTemplate, "AgentApi");
+    expect(grants.map(({ actions }) => actions)).toEqual([["s3:GetObject"], ["s3:ListBucket"]]);
+    expect(grants[0]?.resource).toContain("/*/assets/*");
+    expect(grants[1]?.resource).not.toContain("*");
+    expect(environmentOf(prod.statelessTemplate, "AgentApi")[EnvNames.assetBucket]).toBeDefined();
+  });
+
   it("give the sweeper nothing", () => {
     expect(s3GrantsOf(prod.statelessTemplate, "Sweeper")).toEqual([]);
   });
@@ -269,6 +277,7 @@ describe("agent HTTP API", () => {
       "POST /c2/api/heartbeat",
       "POST /c2/api/acknowledge",
       "GET /c2/api/flows/{flowId}/content",
+      "GET /c2/api/assets/{assetId}/content",
     ]);
     prod.statelessTemplate.hasResourceProperties("AWS::ApiGatewayV2::Integration", {
       IntegrationType: "AWS_PROXY",
@@ -342,7 +351,10 @@ describe("agent load balancer", () => {
       [
         20,
         [
-          { Field: "path-pattern", PathPatternConfig: { Values: ["/c2/api/flows/*/content"] } },
+          {
+            Field: "path-pattern",
+            PathPatternConfig: { Values: ["/c2/api/flows/*/content", "/c2/api/assets/*/content"] },
+          },
           { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["GET"] } },
         ],
       ],

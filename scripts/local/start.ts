@@ -128,7 +128,9 @@ async function start(): Promise<void> {
 
   const { env } = backends;
   log("");
-  log(`  agent API  ${gateway.url}/c2/api/heartbeat, /c2/api/acknowledge, /c2/api/flows (mutual TLS)`);
+  log(
+    `  agent API  ${gateway.url}/c2/api/heartbeat, /c2/api/acknowledge, /c2/api/flows, /c2/api/assets (mutual TLS)`,
+  );
   log(`             CA ${certificates.caPath}`);
   log(`             client certificates ${certificates.fleet.certPath}, ${certificates.agent.certPath}`);
   log(`  console    ${consoleGateway.url}/api/v1 (bearer token; OpenAPI at /api/v1/openapi.json)`);
