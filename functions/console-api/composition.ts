@@ -7,6 +7,7 @@ import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
+import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
@@ -52,6 +53,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     flows: new DynamoFlowCatalog(documents, config.tableName),
     assets: new DynamoAssetCatalog(documents, config.tableName),
     assetContent: new S3AssetContent(s3, config.assetBucket),
+    resourceSets: new DynamoResourceSetStore(documents, config.tableName),
     certificates: new DynamoCertificateStore(documents, config.tableName),
     authority,
     operations,

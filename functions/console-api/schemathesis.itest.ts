@@ -18,7 +18,7 @@ import {
 import { consoleOperations, openApiDocument } from "../shared/console-openapi.js";
 
 const openApiPath = fileURLToPath(new URL("../../schemas/console/openapi.json", import.meta.url));
-/** Test cases per operation and phase: with 35 operations the run stays within a couple of minutes. */
+/** Test cases per operation and phase: with 37 operations the run stays within a couple of minutes. */
 const MAX_EXAMPLES = 50;
 const EXAMPLE_AGENT_ID = (
   openApiDocument.paths["/api/v1/operations"].post.requestBody.content["application/json"].example as {
@@ -74,6 +74,12 @@ beforeAll(async () => {
     headers: { "content-type": "application/octet-stream" },
   });
   deletedAssetId = deletable.json().assetId as string;
+  // The example class's resource set, which its reads name, holds the example asset.
+  const resources = await consoleApi.request("PUT", `/api/v1/classes/${EXAMPLE_FLOW_CLASS}/resources`, {
+    token: tenant.adminToken,
+    body: paths["/api/v1/classes/{className}/resources"].put.requestBody.content["application/json"].example,
+  });
+  expect(resources.status, resources.body).toBe(201);
   // Each action gets a rollout its first request can carry out; the reads get the seeded one.
   const fresh = async (label: string) => {
     const className = `${tenant.className}-${label}`;

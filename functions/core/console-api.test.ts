@@ -11,6 +11,7 @@ import {
   MemoryFleetRegistry,
   MemoryFlowCatalog,
   MemoryManifestCatalog,
+  MemoryResourceSetStore,
 } from "../adapters/memory/console.js";
 import {
   ManualClock,
@@ -46,6 +47,7 @@ function harness() {
     flows: new MemoryFlowCatalog(),
     assets,
     assetContent: new MemoryAssetContent(),
+    resourceSets: new MemoryResourceSetStore(assets),
     certificates: new MemoryCertificateStore(),
     authority: new FakeCertificateAuthority(),
     operations: new MemoryOperationStore(),
@@ -818,5 +820,233 @@ describe("assets", () => {
     expect(assets.records.size).toBe(0);
     expect(assetContent.objects.size).toBe(0);
     await expect(api.assets.delete(as("acme"), idOfBytes)).rejects.toMatchObject({ code: "not_found" });
+  });
+});
+
+describe("resource sets and asset operations", () => {
+  const text = (value: string) => new TextEncoder().encode(value);
+
+  /** Four online agents of class pumps running the C++ agent, whose manifest takes SYNC RESOURCE and UPDATE ASSET. */
+  async function assetFleet(
+    build: { agentType: string; version: string } = { agentType: "cpp", version: "0.99.2" },
+  ) {
+    const ports = harness();
+    for (const index of [1, 2, 3, 4]) ports.agent("acme", `a-${index}`, "pumps", 0, 0);
+    ports.manifests.add(
+      "acme",
+      {
+        hash: "hash-pumps",
+        ...build,
+        bundleCount: 1,
+        processorTypeCount: 1,
+        controllerServiceTypeCount: 0,
+        supportedOperations: { SYNC: ["RESOURCE"], UPDATE: ["ASSET", "CONFIGURATION"] },
+        jsonBytes: 10,
+        gzipBytes: 5,
+        createdAt: 0,
+      },
+      "{}",
+    );
+    const store = async (name: string, bytes = text(name)) =>
+      (
+        (
+          await ports.api.assets.upload(as("acme", "operator"), {
+            name,
+            contentType: "application/octet-stream",
+            bytes,
+          })
+        ).body as { assetId: string }
+      ).assetId;
+    return { ...ports, store };
+  }
+
+  it("push a class's set with SYNC RESOURCE to each of its agents, the whole set in the documented object form", async () => {
+    const { api, store, operations } = await assetFleet();
+    const labels = await store("labels.txt");
+    const model = await store("model.onnx");
+    const result = await api.resourceSets.put(as("acme", "operator"), "pumps", {
+      items: [{ assetId: model, path: "models" }, { assetId: labels }],
+    });
+    expect(result.status).toBe(201);
+    const body = result.body as {
+      digest: string;
+      items: unknown[];
+      operations: { agentId: string; operationId: string }[];
+    };
+    expect(body.items).toEqual([
+      { assetId: labels, name: "labels.txt", path: "" },
+      { assetId: model, name: "model.onnx", path: "models" },
+    ]);
+    expect(body.operations.map((operation) => operation.agentId).sort()).toEqual([
+      "a-1",
+      "a-2",
+      "a-3",
+      "a-4",
+    ]);
+    const [queued] = await operations.open("acme", "a-1");
+    expect(queued).toMatchObject({
+      operation: "SYNC",
+      operand: "RESOURCE",
+      args: {
+        globalHash: { digest: body.digest, hashType: "SHA-256" },
+        resourceList: [
+          {
+            resourceId: labels,
+            resourceName: "labels.txt",
+            resourceType: "ASSET",
+            resourcePath: "",
+            digest: labels,
+            hashType: "SHA-256",
+            url: `${AGENT_API_URL}/c2/api/assets/${labels}/content`,
+          },
+          expect.objectContaining({ resourceId: model, resourcePath: "models" }),
+        ],
+      },
+    });
+    // Every scalar an agent reads is a string.
+    const leaves = (value: unknown): unknown[] =>
+      typeof value === "object" && value !== null ? Object.values(value).flatMap(leaves) : [value];
+    expect(leaves(queued?.args).filter((leaf) => typeof leaf !== "string")).toEqual([]);
+    expect((await api.resourceSets.get(as("acme", "viewer"), "pumps")).body).toMatchObject({
+      digest: body.digest,
+    });
+  });
+
+  it("send no SYNC RESOURCE to an agent that reports the set's digest already", async () => {
+    const { api, store, hotState } = await assetFleet();
+    const labels = await store("labels.txt");
+    const first = (
+      await api.resourceSets.put(as("acme", "operator"), "pumps", { items: [{ assetId: labels }] })
+    ).body as {
+      digest: string;
+    };
+    for (const agentId of ["a-1", "a-2"]) {
+      const state = hotState.agentStates.get(`acme/${agentId}`);
+      if (state) state.resourceHash = first.digest;
+    }
+    const again = await api.resourceSets.put(as("acme", "operator"), "pumps", {
+      items: [{ assetId: labels }],
+    });
+    expect(again.status).toBe(200);
+    expect(
+      (again.body as { operations: { agentId: string }[] }).operations.map((o) => o.agentId).sort(),
+    ).toEqual(["a-3", "a-4"]);
+  });
+
+  it.each([
+    ["an asset it does not have", () => ({ items: [{ assetId: "f".repeat(64) }] }), "not_found"],
+    [
+      "a path with a dot segment",
+      (id: string) => ({ items: [{ assetId: id, path: "../etc" }] }),
+      "invalid_request",
+    ],
+    ["a hidden folder", (id: string) => ({ items: [{ assetId: id, path: ".cache" }] }), "invalid_request"],
+    ["an absolute path", (id: string) => ({ items: [{ assetId: id, path: "/etc" }] }), "invalid_request"],
+    [
+      "the same asset twice",
+      (id: string) => ({ items: [{ assetId: id }, { assetId: id, path: "x" }] }),
+      "invalid_request",
+    ],
+  ] as const)("refuse a set with %s, changing nothing", async (_, request, code) => {
+    const { api, store, operations } = await assetFleet();
+    const labels = await store("labels.txt");
+    await expect(
+      api.resourceSets.put(as("acme", "operator"), "pumps", request(labels)),
+    ).rejects.toMatchObject({ code });
+    await expect(api.resourceSets.get(as("acme"), "pumps")).rejects.toMatchObject({ code: "not_found" });
+    expect(await operations.open("acme", "a-1")).toEqual([]);
+  });
+
+  it("keep an asset a set holds from deletion, naming the class, until the set drops it", async () => {
+    const { api, store } = await assetFleet();
+    const labels = await store("labels.txt");
+    await api.resourceSets.put(as("acme", "operator"), "pumps", { items: [{ assetId: labels }] });
+    await expect(api.assets.delete(as("acme", "operator"), labels)).rejects.toMatchObject({
+      code: "asset_in_use",
+      message: expect.stringContaining("pumps"),
+    });
+    await api.resourceSets.put(as("acme", "operator"), "pumps", { items: [] });
+    expect((await api.assets.delete(as("acme", "operator"), labels)).body).toMatchObject({ assetId: labels });
+  });
+
+  it("queue, before an UPDATE CONFIGURATION of a flow naming assets, the SYNC RESOURCE it depends on", async () => {
+    const { api, store, operations, hotState } = await assetFleet();
+    const model = await store("model.onnx");
+    const flow = JSON.stringify({
+      rootGroup: {
+        name: "pumps",
+        processors: [
+          {
+            type: "org.apache.nifi.minifi.processors.GenerateFlowFile",
+            properties: { Model: `@{asset-id:${model}}` },
+          },
+        ],
+        controllerServices: [],
+        processGroups: [],
+      },
+    });
+    const flowHash = (await api.flows.upload(as("acme", "operator"), "pumps", text(flow))).body as {
+      hash: string;
+      assetIds: string[];
+    };
+    expect(flowHash.assetIds).toEqual([model]);
+    const update = {
+      operation: "UPDATE",
+      operand: "CONFIGURATION",
+      selector: { agentClass: "pumps" },
+      flowHash: flowHash.hash,
+    };
+    await expect(api.operations.create(as("acme", "operator"), update)).rejects.toMatchObject({
+      code: "flow_incompatible",
+      message: expect.stringContaining(model),
+    });
+    const set = (await api.resourceSets.put(as("acme", "operator"), "pumps", { items: [{ assetId: model }] }))
+      .body as {
+      digest: string;
+    };
+    const state = hotState.agentStates.get("acme/a-4");
+    if (state) state.resourceHash = set.digest;
+    const created = (await api.operations.create(as("acme", "operator"), update)).body as {
+      items: { agentId: string; operation: string; operationId: string; dependsOn?: string[] }[];
+    };
+    const updates = created.items.filter((item) => item.operation === "UPDATE");
+    expect(updates).toHaveLength(4);
+    // The set's own SYNC RESOURCE is still open for a-1..a-3: each update depends on it; a-4 holds the set.
+    for (const agentId of ["a-1", "a-2", "a-3"]) {
+      const [sync] = (await operations.open("acme", agentId)).filter((record) => record.operation === "SYNC");
+      expect(updates.find((item) => item.agentId === agentId)?.dependsOn).toEqual([sync?.operationId]);
+    }
+    expect(updates.find((item) => item.agentId === "a-4")?.dependsOn).toBeUndefined();
+    expect(created.items.filter((item) => item.operation === "SYNC")).toEqual([]);
+  });
+
+  it("send UPDATE ASSET with string args, and refuse it with the reason to an agent that would ignore it", async () => {
+    const { api, store, operations } = await assetFleet();
+    const model = await store("model.onnx");
+    await api.operations.create(as("acme", "operator"), {
+      operation: "UPDATE",
+      operand: "ASSET",
+      agentId: "a-1",
+      assetId: model,
+      args: { forceDownload: "true" },
+    });
+    expect((await operations.open("acme", "a-1"))[0]?.args).toEqual({
+      file: "model.onnx",
+      url: `${AGENT_API_URL}/c2/api/assets/${model}/content`,
+      forceDownload: "true",
+    });
+    const java = await assetFleet({ agentType: "minifi-java", version: "2.11.0" });
+    const javaModel = await java.store("model.onnx");
+    await expect(
+      java.api.operations.create(as("acme", "operator"), {
+        operation: "UPDATE",
+        operand: "ASSET",
+        agentId: "a-1",
+        assetId: javaModel,
+      }),
+    ).rejects.toMatchObject({
+      code: "operation_not_supported",
+      message: expect.stringMatching(/a-1 \(UPDATE ASSET: MiNiFi Java 2.11 and later refuse .* with a dot/),
+    });
   });
 });

@@ -1,5 +1,6 @@
 import type { ClassCatalog } from "./agents/ports.js";
-import type { AssetCatalog, AssetContentStore } from "./assets/ports.js";
+import type { AssetCatalog, AssetContentStore, ResourceSetStore } from "./assets/ports.js";
+import { makeResourceSetsApi } from "./assets/resources.js";
 import { makeAssetsApi } from "./assets/store.js";
 import type { EventSink } from "./events/ports.js";
 import { makeAgentReader, makeAgentsApi } from "./fleet/agents.js";
@@ -29,6 +30,7 @@ export interface ConsoleDependencies {
   flows: FlowCatalog;
   assets: AssetCatalog;
   assetContent: AssetContentStore;
+  resourceSets: ResourceSetStore;
   certificates: CertificateStore;
   authority: CertificateAuthority;
   operations: OperationStore;
@@ -74,6 +76,7 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
     manifests: makeManifestsApi({ catalog: deps.manifests }),
     flows: makeFlowsApi({ ...deps, validate: validateFlow }),
     assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
+    resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.select }),
     rollouts: makeRolloutsApi({
       engine,
       rollouts: deps.rollouts,

@@ -30,6 +30,7 @@ export const ErrorCodes = [
   "unsupported_media_type",
   "asset_exists",
   "asset_in_use",
+  "resource_set_conflict",
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

@@ -38,6 +38,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   asset_exists: 409,
   asset_in_use: 409,
+  resource_set_conflict: 409,
 };
 
 export interface JsonResponse {

@@ -46,6 +46,8 @@ export const Keys = {
   }),
   /** A tenant's assets, by id (the SHA-256 of the bytes, which S3 holds). */
   asset: (tenant: string, assetId: string) => ({ pk: `T#${tenant}#ASSETS`, sk: `A#${assetId}` }),
+  /** A class's resource set: the assets its agents hold. */
+  resourceSet: (tenant: string, className: string) => ({ pk: `T#${tenant}#RESOURCES`, sk: `C#${className}` }),
   /** A tenant's rollouts, by rollout id (which sorts by creation time). */
   rollout: (tenant: string, rolloutId: string) => ({ pk: `T#${tenant}#ROLLOUTS`, sk: `R#${rolloutId}` }),
   /** A rollout's members share a partition, by batch then agent id. */

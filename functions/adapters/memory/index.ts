@@ -142,6 +142,7 @@ interface HotAgent {
   flowId?: string;
   runStatus?: string;
   processors?: ProcessorStatus[];
+  resourceHash?: string | null;
   lastCheckpoint: number;
   describePendingUntil?: number;
 }
@@ -185,6 +186,7 @@ export class MemoryHotState implements HotState {
     agent.flowId = sighting.flowId ?? agent.flowId;
     agent.runStatus = sighting.runStatus ?? agent.runStatus;
     agent.processors = sighting.processors ?? agent.processors;
+    if (sighting.resourceHash !== undefined) agent.resourceHash = sighting.resourceHash;
     const pending = this.pendingOperations.get(key)?.toString();
     const checkpointDue =
       agent.registered && sighting.now - agent.lastCheckpoint >= sighting.checkpointIntervalMs;
@@ -202,6 +204,7 @@ export class MemoryHotState implements HotState {
       previousAgentClass: previous.agentClass,
       previousManifestHash: previous.manifestHash,
       previousFlowId: previous.flowId,
+      previousResourceHash: previous.resourceHash ?? undefined,
       supportedOperations,
       checkpointDue,
       describePendingUntil: agent.describePendingUntil,

@@ -54,6 +54,7 @@ type RecordSightingReply =
       string,
       string,
       string,
+      string,
     ];
 
 interface ScriptedRedis {
@@ -108,6 +109,7 @@ export class RedisHotState implements HotState {
       catchUpAckTimeout,
       runStatus,
       processors,
+      previousResourceHash,
     ] = reply;
     const result: HotSightingResult = {
       registered: registered === "1",
@@ -117,6 +119,8 @@ export class RedisHotState implements HotState {
       previousAgentClass: previousClass || undefined,
       previousManifestHash: previousHash || undefined,
       previousFlowId: previousFlow || undefined,
+      // "" is both never reported and null (the agent holds no resource): neither is a hash an operation left.
+      previousResourceHash: previousResourceHash || undefined,
       supportedOperations: operations ? (JSON.parse(operations) as SupportedOperations) : undefined,
       checkpointDue: Number(due) === 1,
       describePendingUntil: describeUntil ? Number(describeUntil) : undefined,

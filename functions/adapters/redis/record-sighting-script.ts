@@ -14,7 +14,7 @@ export const RECORD_SIGHTING_SCRIPT = `
 local revocation = redis.call('HMGET', KEYS[3], ARGV[5], '#loaded')
 if not revocation[2] then return {'unknown'} end
 if revocation[1] then return {'revoked'} end
-local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'agentClass', 'manifestHash', 'flowId', 'describeUntil')
+local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'agentClass', 'manifestHash', 'flowId', 'describeUntil', 'resourceHash')
 local reported = {}
 for index = 10, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
 local agentClass = reported['agentClass'] or previous[3]
@@ -73,7 +73,8 @@ return {
   'recorded', previous[1] or '', agentClass or '', manifestHash or '', flowId or '',
   previous[3] or '', previous[4] or '', previous[5] or '',
   supportedOperations or '', checkpointDue, previous[6] or '', pending or '',
-  classFlowUnknown, catchUpFlow or '', catchUpAckTimeout or '', runStatuses[1] or '', runStatuses[2] or ''
+  classFlowUnknown, catchUpFlow or '', catchUpAckTimeout or '', runStatuses[1] or '', runStatuses[2] or '',
+  previous[7] or ''
 }
 `;
 

@@ -100,6 +100,8 @@ export interface HotSightingResult {
   previousAgentClass?: string;
   previousManifestHash?: string;
   previousFlowId?: string;
+  /** The resource hash the agent reported before this heartbeat; absent when it reported none (or null). */
+  previousResourceHash?: string;
   /** Supported operations of the agent's manifest when the cache knows it. */
   supportedOperations?: SupportedOperations;
   /** This heartbeat claimed the periodic registry checkpoint. */

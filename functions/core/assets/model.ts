@@ -36,3 +36,11 @@ export interface AssetRecord {
   /** The classes whose resource set holds it: it cannot be deleted while one does. */
   usedBy?: string[];
 }
+
+/** A flow's references to assets, `@{asset-id:<id>}`, as MiNiFi Java (2.5 and later) and C++ (0.99.2) read them. */
+const ASSET_REFERENCE = /@\{asset-id:([^}]*)\}/g;
+
+/** The asset ids a flow document names, sorted and without repeats. */
+export function assetReferencesIn(text: string): string[] {
+  return [...new Set([...text.matchAll(ASSET_REFERENCE)].map((match) => (match[1] ?? "").trim()))].sort();
+}

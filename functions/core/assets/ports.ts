@@ -1,6 +1,7 @@
 import type { StoredContent } from "../downloads.js";
 import type { Page, PageRequest } from "../paging.js";
 import type { AssetRecord } from "./model.js";
+import type { ResourceSet } from "./resource-set.js";
 
 /** Assets' bytes per tenant and id (S3 on AWS, an S3-compatible server locally). */
 export interface AssetContentStore {
@@ -19,4 +20,19 @@ export interface AssetCatalog {
   list(tenant: string, page: PageRequest): Promise<Page<AssetRecord>>;
   /** Removes the record unless a class's resource set uses the asset. */
   remove(tenant: string, assetId: string): Promise<"removed" | "in_use" | "absent">;
+}
+
+/** Each class's resource set, and which classes use each asset. */
+export interface ResourceSetStore {
+  get(tenant: string, className: string): Promise<ResourceSet | undefined>;
+  /**
+   * Replaces the class's set with `set` and, in the same transaction, marks the assets it adds as used by
+   * the class and those it drops as no longer. `conflict` when the class's set is no longer `previous`,
+   * or an asset it adds is gone: nothing changed.
+   */
+  replace(
+    tenant: string,
+    set: ResourceSet,
+    previous: ResourceSet | undefined,
+  ): Promise<"replaced" | "conflict">;
 }
