@@ -11,18 +11,26 @@ export type ClientEnv = Readonly<Record<string, string | undefined>>;
 // A handler answers agents within seconds; a request stuck longer is better failed and retried.
 const connectionTimeoutMs = 1_000;
 const requestTimeoutMs = 3_000;
+// An emulator shares the machine's cores with everything else running on it (the local stack, a test
+// suite, a load generator), so it pauses for seconds where the AWS service answers in milliseconds; failing
+// its requests at the AWS bound would report the machine's load as Beacon's failures.
+const emulatorRequestTimeoutMs = 15_000;
 const maxAttempts = 3;
+
+const requestTimeoutFor = (endpoint: string | undefined) =>
+  endpoint ? emulatorRequestTimeoutMs : requestTimeoutMs;
 
 /** DynamoDB client; talks to AWS_ENDPOINT_URL_DYNAMODB when set (DynamoDB Local, LocalStack). */
 export function makeDynamoDbClient(env: ClientEnv = process.env): DynamoDBClient {
+  const endpoint = env[AwsEndpointEnvNames.dynamodb];
   return new DynamoDBClient({
     maxAttempts,
     requestHandler: {
       connectionTimeout: connectionTimeoutMs,
-      requestTimeout: requestTimeoutMs,
+      requestTimeout: requestTimeoutFor(endpoint),
       throwOnRequestTimeout: true,
     },
-    ...endpointSettings(env, env[AwsEndpointEnvNames.dynamodb]),
+    ...endpointSettings(env, endpoint),
   });
 }
 
@@ -35,7 +43,7 @@ export function makeKinesisClient(env: ClientEnv = process.env): KinesisClient {
     requestHandler: endpoint
       ? new NodeHttpHandler({
           connectionTimeout: connectionTimeoutMs,
-          requestTimeout: requestTimeoutMs,
+          requestTimeout: requestTimeoutFor(endpoint),
           throwOnRequestTimeout: true,
           httpAgent: { keepAlive: true },
         })
