@@ -66,7 +66,12 @@ export function makeS3Client(env: ClientEnv = process.env): S3Client {
   const local = endpoint !== undefined && endpoint !== "";
   return new S3Client({
     maxAttempts,
-    requestHandler: { connectionTimeout: connectionTimeoutMs, requestTimeout: s3RequestTimeoutMs },
+    requestHandler: {
+      connectionTimeout: connectionTimeoutMs,
+      // The larger of the two: an emulator's pauses come on top of moving the bytes.
+      requestTimeout: local ? emulatorRequestTimeoutMs : s3RequestTimeoutMs,
+      throwOnRequestTimeout: true,
+    },
     ...(local
       ? {
           forcePathStyle: true,
