@@ -6,7 +6,13 @@ import { gzipSync } from "node:zlib";
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { example, exampleText } from "../../scripts/c2-examples.js";
+import {
+  cppAgentOf,
+  example,
+  exampleText,
+  javaAgentOf,
+  type VariedAgent,
+} from "../../scripts/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type PrivateRedis, startPrivateRedis } from "../../scripts/test-support/private-redis.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
@@ -15,6 +21,7 @@ import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import type { JsonObject } from "../core/c2/json.js";
 import { canonicalSerial } from "../core/identity/credentials.js";
+import { binaryOf } from "../core/manifests/canonical.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
 import { eventValidator, Validators } from "../shared/schemas.js";
 
@@ -25,6 +32,8 @@ let documents: DynamoDBDocumentClient;
 let accepted = 0;
 
 const HEARTBEAT = "/c2/api/heartbeat";
+/** Agents in the herd test: half C++, half Java. */
+const HERD = 2_000;
 const ACKNOWLEDGE = "/c2/api/acknowledge";
 
 /** Sends and counts what Beacon accepted, so the stream can be checked against it at the end. */
@@ -61,13 +70,19 @@ const cppHeartbeat = (file: string, agentId: string): JsonObject => {
 const operationsOf = (response: { json(): Record<string, unknown> }) =>
   response.json().requestedOperations as { identifier: string; operation: string; operand?: string }[];
 
-async function manifestItems(hash?: string) {
+/** The binary a manifest describes: its canonical identity and the content stored under it. */
+const binaryIn = (message: JsonObject) =>
+  binaryOf((message.agentInfo as JsonObject).agentManifest as JsonObject);
+
+/** The tenant's stored manifest contents: the one of a binary, or all. */
+async function manifestItems(manifestId?: string, ofTenant = tenant) {
+  const tenant = ofTenant;
   const { Items = [] } = await documents.send(
     new QueryCommand({
       TableName: api.env.BEACON_TABLE_NAME,
-      KeyConditionExpression: hash ? "pk = :pk AND sk = :sk" : "pk = :pk",
-      ExpressionAttributeValues: hash
-        ? { ":pk": Keys.manifest(tenant, hash).pk, ":sk": Keys.manifest(tenant, hash).sk }
+      KeyConditionExpression: manifestId ? "pk = :pk AND sk = :sk" : "pk = :pk",
+      ExpressionAttributeValues: manifestId
+        ? { ":pk": Keys.manifest(tenant, manifestId).pk, ":sk": Keys.manifest(tenant, manifestId).sk }
         : { ":pk": Keys.manifest(tenant, "").pk },
       ProjectionExpression: "sk",
     }),
@@ -122,13 +137,13 @@ describe("the Java agent's conversation", () => {
     const next = await post(HEARTBEAT, javaHeartbeat(agentId));
     expect(operationsOf(next)).toEqual([]);
 
-    const hash = (ack.agentInfo as JsonObject).agentManifestHash as string;
-    expect(await manifestItems(hash)).toHaveLength(1);
+    const { manifestId, content } = binaryIn(ack);
+    expect(await manifestItems(manifestId)).toHaveLength(1);
     const stored = await new DynamoManifestStore(documents, api.env.BEACON_TABLE_NAME as string).read(
       tenant,
-      hash,
+      manifestId,
     );
-    expect(stored).toBe(JSON.stringify((ack.agentInfo as JsonObject).agentManifest));
+    expect(stored).toBe(JSON.stringify(content));
   });
 });
 
@@ -142,8 +157,7 @@ describe("the C++ agent's payloads", () => {
     );
     expect(response.status).toBe(200);
     expect(operationsOf(response)).toEqual([]);
-    const hash = (example("cpp/heartbeat-full.json").agentInfo as JsonObject).agentManifestHash as string;
-    expect(await manifestItems(hash)).toHaveLength(1);
+    expect(await manifestItems(binaryIn(example("cpp/heartbeat-full.json")).manifestId)).toHaveLength(1);
   });
 
   it("accepts the light heartbeat and its minimized and stringified variants", async () => {
@@ -270,33 +284,47 @@ describe("bad input", () => {
   });
 });
 
-describe("a herd of agents with the same new manifest", () => {
-  it("stores it exactly once, asks each agent at most once, and never fails", async () => {
-    const hash = `herd-${randomUUID()}`;
-    const agents = Array.from({ length: 1_000 }, (_, index) => `herd-agent-${index}`);
-    const describeIds = new Map<string, string[]>();
-    const record = (agentId: string, response: { status: number; json(): Record<string, unknown> }) => {
-      expect(response.status).toBe(200);
-      for (const operation of operationsOf(response)) {
-        describeIds.set(agentId, [...(describeIds.get(agentId) ?? []), operation.identifier]);
-      }
+describe("a herd of agents of one build, each reporting a manifest hash of its own", () => {
+  it("stores each binary's content once, answers every request, and asks each agent at most once", async () => {
+    const herdTenant = `herd-${randomUUID().slice(0, 8)}`;
+    const certificate = await api.issueCertificate({ tenant: herdTenant, fleet: true });
+    // C++ agents send their manifest in their first heartbeat; Java agents here answer DESCRIBE MANIFEST.
+    const herd: { agent: VariedAgent; sendsManifest: boolean }[] = Array.from({ length: HERD }, (_, index) =>
+      index % 2 === 0
+        ? { agent: cppAgentOf(`herd-cpp-${index}`, "herd"), sendsManifest: true }
+        : { agent: javaAgentOf(`herd-java-${index}`, "herd"), sendsManifest: false },
+    );
+    const statuses = new Map<number, number>();
+    const describes = new Map<string, string[]>();
+    const send = async (agentId: string, path: string, body: JsonObject) => {
+      const response = await api.post(path, body, { certificate });
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      if (response.status === 200 && path === HEARTBEAT)
+        for (const operation of operationsOf(response))
+          describes.set(agentId, [...(describes.get(agentId) ?? []), operation.identifier]);
     };
 
-    await inFlight(agents, 100, async (agentId) =>
-      record(agentId, await post(HEARTBEAT, javaHeartbeat(agentId, hash))),
+    // All at once: each agent's first heartbeat, then its next ones, answering a DESCRIBE when asked.
+    await inFlight(herd, 100, ({ agent, sendsManifest }) =>
+      send(agent.agentId, HEARTBEAT, sendsManifest ? agent.full() : agent.light()),
     );
-    await inFlight(agents, 100, async (agentId) => {
-      record(agentId, await post(HEARTBEAT, javaHeartbeat(agentId, hash)));
-      const [operationId] = describeIds.get(agentId) ?? [];
-      const ack = await post(ACKNOWLEDGE, javaAck(agentId, operationId as string, hash));
-      expect(ack.status).toBe(200);
-      record(agentId, await post(HEARTBEAT, javaHeartbeat(agentId, hash)));
+    await inFlight(herd, 100, async ({ agent }) => {
+      await send(agent.agentId, HEARTBEAT, agent.light());
+      const [operationId] = describes.get(agent.agentId) ?? [];
+      if (operationId) await send(agent.agentId, ACKNOWLEDGE, agent.describeAck(operationId));
+      await send(agent.agentId, HEARTBEAT, agent.light());
     });
 
-    expect([...describeIds.values()].every((ids) => ids.length === 1)).toBe(true);
-    expect(describeIds.size).toBe(agents.length);
-    expect(await manifestItems(hash)).toHaveLength(1);
-  }, 300_000);
+    expect(Object.fromEntries(statuses)).toEqual({ 200: herd.length * 3 + HERD / 2 });
+    const described = herd.filter(({ sendsManifest }) => !sendsManifest).map(({ agent }) => agent.agentId);
+    expect([...describes.keys()].sort()).toEqual(described.sort());
+    expect([...describes.values()].every((ids) => ids.length === 1)).toBe(true);
+    // One content item per binary: the C++ build's and the Java build's.
+    const binaries = herd.slice(0, 2).map(({ agent }) => `M#${binaryIn(agent.full()).manifestId}`);
+    expect((await manifestItems(undefined, herdTenant)).map((item) => item.sk).sort()).toEqual(
+      binaries.sort(),
+    );
+  }, 600_000);
 });
 
 describe("the hot path", () => {
@@ -321,6 +349,64 @@ describe("the hot path", () => {
     expect(api.dynamoDb.counts()).toEqual({});
     expect(api.kinesis.counts()).toEqual({ "Kinesis_20131202.PutRecords": steadyHeartbeats });
     expect(roundTrips).toEqual(Array.from({ length: steadyHeartbeats }, () => "evalsha"));
+  });
+});
+
+describe("what learning a manifest costs", () => {
+  /** One heartbeat's requests: DynamoDB's by operation, and the cache's commands (MULTI…EXEC is one round trip). */
+  async function costOf(body: JsonObject) {
+    api.dynamoDb.reset();
+    const { roundTrips } = await redis.countRoundTrips(async () =>
+      expect((await post(HEARTBEAT, body)).status).toBe(200),
+    );
+    return { dynamoDb: api.dynamoDb.counts(), cache: roundTrips };
+  }
+  const rememberAgentManifest = ["multi", "hset", "expire", "exec"];
+
+  it("is a canonical computation and one cache call for a new agent of a known binary, a read and a write more for a new binary", async () => {
+    // The class and its flow policy are known to the cache, as the C++ example's binary is.
+    const known = cppAgentOf("cost-cpp-0", "costs");
+    await post(HEARTBEAT, known.full());
+    await post(HEARTBEAT, known.light());
+
+    const newBuild = cppAgentOf("cost-cpp-1", "costs").full();
+    const manifest = (newBuild.agentInfo as JsonObject).agentManifest as JsonObject;
+    manifest.buildInfo = { ...(manifest.buildInfo as JsonObject), revision: "0".repeat(40) };
+    expect(await costOf(newBuild)).toEqual({
+      // The registry's and the manifest store's read; the content's and the registration's conditional puts.
+      dynamoDb: { "DynamoDB_20120810.GetItem": 2, "DynamoDB_20120810.PutItem": 2 },
+      cache: ["evalsha", "sismember", "sadd", "sadd", "hset", ...rememberAgentManifest],
+    });
+    expect(await costOf(cppAgentOf("cost-cpp-2", "costs").full())).toEqual({
+      dynamoDb: { "DynamoDB_20120810.GetItem": 1, "DynamoDB_20120810.PutItem": 1 },
+      cache: ["evalsha", "sismember", "sadd", "hset", ...rememberAgentManifest],
+    });
+  });
+
+  it("is one registry write for a known agent's new hash that brings its manifest, and a DESCRIBE for one that does not", async () => {
+    const agent = cppAgentOf("cost-cpp-3", "costs");
+    await post(HEARTBEAT, agent.full());
+    // Restarted after UPDATE PROPERTIES, the C++ agent sends its manifest, with the new value, in its first heartbeat.
+    const restarted = agent.full();
+    const agentInfo = restarted.agentInfo as JsonObject;
+    agentInfo.agentManifestHash = `${agent.manifestHash}-RESTARTED`;
+    const manifest = agentInfo.agentManifest as JsonObject;
+    agentInfo.agentManifest = {
+      ...manifest,
+      supportedOperations: [{ type: "describe", properties: { manifest: {} } }],
+    };
+    expect(await costOf(restarted)).toEqual({
+      dynamoDb: { "DynamoDB_20120810.UpdateItem": 1 },
+      cache: ["evalsha", "sismember", ...rememberAgentManifest],
+    });
+
+    // A new flow changes the hash of a light heartbeat: the registry is asked, then the agent.
+    const moved = agent.light();
+    (moved.agentInfo as JsonObject).agentManifestHash = `${agent.manifestHash}-NEW-FLOW`;
+    expect(await costOf(moved)).toEqual({
+      dynamoDb: { "DynamoDB_20120810.GetItem": 1, "DynamoDB_20120810.UpdateItem": 2 },
+      cache: ["evalsha", "hset"],
+    });
   });
 });
 

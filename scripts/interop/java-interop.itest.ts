@@ -7,6 +7,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DynamoAgentRegistry } from "../../functions/adapters/dynamodb/agent-registry.js";
 import { DynamoManifestStore } from "../../functions/adapters/dynamodb/manifest-store.js";
 import { makeDynamoDbClient } from "../../functions/shared/aws-clients.js";
 import { sweeperConfig } from "../../functions/shared/config.js";
@@ -32,6 +33,7 @@ let api: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;
 let tenant: string;
 let manifests: DynamoManifestStore;
+let registry: DynamoAgentRegistry;
 
 beforeAll(async () => {
   await buildJavaDriver();
@@ -40,6 +42,7 @@ beforeAll(async () => {
   tenant = `t-${randomUUID().slice(0, 8)}`;
   const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(api.env));
   manifests = new DynamoManifestStore(documents, api.env.BEACON_TABLE_NAME as string);
+  registry = new DynamoAgentRegistry(documents, api.env.BEACON_TABLE_NAME as string);
 }, BUILD_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -142,8 +145,18 @@ describe.each<{ compression: Compression; agentId: string }>([
     expect(second).toMatchObject({ agentId, parsed: true, operations: [] });
     expect(second?.http.status).toBe(200);
 
-    // An empty second reply alone could mean a DESCRIBE still pending; the stored manifest shows the ack landed.
-    const stored = JSON.parse((await manifests.read(tenant, manifestHash)) ?? "null");
+    // An empty second reply alone could mean a DESCRIBE still pending; the stored manifest shows the ack landed:
+    // the agent keeps its hash and its operations, the binary's content is stored once under its identity.
+    const agentManifest = (await registry.get(tenant, agentId))?.manifest;
+    expect(agentManifest).toMatchObject({
+      hash: manifestHash,
+      manifestId: expect.stringMatching(/^[0-9a-f]{64}$/),
+      supportedOperations: expect.arrayContaining([
+        { type: "DESCRIBE", properties: { MANIFEST: {} } },
+        { type: "UPDATE", properties: { CONFIGURATION: {} } },
+      ]),
+    });
+    const stored = JSON.parse((await manifests.read(tenant, agentManifest?.manifestId as string)) ?? "null");
     expect(stored).toMatchObject({
       agentType: "minifi-java",
       bundles: [
@@ -154,11 +167,8 @@ describe.each<{ compression: Compression; agentId: string }>([
           },
         },
       ],
-      supportedOperations: expect.arrayContaining([
-        { type: "DESCRIBE", properties: { MANIFEST: {} } },
-        { type: "UPDATE", properties: { CONFIGURATION: {} } },
-      ]),
     });
+    expect(stored).not.toHaveProperty("supportedOperations");
   });
 
   it("downloads the flow version an UPDATE CONFIGURATION names, acknowledges it and reports its flow id", async () => {

@@ -106,25 +106,29 @@ export function makeRecordAck(deps: AckDependencies) {
       return { matched: false, manifestStored: false };
     // A DESCRIBE the agent could not carry out stays outstanding until it expires, then Beacon asks again.
     if (!isAppliedState(ack.state)) return { matched: true, manifestStored: false };
-    const hash = ack.manifestHash ?? record.manifestHash;
-    const manifestStored = await storeManifest(tenant, hash, ack, now, cache);
-    const matched = await registry.completeDescribe(tenant, agentId, ack.operationId, hash);
+    const registration = await registerManifest(
+      tenant,
+      ack.manifestHash ?? record.manifestHash,
+      ack,
+      now,
+      cache,
+    );
+    const matched = await registry.completeDescribe(tenant, agentId, ack.operationId, registration?.manifest);
+    if (matched && registration) await manifests.remember(tenant, agentId, registration.manifest, cache);
     await cache.attempt(() => hotState.rememberDescribe(tenant, agentId, undefined));
-    return { matched, manifestStored };
+    return { matched, manifestStored: registration?.stored ?? false };
   }
 
-  /** A DESCRIBE MANIFEST asked for through the console brings the manifest in its ack, as Beacon's own does. */
-  async function storeManifest(
+  /** The manifest a DESCRIBE MANIFEST's ack brings, Beacon's own or one asked for through the console. */
+  async function registerManifest(
     tenant: string,
     hash: string | undefined,
     ack: Acknowledgement,
     now: number,
     cache: GuardedCache,
-  ): Promise<boolean> {
-    if (!hash || !ack.manifest) return false;
-    const registration = await manifests.register(tenant, hash, ack.manifest, now);
-    await cache.attempt(() => hotState.rememberManifest(tenant, hash, registration.supportedOperations));
-    return registration.stored;
+  ) {
+    if (!hash || !ack.manifest) return undefined;
+    return manifests.register(tenant, hash, ack.manifest, now, cache);
   }
 
   async function closeOperation(
@@ -136,8 +140,12 @@ export function makeRecordAck(deps: AckDependencies) {
   ): Promise<{ matched: boolean; manifestStored: boolean; operationEvents: OperationEvent[] }> {
     const { events: operationEvents } = await operations.acknowledge(tenant, agentId, ack);
     const closed = operationEvents.find((event) => event.operationId === ack.operationId);
-    const manifestStored =
-      closed?.state === "done" ? await storeManifest(tenant, ack.manifestHash, ack, now, cache) : false;
-    return { matched: closed !== undefined, manifestStored, operationEvents };
+    const registration =
+      closed?.state === "done"
+        ? await registerManifest(tenant, ack.manifestHash, ack, now, cache)
+        : undefined;
+    if (registration && (await registry.recordManifest(tenant, agentId, registration.manifest)))
+      await manifests.remember(tenant, agentId, registration.manifest, cache);
+    return { matched: closed !== undefined, manifestStored: registration?.stored ?? false, operationEvents };
   }
 }

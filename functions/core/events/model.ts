@@ -4,7 +4,8 @@ import type { RolloutCounts, RolloutState } from "../rollouts/model.js";
 
 /**
  * Compact records of what agents said, one per accepted heartbeat or ack, for analysis downstream.
- * Never a manifest: only its hash. Shapes are fixed by schemas/events/*.json.
+ * Never a manifest: only the agent's hash and its binary's canonical identity. Shapes are fixed by
+ * schemas/events/*.json.
  */
 export interface HeartbeatEvent {
   type: "heartbeat";
@@ -15,6 +16,8 @@ export interface HeartbeatEvent {
   at: number;
   agentClass?: string;
   manifestHash?: string;
+  /** The canonical identity of the agent's binary, when Beacon knows the manifest of `manifestHash`. */
+  manifestId?: string;
   flowId?: string;
   runStatus?: string;
   status?: StatusSummary;

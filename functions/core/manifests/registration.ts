@@ -1,30 +1,56 @@
-import { type SupportedOperations, summarizeManifest } from "../c2/manifest.js";
-import type { ManifestStore } from "./ports.js";
+import { asArray, type JsonObject } from "../c2/json.js";
+import { summarizeManifest } from "../c2/manifest.js";
+import type { GuardedCache } from "../guarded-cache.js";
+import { type AgentManifest, type KnownManifest, knownManifestOf } from "./agent-manifest.js";
+import { binaryOf } from "./canonical.js";
+import type { ManifestStore, StoredManifestsCache } from "./ports.js";
+
+/** The cache's part in registration: which binaries the tenant holds, and each agent's manifest. */
+export interface ManifestCache extends StoredManifestsCache {
+  /** The agent's manifest for the hash it was reported with; a heartbeat reporting that hash needs nothing else. */
+  rememberAgentManifest(tenant: string, agentId: string, manifest: KnownManifest): Promise<void>;
+}
 
 export interface ManifestRegistration {
-  /** Supported operations of the tenant's manifest by this hash, from the store; undefined when unknown. */
-  lookup(tenant: string, hash: string): Promise<SupportedOperations | undefined>;
   /**
-   * Stores a manifest under its hash unless the tenant has it already. The lookup first keeps a herd
-   * of agents with the same new manifest from each writing ~50 KB only to lose the conditional put.
+   * Registers the manifest an agent reported with `hash`: the binary's content is stored once per tenant
+   * under its canonical identity, and what is the agent's own comes back for the caller to keep with the
+   * agent. An agent of a binary the cache knows to be stored costs a canonical computation and one cache
+   * call; otherwise a registry read, and a conditional put when the tenant lacks the content. The read
+   * first keeps a herd of agents of one new binary from each writing ~50 KB only to lose the put.
    */
   register(
     tenant: string,
     hash: string,
-    manifest: Record<string, unknown>,
+    manifest: JsonObject,
     now: number,
-  ): Promise<{ supportedOperations: SupportedOperations; stored: boolean }>;
+    cache: GuardedCache,
+  ): Promise<{ manifest: AgentManifest; stored: boolean }>;
+  /** Tells the cache the agent's manifest, once the registry has it. */
+  remember(tenant: string, agentId: string, manifest: AgentManifest, cache: GuardedCache): Promise<void>;
 }
 
-export function makeManifestRegistration(manifests: ManifestStore): ManifestRegistration {
+export function makeManifestRegistration(deps: {
+  store: ManifestStore;
+  cache: ManifestCache;
+}): ManifestRegistration {
+  const { store } = deps;
   return {
-    lookup: (tenant, hash) => manifests.find(tenant, hash),
-    async register(tenant, hash, manifest, now) {
-      const known = await manifests.find(tenant, hash);
-      if (known) return { supportedOperations: known, stored: false };
-      const summary = summarizeManifest(manifest);
-      const result = await manifests.store(tenant, hash, JSON.stringify(manifest), summary, now);
-      return { supportedOperations: summary.supportedOperations, stored: result === "stored" };
+    async register(tenant, hash, manifest, now, cache) {
+      const { manifestId, content } = binaryOf(manifest);
+      const agentManifest = { hash, manifestId, supportedOperations: asArray(manifest.supportedOperations) };
+      if (await cache.attempt(() => deps.cache.isManifestStored(tenant, manifestId)))
+        return { manifest: agentManifest, stored: false };
+      const stored =
+        !(await store.has(tenant, manifestId)) &&
+        (await store.store(tenant, manifestId, JSON.stringify(content), summarizeManifest(manifest), now)) ===
+          "stored";
+      await cache.attempt(() => deps.cache.rememberManifestStored(tenant, manifestId));
+      return { manifest: agentManifest, stored };
+    },
+
+    async remember(tenant, agentId, manifest, cache) {
+      await cache.attempt(() => deps.cache.rememberAgentManifest(tenant, agentId, knownManifestOf(manifest)));
     },
   };
 }

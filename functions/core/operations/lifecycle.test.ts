@@ -5,10 +5,12 @@ import {
   coreHarness,
   MAX_OPERATIONS_PER_REPLY,
 } from "../../../scripts/test-support/core-harness.js";
+import type { AgentRecord } from "../agents/ports.js";
 import type { JsonObject } from "../c2/json.js";
 import type { SupportedOperations } from "../c2/manifest.js";
 import type { OperationEvent } from "../events/model.js";
 import type { AgentCredential } from "../identity/credentials.js";
+import { operationsOfAgent } from "../manifests/agent-manifest.js";
 import { newOperationId } from "./lifecycle.js";
 import {
   canTransition,
@@ -184,9 +186,9 @@ describe("delivery on heartbeat", () => {
 describe("an operation the heartbeat ensures", () => {
   /** An UPDATE CONFIGURATION as catch-up makes it, and the agent's supported operations to deliver it by. */
   async function catchUpOf(core: Awaited<ReturnType<typeof knownCppAgent>>["core"], flowId: string) {
-    const hash = (cppHeartbeat("cpp/heartbeat-full.json").agentInfo as JsonObject)
-      .agentManifestHash as string;
-    const supported = (await core.manifestStore.find("acme", hash)) as SupportedOperations;
+    const supported = operationsOfAgent(
+      (await core.registry.get("acme", agentId)) as AgentRecord,
+    ) as SupportedOperations;
     const record: OperationRecord = {
       tenant: "acme",
       agentId,
