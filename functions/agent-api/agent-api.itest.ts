@@ -137,13 +137,13 @@ describe("the Java agent's conversation", () => {
     const next = await post(HEARTBEAT, javaHeartbeat(agentId));
     expect(operationsOf(next)).toEqual([]);
 
-    const { manifestId, content } = binaryIn(ack);
+    const { manifestId, canonicalJson } = binaryIn(ack);
     expect(await manifestItems(manifestId)).toHaveLength(1);
     const stored = await new DynamoManifestStore(documents, api.env.BEACON_TABLE_NAME as string).read(
       tenant,
       manifestId,
     );
-    expect(stored).toBe(JSON.stringify(content));
+    expect(stored).toBe(canonicalJson);
   });
 });
 

@@ -316,7 +316,7 @@ describe("manifests", () => {
   it("summarise bundles and component types from the stored manifest", async () => {
     const { api, manifests } = harness();
     const { manifestId } = javaBinary;
-    const content = JSON.stringify(javaBinary.content);
+    const content = javaBinary.canonicalJson;
     manifests.add("acme", storedJavaBinary(), content);
     const body = await bodyOf(api.manifests.get(as("acme", "viewer"), manifestId));
     expect(body).toMatchObject({ manifestId, agentType: "minifi-java" });
@@ -438,7 +438,7 @@ describe("rollouts", () => {
   function fleet() {
     const ports = harness();
     for (const index of [1, 2, 3, 4]) ports.agent("acme", `a-${index}`, "pumps", 0, 0);
-    ports.manifests.add("acme", storedJavaBinary(), JSON.stringify(javaBinary.content));
+    ports.manifests.add("acme", storedJavaBinary(), javaBinary.canonicalJson);
     const publish = async (name: string, processorType?: string) =>
       (
         (await ports.api.flows.upload(as("acme", "operator"), "pumps", flowOf(name, processorType))).body as {

@@ -75,8 +75,8 @@ describe("recordHeartbeat", () => {
     const ack = await core.recordAck(javaAgent, javaAck(operationId));
     expect(ack).toMatchObject({ matched: true, manifestStored: true });
     const manifest = (javaAck(operationId).agentInfo as JsonObject).agentManifest as JsonObject;
-    const { manifestId, content } = binaryOf(manifest);
-    expect(await core.manifestStore.read("acme", manifestId)).toBe(JSON.stringify(content));
+    const { manifestId, canonicalJson } = binaryOf(manifest);
+    expect(await core.manifestStore.read("acme", manifestId)).toBe(canonicalJson);
     expect(core.registry.records.get("acme/probe-agent-1")?.manifest).toEqual({
       hash: (javaHeartbeat().agentInfo as JsonObject).agentManifestHash,
       manifestId,

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { cppAgentOf, example, javaAgentOf } from "../../../scripts/c2-examples.js";
 import type { JsonObject } from "../c2/json.js";
@@ -88,13 +89,15 @@ describe("a binary's canonical identity", () => {
     expect(new Set([id, ...ids]).size).toBe(6);
   });
 
-  it("is taken over the manifest without its per-agent fields, which the content leaves out", () => {
-    const { content } = binaryOf(java);
+  it("is the SHA-256 of the canonical form of the manifest without its per-agent fields", () => {
+    const { manifestId, canonicalJson } = binaryOf(java);
+    expect(createHash("sha256").update(canonicalJson).digest("hex")).toBe(manifestId);
     expect(PER_AGENT_FIELDS).toEqual(["identifier", "supportedOperations"]);
-    expect(Object.keys(content)).toEqual(["agentType", "version", "buildInfo", "bundles"]);
-    expect(content.bundles).toBe(java.bundles);
-    expect(binaryOf({ ...java, identifier: "another", supportedOperations: [] }).manifestId).toBe(
-      binaryOf(java).manifestId,
+    const content = JSON.parse(canonicalJson) as JsonObject;
+    expect(Object.keys(content)).toEqual(["agentType", "buildInfo", "bundles", "version"]);
+    expect(content.buildInfo).toEqual({ timestamp: "1700000000000", version: "2.3.0" });
+    expect(binaryOf({ ...java, identifier: "another", supportedOperations: [] }).canonicalJson).toBe(
+      canonicalJson,
     );
   });
 });

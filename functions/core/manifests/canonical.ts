@@ -12,17 +12,21 @@ export const PER_AGENT_FIELDS: readonly string[] = ["identifier", "supportedOper
 
 /** What an agent manifest says of the binary: the same for every agent of one build, whatever it runs. */
 export interface BinaryManifest {
-  /** The canonical identity: SHA-256 (lower-case hex) of the canonical form of `content`. */
+  /** The canonical identity: SHA-256 (lower-case hex) of `canonicalJson`. */
   manifestId: string;
-  /** The manifest without its per-agent fields, laid out as the agent sent it. */
-  content: JsonObject;
+  /**
+   * The manifest without its per-agent fields, in its canonical form: the same bytes from every agent of
+   * the build, so that concurrent writers of one identity write identical content.
+   */
+  canonicalJson: string;
 }
 
 export function binaryOf(manifest: JsonObject): BinaryManifest {
   const content = Object.fromEntries(
     Object.entries(manifest).filter(([field]) => !PER_AGENT_FIELDS.includes(field)),
   );
-  return { manifestId: createHash("sha256").update(canonicalJson(content)).digest("hex"), content };
+  const text = canonicalJson(content);
+  return { manifestId: createHash("sha256").update(text).digest("hex"), canonicalJson: text };
 }
 
 /**

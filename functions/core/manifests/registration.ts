@@ -37,14 +37,13 @@ export function makeManifestRegistration(deps: {
   const { store } = deps;
   return {
     async register(tenant, hash, manifest, now, cache) {
-      const { manifestId, content } = binaryOf(manifest);
+      const { manifestId, canonicalJson } = binaryOf(manifest);
       const agentManifest = { hash, manifestId, supportedOperations: asArray(manifest.supportedOperations) };
       if (await cache.attempt(() => deps.cache.isManifestStored(tenant, manifestId)))
         return { manifest: agentManifest, stored: false };
       const stored =
         !(await store.has(tenant, manifestId)) &&
-        (await store.store(tenant, manifestId, JSON.stringify(content), summarizeManifest(manifest), now)) ===
-          "stored";
+        (await store.store(tenant, manifestId, canonicalJson, summarizeManifest(manifest), now)) === "stored";
       await cache.attempt(() => deps.cache.rememberManifestStored(tenant, manifestId));
       return { manifest: agentManifest, stored };
     },
