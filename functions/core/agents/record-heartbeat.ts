@@ -1,7 +1,6 @@
 import { normalizeHeartbeat } from "../c2/heartbeat.js";
 import type { JsonObject } from "../c2/json.js";
-import { supportedOperationsOf } from "../c2/manifest.js";
-import type { C2Operation } from "../c2/model.js";
+import type { C2Operation, Heartbeat } from "../c2/model.js";
 import { describeManifest, heartbeatReply } from "../c2/operations.js";
 import type { OperationEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
@@ -14,7 +13,7 @@ import { type AgentManifest, currentManifest } from "../manifests/agent-manifest
 import type { ManifestRegistration } from "../manifests/registration.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { Clock, IdGenerator } from "../ports.js";
-import type { AgentClassRegistry, AgentRegistry, HotState } from "./ports.js";
+import type { AgentClassRegistry, AgentRecord, AgentRegistry, HotState } from "./ports.js";
 import {
   attributed,
   catchUpOf,
@@ -28,6 +27,7 @@ import {
   sightingOf,
   viewOfRecord,
   viewOfSighting,
+  withManifest,
   withRegistryEntry,
 } from "./sighting.js";
 
@@ -106,7 +106,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       if (outcome) outcome = await recordSighting();
     }
     // The registry's entry, when this heartbeat reads it: the cache failed, or lost the agent.
-    let record = outcome?.recorded ? undefined : await registry.get(tenant, agentId);
+    let record: AgentRecord | undefined = outcome?.recorded ? undefined : await registry.get(tenant, agentId);
     let view = outcome?.recorded
       ? viewOfSighting(outcome.sighting)
       : viewOfRecord(record, heartbeat, now, settings.checkpointIntervalMs);
@@ -125,33 +125,22 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       }
     }
 
-    // The manifest of the hash the agent reports: the cache's, the one this heartbeat brings, or the registry's.
-    let learned: AgentManifest | undefined;
-    let manifest: AgentManifest | undefined;
-    let manifestStored = false;
+    // The manifest of the hash the agent reports, when the cache does not know it.
     const hash = view.manifestHash;
-    if (hash && !view.supportedOperations) {
-      if (heartbeat.manifest) {
-        ({ manifest: learned, stored: manifestStored } = await manifests.register(
-          tenant,
-          hash,
-          heartbeat.manifest,
+    const {
+      manifest,
+      learned,
+      stored: manifestStored,
+    } = hash && !view.supportedOperations
+      ? await manifestOf(tenant, agentId, hash, heartbeat, {
+          record,
+          // The cache lost it, or failed when it was learned; while a DESCRIBE is outstanding its ack brings it.
+          lookUp: !markerUnknown && describeDue(view, now),
           now,
           cache,
-        ));
-      } else if (!markerUnknown && describeDue(view, now)) {
-        // The cache lost it, or failed when it was learned; while a DESCRIBE is outstanding its ack brings it.
-        record = await registry.get(tenant, agentId);
-      }
-      manifest = learned ?? currentManifest(record?.manifest, hash);
-      if (manifest) {
-        view = {
-          ...view,
-          manifestId: manifest.manifestId,
-          supportedOperations: supportedOperationsOf(manifest.supportedOperations),
-        };
-      }
-    }
+        })
+      : { stored: false };
+    if (manifest) view = withManifest(view, manifest);
 
     if (!view.registered) {
       if (!record) {
@@ -238,6 +227,26 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       streamError,
     };
   };
+
+  /**
+   * The manifest of `hash`: the one the heartbeat brings, registered (and `learned`, for the registry), or
+   * the registry's: the entry the heartbeat read already, or, for `lookUp`, a read of it.
+   */
+  async function manifestOf(
+    tenant: string,
+    agentId: string,
+    hash: string,
+    heartbeat: Heartbeat,
+    context: { record: AgentRecord | undefined; lookUp: boolean; now: number; cache: GuardedCache },
+  ): Promise<{ manifest?: AgentManifest; learned?: AgentManifest; stored: boolean }> {
+    const { now, cache } = context;
+    if (heartbeat.manifest) {
+      const registration = await manifests.register(tenant, hash, heartbeat.manifest, now, cache);
+      return { manifest: registration.manifest, learned: registration.manifest, stored: registration.stored };
+    }
+    const record = context.lookUp ? await registry.get(tenant, agentId) : context.record;
+    return { manifest: currentManifest(record?.manifest, hash), stored: false };
+  }
 
   async function ensureClass(tenant: string, agentClass: string, now: number, cache: GuardedCache) {
     const newToCache = await cache.attempt(() => hotState.rememberClass(tenant, agentClass));

@@ -3,7 +3,7 @@
  * values out. The heartbeat use case (record-heartbeat.ts) reads and writes around these decisions.
  */
 import type { UnattributedHeartbeat } from "../c2/heartbeat.js";
-import { type SupportedOperations, supports } from "../c2/manifest.js";
+import { type SupportedOperations, supportedOperationsOf, supports } from "../c2/manifest.js";
 import type { Heartbeat } from "../c2/model.js";
 import { BeaconError } from "../errors.js";
 import type { HeartbeatEvent } from "../events/model.js";
@@ -156,6 +156,13 @@ export function withRegistryEntry(
     describePendingUntil: view.describePendingUntil ?? record.pendingDescribe?.expiresAt,
   };
 }
+
+/** The view with the agent's manifest of the hash it reports, learned now or read from the registry. */
+export const withManifest = (view: AgentView, manifest: AgentManifest): AgentView => ({
+  ...view,
+  manifestId: manifest.manifestId,
+  supportedOperations: supportedOperationsOf(manifest.supportedOperations),
+});
 
 /** The registry entry of an agent seen for the first time, with the manifest its heartbeat brought. */
 export function newAgentRecord(
