@@ -329,19 +329,17 @@ describe("a herd of agents of one build, each reporting a manifest hash of its o
 
 describe("the hot path", () => {
   it("costs a steady heartbeat no DynamoDB request, one cache round trip and one stream put", async () => {
-    const agentId = "steady-cpp";
-    await post(
-      HEARTBEAT,
-      exampleText("cpp/heartbeat-full.json").replace("9628acfe-b9fe-11ef-a0c0-10f60a596f64", agentId),
-    );
-    await post(HEARTBEAT, cppHeartbeat("cpp/heartbeat-light.json", agentId));
+    // An agent whose manifest hash is its own, as real agents' are.
+    const agent = cppAgentOf("steady-cpp", "gateways");
+    await post(HEARTBEAT, agent.full());
+    await post(HEARTBEAT, agent.light());
     api.dynamoDb.reset();
     api.kinesis.reset();
     const steadyHeartbeats = 25;
     // Beacon does not pipeline on this path, so every command outside a script is a round trip.
     const { roundTrips } = await redis.countRoundTrips(async () => {
       for (let index = 0; index < steadyHeartbeats; index++) {
-        const response = await post(HEARTBEAT, cppHeartbeat("cpp/heartbeat-light.json", agentId));
+        const response = await post(HEARTBEAT, agent.light());
         expect(operationsOf(response)).toEqual([]);
       }
     });

@@ -11,12 +11,21 @@ export interface ManifestCache extends StoredManifestsCache {
   rememberAgentManifest(tenant: string, agentId: string, manifest: KnownManifest): Promise<void>;
 }
 
+/**
+ * Manifests one container registered, by tenant and reported hash, at most this many: agents that report
+ * one hash (a fleet provisioned alike, or an agent sending its manifest again) cost its canonical
+ * computation once per container.
+ */
+export const REGISTERED_MANIFESTS_KEPT = 1_000;
+
 export interface ManifestRegistration {
   /**
    * Registers the manifest an agent reported with `hash`: the binary's content is stored once per tenant
    * under its canonical identity, and what is the agent's own comes back for the caller to keep with the
-   * agent. An agent of a binary the cache knows to be stored costs a canonical computation and one cache
-   * call; otherwise a registry read, and a conditional put when the tenant lacks the content. The read
+   * agent. A hash this container registered costs nothing: the agent's hash covers its whole manifest,
+   * so one hash is one manifest (as Beacon always trusted within a tenant). Otherwise an agent of a
+   * binary the cache knows to be stored costs a canonical computation and one cache call; one it does
+   * not, a read of the manifest store, and a conditional put when the tenant lacks the content. The read
    * first keeps a herd of agents of one new binary from each writing ~50 KB only to lose the put.
    */
   register(
@@ -35,16 +44,34 @@ export function makeManifestRegistration(deps: {
   cache: ManifestCache;
 }): ManifestRegistration {
   const { store } = deps;
+  // In insertion order, oldest first; a hash used again moves to the end.
+  const registered = new Map<string, AgentManifest>();
+  const keep = (key: string, manifest: AgentManifest) => {
+    registered.delete(key);
+    registered.set(key, manifest);
+    if (registered.size > REGISTERED_MANIFESTS_KEPT)
+      registered.delete(registered.keys().next().value as string);
+  };
+
   return {
     async register(tenant, hash, manifest, now, cache) {
+      const key = JSON.stringify([tenant, hash]);
+      const known = registered.get(key);
+      if (known) {
+        keep(key, known);
+        return { manifest: known, stored: false };
+      }
       const { manifestId, canonicalJson } = binaryOf(manifest);
       const agentManifest = { hash, manifestId, supportedOperations: asArray(manifest.supportedOperations) };
-      if (await cache.attempt(() => deps.cache.isManifestStored(tenant, manifestId)))
-        return { manifest: agentManifest, stored: false };
-      const stored =
-        !(await store.has(tenant, manifestId)) &&
-        (await store.store(tenant, manifestId, canonicalJson, summarizeManifest(manifest), now)) === "stored";
-      await cache.attempt(() => deps.cache.rememberManifestStored(tenant, manifestId));
+      let stored = false;
+      if (!(await cache.attempt(() => deps.cache.isManifestStored(tenant, manifestId)))) {
+        stored =
+          !(await store.has(tenant, manifestId)) &&
+          (await store.store(tenant, manifestId, canonicalJson, summarizeManifest(manifest), now)) ===
+            "stored";
+        await cache.attempt(() => deps.cache.rememberManifestStored(tenant, manifestId));
+      }
+      keep(key, agentManifest);
       return { manifest: agentManifest, stored };
     },
 
