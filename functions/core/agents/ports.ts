@@ -4,7 +4,7 @@ import type { ClassFlowPolicy } from "../flows/policy.js";
 import type { ClassFlowCache } from "../flows/ports.js";
 import type { CachedRevocation, RevocationCache } from "../identity/ports.js";
 import type { AgentManifest } from "../manifests/agent-manifest.js";
-import type { ManifestCache } from "../manifests/registration.js";
+import type { ManifestCache } from "../manifests/ports.js";
 import type { Page, PageRequest } from "../paging.js";
 
 /** The durable registry entry of one agent (DynamoDB on AWS). */

@@ -1,5 +1,6 @@
 import type { ManifestSummary } from "../c2/manifest.js";
 import type { Page, PageRequest } from "../paging.js";
+import type { KnownManifest } from "./agent-manifest.js";
 
 /** The content of a tenant's binaries (see canonical.ts), once per tenant and canonical identity. */
 export interface ManifestStore {
@@ -18,12 +19,15 @@ export interface ManifestStore {
 }
 
 /**
- * The cache's word on which binaries' content the tenant holds, so that an agent of a known binary
- * registers its manifest without a registry request. Every call throws when the cache does.
+ * The cache's part in registration: which binaries' content the tenant holds, so that an agent of a known
+ * binary registers its manifest without a manifest store request, and each agent's manifest. Every call
+ * throws when the cache does.
  */
-export interface StoredManifestsCache {
+export interface ManifestCache {
   isManifestStored(tenant: string, manifestId: string): Promise<boolean>;
   rememberManifestStored(tenant: string, manifestId: string): Promise<void>;
+  /** The agent's manifest for the hash it was reported with; a heartbeat reporting that hash needs nothing else. */
+  rememberAgentManifest(tenant: string, agentId: string, manifest: KnownManifest): Promise<void>;
 }
 
 export interface ManifestRecord {

@@ -1,15 +1,9 @@
 import { asArray, type JsonObject } from "../c2/json.js";
 import { summarizeManifest } from "../c2/manifest.js";
 import type { GuardedCache } from "../guarded-cache.js";
-import { type AgentManifest, type KnownManifest, knownManifestOf } from "./agent-manifest.js";
+import { type AgentManifest, knownManifestOf } from "./agent-manifest.js";
 import { binaryOf } from "./canonical.js";
-import type { ManifestStore, StoredManifestsCache } from "./ports.js";
-
-/** The cache's part in registration: which binaries the tenant holds, and each agent's manifest. */
-export interface ManifestCache extends StoredManifestsCache {
-  /** The agent's manifest for the hash it was reported with; a heartbeat reporting that hash needs nothing else. */
-  rememberAgentManifest(tenant: string, agentId: string, manifest: KnownManifest): Promise<void>;
-}
+import type { ManifestCache, ManifestStore } from "./ports.js";
 
 /**
  * Manifests one container registered, by tenant and reported hash, at most this many: agents that report
