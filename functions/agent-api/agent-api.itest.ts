@@ -328,18 +328,27 @@ describe("a herd of agents of one build, each reporting a manifest hash of its o
 });
 
 describe("the hot path", () => {
-  it("costs a steady heartbeat no DynamoDB request, one cache round trip and one stream put", async () => {
+  it("costs a steady heartbeat no DynamoDB request, one cache round trip and one stream put, keeping what proves effects", async () => {
     // An agent whose manifest hash is its own, as real agents' are.
     const agent = cppAgentOf("steady-cpp", "gateways");
+    const agentId = agent.agentId;
+    // Its light heartbeat, with the configuration checksums the C++ agent reports where configured.
+    const steadyHeartbeat = () => ({
+      ...agent.light(),
+      configurationChecksums: {
+        SHA256: { "minifi.properties": "a1".repeat(32), "config.yml": "b2".repeat(32) },
+      },
+    });
+    const [processor] = (agent.light().flowInfo as JsonObject).processorStatuses as JsonObject[];
     await post(HEARTBEAT, agent.full());
-    await post(HEARTBEAT, agent.light());
+    await post(HEARTBEAT, steadyHeartbeat());
     api.dynamoDb.reset();
     api.kinesis.reset();
     const steadyHeartbeats = 25;
     // Beacon does not pipeline on this path, so every command outside a script is a round trip.
     const { roundTrips } = await redis.countRoundTrips(async () => {
       for (let index = 0; index < steadyHeartbeats; index++) {
-        const response = await post(HEARTBEAT, agent.light());
+        const response = await post(HEARTBEAT, steadyHeartbeat());
         expect(operationsOf(response)).toEqual([]);
       }
     });
@@ -347,6 +356,23 @@ describe("the hot path", () => {
     expect(api.dynamoDb.counts()).toEqual({});
     expect(api.kinesis.counts()).toEqual({ "Kinesis_20131202.PutRecords": steadyHeartbeats });
     expect(roundTrips).toEqual(Array.from({ length: steadyHeartbeats }, () => "evalsha"));
+    // That one script kept the run statuses, the resource hash, the host's load and the checksums.
+    const client = new Redis(redis.url);
+    try {
+      const kept = await client.hgetall(CacheKeys.agent(tenant, agentId));
+      expect(kept).toMatchObject({ runStatus: "RUNNING", resourceHash: "" });
+      expect(JSON.parse(kept.processors as string)).toEqual([{ id: processor?.id, runStatus: "RUNNING" }]);
+      expect(JSON.parse(kept.system as string)).toEqual({
+        cpuUtilization: 0.06179499754781756,
+        cpuLoadAverage: 1.271484375,
+        memoryUsage: 12681670656,
+      });
+      expect(JSON.parse(kept.configurationChecksums as string)).toEqual(
+        steadyHeartbeat().configurationChecksums,
+      );
+    } finally {
+      client.disconnect();
+    }
   });
 });
 
@@ -412,12 +438,29 @@ describe("the stream", () => {
   it("carries every accepted heartbeat and ack of this file, each valid against its schema", async () => {
     const events = (
       await readWholeStream(makeKinesisClient(api.env), api.env.BEACON_STREAM_NAME as string)
-    ).filter((event) => (event as { tenant?: string }).tenant === tenant) as { type: string }[];
-    // One event per accepted heartbeat or ack, and one per operation state change besides.
-    expect(events.filter((event) => event.type !== "operation")).toHaveLength(accepted);
+    ).filter((event) => (event as { tenant?: string }).tenant === tenant) as {
+      type: string;
+      eventId: string;
+    }[];
+    // One event per accepted heartbeat or ack, and one per operation state change besides. The stream is
+    // at least once: a put whose answer timed out on a busy machine is sent again, so count distinct events.
+    const agentEvents = events.filter((event) => event.type !== "operation");
+    expect(new Set(agentEvents.map((event) => event.eventId)).size).toBe(accepted);
     for (const event of events) {
       const validate = eventValidator(event);
       expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
     }
+    // A heartbeat's event carries what proves operations' effects, compactly.
+    const steady = events.filter(
+      (event) => event.type === "heartbeat" && (event as { agentId?: string }).agentId === "steady-cpp",
+    );
+    expect(steady.at(-1)).toMatchObject({
+      runStatus: "RUNNING",
+      processorsByRunStatus: { RUNNING: 1 },
+      resourceHash: null,
+      system: { cpuUtilization: 0.06179499754781756, cpuLoadAverage: 1.271484375, memoryUsage: 12681670656 },
+      configurationChecksums: { SHA256: { "minifi.properties": "a1".repeat(32) } },
+      status: { backPressuredQueues: 0 },
+    });
   });
 });

@@ -1,8 +1,9 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { Context } from "aws-lambda";
-import { BeaconError, isBeaconError } from "../core/errors.js";
+import { BeaconError } from "../core/errors.js";
+import type { BeaconEvent } from "../core/events/model.js";
 import { flowEntityTag } from "../core/flows/download.js";
-import { credentialFromCertificate } from "../core/identity/credentials.js";
+import { assertTenantBoundToIssuer, credentialFromCertificate } from "../core/identity/credentials.js";
 import { type AgentEvent, type AgentRequest, agentRequestOf, agentResult } from "../shared/agent-request.js";
 import { agentApiConfig } from "../shared/config.js";
 import {
@@ -55,9 +56,6 @@ export async function handler(event: AgentEvent, context: Context) {
         reason: response.body,
       });
     metrics.addMetric(MetricNames.rejectedRequests, MetricUnit.Count, 1);
-    if (isBeaconError(error) && error.code === "stream_unavailable") {
-      metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
-    }
   } finally {
     logger.resetKeys();
   }
@@ -78,13 +76,13 @@ function readBody(
 }
 
 function credentialOf(request: AgentRequest) {
-  if (!request.clientCertificate) {
+  const certificate = request.clientCertificate;
+  if (!certificate) {
     throw new BeaconError("missing_client_certificate", "Agents authenticate with a client certificate");
   }
-  return credentialFromCertificate(
-    request.clientCertificate.subjectDN,
-    request.clientCertificate.serialNumber,
-  );
+  const credential = credentialFromCertificate(certificate.subjectDN, certificate.serialNumber);
+  assertTenantBoundToIssuer(credential, certificate.issuerDN, config.caBindings);
+  return credential;
 }
 
 async function heartbeat(request: AgentRequest): Promise<JsonResponse> {
@@ -95,6 +93,11 @@ async function heartbeat(request: AgentRequest): Promise<JsonResponse> {
     const outcome = await agentApi.recordHeartbeat(credential, body);
     logger.appendKeys({ agentId: outcome.agentId });
     metrics.addMetric(MetricNames.heartbeats, MetricUnit.Count, 1);
+    if (outcome.refusedAgentClass !== undefined)
+      logger.warn("agent class ignored: not a valid class name", {
+        reported: outcome.refusedAgentClass,
+        agentClass: outcome.agentClass,
+      });
     if (outcome.firstSight) {
       metrics.addMetric(MetricNames.registrations, MetricUnit.Count, 1);
       logger.info("agent registered", { agentClass: outcome.agentClass });
@@ -128,6 +131,7 @@ async function acknowledge(request: AgentRequest): Promise<JsonResponse> {
     logger.info("manifest stored", { from: "acknowledgement" });
   }
   logger.info("acknowledgement recorded", { matched: outcome.matched });
+  // Agents send an ack once: its saved change is answered 200 even when its events missed the stream.
   reportDegradation(outcome);
   return jsonResponse(200, {});
 }
@@ -150,14 +154,26 @@ async function flowContent(request: AgentRequest, flowId: string): Promise<JsonR
   };
 }
 
-function reportDegradation(outcome: { cacheError?: unknown; streamError?: unknown }) {
+/**
+ * Counts and logs what went wrong on the way without failing the request. Events that missed the stream
+ * (EventsLost counted them) are logged whole where the use case hands them back, an acknowledgement's,
+ * so that they can be put on the stream again from the log.
+ */
+function reportDegradation(outcome: {
+  cacheError?: unknown;
+  streamError?: unknown;
+  unpublished?: BeaconEvent[];
+}) {
   if (outcome.cacheError !== undefined) {
     metrics.addMetric(MetricNames.cacheFallbacks, MetricUnit.Count, 1);
     logger.warn("cache unavailable; answered from DynamoDB", { error: String(outcome.cacheError) });
   }
   if (outcome.streamError !== undefined) {
     metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
-    logger.error("event not put on the stream", { error: String(outcome.streamError) });
+    logger.error("event not put on the stream", {
+      error: String(outcome.streamError),
+      events: outcome.unpublished,
+    });
   }
 }
 

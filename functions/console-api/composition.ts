@@ -58,6 +58,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     registryLagMs: config.checkpointIntervalMs,
     maxFlowBytes: config.maxFlowBytes,
     agentApiUrl: config.agentApiUrl,
+    certificateExpiryWarningDays: config.certificateExpiryWarningDays,
   });
   return {
     routes: consoleRoutes(api),

@@ -1,18 +1,27 @@
 /**
  * Operations end to end on the local stack: queued through the console, delivered in heartbeat replies
- * through the real mutual-TLS gateway, closed by acknowledgements, every state change on the stream;
- * and what a heartbeat costs with and without something pending.
+ * through the real mutual-TLS gateway, closed by acknowledgements found by their operation id alone, or
+ * by heartbeats that show their effect, every state change on the stream; and what a heartbeat and an
+ * acknowledgement cost.
  */
 import { randomUUID } from "node:crypto";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cppAckOf, cppHeartbeatOf } from "../../scripts/c2-examples.js";
+import { cppAckOf, cppHeartbeatOf, example } from "../../scripts/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { heartbeat as javaHeartbeat } from "../../scripts/test-support/console-seed.js";
 import { type PrivateRedis, startPrivateRedis } from "../../scripts/test-support/private-redis.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
+import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
+import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
+import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import type { JsonObject } from "../core/c2/json.js";
-import { makeKinesisClient } from "../shared/aws-clients.js";
+import { newOperationId } from "../core/operations/ids.js";
+import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
+import type { OperationRecord } from "../core/operations/model.js";
+import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
+import { makeRedisClient } from "../shared/redis-client.js";
 import { eventValidator } from "../shared/schemas.js";
 
 let agentApi: AgentApiUnderTest;
@@ -31,11 +40,19 @@ type Operation = { operationId: string; state: string; [field: string]: unknown 
 
 const cppHeartbeat = (agentId: string, full = false): JsonObject => cppHeartbeatOf(agentId, agentClass, full);
 
-async function beat(agentId: string) {
-  const response = await agentApi.post(HEARTBEAT, cppHeartbeat(agentId), { certificate: fleet });
+/** The C++ example heartbeat, showing its processor's run status and its flow as given. */
+async function beat(agentId: string, shows: { processor?: string; flowId?: string } = {}) {
+  const body = cppHeartbeat(agentId);
+  const flowInfo = body.flowInfo as JsonObject;
+  if (shows.processor) flowInfo.processorStatuses = [{ id: PROCESSOR, runStatus: shows.processor }];
+  if (shows.flowId) flowInfo.flowId = shows.flowId;
+  const response = await agentApi.post(HEARTBEAT, body, { certificate: fleet });
   expect(response.status).toBe(200);
   return response.json().requestedOperations as { identifier: string; operation: string; operand?: string }[];
 }
+
+/** The example flow's processor, which the C++ manifest lists as an operand of START and STOP. */
+const PROCESSOR = "4fe2d51d-076a-49b0-88de-5cf5adf52b8f";
 
 async function create(body: JsonObject) {
   return consoleApi.request("POST", "/api/v1/operations", { token: operator, body });
@@ -237,6 +254,256 @@ describe("the heartbeat's cost", () => {
   });
 });
 
+/** What one request costs: DynamoDB and Kinesis requests (the proxies count them) and Redis round trips. */
+async function costOf<T>(work: () => Promise<T>) {
+  agentApi.dynamoDb.reset();
+  agentApi.kinesis.reset();
+  const { result, roundTrips } = await redis.countRoundTrips(work);
+  return { result, dynamoDb: agentApi.dynamoDb.counts(), kinesis: agentApi.kinesis.counts(), roundTrips };
+}
+
+/**
+ * Queues an operation the console does not create (a C++ component's START or STOP, an UPDATE CONFIGURATION
+ * naming a flow id of the test's own) as the console queues one: the record through the lifecycle on the
+ * real table, its event on the real stream, then the agent's pending marker in the real cache.
+ */
+async function seed(agentId: string, kind: Pick<OperationRecord, "operation" | "operand" | "args">) {
+  const store = new DynamoOperationStore(
+    DynamoDBDocumentClient.from(makeDynamoDbClient(agentApi.env)),
+    agentApi.env.BEACON_TABLE_NAME as string,
+  );
+  const ids = { newId: () => randomUUID() };
+  const lifecycle = makeOperationLifecycle({
+    operations: store,
+    clock: { now: () => Date.now() },
+    ids,
+    settings: { ackTimeoutMs: 300_000 },
+  });
+  const now = Date.now();
+  const operationId = newOperationId(now, ids, agentId);
+  const created = await lifecycle.create([
+    { tenant, agentId, operationId, ...kind, state: "queued", createdAt: now, createdBy: "operations-test" },
+  ]);
+  await new KinesisEventSink(
+    makeKinesisClient(agentApi.env),
+    agentApi.env.BEACON_STREAM_NAME as string,
+  ).publish(created.events);
+  const client = makeRedisClient({ url: redis.url, commandTimeoutMs: 1_000 });
+  try {
+    await new RedisFleetHotState(client).markOperationsPending(tenant, [agentId]);
+  } finally {
+    client.disconnect();
+  }
+  return operationId;
+}
+
+describe("acknowledgements that find their operation", () => {
+  it("are matched by the operation id alone under a fleet certificate, at a bounded cost", async () => {
+    const [clear] = await queue({
+      agentId: "cpp-3",
+      operation: "CLEAR",
+      operand: "CONNECTION",
+      args: { connection: "c-9" },
+    });
+    const operationId = clear?.operationId as string;
+    expect(operationId).toMatch(/~cpp-3$/);
+    await beat("cpp-3");
+    // As the Java library acknowledges: operation id and state, no agent.
+    const anonymous = { operationId, operationState: { state: "FULLY_APPLIED" } };
+    const matched = await costOf(() => agentApi.post(ACKNOWLEDGE, anonymous, { certificate: fleet }));
+    expect(matched.result.status).toBe(200);
+    expect(await operationOf(operationId)).toMatchObject({
+      state: "done",
+      ackState: "FULLY_APPLIED",
+      confirmedBy: "ack",
+    });
+    // One consistent read of the operation, one conditional update, one put; the revocation check in the cache.
+    expect(matched.dynamoDb).toEqual({ "DynamoDB_20120810.GetItem": 1, "DynamoDB_20120810.UpdateItem": 1 });
+    expect(matched.kinesis).toEqual({ "Kinesis_20131202.PutRecords": 1 });
+    expect(matched.roundTrips).toEqual(["hmget"]);
+
+    const duplicate = await costOf(() => agentApi.post(ACKNOWLEDGE, anonymous, { certificate: fleet }));
+    expect(duplicate.result.status).toBe(200);
+    expect(duplicate.dynamoDb).toEqual({ "DynamoDB_20120810.GetItem": 1 });
+    const unknownOfAgent = { ...anonymous, operationId: `op-0000000000000-nothing~cpp-3` };
+    const unknown = await costOf(() => agentApi.post(ACKNOWLEDGE, unknownOfAgent, { certificate: fleet }));
+    expect(unknown.result.status).toBe(200);
+    expect(unknown.dynamoDb).toEqual({ "DynamoDB_20120810.GetItem": 1 });
+    // An id that names no agent, from a fleet certificate and an ack that name none either: nothing to read.
+    const nameless = { ...anonymous, operationId: "op-0000000000000-nothing" };
+    const none = await costOf(() => agentApi.post(ACKNOWLEDGE, nameless, { certificate: fleet }));
+    expect(none.result.status).toBe(200);
+    expect(none.dynamoDb).toEqual({});
+    expect(none.kinesis).toEqual({ "Kinesis_20131202.PutRecords": 1 });
+  });
+
+  it("find Beacon's own DESCRIBE MANIFEST by its id alone too, and store the manifest it brings", async () => {
+    const agentId = "java-anonymous";
+    const body = example("java-2.3.0/heartbeat-light.json");
+    const agentInfo = body.agentInfo as JsonObject;
+    agentInfo.identifier = agentId;
+    agentInfo.agentManifestHash = `${tenant}-anonymous-manifest`;
+    const asked = await agentApi.post(HEARTBEAT, body, { certificate: fleet });
+    const [describe] = asked.json().requestedOperations as { identifier: string }[];
+    expect(describe?.identifier).toMatch(new RegExp(`^describe-.+~${agentId}$`));
+    const ack = example("java-2.3.0/ack-describe-manifest.json");
+    ack.operationId = describe?.identifier;
+    ack.agentInfo = {
+      ...(ack.agentInfo as JsonObject),
+      identifier: undefined,
+      agentManifestHash: agentInfo.agentManifestHash,
+    };
+    const stored = await costOf(() => agentApi.post(ACKNOWLEDGE, ack, { certificate: fleet }));
+    expect(stored.result.status).toBe(200);
+    // The agent's registry entry, the binary's content looked up then written once, the DESCRIBE closed
+    // with the agent's manifest; in the cache the revocation check, the binary looked up and remembered as
+    // stored, the agent's manifest (one MULTI…EXEC) and the DESCRIBE's end.
+    expect(stored.dynamoDb).toEqual({
+      "DynamoDB_20120810.GetItem": 2,
+      "DynamoDB_20120810.PutItem": 1,
+      "DynamoDB_20120810.UpdateItem": 1,
+    });
+    expect(stored.roundTrips).toEqual([
+      "hmget",
+      "sismember",
+      "sadd",
+      "multi",
+      "hset",
+      "expire",
+      "exec",
+      "hdel",
+    ]);
+    expect((await agentApi.post(HEARTBEAT, body, { certificate: fleet })).json()).toEqual({
+      requestedOperations: [],
+    });
+  });
+
+  it("are refused with 403, recording nothing, when the certificate or the ack names another agent", async () => {
+    const [restart] = await queue({ agentId: "cpp-3", operation: "RESTART" });
+    const operationId = restart?.operationId as string;
+    await beat("cpp-3");
+    const otherAgent = await agentApi.issueCertificate({ tenant, agentId: "cpp-2" });
+    const refused = await costOf(async () => [
+      await agentApi.post(ACKNOWLEDGE, cppAckOf("cpp-3", operationId, "FULLY_APPLIED"), {
+        certificate: otherAgent,
+      }),
+      await agentApi.post(ACKNOWLEDGE, cppAckOf("cpp-2", operationId, "FULLY_APPLIED"), {
+        certificate: fleet,
+      }),
+    ]);
+    for (const response of refused.result) {
+      expect(response.status).toBe(403);
+      expect(response.json()).toMatchObject({ error: { code: "identity_mismatch" } });
+    }
+    expect(refused.dynamoDb).toEqual({});
+    expect(refused.kinesis).toEqual({});
+    expect((await operationOf(operationId)).state).toBe("delivered");
+    // The operation's own agent certificate is welcome.
+    const own = await agentApi.issueCertificate({ tenant, agentId: "cpp-3" });
+    const accepted = await agentApi.post(ACKNOWLEDGE, cppAckOf("cpp-3", operationId, "FULLY_APPLIED"), {
+      certificate: own,
+    });
+    expect(accepted.status).toBe(200);
+    expect((await operationOf(operationId)).state).toBe("done");
+  });
+});
+
+describe("done means the effect is seen", () => {
+  it("holds a C++ STOP acknowledged FULLY_APPLIED until a heartbeat shows the processor stopped", async () => {
+    await beat("cpp-1");
+    const operationId = await seed("cpp-1", { operation: "STOP", operand: PROCESSOR.toUpperCase() });
+    expect((await beat("cpp-1")).map((operation) => operation.identifier)).toEqual([operationId]);
+    const acknowledged = await costOf(() =>
+      agentApi.post(ACKNOWLEDGE, cppAckOf("cpp-1", operationId, "FULLY_APPLIED"), { certificate: fleet }),
+    );
+    expect(acknowledged.result.status).toBe(200);
+    // The revocation check, and the marker that has the agent's next heartbeats look for the effect.
+    expect(acknowledged.roundTrips).toEqual(["hmget", "incr"]);
+    expect(acknowledged.dynamoDb).toEqual({
+      "DynamoDB_20120810.GetItem": 1,
+      "DynamoDB_20120810.UpdateItem": 1,
+    });
+    expect(await operationOf(operationId)).toMatchObject({
+      state: "awaiting_effect",
+      ackState: "FULLY_APPLIED",
+    });
+
+    // The agent said it stopped it; its heartbeat says it still runs. Looking costs one query.
+    const claimed = await costOf(() => beat("cpp-1", { processor: "RUNNING" }));
+    expect(claimed.dynamoDb).toEqual({ "DynamoDB_20120810.Query": 1 });
+    expect((await operationOf(operationId)).state).toBe("awaiting_effect");
+
+    const shown = await costOf(() => beat("cpp-1", { processor: "STOPPED" }));
+    expect(shown.dynamoDb).toEqual({ "DynamoDB_20120810.Query": 1, "DynamoDB_20120810.UpdateItem": 1 });
+    expect(await operationOf(operationId)).toMatchObject({ state: "done", confirmedBy: "heartbeat" });
+    // Nothing awaits any more: the steady heartbeat is back to no DynamoDB request.
+    const steady = await costOf(() => beat("cpp-1", { processor: "STOPPED" }));
+    expect(steady.dynamoDb).toEqual({});
+    expect(steady.roundTrips).toEqual(["evalsha"]);
+  });
+
+  it("closes an UPDATE CONFIGURATION whose acknowledgement was lost once a heartbeat reports its flow", async () => {
+    const flowId = `flow-${randomUUID()}`;
+    const operationId = await seed("cpp-2", {
+      operation: "UPDATE",
+      operand: "CONFIGURATION",
+      args: { location: `${agentApi.url}/c2/api/flows/${flowId}/content`, flowId },
+    });
+    await beat("cpp-2");
+    expect((await operationOf(operationId)).state).toBe("delivered");
+    // The ack never comes. The heartbeat that reports the new flow reads the agent's operations once and
+    // closes this one, besides the registry's checkpoint that every flow change costs.
+    const reported = await costOf(() => beat("cpp-2", { flowId }));
+    expect(reported.dynamoDb).toEqual({ "DynamoDB_20120810.Query": 1, "DynamoDB_20120810.UpdateItem": 2 });
+    const closed = await operationOf(operationId);
+    expect(closed).toMatchObject({ state: "done", confirmedBy: "heartbeat" });
+    expect(closed.ackState).toBeUndefined();
+    const steady = await costOf(() => beat("cpp-2", { flowId }));
+    expect(steady.dynamoDb).toEqual({});
+  });
+
+  it("shows in GET /agents/{id} what the heartbeats report of the agent's effects", async () => {
+    await beat("cpp-1", { processor: "Stopped" });
+    const agent = await consoleApi.request("GET", "/api/v1/agents/cpp-1", { token: operator });
+    expect(agent.status, agent.body).toBe(200);
+    expect(agent.json()).toMatchObject({
+      runStatus: "RUNNING",
+      processors: [{ id: PROCESSOR, runStatus: "STOPPED" }],
+      // The C++ agent reports "null" while it holds no synchronised resource.
+      resourceHash: null,
+      system: {
+        cpuUtilization: expect.any(Number),
+        cpuLoadAverage: expect.any(Number),
+        memoryUsage: expect.any(Number),
+      },
+      statusSummary: { backPressuredQueues: 0 },
+      queues: [expect.objectContaining({ size: 4, dataSizeMax: 1048576, backPressure: false })],
+    });
+  });
+});
+
+describe("a class's acknowledgement timeout", () => {
+  it("applies to operations created through the console too", async () => {
+    const agentClass = "ops-patient";
+    const response = await agentApi.post(HEARTBEAT, cppHeartbeatOf("cpp-slow", agentClass, true), {
+      certificate: fleet,
+    });
+    expect(response.status).toBe(200);
+    const admin = await consoleApi.token({ tenant, role: "admin" });
+    const put = await consoleApi.request("PUT", `/api/v1/classes/${agentClass}`, {
+      token: admin,
+      body: { ackTimeoutSeconds: 45 },
+    });
+    expect(put.status, put.body).toBe(200);
+    const [restart] = await queue({ agentId: "cpp-slow", operation: "RESTART" });
+    await agentApi.post(HEARTBEAT, cppHeartbeatOf("cpp-slow", agentClass), { certificate: fleet });
+    const delivered = await operationOf(restart?.operationId as string);
+    expect(Date.parse(delivered.timeoutAt as string) - Date.parse(delivered.deliveredAt as string)).toBe(
+      45_000,
+    );
+  });
+});
+
 describe("the stream", () => {
   it("carries every state change of this file's operations, each valid against its schema", async () => {
     const events = (
@@ -252,7 +519,15 @@ describe("the stream", () => {
     const operations = events.filter((event) => event.type === "operation");
     const transitions = new Set(operations.map((event) => `${event.from ?? "-"}→${event.state}`));
     expect([...transitions].sort()).toEqual(
-      ["-→queued", "delivered→done", "delivered→failed", "queued→cancelled", "queued→delivered"].sort(),
+      [
+        "-→queued",
+        "delivered→done",
+        "delivered→failed",
+        "queued→cancelled",
+        "queued→delivered",
+        "delivered→awaiting_effect",
+        "awaiting_effect→done",
+      ].sort(),
     );
     const listed = await consoleApi.request("GET", "/api/v1/operations?limit=100", { token: operator });
     const created = operations.filter((event) => event.state === "queued").length;

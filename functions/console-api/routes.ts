@@ -77,7 +77,12 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
     validateFlow: (principal, { path }) =>
       api.flows.validate(principal, path.className as string, path.hash as string),
     getFleetSummary: (principal) => api.fleetSummary(principal),
-    listCertificates: (principal, { query }) => api.certificates.list(principal, page(query)),
+    listCertificates: (principal, { query }) =>
+      api.certificates.list(principal, {
+        ...page(query),
+        expiring: query.expiring as boolean | undefined,
+        expiringWithinDays: query.expiringWithinDays as number | undefined,
+      }),
     issueCertificate: (principal, { body }) => api.certificates.issue(principal, body as IssueRequest),
     getCertificate: (principal, { path }) => api.certificates.get(principal, path.serial as string),
     revokeCertificate: (principal, { path }) => api.certificates.revoke(principal, path.serial as string),

@@ -19,6 +19,7 @@ import { MemoryRolloutStore } from "../adapters/memory/rollouts.js";
 import type { AgentClassRecord, AgentRecord } from "./agents/ports.js";
 import type { JsonObject } from "./c2/json.js";
 import { makeConsoleApi } from "./console-api.js";
+import type { IssueRequest } from "./identity/certificates.js";
 import { type Principal, principalFromClaims, type Role } from "./identity/principal.js";
 import { binaryOf } from "./manifests/canonical.js";
 import { makeOperationLifecycle } from "./operations/lifecycle.js";
@@ -74,6 +75,7 @@ function harness() {
     registryLagMs: CHECKPOINT_MS,
     maxFlowBytes: 5 * 1024 * 1024,
     agentApiUrl: AGENT_API_URL,
+    certificateExpiryWarningDays: 30,
   });
   const now = ports.clock.now();
   /** An agent the registry last checkpointed `registryAgo` ms ago and the cache saw `hotAgo` ms ago. */
@@ -254,10 +256,12 @@ describe("agents", () => {
   it("decommission: agent certificates revoked, registry entry and hot state gone", async () => {
     const { api, agent, registry, hotState, certificates } = harness();
     agent("acme", "a-1", "pumps", 0, 0);
-    const issued = (await api.certificates.issue(as("acme"), { kind: "agent", agentId: "a-1" })).body as {
+    const issued = (
+      await api.certificates.issue(as("acme"), { kind: "agent", agentId: "a-1", csrPem: "csr ec prime256v1" })
+    ).body as {
       serial: string;
     };
-    await api.certificates.issue(as("acme"), { kind: "fleet", fleetName: "plant" });
+    await api.certificates.issue(as("acme"), { kind: "fleet", fleetName: "plant", generateKey: true });
     await expect(api.agents.decommission(as("other", "admin"), "a-1")).rejects.toMatchObject({
       code: "not_found",
     });
@@ -338,7 +342,11 @@ describe("manifests", () => {
 describe("certificates", () => {
   it("are issued for the caller's tenant, listed without keys and revoked once", async () => {
     const { api, clock, certificates } = harness();
-    const issued = await api.certificates.issue(as("acme"), { kind: "agent", agentId: "pump-7" });
+    const issued = await api.certificates.issue(as("acme"), {
+      kind: "agent",
+      agentId: "pump-7",
+      generateKey: true,
+    });
     expect(issued).toMatchObject({
       status: 201,
       body: {
@@ -381,16 +389,133 @@ describe("certificates", () => {
     };
     expect(await certificates.add(earlier)).toBe(true);
     await certificates.revoke("acme", "A", 1);
-    await expect(api.certificates.issue(as("acme"), { kind: "agent", agentId: "pump-7" })).rejects.toThrow(
-      "The agent CA issued serial A twice",
-    );
+    await expect(
+      api.certificates.issue(as("acme"), { kind: "agent", agentId: "pump-7", generateKey: true }),
+    ).rejects.toThrow("The agent CA issued serial A twice");
     expect(await certificates.get("acme", "A")).toEqual({ ...earlier, revokedAt: 1 });
+  });
+
+  it("certify the key of a certificate signing request, with no private key in the reply", async () => {
+    const { api } = harness();
+    for (const csrPem of ["csr rsa 2048", "csr rsa 4096", "csr ec prime256v1", "csr ec secp384r1"]) {
+      const issued = await bodyOf(
+        api.certificates.issue(as("acme"), { kind: "agent", agentId: "pump-7", csrPem }),
+      );
+      expect(issued).toMatchObject({
+        subjectDN: "CN=pump-7,OU=agent,O=acme",
+        certificatePem: expect.any(String),
+      });
+      expect(issued).not.toHaveProperty("privateKeyPem");
+    }
+  });
+
+  it.each([
+    ["a forged signature", "csr ec prime256v1 forged", "signature"],
+    ["a short RSA key", "csr rsa 1024", "at least 2048 bits"],
+    ["a curve agents may not take", "csr ec secp521r1", "P-256 or P-384"],
+    ["an Ed25519 key", "csr ed25519 -", "RSA (2048 bits or more) or EC"],
+    ["something that is no request", "hello", "not a placeholder"],
+  ])("refuse a certificate signing request with %s", async (_label, csrPem, message) => {
+    const { api, certificates } = harness();
+    await expect(
+      api.certificates.issue(as("acme"), { kind: "agent", agentId: "pump-7", csrPem }),
+    ).rejects.toMatchObject({ code: "invalid_csr", message: expect.stringContaining(message) });
+    expect(certificates.records.size).toBe(0);
+  });
+
+  it("generate a key pair only when asked to, and never for a request that also sends one", async () => {
+    const { api } = harness();
+    const neither = { kind: "agent", agentId: "pump-7" } as IssueRequest;
+    await expect(api.certificates.issue(as("acme"), neither)).rejects.toMatchObject({
+      code: "invalid_request",
+    });
+    const both = { kind: "agent", agentId: "pump-7", csrPem: "csr rsa 2048", generateKey: true } as unknown;
+    await expect(api.certificates.issue(as("acme"), both as IssueRequest)).rejects.toMatchObject({
+      code: "invalid_request",
+    });
+  });
+
+  it("list those expiring within the warning window or a window of the caller's, soonest first, revoked ones left out", async () => {
+    const { api, clock } = harness();
+    const issue = async (agentId: string, validityDays: number) =>
+      (
+        await bodyOf(
+          api.certificates.issue(as("acme"), { kind: "agent", agentId, validityDays, generateKey: true }),
+        )
+      ).serial as unknown as string;
+    const [in40, in10, in20, in5, in400] = [
+      await issue("pump-40", 40),
+      await issue("pump-10", 10),
+      await issue("pump-20", 20),
+      await issue("pump-5", 5),
+      await issue("pump-400", 400),
+    ];
+    await api.certificates.revoke(as("acme"), in5);
+    await api.certificates.issue(as("other"), {
+      kind: "agent",
+      agentId: "pump-1",
+      validityDays: 1,
+      generateKey: true,
+    });
+
+    const soon = await bodyOf(api.certificates.list(as("acme"), { expiring: true }));
+    expect(soon.items.map((item) => item.serial)).toEqual([in10, in20]);
+    expect(soon).toMatchObject({ expiringWithinDays: 30 });
+    const wider = await bodyOf(api.certificates.list(as("acme"), { expiringWithinDays: 60, limit: 2 }));
+    expect(wider.items.map((item) => item.serial)).toEqual([in10, in20]);
+    const next = await bodyOf(
+      api.certificates.list(as("acme"), { expiringWithinDays: 60, limit: 2, cursor: wider.nextCursor }),
+    );
+    expect(next.items.map((item) => item.serial)).toEqual([in40]);
+    expect(next.nextCursor).toBeUndefined();
+    // Expired ones no longer expire: they are past.
+    clock.advance(15 * 86_400_000);
+    const later = await bodyOf(api.certificates.list(as("acme"), { expiring: true }));
+    expect(later.items.map((item) => item.serial)).toEqual([in20, in40]);
+    const all = await bodyOf(api.certificates.list(as("acme"), { limit: 100 }));
+    expect(all.items.map((item) => item.serial)).toContain(in400);
+    await expect(
+      api.certificates.list(as("acme"), { expiring: true, cursor: all.nextCursor ?? encodeCursor("A") }),
+    ).rejects.toMatchObject({ code: "invalid_request" });
+  });
+
+  it("show on the agent when its certificates expire, soonest first, revoked ones left out", async () => {
+    const { api, agent } = harness();
+    agent("acme", "pump-7", "pumps", 0, 0);
+    const issue = async (validityDays: number) =>
+      (
+        await bodyOf(
+          api.certificates.issue(as("acme"), {
+            kind: "agent",
+            agentId: "pump-7",
+            validityDays,
+            generateKey: true,
+          }),
+        )
+      ).serial as unknown as string;
+    const later = await issue(300);
+    const sooner = await issue(20);
+    const revoked = await issue(10);
+    await api.certificates.revoke(as("acme"), revoked);
+    const view = await bodyOf(api.agents.get(as("acme", "viewer"), "pump-7"));
+    expect(view.certificates).toEqual([
+      {
+        serial: sooner,
+        notAfter: new Date(Date.UTC(2026, 10, 21) + 20 * 86_400_000).toISOString(),
+        state: "valid",
+      },
+      {
+        serial: later,
+        notAfter: new Date(Date.UTC(2026, 10, 21) + 300 * 86_400_000).toISOString(),
+        state: "valid",
+      },
+    ]);
   });
 
   it("refuse names that could not be a certificate subject", async () => {
     const { api } = harness();
     await expect(
-      api.certificates.issue(as("acme"), { kind: "fleet", fleetName: "x,y" }),
+      api.certificates.issue(as("acme"), { kind: "fleet", fleetName: "x,y", generateKey: true }),
     ).rejects.toMatchObject({
       code: "invalid_request",
     });

@@ -39,6 +39,8 @@ export interface ConsoleDependencies {
   maxFlowBytes: number;
   /** The agent API's public base URL, for the URLs agents are sent to. */
   agentApiUrl: string;
+  /** How many days before its notAfter a certificate counts as expiring. */
+  certificateExpiryWarningDays: number;
 }
 
 /** Every use case of the tenant console, over its ports. Each checks the caller's role first. */
@@ -50,12 +52,19 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
     classAgents: (tenant, className, limit) => reader.select(tenant, { agentClass: className }, limit),
   });
   const engine = makeRolloutEngine({ ...deps, classes: deps.catalog });
+  const certificates = makeCertificatesApi({
+    ...deps,
+    store: deps.certificates,
+    revocation,
+    expiryWarningDays: deps.certificateExpiryWarningDays,
+  });
   return {
     classes: makeClassesApi(deps),
     agents: makeAgentsApi({
       ...deps,
       reader,
       revokeAgentCertificates: revocation.revokeAgentCertificates,
+      agentCertificateExpiry: certificates.agentCertificateExpiry,
     }),
     operations: makeOperationsApi({ ...deps, selectAgents: reader.select }),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
@@ -67,7 +76,7 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
       validate: validateFlow,
     }),
     fleetSummary: makeFleetSummary(deps),
-    certificates: makeCertificatesApi({ ...deps, store: deps.certificates, revocation }),
+    certificates,
   };
 }
 

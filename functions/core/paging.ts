@@ -1,7 +1,10 @@
 import { dropUndefined } from "./c2/json.js";
 import { BeaconError } from "./errors.js";
 
-/** One page of a key-ordered list; `last` is the sort key to continue after, absent on the last page. */
+/**
+ * One page of a key-ordered list; `last` is the sort key to continue after, absent on the last page. A full
+ * page names one even when nothing follows it (DynamoDB's query cannot tell), so a list may end on an empty page.
+ */
 export interface Page<T> {
   items: T[];
   last?: string;

@@ -1,5 +1,7 @@
+import { X509Certificate } from "node:crypto";
 import type { ALBEvent, APIGatewayProxyEventV2 } from "aws-lambda";
 import { describe, expect, it } from "vitest";
+import { createCertificateAuthority, issueWithCa } from "../adapters/x509/issuer.js";
 import { credentialFromCertificate } from "../core/identity/credentials.js";
 import { agentRequestOf, agentResult } from "./agent-request.js";
 import { jsonResponse } from "./http.js";
@@ -107,7 +109,28 @@ describe("agentRequestOf", () => {
     expect(agentRequestOf(httpApiEvent).clientCertificate).toEqual({
       subjectDN: "CN=probe-agent-1,OU=agent,O=acme",
       serialNumber: "3A5F1C0B2E44",
+      issuerDN: "CN=Beacon Agent CA,O=Beacon",
     });
+  });
+
+  it("takes serial and issuer from the certificate itself when the ingress passed one, whatever its own fields say", async () => {
+    const ca = await createCertificateAuthority("Acme Devices CA");
+    const { certPem } = await issueWithCa(ca, {
+      subject: { commonName: "probe-agent-1", organizationalUnit: "agent", organization: "acme" },
+      usage: "clientAuth",
+    });
+    const serial = new X509Certificate(certPem).serialNumber;
+    const http = structuredClone(httpApiEvent);
+    Object.assign(http.requestContext.authentication?.clientCert ?? {}, { clientCertPem: certPem });
+    const alb = albEvent(false);
+    Object.assign(alb.headers ?? {}, { "x-amzn-mtls-clientcert-leaf": encodeURIComponent(certPem) });
+    for (const event of [http, alb]) {
+      expect(agentRequestOf(event).clientCertificate).toEqual({
+        subjectDN: "CN=probe-agent-1,OU=agent,O=acme",
+        serialNumber: serial,
+        issuerDN: "CN=Acme Devices CA,O=Beacon",
+      });
+    }
   });
 
   it("has no certificate when the ALB sends none", () => {

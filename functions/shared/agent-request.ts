@@ -6,6 +6,7 @@ import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
 } from "aws-lambda";
+import { distinguishedName } from "../adapters/x509/names.js";
 import type { JsonResponse } from "./http.js";
 
 /**
@@ -19,7 +20,7 @@ export interface AgentRequest {
   headers: Record<string, string | undefined>;
   body: string | undefined;
   isBase64Encoded: boolean;
-  clientCertificate?: { subjectDN: string; serialNumber: string };
+  clientCertificate?: { subjectDN: string; serialNumber: string; issuerDN?: string };
 }
 
 export type AgentEvent = APIGatewayProxyEventV2 | ALBEvent;
@@ -33,7 +34,9 @@ export function agentRequestOf(event: AgentEvent): AgentRequest {
 function fromHttpApi(event: APIGatewayProxyEventV2): AgentRequest {
   // The SDK's type leaves authentication out of payload 2.0, but API Gateway sends it with mutual TLS.
   const context = event.requestContext as APIGatewayProxyEventV2["requestContext"] & {
-    authentication?: { clientCert?: { subjectDN?: string; serialNumber?: string; clientCertPem?: string } };
+    authentication?: {
+      clientCert?: { subjectDN?: string; issuerDN?: string; serialNumber?: string; clientCertPem?: string };
+    };
   };
   const clientCert = context.authentication?.clientCert;
   return {
@@ -44,10 +47,11 @@ function fromHttpApi(event: APIGatewayProxyEventV2): AgentRequest {
     isBase64Encoded: event.isBase64Encoded,
     clientCertificate:
       clientCert?.subjectDN && clientCert.serialNumber
-        ? {
+        ? clientCertificateOf(clientCert.clientCertPem, {
             subjectDN: clientCert.subjectDN,
-            serialNumber: serialOf(clientCert.clientCertPem, clientCert.serialNumber),
-          }
+            serialNumber: clientCert.serialNumber,
+            issuerDN: clientCert.issuerDN,
+          })
         : undefined,
   };
 }
@@ -56,29 +60,45 @@ function fromAlb(event: ALBEvent): AgentRequest {
   const headers = lowerCaseHeaders(event);
   const subject = headers["x-amzn-mtls-clientcert-subject"];
   const leaf = headers["x-amzn-mtls-clientcert-leaf"];
-  const reportedSerial = headers["x-amzn-mtls-clientcert-serial-number"];
-  const serialNumber = reportedSerial && serialOf(leaf && decodeURIComponent(leaf), reportedSerial);
+  const serialNumber = headers["x-amzn-mtls-clientcert-serial-number"];
   return {
     method: event.httpMethod,
     path: event.path,
     headers,
     body: event.body ?? undefined,
     isBase64Encoded: event.isBase64Encoded,
-    clientCertificate: subject && serialNumber ? { subjectDN: subject, serialNumber } : undefined,
+    clientCertificate:
+      subject && serialNumber
+        ? clientCertificateOf(leaf && decodeURIComponent(leaf), {
+            subjectDN: subject,
+            serialNumber,
+            issuerDN: headers["x-amzn-mtls-clientcert-issuer"],
+          })
+        : undefined,
   };
 }
 
 /**
- * The serial as the certificate itself states it (hex), when the ingress passed the certificate;
- * how each ingress spells the serial in its own field is not something to depend on.
+ * Serial and issuer as the certificate itself states them (the serial in hex, the issuer as Beacon spells
+ * names), when the ingress passed the certificate; how each ingress spells them in its own fields is not
+ * something to depend on. The subject stays as the ingress reports it, which both report alike.
  */
-function serialOf(certificatePem: string | undefined, reported: string): string {
-  if (!certificatePem) return reported;
+function clientCertificateOf(
+  certificatePem: string | undefined,
+  reported: { subjectDN: string; serialNumber: string; issuerDN?: string },
+): NonNullable<AgentRequest["clientCertificate"]> {
+  let certificate: X509Certificate | undefined;
   try {
-    return new X509Certificate(certificatePem).serialNumber;
+    certificate = certificatePem ? new X509Certificate(certificatePem) : undefined;
   } catch {
-    return reported;
+    certificate = undefined;
   }
+  const issuerDN = certificate ? distinguishedName(certificate.issuer) : reported.issuerDN;
+  return {
+    subjectDN: reported.subjectDN,
+    serialNumber: certificate?.serialNumber ?? reported.serialNumber,
+    ...(issuerDN === undefined ? {} : { issuerDN }),
+  };
 }
 
 /** ALB sends either single-value or multi-value headers, depending on the target group setting. */

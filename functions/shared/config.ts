@@ -1,3 +1,4 @@
+import type { CaBindings } from "../core/identity/credentials.js";
 import { EnvNames } from "./env-names.js";
 
 export interface AgentApiConfig {
@@ -14,6 +15,8 @@ export interface AgentApiConfig {
   /** Where agents reach the agent API, for the download URLs catch-up operations carry. */
   agentApiUrl: string;
   catchUpRetryMs: number;
+  /** Which tenants each trusted CA may speak for; absent when every trusted CA is Beacon's own. */
+  caBindings?: CaBindings;
 }
 
 type Environment = Record<string, string | undefined>;
@@ -49,12 +52,43 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
     // Long enough for an agent to fetch and apply a flow; an agent that failed it is sent it again after.
     catchUpRetryMs: numberEnv(env, EnvNames.catchUpRetrySeconds, 1800) * 1_000,
+    ...caBindingsOf(env),
   };
+}
+
+/**
+ * `{"<CA subject name>": "*" | ["<tenant>", …]}`, as the CDK app writes it from the truststore's CAs and the
+ * local stack from its certs folder.
+ */
+function caBindingsOf(env: Environment): { caBindings?: CaBindings } {
+  const value = env[EnvNames.agentCaBindings];
+  if (value === undefined || value === "") return {};
+  const invalid = () =>
+    new Error(`Environment variable ${EnvNames.agentCaBindings} must map CA subject names to "*" or tenants`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw invalid();
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw invalid();
+  const bindings = new Map<string, "*" | ReadonlySet<string>>();
+  for (const [issuer, tenants] of Object.entries(parsed)) {
+    if (tenants === "*") bindings.set(issuer, "*");
+    else if (Array.isArray(tenants) && tenants.every((tenant) => typeof tenant === "string"))
+      bindings.set(issuer, new Set(tenants));
+    else throw invalid();
+  }
+  return { caBindings: bindings };
 }
 
 /** How long a delivered operation may go unacknowledged: 5 minutes unless set. */
 const operationAckTimeoutMs = (env: Environment): number =>
   numberEnv(env, EnvNames.operationAckTimeoutSeconds, 300) * 1_000;
+
+/** Days before its notAfter a certificate counts as expiring: 30 unless set. */
+const certificateExpiryWarningDays = (env: Environment): number =>
+  Math.ceil(numberEnv(env, EnvNames.certExpiryWarningDays, 30));
 
 export interface ConsoleApiConfig {
   tableName: string;
@@ -72,6 +106,7 @@ export interface ConsoleApiConfig {
   maxJsonDepth: number;
   /** Largest flow document an upload may carry, inflated. */
   maxFlowBytes: number;
+  certificateExpiryWarningDays: number;
 }
 
 function absoluteHttpsUrl(env: Environment, name: string): string {
@@ -110,6 +145,7 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     maxJsonDepth: 16,
     // A real flow is tens of KB; the cap keeps a raw upload inside Lambda's 6 MB request payload.
     maxFlowBytes: 5 * 1024 * 1024,
+    certificateExpiryWarningDays: certificateExpiryWarningDays(env),
   };
 }
 
@@ -125,6 +161,9 @@ export interface SweeperConfig {
   cacheTimeoutMs: number;
   /** Where agents reach the agent API, for the download URLs rollout operations carry. */
   agentApiUrl: string;
+  certificateExpiryWarningDays: number;
+  /** Most certificates one run announces as expiring. */
+  maxExpiryNoticesPerRun: number;
 }
 
 export function sweeperConfig(env: Environment = process.env): SweeperConfig {
@@ -138,5 +177,8 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     redisUrl: requireEnv(env, EnvNames.redisUrl),
     cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
     agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
+    certificateExpiryWarningDays: certificateExpiryWarningDays(env),
+    // A few seconds of conditional writes; a backlog (a fleet issued on one day) drains over the next runs.
+    maxExpiryNoticesPerRun: 500,
   };
 }

@@ -20,12 +20,19 @@ export const EnvNames = {
   sweeperMaxOperations: "BEACON_SWEEPER_MAX_OPERATIONS",
   /** ARN of the Secrets Manager secret holding the agent CA (console API on AWS). */
   agentCaSecretArn: "BEACON_AGENT_CA_SECRET_ARN",
+  /**
+   * Which tenants the certificates of each CA the agent ingress trusts may speak for (agent API): JSON,
+   * `{"<CA subject name>": "*" | ["<tenant>", …]}`. Unset, every trusted CA is Beacon's own.
+   */
+  agentCaBindings: "BEACON_AGENT_CA_BINDINGS",
   /** Folder holding the agent CA as ca.pem and ca.key (console API on the local stack). */
   agentCaDir: "BEACON_AGENT_CA_DIR",
   /** The agent API's public base URL (`https://host[:port]`): both APIs put it in URLs agents follow. */
   agentApiUrl: "BEACON_AGENT_API_URL",
   /** How long the agent API waits before sending a catch-up UPDATE CONFIGURATION to the same agent again. */
   catchUpRetrySeconds: "BEACON_CATCH_UP_RETRY_SECONDS",
+  /** Days before its notAfter a certificate counts as expiring: listed by the console, announced by the sweeper. */
+  certExpiryWarningDays: "BEACON_CERT_EXPIRY_WARNING_DAYS",
 } as const;
 
 export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];

@@ -39,6 +39,8 @@ export const MetricNames = {
   rolloutsRolledBack: "RolloutsRolledBack",
   rolloutsAborted: "RolloutsAborted",
   rolloutsPaused: "RolloutsPaused",
+  /** Certificates the sweeper announced as entering the expiry window. */
+  certificatesExpiring: "CertificatesExpiring",
 } as const;
 
 /**

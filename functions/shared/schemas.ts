@@ -3,6 +3,9 @@ import acknowledgeSchema from "../../schemas/c2/acknowledge.schema.json" with { 
 import heartbeatSchema from "../../schemas/c2/heartbeat.schema.json" with { type: "json" };
 import heartbeatResponseSchema from "../../schemas/c2/heartbeat-response.schema.json" with { type: "json" };
 import ackEventSchema from "../../schemas/events/ack-event.schema.json" with { type: "json" };
+import certificateExpiringEventSchema from "../../schemas/events/certificate-expiring-event.schema.json" with {
+  type: "json",
+};
 import heartbeatEventSchema from "../../schemas/events/heartbeat-event.schema.json" with { type: "json" };
 import operationEventSchema from "../../schemas/events/operation-event.schema.json" with { type: "json" };
 import rolloutEventSchema from "../../schemas/events/rollout-event.schema.json" with { type: "json" };
@@ -19,6 +22,7 @@ export const Validators = {
   ackEvent: ajv.compile(ackEventSchema),
   operationEvent: ajv.compile(operationEventSchema),
   rolloutEvent: ajv.compile(rolloutEventSchema),
+  certificateExpiringEvent: ajv.compile(certificateExpiringEventSchema),
 } as const;
 
 /** The validator of a stream event's type. */
@@ -29,7 +33,9 @@ export const eventValidator = (event: { type: string }): ValidateFunction =>
       ? Validators.ackEvent
       : event.type === "rollout"
         ? Validators.rolloutEvent
-        : Validators.operationEvent;
+        : event.type === "certificate.expiring"
+          ? Validators.certificateExpiringEvent
+          : Validators.operationEvent;
 
 /** Throws invalid_payload naming the first field that breaks the schema. */
 export function assertValid(validate: ValidateFunction, value: unknown, what: string): void {

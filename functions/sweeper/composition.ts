@@ -1,12 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
+import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
+import { makeExpiryNotices } from "../core/identity/expiry.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeSweepTimeouts } from "../core/operations/timeouts.js";
 import type { Clock } from "../core/ports.js";
@@ -17,9 +19,9 @@ import { countingLostEvents } from "../shared/observability.js";
 import { makeRedisClient } from "../shared/redis-client.js";
 
 /**
- * Wires the sweeper's use cases, operation timeouts and rollouts, to DynamoDB, Kinesis and the cache;
- * called once per container. Tests pass a clock of their own to look at operations and rollouts as they
- * will be later.
+ * Wires the sweeper's use cases, operation timeouts, rollouts and certificate expiry notices, to DynamoDB,
+ * Kinesis and the cache; called once per container. Tests pass a clock of their own to look at operations,
+ * rollouts and certificates as they will be later.
  */
 export function composeSweeper(config: SweeperConfig, clock: Clock = { now: () => Date.now() }) {
   const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
@@ -62,9 +64,20 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = { now: () =
     ids,
     agentApiUrl: config.agentApiUrl,
   });
+  const announceExpiringCertificates = makeExpiryNotices({
+    store: new DynamoCertificateStore(documents, config.tableName),
+    events,
+    clock,
+    ids,
+    settings: {
+      warningDays: config.certificateExpiryWarningDays,
+      maxPerRun: config.maxExpiryNoticesPerRun,
+    },
+  });
   return {
     sweepTimeouts,
     rollouts,
+    announceExpiringCertificates,
     close: async () => {
       redis.disconnect();
       documents.destroy();

@@ -24,13 +24,14 @@ function reportStreamFailure(streamError: unknown, message: string): void {
 
 async function sweepOperations(): Promise<void> {
   const outcome = await sweeper.sweepTimeouts();
-  const timedOut = outcome.timedOut.queued + outcome.timedOut.delivered;
+  const timedOut = outcome.timedOut.queued + outcome.timedOut.delivered + outcome.timedOut.awaiting_effect;
   metrics.addMetric(MetricNames.operationsTimedOut, MetricUnit.Count, timedOut);
   metrics.addMetric(MetricNames.operationsCancelled, MetricUnit.Count, outcome.cancelled);
   reportStreamFailure(outcome.streamError, "events of timed-out operations not put on the stream");
   const summary = {
     timedOutQueued: outcome.timedOut.queued,
     timedOutDelivered: outcome.timedOut.delivered,
+    timedOutAwaitingEffect: outcome.timedOut.awaiting_effect,
     cancelled: outcome.cancelled,
     postponed: outcome.postponed,
     skipped: outcome.skipped,
@@ -66,9 +67,20 @@ async function advanceRollouts(deadline: number): Promise<void> {
   if (outcome.errors.length > 0) throw new Error("rollouts failed to advance");
 }
 
+/** Certificates entering the expiry window, each announced once as a `certificate.expiring` event. */
+async function announceExpiringCertificates(): Promise<void> {
+  const outcome = await sweeper.announceExpiringCertificates();
+  metrics.addMetric(MetricNames.certificatesExpiring, MetricUnit.Count, outcome.announced);
+  reportStreamFailure(outcome.streamError, "certificate expiry events not put on the stream");
+  if (outcome.more) logger.warn("expiry notices stopped at their bound; the rest wait for the next run");
+  else if (outcome.announced > 0)
+    logger.info("certificates announced as expiring", { announced: outcome.announced });
+}
+
 const steps: Record<string, (deadline: number) => Promise<void>> = {
   operations: sweepOperations,
   rollouts: advanceRollouts,
+  certificates: announceExpiringCertificates,
 };
 /** Time kept free at the end of a run for the look in progress and the metrics. */
 const LOOK_MARGIN_MS = 15_000;

@@ -16,7 +16,8 @@ import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import type { JsonObject } from "../core/c2/json.js";
-import { makeOperationLifecycle, newOperationId } from "../core/operations/lifecycle.js";
+import { newOperationId } from "../core/operations/ids.js";
+import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { OperationRecord } from "../core/operations/model.js";
 import type { RolloutPlan } from "../core/rollouts/model.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
@@ -69,7 +70,7 @@ async function queue(agentId: string): Promise<string> {
   const record: OperationRecord = {
     tenant,
     agentId,
-    operationId: newOperationId(now, { newId: () => randomUUID() }),
+    operationId: newOperationId(now, { newId: () => randomUUID() }, agentId),
     operation: "RESTART",
     state: "queued",
     createdAt: now,

@@ -17,6 +17,7 @@ import { type ILogGroup, LogGroup, type RetentionDays } from "aws-cdk-lib/aws-lo
 import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
+import type { AgentTrust } from "../../functions/adapters/x509/trust.js";
 import { type EnvName, EnvNames } from "../../functions/shared/env-names.js";
 import type { BeaconCache } from "./cache.js";
 import type { AgentDomain, LogLevel, StageName } from "./config.js";
@@ -198,6 +199,14 @@ export class BeaconFunction extends Construct {
   bindAgentCa(secret: ISecret): void {
     this.setEnvironment(EnvNames.agentCaSecretArn, secret.secretArn);
     secret.grantRead(this.function);
+  }
+
+  /**
+   * Which tenants each CA of the agents' truststore may speak for, read from the same CAs as the truststore,
+   * so that a deployment changes both together.
+   */
+  bindAgentCaBindings(bindings: AgentTrust["bindings"]): void {
+    this.setEnvironment(EnvNames.agentCaBindings, JSON.stringify(bindings));
   }
 
   /** Where agents reach the agent API: the flow downloads operations send agents to are URLs below it. */

@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { RemovalPolicy } from "aws-cdk-lib";
 import { SystemLogLevel } from "aws-cdk-lib/aws-lambda";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Node } from "constructs";
+import { type AgentTrust, agentTrustOf, type TenantCa } from "../../functions/adapters/x509/trust.js";
 import type { DegradationCounter } from "./monitoring.js";
 
 export const stageNames = ["dev", "prod"] as const;
@@ -89,8 +90,11 @@ const settingsByStage: Record<StageName, StageSettings> = {
 export interface AgentDomain {
   readonly domainName: string;
   readonly certificateArn: string;
-  /** PEM bundle of the certificate authorities that sign agents' client certificates. */
-  readonly caBundlePem: string;
+  /**
+   * The certificate authorities that sign agents' client certificates: Beacon's own (the CA bundle, both
+   * CAs during a rotation) and tenants' own, as the ingress's truststore and the agent API's bindings.
+   */
+  readonly trust: AgentTrust;
 }
 
 /**
@@ -125,6 +129,7 @@ const ContextKeys = {
   agentDomainName: "agentDomainName",
   agentCertificateArn: "agentCertificateArn",
   agentCaBundle: "agentCaBundle",
+  agentTenantCas: "agentTenantCas",
   agentCaSecretArn: "agentCaSecretArn",
   consoleIssuer: "consoleIssuer",
   consoleAudience: "consoleAudience",
@@ -168,7 +173,10 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
     agentDomain: {
       domainName: required(ContextKeys.agentDomainName),
       certificateArn: required(ContextKeys.agentCertificateArn),
-      caBundlePem: readFileSync(resolve(required(ContextKeys.agentCaBundle)), "utf8"),
+      trust: agentTrustOf(
+        readFileSync(resolve(required(ContextKeys.agentCaBundle)), "utf8"),
+        tenantCasOf(optional(ContextKeys.agentTenantCas)),
+      ),
     },
     consoleIdentity:
       consoleIssuer === undefined
@@ -184,6 +192,22 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
     account: optional(ContextKeys.account),
     region: optional(ContextKeys.region),
   };
+}
+
+/**
+ * Tenants' own CAs, from a JSON file `{"<tenant>": "<PEM file>"}`, each file named relative to the JSON file:
+ * each CA is trusted beside Beacon's and may speak for its tenant alone.
+ */
+function tenantCasOf(path: string | undefined): TenantCa[] {
+  if (path === undefined) return [];
+  const file = resolve(path);
+  const entries = Object.entries(JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>);
+  return entries.map(([tenant, pemPath]) => {
+    if (typeof pemPath !== "string") {
+      throw new Error(`Context value "${ContextKeys.agentTenantCas}": ${file} must map tenants to PEM files`);
+    }
+    return { tenant, pem: readFileSync(resolve(dirname(file), pemPath), "utf8") };
+  });
 }
 
 function oneOf<T extends string>(key: string, value: string, allowed: readonly T[]): T {

@@ -61,12 +61,13 @@ export class StatelessStack extends Stack {
     monitoring.watchDegradation("AgentApi", this.agentApi.serviceName, "HeartbeatsFailed");
     // Catch-up sends agents the class's flow from the heartbeat reply.
     this.agentApi.bindAgentDomain(config.agentDomain);
+    this.agentApi.bindAgentCaBindings(config.agentDomain.trust.bindings);
 
     const ingressProps: AgentIngressProps = {
       handler: this.agentApi.function,
       domain: config.agentDomain,
       truststore: new AgentTruststore(this, "AgentTruststore", {
-        caBundlePem: config.agentDomain.caBundlePem,
+        caBundlePem: config.agentDomain.trust.bundlePem,
         removalPolicy: settings.removalPolicy,
         logRetention: settings.logRetention,
       }),

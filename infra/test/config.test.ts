@@ -30,7 +30,7 @@ describe("stage configuration from context", () => {
       tracing: false,
       logLevel: "WARN",
     });
-    expect(config.agentDomain.caBundlePem).toContain("BEGIN CERTIFICATE");
+    expect(config.agentDomain.trust.bundlePem).toContain("BEGIN CERTIFICATE");
     expect(config.account).toBeUndefined();
     expect(config.region).toBeUndefined();
   });

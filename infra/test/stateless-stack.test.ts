@@ -1,8 +1,11 @@
+import { X509Certificate } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
+import { distinguishedName } from "../../functions/adapters/x509/names.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
+import { repositoryRoot } from "../lib/paths.js";
 import { bundleDirectoryOf, type SynthesizedBeacon, synthesized } from "./assembly.js";
 
 let dev: SynthesizedBeacon;
@@ -167,6 +170,37 @@ describe("agent-api function", () => {
 });
 
 type Statement = { Action: string | string[]; Resource: unknown };
+
+describe("the agents' truststore and the agent API's CA bindings", () => {
+  const fixture = (name: string) => readFileSync(join(repositoryRoot, "infra", "fixtures", name), "utf8");
+  const subjectOf = (pem: string) => distinguishedName(new X509Certificate(pem).subject);
+  const uploadedBundle = (template: Template) =>
+    JSON.stringify(template.findResources("Custom::AWS", { Properties: { Create: Match.anyValue() } }));
+
+  it("come from the same CAs: Beacon's own may speak for every tenant", () => {
+    const beaconCa = fixture("example-agent-ca.pem");
+    expect(JSON.parse(environmentOf(dev.statelessTemplate)[EnvNames.agentCaBindings] as string)).toEqual({
+      [subjectOf(beaconCa)]: "*",
+    });
+  });
+
+  it("add a tenant's own CA to the truststore, bound to that tenant alone", () => {
+    const external = synthesized("devExternalIdentity");
+    const [beaconCa, acmeCa] = [fixture("example-agent-ca.pem"), fixture("example-acme-ca.pem")];
+    expect(JSON.parse(environmentOf(external.statelessTemplate)[EnvNames.agentCaBindings] as string)).toEqual(
+      {
+        [subjectOf(beaconCa)]: "*",
+        [subjectOf(acmeCa)]: ["acme"],
+      },
+    );
+    const uploaded = uploadedBundle(external.statelessTemplate);
+    for (const pem of [beaconCa, acmeCa]) {
+      const body = pem.split("\n")[1] as string;
+      expect(uploaded).toContain(body);
+    }
+    expect(uploadedBundle(dev.statelessTemplate)).not.toContain(acmeCa.split("\n")[1]);
+  });
+});
 
 describe("agent HTTP API", () => {
   it("is reachable only through the mutual TLS custom domain: the default endpoint is disabled", () => {

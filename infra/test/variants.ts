@@ -16,9 +16,11 @@ export const beaconVariants = {
     context: { stage: "prod", agentIngress: "alb", streamShards: "4", tracing: "true" },
   },
   devExternalIdentity: {
-    description: "dev trusting an external OpenID Connect issuer, with the agent CA's secret given",
+    description:
+      "dev trusting an external OpenID Connect issuer, with the agent CA's secret given and a tenant's own CA",
     context: {
       stage: "dev",
+      agentTenantCas: "infra/fixtures/example-tenant-cas.json",
       consoleIssuer: "https://login.example.org/",
       consoleAudience: "beacon-console,beacon-cli",
       agentCaSecretArn: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:beacon-agent-ca-AbCdEf",

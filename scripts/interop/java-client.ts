@@ -72,6 +72,8 @@ export interface HeartbeatStep {
   manifestSent: boolean;
   /** `flowInfo.flowId`: the flow id the library's holder has, set by an applied UPDATE CONFIGURATION. */
   flowId: string | null;
+  /** `flowInfo.runStatus`: RUNNING until a STOP FLOW, and again after a START FLOW. */
+  runStatus: string | null;
   http: WireExchange;
   /** Whether the library could parse Beacon's reply; it drops a reply with any operation it cannot read. */
   parsed: boolean;
@@ -111,7 +113,14 @@ export interface UpdateStep {
   state: string;
 }
 
-export type DriverStep = ClientStep | HeartbeatStep | AckStep | UpdateStep;
+/** The agent's updatable bootstrap properties after the library's UPDATE PROPERTIES handler ran. */
+export interface PropertiesStep {
+  step: "properties";
+  operationId: string;
+  values: Record<string, string>;
+}
+
+export type DriverStep = ClientStep | HeartbeatStep | AckStep | UpdateStep | PropertiesStep;
 
 /**
  * Packages the driver with Maven on the Temurin 25 JDK unless the jar already matches the sources, the
@@ -142,8 +151,8 @@ export async function buildJavaDriver(): Promise<void> {
 }
 
 /**
- * Runs the driver's conversation (heartbeat, DESCRIBE MANIFEST and UPDATE CONFIGURATION handled and
- * acknowledged, heartbeat) and returns its steps.
+ * Runs the driver's conversation (heartbeat; DESCRIBE MANIFEST, UPDATE CONFIGURATION, UPDATE PROPERTIES and
+ * START/STOP FLOW handled by the library's handlers and acknowledged; heartbeat) and returns its steps.
  * Rejects with the driver's output when it exits non-zero, which it does when any step failed.
  */
 export async function runJavaDriver(options: JavaDriverOptions): Promise<DriverStep[]> {

@@ -1,14 +1,19 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCertificateAuthority, issueWithCa } from "../../functions/adapters/x509/issuer.js";
 import {
+  agentTrust,
   certificateSummary,
   clientCertificatesIn,
+  createNextCa,
   ensureDevCertificates,
   issueClientCertificate,
+  retireCa,
+  rotateCa,
+  TENANT_CA_DIR,
 } from "./certs.js";
 
 const SERVER_AUTH = "1.3.6.1.5.5.7.3.1";
@@ -176,6 +181,53 @@ describe("clientCertificatesIn", () => {
       join(dir, "dev-agent-1.pem"),
       join(dir, "dev-fleet.pem"),
     ]);
+  });
+});
+
+describe("the dev CA's generations", () => {
+  it("trust the next CA beside the current one, sign with it once rotated, and forget the old one once retired", async () => {
+    const dev = await ensureDevCertificates(dir);
+    const before = await issueClientCertificate(dir, { tenant: "acme", agentId: "pump-1" });
+    const oldCa = await certificateAt(dev.caPath);
+    await createNextCa(dir);
+    const trustedBundle = async () => (await agentTrust(dir)).bundlePem;
+    expect(await trustedBundle()).toContain(oldCa.toString());
+    expect((await agentTrust(dir)).bindings).toEqual({ "CN=Beacon Dev CA,O=Beacon": "*" });
+
+    const rotated = await rotateCa(dir);
+    const newCa = await certificateAt(rotated.caPath);
+    expect(newCa.publicKey.equals(oldCa.publicKey)).toBe(false);
+    expect((await certificateAt(join(dir, "ca-previous.pem"))).toString()).toBe(oldCa.toString());
+    await expect(stat(join(dir, "ca-previous.key"))).rejects.toThrow();
+    expect(newCa.checkPrivateKey(createPrivateKey(await readFile(rotated.caKeyPath, "utf8")))).toBe(true);
+    for (const paths of [rotated.server, rotated.fleet, rotated.agent])
+      expect((await certificateAt(paths.certPath)).verify(newCa.publicKey)).toBe(true);
+    // Certificates of the previous CA are still the dev CA's, registered and trusted, until it is retired.
+    expect(await clientCertificatesIn(dir)).toContain(before.certPath);
+    expect(await trustedBundle()).toContain(oldCa.toString());
+
+    expect(await retireCa(dir)).toEqual({ retired: true, stranded: [before.certPath] });
+    expect(await trustedBundle()).not.toContain(oldCa.toString());
+    expect(await clientCertificatesIn(dir)).not.toContain(before.certPath);
+    expect(await retireCa(dir)).toEqual({ retired: false, stranded: [] });
+  });
+
+  it("bind a tenant's CA in tenant-cas/ to that tenant, and refuse two trusted CAs of one name", async () => {
+    await ensureDevCertificates(dir);
+    await mkdir(join(dir, TENANT_CA_DIR));
+    await writeFile(
+      join(dir, TENANT_CA_DIR, "acme.pem"),
+      (await createCertificateAuthority("Acme CA")).certPem,
+    );
+    expect((await agentTrust(dir)).bindings).toEqual({
+      "CN=Beacon Dev CA,O=Beacon": "*",
+      "CN=Acme CA,O=Beacon": ["acme"],
+    });
+    await writeFile(
+      join(dir, TENANT_CA_DIR, "globex.pem"),
+      (await createCertificateAuthority("Acme CA")).certPem,
+    );
+    await expect(agentTrust(dir)).rejects.toThrow("as another trusted CA is");
   });
 });
 

@@ -6,12 +6,13 @@ import {
   type CertificateAndKey,
   createCertificateAuthority,
   DAY_MS,
-  distinguishedName,
   hasSubject,
   type IssueOptions,
   issueWithCa,
   type SigningAuthority,
 } from "../../functions/adapters/x509/issuer.js";
+import { distinguishedName } from "../../functions/adapters/x509/names.js";
+import { type AgentTrust, agentTrustOf, type TenantCa } from "../../functions/adapters/x509/trust.js";
 import { isValidIdentifier } from "../../functions/core/identity/credentials.js";
 
 /** A certificate this close to expiry is reissued rather than handed out. */
@@ -112,18 +113,145 @@ export async function issueClientCertificate(
  * own and the gateway's server certificate. None before the CA exists.
  */
 export async function clientCertificatesIn(dir: string): Promise<string[]> {
-  const { caPath } = caPaths(dir);
-  const caPem = await readOptional(caPath);
-  if (caPem === undefined) return [];
-  const ca = new X509Certificate(caPem);
-  const notClients = new Set([caPath, leafPaths(dir, SERVER_STEM).certPath]);
+  const generations = await caGenerations(dir);
+  if (generations.length === 0) return [];
+  const notClients = new Set([
+    ...generations.map((generation) => generation.certPath),
+    leafPaths(dir, SERVER_STEM).certPath,
+  ]);
   const found: string[] = [];
   for (const name of (await readdir(dir)).sort()) {
     const certPath = join(dir, name);
     if (!name.endsWith(".pem") || notClients.has(certPath)) continue;
-    if (isIssuedBy(new X509Certificate(await readFile(certPath)), ca)) found.push(certPath);
+    const certificate = new X509Certificate(await readFile(certPath));
+    if (generations.some(({ certificate: ca }) => isIssuedBy(certificate, ca))) found.push(certPath);
   }
   return found;
+}
+
+/**
+ * The dev CA's generations, as files in the certs folder. The current one (`ca.pem`, `ca.key`) signs; a next
+ * one (`ca-next.pem`, `ca-next.key`) is trusted before it signs, so agents can be given certificates of it
+ * while the current one's still work; the previous one (`ca-previous.pem`, no key: it signs nothing more)
+ * is trusted until it is retired. All share the name "CN=Beacon Dev CA,O=Beacon" and differ in key, which
+ * each certificate's authority key identifier names: so the agent API's binding of Beacon's CA to every
+ * tenant holds across a rotation, without a restart.
+ */
+export const CaGenerations = ["current", "next", "previous"] as const;
+export type CaGeneration = (typeof CaGenerations)[number];
+const CA_STEMS: Record<CaGeneration, string> = { current: "ca", next: "ca-next", previous: "ca-previous" };
+
+export interface CaGenerationInFolder {
+  generation: CaGeneration;
+  certPath: string;
+  certificate: X509Certificate;
+}
+
+export async function caGenerations(dir: string): Promise<CaGenerationInFolder[]> {
+  const found: CaGenerationInFolder[] = [];
+  for (const generation of CaGenerations) {
+    const { certPath } = leafPaths(dir, CA_STEMS[generation]);
+    const pem = await readOptional(certPath);
+    if (pem !== undefined) found.push({ generation, certPath, certificate: new X509Certificate(pem) });
+  }
+  return found;
+}
+
+/**
+ * Tenant CAs the agent gateway trusts beside Beacon's: `tenant-cas/<tenant>.pem`, each bound to the tenant its
+ * file names. Such a CA is a tenant's own (its device PKI): it may speak for that tenant and for no other.
+ */
+export const TENANT_CA_DIR = "tenant-cas";
+
+/** The agent gateway's trust store and the agent API's bindings, both from the certs folder. */
+export async function agentTrust(dir: string): Promise<AgentTrust> {
+  const beacon = await caGenerations(dir);
+  return agentTrustOf(
+    beacon.map(({ certificate }) => certificate.toString()).join(""),
+    await tenantCasIn(dir),
+  );
+}
+
+async function tenantCasIn(dir: string): Promise<TenantCa[]> {
+  const tenantDir = join(dir, TENANT_CA_DIR);
+  const names = await readdir(tenantDir).catch((error: unknown) => {
+    if (errorCode(error) === "ENOENT") return [] as string[];
+    throw error;
+  });
+  const found: TenantCa[] = [];
+  for (const name of names.filter((candidate) => candidate.endsWith(".pem")).sort()) {
+    const tenant = name.slice(0, -".pem".length);
+    validateIdentifier("tenant", tenant);
+    found.push({ tenant, pem: await readFile(join(tenantDir, name), "utf8") });
+  }
+  return found;
+}
+
+/** The next CA, created unless the folder holds one: trusted at once, signing only once it is current. */
+export async function createNextCa(dir: string): Promise<{ certPath: string; created: boolean }> {
+  await ensureDevCertificates(dir);
+  return withDirectoryLock(dir, async () => {
+    const paths = caGenerationPaths(dir, "next");
+    if ((await readOptional(paths.certPath)) !== undefined)
+      return { certPath: paths.certPath, created: false };
+    await refuseWhilePreviousTrusted(dir);
+    await writeCertificateAndKey(paths, await createCertificateAuthority());
+    return { certPath: paths.certPath, created: true };
+  });
+}
+
+/**
+ * The next CA becomes the current one, which signs from now on; the current one becomes the previous one,
+ * trusted (without its key) until it is retired. The server certificate and the dev tenant's certificates
+ * are issued again by the new CA; every other client certificate keeps working until its CA is retired.
+ */
+export async function rotateCa(dir: string): Promise<DevCertificates> {
+  await withDirectoryLock(dir, async () => {
+    const next = caGenerationPaths(dir, "next");
+    const current = caGenerationPaths(dir, "current");
+    const previous = caGenerationPaths(dir, "previous");
+    const nextPem = await readOptional(next.certPath);
+    if (nextPem === undefined)
+      throw new Error("There is no next CA to rotate to: npm run ca -- next makes one");
+    await refuseWhilePreviousTrusted(dir);
+    const nextKeyPem = await readFile(next.keyPath, "utf8");
+    await writeAtomically(previous.certPath, await readFile(current.certPath, "utf8"), 0o644);
+    await writeCertificateAndKey(current, { certPem: nextPem, keyPem: nextKeyPem });
+    await rm(next.certPath);
+    await rm(next.keyPath);
+  });
+  return ensureDevCertificates(dir);
+}
+
+/** Beacon trusts at most two of its CAs at a time: the previous one must be retired before another comes. */
+async function refuseWhilePreviousTrusted(dir: string): Promise<void> {
+  const { certPath } = caGenerationPaths(dir, "previous");
+  if ((await readOptional(certPath)) !== undefined) {
+    throw new Error(
+      `${certPath} is still trusted: retire it first (npm run ca -- retire), so that at most two CAs are`,
+    );
+  }
+}
+
+/**
+ * The previous CA leaves the trust store: certificates it signed fail the handshake from now on. Returns the
+ * client certificates in the folder that it signed, which are now of no use.
+ */
+export async function retireCa(dir: string): Promise<{ retired: boolean; stranded: string[] }> {
+  return withDirectoryLock(dir, async () => {
+    const { certPath } = caGenerationPaths(dir, "previous");
+    const pem = await readOptional(certPath);
+    if (pem === undefined) return { retired: false, stranded: [] };
+    const retired = new X509Certificate(pem);
+    const stranded: string[] = [];
+    for (const name of (await readdir(dir)).sort()) {
+      const path = join(dir, name);
+      if (!name.endsWith(".pem") || path === certPath) continue;
+      if (isIssuedBy(new X509Certificate(await readFile(path)), retired)) stranded.push(path);
+    }
+    await rm(certPath);
+    return { retired: true, stranded };
+  });
 }
 
 const SERVER_STEM = "server";
@@ -167,8 +295,11 @@ function validateIdentifier(label: string, value: string): void {
 }
 
 function caPaths(dir: string): { dir: string; caPath: string; caKeyPath: string } {
-  return { dir, caPath: join(dir, "ca.pem"), caKeyPath: join(dir, "ca.key") };
+  const { certPath, keyPath } = caGenerationPaths(dir, "current");
+  return { dir, caPath: certPath, caKeyPath: keyPath };
 }
+
+const caGenerationPaths = (dir: string, generation: CaGeneration) => leafPaths(dir, CA_STEMS[generation]);
 
 function leafPaths(dir: string, stem: string): CertificatePaths {
   return { certPath: join(dir, `${stem}.pem`), keyPath: join(dir, `${stem}.key`) };

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
+import { watch } from "node:fs";
 import { readFile } from "node:fs/promises";
 import {
   createServer as createHttpServer,
@@ -21,7 +22,7 @@ import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyResultV2,
 } from "aws-lambda";
-import { certificateSummary, ensureDevCertificates } from "./certs.js";
+import { agentTrust, certificateSummary, ensureDevCertificates } from "./certs.js";
 import type { JwtAuthorizer } from "./console-issuer.js";
 
 /** Invokes the function behind a route with the event, as API Gateway's Lambda integration does. */
@@ -57,7 +58,16 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-export type AgentGateway = Gateway;
+export interface AgentGateway extends Gateway {
+  /**
+   * Reads the certs folder again for the connections that follow (established ones keep the trust they
+   * were admitted with). The gateway does so by itself when the folder changes; tests call it to know when.
+   */
+  reloadTrust(): Promise<void>;
+}
+
+/** Folder changes come in bursts (a key, then its certificate, a lock): one reload after the last. */
+const TRUST_RELOAD_DELAY_MS = 100;
 
 /**
  * What the gateway's authentication adds to the event's requestContext (a client certificate, a JWT's
@@ -102,26 +112,54 @@ interface CompiledRoute {
   segments: string[];
 }
 
-/** The agent API's domain: HTTPS with mutual TLS, the client certificate handed to the handler. */
-export async function startAgentGateway(options: AgentGatewayOptions): Promise<Gateway> {
-  const certificates = await ensureDevCertificates(options.certsDir);
+/**
+ * The agent API's domain: HTTPS with mutual TLS, the client certificate handed to the handler. It trusts
+ * what the certs folder holds (the dev CA's current, next and previous generations, and tenant CAs), as the
+ * agent domain trusts its truststore, and follows the folder as a CA rotation changes it.
+ */
+export async function startAgentGateway(options: AgentGatewayOptions): Promise<AgentGateway> {
+  const { certsDir } = options;
+  const tlsContext = async () => {
+    const certificates = await ensureDevCertificates(certsDir);
+    return {
+      ca: (await agentTrust(certsDir)).bundlePem,
+      cert: await readFile(certificates.server.certPath, "utf8"),
+      key: await readFile(certificates.server.keyPath, "utf8"),
+    };
+  };
   const server = createHttpsServer({
-    ca: certificates.caPem,
-    cert: await readFile(certificates.server.certPath, "utf8"),
-    key: await readFile(certificates.server.keyPath, "utf8"),
-    // API Gateway mutual TLS: no certificate, or one the CA did not sign, fails the handshake.
+    ...(await tlsContext()),
+    // API Gateway mutual TLS: no certificate, or one no trusted CA signed, fails the handshake.
     requestCert: true,
     rejectUnauthorized: true,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     headersTimeout: HEADERS_TIMEOUT_MS,
   });
-  return startGateway(options, {
+  const reloadTrust = async () => server.setSecureContext(await tlsContext());
+  let pending: NodeJS.Timeout | undefined;
+  const watcher = watch(certsDir, () => {
+    clearTimeout(pending);
+    pending = setTimeout(() => {
+      // A folder caught mid-change (a rotation under way) is read again at its next change.
+      reloadTrust().catch((error: unknown) => console.error("local gateway: trust not reloaded", error));
+    }, TRUST_RELOAD_DELAY_MS);
+  });
+  const gateway = await startGateway(options, {
     server,
     scheme: "https",
     admit: (request) => ({
       requestContext: { authentication: { clientCert: peerCertificate(request.socket as TLSSocket) } },
     }),
   });
+  return {
+    ...gateway,
+    reloadTrust,
+    async close() {
+      watcher.close();
+      clearTimeout(pending);
+      await gateway.close();
+    },
+  };
 }
 
 /**

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { LocalStackNames, startBackends } from "./backends.js";
 import { registerDevCertificates } from "./certificate-registration.js";
-import { DEV_TENANT, ensureDevCertificates } from "./certs.js";
+import { agentTrust, DEV_TENANT, ensureDevCertificates } from "./certs.js";
 import { consoleToken, ensureConsoleIssuer, LOCAL_ISSUER_DIR, makeJwtAuthorizer } from "./console-issuer.js";
 import {
   FunctionLog,
@@ -88,7 +88,17 @@ async function start(): Promise<void> {
   await registerDevCertificates(certsDir, backends.env, log);
   // Both APIs send agents to flow downloads on the agent gateway.
   const agentApiUrl = `https://127.0.0.1:${ports.agent}`;
-  const agentApi = await loadAgentApi({ ...backends.env, [EnvNames.agentApiUrl]: agentApiUrl }, functionLog);
+  // The CAs the gateway trusts and the tenants each may speak for, as read at start: a tenant CA added later
+  // is trusted by the gateway but speaks for no tenant until the next start.
+  const { bindings } = await agentTrust(certsDir);
+  const agentApi = await loadAgentApi(
+    {
+      ...backends.env,
+      [EnvNames.agentApiUrl]: agentApiUrl,
+      [EnvNames.agentCaBindings]: JSON.stringify(bindings),
+    },
+    functionLog,
+  );
   running.push(() => agentApi.shutdown());
   const gateway = await startAgentGateway({ port: ports.agent, certsDir, routes: agentApi.routes });
   running.push(() => gateway.close());

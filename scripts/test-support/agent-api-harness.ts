@@ -26,6 +26,8 @@ export interface PostOptions {
   headers?: Record<string, string>;
   /** Bytes sent exactly as given, instead of the JSON of the body argument. */
   rawBody?: Buffer;
+  /** A connection of its own, with the certificate's files as they are now: a handshake of its own. */
+  newConnection?: boolean;
 }
 
 export interface AgentResponse {
@@ -46,9 +48,14 @@ export interface AgentApiUnderTest {
   functionLog: string;
   post(path: string, body: unknown, options?: PostOptions): Promise<AgentResponse>;
   /** A GET with no body, as agents fetch a flow. */
-  get(path: string, options?: Pick<PostOptions, "certificate" | "headers">): Promise<AgentResponse>;
+  get(
+    path: string,
+    options?: Pick<PostOptions, "certificate" | "headers" | "newConnection">,
+  ): Promise<AgentResponse>;
   /** Issues a client certificate from this file's dev CA; returns its name for PostOptions.certificate. */
   issueCertificate(request: ClientCertificateRequest): Promise<string>;
+  /** Has the gateway read the certs folder again (it also does when the folder changes). */
+  reloadTrust(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -79,16 +86,19 @@ export async function startAgentApi(overrides: Record<string, string> = {}): Pro
   await ensureDevCertificates(certsDir);
   const gateway = await startAgentGateway({ port, certsDir, routes: agentApi.routes });
   const agents = new Map<string, Agent>();
-  const agentFor = (name: string) => {
+  const newAgent = (name: string, keepAlive: boolean) =>
+    new Agent({
+      keepAlive,
+      maxSockets: 100,
+      ca: readFileSync(path.join(certsDir, "ca.pem")),
+      cert: readFileSync(path.join(certsDir, `${name}.pem`)),
+      key: readFileSync(path.join(certsDir, `${name}.key`)),
+    });
+  const agentFor = (name: string, options: { newConnection?: boolean }) => {
+    if (options.newConnection) return newAgent(name, false);
     let agent = agents.get(name);
     if (!agent) {
-      agent = new Agent({
-        keepAlive: true,
-        maxSockets: 100,
-        ca: readFileSync(path.join(certsDir, "ca.pem")),
-        cert: readFileSync(path.join(certsDir, `${name}.pem`)),
-        key: readFileSync(path.join(certsDir, `${name}.key`)),
-      });
+      agent = newAgent(name, true);
       agents.set(name, agent);
     }
     return agent;
@@ -102,16 +112,24 @@ export async function startAgentApi(overrides: Record<string, string> = {}): Pro
     env,
     functionLog: functionLog.log.file,
     post: (requestPath, body, options = {}) =>
-      send(new URL(requestPath, gateway.url), body, agentFor(options.certificate ?? "dev-fleet"), options),
+      send(
+        new URL(requestPath, gateway.url),
+        body,
+        agentFor(options.certificate ?? "dev-fleet", options),
+        options,
+      ),
     get: (requestPath, options = {}) =>
-      send(new URL(requestPath, gateway.url), undefined, agentFor(options.certificate ?? "dev-fleet"), {
-        ...options,
-        method: "GET",
-      }),
+      send(
+        new URL(requestPath, gateway.url),
+        undefined,
+        agentFor(options.certificate ?? "dev-fleet", options),
+        { ...options, method: "GET" },
+      ),
     async issueCertificate(certificateRequest) {
       const issued = await issueClientCertificate(certsDir, certificateRequest);
       return path.basename(issued.certPath, ".pem");
     },
+    reloadTrust: () => gateway.reloadTrust(),
     async close() {
       for (const agent of agents.values()) agent.destroy();
       await gateway.close();

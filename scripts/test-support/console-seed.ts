@@ -126,7 +126,7 @@ export async function seedTenant(
   expect(described.status, described.body).toBe(200);
   const issued = await consoleApi.request("POST", "/api/v1/certificates", {
     token: adminToken,
-    body: { kind: "agent", agentId: agentIds[0] },
+    body: { kind: "agent", agentId: agentIds[0], generateKey: true },
   });
   expect(issued.status, issued.body).toBe(201);
   const queued = await consoleApi.request("POST", "/api/v1/operations", {

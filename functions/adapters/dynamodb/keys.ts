@@ -53,6 +53,12 @@ export const Keys = {
   rolloutBatch: rolloutBatchPrefix,
   /** Issued agent certificates, by canonical serial (upper-case hex, no separators or leading zeros). */
   certificate: (tenant: string, serial: string) => ({ pk: `T#${tenant}#CERTS`, sk: `S#${serial}` }),
+  /** One agent's agent certificates in the class index (gsi1), by serial: for the agent's view. */
+  certificatesOfAgent: (tenant: string, agentId: string) => `T#${tenant}#A#${agentId}#CERTS`,
+  /** A tenant's certificates not revoked, in the tenant index (gsi2) by expiry key: the expiring list. */
+  certificatesByExpiry: (tenant: string) => `T#${tenant}#CERTEXPIRY`,
+  /** The due index's partition of every tenant's certificates whose expiry is yet to be announced, by notAfter. */
+  dueCertificates: () => "DUE#CERTIFICATES",
   /** The tenant's revocation list: one item per revoked serial, read whole by the agent API. */
   revokedCertificate: (tenant: string, serial: string) => ({ pk: `T#${tenant}#REVOKED`, sk: `S#${serial}` }),
 } as const;

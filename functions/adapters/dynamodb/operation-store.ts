@@ -101,32 +101,18 @@ export class DynamoOperationStore implements OperationStore {
     return Item ? toRecord(Item) : undefined;
   }
 
-  async find(tenant: string, operationId: string) {
-    const { items } = await queryAll(this.client, {
-      TableName: this.tableName,
-      IndexName: TableSchema.indexes.byTenant.indexName,
-      KeyConditionExpression: "gsi2pk = :pk AND gsi2sk = :sk",
-      ExpressionAttributeValues: {
-        ":pk": Keys.operationsOfTenant(tenant),
-        ":sk": Keys.operationInTenant(operationId),
-      },
-    });
-    const [item] = items;
-    // The index holds a copy: the item itself is the truth about its state.
-    return item ? this.get(tenant, item.agentId as string, operationId) : undefined;
-  }
-
   async open(tenant: string, agentId: string) {
     const { items } = await queryAll(this.client, {
       TableName: this.tableName,
       KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      FilterExpression: "#state IN (:queued, :delivered)",
+      FilterExpression: "#state IN (:queued, :delivered, :awaiting)",
       ExpressionAttributeNames: { "#state": "state" },
       ExpressionAttributeValues: {
         ":pk": Keys.operation(tenant, agentId, "").pk,
         ":prefix": OPERATION_PREFIX,
         ":queued": "queued",
         ":delivered": "delivered",
+        ":awaiting": "awaiting_effect",
       },
       ConsistentRead: true,
     });

@@ -8,13 +8,17 @@ export const TableSchema = {
   sortKey: "sk",
   timeToLiveAttribute: "expiresAt",
   indexes: {
-    /** A tenant's agents of one class, by agent id. */
+    /** A tenant's agents of one class, by agent id; one agent's certificates, by serial. */
     byClass: { indexName: "gsi1", partitionKey: "gsi1pk", sortKey: "gsi1sk" },
-    /** All of a tenant's agents, by agent id: tenant-wide lists without a scan. */
+    /**
+     * All of a tenant's agents, by agent id: tenant-wide lists without a scan; its operations, by id; its
+     * certificates not revoked, by expiry.
+     */
     byTenant: { indexName: "gsi2", partitionKey: "gsi2pk", sortKey: "gsi2sk" },
     /**
-     * Open operations by the time the sweeper should look at them, in a few shards across all tenants.
-     * Sparse: an operation leaves it when it closes.
+     * Open operations by the time the sweeper should look at them, in a few shards across all tenants;
+     * active rollouts; certificates whose expiry is yet to be announced, by notAfter. Sparse: an operation
+     * leaves it when it closes, a certificate once announced or revoked.
      */
     due: { indexName: "gsi3", partitionKey: "gsi3pk", sortKey: "gsi3sk" },
   },

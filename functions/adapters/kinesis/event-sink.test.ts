@@ -67,6 +67,21 @@ describe("KinesisEventSink", () => {
     expect(kinesis.commandCalls(PutRecordsCommand)).toHaveLength(3);
   });
 
+  it("puts at most 500 events a call, and counts those of later calls as not put when one gives up", async () => {
+    // Every call fails its first entry: the first 500 events never all get through.
+    kinesis.on(PutRecordsCommand).callsFake((input: PutRecordsCommandInput) => ({
+      FailedRecordCount: 1,
+      Records: (input.Records ?? []).map((_, index) =>
+        index === 0 ? { ErrorCode: "InternalFailure" } : { SequenceNumber: "1" },
+      ),
+    }));
+    const events = Array.from({ length: 600 }, (_, index) => event(`a-${index}`));
+    await expect(sink.publish(events)).rejects.toMatchObject({ failedCount: 101 });
+    expect(
+      kinesis.commandCalls(PutRecordsCommand).map((call) => agentsIn(call.args[0].input).length),
+    ).toEqual([500, 1, 1]);
+  });
+
   it("retries a call that failed whole, such as a throttled request", async () => {
     const throttled = Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException" });
     kinesis

@@ -21,6 +21,9 @@ export class StreamPublishError extends Error {
   }
 }
 
+/** Kinesis takes at most this many records in one PutRecords call; a request for many agents makes more events. */
+const MAX_RECORDS_PER_CALL = 500;
+
 export class KinesisEventSink implements EventSink {
   constructor(
     private readonly client: KinesisClient,
@@ -28,7 +31,20 @@ export class KinesisEventSink implements EventSink {
     private readonly options: EventSinkOptions = { maxAttempts: 3, backoffMs: 25 },
   ) {}
 
+  /** A call at a time, so each agent's events keep their order across calls; a call that fails stops the rest. */
   async publish(events: BeaconEvent[]): Promise<void> {
+    for (let start = 0; start < events.length; start += MAX_RECORDS_PER_CALL) {
+      const end = Math.min(start + MAX_RECORDS_PER_CALL, events.length);
+      const failure = await this.put(events.slice(start, end));
+      if (failure)
+        throw new StreamPublishError(failure.failedCount + events.length - end, failure.lastErrorCode);
+    }
+  }
+
+  /** Puts the events with bounded retries; what could not be put, if anything. */
+  private async put(
+    events: BeaconEvent[],
+  ): Promise<{ failedCount: number; lastErrorCode: string | undefined } | undefined> {
     let pending: PutRecordsRequestEntry[] = events.map((event) => ({
       Data: Buffer.from(JSON.stringify(event)),
       PartitionKey: partitionKeyOf(event),
@@ -50,9 +66,10 @@ export class KinesisEventSink implements EventSink {
         lastErrorCode = (error as Error).name;
       }
       if (pending.length > 0 && attempt >= this.options.maxAttempts) {
-        throw new StreamPublishError(pending.length, lastErrorCode);
+        return { failedCount: pending.length, lastErrorCode };
       }
     }
+    return undefined;
   }
 }
 

@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import type {
   AgentClassChange,
   AgentClassRecord,
@@ -5,6 +6,7 @@ import type {
   ClassCatalog,
 } from "../../core/agents/ports.js";
 import { dropUndefined } from "../../core/c2/json.js";
+import { BeaconError } from "../../core/errors.js";
 import type {
   AgentQuery,
   ClassAgentCounts,
@@ -14,34 +16,22 @@ import type {
 } from "../../core/fleet/ports.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import type { FlowCatalog, FlowContent, FlowVersionRecord } from "../../core/flows/ports.js";
+import { expiryKeyOf } from "../../core/identity/certificates.js";
 import type {
   CertificateAuthority,
   CertificateRecord,
   CertificateStore,
   CertificateSubject,
   IssuedCertificate,
+  SignedCertificate,
+  SigningRequest,
 } from "../../core/identity/ports.js";
 import { manifestIdOf } from "../../core/manifests/agent-manifest.js";
 import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
-import type { Page, PageRequest } from "../../core/paging.js";
+import type { PageRequest } from "../../core/paging.js";
+import { pageOf } from "./paging.js";
 
 /** In-process stand-ins for the console's ports, for core unit tests only. */
-
-/** Orders by key as the table does and cuts a page after `request.after`. */
-function pageOf<T>(
-  entries: [string, T][],
-  request: PageRequest,
-  keep: (item: T) => boolean = () => true,
-): Page<T> {
-  const sorted = entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (request.descending) sorted.reverse();
-  const after = request.after;
-  const rest =
-    after === undefined ? sorted : sorted.filter(([key]) => (request.descending ? key < after : key > after));
-  const window = rest.slice(0, request.limit);
-  const last = rest.length > request.limit ? window.at(-1)?.[0] : undefined;
-  return { items: window.map(([, item]) => item).filter(keep), last };
-}
 
 const ofTenant = <T extends { tenant: string }>(
   map: Map<string, T>,
@@ -63,7 +53,8 @@ export class MemoryClassCatalog implements ClassCatalog {
   }
 
   async get(tenant: string, name: string) {
-    return this.classes.get(`${tenant}/${name}`);
+    const record = this.classes.get(`${tenant}/${name}`);
+    return record && structuredClone(record);
   }
 
   async put(tenant: string, name: string, change: AgentClassChange, now: number) {
@@ -74,7 +65,7 @@ export class MemoryClassCatalog implements ClassCatalog {
       ? { ...existing, ...given, updatedAt: now }
       : { tenant, name, ...given, createdAt: now, updatedAt: now, autoCreated: false };
     this.classes.set(`${tenant}/${name}`, record);
-    return { record, created: existing === undefined };
+    return { record: structuredClone(record), created: existing === undefined };
   }
 }
 
@@ -82,7 +73,7 @@ export class MemoryFleetRegistry implements FleetRegistry {
   readonly agents = new Map<string, AgentRecord>();
 
   add(record: AgentRecord) {
-    this.agents.set(`${record.tenant}/${record.agentId}`, record);
+    this.agents.set(`${record.tenant}/${record.agentId}`, structuredClone(record));
   }
 
   async query(tenant: string, query: AgentQuery) {
@@ -103,7 +94,8 @@ export class MemoryFleetRegistry implements FleetRegistry {
   }
 
   async get(tenant: string, agentId: string) {
-    return this.agents.get(`${tenant}/${agentId}`);
+    const record = this.agents.get(`${tenant}/${agentId}`);
+    return record && structuredClone(record);
   }
 
   async remove(tenant: string, agentId: string) {
@@ -125,6 +117,11 @@ export class MemoryFleetHotState implements FleetHotState {
   readonly heartbeats = new Map<string, number>();
   readonly revoked = new Map<string, number>();
   readonly pendingOperations = new Map<string, number>();
+  /**
+   * By tenant/class, agent id to last seen: forgotten agents the cache still counts in a class, as its
+   * class index keeps an agent forgotten without naming that class.
+   */
+  readonly strandedInClasses = new Map<string, Map<string, number>>();
   /** The cache's copies of classes' flow policies by tenant/class; undefined records a class without one. */
   readonly classFlows = new Map<string, ClassFlowPolicy | undefined>();
   /** Set to make every call fail, as a cache outage would. */
@@ -139,7 +136,7 @@ export class MemoryFleetHotState implements FleetHotState {
     const found = new Map<string, HotAgentState>();
     for (const agentId of agentIds) {
       const state = this.agentStates.get(`${tenant}/${agentId}`);
-      if (state) found.set(agentId, state);
+      if (state) found.set(agentId, structuredClone(state));
     }
     return found;
   }
@@ -148,13 +145,13 @@ export class MemoryFleetHotState implements FleetHotState {
     this.check();
     const counts = new Map<string, ClassAgentCounts>();
     for (const { name, onlineSince } of classes) {
-      const members = [...this.agentStates.entries()].filter(
-        ([key, state]) => key.startsWith(`${tenant}/`) && state.agentClass === name,
-      );
-      counts.set(name, {
-        total: members.length,
-        online: members.filter(([, state]) => (state.lastSeen ?? 0) >= onlineSince).length,
-      });
+      const lastSeen = new Map(this.strandedInClasses.get(`${tenant}/${name}`));
+      for (const [key, state] of this.agentStates) {
+        if (key.startsWith(`${tenant}/`) && state.agentClass === name)
+          lastSeen.set(key.slice(tenant.length + 1), state.lastSeen ?? 0);
+      }
+      const times = [...lastSeen.values()];
+      counts.set(name, { total: times.length, online: times.filter((time) => time >= onlineSince).length });
     }
     return counts;
   }
@@ -164,9 +161,19 @@ export class MemoryFleetHotState implements FleetHotState {
     return epochMinutes.map((minute) => this.heartbeats.get(`${tenant}/${minute}`) ?? 0);
   }
 
-  async forgetAgent(tenant: string, agentId: string) {
+  async forgetAgent(tenant: string, agentId: string, agentClasses: string[]) {
     this.check();
-    this.agentStates.delete(`${tenant}/${agentId}`);
+    const key = `${tenant}/${agentId}`;
+    const state = this.agentStates.get(key);
+    if (state?.agentClass !== undefined && !agentClasses.includes(state.agentClass)) {
+      const classKey = `${tenant}/${state.agentClass}`;
+      const stranded = this.strandedInClasses.get(classKey) ?? new Map<string, number>();
+      this.strandedInClasses.set(classKey, stranded.set(agentId, state.lastSeen ?? 0));
+    }
+    for (const agentClass of agentClasses)
+      this.strandedInClasses.get(`${tenant}/${agentClass}`)?.delete(agentId);
+    this.agentStates.delete(key);
+    this.pendingOperations.delete(key);
   }
 
   async markOperationsPending(tenant: string, agentIds: string[]) {
@@ -192,7 +199,7 @@ export class MemoryManifestCatalog implements ManifestCatalog {
   readonly manifests = new Map<string, { tenant: string; record: ManifestRecord; json: string }>();
 
   add(tenant: string, record: ManifestRecord, json: string) {
-    this.manifests.set(`${tenant}/${record.manifestId}`, { tenant, record, json });
+    this.manifests.set(`${tenant}/${record.manifestId}`, { tenant, record: structuredClone(record), json });
   }
 
   async list(tenant: string, request: PageRequest) {
@@ -204,7 +211,8 @@ export class MemoryManifestCatalog implements ManifestCatalog {
   }
 
   async get(tenant: string, manifestId: string) {
-    return this.manifests.get(`${tenant}/${manifestId}`)?.record;
+    const record = this.manifests.get(`${tenant}/${manifestId}`)?.record;
+    return record && structuredClone(record);
   }
 
   async read(tenant: string, manifestId: string) {
@@ -216,33 +224,39 @@ export class MemoryFlowCatalog implements FlowCatalog {
   readonly versions = new Map<string, FlowVersionRecord>();
   readonly contents = new Map<string, FlowContent>();
 
+  /** As the table: content once per tenant and hash, then the class's version, each kept as first written. */
   async add(tenant: string, version: Omit<FlowVersionRecord, "gzipBytes">, bytes: Uint8Array) {
+    const contentKey = `${tenant}/${version.hash}`;
+    if (!this.contents.has(contentKey)) {
+      this.contents.set(contentKey, {
+        hash: version.hash,
+        contentType: version.contentType,
+        bytes: structuredClone(bytes),
+      });
+    }
     const key = `${tenant}/${version.className}/${version.hash}`;
-    this.contents.set(`${tenant}/${version.hash}`, {
-      hash: version.hash,
-      contentType: version.contentType,
-      bytes,
-    });
     const existing = this.versions.get(key);
-    if (existing) return { record: existing, created: false };
-    const record = { ...version, gzipBytes: bytes.length };
+    if (existing) return { record: structuredClone(existing), created: false };
+    const record = { ...structuredClone(version), gzipBytes: gzipSync(bytes).length };
     this.versions.set(key, record);
-    return { record, created: true };
+    return { record: structuredClone(record), created: true };
   }
 
   async list(tenant: string, className: string, request: PageRequest) {
-    const entries = [...this.versions.values()]
-      .filter((record) => this.versions.get(`${tenant}/${className}/${record.hash}`) === record)
-      .map((record) => [record.hash, record] as [string, FlowVersionRecord]);
+    const entries = [...this.versions.entries()]
+      .filter(([key, record]) => key === `${tenant}/${className}/${record.hash}`)
+      .map(([, record]) => [record.hash, record] as [string, FlowVersionRecord]);
     return pageOf(entries, request);
   }
 
   async get(tenant: string, className: string, hash: string) {
-    return this.versions.get(`${tenant}/${className}/${hash}`);
+    const record = this.versions.get(`${tenant}/${className}/${hash}`);
+    return record && structuredClone(record);
   }
 
   async read(tenant: string, hash: string) {
-    return this.contents.get(`${tenant}/${hash}`);
+    const content = this.contents.get(`${tenant}/${hash}`);
+    return content && structuredClone(content);
   }
 }
 
@@ -253,7 +267,7 @@ export class MemoryCertificateStore implements CertificateStore {
   async add(record: CertificateRecord) {
     const key = `${record.tenant}/${record.serial}`;
     if (this.records.has(key)) return false;
-    this.records.set(key, record);
+    this.records.set(key, structuredClone(record));
     return true;
   }
 
@@ -265,13 +279,54 @@ export class MemoryCertificateStore implements CertificateStore {
   }
 
   async get(tenant: string, serial: string) {
-    return this.records.get(`${tenant}/${serial}`);
+    const record = this.records.get(`${tenant}/${serial}`);
+    return record && structuredClone(record);
   }
 
+  /** By serial, as the tenant's certificates are kept. */
   async ofAgent(tenant: string, agentId: string) {
-    return [...this.records.values()].filter(
-      (record) => record.tenant === tenant && record.kind === "agent" && record.agentId === agentId,
+    return [...this.records.values()]
+      .filter((record) => record.tenant === tenant && record.kind === "agent" && record.agentId === agentId)
+      .sort((a, b) => (a.serial < b.serial ? -1 : 1))
+      .map((record) => structuredClone(record));
+  }
+
+  async agentCertificates(tenant: string, agentId: string) {
+    return this.ofAgent(tenant, agentId);
+  }
+
+  async expiring(tenant: string, window: { from: number; until: number }, request: PageRequest) {
+    const live = [...this.records.values()].filter(
+      (record) =>
+        record.tenant === tenant &&
+        record.revokedAt === undefined &&
+        record.notAfter >= window.from &&
+        record.notAfter <= window.until,
     );
+    return pageOf(
+      live.map((record) => [expiryKeyOf(record), record]),
+      request,
+    );
+  }
+
+  async dueForExpiryNotice(until: number, limit: number) {
+    return [...this.records.values()]
+      .filter(
+        (record) =>
+          record.revokedAt === undefined &&
+          record.expiryAnnouncedAt === undefined &&
+          record.notAfter <= until,
+      )
+      .sort((first, second) => first.notAfter - second.notAfter)
+      .slice(0, limit)
+      .map((record) => structuredClone(record));
+  }
+
+  async markExpiryAnnounced(tenant: string, serial: string, at: number) {
+    const record = this.records.get(`${tenant}/${serial}`);
+    if (!record || record.revokedAt !== undefined || record.expiryAnnouncedAt !== undefined) return false;
+    record.expiryAnnouncedAt = at;
+    return true;
   }
 
   async revoke(tenant: string, serial: string, now: number) {
@@ -279,11 +334,15 @@ export class MemoryCertificateStore implements CertificateStore {
     if (!record) return undefined;
     record.revokedAt ??= now;
     this.revocationList.set(`${tenant}/${serial}`, record.revokedAt);
-    return record;
+    return structuredClone(record);
   }
 }
 
-/** Issues recognisable placeholder PEMs with serials 0A, 0B, … (as a certificate would spell them). */
+/**
+ * Issues recognisable placeholder PEMs with serials 0A, 0B, … (as a certificate would spell them). Its
+ * certificate signing requests are placeholders too: `csr <algorithm> <bits or curve>`, and a trailing
+ * `forged` for one whose signature does not verify; anything else is no request.
+ */
 export class FakeCertificateAuthority implements CertificateAuthority {
   private next = 10;
 
@@ -291,11 +350,32 @@ export class FakeCertificateAuthority implements CertificateAuthority {
     subject: CertificateSubject,
     validityDays: number,
   ): Promise<IssuedCertificate> {
+    const signed = this.sign(subject, validityDays);
+    return { ...signed, privateKeyPem: `private key ${signed.serialNumber}` };
+  }
+
+  async readSigningRequest(pem: string): Promise<SigningRequest> {
+    const [label, algorithm, size, forged] = pem.split(" ");
+    if (label !== "csr" || algorithm === undefined || size === undefined)
+      throw new BeaconError("invalid_csr", "not a placeholder certificate signing request");
+    const publicKey =
+      algorithm === "rsa" ? { algorithm, modulusBits: Number(size) } : { algorithm, namedCurve: size };
+    return { pem, publicKey, signatureValid: forged !== "forged" };
+  }
+
+  async signClientCertificate(
+    _request: SigningRequest,
+    subject: CertificateSubject,
+    validityDays: number,
+  ): Promise<SignedCertificate> {
+    return this.sign(subject, validityDays);
+  }
+
+  private sign(subject: CertificateSubject, validityDays: number): SignedCertificate {
     const serialNumber = (this.next++).toString(16).toUpperCase().padStart(2, "0");
     const notBefore = Date.UTC(2026, 10, 21);
     return {
       certificatePem: `certificate ${serialNumber}`,
-      privateKeyPem: `private key ${serialNumber}`,
       caCertificatePem: "ca certificate",
       serialNumber,
       subjectDN: `CN=${subject.commonName},OU=${subject.organizationalUnit},O=${subject.organization}`,

@@ -10,6 +10,7 @@ import type {
 } from "../../core/agents/ports.js";
 import { dropUndefined } from "../../core/c2/json.js";
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
+import type { ProcessorStatus } from "../../core/c2/model.js";
 import type { BeaconEvent } from "../../core/events/model.js";
 import type { EventSink } from "../../core/events/ports.js";
 import { type ClassFlowPolicy, isAcceptedFlow } from "../../core/flows/policy.js";
@@ -25,6 +26,7 @@ import {
 } from "../../core/operations/model.js";
 import type { OperationQuery, OperationStore } from "../../core/operations/ports.js";
 import type { Clock, IdGenerator } from "../../core/ports.js";
+import { pageOf } from "./paging.js";
 
 /** In-process stand-ins for the ports, for core unit tests only. Each counts its calls. */
 
@@ -46,14 +48,13 @@ export class MemoryAgentRegistry implements AgentRegistry {
     return "created" as const;
   }
 
+  /** As the table's upsert: an agent the registry lost is written back, first seen at this checkpoint. */
   async checkpoint(tenant: string, agentId: string, checkpoint: AgentCheckpoint) {
     this.calls++;
-    const record = this.records.get(`${tenant}/${agentId}`);
-    if (!record) throw new Error(`checkpoint of unregistered agent ${tenant}/${agentId}`);
-    Object.assign(
-      record,
-      Object.fromEntries(Object.entries(checkpoint).filter(([, value]) => value !== undefined)),
-    );
+    const key = `${tenant}/${agentId}`;
+    const record =
+      this.records.get(key) ?? ({ tenant, agentId, firstSeen: checkpoint.lastSeen } as AgentRecord);
+    this.records.set(key, { ...record, ...structuredClone(dropUndefined(checkpoint)) });
   }
 
   async beginDescribe(tenant: string, agentId: string, operationId: string, now: number, expiresAt: number) {
@@ -131,7 +132,7 @@ export class MemoryManifestStore implements ManifestStore {
     this.writes++;
     const key = `${tenant}/${manifestId}`;
     if (this.manifests.has(key)) return "exists" as const;
-    this.manifests.set(key, { json: contentJson, summary });
+    this.manifests.set(key, { json: contentJson, summary: structuredClone(summary) });
     return "stored" as const;
   }
 
@@ -146,6 +147,8 @@ interface HotAgent {
   agentClass?: string;
   manifestHash?: string;
   flowId?: string;
+  runStatus?: string;
+  processors?: ProcessorStatus[];
   lastCheckpoint: number;
   describePendingUntil?: number;
   manifest?: KnownManifest;
@@ -189,6 +192,9 @@ export class MemoryHotState implements HotState {
     agent.agentClass = sighting.agentClass ?? agent.agentClass;
     agent.manifestHash = sighting.manifestHash ?? agent.manifestHash;
     agent.flowId = sighting.flowId ?? agent.flowId;
+    agent.runStatus = sighting.runStatus ?? agent.runStatus;
+    agent.processors = sighting.processors ?? agent.processors;
+    const pending = this.pendingOperations.get(key)?.toString();
     const checkpointDue =
       agent.registered && sighting.now - agent.lastCheckpoint >= sighting.checkpointIntervalMs;
     if (checkpointDue) agent.lastCheckpoint = sighting.now;
@@ -211,7 +217,11 @@ export class MemoryHotState implements HotState {
       supportedOperations,
       checkpointDue,
       describePendingUntil: agent.describePendingUntil,
-      operationsPending: this.pendingOperations.get(key)?.toString(),
+      operationsPending: pending,
+      runStatuses:
+        pending && (agent.runStatus || agent.processors)
+          ? structuredClone({ runStatus: agent.runStatus, processors: agent.processors })
+          : undefined,
     };
     return { recorded: true, sighting: result };
   }
@@ -222,16 +232,17 @@ export class MemoryHotState implements HotState {
     agent: HotAgent,
     supportedOperations: SupportedOperations | undefined,
   ): Pick<HotSightingResult, "catchUp" | "classFlowUnknown"> {
-    if (agent.agentClass === undefined) return {};
+    if (agent.agentClass === undefined) return { classFlowUnknown: false };
     const classKey = `${sighting.tenant}/${agent.agentClass}`;
     if (!this.classFlows.has(classKey)) return { classFlowUnknown: true };
     const policy = this.classFlows.get(classKey);
-    if (!policy || !supportedOperations || isAcceptedFlow(policy, agent.flowId)) return {};
+    const known = { classFlowUnknown: false };
+    if (!policy || !supportedOperations || isAcceptedFlow(policy, agent.flowId)) return known;
     const claimKey = `${sighting.tenant}/${sighting.agentId}`;
     const claim = this.catchUps.get(claimKey);
-    if (claim && claim.flowId === policy.target && claim.until > sighting.now) return {};
+    if (claim && claim.flowId === policy.target && claim.until > sighting.now) return known;
     this.catchUps.set(claimKey, { flowId: policy.target, until: sighting.now + sighting.catchUpRetryMs });
-    return { catchUp: dropUndefined({ flowId: policy.target, ackTimeoutMs: policy.ackTimeoutMs }) };
+    return { ...known, catchUp: dropUndefined({ flowId: policy.target, ackTimeoutMs: policy.ackTimeoutMs }) };
   }
 
   async revocationOf(tenant: string, serial: string) {
@@ -278,14 +289,18 @@ export class MemoryHotState implements HotState {
     this.storedManifests.set(tenant, new Set([...(this.storedManifests.get(tenant) ?? []), manifestId]));
   }
 
+  /** As the cache's hash: noted for an agent it has not seen yet too, which its first sighting then reads. */
   async rememberDescribe(tenant: string, agentId: string, pendingUntil: number | undefined) {
     this.touch();
-    const agent = this.agents.get(`${tenant}/${agentId}`);
-    if (agent) agent.describePendingUntil = pendingUntil;
+    const key = `${tenant}/${agentId}`;
+    const agent = this.agents.get(key) ?? { registered: false, lastCheckpoint: 0 };
+    agent.describePendingUntil = pendingUntil;
+    this.agents.set(key, agent);
   }
 
-  /** What the console does when it queues an operation for the agent. */
-  markOperationsPending(tenant: string, agentId: string) {
+  /** What the console does when it queues an operation for the agent, and an ack that awaits its effect. */
+  async markOperationsPending(tenant: string, agentId: string) {
+    this.touch();
     const key = `${tenant}/${agentId}`;
     this.pendingOperations.set(key, (this.pendingOperations.get(key) ?? 0) + 1);
   }
@@ -365,23 +380,11 @@ export class MemoryOperationStore implements OperationStore {
     return record && structuredClone(record);
   }
 
-  async find(tenant: string, operationId: string) {
-    this.calls++;
-    const record = [...this.records.values()].find(
-      (candidate) => candidate.tenant === tenant && candidate.operationId === operationId,
-    );
-    return record && structuredClone(record);
-  }
-
   async open(tenant: string, agentId: string) {
     this.calls++;
     return [...this.records.values()]
-      .filter(
-        (record) =>
-          record.tenant === tenant &&
-          record.agentId === agentId &&
-          (record.state === "queued" || record.state === "delivered"),
-      )
+      .filter((record) => record.tenant === tenant && record.agentId === agentId && !isFinal(record.state))
+      .sort((a, b) => (a.operationId < b.operationId ? -1 : 1))
       .map((record) => structuredClone(record));
   }
 
@@ -405,20 +408,17 @@ export class MemoryOperationStore implements OperationStore {
 
   async list(tenant: string, query: OperationQuery) {
     this.calls++;
-    const after = query.after;
-    const matching = [...this.records.values()]
+    // One agent's operations are a partition of their own; a state narrows the page once read.
+    const entries = [...this.records.values()]
       .filter(
         (record) =>
-          record.tenant === tenant &&
-          (query.state === undefined || record.state === query.state) &&
-          (query.agentId === undefined || record.agentId === query.agentId) &&
-          (after === undefined || record.operationId < after),
+          record.tenant === tenant && (query.agentId === undefined || record.agentId === query.agentId),
       )
-      .sort((a, b) => (a.operationId < b.operationId ? 1 : -1));
-    const items = matching.slice(0, query.limit);
-    return {
-      items: items.map((record) => structuredClone(record)),
-      last: matching.length > query.limit ? items.at(-1)?.operationId : undefined,
-    };
+      .map((record) => [record.operationId, record] as [string, OperationRecord]);
+    return pageOf(
+      entries,
+      { limit: query.limit, after: query.after, descending: true },
+      (record) => query.state === undefined || record.state === query.state,
+    );
   }
 }

@@ -8,6 +8,7 @@ import {
 } from "../../core/rollouts/model.js";
 import type { RolloutQuery, RolloutStore } from "../../core/rollouts/ports.js";
 import type { MemoryClassCatalog } from "./console.js";
+import { pageOf } from "./paging.js";
 
 /** The table's member sort key without its prefix: batch zero-padded, then agent id; also the page cursor. */
 const memberKey = (batch: number, agentId: string) => `${String(batch).padStart(6, "0")}#${agentId}`;
@@ -53,20 +54,14 @@ export class MemoryRolloutStore implements RolloutStore {
 
   async list(tenant: string, query: RolloutQuery) {
     this.calls++;
-    const after = query.after;
-    const matching = [...this.rollouts.values()]
-      .filter(
-        (record) =>
-          record.tenant === tenant &&
-          (query.className === undefined || record.className === query.className) &&
-          (after === undefined || record.rolloutId < after),
-      )
-      .sort((a, b) => (a.rolloutId < b.rolloutId ? 1 : -1));
-    const items = matching.slice(0, query.limit);
-    return {
-      items: items.map((record) => structuredClone(record)),
-      last: matching.length > query.limit ? items.at(-1)?.rolloutId : undefined,
-    };
+    const entries = [...this.rollouts.values()]
+      .filter((record) => record.tenant === tenant)
+      .map((record) => [record.rolloutId, record] as [string, RolloutRecord]);
+    return pageOf(
+      entries,
+      { limit: query.limit, after: query.after, descending: true },
+      (record) => query.className === undefined || record.className === query.className,
+    );
   }
 
   async save(record: RolloutRecord, readVersion: number, policy?: ClassFlowPolicy) {
@@ -117,13 +112,7 @@ export class MemoryRolloutStore implements RolloutStore {
 
   async memberPage(tenant: string, rolloutId: string, request: { limit: number; after?: string }) {
     this.calls++;
-    const after = request.after;
-    const rest = this.ordered(tenant, rolloutId).filter(([key]) => after === undefined || key > after);
-    const window = rest.slice(0, request.limit);
-    return {
-      items: window.map(([, member]) => structuredClone(member)),
-      last: rest.length > request.limit ? window.at(-1)?.[0] : undefined,
-    };
+    return pageOf(this.ordered(tenant, rolloutId), request);
   }
 
   async updateMember(member: RolloutMember, from: MemberState) {

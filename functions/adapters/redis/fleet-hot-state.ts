@@ -19,6 +19,10 @@ const AGENT_FIELDS = [
   "repositories",
   "queues",
   "bulletins",
+  "processors",
+  "resourceHash",
+  "system",
+  "configurationChecksums",
 ] as const;
 
 /**
@@ -70,6 +74,10 @@ export class RedisFleetHotState implements FleetHotState {
         repositories: parsed(field("repositories")),
         queues: parsed(field("queues")),
         bulletins: parsed(field("bulletins")),
+        processors: parsed(field("processors")),
+        resourceHash: resourceHashOf(field("resourceHash")),
+        system: parsed(field("system")),
+        configurationChecksums: parsed(field("configurationChecksums")),
       });
     });
     return states;
@@ -120,6 +128,10 @@ export class RedisFleetHotState implements FleetHotState {
     await rememberClassFlow(this.usable(), tenant, className, policy);
   }
 }
+
+/** The agent API writes "" for an agent that reports it holds no resource. */
+const resourceHashOf = (value: string | undefined): string | null | undefined =>
+  value === "" ? null : value;
 
 /** A field the agent API wrote as JSON; anything unreadable counts as absent. */
 function parsed<T>(value: string | undefined): T | undefined {

@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from "ioredis";
 import type { HotSighting, HotSightingResult, HotState, SightingOutcome } from "../../core/agents/ports.js";
 import type { SupportedOperations } from "../../core/c2/manifest.js";
+import type { ProcessorStatus } from "../../core/c2/model.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import type { CachedRevocation } from "../../core/identity/ports.js";
 import type { KnownManifest } from "../../core/manifests/agent-manifest.js";
@@ -50,6 +51,8 @@ type RecordSightingReply =
       string,
       string,
       number,
+      string,
+      string,
       string,
       string,
       string,
@@ -106,6 +109,8 @@ export class RedisHotState implements HotState {
       catchUpFlow,
       catchUpAckTimeout,
       manifestId,
+      runStatus,
+      processors,
     ] = reply;
     const result: HotSightingResult = {
       registered: registered === "1",
@@ -124,6 +129,13 @@ export class RedisHotState implements HotState {
         ? { flowId: catchUpFlow, ackTimeoutMs: catchUpAckTimeout ? Number(catchUpAckTimeout) : undefined }
         : undefined,
       classFlowUnknown: Number(classFlowUnknown) === 1,
+      runStatuses:
+        pending && (runStatus || processors)
+          ? {
+              runStatus: runStatus || undefined,
+              processors: processors ? (JSON.parse(processors) as ProcessorStatus[]) : undefined,
+            }
+          : undefined,
     };
     return { recorded: true, sighting: result };
   }
@@ -146,6 +158,12 @@ export class RedisHotState implements HotState {
       repositories: sighting.repositories && JSON.stringify(sighting.repositories),
       queues: sighting.queues && JSON.stringify(sighting.queues),
       bulletins: sighting.bulletins && JSON.stringify(sighting.bulletins),
+      processors: sighting.processors && JSON.stringify(sighting.processors),
+      // A hash field holds strings only: "" stands for null, an agent that holds no resource.
+      resourceHash: sighting.resourceHash === null ? "" : sighting.resourceHash,
+      system: sighting.system && JSON.stringify(sighting.system),
+      configurationChecksums:
+        sighting.configurationChecksums && JSON.stringify(sighting.configurationChecksums),
     };
     const pairs = Object.entries(fields).flatMap(([name, value]) =>
       value === undefined ? [] : [name, value],
@@ -226,6 +244,10 @@ export class RedisHotState implements HotState {
     const redis = this.usable();
     if (pendingUntil === undefined) await redis.hdel(key, "describeUntil");
     else await redis.hset(key, "describeUntil", String(pendingUntil));
+  }
+
+  async markOperationsPending(tenant: string, agentId: string): Promise<void> {
+    await this.usable().incr(CacheKeys.pendingOperations(tenant, agentId));
   }
 
   async clearOperationsPending(tenant: string, agentId: string, version: string): Promise<void> {

@@ -73,11 +73,15 @@ redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call('INCR', KEYS[3])
 redis.call('EXPIRE', KEYS[3], ARGV[6])
 local pending = redis.call('GET', KEYS[4])
+-- While something may await its effect, the run statuses in force, which a minimized heartbeat may omit.
+local runStatuses = {false, false}
+if pending then runStatuses = redis.call('HMGET', KEYS[1], 'runStatus', 'processors') end
 return {
   'recorded', previous[1] or '', agentClass or '', manifestHash or '', flowId or '',
   previous[3] or '', previous[4] or '', previous[5] or '',
   supportedOperations or '', checkpointDue, previous[6] or '', pending or '',
-  classFlowUnknown, catchUpFlow or '', catchUpAckTimeout or '', manifestId or ''
+  classFlowUnknown, catchUpFlow or '', catchUpAckTimeout or '', manifestId or '',
+  runStatuses[1] or '', runStatuses[2] or ''
 }
 `;
 

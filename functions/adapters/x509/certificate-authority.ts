@@ -1,4 +1,4 @@
-import { X509Certificate } from "node:crypto";
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { GetSecretValueCommand, type SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
@@ -8,8 +8,12 @@ import type {
   CertificateFacts,
   CertificateSubject,
   IssuedCertificate,
+  SignedCertificate,
+  SigningRequest,
 } from "../../core/identity/ports.js";
-import { distinguishedName, issueWithCa, type SigningAuthority } from "./issuer.js";
+import { certifyWithCa, issueWithCa, type SigningAuthority } from "./issuer.js";
+import { distinguishedName } from "./names.js";
+import { publicKeyOf, readSigningRequest } from "./signing-request.js";
 
 /** Issues client certificates with whatever signing authority `load` produces. */
 abstract class IssuingAuthority implements CertificateAuthority {
@@ -21,14 +25,33 @@ abstract class IssuingAuthority implements CertificateAuthority {
   ): Promise<IssuedCertificate> {
     const ca = await this.load();
     const issued = await issueWithCa(ca, { subject, usage: "clientAuth", validityDays });
-    return {
-      ...certificateFacts(issued.certPem),
-      certificatePem: issued.certPem,
-      privateKeyPem: issued.keyPem,
-      caCertificatePem: ca.certPem,
-    };
+    return { ...signed(issued.certPem, ca), privateKeyPem: issued.keyPem };
+  }
+
+  readSigningRequest(pem: string): Promise<SigningRequest> {
+    return readSigningRequest(pem);
+  }
+
+  async signClientCertificate(
+    request: SigningRequest,
+    subject: CertificateSubject,
+    validityDays: number,
+  ): Promise<SignedCertificate> {
+    const ca = await this.load();
+    const certPem = await certifyWithCa(ca, publicKeyOf(request), {
+      subject,
+      usage: "clientAuth",
+      validityDays,
+    });
+    return signed(certPem, ca);
   }
 }
+
+const signed = (certificatePem: string, ca: SigningAuthority): SignedCertificate => ({
+  ...certificateFacts(certificatePem),
+  certificatePem,
+  caCertificatePem: ca.certPem,
+});
 
 /** Serial, subject and validity as the certificate (PEM) states them, the subject as API Gateway prints it. */
 export function certificateFacts(certificatePem: string): CertificateFacts {
@@ -47,39 +70,55 @@ export class LocalFileCertificateAuthority extends IssuingAuthority {
     super();
   }
 
-  // Read per issue: the local stack renews its dev CA in place when it nears expiry.
+  // Read per issue: the local stack renews its dev CA in place when it nears expiry, and rotates it.
   protected async load(): Promise<SigningAuthority> {
+    let authority: SigningAuthority;
     try {
       const [certPem, keyPem] = await Promise.all([
         readFile(join(this.directory, "ca.pem"), "utf8"),
         readFile(join(this.directory, "ca.key"), "utf8"),
       ]);
-      return { certPem, keyPem };
+      authority = { certPem, keyPem };
     } catch (error) {
       throw new BeaconError(
         "certificate_authority_unavailable",
         `The agent CA in ${this.directory} cannot be read: ${(error as Error).message}`,
       );
     }
+    // A rotation replaces the two files one after the other: never sign with one CA's key in another's name.
+    if (!new X509Certificate(authority.certPem).checkPrivateKey(createPrivateKey(authority.keyPem))) {
+      throw new BeaconError(
+        "certificate_authority_unavailable",
+        `The agent CA in ${this.directory} is being rotated: its certificate and key do not match yet`,
+      );
+    }
+    return authority;
   }
 }
 
+/** How long a container signs with the CA it read before reading the secret again: a rotation's delay. */
+export const SECRET_MAX_AGE_MS = 5 * 60_000;
+
 /**
  * The agent CA on AWS: a Secrets Manager secret whose value is `{"certificatePem": …, "privateKeyPem": …}`,
- * read once per container. A secret not (yet) holding that is reported, not cached.
+ * read at a container's first issue and again once it is SECRET_MAX_AGE_MS old, so that a CA rotation (a new
+ * value in the secret) reaches every container within that time. A secret not (yet) holding a CA is
+ * reported, not kept.
  */
 export class SecretsManagerCertificateAuthority extends IssuingAuthority {
-  private authority: SigningAuthority | undefined;
+  private authority: { value: SigningAuthority; readAt: number } | undefined;
 
   constructor(
     private readonly client: SecretsManagerClient,
     private readonly secretId: string,
+    private readonly now: () => number = Date.now,
   ) {
     super();
   }
 
   protected async load(): Promise<SigningAuthority> {
-    if (this.authority) return this.authority;
+    if (this.authority && this.now() - this.authority.readAt < SECRET_MAX_AGE_MS) return this.authority.value;
+    const readAt = this.now();
     const { SecretString } = await this.client.send(new GetSecretValueCommand({ SecretId: this.secretId }));
     let value: { certificatePem?: unknown; privateKeyPem?: unknown } = {};
     try {
@@ -93,7 +132,7 @@ export class SecretsManagerCertificateAuthority extends IssuingAuthority {
         "The agent CA secret does not hold {certificatePem, privateKeyPem}; see infra/README.md",
       );
     }
-    this.authority = { certPem: value.certificatePem, keyPem: value.privateKeyPem };
-    return this.authority;
+    this.authority = { value: { certPem: value.certificatePem, keyPem: value.privateKeyPem }, readAt };
+    return this.authority.value;
   }
 }

@@ -64,6 +64,22 @@ export async function createCertificateAuthority(commonName = "Beacon Dev CA"): 
 
 /** Issues a leaf certificate signed by `ca` (tests use it with a CA of their own to get an unknown issuer). */
 export async function issueWithCa(ca: SigningAuthority, options: IssueOptions): Promise<CertificateAndKey> {
+  const keys = await generateKeyPair();
+  return {
+    certPem: await certifyWithCa(ca, keys.publicKey, options),
+    keyPem: exportPrivateKey(keys.privateKey),
+  };
+}
+
+/**
+ * A leaf certificate signed by `ca` for a public key held elsewhere (a certificate signing request's):
+ * subject, extensions and validity are the options' alone.
+ */
+export async function certifyWithCa(
+  ca: SigningAuthority,
+  publicKey: x509.PublicKeyType,
+  options: IssueOptions,
+): Promise<string> {
   const caCertificate = new x509.X509Certificate(ca.certPem);
   const signingKey = await webcrypto.subtle.importKey(
     "pkcs8",
@@ -72,7 +88,6 @@ export async function issueWithCa(ca: SigningAuthority, options: IssueOptions): 
     false,
     ["sign"],
   );
-  const keys = await generateKeyPair();
   const notBefore = new Date(Date.now() - BACKDATE_MS);
   const notAfter = new Date(
     Math.min(
@@ -90,27 +105,19 @@ export async function issueWithCa(ca: SigningAuthority, options: IssueOptions): 
     issuer: caCertificate.subjectName,
     notBefore,
     notAfter,
-    publicKey: keys.publicKey,
+    publicKey,
     signingKey,
     signingAlgorithm: KEY_ALGORITHM,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage[options.usage]]),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+      await x509.SubjectKeyIdentifierExtension.create(publicKey),
       await x509.AuthorityKeyIdentifierExtension.create(caCertificate),
       ...(alternativeNames.length > 0 ? [new x509.SubjectAlternativeNameExtension(alternativeNames)] : []),
     ],
   });
-  return { certPem: toPem(certificate), keyPem: exportPrivateKey(keys.privateKey) };
-}
-
-/** Node prints one RDN a line, multi-valued RDNs joined by " + ", values RFC 2253-escaped (control characters as \XX). */
-export function distinguishedName(nodeName: string): string {
-  return nodeName
-    .split("\n")
-    .map((rdn) => rdn.replaceAll(" + ", "+"))
-    .join(",");
+  return toPem(certificate);
 }
 
 /** Whether the certificate's subject is exactly this one, encoding included. */

@@ -1,5 +1,14 @@
 import type { SupportedOperations } from "../c2/manifest.js";
-import type { Bulletin, DeviceSummary, QueueStatus, RepositoryStatus, StatusSummary } from "../c2/model.js";
+import type {
+  Bulletin,
+  ConfigurationChecksums,
+  DeviceSummary,
+  ProcessorStatus,
+  QueueStatus,
+  RepositoryStatus,
+  StatusSummary,
+  SystemLoad,
+} from "../c2/model.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
 import type { ClassFlowCache } from "../flows/ports.js";
 import type { CachedRevocation, RevocationCache } from "../identity/ports.js";
@@ -83,6 +92,10 @@ export interface HotSighting {
   repositories?: RepositoryStatus[];
   queues?: QueueStatus[];
   bulletins?: Bulletin[];
+  processors?: ProcessorStatus[];
+  resourceHash?: string | null;
+  system?: SystemLoad;
+  configurationChecksums?: ConfigurationChecksums;
   checkpointIntervalMs: number;
   /** How long a catch-up claimed for the agent holds off the next one (an update it failed is retried after it). */
   catchUpRetryMs: number;
@@ -118,6 +131,11 @@ export interface HotSightingResult {
   catchUp?: { flowId: string; ackTimeoutMs?: number };
   /** The cache holds no copy of the class's flow policy: load it from the registry. */
   classFlowUnknown?: boolean;
+  /**
+   * While the pending-operation marker is set (an operation may await its effect): the run statuses in
+   * force after this heartbeat, which a minimized C++ heartbeat may have left out.
+   */
+  runStatuses?: { runStatus?: string; processors?: ProcessorStatus[] };
 }
 
 /** Nothing is recorded unless the certificate is known not to be revoked. */
@@ -132,6 +150,8 @@ export interface HotState extends ClassFlowCache, RevocationCache, ManifestCache
   /** Returns true when the class was not known to the cache yet. */
   rememberClass(tenant: string, agentClass: string): Promise<boolean>;
   rememberDescribe(tenant: string, agentId: string, pendingUntil: number | undefined): Promise<void>;
+  /** Bumps the agent's pending-operation marker, so that its next heartbeat looks at its operations. */
+  markOperationsPending(tenant: string, agentId: string): Promise<void>;
   /** Clears the pending-operation marker unless something was queued since it read this version. */
   clearOperationsPending(tenant: string, agentId: string, version: string): Promise<void>;
 }

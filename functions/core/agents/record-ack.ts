@@ -2,13 +2,15 @@ import { isAppliedState, normalizeAcknowledgement } from "../c2/ack.js";
 import type { JsonObject } from "../c2/json.js";
 import type { Acknowledgement } from "../c2/model.js";
 import { BeaconError } from "../errors.js";
-import type { AckEvent, OperationEvent } from "../events/model.js";
+import type { AckEvent, BeaconEvent, OperationEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
 import { type GuardedCache, guardedCache } from "../guarded-cache.js";
 import { type AgentCredential, authorizeAgent } from "../identity/credentials.js";
 import type { RevocationList } from "../identity/ports.js";
 import { makeRevocationCheck } from "../identity/revocation.js";
 import type { ManifestRegistration } from "../manifests/registration.js";
+import { awaitsEffect } from "../operations/effects.js";
+import { agentOfOperation } from "../operations/ids.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import type { AgentRegistry, HotState } from "./ports.js";
@@ -29,16 +31,43 @@ export interface AckOutcome {
   tenant: string;
   agentId?: string;
   operationId: string;
-  /** The ack closed an operation Beacon was waiting for. */
+  /** The ack closed an operation Beacon was waiting for, or moved it on to await its effect. */
   matched: boolean;
   manifestStored: boolean;
   cacheError?: unknown;
+  /**
+   * The ack's state change is saved, but its events did not reach the stream: they are here, for the
+   * caller to log so that they can be recovered. The ack is still accepted: agents never send one twice.
+   */
+  streamError?: unknown;
+  unpublished?: BeaconEvent[];
 }
 
 /**
- * Records an acknowledgement. Its state change is in the registry before this resolves; the event
- * must reach the stream too, or the ack is refused (stream_unavailable) so that the agent sends it
- * again — a repeated ack changes nothing, the conditional writes see to that.
+ * The agent an acknowledgement is for: the one its operation id names (ids.ts) or, for an id Beacon did
+ * not make, the one the ack or an agent certificate names. Where the ack or the certificate names an
+ * agent, it must be that one: 403 identity_mismatch, before anything is recorded.
+ */
+function agentOfAck(ack: Acknowledgement, credential: AgentCredential): string | undefined {
+  const certified = credential.kind === "agent" ? credential.agentId : undefined;
+  const agentId = agentOfOperation(ack.operationId) ?? ack.agentId ?? certified;
+  if (agentId === undefined) return undefined;
+  authorizeAgent(credential, agentId);
+  if (ack.agentId !== undefined && ack.agentId !== agentId)
+    throw new BeaconError(
+      "identity_mismatch",
+      "The acknowledgement names another agent than its operation's",
+    );
+  return agentId;
+}
+
+/**
+ * Records an acknowledgement. Agents send each at most once (Java drops one that failed, C++ does not
+ * queue it again), so nothing may fail once its state change is saved: whatever can refuse it (identity,
+ * revocation, a manifest that cannot be stored, the registry itself) does so before, and an event that
+ * could not be put on the stream after it is handed back, not thrown. Its cost: one consistent read of the
+ * operation and one conditional update, or none for an id that names no agent; an ack that brings a manifest
+ * adds its registration (registration.ts) and one update of the agent's record.
  */
 export function makeRecordAck(deps: AckDependencies) {
   const { registry, manifests, operations, hotState, events, clock, ids } = deps;
@@ -51,8 +80,7 @@ export function makeRecordAck(deps: AckDependencies) {
         "invalid_payload",
         "The acknowledgement needs an operationId and a known operationState.state",
       );
-    const agentId = ack.agentId ?? (credential.kind === "agent" ? credential.agentId : undefined);
-    if (agentId) authorizeAgent(credential, agentId);
+    const agentId = agentOfAck(ack, credential);
     const tenant = credential.tenant;
     const now = clock.now();
     const cache = guardedCache();
@@ -76,13 +104,12 @@ export function makeRecordAck(deps: AckDependencies) {
       details: ack.details,
       matched,
     };
+    const published = [event, ...operationEvents];
+    let streamError: unknown;
     try {
-      await events.publish([event, ...operationEvents]);
+      await events.publish(published);
     } catch (error) {
-      throw new BeaconError(
-        "stream_unavailable",
-        `The acknowledgement could not be recorded on the stream: ${String(error)}`,
-      );
+      streamError = error;
     }
     return {
       tenant,
@@ -91,6 +118,7 @@ export function makeRecordAck(deps: AckDependencies) {
       matched,
       manifestStored,
       cacheError: cache.error,
+      ...(streamError === undefined ? {} : { streamError, unpublished: published }),
     };
   };
 
@@ -138,14 +166,33 @@ export function makeRecordAck(deps: AckDependencies) {
     now: number,
     cache: GuardedCache,
   ): Promise<{ matched: boolean; manifestStored: boolean; operationEvents: OperationEvent[] }> {
-    const { events: operationEvents } = await operations.acknowledge(tenant, agentId, ack);
-    const closed = operationEvents.find((event) => event.operationId === ack.operationId);
-    const registration =
-      closed?.state === "done"
-        ? await registerManifest(tenant, ack.manifestHash, ack, now, cache)
-        : undefined;
-    if (registration && (await registry.recordManifest(tenant, agentId, registration.manifest)))
+    const record = await operations.find(tenant, ack.operationId, agentId);
+    if (record?.state !== "delivered") return { matched: false, manifestStored: false, operationEvents: [] };
+    const applied = isAppliedState(ack.state);
+    // Both before the state change: a manifest that cannot be kept refuses the ack while it changes nothing.
+    const manifestStored = applied ? await keepManifest(tenant, agentId, ack, now, cache) : false;
+    // The agent's next heartbeats look at its operations until one shows the effect: marked before the state
+    // changes, so that no heartbeat in between misses it. Without the cache, the sweeper closes the operation
+    // when its time is up, unless a heartbeat answered from the registry (which always looks) saw the effect.
+    if (applied && awaitsEffect(record, ack.dialect))
+      await cache.attempt(() => hotState.markOperationsPending(tenant, agentId));
+    const { events: operationEvents } = await operations.acknowledge(record, ack);
+    const matched = operationEvents.some((event) => event.operationId === ack.operationId);
+    return { matched, manifestStored, operationEvents };
+  }
+
+  /** The manifest of a DESCRIBE MANIFEST asked for through the console: registered, and kept with the agent. */
+  async function keepManifest(
+    tenant: string,
+    agentId: string,
+    ack: Acknowledgement,
+    now: number,
+    cache: GuardedCache,
+  ): Promise<boolean> {
+    const registration = await registerManifest(tenant, ack.manifestHash, ack, now, cache);
+    if (!registration) return false;
+    if (await registry.recordManifest(tenant, agentId, registration.manifest))
       await manifests.remember(tenant, agentId, registration.manifest, cache);
-    return { matched: closed !== undefined, manifestStored: registration?.stored ?? false, operationEvents };
+    return registration.stored;
   }
 }

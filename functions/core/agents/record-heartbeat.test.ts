@@ -157,6 +157,44 @@ describe("recordHeartbeat", () => {
     expect(outcome.agentClass).toBe("gateways");
   });
 
+  it.each([
+    ["a path", "plant/pumps"],
+    ["a parent directory", ".."],
+    ["a NUL", "pumps\u0000"],
+    ["a space", "edge gateways"],
+    ["129 characters", "c".repeat(129)],
+  ])(
+    "ignores a reported class with %s: a new agent joins the default class, a known one keeps its own",
+    async (_label, reported) => {
+      const core = coreHarness();
+      const withClass = (agentClass: string) => {
+        const heartbeat = example("cpp/heartbeat-light.json");
+        (heartbeat.agentInfo as JsonObject).agentClass = agentClass;
+        return heartbeat;
+      };
+      const newcomer = await core.recordHeartbeat(fleet, withClass(reported));
+      expect(newcomer).toMatchObject({ agentClass: "default", refusedAgentClass: reported });
+      expect([...core.classes.classes.keys()]).toEqual(["acme/default"]);
+
+      const known = coreHarness();
+      await known.recordHeartbeat(fleet, withClass("gateways"));
+      const outcome = await known.recordHeartbeat(fleet, withClass(reported));
+      expect(outcome).toMatchObject({ agentClass: "gateways", refusedAgentClass: reported });
+      expect(known.registry.records.get(`acme/${outcome.agentId}`)?.agentClass).toBe("gateways");
+    },
+  );
+
+  it("keeps every valid class name as reported", async () => {
+    const core = coreHarness();
+    for (const agentClass of ["gateways", "edge.gw_2-a", "0", "A".repeat(128)]) {
+      const heartbeat = example("cpp/heartbeat-light.json");
+      (heartbeat.agentInfo as JsonObject).agentClass = agentClass;
+      const outcome = await core.recordHeartbeat(fleet, heartbeat);
+      expect(outcome.agentClass).toBe(agentClass);
+      expect(outcome.refusedAgentClass).toBeUndefined();
+    }
+  });
+
   it("refuses a heartbeat for another agent than the certificate names, recording nothing", async () => {
     const core = coreHarness();
     const other: AgentCredential = {
@@ -516,15 +554,49 @@ describe("recordAck", () => {
     expect(core.manifestStore.manifests.size).toBe(0);
   });
 
-  it("refuses an ack when the stream stays unavailable, after the registry change", async () => {
+  it("accepts an ack whose change is saved when the stream stays unavailable, handing its events back", async () => {
     const core = coreHarness();
     const first = await core.recordHeartbeat(javaAgent, javaHeartbeat());
     core.events.failing = true;
     const operationId = first.reply.requestedOperations[0]?.identifier as string;
-    await expect(core.recordAck(javaAgent, javaAck(operationId))).rejects.toMatchObject({
-      code: "stream_unavailable",
-    });
+    const outcome = await core.recordAck(javaAgent, javaAck(operationId));
+    // Agents never send an ack twice: refusing it now would lose it, and its change is saved.
+    expect(outcome).toMatchObject({ matched: true, manifestStored: true, streamError: expect.any(Error) });
+    expect(outcome.unpublished).toEqual([
+      expect.objectContaining({ type: "ack", operationId, agentId: "probe-agent-1", matched: true }),
+    ]);
     expect(core.manifestStore.manifests.size).toBe(1);
+    expect(core.registry.records.get("acme/probe-agent-1")?.pendingDescribe).toBeUndefined();
+  });
+
+  it("finds a DESCRIBE by its id alone, as from an ack that names no agent under a fleet certificate", async () => {
+    const core = coreHarness();
+    const first = await core.recordHeartbeat(fleet, javaHeartbeat());
+    const operationId = first.reply.requestedOperations[0]?.identifier as string;
+    expect(operationId).toMatch(/^describe-.+~probe-agent-1$/);
+    const { agentInfo, ...anonymous } = javaAck(operationId);
+    const outcome = await core.recordAck(fleet, {
+      ...anonymous,
+      agentInfo: { ...(agentInfo as JsonObject), identifier: undefined },
+    });
+    expect(outcome).toMatchObject({ matched: true, manifestStored: true, agentId: "probe-agent-1" });
+  });
+
+  it("refuses with 403 and records nothing when the ack or the certificate names another agent than the operation's", async () => {
+    const core = coreHarness();
+    const first = await core.recordHeartbeat(fleet, javaHeartbeat());
+    const operationId = first.reply.requestedOperations[0]?.identifier as string;
+    const otherAgent: AgentCredential = { ...javaAgent, agentId: "someone-else" };
+    const before = { events: core.events.events.length, calls: core.backendCalls() };
+    await expect(core.recordAck(otherAgent, javaAck(operationId))).rejects.toMatchObject({
+      code: "identity_mismatch",
+    });
+    const namingAnother = javaAck(operationId);
+    (namingAnother.agentInfo as JsonObject).identifier = "someone-else";
+    await expect(core.recordAck(fleet, namingAnother)).rejects.toMatchObject({ code: "identity_mismatch" });
+    expect(core.events.events.length).toBe(before.events);
+    expect(core.backendCalls()).toEqual(before.calls);
+    expect(core.registry.records.get("acme/probe-agent-1")?.pendingDescribe?.operationId).toBe(operationId);
   });
 
   it("stores the C++ DESCRIBE ack's manifest", async () => {

@@ -11,6 +11,7 @@ import type { RevocationList } from "../identity/ports.js";
 import { makeRevocationCheck } from "../identity/revocation.js";
 import { type AgentManifest, currentManifest } from "../manifests/agent-manifest.js";
 import type { ManifestRegistration } from "../manifests/registration.js";
+import { operationIdOf } from "../operations/ids.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import type { AgentClassRegistry, AgentRecord, AgentRegistry, HotState } from "./ports.js";
@@ -24,6 +25,7 @@ import {
   looksForOperations,
   newAgentRecord,
   registryChange,
+  seenEffectsOf,
   sightingOf,
   viewOfRecord,
   viewOfSighting,
@@ -63,6 +65,8 @@ export interface HeartbeatOutcome {
   tenant: string;
   agentId: string;
   agentClass: string;
+  /** The class the agent reported that is no valid class name, which Beacon ignored. */
+  refusedAgentClass?: string;
   firstSight: boolean;
   manifestStored: boolean;
   describeSent: boolean;
@@ -186,13 +190,14 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     });
 
     const operationEvents: OperationEvent[] = [];
-    if (looksForOperations(view, { catchUp, markerUnknown, firstSight }) && supportedOperations) {
+    const seen = seenEffectsOf(view, heartbeat);
+    if (looksForOperations(view, { catchUp, markerUnknown, firstSight, seen }) && supportedOperations) {
       const delivery = await lifecycle.deliver(
         tenant,
         agentId,
         supportedOperations,
         settings.maxOperationsPerReply - operations.length,
-        catchUp,
+        { ensure: catchUp, seen },
       );
       operations.push(...delivery.operations);
       operationEvents.push(...delivery.events);
@@ -220,6 +225,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       tenant,
       agentId,
       agentClass,
+      refusedAgentClass: heartbeat.refusedAgentClass,
       firstSight,
       manifestStored,
       describeSent: operations.some((operation) => operation.identifier.startsWith(DESCRIBE_ID_PREFIX)),
@@ -254,7 +260,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
   }
 
   async function requestDescribe(tenant: string, agentId: string, now: number, cache: GuardedCache) {
-    const operationId = `${DESCRIBE_ID_PREFIX}${ids.newId()}`;
+    const operationId = operationIdOf(`${DESCRIBE_ID_PREFIX}${ids.newId()}`, agentId);
     const expiresAt = now + settings.describeRetryMs;
     const claimed = await registry.beginDescribe(tenant, agentId, operationId, now, expiresAt);
     // Unclaimed, another DESCRIBE is outstanding that the cache had lost track of: the cache holds off

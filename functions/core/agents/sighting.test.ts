@@ -11,6 +11,7 @@ import {
   heartbeatEvent,
   looksForOperations,
   registryChange,
+  seenEffectsOf,
   viewOfRecord,
   viewOfSighting,
   withRegistryEntry,
@@ -169,7 +170,7 @@ describe("a catch-up", () => {
     expect(catchUpOf(claimed, canUpdate, request)).toEqual({
       tenant: "acme",
       agentId: "a-1",
-      operationId: `op-${NOW}-id-1`,
+      operationId: `op-${NOW}-id-1~a-1`,
       operation: "UPDATE",
       operand: "CONFIGURATION",
       args: { location: "https://agents.test/c2/api/flows/f-9/content", flowId: "f-9" },
@@ -189,7 +190,7 @@ describe("a catch-up", () => {
 });
 
 describe("the agent's queue", () => {
-  const none = { catchUp: undefined, markerUnknown: false, firstSight: false };
+  const none = { catchUp: undefined, markerUnknown: false, firstSight: false, seen: {} };
 
   it("is read for a catch-up, for a pending marker, or when the cache could not tell of a known agent", () => {
     expect(looksForOperations(steady, none)).toBe(false);
@@ -205,14 +206,24 @@ describe("the agent's queue", () => {
     });
     expect(looksForOperations(steady, { ...none, catchUp })).toBe(true);
   });
+
+  it("is read when the heartbeat reports a new flow, which may prove an UPDATE CONFIGURATION", () => {
+    const changed = { ...steady, flowId: "f-2", previous: { ...steady.previous, flowId: "f-1" } };
+    const seen = seenEffectsOf(changed, { agentId: "a-1", flowId: "f-2" });
+    expect(seen.newFlowId).toBe("f-2");
+    expect(looksForOperations(changed, { ...none, seen })).toBe(true);
+    expect(seenEffectsOf(steady, { agentId: "a-1" }).newFlowId).toBeUndefined();
+  });
 });
 
 describe("the heartbeat's event", () => {
+  const recorded = { eventId: "e-1", tenant: "acme", at: NOW, agentClass: "pumps", firstSight: false };
+
   it("carries the view's manifest and flow, the device's id and hostname only, and what was sent", () => {
     const event = heartbeatEvent(
       { ...heartbeat, runStatus: "RUNNING", device: { deviceId: "d-1", hostname: "h-1", vCores: 4 } },
       steady,
-      { eventId: "e-1", tenant: "acme", at: NOW, agentClass: "pumps", firstSight: false },
+      recorded,
       ["op-1"],
     );
     expect(event).toEqual({
@@ -231,5 +242,20 @@ describe("the heartbeat's event", () => {
       firstSight: false,
       operationsSent: ["op-1"],
     });
+  });
+
+  it("counts the processors by run status instead of listing them", () => {
+    const processors = [
+      { id: "p-1", runStatus: "RUNNING" },
+      { id: "p-2", runStatus: "STOPPED" },
+      { id: "p-3", runStatus: "RUNNING" },
+      { id: "p-4" },
+    ];
+    const event = heartbeatEvent({ ...heartbeat, processors, resourceHash: null }, steady, recorded, []);
+    expect(event).toMatchObject({
+      processorsByRunStatus: { RUNNING: 2, STOPPED: 1, UNKNOWN: 1 },
+      resourceHash: null,
+    });
+    expect(event).not.toHaveProperty("processors");
   });
 });

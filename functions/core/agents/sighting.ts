@@ -4,11 +4,12 @@
  */
 import type { UnattributedHeartbeat } from "../c2/heartbeat.js";
 import { type SupportedOperations, supportedOperationsOf, supports } from "../c2/manifest.js";
-import type { Heartbeat } from "../c2/model.js";
+import type { Heartbeat, ProcessorStatus } from "../c2/model.js";
 import { BeaconError } from "../errors.js";
 import type { HeartbeatEvent } from "../events/model.js";
 import { type AgentCredential, authorizeAgent } from "../identity/credentials.js";
 import type { AgentManifest } from "../manifests/agent-manifest.js";
+import type { SeenEffects } from "../operations/effects.js";
 import { newUpdateConfiguration } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import type { IdGenerator } from "../ports.js";
@@ -16,7 +17,8 @@ import type { AgentCheckpoint, AgentRecord, HotSighting, HotSightingResult } fro
 
 /**
  * Beacon's own DESCRIBE MANIFEST, asked while a manifest is unknown, is tracked on the agent's registry
- * entry; its identifiers start with this, which tells its acknowledgement from an operation's.
+ * entry; its identifiers start with this, which tells its acknowledgement from an operation's, and end
+ * with the agent's id as every operation id does (ids.ts).
  */
 export const DESCRIBE_ID_PREFIX = "describe-";
 
@@ -46,6 +48,8 @@ export interface AgentView {
   catchUp?: HotSightingResult["catchUp"];
   /** The cache holds no copy of the class's flow policy. */
   classFlowUnknown?: boolean;
+  /** Run statuses in force, from the cache while an operation may await its effect. */
+  runStatuses?: { runStatus?: string; processors?: ProcessorStatus[] };
 }
 
 /** The heartbeat with the agent it speaks for: the one it names, or the agent certificate's own. */
@@ -79,6 +83,10 @@ export function sightingOf(
     repositories: heartbeat.repositories,
     queues: heartbeat.queues,
     bulletins: heartbeat.bulletins,
+    processors: heartbeat.processors,
+    resourceHash: heartbeat.resourceHash,
+    system: heartbeat.system,
+    configurationChecksums: heartbeat.configurationChecksums,
     checkpointIntervalMs: intervals.checkpointIntervalMs,
     catchUpRetryMs: intervals.catchUpRetryMs,
   };
@@ -105,6 +113,7 @@ export function viewOfSighting(sighting: HotSightingResult): AgentView {
     operationsPending: sighting.operationsPending,
     catchUp: sighting.catchUp,
     classFlowUnknown: sighting.classFlowUnknown,
+    runStatuses: sighting.runStatuses,
   };
 }
 
@@ -242,15 +251,36 @@ export function catchUpOf(
 }
 
 /**
- * Whether the heartbeat reads the agent's queue: for a catch-up, when something was queued for the agent,
- * or when the cache could not say (it failed, or lost the agent) and the agent is not new.
+ * What the heartbeat shows that can prove operations' effects: a flow id it reports anew, and the run
+ * statuses in force (the cache's, which fill in what a minimized heartbeat left out, else its own).
+ */
+export function seenEffectsOf(view: AgentView, heartbeat: Heartbeat): SeenEffects {
+  const flowChanged = view.previous !== undefined && view.flowId !== view.previous.flowId;
+  return {
+    newFlowId: flowChanged ? view.flowId : undefined,
+    runStatus: view.runStatuses?.runStatus ?? heartbeat.runStatus,
+    processors: view.runStatuses?.processors ?? heartbeat.processors,
+  };
+}
+
+/**
+ * Whether the heartbeat reads the agent's queue: for a catch-up, when something was queued for the agent
+ * or awaits its effect, when it reports a new flow (which may prove an UPDATE CONFIGURATION whose
+ * acknowledgement was lost), or when the cache could not say (it failed, or lost the agent) and the agent
+ * is not new. A steady heartbeat does none of these.
  */
 export const looksForOperations = (
   view: AgentView,
-  looking: { catchUp: OperationRecord | undefined; markerUnknown: boolean; firstSight: boolean },
+  looking: {
+    catchUp: OperationRecord | undefined;
+    markerUnknown: boolean;
+    firstSight: boolean;
+    seen: SeenEffects;
+  },
 ): boolean =>
   looking.catchUp !== undefined ||
   view.operationsPending !== undefined ||
+  looking.seen.newFlowId !== undefined ||
   (looking.markerUnknown && !looking.firstSight);
 
 /** The heartbeat's event on the stream. */
@@ -272,7 +302,11 @@ export function heartbeatEvent(
     manifestId: view.manifestId,
     flowId: view.flowId,
     runStatus: heartbeat.runStatus,
+    processorsByRunStatus: heartbeat.processors && countByRunStatus(heartbeat.processors),
+    resourceHash: heartbeat.resourceHash,
     status: heartbeat.status,
+    system: heartbeat.system,
+    configurationChecksums: heartbeat.configurationChecksums,
     device: heartbeat.device && {
       deviceId: heartbeat.device.deviceId,
       hostname: heartbeat.device.hostname,
@@ -280,4 +314,11 @@ export function heartbeatEvent(
     firstSight: recorded.firstSight,
     operationsSent,
   };
+}
+
+/** How many processors report each run status: the event's compact form of the processors' statuses. */
+function countByRunStatus(processors: ProcessorStatus[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { runStatus = "UNKNOWN" } of processors) counts[runStatus] = (counts[runStatus] ?? 0) + 1;
+  return counts;
 }

@@ -40,3 +40,7 @@ export const statusRuleOf = (record: AgentClassRecord | undefined, registryLagMs
   heartbeatIntervalSeconds: record?.heartbeatIntervalSeconds ?? DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
   registryLagMs,
 });
+
+/** The class's own acknowledgement timeout, which every operation created for its agents carries. */
+export const ackTimeoutMsOf = (record: AgentClassRecord | undefined): number | undefined =>
+  record?.ackTimeoutSeconds === undefined ? undefined : record.ackTimeoutSeconds * 1000;

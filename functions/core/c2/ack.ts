@@ -12,6 +12,7 @@ export function normalizeAcknowledgement(body: JsonObject): Acknowledgement | un
   const agentInfo = asObject(body.agentInfo);
   return {
     operationId,
+    dialect: asString(body.operation)?.toLowerCase() === "acknowledge" ? "cpp" : "java",
     state,
     details: truncate(asString(operationState?.details), MAX_DETAILS_LENGTH),
     failureCause: truncate(failureCauseOf(operationState?.failureCause), MAX_DETAILS_LENGTH),

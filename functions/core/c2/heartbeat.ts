@@ -1,3 +1,4 @@
+import { isClassName } from "../agents/class-name.js";
 import {
   asArray,
   asBoolean,
@@ -10,15 +11,28 @@ import {
 } from "./json.js";
 import type {
   Bulletin,
+  ConfigurationChecksums,
   DeviceSummary,
   Heartbeat,
+  ProcessorStatus,
   QueueStatus,
   RepositoryStatus,
   StatusSummary,
+  SystemLoad,
 } from "./model.js";
 
 /** Bounds on what one heartbeat may leave in the hot state, whatever the flow's size. */
-export const HotDetailLimits = { queues: 100, bulletins: 10, messageLength: 500 } as const;
+export const HotDetailLimits = {
+  queues: 100,
+  bulletins: 10,
+  messageLength: 500,
+  processors: 100,
+  /** Checksum algorithms, and files per algorithm. */
+  checksums: 10,
+} as const;
+
+/** What the C++ agent reports as `resourceInfo.hash` while it holds no synchronised resource. */
+const NO_RESOURCES = "null";
 
 /** A heartbeat before Beacon knows which agent it speaks for (the certificate may have to say). */
 export type UnattributedHeartbeat = Omit<Heartbeat, "agentId"> & { agentId?: string };
@@ -31,9 +45,13 @@ export function normalizeHeartbeat(body: JsonObject): UnattributedHeartbeat {
   const agentInfo = asObject(body.agentInfo);
   const flowInfo = asObject(body.flowInfo);
   const manifest = asObject(agentInfo?.agentManifest);
+  const resourceInfo = asObject(body.resourceInfo);
+  const agentClass = asString(agentInfo?.agentClass) ?? asString(body.agentClass);
+  const classIsValid = agentClass === undefined || isClassName(agentClass);
   return {
     agentId: asString(agentInfo?.identifier) ?? asString(body.agentId),
-    agentClass: asString(agentInfo?.agentClass) ?? asString(body.agentClass),
+    agentClass: classIsValid ? agentClass : undefined,
+    refusedAgentClass: classIsValid ? undefined : truncate(agentClass, 200),
     manifestHash: asString(agentInfo?.agentManifestHash),
     manifest,
     device: deviceSummary(asObject(body.deviceInfo)),
@@ -46,7 +64,57 @@ export function normalizeHeartbeat(body: JsonObject): UnattributedHeartbeat {
       flowInfo?.processorBulletins === undefined
         ? undefined
         : bulletinsOf(asArray(flowInfo.processorBulletins)),
+    processors:
+      flowInfo?.processorStatuses === undefined
+        ? undefined
+        : processorStatusesOf(asArray(flowInfo.processorStatuses)),
+    resourceHash: resourceInfo ? resourceHashOf(asString(resourceInfo.hash)) : undefined,
+    system: systemLoadOf(asObject(asObject(body.deviceInfo)?.systemInfo)),
+    configurationChecksums: checksumsOf(asObject(body.configurationChecksums)),
   };
+}
+
+/** Each processor's run status, upper-cased: the C++ agent wrote `Running` before 0.99.1. */
+function processorStatusesOf(statuses: unknown[]): ProcessorStatus[] {
+  return statuses.slice(0, HotDetailLimits.processors).flatMap((value) => {
+    const status = asObject(value);
+    const id = truncate(asString(status?.id), 200);
+    return id ? [dropUndefined({ id, runStatus: asString(status?.runStatus)?.toUpperCase() })] : [];
+  });
+}
+
+const resourceHashOf = (hash: string | undefined): string | null | undefined =>
+  hash === NO_RESOURCES ? null : truncate(hash, 200);
+
+function systemLoadOf(systemInfo: JsonObject | undefined): SystemLoad | undefined {
+  if (!systemInfo) return undefined;
+  const load = dropUndefined({
+    cpuUtilization: asNumber(systemInfo.cpuUtilization),
+    cpuLoadAverage: asNumber(systemInfo.cpuLoadAverage),
+    memoryUsage: asNumber(systemInfo.memoryUsage),
+  });
+  return Object.keys(load).length > 0 ? load : undefined;
+}
+
+/** `{SHA256: {"minifi.properties": "<hex>", ...}}`, bounded in algorithms, files and lengths. */
+function checksumsOf(checksums: JsonObject | undefined): ConfigurationChecksums | undefined {
+  if (!checksums) return undefined;
+  const limit = HotDetailLimits.checksums;
+  return Object.fromEntries(
+    Object.entries(checksums)
+      .slice(0, limit)
+      .map(([algorithm, files]) => [
+        truncate(algorithm, 50) as string,
+        Object.fromEntries(
+          Object.entries(asObject(files) ?? {})
+            .slice(0, limit)
+            .flatMap(([file, digest]) => {
+              const value = truncate(asString(digest), 200);
+              return value ? [[truncate(file, 200) as string, value]] : [];
+            }),
+        ),
+      ]),
+  );
 }
 
 function repositoriesOf(repositories: JsonObject | undefined): RepositoryStatus[] | undefined {
@@ -72,15 +140,30 @@ function queuesOf(queues: JsonObject | undefined): QueueStatus[] | undefined {
     .slice(0, HotDetailLimits.queues)
     .map(([id, value]) => {
       const queue = asObject(value);
+      const levels = queueLevelsOf(queue);
       return dropUndefined({
         id,
         name: truncate(asString(queue?.name), 200),
-        size: asNumber(queue?.size),
-        sizeMax: asNumber(queue?.sizeMax),
-        dataSize: asNumber(queue?.dataSize),
-        dataSizeMax: asNumber(queue?.dataSizeMax),
+        ...levels,
+        backPressure: backPressureOf(levels),
       });
     });
+}
+
+const queueLevelsOf = (queue: JsonObject | undefined) => ({
+  size: asNumber(queue?.size),
+  sizeMax: asNumber(queue?.sizeMax),
+  dataSize: asNumber(queue?.dataSize),
+  dataSizeMax: asNumber(queue?.dataSizeMax),
+});
+
+/** A limit of 0 or none is no limit (the C++ agent reports `sizeMax: 0` for an unbounded queue). */
+function backPressureOf(queue: ReturnType<typeof queueLevelsOf>): boolean | undefined {
+  const atLimit = (value: number | undefined, limit: number | undefined) =>
+    limit !== undefined && limit > 0 ? (value ?? 0) >= limit : undefined;
+  const bySize = atLimit(queue.size, queue.sizeMax);
+  const byData = atLimit(queue.dataSize, queue.dataSizeMax);
+  return bySize === undefined && byData === undefined ? undefined : bySize === true || byData === true;
 }
 
 /** The latest bulletins: agents list them oldest first. */
@@ -150,6 +233,10 @@ function statusSummary(status: JsonObject | undefined, flowInfo: JsonObject | un
       status?.repositories === undefined
         ? undefined
         : repositories.filter((repository) => asBoolean(repository?.full) === true).length,
+    backPressuredQueues:
+      flowInfo?.queues === undefined
+        ? undefined
+        : queues.filter((queue) => backPressureOf(queueLevelsOf(queue)) === true).length,
   });
 }
 

@@ -19,7 +19,27 @@ export interface StatusSummary {
   errorBulletins?: number;
   warningBulletins?: number;
   repositoriesFull?: number;
+  /** Queues at their object or size limit: their upstream processors are held back. */
+  backPressuredQueues?: number;
 }
+
+/** The host's load as the agent reported it (`deviceInfo.systemInfo`). */
+export interface SystemLoad {
+  /** Fraction of all cores in use, 0 to 1. */
+  cpuUtilization?: number;
+  cpuLoadAverage?: number;
+  /** Bytes of memory in use. */
+  memoryUsage?: number;
+}
+
+/** One processor's run status, upper-cased (C++ before 0.99.1 reports `Running`, later `RUNNING`). */
+export interface ProcessorStatus {
+  id: string;
+  runStatus?: string;
+}
+
+/** C++ `configurationChecksums`: per algorithm, each configuration file's digest (drift detection). */
+export type ConfigurationChecksums = Record<string, Record<string, string>>;
 
 /** One content, flowfile or provenance repository; Java and C++ report different subsets. */
 export interface RepositoryStatus {
@@ -40,6 +60,8 @@ export interface QueueStatus {
   sizeMax?: number;
   dataSize?: number;
   dataSizeMax?: number;
+  /** At its object or size limit; absent when the agent reports no limit. */
+  backPressure?: boolean;
 }
 
 export interface Bulletin {
@@ -52,18 +74,27 @@ export interface Bulletin {
 
 export interface Heartbeat {
   agentId: string;
+  /** The class the agent reports, when it is a valid class name (agents/class-name.ts). */
   agentClass?: string;
+  /** A class the agent reported that is no valid class name: ignored, as if it had reported none. */
+  refusedAgentClass?: string;
   manifestHash?: string;
   /** Present only in full heartbeats; the raw manifest object as the agent sent it. */
   manifest?: Record<string, unknown>;
   device?: DeviceSummary;
   flowId?: string;
+  /** Upper-cased: `RUNNING` or `STOPPED`. */
   runStatus?: string;
   status?: StatusSummary;
   /** Details kept only as hot state, for the console; bounded in count and length. */
   repositories?: RepositoryStatus[];
   queues?: QueueStatus[];
   bulletins?: Bulletin[];
+  processors?: ProcessorStatus[];
+  /** `resourceInfo.hash`: the digest of the last SYNC RESOURCE; null when the agent holds none (C++ "null"). */
+  resourceHash?: string | null;
+  system?: SystemLoad;
+  configurationChecksums?: ConfigurationChecksums;
 }
 
 export const AckStates = [
@@ -75,8 +106,16 @@ export const AckStates = [
 ] as const;
 export type AckState = (typeof AckStates)[number];
 
+/**
+ * Which agent wrote an acknowledgement, told by its shape: the C++ agent adds `"operation": "acknowledge"`,
+ * the Java library never does. It matters because the C++ agent acknowledges some operations FULLY_APPLIED
+ * whatever happened.
+ */
+export type AckDialect = "cpp" | "java";
+
 export interface Acknowledgement {
   operationId: string;
+  dialect: AckDialect;
   state: AckState;
   details?: string;
   failureCause?: string;

@@ -1,5 +1,11 @@
-import type { AckState, DeviceSummary, StatusSummary } from "../c2/model.js";
-import type { OperationState } from "../operations/model.js";
+import type {
+  AckState,
+  ConfigurationChecksums,
+  DeviceSummary,
+  StatusSummary,
+  SystemLoad,
+} from "../c2/model.js";
+import type { Confirmation, OperationState } from "../operations/model.js";
 import type { RolloutCounts, RolloutState } from "../rollouts/model.js";
 
 /**
@@ -20,7 +26,12 @@ export interface HeartbeatEvent {
   manifestId?: string;
   flowId?: string;
   runStatus?: string;
+  /** How many of the flow's processors report each run status. */
+  processorsByRunStatus?: Record<string, number>;
+  resourceHash?: string | null;
   status?: StatusSummary;
+  system?: SystemLoad;
+  configurationChecksums?: ConfigurationChecksums;
   device?: Pick<DeviceSummary, "deviceId" | "hostname">;
   firstSight: boolean;
   operationsSent: string[];
@@ -55,6 +66,8 @@ export interface OperationEvent {
   from?: OperationState;
   state: OperationState;
   ackState?: AckState;
+  /** When it became done: by its acknowledgement, or by a heartbeat that showed its effect. */
+  confirmedBy?: Confirmation;
   details?: string;
   failureCause?: string;
   reason?: string;
@@ -78,10 +91,37 @@ export interface RolloutEvent {
   counts: RolloutCounts;
 }
 
-export type BeaconEvent = HeartbeatEvent | AckEvent | OperationEvent | RolloutEvent;
+/**
+ * A certificate has entered the expiry warning window: announced once per certificate, by the sweeper, so
+ * that whoever looks after the device renews it before the agent is locked out.
+ */
+export interface CertificateExpiringEvent {
+  type: "certificate.expiring";
+  version: 1;
+  eventId: string;
+  tenant: string;
+  at: number;
+  serial: string;
+  kind: "agent" | "fleet";
+  agentId?: string;
+  fleetName?: string;
+  subjectDN: string;
+  /** Epoch milliseconds; in the past when the certificate expired before the sweeper could announce it. */
+  notAfter: number;
+  /** The window it entered: days before notAfter. */
+  warningDays: number;
+}
+
+export type BeaconEvent =
+  | HeartbeatEvent
+  | AckEvent
+  | OperationEvent
+  | RolloutEvent
+  | CertificateExpiringEvent;
 
 /** Keeps one agent's events, and one rollout's, in order on one shard. */
 export function partitionKeyOf(event: BeaconEvent): string {
   if (event.type === "rollout") return `${event.tenant}/rollout/${event.rolloutId}`;
+  if (event.type === "certificate.expiring") return `${event.tenant}/certificate/${event.serial}`;
   return `${event.tenant}/${event.agentId ?? (event.type === "ack" ? event.operationId : "")}`;
 }

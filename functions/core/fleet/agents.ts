@@ -27,6 +27,11 @@ export interface AgentsDependencies {
   reader: AgentReader;
   /** Revokes every agent certificate of the agent; returns the serials it revoked. */
   revokeAgentCertificates(tenant: string, agentId: string, cache: GuardedCache): Promise<string[]>;
+  /** The agent's agent certificates not revoked, soonest to expire first. */
+  agentCertificateExpiry(
+    tenant: string,
+    agentId: string,
+  ): Promise<{ serial: string; notAfter: string; state: string }[]>;
 }
 
 /** Which agents the list shows. */
@@ -250,6 +255,7 @@ export function makeAgentsApi(deps: AgentsDependencies) {
         cache,
       );
       const { record, hot } = agent as MergedAgent;
+      const certificates = await deps.agentCertificateExpiry(principal.tenant, agentId);
       return {
         body: dropUndefined({
           ...summaryOf(agent as MergedAgent),
@@ -260,6 +266,11 @@ export function makeAgentsApi(deps: AgentsDependencies) {
           repositories: hot?.repositories,
           queues: hot?.queues,
           bulletins: hot?.bulletins,
+          processors: hot?.processors,
+          resourceHash: hot?.resourceHash,
+          system: hot?.system,
+          configurationChecksums: hot?.configurationChecksums,
+          certificates,
         }),
         cacheError: cache.error,
       };

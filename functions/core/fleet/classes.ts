@@ -1,3 +1,4 @@
+import { assertClassName, isClassName } from "../agents/class-name.js";
 import type { AgentClassChange, AgentClassRecord, ClassCatalog } from "../agents/ports.js";
 import {
   DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
@@ -43,9 +44,6 @@ export interface ClassView {
   updatedAt?: string;
   agents: AgentCounts;
 }
-
-/** Class names are whatever agents report (the C2 protocol allows any string): bounded, not shaped. */
-export const isClassName = (name: string): boolean => name.length >= 1 && name.length <= 128;
 
 /**
  * Agents per class and status. The cache's per-class index answers in one round trip; without the
@@ -131,6 +129,7 @@ export function makeClassesApi(deps: ClassesDependencies) {
 
     async put(principal: Principal, name: string, change: AgentClassChange): Promise<ConsoleResult> {
       requireRole(principal, "operator");
+      assertClassName(name);
       const { record, created } = await catalog.put(principal.tenant, name, change, clock.now());
       // Catch-up gives its operations the class's acknowledgement timeout from the cache's copy of the policy.
       const policy = record.flowPolicy;

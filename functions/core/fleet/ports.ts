@@ -37,6 +37,10 @@ export type HotAgentState = Pick<
   | "repositories"
   | "queues"
   | "bulletins"
+  | "processors"
+  | "resourceHash"
+  | "system"
+  | "configurationChecksums"
 > & { lastSeen?: number };
 
 export interface ClassAgentCounts {

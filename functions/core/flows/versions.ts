@@ -1,3 +1,4 @@
+import { assertClassName } from "../agents/class-name.js";
 import { BeaconError } from "../errors.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
@@ -42,6 +43,7 @@ export function makeFlowsApi(deps: FlowsDependencies) {
     /** Publishes a flow version for the class: immutable, addressed by the SHA-256 of the bytes. */
     async upload(principal: Principal, className: string, bytes: Uint8Array): Promise<ConsoleResult> {
       requireRole(principal, "operator");
+      assertClassName(className);
       const document = readFlowDocument(bytes, deps.maxFlowBytes);
       const { record, created } = await flows.add(
         principal.tenant,

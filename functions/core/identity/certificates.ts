@@ -5,12 +5,15 @@ import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
 import { canonicalSerial, credentialFromCertificate, isValidIdentifier } from "./credentials.js";
+import { keyRefusal } from "./key-policy.js";
 import type {
   CertificateAuthority,
   CertificateFacts,
   CertificateRecord,
   CertificateStore,
+  CertificateSubject,
   RevocationNotices,
+  SignedCertificate,
 } from "./ports.js";
 import { type Principal, requireRole } from "./principal.js";
 
@@ -22,9 +25,45 @@ const MAX_NAME_LENGTH = 64;
 const SERIAL_PATTERN = /^[0-9A-F]{1,40}$/;
 export const isCanonicalSerial = (serial: string): boolean => SERIAL_PATTERN.test(serial);
 
-export type IssueRequest =
+export const DAY_MS = 86_400_000;
+
+/**
+ * Where a certificate sits in the order of expiry: its notAfter (epoch milliseconds, zero-padded so that
+ * string order is time order), then its serial. The expiring list's pages continue after one.
+ */
+export const expiryKeyOf = (record: Pick<CertificateRecord, "notAfter" | "serial">): string =>
+  `${String(Math.max(0, Math.floor(record.notAfter))).padStart(15, "0")}#${record.serial}`;
+const EXPIRY_KEY_PATTERN = /^[0-9]{15}#[0-9A-F]{1,40}$/;
+const isExpiryKey = (key: string): boolean => EXPIRY_KEY_PATTERN.test(key);
+
+/** The state a certificate is in at `now`. */
+export const certificateState = (record: CertificateRecord, now: number) =>
+  record.revokedAt !== undefined ? "revoked" : record.notAfter <= now ? "expired" : "valid";
+
+export interface CertificateListRequest {
+  cursor?: string;
+  limit?: number;
+  /** Only certificates not revoked that expire within this many days from now, soonest first. */
+  expiringWithinDays?: number;
+  /** The same, within the configured warning window. */
+  expiring?: boolean;
+}
+
+/**
+ * Whose key the certificate certifies: the device's, from its certificate signing request (the private key
+ * never leaves the device), or, only when asked for explicitly, a key pair Beacon generates and hands over
+ * once. Exactly one of the two.
+ */
+export interface KeySource {
+  csrPem?: string;
+  generateKey?: boolean;
+}
+
+export type IssueRequest = (
   | { kind: "agent"; agentId: string; validityDays?: number }
-  | { kind: "fleet"; fleetName: string; validityDays?: number };
+  | { kind: "fleet"; fleetName: string; validityDays?: number }
+) &
+  KeySource;
 
 /**
  * The store's record of a certificate the agent CA signed, from what the certificate states: tenant, kind
@@ -93,10 +132,15 @@ export interface CertificatesDependencies {
   authority: CertificateAuthority;
   revocation: CertificateRevocation;
   clock: Clock;
+  /** How many days before its notAfter a certificate counts as expiring (`BEACON_CERT_EXPIRY_WARNING_DAYS`). */
+  expiryWarningDays: number;
 }
 
+/** How many of an agent's certificates its view shows, soonest to expire first. */
+const AGENT_VIEW_CERTIFICATES = 10;
+
 export function makeCertificatesApi(deps: CertificatesDependencies) {
-  const { store, authority, revocation, clock } = deps;
+  const { store, authority, revocation, clock, expiryWarningDays } = deps;
 
   const view = (record: CertificateRecord) =>
     dropUndefined({
@@ -110,8 +154,8 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
       issuedAt: toIso(record.issuedAt) as string,
       issuedBy: record.issuedBy,
       revokedAt: toIso(record.revokedAt),
-      state:
-        record.revokedAt !== undefined ? "revoked" : record.notAfter <= clock.now() ? "expired" : "valid",
+      expiryAnnouncedAt: toIso(record.expiryAnnouncedAt),
+      state: certificateState(record, clock.now()),
     });
 
   const serialOf = (serial: string) => {
@@ -119,6 +163,31 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
     if (!isCanonicalSerial(canonical)) throw new BeaconError("not_found", "No such certificate");
     return canonical;
   };
+
+  /** The subject is Beacon's alone: a request's own subject, whatever tenant it names, is never read. */
+  async function certify(
+    request: KeySource,
+    subject: CertificateSubject,
+    validityDays: number,
+  ): Promise<SignedCertificate & { privateKeyPem?: string }> {
+    if (request.csrPem !== undefined && request.generateKey === true) {
+      throw new BeaconError("invalid_request", "Send either csrPem or generateKey: true, not both");
+    }
+    if (request.csrPem !== undefined) {
+      const csr = await authority.readSigningRequest(request.csrPem);
+      if (!csr.signatureValid) {
+        throw new BeaconError("invalid_csr", "The CSR's signature does not verify with the key it carries");
+      }
+      const refusal = keyRefusal(csr.publicKey);
+      if (refusal) throw new BeaconError("invalid_csr", refusal);
+      return authority.signClientCertificate(csr, subject, validityDays);
+    }
+    if (request.generateKey === true) return authority.issueClientCertificate(subject, validityDays);
+    throw new BeaconError(
+      "invalid_request",
+      "Send the device's certificate signing request as csrPem, or ask for a generated key with generateKey: true",
+    );
+  }
 
   return {
     async issue(principal: Principal, request: IssueRequest): Promise<ConsoleResult> {
@@ -132,28 +201,50 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
         );
       }
       const validityDays = request.validityDays ?? DEFAULT_VALIDITY_DAYS;
-      const issued = await authority.issueClientCertificate(
-        { commonName: name, organizationalUnit: request.kind, organization: principal.tenant },
-        validityDays,
-      );
+      const subject = { commonName: name, organizationalUnit: request.kind, organization: principal.tenant };
+      const issued = await certify(request, subject, validityDays);
       const record = certificateRecord(issued, clock.now(), principal.subject);
       // 128-bit random serials do not collide; should one ever, the first record must not be lost.
       if (!(await store.add(record))) throw new Error(`The agent CA issued serial ${record.serial} twice`);
       return {
         status: 201,
-        body: {
+        body: dropUndefined({
           ...view(record),
           certificatePem: issued.certificatePem,
           privateKeyPem: issued.privateKeyPem,
           caCertificatePem: issued.caCertificatePem,
-        },
+        }),
       };
     },
 
-    async list(principal: Principal, request: { cursor?: string; limit?: number }): Promise<ConsoleResult> {
+    async list(principal: Principal, request: CertificateListRequest): Promise<ConsoleResult> {
       requireRole(principal, "admin");
-      const page = await store.list(principal.tenant, pageRequestOf(request, isCanonicalSerial));
-      return { body: pageBodyOf(page, view) };
+      const days = request.expiringWithinDays ?? (request.expiring ? expiryWarningDays : undefined);
+      if (days === undefined) {
+        const page = await store.list(principal.tenant, pageRequestOf(request, isCanonicalSerial));
+        return { body: pageBodyOf(page, view) };
+      }
+      const now = clock.now();
+      const window = { from: now, until: now + days * DAY_MS };
+      const page = await store.expiring(principal.tenant, window, pageRequestOf(request, isExpiryKey));
+      return { body: { ...pageBodyOf(page, view), expiringWithinDays: days } };
+    },
+
+    /**
+     * The agent's agent certificates that are not revoked, soonest to expire first, for the agent's view:
+     * when its certificate runs out is when it stops reaching Beacon.
+     */
+    async agentCertificateExpiry(tenant: string, agentId: string) {
+      const now = clock.now();
+      return (await store.agentCertificates(tenant, agentId))
+        .filter((record) => record.revokedAt === undefined)
+        .sort((first, second) => first.notAfter - second.notAfter)
+        .slice(0, AGENT_VIEW_CERTIFICATES)
+        .map((record) => ({
+          serial: record.serial,
+          notAfter: toIso(record.notAfter) as string,
+          state: certificateState(record, now),
+        }));
     },
 
     async get(principal: Principal, serial: string): Promise<ConsoleResult> {

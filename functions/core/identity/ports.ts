@@ -38,6 +38,8 @@ export interface CertificateRecord {
   /** Subject of the token that asked for it. */
   issuedBy: string;
   revokedAt?: number;
+  /** When the sweeper announced that it expires soon (`certificate.expiring`); once per certificate. */
+  expiryAnnouncedAt?: number;
 }
 
 export interface CertificateStore {
@@ -48,8 +50,32 @@ export interface CertificateStore {
   add(record: CertificateRecord): Promise<boolean>;
   list(tenant: string, page: PageRequest): Promise<Page<CertificateRecord>>;
   get(tenant: string, serial: string): Promise<CertificateRecord | undefined>;
-  /** The agent certificates issued for one agent id. */
+  /** The agent certificates issued for one agent id, every one of them: what decommissioning revokes. */
   ofAgent(tenant: string, agentId: string): Promise<CertificateRecord[]>;
+  /**
+   * The agent certificates of one agent id as an index has them, for views: a certificate issued a moment
+   * ago may be missing yet, and those recorded before the index existed are.
+   */
+  agentCertificates(tenant: string, agentId: string): Promise<CertificateRecord[]>;
+  /**
+   * The tenant's certificates that are not revoked and expire within `window` (notAfter from `from` to `until`,
+   * both included), soonest first; pages continue after an `expiryKeyOf` key.
+   */
+  expiring(
+    tenant: string,
+    window: { from: number; until: number },
+    page: PageRequest,
+  ): Promise<Page<CertificateRecord>>;
+  /**
+   * Every tenant's certificates that are neither revoked nor announced as expiring and whose notAfter is at
+   * most `until`, soonest first, at most `limit`: the sweeper's to announce, found without a scan.
+   */
+  dueForExpiryNotice(until: number, limit: number): Promise<CertificateRecord[]>;
+  /**
+   * Records that the certificate's expiry was announced, unless it was already (or the certificate was
+   * revoked meanwhile): true for the one call that recorded it, so two sweeper runs announce it once.
+   */
+  markExpiryAnnounced(tenant: string, serial: string, at: number): Promise<boolean>;
   /**
    * Marks the certificate revoked (the first revocation time stays) and puts its serial on the
    * tenant's revocation list, together; undefined when the tenant has no such certificate.
@@ -72,15 +98,47 @@ export interface CertificateFacts {
   notAfter: number;
 }
 
-export interface IssuedCertificate extends CertificateFacts {
+export interface SignedCertificate extends CertificateFacts {
   certificatePem: string;
-  /** PKCS#8 PEM. Handed to the caller once; Beacon never stores it. */
-  privateKeyPem: string;
   /** The CA that signed it, for the agent's trust store. */
   caCertificatePem: string;
 }
 
+export interface IssuedCertificate extends SignedCertificate {
+  /** PKCS#8 PEM of the key pair Beacon generated. Handed to the caller once; Beacon never stores it. */
+  privateKeyPem: string;
+}
+
+/** The public key a certificate signing request carries, as its algorithm and size name it. */
+export interface PublicKeyFacts {
+  /** `rsa`, `rsa-pss`, `ec`, `ed25519`, …, as Node names key types. */
+  algorithm: string;
+  modulusBits?: number;
+  /** `prime256v1` (P-256), `secp384r1` (P-384), …, as OpenSSL names curves. */
+  namedCurve?: string;
+}
+
+/** A PKCS#10 certificate signing request as read, before Beacon decides anything about it. */
+export interface SigningRequest {
+  pem: string;
+  publicKey: PublicKeyFacts;
+  /** The request is signed with the private key of the public key it carries: its holder asked. */
+  signatureValid: boolean;
+}
+
 /** Beacon's agent CA: the one the agent ingress trusts. */
 export interface CertificateAuthority {
+  /** Generates a key pair and certifies it: the private key leaves Beacon in the reply, once. */
   issueClientCertificate(subject: CertificateSubject, validityDays: number): Promise<IssuedCertificate>;
+  /** Reads a PEM PKCS#10 request; throws invalid_csr when it is none. */
+  readSigningRequest(pem: string): Promise<SigningRequest>;
+  /**
+   * Certifies the request's public key under the subject Beacon chose. Nothing else of the request (its
+   * subject, its requested extensions) reaches the certificate.
+   */
+  signClientCertificate(
+    request: SigningRequest,
+    subject: CertificateSubject,
+    validityDays: number,
+  ): Promise<SignedCertificate>;
 }

@@ -11,7 +11,7 @@ import type { SupportedOperations } from "../c2/manifest.js";
 import type { OperationEvent } from "../events/model.js";
 import type { AgentCredential } from "../identity/credentials.js";
 import { operationsOfAgent } from "../manifests/agent-manifest.js";
-import { newOperationId } from "./lifecycle.js";
+import { newOperationId } from "./ids.js";
 import {
   canTransition,
   type OperationRecord,
@@ -44,7 +44,7 @@ async function knownCppAgent() {
     const record: OperationRecord = {
       tenant: "acme",
       agentId,
-      operationId: newOperationId(core.clock.now() + created++, core.ids),
+      operationId: newOperationId(core.clock.now() + created++, core.ids, agentId),
       operation,
       operand,
       state: "queued",
@@ -69,7 +69,7 @@ async function knownCppAgent() {
 }
 
 describe("the operation state machine", () => {
-  it("allows only queued → delivered → done | failed | timed_out, and cancelling or timing out a queued one", () => {
+  it("allows only queued → delivered → (awaiting_effect →) done | failed | timed_out, and cancelling or timing out a queued one", () => {
     const allowed = OperationStates.flatMap((from) =>
       OperationStates.filter((to) => canTransition(from, to)).map((to) => `${from}→${to}`),
     );
@@ -77,20 +77,37 @@ describe("the operation state machine", () => {
       "queued→delivered",
       "queued→timed_out",
       "queued→cancelled",
+      "delivered→awaiting_effect",
       "delivered→done",
       "delivered→failed",
       "delivered→timed_out",
+      "awaiting_effect→done",
+      "awaiting_effect→timed_out",
     ]);
     for (const final of ["done", "failed", "timed_out", "cancelled"] as const)
       expect(OperationTransitions[final]).toEqual([]);
   });
 
-  it("maps acknowledgement states", () => {
-    expect(stateAfterAck("FULLY_APPLIED")).toBe("done");
-    expect(stateAfterAck("NO_OPERATION")).toBe("done");
-    expect(stateAfterAck("PARTIALLY_APPLIED")).toBe("done");
-    expect(stateAfterAck("NOT_APPLIED")).toBe("failed");
-    expect(stateAfterAck("OPERATION_NOT_UNDERSTOOD")).toBe("failed");
+  it("maps acknowledgement states, and awaits the effect of a C++ START or STOP it cannot take the agent's word for", () => {
+    const restart = { operation: "RESTART" } as OperationRecord;
+    const stopComponent = {
+      operation: "STOP",
+      operand: "4FE2D51D-076A-49B0-88DE-5CF5ADF52B8F",
+    } as OperationRecord;
+    const startFlow = { operation: "START", operand: "FLOW" } as OperationRecord;
+    const stopAgent = { operation: "STOP", operand: "C2" } as OperationRecord;
+    for (const dialect of ["cpp", "java"] as const) {
+      expect(stateAfterAck(restart, { state: "FULLY_APPLIED", dialect })).toBe("done");
+      expect(stateAfterAck(restart, { state: "NO_OPERATION", dialect })).toBe("done");
+      expect(stateAfterAck(restart, { state: "PARTIALLY_APPLIED", dialect })).toBe("done");
+      expect(stateAfterAck(restart, { state: "NOT_APPLIED", dialect })).toBe("failed");
+      expect(stateAfterAck(restart, { state: "OPERATION_NOT_UNDERSTOOD", dialect })).toBe("failed");
+      expect(stateAfterAck(stopComponent, { state: "NOT_APPLIED", dialect })).toBe("failed");
+      expect(stateAfterAck(stopAgent, { state: "FULLY_APPLIED", dialect })).toBe("done");
+    }
+    expect(stateAfterAck(stopComponent, { state: "FULLY_APPLIED", dialect: "cpp" })).toBe("awaiting_effect");
+    expect(stateAfterAck(startFlow, { state: "FULLY_APPLIED", dialect: "cpp" })).toBe("awaiting_effect");
+    expect(stateAfterAck(startFlow, { state: "FULLY_APPLIED", dialect: "java" })).toBe("done");
   });
 });
 
@@ -192,7 +209,7 @@ describe("an operation the heartbeat ensures", () => {
     const record: OperationRecord = {
       tenant: "acme",
       agentId,
-      operationId: newOperationId(core.clock.now(), core.ids),
+      operationId: newOperationId(core.clock.now(), core.ids, agentId),
       operation: "UPDATE",
       operand: "CONFIGURATION",
       args: { location: `https://agents.test/c2/api/flows/${flowId}/content`, flowId },
@@ -208,7 +225,7 @@ describe("an operation the heartbeat ensures", () => {
     const { record, supported } = await catchUpOf(core, "flow-1");
     const before = core.backendCalls().operations;
 
-    const delivery = await core.operations.deliver("acme", agentId, supported, 5, record);
+    const delivery = await core.operations.deliver("acme", agentId, supported, 5, { ensure: record });
     expect(delivery.operations).toEqual([
       { identifier: record.operationId, operation: "UPDATE", operand: "CONFIGURATION", args: record.args },
     ]);
@@ -226,13 +243,17 @@ describe("an operation the heartbeat ensures", () => {
     const queued = await queue("UPDATE", "CONFIGURATION", { args: { location: "l", flowId: "flow-0" } });
     await queue("UPDATE", "PROPERTIES", { args: { "nifi.log.level": "DEBUG" } });
     const first = await catchUpOf(core, "flow-1");
-    const delivery = await core.operations.deliver("acme", agentId, first.supported, 5, first.record);
+    const delivery = await core.operations.deliver("acme", agentId, first.supported, 5, {
+      ensure: first.record,
+    });
     expect(delivery.operations.map((operation) => operation.identifier)).toHaveLength(2);
     expect(delivery.operations[0]?.identifier).toBe(queued);
     expect(stateOf(first.record.operationId)).toBeUndefined();
 
     const second = await catchUpOf(core, "flow-1");
-    expect(await core.operations.deliver("acme", agentId, second.supported, 5, second.record)).toEqual({
+    expect(
+      await core.operations.deliver("acme", agentId, second.supported, 5, { ensure: second.record }),
+    ).toEqual({
       operations: [],
       events: [],
       remaining: false,
@@ -322,5 +343,136 @@ describe("acknowledgements", () => {
     const record = core.operationStore.records.get(`acme/${agentId}/${restart}`) as OperationRecord;
     expect(await core.operations.cancel(record, "too late")).toEqual({ events: [], cancelled: false });
     expect(record.state).toBe("delivered");
+  });
+});
+
+describe("done means the effect is seen", () => {
+  /** The C++ example heartbeat with its one processor's run status, or its flow, as given. */
+  const showing = (change: { processor?: string; flowId?: string; minimized?: boolean }): JsonObject => {
+    const heartbeat = cppHeartbeat("cpp/heartbeat-light.json");
+    const flowInfo = heartbeat.flowInfo as JsonObject;
+    if (change.minimized) delete heartbeat.flowInfo;
+    if (change.processor)
+      (flowInfo.processorStatuses as JsonObject[])[0] = { id: PROCESSOR, runStatus: change.processor };
+    if (change.flowId) {
+      flowInfo.flowId = change.flowId;
+      flowInfo.versionedFlowSnapshotURI = { bucketId: "default", flowId: change.flowId };
+    }
+    return heartbeat;
+  };
+  /** The processor of the example flow, which the C++ manifest lists as a START and STOP operand. */
+  const PROCESSOR = "4fe2d51d-076a-49b0-88de-5cf5adf52b8f";
+
+  async function agentWith(
+    queueIt: (queue: Awaited<ReturnType<typeof knownCppAgent>>["queue"]) => Promise<string>,
+  ) {
+    const agent = await knownCppAgent();
+    const operationId = await queueIt(agent.queue);
+    await agent.heartbeat();
+    const beat = async (heartbeat: JsonObject) => {
+      agent.core.clock.advance(1_000);
+      return (await agent.core.recordHeartbeat(cppFleet, heartbeat)).reply.requestedOperations;
+    };
+    const recordOf = () =>
+      agent.core.operationStore.records.get(`acme/${agentId}/${operationId}`) as OperationRecord;
+    return { ...agent, operationId, beat, recordOf };
+  }
+
+  it("holds a C++ STOP acknowledged FULLY_APPLIED until a heartbeat shows the processor stopped", async () => {
+    const { core, operationId, beat, recordOf, operationEvents } = await agentWith((queue) =>
+      queue("STOP", PROCESSOR.toUpperCase()),
+    );
+    expect((await core.recordAck(cppFleet, ack(operationId, "FULLY_APPLIED"))).matched).toBe(true);
+    expect(recordOf()).toMatchObject({
+      state: "awaiting_effect",
+      ackState: "FULLY_APPLIED",
+      timeoutAt: core.clock.now() + ACK_TIMEOUT_MS,
+    });
+    expect(recordOf().confirmedBy).toBeUndefined();
+    expect(core.hotState.pendingOperations.has(`acme/${agentId}`)).toBe(true);
+
+    // The agent claimed it, but its processor still runs.
+    await beat(showing({ processor: "RUNNING" }));
+    expect(recordOf().state).toBe("awaiting_effect");
+    // C++ before 0.99.1 writes the run status in mixed case.
+    await beat(showing({ processor: "Stopped" }));
+    expect(recordOf()).toMatchObject({ state: "done", confirmedBy: "heartbeat", ackState: "FULLY_APPLIED" });
+    expect(
+      operationEvents()
+        .filter((event) => event.operationId === operationId)
+        .map((event) => event.state),
+    ).toEqual(["delivered", "awaiting_effect", "done"]);
+    expect(operationEvents().at(-1)).toMatchObject({ from: "awaiting_effect", confirmedBy: "heartbeat" });
+    // Nothing awaits any more: the marker is gone and a steady heartbeat reads no operation.
+    expect(core.hotState.pendingOperations.has(`acme/${agentId}`)).toBe(false);
+    const before = core.backendCalls().operations;
+    await beat(showing({ processor: "STOPPED" }));
+    expect(core.backendCalls().operations).toBe(before);
+  });
+
+  it("takes the last known run status when a minimized C++ heartbeat leaves the flow out", async () => {
+    const { core, operationId, beat, recordOf } = await agentWith(async (queue) => {
+      const start = await queue("START", PROCESSOR);
+      return start;
+    });
+    await core.recordAck(cppFleet, ack(operationId, "FULLY_APPLIED"));
+    await beat(showing({ minimized: true }));
+    // The full example heartbeat showed the processor running before the ack; nothing changed since.
+    expect(recordOf()).toMatchObject({ state: "done", confirmedBy: "heartbeat" });
+  });
+
+  it("closes an UPDATE CONFIGURATION whose acknowledgement was lost once heartbeats report its flow", async () => {
+    const { core, operationId, beat, recordOf, operationEvents } = await agentWith((queue) =>
+      queue("UPDATE", "CONFIGURATION", {
+        args: { location: "https://agents.test/c2/api/flows/flow-2/content", flowId: "flow-2" },
+      }),
+    );
+    // A steady heartbeat of the old flow reads no operation, whatever is delivered.
+    const steady = core.backendCalls().operations;
+    await beat(showing({}));
+    expect(core.backendCalls().operations).toBe(steady);
+    expect(recordOf().state).toBe("delivered");
+
+    const changed = core.backendCalls().operations;
+    await beat(showing({ flowId: "flow-2" }));
+    expect(recordOf()).toMatchObject({ state: "done", confirmedBy: "heartbeat" });
+    expect(recordOf().ackState).toBeUndefined();
+    // The heartbeat that reported the new flow read the agent's operations once and closed this one.
+    expect(core.backendCalls().operations - changed).toBe(2);
+    expect(operationEvents().at(-1)).toMatchObject({ operationId, from: "delivered", state: "done" });
+
+    // The acknowledgement, arriving after all, changes nothing.
+    expect((await core.recordAck(cppFleet, ack(operationId, "FULLY_APPLIED"))).matched).toBe(false);
+    expect(recordOf().confirmedBy).toBe("heartbeat");
+  });
+
+  it("takes the C++ agent's word for what a heartbeat cannot show", async () => {
+    const { core, operationId, recordOf } = await agentWith((queue) => queue("STOP", "C2"));
+    await core.recordAck(cppFleet, ack(operationId, "FULLY_APPLIED"));
+    expect(recordOf()).toMatchObject({ state: "done", confirmedBy: "ack" });
+  });
+});
+
+describe("delivery", () => {
+  it("never hands an operation out twice, however an agent's heartbeats race", async () => {
+    const { core, queue, heartbeat, stateOf } = await knownCppAgent();
+    const restart = await queue("RESTART");
+    // Both heartbeats read the queue before either moves anything.
+    const open = core.operationStore.open.bind(core.operationStore);
+    let reads = 0;
+    let bothRead: () => void = () => {};
+    const barrier = new Promise<void>((resolve) => {
+      bothRead = resolve;
+    });
+    core.operationStore.open = async (...args) => {
+      const records = await open(...args);
+      if (++reads === 2) bothRead();
+      await barrier;
+      return records;
+    };
+    const replies = await Promise.all([heartbeat(), heartbeat()]);
+    expect(reads).toBe(2);
+    expect(replies.flat().map((operation) => operation.identifier)).toEqual([restart]);
+    expect(stateOf(restart)).toBe("delivered");
   });
 });

@@ -6,8 +6,11 @@ import type { OperationEvent } from "../events/model.js";
 import { updateConfigurationArgs } from "../flows/location.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import { planDelivery } from "./delivery.js";
+import { effectSeen, type SeenEffects } from "./effects.js";
+import { agentOfOperation, isValidOperationId, newOperationId } from "./ids.js";
 import {
   canTransition,
+  isFinal,
   isNeverAcknowledged,
   type OperationChange,
   type OperationRecord,
@@ -41,8 +44,18 @@ export interface LifecycleResult {
 
 export interface Delivery extends LifecycleResult {
   operations: C2Operation[];
-  /** Something is still queued for the agent: its pending marker stays. */
+  /** Something is still queued for the agent, or awaits its effect: its pending marker stays. */
   remaining: boolean;
+}
+
+export interface DeliveryOptions {
+  /**
+   * An operation the agent should have open: created first, unless the open operations (read in the same
+   * one query) hold one of the same operation and operand already, so it is never queued twice.
+   */
+  ensure?: OperationRecord;
+  /** What the heartbeat shows of the agent: open operations whose effect it shows are done. */
+  seen?: SeenEffects;
 }
 
 /**
@@ -75,6 +88,7 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
       details: change.details,
       failureCause: change.failureCause,
       reason: change.reason,
+      confirmedBy: change.confirmedBy,
     });
   }
 
@@ -132,20 +146,39 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
     },
 
     /**
-     * Moves what the agent can take now from queued to delivered, for one heartbeat reply. `ensure` is an
-     * operation the agent should have open: it is created first, unless the open operations (read in the
-     * same one query) hold one of the same operation and operand already, so it is never queued twice.
+     * The operation an id names, read consistently: in the partition of the agent the id names or, for an
+     * id Beacon did not make, of `agentId` when the caller knows one.
+     */
+    async find(tenant: string, operationId: string, agentId?: string): Promise<OperationRecord | undefined> {
+      const owner = agentOfOperation(operationId) ?? agentId;
+      return owner !== undefined && isValidOperationId(operationId)
+        ? operations.get(tenant, owner, operationId)
+        : undefined;
+    },
+
+    /**
+     * For one heartbeat reply, in one read of the agent's open operations: closes as done those whose
+     * effect the heartbeat shows, then moves what the agent can take now from queued to delivered.
      */
     async deliver(
       tenant: string,
       agentId: string,
       supportedOperations: SupportedOperations,
       limit: number,
-      ensure?: OperationRecord,
+      options: DeliveryOptions = {},
     ): Promise<Delivery> {
+      const { ensure, seen } = options;
       const now = deps.clock.now();
-      const open = await operations.open(tenant, agentId);
+      const read = await operations.open(tenant, agentId);
       const events: OperationEvent[] = [];
+      const confirmed = seen ? read.filter((record) => effectSeen(record, seen)) : [];
+      for (const record of confirmed) {
+        const change = { state: "done" as const, finishedAt: now, confirmedBy: "heartbeat" as const };
+        const event = await move(record, record.state, change, now);
+        if (event) events.push(event);
+      }
+      // Whether or not its move won, a confirmed operation is closed: what depends on it may go out now.
+      const open = read.filter((record) => !confirmed.includes(record));
       if (ensure && !open.some((record) => isSameKind(record, ensure))) {
         open.push(...(await create([ensure])));
         events.push(createdEvent(ensure));
@@ -193,21 +226,29 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
           if (done) events.push(done);
         }
       }
-      return { operations: delivered, events, remaining: plan.remaining };
+      const awaiting = open.some((record) => record.state === "awaiting_effect");
+      return { operations: delivered, events, remaining: plan.remaining || awaiting };
     },
 
-    /** Closes the delivered operation an acknowledgement names; unknown, duplicate and late ones change nothing. */
-    async acknowledge(tenant: string, agentId: string, ack: Acknowledgement): Promise<LifecycleResult> {
-      const record = await operations.get(tenant, agentId, ack.operationId);
-      if (record?.state !== "delivered") return { events: [] };
+    /**
+     * Closes the delivered operation an acknowledgement names (found with `find`), or moves it on to await
+     * its effect; duplicate and late ones change nothing.
+     */
+    async acknowledge(record: OperationRecord, ack: Acknowledgement): Promise<LifecycleResult> {
+      if (record.state !== "delivered") return { events: [] };
       const now = deps.clock.now();
-      const state = stateAfterAck(ack.state);
+      const state = stateAfterAck(record, ack);
       const events =
-        state === "failed" ? await cancelDependents(tenant, agentId, record.operationId, now) : [];
+        state === "failed"
+          ? await cancelDependents(record.tenant, record.agentId, record.operationId, now)
+          : [];
+      // The effect gets the time an acknowledgement gets, from now; the sweeper closes it after that.
+      const timeoutAt = now + (record.ackTimeoutMs ?? settings.ackTimeoutMs);
       const change: OperationChange = dropUndefined({
         state,
-        finishedAt: now,
+        ...(state === "awaiting_effect" ? { timeoutAt, dueAt: timeoutAt } : { finishedAt: now }),
         ackState: ack.state,
+        confirmedBy: state === "done" ? ("ack" as const) : undefined,
         details: ack.details,
         failureCause: state === "failed" ? ack.failureCause : undefined,
       });
@@ -222,7 +263,7 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
      * after a dependency that was not done. `timedOut` is false when the acknowledgement (or another sweeper) won.
      */
     async timeOut(record: OperationRecord, reason: string): Promise<LifecycleResult & { timedOut: boolean }> {
-      if (record.state !== "queued" && record.state !== "delivered") return { events: [], timedOut: false };
+      if (isFinal(record.state)) return { events: [], timedOut: false };
       const now = deps.clock.now();
       const dependents = await cancelDependents(record.tenant, record.agentId, record.operationId, now);
       const event = await move(record, record.state, { state: "timed_out", finishedAt: now, reason }, now);
@@ -248,10 +289,6 @@ export type OperationLifecycle = ReturnType<typeof makeOperationLifecycle>;
 const isSameKind = (a: OperationRecord, b: OperationRecord): boolean =>
   a.operation === b.operation && (a.operand ?? "") === (b.operand ?? "");
 
-/** Operation ids sort by creation time, so lists run newest first and an agent's queue in order. */
-export const newOperationId = (now: number, ids: IdGenerator): string =>
-  `op-${String(now).padStart(13, "0")}-${ids.newId()}`;
-
 /** A queued UPDATE CONFIGURATION that Beacon itself creates (catch-up, a rollout) to send an agent a flow. */
 export function newUpdateConfiguration(request: {
   tenant: string;
@@ -267,7 +304,7 @@ export function newUpdateConfiguration(request: {
   return dropUndefined({
     tenant: request.tenant,
     agentId: request.agentId,
-    operationId: newOperationId(request.now, request.ids),
+    operationId: newOperationId(request.now, request.ids, request.agentId),
     operation: "UPDATE",
     operand: "CONFIGURATION",
     args: updateConfigurationArgs(request.agentApiUrl, request.flowId),

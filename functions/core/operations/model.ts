@@ -1,16 +1,30 @@
-import type { AckState } from "../c2/model.js";
+import type { Acknowledgement, AckState } from "../c2/model.js";
+import { awaitsEffect } from "./effects.js";
 
 /**
  * An operation's lifecycle. Queued waits for the agent's next heartbeat, delivered went out in a
- * heartbeat reply, and the other four are final: nothing moves an operation out of them.
+ * heartbeat reply. Awaiting_effect was acknowledged as applied by an agent whose word is no proof of it
+ * (the C++ agent's START and STOP, see effects.ts): it is done once a later heartbeat shows the effect,
+ * or timed out by the sweeper when none does in time. The other four are final: nothing moves an
+ * operation out of them.
  */
-export const OperationStates = ["queued", "delivered", "done", "failed", "timed_out", "cancelled"] as const;
+export const OperationStates = [
+  "queued",
+  "delivered",
+  "awaiting_effect",
+  "done",
+  "failed",
+  "timed_out",
+  "cancelled",
+] as const;
 export type OperationState = (typeof OperationStates)[number];
 
 /** Every allowed transition. A store applies one only if the operation is still in the `from` state. */
 export const OperationTransitions: Readonly<Record<OperationState, readonly OperationState[]>> = {
   queued: ["delivered", "timed_out", "cancelled"],
-  delivered: ["done", "failed", "timed_out"],
+  // Done by the acknowledgement, or by a heartbeat that shows the effect of one whose acknowledgement was lost.
+  delivered: ["awaiting_effect", "done", "failed", "timed_out"],
+  awaiting_effect: ["done", "timed_out"],
   done: [],
   failed: [],
   timed_out: [],
@@ -35,6 +49,9 @@ export const OperationKinds = [
   { operation: "RESUME", operand: "" },
 ] as const;
 
+/** How a done operation was confirmed: by its acknowledgement, or by a heartbeat that showed its effect. */
+export type Confirmation = "ack" | "heartbeat";
+
 /** Agents never acknowledge these (the C++ agent pauses or resumes and says nothing): done on delivery. */
 export const isNeverAcknowledged = (operation: string): boolean =>
   operation === "PAUSE" || operation === "RESUME";
@@ -55,17 +72,22 @@ export interface OperationRecord {
   /** Who asked for it: a console token's subject. */
   createdBy: string;
   deliveredAt?: number;
-  /** How long the agent may take to acknowledge once delivered; the service default when absent. */
+  /**
+   * How long the agent may take to acknowledge once delivered, and to show the effect once acknowledged
+   * when it must; the service default when absent.
+   */
   ackTimeoutMs?: number;
   /** The rollout that sent it, for UPDATE CONFIGURATION a rollout queued. */
   rolloutId?: string;
-  /** When a delivered operation without an acknowledgement counts as timed out. */
+  /** When a delivered operation without an acknowledgement, or one awaiting its effect, counts as timed out. */
   timeoutAt?: number;
   /** When the sweeper looks at the open operation next (see timeouts.ts); gone once it closes. */
   dueAt?: number;
   finishedAt?: number;
   /** The acknowledgement's state, as the agent sent it. */
   ackState?: AckState;
+  /** Absent for PAUSE and RESUME, done on delivery. */
+  confirmedBy?: Confirmation;
   details?: string;
   failureCause?: string;
   /** Why Beacon itself closed it (cancelled, a failed dependency, no longer supported). */
@@ -76,20 +98,32 @@ export interface OperationRecord {
 export type OperationChange = Partial<
   Pick<
     OperationRecord,
-    "deliveredAt" | "timeoutAt" | "dueAt" | "finishedAt" | "ackState" | "details" | "failureCause" | "reason"
+    | "deliveredAt"
+    | "timeoutAt"
+    | "dueAt"
+    | "finishedAt"
+    | "ackState"
+    | "confirmedBy"
+    | "details"
+    | "failureCause"
+    | "reason"
   >
 > & { state: OperationState };
 
 /**
  * What an acknowledgement means for a delivered operation. PARTIALLY_APPLIED counts as done (the agent
  * applied what it could; its details are kept); NOT_APPLIED and OPERATION_NOT_UNDERSTOOD are failures.
+ * An applied one whose agent's word is no proof of the effect awaits it.
  */
-export function stateAfterAck(ack: AckState): "done" | "failed" {
-  switch (ack) {
+export function stateAfterAck(
+  record: OperationRecord,
+  ack: Pick<Acknowledgement, "state" | "dialect">,
+): "done" | "failed" | "awaiting_effect" {
+  switch (ack.state) {
     case "FULLY_APPLIED":
     case "PARTIALLY_APPLIED":
     case "NO_OPERATION":
-      return "done";
+      return awaitsEffect(record, ack.dialect) ? "awaiting_effect" : "done";
     case "NOT_APPLIED":
     case "OPERATION_NOT_UNDERSTOOD":
       return "failed";

@@ -13,10 +13,9 @@ export interface OperationQuery {
 export interface OperationStore {
   /** Writes new operations (queued); an id that exists already is an error. */
   create(operations: OperationRecord[]): Promise<void>;
+  /** Read consistently: an acknowledgement or a console request sees every change made before it. */
   get(tenant: string, agentId: string, operationId: string): Promise<OperationRecord | undefined>;
-  /** By id alone, for the console. */
-  find(tenant: string, operationId: string): Promise<OperationRecord | undefined>;
-  /** The agent's queued and delivered operations, read consistently in one request. */
+  /** The agent's open operations (queued, delivered, awaiting their effect), read consistently in one request. */
   open(tenant: string, agentId: string): Promise<OperationRecord[]>;
   /** Applies the change only if the operation is still `from`; false otherwise (a duplicate, a race). */
   transition(operation: OperationRecord, from: OperationState, change: OperationChange): Promise<boolean>;

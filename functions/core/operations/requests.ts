@@ -1,4 +1,5 @@
-import type { AgentRecord } from "../agents/ports.js";
+import type { AgentRecord, ClassCatalog } from "../agents/ports.js";
+import { ackTimeoutMsOf } from "../agents/status.js";
 import { dropUndefined } from "../c2/json.js";
 import { supports } from "../c2/manifest.js";
 import { BeaconError } from "../errors.js";
@@ -9,13 +10,13 @@ import { isFlowHash } from "../flows/document.js";
 import { updateConfigurationArgs } from "../flows/location.js";
 import type { FlowCatalog } from "../flows/ports.js";
 import { guardedCache } from "../guarded-cache.js";
-import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { operationsOfAgent } from "../manifests/agent-manifest.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
-import { type LifecycleResult, newOperationId, type OperationLifecycle } from "./lifecycle.js";
+import { isValidOperationId, newOperationId } from "./ids.js";
+import type { LifecycleResult, OperationLifecycle } from "./lifecycle.js";
 import { isFinal, OperationKinds, type OperationRecord, type OperationState } from "./model.js";
 import type { OperationStore } from "./ports.js";
 
@@ -44,6 +45,7 @@ export interface OperationsDependencies {
   operations: OperationStore;
   lifecycle: OperationLifecycle;
   registry: FleetRegistry;
+  catalog: Pick<ClassCatalog, "get">;
   hotState: FleetHotState;
   flows: FlowCatalog;
   events: EventSink;
@@ -74,6 +76,7 @@ export const operationView = (record: OperationRecord) =>
     timeoutAt: toIso(record.timeoutAt),
     finishedAt: toIso(record.finishedAt),
     ackState: record.ackState,
+    confirmedBy: record.confirmedBy,
     details: record.details,
     failureCause: record.failureCause,
     reason: record.reason,
@@ -100,7 +103,7 @@ function kindOf(request: OperationRequest): { operation: string; operand?: strin
 }
 
 export function makeOperationsApi(deps: OperationsDependencies) {
-  const { operations, lifecycle, registry, flows, hotState, events, clock, ids } = deps;
+  const { operations, lifecycle, registry, catalog, flows, hotState, events, clock, ids } = deps;
 
   async function publish(result: LifecycleResult): Promise<unknown> {
     try {
@@ -193,9 +196,19 @@ export function makeOperationsApi(deps: OperationsDependencies) {
   }
 
   async function findOperation(tenant: string, operationId: string): Promise<OperationRecord> {
-    const record = isValidIdentifier(operationId) ? await operations.find(tenant, operationId) : undefined;
+    const record = await lifecycle.find(tenant, operationId);
     if (!record) throw new BeaconError("not_found", "No such operation");
     return record;
+  }
+
+  /** Each class's own acknowledgement timeout, read once per class of the agents. */
+  async function ackTimeoutsOf(tenant: string, agents: AgentRecord[]): Promise<Map<string, number>> {
+    const timeouts = new Map<string, number>();
+    for (const agentClass of new Set(agents.map((agent) => agent.agentClass))) {
+      const timeout = ackTimeoutMsOf(await catalog.get(tenant, agentClass));
+      if (timeout !== undefined) timeouts.set(agentClass, timeout);
+    }
+    return timeouts;
   }
 
   return {
@@ -213,19 +226,21 @@ export function makeOperationsApi(deps: OperationsDependencies) {
         await assertDependencies(tenant, request.agentId, request.dependsOn);
 
       const args = request.flowHash === undefined ? request.args : await flowArgs(tenant, request, agents);
+      const ackTimeouts = await ackTimeoutsOf(tenant, agents);
 
       const now = clock.now();
       const records: OperationRecord[] = agents.map((agent) =>
         dropUndefined({
           tenant,
           agentId: agent.agentId,
-          operationId: newOperationId(now, ids),
+          operationId: newOperationId(now, ids, agent.agentId),
           ...kind,
           args,
           dependsOn: request.dependsOn,
           state: "queued" as const,
           createdAt: now,
           createdBy: principal.subject,
+          ackTimeoutMs: ackTimeouts.get(agent.agentClass),
         }),
       );
       // The marker goes first: without it the agents' heartbeats would not look at their queues.
@@ -255,7 +270,7 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     ): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
       const page = await operations.list(principal.tenant, {
-        ...pageRequestOf(request, isValidIdentifier),
+        ...pageRequestOf(request, isValidOperationId),
         state: request.state,
         agentId: request.agentId,
       });

@@ -2,13 +2,14 @@ import { describe, expect, it } from "vitest";
 import { ACK_TIMEOUT_MS, coreHarness } from "../../../scripts/test-support/core-harness.js";
 import { MemoryClassCatalog } from "../../adapters/memory/console.js";
 import type { OperationEvent } from "../events/model.js";
-import { newOperationId, QUEUED_FIRST_LOOK_MS } from "./lifecycle.js";
+import { newOperationId } from "./ids.js";
+import { QUEUED_FIRST_LOOK_MS } from "./lifecycle.js";
 import type { OperationRecord } from "./model.js";
 import { makeSweepTimeouts } from "./timeouts.js";
 
 const tenant = "acme";
 const MINUTE = 60_000;
-const supported = { RESTART: [], STOP: ["C2"], START: ["C2"] };
+const supported = { RESTART: [], STOP: ["C2", "FLOW"], START: ["C2"] };
 
 /** The sweeper over in-memory ports, with agents of a default class and of a slow one (10-minute heartbeats). */
 function sweeperHarness(maxOperationsPerRun = 100) {
@@ -39,7 +40,7 @@ function sweeperHarness(maxOperationsPerRun = 100) {
   let created = 0;
   const queue = async (agentId: string, operation = "RESTART", more: Partial<OperationRecord> = {}) => {
     const now = core.clock.now();
-    const operationId = newOperationId(now + created++, core.ids);
+    const operationId = newOperationId(now + created++, core.ids, agentId);
     await core.operations.create([
       {
         tenant,
@@ -104,16 +105,19 @@ describe("delivered operations", () => {
     core.clock.advance(ACK_TIMEOUT_MS);
 
     // The acknowledgement lands first: nothing is left for the sweeper to time out.
-    await core.operations.acknowledge(tenant, "agent-1", { operationId: acked, state: "FULLY_APPLIED" });
+    const acknowledge = async (operationId: string) =>
+      core.operations.acknowledge((await core.operations.find(tenant, operationId)) as OperationRecord, {
+        operationId,
+        state: "FULLY_APPLIED",
+        dialect: "java",
+      });
+    await acknowledge(acked);
     expect(await sweep()).toMatchObject({ timedOut: { delivered: 1 }, skipped: 0 });
     expect(recordOf("agent-1", acked).state).toBe("done");
 
     // The sweeper lands first: the late acknowledgement changes nothing and puts nothing on the stream.
     const before = transitions().length;
-    const ack = await core.operations.acknowledge(tenant, "agent-2", {
-      operationId: late,
-      state: "FULLY_APPLIED",
-    });
+    const ack = await acknowledge(late);
     expect(ack.events).toEqual([]);
     expect(recordOf("agent-2", late).state).toBe("timed_out");
     expect(transitions().length).toBe(before);
@@ -131,6 +135,33 @@ describe("delivered operations", () => {
     expect((await core.operations.timeOut(stale, "this sweeper")).timedOut).toBe(false);
     expect(recordOf("agent-1", restart).reason).toBe("another sweeper");
     expect(await sweep()).toMatchObject({ timedOut: { queued: 0, delivered: 0 } });
+  });
+});
+
+describe("operations awaiting their effect", () => {
+  it("time out once the acknowledgement's own time has passed with no heartbeat showing it", async () => {
+    const { core, sweep, queue, deliver, recordOf, transitions } = sweeperHarness();
+    const stop = await queue("agent-1", "STOP", { operand: "FLOW" });
+    await deliver("agent-1");
+    core.clock.advance(ACK_TIMEOUT_MS - 1);
+    const record = recordOf("agent-1", stop);
+    await core.operations.acknowledge(record, { operationId: stop, state: "FULLY_APPLIED", dialect: "cpp" });
+    expect(recordOf("agent-1", stop)).toMatchObject({
+      state: "awaiting_effect",
+      dueAt: core.clock.now() + ACK_TIMEOUT_MS,
+    });
+    // The delivery's deadline has passed, but the effect has its own time from the acknowledgement.
+    core.clock.advance(1);
+    expect(await sweep()).toMatchObject({ timedOut: { delivered: 0, awaiting_effect: 0 } });
+
+    core.clock.advance(ACK_TIMEOUT_MS);
+    expect(await sweep()).toMatchObject({ timedOut: { awaiting_effect: 1 } });
+    expect(recordOf("agent-1", stop)).toMatchObject({
+      state: "timed_out",
+      ackState: "FULLY_APPLIED",
+      reason: "Acknowledged FULLY_APPLIED, but no heartbeat showed the effect in time",
+    });
+    expect(transitions().at(-1)).toBe(`${stop}:awaiting_effect→timed_out`);
   });
 });
 

@@ -25,7 +25,7 @@ export interface SweepDependencies {
 
 export interface SweepOutcome {
   /** Timed out, by the state they left. */
-  timedOut: { queued: number; delivered: number };
+  timedOut: { queued: number; delivered: number; awaiting_effect: number };
   /** Dependents of timed-out operations, cancelled with them. */
   cancelled: number;
   /** Queued operations whose class gives them longer: looked at again at their deadline. */
@@ -39,9 +39,9 @@ export interface SweepOutcome {
 }
 
 /**
- * The sweeper's use case: closes the operations agents never took or never acknowledged. A delivered
- * operation times out at its `timeoutAt`; a queued one after `queuedTimeoutHeartbeats` heartbeat intervals
- * of its agent's class. Every change is a conditional transition of the lifecycle, so a late
+ * The sweeper's use case: closes the operations agents never took, never acknowledged or never showed the
+ * effect of. A delivered operation, or one awaiting its effect, times out at its `timeoutAt`; a queued one
+ * after `queuedTimeoutHeartbeats` heartbeat intervals of its agent's class. Every change is a conditional transition of the lifecycle, so a late
  * acknowledgement, a heartbeat or an overlapping run racing it leaves exactly one winner.
  */
 export function makeSweepTimeouts(deps: SweepDependencies) {
@@ -79,7 +79,7 @@ export function makeSweepTimeouts(deps: SweepDependencies) {
     const now = clock.now();
     const intervalOf = intervalReader();
     const outcome: SweepOutcome = {
-      timedOut: { queued: 0, delivered: 0 },
+      timedOut: { queued: 0, delivered: 0, awaiting_effect: 0 },
       cancelled: 0,
       postponed: 0,
       skipped: 0,
@@ -88,7 +88,7 @@ export function makeSweepTimeouts(deps: SweepDependencies) {
 
     async function timeOut(record: OperationRecord, reason: string) {
       const result = await lifecycle.timeOut(record, reason);
-      if (result.timedOut) outcome.timedOut[record.state as "queued" | "delivered"]++;
+      if (result.timedOut) outcome.timedOut[record.state as keyof SweepOutcome["timedOut"]]++;
       else outcome.skipped++;
       outcome.cancelled += result.events.filter((event) => event.state === "cancelled").length;
       if (result.events.length === 0) return;
@@ -113,6 +113,8 @@ export function makeSweepTimeouts(deps: SweepDependencies) {
       } else if (record.state === "delivered") {
         const waited = Math.round(((record.timeoutAt ?? now) - (record.deliveredAt ?? now)) / 1000);
         await timeOut(record, `Not acknowledged within ${waited} s of delivery`);
+      } else if (record.state === "awaiting_effect") {
+        await timeOut(record, `Acknowledged ${record.ackState}, but no heartbeat showed the effect in time`);
       } else {
         const interval = await intervalOf(record.tenant, record.agentId);
         const deadline = record.createdAt + settings.queuedTimeoutHeartbeats * interval * 1000;

@@ -3,7 +3,7 @@
  * batch it starts, a person's actions. The engine (engine.ts) reads and writes around these decisions.
  */
 import type { AgentClassRecord, AgentRecord } from "../agents/ports.js";
-import { onlineSince, type StatusRule, statusOf, statusRuleOf } from "../agents/status.js";
+import { ackTimeoutMsOf, onlineSince, type StatusRule, statusOf, statusRuleOf } from "../agents/status.js";
 import { dropUndefined } from "../c2/json.js";
 import { supports } from "../c2/manifest.js";
 import type { Bulletin } from "../c2/model.js";
@@ -13,7 +13,7 @@ import type { HotAgentState } from "../fleet/ports.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
 import { operationsOfAgent } from "../manifests/agent-manifest.js";
 import { newUpdateConfiguration } from "../operations/lifecycle.js";
-import type { OperationRecord } from "../operations/model.js";
+import { isFinal, type OperationRecord } from "../operations/model.js";
 import type { IdGenerator } from "../ports.js";
 import {
   canRolloutTransition,
@@ -48,7 +48,7 @@ export interface ClassTiming {
 
 export const timingOf = (record: AgentClassRecord | undefined): ClassTiming => ({
   status: statusRuleOf(record, 0),
-  ackTimeoutMs: record?.ackTimeoutSeconds === undefined ? undefined : record.ackTimeoutSeconds * 1000,
+  ackTimeoutMs: ackTimeoutMsOf(record),
 });
 
 /** Members per state over `base`; one rolled back after failing counts among the failed too. */
@@ -111,7 +111,7 @@ export function memberChange(
   });
   if (member.state === "rolling_back") {
     const rollback = operation;
-    if (!rollback || rollback.state === "queued" || rollback.state === "delivered") return undefined;
+    if (!rollback || !isFinal(rollback.state)) return undefined;
     return rollback.state === "done"
       ? { state: "rolled_back", settledAt: now }
       : {
@@ -123,8 +123,10 @@ export function memberChange(
   if (member.state === "updating") {
     const update = operation;
     if (!update) return failed("Its update operation is gone");
-    if (update.state === "queued" || update.state === "delivered") return undefined;
-    if (update.state !== "done" || update.ackState !== "FULLY_APPLIED") return failed(closingOf(update));
+    if (!isFinal(update.state)) return undefined;
+    // Done by a FULLY_APPLIED acknowledgement, or by a heartbeat that reported the new flow after a lost one.
+    const applied = update.ackState === "FULLY_APPLIED" || update.confirmedBy === "heartbeat";
+    if (update.state !== "done" || !applied) return failed(closingOf(update));
     if (hot?.flowId === rollout.toFlow) return { state: "soaking", soakingSince: now };
     // The agent reports its new flow id in the heartbeats after its acknowledgement.
     if ((update.finishedAt ?? now) < heartbeatingSince)

@@ -16,6 +16,7 @@ import { supportedOperationsOf } from "../c2/manifest.js";
 import type { AckState, Bulletin } from "../c2/model.js";
 import type { RolloutEvent } from "../events/model.js";
 import { makeOperationLifecycle } from "../operations/lifecycle.js";
+import type { OperationRecord } from "../operations/model.js";
 import { makeSweepTimeouts } from "../operations/timeouts.js";
 import { makeRolloutEngine } from "./engine.js";
 import type { RolloutPlan, RolloutRecord } from "./model.js";
@@ -156,7 +157,8 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
         agent.bulletins = [
           { level: "ERROR", sourceName: "PutS3Object", message: "Access denied", timestamp: now + 1 },
         ];
-      await lifecycle.acknowledge(TENANT, agent.agentId, { operationId: operation.identifier, state });
+      const record = (await lifecycle.find(TENANT, operation.identifier)) as OperationRecord;
+      await lifecycle.acknowledge(record, { operationId: operation.identifier, state, dialect: "java" });
     }
   }
 

@@ -1,6 +1,6 @@
+import { isClassName } from "../agents/class-name.js";
 import { dropUndefined } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
-import { isClassName } from "../fleet/classes.js";
 import { isFlowHash } from "../flows/document.js";
 import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
 import type { FlowValidation } from "../flows/validation.js";

@@ -29,6 +29,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -49,8 +50,12 @@ import org.apache.nifi.c2.client.service.model.RuntimeInfoWrapper;
 import org.apache.nifi.c2.client.service.operation.C2OperationHandler;
 import org.apache.nifi.c2.client.service.operation.DescribeManifestOperationHandler;
 import org.apache.nifi.c2.client.service.operation.EmptyOperandPropertiesProvider;
+import org.apache.nifi.c2.client.service.operation.FlowStateStrategy;
+import org.apache.nifi.c2.client.service.operation.StartFlowOperationHandler;
+import org.apache.nifi.c2.client.service.operation.StopFlowOperationHandler;
 import org.apache.nifi.c2.client.service.operation.SupportedOperationsProvider;
 import org.apache.nifi.c2.client.service.operation.UpdateConfigurationOperationHandler;
+import org.apache.nifi.c2.client.service.operation.UpdatePropertiesOperationHandler;
 import org.apache.nifi.c2.protocol.api.AgentManifest;
 import org.apache.nifi.c2.protocol.api.AgentRepositories;
 import org.apache.nifi.c2.protocol.api.AgentRepositoryStatus;
@@ -58,6 +63,7 @@ import org.apache.nifi.c2.protocol.api.C2Heartbeat;
 import org.apache.nifi.c2.protocol.api.C2HeartbeatResponse;
 import org.apache.nifi.c2.protocol.api.C2Operation;
 import org.apache.nifi.c2.protocol.api.C2OperationAck;
+import org.apache.nifi.c2.protocol.api.C2OperationState.OperationState;
 import org.apache.nifi.c2.protocol.api.FlowQueueStatus;
 import org.apache.nifi.c2.protocol.api.OperandType;
 import org.apache.nifi.c2.protocol.api.OperationType;
@@ -75,9 +81,11 @@ import org.apache.nifi.c2.serializer.C2Serializer;
  * Plays a MiNiFi Java agent against Beacon with the real Apache NiFi C2 client library: the library's
  * {@link C2HttpClient} carries every request (mutual TLS, optional gzip), its {@link C2HeartbeatFactory}
  * builds the heartbeats, its {@link DescribeManifestOperationHandler} builds the DESCRIBE MANIFEST
- * acknowledgement and its {@link UpdateConfigurationOperationHandler} downloads the flow of an UPDATE
- * CONFIGURATION and records its flow id, exactly as in the agent. Only the sequencing is this driver's:
- * heartbeat, handle and acknowledge every operation it can, heartbeat again.
+ * acknowledgement, its {@link UpdateConfigurationOperationHandler} downloads the flow of an UPDATE
+ * CONFIGURATION and records its flow id, its {@link UpdatePropertiesOperationHandler} applies UPDATE
+ * PROPERTIES and its {@link StartFlowOperationHandler} and {@link StopFlowOperationHandler} start and stop
+ * the flow, exactly as in the agent: every acknowledgement is the one the library's handler built. Only the
+ * sequencing is this driver's: heartbeat, handle and acknowledge every operation it can, heartbeat again.
  *
  * <p>Prints one JSON object per line on stdout for each step; the library's log goes to stderr. Exits 0
  * when every step got an HTTP success, 1 on any failure and 2 on bad arguments.
@@ -94,6 +102,9 @@ public final class C2ClientDriver {
   private static final long CALL_TIMEOUT_MS = 30_000;
   private static final String STORE_TYPE = "PKCS12";
   private static final long ONE_GIB = 1L << 30;
+  /** The properties the agent offers UPDATE PROPERTIES, as its bootstrap.conf sets them. */
+  private static final Map<String, String> UPDATABLE_PROPERTIES =
+      Map.of("c2.agent.heartbeat.period", "5000", "c2.rest.callTimeout", "10 sec");
   private static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY =
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
 
@@ -105,9 +116,16 @@ public final class C2ClientDriver {
   private final C2HeartbeatFactory heartbeatFactory;
   private final DescribeManifestOperationHandler describeManifest;
   private final UpdateConfigurationOperationHandler updateConfiguration;
+  private final UpdatePropertiesOperationHandler updateProperties;
+  private final StartFlowOperationHandler startFlow;
+  private final StopFlowOperationHandler stopFlow;
   private final Set<SupportedOperation> supportedOperations;
   /** What the last UPDATE CONFIGURATION handed the agent to run: the flow's bytes. */
   private byte[] appliedFlow;
+  /** The agent's bootstrap.conf properties an UPDATE PROPERTIES may change, with their current values. */
+  private final Map<String, String> bootstrapProperties = new LinkedHashMap<>(UPDATABLE_PROPERTIES);
+  /** What the heartbeats report of the flow; START and STOP FLOW change it. */
+  private RunStatus runStatus = RunStatus.RUNNING;
 
   private C2ClientDriver(Arguments arguments, Path workDir) throws Exception {
     this.arguments = arguments;
@@ -155,11 +173,22 @@ public final class C2ClientDriver {
     this.updateConfiguration =
         new UpdateConfigurationOperationHandler(
             client, flowIdHolder, flow -> appliedFlow = flow, new EmptyOperandPropertiesProvider());
-    // Derived from the handlers, as the agent does: DESCRIBE MANIFEST and UPDATE CONFIGURATION.
+    // The agent writes the properties to bootstrap.conf and restarts; the driver keeps them in memory.
+    this.updateProperties =
+        new UpdatePropertiesOperationHandler(this::availableProperties, this::persistProperties);
+    FlowStateStrategy flowState = new DriverFlowState();
+    this.startFlow = new StartFlowOperationHandler(flowState);
+    this.stopFlow = new StopFlowOperationHandler(flowState);
+    // Derived from the handlers, as the agent does.
     Map<OperationType, Map<OperandType, C2OperationHandler>> handlers =
         Map.of(
             OperationType.DESCRIBE, Map.of(OperandType.MANIFEST, describeManifest),
-            OperationType.UPDATE, Map.of(OperandType.CONFIGURATION, updateConfiguration));
+            OperationType.UPDATE,
+                Map.of(
+                    OperandType.CONFIGURATION, updateConfiguration,
+                    OperandType.PROPERTIES, updateProperties),
+            OperationType.START, Map.of(OperandType.FLOW, startFlow),
+            OperationType.STOP, Map.of(OperandType.FLOW, stopFlow));
     this.supportedOperations = new SupportedOperationsProvider(handlers).getSupportedOperations();
   }
 
@@ -197,8 +226,8 @@ public final class C2ClientDriver {
   }
 
   /**
-   * Heartbeat, handle and acknowledge every DESCRIBE MANIFEST and UPDATE CONFIGURATION it brought, heartbeat
-   * again. Other operations are only reported: this driver advertises those two alone.
+   * Heartbeat, handle and acknowledge every operation it brought with the library's handler for it,
+   * heartbeat again. The driver advertises only the operations it has handlers for.
    */
   private void converse() throws IOException, DriverFailure {
     emit(
@@ -213,9 +242,70 @@ public final class C2ClientDriver {
       } else if (operation.getOperation() == OperationType.UPDATE
           && operation.getOperand() == OperandType.CONFIGURATION) {
         update(operation);
+      } else if (operation.getOperation() == OperationType.UPDATE
+          && operation.getOperand() == OperandType.PROPERTIES) {
+        // The agent acknowledges once it has restarted with the new properties; the driver at once.
+        acknowledge(updateProperties.handle(operation), operation);
+        emit(
+            step("properties")
+                .with("operationId", operation.getIdentifier())
+                .with("values", bootstrapProperties));
+      } else if (operation.getOperation() == OperationType.START
+          && operation.getOperand() == OperandType.FLOW) {
+        acknowledge(startFlow.handle(operation), operation);
+      } else if (operation.getOperation() == OperationType.STOP
+          && operation.getOperand() == OperandType.FLOW) {
+        acknowledge(stopFlow.handle(operation), operation);
       }
     }
     heartbeat(2);
+  }
+
+  /** UPDATE PROPERTIES' operand properties, shaped as the agent lists them in its manifest. */
+  private Map<String, Object> availableProperties() {
+    List<Map<String, Object>> available =
+        bootstrapProperties.entrySet().stream()
+            .map(
+                entry ->
+                    Map.<String, Object>of(
+                        "propertyName", entry.getKey(),
+                        "propertyValue", entry.getValue(),
+                        "validator", "VALID"))
+            .toList();
+    return Map.of("availableProperties", available);
+  }
+
+  /**
+   * What the agent's persister does with the operation's args: refuses a property it does not offer
+   * (the handler then acknowledges NOT_APPLIED), and tells whether any value changed (NO_OPERATION if not).
+   */
+  private Boolean persistProperties(Map<String, Object> updates) {
+    for (String name : updates.keySet()) {
+      if (!bootstrapProperties.containsKey(name)) {
+        throw new IllegalArgumentException("The property " + name + " cannot be updated");
+      }
+    }
+    boolean changed = false;
+    for (Map.Entry<String, Object> update : updates.entrySet()) {
+      String value = String.valueOf(update.getValue());
+      changed |= !Objects.equals(bootstrapProperties.put(update.getKey(), value), value);
+    }
+    return changed;
+  }
+
+  /** Starts and stops the flow the heartbeats report on. */
+  private final class DriverFlowState implements FlowStateStrategy {
+    @Override
+    public OperationState start() {
+      runStatus = RunStatus.RUNNING;
+      return OperationState.FULLY_APPLIED;
+    }
+
+    @Override
+    public OperationState stop() {
+      runStatus = RunStatus.STOPPED;
+      return OperationState.FULLY_APPLIED;
+    }
   }
 
   private List<C2Operation> heartbeat(int sequence) throws IOException, DriverFailure {
@@ -232,6 +322,11 @@ public final class C2ClientDriver {
             .with("agentManifestHash", heartbeat.getAgentInfo().getAgentManifestHash())
             .with("manifestSent", heartbeat.getAgentInfo().getAgentManifest() != null)
             .with("flowId", heartbeat.getFlowInfo() == null ? null : heartbeat.getFlowInfo().getFlowId())
+            .with(
+                "runStatus",
+                heartbeat.getFlowInfo() == null || heartbeat.getFlowInfo().getRunStatus() == null
+                    ? null
+                    : heartbeat.getFlowInfo().getRunStatus().name())
             .with("http", exchange.describe())
             .with("parsed", response.isPresent())
             .with("operations", operations.stream().map(C2ClientDriver::describeOperation).toList()));
@@ -347,7 +442,7 @@ public final class C2ClientDriver {
     queue.setDataSizeMax(ONE_GIB);
 
     return new RuntimeInfoWrapper(
-        repositories, manifest(), Map.of("conn-1", queue), List.of(), List.of(), RunStatus.RUNNING);
+        repositories, manifest(), Map.of("conn-1", queue), List.of(), List.of(), runStatus);
   }
 
   /** A one-processor manifest shaped like the agent's (examples/java-2.3.0/ack-describe-manifest.json). */

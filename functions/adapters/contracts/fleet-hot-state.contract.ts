@@ -1,0 +1,122 @@
+import { expect, it } from "vitest";
+import type { FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
+import { contract } from "./contract.js";
+
+const START = Date.UTC(2026, 10, 21);
+const MINUTE = 60_000;
+
+/** A heartbeat's state as the agent API leaves it in the cache: when it was seen, and what it reported. */
+export type Sighting = Omit<HotAgentState, "lastSeen"> & { lastSeen: number };
+
+/**
+ * The console's view of the hot state, with what fills it (the agent API's sightings) and whether an
+ * agent's pending-operation marker is set (what its next heartbeat reads).
+ */
+export interface FleetHotStateSubject {
+  hotState: FleetHotState;
+  sight(tenant: string, agentId: string, sighting: Sighting): Promise<void>;
+  pendingMarked(tenant: string, agentId: string): Promise<boolean>;
+}
+
+export const fleetHotStateContract = contract<FleetHotStateSubject>("the fleet hot state", (the) => {
+  const full: Sighting = {
+    lastSeen: START,
+    agentClass: "pumps",
+    manifestHash: "manifest-1",
+    flowId: "flow-1",
+    runStatus: "RUNNING",
+    status: { uptime: 3_600_000, queuedFlowFiles: 3 },
+    device: { hostname: "pump-7", vCores: 4 },
+    repositories: [{ name: "flowfile", size: 10, maxSize: 100 }],
+    queues: [{ id: "q-1", name: "success", size: 3, sizeMax: 10_000 }],
+    bulletins: [{ level: "WARN", message: "slow", timestamp: START }],
+  };
+
+  it("reads agents' hot state as their heartbeats left it, and nothing of agents it does not hold", async () => {
+    const { hotState, sight } = the.subject;
+    await sight(the.tenant, "agent-1", full);
+    await sight(the.tenant, "agent-2", { lastSeen: START, agentClass: "valves" });
+    // A minimized heartbeat leaves what it does not report as it was.
+    await sight(the.tenant, "agent-1", { lastSeen: START + MINUTE, runStatus: "STOPPED" });
+
+    const states = await hotState.agents(the.tenant, ["agent-1", "agent-2", "agent-3"]);
+    expect([...states.keys()]).toEqual(["agent-1", "agent-2"]);
+    expect(states.get("agent-1")).toEqual({ ...full, lastSeen: START + MINUTE, runStatus: "STOPPED" });
+    expect(states.get("agent-2")).toEqual({ lastSeen: START, agentClass: "valves" });
+    const queues = structuredClone(full.queues);
+    states.get("agent-1")?.queues?.push({ id: "changed by its reader" });
+    expect((await hotState.agents(the.tenant, ["agent-1"])).get("agent-1")?.queues).toEqual(queues);
+    expect(await hotState.agents(`${the.tenant}-other`, ["agent-1"])).toEqual(new Map());
+  });
+
+  it("counts a class's agents, and those seen since a time, following an agent that changes class", async () => {
+    const { hotState, sight } = the.subject;
+    await sight(the.tenant, "agent-1", { lastSeen: START, agentClass: "pumps" });
+    await sight(the.tenant, "agent-2", { lastSeen: START + MINUTE, agentClass: "pumps" });
+    await sight(the.tenant, "agent-3", { lastSeen: START, agentClass: "valves" });
+    const counts = () =>
+      hotState.classCounts(the.tenant, [
+        { name: "pumps", onlineSince: START + 1 },
+        { name: "valves", onlineSince: START },
+        { name: "drains", onlineSince: 0 },
+      ]);
+    expect(await counts()).toEqual(
+      new Map([
+        ["pumps", { total: 2, online: 1 }],
+        ["valves", { total: 1, online: 1 }],
+        ["drains", { total: 0, online: 0 }],
+      ]),
+    );
+    await sight(the.tenant, "agent-3", { lastSeen: START + MINUTE, agentClass: "pumps" });
+    expect(await counts()).toEqual(
+      new Map([
+        ["pumps", { total: 3, online: 2 }],
+        ["valves", { total: 0, online: 0 }],
+        ["drains", { total: 0, online: 0 }],
+      ]),
+    );
+  });
+
+  it("counts the heartbeats of each minute", async () => {
+    const { hotState, sight } = the.subject;
+    const minute = Math.floor(START / MINUTE);
+    await sight(the.tenant, "agent-1", { lastSeen: START, agentClass: "pumps" });
+    await sight(the.tenant, "agent-2", { lastSeen: START + 1_000, agentClass: "pumps" });
+    await sight(the.tenant, "agent-1", { lastSeen: START + MINUTE });
+    expect(await hotState.heartbeatsPerMinute(the.tenant, [minute - 1, minute, minute + 1])).toEqual([
+      0, 2, 1,
+    ]);
+    expect(await hotState.heartbeatsPerMinute(`${the.tenant}-other`, [minute])).toEqual([0]);
+  });
+
+  it("marks agents' queues for their next heartbeats", async () => {
+    const { hotState, pendingMarked } = the.subject;
+    await hotState.markOperationsPending(the.tenant, ["agent-1", "agent-2"]);
+    expect(await pendingMarked(the.tenant, "agent-1")).toBe(true);
+    expect(await pendingMarked(the.tenant, "agent-2")).toBe(true);
+    expect(await pendingMarked(the.tenant, "agent-3")).toBe(false);
+  });
+
+  it("forgets an agent: its hot state, its pending operations and its place in the classes named", async () => {
+    const { hotState, sight, pendingMarked } = the.subject;
+    await sight(the.tenant, "agent-1", full);
+    await sight(the.tenant, "agent-2", { lastSeen: START, agentClass: "pumps" });
+    await hotState.markOperationsPending(the.tenant, ["agent-1"]);
+    await hotState.forgetAgent(the.tenant, "agent-1", ["pumps"]);
+    expect([...(await hotState.agents(the.tenant, ["agent-1", "agent-2"])).keys()]).toEqual(["agent-2"]);
+    expect(await hotState.classCounts(the.tenant, [{ name: "pumps", onlineSince: 0 }])).toEqual(
+      new Map([["pumps", { total: 1, online: 1 }]]),
+    );
+    expect(await pendingMarked(the.tenant, "agent-1")).toBe(false);
+  });
+
+  it("leaves a forgotten agent counted in its class when that class is not named", async () => {
+    const { hotState, sight } = the.subject;
+    await sight(the.tenant, "agent-1", { lastSeen: START, agentClass: "pumps" });
+    await hotState.forgetAgent(the.tenant, "agent-1", ["valves"]);
+    expect(await hotState.agents(the.tenant, ["agent-1"])).toEqual(new Map());
+    expect(await hotState.classCounts(the.tenant, [{ name: "pumps", onlineSince: 0 }])).toEqual(
+      new Map([["pumps", { total: 1, online: 1 }]]),
+    );
+  });
+});

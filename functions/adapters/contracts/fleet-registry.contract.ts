@@ -1,0 +1,127 @@
+import { expect, it } from "vitest";
+import type { AgentRecord } from "../../core/agents/ports.js";
+import type { FleetRegistry } from "../../core/fleet/ports.js";
+import { contract } from "./contract.js";
+
+const START = Date.UTC(2026, 10, 21);
+
+/** The console's view of the registry, and how an agent gets into it (the agent API's registration). */
+export interface FleetRegistrySubject {
+  registry: FleetRegistry;
+  add(record: AgentRecord): Promise<void>;
+}
+
+/** Index pages by class or of the whole fleet in agent id order, filters narrowing a page once read. */
+export const fleetRegistryContract = contract<FleetRegistrySubject>("the fleet registry", (the) => {
+  const agent = (agentId: string, agentClass: string, change: Partial<AgentRecord> = {}): AgentRecord => ({
+    tenant: the.tenant,
+    agentId,
+    agentClass,
+    manifestHash: "manifest-1",
+    flowId: "flow-1",
+    firstSeen: START,
+    lastSeen: START,
+    ...change,
+  });
+
+  /** Five agents of two classes, added out of order. */
+  const fleet = async () => {
+    const agents = [
+      agent("agent-1", "pumps", { device: { hostname: "north-1" } }),
+      agent("agent-2", "valves", { flowId: "flow-2" }),
+      agent("agent-3", "pumps", { manifestHash: "manifest-2", lastSeen: START + 60_000 }),
+      agent("agent-4", "pumps", { flowId: "flow-2", device: { hostname: "south-4" } }),
+      agent("agent-5", "valves", { lastSeen: START + 60_000 }),
+    ];
+    for (const index of [3, 0, 4, 2, 1]) await the.subject.add(agents[index] as AgentRecord);
+    await the.subject.add(agent("agent-0", "pumps", { tenant: `${the.tenant}-other` }));
+    return agents;
+  };
+
+  const idsOf = (page: { items: AgentRecord[] }) => page.items.map((record) => record.agentId);
+
+  it("reads an agent as it was registered, as a copy of its own, and nothing for one it does not hold", async () => {
+    const { registry, add } = the.subject;
+    const record = agent("agent-1", "pumps", { device: { hostname: "north-1", vCores: 2 } });
+    const added = structuredClone(record);
+    await add(record);
+    record.agentClass = "changed by its writer";
+    const read = (await registry.get(the.tenant, "agent-1")) as AgentRecord;
+    expect(read).toEqual(added);
+    read.agentClass = "changed by its reader";
+    expect(await registry.get(the.tenant, "agent-1")).toEqual(added);
+    expect(await registry.get(the.tenant, "agent-9")).toBeUndefined();
+    expect(await registry.get(`${the.tenant}-other`, "agent-1")).toBeUndefined();
+  });
+
+  it("pages through the whole fleet by agent id, either way", async () => {
+    const { registry } = the.subject;
+    const agents = await fleet();
+    const first = await registry.query(the.tenant, { limit: 2 });
+    expect(first).toEqual({ items: agents.slice(0, 2), last: "agent-2" });
+    const second = await registry.query(the.tenant, { limit: 2, after: first.last });
+    expect(idsOf(second)).toEqual(["agent-3", "agent-4"]);
+    const third = await registry.query(the.tenant, { limit: 2, after: second.last });
+    expect(third).toEqual({ items: agents.slice(4) });
+
+    const newest = await registry.query(the.tenant, { limit: 2, descending: true });
+    expect(newest).toEqual({ items: [agents[4], agents[3]], last: "agent-4" });
+    const older = await registry.query(the.tenant, { limit: 3, descending: true, after: newest.last });
+    // A full page names a cursor even when nothing follows it.
+    expect(older).toEqual({ items: [agents[2], agents[1], agents[0]], last: "agent-1" });
+    expect(await registry.query(the.tenant, { limit: 3, descending: true, after: older.last })).toEqual({
+      items: [],
+    });
+  });
+
+  it("pages through one class's agents by agent id", async () => {
+    const { registry } = the.subject;
+    await fleet();
+    const first = await registry.query(the.tenant, { agentClass: "pumps", limit: 2 });
+    expect(first).toMatchObject({ last: "agent-3" });
+    expect(idsOf(first)).toEqual(["agent-1", "agent-3"]);
+    expect(
+      idsOf(await registry.query(the.tenant, { agentClass: "pumps", limit: 2, after: first.last })),
+    ).toEqual(["agent-4"]);
+    expect(await registry.query(the.tenant, { agentClass: "drains", limit: 2 })).toEqual({ items: [] });
+  });
+
+  it("narrows a page by manifest, flow and text once it is read, never what it reads", async () => {
+    const { registry } = the.subject;
+    await fleet();
+    expect(await registry.query(the.tenant, { flowId: "flow-2", limit: 3 })).toEqual({
+      items: [expect.objectContaining({ agentId: "agent-2" })],
+      last: "agent-3",
+    });
+    const flowTwo = await registry.query(the.tenant, { flowId: "flow-2", limit: 3, after: "agent-3" });
+    expect(idsOf(flowTwo)).toEqual(["agent-4"]);
+    expect(
+      idsOf(await registry.query(the.tenant, { agentClass: "pumps", manifestHash: "manifest-2", limit: 5 })),
+    ).toEqual(["agent-3"]);
+    // Text matches a part of the agent id or of the device's hostname.
+    expect(idsOf(await registry.query(the.tenant, { text: "south", limit: 5 }))).toEqual(["agent-4"]);
+    expect(idsOf(await registry.query(the.tenant, { text: "nt-5", limit: 5 }))).toEqual(["agent-5"]);
+  });
+
+  it("counts a class's agents, or those seen since a time", async () => {
+    const { registry } = the.subject;
+    await fleet();
+    expect(await registry.count(the.tenant, "pumps")).toBe(3);
+    expect(await registry.count(the.tenant, "pumps", START + 60_000)).toBe(1);
+    expect(await registry.count(the.tenant, "valves", START + 1)).toBe(1);
+    expect(await registry.count(the.tenant, "drains")).toBe(0);
+  });
+
+  it("removes an agent from reads, lists and counts, and says when there was none", async () => {
+    const { registry } = the.subject;
+    await fleet();
+    expect(await registry.remove(the.tenant, "agent-3")).toBe(true);
+    expect(await registry.get(the.tenant, "agent-3")).toBeUndefined();
+    expect(idsOf(await registry.query(the.tenant, { agentClass: "pumps", limit: 5 }))).toEqual([
+      "agent-1",
+      "agent-4",
+    ]);
+    expect(await registry.count(the.tenant, "pumps")).toBe(2);
+    expect(await registry.remove(the.tenant, "agent-3")).toBe(false);
+  });
+});

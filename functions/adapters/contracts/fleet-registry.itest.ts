@@ -1,0 +1,21 @@
+import { DynamoAgentRegistry } from "../dynamodb/agent-registry.js";
+import { DynamoFleetRegistry } from "../dynamodb/fleet-registry.js";
+import { MemoryFleetRegistry } from "../memory/console.js";
+import { fleetRegistryContract } from "./fleet-registry.contract.js";
+import { tableOfItsOwn } from "./local-stack.js";
+
+const table = tableOfItsOwn();
+
+fleetRegistryContract("DynamoDB", () => {
+  const agents = new DynamoAgentRegistry(table.documents, table.name);
+  return {
+    registry: new DynamoFleetRegistry(table.documents, table.name),
+    add: async (record) => {
+      await agents.register(record);
+    },
+  };
+});
+fleetRegistryContract("the memory fake", () => {
+  const registry = new MemoryFleetRegistry();
+  return { registry, add: async (record) => registry.add(record) };
+});

@@ -1,0 +1,258 @@
+import { expect, it } from "vitest";
+import type { HotSighting, HotSightingResult, HotState } from "../../core/agents/ports.js";
+import type { SupportedOperations } from "../../core/c2/manifest.js";
+import type { KnownManifest } from "../../core/manifests/agent-manifest.js";
+import { contract } from "./contract.js";
+
+const START = Date.UTC(2026, 10, 21);
+const CHECKPOINT_MS = 600_000;
+const SERIAL = "0A";
+const supported: SupportedOperations = { DESCRIBE: ["MANIFEST"], UPDATE: ["CONFIGURATION"] };
+/** The manifest of agent-1's hash "manifest-1", as the cache keeps it. */
+const known: KnownManifest = { hash: "manifest-1", manifestId: "binary-1", supportedOperations: supported };
+
+/** The agent API's hot state, and what the console tells it: an agent's queue marked, a serial revoked. */
+export interface HotStateSubject {
+  hotState: HotState;
+  markOperationsPending(tenant: string, agentId: string): Promise<void>;
+  revokeSerial(tenant: string, serial: string): Promise<void>;
+}
+
+/**
+ * The heartbeat's one round trip and what feeds it: revocation first, then the sighting recorded and the
+ * values in force, the registry checkpoint, the agent's manifest and the binaries stored, an outstanding
+ * DESCRIBE, pending operations, and the class's flow policy with the catch-up it claims. Nothing here waits
+ * for an expiry.
+ */
+export const hotStateContract = contract<HotStateSubject>("the hot state", (the) => {
+  const sighting = (now: number, change: Partial<HotSighting> = {}): HotSighting => ({
+    tenant: the.tenant,
+    agentId: "agent-1",
+    serialNumber: SERIAL,
+    now,
+    checkpointIntervalMs: CHECKPOINT_MS,
+    catchUpRetryMs: 1_800_000,
+    ...change,
+  });
+
+  /** Records a sighting that must be recorded, and returns what the heartbeat learns from it. */
+  const sighted = async (now: number, change: Partial<HotSighting> = {}): Promise<HotSightingResult> => {
+    const outcome = await the.subject.hotState.recordSighting(sighting(now, change));
+    if (!outcome.recorded) throw new Error(`the sighting was refused: ${outcome.revocation}`);
+    return outcome.sighting;
+  };
+
+  const reported = { agentClass: "pumps", manifestHash: "manifest-1", flowId: "flow-1" };
+
+  it("records nothing until it holds the tenant's revocation list, an empty one included", async () => {
+    const { hotState } = the.subject;
+    expect(await hotState.revocationOf(the.tenant, SERIAL)).toBe("unknown");
+    expect(await hotState.recordSighting(sighting(START, reported))).toEqual({
+      recorded: false,
+      revocation: "unknown",
+    });
+    await hotState.rememberRevocations(the.tenant, []);
+    expect(await hotState.revocationOf(the.tenant, SERIAL)).toBe("clear");
+    expect(await hotState.revocationOf(`${the.tenant}-other`, SERIAL)).toBe("unknown");
+    // The refused sighting left nothing behind: this is the agent's first.
+    expect(await sighted(START + 1, reported)).toMatchObject({
+      registered: false,
+      previousAgentClass: undefined,
+      previousFlowId: undefined,
+    });
+  });
+
+  it("refuses a revoked certificate before recording anything, and replaces the list it is given", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, ["1A", "2B"]);
+    expect(await hotState.revocationOf(the.tenant, "1A")).toBe("revoked");
+    expect(await hotState.revocationOf(the.tenant, SERIAL)).toBe("clear");
+    await sighted(START, reported);
+    expect(
+      await hotState.recordSighting(sighting(START + 1, { serialNumber: "2B", flowId: "flow-9" })),
+    ).toEqual({ recorded: false, revocation: "revoked" });
+    expect(await sighted(START + 2)).toMatchObject({ flowId: "flow-1", previousFlowId: "flow-1" });
+
+    await hotState.rememberRevocations(the.tenant, ["3C"]);
+    expect(await hotState.revocationOf(the.tenant, "1A")).toBe("clear");
+    expect(await hotState.revocationOf(the.tenant, "3C")).toBe("revoked");
+  });
+
+  it("refuses a serial the console revokes at once, and holds no list the console's revocation made up", async () => {
+    const { hotState, revokeSerial } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    await revokeSerial(the.tenant, SERIAL);
+    expect(await hotState.recordSighting(sighting(START, reported))).toEqual({
+      recorded: false,
+      revocation: "revoked",
+    });
+    // Without the tenant's list the registry, where the serial already is, stays the one to ask.
+    await revokeSerial(`${the.tenant}-other`, SERIAL);
+    expect(await hotState.revocationOf(`${the.tenant}-other`, SERIAL)).toBe("unknown");
+  });
+
+  it("tells a first sight, then fills in what a minimized heartbeat leaves out", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    expect(await sighted(START, reported)).toEqual({
+      registered: false,
+      ...reported,
+      checkpointDue: false,
+      // The class is known, its flow policy not yet.
+      classFlowUnknown: true,
+    });
+    expect(await sighted(START + 30_000, { runStatus: "RUNNING" })).toEqual({
+      registered: false,
+      ...reported,
+      previousAgentClass: "pumps",
+      previousManifestHash: "manifest-1",
+      previousFlowId: "flow-1",
+      checkpointDue: false,
+      classFlowUnknown: true,
+    });
+    expect(await sighted(START + 60_000, { agentClass: "valves", flowId: "flow-2" })).toMatchObject({
+      agentClass: "valves",
+      manifestHash: "manifest-1",
+      flowId: "flow-2",
+      previousAgentClass: "pumps",
+      previousFlowId: "flow-1",
+    });
+  });
+
+  it("asks nothing of the class's flow policy for an agent that reports no class", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    expect(await sighted(START, { flowId: "flow-1" })).toEqual({
+      registered: false,
+      flowId: "flow-1",
+      checkpointDue: false,
+      classFlowUnknown: false,
+    });
+  });
+
+  it("claims the registry checkpoint of a registered agent once per interval", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    expect(await sighted(START, reported)).toMatchObject({ registered: false, checkpointDue: false });
+    await hotState.markRegistered(the.tenant, "agent-1", START);
+    const dueAt = async (now: number) => (await sighted(now)).checkpointDue;
+    expect(await sighted(START + 1)).toMatchObject({ registered: true, checkpointDue: false });
+    expect(await dueAt(START + CHECKPOINT_MS - 1)).toBe(false);
+    expect(await dueAt(START + CHECKPOINT_MS)).toBe(true);
+    expect(await dueAt(START + CHECKPOINT_MS + 1)).toBe(false);
+    expect(await dueAt(START + 2 * CHECKPOINT_MS)).toBe(true);
+  });
+
+  it("answers with the agent's binary and operations for the hash its manifest was reported with", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    expect(await sighted(START, reported)).toMatchObject({
+      manifestId: undefined,
+      supportedOperations: undefined,
+    });
+    await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
+    expect(await sighted(START + 1)).toMatchObject({
+      manifestId: "binary-1",
+      supportedOperations: supported,
+    });
+    // A new hash is a manifest to learn, even of the same binary; another agent's or tenant's is not this one's.
+    expect(await sighted(START + 2, { manifestHash: "manifest-2" })).toMatchObject({
+      manifestId: undefined,
+      supportedOperations: undefined,
+    });
+    await hotState.rememberAgentManifest(the.tenant, "agent-2", { ...known, hash: "manifest-2" });
+    await hotState.rememberAgentManifest(`${the.tenant}-other`, "agent-1", { ...known, hash: "manifest-2" });
+    expect((await sighted(START + 3)).supportedOperations).toBeUndefined();
+    await hotState.rememberAgentManifest(the.tenant, "agent-1", { ...known, hash: "manifest-2" });
+    expect((await sighted(START + 4)).supportedOperations).toEqual(supported);
+  });
+
+  it("remembers which binaries' content the tenant's manifest store holds", async () => {
+    const { hotState } = the.subject;
+    expect(await hotState.isManifestStored(the.tenant, "binary-1")).toBe(false);
+    await hotState.rememberManifestStored(the.tenant, "binary-1");
+    await hotState.rememberManifestStored(the.tenant, "binary-1");
+    expect(await hotState.isManifestStored(the.tenant, "binary-1")).toBe(true);
+    expect(await hotState.isManifestStored(the.tenant, "binary-2")).toBe(false);
+    expect(await hotState.isManifestStored(`${the.tenant}-other`, "binary-1")).toBe(false);
+  });
+
+  it("tells of an outstanding DESCRIBE until it is cleared, even one noted before the agent's first sighting", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    await hotState.rememberDescribe(the.tenant, "agent-1", START + 300_000);
+    expect((await sighted(START, reported)).describePendingUntil).toBe(START + 300_000);
+    await hotState.rememberDescribe(the.tenant, "agent-1", START + 600_000);
+    expect((await sighted(START + 1)).describePendingUntil).toBe(START + 600_000);
+    await hotState.rememberDescribe(the.tenant, "agent-1", undefined);
+    expect((await sighted(START + 2)).describePendingUntil).toBeUndefined();
+  });
+
+  it("tells of operations queued since the queue was last found empty, cleared only with the version read", async () => {
+    const { hotState, markOperationsPending } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    expect((await sighted(START, reported)).operationsPending).toBeUndefined();
+    await markOperationsPending(the.tenant, "agent-1");
+    const first = (await sighted(START + 1)).operationsPending as string;
+    expect(first).toEqual(expect.any(String));
+
+    // Queued again while the heartbeat looked: its version is stale, and the marker stays.
+    await markOperationsPending(the.tenant, "agent-1");
+    await hotState.clearOperationsPending(the.tenant, "agent-1", first);
+    const second = (await sighted(START + 2)).operationsPending as string;
+    expect(second).toEqual(expect.any(String));
+    expect(second).not.toBe(first);
+    await hotState.clearOperationsPending(the.tenant, "agent-1", second);
+    expect((await sighted(START + 3)).operationsPending).toBeUndefined();
+  });
+
+  it("remembers each class of a tenant once", async () => {
+    const { hotState } = the.subject;
+    expect(await hotState.rememberClass(the.tenant, "pumps")).toBe(true);
+    expect(await hotState.rememberClass(the.tenant, "pumps")).toBe(false);
+    expect(await hotState.rememberClass(the.tenant, "valves")).toBe(true);
+    expect(await hotState.rememberClass(`${the.tenant}-other`, "pumps")).toBe(true);
+  });
+
+  it("asks for a class's flow policy until it holds one, and a class without one claims no catch-up", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
+    const policyAsked = async (now: number) => {
+      const { classFlowUnknown, catchUp } = await sighted(now, reported);
+      expect(catchUp).toBeUndefined();
+      return classFlowUnknown;
+    };
+    expect(await policyAsked(START)).toBe(true);
+    await hotState.rememberClassFlow(the.tenant, "pumps", undefined);
+    expect(await policyAsked(START + 1)).toBe(false);
+    await hotState.rememberClassFlow(the.tenant, "pumps", { target: "flow-1", accepted: ["flow-1"] });
+    expect(await policyAsked(START + 2)).toBe(false);
+  });
+
+  it("claims catch-up once for an agent on a flow its class does not accept, when it knows the agent's manifest", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    await hotState.rememberClassFlow(the.tenant, "pumps", {
+      target: "flow-2",
+      accepted: ["flow-2", "flow-3"],
+      ackTimeoutMs: 90_000,
+    });
+    // Without its supported operations, nobody can tell whether the agent takes the update.
+    expect((await sighted(START, reported)).catchUp).toBeUndefined();
+    await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
+    expect((await sighted(START + 1)).catchUp).toEqual({ flowId: "flow-2", ackTimeoutMs: 90_000 });
+    // The claim holds off the next catch-up to the same flow.
+    expect((await sighted(START + 2)).catchUp).toBeUndefined();
+
+    // A claim for another flow holds nothing off.
+    await hotState.rememberClassFlow(the.tenant, "pumps", { target: "flow-4", accepted: ["flow-4"] });
+    expect((await sighted(START + 3)).catchUp).toEqual({ flowId: "flow-4" });
+    // An agent on an accepted flow is left alone.
+    await hotState.rememberClassFlow(the.tenant, "pumps", {
+      target: "flow-5",
+      accepted: ["flow-1", "flow-5"],
+    });
+    expect((await sighted(START + 4)).catchUp).toBeUndefined();
+  });
+});

@@ -1,0 +1,28 @@
+import { MemoryHotState } from "../memory/index.js";
+import { RedisFleetHotState } from "../redis/fleet-hot-state.js";
+import { RedisHotState } from "../redis/hot-state.js";
+import { hotStateContract } from "./hot-state.contract.js";
+import { sharedRedis } from "./local-stack.js";
+
+const redis = sharedRedis();
+
+// On Redis the console tells the agent API's cache through its own view of it.
+hotStateContract("Redis", () => {
+  const consoleView = new RedisFleetHotState(redis.client);
+  return {
+    hotState: new RedisHotState(redis.client),
+    markOperationsPending: (tenant, agentId) => consoleView.markOperationsPending(tenant, [agentId]),
+    revokeSerial: (tenant, serial) => consoleView.revokeSerial(tenant, serial, 0),
+  };
+});
+hotStateContract("the memory fake", () => {
+  const hotState = new MemoryHotState();
+  return {
+    hotState,
+    markOperationsPending: async (tenant, agentId) => hotState.markOperationsPending(tenant, agentId),
+    // As core's tests revoke in the cache's copy of the list: only where it holds one.
+    revokeSerial: async (tenant, serial) => {
+      hotState.revocationLists.get(tenant)?.add(serial);
+    },
+  };
+});

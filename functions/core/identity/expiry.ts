@@ -1,0 +1,77 @@
+import { dropUndefined } from "../c2/json.js";
+import type { CertificateExpiringEvent } from "../events/model.js";
+import type { EventSink } from "../events/ports.js";
+import type { Clock, IdGenerator } from "../ports.js";
+import { DAY_MS } from "./certificates.js";
+import type { CertificateRecord, CertificateStore } from "./ports.js";
+
+export interface ExpiryNoticeSettings {
+  /** Days before its notAfter at which a certificate is announced as expiring. */
+  warningDays: number;
+  /** Most certificates one run announces; the rest wait for the next run, soonest first. */
+  maxPerRun: number;
+}
+
+export interface ExpiryNoticeOutcome {
+  announced: number;
+  /** More were due than one run announces. */
+  more: boolean;
+  /** The announcements could not be put on the stream; they are not made again. */
+  streamError?: unknown;
+}
+
+/**
+ * The sweeper's announcement of certificates entering the expiry window: each one once, as a
+ * `certificate.expiring` event. The store finds the due ones through a sparse index (no scan) and records
+ * each announcement conditionally, so overlapping or repeated runs announce a certificate once; a revoked
+ * certificate is never announced.
+ */
+export function makeExpiryNotices(deps: {
+  store: CertificateStore;
+  events: EventSink;
+  clock: Clock;
+  ids: IdGenerator;
+  settings: ExpiryNoticeSettings;
+}) {
+  const { store, events, clock, ids, settings } = deps;
+  return async function announceExpiring(): Promise<ExpiryNoticeOutcome> {
+    const now = clock.now();
+    const due = await store.dueForExpiryNotice(now + settings.warningDays * DAY_MS, settings.maxPerRun + 1);
+    const notices: CertificateExpiringEvent[] = [];
+    for (const record of due.slice(0, settings.maxPerRun)) {
+      if (await store.markExpiryAnnounced(record.tenant, record.serial, now))
+        notices.push(expiringEvent(record, now, ids.newId(), settings.warningDays));
+    }
+    let streamError: unknown;
+    if (notices.length > 0) {
+      try {
+        await events.publish(notices);
+      } catch (error) {
+        streamError = error;
+      }
+    }
+    return { announced: notices.length, more: due.length > settings.maxPerRun, streamError };
+  };
+}
+
+export function expiringEvent(
+  record: CertificateRecord,
+  at: number,
+  eventId: string,
+  warningDays: number,
+): CertificateExpiringEvent {
+  return dropUndefined({
+    type: "certificate.expiring",
+    version: 1,
+    eventId,
+    tenant: record.tenant,
+    at,
+    serial: record.serial,
+    kind: record.kind,
+    agentId: record.agentId,
+    fleetName: record.fleetName,
+    subjectDN: record.subjectDN,
+    notAfter: record.notAfter,
+    warningDays,
+  });
+}

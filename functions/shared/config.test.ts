@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { agentApiConfig } from "./config.js";
+import { EnvNames } from "./env-names.js";
+
+const env = {
+  [EnvNames.tableName]: "beacon",
+  [EnvNames.streamName]: "events",
+  [EnvNames.redisUrl]: "redis://cache:6379",
+  [EnvNames.agentApiUrl]: "https://c2.example.org",
+};
+
+describe("agentApiConfig's CA bindings", () => {
+  it("reads which tenants each CA may speak for", () => {
+    const { caBindings } = agentApiConfig({
+      ...env,
+      [EnvNames.agentCaBindings]: JSON.stringify({
+        "CN=Beacon Agent CA": "*",
+        "CN=Acme CA": ["acme", "acme-lab"],
+      }),
+    });
+    expect(caBindings).toEqual(
+      new Map<string, unknown>([
+        ["CN=Beacon Agent CA", "*"],
+        ["CN=Acme CA", new Set(["acme", "acme-lab"])],
+      ]),
+    );
+  });
+
+  it("has none when unset: every trusted CA is Beacon's own", () => {
+    expect(agentApiConfig(env).caBindings).toBeUndefined();
+  });
+
+  it.each(["not json", "[]", '{"CN=Acme CA": "acme"}', '{"CN=Acme CA": [1]}'])(
+    "fails the cold start on %s",
+    (value) => {
+      expect(() => agentApiConfig({ ...env, [EnvNames.agentCaBindings]: value })).toThrow(
+        EnvNames.agentCaBindings,
+      );
+    },
+  );
+});
