@@ -10,12 +10,12 @@ import {
   cppAgentOf,
   example,
   exampleText,
-  javaAgentOf,
   type VariedAgent,
 } from "../../scripts/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type PrivateRedis, startPrivateRedis } from "../../scripts/test-support/private-redis.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
+import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
@@ -32,8 +32,9 @@ let documents: DynamoDBDocumentClient;
 let accepted = 0;
 
 const HEARTBEAT = "/c2/api/heartbeat";
-/** Agents in the herd test: half C++, half Java. */
+/** Agents in the herd test, all C++ agents of the fixture's build, and how many requests it has in flight. */
 const HERD = 2_000;
+const HERD_IN_FLIGHT = 100;
 const ACKNOWLEDGE = "/c2/api/acknowledge";
 
 /** Sends and counts what Beacon accepted, so the stream can be checked against it at the end. */
@@ -285,46 +286,78 @@ describe("bad input", () => {
 });
 
 describe("a herd of agents of one build, each reporting a manifest hash of its own", () => {
-  it("stores each binary's content once, answers every request, and asks each agent at most once", async () => {
+  it("stores the binary's content once, answers every request, and asks each agent at most once", async () => {
     const herdTenant = `herd-${randomUUID().slice(0, 8)}`;
     const certificate = await api.issueCertificate({ tenant: herdTenant, fleet: true });
-    // C++ agents send their manifest in their first heartbeat; Java agents here answer DESCRIBE MANIFEST.
-    const herd: { agent: VariedAgent; sendsManifest: boolean }[] = Array.from({ length: HERD }, (_, index) =>
-      index % 2 === 0
-        ? { agent: cppAgentOf(`herd-cpp-${index}`, "herd"), sendsManifest: true }
-        : { agent: javaAgentOf(`herd-java-${index}`, "herd"), sendsManifest: false },
-    );
     const statuses = new Map<number, number>();
     const describes = new Map<string, string[]>();
     const send = async (agentId: string, path: string, body: JsonObject) => {
       const response = await api.post(path, body, { certificate });
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-      if (response.status === 200 && path === HEARTBEAT)
-        for (const operation of operationsOf(response))
-          describes.set(agentId, [...(describes.get(agentId) ?? []), operation.identifier]);
+      if (response.status !== 200 || path !== HEARTBEAT) return;
+      for (const operation of operationsOf(response))
+        describes.set(agentId, [...(describes.get(agentId) ?? []), operation.identifier]);
+    };
+    /** One phase of the herd, all agents at once (HERD_IN_FLIGHT requests in flight), and what it cost. */
+    const phase = async (
+      name: string,
+      work: (agent: VariedAgent) => Promise<void>,
+      agents: VariedAgent[],
+    ) => {
+      api.dynamoDb.reset();
+      const started = performance.now();
+      const { roundTrips } = await redis.countRoundTrips(() => inFlight(agents, HERD_IN_FLIGHT, work));
+      const commands: Record<string, number> = {};
+      for (const command of roundTrips) commands[command] = (commands[command] ?? 0) + 1;
+      console.info(
+        `herd of ${agents.length}, ${name}: ${Math.round(performance.now() - started)} ms,`,
+        `DynamoDB ${JSON.stringify(api.dynamoDb.counts())}, cache commands ${JSON.stringify(commands)}`,
+      );
     };
 
-    // All at once: each agent's first heartbeat, then its next ones, answering a DESCRIBE when asked.
-    await inFlight(herd, 100, ({ agent, sendsManifest }) =>
-      send(agent.agentId, HEARTBEAT, sendsManifest ? agent.full() : agent.light()),
+    // Started at once, each C++ agent sends its manifest in its first heartbeat: nobody is asked for it.
+    const started = Array.from({ length: HERD }, (_, index) => cppAgentOf(`herd-cpp-${index}`, "herd"));
+    await phase(
+      "first heartbeats with the manifest, then light ones",
+      async (agent) => {
+        await send(agent.agentId, HEARTBEAT, agent.full());
+        await send(agent.agentId, HEARTBEAT, agent.light());
+      },
+      started,
     );
-    await inFlight(herd, 100, async ({ agent }) => {
-      await send(agent.agentId, HEARTBEAT, agent.light());
-      const [operationId] = describes.get(agent.agentId) ?? [];
-      if (operationId) await send(agent.agentId, ACKNOWLEDGE, agent.describeAck(operationId));
-      await send(agent.agentId, HEARTBEAT, agent.light());
-    });
+    expect(describes.size).toBe(0);
 
-    expect(Object.fromEntries(statuses)).toEqual({ 200: herd.length * 3 + HERD / 2 });
-    const described = herd.filter(({ sendsManifest }) => !sendsManifest).map(({ agent }) => agent.agentId);
-    expect([...describes.keys()].sort()).toEqual(described.sort());
-    expect([...describes.values()].every((ids) => ids.length === 1)).toBe(true);
-    // One content item per binary: the C++ build's and the Java build's.
-    const binaries = herd.slice(0, 2).map(({ agent }) => `M#${binaryIn(agent.full()).manifestId}`);
-    expect((await manifestItems(undefined, herdTenant)).map((item) => item.sk).sort()).toEqual(
-      binaries.sort(),
+    // Then every agent's flow changes: new flow id and component UUIDs, so a new hash, reported without the
+    // manifest. Each is asked DESCRIBE MANIFEST, answers it, and is asked nothing more.
+    const moved = started.map(({ agentId }) => cppAgentOf(agentId, "herd"));
+    await phase(
+      "new flow: light heartbeat, DESCRIBE answered, light heartbeat",
+      async (agent) => {
+        await send(agent.agentId, HEARTBEAT, agent.light());
+        const [operationId] = describes.get(agent.agentId) ?? [];
+        if (operationId) await send(agent.agentId, ACKNOWLEDGE, agent.describeAck(operationId));
+        await send(agent.agentId, HEARTBEAT, agent.light());
+      },
+      moved,
     );
-  }, 600_000);
+
+    expect(Object.fromEntries(statuses)).toEqual({ 200: HERD * 5 });
+    expect([...describes.keys()].sort()).toEqual(moved.map(({ agentId }) => agentId).sort());
+    expect([...describes.values()].every((ids) => ids.length === 1)).toBe(true);
+    // One content item: the C++ build's, which every agent's registry entry names with its own hash.
+    const { manifestId } = binaryIn(started[0]?.full() as JsonObject);
+    expect((await manifestItems(undefined, herdTenant)).map((item) => item.sk)).toEqual([`M#${manifestId}`]);
+    const registry = new DynamoAgentRegistry(documents, api.env.BEACON_TABLE_NAME as string);
+    const manifests = await inFlight(
+      moved,
+      HERD_IN_FLIGHT,
+      async ({ agentId }) => (await registry.get(herdTenant, agentId))?.manifest,
+    );
+    expect(new Set(manifests.map((manifest) => manifest?.manifestId))).toEqual(new Set([manifestId]));
+    expect(manifests.map((manifest) => manifest?.hash)).toEqual(
+      moved.map(({ manifestHash }) => manifestHash),
+    );
+  }, 1_200_000);
 });
 
 describe("the hot path", () => {
