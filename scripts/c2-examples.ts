@@ -62,6 +62,22 @@ export interface VariedAgent {
   describeAck(operationId: string): JsonObject;
 }
 
+/** A varied agent whose full heartbeat is its light one with its manifest, as both agents send it. */
+function variedAgent(
+  agentId: string,
+  manifestHash: string,
+  light: () => JsonObject,
+  ownManifest: JsonObject,
+  describeAck: (operationId: string) => JsonObject,
+): VariedAgent {
+  const full = () => {
+    const heartbeat = light();
+    (heartbeat.agentInfo as JsonObject).agentManifest = ownManifest;
+    return heartbeat;
+  };
+  return { agentId, manifestHash, light, full, describeAck };
+}
+
 /**
  * A varied agent's manifest hash, shaped as the agent's (C++ upper-case hex SHA-512, Java lower-case): over
  * the example agent's hash, standing for the build, and the agent's own supportedOperations, which is all
@@ -112,23 +128,13 @@ export function cppAgentOf(agentId: string, agentClass: string): VariedAgent {
     Object.assign(heartbeat.agentInfo as JsonObject, ownAgentInfo);
     return heartbeat;
   };
-  return {
-    agentId,
-    manifestHash,
-    light,
-    full: () => {
-      const heartbeat = light();
-      (heartbeat.agentInfo as JsonObject).agentManifest = ownManifest;
-      return heartbeat;
-    },
-    describeAck: (operationId) => ({
-      operation: "acknowledge",
-      identifier: randomUUID(),
-      operationId,
-      operationState: { state: "FULLY_APPLIED" },
-      agentInfo: { ...(light().agentInfo as JsonObject), agentManifest: ownManifest },
-    }),
-  };
+  return variedAgent(agentId, manifestHash, light, ownManifest, (operationId) => ({
+    operation: "acknowledge",
+    identifier: randomUUID(),
+    operationId,
+    operationState: { state: "FULLY_APPLIED" },
+    agentInfo: { ...(light().agentInfo as JsonObject), agentManifest: ownManifest },
+  }));
 }
 
 /**
@@ -158,19 +164,9 @@ export function javaAgentOf(agentId: string, agentClass: string): VariedAgent {
     Object.assign(heartbeat.agentInfo as JsonObject, agentInfo);
     return { ...heartbeat, agentId, agentClass };
   };
-  return {
-    agentId,
-    manifestHash,
-    light,
-    full: () => {
-      const heartbeat = light();
-      (heartbeat.agentInfo as JsonObject).agentManifest = ownManifest;
-      return heartbeat;
-    },
-    describeAck: (operationId) => ({
-      ...ack,
-      operationId,
-      agentInfo: { ...(ack.agentInfo as JsonObject), ...agentInfo, agentManifest: ownManifest },
-    }),
-  };
+  return variedAgent(agentId, manifestHash, light, ownManifest, (operationId) => ({
+    ...ack,
+    operationId,
+    agentInfo: { ...(ack.agentInfo as JsonObject), ...agentInfo, agentManifest: ownManifest },
+  }));
 }
