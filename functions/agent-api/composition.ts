@@ -29,7 +29,10 @@ export function composeAgentApi(config: AgentApiConfig) {
   const registry = new DynamoAgentRegistry(documents, config.tableName);
   const revocations = new DynamoRevocationList(documents, config.tableName);
   const hotState = new RedisHotState(redis);
-  const manifests = makeManifestRegistration(new DynamoManifestStore(documents, config.tableName));
+  const manifests = makeManifestRegistration({
+    store: new DynamoManifestStore(documents, config.tableName),
+    cache: hotState,
+  });
   const events = countingLostEvents(new KinesisEventSink(makeKinesisClient(), config.streamName));
   const clock = { now: () => Date.now() };
   const ids = { newId: () => randomUUID() };

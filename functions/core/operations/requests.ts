@@ -1,7 +1,7 @@
 import type { AgentRecord, ClassCatalog } from "../agents/ports.js";
 import { ackTimeoutMsOf } from "../agents/status.js";
 import { dropUndefined } from "../c2/json.js";
-import { type SupportedOperations, supports } from "../c2/manifest.js";
+import { supports } from "../c2/manifest.js";
 import { BeaconError } from "../errors.js";
 import type { EventSink } from "../events/ports.js";
 import type { AgentFilters } from "../fleet/agents.js";
@@ -11,7 +11,7 @@ import { updateConfigurationArgs } from "../flows/location.js";
 import type { FlowCatalog } from "../flows/ports.js";
 import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
-import type { ManifestCatalog } from "../manifests/ports.js";
+import { operationsOfAgent } from "../manifests/agent-manifest.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
@@ -46,7 +46,6 @@ export interface OperationsDependencies {
   lifecycle: OperationLifecycle;
   registry: FleetRegistry;
   catalog: Pick<ClassCatalog, "get">;
-  manifests: ManifestCatalog;
   hotState: FleetHotState;
   flows: FlowCatalog;
   events: EventSink;
@@ -104,7 +103,7 @@ function kindOf(request: OperationRequest): { operation: string; operand?: strin
 }
 
 export function makeOperationsApi(deps: OperationsDependencies) {
-  const { operations, lifecycle, registry, catalog, manifests, flows, hotState, events, clock, ids } = deps;
+  const { operations, lifecycle, registry, catalog, flows, hotState, events, clock, ids } = deps;
 
   async function publish(result: LifecycleResult): Promise<unknown> {
     try {
@@ -135,7 +134,10 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     return records.filter((record): record is AgentRecord => record !== undefined);
   }
 
-  /** Every agent must list the pair in its manifest: the Java agent drops a whole reply it cannot parse. */
+  /**
+   * Every agent must list the pair in its manifest, the one of the hash it reports now: the Java agent
+   * drops a whole reply it cannot parse.
+   */
   async function assertSupported(
     tenant: string,
     agents: AgentRecord[],
@@ -148,19 +150,9 @@ export function makeOperationsApi(deps: OperationsDependencies) {
         agents.map((agent) => agent.agentId),
       ),
     );
-    const byHash = new Map<string, Promise<SupportedOperations | undefined>>();
-    const supportedOf = (hash: string) => {
-      let found = byHash.get(hash);
-      if (!found) {
-        found = manifests.get(tenant, hash).then((record) => record?.supportedOperations);
-        byHash.set(hash, found);
-      }
-      return found;
-    };
     const refused: string[] = [];
     for (const agent of agents) {
-      const hash = hot?.get(agent.agentId)?.manifestHash ?? agent.manifestHash;
-      const supported = hash === undefined ? undefined : await supportedOf(hash);
+      const supported = operationsOfAgent(agent, hot?.get(agent.agentId)?.manifestHash ?? agent.manifestHash);
       if (!supported || !supports(supported, kind.operation, kind.operand)) refused.push(agent.agentId);
     }
     if (refused.length > 0) {
