@@ -14,8 +14,11 @@ import { fileURLToPath } from "node:url";
 import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keys } from "../functions/adapters/dynamodb/keys.js";
+import type { JsonObject } from "../functions/core/c2/json.js";
+import { binaryOf } from "../functions/core/manifests/canonical.js";
 import { makeDynamoDbClient } from "../functions/shared/aws-clients.js";
 import { EnvNames } from "../functions/shared/env-names.js";
+import { example } from "../scripts/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../scripts/test-support/agent-api-harness.js";
 import { type PrivateRedis, startPrivateRedis } from "../scripts/test-support/private-redis.js";
 import { counterReasons, readBeaconCounters, sloReasons } from "./gates.js";
@@ -123,7 +126,7 @@ describe("manifest-herd", () => {
   it("asks every agent of the herd exactly once and stores the manifest once, every gate green", async () => {
     const agents = 8;
     // The herd arrives within a second; its acks come a heartbeat later, well after everyone was asked.
-    const { summary, result, tenant } = await healthyRun("manifest-herd", {
+    const { summary, tenant } = await healthyRun("manifest-herd", {
       agents,
       arrivalSeconds: 1,
       heartbeatSeconds: 3,
@@ -136,8 +139,10 @@ describe("manifest-herd", () => {
     expect(summary.beacon["describe_manifest.acknowledged"]).toBe(agents);
 
     const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(api.env));
-    // Every manifest of the tenant: the herd's, once, and nothing else.
-    const { pk, sk } = Keys.manifest(tenant, result.variables.javaManifestHash as string);
+    // Every manifest of the tenant: the herd's binary (the Java example's), once, and nothing else.
+    const ack = example("java-2.3.0/ack-describe-manifest.json");
+    const { manifestId } = binaryOf((ack.agentInfo as JsonObject).agentManifest as JsonObject);
+    const { pk, sk } = Keys.manifest(tenant, manifestId);
     const { Items = [] } = await documents.send(
       new QueryCommand({
         TableName: api.env.BEACON_TABLE_NAME,

@@ -1,7 +1,8 @@
 /**
  * `npm run agents`: a small fleet of simulated MiNiFi C++ agents against the local stack, to watch the
  * control loop work without real agents. Each agent heartbeats over mutual TLS with the dev fleet
- * certificate (its manifest in the first heartbeat), carries out what Beacon asks as the C++ agent would
+ * certificate (its manifest in the first heartbeat; one build, each agent with a manifest hash of its own,
+ * as real agents have), carries out what Beacon asks as the C++ agent would
  * (an UPDATE CONFIGURATION is downloaded from its `location` over mutual TLS and checked against its
  * `flowId`; SYNC RESOURCE and UPDATE ASSET files likewise, each against its digest), acknowledges, and
  * reports the flow it runs and the last resource set's digest (`resourceInfo.hash`) in its next heartbeat.
@@ -17,7 +18,7 @@ import { Agent, request } from "node:https";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { JsonObject } from "../functions/core/c2/json.js";
-import { cppAckOf, cppHeartbeatOf } from "./c2-examples.js";
+import { cppAckOf, cppAgentOf, type VariedAgent } from "./c2-examples.js";
 
 const { values } = parseArgs({
   options: {
@@ -93,14 +94,17 @@ class SimulatedAgent {
   /** The last SYNC RESOURCE's digest, which the C++ agent reports as `resourceInfo.hash`. */
   private resourceHash: string | null = null;
   private manifestSent = false;
+  private readonly agent: VariedAgent;
 
   constructor(
     readonly agentId: string,
     private readonly failing: boolean,
-  ) {}
+  ) {
+    this.agent = cppAgentOf(agentId, agentClass);
+  }
 
   private heartbeat(): JsonObject {
-    const heartbeat = cppHeartbeatOf(this.agentId, agentClass, !this.manifestSent);
+    const heartbeat = this.manifestSent ? this.agent.light() : this.agent.full();
     const flowInfo = heartbeat.flowInfo as JsonObject;
     flowInfo.flowId = this.flowId;
     flowInfo.versionedFlowSnapshotURI = { bucketId: "default", flowId: this.flowId };

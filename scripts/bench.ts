@@ -67,26 +67,25 @@ const totalCalls = (counts: Record<string, number>) =>
   Object.values(counts).reduce((sum, count) => sum + count, 0);
 
 try {
-  // A C++ full heartbeat registers the manifest that every agent's light heartbeat then names.
-  const loadArgs = (heartbeat: string, agentCount: number, roundCount: number) => [
-    "--import",
-    "tsx",
-    path.join(root, "scripts/bench/load.ts"),
-    `--url=${gateway.url}`,
-    `--certs=${certsDir}`,
-    `--agents=${agentCount}`,
-    `--rounds=${roundCount}`,
-    `--concurrency=${concurrency}`,
-    `--heartbeat=${heartbeat}`,
-  ];
+  // Each agent registers with a C++ full heartbeat (its manifest, as the C++ agent sends after a start),
+  // then sends light heartbeats naming it.
   const examples = path.join(root, "schemas/c2/examples/cpp");
-  await runLoad(loadArgs(path.join(examples, "heartbeat-full.json"), 1, 0), async () => {});
-  console.log(`bench: manifest registered; ${agents} agents heartbeating`);
-
   let scriptsBefore = 0;
   const steady = await runLoad(
-    loadArgs(path.join(examples, "heartbeat-light.json"), agents, rounds),
+    [
+      "--import",
+      "tsx",
+      path.join(root, "scripts/bench/load.ts"),
+      `--url=${gateway.url}`,
+      `--certs=${certsDir}`,
+      `--agents=${agents}`,
+      `--rounds=${rounds}`,
+      `--concurrency=${concurrency}`,
+      `--registration=${path.join(examples, "heartbeat-full.json")}`,
+      `--heartbeat=${path.join(examples, "heartbeat-light.json")}`,
+    ],
     async () => {
+      console.log(`bench: ${agents} agents registered with their manifests; heartbeating`);
       dynamoDbProxy.reset();
       kinesisProxy.reset();
       scriptsBefore = await scriptCalls();

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { JsonObject } from "../functions/core/c2/json.js";
@@ -39,4 +39,134 @@ export function cppAckOf(
     operationState: { state, ...details },
     agentInfo: { identifier: agentId },
   };
+}
+
+/** What the C++ example's agent reports of itself alone: its id, its flow's id and its flow's component UUIDs. */
+const CPP_EXAMPLE_AGENT = {
+  agentId: "9628acfe-b9fe-11ef-a0c0-10f60a596f64",
+  flowId: "96273342-b9fe-11ef-a0ad-10f60a596f64",
+  componentIds: ["5128e3c8-015a-1000-79ca-83af40ec1990", "4fe2d51d-076a-49b0-88de-5cf5adf52b8f"],
+};
+
+let cppFullExample: JsonObject | undefined;
+
+/** An agent as the real ones vary: its heartbeats, its manifest hash, and its answer to DESCRIBE MANIFEST. */
+export interface VariedAgent {
+  agentId: string;
+  manifestHash: string;
+  /** A heartbeat without the manifest. */
+  light(): JsonObject;
+  /** A heartbeat with the manifest (C++ sends one after each start, Java by default every time). */
+  full(): JsonObject;
+  /** The acknowledgement of a DESCRIBE MANIFEST, the manifest in it. */
+  describeAck(operationId: string): JsonObject;
+}
+
+/** A varied agent whose full heartbeat is its light one with its manifest, as both agents send it. */
+function variedAgent(
+  agentId: string,
+  manifestHash: string,
+  light: () => JsonObject,
+  ownManifest: JsonObject,
+  describeAck: (operationId: string) => JsonObject,
+): VariedAgent {
+  const full = () => {
+    const heartbeat = light();
+    (heartbeat.agentInfo as JsonObject).agentManifest = ownManifest;
+    return heartbeat;
+  };
+  return { agentId, manifestHash, light, full, describeAck };
+}
+
+/**
+ * A varied agent's manifest hash, shaped as the agent's (C++ upper-case hex SHA-512, Java lower-case): over
+ * the example agent's hash, standing for the build, and the agent's own supportedOperations, which is all
+ * that differs (hashing the ~750 KB whole again for every agent of a herd would only cost time).
+ */
+const manifestHashOf = (exampleMessage: JsonObject, supportedOperations: unknown, upperCase: boolean) => {
+  const hex = createHash("sha512")
+    .update(String((exampleMessage.agentInfo as JsonObject).agentManifestHash))
+    .update(JSON.stringify(supportedOperations))
+    .digest("hex");
+  return upperCase ? hex.toUpperCase() : hex;
+};
+
+/**
+ * Another C++ agent of the example's build, varied the way real agents vary: its own id, flow id and flow
+ * component UUIDs, which its manifest's supportedOperations carries (the START/STOP operands, the UPDATE
+ * PROPERTIES values of `nifi.c2.agent.identifier` and `nifi.c2.flow.id`). So its manifest hash is its own,
+ * while every bundle and component definition, the binary, is the example's. The ~900 KB of bundles are
+ * shared between the agents built here, not copied.
+ */
+export function cppAgentOf(agentId: string, agentClass: string): VariedAgent {
+  cppFullExample ??= example("cpp/heartbeat-full.json");
+  const flowId = randomUUID();
+  const componentIds = CPP_EXAMPLE_AGENT.componentIds.map(() => randomUUID());
+  const ownValues = (text: string) =>
+    CPP_EXAMPLE_AGENT.componentIds.reduce(
+      (replaced, exampleId, index) => replaced.replaceAll(exampleId, componentIds[index] as string),
+      text.replaceAll(CPP_EXAMPLE_AGENT.agentId, agentId).replaceAll(CPP_EXAMPLE_AGENT.flowId, flowId),
+    );
+  const { agentManifest, ...agentInfo } = cppFullExample.agentInfo as JsonObject;
+  const manifest = agentManifest as JsonObject;
+  const supportedOperations = JSON.parse(
+    ownValues(JSON.stringify(manifest.supportedOperations)),
+  ) as JsonObject[];
+  const update = supportedOperations.find((entry) => entry.type === "update")?.properties as JsonObject;
+  ((update.properties as JsonObject).availableProperties as JsonObject[]).push(
+    { propertyName: "nifi.c2.agent.identifier", validator: "VALID", propertyValue: agentId },
+    { propertyName: "nifi.c2.flow.id", validator: "VALID", propertyValue: flowId },
+  );
+  const ownManifest = { ...manifest, supportedOperations };
+  const manifestHash = manifestHashOf(cppFullExample, supportedOperations, true);
+  const { deviceInfo, flowInfo, resourceInfo, operation } = cppFullExample;
+  const ownText = ownValues(JSON.stringify({ operation, agentInfo, deviceInfo, flowInfo, resourceInfo }));
+  const ownAgentInfo = { agentClass, agentManifestHash: manifestHash };
+  // A fresh copy each time (a few KB): a caller may change what it reports, its flow for one.
+  const light = (): JsonObject => {
+    const heartbeat = JSON.parse(ownText) as JsonObject;
+    Object.assign(heartbeat.agentInfo as JsonObject, ownAgentInfo);
+    return heartbeat;
+  };
+  return variedAgent(agentId, manifestHash, light, ownManifest, (operationId) => ({
+    operation: "acknowledge",
+    identifier: randomUUID(),
+    operationId,
+    operationState: { state: "FULLY_APPLIED" },
+    agentInfo: { ...(light().agentInfo as JsonObject), agentManifest: ownManifest },
+  }));
+}
+
+/**
+ * Another Java agent of the example's build, varied the way real agents vary: its manifest lists UPDATE
+ * PROPERTIES with the current values of its bootstrap.conf, `c2.agent.identifier` among them, so its
+ * manifest hash is its own while its bundles are the example's.
+ */
+export function javaAgentOf(agentId: string, agentClass: string): VariedAgent {
+  const ack = example("java-2.3.0/ack-describe-manifest.json");
+  const manifest = (ack.agentInfo as JsonObject).agentManifest as JsonObject;
+  const availableProperties = [
+    { propertyName: "c2.agent.identifier", propertyValue: agentId, validator: "VALID" },
+    { propertyName: "c2.agent.class", propertyValue: agentClass, validator: "VALID" },
+    { propertyName: "c2.agent.heartbeat.period", propertyValue: "5000", validator: "LONG_VALIDATOR" },
+  ];
+  const ownManifest = {
+    ...manifest,
+    supportedOperations: [
+      ...(manifest.supportedOperations as JsonObject[]),
+      { type: "UPDATE", properties: { PROPERTIES: { availableProperties } } },
+    ],
+  };
+  const manifestHash = manifestHashOf(ack, ownManifest.supportedOperations, false);
+  const agentInfo = { identifier: agentId, agentClass, agentManifestHash: manifestHash };
+  const light = (): JsonObject => {
+    const heartbeat = example("java-2.3.0/heartbeat-light.json");
+    Object.assign(heartbeat.agentInfo as JsonObject, agentInfo);
+    return { ...heartbeat, agentId, agentClass };
+  };
+  return variedAgent(agentId, manifestHash, light, ownManifest, (operationId) => ({
+    ...ack,
+    operationId,
+    agentInfo: { ...(ack.agentInfo as JsonObject), ...agentInfo, agentManifest: ownManifest },
+  }));
 }

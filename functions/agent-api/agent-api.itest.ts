@@ -6,15 +6,17 @@ import { gzipSync } from "node:zlib";
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { example, exampleText } from "../../scripts/c2-examples.js";
+import { cppAgentOf, example, exampleText, type VariedAgent } from "../../scripts/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type PrivateRedis, startPrivateRedis } from "../../scripts/test-support/private-redis.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
+import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import type { JsonObject } from "../core/c2/json.js";
 import { canonicalSerial } from "../core/identity/credentials.js";
+import { binaryOf } from "../core/manifests/canonical.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
 import { eventValidator, Validators } from "../shared/schemas.js";
 
@@ -25,6 +27,9 @@ let documents: DynamoDBDocumentClient;
 let accepted = 0;
 
 const HEARTBEAT = "/c2/api/heartbeat";
+/** Agents in the herd test, all C++ agents of the fixture's build, and how many requests it has in flight. */
+const HERD = 2_000;
+const HERD_IN_FLIGHT = 100;
 const ACKNOWLEDGE = "/c2/api/acknowledge";
 
 /** Sends and counts what Beacon accepted, so the stream can be checked against it at the end. */
@@ -61,13 +66,19 @@ const cppHeartbeat = (file: string, agentId: string): JsonObject => {
 const operationsOf = (response: { json(): Record<string, unknown> }) =>
   response.json().requestedOperations as { identifier: string; operation: string; operand?: string }[];
 
-async function manifestItems(hash?: string) {
+/** The binary a manifest describes: its canonical identity and the content stored under it. */
+const binaryIn = (message: JsonObject) =>
+  binaryOf((message.agentInfo as JsonObject).agentManifest as JsonObject);
+
+/** The tenant's stored manifest contents: the one of a binary, or all. */
+async function manifestItems(manifestId?: string, ofTenant = tenant) {
+  const tenant = ofTenant;
   const { Items = [] } = await documents.send(
     new QueryCommand({
       TableName: api.env.BEACON_TABLE_NAME,
-      KeyConditionExpression: hash ? "pk = :pk AND sk = :sk" : "pk = :pk",
-      ExpressionAttributeValues: hash
-        ? { ":pk": Keys.manifest(tenant, hash).pk, ":sk": Keys.manifest(tenant, hash).sk }
+      KeyConditionExpression: manifestId ? "pk = :pk AND sk = :sk" : "pk = :pk",
+      ExpressionAttributeValues: manifestId
+        ? { ":pk": Keys.manifest(tenant, manifestId).pk, ":sk": Keys.manifest(tenant, manifestId).sk }
         : { ":pk": Keys.manifest(tenant, "").pk },
       ProjectionExpression: "sk",
     }),
@@ -122,13 +133,13 @@ describe("the Java agent's conversation", () => {
     const next = await post(HEARTBEAT, javaHeartbeat(agentId));
     expect(operationsOf(next)).toEqual([]);
 
-    const hash = (ack.agentInfo as JsonObject).agentManifestHash as string;
-    expect(await manifestItems(hash)).toHaveLength(1);
+    const { manifestId, canonicalJson } = binaryIn(ack);
+    expect(await manifestItems(manifestId)).toHaveLength(1);
     const stored = await new DynamoManifestStore(documents, api.env.BEACON_TABLE_NAME as string).read(
       tenant,
-      hash,
+      manifestId,
     );
-    expect(stored).toBe(JSON.stringify((ack.agentInfo as JsonObject).agentManifest));
+    expect(stored).toBe(canonicalJson);
   });
 });
 
@@ -142,8 +153,7 @@ describe("the C++ agent's payloads", () => {
     );
     expect(response.status).toBe(200);
     expect(operationsOf(response)).toEqual([]);
-    const hash = (example("cpp/heartbeat-full.json").agentInfo as JsonObject).agentManifestHash as string;
-    expect(await manifestItems(hash)).toHaveLength(1);
+    expect(await manifestItems(binaryIn(example("cpp/heartbeat-full.json")).manifestId)).toHaveLength(1);
   });
 
   it("accepts the light heartbeat and its minimized and stringified variants", async () => {
@@ -270,49 +280,95 @@ describe("bad input", () => {
   });
 });
 
-describe("a herd of agents with the same new manifest", () => {
-  it("stores it exactly once, asks each agent at most once, and never fails", async () => {
-    const hash = `herd-${randomUUID()}`;
-    const agents = Array.from({ length: 1_000 }, (_, index) => `herd-agent-${index}`);
-    const describeIds = new Map<string, string[]>();
-    const record = (agentId: string, response: { status: number; json(): Record<string, unknown> }) => {
-      expect(response.status).toBe(200);
-      for (const operation of operationsOf(response)) {
-        describeIds.set(agentId, [...(describeIds.get(agentId) ?? []), operation.identifier]);
-      }
+describe("a herd of agents of one build, each reporting a manifest hash of its own", () => {
+  it("stores the binary's content once, answers every request, and asks each agent at most once", async () => {
+    const herdTenant = `herd-${randomUUID().slice(0, 8)}`;
+    const certificate = await api.issueCertificate({ tenant: herdTenant, fleet: true });
+    const statuses = new Map<number, number>();
+    const describes = new Map<string, string[]>();
+    const send = async (agentId: string, path: string, body: JsonObject) => {
+      const response = await api.post(path, body, { certificate });
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      if (response.status !== 200 || path !== HEARTBEAT) return;
+      for (const operation of operationsOf(response))
+        describes.set(agentId, [...(describes.get(agentId) ?? []), operation.identifier]);
+    };
+    /** One phase of the herd, all agents at once (HERD_IN_FLIGHT requests in flight), and what it cost. */
+    const phase = async (
+      name: string,
+      work: (agent: VariedAgent) => Promise<void>,
+      agents: VariedAgent[],
+    ) => {
+      api.dynamoDb.reset();
+      const started = performance.now();
+      const { roundTrips } = await redis.countRoundTrips(() => inFlight(agents, HERD_IN_FLIGHT, work));
+      const commands: Record<string, number> = {};
+      for (const command of roundTrips) commands[command] = (commands[command] ?? 0) + 1;
+      console.info(
+        `herd of ${agents.length}, ${name}: ${Math.round(performance.now() - started)} ms,`,
+        `DynamoDB ${JSON.stringify(api.dynamoDb.counts())}, cache commands ${JSON.stringify(commands)}`,
+      );
     };
 
-    await inFlight(agents, 100, async (agentId) =>
-      record(agentId, await post(HEARTBEAT, javaHeartbeat(agentId, hash))),
+    // Started at once, each C++ agent sends its manifest in its first heartbeat: nobody is asked for it.
+    const started = Array.from({ length: HERD }, (_, index) => cppAgentOf(`herd-cpp-${index}`, "herd"));
+    await phase(
+      "first heartbeats with the manifest, then light ones",
+      async (agent) => {
+        await send(agent.agentId, HEARTBEAT, agent.full());
+        await send(agent.agentId, HEARTBEAT, agent.light());
+      },
+      started,
     );
-    await inFlight(agents, 100, async (agentId) => {
-      record(agentId, await post(HEARTBEAT, javaHeartbeat(agentId, hash)));
-      const [operationId] = describeIds.get(agentId) ?? [];
-      const ack = await post(ACKNOWLEDGE, javaAck(agentId, operationId as string, hash));
-      expect(ack.status).toBe(200);
-      record(agentId, await post(HEARTBEAT, javaHeartbeat(agentId, hash)));
-    });
+    expect(describes.size).toBe(0);
 
-    expect([...describeIds.values()].every((ids) => ids.length === 1)).toBe(true);
-    expect(describeIds.size).toBe(agents.length);
-    expect(await manifestItems(hash)).toHaveLength(1);
-  }, 300_000);
+    // Then every agent's flow changes: new flow id and component UUIDs, so a new hash, reported without the
+    // manifest. Each is asked DESCRIBE MANIFEST, answers it, and is asked nothing more.
+    const moved = started.map(({ agentId }) => cppAgentOf(agentId, "herd"));
+    await phase(
+      "new flow: light heartbeat, DESCRIBE answered, light heartbeat",
+      async (agent) => {
+        await send(agent.agentId, HEARTBEAT, agent.light());
+        const [operationId] = describes.get(agent.agentId) ?? [];
+        if (operationId) await send(agent.agentId, ACKNOWLEDGE, agent.describeAck(operationId));
+        await send(agent.agentId, HEARTBEAT, agent.light());
+      },
+      moved,
+    );
+
+    expect(Object.fromEntries(statuses)).toEqual({ 200: HERD * 5 });
+    expect([...describes.keys()].sort()).toEqual(moved.map(({ agentId }) => agentId).sort());
+    expect([...describes.values()].every((ids) => ids.length === 1)).toBe(true);
+    // One content item: the C++ build's, which every agent's registry entry names with its own hash.
+    const { manifestId } = binaryIn(started[0]?.full() as JsonObject);
+    expect((await manifestItems(undefined, herdTenant)).map((item) => item.sk)).toEqual([`M#${manifestId}`]);
+    const registry = new DynamoAgentRegistry(documents, api.env.BEACON_TABLE_NAME as string);
+    const manifests = await inFlight(
+      moved,
+      HERD_IN_FLIGHT,
+      async ({ agentId }) => (await registry.get(herdTenant, agentId))?.manifest,
+    );
+    expect(new Set(manifests.map((manifest) => manifest?.manifestId))).toEqual(new Set([manifestId]));
+    expect(manifests.map((manifest) => manifest?.hash)).toEqual(
+      moved.map(({ manifestHash }) => manifestHash),
+    );
+  }, 1_200_000);
 });
 
 describe("the hot path", () => {
   it("costs a steady heartbeat no DynamoDB request, one cache round trip and one stream put, keeping what proves effects", async () => {
-    const agentId = "steady-cpp";
-    // The C++ agent's light heartbeat, with the configuration checksums it reports where configured.
+    // An agent whose manifest hash is its own, as real agents' are.
+    const agent = cppAgentOf("steady-cpp", "gateways");
+    const agentId = agent.agentId;
+    // Its light heartbeat, with the configuration checksums the C++ agent reports where configured.
     const steadyHeartbeat = () => ({
-      ...cppHeartbeat("cpp/heartbeat-light.json", agentId),
+      ...agent.light(),
       configurationChecksums: {
         SHA256: { "minifi.properties": "a1".repeat(32), "config.yml": "b2".repeat(32) },
       },
     });
-    await post(
-      HEARTBEAT,
-      exampleText("cpp/heartbeat-full.json").replace("9628acfe-b9fe-11ef-a0c0-10f60a596f64", agentId),
-    );
+    const [processor] = (agent.light().flowInfo as JsonObject).processorStatuses as JsonObject[];
+    await post(HEARTBEAT, agent.full());
     await post(HEARTBEAT, steadyHeartbeat());
     api.dynamoDb.reset();
     api.kinesis.reset();
@@ -333,9 +389,7 @@ describe("the hot path", () => {
     try {
       const kept = await client.hgetall(CacheKeys.agent(tenant, agentId));
       expect(kept).toMatchObject({ runStatus: "RUNNING", resourceHash: "" });
-      expect(JSON.parse(kept.processors as string)).toEqual([
-        { id: "4fe2d51d-076a-49b0-88de-5cf5adf52b8f", runStatus: "RUNNING" },
-      ]);
+      expect(JSON.parse(kept.processors as string)).toEqual([{ id: processor?.id, runStatus: "RUNNING" }]);
       expect(JSON.parse(kept.system as string)).toEqual({
         cpuUtilization: 0.06179499754781756,
         cpuLoadAverage: 1.271484375,
@@ -347,6 +401,64 @@ describe("the hot path", () => {
     } finally {
       client.disconnect();
     }
+  });
+});
+
+describe("what learning a manifest costs", () => {
+  /** One heartbeat's requests: DynamoDB's by operation, and the cache's commands (MULTI…EXEC is one round trip). */
+  async function costOf(body: JsonObject) {
+    api.dynamoDb.reset();
+    const { roundTrips } = await redis.countRoundTrips(async () =>
+      expect((await post(HEARTBEAT, body)).status).toBe(200),
+    );
+    return { dynamoDb: api.dynamoDb.counts(), cache: roundTrips };
+  }
+  const rememberAgentManifest = ["multi", "hset", "expire", "exec"];
+
+  it("is a canonical computation and one cache call for a new agent of a known binary, a read and a write more for a new binary", async () => {
+    // The class and its flow policy are known to the cache, as the C++ example's binary is.
+    const known = cppAgentOf("cost-cpp-0", "costs");
+    await post(HEARTBEAT, known.full());
+    await post(HEARTBEAT, known.light());
+
+    const newBuild = cppAgentOf("cost-cpp-1", "costs").full();
+    const manifest = (newBuild.agentInfo as JsonObject).agentManifest as JsonObject;
+    manifest.buildInfo = { ...(manifest.buildInfo as JsonObject), revision: "0".repeat(40) };
+    expect(await costOf(newBuild)).toEqual({
+      // The registry's and the manifest store's read; the content's and the registration's conditional puts.
+      dynamoDb: { "DynamoDB_20120810.GetItem": 2, "DynamoDB_20120810.PutItem": 2 },
+      cache: ["evalsha", "sismember", "sadd", "sadd", "hset", ...rememberAgentManifest],
+    });
+    expect(await costOf(cppAgentOf("cost-cpp-2", "costs").full())).toEqual({
+      dynamoDb: { "DynamoDB_20120810.GetItem": 1, "DynamoDB_20120810.PutItem": 1 },
+      cache: ["evalsha", "sismember", "sadd", "hset", ...rememberAgentManifest],
+    });
+  });
+
+  it("is one registry write for a known agent's new hash that brings its manifest, and a DESCRIBE for one that does not", async () => {
+    const agent = cppAgentOf("cost-cpp-3", "costs");
+    await post(HEARTBEAT, agent.full());
+    // Restarted after UPDATE PROPERTIES, the C++ agent sends its manifest, with the new value, in its first heartbeat.
+    const restarted = agent.full();
+    const agentInfo = restarted.agentInfo as JsonObject;
+    agentInfo.agentManifestHash = `${agent.manifestHash}-RESTARTED`;
+    const manifest = agentInfo.agentManifest as JsonObject;
+    agentInfo.agentManifest = {
+      ...manifest,
+      supportedOperations: [{ type: "describe", properties: { manifest: {} } }],
+    };
+    expect(await costOf(restarted)).toEqual({
+      dynamoDb: { "DynamoDB_20120810.UpdateItem": 1 },
+      cache: ["evalsha", "sismember", ...rememberAgentManifest],
+    });
+
+    // A new flow changes the hash of a light heartbeat: the registry is asked, then the agent.
+    const moved = agent.light();
+    (moved.agentInfo as JsonObject).agentManifestHash = `${agent.manifestHash}-NEW-FLOW`;
+    expect(await costOf(moved)).toEqual({
+      dynamoDb: { "DynamoDB_20120810.GetItem": 1, "DynamoDB_20120810.UpdateItem": 2 },
+      cache: ["evalsha", "hset"],
+    });
   });
 });
 

@@ -32,7 +32,10 @@ export function composeAgentApi(config: AgentApiConfig) {
   const registry = new DynamoAgentRegistry(documents, config.tableName);
   const revocations = new DynamoRevocationList(documents, config.tableName);
   const hotState = new RedisHotState(redis);
-  const manifests = makeManifestRegistration(new DynamoManifestStore(documents, config.tableName));
+  const manifests = makeManifestRegistration({
+    store: new DynamoManifestStore(documents, config.tableName),
+    cache: hotState,
+  });
   const s3 = makeS3Client();
   const assetContent = new S3AssetContent(s3, config.assetBucket);
   const events = countingLostEvents(new KinesisEventSink(makeKinesisClient(), config.streamName));

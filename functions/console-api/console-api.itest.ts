@@ -40,7 +40,7 @@ interface Call {
 
 /** The operation's request with these path parameter values and, where it takes one, a body. */
 function callOf(operation: ConsoleOperation, ids: Record<string, string>, body?: unknown): Call {
-  // Flow routes name their version `hash`, as manifest routes name theirs.
+  // Flow routes name their version `hash`.
   const values: Record<string, string | undefined> = operation.path.includes("/flows/")
     ? { ...ids, hash: ids.flowHash }
     : ids;
@@ -53,7 +53,7 @@ function callOf(operation: ConsoleOperation, ids: Record<string, string>, body?:
 const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => ({
   agentId,
   className: tenant.className,
-  hash: tenant.manifestHash,
+  manifestId: tenant.manifestId,
   serial: tenant.certificateSerial,
   operationId: tenant.operationId,
   flowHash: tenant.flowHash,
@@ -99,7 +99,7 @@ async function readSnapshot(tenant: SeededTenant) {
     get("/api/v1/classes"),
     get(`/api/v1/classes/${tenant.className}`),
     get("/api/v1/manifests"),
-    get(`/api/v1/manifests/${tenant.manifestHash}`),
+    get(`/api/v1/manifests/${tenant.manifestId}`),
     get("/api/v1/certificates"),
     get(`/api/v1/certificates/${tenant.certificateSerial}`),
     get("/api/v1/fleet/summary"),
@@ -178,6 +178,7 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
   const filters: Record<string, () => string> = {
     class: () => `class=${encodeURIComponent(b.className)}`,
     "manifest hash": () => `manifestHash=${encodeURIComponent(b.manifestHash)}`,
+    "manifest id": () => `manifestId=${b.manifestId}`,
     text: () => `q=${b.tenant}`,
     cursor: () => `cursor=${encodeCursor(b.agentIds[0] as string)}`,
   };
@@ -569,7 +570,7 @@ describe("class names", () => {
 });
 
 describe("classes, manifests and the fleet summary", () => {
-  it("count the seeded agents and serve the manifest summarised and raw", async () => {
+  it("count the seeded agents and serve their binary's manifest summarised and raw", async () => {
     const token = await consoleApi.token({ tenant: a.tenant, role: "viewer" });
     const klass = await consoleApi.request("GET", `/api/v1/classes/${a.className}`, { token });
     expect(klass.json()).toMatchObject({
@@ -577,11 +578,24 @@ describe("classes, manifests and the fleet summary", () => {
       heartbeatIntervalSeconds: 600,
       countsFrom: "cache",
     });
-    const summary = await consoleApi.request("GET", `/api/v1/manifests/${a.manifestHash}`, { token });
-    expect(summary.json()).toMatchObject({ hash: a.manifestHash, agentType: "minifi-java" });
+    const list = await consoleApi.request("GET", "/api/v1/manifests", { token });
+    expect(list.json().items).toEqual([expect.objectContaining({ manifestId: a.manifestId })]);
+    const summary = await consoleApi.request("GET", `/api/v1/manifests/${a.manifestId}`, { token });
+    expect(summary.json()).toMatchObject({ manifestId: a.manifestId, agentType: "minifi-java" });
     expect((summary.json().processorTypes as string[]).length).toBeGreaterThan(0);
-    const raw = await consoleApi.request("GET", `/api/v1/manifests/${a.manifestHash}/content`, { token });
+    const raw = await consoleApi.request("GET", `/api/v1/manifests/${a.manifestId}/content`, { token });
     expect(raw.json()).toMatchObject({ agentType: "minifi-java" });
+    // The agent's own hash, its binary, and its own operations.
+    const agent = await consoleApi.request("GET", `/api/v1/agents/${a.agentIds[0]}`, { token });
+    expect(agent.json()).toMatchObject({
+      manifestHash: a.manifestHash,
+      manifestId: a.manifestId,
+      supportedOperations: [{ type: "DESCRIBE", properties: { MANIFEST: {} } }],
+    });
+    const running = await consoleApi.request("GET", `/api/v1/agents?manifestId=${a.manifestId}`, { token });
+    expect((running.json().items as { agentId: string }[]).map((item) => item.agentId)).toEqual(
+      expect.arrayContaining(a.agentIds),
+    );
     const fleet = await consoleApi.request("GET", "/api/v1/fleet/summary", { token });
     const series = fleet.json().heartbeatsPerMinute as { count: number }[] | null;
     expect(fleet.json().agents).toMatchObject({ online: expect.any(Number) });

@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cppAckOf, exampleText } from "../../scripts/c2-examples.js";
+import { cppAckOf, cppAgentOf, exampleText } from "../../scripts/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { javaFlow, heartbeat as javaHeartbeat } from "../../scripts/test-support/console-seed.js";
@@ -18,9 +18,13 @@ let consoleApi: ConsoleApiUnderTest;
 let tenant: string;
 let fleet: string;
 let operator: string;
-/** One class, two kinds of agent: a C++ agent with the all-extensions manifest and a Java one. */
+/**
+ * One class, two kinds of agent: two C++ agents of the all-extensions build, each with its own manifest
+ * hash (the second varied as real agents vary), and a Java one.
+ */
 const className = "mixed";
 const cppAgent = "cpp-1";
+const otherCppAgent = "cpp-2";
 const javaAgent = "java-1";
 
 const flowsOf = (name = className) => `/api/v1/classes/${encodeURIComponent(name)}/flows`;
@@ -49,8 +53,10 @@ beforeAll(async () => {
   tenant = `flows-${randomUUID().slice(0, 8)}`;
   fleet = await agentApi.issueCertificate({ tenant, fleet: true });
   operator = await consoleApi.token({ tenant, role: "operator" });
-  const response = await agentApi.post("/c2/api/heartbeat", cppHeartbeat(cppAgent), { certificate: fleet });
-  expect(response.status).toBe(200);
+  for (const body of [cppHeartbeat(cppAgent), cppAgentOf(otherCppAgent, className).full()]) {
+    const response = await agentApi.post("/c2/api/heartbeat", body, { certificate: fleet });
+    expect(response.status).toBe(200);
+  }
   expect(await javaHeartbeat(agentApi, fleet, javaAgent, className, `${tenant}-java`)).toBe(200);
 });
 
@@ -130,7 +136,7 @@ describe("publishing flow versions", () => {
 });
 
 describe("validation against the class's manifests", () => {
-  it("reports per manifest which types are missing and which agents could not run the flow", async () => {
+  it("reports per binary which types are missing and which agents could not run the flow", async () => {
     // Short names (GenerateFlowFile, LogAttribute, SSLContextService) and the C++ PutFile: the C++ manifest
     // has them all, the Java one only a GenerateFlowFile.
     const hash = await publish(new TextEncoder().encode(cppYaml), { "content-type": "application/yaml" });
@@ -141,14 +147,20 @@ describe("validation against the class's manifests", () => {
       flowHash: hash,
       className,
       compatible: false,
-      agentCount: 2,
+      agentCount: 3,
       incompatibleAgentCount: 1,
       truncated: false,
     });
     const manifests = body.manifests as JsonObject[];
     expect(manifests).toHaveLength(2);
+    const agentOf = async (agentId: string) =>
+      (await consoleApi.request("GET", `/api/v1/agents/${agentId}`, { token: operator })).json();
+    const [cpp, otherCpp, java] = await Promise.all([cppAgent, otherCppAgent, javaAgent].map(agentOf));
+    // Agents of one build share a binary whatever their own hashes: one entry for both C++ agents.
+    expect(cpp?.manifestHash).not.toBe(otherCpp?.manifestHash);
+    expect(cpp?.manifestId).toBe(otherCpp?.manifestId);
     expect(manifests).toContainEqual({
-      manifestHash: `${tenant}-java`,
+      manifestId: java?.manifestId,
       manifestKnown: true,
       compatible: false,
       missingProcessorTypes: ["LogAttribute", "org.apache.nifi.minifi.processors.PutFile"],
@@ -158,9 +170,10 @@ describe("validation against the class's manifests", () => {
     });
     expect(manifests).toContainEqual(
       expect.objectContaining({
+        manifestId: cpp?.manifestId,
         compatible: true,
         missingProcessorTypes: [],
-        agentIds: [cppAgent],
+        agentIds: [cppAgent, otherCppAgent],
       }),
     );
   });

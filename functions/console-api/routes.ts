@@ -33,6 +33,7 @@ function operationRequestOf(body: unknown): OperationRequest {
       agentClass: selector.class as string,
       status: selector.status as AgentListRequest["status"],
       manifestHash: selector.manifestHash,
+      manifestId: selector.manifestId,
       flowId: selector.flowId,
       lastSeenAfter: time(selector.lastSeenAfter),
       lastSeenBefore: time(selector.lastSeenBefore),
@@ -54,6 +55,7 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
         agentClass: text(query.class),
         status: query.status as AgentListRequest["status"],
         manifestHash: text(query.manifestHash),
+        manifestId: text(query.manifestId),
         flowId: text(query.flowId),
         lastSeenAfter: time(query.lastSeenAfter),
         lastSeenBefore: time(query.lastSeenBefore),
@@ -64,8 +66,8 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
     getAgent: (principal, { path }) => api.agents.get(principal, path.agentId as string),
     decommissionAgent: (principal, { path }) => api.agents.decommission(principal, path.agentId as string),
     listManifests: (principal, { query }) => api.manifests.list(principal, page(query)),
-    getManifest: (principal, { path }) => api.manifests.get(principal, path.hash as string),
-    getManifestContent: (principal, { path }) => api.manifests.content(principal, path.hash as string),
+    getManifest: (principal, { path }) => api.manifests.get(principal, path.manifestId as string),
+    getManifestContent: (principal, { path }) => api.manifests.content(principal, path.manifestId as string),
     uploadFlow: (principal, { path, body }) =>
       api.flows.upload(principal, path.className as string, body as Uint8Array),
     listFlows: (principal, { path, query }) =>

@@ -20,12 +20,14 @@ import {
   SequentialIds,
 } from "../adapters/memory/index.js";
 import { MemoryRolloutStore } from "../adapters/memory/rollouts.js";
-import type { AgentClassRecord } from "./agents/ports.js";
+import type { AgentClassRecord, AgentRecord } from "./agents/ports.js";
 import { MAX_ASSET_BYTES } from "./assets/model.js";
 import type { AssetUpload } from "./assets/store.js";
+import type { JsonObject } from "./c2/json.js";
 import { makeConsoleApi } from "./console-api.js";
 import type { IssueRequest } from "./identity/certificates.js";
 import { type Principal, principalFromClaims, type Role } from "./identity/principal.js";
+import { binaryOf } from "./manifests/canonical.js";
 import { makeOperationLifecycle } from "./operations/lifecycle.js";
 import { encodeCursor } from "./paging.js";
 import { DEFAULT_ROLLOUT_PLAN } from "./rollouts/model.js";
@@ -33,6 +35,27 @@ import { DEFAULT_ROLLOUT_PLAN } from "./rollouts/model.js";
 const MINUTE = 60_000;
 const CHECKPOINT_MS = 10 * MINUTE;
 const AGENT_API_URL = "https://agents.beacon.example";
+/** The binary of the Java example's manifest, which every agent of these tests runs. */
+const javaBinary = binaryOf(
+  (example("java-2.3.0/ack-describe-manifest.json").agentInfo as JsonObject).agentManifest as JsonObject,
+);
+const takesUpdates = [
+  { type: "DESCRIBE", properties: { MANIFEST: {} } },
+  { type: "UPDATE", properties: { CONFIGURATION: {} } },
+];
+
+/** The Java example's binary as the manifest store summarises it. */
+const storedJavaBinary = () => ({
+  manifestId: javaBinary.manifestId,
+  agentType: "minifi-java",
+  version: "2.3.0",
+  bundleCount: 1,
+  processorTypeCount: 1,
+  controllerServiceTypeCount: 0,
+  jsonBytes: 10,
+  gzipBytes: 5,
+  createdAt: 0,
+});
 
 function harness() {
   const catalog = new MemoryClassCatalog();
@@ -80,6 +103,11 @@ function harness() {
       firstSeen: now - 3_600_000,
       lastSeen: now - registryAgo,
       manifestHash: `hash-${agentClass}`,
+      manifest: {
+        hash: `hash-${agentClass}`,
+        manifestId: javaBinary.manifestId,
+        supportedOperations: takesUpdates,
+      },
       device: { hostname: `${agentId}.plant.example` },
     });
     if (hotAgo !== undefined) {
@@ -184,6 +212,28 @@ describe("agents", () => {
     expect(descending.items.map((item) => item.agentId)).toEqual(["b-0", "a-6", "a-5"]);
   });
 
+  it("tell agents of one binary by its canonical identity, whatever their own manifest hashes", async () => {
+    const { api, agent, registry, hotState, now } = harness();
+    agent("acme", "a-1", "pumps", 0, 0);
+    agent("acme", "a-2", "valves", 0, 0);
+    agent("acme", "a-3", "valves", 0, 0);
+    // a-3 reports a hash whose manifest Beacon has yet to learn: its binary is unknown until it does.
+    (registry.agents.get("acme/a-3") as AgentRecord).manifestHash = "hash-new";
+    const byBinary = await bodyOf(api.agents.list(as("acme"), { manifestId: javaBinary.manifestId }));
+    expect(byBinary.items.map((item) => [item.agentId, item.manifestHash, item.manifestId])).toEqual([
+      ["a-1", "hash-pumps", javaBinary.manifestId],
+      ["a-2", "hash-valves", javaBinary.manifestId],
+    ]);
+    const byHash = await bodyOf(api.agents.list(as("acme"), { manifestHash: "hash-valves" }));
+    expect(byHash.items.map((item) => item.agentId)).toEqual(["a-2"]);
+    // The cache has seen a-2 report a new hash since: the registry's manifest is no longer its current one.
+    hotState.agentStates.set("acme/a-2", { lastSeen: now, agentClass: "valves", manifestHash: "hash-2" });
+    const moved = await bodyOf(api.agents.get(as("acme"), "a-2"));
+    expect(moved).toMatchObject({ manifestHash: "hash-2" });
+    expect(moved).not.toHaveProperty("manifestId");
+    expect(moved).not.toHaveProperty("supportedOperations");
+  });
+
   it("refuse a cursor that is not one of theirs", async () => {
     const { api } = harness();
     for (const cursor of ["not-base64-json", encodeCursor("a#b"), Buffer.from("[1]").toString("base64url")]) {
@@ -203,6 +253,8 @@ describe("agents", () => {
       status: "online",
       lastSeenFrom: "cache",
       manifestHash: "hash-pumps",
+      manifestId: javaBinary.manifestId,
+      supportedOperations: takesUpdates,
       hostname: "a-1.plant.example",
       device: { hostname: "a-1.plant.example" },
       statusSummary: { queuedFlowFiles: 3 },
@@ -277,33 +329,21 @@ describe("classes", () => {
 describe("manifests", () => {
   it("summarise bundles and component types from the stored manifest", async () => {
     const { api, manifests } = harness();
-    const manifest = (example("java-2.3.0/ack-describe-manifest.json").agentInfo as Record<string, unknown>)
-      .agentManifest as Record<string, unknown>;
-    const record = {
-      hash: "h1",
-      agentType: "minifi-java",
-      version: "2.3.0",
-      bundleCount: 1,
-      processorTypeCount: 1,
-      controllerServiceTypeCount: 0,
-      supportedOperations: { DESCRIBE: ["MANIFEST"] },
-      jsonBytes: 10,
-      gzipBytes: 5,
-      createdAt: 0,
-    };
-    manifests.add("acme", record, JSON.stringify(manifest));
-    const body = await bodyOf(api.manifests.get(as("acme", "viewer"), "h1"));
-    expect(body).toMatchObject({
-      hash: "h1",
-      agentType: "minifi-java",
-      supportedOperations: { DESCRIBE: ["MANIFEST"] },
-    });
+    const { manifestId } = javaBinary;
+    const content = javaBinary.canonicalJson;
+    manifests.add("acme", storedJavaBinary(), content);
+    const body = await bodyOf(api.manifests.get(as("acme", "viewer"), manifestId));
+    expect(body).toMatchObject({ manifestId, agentType: "minifi-java" });
+    expect(body).not.toHaveProperty("supportedOperations");
     expect((body.bundles as unknown[]).length).toBeGreaterThan(0);
     expect(body.processorTypes).toEqual(
       expect.arrayContaining([expect.stringMatching(/^org\.apache\.nifi\./)]),
     );
-    expect((await api.manifests.content(as("acme", "viewer"), "h1")).body).toBe(JSON.stringify(manifest));
-    await expect(api.manifests.content(as("other", "viewer"), "h1")).rejects.toMatchObject({
+    expect((await api.manifests.content(as("acme", "viewer"), manifestId)).body).toBe(content);
+    await expect(api.manifests.content(as("other", "viewer"), manifestId)).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await expect(api.manifests.get(as("acme", "viewer"), "hash-pumps")).rejects.toMatchObject({
       code: "not_found",
     });
   });
@@ -533,22 +573,7 @@ describe("rollouts", () => {
   function fleet() {
     const ports = harness();
     for (const index of [1, 2, 3, 4]) ports.agent("acme", `a-${index}`, "pumps", 0, 0);
-    const manifest = (example("java-2.3.0/ack-describe-manifest.json").agentInfo as Record<string, unknown>)
-      .agentManifest;
-    ports.manifests.add(
-      "acme",
-      {
-        hash: "hash-pumps",
-        bundleCount: 1,
-        processorTypeCount: 1,
-        controllerServiceTypeCount: 0,
-        supportedOperations: { DESCRIBE: ["MANIFEST"], UPDATE: ["CONFIGURATION"] },
-        jsonBytes: 10,
-        gzipBytes: 5,
-        createdAt: 0,
-      },
-      JSON.stringify(manifest),
-    );
+    ports.manifests.add("acme", storedJavaBinary(), javaBinary.canonicalJson);
     const publish = async (name: string, processorType?: string) =>
       (
         (await ports.api.flows.upload(as("acme", "operator"), "pumps", flowOf(name, processorType))).body as {
@@ -831,22 +856,19 @@ describe("resource sets and asset operations", () => {
     build: { agentType: string; version: string } = { agentType: "cpp", version: "0.99.2" },
   ) {
     const ports = harness();
-    for (const index of [1, 2, 3, 4]) ports.agent("acme", `a-${index}`, "pumps", 0, 0);
-    ports.manifests.add(
-      "acme",
-      {
+    // Their manifest takes SYNC RESOURCE and UPDATE ASSET; its binary says which agent and version it is.
+    for (const index of [1, 2, 3, 4]) {
+      ports.agent("acme", `a-${index}`, "pumps", 0, 0);
+      (ports.registry.agents.get(`acme/a-${index}`) as AgentRecord).manifest = {
         hash: "hash-pumps",
-        ...build,
-        bundleCount: 1,
-        processorTypeCount: 1,
-        controllerServiceTypeCount: 0,
-        supportedOperations: { SYNC: ["RESOURCE"], UPDATE: ["ASSET", "CONFIGURATION"] },
-        jsonBytes: 10,
-        gzipBytes: 5,
-        createdAt: 0,
-      },
-      "{}",
-    );
+        manifestId: "binary-pumps",
+        supportedOperations: [
+          { type: "SYNC", properties: { RESOURCE: {} } },
+          { type: "UPDATE", properties: { ASSET: {}, CONFIGURATION: {} } },
+        ],
+      };
+    }
+    ports.manifests.add("acme", { ...storedJavaBinary(), manifestId: "binary-pumps", ...build }, "{}");
     const store = async (name: string, bytes = text(name)) =>
       (
         (

@@ -4,7 +4,6 @@ import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
-import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
@@ -57,7 +56,6 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = { now: () =
     rollouts: new DynamoRolloutStore(documents, config.tableName),
     classes,
     registry: new DynamoFleetRegistry(documents, config.tableName),
-    manifests: new DynamoManifestCatalog(documents, config.tableName),
     hotState: new RedisFleetHotState(redis),
     operations,
     lifecycle,

@@ -1,17 +1,19 @@
 /**
  * The sweeper on the local stack: an operation delivered in a real heartbeat reply and never acknowledged
  * times out when the sweeper looks at it as it will be six minutes later (a clock ahead, no waiting); a
- * late acknowledgement then changes nothing. A rollout's canary, once it has soaked, lets the sweeper
- * start the next batch. This file has a table of its own: a sweeper six minutes ahead would otherwise
- * time out what other files' tests are still waiting on, and look at their rollouts.
+ * late acknowledgement then changes nothing, and a C++ acknowledgement that claims an effect no heartbeat
+ * shows is never taken for it. A rollout's canary, once it has soaked, lets the sweeper start the next
+ * batch. This file has a table of its own: a sweeper six minutes ahead would otherwise time out what
+ * other files' tests are still waiting on, and look at their rollouts.
  */
 import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { cppAckOf, cppHeartbeatOf } from "../../scripts/c2-examples.js";
+import { cppAckOf, cppAgentOf, cppHeartbeatOf, type VariedAgent } from "../../scripts/c2-examples.js";
 import { provisionTable } from "../../scripts/local/provision.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
+import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
@@ -56,10 +58,13 @@ async function acknowledge(agentId: string, operationId: string): Promise<number
 }
 
 /**
- * Queues a RESTART as the console does, the operation through the lifecycle, then the agent's pending
- * marker; its creation event is the console's to publish, and does not matter here.
+ * Queues an operation (a RESTART unless told) as the console does, the operation through the lifecycle,
+ * then the agent's pending marker; its creation event is the console's to publish, and does not matter here.
  */
-async function queue(agentId: string): Promise<string> {
+async function queue(
+  agentId: string,
+  kind: Pick<OperationRecord, "operation" | "operand"> = { operation: "RESTART" },
+): Promise<string> {
   const lifecycle = makeOperationLifecycle({
     operations: store,
     clock: { now: () => Date.now() },
@@ -71,7 +76,7 @@ async function queue(agentId: string): Promise<string> {
     tenant,
     agentId,
     operationId: newOperationId(now, { newId: () => randomUUID() }, agentId),
-    operation: "RESTART",
+    ...kind,
     state: "queued",
     createdAt: now,
     createdBy: "sweeper-test",
@@ -169,6 +174,55 @@ describe("the sweeper", () => {
         .map((event) => `${event.from ?? "-"}→${event.state}`),
     ).toEqual(["queued→delivered", "delivered→timed_out"]);
     expect(events.filter((event) => event.type === "ack")).toMatchObject([{ matched: false }]);
+  });
+
+  it("never confirms a C++ STOP acknowledged FULLY_APPLIED while heartbeats show the component running: it times out", async () => {
+    // Two agents of the C++ fixture's build, varied as real ones are: one binary, each a hash of its own.
+    const agent = cppAgentOf("cpp-varied-1", "sweeper-cpp");
+    const other = cppAgentOf("cpp-varied-2", "sweeper-cpp");
+    const registry = new DynamoAgentRegistry(documents, agentApi.env[EnvNames.tableName] as string);
+    const manifestOf = async (varied: VariedAgent) => {
+      const response = await agentApi.post(HEARTBEAT, varied.full(), { certificate: fleet });
+      expect(response.status).toBe(200);
+      return (await registry.get(tenant, varied.agentId))?.manifest;
+    };
+    const [mine, theirs] = [await manifestOf(agent), await manifestOf(other)];
+    expect(mine?.hash).not.toBe(theirs?.hash);
+    expect(mine?.manifestId).toEqual(expect.stringMatching(/^[0-9a-f]{64}$/));
+    expect(theirs?.manifestId).toBe(mine?.manifestId);
+
+    // A STOP of the agent's own processor, which its manifest lists as an operand of STOP.
+    const { agentId, light } = agent;
+    const [processor] = (light().flowInfo as JsonObject).processorStatuses as JsonObject[];
+    const operationId = await queue(agentId, { operation: "STOP", operand: processor?.id as string });
+    const showing = async () => {
+      const response = await agentApi.post(HEARTBEAT, light(), { certificate: fleet });
+      expect(response.status).toBe(200);
+      return (response.json().requestedOperations as { identifier: string }[]).map((item) => item.identifier);
+    };
+    expect(await showing()).toEqual([operationId]);
+    expect(await acknowledge(agentId, operationId)).toBe(200);
+    expect(await store.get(tenant, agentId, operationId)).toMatchObject({
+      state: "awaiting_effect",
+      ackState: "FULLY_APPLIED",
+    });
+    // The agent said it stopped the processor; its heartbeats say it still runs.
+    expect(await showing()).toEqual([]);
+    expect((await store.get(tenant, agentId, operationId))?.state).toBe("awaiting_effect");
+
+    const outcome = await sweepAhead(6 * MINUTE);
+    expect(outcome.timedOut.awaiting_effect).toBeGreaterThanOrEqual(1);
+    const timedOut = await store.get(tenant, agentId, operationId);
+    expect(timedOut).toMatchObject({
+      state: "timed_out",
+      reason: "Acknowledged FULLY_APPLIED, but no heartbeat showed the effect in time",
+    });
+    expect(timedOut?.confirmedBy).toBeUndefined();
+    expect(
+      (await operationEvents(operationId))
+        .filter((event) => event.type === "operation")
+        .map((event) => `${event.from ?? "-"}→${event.state}`),
+    ).toEqual(["queued→delivered", "delivered→awaiting_effect", "awaiting_effect→timed_out"]);
   });
 
   it("times out a queued operation after 10 heartbeat intervals of its class, looked at first after one", async () => {

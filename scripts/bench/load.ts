@@ -1,7 +1,8 @@
 /**
  * The load side of `npm run bench`, in a process of its own so that it does not share an event loop
- * with the gateway and handler it measures. Sends steady C++ light heartbeats for many agents over
- * kept-alive mutual-TLS connections and prints one JSON line of results.
+ * with the gateway and handler it measures. Registers many agents with a C++ full heartbeat each, then
+ * sends them steady C++ light heartbeats over kept-alive mutual-TLS connections and prints one JSON line
+ * of results.
  */
 import { readFileSync } from "node:fs";
 import { Agent, request } from "node:https";
@@ -17,6 +18,7 @@ const { values } = parseArgs({
     agents: { type: "string", default: "1000" },
     rounds: { type: "string", default: "5" },
     concurrency: { type: "string", default: "50" },
+    registration: { type: "string" },
     heartbeat: { type: "string" },
   },
 });
@@ -25,11 +27,12 @@ const certs = values.certs as string;
 const agentCount = Number(values.agents);
 const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
-const template = readFileSync(values.heartbeat as string, "utf8");
-const templateId = (JSON.parse(template) as { agentInfo: { identifier: string } }).agentInfo.identifier;
-const bodies = Array.from({ length: agentCount }, (_, index) =>
-  Buffer.from(template.replace(templateId, `bench-agent-${index}`)),
-);
+/** The template's heartbeat as agent `index` sends it. */
+function bodyOf(templateFile: string): (index: number) => Buffer {
+  const template = readFileSync(templateFile, "utf8");
+  const templateId = (JSON.parse(template) as { agentInfo: { identifier: string } }).agentInfo.identifier;
+  return (index) => Buffer.from(template.replace(templateId, `bench-agent-${index}`));
+}
 
 const tlsAgent = new Agent({
   keepAlive: true,
@@ -61,15 +64,18 @@ function heartbeat(body: Buffer): Promise<{ status: number; ms: number }> {
   });
 }
 
-async function round(): Promise<{ latencies: number[]; errors: number; seconds: number }> {
+/** One heartbeat of every agent; `body` gives agent `index`'s. */
+async function round(
+  body: (index: number) => Buffer,
+): Promise<{ latencies: number[]; errors: number; seconds: number }> {
   const latencies: number[] = [];
   let errors = 0;
   let next = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < bodies.length) {
-        const result = await heartbeat(bodies[next++] as Buffer);
+      while (next < agentCount) {
+        const result = await heartbeat(body(next++));
         latencies.push(result.ms);
         if (result.status !== 200) errors++;
       }
@@ -81,14 +87,17 @@ async function round(): Promise<{ latencies: number[]; errors: number; seconds: 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
-// Round one registers every agent; the process then waits for the runner to reset its counters.
-const registration = await round();
+// Round one registers every agent, its ~900 KB bodies made as they are sent; the process then waits for the
+// runner to reset its counters.
+const registration = await round(bodyOf(values.registration as string));
 process.stdout.write(`${JSON.stringify({ phase: "registered", errors: registration.errors })}\n`);
 await new Promise((resolve) => process.stdin.once("data", resolve));
 
+const lightBodyOf = bodyOf(values.heartbeat as string);
+const bodies = Array.from({ length: agentCount }, (_, index) => lightBodyOf(index));
 const steady = { latencies: [] as number[], errors: 0, seconds: 0 };
 for (let index = 0; index < rounds; index++) {
-  const result = await round();
+  const result = await round((agent) => bodies[agent] as Buffer);
   steady.latencies.push(...result.latencies);
   steady.errors += result.errors;
   steady.seconds += result.seconds;

@@ -9,6 +9,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DynamoAgentRegistry } from "../../functions/adapters/dynamodb/agent-registry.js";
 import { DynamoManifestStore } from "../../functions/adapters/dynamodb/manifest-store.js";
 import { makeDynamoDbClient } from "../../functions/shared/aws-clients.js";
 import { sweeperConfig } from "../../functions/shared/config.js";
@@ -34,6 +35,7 @@ const BUILD_TIMEOUT_MS = 11 * 60_000;
 let api: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;
 let manifests: DynamoManifestStore;
+let registry: DynamoAgentRegistry;
 /** Keeps this run's agents and classes apart from others' in the dev fleet certificate's tenant. */
 const run = randomUUID().slice(0, 8);
 
@@ -43,6 +45,7 @@ beforeAll(async () => {
   consoleApi = await startConsoleApi(api);
   const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(api.env));
   manifests = new DynamoManifestStore(documents, api.env.BEACON_TABLE_NAME as string);
+  registry = new DynamoAgentRegistry(documents, api.env.BEACON_TABLE_NAME as string);
 }, BUILD_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -163,8 +166,13 @@ describe.each<{ compression: Compression; credentials: "the dev fleet certificat
       expect(second).toMatchObject({ agentId, parsed: true, operations: [] });
       expect(second?.http.status).toBe(200);
 
-      // An empty second reply alone could mean a DESCRIBE still pending; the stored manifest shows the ack landed.
-      const stored = JSON.parse((await manifests.read(tenant, manifestHash)) ?? "null");
+      // An empty second reply alone could mean a DESCRIBE still pending; the stored manifest shows the ack
+      // landed: the agent keeps its hash and its operations, the binary's content is stored once under its
+      // identity.
+      const agentManifest = (await registry.get(tenant, agentId))?.manifest;
+      const stored = JSON.parse(
+        (await manifests.read(tenant, agentManifest?.manifestId as string)) ?? "null",
+      );
       expect(stored).toMatchObject({
         agentType: "minifi-java",
         bundles: [
@@ -175,6 +183,11 @@ describe.each<{ compression: Compression; credentials: "the dev fleet certificat
             },
           },
         ],
+      });
+      expect(stored).not.toHaveProperty("supportedOperations");
+      expect(agentManifest).toMatchObject({
+        hash: manifestHash,
+        manifestId: expect.stringMatching(/^[0-9a-f]{64}$/),
         supportedOperations: expect.arrayContaining([
           { type: "DESCRIBE", properties: { MANIFEST: {} } },
           { type: "STOP", properties: { FLOW: {} } },

@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
 import type { JsonObject } from "../../functions/core/c2/json.js";
+import { binaryOf } from "../../functions/core/manifests/canonical.js";
 import { example } from "../c2-examples.js";
 import type { AgentApiUnderTest } from "./agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "./console-api-harness.js";
@@ -12,7 +13,10 @@ export interface SeededTenant {
   adminToken: string;
   agentIds: string[];
   className: string;
+  /** The hash the tenant's agents report (shared here; real agents' differ). */
   manifestHash: string;
+  /** The binary they run: a build of the tenant's own, so that no two tenants share one. */
+  manifestId: string;
   certificateSerial: string;
   /** A DESCRIBE MANIFEST queued for the last agent, which no test heartbeats again. */
   operationId: string;
@@ -57,6 +61,19 @@ const heartbeatOf = (agentId: string, agentClass: string, hash: string): JsonObj
   return heartbeat;
 };
 
+/**
+ * The Java example's manifest as a build of its own, named by `hash`: agents reporting one hash run one
+ * build, and seeded tenants, each with a hash of its own, never share a binary.
+ */
+function manifestOf(hash: string): JsonObject {
+  const manifest = (example("java-2.3.0/ack-describe-manifest.json").agentInfo as JsonObject)
+    .agentManifest as JsonObject;
+  return { ...manifest, buildInfo: { ...(manifest.buildInfo as JsonObject), revision: hash } };
+}
+
+/** The binary of the agents `heartbeat` registers with this hash. */
+const manifestIdOf = (hash: string): string => binaryOf(manifestOf(hash)).manifestId;
+
 /** One heartbeat through the agent API with the tenant's fleet certificate; answers the DESCRIBE it gets. */
 export async function heartbeat(
   agentApi: AgentApiUnderTest,
@@ -77,6 +94,7 @@ export async function heartbeat(
     const agentInfo = ack.agentInfo as JsonObject;
     agentInfo.identifier = agentId;
     agentInfo.agentManifestHash = hash;
+    agentInfo.agentManifest = manifestOf(hash);
     expect((await agentApi.post("/c2/api/acknowledge", ack, { certificate })).status).toBe(200);
   }
   return response.status;
@@ -84,7 +102,7 @@ export async function heartbeat(
 
 /**
  * A tenant as the agent API and the console leave it after some use: three agents of one class that
- * heartbeated (so registry, hot state and a manifest exist), the class described, an agent certificate,
+ * heartbeated (so registry, hot state and a binary's manifest exist), the class described, an agent certificate,
  * an operation queued, a flow version published to the class and rolled out.
  */
 export async function seedTenant(
@@ -123,6 +141,7 @@ export async function seedTenant(
     agentIds,
     className,
     manifestHash,
+    manifestId: manifestIdOf(manifestHash),
     certificateSerial: issued.json().serial as string,
     operationId: (queued.json().items as { operationId: string }[])[0]?.operationId as string,
     flowHash,

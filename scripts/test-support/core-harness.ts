@@ -36,7 +36,7 @@ export function coreHarness() {
     clock: new ManualClock(),
     ids: new SequentialIds(),
   };
-  const manifests = makeManifestRegistration(ports.manifestStore);
+  const manifests = makeManifestRegistration({ store: ports.manifestStore, cache: ports.hotState });
   const operations = makeOperationLifecycle({
     operations: ports.operationStore,
     clock: ports.clock,

@@ -1,10 +1,33 @@
 import { expect, it } from "vitest";
 import type { AgentRecord, AgentRegistry } from "../../core/agents/ports.js";
+import type { AgentManifest } from "../../core/manifests/agent-manifest.js";
 import { contract } from "./contract.js";
 
 const START = Date.UTC(2026, 10, 21);
 
-/** The agent API's registry entries: created once, checkpointed, and the DESCRIBE MANIFEST slot claimed and closed. */
+/** An agent's manifest as the agent API keeps it: its operations with the values of this agent's properties. */
+const manifestOf = (hash: string): AgentManifest => ({
+  hash,
+  manifestId: "binary-1",
+  supportedOperations: [
+    { type: "describe", properties: { manifest: {} } },
+    {
+      type: "update",
+      properties: {
+        properties: {
+          availableProperties: [
+            { propertyName: "nifi.c2.agent.identifier", propertyValue: "agent-1", validator: "VALID" },
+          ],
+        },
+      },
+    },
+  ],
+});
+
+/**
+ * The agent API's registry entries: created once, checkpointed, the DESCRIBE MANIFEST slot claimed and closed,
+ * and the agent's manifest kept.
+ */
 export const agentRegistryContract = contract<AgentRegistry>("the agent registry", (the) => {
   const agent = (agentId: string): AgentRecord => ({
     tenant: the.tenant,
@@ -94,20 +117,72 @@ export const agentRegistryContract = contract<AgentRegistry>("the agent registry
     });
   });
 
-  it("closes only the DESCRIBE it waits on, taking the manifest hash it names", async () => {
+  it("closes only the DESCRIBE it waits on, keeping the manifest it brought", async () => {
     const registry = the.subject;
-    expect(await registry.completeDescribe(the.tenant, "agent-1", "op-1", "manifest-2")).toBe(false);
+    expect(await registry.completeDescribe(the.tenant, "agent-1", "op-1", manifestOf("manifest-2"))).toBe(
+      false,
+    );
     const record = agent("agent-1");
     await registry.register(record);
     await registry.beginDescribe(the.tenant, "agent-1", "op-1", START, START + 300_000);
 
-    expect(await registry.completeDescribe(the.tenant, "agent-1", "op-0", "manifest-0")).toBe(false);
-    expect(await registry.completeDescribe(the.tenant, "agent-1", "op-1", "manifest-2")).toBe(true);
-    expect(await registry.get(the.tenant, "agent-1")).toEqual({ ...record, manifestHash: "manifest-2" });
-    expect(await registry.completeDescribe(the.tenant, "agent-1", "op-1", "manifest-3")).toBe(false);
+    expect(await registry.completeDescribe(the.tenant, "agent-1", "op-0", manifestOf("manifest-0"))).toBe(
+      false,
+    );
+    expect(await registry.completeDescribe(the.tenant, "agent-1", "op-1", manifestOf("manifest-2"))).toBe(
+      true,
+    );
+    expect(await registry.get(the.tenant, "agent-1")).toEqual({
+      ...record,
+      manifest: manifestOf("manifest-2"),
+    });
+    expect(await registry.completeDescribe(the.tenant, "agent-1", "op-1", manifestOf("manifest-3"))).toBe(
+      false,
+    );
 
+    // A DESCRIBE answered without a manifest closes, and the manifest the agent has stays.
     await registry.beginDescribe(the.tenant, "agent-1", "op-2", START, START + 300_000);
     expect(await registry.completeDescribe(the.tenant, "agent-1", "op-2", undefined)).toBe(true);
-    expect(await registry.get(the.tenant, "agent-1")).toEqual({ ...record, manifestHash: "manifest-2" });
+    expect(await registry.get(the.tenant, "agent-1")).toEqual({
+      ...record,
+      manifest: manifestOf("manifest-2"),
+    });
+  });
+
+  it("keeps the agent's manifest as it sent it: at first sight, at a checkpoint and sent otherwise", async () => {
+    const registry = the.subject;
+    const record = { ...agent("agent-1"), manifest: manifestOf("manifest-1") };
+    await registry.register(record);
+    expect(await registry.get(the.tenant, "agent-1")).toEqual(record);
+
+    await registry.checkpoint(the.tenant, "agent-1", {
+      lastSeen: START + 1,
+      manifestHash: "manifest-2",
+      manifest: manifestOf("manifest-2"),
+    });
+    expect((await registry.get(the.tenant, "agent-1"))?.manifest).toEqual(manifestOf("manifest-2"));
+    // A checkpoint that learned no manifest leaves the one the agent has.
+    await registry.checkpoint(the.tenant, "agent-1", { lastSeen: START + 2, manifestHash: "manifest-3" });
+    expect((await registry.get(the.tenant, "agent-1"))?.manifest).toEqual(manifestOf("manifest-2"));
+
+    expect(await registry.recordManifest(the.tenant, "agent-1", manifestOf("manifest-3"))).toBe(true);
+    expect(await registry.get(the.tenant, "agent-1")).toEqual({
+      ...record,
+      manifestHash: "manifest-3",
+      manifest: manifestOf("manifest-3"),
+      lastSeen: START + 2,
+    });
+    expect(await registry.recordManifest(the.tenant, "agent-2", manifestOf("manifest-3"))).toBe(false);
+    expect(await registry.get(the.tenant, "agent-2")).toBeUndefined();
+  });
+
+  it("hands out copies: what a caller does to a manifest it kept or read stays with the caller", async () => {
+    const registry = the.subject;
+    const manifest = manifestOf("manifest-1");
+    await registry.register({ ...agent("agent-1"), manifest });
+    manifest.supportedOperations.push("changed by its writer");
+    const read = (await registry.get(the.tenant, "agent-1"))?.manifest;
+    read?.supportedOperations.push("changed by its reader");
+    expect((await registry.get(the.tenant, "agent-1"))?.manifest).toEqual(manifestOf("manifest-1"));
   });
 });

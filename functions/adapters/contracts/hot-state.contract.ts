@@ -1,12 +1,15 @@
 import { expect, it } from "vitest";
 import type { HotSighting, HotSightingResult, HotState } from "../../core/agents/ports.js";
 import type { SupportedOperations } from "../../core/c2/manifest.js";
+import type { KnownManifest } from "../../core/manifests/agent-manifest.js";
 import { contract } from "./contract.js";
 
 const START = Date.UTC(2026, 10, 21);
 const CHECKPOINT_MS = 600_000;
 const SERIAL = "0A";
 const supported: SupportedOperations = { DESCRIBE: ["MANIFEST"], UPDATE: ["CONFIGURATION"] };
+/** The manifest of agent-1's hash "manifest-1", as the cache keeps it. */
+const known: KnownManifest = { hash: "manifest-1", manifestId: "binary-1", supportedOperations: supported };
 
 /** The agent API's hot state, and what the console tells it: an agent's queue marked, a serial revoked. */
 export interface HotStateSubject {
@@ -17,8 +20,9 @@ export interface HotStateSubject {
 
 /**
  * The heartbeat's one round trip and what feeds it: revocation first, then the sighting recorded and the
- * values in force, the registry checkpoint, the manifest's operations, an outstanding DESCRIBE, pending
- * operations, and the class's flow policy with the catch-up it claims. Nothing here waits for an expiry.
+ * values in force, the registry checkpoint, the agent's manifest and the binaries stored, an outstanding
+ * DESCRIBE, pending operations, and the class's flow policy with the catch-up it claims. Nothing here waits
+ * for an expiry.
  */
 export const hotStateContract = contract<HotStateSubject>("the hot state", (the) => {
   const sighting = (now: number, change: Partial<HotSighting> = {}): HotSighting => ({
@@ -155,15 +159,38 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     expect(await dueAt(START + 2 * CHECKPOINT_MS)).toBe(true);
   });
 
-  it("answers with the operations the agent's manifest supports once it knows the manifest", async () => {
+  it("answers with the agent's binary and operations for the hash its manifest was reported with", async () => {
     const { hotState } = the.subject;
     await hotState.rememberRevocations(the.tenant, []);
-    expect((await sighted(START, reported)).supportedOperations).toBeUndefined();
-    await hotState.rememberManifest(the.tenant, "manifest-1", supported);
-    expect((await sighted(START + 1)).supportedOperations).toEqual(supported);
-    expect((await sighted(START + 2, { manifestHash: "manifest-2" })).supportedOperations).toBeUndefined();
-    await hotState.rememberManifest(`${the.tenant}-other`, "manifest-2", supported);
+    expect(await sighted(START, reported)).toMatchObject({
+      manifestId: undefined,
+      supportedOperations: undefined,
+    });
+    await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
+    expect(await sighted(START + 1)).toMatchObject({
+      manifestId: "binary-1",
+      supportedOperations: supported,
+    });
+    // A new hash is a manifest to learn, even of the same binary; another agent's or tenant's is not this one's.
+    expect(await sighted(START + 2, { manifestHash: "manifest-2" })).toMatchObject({
+      manifestId: undefined,
+      supportedOperations: undefined,
+    });
+    await hotState.rememberAgentManifest(the.tenant, "agent-2", { ...known, hash: "manifest-2" });
+    await hotState.rememberAgentManifest(`${the.tenant}-other`, "agent-1", { ...known, hash: "manifest-2" });
     expect((await sighted(START + 3)).supportedOperations).toBeUndefined();
+    await hotState.rememberAgentManifest(the.tenant, "agent-1", { ...known, hash: "manifest-2" });
+    expect((await sighted(START + 4)).supportedOperations).toEqual(supported);
+  });
+
+  it("remembers which binaries' content the tenant's manifest store holds", async () => {
+    const { hotState } = the.subject;
+    expect(await hotState.isManifestStored(the.tenant, "binary-1")).toBe(false);
+    await hotState.rememberManifestStored(the.tenant, "binary-1");
+    await hotState.rememberManifestStored(the.tenant, "binary-1");
+    expect(await hotState.isManifestStored(the.tenant, "binary-1")).toBe(true);
+    expect(await hotState.isManifestStored(the.tenant, "binary-2")).toBe(false);
+    expect(await hotState.isManifestStored(`${the.tenant}-other`, "binary-1")).toBe(false);
   });
 
   it("tells of an outstanding DESCRIBE until it is cleared, even one noted before the agent's first sighting", async () => {
@@ -206,7 +233,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
   it("asks for a class's flow policy until it holds one, and a class without one claims no catch-up", async () => {
     const { hotState } = the.subject;
     await hotState.rememberRevocations(the.tenant, []);
-    await hotState.rememberManifest(the.tenant, "manifest-1", supported);
+    await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
     const policyAsked = async (now: number) => {
       const { classFlowUnknown, catchUp } = await sighted(now, reported);
       expect(catchUp).toBeUndefined();
@@ -229,7 +256,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     });
     // Without its supported operations, nobody can tell whether the agent takes the update.
     expect((await sighted(START, reported)).catchUp).toBeUndefined();
-    await hotState.rememberManifest(the.tenant, "manifest-1", supported);
+    await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
     expect((await sighted(START + 1)).catchUp).toEqual({ flowId: "flow-2", ackTimeoutMs: 90_000 });
     // The claim holds off the next catch-up to the same flow.
     expect((await sighted(START + 2)).catchUp).toBeUndefined();

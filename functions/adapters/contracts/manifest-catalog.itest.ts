@@ -11,8 +11,8 @@ manifestCatalogContract("DynamoDB", () => {
   const manifests = new DynamoManifestStore(table.documents, table.name);
   return {
     catalog: new DynamoManifestCatalog(table.documents, table.name),
-    store: async (tenant, hash, json, summary, now) => {
-      await manifests.store(tenant, hash, json, summary, now);
+    store: async (tenant, manifestId, json, summary, now) => {
+      await manifests.store(tenant, manifestId, json, summary, now);
     },
   };
 });
@@ -21,11 +21,11 @@ manifestCatalogContract("the memory fake", () => {
   const catalog = new MemoryManifestCatalog();
   return {
     catalog,
-    store: async (tenant, hash, json, summary, now) => {
+    store: async (tenant, manifestId, json, summary, now) => {
       const { processorTypes, controllerServiceTypes, ...rest } = summary;
       const record = {
         ...rest,
-        hash,
+        manifestId,
         processorTypeCount: processorTypes,
         controllerServiceTypeCount: controllerServiceTypes,
         jsonBytes: Buffer.byteLength(json),

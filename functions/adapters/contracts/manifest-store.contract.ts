@@ -12,45 +12,38 @@ export const summary: ManifestSummary = {
   bundleCount: 2,
   processorTypes: 40,
   controllerServiceTypes: 3,
-  supportedOperations: { DESCRIBE: ["MANIFEST"], UPDATE: ["CONFIGURATION", "PROPERTIES"] },
 };
 
-/** A manifest whose gzip is larger than one table item holds, as a far bigger agent's could be. */
+/** Content whose gzip is larger than one table item holds, as a far bigger agent's binary could have. */
 export const largeManifestJson = () =>
   JSON.stringify({ agentType: "minifi-cpp", padding: randomBytes(330 * 1024).toString("base64") });
 
-/** Manifests by hash within a tenant, written once: the agent API's registration of what agents report. */
+/** Binaries' content by canonical identity within a tenant, written once: what agents' manifests register. */
 export const manifestStoreContract = contract<ManifestStore>("the manifest store", (the) => {
-  it("stores a manifest once by its hash, and storing it again changes nothing", async () => {
+  it("stores a binary's content once under its identity, and storing it again changes nothing", async () => {
     const store = the.subject;
     const json = JSON.stringify({ agentType: "minifi-cpp", bundles: [] });
-    expect(await store.find(the.tenant, "hash-1")).toBeUndefined();
-    expect(await store.read(the.tenant, "hash-1")).toBeUndefined();
+    expect(await store.has(the.tenant, "binary-1")).toBe(false);
+    expect(await store.read(the.tenant, "binary-1")).toBeUndefined();
 
-    expect(await store.store(the.tenant, "hash-1", json, summary, START)).toBe("stored");
-    expect(await store.find(the.tenant, "hash-1")).toEqual(summary.supportedOperations);
-    expect(await store.read(the.tenant, "hash-1")).toBe(json);
+    expect(await store.store(the.tenant, "binary-1", json, summary, START)).toBe("stored");
+    expect(await store.has(the.tenant, "binary-1")).toBe(true);
+    expect(await store.read(the.tenant, "binary-1")).toBe(json);
 
-    const other = { ...summary, supportedOperations: { DESCRIBE: ["MANIFEST"] } };
-    expect(await store.store(the.tenant, "hash-1", "{}", other, START + 1)).toBe("exists");
-    expect(await store.read(the.tenant, "hash-1")).toBe(json);
-    expect(await store.find(the.tenant, "hash-1")).toEqual(summary.supportedOperations);
-    expect(await store.find(`${the.tenant}-other`, "hash-1")).toBeUndefined();
+    expect(await store.store(the.tenant, "binary-1", "{}", { ...summary, bundleCount: 9 }, START + 1)).toBe(
+      "exists",
+    );
+    expect(await store.read(the.tenant, "binary-1")).toBe(json);
+    expect(await store.has(the.tenant, "binary-2")).toBe(false);
+    expect(await store.has(`${the.tenant}-other`, "binary-1")).toBe(false);
+    expect(await store.read(`${the.tenant}-other`, "binary-1")).toBeUndefined();
   });
 
-  it("hands out copies: what a caller does to what it stored or read stays with the caller", async () => {
-    const store = the.subject;
-    const stored = structuredClone(summary);
-    await store.store(the.tenant, "hash-1", "{}", stored, START);
-    stored.supportedOperations.DESCRIBE?.push("changed by its writer");
-    (await store.find(the.tenant, "hash-1"))?.UPDATE?.push("changed by its reader");
-    expect(await store.find(the.tenant, "hash-1")).toEqual(summary.supportedOperations);
-  });
-
-  it("reads a manifest back exactly, however large", async () => {
+  it("reads content back exactly, however large", async () => {
     const store = the.subject;
     const json = largeManifestJson();
-    expect(await store.store(the.tenant, "hash-large", json, summary, START)).toBe("stored");
-    expect(await store.read(the.tenant, "hash-large")).toBe(json);
+    expect(await store.store(the.tenant, "binary-large", json, summary, START)).toBe("stored");
+    expect(await store.has(the.tenant, "binary-large")).toBe(true);
+    expect(await store.read(the.tenant, "binary-large")).toBe(json);
   });
 });

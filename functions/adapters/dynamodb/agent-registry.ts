@@ -6,13 +6,22 @@ import type {
   AgentRegistry,
 } from "../../core/agents/ports.js";
 import { dropUndefined } from "../../core/c2/json.js";
+import type { AgentManifest } from "../../core/manifests/agent-manifest.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
+
+/** The agent's manifest in its item: `supportedOperations` as JSON text, kept exactly as the agent sent it. */
+interface AgentManifestItem {
+  hash: string;
+  manifestId: string;
+  supportedOperations: string;
+}
 
 export interface AgentItem {
   tenant: string;
   agentId: string;
   agentClass: string;
   manifestHash?: string;
+  manifest?: AgentManifestItem;
   flowId?: string;
   device?: AgentRecord["device"];
   firstSeen: number;
@@ -48,6 +57,7 @@ export class DynamoAgentRegistry implements AgentRegistry {
               agentId: record.agentId,
               agentClass: record.agentClass,
               manifestHash: record.manifestHash,
+              manifest: record.manifest && manifestItemOf(record.manifest),
               flowId: record.flowId,
               device: record.device,
               firstSeen: record.firstSeen,
@@ -75,6 +85,7 @@ export class DynamoAgentRegistry implements AgentRegistry {
       lastSeen: checkpoint.lastSeen,
       agentClass: checkpoint.agentClass,
       manifestHash: checkpoint.manifestHash,
+      manifest: checkpoint.manifest && manifestItemOf(checkpoint.manifest),
       flowId: checkpoint.flowId,
       device: checkpoint.device,
       ...(checkpoint.agentClass ? classIndexOf(tenant, agentId, checkpoint.agentClass) : {}),
@@ -110,18 +121,27 @@ export class DynamoAgentRegistry implements AgentRegistry {
     tenant: string,
     agentId: string,
     operationId: string,
-    manifestHash: string | undefined,
+    manifest: AgentManifest | undefined,
   ) {
     return this.conditionalUpdate({
       Key: Keys.agent(tenant, agentId),
-      UpdateExpression: manifestHash
-        ? "REMOVE describeOperationId, describeExpiresAt SET manifestHash = :manifestHash"
+      UpdateExpression: manifest
+        ? "REMOVE describeOperationId, describeExpiresAt SET manifest = :manifest"
         : "REMOVE describeOperationId, describeExpiresAt",
       ConditionExpression: "describeOperationId = :operationId",
       ExpressionAttributeValues: dropUndefined({
         ":operationId": operationId,
-        ":manifestHash": manifestHash,
+        ":manifest": manifest && manifestItemOf(manifest),
       }),
+    });
+  }
+
+  async recordManifest(tenant: string, agentId: string, manifest: AgentManifest) {
+    return this.conditionalUpdate({
+      Key: Keys.agent(tenant, agentId),
+      UpdateExpression: "SET manifest = :manifest",
+      ConditionExpression: "attribute_exists(pk)",
+      ExpressionAttributeValues: { ":manifest": manifestItemOf(manifest) },
     });
   }
 
@@ -163,6 +183,12 @@ export class DynamoAgentClassRegistry implements AgentClassRegistry {
   }
 }
 
+const manifestItemOf = (manifest: AgentManifest): AgentManifestItem => ({
+  hash: manifest.hash,
+  manifestId: manifest.manifestId,
+  supportedOperations: JSON.stringify(manifest.supportedOperations),
+});
+
 const classIndexOf = (tenant: string, agentId: string, agentClass: string) => ({
   gsi1pk: Keys.agentsOfClass(tenant, agentClass),
   gsi1sk: Keys.agentInClass(agentId),
@@ -179,6 +205,11 @@ export function toRecord(item: AgentItem): AgentRecord {
     agentId: item.agentId,
     agentClass: item.agentClass,
     manifestHash: item.manifestHash,
+    manifest: item.manifest && {
+      hash: item.manifest.hash,
+      manifestId: item.manifest.manifestId,
+      supportedOperations: JSON.parse(item.manifest.supportedOperations) as unknown[],
+    },
     flowId: item.flowId,
     device: item.device,
     firstSeen: item.firstSeen,

@@ -34,6 +34,12 @@ export class DynamoFleetRegistry implements FleetRegistry {
       filters.push("manifestHash = :manifestHash");
       values[":manifestHash"] = query.manifestHash;
     }
+    if (query.manifestId !== undefined) {
+      // The agent's manifest counts only while it is the one of the hash the agent reports.
+      filters.push("manifest.manifestId = :manifestId AND manifest.#hash = manifestHash");
+      values[":manifestId"] = query.manifestId;
+      names["#hash"] = "hash";
+    }
     if (query.flowId !== undefined) {
       filters.push("flowId = :flowId");
       values[":flowId"] = query.flowId;

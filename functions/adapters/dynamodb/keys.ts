@@ -10,11 +10,12 @@ export const Keys = {
   agentInClass: (agentId: string) => `A#${agentId}`,
   agentsOfTenant: (tenant: string) => `T#${tenant}#AGENTS`,
   agentClass: (tenant: string, agentClass: string) => ({ pk: `T#${tenant}#CLASSES`, sk: `C#${agentClass}` }),
-  manifest: (tenant: string, hash: string) => ({ pk: `T#${tenant}#MANIFESTS`, sk: `M#${hash}` }),
+  /** A binary's content, once per tenant and canonical identity (its agents keep their own hashes). */
+  manifest: (tenant: string, manifestId: string) => ({ pk: `T#${tenant}#MANIFESTS`, sk: `M#${manifestId}` }),
   /** Written by the console when it revokes an agent certificate; attributes serial and revokedAt. */
   revokedSerial: (tenant: string, serial: string) => ({ pk: `T#${tenant}#REVOKED`, sk: `S#${serial}` }),
-  manifestChunk: (tenant: string, hash: string, index: number) => ({
-    pk: `T#${tenant}#M#${hash}`,
+  manifestChunk: (tenant: string, manifestId: string, index: number) => ({
+    pk: `T#${tenant}#M#${manifestId}`,
     sk: `CHUNK#${String(index).padStart(4, "0")}`,
   }),
   /** One agent's operations, by operation id (which sorts by creation time). */

@@ -1,6 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { dropUndefined } from "../../core/c2/json.js";
-import type { SupportedOperations } from "../../core/c2/manifest.js";
 import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
 import type { PageRequest } from "../../core/paging.js";
 import { Keys } from "./keys.js";
@@ -10,13 +9,12 @@ import { queryPartition } from "./paging.js";
 const MANIFEST_PREFIX = "M#";
 /** Everything of a manifest's item but its body, which can be ~50 KB of gzip. */
 const SUMMARY_ATTRIBUTES = [
-  "hash",
+  "manifestId",
   "agentType",
   "version",
   "bundleCount",
   "processorTypes",
   "controllerServiceTypes",
-  "supportedOperations",
   "jsonBytes",
   "gzipBytes",
   "createdAt",
@@ -26,7 +24,7 @@ const projection = {
   ExpressionAttributeNames: Object.fromEntries(SUMMARY_ATTRIBUTES.map((name) => [`#${name}`, name])),
 };
 
-/** The tenant's manifests as the agent API stored them (see DynamoManifestStore), read without their bodies. */
+/** The tenant's binaries as the agent API stored them (see DynamoManifestStore), read without their bodies. */
 export class DynamoManifestCatalog implements ManifestCatalog {
   private readonly store: DynamoManifestStore;
 
@@ -48,27 +46,26 @@ export class DynamoManifestCatalog implements ManifestCatalog {
     return { items: page.items.map(toManifest), last: page.last };
   }
 
-  async get(tenant: string, hash: string) {
+  async get(tenant: string, manifestId: string) {
     const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: Keys.manifest(tenant, hash), ...projection }),
+      new GetCommand({ TableName: this.tableName, Key: Keys.manifest(tenant, manifestId), ...projection }),
     );
     return Item ? toManifest(Item) : undefined;
   }
 
-  read(tenant: string, hash: string) {
-    return this.store.read(tenant, hash);
+  read(tenant: string, manifestId: string) {
+    return this.store.read(tenant, manifestId);
   }
 }
 
 function toManifest(item: Record<string, unknown>): ManifestRecord {
   return dropUndefined({
-    hash: item.hash as string,
+    manifestId: item.manifestId as string,
     agentType: item.agentType as string | undefined,
     version: item.version as string | undefined,
     bundleCount: item.bundleCount as number,
     processorTypeCount: item.processorTypes as number,
     controllerServiceTypeCount: item.controllerServiceTypes as number,
-    supportedOperations: item.supportedOperations as SupportedOperations,
     jsonBytes: item.jsonBytes as number,
     gzipBytes: item.gzipBytes as number,
     createdAt: item.createdAt as number,

@@ -1,19 +1,16 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
+import type { ManifestSummary } from "../../core/c2/manifest.js";
 import type { ManifestStore } from "../../core/manifests/ports.js";
 import { type CompressedBody, readCompressedBody, writeCompressedBody } from "./compressed-body.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 
-type ManifestItem = Partial<CompressedBody> & {
-  hash: string;
-  supportedOperations: SupportedOperations;
-};
+type ManifestItem = Partial<CompressedBody> & { manifestId: string };
 
 /**
- * Manifests are content-addressed and written once. The summary item is the commit point: chunks
- * (identical bytes for identical hashes, so rewriting them is harmless) go first, the summary last
- * with a conditional put, and readers only ever start from the summary.
+ * Binaries' content, once per tenant and canonical identity, written once. The summary item is the commit
+ * point: chunks (identical bytes for identical content, so rewriting them is harmless) go first, the
+ * summary last with a conditional put, and readers only ever start from the summary.
  */
 export class DynamoManifestStore implements ManifestStore {
   constructor(
@@ -21,32 +18,38 @@ export class DynamoManifestStore implements ManifestStore {
     private readonly tableName: string,
   ) {}
 
-  async find(tenant: string, hash: string): Promise<SupportedOperations | undefined> {
+  async has(tenant: string, manifestId: string): Promise<boolean> {
     const { Item } = await this.client.send(
       new GetCommand({
         TableName: this.tableName,
-        Key: Keys.manifest(tenant, hash),
-        ProjectionExpression: "supportedOperations",
+        Key: Keys.manifest(tenant, manifestId),
+        ProjectionExpression: "manifestId",
       }),
     );
-    return (Item as Pick<ManifestItem, "supportedOperations"> | undefined)?.supportedOperations;
+    return Item !== undefined;
   }
 
-  async store(tenant: string, hash: string, manifestJson: string, summary: ManifestSummary, now: number) {
-    const compressed = gzipSync(manifestJson);
+  async store(
+    tenant: string,
+    manifestId: string,
+    contentJson: string,
+    summary: ManifestSummary,
+    now: number,
+  ) {
+    const compressed = gzipSync(contentJson);
     const stored = await writeCompressedBody(this.client, this.tableName, compressed, (index) =>
-      Keys.manifestChunk(tenant, hash, index),
+      Keys.manifestChunk(tenant, manifestId, index),
     );
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
-            ...Keys.manifest(tenant, hash),
+            ...Keys.manifest(tenant, manifestId),
             tenant,
-            hash,
+            manifestId,
             ...summary,
-            jsonBytes: Buffer.byteLength(manifestJson),
+            jsonBytes: Buffer.byteLength(contentJson),
             gzipBytes: compressed.length,
             createdAt: now,
             ...stored,
@@ -61,9 +64,13 @@ export class DynamoManifestStore implements ManifestStore {
     }
   }
 
-  async read(tenant: string, hash: string): Promise<string | undefined> {
+  async read(tenant: string, manifestId: string): Promise<string | undefined> {
     const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: Keys.manifest(tenant, hash), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: Keys.manifest(tenant, manifestId),
+        ConsistentRead: true,
+      }),
     );
     const item = Item as ManifestItem | undefined;
     if (!item) return undefined;
@@ -71,8 +78,8 @@ export class DynamoManifestStore implements ManifestStore {
       this.client,
       this.tableName,
       item,
-      (index) => Keys.manifestChunk(tenant, hash, index),
-      `Manifest ${hash}`,
+      (index) => Keys.manifestChunk(tenant, manifestId, index),
+      `Manifest ${manifestId}`,
     );
     return gunzipSync(compressed).toString("utf8");
   }

@@ -30,6 +30,7 @@ import type {
   SignedCertificate,
   SigningRequest,
 } from "../../core/identity/ports.js";
+import { manifestIdOf } from "../../core/manifests/agent-manifest.js";
 import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
 import type { PageRequest } from "../../core/paging.js";
 import { pageOf } from "./paging.js";
@@ -88,6 +89,7 @@ export class MemoryFleetRegistry implements FleetRegistry {
       query,
       (record) =>
         (query.manifestHash === undefined || record.manifestHash === query.manifestHash) &&
+        (query.manifestId === undefined || manifestIdOf(record) === query.manifestId) &&
         (query.flowId === undefined || record.flowId === query.flowId) &&
         (text === undefined ||
           record.agentId.includes(text) ||
@@ -201,24 +203,24 @@ export class MemoryManifestCatalog implements ManifestCatalog {
   readonly manifests = new Map<string, { tenant: string; record: ManifestRecord; json: string }>();
 
   add(tenant: string, record: ManifestRecord, json: string) {
-    this.manifests.set(`${tenant}/${record.hash}`, { tenant, record: structuredClone(record), json });
+    this.manifests.set(`${tenant}/${record.manifestId}`, { tenant, record: structuredClone(record), json });
   }
 
   async list(tenant: string, request: PageRequest) {
     const page = pageOf(
-      ofTenant(this.manifests, tenant, (entry) => entry.record.hash),
+      ofTenant(this.manifests, tenant, (entry) => entry.record.manifestId),
       request,
     );
     return { items: page.items.map((entry) => entry.record), last: page.last };
   }
 
-  async get(tenant: string, hash: string) {
-    const record = this.manifests.get(`${tenant}/${hash}`)?.record;
+  async get(tenant: string, manifestId: string) {
+    const record = this.manifests.get(`${tenant}/${manifestId}`)?.record;
     return record && structuredClone(record);
   }
 
-  async read(tenant: string, hash: string) {
-    return this.manifests.get(`${tenant}/${hash}`)?.json;
+  async read(tenant: string, manifestId: string) {
+    return this.manifests.get(`${tenant}/${manifestId}`)?.json;
   }
 }
 

@@ -16,6 +16,7 @@ import type { EventSink } from "../../core/events/ports.js";
 import { type ClassFlowPolicy, isAcceptedFlow } from "../../core/flows/policy.js";
 import type { ClassFlowPolicies } from "../../core/flows/ports.js";
 import type { CachedRevocation, RevocationList } from "../../core/identity/ports.js";
+import type { AgentManifest, KnownManifest } from "../../core/manifests/agent-manifest.js";
 import type { ManifestStore } from "../../core/manifests/ports.js";
 import {
   isFinal,
@@ -68,14 +69,21 @@ export class MemoryAgentRegistry implements AgentRegistry {
     tenant: string,
     agentId: string,
     operationId: string,
-    manifestHash: string | undefined,
+    manifest: AgentManifest | undefined,
   ) {
     this.calls++;
     const record = this.records.get(`${tenant}/${agentId}`);
     if (!record || record.pendingDescribe?.operationId !== operationId) return false;
     record.pendingDescribe = undefined;
-    if (manifestHash) record.manifestHash = manifestHash;
+    if (manifest) record.manifest = structuredClone(manifest);
     return true;
+  }
+
+  async recordManifest(tenant: string, agentId: string, manifest: AgentManifest) {
+    this.calls++;
+    const record = this.records.get(`${tenant}/${agentId}`);
+    if (record) record.manifest = structuredClone(manifest);
+    return record !== undefined;
   }
 }
 
@@ -113,25 +121,27 @@ export class MemoryManifestStore implements ManifestStore {
   readonly manifests = new Map<string, { json: string; summary: ManifestSummary }>();
   calls = 0;
   writes = 0;
+  /** As a table that refuses writes: core's tests see what a manifest that cannot be stored changes. */
+  failing = false;
 
-  async find(tenant: string, hash: string) {
+  async has(tenant: string, manifestId: string) {
     this.calls++;
-    const supported = this.manifests.get(`${tenant}/${hash}`)?.summary.supportedOperations;
-    return supported && structuredClone(supported);
+    return this.manifests.has(`${tenant}/${manifestId}`);
   }
 
-  async store(tenant: string, hash: string, manifestJson: string, summary: ManifestSummary) {
+  async store(tenant: string, manifestId: string, contentJson: string, summary: ManifestSummary) {
     this.calls++;
+    if (this.failing) throw new Error("manifest store unavailable");
     this.writes++;
-    const key = `${tenant}/${hash}`;
+    const key = `${tenant}/${manifestId}`;
     if (this.manifests.has(key)) return "exists" as const;
-    this.manifests.set(key, { json: manifestJson, summary: structuredClone(summary) });
+    this.manifests.set(key, { json: contentJson, summary: structuredClone(summary) });
     return "stored" as const;
   }
 
-  async read(tenant: string, hash: string) {
+  async read(tenant: string, manifestId: string) {
     this.calls++;
-    return this.manifests.get(`${tenant}/${hash}`)?.json;
+    return this.manifests.get(`${tenant}/${manifestId}`)?.json;
   }
 }
 
@@ -145,12 +155,14 @@ interface HotAgent {
   resourceHash?: string | null;
   lastCheckpoint: number;
   describePendingUntil?: number;
+  manifest?: KnownManifest;
 }
 
 export class MemoryHotState implements HotState {
   readonly agents = new Map<string, HotAgent>();
   readonly classes = new Set<string>();
-  readonly manifests = new Map<string, SupportedOperations>();
+  /** By tenant: the binaries whose content the cache knows to be stored. */
+  readonly storedManifests = new Map<string, Set<string>>();
   /** Pending-operation markers by tenant/agent: the version, bumped by every queueing. */
   readonly pendingOperations = new Map<string, number>();
   /** Per tenant; a tenant without an entry has no revocation list in the cache yet. */
@@ -192,9 +204,11 @@ export class MemoryHotState implements HotState {
       agent.registered && sighting.now - agent.lastCheckpoint >= sighting.checkpointIntervalMs;
     if (checkpointDue) agent.lastCheckpoint = sighting.now;
     this.agents.set(key, agent);
-    const supportedOperations = agent.manifestHash
-      ? this.manifests.get(`${sighting.tenant}/${agent.manifestHash}`)
-      : undefined;
+    const manifest =
+      agent.manifestHash !== undefined && agent.manifest?.hash === agent.manifestHash
+        ? agent.manifest
+        : undefined;
+    const supportedOperations = manifest && structuredClone(manifest.supportedOperations);
     const result: HotSightingResult = {
       ...this.classFlowOf(sighting, agent, supportedOperations),
       registered: agent.registered,
@@ -205,6 +219,7 @@ export class MemoryHotState implements HotState {
       previousManifestHash: previous.manifestHash,
       previousFlowId: previous.flowId,
       previousResourceHash: previous.resourceHash ?? undefined,
+      manifestId: manifest?.manifestId,
       supportedOperations,
       checkpointDue,
       describePendingUntil: agent.describePendingUntil,
@@ -262,9 +277,22 @@ export class MemoryHotState implements HotState {
     return isNew;
   }
 
-  async rememberManifest(tenant: string, hash: string, supportedOperations: SupportedOperations) {
+  async rememberAgentManifest(tenant: string, agentId: string, manifest: KnownManifest) {
     this.touch();
-    this.manifests.set(`${tenant}/${hash}`, supportedOperations);
+    const key = `${tenant}/${agentId}`;
+    const agent = this.agents.get(key) ?? { registered: false, lastCheckpoint: 0 };
+    agent.manifest = structuredClone(manifest);
+    this.agents.set(key, agent);
+  }
+
+  async isManifestStored(tenant: string, manifestId: string) {
+    this.touch();
+    return this.storedManifests.get(tenant)?.has(manifestId) ?? false;
+  }
+
+  async rememberManifestStored(tenant: string, manifestId: string) {
+    this.touch();
+    this.storedManifests.set(tenant, new Set([...(this.storedManifests.get(tenant) ?? []), manifestId]));
   }
 
   /** As the cache's hash: noted for an agent it has not seen yet too, which its first sighting then reads. */

@@ -1,13 +1,14 @@
 /**
  * Every key of a tenant carries the tenant as its hash tag, so all of a tenant's keys share one cluster
  * slot (ElastiCache Serverless runs in cluster mode, where a script or transaction may only touch keys of
- * one slot). Per tenant, not per agent: one heartbeat's script reads the tenant's revocation list,
- * manifests, class index and class flow policy beside the agent's own keys, and every console read
+ * one slot). Per tenant, not per agent: one heartbeat's script reads the tenant's revocation list, class
+ * index and class flow policy beside the agent's own keys, and every console read
  * spans a tenant's agents. The price is that a tenant lives on one shard (see the README's "Hot state").
  */
 export const CacheKeys = {
   agent: (tenant: string, agentId: string) => `{t:${tenant}}:agent:${agentId}`,
-  manifests: (tenant: string) => `{t:${tenant}}:manifests`,
+  /** The canonical identities of the binaries whose content the tenant's manifest store holds (a set). */
+  storedManifests: (tenant: string) => `{t:${tenant}}:manifest-ids`,
   classes: (tenant: string) => `{t:${tenant}}:classes`,
   /** The class's agents by last seen (a sorted set scored by time). */
   classIndex: (tenant: string, className: string) => `{t:${tenant}}:class-seen:${className}`,

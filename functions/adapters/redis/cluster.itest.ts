@@ -97,7 +97,11 @@ async function everyCall(tenant: string) {
   await hotState.markRegistered(tenant, agent, NOW);
   expect(await hotState.rememberClass(tenant, "gateways")).toBe(true);
   expect(await hotState.rememberClass(tenant, "gateways")).toBe(false);
-  await hotState.rememberManifest(tenant, "m-1", supportedOperations);
+  const manifestId = "d".repeat(64);
+  expect(await hotState.isManifestStored(tenant, manifestId)).toBe(false);
+  await hotState.rememberManifestStored(tenant, manifestId);
+  expect(await hotState.isManifestStored(tenant, manifestId)).toBe(true);
+  await hotState.rememberAgentManifest(tenant, agent, { hash: "m-1", manifestId, supportedOperations });
   await hotState.rememberDescribe(tenant, agent, NOW + 60_000);
   await hotState.rememberDescribe(tenant, agent, undefined);
   await hotState.rememberClassFlow(tenant, "gateways", policy);
@@ -109,6 +113,7 @@ async function everyCall(tenant: string) {
     sighting: {
       registered: true,
       flowId: "flow-old",
+      manifestId,
       supportedOperations,
       catchUp: { flowId: "flow-new", ackTimeoutMs: 60_000 },
       classFlowUnknown: false,

@@ -4,6 +4,7 @@ import type { SupportedOperations } from "../../core/c2/manifest.js";
 import type { ProcessorStatus } from "../../core/c2/model.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import type { CachedRevocation } from "../../core/identity/ports.js";
+import type { KnownManifest } from "../../core/manifests/agent-manifest.js";
 import { isCacheUsable } from "../../shared/redis-client.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";
@@ -55,6 +56,7 @@ type RecordSightingReply =
       string,
       string,
       string,
+      string,
     ];
 
 interface ScriptedRedis {
@@ -67,7 +69,7 @@ export class RedisHotState implements HotState {
 
   constructor(redis: Redis | Cluster) {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: one round trip a call.
-    redis.defineCommand("recordSighting", { numberOfKeys: 9, lua: RECORD_SIGHTING_SCRIPT });
+    redis.defineCommand("recordSighting", { numberOfKeys: 8, lua: RECORD_SIGHTING_SCRIPT });
     redis.defineCommand("clearPending", { numberOfKeys: 1, lua: CLEAR_PENDING_SCRIPT });
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
   }
@@ -107,6 +109,7 @@ export class RedisHotState implements HotState {
       classFlowUnknown,
       catchUpFlow,
       catchUpAckTimeout,
+      manifestId,
       runStatus,
       processors,
       previousResourceHash,
@@ -121,6 +124,7 @@ export class RedisHotState implements HotState {
       previousFlowId: previousFlow || undefined,
       // "" is both never reported and null (the agent holds no resource): neither is a hash an operation left.
       previousResourceHash: previousResourceHash || undefined,
+      manifestId: manifestId || undefined,
       supportedOperations: operations ? (JSON.parse(operations) as SupportedOperations) : undefined,
       checkpointDue: Number(due) === 1,
       describePendingUntil: describeUntil ? Number(describeUntil) : undefined,
@@ -170,7 +174,6 @@ export class RedisHotState implements HotState {
     );
     return this.usable().recordSighting(
       CacheKeys.agent(tenant, agentId),
-      CacheKeys.manifests(tenant),
       CacheKeys.revokedSerials(tenant),
       CacheKeys.heartbeatsInMinute(tenant, Math.floor(now / 60_000)),
       CacheKeys.pendingOperations(tenant, agentId),
@@ -221,12 +224,23 @@ export class RedisHotState implements HotState {
     return (await this.usable().sadd(CacheKeys.classes(tenant), agentClass)) === 1;
   }
 
-  async rememberManifest(
-    tenant: string,
-    hash: string,
-    supportedOperations: SupportedOperations,
-  ): Promise<void> {
-    await this.usable().hset(CacheKeys.manifests(tenant), hash, JSON.stringify(supportedOperations));
+  async rememberAgentManifest(tenant: string, agentId: string, manifest: KnownManifest): Promise<void> {
+    const key = CacheKeys.agent(tenant, agentId);
+    const fields = {
+      knownManifestHash: manifest.hash,
+      manifestId: manifest.manifestId,
+      supportedOperations: JSON.stringify(manifest.supportedOperations),
+    };
+    // The agent's key may have expired since its heartbeat: it must not come back without a time to live.
+    await execute(this.usable().multi().hset(key, fields).expire(key, AGENT_TTL_SECONDS));
+  }
+
+  async isManifestStored(tenant: string, manifestId: string): Promise<boolean> {
+    return (await this.usable().sismember(CacheKeys.storedManifests(tenant), manifestId)) === 1;
+  }
+
+  async rememberManifestStored(tenant: string, manifestId: string): Promise<void> {
+    await this.usable().sadd(CacheKeys.storedManifests(tenant), manifestId);
   }
 
   async rememberDescribe(tenant: string, agentId: string, pendingUntil: number | undefined): Promise<void> {

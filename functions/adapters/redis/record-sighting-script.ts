@@ -1,20 +1,22 @@
 /** One heartbeat's cache work in one round trip (kept in TypeScript so the bundle carries it). */
 export const RECORD_SIGHTING_SCRIPT = `
 -- Every key it touches is declared and carries the tenant's hash tag, as a cluster requires.
--- KEYS[1] the agent's hash, KEYS[2] the tenant's known manifests (hash -> supported operations),
--- KEYS[3] the tenant's revoked certificate serials, KEYS[4] the tenant's heartbeat count this minute,
--- KEYS[5] the agent's pending-operation marker (a version the console bumps whenever it queues one),
--- KEYS[6] the agent's catch-up claim (present while a catch-up sent to it holds off the next one),
--- KEYS[7] the class index and KEYS[8] the class flow policy of the class ARGV[8] (the agent's class as the
--- caller expects it, '' for none), KEYS[9] the class index of the class ARGV[9] (the class the caller
--- expects the cache to hold for the agent, whose index the agent leaves when its class changes).
+-- KEYS[1] the agent's hash (its manifest, when known: knownManifestHash, the hash it was reported with, and
+-- its manifestId and supportedOperations), KEYS[2] the tenant's revoked certificate serials, KEYS[3] the
+-- tenant's heartbeat count this minute, KEYS[4] the agent's pending-operation marker (a version the console
+-- bumps whenever it queues one), KEYS[5] the agent's catch-up claim (present while a catch-up sent to it
+-- holds off the next one), KEYS[6] the class index and KEYS[7] the class flow policy of the class ARGV[8]
+-- (the agent's class as the caller expects it, '' for none), KEYS[8] the class index of the class ARGV[9]
+-- (the class the caller expects the cache to hold for the agent, whose index the agent leaves when its
+-- class changes).
 -- ARGV[1] now (ms), ARGV[2] checkpoint interval (ms), ARGV[3] agent id, ARGV[4] agent hash time to live (s),
 -- ARGV[5] the certificate's serial, ARGV[6] counter time to live (s), ARGV[7] catch-up retry window (ms),
 -- ARGV[10..] field/value pairs this heartbeat reports.
-local revocation = redis.call('HMGET', KEYS[3], ARGV[5], '#loaded')
+local revocation = redis.call('HMGET', KEYS[2], ARGV[5], '#loaded')
 if not revocation[2] then return {'unknown'} end
 if revocation[1] then return {'revoked'} end
-local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'agentClass', 'manifestHash', 'flowId', 'describeUntil', 'resourceHash')
+local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'agentClass', 'manifestHash', 'flowId',
+  'describeUntil', 'knownManifestHash', 'manifestId', 'supportedOperations', 'resourceHash')
 local reported = {}
 for index = 10, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
 local agentClass = reported['agentClass'] or previous[3]
@@ -27,16 +29,21 @@ if #ARGV >= 11 then redis.call('HSET', KEYS[1], unpack(ARGV, 10)) end
 local manifestHash = reported['manifestHash'] or previous[4]
 local flowId = reported['flowId'] or previous[5]
 if agentClass then
-  redis.call('ZADD', KEYS[7], ARGV[1], ARGV[3])
-  if previous[3] and previous[3] ~= agentClass then redis.call('ZREM', KEYS[9], ARGV[3]) end
+  redis.call('ZADD', KEYS[6], ARGV[1], ARGV[3])
+  if previous[3] and previous[3] ~= agentClass then redis.call('ZREM', KEYS[8], ARGV[3]) end
 end
 local checkpointDue = 0
 if previous[1] == '1' and tonumber(ARGV[1]) - tonumber(previous[2] or '0') >= tonumber(ARGV[2]) then
   redis.call('HSET', KEYS[1], 'checkpointAt', ARGV[1])
   checkpointDue = 1
 end
+-- The agent's manifest counts only for the hash it was reported with: a new hash is a manifest to learn.
+local manifestId = false
 local supportedOperations = false
-if manifestHash then supportedOperations = redis.call('HGET', KEYS[2], manifestHash) end
+if manifestHash and manifestHash == previous[7] then
+  manifestId = previous[8]
+  supportedOperations = previous[9]
+end
 -- The class's flow policy. Without 'loaded' the agent API has not read it from the registry (or its copy
 -- expired); with 'loaded' alone the class has none. Catch-up waits for the agent's supported operations,
 -- without which it cannot tell whether the agent takes the update.
@@ -44,7 +51,7 @@ local classFlowUnknown = 0
 local catchUpFlow = false
 local catchUpAckTimeout = false
 if agentClass then
-  local policy = redis.call('HMGET', KEYS[8], 'loaded', 'target', 'accepted', 'ackTimeoutMs')
+  local policy = redis.call('HMGET', KEYS[7], 'loaded', 'target', 'accepted', 'ackTimeoutMs')
   if not policy[1] then
     classFlowUnknown = 1
   elseif policy[2] and supportedOperations then
@@ -55,17 +62,17 @@ if agentClass then
     -- The claim holds off the next catch-up to the same flow for the retry window, so an agent that fails
     -- to apply it is sent it again only then, and concurrent heartbeats of one agent send it once; a
     -- claim for another flow (the class's target changed since) holds nothing off.
-    if not current and redis.call('GET', KEYS[6]) ~= policy[2] then
-      redis.call('SET', KEYS[6], policy[2], 'PX', ARGV[7])
+    if not current and redis.call('GET', KEYS[5]) ~= policy[2] then
+      redis.call('SET', KEYS[5], policy[2], 'PX', ARGV[7])
       catchUpFlow = policy[2]
       catchUpAckTimeout = policy[4]
     end
   end
 end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
-redis.call('INCR', KEYS[4])
-redis.call('EXPIRE', KEYS[4], ARGV[6])
-local pending = redis.call('GET', KEYS[5])
+redis.call('INCR', KEYS[3])
+redis.call('EXPIRE', KEYS[3], ARGV[6])
+local pending = redis.call('GET', KEYS[4])
 -- While something may await its effect, the run statuses in force, which a minimized heartbeat may omit.
 local runStatuses = {false, false}
 if pending then runStatuses = redis.call('HMGET', KEYS[1], 'runStatus', 'processors') end
@@ -73,8 +80,8 @@ return {
   'recorded', previous[1] or '', agentClass or '', manifestHash or '', flowId or '',
   previous[3] or '', previous[4] or '', previous[5] or '',
   supportedOperations or '', checkpointDue, previous[6] or '', pending or '',
-  classFlowUnknown, catchUpFlow or '', catchUpAckTimeout or '', runStatuses[1] or '', runStatuses[2] or '',
-  previous[7] or ''
+  classFlowUnknown, catchUpFlow or '', catchUpAckTimeout or '', manifestId or '',
+  runStatuses[1] or '', runStatuses[2] or '', previous[10] or ''
 }
 `;
 

@@ -12,6 +12,8 @@ import type {
 import type { ClassFlowPolicy } from "../flows/policy.js";
 import type { ClassFlowCache } from "../flows/ports.js";
 import type { CachedRevocation, RevocationCache } from "../identity/ports.js";
+import type { AgentManifest } from "../manifests/agent-manifest.js";
+import type { ManifestCache } from "../manifests/ports.js";
 import type { Page, PageRequest } from "../paging.js";
 
 /** The durable registry entry of one agent (DynamoDB on AWS). */
@@ -19,7 +21,10 @@ export interface AgentRecord {
   tenant: string;
   agentId: string;
   agentClass: string;
+  /** The hash the agent reports now. */
   manifestHash?: string;
+  /** The agent's manifest as Beacon last learned it: the agent's current one when its hash is `manifestHash`. */
+  manifest?: AgentManifest;
   flowId?: string;
   device?: DeviceSummary;
   firstSeen: number;
@@ -33,6 +38,8 @@ export interface AgentCheckpoint {
   lastSeen: number;
   agentClass?: string;
   manifestHash?: string;
+  /** A manifest learned in this heartbeat. */
+  manifest?: AgentManifest;
   flowId?: string;
   device?: DeviceSummary;
 }
@@ -50,13 +57,18 @@ export interface AgentRegistry {
     now: number,
     expiresAt: number,
   ): Promise<boolean>;
-  /** Closes the DESCRIBE when it is still the outstanding one; false for unknown or late acks. */
+  /**
+   * Closes the DESCRIBE when it is still the outstanding one, keeping the manifest it brought; false for
+   * unknown or late acks.
+   */
   completeDescribe(
     tenant: string,
     agentId: string,
     operationId: string,
-    manifestHash: string | undefined,
+    manifest: AgentManifest | undefined,
   ): Promise<boolean>;
+  /** Keeps a manifest the agent sent otherwise (a DESCRIBE asked through the console); false for no such agent. */
+  recordManifest(tenant: string, agentId: string, manifest: AgentManifest): Promise<boolean>;
 }
 
 export interface AgentClassRegistry {
@@ -102,7 +114,8 @@ export interface HotSightingResult {
   previousFlowId?: string;
   /** The resource hash the agent reported before this heartbeat; absent when it reported none (or null). */
   previousResourceHash?: string;
-  /** Supported operations of the agent's manifest when the cache knows it. */
+  /** The agent's manifest when the cache knows the one of the hash it reports now: its binary and operations. */
+  manifestId?: string;
   supportedOperations?: SupportedOperations;
   /** This heartbeat claimed the periodic registry checkpoint. */
   checkpointDue: boolean;
@@ -132,13 +145,12 @@ export type SightingOutcome =
   | { recorded: true; sighting: HotSightingResult }
   | { recorded: false; revocation: Exclude<CachedRevocation, "clear"> };
 
-export interface HotState extends ClassFlowCache, RevocationCache {
+export interface HotState extends ClassFlowCache, RevocationCache, ManifestCache {
   /** One round trip: checks revocation, records the sighting and returns what the heartbeat needs to decide. */
   recordSighting(sighting: HotSighting): Promise<SightingOutcome>;
   markRegistered(tenant: string, agentId: string, now: number): Promise<void>;
   /** Returns true when the class was not known to the cache yet. */
   rememberClass(tenant: string, agentClass: string): Promise<boolean>;
-  rememberManifest(tenant: string, hash: string, supportedOperations: SupportedOperations): Promise<void>;
   rememberDescribe(tenant: string, agentId: string, pendingUntil: number | undefined): Promise<void>;
   /** Bumps the agent's pending-operation marker, so that its next heartbeat looks at its operations. */
   markOperationsPending(tenant: string, agentId: string): Promise<void>;

@@ -66,7 +66,8 @@ function agentOfAck(ack: Acknowledgement, credential: AgentCredential): string |
  * queue it again), so nothing may fail once its state change is saved: whatever can refuse it (identity,
  * revocation, a manifest that cannot be stored, the registry itself) does so before, and an event that
  * could not be put on the stream after it is handed back, not thrown. Its cost: one consistent read of the
- * operation and one conditional update, or none for an id that names no agent.
+ * operation and one conditional update, or none for an id that names no agent; an ack that brings a manifest
+ * adds its registration (registration.ts) and one update of the agent's record.
  */
 export function makeRecordAck(deps: AckDependencies) {
   const { registry, manifests, operations, hotState, events, clock, ids } = deps;
@@ -133,25 +134,29 @@ export function makeRecordAck(deps: AckDependencies) {
       return { matched: false, manifestStored: false };
     // A DESCRIBE the agent could not carry out stays outstanding until it expires, then Beacon asks again.
     if (!isAppliedState(ack.state)) return { matched: true, manifestStored: false };
-    const hash = ack.manifestHash ?? record.manifestHash;
-    const manifestStored = await storeManifest(tenant, hash, ack, now, cache);
-    const matched = await registry.completeDescribe(tenant, agentId, ack.operationId, hash);
+    const registration = await registerManifest(
+      tenant,
+      ack.manifestHash ?? record.manifestHash,
+      ack,
+      now,
+      cache,
+    );
+    const matched = await registry.completeDescribe(tenant, agentId, ack.operationId, registration?.manifest);
+    if (matched && registration) await manifests.remember(tenant, agentId, registration.manifest, cache);
     await cache.attempt(() => hotState.rememberDescribe(tenant, agentId, undefined));
-    return { matched, manifestStored };
+    return { matched, manifestStored: registration?.stored ?? false };
   }
 
-  /** A DESCRIBE MANIFEST asked for through the console brings the manifest in its ack, as Beacon's own does. */
-  async function storeManifest(
+  /** The manifest a DESCRIBE MANIFEST's ack brings, Beacon's own or one asked for through the console. */
+  async function registerManifest(
     tenant: string,
     hash: string | undefined,
     ack: Acknowledgement,
     now: number,
     cache: GuardedCache,
-  ): Promise<boolean> {
-    if (!hash || !ack.manifest) return false;
-    const registration = await manifests.register(tenant, hash, ack.manifest, now);
-    await cache.attempt(() => hotState.rememberManifest(tenant, hash, registration.supportedOperations));
-    return registration.stored;
+  ) {
+    if (!hash || !ack.manifest) return undefined;
+    return manifests.register(tenant, hash, ack.manifest, now, cache);
   }
 
   async function closeOperation(
@@ -164,8 +169,8 @@ export function makeRecordAck(deps: AckDependencies) {
     const record = await operations.find(tenant, ack.operationId, agentId);
     if (record?.state !== "delivered") return { matched: false, manifestStored: false, operationEvents: [] };
     const applied = isAppliedState(ack.state);
-    // Both before the state change: a manifest that cannot be stored refuses the ack while it changes nothing.
-    const manifestStored = applied ? await storeManifest(tenant, ack.manifestHash, ack, now, cache) : false;
+    // Both before the state change: a manifest that cannot be kept refuses the ack while it changes nothing.
+    const manifestStored = applied ? await keepManifest(tenant, agentId, ack, now, cache) : false;
     // The agent's next heartbeats look at its operations until one shows the effect: marked before the state
     // changes, so that no heartbeat in between misses it. Without the cache, the sweeper closes the operation
     // when its time is up, unless a heartbeat answered from the registry (which always looks) saw the effect.
@@ -174,5 +179,20 @@ export function makeRecordAck(deps: AckDependencies) {
     const { events: operationEvents } = await operations.acknowledge(record, ack);
     const matched = operationEvents.some((event) => event.operationId === ack.operationId);
     return { matched, manifestStored, operationEvents };
+  }
+
+  /** The manifest of a DESCRIBE MANIFEST asked for through the console: registered, and kept with the agent. */
+  async function keepManifest(
+    tenant: string,
+    agentId: string,
+    ack: Acknowledgement,
+    now: number,
+    cache: GuardedCache,
+  ): Promise<boolean> {
+    const registration = await registerManifest(tenant, ack.manifestHash, ack, now, cache);
+    if (!registration) return false;
+    if (await registry.recordManifest(tenant, agentId, registration.manifest))
+      await manifests.remember(tenant, agentId, registration.manifest, cache);
+    return registration.stored;
   }
 }

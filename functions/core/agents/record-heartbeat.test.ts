@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cppHeartbeatOf, example } from "../../../scripts/c2-examples.js";
+import { cppAgentOf, cppHeartbeatOf, example } from "../../../scripts/c2-examples.js";
 import {
   AGENT_API_URL,
   CATCH_UP_RETRY_MS,
@@ -11,6 +11,7 @@ import type { JsonObject } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
 import type { AgentCredential } from "../identity/credentials.js";
+import { binaryOf } from "../manifests/canonical.js";
 import type { OperationRecord } from "../operations/model.js";
 import { CATCH_UP_CREATOR } from "./sighting.js";
 
@@ -73,9 +74,14 @@ describe("recordHeartbeat", () => {
 
     const ack = await core.recordAck(javaAgent, javaAck(operationId));
     expect(ack).toMatchObject({ matched: true, manifestStored: true });
-    const hash = javaHeartbeat().agentInfo as { agentManifestHash: string };
-    const stored = await core.manifestStore.read("acme", hash.agentManifestHash);
-    expect(stored).toBe(JSON.stringify((javaAck(operationId).agentInfo as JsonObject).agentManifest));
+    const manifest = (javaAck(operationId).agentInfo as JsonObject).agentManifest as JsonObject;
+    const { manifestId, canonicalJson } = binaryOf(manifest);
+    expect(await core.manifestStore.read("acme", manifestId)).toBe(canonicalJson);
+    expect(core.registry.records.get("acme/probe-agent-1")?.manifest).toEqual({
+      hash: (javaHeartbeat().agentInfo as JsonObject).agentManifestHash,
+      manifestId,
+      supportedOperations: manifest.supportedOperations,
+    });
 
     const next = await core.recordHeartbeat(javaAgent, javaHeartbeat());
     expect(next.reply.requestedOperations).toEqual([]);
@@ -266,6 +272,85 @@ describe("recordHeartbeat", () => {
     });
     expect(JSON.stringify(event).length).toBeLessThan(2_000);
     expect(event?.type === "heartbeat" && event.status).toMatchObject({ errorBulletins: 1, queueCount: 1 });
+  });
+});
+
+describe("manifests by the binary they describe", () => {
+  const registered = (core: ReturnType<typeof coreHarness>, agentId: string) =>
+    core.registry.records.get(`acme/${agentId}`);
+
+  it("stores one content for agents of one build, keeping each agent's own hash and operations with it", async () => {
+    const core = coreHarness();
+    const [first, second] = [cppAgentOf("gw-1", "gateways"), cppAgentOf("gw-2", "gateways")];
+    expect(await core.recordHeartbeat(fleet, first.full())).toMatchObject({ manifestStored: true });
+    const before = core.backendCalls();
+    const outcome = await core.recordHeartbeat(fleet, second.full());
+    expect(outcome).toMatchObject({ firstSight: true, manifestStored: false, describeSent: false });
+    // The cache knew the binary's content to be stored: no manifest store request.
+    expect(core.backendCalls().manifests - before.manifests).toBe(0);
+    expect(core.manifestStore.manifests.size).toBe(1);
+
+    const { manifestId } = binaryOf((first.full().agentInfo as JsonObject).agentManifest as JsonObject);
+    for (const agent of [first, second]) {
+      const manifest = ((agent.full().agentInfo as JsonObject).agentManifest as JsonObject)
+        .supportedOperations;
+      expect(registered(core, agent.agentId)).toMatchObject({
+        manifestHash: agent.manifestHash,
+        manifest: { hash: agent.manifestHash, manifestId, supportedOperations: manifest },
+      });
+    }
+    expect(core.events.events.at(-1)).toMatchObject({ manifestHash: second.manifestHash, manifestId });
+  });
+
+  it("asks once for the manifest of a hash a changed flow brings, and stores no new content", async () => {
+    const core = coreHarness();
+    const agent = cppAgentOf("gw-1", "gateways");
+    await core.recordHeartbeat(fleet, agent.full());
+    const changed = () => {
+      const light = agent.light();
+      (light.agentInfo as JsonObject).agentManifestHash = "HASH-OF-THE-NEW-FLOW";
+      return light;
+    };
+    const asked = await core.recordHeartbeat(fleet, changed());
+    expect(asked.describeSent).toBe(true);
+    expect((await core.recordHeartbeat(fleet, changed())).reply.requestedOperations).toEqual([]);
+    expect(registered(core, agent.agentId)?.manifestHash).toBe("HASH-OF-THE-NEW-FLOW");
+
+    const ack = agent.describeAck(asked.reply.requestedOperations[0]?.identifier as string);
+    (ack.agentInfo as JsonObject).agentManifestHash = "HASH-OF-THE-NEW-FLOW";
+    expect(await core.recordAck(fleet, ack)).toMatchObject({ matched: true, manifestStored: false });
+    expect(core.manifestStore.manifests.size).toBe(1);
+    expect(registered(core, agent.agentId)?.manifest?.hash).toBe("HASH-OF-THE-NEW-FLOW");
+
+    const before = core.backendCalls();
+    expect((await core.recordHeartbeat(fleet, changed())).reply.requestedOperations).toEqual([]);
+    expect(core.backendCalls().registry - before.registry).toBe(0);
+  });
+
+  it("takes the agent's manifest from the registry when the cache lost it, without asking the agent", async () => {
+    const core = coreHarness();
+    const agent = cppAgentOf("gw-1", "gateways");
+    await core.recordHeartbeat(fleet, agent.full());
+    core.hotState.agents.clear();
+
+    let before = core.backendCalls();
+    const outcome = await core.recordHeartbeat(fleet, agent.light());
+    expect(outcome.describeSent).toBe(false);
+    expect(core.backendCalls().registry - before.registry).toBe(1);
+    before = core.backendCalls();
+    await core.recordHeartbeat(fleet, agent.light());
+    expect(core.backendCalls().registry - before.registry).toBe(0);
+  });
+
+  it("asks the manifest store whether it holds a binary the cache does not know, and writes nothing it has", async () => {
+    const core = coreHarness();
+    await core.recordHeartbeat(fleet, cppAgentOf("gw-1", "gateways").full());
+    core.hotState.storedManifests.clear();
+    const writes = core.manifestStore.writes;
+    const outcome = await core.recordHeartbeat(fleet, cppAgentOf("gw-2", "gateways").full());
+    expect(outcome.manifestStored).toBe(false);
+    expect(core.manifestStore.writes).toBe(writes);
+    expect(core.hotState.storedManifests.get("acme")?.size).toBe(1);
   });
 });
 

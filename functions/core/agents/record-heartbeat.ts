@@ -1,6 +1,6 @@
 import { normalizeHeartbeat } from "../c2/heartbeat.js";
 import type { JsonObject } from "../c2/json.js";
-import type { C2Operation } from "../c2/model.js";
+import type { C2Operation, Heartbeat } from "../c2/model.js";
 import { describeManifest, heartbeatReply } from "../c2/operations.js";
 import type { OperationEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
@@ -9,11 +9,12 @@ import { type GuardedCache, guardedCache } from "../guarded-cache.js";
 import type { AgentCredential } from "../identity/credentials.js";
 import type { RevocationList } from "../identity/ports.js";
 import { makeRevocationCheck } from "../identity/revocation.js";
+import { type AgentManifest, currentManifest } from "../manifests/agent-manifest.js";
 import type { ManifestRegistration } from "../manifests/registration.js";
 import { operationIdOf } from "../operations/ids.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { Clock, IdGenerator } from "../ports.js";
-import type { AgentClassRegistry, AgentRegistry, HotState } from "./ports.js";
+import type { AgentClassRegistry, AgentRecord, AgentRegistry, HotState } from "./ports.js";
 import {
   attributed,
   catchUpOf,
@@ -28,6 +29,7 @@ import {
   sightingOf,
   viewOfRecord,
   viewOfSighting,
+  withManifest,
   withRegistryEntry,
 } from "./sighting.js";
 
@@ -107,25 +109,49 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       // The cache lacked the tenant's revocation list, which it holds now: record the sighting after all.
       if (outcome) outcome = await recordSighting();
     }
+    // The registry's entry, when this heartbeat reads it: the cache failed, or lost the agent.
+    let record: AgentRecord | undefined = outcome?.recorded ? undefined : await registry.get(tenant, agentId);
     let view = outcome?.recorded
       ? viewOfSighting(outcome.sighting)
-      : viewOfRecord(await registry.get(tenant, agentId), heartbeat, now, settings.checkpointIntervalMs);
+      : viewOfRecord(record, heartbeat, now, settings.checkpointIntervalMs);
     let firstSight = false;
     // Without the cache's word (it failed, or lost the agent) the pending marker is unknown: look at the queue.
     const markerUnknown = !outcome?.recorded || !view.registered;
 
-    if (!view.registered) {
-      const existing = view.knownAbsent ? undefined : await registry.get(tenant, agentId);
-      if (existing) {
-        const known = withRegistryEntry(view, existing, now, settings.checkpointIntervalMs);
+    if (!view.registered && !view.knownAbsent) {
+      record = await registry.get(tenant, agentId);
+      if (record) {
+        const known = withRegistryEntry(view, record, now, settings.checkpointIntervalMs);
         const pendingUntil = known.describePendingUntil;
         if (pendingUntil !== undefined && view.describePendingUntil === undefined)
           await cache.attempt(() => hotState.rememberDescribe(tenant, agentId, pendingUntil));
         view = known;
-      } else {
+      }
+    }
+
+    // The manifest of the hash the agent reports, when the cache does not know it.
+    const hash = view.manifestHash;
+    const {
+      manifest,
+      learned,
+      stored: manifestStored,
+    } = hash && !view.supportedOperations
+      ? await manifestOf(tenant, agentId, hash, heartbeat, {
+          record,
+          // The cache lost it, or failed when it was learned; while a DESCRIBE is outstanding its ack brings it.
+          lookUp: !markerUnknown && describeDue(view, now),
+          now,
+          cache,
+        })
+      : { stored: false };
+    if (manifest) view = withManifest(view, manifest);
+
+    if (!view.registered) {
+      if (!record) {
         const agentClass = view.agentClass ?? DEFAULT_AGENT_CLASS;
         firstSight =
-          (await registry.register(newAgentRecord(tenant, heartbeat, agentClass, now))) === "created";
+          (await registry.register(newAgentRecord(tenant, heartbeat, agentClass, now, learned))) ===
+          "created";
         await ensureClass(tenant, agentClass, now, cache);
       }
       await cache.attempt(() => hotState.markRegistered(tenant, agentId, now));
@@ -133,30 +159,19 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
 
     const agentClass = view.agentClass ?? DEFAULT_AGENT_CLASS;
     if (!firstSight) {
-      const change = registryChange(view, heartbeat, agentClass, now);
+      const change = registryChange(view, heartbeat, agentClass, now, learned);
       if (change.classChanged) await ensureClass(tenant, agentClass, now, cache);
       if (change.checkpoint) await registry.checkpoint(tenant, agentId, change.checkpoint);
     }
 
     const operations: C2Operation[] = [];
-    let manifestStored = false;
-    let supportedOperations = view.supportedOperations;
-    if (view.manifestHash && !supportedOperations) {
-      const hash = view.manifestHash;
-      if (heartbeat.manifest) {
-        const registration = await manifests.register(tenant, hash, heartbeat.manifest, now);
-        supportedOperations = registration.supportedOperations;
-        manifestStored = registration.stored;
-      } else {
-        supportedOperations = await manifests.lookup(tenant, hash);
-      }
-      if (supportedOperations) {
-        const known = supportedOperations;
-        await cache.attempt(() => hotState.rememberManifest(tenant, hash, known));
-      } else if (describeDue(view, now)) {
-        const describe = await requestDescribe(tenant, agentId, now, cache);
-        if (describe) operations.push(describe);
-      }
+    const supportedOperations = view.supportedOperations;
+    // Once the registry has it: the cache's copy is what spares the next heartbeats any registry request.
+    if (manifest) {
+      await manifests.remember(tenant, agentId, manifest, cache);
+    } else if (hash && !supportedOperations && describeDue(view, now)) {
+      const describe = await requestDescribe(tenant, agentId, now, cache);
+      if (describe) operations.push(describe);
     }
 
     if (view.classFlowUnknown) {
@@ -218,6 +233,26 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       streamError,
     };
   };
+
+  /**
+   * The manifest of `hash`: the one the heartbeat brings, registered (and `learned`, for the registry), or
+   * the registry's: the entry the heartbeat read already, or, for `lookUp`, a read of it.
+   */
+  async function manifestOf(
+    tenant: string,
+    agentId: string,
+    hash: string,
+    heartbeat: Heartbeat,
+    context: { record: AgentRecord | undefined; lookUp: boolean; now: number; cache: GuardedCache },
+  ): Promise<{ manifest?: AgentManifest; learned?: AgentManifest; stored: boolean }> {
+    const { now, cache } = context;
+    if (heartbeat.manifest) {
+      const registration = await manifests.register(tenant, hash, heartbeat.manifest, now, cache);
+      return { manifest: registration.manifest, learned: registration.manifest, stored: registration.stored };
+    }
+    const record = context.lookUp ? await registry.get(tenant, agentId) : context.record;
+    return { manifest: currentManifest(record?.manifest, hash), stored: false };
+  }
 
   async function ensureClass(tenant: string, agentClass: string, now: number, cache: GuardedCache) {
     const newToCache = await cache.attempt(() => hotState.rememberClass(tenant, agentClass));

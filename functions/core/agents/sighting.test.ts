@@ -116,26 +116,35 @@ describe("the view of the agent", () => {
 
 describe("what a known agent's heartbeat writes to the registry", () => {
   it("is nothing while the agent is steady and no checkpoint is due", () => {
-    expect(registryChange(steady, heartbeat, "pumps", NOW)).toEqual({ classChanged: false });
+    expect(registryChange(steady, heartbeat, "pumps", NOW, undefined)).toEqual({ classChanged: false });
   });
 
   it("is a checkpoint when one is due, or at once when the manifest, the flow or the class changed", () => {
     const checkpoint = { lastSeen: NOW, agentClass: "pumps", manifestHash: "m-1", flowId: "f-1" };
-    expect(registryChange({ ...steady, checkpointDue: true }, heartbeat, "pumps", NOW)).toEqual({
+    expect(registryChange({ ...steady, checkpointDue: true }, heartbeat, "pumps", NOW, undefined)).toEqual({
       classChanged: false,
       checkpoint,
     });
-    expect(registryChange({ ...steady, flowId: "f-2" }, heartbeat, "pumps", NOW).checkpoint).toEqual({
+    expect(
+      registryChange({ ...steady, flowId: "f-2" }, heartbeat, "pumps", NOW, undefined).checkpoint,
+    ).toEqual({
       ...checkpoint,
       flowId: "f-2",
     });
-    expect(registryChange(steady, heartbeat, "valves", NOW)).toEqual({
+    expect(registryChange(steady, heartbeat, "valves", NOW, undefined)).toEqual({
       classChanged: true,
       checkpoint: { ...checkpoint, agentClass: "valves" },
     });
-    expect(registryChange({ ...steady, previous: undefined }, heartbeat, "pumps", NOW).checkpoint).toEqual(
-      checkpoint,
-    );
+    expect(
+      registryChange({ ...steady, previous: undefined }, heartbeat, "pumps", NOW, undefined).checkpoint,
+    ).toEqual(checkpoint);
+  });
+  it("is a checkpoint at once with a manifest the heartbeat brought, on a hash the agent reported before", () => {
+    const manifest = { hash: "m-1", manifestId: "b".repeat(64), supportedOperations: [{ type: "describe" }] };
+    expect(registryChange(steady, heartbeat, "pumps", NOW, manifest).checkpoint).toMatchObject({
+      manifestHash: "m-1",
+      manifest,
+    });
   });
 });
 

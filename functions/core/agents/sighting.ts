@@ -3,11 +3,12 @@
  * values out. The heartbeat use case (record-heartbeat.ts) reads and writes around these decisions.
  */
 import type { UnattributedHeartbeat } from "../c2/heartbeat.js";
-import { type SupportedOperations, supports } from "../c2/manifest.js";
+import { type SupportedOperations, supportedOperationsOf, supports } from "../c2/manifest.js";
 import type { Heartbeat, ProcessorStatus } from "../c2/model.js";
 import { BeaconError } from "../errors.js";
 import type { HeartbeatEvent } from "../events/model.js";
 import { type AgentCredential, authorizeAgent } from "../identity/credentials.js";
+import type { AgentManifest } from "../manifests/agent-manifest.js";
 import type { SeenEffects } from "../operations/effects.js";
 import { newUpdateConfiguration } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
@@ -34,6 +35,8 @@ export interface AgentView {
   manifestHash?: string;
   flowId?: string;
   previous?: { agentClass?: string; manifestHash?: string; flowId?: string; resourceHash?: string };
+  /** The binary and the operations of the manifest of `manifestHash`, when Beacon knows it. */
+  manifestId?: string;
   supportedOperations?: SupportedOperations;
   checkpointDue: boolean;
   describePendingUntil?: number;
@@ -104,6 +107,7 @@ export function viewOfSighting(sighting: HotSightingResult): AgentView {
           resourceHash: sighting.previousResourceHash,
         }
       : undefined,
+    manifestId: sighting.manifestId,
     supportedOperations: sighting.supportedOperations,
     checkpointDue: sighting.checkpointDue,
     describePendingUntil: sighting.describePendingUntil,
@@ -163,18 +167,27 @@ export function withRegistryEntry(
   };
 }
 
-/** The registry entry of an agent seen for the first time. */
+/** The view with the agent's manifest of the hash it reports, learned now or read from the registry. */
+export const withManifest = (view: AgentView, manifest: AgentManifest): AgentView => ({
+  ...view,
+  manifestId: manifest.manifestId,
+  supportedOperations: supportedOperationsOf(manifest.supportedOperations),
+});
+
+/** The registry entry of an agent seen for the first time, with the manifest its heartbeat brought. */
 export function newAgentRecord(
   tenant: string,
   heartbeat: Heartbeat,
   agentClass: string,
   now: number,
+  manifest: AgentManifest | undefined,
 ): AgentRecord {
   return {
     tenant,
     agentId: heartbeat.agentId,
     agentClass,
     manifestHash: heartbeat.manifestHash,
+    manifest,
     flowId: heartbeat.flowId,
     device: heartbeat.device,
     firstSeen: now,
@@ -184,19 +197,22 @@ export function newAgentRecord(
 
 /**
  * What a known agent's heartbeat changes in the registry: a checkpoint at once when its class, manifest
- * or flow changed, else only when one is due; a new class is also ensured in the class catalog.
+ * hash or flow changed or it brought a manifest Beacon learned, else only when one is due; a new class is
+ * also ensured in the class catalog.
  */
 export function registryChange(
   view: AgentView,
   heartbeat: Heartbeat,
   agentClass: string,
   now: number,
+  learned: AgentManifest | undefined,
 ): { classChanged: boolean; checkpoint?: AgentCheckpoint } {
   const previous = view.previous;
   const classChanged = previous !== undefined && previous.agentClass !== agentClass;
   const changed =
     previous === undefined ||
     classChanged ||
+    learned !== undefined ||
     previous.manifestHash !== view.manifestHash ||
     previous.flowId !== view.flowId;
   if (!changed && !view.checkpointDue) return { classChanged };
@@ -206,6 +222,7 @@ export function registryChange(
       lastSeen: now,
       agentClass,
       manifestHash: view.manifestHash,
+      manifest: learned,
       flowId: view.flowId,
       device: heartbeat.device,
     },
@@ -290,6 +307,7 @@ export function heartbeatEvent(
     at: recorded.at,
     agentClass: recorded.agentClass,
     manifestHash: view.manifestHash,
+    manifestId: view.manifestId,
     flowId: view.flowId,
     runStatus: heartbeat.runStatus,
     processorsByRunStatus: heartbeat.processors && countByRunStatus(heartbeat.processors),

@@ -6,9 +6,10 @@ import { asArray, asObject, asString } from "./json.js";
  */
 export type SupportedOperations = Record<string, string[]>;
 
-export function supportedOperationsOf(manifest: Record<string, unknown>): SupportedOperations {
+/** Reads a manifest's `supportedOperations` list (`[{type, properties: {<operand>: …}}]`). */
+export function supportedOperationsOf(entries: unknown): SupportedOperations {
   const supported: SupportedOperations = {};
-  for (const entry of asArray(manifest.supportedOperations)) {
+  for (const entry of asArray(entries)) {
     const operation = asString(asObject(entry)?.type)?.toUpperCase();
     if (!operation) continue;
     const operands = Object.keys(asObject(asObject(entry)?.properties) ?? {}).map((operand) =>
@@ -32,7 +33,6 @@ export interface ManifestSummary {
   bundleCount: number;
   processorTypes: number;
   controllerServiceTypes: number;
-  supportedOperations: SupportedOperations;
 }
 
 export function summarizeManifest(manifest: Record<string, unknown>): ManifestSummary {
@@ -47,6 +47,5 @@ export function summarizeManifest(manifest: Record<string, unknown>): ManifestSu
     bundleCount: componentManifests.length,
     processorTypes: countOf("processors"),
     controllerServiceTypes: countOf("controllerServices"),
-    supportedOperations: supportedOperationsOf(manifest),
   };
 }

@@ -10,7 +10,8 @@ import type { RolloutCounts, RolloutState } from "../rollouts/model.js";
 
 /**
  * Compact records of what agents said, one per accepted heartbeat or ack, for analysis downstream.
- * Never a manifest: only its hash. Shapes are fixed by schemas/events/*.json.
+ * Never a manifest: only the agent's hash and its binary's canonical identity. Shapes are fixed by
+ * schemas/events/*.json.
  */
 export interface HeartbeatEvent {
   type: "heartbeat";
@@ -21,6 +22,8 @@ export interface HeartbeatEvent {
   at: number;
   agentClass?: string;
   manifestHash?: string;
+  /** The canonical identity of the agent's binary, when Beacon knows the manifest of `manifestHash`. */
+  manifestId?: string;
   flowId?: string;
   runStatus?: string;
   /** How many of the flow's processors report each run status. */

@@ -5,6 +5,7 @@ import { BeaconError } from "../errors.js";
 import { type GuardedCache, guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
+import { currentManifest } from "../manifests/agent-manifest.js";
 import { decodeCursor, encodeCursor, MAX_PAGE_SIZE, pageSize, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
@@ -37,7 +38,10 @@ export interface AgentsDependencies {
 export interface AgentFilters {
   agentClass?: string;
   status?: AgentStatus;
+  /** The hash the agent reports (its own). */
   manifestHash?: string;
+  /** The binary the agent runs: its manifest's canonical identity. */
+  manifestId?: string;
   flowId?: string;
   /** Epoch ms, inclusive. */
   lastSeenAfter?: number;
@@ -70,18 +74,25 @@ interface MergedAgent {
   status: AgentStatus;
 }
 
-const summaryOf = ({ record, hot, agentClass, lastSeen, lastSeenFrom, status }: MergedAgent) =>
-  dropUndefined({
+/** The agent's manifest, when Beacon knows the one of the hash the agent reports now. */
+const manifestOfAgent = ({ record, hot }: MergedAgent) =>
+  currentManifest(record.manifest, hot?.manifestHash ?? record.manifestHash);
+
+const summaryOf = (agent: MergedAgent) => {
+  const { record, hot, agentClass, lastSeen, lastSeenFrom, status } = agent;
+  return dropUndefined({
     agentId: record.agentId,
     agentClass,
     status,
     lastSeen: toIso(lastSeen) as string,
     lastSeenFrom,
     manifestHash: hot?.manifestHash ?? record.manifestHash,
+    manifestId: manifestOfAgent(agent)?.manifestId,
     flowId: hot?.flowId ?? record.flowId,
     hostname: (hot?.device ?? record.device)?.hostname,
     runStatus: hot?.runStatus,
   });
+};
 
 /** An agent as the list shows it. */
 export type AgentSummary = ReturnType<typeof summaryOf>;
@@ -152,6 +163,7 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
       request.lastSeenAfter !== undefined ||
       request.lastSeenBefore !== undefined ||
       request.manifestHash !== undefined ||
+      request.manifestId !== undefined ||
       request.flowId !== undefined ||
       request.text !== undefined;
     const cache = guardedCache();
@@ -162,6 +174,7 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
       const queried = await registry.query(tenant, {
         agentClass: request.agentClass,
         manifestHash: request.manifestHash,
+        manifestId: request.manifestId,
         flowId: request.flowId,
         text: request.text,
         descending: request.descending,
@@ -246,6 +259,7 @@ export function makeAgentsApi(deps: AgentsDependencies) {
       return {
         body: dropUndefined({
           ...summaryOf(agent as MergedAgent),
+          supportedOperations: manifestOfAgent(agent as MergedAgent)?.supportedOperations,
           firstSeen: toIso(record.firstSeen),
           device: hot?.device ?? record.device,
           statusSummary: hot?.status,

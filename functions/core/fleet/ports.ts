@@ -6,7 +6,10 @@ import type { Page, PageRequest } from "../paging.js";
 /** Filters the registry evaluates within its index query (never a scan). */
 export interface AgentQuery extends PageRequest {
   agentClass?: string;
+  /** The hash the agent reports (its own). */
   manifestHash?: string;
+  /** The canonical identity of the binary the agent runs, by the manifest of the hash it reports. */
+  manifestId?: string;
   flowId?: string;
   /** Matches a substring of the agent id or the device's hostname. */
   text?: string;

@@ -6,13 +6,13 @@ import type { FlowVersionRecord } from "./ports.js";
 
 /** Most agents one validation report covers; a larger class is reported on its first ones, and says so. */
 const MAX_VALIDATED_AGENTS = 5_000;
-/** Agent ids listed per manifest in a validation report; the count covers them all. */
+/** Agent ids listed per binary in a validation report; the count covers them all. */
 const MAX_AGENT_IDS_PER_MANIFEST = 100;
 
-/** An agent of a class as the agent list shows it. */
+/** An agent of a class as the agent list shows it: with its binary, when Beacon knows its manifest. */
 export interface ClassAgent {
   agentId: string;
-  manifestHash?: string;
+  manifestId?: string;
 }
 
 export interface FlowValidationDependencies {
@@ -22,24 +22,25 @@ export interface FlowValidationDependencies {
 }
 
 /**
- * A dry run: whether a class's agents could run one of its flow versions, manifest by manifest. Every
- * processor and controller service type the flow uses must be in the agent's manifest.
+ * A dry run: whether a class's agents could run one of its flow versions, binary by binary (agents of one
+ * build share a manifest's content, whatever their own manifest hashes). Every processor and controller
+ * service type the flow uses must be in the agent's manifest.
  */
 export function makeFlowValidation(deps: FlowValidationDependencies) {
   const { manifests } = deps;
 
-  /** What each manifest offers, read once per hash; undefined for a manifest Beacon does not hold. */
+  /** What each binary offers, read once; undefined for one Beacon does not hold. */
   function manifestTypesReader(tenant: string) {
-    const byHash = new Map<string, Promise<ManifestTypes | undefined>>();
-    return (hash: string) => {
-      let found = byHash.get(hash);
+    const byId = new Map<string, Promise<ManifestTypes | undefined>>();
+    return (manifestId: string) => {
+      let found = byId.get(manifestId);
       if (!found) {
         found = manifests
-          .read(tenant, hash)
+          .read(tenant, manifestId)
           .then((json) =>
             json === undefined ? undefined : detailOf(JSON.parse(json) as Record<string, unknown>),
           );
-        byHash.set(hash, found);
+        byId.set(manifestId, found);
       }
       return found;
     };
@@ -50,15 +51,15 @@ export function makeFlowValidation(deps: FlowValidationDependencies) {
     const truncated = agents.length > MAX_VALIDATED_AGENTS;
     const byManifest = new Map<string | undefined, string[]>();
     for (const agent of agents.slice(0, MAX_VALIDATED_AGENTS)) {
-      byManifest.set(agent.manifestHash, [...(byManifest.get(agent.manifestHash) ?? []), agent.agentId]);
+      byManifest.set(agent.manifestId, [...(byManifest.get(agent.manifestId) ?? []), agent.agentId]);
     }
     const typesOf = manifestTypesReader(tenant);
     const reports = await Promise.all(
-      [...byManifest].map(async ([manifestHash, agentIds]) => {
-        const offered = manifestHash === undefined ? undefined : await typesOf(manifestHash);
+      [...byManifest].map(async ([manifestId, agentIds]) => {
+        const offered = manifestId === undefined ? undefined : await typesOf(manifestId);
         const missing = offered && missingTypes(version, offered);
         return dropUndefined({
-          manifestHash,
+          manifestId,
           // Without the manifest Beacon cannot tell: such agents count as unable to run the flow.
           manifestKnown: offered !== undefined,
           compatible: missing !== undefined && isComplete(missing),

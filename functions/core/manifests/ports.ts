@@ -1,29 +1,42 @@
-import type { ManifestSummary, SupportedOperations } from "../c2/manifest.js";
+import type { ManifestSummary } from "../c2/manifest.js";
 import type { Page, PageRequest } from "../paging.js";
+import type { KnownManifest } from "./agent-manifest.js";
 
+/** The content of a tenant's binaries (see canonical.ts), once per tenant and canonical identity. */
 export interface ManifestStore {
-  /** Supported operations of a stored manifest, or undefined when the tenant has no manifest by that hash. */
-  find(tenant: string, hash: string): Promise<SupportedOperations | undefined>;
-  /** Content-addressed and write-once: storing a hash that exists changes nothing. */
+  /** Whether the tenant holds the content of this binary. */
+  has(tenant: string, manifestId: string): Promise<boolean>;
+  /** Write-once: storing content the tenant holds already changes nothing. */
   store(
     tenant: string,
-    hash: string,
-    manifestJson: string,
+    manifestId: string,
+    contentJson: string,
     summary: ManifestSummary,
     now: number,
   ): Promise<"stored" | "exists">;
-  /** The manifest exactly as stored (compact JSON). */
-  read(tenant: string, hash: string): Promise<string | undefined>;
+  /** The content exactly as stored (compact JSON). */
+  read(tenant: string, manifestId: string): Promise<string | undefined>;
+}
+
+/**
+ * The cache's part in registration: which binaries' content the tenant holds, so that an agent of a known
+ * binary registers its manifest without a manifest store request, and each agent's manifest. Every call
+ * throws when the cache does.
+ */
+export interface ManifestCache {
+  isManifestStored(tenant: string, manifestId: string): Promise<boolean>;
+  rememberManifestStored(tenant: string, manifestId: string): Promise<void>;
+  /** The agent's manifest for the hash it was reported with; a heartbeat reporting that hash needs nothing else. */
+  rememberAgentManifest(tenant: string, agentId: string, manifest: KnownManifest): Promise<void>;
 }
 
 export interface ManifestRecord {
-  hash: string;
+  manifestId: string;
   agentType?: string;
   version?: string;
   bundleCount: number;
   processorTypeCount: number;
   controllerServiceTypeCount: number;
-  supportedOperations: SupportedOperations;
   jsonBytes: number;
   gzipBytes: number;
   createdAt: number;
@@ -31,7 +44,7 @@ export interface ManifestRecord {
 
 export interface ManifestCatalog {
   list(tenant: string, page: PageRequest): Promise<Page<ManifestRecord>>;
-  /** The manifest exactly as stored (compact JSON), or undefined. */
-  read(tenant: string, hash: string): Promise<string | undefined>;
-  get(tenant: string, hash: string): Promise<ManifestRecord | undefined>;
+  /** The content exactly as stored (compact JSON), or undefined. */
+  read(tenant: string, manifestId: string): Promise<string | undefined>;
+  get(tenant: string, manifestId: string): Promise<ManifestRecord | undefined>;
 }

@@ -1,30 +1,76 @@
-import { type SupportedOperations, summarizeManifest } from "../c2/manifest.js";
-import type { ManifestStore } from "./ports.js";
+import { asArray, type JsonObject } from "../c2/json.js";
+import { summarizeManifest } from "../c2/manifest.js";
+import type { GuardedCache } from "../guarded-cache.js";
+import { type AgentManifest, knownManifestOf } from "./agent-manifest.js";
+import { binaryOf } from "./canonical.js";
+import type { ManifestCache, ManifestStore } from "./ports.js";
+
+/**
+ * Manifests one container registered, by tenant and reported hash, at most this many: agents that report
+ * one hash (a fleet provisioned alike, or an agent sending its manifest again) cost its canonical
+ * computation once per container.
+ */
+export const REGISTERED_MANIFESTS_KEPT = 1_000;
 
 export interface ManifestRegistration {
-  /** Supported operations of the tenant's manifest by this hash, from the store; undefined when unknown. */
-  lookup(tenant: string, hash: string): Promise<SupportedOperations | undefined>;
   /**
-   * Stores a manifest under its hash unless the tenant has it already. The lookup first keeps a herd
-   * of agents with the same new manifest from each writing ~50 KB only to lose the conditional put.
+   * Registers the manifest an agent reported with `hash`: the binary's content is stored once per tenant
+   * under its canonical identity, and what is the agent's own comes back for the caller to keep with the
+   * agent. A hash this container registered costs nothing: the agent's hash covers its whole manifest,
+   * so one hash is one manifest (as Beacon always trusted within a tenant). Otherwise an agent of a
+   * binary the cache knows to be stored costs a canonical computation and one cache call; one it does
+   * not, a read of the manifest store, and a conditional put when the tenant lacks the content. The read
+   * first keeps a herd of agents of one new binary from each writing ~50 KB only to lose the put.
    */
   register(
     tenant: string,
     hash: string,
-    manifest: Record<string, unknown>,
+    manifest: JsonObject,
     now: number,
-  ): Promise<{ supportedOperations: SupportedOperations; stored: boolean }>;
+    cache: GuardedCache,
+  ): Promise<{ manifest: AgentManifest; stored: boolean }>;
+  /** Tells the cache the agent's manifest, once the registry has it. */
+  remember(tenant: string, agentId: string, manifest: AgentManifest, cache: GuardedCache): Promise<void>;
 }
 
-export function makeManifestRegistration(manifests: ManifestStore): ManifestRegistration {
+export function makeManifestRegistration(deps: {
+  store: ManifestStore;
+  cache: ManifestCache;
+}): ManifestRegistration {
+  const { store } = deps;
+  // In insertion order, oldest first; a hash used again moves to the end.
+  const registered = new Map<string, AgentManifest>();
+  const keep = (key: string, manifest: AgentManifest) => {
+    registered.delete(key);
+    registered.set(key, manifest);
+    if (registered.size > REGISTERED_MANIFESTS_KEPT)
+      registered.delete(registered.keys().next().value as string);
+  };
+
   return {
-    lookup: (tenant, hash) => manifests.find(tenant, hash),
-    async register(tenant, hash, manifest, now) {
-      const known = await manifests.find(tenant, hash);
-      if (known) return { supportedOperations: known, stored: false };
-      const summary = summarizeManifest(manifest);
-      const result = await manifests.store(tenant, hash, JSON.stringify(manifest), summary, now);
-      return { supportedOperations: summary.supportedOperations, stored: result === "stored" };
+    async register(tenant, hash, manifest, now, cache) {
+      const key = JSON.stringify([tenant, hash]);
+      const known = registered.get(key);
+      if (known) {
+        keep(key, known);
+        return { manifest: known, stored: false };
+      }
+      const { manifestId, canonicalJson } = binaryOf(manifest);
+      const agentManifest = { hash, manifestId, supportedOperations: asArray(manifest.supportedOperations) };
+      let stored = false;
+      if (!(await cache.attempt(() => deps.cache.isManifestStored(tenant, manifestId)))) {
+        stored =
+          !(await store.has(tenant, manifestId)) &&
+          (await store.store(tenant, manifestId, canonicalJson, summarizeManifest(manifest), now)) ===
+            "stored";
+        await cache.attempt(() => deps.cache.rememberManifestStored(tenant, manifestId));
+      }
+      keep(key, agentManifest);
+      return { manifest: agentManifest, stored };
+    },
+
+    async remember(tenant, agentId, manifest, cache) {
+      await cache.attempt(() => deps.cache.rememberAgentManifest(tenant, agentId, knownManifestOf(manifest)));
     },
   };
 }

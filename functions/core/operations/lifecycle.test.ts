@@ -5,10 +5,13 @@ import {
   coreHarness,
   MAX_OPERATIONS_PER_REPLY,
 } from "../../../scripts/test-support/core-harness.js";
+import type { AgentRecord } from "../agents/ports.js";
 import type { JsonObject } from "../c2/json.js";
 import type { SupportedOperations } from "../c2/manifest.js";
 import type { OperationEvent } from "../events/model.js";
 import type { AgentCredential } from "../identity/credentials.js";
+import { operationsOfAgent } from "../manifests/agent-manifest.js";
+import { binaryOf } from "../manifests/canonical.js";
 import { newOperationId } from "./ids.js";
 import {
   canTransition,
@@ -198,12 +201,54 @@ describe("delivery on heartbeat", () => {
   });
 });
 
+describe("a DESCRIBE MANIFEST asked through the console", () => {
+  /** The C++ agent's answer: the manifest of a hash new to Beacon, of a build the tenant does not hold. */
+  function describeAck(operationId: string) {
+    const ack: JsonObject = {
+      ...example("cpp/ack-describe-manifest.json"),
+      operationId,
+      identifier: operationId,
+    };
+    const agentInfo = ack.agentInfo as JsonObject;
+    const manifest = agentInfo.agentManifest as JsonObject;
+    manifest.buildInfo = { ...(manifest.buildInfo as JsonObject), revision: "0".repeat(40) };
+    Object.assign(agentInfo, { identifier: agentId, agentManifestHash: "NEW-BUILD-HASH" });
+    return { ack, manifestId: binaryOf(manifest).manifestId };
+  }
+
+  it("keeps the manifest its ack brings before closing it; one that cannot be stored refuses the ack, changing nothing", async () => {
+    const { core, queue, heartbeat, stateOf } = await knownCppAgent();
+    const operationId = await queue("DESCRIBE", "MANIFEST");
+    expect((await heartbeat()).map((operation) => operation.identifier)).toEqual([operationId]);
+    const { ack: answer, manifestId } = describeAck(operationId);
+
+    core.manifestStore.failing = true;
+    const before = {
+      agent: structuredClone(core.registry.records.get(`acme/${agentId}`)),
+      events: core.events.events.length,
+    };
+    await expect(core.recordAck(cppFleet, answer)).rejects.toThrow("manifest store unavailable");
+    expect(stateOf(operationId)).toBe("delivered");
+    expect(core.registry.records.get(`acme/${agentId}`)).toEqual(before.agent);
+    expect(core.events.events.length).toBe(before.events);
+
+    core.manifestStore.failing = false;
+    expect(await core.recordAck(cppFleet, answer)).toMatchObject({ matched: true, manifestStored: true });
+    expect(stateOf(operationId)).toBe("done");
+    expect(core.manifestStore.manifests.has(`acme/${manifestId}`)).toBe(true);
+    expect(core.registry.records.get(`acme/${agentId}`)?.manifest).toMatchObject({
+      hash: "NEW-BUILD-HASH",
+      manifestId,
+    });
+  });
+});
+
 describe("an operation the heartbeat ensures", () => {
   /** An UPDATE CONFIGURATION as catch-up makes it, and the agent's supported operations to deliver it by. */
   async function catchUpOf(core: Awaited<ReturnType<typeof knownCppAgent>>["core"], flowId: string) {
-    const hash = (cppHeartbeat("cpp/heartbeat-full.json").agentInfo as JsonObject)
-      .agentManifestHash as string;
-    const supported = (await core.manifestStore.find("acme", hash)) as SupportedOperations;
+    const supported = operationsOfAgent(
+      (await core.registry.get("acme", agentId)) as AgentRecord,
+    ) as SupportedOperations;
     const record: OperationRecord = {
       tenant: "acme",
       agentId,

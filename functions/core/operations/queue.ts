@@ -6,7 +6,8 @@ import { BeaconError } from "../errors.js";
 import type { EventSink } from "../events/ports.js";
 import type { FleetHotState, HotAgentState } from "../fleet/ports.js";
 import { guardedCache } from "../guarded-cache.js";
-import type { ManifestCatalog } from "../manifests/ports.js";
+import { manifestIdOf, operationsOfAgent } from "../manifests/agent-manifest.js";
+import type { ManifestCatalog, ManifestRecord } from "../manifests/ports.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import { type AgentBuild, refusalOf } from "./gating.js";
 import { newOperationId } from "./ids.js";
@@ -71,27 +72,37 @@ export function makeOperationQueue(deps: OperationQueueDependencies) {
     },
 
     /**
-     * The drafts their agents cannot take, each with the reason, judged by the agent's manifest (the cache's
-     * hash, else the registry's): its supported operations, agent type and version.
+     * The drafts their agents cannot take, each with the reason, judged by the manifest of the hash the agent
+     * reports now (the cache's, else the registry's): its supported operations, and its binary's agent type
+     * and version, read once per binary.
      */
     async refusals(
       tenant: string,
       drafts: OperationDraft[],
       hot: Map<string, HotAgentState>,
     ): Promise<Refusal[]> {
-      const builds = new Map<string, Promise<AgentBuild | undefined>>();
-      const buildOf = (hash: string) => {
-        let found = builds.get(hash);
+      const binaries = new Map<string, Promise<ManifestRecord | undefined>>();
+      const binaryOf = (manifestId: string) => {
+        let found = binaries.get(manifestId);
         if (!found) {
-          found = manifests.get(tenant, hash);
-          builds.set(hash, found);
+          found = manifests.get(tenant, manifestId);
+          binaries.set(manifestId, found);
         }
         return found;
       };
       const refused: Refusal[] = [];
       for (const draft of drafts) {
-        const hash = hot.get(draft.agent.agentId)?.manifestHash ?? draft.agent.manifestHash;
-        const reason = refusalOf(hash === undefined ? undefined : await buildOf(hash), draft);
+        const { agent } = draft;
+        const reported = hot.get(agent.agentId)?.manifestHash ?? agent.manifestHash;
+        const supportedOperations = operationsOfAgent(agent, reported);
+        const manifestId = manifestIdOf(agent, reported);
+        const binary = manifestId === undefined ? undefined : await binaryOf(manifestId);
+        const build: AgentBuild | undefined = supportedOperations && {
+          agentType: binary?.agentType,
+          version: binary?.version,
+          supportedOperations,
+        };
+        const reason = refusalOf(build, draft);
         if (reason !== undefined) refused.push({ draft, reason });
       }
       return refused;

@@ -169,24 +169,42 @@ describe("a member's health", () => {
 });
 
 describe("the agents a batch may take", () => {
+  const takesUpdates = {
+    hash: "m-hot",
+    manifestId: "b".repeat(64),
+    supportedOperations: [{ type: "update", properties: { configuration: {} } }] as unknown[],
+  };
   const agent: AgentRecord = {
     tenant: "acme",
     agentId: "a-1",
     agentClass: "pumps",
     manifestHash: "m-registry",
+    manifest: takesUpdates,
     flowId: "old",
     firstSeen: NOW - 86_400_000,
     lastSeen: NOW - 3_600_000,
   };
 
-  it("are online and not on the new version, as the cache knows them over the registry", () => {
-    expect(candidateOf(rollout, agent, { lastSeen: NOW, manifestHash: "m-hot" }, timing, NOW)).toEqual({
-      agentId: "a-1",
-      flowId: "old",
-      manifestHash: "m-hot",
-    });
+  it("are online, not on the new version, and take UPDATE CONFIGURATION, as the cache knows them over the registry", () => {
+    const hot = { lastSeen: NOW, manifestHash: "m-hot" };
+    expect(candidateOf(rollout, agent, hot, timing, NOW)).toEqual({ agentId: "a-1", flowId: "old" });
     expect(candidateOf(rollout, agent, undefined, timing, NOW)).toBeUndefined();
-    expect(candidateOf(rollout, agent, { lastSeen: NOW, flowId: "new" }, timing, NOW)).toBeUndefined();
+    expect(candidateOf(rollout, agent, { ...hot, flowId: "new" }, timing, NOW)).toBeUndefined();
+  });
+
+  it("are passed over while their manifest is unknown or does not list UPDATE CONFIGURATION", () => {
+    const hot = { lastSeen: NOW, manifestHash: "m-unknown" };
+    expect(candidateOf(rollout, agent, hot, timing, NOW)).toBeUndefined();
+    const describesOnly = { ...takesUpdates, supportedOperations: [{ type: "describe", properties: {} }] };
+    expect(
+      candidateOf(
+        rollout,
+        { ...agent, manifest: describesOnly },
+        { ...hot, manifestHash: "m-hot" },
+        timing,
+        NOW,
+      ),
+    ).toBeUndefined();
   });
 });
 

@@ -5,11 +5,13 @@
 import type { AgentClassRecord, AgentRecord } from "../agents/ports.js";
 import { ackTimeoutMsOf, onlineSince, type StatusRule, statusOf, statusRuleOf } from "../agents/status.js";
 import { dropUndefined } from "../c2/json.js";
+import { supports } from "../c2/manifest.js";
 import type { Bulletin } from "../c2/model.js";
 import { BeaconError } from "../errors.js";
 import type { RolloutEvent } from "../events/model.js";
 import type { HotAgentState } from "../fleet/ports.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
+import { operationsOfAgent } from "../manifests/agent-manifest.js";
 import { newUpdateConfiguration } from "../operations/lifecycle.js";
 import { isFinal, type OperationRecord } from "../operations/model.js";
 import type { IdGenerator } from "../ports.js";
@@ -146,9 +148,9 @@ export function memberChange(
 }
 
 /**
- * An agent of the class a batch may take, as the registry and the cache know it: online, and not on the
- * new version yet; undefined when it is passed over. Whether its manifest lists UPDATE CONFIGURATION is
- * the engine's last check, as that needs the manifest.
+ * An agent of the class a batch may take, as the registry and the cache know it: online, not on the new
+ * version yet, and taking UPDATE CONFIGURATION by the manifest of the hash it reports now; undefined when
+ * it is passed over.
  */
 export function candidateOf(
   rollout: RolloutRecord,
@@ -156,11 +158,13 @@ export function candidateOf(
   hot: HotAgentState | undefined,
   timing: ClassTiming,
   now: number,
-): { agentId: string; flowId?: string; manifestHash?: string } | undefined {
+): { agentId: string; flowId?: string } | undefined {
   const flowId = hot?.flowId ?? agent.flowId;
   const online = statusOf(hot?.lastSeen ?? agent.lastSeen, now, timing.status, "cache") === "online";
-  if (flowId === rollout.toFlow || !online) return undefined;
-  return { agentId: agent.agentId, flowId, manifestHash: hot?.manifestHash ?? agent.manifestHash };
+  const operations = operationsOfAgent(agent, hot?.manifestHash ?? agent.manifestHash);
+  if (flowId === rollout.toFlow || !online || !operations || !supports(operations, "UPDATE", "CONFIGURATION"))
+    return undefined;
+  return { agentId: agent.agentId, flowId };
 }
 
 /** The UPDATE CONFIGURATION records that send `flowId` to these agents on behalf of the rollout. */

@@ -3,7 +3,6 @@ import {
   MemoryClassCatalog,
   MemoryFleetHotState,
   MemoryFleetRegistry,
-  MemoryManifestCatalog,
 } from "../../adapters/memory/console.js";
 import {
   ManualClock,
@@ -13,7 +12,7 @@ import {
 } from "../../adapters/memory/index.js";
 import { MemoryRolloutStore } from "../../adapters/memory/rollouts.js";
 import type { AgentClassRecord } from "../agents/ports.js";
-import type { SupportedOperations } from "../c2/manifest.js";
+import { supportedOperationsOf } from "../c2/manifest.js";
 import type { AckState, Bulletin } from "../c2/model.js";
 import type { RolloutEvent } from "../events/model.js";
 import { makeOperationLifecycle } from "../operations/lifecycle.js";
@@ -30,7 +29,16 @@ const MANIFEST = "manifest-1";
 const SECOND = 1_000;
 /** The class's agents heartbeat every 10 s; the simulation steps in heartbeats. */
 const HEARTBEAT_SECONDS = 10;
-const SUPPORTED: SupportedOperations = { UPDATE: ["CONFIGURATION"], DESCRIBE: ["MANIFEST"] };
+/** The agents' manifest, as each agent keeps it: the operations it lists, by the hash it reports. */
+const MANIFEST_OF_AGENT = {
+  hash: MANIFEST,
+  manifestId: "c".repeat(64),
+  supportedOperations: [
+    { type: "UPDATE", properties: { CONFIGURATION: {} } },
+    { type: "DESCRIBE", properties: { MANIFEST: {} } },
+  ],
+};
+const SUPPORTED = supportedOperationsOf(MANIFEST_OF_AGENT.supportedOperations);
 
 /** How a simulated agent takes an UPDATE CONFIGURATION to the new version. */
 type Behaviour = "applies" | "refuses" | "errors after applying" | "goes silent";
@@ -58,7 +66,6 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
   const ids = new SequentialIds();
   const catalog = new MemoryClassCatalog();
   const registry = new MemoryFleetRegistry();
-  const manifests = new MemoryManifestCatalog();
   const hotState = new MemoryFleetHotState();
   const operations = new MemoryOperationStore();
   const rollouts = new MemoryRolloutStore(catalog);
@@ -73,7 +80,6 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     rollouts,
     classes: catalog,
     registry,
-    manifests,
     hotState,
     operations,
     lifecycle,
@@ -101,20 +107,6 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     createdAt: clock.now(),
     autoCreated: false,
   });
-  manifests.add(
-    TENANT,
-    {
-      hash: MANIFEST,
-      bundleCount: 1,
-      processorTypeCount: 1,
-      controllerServiceTypeCount: 0,
-      supportedOperations: SUPPORTED,
-      jsonBytes: 2,
-      gzipBytes: 2,
-      createdAt: clock.now(),
-    },
-    "{}",
-  );
   const fleet = new Map<string, SimulatedAgent>();
   for (let index = 0; index < size; index++) {
     const agentId = agentIdOf(index);
@@ -131,6 +123,7 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
       agentId,
       agentClass: CLASS,
       manifestHash: MANIFEST,
+      manifest: MANIFEST_OF_AGENT,
       flowId: V1,
       firstSeen: clock.now(),
       lastSeen: clock.now(),

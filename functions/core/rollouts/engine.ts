@@ -1,12 +1,10 @@
 import type { ClassCatalog } from "../agents/ports.js";
-import { supports } from "../c2/manifest.js";
 import { BeaconError } from "../errors.js";
 import type { OperationEvent, RolloutEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
 import type { FleetHotState, FleetRegistry, HotAgentState } from "../fleet/ports.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
 import { guardedCache } from "../guarded-cache.js";
-import type { ManifestCatalog } from "../manifests/ports.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import type { OperationStore } from "../operations/ports.js";
@@ -56,7 +54,6 @@ export interface RolloutEngineDependencies {
   rollouts: RolloutStore;
   classes: Pick<ClassCatalog, "get">;
   registry: Pick<FleetRegistry, "query" | "count">;
-  manifests: Pick<ManifestCatalog, "get">;
   hotState: Pick<FleetHotState, "agents" | "markOperationsPending" | "rememberClassFlow">;
   operations: Pick<OperationStore, "get">;
   lifecycle: OperationLifecycle;
@@ -390,24 +387,12 @@ async function selectAgents(
   timing: ClassTiming,
   now: number,
 ) {
-  const { registry, manifests, hotState } = deps;
+  const { registry, hotState } = deps;
   const chosen: { agentId: string; flowId?: string }[] = [];
   let skipped = 0;
   let examined = 0;
   let cursor = rollout.cursor;
   let exhausted = false;
-  const supportByHash = new Map<string, Promise<boolean>>();
-  const canUpdate = (hash: string | undefined) => {
-    if (hash === undefined) return Promise.resolve(false);
-    let found = supportByHash.get(hash);
-    if (!found) {
-      found = manifests
-        .get(rollout.tenant, hash)
-        .then((record) => !!record && supports(record.supportedOperations, "UPDATE", "CONFIGURATION"));
-      supportByHash.set(hash, found);
-    }
-    return found;
-  };
   while (chosen.length < size && !exhausted && examined < size * CANDIDATES_PER_SELECTED) {
     const page = await registry.query(rollout.tenant, {
       agentClass: rollout.className,
@@ -427,7 +412,7 @@ async function selectAgents(
       examined++;
       cursor = agent.agentId;
       const candidate = candidateOf(rollout, agent, hot.get(agent.agentId), timing, now);
-      if (!candidate || !(await canUpdate(candidate.manifestHash))) {
+      if (!candidate) {
         skipped++;
         continue;
       }

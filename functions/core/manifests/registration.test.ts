@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { example } from "../../../scripts/c2-examples.js";
+import { MemoryHotState, MemoryManifestStore } from "../../adapters/memory/index.js";
+import type { JsonObject } from "../c2/json.js";
+import { guardedCache } from "../guarded-cache.js";
+import { binaryOf } from "./canonical.js";
+import { makeManifestRegistration, REGISTERED_MANIFESTS_KEPT } from "./registration.js";
+
+const NOW = 1_700_000_000_000;
+const manifest = (example("java-2.3.0/ack-describe-manifest.json").agentInfo as JsonObject)
+  .agentManifest as JsonObject;
+
+function harness() {
+  const store = new MemoryManifestStore();
+  const cache = new MemoryHotState();
+  const registration = makeManifestRegistration({ store, cache });
+  const register = (tenant: string, hash: string) =>
+    registration.register(tenant, hash, manifest, NOW, guardedCache());
+  const calls = () => ({ store: store.calls, cache: cache.roundTrips });
+  return { store, cache, register, calls };
+}
+
+describe("registering an agent's manifest", () => {
+  it("stores the binary once per tenant and gives the agent its hash, identity and operations", async () => {
+    const { store, register } = harness();
+    const registered = await register("acme", "hash-1");
+    expect(registered).toEqual({
+      stored: true,
+      manifest: {
+        hash: "hash-1",
+        manifestId: binaryOf(manifest).manifestId,
+        supportedOperations: manifest.supportedOperations,
+      },
+    });
+    expect((await register("acme", "hash-2")).stored).toBe(false);
+    expect((await register("umbrella", "hash-1")).stored).toBe(true);
+    expect([...store.manifests.keys()]).toEqual([
+      `acme/${binaryOf(manifest).manifestId}`,
+      `umbrella/${binaryOf(manifest).manifestId}`,
+    ]);
+  });
+
+  it("costs a hash it registered before no cache or store call, for the most recent hashes only", async () => {
+    const { register, calls } = harness();
+    await register("acme", "hash-0");
+    let before = calls();
+    expect((await register("acme", "hash-0")).manifest.hash).toBe("hash-0");
+    expect(calls()).toEqual(before);
+
+    for (let index = 1; index <= REGISTERED_MANIFESTS_KEPT; index++) await register("acme", `hash-${index}`);
+    before = calls();
+    await register("acme", `hash-${REGISTERED_MANIFESTS_KEPT}`);
+    expect(calls()).toEqual(before);
+    // The oldest was forgotten: the cache is asked whether its binary is stored again.
+    await register("acme", "hash-0");
+    expect(calls()).toEqual({ ...before, cache: before.cache + 1 });
+  });
+});
