@@ -4,7 +4,8 @@
  * certificate (its manifest in the first heartbeat; one build, each agent with a manifest hash of its own,
  * as real agents have), carries out what Beacon asks as the C++ agent would
  * (an UPDATE CONFIGURATION is downloaded from its `location` over mutual TLS and checked against its
- * `flowId`), acknowledges, and reports the flow it runs in its next heartbeat.
+ * `flowId`; SYNC RESOURCE and UPDATE ASSET files likewise, each against its digest), acknowledges, and
+ * reports the flow it runs and the last resource set's digest (`resourceInfo.hash`) in its next heartbeat.
  *
  *   npm run agents -- --class demo --count 20 [--interval 5] [--failing 2 --refuse <flow hash prefix>]
  *
@@ -74,15 +75,24 @@ function send(url: URL, method: "GET" | "POST", body?: unknown): Promise<{ statu
   });
 }
 
+interface Resource {
+  resourceName: string;
+  resourcePath: string;
+  digest: string;
+  url: string;
+}
+
 interface C2Operation {
   identifier: string;
   operation: string;
   operand?: string;
-  args?: Record<string, string>;
+  args?: Record<string, string> & { globalHash?: { digest: string }; resourceList?: Resource[] };
 }
 
 class SimulatedAgent {
   private flowId = "initial-flow";
+  /** The last SYNC RESOURCE's digest, which the C++ agent reports as `resourceInfo.hash`. */
+  private resourceHash: string | null = null;
   private manifestSent = false;
   private readonly agent: VariedAgent;
 
@@ -99,6 +109,7 @@ class SimulatedAgent {
     flowInfo.flowId = this.flowId;
     flowInfo.versionedFlowSnapshotURI = { bucketId: "default", flowId: this.flowId };
     flowInfo.processorBulletins = [];
+    heartbeat.resourceInfo = { hash: this.resourceHash ?? "null" };
     return heartbeat;
   }
 
@@ -128,6 +139,23 @@ class SimulatedAgent {
         this.flowId = flowId;
       }
       log(this.agentId, `${name} → flow ${flowId.slice(0, 12)}…: ${state}${details ? ` (${details})` : ""}`);
+    } else if (name === "SYNC RESOURCE" || name === "UPDATE ASSET") {
+      // Each file downloaded over mutual TLS and checked against its digest (its asset id), as agents do.
+      const files: { url: string; digest?: string }[] =
+        name === "SYNC RESOURCE"
+          ? (operation.args?.resourceList ?? [])
+          : [{ url: operation.args?.url ?? "" }];
+      for (const file of files) {
+        const download = await send(new URL(file.url), "GET");
+        const hash = createHash("sha256").update(download.bytes).digest("hex");
+        if (download.status !== 200 || (file.digest !== undefined && hash !== file.digest)) {
+          state = "NOT_APPLIED";
+          details = `download of ${file.url} answered ${download.status}, sha-256 ${hash.slice(0, 12)}…`;
+        }
+      }
+      if (state === "FULLY_APPLIED" && name === "SYNC RESOURCE")
+        this.resourceHash = operation.args?.globalHash?.digest ?? null;
+      log(this.agentId, `${name} (${files.length} file(s)): ${state}${details ? ` (${details})` : ""}`);
     } else {
       log(this.agentId, `${name}: ${state}`);
     }

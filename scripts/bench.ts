@@ -26,13 +26,19 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const root = fileURLToPath(new URL("../", import.meta.url));
 const stateDir = path.join(root, ".beacon", `bench-${process.pid}`);
 
-const [dynamodb, redis, kinesis, agentPort] = await findFreePorts(4);
+const [dynamodb, redis, kinesis, s3, agentPort] = await findFreePorts(5);
 const backends = await startBackends({
   stateDir,
-  ports: { dynamodb: dynamodb as number, redis: redis as number, kinesis: kinesis as number },
+  ports: {
+    dynamodb: dynamodb as number,
+    redis: redis as number,
+    kinesis: kinesis as number,
+    s3: s3 as number,
+  },
   kinesisEmulator: "kinesalite",
   tableName: "beacon-bench",
   streamName: "beacon-events-bench",
+  assetBucket: "beacon-assets-bench",
   log: (line) => console.log(`bench: ${line}`),
 });
 const dynamoDbProxy = await startCountingProxy(backends.env[AwsEndpointEnvNames.dynamodb] as string);

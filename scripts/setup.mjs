@@ -1,5 +1,5 @@
 // Installs what `npm start` and `npm test` need: npm packages, the Node that Lambda runs, Redis, DynamoDB
-// Local, the PyPI tools the tests run, and the jq and curl the README's examples use. Plain Node without dependencies, since it runs
+// Local, S3Proxy, the PyPI tools the tests run, and the jq and curl the README's examples use. Plain Node without dependencies, since it runs
 // before node_modules exists. Every step records what it installed and returns at once when that is still
 // current, so running it again is cheap; a long step reports how far it has got.
 import { spawn, spawnSync } from "node:child_process";
@@ -25,6 +25,9 @@ const stateDir = path.join(repoRoot, ".beacon");
 const toolsDir = path.join(stateDir, "tools");
 const dynamoDbLocalPom = path.join(repoRoot, "scripts", "local", "dynamodb-local", "pom.xml");
 const dynamoDbLocalDir = path.join(toolsDir, "dynamodb-local");
+const s3ProxyPom = path.join(repoRoot, "scripts", "local", "s3proxy", "pom.xml");
+const s3ProxyLogback = path.join(repoRoot, "scripts", "local", "s3proxy", "logback.xml");
+const s3ProxyDir = path.join(toolsDir, "s3proxy");
 
 /**
  * The Node that Lambda runs Beacon on (Runtime.NODEJS_22_X in infra/lib/beacon-function.ts), which
@@ -346,11 +349,12 @@ function ensureRedis(report) {
   }
 }
 
-// DynamoDB Local, fetched by Maven with everything it needs (see its pom.xml), then started once.
-async function ensureDynamoDbLocal(report) {
-  const libDir = path.join(dynamoDbLocalDir, "lib");
-  const stampFile = path.join(dynamoDbLocalDir, "installed.stamp");
-  const wanted = sha256(dynamoDbLocalPom);
+// Java tools fetched by Maven with everything they need (see each one's pom.xml), then started once: fetched
+// beside the current copy and swapped in only once it runs, so a failure leaves no half state.
+async function ensureMavenTool(report, { name, pom, dir, verify }) {
+  const libDir = path.join(dir, "lib");
+  const stampFile = path.join(dir, "installed.stamp");
+  const wanted = sha256(pom);
   if (existsSync(libDir) && readStamp(stampFile) === wanted) {
     report("installed");
     return;
@@ -359,14 +363,13 @@ async function ensureDynamoDbLocal(report) {
   ensureCommand(report, "mvn", ["maven"]);
   const start = Date.now();
   report("fetching it and its dependencies with Maven");
-  // Fetched beside the current copy and swapped in only once it runs, so a failure leaves no half state.
   const stagingDir = `${libDir}.staging`;
   rmSync(stagingDir, { recursive: true, force: true });
   let downloads = 0;
   const progress = throttled(report, (done) => `${done} files downloaded from Maven Central`);
   await runStreaming(
     "mvn",
-    ["-B", "-f", dynamoDbLocalPom, "dependency:copy-dependencies", `-DoutputDirectory=${stagingDir}`],
+    ["-B", "-f", pom, "dependency:copy-dependencies", `-DoutputDirectory=${stagingDir}`],
     (line) => {
       if (!/Downloaded from \S+: /.test(line)) return;
       downloads += 1;
@@ -374,31 +377,32 @@ async function ensureDynamoDbLocal(report) {
     },
     { cwd: repoRoot },
   );
-  report(`fetched (${downloads} files downloaded); checking that DynamoDB Local starts`);
-  await verifyDynamoDbLocal(stagingDir);
+  report(`fetched (${downloads} files downloaded); checking that ${name} starts`);
+  await verify(stagingDir);
   rmSync(libDir, { recursive: true, force: true });
   renameSync(stagingDir, libDir);
   writeStamp(stampFile, wanted);
   report(`installed in ${elapsedSince(start)}`);
 }
 
-/** Starts DynamoDB Local on a free port and creates a table, which loads its native SQLite library. */
-async function verifyDynamoDbLocal(libDir) {
+const ensureDynamoDbLocal = (report) =>
+  ensureMavenTool(report, {
+    name: "DynamoDB Local",
+    pom: dynamoDbLocalPom,
+    dir: dynamoDbLocalDir,
+    verify: verifyDynamoDbLocal,
+  });
+
+const ensureS3Proxy = (report) =>
+  ensureMavenTool(report, { name: "S3Proxy", pom: s3ProxyPom, dir: s3ProxyDir, verify: verifyS3Proxy });
+
+/**
+ * Starts a Java server on a free port and resolves once `probe(port)` succeeds; a SetupError from the probe
+ * is a wrong answer, which will not get better, anything else means it is still starting.
+ */
+async function verifyServer(name, args, cwd, probe) {
   const port = await freePort();
-  const server = spawn(
-    "java",
-    [
-      "-cp",
-      path.join(libDir, "*"),
-      "com.amazonaws.services.dynamodbv2.local.main.ServerRunner",
-      "-inMemory",
-      "-disableTelemetry",
-      "-port",
-      String(port),
-    ],
-    // Anything it writes into its working directory stays with the tools.
-    { cwd: dynamoDbLocalDir, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const server = spawn("java", args(port), { cwd, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const collect = (chunk) => {
     output = (output + chunk).slice(-4_000);
@@ -409,15 +413,14 @@ async function verifyDynamoDbLocal(libDir) {
   try {
     const deadline = Date.now() + 60_000;
     for (;;) {
-      if (server.exitCode !== null) throw new SetupError(`DynamoDB Local exited at start:\n${output}`);
+      if (server.exitCode !== null) throw new SetupError(`${name} exited at start:\n${output}`);
       try {
-        await createProbeTable(port);
+        await probe(port);
         return;
       } catch (error) {
-        // Connection failures mean it is still starting; a wrong answer will not get better.
         if (error instanceof SetupError) throw new SetupError(`${error.message}\n${output}`);
         if (Date.now() > deadline) {
-          throw new SetupError(`DynamoDB Local did not answer within 60 s (${error.message}):\n${output}`);
+          throw new SetupError(`${name} did not answer within 60 s (${error.message}):\n${output}`);
         }
       }
       await sleep(200);
@@ -427,6 +430,24 @@ async function verifyDynamoDbLocal(libDir) {
     await exited;
   }
 }
+
+/** Starts DynamoDB Local and creates a table, which loads its native SQLite library. */
+const verifyDynamoDbLocal = (libDir) =>
+  verifyServer(
+    "DynamoDB Local",
+    (port) => [
+      "-cp",
+      path.join(libDir, "*"),
+      "com.amazonaws.services.dynamodbv2.local.main.ServerRunner",
+      "-inMemory",
+      "-disableTelemetry",
+      "-port",
+      String(port),
+    ],
+    // Anything it writes into its working directory stays with the tools.
+    dynamoDbLocalDir,
+    createProbeTable,
+  );
 
 async function createProbeTable(port) {
   const response = await fetch(`http://127.0.0.1:${port}/`, {
@@ -448,6 +469,63 @@ async function createProbeTable(port) {
   });
   const body = await response.text();
   if (!response.ok) throw new SetupError(`CreateTable answered ${response.status}: ${body}`);
+}
+
+/**
+ * Starts S3Proxy on its filesystem backend in a scratch folder, unsigned (setup has no SDK to sign with),
+ * and makes a bucket and an object in it and reads it back.
+ */
+async function verifyS3Proxy(libDir) {
+  const scratch = path.join(s3ProxyDir, "setup-probe");
+  rmSync(scratch, { recursive: true, force: true });
+  mkdirSync(path.join(scratch, "data"), { recursive: true });
+  const properties = path.join(scratch, "s3proxy.properties");
+  try {
+    await verifyServer(
+      "S3Proxy",
+      (port) => {
+        writeFileSync(
+          properties,
+          [
+            `s3proxy.endpoint=http://127.0.0.1:${port}`,
+            "s3proxy.authorization=none",
+            "jclouds.provider=filesystem-nio2",
+            `jclouds.filesystem.basedir=${path.join(scratch, "data")}`,
+            "jclouds.identity=local",
+            "jclouds.credential=local",
+            "",
+          ].join("\n"),
+        );
+        return [
+          `-Dlogback.configurationFile=${s3ProxyLogback}`,
+          "-cp",
+          path.join(libDir, "*"),
+          "org.gaul.s3proxy.Main",
+          "--properties",
+          properties,
+        ];
+      },
+      scratch,
+      putAndGetProbeObject,
+    );
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function putAndGetProbeObject(port) {
+  const base = `http://127.0.0.1:${port}/setup-probe`;
+  const request = async (method, url, body) => {
+    const response = await fetch(url, { method, body, signal: AbortSignal.timeout(5_000) });
+    const text = await response.text();
+    if (!response.ok) throw new SetupError(`${method} ${url} answered ${response.status}: ${text}`);
+    return text;
+  };
+  await request("PUT", base);
+  await request("PUT", `${base}/probe`, "beacon");
+  const read = await request("GET", `${base}/probe`);
+  if (read !== "beacon")
+    throw new SetupError(`S3Proxy returned ${JSON.stringify(read)} for the object it was given`);
 }
 
 function freePort() {
@@ -534,6 +612,7 @@ const steps = [
   ["Node 22", ensureLambdaNode],
   ["Redis", ensureRedis],
   ["DynamoDB Local", ensureDynamoDbLocal],
+  ["S3Proxy", ensureS3Proxy],
   ["PyPI tools", ensurePythonTools],
   ["jq and curl", ensureExampleTools],
 ];

@@ -8,17 +8,20 @@ import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRevocationList } from "../adapters/dynamodb/revocation-list.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisHotState } from "../adapters/redis/hot-state.js";
+import { S3AssetContent } from "../adapters/s3/asset-content.js";
 import { makeRecordAck } from "../core/agents/record-ack.js";
 import { makeRecordHeartbeat } from "../core/agents/record-heartbeat.js";
+import { isAssetId } from "../core/assets/model.js";
+import { makeContentDownload } from "../core/downloads.js";
 import { makeFlowDownload } from "../core/flows/download.js";
 import { makeManifestRegistration } from "../core/manifests/registration.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
-import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
+import { makeDynamoDbClient, makeKinesisClient, makeS3Client } from "../shared/aws-clients.js";
 import type { AgentApiConfig } from "../shared/config.js";
 import { countingLostEvents } from "../shared/observability.js";
 import { makeRedisClient } from "../shared/redis-client.js";
 
-/** Wires the agent API's use cases to DynamoDB, Redis and Kinesis; called once per container. */
+/** Wires the agent API's use cases to DynamoDB, Redis, Kinesis and S3; called once per container. */
 export function composeAgentApi(config: AgentApiConfig) {
   const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
     marshallOptions: { removeUndefinedValues: true },
@@ -33,6 +36,8 @@ export function composeAgentApi(config: AgentApiConfig) {
     store: new DynamoManifestStore(documents, config.tableName),
     cache: hotState,
   });
+  const s3 = makeS3Client();
+  const assetContent = new S3AssetContent(s3, config.assetBucket);
   const events = countingLostEvents(new KinesisEventSink(makeKinesisClient(), config.streamName));
   const clock = { now: () => Date.now() };
   const ids = { newId: () => randomUUID() };
@@ -62,9 +67,18 @@ export function composeAgentApi(config: AgentApiConfig) {
       revocations,
       hotState,
     }),
+    // The bucket alone answers: an asset's bytes are under its tenant's prefix, gone once it is deleted.
+    downloadAsset: makeContentDownload({
+      read: (tenant, assetId) => assetContent.read(tenant, assetId),
+      isId: isAssetId,
+      what: "asset",
+      revocations,
+      hotState,
+    }),
     close: async () => {
       redis.disconnect();
       documents.destroy();
+      s3.destroy();
     },
   };
 }

@@ -1,8 +1,9 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { Context } from "aws-lambda";
+import { type DownloadOutcome, entityTag } from "../core/downloads.js";
 import { BeaconError } from "../core/errors.js";
 import type { BeaconEvent } from "../core/events/model.js";
-import { flowEntityTag } from "../core/flows/download.js";
+import type { AgentCredential } from "../core/identity/credentials.js";
 import { assertTenantBoundToIssuer, credentialFromCertificate } from "../core/identity/credentials.js";
 import { type AgentEvent, type AgentRequest, agentRequestOf, agentResult } from "../shared/agent-request.js";
 import { agentApiConfig } from "../shared/config.js";
@@ -26,14 +27,40 @@ const ROUTES: Record<string, (request: AgentRequest) => Promise<JsonResponse>> =
   "POST /c2/api/heartbeat": heartbeat,
   "POST /c2/api/acknowledge": acknowledge,
 };
-/** Where UPDATE CONFIGURATION sends agents; the Java agent reads the flow id from the 4th segment too. */
-const FLOW_CONTENT_PATH = /^\/c2\/api\/flows\/([^/]+)\/content$/;
+type Download = (
+  credential: AgentCredential,
+  id: string,
+  ifNoneMatch: string | undefined,
+) => Promise<DownloadOutcome>;
+
+/**
+ * What agents download by hash: flows where UPDATE CONFIGURATION sends them (the Java agent reads the flow id
+ * from the 4th segment too), sent as the text they are; assets where UPDATE ASSET and SYNC RESOURCE send them,
+ * any bytes, sent base64-encoded as Lambda's proxy integrations carry binary bodies.
+ */
+const DOWNLOADS: { path: RegExp; what: "flow" | "asset"; download: Download; binary: boolean }[] = [
+  {
+    path: /^\/c2\/api\/flows\/([^/]+)\/content$/,
+    what: "flow",
+    download: agentApi.downloadFlow,
+    binary: false,
+  },
+  {
+    path: /^\/c2\/api\/assets\/([^/]+)\/content$/,
+    what: "asset",
+    download: agentApi.downloadAsset,
+    binary: true,
+  },
+];
 
 function routeOf(request: AgentRequest): ((request: AgentRequest) => Promise<JsonResponse>) | undefined {
-  const flowId = FLOW_CONTENT_PATH.exec(request.path)?.[1];
-  if (request.method === "GET" && flowId !== undefined)
-    // Flow ids are hex hashes, so the segment needs no decoding; anything else is no flow of anyone's.
-    return (flowRequest) => flowContent(flowRequest, flowId);
+  if (request.method === "GET") {
+    for (const route of DOWNLOADS) {
+      const id = route.path.exec(request.path)?.[1];
+      // Ids are hex hashes, so the segment needs no decoding; anything else is nobody's content.
+      if (id !== undefined) return (download) => content(download, route, id);
+    }
+  }
   return ROUTES[`${request.method} ${request.path}`];
 }
 
@@ -136,21 +163,27 @@ async function acknowledge(request: AgentRequest): Promise<JsonResponse> {
   return jsonResponse(200, {});
 }
 
-async function flowContent(request: AgentRequest, flowId: string): Promise<JsonResponse> {
+async function content(
+  request: AgentRequest,
+  route: (typeof DOWNLOADS)[number],
+  id: string,
+): Promise<JsonResponse> {
   const credential = credentialOf(request);
   logger.appendKeys({ tenant: credential.tenant });
-  const outcome = await agentApi.downloadFlow(credential, flowId, request.headers["if-none-match"]);
-  // Only now is the id known to be a flow's, fit for the log.
-  logger.appendKeys({ flowId });
+  const outcome = await route.download(credential, id, request.headers["if-none-match"]);
+  // Only now is the id known to be a flow's or an asset's, fit for the log.
+  logger.appendKeys({ [`${route.what}Id`]: id });
   reportDegradation(outcome);
-  const headers = { etag: flowEntityTag(flowId), "cache-control": "private, no-cache" };
+  const headers = { etag: entityTag(id), "cache-control": "private, no-cache" };
   if (outcome.notModified) return { statusCode: 304, headers, body: "" };
-  logger.info("flow downloaded", { contentType: outcome.content.contentType });
-  // Stored bytes are UTF-8 text (checked at upload), so they travel as the text body.
+  const { bytes, contentType } = outcome.content;
+  logger.info(`${route.what} downloaded`, { contentType, sizeBytes: bytes.length });
+  // Flows are UTF-8 text (checked at upload) and travel as the text body; assets are any bytes.
   return {
     statusCode: 200,
-    headers: { ...headers, "content-type": outcome.content.contentType },
-    body: Buffer.from(outcome.content.bytes).toString("utf8"),
+    headers: { ...headers, "content-type": contentType },
+    body: Buffer.from(bytes).toString(route.binary ? "base64" : "utf8"),
+    isBase64Encoded: route.binary,
   };
 }
 

@@ -1,27 +1,35 @@
 import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
+import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
+import { S3AssetContent } from "../adapters/s3/asset-content.js";
 import {
   LocalFileCertificateAuthority,
   SecretsManagerCertificateAuthority,
 } from "../adapters/x509/certificate-authority.js";
 import { makeConsoleApi } from "../core/console-api.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
-import { makeDynamoDbClient, makeKinesisClient, makeSecretsManagerClient } from "../shared/aws-clients.js";
+import {
+  makeDynamoDbClient,
+  makeKinesisClient,
+  makeS3Client,
+  makeSecretsManagerClient,
+} from "../shared/aws-clients.js";
 import type { ConsoleApiConfig } from "../shared/config.js";
 import { countingLostEvents } from "../shared/observability.js";
 import { makeRedisClient } from "../shared/redis-client.js";
 import { consoleRoutes } from "./routes.js";
 
-/** Wires the console's use cases to DynamoDB, Redis and the agent CA; called once per container. */
+/** Wires the console's use cases to DynamoDB, Redis, S3 and the agent CA; called once per container. */
 export function composeConsoleApi(config: ConsoleApiConfig) {
   const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
     marshallOptions: { removeUndefinedValues: true },
@@ -36,12 +44,16 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
   const clock = { now: () => Date.now() };
   const ids = { newId: () => randomUUID() };
   const operations = new DynamoOperationStore(documents, config.tableName);
+  const s3 = makeS3Client();
   const api = makeConsoleApi({
     catalog: new DynamoClassCatalog(documents, config.tableName),
     registry: new DynamoFleetRegistry(documents, config.tableName),
     hotState: new RedisFleetHotState(redis),
     manifests: new DynamoManifestCatalog(documents, config.tableName),
     flows: new DynamoFlowCatalog(documents, config.tableName),
+    assets: new DynamoAssetCatalog(documents, config.tableName),
+    assetContent: new S3AssetContent(s3, config.assetBucket),
+    resourceSets: new DynamoResourceSetStore(documents, config.tableName),
     certificates: new DynamoCertificateStore(documents, config.tableName),
     authority,
     operations,
@@ -65,6 +77,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     close: async () => {
       redis.disconnect();
       documents.destroy();
+      s3.destroy();
     },
   };
 }

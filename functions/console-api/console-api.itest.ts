@@ -36,7 +36,19 @@ interface Call {
   method: string;
   path: string;
   body?: unknown;
+  headers?: Record<string, string>;
 }
+
+/** Each tenant's asset, which its class's resource set holds. */
+const assetIds = new Map<string, string>();
+
+/** An upload of an asset of its own: bytes no other call sends. */
+const assetUpload = (label: string): Call => ({
+  method: "POST",
+  path: `/api/v1/assets?name=${label}.bin`,
+  body: Buffer.from(label),
+  headers: { "content-type": "application/octet-stream" },
+});
 
 /** The operation's request with these path parameter values and, where it takes one, a body. */
 function callOf(operation: ConsoleOperation, ids: Record<string, string>, body?: unknown): Call {
@@ -58,6 +70,7 @@ const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => 
   operationId: tenant.operationId,
   flowHash: tenant.flowHash,
   rolloutId: tenant.rolloutId,
+  assetId: assetIds.get(tenant.tenant) as string,
 });
 
 /** The body of each operation that takes one, naming this agent id and this tenant's class and version. */
@@ -67,10 +80,11 @@ const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown>
   createOperation: (agentId) => ({ agentId, operation: "DESCRIBE", operand: "MANIFEST" }),
   uploadFlow: (agentId) => javaFlow(agentId),
   startRollout: (_agentId, tenant) => ({ className: tenant.className, flowHash: tenant.flowHash }),
+  putResourceSet: (_agentId, tenant) => ({ items: [{ assetId: assetIds.get(tenant.tenant) }] }),
 };
 
 async function send(call: Call, token: string | undefined) {
-  return consoleApi.request(call.method, call.path, { token, body: call.body });
+  return consoleApi.request(call.method, call.path, { token, body: call.body, headers: call.headers });
 }
 
 /**
@@ -109,6 +123,9 @@ async function readSnapshot(tenant: SeededTenant) {
     get("/api/v1/rollouts"),
     get(`/api/v1/rollouts/${tenant.rolloutId}`),
     get(`/api/v1/rollouts/${tenant.rolloutId}/agents`),
+    get("/api/v1/assets"),
+    get(`/api/v1/assets/${assetIds.get(tenant.tenant)}`),
+    get(`/api/v1/classes/${tenant.className}/resources`),
   ]);
 }
 
@@ -121,6 +138,20 @@ beforeAll(async () => {
     seedTenant(agentApi, consoleApi, `tb-${run}`),
   ]);
   aFleet = await agentApi.issueCertificate({ tenant: a.tenant, fleet: true });
+  for (const tenant of [a, b]) {
+    const stored = await send(assetUpload(`${tenant.tenant}-calibration`), tenant.adminToken);
+    expect(stored.status, stored.body).toBe(201);
+    assetIds.set(tenant.tenant, stored.json().assetId as string);
+    const set = await send(
+      {
+        method: "PUT",
+        path: `/api/v1/classes/${tenant.className}/resources`,
+        body: bodies.putResourceSet?.("", tenant),
+      },
+      tenant.adminToken,
+    );
+    expect(set.status, set.body).toBe(201);
+  }
 });
 
 afterAll(async () => {
@@ -140,7 +171,10 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
   });
 
   it.each(readsFirst)("%s", async (_routeKey, operation) => {
-    const call = callOf(operation, idsOf(b), bodies[operation.operationId]?.(b.agentIds[0] as string, b));
+    const call =
+      operation.operationId === "uploadAsset"
+        ? assetUpload(newId("asset"))
+        : callOf(operation, idsOf(b), bodies[operation.operationId]?.(b.agentIds[0] as string, b));
     const response = await send(call, a.adminToken);
     const body = response.json();
     if (operation.operationId === "putClass") {
@@ -155,6 +189,10 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
       // Flow versions belong to each tenant's class by that name: A publishes one of its own.
       expect(response.status).toBe(201);
       expect(body).toMatchObject({ className: b.className, createdBy: expect.stringContaining(a.tenant) });
+    } else if (operation.operationId === "uploadAsset") {
+      // Assets belong to each tenant: A stores one of its own.
+      expect(response.status).toBe(201);
+      expect(body).toMatchObject({ createdBy: expect.stringContaining(a.tenant) });
     } else if (operation.operationId === "issueCertificate") {
       expect(response.status).toBe(201);
       expect(body.subjectDN).toBe(`CN=${b.agentIds[0]},OU=agent,O=${a.tenant}`);
@@ -240,6 +278,12 @@ describe("roles, every role on every route", () => {
         const flowHash = await publishFlow(consoleApi, a.adminToken, className, javaFlow(className));
         return callOf(operation, {}, { className, flowHash });
       }
+      case "uploadAsset":
+        return assetUpload(newId("asset"));
+      case "deleteAsset": {
+        const stored = await send(assetUpload(newId("doomed-asset")), a.adminToken);
+        return callOf(operation, { assetId: stored.json().assetId as string });
+      }
       case "pauseRollout":
       case "abortRollout":
         return callOf(operation, { rolloutId: await freshRollout() });
@@ -299,6 +343,13 @@ describe("roles, every role on every route", () => {
         a.adminToken,
       );
       expect(listed.json().items).toEqual([]);
+    },
+    uploadAsset: async (call) => {
+      const listed = await send({ method: "GET", path: "/api/v1/assets?limit=100" }, a.adminToken);
+      expect(listed.body).not.toContain(new URL(call.path, "http://x").searchParams.get("name"));
+    },
+    deleteAsset: async (call) => {
+      expect((await send({ method: "GET", path: call.path }, a.adminToken)).status).toBe(200);
     },
     pauseRollout: async (call) => expect(await rolloutStateOf(call)).toBe("canary"),
     resumeRollout: async (call) => expect(await rolloutStateOf(call)).toBe("paused"),

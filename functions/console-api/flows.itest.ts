@@ -81,6 +81,7 @@ describe("publishing flow versions", () => {
       gzipBytes: expect.any(Number),
       processorTypes: ["org.apache.nifi.processors.standard.GenerateFlowFile"],
       controllerServiceTypes: [],
+      assetIds: [],
       createdAt: expect.any(String),
       createdBy: `${tenant}-operator`,
     });

@@ -1,4 +1,5 @@
 import type { AgentClassChange } from "../core/agents/ports.js";
+import type { ResourceSetRequest } from "../core/assets/resources.js";
 import type { ConsoleApi } from "../core/console-api.js";
 import type { AgentListRequest } from "../core/fleet/agents.js";
 import type { IssueRequest } from "../core/identity/certificates.js";
@@ -76,6 +77,14 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
       api.flows.content(principal, path.className as string, path.hash as string),
     validateFlow: (principal, { path }) =>
       api.flows.validate(principal, path.className as string, path.hash as string),
+    uploadAsset: (principal, { query, body, contentType }) =>
+      api.assets.upload(principal, { name: text(query.name), contentType, bytes: body as Uint8Array }),
+    listAssets: (principal, { query }) => api.assets.list(principal, page(query)),
+    getAsset: (principal, { path }) => api.assets.get(principal, path.assetId as string),
+    deleteAsset: (principal, { path }) => api.assets.delete(principal, path.assetId as string),
+    getResourceSet: (principal, { path }) => api.resourceSets.get(principal, path.className as string),
+    putResourceSet: (principal, { path, body }) =>
+      api.resourceSets.put(principal, path.className as string, body as ResourceSetRequest),
     getFleetSummary: (principal) => api.fleetSummary(principal),
     listCertificates: (principal, { query }) =>
       api.certificates.list(principal, {

@@ -18,7 +18,7 @@ import {
 import { consoleOperations, openApiDocument } from "../shared/console-openapi.js";
 
 const openApiPath = fileURLToPath(new URL("../../schemas/console/openapi.json", import.meta.url));
-/** Test cases per operation and phase: with 31 operations the run stays within a couple of minutes. */
+/** Test cases per operation and phase: with 37 operations the run stays within a couple of minutes. */
 const MAX_EXAMPLES = 50;
 const EXAMPLE_AGENT_ID = (
   openApiDocument.paths["/api/v1/operations"].post.requestBody.content["application/json"].example as {
@@ -40,6 +40,8 @@ let reportDir: string;
 let schemathesis: string;
 /** The rollout each rollout route is sent to: ids the document cannot give examples of, as a rollout makes its own. */
 let rolloutIds: Record<string, string>;
+/** An asset of its own for the delete route, so that the reads keep the document's example asset. */
+let deletedAssetId: string;
 
 beforeAll(async () => {
   schemathesis = pythonTool("schemathesis", "st");
@@ -54,6 +56,30 @@ beforeAll(async () => {
     body: EXAMPLE_FLOW,
   });
   expect(published.json().hash).toBe(components.parameters.FlowHash.example);
+  // The asset the document's asset routes name: its upload example, stored.
+  const assetUpload = paths["/api/v1/assets"].post;
+  const stored = await consoleApi.request(
+    "POST",
+    `/api/v1/assets?name=${components.parameters.AssetName.example}`,
+    {
+      token: tenant.adminToken,
+      body: Buffer.from(assetUpload.requestBody.content["application/octet-stream"].example),
+      headers: { "content-type": "application/octet-stream" },
+    },
+  );
+  expect(stored.json().assetId).toBe(components.parameters.AssetId.example);
+  const deletable = await consoleApi.request("POST", "/api/v1/assets?name=deleted-by-schemathesis.bin", {
+    token: tenant.adminToken,
+    body: Buffer.from(`${tenant.tenant} deletable`),
+    headers: { "content-type": "application/octet-stream" },
+  });
+  deletedAssetId = deletable.json().assetId as string;
+  // The example class's resource set, which its reads name, holds the example asset.
+  const resources = await consoleApi.request("PUT", `/api/v1/classes/${EXAMPLE_FLOW_CLASS}/resources`, {
+    token: tenant.adminToken,
+    body: paths["/api/v1/classes/{className}/resources"].put.requestBody.content["application/json"].example,
+  });
+  expect(resources.status, resources.body).toBe(201);
   // Each action gets a rollout its first request can carry out; the reads get the seeded one.
   const fresh = async (label: string) => {
     const className = `${tenant.className}-${label}`;
@@ -131,12 +157,13 @@ describe("Schemathesis against the OpenAPI document, on the local stack", () => 
     const config = path.join(reportDir, "schemathesis.toml");
     writeFileSync(
       config,
-      Object.entries(rolloutIds)
-        .map(
+      [
+        ...Object.entries(rolloutIds).map(
           ([operationId, rolloutId]) =>
             `[[operations]]\ninclude-operation-id = "${operationId}"\nparameters = { rolloutId = "${rolloutId}" }\n`,
-        )
-        .join("\n"),
+        ),
+        `[[operations]]\ninclude-operation-id = "deleteAsset"\nparameters = { assetId = "${deletedAssetId}" }\n`,
+      ].join("\n"),
     );
     const { exitCode, output } = await run(
       schemathesis,

@@ -1,13 +1,17 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { example } from "../../scripts/c2-examples.js";
 import {
   FakeCertificateAuthority,
+  MemoryAssetCatalog,
+  MemoryAssetContent,
   MemoryCertificateStore,
   MemoryClassCatalog,
   MemoryFleetHotState,
   MemoryFleetRegistry,
   MemoryFlowCatalog,
   MemoryManifestCatalog,
+  MemoryResourceSetStore,
 } from "../adapters/memory/console.js";
 import {
   ManualClock,
@@ -17,6 +21,8 @@ import {
 } from "../adapters/memory/index.js";
 import { MemoryRolloutStore } from "../adapters/memory/rollouts.js";
 import type { AgentClassRecord, AgentRecord } from "./agents/ports.js";
+import { MAX_ASSET_BYTES } from "./assets/model.js";
+import type { AssetUpload } from "./assets/store.js";
 import type { JsonObject } from "./c2/json.js";
 import { makeConsoleApi } from "./console-api.js";
 import type { IssueRequest } from "./identity/certificates.js";
@@ -53,6 +59,7 @@ const storedJavaBinary = () => ({
 
 function harness() {
   const catalog = new MemoryClassCatalog();
+  const assets = new MemoryAssetCatalog();
   const ports = {
     catalog,
     // The rollout store keeps a class's active rollout and flow policy on the catalog's records, as the table does.
@@ -61,6 +68,9 @@ function harness() {
     hotState: new MemoryFleetHotState(),
     manifests: new MemoryManifestCatalog(),
     flows: new MemoryFlowCatalog(),
+    assets,
+    assetContent: new MemoryAssetContent(),
+    resourceSets: new MemoryResourceSetStore(assets),
     certificates: new MemoryCertificateStore(),
     authority: new FakeCertificateAuthority(),
     operations: new MemoryOperationStore(),
@@ -726,5 +736,339 @@ describe("rollouts", () => {
     expect(after.flow).toEqual({ target: previous, accepted: [previous] });
     expect(after).not.toHaveProperty("activeRolloutId");
     expect(hotState.classFlows.get("acme/pumps")).toMatchObject({ accepted: [previous] });
+  });
+});
+
+describe("assets", () => {
+  const bytes = new TextEncoder().encode("pump-7 42.0\npump-9 17.5\n");
+  const idOfBytes = createHash("sha256").update(bytes).digest("hex");
+  const upload = (
+    api: ReturnType<typeof harness>["api"],
+    request: Partial<AssetUpload> = {},
+    role: Role = "operator",
+  ) =>
+    api.assets.upload(as("acme", role), {
+      name: "calibration.txt",
+      contentType: "text/plain",
+      bytes,
+      ...request,
+    });
+
+  it("are stored by the SHA-256 of their bytes, once, and read back by their tenant only", async () => {
+    const { api, assets, assetContent } = harness();
+    const created = await upload(api);
+    expect(created).toMatchObject({
+      status: 201,
+      body: {
+        assetId: idOfBytes,
+        name: "calibration.txt",
+        sizeBytes: bytes.length,
+        contentType: "text/plain",
+        usedBy: [],
+      },
+    });
+    expect(await upload(api)).toMatchObject({ status: 200, body: { assetId: idOfBytes } });
+    expect(await assetContent.read("acme", idOfBytes)).toMatchObject({ contentType: "text/plain" });
+    expect((await api.assets.get(as("acme", "viewer"), idOfBytes)).body).toEqual(created.body);
+    await expect(api.assets.get(as("other"), idOfBytes)).rejects.toMatchObject({ code: "not_found" });
+    await expect(upload(api, {}, "viewer")).rejects.toMatchObject({ code: "forbidden" });
+    expect(assets.records.size).toBe(1);
+  });
+
+  it("refuse the same bytes under another name: an asset is its bytes, under one name", async () => {
+    const { api } = harness();
+    await upload(api);
+    await expect(upload(api, { name: "other.txt" })).rejects.toMatchObject({ code: "asset_exists" });
+  });
+
+  it.each([
+    ["no name", { name: undefined }, "invalid_request"],
+    ["a path", { name: "../../etc/passwd" }, "invalid_request"],
+    ["a folder", { name: "models/pump.onnx" }, "invalid_request"],
+    ["a hidden file", { name: ".bashrc" }, "invalid_request"],
+    ["dot dot", { name: "a..b" }, "invalid_request"],
+    ["a backslash", { name: "..\\evil" }, "invalid_request"],
+    ["a NUL", { name: "pump\u0000.txt" }, "invalid_request"],
+    ["no content type", { contentType: undefined }, "unsupported_media_type"],
+    ["a form", { contentType: "multipart/form-data; boundary=x" }, "unsupported_media_type"],
+    ["an urlencoded form", { contentType: "application/x-www-form-urlencoded" }, "unsupported_media_type"],
+    ["no media type", { contentType: "bytes" }, "unsupported_media_type"],
+    ["no bytes", { bytes: new Uint8Array() }, "invalid_request"],
+    ["over the limit", { bytes: new Uint8Array(MAX_ASSET_BYTES + 1) }, "payload_too_large"],
+  ] as const)("are refused with %s, and nothing is stored", async (_, request, code) => {
+    const { api, assets, assetContent } = harness();
+    await expect(upload(api, request as Partial<AssetUpload>)).rejects.toMatchObject({ code });
+    expect(assets.records.size).toBe(0);
+    expect(assetContent.objects.size).toBe(0);
+  });
+
+  it("take up to the limit", async () => {
+    const { api } = harness();
+    const largest = new Uint8Array(MAX_ASSET_BYTES).fill(7);
+    expect(await upload(api, { bytes: largest, contentType: "application/octet-stream" })).toMatchObject({
+      status: 201,
+      body: { sizeBytes: MAX_ASSET_BYTES },
+    });
+  });
+
+  it("list page by page with a cursor that holds an asset id only", async () => {
+    const { api } = harness();
+    for (const text of ["a", "b", "c"]) {
+      await upload(api, { name: `${text}.txt`, bytes: new TextEncoder().encode(text) });
+    }
+    const first = await bodyOf(api.assets.list(as("acme", "viewer"), { limit: 2 }));
+    expect(first.items).toHaveLength(2);
+    const second = await bodyOf(
+      api.assets.list(as("acme", "viewer"), { limit: 2, cursor: first.nextCursor }),
+    );
+    expect([...first.items, ...second.items].map((item) => item.name).sort()).toEqual([
+      "a.txt",
+      "b.txt",
+      "c.txt",
+    ]);
+    expect((await bodyOf(api.assets.list(as("other"), {}))).items).toEqual([]);
+    await expect(api.assets.list(as("acme"), { cursor: "not-a-cursor" })).rejects.toMatchObject({
+      code: "invalid_request",
+    });
+  });
+
+  it("are deleted with their bytes, by an operator of their tenant", async () => {
+    const { api, assets, assetContent } = harness();
+    await upload(api);
+    await expect(api.assets.delete(as("other"), idOfBytes)).rejects.toMatchObject({ code: "not_found" });
+    await expect(api.assets.delete(as("acme", "viewer"), idOfBytes)).rejects.toMatchObject({
+      code: "forbidden",
+    });
+    expect((await api.assets.delete(as("acme", "operator"), idOfBytes)).body).toMatchObject({
+      assetId: idOfBytes,
+    });
+    expect(assets.records.size).toBe(0);
+    expect(assetContent.objects.size).toBe(0);
+    await expect(api.assets.delete(as("acme"), idOfBytes)).rejects.toMatchObject({ code: "not_found" });
+  });
+});
+
+describe("resource sets and asset operations", () => {
+  const text = (value: string) => new TextEncoder().encode(value);
+
+  /** Four online agents of class pumps running the C++ agent, whose manifest takes SYNC RESOURCE and UPDATE ASSET. */
+  async function assetFleet(
+    build: { agentType: string; version: string } = { agentType: "cpp", version: "0.99.2" },
+  ) {
+    const ports = harness();
+    // Their manifest takes SYNC RESOURCE and UPDATE ASSET; its binary says which agent and version it is.
+    for (const index of [1, 2, 3, 4]) {
+      ports.agent("acme", `a-${index}`, "pumps", 0, 0);
+      (ports.registry.agents.get(`acme/a-${index}`) as AgentRecord).manifest = {
+        hash: "hash-pumps",
+        manifestId: "binary-pumps",
+        supportedOperations: [
+          { type: "SYNC", properties: { RESOURCE: {} } },
+          { type: "UPDATE", properties: { ASSET: {}, CONFIGURATION: {} } },
+        ],
+      };
+    }
+    ports.manifests.add("acme", { ...storedJavaBinary(), manifestId: "binary-pumps", ...build }, "{}");
+    const store = async (name: string, bytes = text(name)) =>
+      (
+        (
+          await ports.api.assets.upload(as("acme", "operator"), {
+            name,
+            contentType: "application/octet-stream",
+            bytes,
+          })
+        ).body as { assetId: string }
+      ).assetId;
+    return { ...ports, store };
+  }
+
+  it("push a class's set with SYNC RESOURCE to each of its agents, the whole set in the documented object form", async () => {
+    const { api, store, operations } = await assetFleet();
+    const labels = await store("labels.txt");
+    const model = await store("model.onnx");
+    const result = await api.resourceSets.put(as("acme", "operator"), "pumps", {
+      items: [{ assetId: model, path: "models" }, { assetId: labels }],
+    });
+    expect(result.status).toBe(201);
+    const body = result.body as {
+      digest: string;
+      items: unknown[];
+      operations: { agentId: string; operationId: string }[];
+    };
+    expect(body.items).toEqual([
+      { assetId: labels, name: "labels.txt", path: "" },
+      { assetId: model, name: "model.onnx", path: "models" },
+    ]);
+    expect(body.operations.map((operation) => operation.agentId).sort()).toEqual([
+      "a-1",
+      "a-2",
+      "a-3",
+      "a-4",
+    ]);
+    const [queued] = await operations.open("acme", "a-1");
+    expect(queued).toMatchObject({
+      operation: "SYNC",
+      operand: "RESOURCE",
+      args: {
+        globalHash: { digest: body.digest, hashType: "SHA-256" },
+        resourceList: [
+          {
+            resourceId: labels,
+            resourceName: "labels.txt",
+            resourceType: "ASSET",
+            resourcePath: "",
+            digest: labels,
+            hashType: "SHA-256",
+            url: `${AGENT_API_URL}/c2/api/assets/${labels}/content`,
+          },
+          expect.objectContaining({ resourceId: model, resourcePath: "models" }),
+        ],
+      },
+    });
+    // Every scalar an agent reads is a string.
+    const leaves = (value: unknown): unknown[] =>
+      typeof value === "object" && value !== null ? Object.values(value).flatMap(leaves) : [value];
+    expect(leaves(queued?.args).filter((leaf) => typeof leaf !== "string")).toEqual([]);
+    expect((await api.resourceSets.get(as("acme", "viewer"), "pumps")).body).toMatchObject({
+      digest: body.digest,
+    });
+  });
+
+  it("send no SYNC RESOURCE to an agent that reports the set's digest already", async () => {
+    const { api, store, hotState } = await assetFleet();
+    const labels = await store("labels.txt");
+    const first = (
+      await api.resourceSets.put(as("acme", "operator"), "pumps", { items: [{ assetId: labels }] })
+    ).body as {
+      digest: string;
+    };
+    for (const agentId of ["a-1", "a-2"]) {
+      const state = hotState.agentStates.get(`acme/${agentId}`);
+      if (state) state.resourceHash = first.digest;
+    }
+    const again = await api.resourceSets.put(as("acme", "operator"), "pumps", {
+      items: [{ assetId: labels }],
+    });
+    expect(again.status).toBe(200);
+    expect(
+      (again.body as { operations: { agentId: string }[] }).operations.map((o) => o.agentId).sort(),
+    ).toEqual(["a-3", "a-4"]);
+  });
+
+  it.each([
+    ["an asset it does not have", () => ({ items: [{ assetId: "f".repeat(64) }] }), "not_found"],
+    [
+      "a path with a dot segment",
+      (id: string) => ({ items: [{ assetId: id, path: "../etc" }] }),
+      "invalid_request",
+    ],
+    ["a hidden folder", (id: string) => ({ items: [{ assetId: id, path: ".cache" }] }), "invalid_request"],
+    ["an absolute path", (id: string) => ({ items: [{ assetId: id, path: "/etc" }] }), "invalid_request"],
+    [
+      "the same asset twice",
+      (id: string) => ({ items: [{ assetId: id }, { assetId: id, path: "x" }] }),
+      "invalid_request",
+    ],
+  ] as const)("refuse a set with %s, changing nothing", async (_, request, code) => {
+    const { api, store, operations } = await assetFleet();
+    const labels = await store("labels.txt");
+    await expect(
+      api.resourceSets.put(as("acme", "operator"), "pumps", request(labels)),
+    ).rejects.toMatchObject({ code });
+    await expect(api.resourceSets.get(as("acme"), "pumps")).rejects.toMatchObject({ code: "not_found" });
+    expect(await operations.open("acme", "a-1")).toEqual([]);
+  });
+
+  it("keep an asset a set holds from deletion, naming the class, until the set drops it", async () => {
+    const { api, store } = await assetFleet();
+    const labels = await store("labels.txt");
+    await api.resourceSets.put(as("acme", "operator"), "pumps", { items: [{ assetId: labels }] });
+    await expect(api.assets.delete(as("acme", "operator"), labels)).rejects.toMatchObject({
+      code: "asset_in_use",
+      message: expect.stringContaining("pumps"),
+    });
+    await api.resourceSets.put(as("acme", "operator"), "pumps", { items: [] });
+    expect((await api.assets.delete(as("acme", "operator"), labels)).body).toMatchObject({ assetId: labels });
+  });
+
+  it("queue, before an UPDATE CONFIGURATION of a flow naming assets, the SYNC RESOURCE it depends on", async () => {
+    const { api, store, operations, hotState } = await assetFleet();
+    const model = await store("model.onnx");
+    const flow = JSON.stringify({
+      rootGroup: {
+        name: "pumps",
+        processors: [
+          {
+            type: "org.apache.nifi.minifi.processors.GenerateFlowFile",
+            properties: { Model: `@{asset-id:${model}}` },
+          },
+        ],
+        controllerServices: [],
+        processGroups: [],
+      },
+    });
+    const flowHash = (await api.flows.upload(as("acme", "operator"), "pumps", text(flow))).body as {
+      hash: string;
+      assetIds: string[];
+    };
+    expect(flowHash.assetIds).toEqual([model]);
+    const update = {
+      operation: "UPDATE",
+      operand: "CONFIGURATION",
+      selector: { agentClass: "pumps" },
+      flowHash: flowHash.hash,
+    };
+    await expect(api.operations.create(as("acme", "operator"), update)).rejects.toMatchObject({
+      code: "flow_incompatible",
+      message: expect.stringContaining(model),
+    });
+    const set = (await api.resourceSets.put(as("acme", "operator"), "pumps", { items: [{ assetId: model }] }))
+      .body as {
+      digest: string;
+    };
+    const state = hotState.agentStates.get("acme/a-4");
+    if (state) state.resourceHash = set.digest;
+    const created = (await api.operations.create(as("acme", "operator"), update)).body as {
+      items: { agentId: string; operation: string; operationId: string; dependsOn?: string[] }[];
+    };
+    const updates = created.items.filter((item) => item.operation === "UPDATE");
+    expect(updates).toHaveLength(4);
+    // The set's own SYNC RESOURCE is still open for a-1..a-3: each update depends on it; a-4 holds the set.
+    for (const agentId of ["a-1", "a-2", "a-3"]) {
+      const [sync] = (await operations.open("acme", agentId)).filter((record) => record.operation === "SYNC");
+      expect(updates.find((item) => item.agentId === agentId)?.dependsOn).toEqual([sync?.operationId]);
+    }
+    expect(updates.find((item) => item.agentId === "a-4")?.dependsOn).toBeUndefined();
+    expect(created.items.filter((item) => item.operation === "SYNC")).toEqual([]);
+  });
+
+  it("send UPDATE ASSET with string args, and refuse it with the reason to an agent that would ignore it", async () => {
+    const { api, store, operations } = await assetFleet();
+    const model = await store("model.onnx");
+    await api.operations.create(as("acme", "operator"), {
+      operation: "UPDATE",
+      operand: "ASSET",
+      agentId: "a-1",
+      assetId: model,
+      args: { forceDownload: "true" },
+    });
+    expect((await operations.open("acme", "a-1"))[0]?.args).toEqual({
+      file: "model.onnx",
+      url: `${AGENT_API_URL}/c2/api/assets/${model}/content`,
+      forceDownload: "true",
+    });
+    const java = await assetFleet({ agentType: "minifi-java", version: "2.11.0" });
+    const javaModel = await java.store("model.onnx");
+    await expect(
+      java.api.operations.create(as("acme", "operator"), {
+        operation: "UPDATE",
+        operand: "ASSET",
+        agentId: "a-1",
+        assetId: javaModel,
+      }),
+    ).rejects.toMatchObject({
+      code: "operation_not_supported",
+      message: expect.stringMatching(/a-1 \(UPDATE ASSET: MiNiFi Java 2.11 and later refuse .* with a dot/),
+    });
   });
 });

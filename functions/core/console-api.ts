@@ -1,4 +1,7 @@
 import type { ClassCatalog } from "./agents/ports.js";
+import type { AssetCatalog, AssetContentStore, ResourceSetStore } from "./assets/ports.js";
+import { makeResourceSetsApi } from "./assets/resources.js";
+import { makeAssetsApi } from "./assets/store.js";
 import type { EventSink } from "./events/ports.js";
 import { makeAgentReader, makeAgentsApi } from "./fleet/agents.js";
 import { makeClassesApi } from "./fleet/classes.js";
@@ -25,6 +28,9 @@ export interface ConsoleDependencies {
   hotState: FleetHotState;
   manifests: ManifestCatalog;
   flows: FlowCatalog;
+  assets: AssetCatalog;
+  assetContent: AssetContentStore;
+  resourceSets: ResourceSetStore;
   certificates: CertificateStore;
   authority: CertificateAuthority;
   operations: OperationStore;
@@ -69,6 +75,8 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
     operations: makeOperationsApi({ ...deps, selectAgents: reader.select }),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
     flows: makeFlowsApi({ ...deps, validate: validateFlow }),
+    assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
+    resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.select }),
     rollouts: makeRolloutsApi({
       engine,
       rollouts: deps.rollouts,

@@ -27,6 +27,10 @@ export const ErrorCodes = [
   "rollout_state",
   "rollout_conflict",
   "flow_incompatible",
+  "unsupported_media_type",
+  "asset_exists",
+  "asset_in_use",
+  "resource_set_conflict",
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

@@ -115,11 +115,12 @@ export function agentResult(
   event: AgentEvent,
   response: JsonResponse,
 ): APIGatewayProxyStructuredResultV2 | ALBResult {
-  if (!isAlbEvent(event)) return { ...response, isBase64Encoded: false };
+  const isBase64Encoded = response.isBase64Encoded ?? false;
+  if (!isAlbEvent(event)) return { ...response, isBase64Encoded };
   const result: ALBResult = {
     statusCode: response.statusCode,
     statusDescription: `${response.statusCode} ${STATUS_CODES[response.statusCode] ?? ""}`.trim(),
-    isBase64Encoded: false,
+    isBase64Encoded,
     body: response.body,
   };
   if (event.multiValueHeaders) {

@@ -8,4 +8,6 @@ export const AgentRoutes = [
   { method: "POST", path: "/c2/api/acknowledge" },
   /** Where UPDATE CONFIGURATION sends agents for the flow. */
   { method: "GET", path: "/c2/api/flows/{flowId}/content" },
+  /** Where UPDATE ASSET and SYNC RESOURCE send agents for an asset. */
+  { method: "GET", path: "/c2/api/assets/{assetId}/content" },
 ] as const;

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KinesisClient } from "@aws-sdk/client-kinesis";
+import { S3Client } from "@aws-sdk/client-s3";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { AwsEndpointEnvNames } from "./env-names.js";
@@ -47,6 +48,37 @@ export function makeKinesisClient(env: ClientEnv = process.env): KinesisClient {
           httpAgent: { keepAlive: true },
         })
       : { requestTimeout: requestTimeoutMs, disableConcurrentStreams: true },
+    ...endpointSettings(env, endpoint),
+  });
+}
+
+/** Assets of up to 4 MiB go up and down in one request, a few seconds at worst from a function's subnet. */
+const s3RequestTimeoutMs = 10_000;
+
+/**
+ * S3 client; talks to AWS_ENDPOINT_URL_S3 when set (the local S3Proxy, LocalStack), with path-style
+ * addressing (`http://host:port/<bucket>/<key>`: a local server has no DNS name per bucket). Against such a
+ * server it adds checksums only where S3 requires them, as S3Proxy refuses the SDK's default streamed
+ * (aws-chunked) checksums; on AWS the SDK's defaults stay.
+ */
+export function makeS3Client(env: ClientEnv = process.env): S3Client {
+  const endpoint = env[AwsEndpointEnvNames.s3];
+  const local = endpoint !== undefined && endpoint !== "";
+  return new S3Client({
+    maxAttempts,
+    requestHandler: {
+      connectionTimeout: connectionTimeoutMs,
+      // The larger of the two: an emulator's pauses come on top of moving the bytes.
+      requestTimeout: local ? emulatorRequestTimeoutMs : s3RequestTimeoutMs,
+      throwOnRequestTimeout: true,
+    },
+    ...(local
+      ? {
+          forcePathStyle: true,
+          requestChecksumCalculation: "WHEN_REQUIRED",
+          responseChecksumValidation: "WHEN_REQUIRED",
+        }
+      : {}),
     ...endpointSettings(env, endpoint),
   });
 }

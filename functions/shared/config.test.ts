@@ -7,6 +7,7 @@ const env = {
   [EnvNames.streamName]: "events",
   [EnvNames.redisUrl]: "redis://cache:6379",
   [EnvNames.agentApiUrl]: "https://c2.example.org",
+  [EnvNames.assetBucket]: "beacon-assets",
 };
 
 describe("agentApiConfig's CA bindings", () => {

@@ -17,6 +17,8 @@ export interface AgentApiConfig {
   catchUpRetryMs: number;
   /** Which tenants each trusted CA may speak for; absent when every trusted CA is Beacon's own. */
   caBindings?: CaBindings;
+  /** Where assets' bytes are, for their downloads. */
+  assetBucket: string;
 }
 
 type Environment = Record<string, string | undefined>;
@@ -53,6 +55,7 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     // Long enough for an agent to fetch and apply a flow; an agent that failed it is sent it again after.
     catchUpRetryMs: numberEnv(env, EnvNames.catchUpRetrySeconds, 1800) * 1_000,
     ...caBindingsOf(env),
+    assetBucket: requireEnv(env, EnvNames.assetBucket),
   };
 }
 
@@ -107,6 +110,8 @@ export interface ConsoleApiConfig {
   /** Largest flow document an upload may carry, inflated. */
   maxFlowBytes: number;
   certificateExpiryWarningDays: number;
+  /** Where assets' bytes go. */
+  assetBucket: string;
 }
 
 function absoluteHttpsUrl(env: Environment, name: string): string {
@@ -146,6 +151,7 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     // A real flow is tens of KB; the cap keeps a raw upload inside Lambda's 6 MB request payload.
     maxFlowBytes: 5 * 1024 * 1024,
     certificateExpiryWarningDays: certificateExpiryWarningDays(env),
+    assetBucket: requireEnv(env, EnvNames.assetBucket),
   };
 }
 

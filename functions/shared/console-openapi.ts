@@ -27,7 +27,10 @@ export interface ConsoleOperation {
 }
 
 export interface ConsoleBodyLimits extends BodyLimits {
-  /** Largest document an `x-beacon-raw-body` operation takes, inflated. */
+  /**
+   * Largest body an `x-beacon-raw-body` operation is read to, inflated: the largest any of them takes
+   * (each use case holds its own to its limit, e.g. a flow's 5 MB, an asset's 4 MiB).
+   */
   maxDocumentBytes: number;
 }
 
@@ -35,6 +38,8 @@ export interface ConsoleInput {
   path: Record<string, string>;
   query: Record<string, unknown>;
   body?: unknown;
+  /** The request's Content-Type, for an operation that takes the bytes as sent. */
+  contentType?: string;
 }
 
 type Schema = Record<string, unknown>;
@@ -159,6 +164,7 @@ function compile(
         input.body = decodeBodyBytes(event.body, event.isBase64Encoded, event.headers?.["content-encoding"], {
           maxInflatedBytes: limits.maxDocumentBytes,
         });
+        input.contentType = event.headers?.["content-type"];
       } else if (validateBody) {
         const text = decodeBody(event.body, event.isBase64Encoded, event.headers?.["content-encoding"], {
           maxInflatedBytes: limits.maxInflatedBytes,

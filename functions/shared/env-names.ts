@@ -2,7 +2,7 @@
  * Names of the environment variables Beacon's functions read. The CDK app sets them from the same
  * constant, so a rename cannot leave a deployed function reading a variable nobody sets.
  * Endpoints of AWS services come from the SDK's own variables (AWS_ENDPOINT_URL_DYNAMODB,
- * AWS_ENDPOINT_URL_KINESIS), which only the local stack sets.
+ * AWS_ENDPOINT_URL_KINESIS, AWS_ENDPOINT_URL_S3), which only the local stack sets.
  */
 export const EnvNames = {
   tableName: "BEACON_TABLE_NAME",
@@ -31,6 +31,8 @@ export const EnvNames = {
   agentApiUrl: "BEACON_AGENT_API_URL",
   /** How long the agent API waits before sending a catch-up UPDATE CONFIGURATION to the same agent again. */
   catchUpRetrySeconds: "BEACON_CATCH_UP_RETRY_SECONDS",
+  /** The S3 bucket holding tenants' assets (`<tenant>/assets/<sha256>`). */
+  assetBucket: "BEACON_ASSET_BUCKET",
   /** Days before its notAfter a certificate counts as expiring: listed by the console, announced by the sweeper. */
   certExpiryWarningDays: "BEACON_CERT_EXPIRY_WARNING_DAYS",
 } as const;
@@ -40,4 +42,5 @@ export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];
 export const AwsEndpointEnvNames = {
   dynamodb: "AWS_ENDPOINT_URL_DYNAMODB",
   kinesis: "AWS_ENDPOINT_URL_KINESIS",
+  s3: "AWS_ENDPOINT_URL_S3",
 } as const;

@@ -35,12 +35,18 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   rollout_conflict: 409,
   flow_incompatible: 409,
   cache_unavailable: 503,
+  unsupported_media_type: 415,
+  asset_exists: 409,
+  asset_in_use: 409,
+  resource_set_conflict: 409,
 };
 
 export interface JsonResponse {
   statusCode: number;
   headers: Record<string, string>;
   body: string;
+  /** The body is binary, base64-encoded, as Lambda's proxy integrations carry binary bodies. */
+  isBase64Encoded?: boolean;
 }
 
 export const jsonResponse = (statusCode: number, body: unknown): JsonResponse => ({

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type Duration, type RemovalPolicy, Validations } from "aws-cdk-lib";
+import { type Duration, Fn, type RemovalPolicy, Validations } from "aws-cdk-lib";
 import type { ITableV2 } from "aws-cdk-lib/aws-dynamodb";
 import { type IVpc, SecurityGroup } from "aws-cdk-lib/aws-ec2";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
@@ -23,7 +23,7 @@ import type { BeaconCache } from "./cache.js";
 import type { AgentDomain, LogLevel, StageName } from "./config.js";
 import { type Monitoring, metricsNamespace } from "./monitoring.js";
 import { repositoryRoot } from "./paths.js";
-import { privateSubnets } from "./stateful-stack.js";
+import { type AssetBucket, privateSubnets } from "./stateful-stack.js";
 
 /**
  * Item reads and writes. No Scan: Beacon reads by key and index only. The table's settings, streams and
@@ -193,6 +193,34 @@ export class BeaconFunction extends Construct {
     );
     cacheSecurityGroup.connections.allowFrom(this.function, cache.ports, `${this.serviceName} to the cache`);
     this.monitoring.watchDegradation(this.node.id, this.serviceName, "CacheFallbacks");
+  }
+
+  /**
+   * Works with tenants' assets in the bucket, under `<tenant>/assets/`: the console stores and deletes them
+   * (`write`), the agent API serves them to agents (`read`), with the bucket's listing so that a missing
+   * asset answers NoSuchKey (a 404) rather than S3's AccessDenied.
+   */
+  bindAssetBucket({ bucket, arnExportName }: AssetBucket, access: "read" | "write"): void {
+    this.setEnvironment(EnvNames.assetBucket, bucket.bucketName);
+    const tenantsAssets = "/*/assets/*";
+    const assets = `${Fn.importValue(arnExportName)}${tenantsAssets}`;
+    Validations.of(this).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${arnExportName}${tenantsAssets}]`,
+      reason:
+        "The first segment of an asset's key is its tenant, and tenants come and go with no deployment: the " +
+        "grant covers every tenant's assets and nothing else in the bucket; the code builds each key from the " +
+        "caller's own tenant.",
+    });
+    if (access === "write") {
+      this.function.addToRolePolicy(
+        new PolicyStatement({ actions: ["s3:PutObject", "s3:DeleteObject"], resources: [assets] }),
+      );
+    } else {
+      this.function.addToRolePolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [assets] }));
+      this.function.addToRolePolicy(
+        new PolicyStatement({ actions: ["s3:ListBucket"], resources: [Fn.importValue(arnExportName)] }),
+      );
+    }
   }
 
   /** Reads the agent CA's secret (its certificate and signing key) to issue agent certificates. */

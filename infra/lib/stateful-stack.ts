@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from "aws-cdk-lib";
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from "aws-cdk-lib";
 import { AttributeType, Billing, ProjectionType, TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import {
   FlowLogDestination,
@@ -12,6 +12,7 @@ import {
 } from "aws-cdk-lib/aws-ec2";
 import { Stream, StreamEncryption, StreamMode } from "aws-cdk-lib/aws-kinesis";
 import { LogGroup } from "aws-cdk-lib/aws-logs";
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import type { Construct } from "constructs";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
@@ -25,19 +26,27 @@ import { ConsoleUsers } from "./console-users.js";
  */
 export const privateSubnets: SubnetSelection = { subnetType: SubnetType.PRIVATE_ISOLATED };
 
+/** The assets bucket, with the name its ARN is exported under. */
+export interface AssetBucket {
+  readonly bucket: Bucket;
+  readonly arnExportName: string;
+}
+
 export interface StatefulStackProps extends StackProps {
   readonly config: BeaconConfig;
 }
 
 /**
- * What outlives a deployment: the registry table, the event stream, the cache, the network they sit in,
- * the console's users and Beacon's agent CA.
+ * What outlives a deployment: the registry table, the event stream, the cache, the tenants' assets, the
+ * network they sit in, the console's users and Beacon's agent CA.
  */
 export class StatefulStack extends Stack {
   readonly vpc: Vpc;
   readonly table: TableV2;
   readonly stream: Stream;
   readonly cache: BeaconCache;
+  /** Tenants' assets, each under `<tenant>/assets/<sha256>`. */
+  readonly assets: AssetBucket;
   /** Absent when the console trusts an external OpenID Connect issuer instead. */
   readonly consoleUsers: ConsoleUsers | undefined;
   readonly agentCa: ISecret;
@@ -51,9 +60,12 @@ export class StatefulStack extends Stack {
       maxAzs: 2,
       natGateways: 0,
       subnetConfiguration: subnetsFor(config),
-      gatewayEndpoints: { DynamoDb: { service: GatewayVpcEndpointAwsService.DYNAMODB } },
+      gatewayEndpoints: {
+        DynamoDb: { service: GatewayVpcEndpointAwsService.DYNAMODB },
+        S3: { service: GatewayVpcEndpointAwsService.S3 },
+      },
     });
-    // DynamoDB is reached through the gateway endpoint above, which is free. The other services the functions
+    // DynamoDB and S3 (the assets) are reached through the gateway endpoints above, which are free. The other services the functions
     // call need interface endpoints, billed per zone-hour and GB (infra/README.md): the stream, on every
     // request, and the agent CA's secret, when the console issues a certificate. A NAT gateway would cost more.
     for (const [id, service] of [
@@ -106,6 +118,30 @@ export class StatefulStack extends Stack {
       limits: config.settings.cacheLimits,
       removalPolicy,
     });
+
+    const assetBucket = new Bucket(this, "Assets", {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      // No versioning: an object's key is its content's hash, so it is never overwritten with other bytes, and
+      // deleting an asset is meant to remove the tenant's bytes, not to keep them as a noncurrent version.
+      // Beacon puts objects in one request; a multipart upload left behind by another client is removed.
+      lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      removalPolicy,
+      autoDeleteObjects: removalPolicy === RemovalPolicy.DESTROY,
+    });
+    Validations.of(assetBucket).acknowledge({
+      id: "AwsSolutions-S1",
+      reason:
+        "Only Beacon's functions reach the bucket, through its VPC's gateway endpoint, and each logs the uploads, " +
+        "downloads and deletes it makes with tenant and asset id; access logs would record the same requests again.",
+    });
+    // Exported under a name of Beacon's own, so that the functions' grants name the bucket the same way in every
+    // deployment and their acknowledgement of the tenant wildcard can name the finding (see bindAssetBucket).
+    const arnExportName = `${this.stackName}-AssetsArn`;
+    new CfnOutput(this, "AssetsArn", { value: assetBucket.bucketArn, exportName: arnExportName });
+    this.assets = { bucket: assetBucket, arnExportName };
 
     this.consoleUsers =
       config.consoleIdentity.kind === "userPool"

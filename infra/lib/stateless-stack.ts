@@ -58,6 +58,8 @@ export class StatelessStack extends Stack {
     this.agentApi.bindTable(stateful.table);
     this.agentApi.bindStream(stateful.stream);
     this.agentApi.bindCache(stateful.cache);
+    // Agents download assets from the agent API, which reads them from the bucket.
+    this.agentApi.bindAssetBucket(stateful.assets, "read");
     monitoring.watchDegradation("AgentApi", this.agentApi.serviceName, "HeartbeatsFailed");
     // Catch-up sends agents the class's flow from the heartbeat reply.
     this.agentApi.bindAgentDomain(config.agentDomain);
@@ -98,6 +100,7 @@ export class StatelessStack extends Stack {
     this.consoleApi.bindStream(stateful.stream);
     this.consoleApi.bindCache(stateful.cache);
     this.consoleApi.bindAgentCa(stateful.agentCa);
+    this.consoleApi.bindAssetBucket(stateful.assets, "write");
     this.consoleApi.bindAgentDomain(config.agentDomain);
     const consoleHttpApi = new ConsoleHttpApi(this, "ConsoleHttpApi", {
       handler: this.consoleApi.function,

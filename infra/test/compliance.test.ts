@@ -31,7 +31,10 @@ describe.each(beaconVariantNames.map((variant) => [beaconVariants[variant].descr
 it("acknowledges only these AwsSolutions rules, each for a reason written beside it", () => {
   const rules = new Set(
     beaconVariantNames.flatMap((variant) =>
-      nagAcknowledgementsOf(synthesized(variant)).map(({ rule }) => rule),
+      // The assets grant's finding names the stateful stack, whose name each variant has its own of.
+      nagAcknowledgementsOf(synthesized(variant)).map(({ rule }) =>
+        rule.replace(/Resource::Beacon-\w+-Stateful-/, "Resource::<stateful stack>-"),
+      ),
     ),
   );
   expect([...rules].sort()).toEqual([
@@ -40,6 +43,7 @@ it("acknowledges only these AwsSolutions rules, each for a reason written beside
     "AwsSolutions-EC23",
     "AwsSolutions-ELB2",
     "AwsSolutions-IAM5[Resource::*]",
+    "AwsSolutions-IAM5[Resource::<stateful stack>-AssetsArn/*/assets/*]",
     "AwsSolutions-L1",
     "AwsSolutions-S1",
     "AwsSolutions-SMG4",

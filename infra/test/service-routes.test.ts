@@ -49,7 +49,7 @@ describe.each(beaconVariantNames.map((variant) => [beaconVariants[variant].descr
 );
 
 describe("the services a function calls, read from its bundle", () => {
-  it("are the table and the stream for every function, and the agent CA's secret for the console only", () => {
+  it("are the table and the stream for every function, the assets' bucket for the console and the agent API, and the agent CA's secret for the console", () => {
     const services = Object.fromEntries(
       [...serviceCallsOf(synthesized("dev"))].map(([logicalId, calls]) => [
         functionIdOf(logicalId),
@@ -57,8 +57,8 @@ describe("the services a function calls, read from its bundle", () => {
       ]),
     );
     expect(services).toEqual({
-      AgentApi: ["dynamodb", "kinesis-streams"],
-      ConsoleApi: ["dynamodb", "kinesis-streams", "secretsmanager"],
+      AgentApi: ["dynamodb", "kinesis-streams", "s3"],
+      ConsoleApi: ["dynamodb", "kinesis-streams", "s3", "secretsmanager"],
       Sweeper: ["dynamodb", "kinesis-streams"],
     });
   });

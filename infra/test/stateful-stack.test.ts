@@ -77,6 +77,48 @@ describe("event stream", () => {
   });
 });
 
+describe("assets bucket", () => {
+  it("is private, encrypted, reachable over TLS only, and keeps no leftovers", () => {
+    const template = prod.statefulTemplate;
+    template.hasResourceProperties("AWS::S3::Bucket", {
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }],
+      },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      OwnershipControls: { Rules: [{ ObjectOwnership: "BucketOwnerEnforced" }] },
+      LifecycleConfiguration: {
+        Rules: [{ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: "Enabled" }],
+      },
+    });
+    template.hasResourceProperties("AWS::S3::BucketPolicy", {
+      Bucket: { Ref: Match.stringLikeRegexp("^Assets") },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }),
+        ]),
+      },
+    });
+  });
+
+  it("is retained outside dev, emptied and deleted with a dev stack", () => {
+    prod.statefulTemplate.hasResource("AWS::S3::Bucket", { DeletionPolicy: "Retain" });
+    dev.statefulTemplate.hasResource("AWS::S3::Bucket", { DeletionPolicy: "Delete" });
+    dev.statefulTemplate.resourceCountIs("Custom::S3AutoDeleteObjects", 1);
+  });
+
+  it("is reached through a gateway endpoint", () => {
+    dev.statefulTemplate.hasResourceProperties("AWS::EC2::VPCEndpoint", {
+      VpcEndpointType: "Gateway",
+      ServiceName: { "Fn::Join": ["", ["com.amazonaws.", { Ref: "AWS::Region" }, ".s3"]] },
+    });
+  });
+});
+
 describe("network and cache", () => {
   it("is a two-zone VPC of private subnets with no NAT gateway or internet route", () => {
     const template = dev.statefulTemplate;

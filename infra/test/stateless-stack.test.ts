@@ -171,6 +171,42 @@ describe("agent-api function", () => {
 
 type Statement = { Action: string | string[]; Resource: unknown };
 
+/** The S3 actions a function's role allows, each with where. */
+function s3GrantsOf(template: Template, id: string): { actions: string[]; resource: string }[] {
+  const policy = onlyResource(template, "AWS::IAM::Policy", {
+    Roles: [{ Ref: Match.stringLikeRegexp(`^${id}Role`) }],
+  });
+  const statements = (policy.Properties as { PolicyDocument: { Statement: Statement[] } }).PolicyDocument
+    .Statement;
+  return statements
+    .filter((statement) => [statement.Action].flat().some((action) => action.startsWith("s3:")))
+    .map((statement) => ({
+      actions: [statement.Action].flat().sort(),
+      resource: JSON.stringify(statement.Resource),
+    }));
+}
+
+describe("the assets bucket's grants", () => {
+  it("let the console put and delete tenants' assets, under <tenant>/assets/ only, and read none", () => {
+    const grants = s3GrantsOf(prod.statelessTemplate, "ConsoleApi");
+    expect(grants.map(({ actions }) => actions)).toEqual([["s3:DeleteObject", "s3:PutObject"]]);
+    expect(grants[0]?.resource).toContain("/*/assets/*");
+    expect(environmentOf(prod.statelessTemplate, "ConsoleApi")[EnvNames.assetBucket]).toBeDefined();
+  });
+
+  it("let the agent API read tenants' assets, and list the bucket so that a missing one answers 404", () => {
+    const grants = s3GrantsOf(prod.statelessTemplate, "AgentApi");
+    expect(grants.map(({ actions }) => actions)).toEqual([["s3:GetObject"], ["s3:ListBucket"]]);
+    expect(grants[0]?.resource).toContain("/*/assets/*");
+    expect(grants[1]?.resource).not.toContain("*");
+    expect(environmentOf(prod.statelessTemplate, "AgentApi")[EnvNames.assetBucket]).toBeDefined();
+  });
+
+  it("give the sweeper nothing", () => {
+    expect(s3GrantsOf(prod.statelessTemplate, "Sweeper")).toEqual([]);
+  });
+});
+
 describe("the agents' truststore and the agent API's CA bindings", () => {
   const fixture = (name: string) => readFileSync(join(repositoryRoot, "infra", "fixtures", name), "utf8");
   const subjectOf = (pem: string) => distinguishedName(new X509Certificate(pem).subject);
@@ -241,6 +277,7 @@ describe("agent HTTP API", () => {
       "POST /c2/api/heartbeat",
       "POST /c2/api/acknowledge",
       "GET /c2/api/flows/{flowId}/content",
+      "GET /c2/api/assets/{assetId}/content",
     ]);
     prod.statelessTemplate.hasResourceProperties("AWS::ApiGatewayV2::Integration", {
       IntegrationType: "AWS_PROXY",
@@ -314,7 +351,10 @@ describe("agent load balancer", () => {
       [
         20,
         [
-          { Field: "path-pattern", PathPatternConfig: { Values: ["/c2/api/flows/*/content"] } },
+          {
+            Field: "path-pattern",
+            PathPatternConfig: { Values: ["/c2/api/flows/*/content", "/c2/api/assets/*/content"] },
+          },
           { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["GET"] } },
         ],
       ],

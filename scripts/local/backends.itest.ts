@@ -15,14 +15,15 @@ import {
   type KinesisClient,
   PutRecordsCommand,
 } from "@aws-sdk/client-kinesis";
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
-import { makeDynamoDbClient, makeKinesisClient } from "../../functions/shared/aws-clients.js";
+import { makeDynamoDbClient, makeKinesisClient, makeS3Client } from "../../functions/shared/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { startCountingProxy } from "./counting-proxy.js";
 import { startKinesisEmulator } from "./kinesis-emulator.js";
 import { findFreePort } from "./ports.js";
-import { provisionStream, provisionTable } from "./provision.js";
+import { provisionBucket, provisionStream, provisionTable } from "./provision.js";
 import { startRedisServer } from "./redis-server.js";
 
 const env = inject("beaconEnv");
@@ -35,6 +36,7 @@ function envValue(name: string): string {
 
 const tableName = envValue(EnvNames.tableName);
 const streamName = envValue(EnvNames.streamName);
+const assetBucket = envValue(EnvNames.assetBucket);
 const scratchPath = (name: string) =>
   fileURLToPath(new URL(`../../.beacon/test-${name}-${randomUUID()}`, import.meta.url));
 
@@ -172,6 +174,39 @@ describe("local backends", () => {
       mockClient.destroy();
       await emulator.stop();
       rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
+  it("keep objects in S3Proxy, byte for byte with their content type, for signed requests only", async () => {
+    const s3 = makeS3Client(env);
+    const forged = makeS3Client({ ...env, AWS_SECRET_ACCESS_KEY: "not-the-local-credential" });
+    const key = `backends-test/assets/${randomUUID()}`;
+    const bytes = Buffer.from([0, 1, 2, 0xff, 0xfe, 0x80]);
+    try {
+      await provisionBucket(s3, assetBucket);
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: assetBucket,
+          Key: key,
+          Body: bytes,
+          ContentType: "application/x-test",
+        }),
+      );
+      const object = await s3.send(new GetObjectCommand({ Bucket: assetBucket, Key: key }));
+      expect(object.ContentType).toBe("application/x-test");
+      expect(Buffer.from((await object.Body?.transformToByteArray()) ?? [])).toEqual(bytes);
+      await expect(
+        forged.send(new GetObjectCommand({ Bucket: assetBucket, Key: key })),
+      ).rejects.toMatchObject({
+        $metadata: { httpStatusCode: 403 },
+      });
+      await s3.send(new DeleteObjectCommand({ Bucket: assetBucket, Key: key }));
+      await expect(s3.send(new GetObjectCommand({ Bucket: assetBucket, Key: key }))).rejects.toMatchObject({
+        name: "NoSuchKey",
+      });
+    } finally {
+      s3.destroy();
+      forged.destroy();
     }
   });
 

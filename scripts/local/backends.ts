@@ -1,24 +1,33 @@
 import { mkdirSync } from "node:fs";
-import { makeDynamoDbClient, makeKinesisClient } from "../../functions/shared/aws-clients.js";
+import { makeDynamoDbClient, makeKinesisClient, makeS3Client } from "../../functions/shared/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import type { ChildService } from "./child-service.js";
 import { startDynamoDbLocal } from "./dynamodb-local.js";
 import { type KinesisEmulator, startKinesisEmulator } from "./kinesis-emulator.js";
 import type { LocalPorts } from "./ports.js";
-import { provisionStream, provisionTable } from "./provision.js";
+import { provisionBucket, provisionStream, provisionTable } from "./provision.js";
 import { clusterNodesOn, startRedisCluster } from "./redis-cluster.js";
 import { startRedisServer } from "./redis-server.js";
+import { startS3Proxy } from "./s3proxy.js";
 
-export const LocalStackNames = { tableName: "beacon-local", streamName: "beacon-events-local" } as const;
+export const LocalStackNames = {
+  tableName: "beacon-local",
+  streamName: "beacon-events-local",
+  assetBucket: "beacon-assets-local",
+} as const;
 
 export interface BackendsOptions {
   stateDir: string;
-  ports: Pick<LocalPorts, "dynamodb" | "redis" | "kinesis">;
+  ports: Pick<LocalPorts, "dynamodb" | "redis" | "kinesis" | "s3">;
   kinesisEmulator: KinesisEmulator;
   tableName: string;
   streamName: string;
+  assetBucket: string;
   log: (line: string) => void;
-  /** Keep DynamoDB Local's tables on disk under stateDir instead of in memory. */
+  /**
+   * Keep DynamoDB Local's tables on disk under stateDir instead of in memory, and S3Proxy's buckets with
+   * them: assets' bytes and their records come and go together.
+   */
   persistDynamoDb?: boolean;
   /**
    * Run Redis as a cluster of three masters (cluster mode, as ElastiCache Serverless) on the Redis port
@@ -44,8 +53,9 @@ export const localAwsEnv = {
 } as const;
 
 /**
- * Starts DynamoDB Local, Redis (one server or a cluster) and a Kinesis emulator side by side (each
- * unless its endpoint variable is already set, e.g. to LocalStack), then creates the table and the stream.
+ * Starts DynamoDB Local, Redis (one server or a cluster), a Kinesis emulator and S3Proxy side by side (each
+ * unless its endpoint variable is already set, e.g. to LocalStack), then creates the table, the stream and
+ * the bucket.
  */
 export async function startBackends(options: BackendsOptions): Promise<Backends> {
   const { stateDir, ports, log } = options;
@@ -73,7 +83,7 @@ export async function startBackends(options: BackendsOptions): Promise<Backends>
     return url;
   };
 
-  const [dynamodbOutcome, redisOutcome, kinesisOutcome] = await Promise.allSettled([
+  const [dynamodbOutcome, redisOutcome, kinesisOutcome, s3Outcome] = await Promise.allSettled([
     endpointOf(AwsEndpointEnvNames.dynamodb, "DynamoDB Local", `http://127.0.0.1:${ports.dynamodb}`, () =>
       startDynamoDbLocal({
         port: ports.dynamodb,
@@ -106,14 +116,18 @@ export async function startBackends(options: BackendsOptions): Promise<Backends>
           clientEnv: localAwsEnv,
         }),
     ),
+    endpointOf(AwsEndpointEnvNames.s3, "S3Proxy", `http://127.0.0.1:${ports.s3}`, () =>
+      startS3Proxy({ port: ports.s3, stateDir, persist: options.persistDynamoDb, clientEnv: localAwsEnv }),
+    ),
   ]);
   if (
     dynamodbOutcome.status === "rejected" ||
     redisOutcome.status === "rejected" ||
-    kinesisOutcome.status === "rejected"
+    kinesisOutcome.status === "rejected" ||
+    s3Outcome.status === "rejected"
   ) {
     await stop();
-    const failures = [dynamodbOutcome, redisOutcome, kinesisOutcome].flatMap((outcome) =>
+    const failures = [dynamodbOutcome, redisOutcome, kinesisOutcome, s3Outcome].flatMap((outcome) =>
       outcome.status === "rejected" ? [outcome.reason] : [],
     );
     throw failures.length === 1 ? failures[0] : new AggregateError(failures, failureSummary(failures));
@@ -123,12 +137,15 @@ export async function startBackends(options: BackendsOptions): Promise<Backends>
     ...localAwsEnv,
     [AwsEndpointEnvNames.dynamodb]: dynamodbOutcome.value,
     [AwsEndpointEnvNames.kinesis]: kinesisOutcome.value,
+    [AwsEndpointEnvNames.s3]: s3Outcome.value,
     [EnvNames.redisUrl]: redisOutcome.value,
     [EnvNames.tableName]: options.tableName,
     [EnvNames.streamName]: options.streamName,
+    [EnvNames.assetBucket]: options.assetBucket,
   };
   const dynamodb = makeDynamoDbClient(env);
   const kinesis = makeKinesisClient(env);
+  const s3 = makeS3Client(env);
   try {
     await Promise.all([
       provisionTable(dynamodb, options.tableName).then(() =>
@@ -137,6 +154,7 @@ export async function startBackends(options: BackendsOptions): Promise<Backends>
       provisionStream(kinesis, options.streamName).then(() =>
         log(`Kinesis stream ${options.streamName}: ready`),
       ),
+      provisionBucket(s3, options.assetBucket).then(() => log(`S3 bucket ${options.assetBucket}: ready`)),
     ]);
   } catch (error) {
     await stop();
@@ -144,6 +162,7 @@ export async function startBackends(options: BackendsOptions): Promise<Backends>
   } finally {
     dynamodb.destroy();
     kinesis.destroy();
+    s3.destroy();
   }
   return { env, stop };
 }

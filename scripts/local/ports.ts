@@ -5,6 +5,7 @@ export const LocalServices = {
   dynamodb: { label: "DynamoDB Local", envName: "BEACON_DYNAMODB_PORT", defaultPort: 8000 },
   redis: { label: "Redis", envName: "BEACON_REDIS_PORT", defaultPort: 6379 },
   kinesis: { label: "the Kinesis emulator", envName: "BEACON_KINESIS_PORT", defaultPort: 4567 },
+  s3: { label: "S3Proxy", envName: "BEACON_S3_PORT", defaultPort: 9000 },
   agent: { label: "the agent API", envName: "BEACON_AGENT_PORT", defaultPort: 8443 },
   console: { label: "the console API", envName: "BEACON_CONSOLE_PORT", defaultPort: 8080 },
 } as const;
@@ -28,6 +29,7 @@ export function localPorts(env: Readonly<Record<string, string | undefined>> = p
     dynamodb: portOf("dynamodb"),
     redis: portOf("redis"),
     kinesis: portOf("kinesis"),
+    s3: portOf("s3"),
     agent: portOf("agent"),
     console: portOf("console"),
   };

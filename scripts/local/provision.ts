@@ -12,6 +12,7 @@ import {
   DescribeStreamSummaryCommand,
   type KinesisClient,
 } from "@aws-sdk/client-kinesis";
+import { BucketAlreadyOwnedByYou, CreateBucketCommand, type S3Client } from "@aws-sdk/client-s3";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 
 /** Creates Beacon's table as the CDK app defines it, unless it exists; then makes sure TTL is on. */
@@ -106,4 +107,13 @@ export async function provisionStream(kinesis: KinesisClient, streamName: string
 /** Both services answer a create of an existing resource with ResourceInUseException. */
 function isAlreadyExisting(error: unknown): boolean {
   return error instanceof Error && error.name === "ResourceInUseException";
+}
+
+/** Creates the bucket unless this identity has it already (S3Proxy keeps buckets on disk when asked to). */
+export async function provisionBucket(s3: S3Client, bucket: string): Promise<void> {
+  try {
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  } catch (error) {
+    if (!(error instanceof BucketAlreadyOwnedByYou)) throw error;
+  }
 }

@@ -1,5 +1,5 @@
 /**
- * `npm start`: Beacon on this machine. DynamoDB Local, Redis and a Kinesis emulator as child processes,
+ * `npm start`: Beacon on this machine. DynamoDB Local, Redis, a Kinesis emulator and S3Proxy as child processes,
  * the agent API behind the local mutual-TLS gateway, the console API behind the local JWT-verifying
  * gateway, and the sweeper on a one-minute timer. Ctrl-C (or SIGTERM) stops everything and exits 0.
  */
@@ -28,7 +28,7 @@ const beaconDir = fileURLToPath(new URL("../../.beacon/", import.meta.url));
 const certsDir = path.join(beaconDir, "certs");
 /** Long enough for a working day at the terminal; `npm run token` makes more. */
 const DEV_TOKEN_LIFETIME_SECONDS = 12 * 3600;
-/** Set to "true" to keep DynamoDB Local's tables across restarts, in the local folder's dynamodb/. */
+/** Set to "true" to keep DynamoDB Local's tables (and S3Proxy's buckets) across restarts, in the local folder. */
 const persistDynamoDbEnvName = "BEACON_DYNAMODB_PERSIST";
 /** Set to "true" to run Redis as a cluster of three masters, as ElastiCache Serverless runs it. */
 const redisClusterEnvName = "BEACON_LOCAL_REDIS_CLUSTER";
@@ -128,7 +128,9 @@ async function start(): Promise<void> {
 
   const { env } = backends;
   log("");
-  log(`  agent API  ${gateway.url}/c2/api/heartbeat, /c2/api/acknowledge, /c2/api/flows (mutual TLS)`);
+  log(
+    `  agent API  ${gateway.url}/c2/api/heartbeat, /c2/api/acknowledge, /c2/api/flows, /c2/api/assets (mutual TLS)`,
+  );
   log(`             CA ${certificates.caPath}`);
   log(`             client certificates ${certificates.fleet.certPath}, ${certificates.agent.certPath}`);
   log(`  console    ${consoleGateway.url}/api/v1 (bearer token; OpenAPI at /api/v1/openapi.json)`);
@@ -141,6 +143,9 @@ async function start(): Promise<void> {
   );
   log(`  DynamoDB   ${env[AwsEndpointEnvNames.dynamodb]}  table ${env[EnvNames.tableName]}`);
   log(`  Kinesis    ${env[AwsEndpointEnvNames.kinesis]}  stream ${env[EnvNames.streamName]}`);
+  log(
+    `  S3         ${env[AwsEndpointEnvNames.s3]}  bucket ${env[EnvNames.assetBucket]} (S3Proxy, path-style)`,
+  );
   log(`  Redis      ${env[EnvNames.redisUrl]}`);
   log(`  logs       ${functionLog.file}: every function's log records and metrics (JSON)`);
   log(

@@ -34,6 +34,8 @@ export interface AgentResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The body as it came, for bodies that are not text (assets). */
+  bytes: Buffer;
   json(): Record<string, unknown>;
 }
 
@@ -43,6 +45,8 @@ export interface AgentApiUnderTest {
   /** Requests the handler made to DynamoDB, by X-Amz-Target, since the last reset. */
   dynamoDb: CountingProxy;
   kinesis: CountingProxy;
+  /** Requests the handler made to S3, by method and path. */
+  s3: CountingProxy;
   env: Record<string, string>;
   /** The JSON-lines file the handler's log records and metric lines go to, as `npm start`'s do. */
   functionLog: string;
@@ -68,6 +72,7 @@ export async function startAgentApi(overrides: Record<string, string> = {}): Pro
   const backends = inject("beaconEnv");
   const dynamoDb = await startCountingProxy(backends[AwsEndpointEnvNames.dynamodb] as string);
   const kinesis = await startCountingProxy(backends[AwsEndpointEnvNames.kinesis] as string);
+  const s3 = await startCountingProxy(backends[AwsEndpointEnvNames.s3] as string);
   // The agent API reads its own URL, for the flow downloads it sends agents to, when it loads: before the
   // gateway listens. So the gateway's port is chosen first.
   const port = await findFreePort();
@@ -75,6 +80,7 @@ export async function startAgentApi(overrides: Record<string, string> = {}): Pro
     ...backends,
     [AwsEndpointEnvNames.dynamodb]: dynamoDb.url,
     [AwsEndpointEnvNames.kinesis]: kinesis.url,
+    [AwsEndpointEnvNames.s3]: s3.url,
     [EnvNames.agentApiUrl]: `https://127.0.0.1:${port}`,
     POWERTOOLS_LOG_LEVEL: "ERROR",
     ...overrides,
@@ -109,6 +115,7 @@ export async function startAgentApi(overrides: Record<string, string> = {}): Pro
     certsDir,
     dynamoDb,
     kinesis,
+    s3,
     env,
     functionLog: functionLog.log.file,
     post: (requestPath, body, options = {}) =>
@@ -135,7 +142,7 @@ export async function startAgentApi(overrides: Record<string, string> = {}): Pro
       await gateway.close();
       await agentApi.shutdown();
       functionLog.close();
-      await Promise.all([dynamoDb.close(), kinesis.close()]);
+      await Promise.all([dynamoDb.close(), kinesis.close(), s3.close()]);
       rmSync(certsDir, { recursive: true, force: true });
     },
   };
@@ -161,11 +168,13 @@ function send(
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString("utf8");
         resolve({
           status: response.statusCode ?? 0,
           headers: response.headers,
           body: text,
+          bytes,
           json: () => JSON.parse(text),
         });
       });

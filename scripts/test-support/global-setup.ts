@@ -28,16 +28,17 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stateDir = fileURLToPath(new URL(`../../.beacon/test-${process.pid}/`, import.meta.url));
-  const [dynamodb, redis, kinesis, ...clusterPorts] = await findFreePorts(9);
-  if (dynamodb === undefined || redis === undefined || kinesis === undefined)
+  const [dynamodb, redis, kinesis, s3, ...clusterPorts] = await findFreePorts(10);
+  if (dynamodb === undefined || redis === undefined || kinesis === undefined || s3 === undefined)
     throw new Error("no free ports");
   const [backendsOutcome, clusterOutcome] = await Promise.allSettled([
     startBackends({
       stateDir,
-      ports: { dynamodb, redis, kinesis },
+      ports: { dynamodb, redis, kinesis, s3 },
       kinesisEmulator: kinesisEmulatorFromEnv(),
       tableName: "beacon-test",
       streamName: "beacon-events-test",
+      assetBucket: "beacon-assets-test",
       log: (line) => console.log(`[backends] ${line}`),
     }),
     startRedisCluster({ nodes: clusterNodesOn(clusterPorts), stateDir }),

@@ -62,6 +62,22 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     });
   });
 
+  it("hands back the resource hash the agent reported before, none for null, as proof a SYNC RESOURCE was applied", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    expect(await sighted(START, { ...reported, resourceHash: null })).toMatchObject({
+      previousResourceHash: undefined,
+    });
+    expect(await sighted(START + 1, { resourceHash: "digest-1" })).toMatchObject({
+      previousResourceHash: undefined,
+    });
+    // A heartbeat that leaves it out keeps the last one.
+    expect(await sighted(START + 2)).toMatchObject({ previousResourceHash: "digest-1" });
+    expect(await sighted(START + 3, { resourceHash: "digest-2" })).toMatchObject({
+      previousResourceHash: "digest-1",
+    });
+  });
+
   it("refuses a revoked certificate before recording anything, and replaces the list it is given", async () => {
     const { hotState } = the.subject;
     await hotState.rememberRevocations(the.tenant, ["1A", "2B"]);

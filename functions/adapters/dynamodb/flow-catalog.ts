@@ -1,9 +1,9 @@
 import { gunzipSync, gzipSync } from "node:zlib";
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import type { FlowCatalog, FlowContent, FlowVersionRecord } from "../../core/flows/ports.js";
 import type { PageRequest } from "../../core/paging.js";
 import { type CompressedBody, readCompressedBody, writeCompressedBody } from "./compressed-body.js";
-import { isConditionalCheckFailure, Keys } from "./keys.js";
+import { Keys, putIfAbsent } from "./keys.js";
 import { queryPartition } from "./paging.js";
 
 const VERSION_PREFIX = "F#";
@@ -92,20 +92,8 @@ export class DynamoFlowCatalog implements FlowCatalog {
   }
 
   /** False when the item exists already: content-addressed items never change once written. */
-  private async putOnce(item: Record<string, unknown>): Promise<boolean> {
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: item,
-          ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
-      throw error;
-    }
+  private putOnce(item: Record<string, unknown>): Promise<boolean> {
+    return putIfAbsent(this.client, this.tableName, item);
   }
 }
 

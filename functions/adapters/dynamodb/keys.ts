@@ -1,3 +1,5 @@
+import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
+
 /** The sort key prefix of one rollout batch's members: zero-padded, so that string order is batch order. */
 const rolloutBatchPrefix = (batch: number) => `M#${String(batch).padStart(6, "0")}#`;
 
@@ -43,6 +45,10 @@ export const Keys = {
     pk: `T#${tenant}#F#${hash}`,
     sk: `CHUNK#${String(index).padStart(4, "0")}`,
   }),
+  /** A tenant's assets, by id (the SHA-256 of the bytes, which S3 holds). */
+  asset: (tenant: string, assetId: string) => ({ pk: `T#${tenant}#ASSETS`, sk: `A#${assetId}` }),
+  /** A class's resource set: the assets its agents hold. */
+  resourceSet: (tenant: string, className: string) => ({ pk: `T#${tenant}#RESOURCES`, sk: `C#${className}` }),
   /** A tenant's rollouts, by rollout id (which sorts by creation time). */
   rollout: (tenant: string, rolloutId: string) => ({ pk: `T#${tenant}#ROLLOUTS`, sk: `R#${rolloutId}` }),
   /** A rollout's members share a partition, by batch then agent id. */
@@ -65,6 +71,23 @@ export const Keys = {
 
 export const isConditionalCheckFailure = (error: unknown): boolean =>
   (error as { name?: string }).name === "ConditionalCheckFailedException";
+
+/** Writes the item unless one with its key exists; false when it did (the item was left as it was). */
+export async function putIfAbsent(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  item: Record<string, unknown>,
+): Promise<boolean> {
+  try {
+    await client.send(
+      new PutCommand({ TableName: tableName, Item: item, ConditionExpression: "attribute_not_exists(pk)" }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw error;
+  }
+}
 
 /**
  * Which items' conditions failed when a transaction was cancelled, in the order of its items; undefined

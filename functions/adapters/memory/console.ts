@@ -5,7 +5,11 @@ import type {
   AgentRecord,
   ClassCatalog,
 } from "../../core/agents/ports.js";
+import type { AssetRecord } from "../../core/assets/model.js";
+import type { AssetCatalog, AssetContentStore, ResourceSetStore } from "../../core/assets/ports.js";
+import type { ResourceSet } from "../../core/assets/resource-set.js";
 import { dropUndefined } from "../../core/c2/json.js";
+import type { StoredContent } from "../../core/downloads.js";
 import { BeaconError } from "../../core/errors.js";
 import type {
   AgentQuery,
@@ -257,6 +261,89 @@ export class MemoryFlowCatalog implements FlowCatalog {
   async read(tenant: string, hash: string) {
     const content = this.contents.get(`${tenant}/${hash}`);
     return content && structuredClone(content);
+  }
+}
+
+export class MemoryAssetContent implements AssetContentStore {
+  readonly objects = new Map<string, StoredContent>();
+
+  async put(tenant: string, assetId: string, bytes: Uint8Array, contentType: string) {
+    this.objects.set(`${tenant}/${assetId}`, { hash: assetId, contentType, bytes: Uint8Array.from(bytes) });
+  }
+
+  async read(tenant: string, assetId: string) {
+    const stored = this.objects.get(`${tenant}/${assetId}`);
+    return stored && { ...stored, bytes: Uint8Array.from(stored.bytes) };
+  }
+
+  async remove(tenant: string, assetId: string) {
+    this.objects.delete(`${tenant}/${assetId}`);
+  }
+}
+
+/** Asset records by tenant and id; `usedBy` is kept by the resource sets, as the table's transactions keep it. */
+export class MemoryAssetCatalog implements AssetCatalog {
+  readonly records = new Map<string, AssetRecord>();
+
+  async add(tenant: string, record: AssetRecord) {
+    const existing = await this.get(tenant, record.assetId);
+    if (existing) return { record: existing, created: false };
+    const { usedBy: _usedBy, ...written } = structuredClone(record);
+    this.records.set(`${tenant}/${record.assetId}`, written);
+    return { record: structuredClone(written), created: true };
+  }
+
+  async get(tenant: string, assetId: string) {
+    const found = this.records.get(`${tenant}/${assetId}`);
+    return found && structuredClone(found);
+  }
+
+  async list(tenant: string, request: PageRequest) {
+    const prefix = `${tenant}/`;
+    const entries = [...this.records].filter(([key]) => key.startsWith(prefix));
+    return pageOf(
+      entries.map(([, record]) => [record.assetId, record] as [string, AssetRecord]),
+      request,
+    );
+  }
+
+  async remove(tenant: string, assetId: string) {
+    const record = this.records.get(`${tenant}/${assetId}`);
+    if (!record) return "absent" as const;
+    if ((record.usedBy ?? []).length > 0) return "in_use" as const;
+    this.records.delete(`${tenant}/${assetId}`);
+    return "removed" as const;
+  }
+}
+
+/** Resource sets, keeping the catalog's `usedBy` in step as the table's transaction does. */
+export class MemoryResourceSetStore implements ResourceSetStore {
+  readonly sets = new Map<string, ResourceSet>();
+
+  constructor(private readonly assets: MemoryAssetCatalog) {}
+
+  async get(tenant: string, className: string) {
+    const set = this.sets.get(`${tenant}/${className}`);
+    return set && structuredClone(set);
+  }
+
+  async replace(tenant: string, set: ResourceSet, previous: ResourceSet | undefined) {
+    const current = this.sets.get(`${tenant}/${set.className}`);
+    if (current?.digest !== previous?.digest || current?.updatedAt !== previous?.updatedAt)
+      return "conflict" as const;
+    const before = new Set(previous?.entries.map((entry) => entry.assetId));
+    const after = new Set(set.entries.map((entry) => entry.assetId));
+    const recordOf = (assetId: string) => this.assets.records.get(`${tenant}/${assetId}`);
+    if ([...after].some((assetId) => !before.has(assetId) && !recordOf(assetId))) return "conflict" as const;
+    for (const assetId of new Set([...before, ...after])) {
+      const record = recordOf(assetId);
+      if (!record) continue;
+      const others = (record.usedBy ?? []).filter((className) => className !== set.className);
+      const usedBy = after.has(assetId) ? [...others, set.className].sort() : others;
+      record.usedBy = usedBy.length > 0 ? usedBy : undefined;
+    }
+    this.sets.set(`${tenant}/${set.className}`, structuredClone(set));
+    return "replaced" as const;
   }
 }
 

@@ -152,6 +152,7 @@ interface HotAgent {
   flowId?: string;
   runStatus?: string;
   processors?: ProcessorStatus[];
+  resourceHash?: string | null;
   lastCheckpoint: number;
   describePendingUntil?: number;
   manifest?: KnownManifest;
@@ -197,6 +198,7 @@ export class MemoryHotState implements HotState {
     agent.flowId = sighting.flowId ?? agent.flowId;
     agent.runStatus = sighting.runStatus ?? agent.runStatus;
     agent.processors = sighting.processors ?? agent.processors;
+    if (sighting.resourceHash !== undefined) agent.resourceHash = sighting.resourceHash;
     const pending = this.pendingOperations.get(key)?.toString();
     const checkpointDue =
       agent.registered && sighting.now - agent.lastCheckpoint >= sighting.checkpointIntervalMs;
@@ -216,6 +218,7 @@ export class MemoryHotState implements HotState {
       previousAgentClass: previous.agentClass,
       previousManifestHash: previous.manifestHash,
       previousFlowId: previous.flowId,
+      previousResourceHash: previous.resourceHash ?? undefined,
       manifestId: manifest?.manifestId,
       supportedOperations,
       checkpointDue,

@@ -56,6 +56,7 @@ type RecordSightingReply =
       string,
       string,
       string,
+      string,
     ];
 
 interface ScriptedRedis {
@@ -111,6 +112,7 @@ export class RedisHotState implements HotState {
       manifestId,
       runStatus,
       processors,
+      previousResourceHash,
     ] = reply;
     const result: HotSightingResult = {
       registered: registered === "1",
@@ -120,6 +122,8 @@ export class RedisHotState implements HotState {
       previousAgentClass: previousClass || undefined,
       previousManifestHash: previousHash || undefined,
       previousFlowId: previousFlow || undefined,
+      // "" is both never reported and null (the agent holds no resource): neither is a hash an operation left.
+      previousResourceHash: previousResourceHash || undefined,
       manifestId: manifestId || undefined,
       supportedOperations: operations ? (JSON.parse(operations) as SupportedOperations) : undefined,
       checkpointDue: Number(due) === 1,

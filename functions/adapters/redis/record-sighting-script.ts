@@ -16,7 +16,7 @@ local revocation = redis.call('HMGET', KEYS[2], ARGV[5], '#loaded')
 if not revocation[2] then return {'unknown'} end
 if revocation[1] then return {'revoked'} end
 local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'agentClass', 'manifestHash', 'flowId',
-  'describeUntil', 'knownManifestHash', 'manifestId', 'supportedOperations')
+  'describeUntil', 'knownManifestHash', 'manifestId', 'supportedOperations', 'resourceHash')
 local reported = {}
 for index = 10, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
 local agentClass = reported['agentClass'] or previous[3]
@@ -81,7 +81,7 @@ return {
   previous[3] or '', previous[4] or '', previous[5] or '',
   supportedOperations or '', checkpointDue, previous[6] or '', pending or '',
   classFlowUnknown, catchUpFlow or '', catchUpAckTimeout or '', manifestId or '',
-  runStatuses[1] or '', runStatuses[2] or ''
+  runStatuses[1] or '', runStatuses[2] or '', previous[10] or ''
 }
 `;
 

@@ -112,6 +112,8 @@ export interface HotSightingResult {
   previousAgentClass?: string;
   previousManifestHash?: string;
   previousFlowId?: string;
+  /** The resource hash the agent reported before this heartbeat; absent when it reported none (or null). */
+  previousResourceHash?: string;
   /** The agent's manifest when the cache knows the one of the hash it reports now: its binary and operations. */
   manifestId?: string;
   supportedOperations?: SupportedOperations;

@@ -34,7 +34,7 @@ export interface AgentView {
   agentClass?: string;
   manifestHash?: string;
   flowId?: string;
-  previous?: { agentClass?: string; manifestHash?: string; flowId?: string };
+  previous?: { agentClass?: string; manifestHash?: string; flowId?: string; resourceHash?: string };
   /** The binary and the operations of the manifest of `manifestHash`, when Beacon knows it. */
   manifestId?: string;
   supportedOperations?: SupportedOperations;
@@ -104,6 +104,7 @@ export function viewOfSighting(sighting: HotSightingResult): AgentView {
           agentClass: sighting.previousAgentClass,
           manifestHash: sighting.previousManifestHash,
           flowId: sighting.previousFlowId,
+          resourceHash: sighting.previousResourceHash,
         }
       : undefined,
     manifestId: sighting.manifestId,
@@ -251,13 +252,19 @@ export function catchUpOf(
 }
 
 /**
- * What the heartbeat shows that can prove operations' effects: a flow id it reports anew, and the run
- * statuses in force (the cache's, which fill in what a minimized heartbeat left out, else its own).
+ * What the heartbeat shows that can prove operations' effects: a flow id or resource hash it reports anew,
+ * and the run statuses in force (the cache's, which fill in what a minimized heartbeat left out, else its
+ * own). The registry keeps no resource hash: while the cache is down, a reported one counts as new.
  */
 export function seenEffectsOf(view: AgentView, heartbeat: Heartbeat): SeenEffects {
-  const flowChanged = view.previous !== undefined && view.flowId !== view.previous.flowId;
+  const { previous } = view;
+  const flowChanged = previous !== undefined && view.flowId !== previous.flowId;
+  const resourceHash = heartbeat.resourceHash ?? undefined;
+  const resourceHashChanged =
+    previous !== undefined && resourceHash !== undefined && resourceHash !== previous.resourceHash;
   return {
     newFlowId: flowChanged ? view.flowId : undefined,
+    newResourceHash: resourceHashChanged ? resourceHash : undefined,
     runStatus: view.runStatuses?.runStatus ?? heartbeat.runStatus,
     processors: view.runStatuses?.processors ?? heartbeat.processors,
   };
@@ -265,9 +272,9 @@ export function seenEffectsOf(view: AgentView, heartbeat: Heartbeat): SeenEffect
 
 /**
  * Whether the heartbeat reads the agent's queue: for a catch-up, when something was queued for the agent
- * or awaits its effect, when it reports a new flow (which may prove an UPDATE CONFIGURATION whose
- * acknowledgement was lost), or when the cache could not say (it failed, or lost the agent) and the agent
- * is not new. A steady heartbeat does none of these.
+ * or awaits its effect, when it reports a new flow or resource hash (which may prove an UPDATE
+ * CONFIGURATION or SYNC RESOURCE whose acknowledgement was lost), or when the cache could not say (it
+ * failed, or lost the agent) and the agent is not new. A steady heartbeat does none of these.
  */
 export const looksForOperations = (
   view: AgentView,
@@ -281,6 +288,7 @@ export const looksForOperations = (
   looking.catchUp !== undefined ||
   view.operationsPending !== undefined ||
   looking.seen.newFlowId !== undefined ||
+  looking.seen.newResourceHash !== undefined ||
   (looking.markerUnknown && !looking.firstSight);
 
 /** The heartbeat's event on the stream. */

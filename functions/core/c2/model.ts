@@ -1,3 +1,5 @@
+import type { JsonObject } from "./json.js";
+
 /** The C2 payloads as Beacon understands them, after both dialects have been normalised. */
 
 export interface DeviceSummary {
@@ -126,10 +128,17 @@ export interface Acknowledgement {
   flowId?: string;
 }
 
+/**
+ * An operation's args as sent. Agents take strings only (`"true"`, not `true`: Java reads anything else as
+ * absent), except the object form SYNC RESOURCE documents: `globalHash` an object and `resourceList` an
+ * array of objects (MiNiFi Java 2.0 and later, C++).
+ */
+export type OperationArgs = Record<string, string | JsonObject | JsonObject[]>;
+
 export interface C2Operation {
   identifier: string;
   operation: string;
   operand?: string;
-  args?: Record<string, string>;
+  args?: OperationArgs;
   dependencies?: string[];
 }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { parse as parseYaml } from "yaml";
+import { assetReferencesIn } from "../assets/model.js";
 import { asArray, asObject, asString, type JsonObject } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
 
@@ -21,6 +22,12 @@ export interface FlowDocument {
   sizeBytes: number;
   processorTypes: string[];
   controllerServiceTypes: string[];
+  /**
+   * The assets the flow names (`@{asset-id:<id>}`): agents must hold them before they apply it, so an
+   * UPDATE CONFIGURATION of it waits for the SYNC RESOURCE that brings them. Absent on versions stored
+   * before Beacon read them, which name none it knows of.
+   */
+  assetIds?: string[];
 }
 
 /** The hash that names a flow version, also its flow id on the wire. */
@@ -145,5 +152,6 @@ export function readFlowDocument(bytes: Uint8Array, maxBytes: number): FlowDocum
     contentType: syntax === "json" ? "application/json" : "application/yaml",
     sizeBytes: bytes.length,
     ...types,
+    assetIds: assetReferencesIn(text),
   };
 }

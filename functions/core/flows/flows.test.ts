@@ -50,7 +50,23 @@ describe("reading a flow document", () => {
         "org.apache.nifi.json.JsonTreeReader",
         "org.apache.nifi.ssl.StandardRestrictedSSLContextService",
       ],
+      assetIds: [],
     });
+  });
+
+  it("reads the assets a flow names, each once, wherever a property names them", () => {
+    const model = "a".repeat(64);
+    const labels = "b".repeat(64);
+    const flow = structuredClone(javaFlow) as JsonObject;
+    Object.assign((flow.rootGroup as { processors: JsonObject[] }).processors[0] as JsonObject, {
+      properties: {
+        Model: `@{asset-id:${model}}`,
+        Labels: `@{asset-id:${labels}}`,
+        Again: `@{asset-id:${model}}`,
+      },
+    });
+    expect(read(JSON.stringify(flow)).assetIds).toEqual([model, labels]);
+    expect(read(`${cppYamlFlow}\n# model: @{asset-id:${labels}}\n`).assetIds).toEqual([labels]);
   });
 
   it("detects the MiNiFi C++ YAML configuration, with class or type, in nested process groups", () => {

@@ -1,13 +1,10 @@
+import type { StoredContent } from "../downloads.js";
 import type { Page, PageRequest } from "../paging.js";
 import type { FlowDocument } from "./document.js";
 import type { ClassFlowPolicy } from "./policy.js";
 
 /** A stored flow version's bytes, exactly as uploaded, and how to serve them. */
-export interface FlowContent {
-  hash: string;
-  contentType: string;
-  bytes: Uint8Array;
-}
+export type FlowContent = StoredContent;
 
 /** Flow documents by hash within a tenant: what agents download. */
 export interface FlowContentStore {

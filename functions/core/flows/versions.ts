@@ -26,6 +26,7 @@ const flowVersionView = (record: FlowVersionRecord) => ({
   gzipBytes: record.gzipBytes,
   processorTypes: record.processorTypes,
   controllerServiceTypes: record.controllerServiceTypes,
+  assetIds: record.assetIds ?? [],
   createdAt: toIso(record.createdAt) as string,
   createdBy: record.createdBy,
 });

@@ -2,10 +2,12 @@
  * Done means the effect is seen. An agent's acknowledgement is taken as proof except where it is none:
  * the C++ agent acknowledges START and STOP FULLY_APPLIED whether or not anything started or stopped (an
  * unknown component, a flow START/STOP up to 0.99.2 that does nothing), so those wait for a heartbeat
- * that shows the run status they asked for. And an UPDATE CONFIGURATION whose acknowledgement was lost
- * (agents never send one twice) is done once heartbeats report its flow id. Plain values in and out;
+ * that shows the run status they asked for. And an UPDATE CONFIGURATION or SYNC RESOURCE whose
+ * acknowledgement was lost (agents never send one twice) is done once heartbeats report its flow id or
+ * its resource digest. Plain values in and out;
  * the heartbeat knows what it saw, the lifecycle moves the operations.
  */
+import { syncDigestOf } from "../assets/location.js";
 import type { AckDialect, ProcessorStatus } from "../c2/model.js";
 import type { OperationRecord } from "./model.js";
 
@@ -13,6 +15,8 @@ import type { OperationRecord } from "./model.js";
 export interface SeenEffects {
   /** The flow the agent reports, only when it differs from the one it reported before: a flow just applied. */
   newFlowId?: string;
+  /** The resource hash the agent reports (`resourceInfo.hash`), only when it differs from the one before. */
+  newResourceHash?: string;
   /** The flow's run status and its processors', as in force after the heartbeat. */
   runStatus?: string;
   processors?: ProcessorStatus[];
@@ -39,7 +43,7 @@ function runStatusTargetOf(record: OperationRecord): RunStatusTarget | undefined
       return { runStatus };
     case "PROCESSOR": {
       const componentId = record.args?.processorId;
-      return componentId === undefined ? undefined : { runStatus, componentId };
+      return typeof componentId === "string" ? { runStatus, componentId } : undefined;
     }
     // C++ starts and stops a component named by its id (a name never matches: heartbeats carry ids).
     default:
@@ -55,13 +59,14 @@ const sameComponent = (a: string, b: string) => a.toLowerCase() === b.toLowerCas
 
 /**
  * Delivered operations whose effect is a value the agent reports anew, which proves them even when their
- * acknowledgement was lost, by operation and operand. SYNC RESOURCE belongs here with the resource hash it
- * leaves (`resourceInfo.hash` = its `globalHash.digest`) once Beacon sends it, the heartbeat then reporting
- * a new hash as it reports a new flow id.
+ * acknowledgement was lost, by operation and operand: the flow id an UPDATE CONFIGURATION sent, the
+ * resource hash a SYNC RESOURCE leaves (`resourceInfo.hash` = its `globalHash.digest`, both agents).
  */
 const REPORTED_EFFECTS: Record<string, (record: OperationRecord, seen: SeenEffects) => boolean> = {
   "UPDATE CONFIGURATION": (record, seen) =>
     seen.newFlowId !== undefined && record.args?.flowId === seen.newFlowId,
+  "SYNC RESOURCE": (record, seen) =>
+    seen.newResourceHash !== undefined && syncDigestOf(record.args) === seen.newResourceHash,
 };
 
 /** Whether the heartbeat shows what the open operation was meant to do. */

@@ -1,4 +1,4 @@
-import type { Acknowledgement, AckState } from "../c2/model.js";
+import type { Acknowledgement, AckState, OperationArgs } from "../c2/model.js";
 import { awaitsEffect } from "./effects.js";
 
 /**
@@ -41,6 +41,8 @@ export const OperationKinds = [
   { operation: "DESCRIBE", operand: "MANIFEST" },
   { operation: "UPDATE", operand: "PROPERTIES" },
   { operation: "UPDATE", operand: "CONFIGURATION" },
+  { operation: "UPDATE", operand: "ASSET" },
+  { operation: "SYNC", operand: "RESOURCE" },
   { operation: "START", operand: "FLOW" },
   { operation: "STOP", operand: "FLOW" },
   { operation: "RESTART", operand: "" },
@@ -64,7 +66,7 @@ export interface OperationRecord {
   operation: string;
   /** Upper-case; absent for operations that take none. */
   operand?: string;
-  args?: Record<string, string>;
+  args?: OperationArgs;
   /** Operations of the same agent that must be done before this one is delivered. */
   dependsOn?: string[];
   state: OperationState;

@@ -1,24 +1,30 @@
-import type { AgentRecord, ClassCatalog } from "../agents/ports.js";
-import { ackTimeoutMsOf } from "../agents/status.js";
+import type { AgentRecord } from "../agents/ports.js";
+import { syncDigestOf, syncResourceArgs, updateAssetArgs } from "../assets/location.js";
+import { isAssetId } from "../assets/model.js";
+import type { AssetCatalog, ResourceSetStore } from "../assets/ports.js";
+import type { ResourceSet } from "../assets/resource-set.js";
 import { dropUndefined } from "../c2/json.js";
-import { supports } from "../c2/manifest.js";
+import type { OperationArgs } from "../c2/model.js";
 import { BeaconError } from "../errors.js";
-import type { EventSink } from "../events/ports.js";
 import type { AgentFilters } from "../fleet/agents.js";
-import type { FleetHotState, FleetRegistry } from "../fleet/ports.js";
+import type { FleetRegistry, HotAgentState } from "../fleet/ports.js";
 import { isFlowHash } from "../flows/document.js";
 import { updateConfigurationArgs } from "../flows/location.js";
 import type { FlowCatalog } from "../flows/ports.js";
-import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
-import { operationsOfAgent } from "../manifests/agent-manifest.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
-import type { Clock, IdGenerator } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
-import { isValidOperationId, newOperationId } from "./ids.js";
-import type { LifecycleResult, OperationLifecycle } from "./lifecycle.js";
+import { isValidOperationId } from "./ids.js";
+import type { LifecycleResult } from "./lifecycle.js";
 import { isFinal, OperationKinds, type OperationRecord, type OperationState } from "./model.js";
 import type { OperationStore } from "./ports.js";
+import {
+  makeOperationQueue,
+  type OperationDraft,
+  type OperationQueue,
+  type OperationQueueDependencies,
+  type Refusal,
+} from "./queue.js";
 
 /** Most agents one request may queue an operation for; a larger fleet is addressed in narrower selections. */
 export const MAX_SELECTED_AGENTS = 1_000;
@@ -39,18 +45,16 @@ export type OperationRequest = OperationTarget & {
   /** UPDATE CONFIGURATION: the flow version to send, of the targets' class unless `flowClass` names another. */
   flowHash?: string;
   flowClass?: string;
+  /** UPDATE ASSET: the asset to send. */
+  assetId?: string;
 };
 
-export interface OperationsDependencies {
+export interface OperationsDependencies extends OperationQueueDependencies {
   operations: OperationStore;
-  lifecycle: OperationLifecycle;
   registry: FleetRegistry;
-  catalog: Pick<ClassCatalog, "get">;
-  hotState: FleetHotState;
   flows: FlowCatalog;
-  events: EventSink;
-  clock: Clock;
-  ids: IdGenerator;
+  assets: AssetCatalog;
+  resourceSets: ResourceSetStore;
   /** The agent API's public base URL (`https://host[:port]`), for the URLs agents are sent to. */
   agentApiUrl: string;
   /** The agents the console's agent list shows for these filters, reading on until `limit` or the end. */
@@ -58,8 +62,12 @@ export interface OperationsDependencies {
 }
 
 const ARGS_REQUIRED = new Set(["UPDATE PROPERTIES", "CLEAR CONNECTION"]);
-/** Operations whose args Beacon builds from a flow version rather than taking them from the caller. */
+/** Operations whose args Beacon builds from a flow version, an asset or a resource set, not from the caller. */
 const UPDATE_CONFIGURATION = "UPDATE CONFIGURATION";
+const UPDATE_ASSET = "UPDATE ASSET";
+const SYNC_RESOURCE = "SYNC RESOURCE";
+/** UPDATE ASSET takes one arg from the caller, as the string agents parse. */
+const FORCE_DOWNLOAD = "forceDownload";
 
 export const operationView = (record: OperationRecord) =>
   dropUndefined({
@@ -82,6 +90,9 @@ export const operationView = (record: OperationRecord) =>
     reason: record.reason,
   });
 
+const nameOf = (kind: { operation: string; operand?: string }) =>
+  `${kind.operation} ${kind.operand ?? ""}`.trim();
+
 /** The operation as Beacon sends it: a kind it creates, with the arguments that kind takes. */
 function kindOf(request: OperationRequest): { operation: string; operand?: string } {
   const operation = request.operation.toUpperCase();
@@ -89,30 +100,55 @@ function kindOf(request: OperationRequest): { operation: string; operand?: strin
   const kind = OperationKinds.find((entry) => entry.operation === operation && entry.operand === operand);
   if (!kind)
     throw new BeaconError("invalid_request", `Beacon does not create ${operation} ${operand}`.trim());
-  const name = `${operation} ${operand}`.trim();
-  const hasArgs = request.args !== undefined && Object.keys(request.args).length > 0;
-  if (ARGS_REQUIRED.has(name) && !hasArgs) throw new BeaconError("invalid_request", `${name} needs args`);
-  if (!ARGS_REQUIRED.has(name) && request.args !== undefined)
+  const name = nameOf({ operation, operand });
+  const argNames = Object.keys(request.args ?? {});
+  if (ARGS_REQUIRED.has(name) && argNames.length === 0)
+    throw new BeaconError("invalid_request", `${name} needs args`);
+  if (name === UPDATE_ASSET) {
+    if (argNames.some((arg) => arg !== FORCE_DOWNLOAD))
+      throw new BeaconError("invalid_request", `${name} takes only the arg ${FORCE_DOWNLOAD}`);
+    const force = request.args?.[FORCE_DOWNLOAD];
+    if (force !== undefined && force !== "true" && force !== "false")
+      throw new BeaconError("invalid_request", `${FORCE_DOWNLOAD} is "true" or "false"`);
+  } else if (!ARGS_REQUIRED.has(name) && request.args !== undefined) {
     throw new BeaconError("invalid_request", `${name} takes no args`);
-  const namesFlow = request.flowHash !== undefined || request.flowClass !== undefined;
+  }
   if (name === UPDATE_CONFIGURATION && request.flowHash === undefined)
     throw new BeaconError("invalid_request", `${name} needs a flowHash`);
-  if (name !== UPDATE_CONFIGURATION && namesFlow)
+  if (name !== UPDATE_CONFIGURATION && (request.flowHash !== undefined || request.flowClass !== undefined))
     throw new BeaconError("invalid_request", `${name} takes no flow`);
+  if (name === UPDATE_ASSET && request.assetId === undefined)
+    throw new BeaconError("invalid_request", `${name} needs an assetId`);
+  if (name !== UPDATE_ASSET && request.assetId !== undefined)
+    throw new BeaconError("invalid_request", `${name} takes no asset`);
   return { operation, operand: operand || undefined };
 }
 
-export function makeOperationsApi(deps: OperationsDependencies) {
-  const { operations, lifecycle, registry, catalog, flows, hotState, events, clock, ids } = deps;
+/** The 409 for drafts their agents cannot take, naming each agent with the reason. */
+function refusedError(refused: Refusal[]): BeaconError {
+  const shown = refused
+    .slice(0, 10)
+    .map(({ draft, reason }) => `${draft.agent.agentId} (${nameOf(draft)}: ${reason})`)
+    .join("; ");
+  const more = refused.length > 10 ? `; and ${refused.length - 10} more` : "";
+  const who =
+    refused.length === 1 ? "The agent cannot take the operation" : `${refused.length} agents cannot`;
+  return new BeaconError("operation_not_supported", `${who}: ${shown}${more}`);
+}
 
-  async function publish(result: LifecycleResult): Promise<unknown> {
-    try {
-      await events.publish(result.events);
-      return undefined;
-    } catch (error) {
-      return error;
-    }
-  }
+/** A queued or delivered SYNC RESOURCE of the agent that brings it to this set, when there is one. */
+const openSyncTo = (open: OperationRecord[], set: ResourceSet) =>
+  open.find(
+    (record) =>
+      record.operation === "SYNC" &&
+      record.operand === "RESOURCE" &&
+      (record.state === "queued" || record.state === "delivered") &&
+      syncDigestOf(record.args) === set.digest,
+  );
+
+export function makeOperationsApi(deps: OperationsDependencies) {
+  const { operations, lifecycle, registry, flows, assets, resourceSets } = deps;
+  const queue: OperationQueue = makeOperationQueue(deps);
 
   async function targets(principal: Principal, request: OperationRequest): Promise<AgentRecord[]> {
     const { tenant } = principal;
@@ -134,52 +170,128 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     return records.filter((record): record is AgentRecord => record !== undefined);
   }
 
-  /**
-   * Every agent must list the pair in its manifest, the one of the hash it reports now: the Java agent
-   * drops a whole reply it cannot parse.
-   */
-  async function assertSupported(
-    tenant: string,
-    agents: AgentRecord[],
-    kind: { operation: string; operand?: string },
-  ) {
-    const cache = guardedCache();
-    const hot = await cache.attempt(() =>
-      hotState.agents(
-        tenant,
-        agents.map((agent) => agent.agentId),
-      ),
-    );
-    const refused: string[] = [];
-    for (const agent of agents) {
-      const supported = operationsOfAgent(agent, hot?.get(agent.agentId)?.manifestHash ?? agent.manifestHash);
-      if (!supported || !supports(supported, kind.operation, kind.operand)) refused.push(agent.agentId);
-    }
-    if (refused.length > 0) {
-      const name = `${kind.operation} ${kind.operand ?? ""}`.trim();
-      const shown = refused.slice(0, 10).join(", ");
-      throw new BeaconError(
-        "operation_not_supported",
-        `The manifest of ${refused.length === 1 ? "agent" : `${refused.length} agents`} ${shown}${refused.length > 10 ? ", …" : ""} does not list ${name} (or Beacon does not know it yet)`,
-      );
-    }
+  /** The class's resource set, read once per request and class. */
+  function resourceSetReader(tenant: string) {
+    const read = new Map<string, Promise<ResourceSet | undefined>>();
+    return (className: string) => {
+      let set = read.get(className);
+      if (!set) {
+        set = resourceSets.get(tenant, className);
+        read.set(className, set);
+      }
+      return set;
+    };
   }
 
-  /** UPDATE CONFIGURATION's args: where the agents download the flow version and the id it goes by. */
-  async function flowArgs(
+  /**
+   * A flow that names assets (`@{asset-id:…}`) fails to apply on an agent that lacks them, so each agent's
+   * UPDATE CONFIGURATION depends on the SYNC RESOURCE that brings it its class's set: one already queued or
+   * delivered, else one queued with it. An agent that reports the set's digest holds it already. The set
+   * must hold every asset the flow names.
+   */
+  async function assetPrerequisites(
+    tenant: string,
+    agents: AgentRecord[],
+    assetIds: string[],
+    hot: Map<string, HotAgentState>,
+  ): Promise<Map<string, { dependsOn: string; sync?: OperationDraft }>> {
+    const setOf = resourceSetReader(tenant);
+    const prerequisites = new Map<string, { dependsOn: string; sync?: OperationDraft }>();
+    for (const agent of agents) {
+      const set = await setOf(agent.agentClass);
+      const held = new Set(set?.entries.map((entry) => entry.assetId));
+      const missing = assetIds.filter((assetId) => !held.has(assetId));
+      if (!set || missing.length > 0)
+        throw new BeaconError(
+          "flow_incompatible",
+          `The flow uses assets the resource set of class ${agent.agentClass} does not hold (${missing.join(", ")}); add them with PUT /classes/{name}/resources`,
+        );
+      if (hot.get(agent.agentId)?.resourceHash === set.digest) continue;
+      const pending = openSyncTo(await operations.open(tenant, agent.agentId), set);
+      if (pending) {
+        prerequisites.set(agent.agentId, { dependsOn: pending.operationId });
+        continue;
+      }
+      const sync: OperationDraft = {
+        agent,
+        operation: "SYNC",
+        operand: "RESOURCE",
+        args: syncResourceArgs(set, deps.agentApiUrl),
+        operationId: queue.newId(agent.agentId),
+      };
+      prerequisites.set(agent.agentId, { dependsOn: sync.operationId as string, sync });
+    }
+    return prerequisites;
+  }
+
+  /** UPDATE CONFIGURATION's drafts: the version's download, after the assets it names where it names any. */
+  async function updateConfigurationDrafts(
     tenant: string,
     request: OperationRequest,
     agents: AgentRecord[],
-  ): Promise<Record<string, string>> {
+    hot: Map<string, HotAgentState>,
+  ): Promise<OperationDraft[]> {
     const flowHash = request.flowHash as string;
     const classes = request.flowClass
       ? [request.flowClass]
       : [...new Set(agents.map((agent) => request.selector?.agentClass ?? agent.agentClass))];
+    const assetIds = new Set<string>();
     for (const className of classes) {
       const version = isFlowHash(flowHash) ? await flows.get(tenant, className, flowHash) : undefined;
       if (!version) throw new BeaconError("not_found", `Class ${className} has no flow version ${flowHash}`);
+      for (const assetId of version.assetIds ?? []) assetIds.add(assetId);
     }
-    return updateConfigurationArgs(deps.agentApiUrl, flowHash);
+    const args = updateConfigurationArgs(deps.agentApiUrl, flowHash);
+    const prerequisites =
+      assetIds.size === 0 ? new Map() : await assetPrerequisites(tenant, agents, [...assetIds], hot);
+    return agents.flatMap((agent) => {
+      const prerequisite = prerequisites.get(agent.agentId);
+      const dependsOn = [...(request.dependsOn ?? []), ...(prerequisite ? [prerequisite.dependsOn] : [])];
+      const update: OperationDraft = {
+        agent,
+        operation: "UPDATE",
+        operand: "CONFIGURATION",
+        args,
+        dependsOn: dependsOn.length > 0 ? dependsOn : undefined,
+      };
+      return prerequisite?.sync ? [prerequisite.sync, update] : [update];
+    });
+  }
+
+  /** One draft per agent, with the args Beacon builds for the kind or the caller's. */
+  async function draftsFor(
+    tenant: string,
+    request: OperationRequest,
+    kind: { operation: string; operand?: string },
+    agents: AgentRecord[],
+    hot: Map<string, HotAgentState>,
+  ): Promise<OperationDraft[]> {
+    const name = nameOf(kind);
+    if (name === UPDATE_CONFIGURATION) return updateConfigurationDrafts(tenant, request, agents, hot);
+    const each = (argsOf: (agent: AgentRecord) => OperationArgs | undefined) =>
+      agents.map((agent) => ({ agent, ...kind, args: argsOf(agent), dependsOn: request.dependsOn }));
+    if (name === UPDATE_ASSET) {
+      const assetId = request.assetId as string;
+      const asset = isAssetId(assetId) ? await assets.get(tenant, assetId) : undefined;
+      if (!asset) throw new BeaconError("not_found", "No such asset");
+      const args = updateAssetArgs(asset, deps.agentApiUrl, request.args?.[FORCE_DOWNLOAD] === "true");
+      return each(() => args);
+    }
+    if (name === SYNC_RESOURCE) {
+      const setOf = resourceSetReader(tenant);
+      const sets = new Map<string, ResourceSet>();
+      for (const agent of agents) {
+        const set = await setOf(agent.agentClass);
+        if (!set)
+          throw new BeaconError(
+            "not_found",
+            `Class ${agent.agentClass} has no resource set; set one with PUT /classes/{name}/resources`,
+          );
+        sets.set(agent.agentId, set);
+      }
+      return each((agent) => syncResourceArgs(sets.get(agent.agentId) as ResourceSet, deps.agentApiUrl));
+    }
+    return each(() => request.args);
   }
 
   async function assertDependencies(tenant: string, agentId: string, dependsOn: string[]) {
@@ -201,14 +313,13 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     return record;
   }
 
-  /** Each class's own acknowledgement timeout, read once per class of the agents. */
-  async function ackTimeoutsOf(tenant: string, agents: AgentRecord[]): Promise<Map<string, number>> {
-    const timeouts = new Map<string, number>();
-    for (const agentClass of new Set(agents.map((agent) => agent.agentClass))) {
-      const timeout = ackTimeoutMsOf(await catalog.get(tenant, agentClass));
-      if (timeout !== undefined) timeouts.set(agentClass, timeout);
+  async function publish(result: LifecycleResult): Promise<unknown> {
+    try {
+      await deps.events.publish(result.events);
+      return undefined;
+    } catch (error) {
+      return error;
     }
-    return timeouts;
   }
 
   return {
@@ -221,47 +332,15 @@ export function makeOperationsApi(deps: OperationsDependencies) {
         throw new BeaconError("invalid_request", "dependsOn names operations of one agent: use agentId");
       const kind = kindOf(request);
       const agents = await targets(principal, request);
-      await assertSupported(tenant, agents, kind);
+      const hot = await queue.hotStateOf(tenant, agents);
+      const drafts = await draftsFor(tenant, request, kind, agents, hot);
+      // Every agent must be able to take its operation: the Java agent drops a whole reply it cannot parse.
+      const refused = await queue.refusals(tenant, drafts, hot);
+      if (refused.length > 0) throw refusedError(refused);
       if (request.agentId !== undefined && request.dependsOn)
         await assertDependencies(tenant, request.agentId, request.dependsOn);
-
-      const args = request.flowHash === undefined ? request.args : await flowArgs(tenant, request, agents);
-      const ackTimeouts = await ackTimeoutsOf(tenant, agents);
-
-      const now = clock.now();
-      const records: OperationRecord[] = agents.map((agent) =>
-        dropUndefined({
-          tenant,
-          agentId: agent.agentId,
-          operationId: newOperationId(now, ids, agent.agentId),
-          ...kind,
-          args,
-          dependsOn: request.dependsOn,
-          state: "queued" as const,
-          createdAt: now,
-          createdBy: principal.subject,
-          ackTimeoutMs: ackTimeouts.get(agent.agentClass),
-        }),
-      );
-      // The marker goes first: without it the agents' heartbeats would not look at their queues.
-      const cache = guardedCache();
-      await cache.attempt(() =>
-        hotState.markOperationsPending(
-          tenant,
-          agents.map((agent) => agent.agentId),
-        ),
-      );
-      if (cache.error !== undefined)
-        throw new BeaconError(
-          "cache_unavailable",
-          "Beacon's cache is unreachable, so agents would not learn of the operation; try again",
-        );
-      const created = await lifecycle.create(records);
-      return {
-        status: 201,
-        body: { items: records.map(operationView) },
-        streamError: await publish(created),
-      };
+      const { records, streamError } = await queue.enqueue(tenant, drafts, principal.subject);
+      return { status: 201, body: { items: records.map(operationView) }, streamError };
     },
 
     async list(

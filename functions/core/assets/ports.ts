@@ -1,0 +1,38 @@
+import type { StoredContent } from "../downloads.js";
+import type { Page, PageRequest } from "../paging.js";
+import type { AssetRecord } from "./model.js";
+import type { ResourceSet } from "./resource-set.js";
+
+/** Assets' bytes per tenant and id (S3 on AWS, an S3-compatible server locally). */
+export interface AssetContentStore {
+  /** Writes the bytes under the asset's id; the same id always holds the same bytes, so writing again is harmless. */
+  put(tenant: string, assetId: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  read(tenant: string, assetId: string): Promise<StoredContent | undefined>;
+  /** Removes the bytes; removing bytes that are not there is no error. */
+  remove(tenant: string, assetId: string): Promise<void>;
+}
+
+/** What Beacon knows of a tenant's assets: the record the console lists, which is the commit point of an upload. */
+export interface AssetCatalog {
+  /** Written once per tenant and id; when the tenant has the asset already, the stored record comes back. */
+  add(tenant: string, record: AssetRecord): Promise<{ record: AssetRecord; created: boolean }>;
+  get(tenant: string, assetId: string): Promise<AssetRecord | undefined>;
+  list(tenant: string, page: PageRequest): Promise<Page<AssetRecord>>;
+  /** Removes the record unless a class's resource set uses the asset. */
+  remove(tenant: string, assetId: string): Promise<"removed" | "in_use" | "absent">;
+}
+
+/** Each class's resource set, and which classes use each asset. */
+export interface ResourceSetStore {
+  get(tenant: string, className: string): Promise<ResourceSet | undefined>;
+  /**
+   * Replaces the class's set with `set` and, in the same transaction, marks the assets it adds as used by
+   * the class and those it drops as no longer. `conflict` when the class's set is no longer `previous`,
+   * or an asset it adds is gone: nothing changed.
+   */
+  replace(
+    tenant: string,
+    set: ResourceSet,
+    previous: ResourceSet | undefined,
+  ): Promise<"replaced" | "conflict">;
+}

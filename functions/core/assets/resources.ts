@@ -1,0 +1,152 @@
+import type { AgentRecord } from "../agents/ports.js";
+import { BeaconError } from "../errors.js";
+import type { AgentFilters } from "../fleet/agents.js";
+import type { FleetRegistry } from "../fleet/ports.js";
+import { type Principal, requireRole } from "../identity/principal.js";
+import {
+  makeOperationQueue,
+  type OperationDraft,
+  type OperationQueueDependencies,
+} from "../operations/queue.js";
+import { operationView } from "../operations/requests.js";
+import { toIso } from "../paging.js";
+import type { Clock } from "../ports.js";
+import type { ConsoleResult } from "../result.js";
+import { syncResourceArgs } from "./location.js";
+import { isAssetId } from "./model.js";
+import type { AssetCatalog, ResourceSetStore } from "./ports.js";
+import {
+  DIGEST_ALGORITHM,
+  isResourcePath,
+  MAX_RESOURCE_SET_ASSETS,
+  type ResourceEntry,
+  type ResourceSet,
+  resourceSetOf,
+} from "./resource-set.js";
+
+/** Most agents one change of a set queues a SYNC RESOURCE for, as for any selection of agents. */
+export const MAX_PUSHED_AGENTS = 1_000;
+
+export interface ResourceSetsDependencies extends OperationQueueDependencies {
+  assets: AssetCatalog;
+  resourceSets: ResourceSetStore;
+  registry: FleetRegistry;
+  clock: Clock;
+  /** The agent API's public base URL, for the download URLs SYNC RESOURCE carries. */
+  agentApiUrl: string;
+  /** The agents the console's agent list shows for these filters, reading on until `limit` or the end. */
+  selectAgents(tenant: string, filters: AgentFilters, limit: number): Promise<{ agentId: string }[]>;
+}
+
+/** What a class's set is made of, as the console gives it: assets and where agents keep them. */
+export interface ResourceSetRequest {
+  items: { assetId: string; path?: string }[];
+}
+
+const resourceSetView = (set: ResourceSet) => ({
+  className: set.className,
+  items: set.entries.map(({ assetId, name, path }) => ({ assetId, name, path })),
+  digest: set.digest,
+  hashType: DIGEST_ALGORITHM,
+  updatedAt: toIso(set.updatedAt) as string,
+  updatedBy: set.updatedBy,
+});
+
+/**
+ * A class's resource set: the assets its agents hold, each under its name in a folder of their asset
+ * directory. Setting it queues a SYNC RESOURCE with the whole set for each agent of the class that does
+ * not report the set's digest yet; agents delete the resources it no longer lists.
+ */
+export function makeResourceSetsApi(deps: ResourceSetsDependencies) {
+  const { assets, resourceSets, registry, clock } = deps;
+  const queue = makeOperationQueue(deps);
+
+  /** The set's entries: each asset once, known to the tenant, at a safe path, no two at the same place. */
+  async function entriesOf(tenant: string, request: ResourceSetRequest): Promise<ResourceEntry[]> {
+    if (request.items.length > MAX_RESOURCE_SET_ASSETS)
+      throw new BeaconError(
+        "invalid_request",
+        `A class's resource set holds at most ${MAX_RESOURCE_SET_ASSETS} assets`,
+      );
+    const entries: ResourceEntry[] = [];
+    const places = new Set<string>();
+    for (const { assetId, path = "" } of request.items) {
+      if (entries.some((entry) => entry.assetId === assetId))
+        throw new BeaconError("invalid_request", `Asset ${assetId} is in the set twice`);
+      if (!isResourcePath(path))
+        throw new BeaconError(
+          "invalid_request",
+          `Path ${JSON.stringify(path)} is not a relative folder of letters, digits, '.', '_' and '-' (no segment starting with '.')`,
+        );
+      const asset = isAssetId(assetId) ? await assets.get(tenant, assetId) : undefined;
+      if (!asset) throw new BeaconError("not_found", `No asset ${assetId}`);
+      const place = `${path}/${asset.name}`;
+      if (places.has(place))
+        throw new BeaconError(
+          "invalid_request",
+          `Two assets would be ${place.replace(/^\//, "")} on the agents`,
+        );
+      places.add(place);
+      entries.push({ assetId, name: asset.name, path });
+    }
+    return entries;
+  }
+
+  /** A SYNC RESOURCE for each agent of the class that does not hold the set, or the reason one cannot take it. */
+  async function push(tenant: string, set: ResourceSet, subject: string) {
+    const selected = await deps.selectAgents(tenant, { agentClass: set.className }, MAX_PUSHED_AGENTS);
+    const agents = (await Promise.all(selected.map(({ agentId }) => registry.get(tenant, agentId)))).filter(
+      (agent): agent is AgentRecord => agent !== undefined,
+    );
+    const hot = await queue.hotStateOf(tenant, agents);
+    const drafts: OperationDraft[] = agents
+      .filter((agent) => hot.get(agent.agentId)?.resourceHash !== set.digest)
+      .map((agent) => ({
+        agent,
+        operation: "SYNC",
+        operand: "RESOURCE",
+        args: syncResourceArgs(set, deps.agentApiUrl),
+      }));
+    const refused = await queue.refusals(tenant, drafts, hot);
+    const taking = drafts.filter((draft) => !refused.some((refusal) => refusal.draft === draft));
+    const queued = taking.length > 0 ? await queue.enqueue(tenant, taking, subject) : { records: [] };
+    return {
+      operations: queued.records.map(operationView),
+      skipped: refused.map(({ draft, reason }) => ({ agentId: draft.agent.agentId, reason })),
+      streamError: queued.streamError,
+    };
+  }
+
+  return {
+    async get(principal: Principal, className: string): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      const set = await resourceSets.get(principal.tenant, className);
+      if (!set) throw new BeaconError("not_found", "The class has no resource set");
+      return { body: resourceSetView(set) };
+    },
+
+    async put(principal: Principal, className: string, request: ResourceSetRequest): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      const { tenant } = principal;
+      const entries = await entriesOf(tenant, request);
+      const previous = await resourceSets.get(tenant, className);
+      const set: ResourceSet = {
+        className,
+        ...resourceSetOf(entries),
+        updatedAt: clock.now(),
+        updatedBy: principal.subject,
+      };
+      if ((await resourceSets.replace(tenant, set, previous)) === "conflict")
+        throw new BeaconError(
+          "resource_set_conflict",
+          "The class's resource set, or an asset it adds, changed meanwhile: read it again and retry",
+        );
+      const pushed = await push(tenant, set, principal.subject);
+      return {
+        status: previous ? 200 : 201,
+        body: { ...resourceSetView(set), operations: pushed.operations, skipped: pushed.skipped },
+        streamError: pushed.streamError,
+      };
+    },
+  };
+}
