@@ -64,6 +64,7 @@ describe("the README", () => {
           replacements: [
             ["127.0.0.1:8443", `127.0.0.1:${ports.agent}`],
             ["127.0.0.1:8080", `127.0.0.1:${ports.console}`],
+            ["127.0.0.1:8081", `127.0.0.1:${ports.web}`],
           ],
           backgroundDir,
         }),

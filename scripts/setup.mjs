@@ -1,7 +1,8 @@
-// Installs what `npm start` and `npm test` need: npm packages, the Node that Lambda runs, Redis, DynamoDB
-// Local, the PyPI tools the tests run, and the jq and curl the README's examples use. Plain Node without dependencies, since it runs
-// before node_modules exists. Every step records what it installed and returns at once when that is still
-// current, so running it again is cheap; a long step reports how far it has got.
+// Installs what `npm start` and `npm test` need: npm packages, the Node that Lambda runs, Redis, Chromium,
+// DynamoDB Local, the PyPI tools the tests run, and the jq and curl the README's examples use. Plain Node
+// without dependencies, since it runs before node_modules exists. Every step records what it installed and
+// returns at once when that is still current, so running it again is cheap; a long step reports how far it
+// has got.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -346,6 +347,17 @@ function ensureRedis(report) {
   }
 }
 
+// Chromium from Debian's packages: the web console's end-to-end tests drive it through Playwright, which
+// never downloads a browser of its own here (playwright-core has no download step, and .npmrc runs no
+// install scripts).
+function ensureChromium(report) {
+  if (onPath("chromium")) {
+    report("chromium is installed");
+    return;
+  }
+  ensureCommand(report, "chromium", ["chromium"]);
+}
+
 // DynamoDB Local, fetched by Maven with everything it needs (see its pom.xml), then started once.
 async function ensureDynamoDbLocal(report) {
   const libDir = path.join(dynamoDbLocalDir, "lib");
@@ -533,6 +545,7 @@ const steps = [
   ["npm packages", ensureNpmPackages],
   ["Node 22", ensureLambdaNode],
   ["Redis", ensureRedis],
+  ["Chromium", ensureChromium],
   ["DynamoDB Local", ensureDynamoDbLocal],
   ["PyPI tools", ensurePythonTools],
   ["jq and curl", ensureExampleTools],

@@ -7,6 +7,7 @@ export const LocalServices = {
   kinesis: { label: "the Kinesis emulator", envName: "BEACON_KINESIS_PORT", defaultPort: 4567 },
   agent: { label: "the agent API", envName: "BEACON_AGENT_PORT", defaultPort: 8443 },
   console: { label: "the console API", envName: "BEACON_CONSOLE_PORT", defaultPort: 8080 },
+  web: { label: "the web console", envName: "BEACON_WEB_PORT", defaultPort: 8081 },
 } as const;
 
 export type LocalService = keyof typeof LocalServices;
@@ -30,6 +31,7 @@ export function localPorts(env: Readonly<Record<string, string | undefined>> = p
     kinesis: portOf("kinesis"),
     agent: portOf("agent"),
     console: portOf("console"),
+    web: portOf("web"),
   };
 }
 
