@@ -9,6 +9,8 @@ const SignIn = lazy(() => import("./pages/sign-in").then((module) => module.Sign
 const Fleet = lazy(() => import("./pages/fleet").then((module) => module.Fleet));
 const Agents = lazy(() => import("./pages/agents").then((module) => module.Agents));
 const AgentDetail = lazy(() => import("./pages/agent-detail").then((module) => module.AgentDetail));
+const Classes = lazy(() => import("./pages/classes").then((module) => module.Classes));
+const ClassDetail = lazy(() => import("./pages/class-detail").then((module) => module.ClassDetail));
 const Certificates = lazy(() => import("./pages/certificates").then((module) => module.Certificates));
 const NotFound = lazy(() => import("./pages/not-found").then((module) => module.NotFound));
 
@@ -60,6 +62,7 @@ function Shell() {
         <nav aria-label="Console">
           <NavLink href="/" label="Fleet" />
           <NavLink href="/agents" label="Agents" />
+          <NavLink href="/classes" label="Classes and flows" />
           {mayAct(consoleValue.session, "admin") && <NavLink href="/certificates" label="Certificates" />}
         </nav>
         <div class="who">
@@ -76,6 +79,8 @@ function Shell() {
           <Route path="/" component={Fleet} />
           <Route path="/agents" component={Agents} />
           <Route path="/agents/:agentId" component={AgentDetail} />
+          <Route path="/classes" component={Classes} />
+          <Route path="/classes/:className" component={ClassDetail} />
           <Route path="/certificates" component={Certificates} />
           <Route default component={NotFound} />
         </Router>
