@@ -11,6 +11,8 @@ const Agents = lazy(() => import("./pages/agents").then((module) => module.Agent
 const AgentDetail = lazy(() => import("./pages/agent-detail").then((module) => module.AgentDetail));
 const Classes = lazy(() => import("./pages/classes").then((module) => module.Classes));
 const ClassDetail = lazy(() => import("./pages/class-detail").then((module) => module.ClassDetail));
+const Rollouts = lazy(() => import("./pages/rollouts").then((module) => module.Rollouts));
+const RolloutDetail = lazy(() => import("./pages/rollout-detail").then((module) => module.RolloutDetail));
 const Certificates = lazy(() => import("./pages/certificates").then((module) => module.Certificates));
 const NotFound = lazy(() => import("./pages/not-found").then((module) => module.NotFound));
 
@@ -63,6 +65,7 @@ function Shell() {
           <NavLink href="/" label="Fleet" />
           <NavLink href="/agents" label="Agents" />
           <NavLink href="/classes" label="Classes and flows" />
+          <NavLink href="/rollouts" label="Rollouts" />
           {mayAct(consoleValue.session, "admin") && <NavLink href="/certificates" label="Certificates" />}
         </nav>
         <div class="who">
@@ -81,6 +84,8 @@ function Shell() {
           <Route path="/agents/:agentId" component={AgentDetail} />
           <Route path="/classes" component={Classes} />
           <Route path="/classes/:className" component={ClassDetail} />
+          <Route path="/rollouts" component={Rollouts} />
+          <Route path="/rollouts/:rolloutId" component={RolloutDetail} />
           <Route path="/certificates" component={Certificates} />
           <Route default component={NotFound} />
         </Router>

@@ -157,7 +157,8 @@ async function capture(page: Page, name: string): Promise<void> {
 
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  stack = await startLocalStack("web-console-test");
+  // A two-second sweeper moves rollouts along as fast as the agents heartbeat.
+  stack = await startLocalStack("web-console-test", { env: { BEACON_SWEEPER_INTERVAL_SECONDS: "2" } });
   webUrl = `http://127.0.0.1:${stack.ports.web}`;
   agents = spawn(
     "npm",
@@ -295,6 +296,36 @@ describe("the web console", () => {
     await admin.getByText(`All ${AGENT_IDS.length} agents of the class can run this flow.`).waitFor();
   });
 
+  it("starts a rollout of a version with a plan and follows it live until every agent is healthy", async () => {
+    const version = sha256(flowJson("org.apache.nifi.minifi.processors.GenerateFlowFile"));
+    await admin.goto(`${webUrl}/classes/${AGENT_CLASS}?flow=${version}`);
+    await admin.getByRole("link", { name: /Start a rollout of/ }).click();
+    await admin.getByRole("heading", { name: "Rollouts", level: 1 }).waitFor();
+    expect(await admin.getByLabel("Class", { exact: true }).inputValue()).toBe(AGENT_CLASS);
+    await admin.locator(`select[name=flowHash] option[value="${version}"]`).waitFor({ state: "attached" });
+    expect(await admin.getByLabel("Flow version").inputValue()).toBe(version);
+    await admin.getByLabel("Canary", { exact: true }).fill("1");
+    await admin.getByLabel("Canary unit").selectOption("count");
+    await admin.getByLabel("Batch size (agents)").fill("2");
+    await admin.getByLabel("Between batches (s)").fill("0");
+    await admin.getByLabel("Soak (s)").fill("2");
+    await capture(admin, "rollout-start");
+    await admin.getByRole("button", { name: "Start rollout" }).click();
+    await admin.getByRole("heading", { name: /^Rollout /, level: 1 }).waitFor();
+    const rolloutId = decodeURIComponent(admin.url().split("/rollouts/")[1] ?? "");
+    await admin.getByText("following it live").waitFor();
+    // The page reads the rollout again by itself: no reload here.
+    await admin.locator(".verdict").getByText("completed", { exact: true }).waitFor({ timeout: 120_000 });
+    for (const agentId of AGENT_IDS) {
+      const row = admin.getByRole("row").filter({ has: admin.getByRole("link", { name: agentId }) });
+      await row.getByText("healthy", { exact: true }).waitFor();
+    }
+    expect(await admin.getByText("following it live").count()).toBe(0);
+    const { body } = await api<{ state: string; counts: { healthy: number } }>(`/rollouts/${rolloutId}`);
+    expect(body).toMatchObject({ state: "completed", counts: { healthy: AGENT_IDS.length } });
+    await capture(admin, "rollout");
+  });
+
   it("issues a certificate whose generated key is shown once and downloadable, then revokes it", async () => {
     await admin.getByRole("link", { name: "Certificates" }).click();
     await admin.getByRole("heading", { name: "Certificates", level: 1 }).waitFor();
@@ -351,6 +382,12 @@ describe("the web console", () => {
     await page.goto(`${webUrl}/classes/${AGENT_CLASS}`);
     await page.getByRole("heading", { name: "Flow versions" }).waitFor();
     expect(await page.getByText("Publish a flow version").count()).toBe(0);
+    await page.goto(`${webUrl}/rollouts`);
+    await page.getByRole("heading", { name: "All rollouts" }).waitFor();
+    expect(await page.getByText("Start a rollout", { exact: true }).count()).toBe(0);
+    await page.getByRole("row").nth(1).getByRole("link").first().click();
+    await page.getByRole("heading", { name: /^Rollout /, level: 1 }).waitFor();
+    expect(await page.getByRole("button", { name: /Pause|Resume|Abort/ }).count()).toBe(0);
     await page.goto(`${webUrl}/certificates`);
     await page.getByRole("alert").filter({ hasText: "Could not load certificates" }).waitFor();
     await context.close();

@@ -8,18 +8,21 @@ export type Resource<T> =
   | { status: "ready"; data: T };
 
 /**
- * Loads what a page shows, again whenever `key` changes (the URL's filters, say) or on `reload`. A reply to
- * an older request never overwrites a newer one's.
+ * Loads what a page shows, again whenever `key` changes (the URL's filters, say) or on `reload`. A reload
+ * keeps showing what was loaded until the new reply comes, so a page that follows something live does not
+ * flicker; a reply to an older request never overwrites a newer one's.
  */
 export function useResource<T>(load: () => Promise<T>, key: string): [Resource<T>, () => void] {
   const [resource, setResource] = useState<Resource<T>>({ status: "loading" });
   const [round, setRound] = useState(0);
   const latest = useRef(0);
+  const loadedKey = useRef<string | undefined>(undefined);
   const loadRef = useRef(load);
   loadRef.current = load;
   useEffect(() => {
     const request = ++latest.current;
-    setResource({ status: "loading" });
+    if (loadedKey.current !== key) setResource({ status: "loading" });
+    loadedKey.current = key;
     loadRef.current().then(
       (data) => request === latest.current && setResource({ status: "ready", data }),
       (error: unknown) => request === latest.current && setResource({ status: "error", error }),
@@ -57,6 +60,17 @@ export function Loaded<T>(props: {
     );
   }
   return <>{props.children(resource.data)}</>;
+}
+
+/** Calls `tick` every `periodMs` while `active`: how a page follows something that moves on its own. */
+export function useInterval(tick: () => void, periodMs: number, active: boolean): void {
+  const tickRef = useRef(tick);
+  tickRef.current = tick;
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => tickRef.current(), periodMs);
+    return () => clearInterval(timer);
+  }, [periodMs, active]);
 }
 
 export type ActionState = { status: "idle" } | { status: "busy" } | { status: "failed"; message: string };

@@ -63,6 +63,13 @@ export function ClassDetail() {
         }
       </Loaded>
       {flowHash && <Validation className={className} flowHash={flowHash} />}
+      {flowHash && mayAct(session, "operator") && (
+        <p>
+          <a href={`/rollouts?${new URLSearchParams({ className, flow: flowHash })}`}>
+            Start a rollout of {shortHash(flowHash)}
+          </a>
+        </p>
+      )}
     </Page>
   );
 }
