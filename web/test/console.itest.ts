@@ -326,6 +326,34 @@ describe("the web console", () => {
     await capture(admin, "rollout");
   });
 
+  it("shows why the API refuses a rollout, and pauses, resumes and aborts one", async () => {
+    const version = sha256(flowJson("com.example.processors.NotOnAnyAgent"));
+    await admin.goto(`${webUrl}/rollouts?className=${AGENT_CLASS}&flow=${version}`);
+    await admin.locator(`select[name=flowHash] option[value="${version}"]`).waitFor({ state: "attached" });
+    await admin.getByLabel("Canary", { exact: true }).fill("1");
+    await admin.getByLabel("Canary unit").selectOption("count");
+    // A soak longer than the test: the canary stays under way until it is aborted.
+    await admin.getByLabel("Soak (s)").fill("3600");
+    await admin.getByRole("button", { name: "Start rollout" }).click();
+    await admin
+      .getByRole("alert")
+      .filter({ hasText: /cannot run|incompatible|lack/i })
+      .waitFor();
+    await admin.getByLabel("Start even if some agents' manifests lack types the flow uses").check();
+    await admin.getByRole("button", { name: "Start rollout" }).click();
+    await admin.getByRole("heading", { name: /^Rollout /, level: 1 }).waitFor();
+    const verdict = admin.locator(".verdict");
+    await verdict.getByText("canary", { exact: true }).waitFor();
+    await admin.getByRole("button", { name: "Pause" }).click();
+    await verdict.getByText("paused", { exact: true }).waitFor();
+    await admin.getByRole("button", { name: "Resume" }).click();
+    await verdict.getByText("canary", { exact: true }).waitFor();
+    await admin.getByRole("button", { name: "Abort…" }).click();
+    await admin.getByRole("button", { name: "Abort and return its agents to the previous version" }).click();
+    await verdict.getByText("aborted", { exact: true }).waitFor({ timeout: 60_000 });
+    expect(await admin.getByRole("button", { name: /Pause|Resume|Abort/ }).count()).toBe(0);
+  });
+
   it("issues a certificate whose generated key is shown once and downloadable, then revokes it", async () => {
     await admin.getByRole("link", { name: "Certificates" }).click();
     await admin.getByRole("heading", { name: "Certificates", level: 1 }).waitFor();
