@@ -13,6 +13,7 @@ const Classes = lazy(() => import("./pages/classes").then((module) => module.Cla
 const ClassDetail = lazy(() => import("./pages/class-detail").then((module) => module.ClassDetail));
 const Rollouts = lazy(() => import("./pages/rollouts").then((module) => module.Rollouts));
 const RolloutDetail = lazy(() => import("./pages/rollout-detail").then((module) => module.RolloutDetail));
+const Operations = lazy(() => import("./pages/operations").then((module) => module.Operations));
 const Certificates = lazy(() => import("./pages/certificates").then((module) => module.Certificates));
 const NotFound = lazy(() => import("./pages/not-found").then((module) => module.NotFound));
 
@@ -66,6 +67,7 @@ function Shell() {
           <NavLink href="/agents" label="Agents" />
           <NavLink href="/classes" label="Classes and flows" />
           <NavLink href="/rollouts" label="Rollouts" />
+          <NavLink href="/operations" label="Operations" />
           {mayAct(consoleValue.session, "admin") && <NavLink href="/certificates" label="Certificates" />}
         </nav>
         <div class="who">
@@ -86,6 +88,7 @@ function Shell() {
           <Route path="/classes/:className" component={ClassDetail} />
           <Route path="/rollouts" component={Rollouts} />
           <Route path="/rollouts/:rolloutId" component={RolloutDetail} />
+          <Route path="/operations" component={Operations} />
           <Route path="/certificates" component={Certificates} />
           <Route default component={NotFound} />
         </Router>

@@ -30,6 +30,9 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/
 
 let stack: LocalStack;
 let agents: ChildProcess;
+/** An agent that heartbeats once and then stays quiet: what is queued for it stays queued. */
+let idleAgent: ChildProcess;
+const IDLE_AGENT_ID = "idle-agent-001";
 let browser: Browser;
 let webUrl: string;
 let adminToken: string;
@@ -170,17 +173,36 @@ beforeAll(async () => {
       detached: true,
     },
   );
+  idleAgent = spawn(
+    "npm",
+    [
+      "run",
+      "-s",
+      "agents",
+      "--",
+      "--class",
+      "idle",
+      "--count",
+      "1",
+      "--interval",
+      "3600",
+      "--prefix",
+      "idle-agent-",
+    ],
+    { cwd: repositoryRoot, env: stack.env, stdio: "ignore", detached: true },
+  );
   browser = await chromium.launch({ executablePath: CHROMIUM });
   adminToken = await localToken("admin");
   await until("the simulated agents to register", async () => {
     const { body } = await api<{ items: unknown[] }>(`/agents?class=${AGENT_CLASS}`);
-    return body.items?.length === AGENT_IDS.length;
+    return body.items?.length === AGENT_IDS.length && (await api(`/agents/${IDLE_AGENT_ID}`)).status === 200;
   });
 }, 300_000);
 
 afterAll(async () => {
   await browser?.close();
   if (agents) await stopGroup(agents);
+  if (idleAgent) await stopGroup(idleAgent);
   await stack?.stop();
   const findings = Object.entries(accessibility).map(([page, found]) => {
     const listed = found.map(({ id, impact, nodes }) => `${id} (${impact}, ${nodes} elements)`);
@@ -256,6 +278,11 @@ describe("the web console", () => {
     await admin.getByLabel("Status").selectOption("offline");
     await admin.getByRole("button", { name: "Apply filters" }).click();
     await admin.getByText("No agent matches these filters").waitFor();
+    // A shared link fills the form in too.
+    await admin.goto(`${webUrl}/agents?class=${AGENT_CLASS}&status=offline&sort=-agentId`);
+    await admin.getByText("No agent matches these filters").waitFor();
+    expect(await admin.getByLabel("Status").inputValue()).toBe("offline");
+    expect(await admin.getByLabel("Order").inputValue()).toBe("-agentId");
   });
 
   it("shows an agent's detail and queues an operation for it", async () => {
@@ -352,6 +379,48 @@ describe("the web console", () => {
     await admin.getByRole("button", { name: "Abort and return its agents to the previous version" }).click();
     await verdict.getByText("aborted", { exact: true }).waitFor({ timeout: 60_000 });
     expect(await admin.getByRole("button", { name: /Pause|Resume|Abort/ }).count()).toBe(0);
+  });
+
+  it("queues operations for a selector and follows them to done, and cancels one still queued", async () => {
+    await admin.getByRole("link", { name: "Operations", exact: true }).click();
+    await admin.getByRole("heading", { name: "Operations", level: 1 }).waitFor();
+    await admin.getByText("Create operations").click();
+    await admin.getByLabel("the agents of a class a selector picks (at most 1,000)").check();
+    await admin.getByLabel("Class", { exact: true }).fill(AGENT_CLASS);
+    await admin.getByLabel("Status").first().selectOption("online");
+    await admin.locator("select[name=kind]").selectOption("UPDATE PROPERTIES");
+    await admin.getByLabel("Properties, one name=value a line").fill("nifi.log.level=DEBUG");
+    await admin.getByRole("button", { name: "Queue operations" }).click();
+    await admin.getByText(`Queued ${AGENT_IDS.length} operations`).waitFor();
+    // The list follows them by itself until the agents have acknowledged every one.
+    for (const agentId of AGENT_IDS) {
+      const row = admin
+        .getByRole("row")
+        .filter({ hasText: "UPDATE PROPERTIES" })
+        .filter({ has: admin.getByRole("link", { name: agentId }) });
+      await row.getByText("done", { exact: true }).waitFor();
+    }
+    await capture(admin, "operations");
+
+    await admin.getByLabel("one agent").check();
+    await admin.getByLabel("Agent id", { exact: true }).first().fill(IDLE_AGENT_ID);
+    await admin.locator("select[name=kind]").selectOption("DESCRIBE MANIFEST");
+    await admin.getByRole("button", { name: "Queue operations" }).click();
+    await admin.getByText("Queued 1 operation:").waitFor();
+    const queued = admin
+      .getByRole("row")
+      .filter({ hasText: "DESCRIBE MANIFEST" })
+      .filter({ has: admin.getByRole("link", { name: IDLE_AGENT_ID }) })
+      .first();
+    await queued.getByText("queued", { exact: true }).waitFor();
+    await queued.getByRole("button", { name: "Cancel" }).click();
+    await queued.getByText("cancelled", { exact: true }).waitFor();
+    const { body } = await api<{ items: { state: string }[] }>(`/operations?agentId=${IDLE_AGENT_ID}`);
+    expect(body.items.map(({ state }) => state)).toContain("cancelled");
+    // Filters live in the URL.
+    await admin.goto(`${webUrl}/operations?state=cancelled`);
+    await admin.getByRole("link", { name: IDLE_AGENT_ID }).first().waitFor();
+    expect(await admin.getByLabel("State").inputValue()).toBe("cancelled");
   });
 
   it("issues a certificate whose generated key is shown once and downloadable, then revokes it", async () => {

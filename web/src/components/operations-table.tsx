@@ -1,12 +1,28 @@
-import type { Schemas } from "../api/client";
+import { dataOf, type Schemas } from "../api/client";
 import { timeAgo } from "../format";
-import { TableFrame, TableHead } from "./resource";
+import { useConsole } from "./console";
+import { ActionProblem, TableFrame, TableHead, useAction } from "./resource";
 
-export function OperationsTable(props: { operations: Schemas["Operation"][]; label: string }) {
+/** Operations, newest first; given `onCancelled`, a queued one can be cancelled (the API asks for operator). */
+export function OperationsTable(props: {
+  operations: Schemas["Operation"][];
+  label: string;
+  onCancelled?: () => void;
+}) {
+  const { onCancelled } = props;
   return (
     <TableFrame label={props.label}>
       <table>
-        <TableHead columns={["Operation", "Agent", "State", "Created", "By"]} />
+        <TableHead
+          columns={[
+            "Operation",
+            "Agent",
+            "State",
+            "Created",
+            "By",
+            ...(onCancelled ? [{ hidden: "Actions" }] : []),
+          ]}
+        />
         <tbody>
           {props.operations.map((operation) => (
             <tr key={operation.operationId}>
@@ -18,14 +34,43 @@ export function OperationsTable(props: { operations: Schemas["Operation"][]; lab
               </td>
               <td>
                 <span class={`state state-${operation.state}`}>{operation.state}</span>
-                {operation.reason && <span class="muted"> ({operation.reason})</span>}
+                {(operation.reason ?? operation.failureCause) && (
+                  <span class="muted"> ({operation.reason ?? operation.failureCause})</span>
+                )}
               </td>
               <td>{timeAgo(operation.createdAt)}</td>
               <td>{operation.createdBy}</td>
+              {onCancelled && (
+                <td>
+                  {operation.state === "queued" && (
+                    <CancelButton operationId={operation.operationId} onCancelled={onCancelled} />
+                  )}
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
       </table>
     </TableFrame>
+  );
+}
+
+function CancelButton(props: { operationId: string; onCancelled: () => void }) {
+  const { client } = useConsole();
+  const [state, run] = useAction();
+  const path = { operationId: props.operationId };
+  async function cancel() {
+    const cancelled = await run(() =>
+      dataOf(client.POST("/api/v1/operations/{operationId}/cancel", { params: { path } })),
+    );
+    if (cancelled) props.onCancelled();
+  }
+  return (
+    <>
+      <button type="button" class="danger" onClick={cancel} disabled={state.status === "busy"}>
+        Cancel
+      </button>
+      <ActionProblem state={state} />
+    </>
   );
 }

@@ -101,6 +101,22 @@ export function ActionProblem(props: { state: ActionState }) {
   );
 }
 
+/** A form's submit button, busy while its action runs, with what came of the last one. */
+export function SubmitRow(props: { state: ActionState; label: string; busyLabel: string; notice?: string }) {
+  const busy = props.state.status === "busy";
+  return (
+    <>
+      <div class="form-actions">
+        <button type="submit" disabled={busy}>
+          {busy ? props.busyLabel : props.label}
+        </button>
+      </div>
+      {props.notice && <p role="status">{props.notice}</p>}
+      <ActionProblem state={props.state} />
+    </>
+  );
+}
+
 /** A table that scrolls sideways on a narrow screen, reachable by keyboard when it does. */
 export function TableFrame(props: { label: string; children: ComponentChildren }) {
   return (

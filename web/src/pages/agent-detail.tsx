@@ -39,7 +39,11 @@ export function AgentDetail() {
           data.items.length === 0 ? (
             <p class="empty">No operation for this agent yet.</p>
           ) : (
-            <OperationsTable operations={data.items} label="The agent's operations" />
+            <OperationsTable
+              operations={data.items}
+              label="The agent's operations"
+              onCancelled={mayAct(session, "operator") ? reloadOperations : undefined}
+            />
           )
         }
       </Loaded>

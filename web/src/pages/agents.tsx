@@ -1,5 +1,6 @@
 import { useLocation } from "preact-iso";
 import { dataOf } from "../api/client";
+import { Choice } from "../components/choice";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
 import { Loaded, TableFrame, TableHead, useResource } from "../components/resource";
@@ -9,6 +10,15 @@ import { shortHash, timeAgo } from "../format";
 const FILTERS = ["class", "status", "q", "manifestHash", "flowId", "sort"] as const;
 const PAGE_SIZE = 50;
 const DEFAULT_SORT = "agentId";
+const STATUS_CHOICES = [
+  ["", "any"],
+  ["online", "online"],
+  ["offline", "offline"],
+] as const;
+const SORT_CHOICES = [
+  ["agentId", "agent id, A to Z"],
+  ["-agentId", "agent id, Z to A"],
+] as const;
 
 type Query = Record<string, string | undefined>;
 
@@ -72,14 +82,7 @@ export function Agents() {
           Class
           <input name="class" defaultValue={query.class ?? ""} maxLength={128} />
         </label>
-        <label>
-          Status
-          <select name="status" defaultValue={query.status ?? ""}>
-            <option value="">any</option>
-            <option value="online">online</option>
-            <option value="offline">offline</option>
-          </select>
-        </label>
+        <Choice label="Status" name="status" initial={query.status ?? ""} options={STATUS_CHOICES} />
         <label>
           Manifest hash
           <input name="manifestHash" defaultValue={query.manifestHash ?? ""} />
@@ -88,13 +91,7 @@ export function Agents() {
           Flow id
           <input name="flowId" defaultValue={query.flowId ?? ""} />
         </label>
-        <label>
-          Order
-          <select name="sort" defaultValue={query.sort ?? DEFAULT_SORT}>
-            <option value="agentId">agent id, A to Z</option>
-            <option value="-agentId">agent id, Z to A</option>
-          </select>
-        </label>
+        <Choice label="Order" name="sort" initial={query.sort ?? DEFAULT_SORT} options={SORT_CHOICES} />
         <div class="form-actions">
           <button type="submit">Apply filters</button>
           {filtered && <a href="/agents">Clear filters</a>}

@@ -3,7 +3,15 @@ import { useLocation } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
-import { ActionProblem, Loaded, TableFrame, TableHead, useAction, useResource } from "../components/resource";
+import {
+  ActionProblem,
+  Loaded,
+  SubmitRow,
+  TableFrame,
+  TableHead,
+  useAction,
+  useResource,
+} from "../components/resource";
 import { dateTime } from "../format";
 
 const PAGE_SIZE = 50;
@@ -150,12 +158,7 @@ function IssueForm(props: { onIssued: (certificate: Schemas["IssuedCertificate"]
             <textarea name="csrPem" rows={6} required placeholder="-----BEGIN CERTIFICATE REQUEST-----" />
           </label>
         )}
-        <div class="form-actions">
-          <button type="submit" disabled={state.status === "busy"}>
-            {state.status === "busy" ? "Issuing…" : "Issue certificate"}
-          </button>
-        </div>
-        <ActionProblem state={state} />
+        <SubmitRow state={state} label="Issue certificate" busyLabel="Issuing…" />
       </form>
     </details>
   );

@@ -3,7 +3,7 @@ import { useLocation, useRoute } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
-import { ActionProblem, Loaded, TableFrame, TableHead, useAction, useResource } from "../components/resource";
+import { Loaded, SubmitRow, TableFrame, TableHead, useAction, useResource } from "../components/resource";
 import { dateTime, shortHash } from "../format";
 import { mayAct } from "../session";
 
@@ -188,13 +188,7 @@ function UploadFlow(props: { className: string; onPublished: (hash: string) => v
             accept=".json,.yaml,.yml,application/json,application/yaml"
           />
         </label>
-        <div class="form-actions">
-          <button type="submit" disabled={state.status === "busy"}>
-            {state.status === "busy" ? "Publishing…" : "Publish"}
-          </button>
-        </div>
-        {notice && <p role="status">{notice}</p>}
-        <ActionProblem state={state} />
+        <SubmitRow state={state} label="Publish" busyLabel="Publishing…" notice={notice} />
       </form>
     </details>
   );

@@ -36,7 +36,12 @@ export function Fleet() {
               operations with <code>POST /api/v1/operations</code>.
             </p>
           ) : (
-            <OperationsTable operations={data.items} label="Recent operations" />
+            <>
+              <OperationsTable operations={data.items} label="Recent operations" />
+              <p>
+                <a href="/operations">All operations</a>
+              </p>
+            </>
           )
         }
       </Loaded>

@@ -3,7 +3,7 @@ import { useLocation } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
-import { ActionProblem, Loaded, TableFrame, TableHead, useAction, useResource } from "../components/resource";
+import { Loaded, SubmitRow, TableFrame, TableHead, useAction, useResource } from "../components/resource";
 import { shortHash, timeAgo } from "../format";
 import { mayAct } from "../session";
 
@@ -185,7 +185,7 @@ function StartRollout(props: { className: string | undefined; flowHash: string |
             </label>
             <label>
               Canary unit
-              <select name="canaryUnit" defaultValue="percent">
+              <select name="canaryUnit">
                 <option value="percent">% of the class</option>
                 <option value="count">agents</option>
               </select>
@@ -215,14 +215,14 @@ function StartRollout(props: { className: string | undefined; flowHash: string |
             </label>
             <label>
               Threshold unit
-              <select name="failureThresholdUnit" defaultValue="percent">
+              <select name="failureThresholdUnit">
                 <option value="percent">% of the updated agents</option>
                 <option value="count">agents</option>
               </select>
             </label>
             <label>
               On failure
-              <select name="onFailure" defaultValue="rollback">
+              <select name="onFailure">
                 <option value="rollback">roll back</option>
                 <option value="pause">pause</option>
               </select>
@@ -233,12 +233,7 @@ function StartRollout(props: { className: string | undefined; flowHash: string |
             Start even if some agents' manifests lack types the flow uses
           </label>
         </fieldset>
-        <div class="form-actions">
-          <button type="submit" disabled={state.status === "busy"}>
-            {state.status === "busy" ? "Starting…" : "Start rollout"}
-          </button>
-        </div>
-        <ActionProblem state={state} />
+        <SubmitRow state={state} label="Start rollout" busyLabel="Starting…" />
       </form>
     </details>
   );
