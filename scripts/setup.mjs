@@ -347,15 +347,15 @@ function ensureRedis(report) {
   }
 }
 
-// Chromium from Debian's packages: the web console's end-to-end tests drive it through Playwright, which
+// Chromium from Debian's packages: the web console's browser tests drive it through Playwright, which
 // never downloads a browser of its own here (playwright-core has no download step, and .npmrc runs no
-// install scripts).
+// install scripts). Missing, it is installed as root; anyone else is told the command, and `npm start`,
+// which does not need it, still runs.
 function ensureChromium(report) {
-  if (onPath("chromium")) {
-    report("chromium is installed");
-    return;
-  }
-  ensureCommand(report, "chromium", ["chromium"]);
+  if (onPath("chromium")) report("chromium is installed");
+  else if (canUseApt()) aptInstall(report, ["chromium"], "chromium");
+  else
+    report(`the web console's browser tests need Chromium: install it with sudo ${aptCommand(["chromium"])}`);
 }
 
 // DynamoDB Local, fetched by Maven with everything it needs (see its pom.xml), then started once.

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -159,6 +159,11 @@ async function capture(page: Page, name: string): Promise<void> {
 }
 
 beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: node scripts/setup.mjs installs it as root (apt-get install chromium)`,
+    );
+  }
   mkdirSync(SCREENSHOTS, { recursive: true });
   // A two-second sweeper moves rollouts along as fast as the agents heartbeat.
   stack = await startLocalStack("web-console-test", { env: { BEACON_SWEEPER_INTERVAL_SECONDS: "2" } });
@@ -275,6 +280,10 @@ describe("the web console", () => {
     await admin.getByRole("link", { name: "gateways-agent-001" }).waitFor();
     expect(await admin.getByLabel("Agent id or hostname contains").inputValue()).toBe("");
     expect(await admin.getByLabel("Class").inputValue()).toBe(AGENT_CLASS);
+    await admin.getByLabel("Seen within").selectOption("5m");
+    await admin.getByRole("button", { name: "Apply filters" }).click();
+    await admin.waitForURL(/seen=5m/);
+    await admin.getByRole("link", { name: "gateways-agent-003" }).waitFor();
     await admin.getByLabel("Status").selectOption("offline");
     await admin.getByRole("button", { name: "Apply filters" }).click();
     await admin.getByText("No agent matches these filters").waitFor();

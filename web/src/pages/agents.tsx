@@ -7,7 +7,7 @@ import { Loaded, TableFrame, TableHead, useResource } from "../components/resour
 import { shortHash, timeAgo } from "../format";
 
 /** The agent list's filters as the URL carries them, named as the API's query parameters. */
-const FILTERS = ["class", "status", "q", "manifestHash", "flowId", "sort"] as const;
+const FILTERS = ["class", "status", "seen", "q", "manifestHash", "flowId", "sort"] as const;
 const PAGE_SIZE = 50;
 const DEFAULT_SORT = "agentId";
 const STATUS_CHOICES = [
@@ -15,12 +15,25 @@ const STATUS_CHOICES = [
   ["online", "online"],
   ["offline", "offline"],
 ] as const;
+/** "Seen within": the URL keeps the window, and each request asks for agents seen since its own now. */
+const SEEN_WINDOWS_MS: Record<string, number> = { "5m": 5 * 60_000, "1h": 3600_000, "1d": 86_400_000 };
+const SEEN_CHOICES = [
+  ["", "any time"],
+  ["5m", "the last 5 minutes"],
+  ["1h", "the last hour"],
+  ["1d", "the last day"],
+] as const;
 const SORT_CHOICES = [
   ["agentId", "agent id, A to Z"],
   ["-agentId", "agent id, Z to A"],
 ] as const;
 
 type Query = Record<string, string | undefined>;
+
+function seenSince(window: string | undefined): string | undefined {
+  const span = window === undefined ? undefined : SEEN_WINDOWS_MS[window];
+  return span === undefined ? undefined : new Date(Date.now() - span).toISOString();
+}
 
 /** The filters that are set, in the URL's form; the default order goes without saying. */
 function filterParams(query: Query, extra: Query = {}): URLSearchParams {
@@ -51,6 +64,7 @@ export function Agents() {
               q: query.q || undefined,
               manifestHash: query.manifestHash || undefined,
               flowId: query.flowId || undefined,
+              lastSeenAfter: seenSince(query.seen),
               sort: query.sort === "-agentId" ? "-agentId" : "agentId",
               cursor: query.cursor || undefined,
               limit: PAGE_SIZE,
@@ -83,6 +97,7 @@ export function Agents() {
           <input name="class" defaultValue={query.class ?? ""} maxLength={128} />
         </label>
         <Choice label="Status" name="status" initial={query.status ?? ""} options={STATUS_CHOICES} />
+        <Choice label="Seen within" name="seen" initial={query.seen ?? ""} options={SEEN_CHOICES} />
         <label>
           Manifest hash
           <input name="manifestHash" defaultValue={query.manifestHash ?? ""} />
