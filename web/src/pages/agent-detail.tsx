@@ -5,9 +5,20 @@ import { dataOf, type Schemas } from "../api/client";
 import { useConsole } from "../components/console";
 import { OperationsTable } from "../components/operations-table";
 import { Page } from "../components/page";
-import { ActionProblem, Loaded, TableFrame, TableHead, useAction, useResource } from "../components/resource";
+import {
+  ActionProblem,
+  Loaded,
+  TableFrame,
+  TableHead,
+  useAction,
+  useInterval,
+  useResource,
+} from "../components/resource";
 import { dateTime, timeAgo } from "../format";
 import { mayAct } from "../session";
+
+/** An agent's hot state changes with each heartbeat; the page follows it at about that pace. */
+const FOLLOW_PERIOD_MS = 5000;
 
 export function AgentDetail() {
   const { client, session } = useConsole();
@@ -21,6 +32,14 @@ export function AgentDetail() {
   const [operations, reloadOperations] = useResource(
     () => dataOf(client.GET("/api/v1/operations", { params: { query: { agentId, limit: 20 } } })),
     `operations ${agentId}`,
+  );
+  useInterval(
+    () => {
+      reloadAgent();
+      reloadOperations();
+    },
+    FOLLOW_PERIOD_MS,
+    agent.status === "ready",
   );
   return (
     <Page title={agentId}>

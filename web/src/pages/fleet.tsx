@@ -2,7 +2,7 @@ import { dataOf, type Schemas } from "../api/client";
 import { useConsole } from "../components/console";
 import { OperationsTable } from "../components/operations-table";
 import { Page } from "../components/page";
-import { Loaded, TableFrame, TableHead, useResource } from "../components/resource";
+import { Loaded, TableFrame, TableHead, useInterval, useResource } from "../components/resource";
 
 export function Fleet() {
   const { client } = useConsole();
@@ -15,6 +15,7 @@ export function Fleet() {
     reloadSummary();
     reloadOperations();
   };
+  useInterval(refresh, FOLLOW_PERIOD_MS, true);
   return (
     <Page
       title="Fleet"
@@ -112,6 +113,8 @@ function FleetSummary({ summary }: { summary: Schemas["FleetSummary"] }) {
   );
 }
 
+/** The summary's counts move with every heartbeat; the page keeps up about every quarter minute. */
+const FOLLOW_PERIOD_MS = 15_000;
 const CHART_WIDTH = 600;
 const CHART_HEIGHT = 120;
 
