@@ -60,7 +60,7 @@ async function api<T>(route: string, init: RequestInit = {}): Promise<{ status: 
 }
 
 /** Polls until `check` holds; the stack's agents and sweeper move at their own pace. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -70,6 +70,8 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60
 
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: 900 } });
+  // npm test runs other suites beside this one on a small machine: a page may take a while to answer.
+  context.setDefaultTimeout(60_000);
   const page = await context.newPage();
   page.on("pageerror", (error) => pageProblems.push(`${page.url()}: ${error.message}`));
   page.on("console", (message) => {
@@ -360,7 +362,7 @@ describe("the web console", () => {
     const { body } = await api<{ state: string; counts: { healthy: number } }>(`/rollouts/${rolloutId}`);
     expect(body).toMatchObject({ state: "completed", counts: { healthy: AGENT_IDS.length } });
     await capture(admin, "rollout");
-  });
+  }, 240_000);
 
   it("shows why the API refuses a rollout, and pauses, resumes and aborts one", async () => {
     const version = sha256(flowJson("com.example.processors.NotOnAnyAgent"));
