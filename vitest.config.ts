@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["functions/**/*.test.ts", "scripts/**/*.test.ts"],
+          include: ["functions/**/*.test.ts", "scripts/**/*.test.ts", "web/test/**/*.test.ts"],
           // What the function construct sets on AWS: without a namespace Powertools warns at every metrics flush.
           env: { POWERTOOLS_METRICS_NAMESPACE: "Beacon", POWERTOOLS_SERVICE_NAME: "beacon-unit-tests" },
         },
@@ -23,7 +23,12 @@ export default defineConfig({
       {
         test: {
           name: "integration",
-          include: ["functions/**/*.itest.ts", "scripts/**/*.itest.ts", "loadtests/**/*.itest.ts"],
+          include: [
+            "functions/**/*.itest.ts",
+            "scripts/**/*.itest.ts",
+            "loadtests/**/*.itest.ts",
+            "web/test/**/*.itest.ts",
+          ],
           globalSetup: ["scripts/test-support/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,

@@ -1,7 +1,8 @@
-// Installs what `npm start` and `npm test` need: npm packages, the Node that Lambda runs, Redis, DynamoDB
-// Local, S3Proxy, the PyPI tools the tests run, and the jq and curl the README's examples use. Plain Node without dependencies, since it runs
-// before node_modules exists. Every step records what it installed and returns at once when that is still
-// current, so running it again is cheap; a long step reports how far it has got.
+// Installs what `npm start` and `npm test` need: npm packages, the Node that Lambda runs, Redis, Chromium,
+// DynamoDB Local, S3Proxy, the PyPI tools the tests run, and the jq and curl the README's examples use. Plain
+// Node without dependencies, since it runs before node_modules exists. Every step records what it installed
+// and returns at once when that is still current, so running it again is cheap; a long step reports how far
+// it has got.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -349,6 +350,17 @@ function ensureRedis(report) {
   }
 }
 
+// Chromium from Debian's packages: the web console's browser tests drive it through Playwright, which
+// never downloads a browser of its own here (playwright-core has no download step, and .npmrc runs no
+// install scripts). Missing, it is installed as root; anyone else is told the command, and `npm start`,
+// which does not need it, still runs.
+function ensureChromium(report) {
+  if (onPath("chromium")) report("chromium is installed");
+  else if (canUseApt()) aptInstall(report, ["chromium"], "chromium");
+  else
+    report(`the web console's browser tests need Chromium: install it with sudo ${aptCommand(["chromium"])}`);
+}
+
 // Java tools fetched by Maven with everything they need (see each one's pom.xml), then started once: fetched
 // beside the current copy and swapped in only once it runs, so a failure leaves no half state.
 async function ensureMavenTool(report, { name, pom, dir, verify }) {
@@ -611,6 +623,7 @@ const steps = [
   ["npm packages", ensureNpmPackages],
   ["Node 22", ensureLambdaNode],
   ["Redis", ensureRedis],
+  ["Chromium", ensureChromium],
   ["DynamoDB Local", ensureDynamoDbLocal],
   ["S3Proxy", ensureS3Proxy],
   ["PyPI tools", ensurePythonTools],

@@ -8,6 +8,7 @@ export const LocalServices = {
   s3: { label: "S3Proxy", envName: "BEACON_S3_PORT", defaultPort: 9000 },
   agent: { label: "the agent API", envName: "BEACON_AGENT_PORT", defaultPort: 8443 },
   console: { label: "the console API", envName: "BEACON_CONSOLE_PORT", defaultPort: 8080 },
+  web: { label: "the web console", envName: "BEACON_WEB_PORT", defaultPort: 8081 },
 } as const;
 
 export type LocalService = keyof typeof LocalServices;
@@ -32,6 +33,7 @@ export function localPorts(env: Readonly<Record<string, string | undefined>> = p
     s3: portOf("s3"),
     agent: portOf("agent"),
     console: portOf("console"),
+    web: portOf("web"),
   };
 }
 

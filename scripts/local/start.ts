@@ -1,11 +1,12 @@
 /**
  * `npm start`: Beacon on this machine. DynamoDB Local, Redis, a Kinesis emulator and S3Proxy as child processes,
  * the agent API behind the local mutual-TLS gateway, the console API behind the local JWT-verifying
- * gateway, and the sweeper on a one-minute timer. Ctrl-C (or SIGTERM) stops everything and exits 0.
+ * gateway, the web console built and served in front of it, and the sweeper on a one-minute timer. Ctrl-C (or SIGTERM) stops everything and exits 0.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
+import { buildWebConsole } from "../../web/tools/build.js";
 import { LocalStackNames, startBackends } from "./backends.js";
 import { registerDevCertificates } from "./certificate-registration.js";
 import { agentTrust, DEV_TENANT, ensureDevCertificates } from "./certs.js";
@@ -23,6 +24,7 @@ import { kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
 import { localDir } from "./local-dir.js";
 import { assertPortFree, localPorts } from "./ports.js";
 import { startSweeperTimer, sweepIntervalSeconds } from "./sweeper-timer.js";
+import { startWebServer } from "./web-server.js";
 
 const beaconDir = fileURLToPath(new URL("../../.beacon/", import.meta.url));
 const certsDir = path.join(beaconDir, "certs");
@@ -66,6 +68,7 @@ async function start(): Promise<void> {
   // Checked first, so a taken port costs no wait for the backends.
   await assertPortFree(ports.agent, "agent");
   await assertPortFree(ports.console, "console");
+  await assertPortFree(ports.web, "web");
   const backends = await startBackends({
     stateDir: localDir(),
     ports,
@@ -116,6 +119,18 @@ async function start(): Promise<void> {
     authorizer: await makeJwtAuthorizer(issuer),
   });
   running.push(() => consoleGateway.close());
+  const webStarted = Date.now();
+  const webBuild = await buildWebConsole(path.join(localDir(), "web"));
+  log(
+    `web console: ${webBuild.built ? `built in ${((Date.now() - webStarted) / 1000).toFixed(1)} s` : "build up to date"}, ${webBuild.dir}`,
+  );
+  const webServer = await startWebServer({
+    port: ports.web,
+    root: webBuild.dir,
+    consoleApiUrl: consoleGateway.url,
+    issuer,
+  });
+  running.push(() => webServer.close());
   // Rollouts send agents to flow downloads on the agent gateway too.
   running.push(
     await startSweeperTimer({ ...backends.env, [EnvNames.agentApiUrl]: agentApiUrl }, log, functionLog),
@@ -133,6 +148,9 @@ async function start(): Promise<void> {
   );
   log(`             CA ${certificates.caPath}`);
   log(`             client certificates ${certificates.fleet.certPath}, ${certificates.agent.certPath}`);
+  log(
+    `  web        ${webServer.url} the web console, in a browser (local sign-in: pick a tenant and a role)`,
+  );
   log(`  console    ${consoleGateway.url}/api/v1 (bearer token; OpenAPI at /api/v1/openapi.json)`);
   log(
     `             token for tenant ${DEV_TENANT}, role admin, valid 12 hours (more: npm run token -- --tenant T --role R):`,

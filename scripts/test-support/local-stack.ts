@@ -1,0 +1,106 @@
+/**
+ * `npm start` as a user runs it, for tests that drive the whole local stack from outside: on ports the
+ * system reports free, with a state folder of its own, in a process group of its own so that stopping it
+ * stops everything it started, as Ctrl-C in a terminal would.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { findFreePorts, type LocalService, LocalServices } from "../local/ports.js";
+
+export const repositoryRoot = fileURLToPath(new URL("../../", import.meta.url));
+const DEFAULT_READY_TIMEOUT_MS = 240_000;
+
+export interface LocalStack {
+  ports: Record<LocalService, number>;
+  /** The stack's environment: hand it to commands that should reach this stack (npm run agents, token). */
+  env: NodeJS.ProcessEnv;
+  localDir: string;
+  /** What npm start has printed so far. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export function tail(text: string, lines = 60): string {
+  return text.split("\n").slice(-lines).join("\n");
+}
+
+/** Ends a process group: politely first, as Ctrl-C would, then for good. */
+export async function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  process.kill(-child.pid, "SIGINT");
+  const killer = setTimeout(() => child.pid !== undefined && process.kill(-child.pid, "SIGKILL"), 20_000);
+  await exited;
+  clearTimeout(killer);
+}
+
+/**
+ * Starts `npm start` and resolves once it prints `Beacon is ready`. `name` names its state folder,
+ * `.beacon/<name>-<pid>`, which `stop` removes.
+ */
+export async function startLocalStack(
+  name: string,
+  options: { readyTimeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<LocalStack> {
+  const readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
+  const services = Object.keys(LocalServices) as LocalService[];
+  const free = await findFreePorts(services.length);
+  const ports = Object.fromEntries(services.map((service, index) => [service, free[index]])) as Record<
+    LocalService,
+    number
+  >;
+  const localDir = path.join(repositoryRoot, ".beacon", `${name}-${process.pid}`);
+  mkdirSync(localDir, { recursive: true });
+  const env = isolatedEnv(ports, { BEACON_LOCAL_DIR: localDir, ...options.env });
+  let output = "";
+  const child = spawn("npm", ["start"], {
+    cwd: repositoryRoot,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const stop = async () => {
+    await stopGroup(child);
+    rmSync(localDir, { recursive: true, force: true });
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`npm start was not ready in time:\n${tail(output)}`)),
+        readyTimeoutMs,
+      );
+      const collect = (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+        if (output.includes("Beacon is ready")) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout?.on("data", collect);
+      child.stderr?.on("data", collect);
+      child.once("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`npm start exited with ${code}:\n${tail(output)}`));
+      });
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { ports, env, localDir, output: () => output, stop };
+}
+
+/** The caller's environment without anything that would point the stack at the caller's own. */
+function isolatedEnv(ports: Record<LocalService, number>, extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (name.startsWith("BEACON_") || name.startsWith("AWS_ENDPOINT_URL")) continue;
+    env[name] = value;
+  }
+  for (const service of Object.keys(LocalServices) as LocalService[]) {
+    env[LocalServices[service].envName] = String(ports[service]);
+  }
+  return { ...env, ...extra };
+}

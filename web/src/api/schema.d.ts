@@ -1,0 +1,2243 @@
+// Generated from schemas/console/openapi.json by `npm run web:api-types`; do not edit.
+
+export interface paths {
+    "/api/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document */
+        get: operations["getOpenApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Agent classes, with agent counts by status */
+        get: operations["listClasses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classes/{className}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A class name (see the `ClassName` schema). */
+                className: components["parameters"]["ClassName"];
+            };
+            cookie?: never;
+        };
+        /** One agent class, with agent counts by status */
+        get: operations["getClass"];
+        /**
+         * Create an agent class or update its description, expected heartbeat interval and acknowledgement timeout
+         * @description Fields left out keep their value. The heartbeat interval decides when the class's agents count as offline (three missed heartbeats); the acknowledgement timeout, when an operation delivered to one of them and not acknowledged times out.
+         */
+        put: operations["putClass"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classes/{className}/flows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+            };
+            cookie?: never;
+        };
+        /** The class's flow versions, by hash */
+        get: operations["listFlows"];
+        put?: never;
+        /**
+         * Publish a flow version for the class
+         * @description The body is the flow document itself, sent as is (optionally with `Content-Encoding: gzip`), at most 5 MB inflated: a MiNiFi Java 2.x `flow.json` (a `rootGroup`), or a MiNiFi C++ flow configuration in JSON or YAML (a `Flow Controller` with `Processors`). Beacon detects the format, reads the processor and controller service types it uses and stores the bytes, addressed by their SHA-256, which is also the flow id agents get. Versions are immutable: the same bytes again answer 200 with the version already stored.
+         */
+        post: operations["uploadFlow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classes/{className}/flows/{hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+                /**
+                 * @description The version's SHA-256, lower-case hex: also its flow id. The example is the hash of the upload example, sent as compact JSON.
+                 * @example b7c576248c4ca72f40ac532ec85d42d999b1cff76c5c0dfd938c5ab8ca76365b
+                 */
+                hash: components["parameters"]["FlowHash"];
+            };
+            cookie?: never;
+        };
+        /** A flow version's metadata */
+        get: operations["getFlow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classes/{className}/flows/{hash}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+                /**
+                 * @description The version's SHA-256, lower-case hex: also its flow id. The example is the hash of the upload example, sent as compact JSON.
+                 * @example b7c576248c4ca72f40ac532ec85d42d999b1cff76c5c0dfd938c5ab8ca76365b
+                 */
+                hash: components["parameters"]["FlowHash"];
+            };
+            cookie?: never;
+        };
+        /** The flow document, exactly as uploaded */
+        get: operations["getFlowContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classes/{className}/flows/{hash}/validation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+                /**
+                 * @description The version's SHA-256, lower-case hex: also its flow id. The example is the hash of the upload example, sent as compact JSON.
+                 * @example b7c576248c4ca72f40ac532ec85d42d999b1cff76c5c0dfd938c5ab8ca76365b
+                 */
+                hash: components["parameters"]["FlowHash"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Dry run: could the class's agents run this flow version?
+         * @description Every processor and controller service type the flow uses must be in the agent's manifest. A type without a package (`GenerateFlowFile`, as C++ flows may name it) matches a manifest type with that last segment. Agents whose manifest Beacon does not hold count as unable to run it.
+         */
+        get: operations["validateFlow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Agents, filtered, by agent id
+         * @description Reads the registry's indexes (never the whole table): by class when `class` is given, otherwise the tenant's whole fleet, in agent id order. Status and last seen come from the cache's hot state, or from the registry when the cache is unreachable.
+         */
+        get: operations["listAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+            };
+            cookie?: never;
+        };
+        /** One agent: registry entry and hot state */
+        get: operations["getAgent"];
+        put?: never;
+        post?: never;
+        /**
+         * Decommission an agent
+         * @description Revokes the agent's agent certificates, then deletes its registry entry and hot state. An agent that heartbeats again with a fleet certificate registers again as new.
+         */
+        delete: operations["decommissionAgent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/manifests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Manifests the tenant's agents reported, by hash */
+        get: operations["listManifests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/manifests/{hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: components["parameters"]["ManifestHash"];
+            };
+            cookie?: never;
+        };
+        /** Summary of a manifest */
+        get: operations["getManifest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/manifests/{hash}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: components["parameters"]["ManifestHash"];
+            };
+            cookie?: never;
+        };
+        /** The manifest as the agent sent it */
+        get: operations["getManifestContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fleet/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Agents per class and status, heartbeats per minute */
+        get: operations["getFleetSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Agent certificates issued for the tenant, by serial; or those expiring soon, soonest first
+         * @description With `expiring=true` or `expiringWithinDays`, only the certificates that are not revoked and expire within that many days from now (`expiring`: the warning window, 30 days unless `BEACON_CERT_EXPIRY_WARNING_DAYS` sets another), soonest first, read from an index of the tenant's certificates by expiry. The sweeper announces each certificate entering the warning window once, as a `certificate.expiring` event on the stream.
+         */
+        get: operations["listCertificates"];
+        put?: never;
+        /** Issue an agent or fleet certificate from Beacon's agent CA, for the key of a device's certificate signing request */
+        post: operations["issueCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/certificates/{serial}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Hex; case and leading zeros do not matter. */
+                serial: components["parameters"]["Serial"];
+            };
+            cookie?: never;
+        };
+        /** One issued certificate */
+        get: operations["getCertificate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/certificates/{serial}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Hex; case and leading zeros do not matter. */
+                serial: components["parameters"]["Serial"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a certificate
+         * @description The agent API refuses the certificate (403 `certificate_revoked`) at once while its cache is reachable, and in any case within 5 minutes, when its cached copy of the tenant's revocation list expires and is reloaded from the registry.
+         */
+        post: operations["revokeCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Operations, newest first */
+        get: operations["listOperations"];
+        put?: never;
+        /**
+         * Queue an operation for one agent or a selection of agents
+         * @description Each agent gets its own operation, delivered in the reply to its next heartbeat (at most 5 per reply, in the order they were created, after the operations they depend on are done).
+         */
+        post: operations["createOperation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operations/{operationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As Beacon made it: it ends with `~` and the agent's id, which is how an acknowledgement that names no agent finds its operation. */
+                operationId: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        /** One operation and its state */
+        get: operations["getOperation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operations/{operationId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As Beacon made it: it ends with `~` and the agent's id, which is how an acknowledgement that names no agent finds its operation. */
+                operationId: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a queued operation (and those that depend on it) */
+        post: operations["cancelOperation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rollouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Rollouts, newest first */
+        get: operations["listRollouts"];
+        put?: never;
+        /**
+         * Roll a flow version out to its class
+         * @description Starts with the canary group, queued at once: each agent gets an UPDATE CONFIGURATION to the version. The sweeper looks at the rollout every minute: an agent is healthy once it acknowledged FULLY_APPLIED and kept heartbeating on the new flow for the soak time without new ERROR bulletins; when a batch is healthy and the interval has passed, the next one starts. Agents offline, on the version already or whose manifest lacks UPDATE CONFIGURATION are skipped. While it runs the class accepts both the previous and the new version; once it completes, the new version is the class's flow and catch-up brings every other agent of the class to it. Refused (409) while the class has a rollout under way, and when the version's validation finds agents that could not run it, unless `allowIncompatible`.
+         */
+        post: operations["startRollout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rollouts/{rolloutId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        /** One rollout and its progress */
+        get: operations["getRollout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rollouts/{rolloutId}/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        /** The rollout's agents, batch by batch, and where each stands */
+        get: operations["listRolloutAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rollouts/{rolloutId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a rollout
+         * @description A rollout in canary or rolling holds: no new batch starts; the agents it updated keep the version.
+         */
+        post: operations["pauseRollout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rollouts/{rolloutId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused rollout
+         * @description The rollout returns to where it paused and moves on at once. The failures so far count as accepted: the failure threshold counts those after.
+         */
+        post: operations["resumeRollout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rollouts/{rolloutId}/abort": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Abort a rollout
+         * @description Stops the rollout and returns the agents it updated to the previous version (rolling_back, then aborted); the previous version is the class's flow again at once. When the class had no previous version, the rollout ends aborted where it stands: updates not yet delivered are cancelled, updated agents keep the version.
+         */
+        post: operations["abortRollout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        AgentClass: {
+            name: string;
+            description?: string;
+            /** @description The interval agents of the class heartbeat at; an agent that missed three in a row is offline. 60 until set. */
+            heartbeatIntervalSeconds: number;
+            /** @description How long the class's agents may take to acknowledge an operation once it is delivered; absent until set, when Beacon's default applies (300 s unless configured otherwise). */
+            ackTimeoutSeconds?: number;
+            /** @description Which flow the class's agents should run, once a rollout published a version to it: agents reporting a flow id outside `accepted` are sent `target` (catch-up). While a rollout runs, both its versions are accepted. */
+            flow?: {
+                /** @description The flow hash catch-up brings agents to. */
+                target: string;
+                /** @description The flow ids that count as current. */
+                accepted: string[];
+            };
+            /** @description The rollout under way, if any: a class has at most one. */
+            activeRolloutId?: string;
+            /** @description Created by the agent API when the first agent of the class heartbeated. */
+            autoCreated: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt?: string;
+            agents: components["schemas"]["AgentCounts"];
+            /**
+             * @description Where the counts came from: the cache's per-class index (every heartbeat), or the registry's index when the cache is unreachable (last-seen times checkpointed every 10 minutes, so an agent that stopped recently may still count as online).
+             * @enum {string}
+             */
+            countsFrom?: "cache" | "registry";
+        };
+        AgentClassChange: {
+            description?: string;
+            heartbeatIntervalSeconds?: number;
+            /** @description How long the class's agents may take to acknowledge an operation once it is delivered, before it times out. */
+            ackTimeoutSeconds?: number;
+        };
+        /** @description 1 to 128 characters from A-Z a-z 0-9 . _ -, starting with a letter or digit: safe in a URL path as it is. A heartbeat reporting any other class is taken as reporting none. */
+        ClassName: string;
+        AgentClassList: {
+            items: components["schemas"]["AgentClass"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
+            /**
+             * @description As in AgentClass.
+             * @enum {string}
+             */
+            countsFrom: "cache" | "registry";
+        };
+        AgentCounts: {
+            total: number;
+            online: number;
+            offline: number;
+        };
+        /** @description The registry entry with the cache's hot state on top. The hot fields (statusSummary, repositories, queues, the latest bulletins, processors, resourceHash, system and configurationChecksums, as the agent's heartbeats last reported them, bounded in number) are absent while the cache is unreachable, and until the agent heartbeats again after the cache lost it (agents unheard of for a week drop out of it). */
+        AgentDetail: {
+            /** Format: date-time */
+            firstSeen?: string;
+            device?: components["schemas"]["Device"];
+            statusSummary?: components["schemas"]["StatusSummary"];
+            repositories?: components["schemas"]["Repository"][];
+            queues?: components["schemas"]["Queue"][];
+            /** @description The latest bulletins, oldest first. */
+            bulletins?: components["schemas"]["Bulletin"][];
+            /** @description Each processor's run status, upper-case, as far as the agent reports them (C++ 0.99.1 and later; Java 2.7 and later). */
+            processors?: components["schemas"]["ProcessorStatus"][];
+            /** @description `resourceInfo.hash`: the digest of the resources the agent last synchronised; null when it holds none. */
+            resourceHash?: string | null;
+            system?: components["schemas"]["SystemLoad"];
+            /** @description C++ only, where configured: per algorithm (`SHA256`), each configuration file's digest, to tell when `minifi.properties` or the flow changed on the device. */
+            configurationChecksums?: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+            /** @description The agent's agent certificates (OU=agent, CN=its id) that are not revoked, soonest to expire first, at most 10: the agent stops reaching Beacon when the one it uses expires. Fleet certificates, which speak for many agents, are in `GET /certificates`. */
+            certificates?: {
+                serial: string;
+                /** Format: date-time */
+                notAfter: string;
+                /** @enum {string} */
+                state: "valid" | "expired";
+            }[];
+        } & components["schemas"]["AgentFields"];
+        AgentFields: {
+            agentId: string;
+            agentClass: string;
+            /**
+             * @description Online while the agent has missed fewer than three heartbeats of its class's interval.
+             * @enum {string}
+             */
+            status: "online" | "offline";
+            /** Format: date-time */
+            lastSeen: string;
+            /**
+             * @description `cache`: the time of the agent's last heartbeat. `registry`: the cache did not answer or no longer holds the agent, and the time is the registry's checkpoint, up to 10 minutes older; status then allows for that.
+             * @enum {string}
+             */
+            lastSeenFrom: "cache" | "registry";
+            manifestHash?: string;
+            flowId?: string;
+            hostname?: string;
+            runStatus?: string;
+        };
+        AgentList: {
+            items: components["schemas"]["AgentSummary"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
+        };
+        AgentSummary: components["schemas"]["AgentFields"];
+        Bulletin: {
+            level?: string;
+            message?: string;
+            category?: string;
+            sourceName?: string;
+            timestamp?: number;
+        };
+        Certificate: components["schemas"]["CertificateFields"];
+        CertificateFields: {
+            /** @description Upper-case hex, no separators or leading zeros. */
+            serial: string;
+            /** @enum {string} */
+            kind: "agent" | "fleet";
+            agentId?: string;
+            fleetName?: string;
+            subjectDN: string;
+            /** Format: date-time */
+            notBefore: string;
+            /** Format: date-time */
+            notAfter: string;
+            /** Format: date-time */
+            issuedAt: string;
+            /** @description Subject of the token that issued it; `beacon:dev-ca:<file>` for a local dev-CA certificate that `npm start` or `npm run cert` registered. */
+            issuedBy: string;
+            /** Format: date-time */
+            revokedAt?: string;
+            /** @enum {string} */
+            state: "valid" | "expired" | "revoked";
+            /**
+             * Format: date-time
+             * @description When the sweeper announced that it expires soon (a `certificate.expiring` event); absent until then.
+             */
+            expiryAnnouncedAt?: string;
+        };
+        CertificateList: {
+            items: components["schemas"]["Certificate"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
+            /** @description The window the list was filtered to, in days, when it was. */
+            expiringWithinDays?: number;
+        };
+        /** @description An agent certificate (OU=agent) speaks for one agent id; a fleet certificate (OU=fleet) for any agent of the tenant. The tenant (O) is the caller's. The key is the device's, from its certificate signing request (`csrPem`), or one Beacon generates when asked for (`generateKey: true`): exactly one of the two. */
+        CertificateRequest: ({
+            /** @constant */
+            kind: "agent";
+            agentId: string;
+            /** @default 365 */
+            validityDays: number;
+            /** @description The device's PKCS#10 certificate signing request, PEM (`-----BEGIN CERTIFICATE REQUEST-----`), as `openssl req -new` writes it. Its signature must verify with the key it carries, which must be RSA of 2048 bits or more or EC on P-256 or P-384. Only the key is used: Beacon sets the subject (O the caller's tenant) and the extensions, whatever the request asks for. */
+            csrPem?: string;
+            /**
+             * @description Beacon generates the key pair and returns the private key in the reply, once. For devices that cannot make a CSR; prefer `csrPem`, with which the private key never leaves the device.
+             * @constant
+             */
+            generateKey?: true;
+        } & ({
+            csrPem: unknown;
+        } | {
+            generateKey: unknown;
+        })) | ({
+            /** @constant */
+            kind: "fleet";
+            fleetName: string;
+            /** @default 365 */
+            validityDays: number;
+            /** @description The device's PKCS#10 certificate signing request, PEM (`-----BEGIN CERTIFICATE REQUEST-----`), as `openssl req -new` writes it. Its signature must verify with the key it carries, which must be RSA of 2048 bits or more or EC on P-256 or P-384. Only the key is used: Beacon sets the subject (O the caller's tenant) and the extensions, whatever the request asks for. */
+            csrPem?: string;
+            /**
+             * @description Beacon generates the key pair and returns the private key in the reply, once. For devices that cannot make a CSR; prefer `csrPem`, with which the private key never leaves the device.
+             * @constant
+             */
+            generateKey?: true;
+        } & ({
+            csrPem: unknown;
+        } | {
+            generateKey: unknown;
+        }));
+        Decommissioned: {
+            agentId: string;
+            /** Format: date-time */
+            decommissionedAt: string;
+            /** @description Serials of the agent certificates revoked with it. */
+            revokedCertificates: string[];
+        };
+        /** @description As the agent reported it. */
+        Device: {
+            deviceId?: string;
+            hostname?: string;
+            ipAddress?: string;
+            operatingSystem?: string;
+            machineArch?: string;
+            vCores?: number;
+            physicalMemory?: number;
+        };
+        /** @description Beacon's one error body. */
+        Error: {
+            error: {
+                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `internal_error`. */
+                code: string;
+                message: string;
+            };
+        };
+        FleetSummary: {
+            agents: components["schemas"]["AgentCounts"];
+            classes: {
+                name: string;
+                agents: components["schemas"]["AgentCounts"];
+            }[];
+            /** @description True when the tenant has more than 1,000 classes and only the first were summed. */
+            classesTruncated: boolean;
+            /**
+             * @description As in AgentClass.
+             * @enum {string}
+             */
+            countsFrom: "cache" | "registry";
+            /** @description Heartbeats the agent API accepted in each of the last 15 minutes, the current one last. null while the cache, which counts them, is unreachable. */
+            heartbeatsPerMinute: {
+                /** Format: date-time */
+                minute: string;
+                count: number;
+            }[] | null;
+        };
+        /** @description The body API Gateway's JWT authorizer (and the local gateway, which behaves the same) answers a missing or invalid token with, before Beacon sees the request. */
+        GatewayRejection: {
+            message: string;
+        };
+        IssuedCertificate: {
+            certificatePem: string;
+            /** @description PKCS#8 PEM of the key pair Beacon generated, with `generateKey` only. Returned this once: Beacon does not keep it. */
+            privateKeyPem?: string;
+            /** @description Beacon's agent CA, for the agent's trust store. */
+            caCertificatePem: string;
+        } & components["schemas"]["CertificateFields"];
+        ManifestFields: {
+            hash: string;
+            agentType?: string;
+            version?: string;
+            bundleCount: number;
+            processorTypeCount: number;
+            controllerServiceTypeCount: number;
+            jsonBytes: number;
+            gzipBytes: number;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ManifestList: {
+            items: components["schemas"]["ManifestListItem"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
+        };
+        ManifestListItem: components["schemas"]["ManifestFields"];
+        ManifestSummary: {
+            bundles: {
+                group?: string;
+                artifact?: string;
+                version?: string;
+            }[];
+            processorTypes: string[];
+            controllerServiceTypes: string[];
+            /** @description Operation → operands it takes (empty when none). */
+            supportedOperations: {
+                [key: string]: string[];
+            };
+        } & components["schemas"]["ManifestFields"];
+        Queue: {
+            id: string;
+            name?: string;
+            size?: number;
+            sizeMax?: number;
+            dataSize?: number;
+            dataSizeMax?: number;
+            /** @description At its object or size limit; absent when the agent reports no limit for it. */
+            backPressure?: boolean;
+        };
+        ProcessorStatus: {
+            id: string;
+            /** @description RUNNING, STOPPED, … */
+            runStatus?: string;
+        };
+        /** @description The host's load, as the agent reported it. */
+        SystemLoad: {
+            /** @description Fraction of all cores in use, 0 to 1. */
+            cpuUtilization?: number;
+            cpuLoadAverage?: number;
+            /** @description Bytes of memory in use. */
+            memoryUsage?: number;
+        };
+        Repository: {
+            name: string;
+            size?: number;
+            maxSize?: number;
+            dataSize?: number;
+            dataSizeMax?: number;
+            entryCount?: number;
+            full?: boolean;
+            running?: boolean;
+        };
+        /** @description The agent's last reported status, summed over its flow. */
+        StatusSummary: {
+            uptime?: number;
+            queuedFlowFiles?: number;
+            queuedBytes?: number;
+            queueCount?: number;
+            errorBulletins?: number;
+            warningBulletins?: number;
+            repositoriesFull?: number;
+            /** @description Queues at their object or size limit. */
+            backPressuredQueues?: number;
+        };
+        /**
+         * @description queued (waiting for the agent's next heartbeat) → delivered (sent in a heartbeat reply) → done | failed | timed_out; a queued one may be cancelled. awaiting_effect: acknowledged as applied by an agent whose word is no proof of it (a C++ START or STOP), done once a heartbeat shows the run status it asked for, timed_out if none does by `timeoutAt`.
+         * @enum {string}
+         */
+        OperationState: "queued" | "delivered" | "awaiting_effect" | "done" | "failed" | "timed_out" | "cancelled";
+        Operation: {
+            /** @description Ends with `~` and the agent's id. */
+            operationId: string;
+            agentId: string;
+            /** @description Upper-case, as sent to the agent. */
+            operation: string;
+            operand?: string;
+            args?: {
+                [key: string]: string;
+            };
+            dependsOn?: string[];
+            state: components["schemas"]["OperationState"];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The subject of the token that asked for it. */
+            createdBy: string;
+            /** Format: date-time */
+            deliveredAt?: string;
+            /**
+             * Format: date-time
+             * @description A delivered operation without an acknowledgement by then, or one still awaiting its effect, counts as timed out.
+             */
+            timeoutAt?: string;
+            /** Format: date-time */
+            finishedAt?: string;
+            /**
+             * @description The acknowledgement's state as the agent sent it. PARTIALLY_APPLIED and NO_OPERATION count as done; NOT_APPLIED and OPERATION_NOT_UNDERSTOOD as failed.
+             * @enum {string}
+             */
+            ackState?: "FULLY_APPLIED" | "PARTIALLY_APPLIED" | "OPERATION_NOT_UNDERSTOOD" | "NO_OPERATION" | "NOT_APPLIED";
+            /**
+             * @description How a done operation was confirmed: by its acknowledgement, or by a heartbeat that showed its effect (the run status a C++ START or STOP asked for, the flow id of an UPDATE CONFIGURATION whose acknowledgement was lost). Absent for PAUSE and RESUME, done on delivery.
+             * @enum {string}
+             */
+            confirmedBy?: "ack" | "heartbeat";
+            details?: string;
+            failureCause?: string;
+            /** @description Why Beacon closed it itself: cancelled, a dependency that will not be done, or an operation the agent's manifest no longer lists. */
+            reason?: string;
+        };
+        OperationList: {
+            items: components["schemas"]["Operation"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
+        };
+        CreatedOperations: {
+            /** @description One operation per agent. */
+            items: components["schemas"]["Operation"][];
+        };
+        /** @description For one agent (`agentId`) or for the agents a selector picks, as the agent list would (at most 1,000). Every agent's manifest must list the operation and operand, or nothing is created (409). */
+        OperationRequest: {
+            agentId?: string;
+            selector?: {
+                class: components["schemas"]["ClassName"];
+                /** @enum {string} */
+                status?: "online" | "offline";
+                manifestHash?: string;
+                flowId?: string;
+                /** Format: date-time */
+                lastSeenAfter?: string;
+                /** Format: date-time */
+                lastSeenBefore?: string;
+                q?: string;
+            };
+            /**
+             * @description With `operand`: DESCRIBE MANIFEST, UPDATE PROPERTIES, UPDATE CONFIGURATION, START FLOW, STOP FLOW, RESTART, CLEAR CONNECTION, PAUSE, RESUME (the last two only C++ agents list).
+             * @enum {string}
+             */
+            operation: "DESCRIBE" | "UPDATE" | "START" | "STOP" | "RESTART" | "CLEAR" | "PAUSE" | "RESUME";
+            /** @enum {string} */
+            operand?: "MANIFEST" | "PROPERTIES" | "FLOW" | "CONNECTION" | "CONFIGURATION";
+            /** @description UPDATE PROPERTIES: property name → value. CLEAR CONNECTION: the values are the connection ids. Other operations take none (UPDATE CONFIGURATION's are built from `flowHash`). */
+            args?: {
+                [key: string]: string;
+            };
+            /** @description Operations of the same agent (`agentId` only) that must be done first; if one of them fails, this one is cancelled. */
+            dependsOn?: string[];
+            /** @description UPDATE CONFIGURATION only (and required there): the flow version to run, of the agents' class (the selector's class, or the agent's) unless `flowClass` names another. Beacon sends the agents `location` (the version's download URL on the agent API) and `flowId` (the hash). */
+            flowHash?: string;
+            /** @description The class whose flow version `flowHash` names, when not the agents' own. */
+            flowClass?: components["schemas"]["ClassName"];
+        };
+        FlowVersion: {
+            /** @description SHA-256 of the bytes as uploaded; the flow id agents get. */
+            hash: string;
+            className: string;
+            /**
+             * @description `nifi-json`: a `rootGroup` layout (MiNiFi Java `flow.json`, or C++ JSON in that layout). `minifi-json`, `minifi-yaml`: the MiNiFi C++ configuration layout.
+             * @enum {string}
+             */
+            format: "nifi-json" | "minifi-json" | "minifi-yaml";
+            /** @enum {string} */
+            contentType: "application/json" | "application/yaml";
+            sizeBytes: number;
+            gzipBytes: number;
+            processorTypes: string[];
+            controllerServiceTypes: string[];
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string;
+        };
+        FlowVersionList: {
+            items: components["schemas"]["FlowVersion"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
+        };
+        FlowValidation: {
+            flowHash: string;
+            className: string;
+            processorTypes: string[];
+            controllerServiceTypes: string[];
+            /** @description Every agent of the class could run the flow. */
+            compatible: boolean;
+            agentCount: number;
+            incompatibleAgentCount: number;
+            /** @description The class has more than 5,000 agents: the report covers the first 5,000. */
+            truncated: boolean;
+            manifests: {
+                /** @description Absent for agents that reported none. */
+                manifestHash?: string;
+                manifestKnown: boolean;
+                compatible: boolean;
+                missingProcessorTypes?: string[];
+                missingControllerServiceTypes?: string[];
+                agentCount: number;
+                /** @description The agents on this manifest (the first 100); when it is not compatible, these could not run the flow. */
+                agentIds: string[];
+            }[];
+        };
+        /** @description A share of agents: a number of them, or a percent of a whole, to a hundredth at the finest (rounded up, so never zero agents). */
+        Share: {
+            count: number;
+        } | {
+            percent: number;
+        };
+        RolloutPlan: {
+            /** @description The first group, of the class's agents when the rollout started; it must be healthy before batches begin. */
+            canary: components["schemas"]["Share"];
+            /** @description Agents per batch after the canary. */
+            batchSize: number;
+            /** @description Least time between the starts of two batches. */
+            batchIntervalSeconds: number;
+            /** @description How long an updated agent must keep heartbeating on the new flow, without new ERROR bulletins, to count as healthy. */
+            soakSeconds: number;
+            /** @description Failed agents (a count, or a percent of the agents updated so far) at which the rollout stops. */
+            failureThreshold: components["schemas"]["Share"];
+            /**
+             * @description What reaching the threshold does: pause the rollout, or return the agents it updated to the previous version (a class without one pauses).
+             * @enum {string}
+             */
+            onFailure: "pause" | "rollback";
+        };
+        RolloutRequest: {
+            className: components["schemas"]["ClassName"];
+            /** @description A flow version of the class. */
+            flowHash: string;
+            /** @description Fields left out take Beacon's defaults: a canary of 5 percent, batches of 100 agents every 10 s, 120 s of soak, a failure threshold of 5 percent, rollback. */
+            plan?: {
+                /** @description The first group, of the class's agents when the rollout started; it must be healthy before batches begin. */
+                canary?: components["schemas"]["Share"];
+                /** @description Agents per batch after the canary. */
+                batchSize?: number;
+                /** @description Least time between the starts of two batches. */
+                batchIntervalSeconds?: number;
+                /** @description How long an updated agent must keep heartbeating on the new flow, without new ERROR bulletins, to count as healthy. */
+                soakSeconds?: number;
+                /** @description Failed agents (a count, or a percent of the agents updated so far) at which the rollout stops. */
+                failureThreshold?: components["schemas"]["Share"];
+                /**
+                 * @description What reaching the threshold does: pause the rollout, or return the agents it updated to the previous version (a class without one pauses).
+                 * @enum {string}
+                 */
+                onFailure?: "pause" | "rollback";
+            };
+            /**
+             * @description Start even when the dry run (the version's validation) finds agents of the class whose manifests lack types the flow uses.
+             * @default false
+             */
+            allowIncompatible: boolean;
+        };
+        /**
+         * @description canary (the first group updates) → rolling (batch after batch) → completed; paused holds (a person, or the failure threshold with onFailure pause); rolling_back returns the updated agents to the previous version → rolled_back, or aborted when a person aborted it. completed, rolled_back and aborted are final.
+         * @enum {string}
+         */
+        RolloutState: "canary" | "rolling" | "paused" | "rolling_back" | "completed" | "rolled_back" | "aborted";
+        /** @description Agents per state, over every batch. Every selected agent is in exactly one of updating, soaking, healthy, failed, rollingBack, rolledBack and rollbackFailed, except that an agent that failed and was rolled back since counts in failed as well as in its rollback count. */
+        RolloutCounts: {
+            /** @description Agents the rollout sent the new version to. */
+            selected: number;
+            /** @description Waiting for the update's acknowledgement and the new flow id in a heartbeat. */
+            updating: number;
+            /** @description On the new flow, watched for the soak time. */
+            soaking: number;
+            healthy: number;
+            /** @description Agents that failed the health gate (the update not applied or not acknowledged, another flow id reported, a new ERROR bulletin, silence), for good: one a rollback returned to the previous version since stays counted here, beside the rollback count it is in. The failure threshold counts these, less those a person accepted by resuming. */
+            failed: number;
+            /** @description Agents of the class passed over: offline, on the version already, or unable to take UPDATE CONFIGURATION. */
+            skipped: number;
+            /** @description Agents sent the previous version back, waiting for its acknowledgement. */
+            rollingBack: number;
+            /** @description Agents back on the previous version, or whose update was cancelled before delivery. */
+            rolledBack: number;
+            /** @description Agents whose return to the previous version did not complete: not applied, timed out or cancelled. */
+            rollbackFailed: number;
+        };
+        Rollout: {
+            rolloutId: string;
+            className: string;
+            /** @description The class's flow before: what a rollback returns agents to. Absent when the class had none. */
+            fromFlow?: string;
+            /** @description The flow version rolled out. */
+            toFlow: string;
+            state: components["schemas"]["RolloutState"];
+            /**
+             * @description While paused: the state resuming returns to.
+             * @enum {string}
+             */
+            resumeTo?: "canary" | "rolling";
+            /** @description Why it paused, rolls back or was aborted. */
+            reason?: string;
+            plan: components["schemas"]["RolloutPlan"];
+            /** @description Agents in the class when the rollout started. */
+            classSize: number;
+            canarySize: number;
+            /** @description Batches started, the canary included. */
+            batches: number;
+            /** Format: date-time */
+            lastBatchAt?: string;
+            /** @description Every agent of the class has been considered. */
+            exhausted: boolean;
+            counts: components["schemas"]["RolloutCounts"];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The subject of the token that started it. */
+            createdBy: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            finishedAt?: string;
+        };
+        RolloutList: {
+            items: components["schemas"]["Rollout"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
+        };
+        /**
+         * @description updating (waiting for the acknowledgement and the new flow id) → soaking → healthy | failed; in a rollback → rolling_back → rolled_back | rollback_failed.
+         * @enum {string}
+         */
+        RolloutAgentState: "updating" | "soaking" | "healthy" | "failed" | "rolling_back" | "rolled_back" | "rollback_failed";
+        RolloutAgent: {
+            agentId: string;
+            /** @description 0 for the canary. */
+            batch: number;
+            state: components["schemas"]["RolloutAgentState"];
+            /** @description The UPDATE CONFIGURATION that carries the new version. */
+            operationId: string;
+            /** @description The flow id the agent reported when selected. */
+            previousFlowId?: string;
+            /** Format: date-time */
+            selectedAt: string;
+            /** Format: date-time */
+            soakingSince?: string;
+            /** Format: date-time */
+            settledAt?: string;
+            /** @description The UPDATE CONFIGURATION back to the previous version. */
+            rollbackOperationId?: string;
+            /** @description Why it failed, or how its rollback ended. */
+            reason?: string;
+        };
+        RolloutAgentList: {
+            items: components["schemas"]["RolloutAgent"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
+        };
+    };
+    responses: {
+        /** @description A parameter or the body does not match this document, or the cursor is not one this list returned. */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No valid token. API Gateway's JWT authorizer refuses a missing, expired, not yet valid, badly signed token or one of another issuer or audience with its own body; a valid token without Beacon's claims (`custom:tenant`, `custom:role` one of viewer, operator, admin, `sub`) is refused by Beacon with code `unauthenticated`. */
+        Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] | components["schemas"]["GatewayRejection"];
+            };
+        };
+        /** @description The token's role is below the least role of the operation (`x-beacon-role`). */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The caller's tenant has no such resource. Another tenant's resources answer the same. */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The document is larger than Beacon takes (or inflates past it). */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Beacon's agent certificate authority is not configured or cannot be read. */
+        Unavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request conflicts with what Beacon knows: an agent's manifest does not list the operation (`operation_not_supported`), or the operation is no longer queued (`operation_not_queued`). The message says which agents or which state. */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Beacon's cache is unreachable (`cache_unavailable`): agents would not learn of new operations, so none was created. */
+        CacheUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request conflicts with the rollout or its class: the class has a rollout under way (`rollout_in_progress`), agents of the class could not run the version (`flow_incompatible`), the rollout's state does not allow the action (`rollout_state`), or the rollout kept changing while the action was applied (`rollout_conflict`, try again). The message says which. */
+        RolloutConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
+    parameters: {
+        /** @description The `nextCursor` of the previous page. */
+        Cursor: string;
+        /** @description Page size, at most 100. */
+        Limit: number;
+        AgentId: string;
+        /** @description A class name (see the `ClassName` schema). */
+        ClassName: components["schemas"]["ClassName"];
+        /**
+         * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+         * @example edge-gateways
+         */
+        FlowClassName: components["schemas"]["ClassName"];
+        ManifestHash: string;
+        /** @description Hex; case and leading zeros do not matter. */
+        Serial: string;
+        /** @description As Beacon made it: it ends with `~` and the agent's id, which is how an acknowledgement that names no agent finds its operation. */
+        OperationId: string;
+        /**
+         * @description The version's SHA-256, lower-case hex: also its flow id. The example is the hash of the upload example, sent as compact JSON.
+         * @example b7c576248c4ca72f40ac532ec85d42d999b1cff76c5c0dfd938c5ab8ca76365b
+         */
+        FlowHash: string;
+        RolloutId: string;
+    };
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getOpenApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    listClasses: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of classes, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentClassList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getClass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A class name (see the `ClassName` schema). */
+                className: components["parameters"]["ClassName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The class. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentClass"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    putClass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A class name (see the `ClassName` schema). */
+                className: components["parameters"]["ClassName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentClassChange"];
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentClass"];
+                };
+            };
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentClass"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    listFlows: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of flow versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowVersionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    uploadFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "encodingVersion": {
+                 *         "majorVersion": 2,
+                 *         "minorVersion": 0
+                 *       },
+                 *       "maxTimerDrivenThreadCount": 1,
+                 *       "controllerServices": [],
+                 *       "rootGroup": {
+                 *         "identifier": "root",
+                 *         "name": "root",
+                 *         "processors": [
+                 *           {
+                 *             "identifier": "generate",
+                 *             "name": "GenerateFlowFile",
+                 *             "type": "org.apache.nifi.processors.standard.GenerateFlowFile",
+                 *             "bundle": {
+                 *               "group": "org.apache.nifi",
+                 *               "artifact": "nifi-standard-nar",
+                 *               "version": "2.3.0"
+                 *             },
+                 *             "properties": {},
+                 *             "schedulingPeriod": "10 sec",
+                 *             "schedulingStrategy": "TIMER_DRIVEN"
+                 *           }
+                 *         ],
+                 *         "controllerServices": [],
+                 *         "processGroups": [],
+                 *         "connections": []
+                 *       }
+                 *     }
+                 */
+                "application/json": Record<string, never>;
+                "application/yaml": string;
+            };
+        };
+        responses: {
+            /** @description The class had this version already. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowVersion"];
+                };
+            };
+            /** @description Published. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+                /**
+                 * @description The version's SHA-256, lower-case hex: also its flow id. The example is the hash of the upload example, sent as compact JSON.
+                 * @example b7c576248c4ca72f40ac532ec85d42d999b1cff76c5c0dfd938c5ab8ca76365b
+                 */
+                hash: components["parameters"]["FlowHash"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getFlowContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+                /**
+                 * @description The version's SHA-256, lower-case hex: also its flow id. The example is the hash of the upload example, sent as compact JSON.
+                 * @example b7c576248c4ca72f40ac532ec85d42d999b1cff76c5c0dfd938c5ab8ca76365b
+                 */
+                hash: components["parameters"]["FlowHash"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document, with the content type it was stored with. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                    "application/yaml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    validateFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+                /**
+                 * @description The version's SHA-256, lower-case hex: also its flow id. The example is the hash of the upload example, sent as compact JSON.
+                 * @example b7c576248c4ca72f40ac532ec85d42d999b1cff76c5c0dfd938c5ab8ca76365b
+                 */
+                hash: components["parameters"]["FlowHash"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report, per manifest of the class's agents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowValidation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listAgents: {
+        parameters: {
+            query?: {
+                class?: components["schemas"]["ClassName"];
+                status?: "online" | "offline";
+                manifestHash?: string;
+                flowId?: string;
+                /** @description Seen at or after this time. */
+                lastSeenAfter?: string;
+                /** @description Last seen before this time. */
+                lastSeenBefore?: string;
+                /** @description Part of the agent id or of the device's hostname (case-sensitive). */
+                q?: string;
+                /** @description The registry's indexes are ordered by agent id; ordering by another field would read the whole fleet. */
+                sort?: "agentId" | "-agentId";
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of agents. With filters on status or last seen a page may hold fewer than `limit` agents, even none, and still have a `nextCursor`: keep following it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    decommissionAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Decommissioned. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Decommissioned"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listManifests: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of manifests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManifestList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getManifest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: components["parameters"]["ManifestHash"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The summary. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManifestSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getManifestContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: components["parameters"]["ManifestHash"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The manifest JSON, exactly as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getFleetSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The summary. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    listCertificates: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Only those expiring within the warning window (30 days unless configured). */
+                expiring?: boolean;
+                /** @description Only those expiring within this many days; overrides `expiring`. */
+                expiringWithinDays?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of certificates (never a private key). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    issueCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "agent",
+                 *       "agentId": "edge-gw-0001",
+                 *       "csrPem": "-----BEGIN CERTIFICATE REQUEST-----\nMIHQMHkCAQAwFzEVMBMGA1UEAwwMZWRnZS1ndy0wMDAxMFkwEwYHKoZIzj0CAQYI\nKoZIzj0DAQcDQgAE6Eo5xPxO8DRH3gTQIs8sigUtccgQdFh/qA9qo53TkdrK0ptl\nMuSyrkHnrcGXmLsLaAYmvGiG95UmPL1kUvpfVaAAMAoGCCqGSM49BAMCA0cAMEQC\nIHkgWUGheKQtM4BIXjjmEX2AFPcJdQJSyuL7/F+rCrR7AiB87PLyXb/cBC1loi6C\nEx2CMWx1Vj1cfOGxbKbIZ5Ia8Q==\n-----END CERTIFICATE REQUEST-----\n"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CertificateRequest"];
+            };
+        };
+        responses: {
+            /** @description Issued. With `generateKey`, the private key is in this response only. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedCertificate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Hex; case and leading zeros do not matter. */
+                serial: components["parameters"]["Serial"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The certificate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Certificate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    revokeCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Hex; case and leading zeros do not matter. */
+                serial: components["parameters"]["Serial"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (again: the first revocation time stays). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Certificate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listOperations: {
+        parameters: {
+            query?: {
+                state?: components["schemas"]["OperationState"];
+                agentId?: string;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of operations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createOperation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "agentId": "edge-gw-0001",
+                 *       "operation": "DESCRIBE",
+                 *       "operand": "MANIFEST"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OperationRequest"];
+            };
+        };
+        responses: {
+            /** @description Queued. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedOperations"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            503: components["responses"]["CacheUnavailable"];
+        };
+    };
+    getOperation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As Beacon made it: it ends with `~` and the agent's id, which is how an acknowledgement that names no agent finds its operation. */
+                operationId: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Operation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    cancelOperation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As Beacon made it: it ends with `~` and the agent's id, which is how an acknowledgement that names no agent finds its operation. */
+                operationId: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Operation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listRollouts: {
+        parameters: {
+            query?: {
+                /** @description Only this class's rollouts. */
+                className?: components["schemas"]["ClassName"];
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rollouts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RolloutList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    startRollout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "className": "edge-gateways",
+                 *       "flowHash": "b7c576248c4ca72f40ac532ec85d42d999b1cff76c5c0dfd938c5ab8ca76365b",
+                 *       "plan": {
+                 *         "canary": {
+                 *           "count": 2
+                 *         },
+                 *         "batchSize": 50,
+                 *         "batchIntervalSeconds": 60,
+                 *         "soakSeconds": 300,
+                 *         "failureThreshold": {
+                 *           "percent": 10
+                 *         },
+                 *         "onFailure": "rollback"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RolloutRequest"];
+            };
+        };
+        responses: {
+            /** @description Started, its canary queued. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["RolloutConflict"];
+        };
+    };
+    getRollout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rollout. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listRolloutAgents: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the rollout's agents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RolloutAgentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    pauseRollout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rollout after the action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["RolloutConflict"];
+        };
+    };
+    resumeRollout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rollout after the action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["RolloutConflict"];
+        };
+    };
+    abortRollout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rollout after the action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["RolloutConflict"];
+        };
+    };
+}

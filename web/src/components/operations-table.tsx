@@ -1,0 +1,76 @@
+import { dataOf, type Schemas } from "../api/client";
+import { timeAgo } from "../format";
+import { useConsole } from "./console";
+import { ActionProblem, TableFrame, TableHead, useAction } from "./resource";
+
+/** Operations, newest first; given `onCancelled`, a queued one can be cancelled (the API asks for operator). */
+export function OperationsTable(props: {
+  operations: Schemas["Operation"][];
+  label: string;
+  onCancelled?: () => void;
+}) {
+  const { onCancelled } = props;
+  return (
+    <TableFrame label={props.label}>
+      <table>
+        <TableHead
+          columns={[
+            "Operation",
+            "Agent",
+            "State",
+            "Created",
+            "By",
+            ...(onCancelled ? [{ hidden: "Actions" }] : []),
+          ]}
+        />
+        <tbody>
+          {props.operations.map((operation) => (
+            <tr key={operation.operationId}>
+              <td>
+                {operation.operation} {operation.operand ?? ""}
+              </td>
+              <td>
+                <a href={`/agents/${encodeURIComponent(operation.agentId)}`}>{operation.agentId}</a>
+              </td>
+              <td>
+                <span class={`state state-${operation.state}`}>{operation.state}</span>
+                {(operation.reason ?? operation.failureCause) && (
+                  <span class="muted"> ({operation.reason ?? operation.failureCause})</span>
+                )}
+              </td>
+              <td>{timeAgo(operation.createdAt)}</td>
+              <td>{operation.createdBy}</td>
+              {onCancelled && (
+                <td>
+                  {operation.state === "queued" && (
+                    <CancelButton operationId={operation.operationId} onCancelled={onCancelled} />
+                  )}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableFrame>
+  );
+}
+
+function CancelButton(props: { operationId: string; onCancelled: () => void }) {
+  const { client } = useConsole();
+  const [state, run] = useAction();
+  const path = { operationId: props.operationId };
+  async function cancel() {
+    const cancelled = await run(() =>
+      dataOf(client.POST("/api/v1/operations/{operationId}/cancel", { params: { path } })),
+    );
+    if (cancelled) props.onCancelled();
+  }
+  return (
+    <>
+      <button type="button" class="danger" onClick={cancel} disabled={state.status === "busy"}>
+        Cancel
+      </button>
+      <ActionProblem state={state} />
+    </>
+  );
+}

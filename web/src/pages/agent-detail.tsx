@@ -1,0 +1,259 @@
+import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
+import { useLocation, useRoute } from "preact-iso";
+import { dataOf, type Schemas } from "../api/client";
+import { useConsole } from "../components/console";
+import { OperationsTable } from "../components/operations-table";
+import { Page } from "../components/page";
+import {
+  ActionProblem,
+  Loaded,
+  TableFrame,
+  TableHead,
+  useAction,
+  useInterval,
+  useResource,
+} from "../components/resource";
+import { dateTime, timeAgo } from "../format";
+import { mayAct } from "../session";
+
+/** An agent's hot state changes with each heartbeat; the page follows it at about that pace. */
+const FOLLOW_PERIOD_MS = 5000;
+
+export function AgentDetail() {
+  const { client, session } = useConsole();
+  const { params } = useRoute();
+  const agentId = params.agentId ?? "";
+  const path = { agentId };
+  const [agent, reloadAgent] = useResource(
+    () => dataOf(client.GET("/api/v1/agents/{agentId}", { params: { path } })),
+    `agent ${agentId}`,
+  );
+  const [operations, reloadOperations] = useResource(
+    () => dataOf(client.GET("/api/v1/operations", { params: { query: { agentId, limit: 20 } } })),
+    `operations ${agentId}`,
+  );
+  useInterval(
+    () => {
+      reloadAgent();
+      reloadOperations();
+    },
+    FOLLOW_PERIOD_MS,
+    agent.status === "ready",
+  );
+  return (
+    <Page title={agentId}>
+      <p>
+        <a href="/agents">All agents</a>
+      </p>
+      {mayAct(session, "operator") && agent.status === "ready" && (
+        <AgentActions agentId={agentId} onQueued={reloadOperations} />
+      )}
+      <Loaded resource={agent} what="the agent" reload={reloadAgent}>
+        {(data) => <AgentView agent={data} />}
+      </Loaded>
+      <h2>Operations</h2>
+      <Loaded resource={operations} what="the agent's operations" reload={reloadOperations}>
+        {(data) =>
+          data.items.length === 0 ? (
+            <p class="empty">No operation for this agent yet.</p>
+          ) : (
+            <OperationsTable
+              operations={data.items}
+              label="The agent's operations"
+              onCancelled={mayAct(session, "operator") ? reloadOperations : undefined}
+            />
+          )
+        }
+      </Loaded>
+    </Page>
+  );
+}
+
+function AgentView({ agent }: { agent: Schemas["AgentDetail"] }) {
+  const { device, statusSummary, system } = agent;
+  return (
+    <>
+      <section aria-labelledby="identity">
+        <h2 id="identity">Identity and status</h2>
+        <dl class="facts">
+          <Fact term="Class">
+            <a href={`/agents?class=${encodeURIComponent(agent.agentClass)}`}>{agent.agentClass}</a>
+          </Fact>
+          <Fact term="Status">
+            <span class={`state state-${agent.status}`}>{agent.status}</span>
+          </Fact>
+          <Fact term="Last seen">
+            {timeAgo(agent.lastSeen)} ({dateTime(agent.lastSeen)}
+            {agent.lastSeenFrom === "registry" ? ", from the registry's checkpoint" : ""})
+          </Fact>
+          <Fact term="First seen">{dateTime(agent.firstSeen)}</Fact>
+          <Fact term="Flow">
+            <span class="mono">{agent.flowId ?? "—"}</span>
+          </Fact>
+          <Fact term="Flow run status">{agent.runStatus ?? "—"}</Fact>
+          <Fact term="Manifest">
+            <span class="mono">{agent.manifestHash ?? "not known yet"}</span>
+          </Fact>
+        </dl>
+      </section>
+      <section aria-labelledby="device">
+        <h2 id="device">Device</h2>
+        <dl class="facts">
+          <Fact term="Hostname">{device?.hostname ?? "—"}</Fact>
+          <Fact term="IP address">{device?.ipAddress ?? "—"}</Fact>
+          <Fact term="Operating system">{device?.operatingSystem ?? "—"}</Fact>
+          <Fact term="Architecture">{device?.machineArch ?? "—"}</Fact>
+          <Fact term="Cores">{device?.vCores ?? "—"}</Fact>
+          <Fact term="CPU in use">
+            {system?.cpuUtilization === undefined ? "—" : `${Math.round(system.cpuUtilization * 100)} %`}
+          </Fact>
+          <Fact term="Queued flow files">{statusSummary?.queuedFlowFiles ?? "—"}</Fact>
+          <Fact term="Back-pressured queues">{statusSummary?.backPressuredQueues ?? "—"}</Fact>
+        </dl>
+      </section>
+      <h2>Processors</h2>
+      {agent.processors?.length ? (
+        <TableFrame label="Processors">
+          <table>
+            <TableHead columns={["Processor", "Run status"]} />
+            <tbody>
+              {agent.processors.map((processor) => (
+                <tr key={processor.id}>
+                  <td class="mono">{processor.id}</td>
+                  <td>{processor.runStatus ?? "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableFrame>
+      ) : (
+        <p class="empty">The agent reports no processor statuses.</p>
+      )}
+      <h2>Queues</h2>
+      {agent.queues?.length ? (
+        <TableFrame label="Queues">
+          <table>
+            <TableHead columns={["Queue", "Flow files", "Bytes", "Back pressure"]} />
+            <tbody>
+              {agent.queues.map((queue) => (
+                <tr key={queue.id}>
+                  <td>{queue.name ?? queue.id}</td>
+                  <td>
+                    {queue.size ?? "—"}
+                    {queue.sizeMax ? ` of ${queue.sizeMax}` : ""}
+                  </td>
+                  <td>
+                    {queue.dataSize ?? "—"}
+                    {queue.dataSizeMax ? ` of ${queue.dataSizeMax}` : ""}
+                  </td>
+                  <td>{queue.backPressure ? "yes" : "no"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableFrame>
+      ) : (
+        <p class="empty">The agent reports no queues.</p>
+      )}
+      <h2>Bulletins</h2>
+      {agent.bulletins?.length ? (
+        <ul class="bulletins">
+          {agent.bulletins.map((bulletin, index) => (
+            // Bulletins carry no id; the list is replaced whole, in the agent's order.
+            <li key={index}>
+              <strong>{bulletin.level ?? "INFO"}</strong> {bulletin.sourceName ?? ""}:{" "}
+              {bulletin.message ?? ""}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="empty">No bulletins.</p>
+      )}
+      <h2>Certificates</h2>
+      {agent.certificates?.length ? (
+        <ul>
+          {agent.certificates.map((certificate) => (
+            <li key={certificate.serial}>
+              <span class="mono">{certificate.serial}</span>: {certificate.state}, expires{" "}
+              {dateTime(certificate.notAfter)}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="empty">No agent certificate of its own: it speaks with a fleet certificate.</p>
+      )}
+    </>
+  );
+}
+
+function Fact(props: { term: string; children: ComponentChildren }) {
+  return (
+    <div>
+      <dt>{props.term}</dt>
+      <dd>{props.children}</dd>
+    </div>
+  );
+}
+
+/** What an operator may do to one agent; the API checks the role again. */
+function AgentActions(props: { agentId: string; onQueued: () => void }) {
+  const { client } = useConsole();
+  const location = useLocation();
+  const [state, run] = useAction();
+  const [confirming, setConfirming] = useState(false);
+  const [notice, setNotice] = useState<string>();
+  const path = { agentId: props.agentId };
+
+  async function describe() {
+    const created = await run(() =>
+      dataOf(
+        client.POST("/api/v1/operations", {
+          body: { agentId: props.agentId, operation: "DESCRIBE", operand: "MANIFEST" },
+        }),
+      ),
+    );
+    if (created) {
+      setNotice("Queued: the agent is asked for its manifest at its next heartbeat.");
+      props.onQueued();
+    }
+  }
+
+  async function decommission() {
+    const done = await run(() => dataOf(client.DELETE("/api/v1/agents/{agentId}", { params: { path } })));
+    if (done) location.route("/agents");
+  }
+
+  return (
+    <section aria-labelledby="actions" class="actions">
+      <h2 id="actions">Actions</h2>
+      <div class="button-row">
+        <button type="button" onClick={describe} disabled={state.status === "busy"}>
+          Ask for its manifest
+        </button>
+        {confirming ? (
+          <>
+            <button type="button" class="danger" onClick={decommission} disabled={state.status === "busy"}>
+              Decommission {props.agentId}
+            </button>
+            <button type="button" onClick={() => setConfirming(false)}>
+              Keep it
+            </button>
+          </>
+        ) : (
+          <button type="button" class="danger" onClick={() => setConfirming(true)}>
+            Decommission…
+          </button>
+        )}
+      </div>
+      {confirming && (
+        <p class="notice">
+          Decommissioning revokes the agent's own certificates and deletes it from the registry. An agent that
+          heartbeats again with a fleet certificate registers anew.
+        </p>
+      )}
+      {notice && <p role="status">{notice}</p>}
+      <ActionProblem state={state} />
+    </section>
+  );
+}

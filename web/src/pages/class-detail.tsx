@@ -1,0 +1,258 @@
+import { useState } from "preact/hooks";
+import { useLocation, useRoute } from "preact-iso";
+import { dataOf, type Schemas } from "../api/client";
+import { useConsole } from "../components/console";
+import { Page } from "../components/page";
+import { Loaded, SubmitRow, TableFrame, TableHead, useAction, useResource } from "../components/resource";
+import { dateTime, shortHash } from "../format";
+import { mayAct } from "../session";
+
+/** A class, its flow versions, and the validation report of the version the URL names (`?flow=<hash>`). */
+export function ClassDetail() {
+  const { client, session } = useConsole();
+  const { params } = useRoute();
+  const { query, route } = useLocation();
+  const className = params.className ?? "";
+  const path = { className };
+  const flowHash = query.flow || undefined;
+  const [agentClass, reloadClass] = useResource(
+    () => dataOf(client.GET("/api/v1/classes/{className}", { params: { path } })),
+    className,
+  );
+  const [versions, reloadVersions] = useResource(
+    () =>
+      dataOf(client.GET("/api/v1/classes/{className}/flows", { params: { path, query: { limit: 100 } } })),
+    className,
+  );
+  const classUrl = `/classes/${encodeURIComponent(className)}`;
+  return (
+    <Page title={className}>
+      <p>
+        <a href="/classes">All classes</a> ·{" "}
+        <a href={`/agents?class=${encodeURIComponent(className)}`}>its agents</a>
+      </p>
+      <Loaded resource={agentClass} what="the class" reload={reloadClass}>
+        {(data) => <ClassFacts agentClass={data} />}
+      </Loaded>
+      {mayAct(session, "operator") && (
+        <UploadFlow
+          className={className}
+          onPublished={(hash) => {
+            reloadVersions();
+            route(`${classUrl}?${new URLSearchParams({ flow: hash })}`);
+          }}
+        />
+      )}
+      <h2>Flow versions</h2>
+      <Loaded resource={versions} what="flow versions" reload={reloadVersions}>
+        {(page) =>
+          page.items.length === 0 ? (
+            <p class="empty">
+              No flow version yet.{" "}
+              {mayAct(session, "operator") ? "Publish one above" : "An operator publishes one"}: a MiNiFi Java{" "}
+              <code>flow.json</code>, or a MiNiFi C++ configuration in JSON or YAML.
+            </p>
+          ) : (
+            <FlowVersions
+              versions={page.items}
+              target={agentClass.status === "ready" ? agentClass.data.flow?.target : undefined}
+              selected={flowHash}
+              classUrl={classUrl}
+            />
+          )
+        }
+      </Loaded>
+      {flowHash && <Validation className={className} flowHash={flowHash} />}
+      {flowHash && mayAct(session, "operator") && (
+        <p>
+          <a href={`/rollouts?${new URLSearchParams({ className, flow: flowHash })}`}>
+            Start a rollout of {shortHash(flowHash)}
+          </a>
+        </p>
+      )}
+    </Page>
+  );
+}
+
+function ClassFacts({ agentClass }: { agentClass: Schemas["AgentClass"] }) {
+  return (
+    <dl class="facts">
+      <div>
+        <dt>Description</dt>
+        <dd>{agentClass.description ?? "—"}</dd>
+      </div>
+      <div>
+        <dt>Agents</dt>
+        <dd>
+          {agentClass.agents.total} ({agentClass.agents.online} online, {agentClass.agents.offline} offline)
+        </dd>
+      </div>
+      <div>
+        <dt>Heartbeat interval</dt>
+        <dd>{agentClass.heartbeatIntervalSeconds} s</dd>
+      </div>
+      <div>
+        <dt>Acknowledgement timeout</dt>
+        <dd>
+          {agentClass.ackTimeoutSeconds === undefined
+            ? "Beacon's default"
+            : `${agentClass.ackTimeoutSeconds} s`}
+        </dd>
+      </div>
+      <div>
+        <dt>Target flow</dt>
+        <dd class="mono">{agentClass.flow?.target ?? "none yet: a rollout sets it"}</dd>
+      </div>
+      <div>
+        <dt>Rollout under way</dt>
+        <dd>{agentClass.activeRolloutId ?? "none"}</dd>
+      </div>
+    </dl>
+  );
+}
+
+function FlowVersions(props: {
+  versions: Schemas["FlowVersion"][];
+  target: string | undefined;
+  selected: string | undefined;
+  classUrl: string;
+}) {
+  return (
+    <TableFrame label="Flow versions">
+      <table>
+        <TableHead columns={["Version", "Format", "Size", "Processor types", "Published", "By"]} />
+        <tbody>
+          {props.versions.map((version) => (
+            <tr key={version.hash} aria-current={version.hash === props.selected ? "true" : undefined}>
+              <td class="mono">
+                <a href={`${props.classUrl}?${new URLSearchParams({ flow: version.hash })}`}>
+                  {shortHash(version.hash)}
+                  <span class="visually-hidden"> validation report of {version.hash}</span>
+                </a>
+                {version.hash === props.target && <span class="badge">target</span>}
+              </td>
+              <td>{version.format}</td>
+              <td>{version.sizeBytes} bytes</td>
+              <td>{version.processorTypes.length}</td>
+              <td>{dateTime(version.createdAt)}</td>
+              <td>{version.createdBy}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableFrame>
+  );
+}
+
+/** Publishes the file's bytes as they are: the version's hash is theirs, as `sha256sum` prints it. */
+function UploadFlow(props: { className: string; onPublished: (hash: string) => void }) {
+  const { client } = useConsole();
+  const [state, run] = useAction();
+  const [notice, setNotice] = useState<string>();
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const file = new FormData(form).get("flow");
+    if (!(file instanceof File) || file.size === 0) return;
+    const contentType = /\.ya?ml$/i.test(file.name) ? "application/yaml" : "application/json";
+    const text = await file.text();
+    const published = await run(async () => {
+      const result = await client.POST("/api/v1/classes/{className}/flows", {
+        params: { path: { className: props.className } },
+        body: text,
+        bodySerializer: (body) => body,
+        headers: { "content-type": contentType },
+      });
+      return { version: await dataOf(Promise.resolve(result)), created: result.response.status === 201 };
+    });
+    if (published) {
+      form.reset();
+      setNotice(
+        `${published.created ? "Published" : "Already published"} ${published.version.hash} (${published.version.format}).`,
+      );
+      props.onPublished(published.version.hash);
+    }
+  }
+
+  return (
+    <details class="panel">
+      <summary>Publish a flow version</summary>
+      <form class="stacked" onSubmit={submit}>
+        <label>
+          Flow file (MiNiFi Java flow.json, C++ JSON or YAML; at most 5 MB)
+          <input
+            type="file"
+            name="flow"
+            required
+            accept=".json,.yaml,.yml,application/json,application/yaml"
+          />
+        </label>
+        <SubmitRow state={state} label="Publish" busyLabel="Publishing…" notice={notice} />
+      </form>
+    </details>
+  );
+}
+
+function Validation(props: { className: string; flowHash: string }) {
+  const { client } = useConsole();
+  const path = { className: props.className, hash: props.flowHash };
+  const [report, reload] = useResource(
+    () => dataOf(client.GET("/api/v1/classes/{className}/flows/{hash}/validation", { params: { path } })),
+    `${props.className} ${props.flowHash}`,
+  );
+  return (
+    <section aria-labelledby="validation">
+      <h2 id="validation">Validation of {shortHash(props.flowHash)}</h2>
+      <Loaded resource={report} what="the validation report" reload={reload}>
+        {(data) => (
+          <>
+            <p class={data.compatible ? "verdict good" : "verdict bad"}>
+              {data.agentCount === 0
+                ? "The class has no agent to check against yet."
+                : data.compatible
+                  ? `All ${data.agentCount} agents of the class can run this flow.`
+                  : `${data.incompatibleAgentCount} of ${data.agentCount} agents cannot run this flow.`}
+              {data.truncated && " (The report covers the class's first 5,000 agents.)"}
+            </p>
+            {data.manifests.length > 0 && (
+              <TableFrame label="Validation per manifest">
+                <table>
+                  <TableHead
+                    columns={["Manifest", "Agents", "Can run it", "Missing types", "Agents on it"]}
+                  />
+                  <tbody>
+                    {data.manifests.map((manifest) => (
+                      <tr key={manifest.manifestHash ?? "none"}>
+                        <td class="mono">
+                          {manifest.manifestHash ? shortHash(manifest.manifestHash) : "none reported"}
+                          {!manifest.manifestKnown && <div class="muted">not known to Beacon</div>}
+                        </td>
+                        <td>{manifest.agentCount}</td>
+                        <td>
+                          <span class={`state state-${manifest.compatible ? "done" : "failed"}`}>
+                            {manifest.compatible ? "yes" : "no"}
+                          </span>
+                        </td>
+                        <td class="wrap">
+                          {[
+                            ...(manifest.missingProcessorTypes ?? []),
+                            ...(manifest.missingControllerServiceTypes ?? []),
+                          ].join(", ") || "—"}
+                        </td>
+                        <td class="wrap">
+                          {manifest.agentIds.slice(0, 5).join(", ")}
+                          {manifest.agentIds.length > 5 ? ", …" : ""}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableFrame>
+            )}
+          </>
+        )}
+      </Loaded>
+    </section>
+  );
+}

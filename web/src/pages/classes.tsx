@@ -1,0 +1,61 @@
+import { useLocation } from "preact-iso";
+import { dataOf } from "../api/client";
+import { useConsole } from "../components/console";
+import { Page } from "../components/page";
+import { Loaded, TableFrame, TableHead, useResource } from "../components/resource";
+import { shortHash } from "../format";
+
+const PAGE_SIZE = 50;
+
+export function Classes() {
+  const { client } = useConsole();
+  const { query } = useLocation();
+  const cursor = query.cursor || undefined;
+  const [classes, reload] = useResource(
+    () => dataOf(client.GET("/api/v1/classes", { params: { query: { cursor, limit: PAGE_SIZE } } })),
+    cursor ?? "",
+  );
+  return (
+    <Page title="Classes">
+      <Loaded resource={classes} what="classes" reload={reload}>
+        {(page) =>
+          page.items.length === 0 ? (
+            <p class="empty">
+              No class yet. A class appears when its first agent heartbeats (the agent's
+              <code> nifi.c2.agent.class</code>); agents that name none join <code>default</code>.
+            </p>
+          ) : (
+            <>
+              <TableFrame label="Classes">
+                <table>
+                  <TableHead columns={["Class", "Agents", "Online", "Heartbeat", "Target flow", "Rollout"]} />
+                  <tbody>
+                    {page.items.map((agentClass) => (
+                      <tr key={agentClass.name}>
+                        <td>
+                          <a href={`/classes/${encodeURIComponent(agentClass.name)}`}>{agentClass.name}</a>
+                          {agentClass.description && <div class="muted">{agentClass.description}</div>}
+                        </td>
+                        <td>{agentClass.agents.total}</td>
+                        <td>{agentClass.agents.online}</td>
+                        <td>every {agentClass.heartbeatIntervalSeconds} s</td>
+                        <td class="mono">{shortHash(agentClass.flow?.target)}</td>
+                        <td>{agentClass.activeRolloutId ?? "—"}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableFrame>
+              <nav class="pager" aria-label="Pages of classes">
+                {cursor && <a href="/classes">First page</a>}
+                {page.nextCursor && (
+                  <a href={`/classes?${new URLSearchParams({ cursor: page.nextCursor })}`}>Next page</a>
+                )}
+              </nav>
+            </>
+          )
+        }
+      </Loaded>
+    </Page>
+  );
+}

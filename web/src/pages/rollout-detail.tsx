@@ -1,0 +1,232 @@
+import { useState } from "preact/hooks";
+import { useRoute } from "preact-iso";
+import { dataOf, type Schemas } from "../api/client";
+import { useConsole } from "../components/console";
+import { Page } from "../components/page";
+import {
+  ActionProblem,
+  Loaded,
+  TableFrame,
+  TableHead,
+  useAction,
+  useInterval,
+  useResource,
+} from "../components/resource";
+import { dateTime, shortHash, timeAgo } from "../format";
+import { mayAct } from "../session";
+
+const FINAL_STATES: Schemas["RolloutState"][] = ["completed", "rolled_back", "aborted"];
+/** How often a rollout under way is read again: about as often as the agents heartbeat. */
+const FOLLOW_PERIOD_MS = 2000;
+
+/** One rollout, followed live until it ends: its batches, each agent's health and why one failed. */
+export function RolloutDetail() {
+  const { client, session } = useConsole();
+  const { params } = useRoute();
+  const rolloutId = params.rolloutId ?? "";
+  const path = { rolloutId };
+  const [rollout, reloadRollout] = useResource(
+    () => dataOf(client.GET("/api/v1/rollouts/{rolloutId}", { params: { path } })),
+    rolloutId,
+  );
+  const [agents, reloadAgents] = useResource(
+    () =>
+      dataOf(client.GET("/api/v1/rollouts/{rolloutId}/agents", { params: { path, query: { limit: 100 } } })),
+    rolloutId,
+  );
+  const live = rollout.status === "ready" && !FINAL_STATES.includes(rollout.data.state);
+  const refresh = () => {
+    reloadRollout();
+    reloadAgents();
+  };
+  useInterval(refresh, FOLLOW_PERIOD_MS, live);
+  return (
+    <Page title={`Rollout ${rolloutId}`}>
+      <p>
+        <a href="/rollouts">All rollouts</a>
+        {live && <span class="muted"> · following it live</span>}
+      </p>
+      <Loaded resource={rollout} what="the rollout" reload={reloadRollout}>
+        {(data) => (
+          <>
+            {mayAct(session, "operator") && !FINAL_STATES.includes(data.state) && (
+              <RolloutActions rollout={data} onChanged={refresh} />
+            )}
+            <RolloutView rollout={data} />
+          </>
+        )}
+      </Loaded>
+      <h2>Agents</h2>
+      <Loaded resource={agents} what="the rollout's agents" reload={reloadAgents}>
+        {(page) =>
+          page.items.length === 0 ? (
+            <p class="empty">No agent selected yet: the canary starts with the sweeper's next run.</p>
+          ) : (
+            <TableFrame label="The rollout's agents">
+              <table>
+                <TableHead columns={["Agent", "Batch", "State", "Why", "Selected"]} />
+                <tbody>
+                  {page.items.map((agent) => (
+                    <tr key={agent.agentId}>
+                      <td>
+                        <a href={`/agents/${encodeURIComponent(agent.agentId)}`}>{agent.agentId}</a>
+                      </td>
+                      <td>{agent.batch === 0 ? "canary" : agent.batch}</td>
+                      <td>
+                        <span class={`state state-${agent.state}`}>{agent.state}</span>
+                      </td>
+                      <td class="wrap">{agent.reason ?? "—"}</td>
+                      <td>{timeAgo(agent.selectedAt)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableFrame>
+          )
+        }
+      </Loaded>
+    </Page>
+  );
+}
+
+function RolloutView({ rollout }: { rollout: Schemas["Rollout"] }) {
+  const { counts, plan } = rollout;
+  const share = (value: Schemas["RolloutPlan"]["canary"]) =>
+    "percent" in value ? `${value.percent} %` : `${value.count} agent${value.count === 1 ? "" : "s"}`;
+  return (
+    <>
+      <p
+        class={`verdict ${rollout.state === "completed" ? "good" : FINAL_STATES.includes(rollout.state) ? "bad" : ""}`}
+      >
+        <span class={`state state-${rollout.state}`}>{rollout.state}</span>
+        {rollout.reason && `: ${rollout.reason}`}
+      </p>
+      <dl class="tiles">
+        {(
+          [
+            ["Selected", counts.selected],
+            ["Updating", counts.updating],
+            ["Soaking", counts.soaking],
+            ["Healthy", counts.healthy],
+            ["Failed", counts.failed],
+            ["Skipped", counts.skipped],
+            ["Rolled back", counts.rolledBack],
+          ] as const
+        ).map(([term, count]) => (
+          <div key={term}>
+            <dt>{term}</dt>
+            <dd>{count}</dd>
+          </div>
+        ))}
+      </dl>
+      <dl class="facts">
+        <div>
+          <dt>Class</dt>
+          <dd>
+            <a href={`/classes/${encodeURIComponent(rollout.className)}`}>{rollout.className}</a> (
+            {rollout.classSize} agents at the start)
+          </dd>
+        </div>
+        <div>
+          <dt>To version</dt>
+          <dd class="mono">{rollout.toFlow}</dd>
+        </div>
+        <div>
+          <dt>From version</dt>
+          <dd class="mono">
+            {rollout.fromFlow ?? "none: a failure pauses, as there is nothing to roll back to"}
+          </dd>
+        </div>
+        <div>
+          <dt>Batches started</dt>
+          <dd>
+            {rollout.batches} (canary of {rollout.canarySize})
+            {rollout.exhausted ? ", every agent considered" : ""}
+          </dd>
+        </div>
+        <div>
+          <dt>Plan</dt>
+          <dd>
+            canary {share(plan.canary)}, batches of {plan.batchSize} every {plan.batchIntervalSeconds} s, soak{" "}
+            {plan.soakSeconds} s; at {share(plan.failureThreshold)} failed, {plan.onFailure}
+          </dd>
+        </div>
+        <div>
+          <dt>Started</dt>
+          <dd>
+            {dateTime(rollout.createdAt)} by {rollout.createdBy}
+            {rollout.finishedAt && `; ended ${dateTime(rollout.finishedAt)}`}
+          </dd>
+        </div>
+        <div>
+          <dt>Version</dt>
+          <dd>
+            <a
+              href={`/classes/${encodeURIComponent(rollout.className)}?${new URLSearchParams({ flow: rollout.toFlow })}`}
+            >
+              validation of {shortHash(rollout.toFlow)}
+            </a>
+          </dd>
+        </div>
+      </dl>
+    </>
+  );
+}
+
+function RolloutActions(props: { rollout: Schemas["Rollout"]; onChanged: () => void }) {
+  const { client } = useConsole();
+  const [state, run] = useAction();
+  const [confirmingAbort, setConfirmingAbort] = useState(false);
+  const path = { rolloutId: props.rollout.rolloutId };
+  const running = props.rollout.state === "canary" || props.rollout.state === "rolling";
+
+  async function act(action: "pause" | "resume" | "abort") {
+    const changed = await run(() =>
+      dataOf(client.POST(`/api/v1/rollouts/{rolloutId}/${action}`, { params: { path } })),
+    );
+    if (changed) {
+      setConfirmingAbort(false);
+      props.onChanged();
+    }
+  }
+
+  return (
+    <section aria-label="Rollout actions" class="actions">
+      <div class="button-row">
+        {running && (
+          <button type="button" onClick={() => act("pause")} disabled={state.status === "busy"}>
+            Pause
+          </button>
+        )}
+        {props.rollout.state === "paused" && (
+          <button type="button" onClick={() => act("resume")} disabled={state.status === "busy"}>
+            Resume
+          </button>
+        )}
+        {confirmingAbort ? (
+          <>
+            <button
+              type="button"
+              class="danger"
+              onClick={() => act("abort")}
+              disabled={state.status === "busy"}
+            >
+              Abort and return its agents to the previous version
+            </button>
+            <button type="button" onClick={() => setConfirmingAbort(false)}>
+              Keep it going
+            </button>
+          </>
+        ) : (
+          <button type="button" class="danger" onClick={() => setConfirmingAbort(true)}>
+            Abort…
+          </button>
+        )}
+      </div>
+      {props.rollout.state === "paused" && (
+        <p class="hint">Resuming accepts the failures so far and carries on where it stopped.</p>
+      )}
+      <ActionProblem state={state} />
+    </section>
+  );
+}

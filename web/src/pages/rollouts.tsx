@@ -1,0 +1,240 @@
+import { useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { dataOf, type Schemas } from "../api/client";
+import { useConsole } from "../components/console";
+import { Page } from "../components/page";
+import { Loaded, SubmitRow, TableFrame, TableHead, useAction, useResource } from "../components/resource";
+import { shortHash, timeAgo } from "../format";
+import { mayAct } from "../session";
+
+const PAGE_SIZE = 50;
+
+/** Rollouts, newest first (`?className=` for one class's), and the form that starts one. */
+export function Rollouts() {
+  const { client, session } = useConsole();
+  const { query } = useLocation();
+  const className = query.className || undefined;
+  const cursor = query.cursor || undefined;
+  const [rollouts, reload] = useResource(
+    () =>
+      dataOf(client.GET("/api/v1/rollouts", { params: { query: { className, cursor, limit: PAGE_SIZE } } })),
+    `${className} ${cursor}`,
+  );
+  const listUrl = (extra: Record<string, string>) => {
+    const params = new URLSearchParams({ ...(className ? { className } : {}), ...extra });
+    return `/rollouts${params.size > 0 ? `?${params}` : ""}`;
+  };
+  return (
+    <Page title="Rollouts">
+      {mayAct(session, "operator") && <StartRollout className={className} flowHash={query.flow} />}
+      <h2>{className ? `Rollouts of ${className}` : "All rollouts"}</h2>
+      {className && (
+        <p>
+          <a href="/rollouts">Every class's rollouts</a>
+        </p>
+      )}
+      <Loaded resource={rollouts} what="rollouts" reload={reload}>
+        {(page) =>
+          page.items.length === 0 ? (
+            <p class="empty">
+              No rollout yet. Publish a flow version to a class on its page under{" "}
+              <a href="/classes">Classes and flows</a>, then start a rollout of it here.
+            </p>
+          ) : (
+            <>
+              <TableFrame label="Rollouts">
+                <table>
+                  <TableHead
+                    columns={[
+                      "Rollout",
+                      "Class",
+                      "State",
+                      "Version",
+                      "Batches",
+                      "Healthy",
+                      "Failed",
+                      "Started",
+                    ]}
+                  />
+                  <tbody>
+                    {page.items.map((rollout) => (
+                      <tr key={rollout.rolloutId}>
+                        <td>
+                          <a href={`/rollouts/${encodeURIComponent(rollout.rolloutId)}`}>
+                            {rollout.rolloutId}
+                          </a>
+                        </td>
+                        <td>
+                          <a href={listUrl({ className: rollout.className })}>{rollout.className}</a>
+                        </td>
+                        <td>
+                          <span class={`state state-${rollout.state}`}>{rollout.state}</span>
+                        </td>
+                        <td class="mono">{shortHash(rollout.toFlow)}</td>
+                        <td>{rollout.batches}</td>
+                        <td>{rollout.counts.healthy}</td>
+                        <td>{rollout.counts.failed}</td>
+                        <td>{timeAgo(rollout.createdAt)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableFrame>
+              <nav class="pager" aria-label="Pages of rollouts">
+                {cursor && <a href={listUrl({})}>First page</a>}
+                {page.nextCursor && <a href={listUrl({ cursor: page.nextCursor })}>Next page</a>}
+              </nav>
+            </>
+          )
+        }
+      </Loaded>
+    </Page>
+  );
+}
+
+type Share = Schemas["RolloutPlan"]["canary"];
+
+function shareOf(amount: string, unit: string): Share {
+  return unit === "percent" ? { percent: Number(amount) } : { count: Number(amount) };
+}
+
+/** The plan's fields start at Beacon's defaults, which the API applies to any left out. */
+function StartRollout(props: { className: string | undefined; flowHash: string | undefined }) {
+  const { client } = useConsole();
+  const { route } = useLocation();
+  const [className, setClassName] = useState(props.className ?? "");
+  const [flowHash, setFlowHash] = useState(props.flowHash ?? "");
+  const [state, run] = useAction();
+  const validClass = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(className);
+  const [versions] = useResource(
+    () =>
+      validClass
+        ? dataOf(
+            client.GET("/api/v1/classes/{className}/flows", {
+              params: { path: { className }, query: { limit: 100 } },
+            }),
+          )
+        : Promise.resolve({ items: [] }),
+    className,
+  );
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    const fields = new FormData(event.currentTarget as HTMLFormElement);
+    const value = (name: string) => String(fields.get(name) ?? "");
+    const body: Schemas["RolloutRequest"] = {
+      className,
+      flowHash,
+      plan: {
+        canary: shareOf(value("canary"), value("canaryUnit")),
+        batchSize: Number(value("batchSize")),
+        batchIntervalSeconds: Number(value("batchIntervalSeconds")),
+        soakSeconds: Number(value("soakSeconds")),
+        failureThreshold: shareOf(value("failureThreshold"), value("failureThresholdUnit")),
+        onFailure: value("onFailure") === "pause" ? "pause" : "rollback",
+      },
+      allowIncompatible: fields.get("allowIncompatible") === "on",
+    };
+    const rollout = await run(() => dataOf(client.POST("/api/v1/rollouts", { body })));
+    if (rollout) route(`/rollouts/${encodeURIComponent(rollout.rolloutId)}`);
+  }
+
+  return (
+    <details class="panel" open={props.flowHash !== undefined}>
+      <summary>Start a rollout</summary>
+      <form class="stacked" onSubmit={submit}>
+        <label>
+          Class
+          <input
+            name="className"
+            required
+            value={className}
+            maxLength={128}
+            onChange={(event) => setClassName(event.currentTarget.value.trim())}
+          />
+        </label>
+        <label>
+          Flow version
+          <select
+            name="flowHash"
+            required
+            value={flowHash}
+            onChange={(event) => setFlowHash(event.currentTarget.value)}
+          >
+            {versions.status === "ready" && versions.data.items.length === 0 && (
+              <option value="">the class has no flow version: publish one on its page</option>
+            )}
+            {versions.status === "ready" && versions.data.items.length > 0 && flowHash === "" && (
+              <option value="">choose a version</option>
+            )}
+            {versions.status === "ready" &&
+              versions.data.items.map((version) => (
+                <option key={version.hash} value={version.hash}>
+                  {shortHash(version.hash)} ({version.format}, {timeAgo(version.createdAt)} by{" "}
+                  {version.createdBy})
+                </option>
+              ))}
+          </select>
+        </label>
+        <fieldset class="plan">
+          <legend>Plan</legend>
+          <div class="filters">
+            <label>
+              Canary
+              <input name="canary" type="number" min="0.01" step="0.01" required defaultValue="5" />
+            </label>
+            <label>
+              Canary unit
+              <select name="canaryUnit">
+                <option value="percent">% of the class</option>
+                <option value="count">agents</option>
+              </select>
+            </label>
+            <label>
+              Batch size (agents)
+              <input name="batchSize" type="number" min="1" max="1000" required defaultValue="100" />
+            </label>
+            <label>
+              Between batches (s)
+              <input
+                name="batchIntervalSeconds"
+                type="number"
+                min="0"
+                max="86400"
+                required
+                defaultValue="10"
+              />
+            </label>
+            <label>
+              Soak (s)
+              <input name="soakSeconds" type="number" min="0" max="86400" required defaultValue="120" />
+            </label>
+            <label>
+              Failure threshold
+              <input name="failureThreshold" type="number" min="0.01" step="0.01" required defaultValue="5" />
+            </label>
+            <label>
+              Threshold unit
+              <select name="failureThresholdUnit">
+                <option value="percent">% of the updated agents</option>
+                <option value="count">agents</option>
+              </select>
+            </label>
+            <label>
+              On failure
+              <select name="onFailure">
+                <option value="rollback">roll back</option>
+                <option value="pause">pause</option>
+              </select>
+            </label>
+          </div>
+          <label class="inline">
+            <input type="checkbox" name="allowIncompatible" />
+            Start even if some agents' manifests lack types the flow uses
+          </label>
+        </fieldset>
+        <SubmitRow state={state} label="Start rollout" busyLabel="Starting…" />
+      </form>
+    </details>
+  );
+}

@@ -1,0 +1,9 @@
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { API_TYPES_FILE, generateApiTypes } from "../tools/api-types.js";
+
+describe("the web console's API client", () => {
+  it("is typed from the console API's current OpenAPI document (npm run web:api-types rewrites it)", async () => {
+    expect(await readFile(API_TYPES_FILE, "utf8")).toBe(await generateApiTypes());
+  });
+});

@@ -1,0 +1,524 @@
+/**
+ * The web console in a real browser: Debian's Chromium driven by Playwright against `npm start` with
+ * simulated agents, as an operator would use it. Every page is checked with axe-core and photographed at
+ * a desktop and a phone width into `.beacon/screenshots/web-console/`.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type { AxeResults } from "axe-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type LocalStack,
+  repositoryRoot,
+  startLocalStack,
+  stopGroup,
+} from "../../scripts/test-support/local-stack.js";
+import { FIRST_LOAD_BUDGET_BYTES, firstLoads } from "../tools/bundle-budget.js";
+
+/** Debian's Chromium; BEACON_CHROMIUM names another build of it. */
+const CHROMIUM = process.env.BEACON_CHROMIUM ?? "/usr/bin/chromium";
+const SCREENSHOTS = path.join(repositoryRoot, ".beacon", "screenshots", "web-console");
+const WIDTHS = [1280, 390] as const;
+const AGENT_CLASS = "gateways";
+const AGENT_IDS = ["gateways-agent-001", "gateways-agent-002", "gateways-agent-003"];
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+let stack: LocalStack;
+let agents: ChildProcess;
+/** An agent that heartbeats once and then stays quiet: what is queued for it stays queued. */
+let idleAgent: ChildProcess;
+const IDLE_AGENT_ID = "idle-agent-001";
+let browser: Browser;
+let webUrl: string;
+let adminToken: string;
+/** Uncaught errors and Content-Security-Policy refusals, from every page of the run. */
+const pageProblems: string[] = [];
+/** axe-core's findings of every impact, per page, for the report. */
+const accessibility: Record<string, { id: string; impact: string | null | undefined; nodes: number }[]> = {};
+
+async function localToken(role: "viewer" | "operator" | "admin"): Promise<string> {
+  const response = await fetch(`${webUrl}/local/token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ tenant: "dev", role }),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { token: string }).token;
+}
+
+async function api<T>(route: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${webUrl}/api/v1${route}`, {
+    ...init,
+    headers: { authorization: `Bearer ${adminToken}`, ...init.headers },
+  });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+/** Polls until `check` holds; the stack's agents and sweeper move at their own pace. */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: 900 } });
+  // npm test runs other suites beside this one on a small machine: a page may take a while to answer.
+  context.setDefaultTimeout(60_000);
+  const page = await context.newPage();
+  page.on("pageerror", (error) => pageProblems.push(`${page.url()}: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error" && /Content Security Policy/i.test(message.text())) {
+      pageProblems.push(`${page.url()}: ${message.text()}`);
+    }
+  });
+  return { context, page };
+}
+
+/** Signs in on the sign-in page the console shows while nobody is, and waits for the page it returns to. */
+async function signIn(page: Page, role: "viewer" | "operator" | "admin", landing = "Fleet"): Promise<void> {
+  await page.getByRole("heading", { name: "Beacon console" }).waitFor();
+  expect(await page.getByText("Local sign-in.").isVisible()).toBe(true);
+  await page.getByLabel("Tenant").fill("dev");
+  await page.getByLabel("Role").selectOption(role);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: landing, level: 1 }).waitFor();
+}
+
+/** A MiNiFi Java flow.json with one processor of the given type, spaced as a person writes one. */
+function flowJson(processorType: string): string {
+  const flow = {
+    encodingVersion: { majorVersion: 2, minorVersion: 0 },
+    maxTimerDrivenThreadCount: 1,
+    controllerServices: [],
+    rootGroup: {
+      identifier: "root",
+      name: AGENT_CLASS,
+      processors: [{ identifier: "p1", name: "first", type: processorType }],
+      controllerServices: [],
+      processGroups: [],
+    },
+  };
+  return `${JSON.stringify(flow, null, 2)}\n`;
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+async function publish(page: Page, name: string, content: string): Promise<void> {
+  const button = page.getByRole("button", { name: "Publish", exact: true });
+  if (!(await button.isVisible())) await page.getByText("Publish a flow version").click();
+  await page
+    .getByLabel(/Flow file/)
+    .setInputFiles({ name, mimeType: "application/json", buffer: Buffer.from(content) });
+  await button.click();
+  await page.getByText(`Published ${sha256(content)} (nifi-json).`).waitFor();
+}
+
+/** axe-core on the page as it stands: no serious or critical violation; every finding is kept. */
+async function expectAccessible(page: Page, name: string): Promise<void> {
+  await page.evaluate(axeSource);
+  // Runs in the page, whose globals this Node-side file does not type.
+  const results = await page.evaluate(() => {
+    const scope = globalThis as unknown as {
+      axe: { run(context: unknown): Promise<AxeResults> };
+      document: unknown;
+    };
+    return scope.axe.run(scope.document);
+  });
+  const violations = results.violations.map(({ id, impact, nodes, help }) => ({
+    id,
+    impact,
+    nodes: nodes.length,
+    help,
+    where: nodes.slice(0, 3).map((node) => node.target.join(" ")),
+  }));
+  accessibility[name] = violations.map(({ id, impact, nodes }) => ({ id, impact, nodes }));
+  expect(violations.filter(({ impact }) => impact === "serious" || impact === "critical")).toEqual([]);
+}
+
+/** The page at a desktop and a phone width, each checked with axe-core and photographed. */
+async function capture(page: Page, name: string): Promise<void> {
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    await expectAccessible(page, `${name} at ${width} px`);
+    // Wide tables scroll inside their frame; the page itself never scrolls sideways.
+    const pageWidth = await page.evaluate(
+      () =>
+        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+          .documentElement.scrollWidth,
+    );
+    expect(pageWidth, `${name} is wider than ${width} px`).toBeLessThanOrEqual(width);
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: WIDTHS[0], height: 900 });
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: node scripts/setup.mjs installs it as root (apt-get install chromium)`,
+    );
+  }
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  // A two-second sweeper moves rollouts along as fast as the agents heartbeat.
+  stack = await startLocalStack("web-console-test", { env: { BEACON_SWEEPER_INTERVAL_SECONDS: "2" } });
+  webUrl = `http://127.0.0.1:${stack.ports.web}`;
+  agents = spawn(
+    "npm",
+    ["run", "-s", "agents", "--", "--class", AGENT_CLASS, "--count", "3", "--interval", "2"],
+    {
+      cwd: repositoryRoot,
+      env: stack.env,
+      stdio: "ignore",
+      detached: true,
+    },
+  );
+  idleAgent = spawn(
+    "npm",
+    [
+      "run",
+      "-s",
+      "agents",
+      "--",
+      "--class",
+      "idle",
+      "--count",
+      "1",
+      "--interval",
+      "3600",
+      "--prefix",
+      "idle-agent-",
+    ],
+    { cwd: repositoryRoot, env: stack.env, stdio: "ignore", detached: true },
+  );
+  browser = await chromium.launch({ executablePath: CHROMIUM });
+  adminToken = await localToken("admin");
+  await until("the simulated agents to register", async () => {
+    const { body } = await api<{ items: unknown[] }>(`/agents?class=${AGENT_CLASS}`);
+    return body.items?.length === AGENT_IDS.length && (await api(`/agents/${IDLE_AGENT_ID}`)).status === 200;
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (agents) await stopGroup(agents);
+  if (idleAgent) await stopGroup(idleAgent);
+  await stack?.stop();
+  const findings = Object.entries(accessibility).map(([page, found]) => {
+    const listed = found.map(({ id, impact, nodes }) => `${id} (${impact}, ${nodes} elements)`);
+    return `  ${page}: ${listed.length === 0 ? "none" : listed.join(", ")}`;
+  });
+  console.log(`axe-core findings per page:\n${findings.join("\n")}`);
+}, 60_000);
+
+describe("the web console", () => {
+  let admin: Page;
+
+  it("loads its first page within the JavaScript budget", async () => {
+    const builtLoads = await firstLoads(path.join(stack.localDir, "web"));
+    const largest = builtLoads[0];
+    expect(largest).toBeDefined();
+    // As served: what the browser fetched, compressed, from opening the console to the fleet page.
+    const { context, page } = await newPage();
+    const scripts: Promise<number>[] = [];
+    page.on("requestfinished", (request) => {
+      if (request.resourceType() === "script") {
+        scripts.push(request.sizes().then((sizes) => sizes.responseBodySize));
+      }
+    });
+    await page.goto(webUrl);
+    await page.getByRole("heading", { name: "Beacon console" }).waitFor();
+    await capture(page, "sign-in");
+    await signIn(page, "viewer");
+    await page.waitForLoadState("networkidle");
+    const transferred = (await Promise.all(scripts)).reduce((sum, size) => sum + size, 0);
+    await context.close();
+    console.log(
+      `first load: largest ${largest?.page} ${((largest?.gzipBytes ?? 0) / 1024).toFixed(1)} KB gzipped; ` +
+        `sign-in to fleet fetched ${(transferred / 1024).toFixed(1)} KB of JavaScript in ${scripts.length} files`,
+    );
+    expect(largest?.gzipBytes).toBeLessThanOrEqual(FIRST_LOAD_BUDGET_BYTES);
+    expect(transferred).toBeGreaterThan(0);
+    expect(transferred).toBeLessThanOrEqual(FIRST_LOAD_BUDGET_BYTES);
+  });
+
+  it("signs an admin in locally and shows the fleet the agents registered", async () => {
+    ({ page: admin } = await newPage());
+    // Nobody signed in: the sign-in page, which returns to the page asked for.
+    await admin.goto(`${webUrl}/agents?class=${AGENT_CLASS}`);
+    await signIn(admin, "admin", "Agents");
+    expect(admin.url()).toBe(`${webUrl}/agents?class=${AGENT_CLASS}`);
+    await admin.getByRole("link", { name: "Fleet" }).click();
+    await admin.getByRole("heading", { name: "Fleet", level: 1 }).waitFor();
+    const classRow = admin.getByRole("row").filter({ has: admin.getByRole("link", { name: AGENT_CLASS }) });
+    await classRow.waitFor();
+    expect(await classRow.getByRole("cell").nth(1).textContent()).toBe(String(AGENT_IDS.length));
+    await admin.getByRole("img", { name: /Heartbeats per minute/ }).waitFor();
+    await capture(admin, "fleet");
+  });
+
+  it("lists agents with filters the URL keeps, and Back restores them", async () => {
+    await admin.getByRole("link", { name: "Agents", exact: true }).click();
+    await admin.getByRole("heading", { name: "Agents", level: 1 }).waitFor();
+    await admin.getByLabel("Class").fill(AGENT_CLASS);
+    await admin.getByRole("button", { name: "Apply filters" }).click();
+    await admin.waitForURL(`${webUrl}/agents?class=${AGENT_CLASS}`);
+    for (const agentId of AGENT_IDS) await admin.getByRole("link", { name: agentId }).waitFor();
+    await capture(admin, "agents");
+    await admin.getByLabel("Agent id or hostname contains").fill("agent-002");
+    await admin.getByRole("button", { name: "Apply filters" }).click();
+    await admin.waitForURL(/q=agent-002/);
+    await admin.getByRole("link", { name: "gateways-agent-002" }).waitFor();
+    await admin.getByRole("link", { name: "gateways-agent-001" }).waitFor({ state: "detached" });
+    await admin.goBack();
+    await admin.waitForURL(`${webUrl}/agents?class=${AGENT_CLASS}`);
+    await admin.getByRole("link", { name: "gateways-agent-001" }).waitFor();
+    expect(await admin.getByLabel("Agent id or hostname contains").inputValue()).toBe("");
+    expect(await admin.getByLabel("Class").inputValue()).toBe(AGENT_CLASS);
+    await admin.getByLabel("Seen within").selectOption("5m");
+    await admin.getByRole("button", { name: "Apply filters" }).click();
+    await admin.waitForURL(/seen=5m/);
+    await admin.getByRole("link", { name: "gateways-agent-003" }).waitFor();
+    await admin.getByLabel("Status").selectOption("offline");
+    await admin.getByRole("button", { name: "Apply filters" }).click();
+    await admin.getByText("No agent matches these filters").waitFor();
+    // A shared link fills the form in too.
+    await admin.goto(`${webUrl}/agents?class=${AGENT_CLASS}&status=offline&sort=-agentId`);
+    await admin.getByText("No agent matches these filters").waitFor();
+    expect(await admin.getByLabel("Status").inputValue()).toBe("offline");
+    expect(await admin.getByLabel("Order").inputValue()).toBe("-agentId");
+  });
+
+  it("shows an agent's detail and queues an operation for it", async () => {
+    await admin.goto(`${webUrl}/agents/gateways-agent-001`);
+    await admin.getByRole("heading", { name: "gateways-agent-001", level: 1 }).waitFor();
+    await admin.getByRole("heading", { name: "Identity and status" }).waitFor();
+    await admin.getByText("online", { exact: true }).first().waitFor();
+    await admin.getByRole("heading", { name: "Device" }).waitFor();
+    await admin.getByRole("button", { name: "Ask for its manifest" }).click();
+    await admin.getByText("Queued: the agent is asked for its manifest").waitFor();
+    await admin.getByRole("cell", { name: "DESCRIBE MANIFEST" }).first().waitFor();
+    await capture(admin, "agent");
+  });
+
+  it("publishes flow versions byte for byte and shows whether the class's agents can run them", async () => {
+    await admin.getByRole("link", { name: "Classes and flows" }).click();
+    await admin.getByRole("heading", { name: "Classes", level: 1 }).waitFor();
+    await admin.getByRole("link", { name: AGENT_CLASS, exact: true }).click();
+    await admin.getByRole("heading", { name: AGENT_CLASS, level: 1 }).waitFor();
+    await admin.getByText("No flow version yet").waitFor();
+    await capture(admin, "class");
+
+    const runnable = flowJson("org.apache.nifi.minifi.processors.GenerateFlowFile");
+    await publish(admin, "flow.json", runnable);
+    await admin.getByText(`All ${AGENT_IDS.length} agents of the class can run this flow.`).waitFor();
+    expect(admin.url()).toContain(`flow=${sha256(runnable)}`);
+
+    const unrunnable = flowJson("com.example.processors.NotOnAnyAgent");
+    await publish(admin, "needs-more.json", unrunnable);
+    await admin
+      .getByText(`${AGENT_IDS.length} of ${AGENT_IDS.length} agents cannot run this flow.`)
+      .waitFor();
+    await admin.getByRole("cell", { name: "com.example.processors.NotOnAnyAgent" }).waitFor();
+    await admin.getByRole("link", { name: new RegExp(`validation report of ${sha256(runnable)}`) }).waitFor();
+    await capture(admin, "class-validation");
+    // The report of the version before, from the URL Back returns to.
+    await admin.goBack();
+    await admin.getByText(`All ${AGENT_IDS.length} agents of the class can run this flow.`).waitFor();
+  });
+
+  it("starts a rollout of a version with a plan and follows it live until every agent is healthy", async () => {
+    const version = sha256(flowJson("org.apache.nifi.minifi.processors.GenerateFlowFile"));
+    await admin.goto(`${webUrl}/classes/${AGENT_CLASS}?flow=${version}`);
+    await admin.getByRole("link", { name: /Start a rollout of/ }).click();
+    await admin.getByRole("heading", { name: "Rollouts", level: 1 }).waitFor();
+    expect(await admin.getByLabel("Class", { exact: true }).inputValue()).toBe(AGENT_CLASS);
+    await admin.locator(`select[name=flowHash] option[value="${version}"]`).waitFor({ state: "attached" });
+    expect(await admin.getByLabel("Flow version").inputValue()).toBe(version);
+    await admin.getByLabel("Canary", { exact: true }).fill("1");
+    await admin.getByLabel("Canary unit").selectOption("count");
+    await admin.getByLabel("Batch size (agents)").fill("2");
+    await admin.getByLabel("Between batches (s)").fill("0");
+    await admin.getByLabel("Soak (s)").fill("2");
+    await capture(admin, "rollout-start");
+    await admin.getByRole("button", { name: "Start rollout" }).click();
+    await admin.getByRole("heading", { name: /^Rollout /, level: 1 }).waitFor();
+    const rolloutId = decodeURIComponent(admin.url().split("/rollouts/")[1] ?? "");
+    await admin.getByText("following it live").waitFor();
+    // The page reads the rollout again by itself: no reload here.
+    await admin.locator(".verdict").getByText("completed", { exact: true }).waitFor({ timeout: 120_000 });
+    for (const agentId of AGENT_IDS) {
+      const row = admin.getByRole("row").filter({ has: admin.getByRole("link", { name: agentId }) });
+      await row.getByText("healthy", { exact: true }).waitFor();
+    }
+    expect(await admin.getByText("following it live").count()).toBe(0);
+    const { body } = await api<{ state: string; counts: { healthy: number } }>(`/rollouts/${rolloutId}`);
+    expect(body).toMatchObject({ state: "completed", counts: { healthy: AGENT_IDS.length } });
+    await capture(admin, "rollout");
+  }, 240_000);
+
+  it("shows why the API refuses a rollout, and pauses, resumes and aborts one", async () => {
+    const version = sha256(flowJson("com.example.processors.NotOnAnyAgent"));
+    await admin.goto(`${webUrl}/rollouts?className=${AGENT_CLASS}&flow=${version}`);
+    await admin.locator(`select[name=flowHash] option[value="${version}"]`).waitFor({ state: "attached" });
+    await admin.getByLabel("Canary", { exact: true }).fill("1");
+    await admin.getByLabel("Canary unit").selectOption("count");
+    // A soak longer than the test: the canary stays under way until it is aborted.
+    await admin.getByLabel("Soak (s)").fill("3600");
+    await admin.getByRole("button", { name: "Start rollout" }).click();
+    await admin
+      .getByRole("alert")
+      .filter({ hasText: /cannot run|incompatible|lack/i })
+      .waitFor();
+    await admin.getByLabel("Start even if some agents' manifests lack types the flow uses").check();
+    await admin.getByRole("button", { name: "Start rollout" }).click();
+    await admin.getByRole("heading", { name: /^Rollout /, level: 1 }).waitFor();
+    const verdict = admin.locator(".verdict");
+    await verdict.getByText("canary", { exact: true }).waitFor();
+    await admin.getByRole("button", { name: "Pause" }).click();
+    await verdict.getByText("paused", { exact: true }).waitFor();
+    await admin.getByRole("button", { name: "Resume" }).click();
+    await verdict.getByText("canary", { exact: true }).waitFor();
+    await admin.getByRole("button", { name: "Abort…" }).click();
+    await admin.getByRole("button", { name: "Abort and return its agents to the previous version" }).click();
+    await verdict.getByText("aborted", { exact: true }).waitFor({ timeout: 60_000 });
+    expect(await admin.getByRole("button", { name: /Pause|Resume|Abort/ }).count()).toBe(0);
+  });
+
+  it("queues operations for a selector and follows them to done, and cancels one still queued", async () => {
+    await admin.getByRole("link", { name: "Operations", exact: true }).click();
+    await admin.getByRole("heading", { name: "Operations", level: 1 }).waitFor();
+    await admin.getByText("Create operations").click();
+    await admin.getByLabel("the agents of a class a selector picks (at most 1,000)").check();
+    await admin.getByLabel("Class", { exact: true }).fill(AGENT_CLASS);
+    await admin.getByLabel("Status").first().selectOption("online");
+    await admin.locator("select[name=kind]").selectOption("UPDATE PROPERTIES");
+    await admin.getByLabel("Properties, one name=value a line").fill("nifi.log.level=DEBUG");
+    await admin.getByRole("button", { name: "Queue operations" }).click();
+    await admin.getByText(`Queued ${AGENT_IDS.length} operations`).waitFor();
+    // The list follows them by itself until the agents have acknowledged every one.
+    for (const agentId of AGENT_IDS) {
+      const row = admin
+        .getByRole("row")
+        .filter({ hasText: "UPDATE PROPERTIES" })
+        .filter({ has: admin.getByRole("link", { name: agentId }) });
+      await row.getByText("done", { exact: true }).waitFor();
+    }
+    await capture(admin, "operations");
+
+    await admin.getByLabel("one agent").check();
+    await admin.getByLabel("Agent id", { exact: true }).first().fill(IDLE_AGENT_ID);
+    await admin.locator("select[name=kind]").selectOption("DESCRIBE MANIFEST");
+    await admin.getByRole("button", { name: "Queue operations" }).click();
+    await admin.getByText("Queued 1 operation:").waitFor();
+    const queued = admin
+      .getByRole("row")
+      .filter({ hasText: "DESCRIBE MANIFEST" })
+      .filter({ has: admin.getByRole("link", { name: IDLE_AGENT_ID }) })
+      .first();
+    await queued.getByText("queued", { exact: true }).waitFor();
+    await queued.getByRole("button", { name: "Cancel" }).click();
+    await queued.getByText("cancelled", { exact: true }).waitFor();
+    const { body } = await api<{ items: { state: string }[] }>(`/operations?agentId=${IDLE_AGENT_ID}`);
+    expect(body.items.map(({ state }) => state)).toContain("cancelled");
+    // Filters live in the URL.
+    await admin.goto(`${webUrl}/operations?state=cancelled`);
+    await admin.getByRole("link", { name: IDLE_AGENT_ID }).first().waitFor();
+    expect(await admin.getByLabel("State").inputValue()).toBe("cancelled");
+  });
+
+  it("issues a certificate whose generated key is shown once and downloadable, then revokes it", async () => {
+    await admin.getByRole("link", { name: "Certificates" }).click();
+    await admin.getByRole("heading", { name: "Certificates", level: 1 }).waitFor();
+    await admin.getByText("Issue a certificate").click();
+    await admin.getByLabel("Agent id").fill("edge-web-0001");
+    await admin.getByRole("button", { name: "Issue certificate" }).click();
+    const issued = admin.getByRole("region", { name: /Issued CN=edge-web-0001,OU=agent,O=dev/ });
+    await issued.waitFor();
+    const shownKey = await issued.getByLabel("Private key").inputValue();
+    expect(shownKey).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    const [download] = await Promise.all([
+      admin.waitForEvent("download"),
+      issued.getByRole("link", { name: /Download private key/ }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("edge-web-0001.key");
+    expect(await readFile(await download.path(), "utf8")).toBe(shownKey);
+    await capture(admin, "certificate-issued");
+    await issued.getByRole("button", { name: "Done, forget the key" }).click();
+    await issued.waitFor({ state: "detached" });
+    expect(await admin.getByText("BEGIN PRIVATE KEY").count()).toBe(0);
+
+    const row = admin.getByRole("row").filter({ has: admin.getByRole("link", { name: "edge-web-0001" }) });
+    const serial = (await row.getByRole("cell").first().textContent()) ?? "";
+    expect(serial).toMatch(/^[0-9A-F]+$/);
+    await row.getByRole("button", { name: "Revoke…" }).click();
+    await row.getByRole("button", { name: `Revoke ${serial}` }).click();
+    await row.getByText("revoked", { exact: true }).waitFor();
+    expect((await api<{ state: string }>(`/certificates/${serial}`)).body.state).toBe("revoked");
+    await capture(admin, "certificates");
+  });
+
+  it("shows a viewer no action that changes anything, and the API refuses one anyway", async () => {
+    const { context, page } = await newPage();
+    await page.goto(webUrl);
+    await signIn(page, "viewer");
+    expect(await page.getByRole("link", { name: "Certificates" }).count()).toBe(0);
+    await page.goto(`${webUrl}/agents/gateways-agent-003`);
+    await page.getByRole("heading", { name: "Identity and status" }).waitFor();
+    await page.getByRole("heading", { name: "Operations" }).waitFor();
+    expect(await page.getByRole("button", { name: /Decommission|Ask for its manifest/ }).count()).toBe(0);
+    await capture(page, "agent-as-viewer");
+    const refused = await page.evaluate(async () => {
+      const { sessionStorage } = globalThis as unknown as {
+        sessionStorage: { getItem(key: string): string | null };
+      };
+      const token = sessionStorage.getItem("beacon.console.token");
+      const response = await fetch("/api/v1/agents/gateways-agent-003", {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return response.status;
+    });
+    expect(refused).toBe(403);
+    await page.goto(`${webUrl}/classes/${AGENT_CLASS}`);
+    await page.getByRole("heading", { name: "Flow versions" }).waitFor();
+    expect(await page.getByText("Publish a flow version").count()).toBe(0);
+    await page.goto(`${webUrl}/rollouts`);
+    await page.getByRole("heading", { name: "All rollouts" }).waitFor();
+    expect(await page.getByText("Start a rollout", { exact: true }).count()).toBe(0);
+    await page.getByRole("row").nth(1).getByRole("link").first().click();
+    await page.getByRole("heading", { name: /^Rollout /, level: 1 }).waitFor();
+    expect(await page.getByRole("button", { name: /Pause|Resume|Abort/ }).count()).toBe(0);
+    await page.goto(`${webUrl}/certificates`);
+    await page.getByRole("alert").filter({ hasText: "Could not load certificates" }).waitFor();
+    await context.close();
+  });
+
+  it("would notice an inaccessible page", async () => {
+    await admin.evaluate(() => {
+      const { document } = globalThis as unknown as {
+        document: {
+          createElement(tag: string): { src: string };
+          querySelector(selector: string): { append(node: unknown): void };
+        };
+      };
+      const image = document.createElement("img");
+      image.src = "data:image/gif;base64,R0lGODlhAQABAAAAACw=";
+      document.querySelector("main").append(image);
+    });
+    await expect(expectAccessible(admin, "a page given an image without a text alternative")).rejects.toThrow(
+      /image-alt/,
+    );
+  });
+
+  it("ran every page without an uncaught error or a Content-Security-Policy refusal", () => {
+    expect(pageProblems).toEqual([]);
+  });
+});
