@@ -199,12 +199,22 @@ async function startGateway(options: GatewayOptions, kind: GatewayKind): Promise
       else response.destroy();
     });
   });
-  server.listen(options.port, host);
+  return listenOn(server, kind.scheme, host, options.port);
+}
+
+/** Starts a local server listening; closing it closes its idle keep-alive connections too. */
+export async function listenOn(
+  server: Server,
+  scheme: "http" | "https",
+  host: string,
+  port: number | undefined,
+): Promise<Gateway> {
+  server.listen(port, host);
   await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
+  const address = server.address() as AddressInfo;
   return {
-    url: `${kind.scheme}://${host.includes(":") ? `[${host}]` : host}:${port}`,
-    port,
+    url: `${scheme}://${host.includes(":") ? `[${host}]` : host}:${address.port}`,
+    port: address.port,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

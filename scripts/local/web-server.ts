@@ -7,16 +7,14 @@
  * role, as `npm run token` prints one. Only the local stack has it; a deployed console signs in with the
  * identity provider the console API trusts.
  */
-import { once } from "node:events";
 import { readFile, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { isValidIdentifier } from "../../functions/core/identity/credentials.js";
 import { type Role, Roles } from "../../functions/core/identity/principal.js";
 import { type ConsoleIssuer, consoleToken } from "./console-issuer.js";
-import type { Gateway } from "./gateway.js";
+import { type Gateway, listenOn } from "./gateway.js";
 
 export const LOCAL_TOKEN_PATH = "/local/token";
 /** A working day, as the token `npm start` prints. */
@@ -79,18 +77,7 @@ export async function startWebServer(options: WebServerOptions): Promise<Gateway
       else response.destroy();
     });
   });
-  server.listen(options.port, host);
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://${host}:${port}`,
-    port,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  return listenOn(server, "http", host, options.port);
 }
 
 async function route(
