@@ -226,6 +226,35 @@ describe("creation", () => {
     });
   });
 
+  it("sends args as strings, a number or boolean as its string, and C++ UPDATE PROPERTIES' object form as it is", async () => {
+    const [update] = await queue({
+      agentId: "cpp-2",
+      operation: "UPDATE",
+      operand: "PROPERTIES",
+      args: {
+        "nifi.c2.agent.heartbeat.period": 30000,
+        "nifi.c2.rest.gzip": true,
+        "nifi.log.level": { value: "DEBUG", persist: true },
+      },
+    });
+    expect(await beat("cpp-2")).toEqual([
+      {
+        identifier: update?.operationId,
+        operation: "UPDATE",
+        operand: "PROPERTIES",
+        args: {
+          "nifi.c2.agent.heartbeat.period": "30000",
+          "nifi.c2.rest.gzip": "true",
+          "nifi.log.level": { value: "DEBUG", persist: true },
+        },
+      },
+    ]);
+    await agentApi.post(ACKNOWLEDGE, cppAckOf("cpp-2", update?.operationId as string, "FULLY_APPLIED"), {
+      certificate: fleet,
+    });
+    expect((await operationOf(update?.operationId as string)).state).toBe("done");
+  });
+
   it("queues one operation per agent a selector picks", async () => {
     const created = await queue({ selector: { class: agentClass, q: "cpp-" }, operation: "RESTART" });
     expect(created.map((operation) => operation.agentId).sort()).toEqual(["cpp-1", "cpp-2", "cpp-3"]);

@@ -1073,28 +1073,34 @@ describe("resource sets and asset operations", () => {
   });
 });
 
-describe("the operations catalogue", () => {
-  const COMPONENT = "4fe2d51d-076a-49b0-88de-5cf5adf52b8f";
-  /** An agent whose manifest lists every operation of the catalogue, of the agent type and version given. */
-  function catalogueFleet(build: { agentType: string; version: string }) {
-    const ports = harness();
-    ports.agent("acme", "a-1", "pumps", 0, 0);
-    (ports.registry.agents.get("acme/a-1") as AgentRecord).manifest = {
-      hash: "hash-pumps",
-      manifestId: "binary-pumps",
-      supportedOperations: [
-        { type: "describe", properties: { manifest: {}, metrics: {}, jstack: {}, corecomponentstate: {} } },
-        { type: "clear", properties: { connection: {}, repositories: {}, corecomponentstate: {} } },
-        { type: "start", properties: { c2: {}, processor: {}, [COMPONENT]: {} } },
-        { type: "stop", properties: { c2: {}, processor: {}, [COMPONENT]: {} } },
-      ],
-    };
-    ports.manifests.add("acme", { ...storedJavaBinary(), manifestId: "binary-pumps", ...build }, "{}");
-    const create = (request: Record<string, unknown>) =>
-      ports.api.operations.create(as("acme", "operator"), { agentId: "a-1", ...request } as never);
-    return { ...ports, create };
-  }
+/** A C++ component the manifests below list as an operand of START and STOP. */
+const COMPONENT = "4fe2d51d-076a-49b0-88de-5cf5adf52b8f";
+/** Every operation of the catalogue, as a C++ manifest lists them (in lower case). */
+const catalogue = [
+  { type: "describe", properties: { manifest: {}, metrics: {}, jstack: {}, corecomponentstate: {} } },
+  { type: "clear", properties: { connection: {}, repositories: {}, corecomponentstate: {} } },
+  { type: "start", properties: { c2: {}, processor: {}, [COMPONENT]: {} } },
+  { type: "stop", properties: { c2: {}, processor: {}, [COMPONENT]: {} } },
+  { type: "update", properties: { properties: {} } },
+];
 
+/** Agent a-1 of a binary of the agent type and version given, whose manifest lists the catalogue. */
+function catalogueFleet(build: { agentType: string; version: string }) {
+  const ports = harness();
+  ports.agent("acme", "a-1", "pumps", 0, 0);
+  (ports.registry.agents.get("acme/a-1") as AgentRecord).manifest = {
+    hash: "hash-pumps",
+    manifestId: "binary-pumps",
+    supportedOperations: catalogue,
+  };
+  ports.manifests.add("acme", { ...storedJavaBinary(), manifestId: "binary-pumps", ...build }, "{}");
+  const create = (request: Record<string, unknown>) =>
+    ports.api.operations.create(as("acme", "operator"), { agentId: "a-1", ...request } as never);
+  const argsSent = async () => (await ports.operations.open("acme", "a-1")).map((record) => record.args);
+  return { ...ports, create, argsSent };
+}
+
+describe("the operations catalogue", () => {
   it.each([
     { operation: "STOP", operand: "c2" },
     { operation: "START", operand: "C2" },
@@ -1176,5 +1182,43 @@ describe("the operations catalogue", () => {
       code: "operation_not_supported",
       message: expect.stringMatching(/a-1 .*from 2.7 on/),
     });
+  });
+});
+
+describe("args", () => {
+  const properties = (args: Record<string, unknown>) => ({
+    operation: "UPDATE",
+    operand: "PROPERTIES",
+    args,
+  });
+
+  it("go out as strings, whatever scalar the caller sent", async () => {
+    const { create, argsSent } = catalogueFleet({ agentType: "minifi-java", version: "2.11.0" });
+    await create(properties({ "c2.agent.heartbeat.period": 30000, "c2.rest.gzip": true, name: "x" }));
+    expect(await argsSent()).toEqual([
+      { "c2.agent.heartbeat.period": "30000", "c2.rest.gzip": "true", name: "x" },
+    ]);
+  });
+
+  it("keep MiNiFi C++ UPDATE PROPERTIES' object form, refused to Java and to any other operation", async () => {
+    const cpp = catalogueFleet({ agentType: "cpp", version: "0.99.2" });
+    await cpp.create(properties({ "nifi.log.level": { value: "DEBUG", persist: true }, other: 1 }));
+    expect(await cpp.argsSent()).toEqual([
+      { "nifi.log.level": { value: "DEBUG", persist: true }, other: "1" },
+    ]);
+    await expect(
+      cpp.create({ operation: "CLEAR", operand: "CONNECTION", args: { c: { value: "x" } } }),
+    ).rejects.toMatchObject({
+      code: "invalid_request",
+      message: expect.stringMatching(/CLEAR CONNECTION takes strings/),
+    });
+    const java = catalogueFleet({ agentType: "minifi-java", version: "2.11.0" });
+    await expect(java.create(properties({ "c2.rest.gzip": { value: "true" } }))).rejects.toMatchObject({
+      code: "operation_not_supported",
+      message: expect.stringMatching(
+        /a-1 \(UPDATE PROPERTIES: only MiNiFi C\+\+ takes UPDATE PROPERTIES values as objects/,
+      ),
+    });
+    expect(await java.argsSent()).toEqual([]);
   });
 });

@@ -65,6 +65,12 @@ function cppOnly(operation: GatedOperation): boolean {
   return CPP_ONLY.has(`${operation.operation} ${operand}`);
 }
 
+/** UPDATE PROPERTIES in the object form only MiNiFi C++ reads: `{name: {value, persist}}`. */
+const propertiesAsObjects = (operation: GatedOperation) =>
+  operation.operation === "UPDATE" &&
+  operation.operand === "PROPERTIES" &&
+  Object.values(operation.args ?? {}).some((value) => typeof value === "object");
+
 /** The version rules (REAL-AGENTS.md, §2), by operation. */
 const VERSION_GATES: readonly VersionGate[] = [
   {
@@ -113,6 +119,8 @@ export function refusalOf(build: AgentBuild | undefined, operation: GatedOperati
   const runs = `it runs ${build.agentType ?? "an agent of unknown type"} ${build.version ?? "of unknown version"}`;
   if (cppOnly(operation) && build.agentType !== CPP)
     return `only MiNiFi C++ takes ${name}: MiNiFi Java drops the whole heartbeat reply over it (${runs})`;
+  if (propertiesAsObjects(operation) && build.agentType !== CPP)
+    return `only MiNiFi C++ takes UPDATE PROPERTIES values as objects ({value, persist}); MiNiFi Java reads them as absent: send strings (${runs})`;
   const version = versionParts(build.version);
   for (const gate of VERSION_GATES) {
     if (!gate.names.includes(name) || gate.agentType !== build.agentType) continue;

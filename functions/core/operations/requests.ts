@@ -40,7 +40,8 @@ export type OperationTarget =
 export type OperationRequest = OperationTarget & {
   operation: string;
   operand?: string;
-  args?: Record<string, string>;
+  /** Numbers and booleans are sent as the strings agents parse; objects only in C++ UPDATE PROPERTIES' form. */
+  args?: Record<string, string | number | boolean | PropertyUpdate>;
   dependsOn?: string[];
   /** UPDATE CONFIGURATION: the flow version to send, of the targets' class unless `flowClass` names another. */
   flowHash?: string;
@@ -50,6 +51,12 @@ export type OperationRequest = OperationTarget & {
   /** Required true for what cannot be undone: START or STOP `c2`, CLEAR REPOSITORIES. */
   confirm?: boolean;
 };
+
+/** MiNiFi C++ UPDATE PROPERTIES' object form of a value: whether the agent writes it to its properties file. */
+export interface PropertyUpdate {
+  value: string;
+  persist?: boolean;
+}
 
 export interface OperationsDependencies extends OperationQueueDependencies {
   operations: OperationStore;
@@ -114,6 +121,22 @@ export const operationView = (record: OperationRecord) =>
 const nameOf = (kind: { operation: string; operand?: string }) =>
   `${kind.operation} ${kind.operand ?? ""}`.trim();
 
+/**
+ * The caller's args as agents take them: strings (`"30"`, not `30`: MiNiFi Java reads anything else as
+ * absent), and UPDATE PROPERTIES' object form `{value, persist}` as it is (gating.ts sends it to C++ only).
+ */
+function callerArgsOf(name: string, args: OperationRequest["args"]): OperationArgs | undefined {
+  if (args === undefined) return undefined;
+  return Object.fromEntries(
+    Object.entries(args).map(([arg, value]) => {
+      if (typeof value !== "object") return [arg, String(value)];
+      if (name !== "UPDATE PROPERTIES")
+        throw new BeaconError("invalid_request", `${name} takes strings as args, not objects (${arg})`);
+      return [arg, dropUndefined({ value: value.value, persist: value.persist })];
+    }),
+  );
+}
+
 /** The operation as Beacon sends it: a kind it creates, with the arguments that kind takes. */
 function kindOf(request: OperationRequest): { operation: string; operand?: string } {
   const operation = request.operation.toUpperCase();
@@ -136,7 +159,7 @@ function kindOf(request: OperationRequest): { operation: string; operand?: strin
   if (takes?.names && argNames.some((arg) => !takes.names?.includes(arg)))
     throw new BeaconError("invalid_request", `${name} takes only the args ${takes.names.join(", ")}`);
   if (name === UPDATE_ASSET) {
-    const force = request.args?.[FORCE_DOWNLOAD];
+    const force = callerArgsOf(name, request.args)?.[FORCE_DOWNLOAD];
     if (force !== undefined && force !== "true" && force !== "false")
       throw new BeaconError("invalid_request", `${FORCE_DOWNLOAD} is "true" or "false"`);
   }
@@ -301,7 +324,8 @@ export function makeOperationsApi(deps: OperationsDependencies) {
       const assetId = request.assetId as string;
       const asset = isAssetId(assetId) ? await assets.get(tenant, assetId) : undefined;
       if (!asset) throw new BeaconError("not_found", "No such asset");
-      const args = updateAssetArgs(asset, deps.agentApiUrl, request.args?.[FORCE_DOWNLOAD] === "true");
+      const force = callerArgsOf(name, request.args)?.[FORCE_DOWNLOAD] === "true";
+      const args = updateAssetArgs(asset, deps.agentApiUrl, force);
       return each(() => args);
     }
     if (name === SYNC_RESOURCE) {
@@ -318,7 +342,8 @@ export function makeOperationsApi(deps: OperationsDependencies) {
       }
       return each((agent) => syncResourceArgs(sets.get(agent.agentId) as ResourceSet, deps.agentApiUrl));
     }
-    return each(() => request.args);
+    const args = callerArgsOf(name, request.args);
+    return each(() => args);
   }
 
   async function assertDependencies(tenant: string, agentId: string, dependsOn: string[]) {

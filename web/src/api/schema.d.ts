@@ -1020,9 +1020,12 @@ export interface components {
             operand?: string;
             /** @description Must be true for what cannot be undone: START or STOP `c2` (the C++ agent ends itself with SIGTERM) and CLEAR REPOSITORIES (destroys the data the agent holds queued). Without it they are refused with 400 `confirmation_required`. */
             confirm?: boolean;
-            /** @description UPDATE PROPERTIES: property name → value. CLEAR CONNECTION, CLEAR CORECOMPONENTSTATE: the values are the connection or component ids. START/STOP PROCESSOR: `processorId` (required). DESCRIBE METRICS: `metricsClass` (optional). Other operations take none (UPDATE CONFIGURATION's are built from `flowHash`). UPDATE ASSET: `forceDownload`, "true" or "false" (the other args are built from `assetId`). SYNC RESOURCE: none, the class's resource set is sent. */
+            /** @description Agents take strings only: a number or boolean is sent as its string (`30` as `"30"`, `true` as `"true"`). The one object form is MiNiFi C++ UPDATE PROPERTIES' `{"value": "<string>", "persist": <boolean>}` per property, refused (409) for other agent types. UPDATE PROPERTIES: property name → value. CLEAR CONNECTION, CLEAR CORECOMPONENTSTATE: the values are the connection or component ids. START/STOP PROCESSOR: `processorId` (required). DESCRIBE METRICS: `metricsClass` (optional). Other operations take none (UPDATE CONFIGURATION's are built from `flowHash`). UPDATE ASSET: `forceDownload`, "true" or "false" (the other args are built from `assetId`). SYNC RESOURCE: none, the class's resource set is sent. */
             args?: {
-                [key: string]: string;
+                [key: string]: string | number | boolean | {
+                    value: string;
+                    persist?: boolean;
+                };
             };
             /** @description Operations of the same agent (`agentId` only) that must be done first; if one of them fails, this one is cancelled. */
             dependsOn?: string[];
