@@ -109,6 +109,93 @@ describe("creation", () => {
     expect(noArgs.status).toBe(400);
   });
 
+  it("refuses what only C++ takes to a Java agent whose manifest lists it, with 409 naming the agent and why, creating nothing", async () => {
+    // A MiNiFi Java 2.3.0 agent whose manifest (as a buggy or future build might) lists DESCRIBE METRICS.
+    const agentId = "java-lists-metrics";
+    const hash = `${tenant}-${agentId}-manifest`;
+    const body = example("java-2.3.0/heartbeat-light.json");
+    Object.assign(body.agentInfo as JsonObject, {
+      identifier: agentId,
+      agentClass: javaClass,
+      agentManifestHash: hash,
+    });
+    const asked = await agentApi.post(HEARTBEAT, body, { certificate: fleet });
+    const [describe] = asked.json().requestedOperations as { identifier: string }[];
+    const ack = example("java-2.3.0/ack-describe-manifest.json");
+    ack.operationId = describe?.identifier;
+    const ackInfo = ack.agentInfo as JsonObject;
+    Object.assign(ackInfo, {
+      identifier: agentId,
+      agentManifestHash: hash,
+      agentManifest: {
+        ...(ackInfo.agentManifest as JsonObject),
+        // A build of its own, so that the example's binary is still new to the tests below.
+        buildInfo: { ...((ackInfo.agentManifest as JsonObject).buildInfo as JsonObject), revision: hash },
+        supportedOperations: [
+          { type: "DESCRIBE", properties: { MANIFEST: {}, METRICS: {} } },
+          { type: "START", properties: { FLOW: {}, PROCESSOR: {} } },
+        ],
+      },
+    });
+    expect((await agentApi.post(ACKNOWLEDGE, ack, { certificate: fleet })).status).toBe(200);
+
+    const metrics = await create({ agentId, operation: "DESCRIBE", operand: "METRICS" });
+    expect(metrics.status).toBe(409);
+    expect(metrics.json()).toMatchObject({
+      error: {
+        code: "operation_not_supported",
+        message: `The agent cannot take the operation: ${agentId} (DESCRIBE METRICS: only MiNiFi C++ takes DESCRIBE METRICS: MiNiFi Java drops the whole heartbeat reply over it (it runs minifi-java 2.3.0))`,
+      },
+    });
+    const processor = await create({
+      agentId,
+      operation: "START",
+      operand: "PROCESSOR",
+      args: { processorId: "p-1" },
+    });
+    expect(processor.status).toBe(409);
+    expect(processor.json()).toMatchObject({
+      error: {
+        message: expect.stringContaining(
+          `${agentId} (START PROCESSOR: MiNiFi Java starts and stops a processor from 2.7 on`,
+        ),
+      },
+    });
+    const listed = await consoleApi.request("GET", `/api/v1/operations?agentId=${agentId}`, {
+      token: operator,
+    });
+    expect(listed.json().items).toEqual([]);
+    expect((await agentApi.post(HEARTBEAT, body, { certificate: fleet })).json()).toEqual({
+      requestedOperations: [],
+    });
+  });
+
+  it("sends STOP c2 and CLEAR REPOSITORIES only with confirm: true", async () => {
+    for (const kind of [
+      { operation: "STOP", operand: "c2" },
+      { operation: "CLEAR", operand: "REPOSITORIES" },
+    ]) {
+      const unconfirmed = await create({ agentId: "cpp-3", ...kind });
+      expect(unconfirmed.status).toBe(400);
+      expect(unconfirmed.json()).toMatchObject({ error: { code: "confirmation_required" } });
+    }
+    const listed = await consoleApi.request("GET", "/api/v1/operations?agentId=cpp-3", { token: operator });
+    expect(listed.json().items).toEqual([]);
+    const [clear] = await queue({
+      agentId: "cpp-3",
+      operation: "CLEAR",
+      operand: "REPOSITORIES",
+      confirm: true,
+    });
+    expect(await beat("cpp-3")).toEqual([
+      { identifier: clear?.operationId, operation: "CLEAR", operand: "REPOSITORIES" },
+    ]);
+    await agentApi.post(ACKNOWLEDGE, cppAckOf("cpp-3", clear?.operationId as string, "FULLY_APPLIED"), {
+      certificate: fleet,
+    });
+    expect((await operationOf(clear?.operationId as string)).state).toBe("done");
+  });
+
   it("matches C++'s lower-case operations case-insensitively and replies upper-case", async () => {
     const [clear] = await queue({
       agentId: "cpp-1",
@@ -137,6 +224,35 @@ describe("creation", () => {
       state: "done",
       ackState: "FULLY_APPLIED",
     });
+  });
+
+  it("sends args as strings, a number or boolean as its string, and C++ UPDATE PROPERTIES' object form as it is", async () => {
+    const [update] = await queue({
+      agentId: "cpp-2",
+      operation: "UPDATE",
+      operand: "PROPERTIES",
+      args: {
+        "nifi.c2.agent.heartbeat.period": 30000,
+        "nifi.c2.rest.gzip": true,
+        "nifi.log.level": { value: "DEBUG", persist: true },
+      },
+    });
+    expect(await beat("cpp-2")).toEqual([
+      {
+        identifier: update?.operationId,
+        operation: "UPDATE",
+        operand: "PROPERTIES",
+        args: {
+          "nifi.c2.agent.heartbeat.period": "30000",
+          "nifi.c2.rest.gzip": "true",
+          "nifi.log.level": { value: "DEBUG", persist: true },
+        },
+      },
+    ]);
+    await agentApi.post(ACKNOWLEDGE, cppAckOf("cpp-2", update?.operationId as string, "FULLY_APPLIED"), {
+      certificate: fleet,
+    });
+    expect((await operationOf(update?.operationId as string)).state).toBe("done");
   });
 
   it("queues one operation per agent a selector picks", async () => {

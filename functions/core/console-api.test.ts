@@ -1072,3 +1072,153 @@ describe("resource sets and asset operations", () => {
     });
   });
 });
+
+/** A C++ component the manifests below list as an operand of START and STOP. */
+const COMPONENT = "4fe2d51d-076a-49b0-88de-5cf5adf52b8f";
+/** Every operation of the catalogue, as a C++ manifest lists them (in lower case). */
+const catalogue = [
+  { type: "describe", properties: { manifest: {}, metrics: {}, jstack: {}, corecomponentstate: {} } },
+  { type: "clear", properties: { connection: {}, repositories: {}, corecomponentstate: {} } },
+  { type: "start", properties: { c2: {}, processor: {}, [COMPONENT]: {} } },
+  { type: "stop", properties: { c2: {}, processor: {}, [COMPONENT]: {} } },
+  { type: "update", properties: { properties: {} } },
+];
+
+/** Agent a-1 of a binary of the agent type and version given, whose manifest lists the catalogue. */
+function catalogueFleet(build: { agentType: string; version: string }) {
+  const ports = harness();
+  ports.agent("acme", "a-1", "pumps", 0, 0);
+  (ports.registry.agents.get("acme/a-1") as AgentRecord).manifest = {
+    hash: "hash-pumps",
+    manifestId: "binary-pumps",
+    supportedOperations: catalogue,
+  };
+  ports.manifests.add("acme", { ...storedJavaBinary(), manifestId: "binary-pumps", ...build }, "{}");
+  const create = (request: Record<string, unknown>) =>
+    ports.api.operations.create(as("acme", "operator"), { agentId: "a-1", ...request } as never);
+  const argsSent = async () => (await ports.operations.open("acme", "a-1")).map((record) => record.args);
+  return { ...ports, create, argsSent };
+}
+
+describe("the operations catalogue", () => {
+  it.each([
+    { operation: "STOP", operand: "c2" },
+    { operation: "START", operand: "C2" },
+    { operation: "CLEAR", operand: "REPOSITORIES" },
+  ])("send $operation $operand, which cannot be undone, only with confirm: true", async (kind) => {
+    const { create, operations } = catalogueFleet({ agentType: "cpp", version: "0.99.2" });
+    for (const confirm of [undefined, false]) {
+      await expect(create({ ...kind, confirm })).rejects.toMatchObject({
+        code: "confirmation_required",
+        message: expect.stringMatching(/cannot be undone .*"confirm": true/),
+      });
+    }
+    expect(await operations.open("acme", "a-1")).toEqual([]);
+    const created = await create({ ...kind, confirm: true });
+    expect(created.status).toBe(201);
+    expect((await operations.open("acme", "a-1")).map((record) => record.operand)).toEqual([
+      kind.operand.toUpperCase(),
+    ]);
+  });
+
+  it("create C++ START and STOP of a component its manifest lists, and DESCRIBE METRICS with its class", async () => {
+    const { create, operations } = catalogueFleet({ agentType: "cpp", version: "0.99.2" });
+    expect((await create({ operation: "STOP", operand: COMPONENT })).status).toBe(201);
+    expect(
+      (await create({ operation: "DESCRIBE", operand: "METRICS", args: { metricsClass: "processor" } }))
+        .status,
+    ).toBe(201);
+    await expect(create({ operation: "START", operand: "not-listed" })).rejects.toMatchObject({
+      code: "operation_not_supported",
+    });
+    await expect(
+      create({ operation: "DESCRIBE", operand: "JSTACK", args: { x: "y" } }),
+    ).rejects.toMatchObject({
+      code: "invalid_request",
+    });
+    expect(
+      (await operations.open("acme", "a-1")).map((record) => [record.operation, record.operand, record.args]),
+    ).toEqual([
+      ["STOP", COMPONENT.toUpperCase(), undefined],
+      ["DESCRIBE", "METRICS", { metricsClass: "processor" }],
+    ]);
+  });
+
+  it("refuse to MiNiFi Java what only C++ takes, naming the agent and why, creating nothing", async () => {
+    const { create, operations } = catalogueFleet({ agentType: "minifi-java", version: "2.11.0" });
+    await expect(create({ operation: "DESCRIBE", operand: "METRICS" })).rejects.toMatchObject({
+      code: "operation_not_supported",
+      message: expect.stringMatching(
+        /^The agent cannot take the operation: a-1 \(DESCRIBE METRICS: only MiNiFi C\+\+ takes DESCRIBE METRICS: MiNiFi Java drops the whole heartbeat reply/,
+      ),
+    });
+    await expect(
+      create({ operation: "CLEAR", operand: "REPOSITORIES", confirm: true }),
+    ).rejects.toMatchObject({
+      code: "operation_not_supported",
+    });
+    expect(await operations.open("acme", "a-1")).toEqual([]);
+  });
+
+  it("send START and STOP PROCESSOR with its processorId only, to MiNiFi Java 2.7 and later", async () => {
+    const recent = catalogueFleet({ agentType: "minifi-java", version: "2.7.0" });
+    await expect(recent.create({ operation: "START", operand: "PROCESSOR" })).rejects.toMatchObject({
+      code: "invalid_request",
+      message: "START PROCESSOR needs args",
+    });
+    await expect(
+      recent.create({ operation: "START", operand: "PROCESSOR", args: { processorId: "p-1", other: "x" } }),
+    ).rejects.toMatchObject({
+      code: "invalid_request",
+      message: "START PROCESSOR takes only the args processorId",
+    });
+    expect(
+      (await recent.create({ operation: "STOP", operand: "PROCESSOR", args: { processorId: "p-1" } })).status,
+    ).toBe(201);
+    const old = catalogueFleet({ agentType: "minifi-java", version: "2.6.0" });
+    await expect(
+      old.create({ operation: "STOP", operand: "PROCESSOR", args: { processorId: "p-1" } }),
+    ).rejects.toMatchObject({
+      code: "operation_not_supported",
+      message: expect.stringMatching(/a-1 .*from 2.7 on/),
+    });
+  });
+});
+
+describe("args", () => {
+  const properties = (args: Record<string, unknown>) => ({
+    operation: "UPDATE",
+    operand: "PROPERTIES",
+    args,
+  });
+
+  it("go out as strings, whatever scalar the caller sent", async () => {
+    const { create, argsSent } = catalogueFleet({ agentType: "minifi-java", version: "2.11.0" });
+    await create(properties({ "c2.agent.heartbeat.period": 30000, "c2.rest.gzip": true, name: "x" }));
+    expect(await argsSent()).toEqual([
+      { "c2.agent.heartbeat.period": "30000", "c2.rest.gzip": "true", name: "x" },
+    ]);
+  });
+
+  it("keep MiNiFi C++ UPDATE PROPERTIES' object form, refused to Java and to any other operation", async () => {
+    const cpp = catalogueFleet({ agentType: "cpp", version: "0.99.2" });
+    await cpp.create(properties({ "nifi.log.level": { value: "DEBUG", persist: true }, other: 1 }));
+    expect(await cpp.argsSent()).toEqual([
+      { "nifi.log.level": { value: "DEBUG", persist: true }, other: "1" },
+    ]);
+    await expect(
+      cpp.create({ operation: "CLEAR", operand: "CONNECTION", args: { c: { value: "x" } } }),
+    ).rejects.toMatchObject({
+      code: "invalid_request",
+      message: expect.stringMatching(/CLEAR CONNECTION takes strings/),
+    });
+    const java = catalogueFleet({ agentType: "minifi-java", version: "2.11.0" });
+    await expect(java.create(properties({ "c2.rest.gzip": { value: "true" } }))).rejects.toMatchObject({
+      code: "operation_not_supported",
+      message: expect.stringMatching(
+        /a-1 \(UPDATE PROPERTIES: only MiNiFi C\+\+ takes UPDATE PROPERTIES values as objects/,
+      ),
+    });
+    expect(await java.argsSent()).toEqual([]);
+  });
+});

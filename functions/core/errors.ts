@@ -22,6 +22,7 @@ export const ErrorCodes = [
   "certificate_authority_unavailable",
   "operation_not_supported",
   "operation_not_queued",
+  "confirmation_required",
   "cache_unavailable",
   "rollout_in_progress",
   "rollout_state",

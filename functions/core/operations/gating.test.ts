@@ -45,3 +45,74 @@ describe("gating operations by agent type and version", () => {
     expect(refusalOf(cpp, updateAsset("model.onnx"))).toBeUndefined();
   });
 });
+
+describe("operations only MiNiFi C++ has", () => {
+  const everything = {
+    DESCRIBE: ["CONFIGURATION", "CORECOMPONENTSTATE", "JSTACK", "MANIFEST", "METRICS"],
+    CLEAR: ["CONNECTION", "CORECOMPONENTSTATE", "REPOSITORIES"],
+    START: ["C2", "FLOW", "FLOWCONTROLLER", "PROCESSOR", "4FE2D51D-076A-49B0-88DE-5CF5ADF52B8F"],
+    STOP: ["C2", "FLOW", "FLOWCONTROLLER", "PROCESSOR", "4FE2D51D-076A-49B0-88DE-5CF5ADF52B8F"],
+  };
+  const listing = (agentType: string | undefined, version: string | undefined): AgentBuild => ({
+    agentType,
+    version,
+    supportedOperations: everything,
+  });
+  const cppOnly = [
+    ["DESCRIBE", "METRICS"],
+    ["DESCRIBE", "CONFIGURATION"],
+    ["DESCRIBE", "JSTACK"],
+    ["DESCRIBE", "CORECOMPONENTSTATE"],
+    ["CLEAR", "CORECOMPONENTSTATE"],
+    ["CLEAR", "REPOSITORIES"],
+    ["START", "4FE2D51D-076A-49B0-88DE-5CF5ADF52B8F"],
+    ["STOP", "FLOWCONTROLLER"],
+    ["STOP", "C2"],
+  ] as const;
+
+  it.each(cppOnly)(
+    "never sends %s %s to MiNiFi Java, even when its manifest lists it, and says why",
+    (operation, operand) => {
+      expect(refusalOf(listing("minifi-java", "2.11.0"), { operation, operand })).toBe(
+        `only MiNiFi C++ takes ${operation} ${operand}: MiNiFi Java drops the whole heartbeat reply over it (it runs minifi-java 2.11.0)`,
+      );
+      expect(refusalOf(listing(undefined, undefined), { operation, operand })).toMatch(
+        /^only MiNiFi C\+\+ takes .*\(it runs an agent of unknown type of unknown version\)$/,
+      );
+      expect(refusalOf(listing("cpp", "0.99.2"), { operation, operand })).toBeUndefined();
+    },
+  );
+
+  it("still needs the C++ agent's manifest to list the operation", () => {
+    expect(
+      refusalOf(
+        { ...cpp, supportedOperations: { DESCRIBE: ["MANIFEST"] } },
+        { operation: "DESCRIBE", operand: "METRICS" },
+      ),
+    ).toBe("its manifest does not list DESCRIBE METRICS");
+  });
+});
+
+describe("START and STOP PROCESSOR", () => {
+  const start = { operation: "START", operand: "PROCESSOR", args: { processorId: "p-1" } };
+  const stop = { ...start, operation: "STOP" };
+  const javaAt = (version: string | undefined): AgentBuild => ({
+    agentType: "minifi-java",
+    version,
+    supportedOperations: { START: ["FLOW", "PROCESSOR"], STOP: ["FLOW", "PROCESSOR"] },
+  });
+
+  it("go to MiNiFi Java 2.7 and later only, since an older one drops the whole reply", () => {
+    expect(refusalOf(javaAt("2.7.0"), start)).toBeUndefined();
+    expect(refusalOf(javaAt("2.11.0"), stop)).toBeUndefined();
+    expect(refusalOf(javaAt("2.6.9"), start)).toBe(
+      "MiNiFi Java starts and stops a processor from 2.7 on, and an older one drops the whole reply (it runs minifi-java 2.6.9)",
+    );
+    expect(refusalOf(javaAt("2.3.0"), stop)).toMatch(/from 2.7 on/);
+    expect(refusalOf(javaAt(undefined), start)).toMatch(/from 2.7 on.*of unknown version\)$/);
+  });
+
+  it("and START/STOP FLOW to any Java agent that lists it", () => {
+    expect(refusalOf(javaAt("2.3.0"), { operation: "STOP", operand: "FLOW" })).toBeUndefined();
+  });
+});

@@ -24,8 +24,8 @@ export interface GatedOperation {
 
 /** A rule for one agent type: the versions it holds for, and the args it looks at, if any. */
 interface VersionGate {
-  operation: string;
-  operand: string;
+  /** The operations it applies to, by name (`START PROCESSOR`). */
+  names: readonly string[];
   agentType: string;
   /** Refused below this version (and when the version is unknown). */
   below?: string;
@@ -36,28 +36,63 @@ interface VersionGate {
 }
 
 const JAVA = "minifi-java";
+const CPP = "cpp";
 
 const fileWithDot = (args: OperationArgs | undefined) =>
   typeof args?.file === "string" && args.file.includes(".");
 
+/**
+ * Operations only the C++ agent has: MiNiFi Java's enum has no such operand, and a Java agent drops the
+ * whole heartbeat reply over it, so they go to no other agent type, nor to one of unknown type, whatever
+ * its manifest lists.
+ */
+const CPP_ONLY = new Set([
+  "DESCRIBE METRICS",
+  "DESCRIBE CONFIGURATION",
+  "DESCRIBE JSTACK",
+  "DESCRIBE CORECOMPONENTSTATE",
+  "CLEAR CORECOMPONENTSTATE",
+  "CLEAR REPOSITORIES",
+]);
+
+/** START and STOP of the flow or a processor by `processorId` exist in both agents; of anything else, only in C++. */
+const SHARED_START_STOP_OPERANDS = new Set(["FLOW", "PROCESSOR"]);
+
+function cppOnly(operation: GatedOperation): boolean {
+  const operand = operation.operand ?? "";
+  if (operation.operation === "START" || operation.operation === "STOP")
+    return !SHARED_START_STOP_OPERANDS.has(operand);
+  return CPP_ONLY.has(`${operation.operation} ${operand}`);
+}
+
+/** UPDATE PROPERTIES in the object form only MiNiFi C++ reads: `{name: {value, persist}}`. */
+const propertiesAsObjects = (operation: GatedOperation) =>
+  operation.operation === "UPDATE" &&
+  operation.operand === "PROPERTIES" &&
+  Object.values(operation.args ?? {}).some((value) => typeof value === "object");
+
 /** The version rules (REAL-AGENTS.md, §2), by operation. */
 const VERSION_GATES: readonly VersionGate[] = [
   {
-    operation: "SYNC",
-    operand: "RESOURCE",
+    names: ["SYNC RESOURCE"],
     agentType: JAVA,
     below: "2.0.0",
     why: "MiNiFi Java reads SYNC RESOURCE's object args from 2.0 on, and an older one drops the whole reply",
   },
   {
-    operation: "UPDATE",
-    operand: "ASSET",
+    names: ["UPDATE ASSET"],
     agentType: JAVA,
     from: "2.11.0",
     applies: fileWithDot,
     why:
       "MiNiFi Java 2.11 and later refuse an UPDATE ASSET file name with a dot (NO_OPERATION); send the " +
       "asset in the class's resource set (SYNC RESOURCE) instead",
+  },
+  {
+    names: ["START PROCESSOR", "STOP PROCESSOR"],
+    agentType: JAVA,
+    below: "2.7.0",
+    why: "MiNiFi Java starts and stops a processor from 2.7 on, and an older one drops the whole reply",
   },
 ];
 
@@ -81,10 +116,14 @@ export function refusalOf(build: AgentBuild | undefined, operation: GatedOperati
   if (!build) return `Beacon does not know its manifest yet, so not whether it takes ${name}`;
   if (!supports(build.supportedOperations, operation.operation, operation.operand))
     return `its manifest does not list ${name}`;
+  const runs = `it runs ${build.agentType ?? "an agent of unknown type"} ${build.version ?? "of unknown version"}`;
+  if (cppOnly(operation) && build.agentType !== CPP)
+    return `only MiNiFi C++ takes ${name}: MiNiFi Java drops the whole heartbeat reply over it (${runs})`;
+  if (propertiesAsObjects(operation) && build.agentType !== CPP)
+    return `only MiNiFi C++ takes UPDATE PROPERTIES values as objects ({value, persist}); MiNiFi Java reads them as absent: send strings (${runs})`;
   const version = versionParts(build.version);
   for (const gate of VERSION_GATES) {
-    if (gate.operation !== operation.operation || gate.operand !== (operation.operand ?? "")) continue;
-    if (gate.agentType !== build.agentType) continue;
+    if (!gate.names.includes(name) || gate.agentType !== build.agentType) continue;
     const tooOld =
       gate.below !== undefined && (!version || compareVersions(version, versionParts(gate.below) ?? []) < 0);
     const refusedFrom =
@@ -92,8 +131,7 @@ export function refusalOf(build: AgentBuild | undefined, operation: GatedOperati
       version !== undefined &&
       compareVersions(version, versionParts(gate.from) ?? []) >= 0 &&
       (gate.applies?.(operation.args) ?? true);
-    if (tooOld || refusedFrom)
-      return `${gate.why} (it runs ${build.agentType} ${build.version ?? "of unknown version"})`;
+    if (tooOld || refusedFrom) return `${gate.why} (${runs})`;
   }
   return undefined;
 }

@@ -36,17 +36,28 @@ export const canTransition = (from: OperationState, to: OperationState): boolean
 
 export const isFinal = (state: OperationState): boolean => OperationTransitions[state].length === 0;
 
-/** The operations Beacon creates on request, with the operand each takes ("" for none). */
+/**
+ * The operations Beacon creates on request, with the operand each takes ("" for none). START and STOP take
+ * a C++ component (its id or name, `FlowController`, `c2`) as their operand too.
+ */
 export const OperationKinds = [
   { operation: "DESCRIBE", operand: "MANIFEST" },
+  { operation: "DESCRIBE", operand: "METRICS" },
+  { operation: "DESCRIBE", operand: "CONFIGURATION" },
+  { operation: "DESCRIBE", operand: "JSTACK" },
+  { operation: "DESCRIBE", operand: "CORECOMPONENTSTATE" },
   { operation: "UPDATE", operand: "PROPERTIES" },
   { operation: "UPDATE", operand: "CONFIGURATION" },
   { operation: "UPDATE", operand: "ASSET" },
   { operation: "SYNC", operand: "RESOURCE" },
   { operation: "START", operand: "FLOW" },
   { operation: "STOP", operand: "FLOW" },
+  { operation: "START", operand: "PROCESSOR" },
+  { operation: "STOP", operand: "PROCESSOR" },
   { operation: "RESTART", operand: "" },
   { operation: "CLEAR", operand: "CONNECTION" },
+  { operation: "CLEAR", operand: "REPOSITORIES" },
+  { operation: "CLEAR", operand: "CORECOMPONENTSTATE" },
   { operation: "PAUSE", operand: "" },
   { operation: "RESUME", operand: "" },
 ] as const;

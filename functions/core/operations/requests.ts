@@ -40,14 +40,23 @@ export type OperationTarget =
 export type OperationRequest = OperationTarget & {
   operation: string;
   operand?: string;
-  args?: Record<string, string>;
+  /** Numbers and booleans are sent as the strings agents parse; objects only in C++ UPDATE PROPERTIES' form. */
+  args?: Record<string, string | number | boolean | PropertyUpdate>;
   dependsOn?: string[];
   /** UPDATE CONFIGURATION: the flow version to send, of the targets' class unless `flowClass` names another. */
   flowHash?: string;
   flowClass?: string;
   /** UPDATE ASSET: the asset to send. */
   assetId?: string;
+  /** Required true for what cannot be undone: START or STOP `c2`, CLEAR REPOSITORIES. */
+  confirm?: boolean;
 };
+
+/** MiNiFi C++ UPDATE PROPERTIES' object form of a value: whether the agent writes it to its properties file. */
+export interface PropertyUpdate {
+  value: string;
+  persist?: boolean;
+}
 
 export interface OperationsDependencies extends OperationQueueDependencies {
   operations: OperationStore;
@@ -61,13 +70,32 @@ export interface OperationsDependencies extends OperationQueueDependencies {
   selectAgents(tenant: string, filters: AgentFilters, limit: number): Promise<{ agentId: string }[]>;
 }
 
-const ARGS_REQUIRED = new Set(["UPDATE PROPERTIES", "CLEAR CONNECTION"]);
 /** Operations whose args Beacon builds from a flow version, an asset or a resource set, not from the caller. */
 const UPDATE_CONFIGURATION = "UPDATE CONFIGURATION";
 const UPDATE_ASSET = "UPDATE ASSET";
 const SYNC_RESOURCE = "SYNC RESOURCE";
 /** UPDATE ASSET takes one arg from the caller, as the string agents parse. */
 const FORCE_DOWNLOAD = "forceDownload";
+
+/** The args a caller gives an operation: whether it needs some, and the names it takes when they are fixed. */
+const CALLER_ARGS: Record<string, { required: boolean; names?: readonly string[] }> = {
+  "UPDATE PROPERTIES": { required: true },
+  "CLEAR CONNECTION": { required: true },
+  "CLEAR CORECOMPONENTSTATE": { required: true },
+  "START PROCESSOR": { required: true, names: ["processorId"] },
+  "STOP PROCESSOR": { required: true, names: ["processorId"] },
+  [UPDATE_ASSET]: { required: false, names: [FORCE_DOWNLOAD] },
+  "DESCRIBE METRICS": { required: false, names: ["metricsClass"] },
+};
+
+/**
+ * What cannot be undone, sent only with `"confirm": true`: STOP `c2` ends the C++ agent (SIGTERM) and START
+ * `c2` restarts it, CLEAR REPOSITORIES destroys the data the agent holds queued.
+ */
+const NEEDS_CONFIRMATION = new Set(["START C2", "STOP C2", "CLEAR REPOSITORIES"]);
+
+/** A C++ component START or STOP names as its operand: its id or name, `FlowController`, `c2`. */
+const COMPONENT_OPERAND = /^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,127}$/;
 
 export const operationView = (record: OperationRecord) =>
   dropUndefined({
@@ -93,25 +121,47 @@ export const operationView = (record: OperationRecord) =>
 const nameOf = (kind: { operation: string; operand?: string }) =>
   `${kind.operation} ${kind.operand ?? ""}`.trim();
 
+/**
+ * The caller's args as agents take them: strings (`"30"`, not `30`: MiNiFi Java reads anything else as
+ * absent), and UPDATE PROPERTIES' object form `{value, persist}` as it is (gating.ts sends it to C++ only).
+ */
+function callerArgsOf(name: string, args: OperationRequest["args"]): OperationArgs | undefined {
+  if (args === undefined) return undefined;
+  return Object.fromEntries(
+    Object.entries(args).map(([arg, value]) => {
+      if (typeof value !== "object") return [arg, String(value)];
+      if (name !== "UPDATE PROPERTIES")
+        throw new BeaconError("invalid_request", `${name} takes strings as args, not objects (${arg})`);
+      return [arg, dropUndefined({ value: value.value, persist: value.persist })];
+    }),
+  );
+}
+
 /** The operation as Beacon sends it: a kind it creates, with the arguments that kind takes. */
 function kindOf(request: OperationRequest): { operation: string; operand?: string } {
   const operation = request.operation.toUpperCase();
   const operand = request.operand?.toUpperCase() ?? "";
-  const kind = OperationKinds.find((entry) => entry.operation === operation && entry.operand === operand);
-  if (!kind)
+  const known = OperationKinds.some((entry) => entry.operation === operation && entry.operand === operand);
+  const component = (operation === "START" || operation === "STOP") && COMPONENT_OPERAND.test(operand);
+  if (!known && !component)
     throw new BeaconError("invalid_request", `Beacon does not create ${operation} ${operand}`.trim());
   const name = nameOf({ operation, operand });
+  if (NEEDS_CONFIRMATION.has(name) && request.confirm !== true)
+    throw new BeaconError(
+      "confirmation_required",
+      `${name} cannot be undone (${name === "CLEAR REPOSITORIES" ? "it destroys the data the agent holds queued" : "it ends or restarts the agent itself"}): send it with "confirm": true`,
+    );
   const argNames = Object.keys(request.args ?? {});
-  if (ARGS_REQUIRED.has(name) && argNames.length === 0)
+  const takes = CALLER_ARGS[name];
+  if (takes?.required && argNames.length === 0)
     throw new BeaconError("invalid_request", `${name} needs args`);
+  if (!takes && request.args !== undefined) throw new BeaconError("invalid_request", `${name} takes no args`);
+  if (takes?.names && argNames.some((arg) => !takes.names?.includes(arg)))
+    throw new BeaconError("invalid_request", `${name} takes only the args ${takes.names.join(", ")}`);
   if (name === UPDATE_ASSET) {
-    if (argNames.some((arg) => arg !== FORCE_DOWNLOAD))
-      throw new BeaconError("invalid_request", `${name} takes only the arg ${FORCE_DOWNLOAD}`);
-    const force = request.args?.[FORCE_DOWNLOAD];
+    const force = callerArgsOf(name, request.args)?.[FORCE_DOWNLOAD];
     if (force !== undefined && force !== "true" && force !== "false")
       throw new BeaconError("invalid_request", `${FORCE_DOWNLOAD} is "true" or "false"`);
-  } else if (!ARGS_REQUIRED.has(name) && request.args !== undefined) {
-    throw new BeaconError("invalid_request", `${name} takes no args`);
   }
   if (name === UPDATE_CONFIGURATION && request.flowHash === undefined)
     throw new BeaconError("invalid_request", `${name} needs a flowHash`);
@@ -274,7 +324,8 @@ export function makeOperationsApi(deps: OperationsDependencies) {
       const assetId = request.assetId as string;
       const asset = isAssetId(assetId) ? await assets.get(tenant, assetId) : undefined;
       if (!asset) throw new BeaconError("not_found", "No such asset");
-      const args = updateAssetArgs(asset, deps.agentApiUrl, request.args?.[FORCE_DOWNLOAD] === "true");
+      const force = callerArgsOf(name, request.args)?.[FORCE_DOWNLOAD] === "true";
+      const args = updateAssetArgs(asset, deps.agentApiUrl, force);
       return each(() => args);
     }
     if (name === SYNC_RESOURCE) {
@@ -291,7 +342,8 @@ export function makeOperationsApi(deps: OperationsDependencies) {
       }
       return each((agent) => syncResourceArgs(sets.get(agent.agentId) as ResourceSet, deps.agentApiUrl));
     }
-    return each(() => request.args);
+    const args = callerArgsOf(name, request.args);
+    return each(() => args);
   }
 
   async function assertDependencies(tenant: string, agentId: string, dependsOn: string[]) {

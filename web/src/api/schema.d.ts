@@ -173,6 +173,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's assets, by id */
+        get: operations["listAssets"];
+        put?: never;
+        /**
+         * Store an asset
+         * @description The body is the asset's bytes, sent as is with their own Content-Type (`application/octet-stream` when in doubt; any media type but a form's), at most 4 MiB (4,194,304 bytes): uploads and agents' downloads each pass through one synchronous Lambda invocation, whose 6 MB payload holds 4 MiB once base64-encoded. Beacon stores the bytes in S3 under the tenant, addressed by their SHA-256, which is the asset's id, and records the asset with its name. Assets are immutable: the same bytes under the same name again answer 200 with the asset already stored. Nothing is stored when the request is refused.
+         */
+        post: operations["uploadAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assets/{assetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The asset's id: the SHA-256 of its bytes, lower-case hex. The example is the id of the upload example.
+                 * @example fa8590f7a734e19db3592738afbd74b2aec73e3a889891c8f21308635dba3264
+                 */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        /** An asset's record */
+        get: operations["getAsset"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an asset
+         * @description Deletes the record and the bytes. Refused while a class's resource set holds the asset: its agents would be sent bytes that are gone.
+         */
+        delete: operations["deleteAsset"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classes/{className}/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+            };
+            cookie?: never;
+        };
+        /** The class's resource set */
+        get: operations["getResourceSet"];
+        /**
+         * Set the assets the class's agents hold
+         * @description Replaces the class's resource set and queues a SYNC RESOURCE carrying the whole set for each agent of the class (up to 1,000) that does not report its digest: agents download what they lack from the agent API over mutual TLS and delete what the set no longer lists. An UPDATE CONFIGURATION of a flow that names assets (`@{asset-id:<id>}`) needs them in the set, and depends on the agent's SYNC RESOURCE.
+         */
+        put: operations["putResourceSet"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents": {
         parameters: {
             query?: never;
@@ -223,7 +298,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Manifests the tenant's agents reported, by hash */
+        /**
+         * The binaries the tenant's agents run, by canonical identity
+         * @description One entry per binary (agent type and version, build info, bundles with their component definitions), however many agents run it: agents of one build report different manifest hashes, which Beacon keeps on each agent.
+         */
         get: operations["listManifests"];
         put?: never;
         post?: never;
@@ -233,16 +311,17 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/manifests/{hash}": {
+    "/api/v1/manifests/{manifestId}": {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                hash: components["parameters"]["ManifestHash"];
+                /** @description The binary's canonical identity: the SHA-256 of its manifest's content without the per-agent fields, keys and arrays sorted, leaves as strings. */
+                manifestId: components["parameters"]["ManifestId"];
             };
             cookie?: never;
         };
-        /** Summary of a manifest */
+        /** Summary of a binary's manifest */
         get: operations["getManifest"];
         put?: never;
         post?: never;
@@ -252,16 +331,17 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/manifests/{hash}/content": {
+    "/api/v1/manifests/{manifestId}/content": {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                hash: components["parameters"]["ManifestHash"];
+                /** @description The binary's canonical identity: the SHA-256 of its manifest's content without the per-agent fields, keys and arrays sorted, leaves as strings. */
+                manifestId: components["parameters"]["ManifestId"];
             };
             cookie?: never;
         };
-        /** The manifest as the agent sent it */
+        /** The binary's manifest in its canonical form, without what is per agent */
         get: operations["getManifestContent"];
         put?: never;
         post?: never;
@@ -596,6 +676,8 @@ export interface components {
         };
         /** @description The registry entry with the cache's hot state on top. The hot fields (statusSummary, repositories, queues, the latest bulletins, processors, resourceHash, system and configurationChecksums, as the agent's heartbeats last reported them, bounded in number) are absent while the cache is unreachable, and until the agent heartbeats again after the cache lost it (agents unheard of for a week drop out of it). */
         AgentDetail: {
+            /** @description The agent's `supportedOperations` as its manifest of `manifestHash` lists them, property values included; absent while Beacon has yet to learn that manifest. */
+            supportedOperations?: Record<string, never>[];
             /** Format: date-time */
             firstSeen?: string;
             device?: components["schemas"]["Device"];
@@ -639,7 +721,10 @@ export interface components {
              * @enum {string}
              */
             lastSeenFrom: "cache" | "registry";
+            /** @description The hash the agent reports for its manifest: its own, as it covers per-agent values. */
             manifestHash?: string;
+            /** @description The binary the agent runs (`GET /manifests/{manifestId}`); absent while Beacon has yet to learn the manifest of `manifestHash`. */
+            manifestId?: string;
             flowId?: string;
             hostname?: string;
             runStatus?: string;
@@ -747,7 +832,7 @@ export interface components {
         /** @description Beacon's one error body. */
         Error: {
             error: {
-                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `internal_error`. */
+                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `resource_set_conflict`, `internal_error`. */
                 code: string;
                 message: string;
             };
@@ -784,7 +869,7 @@ export interface components {
             caCertificatePem: string;
         } & components["schemas"]["CertificateFields"];
         ManifestFields: {
-            hash: string;
+            manifestId: string;
             agentType?: string;
             version?: string;
             bundleCount: number;
@@ -809,10 +894,6 @@ export interface components {
             }[];
             processorTypes: string[];
             controllerServiceTypes: string[];
-            /** @description Operation → operands it takes (empty when none). */
-            supportedOperations: {
-                [key: string]: string[];
-            };
         } & components["schemas"]["ManifestFields"];
         Queue: {
             id: string;
@@ -871,8 +952,9 @@ export interface components {
             /** @description Upper-case, as sent to the agent. */
             operation: string;
             operand?: string;
+            /** @description As sent to the agent: strings, except SYNC RESOURCE's `globalHash` (an object) and `resourceList` (an array of objects). */
             args?: {
-                [key: string]: string;
+                [key: string]: string | Record<string, never> | Record<string, never>[];
             };
             dependsOn?: string[];
             state: components["schemas"]["OperationState"];
@@ -913,7 +995,7 @@ export interface components {
             /** @description One operation per agent. */
             items: components["schemas"]["Operation"][];
         };
-        /** @description For one agent (`agentId`) or for the agents a selector picks, as the agent list would (at most 1,000). Every agent's manifest must list the operation and operand, or nothing is created (409). */
+        /** @description For one agent (`agentId`) or for the agents a selector picks, as the agent list would (at most 1,000). Every agent's manifest must list the operation and operand, or nothing is created (409). Operations are also gated by agent type and version (a MiNiFi Java agent drops a whole reply it cannot parse); the 409 names each refused agent with why. */
         OperationRequest: {
             agentId?: string;
             selector?: {
@@ -921,6 +1003,7 @@ export interface components {
                 /** @enum {string} */
                 status?: "online" | "offline";
                 manifestHash?: string;
+                manifestId?: string;
                 flowId?: string;
                 /** Format: date-time */
                 lastSeenAfter?: string;
@@ -929,15 +1012,20 @@ export interface components {
                 q?: string;
             };
             /**
-             * @description With `operand`: DESCRIBE MANIFEST, UPDATE PROPERTIES, UPDATE CONFIGURATION, START FLOW, STOP FLOW, RESTART, CLEAR CONNECTION, PAUSE, RESUME (the last two only C++ agents list).
+             * @description With `operand`: DESCRIBE MANIFEST, DESCRIBE METRICS, DESCRIBE CONFIGURATION, DESCRIBE JSTACK, DESCRIBE CORECOMPONENTSTATE, UPDATE PROPERTIES, UPDATE CONFIGURATION, UPDATE ASSET, SYNC RESOURCE, START/STOP FLOW, START/STOP PROCESSOR, START/STOP of a C++ component (its id or name, `FlowController`, `c2`), RESTART, CLEAR CONNECTION, CLEAR REPOSITORIES, CLEAR CORECOMPONENTSTATE, PAUSE, RESUME. DESCRIBE METRICS, CONFIGURATION, JSTACK and CORECOMPONENTSTATE, CLEAR REPOSITORIES and CORECOMPONENTSTATE and START/STOP of a component are MiNiFi C++ only; START/STOP PROCESSOR needs MiNiFi Java 2.7 or later (see the README's table).
              * @enum {string}
              */
-            operation: "DESCRIBE" | "UPDATE" | "START" | "STOP" | "RESTART" | "CLEAR" | "PAUSE" | "RESUME";
-            /** @enum {string} */
-            operand?: "MANIFEST" | "PROPERTIES" | "FLOW" | "CONNECTION" | "CONFIGURATION";
-            /** @description UPDATE PROPERTIES: property name → value. CLEAR CONNECTION: the values are the connection ids. Other operations take none (UPDATE CONFIGURATION's are built from `flowHash`). */
+            operation: "DESCRIBE" | "UPDATE" | "START" | "STOP" | "RESTART" | "CLEAR" | "PAUSE" | "RESUME" | "SYNC";
+            /** @description MANIFEST, METRICS, CONFIGURATION, JSTACK, CORECOMPONENTSTATE, PROPERTIES, ASSET, RESOURCE, FLOW, PROCESSOR, CONNECTION, REPOSITORIES; for START and STOP also a C++ component's id or name, `FlowController` or `c2`. */
+            operand?: string;
+            /** @description Must be true for what cannot be undone: START or STOP `c2` (the C++ agent ends itself with SIGTERM) and CLEAR REPOSITORIES (destroys the data the agent holds queued). Without it they are refused with 400 `confirmation_required`. */
+            confirm?: boolean;
+            /** @description Agents take strings only: a number or boolean is sent as its string (`30` as `"30"`, `true` as `"true"`). The one object form is MiNiFi C++ UPDATE PROPERTIES' `{"value": "<string>", "persist": <boolean>}` per property, refused (409) for other agent types. UPDATE PROPERTIES: property name → value. CLEAR CONNECTION, CLEAR CORECOMPONENTSTATE: the values are the connection or component ids. START/STOP PROCESSOR: `processorId` (required). DESCRIBE METRICS: `metricsClass` (optional). Other operations take none (UPDATE CONFIGURATION's are built from `flowHash`). UPDATE ASSET: `forceDownload`, "true" or "false" (the other args are built from `assetId`). SYNC RESOURCE: none, the class's resource set is sent. */
             args?: {
-                [key: string]: string;
+                [key: string]: string | number | boolean | {
+                    value: string;
+                    persist?: boolean;
+                };
             };
             /** @description Operations of the same agent (`agentId` only) that must be done first; if one of them fails, this one is cancelled. */
             dependsOn?: string[];
@@ -945,6 +1033,8 @@ export interface components {
             flowHash?: string;
             /** @description The class whose flow version `flowHash` names, when not the agents' own. */
             flowClass?: components["schemas"]["ClassName"];
+            /** @description UPDATE ASSET only (and required there): the asset to send; Beacon sends `file` (its name), `url` (its download on the agent API) and `forceDownload`. */
+            assetId?: string;
         };
         FlowVersion: {
             /** @description SHA-256 of the bytes as uploaded; the flow id agents get. */
@@ -964,6 +1054,8 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             createdBy: string;
+            /** @description The assets the flow names (`@{asset-id:<id>}`): an UPDATE CONFIGURATION of it waits for the SYNC RESOURCE that brings them. */
+            assetIds: string[];
         };
         FlowVersionList: {
             items: components["schemas"]["FlowVersion"][];
@@ -982,14 +1074,14 @@ export interface components {
             /** @description The class has more than 5,000 agents: the report covers the first 5,000. */
             truncated: boolean;
             manifests: {
-                /** @description Absent for agents that reported none. */
-                manifestHash?: string;
+                /** @description The binary; absent for the agents whose manifest Beacon does not know (yet). */
+                manifestId?: string;
                 manifestKnown: boolean;
                 compatible: boolean;
                 missingProcessorTypes?: string[];
                 missingControllerServiceTypes?: string[];
                 agentCount: number;
-                /** @description The agents on this manifest (the first 100); when it is not compatible, these could not run the flow. */
+                /** @description The agents of this binary (the first 100); when it is not compatible, these could not run the flow. */
                 agentIds: string[];
             }[];
         };
@@ -1139,9 +1231,73 @@ export interface components {
             /** @description Pass as `cursor` for the next page; absent on the last page. */
             nextCursor?: string;
         };
+        Asset: {
+            /** @description SHA-256 of the bytes: the `resourceId` agents get, and what flows name as `@{asset-id:<id>}`. */
+            assetId: string;
+            /** @description The file name agents keep it under. */
+            name: string;
+            sizeBytes: number;
+            /** @description As the upload declared it; agents' downloads carry it. */
+            contentType: string;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string;
+            /** @description The classes whose resource set holds the asset. */
+            usedBy: string[];
+        };
+        AssetList: {
+            items: components["schemas"]["Asset"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
+        };
+        /** @description The whole set: agents delete resources it does not list. At most 40 assets, each once, no two at the same path and name. */
+        ResourceSetRequest: {
+            items: {
+                assetId: string;
+                /** @description The folder in the agent's asset directory, relative, no segment starting with a dot (no `..`); "" (the default) for the directory itself. */
+                path?: string;
+            }[];
+        };
+        ResourceSet: {
+            className: string;
+            items: {
+                assetId: string;
+                name: string;
+                path: string;
+            }[];
+            /** @description SHA-256 of the set: SYNC RESOURCE's `globalHash.digest`, which agents that hold the set report as `resourceInfo.hash`. */
+            digest: string;
+            /** @enum {string} */
+            hashType: "SHA-256";
+            /** Format: date-time */
+            updatedAt: string;
+            updatedBy: string;
+        };
+        ResourceSetPush: {
+            className: string;
+            items: {
+                assetId: string;
+                name: string;
+                path: string;
+            }[];
+            /** @description SHA-256 of the set: SYNC RESOURCE's `globalHash.digest`, which agents that hold the set report as `resourceInfo.hash`. */
+            digest: string;
+            /** @enum {string} */
+            hashType: "SHA-256";
+            /** Format: date-time */
+            updatedAt: string;
+            updatedBy: string;
+            /** @description The SYNC RESOURCE queued for each agent of the class that does not report the set's digest. */
+            operations: components["schemas"]["Operation"][];
+            /** @description Agents of the class that cannot take SYNC RESOURCE, each with why. */
+            skipped: {
+                agentId: string;
+                reason: string;
+            }[];
+        };
     };
     responses: {
-        /** @description A parameter or the body does not match this document, or the cursor is not one this list returned. */
+        /** @description A parameter or the body does not match this document, or the cursor is not one this list returned (`invalid_request`); or an operation that cannot be undone was sent without `"confirm": true` (`confirmation_required`). */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1195,7 +1351,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with what Beacon knows: an agent's manifest does not list the operation (`operation_not_supported`), or the operation is no longer queued (`operation_not_queued`). The message says which agents or which state. */
+        /** @description The request conflicts with what Beacon knows: an agent cannot take the operation (`operation_not_supported`: its manifest does not list it, or its agent type or version does not take it), or the operation is no longer queued (`operation_not_queued`). The message says which agents or which state. */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1222,6 +1378,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The upload has no Content-Type, one that is no media type, or a form's (`multipart/*`, `application/x-www-form-urlencoded`): an asset is sent as its own bytes (`unsupported_media_type`). */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The same bytes are an asset under another name already (`asset_exists`: an asset is its bytes, under one name), or a class's resource set holds the asset, which cannot go while it does (`asset_in_use`). The message names the asset or the classes. */
+        AssetConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description The `nextCursor` of the previous page. */
@@ -1236,7 +1410,8 @@ export interface components {
          * @example edge-gateways
          */
         FlowClassName: components["schemas"]["ClassName"];
-        ManifestHash: string;
+        /** @description The binary's canonical identity: the SHA-256 of its manifest's content without the per-agent fields, keys and arrays sorted, leaves as strings. */
+        ManifestId: string;
         /** @description Hex; case and leading zeros do not matter. */
         Serial: string;
         /** @description As Beacon made it: it ends with `~` and the agent's id, which is how an acknowledgement that names no agent finds its operation. */
@@ -1247,6 +1422,16 @@ export interface components {
          */
         FlowHash: string;
         RolloutId: string;
+        /**
+         * @description The asset's id: the SHA-256 of its bytes, lower-case hex. The example is the id of the upload example.
+         * @example fa8590f7a734e19db3592738afbd74b2aec73e3a889891c8f21308635dba3264
+         */
+        AssetId: string;
+        /**
+         * @description The file name agents keep the asset under: 1 to 128 of A-Z a-z 0-9 . _ -, starting with a letter or digit, without `..` (no folders, no hidden files, no way out of the agent's asset directory).
+         * @example pump-calibration.txt
+         */
+        AssetName: string;
     };
     requestBodies: never;
     headers: never;
@@ -1572,7 +1757,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The report, per manifest of the class's agents. */
+            /** @description The report, per binary the class's agents run. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1587,12 +1772,246 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    listAssets: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of assets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    uploadAsset: {
+        parameters: {
+            query: {
+                /**
+                 * @description The file name agents keep the asset under: 1 to 128 of A-Z a-z 0-9 . _ -, starting with a letter or digit, without `..` (no folders, no hidden files, no way out of the agent's asset directory).
+                 * @example pump-calibration.txt
+                 */
+                name: components["parameters"]["AssetName"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example pump-7 42.0
+                 *     pump-9 17.5
+                 */
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The tenant had this asset already. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description Stored. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["AssetConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The asset's id: the SHA-256 of its bytes, lower-case hex. The example is the id of the upload example.
+                 * @example fa8590f7a734e19db3592738afbd74b2aec73e3a889891c8f21308635dba3264
+                 */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The asset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The asset's id: the SHA-256 of its bytes, lower-case hex. The example is the id of the upload example.
+                 * @example fa8590f7a734e19db3592738afbd74b2aec73e3a889891c8f21308635dba3264
+                 */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; the asset as it was. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["AssetConflict"];
+        };
+    };
+    getResourceSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceSet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    putResourceSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "assetId": "fa8590f7a734e19db3592738afbd74b2aec73e3a889891c8f21308635dba3264",
+                 *           "path": "calibration"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResourceSetRequest"];
+            };
+        };
+        responses: {
+            /** @description Replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceSetPush"];
+                };
+            };
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceSetPush"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The set, or an asset it adds, changed meanwhile (`resource_set_conflict`): read it again and retry. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["CacheUnavailable"];
+        };
+    };
     listAgents: {
         parameters: {
             query?: {
                 class?: components["schemas"]["ClassName"];
                 status?: "online" | "offline";
+                /** @description The agent's own `agentManifestHash`, which differs between agents of one build. */
                 manifestHash?: string;
+                /** @description The binary the agent runs: the canonical identity of its manifest (`GET /manifests`). Agents whose manifest Beacon has yet to learn match none. */
+                manifestId?: string;
                 flowId?: string;
                 /** @description Seen at or after this time. */
                 lastSeenAfter?: string;
@@ -1693,7 +2112,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of manifests. */
+            /** @description A page of binaries. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1712,7 +2131,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                hash: components["parameters"]["ManifestHash"];
+                /** @description The binary's canonical identity: the SHA-256 of its manifest's content without the per-agent fields, keys and arrays sorted, leaves as strings. */
+                manifestId: components["parameters"]["ManifestId"];
             };
             cookie?: never;
         };
@@ -1738,13 +2158,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                hash: components["parameters"]["ManifestHash"];
+                /** @description The binary's canonical identity: the SHA-256 of its manifest's content without the per-agent fields, keys and arrays sorted, leaves as strings. */
+                manifestId: components["parameters"]["ManifestId"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The manifest JSON, exactly as stored. */
+            /** @description The manifest JSON exactly as stored, whose SHA-256 is the `manifestId`: object keys and arrays sorted, numbers and booleans as strings, and without `identifier` and `supportedOperations`, which each agent keeps (`GET /agents/{agentId}`). */
             200: {
                 headers: {
                     [name: string]: unknown;
