@@ -320,6 +320,9 @@ describe("the web console", () => {
     await publish(admin, "flow.json", runnable);
     await admin.getByText(`All ${AGENT_IDS.length} agents of the class can run this flow.`).waitFor();
     expect(admin.url()).toContain(`flow=${sha256(runnable)}`);
+    // The simulated agents run one binary: one row, named by the binary's identity.
+    const { body: agent } = await api<{ manifestId: string }>(`/agents/${AGENT_IDS[0]}`);
+    await admin.getByRole("cell", { name: agent.manifestId.slice(0, 12) }).waitFor();
 
     const unrunnable = flowJson("com.example.processors.NotOnAnyAgent");
     await publish(admin, "needs-more.json", unrunnable);

@@ -223,9 +223,9 @@ function Validation(props: { className: string; flowHash: string }) {
                   />
                   <tbody>
                     {data.manifests.map((manifest) => (
-                      <tr key={manifest.manifestHash ?? "none"}>
+                      <tr key={manifest.manifestId ?? "none"}>
                         <td class="mono">
-                          {manifest.manifestHash ? shortHash(manifest.manifestHash) : "none reported"}
+                          {manifest.manifestId ? shortHash(manifest.manifestId) : "none known"}
                           {!manifest.manifestKnown && <div class="muted">not known to Beacon</div>}
                         </td>
                         <td>{manifest.agentCount}</td>
