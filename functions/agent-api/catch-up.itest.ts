@@ -108,7 +108,7 @@ describe("catch-up on the heartbeat", () => {
       identifier: expect.any(String),
       operation: "UPDATE",
       operand: "CONFIGURATION",
-      args: { location: `${api.url}/c2/api/flows/${target}/content`, flowId: target },
+      args: { location: `${api.url}/c2/api/flows/${target}/content`, flowId: target, persist: "true" },
     });
     const record = await new DynamoOperationStore(documents, api.env[EnvNames.tableName] as string).get(
       tenant,

@@ -235,7 +235,7 @@ describe("rolling a flow version out to a class", () => {
                 identifier: member.operationId,
                 operation: "UPDATE",
                 operand: "CONFIGURATION",
-                args: { location, flowId: hash },
+                args: { location, flowId: hash, persist: "true" },
               }),
             ]
           : [],
@@ -316,7 +316,7 @@ describe("rolling a flow version out to a class", () => {
           identifier: member?.rollbackOperationId,
           operation: "UPDATE",
           operand: "CONFIGURATION",
-          args: { location, flowId: previous },
+          args: { location, flowId: previous, persist: "true" },
         }),
       ]);
     }

@@ -281,6 +281,7 @@ describe("the sweeper", () => {
     expect((await store.get(tenant, "ro-2", next?.operationId as string))?.args).toEqual({
       location: `${agentApi.url}/c2/api/flows/${toFlow}/content`,
       flowId: toFlow,
+      persist: "true",
     });
   });
 });

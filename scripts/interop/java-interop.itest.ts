@@ -229,7 +229,7 @@ describe.each<{ compression: Compression; credentials: "the dev fleet certificat
           identifier: operationId,
           operation: "UPDATE",
           operand: "CONFIGURATION",
-          args: { location, flowId: flowHash },
+          args: { location, flowId: flowHash, persist: "true" },
         },
       ]);
       // The library's own handler fetched the flow over mutual TLS and handed the agent the very bytes published.

@@ -403,7 +403,7 @@ describe("catch-up", () => {
       identifier: expect.stringMatching(/^op-/),
       operation: "UPDATE",
       operand: "CONFIGURATION",
-      args: { location: download, flowId: target },
+      args: { location: download, flowId: target, persist: "true" },
     });
     const operationId = update?.identifier as string;
     expect(core.operationStore.records.get(`acme/${cppAgent}/${operationId}`)).toMatchObject({

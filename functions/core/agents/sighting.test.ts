@@ -173,7 +173,7 @@ describe("a catch-up", () => {
       operationId: `op-${NOW}-id-1~a-1`,
       operation: "UPDATE",
       operand: "CONFIGURATION",
-      args: { location: "https://agents.test/c2/api/flows/f-9/content", flowId: "f-9" },
+      args: { location: "https://agents.test/c2/api/flows/f-9/content", flowId: "f-9", persist: "true" },
       state: "queued",
       createdAt: NOW,
       createdBy: CATCH_UP_CREATOR,
