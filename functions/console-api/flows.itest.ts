@@ -224,7 +224,7 @@ describe("UPDATE CONFIGURATION", () => {
     expect(created.status, created.body).toBe(201);
     const location = `${agentApi.url}/c2/api/flows/${hash}/content`;
     expect(created.json().items).toEqual([
-      expect.objectContaining({ args: { location, flowId: hash }, state: "queued" }),
+      expect.objectContaining({ args: { location, flowId: hash, persist: "true" }, state: "queued" }),
     ]);
 
     const reply = await agentApi.post("/c2/api/heartbeat", cppHeartbeat(cppAgent), { certificate: fleet });
@@ -232,7 +232,7 @@ describe("UPDATE CONFIGURATION", () => {
     expect(delivered).toMatchObject({
       operation: "UPDATE",
       operand: "CONFIGURATION",
-      args: { location, flowId: hash },
+      args: { location, flowId: hash, persist: "true" },
     });
 
     const path = new URL(location).pathname;
