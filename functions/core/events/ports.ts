@@ -4,3 +4,20 @@ export interface EventSink {
   /** Resolves once every event is on the stream; rejects after bounded retries. */
   publish(events: BeaconEvent[]): Promise<void>;
 }
+
+/** One event as the stream delivered it: `position` orders it among the records of its `shard`. */
+export interface StreamRecord {
+  shard: string;
+  position: string;
+  event: BeaconEvent;
+}
+
+/**
+ * Turns events read off the stream into something lasting (the archive, fleet history, deliveries).
+ * The stream delivers at least once, and a batch delivered again may be split differently, so a
+ * consumer must have the same effect however often a record reaches it.
+ */
+export interface EventConsumer {
+  readonly name: string;
+  consume(records: StreamRecord[]): Promise<void>;
+}
