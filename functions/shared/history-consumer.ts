@@ -2,6 +2,7 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAgentEventLog, DynamoFleetHistory } from "../adapters/dynamodb/history.js";
 import type { EventConsumer } from "../core/events/ports.js";
 import { makeHistoryConsumer } from "../core/history/consumer.js";
+import { DEFAULT_HISTORY_RETENTION_DAYS } from "../core/history/model.js";
 import { makeDynamoDbClient } from "./aws-clients.js";
 import { numberEnv, requireEnv } from "./config.js";
 import { EnvNames } from "./env-names.js";
@@ -11,8 +12,6 @@ export interface HistoryConsumerConfig {
   /** How long a minute of fleet history and an agent's kept event live (DynamoDB TTL). */
   retentionDays: number;
 }
-
-export const DEFAULT_HISTORY_RETENTION_DAYS = 14;
 
 /** Read once per container, as the other functions' configurations are. */
 export function historyConsumerConfig(

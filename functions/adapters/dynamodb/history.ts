@@ -5,7 +5,13 @@ import {
   PutCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { type AgentLogEvent, agentLogKey } from "../../core/history/agent-log.js";
-import { type BucketKey, type HistoryBucket, MINUTE_MS, zeroCounts } from "../../core/history/model.js";
+import {
+  type BucketKey,
+  DEFAULT_HISTORY_RETENTION_DAYS,
+  type HistoryBucket,
+  MINUTE_MS,
+  zeroCounts,
+} from "../../core/history/model.js";
 import type { AgentEventLog, FleetHistoryStore } from "../../core/history/ports.js";
 import { sketchFromBytes, sketchToBytes } from "../../core/history/sketch.js";
 import type { PageRequest } from "../../core/paging.js";
@@ -36,7 +42,7 @@ export class DynamoFleetHistory implements FleetHistoryStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly retention: HistoryRetention,
+    private readonly retention: HistoryRetention = { retentionDays: DEFAULT_HISTORY_RETENTION_DAYS },
   ) {}
 
   async update(key: BucketKey, change: (stored: HistoryBucket | undefined) => HistoryBucket | undefined) {
@@ -107,7 +113,7 @@ export class DynamoAgentEventLog implements AgentEventLog {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly retention: HistoryRetention,
+    private readonly retention: HistoryRetention = { retentionDays: DEFAULT_HISTORY_RETENTION_DAYS },
   ) {}
 
   async add(events: AgentLogEvent[]) {

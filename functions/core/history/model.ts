@@ -25,6 +25,8 @@ export type HistoryCounts = Record<HistoryCounter, number>;
 export const WHOLE_FLEET = "*";
 
 export const MINUTE_MS = 60_000;
+/** How long buckets and agents' kept events live unless configured otherwise. */
+export const DEFAULT_HISTORY_RETENTION_DAYS = 14;
 
 export interface BucketKey {
   tenant: string;
