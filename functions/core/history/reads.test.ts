@@ -75,6 +75,7 @@ describe("the fleet history a chart reads", () => {
     [{ stepSeconds: 90 }, /whole number of minutes/],
     [{ from: 2 * MINUTE, to: MINUTE }, /before/],
     [{ from: 0, to: 24 * 60 * MINUTE + 1 }, /24 hours/],
+    [{ to: Number.NaN }, /times/],
   ])("refuses %j", async (request, message) => {
     await expect(subject().api.fleet(viewer, request)).rejects.toMatchObject({
       code: "invalid_request",

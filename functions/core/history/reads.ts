@@ -44,6 +44,9 @@ export function makeHistoryApi(deps: {
       }
       const to = request.to ?? clock.now();
       const from = request.from ?? to - DEFAULT_HISTORY_RANGE_MS;
+      if (!Number.isFinite(from) || !Number.isFinite(to)) {
+        throw new BeaconError("invalid_request", "from and to must be times Beacon can read");
+      }
       const fromMinute = Math.floor(from / MINUTE_MS);
       const toMinute = Math.ceil(to / MINUTE_MS);
       if (toMinute <= fromMinute || from >= to)
