@@ -5,6 +5,7 @@ import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.j
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
+import { DynamoAgentEventLog, DynamoFleetHistory } from "../adapters/dynamodb/history.js";
 import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
@@ -65,6 +66,8 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     }),
     rollouts: new DynamoRolloutStore(documents, config.tableName),
     events: countingLostEvents(new KinesisEventSink(makeKinesisClient(), config.streamName)),
+    history: new DynamoFleetHistory(documents, config.tableName),
+    agentEvents: new DynamoAgentEventLog(documents, config.tableName),
     clock,
     ids,
     registryLagMs: config.checkpointIntervalMs,

@@ -110,6 +110,7 @@ async function readSnapshot(tenant: SeededTenant) {
   return Promise.all([
     get("/api/v1/agents"),
     ...tenant.agentIds.map((agentId) => get(`/api/v1/agents/${agentId}`)),
+    ...tenant.agentIds.map((agentId) => get(`/api/v1/agents/${agentId}/events`)),
     get("/api/v1/classes"),
     get(`/api/v1/classes/${tenant.className}`),
     get("/api/v1/manifests"),

@@ -64,6 +64,8 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
         ...page(query),
       }),
     getAgent: (principal, { path }) => api.agents.get(principal, path.agentId as string),
+    listAgentEvents: (principal, { path, query }) =>
+      api.history.agent(principal, path.agentId as string, page(query)),
     decommissionAgent: (principal, { path }) => api.agents.decommission(principal, path.agentId as string),
     listManifests: (principal, { query }) => api.manifests.list(principal, page(query)),
     getManifest: (principal, { path }) => api.manifests.get(principal, path.manifestId as string),
@@ -86,6 +88,13 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
     putResourceSet: (principal, { path, body }) =>
       api.resourceSets.put(principal, path.className as string, body as ResourceSetRequest),
     getFleetSummary: (principal) => api.fleetSummary(principal),
+    getFleetHistory: (principal, { query }) =>
+      api.history.fleet(principal, {
+        agentClass: text(query.class),
+        from: time(query.from),
+        to: time(query.to),
+        stepSeconds: query.step as number | undefined,
+      }),
     listCertificates: (principal, { query }) =>
       api.certificates.list(principal, {
         ...page(query),

@@ -18,7 +18,7 @@ import {
 import { consoleOperations, openApiDocument } from "../shared/console-openapi.js";
 
 const openApiPath = fileURLToPath(new URL("../../schemas/console/openapi.json", import.meta.url));
-/** Test cases per operation and phase: with 37 operations the run stays within a couple of minutes. */
+/** Test cases per operation and phase: with 39 operations the run stays within a couple of minutes. */
 const MAX_EXAMPLES = 50;
 const EXAMPLE_AGENT_ID = (
   openApiDocument.paths["/api/v1/operations"].post.requestBody.content["application/json"].example as {

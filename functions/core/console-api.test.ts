@@ -13,6 +13,7 @@ import {
   MemoryManifestCatalog,
   MemoryResourceSetStore,
 } from "../adapters/memory/console.js";
+import { MemoryAgentEventLog, MemoryFleetHistory } from "../adapters/memory/history.js";
 import {
   ManualClock,
   MemoryEventSink,
@@ -75,6 +76,8 @@ function harness() {
     authority: new FakeCertificateAuthority(),
     operations: new MemoryOperationStore(),
     events: new MemoryEventSink(),
+    history: new MemoryFleetHistory(),
+    agentEvents: new MemoryAgentEventLog(),
     clock: new ManualClock(),
     ids: new SequentialIds(),
   };

@@ -10,6 +10,8 @@ import { makeFleetSummary } from "./fleet/summary.js";
 import type { FlowCatalog } from "./flows/ports.js";
 import { makeFlowValidation } from "./flows/validation.js";
 import { makeFlowsApi } from "./flows/versions.js";
+import type { AgentEventLog, FleetHistoryStore } from "./history/ports.js";
+import { makeHistoryApi } from "./history/reads.js";
 import { makeCertificateRevocation, makeCertificatesApi } from "./identity/certificates.js";
 import type { CertificateAuthority, CertificateStore } from "./identity/ports.js";
 import { makeManifestsApi } from "./manifests/catalog.js";
@@ -37,6 +39,9 @@ export interface ConsoleDependencies {
   lifecycle: OperationLifecycle;
   rollouts: RolloutStore;
   events: EventSink;
+  /** What the stream consumer counted and kept, read here only. */
+  history: FleetHistoryStore;
+  agentEvents: AgentEventLog;
   clock: Clock;
   ids: IdGenerator;
   /** How stale the registry's last-seen times may be: the agent API's checkpoint interval. */
@@ -84,6 +89,7 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
       validate: validateFlow,
     }),
     fleetSummary: makeFleetSummary(deps),
+    history: makeHistoryApi(deps),
     certificates,
   };
 }

@@ -35,6 +35,8 @@ export const EnvNames = {
   assetBucket: "BEACON_ASSET_BUCKET",
   /** Days before its notAfter a certificate counts as expiring: listed by the console, announced by the sweeper. */
   certExpiryWarningDays: "BEACON_CERT_EXPIRY_WARNING_DAYS",
+  /** Days fleet history and the agents' event logs are kept (stream consumer); 14 unless set. */
+  historyRetentionDays: "BEACON_HISTORY_RETENTION_DAYS",
 } as const;
 
 export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];

@@ -3,6 +3,8 @@ import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 /** The sort key prefix of one rollout batch's members: zero-padded, so that string order is batch order. */
 const rolloutBatchPrefix = (batch: number) => `M#${String(batch).padStart(6, "0")}#`;
 
+const historyMinute = (minute: number) => `M#${String(minute).padStart(10, "0")}`;
+
 /** Every key starts with the tenant, so a query built from a credential can only reach that tenant. */
 export const Keys = {
   agent: (tenant: string, agentId: string) => ({ pk: `T#${tenant}#A#${agentId}`, sk: "AGENT" }),
@@ -65,6 +67,17 @@ export const Keys = {
   certificatesByExpiry: (tenant: string) => `T#${tenant}#CERTEXPIRY`,
   /** The due index's partition of every tenant's certificates whose expiry is yet to be announced, by notAfter. */
   dueCertificates: () => "DUE#CERTIFICATES",
+  /** One minute of a class's history (or the whole fleet's, `*`), by minute: zero-padded, so that string order is time order. */
+  historyBucket: (tenant: string, agentClass: string, minute: number) => ({
+    pk: `T#${tenant}#HISTORY#C#${agentClass}`,
+    sk: historyMinute(minute),
+  }),
+  historyMinute,
+  /** One agent's kept events, by time and event id (agent-log.ts). */
+  agentEvent: (tenant: string, agentId: string, logKey: string) => ({
+    pk: `T#${tenant}#A#${agentId}#EVENTS`,
+    sk: `E#${logKey}`,
+  }),
   /** The tenant's revocation list: one item per revoked serial, read whole by the agent API. */
   revokedCertificate: (tenant: string, serial: string) => ({ pk: `T#${tenant}#REVOKED`, sk: `S#${serial}` }),
 } as const;

@@ -291,6 +291,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agents/{agentId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The agent's recent events, newest first
+         * @description What Beacon kept of the agent's events from the stream: its first sighting (registration), every acknowledgement it sent, every state change of its operations (the flows it was sent among them) and its certificate's expiry warning; not its steady heartbeats. Each is kept 14 days (`BEACON_HISTORY_RETENTION_DAYS`) and appears a few seconds after it happened, once the stream consumer has read it.
+         */
+        get: operations["listAgentEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/manifests": {
         parameters: {
             query?: never;
@@ -360,6 +382,26 @@ export interface paths {
         };
         /** Agents per class and status, heartbeats per minute */
         get: operations["getFleetSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fleet/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The fleet's history per minute, as series for charts
+         * @description Counts per step from `from` to `to` (whole minutes; the last hour unless given, at most 24 hours apart), for one class or, without `class`, the whole fleet. Counted from the stream per tenant, class and minute, kept 14 days (`BEACON_HISTORY_RETENTION_DAYS`). Operations are counted for the whole fleet only: their events do not name a class.
+         */
+        get: operations["getFleetHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1295,6 +1337,56 @@ export interface components {
                 reason: string;
             }[];
         };
+        FleetHistory: {
+            /** @description The class asked for; absent for the whole fleet. */
+            class?: string;
+            /** Format: date-time */
+            from: string;
+            /**
+             * Format: date-time
+             * @description Exclusive.
+             */
+            to: string;
+            stepSeconds: number;
+            points: components["schemas"]["FleetHistoryPoint"][];
+        };
+        FleetHistoryPoint: {
+            /**
+             * Format: date-time
+             * @description The point's first minute.
+             */
+            at: string;
+            /** @description Heartbeats accepted. */
+            heartbeats: number;
+            /** @description Distinct agents that heartbeat in the point's minutes: exact for small classes, within about 3 % for thousands of agents (a HyperLogLog sketch, which a redelivered event cannot change). */
+            agentsSeen: number;
+            /** @description Agents seen for the first time (registered). */
+            registrations: number;
+            /** @description Operations that became done. Whole fleet only. */
+            operationsDone?: number;
+            /** @description Operations that failed. Whole fleet only. */
+            operationsFailed?: number;
+            /** @description Operations that timed out. Whole fleet only. */
+            operationsTimedOut?: number;
+            /** @description State changes of rollouts (of the class's rollouts, with `class`). */
+            rolloutTransitions: number;
+            /** @description ERROR bulletins as heartbeats listed them: an agent lists its recent bulletins in every heartbeat, so one bulletin counts once per heartbeat that lists it. */
+            errorBulletins: number;
+        };
+        /** @description One event as Beacon put it on the stream (schemas/events/), without its tenant and version, `at` as a time. */
+        AgentEvent: {
+            /** @enum {string} */
+            type: "heartbeat" | "ack" | "operation" | "certificate.expiring";
+            eventId: string;
+            agentId: string;
+            /** Format: date-time */
+            at: string;
+        };
+        AgentEventList: {
+            items: components["schemas"]["AgentEvent"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
+        };
     };
     responses: {
         /** @description A parameter or the body does not match this document, or the cursor is not one this list returned (`invalid_request`); or an operation that cannot be undone was sent without `"confirm": true` (`confirmation_required`). */
@@ -2098,6 +2190,37 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    listAgentEvents: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the agent's events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentEventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     listManifests: {
         parameters: {
             query?: {
@@ -2196,6 +2319,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getFleetHistory: {
+        parameters: {
+            query?: {
+                /** @description One class; the whole fleet when absent. */
+                class?: components["schemas"]["ClassName"];
+                /** @description Start, taken down to its minute; an hour before `to` unless given. */
+                from?: string;
+                /** @description End, taken up to its minute; now unless given. At most 24 hours after `from`. */
+                to?: string;
+                /** @description Seconds per point: a whole number of minutes (60, 300, 3600). */
+                step?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The series. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetHistory"];
                 };
             };
             400: components["responses"]["BadRequest"];

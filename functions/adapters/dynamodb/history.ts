@@ -1,0 +1,161 @@
+import {
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+} from "@aws-sdk/lib-dynamodb";
+import { type AgentLogEvent, agentLogKey } from "../../core/history/agent-log.js";
+import {
+  type BucketKey,
+  DEFAULT_HISTORY_RETENTION_DAYS,
+  type HistoryBucket,
+  MINUTE_MS,
+  zeroCounts,
+} from "../../core/history/model.js";
+import type { AgentEventLog, FleetHistoryStore } from "../../core/history/ports.js";
+import { sketchFromBytes, sketchToBytes } from "../../core/history/sketch.js";
+import type { PageRequest } from "../../core/paging.js";
+import { isConditionalCheckFailure, Keys } from "./keys.js";
+import { queryAll, queryPartition } from "./paging.js";
+import { TableSchema } from "./table-schema.js";
+
+const DAY_MS = 24 * 60 * MINUTE_MS;
+/** Writers of one bucket are its minute's shards, a few at once: a race lost this often is a fault. */
+const MAX_UPDATE_ATTEMPTS = 20;
+/** BatchWriteItem takes 25 items a request. */
+const BATCH_WRITE_ITEMS = 25;
+const MAX_BATCH_WRITE_ATTEMPTS = 8;
+
+export interface HistoryRetention {
+  retentionDays: number;
+}
+
+const expiresAtSeconds = (time: number, retention: HistoryRetention) =>
+  Math.floor((time + retention.retentionDays * DAY_MS) / 1000);
+
+/**
+ * One item per tenant, class and minute: its counts, its agents sketch, the last position applied per shard
+ * and a version. An update reads it consistently and puts it back over the version read, so writers of
+ * different shards never lose each other's counts. Items expire `retentionDays` after their minute.
+ */
+export class DynamoFleetHistory implements FleetHistoryStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly retention: HistoryRetention = { retentionDays: DEFAULT_HISTORY_RETENTION_DAYS },
+  ) {}
+
+  async update(key: BucketKey, change: (stored: HistoryBucket | undefined) => HistoryBucket | undefined) {
+    const itemKey = Keys.historyBucket(key.tenant, key.agentClass, key.minute);
+    for (let attempt = 1; ; attempt++) {
+      const { Item } = await this.client.send(
+        new GetCommand({ TableName: this.tableName, Key: itemKey, ConsistentRead: true }),
+      );
+      const next = change(Item && toBucket(key, Item));
+      if (!next) return;
+      try {
+        await this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              ...itemKey,
+              counts: next.counts,
+              agents: sketchToBytes(next.agentsSeen),
+              positions: next.positions,
+              version: ((Item?.version as number | undefined) ?? 0) + 1,
+              [TableSchema.timeToLiveAttribute]: expiresAtSeconds(
+                (key.minute + 1) * MINUTE_MS,
+                this.retention,
+              ),
+            },
+            ConditionExpression: Item ? "version = :version" : "attribute_not_exists(pk)",
+            ExpressionAttributeValues: Item ? { ":version": Item.version } : undefined,
+          }),
+        );
+        return;
+      } catch (error) {
+        if (!isConditionalCheckFailure(error) || attempt >= MAX_UPDATE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async read(tenant: string, agentClass: string, fromMinute: number, toMinute: number) {
+    const { pk } = Keys.historyBucket(tenant, agentClass, fromMinute);
+    const { items } = await queryAll(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: "pk = :pk AND sk BETWEEN :from AND :to",
+      ExpressionAttributeValues: {
+        ":pk": pk,
+        ":from": Keys.historyMinute(fromMinute),
+        ":to": Keys.historyMinute(toMinute - 1),
+      },
+    });
+    return items.map((item) =>
+      toBucket({ tenant, agentClass, minute: Number((item.sk as string).slice(2)) }, item),
+    );
+  }
+}
+
+function toBucket(key: BucketKey, item: Record<string, unknown>): HistoryBucket {
+  return {
+    ...key,
+    counts: { ...zeroCounts(), ...(item.counts as HistoryBucket["counts"]) },
+    agentsSeen: sketchFromBytes(item.agents as Uint8Array | undefined),
+    positions: (item.positions as Record<string, string> | undefined) ?? {},
+  };
+}
+
+/**
+ * Each kept event is one item keyed by its time and id: written again, it is the same item with the same
+ * content, so no condition is needed. Items expire `retentionDays` after the event.
+ */
+export class DynamoAgentEventLog implements AgentEventLog {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly retention: HistoryRetention = { retentionDays: DEFAULT_HISTORY_RETENTION_DAYS },
+  ) {}
+
+  async add(events: AgentLogEvent[]) {
+    const requests = events.map((event) => ({
+      PutRequest: {
+        Item: {
+          ...event,
+          ...Keys.agentEvent(event.tenant, event.agentId, agentLogKey(event)),
+          [TableSchema.timeToLiveAttribute]: expiresAtSeconds(event.at, this.retention),
+        },
+      },
+    }));
+    for (let start = 0; start < requests.length; start += BATCH_WRITE_ITEMS) {
+      await this.writeAll(requests.slice(start, start + BATCH_WRITE_ITEMS));
+    }
+  }
+
+  /** DynamoDB may leave some of a batch unprocessed when throttled: those are sent again, a while later. */
+  private async writeAll(requests: { PutRequest: { Item: Record<string, unknown> } }[]) {
+    let pending = requests;
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      if (attempt > MAX_BATCH_WRITE_ATTEMPTS) throw new Error("DynamoDB left agent events unwritten");
+      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
+      const { UnprocessedItems } = await this.client.send(
+        new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }),
+      );
+      pending = (UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
+    }
+  }
+
+  async list(tenant: string, agentId: string, request: PageRequest) {
+    const page = await queryPartition(
+      this.client,
+      this.tableName,
+      { pk: Keys.agentEvent(tenant, agentId, "").pk, prefix: "E#" },
+      request,
+    );
+    return { items: page.items.map(toAgentEvent), last: page.last };
+  }
+}
+
+function toAgentEvent(item: Record<string, unknown>): AgentLogEvent {
+  const { pk: _pk, sk: _sk, [TableSchema.timeToLiveAttribute]: _expiresAt, ...event } = item;
+  return event as unknown as AgentLogEvent;
+}

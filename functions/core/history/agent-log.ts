@@ -1,0 +1,41 @@
+import type {
+  AckEvent,
+  BeaconEvent,
+  CertificateExpiringEvent,
+  HeartbeatEvent,
+  OperationEvent,
+} from "../events/model.js";
+
+/** The events an agent's log keeps: each names its agent. */
+export type AgentLogEvent =
+  | HeartbeatEvent
+  | (AckEvent & { agentId: string })
+  | OperationEvent
+  | (CertificateExpiringEvent & { agentId: string });
+
+/**
+ * What an operator looks back for, not every heartbeat: a steady heartbeat a minute per agent would cost
+ * one write each (100,000 agents: 144 million a day). Kept are the first sighting (the agent registered),
+ * every acknowledgement and every state change of its operations (which include each flow it was sent),
+ * and its certificate's expiry warning. A heartbeat says what the agent runs now, not whether that changed,
+ * so class, manifest and flow changes are seen here only through the operations that made them.
+ */
+export function keptForAgent(event: BeaconEvent): event is AgentLogEvent {
+  switch (event.type) {
+    case "heartbeat":
+      return event.firstSight;
+    case "ack":
+    case "certificate.expiring":
+      return event.agentId !== undefined;
+    case "operation":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Orders an agent's log by time, then id; zero-padded, so that string order is time order. */
+export const agentLogKey = (event: Pick<AgentLogEvent, "at" | "eventId">): string =>
+  `${String(Math.max(0, Math.floor(event.at))).padStart(15, "0")}#${event.eventId}`;
+
+export const isAgentLogKey = (key: string): boolean => /^\d{15}#.{1,256}$/.test(key);

@@ -1,0 +1,118 @@
+import type { BeaconEvent } from "../events/model.js";
+import type { StreamRecord } from "../events/ports.js";
+import {
+  type BucketKey,
+  bucketId,
+  type HistoryBucket,
+  type HistoryCounter,
+  HistoryCounters,
+  MINUTE_MS,
+  WHOLE_FLEET,
+  zeroCounts,
+} from "./model.js";
+import { addAgent, emptySketch } from "./sketch.js";
+
+/** What one record adds to one bucket. */
+export interface Contribution {
+  shard: string;
+  position: string;
+  counts: Partial<Record<HistoryCounter, number>>;
+  /** The agent that heartbeat, for the distinct agents seen. */
+  agentId?: string;
+}
+
+/** The records of one batch that fall in one bucket, in stream order within each shard. */
+export interface BucketBatch {
+  key: BucketKey;
+  contributions: Contribution[];
+}
+
+/**
+ * Kinesis sequence numbers are decimal strings without leading zeros, ordered within their shard: a longer
+ * one is larger, and of two as long the string order is the number order.
+ */
+export function comparePositions(a: string, b: string): number {
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const CLOSING_COUNTERS: Partial<Record<string, HistoryCounter>> = {
+  done: "operationsDone",
+  failed: "operationsFailed",
+  timed_out: "operationsTimedOut",
+};
+
+/**
+ * What an event counts, and in which classes' buckets besides the whole fleet's. Acknowledgements count
+ * through the operation events they cause; agent.online and agent.offline, once the stream carries them,
+ * are gauges kept beside these counts, not counted here.
+ */
+function countsOf(
+  event: BeaconEvent,
+): { agentClass?: string; counts: Contribution["counts"]; agentId?: string } | undefined {
+  switch (event.type) {
+    case "heartbeat":
+      return {
+        agentClass: event.agentClass,
+        agentId: event.agentId,
+        counts: {
+          heartbeats: 1,
+          registrations: event.firstSight ? 1 : 0,
+          errorBulletins: event.status?.errorBulletins ?? 0,
+        },
+      };
+    case "operation": {
+      const counter = CLOSING_COUNTERS[event.state];
+      return counter === undefined ? undefined : { counts: { [counter]: 1 } };
+    }
+    case "rollout":
+      return { agentClass: event.className, counts: { rolloutTransitions: 1 } };
+    default:
+      return undefined;
+  }
+}
+
+/** The batch's records grouped by the buckets they count in: their tenant's class and whole fleet, by minute. */
+export function bucketsOf(records: StreamRecord[]): BucketBatch[] {
+  const buckets = new Map<string, BucketBatch>();
+  for (const { shard, position, event } of records) {
+    const counted = countsOf(event);
+    if (!counted) continue;
+    const minute = Math.floor(event.at / MINUTE_MS);
+    const classes = counted.agentClass === undefined ? [WHOLE_FLEET] : [WHOLE_FLEET, counted.agentClass];
+    for (const agentClass of classes) {
+      const key = { tenant: event.tenant, agentClass, minute };
+      const id = bucketId(key);
+      const bucket = buckets.get(id) ?? { key, contributions: [] };
+      bucket.contributions.push({ shard, position, counts: counted.counts, agentId: counted.agentId });
+      buckets.set(id, bucket);
+    }
+  }
+  return [...buckets.values()];
+}
+
+/**
+ * The bucket once the batch's records it has not counted yet are added: those above its position for their
+ * shard. Undefined when it has counted every one, so that a redelivered batch, however split, writes
+ * nothing. Records of a shard reach a bucket in stream order, each batch's at once, so a record at or below
+ * the position is one already counted.
+ */
+export function applyBatch(stored: HistoryBucket | undefined, batch: BucketBatch): HistoryBucket | undefined {
+  const positions = { ...stored?.positions };
+  const fresh = batch.contributions.filter((contribution) => {
+    const last = positions[contribution.shard];
+    return last === undefined || comparePositions(contribution.position, last) > 0;
+  });
+  if (fresh.length === 0) return undefined;
+  const counts = { ...zeroCounts(), ...stored?.counts };
+  const agentsSeen = stored ? Uint8Array.from(stored.agentsSeen) : emptySketch();
+  for (const contribution of fresh) {
+    for (const counter of HistoryCounters) counts[counter] += contribution.counts[counter] ?? 0;
+    if (contribution.agentId !== undefined) addAgent(agentsSeen, contribution.agentId);
+    const last = positions[contribution.shard];
+    if (last === undefined || comparePositions(contribution.position, last) > 0) {
+      positions[contribution.shard] = contribution.position;
+    }
+  }
+  return { ...batch.key, counts, agentsSeen, positions };
+}

@@ -1,0 +1,203 @@
+import { describe, expect, it } from "vitest";
+import { MemoryAgentEventLog, MemoryFleetHistory } from "../../adapters/memory/history.js";
+import type { BeaconEvent, HeartbeatEvent, OperationEvent, RolloutEvent } from "../events/model.js";
+import type { StreamRecord } from "../events/ports.js";
+import { comparePositions } from "./aggregate.js";
+import { makeHistoryConsumer } from "./consumer.js";
+import { MINUTE_MS, WHOLE_FLEET } from "./model.js";
+import { estimateAgents } from "./sketch.js";
+
+const T0 = 29_000_000 * MINUTE_MS;
+let ids = 0;
+
+const heartbeat = (agentId: string, at: number, extra: Partial<HeartbeatEvent> = {}): HeartbeatEvent => ({
+  type: "heartbeat",
+  version: 1,
+  eventId: `hb-${++ids}`,
+  tenant: "acme",
+  agentId,
+  at,
+  agentClass: "pumps",
+  firstSight: false,
+  operationsSent: [],
+  ...extra,
+});
+
+const operation = (state: OperationEvent["state"], at: number): OperationEvent => ({
+  type: "operation",
+  version: 1,
+  eventId: `op-${++ids}`,
+  tenant: "acme",
+  agentId: "pump-1",
+  at,
+  operationId: `op-1~pump-1`,
+  operation: "UPDATE",
+  operand: "CONFIGURATION",
+  from: "delivered",
+  state,
+});
+
+const rollout = (at: number): RolloutEvent => ({
+  type: "rollout",
+  version: 1,
+  eventId: `ro-${++ids}`,
+  tenant: "acme",
+  at,
+  rolloutId: "r-1",
+  className: "pumps",
+  toFlow: "f".repeat(64),
+  state: "canary",
+  counts: {} as RolloutEvent["counts"],
+});
+
+/** Records of one shard from `first` on, their positions growing in length (1, 8, 15): compared as numbers. */
+const onShard = (shard: string, events: BeaconEvent[], first = 1): StreamRecord[] =>
+  events.map((event, index) => ({ shard, position: String(first + index * 7), event }));
+
+function subject() {
+  const history = new MemoryFleetHistory();
+  const agentEvents = new MemoryAgentEventLog();
+  return { history, agentEvents, consumer: makeHistoryConsumer({ history, agentEvents }) };
+}
+
+const countsIn = async (history: MemoryFleetHistory, agentClass: string, minute: number) => {
+  const [bucket] = await history.read("acme", agentClass, minute, minute + 1);
+  return bucket && { ...bucket.counts, agentsSeen: estimateAgents(bucket.agentsSeen) };
+};
+
+/** A minute's worth of a small fleet: registrations, steady heartbeats, bulletins, operations, a rollout. */
+function fleetEvents(): BeaconEvent[] {
+  return [
+    heartbeat("pump-1", T0 + 1_000, { firstSight: true }),
+    heartbeat("pump-2", T0 + 2_000, { firstSight: true, status: { errorBulletins: 2 } }),
+    heartbeat("valve-1", T0 + 3_000, { agentClass: "valves" }),
+    operation("done", T0 + 4_000),
+    heartbeat("pump-1", T0 + 31_000),
+    operation("failed", T0 + 32_000),
+    operation("timed_out", T0 + 33_000),
+    operation("delivered", T0 + 34_000),
+    rollout(T0 + 35_000),
+    heartbeat("pump-2", T0 + 36_000, { status: { errorBulletins: 1 } }),
+    heartbeat("pump-1", T0 + MINUTE_MS + 1_000),
+  ];
+}
+
+const minute0 = T0 / MINUTE_MS;
+
+describe("fleet history, counted from the stream", () => {
+  it("counts each class's minute and the whole fleet's, agents seen once however often they heartbeat", async () => {
+    const { history, consumer } = subject();
+    await consumer.consume(onShard("shard-0", fleetEvents()));
+    expect(await countsIn(history, "pumps", minute0)).toEqual({
+      heartbeats: 4,
+      registrations: 2,
+      errorBulletins: 3,
+      agentsSeen: 2,
+      operationsDone: 0,
+      operationsFailed: 0,
+      operationsTimedOut: 0,
+      rolloutTransitions: 1,
+    });
+    expect(await countsIn(history, WHOLE_FLEET, minute0)).toEqual({
+      heartbeats: 5,
+      registrations: 2,
+      errorBulletins: 3,
+      agentsSeen: 3,
+      operationsDone: 1,
+      operationsFailed: 1,
+      operationsTimedOut: 1,
+      rolloutTransitions: 1,
+    });
+    expect(await countsIn(history, "pumps", minute0 + 1)).toMatchObject({ heartbeats: 1, agentsSeen: 1 });
+    expect(await countsIn(history, "valves", minute0)).toMatchObject({ heartbeats: 1, agentsSeen: 1 });
+  });
+
+  it("writes nothing when the same batch comes again", async () => {
+    const { history, consumer } = subject();
+    const records = onShard("shard-0", fleetEvents());
+    await consumer.consume(records);
+    const before = structuredClone([...history.buckets]);
+    const writes = history.writes;
+    await consumer.consume(records);
+    expect(history.writes).toBe(writes);
+    expect([...history.buckets]).toEqual(before);
+  });
+
+  it("counts a batch split differently on redelivery as it counts it once", async () => {
+    const events = fleetEvents();
+    const records = [
+      ...onShard("shard-0", events.slice(0, 6)),
+      ...onShard("shard-1", events.slice(6), 1_000_000_000_000),
+    ];
+    const once = subject();
+    await once.consumer.consume(records);
+
+    const again = subject();
+    const shard0 = records.filter((record) => record.shard === "shard-0");
+    const shard1 = records.filter((record) => record.shard === "shard-1");
+    // Delivered, failed partway, then delivered again in other splits; the shards move on independently.
+    await again.consumer.consume([...shard0.slice(0, 4), ...shard1.slice(0, 2)]);
+    await again.consumer.consume(shard0.slice(0, 2));
+    await Promise.all([again.consumer.consume(shard0.slice(2)), again.consumer.consume(shard1.slice(0, 3))]);
+    await again.consumer.consume(shard1);
+    await again.consumer.consume(records);
+
+    const bucketsOf = (history: MemoryFleetHistory) =>
+      new Map([...history.buckets].map(([id, { bucket }]) => [id, bucket]));
+    expect(bucketsOf(again.history)).toEqual(bucketsOf(once.history));
+  });
+
+  it("loses no shard's records when two shards update one bucket at once", async () => {
+    const { history, consumer } = subject();
+    const shards = Array.from({ length: 4 }, (_, shard) =>
+      onShard(
+        `shard-${shard}`,
+        Array.from({ length: 5 }, (_, index) => heartbeat(`pump-${shard}-${index}`, T0 + index)),
+      ),
+    );
+    await Promise.all(shards.map((records) => consumer.consume(records)));
+    expect(await countsIn(history, "pumps", minute0)).toMatchObject({ heartbeats: 20, agentsSeen: 20 });
+  });
+
+  it("orders positions as numbers: a longer sequence number is a later one", () => {
+    expect(comparePositions("9", "10")).toBeLessThan(0);
+    expect(
+      comparePositions(
+        "49590338271490256608559692538361571095921575989136588898",
+        "49590338271490256608559692540925702759324208523137515618",
+      ),
+    ).toBeLessThan(0);
+    expect(comparePositions("12", "12")).toBe(0);
+  });
+});
+
+describe("the agent's event log", () => {
+  it("keeps first sightings, acknowledgements and operations by id, not steady heartbeats", async () => {
+    const { agentEvents, consumer } = subject();
+    const events = fleetEvents();
+    const ack: BeaconEvent = {
+      type: "ack",
+      version: 1,
+      eventId: "ack-1",
+      tenant: "acme",
+      agentId: "pump-1",
+      at: T0 + 3_500,
+      operationId: "op-1~pump-1",
+      state: "FULLY_APPLIED",
+      matched: true,
+    };
+    const unnamed: BeaconEvent = { ...ack, eventId: "ack-2", agentId: undefined };
+    await consumer.consume(onShard("shard-0", [...events, ack, unnamed]));
+    await consumer.consume(onShard("shard-0", [ack, ...events.slice(0, 3)]));
+    const page = await agentEvents.list("acme", "pump-1", { limit: 100, descending: true });
+    expect(page.items.map((event) => (event.type === "operation" ? event.state : event.type))).toEqual([
+      "delivered",
+      "timed_out",
+      "failed",
+      "done",
+      "ack",
+      "heartbeat",
+    ]);
+    expect((await agentEvents.list("acme", "valve-1", { limit: 10 })).items).toEqual([]);
+  });
+});

@@ -1,0 +1,52 @@
+import type { AgentSketch } from "./sketch.js";
+
+/**
+ * What fleet history counts per tenant, class and minute, from the events on the stream. Operations are
+ * counted for the whole fleet only: their events name the agent, not its class.
+ */
+export const HistoryCounters = [
+  "heartbeats",
+  /** First sightings: agents Beacon registered. */
+  "registrations",
+  "operationsDone",
+  "operationsFailed",
+  "operationsTimedOut",
+  "rolloutTransitions",
+  /**
+   * ERROR bulletins as heartbeats report them: an agent lists its recent bulletins in every heartbeat, so a
+   * bulletin counts once per heartbeat that lists it.
+   */
+  "errorBulletins",
+] as const;
+export type HistoryCounter = (typeof HistoryCounters)[number];
+export type HistoryCounts = Record<HistoryCounter, number>;
+
+/** The bucket of the whole fleet, beside each class's: no class name can be `*` (agents/class-name.ts). */
+export const WHOLE_FLEET = "*";
+
+export const MINUTE_MS = 60_000;
+/** How long buckets and agents' kept events live unless configured otherwise. */
+export const DEFAULT_HISTORY_RETENTION_DAYS = 14;
+
+export interface BucketKey {
+  tenant: string;
+  /** A class name, or WHOLE_FLEET. */
+  agentClass: string;
+  /** Minutes since the epoch. */
+  minute: number;
+}
+
+/**
+ * One minute of one class as stored. `positions` holds, per stream shard, the position of the last record
+ * applied to this bucket: a record at or below it has been counted here already.
+ */
+export interface HistoryBucket extends BucketKey {
+  counts: HistoryCounts;
+  agentsSeen: AgentSketch;
+  positions: Record<string, string>;
+}
+
+export const zeroCounts = (): HistoryCounts =>
+  Object.fromEntries(HistoryCounters.map((counter) => [counter, 0])) as HistoryCounts;
+
+export const bucketId = (key: BucketKey): string => `${key.tenant}/${key.agentClass}/${key.minute}`;

@@ -1,0 +1,23 @@
+import type { Page, PageRequest } from "../paging.js";
+import type { AgentLogEvent } from "./agent-log.js";
+import type { BucketKey, HistoryBucket } from "./model.js";
+
+export interface FleetHistoryStore {
+  /**
+   * Replaces the bucket with what `change` makes of it as stored, atomically: when another writer changed it
+   * in between, it is read again and `change` asked again. `change` answers undefined to leave it as it is.
+   */
+  update(
+    key: BucketKey,
+    change: (stored: HistoryBucket | undefined) => HistoryBucket | undefined,
+  ): Promise<void>;
+  /** One class's buckets (or the whole fleet's) from `fromMinute` up to, not including, `toMinute`, by minute. */
+  read(tenant: string, agentClass: string, fromMinute: number, toMinute: number): Promise<HistoryBucket[]>;
+}
+
+export interface AgentEventLog {
+  /** Keeps each event once, by its id, however often it is added. */
+  add(events: AgentLogEvent[]): Promise<void>;
+  /** One agent's events, newest first when `descending`; `last` continues after the last one returned. */
+  list(tenant: string, agentId: string, request: PageRequest): Promise<Page<AgentLogEvent>>;
+}

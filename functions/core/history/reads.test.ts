@@ -1,0 +1,115 @@
+import { describe, expect, it } from "vitest";
+import { MemoryFleetRegistry } from "../../adapters/memory/console.js";
+import { MemoryAgentEventLog, MemoryFleetHistory } from "../../adapters/memory/history.js";
+import { ManualClock } from "../../adapters/memory/index.js";
+import type { HeartbeatEvent } from "../events/model.js";
+import type { Principal } from "../identity/principal.js";
+import { makeHistoryConsumer } from "./consumer.js";
+import { makeHistoryApi } from "./reads.js";
+
+const MINUTE = 60_000;
+
+function subject() {
+  const history = new MemoryFleetHistory();
+  const agentEvents = new MemoryAgentEventLog();
+  const registry = new MemoryFleetRegistry();
+  const clock = new ManualClock();
+  return {
+    clock,
+    registry,
+    consumer: makeHistoryConsumer({ history, agentEvents }),
+    api: makeHistoryApi({ history, agentEvents, registry, clock }),
+  };
+}
+
+const viewer: Principal = { tenant: "acme", role: "viewer", subject: "v" };
+const heartbeat = (agentId: string, at: number, firstSight = false): HeartbeatEvent => ({
+  type: "heartbeat",
+  version: 1,
+  eventId: `${agentId}-${at}`,
+  tenant: "acme",
+  agentId,
+  at,
+  agentClass: "pumps",
+  firstSight,
+  operationsSent: [],
+});
+
+describe("the fleet history a chart reads", () => {
+  it("answers a point per step over whole minutes, the last hour by default, zeros where nothing was counted", async () => {
+    const { api, clock, consumer } = subject();
+    const now = clock.now() + 30_000;
+    clock.time = now;
+    const events = [0, 1, 2, 5].flatMap((minutesAgo) =>
+      ["pump-1", "pump-2"].map((agentId) => heartbeat(agentId, now - minutesAgo * MINUTE)),
+    );
+    await consumer.consume(
+      events.map((event, index) => ({ shard: "s", position: String(index + 1), event })),
+    );
+
+    const lastHour = (await api.fleet(viewer, {})).body as { from: string; to: string; points: object[] };
+    expect(lastHour.points).toHaveLength(61);
+    expect(lastHour.to).toBe(new Date(Math.ceil(now / MINUTE) * MINUTE).toISOString());
+    expect(lastHour.points.at(-1)).toMatchObject({ heartbeats: 2, agentsSeen: 2, operationsDone: 0 });
+    expect(lastHour.points.at(-5)).toEqual(expect.objectContaining({ heartbeats: 0, agentsSeen: 0 }));
+
+    // Minutes 10 to 6 ago, 5 to 1 ago, and the current one: the last point is as short as the range leaves it.
+    const byFive = (
+      await api.fleet(viewer, {
+        agentClass: "pumps",
+        from: now - 10 * MINUTE,
+        to: now,
+        stepSeconds: 300,
+      })
+    ).body as { class: string; points: Record<string, unknown>[] };
+    expect(byFive.class).toBe("pumps");
+    expect(byFive.points.map((point) => [point.heartbeats, point.agentsSeen])).toEqual([
+      [0, 0],
+      [6, 2],
+      [2, 2],
+    ]);
+    expect(byFive.points[0]).not.toHaveProperty("operationsDone");
+  });
+
+  it.each([
+    [{ stepSeconds: 90 }, /whole number of minutes/],
+    [{ from: 2 * MINUTE, to: MINUTE }, /before/],
+    [{ from: 0, to: 24 * 60 * MINUTE + 1 }, /24 hours/],
+    [{ to: Number.NaN }, /times/],
+  ])("refuses %j", async (request, message) => {
+    await expect(subject().api.fleet(viewer, request)).rejects.toMatchObject({
+      code: "invalid_request",
+      message: expect.stringMatching(message),
+    });
+  });
+});
+
+describe("the agent's events a console reads", () => {
+  it("pages them newest first, only for an agent of the caller's tenant", async () => {
+    const { api, registry, consumer } = subject();
+    registry.add({ tenant: "acme", agentId: "pump-1", agentClass: "pumps", firstSeen: 0, lastSeen: 0 });
+    const events = [heartbeat("pump-1", 1_000, true), heartbeat("pump-1", 2_000)];
+    await consumer.consume(
+      events.map((event, index) => ({ shard: "s", position: String(index + 1), event })),
+    );
+    const page = (await api.agent(viewer, "pump-1", { limit: 1 })).body as {
+      items: object[];
+      nextCursor: string;
+    };
+    expect(page.items).toEqual([
+      {
+        type: "heartbeat",
+        eventId: "pump-1-1000",
+        agentId: "pump-1",
+        at: new Date(1_000).toISOString(),
+        agentClass: "pumps",
+        firstSight: true,
+        operationsSent: [],
+      },
+    ]);
+    expect((await api.agent(viewer, "pump-1", { cursor: page.nextCursor })).body).toEqual({ items: [] });
+    await expect(api.agent({ ...viewer, tenant: "other" }, "pump-1", {})).rejects.toMatchObject({
+      code: "not_found",
+    });
+  });
+});
