@@ -38,7 +38,7 @@ const FIXED: Record<UnitName, number> = {
   connectionSetupBytesOut: 4500,
   cacheRoundTripsPerHeartbeat: 1,
   cacheScriptsPerSecondPerShard: 40_000,
-  cacheMemoryBytesPerAgent: 4096,
+  cacheMemoryBytesPerAgent: 3659,
   cacheEcpuPerRoundTrip: 10,
   streamRecordsPerHeartbeat: 1,
   eventBytes: 919,
@@ -231,10 +231,10 @@ describe("the budget report", () => {
       prices,
     );
     expect(text).toMatch(/^agents\s+100,000\s+1,000,000$/m);
-    expect(text).toMatch(/^ALB \+ ECS Fargate arm64\s+\$4,714\s+\$41,796$/m);
+    expect(text).toMatch(/^ALB \+ ECS Fargate arm64\s+\$4,712\s+\$41,796$/m);
     expect(text).toContain("quotas: none crossed (14 checked)");
     expect(text).toContain("API Gateway requests per second (account and region): needs 16,667 requests/s");
-    expect(text).toContain("Cheapest option: ALB + ECS Fargate arm64, $4,714: over by $3,514.");
+    expect(text).toContain("Cheapest option: ALB + ECS Fargate arm64, $4,712: over by $3,512.");
   });
 });
 

@@ -6,7 +6,7 @@
  *   npm run capacity -- --agents 250000 --interval 30
  *   npm run capacity -- --json                        the same as JSON
  *   npm run capacity -- --set newConnectionsPerHeartbeat=0 --budget 1200 --largest-tenant 20000
- *   npm run capacity -- --measure [--write]           measure the byte units (and record them)
+ *   npm run capacity -- --measure [--write]           measure the byte and cache memory units (and record them)
  */
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
@@ -49,8 +49,8 @@ const positive = (name: string, text: string | undefined): number => {
 };
 
 if (values.measure) {
-  const { measureBytes } = await import("./measure.js");
-  const measured = await measureBytes();
+  const { measureBytes, measureCacheMemory } = await import("./measure.js");
+  const measured = { ...(await measureBytes()), cacheMemoryBytesPerAgent: await measureCacheMemory() };
   const cpu = cpus();
   const machine = `${cpu.length} × ${cpu[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
   const date = new Date().toISOString().slice(0, 10);

@@ -1,21 +1,28 @@
 /**
- * Measures the byte units of a steady heartbeat with Beacon's own code, no stack needed: the request a C++
- * agent sends, the reply, the stream event and its partition key, the metric line, and the agent's registry
- * item as the DynamoDB adapter writes it. `--write` records them in units.json; without it, it prints them.
+ * Measures the units of a steady heartbeat that Beacon's own code gives without a stack: the request a C++
+ * agent sends, the reply, the stream event and its partition key, the metric line, the agent's registry
+ * item as the DynamoDB adapter writes it, and (with the redis-server setup installs) its memory in the cache.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { Redis } from "ioredis";
 import { DynamoAgentRegistry } from "../../functions/adapters/dynamodb/agent-registry.js";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
-import { heartbeatEvent } from "../../functions/core/agents/sighting.js";
+import { RedisHotState } from "../../functions/adapters/redis/hot-state.js";
+import { heartbeatEvent, sightingOf } from "../../functions/core/agents/sighting.js";
 import { normalizeHeartbeat } from "../../functions/core/c2/heartbeat.js";
 import { asArray, type JsonObject } from "../../functions/core/c2/json.js";
 import { partitionKeyOf } from "../../functions/core/events/model.js";
+import { knownManifestOf } from "../../functions/core/manifests/agent-manifest.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
 import { jsonResponse } from "../../functions/shared/http.js";
 import { MetricNames } from "../../functions/shared/observability.js";
+import { findFreePort } from "../local/ports.js";
+import { startRedisServer } from "../local/redis-server.js";
 import type { UnitName } from "./inputs.js";
 
 const examples = new URL("../../schemas/c2/examples/", import.meta.url);
@@ -168,4 +175,51 @@ export async function measureBytes(): Promise<Partial<Record<UnitName, { value: 
       how: `indexes whose partition key the agent item carries (${indexes.map((index) => index.indexName).join(", ")}), each projecting all attributes (infra/lib/stateful-stack.ts)`,
     },
   };
+}
+
+/**
+ * Memory per agent in a real Redis (the one setup installs): a private server, then the steady heartbeat's
+ * script, the registration mark and the known manifest for `agents` agents of one tenant, as the agent API
+ * leaves them; the growth of `used_memory` divided by the agents.
+ */
+export async function measureCacheMemory(agents = 2_000): Promise<{ value: number; how: string }> {
+  const stateDir = mkdtempSync(path.join(tmpdir(), "beacon-capacity-"));
+  const port = await findFreePort();
+  const server = await startRedisServer({ port, stateDir });
+  const redis = new Redis(`redis://127.0.0.1:${port}`);
+  try {
+    const hotState = new RedisHotState(redis);
+    const light = normalizeHeartbeat(readJson("cpp/heartbeat-light.json"));
+    const manifest = normalizeHeartbeat(readJson("cpp/heartbeat-full.json")).manifest as JsonObject;
+    const known = knownManifestOf({
+      hash: light.manifestHash as string,
+      manifestId: binaryOf(manifest).manifestId,
+      supportedOperations: asArray(manifest.supportedOperations),
+    });
+    const credential = { kind: "fleet" as const, tenant: TENANT, fleetName: "fleet", serialNumber: "01" };
+    const intervals = { checkpointIntervalMs: 600_000, catchUpRetryMs: 1_800_000 };
+    await hotState.rememberRevocations(TENANT, []);
+    const agentId = (index: number) => `${String(index).padStart(8, "0")}-b9fe-11ef-a0c0-10f60a596f64`;
+    const heartbeat = async (index: number) =>
+      hotState.recordSighting(
+        sightingOf(TENANT, credential, { ...light, agentId: agentId(index) }, NOW, intervals),
+      );
+    await heartbeat(0);
+    const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info("memory"))?.[1]);
+    const before = await usedMemory();
+    for (let index = 1; index <= agents; index++) {
+      await heartbeat(index);
+      await hotState.markRegistered(TENANT, agentId(index), NOW);
+      await hotState.rememberAgentManifest(TENANT, agentId(index), known);
+      await heartbeat(index);
+    }
+    return {
+      value: Math.round(((await usedMemory()) - before) / agents),
+      how: `growth of a real redis-server's used_memory over ${agents} agents of one tenant, each after its registration mark, known manifest (rememberAgentManifest) and a steady C++ light heartbeat's script (functions/adapters/redis/hot-state.ts)`,
+    };
+  } finally {
+    redis.disconnect();
+    await server.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
 }
