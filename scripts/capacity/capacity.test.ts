@@ -1,7 +1,8 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
   checkedUnits,
@@ -285,5 +286,39 @@ describe("the byte measurements", () => {
     expect(measured.agentItemBytes?.value).toBeGreaterThan(1024);
     expect(measured.eventBytes?.value).toBeGreaterThan(0);
     expect(measured.metricLineBytesPerHeartbeat?.value).toBeGreaterThan(0);
+  });
+});
+
+describe("npm run capacity", () => {
+  const cli = fileURLToPath(new URL("cli.ts", import.meta.url));
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, ["--import", "tsx", cli, ...args], { encoding: "utf8", timeout: 60_000 });
+
+  it("prints one size as JSON, with the units a --set replaced", () => {
+    const result = run(
+      "--agents",
+      "100000",
+      "--interval",
+      "60",
+      "--set",
+      "newConnectionsPerHeartbeat=0",
+      "--json",
+    );
+    expect(result.status).toBe(0);
+    const printed = JSON.parse(result.stdout);
+    expect(printed.sizes).toHaveLength(1);
+    expect(printed.units.newConnectionsPerHeartbeat).toMatchObject({ value: 0, kind: "assumption" });
+    expect(printed.sizes[0].estimate.heartbeatsPerSecond).toBeCloseTo(100_000 / 60, 6);
+  });
+
+  it("refuses a unit it does not know and an interval of 0, in one line", () => {
+    const unknown = run("--set", "speed=1");
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr.trim()).toMatch(
+      /^capacity: --set: no unit "speed"; the units are handlerCpuMsConcurrent, /,
+    );
+    const zero = run("--interval", "0");
+    expect(zero.status).toBe(2);
+    expect(zero.stderr.trim()).toBe('capacity: --interval must be a positive number; got "0"');
   });
 });
