@@ -104,6 +104,14 @@ describe("the capacity model", () => {
     );
   });
 
+  it("counts a checkpoint of an item under 1 KB as 1 write unit per copy, never 0", () => {
+    const small = estimate(at(100_000), withValues(units, { agentItemBytes: 0 }), prices, defaultDeployment);
+    expect(lineOf(small.shared, "DynamoDB on-demand checkpoint")).toBeCloseTo(
+      100_000 * 6 * 730 * 3 * 0.625e-6,
+      6,
+    );
+  });
+
   it("walks tiers: only the part of a quantity above a tier's top gets the next price", () => {
     const tiered = prices.prices.httpApiRequest;
     expect(priced(tiered, 100e6)).toBeCloseTo(100, 9);

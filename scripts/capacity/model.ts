@@ -207,10 +207,13 @@ export function sizeStream(
 export const checkpointsPerAgentHour = (units: Units, load: Load): number =>
   Math.min(units.checkpointsPerAgentHour.value, 3600 / load.intervalSeconds);
 
-/** Write units one checkpoint costs: the item in the table and again in every index that projects all of it. */
+/**
+ * Write units one checkpoint costs: 1 per started KB of the item (1 at least), in the table and again in every
+ * index that projects all of it.
+ */
 export function writeUnitsPerCheckpoint(units: Units): number {
   return (
-    Math.ceil(units.agentItemBytes.value / DYNAMODB_WRITE_UNIT_BYTES) *
+    Math.max(1, Math.ceil(units.agentItemBytes.value / DYNAMODB_WRITE_UNIT_BYTES)) *
     (1 + units.indexesHoldingAgentItem.value)
   );
 }
