@@ -241,7 +241,7 @@ describe("the budget report", () => {
     );
     expect(text).toMatch(/^agents\s+100,000\s+1,000,000$/m);
     expect(text).toMatch(/^ALB \+ ECS Fargate arm64\s+\$4,712\s+\$41,796$/m);
-    expect(text).toContain("quotas: none crossed (14 checked)");
+    expect(text).toContain("quotas: none crossed (13 checked)");
     expect(text).toContain("API Gateway requests per second (account and region): needs 16,667 requests/s");
     expect(text).toContain("Cheapest option: ALB + ECS Fargate arm64, $4,712: over by $3,512.");
   });

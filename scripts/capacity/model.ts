@@ -79,8 +79,8 @@ const GIB = 1024 ** 3;
 const KINESIS_BILLING_KB = 1024;
 const PUT_PAYLOAD_UNIT_BYTES = 25 * 1024;
 /** A provisioned shard takes 1 MB/s or 1,000 records/s of writes. */
-export const SHARD_RECORDS_PER_SECOND = 1_000;
-export const SHARD_BYTES_PER_SECOND = 1024 * 1024;
+const SHARD_RECORDS_PER_SECOND = 1_000;
+const SHARD_BYTES_PER_SECOND = 1024 * 1024;
 /** One LCU: 25 new connections/s, 3,000 active connections/min, 1 GB/h (0.4 GB/h to Lambda), 1,000 rule evaluations/s. */
 const LCU = {
   newConnectionsPerSecond: 25,

@@ -4,14 +4,7 @@
  * Beacon's own settings, which say where they are set.
  */
 import type { Deployment, Units } from "./inputs.js";
-import {
-  checkpointsPerAgentHour,
-  type Estimate,
-  type OptionId,
-  SHARD_BYTES_PER_SECOND,
-  SHARD_RECORDS_PER_SECOND,
-  writeUnitsPerCheckpoint,
-} from "./model.js";
+import { checkpointsPerAgentHour, type Estimate, type OptionId, writeUnitsPerCheckpoint } from "./model.js";
 
 export interface QuotaCheck {
   name: string;
@@ -128,14 +121,6 @@ export function checkQuotas(
       Limits.kinesisOnDemandBytesPerSecond,
       "bytes/s",
       "shard the events over streams (by tenant), or run provisioned",
-    ),
-    check(
-      `Kinesis provisioned shard (${SHARD_RECORDS_PER_SECOND} records/s, ${SHARD_BYTES_PER_SECOND / 1024 / 1024} MB/s each)`,
-      ALL_OPTIONS,
-      stream.recordsPerSecond / stream.provisionedShards,
-      SHARD_RECORDS_PER_SECOND,
-      "records/s per shard",
-      "add shards",
     ),
     check(
       "One cache shard's heartbeat scripts for the largest tenant (its keys share a hash tag)",
