@@ -347,10 +347,10 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
     line("ALB hours", hours, "hours", priced(p.albHour, hours)),
     line("ALB LCUs", lcus, "LCU (average)", priced(p.albLcuHour, lcus * hours)),
   ];
-  const vcpus =
-    (heartbeatsPerSecond * units.gatewayAndHandlerCpuMs.value) /
-    1000 /
-    deployment.fargateTargetCpuUtilisation;
+  // The gateway's CPU includes the TLS the ALB terminates on AWS: an upper bound; the handler's alone, a lower one.
+  const vcpusFor = (cpuMs: number) =>
+    (heartbeatsPerSecond * cpuMs) / 1000 / deployment.fargateTargetCpuUtilisation;
+  const vcpus = vcpusFor(units.gatewayAndHandlerCpuMs.value);
   const fargateTasks = Math.max(deployment.fargateMinTasks, Math.ceil(vcpus / deployment.fargateTaskVcpu));
   const taskHours = fargateTasks * hours;
   const extraEndpointHours = deployment.fargateExtraInterfaceEndpoints * deployment.availabilityZones * hours;
@@ -379,7 +379,8 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
           "tasks",
           priced(p.fargateArmVcpuHour, taskHours * deployment.fargateTaskVcpu) +
             priced(p.fargateArmGbHour, taskHours * deployment.fargateTaskMemoryGb),
-          `${round(vcpus, 2)} vCPU at ${deployment.fargateTargetCpuUtilisation * 100} % target utilisation`,
+          `${round(vcpus, 2)} vCPU at ${deployment.fargateTargetCpuUtilisation * 100} % target utilisation ` +
+            `(the handler alone: ${round(vcpusFor(units.handlerCpuMsConcurrent.value), 2)})`,
         ),
         line(
           `VPC interface endpoints for the tasks (ECR ×2, Logs) × ${deployment.availabilityZones} AZ`,
