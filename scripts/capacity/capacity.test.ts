@@ -162,7 +162,7 @@ describe("the quota checks", () => {
       "API Gateway requests per second (account and region)",
       "Beacon's agent API stage throttle (prod, infra/lib/config.ts)",
       "ALB LCUs before pre-provisioning (no hard quota)",
-      "Beacon's serverless cache ECPU cap (prod, infra/lib/config.ts)",
+      "Beacon's ECPU cap on the serverless cache it deploys today (prod, infra/lib/config.ts)",
       "DynamoDB partition of the largest tenant's agents in the tenant index (gsi2)",
     ]);
     expect(crossedAt(10_000_000)).toEqual([
@@ -171,8 +171,8 @@ describe("the quota checks", () => {
       "Lambda concurrent executions (account and region)",
       "ALB LCUs before pre-provisioning (no hard quota)",
       "One cache shard's heartbeat scripts for the largest tenant (its keys share a hash tag)",
-      "Beacon's serverless cache ECPU cap (prod, infra/lib/config.ts)",
-      "Beacon's serverless cache storage cap (prod, infra/lib/config.ts)",
+      "Beacon's ECPU cap on the serverless cache it deploys today (prod, infra/lib/config.ts)",
+      "Beacon's storage cap on the serverless cache it deploys today (prod, infra/lib/config.ts)",
       "DynamoDB partition of the largest tenant's agents in the tenant index (gsi2)",
     ]);
   });

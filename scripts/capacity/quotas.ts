@@ -139,7 +139,7 @@ export function checkQuotas(
       "raise the nodes-per-cluster quota (up to 500), or run serverless",
     ),
     check(
-      "Beacon's serverless cache ECPU cap (prod, infra/lib/config.ts)",
+      "Beacon's ECPU cap on the serverless cache it deploys today (prod, infra/lib/config.ts)",
       ALL_OPTIONS,
       cache.ecpuPerSecond,
       Limits.beaconCacheEcpuPerSecond,
@@ -147,7 +147,7 @@ export function checkQuotas(
       "raise cacheLimits.ecpuPerSecond in infra/lib/config.ts",
     ),
     check(
-      "Beacon's serverless cache storage cap (prod, infra/lib/config.ts)",
+      "Beacon's storage cap on the serverless cache it deploys today (prod, infra/lib/config.ts)",
       ALL_OPTIONS,
       cache.memoryGiB,
       Limits.beaconCacheDataStorageGb,
