@@ -228,8 +228,8 @@ describe("the budget report", () => {
     ).toBeCloseTo(1200, 2);
   });
 
-  it("prints the summary, every size's lines, its crossed quotas and the target", () => {
-    const sized: Sized[] = [100_000, 1_000_000].map((agents) => {
+  it("prints the summary, every size's lines, its crossed and nearly crossed quotas and the target", () => {
+    const sized: Sized[] = [100_000, 1_000_000, 10_000_000].map((agents) => {
       const estimated = estimate(at(agents), units, prices, defaultDeployment);
       return { estimate: estimated, quotas: checkQuotas(estimated, units, defaultDeployment) };
     });
@@ -239,8 +239,15 @@ describe("the budget report", () => {
       units,
       prices,
     );
-    expect(text).toMatch(/^agents\s+100,000\s+1,000,000$/m);
-    expect(text).toMatch(/^ALB \+ ECS Fargate arm64\s+\$4,712\s+\$41,796$/m);
+    expect(text).toMatch(/^agents\s+100,000\s+1,000,000\s+10,000,000$/m);
+    expect(text).toMatch(/^ALB \+ ECS Fargate arm64\s+\$4,712\s+\$41,796\s+\$381,915$/m);
+    // 166,667 records/s of the 200,000 an on-demand stream takes, and 33,333 of a table's 40,000 write units/s.
+    expect(text).toContain(
+      " within 20 % of their limit:\n  Kinesis on-demand records per second per stream: needs 166,667 records/s, limit 200,000",
+    );
+    expect(text).toContain(
+      "  DynamoDB on-demand table write throughput (per table, and per index): needs 33,333",
+    );
     expect(text).toContain("quotas: none crossed (13 checked)");
     expect(text).toContain("API Gateway requests per second (account and region): needs 16,667 requests/s");
     expect(text).toContain("Cheapest option: ALB + ECS Fargate arm64, $4,712: over by $3,512.");

@@ -14,6 +14,8 @@ const number = (value: number, digits = 0) =>
 const dollars = (value: number) => `$${number(value)}`;
 const right = (text: string, width: number) => text.padStart(width);
 const COLUMN = 13;
+/** A quota this close to its limit is named too: a reconnect storm or a month's growth crosses it. */
+const NEAR = 0.8;
 const LABEL = 34;
 
 export function provenance(units: Units, prices: Prices): string[] {
@@ -81,6 +83,10 @@ export function detail({ estimate: estimated, quotas }: Sized): string[] {
     lineRow("total", "", dollars(total)),
   ];
   const crossed = quotas.filter((quota) => quota.crossed);
+  const near = quotas.filter((quota) => !quota.crossed && quota.need >= NEAR * quota.limit);
+  const needs = (quota: QuotaCheck) =>
+    `  ${quota.name}: needs ${number(quota.need)} ${quota.unit}, limit ${number(quota.limit)} ` +
+    `[${quota.options.map((id) => optionShortNames[id]).join(", ")}] → ${quota.action}`;
   return [
     `${number(estimated.load.agents)} agents, a heartbeat every ${number(estimated.load.intervalSeconds)} s: ` +
       `${number(estimated.heartbeatsPerSecond)} heartbeats/s, ${number(estimated.heartbeatsPerMonth / 1e6)} million a month`,
@@ -91,11 +97,10 @@ export function detail({ estimate: estimated, quotas }: Sized): string[] {
     crossed.length === 0
       ? ` quotas: none crossed (${quotas.length} checked)`
       : ` quotas crossed (${crossed.length} of ${quotas.length} checked):`,
-    ...crossed.map(
-      (quota) =>
-        `  ${quota.name}: needs ${number(quota.need)} ${quota.unit}, limit ${number(quota.limit)} ` +
-        `[${quota.options.map((id) => optionShortNames[id]).join(", ")}] → ${quota.action}`,
-    ),
+    ...crossed.map(needs),
+    ...(near.length === 0
+      ? []
+      : [` within ${number(100 * (1 - NEAR))} % of their limit:`, ...near.map(needs)]),
   ];
 }
 
