@@ -25,7 +25,7 @@ export function provenance(units: Units, prices: Prices): string[] {
   return [
     `Prices: ${prices.region} list prices taken ${prices.takenOn} (scripts/capacity/prices.json); ` +
       `${assumedPrices} of ${Object.keys(prices.prices).length} and the cache node prices are assumptions.`,
-    `Units: scripts/capacity/units.json, ${[...kinds].map(([kind, count]) => `${count} ${kind}`).join(", ")}.`,
+    `Units: scripts/capacity/units.json, ${[...kinds].map(([kind, count]) => `${count} ${kind === "assumption" ? "assumed" : kind}`).join(", ")}.`,
   ];
 }
 
