@@ -1,0 +1,339 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import {
+  checkedUnits,
+  defaultDeployment,
+  type Prices,
+  readPrices,
+  readUnits,
+  recordMeasurements,
+  type UnitName,
+  type Units,
+  unitsFile,
+  withValues,
+} from "./inputs.js";
+import { dynamoDbItemBytes, measureBytes } from "./measure.js";
+import { estimate, type Load, optionOf, priced } from "./model.js";
+import { checkQuotas } from "./quotas.js";
+import { report, type Sized } from "./table.js";
+import { targetReport } from "./target.js";
+
+/** The units as the tests fix them, whatever the bench later records in units.json. */
+const FIXED: Record<UnitName, number> = {
+  handlerCpuMsConcurrent: 0.75,
+  handlerCpuMsOneAtATime: 1.78,
+  gatewayAndHandlerCpuMs: 1.41,
+  lambdaMemoryMb: 1024,
+  lambdaMemoryMbPerVcpu: 1769,
+  cacheRoundTripMs: 0.5,
+  streamPutMs: 15,
+  requestBodyBytes: 1059,
+  requestHeaderBytes: 220,
+  responseBodyBytes: 26,
+  responseHeaderBytes: 200,
+  newConnectionsPerHeartbeat: 1,
+  connectionSetupBytesOut: 4500,
+  cacheRoundTripsPerHeartbeat: 1,
+  cacheScriptsPerSecondPerShard: 40_000,
+  cacheMemoryBytesPerAgent: 3659,
+  cacheEcpuPerRoundTrip: 10,
+  streamRecordsPerHeartbeat: 1,
+  eventBytes: 919,
+  partitionKeyBytes: 52,
+  streamPutOverheadBytes: 1000,
+  dynamoDbRequestsPerHeartbeat: 0,
+  checkpointsPerAgentHour: 6,
+  agentItemBytes: 1922,
+  indexesHoldingAgentItem: 2,
+  metricLineBytesPerHeartbeat: 200,
+  logEventOverheadBytes: 26,
+};
+const units: Units = withValues(readUnits(), FIXED);
+const prices = readPrices();
+const at = (agents: number, intervalSeconds = 60): Load => ({ agents, intervalSeconds });
+const lineOf = (lines: { item: string; monthly: number }[], start: string) =>
+  lines.find((line) => line.item.startsWith(start))?.monthly;
+const withPrice = (name: keyof Prices["prices"], value: number): Prices => ({
+  ...prices,
+  prices: { ...prices.prices, [name]: { ...prices.prices[name], value, tiers: undefined } },
+});
+
+describe("the capacity model", () => {
+  it("prices 100,000 agents at 60 s from the units: requests, duration, checkpoints, tasks", () => {
+    const estimated = estimate(at(100_000), units, prices, defaultDeployment);
+    expect(estimated.heartbeatsPerMonth).toBeCloseTo(4.38e9, -3);
+    const httpApi = optionOf(estimated, "httpApiLambda");
+    // 300 million at $1.00 per million, the other 4,080 million at $0.90.
+    expect(lineOf(httpApi.lines, "API Gateway")).toBeCloseTo(300 + 4_080 * 0.9, 6);
+    expect(lineOf(httpApi.lines, "Lambda requests")).toBeCloseTo(876, 6);
+    // 1.78 ms at 1024/1769 of a vCPU, one cache round trip, one stream put: 19 ms billed.
+    expect(estimated.lambdaBilledMs).toBe(19);
+    // A 1,922-byte item is 2 write units, in the table and in both indexes that project all of it.
+    expect(lineOf(estimated.shared, "DynamoDB on-demand checkpoint")).toBeCloseTo(
+      100_000 * 6 * 730 * 6 * 0.625e-6,
+      6,
+    );
+    // 1,667 heartbeats/s × 1.41 ms at 50 % utilisation is 4.7 vCPU: 5 one-vCPU tasks.
+    expect(estimated.fargateTasks).toBe(5);
+    expect(estimated.cheapest).toBe("albFargate");
+    expect(optionOf(estimated, "albFargate").monthly).toBeCloseTo(
+      [...optionOf(estimated, "albFargate").lines, ...estimated.shared].reduce(
+        (sum, line) => sum + line.monthly,
+        0,
+      ),
+      6,
+    );
+  });
+
+  it("moves a total by exactly what a price change moves its line", () => {
+    const before = estimate(at(100_000), units, prices, defaultDeployment);
+    const after = estimate(at(100_000), units, withPrice("albLcuHour", 0.016), defaultDeployment);
+    const lcuLine = lineOf(optionOf(before, "albFargate").lines, "ALB LCUs") as number;
+    expect(lcuLine).toBeGreaterThan(0);
+    expect(optionOf(after, "albFargate").monthly - optionOf(before, "albFargate").monthly).toBeCloseTo(
+      lcuLine,
+      6,
+    );
+    expect(optionOf(after, "httpApiLambda").monthly).toBeCloseTo(
+      optionOf(before, "httpApiLambda").monthly,
+      6,
+    );
+  });
+
+  it("counts a checkpoint of an item under 1 KB as 1 write unit per copy, never 0", () => {
+    const small = estimate(at(100_000), withValues(units, { agentItemBytes: 0 }), prices, defaultDeployment);
+    expect(lineOf(small.shared, "DynamoDB on-demand checkpoint")).toBeCloseTo(
+      100_000 * 6 * 730 * 3 * 0.625e-6,
+      6,
+    );
+  });
+
+  it("walks tiers: only the part of a quantity above a tier's top gets the next price", () => {
+    const tiered = prices.prices.httpApiRequest;
+    expect(priced(tiered, 100e6)).toBeCloseTo(100, 9);
+    expect(priced(tiered, 400e6)).toBeCloseTo(300 + 90, 9);
+  });
+
+  it("sizes the stream by records or bytes, and the cache by scripts or memory, whichever needs more", () => {
+    const small = estimate(at(10_000), units, prices, defaultDeployment);
+    expect(small.stream.provisionedShards).toBe(1);
+    const large = estimate(at(10_000_000), units, prices, defaultDeployment);
+    expect(large.stream.provisionedShards).toBe(167);
+    const bigEvents = estimate(
+      at(10_000_000),
+      withValues(units, { eventBytes: 20_000 }),
+      prices,
+      defaultDeployment,
+    );
+    expect(bigEvents.stream.provisionedShards).toBe(Math.ceil((166_666.67 * 20_052) / 1024 ** 2));
+    // 166,667 scripts/s at 20,000 per shard: 9 shards, more than 38 GiB needs on the cheapest node.
+    expect(large.cache.shards).toBe(9);
+    const bigAgents = estimate(
+      at(10_000_000),
+      withValues(units, { cacheMemoryBytesPerAgent: 40_000 }),
+      prices,
+      defaultDeployment,
+    );
+    expect(bigAgents.cache.shards).toBeGreaterThan(9);
+  });
+
+  it("checkpoints an agent that heartbeats less often than the checkpoint interval at each heartbeat only", () => {
+    const hourly = estimate(at(100_000, 3600), units, prices, defaultDeployment);
+    expect(hourly.checkpointWriteUnitsPerSecond).toBeCloseTo((100_000 * 1 * 6) / 3600, 6);
+  });
+});
+
+describe("the quota checks", () => {
+  const crossedAt = (agents: number, tenantAgents?: number) => {
+    const estimated = estimate(at(agents), units, prices, defaultDeployment);
+    return checkQuotas(estimated, units, defaultDeployment, tenantAgents)
+      .filter((quota) => quota.crossed)
+      .map((quota) => quota.name);
+  };
+
+  it("name exactly the quotas each default size crosses", () => {
+    expect(crossedAt(10_000)).toEqual([]);
+    expect(crossedAt(100_000)).toEqual([]);
+    expect(crossedAt(1_000_000)).toEqual([
+      "API Gateway requests per second (account and region)",
+      "Beacon's agent API stage throttle (prod, infra/lib/config.ts)",
+      "ALB LCUs before pre-provisioning (no hard quota)",
+      "Beacon's ECPU cap on the serverless cache it deploys today (prod, infra/lib/config.ts)",
+      "DynamoDB partition of the largest tenant's agents in the tenant index (gsi2)",
+    ]);
+    expect(crossedAt(10_000_000)).toEqual([
+      "API Gateway requests per second (account and region)",
+      "Beacon's agent API stage throttle (prod, infra/lib/config.ts)",
+      "Lambda concurrent executions (account and region)",
+      "ALB LCUs before pre-provisioning (no hard quota)",
+      "One cache shard's heartbeat scripts for the largest tenant (its keys share a hash tag)",
+      "Beacon's ECPU cap on the serverless cache it deploys today (prod, infra/lib/config.ts)",
+      "Beacon's storage cap on the serverless cache it deploys today (prod, infra/lib/config.ts)",
+      "DynamoDB partition of the largest tenant's agents in the tenant index (gsi2)",
+    ]);
+  });
+
+  it("cross a limit only above it: 10,000 requests/s is 600,000 agents at 60 s", () => {
+    const apiGateway = "API Gateway requests per second (account and region)";
+    expect(crossedAt(600_000)).not.toContain(apiGateway);
+    expect(crossedAt(600_060)).toContain(apiGateway);
+  });
+
+  it("hold a tenant's own limits to its agents, not the fleet's", () => {
+    const tenantShard =
+      "One cache shard's heartbeat scripts for the largest tenant (its keys share a hash tag)";
+    const tenantIndex = "DynamoDB partition of the largest tenant's agents in the tenant index (gsi2)";
+    expect(crossedAt(10_000_000, 50_000)).not.toContain(tenantShard);
+    expect(crossedAt(10_000_000, 50_000)).not.toContain(tenantIndex);
+    // 1,000 write units/s of 2-unit items at 6 checkpoints an hour: 300,000 agents.
+    expect(crossedAt(10_000_000, 300_000)).not.toContain(tenantIndex);
+    expect(crossedAt(10_000_000, 300_100)).toContain(tenantIndex);
+  });
+});
+
+describe("the budget report", () => {
+  it("says 100,000 agents at 60 s do not fit $1,200 today, with what each unit costs and what would fit", () => {
+    const target = targetReport(at(100_000), 1200, units, prices, defaultDeployment);
+    expect(target.option).toBe("albFargate");
+    expect(target.fits).toBe(false);
+    expect(target.changes[0]?.unit).toBe("newConnectionsPerHeartbeat");
+    const together = target.together as number;
+    expect(together).toBeGreaterThan(0);
+    expect(together).toBeLessThan(1);
+    const scaled = withValues(
+      units,
+      Object.fromEntries(target.changes.map(({ unit, from }) => [unit, from * together])),
+    );
+    expect(
+      optionOf(estimate(at(100_000), scaled, prices, defaultDeployment), "albFargate").monthly,
+    ).toBeCloseTo(1200, 0);
+    expect(target.httpApi.requestFees).toBeCloseTo(3972 + 876, 6);
+  });
+
+  it("finds the value at which one unit alone makes the option fit", () => {
+    const cheaper = withValues(units, {
+      newConnectionsPerHeartbeat: 0,
+      metricLineBytesPerHeartbeat: 0,
+      agentItemBytes: 1000,
+    });
+    const target = targetReport(at(100_000), 1200, cheaper, prices, defaultDeployment);
+    const checkpoints = target.changes.find((change) => change.unit === "checkpointsPerAgentHour");
+    const fitting = withValues(cheaper, { checkpointsPerAgentHour: checkpoints?.to as number });
+    expect(
+      optionOf(estimate(at(100_000), fitting, prices, defaultDeployment), "albFargate").monthly,
+    ).toBeCloseTo(1200, 2);
+  });
+
+  it("prints the summary, every size's lines, its crossed and nearly crossed quotas and the target", () => {
+    const sized: Sized[] = [100_000, 1_000_000, 10_000_000].map((agents) => {
+      const estimated = estimate(at(agents), units, prices, defaultDeployment);
+      return { estimate: estimated, quotas: checkQuotas(estimated, units, defaultDeployment) };
+    });
+    const text = report(
+      sized,
+      targetReport(at(100_000), 1200, units, prices, defaultDeployment),
+      units,
+      prices,
+    );
+    expect(text).toMatch(/^agents\s+100,000\s+1,000,000\s+10,000,000$/m);
+    expect(text).toMatch(/^ALB \+ ECS Fargate arm64\s+\$4,712\s+\$41,796\s+\$381,915$/m);
+    // 166,667 records/s of the 200,000 an on-demand stream takes, and 33,333 of a table's 40,000 write units/s.
+    expect(text).toContain(
+      " within 20 % of their limit:\n  Kinesis on-demand records per second per stream: needs 166,667 records/s, limit 200,000",
+    );
+    expect(text).toContain(
+      "  DynamoDB on-demand table write throughput (per table, and per index): needs 33,333",
+    );
+    expect(text).toContain("quotas: none crossed (13 checked)");
+    expect(text).toContain("API Gateway requests per second (account and region): needs 16,667 requests/s");
+    expect(text).toContain("Cheapest option: ALB + ECS Fargate arm64, $4,712: over by $3,512.");
+  });
+});
+
+describe("the units file", () => {
+  it("refuses a unit without its provenance", () => {
+    const { handlerCpuMsConcurrent, ...rest } = readUnits();
+    expect(() => checkedUnits(rest)).toThrow(/handlerCpuMsConcurrent is missing/);
+    expect(() =>
+      checkedUnits({ ...rest, handlerCpuMsConcurrent: { ...handlerCpuMsConcurrent, how: "" } }),
+    ).toThrow(/must say how and when/);
+  });
+
+  it("takes measurements over the named units and leaves the others as they were", () => {
+    const file = pathToFileURL(path.join(mkdtempSync(path.join(tmpdir(), "capacity-")), "units.json"));
+    writeFileSync(file, readFileSync(unitsFile));
+    recordMeasurements(
+      {
+        handlerCpuMsConcurrent: { value: 0.5, how: "npm run bench", machine: "test box", date: "2027-01-01" },
+      },
+      file,
+    );
+    const written = readUnits(file);
+    const committed = readUnits();
+    expect(written.handlerCpuMsConcurrent).toEqual({
+      ...committed.handlerCpuMsConcurrent,
+      value: 0.5,
+      how: "npm run bench",
+      machine: "test box",
+      date: "2027-01-01",
+      kind: "measured",
+    });
+    expect(written.streamPutMs).toEqual(committed.streamPutMs);
+  });
+});
+
+describe("the byte measurements", () => {
+  it("count a DynamoDB item's names and values", () => {
+    expect(dynamoDbItemBytes({ pk: "T#a", n: 12345, m: { k: "vv" } })).toBe(
+      2 + 3 + 1 + 4 + 1 + (3 + 1 + 1 + 2),
+    );
+  });
+
+  it("measure the steady heartbeat with Beacon's own code", async () => {
+    const measured = await measureBytes();
+    expect(measured.responseBodyBytes?.value).toBe(Buffer.byteLength('{"requestedOperations":[]}'));
+    expect(measured.indexesHoldingAgentItem?.value).toBe(2);
+    // The C++ agent's manifest keeps the registry item over 1 KB: 2 write units per copy.
+    expect(measured.agentItemBytes?.value).toBeGreaterThan(1024);
+    expect(measured.eventBytes?.value).toBeGreaterThan(0);
+    expect(measured.metricLineBytesPerHeartbeat?.value).toBeGreaterThan(0);
+  });
+});
+
+describe("npm run capacity", () => {
+  const cli = fileURLToPath(new URL("cli.ts", import.meta.url));
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, ["--import", "tsx", cli, ...args], { encoding: "utf8", timeout: 60_000 });
+
+  it("prints one size as JSON, with the units a --set replaced", () => {
+    const result = run(
+      "--agents",
+      "100000",
+      "--interval",
+      "60",
+      "--set",
+      "newConnectionsPerHeartbeat=0",
+      "--json",
+    );
+    expect(result.status).toBe(0);
+    const printed = JSON.parse(result.stdout);
+    expect(printed.sizes).toHaveLength(1);
+    expect(printed.units.newConnectionsPerHeartbeat).toMatchObject({ value: 0, kind: "assumption" });
+    expect(printed.sizes[0].estimate.heartbeatsPerSecond).toBeCloseTo(100_000 / 60, 6);
+  });
+
+  it("refuses a unit it does not know and an interval of 0, in one line", () => {
+    const unknown = run("--set", "speed=1");
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr.trim()).toMatch(
+      /^capacity: --set: no unit "speed"; the units are handlerCpuMsConcurrent, /,
+    );
+    const zero = run("--interval", "0");
+    expect(zero.status).toBe(2);
+    expect(zero.stderr.trim()).toBe('capacity: --interval must be a positive number; got "0"');
+  });
+});

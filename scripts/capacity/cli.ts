@@ -1,0 +1,128 @@
+/**
+ * `npm run capacity`: what a fleet costs on AWS a month, option by option, from Beacon's measured
+ * per-heartbeat units and AWS list prices, with the quotas each size crosses.
+ *
+ *   npm run capacity                                  10,000 to 10,000,000 agents at 60 s
+ *   npm run capacity -- --agents 250000 --interval 30
+ *   npm run capacity -- --json                        the same as JSON
+ *   npm run capacity -- --set newConnectionsPerHeartbeat=0 --budget 1200 --largest-tenant 20000
+ *   npm run capacity -- --measure [--write]           measure the byte and cache memory units (and record them)
+ */
+import { cpus } from "node:os";
+import { parseArgs } from "node:util";
+import {
+  defaultDeployment,
+  type Measurement,
+  readPrices,
+  readUnits,
+  recordMeasurements,
+  type UnitName,
+  unitNames,
+  withValues,
+} from "./inputs.js";
+import { estimate } from "./model.js";
+import { checkQuotas } from "./quotas.js";
+import { report, type Sized } from "./table.js";
+import { targetReport } from "./target.js";
+
+const DEFAULT_SIZES = [10_000, 100_000, 1_000_000, 10_000_000];
+const TARGET_AGENTS = 100_000;
+
+type Options = ReturnType<typeof parseOptions>;
+
+function parseOptions(args: string[]) {
+  return parseArgs({
+    args,
+    options: {
+      agents: { type: "string" },
+      interval: { type: "string", default: "60" },
+      budget: { type: "string", default: "1200" },
+      "largest-tenant": { type: "string" },
+      set: { type: "string", multiple: true, default: [] },
+      json: { type: "boolean", default: false },
+      measure: { type: "boolean", default: false },
+      write: { type: "boolean", default: false },
+    },
+  }).values;
+}
+
+/** A mistake in the command line, told in one line without a stack. */
+class UsageError extends Error {}
+
+const positive = (name: string, text: string | undefined): number => {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new UsageError(`--${name} must be a positive number; got "${text}"`);
+  return value;
+};
+
+function unitValues(assignments: string[]): Partial<Record<UnitName, number>> {
+  return Object.fromEntries(
+    assignments.map((assignment) => {
+      const [name, text] = assignment.split("=");
+      if (!unitNames.includes(name as UnitName))
+        throw new UsageError(`--set: no unit "${name}"; the units are ${unitNames.join(", ")}`);
+      const value = Number(text);
+      if (text === undefined || text === "" || !Number.isFinite(value) || value < 0)
+        throw new UsageError(`--set ${name} must be a number ≥ 0; got "${text}"`);
+      return [name, value];
+    }),
+  );
+}
+
+async function measure(write: boolean): Promise<void> {
+  const { measureBytes, measureCacheMemory } = await import("./measure.js");
+  const measured = { ...(await measureBytes()), cacheMemoryBytesPerAgent: await measureCacheMemory() };
+  const cpu = cpus();
+  const machine = `${cpu.length} × ${cpu[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
+  const date = new Date().toISOString().slice(0, 10);
+  for (const [name, { value, how }] of Object.entries(measured))
+    console.log(`${name.padEnd(30)}${String(value).padStart(8)}  ${how}`);
+  if (write) {
+    recordMeasurements(
+      Object.fromEntries(
+        Object.entries(measured).map(([name, { value, how }]) => [name, { value, how, machine, date }]),
+      ) as Partial<Record<UnitName, Measurement>>,
+    );
+    console.log("recorded in scripts/capacity/units.json");
+  }
+}
+
+function capacity(options: Options): string {
+  const units = withValues(readUnits(), unitValues(options.set as string[]));
+  const prices = readPrices();
+  const intervalSeconds = positive("interval", options.interval);
+  const sizes = options.agents === undefined ? DEFAULT_SIZES : [positive("agents", options.agents)];
+  const largestTenant = options["largest-tenant"];
+  const sized: Sized[] = sizes.map((agents) => {
+    const estimated = estimate({ agents, intervalSeconds }, units, prices, defaultDeployment);
+    const tenantAgents =
+      largestTenant === undefined ? agents : Math.min(agents, positive("largest-tenant", largestTenant));
+    return { estimate: estimated, quotas: checkQuotas(estimated, units, defaultDeployment, tenantAgents) };
+  });
+  const target = targetReport(
+    { agents: options.agents === undefined ? TARGET_AGENTS : (sizes[0] as number), intervalSeconds },
+    positive("budget", options.budget),
+    units,
+    prices,
+    defaultDeployment,
+  );
+  return options.json
+    ? JSON.stringify(
+        { region: prices.region, pricesTakenOn: prices.takenOn, units, sizes: sized, target },
+        null,
+        2,
+      )
+    : report(sized, target, units, prices);
+}
+
+try {
+  const options = parseOptions(process.argv.slice(2));
+  if (options.measure) await measure(options.write as boolean);
+  else console.log(capacity(options));
+} catch (error) {
+  if (!(error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")))
+    throw error;
+  console.error(`capacity: ${(error as Error).message}`);
+  process.exitCode = 2;
+}

@@ -1,0 +1,220 @@
+/**
+ * What the capacity model reads: per-heartbeat units (units.json) and AWS list prices (prices.json), each
+ * value with where it came from, so that a printed cost can be traced to a measurement, a setting in the
+ * repository or a stated assumption.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+
+/**
+ * `measured`: taken on a machine by a named method (the bench, or `measure.ts`). `configured`: read from
+ * Beacon's own code or infrastructure. `documented`: a figure AWS or an agent's code documents.
+ * `assumption`: nobody measured it; the `how` says why the value is plausible.
+ */
+export const unitKinds = ["measured", "configured", "documented", "assumption"] as const;
+export type UnitKind = (typeof unitKinds)[number];
+
+export interface Unit {
+  value: number;
+  unit: string;
+  kind: UnitKind;
+  how: string;
+  /** Where it was measured: CPU, cores, Node; absent for what was not measured. */
+  machine?: string;
+  /** ISO date of the measurement or reading. */
+  date: string;
+}
+
+export const unitNames = [
+  "handlerCpuMsConcurrent",
+  "handlerCpuMsOneAtATime",
+  "gatewayAndHandlerCpuMs",
+  "lambdaMemoryMb",
+  "lambdaMemoryMbPerVcpu",
+  "cacheRoundTripMs",
+  "streamPutMs",
+  "requestBodyBytes",
+  "requestHeaderBytes",
+  "responseBodyBytes",
+  "responseHeaderBytes",
+  "newConnectionsPerHeartbeat",
+  "connectionSetupBytesOut",
+  "cacheRoundTripsPerHeartbeat",
+  "cacheScriptsPerSecondPerShard",
+  "cacheMemoryBytesPerAgent",
+  "cacheEcpuPerRoundTrip",
+  "streamRecordsPerHeartbeat",
+  "eventBytes",
+  "partitionKeyBytes",
+  "streamPutOverheadBytes",
+  "dynamoDbRequestsPerHeartbeat",
+  "checkpointsPerAgentHour",
+  "agentItemBytes",
+  "indexesHoldingAgentItem",
+  "metricLineBytesPerHeartbeat",
+  "logEventOverheadBytes",
+] as const;
+export type UnitName = (typeof unitNames)[number];
+export type Units = Record<UnitName, Unit>;
+
+export interface Tier {
+  /** Monthly usage up to which this tier's value applies; null for the last tier. */
+  upTo: number | null;
+  value: number;
+}
+
+export interface Price {
+  /** USD per `unit`; for a tiered price, the first tier's. */
+  value: number;
+  tiers?: Tier[];
+  unit: string;
+  source: string;
+  /** True when no stored copy of an AWS or third-party page showed this figure: it is recalled list price. */
+  assumption: boolean;
+  note?: string;
+}
+
+export const priceNames = [
+  "httpApiRequest",
+  "lambdaRequest",
+  "lambdaArmGbSecond",
+  "albHour",
+  "albLcuHour",
+  "fargateArmVcpuHour",
+  "fargateArmGbHour",
+  "kinesisShardHour",
+  "kinesisPutPayloadUnit",
+  "kinesisOnDemandStreamHour",
+  "kinesisOnDemandGbIn",
+  "kinesisOnDemandGbOut",
+  "dynamoDbWriteRequestUnit",
+  "dynamoDbReadRequestUnit",
+  "dynamoDbGbMonth",
+  "cacheServerlessEcpu",
+  "cacheServerlessGbHour",
+  "interfaceEndpointAzHour",
+  "interfaceEndpointGb",
+  "logsIngestedGb",
+  "dataTransferOutGb",
+] as const;
+export type PriceName = (typeof priceNames)[number];
+
+/** A node-based ElastiCache node type: its memory, hourly list price, and whether it may be picked. */
+export interface CacheNodeType {
+  type: string;
+  memoryGiB: number;
+  hourly: number;
+}
+
+export interface Prices {
+  region: string;
+  takenOn: string;
+  takenFrom: string;
+  prices: Record<PriceName, Price>;
+  cacheNodes: { source: string; assumption: boolean; note: string; types: CacheNodeType[] };
+}
+
+/** Figures of a deployment's shape that are neither measured nor priced: Beacon's choices and AWS's constants. */
+export interface Deployment {
+  hoursPerMonth: number;
+  availabilityZones: number;
+  /** Interface endpoints every option has (stateful-stack.ts): Kinesis and Secrets Manager. */
+  interfaceEndpoints: number;
+  /** Added by a Fargate service in subnets without a NAT gateway: ECR API, ECR Docker, CloudWatch Logs. */
+  fargateExtraInterfaceEndpoints: number;
+  fargateTaskVcpu: number;
+  fargateTaskMemoryGb: number;
+  fargateMinTasks: number;
+  fargateTargetCpuUtilisation: number;
+  cacheTargetUtilisation: number;
+  cacheUsableMemoryFraction: number;
+  cacheReplicasPerShard: number;
+  /** One listener rule per method (agent-load-balancer.ts): within the 10 rule evaluations an LCU includes free. */
+  albRuleEvaluationsPerRequest: number;
+}
+
+export const defaultDeployment: Deployment = {
+  hoursPerMonth: 730,
+  availabilityZones: 2,
+  interfaceEndpoints: 2,
+  fargateExtraInterfaceEndpoints: 3,
+  fargateTaskVcpu: 1,
+  fargateTaskMemoryGb: 2,
+  fargateMinTasks: 2,
+  fargateTargetCpuUtilisation: 0.5,
+  cacheTargetUtilisation: 0.5,
+  cacheUsableMemoryFraction: 0.75,
+  cacheReplicasPerShard: 1,
+  albRuleEvaluationsPerRequest: 2,
+};
+
+const capacityDir = new URL("./", import.meta.url);
+export const unitsFile = new URL("units.json", capacityDir);
+export const pricesFile = new URL("prices.json", capacityDir);
+
+interface UnitsDocument {
+  about: string;
+  units: Units;
+}
+
+export function readUnits(file: URL = unitsFile): Units {
+  const document = JSON.parse(readFileSync(file, "utf8")) as UnitsDocument;
+  return checkedUnits(document.units);
+}
+
+export function readPrices(file: URL = pricesFile): Prices {
+  const prices = JSON.parse(readFileSync(file, "utf8")) as Prices;
+  for (const name of priceNames) {
+    const price = prices.prices[name];
+    if (typeof price?.value !== "number" || typeof price.source !== "string")
+      throw new Error(`prices.json: ${name} needs a numeric value and a source`);
+  }
+  return prices;
+}
+
+/** Every unit present, with a number, a kind and a date: a unit without provenance is refused. */
+export function checkedUnits(units: Partial<Record<string, Unit>>): Units {
+  for (const name of unitNames) {
+    const unit = units[name];
+    if (!unit) throw new Error(`units.json: ${name} is missing`);
+    if (!Number.isFinite(unit.value) || unit.value < 0)
+      throw new Error(`units.json: ${name} must be a number ≥ 0`);
+    if (!unitKinds.includes(unit.kind)) throw new Error(`units.json: ${name} has no known kind`);
+    if (!unit.how || !unit.date) throw new Error(`units.json: ${name} must say how and when it was taken`);
+  }
+  return units as Units;
+}
+
+/** What a measurement replaces in one unit: its value and how, where and when it was taken. */
+export interface Measurement {
+  value: number;
+  how: string;
+  machine: string;
+  date: string;
+}
+
+/**
+ * Writes measurements over the named units of units.json, leaving every other unit, and the file's
+ * layout of keys, as they were. The bench calls this with what it measured.
+ */
+export function recordMeasurements(
+  measurements: Partial<Record<UnitName, Measurement>>,
+  file: URL = unitsFile,
+): void {
+  const document = JSON.parse(readFileSync(file, "utf8")) as UnitsDocument;
+  for (const [name, measurement] of Object.entries(measurements) as [UnitName, Measurement][]) {
+    const unit = document.units[name];
+    if (!unit) throw new Error(`units.json has no unit ${name}`);
+    document.units[name] = { ...unit, ...measurement, kind: "measured" };
+  }
+  checkedUnits(document.units);
+  writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
+}
+
+/** The units with some values replaced (`--set name=value`), kept apart from what the files say. */
+export function withValues(units: Units, values: Partial<Record<UnitName, number>>): Units {
+  const changed = { ...units };
+  for (const [name, value] of Object.entries(values) as [UnitName, number][]) {
+    changed[name] = { ...units[name], value, kind: "assumption", how: "set on the command line" };
+  }
+  return changed;
+}

@@ -1,0 +1,424 @@
+/**
+ * The capacity model: a fleet's size and heartbeat interval, Beacon's per-heartbeat units and AWS list
+ * prices in; the AWS units each deployment option uses and what they cost a month out. Pure: no files,
+ * no clock, no network.
+ */
+import type { CacheNodeType, Deployment, Price, Prices, Units } from "./inputs.js";
+
+export interface Load {
+  agents: number;
+  intervalSeconds: number;
+}
+
+export const optionIds = ["httpApiLambda", "albLambda", "albFargate"] as const;
+export type OptionId = (typeof optionIds)[number];
+
+export const optionNames: Record<OptionId, string> = {
+  httpApiLambda: "HTTP API + Lambda",
+  albLambda: "ALB (mutual TLS) + Lambda",
+  albFargate: "ALB + ECS Fargate arm64",
+};
+
+/** One line of a bill: what is used, how much of it a month (or how many), and its monthly cost. */
+export interface CostLine {
+  item: string;
+  quantity: number;
+  quantityUnit: string;
+  monthly: number;
+  note?: string;
+}
+
+export interface CacheSizing {
+  scriptsPerSecond: number;
+  memoryGiB: number;
+  nodeType: string;
+  shards: number;
+  nodes: number;
+  nodeBasedMonthly: number;
+  ecpuPerSecond: number;
+  serverlessMonthly: number;
+  chosen: "node-based" | "serverless";
+}
+
+export interface StreamSizing {
+  recordsPerSecond: number;
+  bytesPerSecond: number;
+  provisionedShards: number;
+  provisionedMonthly: number;
+  onDemandMonthly: number;
+  chosen: "provisioned" | "on-demand";
+}
+
+export interface OptionEstimate {
+  id: OptionId;
+  name: string;
+  /** What this option alone uses; the shared lines come on top. */
+  lines: CostLine[];
+  monthly: number;
+}
+
+export interface Estimate {
+  load: Load;
+  heartbeatsPerSecond: number;
+  heartbeatsPerMonth: number;
+  lambdaBilledMs: number;
+  lambdaConcurrency: number;
+  albLcus: { lambdaTargets: number; containerTargets: number };
+  fargateTasks: number;
+  cache: CacheSizing;
+  stream: StreamSizing;
+  checkpointWriteUnitsPerSecond: number;
+  shared: CostLine[];
+  sharedMonthly: number;
+  options: OptionEstimate[];
+  cheapest: OptionId;
+}
+
+const GIB = 1024 ** 3;
+/** Kinesis on-demand bills each record rounded up to 1 KB; a PUT payload unit is 25 KB. */
+const KINESIS_BILLING_KB = 1024;
+const PUT_PAYLOAD_UNIT_BYTES = 25 * 1024;
+/** A provisioned shard takes 1 MB/s or 1,000 records/s of writes. */
+const SHARD_RECORDS_PER_SECOND = 1_000;
+const SHARD_BYTES_PER_SECOND = 1024 * 1024;
+/** One LCU: 25 new connections/s, 3,000 active connections/min, 1 GB/h (0.4 GB/h to Lambda), 1,000 rule evaluations/s. */
+const LCU = {
+  newConnectionsPerSecond: 25,
+  activeConnectionsPerMinute: 3_000,
+  gbPerHourContainers: 1,
+  gbPerHourLambda: 0.4,
+  ruleEvaluationsPerSecond: 1_000,
+  freeRulesPerRequest: 10,
+};
+const DYNAMODB_WRITE_UNIT_BYTES = 1024;
+
+/** The cost of a monthly quantity at a price, walking its tiers when it has them. */
+export function priced(price: Price, quantity: number): number {
+  if (!price.tiers) return quantity * price.value;
+  let cost = 0;
+  let below = 0;
+  for (const tier of price.tiers) {
+    const top = tier.upTo ?? Number.POSITIVE_INFINITY;
+    const inTier = Math.max(0, Math.min(quantity, top) - below);
+    cost += inTier * tier.value;
+    below = top;
+    if (quantity <= top) break;
+  }
+  return cost;
+}
+
+const line = (
+  item: string,
+  quantity: number,
+  quantityUnit: string,
+  monthly: number,
+  note?: string,
+): CostLine =>
+  note === undefined
+    ? { item, quantity, quantityUnit, monthly }
+    : { item, quantity, quantityUnit, monthly, note };
+
+const sum = (lines: CostLine[]) => lines.reduce((total, each) => total + each.monthly, 0);
+
+/** Lambda's billed duration of one steady heartbeat: its CPU at the function's share of a vCPU, then its waits. */
+export function lambdaBilledMs(units: Units): number {
+  const vcpuShare = Math.min(1, units.lambdaMemoryMb.value / units.lambdaMemoryMbPerVcpu.value);
+  const wallMs =
+    units.handlerCpuMsOneAtATime.value / vcpuShare +
+    units.cacheRoundTripsPerHeartbeat.value * units.cacheRoundTripMs.value +
+    (units.streamRecordsPerHeartbeat.value > 0 ? units.streamPutMs.value : 0);
+  return Math.ceil(wallMs);
+}
+
+export function sizeCache(
+  units: Units,
+  prices: Prices,
+  deployment: Deployment,
+  agents: number,
+  heartbeatsPerSecond: number,
+): CacheSizing {
+  const scriptsPerSecond = heartbeatsPerSecond * units.cacheRoundTripsPerHeartbeat.value;
+  const memoryGiB = (agents * units.cacheMemoryBytesPerAgent.value) / GIB;
+  const shardsForThroughput = Math.ceil(
+    scriptsPerSecond / (units.cacheScriptsPerSecondPerShard.value * deployment.cacheTargetUtilisation),
+  );
+  const nodesPerShard = 1 + deployment.cacheReplicasPerShard;
+  const candidates = prices.cacheNodes.types.map((node: CacheNodeType) => {
+    const shardsForMemory = Math.ceil(memoryGiB / (node.memoryGiB * deployment.cacheUsableMemoryFraction));
+    const shards = Math.max(1, shardsForThroughput, shardsForMemory);
+    return { node, shards, monthly: shards * nodesPerShard * node.hourly * deployment.hoursPerMonth };
+  });
+  const best = candidates.reduce((a, b) => (b.monthly < a.monthly ? b : a));
+  const ecpuPerSecond = scriptsPerSecond * units.cacheEcpuPerRoundTrip.value;
+  const secondsPerMonth = deployment.hoursPerMonth * 3600;
+  const serverlessMonthly =
+    priced(prices.prices.cacheServerlessEcpu, ecpuPerSecond * secondsPerMonth) +
+    priced(prices.prices.cacheServerlessGbHour, Math.max(0.1, memoryGiB) * deployment.hoursPerMonth);
+  return {
+    scriptsPerSecond,
+    memoryGiB,
+    nodeType: best.node.type,
+    shards: best.shards,
+    nodes: best.shards * nodesPerShard,
+    nodeBasedMonthly: best.monthly,
+    ecpuPerSecond,
+    serverlessMonthly,
+    chosen: serverlessMonthly < best.monthly ? "serverless" : "node-based",
+  };
+}
+
+export function sizeStream(
+  units: Units,
+  prices: Prices,
+  deployment: Deployment,
+  heartbeatsPerSecond: number,
+): StreamSizing {
+  const recordBytes = units.eventBytes.value + units.partitionKeyBytes.value;
+  const recordsPerSecond = heartbeatsPerSecond * units.streamRecordsPerHeartbeat.value;
+  const bytesPerSecond = recordsPerSecond * recordBytes;
+  const provisionedShards = Math.max(
+    1,
+    Math.ceil(recordsPerSecond / SHARD_RECORDS_PER_SECOND),
+    Math.ceil(bytesPerSecond / SHARD_BYTES_PER_SECOND),
+  );
+  const recordsPerMonth = recordsPerSecond * deployment.hoursPerMonth * 3600;
+  const { prices: p } = prices;
+  const provisionedMonthly =
+    priced(p.kinesisShardHour, provisionedShards * deployment.hoursPerMonth) +
+    priced(p.kinesisPutPayloadUnit, recordsPerMonth * Math.ceil(recordBytes / PUT_PAYLOAD_UNIT_BYTES));
+  const billedGib =
+    (recordsPerMonth * Math.ceil(recordBytes / KINESIS_BILLING_KB) * KINESIS_BILLING_KB) / GIB;
+  // One consumer reads every record once (the analysis downstream); on-demand bills reads by the GB too.
+  const onDemandMonthly =
+    priced(p.kinesisOnDemandStreamHour, deployment.hoursPerMonth) +
+    priced(p.kinesisOnDemandGbIn, billedGib) +
+    priced(p.kinesisOnDemandGbOut, (recordsPerMonth * recordBytes) / GIB);
+  return {
+    recordsPerSecond,
+    bytesPerSecond,
+    provisionedShards,
+    provisionedMonthly,
+    onDemandMonthly,
+    chosen: onDemandMonthly < provisionedMonthly ? "on-demand" : "provisioned",
+  };
+}
+
+/** An agent is checkpointed at most at the checkpoint interval, and only when it heartbeats. */
+export const checkpointsPerAgentHour = (units: Units, load: Load): number =>
+  Math.min(units.checkpointsPerAgentHour.value, 3600 / load.intervalSeconds);
+
+/**
+ * Write units one checkpoint costs: 1 per started KB of the item (1 at least), in the table and again in every
+ * index that projects all of it.
+ */
+export function writeUnitsPerCheckpoint(units: Units): number {
+  return (
+    Math.max(1, Math.ceil(units.agentItemBytes.value / DYNAMODB_WRITE_UNIT_BYTES)) *
+    (1 + units.indexesHoldingAgentItem.value)
+  );
+}
+
+/** LCUs an ALB needs for this load: the largest of its four dimensions. */
+export function albLcus(
+  units: Units,
+  deployment: Deployment,
+  load: Load,
+  heartbeatsPerSecond: number,
+  gbPerHourPerLcu: number,
+): number {
+  const bytesPerHeartbeat =
+    units.requestBodyBytes.value +
+    units.requestHeaderBytes.value +
+    units.responseBodyBytes.value +
+    units.responseHeaderBytes.value;
+  const gbPerHour = (heartbeatsPerSecond * 3600 * bytesPerHeartbeat) / GIB;
+  const activeConnectionsPerMinute = Math.min(load.agents, heartbeatsPerSecond * 60);
+  const billedRules = Math.max(0, deployment.albRuleEvaluationsPerRequest - LCU.freeRulesPerRequest);
+  return Math.max(
+    (heartbeatsPerSecond * units.newConnectionsPerHeartbeat.value) / LCU.newConnectionsPerSecond,
+    activeConnectionsPerMinute / LCU.activeConnectionsPerMinute,
+    gbPerHour / gbPerHourPerLcu,
+    (heartbeatsPerSecond * billedRules) / LCU.ruleEvaluationsPerSecond,
+  );
+}
+
+export function estimate(load: Load, units: Units, prices: Prices, deployment: Deployment): Estimate {
+  const { prices: p } = prices;
+  const hours = deployment.hoursPerMonth;
+  const heartbeatsPerSecond = load.agents / load.intervalSeconds;
+  const heartbeatsPerMonth = heartbeatsPerSecond * hours * 3600;
+
+  const cache = sizeCache(units, prices, deployment, load.agents, heartbeatsPerSecond);
+  const stream = sizeStream(units, prices, deployment, heartbeatsPerSecond);
+  const checkpointsPerMonth = load.agents * checkpointsPerAgentHour(units, load) * hours;
+  const checkpointWriteUnits = writeUnitsPerCheckpoint(units);
+  const recordsPerMonth = stream.recordsPerSecond * hours * 3600;
+  // The SDK sends each record base64-encoded in a JSON body, signed: what the Kinesis endpoint processes.
+  const endpointGib =
+    (recordsPerMonth * (units.eventBytes.value * (4 / 3) + units.streamPutOverheadBytes.value)) / GIB;
+  const bytesOutPerHeartbeat =
+    units.responseBodyBytes.value +
+    units.responseHeaderBytes.value +
+    units.newConnectionsPerHeartbeat.value * units.connectionSetupBytesOut.value;
+  const logGib =
+    (heartbeatsPerMonth * (units.metricLineBytesPerHeartbeat.value + units.logEventOverheadBytes.value)) /
+    GIB;
+  const storedItemGib =
+    (load.agents * units.agentItemBytes.value * (1 + units.indexesHoldingAgentItem.value)) / GIB;
+
+  const shared: CostLine[] = [
+    cache.chosen === "node-based"
+      ? line(
+          `ElastiCache Valkey, ${cache.shards} shard(s) × ${1 + deployment.cacheReplicasPerShard} ${cache.nodeType}`,
+          cache.nodes,
+          "nodes",
+          cache.nodeBasedMonthly,
+          `serverless would cost $${round(cache.serverlessMonthly)}`,
+        )
+      : line(
+          "ElastiCache Serverless Valkey",
+          cache.ecpuPerSecond,
+          "ECPU/s",
+          cache.serverlessMonthly,
+          `node-based (${cache.shards} × ${cache.nodeType}) would cost $${round(cache.nodeBasedMonthly)}`,
+        ),
+    stream.chosen === "provisioned"
+      ? line(
+          `Kinesis provisioned, ${stream.provisionedShards} shard(s)`,
+          recordsPerMonth,
+          "records",
+          stream.provisionedMonthly,
+          `on-demand would cost $${round(stream.onDemandMonthly)}`,
+        )
+      : line(
+          "Kinesis on-demand",
+          recordsPerMonth,
+          "records",
+          stream.onDemandMonthly,
+          `provisioned (${stream.provisionedShards} shards) would cost $${round(stream.provisionedMonthly)}`,
+        ),
+    line(
+      "DynamoDB on-demand checkpoint writes",
+      checkpointsPerMonth * checkpointWriteUnits,
+      "write units",
+      priced(p.dynamoDbWriteRequestUnit, checkpointsPerMonth * checkpointWriteUnits),
+      `${checkpointWriteUnits} write units per checkpoint`,
+    ),
+    line(
+      "DynamoDB heartbeat requests",
+      heartbeatsPerMonth * units.dynamoDbRequestsPerHeartbeat.value,
+      "read units",
+      priced(p.dynamoDbReadRequestUnit, heartbeatsPerMonth * units.dynamoDbRequestsPerHeartbeat.value),
+    ),
+    line("DynamoDB storage (agent items)", storedItemGib, "GiB", priced(p.dynamoDbGbMonth, storedItemGib)),
+    line(
+      `VPC interface endpoints, ${deployment.interfaceEndpoints} × ${deployment.availabilityZones} AZ`,
+      endpointGib,
+      "GiB processed",
+      priced(
+        p.interfaceEndpointAzHour,
+        deployment.interfaceEndpoints * deployment.availabilityZones * hours,
+      ) + priced(p.interfaceEndpointGb, endpointGib),
+    ),
+    line("CloudWatch Logs ingestion (metric lines)", logGib, "GiB", priced(p.logsIngestedGb, logGib)),
+    line(
+      "Data transfer out (replies, TLS setup)",
+      (heartbeatsPerMonth * bytesOutPerHeartbeat) / GIB,
+      "GiB",
+      priced(p.dataTransferOutGb, (heartbeatsPerMonth * bytesOutPerHeartbeat) / GIB),
+    ),
+  ];
+  const sharedMonthly = sum(shared);
+
+  const billedMs = lambdaBilledMs(units);
+  const lambdaGbSeconds = heartbeatsPerMonth * (billedMs / 1000) * (units.lambdaMemoryMb.value / 1024);
+  const lambdaLines = [
+    line("Lambda requests", heartbeatsPerMonth, "requests", priced(p.lambdaRequest, heartbeatsPerMonth)),
+    line(
+      `Lambda duration, ${billedMs} ms × ${units.lambdaMemoryMb.value} MB arm64`,
+      lambdaGbSeconds,
+      "GB-s",
+      priced(p.lambdaArmGbSecond, lambdaGbSeconds),
+    ),
+  ];
+  const lcusLambda = albLcus(units, deployment, load, heartbeatsPerSecond, LCU.gbPerHourLambda);
+  const lcusContainers = albLcus(units, deployment, load, heartbeatsPerSecond, LCU.gbPerHourContainers);
+  const albLines = (lcus: number) => [
+    line("ALB hours", hours, "hours", priced(p.albHour, hours)),
+    line("ALB LCUs", lcus, "LCU (average)", priced(p.albLcuHour, lcus * hours)),
+  ];
+  // The gateway's CPU includes the TLS the ALB terminates on AWS: an upper bound; the handler's alone, a lower one.
+  const vcpusFor = (cpuMs: number) =>
+    (heartbeatsPerSecond * cpuMs) / 1000 / deployment.fargateTargetCpuUtilisation;
+  const vcpus = vcpusFor(units.gatewayAndHandlerCpuMs.value);
+  const fargateTasks = Math.max(deployment.fargateMinTasks, Math.ceil(vcpus / deployment.fargateTaskVcpu));
+  const taskHours = fargateTasks * hours;
+  const extraEndpointHours = deployment.fargateExtraInterfaceEndpoints * deployment.availabilityZones * hours;
+
+  const options: OptionEstimate[] = [
+    {
+      id: "httpApiLambda",
+      lines: [
+        line(
+          "API Gateway HTTP API requests",
+          heartbeatsPerMonth,
+          "requests",
+          priced(p.httpApiRequest, heartbeatsPerMonth),
+        ),
+        ...lambdaLines,
+      ],
+    },
+    { id: "albLambda", lines: [...albLines(lcusLambda), ...lambdaLines] },
+    {
+      id: "albFargate",
+      lines: [
+        ...albLines(lcusContainers),
+        line(
+          `Fargate tasks, ${deployment.fargateTaskVcpu} vCPU / ${deployment.fargateTaskMemoryGb} GB arm64`,
+          fargateTasks,
+          "tasks",
+          priced(p.fargateArmVcpuHour, taskHours * deployment.fargateTaskVcpu) +
+            priced(p.fargateArmGbHour, taskHours * deployment.fargateTaskMemoryGb),
+          `${round(vcpus, 2)} vCPU at ${deployment.fargateTargetCpuUtilisation * 100} % target utilisation ` +
+            `(the handler alone: ${round(vcpusFor(units.handlerCpuMsConcurrent.value), 2)})`,
+        ),
+        line(
+          `VPC interface endpoints for the tasks (ECR ×2, Logs) × ${deployment.availabilityZones} AZ`,
+          deployment.fargateExtraInterfaceEndpoints * deployment.availabilityZones,
+          "endpoint-AZs",
+          priced(p.interfaceEndpointAzHour, extraEndpointHours),
+        ),
+      ],
+    },
+  ].map(({ id, lines }) => ({
+    id: id as OptionId,
+    name: optionNames[id as OptionId],
+    lines,
+    monthly: sum(lines) + sharedMonthly,
+  }));
+  const cheapest = options.reduce((a, b) => (b.monthly < a.monthly ? b : a)).id;
+
+  return {
+    load,
+    heartbeatsPerSecond,
+    heartbeatsPerMonth,
+    lambdaBilledMs: billedMs,
+    lambdaConcurrency: heartbeatsPerSecond * (billedMs / 1000),
+    albLcus: { lambdaTargets: lcusLambda, containerTargets: lcusContainers },
+    fargateTasks,
+    cache,
+    stream,
+    checkpointWriteUnitsPerSecond:
+      (load.agents * checkpointsPerAgentHour(units, load) * checkpointWriteUnits) / 3600,
+    shared,
+    sharedMonthly,
+    options,
+    cheapest,
+  };
+}
+
+export const round = (value: number, digits = 0): string =>
+  value.toLocaleString("en-US", { maximumFractionDigits: digits });
+
+export const optionOf = (estimated: Estimate, id: OptionId): OptionEstimate =>
+  estimated.options.find((option) => option.id === id) as OptionEstimate;

@@ -1,0 +1,126 @@
+/**
+ * Whether a fleet fits a monthly budget, and if not, how far each unit would have to move, one at a time,
+ * for the cheapest option to fit it; and what the HTTP API option's request fees alone cost.
+ */
+import { type Deployment, type Prices, type UnitName, type Units, withValues } from "./inputs.js";
+import { estimate, type Load, type OptionId, optionOf, priced } from "./model.js";
+
+/** Units that work on Beacon or on the agents' settings could lower; each lowers the cost as it falls. */
+export const adjustableUnits: readonly UnitName[] = [
+  "gatewayAndHandlerCpuMs",
+  "handlerCpuMsOneAtATime",
+  "streamPutMs",
+  "newConnectionsPerHeartbeat",
+  "connectionSetupBytesOut",
+  "responseHeaderBytes",
+  "requestBodyBytes",
+  "eventBytes",
+  "metricLineBytesPerHeartbeat",
+  "checkpointsPerAgentHour",
+  "agentItemBytes",
+  "cacheMemoryBytesPerAgent",
+  "cacheEcpuPerRoundTrip",
+];
+
+export interface UnitChange {
+  unit: UnitName;
+  from: number;
+  /** What the unit costs the option a month: the saving were it 0. */
+  costs: number;
+  /** The largest value at which the option fits the budget alone; undefined when even 0 does not. */
+  to: number | undefined;
+}
+
+export interface TargetReport {
+  load: Load;
+  budget: number;
+  option: OptionId;
+  monthly: number;
+  fits: boolean;
+  /** Biggest cost first. */
+  changes: UnitChange[];
+  /** The largest share of today's values that every adjustable unit together may keep for the option to fit. */
+  together: number | undefined;
+  httpApi: {
+    monthly: number;
+    /** API Gateway's and Lambda's per-request fees, which no unit of Beacon's changes. */
+    requestFees: number;
+    /** The shortest heartbeat interval at which the whole HTTP API option fits the budget. */
+    intervalToFit: number | undefined;
+  };
+}
+
+/** The largest x in [low, high] with fits(x), for a `fits` that holds below some point and fails above it. */
+function largestFitting(low: number, high: number, fits: (x: number) => boolean): number | undefined {
+  if (!fits(low)) return undefined;
+  if (fits(high)) return high;
+  let [good, bad] = [low, high];
+  for (let step = 0; step < 60; step++) {
+    const middle = (good + bad) / 2;
+    if (fits(middle)) good = middle;
+    else bad = middle;
+  }
+  return good;
+}
+
+export function targetReport(
+  load: Load,
+  budget: number,
+  units: Units,
+  prices: Prices,
+  deployment: Deployment,
+): TargetReport {
+  const estimated = estimate(load, units, prices, deployment);
+  const option = estimated.cheapest;
+  const costWith = (changed: Units, at: Load = load, id: OptionId = option) =>
+    optionOf(estimate(at, changed, prices, deployment), id).monthly;
+  const monthly = optionOf(estimated, option).monthly;
+  const changes = adjustableUnits
+    .map((unit) => ({
+      unit,
+      from: units[unit].value,
+      costs: monthly - costWith(withValues(units, { [unit]: 0 })),
+      to: largestFitting(
+        0,
+        units[unit].value,
+        (value) => costWith(withValues(units, { [unit]: value })) <= budget,
+      ),
+    }))
+    .filter((change) => change.costs > 0)
+    .sort((a, b) => b.costs - a.costs);
+  const scaled = (share: number) =>
+    withValues(units, Object.fromEntries(changes.map(({ unit, from }) => [unit, from * share])));
+  const together = largestFitting(0, 1, (share) => costWith(scaled(share)) <= budget);
+  const heartbeatsPerMonth = (load.agents / load.intervalSeconds) * deployment.hoursPerMonth * 3600;
+  const longest = 24 * 3600;
+  const fitsAt = (interval: number) =>
+    costWith(units, { agents: load.agents, intervalSeconds: interval }, "httpApiLambda") <= budget;
+  return {
+    load,
+    budget,
+    option,
+    monthly,
+    fits: monthly <= budget,
+    changes,
+    together,
+    httpApi: {
+      monthly: optionOf(estimated, "httpApiLambda").monthly,
+      requestFees:
+        priced(prices.prices.httpApiRequest, heartbeatsPerMonth) +
+        priced(prices.prices.lambdaRequest, heartbeatsPerMonth),
+      intervalToFit: fitsAt(longest) ? shortestFitting(load.intervalSeconds, longest, fitsAt) : undefined,
+    },
+  };
+}
+
+/** The shortest interval in [low, high] that fits, rounded up to a whole second. */
+function shortestFitting(low: number, high: number, fits: (x: number) => boolean): number {
+  if (fits(low)) return low;
+  let [bad, good] = [low, high];
+  while (good - bad > 1) {
+    const middle = Math.floor((good + bad) / 2);
+    if (fits(middle)) good = middle;
+    else bad = middle;
+  }
+  return good;
+}
