@@ -72,9 +72,14 @@ async function run(scenario: ScenarioName, variables: Record<string, number>) {
   return { result, summary, counters, reasons, tenant };
 }
 
+const HEALTHY_RUN_MAX_P99_MS = 30_000;
+
 /** What every healthy run promises: all agents done, every request answered 200, every gate green. */
 async function healthyRun(scenario: ScenarioName, variables: Record<string, number>) {
-  const outcome = await run(scenario, variables);
+  // The scenarios' own p99 bounds judge a machine with spare CPU; a test machine may be saturated by
+  // other suites, so here the bound only has to hold for a stack that answers at all. The bound itself
+  // is proven to fail a run below.
+  const outcome = await run(scenario, { maxP99Ms: HEALTHY_RUN_MAX_P99_MS, ...variables });
   const { summary, result, counters, reasons } = outcome;
   expect(summary.requests).toBeGreaterThan(0);
   expect(summary.errors, result.output).toEqual({});

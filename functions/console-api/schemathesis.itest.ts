@@ -151,6 +151,8 @@ function run(
   });
 }
 
+const SCHEMATHESIS_TIMEOUT_MS = 15 * 60_000;
+
 describe("Schemathesis against the OpenAPI document, on the local stack", () => {
   it("finds no 5xx and no response that breaks the document", async () => {
     const ndjson = path.join(reportDir, "events.ndjson");
@@ -208,5 +210,7 @@ describe("Schemathesis against the OpenAPI document, on the local stack", () => 
     console.log(
       `schemathesis: ${/(\d+) generated, \d+ passed/.exec(output)?.[0] ?? "?"}, ${requests} requests`,
     );
-  });
+    // Bounded by the examples per operation, not by time: on a machine busy with other suites the same
+    // requests take several times as long.
+  }, SCHEMATHESIS_TIMEOUT_MS);
 });
