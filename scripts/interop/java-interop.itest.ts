@@ -382,7 +382,7 @@ describe.each<{ compression: Compression; credentials: "the dev fleet certificat
   },
 );
 
-describe("assets and resource sets with the NiFi 2.3.0 Java C2 client, the dev fleet certificate and c2.rest.path.base", () => {
+describe("assets and resource sets with the NiFi 2.3.0 Java C2 client as the README configures it (dev fleet certificate, c2.rest.path.base)", () => {
   const { tenant, certificate } = DEV_FLEET;
   const stateDirs: string[] = [];
   let token: string;
