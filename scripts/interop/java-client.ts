@@ -24,6 +24,13 @@ const OUTPUT_TAIL_CHARS = 6_000;
 
 export type Compression = "none" | "gzip";
 
+/**
+ * How the library is told Beacon's URLs: `path-base` (`c2.rest.path.base` with `c2.rest.path.heartbeat` and
+ * `c2.rest.path.acknowledge`) or `rest-url` (`c2.rest.url` and `c2.rest.url.ack`), with which the library
+ * resolves no SYNC RESOURCE URL.
+ */
+export type C2Urls = "path-base" | "rest-url";
+
 export interface JavaDriverOptions {
   /** Base URL of the agent gateway, `https://127.0.0.1:<port>`. */
   url: string;
@@ -35,6 +42,13 @@ export interface JavaDriverOptions {
   /** Sent as `agentInfo.agentManifestHash`; Beacon asks for the manifest of a hash it does not know. */
   manifestHash: string;
   compression: Compression;
+  /** `path-base` unless given. */
+  c2Urls?: C2Urls;
+  /**
+   * An existing directory for what the agent keeps on disk (flow id, asset directory, resource repository),
+   * left in place so that a later run goes on from it; a temporary one, deleted at the end, if absent.
+   */
+  stateDir?: string;
   timeoutMs?: number;
 }
 
@@ -60,6 +74,7 @@ export interface ClientStep {
   /** Maven coordinates of the C2 client library that ran, from its jar's manifest. */
   library: string;
   heartbeatUrl: string;
+  c2Urls: C2Urls;
   compression: Compression;
 }
 
@@ -74,6 +89,8 @@ export interface HeartbeatStep {
   flowId: string | null;
   /** `flowInfo.runStatus`: RUNNING until a STOP FLOW, and again after a START FLOW. */
   runStatus: string | null;
+  /** `resourceInfo.hash`: the global hash the last complete SYNC RESOURCE saved; null before any. */
+  resourcesHash: string | null;
   http: WireExchange;
   /** Whether the library could parse Beacon's reply; it drops a reply with any operation it cannot read. */
   parsed: boolean;
@@ -86,6 +103,8 @@ export interface AckStep {
   operation: string;
   operand: string;
   state: string;
+  /** The library's words for the state (`operationState.details`). */
+  details: string | null;
   /** The manifest and its hash come back in a DESCRIBE MANIFEST acknowledgement only. */
   agentManifestHash: string | null;
   manifest: {
@@ -120,7 +139,68 @@ export interface PropertiesStep {
   values: Record<string, string>;
 }
 
-export type DriverStep = ClientStep | HeartbeatStep | AckStep | UpdateStep | PropertiesStep;
+/** An UPDATE ASSET as the library's own handler carried it out, before its acknowledgement. */
+export interface AssetStep {
+  step: "asset";
+  operationId: string;
+  args: Record<string, unknown>;
+  /** The asset download, when the handler made one. */
+  http: WireExchange | null;
+  /** The file the handler wrote, relative to the agent's asset directory, with its size and SHA-256. */
+  file: string | null;
+  bytes: number | null;
+  sha256: string | null;
+  state: string;
+}
+
+/** One resource a SYNC RESOURCE touched, as the agent's repository took it. */
+export interface ResourceStep {
+  step: "resource";
+  operationId: string;
+  resourceId: string;
+  name: string;
+  path: string | null;
+  /**
+   * `downloaded`; `present` (its file was there with the listed digest, so nothing was downloaded);
+   * `deleted` (no longer listed); `failed` (the download got nothing); `refused` (a path the agent refuses).
+   */
+  action: "downloaded" | "present" | "deleted" | "failed" | "refused";
+  /** Relative to the agent's asset directory; the file's size and SHA-256 when it is on disk. */
+  file: string | null;
+  bytes: number | null;
+  sha256: string | null;
+  http: WireExchange | null;
+}
+
+/** A SYNC RESOURCE the library's handler carried out, before its acknowledgement. */
+export interface SyncStep {
+  step: "sync";
+  operationId: string;
+  globalHash: { digest?: string; hashType?: string } | null;
+  state: string;
+  /** The global hash the agent holds now, which its next heartbeat reports. */
+  resourcesHash: string | null;
+}
+
+/** An operation whose handler threw: the agent logs it and sends no acknowledgement. */
+export interface UnhandledStep {
+  step: "unhandled";
+  operationId: string;
+  operation: string;
+  operand: string;
+  error: string;
+}
+
+export type DriverStep =
+  | ClientStep
+  | HeartbeatStep
+  | AckStep
+  | UpdateStep
+  | PropertiesStep
+  | AssetStep
+  | ResourceStep
+  | SyncStep
+  | UnhandledStep;
 
 /**
  * Packages the driver with Maven on the Temurin 25 JDK unless the jar already matches the sources, the
@@ -151,8 +231,9 @@ export async function buildJavaDriver(): Promise<void> {
 }
 
 /**
- * Runs the driver's conversation (heartbeat; DESCRIBE MANIFEST, UPDATE CONFIGURATION, UPDATE PROPERTIES and
- * START/STOP FLOW handled by the library's handlers and acknowledged; heartbeat) and returns its steps.
+ * Runs the driver's conversation (heartbeat; DESCRIBE MANIFEST, UPDATE CONFIGURATION, UPDATE PROPERTIES,
+ * UPDATE ASSET, SYNC RESOURCE and START/STOP FLOW handled by the library's handlers and acknowledged;
+ * heartbeat) and returns its steps.
  * Rejects with the driver's output when it exits non-zero, which it does when any step failed.
  */
 export async function runJavaDriver(options: JavaDriverOptions): Promise<DriverStep[]> {
@@ -168,6 +249,9 @@ export async function runJavaDriver(options: JavaDriverOptions): Promise<DriverS
     options.agentClass,
     options.manifestHash,
     options.compression,
+    "--c2-urls",
+    options.c2Urls ?? "path-base",
+    ...(options.stateDir === undefined ? [] : ["--state-dir", options.stateDir]),
   ];
   const result = await runBounded(path.join(javaHome, "bin", "java"), args, {
     cwd: PROJECT_DIR,

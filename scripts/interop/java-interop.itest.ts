@@ -1,12 +1,17 @@
 /**
  * Interop with the real Apache NiFi MiNiFi Java C2 client (org.apache.nifi:c2-client-http 2.3.0): the
  * library's own HTTP client, heartbeat factory and DESCRIBE MANIFEST, UPDATE CONFIGURATION, UPDATE
- * PROPERTIES and START/STOP FLOW handlers talk to the real agent-api handler behind the real mutual-TLS
- * gateway, plain and with the library's gzip request compression, with the dev fleet certificate (as the
- * README configures MiNiFi Java) and with agent certificates; flow versions and operations come from the
- * real console-api handler.
+ * PROPERTIES, UPDATE ASSET, SYNC RESOURCE and START/STOP FLOW handlers talk to the real agent-api handler
+ * behind the real mutual-TLS gateway, plain and with the library's gzip request compression, with the dev
+ * fleet certificate (as the README configures MiNiFi Java) and with agent certificates; flow versions,
+ * assets, resource sets and operations come from the real console-api handler. The library downloads flows,
+ * assets and resources from Beacon itself; the driver writes them where MiNiFi Java does and keeps its disk
+ * between runs where a case needs it, as an agent does across restarts.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoAgentRegistry } from "../../functions/adapters/dynamodb/agent-registry.js";
@@ -19,13 +24,18 @@ import { type ConsoleApiUnderTest, startConsoleApi } from "../test-support/conso
 import { javaFlow } from "../test-support/console-seed.js";
 import {
   type AckStep,
+  type AssetStep,
   buildJavaDriver,
+  type C2Urls,
   type Compression,
   type DriverStep,
   type HeartbeatStep,
   type JavaDriverOptions,
   type PropertiesStep,
+  type ResourceStep,
   runJavaDriver,
+  type SyncStep,
+  type UnhandledStep,
   type UpdateStep,
 } from "./java-client.js";
 
@@ -53,6 +63,8 @@ afterAll(async () => {
   await api?.close();
 });
 
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
 function heartbeats(steps: DriverStep[]): HeartbeatStep[] {
   return steps.filter((step): step is HeartbeatStep => step.step === "heartbeat");
 }
@@ -66,7 +78,8 @@ const SUPPORTED = [
   { type: "DESCRIBE", operands: ["MANIFEST"] },
   { type: "START", operands: ["FLOW"] },
   { type: "STOP", operands: ["FLOW"] },
-  { type: "UPDATE", operands: ["CONFIGURATION", "PROPERTIES"] },
+  { type: "SYNC", operands: ["RESOURCE"] },
+  { type: "UPDATE", operands: ["ASSET", "CONFIGURATION", "PROPERTIES"] },
 ];
 
 /**
@@ -191,10 +204,12 @@ describe.each<{ compression: Compression; credentials: "the dev fleet certificat
         supportedOperations: expect.arrayContaining([
           { type: "DESCRIBE", properties: { MANIFEST: {} } },
           { type: "STOP", properties: { FLOW: {} } },
+          { type: "SYNC", properties: { RESOURCE: {} } },
           {
             type: "UPDATE",
             // UPDATE PROPERTIES lists the properties it may change, with their current values.
             properties: {
+              ASSET: {},
               CONFIGURATION: {},
               PROPERTIES: {
                 availableProperties: expect.arrayContaining([
@@ -366,3 +381,263 @@ describe.each<{ compression: Compression; credentials: "the dev fleet certificat
     });
   },
 );
+
+describe("assets and resource sets with the NiFi 2.3.0 Java C2 client as the README configures it (dev fleet certificate, c2.rest.path.base)", () => {
+  const { tenant, certificate } = DEV_FLEET;
+  const stateDirs: string[] = [];
+  let token: string;
+
+  beforeAll(async () => {
+    token = await consoleApi.token({ tenant, role: "operator" });
+  });
+
+  afterAll(() => {
+    for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Bytes uploaded as an asset through the console; returns its id, the bytes' SHA-256. */
+  async function uploadAsset(name: string, bytes: Buffer): Promise<string> {
+    const stored = await consoleApi.request("POST", `/api/v1/assets?name=${name}`, {
+      token,
+      body: bytes,
+      headers: { "content-type": "application/octet-stream" },
+    });
+    expect(stored.status, stored.body).toBe(201);
+    expect(stored.json().assetId).toBe(sha256(bytes));
+    return stored.json().assetId as string;
+  }
+
+  /**
+   * A Java agent that keeps its disk between the driver's runs, as a real one does across restarts; its
+   * first run registers it and its manifest, which lists UPDATE ASSET and SYNC RESOURCE.
+   */
+  async function registeredAgent(name: string, c2Urls: C2Urls = "path-base") {
+    const stateDir = mkdtempSync(path.join(tmpdir(), "beacon-java-agent-"));
+    stateDirs.push(stateDir);
+    const agentId = `java-${name}-${run}`;
+    const options: JavaDriverOptions = {
+      url: api.url,
+      certsDir: api.certsDir,
+      certificate,
+      agentId,
+      agentClass: `interop-${name}-${run}`,
+      manifestHash: randomBytes(64).toString("hex"),
+      compression: "gzip",
+      c2Urls,
+      stateDir,
+    };
+    const steps = await runJavaDriver(options);
+    expect(steps[0]).toMatchObject({ step: "client", c2Urls });
+    expect(acks(steps)).toMatchObject([{ operation: "DESCRIBE", state: "FULLY_APPLIED" }]);
+    return { options, agentId, assetDir: path.join(stateDir, "asset") };
+  }
+
+  async function queue(body: Record<string, unknown>): Promise<string> {
+    const created = await consoleApi.request("POST", "/api/v1/operations", { token, body });
+    expect(created.status, created.body).toBe(201);
+    return (created.json().items as { operationId: string }[])[0]?.operationId as string;
+  }
+
+  const operationOf = async (operationId: string) =>
+    (await consoleApi.request("GET", `/api/v1/operations/${operationId}`, { token })).json();
+
+  const stepsOf = <T extends DriverStep>(steps: DriverStep[], name: T["step"]) =>
+    steps.filter((step): step is T => step.step === name);
+
+  it("UPDATE ASSET: the library downloads the asset over mutual TLS into the asset directory and its ack closes the operation done", async () => {
+    const { options, agentId, assetDir } = await registeredAgent("asset");
+    const model = randomBytes(96 * 1024);
+    const assetId = await uploadAsset("pump-model.onnx", model);
+    const operationId = await queue({ agentId, operation: "UPDATE", operand: "ASSET", assetId });
+
+    const steps = await runJavaDriver(options);
+    const [first, second] = heartbeats(steps);
+    const contentPath = `/c2/api/assets/${assetId}/content`;
+    expect(first?.operations).toEqual([
+      {
+        identifier: operationId,
+        operation: "UPDATE",
+        operand: "ASSET",
+        args: { file: "pump-model.onnx", url: `${api.url}${contentPath}`, forceDownload: "false" },
+      },
+    ]);
+    expect(stepsOf<AssetStep>(steps, "asset")).toEqual([
+      {
+        step: "asset",
+        operationId,
+        args: expect.any(Object),
+        http: expect.objectContaining({ path: contentPath, status: 200 }),
+        file: "pump-model.onnx",
+        bytes: model.length,
+        sha256: assetId,
+        state: "FULLY_APPLIED",
+      },
+    ]);
+    expect(readFileSync(path.join(assetDir, "pump-model.onnx")).equals(model)).toBe(true);
+    expect(acks(steps)).toEqual([
+      expect.objectContaining({
+        operationId,
+        state: "FULLY_APPLIED",
+        details: "Successfully update asset",
+        http: expect.objectContaining({ status: 200 }),
+      }),
+    ]);
+    expect(second).toMatchObject({ parsed: true, operations: [] });
+    expect(await operationOf(operationId)).toMatchObject({
+      state: "done",
+      ackState: "FULLY_APPLIED",
+      confirmedBy: "ack",
+    });
+
+    // The agent keeps a file it holds unless told to force: the library answers NO_OPERATION, which is done.
+    const again = await queue({ agentId, operation: "UPDATE", operand: "ASSET", assetId });
+    const kept = await runJavaDriver(options);
+    expect(stepsOf<AssetStep>(kept, "asset")).toMatchObject([
+      { operationId: again, http: null, file: null, state: "NO_OPERATION" },
+    ]);
+    expect(await operationOf(again)).toMatchObject({ state: "done", ackState: "NO_OPERATION" });
+  });
+
+  it("UPDATE ASSET of an asset deleted before the agent fetched it: Beacon answers 404, the library acks NOT_APPLIED and the operation fails", async () => {
+    const { options, agentId, assetDir } = await registeredAgent("gone");
+    const assetId = await uploadAsset("short-lived.bin", randomBytes(4096));
+    const operationId = await queue({ agentId, operation: "UPDATE", operand: "ASSET", assetId });
+    const deleted = await consoleApi.request("DELETE", `/api/v1/assets/${assetId}`, { token });
+    expect(deleted.status, deleted.body).toBe(200);
+
+    const steps = await runJavaDriver(options);
+    expect(stepsOf<AssetStep>(steps, "asset")).toMatchObject([
+      {
+        operationId,
+        http: { path: `/c2/api/assets/${assetId}/content`, status: 404 },
+        file: null,
+        state: "NOT_APPLIED",
+      },
+    ]);
+    expect(existsSync(path.join(assetDir, "short-lived.bin"))).toBe(false);
+    expect(acks(steps)).toMatchObject([
+      { operationId, state: "NOT_APPLIED", details: "Update asset retrieval resulted in empty content" },
+    ]);
+    expect(await operationOf(operationId)).toMatchObject({ state: "failed", ackState: "NOT_APPLIED" });
+  });
+
+  it("SYNC RESOURCE of a class's resource set: every item downloaded, the new global hash reported, dropped items deleted", async () => {
+    const { options, agentId, assetDir } = await registeredAgent("sync");
+    const agentClass = options.agentClass;
+    const labels = Buffer.from(`pump labels ${run}\n`);
+    const model = randomBytes(128 * 1024);
+    const thresholds = Buffer.from(`{"pump": 42, "run": "${run}"}`);
+    const [labelsId, modelId, thresholdsId] = [
+      await uploadAsset("labels.txt", labels),
+      await uploadAsset("pump-model.onnx", model),
+      await uploadAsset("thresholds.json", thresholds),
+    ];
+    const setResources = async (items: { assetId: string; path?: string }[]) => {
+      const response = await consoleApi.request("PUT", `/api/v1/classes/${agentClass}/resources`, {
+        token,
+        body: { items },
+      });
+      expect([200, 201], response.body).toContain(response.status);
+      return response.json() as { digest: string; operations: { operationId: string; agentId: string }[] };
+    };
+
+    const first = await setResources([{ assetId: labelsId, path: "models" }, { assetId: modelId }]);
+    expect(first.operations).toMatchObject([{ agentId }]);
+    const operationId = first.operations[0]?.operationId as string;
+
+    const steps = await runJavaDriver(options);
+    const [before, after] = heartbeats(steps);
+    expect(before?.resourcesHash).toBeNull();
+    expect(before?.operations).toMatchObject([
+      { identifier: operationId, operation: "SYNC", operand: "RESOURCE" },
+    ]);
+    const downloads = stepsOf<ResourceStep>(steps, "resource").sort((a, b) => a.name.localeCompare(b.name));
+    expect(downloads).toEqual([
+      expect.objectContaining({
+        resourceId: labelsId,
+        action: "downloaded",
+        file: "repository/models/labels.txt",
+        bytes: labels.length,
+        sha256: labelsId,
+        http: expect.objectContaining({ path: `/c2/api/assets/${labelsId}/content`, status: 200 }),
+      }),
+      expect.objectContaining({
+        resourceId: modelId,
+        action: "downloaded",
+        file: "repository/pump-model.onnx",
+        bytes: model.length,
+        sha256: modelId,
+        http: expect.objectContaining({ path: `/c2/api/assets/${modelId}/content`, status: 200 }),
+      }),
+    ]);
+    expect(readFileSync(path.join(assetDir, "repository", "pump-model.onnx")).equals(model)).toBe(true);
+    expect(stepsOf<SyncStep>(steps, "sync")).toMatchObject([
+      { operationId, state: "FULLY_APPLIED", resourcesHash: first.digest },
+    ]);
+    expect(acks(steps)).toMatchObject([{ operationId, state: "FULLY_APPLIED", http: { status: 200 } }]);
+    // The library's heartbeat factory reports the global hash the synchronisation saved.
+    expect(after).toMatchObject({ parsed: true, operations: [], resourcesHash: first.digest });
+    expect(await operationOf(operationId)).toMatchObject({
+      state: "done",
+      ackState: "FULLY_APPLIED",
+      confirmedBy: "ack",
+    });
+    const agent = await consoleApi.request("GET", `/api/v1/agents/${agentId}`, { token });
+    expect(agent.json()).toMatchObject({ agentId, resourceHash: first.digest });
+
+    // A new set: the agent deletes what it no longer lists, keeps what it holds and downloads the rest.
+    const second = await setResources([{ assetId: modelId }, { assetId: thresholdsId, path: "config" }]);
+    const resync = second.operations[0]?.operationId as string;
+    const resynced = await runJavaDriver(options);
+    expect(
+      stepsOf<ResourceStep>(resynced, "resource").map(({ resourceId, action, file, sha256 }) => ({
+        resourceId,
+        action,
+        file,
+        sha256,
+      })),
+    ).toEqual(
+      expect.arrayContaining([
+        { resourceId: labelsId, action: "deleted", file: "repository/models/labels.txt", sha256: null },
+        {
+          resourceId: thresholdsId,
+          action: "downloaded",
+          file: "repository/config/thresholds.json",
+          sha256: thresholdsId,
+        },
+      ]),
+    );
+    expect(stepsOf<ResourceStep>(resynced, "resource")).toHaveLength(2);
+    expect(existsSync(path.join(assetDir, "repository", "models", "labels.txt"))).toBe(false);
+    expect(heartbeats(resynced)[1]).toMatchObject({ resourcesHash: second.digest });
+    expect(await operationOf(resync)).toMatchObject({ state: "done", ackState: "FULLY_APPLIED" });
+
+    // The agent reports the set's digest, so setting the same set again sends it nothing.
+    const unchanged = await setResources([{ assetId: modelId }, { assetId: thresholdsId, path: "config" }]);
+    expect(unchanged).toMatchObject({ digest: second.digest, operations: [] });
+  });
+
+  it("SYNC RESOURCE to an agent configured with c2.rest.url: the library resolves no resource URL, so the agent sends no ack", async () => {
+    const { options } = await registeredAgent("rest-url", "rest-url");
+    const assetId = await uploadAsset("labels.txt", Buffer.from(`rest-url labels ${run}\n`));
+    const set = await consoleApi.request("PUT", `/api/v1/classes/${options.agentClass}/resources`, {
+      token,
+      body: { items: [{ assetId }] },
+    });
+    expect(set.status, set.body).toBe(201);
+    const [{ operationId }] = set.json().operations as [{ operationId: string }];
+
+    const steps = await runJavaDriver(options);
+    expect(stepsOf<UnhandledStep>(steps, "unhandled")).toMatchObject([
+      {
+        operationId,
+        operation: "SYNC",
+        operand: "RESOURCE",
+        error: expect.stringContaining("Relative C2 urls are not supported with this configuration"),
+      },
+    ]);
+    expect(acks(steps)).toEqual([]);
+    expect(heartbeats(steps)[1]).toMatchObject({ operations: [], resourcesHash: null });
+    expect(await operationOf(operationId)).toMatchObject({ state: "delivered" });
+  });
+});

@@ -54,6 +54,8 @@ import org.apache.nifi.c2.client.service.operation.FlowStateStrategy;
 import org.apache.nifi.c2.client.service.operation.StartFlowOperationHandler;
 import org.apache.nifi.c2.client.service.operation.StopFlowOperationHandler;
 import org.apache.nifi.c2.client.service.operation.SupportedOperationsProvider;
+import org.apache.nifi.c2.client.service.operation.SyncResourceOperationHandler;
+import org.apache.nifi.c2.client.service.operation.UpdateAssetOperationHandler;
 import org.apache.nifi.c2.client.service.operation.UpdateConfigurationOperationHandler;
 import org.apache.nifi.c2.client.service.operation.UpdatePropertiesOperationHandler;
 import org.apache.nifi.c2.protocol.api.AgentManifest;
@@ -67,7 +69,6 @@ import org.apache.nifi.c2.protocol.api.C2OperationState.OperationState;
 import org.apache.nifi.c2.protocol.api.FlowQueueStatus;
 import org.apache.nifi.c2.protocol.api.OperandType;
 import org.apache.nifi.c2.protocol.api.OperationType;
-import org.apache.nifi.c2.protocol.api.ResourcesGlobalHash;
 import org.apache.nifi.c2.protocol.api.RunStatus;
 import org.apache.nifi.c2.protocol.api.SupportedOperation;
 import org.apache.nifi.c2.protocol.component.api.BuildInfo;
@@ -84,19 +85,31 @@ import org.apache.nifi.c2.serializer.C2Serializer;
  * acknowledgement, its {@link UpdateConfigurationOperationHandler} downloads the flow of an UPDATE
  * CONFIGURATION and records its flow id, its {@link UpdatePropertiesOperationHandler} applies UPDATE
  * PROPERTIES and its {@link StartFlowOperationHandler} and {@link StopFlowOperationHandler} start and stop
- * the flow, exactly as in the agent: every acknowledgement is the one the library's handler built. Only the
- * sequencing is this driver's: heartbeat, handle and acknowledge every operation it can, heartbeat again.
+ * the flow, its {@link UpdateAssetOperationHandler} downloads an UPDATE ASSET into the asset directory and its
+ * {@link SyncResourceOperationHandler} synchronises the resource repository (SYNC RESOURCE), exactly as in the
+ * agent: every acknowledgement is the one the library's handler built. The driver supplies only what the
+ * agent's own process supplies: where assets and resources are written ({@link AssetDirectory},
+ * {@link ResourceSync}) and what the flow and properties handlers change. The sequencing is this driver's:
+ * heartbeat, handle and acknowledge every operation it can, heartbeat again.
  *
  * <p>Prints one JSON object per line on stdout for each step; the library's log goes to stderr. Exits 0
- * when every step got an HTTP success, 1 on any failure and 2 on bad arguments.
+ * when every heartbeat and acknowledgement got an HTTP success, 1 on any failure and 2 on bad arguments; a
+ * download that fails is the handler's to acknowledge, as in the agent, and is reported in its step.
  */
 public final class C2ClientDriver {
   private static final String USAGE =
       "usage: c2-client-driver <base url https://host:port> <cert dir> <cert name> <agent id> <agent class>"
-          + " <manifest hash> <none|gzip>\n"
-          + "  <cert dir> holds ca.pem, <cert name>.pem and <cert name>.key (PKCS#8)";
-  private static final String HEARTBEAT_PATH = "/c2/api/heartbeat";
-  private static final String ACKNOWLEDGE_PATH = "/c2/api/acknowledge";
+          + " <manifest hash> <none|gzip> [--c2-urls path-base|rest-url] [--state-dir <dir>]\n"
+          + "  <cert dir> holds ca.pem, <cert name>.pem and <cert name>.key (PKCS#8)\n"
+          + "  --c2-urls path-base (default): c2.rest.path.base=<base url>/c2/api/ with c2.rest.path.heartbeat\n"
+          + "      and c2.rest.path.acknowledge; rest-url: c2.rest.url and c2.rest.url.ack, with which the\n"
+          + "      library resolves no SYNC RESOURCE url\n"
+          + "  --state-dir: an existing directory for what the agent keeps on disk (flow id, asset directory,\n"
+          + "      resource repository), kept after the run so that a later run goes on from it; by default\n"
+          + "      a temporary one, deleted at the end";
+  private static final String API_PATH = "/c2/api/";
+  private static final String HEARTBEAT = "heartbeat";
+  private static final String ACKNOWLEDGE = "acknowledge";
   private static final long CONNECT_TIMEOUT_MS = 5_000;
   private static final long READ_TIMEOUT_MS = 15_000;
   private static final long CALL_TIMEOUT_MS = 30_000;
@@ -114,11 +127,9 @@ public final class C2ClientDriver {
   private final String libraryVersion = C2HttpClient.class.getPackage().getImplementationVersion();
   private final C2HttpClient client;
   private final C2HeartbeatFactory heartbeatFactory;
-  private final DescribeManifestOperationHandler describeManifest;
-  private final UpdateConfigurationOperationHandler updateConfiguration;
-  private final UpdatePropertiesOperationHandler updateProperties;
-  private final StartFlowOperationHandler startFlow;
-  private final StopFlowOperationHandler stopFlow;
+  private final AssetDirectory assets;
+  private final ResourceSync resources;
+  private final Map<OperationType, Map<OperandType, C2OperationHandler>> handlers;
   private final Set<SupportedOperation> supportedOperations;
   /** What the last UPDATE CONFIGURATION handed the agent to run: the flow's bytes. */
   private byte[] appliedFlow;
@@ -127,19 +138,25 @@ public final class C2ClientDriver {
   /** What the heartbeats report of the flow; START and STOP FLOW change it. */
   private RunStatus runStatus = RunStatus.RUNNING;
 
-  private C2ClientDriver(Arguments arguments, Path workDir) throws Exception {
+  private C2ClientDriver(Arguments arguments, Path workDir, Path stateDir) throws Exception {
     this.arguments = arguments;
     TlsStores stores = TlsStores.write(arguments.certDir(), arguments.certName(), workDir);
+    C2ClientConfig.Builder urls = new C2ClientConfig.Builder();
+    if (arguments.pathBase()) {
+      urls.c2RestPathBase(arguments.baseUrl() + API_PATH)
+          .c2RestPathHeartbeat(HEARTBEAT)
+          .c2RestPathAcknowledge(ACKNOWLEDGE);
+    } else {
+      urls.c2Url(arguments.baseUrl() + API_PATH + HEARTBEAT)
+          .c2AckUrl(arguments.baseUrl() + API_PATH + ACKNOWLEDGE);
+    }
     C2ClientConfig config =
-        new C2ClientConfig.Builder()
-            .c2Url(arguments.baseUrl() + HEARTBEAT_PATH)
-            .c2AckUrl(arguments.baseUrl() + ACKNOWLEDGE_PATH)
-            .agentIdentifier(arguments.agentId())
+        urls.agentIdentifier(arguments.agentId())
             .agentClass(arguments.agentClass())
             // Light heartbeats (the agent's default is full ones): Beacon must then ask for the manifest.
             .fullHeartbeat(false)
-            // Where the library keeps the identifiers it persists (device id, flow id): this run's own.
-            .confDirectory(workDir.toString())
+            // Where the library keeps the identifiers it persists (device id, flow id).
+            .confDirectory(stateDir.toString())
             .keystoreFilename(stores.keystore().toString())
             .keystoreType(STORE_TYPE)
             .keystorePassword(stores.password())
@@ -159,36 +176,49 @@ public final class C2ClientDriver {
             .build();
     this.client = createClient(config, wire);
     // One holder, as in the agent: the update handler sets the flow id the heartbeats then report.
-    FlowIdHolder flowIdHolder = new FlowIdHolder(workDir.toString());
+    FlowIdHolder flowIdHolder = new FlowIdHolder(stateDir.toString());
+    // The agent's c2.asset.directory (default ./asset) and its resource repository.
+    this.assets = new AssetDirectory(stateDir.resolve("asset"));
+    this.resources =
+        new ResourceSync(
+            assets,
+            stateDir,
+            json,
+            () -> wire.takeLast().map(WireRecorder.Exchange::describe).orElse(null));
+    // As in the agent, heartbeats report the global hash the last SYNC RESOURCE saved.
     this.heartbeatFactory =
         new C2HeartbeatFactory(
-            config,
-            flowIdHolder,
-            new FixedManifestHash(arguments.manifestHash()),
-            C2ClientDriver::noResourcesHash);
-    this.describeManifest =
+            config, flowIdHolder, new FixedManifestHash(arguments.manifestHash()), resources::globalHash);
+    DescribeManifestOperationHandler describeManifest =
         new DescribeManifestOperationHandler(
             heartbeatFactory, this::runtimeInfo, new EmptyOperandPropertiesProvider());
     // The agent would restart its flow with the bytes; the driver keeps them for the report.
-    this.updateConfiguration =
+    UpdateConfigurationOperationHandler updateConfiguration =
         new UpdateConfigurationOperationHandler(
             client, flowIdHolder, flow -> appliedFlow = flow, new EmptyOperandPropertiesProvider());
     // The agent writes the properties to bootstrap.conf and restarts; the driver keeps them in memory.
-    this.updateProperties =
+    UpdatePropertiesOperationHandler updateProperties =
         new UpdatePropertiesOperationHandler(this::availableProperties, this::persistProperties);
     FlowStateStrategy flowState = new DriverFlowState();
-    this.startFlow = new StartFlowOperationHandler(flowState);
-    this.stopFlow = new StopFlowOperationHandler(flowState);
-    // Derived from the handlers, as the agent does.
-    Map<OperationType, Map<OperandType, C2OperationHandler>> handlers =
+    // The agent offers UPDATE ASSET and SYNC RESOURCE no operand properties either.
+    UpdateAssetOperationHandler updateAsset =
+        UpdateAssetOperationHandler.create(
+            client, new EmptyOperandPropertiesProvider(), assets::needsDownload, assets::persist);
+    SyncResourceOperationHandler syncResource =
+        SyncResourceOperationHandler.create(
+            client, new EmptyOperandPropertiesProvider(), resources, new C2JacksonSerializer());
+    this.handlers =
         Map.of(
             OperationType.DESCRIBE, Map.of(OperandType.MANIFEST, describeManifest),
             OperationType.UPDATE,
                 Map.of(
                     OperandType.CONFIGURATION, updateConfiguration,
-                    OperandType.PROPERTIES, updateProperties),
-            OperationType.START, Map.of(OperandType.FLOW, startFlow),
-            OperationType.STOP, Map.of(OperandType.FLOW, stopFlow));
+                    OperandType.PROPERTIES, updateProperties,
+                    OperandType.ASSET, updateAsset),
+            OperationType.SYNC, Map.of(OperandType.RESOURCE, syncResource),
+            OperationType.START, Map.of(OperandType.FLOW, new StartFlowOperationHandler(flowState)),
+            OperationType.STOP, Map.of(OperandType.FLOW, new StopFlowOperationHandler(flowState)));
+    // Derived from the handlers, as the agent does.
     this.supportedOperations = new SupportedOperationsProvider(handlers).getSupportedOperations();
   }
 
@@ -211,7 +241,8 @@ public final class C2ClientDriver {
     Path workDir = null;
     try {
       workDir = Files.createTempDirectory("beacon-c2-driver-", OWNER_ONLY);
-      new C2ClientDriver(arguments, workDir).converse();
+      Path stateDir = arguments.stateDir() == null ? workDir : arguments.stateDir();
+      new C2ClientDriver(arguments, workDir, stateDir).converse();
       return 0;
     } catch (DriverFailure e) {
       System.err.println("c2-client-driver: " + e.getMessage());
@@ -233,32 +264,114 @@ public final class C2ClientDriver {
     emit(
         step("client")
             .with("library", "org.apache.nifi:c2-client-http:" + libraryVersion)
-            .with("heartbeatUrl", arguments.baseUrl() + HEARTBEAT_PATH)
+            .with("heartbeatUrl", arguments.baseUrl() + API_PATH + HEARTBEAT)
+            .with("c2Urls", arguments.pathBase() ? "path-base" : "rest-url")
             .with("compression", arguments.compression()));
     for (C2Operation operation : heartbeat(1)) {
-      if (operation.getOperation() == OperationType.DESCRIBE
-          && operation.getOperand() == OperandType.MANIFEST) {
-        acknowledge(describeManifest.handle(operation), operation);
-      } else if (operation.getOperation() == OperationType.UPDATE
-          && operation.getOperand() == OperandType.CONFIGURATION) {
-        update(operation);
-      } else if (operation.getOperation() == OperationType.UPDATE
-          && operation.getOperand() == OperandType.PROPERTIES) {
-        // The agent acknowledges once it has restarted with the new properties; the driver at once.
-        acknowledge(updateProperties.handle(operation), operation);
-        emit(
-            step("properties")
-                .with("operationId", operation.getIdentifier())
-                .with("values", bootstrapProperties));
-      } else if (operation.getOperation() == OperationType.START
-          && operation.getOperand() == OperandType.FLOW) {
-        acknowledge(startFlow.handle(operation), operation);
-      } else if (operation.getOperation() == OperationType.STOP
-          && operation.getOperand() == OperandType.FLOW) {
-        acknowledge(stopFlow.handle(operation), operation);
-      }
+      C2OperationHandler handler =
+          handlers.getOrDefault(operation.getOperation(), Map.of()).get(operation.getOperand());
+      // As in the agent, an operation without a handler is skipped and not acknowledged.
+      if (handler == null) continue;
+      Optional<C2OperationAck> ack = handle(handler, operation);
+      if (ack.isPresent()) acknowledge(ack.get(), operation);
     }
     heartbeat(2);
+  }
+
+  /**
+   * Runs the library's handler and reports what it did. A handler that throws gets no acknowledgement:
+   * the agent's operation manager logs the exception and goes on to the next operation.
+   */
+  private Optional<C2OperationAck> handle(C2OperationHandler handler, C2Operation operation)
+      throws IOException {
+    appliedFlow = null;
+    C2OperationAck ack;
+    try {
+      ack = handler.handle(operation);
+    } catch (RuntimeException e) {
+      reportResources(operation);
+      emit(
+          step("unhandled")
+              .with("operationId", operation.getIdentifier())
+              .with("operation", operation.getOperation().name())
+              .with("operand", operation.getOperand().name())
+              .with("error", e.toString()));
+      return Optional.empty();
+    }
+    String state = ack.getOperationState().getState().name();
+    switch (handler) {
+      case UpdateConfigurationOperationHandler update -> reportUpdate(operation, state);
+      // The agent acknowledges once it has restarted with the new properties; the driver at once.
+      case UpdatePropertiesOperationHandler properties ->
+          emit(
+              step("properties")
+                  .with("operationId", operation.getIdentifier())
+                  .with("values", bootstrapProperties));
+      case UpdateAssetOperationHandler asset -> reportAsset(operation, state);
+      case SyncResourceOperationHandler sync -> {
+        reportResources(operation);
+        emit(
+            step("sync")
+                .with("operationId", operation.getIdentifier())
+                .with("globalHash", operation.getArgs() == null ? null : operation.getArgs().get("globalHash"))
+                .with("state", state)
+                .with("resourcesHash", resources.globalHash().getDigest()));
+      }
+      default -> {}
+    }
+    return Optional.of(ack);
+  }
+
+  /** The flow download the library's UPDATE CONFIGURATION handler made, and what it handed the agent. */
+  private void reportUpdate(C2Operation operation, String state) throws IOException {
+    emit(
+        step("update")
+            .with("operationId", operation.getIdentifier())
+            .with("args", argsOf(operation))
+            .with("http", wire.takeLast().map(WireRecorder.Exchange::describe).orElse(null))
+            .with("flowBytes", appliedFlow == null ? null : appliedFlow.length)
+            .with("flowSha256", appliedFlow == null ? null : sha256(appliedFlow))
+            .with("state", state));
+  }
+
+  /** The asset download the library's UPDATE ASSET handler made, and the file it left on disk. */
+  private void reportAsset(C2Operation operation, String state) throws IOException {
+    Optional<Path> stored = assets.takePersisted();
+    byte[] bytes = stored.isPresent() ? Files.readAllBytes(stored.get()) : null;
+    emit(
+        step("asset")
+            .with("operationId", operation.getIdentifier())
+            .with("args", argsOf(operation))
+            .with("http", wire.takeLast().map(WireRecorder.Exchange::describe).orElse(null))
+            .with("file", stored.map(file -> assets.directory().relativize(file).toString()).orElse(null))
+            .with("bytes", bytes == null ? null : bytes.length)
+            .with("sha256", bytes == null ? null : sha256(bytes))
+            .with("state", state));
+  }
+
+  /** One step per resource the SYNC RESOURCE touched: downloaded, present already, deleted or not taken. */
+  private void reportResources(C2Operation operation) throws IOException {
+    for (ResourceSync.Outcome outcome : resources.takeOutcomes()) {
+      byte[] bytes =
+          outcome.file() != null && Files.exists(outcome.file()) ? Files.readAllBytes(outcome.file()) : null;
+      emit(
+          step("resource")
+              .with("operationId", operation.getIdentifier())
+              .with("resourceId", outcome.item().getResourceId())
+              .with("name", outcome.item().getResourceName())
+              .with("path", outcome.item().getResourcePath())
+              .with("action", outcome.action())
+              .with(
+                  "file",
+                  outcome.file() == null ? null : assets.directory().relativize(outcome.file()).toString())
+              .with("bytes", bytes == null ? null : bytes.length)
+              .with("sha256", bytes == null ? null : sha256(bytes))
+              .with("http", outcome.http()));
+    }
+  }
+
+  private static Map<String, Object> argsOf(C2Operation operation) {
+    return operation.getArgs() == null ? Map.of() : operation.getArgs();
   }
 
   /** UPDATE PROPERTIES' operand properties, shaped as the agent lists them in its manifest. */
@@ -323,6 +436,9 @@ public final class C2ClientDriver {
             .with("manifestSent", heartbeat.getAgentInfo().getAgentManifest() != null)
             .with("flowId", heartbeat.getFlowInfo() == null ? null : heartbeat.getFlowInfo().getFlowId())
             .with(
+                "resourcesHash",
+                heartbeat.getResourceInfo() == null ? null : heartbeat.getResourceInfo().getHash())
+            .with(
                 "runStatus",
                 heartbeat.getFlowInfo() == null || heartbeat.getFlowInfo().getRunStatus() == null
                     ? null
@@ -338,25 +454,6 @@ public final class C2ClientDriver {
       throw new DriverFailure("the library could not parse Beacon's reply to " + name + " (see its log)");
     }
     return operations;
-  }
-
-  /**
-   * The library's handler downloads the flow from the operation's location with the library's own client
-   * and, when it got it, records the operation's flow id; the driver reports the download, then acknowledges.
-   */
-  private void update(C2Operation operation) throws IOException, DriverFailure {
-    appliedFlow = null;
-    C2OperationAck ack = updateConfiguration.handle(operation);
-    Optional<WireRecorder.Exchange> download = wire.takeLast();
-    emit(
-        step("update")
-            .with("operationId", operation.getIdentifier())
-            .with("args", operation.getArgs() == null ? Map.of() : operation.getArgs())
-            .with("http", download.map(WireRecorder.Exchange::describe).orElse(null))
-            .with("flowBytes", appliedFlow == null ? null : appliedFlow.length)
-            .with("flowSha256", appliedFlow == null ? null : sha256(appliedFlow))
-            .with("state", ack.getOperationState().getState().name()));
-    acknowledge(ack, operation);
   }
 
   private static String sha256(byte[] bytes) {
@@ -394,6 +491,7 @@ public final class C2ClientDriver {
             .with("operation", operation.getOperation().name())
             .with("operand", operation.getOperand().name())
             .with("state", ack.getOperationState().getState().name())
+            .with("details", ack.getOperationState().getDetails())
             .with(
                 "agentManifestHash",
                 ack.getAgentInfo() == null ? null : ack.getAgentInfo().getAgentManifestHash())
@@ -473,19 +571,12 @@ public final class C2ClientDriver {
     return manifest;
   }
 
-  /** What the agent reports before it has synchronised any resource (examples/java-2.3.0). */
-  private static ResourcesGlobalHash noResourcesHash() {
-    ResourcesGlobalHash hash = new ResourcesGlobalHash();
-    hash.setDigest("0");
-    return hash;
-  }
-
   private static Map<String, Object> describeOperation(C2Operation operation) {
     return new JsonFields()
         .with("identifier", operation.getIdentifier())
         .with("operation", operation.getOperation() == null ? null : operation.getOperation().name())
         .with("operand", operation.getOperand() == null ? null : operation.getOperand().name())
-        .with("args", operation.getArgs() == null ? Map.of() : operation.getArgs())
+        .with("args", argsOf(operation))
         .fields();
   }
 
@@ -595,6 +686,7 @@ public final class C2ClientDriver {
     }
   }
 
+  /** The command line; {@code stateDir} is null for a temporary one. */
   private record Arguments(
       String baseUrl,
       Path certDir,
@@ -602,10 +694,14 @@ public final class C2ClientDriver {
       String agentId,
       String agentClass,
       String manifestHash,
-      String compression) {
+      String compression,
+      boolean pathBase,
+      Path stateDir) {
+    private static final int POSITIONAL = 7;
+
     static Arguments parse(String[] args) {
-      if (args.length != 7) {
-        throw new IllegalArgumentException("expected 7 arguments, got " + args.length);
+      if (args.length < POSITIONAL) {
+        throw new IllegalArgumentException("expected at least 7 arguments, got " + args.length);
       }
       URI url;
       try {
@@ -633,8 +729,42 @@ public final class C2ClientDriver {
       if (!compression.equals("none") && !compression.equals("gzip")) {
         throw new IllegalArgumentException("compression must be none or gzip, got " + compression);
       }
+      Map<String, String> options = options(args);
+      String c2Urls = options.getOrDefault("--c2-urls", "path-base");
+      if (!c2Urls.equals("path-base") && !c2Urls.equals("rest-url")) {
+        throw new IllegalArgumentException("--c2-urls must be path-base or rest-url, got " + c2Urls);
+      }
+      Path stateDir = options.containsKey("--state-dir") ? Path.of(options.get("--state-dir")) : null;
+      if (stateDir != null && !Files.isDirectory(stateDir)) {
+        throw new IllegalArgumentException("state dir is not a directory: " + stateDir);
+      }
       String baseUrl = url.getScheme() + "://" + url.getRawAuthority();
-      return new Arguments(baseUrl, certDir, args[2], args[3], args[4], args[5], compression);
+      return new Arguments(
+          baseUrl,
+          certDir,
+          args[2],
+          args[3],
+          args[4],
+          args[5],
+          compression,
+          c2Urls.equals("path-base"),
+          stateDir);
+    }
+
+    /** The options after the positional arguments, each a name and a value, each at most once. */
+    private static Map<String, String> options(String[] args) {
+      Map<String, String> options = new LinkedHashMap<>();
+      for (int i = POSITIONAL; i < args.length; i += 2) {
+        String name = args[i];
+        if (!name.equals("--c2-urls") && !name.equals("--state-dir")) {
+          throw new IllegalArgumentException("unknown option " + name);
+        }
+        if (i + 1 >= args.length) throw new IllegalArgumentException(name + " needs a value");
+        if (options.put(name, args[i + 1]) != null) {
+          throw new IllegalArgumentException(name + " is given twice");
+        }
+      }
+      return options;
     }
   }
 
