@@ -13,6 +13,7 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { isValidIdentifier } from "../../functions/core/identity/credentials.js";
 import { type Role, Roles } from "../../functions/core/identity/principal.js";
+import { API_PREFIX, ASSETS_PREFIX, CacheControl, SECURITY_HEADERS } from "../../web/serving.js";
 import { type ConsoleIssuer, consoleToken } from "./console-issuer.js";
 import { type Gateway, listenOn } from "./gateway.js";
 
@@ -20,28 +21,6 @@ export const LOCAL_TOKEN_PATH = "/local/token";
 /** A working day, as the token `npm start` prints. */
 const LOCAL_TOKEN_LIFETIME_SECONDS = 12 * 3600;
 const MAX_SIGN_IN_BODY_BYTES = 4096;
-
-/** The page runs only its own scripts and styles and talks only to its own origin. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
-
-export const SECURITY_HEADERS: Record<string, string> = {
-  "content-security-policy": CONTENT_SECURITY_POLICY,
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "x-frame-options": "DENY",
-  "cross-origin-opener-policy": "same-origin",
-};
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -87,7 +66,7 @@ async function route(
   files: StaticFiles,
 ): Promise<void> {
   const url = new URL(incoming.url ?? "/", "http://localhost");
-  if (url.pathname.startsWith("/api/")) return proxy(incoming, response, options.consoleApiUrl);
+  if (url.pathname.startsWith(API_PREFIX)) return proxy(incoming, response, options.consoleApiUrl);
   if (url.pathname === LOCAL_TOKEN_PATH) return signIn(incoming, response, options.issuer);
   if (incoming.method !== "GET" && incoming.method !== "HEAD") {
     return reply(response, 405, {
@@ -191,7 +170,7 @@ class StaticFiles {
     const extension = path.extname(file);
     const headers: Record<string, string> = {
       "content-type": CONTENT_TYPES[extension] ?? "application/octet-stream",
-      "cache-control": pathname.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-cache",
+      "cache-control": pathname.startsWith(ASSETS_PREFIX) ? CacheControl.assets : CacheControl.page,
       vary: "accept-encoding",
       ...SECURITY_HEADERS,
     };
