@@ -103,7 +103,28 @@ export interface AgentDomain {
  */
 export type ConsoleIdentity =
   | { readonly kind: "userPool" }
-  | { readonly kind: "oidc"; readonly issuer: string; readonly audiences: string[] };
+  | {
+      readonly kind: "oidc";
+      readonly issuer: string;
+      readonly audiences: string[];
+      /** How the web console signs people in there: the authorization code flow with PKCE, as a public client. */
+      readonly webClient: OidcWebClient;
+    };
+
+export interface OidcWebClient {
+  readonly authorizationEndpoint: string;
+  /** The distribution passes this URL's path to its host, so the page reaches it on its own origin. */
+  readonly tokenEndpoint: string;
+  /** One of the audiences: the ID token's `aud` is the client it was issued to. */
+  readonly clientId: string;
+  readonly logoutUrl: string | undefined;
+}
+
+/** The web console's own name, with its ACM certificate (in us-east-1, as CloudFront requires). */
+export interface ConsoleDomain {
+  readonly domainName: string;
+  readonly certificateArn: string;
+}
 
 export interface BeaconConfig {
   readonly stage: StageName;
@@ -111,6 +132,8 @@ export interface BeaconConfig {
   readonly agentIngress: AgentIngressKind;
   readonly agentDomain: AgentDomain;
   readonly consoleIdentity: ConsoleIdentity;
+  /** Undefined serves the web console on the distribution's own cloudfront.net name. */
+  readonly consoleDomain: ConsoleDomain | undefined;
   /** A Secrets Manager secret holding the agent CA; undefined makes the stateful stack create one to fill. */
   readonly agentCaSecretArn: string | undefined;
   /** Undefined means on-demand capacity. */
@@ -133,6 +156,12 @@ const ContextKeys = {
   agentCaSecretArn: "agentCaSecretArn",
   consoleIssuer: "consoleIssuer",
   consoleAudience: "consoleAudience",
+  consoleAuthorizationEndpoint: "consoleAuthorizationEndpoint",
+  consoleTokenEndpoint: "consoleTokenEndpoint",
+  consoleClientId: "consoleClientId",
+  consoleLogoutUrl: "consoleLogoutUrl",
+  consoleDomainName: "consoleDomainName",
+  consoleCertificateArn: "consoleCertificateArn",
   streamShards: "streamShards",
   logLevel: "logLevel",
   tracing: "tracing",
@@ -155,13 +184,16 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
   const settings = settingsByStage[stage];
   const logLevel = optional(ContextKeys.logLevel);
   const streamShards = optional(ContextKeys.streamShards);
-  const consoleIssuer = optional(ContextKeys.consoleIssuer);
-  const consoleAudience = optional(ContextKeys.consoleAudience);
-  if ((consoleIssuer === undefined) !== (consoleAudience === undefined)) {
-    throw new Error(
-      `Context values "${ContextKeys.consoleIssuer}" and "${ContextKeys.consoleAudience}" go together`,
-    );
-  }
+  const [consoleIssuer, consoleAudience, authorizationEndpoint, tokenEndpoint] = together(optional, [
+    ContextKeys.consoleIssuer,
+    ContextKeys.consoleAudience,
+    ContextKeys.consoleAuthorizationEndpoint,
+    ContextKeys.consoleTokenEndpoint,
+  ]);
+  const [consoleDomainName, consoleCertificateArn] = together(optional, [
+    ContextKeys.consoleDomainName,
+    ContextKeys.consoleCertificateArn,
+  ]);
   return {
     stage,
     settings,
@@ -181,7 +213,19 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
     consoleIdentity:
       consoleIssuer === undefined
         ? { kind: "userPool" }
-        : { kind: "oidc", issuer: consoleIssuer, audiences: (consoleAudience as string).split(",") },
+        : oidcIdentity(consoleIssuer, (consoleAudience as string).split(","), {
+            authorizationEndpoint: httpsUrl(
+              ContextKeys.consoleAuthorizationEndpoint,
+              authorizationEndpoint as string,
+            ),
+            tokenEndpoint: httpsUrl(ContextKeys.consoleTokenEndpoint, tokenEndpoint as string),
+            clientId: optional(ContextKeys.consoleClientId),
+            logoutUrl: optional(ContextKeys.consoleLogoutUrl),
+          }),
+    consoleDomain:
+      consoleDomainName === undefined
+        ? undefined
+        : { domainName: consoleDomainName, certificateArn: consoleCertificateArn as string },
     agentCaSecretArn: optional(ContextKeys.agentCaSecretArn),
     streamShardCount:
       streamShards === undefined ? undefined : positiveInteger(ContextKeys.streamShards, streamShards),
@@ -208,6 +252,36 @@ function tenantCasOf(path: string | undefined): TenantCa[] {
     }
     return { tenant, pem: readFileSync(resolve(dirname(file), pemPath), "utf8") };
   });
+}
+
+/** Values that make sense only all together: all given or none. */
+function together(optional: (key: string) => string | undefined, keys: string[]): (string | undefined)[] {
+  const values = keys.map(optional);
+  if (values.some((value) => value === undefined) && values.some((value) => value !== undefined)) {
+    throw new Error(`Context values ${keys.map((key) => `"${key}"`).join(", ")} go together`);
+  }
+  return values;
+}
+
+function oidcIdentity(
+  issuer: string,
+  audiences: string[],
+  webClient: Omit<OidcWebClient, "clientId"> & { clientId: string | undefined },
+): ConsoleIdentity {
+  const clientId = webClient.clientId ?? (audiences[0] as string);
+  if (!audiences.includes(clientId)) {
+    throw new Error(
+      `Context value "${ContextKeys.consoleClientId}" must be one of the audiences, ${audiences.join(", ")}`,
+    );
+  }
+  return { kind: "oidc", issuer, audiences, webClient: { ...webClient, clientId } };
+}
+
+function httpsUrl(key: string, value: string): string {
+  if (!URL.canParse(value) || new URL(value).protocol !== "https:") {
+    throw new Error(`Context value "${key}" must be an https:// URL; got "${value}"`);
+  }
+  return value;
 }
 
 function oneOf<T extends string>(key: string, value: string, allowed: readonly T[]): T {

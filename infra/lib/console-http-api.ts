@@ -1,7 +1,8 @@
-import type { RemovalPolicy } from "aws-cdk-lib";
+import { Fn, type RemovalPolicy } from "aws-cdk-lib";
 import { HttpApi, HttpMethod, type IHttpRouteAuthorizer } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpJwtAuthorizer, HttpUserPoolAuthorizer } from "aws-cdk-lib/aws-apigatewayv2-authorizers";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import type { IUserPoolClient } from "aws-cdk-lib/aws-cognito";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
@@ -15,6 +16,8 @@ export interface ConsoleHttpApiProps {
   readonly identity: ConsoleIdentity;
   /** The user pool, when the identity is Beacon's own. */
   readonly users: ConsoleUsers | undefined;
+  /** The pool's clients besides its console client whose ID tokens the API accepts: the web console's. */
+  readonly webClient: IUserPoolClient | undefined;
   readonly throttle: Throttle;
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
@@ -27,14 +30,17 @@ export interface ConsoleHttpApiProps {
  */
 export class ConsoleHttpApi extends Construct {
   readonly url: string;
+  /** The API's own host name, for a distribution that serves it under /api/ of another origin. */
+  readonly host: string;
 
   constructor(scope: Construct, id: string, props: ConsoleHttpApiProps) {
     super(scope, id);
     const api = new HttpApi(this, "Api", {
       description: "Beacon console API (JWT)",
       createDefaultStage: false,
-      defaultAuthorizer: authorizerFor(props.identity, props.users),
+      defaultAuthorizer: authorizerFor(props),
     });
+    this.host = Fn.select(2, Fn.split("/", api.apiEndpoint));
     const stage = api.addStage("DefaultStage", {
       autoDeploy: true,
       throttle: { rateLimit: props.throttle.requestsPerSecond, burstLimit: props.throttle.burst },
@@ -56,10 +62,12 @@ export class ConsoleHttpApi extends Construct {
   }
 }
 
-function authorizerFor(identity: ConsoleIdentity, users: ConsoleUsers | undefined): IHttpRouteAuthorizer {
+function authorizerFor({ identity, users, webClient }: ConsoleHttpApiProps): IHttpRouteAuthorizer {
   if (identity.kind === "oidc") {
     return new HttpJwtAuthorizer("ConsoleIssuer", identity.issuer, { jwtAudience: identity.audiences });
   }
   if (!users) throw new Error("The console's user pool is missing");
-  return new HttpUserPoolAuthorizer("ConsoleUsers", users.userPool, { userPoolClients: [users.client] });
+  return new HttpUserPoolAuthorizer("ConsoleUsers", users.userPool, {
+    userPoolClients: webClient === undefined ? [users.client] : [users.client, webClient],
+  });
 }

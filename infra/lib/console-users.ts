@@ -1,17 +1,29 @@
-import { Duration, type RemovalPolicy, Validations } from "aws-cdk-lib";
+import { Duration, type RemovalPolicy, Stack, Validations } from "aws-cdk-lib";
 import {
   AccountRecovery,
   ClientAttributes,
   Mfa,
+  OAuthScope,
   StringAttribute,
   UserPool,
-  type UserPoolClient,
+  UserPoolClient,
+  UserPoolClientIdentityProvider,
+  type UserPoolClientOptions,
+  type UserPoolDomain,
 } from "aws-cdk-lib/aws-cognito";
 import { Construct } from "constructs";
 import { ConsoleClaims, Roles } from "../../functions/core/identity/principal.js";
 
 export interface ConsoleUsersProps {
   readonly removalPolicy: RemovalPolicy;
+  /** The hosted sign-in pages' host name starts with it: unique in the region across all accounts. */
+  readonly signInDomainPrefix: string;
+}
+
+/** Where the web console sends people to sign in and comes back to, on its own public origin. */
+export interface WebClientUrls {
+  readonly callbackUrls: string[];
+  readonly logoutUrls: string[];
 }
 
 /** `custom:tenant` → `tenant`: Cognito adds the prefix to the attributes it is given. */
@@ -25,6 +37,8 @@ const attributeName = (claim: string) => claim.replace(/^custom:/, "");
 export class ConsoleUsers extends Construct {
   readonly userPool: UserPool;
   readonly client: UserPoolClient;
+  /** Cognito's hosted sign-in pages and OAuth 2.0 endpoints for the pool. */
+  readonly signInDomain: UserPoolDomain;
 
   constructor(scope: Construct, id: string, props: ConsoleUsersProps) {
     super(scope, id);
@@ -61,15 +75,51 @@ export class ConsoleUsers extends Construct {
         "signing in with a strong password and a required one-time code. Switch the plan on where policy asks for it.",
     });
     this.client = this.userPool.addClient("ConsoleClient", {
+      ...clientOptions(),
       authFlows: { userSrp: true },
-      generateSecret: false,
-      preventUserExistenceErrors: true,
-      idTokenValidity: Duration.hours(1),
-      accessTokenValidity: Duration.hours(1),
-      readAttributes: new ClientAttributes()
-        .withStandardAttributes({ email: true, emailVerified: true })
-        .withCustomAttributes(tenant, role),
-      writeAttributes: new ClientAttributes().withStandardAttributes({ fullname: true }),
+    });
+    this.signInDomain = this.userPool.addDomain("SignInDomain", {
+      cognitoDomain: { domainPrefix: props.signInDomainPrefix },
     });
   }
+
+  /** The host name of the pool's OAuth 2.0 endpoints (`/oauth2/authorize`, `/oauth2/token`, `/logout`). */
+  get signInHost(): string {
+    return `${this.signInDomain.domainName}.auth.${Stack.of(this.signInDomain).region}.amazoncognito.com`;
+  }
+
+  /**
+   * The web console's app client: a public client (no secret, as a page cannot keep one) that signs people in
+   * on the hosted pages with the authorization code flow and PKCE (the page proves it asked for the code it
+   * redeems), and returns only to the console's own URLs. Created in the stack of the console's distribution,
+   * whose name the URLs carry.
+   */
+  addWebClient(scope: Construct, id: string, urls: WebClientUrls): UserPoolClient {
+    return new UserPoolClient(scope, id, {
+      ...clientOptions(),
+      userPool: this.userPool,
+      authFlows: {},
+      supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],
+      oAuth: {
+        flows: { authorizationCodeGrant: true },
+        scopes: [OAuthScope.OPENID, OAuthScope.EMAIL, OAuthScope.PROFILE],
+        callbackUrls: urls.callbackUrls,
+        logoutUrls: urls.logoutUrls,
+      },
+    });
+  }
+}
+
+/** What every console client shares: ID tokens of an hour that carry tenant and role, which no client may write. */
+function clientOptions(): UserPoolClientOptions {
+  return {
+    generateSecret: false,
+    preventUserExistenceErrors: true,
+    idTokenValidity: Duration.hours(1),
+    accessTokenValidity: Duration.hours(1),
+    readAttributes: new ClientAttributes()
+      .withStandardAttributes({ email: true, emailVerified: true })
+      .withCustomAttributes(attributeName(ConsoleClaims.tenant), attributeName(ConsoleClaims.role)),
+    writeAttributes: new ClientAttributes().withStandardAttributes({ fullname: true }),
+  };
 }

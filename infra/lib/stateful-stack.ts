@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from "aws-cdk-lib";
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from "aws-cdk-lib";
 import { AttributeType, Billing, ProjectionType, TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import {
   FlowLogDestination,
@@ -145,7 +145,11 @@ export class StatefulStack extends Stack {
 
     this.consoleUsers =
       config.consoleIdentity.kind === "userPool"
-        ? new ConsoleUsers(this, "ConsoleUsers", { removalPolicy })
+        ? new ConsoleUsers(this, "ConsoleUsers", {
+            removalPolicy,
+            // The account makes the prefix Beacon's own in the region; the stage tells a stage's apart.
+            signInDomainPrefix: `beacon-${config.stage}-${Aws.ACCOUNT_ID}`,
+          })
         : undefined;
     this.agentCa = config.agentCaSecretArn
       ? Secret.fromSecretCompleteArn(this, "AgentCa", config.agentCaSecretArn)

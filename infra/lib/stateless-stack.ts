@@ -1,8 +1,9 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
+import { CfnOutput, Duration, Lazy, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
 import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import type { Construct } from "constructs";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
+import { SIGN_IN_CALLBACK_PATH } from "../../web/serving.js";
 import { AgentHttpApi } from "./agent-http-api.js";
 import { type AgentIngress, type AgentIngressProps, AgentTruststore } from "./agent-ingress.js";
 import { AgentLoadBalancer } from "./agent-load-balancer.js";
@@ -11,6 +12,7 @@ import type { BeaconConfig } from "./config.js";
 import { ConsoleHttpApi } from "./console-http-api.js";
 import { Monitoring } from "./monitoring.js";
 import type { StatefulStack } from "./stateful-stack.js";
+import { WebConsole, webSignInOf } from "./web-console.js";
 
 export interface StatelessStackProps extends StackProps {
   readonly config: BeaconConfig;
@@ -102,14 +104,32 @@ export class StatelessStack extends Stack {
     this.consoleApi.bindAgentCa(stateful.agentCa);
     this.consoleApi.bindAssetBucket(stateful.assets, "write");
     this.consoleApi.bindAgentDomain(config.agentDomain);
+    // The web console's client returns people to the console's URL, which its distribution below decides.
+    let webConsoleUrl: string | undefined;
+    const consoleUrl = Lazy.string({ produce: () => webConsoleUrl });
+    const webClient = stateful.consoleUsers?.addWebClient(this, "WebConsoleClient", {
+      callbackUrls: [`${consoleUrl}${SIGN_IN_CALLBACK_PATH}`],
+      logoutUrls: [`${consoleUrl}/`],
+    });
     const consoleHttpApi = new ConsoleHttpApi(this, "ConsoleHttpApi", {
       handler: this.consoleApi.function,
       identity: config.consoleIdentity,
       users: stateful.consoleUsers,
+      webClient,
       throttle: settings.consoleThrottle,
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
     });
+    const signIn = webSignInOf(config.consoleIdentity, stateful.consoleUsers, webClient, consoleUrl);
+    const webConsole = new WebConsole(this, "WebConsole", {
+      consoleApiHost: consoleHttpApi.host,
+      tokenEndpoint: signIn.tokenEndpoint,
+      config: { oauth: signIn.oauth },
+      domain: config.consoleDomain,
+      logRetention: settings.logRetention,
+      removalPolicy: settings.removalPolicy,
+    });
+    webConsoleUrl = webConsole.url;
 
     // Advances rollouts and closes operations agents never took or never acknowledged.
     this.sweeper = new BeaconFunction(this, "Sweeper", {
@@ -140,6 +160,16 @@ export class StatelessStack extends Stack {
     });
     this.sweeper.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
 
+    new CfnOutput(this, "WebConsoleUrl", {
+      description: "The web console (its API under /api/v1 of the same origin)",
+      value: webConsole.url,
+    });
+    if (config.consoleDomain) {
+      new CfnOutput(this, "WebConsoleDnsTarget", {
+        description: `Point a CNAME (or alias) record for ${config.consoleDomain.domainName} at this host name`,
+        value: webConsole.distribution.distributionDomainName,
+      });
+    }
     new CfnOutput(this, "ConsoleApiUrl", {
       description: "The console API (bearer tokens; the OpenAPI document is at /openapi.json below it)",
       value: consoleHttpApi.url,

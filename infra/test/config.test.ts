@@ -9,6 +9,13 @@ const exampleDomain = {
   agentCaBundle: `${repositoryRoot}/infra/fixtures/example-agent-ca.pem`,
 };
 
+const externalIssuer = {
+  consoleIssuer: "https://login.example.org/",
+  consoleAudience: "a,b",
+  consoleAuthorizationEndpoint: "https://login.example.org/authorize",
+  consoleTokenEndpoint: "https://login.example.org/token",
+};
+
 function configFrom(context: Record<string, unknown>) {
   return readConfig({ tryGetContext: (key: string) => context[key] });
 }
@@ -54,16 +61,45 @@ describe("stage configuration from context", () => {
     });
   });
 
-  it("trusts the stack's user pool unless an external issuer and its audiences are given", () => {
+  it("trusts the stack's user pool unless an external issuer, its audiences and endpoints are given", () => {
     expect(configFrom({ ...exampleDomain, stage: "dev" }).consoleIdentity).toEqual({ kind: "userPool" });
+    expect(configFrom({ ...exampleDomain, ...externalIssuer, stage: "dev" }).consoleIdentity).toEqual({
+      kind: "oidc",
+      issuer: "https://login.example.org/",
+      audiences: ["a", "b"],
+      webClient: {
+        authorizationEndpoint: "https://login.example.org/authorize",
+        tokenEndpoint: "https://login.example.org/token",
+        clientId: "a",
+        logoutUrl: undefined,
+      },
+    });
+    const chosen = configFrom({
+      ...exampleDomain,
+      ...externalIssuer,
+      stage: "dev",
+      consoleClientId: "b",
+      consoleLogoutUrl: "https://login.example.org/logout",
+    }).consoleIdentity;
+    expect(chosen).toMatchObject({
+      webClient: { clientId: "b", logoutUrl: "https://login.example.org/logout" },
+    });
+  });
+
+  it("serves the web console on the distribution's name unless a domain and its certificate are given", () => {
+    expect(configFrom({ ...exampleDomain, stage: "dev" }).consoleDomain).toBeUndefined();
+    const consoleDomain = {
+      domainName: "console.example.org",
+      certificateArn: "arn:aws:acm:us-east-1:1:certificate/c",
+    };
     expect(
       configFrom({
         ...exampleDomain,
         stage: "dev",
-        consoleIssuer: "https://login.example.org/",
-        consoleAudience: "a,b",
-      }).consoleIdentity,
-    ).toEqual({ kind: "oidc", issuer: "https://login.example.org/", audiences: ["a", "b"] });
+        consoleDomainName: consoleDomain.domainName,
+        consoleCertificateArn: consoleDomain.certificateArn,
+      }).consoleDomain,
+    ).toEqual(consoleDomain);
   });
 
   it.each([
@@ -73,9 +109,18 @@ describe("stage configuration from context", () => {
     [{ stage: "dev", logLevel: "TRACE" }, /"logLevel" must be one of/],
     [{ stage: "dev", agentDomainName: "" }, /"agentDomainName" is required/],
     [
-      { stage: "dev", consoleIssuer: "https://login.example.org/" },
-      /"consoleIssuer" and "consoleAudience" go together/,
+      { stage: "dev", consoleIssuer: "https://login.example.org/", consoleAudience: "a" },
+      /"consoleIssuer", "consoleAudience", "consoleAuthorizationEndpoint", "consoleTokenEndpoint" go together/,
     ],
+    [
+      { stage: "dev", ...externalIssuer, consoleClientId: "c" },
+      /"consoleClientId" must be one of the audiences/,
+    ],
+    [
+      { stage: "dev", ...externalIssuer, consoleTokenEndpoint: "http://login.example.org/token" },
+      /"consoleTokenEndpoint" must be an https:\/\/ URL/,
+    ],
+    [{ stage: "dev", consoleDomainName: "console.example.org" }, /"consoleCertificateArn" go together/],
   ])("refuses %j", (context, message) => {
     expect(() => configFrom({ ...exampleDomain, ...context })).toThrow(message);
   });

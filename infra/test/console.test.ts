@@ -87,12 +87,15 @@ describe("console HTTP API", () => {
     for (const route of routes) expect(route.Properties.AuthorizationType).toBe("JWT");
   });
 
-  it("trusts the stack's user pool and its console client, by default", () => {
+  it("trusts the stack's user pool, its console client and the web console's, by default", () => {
     prod.statelessTemplate.hasResourceProperties("AWS::ApiGatewayV2::Authorizer", {
       AuthorizerType: "JWT",
       IdentitySource: ["$request.header.Authorization"],
       JwtConfiguration: {
-        Audience: [{ "Fn::ImportValue": Match.stringLikeRegexp("ConsoleClient") }],
+        Audience: [
+          { "Fn::ImportValue": Match.stringLikeRegexp("ConsoleClient") },
+          { Ref: Match.stringLikeRegexp("^WebConsoleClient") },
+        ],
         Issuer: Match.objectLike({
           "Fn::Join": Match.arrayWith([Match.arrayWith(["https://cognito-idp."])]),
         }),

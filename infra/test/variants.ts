@@ -8,8 +8,13 @@ export const beaconVariants = {
     context: { stage: "dev" },
   },
   prod: {
-    description: "prod behind API Gateway",
-    context: { stage: "prod" },
+    description: "prod behind API Gateway, the web console on a domain of its own",
+    context: {
+      stage: "prod",
+      consoleDomainName: "console.beacon.example.com",
+      consoleCertificateArn:
+        "arn:aws:acm:us-east-1:123456789012:certificate/11111111-1111-1111-1111-111111111111",
+    },
   },
   prodAlb: {
     description: "prod behind a load balancer, provisioned stream, tracing on",
@@ -23,6 +28,9 @@ export const beaconVariants = {
       agentTenantCas: "infra/fixtures/example-tenant-cas.json",
       consoleIssuer: "https://login.example.org/",
       consoleAudience: "beacon-console,beacon-cli",
+      consoleAuthorizationEndpoint: "https://login.example.org/oauth/v2/authorize",
+      consoleTokenEndpoint: "https://login.example.org/oauth/v2/token",
+      consoleLogoutUrl: "https://login.example.org/oidc/v1/end_session",
       agentCaSecretArn: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:beacon-agent-ca-AbCdEf",
       agentDomainName: "agents.example.org",
     },

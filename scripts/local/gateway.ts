@@ -323,7 +323,7 @@ function decodeSegment(segment: string): string {
  * Collects the body as it arrives, chunked or not; undefined as soon as it passes `maxBytes`, having
  * stopped reading (a client must not make the gateway hold more than the limit).
  */
-function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
+export function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;

@@ -5,9 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CONTENT_SECURITY_POLICY } from "../../web/serving.js";
 import { ensureConsoleIssuer, makeJwtAuthorizer } from "./console-issuer.js";
 import type { Gateway } from "./gateway.js";
-import { CONTENT_SECURITY_POLICY, startWebServer } from "./web-server.js";
+import { startWebServer } from "./web-server.js";
 
 const INDEX = "<!doctype html><title>Beacon console</title>";
 const SCRIPT = "console.log('the console');".repeat(50);

@@ -5,7 +5,8 @@
  *
  * It also answers `POST /local/token`, the local sign-in: a token from the dev issuer for any tenant and
  * role, as `npm run token` prints one. Only the local stack has it; a deployed console signs in with the
- * identity provider the console API trusts.
+ * identity provider the console API trusts, through the authorization code flow with PKCE, which this
+ * server offers too (authorization-server.ts), with the dev issuer as the provider.
  */
 import { readFile, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
@@ -13,35 +14,20 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { isValidIdentifier } from "../../functions/core/identity/credentials.js";
 import { type Role, Roles } from "../../functions/core/identity/principal.js";
+import { API_PREFIX, ASSETS_PREFIX, CacheControl, CONFIG_PATH, SECURITY_HEADERS } from "../../web/serving.js";
+import {
+  AUTHORIZE_PATH,
+  LocalAuthorizationServer,
+  localConsoleConfig,
+  TOKEN_PATH,
+} from "./authorization-server.js";
 import { type ConsoleIssuer, consoleToken } from "./console-issuer.js";
-import { type Gateway, listenOn } from "./gateway.js";
+import { type Gateway, listenOn, readBody } from "./gateway.js";
 
 export const LOCAL_TOKEN_PATH = "/local/token";
 /** A working day, as the token `npm start` prints. */
 const LOCAL_TOKEN_LIFETIME_SECONDS = 12 * 3600;
 const MAX_SIGN_IN_BODY_BYTES = 4096;
-
-/** The page runs only its own scripts and styles and talks only to its own origin. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
-
-export const SECURITY_HEADERS: Record<string, string> = {
-  "content-security-policy": CONTENT_SECURITY_POLICY,
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "x-frame-options": "DENY",
-  "cross-origin-opener-policy": "same-origin",
-};
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -69,8 +55,9 @@ export interface WebServerOptions {
 export async function startWebServer(options: WebServerOptions): Promise<Gateway> {
   const host = options.host ?? "127.0.0.1";
   const files = new StaticFiles(options.root);
+  const authorization = new LocalAuthorizationServer(options.issuer);
   const server = createServer((incoming, response) => {
-    route(incoming, response, options, files).catch((error: unknown) => {
+    route(incoming, response, options, files, authorization).catch((error: unknown) => {
       console.error("local web console: request failed", error);
       if (!response.headersSent)
         reply(response, 500, { error: { code: "internal_error", message: "failed" } });
@@ -85,14 +72,27 @@ async function route(
   response: ServerResponse,
   options: WebServerOptions,
   files: StaticFiles,
+  authorization: LocalAuthorizationServer,
 ): Promise<void> {
   const url = new URL(incoming.url ?? "/", "http://localhost");
-  if (url.pathname.startsWith("/api/")) return proxy(incoming, response, options.consoleApiUrl);
+  if (url.pathname.startsWith(API_PREFIX)) return proxy(incoming, response, options.consoleApiUrl);
   if (url.pathname === LOCAL_TOKEN_PATH) return signIn(incoming, response, options.issuer);
+  if (url.pathname === AUTHORIZE_PATH) return authorization.authorize(incoming, response, url);
+  if (url.pathname === TOKEN_PATH) return authorization.token(incoming, response);
   if (incoming.method !== "GET" && incoming.method !== "HEAD") {
     return reply(response, 405, {
       error: { code: "method_not_allowed", message: "Static files are read only" },
     });
+  }
+  // The local variant of what a deployment writes: this server's authorization flow and the local sign-in.
+  if (url.pathname === CONFIG_PATH) {
+    response.writeHead(200, {
+      "content-type": "application/json",
+      "cache-control": CacheControl.page,
+      ...SECURITY_HEADERS,
+    });
+    response.end(JSON.stringify(localConsoleConfig(options.issuer)));
+    return;
   }
   return files.serve(url.pathname, incoming, response);
 }
@@ -136,7 +136,7 @@ async function signIn(
   }
   let body: { tenant?: unknown; role?: unknown };
   try {
-    body = JSON.parse((await readSmallBody(incoming)).toString("utf8"));
+    body = JSON.parse((await readBody(incoming, MAX_SIGN_IN_BODY_BYTES))?.toString("utf8") ?? "");
   } catch {
     return refuse(400, "The body is not JSON of at most 4 KB");
   }
@@ -150,17 +150,6 @@ async function signIn(
   if (!Roles.includes(role as Role)) return refuse(400, `The role is one of ${Roles.join(", ")}`);
   const token = await consoleToken(issuer, { tenant, role: role as Role }, LOCAL_TOKEN_LIFETIME_SECONDS);
   reply(response, 200, { token });
-}
-
-async function readSmallBody(incoming: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of incoming) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_SIGN_IN_BODY_BYTES) throw new Error("body too large");
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 function reply(response: ServerResponse, status: number, body: unknown): void {
@@ -191,7 +180,7 @@ class StaticFiles {
     const extension = path.extname(file);
     const headers: Record<string, string> = {
       "content-type": CONTENT_TYPES[extension] ?? "application/octet-stream",
-      "cache-control": pathname.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-cache",
+      "cache-control": pathname.startsWith(ASSETS_PREFIX) ? CacheControl.assets : CacheControl.page,
       vary: "accept-encoding",
       ...SECURITY_HEADERS,
     };

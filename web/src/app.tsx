@@ -1,11 +1,13 @@
 import { useCallback, useMemo, useState } from "preact/hooks";
 import { ErrorBoundary, LocationProvider, lazy, Route, Router, useLocation } from "preact-iso";
+import { SIGN_IN_CALLBACK_PATH, type WebConsoleConfig } from "../serving.js";
 import { consoleClient } from "./api/client";
 import { type Console, ConsoleContext } from "./components/console";
 import { mayAct, type Session, storedSession, storeSession } from "./session";
 
 // Each page is a chunk of its own, fetched when first opened.
 const SignIn = lazy(() => import("./pages/sign-in").then((module) => module.SignIn));
+const SignInCallback = lazy(() => import("./pages/sign-in").then((module) => module.SignInCallback));
 const Fleet = lazy(() => import("./pages/fleet").then((module) => module.Fleet));
 const Agents = lazy(() => import("./pages/agents").then((module) => module.Agents));
 const AgentDetail = lazy(() => import("./pages/agent-detail").then((module) => module.AgentDetail));
@@ -17,11 +19,11 @@ const Operations = lazy(() => import("./pages/operations").then((module) => modu
 const Certificates = lazy(() => import("./pages/certificates").then((module) => module.Certificates));
 const NotFound = lazy(() => import("./pages/not-found").then((module) => module.NotFound));
 
-export function App() {
+export function App(props: { config: WebConsoleConfig }) {
   return (
     <LocationProvider>
       <ErrorBoundary>
-        <Shell />
+        <Shell config={props.config} />
       </ErrorBoundary>
     </LocationProvider>
   );
@@ -29,7 +31,7 @@ export function App() {
 
 const SIGN_IN_PATH = "/sign-in";
 
-function Shell() {
+function Shell({ config }: { config: WebConsoleConfig }) {
   const location = useLocation();
   const [session, setSession] = useState<Session | undefined>(() => storedSession());
   const signIn = useCallback(
@@ -44,14 +46,24 @@ function Shell() {
     storeSession(undefined);
     setSession(undefined);
   }, []);
+  // Ends the identity provider's session too, when it has one to end; it sends the browser back here.
+  const signOutEverywhere = useCallback(() => {
+    signOut();
+    if (config.oauth?.logoutUrl !== undefined) window.location.assign(config.oauth.logoutUrl);
+  }, [signOut, config]);
   const consoleValue = useMemo<Console | undefined>(
     () => session && { session, client: consoleClient(session.token, signOut), signOut },
     [session, signOut],
   );
 
+  const signedIn = (returnTo: string) => (next: Session) =>
+    signIn(next, returnTo.startsWith("/") && !returnTo.startsWith("//") ? returnTo : "/");
+  if (location.path === SIGN_IN_CALLBACK_PATH && config.oauth !== undefined) {
+    return <SignInCallback oauth={config.oauth} onSignedIn={signedIn} />;
+  }
   if (location.path === SIGN_IN_PATH || consoleValue === undefined) {
     const returnTo = location.path === SIGN_IN_PATH ? (location.query.next ?? "/") : location.url;
-    return <SignIn onSignedIn={(next: Session) => signIn(next, returnTo.startsWith("/") ? returnTo : "/")} />;
+    return <SignIn config={config} returnTo={returnTo} onSignedIn={signedIn(returnTo)} />;
   }
   return (
     <ConsoleContext.Provider value={consoleValue}>
@@ -74,7 +86,7 @@ function Shell() {
           <span>
             {consoleValue.session.tenant} · {consoleValue.session.role}
           </span>
-          <button type="button" class="link" onClick={signOut}>
+          <button type="button" class="link" onClick={signOutEverywhere}>
             Sign out
           </button>
         </div>

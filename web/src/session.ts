@@ -3,6 +3,8 @@
  * role may not do. The API verifies the token and refuses anyway; the page never trusts these claims for
  * anything but what it shows.
  */
+import { claimsOf } from "./jwt";
+
 export const Roles = ["viewer", "operator", "admin"] as const;
 export type Role = (typeof Roles)[number];
 
@@ -19,25 +21,20 @@ export interface Session {
 const STORAGE_KEY = "beacon.console.token";
 
 export function sessionFromToken(token: string): Session | undefined {
-  const payload = token.split(".")[1];
-  if (payload === undefined) return undefined;
-  try {
-    const claims = JSON.parse(atob(payload.replace(/-/g, "+").replace(/_/g, "/"))) as Record<string, unknown>;
-    const { sub, exp } = claims;
-    const tenant = claims["custom:tenant"];
-    const role = claims["custom:role"];
-    if (typeof tenant !== "string" || !Roles.includes(role as Role) || typeof exp !== "number")
-      return undefined;
-    return {
-      token,
-      tenant,
-      role: role as Role,
-      subject: typeof sub === "string" ? sub : "",
-      expiresAt: exp * 1000,
-    };
-  } catch {
+  const claims = claimsOf(token);
+  if (claims === undefined) return undefined;
+  const { sub, exp } = claims;
+  const tenant = claims["custom:tenant"];
+  const role = claims["custom:role"];
+  if (typeof tenant !== "string" || !Roles.includes(role as Role) || typeof exp !== "number")
     return undefined;
-  }
+  return {
+    token,
+    tenant,
+    role: role as Role,
+    subject: typeof sub === "string" ? sub : "",
+    expiresAt: exp * 1000,
+  };
 }
 
 export function storedSession(now = Date.now()): Session | undefined {

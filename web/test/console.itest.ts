@@ -88,7 +88,7 @@ async function signIn(page: Page, role: "viewer" | "operator" | "admin", landing
   expect(await page.getByText("Local sign-in.").isVisible()).toBe(true);
   await page.getByLabel("Tenant").fill("dev");
   await page.getByLabel("Role").selectOption(role);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.getByRole("heading", { name: landing, level: 1 }).waitFor();
 }
 
@@ -501,6 +501,41 @@ describe("the web console", () => {
     expect(await page.getByRole("button", { name: /Pause|Resume|Abort/ }).count()).toBe(0);
     await page.goto(`${webUrl}/certificates`);
     await page.getByRole("alert").filter({ hasText: "Could not load certificates" }).waitFor();
+    await context.close();
+  });
+
+  it("signs an operator in with the identity provider: authorization code with PKCE, checked server-side", async () => {
+    const { context, page } = await newPage();
+    const callbacks: string[] = [];
+    page.on("request", (sent) => {
+      if (sent.url().startsWith(`${webUrl}/auth/callback?`)) callbacks.push(sent.url());
+    });
+    await page.goto(`${webUrl}/operations`);
+    await page.getByRole("button", { name: "Sign in with the identity provider" }).click();
+    // The local stack's authorization server, where a deployment has the user pool's hosted pages.
+    await page.getByRole("heading", { name: "Sign in to Beacon" }).waitFor();
+    const request = new URL(page.url()).searchParams;
+    expect(request.get("code_challenge_method")).toBe("S256");
+    expect(request.get("redirect_uri")).toBe(`${webUrl}/auth/callback`);
+    await expectAccessible(page, "the local identity provider's sign-in");
+    await page.getByLabel("Tenant").fill("dev");
+    await page.getByLabel("Role").selectOption("operator");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Operations", level: 1 }).waitFor();
+    expect(page.url()).toBe(`${webUrl}/operations`);
+    await page.getByText("dev · operator").waitFor();
+    // The ID token is the session; the sign-in's verifier, state and nonce went with the code.
+    const kept = await page.evaluate(() => {
+      const { sessionStorage } = globalThis as unknown as {
+        sessionStorage: { length: number; key(index: number): string | null };
+      };
+      return Array.from({ length: sessionStorage.length }, (_, index) => sessionStorage.key(index));
+    });
+    expect(kept).toEqual(["beacon.console.token"]);
+    // The provider's answer opened again: its code is spent and this tab's sign-in is over, so it is refused.
+    expect(callbacks).toHaveLength(1);
+    await page.goto(callbacks[0] as string);
+    await page.getByRole("alert").filter({ hasText: "was already used" }).waitFor();
     await context.close();
   });
 

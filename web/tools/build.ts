@@ -13,7 +13,7 @@ import { firstLoads } from "./bundle-budget.js";
 const webDir = fileURLToPath(new URL("../", import.meta.url));
 const repositoryRoot = path.dirname(webDir.replace(/\/$/, ""));
 /** Everything the build reads: the sources, the page, the build's configuration and the packages. */
-const INPUTS = ["web/src", "web/index.html", "web/vite.config.ts", "package-lock.json"];
+const INPUTS = ["web/src", "web/serving.ts", "web/index.html", "web/vite.config.ts", "package-lock.json"];
 const STAMP_FILE = ".build-stamp";
 
 export interface WebBuild {

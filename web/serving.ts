@@ -1,0 +1,66 @@
+/**
+ * How the built console is served, wherever it is: the security headers, the caching and the paths the page
+ * and its servers agree on. The local web server (scripts/local/web-server.ts) and the CDK app's distribution
+ * (infra/lib/web-console.ts) both read them from here, so the two cannot drift apart, and the page reads its
+ * sign-in configuration's shape from here too. Plain values only: it runs in Node and in the browser alike.
+ */
+
+/** The page runs only its own scripts and styles and talks only to its own origin. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+export const SECURITY_HEADERS = {
+  "content-security-policy": CONTENT_SECURITY_POLICY,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+  "cross-origin-opener-policy": "same-origin",
+} as const satisfies Record<string, string>;
+
+/** The build's hashed files: a changed file gets a new name, so a browser may keep each one for good. */
+export const ASSETS_PREFIX = "/assets/";
+export const CacheControl = {
+  assets: "public, max-age=31536000, immutable",
+  /** index.html and config.json: asked for again every time, so a deployment reaches every tab's next load. */
+  page: "no-cache",
+} as const;
+
+/** Where the console API is, below the console's own origin. */
+export const API_PREFIX = "/api/";
+
+/** The sign-in configuration the page reads at start: each server of the console writes its own. */
+export const CONFIG_PATH = "/config.json";
+/** Where the identity provider sends the browser back with an authorization code. */
+export const SIGN_IN_CALLBACK_PATH = "/auth/callback";
+
+/**
+ * An OAuth 2.0 public client's settings for the authorization code flow with PKCE. The token endpoint is a
+ * path of the console's own origin (its servers pass it to the identity provider), so `connect-src 'self'`
+ * holds; the authorization endpoint is a page the browser navigates to, anywhere.
+ */
+export interface OAuthClientConfig {
+  readonly authorizationEndpoint: string;
+  readonly tokenEndpoint: string;
+  readonly clientId: string;
+  /** The identity provider's issuer: the ID token's `iss` must be it. */
+  readonly issuer: string;
+  readonly scopes: readonly string[];
+  /** Where to send the browser to end the provider's session too, if it has one; the page adds nothing to it. */
+  readonly logoutUrl?: string;
+}
+
+export interface WebConsoleConfig {
+  readonly oauth?: OAuthClientConfig;
+  /** Only the local stack: `POST /local/token` signs a token for any tenant and role. */
+  readonly localSignIn?: boolean;
+}

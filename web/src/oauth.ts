@@ -1,0 +1,131 @@
+/**
+ * Sign-in with the identity provider: OAuth 2.0's authorization code flow for a public client, with PKCE
+ * (RFC 7636, S256). Before leaving for the provider the page keeps a random code verifier, state and nonce
+ * in the tab's sessionStorage; on the way back it accepts only the state it sent, redeems the code with the
+ * verifier at the token endpoint (on its own origin), and keeps the ID token only if it carries the nonce it
+ * sent, names this client as its audience and comes from the configured issuer.
+ */
+import type { OAuthClientConfig } from "../serving.js";
+import { claimsOf, toBase64Url } from "./jwt.js";
+
+/** What the page needs of sessionStorage; the tests give it a store of their own. */
+export interface KeyValueStore {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+interface PendingSignIn {
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+  redirectUri: string;
+  /** Where the person was going when asked to sign in. */
+  returnTo: string;
+}
+
+const PENDING_KEY = "beacon.console.signIn";
+/** 32 random bytes: a 43-character verifier, the shortest RFC 7636 allows, with 256 bits of entropy. */
+const RANDOM_BYTES = 32;
+
+export class SignInError extends Error {}
+
+export function randomToken(): string {
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(RANDOM_BYTES)));
+}
+
+/** S256: the unpadded base64url of the verifier's SHA-256. */
+export async function codeChallengeOf(codeVerifier: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(codeVerifier));
+  return toBase64Url(new Uint8Array(digest));
+}
+
+/** Remembers a new sign-in's secrets and answers the authorization request's URL to send the browser to. */
+export async function beginSignIn(
+  oauth: OAuthClientConfig,
+  redirectUri: string,
+  returnTo: string,
+  store: KeyValueStore,
+): Promise<string> {
+  const pending: PendingSignIn = {
+    state: randomToken(),
+    nonce: randomToken(),
+    codeVerifier: randomToken(),
+    redirectUri,
+    returnTo,
+  };
+  store.setItem(PENDING_KEY, JSON.stringify(pending));
+  const url = new URL(oauth.authorizationEndpoint, redirectUri);
+  url.search = new URLSearchParams({
+    response_type: "code",
+    client_id: oauth.clientId,
+    redirect_uri: redirectUri,
+    scope: oauth.scopes.join(" "),
+    state: pending.state,
+    nonce: pending.nonce,
+    code_challenge: await codeChallengeOf(pending.codeVerifier),
+    code_challenge_method: "S256",
+  }).toString();
+  return url.toString();
+}
+
+export interface CompletedSignIn {
+  idToken: string;
+  returnTo: string;
+}
+
+/**
+ * Finishes the sign-in the provider sent the browser back from (`callbackUrl`, with `code` and `state`).
+ * The pending sign-in is used once: a second visit of the same callback, or one this tab never started,
+ * is refused.
+ */
+export async function completeSignIn(
+  oauth: OAuthClientConfig,
+  callbackUrl: URL,
+  store: KeyValueStore,
+  fetchImpl: typeof fetch = fetch,
+): Promise<CompletedSignIn> {
+  const saved = store.getItem(PENDING_KEY);
+  store.removeItem(PENDING_KEY);
+  const pending = saved === null ? undefined : (JSON.parse(saved) as PendingSignIn);
+  const query = callbackUrl.searchParams;
+  if (pending === undefined || query.get("state") !== pending.state) {
+    throw new SignInError("This sign-in was not started here, or was already used. Sign in again.");
+  }
+  const providerError = query.get("error");
+  if (providerError !== null) {
+    throw new SignInError(
+      `The identity provider refused: ${query.get("error_description") ?? providerError}`,
+    );
+  }
+  const code = query.get("code");
+  if (code === null) throw new SignInError("The identity provider sent no authorization code");
+
+  const response = await fetchImpl(new URL(oauth.tokenEndpoint, callbackUrl), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: pending.redirectUri,
+      client_id: oauth.clientId,
+      code_verifier: pending.codeVerifier,
+    }).toString(),
+  });
+  const body = (await response.json().catch(() => ({}))) as {
+    id_token?: unknown;
+    error?: unknown;
+    error_description?: unknown;
+  };
+  if (!response.ok || typeof body.id_token !== "string") {
+    const reason = body.error_description ?? body.error ?? `status ${response.status}`;
+    throw new SignInError(`The token endpoint refused the code: ${String(reason)}`);
+  }
+  const claims = claimsOf(body.id_token);
+  if (claims?.nonce !== pending.nonce) throw new SignInError("The ID token does not answer this sign-in");
+  if (![claims.aud].flat().includes(oauth.clientId)) {
+    throw new SignInError("The ID token was issued to another client");
+  }
+  if (claims.iss !== oauth.issuer) throw new SignInError("The ID token comes from another issuer");
+  return { idToken: body.id_token, returnTo: pending.returnTo };
+}
