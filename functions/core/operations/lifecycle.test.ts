@@ -106,6 +106,9 @@ describe("the operation state machine", () => {
       expect(stateAfterAck(stopComponent, { state: "NOT_APPLIED", dialect })).toBe("failed");
       expect(stateAfterAck(stopAgent, { state: "FULLY_APPLIED", dialect })).toBe("done");
     }
+    const syncResources = { operation: "SYNC", operand: "RESOURCE" } as OperationRecord;
+    expect(stateAfterAck(syncResources, { state: "FULLY_APPLIED", dialect: "java" })).toBe("done");
+    expect(stateAfterAck(syncResources, { state: "PARTIALLY_APPLIED", dialect: "java" })).toBe("failed");
     expect(stateAfterAck(stopComponent, { state: "FULLY_APPLIED", dialect: "cpp" })).toBe("awaiting_effect");
     expect(stateAfterAck(startFlow, { state: "FULLY_APPLIED", dialect: "cpp" })).toBe("awaiting_effect");
     expect(stateAfterAck(startFlow, { state: "FULLY_APPLIED", dialect: "java" })).toBe("done");

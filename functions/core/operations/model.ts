@@ -125,16 +125,19 @@ export type OperationChange = Partial<
 
 /**
  * What an acknowledgement means for a delivered operation. PARTIALLY_APPLIED counts as done (the agent
- * applied what it could; its details are kept); NOT_APPLIED and OPERATION_NOT_UNDERSTOOD are failures.
- * An applied one whose agent's word is no proof of the effect awaits it.
+ * applied what it could; its details are kept), except for SYNC RESOURCE: an agent keeps its old resource
+ * set unless every item arrived, so what depends on the set must not follow. NOT_APPLIED and
+ * OPERATION_NOT_UNDERSTOOD are failures. An applied one whose agent's word is no proof of the effect awaits it.
  */
 export function stateAfterAck(
   record: OperationRecord,
   ack: Pick<Acknowledgement, "state" | "dialect">,
 ): "done" | "failed" | "awaiting_effect" {
   switch (ack.state) {
-    case "FULLY_APPLIED":
     case "PARTIALLY_APPLIED":
+      if (record.operation === "SYNC" && record.operand === "RESOURCE") return "failed";
+      return awaitsEffect(record, ack.dialect) ? "awaiting_effect" : "done";
+    case "FULLY_APPLIED":
     case "NO_OPERATION":
       return awaitsEffect(record, ack.dialect) ? "awaiting_effect" : "done";
     case "NOT_APPLIED":
