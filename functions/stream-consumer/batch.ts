@@ -12,9 +12,6 @@ import type { EventConsumer, StreamRecord } from "../core/events/ports.js";
 import { MetricNames, metrics } from "../shared/observability.js";
 import { decodeRecord } from "./records.js";
 
-/** Kept per invocation by Powertools (through Lambda's InvokeStore), so one serves concurrent invocations. */
-const processor = new BatchProcessor(EventType.KinesisDataStreams);
-
 /** The failure every record from the first one a consumer did not take is reported with. */
 class NotConsumed extends Error {
   constructor(consumers: string[]) {
@@ -72,7 +69,9 @@ export function makeStreamHandler(
         async (record: KinesisStreamRecord) => {
           if (failing.has(record.kinesis.sequenceNumber)) throw failure;
         },
-        processor,
+        // One per invocation: made outside one, where invocations share a process (Lambda Managed Instances,
+        // the local stack), a processor keeps its state in Lambda's InvokeStore, which has no scope yet.
+        new BatchProcessor(EventType.KinesisDataStreams),
         { context, processInParallel: false },
       );
     } finally {
