@@ -44,8 +44,10 @@ it("acknowledges only these AwsSolutions rules, each for a reason written beside
     "AwsSolutions-ELB2",
     "AwsSolutions-IAM5[Resource::*]",
     "AwsSolutions-IAM5[Resource::<stateful stack>-AssetsArn/*/assets/*]",
+    "AwsSolutions-IAM5[Resource::<stateful stack>-EventArchiveArn/events/*]",
     "AwsSolutions-L1",
     "AwsSolutions-S1",
     "AwsSolutions-SMG4",
+    "AwsSolutions-SQS3",
   ]);
 });

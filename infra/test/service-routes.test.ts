@@ -42,14 +42,19 @@ describe.each(beaconVariantNames.map((variant) => [beaconVariants[variant].descr
     it("gives every function in the VPC a route to every AWS service its bundle calls", () => {
       const beacon = synthesized(variant);
       const calls = serviceCallsOf(beacon);
-      expect([...calls.keys()].map(functionIdOf).sort()).toEqual(["AgentApi", "ConsoleApi", "Sweeper"]);
+      expect([...calls.keys()].map(functionIdOf).sort()).toEqual([
+        "AgentApi",
+        "ConsoleApi",
+        "StreamConsumer",
+        "Sweeper",
+      ]);
       expect(unreachableIn(templatesOf(beacon), calls)).toEqual([]);
     });
   },
 );
 
 describe("the services a function calls, read from its bundle", () => {
-  it("are the table and the stream for every function, the assets' bucket for the console and the agent API, and the agent CA's secret for the console", () => {
+  it("are the table and the stream for the APIs and the sweeper, the assets' bucket for the console and the agent API, the agent CA's secret for the console, and the archive's bucket alone for the stream consumer", () => {
     const services = Object.fromEntries(
       [...serviceCallsOf(synthesized("dev"))].map(([logicalId, calls]) => [
         functionIdOf(logicalId),
@@ -59,6 +64,7 @@ describe("the services a function calls, read from its bundle", () => {
     expect(services).toEqual({
       AgentApi: ["dynamodb", "kinesis-streams", "s3"],
       ConsoleApi: ["dynamodb", "kinesis-streams", "s3", "secretsmanager"],
+      StreamConsumer: ["s3"],
       Sweeper: ["dynamodb", "kinesis-streams"],
     });
   });

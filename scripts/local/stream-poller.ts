@@ -72,7 +72,7 @@ export function pollStream(options: StreamPollerOptions): StreamPoller {
     log(`stream consumer: reading ${streamName} again`);
   };
   const cannotRead = (error: unknown) => {
-    const reason = (error as Error).name || String(error);
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     if (unreadable === undefined) log(`stream consumer: cannot read ${streamName} (${reason}); retrying`);
     unreadable = reason;
   };
