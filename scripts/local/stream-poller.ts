@@ -4,7 +4,7 @@
  * shape Lambda delivers, and, as Lambda does with ReportBatchItemFailures, reads again from the lowest
  * sequence number of a partial batch response, or from the batch's first record when the invocation failed.
  * It outlives the emulator: while the stream cannot be read it retries, and when the stream comes back new
- * (an emulator restarted in memory) it reads that from its start.
+ * (an emulator restarted in memory, its shards starting at other sequence numbers) it reads that from its start.
  */
 import {
   DescribeStreamSummaryCommand,
@@ -13,6 +13,7 @@ import {
   type GetShardIteratorCommandInput,
   type KinesisClient,
   ListShardsCommand,
+  type Shard,
   type _Record as StreamRecord,
 } from "@aws-sdk/client-kinesis";
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from "aws-lambda";
@@ -91,11 +92,34 @@ export function pollStream(options: StreamPollerOptions): StreamPoller {
     }
   }
 
-  async function pollShard(shardId: string, streamArn: string): Promise<void> {
+  /** Where the shard starts now: a stream created anew starts its shards at other sequence numbers. */
+  async function startOf(shardId: string): Promise<string | undefined> {
+    const { Shards = [] } = await kinesis.send(new ListShardsCommand({ StreamName: streamName }));
+    const shard = Shards.find((candidate) => candidate.ShardId === shardId);
+    if (shard === undefined) throw new Error(`${shardId} is not a shard of ${streamName}`);
+    return shard.SequenceNumberRange?.StartingSequenceNumber;
+  }
+
+  async function pollShard(shard: Shard, streamArn: string): Promise<void> {
+    const shardId = shard.ShardId as string;
+    let shardStart = shard.SequenceNumberRange?.StartingSequenceNumber;
     let resume: Resume = fromStart;
     let iterator: string | undefined;
+    let failed = false;
     while (!stopped) {
       try {
+        if (failed) {
+          // The emulator may have restarted in memory, its stream gone and created again: sequence numbers
+          // of the old stream mean nothing in the new one (kinesalite takes them, and skips records), so
+          // the new stream is read from its start.
+          const start = await startOf(shardId);
+          if (start !== shardStart && resume !== fromStart) {
+            log(`stream consumer: ${streamName} was created anew; reading ${shardId} from its start`);
+            resume = fromStart;
+          }
+          shardStart = start;
+          failed = false;
+        }
         iterator ??= (
           await kinesis.send(
             new GetShardIteratorCommand({
@@ -127,12 +151,7 @@ export function pollStream(options: StreamPollerOptions): StreamPoller {
         }
       } catch (error) {
         iterator = undefined;
-        // A sequence number of a stream that was since created anew: the new stream is read from its start.
-        if ((error as Error).name === "InvalidArgumentException" && resume !== fromStart) {
-          log(`stream consumer: ${streamName} was created anew; reading ${shardId} from its start`);
-          resume = fromStart;
-          continue;
-        }
+        failed = true;
         cannotRead(error);
         await pause(retryMs);
       }
@@ -148,7 +167,7 @@ export function pollStream(options: StreamPollerOptions): StreamPoller {
         ]);
         readable();
         const streamArn = StreamDescriptionSummary?.StreamARN ?? streamName;
-        await Promise.all(Shards.map((shard) => pollShard(shard.ShardId as string, streamArn)));
+        await Promise.all(Shards.map((shard) => pollShard(shard, streamArn)));
         return;
       } catch (error) {
         cannotRead(error);
