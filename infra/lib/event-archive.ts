@@ -15,6 +15,8 @@ import { eventColumns } from "./event-columns.js";
 
 export interface EventArchiveProps {
   readonly removalPolicy: RemovalPolicy;
+  /** The Glue database of the archive's table, one per stage: `beacon_<stage>`. */
+  readonly databaseName: string;
   /** Days an event is kept; after 30 it moves to Infrequent Access. */
   readonly retentionDays: number;
 }
@@ -71,7 +73,7 @@ export class EventArchive extends Construct {
     this.arnExportName = `${stack.stackName}-EventArchiveArn`;
     new CfnOutput(this, "Arn", { value: this.bucket.bucketArn, exportName: this.arnExportName });
 
-    this.databaseName = `beacon_${stack.stackName.toLowerCase().replace(/[^a-z0-9]+/g, "_")}`;
+    this.databaseName = props.databaseName;
     const database = new CfnDatabase(this, "Database", {
       catalogId: Aws.ACCOUNT_ID,
       databaseInput: { name: this.databaseName, description: "Beacon's events, for analysis with Athena" },

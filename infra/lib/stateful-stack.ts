@@ -148,6 +148,7 @@ export class StatefulStack extends Stack {
 
     this.eventArchive = new EventArchive(this, "EventArchive", {
       removalPolicy,
+      databaseName: `beacon_${config.stage}`,
       retentionDays: config.eventArchiveDays,
     });
 

@@ -80,6 +80,10 @@ describe("event archive", () => {
   it("is a Glue table beacon_events of gzip JSON lines, every event schema's field a column", () => {
     const table = eventsTable(prod);
     expect(table.Name).toBe(EVENTS_TABLE);
+    prod.statefulTemplate.hasResourceProperties("AWS::Glue::Database", {
+      DatabaseInput: Match.objectLike({ Name: "beacon_prod" }),
+    });
+    prod.statefulTemplate.hasResourceProperties("AWS::Glue::Table", { DatabaseName: "beacon_prod" });
     expect(table.StorageDescriptor.SerdeInfo).toEqual({
       SerializationLibrary: "org.openx.data.jsonserde.JsonSerDe",
     });
