@@ -10,7 +10,7 @@ import type {
 import { consumeRecords } from "../core/events/consumption.js";
 import type { EventConsumer, StreamRecord } from "../core/events/ports.js";
 import { MetricNames, metrics } from "../shared/observability.js";
-import { decodeRecord } from "./records.js";
+import { type DecodedRecord, decodeRecord } from "./records.js";
 
 /** The failure every record from the first one a consumer did not take is reported with. */
 class NotConsumed extends Error {
@@ -62,6 +62,8 @@ export function makeStreamHandler(
       );
       if (consumption.failures.length > 0)
         metrics.addMetric(MetricNames.consumerFailures, MetricUnit.Count, consumption.failures.length);
+      // Lambda resumes at the lowest sequence number named: naming every later one too keeps the response
+      // true to what was done, for whoever reads it.
       const failing = new Set(event.Records.slice(failedFrom).map((record) => record.kinesis.sequenceNumber));
       const failure = new NotConsumed(consumption.failures.map((f) => f.consumer));
       return await processPartialResponse(
@@ -82,7 +84,7 @@ export function makeStreamHandler(
 
 /** Records passed over for good; those after a failure are left for their delivery again. */
 function reportRefusals(
-  decoded: { record: KinesisStreamRecord; decoded: ReturnType<typeof decodeRecord> }[],
+  decoded: { record: KinesisStreamRecord; decoded: DecodedRecord }[],
   logger: Logger,
 ): void {
   let refused = 0;
