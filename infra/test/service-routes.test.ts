@@ -70,6 +70,22 @@ describe("the services a function calls, read from its bundle", () => {
   });
 });
 
+describe("the stream consumer", () => {
+  it.each(beaconVariantNames)(
+    "reaches S3 and the stream from its subnets in %s: the archive, and the readers of the stream to come",
+    (variant) => {
+      const network = new BeaconNetwork(templatesOf(synthesized(variant)));
+      const consumer = network.vpcFunctions().find(({ logicalId }) => logicalId.startsWith("StreamConsumer"));
+      if (consumer === undefined) throw new Error("no stream consumer in the VPC");
+      for (const call of [
+        { client: "@aws-sdk/client-s3", service: "s3" },
+        { client: "@aws-sdk/client-kinesis", service: "kinesis-streams" },
+      ])
+        expect(network.unreachable(consumer, call)).toEqual([]);
+    },
+  );
+});
+
 describe("the route check", () => {
   const dev = () => synthesized("dev");
 
