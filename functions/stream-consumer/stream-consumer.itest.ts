@@ -27,6 +27,7 @@ import type { BeaconEvent } from "../core/events/model.js";
 import type { EventConsumer, StreamRecord } from "../core/events/ports.js";
 import { makeKinesisClient, makeS3Client } from "../shared/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";
+import { FunctionTimeouts } from "../shared/function-timeouts.js";
 import { functionLogger } from "../shared/observability.js";
 import { eventValidator } from "../shared/schemas.js";
 import { makeStreamHandler } from "./batch.js";
@@ -121,7 +122,7 @@ async function freshBucket(): Promise<string> {
 /** The handler over `consumers`, invoked as Lambda invokes it. */
 const handlerOver = (consumers: EventConsumer[]) =>
   invoker(
-    { name: "stream-consumer", timeoutSeconds: 60 },
+    { name: "stream-consumer", timeoutSeconds: FunctionTimeouts.streamConsumer },
     functionLog.log,
     makeStreamHandler(consumers, functionLogger()),
   );
