@@ -39,6 +39,7 @@ const backends = await startBackends({
   tableName: "beacon-bench",
   streamName: "beacon-events-bench",
   assetBucket: "beacon-assets-bench",
+  archiveBucket: "beacon-events-archive-bench",
   log: (line) => console.log(`bench: ${line}`),
 });
 const dynamoDbProxy = await startCountingProxy(backends.env[AwsEndpointEnvNames.dynamodb] as string);

@@ -188,3 +188,12 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     maxExpiryNoticesPerRun: 500,
   };
 }
+
+export interface StreamConsumerConfig {
+  /** Where the archive consumer writes every event. */
+  archiveBucket: string;
+}
+
+export function streamConsumerConfig(env: Environment = process.env): StreamConsumerConfig {
+  return { archiveBucket: requireEnv(env, EnvNames.archiveBucket) };
+}

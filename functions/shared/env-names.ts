@@ -33,6 +33,8 @@ export const EnvNames = {
   catchUpRetrySeconds: "BEACON_CATCH_UP_RETRY_SECONDS",
   /** The S3 bucket holding tenants' assets (`<tenant>/assets/<sha256>`). */
   assetBucket: "BEACON_ASSET_BUCKET",
+  /** The S3 bucket of the event archive (`events/tenant=<t>/day=<YYYY-MM-DD>/hour=<HH>/…json.gz`). */
+  archiveBucket: "BEACON_ARCHIVE_BUCKET",
   /** Days before its notAfter a certificate counts as expiring: listed by the console, announced by the sweeper. */
   certExpiryWarningDays: "BEACON_CERT_EXPIRY_WARNING_DAYS",
   /** Days fleet history and the agents' event logs are kept (stream consumer); 14 unless set. */

@@ -7,4 +7,6 @@ export const FunctionTimeouts = {
   agentApi: 10,
   consoleApi: 10,
   sweeper: 50,
+  /** A batch of up to 10,000 records, written to the archive as a few objects per tenant. */
+  streamConsumer: 60,
 } as const;

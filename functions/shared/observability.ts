@@ -41,6 +41,12 @@ export const MetricNames = {
   rolloutsPaused: "RolloutsPaused",
   /** Certificates the sweeper announced as entering the expiry window. */
   certificatesExpiring: "CertificatesExpiring",
+  /** Stream records every consumer took (the stream consumer). */
+  eventsConsumed: "EventsConsumed",
+  /** Stream records passed over for good: not Beacon events. */
+  eventsRefused: "EventsRefused",
+  /** Consumers that failed a batch, which is then delivered again from the first record one did not take. */
+  consumerFailures: "ConsumerFailures",
 } as const;
 
 /**

@@ -18,9 +18,11 @@ import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import type { AgentTrust } from "../../functions/adapters/x509/trust.js";
+import { ARCHIVE_PREFIX } from "../../functions/core/archive/layout.js";
 import { type EnvName, EnvNames } from "../../functions/shared/env-names.js";
 import type { BeaconCache } from "./cache.js";
 import type { AgentDomain, LogLevel, StageName } from "./config.js";
+import type { EventArchive } from "./event-archive.js";
 import { type Monitoring, metricsNamespace } from "./monitoring.js";
 import { repositoryRoot } from "./paths.js";
 import { type AssetBucket, privateSubnets } from "./stateful-stack.js";
@@ -221,6 +223,27 @@ export class BeaconFunction extends Construct {
         new PolicyStatement({ actions: ["s3:ListBucket"], resources: [Fn.importValue(arnExportName)] }),
       );
     }
+  }
+
+  /**
+   * Writes the event archive's objects, under `events/` and nowhere else: it never reads, lists or deletes, so
+   * a redelivered batch can only write again what it wrote before.
+   */
+  bindEventArchive({ bucket, arnExportName }: EventArchive): void {
+    this.setEnvironment(EnvNames.archiveBucket, bucket.bucketName);
+    const events = `/${ARCHIVE_PREFIX}/*`;
+    Validations.of(this).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${arnExportName}${events}]`,
+      reason:
+        "The archive's keys start with the tenant and the day an event was recorded, both known only when it " +
+        "arrives: the grant covers the archive's prefix and nothing else in the bucket, and only PutObject.",
+    });
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ["s3:PutObject"],
+        resources: [`${Fn.importValue(arnExportName)}${events}`],
+      }),
+    );
   }
 
   /** Reads the agent CA's secret (its certificate and signing key) to issue agent certificates. */

@@ -23,6 +23,8 @@ export interface AlarmThresholds {
   readonly agentLatencyP99Ms: number;
   readonly functionErrors: number;
   readonly functionThrottles: number;
+  /** How far, in ms, the stream consumer may fall behind the newest event on its stream. */
+  readonly streamIteratorAgeMs: number;
   readonly degradations: Record<DegradationCounter, number>;
 }
 
@@ -61,7 +63,15 @@ const settingsByStage: Record<StageName, StageSettings> = {
       agentLatencyP99Ms: 2_000,
       functionErrors: 10,
       functionThrottles: 10,
-      degradations: { CacheFallbacks: 50, StreamFailures: 10, EventsLost: 10, HeartbeatsFailed: 10 },
+      streamIteratorAgeMs: 15 * 60_000,
+      degradations: {
+        CacheFallbacks: 50,
+        StreamFailures: 10,
+        EventsLost: 10,
+        HeartbeatsFailed: 10,
+        EventsRefused: 10,
+        ConsumerFailures: 10,
+      },
     },
   },
   prod: {
@@ -82,7 +92,17 @@ const settingsByStage: Record<StageName, StageSettings> = {
       agentLatencyP99Ms: 1_000,
       functionErrors: 25,
       functionThrottles: 1,
-      degradations: { CacheFallbacks: 100, StreamFailures: 10, EventsLost: 10, HeartbeatsFailed: 50 },
+      // Batches wait up to a minute to fill; five more minutes behind means the consumer is not keeping up.
+      streamIteratorAgeMs: 6 * 60_000,
+      // Beacon writes only events its schemas describe: one refused record is a bug to look at.
+      degradations: {
+        CacheFallbacks: 100,
+        StreamFailures: 10,
+        EventsLost: 10,
+        HeartbeatsFailed: 50,
+        EventsRefused: 1,
+        ConsumerFailures: 5,
+      },
     },
   },
 };
@@ -138,12 +158,17 @@ export interface BeaconConfig {
   readonly agentCaSecretArn: string | undefined;
   /** Undefined means on-demand capacity. */
   readonly streamShardCount: number | undefined;
+  /** Days the event archive keeps an event (`-c eventArchiveDays=N`, 400 unless set). */
+  readonly eventArchiveDays: number;
   readonly logLevel: LogLevel;
   readonly tracing: boolean;
   readonly alarmEmail: string | undefined;
   readonly account: string | undefined;
   readonly region: string | undefined;
 }
+
+/** A year of events and a month to compare it with. */
+const DEFAULT_EVENT_ARCHIVE_DAYS = 400;
 
 /** Context keys the app reads; `cdk.json` holds the defaults, `-c key=value` overrides them. */
 const ContextKeys = {
@@ -163,6 +188,7 @@ const ContextKeys = {
   consoleDomainName: "consoleDomainName",
   consoleCertificateArn: "consoleCertificateArn",
   streamShards: "streamShards",
+  eventArchiveDays: "eventArchiveDays",
   logLevel: "logLevel",
   tracing: "tracing",
   alarmEmail: "alarmEmail",
@@ -194,6 +220,7 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
     ContextKeys.consoleDomainName,
     ContextKeys.consoleCertificateArn,
   ]);
+  const eventArchiveDays = optional(ContextKeys.eventArchiveDays);
   return {
     stage,
     settings,
@@ -229,6 +256,10 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
     agentCaSecretArn: optional(ContextKeys.agentCaSecretArn),
     streamShardCount:
       streamShards === undefined ? undefined : positiveInteger(ContextKeys.streamShards, streamShards),
+    eventArchiveDays:
+      eventArchiveDays === undefined
+        ? DEFAULT_EVENT_ARCHIVE_DAYS
+        : positiveInteger(ContextKeys.eventArchiveDays, eventArchiveDays),
     logLevel:
       logLevel === undefined ? settings.defaultLogLevel : oneOf(ContextKeys.logLevel, logLevel, logLevels),
     tracing: optional(ContextKeys.tracing) === "true",

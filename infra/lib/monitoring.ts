@@ -13,6 +13,7 @@ import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
+import type { IQueue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import type { AlarmThresholds } from "./config.js";
 
@@ -24,7 +25,15 @@ export const metricsNamespace = "Beacon";
  * instead of the cache, failed publishes and the events they did not put on the stream, and (the agent
  * API's) heartbeats answered with no operations after an internal error.
  */
-export type DegradationCounter = "CacheFallbacks" | "StreamFailures" | "EventsLost" | "HeartbeatsFailed";
+export type DegradationCounter =
+  | "CacheFallbacks"
+  | "StreamFailures"
+  | "EventsLost"
+  | "HeartbeatsFailed"
+  /** The stream consumer's: records that are no Beacon event, passed over. */
+  | "EventsRefused"
+  /** The stream consumer's: consumers that failed a batch, delivered again. */
+  | "ConsumerFailures";
 
 /** What an agent ingress (HTTP API or load balancer) reports, in the same units whichever it is. */
 export interface AgentIngressMetrics {
@@ -87,6 +96,28 @@ export class Monitoring extends Construct {
         fn.metricThrottles({ period }),
         this.thresholds.functionThrottles,
         `${id} throttles`,
+      ),
+    );
+  }
+
+  /**
+   * A function reading a stream: how far behind the stream's newest record it is, and the batches it gave up on,
+   * whose shard and sequence numbers are in the dead-letter queue (the records stay on the stream until it
+   * drops them).
+   */
+  watchStreamReader(id: string, fn: IFunction, deadLetters: IQueue): void {
+    this.dashboard.addWidgets(
+      this.alarm(
+        `${id}IteratorAge`,
+        fn.metric("IteratorAge", { statistic: "Maximum", period }),
+        this.thresholds.streamIteratorAgeMs,
+        `${id} iterator age (ms)`,
+      ),
+      this.alarm(
+        `${id}DeadLetters`,
+        deadLetters.metricApproximateNumberOfMessagesVisible({ statistic: "Maximum", period }),
+        1,
+        `${id} batches given up (dead letters)`,
       ),
     );
   }

@@ -19,6 +19,7 @@ import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import { BeaconCache } from "./cache.js";
 import type { BeaconConfig } from "./config.js";
 import { ConsoleUsers } from "./console-users.js";
+import { EventArchive } from "./event-archive.js";
 
 /**
  * Where Beacon's functions, the cache and the interface endpoints live: no route out of the VPC, so every AWS
@@ -37,8 +38,8 @@ export interface StatefulStackProps extends StackProps {
 }
 
 /**
- * What outlives a deployment: the registry table, the event stream, the cache, the tenants' assets, the
- * network they sit in, the console's users and Beacon's agent CA.
+ * What outlives a deployment: the registry table, the event stream and its archive, the cache, the tenants'
+ * assets, the network they sit in, the console's users and Beacon's agent CA.
  */
 export class StatefulStack extends Stack {
   readonly vpc: Vpc;
@@ -50,6 +51,8 @@ export class StatefulStack extends Stack {
   /** Absent when the console trusts an external OpenID Connect issuer instead. */
   readonly consoleUsers: ConsoleUsers | undefined;
   readonly agentCa: ISecret;
+  /** Every event of the stream, in S3, with its Glue table and Athena workgroup. */
+  readonly eventArchive: EventArchive;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -142,6 +145,12 @@ export class StatefulStack extends Stack {
     const arnExportName = `${this.stackName}-AssetsArn`;
     new CfnOutput(this, "AssetsArn", { value: assetBucket.bucketArn, exportName: arnExportName });
     this.assets = { bucket: assetBucket, arnExportName };
+
+    this.eventArchive = new EventArchive(this, "EventArchive", {
+      removalPolicy,
+      databaseName: `beacon_${config.stage}`,
+      retentionDays: config.eventArchiveDays,
+    });
 
     this.consoleUsers =
       config.consoleIdentity.kind === "userPool"

@@ -1,6 +1,9 @@
-import { CfnOutput, Duration, Lazy, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
+import { CfnOutput, Duration, Lazy, RemovalPolicy, Stack, type StackProps, Validations } from "aws-cdk-lib";
 import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import { StartingPosition } from "aws-cdk-lib/aws-lambda";
+import { KinesisEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources";
+import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import { SIGN_IN_CALLBACK_PATH } from "../../web/serving.js";
@@ -14,6 +17,12 @@ import { Monitoring } from "./monitoring.js";
 import type { StatefulStack } from "./stateful-stack.js";
 import { WebConsole, webSignInOf } from "./web-console.js";
 
+/**
+ * Most records per invocation: Lambda also stops a batch at 6 MB, about 5,000 of Beacon's events, so batches
+ * are as large as a function invocation takes.
+ */
+const STREAM_BATCH_SIZE = 10_000;
+
 export interface StatelessStackProps extends StackProps {
   readonly config: BeaconConfig;
   readonly stateful: StatefulStack;
@@ -25,6 +34,7 @@ export class StatelessStack extends Stack {
   readonly agentIngress: AgentIngress;
   readonly consoleApi: BeaconFunction;
   readonly sweeper: BeaconFunction;
+  readonly streamConsumer: BeaconFunction;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -160,6 +170,8 @@ export class StatelessStack extends Stack {
     });
     this.sweeper.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
 
+    this.streamConsumer = this.streamConsumerOf(platform, stateful);
+
     new CfnOutput(this, "WebConsoleUrl", {
       description: "The web console (its API under /api/v1 of the same origin)",
       value: webConsole.url,
@@ -182,5 +194,55 @@ export class StatelessStack extends Stack {
       description: "The heartbeat URL to configure on agents (the acknowledge URL is beside it)",
       value: `https://${config.agentDomain.domainName}/c2/api/heartbeat`,
     });
+  }
+
+  /**
+   * Reads every event off the stream into its consumers (the archive, fleet history): one batch per shard at a
+   * time, in order, which fleet history's per-shard positions rely on.
+   * A batch waits up to a minute to fill, so the archive gets objects of thousands of events rather than of a
+   * few; what a consumer did not take is delivered again from the first record it did not take (a partial
+   * batch response), a failing batch is halved to find a bad record, and after bounded retries or hours of
+   * trying, the batch's shard and sequence numbers go to the dead-letter queue, which is alarmed on.
+   */
+  private streamConsumerOf(platform: FunctionPlatform, stateful: StatefulStack): BeaconFunction {
+    const consumer = new BeaconFunction(this, "StreamConsumer", {
+      platform,
+      entry: "stream-consumer",
+      // Gzip and JSON of up to 10,000 events: memory buys the CPU for them.
+      memorySize: 1024,
+      timeout: Duration.seconds(FunctionTimeouts.streamConsumer),
+    });
+    consumer.bindEventArchive(stateful.eventArchive);
+    // Fleet history and the agents' kept events are items of the table.
+    consumer.bindTable(stateful.table);
+    const deadLetters = new Queue(this, "StreamConsumerDeadLetters", {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(deadLetters).acknowledge({
+      id: "AwsSolutions-SQS3",
+      reason:
+        "This queue is itself the dead-letter destination of the stream consumer's event source mapping: it " +
+        "holds the shard and sequence numbers of batches given up, for an operator to replay from the stream.",
+    });
+    consumer.function.addEventSource(
+      new KinesisEventSource(stateful.stream, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: STREAM_BATCH_SIZE,
+        maxBatchingWindow: Duration.seconds(60),
+        parallelizationFactor: 1,
+        reportBatchItemFailures: true,
+        bisectBatchOnError: true,
+        retryAttempts: 20,
+        // Under the stream's 24 hours of retention, so a batch given up can still be read again from it.
+        maxRecordAge: Duration.hours(6),
+        onFailure: new SqsDlq(deadLetters),
+      }),
+    );
+    platform.monitoring.watchStreamReader("StreamConsumer", consumer.function, deadLetters);
+    platform.monitoring.watchDegradation("StreamConsumer", consumer.serviceName, "EventsRefused");
+    platform.monitoring.watchDegradation("StreamConsumer", consumer.serviceName, "ConsumerFailures");
+    return consumer;
   }
 }

@@ -42,6 +42,14 @@ describe("stage configuration from context", () => {
     expect(config.region).toBeUndefined();
   });
 
+  it("keeps archived events 400 days unless eventArchiveDays says otherwise", () => {
+    expect(configFrom({ ...exampleDomain, stage: "prod" }).eventArchiveDays).toBe(400);
+    expect(configFrom({ ...exampleDomain, stage: "prod", eventArchiveDays: "90" }).eventArchiveDays).toBe(90);
+    expect(() => configFrom({ ...exampleDomain, stage: "prod", eventArchiveDays: "0" })).toThrow(
+      /eventArchiveDays/,
+    );
+  });
+
   it("reads -c values, which arrive as strings", () => {
     const config = configFrom({
       ...exampleDomain,

@@ -42,14 +42,19 @@ describe.each(beaconVariantNames.map((variant) => [beaconVariants[variant].descr
     it("gives every function in the VPC a route to every AWS service its bundle calls", () => {
       const beacon = synthesized(variant);
       const calls = serviceCallsOf(beacon);
-      expect([...calls.keys()].map(functionIdOf).sort()).toEqual(["AgentApi", "ConsoleApi", "Sweeper"]);
+      expect([...calls.keys()].map(functionIdOf).sort()).toEqual([
+        "AgentApi",
+        "ConsoleApi",
+        "StreamConsumer",
+        "Sweeper",
+      ]);
       expect(unreachableIn(templatesOf(beacon), calls)).toEqual([]);
     });
   },
 );
 
 describe("the services a function calls, read from its bundle", () => {
-  it("are the table and the stream for every function, the assets' bucket for the console and the agent API, and the agent CA's secret for the console", () => {
+  it("are the table and the stream for the APIs and the sweeper, the assets' bucket for the console and the agent API, the agent CA's secret for the console, and the archive's bucket and the table (fleet history) for the stream consumer", () => {
     const services = Object.fromEntries(
       [...serviceCallsOf(synthesized("dev"))].map(([logicalId, calls]) => [
         functionIdOf(logicalId),
@@ -59,9 +64,27 @@ describe("the services a function calls, read from its bundle", () => {
     expect(services).toEqual({
       AgentApi: ["dynamodb", "kinesis-streams", "s3"],
       ConsoleApi: ["dynamodb", "kinesis-streams", "s3", "secretsmanager"],
+      StreamConsumer: ["dynamodb", "s3"],
       Sweeper: ["dynamodb", "kinesis-streams"],
     });
   });
+});
+
+describe("the stream consumer", () => {
+  it.each(beaconVariantNames)(
+    "reaches S3, DynamoDB and the stream from its subnets in %s: the archive, fleet history, and the readers of the stream to come",
+    (variant) => {
+      const network = new BeaconNetwork(templatesOf(synthesized(variant)));
+      const consumer = network.vpcFunctions().find(({ logicalId }) => logicalId.startsWith("StreamConsumer"));
+      if (consumer === undefined) throw new Error("no stream consumer in the VPC");
+      for (const call of [
+        { client: "@aws-sdk/client-s3", service: "s3" },
+        { client: "@aws-sdk/client-dynamodb", service: "dynamodb" },
+        { client: "@aws-sdk/client-kinesis", service: "kinesis-streams" },
+      ])
+        expect(network.unreachable(consumer, call)).toEqual([]);
+    },
+  );
 });
 
 describe("the route check", () => {
@@ -122,7 +145,8 @@ describe("the route check", () => {
       }),
       serviceCallsOf(dev()),
     );
-    expect(findings).toHaveLength(3);
+    // One per function that calls DynamoDB: the agent API, the console, the sweeper and the stream consumer.
+    expect(findings).toHaveLength(4);
     for (const finding of findings)
       expect(finding).toMatch(/ cannot reach dynamodb .* subnet VpcPrivateSubnet2Subnet/);
   });

@@ -372,7 +372,7 @@ describe("agent load balancer", () => {
 describe("observability", () => {
   it("alarms on the ingress, the functions and their degradations, on one dashboard", () => {
     for (const { statelessTemplate } of [prod, prodAlb]) {
-      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 18);
+      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 24);
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
     }
     const alarms = Object.values(prod.statelessTemplate.findResources("AWS::CloudWatch::Alarm"));
@@ -381,6 +381,12 @@ describe("observability", () => {
       [
         "Agent 5xx (% of requests)",
         "Agent p99 latency (ms)",
+        "ApproximateNumberOfMessagesVisible",
+        "ConsumerFailures",
+        "Errors",
+        "EventsRefused",
+        "IteratorAge",
+        "Throttles",
         "CacheFallbacks",
         "CacheFallbacks",
         "CacheFallbacks",

@@ -14,6 +14,7 @@ export const LocalStackNames = {
   tableName: "beacon-local",
   streamName: "beacon-events-local",
   assetBucket: "beacon-assets-local",
+  archiveBucket: "beacon-events-archive-local",
 } as const;
 
 export interface BackendsOptions {
@@ -23,6 +24,8 @@ export interface BackendsOptions {
   tableName: string;
   streamName: string;
   assetBucket: string;
+  /** The stream consumer's event archive. */
+  archiveBucket: string;
   log: (line: string) => void;
   /**
    * Keep DynamoDB Local's tables on disk under stateDir instead of in memory, and S3Proxy's buckets with
@@ -55,7 +58,7 @@ export const localAwsEnv = {
 /**
  * Starts DynamoDB Local, Redis (one server or a cluster), a Kinesis emulator and S3Proxy side by side (each
  * unless its endpoint variable is already set, e.g. to LocalStack), then creates the table, the stream and
- * the bucket.
+ * the buckets.
  */
 export async function startBackends(options: BackendsOptions): Promise<Backends> {
   const { stateDir, ports, log } = options;
@@ -142,6 +145,7 @@ export async function startBackends(options: BackendsOptions): Promise<Backends>
     [EnvNames.tableName]: options.tableName,
     [EnvNames.streamName]: options.streamName,
     [EnvNames.assetBucket]: options.assetBucket,
+    [EnvNames.archiveBucket]: options.archiveBucket,
   };
   const dynamodb = makeDynamoDbClient(env);
   const kinesis = makeKinesisClient(env);
@@ -154,7 +158,9 @@ export async function startBackends(options: BackendsOptions): Promise<Backends>
       provisionStream(kinesis, options.streamName).then(() =>
         log(`Kinesis stream ${options.streamName}: ready`),
       ),
-      provisionBucket(s3, options.assetBucket).then(() => log(`S3 bucket ${options.assetBucket}: ready`)),
+      ...[options.assetBucket, options.archiveBucket].map((bucket) =>
+        provisionBucket(s3, bucket).then(() => log(`S3 bucket ${bucket}: ready`)),
+      ),
     ]);
   } catch (error) {
     await stop();

@@ -1,7 +1,8 @@
 /**
  * `npm start`: Beacon on this machine. DynamoDB Local, Redis, a Kinesis emulator and S3Proxy as child processes,
  * the agent API behind the local mutual-TLS gateway, the console API behind the local JWT-verifying
- * gateway, the web console built and served in front of it, and the sweeper on a one-minute timer. Ctrl-C (or SIGTERM) stops everything and exits 0.
+ * gateway, the web console built and served in front of it, the sweeper on a one-minute timer, and the stream
+ * consumer fed by a poller of the Kinesis emulator. Ctrl-C (or SIGTERM) stops everything and exits 0.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,6 +24,7 @@ import { startAgentGateway, startConsoleGateway } from "./gateway.js";
 import { kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
 import { localDir } from "./local-dir.js";
 import { assertPortFree, localPorts } from "./ports.js";
+import { startStreamPoller } from "./stream-poller.js";
 import { startSweeperTimer, sweepIntervalSeconds } from "./sweeper-timer.js";
 import { startWebServer } from "./web-server.js";
 
@@ -135,6 +137,7 @@ async function start(): Promise<void> {
   running.push(
     await startSweeperTimer({ ...backends.env, [EnvNames.agentApiUrl]: agentApiUrl }, log, functionLog),
   );
+  running.push(await startStreamPoller(backends.env, log, functionLog));
   const devToken = await consoleToken(
     issuer,
     { tenant: DEV_TENANT, role: "admin" },
@@ -158,6 +161,9 @@ async function start(): Promise<void> {
   log(`             ${devToken}`);
   log(
     `  sweeper    every ${sweepIntervalSeconds()} s: advances rollouts, times out operations agents never took or acknowledged`,
+  );
+  log(
+    `  stream     the stream consumer reads every event off ${env[EnvNames.streamName]} into the archive, s3://${env[EnvNames.archiveBucket]}/events/`,
   );
   log(`  DynamoDB   ${env[AwsEndpointEnvNames.dynamodb]}  table ${env[EnvNames.tableName]}`);
   log(`  Kinesis    ${env[AwsEndpointEnvNames.kinesis]}  stream ${env[EnvNames.streamName]}`);

@@ -39,6 +39,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       tableName: "beacon-test",
       streamName: "beacon-events-test",
       assetBucket: "beacon-assets-test",
+      archiveBucket: "beacon-events-archive-test",
       log: (line) => console.log(`[backends] ${line}`),
     }),
     startRedisCluster({ nodes: clusterNodesOn(clusterPorts), stateDir }),

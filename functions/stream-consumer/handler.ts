@@ -1,0 +1,16 @@
+import { streamConsumerConfig } from "../shared/config.js";
+import { historyConsumerConfig } from "../shared/history-consumer.js";
+import { functionLogger } from "../shared/observability.js";
+import { makeStreamHandler } from "./batch.js";
+import { composeStreamConsumers } from "./composition.js";
+
+const composed = composeStreamConsumers(streamConsumerConfig(), historyConsumerConfig());
+
+/**
+ * Reads the event stream: Lambda's event source mapping on AWS, the local stack's poller of the Kinesis
+ * emulator locally, each invoking it with one shard's batch and resuming where its partial batch response says.
+ */
+export const handler = makeStreamHandler(composed.consumers, functionLogger());
+
+/** Closes the container's connections; the local stack calls it on shutdown, Lambda never needs to. */
+export const shutdown = (): Promise<void> => composed.close();
