@@ -264,6 +264,28 @@ describe("the web console", () => {
     await capture(admin, "fleet");
   });
 
+  it("shows the fleet's history per range and class, empty while no stream consumer counts it", async () => {
+    // `npm start` runs no stream consumer: the history route answers every minute of the hour, all zero.
+    const { body } = await api<{ stepSeconds: number; points: Record<string, unknown>[] }>("/fleet/history");
+    expect(body.stepSeconds).toBe(60);
+    expect(body.points).toHaveLength(61);
+    expect(
+      body.points.every(({ at, ...counts }) => Object.values(counts).every((count) => count === 0)),
+    ).toBe(true);
+    const history = admin.getByRole("region", { name: "History" });
+    await history.getByText(/Nothing was counted for the whole fleet from/).waitFor();
+    const [dayRequest] = await Promise.all([
+      admin.waitForRequest((request) => request.url().includes("/api/v1/fleet/history?")),
+      history.getByLabel("Range").selectOption({ label: "Last 24 h" }),
+    ]);
+    const asked = new URL(dayRequest.url()).searchParams;
+    expect(asked.get("step")).toBe("720");
+    expect(Date.parse(asked.get("to") ?? "") - Date.parse(asked.get("from") ?? "")).toBe(24 * 3_600_000);
+    await history.getByLabel("Class").selectOption(AGENT_CLASS);
+    await history.getByText(`Nothing was counted for class ${AGENT_CLASS} from`).waitFor();
+    await capture(admin, "fleet-history-empty");
+  });
+
   it("lists agents with filters the URL keeps, and Back restores them", async () => {
     await admin.getByRole("link", { name: "Agents", exact: true }).click();
     await admin.getByRole("heading", { name: "Agents", level: 1 }).waitFor();
@@ -435,6 +457,20 @@ describe("the web console", () => {
     await admin.goto(`${webUrl}/operations?state=cancelled`);
     await admin.getByRole("link", { name: IDLE_AGENT_ID }).first().waitFor();
     expect(await admin.getByLabel("State").inputValue()).toBe("cancelled");
+  });
+
+  it("lists an agent's recent events, empty while no stream consumer keeps them", async () => {
+    // The agent registered and ran operations to done above; its events are kept by the stream consumer,
+    // which `npm start` does not run, so the route answers none and the page says so.
+    const { status, body } = await api<{ items: unknown[] }>(`/agents/${AGENT_IDS[0]}/events`);
+    expect(status).toBe(200);
+    expect(body.items).toEqual([]);
+    await admin.goto(`${webUrl}/agents/${AGENT_IDS[0]}`);
+    const events = admin.getByRole("region", { name: "Recent events" });
+    await events.getByText("No event kept for this agent yet.").waitFor();
+    expect(await events.getByRole("button", { name: "Load more" }).count()).toBe(0);
+    await capture(admin, "agent-events-empty");
+    expect((await api(`/agents/no-such-agent/events`)).status).toBe(404);
   });
 
   it("issues a certificate whose generated key is shown once and downloadable, then revokes it", async () => {

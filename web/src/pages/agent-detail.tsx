@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso";
+import { describeEvent } from "../agent-events";
 import { dataOf, type Schemas } from "../api/client";
 import { useConsole } from "../components/console";
 import { OperationsTable } from "../components/operations-table";
@@ -66,7 +67,86 @@ export function AgentDetail() {
           )
         }
       </Loaded>
+      <RecentEvents agentId={agentId} />
     </Page>
+  );
+}
+
+const EVENTS_PER_PAGE = 20;
+
+/** What Beacon kept of the agent's events, newest first, a page at a time. */
+function RecentEvents({ agentId }: { agentId: string }) {
+  const { client } = useConsole();
+  const load = (cursor?: string) =>
+    dataOf(
+      client.GET("/api/v1/agents/{agentId}/events", {
+        params: { path: { agentId }, query: { limit: EVENTS_PER_PAGE, ...(cursor ? { cursor } : {}) } },
+      }),
+    );
+  const [first, reload] = useResource(() => load(), `events ${agentId}`);
+  const [older, setOlder] = useState<Schemas["AgentEventList"]>();
+  const [state, run] = useAction();
+  useEffect(() => setOlder(undefined), [first]);
+
+  async function loadMore(cursor: string) {
+    const page = await run(() => load(cursor));
+    if (page) setOlder({ items: [...(older?.items ?? []), ...page.items], nextCursor: page.nextCursor });
+  }
+
+  return (
+    <section aria-labelledby="events">
+      <h2 id="events">Recent events</h2>
+      <Loaded resource={first} what="the agent's events" reload={reload}>
+        {(data) => {
+          if (data.items.length === 0) {
+            return (
+              <p class="empty">
+                No event kept for this agent yet. Its registration, acknowledgements, operations and
+                certificate warnings appear here a few seconds after they happen, once the stream consumer has
+                read them.
+              </p>
+            );
+          }
+          const items = [...data.items, ...(older?.items ?? [])];
+          const nextCursor = older ? older.nextCursor : data.nextCursor;
+          return (
+            <>
+              <TableFrame label="Recent events">
+                <table>
+                  <TableHead columns={["When", "Event", "What happened"]} />
+                  <tbody>
+                    {items.map((event) => {
+                      const { kind, description } = describeEvent(event);
+                      return (
+                        <tr key={event.eventId}>
+                          <td>
+                            <time dateTime={event.at}>{dateTime(event.at)}</time>
+                          </td>
+                          <td>{kind}</td>
+                          <td class="wrap">{description}</td>
+                        </tr>
+                      );
+                    })}
+                  </tbody>
+                </table>
+              </TableFrame>
+              {nextCursor && (
+                <div class="pager">
+                  <button
+                    type="button"
+                    onClick={() => loadMore(nextCursor)}
+                    disabled={state.status === "busy"}
+                  >
+                    {state.status === "busy" ? "Loading…" : "Load more"}
+                  </button>
+                </div>
+              )}
+              <ActionProblem state={state} />
+            </>
+          );
+        }}
+      </Loaded>
+    </section>
   );
 }
 

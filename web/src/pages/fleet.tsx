@@ -3,6 +3,7 @@ import { useConsole } from "../components/console";
 import { OperationsTable } from "../components/operations-table";
 import { Page } from "../components/page";
 import { Loaded, TableFrame, TableHead, useInterval, useResource } from "../components/resource";
+import { FleetHistory } from "./fleet-history";
 
 export function Fleet() {
   const { client } = useConsole();
@@ -28,6 +29,9 @@ export function Fleet() {
       <Loaded resource={summary} what="the fleet summary" reload={reloadSummary}>
         {(data) => <FleetSummary summary={data} />}
       </Loaded>
+      <FleetHistory
+        classes={summary.status === "ready" ? summary.data.classes.map(({ name }) => name) : []}
+      />
       <h2>Recent operations</h2>
       <Loaded resource={operations} what="operations" reload={reloadOperations}>
         {(data) =>

@@ -1,0 +1,73 @@
+/**
+ * An agent's kept events in words. The API gives each event as Beacon put it on the stream
+ * (schemas/events/), typing only its type, id, agent and time, so the rest is read with care here.
+ */
+
+/** What every kept event has, and the fields of its type; `Schemas["AgentEvent"]` is one. */
+export interface KeptEvent {
+  type: string;
+  at: string;
+  [field: string]: unknown;
+}
+
+export interface EventInWords {
+  /** What kind of event, in a word or two. */
+  kind: string;
+  description: string;
+}
+
+export function describeEvent(event: KeptEvent, locale?: string): EventInWords {
+  const fields = event;
+  const text = (name: string) => (typeof fields[name] === "string" ? (fields[name] as string) : undefined);
+  const number = (name: string) => (typeof fields[name] === "number" ? (fields[name] as number) : undefined);
+  const why = (...names: string[]) => {
+    const reasons = names.map(text).filter((reason) => reason !== undefined && reason !== "");
+    return reasons.length === 0 ? "" : ` (${reasons.join("; ")})`;
+  };
+  switch (event.type) {
+    case "heartbeat": {
+      const agentClass = text("agentClass");
+      return fields.firstSight === true
+        ? {
+            kind: "registration",
+            description: `Seen for the first time${agentClass ? ` in class ${agentClass}` : ""}: registered.`,
+          }
+        : { kind: "heartbeat", description: "Heartbeat." };
+    }
+    case "ack": {
+      const matched = fields.matched === false ? " It matches no operation Beacon sent." : "";
+      return {
+        kind: "acknowledgement",
+        description: `Acknowledged operation ${text("operationId") ?? "?"}: ${text("state") ?? "?"}${why("details")}.${matched}`,
+      };
+    }
+    case "operation": {
+      const what = [text("operation"), text("operand")].filter(Boolean).join(" ") || "Operation";
+      const state = text("state") ?? "?";
+      const from = text("from");
+      const change = from ? `${from} → ${state}` : `now ${state}`;
+      const confirmedBy = text("confirmedBy");
+      const confirmed = confirmedBy
+        ? `, confirmed by ${confirmedBy === "ack" ? "its acknowledgement" : "a heartbeat"}`
+        : "";
+      return {
+        kind: "operation",
+        description: `${what}: ${change}${confirmed}${why("ackState", "reason", "failureCause", "details")}.`,
+      };
+    }
+    case "certificate.expiring": {
+      const notAfter = number("notAfter");
+      const expires =
+        notAfter === undefined
+          ? "soon"
+          : `on ${new Date(notAfter).toLocaleString(locale, { dateStyle: "medium", timeStyle: "short" })}`;
+      const days = number("warningDays");
+      return {
+        kind: "certificate expiring",
+        description: `Certificate ${text("serial") ?? "?"} expires ${expires}${days ? `, within ${days} days` : ""}.`,
+      };
+    }
+    default:
+      return { kind: event.type, description: "An event this console does not describe yet." };
+  }
+}
