@@ -264,16 +264,34 @@ describe("the web console", () => {
     await capture(admin, "fleet");
   });
 
-  it("shows the fleet's history per range and class, empty while no stream consumer counts it", async () => {
-    // `npm start` runs no stream consumer: the history route answers every minute of the hour, all zero.
-    const { body } = await api<{ stepSeconds: number; points: Record<string, unknown>[] }>("/fleet/history");
+  it("charts the fleet's history per range and class, with its numbers as a table", async () => {
+    // The stream consumer of `npm start` counts the simulated agents' heartbeats a few seconds after them.
+    type History = { stepSeconds: number; points: { at: string; heartbeats?: number }[] };
+    const heartbeatsIn = (history: History) =>
+      history.points.reduce((total, { heartbeats = 0 }) => total + heartbeats, 0);
+    await until("the fleet history to count heartbeats", async () => {
+      return heartbeatsIn((await api<History>(`/fleet/history?class=${AGENT_CLASS}`)).body) > 0;
+    });
+    const { body } = await api<History>("/fleet/history");
     expect(body.stepSeconds).toBe(60);
     expect(body.points).toHaveLength(61);
-    expect(
-      body.points.every(({ at, ...counts }) => Object.values(counts).every((count) => count === 0)),
-    ).toBe(true);
+    await admin.goto(`${webUrl}/`);
+    await admin.getByRole("heading", { name: "Fleet", level: 1 }).waitFor();
     const history = admin.getByRole("region", { name: "History" });
-    await history.getByText(/Nothing was counted for the whole fleet from/).waitFor();
+    const figure = history.getByRole("figure");
+    await figure.waitFor();
+    expect(await figure.locator("figcaption").textContent()).toMatch(
+      /^The whole fleet from .*: heartbeats \d+/,
+    );
+    await history
+      .getByRole("img", { name: /^Heartbeats and agents seen per minute: Heartbeats at most [1-9]/ })
+      .waitFor();
+    await history.getByText("The numbers").click();
+    const numbers = history.getByRole("region", { name: "Fleet history per minute" });
+    await numbers.waitFor();
+    expect(await numbers.getByRole("row").count()).toBeGreaterThan(1);
+    await capture(admin, "fleet-history");
+
     const [dayRequest] = await Promise.all([
       admin.waitForRequest((request) => request.url().includes("/api/v1/fleet/history?")),
       history.getByLabel("Range").selectOption({ label: "Last 24 h" }),
@@ -282,8 +300,10 @@ describe("the web console", () => {
     expect(asked.get("step")).toBe("720");
     expect(Date.parse(asked.get("to") ?? "") - Date.parse(asked.get("from") ?? "")).toBe(24 * 3_600_000);
     await history.getByLabel("Class").selectOption(AGENT_CLASS);
-    await history.getByText(`Nothing was counted for class ${AGENT_CLASS} from`).waitFor();
-    await capture(admin, "fleet-history-empty");
+    await history
+      .getByRole("figure")
+      .getByText(new RegExp(`^Class ${AGENT_CLASS} from `))
+      .waitFor();
   });
 
   it("lists agents with filters the URL keeps, and Back restores them", async () => {
@@ -459,17 +479,20 @@ describe("the web console", () => {
     expect(await admin.getByLabel("State").inputValue()).toBe("cancelled");
   });
 
-  it("lists an agent's recent events, empty while no stream consumer keeps them", async () => {
-    // The agent registered and ran operations to done above; its events are kept by the stream consumer,
-    // which `npm start` does not run, so the route answers none and the page says so.
-    const { status, body } = await api<{ items: unknown[] }>(`/agents/${AGENT_IDS[0]}/events`);
-    expect(status).toBe(200);
-    expect(body.items).toEqual([]);
+  it("lists an agent's recent events, newest first", async () => {
+    // The agent registered and ran operations to done above; the stream consumer keeps those events.
+    type Events = { items: { type: string; at: string }[] };
+    await until("the agent's operations to be kept as events", async () => {
+      const { body } = await api<Events>(`/agents/${AGENT_IDS[0]}/events`);
+      return body.items.some(({ type }) => type === "operation");
+    });
+    const { body } = await api<Events>(`/agents/${AGENT_IDS[0]}/events`);
+    const times = body.items.map(({ at }) => Date.parse(at));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
     await admin.goto(`${webUrl}/agents/${AGENT_IDS[0]}`);
     const events = admin.getByRole("region", { name: "Recent events" });
-    await events.getByText("No event kept for this agent yet.").waitFor();
-    expect(await events.getByRole("button", { name: "Load more" }).count()).toBe(0);
-    await capture(admin, "agent-events-empty");
+    await events.getByRole("row").filter({ hasText: /→/ }).first().waitFor();
+    await capture(admin, "agent-events");
     expect((await api(`/agents/no-such-agent/events`)).status).toBe(404);
   });
 

@@ -119,8 +119,7 @@ function HistoryFigure({ history }: { history: Schemas["FleetHistory"] }) {
   if (points.every((point) => series.every(({ count }) => !point[count]))) {
     return (
       <p class="empty">
-        Nothing was counted for {of} from {range}. The stream consumer counts each event a few seconds after
-        it happens; until it runs, the history stays empty.
+        Nothing was counted for {of} from {range}. Each event is counted a few seconds after it happens.
       </p>
     );
   }
