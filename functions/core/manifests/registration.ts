@@ -2,6 +2,7 @@ import { asArray, type JsonObject } from "../c2/json.js";
 import { summarizeManifest } from "../c2/manifest.js";
 import type { GuardedCache } from "../guarded-cache.js";
 import { type AgentManifest, knownManifestOf } from "./agent-manifest.js";
+import { RecentlyUsed } from "../recently-used.js";
 import { binaryOf } from "./canonical.js";
 import type { ManifestCache, ManifestStore } from "./ports.js";
 
@@ -38,23 +39,13 @@ export function makeManifestRegistration(deps: {
   cache: ManifestCache;
 }): ManifestRegistration {
   const { store } = deps;
-  // In insertion order, oldest first; a hash used again moves to the end.
-  const registered = new Map<string, AgentManifest>();
-  const keep = (key: string, manifest: AgentManifest) => {
-    registered.delete(key);
-    registered.set(key, manifest);
-    if (registered.size > REGISTERED_MANIFESTS_KEPT)
-      registered.delete(registered.keys().next().value as string);
-  };
+  const registered = new RecentlyUsed<string, AgentManifest>(REGISTERED_MANIFESTS_KEPT);
 
   return {
     async register(tenant, hash, manifest, now, cache) {
       const key = JSON.stringify([tenant, hash]);
       const known = registered.get(key);
-      if (known) {
-        keep(key, known);
-        return { manifest: known, stored: false };
-      }
+      if (known) return { manifest: known, stored: false };
       const { manifestId, canonicalJson } = binaryOf(manifest);
       const agentManifest = { hash, manifestId, supportedOperations: asArray(manifest.supportedOperations) };
       let stored = false;
@@ -65,7 +56,7 @@ export function makeManifestRegistration(deps: {
             "stored";
         await cache.attempt(() => deps.cache.rememberManifestStored(tenant, manifestId));
       }
-      keep(key, agentManifest);
+      registered.set(key, agentManifest);
       return { manifest: agentManifest, stored };
     },
 
