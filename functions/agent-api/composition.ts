@@ -14,6 +14,7 @@ import { makeRecordHeartbeat } from "../core/agents/record-heartbeat.js";
 import { isAssetId } from "../core/assets/model.js";
 import { makeContentDownload } from "../core/downloads.js";
 import { makeFlowDownload } from "../core/flows/download.js";
+import { makeCacheBreaker } from "../core/guarded-cache.js";
 import { makeManifestRegistration } from "../core/manifests/registration.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeDynamoDbClient, makeKinesisClient, makeS3Client } from "../shared/aws-clients.js";
@@ -21,8 +22,15 @@ import type { AgentApiConfig } from "../shared/config.js";
 import { countingLostEvents } from "../shared/observability.js";
 import { makeRedisClient } from "../shared/redis-client.js";
 
+/**
+ * Ten cache failures within ten seconds open the container's cache breaker for five: long enough to spare a
+ * cache in trouble (or a container too busy to read its answers in time) the calls of every request, short
+ * enough that the fast path is back within seconds of the cache.
+ */
+const CACHE_BREAKER = { failuresToOpen: 10, windowMs: 10_000, coolDownMs: 5_000 } as const;
+
 /** Wires the agent API's use cases to DynamoDB, Redis, Kinesis and S3; called once per container. */
-export function composeAgentApi(config: AgentApiConfig) {
+export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () => void = () => {}) {
   const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
     marshallOptions: { removeUndefinedValues: true },
   });
@@ -47,7 +55,8 @@ export function composeAgentApi(config: AgentApiConfig) {
     ids,
     settings: { ackTimeoutMs: config.operationAckTimeoutMs },
   });
-  const shared = { registry, revocations, manifests, operations, hotState, events, clock, ids };
+  const cacheBreaker = makeCacheBreaker(CACHE_BREAKER, clock, onCacheBreakerOpen);
+  const shared = { registry, revocations, manifests, operations, hotState, events, clock, ids, cacheBreaker };
   return {
     recordHeartbeat: makeRecordHeartbeat({
       ...shared,
@@ -66,6 +75,7 @@ export function composeAgentApi(config: AgentApiConfig) {
       flows: new DynamoFlowCatalog(documents, config.tableName),
       revocations,
       hotState,
+      cacheBreaker,
     }),
     // The bucket alone answers: an asset's bytes are under its tenant's prefix, gone once it is deleted.
     downloadAsset: makeContentDownload({
@@ -74,6 +84,7 @@ export function composeAgentApi(config: AgentApiConfig) {
       what: "asset",
       revocations,
       hotState,
+      cacheBreaker,
     }),
     close: async () => {
       redis.disconnect();

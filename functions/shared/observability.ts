@@ -26,6 +26,10 @@ export const MetricNames = {
   manifestsStored: "ManifestsStored",
   describeSent: "DescribeSent",
   cacheFallbacks: "CacheFallbacks",
+  /** Of the CacheFallbacks, the requests that did not call the cache at all, its breaker open. */
+  cacheBypassed: "CacheBypassed",
+  /** Times a container's cache breaker opened, after the cache failed its requests again and again. */
+  cacheBreakerOpened: "CacheBreakerOpened",
   streamFailures: "StreamFailures",
   /** Events a publish did not put on the stream, however the use case went on. */
   eventsLost: "EventsLost",

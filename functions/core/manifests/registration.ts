@@ -1,8 +1,8 @@
 import { asArray, type JsonObject } from "../c2/json.js";
 import { summarizeManifest } from "../c2/manifest.js";
 import type { GuardedCache } from "../guarded-cache.js";
-import { type AgentManifest, knownManifestOf } from "./agent-manifest.js";
 import { RecentlyUsed } from "../recently-used.js";
+import { type AgentManifest, knownManifestOf } from "./agent-manifest.js";
 import { binaryOf } from "./canonical.js";
 import type { ManifestCache, ManifestStore } from "./ports.js";
 
@@ -41,23 +41,48 @@ export function makeManifestRegistration(deps: {
   const { store } = deps;
   const registered = new RecentlyUsed<string, AgentManifest>(REGISTERED_MANIFESTS_KEPT);
 
+  // Registrations under way, by tenant and hash: a herd of agents reporting one new manifest at once waits
+  // for the first one's, which alone computes its identity and writes it.
+  const inFlight = new Map<string, Promise<AgentManifest>>();
+
+  async function registerNew(
+    tenant: string,
+    hash: string,
+    manifest: JsonObject,
+    now: number,
+    cache: GuardedCache,
+  ): Promise<{ manifest: AgentManifest; stored: boolean }> {
+    const { manifestId, canonicalJson } = binaryOf(manifest);
+    const agentManifest = { hash, manifestId, supportedOperations: asArray(manifest.supportedOperations) };
+    let stored = false;
+    if (!(await cache.attempt(() => deps.cache.isManifestStored(tenant, manifestId)))) {
+      stored =
+        !(await store.has(tenant, manifestId)) &&
+        (await store.store(tenant, manifestId, canonicalJson, summarizeManifest(manifest), now)) === "stored";
+      await cache.attempt(() => deps.cache.rememberManifestStored(tenant, manifestId));
+    }
+    return { manifest: agentManifest, stored };
+  }
+
   return {
     async register(tenant, hash, manifest, now, cache) {
       const key = JSON.stringify([tenant, hash]);
       const known = registered.get(key);
       if (known) return { manifest: known, stored: false };
-      const { manifestId, canonicalJson } = binaryOf(manifest);
-      const agentManifest = { hash, manifestId, supportedOperations: asArray(manifest.supportedOperations) };
-      let stored = false;
-      if (!(await cache.attempt(() => deps.cache.isManifestStored(tenant, manifestId)))) {
-        stored =
-          !(await store.has(tenant, manifestId)) &&
-          (await store.store(tenant, manifestId, canonicalJson, summarizeManifest(manifest), now)) ===
-            "stored";
-        await cache.attempt(() => deps.cache.rememberManifestStored(tenant, manifestId));
+      const underWay = inFlight.get(key);
+      if (underWay) return { manifest: await underWay, stored: false };
+      const registration = registerNew(tenant, hash, manifest, now, cache);
+      const manifestOfRegistration = registration.then((result) => result.manifest);
+      // Its failure is the first request's to report; those waiting on it see it too.
+      manifestOfRegistration.catch(() => {});
+      inFlight.set(key, manifestOfRegistration);
+      try {
+        const result = await registration;
+        registered.set(key, result.manifest);
+        return result;
+      } finally {
+        inFlight.delete(key);
       }
-      registered.set(key, agentManifest);
-      return { manifest: agentManifest, stored };
     },
 
     async remember(tenant, agentId, manifest, cache) {
