@@ -67,6 +67,18 @@ describe("registering an agent's manifest", () => {
     expect(cache.roundTrips).toBe(2);
   });
 
+  it("makes a herd of agents of one new binary, each reporting a hash of its own, cost one write", async () => {
+    const { store, register } = harness();
+    const herd = await Promise.all(
+      Array.from({ length: 50 }, (_, index) => register("acme", `hash-${index}`)),
+    );
+    expect(store.writes).toBe(1);
+    expect(herd.filter((registration) => registration.stored)).toHaveLength(1);
+    expect(herd.map((registration) => registration.manifest.hash)).toEqual(
+      Array.from({ length: 50 }, (_, index) => `hash-${index}`),
+    );
+  });
+
   it("gives every agent of a herd the failure of the registration they waited on, and lets the next one try again", async () => {
     const { store, register } = harness();
     store.failing = true;

@@ -2,6 +2,7 @@ import { asArray, type JsonObject } from "../c2/json.js";
 import { summarizeManifest } from "../c2/manifest.js";
 import type { GuardedCache } from "../guarded-cache.js";
 import { RecentlyUsed } from "../recently-used.js";
+import { singleFlight } from "../single-flight.js";
 import { type AgentManifest, knownManifestOf } from "./agent-manifest.js";
 import { binaryOf } from "./canonical.js";
 import type { ManifestCache, ManifestStore } from "./ports.js";
@@ -41,9 +42,27 @@ export function makeManifestRegistration(deps: {
   const { store } = deps;
   const registered = new RecentlyUsed<string, AgentManifest>(REGISTERED_MANIFESTS_KEPT);
 
-  // Registrations under way, by tenant and hash: a herd of agents reporting one new manifest at once waits
-  // for the first one's, which alone computes its identity and writes it.
-  const inFlight = new Map<string, Promise<AgentManifest>>();
+  // A herd of agents reporting one new manifest at once: those of one hash wait for the first one's
+  // registration, which alone computes its identity; those of one binary, for the first one's store.
+  const registrations = singleFlight<{ manifest: AgentManifest; stored: boolean }>();
+  const binaries = singleFlight<boolean>();
+
+  /** Whether this call stored the binary's content: the tenant lacked it. */
+  async function storeBinary(
+    tenant: string,
+    manifestId: string,
+    manifest: JsonObject,
+    canonicalJson: string,
+    now: number,
+    cache: GuardedCache,
+  ): Promise<boolean> {
+    if (await cache.attempt(() => deps.cache.isManifestStored(tenant, manifestId))) return false;
+    const stored =
+      !(await store.has(tenant, manifestId)) &&
+      (await store.store(tenant, manifestId, canonicalJson, summarizeManifest(manifest), now)) === "stored";
+    await cache.attempt(() => deps.cache.rememberManifestStored(tenant, manifestId));
+    return stored;
+  }
 
   async function registerNew(
     tenant: string,
@@ -53,15 +72,13 @@ export function makeManifestRegistration(deps: {
     cache: GuardedCache,
   ): Promise<{ manifest: AgentManifest; stored: boolean }> {
     const { manifestId, canonicalJson } = binaryOf(manifest);
-    const agentManifest = { hash, manifestId, supportedOperations: asArray(manifest.supportedOperations) };
-    let stored = false;
-    if (!(await cache.attempt(() => deps.cache.isManifestStored(tenant, manifestId)))) {
-      stored =
-        !(await store.has(tenant, manifestId)) &&
-        (await store.store(tenant, manifestId, canonicalJson, summarizeManifest(manifest), now)) === "stored";
-      await cache.attempt(() => deps.cache.rememberManifestStored(tenant, manifestId));
-    }
-    return { manifest: agentManifest, stored };
+    const { value: stored, first } = await binaries(JSON.stringify([tenant, manifestId]), () =>
+      storeBinary(tenant, manifestId, manifest, canonicalJson, now, cache),
+    );
+    return {
+      manifest: { hash, manifestId, supportedOperations: asArray(manifest.supportedOperations) },
+      stored: first && stored,
+    };
   }
 
   return {
@@ -69,20 +86,12 @@ export function makeManifestRegistration(deps: {
       const key = JSON.stringify([tenant, hash]);
       const known = registered.get(key);
       if (known) return { manifest: known, stored: false };
-      const underWay = inFlight.get(key);
-      if (underWay) return { manifest: await underWay, stored: false };
-      const registration = registerNew(tenant, hash, manifest, now, cache);
-      const manifestOfRegistration = registration.then((result) => result.manifest);
-      // Its failure is the first request's to report; those waiting on it see it too.
-      manifestOfRegistration.catch(() => {});
-      inFlight.set(key, manifestOfRegistration);
-      try {
-        const result = await registration;
-        registered.set(key, result.manifest);
-        return result;
-      } finally {
-        inFlight.delete(key);
-      }
+      const { value, first } = await registrations(key, () =>
+        registerNew(tenant, hash, manifest, now, cache),
+      );
+      if (!first) return { manifest: value.manifest, stored: false };
+      registered.set(key, value.manifest);
+      return value;
     },
 
     async remember(tenant, agentId, manifest, cache) {
