@@ -3,6 +3,7 @@ import type { Context } from "aws-lambda";
 import { type DownloadOutcome, entityTag } from "../core/downloads.js";
 import { BeaconError } from "../core/errors.js";
 import type { BeaconEvent } from "../core/events/model.js";
+import { PublishNotAwaited } from "../core/events/publishing.js";
 import { CacheBypassed } from "../core/guarded-cache.js";
 import type { AgentCredential } from "../core/identity/credentials.js";
 import { assertTenantBoundToIssuer, credentialFromCertificate } from "../core/identity/credentials.js";
@@ -218,7 +219,12 @@ function reportDegradation(outcome: {
   } else if (outcome.cacheError !== undefined) {
     logger.warn("cache unavailable; answered from DynamoDB", { error: String(outcome.cacheError) });
   }
-  if (outcome.streamError !== undefined) {
+  if (outcome.streamError instanceof PublishNotAwaited) {
+    // The put goes on, and EventsLost counts its events should it fail; on Lambda it may not end before the
+    // container is frozen, so the events are logged whole too.
+    metrics.addMetric(MetricNames.streamPutsNotAwaited, MetricUnit.Count, 1);
+    logger.warn("event put still under way when the request was answered", { events: outcome.unpublished });
+  } else if (outcome.streamError !== undefined) {
     metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
     logger.error("event not put on the stream", {
       error: String(outcome.streamError),
