@@ -1,30 +1,41 @@
 /**
  * `npm run bench`: the agent API's steady-heartbeat path on this machine, end to end (mutual TLS,
  * gateway, handler, Redis, Kinesis emulator, DynamoDB Local), with what each heartbeat cost the
- * backends. The load runs in a separate process. Figures depend on the machine: they are printed
- * with its CPU and core count, and compared only as ratios.
+ * backends and this process's CPU. The load runs in a separate process, and so do the proxies that count
+ * backend requests, so that this process's CPU time is the gateway's and the handler's alone. Then the
+ * steady heartbeats the gateway handed the handler are handed to it again directly, with no gateway or
+ * TLS, many in flight and one at a time: the CPU time Lambda bills. Figures depend on the machine: they
+ * are printed with its CPU and core count, and compared only as ratios.
  */
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { cpus } from "node:os";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { Redis } from "ioredis";
 import { AwsEndpointEnvNames, EnvNames } from "../functions/shared/env-names.js";
+import { summarizeProfile } from "./bench/profile.js";
 import { startBackends } from "./local/backends.js";
 import { ensureDevCertificates } from "./local/certs.js";
-import { startCountingProxy } from "./local/counting-proxy.js";
 import { openTemporaryFunctionLog } from "./local/function-logs.js";
 import { loadAgentApi } from "./local/function-routes.js";
-import { startAgentGateway } from "./local/gateway.js";
+import { type GatewayHandler, startAgentGateway } from "./local/gateway.js";
 import { findFreePorts } from "./local/ports.js";
 
 const agents = Number(process.env.BENCH_AGENTS ?? 1000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
+/** A file to write a CPU profile of the handler's heartbeats, many in flight, to (`.cpuprofile`). */
+const profileFile = process.env.BENCH_PROFILE;
 const root = fileURLToPath(new URL("../", import.meta.url));
 const stateDir = path.join(root, ".beacon", `bench-${process.pid}`);
+/** How long this process is watched doing nothing, for the CPU time it spends idle (timers, keep-alives). */
+const IDLE_SAMPLE_MS = 3_000;
 
 const [dynamodb, redis, kinesis, s3, agentPort] = await findFreePorts(5);
 const backends = await startBackends({
@@ -42,23 +53,41 @@ const backends = await startBackends({
   archiveBucket: "beacon-events-archive-bench",
   log: (line) => console.log(`bench: ${line}`),
 });
-const dynamoDbProxy = await startCountingProxy(backends.env[AwsEndpointEnvNames.dynamodb] as string);
-const kinesisProxy = await startCountingProxy(backends.env[AwsEndpointEnvNames.kinesis] as string);
+const proxies = await startProxies(
+  backends.env[AwsEndpointEnvNames.dynamodb] as string,
+  backends.env[AwsEndpointEnvNames.kinesis] as string,
+);
 const certsDir = path.join(stateDir, "certs");
 await ensureDevCertificates(certsDir);
 const functionLog = openTemporaryFunctionLog();
 const agentApi = await loadAgentApi(
   {
     ...backends.env,
-    [AwsEndpointEnvNames.dynamodb]: dynamoDbProxy.url,
-    [AwsEndpointEnvNames.kinesis]: kinesisProxy.url,
+    [AwsEndpointEnvNames.dynamodb]: proxies.urls.dynamodb,
+    [AwsEndpointEnvNames.kinesis]: proxies.urls.kinesis,
     // The agent API sends agents absolute URLs of its own, so it learns its port before it loads.
     [EnvNames.agentApiUrl]: `https://127.0.0.1:${agentPort}`,
     POWERTOOLS_LOG_LEVEL: "ERROR",
   },
   functionLog.log,
 );
-const gateway = await startAgentGateway({ port: agentPort as number, certsDir, routes: agentApi.routes });
+const heartbeatRoute = agentApi.routes.find((route) => route.path === "/c2/api/heartbeat");
+const handleHeartbeat = heartbeatRoute?.handler as GatewayHandler;
+// The steady heartbeats' events as the gateway made them, one per agent, to hand the handler again.
+const steadyEvents: APIGatewayProxyEventV2[] = [];
+let capturing = false;
+const routes = agentApi.routes.map((route) =>
+  route === heartbeatRoute
+    ? {
+        ...route,
+        handler: (event: APIGatewayProxyEventV2) => {
+          if (capturing && steadyEvents.length < agents) steadyEvents.push(event);
+          return handleHeartbeat(event);
+        },
+      }
+    : route,
+);
+const gateway = await startAgentGateway({ port: agentPort as number, certsDir, routes });
 console.log(`bench: agent API on ${gateway.url}`);
 const redisClient = new Redis(backends.env[EnvNames.redisUrl] as string);
 const scriptCalls = async () =>
@@ -72,6 +101,9 @@ try {
   // then sends light heartbeats naming it.
   const examples = path.join(root, "schemas/c2/examples/cpp");
   let scriptsBefore = 0;
+  let idleCpuPerMs = 0;
+  let cpuBefore = process.cpuUsage();
+  let steadyStarted = 0;
   const steady = await runLoad(
     [
       "--import",
@@ -87,13 +119,29 @@ try {
     ],
     async () => {
       console.log(`bench: ${agents} agents registered with their manifests; heartbeating`);
-      dynamoDbProxy.reset();
-      kinesisProxy.reset();
+      idleCpuPerMs = await idleCpu();
+      await proxies.reset();
       scriptsBefore = await scriptCalls();
+      capturing = true;
+      cpuBefore = process.cpuUsage();
+      steadyStarted = performance.now();
     },
   );
+  const endToEnd = cpuPerHeartbeat(cpuBefore, steadyStarted, idleCpuPerMs, steady.heartbeats as number);
+  capturing = false;
   const heartbeats = steady.heartbeats as number;
-  const perHeartbeat = (count: number) => (count / heartbeats).toFixed(3);
+  const perHeartbeat = (count: number, of = heartbeats) => (count / of).toFixed(3);
+  const counts = await proxies.counts();
+  const scripts = (await scriptCalls()) - scriptsBefore;
+
+  console.log(`bench: handing ${heartbeats} steady heartbeats to the handler directly`);
+  await proxies.reset();
+  const directScriptsBefore = await scriptCalls();
+  const inFlight = await replay(heartbeats, concurrency, idleCpuPerMs, profileFile);
+  const directCounts = await proxies.counts();
+  const directScripts = (await scriptCalls()) - directScriptsBefore;
+  const oneAtATime = await replay(Math.min(heartbeats, 2_000), 1, idleCpuPerMs);
+
   const cpu = cpus();
   console.log("");
   console.log(`machine: ${cpu.length} × ${cpu[0]?.model ?? "unknown CPU"}, Node ${process.version}`);
@@ -105,18 +153,90 @@ try {
     `latency ms: p50 ${Number(steady.p50).toFixed(1)}  p95 ${Number(steady.p95).toFixed(1)}  p99 ${Number(steady.p99).toFixed(1)}  max ${Number(steady.max).toFixed(1)}`,
   );
   console.log(
-    `per steady heartbeat: DynamoDB requests ${perHeartbeat(totalCalls(dynamoDbProxy.counts()))}, ` +
-      `Redis script calls ${perHeartbeat((await scriptCalls()) - scriptsBefore)}, ` +
-      `Kinesis puts ${perHeartbeat(totalCalls(kinesisProxy.counts()))}`,
+    `per steady heartbeat: DynamoDB requests ${perHeartbeat(totalCalls(counts.dynamodb))}, ` +
+      `Redis script calls ${perHeartbeat(scripts)}, ` +
+      `Kinesis puts ${perHeartbeat(totalCalls(counts.kinesis))}`,
   );
+  console.log(
+    `CPU ms per steady heartbeat (idle ${(idleCpuPerMs * 1000).toFixed(1)} ms/s subtracted): ` +
+      `gateway + handler ${endToEnd.toFixed(3)}; ` +
+      `handler alone ${inFlight.cpuMs.toFixed(3)} at ${concurrency} in flight (${inFlight.perSecond}/s), ` +
+      `${oneAtATime.cpuMs.toFixed(3)} one at a time`,
+  );
+  console.log(
+    `handler alone, per heartbeat: DynamoDB requests ${perHeartbeat(totalCalls(directCounts.dynamodb), inFlight.heartbeats)}, ` +
+      `Redis script calls ${perHeartbeat(directScripts, inFlight.heartbeats)}, ` +
+      `Kinesis puts ${perHeartbeat(totalCalls(directCounts.kinesis), inFlight.heartbeats)}, ` +
+      `${inFlight.errors} not answered 200`,
+  );
+  if (inFlight.profile) {
+    const summary = summarizeProfile(inFlight.profile);
+    console.log(`profile of the handler alone (${profileFile}), self time by where it is spent:`);
+    for (const line of summary.byArea.slice(0, 12)) console.log(`  ${line}`);
+    console.log("top functions by self time:");
+    for (const line of summary.byFunction.slice(0, 15)) console.log(`  ${line}`);
+  }
 } finally {
   redisClient.disconnect();
   await gateway.close();
   await agentApi.shutdown();
   functionLog.close();
-  await Promise.all([dynamoDbProxy.close(), kinesisProxy.close()]);
+  await proxies.close();
   await backends.stop();
   rmSync(stateDir, { recursive: true, force: true });
+}
+
+/** This process's CPU time per wall-clock millisecond while it waits for nothing. */
+async function idleCpu(): Promise<number> {
+  const before = process.cpuUsage();
+  const started = performance.now();
+  await sleep(IDLE_SAMPLE_MS);
+  return cpuMsSince(before) / (performance.now() - started);
+}
+
+function cpuMsSince(before: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
+}
+
+/** CPU ms per heartbeat since `before`, less what the process would have spent idle meanwhile. */
+function cpuPerHeartbeat(before: NodeJS.CpuUsage, started: number, idlePerMs: number, heartbeats: number) {
+  return (cpuMsSince(before) - idlePerMs * (performance.now() - started)) / heartbeats;
+}
+
+/**
+ * Hands the captured steady heartbeats to the handler `count` times in all, `inFlight` at once, as
+ * Lambda's runtime would (each its own invocation); the handler's CPU ms per heartbeat, and its profile.
+ */
+async function replay(count: number, inFlight: number, idlePerMs: number, profileTo?: string) {
+  const session = profileTo ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post("Profiler.enable");
+    await session.post("Profiler.start");
+  }
+  let next = 0;
+  let errors = 0;
+  const before = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < count) {
+        const event = steadyEvents[next++ % steadyEvents.length] as APIGatewayProxyEventV2;
+        const result = await handleHeartbeat(event);
+        if (typeof result !== "object" || result.statusCode !== 200) errors++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const cpuMs = cpuPerHeartbeat(before, started, idlePerMs, count);
+  let profile: unknown;
+  if (session && profileTo) {
+    profile = (await session.post("Profiler.stop")).profile;
+    writeFileSync(profileTo, JSON.stringify(profile));
+    session.disconnect();
+  }
+  return { heartbeats: count, cpuMs, errors, perSecond: Math.round(count / seconds), profile };
 }
 
 /** Runs the load process; `betweenPhases` runs after registration, before the measured rounds. */
@@ -133,4 +253,38 @@ async function runLoad(args: string[], betweenPhases: () => Promise<void>): Prom
     }
   }
   return result;
+}
+
+type Counts = Record<string, number>;
+
+/** The counting proxies' process (bench/proxies.ts) in front of DynamoDB and Kinesis. */
+async function startProxies(dynamodbUrl: string, kinesisUrl: string) {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.join(root, "scripts/bench/proxies.ts"),
+      `--dynamodb=${dynamodbUrl}`,
+      `--kinesis=${kinesisUrl}`,
+    ],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const nextLine = async () => JSON.parse((await lines.next()).value as string) as Record<string, unknown>;
+  const ask = async (command: string) => {
+    child.stdin.write(`${command}\n`);
+    return nextLine();
+  };
+  const urls = (await nextLine()) as { dynamodb: string; kinesis: string };
+  return {
+    urls,
+    reset: () => ask("reset"),
+    counts: async () => (await ask("counts")) as { dynamodb: Counts; kinesis: Counts },
+    close: async () => {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.stdin.end();
+      await exited;
+    },
+  };
 }

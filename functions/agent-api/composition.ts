@@ -7,6 +7,7 @@ import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRevocationList } from "../adapters/dynamodb/revocation-list.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
+import { withDeadline } from "../adapters/redis/deadline.js";
 import { RedisHotState } from "../adapters/redis/hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
 import { makeRecordAck } from "../core/agents/record-ack.js";
@@ -14,6 +15,7 @@ import { makeRecordHeartbeat } from "../core/agents/record-heartbeat.js";
 import { isAssetId } from "../core/assets/model.js";
 import { makeContentDownload } from "../core/downloads.js";
 import { makeFlowDownload } from "../core/flows/download.js";
+import { makeCacheBreaker } from "../core/guarded-cache.js";
 import { makeManifestRegistration } from "../core/manifests/registration.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeDynamoDbClient, makeKinesisClient, makeS3Client } from "../shared/aws-clients.js";
@@ -21,17 +23,28 @@ import type { AgentApiConfig } from "../shared/config.js";
 import { countingLostEvents } from "../shared/observability.js";
 import { makeRedisClient } from "../shared/redis-client.js";
 
+/** A command a connection left hanging this long is ended by the cache client itself. */
+const HANGING_COMMAND_MS = 5_000;
+/**
+ * Ten cache failures within ten seconds open the container's cache breaker for five: long enough to spare a
+ * cache in trouble the calls of every request, short enough that the fast path is back within seconds of
+ * the cache.
+ */
+const CACHE_BREAKER = { failuresToOpen: 10, windowMs: 10_000, coolDownMs: 5_000 } as const;
+
 /** Wires the agent API's use cases to DynamoDB, Redis, Kinesis and S3; called once per container. */
-export function composeAgentApi(config: AgentApiConfig) {
+export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () => void = () => {}) {
   const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
     marshallOptions: { removeUndefinedValues: true },
   });
-  const redis = makeRedisClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
+  // The cache's answers are held to cacheTimeoutMs by withDeadline, which a busy container's late timers do not
+  // cut short; the client's own timeout only ends commands a connection left hanging.
+  const redis = makeRedisClient({ url: config.redisUrl, commandTimeoutMs: HANGING_COMMAND_MS });
   // An unreachable cache is reported per request (CacheFallbacks); the client's own error events only repeat it.
   redis.on("error", () => {});
   const registry = new DynamoAgentRegistry(documents, config.tableName);
   const revocations = new DynamoRevocationList(documents, config.tableName);
-  const hotState = new RedisHotState(redis);
+  const hotState = withDeadline(new RedisHotState(redis), config.cacheTimeoutMs);
   const manifests = makeManifestRegistration({
     store: new DynamoManifestStore(documents, config.tableName),
     cache: hotState,
@@ -47,7 +60,8 @@ export function composeAgentApi(config: AgentApiConfig) {
     ids,
     settings: { ackTimeoutMs: config.operationAckTimeoutMs },
   });
-  const shared = { registry, revocations, manifests, operations, hotState, events, clock, ids };
+  const cacheBreaker = makeCacheBreaker(CACHE_BREAKER, clock, onCacheBreakerOpen);
+  const shared = { registry, revocations, manifests, operations, hotState, events, clock, ids, cacheBreaker };
   return {
     recordHeartbeat: makeRecordHeartbeat({
       ...shared,
@@ -66,6 +80,7 @@ export function composeAgentApi(config: AgentApiConfig) {
       flows: new DynamoFlowCatalog(documents, config.tableName),
       revocations,
       hotState,
+      cacheBreaker,
     }),
     // The bucket alone answers: an asset's bytes are under its tenant's prefix, gone once it is deleted.
     downloadAsset: makeContentDownload({
@@ -74,6 +89,7 @@ export function composeAgentApi(config: AgentApiConfig) {
       what: "asset",
       revocations,
       hotState,
+      cacheBreaker,
     }),
     close: async () => {
       redis.disconnect();

@@ -3,6 +3,8 @@ import type { Context } from "aws-lambda";
 import { type DownloadOutcome, entityTag } from "../core/downloads.js";
 import { BeaconError } from "../core/errors.js";
 import type { BeaconEvent } from "../core/events/model.js";
+import { PublishNotAwaited } from "../core/events/publishing.js";
+import { CacheBypassed } from "../core/guarded-cache.js";
 import type { AgentCredential } from "../core/identity/credentials.js";
 import { assertTenantBoundToIssuer, credentialFromCertificate } from "../core/identity/credentials.js";
 import { type AgentEvent, type AgentRequest, agentRequestOf, agentResult } from "../shared/agent-request.js";
@@ -20,10 +22,20 @@ import { composeAgentApi } from "./composition.js";
 
 const logger = functionLogger();
 const config = agentApiConfig();
-const agentApi = composeAgentApi(config);
+const agentApi = composeAgentApi(config, () => {
+  metrics.addMetric(MetricNames.cacheBreakerOpened, MetricUnit.Count, 1);
+  logger.warn("cache breaker opened: requests answer from DynamoDB until the cache answers again");
+});
 const limits = { maxInflatedBytes: config.maxInflatedBytes, maxJsonDepth: config.maxJsonDepth };
+/**
+ * Time kept, of an invocation's, to answer once its change is saved: a stream slower than the rest of the
+ * invocation's time gets no more of it, so the invocation does not time out into a 5xx.
+ */
+const ANSWER_MARGIN_MS = 1_000;
 
-const ROUTES: Record<string, (request: AgentRequest) => Promise<JsonResponse>> = {
+type Route = (request: AgentRequest, context: Context) => Promise<JsonResponse>;
+
+const ROUTES: Record<string, Route> = {
   "POST /c2/api/heartbeat": heartbeat,
   "POST /c2/api/acknowledge": acknowledge,
 };
@@ -53,7 +65,7 @@ const DOWNLOADS: { path: RegExp; what: "flow" | "asset"; download: Download; bin
   },
 ];
 
-function routeOf(request: AgentRequest): ((request: AgentRequest) => Promise<JsonResponse>) | undefined {
+function routeOf(request: AgentRequest): Route | undefined {
   if (request.method === "GET") {
     for (const route of DOWNLOADS) {
       const id = route.path.exec(request.path)?.[1];
@@ -71,7 +83,7 @@ export async function handler(event: AgentEvent, context: Context) {
   let response: JsonResponse;
   try {
     if (!route) throw new BeaconError("route_not_found", `No agent route ${request.method} ${request.path}`);
-    response = await route(request);
+    response = await route(request, context);
   } catch (error) {
     response = errorResponse(error);
     if (response.statusCode >= 500)
@@ -112,12 +124,15 @@ function credentialOf(request: AgentRequest) {
   return credential;
 }
 
-async function heartbeat(request: AgentRequest): Promise<JsonResponse> {
+/** When an invocation must answer, its change saved, however slowly the stream takes its events. */
+const answerBy = (context: Context) => Date.now() + context.getRemainingTimeInMillis() - ANSWER_MARGIN_MS;
+
+async function heartbeat(request: AgentRequest, context: Context): Promise<JsonResponse> {
   const credential = credentialOf(request);
   const body = readBody(request, Validators.heartbeat, "heartbeat");
   logger.appendKeys({ tenant: credential.tenant });
   try {
-    const outcome = await agentApi.recordHeartbeat(credential, body);
+    const outcome = await agentApi.recordHeartbeat(credential, body, answerBy(context));
     logger.appendKeys({ agentId: outcome.agentId });
     metrics.addMetric(MetricNames.heartbeats, MetricUnit.Count, 1);
     if (outcome.refusedAgentClass !== undefined)
@@ -146,11 +161,11 @@ async function heartbeat(request: AgentRequest): Promise<JsonResponse> {
   }
 }
 
-async function acknowledge(request: AgentRequest): Promise<JsonResponse> {
+async function acknowledge(request: AgentRequest, context: Context): Promise<JsonResponse> {
   const credential = credentialOf(request);
   const body = readBody(request, Validators.acknowledge, "acknowledgement");
   logger.appendKeys({ tenant: credential.tenant });
-  const outcome = await agentApi.recordAck(credential, body);
+  const outcome = await agentApi.recordAck(credential, body, answerBy(context));
   logger.appendKeys({ agentId: outcome.agentId, operationId: outcome.operationId });
   metrics.addMetric(MetricNames.acknowledgements, MetricUnit.Count, 1);
   if (outcome.manifestStored) {
@@ -197,11 +212,19 @@ function reportDegradation(outcome: {
   streamError?: unknown;
   unpublished?: BeaconEvent[];
 }) {
-  if (outcome.cacheError !== undefined) {
-    metrics.addMetric(MetricNames.cacheFallbacks, MetricUnit.Count, 1);
+  if (outcome.cacheError !== undefined) metrics.addMetric(MetricNames.cacheFallbacks, MetricUnit.Count, 1);
+  if (outcome.cacheError instanceof CacheBypassed) {
+    // Logged once, when the breaker opened.
+    metrics.addMetric(MetricNames.cacheBypassed, MetricUnit.Count, 1);
+  } else if (outcome.cacheError !== undefined) {
     logger.warn("cache unavailable; answered from DynamoDB", { error: String(outcome.cacheError) });
   }
-  if (outcome.streamError !== undefined) {
+  if (outcome.streamError instanceof PublishNotAwaited) {
+    // The put goes on, and EventsLost counts its events should it fail; on Lambda it may not end before the
+    // container is frozen, so the events are logged whole too.
+    metrics.addMetric(MetricNames.streamPutsNotAwaited, MetricUnit.Count, 1);
+    logger.warn("event put still under way when the request was answered", { events: outcome.unpublished });
+  } else if (outcome.streamError !== undefined) {
     metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
     logger.error("event not put on the stream", {
       error: String(outcome.streamError),

@@ -1,5 +1,5 @@
 import { BeaconError } from "./errors.js";
-import { guardedCache } from "./guarded-cache.js";
+import { type CacheBreaker, guardedCache } from "./guarded-cache.js";
 import type { AgentCredential } from "./identity/credentials.js";
 import type { RevocationCache, RevocationList } from "./identity/ports.js";
 import { makeRevocationCheck } from "./identity/revocation.js";
@@ -20,6 +20,7 @@ export interface ContentDownloadDependencies {
   what: string;
   revocations: RevocationList;
   hotState: RevocationCache;
+  cacheBreaker?: CacheBreaker;
 }
 
 /** A download: the stored bytes, or `notModified` when the agent holds them already. */
@@ -51,7 +52,7 @@ export function makeContentDownload(deps: ContentDownloadDependencies) {
     id: string,
     ifNoneMatch: string | undefined,
   ): Promise<DownloadOutcome> {
-    const cache = guardedCache();
+    const cache = guardedCache(deps.cacheBreaker);
     await revocationCheck.assertNotRevoked(credential, cache);
     const content = deps.isId(id) ? await deps.read(credential.tenant, id) : undefined;
     if (!content) throw new BeaconError("not_found", `No such ${deps.what}`);

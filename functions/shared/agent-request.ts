@@ -1,4 +1,3 @@
-import { X509Certificate } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type {
   ALBEvent,
@@ -6,7 +5,7 @@ import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
 } from "aws-lambda";
-import { distinguishedName } from "../adapters/x509/names.js";
+import { certificateIdentity } from "../adapters/x509/certificate-identity.js";
 import type { JsonResponse } from "./http.js";
 
 /**
@@ -87,13 +86,8 @@ function clientCertificateOf(
   certificatePem: string | undefined,
   reported: { subjectDN: string; serialNumber: string; issuerDN?: string },
 ): NonNullable<AgentRequest["clientCertificate"]> {
-  let certificate: X509Certificate | undefined;
-  try {
-    certificate = certificatePem ? new X509Certificate(certificatePem) : undefined;
-  } catch {
-    certificate = undefined;
-  }
-  const issuerDN = certificate ? distinguishedName(certificate.issuer) : reported.issuerDN;
+  const certificate = certificatePem ? certificateIdentity(certificatePem) : undefined;
+  const issuerDN = certificate?.issuerDN ?? reported.issuerDN;
   return {
     subjectDN: reported.subjectDN,
     serialNumber: certificate?.serialNumber ?? reported.serialNumber,

@@ -20,34 +20,40 @@ const maxAttempts = 3;
 const requestTimeoutFor = (endpoint: string | undefined) =>
   endpoint ? emulatorRequestTimeoutMs : requestTimeoutMs;
 
+/**
+ * HTTP/1.1 over kept-alive connections (the SDK's NodeHttpHandler keeps them alive, at most 50 at once):
+ * after a container's first requests, each request is a few packets on a connection already open.
+ */
+function requestHandlerFor(endpoint: string | undefined) {
+  return new NodeHttpHandler({
+    connectionTimeout: connectionTimeoutMs,
+    requestTimeout: requestTimeoutFor(endpoint),
+    throwOnRequestTimeout: true,
+  });
+}
+
 /** DynamoDB client; talks to AWS_ENDPOINT_URL_DYNAMODB when set (DynamoDB Local, LocalStack). */
 export function makeDynamoDbClient(env: ClientEnv = process.env): DynamoDBClient {
   const endpoint = env[AwsEndpointEnvNames.dynamodb];
   return new DynamoDBClient({
     maxAttempts,
-    requestHandler: {
-      connectionTimeout: connectionTimeoutMs,
-      requestTimeout: requestTimeoutFor(endpoint),
-      throwOnRequestTimeout: true,
-    },
+    requestHandler: requestHandlerFor(endpoint),
     ...endpointSettings(env, endpoint),
   });
 }
 
-/** Kinesis client; talks to AWS_ENDPOINT_URL_KINESIS when set (kinesalite, kinesis-mock, LocalStack). */
+/**
+ * Kinesis client; talks to AWS_ENDPOINT_URL_KINESIS when set (kinesalite, kinesis-mock, LocalStack). It speaks
+ * HTTP/1.1 everywhere, not the SDK's default for Kinesis, HTTP/2: Beacon only puts records, which Kinesis takes
+ * over either, and the emulators speak only HTTP/1.1. HTTP/2 would need concurrent streams on one session to
+ * reuse its connection, and without them (disableConcurrentStreams) the SDK opens an isolated session, a new
+ * TLS handshake, for every put.
+ */
 export function makeKinesisClient(env: ClientEnv = process.env): KinesisClient {
   const endpoint = env[AwsEndpointEnvNames.kinesis];
   return new KinesisClient({
     maxAttempts,
-    // The SDK's default Kinesis handler speaks HTTP/2, which the emulators do not; they get HTTP/1.1.
-    requestHandler: endpoint
-      ? new NodeHttpHandler({
-          connectionTimeout: connectionTimeoutMs,
-          requestTimeout: requestTimeoutFor(endpoint),
-          throwOnRequestTimeout: true,
-          httpAgent: { keepAlive: true },
-        })
-      : { requestTimeout: requestTimeoutMs, disableConcurrentStreams: true },
+    requestHandler: requestHandlerFor(endpoint),
     ...endpointSettings(env, endpoint),
   });
 }

@@ -26,7 +26,13 @@ export const MetricNames = {
   manifestsStored: "ManifestsStored",
   describeSent: "DescribeSent",
   cacheFallbacks: "CacheFallbacks",
+  /** Of the CacheFallbacks, the requests that did not call the cache at all, its breaker open. */
+  cacheBypassed: "CacheBypassed",
+  /** Times a container's cache breaker opened, after the cache failed its requests again and again. */
+  cacheBreakerOpened: "CacheBreakerOpened",
   streamFailures: "StreamFailures",
+  /** Requests answered, their change saved, while their stream put was still under way, at their deadline. */
+  streamPutsNotAwaited: "StreamPutsNotAwaited",
   /** Events a publish did not put on the stream, however the use case went on. */
   eventsLost: "EventsLost",
   /** Heartbeats answered 200 with no operations after an internal error (agents cannot act on errors). */

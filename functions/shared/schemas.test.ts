@@ -1,7 +1,9 @@
 import { readdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { example } from "../../scripts/c2-examples.js";
+import { DECLARATIONS_FILE, generateValidators, VALIDATORS_FILE } from "../../scripts/schemas/validators.js";
 import { assertValid, Validators } from "./schemas.js";
 
 const examplesRoot = fileURLToPath(new URL("../../schemas/c2/examples/", import.meta.url));
@@ -50,5 +52,13 @@ describe("the C2 schemas", () => {
     expect(
       Validators.heartbeatResponse({ requestedOperations: [{ identifier: "op-1", operation: "describe" }] }),
     ).toBe(false);
+  });
+});
+
+describe("the compiled validators", () => {
+  it("are compiled from the schemas as they are now (npm run schemas:validators rewrites them)", async () => {
+    const { code, declarations } = await generateValidators();
+    expect(await readFile(VALIDATORS_FILE, "utf8")).toBe(code);
+    expect(await readFile(DECLARATIONS_FILE, "utf8")).toBe(declarations);
   });
 });

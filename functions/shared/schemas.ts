@@ -1,28 +1,20 @@
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import acknowledgeSchema from "../../schemas/c2/acknowledge.schema.json" with { type: "json" };
-import heartbeatSchema from "../../schemas/c2/heartbeat.schema.json" with { type: "json" };
-import heartbeatResponseSchema from "../../schemas/c2/heartbeat-response.schema.json" with { type: "json" };
-import ackEventSchema from "../../schemas/events/ack-event.schema.json" with { type: "json" };
-import certificateExpiringEventSchema from "../../schemas/events/certificate-expiring-event.schema.json" with {
-  type: "json",
-};
-import heartbeatEventSchema from "../../schemas/events/heartbeat-event.schema.json" with { type: "json" };
-import operationEventSchema from "../../schemas/events/operation-event.schema.json" with { type: "json" };
-import rolloutEventSchema from "../../schemas/events/rollout-event.schema.json" with { type: "json" };
+import type { ValidateFunction } from "ajv";
 import { BeaconError } from "../core/errors.js";
+import * as compiled from "./compiled-validators.js";
 
-/** Compiled once per container: the schemas in schemas/ are the single source of the wire formats. */
-const ajv = new Ajv2020({ allErrors: false, strict: true, allowUnionTypes: true });
-
+/**
+ * Compiled from the schemas in schemas/, the single source of the wire formats, ahead of time
+ * (`npm run schemas:validators`): a function compiles no schema when it starts.
+ */
 export const Validators = {
-  heartbeat: ajv.compile(heartbeatSchema),
-  acknowledge: ajv.compile(acknowledgeSchema),
-  heartbeatResponse: ajv.compile(heartbeatResponseSchema),
-  heartbeatEvent: ajv.compile(heartbeatEventSchema),
-  ackEvent: ajv.compile(ackEventSchema),
-  operationEvent: ajv.compile(operationEventSchema),
-  rolloutEvent: ajv.compile(rolloutEventSchema),
-  certificateExpiringEvent: ajv.compile(certificateExpiringEventSchema),
+  heartbeat: compiled.heartbeat,
+  acknowledge: compiled.acknowledge,
+  heartbeatResponse: compiled.heartbeatResponse,
+  heartbeatEvent: compiled.heartbeatEvent,
+  ackEvent: compiled.ackEvent,
+  operationEvent: compiled.operationEvent,
+  rolloutEvent: compiled.rolloutEvent,
+  certificateExpiringEvent: compiled.certificateExpiringEvent,
 } as const;
 
 /** The validator of a stream event's type. */

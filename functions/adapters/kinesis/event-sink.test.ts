@@ -1,14 +1,51 @@
-import { KinesisClient, PutRecordsCommand, type PutRecordsCommandInput } from "@aws-sdk/client-kinesis";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { HeartbeatEvent } from "../../core/events/model.js";
+import { makeKinesisClient } from "../../shared/aws-clients.js";
+import { AwsEndpointEnvNames } from "../../shared/env-names.js";
 import { KinesisEventSink, StreamPublishError } from "./event-sink.js";
 
-// The emulators never fail part of a batch or throttle; these faults are injected at the client.
-const kinesis = mockClient(KinesisClient);
-const sink = new KinesisEventSink(new KinesisClient({ region: "us-east-1" }), "events", {
-  maxAttempts: 3,
-  backoffMs: 1,
+interface PutRecordsRequest {
+  StreamName: string;
+  Records: { Data: string; PartitionKey: string }[];
+}
+type Answer = { status: number; body: unknown };
+
+// The emulators never fail part of a batch or throttle: this server answers as Kinesis does when it does.
+const requests: { headers: IncomingHttpHeaders; body: PutRecordsRequest }[] = [];
+let answer: (request: PutRecordsRequest, index: number) => Answer;
+const kinesis = createServer((request, response) => {
+  const chunks: Buffer[] = [];
+  request.on("data", (chunk: Buffer) => chunks.push(chunk));
+  request.on("end", () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString()) as PutRecordsRequest;
+    requests.push({ headers: request.headers, body });
+    const { status, body: reply } = answer(body, requests.length - 1);
+    response.writeHead(status, { "content-type": "application/x-amz-json-1.1" });
+    response.end(JSON.stringify(reply));
+  });
+});
+let sink: KinesisEventSink;
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => kinesis.listen(0, "127.0.0.1", resolve));
+  const client = makeKinesisClient({
+    [AwsEndpointEnvNames.kinesis]: `http://127.0.0.1:${(kinesis.address() as AddressInfo).port}`,
+    AWS_REGION: "us-east-1",
+    AWS_ACCESS_KEY_ID: "local",
+    AWS_SECRET_ACCESS_KEY: "local",
+  });
+  sink = new KinesisEventSink(client, "events", { maxAttempts: 3, backoffMs: 1 });
+});
+
+afterAll(async () => {
+  kinesis.closeAllConnections();
+  await new Promise((resolve) => kinesis.close(resolve));
+});
+
+beforeEach(() => {
+  requests.length = 0;
 });
 
 const event = (agentId: string): HeartbeatEvent => ({
@@ -22,73 +59,91 @@ const event = (agentId: string): HeartbeatEvent => ({
   operationsSent: [],
 });
 
-const agentsIn = (input: PutRecordsCommandInput) =>
-  (input.Records ?? []).map(
-    (record) => (JSON.parse(Buffer.from(record.Data ?? []).toString()) as HeartbeatEvent).agentId,
+const agentsIn = (request: PutRecordsRequest) =>
+  request.Records.map(
+    (record) => (JSON.parse(Buffer.from(record.Data, "base64").toString()) as HeartbeatEvent).agentId,
   );
-
-beforeEach(() => kinesis.reset());
+const allPut = (request: PutRecordsRequest): Answer => ({
+  status: 200,
+  body: { FailedRecordCount: 0, Records: request.Records.map(() => ({ SequenceNumber: "1", ShardId: "s" })) },
+});
 
 describe("KinesisEventSink", () => {
-  it("puts each event with its tenant/agent partition key", async () => {
-    kinesis
-      .on(PutRecordsCommand)
-      .resolves({ FailedRecordCount: 0, Records: [{ SequenceNumber: "1", ShardId: "s" }] });
+  it("puts each event, as JSON, with its tenant/agent partition key in a signed PutRecords call", async () => {
+    answer = allPut;
     await sink.publish([event("a")]);
-    const [call] = kinesis.commandCalls(PutRecordsCommand);
-    expect(call?.args[0].input.Records?.[0]?.PartitionKey).toBe("acme/a");
+    const [request] = requests;
+    expect(request?.headers).toMatchObject({
+      "x-amz-target": "Kinesis_20131202.PutRecords",
+      "content-type": "application/x-amz-json-1.1",
+      authorization: expect.stringMatching(/^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/kinesis\//),
+    });
+    expect(request?.body.StreamName).toBe("events");
+    expect(request?.body.Records[0]?.PartitionKey).toBe("acme/a");
+    expect(agentsIn(request?.body as PutRecordsRequest)).toEqual(["a"]);
   });
 
   it("resends only the entries a PutRecords call failed", async () => {
-    kinesis
-      .on(PutRecordsCommand)
-      .resolvesOnce({
-        FailedRecordCount: 2,
-        Records: [
-          { ErrorCode: "ProvisionedThroughputExceededException" },
-          { SequenceNumber: "1", ShardId: "s" },
-          { ErrorCode: "InternalFailure" },
-        ],
-      })
-      .resolves({ FailedRecordCount: 0, Records: [{ SequenceNumber: "2" }, { SequenceNumber: "3" }] });
+    answer = (request, index) =>
+      index === 0
+        ? {
+            status: 200,
+            body: {
+              FailedRecordCount: 2,
+              Records: [
+                { ErrorCode: "ProvisionedThroughputExceededException" },
+                { SequenceNumber: "1", ShardId: "s" },
+                { ErrorCode: "InternalFailure" },
+              ],
+            },
+          }
+        : allPut(request);
     await sink.publish([event("a"), event("b"), event("c")]);
-    const calls = kinesis.commandCalls(PutRecordsCommand).map((call) => agentsIn(call.args[0].input));
-    expect(calls).toEqual([
+    expect(requests.map((request) => agentsIn(request.body))).toEqual([
       ["a", "b", "c"],
       ["a", "c"],
     ]);
   });
 
   it("gives up after the bounded number of attempts, naming what failed", async () => {
-    kinesis
-      .on(PutRecordsCommand)
-      .resolves({ FailedRecordCount: 1, Records: [{ ErrorCode: "ProvisionedThroughputExceededException" }] });
+    answer = () => ({
+      status: 200,
+      body: { FailedRecordCount: 1, Records: [{ ErrorCode: "ProvisionedThroughputExceededException" }] },
+    });
     await expect(sink.publish([event("a")])).rejects.toBeInstanceOf(StreamPublishError);
-    expect(kinesis.commandCalls(PutRecordsCommand)).toHaveLength(3);
+    expect(requests).toHaveLength(3);
   });
 
   it("puts at most 500 events a call, and counts those of later calls as not put when one gives up", async () => {
     // Every call fails its first entry: the first 500 events never all get through.
-    kinesis.on(PutRecordsCommand).callsFake((input: PutRecordsCommandInput) => ({
-      FailedRecordCount: 1,
-      Records: (input.Records ?? []).map((_, index) =>
-        index === 0 ? { ErrorCode: "InternalFailure" } : { SequenceNumber: "1" },
-      ),
-    }));
+    answer = (request) => ({
+      status: 200,
+      body: {
+        FailedRecordCount: 1,
+        Records: request.Records.map((_, index) =>
+          index === 0 ? { ErrorCode: "InternalFailure" } : { SequenceNumber: "1" },
+        ),
+      },
+    });
     const events = Array.from({ length: 600 }, (_, index) => event(`a-${index}`));
     await expect(sink.publish(events)).rejects.toMatchObject({ failedCount: 101 });
-    expect(
-      kinesis.commandCalls(PutRecordsCommand).map((call) => agentsIn(call.args[0].input).length),
-    ).toEqual([500, 1, 1]);
+    expect(requests.map((request) => request.body.Records.length)).toEqual([500, 1, 1]);
   });
 
-  it("retries a call that failed whole, such as a throttled request", async () => {
-    const throttled = Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException" });
-    kinesis
-      .on(PutRecordsCommand)
-      .rejectsOnce(throttled)
-      .resolves({ FailedRecordCount: 0, Records: [{ SequenceNumber: "1" }] });
+  it("retries a call that failed whole, such as a throttled request, and names Kinesis's error when it gives up", async () => {
+    const throttled = {
+      status: 400,
+      body: { __type: "LimitExceededException", message: "Rate exceeded for stream events" },
+    };
+    answer = (request, index) => (index === 0 ? throttled : allPut(request));
     await sink.publish([event("a")]);
-    expect(kinesis.commandCalls(PutRecordsCommand)).toHaveLength(2);
+    expect(requests).toHaveLength(2);
+
+    requests.length = 0;
+    answer = () => throttled;
+    await expect(sink.publish([event("a")])).rejects.toMatchObject({
+      lastErrorCode: "LimitExceededException",
+    });
+    expect(requests).toHaveLength(3);
   });
 });

@@ -1,6 +1,7 @@
-import { type KinesisClient, PutRecordsCommand, type PutRecordsRequestEntry } from "@aws-sdk/client-kinesis";
+import type { KinesisClient } from "@aws-sdk/client-kinesis";
 import { type BeaconEvent, partitionKeyOf } from "../../core/events/model.js";
 import type { EventSink } from "../../core/events/ports.js";
+import { kinesisPutRecords, type PutRecords, type RecordEntry } from "./put-records.js";
 
 export interface EventSinkOptions {
   /** PutRecords calls per publish, the first included; each resends only what the last one failed. */
@@ -25,11 +26,15 @@ export class StreamPublishError extends Error {
 const MAX_RECORDS_PER_CALL = 500;
 
 export class KinesisEventSink implements EventSink {
+  private readonly putRecords: PutRecords;
+
   constructor(
-    private readonly client: KinesisClient,
+    client: KinesisClient,
     private readonly streamName: string,
     private readonly options: EventSinkOptions = { maxAttempts: 3, backoffMs: 25 },
-  ) {}
+  ) {
+    this.putRecords = kinesisPutRecords(client);
+  }
 
   /** A call at a time, so each agent's events keep their order across calls; a call that fails stops the rest. */
   async publish(events: BeaconEvent[]): Promise<void> {
@@ -45,17 +50,15 @@ export class KinesisEventSink implements EventSink {
   private async put(
     events: BeaconEvent[],
   ): Promise<{ failedCount: number; lastErrorCode: string | undefined } | undefined> {
-    let pending: PutRecordsRequestEntry[] = events.map((event) => ({
-      Data: Buffer.from(JSON.stringify(event)),
+    let pending: RecordEntry[] = events.map((event) => ({
+      Data: Buffer.from(JSON.stringify(event)).toString("base64"),
       PartitionKey: partitionKeyOf(event),
     }));
     let lastErrorCode: string | undefined;
     for (let attempt = 1; pending.length > 0; attempt++) {
       if (attempt > 1) await sleep(this.options.backoffMs * 2 ** (attempt - 2));
       try {
-        const result = await this.client.send(
-          new PutRecordsCommand({ StreamName: this.streamName, Records: pending }),
-        );
+        const result = await this.putRecords(this.streamName, pending);
         const outcomes = result.Records ?? [];
         const failed = pending.filter(
           (_, index) => outcomes[index]?.ErrorCode !== undefined || !outcomes[index],

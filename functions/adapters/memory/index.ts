@@ -339,8 +339,11 @@ export class MemoryClassFlowPolicies implements ClassFlowPolicies {
 export class MemoryEventSink implements EventSink {
   readonly events: BeaconEvent[] = [];
   failing = false;
+  /** As a stream too busy to answer: a publish never settles. */
+  stalled = false;
 
   async publish(events: BeaconEvent[]) {
+    if (this.stalled) return new Promise<void>(() => {});
     if (this.failing) throw new Error("stream unavailable");
     this.events.push(...events);
   }

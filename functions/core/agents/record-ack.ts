@@ -4,7 +4,8 @@ import type { Acknowledgement } from "../c2/model.js";
 import { BeaconError } from "../errors.js";
 import type { AckEvent, BeaconEvent, OperationEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
-import { type GuardedCache, guardedCache } from "../guarded-cache.js";
+import { publishBefore } from "../events/publishing.js";
+import { type CacheBreaker, type GuardedCache, guardedCache } from "../guarded-cache.js";
 import { type AgentCredential, authorizeAgent } from "../identity/credentials.js";
 import type { RevocationList } from "../identity/ports.js";
 import { makeRevocationCheck } from "../identity/revocation.js";
@@ -25,6 +26,8 @@ export interface AckDependencies {
   events: EventSink;
   clock: Clock;
   ids: IdGenerator;
+  /** The container's, shared by its requests; without one each request tries the cache afresh. */
+  cacheBreaker?: CacheBreaker;
 }
 
 export interface AckOutcome {
@@ -73,7 +76,12 @@ export function makeRecordAck(deps: AckDependencies) {
   const { registry, manifests, operations, hotState, events, clock, ids } = deps;
   const revocationCheck = makeRevocationCheck(deps);
 
-  return async function recordAck(credential: AgentCredential, body: JsonObject): Promise<AckOutcome> {
+  /** `answerBy` (epoch ms): when the ack must be answered, however slowly the stream takes its events. */
+  return async function recordAck(
+    credential: AgentCredential,
+    body: JsonObject,
+    answerBy?: number,
+  ): Promise<AckOutcome> {
     const ack = normalizeAcknowledgement(body);
     if (!ack)
       throw new BeaconError(
@@ -83,7 +91,7 @@ export function makeRecordAck(deps: AckDependencies) {
     const agentId = agentOfAck(ack, credential);
     const tenant = credential.tenant;
     const now = clock.now();
-    const cache = guardedCache();
+    const cache = guardedCache(deps.cacheBreaker);
     await revocationCheck.assertNotRevoked(credential, cache);
 
     const { matched, manifestStored, operationEvents } = !agentId
@@ -105,12 +113,7 @@ export function makeRecordAck(deps: AckDependencies) {
       matched,
     };
     const published = [event, ...operationEvents];
-    let streamError: unknown;
-    try {
-      await events.publish(published);
-    } catch (error) {
-      streamError = error;
-    }
+    const streamError = await publishBefore(events, published, answerBy, clock.now());
     return {
       tenant,
       agentId,

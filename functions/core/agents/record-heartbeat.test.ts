@@ -9,6 +9,7 @@ import {
 } from "../../../scripts/test-support/core-harness.js";
 import type { JsonObject } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
+import { PublishNotAwaited } from "../events/publishing.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
 import type { AgentCredential } from "../identity/credentials.js";
 import { binaryOf } from "../manifests/canonical.js";
@@ -566,6 +567,17 @@ describe("recordAck", () => {
       expect.objectContaining({ type: "ack", operationId, agentId: "probe-agent-1", matched: true }),
     ]);
     expect(core.manifestStore.manifests.size).toBe(1);
+    expect(core.registry.records.get("acme/probe-agent-1")?.pendingDescribe).toBeUndefined();
+  });
+
+  it("answers an ack whose change is saved by the time it is due, when the stream has not taken its events", async () => {
+    const core = coreHarness();
+    const first = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    core.events.stalled = true;
+    const operationId = first.reply.requestedOperations[0]?.identifier as string;
+    const outcome = await core.recordAck(javaAgent, javaAck(operationId), core.clock.now());
+    expect(outcome).toMatchObject({ matched: true, streamError: expect.any(PublishNotAwaited) });
+    expect(outcome.unpublished).toEqual([expect.objectContaining({ type: "ack", operationId })]);
     expect(core.registry.records.get("acme/probe-agent-1")?.pendingDescribe).toBeUndefined();
   });
 

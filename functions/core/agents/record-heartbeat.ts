@@ -4,8 +4,9 @@ import type { C2Operation, Heartbeat } from "../c2/model.js";
 import { describeManifest, heartbeatReply } from "../c2/operations.js";
 import type { OperationEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
+import { publishBefore } from "../events/publishing.js";
 import type { ClassFlowPolicies } from "../flows/ports.js";
-import { type GuardedCache, guardedCache } from "../guarded-cache.js";
+import { type CacheBreaker, type GuardedCache, guardedCache } from "../guarded-cache.js";
 import type { AgentCredential } from "../identity/credentials.js";
 import type { RevocationList } from "../identity/ports.js";
 import { makeRevocationCheck } from "../identity/revocation.js";
@@ -58,6 +59,8 @@ export interface HeartbeatDependencies {
   clock: Clock;
   ids: IdGenerator;
   settings: HeartbeatSettings;
+  /** The container's, shared by its requests; without one each request tries the cache afresh. */
+  cacheBreaker?: CacheBreaker;
 }
 
 export interface HeartbeatOutcome {
@@ -91,15 +94,17 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
   } = deps;
   const revocationCheck = makeRevocationCheck(deps);
 
+  /** `answerBy` (epoch ms): when the heartbeat must be answered, however slowly the stream takes its event. */
   return async function recordHeartbeat(
     credential: AgentCredential,
     body: JsonObject,
+    answerBy?: number,
   ): Promise<HeartbeatOutcome> {
     const heartbeat = attributed(normalizeHeartbeat(body), credential);
     const { agentId } = heartbeat;
     const tenant = credential.tenant;
     const now = clock.now();
-    const cache = guardedCache();
+    const cache = guardedCache(deps.cacheBreaker);
 
     const sighting = sightingOf(tenant, credential, heartbeat, now, settings);
     const recordSighting = () => cache.attempt(() => hotState.recordSighting(sighting));
@@ -213,12 +218,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       { eventId: ids.newId(), tenant, at: now, agentClass, firstSight },
       reply.requestedOperations.map((operation) => operation.identifier),
     );
-    let streamError: unknown;
-    try {
-      await events.publish([event, ...operationEvents]);
-    } catch (error) {
-      streamError = error;
-    }
+    const streamError = await publishBefore(events, [event, ...operationEvents], answerBy, clock.now());
 
     return {
       reply,

@@ -1,4 +1,5 @@
 import { makeContentDownload } from "../downloads.js";
+import type { CacheBreaker } from "../guarded-cache.js";
 import type { RevocationCache, RevocationList } from "../identity/ports.js";
 import { isFlowHash } from "./document.js";
 import type { FlowContentStore } from "./ports.js";
@@ -7,6 +8,7 @@ export interface FlowDownloadDependencies {
   flows: FlowContentStore;
   revocations: RevocationList;
   hotState: RevocationCache;
+  cacheBreaker?: CacheBreaker;
 }
 
 /** The flow an UPDATE CONFIGURATION sent an agent to, by its hash (the flow id). */

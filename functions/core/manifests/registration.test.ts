@@ -55,4 +55,36 @@ describe("registering an agent's manifest", () => {
     await register("acme", "hash-0");
     expect(calls()).toEqual({ ...before, cache: before.cache + 1 });
   });
+
+  it("makes a herd of agents reporting one new manifest at once cost one write, and one of them reports it stored", async () => {
+    const { store, cache, register } = harness();
+    const herd = await Promise.all(Array.from({ length: 50 }, () => register("acme", "hash-new")));
+    expect(store.writes).toBe(1);
+    expect(herd.filter((registration) => registration.stored)).toHaveLength(1);
+    expect(new Set(herd.map((registration) => registration.manifest.manifestId))).toEqual(
+      new Set([binaryOf(manifest).manifestId]),
+    );
+    expect(cache.roundTrips).toBe(2);
+  });
+
+  it("makes a herd of agents of one new binary, each reporting a hash of its own, cost one write", async () => {
+    const { store, register } = harness();
+    const herd = await Promise.all(
+      Array.from({ length: 50 }, (_, index) => register("acme", `hash-${index}`)),
+    );
+    expect(store.writes).toBe(1);
+    expect(herd.filter((registration) => registration.stored)).toHaveLength(1);
+    expect(herd.map((registration) => registration.manifest.hash)).toEqual(
+      Array.from({ length: 50 }, (_, index) => `hash-${index}`),
+    );
+  });
+
+  it("gives every agent of a herd the failure of the registration they waited on, and lets the next one try again", async () => {
+    const { store, register } = harness();
+    store.failing = true;
+    const herd = await Promise.allSettled(Array.from({ length: 5 }, () => register("acme", "hash-new")));
+    expect(herd.map((outcome) => outcome.status)).toEqual(Array(5).fill("rejected"));
+    store.failing = false;
+    expect((await register("acme", "hash-new")).stored).toBe(true);
+  });
 });

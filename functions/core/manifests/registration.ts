@@ -1,6 +1,8 @@
 import { asArray, type JsonObject } from "../c2/json.js";
 import { summarizeManifest } from "../c2/manifest.js";
 import type { GuardedCache } from "../guarded-cache.js";
+import { RecentlyUsed } from "../recently-used.js";
+import { singleFlight } from "../single-flight.js";
 import { type AgentManifest, knownManifestOf } from "./agent-manifest.js";
 import { binaryOf } from "./canonical.js";
 import type { ManifestCache, ManifestStore } from "./ports.js";
@@ -38,35 +40,58 @@ export function makeManifestRegistration(deps: {
   cache: ManifestCache;
 }): ManifestRegistration {
   const { store } = deps;
-  // In insertion order, oldest first; a hash used again moves to the end.
-  const registered = new Map<string, AgentManifest>();
-  const keep = (key: string, manifest: AgentManifest) => {
-    registered.delete(key);
-    registered.set(key, manifest);
-    if (registered.size > REGISTERED_MANIFESTS_KEPT)
-      registered.delete(registered.keys().next().value as string);
-  };
+  const registered = new RecentlyUsed<string, AgentManifest>(REGISTERED_MANIFESTS_KEPT);
+
+  // A herd of agents reporting one new manifest at once: those of one hash wait for the first one's
+  // registration, which alone computes its identity; those of one binary, for the first one's store.
+  const registrations = singleFlight<{ manifest: AgentManifest; stored: boolean }>();
+  const binaries = singleFlight<boolean>();
+
+  /** Whether this call stored the binary's content: the tenant lacked it. */
+  async function storeBinary(
+    tenant: string,
+    manifestId: string,
+    manifest: JsonObject,
+    canonicalJson: string,
+    now: number,
+    cache: GuardedCache,
+  ): Promise<boolean> {
+    if (await cache.attempt(() => deps.cache.isManifestStored(tenant, manifestId))) return false;
+    const stored =
+      !(await store.has(tenant, manifestId)) &&
+      (await store.store(tenant, manifestId, canonicalJson, summarizeManifest(manifest), now)) === "stored";
+    await cache.attempt(() => deps.cache.rememberManifestStored(tenant, manifestId));
+    return stored;
+  }
+
+  async function registerNew(
+    tenant: string,
+    hash: string,
+    manifest: JsonObject,
+    now: number,
+    cache: GuardedCache,
+  ): Promise<{ manifest: AgentManifest; stored: boolean }> {
+    const { manifestId, canonicalJson } = binaryOf(manifest);
+    const { value: stored, first } = await binaries(JSON.stringify([tenant, manifestId]), () =>
+      storeBinary(tenant, manifestId, manifest, canonicalJson, now, cache),
+    );
+    return {
+      manifest: { hash, manifestId, supportedOperations: asArray(manifest.supportedOperations) },
+      stored: first && stored,
+    };
+  }
 
   return {
     async register(tenant, hash, manifest, now, cache) {
       const key = JSON.stringify([tenant, hash]);
       const known = registered.get(key);
-      if (known) {
-        keep(key, known);
-        return { manifest: known, stored: false };
-      }
-      const { manifestId, canonicalJson } = binaryOf(manifest);
-      const agentManifest = { hash, manifestId, supportedOperations: asArray(manifest.supportedOperations) };
-      let stored = false;
-      if (!(await cache.attempt(() => deps.cache.isManifestStored(tenant, manifestId)))) {
-        stored =
-          !(await store.has(tenant, manifestId)) &&
-          (await store.store(tenant, manifestId, canonicalJson, summarizeManifest(manifest), now)) ===
-            "stored";
-        await cache.attempt(() => deps.cache.rememberManifestStored(tenant, manifestId));
-      }
-      keep(key, agentManifest);
-      return { manifest: agentManifest, stored };
+      if (known) return { manifest: known, stored: false };
+      const { value, first } = await registrations(key, () =>
+        registerNew(tenant, hash, manifest, now, cache),
+      );
+      if (!first) return { manifest: value.manifest, stored: false };
+      registered.set(key, value.manifest);
+      return value;
     },
 
     async remember(tenant, agentId, manifest, cache) {

@@ -1,0 +1,70 @@
+import "reflect-metadata";
+import { webcrypto, X509Certificate } from "node:crypto";
+import * as x509 from "@peculiar/x509";
+import { describe, expect, it } from "vitest";
+import { certificateIdentity } from "./certificate-identity.js";
+import { distinguishedName } from "./names.js";
+
+x509.cryptoProvider.set(webcrypto);
+const algorithm = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
+const keys = await webcrypto.subtle.generateKey(algorithm, false, ["sign", "verify"]);
+
+/** A certificate with this serial (hex, as its DER INTEGER's bytes), signed by `issuer`'s name. */
+async function certificate(serialNumber: string, issuer = "CN=Acme Devices CA, O=Acme"): Promise<string> {
+  const signed = await x509.X509CertificateGenerator.create({
+    serialNumber,
+    subject: "CN=pump-7, OU=agent, O=acme",
+    issuer,
+    notBefore: new Date("2026-01-01T00:00:00Z"),
+    notAfter: new Date("2027-01-01T00:00:00Z"),
+    publicKey: keys.publicKey,
+    signingKey: keys.privateKey,
+    signingAlgorithm: algorithm,
+  });
+  return signed.toString("pem");
+}
+
+/** What reading the whole certificate says. */
+function wholeReading(pem: string) {
+  const certificate = new X509Certificate(pem);
+  return { serialNumber: certificate.serialNumber, issuerDN: distinguishedName(certificate.issuer) };
+}
+
+describe("a client certificate's serial and issuer", () => {
+  it.each([
+    ["a one-byte serial", "01"],
+    ["a serial with its high bit set", "0080"],
+    ["a serial with leading zero bytes", "00000a1b"],
+    ["a 128-bit serial", "7a3f9c0e5d1b2a4c6e8f0a1b2c3d4e5f"],
+    ["a 20-byte serial", "00c4e2a1b3d5f7092b4d6f8a0c1e3f5a7b9d0e2f"],
+    ["a negative serial", "ff"],
+    ["a zero serial", "00"],
+  ])("are what reading the whole certificate says, for %s", async (_label, serial) => {
+    const pem = await certificate(serial);
+    expect(certificateIdentity(pem)).toEqual(wholeReading(pem));
+  });
+
+  it("are each certificate's own, whichever issuers were read before", async () => {
+    const issuers = [
+      "CN=Acme Devices CA, O=Acme",
+      "CN=Umbrella CA + OU=Edge, O=Umbrella",
+      "CN=Beacon Agent CA",
+    ];
+    for (const round of [1, 2])
+      for (const [index, issuer] of issuers.entries()) {
+        const pem = await certificate(`0${round}${index}`, issuer);
+        expect(certificateIdentity(pem)).toEqual(wholeReading(pem));
+      }
+  });
+
+  it.each([
+    ["text", "edge-gw-0001"],
+    [
+      "a truncated certificate",
+      "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUJ3\n-----END CERTIFICATE-----\n",
+    ],
+    ["base64 that is no certificate", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"],
+  ])("are unknown for %s", (_label, pem) => {
+    expect(certificateIdentity(pem)).toBeUndefined();
+  });
+});

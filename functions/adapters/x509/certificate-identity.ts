@@ -1,0 +1,109 @@
+import { X509Certificate } from "node:crypto";
+import { RecentlyUsed } from "../../core/recently-used.js";
+import { distinguishedName } from "./names.js";
+
+export interface CertificateIdentity {
+  /** In hex as Node prints it: upper case, two digits a byte, no leading zero bytes. */
+  serialNumber: string;
+  /** As Beacon spells names (names.ts). */
+  issuerDN: string;
+}
+
+/** Distinct issuers a container spells, by their DER: the few CAs its agents' certificates come from. */
+const ISSUERS_KEPT = 100;
+const issuerNames = new RecentlyUsed<string, string>(ISSUERS_KEPT);
+
+/**
+ * The serial and issuer a PEM client certificate states, without reading the whole certificate: its
+ * serial is read from the DER, and its issuer spelt once per container for each issuer's DER (reading a
+ * certificate as X.509 costs more than all the rest of a steady heartbeat). Undefined for what is no
+ * certificate.
+ */
+export function certificateIdentity(certificatePem: string): CertificateIdentity | undefined {
+  const der = derOf(certificatePem);
+  const fields = der && tbsFields(der);
+  if (!fields) return wholeCertificateIdentity(certificatePem);
+  const issuerKey = der.toString("latin1", fields.issuer.start, fields.issuer.end);
+  let issuerDN = issuerNames.get(issuerKey);
+  if (issuerDN === undefined) {
+    const whole = wholeCertificateIdentity(certificatePem);
+    if (!whole) return undefined;
+    issuerDN = whole.issuerDN;
+    issuerNames.set(issuerKey, issuerDN);
+  }
+  return { serialNumber: fields.serialNumber, issuerDN };
+}
+
+function wholeCertificateIdentity(certificatePem: string): CertificateIdentity | undefined {
+  try {
+    const certificate = new X509Certificate(certificatePem);
+    return { serialNumber: certificate.serialNumber, issuerDN: distinguishedName(certificate.issuer) };
+  } catch {
+    return undefined;
+  }
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/;
+
+function derOf(pem: string): Buffer | undefined {
+  const body = PEM_CERTIFICATE.exec(pem)?.[1];
+  return body === undefined ? undefined : Buffer.from(body, "base64");
+}
+
+const SEQUENCE = 0x30;
+const INTEGER = 0x02;
+const EXPLICIT_VERSION = 0xa0;
+
+/** A DER element: its tag, and where it and its content lie in the buffer. */
+interface Element {
+  tag: number;
+  offset: number;
+  start: number;
+  end: number;
+}
+
+function elementAt(der: Buffer, offset: number, within: number): Element | undefined {
+  if (offset + 2 > within) return undefined;
+  const tag = der[offset] as number;
+  const first = der[offset + 1] as number;
+  let start = offset + 2;
+  let length = first;
+  if (first & 0x80) {
+    const lengthBytes = first & 0x7f;
+    if (lengthBytes === 0 || lengthBytes > 3 || start + lengthBytes > within) return undefined;
+    length = 0;
+    for (let index = 0; index < lengthBytes; index++) length = length * 256 + (der[start++] as number);
+  }
+  const end = start + length;
+  return end > within ? undefined : { tag, offset, start, end };
+}
+
+/**
+ * The serial and the issuer's element in a certificate's TBSCertificate (RFC 5280 4.1: version, serial,
+ * signature algorithm, issuer); undefined where the DER is not shaped so, or the serial is not a positive
+ * integer, which the whole certificate's reading then decides.
+ */
+function tbsFields(
+  der: Buffer,
+): { serialNumber: string; issuer: { start: number; end: number } } | undefined {
+  const certificate = elementAt(der, 0, der.length);
+  if (certificate?.tag !== SEQUENCE) return undefined;
+  const tbs = elementAt(der, certificate.start, certificate.end);
+  if (tbs?.tag !== SEQUENCE) return undefined;
+  let field = elementAt(der, tbs.start, tbs.end);
+  if (field?.tag === EXPLICIT_VERSION) field = elementAt(der, field.end, tbs.end);
+  if (field?.tag !== INTEGER || field.end === field.start || (der[field.start] as number) & 0x80)
+    return undefined;
+  const serialNumber = serialHex(der.subarray(field.start, field.end));
+  const algorithm = elementAt(der, field.end, tbs.end);
+  if (algorithm?.tag !== SEQUENCE) return undefined;
+  const issuer = elementAt(der, algorithm.end, tbs.end);
+  if (issuer?.tag !== SEQUENCE) return undefined;
+  return { serialNumber, issuer: { start: issuer.offset, end: issuer.end } };
+}
+
+function serialHex(bytes: Buffer): string {
+  let first = 0;
+  while (first < bytes.length && bytes[first] === 0) first++;
+  return first === bytes.length ? "0" : bytes.toString("hex", first).toUpperCase();
+}

@@ -1,0 +1,53 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { PutRecordsCommand } from "@aws-sdk/client-kinesis";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeKinesisClient } from "./aws-clients.js";
+import { AwsEndpointEnvNames } from "./env-names.js";
+
+/** Answers every request as Kinesis answers a PutRecords that took every record, counting connections. */
+const kinesis = createServer((request, response) => {
+  request.resume();
+  request.on("end", () => {
+    response.setHeader("content-type", "application/x-amz-json-1.1");
+    response.end(
+      JSON.stringify({ FailedRecordCount: 0, Records: [{ SequenceNumber: "1", ShardId: "s-0" }] }),
+    );
+  });
+});
+let connections = 0;
+kinesis.on("connection", () => connections++);
+let endpoint: string;
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => kinesis.listen(0, "127.0.0.1", resolve));
+  endpoint = `http://127.0.0.1:${(kinesis.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  kinesis.closeAllConnections();
+  await new Promise((resolve) => kinesis.close(resolve));
+});
+
+const put = { StreamName: "events", Records: [{ Data: Buffer.from("{}"), PartitionKey: "acme/a" }] };
+
+describe("the Kinesis client", () => {
+  it("puts records one after another over one kept-alive connection", async () => {
+    const client = makeKinesisClient({
+      [AwsEndpointEnvNames.kinesis]: endpoint,
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "local",
+      AWS_SECRET_ACCESS_KEY: "local",
+    });
+    for (let index = 0; index < 5; index++) await client.send(new PutRecordsCommand(put));
+    expect(connections).toBe(1);
+    client.destroy();
+  });
+
+  it("speaks HTTP/1.1 on AWS too, where the SDK's HTTP/2 default opened a session for every put", () => {
+    const client = makeKinesisClient({ AWS_REGION: "us-east-1" });
+    expect(client.config.requestHandler).toBeInstanceOf(NodeHttpHandler);
+    client.destroy();
+  });
+});

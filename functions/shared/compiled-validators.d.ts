@@ -1,0 +1,10 @@
+// Generated from schemas/ by `npm run schemas:validators`; do not edit.
+import type { ValidateFunction } from "ajv";
+export declare const heartbeat: ValidateFunction;
+export declare const acknowledge: ValidateFunction;
+export declare const heartbeatResponse: ValidateFunction;
+export declare const heartbeatEvent: ValidateFunction;
+export declare const ackEvent: ValidateFunction;
+export declare const operationEvent: ValidateFunction;
+export declare const rolloutEvent: ValidateFunction;
+export declare const certificateExpiringEvent: ValidateFunction;

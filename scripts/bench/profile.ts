@@ -1,0 +1,71 @@
+/**
+ * Reads a V8 CPU profile (what `--cpu-prof` and the inspector's Profiler write) into the lines
+ * `npm run bench` prints: self time by where it is spent and by function, largest first.
+ */
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+
+interface Profile {
+  nodes: ProfileNode[];
+}
+
+/** V8's own entries, which are no JavaScript function; idle time is no CPU time and is left out. */
+const VM_ENTRIES = new Set(["(garbage collector)", "(program)", "(root)"]);
+const IDLE = "(idle)";
+
+/** Where code at `url` lives: a package in node_modules, a folder of the project, or a Node.js built-in module. */
+function areaOf(url: string): string | undefined {
+  if (url === "") return undefined;
+  const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (inPackage) return inPackage[1] as string;
+  const builtIn = /^node:(?:internal\/)?([^/]+)/.exec(url);
+  if (builtIn) return `node:${builtIn[1]}`;
+  const projectFolder = /\/((?:functions|scripts)\/[^/]+)\//.exec(url);
+  return projectFolder ? (projectFolder[1] as string) : url;
+}
+
+/**
+ * Self time by where it is spent (Node.js built-ins and native code count for the package or project folder
+ * that called them, when one did) and by function, largest first, in percent of the time the CPU was busy.
+ */
+export function summarizeProfile(value: unknown): { byArea: string[]; byFunction: string[] } {
+  const profile = value as Profile;
+  const parents = new Map<number, ProfileNode>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node);
+  const busy = profile.nodes.filter(
+    (node) => node.callFrame.functionName !== IDLE && (node.hitCount ?? 0) > 0,
+  );
+  const totalHits = busy.reduce((sum, node) => sum + (node.hitCount ?? 0), 0);
+  const area = new Map<string, number>();
+  const functions = new Map<string, number>();
+  const add = (into: Map<string, number>, key: string, hits: number) =>
+    into.set(key, (into.get(key) ?? 0) + hits);
+  for (const node of busy) {
+    const hits = node.hitCount ?? 0;
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (VM_ENTRIES.has(functionName)) {
+      add(area, functionName, hits);
+      add(functions, functionName, hits);
+      continue;
+    }
+    let builtIn: string | undefined;
+    let owner: string | undefined;
+    for (let frame: ProfileNode | undefined = node; frame && !owner; frame = parents.get(frame.id)) {
+      const frameArea = areaOf(frame.callFrame.url);
+      if (frameArea?.startsWith("node:")) builtIn ??= frameArea;
+      else owner = frameArea;
+    }
+    add(area, owner ?? builtIn ?? "(native)", hits);
+    const file = url === "" ? "(native)" : url.replace(/^.*\/(node_modules|functions|scripts)\//, "$1/");
+    add(functions, `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}`, hits);
+  }
+  const lines = (into: Map<string, number>) =>
+    [...into]
+      .sort((a, b) => b[1] - a[1])
+      .map(([key, hits]) => `${((100 * hits) / totalHits).toFixed(1).padStart(5)} %  ${key}`);
+  return { byArea: lines(area), byFunction: lines(functions) };
+}
