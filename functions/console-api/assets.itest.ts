@@ -108,6 +108,31 @@ describe("the console's asset store", () => {
     expect(gone.status).toBe(404);
   });
 
+  it("serves an asset's bytes as uploaded, with their media type, to the tenant's viewers and to no one else", async () => {
+    const bytes = randomBytes(1024 * 1024);
+    const stored = await upload("lookup.bin", bytes, "application/vnd.beacon-test");
+    expect(stored.status, stored.body).toBe(201);
+    const contentOf = (token: string) =>
+      fetch(new URL(`/api/v1/assets/${sha256(bytes)}/content`, consoleApi.url), {
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(30_000),
+      });
+    const read = await contentOf(viewer);
+    expect(read.status).toBe(200);
+    expect(read.headers.get("content-type")).toBe("application/vnd.beacon-test");
+    expect(read.headers.get("cache-control")).toBe("no-store");
+    const received = new Uint8Array(await read.arrayBuffer());
+    expect(received.length).toBe(bytes.length);
+    expect(sha256(received)).toBe(sha256(bytes));
+    const other = await consoleApi.token({ tenant: `${tenant}-other`, role: "admin" });
+    expect((await contentOf(other)).status).toBe(404);
+    const deleted = await consoleApi.request("DELETE", `/api/v1/assets/${sha256(bytes)}`, {
+      token: operator,
+    });
+    expect(deleted.status, deleted.body).toBe(200);
+    expect((await contentOf(viewer)).status).toBe(404);
+  });
+
   it("is another tenant's to no one: its assets answer 404 and its lists are empty", async () => {
     const other = await consoleApi.token({ tenant: `${tenant}-other`, role: "admin" });
     const bytes = Buffer.from(`${tenant} secret`);

@@ -53,7 +53,7 @@ export async function handler(
   return {
     ...response,
     headers: { ...response.headers, "cache-control": "no-store" },
-    isBase64Encoded: false,
+    isBase64Encoded: response.isBase64Encoded ?? false,
   };
 }
 
@@ -68,6 +68,15 @@ function present(operation: ConsoleOperation, result: ConsoleResult): JsonRespon
     logger.error("event not put on the stream", { error: String(result.streamError) });
   }
   const status = result.status ?? 200;
+  // Assets go out as their bytes, which Lambda's proxy integration carries base64-encoded.
+  if (result.body instanceof Uint8Array) {
+    return {
+      statusCode: status,
+      headers: { "content-type": result.contentType ?? "application/octet-stream" },
+      body: Buffer.from(result.body).toString("base64"),
+      isBase64Encoded: true,
+    };
+  }
   // Raw manifests and flows go out exactly as stored, without being parsed again.
   if (typeof result.body === "string") {
     return {

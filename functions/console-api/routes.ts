@@ -83,6 +83,7 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
       api.assets.upload(principal, { name: text(query.name), contentType, bytes: body as Uint8Array }),
     listAssets: (principal, { query }) => api.assets.list(principal, page(query)),
     getAsset: (principal, { path }) => api.assets.get(principal, path.assetId as string),
+    getAssetContent: (principal, { path }) => api.assets.content(principal, path.assetId as string),
     deleteAsset: (principal, { path }) => api.assets.delete(principal, path.assetId as string),
     getResourceSet: (principal, { path }) => api.resourceSets.get(principal, path.className as string),
     putResourceSet: (principal, { path, body }) =>

@@ -1,9 +1,9 @@
 /** What a console use case answers: the body the OpenAPI document describes, and how the cache fared. */
 export interface ConsoleResult {
   status?: 200 | 201;
-  /** A JSON value, or text to send exactly as stored (a raw manifest or flow). */
+  /** A JSON value, or text or bytes to send exactly as stored (a raw manifest or flow, an asset). */
   body: unknown;
-  /** The stored text's media type, when it is not JSON. */
+  /** The stored text's or bytes' media type, when it is not JSON. */
   contentType?: string;
   /** The cache failed and the registry answered instead. */
   cacheError?: unknown;

@@ -120,6 +120,17 @@ export function makeAssetsApi(deps: AssetsDependencies) {
       return { body: assetView(await findAsset(principal.tenant, assetId)) };
     },
 
+    /** The asset's bytes, exactly as uploaded, with the media type they were uploaded with. */
+    async content(principal: Principal, assetId: string): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      const { tenant } = principal;
+      const record = await findAsset(tenant, assetId);
+      // The record is the commit point of an upload, the bytes go first: only a racing delete leaves none.
+      const stored = await content.read(tenant, assetId);
+      if (!stored) throw new BeaconError("not_found", "No such asset");
+      return { body: stored.bytes, contentType: record.contentType };
+    },
+
     /** Deletes the asset unless a class's resource set holds it: agents would be sent bytes that are gone. */
     async delete(principal: Principal, assetId: string): Promise<ConsoleResult> {
       requireRole(principal, "operator");

@@ -221,6 +221,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/assets/{assetId}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The asset's id: the SHA-256 of its bytes, lower-case hex. The example is the id of the upload example.
+                 * @example fa8590f7a734e19db3592738afbd74b2aec73e3a889891c8f21308635dba3264
+                 */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * An asset's bytes
+         * @description The asset's bytes exactly as uploaded, with the Content-Type they were uploaded with (at most 4 MiB), as agents download them.
+         */
+        get: operations["getAssetContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/classes/{className}/resources": {
         parameters: {
             query?: never;
@@ -2000,6 +2026,36 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["AssetConflict"];
+        };
+    };
+    getAssetContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The asset's id: the SHA-256 of its bytes, lower-case hex. The example is the id of the upload example.
+                 * @example fa8590f7a734e19db3592738afbd74b2aec73e3a889891c8f21308635dba3264
+                 */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes, with the asset's own media type. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     getResourceSet: {
