@@ -20,6 +20,7 @@ import {
   readBeaconCounters,
   sloReasons,
 } from "./gates.js";
+import { numericVariables, writeRunReport } from "./report.js";
 import { type MetricSummary, runScenario, SCENARIOS, type ScenarioName, summarise } from "./run-scenario.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -66,12 +67,8 @@ const run = await runScenario({
 const summary = summarise(run.report);
 const milliseconds = (time: MetricSummary) =>
   `median ${time.median}  p95 ${time.p95}  p99 ${time.p99}  max ${time.max}`;
-const variables = Object.entries(run.variables)
-  .filter(([, value]) => typeof value === "number")
-  .map(([name, value]) => `${name}=${value}`)
-  .join(" ");
 console.log("");
-console.log(`${scenario} against ${target}: ${variables}`);
+console.log(`${scenario} against ${target}: ${numericVariables(run)}`);
 console.log(
   `requests ${summary.requests} (${summary.requestsPerSecond}/s), agents ${summary.vusersCreated} (${summary.vusersFailed} failed)`,
 );
@@ -88,6 +85,7 @@ if (summary.generatorDelay)
 console.log(`report ${reportPath}`);
 
 const reasons = sloReasons(run, summary);
+const readCounters = !values["skip-counters"] && existsSync(functionLog);
 if (values["skip-counters"]) {
   console.log(
     "Beacon's counters: not read (--skip-counters); a deployed stack's are in CloudWatch, namespace Beacon",
@@ -108,7 +106,17 @@ if (values["skip-counters"]) {
   reasons.push(...counterReasons(run, counters));
 }
 
-const warnings = generatorWarnings(scenario as ScenarioName, run, summary);
+const warnings = generatorWarnings(run, summary);
+const htmlReport = await writeRunReport(scenario as ScenarioName, run, reportPath, {
+  functionLog: readCounters ? functionLog : undefined,
+  facts: [
+    `requests ${summary.requests} (${summary.requestsPerSecond}/s), agents ${summary.vusersCreated} (${summary.vusersFailed} failed)`,
+    ...(summary.responseTime ? [`response time ms: ${milliseconds(summary.responseTime)}`] : []),
+    reasons.length === 0 ? "passed every gate" : `FAILED: ${reasons.join("; ")}`,
+    ...warnings.map((warning) => `warning: ${warning}`),
+  ],
+});
+console.log(`HTML report ${htmlReport}`);
 if (warnings.length > 0) {
   console.log("warning: the load generator could not hold the planned rate; response times may read long:");
   for (const warning of warnings) console.log(`  - ${warning}`);
