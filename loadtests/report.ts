@@ -101,18 +101,19 @@ const WIDTH = 640;
 const HEIGHT = 220;
 const MARGIN = { left: 56, right: 12, top: 28, bottom: 32 };
 const COLOURS = ["#1f77b4", "#ff7f0e", "#d62728", "#2ca02c", "#9467bd", "#8c564b"];
-const TICKS = 4;
+/** Grid lines per axis: a fifth of a 1, 2 or 5 ceiling is a round number too. */
+const TICKS = 5;
 
 const escapeXml = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
-const format = (value: number): string => (Number.isInteger(value) ? String(value) : value.toFixed(1));
+const format = (value: number): string => String(Number(value.toPrecision(3)));
 
 /** A line chart as an SVG element: one <path> per series, axes from 0 to a nice ceiling, a legend. */
 export function lineChart(title: string, unit: string, series: ChartSeries[]): string {
   const xs = series.flatMap((line) => line.points.map(([x]) => x));
   const ys = series.flatMap((line) => line.points.flatMap(([, y]) => (y === undefined ? [] : [y])));
-  const xMax = Math.max(1, ...xs);
+  const xMax = niceCeiling(Math.max(1, ...xs));
   const yMax = niceCeiling(Math.max(0, ...ys));
   const x = linearScale([0, xMax], [MARGIN.left, WIDTH - MARGIN.right]);
   const y = linearScale([0, yMax], [HEIGHT - MARGIN.bottom, MARGIN.top]);
@@ -134,9 +135,9 @@ export function lineChart(title: string, unit: string, series: ChartSeries[]): s
       `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(value).toFixed(1)}" y2="${y(value).toFixed(1)}" stroke="#ddd"/>` +
       `<text x="${MARGIN.left - 6}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end">${format(value)}</text>`,
   );
-  const xTicks = Array.from({ length: TICKS + 1 }, (_, index) => Math.round((xMax * index) / TICKS)).map(
+  const xTicks = Array.from({ length: TICKS + 1 }, (_, index) => (xMax * index) / TICKS).map(
     (value) =>
-      `<text x="${x(value).toFixed(1)}" y="${HEIGHT - MARGIN.bottom + 16}" text-anchor="middle">${value}</text>`,
+      `<text x="${x(value).toFixed(1)}" y="${HEIGHT - MARGIN.bottom + 16}" text-anchor="middle">${format(value)}</text>`,
   );
   const legend = series.map(
     (line, index) =>

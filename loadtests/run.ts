@@ -7,6 +7,7 @@
  */
 import { existsSync } from "node:fs";
 import { connect } from "node:net";
+import { availableParallelism, loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -114,6 +115,9 @@ const htmlReport = await writeRunReport(scenario as ScenarioName, run, reportPat
     ...(summary.responseTime ? [`response time ms: ${milliseconds(summary.responseTime)}`] : []),
     reasons.length === 0 ? "passed every gate" : `FAILED: ${reasons.join("; ")}`,
     ...warnings.map((warning) => `warning: ${warning}`),
+    `this machine: ${availableParallelism()} cores, load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(" / ")} (1 / 5 / 15 min) at the end`,
   ],
 });
 console.log(`HTML report ${htmlReport}`);
