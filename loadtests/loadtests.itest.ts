@@ -226,6 +226,26 @@ describe("the incumbent's profiles", () => {
   });
 });
 
+describe("the full-size profiles", () => {
+  it("print the variables Artillery's distributed runners take: 100,000 agents at 120/s, 60 s apart", async () => {
+    const cli = await loadtestCli(["registration-full", "--print-variables"], {
+      BEACON_LOADTEST_HEARTBEATS: "20",
+    });
+    expect(cli.exitCode, cli.output).toBe(0);
+    expect(JSON.parse(cli.output)).toMatchObject({
+      agents: 100_000,
+      arrivalRate: 120,
+      rampSeconds: 834,
+      heartbeatSeconds: 60,
+      heartbeats: 20,
+      manifestHashPerAgent: 1,
+      runId: expect.stringMatching(/^[0-9a-f]{8}$/),
+      javaManifestHash: expect.stringMatching(/^[0-9a-f]{128}$/),
+      certificate: "dev-fleet",
+    });
+  });
+});
+
 describe("the HTML report's parts", () => {
   const period = (
     at: number,

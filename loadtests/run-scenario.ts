@@ -148,24 +148,42 @@ export function withArrivalRate(variables: Record<string, number>): Record<strin
   return { ...variables, rampSeconds: Math.max(1, Math.ceil(agents / arrivalRate)) };
 }
 
-export async function runScenario(options: ScenarioRunOptions): Promise<ScenarioRun> {
-  const env = options.env ?? process.env;
-  const runId = randomBytes(4).toString("hex");
-  const { script, variables: scenarioValues } = await scenarioVariables(
+/**
+ * Everything Artillery is passed for a run of the scenario: its script and, as --variables, the scenario's
+ * variables and the run's own (ids, certificates, example payloads). `npm run loadtest -- <scenario>
+ * --print-variables` prints them, for Artillery's distributed runners.
+ */
+export async function artilleryInputs(
+  options: Pick<
+    ScenarioRunOptions,
+    "scenario" | "certsDir" | "certificate" | "examplesDir" | "variables" | "env"
+  >,
+): Promise<{ scriptPath: string; script: ScriptName; variables: Record<string, number | string> }> {
+  const { script, variables } = await scenarioVariables(
     options.scenario,
-    env,
+    options.env ?? process.env,
     options.variables,
   );
-  const variables = {
-    ...scenarioValues,
-    // New per run: agents that Beacon has never seen, and (for Java agents) a manifest it does not know,
-    // shaped like the Java agent's lower-case hex SHA-512.
-    runId,
-    javaManifestHash: randomBytes(64).toString("hex"),
-    certsDir: path.resolve(options.certsDir),
-    certificate: options.certificate,
-    examplesDir: path.resolve(options.examplesDir ?? DEFAULT_EXAMPLES_DIR),
+  return {
+    scriptPath: scriptPath(script),
+    script,
+    variables: {
+      ...variables,
+      // New per run: agents that Beacon has never seen, and (for Java agents) a manifest it does not know,
+      // shaped like the Java agent's lower-case hex SHA-512.
+      runId: randomBytes(4).toString("hex"),
+      javaManifestHash: randomBytes(64).toString("hex"),
+      certsDir: path.resolve(options.certsDir),
+      certificate: options.certificate,
+      examplesDir: path.resolve(options.examplesDir ?? DEFAULT_EXAMPLES_DIR),
+    },
   };
+}
+
+export async function runScenario(options: ScenarioRunOptions): Promise<ScenarioRun> {
+  const env = options.env ?? process.env;
+  const { script, variables } = await artilleryInputs(options);
+  const runId = variables.runId;
   const reportDir = path.dirname(options.reportPath);
   await mkdir(reportDir, { recursive: true });
   const processorPath = path.join(reportDir, `processor-${runId}.mjs`);

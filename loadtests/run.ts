@@ -1,9 +1,11 @@
 /**
  * `npm run loadtest -- <scenario> [--target URL] [--certs DIR] [--certificate NAME] [--function-log FILE]
- * [--skip-counters]`: runs one Artillery scenario against a running agent API (`npm start` by default),
+ * [--skip-counters] [--print-variables]`: runs one Artillery scenario against a running agent API (`npm start` by default),
  * writes Artillery's JSON report to .beacon/loadtests/ and prints a summary. Exits 1, naming each reason,
  * when an SLO check of the scenario failed (p99, error rate) or one of Beacon's own counters over the run
  * (read from the stack's function log) is over its bound; warns when the generator could not hold the rate.
+ * Writes an HTML report with charts beside the JSON (report.ts). --print-variables prints the variables it
+ * would pass to Artillery, as JSON, and runs nothing: for Artillery's distributed runners.
  */
 import { existsSync } from "node:fs";
 import { connect } from "node:net";
@@ -22,12 +24,19 @@ import {
   sloReasons,
 } from "./gates.js";
 import { numericVariables, writeRunReport } from "./report.js";
-import { type MetricSummary, runScenario, SCENARIOS, type ScenarioName, summarise } from "./run-scenario.js";
+import {
+  artilleryInputs,
+  type MetricSummary,
+  runScenario,
+  SCENARIOS,
+  type ScenarioName,
+  summarise,
+} from "./run-scenario.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const usage =
   `usage: npm run loadtest -- <${SCENARIOS.join("|")}> [--target URL] [--certs DIR] [--certificate NAME] ` +
-  "[--function-log FILE] [--skip-counters]";
+  "[--function-log FILE] [--skip-counters] [--print-variables]";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -40,6 +49,7 @@ const { values, positionals } = parseArgs({
       default: process.env.BEACON_LOADTEST_FUNCTION_LOG ?? functionLogIn(localDir()),
     },
     "skip-counters": { type: "boolean", default: false },
+    "print-variables": { type: "boolean", default: false },
   },
 });
 const scenario = positionals[0];
@@ -50,6 +60,17 @@ if (positionals.length !== 1 || !SCENARIOS.includes(scenario as ScenarioName)) {
 const target = values.target ?? `https://127.0.0.1:${localPorts().agent}`;
 const certsDir = values.certs ?? path.join(root, ".beacon/certs");
 const functionLog = values["function-log"] as string;
+
+if (values["print-variables"]) {
+  // For Artillery's own runners (run-fargate, run-lambda): what this runner would pass as --variables.
+  const { variables } = await artilleryInputs({
+    scenario: scenario as ScenarioName,
+    certsDir,
+    certificate: values.certificate as string,
+  });
+  console.log(JSON.stringify(variables));
+  process.exit(0);
+}
 
 await assertListening(target);
 const reportPath = path.join(
