@@ -5,7 +5,7 @@
  * is not blamed on the service alone.
  */
 import { metricTotals, type TimeWindow } from "../scripts/local/function-metrics.js";
-import type { RunSummary, ScenarioName, ScenarioRun } from "./run-scenario.js";
+import type { RunSummary, ScenarioRun, ScriptName } from "./run-scenario.js";
 import { variableEnvName } from "./run-scenario.js";
 
 /** Counted by the functions (functions/shared/observability.ts) when they degrade without failing a request. */
@@ -68,8 +68,8 @@ export function counterReasons(run: ScenarioRun, counters: BeaconCounters): stri
   );
 }
 
-/** The variable of each scenario that spreads its agents' arrival, in seconds. */
-const ARRIVAL_SECONDS: Record<ScenarioName, string> = {
+/** The variable of each script that spreads its agents' arrival, in seconds. */
+const ARRIVAL_SECONDS: Record<ScriptName, string> = {
   "fleet-steady": "rampSeconds",
   "manifest-herd": "arrivalSeconds",
 };
@@ -82,7 +82,7 @@ const MIN_RATE_SHARE = 0.8;
 const MAX_GENERATOR_DELAY_P95_MS = 50;
 
 /** What suggests the load generator itself could not hold the planned rate; empty when it could. */
-export function generatorWarnings(scenario: ScenarioName, run: ScenarioRun, summary: RunSummary): string[] {
+export function generatorWarnings(run: ScenarioRun, summary: RunSummary): string[] {
   const warnings: string[] = [];
   const variables = run.variables;
   const agents = Number(variables.agents);
@@ -91,7 +91,7 @@ export function generatorWarnings(scenario: ScenarioName, run: ScenarioRun, summ
 
   const heartbeatsPlanned = agents * Number(variables.heartbeats);
   const plannedSeconds =
-    Number(variables[ARRIVAL_SECONDS[scenario]]) +
+    Number(variables[ARRIVAL_SECONDS[run.script]]) +
     Number(variables.heartbeats) * Number(variables.heartbeatSeconds);
   const plannedRate = heartbeatsPlanned / plannedSeconds;
   const heartbeatsSent = (summary.beacon["heartbeats.cpp"] ?? 0) + (summary.beacon["heartbeats.java"] ?? 0);

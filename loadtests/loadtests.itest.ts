@@ -7,7 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,7 +22,17 @@ import { example } from "../scripts/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../scripts/test-support/agent-api-harness.js";
 import { type PrivateRedis, startPrivateRedis } from "../scripts/test-support/private-redis.js";
 import { counterReasons, readBeaconCounters, sloReasons } from "./gates.js";
-import { runScenario, type ScenarioName, summarise } from "./run-scenario.js";
+import {
+  CHART_TITLES,
+  linearScale,
+  lineChart,
+  niceCeiling,
+  type ReportPeriod,
+  type ReportWithPeriods,
+  seriesOf,
+  writeRunReport,
+} from "./report.js";
+import { runScenario, type ScenarioName, summarise, withArrivalRate } from "./run-scenario.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 let api: AgentApiUnderTest;
@@ -54,12 +64,13 @@ async function newTenant() {
 
 async function run(scenario: ScenarioName, variables: Record<string, number>) {
   const { tenant, certificate } = await newTenant();
+  const reportPath = path.join(reportDir, `${scenario}-${randomUUID()}.json`);
   const result = await runScenario({
     scenario,
     target: api.url,
     certsDir: api.certsDir,
     certificate,
-    reportPath: path.join(reportDir, `${scenario}-${randomUUID()}.json`),
+    reportPath,
     variables,
     output: "collect",
   });
@@ -69,7 +80,7 @@ async function run(scenario: ScenarioName, variables: Record<string, number>) {
     to: result.finishedAt,
   });
   const reasons = [...sloReasons(result, summary), ...counterReasons(result, counters)];
-  return { result, summary, counters, reasons, tenant };
+  return { result, summary, counters, reasons, tenant, reportPath };
 }
 
 const HEALTHY_RUN_MAX_P99_MS = 30_000;
@@ -157,6 +168,157 @@ describe("manifest-herd", () => {
       }),
     );
     expect(Items).toEqual([{ sk }]);
+  });
+});
+
+/** The run's HTML report, written as npm run loadtest writes it, with Beacon's counters per period. */
+async function htmlReportOf(scenario: ScenarioName, outcome: Awaited<ReturnType<typeof run>>) {
+  const file = await writeRunReport(scenario, outcome.result, outcome.reportPath, {
+    functionLog: api.functionLog,
+  });
+  expect(file).toBe(outcome.reportPath.replace(/\.json$/, ".html"));
+  return readFileSync(file, "utf8");
+}
+
+/** The charts of an HTML report: each <svg>'s title and how many series (paths) it draws. */
+function chartsIn(html: string): { title: string; series: number }[] {
+  return [...html.matchAll(/<svg[^>]*aria-label="([^"]*)"[^>]*>([\s\S]*?)<\/svg>/g)].map((match) => ({
+    title: match[1] ?? "",
+    series: [...(match[2] ?? "").matchAll(/<path class="series" d="M[\d.]+,[\d.]+[^"]*"/g)].length,
+  }));
+}
+
+describe("the incumbent's profiles", () => {
+  const tiny = { agents: 6, heartbeatSeconds: 1, heartbeats: 3, javaShare: 0.5, gzipShare: 0.5 };
+
+  it("registration: agents arriving at a rate, each with a manifest of its own, pass every gate and get an HTML report", async () => {
+    const outcome = await healthyRun("registration", { ...tiny, arrivalRate: 6 });
+    const { beacon } = outcome.summary;
+    expect(outcome.result.script).toBe("fleet-steady");
+    expect(outcome.result.variables.rampSeconds).toBe(1);
+    expect((beacon["heartbeats.cpp"] ?? 0) + (beacon["heartbeats.java"] ?? 0)).toBe(
+      tiny.agents * tiny.heartbeats,
+    );
+    expect(beacon["heartbeats.with_manifest"] ?? 0).toBe(beacon["agents.cpp"] ?? 0);
+    // Each Java agent's hash is its own, new to Beacon: every one of them is asked for its manifest.
+    expect(beacon["describe_manifest.received"] ?? 0).toBe(beacon["agents.java"] ?? 0);
+    expect(beacon["describe_manifest.acknowledged"] ?? 0).toBe(beacon["agents.java"] ?? 0);
+
+    const html = await htmlReportOf("registration", outcome);
+    expect(html).not.toMatch(/<script|<link|src=/);
+    expect(chartsIn(html)).toEqual([
+      { title: CHART_TITLES.requests, series: 1 },
+      { title: CHART_TITLES.responseTime, series: 3 },
+      { title: CHART_TITLES.errors, series: 1 },
+      { title: CHART_TITLES.beacon, series: 4 },
+    ]);
+  });
+
+  it("steady: a fleet of one class online at once passes every gate", async () => {
+    const { summary, result } = await healthyRun("steady", { ...tiny, rampSeconds: 1 });
+    const { beacon } = summary;
+    expect(result.variables.manifestHashPerAgent).toBe(0);
+    expect((beacon["heartbeats.cpp"] ?? 0) + (beacon["heartbeats.java"] ?? 0)).toBe(
+      tiny.agents * tiny.heartbeats,
+    );
+    expect(beacon["heartbeats.with_manifest"] ?? 0).toBe(beacon["agents.cpp"] ?? 0);
+    expect(beacon["describe_manifest.acknowledged"] ?? 0).toBe(beacon["describe_manifest.received"] ?? 0);
+  });
+});
+
+describe("the full-size profiles", () => {
+  it("print the variables Artillery's distributed runners take: 100,000 agents at 120/s, 60 s apart", async () => {
+    const cli = await loadtestCli(["registration-full", "--print-variables"], {
+      BEACON_LOADTEST_HEARTBEATS: "20",
+    });
+    expect(cli.exitCode, cli.output).toBe(0);
+    expect(JSON.parse(cli.output)).toMatchObject({
+      agents: 100_000,
+      arrivalRate: 120,
+      rampSeconds: 834,
+      heartbeatSeconds: 60,
+      heartbeats: 20,
+      manifestHashPerAgent: 1,
+      runId: expect.stringMatching(/^[0-9a-f]{8}$/),
+      javaManifestHash: expect.stringMatching(/^[0-9a-f]{128}$/),
+      certificate: "dev-fleet",
+    });
+  });
+});
+
+describe("the HTML report's parts", () => {
+  const period = (
+    at: number,
+    requests: number,
+    p99?: number,
+    failures: Record<string, number> = {},
+  ): ReportPeriod => ({
+    period: String(at),
+    lastMetricAt: at + 9_000,
+    counters: { "http.requests": requests, "http.codes.200": requests, ...failures },
+    summaries:
+      p99 === undefined
+        ? {}
+        : {
+            "http.response_time": {
+              count: requests,
+              min: 1,
+              max: p99,
+              mean: 5,
+              median: 4,
+              p95: p99 - 1,
+              p99,
+            },
+          },
+  });
+
+  it("turns Artillery's periods into points in time order, rates per second and errors of every kind", () => {
+    const report = {
+      aggregate: { counters: {}, summaries: {}, firstMetricAt: 0, lastMetricAt: 0 },
+      intermediate: [
+        period(1_010_000, 50, 30, { "errors.ETIMEDOUT": 2, "http.codes.500": 1, "vusers.failed": 3 }),
+        period(1_000_000, 100, 20),
+        period(1_020_000, 0),
+      ],
+    } satisfies ReportWithPeriods;
+    expect(seriesOf(report)).toEqual([
+      { at: 0, requestsPerSecond: 10, p50: 4, p95: 19, p99: 20, errors: 0 },
+      { at: 10, requestsPerSecond: 5, p50: 4, p95: 29, p99: 30, errors: 6 },
+      { at: 20, requestsPerSecond: 0, p50: undefined, p95: undefined, p99: undefined, errors: 0 },
+    ]);
+  });
+
+  it("scales to a nice ceiling and maps values linearly", () => {
+    expect([0, 0.3, 1, 7, 12, 20, 450, 1001].map(niceCeiling)).toEqual([1, 0.5, 1, 10, 20, 20, 500, 2000]);
+    const y = linearScale([0, 100], [200, 0]);
+    expect([y(0), y(50), y(100)]).toEqual([200, 100, 0]);
+    expect(linearScale([5, 5], [10, 20])(5)).toBe(10);
+  });
+
+  it("draws one path per series, broken where nothing was measured", () => {
+    const svg = lineChart("Latency", "ms", [
+      {
+        name: "p99",
+        points: [
+          [0, 10],
+          [10, undefined],
+          [20, 30],
+          [30, 40],
+        ],
+      },
+      { name: "p50", points: [[0, 1]] },
+    ]);
+    const paths = [...svg.matchAll(/<path class="series" d="([^"]*)"/g)].map((match) => match[1] ?? "");
+    expect(paths).toHaveLength(2);
+    expect(paths[0]?.match(/[ML]/g)).toEqual(["M", "M", "L"]);
+    expect(svg).toContain(">Latency</text>");
+  });
+
+  it("derives the seconds a fleet takes to arrive from its arrival rate", () => {
+    expect(withArrivalRate({ agents: 100_000, arrivalRate: 120 }).rampSeconds).toBe(834);
+    expect(withArrivalRate({ agents: 6, arrivalRate: 6 }).rampSeconds).toBe(1);
+    expect(withArrivalRate({ agents: 6, rampSeconds: 3 })).toEqual({ agents: 6, rampSeconds: 3 });
+    expect(() => withArrivalRate({ agents: 6, arrivalRate: 0 })).toThrow(/not a rate/);
   });
 });
 

@@ -22,6 +22,7 @@ import {
   describeAcknowledgement,
   isDescribeManifest,
   nextHeartbeat,
+  ownManifestHash,
   type SimulatedAgent,
 } from "./simulated-agent.js";
 
@@ -91,8 +92,14 @@ export function startAgent(user: VirtualUser, events: MetricEvents, done: () => 
     id: `lt-${variable(user, "runId")}-${randomBytes(6).toString("hex")}`,
     dialect,
     gzip: Math.random() < Number(user.vars.gzipShare ?? 0),
-    // Java agents of one run share a manifest hash that is new to Beacon, so they get DESCRIBE.
-    manifestHash: dialect === "java" ? variable(user, "javaManifestHash") : undefined,
+    // A fleet of one class: Java agents of one run share a manifest hash that is new to Beacon, so they get
+    // DESCRIBE; C++ agents keep their example's. New agents of the registration profile have each their own.
+    manifestHash:
+      Number(user.vars.manifestHashPerAgent ?? 0) === 1
+        ? ownManifestHash(dialect)
+        : dialect === "java"
+          ? variable(user, "javaManifestHash")
+          : undefined,
     now: Date.now(),
   });
   events.emit("counter", `beacon.agents.${dialect}`, 1);

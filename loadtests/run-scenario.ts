@@ -15,7 +15,16 @@ import { GENERATOR_DELAY_METRIC } from "./generator-delay.js";
 const loadtestsDir = fileURLToPath(new URL("./", import.meta.url));
 const require = createRequire(import.meta.url);
 
-export const SCENARIOS = ["fleet-steady", "manifest-herd"] as const;
+/** The Artillery scripts of this folder, `<name>.yml`. */
+export const SCRIPTS = ["fleet-steady", "manifest-herd"] as const;
+export type ScriptName = (typeof SCRIPTS)[number];
+/**
+ * Profiles, `profiles/<name>.yml`: a script and the variables that make it one of the incumbent's published
+ * tests (registration: new agents arriving at a rate; steady: a registered fleet online within a minute),
+ * time-compressed to fit one machine, or at full size for a deployed stack (`-full`).
+ */
+export const PROFILES = ["registration", "steady", "registration-full", "steady-full"] as const;
+export const SCENARIOS = [...SCRIPTS, ...PROFILES] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 /** Prefix of the environment variables that override a scenario's variables: BEACON_LOADTEST_AGENTS. */
@@ -42,6 +51,8 @@ export interface ScenarioRunOptions {
 export interface ScenarioRun {
   /** Artillery's console output (also shown, when inherited). */
   output: string;
+  /** The Artillery script run: the scenario's own, or its profile's. */
+  script: ScriptName;
   /** Every variable the scenario ran with. */
   variables: Record<string, number | string>;
   report: ArtilleryReport;
@@ -72,7 +83,24 @@ export interface MetricSummary {
   p99: number;
 }
 
-const scenarioPath = (scenario: ScenarioName): string => path.join(loadtestsDir, `${scenario}.yml`);
+const scriptPath = (script: ScriptName): string => path.join(loadtestsDir, `${script}.yml`);
+
+interface Profile {
+  script: ScriptName;
+  variables: Record<string, number>;
+}
+
+/** A script runs as itself; a profile names its script and the variables it sets over the script's. */
+async function profileOf(scenario: ScenarioName): Promise<Profile> {
+  if ((SCRIPTS as readonly string[]).includes(scenario))
+    return { script: scenario as ScriptName, variables: {} };
+  const profile = parse(
+    await readFile(path.join(loadtestsDir, "profiles", `${scenario}.yml`), "utf8"),
+  ) as Profile;
+  if (!SCRIPTS.includes(profile.script))
+    throw new Error(`profile ${scenario} names no script of ${SCRIPTS.join(", ")}`);
+  return profile;
+}
 
 /** The real C2 payloads the project keeps as fixtures (schemas/c2/examples). */
 const DEFAULT_EXAMPLES_DIR = path.join(loadtestsDir, "../schemas/c2/examples");
@@ -82,20 +110,22 @@ export const variableEnvName = (name: string): string =>
   `${VARIABLE_ENV_PREFIX}${name.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase()}`;
 
 /**
- * The scenario's variables: its YAML defaults, overridden by BEACON_LOADTEST_<NAME> (camelCase names
- * in upper snake case), then by `overrides`. Artillery resolves config templates such as the phases
- * only from --variables, not from config.variables, so every one of them is passed explicitly.
+ * The scenario's variables: its script's YAML defaults, then its profile's, overridden by
+ * BEACON_LOADTEST_<NAME> (camelCase names in upper snake case), then by `overrides`. Artillery resolves
+ * config templates such as the phases only from --variables, not from config.variables, so every one of
+ * them is passed explicitly.
  */
-async function scenarioVariables(
+export async function scenarioVariables(
   scenario: ScenarioName,
   env: Readonly<Record<string, string | undefined>> = process.env,
   overrides: Record<string, number> = {},
-): Promise<Record<string, number>> {
-  const script = parse(await readFile(scenarioPath(scenario), "utf8")) as {
+): Promise<{ script: ScriptName; variables: Record<string, number> }> {
+  const profile = await profileOf(scenario);
+  const script = parse(await readFile(scriptPath(profile.script), "utf8")) as {
     config: { variables: Record<string, number> };
   };
   const variables: Record<string, number> = {};
-  for (const [name, defaultValue] of Object.entries(script.config.variables)) {
+  for (const [name, defaultValue] of Object.entries({ ...script.config.variables, ...profile.variables })) {
     const envName = variableEnvName(name);
     const fromEnv = env[envName];
     const value =
@@ -103,22 +133,57 @@ async function scenarioVariables(
     if (!Number.isFinite(value)) throw new Error(`${envName}=${fromEnv} is not a number`);
     variables[name] = value;
   }
-  return variables;
+  return { script: profile.script, variables: withArrivalRate(variables) };
+}
+
+/**
+ * A profile may state its arrivals as a rate (arrivalRate agents a second, as the incumbent does) rather
+ * than as the seconds the fleet takes to start: the script's rampSeconds follow from it.
+ */
+export function withArrivalRate(variables: Record<string, number>): Record<string, number> {
+  const { arrivalRate, agents } = variables;
+  if (arrivalRate === undefined || agents === undefined) return variables;
+  if (arrivalRate <= 0) throw new Error(`arrivalRate=${arrivalRate} is not a rate`);
+  // Whole seconds, as Artillery's phase durations are.
+  return { ...variables, rampSeconds: Math.max(1, Math.ceil(agents / arrivalRate)) };
+}
+
+/**
+ * Everything Artillery is passed for a run of the scenario: its script and, as --variables, the scenario's
+ * variables and the run's own (ids, certificates, example payloads). `npm run loadtest -- <scenario>
+ * --print-variables` prints them, for Artillery's distributed runners.
+ */
+export async function artilleryInputs(
+  options: Pick<
+    ScenarioRunOptions,
+    "scenario" | "certsDir" | "certificate" | "examplesDir" | "variables" | "env"
+  >,
+): Promise<{ scriptPath: string; script: ScriptName; variables: Record<string, number | string> }> {
+  const { script, variables } = await scenarioVariables(
+    options.scenario,
+    options.env ?? process.env,
+    options.variables,
+  );
+  return {
+    scriptPath: scriptPath(script),
+    script,
+    variables: {
+      ...variables,
+      // New per run: agents that Beacon has never seen, and (for Java agents) a manifest it does not know,
+      // shaped like the Java agent's lower-case hex SHA-512.
+      runId: randomBytes(4).toString("hex"),
+      javaManifestHash: randomBytes(64).toString("hex"),
+      certsDir: path.resolve(options.certsDir),
+      certificate: options.certificate,
+      examplesDir: path.resolve(options.examplesDir ?? DEFAULT_EXAMPLES_DIR),
+    },
+  };
 }
 
 export async function runScenario(options: ScenarioRunOptions): Promise<ScenarioRun> {
   const env = options.env ?? process.env;
-  const runId = randomBytes(4).toString("hex");
-  const variables = {
-    ...(await scenarioVariables(options.scenario, env, options.variables)),
-    // New per run: agents that Beacon has never seen, and (for Java agents) a manifest it does not know,
-    // shaped like the Java agent's lower-case hex SHA-512.
-    runId,
-    javaManifestHash: randomBytes(64).toString("hex"),
-    certsDir: path.resolve(options.certsDir),
-    certificate: options.certificate,
-    examplesDir: path.resolve(options.examplesDir ?? DEFAULT_EXAMPLES_DIR),
-  };
+  const { script, variables } = await artilleryInputs(options);
+  const runId = variables.runId;
   const reportDir = path.dirname(options.reportPath);
   await mkdir(reportDir, { recursive: true });
   const processorPath = path.join(reportDir, `processor-${runId}.mjs`);
@@ -127,7 +192,7 @@ export async function runScenario(options: ScenarioRunOptions): Promise<Scenario
     const startedAt = Date.now();
     const { exitCode, output } = await runArtillery(
       [
-        scenarioPath(options.scenario),
+        scriptPath(script),
         "--target",
         options.target,
         "--variables",
@@ -147,7 +212,7 @@ export async function runScenario(options: ScenarioRunOptions): Promise<Scenario
       throw new Error(`artillery exited with ${exitCode} running ${options.scenario}\n${output}`);
     }
     const report = JSON.parse(await readFile(options.reportPath, "utf8")) as ArtilleryReport;
-    return { output, variables, report, failedChecks, startedAt, finishedAt };
+    return { output, script, variables, report, failedChecks, startedAt, finishedAt };
   } finally {
     await rm(processorPath, { force: true });
   }

@@ -1,12 +1,15 @@
 /**
  * `npm run loadtest -- <scenario> [--target URL] [--certs DIR] [--certificate NAME] [--function-log FILE]
- * [--skip-counters]`: runs one Artillery scenario against a running agent API (`npm start` by default),
+ * [--skip-counters] [--print-variables]`: runs one Artillery scenario against a running agent API (`npm start` by default),
  * writes Artillery's JSON report to .beacon/loadtests/ and prints a summary. Exits 1, naming each reason,
  * when an SLO check of the scenario failed (p99, error rate) or one of Beacon's own counters over the run
  * (read from the stack's function log) is over its bound; warns when the generator could not hold the rate.
+ * Writes an HTML report with charts beside the JSON (report.ts). --print-variables prints the variables it
+ * would pass to Artillery, as JSON, and runs nothing: for Artillery's distributed runners.
  */
 import { existsSync } from "node:fs";
 import { connect } from "node:net";
+import { availableParallelism, loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -20,12 +23,20 @@ import {
   readBeaconCounters,
   sloReasons,
 } from "./gates.js";
-import { type MetricSummary, runScenario, SCENARIOS, type ScenarioName, summarise } from "./run-scenario.js";
+import { numericVariables, writeRunReport } from "./report.js";
+import {
+  artilleryInputs,
+  type MetricSummary,
+  runScenario,
+  SCENARIOS,
+  type ScenarioName,
+  summarise,
+} from "./run-scenario.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const usage =
   `usage: npm run loadtest -- <${SCENARIOS.join("|")}> [--target URL] [--certs DIR] [--certificate NAME] ` +
-  "[--function-log FILE] [--skip-counters]";
+  "[--function-log FILE] [--skip-counters] [--print-variables]";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -38,6 +49,7 @@ const { values, positionals } = parseArgs({
       default: process.env.BEACON_LOADTEST_FUNCTION_LOG ?? functionLogIn(localDir()),
     },
     "skip-counters": { type: "boolean", default: false },
+    "print-variables": { type: "boolean", default: false },
   },
 });
 const scenario = positionals[0];
@@ -48,6 +60,17 @@ if (positionals.length !== 1 || !SCENARIOS.includes(scenario as ScenarioName)) {
 const target = values.target ?? `https://127.0.0.1:${localPorts().agent}`;
 const certsDir = values.certs ?? path.join(root, ".beacon/certs");
 const functionLog = values["function-log"] as string;
+
+if (values["print-variables"]) {
+  // For Artillery's own runners (run-fargate, run-lambda): what this runner would pass as --variables.
+  const { variables } = await artilleryInputs({
+    scenario: scenario as ScenarioName,
+    certsDir,
+    certificate: values.certificate as string,
+  });
+  console.log(JSON.stringify(variables));
+  process.exit(0);
+}
 
 await assertListening(target);
 const reportPath = path.join(
@@ -66,12 +89,8 @@ const run = await runScenario({
 const summary = summarise(run.report);
 const milliseconds = (time: MetricSummary) =>
   `median ${time.median}  p95 ${time.p95}  p99 ${time.p99}  max ${time.max}`;
-const variables = Object.entries(run.variables)
-  .filter(([, value]) => typeof value === "number")
-  .map(([name, value]) => `${name}=${value}`)
-  .join(" ");
 console.log("");
-console.log(`${scenario} against ${target}: ${variables}`);
+console.log(`${scenario} against ${target}: ${numericVariables(run)}`);
 console.log(
   `requests ${summary.requests} (${summary.requestsPerSecond}/s), agents ${summary.vusersCreated} (${summary.vusersFailed} failed)`,
 );
@@ -88,6 +107,7 @@ if (summary.generatorDelay)
 console.log(`report ${reportPath}`);
 
 const reasons = sloReasons(run, summary);
+const readCounters = !values["skip-counters"] && existsSync(functionLog);
 if (values["skip-counters"]) {
   console.log(
     "Beacon's counters: not read (--skip-counters); a deployed stack's are in CloudWatch, namespace Beacon",
@@ -108,7 +128,20 @@ if (values["skip-counters"]) {
   reasons.push(...counterReasons(run, counters));
 }
 
-const warnings = generatorWarnings(scenario as ScenarioName, run, summary);
+const warnings = generatorWarnings(run, summary);
+const htmlReport = await writeRunReport(scenario as ScenarioName, run, reportPath, {
+  functionLog: readCounters ? functionLog : undefined,
+  facts: [
+    `requests ${summary.requests} (${summary.requestsPerSecond}/s), agents ${summary.vusersCreated} (${summary.vusersFailed} failed)`,
+    ...(summary.responseTime ? [`response time ms: ${milliseconds(summary.responseTime)}`] : []),
+    reasons.length === 0 ? "passed every gate" : `FAILED: ${reasons.join("; ")}`,
+    ...warnings.map((warning) => `warning: ${warning}`),
+    `this machine: ${availableParallelism()} cores, load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(" / ")} (1 / 5 / 15 min) at the end`,
+  ],
+});
+console.log(`HTML report ${htmlReport}`);
 if (warnings.length > 0) {
   console.log("warning: the load generator could not hold the planned rate; response times may read long:");
   for (const warning of warnings) console.log(`  - ${warning}`);

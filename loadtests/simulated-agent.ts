@@ -82,6 +82,15 @@ function example(examplesDir: string, name: string): JsonObject {
   return parsed;
 }
 
+/**
+ * A manifest hash of the agent's own, shaped as its dialect reports it: a SHA-512 in hex, upper-case
+ * from C++, lower-case from Java. Agents of one build differ in theirs (functions/core/manifests/canonical.ts).
+ */
+export function ownManifestHash(dialect: Dialect): string {
+  const hex = randomBytes(64).toString("hex");
+  return dialect === "cpp" ? hex.toUpperCase() : hex;
+}
+
 export function createAgent(options: AgentOptions): SimulatedAgent {
   const address = randomBytes(3);
   return {
