@@ -100,6 +100,30 @@ export function pollStream(options: StreamPollerOptions): StreamPoller {
     return shard.SequenceNumberRange?.StartingSequenceNumber;
   }
 
+  /**
+   * Whether the record a resume names is still there. Kinesalite stamps sequence numbers to the second, so a
+   * stream created anew within the second its predecessor was starts at the same sequence number; it holds
+   * another record at the old position, or none, or refuses the position.
+   */
+  async function stillHolds(shardId: string, resume: Resume): Promise<boolean> {
+    if (resume.ShardIteratorType === "TRIM_HORIZON") return true;
+    try {
+      const { ShardIterator } = await kinesis.send(
+        new GetShardIteratorCommand({
+          StreamName: streamName,
+          ShardId: shardId,
+          ShardIteratorType: "AT_SEQUENCE_NUMBER",
+          StartingSequenceNumber: resume.StartingSequenceNumber,
+        }),
+      );
+      const { Records = [] } = await kinesis.send(new GetRecordsCommand({ ShardIterator, Limit: 1 }));
+      return Records[0]?.SequenceNumber === resume.StartingSequenceNumber;
+    } catch (error) {
+      if ((error as Error).name === "InvalidArgumentException") return false;
+      throw error;
+    }
+  }
+
   async function pollShard(shard: Shard, streamArn: string): Promise<void> {
     const shardId = shard.ShardId as string;
     let shardStart = shard.SequenceNumberRange?.StartingSequenceNumber;
@@ -113,7 +137,7 @@ export function pollStream(options: StreamPollerOptions): StreamPoller {
           // of the old stream mean nothing in the new one (kinesalite takes them, and skips records), so
           // the new stream is read from its start.
           const start = await startOf(shardId);
-          if (start !== shardStart && resume !== fromStart) {
+          if (resume !== fromStart && (start !== shardStart || !(await stillHolds(shardId, resume)))) {
             log(`stream consumer: ${streamName} was created anew; reading ${shardId} from its start`);
             resume = fromStart;
           }
