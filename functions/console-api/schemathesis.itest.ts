@@ -154,63 +154,67 @@ function run(
 const SCHEMATHESIS_TIMEOUT_MS = 15 * 60_000;
 
 describe("Schemathesis against the OpenAPI document, on the local stack", () => {
-  it("finds no 5xx and no response that breaks the document", async () => {
-    const ndjson = path.join(reportDir, "events.ndjson");
-    const config = path.join(reportDir, "schemathesis.toml");
-    writeFileSync(
-      config,
-      [
-        ...Object.entries(rolloutIds).map(
-          ([operationId, rolloutId]) =>
-            `[[operations]]\ninclude-operation-id = "${operationId}"\nparameters = { rolloutId = "${rolloutId}" }\n`,
-        ),
-        `[[operations]]\ninclude-operation-id = "deleteAsset"\nparameters = { assetId = "${deletedAssetId}" }\n`,
-      ].join("\n"),
-    );
-    const { exitCode, output } = await run(
-      schemathesis,
-      [
-        "--config-file",
+  it(
+    "finds no 5xx and no response that breaks the document",
+    async () => {
+      const ndjson = path.join(reportDir, "events.ndjson");
+      const config = path.join(reportDir, "schemathesis.toml");
+      writeFileSync(
         config,
-        "run",
-        openApiPath,
-        "--url",
-        consoleApi.url,
-        "--header",
-        `Authorization: Bearer ${tenant.adminToken}`,
-        "--checks",
-        "not_a_server_error,response_schema_conformance",
-        "--phases",
-        "examples,coverage,fuzzing",
-        "--max-examples",
-        String(MAX_EXAMPLES),
-        "--seed",
-        String(SEED),
-        // One worker: Hypothesis describes its strategies by parsing source, which Python 3.11 cannot do in threads.
-        "--workers",
-        "1",
-        "--request-timeout",
-        "10",
-        "--report",
-        "ndjson",
-        "--report-ndjson-path",
-        ndjson,
-      ],
-      reportDir,
-    );
-    expect(exitCode, output).toBe(0);
-    // A run refused at the door or on an empty tenant would pass too: every operation must have succeeded.
-    const statuses = statusesByOperation(readFileSync(ndjson, "utf8"));
-    const succeeded = [...statuses].filter(([, codes]) => codes.some((code) => code >= 200 && code < 300));
-    const labels = new Set(succeeded.map(([operation]) => operation));
-    const neverSucceeded = [...statuses.keys()].filter((operation) => !labels.has(operation));
-    expect(neverSucceeded, "operations without a 2xx").toEqual([]);
-    expect(succeeded).toHaveLength(consoleOperations.length);
-    const requests = [...statuses.values()].reduce((total, codes) => total + codes.length, 0);
-    console.log(
-      `schemathesis: ${/(\d+) generated, \d+ passed/.exec(output)?.[0] ?? "?"}, ${requests} requests`,
-    );
-    // Bounded by the examples per operation, not by time: on a machine busy with other suites the same
-    // requests take several times as long.
-  }, SCHEMATHESIS_TIMEOUT_MS);
+        [
+          ...Object.entries(rolloutIds).map(
+            ([operationId, rolloutId]) =>
+              `[[operations]]\ninclude-operation-id = "${operationId}"\nparameters = { rolloutId = "${rolloutId}" }\n`,
+          ),
+          `[[operations]]\ninclude-operation-id = "deleteAsset"\nparameters = { assetId = "${deletedAssetId}" }\n`,
+        ].join("\n"),
+      );
+      const { exitCode, output } = await run(
+        schemathesis,
+        [
+          "--config-file",
+          config,
+          "run",
+          openApiPath,
+          "--url",
+          consoleApi.url,
+          "--header",
+          `Authorization: Bearer ${tenant.adminToken}`,
+          "--checks",
+          "not_a_server_error,response_schema_conformance",
+          "--phases",
+          "examples,coverage,fuzzing",
+          "--max-examples",
+          String(MAX_EXAMPLES),
+          "--seed",
+          String(SEED),
+          // One worker: Hypothesis describes its strategies by parsing source, which Python 3.11 cannot do in threads.
+          "--workers",
+          "1",
+          "--request-timeout",
+          "10",
+          "--report",
+          "ndjson",
+          "--report-ndjson-path",
+          ndjson,
+        ],
+        reportDir,
+      );
+      expect(exitCode, output).toBe(0);
+      // A run refused at the door or on an empty tenant would pass too: every operation must have succeeded.
+      const statuses = statusesByOperation(readFileSync(ndjson, "utf8"));
+      const succeeded = [...statuses].filter(([, codes]) => codes.some((code) => code >= 200 && code < 300));
+      const labels = new Set(succeeded.map(([operation]) => operation));
+      const neverSucceeded = [...statuses.keys()].filter((operation) => !labels.has(operation));
+      expect(neverSucceeded, "operations without a 2xx").toEqual([]);
+      expect(succeeded).toHaveLength(consoleOperations.length);
+      const requests = [...statuses.values()].reduce((total, codes) => total + codes.length, 0);
+      console.log(
+        `schemathesis: ${/(\d+) generated, \d+ passed/.exec(output)?.[0] ?? "?"}, ${requests} requests`,
+      );
+      // Bounded by the examples per operation, not by time: on a machine busy with other suites the same
+      // requests take several times as long.
+    },
+    SCHEMATHESIS_TIMEOUT_MS,
+  );
 });
