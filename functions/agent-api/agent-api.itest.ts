@@ -427,11 +427,12 @@ describe("what learning a manifest costs", () => {
     expect(await costOf(newBuild)).toEqual({
       // The registry's and the manifest store's read; the content's and the registration's conditional puts.
       dynamoDb: { "DynamoDB_20120810.GetItem": 2, "DynamoDB_20120810.PutItem": 2 },
-      cache: ["evalsha", "sismember", "sadd", "sadd", "hset", ...rememberAgentManifest],
+      // The class's SADD comes with the tenant's, for the sweeper's look for agents gone offline.
+      cache: ["evalsha", "sismember", "sadd", "sadd", "sadd", "hset", ...rememberAgentManifest],
     });
     expect(await costOf(cppAgentOf("cost-cpp-2", "costs").full())).toEqual({
       dynamoDb: { "DynamoDB_20120810.GetItem": 1, "DynamoDB_20120810.PutItem": 1 },
-      cache: ["evalsha", "sismember", "sadd", "hset", ...rememberAgentManifest],
+      cache: ["evalsha", "sismember", "sadd", "sadd", "hset", ...rememberAgentManifest],
     });
   });
 

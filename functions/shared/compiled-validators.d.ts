@@ -8,3 +8,5 @@ export declare const ackEvent: ValidateFunction;
 export declare const operationEvent: ValidateFunction;
 export declare const rolloutEvent: ValidateFunction;
 export declare const certificateExpiringEvent: ValidateFunction;
+export declare const agentOfflineEvent: ValidateFunction;
+export declare const agentOnlineEvent: ValidateFunction;

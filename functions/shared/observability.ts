@@ -47,6 +47,7 @@ export const MetricNames = {
   rolloutsPaused: "RolloutsPaused",
   /** Certificates the sweeper announced as entering the expiry window. */
   certificatesExpiring: "CertificatesExpiring",
+  agentsWentOffline: "AgentsWentOffline",
   /** Stream records every consumer took (the stream consumer). */
   eventsConsumed: "EventsConsumed",
   /** Stream records passed over for good: not Beacon events. */

@@ -15,19 +15,23 @@ export const Validators = {
   operationEvent: compiled.operationEvent,
   rolloutEvent: compiled.rolloutEvent,
   certificateExpiringEvent: compiled.certificateExpiringEvent,
+  agentOfflineEvent: compiled.agentOfflineEvent,
+  agentOnlineEvent: compiled.agentOnlineEvent,
 } as const;
 
-/** The validator of a stream event's type. */
+const eventValidators: Record<string, ValidateFunction> = {
+  heartbeat: Validators.heartbeatEvent,
+  ack: Validators.ackEvent,
+  rollout: Validators.rolloutEvent,
+  "certificate.expiring": Validators.certificateExpiringEvent,
+  "agent.offline": Validators.agentOfflineEvent,
+  "agent.online": Validators.agentOnlineEvent,
+};
+
+/** The validator of a stream event's type (the operation event's checks that its type is one). */
 export const eventValidator = (event: { type: string }): ValidateFunction =>
-  event.type === "heartbeat"
-    ? Validators.heartbeatEvent
-    : event.type === "ack"
-      ? Validators.ackEvent
-      : event.type === "rollout"
-        ? Validators.rolloutEvent
-        : event.type === "certificate.expiring"
-          ? Validators.certificateExpiringEvent
-          : Validators.operationEvent;
+  (Object.hasOwn(eventValidators, event.type) ? eventValidators[event.type] : undefined) ??
+  Validators.operationEvent;
 
 /** Throws invalid_payload naming the first field that breaks the schema. */
 export function assertValid(validate: ValidateFunction, value: unknown, what: string): void {

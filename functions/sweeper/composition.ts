@@ -8,6 +8,8 @@ import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
+import { RedisPresenceState } from "../adapters/redis/presence.js";
+import { makeOfflineSweep } from "../core/agents/presence.js";
 import { makeExpiryNotices } from "../core/identity/expiry.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeSweepTimeouts } from "../core/operations/timeouts.js";
@@ -19,7 +21,8 @@ import { countingLostEvents } from "../shared/observability.js";
 import { makeRedisClient } from "../shared/redis-client.js";
 
 /**
- * Wires the sweeper's use cases, operation timeouts, rollouts and certificate expiry notices, to DynamoDB,
+ * Wires the sweeper's use cases, operation timeouts, rollouts, certificate expiry notices and agents gone
+ * offline, to DynamoDB,
  * Kinesis and the cache; called once per container. Tests pass a clock of their own to look at operations,
  * rollouts and certificates as they will be later.
  */
@@ -74,10 +77,22 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = { now: () =
       maxPerRun: config.maxExpiryNoticesPerRun,
     },
   });
+  const offline = makeOfflineSweep({
+    presence: new RedisPresenceState(redis),
+    classes,
+    events,
+    clock,
+    ids,
+    settings: {
+      maxPerClassPerLook: config.maxOfflinePerClassPerLook,
+      maxPerRun: config.maxOfflinePerRun,
+    },
+  });
   return {
     sweepTimeouts,
     rollouts,
     announceExpiringCertificates,
+    offline,
     close: async () => {
       redis.disconnect();
       documents.destroy();

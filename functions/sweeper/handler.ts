@@ -77,10 +77,20 @@ async function announceExpiringCertificates(): Promise<void> {
     logger.info("certificates announced as expiring", { announced: outcome.announced });
 }
 
+/** Agents silent for three heartbeat periods, each announced once per outage as an `agent.offline` event. */
+async function announceOfflineAgents(deadline: number): Promise<void> {
+  const outcome = await sweeper.offline.sweep(deadline);
+  metrics.addMetric(MetricNames.agentsWentOffline, MetricUnit.Count, outcome.announced);
+  reportStreamFailure(outcome.streamError, "agent offline events not put on the stream");
+  if (outcome.more) logger.warn("offline notices stopped at their bound; the rest wait for the next run");
+  else if (outcome.announced > 0) logger.info("agents announced offline", { announced: outcome.announced });
+}
+
 const steps: Record<string, (deadline: number) => Promise<void>> = {
   operations: sweepOperations,
   rollouts: advanceRollouts,
   certificates: announceExpiringCertificates,
+  offline: announceOfflineAgents,
 };
 /** Time kept free at the end of a run for the look in progress and the metrics. */
 const LOOK_MARGIN_MS = 15_000;

@@ -8,12 +8,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { cppAckOf, cppAgentOf, cppHeartbeatOf, type VariedAgent } from "../../scripts/c2-examples.js";
 import { provisionTable } from "../../scripts/local/provision.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
+import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
@@ -283,5 +284,61 @@ describe("the sweeper", () => {
       flowId: toFlow,
       persist: "true",
     });
+  });
+});
+
+describe("agents going offline and coming back", () => {
+  const agentId = "cpp-silent";
+  const agentClass = "sweeper-offline";
+  const eventsOf = async (type: string) =>
+    (
+      await readWholeStream(makeKinesisClient(agentApi.env), agentApi.env[EnvNames.streamName] as string)
+    ).filter((event) => {
+      const { type: eventType, tenant: eventTenant, agentId: eventAgent } = event as Record<string, unknown>;
+      return eventType === type && eventTenant === tenant && eventAgent === agentId;
+    }) as Record<string, unknown>[];
+
+  it("announces a silent agent offline once, and its next heartbeat's one stream put says it is online", async () => {
+    // A class whose agents heartbeat every second: three seconds of silence make one offline.
+    await new DynamoClassCatalog(documents, agentApi.env[EnvNames.tableName] as string).put(
+      tenant,
+      agentClass,
+      { heartbeatIntervalSeconds: 1 },
+      Date.now(),
+    );
+    await beat(agentId, { full: true, agentClass });
+    await beat(agentId, { agentClass });
+    const lastSeen = Date.now();
+
+    const sweeper = composeSweeper(sweeperConfig(agentApi.env));
+    let offline: Record<string, unknown> | undefined;
+    try {
+      await vi.waitFor(
+        async () => {
+          await sweeper.offline.sweepTenant(tenant);
+          expect(await eventsOf("agent.offline")).toHaveLength(1);
+        },
+        { timeout: 60_000, interval: 500 },
+      );
+      [offline] = await eventsOf("agent.offline");
+      expect(eventValidator(offline as { type: string })(offline)).toBe(true);
+      expect(offline).toMatchObject({ agentClass, heartbeatPeriodMs: 1_000 });
+      expect(offline?.lastSeen).toBeLessThanOrEqual(lastSeen);
+      expect(Number(offline?.at) - Number(offline?.lastSeen)).toBeGreaterThan(3_000);
+
+      await sweeper.offline.sweepTenant(tenant);
+      expect(await eventsOf("agent.offline")).toHaveLength(1);
+    } finally {
+      await sweeper.close();
+    }
+
+    agentApi.kinesis.reset();
+    await beat(agentId, { agentClass });
+    expect(agentApi.kinesis.counts()).toEqual({ "Kinesis_20131202.PutRecords": 1 });
+    const online = await eventsOf("agent.online");
+    expect(online).toEqual([expect.objectContaining({ agentClass, lastSeen: offline?.lastSeen })]);
+    expect(eventValidator(online[0] as { type: string })(online[0])).toBe(true);
+    await beat(agentId, { agentClass });
+    expect(await eventsOf("agent.online")).toHaveLength(1);
   });
 });

@@ -1,4 +1,10 @@
 import ackEventSchema from "../../schemas/events/ack-event.schema.json" with { type: "json" };
+import agentOfflineEventSchema from "../../schemas/events/agent-offline-event.schema.json" with {
+  type: "json",
+};
+import agentOnlineEventSchema from "../../schemas/events/agent-online-event.schema.json" with {
+  type: "json",
+};
 import certificateExpiringEventSchema from "../../schemas/events/certificate-expiring-event.schema.json" with {
   type: "json",
 };
@@ -20,6 +26,8 @@ interface JsonSchema {
 
 export const eventSchemas = [
   ackEventSchema,
+  agentOfflineEventSchema,
+  agentOnlineEventSchema,
   certificateExpiringEventSchema,
   heartbeatEventSchema,
   operationEventSchema,

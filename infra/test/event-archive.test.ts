@@ -145,6 +145,12 @@ describe("event archive", () => {
       type: "int",
     });
   });
+
+  it("has the columns of the agents' offline and online events", () => {
+    const columns = eventColumns(["tenant"]);
+    expect(columns).toContainEqual({ name: "lastseen", type: "bigint" });
+    expect(columns).toContainEqual({ name: "heartbeatperiodms", type: "bigint" });
+  });
 });
 
 describe("stream consumer", () => {

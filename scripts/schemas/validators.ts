@@ -20,6 +20,8 @@ export const SchemaFiles = {
   operationEvent: "events/operation-event.schema.json",
   rolloutEvent: "events/rollout-event.schema.json",
   certificateExpiringEvent: "events/certificate-expiring-event.schema.json",
+  agentOfflineEvent: "events/agent-offline-event.schema.json",
+  agentOnlineEvent: "events/agent-online-event.schema.json",
 } as const;
 
 const schemasDir = new URL("../../schemas/", import.meta.url);

@@ -67,6 +67,16 @@ export function describeEvent(event: KeptEvent, locale?: string): EventInWords {
         description: `Certificate ${text("serial") ?? "?"} expires ${expires}${days ? `, within ${days} days` : ""}.`,
       };
     }
+    case "agent.offline": {
+      const lastSeen = number("lastSeen");
+      const since =
+        lastSeen === undefined
+          ? ""
+          : ` since ${new Date(lastSeen).toLocaleString(locale, { dateStyle: "medium", timeStyle: "short" })}`;
+      return { kind: "offline", description: `Missed its heartbeats${since}: offline.` };
+    }
+    case "agent.online":
+      return { kind: "online", description: "Heartbeat again after an outage: online." };
     default:
       return { kind: event.type, description: "An event this console does not describe yet." };
   }

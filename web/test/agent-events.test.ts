@@ -87,6 +87,16 @@ describe("an agent's events in words", () => {
     expect(described.description).toMatch(/^Certificate 1A2B expires on .*2026.*, within 7 days\.$/);
   });
 
+  it("says when an agent went offline and that it came back", () => {
+    const offline = describeEvent(
+      { ...base, type: "agent.offline", lastSeen: Date.parse("2026-12-01T12:00:00.000Z") },
+      "en-GB",
+    );
+    expect(offline.kind).toBe("offline");
+    expect(offline.description).toMatch(/^Missed its heartbeats since .*2026.*: offline\.$/);
+    expect(describeEvent({ ...base, type: "agent.online" }).kind).toBe("online");
+  });
+
   it("does not fail on an event type it does not know", () => {
     expect(describeEvent({ ...base, type: "something.new" }).kind).toBe("something.new");
   });

@@ -8,6 +8,7 @@ import type {
   HotState,
   SightingOutcome,
 } from "../../core/agents/ports.js";
+import type { OverdueAgent, PresenceState } from "../../core/agents/presence.js";
 import { dropUndefined } from "../../core/c2/json.js";
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
 import type { ProcessorStatus } from "../../core/c2/model.js";
@@ -156,9 +157,10 @@ interface HotAgent {
   lastCheckpoint: number;
   describePendingUntil?: number;
   manifest?: KnownManifest;
+  lastSeen?: number;
 }
 
-export class MemoryHotState implements HotState {
+export class MemoryHotState implements HotState, PresenceState {
   readonly agents = new Map<string, HotAgent>();
   readonly classes = new Set<string>();
   /** By tenant: the binaries whose content the cache knows to be stored. */
@@ -171,6 +173,8 @@ export class MemoryHotState implements HotState {
   readonly classFlows = new Map<string, ClassFlowPolicy | undefined>();
   /** Catch-up claims by tenant/agent: the flow sent, held off until the time given. */
   readonly catchUps = new Map<string, { flowId: string; until: number }>();
+  /** Agents marked offline by tenant/agent: their last seen when marked. */
+  readonly offlineMarks = new Map<string, number>();
   roundTrips = 0;
   /** Set to make every call fail, as a cache outage would. */
   down = false;
@@ -199,6 +203,9 @@ export class MemoryHotState implements HotState {
     agent.runStatus = sighting.runStatus ?? agent.runStatus;
     agent.processors = sighting.processors ?? agent.processors;
     if (sighting.resourceHash !== undefined) agent.resourceHash = sighting.resourceHash;
+    agent.lastSeen = sighting.now;
+    const offlineLastSeen = this.offlineMarks.get(key);
+    this.offlineMarks.delete(key);
     const pending = this.pendingOperations.get(key)?.toString();
     const checkpointDue =
       agent.registered && sighting.now - agent.lastCheckpoint >= sighting.checkpointIntervalMs;
@@ -224,6 +231,7 @@ export class MemoryHotState implements HotState {
       checkpointDue,
       describePendingUntil: agent.describePendingUntil,
       operationsPending: pending,
+      offlineLastSeen,
       runStatuses:
         pending && (agent.runStatus || agent.processors)
           ? structuredClone({ runStatus: agent.runStatus, processors: agent.processors })
@@ -320,6 +328,31 @@ export class MemoryHotState implements HotState {
   async rememberClassFlow(tenant: string, className: string, policy: ClassFlowPolicy | undefined) {
     this.touch();
     this.classFlows.set(`${tenant}/${className}`, policy && structuredClone(policy));
+  }
+
+  async tenants() {
+    this.touch();
+    return [...new Set([...this.classes].map((key) => key.slice(0, key.indexOf("/"))))];
+  }
+
+  /** As the script: the class's agents by last seen, before `cutoff`, those not marked yet. */
+  async markOverdue(tenant: string, className: string, cutoff: number, limit: number) {
+    this.touch();
+    const overdue = [...this.agents]
+      .filter(
+        ([key, agent]) =>
+          key.startsWith(`${tenant}/`) &&
+          agent.agentClass === className &&
+          agent.lastSeen !== undefined &&
+          agent.lastSeen < cutoff &&
+          !this.offlineMarks.has(key),
+      )
+      .sort(([, a], [, b]) => (a.lastSeen ?? 0) - (b.lastSeen ?? 0));
+    const marked: OverdueAgent[] = overdue.slice(0, limit).map(([key, agent]) => {
+      this.offlineMarks.set(key, agent.lastSeen ?? 0);
+      return { agentId: key.slice(tenant.length + 1), lastSeen: agent.lastSeen ?? 0 };
+    });
+    return { marked, more: overdue.length > limit };
   }
 }
 

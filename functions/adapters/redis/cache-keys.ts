@@ -20,4 +20,13 @@ export const CacheKeys = {
   classFlow: (tenant: string, className: string) => `{t:${tenant}}:class-flow:${className}`,
   /** Present while a catch-up sent to the agent holds off the next one; its value is the flow sent. */
   catchUp: (tenant: string, agentId: string) => `{t:${tenant}}:catch-up:${agentId}`,
+  /** The agents the sweeper announced offline (a hash: agent id to its last seen then); a heartbeat clears one. */
+  offlineMarks: (tenant: string) => `{t:${tenant}}:offline`,
+  /** Per class, where the offline sweep of the class index stopped: "<score>:<entries at that score>". */
+  offlineCursors: (tenant: string) => `{t:${tenant}}:offline-cursor`,
+  /**
+   * The tenants whose agents the class indexes hold, for the sweeper. The one key of no tenant: only ever
+   * read or written alone, never in a script or transaction with a tenant's keys.
+   */
+  tenantsWithClasses: () => "beacon:tenants",
 } as const;

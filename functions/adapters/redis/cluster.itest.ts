@@ -10,7 +10,11 @@ import type { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { cppAckOf, cppHeartbeatOf, example } from "../../../scripts/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../../scripts/test-support/agent-api-harness.js";
-import { type ClusterObserver, observeCluster } from "../../../scripts/test-support/cluster-observer.js";
+import {
+  type ClusterObserver,
+  type ClusterTraffic,
+  observeCluster,
+} from "../../../scripts/test-support/cluster-observer.js";
 import {
   type ConsoleApiUnderTest,
   startConsoleApi,
@@ -24,6 +28,7 @@ import { Keys } from "../dynamodb/keys.js";
 import { CacheKeys } from "./cache-keys.js";
 import { RedisFleetHotState } from "./fleet-hot-state.js";
 import { RedisHotState } from "./hot-state.js";
+import { RedisPresenceState } from "./presence.js";
 
 /** Tenants whose hash tags fall in the three masters' slot ranges (the first test checks it). */
 const TENANTS = ["stark", "acme", "umbrella"];
@@ -32,6 +37,7 @@ const supportedOperations = { DESCRIBE: ["MANIFEST"], UPDATE: ["CONFIGURATION"] 
 let client: Redis | Cluster;
 let hotState: RedisHotState;
 let fleet: RedisFleetHotState;
+let presence: RedisPresenceState;
 let observer: ClusterObserver;
 
 beforeAll(async () => {
@@ -39,6 +45,7 @@ beforeAll(async () => {
   client = makeRedisClient({ url, commandTimeoutMs: 2_000 });
   hotState = new RedisHotState(client);
   fleet = new RedisFleetHotState(client);
+  presence = new RedisPresenceState(client);
   observer = await observeCluster(url);
 });
 
@@ -154,9 +161,34 @@ async function everyCall(tenant: string) {
   const minute = Math.floor(NOW / 60_000);
   expect(await fleet.heartbeatsPerMinute(tenant, [minute - 1, minute])).toEqual([0, 6]);
 
+  // The sweeper marks the silent agent offline once; its next heartbeat clears the mark.
+  expect(await presence.tenants()).toContain(tenant);
+  expect(await presence.markOverdue(tenant, "sensors", NOW + 1, 10)).toEqual({
+    marked: [{ agentId: agent, lastSeen: NOW }],
+    more: false,
+  });
+  expect((await presence.markOverdue(tenant, "sensors", NOW + 1, 10)).marked).toEqual([]);
+  expect(
+    recorded(await hotState.recordSighting(sighting(tenant, agent, { agentClass: "sensors", now: NOW + 1 })))
+      .offlineLastSeen,
+  ).toBe(NOW);
+
   await fleet.forgetAgent(tenant, agent, ["gateways", "sensors"]);
   expect((await fleet.agents(tenant, [agent])).size).toBe(0);
   expect((await fleet.classCounts(tenant, classes)).get("sensors")).toEqual({ total: 0, online: 0 });
+}
+
+/**
+ * The traffic stayed in the tenant's slot but for the one key of no tenant, the set of tenants the sweeper
+ * reads, which only single commands of clients touch.
+ */
+async function expectTenantAndTenantsSet(traffic: ClusterTraffic<unknown>, tenant: string) {
+  const keys = [CacheKeys.classes(tenant), CacheKeys.tenantsWithClasses()];
+  const slots = await Promise.all(keys.map((key) => observer.slotOf(key)));
+  const nodes = await Promise.all(keys.map((key) => observer.nodeOf(key)));
+  expect(traffic.slots).toEqual([...new Set(slots)].sort((a, b) => a - b));
+  expect(traffic.nodes).toEqual([...new Set(nodes)].sort());
+  expect(traffic.scriptCommands.filter((command) => command.includes(keys[1] as string))).toEqual([]);
 }
 
 describe("the cluster", () => {
@@ -171,8 +203,7 @@ describe.each(TENANTS)("every cache call of tenant %s", (tenant) => {
     const traffic = await observer.observe(() => everyCall(tenant));
 
     expect(traffic.undeclaredKeys).toEqual([]);
-    expect(traffic.slots).toEqual([await observer.slotOf(CacheKeys.classes(tenant))]);
-    expect(traffic.nodes).toEqual([await observer.nodeOf(CacheKeys.classes(tenant))]);
+    await expectTenantAndTenantsSet(traffic, tenant);
     // The check saw inside the scripts: the class index and policy keys, known only from data, among them.
     expect(traffic.scriptCommands).toEqual(
       expect.arrayContaining([
@@ -181,6 +212,10 @@ describe.each(TENANTS)("every cache call of tenant %s", (tenant) => {
         `HMGET ${CacheKeys.classFlow(tenant, "gateways")}`,
         `HSET ${CacheKeys.revokedSerials(tenant)}`,
         `DEL ${CacheKeys.pendingOperations(tenant, "agent-1")}`,
+        `ZRANGEBYSCORE ${CacheKeys.classIndex(tenant, "sensors")}`,
+        `HSETNX ${CacheKeys.offlineMarks(tenant)}`,
+        `HSET ${CacheKeys.offlineCursors(tenant)}`,
+        `HDEL ${CacheKeys.offlineMarks(tenant)}`,
       ]),
     );
   });
@@ -369,8 +404,7 @@ describe("the agent and console APIs on the cluster", () => {
     });
 
     expect(traffic.undeclaredKeys).toEqual([]);
-    expect(traffic.slots).toEqual([await observer.slotOf(CacheKeys.classes(tenant))]);
-    expect(traffic.nodes).toEqual([await observer.nodeOf(CacheKeys.classes(tenant))]);
+    await expectTenantAndTenantsSet(traffic, tenant);
     expect(traffic.scriptCommands).toEqual(
       expect.arrayContaining([
         `ZADD ${CacheKeys.classIndex(tenant, CLASS)}`,

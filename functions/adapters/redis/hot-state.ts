@@ -57,6 +57,7 @@ type RecordSightingReply =
       string,
       string,
       string,
+      string,
     ];
 
 interface ScriptedRedis {
@@ -69,7 +70,7 @@ export class RedisHotState implements HotState {
 
   constructor(redis: Redis | Cluster) {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: one round trip a call.
-    redis.defineCommand("recordSighting", { numberOfKeys: 8, lua: RECORD_SIGHTING_SCRIPT });
+    redis.defineCommand("recordSighting", { numberOfKeys: 9, lua: RECORD_SIGHTING_SCRIPT });
     redis.defineCommand("clearPending", { numberOfKeys: 1, lua: CLEAR_PENDING_SCRIPT });
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
   }
@@ -113,6 +114,7 @@ export class RedisHotState implements HotState {
       runStatus,
       processors,
       previousResourceHash,
+      offlineLastSeen,
     ] = reply;
     const result: HotSightingResult = {
       registered: registered === "1",
@@ -129,6 +131,7 @@ export class RedisHotState implements HotState {
       checkpointDue: Number(due) === 1,
       describePendingUntil: describeUntil ? Number(describeUntil) : undefined,
       operationsPending: pending || undefined,
+      offlineLastSeen: offlineLastSeen ? Number(offlineLastSeen) : undefined,
       catchUp: catchUpFlow
         ? { flowId: catchUpFlow, ackTimeoutMs: catchUpAckTimeout ? Number(catchUpAckTimeout) : undefined }
         : undefined,
@@ -181,6 +184,7 @@ export class RedisHotState implements HotState {
       CacheKeys.classIndex(tenant, agentClass),
       CacheKeys.classFlow(tenant, agentClass),
       CacheKeys.classIndex(tenant, storedClass),
+      CacheKeys.offlineMarks(tenant),
       now,
       sighting.checkpointIntervalMs,
       agentId,
@@ -221,7 +225,10 @@ export class RedisHotState implements HotState {
   }
 
   async rememberClass(tenant: string, agentClass: string): Promise<boolean> {
-    return (await this.usable().sadd(CacheKeys.classes(tenant), agentClass)) === 1;
+    const redis = this.usable();
+    // Apart: the tenants' set is no tenant's key, and may live on another shard than the tenant's.
+    await redis.sadd(CacheKeys.tenantsWithClasses(), tenant);
+    return (await redis.sadd(CacheKeys.classes(tenant), agentClass)) === 1;
   }
 
   async rememberAgentManifest(tenant: string, agentId: string, manifest: KnownManifest): Promise<void> {

@@ -8,7 +8,7 @@ export const RECORD_SIGHTING_SCRIPT = `
 -- holds off the next one), KEYS[6] the class index and KEYS[7] the class flow policy of the class ARGV[8]
 -- (the agent's class as the caller expects it, '' for none), KEYS[8] the class index of the class ARGV[9]
 -- (the class the caller expects the cache to hold for the agent, whose index the agent leaves when its
--- class changes).
+-- class changes), KEYS[9] the tenant's offline marks (the agents the sweeper announced offline).
 -- ARGV[1] now (ms), ARGV[2] checkpoint interval (ms), ARGV[3] agent id, ARGV[4] agent hash time to live (s),
 -- ARGV[5] the certificate's serial, ARGV[6] counter time to live (s), ARGV[7] catch-up retry window (ms),
 -- ARGV[10..] field/value pairs this heartbeat reports.
@@ -72,6 +72,9 @@ end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call('INCR', KEYS[3])
 redis.call('EXPIRE', KEYS[3], ARGV[6])
+-- An agent announced offline is back: the mark goes, and the reply says when it was last seen before.
+local offline = redis.call('HGET', KEYS[9], ARGV[3])
+if offline then redis.call('HDEL', KEYS[9], ARGV[3]) end
 local pending = redis.call('GET', KEYS[4])
 -- While something may await its effect, the run statuses in force, which a minimized heartbeat may omit.
 local runStatuses = {false, false}
@@ -81,8 +84,43 @@ return {
   previous[3] or '', previous[4] or '', previous[5] or '',
   supportedOperations or '', checkpointDue, previous[6] or '', pending or '',
   classFlowUnknown, catchUpFlow or '', catchUpAckTimeout or '', manifestId or '',
-  runStatuses[1] or '', runStatuses[2] or '', previous[10] or ''
+  runStatuses[1] or '', runStatuses[2] or '', previous[10] or '', offline or ''
 }
+`;
+
+/**
+ * The sweeper's look at one class: marks offline, once each, up to ARGV[2] of the agents of the class index
+ * KEYS[1] last seen before ARGV[1] (ms), in the tenant's offline marks KEYS[2], and returns them with their
+ * last seen (flattened pairs), after whether it stopped at its limit. It goes on from where the previous look
+ * at the class ARGV[3] stopped, kept in KEYS[3] as the score reached and how many entries of that score were
+ * passed: an agent's score only grows (each heartbeat sets it to now), so the entries below are ones looked
+ * at already, and each look costs O(log n + limit) however many agents stay silent. (Should one of several
+ * agents last seen in one millisecond come back between two looks, one of the others may go unannounced.)
+ */
+export const MARK_OVERDUE_SCRIPT = `
+local cursor = redis.call('HGET', KEYS[3], ARGV[3])
+local from, passed = '-inf', 0
+if cursor then
+  local score, count = string.match(cursor, '^([%d.]+):(%d+)$')
+  if score then from, passed = score, tonumber(count) end
+end
+-- Only entries of that very score are skipped: some of those passed may have heartbeat since, and left it.
+if passed > 0 then passed = math.min(passed, redis.call('ZCOUNT', KEYS[1], from, from)) end
+local entries = redis.call('ZRANGEBYSCORE', KEYS[1], from, '(' .. ARGV[1], 'WITHSCORES', 'LIMIT', passed, ARGV[2])
+local marked = {}
+local last, lastCount = from, passed
+for index = 1, #entries, 2 do
+  local agent, score = entries[index], entries[index + 1]
+  if score == last then lastCount = lastCount + 1 else last, lastCount = score, 1 end
+  if redis.call('HSETNX', KEYS[2], agent, score) == 1 then
+    marked[#marked + 1] = agent
+    marked[#marked + 1] = score
+  end
+end
+if #entries > 0 then redis.call('HSET', KEYS[3], ARGV[3], last .. ':' .. lastCount) end
+local full = 0
+if #entries / 2 >= tonumber(ARGV[2]) then full = 1 end
+return {full, marked}
 `;
 
 /**

@@ -126,6 +126,8 @@ export interface HotSightingResult {
    * heartbeat that found its queue empty; otherwise a version to clear it with.
    */
   operationsPending?: string;
+  /** The sweeper had marked the agent offline (its last heartbeat before): this heartbeat cleared the mark. */
+  offlineLastSeen?: number;
   /**
    * The agent reports a flow its class's policy does not accept, and this heartbeat claimed the
    * catch-up: the flow to send it, and the class's acknowledgement timeout when it has one.

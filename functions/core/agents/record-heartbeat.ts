@@ -16,6 +16,7 @@ import { operationIdOf } from "../operations/ids.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import type { AgentClassRegistry, AgentRecord, AgentRegistry, HotState } from "./ports.js";
+import { onlineEvent } from "./presence.js";
 import {
   attributed,
   catchUpOf,
@@ -218,7 +219,17 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       { eventId: ids.newId(), tenant, at: now, agentClass, firstSight },
       reply.requestedOperations.map((operation) => operation.identifier),
     );
-    const streamError = await publishBefore(events, [event, ...operationEvents], answerBy, clock.now());
+    // An agent the sweeper announced offline is back: said in the heartbeat's own put on the stream.
+    const online =
+      view.offlineLastSeen === undefined
+        ? []
+        : [onlineEvent({ eventId: ids.newId(), tenant, agentId, at: now, agentClass }, view.offlineLastSeen)];
+    const streamError = await publishBefore(
+      events,
+      [event, ...online, ...operationEvents],
+      answerBy,
+      clock.now(),
+    );
 
     return {
       reply,

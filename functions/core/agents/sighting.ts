@@ -44,6 +44,8 @@ export interface AgentView {
   knownAbsent?: boolean;
   /** The pending-operation marker's version, when the cache holds one. */
   operationsPending?: string;
+  /** The agent was announced offline; its last heartbeat before this one. */
+  offlineLastSeen?: number;
   /** The cache claimed a catch-up for the agent: the flow to send it. */
   catchUp?: HotSightingResult["catchUp"];
   /** The cache holds no copy of the class's flow policy. */
@@ -112,6 +114,7 @@ export function viewOfSighting(sighting: HotSightingResult): AgentView {
     checkpointDue: sighting.checkpointDue,
     describePendingUntil: sighting.describePendingUntil,
     operationsPending: sighting.operationsPending,
+    offlineLastSeen: sighting.offlineLastSeen,
     catchUp: sighting.catchUp,
     classFlowUnknown: sighting.classFlowUnknown,
     runStatuses: sighting.runStatuses,

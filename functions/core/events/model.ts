@@ -112,12 +112,45 @@ export interface CertificateExpiringEvent {
   warningDays: number;
 }
 
+/**
+ * An agent missed its heartbeats for MISSED_HEARTBEATS_OFFLINE times its period: announced once per outage,
+ * by the sweeper. Not announced while an operation that restarts the agent is open.
+ */
+export interface AgentOfflineEvent {
+  type: "agent.offline";
+  version: 1;
+  eventId: string;
+  tenant: string;
+  agentId: string;
+  at: number;
+  agentClass: string;
+  /** Epoch milliseconds: the agent's last heartbeat. */
+  lastSeen: number;
+  /** The heartbeat period the decision used. */
+  heartbeatPeriodMs: number;
+}
+
+/** An agent announced offline heartbeat again: put on the stream beside that heartbeat's event. */
+export interface AgentOnlineEvent {
+  type: "agent.online";
+  version: 1;
+  eventId: string;
+  tenant: string;
+  agentId: string;
+  at: number;
+  agentClass?: string;
+  /** Epoch milliseconds: the last heartbeat before the outage. */
+  lastSeen: number;
+}
+
 export type BeaconEvent =
   | HeartbeatEvent
   | AckEvent
   | OperationEvent
   | RolloutEvent
-  | CertificateExpiringEvent;
+  | CertificateExpiringEvent
+  | AgentOfflineEvent
+  | AgentOnlineEvent;
 
 /** Keeps one agent's events, and one rollout's, in order on one shard. */
 export function partitionKeyOf(event: BeaconEvent): string {

@@ -1,5 +1,7 @@
 import type {
   AckEvent,
+  AgentOfflineEvent,
+  AgentOnlineEvent,
   BeaconEvent,
   CertificateExpiringEvent,
   HeartbeatEvent,
@@ -11,13 +13,15 @@ export type AgentLogEvent =
   | HeartbeatEvent
   | (AckEvent & { agentId: string })
   | OperationEvent
-  | (CertificateExpiringEvent & { agentId: string });
+  | (CertificateExpiringEvent & { agentId: string })
+  | AgentOfflineEvent
+  | AgentOnlineEvent;
 
 /**
  * What an operator looks back for, not every heartbeat: a steady heartbeat a minute per agent would cost
  * one write each (100,000 agents: 144 million a day). Kept are the first sighting (the agent registered),
  * every acknowledgement and every state change of its operations (which include each flow it was sent),
- * and its certificate's expiry warning. A heartbeat says what the agent runs now, not whether that changed,
+ * its certificate's expiry warning, and when it went offline and came back. A heartbeat says what the agent runs now, not whether that changed,
  * so class, manifest and flow changes are seen here only through the operations that made them.
  */
 export function keptForAgent(event: BeaconEvent): event is AgentLogEvent {
@@ -28,6 +32,8 @@ export function keptForAgent(event: BeaconEvent): event is AgentLogEvent {
     case "certificate.expiring":
       return event.agentId !== undefined;
     case "operation":
+    case "agent.offline":
+    case "agent.online":
       return true;
     default:
       return false;

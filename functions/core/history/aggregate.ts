@@ -44,8 +44,7 @@ const CLOSING_COUNTERS: Partial<Record<string, HistoryCounter>> = {
 
 /**
  * What an event counts, and in which classes' buckets besides the whole fleet's. Acknowledgements count
- * through the operation events they cause; agent.online and agent.offline, once the stream carries them,
- * are gauges kept beside these counts, not counted here.
+ * through the operation events they cause.
  */
 function countsOf(
   event: BeaconEvent,
@@ -67,6 +66,10 @@ function countsOf(
     }
     case "rollout":
       return { agentClass: event.className, counts: { rolloutTransitions: 1 } };
+    case "agent.offline":
+      return { agentClass: event.agentClass, counts: { agentsWentOffline: 1 } };
+    case "agent.online":
+      return { agentClass: event.agentClass, counts: { agentsCameOnline: 1 } };
     default:
       return undefined;
   }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { MemoryAgentEventLog, MemoryFleetHistory } from "../../adapters/memory/history.js";
-import type { BeaconEvent, HeartbeatEvent, OperationEvent, RolloutEvent } from "../events/model.js";
+import type {
+  AgentOfflineEvent,
+  AgentOnlineEvent,
+  BeaconEvent,
+  HeartbeatEvent,
+  OperationEvent,
+  RolloutEvent,
+} from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";
 import { comparePositions } from "./aggregate.js";
 import { makeHistoryConsumer } from "./consumer.js";
@@ -50,6 +57,29 @@ const rollout = (at: number): RolloutEvent => ({
   counts: {} as RolloutEvent["counts"],
 });
 
+const offline = (agentId: string, at: number): AgentOfflineEvent => ({
+  type: "agent.offline",
+  version: 1,
+  eventId: `off-${++ids}`,
+  tenant: "acme",
+  agentId,
+  at,
+  agentClass: "pumps",
+  lastSeen: at - 200_000,
+  heartbeatPeriodMs: 60_000,
+});
+
+const online = (agentId: string, at: number): AgentOnlineEvent => ({
+  type: "agent.online",
+  version: 1,
+  eventId: `on-${++ids}`,
+  tenant: "acme",
+  agentId,
+  at,
+  agentClass: "pumps",
+  lastSeen: at - 300_000,
+});
+
 /** Records of one shard from `first` on, their positions growing in length (1, 8, 15): compared as numbers. */
 const onShard = (shard: string, events: BeaconEvent[], first = 1): StreamRecord[] =>
   events.map((event, index) => ({ shard, position: String(first + index * 7), event }));
@@ -78,6 +108,9 @@ function fleetEvents(): BeaconEvent[] {
     operation("delivered", T0 + 34_000),
     rollout(T0 + 35_000),
     heartbeat("pump-2", T0 + 36_000, { status: { errorBulletins: 1 } }),
+    offline("pump-3", T0 + 40_000),
+    offline("pump-4", T0 + 41_000),
+    online("pump-5", T0 + 42_000),
     heartbeat("pump-1", T0 + MINUTE_MS + 1_000),
   ];
 }
@@ -97,6 +130,8 @@ describe("fleet history, counted from the stream", () => {
       operationsFailed: 0,
       operationsTimedOut: 0,
       rolloutTransitions: 1,
+      agentsWentOffline: 2,
+      agentsCameOnline: 1,
     });
     expect(await countsIn(history, WHOLE_FLEET, minute0)).toEqual({
       heartbeats: 5,
@@ -107,6 +142,8 @@ describe("fleet history, counted from the stream", () => {
       operationsFailed: 1,
       operationsTimedOut: 1,
       rolloutTransitions: 1,
+      agentsWentOffline: 2,
+      agentsCameOnline: 1,
     });
     expect(await countsIn(history, "pumps", minute0 + 1)).toMatchObject({ heartbeats: 1, agentsSeen: 1 });
     expect(await countsIn(history, "valves", minute0)).toMatchObject({ heartbeats: 1, agentsSeen: 1 });
@@ -199,5 +236,12 @@ describe("the agent's event log", () => {
       "heartbeat",
     ]);
     expect((await agentEvents.list("acme", "valve-1", { limit: 10 })).items).toEqual([]);
+  });
+
+  it("keeps when the agent went offline and when it came back", async () => {
+    const { agentEvents, consumer } = subject();
+    await consumer.consume(onShard("shard-0", [offline("pump-5", T0 + 1_000), online("pump-5", T0 + 9_000)]));
+    const page = await agentEvents.list("acme", "pump-5", { limit: 10 });
+    expect(page.items.map((event) => event.type)).toEqual(["agent.offline", "agent.online"]);
   });
 });

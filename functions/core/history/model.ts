@@ -17,6 +17,10 @@ export const HistoryCounters = [
    * bulletin counts once per heartbeat that lists it.
    */
   "errorBulletins",
+  /** Agents announced offline (agent.offline), by the minute the sweeper found them. */
+  "agentsWentOffline",
+  /** Agents announced offline that heartbeat again (agent.online). */
+  "agentsCameOnline",
 ] as const;
 export type HistoryCounter = (typeof HistoryCounters)[number];
 export type HistoryCounts = Record<HistoryCounter, number>;

@@ -9,13 +9,13 @@ import { makeHistoryApi } from "./reads.js";
 
 const MINUTE = 60_000;
 
-function subject() {
-  const history = new MemoryFleetHistory();
+function subject(history = new MemoryFleetHistory()) {
   const agentEvents = new MemoryAgentEventLog();
   const registry = new MemoryFleetRegistry();
   const clock = new ManualClock();
   return {
     clock,
+    history,
     registry,
     consumer: makeHistoryConsumer({ history, agentEvents }),
     api: makeHistoryApi({ history, agentEvents, registry, clock }),
@@ -81,6 +81,18 @@ describe("the fleet history a chart reads", () => {
       code: "invalid_request",
       message: expect.stringMatching(message),
     });
+  });
+
+  it("reads a minute counted before the offline and online counters existed as zero of them", async () => {
+    const { api, clock, consumer, history } = subject();
+    clock.advance(30_000);
+    await consumer.consume([{ shard: "s", position: "1", event: heartbeat("pump-1", clock.now()) }]);
+    for (const { bucket } of history.buckets.values()) {
+      const { agentsWentOffline: _offline, agentsCameOnline: _online, ...older } = bucket.counts;
+      bucket.counts = older as typeof bucket.counts;
+    }
+    const points = ((await api.fleet(viewer, {})).body as { points: object[] }).points;
+    expect(points.at(-1)).toMatchObject({ heartbeats: 1, agentsWentOffline: 0, agentsCameOnline: 0 });
   });
 });
 

@@ -73,7 +73,8 @@ export function makeHistoryApi(deps: {
         for (let minute = start; minute < end; minute++) {
           const bucket = buckets.get(minute);
           if (!bucket) continue;
-          for (const counter of counters) counts[counter] += bucket.counts[counter];
+          // A bucket written before a counter existed lacks it.
+          for (const counter of counters) counts[counter] += bucket.counts[counter] ?? 0;
           mergeSketch(agents, bucket.agentsSeen);
         }
         points.push({

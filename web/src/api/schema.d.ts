@@ -1398,11 +1398,15 @@ export interface components {
             rolloutTransitions: number;
             /** @description ERROR bulletins as heartbeats listed them: an agent lists its recent bulletins in every heartbeat, so one bulletin counts once per heartbeat that lists it. */
             errorBulletins: number;
+            /** @description Agents announced offline (`agent.offline`): silent for 3 heartbeat periods, counted in the minute the sweeper found them. */
+            agentsWentOffline: number;
+            /** @description Agents announced offline that heartbeat again (`agent.online`). */
+            agentsCameOnline: number;
         };
         /** @description One event as Beacon put it on the stream (schemas/events/), without its tenant and version, `at` as a time. */
         AgentEvent: {
             /** @enum {string} */
-            type: "heartbeat" | "ack" | "operation" | "certificate.expiring";
+            type: "heartbeat" | "ack" | "operation" | "certificate.expiring" | "agent.offline" | "agent.online";
             eventId: string;
             agentId: string;
             /** Format: date-time */

@@ -1,0 +1,131 @@
+/**
+ * The offline sweep's script against a real redis-server of this file's own: it marks the overdue agents of
+ * a class index once each, a bounded number per call, oldest first, going on from where it stopped, and
+ * the heartbeat's script clears a mark in its one round trip.
+ */
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type PrivateRedis, startPrivateRedis } from "../../../scripts/test-support/private-redis.js";
+import { makeRedisClient } from "../../shared/redis-client.js";
+import { CacheKeys } from "./cache-keys.js";
+import { RedisHotState } from "./hot-state.js";
+import { RedisPresenceState } from "./presence.js";
+
+const T0 = Date.UTC(2030, 0, 1, 12);
+let server: PrivateRedis;
+let client: Redis;
+let presence: RedisPresenceState;
+let hotState: RedisHotState;
+
+beforeAll(async () => {
+  server = await startPrivateRedis();
+  client = makeRedisClient({ url: server.url, commandTimeoutMs: 2_000 }) as Redis;
+  presence = new RedisPresenceState(client);
+  hotState = new RedisHotState(client);
+});
+
+afterAll(async () => {
+  client?.disconnect();
+  await server?.stop();
+});
+
+/** Agents of the class last seen at the given times, as the heartbeat's script indexes them. */
+async function seen(tenant: string, className: string, agents: Record<string, number>) {
+  for (const [agentId, at] of Object.entries(agents))
+    await client.zadd(CacheKeys.classIndex(tenant, className), at, agentId);
+}
+
+const idsOf = (look: { marked: { agentId: string }[] }) => look.marked.map(({ agentId }) => agentId);
+
+describe("the offline sweep's script", () => {
+  it("marks the agents last seen before the cutoff once each, oldest first, a bounded number a call", async () => {
+    await seen("acme", "pumps", { p1: T0, p2: T0 + 1, p3: T0 + 2, p4: T0 + 3, fresh: T0 + 100 });
+    const cutoff = T0 + 50;
+    expect(await presence.markOverdue("acme", "pumps", cutoff, 2)).toEqual({
+      marked: [
+        { agentId: "p1", lastSeen: T0 },
+        { agentId: "p2", lastSeen: T0 + 1 },
+      ],
+      more: true,
+    });
+    expect(idsOf(await presence.markOverdue("acme", "pumps", cutoff, 2))).toEqual(["p3", "p4"]);
+    expect(await presence.markOverdue("acme", "pumps", cutoff, 2)).toEqual({ marked: [], more: false });
+    expect(await presence.markOverdue("acme", "pumps", T0 + 1_000, 10)).toEqual({
+      marked: [{ agentId: "fresh", lastSeen: T0 + 100 }],
+      more: false,
+    });
+    expect(await client.hgetall(CacheKeys.offlineMarks("acme"))).toEqual({
+      p1: String(T0),
+      p2: String(T0 + 1),
+      p3: String(T0 + 2),
+      p4: String(T0 + 3),
+      fresh: String(T0 + 100),
+    });
+  });
+
+  it("goes past many agents last seen in the same millisecond without skipping or repeating one", async () => {
+    const agents = Object.fromEntries(Array.from({ length: 7 }, (_, index) => [`v${index}`, T0]));
+    await seen("acme", "valves", agents);
+    const marked: string[] = [];
+    for (let look = 0; look < 4; look++)
+      marked.push(...idsOf(await presence.markOverdue("acme", "valves", T0 + 1, 2)));
+    expect(marked.sort()).toEqual(Object.keys(agents).sort());
+  });
+
+  it("reads only where the previous call stopped, not the agents already marked", async () => {
+    await seen(
+      "bulk",
+      "meters",
+      Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`m${index}`, T0 + index])),
+    );
+    await presence.markOverdue("bulk", "meters", T0 + 1_000, 40);
+    expect(await client.hget(CacheKeys.offlineCursors("bulk"), "meters")).toBe(`${T0 + 39}:1`);
+    // Without their marks, the agents already looked at would be marked again by a call that read them.
+    await client.del(CacheKeys.offlineMarks("bulk"));
+    const rest = await presence.markOverdue("bulk", "meters", T0 + 1_000, 40);
+    expect(idsOf(rest)).toEqual(Array.from({ length: 10 }, (_, index) => `m${40 + index}`));
+    expect(rest.more).toBe(false);
+  });
+
+  it("leaves an agent that heartbeat again to be marked anew when it next goes silent", async () => {
+    await hotState.rememberRevocations("back", []);
+    const beat = (now: number) =>
+      hotState.recordSighting({
+        tenant: "back",
+        agentId: "b1",
+        agentClass: "pumps",
+        serialNumber: "01",
+        now,
+        checkpointIntervalMs: 600_000,
+        catchUpRetryMs: 1_800_000,
+      });
+    await beat(T0);
+    expect(idsOf(await presence.markOverdue("back", "pumps", T0 + 1, 10))).toEqual(["b1"]);
+    const back = await beat(T0 + 500);
+    expect(back.recorded && back.sighting.offlineLastSeen).toBe(T0);
+    const steady = await beat(T0 + 600);
+    expect(steady.recorded && steady.sighting.offlineLastSeen).toBeUndefined();
+    expect(await presence.markOverdue("back", "pumps", T0 + 601, 10)).toEqual({
+      marked: [{ agentId: "b1", lastSeen: T0 + 600 }],
+      more: false,
+    });
+  });
+
+  it("keeps a steady heartbeat at one round trip with the offline mark in its script", async () => {
+    await hotState.rememberRevocations("steady", []);
+    const sighting = {
+      tenant: "steady",
+      agentId: "s1",
+      agentClass: "pumps",
+      serialNumber: "01",
+      now: T0,
+      checkpointIntervalMs: 600_000,
+      catchUpRetryMs: 1_800_000,
+    };
+    await hotState.recordSighting(sighting);
+    const { roundTrips } = await server.countRoundTrips(() =>
+      hotState.recordSighting({ ...sighting, now: T0 + 1 }),
+    );
+    expect(roundTrips).toEqual(["evalsha"]);
+  });
+});
