@@ -1,0 +1,49 @@
+import type { Page, PageRequest } from "../paging.js";
+import type { Delivery, Subscription } from "./model.js";
+
+export interface SubscriptionStore {
+  /** Stores a new subscription; a conflict when its id is taken. */
+  create(subscription: Subscription): Promise<void>;
+  get(tenant: string, subscriptionId: string): Promise<Subscription | undefined>;
+  /** A tenant's subscriptions by id. */
+  list(tenant: string, request: PageRequest): Promise<Page<Subscription>>;
+  /** False when there was none. */
+  delete(tenant: string, subscriptionId: string): Promise<boolean>;
+  /** The tenant's active subscriptions, to match its events against (a tenant has a bounded number). */
+  active(tenant: string): Promise<Subscription[]>;
+  /** Disables an active subscription; false when it was not active (or not there). */
+  disable(tenant: string, subscriptionId: string, at: number, reason: string): Promise<boolean>;
+}
+
+export interface DeliveryQueue {
+  /** Adds each delivery once, by tenant, subscription and delivery id, however often it is offered. */
+  enqueue(deliveries: Delivery[]): Promise<void>;
+  /** Pending deliveries whose next attempt is due at `now`, across tenants, at most `limit`. */
+  due(now: number, limit: number): Promise<Delivery[]>;
+  /**
+   * Replaces `current` by `next` only if no attempt was recorded since `current` was read (its attempt count
+   * is unchanged): false when another dispatcher got there first, so an attempt's outcome is recorded once.
+   */
+  recordAttempt(current: Delivery, next: Delivery): Promise<boolean>;
+  /** One subscription's deliveries, newest first. */
+  list(tenant: string, subscriptionId: string, request: PageRequest): Promise<Page<Delivery>>;
+}
+
+export interface WebhookRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface WebhookResponse {
+  /** The receiver's HTTP status, absent when no answer came. */
+  status?: number;
+  /** Why no answer came: a refused address, a timeout, a reset, a TLS failure. */
+  error?: string;
+  durationMs: number;
+}
+
+export interface WebhookSender {
+  /** Posts once, following no redirect; never throws: every failure comes back as `error`. */
+  send(request: WebhookRequest): Promise<WebhookResponse>;
+}
