@@ -10,7 +10,6 @@ import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js"
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
-import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
 import {
@@ -19,14 +18,9 @@ import {
 } from "../adapters/x509/certificate-authority.js";
 import { makeConsoleApi } from "../core/console-api.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
-import {
-  makeDynamoDbClient,
-  makeKinesisClient,
-  makeS3Client,
-  makeSecretsManagerClient,
-} from "../shared/aws-clients.js";
+import { makeDynamoDbClient, makeS3Client, makeSecretsManagerClient } from "../shared/aws-clients.js";
 import type { ConsoleApiConfig } from "../shared/config.js";
-import { countingLostEvents } from "../shared/observability.js";
+import { composeEventStream } from "../shared/event-stream.js";
 import { makeRedisClient } from "../shared/redis-client.js";
 import { consoleRoutes } from "./routes.js";
 
@@ -65,7 +59,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
       settings: { ackTimeoutMs: config.operationAckTimeoutMs },
     }),
     rollouts: new DynamoRolloutStore(documents, config.tableName),
-    events: countingLostEvents(new KinesisEventSink(makeKinesisClient(), config.streamName)),
+    events: composeEventStream(documents, config).events,
     history: new DynamoFleetHistory(documents, config.tableName),
     agentEvents: new DynamoAgentEventLog(documents, config.tableName),
     clock,

@@ -1,6 +1,7 @@
 import type { CaBindings } from "../core/identity/credentials.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
 import { EnvNames } from "./env-names.js";
+import { FunctionTimeouts } from "./function-timeouts.js";
 
 export interface AgentApiConfig {
   tableName: string;
@@ -174,6 +175,9 @@ export interface SweeperConfig {
   /** Most agents one script call marks offline in one class, and one run announces in all. */
   maxOfflinePerClassPerLook: number;
   maxOfflinePerRun: number;
+  /** The relay leaves staged events younger than this to the functions still putting them on the stream. */
+  outboxGraceMs: number;
+  maxRelayedPerRun: number;
 }
 
 export function sweeperConfig(env: Environment = process.env): SweeperConfig {
@@ -194,6 +198,12 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     // stream puts. 100,000 agents that went silent at once are announced within five runs.
     maxOfflinePerClassPerLook: 1_000,
     maxOfflinePerRun: 20_000,
+    // Every function that stages events has ended (or died) by then: its timeout, and a minute to spare.
+    outboxGraceMs:
+      Math.max(FunctionTimeouts.agentApi, FunctionTimeouts.consoleApi, FunctionTimeouts.sweeper) * 1000 +
+      60_000,
+    // Ten PutRecords calls; a stream outage's backlog drains over the next runs.
+    maxRelayedPerRun: 5_000,
   };
 }
 

@@ -182,6 +182,7 @@ export class BeaconFunction extends Construct {
     stream.grantWrite(this.function);
     this.monitoring.watchDegradation(this.node.id, this.serviceName, "StreamFailures");
     this.monitoring.watchDegradation(this.node.id, this.serviceName, "EventsLost");
+    this.monitoring.watchDegradation(this.node.id, this.serviceName, "OutboxClearFailures");
   }
 
   /** Opens the cache's security group to this function; fallbacks to the table are counted and alarmed on. */

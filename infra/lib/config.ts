@@ -71,6 +71,8 @@ const settingsByStage: Record<StageName, StageSettings> = {
         HeartbeatsFailed: 10,
         EventsRefused: 10,
         ConsumerFailures: 10,
+        OutboxRelayed: 10,
+        OutboxClearFailures: 10,
       },
     },
   },
@@ -102,6 +104,9 @@ const settingsByStage: Record<StageName, StageSettings> = {
         HeartbeatsFailed: 50,
         EventsRefused: 1,
         ConsumerFailures: 5,
+        // Each relayed event is one its writer could not put: the stream or the function was in trouble.
+        OutboxRelayed: 10,
+        OutboxClearFailures: 10,
       },
     },
   },

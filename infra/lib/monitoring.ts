@@ -33,7 +33,11 @@ export type DegradationCounter =
   /** The stream consumer's: records that are no Beacon event, passed over. */
   | "EventsRefused"
   /** The stream consumer's: consumers that failed a batch, delivered again. */
-  | "ConsumerFailures";
+  | "ConsumerFailures"
+  /** The sweeper's: staged events their writers did not put on the stream, put there by its relay. */
+  | "OutboxRelayed"
+  /** Staged events on the stream whose outbox entries stayed: each is put again, a duplicate. */
+  | "OutboxClearFailures";
 
 /** What an agent ingress (HTTP API or load balancer) reports, in the same units whichever it is. */
 export interface AgentIngressMetrics {

@@ -160,6 +160,7 @@ export class StatelessStack extends Stack {
     // Rollouts read their agents' health from the cache and mark the agents a batch queues operations for.
     this.sweeper.bindCache(stateful.cache);
     this.sweeper.bindAgentDomain(config.agentDomain);
+    platform.monitoring.watchDegradation("Sweeper", this.sweeper.serviceName, "OutboxRelayed");
     new Rule(this, "SweeperSchedule", {
       description: "Runs the sweeper every minute",
       schedule: Schedule.rate(Duration.minutes(1)),

@@ -372,7 +372,7 @@ describe("agent load balancer", () => {
 describe("observability", () => {
   it("alarms on the ingress, the functions and their degradations, on one dashboard", () => {
     for (const { statelessTemplate } of [prod, prodAlb]) {
-      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 24);
+      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 28);
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
     }
     const alarms = Object.values(prod.statelessTemplate.findResources("AWS::CloudWatch::Alarm"));
@@ -397,6 +397,10 @@ describe("observability", () => {
         "EventsLost",
         "EventsLost",
         "HeartbeatsFailed",
+        "OutboxClearFailures",
+        "OutboxClearFailures",
+        "OutboxClearFailures",
+        "OutboxRelayed",
         "StreamFailures",
         "StreamFailures",
         "StreamFailures",
@@ -408,7 +412,13 @@ describe("observability", () => {
   });
 
   it("alarms on cache fallbacks, stream failures, lost events and failed heartbeats by the function's service dimension alone", () => {
-    for (const metricName of ["CacheFallbacks", "StreamFailures", "EventsLost", "HeartbeatsFailed"]) {
+    for (const metricName of [
+      "CacheFallbacks",
+      "StreamFailures",
+      "EventsLost",
+      "HeartbeatsFailed",
+      "OutboxClearFailures",
+    ]) {
       prod.statelessTemplate.hasResourceProperties("AWS::CloudWatch::Alarm", {
         Namespace: "Beacon",
         MetricName: metricName,

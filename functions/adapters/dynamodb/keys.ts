@@ -34,6 +34,16 @@ export const Keys = {
    */
   dueShard: (shard: number) => `DUE#${String(shard).padStart(2, "0")}`,
   dueAt: (time: number) => String(Math.max(0, Math.floor(time))).padStart(15, "0"),
+  /**
+   * An event staged in the outbox with the operation change it records: in its agent's operations
+   * partition (beside the operation, so the change and the event are one small transaction), and in the
+   * due index's outbox shards, where the relay finds those left behind, by time.
+   */
+  stagedEvent: (tenant: string, agentId: string, eventId: string) => ({
+    pk: `T#${tenant}#A#${agentId}#OPS`,
+    sk: `OUTBOX#${eventId}`,
+  }),
+  outboxShard: (shard: number) => `OUTBOX#${String(shard).padStart(2, "0")}`,
   /** The due index's partition of every tenant's active rollouts, by creation time (dueAt). */
   dueRollouts: () => "DUE#ROLLOUTS",
   /** A class's flow versions, by hash. */
