@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentApiConfig } from "./config.js";
+import { agentApiConfig, consoleApiConfig } from "./config.js";
 import { EnvNames } from "./env-names.js";
 
 const env = {
@@ -39,4 +39,21 @@ describe("agentApiConfig's CA bindings", () => {
       );
     },
   );
+});
+
+describe("consoleApiConfig's audit retention", () => {
+  const consoleEnv = { ...env, [EnvNames.agentCaDir]: "/tmp/ca" };
+
+  it("keeps audit records 400 days unless set", () => {
+    expect(consoleApiConfig(consoleEnv).auditRetentionDays).toBe(400);
+    expect(
+      consoleApiConfig({ ...consoleEnv, [EnvNames.auditRetentionDays]: "2555" }).auditRetentionDays,
+    ).toBe(2555);
+  });
+
+  it("refuses a retention that is not a positive number", () => {
+    expect(() => consoleApiConfig({ ...consoleEnv, [EnvNames.auditRetentionDays]: "forever" })).toThrow(
+      EnvNames.auditRetentionDays,
+    );
+  });
 });

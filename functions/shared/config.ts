@@ -1,3 +1,4 @@
+import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import type { CaBindings } from "../core/identity/credentials.js";
 import { EnvNames } from "./env-names.js";
 
@@ -112,6 +113,8 @@ export interface ConsoleApiConfig {
   certificateExpiryWarningDays: number;
   /** Where assets' bytes go. */
   assetBucket: string;
+  /** Days an audit record is kept, by the table's time to live. */
+  auditRetentionDays: number;
 }
 
 function absoluteHttpsUrl(env: Environment, name: string): string {
@@ -152,6 +155,7 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     maxFlowBytes: 5 * 1024 * 1024,
     certificateExpiryWarningDays: certificateExpiryWarningDays(env),
     assetBucket: requireEnv(env, EnvNames.assetBucket),
+    auditRetentionDays: numberEnv(env, EnvNames.auditRetentionDays, DEFAULT_AUDIT_RETENTION_DAYS),
   };
 }
 

@@ -39,6 +39,8 @@ export const EnvNames = {
   certExpiryWarningDays: "BEACON_CERT_EXPIRY_WARNING_DAYS",
   /** Days fleet history and the agents' event logs are kept (stream consumer); 14 unless set. */
   historyRetentionDays: "BEACON_HISTORY_RETENTION_DAYS",
+  /** Days the console's audit records are kept (console API); 400 unless set. */
+  auditRetentionDays: "BEACON_AUDIT_RETENTION_DAYS",
 } as const;
 
 export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];
