@@ -10,6 +10,23 @@ const env = {
   [EnvNames.assetBucket]: "beacon-assets",
 };
 
+describe("consoleApiConfig's audit retention", () => {
+  const consoleEnv = { ...env, [EnvNames.agentCaDir]: "/tmp/ca" };
+
+  it("keeps audit records 400 days unless set", () => {
+    expect(consoleApiConfig(consoleEnv).auditRetentionDays).toBe(400);
+    expect(
+      consoleApiConfig({ ...consoleEnv, [EnvNames.auditRetentionDays]: "2555" }).auditRetentionDays,
+    ).toBe(2555);
+  });
+
+  it("refuses a retention that is not a positive number", () => {
+    expect(() => consoleApiConfig({ ...consoleEnv, [EnvNames.auditRetentionDays]: "forever" })).toThrow(
+      EnvNames.auditRetentionDays,
+    );
+  });
+});
+
 describe("agentApiConfig's CA bindings", () => {
   it("reads which tenants each CA may speak for", () => {
     const { caBindings } = agentApiConfig({
@@ -39,21 +56,4 @@ describe("agentApiConfig's CA bindings", () => {
       );
     },
   );
-});
-
-describe("consoleApiConfig's audit retention", () => {
-  const consoleEnv = { ...env, [EnvNames.agentCaDir]: "/tmp/ca" };
-
-  it("keeps audit records 400 days unless set", () => {
-    expect(consoleApiConfig(consoleEnv).auditRetentionDays).toBe(400);
-    expect(
-      consoleApiConfig({ ...consoleEnv, [EnvNames.auditRetentionDays]: "2555" }).auditRetentionDays,
-    ).toBe(2555);
-  });
-
-  it("refuses a retention that is not a positive number", () => {
-    expect(() => consoleApiConfig({ ...consoleEnv, [EnvNames.auditRetentionDays]: "forever" })).toThrow(
-      EnvNames.auditRetentionDays,
-    );
-  });
 });
