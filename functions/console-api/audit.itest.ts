@@ -142,6 +142,37 @@ describe("the audit trail", () => {
     expect(JSON.stringify(records)).not.toContain("hunter2");
   });
 
+  it("records a conflict after the changes that led to it, with their summaries and not the asset's bytes", async () => {
+    const a = await tenantOfItsOwn();
+    const bytes = Buffer.from(`calibration table ${a.tenant}`);
+    const stored = await a.send("POST", "/api/v1/assets?name=calibration.csv", a.operator, {
+      body: bytes,
+      headers: { "content-type": "text/csv" },
+    });
+    expect(stored.status, stored.body).toBe(201);
+    const { assetId } = stored.json() as { assetId: string };
+    const held = await a.send("PUT", "/api/v1/classes/pumps/resources", a.operator, {
+      body: { items: [{ assetId }] },
+    });
+    expect(held.status, held.body).toBe(201);
+    const refused = await a.send("DELETE", `/api/v1/assets/${assetId}`, a.operator);
+    expect(refused.status, refused.body).toBe(409);
+
+    const records = await a.trail();
+    expect(records.map((record) => [record.operationId, record.status, record.errorCode])).toEqual([
+      ["deleteAsset", 409, "asset_in_use"],
+      ["putResourceSet", 201, undefined],
+      ["uploadAsset", 201, undefined],
+    ]);
+    expect(records.map((record) => record.summary)).toEqual([
+      undefined,
+      { assetIds: [assetId], digest: expect.any(String) },
+      { name: "calibration.csv", assetId, sizeBytes: bytes.length },
+    ]);
+    expect(records[0]?.target).toEqual({ assetId });
+    expect(JSON.stringify(records)).not.toContain("calibration table");
+  });
+
   it("keeps no record of reads, and nothing secret of a change", async () => {
     const a = await tenantOfItsOwn();
     const issued = await a.send("POST", "/api/v1/certificates", a.admin, {
