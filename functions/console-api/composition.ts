@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
+import { DynamoAuditLog } from "../adapters/dynamodb/audit-log.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
@@ -40,6 +41,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
   const ids = { newId: () => randomUUID() };
   const operations = new DynamoOperationStore(documents, config.tableName);
   const s3 = makeS3Client();
+  const audit = new DynamoAuditLog(documents, config.tableName, { retentionDays: config.auditRetentionDays });
   const api = makeConsoleApi({
     catalog: new DynamoClassCatalog(documents, config.tableName),
     registry: new DynamoFleetRegistry(documents, config.tableName),
@@ -62,6 +64,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     events: composeEventStream(documents, config).events,
     history: new DynamoFleetHistory(documents, config.tableName),
     agentEvents: new DynamoAgentEventLog(documents, config.tableName),
+    audit,
     clock,
     ids,
     registryLagMs: config.checkpointIntervalMs,
@@ -71,6 +74,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
   });
   return {
     routes: consoleRoutes(api),
+    audit,
     close: async () => {
       redis.disconnect();
       documents.destroy();

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { example } from "../../scripts/c2-examples.js";
+import { MemoryAuditLog } from "../adapters/memory/audit.js";
 import {
   FakeCertificateAuthority,
   MemoryAssetCatalog,
@@ -78,6 +79,7 @@ function harness() {
     events: new MemoryEventSink(),
     history: new MemoryFleetHistory(),
     agentEvents: new MemoryAgentEventLog(),
+    audit: new MemoryAuditLog(),
     clock: new ManualClock(),
     ids: new SequentialIds(),
   };

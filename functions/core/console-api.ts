@@ -2,6 +2,8 @@ import type { ClassCatalog } from "./agents/ports.js";
 import type { AssetCatalog, AssetContentStore, ResourceSetStore } from "./assets/ports.js";
 import { makeResourceSetsApi } from "./assets/resources.js";
 import { makeAssetsApi } from "./assets/store.js";
+import type { AuditLog } from "./audit/ports.js";
+import { makeAuditApi } from "./audit/reads.js";
 import type { EventSink } from "./events/ports.js";
 import { makeAgentReader, makeAgentsApi } from "./fleet/agents.js";
 import { makeClassesApi } from "./fleet/classes.js";
@@ -42,6 +44,8 @@ export interface ConsoleDependencies {
   /** What the stream consumer counted and kept, read here only. */
   history: FleetHistoryStore;
   agentEvents: AgentEventLog;
+  /** The tenant's audit trail, which the console handler writes and admins read. */
+  audit: AuditLog;
   clock: Clock;
   ids: IdGenerator;
   /** How stale the registry's last-seen times may be: the agent API's checkpoint interval. */
@@ -91,6 +95,7 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
     fleetSummary: makeFleetSummary(deps),
     history: makeHistoryApi(deps),
     certificates,
+    audit: makeAuditApi(deps),
   };
 }
 

@@ -1,3 +1,4 @@
+import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import type { CaBindings } from "../core/identity/credentials.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
 import { EnvNames } from "./env-names.js";
@@ -114,6 +115,8 @@ export interface ConsoleApiConfig {
   certificateExpiryWarningDays: number;
   /** Where assets' bytes go. */
   assetBucket: string;
+  /** Days an audit record is kept, by the table's time to live. */
+  auditRetentionDays: number;
 }
 
 function absoluteHttpsUrl(env: Environment, name: string): string {
@@ -154,6 +157,7 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     maxFlowBytes: 5 * 1024 * 1024,
     certificateExpiryWarningDays: certificateExpiryWarningDays(env),
     assetBucket: requireEnv(env, EnvNames.assetBucket),
+    auditRetentionDays: numberEnv(env, EnvNames.auditRetentionDays, DEFAULT_AUDIT_RETENTION_DAYS),
   };
 }
 

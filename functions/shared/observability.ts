@@ -61,6 +61,8 @@ export const MetricNames = {
   eventsRefused: "EventsRefused",
   /** Consumers that failed a batch, which is then delivered again from the first record one did not take. */
   consumerFailures: "ConsumerFailures",
+  /** Console changes answered whose audit record could not be written (the record is in the error log line). */
+  auditWriteFailed: "AuditWriteFailed",
 } as const;
 
 /**

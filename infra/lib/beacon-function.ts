@@ -261,6 +261,15 @@ export class BeaconFunction extends Construct {
     this.setEnvironment(EnvNames.agentCaBindings, JSON.stringify(bindings));
   }
 
+  /**
+   * Writes the console's audit trail, kept `retentionDays` by the table's time to live; a record that could
+   * not be written is alarmed on.
+   */
+  bindAuditTrail(retentionDays: number): void {
+    this.setEnvironment(EnvNames.auditRetentionDays, String(retentionDays));
+    this.monitoring.watchAuditTrail(this.node.id, this.serviceName);
+  }
+
   /** Where agents reach the agent API: the flow downloads operations send agents to are URLs below it. */
   bindAgentDomain(domain: AgentDomain): void {
     this.setEnvironment(EnvNames.agentApiUrl, `https://${domain.domainName}`);

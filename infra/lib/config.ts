@@ -45,6 +45,8 @@ export interface StageSettings {
   readonly consoleThrottle: Throttle;
   /** Upper bounds that cap the serverless cache's bill; it scales freely below them. */
   readonly cacheLimits: { readonly dataStorageGb: number; readonly ecpuPerSecond: number };
+  /** Days the console's audit records are kept. */
+  readonly auditRetentionDays: number;
   readonly alarms: AlarmThresholds;
 }
 
@@ -58,6 +60,8 @@ const settingsByStage: Record<StageName, StageSettings> = {
     agentThrottle: { requestsPerSecond: 200, burst: 400 },
     consoleThrottle: { requestsPerSecond: 20, burst: 40 },
     cacheLimits: { dataStorageGb: 1, ecpuPerSecond: 5_000 },
+    // A development stage's trail is for trying the console out, not for reviews.
+    auditRetentionDays: 30,
     alarms: {
       agentServerErrorPercent: 5,
       agentLatencyP99Ms: 2_000,
@@ -89,6 +93,8 @@ const settingsByStage: Record<StageName, StageSettings> = {
     agentThrottle: { requestsPerSecond: 5_000, burst: 5_000 },
     consoleThrottle: { requestsPerSecond: 200, burst: 400 },
     cacheLimits: { dataStorageGb: 10, ecpuPerSecond: 100_000 },
+    // Over a year: a yearly access review still finds the whole year's changes.
+    auditRetentionDays: 400,
     alarms: {
       agentServerErrorPercent: 1,
       agentLatencyP99Ms: 1_000,

@@ -114,6 +114,7 @@ export class StatelessStack extends Stack {
     this.consoleApi.bindAgentCa(stateful.agentCa);
     this.consoleApi.bindAssetBucket(stateful.assets, "write");
     this.consoleApi.bindAgentDomain(config.agentDomain);
+    this.consoleApi.bindAuditTrail(settings.auditRetentionDays);
     // The web console's client returns people to the console's URL, which its distribution below decides.
     let webConsoleUrl: string | undefined;
     const consoleUrl = Lazy.string({ produce: () => webConsoleUrl });

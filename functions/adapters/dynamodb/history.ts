@@ -11,20 +11,16 @@ import type { AgentEventLog, FleetHistoryStore } from "../../core/history/ports.
 import { sketchFromBytes, sketchToBytes } from "../../core/history/sketch.js";
 import type { PageRequest } from "../../core/paging.js";
 import { batchWriteAll } from "./batch-write.js";
-import { isConditionalCheckFailure, Keys } from "./keys.js";
+import { expiresAtSeconds, isConditionalCheckFailure, Keys } from "./keys.js";
 import { queryAll, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
-const DAY_MS = 24 * 60 * MINUTE_MS;
 /** Writers of one bucket are its minute's shards, a few at once: a race lost this often is a fault. */
 const MAX_UPDATE_ATTEMPTS = 20;
 
 export interface HistoryRetention {
   retentionDays: number;
 }
-
-const expiresAtSeconds = (time: number, retention: HistoryRetention) =>
-  Math.floor((time + retention.retentionDays * DAY_MS) / 1000);
 
 /**
  * One item per tenant, class and minute: its counts, its agents sketch, the last position applied per shard

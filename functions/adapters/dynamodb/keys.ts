@@ -88,9 +88,17 @@ export const Keys = {
     pk: `T#${tenant}#A#${agentId}#EVENTS`,
     sk: `E#${logKey}`,
   }),
+  /** A tenant's audit trail, by time and request id (auditKey). */
+  auditRecord: (tenant: string, auditKey: string) => ({ pk: `T#${tenant}#AUDIT`, sk: `E#${auditKey}` }),
   /** The tenant's revocation list: one item per revoked serial, read whole by the agent API. */
   revokedCertificate: (tenant: string, serial: string) => ({ pk: `T#${tenant}#REVOKED`, sk: `S#${serial}` }),
 } as const;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The table's time to live, in epoch seconds, of an item about `time` kept for `retentionDays`. */
+export const expiresAtSeconds = (time: number, retention: { retentionDays: number }): number =>
+  Math.floor((time + retention.retentionDays * DAY_MS) / 1000);
 
 export const isConditionalCheckFailure = (error: unknown): boolean =>
   (error as { name?: string }).name === "ConditionalCheckFailedException";
