@@ -114,6 +114,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       registered: false,
       ...reported,
       checkpointDue: false,
+      deviceChanged: false,
       // The class is known, its flow policy not yet.
       classFlowUnknown: true,
     });
@@ -124,6 +125,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       previousManifestHash: "manifest-1",
       previousFlowId: "flow-1",
       checkpointDue: false,
+      deviceChanged: false,
       classFlowUnknown: true,
     });
     expect(await sighted(START + 60_000, { agentClass: "valves", flowId: "flow-2" })).toMatchObject({
@@ -142,6 +144,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       registered: false,
       flowId: "flow-1",
       checkpointDue: false,
+      deviceChanged: false,
       classFlowUnknown: false,
     });
   });
@@ -157,6 +160,23 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     expect(await dueAt(START + CHECKPOINT_MS)).toBe(true);
     expect(await dueAt(START + CHECKPOINT_MS + 1)).toBe(false);
     expect(await dueAt(START + 2 * CHECKPOINT_MS)).toBe(true);
+  });
+
+  it("tells when the heartbeat reports another device than the one it held, never when it reports none", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    const device = { deviceId: "d-1", hostname: "pump-7.plant.example", vCores: 4 };
+    const changedAt = async (now: number, change: Partial<HotSighting>) =>
+      (await sighted(now, { ...reported, ...change })).deviceChanged;
+    expect(await changedAt(START, { device })).toBe(true);
+    expect(await changedAt(START + 1, { device })).toBe(false);
+    expect(await changedAt(START + 2, {})).toBe(false);
+    expect(await changedAt(START + 3, { device: { ...device, hostname: "pump-8.plant.example" } })).toBe(
+      true,
+    );
+    expect(await changedAt(START + 4, { device: { ...device, hostname: "pump-8.plant.example" } })).toBe(
+      false,
+    );
   });
 
   it("answers with the agent's binary and operations for the hash its manifest was reported with", async () => {

@@ -58,6 +58,13 @@ export class MemoryAgentRegistry implements AgentRegistry {
     this.records.set(key, { ...record, ...structuredClone(dropUndefined(checkpoint)) });
   }
 
+  /** Kept in the record: reads give the later time, as the table's separate item does. */
+  async recordSeen(tenant: string, agentId: string, lastSeen: number) {
+    this.calls++;
+    const record = this.records.get(`${tenant}/${agentId}`);
+    if (record) record.lastSeen = Math.max(record.lastSeen, lastSeen);
+  }
+
   async beginDescribe(tenant: string, agentId: string, operationId: string, now: number, expiresAt: number) {
     this.calls++;
     const record = this.records.get(`${tenant}/${agentId}`);
@@ -154,6 +161,8 @@ interface HotAgent {
   runStatus?: string;
   processors?: ProcessorStatus[];
   resourceHash?: string | null;
+  /** As JSON, as the cache compares it. */
+  device?: string;
   lastCheckpoint: number;
   describePendingUntil?: number;
   manifest?: KnownManifest;
@@ -203,6 +212,8 @@ export class MemoryHotState implements HotState, PresenceState {
     agent.runStatus = sighting.runStatus ?? agent.runStatus;
     agent.processors = sighting.processors ?? agent.processors;
     if (sighting.resourceHash !== undefined) agent.resourceHash = sighting.resourceHash;
+    const device = sighting.device && JSON.stringify(sighting.device);
+    agent.device = device ?? agent.device;
     agent.lastSeen = sighting.now;
     const offlineLastSeen = this.offlineMarks.get(key);
     this.offlineMarks.delete(key);
@@ -229,6 +240,7 @@ export class MemoryHotState implements HotState, PresenceState {
       manifestId: manifest?.manifestId,
       supportedOperations,
       checkpointDue,
+      deviceChanged: device !== undefined && device !== previous.device,
       describePendingUntil: agent.describePendingUntil,
       operationsPending: pending,
       offlineLastSeen,
