@@ -162,21 +162,26 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     expect(await dueAt(START + 2 * CHECKPOINT_MS)).toBe(true);
   });
 
-  it("tells when the heartbeat reports another device than the one it held, never when it reports none", async () => {
+  it("tells at a registered agent's checkpoint whether it reported another device since the last one", async () => {
     const { hotState } = the.subject;
     await hotState.rememberRevocations(the.tenant, []);
     const device = { deviceId: "d-1", hostname: "pump-7.plant.example", vCores: 4 };
-    const changedAt = async (now: number, change: Partial<HotSighting>) =>
-      (await sighted(now, { ...reported, ...change })).deviceChanged;
-    expect(await changedAt(START, { device })).toBe(true);
-    expect(await changedAt(START + 1, { device })).toBe(false);
-    expect(await changedAt(START + 2, {})).toBe(false);
-    expect(await changedAt(START + 3, { device: { ...device, hostname: "pump-8.plant.example" } })).toBe(
-      true,
-    );
-    expect(await changedAt(START + 4, { device: { ...device, hostname: "pump-8.plant.example" } })).toBe(
-      false,
-    );
+    const moved = { ...device, hostname: "pump-8.plant.example" };
+    const at = async (now: number, change: Partial<HotSighting> = {}) => {
+      const { checkpointDue, deviceChanged } = await sighted(now, { ...reported, ...change });
+      return { checkpointDue, deviceChanged };
+    };
+    expect(await at(START, { device })).toEqual({ checkpointDue: false, deviceChanged: false });
+    await hotState.markRegistered(the.tenant, "agent-1", START);
+    // Changed, back, and again: told once, at the checkpoint, even by a heartbeat that reports no device.
+    expect(await at(START + 1, { device: moved })).toEqual({ checkpointDue: false, deviceChanged: false });
+    expect(await at(START + 2, { device })).toEqual({ checkpointDue: false, deviceChanged: false });
+    expect(await at(START + 3, { device: moved })).toEqual({ checkpointDue: false, deviceChanged: false });
+    expect(await at(START + CHECKPOINT_MS)).toEqual({ checkpointDue: true, deviceChanged: true });
+    expect(await at(START + 2 * CHECKPOINT_MS, { device: moved })).toEqual({
+      checkpointDue: true,
+      deviceChanged: false,
+    });
   });
 
   it("answers with the agent's binary and operations for the hash its manifest was reported with", async () => {

@@ -163,6 +163,8 @@ interface HotAgent {
   resourceHash?: string | null;
   /** As JSON, as the cache compares it. */
   device?: string;
+  /** The device changed since the agent's last checkpoint. */
+  deviceChanged?: boolean;
   lastCheckpoint: number;
   describePendingUntil?: number;
   manifest?: KnownManifest;
@@ -213,6 +215,7 @@ export class MemoryHotState implements HotState, PresenceState {
     agent.processors = sighting.processors ?? agent.processors;
     if (sighting.resourceHash !== undefined) agent.resourceHash = sighting.resourceHash;
     const device = sighting.device && JSON.stringify(sighting.device);
+    if (agent.registered && device !== undefined && device !== agent.device) agent.deviceChanged = true;
     agent.device = device ?? agent.device;
     agent.lastSeen = sighting.now;
     const offlineLastSeen = this.offlineMarks.get(key);
@@ -220,7 +223,11 @@ export class MemoryHotState implements HotState, PresenceState {
     const pending = this.pendingOperations.get(key)?.toString();
     const checkpointDue =
       agent.registered && sighting.now - agent.lastCheckpoint >= sighting.checkpointIntervalMs;
-    if (checkpointDue) agent.lastCheckpoint = sighting.now;
+    const deviceChanged = checkpointDue && agent.deviceChanged === true;
+    if (checkpointDue) {
+      agent.lastCheckpoint = sighting.now;
+      agent.deviceChanged = false;
+    }
     this.agents.set(key, agent);
     const manifest =
       agent.manifestHash !== undefined && agent.manifest?.hash === agent.manifestHash
@@ -240,7 +247,7 @@ export class MemoryHotState implements HotState, PresenceState {
       manifestId: manifest?.manifestId,
       supportedOperations,
       checkpointDue,
-      deviceChanged: device !== undefined && device !== previous.device,
+      deviceChanged,
       describePendingUntil: agent.describePendingUntil,
       operationsPending: pending,
       offlineLastSeen,

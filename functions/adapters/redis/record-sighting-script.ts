@@ -32,14 +32,18 @@ if agentClass then
   redis.call('ZADD', KEYS[6], ARGV[1], ARGV[3])
   if previous[3] and previous[3] ~= agentClass then redis.call('ZREM', KEYS[8], ARGV[3]) end
 end
--- A device other than the one held is written to the registry's profile at once (a checkpoint writes only
--- the last-seen time); the heartbeat's fields are JSON the agent API writes in one order.
-local deviceChanged = 0
-if reported['device'] and reported['device'] ~= previous[11] then deviceChanged = 1 end
+-- A registered agent's device other than the one held (JSON the agent API writes in one order) is kept
+-- as a mark until the agent's next checkpoint, which writes it to the registry's profile: an address that
+-- flaps costs one profile write a checkpoint interval at most.
+if previous[1] == '1' and reported['device'] and reported['device'] ~= previous[11] then
+  redis.call('HSET', KEYS[1], 'deviceChanged', '1')
+end
 local checkpointDue = 0
+local deviceChanged = 0
 if previous[1] == '1' and tonumber(ARGV[1]) - tonumber(previous[2] or '0') >= tonumber(ARGV[2]) then
   redis.call('HSET', KEYS[1], 'checkpointAt', ARGV[1])
   checkpointDue = 1
+  deviceChanged = redis.call('HDEL', KEYS[1], 'deviceChanged')
 end
 -- The agent's manifest counts only for the hash it was reported with: a new hash is a manifest to learn.
 local manifestId = false

@@ -126,7 +126,7 @@ export interface HotSightingResult {
   supportedOperations?: SupportedOperations;
   /** This heartbeat claimed the periodic registry checkpoint. */
   checkpointDue: boolean;
-  /** The heartbeat reports another device than the one the cache held. */
+  /** This heartbeat claimed the checkpoint, and the agent reported another device since the last one. */
   deviceChanged?: boolean;
   /** A DESCRIBE MANIFEST is outstanding until this time. */
   describePendingUntil?: number;

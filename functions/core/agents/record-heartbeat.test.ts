@@ -132,24 +132,35 @@ describe("recordHeartbeat", () => {
     );
   });
 
-  it("writes a changed device to the profile at once, and the same device never again", async () => {
+  it("writes a changed device to the profile at the agent's next checkpoint, however often it changed", async () => {
     const core = coreHarness();
     const cpp = example("cpp/heartbeat-light.json");
+    const agentId = "9628acfe-b9fe-11ef-a0c0-10f60a596f64";
     await core.recordHeartbeat(fleet, cpp);
     const profileWrites = vi.spyOn(core.registry, "checkpoint");
-    core.clock.advance(1_000);
-    await core.recordHeartbeat(fleet, cpp);
+    const seenWrites = vi.spyOn(core.registry, "recordSeen");
+    const withAddress = (ipAddress: string) => {
+      const moved = structuredClone(cpp);
+      ((moved.deviceInfo as JsonObject).networkInfo as JsonObject).ipAddress = ipAddress;
+      return moved;
+    };
+    // An address that flaps at every heartbeat costs no registry write until the checkpoint is due.
+    for (const ipAddress of ["192.0.2.11", "192.0.2.12", "192.0.2.11", "192.0.2.12"]) {
+      core.clock.advance(60_000);
+      await core.recordHeartbeat(fleet, withAddress(ipAddress));
+    }
     expect(profileWrites).not.toHaveBeenCalled();
-
-    const renamed = structuredClone(cpp);
-    ((renamed.deviceInfo as JsonObject).networkInfo as JsonObject).hostname = "edge-gw-0002";
-    core.clock.advance(1_000);
-    await core.recordHeartbeat(fleet, renamed);
-    await core.recordHeartbeat(fleet, renamed);
+    core.clock.advance(checkpointIntervalOf(agentId, CHECKPOINT_MS));
+    await core.recordHeartbeat(fleet, withAddress("192.0.2.12"));
     expect(profileWrites).toHaveBeenCalledTimes(1);
-    expect(core.registry.records.get("acme/9628acfe-b9fe-11ef-a0c0-10f60a596f64")?.device?.hostname).toBe(
-      "edge-gw-0002",
-    );
+    expect(seenWrites).not.toHaveBeenCalled();
+    expect(core.registry.records.get(`acme/${agentId}`)?.device?.ipAddress).toBe("192.0.2.12");
+
+    // Unchanged since, the next checkpoint writes the last-seen time alone.
+    core.clock.advance(checkpointIntervalOf(agentId, CHECKPOINT_MS));
+    await core.recordHeartbeat(fleet, withAddress("192.0.2.12"));
+    expect(profileWrites).toHaveBeenCalledTimes(1);
+    expect(seenWrites).toHaveBeenCalledTimes(1);
   });
 
   it("writes a changed flow id at once", async () => {

@@ -106,17 +106,20 @@ describe("the view of the agent", () => {
     );
   });
 
-  it("says whether the heartbeat reports another device than the registry holds, field by field", () => {
+  it("writes a device other than the registry's, field by field, at a due checkpoint only when the cache is down", () => {
     const held = { ...record, device: { hostname: "pump-7", vCores: 4 } };
-    const changedBy = (device: Heartbeat["device"]) =>
-      viewOfRecord(held, { ...heartbeat, device }, NOW, CHECKPOINT_MS).deviceChanged;
+    const dueAt = record.lastSeen + OWN_CHECKPOINT_MS;
+    const changedBy = (device: Heartbeat["device"], now = dueAt) =>
+      viewOfRecord(held, { ...heartbeat, device }, now, CHECKPOINT_MS).deviceChanged;
     expect(changedBy(undefined)).toBe(false);
     expect(changedBy({ vCores: 4, hostname: "pump-7" })).toBe(false);
     expect(changedBy({ hostname: "pump-8", vCores: 4 })).toBe(true);
     expect(changedBy({ hostname: "pump-7" })).toBe(true);
     expect(changedBy({ hostname: "pump-7", vCores: 4, ipAddress: "10.0.0.7" })).toBe(true);
+    // Before the checkpoint is due the change waits: every heartbeat reads the registry while the cache is down.
+    expect(changedBy({ hostname: "pump-8", vCores: 4 }, dueAt - 1)).toBe(false);
     expect(
-      viewOfRecord(record, { ...heartbeat, device: { hostname: "pump-7" } }, NOW, CHECKPOINT_MS),
+      viewOfRecord(record, { ...heartbeat, device: { hostname: "pump-7" } }, dueAt, CHECKPOINT_MS),
     ).toMatchObject({ deviceChanged: true });
     expect(
       viewOfSighting({ registered: true, checkpointDue: false, deviceChanged: true }).deviceChanged,
@@ -149,9 +152,10 @@ describe("the view of the agent", () => {
     const dueAt = record.lastSeen + OWN_CHECKPOINT_MS;
     expect(withRegistryEntry(lost, record, heartbeat, dueAt - 1, CHECKPOINT_MS).checkpointDue).toBe(false);
     expect(withRegistryEntry(lost, record, heartbeat, dueAt, CHECKPOINT_MS).checkpointDue).toBe(true);
+    // At once: the cache had lost the agent, and will compare the next heartbeats' device with this one.
     expect(
       withRegistryEntry(lost, record, { ...heartbeat, device: { hostname: "pump-8" } }, NOW, CHECKPOINT_MS),
-    ).toMatchObject({ deviceChanged: true });
+    ).toMatchObject({ checkpointDue: false, deviceChanged: true });
   });
 });
 

@@ -40,7 +40,11 @@ export interface AgentView {
   manifestId?: string;
   supportedOperations?: SupportedOperations;
   checkpointDue: boolean;
-  /** The heartbeat reports another device than the one Beacon held for the agent. */
+  /**
+   * The agent reports another device than the registry's profile holds, to be written now: at a due
+   * checkpoint (an address that flaps costs one profile write an interval at most), or at once when the
+   * cache had lost the agent (which it does not do often).
+   */
   deviceChanged?: boolean;
   describePendingUntil?: number;
   /** The registry was read already and has no such agent. */
@@ -145,14 +149,15 @@ export function viewOfRecord(
       knownAbsent: true,
     };
   }
+  const checkpointDue = now - record.lastSeen >= checkpointIntervalOf(record.agentId, checkpointIntervalMs);
   return {
     registered: true,
     agentClass: heartbeat.agentClass ?? record.agentClass,
     manifestHash: heartbeat.manifestHash ?? record.manifestHash,
     flowId: heartbeat.flowId ?? record.flowId,
     previous: { agentClass: record.agentClass, manifestHash: record.manifestHash, flowId: record.flowId },
-    checkpointDue: now - record.lastSeen >= checkpointIntervalOf(record.agentId, checkpointIntervalMs),
-    deviceChanged: deviceChanged(heartbeat.device, record.device),
+    checkpointDue,
+    deviceChanged: checkpointDue && deviceChanged(heartbeat.device, record.device),
     describePendingUntil: record.pendingDescribe?.expiresAt,
   };
 }
@@ -177,7 +182,7 @@ export function withRegistryEntry(
     checkpointDue:
       view.checkpointDue ||
       now - record.lastSeen >= checkpointIntervalOf(record.agentId, checkpointIntervalMs),
-    // The cache, which had lost the agent, held no device to compare with.
+    // The cache, which had lost the agent, held no device to compare with: the registry's says, now.
     deviceChanged: deviceChanged(heartbeat.device, record.device),
     describePendingUntil: view.describePendingUntil ?? record.pendingDescribe?.expiresAt,
   };
@@ -221,9 +226,10 @@ function deviceChanged(reported: DeviceSummary | undefined, held: DeviceSummary 
 
 /**
  * What a known agent's heartbeat changes in the registry: its profile (with its last-seen time) at once
- * when its class, manifest hash, flow or device changed or it brought a manifest Beacon learned; else,
- * when a checkpoint is due, its last-seen time alone (`lastSeen`), which the registry keeps apart from
- * the profile and its indexes. A new class is also ensured in the class catalog.
+ * when its class, manifest hash or flow changed or it brought a manifest Beacon learned, and when its
+ * device is to be written (`deviceChanged`); else, when a checkpoint is due, its last-seen time alone
+ * (`lastSeen`), which the registry keeps apart from the profile and its indexes. A new class is also
+ * ensured in the class catalog.
  */
 export function registryChange(
   view: AgentView,
