@@ -17,6 +17,7 @@ import {
   LocalFileCertificateAuthority,
   SecretsManagerCertificateAuthority,
 } from "../adapters/x509/certificate-authority.js";
+import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.js";
 import { makeConsoleApi } from "../core/console-api.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeDynamoDbClient, makeS3Client, makeSecretsManagerClient } from "../shared/aws-clients.js";
@@ -67,7 +68,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     audit,
     clock,
     ids,
-    registryLagMs: config.checkpointIntervalMs,
+    registryLagMs: longestCheckpointIntervalMs(config.checkpointIntervalMs),
     maxFlowBytes: config.maxFlowBytes,
     agentApiUrl: config.agentApiUrl,
     certificateExpiryWarningDays: config.certificateExpiryWarningDays,

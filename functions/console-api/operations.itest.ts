@@ -478,11 +478,12 @@ describe("acknowledgements that find their operation", () => {
     };
     const stored = await costOf(() => agentApi.post(ACKNOWLEDGE, ack, { certificate: fleet }));
     expect(stored.result.status).toBe(200);
-    // The agent's registry entry, the binary's content looked up then written once, the DESCRIBE closed
-    // with the agent's manifest; in the cache the revocation check, the binary looked up and remembered as
-    // stored, the agent's manifest (one MULTI…EXEC) and the DESCRIBE's end.
+    // The agent's registry entry (one query of its partition), the binary's content looked up then written
+    // once, the DESCRIBE closed with the agent's manifest; in the cache the revocation check, the binary
+    // looked up and remembered as stored, the agent's manifest (one MULTI…EXEC) and the DESCRIBE's end.
     expect(stored.dynamoDb).toEqual({
-      "DynamoDB_20120810.GetItem": 2,
+      "DynamoDB_20120810.Query": 1,
+      "DynamoDB_20120810.GetItem": 1,
       "DynamoDB_20120810.PutItem": 1,
       "DynamoDB_20120810.UpdateItem": 1,
     });

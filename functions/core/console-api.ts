@@ -48,7 +48,7 @@ export interface ConsoleDependencies {
   audit: AuditLog;
   clock: Clock;
   ids: IdGenerator;
-  /** How stale the registry's last-seen times may be: the agent API's checkpoint interval. */
+  /** How stale the registry's last-seen times may be: the agent API's longest checkpoint interval. */
   registryLagMs: number;
   /** Largest flow document accepted, inflated. */
   maxFlowBytes: number;

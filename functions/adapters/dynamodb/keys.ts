@@ -7,7 +7,13 @@ const historyMinute = (minute: number) => `M#${String(minute).padStart(10, "0")}
 
 /** Every key starts with the tenant, so a query built from a credential can only reach that tenant. */
 export const Keys = {
+  /** An agent's profile: what the agent lists read, in the class and tenant indexes. */
   agent: (tenant: string, agentId: string) => ({ pk: `T#${tenant}#A#${agentId}`, sk: "AGENT" }),
+  /**
+   * The agent's last-seen time from its periodic checkpoints, beside its profile in the same partition
+   * but in no index: it carries no index key, so a checkpoint writes one small item and nothing else.
+   */
+  agentSeen: (tenant: string, agentId: string) => ({ pk: `T#${tenant}#A#${agentId}`, sk: "SEEN" }),
   agentsOfClass: (tenant: string, agentClass: string) => `T#${tenant}#C#${agentClass}`,
   agentInClass: (agentId: string) => `A#${agentId}`,
   agentsOfTenant: (tenant: string) => `T#${tenant}#AGENTS`,

@@ -58,6 +58,13 @@ export class MemoryAgentRegistry implements AgentRegistry {
     this.records.set(key, { ...record, ...structuredClone(dropUndefined(checkpoint)) });
   }
 
+  /** Kept in the record: reads give the later time, as the table's separate item does. */
+  async recordSeen(tenant: string, agentId: string, lastSeen: number) {
+    this.calls++;
+    const record = this.records.get(`${tenant}/${agentId}`);
+    if (record) record.lastSeen = Math.max(record.lastSeen, lastSeen);
+  }
+
   async beginDescribe(tenant: string, agentId: string, operationId: string, now: number, expiresAt: number) {
     this.calls++;
     const record = this.records.get(`${tenant}/${agentId}`);
@@ -154,6 +161,10 @@ interface HotAgent {
   runStatus?: string;
   processors?: ProcessorStatus[];
   resourceHash?: string | null;
+  /** As JSON, as the cache compares it. */
+  device?: string;
+  /** The device changed since the agent's last checkpoint. */
+  deviceChanged?: boolean;
   lastCheckpoint: number;
   describePendingUntil?: number;
   manifest?: KnownManifest;
@@ -203,13 +214,20 @@ export class MemoryHotState implements HotState, PresenceState {
     agent.runStatus = sighting.runStatus ?? agent.runStatus;
     agent.processors = sighting.processors ?? agent.processors;
     if (sighting.resourceHash !== undefined) agent.resourceHash = sighting.resourceHash;
+    const device = sighting.device && JSON.stringify(sighting.device);
+    if (agent.registered && device !== undefined && device !== agent.device) agent.deviceChanged = true;
+    agent.device = device ?? agent.device;
     agent.lastSeen = sighting.now;
     const offlineLastSeen = this.offlineMarks.get(key);
     this.offlineMarks.delete(key);
     const pending = this.pendingOperations.get(key)?.toString();
     const checkpointDue =
       agent.registered && sighting.now - agent.lastCheckpoint >= sighting.checkpointIntervalMs;
-    if (checkpointDue) agent.lastCheckpoint = sighting.now;
+    const deviceChanged = checkpointDue && agent.deviceChanged === true;
+    if (checkpointDue) {
+      agent.lastCheckpoint = sighting.now;
+      agent.deviceChanged = false;
+    }
     this.agents.set(key, agent);
     const manifest =
       agent.manifestHash !== undefined && agent.manifest?.hash === agent.manifestHash
@@ -229,6 +247,7 @@ export class MemoryHotState implements HotState, PresenceState {
       manifestId: manifest?.manifestId,
       supportedOperations,
       checkpointDue,
+      deviceChanged,
       describePendingUntil: agent.describePendingUntil,
       operationsPending: pending,
       offlineLastSeen,
