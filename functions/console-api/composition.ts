@@ -1,4 +1,5 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
@@ -10,6 +11,8 @@ import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js"
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
+import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
+import { HttpsWebhookSender } from "../adapters/http/webhook-sender.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
@@ -46,6 +49,12 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
   const ids = { newId: () => randomUUID() };
   const operations = new DynamoOperationStore(documents, config.tableName);
   const s3 = makeS3Client();
+  const { webhooks } = config;
+  const webhookSender = new HttpsWebhookSender({
+    policy: webhooks.policy,
+    timeoutMs: webhooks.timeoutMs,
+    ca: webhooks.caFile === undefined ? undefined : readFileSync(webhooks.caFile, "utf8"),
+  });
   const api = makeConsoleApi({
     catalog: new DynamoClassCatalog(documents, config.tableName),
     registry: new DynamoFleetRegistry(documents, config.tableName),
@@ -68,8 +77,12 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     events: countingLostEvents(new KinesisEventSink(makeKinesisClient(), config.streamName)),
     history: new DynamoFleetHistory(documents, config.tableName),
     agentEvents: new DynamoAgentEventLog(documents, config.tableName),
+    subscriptions: new DynamoSubscriptionStore(documents, config.tableName),
+    webhookSender,
+    webhookUrlPolicy: webhooks.policy,
     clock,
     ids,
+    random: { bytes: (count) => randomBytes(count) },
     registryLagMs: config.checkpointIntervalMs,
     maxFlowBytes: config.maxFlowBytes,
     agentApiUrl: config.agentApiUrl,
@@ -81,6 +94,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
       redis.disconnect();
       documents.destroy();
       s3.destroy();
+      webhookSender.close();
     },
   };
 }

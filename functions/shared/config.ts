@@ -113,6 +113,8 @@ export interface ConsoleApiConfig {
   certificateExpiryWarningDays: number;
   /** Where assets' bytes go. */
   assetBucket: string;
+  /** How the test route reaches subscriptions' endpoints. */
+  webhooks: WebhookConfig;
 }
 
 function absoluteHttpsUrl(env: Environment, name: string): string {
@@ -153,6 +155,7 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     maxFlowBytes: 5 * 1024 * 1024,
     certificateExpiryWarningDays: certificateExpiryWarningDays(env),
     assetBucket: requireEnv(env, EnvNames.assetBucket),
+    webhooks: webhookConfig(env),
   };
 }
 
