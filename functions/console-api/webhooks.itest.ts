@@ -4,6 +4,7 @@ import { signatureOf, type WebhookReceiver } from "../../scripts/local/webhook-r
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { MAX_SUBSCRIPTIONS_PER_TENANT } from "../core/webhooks/subscriptions.js";
+import { FunctionTimeouts } from "../shared/function-timeouts.js";
 
 let agentApi: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;
@@ -116,6 +117,21 @@ describe("event subscriptions through the console API", () => {
     expect(reset.json()).toMatchObject({ delivered: false, error: expect.any(String) });
     expect(reset.json()).not.toHaveProperty("status");
     receiver.answerWith({ status: 204 });
+  });
+
+  it("answer, within the function's time, that a receiver which never answers timed out", async () => {
+    const created = await subscribe(tokens.a);
+    receiver.answerWith("hang");
+    try {
+      const tested = await send("POST", `/api/v1/webhooks/${created.subscriptionId}/test`, tokens.a);
+      expect(tested.status, tested.body).toBe(200);
+      expect(tested.json()).toMatchObject({ delivered: false, error: "timed out" });
+      // Given up on before the function's own time runs out, whatever else it spent that time on.
+      expect(tested.json().durationMs).toBeLessThan(FunctionTimeouts.consoleApi * 1000);
+      expect(tested.json()).not.toHaveProperty("status");
+    } finally {
+      receiver.answerWith({ status: 204 });
+    }
   });
 
   it("belong to their tenant: another cannot read, test or delete them, nor see them listed", async () => {
