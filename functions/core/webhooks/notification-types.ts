@@ -30,9 +30,3 @@ export const NotificationFamilies: readonly string[] = [
 /** Whether a subscription may name `pattern`: a notification type, or a family of them. */
 export const isNotificationPattern = (pattern: string): boolean =>
   NotificationTypes.includes(pattern) || NotificationFamilies.includes(pattern);
-
-/** Whether a notification of `type` is one of those `patterns` name. */
-export const matchesNotificationType = (patterns: readonly string[], type: string): boolean =>
-  patterns.some((pattern) =>
-    pattern.endsWith(FAMILY_WILDCARD) ? `${familyOf(type)}${FAMILY_WILDCARD}` === pattern : pattern === type,
-  );

@@ -8,7 +8,7 @@ import {
 import type { Principal, Role } from "../identity/principal.js";
 import { encodeCursor } from "../paging.js";
 import type { ConsoleResult } from "../result.js";
-import { matchesNotificationType, NotificationFamilies, NotificationTypes } from "./notification-types.js";
+import { NotificationFamilies, NotificationTypes } from "./notification-types.js";
 import { checkSignature, MIN_SECRET_BYTES } from "./signing.js";
 import {
   MAX_SUBSCRIPTIONS_PER_TENANT,
@@ -52,14 +52,6 @@ describe("notification types", () => {
       "certificate.*",
       "webhook.*",
     ]);
-  });
-
-  it("match a type by its name or its family, and nothing else", () => {
-    expect(matchesNotificationType(["operation.*"], "operation.failed")).toBe(true);
-    expect(matchesNotificationType(["agent.offline"], "agent.offline")).toBe(true);
-    expect(matchesNotificationType(["agent.offline"], "agent.online")).toBe(false);
-    expect(matchesNotificationType(["operation.*"], "rollout.aborted")).toBe(false);
-    expect(matchesNotificationType([], "agent.online")).toBe(false);
   });
 });
 

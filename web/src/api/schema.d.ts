@@ -1501,7 +1501,7 @@ export interface components {
             url: string;
             /** @description The notification types to deliver; each is kept once. */
             eventTypes: components["schemas"]["NotificationTypePattern"][];
-            /** @description Only notifications that name this agent class. */
+            /** @description Only notifications that name this agent class: an agent's, or a rollout's to it. Operation and certificate notifications name none, so a subscription with a class gets none of them. */
             agentClass?: components["schemas"]["ClassName"];
             description?: string;
         };
