@@ -96,6 +96,11 @@ export const Keys = {
   }),
   /** A tenant's audit trail, by time and request id (auditKey). */
   auditRecord: (tenant: string, auditKey: string) => ({ pk: `T#${tenant}#AUDIT`, sk: `E#${auditKey}` }),
+  /** A tenant's event subscriptions, by subscription id (which sorts by creation time); a few at most. */
+  subscription: (tenant: string, subscriptionId: string) => ({
+    pk: `T#${tenant}#WEBHOOKS`,
+    sk: `W#${subscriptionId}`,
+  }),
   /** The tenant's revocation list: one item per revoked serial, read whole by the agent API. */
   revokedCertificate: (tenant: string, serial: string) => ({ pk: `T#${tenant}#REVOKED`, sk: `S#${serial}` }),
 } as const;
