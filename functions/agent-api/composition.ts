@@ -50,7 +50,7 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
   });
   const s3 = makeS3Client();
   const assetContent = new S3AssetContent(s3, config.assetBucket);
-  const { events } = composeEventStream(documents, config);
+  const { events } = composeEventStream(documents, redis, config);
   const clock = { now: () => Date.now() };
   const ids = { newId: () => randomUUID() };
   const operations = makeOperationLifecycle({

@@ -73,7 +73,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
       settings: { ackTimeoutMs: config.operationAckTimeoutMs },
     }),
     rollouts: new DynamoRolloutStore(documents, config.tableName),
-    events: composeEventStream(documents, config).events,
+    events: composeEventStream(documents, redis, config).events,
     history: new DynamoFleetHistory(documents, config.tableName),
     agentEvents: new DynamoAgentEventLog(documents, config.tableName),
     audit,

@@ -22,6 +22,8 @@ export interface AgentApiConfig {
   caBindings?: CaBindings;
   /** Where assets' bytes are, for their downloads. */
   assetBucket: string;
+  /** Most events the cache holds for the stream while the stream does not take them. */
+  eventBufferMaxEvents: number;
 }
 
 type Environment = Record<string, string | undefined>;
@@ -42,6 +44,12 @@ export function numberEnv(env: Environment, name: string, fallback: number): num
 }
 
 /** Read once per container; a missing or malformed variable fails the cold start, not a request. */
+/**
+ * About 0.9 KB an event: 200,000 are ~180 MB of the cache, two minutes of 100,000 agents' heartbeats at 60 s
+ * (deployments with a larger cache set more).
+ */
+const eventBufferMaxEvents = (env: Environment) => numberEnv(env, EnvNames.eventBufferMaxEvents, 200_000);
+
 export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
   return {
     tableName: requireEnv(env, EnvNames.tableName),
@@ -59,6 +67,7 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     catchUpRetryMs: numberEnv(env, EnvNames.catchUpRetrySeconds, 1800) * 1_000,
     ...caBindingsOf(env),
     assetBucket: requireEnv(env, EnvNames.assetBucket),
+    eventBufferMaxEvents: eventBufferMaxEvents(env),
   };
 }
 
@@ -119,6 +128,8 @@ export interface ConsoleApiConfig {
   auditRetentionDays: number;
   /** How the test route reaches subscriptions' endpoints. */
   webhooks: WebhookConfig;
+  /** Most events the cache holds for the stream while the stream does not take them. */
+  eventBufferMaxEvents: number;
 }
 
 function absoluteHttpsUrl(env: Environment, name: string): string {
@@ -161,6 +172,7 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     assetBucket: requireEnv(env, EnvNames.assetBucket),
     auditRetentionDays: numberEnv(env, EnvNames.auditRetentionDays, DEFAULT_AUDIT_RETENTION_DAYS),
     webhooks: webhookConfig(env),
+    eventBufferMaxEvents: eventBufferMaxEvents(env),
   };
 }
 
@@ -185,6 +197,8 @@ export interface SweeperConfig {
   /** The relay leaves staged events younger than this to the functions still putting them on the stream. */
   outboxGraceMs: number;
   maxRelayedPerRun: number;
+  /** Most events the cache holds for the stream while the stream does not take them. */
+  eventBufferMaxEvents: number;
 }
 
 export function sweeperConfig(env: Environment = process.env): SweeperConfig {
@@ -211,6 +225,7 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
       60_000,
     // Ten PutRecords calls; a stream outage's backlog drains over the next runs.
     maxRelayedPerRun: 5_000,
+    eventBufferMaxEvents: eventBufferMaxEvents(env),
   };
 }
 

@@ -48,6 +48,8 @@ export const EnvNames = {
   webhookAllowedHosts: "BEACON_WEBHOOK_ALLOWED_HOSTS",
   /** A PEM file of a CA deliveries also trust besides the public ones: a local receiver's; unset on AWS. */
   webhookCaFile: "BEACON_WEBHOOK_CA_FILE",
+  /** Most events the cache holds for the stream while it is unreachable (agent API, console API, sweeper). */
+  eventBufferMaxEvents: "BEACON_EVENT_BUFFER_MAX_EVENTS",
 } as const;
 
 export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];

@@ -1,29 +1,36 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { Cluster, Redis } from "ioredis";
 import { DynamoEventOutbox } from "../adapters/dynamodb/event-outbox.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
-import { clearingStaged } from "../core/events/publishing.js";
+import { RedisEventBuffer } from "../adapters/redis/event-buffer.js";
+import { clearingStaged, holdingWhenDown } from "../core/events/publishing.js";
 import { makeKinesisClient } from "./aws-clients.js";
-import { countingLostEvents, functionLogger, MetricNames, metrics } from "./observability.js";
+import { countUnpublished, functionLogger, MetricNames, metrics } from "./observability.js";
 
 const logger = functionLogger();
 
 /**
- * The stream a function puts its events on and the outbox its operation changes stage them in: `events`
- * forgets staged events once the stream has them; `stream` puts without looking at the outbox (the relay's).
+ * The stream a function puts its events on, with what keeps the events the stream does not take: the outbox
+ * its operation changes stage their events in, and the cache's buffer for the rest. `events` holds in the
+ * buffer what the stream refused, and forgets staged events once the stream has them; `stream` puts on the
+ * stream alone (the relays').
  */
 export function composeEventStream(
   documents: DynamoDBDocumentClient,
-  config: { tableName: string; streamName: string },
+  redis: Redis | Cluster,
+  config: { tableName: string; streamName: string; eventBufferMaxEvents: number },
 ) {
   const outbox = new DynamoEventOutbox(documents, config.tableName);
-  const stream = countingLostEvents(new KinesisEventSink(makeKinesisClient(), config.streamName));
-  const events = clearingStaged(stream, outbox, (error, cleared) => {
+  const buffer = new RedisEventBuffer(redis, config.streamName, config.eventBufferMaxEvents);
+  const stream = new KinesisEventSink(makeKinesisClient(), config.streamName);
+  const holding = holdingWhenDown(stream, buffer, countUnpublished);
+  const events = clearingStaged(holding, outbox, (error, cleared) => {
     metrics.addMetric(MetricNames.outboxClearFailures, MetricUnit.Count, cleared.length);
     logger.warn("events on the stream stay staged: the relay will put them again", {
       error: String(error),
       eventIds: cleared.map((event) => event.eventId),
     });
   });
-  return { outbox, stream, events };
+  return { outbox, buffer, stream, events };
 }

@@ -1,44 +1,27 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { StreamPublishError } from "../adapters/kinesis/event-sink.js";
-import { MemoryEventSink } from "../adapters/memory/index.js";
-import type { BeaconEvent } from "../core/events/model.js";
-import type { EventSink } from "../core/events/ports.js";
-import { countingLostEvents, MetricNames, metrics } from "./observability.js";
+import { countUnpublished, MetricNames, metrics } from "./observability.js";
 
-const heartbeat = (agentId: string): BeaconEvent =>
-  ({ type: "heartbeat", version: 1, eventId: agentId, tenant: "t", agentId, at: 0 }) as BeaconEvent;
-
-/** EventsLost as the next metric line would carry it; undefined when nothing was counted. */
-function eventsLost(): unknown {
+/** A counter as the next metric line would carry it; undefined when nothing was counted. */
+function counted(name: string): unknown {
   if (!metrics.hasStoredMetrics()) return undefined;
-  return (metrics.serializeMetrics() as unknown as Record<string, unknown>)[MetricNames.eventsLost];
+  return (metrics.serializeMetrics() as unknown as Record<string, unknown>)[name];
 }
 
 afterEach(() => metrics.clearMetrics());
 
-describe("countingLostEvents", () => {
-  it("counts nothing when the events reach the stream", async () => {
-    const stream = new MemoryEventSink();
-    await countingLostEvents(stream).publish([heartbeat("a"), heartbeat("b")]);
-    expect(stream.events).toHaveLength(2);
-    expect(eventsLost()).toBeUndefined();
+describe("countUnpublished", () => {
+  it("counts nothing when everything the stream did not take is staged", () => {
+    countUnpublished({ held: 0, staged: 3, lost: 0 });
+    expect(counted(MetricNames.eventsHeld)).toBeUndefined();
+    expect(counted(MetricNames.eventsLost)).toBeUndefined();
   });
 
-  it("counts the events the stream refused, as the sink reports them, and fails as the sink did", async () => {
-    const refused = new StreamPublishError(2, "ProvisionedThroughputExceededException");
-    const partlyFailing: EventSink = { publish: () => Promise.reject(refused) };
-    const sink = countingLostEvents(partlyFailing);
-    await expect(sink.publish([heartbeat("a"), heartbeat("b"), heartbeat("c")])).rejects.toBe(refused);
-    expect(eventsLost()).toBe(2);
-  });
-
-  it("counts every event of a publish that failed without a count", async () => {
-    const stream = new MemoryEventSink();
-    stream.failing = true;
-    const sink = countingLostEvents(stream);
-    await expect(sink.publish([heartbeat("a"), heartbeat("b"), heartbeat("c")])).rejects.toThrow();
-    await expect(sink.publish([heartbeat("d")])).rejects.toThrow();
+  it("counts held and lost events apart, each publish as it comes", () => {
+    countUnpublished({ held: 2, staged: 1, lost: 0 });
+    countUnpublished({ held: 0, staged: 0, lost: 3 });
+    countUnpublished({ held: 4, staged: 0, lost: 1 });
     // Two additions of one metric in one invocation: EMF carries both values.
-    expect(eventsLost()).toEqual([3, 1]);
+    expect(counted(MetricNames.eventsHeld)).toEqual([2, 4]);
+    expect(counted(MetricNames.eventsLost)).toEqual([3, 1]);
   });
 });

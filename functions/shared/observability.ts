@@ -1,8 +1,6 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import { StreamPublishError } from "../adapters/kinesis/event-sink.js";
-import type { BeaconEvent } from "../core/events/model.js";
-import type { EventSink } from "../core/events/ports.js";
+import type { UnpublishedEvents } from "../core/events/publishing.js";
 
 /**
  * Service name, namespace and log level come from the POWERTOOLS_* variables the function construct
@@ -34,10 +32,14 @@ export const MetricNames = {
   /** Requests answered, their change saved, while their stream put was still under way, at their deadline. */
   streamPutsNotAwaited: "StreamPutsNotAwaited",
   /**
-   * Events a publish did not put on the stream, however the use case went on. Operation events among them
-   * are not lost: the outbox kept them, and the sweeper's relay puts them on the stream later (OutboxRelayed).
+   * Events a publish did not put on the stream and nothing keeps: not staged in the outbox (operation events
+   * are, for the sweeper's relay) and not held in the buffer (full, or the cache unreachable too).
    */
   eventsLost: "EventsLost",
+  /** Events the stream did not take that wait in the cache's buffer for the sweeper to put them on it. */
+  eventsHeld: "EventsHeld",
+  /** Held events the sweeper put on the stream. */
+  heldEventsRelayed: "HeldEventsRelayed",
   /** Staged events the sweeper put on the stream because their writers did not. */
   outboxRelayed: "OutboxRelayed",
   /** Staged events on the stream whose outbox entries could not be removed: each will be put again, a duplicate. */
@@ -66,20 +68,11 @@ export const MetricNames = {
 } as const;
 
 /**
- * The sink, counting in EventsLost every event a publish could not put on the stream: the sink's own count
- * when it has one (a partly failed PutRecords), else the whole publish. Counted here, where each failed
- * publish is seen, because the use cases keep going and report one stream error for all of a run's.
+ * Counts what became of the events a publish could not put on the stream: held in the buffer (EventsHeld), left
+ * staged in the outbox (not counted: the outbox's relay has them), or lost (EventsLost). Counted where each
+ * failed publish is seen, because the use cases keep going and report one stream error for all of a run's.
  */
-export function countingLostEvents(sink: EventSink): EventSink {
-  return {
-    async publish(events: BeaconEvent[]): Promise<void> {
-      try {
-        await sink.publish(events);
-      } catch (error) {
-        const lost = error instanceof StreamPublishError ? error.failedCount : events.length;
-        metrics.addMetric(MetricNames.eventsLost, MetricUnit.Count, lost);
-        throw error;
-      }
-    },
-  };
+export function countUnpublished(outcome: UnpublishedEvents): void {
+  if (outcome.held > 0) metrics.addMetric(MetricNames.eventsHeld, MetricUnit.Count, outcome.held);
+  if (outcome.lost > 0) metrics.addMetric(MetricNames.eventsLost, MetricUnit.Count, outcome.lost);
 }

@@ -9,7 +9,7 @@ import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { RedisPresenceState } from "../adapters/redis/presence.js";
 import { makeOfflineSweep } from "../core/agents/presence.js";
-import { relayStaged } from "../core/events/publishing.js";
+import { relayHeld, relayStaged } from "../core/events/publishing.js";
 import { makeExpiryNotices } from "../core/identity/expiry.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeSweepTimeouts } from "../core/operations/timeouts.js";
@@ -42,7 +42,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = { now: () =
     settings: { ackTimeoutMs: config.operationAckTimeoutMs },
   });
   const classes = new DynamoClassCatalog(documents, config.tableName);
-  const { events, outbox, stream } = composeEventStream(documents, config);
+  const { events, outbox, buffer, stream } = composeEventStream(documents, redis, config);
   const sweepTimeouts = makeSweepTimeouts({
     operations,
     lifecycle,
@@ -95,6 +95,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = { now: () =
     offline,
     relayStaged: () =>
       relayStaged(outbox, stream, clock.now() - config.outboxGraceMs, config.maxRelayedPerRun),
+    relayHeld: () => relayHeld(buffer, stream, config.maxRelayedPerRun),
     close: async () => {
       redis.disconnect();
       documents.destroy();

@@ -94,8 +94,24 @@ async function relayStagedEvents(): Promise<void> {
     logger.warn("staged events put on the stream by the relay: their writers could not", { ...outcome });
 }
 
+/**
+ * Events the stream did not take, held in the cache's buffer, put on it now that it may: a bounded batch at a
+ * time until the buffer is empty or the run's deadline, so an outage's backlog drains within a few runs.
+ */
+async function relayHeldEvents(deadline: number): Promise<void> {
+  let relayed = 0;
+  for (let more = true; more && Date.now() < deadline; ) {
+    const outcome = await sweeper.relayHeld();
+    relayed += outcome.relayed;
+    more = outcome.more;
+  }
+  metrics.addMetric(MetricNames.heldEventsRelayed, MetricUnit.Count, relayed);
+  if (relayed > 0) logger.warn("held events put on the stream", { relayed });
+}
+
 const steps: Record<string, (deadline: number) => Promise<void>> = {
   outbox: relayStagedEvents,
+  buffer: relayHeldEvents,
   operations: sweepOperations,
   rollouts: advanceRollouts,
   certificates: announceExpiringCertificates,

@@ -183,6 +183,7 @@ export class BeaconFunction extends Construct {
     this.monitoring.watchDegradation(this.node.id, this.serviceName, "StreamFailures");
     this.monitoring.watchDegradation(this.node.id, this.serviceName, "EventsLost");
     this.monitoring.watchDegradation(this.node.id, this.serviceName, "OutboxClearFailures");
+    this.monitoring.watchDegradation(this.node.id, this.serviceName, "EventsHeld");
   }
 
   /** Opens the cache's security group to this function; fallbacks to the table are counted and alarmed on. */

@@ -77,6 +77,7 @@ const settingsByStage: Record<StageName, StageSettings> = {
         ConsumerFailures: 10,
         OutboxRelayed: 10,
         OutboxClearFailures: 10,
+        EventsHeld: 100,
       },
     },
   },
@@ -113,6 +114,7 @@ const settingsByStage: Record<StageName, StageSettings> = {
         // Each relayed event is one its writer could not put: the stream or the function was in trouble.
         OutboxRelayed: 10,
         OutboxClearFailures: 10,
+        EventsHeld: 100,
       },
     },
   },

@@ -37,7 +37,9 @@ export type DegradationCounter =
   /** The sweeper's: staged events their writers did not put on the stream, put there by its relay. */
   | "OutboxRelayed"
   /** Staged events on the stream whose outbox entries stayed: each is put again, a duplicate. */
-  | "OutboxClearFailures";
+  | "OutboxClearFailures"
+  /** Events the stream did not take, held in the cache for the sweeper to put on it. */
+  | "EventsHeld";
 
 /** What an agent ingress (HTTP API or load balancer) reports, in the same units whichever it is. */
 export interface AgentIngressMetrics {

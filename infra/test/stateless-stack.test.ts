@@ -372,7 +372,7 @@ describe("agent load balancer", () => {
 describe("observability", () => {
   it("alarms on the ingress, the functions and their degradations, on one dashboard", () => {
     for (const { statelessTemplate } of [prod, prodAlb]) {
-      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 29);
+      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 32);
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
     }
     const alarms = Object.values(prod.statelessTemplate.findResources("AWS::CloudWatch::Alarm"));
@@ -394,6 +394,9 @@ describe("observability", () => {
         "Errors",
         "Errors",
         "Errors",
+        "EventsHeld",
+        "EventsHeld",
+        "EventsHeld",
         "EventsLost",
         "EventsLost",
         "EventsLost",

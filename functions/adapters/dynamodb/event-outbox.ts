@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { BeaconEvent, OperationEvent } from "../../core/events/model.js";
+import { type BeaconEvent, isStagedEvent, type OperationEvent } from "../../core/events/model.js";
 import type { EventOutbox } from "../../core/events/ports.js";
 import { batchWriteAll } from "./batch-write.js";
 import { Keys } from "./keys.js";
@@ -28,9 +28,6 @@ export function stagedEventItem(event: OperationEvent): Record<string, unknown> 
     event: JSON.stringify(event),
   };
 }
-
-/** Only operation events are staged today: those are the ones written with a state change in this table. */
-const isStaged = (event: BeaconEvent): event is OperationEvent => event.type === "operation";
 
 export class DynamoEventOutbox implements EventOutbox {
   constructor(
@@ -61,7 +58,7 @@ export class DynamoEventOutbox implements EventOutbox {
   }
 
   async clear(events: BeaconEvent[]): Promise<void> {
-    const requests = events.filter(isStaged).map((event) => ({
+    const requests = events.filter(isStagedEvent).map((event) => ({
       DeleteRequest: { Key: Keys.stagedEvent(event.tenant, event.agentId, event.eventId) },
     }));
     await batchWriteAll(this.client, this.tableName, requests, "outbox clearances");

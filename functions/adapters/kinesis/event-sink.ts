@@ -1,6 +1,7 @@
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
 import { type BeaconEvent, partitionKeyOf } from "../../core/events/model.js";
 import type { EventSink } from "../../core/events/ports.js";
+import { PublishFailure } from "../../core/events/publishing.js";
 import { kinesisPutRecords, type PutRecords, type RecordEntry } from "./put-records.js";
 
 export interface EventSinkOptions {
@@ -10,13 +11,14 @@ export interface EventSinkOptions {
   backoffMs: number;
 }
 
-export class StreamPublishError extends Error {
+export class StreamPublishError extends PublishFailure {
   constructor(
-    readonly failedCount: number,
+    unpublished: BeaconEvent[],
     readonly lastErrorCode: string | undefined,
   ) {
     super(
-      `${failedCount} event(s) could not be put on the stream (last error: ${lastErrorCode ?? "unknown"})`,
+      `${unpublished.length} event(s) could not be put on the stream (last error: ${lastErrorCode ?? "unknown"})`,
+      unpublished,
     );
     this.name = "StreamPublishError";
   }
@@ -42,23 +44,27 @@ export class KinesisEventSink implements EventSink {
       const end = Math.min(start + MAX_RECORDS_PER_CALL, events.length);
       const failure = await this.put(events.slice(start, end));
       if (failure)
-        throw new StreamPublishError(failure.failedCount + events.length - end, failure.lastErrorCode);
+        throw new StreamPublishError([...failure.unpublished, ...events.slice(end)], failure.lastErrorCode);
     }
   }
 
   /** Puts the events with bounded retries; what could not be put, if anything. */
   private async put(
     events: BeaconEvent[],
-  ): Promise<{ failedCount: number; lastErrorCode: string | undefined } | undefined> {
-    let pending: RecordEntry[] = events.map((event) => ({
+  ): Promise<{ unpublished: BeaconEvent[]; lastErrorCode: string | undefined } | undefined> {
+    let pending: Array<RecordEntry & { event: BeaconEvent }> = events.map((event) => ({
       Data: Buffer.from(JSON.stringify(event)).toString("base64"),
       PartitionKey: partitionKeyOf(event),
+      event,
     }));
     let lastErrorCode: string | undefined;
     for (let attempt = 1; pending.length > 0; attempt++) {
       if (attempt > 1) await sleep(this.options.backoffMs * 2 ** (attempt - 2));
       try {
-        const result = await this.putRecords(this.streamName, pending);
+        const result = await this.putRecords(
+          this.streamName,
+          pending.map(({ Data, PartitionKey }) => ({ Data, PartitionKey })),
+        );
         const outcomes = result.Records ?? [];
         const failed = pending.filter(
           (_, index) => outcomes[index]?.ErrorCode !== undefined || !outcomes[index],
@@ -69,7 +75,7 @@ export class KinesisEventSink implements EventSink {
         lastErrorCode = (error as Error).name;
       }
       if (pending.length > 0 && attempt >= this.options.maxAttempts) {
-        return { failedCount: pending.length, lastErrorCode };
+        return { unpublished: pending.map((entry) => entry.event), lastErrorCode };
       }
     }
     return undefined;

@@ -13,7 +13,7 @@ import { dropUndefined } from "../../core/c2/json.js";
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
 import type { ProcessorStatus } from "../../core/c2/model.js";
 import type { BeaconEvent, OperationEvent } from "../../core/events/model.js";
-import type { EventOutbox, EventSink } from "../../core/events/ports.js";
+import type { EventBuffer, EventOutbox, EventSink } from "../../core/events/ports.js";
 import { type ClassFlowPolicy, isAcceptedFlow } from "../../core/flows/policy.js";
 import type { ClassFlowPolicies } from "../../core/flows/ports.js";
 import type { CachedRevocation, RevocationList } from "../../core/identity/ports.js";
@@ -415,6 +415,29 @@ export class SequentialIds implements IdGenerator {
   private next = 0;
   newId() {
     return `id-${++this.next}`;
+  }
+}
+
+/** Held events in order, with the cache's bound. */
+export class MemoryEventBuffer implements EventBuffer {
+  readonly held: BeaconEvent[] = [];
+  failing = false;
+
+  constructor(private readonly bound = Number.POSITIVE_INFINITY) {}
+
+  async hold(events: BeaconEvent[]) {
+    if (this.failing) throw new Error("cache unavailable");
+    const taken = events.slice(0, Math.max(0, this.bound - this.held.length));
+    this.held.push(...taken.map((event) => structuredClone(event)));
+    return { refused: events.length - taken.length };
+  }
+
+  async peek(limit: number) {
+    return this.held.slice(0, limit).map((event) => structuredClone(event));
+  }
+
+  async drop(count: number) {
+    this.held.splice(0, count);
   }
 }
 

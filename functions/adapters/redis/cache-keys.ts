@@ -29,4 +29,9 @@ export const CacheKeys = {
    * read or written alone, never in a script or transaction with a tenant's keys.
    */
   tenantsWithClasses: () => "beacon:tenants",
+  /**
+   * Events the stream did not take, held for it (a list, oldest first), per stream: no tenant's, and only ever
+   * touched alone.
+   */
+  heldEvents: (streamName: string) => `beacon:held-events:${streamName}`,
 } as const;

@@ -152,6 +152,12 @@ export type BeaconEvent =
   | AgentOfflineEvent
   | AgentOnlineEvent;
 
+/**
+ * Events written in the same transaction as the state change they record (the operation store stages them in
+ * the event outbox): a publish that fails leaves them there, for the relay, and nowhere else.
+ */
+export const isStagedEvent = (event: BeaconEvent): event is OperationEvent => event.type === "operation";
+
 /** Keeps one agent's events, and one rollout's, in order on one shard. */
 export function partitionKeyOf(event: BeaconEvent): string {
   if (event.type === "rollout") return `${event.tenant}/rollout/${event.rolloutId}`;

@@ -33,3 +33,16 @@ export interface EventOutbox {
   /** Forgets staged events once they are on the stream; events never staged are ignored. */
   clear(events: BeaconEvent[]): Promise<void>;
 }
+
+/**
+ * Events a publish could not put on the stream and that nothing else keeps (heartbeats, acks, notices), held
+ * in order until the stream takes them again. Bounded: past its bound, events are refused and counted.
+ */
+export interface EventBuffer {
+  /** Appends what fits, in order; answers how many were refused for want of room. */
+  hold(events: BeaconEvent[]): Promise<{ refused: number }>;
+  /** The oldest held events, at most `limit`, left in place. */
+  peek(limit: number): Promise<BeaconEvent[]>;
+  /** Forgets the `count` oldest held events, once the stream has them. */
+  drop(count: number): Promise<void>;
+}

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { MemoryEventOutbox, MemoryEventSink } from "../../adapters/memory/index.js";
-import type { OperationEvent } from "./model.js";
-import { clearingStaged, relayStaged } from "./publishing.js";
+import { MemoryEventBuffer, MemoryEventOutbox, MemoryEventSink } from "../../adapters/memory/index.js";
+import type { BeaconEvent, OperationEvent } from "./model.js";
+import {
+  clearingStaged,
+  holdingWhenDown,
+  PublishFailure,
+  relayHeld,
+  relayStaged,
+  type UnpublishedEvents,
+} from "./publishing.js";
 
 const START = Date.UTC(2026, 10, 24);
 
@@ -72,5 +79,82 @@ describe("the relay", () => {
     stream.failing = true;
     await expect(relayStaged(outbox, stream, START + 60 * 60_000, 10)).rejects.toThrow();
     expect([...outbox.staged.values()]).toEqual([event]);
+  });
+});
+
+describe("holding events when the stream is down", () => {
+  const heartbeat = (id: string): BeaconEvent =>
+    ({
+      type: "heartbeat",
+      version: 1,
+      eventId: id,
+      tenant: "acme",
+      agentId: "a-1",
+      at: START,
+    }) as BeaconEvent;
+
+  it("holds what the stream did not take and nothing else keeps, and resolves as if published", async () => {
+    const stream = new MemoryEventSink();
+    const buffer = new MemoryEventBuffer();
+    const reports: UnpublishedEvents[] = [];
+    const sink = holdingWhenDown(stream, buffer, (outcome) => reports.push(outcome));
+    const [first, second] = [heartbeat("h-1"), heartbeat("h-2")];
+    await sink.publish([first as BeaconEvent]);
+    stream.failing = true;
+    await sink.publish([second as BeaconEvent]);
+    expect(stream.events).toEqual([first]);
+    expect(buffer.held).toEqual([second]);
+    expect(reports).toEqual([{ held: 1, staged: 0, lost: 0 }]);
+  });
+
+  it("holds only the events a partly failed publish did not put, and leaves staged ones to the outbox", async () => {
+    const outbox = new MemoryEventOutbox();
+    const operation = staged(outbox, 1);
+    const [put, refused] = [heartbeat("h-1"), heartbeat("h-2")];
+    const partly = {
+      publish: async () => {
+        throw new PublishFailure("one put, two not", [refused as BeaconEvent, operation]);
+      },
+    };
+    const buffer = new MemoryEventBuffer();
+    const reports: UnpublishedEvents[] = [];
+    const sink = holdingWhenDown(partly, buffer, (outcome) => reports.push(outcome));
+    // The publish still fails: the operation event's outbox entry must stay for the outbox's relay.
+    await expect(sink.publish([put as BeaconEvent, refused as BeaconEvent, operation])).rejects.toThrow(
+      "one put, two not",
+    );
+    expect(buffer.held).toEqual([refused]);
+    expect(reports).toEqual([{ held: 1, staged: 1, lost: 0 }]);
+  });
+
+  it("reports as lost what a full or unreachable buffer refused, and fails the publish", async () => {
+    const stream = new MemoryEventSink();
+    stream.failing = true;
+    const buffer = new MemoryEventBuffer(1);
+    const reports: UnpublishedEvents[] = [];
+    const sink = holdingWhenDown(stream, buffer, (outcome) => reports.push(outcome));
+    await expect(sink.publish([heartbeat("h-1"), heartbeat("h-2")])).rejects.toThrow();
+    buffer.failing = true;
+    await expect(sink.publish([heartbeat("h-3")])).rejects.toThrow();
+    expect(buffer.held.map((event) => event.eventId)).toEqual(["h-1"]);
+    expect(reports).toEqual([
+      { held: 1, staged: 0, lost: 1 },
+      { held: 0, staged: 0, lost: 1 },
+    ]);
+  });
+
+  it("are put on the stream by the relay, oldest first, and forgotten once it has them", async () => {
+    const stream = new MemoryEventSink();
+    const buffer = new MemoryEventBuffer();
+    const events = ["h-1", "h-2", "h-3"].map(heartbeat);
+    await buffer.hold(events);
+    stream.failing = true;
+    await expect(relayHeld(buffer, stream, 2)).rejects.toThrow();
+    expect(buffer.held).toEqual(events);
+    stream.failing = false;
+    expect(await relayHeld(buffer, stream, 2)).toEqual({ relayed: 2, more: true });
+    expect(await relayHeld(buffer, stream, 2)).toEqual({ relayed: 1, more: false });
+    expect(stream.events).toEqual(events);
+    expect(await relayHeld(buffer, stream, 2)).toEqual({ relayed: 0, more: false });
   });
 });

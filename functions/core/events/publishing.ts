@@ -1,5 +1,16 @@
-import type { BeaconEvent } from "./model.js";
-import type { EventOutbox, EventSink } from "./ports.js";
+import { type BeaconEvent, isStagedEvent } from "./model.js";
+import type { EventBuffer, EventOutbox, EventSink } from "./ports.js";
+
+/** A publish that put some of its events, or none: `unpublished` are the ones the stream does not have. */
+export class PublishFailure extends Error {
+  constructor(
+    message: string,
+    readonly unpublished: BeaconEvent[],
+  ) {
+    super(message);
+    this.name = "PublishFailure";
+  }
+}
 
 /** A publish still under way when the request had to be answered; it goes on, and may yet put the events. */
 export class PublishNotAwaited extends Error {
@@ -76,4 +87,53 @@ export async function relayStaged(
   await sink.publish(relayed);
   await outbox.clear(relayed);
   return { relayed: relayed.length, more: pending.length > limit };
+}
+
+/** What became of the events a failed publish did not put on the stream. */
+export interface UnpublishedEvents {
+  /** In the buffer, for the relay. */
+  held: number;
+  /** In the outbox, written with their state change, for the outbox's relay. */
+  staged: number;
+  /** Neither: the buffer refused them (full) or could not be reached. */
+  lost: number;
+}
+
+/**
+ * A sink that, when the stream fails, holds the events nothing else keeps in the buffer and resolves as if
+ * published; staged events stay in the outbox, so the publish still fails for them (their outbox entries must
+ * stay). Whatever could not be held fails the publish too, reported as lost.
+ */
+export function holdingWhenDown(
+  sink: EventSink,
+  buffer: EventBuffer,
+  report: (outcome: UnpublishedEvents) => void,
+): EventSink {
+  return {
+    async publish(events: BeaconEvent[]): Promise<void> {
+      try {
+        await sink.publish(events);
+      } catch (error) {
+        const unpublished = error instanceof PublishFailure ? error.unpublished : events;
+        const staged = unpublished.filter(isStagedEvent).length;
+        const waiting = unpublished.filter((event) => !isStagedEvent(event));
+        const refused = await buffer.hold(waiting).then(
+          ({ refused }) => refused,
+          () => waiting.length,
+        );
+        report({ held: waiting.length - refused, staged, lost: refused });
+        if (staged > 0 || refused > 0) throw error;
+      }
+    },
+  };
+}
+
+/** Puts the oldest held events on the stream, at most `limit`, and forgets them once it has them. */
+export async function relayHeld(buffer: EventBuffer, sink: EventSink, limit: number): Promise<RelayOutcome> {
+  const held = await buffer.peek(limit + 1);
+  const relayed = held.slice(0, limit);
+  if (relayed.length === 0) return { relayed: 0, more: false };
+  await sink.publish(relayed);
+  await buffer.drop(relayed.length);
+  return { relayed: relayed.length, more: held.length > limit };
 }
