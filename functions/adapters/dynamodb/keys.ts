@@ -78,9 +78,23 @@ export const Keys = {
     pk: `T#${tenant}#A#${agentId}#EVENTS`,
     sk: `E#${logKey}`,
   }),
+  /** One event subscription's deliveries, by the event's time and id (deliveryLogKey): its delivery log. */
+  delivery: (tenant: string, subscriptionId: string, logKey: string) => ({
+    pk: `T#${tenant}#W#${subscriptionId}#DELIVERIES`,
+    sk: `D#${logKey}`,
+  }),
+  /** The due index's partitions of every tenant's pending deliveries, by next attempt (dueAt). */
+  dueDeliveries: (shard: number) => `DUE#WEBHOOKS#${String(shard).padStart(2, "0")}`,
   /** The tenant's revocation list: one item per revoked serial, read whole by the agent API. */
   revokedCertificate: (tenant: string, serial: string) => ({ pk: `T#${tenant}#REVOKED`, sk: `S#${serial}` }),
 } as const;
+
+/** An item as its record: without the attributes that only key or index it. */
+export function recordOf<T>(item: Record<string, unknown>, keyAttributes: readonly string[]): T {
+  const record = { ...item };
+  for (const name of keyAttributes) delete record[name];
+  return record as unknown as T;
+}
 
 export const isConditionalCheckFailure = (error: unknown): boolean =>
   (error as { name?: string }).name === "ConditionalCheckFailedException";

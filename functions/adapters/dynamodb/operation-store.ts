@@ -14,7 +14,7 @@ import {
   type OperationState,
 } from "../../core/operations/model.js";
 import type { OperationQuery, OperationStore } from "../../core/operations/ports.js";
-import { isConditionalCheckFailure, Keys } from "./keys.js";
+import { isConditionalCheckFailure, Keys, recordOf } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
@@ -56,11 +56,7 @@ const KEY_ATTRIBUTES = [
   TableSchema.timeToLiveAttribute,
 ];
 
-function toRecord(item: Record<string, unknown>): OperationRecord {
-  const record = { ...item };
-  for (const name of KEY_ATTRIBUTES) delete record[name];
-  return record as unknown as OperationRecord;
-}
+const toRecord = (item: Record<string, unknown>) => recordOf<OperationRecord>(item, KEY_ATTRIBUTES);
 
 /**
  * An agent's operations share one partition, so the heartbeat reads its open ones with one consistent

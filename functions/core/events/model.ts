@@ -143,6 +143,21 @@ export interface AgentOnlineEvent {
   lastSeen: number;
 }
 
+/**
+ * Beacon disabled an event subscription whose receiver kept failing (functions/core/webhooks/policy.ts): put on
+ * the stream once, by whoever disabled it, so the tenant's own tools can tell it stopped hearing from Beacon.
+ */
+export interface WebhookDisabledEvent {
+  type: "webhook.disabled";
+  version: 1;
+  eventId: string;
+  tenant: string;
+  at: number;
+  subscriptionId: string;
+  reason: string;
+  deliveryId?: string;
+}
+
 export type BeaconEvent =
   | HeartbeatEvent
   | AckEvent
@@ -150,11 +165,13 @@ export type BeaconEvent =
   | RolloutEvent
   | CertificateExpiringEvent
   | AgentOfflineEvent
-  | AgentOnlineEvent;
+  | AgentOnlineEvent
+  | WebhookDisabledEvent;
 
 /** Keeps one agent's events, and one rollout's, in order on one shard. */
 export function partitionKeyOf(event: BeaconEvent): string {
   if (event.type === "rollout") return `${event.tenant}/rollout/${event.rolloutId}`;
   if (event.type === "certificate.expiring") return `${event.tenant}/certificate/${event.serial}`;
+  if (event.type === "webhook.disabled") return `${event.tenant}/webhook/${event.subscriptionId}`;
   return `${event.tenant}/${event.agentId ?? (event.type === "ack" ? event.operationId : "")}`;
 }
