@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentApiConfig } from "./config.js";
+import { agentApiConfig, webhookConfig } from "./config.js";
 import { EnvNames } from "./env-names.js";
 
 const env = {
@@ -39,4 +39,19 @@ describe("agentApiConfig's CA bindings", () => {
       );
     },
   );
+});
+
+describe("webhookConfig", () => {
+  it("allows no private host and trusts public CAs only unless told otherwise, as on AWS", () => {
+    expect(webhookConfig({})).toEqual({ policy: { allowedHosts: [] }, caFile: undefined, timeoutMs: 10_000 });
+  });
+
+  it("reads the local allow-list and CA file", () => {
+    const config = webhookConfig({
+      [EnvNames.webhookAllowedHosts]: " 127.0.0.1, LocalHost ,,",
+      [EnvNames.webhookCaFile]: "/certs/ca.pem",
+    });
+    expect(config.policy.allowedHosts).toEqual(["127.0.0.1", "localhost"]);
+    expect(config.caFile).toBe("/certs/ca.pem");
+  });
 });

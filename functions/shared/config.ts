@@ -1,4 +1,5 @@
 import type { CaBindings } from "../core/identity/credentials.js";
+import type { UrlPolicy } from "../core/webhooks/address-policy.js";
 import { EnvNames } from "./env-names.js";
 
 export interface AgentApiConfig {
@@ -203,4 +204,20 @@ export interface StreamConsumerConfig {
 
 export function streamConsumerConfig(env: Environment = process.env): StreamConsumerConfig {
   return { archiveBucket: requireEnv(env, EnvNames.archiveBucket) };
+}
+
+/** How Beacon reaches the endpoints of event subscriptions (console API's test, stream consumer, dispatcher). */
+export interface WebhookConfig {
+  policy: UrlPolicy;
+  caFile?: string;
+  /** A receiver that has not answered in this time counts as failed; the attempt is retried later. */
+  timeoutMs: number;
+}
+
+export function webhookConfig(env: Environment = process.env): WebhookConfig {
+  const allowedHosts = (env[EnvNames.webhookAllowedHosts] ?? "")
+    .split(",")
+    .map((host) => host.trim().toLowerCase())
+    .filter((host) => host !== "");
+  return { policy: { allowedHosts }, caFile: env[EnvNames.webhookCaFile] || undefined, timeoutMs: 10_000 };
 }

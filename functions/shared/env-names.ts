@@ -39,6 +39,13 @@ export const EnvNames = {
   certExpiryWarningDays: "BEACON_CERT_EXPIRY_WARNING_DAYS",
   /** Days fleet history and the agents' event logs are kept (stream consumer); 14 unless set. */
   historyRetentionDays: "BEACON_HISTORY_RETENTION_DAYS",
+  /**
+   * Hosts (comma-separated names or addresses) that event subscriptions may reach although they resolve to
+   * private or loopback addresses: local receivers only; unset on AWS, where every such address is refused.
+   */
+  webhookAllowedHosts: "BEACON_WEBHOOK_ALLOWED_HOSTS",
+  /** A PEM file of a CA deliveries also trust besides the public ones: a local receiver's; unset on AWS. */
+  webhookCaFile: "BEACON_WEBHOOK_CA_FILE",
 } as const;
 
 export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];

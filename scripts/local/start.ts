@@ -96,6 +96,12 @@ async function start(): Promise<void> {
   // The CAs the gateway trusts and the tenants each may speak for, as read at start: a tenant CA added later
   // is trusted by the gateway but speaks for no tenant until the next start.
   const { bindings } = await agentTrust(certsDir);
+  // Event subscriptions may deliver to receivers on this machine (npm run webhook-receiver), whose
+  // certificate the dev CA signed; on AWS every private address is refused and only public CAs are trusted.
+  const webhookEnv = {
+    [EnvNames.webhookAllowedHosts]: "127.0.0.1,localhost",
+    [EnvNames.webhookCaFile]: certificates.caPath,
+  };
   const agentApi = await loadAgentApi(
     {
       ...backends.env,
@@ -110,7 +116,7 @@ async function start(): Promise<void> {
 
   // The console issues agent certificates from the same dev CA the agent gateway trusts.
   const consoleApi = await loadConsoleApi(
-    { ...backends.env, [EnvNames.agentCaDir]: certsDir, [EnvNames.agentApiUrl]: agentApiUrl },
+    { ...backends.env, ...webhookEnv, [EnvNames.agentCaDir]: certsDir, [EnvNames.agentApiUrl]: agentApiUrl },
     functionLog,
   );
   running.push(() => consoleApi.shutdown());
@@ -135,9 +141,13 @@ async function start(): Promise<void> {
   running.push(() => webServer.close());
   // Rollouts send agents to flow downloads on the agent gateway too.
   running.push(
-    await startSweeperTimer({ ...backends.env, [EnvNames.agentApiUrl]: agentApiUrl }, log, functionLog),
+    await startSweeperTimer(
+      { ...backends.env, ...webhookEnv, [EnvNames.agentApiUrl]: agentApiUrl },
+      log,
+      functionLog,
+    ),
   );
-  running.push(await startStreamPoller(backends.env, log, functionLog));
+  running.push(await startStreamPoller({ ...backends.env, ...webhookEnv }, log, functionLog));
   const devToken = await consoleToken(
     issuer,
     { tenant: DEV_TENANT, role: "admin" },

@@ -1,0 +1,30 @@
+/**
+ * Receives event subscriptions' deliveries on this machine and prints each one with whether its signature is
+ * valid: `npm run webhook-receiver -- --secret <whsec_…> [--port 9443]`.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { ensureDevCertificates } from "./local/certs.js";
+import { signatureOf, startWebhookReceiver } from "./local/webhook-receiver.js";
+
+const CERTS_DIR = join(".beacon", "certs");
+
+const { values } = parseArgs({
+  options: { secret: { type: "string" }, port: { type: "string", default: "9443" } },
+});
+const { server } = await ensureDevCertificates(CERTS_DIR);
+const [cert, key] = await Promise.all([readFile(server.certPath, "utf8"), readFile(server.keyPath, "utf8")]);
+const receiver = await startWebhookReceiver({
+  cert,
+  key,
+  port: Number(values.port),
+  onDelivery: (delivery) => {
+    const { type, id } = JSON.parse(delivery.body) as { type?: string; id?: string };
+    const check = values.secret ? signatureOf(delivery, values.secret) : undefined;
+    let verdict = "signature not checked (no --secret)";
+    if (check) verdict = check.valid ? "signature valid" : `signature INVALID: ${check.reason}`;
+    console.log(`${new Date(delivery.receivedAt).toISOString()} ${type} ${id} ${verdict}`);
+  },
+});
+console.log(`receiving deliveries at ${receiver.url} (the dev CA's certificate; Ctrl-C stops)`);
