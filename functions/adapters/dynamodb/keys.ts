@@ -67,6 +67,13 @@ export const Keys = {
   certificatesByExpiry: (tenant: string) => `T#${tenant}#CERTEXPIRY`,
   /** The due index's partition of every tenant's certificates whose expiry is yet to be announced, by notAfter. */
   dueCertificates: () => "DUE#CERTIFICATES",
+  /** One event subscription's deliveries, by the event's time and id (deliveryLogKey): its delivery log. */
+  delivery: (tenant: string, subscriptionId: string, logKey: string) => ({
+    pk: `T#${tenant}#W#${subscriptionId}#DELIVERIES`,
+    sk: `D#${logKey}`,
+  }),
+  /** The due index's partitions of every tenant's pending deliveries, by next attempt (dueAt). */
+  dueDeliveries: (shard: number) => `DUE#WEBHOOKS#${String(shard).padStart(2, "0")}`,
   /** One minute of a class's history (or the whole fleet's, `*`), by minute: zero-padded, so that string order is time order. */
   historyBucket: (tenant: string, agentClass: string, minute: number) => ({
     pk: `T#${tenant}#HISTORY#C#${agentClass}`,
@@ -78,13 +85,11 @@ export const Keys = {
     pk: `T#${tenant}#A#${agentId}#EVENTS`,
     sk: `E#${logKey}`,
   }),
-  /** One event subscription's deliveries, by the event's time and id (deliveryLogKey): its delivery log. */
-  delivery: (tenant: string, subscriptionId: string, logKey: string) => ({
-    pk: `T#${tenant}#W#${subscriptionId}#DELIVERIES`,
-    sk: `D#${logKey}`,
+  /** A tenant's event subscriptions, by subscription id (which sorts by creation time); a few at most. */
+  subscription: (tenant: string, subscriptionId: string) => ({
+    pk: `T#${tenant}#WEBHOOKS`,
+    sk: `W#${subscriptionId}`,
   }),
-  /** The due index's partitions of every tenant's pending deliveries, by next attempt (dueAt). */
-  dueDeliveries: (shard: number) => `DUE#WEBHOOKS#${String(shard).padStart(2, "0")}`,
   /** The tenant's revocation list: one item per revoked serial, read whole by the agent API. */
   revokedCertificate: (tenant: string, serial: string) => ({ pk: `T#${tenant}#REVOKED`, sk: `S#${serial}` }),
 } as const;
