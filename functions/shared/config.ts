@@ -221,3 +221,21 @@ export function webhookConfig(env: Environment = process.env): WebhookConfig {
     .filter((host) => host !== "");
   return { policy: { allowedHosts }, caFile: env[EnvNames.webhookCaFile] || undefined, timeoutMs: 10_000 };
 }
+
+/** Where deliveries are queued and how they go out (stream consumer's first attempts, webhook dispatcher). */
+export interface WebhookDeliveryConfig extends WebhookConfig {
+  tableName: string;
+  /** Where webhook.disabled goes. */
+  streamName: string;
+  /** How long a delivery stays in its subscription's log (DynamoDB TTL). */
+  retentionDays: number;
+}
+
+export function webhookDeliveryConfig(env: Environment = process.env): WebhookDeliveryConfig {
+  return {
+    ...webhookConfig(env),
+    tableName: requireEnv(env, EnvNames.tableName),
+    streamName: requireEnv(env, EnvNames.streamName),
+    retentionDays: numberEnv(env, EnvNames.webhookDeliveryRetentionDays, 7),
+  };
+}

@@ -46,6 +46,8 @@ export const EnvNames = {
   webhookAllowedHosts: "BEACON_WEBHOOK_ALLOWED_HOSTS",
   /** A PEM file of a CA deliveries also trust besides the public ones: a local receiver's; unset on AWS. */
   webhookCaFile: "BEACON_WEBHOOK_CA_FILE",
+  /** Days a delivery of an event subscription stays in its delivery log (stream consumer); 7 unless set. */
+  webhookDeliveryRetentionDays: "BEACON_WEBHOOK_DELIVERY_RETENTION_DAYS",
 } as const;
 
 export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];

@@ -33,7 +33,11 @@ export type DegradationCounter =
   /** The stream consumer's: records that are no Beacon event, passed over. */
   | "EventsRefused"
   /** The stream consumer's: consumers that failed a batch, delivered again. */
-  | "ConsumerFailures";
+  | "ConsumerFailures"
+  /** Deliveries to event subscriptions given up: a tenant's receiver down for a day, or gone. */
+  | "WebhookFailures"
+  /** Event subscriptions Beacon disabled, their receivers failing. */
+  | "WebhooksDisabled";
 
 /** What an agent ingress (HTTP API or load balancer) reports, in the same units whichever it is. */
 export interface AgentIngressMetrics {

@@ -35,6 +35,7 @@ export class StatelessStack extends Stack {
   readonly consoleApi: BeaconFunction;
   readonly sweeper: BeaconFunction;
   readonly streamConsumer: BeaconFunction;
+  readonly webhookDispatcher: BeaconFunction;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -171,6 +172,7 @@ export class StatelessStack extends Stack {
     this.sweeper.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
 
     this.streamConsumer = this.streamConsumerOf(platform, stateful);
+    this.webhookDispatcher = this.webhookDispatcherOf(platform, stateful);
 
     new CfnOutput(this, "WebConsoleUrl", {
       description: "The web console (its API under /api/v1 of the same origin)",
@@ -211,10 +213,15 @@ export class StatelessStack extends Stack {
       // Gzip and JSON of up to 10,000 events: memory buys the CPU for them.
       memorySize: 1024,
       timeout: Duration.seconds(FunctionTimeouts.streamConsumer),
+      // It makes the first attempt of each delivery to a tenant's receiver; it needs nothing in the VPC.
+      network: "internet",
     });
     consumer.bindEventArchive(stateful.eventArchive);
-    // Fleet history and the agents' kept events are items of the table.
+    // Fleet history, the agents' kept events and deliveries are items of the table.
     consumer.bindTable(stateful.table);
+    // A subscription a receiver's 410 Gone disables is announced on the stream.
+    consumer.bindStream(stateful.stream);
+    platform.monitoring.watchDegradation("StreamConsumer", consumer.serviceName, "WebhooksDisabled");
     const deadLetters = new Queue(this, "StreamConsumerDeadLetters", {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -244,5 +251,34 @@ export class StatelessStack extends Stack {
     platform.monitoring.watchDegradation("StreamConsumer", consumer.serviceName, "EventsRefused");
     platform.monitoring.watchDegradation("StreamConsumer", consumer.serviceName, "ConsumerFailures");
     return consumer;
+  }
+
+  /**
+   * Retries deliveries to event subscriptions once a minute. Outside the VPC, as it posts to tenants' receivers
+   * on the internet; one run at a time, as two would send the same due deliveries (conditional writes record
+   * one outcome, but the receiver gets both). A failed run is not retried: the next one takes what is due.
+   */
+  private webhookDispatcherOf(platform: FunctionPlatform, stateful: StatefulStack): BeaconFunction {
+    const dispatcher = new BeaconFunction(this, "WebhookDispatcher", {
+      platform,
+      entry: "webhook-dispatcher",
+      memorySize: 256,
+      reservedConcurrency: 1,
+      timeout: Duration.seconds(FunctionTimeouts.webhookDispatcher),
+      network: "internet",
+    });
+    dispatcher.bindTable(stateful.table);
+    dispatcher.bindStream(stateful.stream);
+    new Rule(this, "WebhookDispatcherSchedule", {
+      description: "Retries due deliveries to event subscriptions every minute",
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [
+        new LambdaFunction(dispatcher.function, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
+      ],
+    });
+    dispatcher.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
+    platform.monitoring.watchDegradation("WebhookDispatcher", dispatcher.serviceName, "WebhookFailures");
+    platform.monitoring.watchDegradation("WebhookDispatcher", dispatcher.serviceName, "WebhooksDisabled");
+    return dispatcher;
   }
 }

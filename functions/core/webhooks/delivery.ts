@@ -134,10 +134,12 @@ function makeAttempts(deps: WebhookDependencies) {
     const at = clock.now();
     const response = await sender.send({
       url: subscription.url,
-      headers: {
-        "content-type": "application/json",
-        ...signatureHeaders(subscription.secret, delivery.deliveryId, Math.floor(at / 1000), delivery.body),
-      },
+      headers: signatureHeaders(
+        subscription.secret,
+        delivery.deliveryId,
+        Math.floor(at / 1000),
+        delivery.body,
+      ),
       body: delivery.body,
     });
     const next = afterAttempt(delivery, response, at, random());

@@ -149,7 +149,7 @@ describe("the notification an event makes", () => {
     });
   });
 
-  it("is nothing for Beacon's own webhook.disabled", () => {
+  it("is webhook.disabled, for the tenant's other subscriptions", () => {
     const disabled: BeaconEvent = {
       ...base,
       type: "webhook.disabled",
@@ -157,7 +157,13 @@ describe("the notification an event makes", () => {
       subscriptionId: "sub-1",
       reason: "The receiver answered 410 Gone",
     };
-    expect(notificationOf(disabled)).toBeUndefined();
+    expect(notificationOf(disabled)).toEqual({
+      id: "wd-1",
+      type: "webhook.disabled",
+      tenant: "acme",
+      at: "2026-11-24T12:00:00.000Z",
+      data: { subscriptionId: "sub-1", reason: "The receiver answered 410 Gone" },
+    });
   });
 });
 

@@ -21,8 +21,9 @@ function notification(
 }
 
 /**
- * The notification a Beacon event makes, or undefined: heartbeats (but an agent's first), acknowledgements
- * and Beacon's own webhook.disabled are not sent. Only what names and counts things goes out, never what an
+ * The notification a Beacon event makes, or undefined: heartbeats (but an agent's first) and acknowledgements
+ * are not sent. A webhook.disabled goes to the tenant's other subscriptions that ask for it (the disabled one
+ * is no longer active). Only what names and counts things goes out, never what an
  * agent wrote: an operation's details and failure cause carry the agent's text (a DESCRIBE answer holds its
  * configuration, tokens included), a heartbeat its status and configuration checksums.
  */
@@ -87,6 +88,12 @@ export function notificationOf(event: BeaconEvent): Notification | undefined {
         subjectDN: event.subjectDN,
         notAfter: iso(event.notAfter),
         warningDays: event.warningDays,
+      });
+    case "webhook.disabled":
+      return notification(event, event.type, {
+        subscriptionId: event.subscriptionId,
+        reason: event.reason,
+        deliveryId: event.deliveryId,
       });
     default:
       return undefined;
