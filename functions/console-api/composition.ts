@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
+import { DynamoDeliveryQueue } from "../adapters/dynamodb/delivery-queue.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoAgentEventLog, DynamoFleetHistory } from "../adapters/dynamodb/history.js";
@@ -10,6 +11,7 @@ import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js"
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
+import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
@@ -68,6 +70,8 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     events: countingLostEvents(new KinesisEventSink(makeKinesisClient(), config.streamName)),
     history: new DynamoFleetHistory(documents, config.tableName),
     agentEvents: new DynamoAgentEventLog(documents, config.tableName),
+    subscriptions: new DynamoSubscriptionStore(documents, config.tableName),
+    deliveries: new DynamoDeliveryQueue(documents, config.tableName),
     clock,
     ids,
     registryLagMs: config.checkpointIntervalMs,

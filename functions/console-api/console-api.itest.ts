@@ -11,6 +11,7 @@ import {
   publishFlow,
   rollOut,
   type SeededTenant,
+  seedSubscription,
   seedTenant,
 } from "../../scripts/test-support/console-seed.js";
 import { type Role, Roles } from "../core/identity/principal.js";
@@ -41,6 +42,8 @@ interface Call {
 
 /** Each tenant's asset, which its class's resource set holds. */
 const assetIds = new Map<string, string>();
+/** Each tenant's event subscription. */
+const subscriptionIds = new Map<string, string>();
 
 /** An upload of an asset of its own: bytes no other call sends. */
 const assetUpload = (label: string): Call => ({
@@ -71,6 +74,7 @@ const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => 
   flowHash: tenant.flowHash,
   rolloutId: tenant.rolloutId,
   assetId: assetIds.get(tenant.tenant) as string,
+  subscriptionId: subscriptionIds.get(tenant.tenant) as string,
 });
 
 /** The body of each operation that takes one, naming this agent id and this tenant's class and version. */
@@ -127,6 +131,7 @@ async function readSnapshot(tenant: SeededTenant) {
     get("/api/v1/assets"),
     get(`/api/v1/assets/${assetIds.get(tenant.tenant)}`),
     get(`/api/v1/classes/${tenant.className}/resources`),
+    get(`/api/v1/webhooks/${subscriptionIds.get(tenant.tenant)}/deliveries`),
   ]);
 }
 
@@ -139,6 +144,8 @@ beforeAll(async () => {
     seedTenant(agentApi, consoleApi, `tb-${run}`),
   ]);
   aFleet = await agentApi.issueCertificate({ tenant: a.tenant, fleet: true });
+  for (const tenant of [a, b])
+    subscriptionIds.set(tenant.tenant, await seedSubscription(agentApi, tenant.tenant));
   for (const tenant of [a, b]) {
     const stored = await send(assetUpload(`${tenant.tenant}-calibration`), tenant.adminToken);
     expect(stored.status, stored.body).toBe(201);

@@ -13,6 +13,7 @@ import {
   javaFlow,
   rollOut,
   type SeededTenant,
+  seedSubscription,
   seedTenant,
 } from "../../scripts/test-support/console-seed.js";
 import { consoleOperations, openApiDocument } from "../shared/console-openapi.js";
@@ -42,6 +43,7 @@ let schemathesis: string;
 let rolloutIds: Record<string, string>;
 /** An asset of its own for the delete route, so that the reads keep the document's example asset. */
 let deletedAssetId: string;
+let subscriptionId: string;
 
 beforeAll(async () => {
   schemathesis = pythonTool("schemathesis", "st");
@@ -74,6 +76,7 @@ beforeAll(async () => {
     headers: { "content-type": "application/octet-stream" },
   });
   deletedAssetId = deletable.json().assetId as string;
+  subscriptionId = await seedSubscription(agentApi, tenant.tenant);
   // The example class's resource set, which its reads name, holds the example asset.
   const resources = await consoleApi.request("PUT", `/api/v1/classes/${EXAMPLE_FLOW_CLASS}/resources`, {
     token: tenant.adminToken,
@@ -167,6 +170,7 @@ describe("Schemathesis against the OpenAPI document, on the local stack", () => 
               `[[operations]]\ninclude-operation-id = "${operationId}"\nparameters = { rolloutId = "${rolloutId}" }\n`,
           ),
           `[[operations]]\ninclude-operation-id = "deleteAsset"\nparameters = { assetId = "${deletedAssetId}" }\n`,
+          `[[operations]]\ninclude-operation-id = "listWebhookDeliveries"\nparameters = { subscriptionId = "${subscriptionId}" }\n`,
         ].join("\n"),
       );
       const { exitCode, output } = await run(

@@ -13,6 +13,7 @@ import {
   MemoryManifestCatalog,
   MemoryResourceSetStore,
 } from "../adapters/memory/console.js";
+import { MemoryDeliveryQueue } from "../adapters/memory/deliveries.js";
 import { MemoryAgentEventLog, MemoryFleetHistory } from "../adapters/memory/history.js";
 import {
   ManualClock,
@@ -21,6 +22,7 @@ import {
   SequentialIds,
 } from "../adapters/memory/index.js";
 import { MemoryRolloutStore } from "../adapters/memory/rollouts.js";
+import { MemorySubscriptionStore } from "../adapters/memory/subscriptions.js";
 import type { AgentClassRecord, AgentRecord } from "./agents/ports.js";
 import { MAX_ASSET_BYTES } from "./assets/model.js";
 import type { AssetUpload } from "./assets/store.js";
@@ -78,6 +80,8 @@ function harness() {
     events: new MemoryEventSink(),
     history: new MemoryFleetHistory(),
     agentEvents: new MemoryAgentEventLog(),
+    subscriptions: new MemorySubscriptionStore(),
+    deliveries: new MemoryDeliveryQueue(),
     clock: new ManualClock(),
     ids: new SequentialIds(),
   };

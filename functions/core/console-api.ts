@@ -23,6 +23,8 @@ import type { Clock, IdGenerator } from "./ports.js";
 import { makeRolloutEngine } from "./rollouts/engine.js";
 import type { RolloutStore } from "./rollouts/ports.js";
 import { makeRolloutsApi } from "./rollouts/requests.js";
+import { makeDeliveryLogApi } from "./webhooks/delivery-log.js";
+import type { DeliveryQueue, SubscriptionStore } from "./webhooks/ports.js";
 
 export interface ConsoleDependencies {
   catalog: ClassCatalog;
@@ -42,6 +44,9 @@ export interface ConsoleDependencies {
   /** What the stream consumer counted and kept, read here only. */
   history: FleetHistoryStore;
   agentEvents: AgentEventLog;
+  /** Event subscriptions, and the log of what was delivered to each. */
+  subscriptions: SubscriptionStore;
+  deliveries: DeliveryQueue;
   clock: Clock;
   ids: IdGenerator;
   /** How stale the registry's last-seen times may be: the agent API's checkpoint interval. */
@@ -91,6 +96,7 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
     fleetSummary: makeFleetSummary(deps),
     history: makeHistoryApi(deps),
     certificates,
+    deliveries: makeDeliveryLogApi(deps),
   };
 }
 

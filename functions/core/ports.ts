@@ -5,3 +5,8 @@ export interface Clock {
 export interface IdGenerator {
   newId(): string;
 }
+
+/** Cryptographically strong random bytes, for secrets Beacon hands out. */
+export interface RandomSource {
+  bytes(count: number): Uint8Array;
+}

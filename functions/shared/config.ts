@@ -1,5 +1,6 @@
 import type { CaBindings } from "../core/identity/credentials.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
+import { DEFAULT_DELIVERY_RETENTION_DAYS } from "../core/webhooks/policy.js";
 import { EnvNames } from "./env-names.js";
 
 export interface AgentApiConfig {
@@ -236,6 +237,6 @@ export function webhookDeliveryConfig(env: Environment = process.env): WebhookDe
     ...webhookConfig(env),
     tableName: requireEnv(env, EnvNames.tableName),
     streamName: requireEnv(env, EnvNames.streamName),
-    retentionDays: numberEnv(env, EnvNames.webhookDeliveryRetentionDays, 7),
+    retentionDays: numberEnv(env, EnvNames.webhookDeliveryRetentionDays, DEFAULT_DELIVERY_RETENTION_DAYS),
   };
 }

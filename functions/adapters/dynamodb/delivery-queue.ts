@@ -3,6 +3,7 @@ import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/
 import type { PageRequest } from "../../core/paging.js";
 import type { Delivery } from "../../core/webhooks/model.js";
 import { deliveryLogKey } from "../../core/webhooks/notifications.js";
+import { DEFAULT_DELIVERY_RETENTION_DAYS } from "../../core/webhooks/policy.js";
 import type { DeliveryQueue } from "../../core/webhooks/ports.js";
 import { isConditionalCheckFailure, Keys, putIfAbsent, recordOf } from "./keys.js";
 import { queryPartition } from "./paging.js";
@@ -36,7 +37,7 @@ export class DynamoDeliveryQueue implements DeliveryQueue {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly retentionDays: number,
+    private readonly retentionDays = DEFAULT_DELIVERY_RETENTION_DAYS,
   ) {}
 
   private itemOf(delivery: Delivery): Record<string, unknown> {

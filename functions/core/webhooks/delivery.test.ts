@@ -1,49 +1,16 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MemoryDeliveryQueue } from "../../adapters/memory/deliveries.js";
 import { ManualClock, MemoryEventSink, SequentialIds } from "../../adapters/memory/index.js";
-import { pageOf } from "../../adapters/memory/paging.js";
+import { MemorySubscriptionStore } from "../../adapters/memory/subscriptions.js";
 import type { AgentOfflineEvent, BeaconEvent } from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";
-import type { PageRequest } from "../paging.js";
 import { type DeliveryReport, makeWebhookConsumer, makeWebhookDispatcher } from "./delivery.js";
 import type { Subscription } from "./model.js";
 import { RETRY_WINDOW_MS } from "./policy.js";
-import type { SubscriptionStore, WebhookRequest, WebhookResponse, WebhookSender } from "./ports.js";
+import type { WebhookRequest, WebhookResponse, WebhookSender } from "./ports.js";
 import { checkSignature } from "./signing.js";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-
-/** Just enough of a subscription store for these tests; the console's own fake is tested by its contract. */
-class Subscriptions implements SubscriptionStore {
-  readonly items = new Map<string, Subscription>();
-  reads = 0;
-  async create(subscription: Subscription) {
-    this.items.set(`${subscription.tenant}/${subscription.subscriptionId}`, structuredClone(subscription));
-  }
-  async get(tenant: string, subscriptionId: string) {
-    return structuredClone(this.items.get(`${tenant}/${subscriptionId}`));
-  }
-  async list(tenant: string, request: PageRequest) {
-    const ours = [...this.items.values()].filter((item) => item.tenant === tenant);
-    return pageOf(
-      ours.map((item): [string, Subscription] => [item.subscriptionId, item]),
-      request,
-    );
-  }
-  async delete(tenant: string, subscriptionId: string) {
-    return this.items.delete(`${tenant}/${subscriptionId}`);
-  }
-  async active(tenant: string) {
-    this.reads++;
-    return [...this.items.values()].filter((item) => item.tenant === tenant && item.state === "active");
-  }
-  async disable(tenant: string, subscriptionId: string, at: number, reason: string) {
-    const item = this.items.get(`${tenant}/${subscriptionId}`);
-    if (item?.state !== "active") return false;
-    Object.assign(item, { state: "disabled", disabledAt: at, disabledReason: reason });
-    return true;
-  }
-}
 
 /** A receiver: answers what it is told to, and keeps every request it got. */
 class Receiver implements WebhookSender {
@@ -57,7 +24,8 @@ class Receiver implements WebhookSender {
 
 function harness(dispatch = { maxPerRun: 100, concurrency: 4 }) {
   const clock = new ManualClock();
-  const subscriptions = new Subscriptions();
+  const subscriptions = new MemorySubscriptionStore();
+  const activeReads = vi.spyOn(subscriptions, "active");
   const queue = new MemoryDeliveryQueue();
   const receiver = new Receiver();
   const events = new MemoryEventSink();
@@ -106,6 +74,7 @@ function harness(dispatch = { maxPerRun: 100, concurrency: 4 }) {
   return {
     clock,
     subscriptions,
+    activeReads,
     queue,
     receiver,
     events,
@@ -155,15 +124,15 @@ describe("the webhook consumer", () => {
   });
 
   it("reads a tenant's subscriptions once in a while, not once a batch", async () => {
-    const { consumer, subscriptions, subscribe, offline, batchOf, clock } = harness();
+    const { consumer, activeReads, subscribe, offline, batchOf, clock } = harness();
     await subscribe();
     await consumer.consume(batchOf(offline("pump-1")));
     clock.advance(29_999);
     await consumer.consume(batchOf(offline("pump-2")));
-    expect(subscriptions.reads).toBe(1);
+    expect(activeReads).toHaveBeenCalledTimes(1);
     clock.advance(1);
     await consumer.consume(batchOf(offline("pump-3")));
-    expect(subscriptions.reads).toBe(2);
+    expect(activeReads).toHaveBeenCalledTimes(2);
   });
 
   it("leaves a failed first attempt to the dispatcher, due after the first wait", async () => {

@@ -5,6 +5,9 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
+/** Deliveries stay in their subscription's log this long after their event unless configured otherwise. */
+export const DEFAULT_DELIVERY_RETENTION_DAYS = 7;
+
 /** A delivery is tried for this long after its event, then given up. */
 export const RETRY_WINDOW_MS = 24 * HOUR;
 
