@@ -425,13 +425,18 @@ describe("what learning a manifest costs", () => {
     const manifest = (newBuild.agentInfo as JsonObject).agentManifest as JsonObject;
     manifest.buildInfo = { ...(manifest.buildInfo as JsonObject), revision: "0".repeat(40) };
     expect(await costOf(newBuild)).toEqual({
-      // The registry's and the manifest store's read; the content's and the registration's conditional puts.
-      dynamoDb: { "DynamoDB_20120810.GetItem": 2, "DynamoDB_20120810.PutItem": 2 },
+      // The registry's read (the agent's partition: its profile and last-seen items) and the manifest
+      // store's; the content's and the registration's conditional puts.
+      dynamoDb: {
+        "DynamoDB_20120810.Query": 1,
+        "DynamoDB_20120810.GetItem": 1,
+        "DynamoDB_20120810.PutItem": 2,
+      },
       // The class's SADD comes with the tenant's, for the sweeper's look for agents gone offline.
       cache: ["evalsha", "sismember", "sadd", "sadd", "sadd", "hset", ...rememberAgentManifest],
     });
     expect(await costOf(cppAgentOf("cost-cpp-2", "costs").full())).toEqual({
-      dynamoDb: { "DynamoDB_20120810.GetItem": 1, "DynamoDB_20120810.PutItem": 1 },
+      dynamoDb: { "DynamoDB_20120810.Query": 1, "DynamoDB_20120810.PutItem": 1 },
       cache: ["evalsha", "sismember", "sadd", "sadd", "hset", ...rememberAgentManifest],
     });
   });
@@ -457,7 +462,7 @@ describe("what learning a manifest costs", () => {
     const moved = agent.light();
     (moved.agentInfo as JsonObject).agentManifestHash = `${agent.manifestHash}-NEW-FLOW`;
     expect(await costOf(moved)).toEqual({
-      dynamoDb: { "DynamoDB_20120810.GetItem": 1, "DynamoDB_20120810.UpdateItem": 2 },
+      dynamoDb: { "DynamoDB_20120810.Query": 1, "DynamoDB_20120810.UpdateItem": 2 },
       cache: ["evalsha", "hset"],
     });
   });

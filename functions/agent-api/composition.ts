@@ -6,7 +6,6 @@ import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRevocationList } from "../adapters/dynamodb/revocation-list.js";
-import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { withDeadline } from "../adapters/redis/deadline.js";
 import { RedisHotState } from "../adapters/redis/hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
@@ -18,9 +17,9 @@ import { makeFlowDownload } from "../core/flows/download.js";
 import { makeCacheBreaker } from "../core/guarded-cache.js";
 import { makeManifestRegistration } from "../core/manifests/registration.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
-import { makeDynamoDbClient, makeKinesisClient, makeS3Client } from "../shared/aws-clients.js";
+import { makeDynamoDbClient, makeS3Client } from "../shared/aws-clients.js";
 import type { AgentApiConfig } from "../shared/config.js";
-import { countingLostEvents } from "../shared/observability.js";
+import { composeEventStream } from "../shared/event-stream.js";
 import { makeRedisClient } from "../shared/redis-client.js";
 
 /** A command a connection left hanging this long is ended by the cache client itself. */
@@ -51,7 +50,7 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
   });
   const s3 = makeS3Client();
   const assetContent = new S3AssetContent(s3, config.assetBucket);
-  const events = countingLostEvents(new KinesisEventSink(makeKinesisClient(), config.streamName));
+  const { events } = composeEventStream(documents, config);
   const clock = { now: () => Date.now() };
   const ids = { newId: () => randomUUID() };
   const operations = makeOperationLifecycle({

@@ -5,9 +5,9 @@
  * The agent API here writes to a stream that does not exist: every put fails as in an outage.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { example } from "../../scripts/c2-examples.js";
+import { loggedRecords } from "../../scripts/local/function-logs.js";
 import { metricTotals } from "../../scripts/local/function-metrics.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import type { JsonObject } from "../core/c2/json.js";
@@ -39,13 +39,7 @@ async function heartbeat() {
   return response.json().requestedOperations as { identifier: string; operation: string }[];
 }
 
-/** The function log's records with this message. */
-const logged = (message: string) =>
-  readFileSync(api.functionLog, "utf8")
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((record) => record.message === message);
+const logged = (message: string) => loggedRecords(api.functionLog, message);
 
 it("answers an acknowledgement 200 once its change is saved, and logs its events whole", async () => {
   const from = Date.now();

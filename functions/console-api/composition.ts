@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
+import { DynamoAuditLog } from "../adapters/dynamodb/audit-log.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoDeliveryQueue } from "../adapters/dynamodb/delivery-queue.js";
@@ -12,23 +13,18 @@ import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
-import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
 import {
   LocalFileCertificateAuthority,
   SecretsManagerCertificateAuthority,
 } from "../adapters/x509/certificate-authority.js";
+import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.js";
 import { makeConsoleApi } from "../core/console-api.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
-import {
-  makeDynamoDbClient,
-  makeKinesisClient,
-  makeS3Client,
-  makeSecretsManagerClient,
-} from "../shared/aws-clients.js";
+import { makeDynamoDbClient, makeS3Client, makeSecretsManagerClient } from "../shared/aws-clients.js";
 import type { ConsoleApiConfig } from "../shared/config.js";
-import { countingLostEvents } from "../shared/observability.js";
+import { composeEventStream } from "../shared/event-stream.js";
 import { makeRedisClient } from "../shared/redis-client.js";
 import { consoleRoutes } from "./routes.js";
 
@@ -48,6 +44,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
   const ids = { newId: () => randomUUID() };
   const operations = new DynamoOperationStore(documents, config.tableName);
   const s3 = makeS3Client();
+  const audit = new DynamoAuditLog(documents, config.tableName, { retentionDays: config.auditRetentionDays });
   const api = makeConsoleApi({
     catalog: new DynamoClassCatalog(documents, config.tableName),
     registry: new DynamoFleetRegistry(documents, config.tableName),
@@ -67,20 +64,22 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
       settings: { ackTimeoutMs: config.operationAckTimeoutMs },
     }),
     rollouts: new DynamoRolloutStore(documents, config.tableName),
-    events: countingLostEvents(new KinesisEventSink(makeKinesisClient(), config.streamName)),
+    events: composeEventStream(documents, config).events,
     history: new DynamoFleetHistory(documents, config.tableName),
     agentEvents: new DynamoAgentEventLog(documents, config.tableName),
     subscriptions: new DynamoSubscriptionStore(documents, config.tableName),
     deliveries: new DynamoDeliveryQueue(documents, config.tableName),
+    audit,
     clock,
     ids,
-    registryLagMs: config.checkpointIntervalMs,
+    registryLagMs: longestCheckpointIntervalMs(config.checkpointIntervalMs),
     maxFlowBytes: config.maxFlowBytes,
     agentApiUrl: config.agentApiUrl,
     certificateExpiryWarningDays: config.certificateExpiryWarningDays,
   });
   return {
     routes: consoleRoutes(api),
+    audit,
     close: async () => {
       redis.disconnect();
       documents.destroy();

@@ -2,28 +2,64 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChildService } from "../../scripts/local/child-service.js";
 import { findFreePort } from "../../scripts/local/ports.js";
 import { startRedisServer } from "../../scripts/local/redis-server.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
-import { type SeededTenant, seedTenant } from "../../scripts/test-support/console-seed.js";
+import { heartbeat, type SeededTenant, seedTenant } from "../../scripts/test-support/console-seed.js";
+import { Keys } from "../adapters/dynamodb/keys.js";
+import { makeDynamoDbClient } from "../shared/aws-clients.js";
+import { EnvNames } from "../shared/env-names.js";
 
 let agentApi: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;
 let tenant: SeededTenant;
 let redisStateDir: string;
 let redisServer: ChildService | undefined;
+/** An agent whose last heartbeat with the cache up checkpointed its last-seen time to the registry. */
+let checkpointed: { agentId: string; lastSeen: number };
+
+/**
+ * Heartbeats of the tenant's first agent until one of them writes the agent's last-seen item (the agent
+ * API checkpoints every 60 ms here, give or take its jitter): that heartbeat's time, as the cache has it.
+ */
+async function checkpointLastSeen(seeded: SeededTenant): Promise<typeof checkpointed> {
+  const fleet = await agentApi.issueCertificate({ tenant: seeded.tenant, fleet: true });
+  const agentId = seeded.agentIds[0] as string;
+  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(agentApi.env));
+  try {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      expect(await heartbeat(agentApi, fleet, agentId, seeded.className, seeded.manifestHash)).toBe(200);
+      const agent = await consoleApi.request("GET", `/api/v1/agents/${agentId}`, {
+        token: seeded.adminToken,
+      });
+      const cached = Date.parse(agent.json().lastSeen as string);
+      const { Item } = await documents.send(
+        new GetCommand({
+          TableName: agentApi.env[EnvNames.tableName],
+          Key: Keys.agentSeen(seeded.tenant, agentId),
+        }),
+      );
+      if (Item?.lastSeen === cached) return { agentId, lastSeen: cached };
+    }
+  } finally {
+    documents.destroy();
+  }
+  throw new Error("No heartbeat checkpointed the agent's last-seen time");
+}
 
 beforeAll(async () => {
   const redisPort = await findFreePort();
   redisStateDir = mkdtempSync(path.join(tmpdir(), "beacon-redis-"));
   redisServer = await startRedisServer({ port: redisPort, stateDir: redisStateDir });
   const redis = { BEACON_REDIS_URL: `redis://127.0.0.1:${redisPort}` };
-  agentApi = await startAgentApi(redis);
+  agentApi = await startAgentApi({ ...redis, [EnvNames.checkpointMinutes]: "0.001" });
   consoleApi = await startConsoleApi(agentApi, redis);
   tenant = await seedTenant(agentApi, consoleApi, `co-${randomUUID().slice(0, 6)}`);
+  checkpointed = await checkpointLastSeen(tenant);
   await redisServer.stop();
   redisServer = undefined;
 });
@@ -56,6 +92,17 @@ describe("the console without its cache", () => {
       countsFrom: "registry",
       heartbeatsPerMinute: null,
     });
+  });
+
+  it("shows the last-seen time of the agent API's latest checkpoint, kept beside the agent's profile", async () => {
+    const { agentId, lastSeen } = checkpointed;
+    const at = new Date(lastSeen).toISOString();
+    expect((await get(`/api/v1/agents/${agentId}`)).json()).toMatchObject({
+      lastSeen: at,
+      lastSeenFrom: "registry",
+    });
+    const listed = await get(`/api/v1/agents?lastSeenAfter=${encodeURIComponent(at)}`);
+    expect(listed.json().items).toEqual([expect.objectContaining({ agentId, lastSeen: at })]);
   });
 
   it("still revokes: the registry's revocation list is the truth", async () => {

@@ -4,7 +4,9 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from "aws-lambda";
-import { principalFromClaims, requireRole } from "../core/identity/principal.js";
+import { type AuditedRequest, recordAudit } from "../core/audit/trail.js";
+import { isBeaconError } from "../core/errors.js";
+import { type Principal, principalFromClaims, requireRole } from "../core/identity/principal.js";
 import type { ConsoleResult } from "../core/result.js";
 import { consoleApiConfig } from "../shared/config.js";
 import { type ConsoleOperation, operationFor } from "../shared/console-openapi.js";
@@ -31,19 +33,30 @@ export async function handler(
 ): Promise<APIGatewayProxyStructuredResultV2> {
   logger.addContext(context);
   let response: JsonResponse;
+  /** What the audit record of the request needs, once the token has named a tenant. */
+  let audited: Omit<AuditedRequest, "status" | "errorCode"> | undefined;
+  let errorCode: string | undefined;
   try {
-    const operation = operationFor(event.routeKey);
-    const principal = principalFromClaims(event.requestContext.authorizer?.jwt?.claims);
-    logger.appendKeys({ tenant: principal.tenant, operation: operation.operationId });
-    requireRole(principal, operation.role);
-    const input = operation.parse(event, limits);
-    const route = consoleApi.routes[operation.operationId];
-    if (!route) throw new Error(`No use case for ${operation.operationId}`);
-    response = present(operation, await route(principal, input));
-  } catch (error) {
-    response = errorResponse(error);
-    if (response.statusCode >= 500) logger.error("console request failed", { error: error as Error });
-    else logger.warn("console request rejected", { status: response.statusCode, reason: response.body });
+    try {
+      const operation = operationFor(event.routeKey);
+      const principal = principalFromClaims(event.requestContext.authorizer?.jwt?.claims);
+      logger.appendKeys({ tenant: principal.tenant, operation: operation.operationId });
+      audited = requestToAudit(event, principal, operation);
+      requireRole(principal, operation.role);
+      const input = operation.parse(event, limits);
+      audited.exchange = { query: input.query, body: input.body };
+      const route = consoleApi.routes[operation.operationId];
+      if (!route) throw new Error(`No use case for ${operation.operationId}`);
+      const result = await route(principal, input);
+      response = present(operation, result);
+      audited.exchange.answer = result.body;
+    } catch (error) {
+      response = errorResponse(error);
+      errorCode = isBeaconError(error) ? error.code : undefined;
+      if (response.statusCode >= 500) logger.error("console request failed", { error: error as Error });
+      else logger.warn("console request rejected", { status: response.statusCode, reason: response.body });
+    }
+    if (audited) await audit({ ...audited, status: response.statusCode, errorCode });
   } finally {
     logger.resetKeys();
   }
@@ -55,6 +68,35 @@ export async function handler(
     headers: { ...response.headers, "cache-control": "no-store" },
     isBase64Encoded: response.isBase64Encoded ?? false,
   };
+}
+
+function requestToAudit(
+  event: APIGatewayProxyEventV2WithJWTAuthorizer,
+  principal: Principal,
+  operation: ConsoleOperation,
+): Omit<AuditedRequest, "status" | "errorCode"> {
+  const { requestId, timeEpoch, http } = event.requestContext;
+  return {
+    principal,
+    operation,
+    pathParameters: event.pathParameters,
+    requestId,
+    at: timeEpoch,
+    sourceIp: http.sourceIp,
+    userAgent: http.userAgent,
+  };
+}
+
+/**
+ * The change is made and answered by now: an audit record that cannot be written (after the SDK's own
+ * retries) must not turn it into an error the caller would retry. The record goes to the error log line
+ * instead, from which it can be restored, and AuditWriteFailed raises the alarm.
+ */
+async function audit(request: AuditedRequest): Promise<void> {
+  const outcome = await recordAudit(consoleApi.audit, request);
+  if (outcome.written !== "no") return;
+  metrics.addMetric(MetricNames.auditWriteFailed, MetricUnit.Count, 1);
+  logger.error("audit record not written", { error: outcome.error as Error, auditRecord: outcome.record });
 }
 
 /** The use case's answer, held to what the document promises before it leaves. */

@@ -353,9 +353,11 @@ describe("the heartbeat's cost", () => {
       stop?.operationId,
       start?.operationId,
     ]);
+    // Each move with its event staged in one transaction; the events cleared from the outbox in one batch.
     expect(agentApi.dynamoDb.counts()).toEqual({
       "DynamoDB_20120810.Query": 1,
-      "DynamoDB_20120810.UpdateItem": 2,
+      "DynamoDB_20120810.TransactWriteItems": 2,
+      "DynamoDB_20120810.BatchWriteItem": 1,
     });
     expect(agentApi.kinesis.counts()).toEqual({ "Kinesis_20131202.PutRecords": 1 });
     // The sighting script, and the one that clears the marker now that nothing is queued.
@@ -433,8 +435,13 @@ describe("acknowledgements that find their operation", () => {
       ackState: "FULLY_APPLIED",
       confirmedBy: "ack",
     });
-    // One consistent read of the operation, one conditional update, one put; the revocation check in the cache.
-    expect(matched.dynamoDb).toEqual({ "DynamoDB_20120810.GetItem": 1, "DynamoDB_20120810.UpdateItem": 1 });
+    // One consistent read of the operation, its conditional update with the event staged in one transaction,
+    // one put, the event cleared from the outbox; the revocation check in the cache.
+    expect(matched.dynamoDb).toEqual({
+      "DynamoDB_20120810.GetItem": 1,
+      "DynamoDB_20120810.TransactWriteItems": 1,
+      "DynamoDB_20120810.BatchWriteItem": 1,
+    });
     expect(matched.kinesis).toEqual({ "Kinesis_20131202.PutRecords": 1 });
     expect(matched.roundTrips).toEqual(["hmget"]);
 
@@ -471,11 +478,12 @@ describe("acknowledgements that find their operation", () => {
     };
     const stored = await costOf(() => agentApi.post(ACKNOWLEDGE, ack, { certificate: fleet }));
     expect(stored.result.status).toBe(200);
-    // The agent's registry entry, the binary's content looked up then written once, the DESCRIBE closed
-    // with the agent's manifest; in the cache the revocation check, the binary looked up and remembered as
-    // stored, the agent's manifest (one MULTI…EXEC) and the DESCRIBE's end.
+    // The agent's registry entry (one query of its partition), the binary's content looked up then written
+    // once, the DESCRIBE closed with the agent's manifest; in the cache the revocation check, the binary
+    // looked up and remembered as stored, the agent's manifest (one MULTI…EXEC) and the DESCRIBE's end.
     expect(stored.dynamoDb).toEqual({
-      "DynamoDB_20120810.GetItem": 2,
+      "DynamoDB_20120810.Query": 1,
+      "DynamoDB_20120810.GetItem": 1,
       "DynamoDB_20120810.PutItem": 1,
       "DynamoDB_20120810.UpdateItem": 1,
     });
@@ -537,7 +545,8 @@ describe("done means the effect is seen", () => {
     expect(acknowledged.roundTrips).toEqual(["hmget", "incr"]);
     expect(acknowledged.dynamoDb).toEqual({
       "DynamoDB_20120810.GetItem": 1,
-      "DynamoDB_20120810.UpdateItem": 1,
+      "DynamoDB_20120810.TransactWriteItems": 1,
+      "DynamoDB_20120810.BatchWriteItem": 1,
     });
     expect(await operationOf(operationId)).toMatchObject({
       state: "awaiting_effect",
@@ -550,7 +559,11 @@ describe("done means the effect is seen", () => {
     expect((await operationOf(operationId)).state).toBe("awaiting_effect");
 
     const shown = await costOf(() => beat("cpp-1", { processor: "STOPPED" }));
-    expect(shown.dynamoDb).toEqual({ "DynamoDB_20120810.Query": 1, "DynamoDB_20120810.UpdateItem": 1 });
+    expect(shown.dynamoDb).toEqual({
+      "DynamoDB_20120810.Query": 1,
+      "DynamoDB_20120810.TransactWriteItems": 1,
+      "DynamoDB_20120810.BatchWriteItem": 1,
+    });
     expect(await operationOf(operationId)).toMatchObject({ state: "done", confirmedBy: "heartbeat" });
     // Nothing awaits any more: the steady heartbeat is back to no DynamoDB request.
     const steady = await costOf(() => beat("cpp-1", { processor: "STOPPED" }));
@@ -568,9 +581,15 @@ describe("done means the effect is seen", () => {
     await beat("cpp-2");
     expect((await operationOf(operationId)).state).toBe("delivered");
     // The ack never comes. The heartbeat that reports the new flow reads the agent's operations once and
-    // closes this one, besides the registry's checkpoint that every flow change costs.
+    // closes this one (its event staged with it, then cleared), besides the registry's checkpoint that every
+    // flow change costs.
     const reported = await costOf(() => beat("cpp-2", { flowId }));
-    expect(reported.dynamoDb).toEqual({ "DynamoDB_20120810.Query": 1, "DynamoDB_20120810.UpdateItem": 2 });
+    expect(reported.dynamoDb).toEqual({
+      "DynamoDB_20120810.Query": 1,
+      "DynamoDB_20120810.TransactWriteItems": 1,
+      "DynamoDB_20120810.UpdateItem": 1,
+      "DynamoDB_20120810.BatchWriteItem": 1,
+    });
     const closed = await operationOf(operationId);
     expect(closed).toMatchObject({ state: "done", confirmedBy: "heartbeat" });
     expect(closed.ackState).toBeUndefined();

@@ -125,5 +125,13 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
     pauseRollout: (principal, { path }) => api.rollouts.pause(principal, path.rolloutId as string),
     resumeRollout: (principal, { path }) => api.rollouts.resume(principal, path.rolloutId as string),
     abortRollout: (principal, { path }) => api.rollouts.abort(principal, path.rolloutId as string),
+    listAuditRecords: (principal, { query }) =>
+      api.audit.list(principal, {
+        from: time(query.from),
+        to: time(query.to),
+        actor: text(query.actor),
+        operation: text(query.operation),
+        ...page(query),
+      }),
   };
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { example } from "../../scripts/c2-examples.js";
+import { MemoryAuditLog } from "../adapters/memory/audit.js";
 import {
   FakeCertificateAuthority,
   MemoryAssetCatalog,
@@ -82,6 +83,7 @@ function harness() {
     agentEvents: new MemoryAgentEventLog(),
     subscriptions: new MemorySubscriptionStore(),
     deliveries: new MemoryDeliveryQueue(),
+    audit: new MemoryAuditLog(),
     clock: new ManualClock(),
     ids: new SequentialIds(),
   };

@@ -2,6 +2,8 @@ import type { ClassCatalog } from "./agents/ports.js";
 import type { AssetCatalog, AssetContentStore, ResourceSetStore } from "./assets/ports.js";
 import { makeResourceSetsApi } from "./assets/resources.js";
 import { makeAssetsApi } from "./assets/store.js";
+import type { AuditLog } from "./audit/ports.js";
+import { makeAuditApi } from "./audit/reads.js";
 import type { EventSink } from "./events/ports.js";
 import { makeAgentReader, makeAgentsApi } from "./fleet/agents.js";
 import { makeClassesApi } from "./fleet/classes.js";
@@ -47,9 +49,11 @@ export interface ConsoleDependencies {
   /** Event subscriptions, and the log of what was delivered to each. */
   subscriptions: SubscriptionStore;
   deliveries: DeliveryQueue;
+  /** The tenant's audit trail, which the console handler writes and admins read. */
+  audit: AuditLog;
   clock: Clock;
   ids: IdGenerator;
-  /** How stale the registry's last-seen times may be: the agent API's checkpoint interval. */
+  /** How stale the registry's last-seen times may be: the agent API's longest checkpoint interval. */
   registryLagMs: number;
   /** Largest flow document accepted, inflated. */
   maxFlowBytes: number;
@@ -97,6 +101,7 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
     history: makeHistoryApi(deps),
     certificates,
     deliveries: makeDeliveryLogApi(deps),
+    audit: makeAuditApi(deps),
   };
 }
 

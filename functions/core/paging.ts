@@ -64,5 +64,19 @@ export const pageBodyOf = <T, V>(page: Page<T>, view: (item: T) => V) =>
     nextCursor: page.last === undefined ? undefined : encodeCursor(page.last),
   });
 
+/**
+ * The sort key of a log kept by time (an agent's events, the audit trail): the time zero-padded, so that
+ * string order is time order, then an id that tells apart entries of the same millisecond.
+ */
+export const timeOrderedKey = (at: number, id: string): string => `${timeKeyPrefix(at)}#${id}`;
+
+/** What every time-ordered key of this millisecond starts with, and sorts after. */
+export const timeKeyPrefix = (at: number): string => String(Math.max(0, Math.floor(at))).padStart(15, "0");
+
+export const isTimeOrderedKey = (key: string): boolean => /^\d{15}#.{1,256}$/.test(key);
+
+/** The time a time-ordered key starts with. */
+export const timeOfKey = (key: string): number => Number(key.slice(0, 15));
+
 export const toIso = (epochMs: number | undefined): string | undefined =>
   epochMs === undefined ? undefined : new Date(epochMs).toISOString();

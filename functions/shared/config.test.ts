@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentApiConfig, webhookConfig, webhookDeliveryConfig } from "./config.js";
+import { agentApiConfig, consoleApiConfig, webhookConfig, webhookDeliveryConfig } from "./config.js";
 import { EnvNames } from "./env-names.js";
 
 const env = {
@@ -9,6 +9,23 @@ const env = {
   [EnvNames.agentApiUrl]: "https://c2.example.org",
   [EnvNames.assetBucket]: "beacon-assets",
 };
+
+describe("consoleApiConfig's audit retention", () => {
+  const consoleEnv = { ...env, [EnvNames.agentCaDir]: "/tmp/ca" };
+
+  it("keeps audit records 400 days unless set", () => {
+    expect(consoleApiConfig(consoleEnv).auditRetentionDays).toBe(400);
+    expect(
+      consoleApiConfig({ ...consoleEnv, [EnvNames.auditRetentionDays]: "2555" }).auditRetentionDays,
+    ).toBe(2555);
+  });
+
+  it("refuses a retention that is not a positive number", () => {
+    expect(() => consoleApiConfig({ ...consoleEnv, [EnvNames.auditRetentionDays]: "forever" })).toThrow(
+      EnvNames.auditRetentionDays,
+    );
+  });
+});
 
 describe("agentApiConfig's CA bindings", () => {
   it("reads which tenants each CA may speak for", () => {

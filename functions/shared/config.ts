@@ -1,7 +1,9 @@
+import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import type { CaBindings } from "../core/identity/credentials.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from "../core/webhooks/policy.js";
 import { EnvNames } from "./env-names.js";
+import { FunctionTimeouts } from "./function-timeouts.js";
 
 export interface AgentApiConfig {
   tableName: string;
@@ -114,6 +116,8 @@ export interface ConsoleApiConfig {
   certificateExpiryWarningDays: number;
   /** Where assets' bytes go. */
   assetBucket: string;
+  /** Days an audit record is kept, by the table's time to live. */
+  auditRetentionDays: number;
 }
 
 function absoluteHttpsUrl(env: Environment, name: string): string {
@@ -154,6 +158,7 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     maxFlowBytes: 5 * 1024 * 1024,
     certificateExpiryWarningDays: certificateExpiryWarningDays(env),
     assetBucket: requireEnv(env, EnvNames.assetBucket),
+    auditRetentionDays: numberEnv(env, EnvNames.auditRetentionDays, DEFAULT_AUDIT_RETENTION_DAYS),
   };
 }
 
@@ -175,6 +180,9 @@ export interface SweeperConfig {
   /** Most agents one script call marks offline in one class, and one run announces in all. */
   maxOfflinePerClassPerLook: number;
   maxOfflinePerRun: number;
+  /** The relay leaves staged events younger than this to the functions still putting them on the stream. */
+  outboxGraceMs: number;
+  maxRelayedPerRun: number;
 }
 
 export function sweeperConfig(env: Environment = process.env): SweeperConfig {
@@ -195,6 +203,12 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     // stream puts. 100,000 agents that went silent at once are announced within five runs.
     maxOfflinePerClassPerLook: 1_000,
     maxOfflinePerRun: 20_000,
+    // Every function that stages events has ended (or died) by then: its timeout, and a minute to spare.
+    outboxGraceMs:
+      Math.max(FunctionTimeouts.agentApi, FunctionTimeouts.consoleApi, FunctionTimeouts.sweeper) * 1000 +
+      60_000,
+    // Ten PutRecords calls; a stream outage's backlog drains over the next runs.
+    maxRelayedPerRun: 5_000,
   };
 }
 

@@ -31,6 +31,8 @@ export const EnvNames = {
   agentApiUrl: "BEACON_AGENT_API_URL",
   /** How long the agent API waits before sending a catch-up UPDATE CONFIGURATION to the same agent again. */
   catchUpRetrySeconds: "BEACON_CATCH_UP_RETRY_SECONDS",
+  /** Days the console's audit records are kept (console API); 400 unless set. */
+  auditRetentionDays: "BEACON_AUDIT_RETENTION_DAYS",
   /** The S3 bucket holding tenants' assets (`<tenant>/assets/<sha256>`). */
   assetBucket: "BEACON_ASSET_BUCKET",
   /** The S3 bucket of the event archive (`events/tenant=<t>/day=<YYYY-MM-DD>/hour=<HH>/…json.gz`). */

@@ -33,8 +33,15 @@ export const MetricNames = {
   streamFailures: "StreamFailures",
   /** Requests answered, their change saved, while their stream put was still under way, at their deadline. */
   streamPutsNotAwaited: "StreamPutsNotAwaited",
-  /** Events a publish did not put on the stream, however the use case went on. */
+  /**
+   * Events a publish did not put on the stream, however the use case went on. Operation events among them
+   * are not lost: the outbox kept them, and the sweeper's relay puts them on the stream later (OutboxRelayed).
+   */
   eventsLost: "EventsLost",
+  /** Staged events the sweeper put on the stream because their writers did not. */
+  outboxRelayed: "OutboxRelayed",
+  /** Staged events on the stream whose outbox entries could not be removed: each will be put again, a duplicate. */
+  outboxClearFailures: "OutboxClearFailures",
   /** Heartbeats answered 200 with no operations after an internal error (agents cannot act on errors). */
   heartbeatsFailed: "HeartbeatsFailed",
   rejectedRequests: "RejectedRequests",
@@ -60,6 +67,8 @@ export const MetricNames = {
   webhookFailures: "WebhookFailures",
   /** Subscriptions disabled because their receivers kept failing. */
   webhooksDisabled: "WebhooksDisabled",
+  /** Console changes answered whose audit record could not be written (the record is in the error log line). */
+  auditWriteFailed: "AuditWriteFailed",
 } as const;
 
 /**

@@ -6,18 +6,18 @@ import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
-import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { RedisPresenceState } from "../adapters/redis/presence.js";
 import { makeOfflineSweep } from "../core/agents/presence.js";
+import { relayStaged } from "../core/events/publishing.js";
 import { makeExpiryNotices } from "../core/identity/expiry.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeSweepTimeouts } from "../core/operations/timeouts.js";
 import type { Clock } from "../core/ports.js";
 import { makeRolloutEngine } from "../core/rollouts/engine.js";
-import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
+import { makeDynamoDbClient } from "../shared/aws-clients.js";
 import type { SweeperConfig } from "../shared/config.js";
-import { countingLostEvents } from "../shared/observability.js";
+import { composeEventStream } from "../shared/event-stream.js";
 import { makeRedisClient } from "../shared/redis-client.js";
 
 /**
@@ -42,7 +42,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = { now: () =
     settings: { ackTimeoutMs: config.operationAckTimeoutMs },
   });
   const classes = new DynamoClassCatalog(documents, config.tableName);
-  const events = countingLostEvents(new KinesisEventSink(makeKinesisClient(), config.streamName));
+  const { events, outbox, stream } = composeEventStream(documents, config);
   const sweepTimeouts = makeSweepTimeouts({
     operations,
     lifecycle,
@@ -93,6 +93,8 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = { now: () =
     rollouts,
     announceExpiringCertificates,
     offline,
+    relayStaged: () =>
+      relayStaged(outbox, stream, clock.now() - config.outboxGraceMs, config.maxRelayedPerRun),
     close: async () => {
       redis.disconnect();
       documents.destroy();

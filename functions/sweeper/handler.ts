@@ -86,7 +86,16 @@ async function announceOfflineAgents(deadline: number): Promise<void> {
   else if (outcome.announced > 0) logger.info("agents announced offline", { announced: outcome.announced });
 }
 
+/** Operation events their writers staged but did not put on the stream, put there now. */
+async function relayStagedEvents(): Promise<void> {
+  const outcome = await sweeper.relayStaged();
+  metrics.addMetric(MetricNames.outboxRelayed, MetricUnit.Count, outcome.relayed);
+  if (outcome.relayed > 0)
+    logger.warn("staged events put on the stream by the relay: their writers could not", { ...outcome });
+}
+
 const steps: Record<string, (deadline: number) => Promise<void>> = {
+  outbox: relayStagedEvents,
   operations: sweepOperations,
   rollouts: advanceRollouts,
   certificates: announceExpiringCertificates,

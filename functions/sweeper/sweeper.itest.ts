@@ -136,14 +136,37 @@ describe("the sweeper", () => {
     const operationId = await queue("cpp-1");
     agentApi.dynamoDb.reset();
     expect(await beat("cpp-1")).toEqual([operationId]);
+    // The update and its staged event in one transaction; the event cleared from the outbox once on the stream.
     expect(agentApi.dynamoDb.counts()).toEqual({
       "DynamoDB_20120810.Query": 1,
-      "DynamoDB_20120810.UpdateItem": 1,
+      "DynamoDB_20120810.TransactWriteItems": 1,
+      "DynamoDB_20120810.BatchWriteItem": 1,
     });
     // Nothing is due yet: one query per shard of the due index, and nothing else.
     agentApi.dynamoDb.reset();
     expect(await sweepAhead(0)).toMatchObject({ timedOut: { queued: 0, delivered: 0 }, skipped: 0 });
     expect(agentApi.dynamoDb.counts()).toEqual({ "DynamoDB_20120810.Query": 16 });
+  });
+
+  it("puts on the stream, once, the operation events their writers staged and did not put", async () => {
+    // Queued here through the lifecycle and never published: as if the console had died, or the stream was down.
+    const operationId = await queue("cpp-1");
+    expect(await operationEvents(operationId)).toEqual([]);
+    // The relay leaves events younger than its grace to writers that may still be putting them.
+    expect((await withSweeperAhead(0, (sweeper) => sweeper.relayStaged())).relayed).toBe(0);
+    const outcome = await withSweeperAhead(3 * MINUTE, (sweeper) => sweeper.relayStaged());
+    expect(outcome.relayed).toBeGreaterThanOrEqual(1);
+    await withSweeperAhead(3 * MINUTE, (sweeper) => sweeper.relayStaged());
+    expect(await operationEvents(operationId)).toEqual([
+      expect.objectContaining({ type: "operation", operationId, state: "queued" }),
+    ]);
+    const cancelled = await store.get(tenant, "cpp-1", operationId);
+    await makeOperationLifecycle({
+      operations: store,
+      clock: { now: () => Date.now() },
+      ids: { newId: () => randomUUID() },
+      settings: { ackTimeoutMs: 5 * MINUTE },
+    }).cancel(cancelled as OperationRecord, "not needed");
   });
 
   it("times out a delivered operation nobody acknowledged, once, and a late acknowledgement changes nothing", async () => {

@@ -187,6 +187,7 @@ export class BeaconFunction extends Construct {
     stream.grantWrite(this.function);
     this.monitoring.watchDegradation(this.node.id, this.serviceName, "StreamFailures");
     this.monitoring.watchDegradation(this.node.id, this.serviceName, "EventsLost");
+    this.monitoring.watchDegradation(this.node.id, this.serviceName, "OutboxClearFailures");
   }
 
   /** Opens the cache's security group to this function; fallbacks to the table are counted and alarmed on. */
@@ -263,6 +264,15 @@ export class BeaconFunction extends Construct {
    */
   bindAgentCaBindings(bindings: AgentTrust["bindings"]): void {
     this.setEnvironment(EnvNames.agentCaBindings, JSON.stringify(bindings));
+  }
+
+  /**
+   * Writes the console's audit trail, kept `retentionDays` by the table's time to live; a record that could
+   * not be written is alarmed on.
+   */
+  bindAuditTrail(retentionDays: number): void {
+    this.setEnvironment(EnvNames.auditRetentionDays, String(retentionDays));
+    this.monitoring.watchAuditTrail(this.node.id, this.serviceName);
   }
 
   /** Where agents reach the agent API: the flow downloads operations send agents to are URLs below it. */

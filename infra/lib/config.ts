@@ -45,6 +45,8 @@ export interface StageSettings {
   readonly consoleThrottle: Throttle;
   /** Upper bounds that cap the serverless cache's bill; it scales freely below them. */
   readonly cacheLimits: { readonly dataStorageGb: number; readonly ecpuPerSecond: number };
+  /** Days the console's audit records are kept. */
+  readonly auditRetentionDays: number;
   readonly alarms: AlarmThresholds;
 }
 
@@ -58,6 +60,8 @@ const settingsByStage: Record<StageName, StageSettings> = {
     agentThrottle: { requestsPerSecond: 200, burst: 400 },
     consoleThrottle: { requestsPerSecond: 20, burst: 40 },
     cacheLimits: { dataStorageGb: 1, ecpuPerSecond: 5_000 },
+    // A development stage's trail is for trying the console out, not for reviews.
+    auditRetentionDays: 30,
     alarms: {
       agentServerErrorPercent: 5,
       agentLatencyP99Ms: 2_000,
@@ -73,6 +77,8 @@ const settingsByStage: Record<StageName, StageSettings> = {
         ConsumerFailures: 10,
         WebhookFailures: 50,
         WebhooksDisabled: 5,
+        OutboxRelayed: 10,
+        OutboxClearFailures: 10,
       },
     },
   },
@@ -89,6 +95,8 @@ const settingsByStage: Record<StageName, StageSettings> = {
     agentThrottle: { requestsPerSecond: 5_000, burst: 5_000 },
     consoleThrottle: { requestsPerSecond: 200, burst: 400 },
     cacheLimits: { dataStorageGb: 10, ecpuPerSecond: 100_000 },
+    // Over a year: a yearly access review still finds the whole year's changes.
+    auditRetentionDays: 400,
     alarms: {
       agentServerErrorPercent: 1,
       agentLatencyP99Ms: 1_000,
@@ -108,6 +116,9 @@ const settingsByStage: Record<StageName, StageSettings> = {
         // receivers, or Beacon's own egress. Disabled subscriptions are tenants who stopped hearing from Beacon.
         WebhookFailures: 500,
         WebhooksDisabled: 10,
+        // Each relayed event is one its writer could not put: the stream or the function was in trouble.
+        OutboxRelayed: 10,
+        OutboxClearFailures: 10,
       },
     },
   },

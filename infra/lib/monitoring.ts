@@ -37,7 +37,11 @@ export type DegradationCounter =
   /** Deliveries to event subscriptions given up: a tenant's receiver down for a day, or gone. */
   | "WebhookFailures"
   /** Event subscriptions Beacon disabled, their receivers failing. */
-  | "WebhooksDisabled";
+  | "WebhooksDisabled"
+  /** The sweeper's: staged events their writers did not put on the stream, put there by its relay. */
+  | "OutboxRelayed"
+  /** Staged events on the stream whose outbox entries stayed: each is put again, a duplicate. */
+  | "OutboxClearFailures";
 
 /** What an agent ingress (HTTP API or load balancer) reports, in the same units whichever it is. */
 export interface AgentIngressMetrics {
@@ -128,30 +132,52 @@ export class Monitoring extends Construct {
 
   /** Alarms on the `service` dimension alone: the per-tenant series are for dashboards and diagnosis. */
   watchDegradation(id: string, serviceName: string, counter: DegradationCounter): void {
-    const metric = new Metric({
-      namespace: metricsNamespace,
-      metricName: counter,
-      dimensionsMap: { service: serviceName },
-      statistic: "Sum",
-      period,
-    });
     const threshold = this.thresholds.degradations[counter];
-    this.dashboard.addWidgets(this.alarm(`${id}${counter}`, metric, threshold, `${id} ${counter}`));
+    this.dashboard.addWidgets(
+      this.alarm(`${id}${counter}`, serviceCount(counter, serviceName), threshold, `${id} ${counter}`),
+    );
   }
 
-  private alarm(id: string, metric: IMetric, threshold: number, title: string): AlarmWidget {
+  /**
+   * Console changes made without their audit record (the function logged the record instead, to restore it
+   * from): the trail has a gap from the first one, so one in one period raises the alarm.
+   */
+  watchAuditTrail(id: string, serviceName: string): void {
+    const metric = serviceCount("AuditWriteFailed", serviceName);
+    this.dashboard.addWidgets(
+      this.alarm(`${id}AuditWriteFailed`, metric, 1, `${id} audit records not written`, 1),
+    );
+  }
+
+  private alarm(
+    id: string,
+    metric: IMetric,
+    threshold: number,
+    title: string,
+    datapointsToAlarm = 2,
+  ): AlarmWidget {
     const alarm = new Alarm(this, id, {
       metric,
       threshold,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 3,
-      datapointsToAlarm: 2,
+      datapointsToAlarm,
       // No traffic is not a failure: a quiet stage must not page anyone.
       treatMissingData: TreatMissingData.NOT_BREACHING,
-      alarmDescription: `${title} at or above ${threshold} in 2 of 3 five-minute periods`,
+      alarmDescription: `${title} at or above ${threshold} in ${datapointsToAlarm} of 3 five-minute periods`,
     });
     alarm.addAlarmAction(new SnsAction(this.alarmTopic));
     alarm.addOkAction(new SnsAction(this.alarmTopic));
     return new AlarmWidget({ alarm, title, width: 8 });
   }
 }
+
+/** A count a function publishes, summed over five minutes by its `service` dimension alone. */
+const serviceCount = (metricName: string, serviceName: string) =>
+  new Metric({
+    namespace: metricsNamespace,
+    metricName,
+    dimensionsMap: { service: serviceName },
+    statistic: "Sum",
+    period,
+  });

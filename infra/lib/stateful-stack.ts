@@ -100,7 +100,7 @@ export class StatefulStack extends Stack {
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.ALL,
+        projectionType: ProjectionType[TableSchema.indexProjection],
       })),
       deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
       removalPolicy,

@@ -115,6 +115,7 @@ export class StatelessStack extends Stack {
     this.consoleApi.bindAgentCa(stateful.agentCa);
     this.consoleApi.bindAssetBucket(stateful.assets, "write");
     this.consoleApi.bindAgentDomain(config.agentDomain);
+    this.consoleApi.bindAuditTrail(settings.auditRetentionDays);
     // The web console's client returns people to the console's URL, which its distribution below decides.
     let webConsoleUrl: string | undefined;
     const consoleUrl = Lazy.string({ produce: () => webConsoleUrl });
@@ -161,6 +162,7 @@ export class StatelessStack extends Stack {
     // Rollouts read their agents' health from the cache and mark the agents a batch queues operations for.
     this.sweeper.bindCache(stateful.cache);
     this.sweeper.bindAgentDomain(config.agentDomain);
+    platform.monitoring.watchDegradation("Sweeper", this.sweeper.serviceName, "OutboxRelayed");
     new Rule(this, "SweeperSchedule", {
       description: "Runs the sweeper every minute",
       schedule: Schedule.rate(Duration.minutes(1)),

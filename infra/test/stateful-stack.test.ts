@@ -28,7 +28,7 @@ describe("registry table", () => {
           { AttributeName: index.partitionKey, KeyType: "HASH" },
           { AttributeName: index.sortKey, KeyType: "RANGE" },
         ],
-        Projection: { ProjectionType: "ALL" },
+        Projection: { ProjectionType: TableSchema.indexProjection },
       })),
       TimeToLiveSpecification: { AttributeName: TableSchema.timeToLiveAttribute, Enabled: true },
       BillingMode: "PAY_PER_REQUEST",

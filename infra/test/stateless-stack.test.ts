@@ -372,7 +372,7 @@ describe("agent load balancer", () => {
 describe("observability", () => {
   it("alarms on the ingress, the functions and their degradations, on one dashboard", () => {
     for (const { statelessTemplate } of [prod, prodAlb]) {
-      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 33);
+      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 40);
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
     }
     const alarms = Object.values(prod.statelessTemplate.findResources("AWS::CloudWatch::Alarm"));
@@ -382,6 +382,7 @@ describe("observability", () => {
         "Agent 5xx (% of requests)",
         "Agent p99 latency (ms)",
         "ApproximateNumberOfMessagesVisible",
+        "AuditWriteFailed",
         "ConsumerFailures",
         "Errors",
         "EventsRefused",
@@ -397,6 +398,10 @@ describe("observability", () => {
         "EventsLost",
         "EventsLost",
         "HeartbeatsFailed",
+        "OutboxClearFailures",
+        "OutboxClearFailures",
+        "OutboxClearFailures",
+        "OutboxRelayed",
         "StreamFailures",
         "StreamFailures",
         "StreamFailures",
@@ -408,6 +413,8 @@ describe("observability", () => {
         "Throttles",
         "EventsLost",
         "EventsLost",
+        "OutboxClearFailures",
+        "OutboxClearFailures",
         "StreamFailures",
         "StreamFailures",
         "WebhookFailures",
@@ -418,7 +425,13 @@ describe("observability", () => {
   });
 
   it("alarms on cache fallbacks, stream failures, lost events and failed heartbeats by the function's service dimension alone", () => {
-    for (const metricName of ["CacheFallbacks", "StreamFailures", "EventsLost", "HeartbeatsFailed"]) {
+    for (const metricName of [
+      "CacheFallbacks",
+      "StreamFailures",
+      "EventsLost",
+      "HeartbeatsFailed",
+      "OutboxClearFailures",
+    ]) {
       prod.statelessTemplate.hasResourceProperties("AWS::CloudWatch::Alarm", {
         Namespace: "Beacon",
         MetricName: metricName,
@@ -428,6 +441,24 @@ describe("observability", () => {
         Statistic: "Sum",
       });
     }
+  });
+
+  it("alarms on the first console change whose audit record was not written, and keeps records the stage's retention", () => {
+    prod.statelessTemplate.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      Namespace: "Beacon",
+      MetricName: "AuditWriteFailed",
+      Dimensions: [
+        {
+          Name: "service",
+          Value: environmentOf(prod.statelessTemplate, "ConsoleApi").POWERTOOLS_SERVICE_NAME,
+        },
+      ],
+      Statistic: "Sum",
+      Threshold: 1,
+      DatapointsToAlarm: 1,
+    });
+    expect(environmentOf(prod.statelessTemplate, "ConsoleApi")[EnvNames.auditRetentionDays]).toBe("400");
+    expect(environmentOf(dev.statelessTemplate, "ConsoleApi")[EnvNames.auditRetentionDays]).toBe("30");
   });
 
   it("measures the 5xx rate and p99 latency of whichever ingress is deployed", () => {

@@ -49,6 +49,8 @@ const FIXED: Record<UnitName, number> = {
   checkpointsPerAgentHour: 6,
   agentItemBytes: 1922,
   indexesHoldingAgentItem: 2,
+  lastSeenItemBytes: 80,
+  indexesHoldingLastSeenItem: 0,
   metricLineBytesPerHeartbeat: 200,
   logEventOverheadBytes: 26,
 };
@@ -72,9 +74,9 @@ describe("the capacity model", () => {
     expect(lineOf(httpApi.lines, "Lambda requests")).toBeCloseTo(876, 6);
     // 1.78 ms at 1024/1769 of a vCPU, one cache round trip, one stream put: 19 ms billed.
     expect(estimated.lambdaBilledMs).toBe(19);
-    // A 1,922-byte item is 2 write units, in the table and in both indexes that project all of it.
+    // The 80-byte last-seen item is 1 write unit, in the table only.
     expect(lineOf(estimated.shared, "DynamoDB on-demand checkpoint")).toBeCloseTo(
-      100_000 * 6 * 730 * 6 * 0.625e-6,
+      100_000 * 6 * 730 * 1 * 0.625e-6,
       6,
     );
     // 1,667 heartbeats/s × 1.41 ms at 50 % utilisation is 4.7 vCPU: 5 one-vCPU tasks.
@@ -105,11 +107,21 @@ describe("the capacity model", () => {
   });
 
   it("counts a checkpoint of an item under 1 KB as 1 write unit per copy, never 0", () => {
-    const small = estimate(at(100_000), withValues(units, { agentItemBytes: 0 }), prices, defaultDeployment);
-    expect(lineOf(small.shared, "DynamoDB on-demand checkpoint")).toBeCloseTo(
-      100_000 * 6 * 730 * 3 * 0.625e-6,
-      6,
-    );
+    const empty = withValues(units, { lastSeenItemBytes: 0, indexesHoldingLastSeenItem: 2 });
+    expect(
+      lineOf(estimate(at(100_000), empty, prices, defaultDeployment).shared, "DynamoDB on-demand checkpoint"),
+    ).toBeCloseTo(100_000 * 6 * 730 * 3 * 0.625e-6, 6);
+  });
+
+  it("prices the checkpoint that rewrote the whole profile at 6 write units: $1,643 at 100,000 agents", () => {
+    // As before the last-seen item: the 1,922-byte profile, 2 units in the table and in each index.
+    const profileCheckpoints = withValues(units, { lastSeenItemBytes: 1922, indexesHoldingLastSeenItem: 2 });
+    expect(
+      lineOf(
+        estimate(at(100_000), profileCheckpoints, prices, defaultDeployment).shared,
+        "DynamoDB on-demand checkpoint",
+      ),
+    ).toBeCloseTo(1642.5, 6);
   });
 
   it("walks tiers: only the part of a quantity above a tier's top gets the next price", () => {
@@ -143,7 +155,7 @@ describe("the capacity model", () => {
 
   it("checkpoints an agent that heartbeats less often than the checkpoint interval at each heartbeat only", () => {
     const hourly = estimate(at(100_000, 3600), units, prices, defaultDeployment);
-    expect(hourly.checkpointWriteUnitsPerSecond).toBeCloseTo((100_000 * 1 * 6) / 3600, 6);
+    expect(hourly.checkpointWriteUnitsPerSecond).toBeCloseTo((100_000 * 1 * 1) / 3600, 6);
   });
 });
 
@@ -163,7 +175,6 @@ describe("the quota checks", () => {
       "Beacon's agent API stage throttle (prod, infra/lib/config.ts)",
       "ALB LCUs before pre-provisioning (no hard quota)",
       "Beacon's ECPU cap on the serverless cache it deploys today (prod, infra/lib/config.ts)",
-      "DynamoDB partition of the largest tenant's agents in the tenant index (gsi2)",
     ]);
     expect(crossedAt(10_000_000)).toEqual([
       "API Gateway requests per second (account and region)",
@@ -173,7 +184,6 @@ describe("the quota checks", () => {
       "One cache shard's heartbeat scripts for the largest tenant (its keys share a hash tag)",
       "Beacon's ECPU cap on the serverless cache it deploys today (prod, infra/lib/config.ts)",
       "Beacon's storage cap on the serverless cache it deploys today (prod, infra/lib/config.ts)",
-      "DynamoDB partition of the largest tenant's agents in the tenant index (gsi2)",
     ]);
   });
 
@@ -186,12 +196,26 @@ describe("the quota checks", () => {
   it("hold a tenant's own limits to its agents, not the fleet's", () => {
     const tenantShard =
       "One cache shard's heartbeat scripts for the largest tenant (its keys share a hash tag)";
-    const tenantIndex = "DynamoDB partition of the largest tenant's agents in the tenant index (gsi2)";
     expect(crossedAt(10_000_000, 50_000)).not.toContain(tenantShard);
-    expect(crossedAt(10_000_000, 50_000)).not.toContain(tenantIndex);
-    // 1,000 write units/s of 2-unit items at 6 checkpoints an hour: 300,000 agents.
-    expect(crossedAt(10_000_000, 300_000)).not.toContain(tenantIndex);
-    expect(crossedAt(10_000_000, 300_100)).toContain(tenantIndex);
+    expect(crossedAt(10_000_000)).toContain(tenantShard);
+  });
+
+  it("load the tenant index's partition with checkpoints only when an index holds the last-seen item", () => {
+    const tenantIndex = "DynamoDB partition of the largest tenant's agents in the tenant index (gsi2)";
+    const crossed = (checkpointUnits: Units, tenantAgents: number) =>
+      checkQuotas(
+        estimate(at(10_000_000), checkpointUnits, prices, defaultDeployment),
+        checkpointUnits,
+        defaultDeployment,
+        tenantAgents,
+      )
+        .filter((quota) => quota.crossed)
+        .map((quota) => quota.name);
+    expect(crossed(units, 10_000_000)).not.toContain(tenantIndex);
+    // Were the 1,922-byte profile checkpointed: 1,000 write units/s of 2-unit items at 6 an hour is 300,000 agents.
+    const profiles = withValues(units, { lastSeenItemBytes: 1922, indexesHoldingLastSeenItem: 2 });
+    expect(crossed(profiles, 300_000)).not.toContain(tenantIndex);
+    expect(crossed(profiles, 300_100)).toContain(tenantIndex);
   });
 });
 
@@ -218,7 +242,9 @@ describe("the budget report", () => {
     const cheaper = withValues(units, {
       newConnectionsPerHeartbeat: 0,
       metricLineBytesPerHeartbeat: 0,
-      agentItemBytes: 1000,
+      // Checkpoints as costly as 3 write units each, so that they alone can make it fit.
+      lastSeenItemBytes: 1000,
+      indexesHoldingLastSeenItem: 2,
     });
     const target = targetReport(at(100_000), 1200, cheaper, prices, defaultDeployment);
     const checkpoints = target.changes.find((change) => change.unit === "checkpointsPerAgentHour");
@@ -240,17 +266,16 @@ describe("the budget report", () => {
       prices,
     );
     expect(text).toMatch(/^agents\s+100,000\s+1,000,000\s+10,000,000$/m);
-    expect(text).toMatch(/^ALB \+ ECS Fargate arm64\s+\$4,712\s+\$41,796\s+\$381,915$/m);
-    // 166,667 records/s of the 200,000 an on-demand stream takes, and 33,333 of a table's 40,000 write units/s.
+    expect(text).toMatch(/^ALB \+ ECS Fargate arm64\s+\$3,343\s+\$28,108\s+\$245,040$/m);
+    // 166,667 records/s of the 200,000 an on-demand stream takes; the table's checkpoints (16,667 of 40,000
+    // write units/s) are not near their limit.
     expect(text).toContain(
       " within 20 % of their limit:\n  Kinesis on-demand records per second per stream: needs 166,667 records/s, limit 200,000",
     );
-    expect(text).toContain(
-      "  DynamoDB on-demand table write throughput (per table, and per index): needs 33,333",
-    );
+    expect(text).not.toContain("DynamoDB on-demand table write throughput (per table, and per index): needs");
     expect(text).toContain("quotas: none crossed (13 checked)");
     expect(text).toContain("API Gateway requests per second (account and region): needs 16,667 requests/s");
-    expect(text).toContain("Cheapest option: ALB + ECS Fargate arm64, $4,712: over by $3,512.");
+    expect(text).toContain("Cheapest option: ALB + ECS Fargate arm64, $3,343: over by $2,143.");
   });
 });
 
@@ -297,8 +322,11 @@ describe("the byte measurements", () => {
     const measured = await measureBytes();
     expect(measured.responseBodyBytes?.value).toBe(Buffer.byteLength('{"requestedOperations":[]}'));
     expect(measured.indexesHoldingAgentItem?.value).toBe(2);
-    // The C++ agent's manifest keeps the registry item over 1 KB: 2 write units per copy.
+    // The C++ agent's manifest keeps the registry profile over 1 KB: 2 write units per copy.
     expect(measured.agentItemBytes?.value).toBeGreaterThan(1024);
+    // The last-seen item a checkpoint writes is 1 write unit, and in no index.
+    expect(measured.lastSeenItemBytes?.value).toBeLessThan(1024);
+    expect(measured.indexesHoldingLastSeenItem?.value).toBe(0);
     expect(measured.eventBytes?.value).toBeGreaterThan(0);
     expect(measured.metricLineBytesPerHeartbeat?.value).toBeGreaterThan(0);
   });

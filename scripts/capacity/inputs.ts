@@ -50,6 +50,8 @@ export const unitNames = [
   "checkpointsPerAgentHour",
   "agentItemBytes",
   "indexesHoldingAgentItem",
+  "lastSeenItemBytes",
+  "indexesHoldingLastSeenItem",
   "metricLineBytesPerHeartbeat",
   "logEventOverheadBytes",
 ] as const;

@@ -13,6 +13,7 @@ import { Redis } from "ioredis";
 import { DynamoAgentRegistry } from "../../functions/adapters/dynamodb/agent-registry.js";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import { RedisHotState } from "../../functions/adapters/redis/hot-state.js";
+import type { AgentRecord } from "../../functions/core/agents/ports.js";
 import { heartbeatEvent, sightingOf } from "../../functions/core/agents/sighting.js";
 import { normalizeHeartbeat } from "../../functions/core/c2/heartbeat.js";
 import { asArray, type JsonObject } from "../../functions/core/c2/json.js";
@@ -62,19 +63,11 @@ function attributeValueBytes(value: unknown): number {
   return 0;
 }
 
-/** The agent's item as the registry writes it on first sight with its manifest (checkpoints rewrite it whole). */
-async function registeredItem(): Promise<Record<string, unknown>> {
-  const full = readJson("cpp/heartbeat-full.json");
-  const heartbeat = normalizeHeartbeat(full);
+/** The registry entry of the C++ full heartbeat's agent, with the manifest it brought. */
+export function measuredAgentRecord(): AgentRecord {
+  const heartbeat = normalizeHeartbeat(readJson("cpp/heartbeat-full.json"));
   const manifest = heartbeat.manifest as JsonObject;
-  const items: Record<string, unknown>[] = [];
-  const capturing = {
-    send: async (command: { input: { Item: Record<string, unknown> } }) => {
-      items.push(command.input.Item);
-      return {};
-    },
-  } as unknown as DynamoDBDocumentClient;
-  await new DynamoAgentRegistry(capturing, "beacon").register({
+  return {
     tenant: TENANT,
     agentId: heartbeat.agentId as string,
     agentClass: heartbeat.agentClass as string,
@@ -88,8 +81,30 @@ async function registeredItem(): Promise<Record<string, unknown>> {
     device: heartbeat.device,
     firstSeen: NOW,
     lastSeen: NOW,
-  });
-  return items[0] as Record<string, unknown>;
+  };
+}
+
+/**
+ * The items the registry writes for the measured agent: its profile on first sight with its manifest
+ * (rewritten whenever something changes), and its last-seen item (each periodic checkpoint's write).
+ */
+async function registryItems(): Promise<{
+  profile: Record<string, unknown>;
+  lastSeen: Record<string, unknown>;
+}> {
+  const items: Record<string, unknown>[] = [];
+  const capturing = {
+    send: async (command: { input: { Item: Record<string, unknown> } }) => {
+      items.push(command.input.Item);
+      return {};
+    },
+  } as unknown as DynamoDBDocumentClient;
+  const registry = new DynamoAgentRegistry(capturing, "beacon");
+  const record = measuredAgentRecord();
+  await registry.register(record);
+  await registry.recordSeen(record.tenant, record.agentId, NOW + 600_000);
+  const [profile, lastSeen] = items as [Record<string, unknown>, Record<string, unknown>];
+  return { profile, lastSeen };
 }
 
 /** The one metric line the agent API writes for a steady heartbeat, as Powertools prints it. */
@@ -137,10 +152,10 @@ export async function measureBytes(): Promise<Partial<Record<UnitName, { value: 
     },
     [],
   );
-  const item = await registeredItem();
-  const indexes = Object.values(TableSchema.indexes).filter(
-    (index) => item[index.partitionKey] !== undefined,
-  );
+  const { profile, lastSeen } = await registryItems();
+  const indexesHolding = (item: Record<string, unknown>) =>
+    Object.values(TableSchema.indexes).filter((index) => item[index.partitionKey] !== undefined);
+  const profileIndexes = indexesHolding(profile);
   return {
     requestBodyBytes: {
       value: requestBody.length,
@@ -167,12 +182,20 @@ export async function measureBytes(): Promise<Partial<Record<UnitName, { value: 
       how: "the EMF line Powertools Metrics prints for one Heartbeats count (the agent API's only log line for a steady heartbeat at the prod log level WARN)",
     },
     agentItemBytes: {
-      value: dynamoDbItemBytes(item),
-      how: "DynamoDB item size of the registry item DynamoAgentRegistry.register writes for the C++ full heartbeat's agent (its manifest's supportedOperations kept as text), which each checkpoint rewrites",
+      value: dynamoDbItemBytes(profile),
+      how: "DynamoDB item size of the registry profile DynamoAgentRegistry.register writes for the C++ full heartbeat's agent (its manifest's supportedOperations kept as text), which a change of class, manifest, flow or device rewrites; periodic checkpoints leave it alone",
     },
     indexesHoldingAgentItem: {
-      value: indexes.length,
-      how: `indexes whose partition key the agent item carries (${indexes.map((index) => index.indexName).join(", ")}), each projecting all attributes (infra/lib/stateful-stack.ts)`,
+      value: profileIndexes.length,
+      how: `indexes whose partition key the agent's profile carries (${profileIndexes.map((index) => index.indexName).join(", ")}), each projecting all attributes (TableSchema, functions/adapters/dynamodb/table-schema.ts)`,
+    },
+    lastSeenItemBytes: {
+      value: dynamoDbItemBytes(lastSeen),
+      how: "DynamoDB item size of the last-seen item DynamoAgentRegistry.recordSeen writes at each periodic checkpoint of that agent; DynamoDB Local's ReturnConsumedCapacity (INDEXES) gives 1 write unit for it, in the table only, against 6 (2 in the table, 2 in each of gsi1 and gsi2) for the profile rewrite each checkpoint was before (scripts/capacity/checkpoint-units.itest.ts)",
+    },
+    indexesHoldingLastSeenItem: {
+      value: indexesHolding(lastSeen).length,
+      how: "indexes whose partition key the last-seen item carries: none, so a checkpoint writes the table only",
     },
   };
 }

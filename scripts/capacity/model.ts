@@ -208,13 +208,14 @@ export const checkpointsPerAgentHour = (units: Units, load: Load): number =>
   Math.min(units.checkpointsPerAgentHour.value, 3600 / load.intervalSeconds);
 
 /**
- * Write units one checkpoint costs: 1 per started KB of the item (1 at least), in the table and again in every
- * index that projects all of it.
+ * Write units one periodic checkpoint costs: 1 per started KB of the last-seen item it writes (1 at least),
+ * in the table and again in every index that holds it. The agent's profile, which the indexes copy, is
+ * written only when the agent's class, manifest, flow or device changes, which a steady fleet does not.
  */
 export function writeUnitsPerCheckpoint(units: Units): number {
   return (
-    Math.max(1, Math.ceil(units.agentItemBytes.value / DYNAMODB_WRITE_UNIT_BYTES)) *
-    (1 + units.indexesHoldingAgentItem.value)
+    Math.max(1, Math.ceil(units.lastSeenItemBytes.value / DYNAMODB_WRITE_UNIT_BYTES)) *
+    (1 + units.indexesHoldingLastSeenItem.value)
   );
 }
 
@@ -264,7 +265,10 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
     (heartbeatsPerMonth * (units.metricLineBytesPerHeartbeat.value + units.logEventOverheadBytes.value)) /
     GIB;
   const storedItemGib =
-    (load.agents * units.agentItemBytes.value * (1 + units.indexesHoldingAgentItem.value)) / GIB;
+    (load.agents *
+      (units.agentItemBytes.value * (1 + units.indexesHoldingAgentItem.value) +
+        units.lastSeenItemBytes.value * (1 + units.indexesHoldingLastSeenItem.value))) /
+    GIB;
 
   const shared: CostLine[] = [
     cache.chosen === "node-based"

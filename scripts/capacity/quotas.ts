@@ -53,8 +53,12 @@ export function checkQuotas(
     (largestTenantAgents / estimated.load.intervalSeconds) * units.cacheRoundTripsPerHeartbeat.value;
   const shardScripts = units.cacheScriptsPerSecondPerShard.value * deployment.cacheTargetUtilisation;
   const checkpoints = checkpointsPerAgentHour(units, estimated.load);
-  const itemWriteUnits = writeUnitsPerCheckpoint(units) / (1 + units.indexesHoldingAgentItem.value);
-  const tenantIndexWriteUnits = (largestTenantAgents * checkpoints * itemWriteUnits) / 3600;
+  const itemWriteUnits = writeUnitsPerCheckpoint(units) / (1 + units.indexesHoldingLastSeenItem.value);
+  // Checkpoints reach the tenant index only when it holds the last-seen item (it does not: no index does).
+  const tenantIndexWriteUnits =
+    units.indexesHoldingLastSeenItem.value > 0
+      ? (largestTenantAgents * checkpoints * itemWriteUnits) / 3600
+      : 0;
   const tableWriteUnits = (estimated.load.agents * checkpoints * itemWriteUnits) / 3600;
   const check = (
     name: string,

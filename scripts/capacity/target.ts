@@ -17,7 +17,7 @@ export const adjustableUnits: readonly UnitName[] = [
   "eventBytes",
   "metricLineBytesPerHeartbeat",
   "checkpointsPerAgentHour",
-  "agentItemBytes",
+  "lastSeenItemBytes",
   "cacheMemoryBytesPerAgent",
   "cacheEcpuPerRoundTrip",
 ];

@@ -11,8 +11,23 @@ export interface CountingProxy {
   close(): Promise<void>;
 }
 
-/** Starts a proxy on a free loopback port in front of an http:// base URL. */
-export async function startCountingProxy(targetBaseUrl: string): Promise<CountingProxy> {
+/**
+ * A fault to answer instead of forwarding: given a request's operation and body, the status and JSON body
+ * the backend would answer a failure with, or undefined to forward it.
+ */
+export type ProxyFault = (
+  operation: string,
+  body: string,
+) => { status: number; body: Record<string, unknown> } | undefined;
+
+/**
+ * Starts a proxy on a free loopback port in front of an http:// base URL. With `fault`, each request's body
+ * is read first and the requests it picks are answered with its failure, counted like the others.
+ */
+export async function startCountingProxy(
+  targetBaseUrl: string,
+  options: { fault?: ProxyFault } = {},
+): Promise<CountingProxy> {
   const target = new URL(targetBaseUrl);
   if (target.protocol !== "http:")
     throw new Error(`the counting proxy forwards to http:// only, not ${targetBaseUrl}`);
@@ -25,7 +40,21 @@ export async function startCountingProxy(targetBaseUrl: string): Promise<Countin
     const operation = request.headers["x-amz-target"] ?? `${request.method} ${request.url}`;
     const key = Array.isArray(operation) ? operation.join(",") : operation;
     counts.set(key, (counts.get(key) ?? 0) + 1);
+    if (options.fault) {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        const body = Buffer.concat(chunks);
+        const failure = options.fault?.(key, body.toString("utf8"));
+        if (failure) {
+          response.writeHead(failure.status, { "content-type": "application/x-amz-json-1.0" });
+          response.end(JSON.stringify(failure.body));
+        } else forward(request, response, body);
+      });
+    } else forward(request, response);
+  });
 
+  function forward(request: http.IncomingMessage, response: http.ServerResponse, body?: Buffer) {
     const upstream = http.request(
       {
         agent: upstreamAgent,
@@ -44,8 +73,9 @@ export async function startCountingProxy(targetBaseUrl: string): Promise<Countin
       if (response.headersSent) response.destroy(error);
       else response.writeHead(502, { "content-type": "text/plain" }).end(`counting proxy: ${error.message}`);
     });
-    request.pipe(upstream);
-  });
+    if (body) upstream.end(body);
+    else request.pipe(upstream);
+  }
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

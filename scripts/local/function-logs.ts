@@ -6,7 +6,7 @@
  * invocation (the local stack's own messages) is left alone.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -207,3 +207,11 @@ export function openTemporaryFunctionLog(): { log: FunctionLog; close(): void } 
     },
   };
 }
+
+/** A function log file's records with this message, for tests that check what a function logged. */
+export const loggedRecords = (file: string, message: string): Record<string, unknown>[] =>
+  readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((record) => record.message === message);

@@ -30,7 +30,7 @@ export async function provisionTable(dynamodb: DynamoDBClient, tableName: string
       { AttributeName: index.partitionKey, KeyType: "HASH" as const },
       { AttributeName: index.sortKey, KeyType: "RANGE" as const },
     ],
-    Projection: { ProjectionType: "ALL" as const },
+    Projection: { ProjectionType: TableSchema.indexProjection },
   });
   try {
     await dynamodb.send(

@@ -34,6 +34,8 @@ export interface ConsoleApiUnderTest {
   /** The dev issuer the gateway trusts, for tests that sign tokens of their own. */
   issuer: ConsoleIssuer;
   token(identity: ConsoleIdentity): Promise<string>;
+  /** The function's log file: its JSON log records and metrics (EMF) lines. */
+  functionLog: string;
   request(method: string, requestPath: string, options?: ConsoleRequestOptions): Promise<ConsoleResponse>;
   close(): Promise<void>;
 }
@@ -69,6 +71,7 @@ export async function startConsoleApi(
     url: gateway.url,
     issuer,
     token: (identity) => consoleToken(issuer, identity),
+    functionLog: functionLog.log.file,
     async request(method, requestPath, options = {}) {
       const response = await fetch(new URL(requestPath, gateway.url), {
         method,

@@ -3,6 +3,7 @@ import {
   MemoryAgentClassRegistry,
   MemoryAgentRegistry,
   MemoryClassFlowPolicies,
+  MemoryEventOutbox,
   MemoryEventSink,
   MemoryHotState,
   MemoryManifestStore,
@@ -12,6 +13,7 @@ import {
 } from "../../functions/adapters/memory/index.js";
 import { makeRecordAck } from "../../functions/core/agents/record-ack.js";
 import { makeRecordHeartbeat } from "../../functions/core/agents/record-heartbeat.js";
+import { clearingStaged } from "../../functions/core/events/publishing.js";
 import { makeManifestRegistration } from "../../functions/core/manifests/registration.js";
 import { makeOperationLifecycle } from "../../functions/core/operations/lifecycle.js";
 
@@ -22,15 +24,19 @@ export const MAX_OPERATIONS_PER_REPLY = 3;
 export const CATCH_UP_RETRY_MS = 30 * 60_000;
 export const AGENT_API_URL = "https://agents.beacon.test:8443";
 
-/** Core use cases wired over in-memory ports. */
+/**
+ * Core use cases wired over in-memory ports. `events` is the stream; the use cases publish through the outbox's
+ * clearing, as the functions do, so `outbox` holds what a failed publish left staged.
+ */
 export function coreHarness() {
+  const outbox = new MemoryEventOutbox();
   const ports = {
     registry: new MemoryAgentRegistry(),
     revocations: new MemoryRevocationList(),
     classes: new MemoryAgentClassRegistry(),
     classFlows: new MemoryClassFlowPolicies(),
     manifestStore: new MemoryManifestStore(),
-    operationStore: new MemoryOperationStore(),
+    operationStore: new MemoryOperationStore(outbox),
     hotState: new MemoryHotState(),
     events: new MemoryEventSink(),
     clock: new ManualClock(),
@@ -43,8 +49,12 @@ export function coreHarness() {
     ids: ports.ids,
     settings: { ackTimeoutMs: ACK_TIMEOUT_MS },
   });
+  const published = clearingStaged(ports.events, outbox, (error) => {
+    throw error;
+  });
   const recordHeartbeat = makeRecordHeartbeat({
     ...ports,
+    events: published,
     manifests,
     operations,
     settings: {
@@ -55,7 +65,7 @@ export function coreHarness() {
       agentApiUrl: AGENT_API_URL,
     },
   });
-  const recordAck = makeRecordAck({ ...ports, manifests, operations });
+  const recordAck = makeRecordAck({ ...ports, events: published, manifests, operations });
   const backendCalls = () => ({
     registry: ports.registry.calls,
     classes: ports.classes.calls,
@@ -65,5 +75,5 @@ export function coreHarness() {
     cache: ports.hotState.roundTrips,
     events: ports.events.events.length,
   });
-  return { ...ports, operations, recordHeartbeat, recordAck, backendCalls };
+  return { ...ports, outbox, operations, recordHeartbeat, recordAck, backendCalls };
 }

@@ -17,6 +17,7 @@ const Rollouts = lazy(() => import("./pages/rollouts").then((module) => module.R
 const RolloutDetail = lazy(() => import("./pages/rollout-detail").then((module) => module.RolloutDetail));
 const Operations = lazy(() => import("./pages/operations").then((module) => module.Operations));
 const Certificates = lazy(() => import("./pages/certificates").then((module) => module.Certificates));
+const Audit = lazy(() => import("./pages/audit").then((module) => module.Audit));
 const NotFound = lazy(() => import("./pages/not-found").then((module) => module.NotFound));
 
 export function App(props: { config: WebConsoleConfig }) {
@@ -81,6 +82,7 @@ function Shell({ config }: { config: WebConsoleConfig }) {
           <NavLink href="/rollouts" label="Rollouts" />
           <NavLink href="/operations" label="Operations" />
           {mayAct(consoleValue.session, "admin") && <NavLink href="/certificates" label="Certificates" />}
+          {mayAct(consoleValue.session, "admin") && <NavLink href="/audit" label="Audit trail" />}
         </nav>
         <div class="who">
           <span>
@@ -102,6 +104,7 @@ function Shell({ config }: { config: WebConsoleConfig }) {
           <Route path="/rollouts/:rolloutId" component={RolloutDetail} />
           <Route path="/operations" component={Operations} />
           <Route path="/certificates" component={Certificates} />
+          <Route path="/audit" component={Audit} />
           <Route default component={NotFound} />
         </Router>
       </main>

@@ -531,7 +531,7 @@ describe("the web console", () => {
     const { context, page } = await newPage();
     await page.goto(webUrl);
     await signIn(page, "viewer");
-    expect(await page.getByRole("link", { name: "Certificates" }).count()).toBe(0);
+    expect(await page.getByRole("link", { name: /Certificates|Audit trail/ }).count()).toBe(0);
     await page.goto(`${webUrl}/agents/gateways-agent-003`);
     await page.getByRole("heading", { name: "Identity and status" }).waitFor();
     await page.getByRole("heading", { name: "Operations" }).waitFor();
@@ -561,6 +561,23 @@ describe("the web console", () => {
     await page.goto(`${webUrl}/certificates`);
     await page.getByRole("alert").filter({ hasText: "Could not load certificates" }).waitFor();
     await context.close();
+  });
+
+  it("shows an admin the audit trail, refusals included, filtered by operation", async () => {
+    await admin.getByRole("link", { name: "Audit trail" }).click();
+    await admin.getByRole("heading", { name: "Audit trail", level: 1 }).waitFor();
+    const records = admin.getByRole("region", { name: "Audit records" });
+    const refused = records.getByRole("row").filter({ hasText: "decommissionAgent" }).first();
+    await refused.getByText("forbidden").waitFor();
+    expect(await refused.getByText("agentId gateways-agent-003").count()).toBe(1);
+    await records.getByRole("row").filter({ hasText: "revokeCertificate" }).first().waitFor();
+    await capture(admin, "audit");
+
+    await admin.getByLabel("Operation").fill("revokeCertificate");
+    await admin.getByRole("button", { name: "Apply filters" }).click();
+    await admin.waitForURL(/\/audit\?operation=revokeCertificate$/);
+    await records.getByRole("row").filter({ hasText: "revokeCertificate" }).first().waitFor();
+    expect(await records.getByRole("row").filter({ hasText: "decommissionAgent" }).count()).toBe(0);
   });
 
   it("signs an operator in with the identity provider: authorization code with PKCE, checked server-side", async () => {

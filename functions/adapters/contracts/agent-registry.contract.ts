@@ -78,6 +78,33 @@ export const agentRegistryContract = contract<AgentRegistry>("the agent registry
     });
   });
 
+  it("keeps the last-seen time of periodic checkpoints beside the profile, reads giving the later one", async () => {
+    const registry = the.subject;
+    const record = agent("agent-1");
+    await registry.register(record);
+    await registry.recordSeen(the.tenant, "agent-1", START + 600_000);
+    expect(await registry.get(the.tenant, "agent-1")).toEqual({ ...record, lastSeen: START + 600_000 });
+
+    // A change writes the profile with its own last-seen time; the later of the two counts.
+    await registry.checkpoint(the.tenant, "agent-1", { lastSeen: START + 660_000, flowId: "flow-2" });
+    expect(await registry.get(the.tenant, "agent-1")).toEqual({
+      ...record,
+      flowId: "flow-2",
+      lastSeen: START + 660_000,
+    });
+    await registry.recordSeen(the.tenant, "agent-1", START + 1_200_000);
+    expect(await registry.get(the.tenant, "agent-1")).toEqual({
+      ...record,
+      flowId: "flow-2",
+      lastSeen: START + 1_200_000,
+    });
+
+    // A last-seen time alone registers no agent.
+    await registry.recordSeen(the.tenant, "agent-2", START);
+    expect(await registry.get(the.tenant, "agent-2")).toBeUndefined();
+    expect(await registry.get(`${the.tenant}-other`, "agent-1")).toBeUndefined();
+  });
+
   it("writes an agent it lost back whole at its checkpoint, first seen then", async () => {
     const registry = the.subject;
     await registry.checkpoint(the.tenant, "agent-1", {

@@ -5,10 +5,14 @@ import { contract } from "./contract.js";
 
 const START = Date.UTC(2026, 10, 21);
 
-/** The console's view of the registry, and how an agent gets into it (the agent API's registration). */
+/**
+ * The console's view of the registry, how an agent gets into it (the agent API's registration), and the
+ * agent API's periodic checkpoint of its last-seen time.
+ */
 export interface FleetRegistrySubject {
   registry: FleetRegistry;
   add(record: AgentRecord): Promise<void>;
+  recordSeen(tenant: string, agentId: string, lastSeen: number): Promise<void>;
 }
 
 /** Index pages by class or of the whole fleet in agent id order, filters narrowing a page once read. */
@@ -110,6 +114,38 @@ export const fleetRegistryContract = contract<FleetRegistrySubject>("the fleet r
     expect(await registry.count(the.tenant, "pumps", START + 60_000)).toBe(1);
     expect(await registry.count(the.tenant, "valves", START + 1)).toBe(1);
     expect(await registry.count(the.tenant, "drains")).toBe(0);
+  });
+
+  it("reads the last-seen times of periodic checkpoints in pages, reads and counts", async () => {
+    const { registry, recordSeen } = the.subject;
+    await fleet();
+    await recordSeen(the.tenant, "agent-1", START + 120_000);
+    await recordSeen(the.tenant, "agent-4", START + 30_000);
+    // An older one than the profile's own changes nothing.
+    await recordSeen(the.tenant, "agent-3", START + 1);
+    const lastSeen = (page: { items: AgentRecord[] }) =>
+      Object.fromEntries(page.items.map((record) => [record.agentId, record.lastSeen]));
+    expect(lastSeen(await registry.query(the.tenant, { agentClass: "pumps", limit: 5 }))).toEqual({
+      "agent-1": START + 120_000,
+      "agent-3": START + 60_000,
+      "agent-4": START + 30_000,
+    });
+    expect(lastSeen(await registry.query(the.tenant, { text: "agent-1", limit: 5 }))).toEqual({
+      "agent-1": START + 120_000,
+    });
+    expect((await registry.get(the.tenant, "agent-1"))?.lastSeen).toBe(START + 120_000);
+    expect(await registry.count(the.tenant, "pumps", START + 30_000)).toBe(3);
+    expect(await registry.count(the.tenant, "pumps", START + 60_000)).toBe(2);
+    expect(await registry.count(the.tenant, "pumps", START + 120_001)).toBe(0);
+  });
+
+  it("removes an agent with its last-seen time: registered again, it is seen from then", async () => {
+    const { registry, add, recordSeen } = the.subject;
+    await fleet();
+    await recordSeen(the.tenant, "agent-1", START + 120_000);
+    expect(await registry.remove(the.tenant, "agent-1")).toBe(true);
+    await add(agent("agent-1", "pumps"));
+    expect((await registry.get(the.tenant, "agent-1"))?.lastSeen).toBe(START);
   });
 
   it("removes an agent from reads, lists and counts, and says when there was none", async () => {

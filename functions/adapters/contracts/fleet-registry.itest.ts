@@ -13,9 +13,14 @@ fleetRegistryContract("DynamoDB", () => {
     add: async (record) => {
       await agents.register(record);
     },
+    recordSeen: (tenant, agentId, lastSeen) => agents.recordSeen(tenant, agentId, lastSeen),
   };
 });
 fleetRegistryContract("the memory fake", () => {
   const registry = new MemoryFleetRegistry();
-  return { registry, add: async (record) => registry.add(record) };
+  return {
+    registry,
+    add: async (record) => registry.add(record),
+    recordSeen: async (tenant, agentId, lastSeen) => registry.recordSeen(tenant, agentId, lastSeen),
+  };
 });

@@ -114,6 +114,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       registered: false,
       ...reported,
       checkpointDue: false,
+      deviceChanged: false,
       // The class is known, its flow policy not yet.
       classFlowUnknown: true,
     });
@@ -124,6 +125,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       previousManifestHash: "manifest-1",
       previousFlowId: "flow-1",
       checkpointDue: false,
+      deviceChanged: false,
       classFlowUnknown: true,
     });
     expect(await sighted(START + 60_000, { agentClass: "valves", flowId: "flow-2" })).toMatchObject({
@@ -142,6 +144,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       registered: false,
       flowId: "flow-1",
       checkpointDue: false,
+      deviceChanged: false,
       classFlowUnknown: false,
     });
   });
@@ -157,6 +160,28 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     expect(await dueAt(START + CHECKPOINT_MS)).toBe(true);
     expect(await dueAt(START + CHECKPOINT_MS + 1)).toBe(false);
     expect(await dueAt(START + 2 * CHECKPOINT_MS)).toBe(true);
+  });
+
+  it("tells at a registered agent's checkpoint whether it reported another device since the last one", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    const device = { deviceId: "d-1", hostname: "pump-7.plant.example", vCores: 4 };
+    const moved = { ...device, hostname: "pump-8.plant.example" };
+    const at = async (now: number, change: Partial<HotSighting> = {}) => {
+      const { checkpointDue, deviceChanged } = await sighted(now, { ...reported, ...change });
+      return { checkpointDue, deviceChanged };
+    };
+    expect(await at(START, { device })).toEqual({ checkpointDue: false, deviceChanged: false });
+    await hotState.markRegistered(the.tenant, "agent-1", START);
+    // Changed, back, and again: told once, at the checkpoint, even by a heartbeat that reports no device.
+    expect(await at(START + 1, { device: moved })).toEqual({ checkpointDue: false, deviceChanged: false });
+    expect(await at(START + 2, { device })).toEqual({ checkpointDue: false, deviceChanged: false });
+    expect(await at(START + 3, { device: moved })).toEqual({ checkpointDue: false, deviceChanged: false });
+    expect(await at(START + CHECKPOINT_MS)).toEqual({ checkpointDue: true, deviceChanged: true });
+    expect(await at(START + 2 * CHECKPOINT_MS, { device: moved })).toEqual({
+      checkpointDue: true,
+      deviceChanged: false,
+    });
   });
 
   it("answers with the agent's binary and operations for the hash its manifest was reported with", async () => {

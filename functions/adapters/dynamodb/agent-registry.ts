@@ -1,4 +1,10 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  BatchGetCommand,
+  type DynamoDBDocumentClient,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
 import type {
   AgentCheckpoint,
   AgentClassRegistry,
@@ -36,11 +42,21 @@ export class DynamoAgentRegistry implements AgentRegistry {
     private readonly tableName: string,
   ) {}
 
+  /** The profile and the last-seen item share a partition: one query reads both, for one read unit. */
   async get(tenant: string, agentId: string): Promise<AgentRecord | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: Keys.agent(tenant, agentId), ConsistentRead: true }),
+    const profileKey = Keys.agent(tenant, agentId);
+    const { Items = [] } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: "pk = :pk",
+        ExpressionAttributeValues: { ":pk": profileKey.pk },
+        ConsistentRead: true,
+      }),
     );
-    return Item ? toRecord(Item as AgentItem) : undefined;
+    const profile = Items.find((item) => item.sk === profileKey.sk);
+    if (!profile) return undefined;
+    const seen = Items.find((item) => item.sk === Keys.agentSeen(tenant, agentId).sk);
+    return seenAt(toRecord(profile as AgentItem), seen?.lastSeen as number | undefined);
   }
 
   async register(record: AgentRecord): Promise<"created" | "exists"> {
@@ -104,6 +120,13 @@ export class DynamoAgentRegistry implements AgentRegistry {
         ),
         ExpressionAttributeValues: Object.fromEntries(present.map(([name, value]) => [`:${name}`, value])),
       }),
+    );
+  }
+
+  /** Unconditional: one write unit for the small item, whether or not the agent's profile is still there. */
+  async recordSeen(tenant: string, agentId: string, lastSeen: number): Promise<void> {
+    await this.client.send(
+      new PutCommand({ TableName: this.tableName, Item: { ...Keys.agentSeen(tenant, agentId), lastSeen } }),
     );
   }
 
@@ -198,6 +221,45 @@ const tenantIndexOf = (tenant: string, agentId: string) => ({
   gsi2pk: Keys.agentsOfTenant(tenant),
   gsi2sk: Keys.agentInClass(agentId),
 });
+
+type LastSeen = Pick<AgentRecord, "agentId" | "lastSeen">;
+
+/** BatchGetItem takes 100 keys a request. */
+const BATCH_GET_KEYS = 100;
+
+/** The record with the later of its profile's last-seen time and the periodic checkpoints' one. */
+const seenAt = <Seen extends LastSeen>(record: Seen, lastSeen: number | undefined): Seen =>
+  lastSeen !== undefined && lastSeen > record.lastSeen ? { ...record, lastSeen } : record;
+
+/**
+ * The records with the last-seen times of their agents' periodic checkpoints: the console's index pages
+ * hold profiles only, which a steady agent's checkpoints leave alone. One BatchGetItem per 100 agents.
+ */
+export async function withLastSeen<Seen extends LastSeen>(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  tenant: string,
+  records: Seen[],
+): Promise<Seen[]> {
+  const agentPrefix = Keys.agent(tenant, "").pk;
+  const seen = new Map<string, number>();
+  for (let start = 0; start < records.length; start += BATCH_GET_KEYS) {
+    let keys: Record<string, unknown>[] = records
+      .slice(start, start + BATCH_GET_KEYS)
+      .map((record) => Keys.agentSeen(tenant, record.agentId));
+    while (keys.length > 0) {
+      const { Responses, UnprocessedKeys } = await client.send(
+        new BatchGetCommand({
+          RequestItems: { [tableName]: { Keys: keys, ProjectionExpression: "pk, lastSeen" } },
+        }),
+      );
+      for (const item of Responses?.[tableName] ?? [])
+        seen.set((item.pk as string).slice(agentPrefix.length), item.lastSeen as number);
+      keys = UnprocessedKeys?.[tableName]?.Keys ?? [];
+    }
+  }
+  return records.map((record) => seenAt(record, seen.get(record.agentId)));
+}
 
 export function toRecord(item: AgentItem): AgentRecord {
   return dropUndefined({

@@ -5,7 +5,7 @@ import type { Delivery } from "../../core/webhooks/model.js";
 import { deliveryLogKey } from "../../core/webhooks/notifications.js";
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from "../../core/webhooks/policy.js";
 import type { DeliveryQueue } from "../../core/webhooks/ports.js";
-import { isConditionalCheckFailure, Keys, putIfAbsent, recordOf } from "./keys.js";
+import { expiresAtSeconds, isConditionalCheckFailure, Keys, putIfAbsent, recordOf } from "./keys.js";
 import { queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
@@ -51,7 +51,9 @@ export class DynamoDeliveryQueue implements DeliveryQueue {
             [dueIndex.sortKey]: Keys.dueAt(delivery.nextAttemptAt as number),
           }
         : {}),
-      [TableSchema.timeToLiveAttribute]: Math.floor(delivery.createdAt / 1000) + this.retentionDays * 86_400,
+      [TableSchema.timeToLiveAttribute]: expiresAtSeconds(delivery.createdAt, {
+        retentionDays: this.retentionDays,
+      }),
     };
   }
 

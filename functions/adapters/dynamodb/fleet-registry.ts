@@ -1,6 +1,7 @@
 import { DeleteCommand, type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { AgentRecord } from "../../core/agents/ports.js";
 import type { AgentQuery, FleetRegistry } from "../../core/fleet/ports.js";
-import { type AgentItem, DynamoAgentRegistry, toRecord } from "./agent-registry.js";
+import { type AgentItem, DynamoAgentRegistry, toRecord, withLastSeen } from "./agent-registry.js";
 import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -10,6 +11,7 @@ const { byClass, byTenant } = TableSchema.indexes;
 /**
  * The console's view of the agent registry. Lists read an index partition of the caller's tenant,
  * by class or the whole fleet, in agent id order; filters narrow what a page returns, never what it reads.
+ * The indexes hold agents' profiles; their last-seen times from periodic checkpoints are read beside.
  */
 export class DynamoFleetRegistry implements FleetRegistry {
   private readonly registry: DynamoAgentRegistry;
@@ -62,37 +64,52 @@ export class DynamoFleetRegistry implements FleetRegistry {
       }),
     );
     const last = page.LastEvaluatedKey?.[index.sortKey] as string | undefined;
+    const records = (page.Items ?? []).map((item) => toRecord(item as AgentItem));
     return {
-      items: (page.Items ?? []).map((item) => toRecord(item as AgentItem)),
+      items: await withLastSeen(this.client, this.tableName, tenant, records),
       last: last?.slice(Keys.agentInClass("").length),
     };
   }
 
   async remove(tenant: string, agentId: string) {
-    const { Attributes } = await this.client.send(
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: Keys.agent(tenant, agentId),
-        ReturnValues: "ALL_OLD",
-      }),
-    );
+    const [{ Attributes }] = await Promise.all([
+      this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: Keys.agent(tenant, agentId),
+          ReturnValues: "ALL_OLD",
+        }),
+      ),
+      this.client.send(
+        new DeleteCommand({ TableName: this.tableName, Key: Keys.agentSeen(tenant, agentId) }),
+      ),
+    ]);
     return Attributes !== undefined;
   }
 
+  /**
+   * Counted from the class index. Online agents (`seenSince`) are those whose profile was written since;
+   * the others' last-seen items are read for the rest: the cache-down path's price for cheap checkpoints.
+   */
   async count(tenant: string, agentClass: string, seenSince?: number) {
-    const { count } = await queryAll(this.client, {
+    const partition = {
       TableName: this.tableName,
       IndexName: byClass.indexName,
       KeyConditionExpression: "#partition = :partition",
-      FilterExpression: seenSince === undefined ? undefined : "lastSeen >= :since",
       ExpressionAttributeNames: { "#partition": byClass.partitionKey },
-      ExpressionAttributeValues: {
-        ":partition": Keys.agentsOfClass(tenant, agentClass),
-        ...(seenSince === undefined ? {} : { ":since": seenSince }),
-      },
-      Select: "COUNT",
+      ExpressionAttributeValues: { ":partition": Keys.agentsOfClass(tenant, agentClass) },
+    };
+    if (seenSince === undefined)
+      return (await queryAll(this.client, { ...partition, Select: "COUNT" })).count;
+    const { items } = await queryAll(this.client, {
+      ...partition,
+      ProjectionExpression: "agentId, lastSeen",
     });
-    return count;
+    const profiles = items as Pick<AgentRecord, "agentId" | "lastSeen">[];
+    const since = (record: { lastSeen: number }) => record.lastSeen >= seenSince;
+    const stale = profiles.filter((record) => !since(record));
+    const seen = await withLastSeen(this.client, this.tableName, tenant, stale);
+    return profiles.length - stale.length + seen.filter(since).length;
   }
 
   /** The index to read, its partition for this tenant, and the full key to continue after an agent. */

@@ -1,9 +1,4 @@
-import {
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-} from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { type AgentLogEvent, agentLogKey } from "../../core/history/agent-log.js";
 import {
   type BucketKey,
@@ -15,23 +10,17 @@ import {
 import type { AgentEventLog, FleetHistoryStore } from "../../core/history/ports.js";
 import { sketchFromBytes, sketchToBytes } from "../../core/history/sketch.js";
 import type { PageRequest } from "../../core/paging.js";
-import { isConditionalCheckFailure, Keys } from "./keys.js";
+import { batchWriteAll } from "./batch-write.js";
+import { expiresAtSeconds, isConditionalCheckFailure, Keys } from "./keys.js";
 import { queryAll, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
-const DAY_MS = 24 * 60 * MINUTE_MS;
 /** Writers of one bucket are its minute's shards, a few at once: a race lost this often is a fault. */
 const MAX_UPDATE_ATTEMPTS = 20;
-/** BatchWriteItem takes 25 items a request. */
-const BATCH_WRITE_ITEMS = 25;
-const MAX_BATCH_WRITE_ATTEMPTS = 8;
 
 export interface HistoryRetention {
   retentionDays: number;
 }
-
-const expiresAtSeconds = (time: number, retention: HistoryRetention) =>
-  Math.floor((time + retention.retentionDays * DAY_MS) / 1000);
 
 /**
  * One item per tenant, class and minute: its counts, its agents sketch, the last position applied per shard
@@ -126,22 +115,7 @@ export class DynamoAgentEventLog implements AgentEventLog {
         },
       },
     }));
-    for (let start = 0; start < requests.length; start += BATCH_WRITE_ITEMS) {
-      await this.writeAll(requests.slice(start, start + BATCH_WRITE_ITEMS));
-    }
-  }
-
-  /** DynamoDB may leave some of a batch unprocessed when throttled: those are sent again, a while later. */
-  private async writeAll(requests: { PutRequest: { Item: Record<string, unknown> } }[]) {
-    let pending = requests;
-    for (let attempt = 1; pending.length > 0; attempt++) {
-      if (attempt > MAX_BATCH_WRITE_ATTEMPTS) throw new Error("DynamoDB left agent events unwritten");
-      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
-      const { UnprocessedItems } = await this.client.send(
-        new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }),
-      );
-      pending = (UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
-    }
+    await batchWriteAll(this.client, this.tableName, requests, "agent events");
   }
 
   async list(tenant: string, agentId: string, request: PageRequest) {

@@ -7,7 +7,13 @@ const historyMinute = (minute: number) => `M#${String(minute).padStart(10, "0")}
 
 /** Every key starts with the tenant, so a query built from a credential can only reach that tenant. */
 export const Keys = {
+  /** An agent's profile: what the agent lists read, in the class and tenant indexes. */
   agent: (tenant: string, agentId: string) => ({ pk: `T#${tenant}#A#${agentId}`, sk: "AGENT" }),
+  /**
+   * The agent's last-seen time from its periodic checkpoints, beside its profile in the same partition
+   * but in no index: it carries no index key, so a checkpoint writes one small item and nothing else.
+   */
+  agentSeen: (tenant: string, agentId: string) => ({ pk: `T#${tenant}#A#${agentId}`, sk: "SEEN" }),
   agentsOfClass: (tenant: string, agentClass: string) => `T#${tenant}#C#${agentClass}`,
   agentInClass: (agentId: string) => `A#${agentId}`,
   agentsOfTenant: (tenant: string) => `T#${tenant}#AGENTS`,
@@ -34,6 +40,16 @@ export const Keys = {
    */
   dueShard: (shard: number) => `DUE#${String(shard).padStart(2, "0")}`,
   dueAt: (time: number) => String(Math.max(0, Math.floor(time))).padStart(15, "0"),
+  /**
+   * An event staged in the outbox with the operation change it records: in its agent's operations
+   * partition (beside the operation, so the change and the event are one small transaction), and in the
+   * due index's outbox shards, where the relay finds those left behind, by time.
+   */
+  stagedEvent: (tenant: string, agentId: string, eventId: string) => ({
+    pk: `T#${tenant}#A#${agentId}#OPS`,
+    sk: `OUTBOX#${eventId}`,
+  }),
+  outboxShard: (shard: number) => `OUTBOX#${String(shard).padStart(2, "0")}`,
   /** The due index's partition of every tenant's active rollouts, by creation time (dueAt). */
   dueRollouts: () => "DUE#ROLLOUTS",
   /** A class's flow versions, by hash. */
@@ -90,6 +106,8 @@ export const Keys = {
     pk: `T#${tenant}#WEBHOOKS`,
     sk: `W#${subscriptionId}`,
   }),
+  /** A tenant's audit trail, by time and request id (auditKey). */
+  auditRecord: (tenant: string, auditKey: string) => ({ pk: `T#${tenant}#AUDIT`, sk: `E#${auditKey}` }),
   /** The tenant's revocation list: one item per revoked serial, read whole by the agent API. */
   revokedCertificate: (tenant: string, serial: string) => ({ pk: `T#${tenant}#REVOKED`, sk: `S#${serial}` }),
 } as const;
@@ -100,6 +118,11 @@ export function recordOf<T>(item: Record<string, unknown>, keyAttributes: readon
   for (const name of keyAttributes) delete record[name];
   return record as unknown as T;
 }
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The table's time to live, in epoch seconds, of an item about `time` kept for `retentionDays`. */
+export const expiresAtSeconds = (time: number, retention: { retentionDays: number }): number =>
+  Math.floor((time + retention.retentionDays * DAY_MS) / 1000);
 
 export const isConditionalCheckFailure = (error: unknown): boolean =>
   (error as { name?: string }).name === "ConditionalCheckFailedException";

@@ -4,9 +4,12 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { dropUndefined } from "../../core/c2/json.js";
+import type { OperationEvent } from "../../core/events/model.js";
 import {
   isFinal,
   type OperationChange,
@@ -14,7 +17,8 @@ import {
   type OperationState,
 } from "../../core/operations/model.js";
 import type { OperationQuery, OperationStore } from "../../core/operations/ports.js";
-import { isConditionalCheckFailure, Keys, recordOf } from "./keys.js";
+import { stagedEventItem } from "./event-outbox.js";
+import { failedTransactionConditions, isConditionalCheckFailure, Keys, recordOf } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
@@ -35,6 +39,8 @@ const DUE_SHARDS = 16;
 /** Entries read per query of one shard: a run stops at its bound, so it rarely reads more than a page. */
 const DUE_PAGE_SIZE = 100;
 const dueIndex = TableSchema.indexes.due;
+
+type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
 
 /** An agent's operations share a shard, which keeps their order in it by due time. */
 const dueShardOf = (tenant: string, agentId: string): number =>
@@ -69,10 +75,10 @@ export class DynamoOperationStore implements OperationStore {
     private readonly tableName: string,
   ) {}
 
-  async create(operations: OperationRecord[]): Promise<void> {
+  async create(operations: OperationRecord[], events: OperationEvent[] = []): Promise<void> {
     for (const record of operations) {
-      await this.client.send(
-        new PutCommand({
+      const put = {
+        Put: {
           TableName: this.tableName,
           Item: {
             ...Keys.operation(record.tenant, record.agentId, record.operationId),
@@ -81,7 +87,11 @@ export class DynamoOperationStore implements OperationStore {
             ...dropUndefined(record),
           },
           ConditionExpression: "attribute_not_exists(pk)",
-        }),
+        },
+      };
+      await this.write(
+        put,
+        events.find((candidate) => candidate.operationId === record.operationId),
       );
     }
   }
@@ -115,7 +125,12 @@ export class DynamoOperationStore implements OperationStore {
     return items.map(toRecord);
   }
 
-  async transition(operation: OperationRecord, from: OperationState, change: OperationChange) {
+  async transition(
+    operation: OperationRecord,
+    from: OperationState,
+    change: OperationChange,
+    event?: OperationEvent,
+  ) {
     const closing = isFinal(change.state);
     const values: Record<string, unknown> = {
       ...dropUndefined(change),
@@ -131,29 +146,44 @@ export class DynamoOperationStore implements OperationStore {
     const names = Object.keys(values);
     // A closed operation leaves the due index: the sweeper never reads it again.
     const removed = closing ? ["dueAt", dueIndex.partitionKey, dueIndex.sortKey] : [];
+    const update = {
+      Update: {
+        TableName: this.tableName,
+        Key: Keys.operation(operation.tenant, operation.agentId, operation.operationId),
+        UpdateExpression: [
+          `SET ${names.map((name) => `#${name} = :${name}`).join(", ")}`,
+          ...(removed.length > 0 ? [`REMOVE ${removed.map((name) => `#${name}`).join(", ")}`] : []),
+        ].join(" "),
+        ConditionExpression: "#state = :from",
+        ExpressionAttributeNames: Object.fromEntries(
+          [...names, ...removed].map((name) => [`#${name}`, name]),
+        ),
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(names.map((name) => [`:${name}`, values[name]])),
+          ":from": from,
+        },
+      },
+    };
+    return this.write(update, event);
+  }
+
+  /**
+   * One change and its staged event, both or neither; false when an update's condition failed. A change
+   * without an event is a plain write: a transaction costs twice the write units.
+   */
+  private async write(change: TransactItem, event: OperationEvent | undefined): Promise<boolean> {
     try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: Keys.operation(operation.tenant, operation.agentId, operation.operationId),
-          UpdateExpression: [
-            `SET ${names.map((name) => `#${name} = :${name}`).join(", ")}`,
-            ...(removed.length > 0 ? [`REMOVE ${removed.map((name) => `#${name}`).join(", ")}`] : []),
-          ].join(" "),
-          ConditionExpression: "#state = :from",
-          ExpressionAttributeNames: Object.fromEntries(
-            [...names, ...removed].map((name) => [`#${name}`, name]),
-          ),
-          ExpressionAttributeValues: {
-            ...Object.fromEntries(names.map((name) => [`:${name}`, values[name]])),
-            ":from": from,
-          },
-        }),
-      );
+      if (event) {
+        const staged = { Put: { TableName: this.tableName, Item: stagedEventItem(event) } };
+        await this.client.send(new TransactWriteCommand({ TransactItems: [change, staged] }));
+      } else if (change.Put) await this.client.send(new PutCommand(change.Put));
+      else if (change.Update) await this.client.send(new UpdateCommand(change.Update));
       return true;
     } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
-      throw error;
+      const conditionFailed = isConditionalCheckFailure(error) || failedTransactionConditions(error)?.[0];
+      // A new operation whose id exists is an error; a change the operation has left behind is a lost race.
+      if (change.Put || !conditionFailed) throw error;
+      return false;
     }
   }
 

@@ -3,21 +3,38 @@ import type { Page, PageRequest } from "../../core/paging.js";
 
 /**
  * One page of one partition, in sort key order: the console's lists are key queries only. Items' sort
- * keys are `<prefix><key>`; the page's `last` is the key of the last item DynamoDB evaluated.
+ * keys are `<prefix><key>`; the page's `last` is the key of the last item DynamoDB evaluated. With `between`,
+ * only the keys from its first to its last, both included.
  */
 export async function queryPartition(
   client: DynamoDBDocumentClient,
   tableName: string,
-  partition: { pk: string; prefix: string },
+  partition: { pk: string; prefix: string; between?: [string, string] },
   request: PageRequest,
   extra: Partial<QueryCommandInput> = {},
 ): Promise<Page<Record<string, unknown>>> {
-  const { pk, prefix } = partition;
+  const { pk, prefix, between } = partition;
+  const keyCondition = between
+    ? {
+        KeyConditionExpression: "pk = :pk AND sk BETWEEN :first AND :last",
+        ExpressionAttributeValues: {
+          ":pk": pk,
+          ":first": `${prefix}${between[0]}`,
+          ":last": `${prefix}${between[1]}`,
+        },
+      }
+    : {
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues: { ":pk": pk, ":prefix": prefix },
+      };
   const page = await client.send(
     new QueryCommand({
       TableName: tableName,
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": pk, ":prefix": prefix, ...extra.ExpressionAttributeValues },
+      KeyConditionExpression: keyCondition.KeyConditionExpression,
+      ExpressionAttributeValues: {
+        ...keyCondition.ExpressionAttributeValues,
+        ...extra.ExpressionAttributeValues,
+      },
       ExclusiveStartKey: request.after === undefined ? undefined : { pk, sk: `${prefix}${request.after}` },
       ScanIndexForward: !request.descending,
       Limit: request.limit,

@@ -7,6 +7,12 @@ export const TableSchema = {
   partitionKey: "pk",
   sortKey: "sk",
   timeToLiveAttribute: "expiresAt",
+  /**
+   * What every index holds of an item it indexes: all of it, as the agent lists filter a page by the agent
+   * profile's manifest, flow and hostname and show them. Periodic checkpoints stay out of the indexes
+   * by writing an item that carries no index key (Keys.agentSeen), not by projecting less.
+   */
+  indexProjection: "ALL",
   indexes: {
     /** A tenant's agents of one class, by agent id; one agent's certificates, by serial. */
     byClass: { indexName: "gsi1", partitionKey: "gsi1pk", sortKey: "gsi1sk" },

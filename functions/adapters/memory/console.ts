@@ -80,6 +80,12 @@ export class MemoryFleetRegistry implements FleetRegistry {
     this.agents.set(`${record.tenant}/${record.agentId}`, structuredClone(record));
   }
 
+  /** An agent's periodic checkpoint, which the agent API writes (AgentRegistry.recordSeen). */
+  recordSeen(tenant: string, agentId: string, lastSeen: number) {
+    const record = this.agents.get(`${tenant}/${agentId}`);
+    if (record) record.lastSeen = Math.max(record.lastSeen, lastSeen);
+  }
+
   async query(tenant: string, query: AgentQuery) {
     const text = query.text;
     return pageOf(

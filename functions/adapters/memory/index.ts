@@ -12,8 +12,8 @@ import type { OverdueAgent, PresenceState } from "../../core/agents/presence.js"
 import { dropUndefined } from "../../core/c2/json.js";
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
 import type { ProcessorStatus } from "../../core/c2/model.js";
-import type { BeaconEvent } from "../../core/events/model.js";
-import type { EventSink } from "../../core/events/ports.js";
+import type { BeaconEvent, OperationEvent } from "../../core/events/model.js";
+import type { EventOutbox, EventSink } from "../../core/events/ports.js";
 import { type ClassFlowPolicy, isAcceptedFlow } from "../../core/flows/policy.js";
 import type { ClassFlowPolicies } from "../../core/flows/ports.js";
 import type { CachedRevocation, RevocationList } from "../../core/identity/ports.js";
@@ -56,6 +56,13 @@ export class MemoryAgentRegistry implements AgentRegistry {
     const record =
       this.records.get(key) ?? ({ tenant, agentId, firstSeen: checkpoint.lastSeen } as AgentRecord);
     this.records.set(key, { ...record, ...structuredClone(dropUndefined(checkpoint)) });
+  }
+
+  /** Kept in the record: reads give the later time, as the table's separate item does. */
+  async recordSeen(tenant: string, agentId: string, lastSeen: number) {
+    this.calls++;
+    const record = this.records.get(`${tenant}/${agentId}`);
+    if (record) record.lastSeen = Math.max(record.lastSeen, lastSeen);
   }
 
   async beginDescribe(tenant: string, agentId: string, operationId: string, now: number, expiresAt: number) {
@@ -154,6 +161,10 @@ interface HotAgent {
   runStatus?: string;
   processors?: ProcessorStatus[];
   resourceHash?: string | null;
+  /** As JSON, as the cache compares it. */
+  device?: string;
+  /** The device changed since the agent's last checkpoint. */
+  deviceChanged?: boolean;
   lastCheckpoint: number;
   describePendingUntil?: number;
   manifest?: KnownManifest;
@@ -203,13 +214,20 @@ export class MemoryHotState implements HotState, PresenceState {
     agent.runStatus = sighting.runStatus ?? agent.runStatus;
     agent.processors = sighting.processors ?? agent.processors;
     if (sighting.resourceHash !== undefined) agent.resourceHash = sighting.resourceHash;
+    const device = sighting.device && JSON.stringify(sighting.device);
+    if (agent.registered && device !== undefined && device !== agent.device) agent.deviceChanged = true;
+    agent.device = device ?? agent.device;
     agent.lastSeen = sighting.now;
     const offlineLastSeen = this.offlineMarks.get(key);
     this.offlineMarks.delete(key);
     const pending = this.pendingOperations.get(key)?.toString();
     const checkpointDue =
       agent.registered && sighting.now - agent.lastCheckpoint >= sighting.checkpointIntervalMs;
-    if (checkpointDue) agent.lastCheckpoint = sighting.now;
+    const deviceChanged = checkpointDue && agent.deviceChanged === true;
+    if (checkpointDue) {
+      agent.lastCheckpoint = sighting.now;
+      agent.deviceChanged = false;
+    }
     this.agents.set(key, agent);
     const manifest =
       agent.manifestHash !== undefined && agent.manifest?.hash === agent.manifestHash
@@ -229,6 +247,7 @@ export class MemoryHotState implements HotState, PresenceState {
       manifestId: manifest?.manifestId,
       supportedOperations,
       checkpointDue,
+      deviceChanged,
       describePendingUntil: agent.describePendingUntil,
       operationsPending: pending,
       offlineLastSeen,
@@ -399,20 +418,45 @@ export class SequentialIds implements IdGenerator {
   }
 }
 
+/** Staged events by id, as the table's outbox keeps them. */
+export class MemoryEventOutbox implements EventOutbox {
+  readonly staged = new Map<string, BeaconEvent>();
+
+  stage(event: BeaconEvent) {
+    this.staged.set(`${event.tenant}/${event.eventId}`, structuredClone(event));
+  }
+
+  async pending(before: number, limit: number) {
+    return [...this.staged.values()]
+      .filter((event) => event.at < before)
+      .sort((a, b) => a.at - b.at)
+      .slice(0, limit)
+      .map((event) => structuredClone(event));
+  }
+
+  async clear(events: BeaconEvent[]) {
+    for (const event of events) this.staged.delete(`${event.tenant}/${event.eventId}`);
+  }
+}
+
 export class MemoryOperationStore implements OperationStore {
   readonly records = new Map<string, OperationRecord>();
   calls = 0;
+
+  constructor(private readonly outbox = new MemoryEventOutbox()) {}
 
   private key(tenant: string, agentId: string, operationId: string) {
     return `${tenant}/${agentId}/${operationId}`;
   }
 
-  async create(operations: OperationRecord[]) {
+  async create(operations: OperationRecord[], events: OperationEvent[] = []) {
     this.calls++;
     for (const record of operations) {
       const key = this.key(record.tenant, record.agentId, record.operationId);
       if (this.records.has(key)) throw new Error(`operation ${key} exists`);
       this.records.set(key, structuredClone(record));
+      const event = events.find((candidate) => candidate.operationId === record.operationId);
+      if (event) this.outbox.stage(event);
     }
   }
 
@@ -430,11 +474,17 @@ export class MemoryOperationStore implements OperationStore {
       .map((record) => structuredClone(record));
   }
 
-  async transition(operation: OperationRecord, from: OperationState, change: OperationChange) {
+  async transition(
+    operation: OperationRecord,
+    from: OperationState,
+    change: OperationChange,
+    event?: OperationEvent,
+  ) {
     this.calls++;
     const record = this.records.get(this.key(operation.tenant, operation.agentId, operation.operationId));
     if (!record || record.state !== from) return false;
     Object.assign(record, change);
+    if (event) this.outbox.stage(event);
     // As in the table: a closed operation leaves the due index.
     if (isFinal(change.state)) delete record.dueAt;
     return true;

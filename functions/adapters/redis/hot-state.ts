@@ -58,6 +58,7 @@ type RecordSightingReply =
       string,
       string,
       string,
+      number,
     ];
 
 interface ScriptedRedis {
@@ -115,6 +116,7 @@ export class RedisHotState implements HotState {
       processors,
       previousResourceHash,
       offlineLastSeen,
+      deviceChanged,
     ] = reply;
     const result: HotSightingResult = {
       registered: registered === "1",
@@ -129,6 +131,7 @@ export class RedisHotState implements HotState {
       manifestId: manifestId || undefined,
       supportedOperations: operations ? (JSON.parse(operations) as SupportedOperations) : undefined,
       checkpointDue: Number(due) === 1,
+      deviceChanged: Number(deviceChanged) === 1,
       describePendingUntil: describeUntil ? Number(describeUntil) : undefined,
       operationsPending: pending || undefined,
       offlineLastSeen: offlineLastSeen ? Number(offlineLastSeen) : undefined,

@@ -16,7 +16,7 @@ local revocation = redis.call('HMGET', KEYS[2], ARGV[5], '#loaded')
 if not revocation[2] then return {'unknown'} end
 if revocation[1] then return {'revoked'} end
 local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'agentClass', 'manifestHash', 'flowId',
-  'describeUntil', 'knownManifestHash', 'manifestId', 'supportedOperations', 'resourceHash')
+  'describeUntil', 'knownManifestHash', 'manifestId', 'supportedOperations', 'resourceHash', 'device')
 local reported = {}
 for index = 10, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
 local agentClass = reported['agentClass'] or previous[3]
@@ -32,10 +32,18 @@ if agentClass then
   redis.call('ZADD', KEYS[6], ARGV[1], ARGV[3])
   if previous[3] and previous[3] ~= agentClass then redis.call('ZREM', KEYS[8], ARGV[3]) end
 end
+-- A registered agent's device other than the one held (JSON the agent API writes in one order) is kept
+-- as a mark until the agent's next checkpoint, which writes it to the registry's profile: an address that
+-- flaps costs one profile write a checkpoint interval at most.
+if previous[1] == '1' and reported['device'] and reported['device'] ~= previous[11] then
+  redis.call('HSET', KEYS[1], 'deviceChanged', '1')
+end
 local checkpointDue = 0
+local deviceChanged = 0
 if previous[1] == '1' and tonumber(ARGV[1]) - tonumber(previous[2] or '0') >= tonumber(ARGV[2]) then
   redis.call('HSET', KEYS[1], 'checkpointAt', ARGV[1])
   checkpointDue = 1
+  deviceChanged = redis.call('HDEL', KEYS[1], 'deviceChanged')
 end
 -- The agent's manifest counts only for the hash it was reported with: a new hash is a manifest to learn.
 local manifestId = false
@@ -84,7 +92,7 @@ return {
   previous[3] or '', previous[4] or '', previous[5] or '',
   supportedOperations or '', checkpointDue, previous[6] or '', pending or '',
   classFlowUnknown, catchUpFlow or '', catchUpAckTimeout or '', manifestId or '',
-  runStatuses[1] or '', runStatuses[2] or '', previous[10] or '', offline or ''
+  runStatuses[1] or '', runStatuses[2] or '', previous[10] or '', offline or '', deviceChanged
 }
 `;
 

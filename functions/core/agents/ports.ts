@@ -33,7 +33,7 @@ export interface AgentRecord {
   pendingDescribe?: { operationId: string; expiresAt: number };
 }
 
-/** What changed since the registry last heard from the agent, written on change or at a checkpoint. */
+/** What changed since the registry last heard from the agent, written to its profile on change. */
 export interface AgentCheckpoint {
   lastSeen: number;
   agentClass?: string;
@@ -48,7 +48,13 @@ export interface AgentRegistry {
   get(tenant: string, agentId: string): Promise<AgentRecord | undefined>;
   /** Conditional create: a second registration of the same agent changes nothing. */
   register(record: AgentRecord): Promise<"created" | "exists">;
+  /** Writes what changed to the agent's profile, the item the console's agent lists read. */
   checkpoint(tenant: string, agentId: string, checkpoint: AgentCheckpoint): Promise<void>;
+  /**
+   * The periodic checkpoint of an agent whose profile did not change: its last-seen time alone, kept
+   * apart from the profile (so on AWS in a small item no index copies). Reads take the later of the two.
+   */
+  recordSeen(tenant: string, agentId: string, lastSeen: number): Promise<void>;
   /** Claims the DESCRIBE slot when none is outstanding or the outstanding one expired. */
   beginDescribe(
     tenant: string,
@@ -96,6 +102,7 @@ export interface HotSighting {
   resourceHash?: string | null;
   system?: SystemLoad;
   configurationChecksums?: ConfigurationChecksums;
+  /** The agent's own checkpoint interval (checkpoint-interval.ts). */
   checkpointIntervalMs: number;
   /** How long a catch-up claimed for the agent holds off the next one (an update it failed is retried after it). */
   catchUpRetryMs: number;
@@ -119,6 +126,8 @@ export interface HotSightingResult {
   supportedOperations?: SupportedOperations;
   /** This heartbeat claimed the periodic registry checkpoint. */
   checkpointDue: boolean;
+  /** This heartbeat claimed the checkpoint, and the agent reported another device since the last one. */
+  deviceChanged?: boolean;
   /** A DESCRIBE MANIFEST is outstanding until this time. */
   describePendingUntil?: number;
   /**

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { cppAgentOf, cppHeartbeatOf, example } from "../../../scripts/c2-examples.js";
 import {
   AGENT_API_URL,
@@ -14,6 +14,7 @@ import type { ClassFlowPolicy } from "../flows/policy.js";
 import type { AgentCredential } from "../identity/credentials.js";
 import { binaryOf } from "../manifests/canonical.js";
 import type { OperationRecord } from "../operations/model.js";
+import { checkpointIntervalOf } from "./checkpoint-interval.js";
 import { CATCH_UP_CREATOR } from "./sighting.js";
 
 const fleet: AgentCredential = { kind: "fleet", tenant: "acme", fleetName: "acme-fleet", serialNumber: "01" };
@@ -108,23 +109,58 @@ describe("recordHeartbeat", () => {
     }).toEqual({ registry: 0, classes: 0, manifests: 0, cache: 1, events: 1 });
   });
 
-  it("checkpoints last-seen to the registry once per interval", async () => {
+  it("checkpoints last-seen alone to the registry once per the agent's own interval", async () => {
     const core = coreHarness();
     await core.recordHeartbeat(fleet, example("cpp/heartbeat-full.json"));
     const registryCalls = () => core.registry.calls;
+    const profileWrites = vi.spyOn(core.registry, "checkpoint");
+    const ownInterval = checkpointIntervalOf("9628acfe-b9fe-11ef-a0c0-10f60a596f64", CHECKPOINT_MS);
+    expect(ownInterval).not.toBe(CHECKPOINT_MS);
 
-    core.clock.advance(CHECKPOINT_MS - 1);
+    core.clock.advance(ownInterval - 1);
     let before = registryCalls();
     await core.recordHeartbeat(fleet, example("cpp/heartbeat-light.json"));
     expect(registryCalls() - before).toBe(0);
 
-    core.clock.advance(2);
+    core.clock.advance(1);
     before = registryCalls();
     await core.recordHeartbeat(fleet, example("cpp/heartbeat-light.json"));
     expect(registryCalls() - before).toBe(1);
+    expect(profileWrites).not.toHaveBeenCalled();
     expect(core.registry.records.get("acme/9628acfe-b9fe-11ef-a0c0-10f60a596f64")?.lastSeen).toBe(
       core.clock.time,
     );
+  });
+
+  it("writes a changed device to the profile at the agent's next checkpoint, however often it changed", async () => {
+    const core = coreHarness();
+    const cpp = example("cpp/heartbeat-light.json");
+    const agentId = "9628acfe-b9fe-11ef-a0c0-10f60a596f64";
+    await core.recordHeartbeat(fleet, cpp);
+    const profileWrites = vi.spyOn(core.registry, "checkpoint");
+    const seenWrites = vi.spyOn(core.registry, "recordSeen");
+    const withAddress = (ipAddress: string) => {
+      const moved = structuredClone(cpp);
+      ((moved.deviceInfo as JsonObject).networkInfo as JsonObject).ipAddress = ipAddress;
+      return moved;
+    };
+    // An address that flaps at every heartbeat costs no registry write until the checkpoint is due.
+    for (const ipAddress of ["192.0.2.11", "192.0.2.12", "192.0.2.11", "192.0.2.12"]) {
+      core.clock.advance(60_000);
+      await core.recordHeartbeat(fleet, withAddress(ipAddress));
+    }
+    expect(profileWrites).not.toHaveBeenCalled();
+    core.clock.advance(checkpointIntervalOf(agentId, CHECKPOINT_MS));
+    await core.recordHeartbeat(fleet, withAddress("192.0.2.12"));
+    expect(profileWrites).toHaveBeenCalledTimes(1);
+    expect(seenWrites).not.toHaveBeenCalled();
+    expect(core.registry.records.get(`acme/${agentId}`)?.device?.ipAddress).toBe("192.0.2.12");
+
+    // Unchanged since, the next checkpoint writes the last-seen time alone.
+    core.clock.advance(checkpointIntervalOf(agentId, CHECKPOINT_MS));
+    await core.recordHeartbeat(fleet, withAddress("192.0.2.12"));
+    expect(profileWrites).toHaveBeenCalledTimes(1);
+    expect(seenWrites).toHaveBeenCalledTimes(1);
   });
 
   it("writes a changed flow id at once", async () => {

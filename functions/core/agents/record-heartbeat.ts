@@ -36,7 +36,7 @@ import {
 } from "./sighting.js";
 
 export interface HeartbeatSettings {
-  /** How often a steady agent's last-seen time is written to the registry. */
+  /** How often a steady agent's last-seen time is written to the registry, give or take each agent's jitter. */
   checkpointIntervalMs: number;
   /** How long a DESCRIBE MANIFEST stays outstanding before Beacon asks again. */
   describeRetryMs: number;
@@ -127,7 +127,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     if (!view.registered && !view.knownAbsent) {
       record = await registry.get(tenant, agentId);
       if (record) {
-        const known = withRegistryEntry(view, record, now, settings.checkpointIntervalMs);
+        const known = withRegistryEntry(view, record, heartbeat, now, settings.checkpointIntervalMs);
         const pendingUntil = known.describePendingUntil;
         if (pendingUntil !== undefined && view.describePendingUntil === undefined)
           await cache.attempt(() => hotState.rememberDescribe(tenant, agentId, pendingUntil));
@@ -168,6 +168,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       const change = registryChange(view, heartbeat, agentClass, now, learned);
       if (change.classChanged) await ensureClass(tenant, agentClass, now, cache);
       if (change.checkpoint) await registry.checkpoint(tenant, agentId, change.checkpoint);
+      if (change.lastSeen !== undefined) await registry.recordSeen(tenant, agentId, change.lastSeen);
     }
 
     const operations: C2Operation[] = [];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Heartbeat } from "../c2/model.js";
 import type { AgentCredential } from "../identity/credentials.js";
+import { checkpointIntervalOf } from "./checkpoint-interval.js";
 import type { AgentRecord, HotSightingResult } from "./ports.js";
 import {
   type AgentView,
@@ -12,6 +13,7 @@ import {
   looksForOperations,
   registryChange,
   seenEffectsOf,
+  sightingOf,
   viewOfRecord,
   viewOfSighting,
   withRegistryEntry,
@@ -19,6 +21,8 @@ import {
 
 const NOW = 1_700_000_000_000;
 const CHECKPOINT_MS = 600_000;
+/** Agent a-1's own checkpoint interval, the configured one with its jitter. */
+const OWN_CHECKPOINT_MS = checkpointIntervalOf("a-1", CHECKPOINT_MS);
 const fleet: AgentCredential = { kind: "fleet", tenant: "acme", fleetName: "f", serialNumber: "01" };
 const agentCertificate: AgentCredential = {
   kind: "agent",
@@ -87,14 +91,47 @@ describe("the view of the agent", () => {
     );
     expect(view).toMatchObject({ registered: true, manifestHash: "m-1", describePendingUntil: NOW + 1 });
     expect(view.checkpointDue).toBe(false);
-    expect(viewOfRecord(record, heartbeat, NOW + CHECKPOINT_MS, CHECKPOINT_MS).checkpointDue).toBe(true);
+    const dueAt = record.lastSeen + OWN_CHECKPOINT_MS;
+    expect(viewOfRecord(record, heartbeat, dueAt - 1, CHECKPOINT_MS).checkpointDue).toBe(false);
+    expect(viewOfRecord(record, heartbeat, dueAt, CHECKPOINT_MS).checkpointDue).toBe(true);
+  });
+
+  it("tells the cache the agent's own checkpoint interval, within a fifth of the configured one", () => {
+    const intervals = { checkpointIntervalMs: CHECKPOINT_MS, catchUpRetryMs: 1 };
+    expect(OWN_CHECKPOINT_MS).not.toBe(CHECKPOINT_MS);
+    expect(Math.abs(OWN_CHECKPOINT_MS - CHECKPOINT_MS)).toBeLessThanOrEqual(CHECKPOINT_MS / 5);
+    expect(sightingOf("acme", fleet, heartbeat, NOW, intervals).checkpointIntervalMs).toBe(OWN_CHECKPOINT_MS);
+    expect(sightingOf("acme", fleet, { agentId: "a-2" }, NOW, intervals).checkpointIntervalMs).toBe(
+      checkpointIntervalOf("a-2", CHECKPOINT_MS),
+    );
+  });
+
+  it("writes a device other than the registry's, field by field, at a due checkpoint only when the cache is down", () => {
+    const held = { ...record, device: { hostname: "pump-7", vCores: 4 } };
+    const dueAt = record.lastSeen + OWN_CHECKPOINT_MS;
+    const changedBy = (device: Heartbeat["device"], now = dueAt) =>
+      viewOfRecord(held, { ...heartbeat, device }, now, CHECKPOINT_MS).deviceChanged;
+    expect(changedBy(undefined)).toBe(false);
+    expect(changedBy({ vCores: 4, hostname: "pump-7" })).toBe(false);
+    expect(changedBy({ hostname: "pump-8", vCores: 4 })).toBe(true);
+    expect(changedBy({ hostname: "pump-7" })).toBe(true);
+    expect(changedBy({ hostname: "pump-7", vCores: 4, ipAddress: "10.0.0.7" })).toBe(true);
+    // Before the checkpoint is due the change waits: every heartbeat reads the registry while the cache is down.
+    expect(changedBy({ hostname: "pump-8", vCores: 4 }, dueAt - 1)).toBe(false);
+    expect(
+      viewOfRecord(record, { ...heartbeat, device: { hostname: "pump-7" } }, dueAt, CHECKPOINT_MS),
+    ).toMatchObject({ deviceChanged: true });
+    expect(
+      viewOfSighting({ registered: true, checkpointDue: false, deviceChanged: true }).deviceChanged,
+    ).toBe(true);
   });
 
   it("of an agent the cache lost is completed from its registry entry, the heartbeat's values first", () => {
     const lost: AgentView = { registered: false, manifestHash: "m-2", checkpointDue: false };
     const known = withRegistryEntry(
-      lost,
+      { ...lost, deviceChanged: true },
       { ...record, pendingDescribe: { operationId: "describe-1", expiresAt: NOW + 1 } },
+      heartbeat,
       NOW,
       CHECKPOINT_MS,
     );
@@ -105,12 +142,20 @@ describe("the view of the agent", () => {
       flowId: "f-1",
       previous: { agentClass: "pumps", manifestHash: "m-1", flowId: "f-1" },
       checkpointDue: false,
+      // The cache that lost the agent compared the device with none: the registry's entry says.
+      deviceChanged: false,
       describePendingUntil: NOW + 1,
     });
     expect(
-      withRegistryEntry({ ...lost, describePendingUntil: NOW + 5 }, record, NOW, CHECKPOINT_MS),
+      withRegistryEntry({ ...lost, describePendingUntil: NOW + 5 }, record, heartbeat, NOW, CHECKPOINT_MS),
     ).toMatchObject({ describePendingUntil: NOW + 5 });
-    expect(withRegistryEntry(lost, record, NOW + CHECKPOINT_MS, CHECKPOINT_MS).checkpointDue).toBe(true);
+    const dueAt = record.lastSeen + OWN_CHECKPOINT_MS;
+    expect(withRegistryEntry(lost, record, heartbeat, dueAt - 1, CHECKPOINT_MS).checkpointDue).toBe(false);
+    expect(withRegistryEntry(lost, record, heartbeat, dueAt, CHECKPOINT_MS).checkpointDue).toBe(true);
+    // At once: the cache had lost the agent, and will compare the next heartbeats' device with this one.
+    expect(
+      withRegistryEntry(lost, record, { ...heartbeat, device: { hostname: "pump-8" } }, NOW, CHECKPOINT_MS),
+    ).toMatchObject({ checkpointDue: false, deviceChanged: true });
   });
 });
 
@@ -119,12 +164,23 @@ describe("what a known agent's heartbeat writes to the registry", () => {
     expect(registryChange(steady, heartbeat, "pumps", NOW, undefined)).toEqual({ classChanged: false });
   });
 
-  it("is a checkpoint when one is due, or at once when the manifest, the flow or the class changed", () => {
-    const checkpoint = { lastSeen: NOW, agentClass: "pumps", manifestHash: "m-1", flowId: "f-1" };
+  it("is the last-seen time alone when a checkpoint is due and nothing changed", () => {
     expect(registryChange({ ...steady, checkpointDue: true }, heartbeat, "pumps", NOW, undefined)).toEqual({
       classChanged: false,
-      checkpoint,
+      lastSeen: NOW,
     });
+  });
+
+  it("is the profile at once when the manifest, the flow, the class or the device changed", () => {
+    const checkpoint = { lastSeen: NOW, agentClass: "pumps", manifestHash: "m-1", flowId: "f-1" };
+    const device = { hostname: "pump-8" };
+    expect(
+      registryChange({ ...steady, deviceChanged: true }, { ...heartbeat, device }, "pumps", NOW, undefined),
+    ).toEqual({ classChanged: false, checkpoint: { ...checkpoint, device } });
+    // A change due at a checkpoint writes the profile, with the last-seen time, and nothing else.
+    expect(
+      registryChange({ ...steady, flowId: "f-2", checkpointDue: true }, heartbeat, "pumps", NOW, undefined),
+    ).toEqual({ classChanged: false, checkpoint: { ...checkpoint, flowId: "f-2" } });
     expect(
       registryChange({ ...steady, flowId: "f-2" }, heartbeat, "pumps", NOW, undefined).checkpoint,
     ).toEqual({

@@ -4,7 +4,7 @@
  */
 import type { UnattributedHeartbeat } from "../c2/heartbeat.js";
 import { type SupportedOperations, supportedOperationsOf, supports } from "../c2/manifest.js";
-import type { Heartbeat, ProcessorStatus } from "../c2/model.js";
+import type { DeviceSummary, Heartbeat, ProcessorStatus } from "../c2/model.js";
 import { BeaconError } from "../errors.js";
 import type { HeartbeatEvent } from "../events/model.js";
 import { type AgentCredential, authorizeAgent } from "../identity/credentials.js";
@@ -13,6 +13,7 @@ import type { SeenEffects } from "../operations/effects.js";
 import { newUpdateConfiguration } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import type { IdGenerator } from "../ports.js";
+import { checkpointIntervalOf } from "./checkpoint-interval.js";
 import type { AgentCheckpoint, AgentRecord, HotSighting, HotSightingResult } from "./ports.js";
 
 /**
@@ -39,6 +40,12 @@ export interface AgentView {
   manifestId?: string;
   supportedOperations?: SupportedOperations;
   checkpointDue: boolean;
+  /**
+   * The agent reports another device than the registry's profile holds, to be written now: at a due
+   * checkpoint (an address that flaps costs one profile write an interval at most), or at once when the
+   * cache had lost the agent (which it does not do often).
+   */
+  deviceChanged?: boolean;
   describePendingUntil?: number;
   /** The registry was read already and has no such agent. */
   knownAbsent?: boolean;
@@ -63,7 +70,7 @@ export function attributed(heartbeat: UnattributedHeartbeat, credential: AgentCr
   return { ...heartbeat, agentId };
 }
 
-/** What the cache records of this heartbeat in its one round trip. */
+/** What the cache records of this heartbeat in its one round trip, with the agent's own checkpoint interval. */
 export function sightingOf(
   tenant: string,
   credential: AgentCredential,
@@ -89,7 +96,7 @@ export function sightingOf(
     resourceHash: heartbeat.resourceHash,
     system: heartbeat.system,
     configurationChecksums: heartbeat.configurationChecksums,
-    checkpointIntervalMs: intervals.checkpointIntervalMs,
+    checkpointIntervalMs: checkpointIntervalOf(heartbeat.agentId, intervals.checkpointIntervalMs),
     catchUpRetryMs: intervals.catchUpRetryMs,
   };
 }
@@ -112,6 +119,7 @@ export function viewOfSighting(sighting: HotSightingResult): AgentView {
     manifestId: sighting.manifestId,
     supportedOperations: sighting.supportedOperations,
     checkpointDue: sighting.checkpointDue,
+    deviceChanged: sighting.deviceChanged,
     describePendingUntil: sighting.describePendingUntil,
     operationsPending: sighting.operationsPending,
     offlineLastSeen: sighting.offlineLastSeen,
@@ -121,7 +129,10 @@ export function viewOfSighting(sighting: HotSightingResult): AgentView {
   };
 }
 
-/** The agent as the registry holds it, when the cache could not answer: the heartbeat's values on top. */
+/**
+ * The agent as the registry holds it, when the cache could not answer: the heartbeat's values on top. A
+ * checkpoint is due once the registry's last-seen time is the agent's checkpoint interval old.
+ */
 export function viewOfRecord(
   record: AgentRecord | undefined,
   heartbeat: Heartbeat,
@@ -138,13 +149,15 @@ export function viewOfRecord(
       knownAbsent: true,
     };
   }
+  const checkpointDue = now - record.lastSeen >= checkpointIntervalOf(record.agentId, checkpointIntervalMs);
   return {
     registered: true,
     agentClass: heartbeat.agentClass ?? record.agentClass,
     manifestHash: heartbeat.manifestHash ?? record.manifestHash,
     flowId: heartbeat.flowId ?? record.flowId,
     previous: { agentClass: record.agentClass, manifestHash: record.manifestHash, flowId: record.flowId },
-    checkpointDue: now - record.lastSeen >= checkpointIntervalMs,
+    checkpointDue,
+    deviceChanged: checkpointDue && deviceChanged(heartbeat.device, record.device),
     describePendingUntil: record.pendingDescribe?.expiresAt,
   };
 }
@@ -156,6 +169,7 @@ export function viewOfRecord(
 export function withRegistryEntry(
   view: AgentView,
   record: AgentRecord,
+  heartbeat: Heartbeat,
   now: number,
   checkpointIntervalMs: number,
 ): AgentView {
@@ -165,7 +179,11 @@ export function withRegistryEntry(
     manifestHash: view.manifestHash ?? record.manifestHash,
     flowId: view.flowId ?? record.flowId,
     previous: { agentClass: record.agentClass, manifestHash: record.manifestHash, flowId: record.flowId },
-    checkpointDue: view.checkpointDue || now - record.lastSeen >= checkpointIntervalMs,
+    checkpointDue:
+      view.checkpointDue ||
+      now - record.lastSeen >= checkpointIntervalOf(record.agentId, checkpointIntervalMs),
+    // The cache, which had lost the agent, held no device to compare with: the registry's says, now.
+    deviceChanged: deviceChanged(heartbeat.device, record.device),
     describePendingUntil: view.describePendingUntil ?? record.pendingDescribe?.expiresAt,
   };
 }
@@ -198,10 +216,20 @@ export function newAgentRecord(
   };
 }
 
+/** Whether the heartbeat reports a device, and another than the one Beacon holds. */
+function deviceChanged(reported: DeviceSummary | undefined, held: DeviceSummary | undefined): boolean {
+  if (reported === undefined) return false;
+  if (held === undefined) return true;
+  const fields = new Set([...Object.keys(reported), ...Object.keys(held)] as (keyof DeviceSummary)[]);
+  return [...fields].some((field) => reported[field] !== held[field]);
+}
+
 /**
- * What a known agent's heartbeat changes in the registry: a checkpoint at once when its class, manifest
- * hash or flow changed or it brought a manifest Beacon learned, else only when one is due; a new class is
- * also ensured in the class catalog.
+ * What a known agent's heartbeat changes in the registry: its profile (with its last-seen time) at once
+ * when its class, manifest hash or flow changed or it brought a manifest Beacon learned, and when its
+ * device is to be written (`deviceChanged`); else, when a checkpoint is due, its last-seen time alone
+ * (`lastSeen`), which the registry keeps apart from the profile and its indexes. A new class is also
+ * ensured in the class catalog.
  */
 export function registryChange(
   view: AgentView,
@@ -209,16 +237,17 @@ export function registryChange(
   agentClass: string,
   now: number,
   learned: AgentManifest | undefined,
-): { classChanged: boolean; checkpoint?: AgentCheckpoint } {
+): { classChanged: boolean; checkpoint?: AgentCheckpoint; lastSeen?: number } {
   const previous = view.previous;
   const classChanged = previous !== undefined && previous.agentClass !== agentClass;
   const changed =
     previous === undefined ||
     classChanged ||
     learned !== undefined ||
+    view.deviceChanged === true ||
     previous.manifestHash !== view.manifestHash ||
     previous.flowId !== view.flowId;
-  if (!changed && !view.checkpointDue) return { classChanged };
+  if (!changed) return view.checkpointDue ? { classChanged, lastSeen: now } : { classChanged };
   return {
     classChanged,
     checkpoint: {

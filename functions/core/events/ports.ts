@@ -21,3 +21,15 @@ export interface EventConsumer {
   readonly name: string;
   consume(records: StreamRecord[]): Promise<void>;
 }
+
+/**
+ * Events written in the same transaction as the state change they record, kept until they are known to be
+ * on the stream: an accepted change and its event cannot part, even when the stream is down or the function
+ * dies between the two. A relay puts the ones left behind on the stream.
+ */
+export interface EventOutbox {
+  /** Staged events of every tenant written before `before` (epoch ms), oldest first, at most `limit`. */
+  pending(before: number, limit: number): Promise<BeaconEvent[]>;
+  /** Forgets staged events once they are on the stream; events never staged are ignored. */
+  clear(events: BeaconEvent[]): Promise<void>;
+}

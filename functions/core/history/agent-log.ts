@@ -7,6 +7,7 @@ import type {
   HeartbeatEvent,
   OperationEvent,
 } from "../events/model.js";
+import { isTimeOrderedKey, timeOrderedKey } from "../paging.js";
 
 /** The events an agent's log keeps: each names its agent. */
 export type AgentLogEvent =
@@ -40,8 +41,8 @@ export function keptForAgent(event: BeaconEvent): event is AgentLogEvent {
   }
 }
 
-/** Orders an agent's log by time, then id; zero-padded, so that string order is time order. */
+/** Orders an agent's log by time, then event id. */
 export const agentLogKey = (event: Pick<AgentLogEvent, "at" | "eventId">): string =>
-  `${String(Math.max(0, Math.floor(event.at))).padStart(15, "0")}#${event.eventId}`;
+  timeOrderedKey(event.at, event.eventId);
 
-export const isAgentLogKey = (key: string): boolean => /^\d{15}#.{1,256}$/.test(key);
+export const isAgentLogKey = isTimeOrderedKey;

@@ -8,7 +8,8 @@ import {
 import type { AgentRecord } from "../agents/ports.js";
 import type { JsonObject } from "../c2/json.js";
 import type { SupportedOperations } from "../c2/manifest.js";
-import type { OperationEvent } from "../events/model.js";
+import type { BeaconEvent, OperationEvent } from "../events/model.js";
+import { relayStaged } from "../events/publishing.js";
 import type { AgentCredential } from "../identity/credentials.js";
 import { operationsOfAgent } from "../manifests/agent-manifest.js";
 import { binaryOf } from "../manifests/canonical.js";
@@ -359,6 +360,35 @@ describe("acknowledgements", () => {
     expect(stateOf(cancelled)).toBe("cancelled");
     // The acks that changed nothing put no operation event on the stream.
     expect(operationEvents().length).toBe(events);
+  });
+
+  it("keep an accepted ack's change and its event together through a stream outage: staged, relayed once", async () => {
+    const { core, queue, heartbeat, stateOf, operationEvents } = await knownCppAgent();
+    const restart = await queue("RESTART");
+    const skipped = await queue("RESTART");
+    await heartbeat();
+    const doneEventsOf = (events: BeaconEvent[], operationId: string) =>
+      events.filter(
+        (event) => event.type === "operation" && event.operationId === operationId && event.state === "done",
+      );
+    const later = () => core.clock.now() + 1;
+
+    // On the stream: the event is forgotten by the outbox at once.
+    await core.recordAck(cppFleet, ack(skipped, "FULLY_APPLIED"));
+    expect(doneEventsOf(await core.outbox.pending(later(), 100), skipped)).toEqual([]);
+
+    core.events.failing = true;
+    const outcome = await core.recordAck(cppFleet, ack(restart, "FULLY_APPLIED"));
+    expect(outcome).toMatchObject({ matched: true, streamError: expect.any(Error) });
+    expect(stateOf(restart)).toBe("done");
+    expect(doneEventsOf(await core.outbox.pending(later(), 100), restart)).toHaveLength(1);
+
+    core.events.failing = false;
+    expect((await relayStaged(core.outbox, core.events, later(), 100)).relayed).toBeGreaterThan(0);
+    expect(doneEventsOf(operationEvents(), restart)).toHaveLength(1);
+    expect(await core.outbox.pending(later(), 100)).toEqual([]);
+    await relayStaged(core.outbox, core.events, later(), 100);
+    expect(doneEventsOf(operationEvents(), restart)).toHaveLength(1);
   });
 
   it("report dependents a failure cancelled even when a racing move closed the operation first", async () => {

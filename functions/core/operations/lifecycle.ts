@@ -100,9 +100,8 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
     at: number,
   ): Promise<OperationEvent | undefined> {
     if (!canTransition(from, change.state)) throw new Error(`No transition from ${from} to ${change.state}`);
-    return (await operations.transition(record, from, change))
-      ? eventOf(record, from, change, at)
-      : undefined;
+    const event = eventOf(record, from, change, at);
+    return (await operations.transition(record, from, change, event)) ? event : undefined;
   }
 
   /** Cancels the queued operations that wait, directly or through others, on one that will never be done. */
@@ -130,19 +129,20 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
   }
 
   /** Writes new operations, queued, with the sweeper's first look at them due. */
-  async function create(records: OperationRecord[]): Promise<OperationRecord[]> {
-    const queued = records.map((record) => ({ ...record, dueAt: record.createdAt + QUEUED_FIRST_LOOK_MS }));
-    await operations.create(queued);
-    return queued;
-  }
-
   const createdEvent = (record: OperationRecord) =>
     eventOf(record, undefined, { state: "queued" }, record.createdAt);
 
+  /** Writes the operations, queued, with their events. */
+  async function create(records: OperationRecord[]) {
+    const queued = records.map((record) => ({ ...record, dueAt: record.createdAt + QUEUED_FIRST_LOOK_MS }));
+    const events = queued.map(createdEvent);
+    await operations.create(queued, events);
+    return { queued, events };
+  }
+
   return {
     async create(records: OperationRecord[]): Promise<LifecycleResult> {
-      await create(records);
-      return { events: records.map(createdEvent) };
+      return { events: (await create(records)).events };
     },
 
     /**
@@ -180,8 +180,9 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
       // Whether or not its move won, a confirmed operation is closed: what depends on it may go out now.
       const open = read.filter((record) => !confirmed.includes(record));
       if (ensure && !open.some((record) => isSameKind(record, ensure))) {
-        open.push(...(await create([ensure])));
-        events.push(createdEvent(ensure));
+        const created = await create([ensure]);
+        open.push(...created.queued);
+        events.push(...created.events);
       }
       const plan = planDelivery(open, supportedOperations, limit);
       for (const record of plan.unsupported) {

@@ -1,3 +1,4 @@
+import type { OperationEvent } from "../events/model.js";
 import type { OperationChange, OperationRecord, OperationState } from "./model.js";
 
 /** Filters of a tenant-wide operation list. */
@@ -9,16 +10,30 @@ export interface OperationQuery {
   after?: string;
 }
 
-/** Operations, per agent, in the registry. Every state change is conditional on the state it leaves. */
+/**
+ * Operations, per agent, in the registry. Every state change is conditional on the state it leaves, and is
+ * written together with the event that records it, staged in the event outbox (events/ports.ts).
+ */
 export interface OperationStore {
-  /** Writes new operations (queued); an id that exists already is an error. */
-  create(operations: OperationRecord[]): Promise<void>;
+  /**
+   * Writes new operations (queued), each with its event of `events` (by operation id); an id that exists
+   * already is an error.
+   */
+  create(operations: OperationRecord[], events?: OperationEvent[]): Promise<void>;
   /** Read consistently: an acknowledgement or a console request sees every change made before it. */
   get(tenant: string, agentId: string, operationId: string): Promise<OperationRecord | undefined>;
   /** The agent's open operations (queued, delivered, awaiting their effect), read consistently in one request. */
   open(tenant: string, agentId: string): Promise<OperationRecord[]>;
-  /** Applies the change only if the operation is still `from`; false otherwise (a duplicate, a race). */
-  transition(operation: OperationRecord, from: OperationState, change: OperationChange): Promise<boolean>;
+  /**
+   * Applies the change, with its event when it has one, only if the operation is still `from`; false
+   * otherwise (a duplicate, a race), and then the event is not staged either.
+   */
+  transition(
+    operation: OperationRecord,
+    from: OperationState,
+    change: OperationChange,
+    event?: OperationEvent,
+  ): Promise<boolean>;
   list(tenant: string, query: OperationQuery): Promise<{ items: OperationRecord[]; last?: string }>;
   /**
    * Open operations of every tenant whose `dueAt` is at or before `time`, oldest first, read page by page

@@ -686,6 +686,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's audit trail, newest first
+         * @description One record per console request that asks for a change (every method but GET), whatever its answer: refusals (403, 404, 409, 400) are recorded too; a request without a valid token names no tenant and is not. A record names who asked (the token's subject and role), the operation and its route, its target (the path parameters), the status it was answered with, the request id (API Gateway's, as in the `apigw-requestid` header), the source IP and user agent, and when. No request body is kept: for a few operations a summary holds the settings, names and created ids an operator reviews, never content, keys or secrets. Records are kept 400 days unless the deployment sets `BEACON_AUDIT_RETENTION_DAYS`. A page is read then narrowed by `actor` and `operation`, so it may hold fewer records than `limit` and still name a `nextCursor`.
+         */
+        get: operations["listAuditRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/{subscriptionId}/deliveries": {
         parameters: {
             query?: never;
@@ -1436,6 +1456,43 @@ export interface components {
         };
         AgentEventList: {
             items: components["schemas"]["AgentEvent"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
+        };
+        AuditRecord: {
+            /**
+             * Format: date-time
+             * @description When the request arrived.
+             */
+            at: string;
+            /** @description API Gateway's id of the request (the `apigw-requestid` response header). */
+            requestId: string;
+            actor: {
+                /** @description The token's subject (`sub`). */
+                subject: string;
+                /** @enum {string} */
+                role: "viewer" | "operator" | "admin";
+            };
+            /** @description The operation of this document the request was for. */
+            operationId: string;
+            method: string;
+            /** @description The operation's path, as this document spells it: `/api/v1/classes/{className}`. */
+            route: string;
+            /** @description The request's path parameters: what it acted on. */
+            target: {
+                [key: string]: string;
+            };
+            /** @description The HTTP status it was answered with. */
+            status: number;
+            /** @description Beacon's error code, when it was refused or failed. */
+            errorCode?: string;
+            sourceIp?: string;
+            userAgent?: string;
+            /** @description For some operations: the settings, names and created ids an operator reviews (a class's settings, an operation's type and target, a rollout's flows and plan, an issued certificate's serial). Never content, keys or secrets. */
+            summary?: Record<string, never>;
+        };
+        AuditRecordList: {
+            items: components["schemas"]["AuditRecord"][];
             /** @description Pass as `cursor` for the next page; absent on the last page. */
             nextCursor?: string;
         };
@@ -2931,6 +2988,42 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["RolloutConflict"];
+        };
+    };
+    listAuditRecords: {
+        parameters: {
+            query?: {
+                /** @description Records at or after this time. */
+                from?: string;
+                /** @description Records before this time; after `from`. */
+                to?: string;
+                /** @description Only this person's or client's records: the token subject (`sub`) as records name it. */
+                actor?: string;
+                /** @description Only this operation's records, by the operationId this document gives it (`putClass`, `createOperation`, ...). */
+                operation?: string;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit records. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditRecordList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     listWebhookDeliveries: {

@@ -1,0 +1,32 @@
+import { BatchWriteCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+
+/** DynamoDB's most items of one BatchWriteItem. */
+const BATCH_WRITE_ITEMS = 25;
+const MAX_BATCH_WRITE_ATTEMPTS = 8;
+
+export type WriteRequest =
+  | { PutRequest: { Item: Record<string, unknown> } }
+  | { DeleteRequest: { Key: Record<string, unknown> } };
+
+/**
+ * Writes every request, 25 to a batch. DynamoDB may leave some of a batch unprocessed when throttled: those
+ * are sent again, a while later, and a batch still not written after eight tries is an error.
+ */
+export async function batchWriteAll(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  requests: WriteRequest[],
+  what: string,
+): Promise<void> {
+  for (let start = 0; start < requests.length; start += BATCH_WRITE_ITEMS) {
+    let pending = requests.slice(start, start + BATCH_WRITE_ITEMS);
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      if (attempt > MAX_BATCH_WRITE_ATTEMPTS) throw new Error(`DynamoDB left ${what} unwritten`);
+      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
+      const { UnprocessedItems } = await client.send(
+        new BatchWriteCommand({ RequestItems: { [tableName]: pending } }),
+      );
+      pending = (UnprocessedItems?.[tableName] ?? []) as WriteRequest[];
+    }
+  }
+}

@@ -1,0 +1,39 @@
+import type { Role } from "../identity/principal.js";
+import { timeOrderedKey } from "../paging.js";
+
+/** How long audit records are kept unless the deployment says otherwise: over a year, for yearly reviews. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 400;
+
+/**
+ * One console request that asked for a change, whatever became of it: who asked (from the verified token), in
+ * which tenant, for which operation of the console's document and on what, how it was answered, and when. It
+ * holds no request body; `summary` holds only what the operation's entry in AUDIT_SUMMARIES picks.
+ */
+export interface AuditRecord {
+  tenant: string;
+  /** When the request arrived, epoch ms. */
+  at: number;
+  /** API Gateway's id of the request, which its access log and the function's log lines carry too. */
+  requestId: string;
+  actor: { subject: string; role: Role };
+  /** The console document's operationId, method and path template. */
+  operationId: string;
+  method: string;
+  route: string;
+  /** The request's path parameters: what it acted on. */
+  target: Record<string, string>;
+  /** The HTTP status it was answered with, refusals included. */
+  status: number;
+  /** Beacon's error code when it was refused or failed. */
+  errorCode?: string;
+  sourceIp?: string;
+  userAgent?: string;
+  summary?: Record<string, unknown>;
+}
+
+/** Requests that change nothing are not audited: every method but GET may change something. */
+export const isAudited = (method: string): boolean => method.toUpperCase() !== "GET";
+
+/** A tenant's audit trail is ordered by time, then request id. */
+export const auditKey = (record: Pick<AuditRecord, "at" | "requestId">): string =>
+  timeOrderedKey(record.at, record.requestId);

@@ -1,0 +1,65 @@
+/** What an audited request carried, as the console parsed it, and what its use case answered when it succeeded. */
+export interface AuditedExchange {
+  query: Record<string, unknown>;
+  body?: unknown;
+  /** The success answer's body; absent when the request was refused or failed. */
+  answer?: unknown;
+}
+
+type Summarize = (exchange: AuditedExchange) => Record<string, unknown>;
+
+/** The fields named, of an object, that are there. */
+function pick(value: unknown, names: readonly string[]): Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return {};
+  const source = value as Record<string, unknown>;
+  return Object.fromEntries(
+    names.filter((name) => source[name] !== undefined).map((name) => [name, source[name]]),
+  );
+}
+
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/**
+ * The one allow-list of what an audit record keeps of a request and its answer, by operationId: settings and
+ * names an operator reviews, and the ids of what was created. Nothing else is kept of any body, so an operation
+ * added to the document is audited without a summary until it is given one here. Never listed: flow or asset
+ * content, certificate signing requests and private keys, tokens, secrets, an operation's arguments (UPDATE
+ * PROPERTIES carries the agent's property values).
+ */
+export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
+  putClass: ({ body }) => pick(body, ["description", "heartbeatIntervalSeconds", "ackTimeoutSeconds"]),
+  uploadFlow: ({ answer }) => pick(answer, ["hash", "format", "sizeBytes"]),
+  uploadAsset: ({ query, answer }) => ({
+    ...pick(query, ["name"]),
+    ...pick(answer, ["assetId", "sizeBytes"]),
+  }),
+  putResourceSet: ({ body, answer }) => ({
+    assetIds: listOf((body as { items?: unknown })?.items).map(
+      (item) => (item as { assetId?: unknown }).assetId,
+    ),
+    ...pick(answer, ["digest"]),
+  }),
+  issueCertificate: ({ body, answer }) => ({
+    ...pick(body, ["kind", "agentId", "fleetName", "validityDays"]),
+    key: (body as { csrPem?: unknown })?.csrPem === undefined ? "generated" : "from-csr",
+    ...pick(answer, ["serial"]),
+  }),
+  createOperation: ({ body, answer }) => ({
+    ...pick(body, ["operation", "operand", "agentId", "selector"]),
+    ...(answer === undefined ? {} : { created: listOf((answer as { items?: unknown }).items).length }),
+  }),
+  startRollout: ({ body, answer }) => ({
+    ...pick(body, ["className", "flowHash"]),
+    ...pick(answer, ["rolloutId", "fromFlow", "toFlow", "plan"]),
+  }),
+};
+
+/** The record's summary of the exchange, when its operation has an entry and it yields anything. */
+export function summaryOf(
+  operationId: string,
+  exchange: AuditedExchange,
+): Record<string, unknown> | undefined {
+  const summarize = AUDIT_SUMMARIES[operationId];
+  const summary = summarize?.(exchange);
+  return summary && Object.keys(summary).length > 0 ? summary : undefined;
+}
