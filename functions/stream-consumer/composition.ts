@@ -1,4 +1,5 @@
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { S3EventArchive } from "../adapters/s3/event-archive.js";
 import { makeArchiveConsumer } from "../core/archive/consumer.js";
 import type { EventConsumer } from "../core/events/ports.js";
@@ -40,11 +41,15 @@ export function composeStreamConsumers(
   });
   const logger = functionLogger();
   const delivering = composeWebhookDependencies(webhooks, documents, FIRST_ATTEMPT_TIMEOUT_MS, clock);
+  const agents = new DynamoAgentRegistry(documents, webhooks.tableName);
   const consumers: EventConsumer[] = [
     makeArchiveConsumer(new S3EventArchive(s3, config.archiveBucket)),
     composeHistoryConsumer(history, documents),
-    makeWebhookConsumer(delivering, { ...FIRST_ATTEMPTS, holdMs: FIRST_ATTEMPT_HOLD_MS }, (report) =>
-      recordDeliveryReport(report, logger, "first attempts"),
+    makeWebhookConsumer(
+      delivering,
+      async (tenant, agentId) => (await agents.get(tenant, agentId))?.agentClass,
+      { ...FIRST_ATTEMPTS, holdMs: FIRST_ATTEMPT_HOLD_MS },
+      (report) => recordDeliveryReport(report, logger, "first attempts"),
     ),
   ];
   return {

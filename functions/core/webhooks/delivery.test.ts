@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { MemoryDeliveryQueue } from "../../adapters/memory/deliveries.js";
 import { ManualClock, MemoryEventSink, SequentialIds } from "../../adapters/memory/index.js";
 import { MemorySubscriptionStore } from "../../adapters/memory/subscriptions.js";
-import type { AgentOfflineEvent, BeaconEvent } from "../events/model.js";
+import type { AgentOfflineEvent, BeaconEvent, OperationEvent } from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";
 import { type DeliveryReport, makeWebhookConsumer, makeWebhookDispatcher } from "./delivery.js";
 import type { Subscription } from "./model.js";
@@ -39,8 +39,15 @@ function harness(dispatch = { maxPerRun: 100, concurrency: 4 }) {
     ids: new SequentialIds(),
     random: () => 0.5,
   };
+  /** The registry's classes, by tenant/agent id; each lookup counted. */
+  const agentClasses = new Map<string, string>([["acme/pump-1", "pumps"]]);
+  const classLookups: string[] = [];
   const consumer = makeWebhookConsumer(
     deps,
+    async (tenant, agentId) => {
+      classLookups.push(`${tenant}/${agentId}`);
+      return agentClasses.get(`${tenant}/${agentId}`);
+    },
     { budgetMs: 10_000, concurrency: 4, holdMs: 20_000, subscriptionsTtlMs: 30_000, maxCachedTenants: 2 },
     (report) => reports.push(report),
   );
@@ -75,6 +82,7 @@ function harness(dispatch = { maxPerRun: 100, concurrency: 4 }) {
     clock,
     subscriptions,
     activeReads,
+    classLookups,
     queue,
     receiver,
     events,
@@ -162,6 +170,46 @@ describe("the webhook consumer", () => {
     expect(reports).toEqual([expect.objectContaining({ delivered: 4, leftOver: 6 })]);
     const waiting = [...queue.deliveries.values()].filter((delivery) => delivery.state === "pending");
     expect(waiting.map((delivery) => delivery.nextAttemptAt)).toEqual(Array(6).fill(start + 20_000));
+  });
+});
+
+describe("a subscription filtered by class", () => {
+  const operationEvent = (agentId: string, eventId: string): OperationEvent => ({
+    type: "operation",
+    version: 1,
+    eventId,
+    tenant: "acme",
+    agentId,
+    at: Date.UTC(2026, 10, 24),
+    operationId: `op-${eventId}`,
+    operation: "RESTART",
+    from: "delivered",
+    state: "failed",
+  });
+
+  it("gets the operations of its class's agents, each agent looked up once a batch, the body as for everyone", async () => {
+    const { consumer, receiver, classLookups, subscribe, batchOf } = harness();
+    await subscribe({ subscriptionId: "sub-pumps", eventTypes: ["operation.*"], agentClass: "pumps" });
+    await subscribe({ subscriptionId: "sub-valves", eventTypes: ["operation.*"], agentClass: "valves" });
+    await consumer.consume(
+      batchOf(
+        operationEvent("pump-1", "e-1"),
+        operationEvent("pump-1", "e-2"),
+        operationEvent("valve-9", "e-3"),
+      ),
+    );
+    expect(receiver.requests.map((request) => request.headers["webhook-id"])).toEqual(["e-1", "e-2"]);
+    expect(JSON.parse(receiver.requests[0]?.body ?? "")).not.toHaveProperty("agentClass");
+    expect(classLookups).toEqual(["acme/pump-1", "acme/valve-9"]);
+  });
+
+  it("looks nothing up when no subscription filtered by class wants the notification", async () => {
+    const { consumer, receiver, classLookups, subscribe, batchOf } = harness();
+    await subscribe({ eventTypes: ["operation.*"] });
+    await subscribe({ subscriptionId: "sub-pumps", eventTypes: ["rollout.*"], agentClass: "pumps" });
+    await consumer.consume(batchOf(operationEvent("pump-1", "e-1")));
+    expect(receiver.requests).toHaveLength(1);
+    expect(classLookups).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import type { BeaconEvent, WebhookDisabledEvent } from "../events/model.js";
 import type { EventConsumer, EventSink, StreamRecord } from "../events/ports.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import type { Delivery, Notification, Subscription } from "./model.js";
-import { deliveryOf, notificationOf, wants } from "./notifications.js";
+import { agentToClassify, deliveryOf, notificationOf, wants } from "./notifications.js";
 import { abandoned, afterAttempt, disableReasonOf, RETRY_WINDOW_MS } from "./policy.js";
 import type { DeliveryQueue, SubscriptionStore, WebhookSender } from "./ports.js";
 import { signatureHeaders } from "./signing.js";
@@ -18,6 +18,9 @@ export interface WebhookDependencies {
   /** Uniform in [0, 1): the retry waits' jitter. */
   random: () => number;
 }
+
+/** The class of an agent as the registry has it, for notifications whose events do not name it. */
+export type AgentClassLookup = (tenant: string, agentId: string) => Promise<string | undefined>;
 
 /** What became of the deliveries a run took on, for its metrics and log. */
 export interface DeliveryReport {
@@ -188,6 +191,7 @@ export interface FirstAttemptSettings {
  */
 export function makeWebhookConsumer(
   deps: WebhookDependencies,
+  agentClassOf: AgentClassLookup,
   settings: FirstAttemptSettings,
   onReport: (report: DeliveryReport) => void,
 ) {
@@ -218,14 +222,26 @@ export function makeWebhookConsumer(
     }
     const dueAt = clock.now() + settings.holdMs;
     const deliveries = new Map<string, [Subscription, Delivery]>();
+    const classes = new Map<string, Promise<string | undefined>>();
+    /** Looked up once a batch per agent, and only for a subscription filtered by class that wants it. */
+    const classOf = async (tenant: string, notice: Notification, active: Subscription[]) => {
+      const agentId = active.map((subscription) => agentToClassify(subscription, notice)).find(Boolean);
+      if (agentId === undefined) return notice.agentClass;
+      const key = `${tenant}/${agentId}`;
+      const known = classes.get(key) ?? agentClassOf(tenant, agentId);
+      classes.set(key, known);
+      return known;
+    };
     await Promise.all(
       [...byTenant].map(async ([tenant, notices]) => {
         const active = await activeOf(tenant);
-        for (const notice of notices)
-          for (const subscription of active.filter((candidate) => wants(candidate, notice))) {
+        for (const notice of notices) {
+          const agentClass = await classOf(tenant, notice, active);
+          for (const subscription of active.filter((candidate) => wants(candidate, notice, agentClass))) {
             const delivery = deliveryOf(subscription, notice, dueAt);
             deliveries.set(deliveryKey(delivery), [subscription, delivery]);
           }
+        }
       }),
     );
     return deliveries;

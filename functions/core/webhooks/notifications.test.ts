@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { BeaconEvent, HeartbeatEvent, OperationEvent } from "../events/model.js";
 import { emptyCounts } from "../rollouts/model.js";
 import type { Subscription } from "./model.js";
-import { deliveryOf, matchesPattern, notificationOf, wants } from "./notifications.js";
+import { agentToClassify, deliveryOf, matchesPattern, notificationOf, wants } from "./notifications.js";
 
 const AT = Date.UTC(2026, 10, 24, 12);
 const base = { version: 1, tenant: "acme", at: AT } as const;
@@ -186,7 +186,17 @@ describe("which subscriptions want a notification", () => {
     expect(wants(subscription({ eventTypes: ["agent.*"], state: "disabled" }), notice)).toBe(false);
     const classless = notificationOf(operation);
     if (!classless) throw new Error("no notification");
-    expect(wants(subscription({ eventTypes: ["operation.*"], agentClass: "pumps" }), classless)).toBe(false);
+    const pumpsOperations = subscription({ eventTypes: ["operation.*"], agentClass: "pumps" });
+    expect(wants(pumpsOperations, classless)).toBe(false);
+    // Its agent's class, looked up, decides.
+    expect(agentToClassify(pumpsOperations, classless)).toBe("pump-1");
+    expect(wants(pumpsOperations, classless, "pumps")).toBe(true);
+    expect(wants(pumpsOperations, classless, "valves")).toBe(false);
+    expect(agentToClassify(subscription({ eventTypes: ["operation.*"] }), classless)).toBeUndefined();
+    expect(
+      agentToClassify(subscription({ eventTypes: ["rollout.*"], agentClass: "pumps" }), classless),
+    ).toBeUndefined();
+    expect(agentToClassify(pumpsOperations, notice)).toBeUndefined();
   });
 });
 

@@ -108,13 +108,26 @@ export function matchesPattern(type: string, pattern: string): boolean {
 
 /**
  * Whether a subscription wants a notification: one of its patterns names the type and, when it filters by
- * class, the notification is of that class. Operation and certificate events do not name a class, so a
- * subscription filtered by class gets none of them.
+ * class, the notification is of that class. Operation and certificate events do not name their agent's class:
+ * `agentClass` is the one their agent had when the notification was made, when it was looked up.
  */
-export function wants(subscription: Subscription, notice: Notification): boolean {
+export function wants(
+  subscription: Subscription,
+  notice: Notification,
+  agentClass: string | undefined = notice.agentClass,
+): boolean {
   if (subscription.state !== "active") return false;
-  if (subscription.agentClass !== undefined && notice.agentClass !== subscription.agentClass) return false;
+  if (subscription.agentClass !== undefined && agentClass !== subscription.agentClass) return false;
   return subscription.eventTypes.some((pattern) => matchesPattern(notice.type, pattern));
+}
+
+/** The agent a notification without a class is about, when a subscription filtered by class would want it. */
+export function agentToClassify(subscription: Subscription, notice: Notification): string | undefined {
+  const { agentId } = notice.data;
+  if (notice.agentClass !== undefined || typeof agentId !== "string") return undefined;
+  return subscription.agentClass !== undefined && wants(subscription, notice, subscription.agentClass)
+    ? agentId
+    : undefined;
 }
 
 /**
