@@ -108,8 +108,8 @@ export function matchesPattern(type: string, pattern: string): boolean {
 
 /**
  * Whether a subscription wants a notification: one of its patterns names the type and, when it filters by
- * class, the notification is of that class. Operation and certificate events do not name their agent's class:
- * `agentClass` is the one their agent had when the notification was made, when it was looked up.
+ * class, `agentClass` is that class: the notification's own, or, for operation and certificate notifications
+ * (their events name no class), their agent's as the registry has it.
  */
 export function wants(
   subscription: Subscription,
@@ -131,11 +131,11 @@ export function agentToClassify(subscription: Subscription, notice: Notification
 }
 
 /**
- * The delivery of a notification to a subscription, due at once. Everything in it comes from the event, so
+ * The delivery of a notification to a subscription, due at `dueAt`. Everything else comes from the event, so
  * however often a batch is read it is the same delivery: its id is the event's, and it counts as created when
  * the event happened (the 24 hours of retries start there, so a stream that fell behind sends nothing stale).
  */
-export function deliveryOf(subscription: Subscription, notice: Notification, now: number): Delivery {
+export function deliveryOf(subscription: Subscription, notice: Notification, dueAt: number): Delivery {
   return {
     tenant: subscription.tenant,
     subscriptionId: subscription.subscriptionId,
@@ -145,7 +145,7 @@ export function deliveryOf(subscription: Subscription, notice: Notification, now
     createdAt: Date.parse(notice.at),
     state: "pending",
     attempts: 0,
-    nextAttemptAt: now,
+    nextAttemptAt: dueAt,
   };
 }
 
