@@ -1,4 +1,5 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
 import { DynamoAuditLog } from "../adapters/dynamodb/audit-log.js";
@@ -13,6 +14,7 @@ import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
+import { HttpsWebhookSender } from "../adapters/http/webhook-sender.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
 import {
@@ -25,6 +27,7 @@ import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeDynamoDbClient, makeS3Client, makeSecretsManagerClient } from "../shared/aws-clients.js";
 import type { ConsoleApiConfig } from "../shared/config.js";
 import { composeEventStream } from "../shared/event-stream.js";
+import { FunctionTimeouts } from "../shared/function-timeouts.js";
 import { makeRedisClient } from "../shared/redis-client.js";
 import { consoleRoutes } from "./routes.js";
 
@@ -45,6 +48,13 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
   const operations = new DynamoOperationStore(documents, config.tableName);
   const s3 = makeS3Client();
   const audit = new DynamoAuditLog(documents, config.tableName, { retentionDays: config.auditRetentionDays });
+  const { webhooks } = config;
+  const webhookSender = new HttpsWebhookSender({
+    policy: webhooks.policy,
+    // The test route answers a receiver that never does within the function's own time, with time to spare.
+    timeoutMs: Math.min(webhooks.timeoutMs, (FunctionTimeouts.consoleApi * 1000) / 2),
+    ca: webhooks.caFile === undefined ? undefined : readFileSync(webhooks.caFile, "utf8"),
+  });
   const api = makeConsoleApi({
     catalog: new DynamoClassCatalog(documents, config.tableName),
     registry: new DynamoFleetRegistry(documents, config.tableName),
@@ -67,11 +77,14 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     events: composeEventStream(documents, config).events,
     history: new DynamoFleetHistory(documents, config.tableName),
     agentEvents: new DynamoAgentEventLog(documents, config.tableName),
+    audit,
     subscriptions: new DynamoSubscriptionStore(documents, config.tableName),
     deliveries: new DynamoDeliveryQueue(documents, config.tableName),
-    audit,
+    webhookSender,
+    webhookUrlPolicy: webhooks.policy,
     clock,
     ids,
+    random: { bytes: (count) => randomBytes(count) },
     registryLagMs: longestCheckpointIntervalMs(config.checkpointIntervalMs),
     maxFlowBytes: config.maxFlowBytes,
     agentApiUrl: config.agentApiUrl,
@@ -84,6 +97,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
       redis.disconnect();
       documents.destroy();
       s3.destroy();
+      webhookSender.close();
     },
   };
 }

@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signToken } from "../../scripts/local/console-issuer.js";
+import type { WebhookReceiver } from "../../scripts/local/webhook-receiver.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import {
@@ -11,7 +12,6 @@ import {
   publishFlow,
   rollOut,
   type SeededTenant,
-  seedSubscription,
   seedTenant,
 } from "../../scripts/test-support/console-seed.js";
 import { type Role, Roles } from "../core/identity/principal.js";
@@ -42,8 +42,9 @@ interface Call {
 
 /** Each tenant's asset, which its class's resource set holds. */
 const assetIds = new Map<string, string>();
-/** Each tenant's event subscription. */
+/** Each tenant's event subscription, to a receiver on this machine. */
 const subscriptionIds = new Map<string, string>();
+let receiver: WebhookReceiver;
 
 /** An upload of an asset of its own: bytes no other call sends. */
 const assetUpload = (label: string): Call => ({
@@ -85,6 +86,7 @@ const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown>
   uploadFlow: (agentId) => javaFlow(agentId),
   startRollout: (_agentId, tenant) => ({ className: tenant.className, flowHash: tenant.flowHash }),
   putResourceSet: (_agentId, tenant) => ({ items: [{ assetId: assetIds.get(tenant.tenant) }] }),
+  createSubscription: (agentId) => ({ url: receiver.url, eventTypes: ["agent.*"], description: agentId }),
 };
 
 async function send(call: Call, token: string | undefined) {
@@ -132,6 +134,8 @@ async function readSnapshot(tenant: SeededTenant) {
     get(`/api/v1/assets/${assetIds.get(tenant.tenant)}`),
     get(`/api/v1/classes/${tenant.className}/resources`),
     get(`/api/v1/webhooks/${subscriptionIds.get(tenant.tenant)}/deliveries`),
+    get("/api/v1/webhooks"),
+    get(`/api/v1/webhooks/${subscriptionIds.get(tenant.tenant)}`),
   ]);
 }
 
@@ -144,8 +148,7 @@ beforeAll(async () => {
     seedTenant(agentApi, consoleApi, `tb-${run}`),
   ]);
   aFleet = await agentApi.issueCertificate({ tenant: a.tenant, fleet: true });
-  for (const tenant of [a, b])
-    subscriptionIds.set(tenant.tenant, await seedSubscription(agentApi, tenant.tenant));
+  receiver = await consoleApi.startReceiver();
   for (const tenant of [a, b]) {
     const stored = await send(assetUpload(`${tenant.tenant}-calibration`), tenant.adminToken);
     expect(stored.status, stored.body).toBe(201);
@@ -159,6 +162,12 @@ beforeAll(async () => {
       tenant.adminToken,
     );
     expect(set.status, set.body).toBe(201);
+    const subscribed = await send(
+      { method: "POST", path: "/api/v1/webhooks", body: bodies.createSubscription?.(tenant.tenant, tenant) },
+      tenant.adminToken,
+    );
+    expect(subscribed.status, subscribed.body).toBe(201);
+    subscriptionIds.set(tenant.tenant, subscribed.json().subscriptionId as string);
   }
 });
 
@@ -197,8 +206,8 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
       // Flow versions belong to each tenant's class by that name: A publishes one of its own.
       expect(response.status).toBe(201);
       expect(body).toMatchObject({ className: b.className, createdBy: expect.stringContaining(a.tenant) });
-    } else if (operation.operationId === "uploadAsset") {
-      // Assets belong to each tenant: A stores one of its own.
+    } else if (operation.operationId === "uploadAsset" || operation.operationId === "createSubscription") {
+      // Assets and subscriptions belong to each tenant: A makes one of its own.
       expect(response.status).toBe(201);
       expect(body).toMatchObject({ createdBy: expect.stringContaining(a.tenant) });
     } else if (operation.operationId === "issueCertificate") {
@@ -292,6 +301,13 @@ describe("roles, every role on every route", () => {
         const stored = await send(assetUpload(newId("doomed-asset")), a.adminToken);
         return callOf(operation, { assetId: stored.json().assetId as string });
       }
+      case "deleteSubscription": {
+        const subscribed = await send(
+          { method: "POST", path: "/api/v1/webhooks", body: bodies.createSubscription?.(newId("doomed"), a) },
+          a.adminToken,
+        );
+        return callOf(operation, { subscriptionId: subscribed.json().subscriptionId as string });
+      }
       case "pauseRollout":
       case "abortRollout":
         return callOf(operation, { rolloutId: await freshRollout() });
@@ -357,6 +373,13 @@ describe("roles, every role on every route", () => {
       expect(listed.body).not.toContain(new URL(call.path, "http://x").searchParams.get("name"));
     },
     deleteAsset: async (call) => {
+      expect((await send({ method: "GET", path: call.path }, a.adminToken)).status).toBe(200);
+    },
+    createSubscription: async (call) => {
+      const listed = await send({ method: "GET", path: "/api/v1/webhooks?limit=100" }, a.adminToken);
+      expect(listed.body).not.toContain((call.body as { description: string }).description);
+    },
+    deleteSubscription: async (call) => {
       expect((await send({ method: "GET", path: call.path }, a.adminToken)).status).toBe(200);
     },
     pauseRollout: async (call) => expect(await rolloutStateOf(call)).toBe("canary"),

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { ConsoleApi } from "../core/console-api.js";
 import { BeaconError } from "../core/errors.js";
+import { NotificationFamilies, NotificationTypes } from "../core/webhooks/notification-types.js";
 import { consoleOperations, openApiDocument, operationFor } from "../shared/console-openapi.js";
 import { errorResponse } from "../shared/http.js";
 import { consoleRoutes } from "./routes.js";
@@ -17,7 +18,7 @@ describe("the console's OpenAPI document", () => {
       expect(operation.path.startsWith("/api/v1/")).toBe(true);
       expect(["viewer", "operator", "admin"]).toContain(operation.role);
     }
-    expect(consoleOperations).toHaveLength(42);
+    expect(consoleOperations).toHaveLength(47);
   });
 
   it("describes Beacon's error body for every failure the handler answers", () => {
@@ -85,6 +86,13 @@ describe("the console's OpenAPI document", () => {
         expect.objectContaining({ code: "invalid_request" }),
       );
     }
+  });
+
+  it("names the notification types core knows, and their families, for subscriptions", () => {
+    expect(openApiDocument.components.schemas.NotificationTypePattern.enum).toEqual([
+      ...NotificationTypes,
+      ...NotificationFamilies,
+    ]);
   });
 
   it("is served as is", () => {

@@ -8,6 +8,7 @@ import type { OperationState } from "../core/operations/model.js";
 import type { OperationRequest } from "../core/operations/requests.js";
 import type { ConsoleResult } from "../core/result.js";
 import type { RolloutRequest } from "../core/rollouts/requests.js";
+import type { SubscriptionRequest } from "../core/webhooks/subscriptions.js";
 import { type ConsoleInput, openApiDocument } from "../shared/console-openapi.js";
 
 export type ConsoleRoute = (principal: Principal, input: ConsoleInput) => Promise<ConsoleResult>;
@@ -133,5 +134,11 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
         operation: text(query.operation),
         ...page(query),
       }),
+    createSubscription: (principal, { body }) => api.webhooks.create(principal, body as SubscriptionRequest),
+    listSubscriptions: (principal, { query }) => api.webhooks.list(principal, page(query)),
+    getSubscription: (principal, { path }) => api.webhooks.get(principal, path.subscriptionId as string),
+    deleteSubscription: (principal, { path }) =>
+      api.webhooks.delete(principal, path.subscriptionId as string),
+    testSubscription: (principal, { path }) => api.webhooks.test(principal, path.subscriptionId as string),
   };
 }

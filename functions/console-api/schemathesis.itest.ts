@@ -13,13 +13,12 @@ import {
   javaFlow,
   rollOut,
   type SeededTenant,
-  seedSubscription,
   seedTenant,
 } from "../../scripts/test-support/console-seed.js";
 import { consoleOperations, openApiDocument } from "../shared/console-openapi.js";
 
 const openApiPath = fileURLToPath(new URL("../../schemas/console/openapi.json", import.meta.url));
-/** Test cases per operation and phase: with 39 operations the run stays within a couple of minutes. */
+/** Test cases per operation and phase: with 45 operations the run stays within a couple of minutes. */
 const MAX_EXAMPLES = 50;
 const EXAMPLE_AGENT_ID = (
   openApiDocument.paths["/api/v1/operations"].post.requestBody.content["application/json"].example as {
@@ -43,7 +42,8 @@ let schemathesis: string;
 let rolloutIds: Record<string, string>;
 /** An asset of its own for the delete route, so that the reads keep the document's example asset. */
 let deletedAssetId: string;
-let subscriptionId: string;
+/** The subscription the subscription routes are sent to (one to a receiver on this machine), and one to delete. */
+let subscriptionIds: Record<string, string>;
 
 beforeAll(async () => {
   schemathesis = pythonTool("schemathesis", "st");
@@ -76,7 +76,6 @@ beforeAll(async () => {
     headers: { "content-type": "application/octet-stream" },
   });
   deletedAssetId = deletable.json().assetId as string;
-  subscriptionId = await seedSubscription(agentApi, tenant.tenant);
   // The example class's resource set, which its reads name, holds the example asset.
   const resources = await consoleApi.request("PUT", `/api/v1/classes/${EXAMPLE_FLOW_CLASS}/resources`, {
     token: tenant.adminToken,
@@ -99,6 +98,22 @@ beforeAll(async () => {
     pauseRollout: pause,
     resumeRollout: resume,
     abortRollout: abort,
+  };
+  const receiver = await consoleApi.startReceiver();
+  const subscribe = async () => {
+    const created = await consoleApi.request("POST", "/api/v1/webhooks", {
+      token: tenant.adminToken,
+      body: { url: receiver.url, eventTypes: ["agent.*"] },
+    });
+    expect(created.status, created.body).toBe(201);
+    return created.json().subscriptionId as string;
+  };
+  const [kept, deleted] = [await subscribe(), await subscribe()];
+  subscriptionIds = {
+    getSubscription: kept,
+    testSubscription: kept,
+    listWebhookDeliveries: kept,
+    deleteSubscription: deleted,
   };
   reportDir = mkdtempSync(path.join(tmpdir(), "beacon-schemathesis-"));
 });
@@ -162,16 +177,28 @@ describe("Schemathesis against the OpenAPI document, on the local stack", () => 
     async () => {
       const ndjson = path.join(reportDir, "events.ndjson");
       const config = path.join(reportDir, "schemathesis.toml");
+      /** Operation, path parameter, value. */
+      const parameters: [string, string, string][] = [
+        ...Object.entries(rolloutIds).map(([operationId, id]): [string, string, string] => [
+          operationId,
+          "rolloutId",
+          id,
+        ]),
+        ["deleteAsset", "assetId", deletedAssetId],
+        ...Object.entries(subscriptionIds).map(([operationId, id]): [string, string, string] => [
+          operationId,
+          "subscriptionId",
+          id,
+        ]),
+      ];
       writeFileSync(
         config,
-        [
-          ...Object.entries(rolloutIds).map(
-            ([operationId, rolloutId]) =>
-              `[[operations]]\ninclude-operation-id = "${operationId}"\nparameters = { rolloutId = "${rolloutId}" }\n`,
-          ),
-          `[[operations]]\ninclude-operation-id = "deleteAsset"\nparameters = { assetId = "${deletedAssetId}" }\n`,
-          `[[operations]]\ninclude-operation-id = "listWebhookDeliveries"\nparameters = { subscriptionId = "${subscriptionId}" }\n`,
-        ].join("\n"),
+        parameters
+          .map(
+            ([operationId, name, value]) =>
+              `[[operations]]\ninclude-operation-id = "${operationId}"\nparameters = { ${name} = "${value}" }\n`,
+          )
+          .join("\n"),
       );
       const { exitCode, output } = await run(
         schemathesis,

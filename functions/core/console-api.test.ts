@@ -23,7 +23,11 @@ import {
   SequentialIds,
 } from "../adapters/memory/index.js";
 import { MemoryRolloutStore } from "../adapters/memory/rollouts.js";
-import { MemorySubscriptionStore } from "../adapters/memory/subscriptions.js";
+import {
+  CountingRandom,
+  MemorySubscriptionStore,
+  RecordingWebhookSender,
+} from "../adapters/memory/subscriptions.js";
 import type { AgentClassRecord, AgentRecord } from "./agents/ports.js";
 import { MAX_ASSET_BYTES } from "./assets/model.js";
 import type { AssetUpload } from "./assets/store.js";
@@ -81,11 +85,14 @@ function harness() {
     events: new MemoryEventSink(),
     history: new MemoryFleetHistory(),
     agentEvents: new MemoryAgentEventLog(),
+    audit: new MemoryAuditLog(),
     subscriptions: new MemorySubscriptionStore(),
     deliveries: new MemoryDeliveryQueue(),
-    audit: new MemoryAuditLog(),
+    webhookSender: new RecordingWebhookSender(),
+    webhookUrlPolicy: { allowedHosts: [] },
     clock: new ManualClock(),
     ids: new SequentialIds(),
+    random: new CountingRandom(),
   };
   const lifecycle = makeOperationLifecycle({ ...ports, settings: { ackTimeoutMs: 300_000 } });
   const api = makeConsoleApi({

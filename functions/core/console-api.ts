@@ -21,12 +21,14 @@ import type { ManifestCatalog } from "./manifests/ports.js";
 import type { OperationLifecycle } from "./operations/lifecycle.js";
 import type { OperationStore } from "./operations/ports.js";
 import { makeOperationsApi } from "./operations/requests.js";
-import type { Clock, IdGenerator } from "./ports.js";
+import type { Clock, IdGenerator, RandomSource } from "./ports.js";
 import { makeRolloutEngine } from "./rollouts/engine.js";
 import type { RolloutStore } from "./rollouts/ports.js";
 import { makeRolloutsApi } from "./rollouts/requests.js";
+import type { UrlPolicy } from "./webhooks/address-policy.js";
 import { makeDeliveryLogApi } from "./webhooks/delivery-log.js";
-import type { DeliveryQueue, SubscriptionStore } from "./webhooks/ports.js";
+import type { DeliveryQueue, SubscriptionStore, WebhookSender } from "./webhooks/ports.js";
+import { makeSubscriptionsApi } from "./webhooks/subscriptions.js";
 
 export interface ConsoleDependencies {
   catalog: ClassCatalog;
@@ -46,13 +48,18 @@ export interface ConsoleDependencies {
   /** What the stream consumer counted and kept, read here only. */
   history: FleetHistoryStore;
   agentEvents: AgentEventLog;
-  /** Event subscriptions, and the log of what was delivered to each. */
-  subscriptions: SubscriptionStore;
-  deliveries: DeliveryQueue;
   /** The tenant's audit trail, which the console handler writes and admins read. */
   audit: AuditLog;
+  subscriptions: SubscriptionStore;
+  /** What was delivered to each subscription, and what is still being tried. */
+  deliveries: DeliveryQueue;
+  /** Posts the console's test notifications; the delivery queue posts the rest. */
+  webhookSender: WebhookSender;
+  /** Which hosts a subscription may name besides the public internet: none on AWS. */
+  webhookUrlPolicy: UrlPolicy;
   clock: Clock;
   ids: IdGenerator;
+  random: RandomSource;
   /** How stale the registry's last-seen times may be: the agent API's longest checkpoint interval. */
   registryLagMs: number;
   /** Largest flow document accepted, inflated. */
@@ -102,6 +109,7 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
     certificates,
     deliveries: makeDeliveryLogApi(deps),
     audit: makeAuditApi(deps),
+    webhooks: makeSubscriptionsApi(deps),
   };
 }
 

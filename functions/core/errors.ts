@@ -32,6 +32,7 @@ export const ErrorCodes = [
   "asset_exists",
   "asset_in_use",
   "resource_set_conflict",
+  "subscription_limit",
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

@@ -118,6 +118,8 @@ export interface ConsoleApiConfig {
   assetBucket: string;
   /** Days an audit record is kept, by the table's time to live. */
   auditRetentionDays: number;
+  /** How the test route reaches subscriptions' endpoints. */
+  webhooks: WebhookConfig;
 }
 
 function absoluteHttpsUrl(env: Environment, name: string): string {
@@ -159,6 +161,7 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     certificateExpiryWarningDays: certificateExpiryWarningDays(env),
     assetBucket: requireEnv(env, EnvNames.assetBucket),
     auditRetentionDays: numberEnv(env, EnvNames.auditRetentionDays, DEFAULT_AUDIT_RETENTION_DAYS),
+    webhooks: webhookConfig(env),
   };
 }
 

@@ -40,6 +40,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   asset_exists: 409,
   asset_in_use: 409,
   resource_set_conflict: 409,
+  subscription_limit: 409,
 };
 
 export interface JsonResponse {

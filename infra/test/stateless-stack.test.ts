@@ -482,6 +482,18 @@ describe("observability", () => {
   });
 });
 
+describe("event subscriptions on AWS", () => {
+  it("let no function deliver to a private host or trust a CA besides the public ones", () => {
+    for (const template of [dev.statelessTemplate, prod.statelessTemplate]) {
+      for (const resource of Object.values(template.findResources("AWS::Lambda::Function"))) {
+        const variables = (resource.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
+        expect(variables).not.toHaveProperty(EnvNames.webhookAllowedHosts);
+        expect(variables).not.toHaveProperty(EnvNames.webhookCaFile);
+      }
+    }
+  });
+});
+
 describe("stacks", () => {
   it("deploys the stateless stack after the stateful one", () => {
     expect(prod.stateless.dependencies).toContain(prod.stateful);

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { inject } from "vitest";
 import { EnvNames } from "../../functions/shared/env-names.js";
+import { ensureDevCertificates } from "../local/certs.js";
 import {
   type ConsoleIdentity,
   type ConsoleIssuer,
@@ -13,6 +14,7 @@ import {
 import { openTemporaryFunctionLog } from "../local/function-logs.js";
 import { loadConsoleApi } from "../local/function-routes.js";
 import { startConsoleGateway } from "../local/gateway.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../local/webhook-receiver.js";
 
 export interface ConsoleResponse {
   status: number;
@@ -37,13 +39,17 @@ export interface ConsoleApiUnderTest {
   /** The function's log file: its JSON log records and metrics (EMF) lines. */
   functionLog: string;
   request(method: string, requestPath: string, options?: ConsoleRequestOptions): Promise<ConsoleResponse>;
+  /** An HTTPS webhook receiver on this machine that subscriptions may name; closed with the console. */
+  startReceiver(): Promise<WebhookReceiver>;
   close(): Promise<void>;
 }
 
 /**
  * The real console-api handler behind the local JWT-verifying gateway, in this test file's own process,
  * on the backends the integration project's global setup started. Agent certificates are issued from
- * the agent API harness's CA, so its gateway trusts them, and operations send agents to its URL.
+ * the agent API harness's CA, so its gateway trusts them, and operations send agents to its URL. Event
+ * subscriptions may name receivers on this machine whose certificate that CA signed (`startReceiver`), as
+ * under `npm start`.
  */
 export async function startConsoleApi(
   agentApi: { certsDir: string; url: string },
@@ -55,6 +61,8 @@ export async function startConsoleApi(
       ...inject("beaconEnv"),
       [EnvNames.agentCaDir]: agentApi.certsDir,
       [EnvNames.agentApiUrl]: agentApi.url,
+      [EnvNames.webhookAllowedHosts]: "127.0.0.1,localhost",
+      [EnvNames.webhookCaFile]: (await ensureDevCertificates(agentApi.certsDir)).caPath,
       POWERTOOLS_LOG_LEVEL: "ERROR",
       ...overrides,
     },
@@ -67,6 +75,7 @@ export async function startConsoleApi(
     routes: consoleApi.routes,
     authorizer: await makeJwtAuthorizer(issuer),
   });
+  const receivers: WebhookReceiver[] = [];
   return {
     url: gateway.url,
     issuer,
@@ -89,7 +98,17 @@ export async function startConsoleApi(
       const body = await response.text();
       return { status: response.status, headers: response.headers, body, json: () => JSON.parse(body) };
     },
+    async startReceiver() {
+      const { server } = await ensureDevCertificates(agentApi.certsDir);
+      const receiver = await startWebhookReceiver({
+        cert: readFileSync(server.certPath, "utf8"),
+        key: readFileSync(server.keyPath, "utf8"),
+      });
+      receivers.push(receiver);
+      return receiver;
+    },
     async close() {
+      await Promise.all(receivers.map((receiver) => receiver.close()));
       await gateway.close();
       await consoleApi.shutdown();
       functionLog.close();

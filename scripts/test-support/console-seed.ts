@@ -1,13 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { expect } from "vitest";
-import { DynamoSubscriptionStore } from "../../functions/adapters/dynamodb/subscription-store.js";
 import type { JsonObject } from "../../functions/core/c2/json.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
-import { makeDynamoDbClient } from "../../functions/shared/aws-clients.js";
-import { EnvNames } from "../../functions/shared/env-names.js";
 import { example } from "../c2-examples.js";
 import type { AgentApiUnderTest } from "./agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "./console-api-harness.js";
@@ -192,28 +187,4 @@ export function installCertificate(
   writeFileSync(path.join(agentApi.certsDir, `${name}.pem`), issued.certificatePem as string);
   writeFileSync(path.join(agentApi.certsDir, `${name}.key`), issued.privateKeyPem as string, { mode: 0o600 });
   return name;
-}
-
-/**
- * An event subscription of the tenant's own, stored in the agent API harness's table as the console stores one,
- * for the routes that name a subscription; resolves to its id.
- */
-export async function seedSubscription(agentApi: AgentApiUnderTest, tenant: string): Promise<string> {
-  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(agentApi.env));
-  const subscriptionId = `wh-${String(Date.now()).padStart(13, "0")}-${randomUUID()}`;
-  try {
-    await new DynamoSubscriptionStore(documents, agentApi.env[EnvNames.tableName] as string).create({
-      tenant,
-      subscriptionId,
-      url: "https://hooks.example.com/beacon",
-      eventTypes: ["agent.*"],
-      secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-      state: "active",
-      createdAt: Date.now(),
-      createdBy: `${tenant}-admin`,
-    });
-  } finally {
-    documents.destroy();
-  }
-  return subscriptionId;
 }

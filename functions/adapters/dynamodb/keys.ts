@@ -101,13 +101,13 @@ export const Keys = {
     pk: `T#${tenant}#A#${agentId}#EVENTS`,
     sk: `E#${logKey}`,
   }),
+  /** A tenant's audit trail, by time and request id (auditKey). */
+  auditRecord: (tenant: string, auditKey: string) => ({ pk: `T#${tenant}#AUDIT`, sk: `E#${auditKey}` }),
   /** A tenant's event subscriptions, by subscription id (which sorts by creation time); a few at most. */
   subscription: (tenant: string, subscriptionId: string) => ({
     pk: `T#${tenant}#WEBHOOKS`,
     sk: `W#${subscriptionId}`,
   }),
-  /** A tenant's audit trail, by time and request id (auditKey). */
-  auditRecord: (tenant: string, auditKey: string) => ({ pk: `T#${tenant}#AUDIT`, sk: `E#${auditKey}` }),
   /** The tenant's revocation list: one item per revoked serial, read whole by the agent API. */
   revokedCertificate: (tenant: string, serial: string) => ({ pk: `T#${tenant}#REVOKED`, sk: `S#${serial}` }),
 } as const;
@@ -118,6 +118,7 @@ export function recordOf<T>(item: Record<string, unknown>, keyAttributes: readon
   for (const name of keyAttributes) delete record[name];
   return record as unknown as T;
 }
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The table's time to live, in epoch seconds, of an item about `time` kept for `retentionDays`. */

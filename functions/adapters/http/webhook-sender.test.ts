@@ -88,9 +88,8 @@ describe("the HTTPS webhook sender", () => {
     const before = receiver.received.length;
     const byName = receiver.url.replace("127.0.0.1", "localhost");
     expect((await sender([]).send(signed(receiver.url))).error).toBe("refused address 127.0.0.1");
-    expect((await sender([]).send(signed(byName))).error).toMatch(
-      /refused address (127\.0\.0\.1|::1) of localhost/,
-    );
+    const refusedName = (await sender([]).send(signed(byName))).error;
+    expect(refusedName).toBe("refused localhost: it resolves to an address off the public internet");
     expect(receiver.received.length).toBe(before);
     expect((await sender(["localhost"]).send(signed(byName))).status).toBe(204);
   });

@@ -104,8 +104,8 @@ export class HttpsWebhookSender implements WebhookSender {
         ({ address }) => !mayConnect(hostname.toLowerCase(), address, this.options.policy),
       );
       if (refused) {
-        const refusal: NodeJS.ErrnoException = new Error(`refused address ${refused.address} of ${hostname}`);
-        refusal.code = "EREFUSEDADDRESS";
+        // Not the address itself: a tenant must not learn what names resolve to inside Beacon's network.
+        const refusal = new Error(`refused ${hostname}: it resolves to an address off the public internet`);
         return callback(refusal, []);
       }
       if (options.all) return callback(null, addresses);

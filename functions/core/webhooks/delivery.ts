@@ -5,7 +5,7 @@ import type { Delivery, Notification, Subscription } from "./model.js";
 import { agentToClassify, deliveryOf, notificationOf, wants } from "./notifications.js";
 import { abandoned, afterAttempt, disableReasonOf, RETRY_WINDOW_MS } from "./policy.js";
 import type { DeliveryQueue, SubscriptionStore, WebhookSender } from "./ports.js";
-import { signatureHeaders } from "./signing.js";
+import { webhookRequestOf } from "./requests.js";
 
 export interface WebhookDependencies {
   subscriptions: SubscriptionStore;
@@ -135,16 +135,9 @@ function makeAttempts(deps: WebhookDependencies) {
       return;
     }
     const at = clock.now();
-    const response = await sender.send({
-      url: subscription.url,
-      headers: signatureHeaders(
-        subscription.secret,
-        delivery.deliveryId,
-        Math.floor(at / 1000),
-        delivery.body,
-      ),
-      body: delivery.body,
-    });
+    const response = await sender.send(
+      webhookRequestOf(subscription, delivery.deliveryId, delivery.body, at),
+    );
     const next = afterAttempt(delivery, response, at, random());
     if (!(await queue.recordAttempt(delivery, next))) {
       report.raced++;

@@ -1,6 +1,7 @@
 import { dropUndefined } from "../c2/json.js";
 import type { BeaconEvent } from "../events/model.js";
 import type { Delivery, Notification, Subscription } from "./model.js";
+import { notificationBody } from "./requests.js";
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 
@@ -141,7 +142,7 @@ export function deliveryOf(subscription: Subscription, notice: Notification, due
     subscriptionId: subscription.subscriptionId,
     deliveryId: notice.id,
     notificationType: notice.type,
-    body: JSON.stringify(notice),
+    body: notificationBody(notice),
     createdAt: Date.parse(notice.at),
     state: "pending",
     attempts: 0,

@@ -706,12 +706,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's event subscriptions, in the order they were made */
+        get: operations["listSubscriptions"];
+        put?: never;
+        /**
+         * Subscribe an HTTPS endpoint to some of the tenant's events
+         * @description Each matching event is posted as JSON (`id`, `type`, `tenant`, `at`, `agentClass`, `data`) with the headers `webhook-id`, `webhook-timestamp` and `webhook-signature` (HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed by the secret), retried with exponential backoff for 24 hours. A subscription whose deliveries keep failing is disabled. A tenant has at most 25.
+         */
+        post: operations["createSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{subscriptionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The subscription's id, as its creation answered: `wh-`, the creation time in epoch milliseconds, a unique part.
+                 * @example wh-1764000000000-0b4c7c6e-5d1f-4a53-9a3e-2f8f61a0c9d1
+                 */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        /** A subscription (never its secret) */
+        get: operations["getSubscription"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a subscription
+         * @description Nothing more is delivered to it; deliveries still queued are dropped.
+         */
+        delete: operations["deleteSubscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{subscriptionId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The subscription's id, as its creation answered: `wh-`, the creation time in epoch milliseconds, a unique part.
+                 * @example wh-1764000000000-0b4c7c6e-5d1f-4a53-9a3e-2f8f61a0c9d1
+                 */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a signed `webhook.test` notification to the subscription's URL now
+         * @description One attempt, at once and outside the delivery queue (a disabled subscription too, to try a mended receiver), signed like every delivery; the answer says how the receiver took it. It is not retried and not logged among the deliveries.
+         */
+        post: operations["testSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/{subscriptionId}/deliveries": {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                subscriptionId: string;
+                /**
+                 * @description The subscription's id, as its creation answered: `wh-`, the creation time in epoch milliseconds, a unique part.
+                 * @example wh-1764000000000-0b4c7c6e-5d1f-4a53-9a3e-2f8f61a0c9d1
+                 */
+                subscriptionId: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };
@@ -942,7 +1020,7 @@ export interface components {
         /** @description Beacon's one error body. */
         Error: {
             error: {
-                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `resource_set_conflict`, `internal_error`. */
+                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `resource_set_conflict`, `subscription_limit`, `internal_error`. */
                 code: string;
                 message: string;
             };
@@ -1496,6 +1574,60 @@ export interface components {
             /** @description Pass as `cursor` for the next page; absent on the last page. */
             nextCursor?: string;
         };
+        /**
+         * @description A notification type: `agent.offline`, `agent.online`, `agent.registered`; `operation.<state>` and `rollout.<state>` for the state an operation or a rollout entered; `certificate.expiring`; `webhook.disabled` (a subscription that kept failing was switched off); `webhook.test` (what the test route sends). Or a family of them: `operation.*`.
+         * @enum {string}
+         */
+        NotificationTypePattern: "agent.offline" | "agent.online" | "agent.registered" | "operation.queued" | "operation.delivered" | "operation.awaiting_effect" | "operation.done" | "operation.failed" | "operation.timed_out" | "operation.cancelled" | "rollout.canary" | "rollout.rolling" | "rollout.paused" | "rollout.rolling_back" | "rollout.completed" | "rollout.rolled_back" | "rollout.aborted" | "certificate.expiring" | "webhook.disabled" | "webhook.test" | "agent.*" | "operation.*" | "rollout.*" | "certificate.*" | "webhook.*";
+        SubscriptionRequest: {
+            /** @description Where deliveries are posted: an `https` URL without credentials or fragment, naming a public host or address. Never a private, loopback or link-local address, neither as given nor as its name resolves when a delivery is made. */
+            url: string;
+            /** @description The notification types to deliver; each is kept once. */
+            eventTypes: components["schemas"]["NotificationTypePattern"][];
+            /** @description Only notifications of this agent class: an agent's, a rollout's to it, and an operation's or a certificate's whose agent is of it (its events name no class: Beacon looks the agent's class up when it reads the event). */
+            agentClass?: components["schemas"]["ClassName"];
+            description?: string;
+        };
+        SubscriptionFields: {
+            subscriptionId: string;
+            url: string;
+            eventTypes: components["schemas"]["NotificationTypePattern"][];
+            agentClass?: components["schemas"]["ClassName"];
+            description?: string;
+            /**
+             * @description disabled: its deliveries kept failing, and Beacon stopped making them (a `webhook.disabled` notification says so).
+             * @enum {string}
+             */
+            state: "active" | "disabled";
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Subject of the token that created it. */
+            createdBy: string;
+            /** Format: date-time */
+            disabledAt?: string;
+            disabledReason?: string;
+        };
+        Subscription: components["schemas"]["SubscriptionFields"];
+        CreatedSubscription: {
+            /** @description The key deliveries are signed with (`whsec_` and 32 random bytes, base64), as Standard Webhooks libraries take it. Returned this once: no other answer carries it. */
+            secret: string;
+        } & components["schemas"]["SubscriptionFields"];
+        SubscriptionList: {
+            items: components["schemas"]["Subscription"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
+        };
+        WebhookTestResult: {
+            /** @description The `webhook-id` the request carried, and the notification's `id`. */
+            notificationId: string;
+            /** @description The receiver answered with a 2xx status. */
+            delivered: boolean;
+            /** @description The receiver's HTTP status; absent when none answered. */
+            status?: number;
+            /** @description Why no answer came: an address refused, a timeout, a TLS failure, a reset. */
+            error?: string;
+            durationMs: number;
+        };
         /** @description One notification on its way to one subscription. Its id is its event's, and the `webhook-id` header of every attempt: a receiver de-duplicates by it. */
         WebhookDelivery: {
             deliveryId: string;
@@ -1632,6 +1764,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The tenant has as many subscriptions as it may (`subscription_limit`, 25): delete one first. */
+        SubscriptionLimit: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description The `nextCursor` of the previous page. */
@@ -1668,6 +1809,11 @@ export interface components {
          * @example pump-calibration.txt
          */
         AssetName: string;
+        /**
+         * @description The subscription's id, as its creation answered: `wh-`, the creation time in epoch milliseconds, a unique part.
+         * @example wh-1764000000000-0b4c7c6e-5d1f-4a53-9a3e-2f8f61a0c9d1
+         */
+        SubscriptionId: string;
     };
     requestBodies: never;
     headers: never;
@@ -3026,6 +3172,164 @@ export interface operations {
             403: components["responses"]["Forbidden"];
         };
     };
+    listSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions (never a secret). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/beacon",
+                 *       "eventTypes": [
+                 *         "agent.offline",
+                 *         "agent.online",
+                 *         "operation.*"
+                 *       ],
+                 *       "agentClass": "pumps",
+                 *       "description": "Pager duty for the pump fleet"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. The secret is in this answer only. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["SubscriptionLimit"];
+        };
+    };
+    getSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The subscription's id, as its creation answered: `wh-`, the creation time in epoch milliseconds, a unique part.
+                 * @example wh-1764000000000-0b4c7c6e-5d1f-4a53-9a3e-2f8f61a0c9d1
+                 */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The subscription's id, as its creation answered: `wh-`, the creation time in epoch milliseconds, a unique part.
+                 * @example wh-1764000000000-0b4c7c6e-5d1f-4a53-9a3e-2f8f61a0c9d1
+                 */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; the subscription as it was. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    testSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The subscription's id, as its creation answered: `wh-`, the creation time in epoch milliseconds, a unique part.
+                 * @example wh-1764000000000-0b4c7c6e-5d1f-4a53-9a3e-2f8f61a0c9d1
+                 */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt's outcome, whether or not the receiver took it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     listWebhookDeliveries: {
         parameters: {
             query?: {
@@ -3036,7 +3340,11 @@ export interface operations {
             };
             header?: never;
             path: {
-                subscriptionId: string;
+                /**
+                 * @description The subscription's id, as its creation answered: `wh-`, the creation time in epoch milliseconds, a unique part.
+                 * @example wh-1764000000000-0b4c7c6e-5d1f-4a53-9a3e-2f8f61a0c9d1
+                 */
+                subscriptionId: components["parameters"]["SubscriptionId"];
             };
             cookie?: never;
         };

@@ -1,0 +1,180 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signatureOf, type WebhookReceiver } from "../../scripts/local/webhook-receiver.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
+import { MAX_SUBSCRIPTIONS_PER_TENANT } from "../core/webhooks/subscriptions.js";
+import { FunctionTimeouts } from "../shared/function-timeouts.js";
+
+let agentApi: AgentApiUnderTest;
+let consoleApi: ConsoleApiUnderTest;
+let receiver: WebhookReceiver;
+const run = randomUUID().slice(0, 6);
+const tenants = { a: `wa-${run}`, b: `wb-${run}` };
+const tokens = { a: "", b: "" };
+
+beforeAll(async () => {
+  agentApi = await startAgentApi();
+  consoleApi = await startConsoleApi(agentApi);
+  receiver = await consoleApi.startReceiver();
+  tokens.a = await consoleApi.token({ tenant: tenants.a, role: "admin" });
+  tokens.b = await consoleApi.token({ tenant: tenants.b, role: "admin" });
+});
+
+afterAll(async () => {
+  await consoleApi?.close();
+  await agentApi?.close();
+});
+
+const send = (method: string, path: string, token: string, body?: unknown) =>
+  consoleApi.request(method, path, { token, body });
+
+async function subscribe(token: string, change: Record<string, unknown> = {}) {
+  const response = await send("POST", "/api/v1/webhooks", token, {
+    url: receiver.url,
+    eventTypes: ["agent.offline", "operation.*"],
+    ...change,
+  });
+  expect(response.status, response.body).toBe(201);
+  return response.json() as { subscriptionId: string; secret: string } & Record<string, unknown>;
+}
+
+describe("event subscriptions through the console API", () => {
+  it("show the secret once, when made: reads and lists never carry it", async () => {
+    const created = await subscribe(tokens.a, { agentClass: "pumps", description: "Pager" });
+    expect(created).toMatchObject({
+      url: receiver.url,
+      eventTypes: ["agent.offline", "operation.*"],
+      agentClass: "pumps",
+      description: "Pager",
+      state: "active",
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    const { secret, ...shown } = created;
+    const read = await send("GET", `/api/v1/webhooks/${created.subscriptionId}`, tokens.a);
+    expect(read.status).toBe(200);
+    expect(read.json()).toEqual(shown);
+    const listed = await send("GET", "/api/v1/webhooks?limit=100", tokens.a);
+    expect(listed.json().items).toContainEqual(shown);
+    for (const body of [read.body, listed.body]) {
+      expect(body).not.toContain(secret);
+      expect(body).not.toContain("whsec_");
+    }
+  });
+
+  it.each([
+    ["plain http", "http://hooks.example.com/beacon"],
+    ["a private address", "https://10.0.0.7/hooks"],
+    ["the instance metadata service", "https://169.254.169.254/latest/meta-data/"],
+    ["IPv6 loopback", "https://[::1]/hooks"],
+    ["a name under localhost that is not allow-listed", "https://hooks.localhost/beacon"],
+    ["a single-label host", "https://intranet/hooks"],
+  ])("refuse %s", async (_label, url) => {
+    const response = await send("POST", "/api/v1/webhooks", tokens.a, { url, eventTypes: ["agent.*"] });
+    expect(response.status).toBe(400);
+    expect(response.json()).toMatchObject({ error: { code: "invalid_request" } });
+  });
+
+  it("refuse event types Beacon does not send", async () => {
+    const response = await send("POST", "/api/v1/webhooks", tokens.a, {
+      url: receiver.url,
+      eventTypes: ["agent.deleted"],
+    });
+    expect(response.status).toBe(400);
+  });
+
+  it("test by posting a signed webhook.test notification to the receiver, and say how it answered", async () => {
+    const created = await subscribe(tokens.a);
+    const before = receiver.received.length;
+    receiver.answerWith({ status: 204 });
+    const tested = await send("POST", `/api/v1/webhooks/${created.subscriptionId}/test`, tokens.a);
+    expect(tested.status, tested.body).toBe(200);
+    expect(tested.json()).toEqual({
+      notificationId: expect.any(String),
+      delivered: true,
+      status: 204,
+      durationMs: expect.any(Number),
+    });
+    const delivery = (await receiver.waitForDeliveries(before + 1, 30_000))[before];
+    if (!delivery) throw new Error("no delivery");
+    expect(signatureOf(delivery, created.secret)).toEqual({ valid: true });
+    const other = await subscribe(tokens.a);
+    expect(signatureOf(delivery, other.secret)).toMatchObject({ valid: false });
+    expect(delivery.headers["webhook-id"]).toBe(tested.json().notificationId);
+    expect(JSON.parse(delivery.body)).toMatchObject({
+      id: tested.json().notificationId,
+      type: "webhook.test",
+      tenant: tenants.a,
+      data: { subscriptionId: created.subscriptionId },
+    });
+
+    receiver.answerWith({ status: 503 });
+    const failing = await send("POST", `/api/v1/webhooks/${created.subscriptionId}/test`, tokens.a);
+    expect(failing.json()).toMatchObject({ delivered: false, status: 503 });
+
+    receiver.answerWith("reset");
+    const reset = await send("POST", `/api/v1/webhooks/${created.subscriptionId}/test`, tokens.a);
+    expect(reset.json()).toMatchObject({ delivered: false, error: expect.any(String) });
+    expect(reset.json()).not.toHaveProperty("status");
+    receiver.answerWith({ status: 204 });
+  });
+
+  it("answer, within the function's time, that a receiver which never answers timed out", async () => {
+    const created = await subscribe(tokens.a);
+    receiver.answerWith("hang");
+    try {
+      const tested = await send("POST", `/api/v1/webhooks/${created.subscriptionId}/test`, tokens.a);
+      expect(tested.status, tested.body).toBe(200);
+      expect(tested.json()).toMatchObject({ delivered: false, error: "timed out" });
+      // Given up on before the function's own time runs out, whatever else it spent that time on.
+      expect(tested.json().durationMs).toBeLessThan(FunctionTimeouts.consoleApi * 1000);
+      expect(tested.json()).not.toHaveProperty("status");
+    } finally {
+      receiver.answerWith({ status: 204 });
+    }
+  });
+
+  it("belong to their tenant: another cannot read, test or delete them, nor see them listed", async () => {
+    const created = await subscribe(tokens.a);
+    const before = receiver.received.length;
+    for (const [method, path] of [
+      ["GET", `/api/v1/webhooks/${created.subscriptionId}`],
+      ["POST", `/api/v1/webhooks/${created.subscriptionId}/test`],
+      ["DELETE", `/api/v1/webhooks/${created.subscriptionId}`],
+    ] as const) {
+      const response = await send(method, path, tokens.b);
+      expect(response.status, `${method} ${path}`).toBe(404);
+    }
+    expect((await send("GET", "/api/v1/webhooks", tokens.b)).body).not.toContain(created.subscriptionId);
+    expect(receiver.received.length).toBe(before);
+    expect((await send("GET", `/api/v1/webhooks/${created.subscriptionId}`, tokens.a)).status).toBe(200);
+  });
+
+  it("are deleted for good", async () => {
+    const created = await subscribe(tokens.a);
+    const path = `/api/v1/webhooks/${created.subscriptionId}`;
+    const deleted = await send("DELETE", path, tokens.a);
+    expect(deleted.status).toBe(200);
+    expect(deleted.json()).toMatchObject({ subscriptionId: created.subscriptionId });
+    expect(deleted.body).not.toContain(created.secret);
+    expect((await send("GET", path, tokens.a)).status).toBe(404);
+    expect((await send("DELETE", path, tokens.a)).status).toBe(404);
+    expect((await send("POST", `${path}/test`, tokens.a)).status).toBe(404);
+  });
+
+  it(`are at most ${MAX_SUBSCRIPTIONS_PER_TENANT} a tenant`, async () => {
+    const token = await consoleApi.token({ tenant: `wc-${run}`, role: "admin" });
+    for (let count = 0; count < MAX_SUBSCRIPTIONS_PER_TENANT; count++) await subscribe(token);
+    const refused = await send("POST", "/api/v1/webhooks", token, {
+      url: receiver.url,
+      eventTypes: ["agent.online"],
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.json()).toMatchObject({ error: { code: "subscription_limit" } });
+    const listed = await send("GET", "/api/v1/webhooks?limit=10", token);
+    const next = await send("GET", `/api/v1/webhooks?limit=100&cursor=${listed.json().nextCursor}`, token);
+    expect([...(listed.json().items as unknown[]), ...(next.json().items as unknown[])]).toHaveLength(
+      MAX_SUBSCRIPTIONS_PER_TENANT,
+    );
+  });
+});
