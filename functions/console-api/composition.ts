@@ -5,6 +5,7 @@ import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
 import { DynamoAuditLog } from "../adapters/dynamodb/audit-log.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
+import { DynamoDeliveryQueue } from "../adapters/dynamodb/delivery-queue.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoAgentEventLog, DynamoFleetHistory } from "../adapters/dynamodb/history.js";
@@ -78,6 +79,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     agentEvents: new DynamoAgentEventLog(documents, config.tableName),
     audit,
     subscriptions: new DynamoSubscriptionStore(documents, config.tableName),
+    deliveries: new DynamoDeliveryQueue(documents, config.tableName),
     webhookSender,
     webhookUrlPolicy: webhooks.policy,
     clock,

@@ -133,6 +133,7 @@ async function readSnapshot(tenant: SeededTenant) {
     get("/api/v1/assets"),
     get(`/api/v1/assets/${assetIds.get(tenant.tenant)}`),
     get(`/api/v1/classes/${tenant.className}/resources`),
+    get(`/api/v1/webhooks/${subscriptionIds.get(tenant.tenant)}/deliveries`),
     get("/api/v1/webhooks"),
     get(`/api/v1/webhooks/${subscriptionIds.get(tenant.tenant)}`),
   ]);

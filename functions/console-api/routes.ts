@@ -67,6 +67,8 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
     getAgent: (principal, { path }) => api.agents.get(principal, path.agentId as string),
     listAgentEvents: (principal, { path, query }) =>
       api.history.agent(principal, path.agentId as string, page(query)),
+    listWebhookDeliveries: (principal, { path, query }) =>
+      api.deliveries.list(principal, path.subscriptionId as string, page(query)),
     decommissionAgent: (principal, { path }) => api.agents.decommission(principal, path.agentId as string),
     listManifests: (principal, { query }) => api.manifests.list(principal, page(query)),
     getManifest: (principal, { path }) => api.manifests.get(principal, path.manifestId as string),

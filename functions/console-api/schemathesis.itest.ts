@@ -109,7 +109,12 @@ beforeAll(async () => {
     return created.json().subscriptionId as string;
   };
   const [kept, deleted] = [await subscribe(), await subscribe()];
-  subscriptionIds = { getSubscription: kept, testSubscription: kept, deleteSubscription: deleted };
+  subscriptionIds = {
+    getSubscription: kept,
+    testSubscription: kept,
+    listWebhookDeliveries: kept,
+    deleteSubscription: deleted,
+  };
   reportDir = mkdtempSync(path.join(tmpdir(), "beacon-schemathesis-"));
 });
 

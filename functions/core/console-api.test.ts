@@ -14,6 +14,7 @@ import {
   MemoryManifestCatalog,
   MemoryResourceSetStore,
 } from "../adapters/memory/console.js";
+import { MemoryDeliveryQueue } from "../adapters/memory/deliveries.js";
 import { MemoryAgentEventLog, MemoryFleetHistory } from "../adapters/memory/history.js";
 import {
   ManualClock,
@@ -86,6 +87,7 @@ function harness() {
     agentEvents: new MemoryAgentEventLog(),
     audit: new MemoryAuditLog(),
     subscriptions: new MemorySubscriptionStore(),
+    deliveries: new MemoryDeliveryQueue(),
     webhookSender: new RecordingWebhookSender(),
     webhookUrlPolicy: { allowedHosts: [] },
     clock: new ManualClock(),

@@ -26,7 +26,8 @@ import { makeRolloutEngine } from "./rollouts/engine.js";
 import type { RolloutStore } from "./rollouts/ports.js";
 import { makeRolloutsApi } from "./rollouts/requests.js";
 import type { UrlPolicy } from "./webhooks/address-policy.js";
-import type { SubscriptionStore, WebhookSender } from "./webhooks/ports.js";
+import { makeDeliveryLogApi } from "./webhooks/delivery-log.js";
+import type { DeliveryQueue, SubscriptionStore, WebhookSender } from "./webhooks/ports.js";
 import { makeSubscriptionsApi } from "./webhooks/subscriptions.js";
 
 export interface ConsoleDependencies {
@@ -50,6 +51,8 @@ export interface ConsoleDependencies {
   /** The tenant's audit trail, which the console handler writes and admins read. */
   audit: AuditLog;
   subscriptions: SubscriptionStore;
+  /** What was delivered to each subscription, and what is still being tried. */
+  deliveries: DeliveryQueue;
   /** Posts the console's test notifications; the delivery queue posts the rest. */
   webhookSender: WebhookSender;
   /** Which hosts a subscription may name besides the public internet: none on AWS. */
@@ -104,6 +107,7 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
     fleetSummary: makeFleetSummary(deps),
     history: makeHistoryApi(deps),
     certificates,
+    deliveries: makeDeliveryLogApi(deps),
     audit: makeAuditApi(deps),
     webhooks: makeSubscriptionsApi(deps),
   };

@@ -10,3 +10,4 @@ export declare const rolloutEvent: ValidateFunction;
 export declare const certificateExpiringEvent: ValidateFunction;
 export declare const agentOfflineEvent: ValidateFunction;
 export declare const agentOnlineEvent: ValidateFunction;
+export declare const webhookDisabledEvent: ValidateFunction;

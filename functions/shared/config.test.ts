@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentApiConfig, consoleApiConfig, webhookConfig } from "./config.js";
+import { agentApiConfig, consoleApiConfig, webhookConfig, webhookDeliveryConfig } from "./config.js";
 import { EnvNames } from "./env-names.js";
 
 const env = {
@@ -70,5 +70,17 @@ describe("webhookConfig", () => {
     });
     expect(config.policy.allowedHosts).toEqual(["127.0.0.1", "localhost"]);
     expect(config.caFile).toBe("/certs/ca.pem");
+  });
+});
+
+describe("webhookDeliveryConfig", () => {
+  it("keeps deliveries a week unless told otherwise, in the table, announcing on the stream", () => {
+    expect(webhookDeliveryConfig(env)).toMatchObject({
+      tableName: "beacon",
+      streamName: "events",
+      retentionDays: 7,
+    });
+    const kept = webhookDeliveryConfig({ ...env, [EnvNames.webhookDeliveryRetentionDays]: "30" });
+    expect(kept.retentionDays).toBe(30);
   });
 });

@@ -1,6 +1,7 @@
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import type { CaBindings } from "../core/identity/credentials.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
+import { DEFAULT_DELIVERY_RETENTION_DAYS } from "../core/webhooks/policy.js";
 import { EnvNames } from "./env-names.js";
 import { FunctionTimeouts } from "./function-timeouts.js";
 
@@ -252,4 +253,22 @@ export function webhookConfig(env: Environment = process.env): WebhookConfig {
     .map((host) => host.trim().toLowerCase())
     .filter((host) => host !== "");
   return { policy: { allowedHosts }, caFile: env[EnvNames.webhookCaFile] || undefined, timeoutMs: 10_000 };
+}
+
+/** Where deliveries are queued and how they go out (stream consumer's first attempts, webhook dispatcher). */
+export interface WebhookDeliveryConfig extends WebhookConfig {
+  tableName: string;
+  /** Where webhook.disabled goes. */
+  streamName: string;
+  /** How long a delivery stays in its subscription's log (DynamoDB TTL). */
+  retentionDays: number;
+}
+
+export function webhookDeliveryConfig(env: Environment = process.env): WebhookDeliveryConfig {
+  return {
+    ...webhookConfig(env),
+    tableName: requireEnv(env, EnvNames.tableName),
+    streamName: requireEnv(env, EnvNames.streamName),
+    retentionDays: numberEnv(env, EnvNames.webhookDeliveryRetentionDays, DEFAULT_DELIVERY_RETENTION_DAYS),
+  };
 }

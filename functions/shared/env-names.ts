@@ -50,6 +50,8 @@ export const EnvNames = {
   webhookCaFile: "BEACON_WEBHOOK_CA_FILE",
   /** Most events the cache holds for the stream while it is unreachable (agent API, console API, sweeper). */
   eventBufferMaxEvents: "BEACON_EVENT_BUFFER_MAX_EVENTS",
+  /** Days a delivery of an event subscription stays in its delivery log (stream consumer); 7 unless set. */
+  webhookDeliveryRetentionDays: "BEACON_WEBHOOK_DELIVERY_RETENTION_DAYS",
 } as const;
 
 export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];

@@ -9,4 +9,6 @@ export const FunctionTimeouts = {
   sweeper: 50,
   /** A batch of up to 10,000 records, written to the archive as a few objects per tenant. */
   streamConsumer: 60,
+  /** Like the sweeper's, under its schedule's minute. */
+  webhookDispatcher: 50,
 } as const;

@@ -63,6 +63,12 @@ export const MetricNames = {
   eventsRefused: "EventsRefused",
   /** Consumers that failed a batch, which is then delivered again from the first record one did not take. */
   consumerFailures: "ConsumerFailures",
+  /** Deliveries of event subscriptions their receivers took (the stream consumer's first attempts, the dispatcher). */
+  webhookDeliveries: "WebhookDeliveries",
+  /** Deliveries given up: out of retries, answered 410 Gone, or their subscription gone. */
+  webhookFailures: "WebhookFailures",
+  /** Subscriptions disabled because their receivers kept failing. */
+  webhooksDisabled: "WebhooksDisabled",
   /** Console changes answered whose audit record could not be written (the record is in the error log line). */
   auditWriteFailed: "AuditWriteFailed",
 } as const;

@@ -17,6 +17,7 @@ export const Validators = {
   certificateExpiringEvent: compiled.certificateExpiringEvent,
   agentOfflineEvent: compiled.agentOfflineEvent,
   agentOnlineEvent: compiled.agentOnlineEvent,
+  webhookDisabledEvent: compiled.webhookDisabledEvent,
 } as const;
 
 const eventValidators: Record<string, ValidateFunction> = {
@@ -26,6 +27,7 @@ const eventValidators: Record<string, ValidateFunction> = {
   "certificate.expiring": Validators.certificateExpiringEvent,
   "agent.offline": Validators.agentOfflineEvent,
   "agent.online": Validators.agentOnlineEvent,
+  "webhook.disabled": Validators.webhookDisabledEvent,
 };
 
 /** The validator of a stream event's type (the operation event's checks that its type is one). */

@@ -1,25 +1,62 @@
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { S3EventArchive } from "../adapters/s3/event-archive.js";
 import { makeArchiveConsumer } from "../core/archive/consumer.js";
 import type { EventConsumer } from "../core/events/ports.js";
+import type { Clock } from "../core/ports.js";
+import { type FirstAttemptSettings, makeWebhookConsumer } from "../core/webhooks/delivery.js";
 import { makeDynamoDbClient, makeS3Client } from "../shared/aws-clients.js";
-import type { StreamConsumerConfig } from "../shared/config.js";
+import type { StreamConsumerConfig, WebhookDeliveryConfig } from "../shared/config.js";
 import { composeHistoryConsumer, type HistoryConsumerConfig } from "../shared/history-consumer.js";
+import { functionLogger } from "../shared/observability.js";
+import { composeWebhookDependencies, recordDeliveryReport } from "../shared/webhooks.js";
 
-/** Wires every reader of the event stream to its backends; called once per container. */
-export function composeStreamConsumers(config: StreamConsumerConfig, history: HistoryConsumerConfig) {
+/** A receiver gets this long to answer a first attempt: a slow one is left to the dispatcher's retries. */
+const FIRST_ATTEMPT_TIMEOUT_MS = 5_000;
+/**
+ * A batch's first attempts: 16 at a time, none started after 10 s, so a batch with deliveries takes at most
+ * about 15 s more (the function has 60 s); the rest, due 20 s after they were queued, are the dispatcher's.
+ */
+const FIRST_ATTEMPTS: Omit<FirstAttemptSettings, "holdMs"> = {
+  budgetMs: 10_000,
+  concurrency: 16,
+  subscriptionsTtlMs: 30_000,
+  maxCachedTenants: 10_000,
+};
+const FIRST_ATTEMPT_HOLD_MS = FIRST_ATTEMPTS.budgetMs + FIRST_ATTEMPT_TIMEOUT_MS + 5_000;
+
+/**
+ * Wires every reader of the event stream to its backends; called once per container. Tests pass a clock of
+ * their own to queue and attempt deliveries as if later.
+ */
+export function composeStreamConsumers(
+  config: StreamConsumerConfig,
+  history: HistoryConsumerConfig,
+  webhooks: WebhookDeliveryConfig,
+  clock?: Clock,
+) {
   const s3 = makeS3Client();
   const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
     marshallOptions: { removeUndefinedValues: true },
   });
+  const logger = functionLogger();
+  const delivering = composeWebhookDependencies(webhooks, documents, FIRST_ATTEMPT_TIMEOUT_MS, clock);
+  const agents = new DynamoAgentRegistry(documents, webhooks.tableName);
   const consumers: EventConsumer[] = [
     makeArchiveConsumer(new S3EventArchive(s3, config.archiveBucket)),
     composeHistoryConsumer(history, documents),
+    makeWebhookConsumer(
+      delivering,
+      async (tenant, agentId) => (await agents.get(tenant, agentId))?.agentClass,
+      { ...FIRST_ATTEMPTS, holdMs: FIRST_ATTEMPT_HOLD_MS },
+      (report) => recordDeliveryReport(report, logger, "first attempts"),
+    ),
   ];
   return {
     consumers,
     close: async () => {
       s3.destroy();
+      delivering.close();
       documents.destroy();
     },
   };

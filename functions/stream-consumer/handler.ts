@@ -1,10 +1,14 @@
-import { streamConsumerConfig } from "../shared/config.js";
+import { streamConsumerConfig, webhookDeliveryConfig } from "../shared/config.js";
 import { historyConsumerConfig } from "../shared/history-consumer.js";
 import { functionLogger } from "../shared/observability.js";
 import { makeStreamHandler } from "./batch.js";
 import { composeStreamConsumers } from "./composition.js";
 
-const composed = composeStreamConsumers(streamConsumerConfig(), historyConsumerConfig());
+const composed = composeStreamConsumers(
+  streamConsumerConfig(),
+  historyConsumerConfig(),
+  webhookDeliveryConfig(),
+);
 
 /**
  * Reads the event stream: Lambda's event source mapping on AWS, the local stack's poller of the Kinesis

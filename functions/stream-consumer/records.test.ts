@@ -1,6 +1,6 @@
 import type { KinesisStreamRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import type { AckEvent } from "../core/events/model.js";
+import type { AckEvent, WebhookDisabledEvent } from "../core/events/model.js";
 import { decodeRecord } from "./records.js";
 
 const ack: AckEvent = {
@@ -37,6 +37,22 @@ describe("decodeRecord", () => {
   it("reads a Beacon event with its shard and sequence number", () => {
     expect(decodeRecord(kinesisRecord(ack, "4960"))).toEqual({
       record: { shard: "shardId-000000000003", position: "4960", event: ack },
+    });
+  });
+
+  it("reads the event of a subscription Beacon disabled", () => {
+    const disabled: WebhookDisabledEvent = {
+      type: "webhook.disabled",
+      version: 1,
+      eventId: "e-2",
+      tenant: "acme",
+      at: 1_764_000_000_000,
+      subscriptionId: "sub-1",
+      reason: "The receiver answered 410 Gone",
+      deliveryId: "e-1",
+    };
+    expect(decodeRecord(kinesisRecord(disabled))).toEqual({
+      record: { shard: "shardId-000000000003", position: "4959", event: disabled },
     });
   });
 

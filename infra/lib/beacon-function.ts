@@ -69,6 +69,12 @@ export interface BeaconFunctionProps {
   readonly timeout: Duration;
   /** Caps the function's concurrent runs; unset, it shares the account's unreserved pool with no cap. */
   readonly reservedConcurrency?: number;
+  /**
+   * `private` (the default): in the VPC's private subnets, which reach AWS services through endpoints and
+   * nothing else. `internet`: outside the VPC, for functions that post to tenants' receivers on the internet
+   * (there is no NAT gateway); such a function cannot reach the cache or anything in the VPC.
+   */
+  readonly network?: "private" | "internet";
 }
 
 /**
@@ -131,8 +137,7 @@ export class BeaconFunction extends Construct {
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: ApplicationLogLevel[platform.logLevel],
       systemLogLevelV2: platform.platformLogLevel,
-      vpc: platform.vpc,
-      vpcSubnets: privateSubnets,
+      ...(props.network === "internet" ? {} : { vpc: platform.vpc, vpcSubnets: privateSubnets }),
       // Off by default: at fleet scale, X-Ray would cost more than the compute it traces.
       tracing: platform.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       environment: {
@@ -182,6 +187,13 @@ export class BeaconFunction extends Construct {
     stream.grantWrite(this.function);
     this.monitoring.watchDegradation(this.node.id, this.serviceName, "StreamFailures");
     this.monitoring.watchDegradation(this.node.id, this.serviceName, "EventsLost");
+  }
+
+  /**
+   * For a function that keeps what the stream refuses (table, stream and cache bound): events held in the
+   * cache's buffer, and staged events whose outbox entries stayed, are counted and alarmed on.
+   */
+  watchKeptEvents(): void {
     this.monitoring.watchDegradation(this.node.id, this.serviceName, "OutboxClearFailures");
     this.monitoring.watchDegradation(this.node.id, this.serviceName, "EventsHeld");
   }

@@ -75,6 +75,8 @@ const settingsByStage: Record<StageName, StageSettings> = {
         HeartbeatsFailed: 10,
         EventsRefused: 10,
         ConsumerFailures: 10,
+        WebhookFailures: 50,
+        WebhooksDisabled: 5,
         OutboxRelayed: 10,
         OutboxClearFailures: 10,
         EventsHeld: 100,
@@ -111,6 +113,10 @@ const settingsByStage: Record<StageName, StageSettings> = {
         HeartbeatsFailed: 50,
         EventsRefused: 1,
         ConsumerFailures: 5,
+        // One tenant's receiver down for a day fails its deliveries by the hundred: many means many tenants'
+        // receivers, or Beacon's own egress. Disabled subscriptions are tenants who stopped hearing from Beacon.
+        WebhookFailures: 500,
+        WebhooksDisabled: 10,
         // Each relayed event is one its writer could not put: the stream or the function was in trouble.
         OutboxRelayed: 10,
         OutboxClearFailures: 10,

@@ -11,6 +11,9 @@ import certificateExpiringEventSchema from "../../schemas/events/certificate-exp
 import heartbeatEventSchema from "../../schemas/events/heartbeat-event.schema.json" with { type: "json" };
 import operationEventSchema from "../../schemas/events/operation-event.schema.json" with { type: "json" };
 import rolloutEventSchema from "../../schemas/events/rollout-event.schema.json" with { type: "json" };
+import webhookDisabledEventSchema from "../../schemas/events/webhook-disabled-event.schema.json" with {
+  type: "json",
+};
 
 /** The part of JSON Schema the event schemas use. */
 interface JsonSchema {
@@ -32,6 +35,7 @@ export const eventSchemas = [
   heartbeatEventSchema,
   operationEventSchema,
   rolloutEventSchema,
+  webhookDisabledEventSchema,
 ] as JsonSchema[];
 
 export interface GlueColumn {

@@ -34,6 +34,10 @@ export type DegradationCounter =
   | "EventsRefused"
   /** The stream consumer's: consumers that failed a batch, delivered again. */
   | "ConsumerFailures"
+  /** Deliveries to event subscriptions given up: a tenant's receiver down for a day, or gone. */
+  | "WebhookFailures"
+  /** Event subscriptions Beacon disabled, their receivers failing. */
+  | "WebhooksDisabled"
   /** The sweeper's: staged events their writers did not put on the stream, put there by its relay. */
   | "OutboxRelayed"
   /** Staged events on the stream whose outbox entries stayed: each is put again, a duplicate. */

@@ -35,6 +35,7 @@ export class StatelessStack extends Stack {
   readonly consoleApi: BeaconFunction;
   readonly sweeper: BeaconFunction;
   readonly streamConsumer: BeaconFunction;
+  readonly webhookDispatcher: BeaconFunction;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -70,6 +71,7 @@ export class StatelessStack extends Stack {
     this.agentApi.bindTable(stateful.table);
     this.agentApi.bindStream(stateful.stream);
     this.agentApi.bindCache(stateful.cache);
+    this.agentApi.watchKeptEvents();
     // Agents download assets from the agent API, which reads them from the bucket.
     this.agentApi.bindAssetBucket(stateful.assets, "read");
     monitoring.watchDegradation("AgentApi", this.agentApi.serviceName, "HeartbeatsFailed");
@@ -111,6 +113,7 @@ export class StatelessStack extends Stack {
     // Operations the console creates or cancels put their state changes on the agents' stream.
     this.consoleApi.bindStream(stateful.stream);
     this.consoleApi.bindCache(stateful.cache);
+    this.consoleApi.watchKeptEvents();
     this.consoleApi.bindAgentCa(stateful.agentCa);
     this.consoleApi.bindAssetBucket(stateful.assets, "write");
     this.consoleApi.bindAgentDomain(config.agentDomain);
@@ -160,6 +163,7 @@ export class StatelessStack extends Stack {
     this.sweeper.bindStream(stateful.stream);
     // Rollouts read their agents' health from the cache and mark the agents a batch queues operations for.
     this.sweeper.bindCache(stateful.cache);
+    this.sweeper.watchKeptEvents();
     this.sweeper.bindAgentDomain(config.agentDomain);
     platform.monitoring.watchDegradation("Sweeper", this.sweeper.serviceName, "OutboxRelayed");
     new Rule(this, "SweeperSchedule", {
@@ -173,6 +177,7 @@ export class StatelessStack extends Stack {
     this.sweeper.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
 
     this.streamConsumer = this.streamConsumerOf(platform, stateful);
+    this.webhookDispatcher = this.webhookDispatcherOf(platform, stateful);
 
     new CfnOutput(this, "WebConsoleUrl", {
       description: "The web console (its API under /api/v1 of the same origin)",
@@ -213,10 +218,15 @@ export class StatelessStack extends Stack {
       // Gzip and JSON of up to 10,000 events: memory buys the CPU for them.
       memorySize: 1024,
       timeout: Duration.seconds(FunctionTimeouts.streamConsumer),
+      // It makes the first attempt of each delivery to a tenant's receiver; it needs nothing in the VPC.
+      network: "internet",
     });
     consumer.bindEventArchive(stateful.eventArchive);
-    // Fleet history and the agents' kept events are items of the table.
+    // Fleet history, the agents' kept events and deliveries are items of the table.
     consumer.bindTable(stateful.table);
+    // A subscription a receiver's 410 Gone disables is announced on the stream.
+    consumer.bindStream(stateful.stream);
+    platform.monitoring.watchDegradation("StreamConsumer", consumer.serviceName, "WebhooksDisabled");
     const deadLetters = new Queue(this, "StreamConsumerDeadLetters", {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -246,5 +256,34 @@ export class StatelessStack extends Stack {
     platform.monitoring.watchDegradation("StreamConsumer", consumer.serviceName, "EventsRefused");
     platform.monitoring.watchDegradation("StreamConsumer", consumer.serviceName, "ConsumerFailures");
     return consumer;
+  }
+
+  /**
+   * Retries deliveries to event subscriptions once a minute. Outside the VPC, as it posts to tenants' receivers
+   * on the internet; one run at a time, as two would send the same due deliveries (conditional writes record
+   * one outcome, but the receiver gets both). A failed run is not retried: the next one takes what is due.
+   */
+  private webhookDispatcherOf(platform: FunctionPlatform, stateful: StatefulStack): BeaconFunction {
+    const dispatcher = new BeaconFunction(this, "WebhookDispatcher", {
+      platform,
+      entry: "webhook-dispatcher",
+      memorySize: 256,
+      reservedConcurrency: 1,
+      timeout: Duration.seconds(FunctionTimeouts.webhookDispatcher),
+      network: "internet",
+    });
+    dispatcher.bindTable(stateful.table);
+    dispatcher.bindStream(stateful.stream);
+    new Rule(this, "WebhookDispatcherSchedule", {
+      description: "Retries due deliveries to event subscriptions every minute",
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [
+        new LambdaFunction(dispatcher.function, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
+      ],
+    });
+    dispatcher.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
+    platform.monitoring.watchDegradation("WebhookDispatcher", dispatcher.serviceName, "WebhookFailures");
+    platform.monitoring.watchDegradation("WebhookDispatcher", dispatcher.serviceName, "WebhooksDisabled");
+    return dispatcher;
   }
 }

@@ -154,17 +154,16 @@ describe("event archive", () => {
 });
 
 describe("stream consumer", () => {
-  it("is a Beacon function that may only put objects under the archive's events/ prefix, and use the table for fleet history", () => {
+  it("is a Beacon function that may only put objects under the archive's events/ prefix, use the table for fleet history and deliveries, and put webhook.disabled on the stream", () => {
     const consumer = prod.statelessTemplate.toJSON().Resources[consumerLogicalId(prod)];
-    expect(consumer.Properties).toMatchObject({
-      Runtime: "nodejs22.x",
-      Architectures: ["arm64"],
-      VpcConfig: expect.objectContaining({ SubnetIds: expect.any(Array) }),
-    });
+    expect(consumer.Properties).toMatchObject({ Runtime: "nodejs22.x", Architectures: ["arm64"] });
+    // Outside the VPC: it posts deliveries' first attempts to tenants' receivers on the internet.
+    expect(consumer.Properties.VpcConfig).toBeUndefined();
     const variables = consumer.Properties.Environment.Variables as Record<string, unknown>;
     expect(Object.keys(variables).filter((name) => name.startsWith("BEACON_"))).toEqual([
       EnvNames.archiveBucket,
       EnvNames.tableName,
+      EnvNames.streamName,
     ]);
     const policies = Object.values(
       prod.statelessTemplate.findResources("AWS::IAM::Policy", {

@@ -42,19 +42,14 @@ describe.each(beaconVariantNames.map((variant) => [beaconVariants[variant].descr
     it("gives every function in the VPC a route to every AWS service its bundle calls", () => {
       const beacon = synthesized(variant);
       const calls = serviceCallsOf(beacon);
-      expect([...calls.keys()].map(functionIdOf).sort()).toEqual([
-        "AgentApi",
-        "ConsoleApi",
-        "StreamConsumer",
-        "Sweeper",
-      ]);
+      expect([...calls.keys()].map(functionIdOf).sort()).toEqual(["AgentApi", "ConsoleApi", "Sweeper"]);
       expect(unreachableIn(templatesOf(beacon), calls)).toEqual([]);
     });
   },
 );
 
 describe("the services a function calls, read from its bundle", () => {
-  it("are the table and the stream for the APIs and the sweeper, the assets' bucket for the console and the agent API, the agent CA's secret for the console, and the archive's bucket and the table (fleet history) for the stream consumer", () => {
+  it("are the table and the stream for the APIs and the sweeper, the assets' bucket for the console and the agent API, and the agent CA's secret for the console", () => {
     const services = Object.fromEntries(
       [...serviceCallsOf(synthesized("dev"))].map(([logicalId, calls]) => [
         functionIdOf(logicalId),
@@ -64,25 +59,24 @@ describe("the services a function calls, read from its bundle", () => {
     expect(services).toEqual({
       AgentApi: ["dynamodb", "kinesis-streams", "s3"],
       ConsoleApi: ["dynamodb", "kinesis-streams", "s3", "secretsmanager"],
-      StreamConsumer: ["dynamodb", "s3"],
       Sweeper: ["dynamodb", "kinesis-streams"],
     });
   });
 });
 
-describe("the stream consumer", () => {
+describe("the functions that post to tenants' receivers", () => {
   it.each(beaconVariantNames)(
-    "reaches S3, DynamoDB and the stream from its subnets in %s: the archive, fleet history, and the readers of the stream to come",
+    "run outside the VPC in %s, which has no NAT gateway: the stream consumer's first attempts and the dispatcher's retries",
     (variant) => {
-      const network = new BeaconNetwork(templatesOf(synthesized(variant)));
-      const consumer = network.vpcFunctions().find(({ logicalId }) => logicalId.startsWith("StreamConsumer"));
-      if (consumer === undefined) throw new Error("no stream consumer in the VPC");
-      for (const call of [
-        { client: "@aws-sdk/client-s3", service: "s3" },
-        { client: "@aws-sdk/client-dynamodb", service: "dynamodb" },
-        { client: "@aws-sdk/client-kinesis", service: "kinesis-streams" },
-      ])
-        expect(network.unreachable(consumer, call)).toEqual([]);
+      const { stateless } = templatesOf(synthesized(variant));
+      const placements = Object.entries(stateless.Resources)
+        .filter(([, resource]) => resource.Type === "AWS::Lambda::Function")
+        .map(([logicalId, resource]) => [functionIdOf(logicalId), resource.Properties?.VpcConfig] as const)
+        .filter(([id]) => id === "StreamConsumer" || id === "WebhookDispatcher");
+      expect(placements).toEqual([
+        ["StreamConsumer", undefined],
+        ["WebhookDispatcher", undefined],
+      ]);
     },
   );
 });
@@ -145,8 +139,8 @@ describe("the route check", () => {
       }),
       serviceCallsOf(dev()),
     );
-    // One per function that calls DynamoDB: the agent API, the console, the sweeper and the stream consumer.
-    expect(findings).toHaveLength(4);
+    // One per VPC function that calls DynamoDB: the agent API, the console and the sweeper.
+    expect(findings).toHaveLength(3);
     for (const finding of findings)
       expect(finding).toMatch(/ cannot reach dynamodb .* subnet VpcPrivateSubnet2Subnet/);
   });

@@ -372,7 +372,7 @@ describe("agent load balancer", () => {
 describe("observability", () => {
   it("alarms on the ingress, the functions and their degradations, on one dashboard", () => {
     for (const { statelessTemplate } of [prod, prodAlb]) {
-      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 32);
+      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 41);
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
     }
     const alarms = Object.values(prod.statelessTemplate.findResources("AWS::CloudWatch::Alarm"));
@@ -411,6 +411,16 @@ describe("observability", () => {
         "Throttles",
         "Throttles",
         "Throttles",
+        // The webhook dispatcher's function and stream, the stream consumer's stream, and their deliveries.
+        "Errors",
+        "Throttles",
+        "EventsLost",
+        "EventsLost",
+        "StreamFailures",
+        "StreamFailures",
+        "WebhookFailures",
+        "WebhooksDisabled",
+        "WebhooksDisabled",
       ].sort(),
     );
   });

@@ -25,7 +25,7 @@ import { kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
 import { localDir } from "./local-dir.js";
 import { assertPortFree, localPorts } from "./ports.js";
 import { startStreamPoller } from "./stream-poller.js";
-import { startSweeperTimer, sweepIntervalSeconds } from "./sweeper-timer.js";
+import { startSweeperTimer, startWebhookDispatcherTimer, sweepIntervalSeconds } from "./sweeper-timer.js";
 import { startWebServer } from "./web-server.js";
 
 const beaconDir = fileURLToPath(new URL("../../.beacon/", import.meta.url));
@@ -148,6 +148,7 @@ async function start(): Promise<void> {
     ),
   );
   running.push(await startStreamPoller({ ...backends.env, ...webhookEnv }, log, functionLog));
+  running.push(await startWebhookDispatcherTimer({ ...backends.env, ...webhookEnv }, log, functionLog));
   const devToken = await consoleToken(
     issuer,
     { tenant: DEV_TENANT, role: "admin" },
@@ -171,6 +172,9 @@ async function start(): Promise<void> {
   log(`             ${devToken}`);
   log(
     `  sweeper    every ${sweepIntervalSeconds()} s: advances rollouts, times out operations agents never took or acknowledged`,
+  );
+  log(
+    `  webhooks   every ${sweepIntervalSeconds()} s: the dispatcher retries deliveries to event subscriptions`,
   );
   log(
     `  stream     the stream consumer reads every event off ${env[EnvNames.streamName]} into the archive, s3://${env[EnvNames.archiveBucket]}/events/`,

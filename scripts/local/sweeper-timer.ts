@@ -6,13 +6,13 @@ import type { FunctionLog } from "./function-logs.js";
 import { invoker, setLocalLambdaEnvironment } from "./lambda-runtime.js";
 
 /**
- * The sweeper runs once a minute, as the EventBridge schedule runs it on AWS, unless
+ * The sweeper and the webhook dispatcher run once a minute, as their EventBridge schedules run them on AWS, unless
  * BEACON_SWEEPER_INTERVAL_SECONDS says otherwise (a few seconds makes a local rollout quick to watch).
  */
 export const sweepIntervalSeconds = (): number =>
   numberEnv(process.env, "BEACON_SWEEPER_INTERVAL_SECONDS", 60);
 
-type SweeperModule = {
+type ScheduledModule = {
   handler(event: ScheduledEvent, context: Context): Promise<void>;
   shutdown(): Promise<void>;
 };
@@ -22,7 +22,36 @@ type SweeperModule = {
  * never two runs at once, writing to `logs`. The returned function stops the timer, waits for a run in
  * progress, and closes the sweeper's connections.
  */
-export async function startSweeperTimer(
+export const startSweeperTimer = (
+  env: Record<string, string>,
+  log: (line: string) => void,
+  logs: FunctionLog,
+): Promise<() => Promise<void>> =>
+  startScheduleTimer(
+    { name: "sweeper", timeoutSeconds: FunctionTimeouts.sweeper },
+    () => import("../../functions/sweeper/handler.js"),
+    env,
+    log,
+    logs,
+  );
+
+/** The webhook dispatcher, run as the sweeper is: every minute (or as set), one run at a time. */
+export const startWebhookDispatcherTimer = (
+  env: Record<string, string>,
+  log: (line: string) => void,
+  logs: FunctionLog,
+): Promise<() => Promise<void>> =>
+  startScheduleTimer(
+    { name: "webhook-dispatcher", timeoutSeconds: FunctionTimeouts.webhookDispatcher },
+    () => import("../../functions/webhook-dispatcher/handler.js"),
+    env,
+    log,
+    logs,
+  );
+
+async function startScheduleTimer(
+  lambda: { name: string; timeoutSeconds: number },
+  load: () => Promise<ScheduledModule>,
   env: Record<string, string>,
   log: (line: string) => void,
   logs: FunctionLog,
@@ -30,17 +59,13 @@ export async function startSweeperTimer(
   // The module reads its configuration when first imported.
   setLocalLambdaEnvironment(logs);
   Object.assign(process.env, env);
-  const sweeper = (await import("../../functions/sweeper/handler.js")) as SweeperModule;
-  const invoke = invoker(
-    { name: "sweeper", timeoutSeconds: FunctionTimeouts.sweeper },
-    logs,
-    sweeper.handler,
-  );
+  const loaded = await load();
+  const invoke = invoker(lambda, logs, loaded.handler);
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (running) return;
-    running = invoke(scheduledEvent())
-      .catch((error: unknown) => log(`sweeper: run failed: ${(error as Error).message}`))
+    running = invoke(scheduledEvent(lambda.name))
+      .catch((error: unknown) => log(`${lambda.name}: run failed: ${(error as Error).message}`))
       .finally(() => {
         running = undefined;
       });
@@ -48,12 +73,12 @@ export async function startSweeperTimer(
   return async () => {
     clearInterval(timer);
     await running;
-    await sweeper.shutdown();
+    await loaded.shutdown();
   };
 }
 
-/** What the EventBridge schedule sends the sweeper on AWS (the sweeper reads none of it). */
-function scheduledEvent(): ScheduledEvent {
+/** What an EventBridge schedule sends on AWS (neither function reads any of it). */
+function scheduledEvent(rule: string): ScheduledEvent {
   return {
     version: "0",
     id: randomUUID(),
@@ -62,7 +87,7 @@ function scheduledEvent(): ScheduledEvent {
     account: "000000000000",
     time: new Date().toISOString(),
     region: "local",
-    resources: ["arn:aws:events:local:000000000000:rule/sweeper"],
+    resources: [`arn:aws:events:local:000000000000:rule/${rule}`],
     detail: {},
   };
 }

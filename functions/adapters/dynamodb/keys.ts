@@ -83,6 +83,13 @@ export const Keys = {
   certificatesByExpiry: (tenant: string) => `T#${tenant}#CERTEXPIRY`,
   /** The due index's partition of every tenant's certificates whose expiry is yet to be announced, by notAfter. */
   dueCertificates: () => "DUE#CERTIFICATES",
+  /** One event subscription's deliveries, by the event's time and id (deliveryLogKey): its delivery log. */
+  delivery: (tenant: string, subscriptionId: string, logKey: string) => ({
+    pk: `T#${tenant}#W#${subscriptionId}#DELIVERIES`,
+    sk: `D#${logKey}`,
+  }),
+  /** The due index's partitions of every tenant's pending deliveries, by next attempt (dueAt). */
+  dueDeliveries: (shard: number) => `DUE#WEBHOOKS#${String(shard).padStart(2, "0")}`,
   /** One minute of a class's history (or the whole fleet's, `*`), by minute: zero-padded, so that string order is time order. */
   historyBucket: (tenant: string, agentClass: string, minute: number) => ({
     pk: `T#${tenant}#HISTORY#C#${agentClass}`,
@@ -104,6 +111,13 @@ export const Keys = {
   /** The tenant's revocation list: one item per revoked serial, read whole by the agent API. */
   revokedCertificate: (tenant: string, serial: string) => ({ pk: `T#${tenant}#REVOKED`, sk: `S#${serial}` }),
 } as const;
+
+/** An item as its record: without the attributes that only key or index it. */
+export function recordOf<T>(item: Record<string, unknown>, keyAttributes: readonly string[]): T {
+  const record = { ...item };
+  for (const name of keyAttributes) delete record[name];
+  return record as unknown as T;
+}
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -18,7 +18,7 @@ import {
 } from "../../core/operations/model.js";
 import type { OperationQuery, OperationStore } from "../../core/operations/ports.js";
 import { stagedEventItem } from "./event-outbox.js";
-import { failedTransactionConditions, isConditionalCheckFailure, Keys } from "./keys.js";
+import { failedTransactionConditions, isConditionalCheckFailure, Keys, recordOf } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
@@ -62,11 +62,7 @@ const KEY_ATTRIBUTES = [
   TableSchema.timeToLiveAttribute,
 ];
 
-function toRecord(item: Record<string, unknown>): OperationRecord {
-  const record = { ...item };
-  for (const name of KEY_ATTRIBUTES) delete record[name];
-  return record as unknown as OperationRecord;
-}
+const toRecord = (item: Record<string, unknown>) => recordOf<OperationRecord>(item, KEY_ATTRIBUTES);
 
 /**
  * An agent's operations share one partition, so the heartbeat reads its open ones with one consistent

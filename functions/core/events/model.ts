@@ -143,6 +143,21 @@ export interface AgentOnlineEvent {
   lastSeen: number;
 }
 
+/**
+ * Beacon disabled an event subscription whose receiver kept failing (functions/core/webhooks/policy.ts): put on
+ * the stream once, by whoever disabled it, so the tenant's own tools can tell it stopped hearing from Beacon.
+ */
+export interface WebhookDisabledEvent {
+  type: "webhook.disabled";
+  version: 1;
+  eventId: string;
+  tenant: string;
+  at: number;
+  subscriptionId: string;
+  reason: string;
+  deliveryId?: string;
+}
+
 export type BeaconEvent =
   | HeartbeatEvent
   | AckEvent
@@ -150,7 +165,8 @@ export type BeaconEvent =
   | RolloutEvent
   | CertificateExpiringEvent
   | AgentOfflineEvent
-  | AgentOnlineEvent;
+  | AgentOnlineEvent
+  | WebhookDisabledEvent;
 
 /**
  * Events written in the same transaction as the state change they record (the operation store stages them in
@@ -162,5 +178,6 @@ export const isStagedEvent = (event: BeaconEvent): event is OperationEvent => ev
 export function partitionKeyOf(event: BeaconEvent): string {
   if (event.type === "rollout") return `${event.tenant}/rollout/${event.rolloutId}`;
   if (event.type === "certificate.expiring") return `${event.tenant}/certificate/${event.serial}`;
+  if (event.type === "webhook.disabled") return `${event.tenant}/webhook/${event.subscriptionId}`;
   return `${event.tenant}/${event.agentId ?? (event.type === "ack" ? event.operationId : "")}`;
 }

@@ -111,6 +111,16 @@ function fleetEvents(): BeaconEvent[] {
     offline("pump-3", T0 + 40_000),
     offline("pump-4", T0 + 41_000),
     online("pump-5", T0 + 42_000),
+    // Counted nowhere, and kept in no agent's log.
+    {
+      type: "webhook.disabled",
+      version: 1,
+      eventId: "webhook-disabled-1",
+      tenant: "acme",
+      at: T0 + 43_000,
+      subscriptionId: "sub-1",
+      reason: "The receiver answered 410 Gone",
+    },
     heartbeat("pump-1", T0 + MINUTE_MS + 1_000),
   ];
 }

@@ -16,8 +16,11 @@ export interface SubscriptionStore {
 }
 
 export interface DeliveryQueue {
-  /** Adds each delivery once, by tenant, subscription and delivery id, however often it is offered. */
-  enqueue(deliveries: Delivery[]): Promise<void>;
+  /**
+   * Adds each delivery once, by tenant, subscription and delivery id, however often it is offered; resolves to
+   * those it added, so that a batch read again attempts nothing a first reading already queued.
+   */
+  enqueue(deliveries: Delivery[]): Promise<Delivery[]>;
   /** Pending deliveries whose next attempt is due at `now`, across tenants, at most `limit`. */
   due(now: number, limit: number): Promise<Delivery[]>;
   /**

@@ -780,6 +780,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/{subscriptionId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The subscription's id, as its creation answered: `wh-`, the creation time in epoch milliseconds, a unique part.
+                 * @example wh-1764000000000-0b4c7c6e-5d1f-4a53-9a3e-2f8f61a0c9d1
+                 */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A subscription's deliveries, newest first
+         * @description Every notification Beacon queued for the subscription, newest event first, with how trying to deliver it went: pending (its next attempt is due at `nextAttemptAt`), delivered (the receiver answered 2xx) or failed (given up 24 hours after its event, on 410 Gone, or because the subscription was disabled or deleted). A failed attempt is retried after 30 s, 1, 2, 5, 10 and 30 min, 1 and 2 h, then every 4 h, each wait within 10% either way. Deliveries are kept 7 days (`BEACON_WEBHOOK_DELIVERY_RETENTION_DAYS`).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1558,7 +1584,7 @@ export interface components {
             url: string;
             /** @description The notification types to deliver; each is kept once. */
             eventTypes: components["schemas"]["NotificationTypePattern"][];
-            /** @description Only notifications that name this agent class: an agent's, or a rollout's to it. Operation and certificate notifications name none, so a subscription with a class gets none of them. */
+            /** @description Only notifications of this agent class: an agent's, a rollout's to it, and an operation's or a certificate's whose agent is of it (its events name no class: Beacon looks the agent's class up when it reads the event). */
             agentClass?: components["schemas"]["ClassName"];
             description?: string;
         };
@@ -1601,6 +1627,41 @@ export interface components {
             /** @description Why no answer came: an address refused, a timeout, a TLS failure, a reset. */
             error?: string;
             durationMs: number;
+        };
+        /** @description One notification on its way to one subscription. Its id is its event's, and the `webhook-id` header of every attempt: a receiver de-duplicates by it. */
+        WebhookDelivery: {
+            deliveryId: string;
+            /** @example agent.offline */
+            notificationType: string;
+            /** @enum {string} */
+            state: "pending" | "delivered" | "failed";
+            /**
+             * Format: date-time
+             * @description When its event happened.
+             */
+            createdAt: string;
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description Absent once delivered or given up.
+             */
+            nextAttemptAt?: string;
+            lastAttempt?: {
+                /** Format: date-time */
+                at: string;
+                /** @description The receiver's HTTP status; absent when no answer came. */
+                status?: number;
+                /** @description Why no answer came (a refused address, a timeout, a reset), or why it was given up unsent. */
+                error?: string;
+                durationMs: number;
+            };
+            /** @description The body every attempt posts: the notification's id, type, tenant, time (`at`), class when it has one, and `data`. */
+            notification: Record<string, never>;
+        };
+        WebhookDeliveryList: {
+            items: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
         };
     };
     responses: {
@@ -3261,6 +3322,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookTestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The subscription's id, as its creation answered: `wh-`, the creation time in epoch milliseconds, a unique part.
+                 * @example wh-1764000000000-0b4c7c6e-5d1f-4a53-9a3e-2f8f61a0c9d1
+                 */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the subscription's deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -1,0 +1,9 @@
+import { DynamoDeliveryQueue } from "../dynamodb/delivery-queue.js";
+import { MemoryDeliveryQueue } from "../memory/deliveries.js";
+import { deliveryQueueContract } from "./delivery-queue.contract.js";
+import { tableOfItsOwn } from "./local-stack.js";
+
+const table = tableOfItsOwn();
+
+deliveryQueueContract("DynamoDB", () => new DynamoDeliveryQueue(table.documents, table.name, 7));
+deliveryQueueContract("the memory fake", () => new MemoryDeliveryQueue());

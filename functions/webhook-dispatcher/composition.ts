@@ -1,0 +1,28 @@
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { Clock } from "../core/ports.js";
+import { makeWebhookDispatcher } from "../core/webhooks/delivery.js";
+import { makeDynamoDbClient } from "../shared/aws-clients.js";
+import type { WebhookDeliveryConfig } from "../shared/config.js";
+import { composeWebhookDependencies } from "../shared/webhooks.js";
+
+/**
+ * A run's retries: 500 at most, 16 at a time. A receiver that never answers holds one of the 16 for the
+ * sender's timeout, so even a run of dead receivers gets through 16 × 3 rounds in its time; a backlog (a
+ * receiver back after an outage) drains over the next minutes.
+ */
+const DISPATCH = { maxPerRun: 500, concurrency: 16 };
+
+/** Wires the dispatcher to the table, the stream and HTTPS; called once per container. Tests pass a clock. */
+export function composeWebhookDispatcher(config: WebhookDeliveryConfig, clock?: Clock) {
+  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  const delivering = composeWebhookDependencies(config, documents, config.timeoutMs, clock);
+  return {
+    dispatcher: makeWebhookDispatcher(delivering, DISPATCH),
+    close: async () => {
+      delivering.close();
+      documents.destroy();
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import { Match } from "aws-cdk-lib/assertions";
+import { beforeAll, describe, expect, it } from "vitest";
+import { EnvNames } from "../../functions/shared/env-names.js";
+import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
+import { type SynthesizedBeacon, synthesized } from "./assembly.js";
+
+let prod: SynthesizedBeacon;
+
+beforeAll(() => {
+  prod = synthesized("prod");
+});
+
+const dispatcherLogicalId = () => {
+  const [logicalId] = Object.keys(prod.statelessTemplate.findResources("AWS::Lambda::Function")).filter(
+    (id) => id.startsWith("WebhookDispatcherFunction"),
+  );
+  if (logicalId === undefined) throw new Error("no webhook dispatcher function");
+  return logicalId;
+};
+
+describe("webhook dispatcher", () => {
+  it("runs every minute from an EventBridge rule of its own, without retries: the next run takes what is due", () => {
+    const rules = Object.values(prod.statelessTemplate.findResources("AWS::Events::Rule")).filter((rule) =>
+      JSON.stringify(rule.Properties.Targets).includes(dispatcherLogicalId()),
+    );
+    expect(rules).toHaveLength(1);
+    expect(rules[0]?.Properties).toMatchObject({
+      ScheduleExpression: "rate(1 minute)",
+      State: "ENABLED",
+      Targets: [{ RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 } }],
+    });
+    prod.statelessTemplate.hasResourceProperties("AWS::Lambda::Permission", {
+      Action: "lambda:InvokeFunction",
+      Principal: "events.amazonaws.com",
+      FunctionName: { "Fn::GetAtt": [dispatcherLogicalId(), "Arn"] },
+    });
+  });
+
+  it("runs one at a time, outside the VPC, ending before the next run, with the table and the stream only", () => {
+    const { Properties } = prod.statelessTemplate.toJSON().Resources[dispatcherLogicalId()];
+    expect(Properties.ReservedConcurrentExecutions).toBe(1);
+    expect(Properties.Timeout).toBe(FunctionTimeouts.webhookDispatcher);
+    expect(Properties.Timeout).toBeLessThan(60);
+    expect(Properties.VpcConfig).toBeUndefined();
+    const variables = Properties.Environment.Variables as Record<string, unknown>;
+    expect(
+      Object.keys(variables)
+        .filter((name) => name.startsWith("BEACON_"))
+        .sort(),
+    ).toEqual([EnvNames.tableName, EnvNames.streamName].sort());
+    // On AWS no receiver may be private: nothing is allow-listed, and only public CAs are trusted.
+    expect(variables[EnvNames.webhookAllowedHosts]).toBeUndefined();
+    expect(variables[EnvNames.webhookCaFile]).toBeUndefined();
+  });
+
+  it("alarms on deliveries given up and subscriptions disabled, by its service dimension", () => {
+    for (const metricName of ["WebhookFailures", "WebhooksDisabled"])
+      prod.statelessTemplate.hasResourceProperties("AWS::CloudWatch::Alarm", {
+        Namespace: "Beacon",
+        MetricName: metricName,
+        Dimensions: [{ Name: "service", Value: "webhook-dispatcher-prod" }],
+        Statistic: "Sum",
+      });
+    prod.statelessTemplate.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      MetricName: "WebhooksDisabled",
+      Dimensions: [{ Name: "service", Value: Match.stringLikeRegexp("^stream-consumer-") }],
+    });
+  });
+});
