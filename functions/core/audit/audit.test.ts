@@ -76,7 +76,15 @@ describe("an audit record", () => {
 });
 
 describe("the audit allow-list", () => {
-  const secrets = ["PRIVATE KEY", "CERTIFICATE REQUEST", "secret-arg", "<flow>", "asset-bytes"];
+  const secrets = [
+    "PRIVATE KEY",
+    "CERTIFICATE REQUEST",
+    "secret-arg",
+    "<flow>",
+    "asset-bytes",
+    "whsec_",
+    "token-in-path",
+  ];
   const exchanges: Record<string, Parameters<typeof summaryOf>[1]> = {
     issueCertificate: {
       query: {},
@@ -119,6 +127,22 @@ describe("the audit allow-list", () => {
       body: { items: [{ assetId: "a".repeat(64), path: "models" }] },
       answer: { digest: "d" },
     },
+    createSubscription: {
+      query: {},
+      body: {
+        url: "https://hooks.example.com:8443/services/token-in-path?key=token-in-path",
+        eventTypes: ["agent.*"],
+      },
+      answer: {
+        subscriptionId: "wh-1",
+        secret: "whsec_abc",
+        url: "https://hooks.example.com:8443/services/token-in-path",
+      },
+    },
+    testSubscription: {
+      query: {},
+      answer: { notificationId: "n-1", delivered: false, status: 503, durationMs: 12 },
+    },
   };
 
   it("keeps the settings, names and created ids an operator reviews", () => {
@@ -145,6 +169,15 @@ describe("the audit allow-list", () => {
     expect(summaryOf("putResourceSet", exchanges.putResourceSet as never)).toEqual({
       assetIds: ["a".repeat(64)],
       digest: "d",
+    });
+    expect(summaryOf("createSubscription", exchanges.createSubscription as never)).toEqual({
+      origin: "https://hooks.example.com:8443",
+      eventTypes: ["agent.*"],
+      subscriptionId: "wh-1",
+    });
+    expect(summaryOf("testSubscription", exchanges.testSubscription as never)).toEqual({
+      delivered: false,
+      status: 503,
     });
   });
 

@@ -19,12 +19,18 @@ function pick(value: unknown, names: readonly string[]): Record<string, unknown>
 
 const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
+/** The scheme, host and port of a URL, without its path, query or credentials. */
+function originOf(url: unknown): Record<string, unknown> {
+  if (typeof url !== "string" || !URL.canParse(url)) return {};
+  return { origin: new URL(url).origin };
+}
+
 /**
  * The one allow-list of what an audit record keeps of a request and its answer, by operationId: settings and
  * names an operator reviews, and the ids of what was created. Nothing else is kept of any body, so an operation
  * added to the document is audited without a summary until it is given one here. Never listed: flow or asset
- * content, certificate signing requests and private keys, tokens, secrets, an operation's arguments (UPDATE
- * PROPERTIES carries the agent's property values).
+ * content, certificate signing requests and private keys, tokens, secrets (a subscription's signing secret, its
+ * URL's path and query), an operation's arguments (UPDATE PROPERTIES carries the agent's property values).
  */
 export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
   putClass: ({ body }) => pick(body, ["description", "heartbeatIntervalSeconds", "ackTimeoutSeconds"]),
@@ -48,6 +54,13 @@ export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
     ...pick(body, ["operation", "operand", "agentId", "selector"]),
     ...(answer === undefined ? {} : { created: listOf((answer as { items?: unknown }).items).length }),
   }),
+  // A subscription's URL may itself be a credential (a token in its path or query): only its origin is kept.
+  createSubscription: ({ body, answer }) => ({
+    ...originOf((body as { url?: unknown })?.url),
+    ...pick(body, ["eventTypes", "agentClass"]),
+    ...pick(answer, ["subscriptionId"]),
+  }),
+  testSubscription: ({ answer }) => pick(answer, ["delivered", "status", "error"]),
   startRollout: ({ body, answer }) => ({
     ...pick(body, ["className", "flowHash"]),
     ...pick(answer, ["rolloutId", "fromFlow", "toFlow", "plan"]),
