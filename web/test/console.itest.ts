@@ -304,6 +304,16 @@ describe("the web console", () => {
       .getByRole("figure")
       .getByText(new RegExp(`^Class ${AGENT_CLASS} from `))
       .waitFor();
+    await history.getByRole("heading", { name: "Agents gone offline and back online" }).waitFor();
+    // The range and class are the URL's: a reload (or a shared link) shows the same charts.
+    await admin.waitForURL(`${webUrl}/?range=1440&class=${AGENT_CLASS}`);
+    await admin.reload();
+    await history
+      .getByRole("figure")
+      .getByText(new RegExp(`^Class ${AGENT_CLASS} from `))
+      .waitFor();
+    expect(await history.getByLabel("Range").inputValue()).toBe("1440");
+    expect(await history.getByLabel("Class").inputValue()).toBe(AGENT_CLASS);
   });
 
   it("lists agents with filters the URL keeps, and Back restores them", async () => {

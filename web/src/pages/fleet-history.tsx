@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
 import {
   countTicks,
@@ -40,6 +40,13 @@ const PANELS: { title: string; series: Series[]; wholeFleetOnly?: boolean }[] = 
     ],
   },
   {
+    title: "Agents gone offline and back online",
+    series: [
+      { count: "agentsWentOffline", label: "Gone offline" },
+      { count: "agentsCameOnline", label: "Back online" },
+    ],
+  },
+  {
     title: "Operations of the whole fleet",
     series: [
       { count: "operationsDone", label: "Operations done" },
@@ -54,11 +61,33 @@ const PATTERNS = ["series-solid", "series-dashed", "series-dotted"] as const;
 /** History is counted a few seconds behind the events: a minute's pace keeps up. */
 const FOLLOW_PERIOD_MS = 60_000;
 
-/** The fleet's history per minute from the stream: a range, an optional class, charts and their numbers. */
+const DEFAULT_MINUTES = HISTORY_RANGES[0]?.minutes ?? 60;
+
+/** The range the URL names (`range`, in minutes), when it is one the page offers. */
+function rangeOf(query: Record<string, string>): number {
+  const minutes = Number(query.range);
+  return HISTORY_RANGES.some((range) => range.minutes === minutes) ? minutes : DEFAULT_MINUTES;
+}
+
+/**
+ * The fleet's history per minute from the stream: a range, an optional class, charts and their numbers. The
+ * range and class live in the URL (`range`, `class`), so a shared link or Back shows the same charts.
+ */
 export function FleetHistory(props: { classes: string[] }) {
   const { client } = useConsole();
-  const [minutes, setMinutes] = useState(HISTORY_RANGES[0]?.minutes ?? 60);
-  const [agentClass, setAgentClass] = useState("");
+  const location = useLocation();
+  const minutes = rangeOf(location.query);
+  const agentClass = location.query.class ?? "";
+  const choose = (next: { range?: number; class?: string }) => {
+    const params = new URLSearchParams(location.query);
+    for (const [name, value] of Object.entries(next)) {
+      const isDefault = name === "range" ? value === DEFAULT_MINUTES : value === "";
+      if (isDefault) params.delete(name);
+      else params.set(name, String(value));
+    }
+    const search = params.toString();
+    location.route(search ? `${location.path}?${search}` : location.path, true);
+  };
   const step = stepSecondsFor(minutes);
   const [history, reload] = useResource(
     () =>
@@ -82,7 +111,7 @@ export function FleetHistory(props: { classes: string[] }) {
       <div class="filters">
         <label>
           Range
-          <select value={minutes} onChange={(event) => setMinutes(Number(event.currentTarget.value))}>
+          <select value={minutes} onChange={(event) => choose({ range: Number(event.currentTarget.value) })}>
             {HISTORY_RANGES.map((range) => (
               <option key={range.minutes} value={range.minutes}>
                 Last {range.label}
@@ -92,7 +121,7 @@ export function FleetHistory(props: { classes: string[] }) {
         </label>
         <label>
           Class
-          <select value={agentClass} onChange={(event) => setAgentClass(event.currentTarget.value)}>
+          <select value={agentClass} onChange={(event) => choose({ class: event.currentTarget.value })}>
             <option value="">The whole fleet</option>
             {props.classes.map((name) => (
               <option key={name} value={name}>
