@@ -4,6 +4,8 @@ import {
   type KinesisClient,
   ListShardsCommand,
 } from "@aws-sdk/client-kinesis";
+import type { KinesisStreamEvent } from "aws-lambda";
+import { kinesisStreamEventOf } from "../local/stream-poller.js";
 
 /** One record as a shard holds it: its shard, its sequence number and its data, parsed. */
 export interface ShardRecord {
@@ -43,4 +45,30 @@ export async function readShardRecords(kinesis: KinesisClient, streamName: strin
 /** Every record's data on every shard of a stream, from the start. */
 export async function readWholeStream(kinesis: KinesisClient, streamName: string): Promise<unknown[]> {
   return (await readShardRecords(kinesis, streamName)).map((record) => record.data);
+}
+
+/**
+ * The only shard of a stream read whole from its start, as the event source mapping would hand it to the stream
+ * consumer in one batch.
+ */
+export async function wholeShardBatch(
+  kinesis: KinesisClient,
+  streamName: string,
+): Promise<KinesisStreamEvent> {
+  const { Shards = [] } = await kinesis.send(new ListShardsCommand({ StreamName: streamName }));
+  if (Shards.length !== 1) throw new Error(`${streamName} has ${Shards.length} shards, not one`);
+  const shardId = Shards[0]?.ShardId as string;
+  const { ShardIterator } = await kinesis.send(
+    new GetShardIteratorCommand({
+      StreamName: streamName,
+      ShardId: shardId,
+      ShardIteratorType: "TRIM_HORIZON",
+    }),
+  );
+  const { Records = [] } = await kinesis.send(new GetRecordsCommand({ ShardIterator, Limit: 10_000 }));
+  return kinesisStreamEventOf(
+    `arn:aws:kinesis:us-east-1:000000000000:stream/${streamName}`,
+    shardId,
+    Records,
+  );
 }
