@@ -18,6 +18,8 @@ const RolloutDetail = lazy(() => import("./pages/rollout-detail").then((module) 
 const Operations = lazy(() => import("./pages/operations").then((module) => module.Operations));
 const Certificates = lazy(() => import("./pages/certificates").then((module) => module.Certificates));
 const Audit = lazy(() => import("./pages/audit").then((module) => module.Audit));
+const Webhooks = lazy(() => import("./pages/webhooks").then((module) => module.Webhooks));
+const WebhookDetail = lazy(() => import("./pages/webhooks").then((module) => module.WebhookDetail));
 const NotFound = lazy(() => import("./pages/not-found").then((module) => module.NotFound));
 
 export function App(props: { config: WebConsoleConfig }) {
@@ -83,6 +85,7 @@ function Shell({ config }: { config: WebConsoleConfig }) {
           <NavLink href="/operations" label="Operations" />
           {mayAct(consoleValue.session, "admin") && <NavLink href="/certificates" label="Certificates" />}
           {mayAct(consoleValue.session, "admin") && <NavLink href="/audit" label="Audit trail" />}
+          {mayAct(consoleValue.session, "admin") && <NavLink href="/webhooks" label="Event subscriptions" />}
         </nav>
         <div class="who">
           <span>
@@ -105,6 +108,8 @@ function Shell({ config }: { config: WebConsoleConfig }) {
           <Route path="/operations" component={Operations} />
           <Route path="/certificates" component={Certificates} />
           <Route path="/audit" component={Audit} />
+          <Route path="/webhooks" component={Webhooks} />
+          <Route path="/webhooks/:subscriptionId" component={WebhookDetail} />
           <Route default component={NotFound} />
         </Router>
       </main>

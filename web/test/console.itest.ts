@@ -12,6 +12,12 @@ import path from "node:path";
 import type { AxeResults } from "axe-core";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureDevCertificates } from "../../scripts/local/certs.js";
+import {
+  signatureOf,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "../../scripts/local/webhook-receiver.js";
 import {
   type LocalStack,
   repositoryRoot,
@@ -34,6 +40,8 @@ let agents: ChildProcess;
 let idleAgent: ChildProcess;
 const IDLE_AGENT_ID = "idle-agent-001";
 let browser: Browser;
+/** An HTTPS endpoint with the dev CA's certificate, which `npm start` lets event subscriptions deliver to. */
+let receiver: WebhookReceiver;
 let webUrl: string;
 let adminToken: string;
 /** Uncaught errors and Content-Security-Policy refusals, from every page of the run. */
@@ -199,6 +207,12 @@ beforeAll(async () => {
     { cwd: repositoryRoot, env: stack.env, stdio: "ignore", detached: true },
   );
   browser = await chromium.launch({ executablePath: CHROMIUM });
+  // The certificates `npm start` made for this checkout; its functions trust their CA for deliveries.
+  const { server } = await ensureDevCertificates(path.join(repositoryRoot, ".beacon", "certs"));
+  receiver = await startWebhookReceiver({
+    cert: readFileSync(server.certPath, "utf8"),
+    key: readFileSync(server.keyPath, "utf8"),
+  });
   adminToken = await localToken("admin");
   await until("the simulated agents to register", async () => {
     const { body } = await api<{ items: unknown[] }>(`/agents?class=${AGENT_CLASS}`);
@@ -208,6 +222,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await receiver?.close();
   if (agents) await stopGroup(agents);
   if (idleAgent) await stopGroup(idleAgent);
   await stack?.stop();
@@ -541,7 +556,9 @@ describe("the web console", () => {
     const { context, page } = await newPage();
     await page.goto(webUrl);
     await signIn(page, "viewer");
-    expect(await page.getByRole("link", { name: /Certificates|Audit trail/ }).count()).toBe(0);
+    expect(
+      await page.getByRole("link", { name: /Certificates|Audit trail|Event subscriptions/ }).count(),
+    ).toBe(0);
     await page.goto(`${webUrl}/agents/gateways-agent-003`);
     await page.getByRole("heading", { name: "Identity and status" }).waitFor();
     await page.getByRole("heading", { name: "Operations" }).waitFor();
@@ -570,6 +587,8 @@ describe("the web console", () => {
     expect(await page.getByRole("button", { name: /Pause|Resume|Abort/ }).count()).toBe(0);
     await page.goto(`${webUrl}/certificates`);
     await page.getByRole("alert").filter({ hasText: "Could not load certificates" }).waitFor();
+    await page.goto(`${webUrl}/webhooks`);
+    await page.getByRole("alert").filter({ hasText: "Could not load event subscriptions" }).waitFor();
     await context.close();
   });
 
@@ -588,6 +607,158 @@ describe("the web console", () => {
     await admin.waitForURL(/\/audit\?operation=revokeCertificate$/);
     await records.getByRole("row").filter({ hasText: "revokeCertificate" }).first().waitFor();
     expect(await records.getByRole("row").filter({ hasText: "decommissionAgent" }).count()).toBe(0);
+  });
+
+  it("subscribes an endpoint, shows its secret once, tests it, logs its deliveries and deletes it", async () => {
+    await admin.getByRole("link", { name: "Event subscriptions" }).click();
+    await admin.getByRole("heading", { name: "Event subscriptions", level: 1 }).waitFor();
+    await admin.getByText("Subscribe an endpoint").click();
+    const subscribe = admin.getByRole("button", { name: "Subscribe", exact: true });
+    await admin.getByLabel("Receiver URL (https)").fill("http://hooks.example.com/beacon");
+    await subscribe.click();
+    await admin.getByRole("alert").filter({ hasText: "Pick at least one event type." }).waitFor();
+    await admin.getByLabel(/^operation\.\* /).check();
+    // Its types are covered by the family: shown chosen, not named one by one.
+    expect(await admin.getByLabel(/^operation\.done /).isChecked()).toBe(true);
+    expect(await admin.getByLabel(/^operation\.done /).isDisabled()).toBe(true);
+    await admin.getByLabel(/^agent\.offline /).check();
+    await admin.getByLabel("Only agents of class (optional)").fill(AGENT_CLASS);
+    await admin.getByLabel("Description (optional)").fill("the on-call pager");
+    await subscribe.click();
+    // The API's own words for what it refuses.
+    await admin.getByRole("alert").filter({ hasText: "The url must use https" }).waitFor();
+    await capture(admin, "webhook-subscribe");
+
+    await admin.getByLabel("Receiver URL (https)").fill(receiver.url);
+    const [created] = await Promise.all([
+      admin.waitForResponse(
+        (response) => response.url().endsWith("/api/v1/webhooks") && response.status() === 201,
+      ),
+      subscribe.click(),
+    ]);
+    const { subscriptionId } = (await created.json()) as { subscriptionId: string };
+    const shown = admin.getByRole("region", { name: `Subscribed ${receiver.url}` });
+    await shown.getByText("Copy the signing secret now: it will not be shown again.").waitFor();
+    const secret = await shown.getByLabel("Signing secret").inputValue();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+={0,2}$/);
+    const kept = await admin.evaluate(() => {
+      const { sessionStorage, localStorage } = globalThis as unknown as {
+        sessionStorage: { length: number; key(index: number): string | null };
+        localStorage: { length: number };
+      };
+      const sessionKeys = Array.from({ length: sessionStorage.length }, (_, index) =>
+        sessionStorage.key(index),
+      );
+      return { sessionKeys, localItems: localStorage.length };
+    });
+    expect(kept).toEqual({ sessionKeys: ["beacon.console.token"], localItems: 0 });
+    expect(admin.url()).not.toContain(secret);
+    await capture(admin, "webhook-created");
+    await shown.getByRole("button", { name: "Done, forget the secret" }).click();
+    await shown.waitFor({ state: "detached" });
+    expect(await admin.getByText(secret).count()).toBe(0);
+    expect(JSON.stringify((await api(`/webhooks/${subscriptionId}`)).body)).not.toContain(secret);
+
+    const row = admin.getByRole("row").filter({ has: admin.getByRole("link", { name: receiver.url }) });
+    await row.getByText("active", { exact: true }).waitFor();
+    expect(await row.getByRole("cell").nth(1).textContent()).toBe("agent.offline, operation.*");
+    expect(await row.getByRole("cell").nth(2).textContent()).toBe(AGENT_CLASS);
+    await capture(admin, "webhooks");
+
+    await row.getByRole("link", { name: receiver.url }).click();
+    await admin.getByRole("heading", { name: "Event subscription", level: 1 }).waitFor();
+    const before = receiver.received.length;
+    await admin.getByRole("button", { name: "Send test" }).click();
+    await admin
+      .getByRole("status")
+      .filter({ hasText: /^delivered the receiver answered 204 in \d+ ms\./ })
+      .waitFor();
+    const [test] = (await receiver.waitForDeliveries(before + 1, 30_000)).slice(before);
+    expect(JSON.parse(test?.body ?? "{}")).toMatchObject({ type: "webhook.test", data: { subscriptionId } });
+    expect(signatureOf(test as NonNullable<typeof test>, secret).valid).toBe(true);
+    // The test is posted directly, outside the queue: the log stays empty until an event it names happens.
+    await admin.getByText("No delivery yet").waitFor();
+
+    // Operations for one of the class's agents: the stream consumer queues their changes of state for the
+    // subscription and delivers them at once. It reads a tenant's subscriptions again every 30 s, so until it
+    // has read this one it lets operations pass: one more is queued each time the last one is done.
+    type Deliveries = { items: { notificationType: string; state: string }[] };
+    let lastOperation: string | undefined;
+    await until(
+      "an operation's notification to be delivered and logged",
+      async () => {
+        const { body } = await api<Deliveries>(`/webhooks/${subscriptionId}/deliveries`);
+        const logged = body.items.some(
+          (item) => item.notificationType.startsWith("operation.") && item.state === "delivered",
+        );
+        if (logged) return true;
+        const lastDone =
+          lastOperation === undefined ||
+          (await api<{ state: string }>(`/operations/${lastOperation}`)).body.state === "done";
+        if (lastDone) {
+          const queued = await api<{ items: { operationId: string }[] }>("/operations", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ agentId: AGENT_IDS[0], operation: "DESCRIBE", operand: "MANIFEST" }),
+          });
+          expect(queued.status).toBe(201);
+          lastOperation = queued.body.items[0]?.operationId;
+        }
+        return false;
+      },
+      150_000,
+    );
+    const operationDelivery = receiver.received
+      .slice(before + 1)
+      .find((delivery) => (JSON.parse(delivery.body) as { type: string }).type.startsWith("operation."));
+    expect(operationDelivery && signatureOf(operationDelivery, secret).valid).toBe(true);
+    await admin.getByRole("button", { name: "Refresh" }).click();
+    const log = admin.getByRole("region", { name: "Deliveries" });
+    const delivered = log
+      .getByRole("row")
+      .filter({ hasText: /operation\./ })
+      .filter({ hasText: "delivered" })
+      .first();
+    await delivered.waitFor();
+    expect(await delivered.getByRole("cell").nth(3).textContent()).toBe("1");
+    expect(await delivered.getByRole("cell").nth(4).textContent()).toMatch(/^answered 204 in \d+ ms/);
+    await capture(admin, "webhook");
+
+    await admin.getByRole("button", { name: "Delete…" }).click();
+    await admin.getByRole("button", { name: "Keep it" }).click();
+    await admin.getByRole("button", { name: "Delete…" }).click();
+    await admin.getByRole("button", { name: "Delete this subscription" }).click();
+    await admin.getByRole("heading", { name: "Event subscriptions", level: 1 }).waitFor();
+    await admin.getByRole("link", { name: receiver.url }).waitFor({ state: "detached" });
+    expect((await api(`/webhooks/${subscriptionId}`)).status).toBe(404);
+  }, 240_000);
+
+  it("shows an operator no event subscriptions, and the API refuses them", async () => {
+    const { context, page } = await newPage();
+    await page.goto(webUrl);
+    await signIn(page, "operator");
+    expect(
+      await page.getByRole("link", { name: /Event subscriptions|Audit trail|Certificates/ }).count(),
+    ).toBe(0);
+    await page.goto(`${webUrl}/webhooks`);
+    await page.getByRole("alert").filter({ hasText: "Could not load event subscriptions" }).waitFor();
+    expect(await page.getByText("Subscribe an endpoint").count()).toBe(0);
+    const refused = await page.evaluate(async (url) => {
+      const { sessionStorage } = globalThis as unknown as {
+        sessionStorage: { getItem(key: string): string | null };
+      };
+      const response = await fetch("/api/v1/webhooks", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${sessionStorage.getItem("beacon.console.token")}`,
+          "content-type": "application/json",
+        },
+        body: JSON.stringify({ url, eventTypes: ["agent.*"] }),
+      });
+      return response.status;
+    }, receiver.url);
+    expect(refused).toBe(403);
+    await context.close();
   });
 
   it("signs an operator in with the identity provider: authorization code with PKCE, checked server-side", async () => {

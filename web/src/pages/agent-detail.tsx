@@ -1,9 +1,9 @@
-import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso";
 import { describeEvent } from "../agent-events";
 import { dataOf, type Schemas } from "../api/client";
 import { useConsole } from "../components/console";
+import { Fact } from "../components/fact";
 import { OperationsTable } from "../components/operations-table";
 import { Page } from "../components/page";
 import {
@@ -264,15 +264,6 @@ function AgentView({ agent }: { agent: Schemas["AgentDetail"] }) {
         <p class="empty">No agent certificate of its own: it speaks with a fleet certificate.</p>
       )}
     </>
-  );
-}
-
-function Fact(props: { term: string; children: ComponentChildren }) {
-  return (
-    <div>
-      <dt>{props.term}</dt>
-      <dd>{props.children}</dd>
-    </div>
   );
 }
 

@@ -1,17 +1,10 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
+import { ConfirmedAction } from "../components/confirmed-action";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
-import {
-  ActionProblem,
-  Loaded,
-  SubmitRow,
-  TableFrame,
-  TableHead,
-  useAction,
-  useResource,
-} from "../components/resource";
+import { Loaded, SubmitRow, TableFrame, TableHead, useAction, useResource } from "../components/resource";
 import { dateTime } from "../format";
 
 const PAGE_SIZE = 50;
@@ -259,31 +252,14 @@ function CertificateTable(props: { certificates: Schemas["Certificate"][]; onRev
 
 function RevokeButton(props: { serial: string; onRevoked: () => void }) {
   const { client } = useConsole();
-  const [confirming, setConfirming] = useState(false);
-  const [state, run] = useAction();
   const path = { serial: props.serial };
-  async function revoke() {
-    const revoked = await run(() =>
-      dataOf(client.POST("/api/v1/certificates/{serial}/revoke", { params: { path } })),
-    );
-    if (revoked) props.onRevoked();
-  }
-  if (!confirming) {
-    return (
-      <button type="button" class="danger" onClick={() => setConfirming(true)}>
-        Revoke…
-      </button>
-    );
-  }
   return (
-    <div class="button-row">
-      <button type="button" class="danger" onClick={revoke} disabled={state.status === "busy"}>
-        Revoke {props.serial}
-      </button>
-      <button type="button" onClick={() => setConfirming(false)}>
-        Keep
-      </button>
-      <ActionProblem state={state} />
-    </div>
+    <ConfirmedAction
+      ask="Revoke…"
+      confirm={`Revoke ${props.serial}`}
+      keep="Keep"
+      act={() => dataOf(client.POST("/api/v1/certificates/{serial}/revoke", { params: { path } }))}
+      onDone={props.onRevoked}
+    />
   );
 }
