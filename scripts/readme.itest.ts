@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findFreePort } from "./local/ports.js";
 import { readmeBlocks, readmeScript } from "./readme-blocks.js";
 import { type LocalStack, repositoryRoot, startLocalStack, tail } from "./test-support/local-stack.js";
 
@@ -57,6 +58,7 @@ describe("the README", () => {
       const blocks = readmeBlocks(readFileSync(path.join(repositoryRoot, "README.md"), "utf8"));
       expect(blocks.filter((block) => block.mode === "run").length).toBeGreaterThan(10);
       const { ports } = stack;
+      const receiverPort = await findFreePort();
       const scriptPath = path.join(stack.localDir, "readme.sh");
       writeFileSync(
         scriptPath,
@@ -65,6 +67,10 @@ describe("the README", () => {
             ["127.0.0.1:8443", `127.0.0.1:${ports.agent}`],
             ["127.0.0.1:8080", `127.0.0.1:${ports.console}`],
             ["127.0.0.1:8081", `127.0.0.1:${ports.web}`],
+            // The webhook receiver the README starts.
+            ["127.0.0.1:9443", `127.0.0.1:${receiverPort}`],
+            ["127.0.0.1/9443", `127.0.0.1/${receiverPort}`],
+            ["--port 9443", `--port ${receiverPort}`],
           ],
           backgroundDir,
         }),

@@ -3,12 +3,11 @@
  * valid: `npm run webhook-receiver -- --secret <whsec_…> [--port 9443]`.
  */
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ensureDevCertificates } from "./local/certs.js";
-import { signatureOf, startWebhookReceiver } from "./local/webhook-receiver.js";
+import { receiverCertsDir, signatureOf, startWebhookReceiver } from "./local/webhook-receiver.js";
 
-const CERTS_DIR = join(".beacon", "certs");
+const CERTS_DIR = receiverCertsDir(".beacon");
 
 const { values } = parseArgs({
   options: { secret: { type: "string" }, port: { type: "string", default: "9443" } },
@@ -27,4 +26,4 @@ const receiver = await startWebhookReceiver({
     console.log(`${new Date(delivery.receivedAt).toISOString()} ${type} ${id} ${verdict}`);
   },
 });
-console.log(`receiving deliveries at ${receiver.url} (the dev CA's certificate; Ctrl-C stops)`);
+console.log(`receiving deliveries at ${receiver.url} (the local receivers' certificate; Ctrl-C stops)`);

@@ -27,6 +27,7 @@ import { assertPortFree, localPorts } from "./ports.js";
 import { startStreamPoller } from "./stream-poller.js";
 import { startSweeperTimer, startWebhookDispatcherTimer, sweepIntervalSeconds } from "./sweeper-timer.js";
 import { startWebServer } from "./web-server.js";
+import { receiverCertsDir } from "./webhook-receiver.js";
 
 const beaconDir = fileURLToPath(new URL("../../.beacon/", import.meta.url));
 const certsDir = path.join(beaconDir, "certs");
@@ -96,11 +97,13 @@ async function start(): Promise<void> {
   // The CAs the gateway trusts and the tenants each may speak for, as read at start: a tenant CA added later
   // is trusted by the gateway but speaks for no tenant until the next start.
   const { bindings } = await agentTrust(certsDir);
-  // Event subscriptions may deliver to receivers on this machine (npm run webhook-receiver), whose
-  // certificate the dev CA signed; on AWS every private address is refused and only public CAs are trusted.
+  // Event subscriptions may deliver to receivers on this machine (npm run webhook-receiver), whose certificate
+  // a CA of their own signed (not the agents' dev CA, which rotates); on AWS every private address is refused
+  // and only public CAs are trusted.
+  const receiverCertificates = await ensureDevCertificates(receiverCertsDir(beaconDir));
   const webhookEnv = {
     [EnvNames.webhookAllowedHosts]: "127.0.0.1,localhost",
-    [EnvNames.webhookCaFile]: certificates.caPath,
+    [EnvNames.webhookCaFile]: receiverCertificates.caPath,
   };
   const agentApi = await loadAgentApi(
     {

@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
+import { join } from "node:path";
 import { checkSignature, type SignatureCheck } from "../../functions/core/webhooks/signing.js";
 
 /** How the receiver answers the next deliveries: a status, never (the sender times out), or a dropped connection. */
@@ -37,9 +38,15 @@ export interface ReceiverOptions {
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
+ * The local receivers' CA and `localhost` server certificate, which `npm start` lets deliveries trust: a folder
+ * of their own (made like the dev certificates), apart from the agents' dev CA, which rotates.
+ */
+export const receiverCertsDir = (beaconDir: string) => join(beaconDir, "webhook-receiver");
+
+/**
  * An HTTPS endpoint that event subscriptions deliver to on this machine: it keeps what arrives, answers as told,
- * and says whether a delivery is signed by a subscription's secret. Its certificate is the dev CA's, which the
- * local stack's functions trust for deliveries (BEACON_WEBHOOK_CA_FILE).
+ * and says whether a delivery is signed by a subscription's secret. Its certificate is issued for `localhost` and
+ * 127.0.0.1 by a CA the local stack's functions trust for deliveries (BEACON_WEBHOOK_CA_FILE).
  */
 export async function startWebhookReceiver(options: ReceiverOptions): Promise<WebhookReceiver> {
   const received: ReceivedDelivery[] = [];

@@ -14,6 +14,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDevCertificates } from "../../scripts/local/certs.js";
 import {
+  receiverCertsDir,
   signatureOf,
   startWebhookReceiver,
   type WebhookReceiver,
@@ -208,7 +209,7 @@ beforeAll(async () => {
   );
   browser = await chromium.launch({ executablePath: CHROMIUM });
   // The certificates `npm start` made for this checkout; its functions trust their CA for deliveries.
-  const { server } = await ensureDevCertificates(path.join(repositoryRoot, ".beacon", "certs"));
+  const { server } = await ensureDevCertificates(receiverCertsDir(path.join(repositoryRoot, ".beacon")));
   receiver = await startWebhookReceiver({
     cert: readFileSync(server.certPath, "utf8"),
     key: readFileSync(server.keyPath, "utf8"),
