@@ -6,7 +6,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { gunzipSync } from "node:zlib";
-import { GetRecordsCommand, GetShardIteratorCommand, ListShardsCommand } from "@aws-sdk/client-kinesis";
 import { GetObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import type { KinesisStreamEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -14,11 +13,14 @@ import { cppAckOf, cppHeartbeatOf } from "../../scripts/c2-examples.js";
 import { openTemporaryFunctionLog } from "../../scripts/local/function-logs.js";
 import { invoker } from "../../scripts/local/lambda-runtime.js";
 import { provisionBucket, provisionStream } from "../../scripts/local/provision.js";
-import { kinesisStreamEventOf, pollStream, startStreamPoller } from "../../scripts/local/stream-poller.js";
+import { pollStream, startStreamPoller } from "../../scripts/local/stream-poller.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { heartbeat as javaHeartbeat } from "../../scripts/test-support/console-seed.js";
-import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
+import {
+  readWholeStream,
+  wholeShardBatch as wholeShardBatchOf,
+} from "../../scripts/test-support/stream-reader.js";
 import { S3EventArchive } from "../adapters/s3/event-archive.js";
 import { makeArchiveConsumer } from "../core/archive/consumer.js";
 import { partitionOf, partitionPath } from "../core/archive/layout.js";
@@ -93,24 +95,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 }
 
 /** The stream's only shard, read whole, as the batch Lambda would deliver. */
-async function wholeShardBatch(): Promise<KinesisStreamEvent> {
-  const { Shards = [] } = await kinesis.send(new ListShardsCommand({ StreamName: streamName }));
-  expect(Shards).toHaveLength(1);
-  const shardId = Shards[0]?.ShardId as string;
-  const { ShardIterator } = await kinesis.send(
-    new GetShardIteratorCommand({
-      StreamName: streamName,
-      ShardId: shardId,
-      ShardIteratorType: "TRIM_HORIZON",
-    }),
-  );
-  const { Records = [] } = await kinesis.send(new GetRecordsCommand({ ShardIterator, Limit: 10_000 }));
-  return kinesisStreamEventOf(
-    `arn:aws:kinesis:us-east-1:000000000000:stream/${streamName}`,
-    shardId,
-    Records,
-  );
-}
+const wholeShardBatch = () => wholeShardBatchOf(kinesis, streamName);
 
 /** A bucket of its own, for a handler under test that must not touch the poller's archive. */
 async function freshBucket(): Promise<string> {

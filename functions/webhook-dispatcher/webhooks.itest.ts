@@ -8,7 +8,6 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GetRecordsCommand, GetShardIteratorCommand, ListShardsCommand } from "@aws-sdk/client-kinesis";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { KinesisStreamEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -16,14 +15,13 @@ import { ensureDevCertificates } from "../../scripts/local/certs.js";
 import { openTemporaryFunctionLog } from "../../scripts/local/function-logs.js";
 import { invoker } from "../../scripts/local/lambda-runtime.js";
 import { provisionBucket, provisionStream, provisionTable } from "../../scripts/local/provision.js";
-import { kinesisStreamEventOf } from "../../scripts/local/stream-poller.js";
 import {
   type ReceivedDelivery,
   signatureOf,
   startWebhookReceiver,
   type WebhookReceiver,
 } from "../../scripts/local/webhook-receiver.js";
-import { readShardRecords } from "../../scripts/test-support/stream-reader.js";
+import { readShardRecords, wholeShardBatch } from "../../scripts/test-support/stream-reader.js";
 import { DynamoDeliveryQueue } from "../adapters/dynamodb/delivery-queue.js";
 import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
@@ -153,21 +151,12 @@ const steadyHeartbeat = (tenant: string, agentId: string): HeartbeatEvent => ({
 async function batchOf(...put: BeaconEvent[]): Promise<KinesisStreamEvent> {
   await events.publish(put);
   const ids = new Set(put.map((event) => event.eventId));
-  const { Shards = [] } = await kinesis.send(new ListShardsCommand({ StreamName: streamName }));
-  const shardId = Shards[0]?.ShardId as string;
-  const { ShardIterator } = await kinesis.send(
-    new GetShardIteratorCommand({
-      StreamName: streamName,
-      ShardId: shardId,
-      ShardIteratorType: "TRIM_HORIZON",
-    }),
-  );
-  const { Records = [] } = await kinesis.send(new GetRecordsCommand({ ShardIterator, Limit: 10_000 }));
+  const { Records } = await wholeShardBatch(kinesis, streamName);
   const ours = Records.filter((record) =>
-    ids.has((JSON.parse(Buffer.from(record.Data ?? []).toString()) as BeaconEvent).eventId),
+    ids.has((JSON.parse(Buffer.from(record.kinesis.data, "base64").toString()) as BeaconEvent).eventId),
   );
   expect(ours).toHaveLength(put.length);
-  return kinesisStreamEventOf(`arn:aws:kinesis:us-east-1:000000000000:stream/${streamName}`, shardId, ours);
+  return { Records: ours };
 }
 
 async function deliveriesOf(subscription: Subscription): Promise<Delivery[]> {

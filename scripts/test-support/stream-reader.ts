@@ -4,6 +4,8 @@ import {
   type KinesisClient,
   ListShardsCommand,
 } from "@aws-sdk/client-kinesis";
+import type { KinesisStreamEvent } from "aws-lambda";
+import { kinesisStreamEventOf } from "../local/stream-poller.js";
 
 /** One record as a shard holds it: its shard, its sequence number and its data, parsed. */
 export interface ShardRecord {
@@ -43,4 +45,28 @@ export async function readShardRecords(kinesis: KinesisClient, streamName: strin
 /** Every record's data on every shard of a stream, from the start. */
 export async function readWholeStream(kinesis: KinesisClient, streamName: string): Promise<unknown[]> {
   return (await readShardRecords(kinesis, streamName)).map((record) => record.data);
+}
+
+/** A one-shard stream's records, read whole, as the batch Lambda would deliver them to the stream consumer. */
+export async function wholeShardBatch(
+  kinesis: KinesisClient,
+  streamName: string,
+): Promise<KinesisStreamEvent> {
+  const { Shards = [] } = await kinesis.send(new ListShardsCommand({ StreamName: streamName }));
+  const [shard] = Shards;
+  if (!shard || Shards.length !== 1) throw new Error(`${streamName} has ${Shards.length} shards, not one`);
+  const shardId = shard.ShardId as string;
+  const { ShardIterator } = await kinesis.send(
+    new GetShardIteratorCommand({
+      StreamName: streamName,
+      ShardId: shardId,
+      ShardIteratorType: "TRIM_HORIZON",
+    }),
+  );
+  const { Records = [] } = await kinesis.send(new GetRecordsCommand({ ShardIterator, Limit: 10_000 }));
+  return kinesisStreamEventOf(
+    `arn:aws:kinesis:us-east-1:000000000000:stream/${streamName}`,
+    shardId,
+    Records,
+  );
 }
