@@ -31,6 +31,8 @@ export interface KinesisEmulatorOptions {
   stateDir: string;
   /** Credentials and region for the readiness probe. */
   clientEnv: Readonly<Record<string, string | undefined>>;
+  /** kinesalite only: keeps its streams in this folder, so that one started again on it has them still. */
+  storePath?: string;
 }
 
 const binDir = fileURLToPath(new URL("../../node_modules/.bin/", import.meta.url));
@@ -38,7 +40,7 @@ const kinesisMockCertificate = fileURLToPath(
   new URL("../../node_modules/kinesis-local/server.json", import.meta.url),
 );
 
-/** Starts the chosen emulator in memory, serving plain HTTP on the port. */
+/** Starts the chosen emulator (in memory, unless kinesalite is given a store), serving plain HTTP on the port. */
 export async function startKinesisEmulator(options: KinesisEmulatorOptions): Promise<ChildService> {
   await assertPortFree(options.port, "kinesis");
   const launch =
@@ -76,6 +78,7 @@ function kinesaliteLaunch(options: KinesisEmulatorOptions) {
       "0",
       "--updateStreamMs",
       "0",
+      ...(options.storePath ? ["--path", options.storePath] : []),
     ],
   };
 }
@@ -86,6 +89,7 @@ function kinesaliteLaunch(options: KinesisEmulatorOptions) {
  * free one and the certificate to the one its package ships.
  */
 async function kinesisMockLaunch(options: KinesisEmulatorOptions) {
+  if (options.storePath) throw new Error("kinesis-mock keeps no store here: only kinesalite takes storePath");
   const workDir = path.join(options.stateDir, "kinesis-mock");
   mkdirSync(workDir, { recursive: true });
   const streamTransition = "0ms";

@@ -115,6 +115,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       ...reported,
       checkpointDue: false,
       deviceChanged: false,
+      sequence: 1,
       // The class is known, its flow policy not yet.
       classFlowUnknown: true,
     });
@@ -126,6 +127,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       previousFlowId: "flow-1",
       checkpointDue: false,
       deviceChanged: false,
+      sequence: 2,
       classFlowUnknown: true,
     });
     expect(await sighted(START + 60_000, { agentClass: "valves", flowId: "flow-2" })).toMatchObject({
@@ -145,8 +147,25 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       flowId: "flow-1",
       checkpointDue: false,
       deviceChanged: false,
+      sequence: 1,
       classFlowUnknown: false,
     });
+  });
+
+  it("numbers an agent's recorded sightings from 1, and counts none it refused", async () => {
+    const { hotState } = the.subject;
+    expect(await hotState.recordSighting(sighting(START))).toEqual({
+      recorded: false,
+      revocation: "unknown",
+    });
+    await hotState.rememberRevocations(the.tenant, []);
+    expect(await sighted(START, reported)).toMatchObject({ sequence: 1 });
+    expect(await sighted(START + 1)).toMatchObject({ sequence: 2 });
+    expect(await sighted(START + 1, { agentId: "agent-2" })).toMatchObject({ sequence: 1 });
+    await the.subject.revokeSerial(the.tenant, "0B");
+    const refused = await hotState.recordSighting(sighting(START + 2, { serialNumber: "0B" }));
+    expect(refused).toEqual({ recorded: false, revocation: "revoked" });
+    expect(await sighted(START + 3)).toMatchObject({ sequence: 3 });
   });
 
   it("claims the registry checkpoint of a registered agent once per interval", async () => {

@@ -169,6 +169,8 @@ interface HotAgent {
   describePendingUntil?: number;
   manifest?: KnownManifest;
   lastSeen?: number;
+  /** The last sighting's sequence. */
+  sequence?: number;
 }
 
 export class MemoryHotState implements HotState, PresenceState {
@@ -218,6 +220,7 @@ export class MemoryHotState implements HotState, PresenceState {
     if (agent.registered && device !== undefined && device !== agent.device) agent.deviceChanged = true;
     agent.device = device ?? agent.device;
     agent.lastSeen = sighting.now;
+    agent.sequence = (agent.sequence ?? 0) + 1;
     const offlineLastSeen = this.offlineMarks.get(key);
     this.offlineMarks.delete(key);
     const pending = this.pendingOperations.get(key)?.toString();
@@ -248,6 +251,7 @@ export class MemoryHotState implements HotState, PresenceState {
       supportedOperations,
       checkpointDue,
       deviceChanged,
+      sequence: agent.sequence,
       describePendingUntil: agent.describePendingUntil,
       operationsPending: pending,
       offlineLastSeen,

@@ -59,6 +59,7 @@ type RecordSightingReply =
       string,
       string,
       number,
+      number,
     ];
 
 interface ScriptedRedis {
@@ -117,6 +118,7 @@ export class RedisHotState implements HotState {
       previousResourceHash,
       offlineLastSeen,
       deviceChanged,
+      sequence,
     ] = reply;
     const result: HotSightingResult = {
       registered: registered === "1",
@@ -132,6 +134,7 @@ export class RedisHotState implements HotState {
       supportedOperations: operations ? (JSON.parse(operations) as SupportedOperations) : undefined,
       checkpointDue: Number(due) === 1,
       deviceChanged: Number(deviceChanged) === 1,
+      sequence: Number(sequence),
       describePendingUntil: describeUntil ? Number(describeUntil) : undefined,
       operationsPending: pending || undefined,
       offlineLastSeen: offlineLastSeen ? Number(offlineLastSeen) : undefined,

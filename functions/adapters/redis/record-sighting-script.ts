@@ -12,6 +12,7 @@ export const RECORD_SIGHTING_SCRIPT = `
 -- ARGV[1] now (ms), ARGV[2] checkpoint interval (ms), ARGV[3] agent id, ARGV[4] agent hash time to live (s),
 -- ARGV[5] the certificate's serial, ARGV[6] counter time to live (s), ARGV[7] catch-up retry window (ms),
 -- ARGV[10..] field/value pairs this heartbeat reports.
+-- The reply's last value is the heartbeat's sequence among its agent's, from 1 again when the hash was lost.
 local revocation = redis.call('HMGET', KEYS[2], ARGV[5], '#loaded')
 if not revocation[2] then return {'unknown'} end
 if revocation[1] then return {'revoked'} end
@@ -77,6 +78,7 @@ if agentClass then
     end
   end
 end
+local sequence = redis.call('HINCRBY', KEYS[1], 'sequence', 1)
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call('INCR', KEYS[3])
 redis.call('EXPIRE', KEYS[3], ARGV[6])
@@ -92,7 +94,7 @@ return {
   previous[3] or '', previous[4] or '', previous[5] or '',
   supportedOperations or '', checkpointDue, previous[6] or '', pending or '',
   classFlowUnknown, catchUpFlow or '', catchUpAckTimeout or '', manifestId or '',
-  runStatuses[1] or '', runStatuses[2] or '', previous[10] or '', offline or '', deviceChanged
+  runStatuses[1] or '', runStatuses[2] or '', previous[10] or '', offline or '', deviceChanged, sequence
 }
 `;
 

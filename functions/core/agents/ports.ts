@@ -128,6 +128,11 @@ export interface HotSightingResult {
   checkpointDue: boolean;
   /** This heartbeat claimed the checkpoint, and the agent reported another device since the last one. */
   deviceChanged?: boolean;
+  /**
+   * This sighting's place among the agent's, from 1: the heartbeat event carries it, so that the archive
+   * shows events lost. It starts again from 1 when the cache loses the agent.
+   */
+  sequence: number;
   /** A DESCRIBE MANIFEST is outstanding until this time. */
   describePendingUntil?: number;
   /**

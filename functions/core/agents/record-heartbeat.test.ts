@@ -310,6 +310,20 @@ describe("recordHeartbeat", () => {
     expect(JSON.stringify(event).length).toBeLessThan(2_000);
     expect(event?.type === "heartbeat" && event.status).toMatchObject({ errorBulletins: 1, queueCount: 1 });
   });
+
+  it("numbers an agent's heartbeat events from the cache's round trip, and leaves unnumbered those the registry answered", async () => {
+    const core = coreHarness();
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    core.hotState.down = true;
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    core.hotState.down = false;
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    const sequences = core.events.events
+      .filter((event) => event.type === "heartbeat")
+      .map((event) => event.sequence);
+    expect(sequences).toEqual([1, 2, undefined, 3]);
+  });
 });
 
 describe("manifests by the binary they describe", () => {

@@ -66,6 +66,7 @@ describe("the view of the agent", () => {
   it("takes the values before the heartbeat from the cache only for an agent the cache knows registered", () => {
     const sighting: HotSightingResult = {
       registered: false,
+      sequence: 1,
       agentClass: "pumps",
       previousAgentClass: "valves",
       checkpointDue: false,
@@ -122,7 +123,8 @@ describe("the view of the agent", () => {
       viewOfRecord(record, { ...heartbeat, device: { hostname: "pump-7" } }, dueAt, CHECKPOINT_MS),
     ).toMatchObject({ deviceChanged: true });
     expect(
-      viewOfSighting({ registered: true, checkpointDue: false, deviceChanged: true }).deviceChanged,
+      viewOfSighting({ registered: true, checkpointDue: false, deviceChanged: true, sequence: 2 })
+        .deviceChanged,
     ).toBe(true);
   });
 
@@ -275,10 +277,10 @@ describe("the agent's queue", () => {
 describe("the heartbeat's event", () => {
   const recorded = { eventId: "e-1", tenant: "acme", at: NOW, agentClass: "pumps", firstSight: false };
 
-  it("carries the view's manifest and flow, the device's id and hostname only, and what was sent", () => {
+  it("carries the view's manifest and flow, the device's id and hostname only, what was sent, and its sequence", () => {
     const event = heartbeatEvent(
       { ...heartbeat, runStatus: "RUNNING", device: { deviceId: "d-1", hostname: "h-1", vCores: 4 } },
-      steady,
+      { ...steady, sequence: 7 },
       recorded,
       ["op-1"],
     );
@@ -289,6 +291,7 @@ describe("the heartbeat's event", () => {
       tenant: "acme",
       agentId: "a-1",
       at: NOW,
+      sequence: 7,
       agentClass: "pumps",
       manifestHash: "m-1",
       flowId: "f-1",

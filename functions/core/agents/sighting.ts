@@ -53,6 +53,8 @@ export interface AgentView {
   operationsPending?: string;
   /** The agent was announced offline; its last heartbeat before this one. */
   offlineLastSeen?: number;
+  /** The heartbeat's place among its agent's, when the cache recorded it (HotSightingResult.sequence). */
+  sequence?: number;
   /** The cache claimed a catch-up for the agent: the flow to send it. */
   catchUp?: HotSightingResult["catchUp"];
   /** The cache holds no copy of the class's flow policy. */
@@ -123,6 +125,7 @@ export function viewOfSighting(sighting: HotSightingResult): AgentView {
     describePendingUntil: sighting.describePendingUntil,
     operationsPending: sighting.operationsPending,
     offlineLastSeen: sighting.offlineLastSeen,
+    sequence: sighting.sequence,
     catchUp: sighting.catchUp,
     classFlowUnknown: sighting.classFlowUnknown,
     runStatuses: sighting.runStatuses,
@@ -337,6 +340,7 @@ export function heartbeatEvent(
     tenant: recorded.tenant,
     agentId: heartbeat.agentId,
     at: recorded.at,
+    sequence: view.sequence,
     agentClass: recorded.agentClass,
     manifestHash: view.manifestHash,
     manifestId: view.manifestId,

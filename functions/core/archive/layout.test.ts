@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { HeartbeatEvent } from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";
-import { archiveObjectsOf, jsonLinesOf, partitionOf, partitionPath } from "./layout.js";
+import { archiveObjectsOf, jsonLinesOf, partitionOf, partitionPath, partitionPathsOf } from "./layout.js";
 
 const HOUR = 3_600_000;
 /** 2026-11-24T23:30:00Z: the next hour is the next day. */
@@ -102,5 +102,17 @@ describe("jsonLinesOf", () => {
     const lines = jsonLinesOf(events).split("\n");
     expect(lines.at(-1)).toBe("");
     expect(lines.slice(0, -1).map((line) => JSON.parse(line))).toEqual(events);
+  });
+});
+
+describe("partitionPathsOf", () => {
+  it("names one folder per hour the window touches, across days, and the tenant's whole archive without one", () => {
+    expect(partitionPathsOf("acme", LATE - HOUR, LATE + HOUR)).toEqual([
+      "events/tenant=acme/day=2026-11-24/hour=22/",
+      "events/tenant=acme/day=2026-11-24/hour=23/",
+      "events/tenant=acme/day=2026-11-25/hour=00/",
+    ]);
+    expect(partitionPathsOf("acme", LATE, LATE + 1)).toEqual(["events/tenant=acme/day=2026-11-24/hour=23/"]);
+    expect(partitionPathsOf("acme")).toEqual(["events/tenant=acme/"]);
   });
 });

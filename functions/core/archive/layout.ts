@@ -21,6 +21,22 @@ export function partitionOf(event: BeaconEvent): ArchivePartition {
 export const partitionPath = ({ tenant, day, hour }: ArchivePartition): string =>
   `${ARCHIVE_PREFIX}/tenant=${tenant}/day=${day}/hour=${hour}/`;
 
+const HOUR_MS = 3_600_000;
+
+/**
+ * The folders that hold the tenant's events recorded in [from, to) (epoch ms): one per hour, or, without a
+ * bound, the tenant's whole archive.
+ */
+export function partitionPathsOf(tenant: string, from?: number, to?: number): string[] {
+  if (from === undefined || to === undefined) return [`${ARCHIVE_PREFIX}/tenant=${tenant}/`];
+  const paths: string[] = [];
+  for (let hour = Math.floor(from / HOUR_MS) * HOUR_MS; hour < to; hour += HOUR_MS) {
+    const iso = new Date(hour).toISOString();
+    paths.push(partitionPath({ tenant, day: iso.slice(0, 10), hour: iso.slice(11, 13) }));
+  }
+  return paths;
+}
+
 /** One object of the archive: the events of one partition among a batch's records, in their stream order. */
 export interface ArchiveObject {
   key: string;

@@ -20,6 +20,11 @@ export interface HeartbeatEvent {
   tenant: string;
   agentId: string;
   at: number;
+  /**
+   * The heartbeat's place among its agent's, from 1, which shows events lost; it starts again from 1 when
+   * the cache loses the agent, and is absent when the cache was down (the registry answered).
+   */
+  sequence?: number;
   agentClass?: string;
   manifestHash?: string;
   /** The canonical identity of the agent's binary, when Beacon knows the manifest of `manifestHash`. */
