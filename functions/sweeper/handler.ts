@@ -109,13 +109,14 @@ async function relayHeldEvents(deadline: number): Promise<void> {
   if (relayed > 0) logger.warn("held events put on the stream", { relayed });
 }
 
+/** The held events' relay goes last: a large backlog takes what is left of the run, never another step's turn. */
 const steps: Record<string, (deadline: number) => Promise<void>> = {
   outbox: relayStagedEvents,
-  buffer: relayHeldEvents,
   operations: sweepOperations,
   rollouts: advanceRollouts,
   certificates: announceExpiringCertificates,
   offline: announceOfflineAgents,
+  buffer: relayHeldEvents,
 };
 /** Time kept free at the end of a run for the look in progress and the metrics. */
 const LOOK_MARGIN_MS = 15_000;
