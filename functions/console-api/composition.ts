@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
 import { DynamoAuditLog } from "../adapters/dynamodb/audit-log.js";
@@ -14,7 +13,6 @@ import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
-import { HttpsWebhookSender } from "../adapters/http/webhook-sender.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
 import {
@@ -29,6 +27,7 @@ import type { ConsoleApiConfig } from "../shared/config.js";
 import { composeEventStream } from "../shared/event-stream.js";
 import { FunctionTimeouts } from "../shared/function-timeouts.js";
 import { makeRedisClient } from "../shared/redis-client.js";
+import { makeWebhookSender } from "../shared/webhooks.js";
 import { consoleRoutes } from "./routes.js";
 
 /** Wires the console's use cases to DynamoDB, Redis, S3 and the agent CA; called once per container. */
@@ -49,12 +48,11 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
   const s3 = makeS3Client();
   const audit = new DynamoAuditLog(documents, config.tableName, { retentionDays: config.auditRetentionDays });
   const { webhooks } = config;
-  const webhookSender = new HttpsWebhookSender({
-    policy: webhooks.policy,
-    // The test route answers a receiver that never does within the function's own time, with time to spare.
-    timeoutMs: Math.min(webhooks.timeoutMs, (FunctionTimeouts.consoleApi * 1000) / 2),
-    ca: webhooks.caFile === undefined ? undefined : readFileSync(webhooks.caFile, "utf8"),
-  });
+  // The test route answers a receiver that never does within the function's own time, with time to spare.
+  const webhookSender = makeWebhookSender(
+    webhooks,
+    Math.min(webhooks.timeoutMs, (FunctionTimeouts.consoleApi * 1000) / 2),
+  );
   const api = makeConsoleApi({
     catalog: new DynamoClassCatalog(documents, config.tableName),
     registry: new DynamoFleetRegistry(documents, config.tableName),

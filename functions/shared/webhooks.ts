@@ -11,7 +11,7 @@ import type { EventSink } from "../core/events/ports.js";
 import type { Clock } from "../core/ports.js";
 import type { DeliveryReport, WebhookDependencies } from "../core/webhooks/delivery.js";
 import { makeKinesisClient } from "./aws-clients.js";
-import type { WebhookDeliveryConfig } from "./config.js";
+import type { WebhookConfig, WebhookDeliveryConfig } from "./config.js";
 import { countUnpublished, MetricNames, metrics } from "./observability.js";
 
 /**
@@ -28,6 +28,15 @@ function countingLost(stream: EventSink): EventSink {
   };
 }
 
+/** The HTTPS sender of deliveries, with the configured address policy and, locally, the receivers' CA. */
+export function makeWebhookSender(config: WebhookConfig, timeoutMs: number): HttpsWebhookSender {
+  return new HttpsWebhookSender({
+    policy: config.policy,
+    timeoutMs,
+    ca: config.caFile ? readFileSync(config.caFile, "utf8") : undefined,
+  });
+}
+
 /**
  * What delivering to event subscriptions takes, on the Beacon table, the stream and HTTPS: built once per
  * container, a sender of its own (kept-alive connections) giving up on a receiver after `timeoutMs`.
@@ -38,11 +47,7 @@ export function composeWebhookDependencies(
   timeoutMs: number,
   clock: Clock = { now: () => Date.now() },
 ): WebhookDependencies & { close(): void } {
-  const sender = new HttpsWebhookSender({
-    policy: config.policy,
-    timeoutMs,
-    ca: config.caFile ? readFileSync(config.caFile, "utf8") : undefined,
-  });
+  const sender = makeWebhookSender(config, timeoutMs);
   const kinesis = makeKinesisClient();
   return {
     subscriptions: new DynamoSubscriptionStore(documents, config.tableName),
