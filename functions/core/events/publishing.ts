@@ -59,7 +59,10 @@ export function clearingStaged(
   return {
     async publish(events: BeaconEvent[]): Promise<void> {
       await sink.publish(events);
-      await outbox.clear(events).catch((error: unknown) => reportClearFailure(error, events));
+      // A steady heartbeat's publish stages nothing: the outbox is not asked at all.
+      const staged = events.filter(isStagedEvent);
+      if (staged.length === 0) return;
+      await outbox.clear(staged).catch((error: unknown) => reportClearFailure(error, staged));
     },
   };
 }
