@@ -7,7 +7,10 @@
  * `flowId`; SYNC RESOURCE and UPDATE ASSET files likewise, each against its digest), acknowledges, and
  * reports the flow it runs and the last resource set's digest (`resourceInfo.hash`) in its next heartbeat.
  *
- *   npm run agents -- --class demo --count 20 [--interval 5] [--failing 2 --refuse <flow hash prefix>]
+ *   npm run agents -- --class demo --count 20 [--interval 5] [--beats 10] [--failing 2 --refuse <flow hash prefix>]
+ *
+ * `--beats N`: each agent heartbeats N times and then goes silent, as agents that lose power or network do; the
+ * command ends with them.
  *
  * `--failing N --refuse P`: the first N agents refuse (NOT_APPLIED) the flow whose hash starts with P, as
  * an agent missing a processor that flow needs would; they take any other flow, so a rollback works.
@@ -25,6 +28,7 @@ const { values } = parseArgs({
     class: { type: "string", default: "demo" },
     count: { type: "string", default: "10" },
     interval: { type: "string", default: "5" },
+    beats: { type: "string", default: "0" },
     failing: { type: "string", default: "0" },
     refuse: { type: "string", default: "" },
     prefix: { type: "string" },
@@ -37,12 +41,13 @@ const agentClass = values.class as string;
 const count = Number(values.count);
 const intervalMs = Number(values.interval) * 1000;
 const failing = Number(values.failing);
+const beats = Number(values.beats);
 const prefix = values.prefix ?? `${agentClass}-agent-`;
 const refused = (values.refuse as string).toLowerCase();
-const valid = [count, intervalMs, failing].every((value) => Number.isInteger(value) && value >= 0);
+const valid = [count, intervalMs, failing, beats].every((value) => Number.isInteger(value) && value >= 0);
 if (!valid || intervalMs === 0 || (failing > 0 && refused === "")) {
   console.error(
-    "--count, --interval and --failing take whole numbers (interval at least 1); --failing needs --refuse",
+    "--count, --interval, --beats and --failing take whole numbers (interval at least 1); --failing needs --refuse",
   );
   process.exit(2);
 }
@@ -175,7 +180,7 @@ const agents = Array.from(
 console.log(
   `${count} simulated agents of class ${agentClass} heartbeat every ${intervalMs / 1000} s against ${values.url}` +
     (failing > 0 ? `; the first ${failing} refuse flow ${refused}…` : "") +
-    ". Ctrl-C stops them.",
+    (beats > 0 ? `; they stop after ${beats} heartbeats.` : ". Ctrl-C stops them."),
 );
 let stopping = false;
 process.on("SIGINT", () => {
@@ -184,13 +189,16 @@ process.on("SIGINT", () => {
 process.on("SIGTERM", () => {
   stopping = true;
 });
-while (!stopping) {
+for (let beat = 1; !stopping; beat++) {
   const started = Date.now();
   await Promise.all(
     agents.map((agent) =>
       agent.beat().catch((error: Error) => log(agent.agentId, `failed: ${error.message}`)),
     ),
   );
+  if (beat === beats) break;
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, intervalMs - (Date.now() - started))));
 }
+if (beats > 0)
+  console.log(`${count} simulated agents of class ${agentClass} stopped after ${beats} heartbeats`);
 tls.destroy();

@@ -1,6 +1,7 @@
 /**
  * Receives event subscriptions' deliveries on this machine and prints each one with whether its signature is
- * valid: `npm run webhook-receiver -- --secret <whsec_…> [--port 9443]`.
+ * valid: `npm run webhook-receiver -- --secret <whsec_…> [--port 9443]`. With a secret it answers a delivery
+ * whose signature does not hold 401, as a receiver should, so Beacon's delivery log shows it failed.
  */
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
@@ -25,5 +26,6 @@ const receiver = await startWebhookReceiver({
     if (check) verdict = check.valid ? "signature valid" : `signature INVALID: ${check.reason}`;
     console.log(`${new Date(delivery.receivedAt).toISOString()} ${type} ${id} ${verdict}`);
   },
+  accepts: (delivery) => !values.secret || signatureOf(delivery, values.secret).valid,
 });
 console.log(`receiving deliveries at ${receiver.url} (the local receivers' certificate; Ctrl-C stops)`);

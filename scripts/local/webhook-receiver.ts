@@ -33,6 +33,8 @@ export interface ReceiverOptions {
   /** Path part of the receiver's URL. */
   path?: string;
   onDelivery?: (delivery: ReceivedDelivery) => void;
+  /** Whether to take a delivery; one it does not take is answered 401, as a receiver checking signatures answers. */
+  accepts?: (delivery: ReceivedDelivery) => boolean;
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -75,7 +77,8 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
       received.push(delivery);
       options.onDelivery?.(delivery);
       for (const wake of waiting) wake();
-      if (behaviour !== "hang") outgoing.writeHead(behaviour.status).end();
+      if (behaviour === "hang") return;
+      outgoing.writeHead(options.accepts?.(delivery) === false ? 401 : behaviour.status).end();
     });
   });
   server.on("connection", (socket: Socket) => {
