@@ -20,7 +20,7 @@ const FIRST_ATTEMPT_TIMEOUT_MS = 5_000;
 const FIRST_ATTEMPTS: Omit<FirstAttemptSettings, "holdMs"> = {
   budgetMs: 10_000,
   concurrency: 16,
-  subscriptionsTtlMs: 30_000,
+  clockSkewMs: 1_000,
   maxCachedTenants: 10_000,
 };
 const FIRST_ATTEMPT_HOLD_MS = FIRST_ATTEMPTS.budgetMs + FIRST_ATTEMPT_TIMEOUT_MS + 5_000;

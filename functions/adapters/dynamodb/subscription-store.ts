@@ -66,6 +66,8 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     const { items } = await queryAll(this.client, {
       TableName: this.tableName,
       KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      // A subscription made just before an event gets it: an eventually consistent read could miss it.
+      ConsistentRead: true,
       FilterExpression: "#state = :active",
       ExpressionAttributeNames: { "#state": "state" },
       ExpressionAttributeValues: {

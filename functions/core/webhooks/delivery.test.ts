@@ -48,7 +48,7 @@ function harness(dispatch = { maxPerRun: 100, concurrency: 4 }) {
       classLookups.push(`${tenant}/${agentId}`);
       return agentClasses.get(`${tenant}/${agentId}`);
     },
-    { budgetMs: 10_000, concurrency: 4, holdMs: 20_000, subscriptionsTtlMs: 30_000, maxCachedTenants: 2 },
+    { budgetMs: 10_000, concurrency: 4, holdMs: 20_000, clockSkewMs: 1_000, maxCachedTenants: 2 },
     (report) => reports.push(report),
   );
   const dispatcher = makeWebhookDispatcher(deps, dispatch);
@@ -131,16 +131,32 @@ describe("the webhook consumer", () => {
     );
   });
 
-  it("reads a tenant's subscriptions once in a while, not once a batch", async () => {
+  it("reuses a read of a tenant's subscriptions for events older than it, and reads them again for newer ones", async () => {
     const { consumer, activeReads, subscribe, offline, batchOf, clock } = harness();
     await subscribe();
-    await consumer.consume(batchOf(offline("pump-1")));
-    clock.advance(29_999);
-    await consumer.consume(batchOf(offline("pump-2")));
+    const earlier = [offline("pump-1"), offline("pump-2")];
+    clock.advance(2_000);
+    await consumer.consume(batchOf(earlier[0] as BeaconEvent));
+    await consumer.consume(batchOf(earlier[1] as BeaconEvent));
     expect(activeReads).toHaveBeenCalledTimes(1);
-    clock.advance(1);
     await consumer.consume(batchOf(offline("pump-3")));
     expect(activeReads).toHaveBeenCalledTimes(2);
+  });
+
+  it("gives a subscription made a moment before an event its notification, though the consumer had just read them", async () => {
+    const { consumer, receiver, subscribe, offline, batchOf, clock } = harness();
+    await subscribe();
+    await consumer.consume(batchOf(offline("pump-1")));
+    clock.advance(10);
+    await subscribe({ subscriptionId: "sub-2", url: "https://hooks.example.com/second" });
+    clock.advance(10);
+    const event = offline("pump-2");
+    await consumer.consume(batchOf(event));
+    expect(
+      receiver.requests
+        .filter((request) => request.headers["webhook-id"] === event.eventId)
+        .map((request) => request.url),
+    ).toEqual(["https://hooks.example.com/beacon", "https://hooks.example.com/second"]);
   });
 
   it("leaves a failed first attempt to the dispatcher, due after the first wait", async () => {

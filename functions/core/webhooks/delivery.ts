@@ -169,8 +169,11 @@ export interface FirstAttemptSettings {
    * budget and one request's timeout, so the two do not both send it.
    */
   holdMs: number;
-  /** How long a tenant's active subscriptions are reused by the container before they are read again. */
-  subscriptionsTtlMs: number;
+  /**
+   * How much later than an event a read of its tenant's subscriptions must be to be reused for it: the clocks of
+   * the functions that made the event and the subscription may differ by this much.
+   */
+  clockSkewMs: number;
   /** Tenants whose subscriptions one container keeps. */
   maxCachedTenants: number;
 }
@@ -192,10 +195,15 @@ export function makeWebhookConsumer(
   const attempts = makeAttempts(deps);
   const cached = new Map<string, { readAt: number; active: Subscription[] }>();
 
-  async function activeOf(tenant: string): Promise<Subscription[]> {
+  /**
+   * The tenant's active subscriptions as they were at `newest` at least: every subscription made before an event
+   * gets it. A read made after the batch's newest event is reused; a batch of newer events reads them again,
+   * which costs one read a tenant a batch with notifications (they are few: heartbeats make none).
+   */
+  async function activeOf(tenant: string, newest: number): Promise<Subscription[]> {
     const now = clock.now();
     const entry = cached.get(tenant);
-    if (entry && now - entry.readAt < settings.subscriptionsTtlMs) return entry.active;
+    if (entry && entry.readAt >= newest + settings.clockSkewMs) return entry.active;
     const active = await subscriptions.active(tenant);
     cached.delete(tenant);
     cached.set(tenant, { readAt: now, active });
@@ -227,7 +235,7 @@ export function makeWebhookConsumer(
     };
     await Promise.all(
       [...byTenant].map(async ([tenant, notices]) => {
-        const active = await activeOf(tenant);
+        const active = await activeOf(tenant, Math.max(...notices.map((notice) => Date.parse(notice.at))));
         for (const notice of notices) {
           const agentClass = await classOf(tenant, notice, active);
           for (const subscription of active.filter((candidate) => wants(candidate, notice, agentClass))) {

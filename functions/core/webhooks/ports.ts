@@ -9,7 +9,10 @@ export interface SubscriptionStore {
   list(tenant: string, request: PageRequest): Promise<Page<Subscription>>;
   /** False when there was none. */
   delete(tenant: string, subscriptionId: string): Promise<boolean>;
-  /** The tenant's active subscriptions, to match its events against (a tenant has a bounded number). */
+  /**
+   * The tenant's active subscriptions, to match its events against (a tenant has a bounded number); every one
+   * made before the call is in the answer.
+   */
   active(tenant: string): Promise<Subscription[]>;
   /** Disables an active subscription; false when it was not active (or not there). */
   disable(tenant: string, subscriptionId: string, at: number, reason: string): Promise<boolean>;
