@@ -24,6 +24,7 @@ import { startAgentGateway, startConsoleGateway } from "./gateway.js";
 import { kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
 import { localDir } from "./local-dir.js";
 import { assertPortFree, localPorts } from "./ports.js";
+import { startStreamPassThrough } from "./stream-outage.js";
 import { startStreamPoller } from "./stream-poller.js";
 import { startSweeperTimer, startWebhookDispatcherTimer, sweepIntervalSeconds } from "./sweeper-timer.js";
 import { startWebServer } from "./web-server.js";
@@ -82,6 +83,10 @@ async function start(): Promise<void> {
     redisCluster: process.env[redisClusterEnvName] === "true",
   });
   running.push(() => backends.stop());
+  // The functions reach the stream through a pass-through that `npm run stream-outage` can cut.
+  const streamPassThrough = await startStreamPassThrough({ targetPort: ports.kinesis, localDir: localDir() });
+  running.push(() => streamPassThrough.close());
+  const functionsEnv = { ...backends.env, [AwsEndpointEnvNames.kinesis]: streamPassThrough.url };
 
   // The functions' log records and metric lines, in full; the terminal shows their warnings and errors.
   const functionLog = FunctionLog.open({
@@ -107,7 +112,7 @@ async function start(): Promise<void> {
   };
   const agentApi = await loadAgentApi(
     {
-      ...backends.env,
+      ...functionsEnv,
       [EnvNames.agentApiUrl]: agentApiUrl,
       [EnvNames.agentCaBindings]: JSON.stringify(bindings),
     },
@@ -119,7 +124,7 @@ async function start(): Promise<void> {
 
   // The console issues agent certificates from the same dev CA the agent gateway trusts.
   const consoleApi = await loadConsoleApi(
-    { ...backends.env, ...webhookEnv, [EnvNames.agentCaDir]: certsDir, [EnvNames.agentApiUrl]: agentApiUrl },
+    { ...functionsEnv, ...webhookEnv, [EnvNames.agentCaDir]: certsDir, [EnvNames.agentApiUrl]: agentApiUrl },
     functionLog,
   );
   running.push(() => consoleApi.shutdown());
@@ -145,13 +150,13 @@ async function start(): Promise<void> {
   // Rollouts send agents to flow downloads on the agent gateway too.
   running.push(
     await startSweeperTimer(
-      { ...backends.env, ...webhookEnv, [EnvNames.agentApiUrl]: agentApiUrl },
+      { ...functionsEnv, ...webhookEnv, [EnvNames.agentApiUrl]: agentApiUrl },
       log,
       functionLog,
     ),
   );
   running.push(await startStreamPoller({ ...backends.env, ...webhookEnv }, log, functionLog));
-  running.push(await startWebhookDispatcherTimer({ ...backends.env, ...webhookEnv }, log, functionLog));
+  running.push(await startWebhookDispatcherTimer({ ...functionsEnv, ...webhookEnv }, log, functionLog));
   const devToken = await consoleToken(
     issuer,
     { tenant: DEV_TENANT, role: "admin" },
@@ -184,6 +189,9 @@ async function start(): Promise<void> {
   );
   log(`  DynamoDB   ${env[AwsEndpointEnvNames.dynamodb]}  table ${env[EnvNames.tableName]}`);
   log(`  Kinesis    ${env[AwsEndpointEnvNames.kinesis]}  stream ${env[EnvNames.streamName]}`);
+  log(
+    `             the functions reach it through ${streamPassThrough.url} (npm run stream-outage cuts it off)`,
+  );
   log(
     `  S3         ${env[AwsEndpointEnvNames.s3]}  bucket ${env[EnvNames.assetBucket]} (S3Proxy, path-style)`,
   );

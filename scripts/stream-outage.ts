@@ -1,0 +1,30 @@
+/**
+ * `npm run stream-outage -- --seconds 10`: the local stack's functions cannot reach the stream for that long, as
+ * when Kinesis is unreachable; it returns when the outage is over. What the functions could not put is held in
+ * the cache and put on the stream by the sweeper's next run (see the README's "No event lost").
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
+import { localDir } from "./local/local-dir.js";
+import { endStreamOutage, startStreamOutage } from "./local/stream-outage.js";
+
+const MAX_SECONDS = 600;
+
+const { values } = parseArgs({ options: { seconds: { type: "string", default: "10" } } });
+const seconds = Number(values.seconds);
+if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_SECONDS) {
+  console.error(`--seconds takes a whole number from 1 to ${MAX_SECONDS}`);
+  process.exit(2);
+}
+
+const dir = localDir();
+const end = Date.now() + seconds * 1000;
+await startStreamOutage(dir, end);
+// Ctrl-C ends the outage with the command.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => void endStreamOutage(dir).then(() => process.exit(130)));
+}
+console.log(`the stream is unreachable for the local stack's functions until ${new Date(end).toISOString()}`);
+await sleep(end - Date.now());
+await endStreamOutage(dir);
+console.log("the stream is reachable again; the sweeper's next run puts what was held on it");
