@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PrivateRedis, startPrivateRedis } from "../../../scripts/test-support/private-redis.js";
 import { makeRedisClient } from "../../shared/redis-client.js";
 import { CacheKeys } from "./cache-keys.js";
+import { RedisFleetHotState } from "./fleet-hot-state.js";
 import { RedisHotState } from "./hot-state.js";
 import { RedisPresenceState } from "./presence.js";
 
@@ -190,6 +191,13 @@ describe("the offline sweep's script", () => {
       marked: [{ agentId: "c", lastSeen: T0 + 2 }],
       more: false,
     });
+  });
+
+  it("forgets the restart of an agent the console forgets", async () => {
+    await hotState.rememberRestart("rf", "gone", T0 + 100);
+    await hotState.rememberRestart("rf", "kept", T0 + 100);
+    await new RedisFleetHotState(client).forgetAgent("rf", "gone", ["pumps"]);
+    expect(await client.hgetall(CacheKeys.restarts("rf"))).toEqual({ kept: String(T0 + 100) });
   });
 
   it("keeps a steady heartbeat at one round trip with the offline mark in its script", async () => {
