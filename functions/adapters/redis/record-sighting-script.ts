@@ -127,24 +127,25 @@ local function mark(agent, score)
     marked[#marked + 1] = score
   end
 end
--- The end of the agent's restart when it is still under way by the cutoff; a restart over by then is forgotten.
-local function restartUnderWay(agent)
+-- Whether the agent restarts, and its restart's deadline while it is under way by the cutoff; a restart over
+-- by then is forgotten.
+local function restartOf(agent)
   local deadline = redis.call('HGET', KEYS[4], agent)
-  if not deadline then return false end
-  if tonumber(deadline) >= cutoff then return deadline end
+  if not deadline then return false, false end
+  if tonumber(deadline) >= cutoff then return true, deadline end
   redis.call('HDEL', KEYS[4], agent)
-  return false
+  return true, false
 end
 local passed = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[1], 'LIMIT', 0, limit)
 for _, agent in ipairs(passed) do
-  local deadline = redis.call('HGET', KEYS[4], agent)
-  local underWay = restartUnderWay(agent)
+  local restarting, underWay = restartOf(agent)
   if underWay then
     redis.call('ZADD', KEYS[5], underWay, agent)
   else
     redis.call('ZREM', KEYS[5], agent)
+    -- Without its restart, the agent heartbeat since: it came back.
     local score = redis.call('ZSCORE', KEYS[1], agent)
-    if deadline and score and tonumber(score) < cutoff then mark(agent, score) end
+    if restarting and score and tonumber(score) < cutoff then mark(agent, score) end
   end
 end
 local left = limit - #passed
@@ -164,7 +165,7 @@ local last, lastCount = from, skip
 for index = 1, #entries, 2 do
   local agent, score = entries[index], entries[index + 1]
   if score == last then lastCount = lastCount + 1 else last, lastCount = score, 1 end
-  local underWay = restartUnderWay(agent)
+  local _, underWay = restartOf(agent)
   if underWay then redis.call('ZADD', KEYS[5], underWay, agent) else mark(agent, score) end
 end
 if #entries > 0 then redis.call('HSET', KEYS[3], ARGV[3], last .. ':' .. lastCount) end
