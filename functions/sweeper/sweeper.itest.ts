@@ -17,11 +17,13 @@ import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
+import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import type { JsonObject } from "../core/c2/json.js";
 import { newOperationId } from "../core/operations/ids.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { OperationRecord } from "../core/operations/model.js";
+import type { Clock } from "../core/ports.js";
 import type { RolloutPlan } from "../core/rollouts/model.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
 import { sweeperConfig } from "../shared/config.js";
@@ -64,7 +66,7 @@ async function acknowledge(agentId: string, operationId: string): Promise<number
  */
 async function queue(
   agentId: string,
-  kind: Pick<OperationRecord, "operation" | "operand"> = { operation: "RESTART" },
+  kind: Pick<OperationRecord, "operation" | "operand" | "ackTimeoutMs"> = { operation: "RESTART" },
 ): Promise<string> {
   const lifecycle = makeOperationLifecycle({
     operations: store,
@@ -87,18 +89,24 @@ async function queue(
   return record.operationId;
 }
 
-/** The sweeper as the schedule runs it, but looking at operations and rollouts `aheadMs` from now. */
-async function withSweeperAhead<T>(
-  aheadMs: number,
+/** The sweeper as the schedule runs it, but on the clock given. */
+async function withSweeperOn<T>(
+  clock: Clock,
   use: (sweeper: ReturnType<typeof composeSweeper>) => Promise<T>,
 ): Promise<T> {
-  const sweeper = composeSweeper(sweeperConfig(agentApi.env), { now: () => Date.now() + aheadMs });
+  const sweeper = composeSweeper(sweeperConfig(agentApi.env), clock);
   try {
     return await use(sweeper);
   } finally {
     await sweeper.close();
   }
 }
+
+/** The sweeper as the schedule runs it, but looking at operations and rollouts `aheadMs` from now. */
+const withSweeperAhead = <T>(
+  aheadMs: number,
+  use: (sweeper: ReturnType<typeof composeSweeper>) => Promise<T>,
+) => withSweeperOn({ now: () => Date.now() + aheadMs }, use);
 
 const sweepAhead = (aheadMs: number) => withSweeperAhead(aheadMs, (sweeper) => sweeper.sweepTimeouts());
 
@@ -310,25 +318,31 @@ describe("the sweeper", () => {
   });
 });
 
+/** The events of `type` about the tenant's agent on the stream. */
+const agentEvents = async (agentId: string, type: string) =>
+  (
+    await readWholeStream(makeKinesisClient(agentApi.env), agentApi.env[EnvNames.streamName] as string)
+  ).filter((event) => {
+    const { type: eventType, tenant: eventTenant, agentId: eventAgent } = event as Record<string, unknown>;
+    return eventType === type && eventTenant === tenant && eventAgent === agentId;
+  }) as Record<string, unknown>[];
+
+/** A class of the tenant whose agents heartbeat every second: three seconds of silence make one offline. */
+const classOfOneSecond = (agentClass: string) =>
+  new DynamoClassCatalog(documents, agentApi.env[EnvNames.tableName] as string).put(
+    tenant,
+    agentClass,
+    { heartbeatIntervalSeconds: 1 },
+    Date.now(),
+  );
+
 describe("agents going offline and coming back", () => {
   const agentId = "cpp-silent";
   const agentClass = "sweeper-offline";
-  const eventsOf = async (type: string) =>
-    (
-      await readWholeStream(makeKinesisClient(agentApi.env), agentApi.env[EnvNames.streamName] as string)
-    ).filter((event) => {
-      const { type: eventType, tenant: eventTenant, agentId: eventAgent } = event as Record<string, unknown>;
-      return eventType === type && eventTenant === tenant && eventAgent === agentId;
-    }) as Record<string, unknown>[];
+  const eventsOf = (type: string) => agentEvents(agentId, type);
 
   it("announces a silent agent offline once, and its next heartbeat's one stream put says it is online", async () => {
-    // A class whose agents heartbeat every second: three seconds of silence make one offline.
-    await new DynamoClassCatalog(documents, agentApi.env[EnvNames.tableName] as string).put(
-      tenant,
-      agentClass,
-      { heartbeatIntervalSeconds: 1 },
-      Date.now(),
-    );
+    await classOfOneSecond(agentClass);
     await beat(agentId, { full: true, agentClass });
     await beat(agentId, { agentClass });
     const lastSeen = Date.now();
@@ -363,5 +377,59 @@ describe("agents going offline and coming back", () => {
     expect(eventValidator(online[0] as { type: string })(online[0])).toBe(true);
     await beat(agentId, { agentClass });
     expect(await eventsOf("agent.online")).toHaveLength(1);
+  });
+});
+
+describe("agents restarting for an operation Beacon sent them", () => {
+  const ACK_TIMEOUT_MS = 2_000;
+  /** A RESTART delivered to a new agent of its own class: when the agent was last seen, and its deadline. */
+  async function restartDelivered(agentId: string) {
+    const agentClass = `sweeper-${agentId}`;
+    await classOfOneSecond(agentClass);
+    await beat(agentId, { full: true, agentClass });
+    const operationId = await queue(agentId, { operation: "RESTART", ackTimeoutMs: ACK_TIMEOUT_MS });
+    expect(await beat(agentId, { agentClass })).toEqual([operationId]);
+    const deadline = (await store.get(tenant, agentId, operationId))?.timeoutAt as number;
+    expect(await redis.hget(CacheKeys.restarts(tenant), agentId)).toBe(String(deadline));
+    return { agentClass, lastSeen: await lastSeenOf(agentId), deadline };
+  }
+  const lastSeenOf = async (agentId: string) =>
+    Number(await redis.hget(CacheKeys.agent(tenant, agentId), "lastSeen"));
+  /** The offline sweep of the tenant as it runs at `at` (epoch ms). */
+  const sweepOfflineAt = (at: number) =>
+    withSweeperOn({ now: () => at }, (sweeper) => sweeper.offline.sweepTenant(tenant));
+
+  it("announces a restart that never comes back once, three periods after its deadline, not before", async () => {
+    const agentId = "cpp-restart-gone";
+    const { lastSeen, deadline } = await restartDelivered(agentId);
+    // Three periods of silence, with the restart still under way: the sweep goes past it, and says nothing.
+    await sweepOfflineAt(lastSeen + 3_500);
+    expect(await agentEvents(agentId, "agent.offline")).toEqual([]);
+    await sweepOfflineAt(deadline + 3_000);
+    expect(await agentEvents(agentId, "agent.offline")).toEqual([]);
+
+    await sweepOfflineAt(deadline + 3_001);
+    const offline = await agentEvents(agentId, "agent.offline");
+    expect(offline).toEqual([expect.objectContaining({ lastSeen, heartbeatPeriodMs: 1_000 })]);
+    expect(eventValidator(offline[0] as { type: string })(offline[0])).toBe(true);
+    await sweepOfflineAt(deadline + 10_000);
+    expect(await agentEvents(agentId, "agent.offline")).toHaveLength(1);
+  });
+
+  it("never announces an agent that comes back from its restart", async () => {
+    const agentId = "cpp-restart-back";
+    const { agentClass, lastSeen, deadline } = await restartDelivered(agentId);
+    await sweepOfflineAt(lastSeen + 3_500);
+    // Back from a restart that took its whole acknowledgement timeout.
+    await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(deadline), { timeout: 10_000, interval: 50 });
+    await beat(agentId, { agentClass });
+    expect(await redis.hexists(CacheKeys.restarts(tenant), agentId)).toBe(0);
+    const back = await lastSeenOf(agentId);
+    expect(back).toBeGreaterThan(deadline);
+
+    // The sweep as it runs three periods later, when the agent was due its look after the restart.
+    await sweepOfflineAt(back + 3_000);
+    expect(await redis.zcard(CacheKeys.restartsPassed(tenant, agentClass))).toBe(0);
+    expect(await agentEvents(agentId, "agent.offline")).toEqual([]);
   });
 });

@@ -188,6 +188,8 @@ export class MemoryHotState implements HotState, PresenceState {
   readonly catchUps = new Map<string, { flowId: string; until: number }>();
   /** Agents marked offline by tenant/agent: their last seen when marked. */
   readonly offlineMarks = new Map<string, number>();
+  /** Agents restarting for an operation, by tenant/agent: when the restart should be over. */
+  readonly restarts = new Map<string, number>();
   roundTrips = 0;
   /** Set to make every call fail, as a cache outage would. */
   down = false;
@@ -223,6 +225,7 @@ export class MemoryHotState implements HotState, PresenceState {
     agent.sequence = (agent.sequence ?? 0) + 1;
     const offlineLastSeen = this.offlineMarks.get(key);
     this.offlineMarks.delete(key);
+    this.restarts.delete(key);
     const pending = this.pendingOperations.get(key)?.toString();
     const checkpointDue =
       agent.registered && sighting.now - agent.lastCheckpoint >= sighting.checkpointIntervalMs;
@@ -348,6 +351,11 @@ export class MemoryHotState implements HotState, PresenceState {
     if (this.pendingOperations.get(key)?.toString() === version) this.pendingOperations.delete(key);
   }
 
+  async rememberRestart(tenant: string, agentId: string, deadline: number) {
+    this.touch();
+    this.restarts.set(`${tenant}/${agentId}`, deadline);
+  }
+
   async rememberClassFlow(tenant: string, className: string, policy: ClassFlowPolicy | undefined) {
     this.touch();
     this.classFlows.set(`${tenant}/${className}`, policy && structuredClone(policy));
@@ -358,7 +366,10 @@ export class MemoryHotState implements HotState, PresenceState {
     return [...new Set([...this.classes].map((key) => key.slice(0, key.indexOf("/"))))];
   }
 
-  /** As the script: the class's agents by last seen, before `cutoff`, those not marked yet. */
+  /**
+   * As the script: the class's agents by last seen, before `cutoff`, those not marked yet, and of those
+   * restarting for an operation, only those whose restart's deadline is before `cutoff` too.
+   */
   async markOverdue(tenant: string, className: string, cutoff: number, limit: number) {
     this.touch();
     const overdue = [...this.agents]
@@ -367,11 +378,12 @@ export class MemoryHotState implements HotState, PresenceState {
           key.startsWith(`${tenant}/`) &&
           agent.agentClass === className &&
           agent.lastSeen !== undefined &&
-          agent.lastSeen < cutoff &&
+          Math.max(agent.lastSeen, this.restarts.get(key) ?? 0) < cutoff &&
           !this.offlineMarks.has(key),
       )
       .sort(([, a], [, b]) => (a.lastSeen ?? 0) - (b.lastSeen ?? 0));
     const marked: OverdueAgent[] = overdue.slice(0, limit).map(([key, agent]) => {
+      this.restarts.delete(key);
       this.offlineMarks.set(key, agent.lastSeen ?? 0);
       return { agentId: key.slice(tenant.length + 1), lastSeen: agent.lastSeen ?? 0 };
     });

@@ -25,6 +25,16 @@ export const CacheKeys = {
   /** Per class, where the offline sweep of the class index stopped: "<score>:<entries at that score>". */
   offlineCursors: (tenant: string) => `{t:${tenant}}:offline-cursor`,
   /**
+   * The agents restarting for an operation Beacon delivered (a hash: agent id to when the restart should be
+   * over); a heartbeat clears one.
+   */
+  restarts: (tenant: string) => `{t:${tenant}}:restarts`,
+  /**
+   * The class's agents the offline sweep went past while they restarted, to look at again once the restart
+   * should be over (a sorted set scored by that time).
+   */
+  restartsPassed: (tenant: string, className: string) => `{t:${tenant}}:restarts-passed:${className}`,
+  /**
    * The tenants whose agents the class indexes hold, for the sweeper. The one key of no tenant: only ever
    * read or written alone, never in a script or transaction with a tenant's keys.
    */

@@ -172,6 +172,13 @@ async function everyCall(tenant: string) {
     recorded(await hotState.recordSighting(sighting(tenant, agent, { agentClass: "sensors", now: NOW + 1 })))
       .offlineLastSeen,
   ).toBe(NOW);
+  // Restarting for an operation, it is marked once its restart is over, though the sweep went past it before.
+  await hotState.rememberRestart(tenant, agent, NOW + 10);
+  expect((await presence.markOverdue(tenant, "sensors", NOW + 5, 10)).marked).toEqual([]);
+  expect(await presence.markOverdue(tenant, "sensors", NOW + 11, 10)).toEqual({
+    marked: [{ agentId: agent, lastSeen: NOW + 1 }],
+    more: false,
+  });
 
   await fleet.forgetAgent(tenant, agent, ["gateways", "sensors"]);
   expect((await fleet.agents(tenant, [agent])).size).toBe(0);

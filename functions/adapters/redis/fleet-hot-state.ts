@@ -107,7 +107,8 @@ export class RedisFleetHotState implements FleetHotState {
     // Without its hash the agent counts as unknown to the cache, and its next heartbeat looks at its queue anyway.
     const transaction = this.usable()
       .multi()
-      .del(CacheKeys.agent(tenant, agentId), CacheKeys.pendingOperations(tenant, agentId));
+      .del(CacheKeys.agent(tenant, agentId), CacheKeys.pendingOperations(tenant, agentId))
+      .hdel(CacheKeys.restarts(tenant), agentId);
     for (const agentClass of agentClasses) {
       transaction.zrem(CacheKeys.classIndex(tenant, agentClass), agentId);
     }

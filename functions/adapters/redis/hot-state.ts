@@ -72,7 +72,7 @@ export class RedisHotState implements HotState {
 
   constructor(redis: Redis | Cluster) {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: one round trip a call.
-    redis.defineCommand("recordSighting", { numberOfKeys: 9, lua: RECORD_SIGHTING_SCRIPT });
+    redis.defineCommand("recordSighting", { numberOfKeys: 10, lua: RECORD_SIGHTING_SCRIPT });
     redis.defineCommand("clearPending", { numberOfKeys: 1, lua: CLEAR_PENDING_SCRIPT });
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
   }
@@ -191,6 +191,7 @@ export class RedisHotState implements HotState {
       CacheKeys.classFlow(tenant, agentClass),
       CacheKeys.classIndex(tenant, storedClass),
       CacheKeys.offlineMarks(tenant),
+      CacheKeys.restarts(tenant),
       now,
       sighting.checkpointIntervalMs,
       agentId,
@@ -269,6 +270,10 @@ export class RedisHotState implements HotState {
 
   async clearOperationsPending(tenant: string, agentId: string, version: string): Promise<void> {
     await this.usable().clearPending(CacheKeys.pendingOperations(tenant, agentId), version);
+  }
+
+  async rememberRestart(tenant: string, agentId: string, deadline: number): Promise<void> {
+    await this.usable().hset(CacheKeys.restarts(tenant), agentId, String(deadline));
   }
 
   async rememberClassFlow(

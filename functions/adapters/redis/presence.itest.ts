@@ -1,13 +1,15 @@
 /**
  * The offline sweep's script against a real redis-server of this file's own: it marks the overdue agents of
  * a class index once each, a bounded number per call, oldest first, going on from where it stopped, and
- * the heartbeat's script clears a mark in its one round trip.
+ * the heartbeat's script clears a mark in its one round trip. An agent restarting for an operation is
+ * marked only once its restart is over, should it still be silent then, however often the sweep looked.
  */
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PrivateRedis, startPrivateRedis } from "../../../scripts/test-support/private-redis.js";
 import { makeRedisClient } from "../../shared/redis-client.js";
 import { CacheKeys } from "./cache-keys.js";
+import { RedisFleetHotState } from "./fleet-hot-state.js";
 import { RedisHotState } from "./hot-state.js";
 import { RedisPresenceState } from "./presence.js";
 
@@ -109,6 +111,93 @@ describe("the offline sweep's script", () => {
       marked: [{ agentId: "b1", lastSeen: T0 + 600 }],
       more: false,
     });
+  });
+
+  it("marks a restarting agent once its restart is over, though an earlier look went past it", async () => {
+    await seen("rs", "pumps", { r1: T0, quiet: T0 + 1 });
+    await hotState.rememberRestart("rs", "r1", T0 + 100);
+    expect(await presence.markOverdue("rs", "pumps", T0 + 50, 10)).toEqual({
+      marked: [{ agentId: "quiet", lastSeen: T0 + 1 }],
+      more: false,
+    });
+    expect(await client.zrange(CacheKeys.restartsPassed("rs", "pumps"), 0, -1, "WITHSCORES")).toEqual([
+      "r1",
+      String(T0 + 100),
+    ]);
+    // Not before the cutoff is past the restart's deadline.
+    expect(idsOf(await presence.markOverdue("rs", "pumps", T0 + 100, 10))).toEqual([]);
+    expect(await presence.markOverdue("rs", "pumps", T0 + 101, 10)).toEqual({
+      marked: [{ agentId: "r1", lastSeen: T0 }],
+      more: false,
+    });
+    expect(idsOf(await presence.markOverdue("rs", "pumps", T0 + 1_000, 10))).toEqual([]);
+    expect(await client.exists(CacheKeys.restarts("rs"), CacheKeys.restartsPassed("rs", "pumps"))).toBe(0);
+  });
+
+  it("never marks a restarting agent that came back, and holds one sent another restart for the later one", async () => {
+    await hotState.rememberRevocations("rb", []);
+    const beat = (agentId: string, now: number) =>
+      hotState.recordSighting({
+        tenant: "rb",
+        agentId,
+        agentClass: "pumps",
+        serialNumber: "01",
+        now,
+        checkpointIntervalMs: 600_000,
+        catchUpRetryMs: 1_800_000,
+      });
+    await beat("back", T0);
+    await beat("again", T0);
+    await hotState.rememberRestart("rb", "back", T0 + 100);
+    await hotState.rememberRestart("rb", "again", T0 + 100);
+    expect(idsOf(await presence.markOverdue("rb", "pumps", T0 + 50, 10))).toEqual([]);
+    await beat("back", T0 + 200);
+    await beat("again", T0 + 200);
+    await hotState.rememberRestart("rb", "again", T0 + 300);
+    expect(await client.hgetall(CacheKeys.restarts("rb"))).toEqual({ again: String(T0 + 300) });
+
+    expect(idsOf(await presence.markOverdue("rb", "pumps", T0 + 150, 10))).toEqual([]);
+    expect(await client.zrange(CacheKeys.restartsPassed("rb", "pumps"), 0, -1, "WITHSCORES")).toEqual([
+      "again",
+      String(T0 + 300),
+    ]);
+    await beat("back", T0 + 350);
+    expect(await presence.markOverdue("rb", "pumps", T0 + 301, 10)).toEqual({
+      marked: [{ agentId: "again", lastSeen: T0 + 200 }],
+      more: false,
+    });
+    // Silent again later, it is announced as any agent is.
+    expect(await presence.markOverdue("rb", "pumps", T0 + 1_000, 10)).toEqual({
+      marked: [{ agentId: "back", lastSeen: T0 + 350 }],
+      more: false,
+    });
+  });
+
+  it("counts the restarts it looks at again against its limit", async () => {
+    await seen("rl", "pumps", { a: T0, b: T0 + 1, c: T0 + 2, d: T0 + 3 });
+    for (const agentId of ["a", "b", "c"]) await hotState.rememberRestart("rl", agentId, T0 + 100);
+    expect(await presence.markOverdue("rl", "pumps", T0 + 50, 10)).toEqual({
+      marked: [{ agentId: "d", lastSeen: T0 + 3 }],
+      more: false,
+    });
+    expect(await presence.markOverdue("rl", "pumps", T0 + 101, 2)).toEqual({
+      marked: [
+        { agentId: "a", lastSeen: T0 },
+        { agentId: "b", lastSeen: T0 + 1 },
+      ],
+      more: true,
+    });
+    expect(await presence.markOverdue("rl", "pumps", T0 + 101, 2)).toEqual({
+      marked: [{ agentId: "c", lastSeen: T0 + 2 }],
+      more: false,
+    });
+  });
+
+  it("forgets the restart of an agent the console forgets", async () => {
+    await hotState.rememberRestart("rf", "gone", T0 + 100);
+    await hotState.rememberRestart("rf", "kept", T0 + 100);
+    await new RedisFleetHotState(client).forgetAgent("rf", "gone", ["pumps"]);
+    expect(await client.hgetall(CacheKeys.restarts("rf"))).toEqual({ kept: String(T0 + 100) });
   });
 
   it("keeps a steady heartbeat at one round trip with the offline mark in its script", async () => {

@@ -10,6 +10,8 @@ interface ScriptedRedis {
     classIndex: string,
     marks: string,
     cursors: string,
+    restarts: string,
+    restartsPassed: string,
     cutoff: number,
     limit: number,
     className: string,
@@ -21,7 +23,7 @@ export class RedisPresenceState implements PresenceState {
   private readonly redis: (Redis | Cluster) & ScriptedRedis;
 
   constructor(redis: Redis | Cluster) {
-    redis.defineCommand("markOverdue", { numberOfKeys: 3, lua: MARK_OVERDUE_SCRIPT });
+    redis.defineCommand("markOverdue", { numberOfKeys: 5, lua: MARK_OVERDUE_SCRIPT });
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
   }
 
@@ -39,6 +41,8 @@ export class RedisPresenceState implements PresenceState {
       CacheKeys.classIndex(tenant, className),
       CacheKeys.offlineMarks(tenant),
       CacheKeys.offlineCursors(tenant),
+      CacheKeys.restarts(tenant),
+      CacheKeys.restartsPassed(tenant, className),
       cutoff,
       limit,
       className,

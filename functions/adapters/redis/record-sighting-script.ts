@@ -8,7 +8,8 @@ export const RECORD_SIGHTING_SCRIPT = `
 -- holds off the next one), KEYS[6] the class index and KEYS[7] the class flow policy of the class ARGV[8]
 -- (the agent's class as the caller expects it, '' for none), KEYS[8] the class index of the class ARGV[9]
 -- (the class the caller expects the cache to hold for the agent, whose index the agent leaves when its
--- class changes), KEYS[9] the tenant's offline marks (the agents the sweeper announced offline).
+-- class changes), KEYS[9] the tenant's offline marks (the agents the sweeper announced offline), KEYS[10] the
+-- tenant's restarting agents (those restarting for an operation Beacon delivered).
 -- ARGV[1] now (ms), ARGV[2] checkpoint interval (ms), ARGV[3] agent id, ARGV[4] agent hash time to live (s),
 -- ARGV[5] the certificate's serial, ARGV[6] counter time to live (s), ARGV[7] catch-up retry window (ms),
 -- ARGV[10..] field/value pairs this heartbeat reports.
@@ -85,6 +86,8 @@ redis.call('EXPIRE', KEYS[3], ARGV[6])
 -- An agent announced offline is back: the mark goes, and the reply says when it was last seen before.
 local offline = redis.call('HGET', KEYS[9], ARGV[3])
 if offline then redis.call('HDEL', KEYS[9], ARGV[3]) end
+-- A restarting agent is back: its silence is over.
+redis.call('HDEL', KEYS[10], ARGV[3])
 local pending = redis.call('GET', KEYS[4])
 -- While something may await its effect, the run statuses in force, which a minimized heartbeat may omit.
 local runStatuses = {false, false}
@@ -106,30 +109,68 @@ return {
  * passed: an agent's score only grows (each heartbeat sets it to now), so the entries below are ones looked
  * at already, and each look costs O(log n + limit) however many agents stay silent. (Should one of several
  * agents last seen in one millisecond come back between two looks, one of the others may go unannounced.)
+ *
+ * An agent restarting for an operation (in the tenant's restarting agents KEYS[4], with when its restart
+ * should be over) counts as silent only from then on. Went past while that time is not before ARGV[1], it is
+ * kept in the class's passed restarts KEYS[5], scored by that time, which each look reads first (within its
+ * limit): one whose heartbeat since cleared its restart goes, one still silent is marked then. A restart
+ * remembered anew in the meantime (the agent came back, and was sent another) keeps it there until that one
+ * is over.
  */
 export const MARK_OVERDUE_SCRIPT = `
-local cursor = redis.call('HGET', KEYS[3], ARGV[3])
-local from, passed = '-inf', 0
-if cursor then
-  local score, count = string.match(cursor, '^([%d.]+):(%d+)$')
-  if score then from, passed = score, tonumber(count) end
-end
--- Only entries of that very score are skipped: some of those passed may have heartbeat since, and left it.
-if passed > 0 then passed = math.min(passed, redis.call('ZCOUNT', KEYS[1], from, from)) end
-local entries = redis.call('ZRANGEBYSCORE', KEYS[1], from, '(' .. ARGV[1], 'WITHSCORES', 'LIMIT', passed, ARGV[2])
+local cutoff = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
 local marked = {}
-local last, lastCount = from, passed
-for index = 1, #entries, 2 do
-  local agent, score = entries[index], entries[index + 1]
-  if score == last then lastCount = lastCount + 1 else last, lastCount = score, 1 end
+local function mark(agent, score)
   if redis.call('HSETNX', KEYS[2], agent, score) == 1 then
     marked[#marked + 1] = agent
     marked[#marked + 1] = score
   end
 end
+-- Whether the agent restarts, and its restart's deadline while it is under way by the cutoff; a restart over
+-- by then is forgotten.
+local function restartOf(agent)
+  local deadline = redis.call('HGET', KEYS[4], agent)
+  if not deadline then return false, false end
+  if tonumber(deadline) >= cutoff then return true, deadline end
+  redis.call('HDEL', KEYS[4], agent)
+  return true, false
+end
+local passed = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[1], 'LIMIT', 0, limit)
+for _, agent in ipairs(passed) do
+  local restarting, underWay = restartOf(agent)
+  if underWay then
+    redis.call('ZADD', KEYS[5], underWay, agent)
+  else
+    redis.call('ZREM', KEYS[5], agent)
+    -- Without its restart, the agent heartbeat since: it came back.
+    local score = redis.call('ZSCORE', KEYS[1], agent)
+    if restarting and score and tonumber(score) < cutoff then mark(agent, score) end
+  end
+end
+local left = limit - #passed
+local entries = {}
+local from, skip = '-inf', 0
+if left > 0 then
+  local cursor = redis.call('HGET', KEYS[3], ARGV[3])
+  if cursor then
+    local score, count = string.match(cursor, '^([%d.]+):(%d+)$')
+    if score then from, skip = score, tonumber(count) end
+  end
+  -- Only entries of that very score are skipped: some of those passed may have heartbeat since, and left it.
+  if skip > 0 then skip = math.min(skip, redis.call('ZCOUNT', KEYS[1], from, from)) end
+  entries = redis.call('ZRANGEBYSCORE', KEYS[1], from, '(' .. ARGV[1], 'WITHSCORES', 'LIMIT', skip, left)
+end
+local last, lastCount = from, skip
+for index = 1, #entries, 2 do
+  local agent, score = entries[index], entries[index + 1]
+  if score == last then lastCount = lastCount + 1 else last, lastCount = score, 1 end
+  local _, underWay = restartOf(agent)
+  if underWay then redis.call('ZADD', KEYS[5], underWay, agent) else mark(agent, score) end
+end
 if #entries > 0 then redis.call('HSET', KEYS[3], ARGV[3], last .. ':' .. lastCount) end
 local full = 0
-if #entries / 2 >= tonumber(ARGV[2]) then full = 1 end
+if #passed + #entries / 2 >= limit then full = 1 end
 return {full, marked}
 `;
 

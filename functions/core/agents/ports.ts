@@ -172,6 +172,11 @@ export interface HotState extends ClassFlowCache, RevocationCache, ManifestCache
   markOperationsPending(tenant: string, agentId: string): Promise<void>;
   /** Clears the pending-operation marker unless something was queued since it read this version. */
   clearOperationsPending(tenant: string, agentId: string, version: string): Promise<void>;
+  /**
+   * The agent restarts for an operation just delivered, which should be over by `deadline`: until then
+   * its silence is no outage (PresenceState.markOverdue). Its next heartbeat ends this.
+   */
+  rememberRestart(tenant: string, agentId: string, deadline: number): Promise<void>;
 }
 
 export interface AgentClassRecord {

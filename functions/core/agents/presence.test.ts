@@ -107,6 +107,28 @@ describe("the offline sweep", () => {
     ]);
   });
 
+  it("announces an agent restarting for an operation only once its restart's deadline is three periods past", async () => {
+    const { presence, events, clock, sweeper, beat } = harness();
+    await beat("acme", "pump-1");
+    const deliveredAt = clock.now();
+    await presence.rememberRestart("acme", "pump-1", deliveredAt + 5 * MINUTE);
+    await beat("acme", "pump-2");
+    await presence.rememberRestart("acme", "pump-2", deliveredAt + 5 * MINUTE);
+    clock.advance(4 * MINUTE);
+    expect(await sweeper.sweep(Number.POSITIVE_INFINITY)).toEqual({ announced: 0, more: false });
+
+    // Back from its restart, and steady.
+    await beat("acme", "pump-2");
+    clock.advance(2 * MINUTE);
+    await beat("acme", "pump-2");
+    clock.advance(2 * MINUTE + 1);
+    expect(await sweeper.sweep(Number.POSITIVE_INFINITY)).toEqual({ announced: 1, more: false });
+    expect(events.events).toEqual([
+      expect.objectContaining({ type: "agent.offline", agentId: "pump-1", lastSeen: deliveredAt }),
+    ]);
+    expect(await sweeper.sweep(Number.POSITIVE_INFINITY)).toEqual({ announced: 0, more: false });
+  });
+
   it("keeps its marks when the stream fails: the outage is not announced twice", async () => {
     const { events, clock, sweeper, beat } = harness();
     await beat("acme", "pump-1");

@@ -17,7 +17,10 @@ export interface PresenceState {
   /**
    * Marks offline, once, up to `limit` of the class's agents last seen before `cutoff` that are not marked
    * yet, going on from where the previous call for the class stopped; returns those it marked, and whether
-   * it stopped at `limit`. A heartbeat clears its agent's mark.
+   * it stopped at `limit`. A heartbeat clears its agent's mark. An agent restarting for an operation
+   * (HotState.rememberRestart) counts as silent only from its restart's deadline on: it is marked once that
+   * deadline is before `cutoff` too, should it not have heartbeat since, even when an earlier call went
+   * past it.
    */
   markOverdue(
     tenant: string,

@@ -211,6 +211,10 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       const version = view.operationsPending;
       if (!delivery.remaining && version !== undefined)
         await cache.attempt(() => hotState.clearOperationsPending(tenant, agentId, version));
+      // Without the cache the agent's restart goes unremembered: its silence may be announced, as any other.
+      const deadline = delivery.restartDeadline;
+      if (deadline !== undefined)
+        await cache.attempt(() => hotState.rememberRestart(tenant, agentId, deadline));
     }
 
     const reply = heartbeatReply(operations, { supportedOperations });

@@ -168,6 +168,31 @@ describe("delivery on heartbeat", () => {
     expect(await heartbeat()).toHaveLength(1);
   });
 
+  it("remembers, until the agent's next heartbeat, that a reply restarts it, with when the restart should be over", async () => {
+    const { core, queue, heartbeat } = await knownCppAgent();
+    const key = `acme/${agentId}`;
+    await queue("UPDATE", "CONFIGURATION", { args: { flowId: "f-2" } });
+    expect(await heartbeat()).toHaveLength(1);
+    expect(core.hotState.restarts.has(key)).toBe(false);
+
+    await queue("RESTART", undefined, { ackTimeoutMs: 60_000 });
+    await queue("UPDATE", "PROPERTIES", { args: { "nifi.log.level": "DEBUG" } });
+    expect(await heartbeat()).toHaveLength(2);
+    expect(core.hotState.restarts.get(key)).toBe(core.clock.now() + ACK_TIMEOUT_MS);
+    await heartbeat();
+    expect(core.hotState.restarts.has(key)).toBe(false);
+  });
+
+  it("delivers a restart while the cache is down, leaving its silence to be announced as any other", async () => {
+    const { core, queue, heartbeat, stateOf } = await knownCppAgent();
+    const restart = await queue("RESTART");
+    core.hotState.down = true;
+    expect(await heartbeat()).toEqual([{ identifier: restart, operation: "RESTART" }]);
+    expect(stateOf(restart)).toBe("delivered");
+    core.hotState.down = false;
+    expect(core.hotState.restarts.size).toBe(0);
+  });
+
   it("marks PAUSE and RESUME done on delivery: agents never acknowledge them", async () => {
     const { queue, heartbeat, stateOf, operationEvents } = await knownCppAgent();
     const pause = await queue("PAUSE");

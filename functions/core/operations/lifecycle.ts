@@ -18,6 +18,7 @@ import {
   stateAfterAck,
 } from "./model.js";
 import type { OperationStore } from "./ports.js";
+import { restartDeadlineOf } from "./restarts.js";
 
 /**
  * When the sweeper first looks at a queued operation: one default heartbeat interval after creation. Most
@@ -46,6 +47,8 @@ export interface Delivery extends LifecycleResult {
   operations: C2Operation[];
   /** Something is still queued for the agent, or awaits its effect: its pending marker stays. */
   remaining: boolean;
+  /** The reply restarts the agent (restarts.ts): when the restart should be over, its acknowledgement due. */
+  restartDeadline?: number;
 }
 
 export interface DeliveryOptions {
@@ -201,6 +204,7 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
         if (event) events.push(event);
       }
       const delivered: C2Operation[] = [];
+      const deadlines: { operation: string; operand?: string; timeoutAt: number }[] = [];
       for (const record of plan.deliver) {
         // An operation sent to a class with its own acknowledgement timeout carries it.
         const timeoutAt = now + (record.ackTimeoutMs ?? settings.ackTimeoutMs);
@@ -214,6 +218,7 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
         // Another heartbeat of the same agent delivered it first.
         if (!event) continue;
         events.push(event);
+        deadlines.push({ operation: record.operation, operand: record.operand, timeoutAt });
         delivered.push(
           dropUndefined({
             identifier: record.operationId,
@@ -228,7 +233,12 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
         }
       }
       const awaiting = open.some((record) => record.state === "awaiting_effect");
-      return { operations: delivered, events, remaining: plan.remaining || awaiting };
+      return {
+        operations: delivered,
+        events,
+        remaining: plan.remaining || awaiting,
+        restartDeadline: restartDeadlineOf(deadlines),
+      };
     },
 
     /**
