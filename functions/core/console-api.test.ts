@@ -1117,6 +1117,18 @@ function catalogueFleet(build: { agentType: string; version: string }) {
 }
 
 describe("the operations catalogue", () => {
+  it("leave the agent marked when its heartbeat read its queue between the marker and the operation's write", async () => {
+    const { create, operations, hotState } = catalogueFleet({ agentType: "cpp", version: "0.99.2" });
+    const write = operations.create.bind(operations);
+    // The agent's heartbeat comes in between: it finds the marker, reads an empty queue, and clears it.
+    operations.create = async (...args) => {
+      hotState.pendingOperations.delete("acme/a-1");
+      return write(...args);
+    };
+    await create({ operation: "DESCRIBE", operand: "MANIFEST" });
+    expect(hotState.pendingOperations.get("acme/a-1")).toBeGreaterThan(0);
+  });
+
   it.each([
     { operation: "STOP", operand: "c2" },
     { operation: "START", operand: "C2" },

@@ -175,11 +175,14 @@ export function makeRecordAck(deps: AckDependencies) {
     // Both before the state change: a manifest that cannot be kept refuses the ack while it changes nothing.
     const manifestStored = applied ? await keepManifest(tenant, agentId, ack, now, cache) : false;
     // The agent's next heartbeats look at its operations until one shows the effect: marked before the state
-    // changes, so that no heartbeat in between misses it. Without the cache, the sweeper closes the operation
-    // when its time is up, unless a heartbeat answered from the registry (which always looks) saw the effect.
-    if (applied && awaitsEffect(record, ack.dialect))
-      await cache.attempt(() => hotState.markOperationsPending(tenant, agentId));
+    // changes, so that no heartbeat in between misses it, and again after it, because a heartbeat in between
+    // found the operation not yet awaiting its effect and cleared the marker. Without the cache, the sweeper
+    // closes the operation when its time is up, unless a heartbeat answered from the registry (which always
+    // looks) saw the effect.
+    const watched = applied && awaitsEffect(record, ack.dialect);
+    if (watched) await cache.attempt(() => hotState.markOperationsPending(tenant, agentId));
     const { events: operationEvents } = await operations.acknowledge(record, ack);
+    if (watched) await cache.attempt(() => hotState.markOperationsPending(tenant, agentId));
     const matched = operationEvents.some((event) => event.operationId === ack.operationId);
     return { matched, manifestStored, operationEvents };
   }

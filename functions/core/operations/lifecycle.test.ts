@@ -511,6 +511,21 @@ describe("done means the effect is seen", () => {
     expect(core.backendCalls().operations).toBe(before);
   });
 
+  it("keeps the agent marked when its heartbeat cleared the marker while the acknowledgement was being saved", async () => {
+    const { core, operationId, recordOf } = await agentWith((queue) =>
+      queue("STOP", PROCESSOR.toUpperCase()),
+    );
+    const acknowledge = core.operations.acknowledge.bind(core.operations);
+    // The heartbeat in between still sees the operation delivered, takes nothing, and clears the marker.
+    core.operations.acknowledge = async (...args) => {
+      core.hotState.pendingOperations.delete(`acme/${agentId}`);
+      return acknowledge(...args);
+    };
+    await core.recordAck(cppFleet, ack(operationId, "FULLY_APPLIED"));
+    expect(recordOf().state).toBe("awaiting_effect");
+    expect(core.hotState.pendingOperations.has(`acme/${agentId}`)).toBe(true);
+  });
+
   it("takes the last known run status when a minimized C++ heartbeat leaves the flow out", async () => {
     const { core, operationId, beat, recordOf } = await agentWith(async (queue) => {
       const start = await queue("START", PROCESSOR);

@@ -111,7 +111,9 @@ export function makeOperationQueue(deps: OperationQueueDependencies) {
     /**
      * Queues the drafts, each with its class's acknowledgement timeout, and returns the records and whether
      * their events missed the stream. The agents' pending markers go first: without them their heartbeats
-     * would not look at their queues, so without the cache nothing is created.
+     * would not look at their queues, so without the cache nothing is created. They are set again once the
+     * operations are written: a heartbeat that read the first marker and the queue before the write found
+     * nothing and cleared the marker.
      */
     async enqueue(
       tenant: string,
@@ -136,16 +138,17 @@ export function makeOperationQueue(deps: OperationQueueDependencies) {
           ackTimeoutMs: ackTimeouts.get(draft.agent.agentClass),
         }),
       );
+      const agentIds = [...new Set(agents.map((a) => a.agentId))];
       const cache = guardedCache();
-      await cache.attempt(() =>
-        hotState.markOperationsPending(tenant, [...new Set(agents.map((a) => a.agentId))]),
-      );
+      await cache.attempt(() => hotState.markOperationsPending(tenant, agentIds));
       if (cache.error !== undefined)
         throw new BeaconError(
           "cache_unavailable",
           "Beacon's cache is unreachable, so agents would not learn of the operation; try again",
         );
       const created = await lifecycle.create(records);
+      // Failing now, it leaves the first markers, which only a heartbeat in between has cleared.
+      await cache.attempt(() => hotState.markOperationsPending(tenant, agentIds));
       try {
         await events.publish(created.events);
         return { records };

@@ -208,6 +208,7 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     catalog,
     hotState,
     operations,
+    heartbeat,
     rollouts,
     events,
     engine,
@@ -442,6 +443,19 @@ describe("a rollout's controls", () => {
     await expect(sim.engine.resume(TENANT, rollout.rolloutId)).rejects.toMatchObject({
       code: "rollout_state",
     });
+  });
+
+  it("reaches agents whose heartbeats read their queues between the markers and the write of their operations", async () => {
+    const write = sim.operations.create.bind(sim.operations);
+    // Every agent heartbeats while each batch's operations are being written: it finds its marker, reads an
+    // empty queue, and clears the marker, as a heartbeat racing the sweeper on the agent API does.
+    sim.operations.create = async (...args) => {
+      for (const agent of sim.fleet.values()) await sim.heartbeat(agent);
+      return write(...args);
+    };
+    await start();
+    await sim.runUntil(["completed"], 100);
+    expect((await sim.rollout()).counts).toMatchObject({ selected: 60, healthy: 60, failed: 0 });
   });
 
   it("pauses instead of rolling back when the class had no previous version", async () => {

@@ -334,7 +334,9 @@ const updatesOf = (
 
 /**
  * Queues operations for agents: their pending markers first, or their heartbeats would not look. Throws
- * when the cache cannot take the markers, so nothing is queued that agents would not learn of.
+ * when the cache cannot take the markers, so nothing is queued that agents would not learn of. The markers
+ * are set again once the operations are written: a heartbeat that read the first marker and the queue
+ * before the write found nothing and cleared it.
  */
 async function queue(
   deps: RolloutEngineDependencies,
@@ -343,11 +345,12 @@ async function queue(
 ): Promise<OperationEvent[]> {
   const { hotState, lifecycle } = deps;
   if (records.length === 0) return [];
-  await hotState.markOperationsPending(
-    tenant,
-    records.map((record) => record.agentId),
-  );
-  return (await lifecycle.create(records)).events;
+  const agentIds = records.map((record) => record.agentId);
+  await hotState.markOperationsPending(tenant, agentIds);
+  const { events } = await lifecycle.create(records);
+  // Failing now, it leaves the first markers, which only a heartbeat in between has cleared.
+  await hotState.markOperationsPending(tenant, agentIds).catch(() => undefined);
+  return events;
 }
 
 /** Moves the members that changed, conditionally; a member another look moved first keeps that move. */
