@@ -40,11 +40,13 @@ const lambdaNodeDir = path.join(toolsDir, "node22");
 
 /**
  * Command-line tools from PyPI, each in a virtual environment of its own under `.beacon/tools/<name>`,
- * where scripts/python-tool.ts finds them for the tests.
+ * where scripts/python-tool.ts finds them for the tests and the local stack.
  */
 const pythonTools = [
   { name: "cfn-lint", requirement: "cfn-lint>=1.58,<2", executable: "cfn-lint" },
   { name: "schemathesis", requirement: "schemathesis>=4.32,<5", executable: "st" },
+  // The local stack's EventBridge (and the SQS queue its tests read the bus through): moto's server mode.
+  { name: "moto", requirement: "moto[server]>=5.1,<6", executable: "moto_server" },
 ];
 
 class SetupError extends Error {
@@ -562,7 +564,7 @@ async function ensurePythonTools(report) {
     );
   });
   if (stale.length === 0) {
-    report(`${pythonTools.map(({ name }) => name).join(" and ")} installed`);
+    report(`${pythonTools.map(({ name }) => name).join(", ")} installed`);
     return;
   }
   for (const tool of stale) await installPythonTool(report, tool);
