@@ -1,4 +1,5 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { KinesisClient } from "@aws-sdk/client-kinesis";
 import { S3Client } from "@aws-sdk/client-s3";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
@@ -32,14 +33,14 @@ function requestHandlerFor(endpoint: string | undefined) {
   });
 }
 
+/** Bounded attempts over kept-alive connections, to `endpoint` when one is set. */
+function settingsFor(env: ClientEnv, endpoint: string | undefined) {
+  return { maxAttempts, requestHandler: requestHandlerFor(endpoint), ...endpointSettings(env, endpoint) };
+}
+
 /** DynamoDB client; talks to AWS_ENDPOINT_URL_DYNAMODB when set (DynamoDB Local, LocalStack). */
 export function makeDynamoDbClient(env: ClientEnv = process.env): DynamoDBClient {
-  const endpoint = env[AwsEndpointEnvNames.dynamodb];
-  return new DynamoDBClient({
-    maxAttempts,
-    requestHandler: requestHandlerFor(endpoint),
-    ...endpointSettings(env, endpoint),
-  });
+  return new DynamoDBClient(settingsFor(env, env[AwsEndpointEnvNames.dynamodb]));
 }
 
 /**
@@ -50,12 +51,12 @@ export function makeDynamoDbClient(env: ClientEnv = process.env): DynamoDBClient
  * TLS handshake, for every put.
  */
 export function makeKinesisClient(env: ClientEnv = process.env): KinesisClient {
-  const endpoint = env[AwsEndpointEnvNames.kinesis];
-  return new KinesisClient({
-    maxAttempts,
-    requestHandler: requestHandlerFor(endpoint),
-    ...endpointSettings(env, endpoint),
-  });
+  return new KinesisClient(settingsFor(env, env[AwsEndpointEnvNames.kinesis]));
+}
+
+/** EventBridge client; talks to AWS_ENDPOINT_URL_EVENTBRIDGE when set (the local stack's moto server). */
+export function makeEventBridgeClient(env: ClientEnv = process.env): EventBridgeClient {
+  return new EventBridgeClient(settingsFor(env, env[AwsEndpointEnvNames.eventbridge]));
 }
 
 /** Assets of up to 4 MiB go up and down in one request, a few seconds at worst from a function's subnet. */

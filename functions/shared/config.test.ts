@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { agentApiConfig, consoleApiConfig, webhookConfig, webhookDeliveryConfig } from "./config.js";
+import {
+  agentApiConfig,
+  consoleApiConfig,
+  streamConsumerConfig,
+  webhookConfig,
+  webhookDeliveryConfig,
+} from "./config.js";
 import { EnvNames } from "./env-names.js";
 
 const env = {
@@ -82,5 +88,22 @@ describe("webhookDeliveryConfig", () => {
     });
     const kept = webhookDeliveryConfig({ ...env, [EnvNames.webhookDeliveryRetentionDays]: "30" });
     expect(kept.retentionDays).toBe(30);
+  });
+});
+
+describe("streamConsumerConfig", () => {
+  const archive = { [EnvNames.archiveBucket]: "archive" };
+
+  it("puts notifications on no bus unless one is named", () => {
+    expect(streamConsumerConfig(archive)).toEqual({
+      archiveBucket: "archive",
+      notificationBusName: undefined,
+    });
+    expect(streamConsumerConfig({ ...archive, [EnvNames.notificationBusName]: "" }).notificationBusName).toBe(
+      undefined,
+    );
+    expect(
+      streamConsumerConfig({ ...archive, [EnvNames.notificationBusName]: "beacon-prod" }).notificationBusName,
+    ).toBe("beacon-prod");
   });
 });

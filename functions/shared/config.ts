@@ -233,10 +233,15 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
 export interface StreamConsumerConfig {
   /** Where the archive consumer writes every event. */
   archiveBucket: string;
+  /** The EventBridge bus every notification goes on; none when absent. */
+  notificationBusName?: string;
 }
 
 export function streamConsumerConfig(env: Environment = process.env): StreamConsumerConfig {
-  return { archiveBucket: requireEnv(env, EnvNames.archiveBucket) };
+  return {
+    archiveBucket: requireEnv(env, EnvNames.archiveBucket),
+    notificationBusName: env[EnvNames.notificationBusName] || undefined,
+  };
 }
 
 /** How Beacon reaches the endpoints of event subscriptions (console API's test, stream consumer, dispatcher). */

@@ -63,6 +63,11 @@ export const MetricNames = {
   eventsRefused: "EventsRefused",
   /** Consumers that failed a batch, which is then delivered again from the first record one did not take. */
   consumerFailures: "ConsumerFailures",
+  /**
+   * Notifications the EventBridge bus still refused after the stream consumer's retries: their batch is
+   * delivered again from the first of them.
+   */
+  notificationsRefusedByBus: "NotificationsRefusedByBus",
   /** Deliveries of event subscriptions their receivers took (the stream consumer's first attempts, the dispatcher). */
   webhookDeliveries: "WebhookDeliveries",
   /** Deliveries given up: out of retries, answered 410 Gone, or their subscription gone. */

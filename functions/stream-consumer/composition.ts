@@ -1,14 +1,17 @@
+import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
+import { EventBridgeNotificationBus } from "../adapters/eventbridge/notification-bus.js";
 import { S3EventArchive } from "../adapters/s3/event-archive.js";
 import { makeArchiveConsumer } from "../core/archive/consumer.js";
 import type { EventConsumer } from "../core/events/ports.js";
 import type { Clock } from "../core/ports.js";
+import { makeNotificationBusConsumer } from "../core/webhooks/bus.js";
 import { type FirstAttemptSettings, makeWebhookConsumer } from "../core/webhooks/delivery.js";
-import { makeDynamoDbClient, makeS3Client } from "../shared/aws-clients.js";
+import { makeDynamoDbClient, makeEventBridgeClient, makeS3Client } from "../shared/aws-clients.js";
 import type { StreamConsumerConfig, WebhookDeliveryConfig } from "../shared/config.js";
 import { composeHistoryConsumer, type HistoryConsumerConfig } from "../shared/history-consumer.js";
-import { functionLogger } from "../shared/observability.js";
+import { functionLogger, MetricNames, metrics } from "../shared/observability.js";
 import { composeWebhookDependencies, recordDeliveryReport } from "../shared/webhooks.js";
 
 /** A receiver gets this long to answer a first attempt: a slow one is left to the dispatcher's retries. */
@@ -52,12 +55,25 @@ export function composeStreamConsumers(
       (report) => recordDeliveryReport(report, logger, "first attempts"),
     ),
   ];
+  const bus = busConsumerOf(config.notificationBusName);
+  if (bus) consumers.push(bus.consumer);
   return {
     consumers,
     close: async () => {
+      bus?.client.destroy();
       s3.destroy();
       delivering.close();
       documents.destroy();
     },
   };
+}
+
+/** The consumer that puts every notification on the named EventBridge bus, and its client; none without a bus. */
+function busConsumerOf(busName: string | undefined) {
+  if (busName === undefined) return undefined;
+  const client = makeEventBridgeClient();
+  const consumer = makeNotificationBusConsumer(new EventBridgeNotificationBus(client, busName), (refusals) =>
+    metrics.addMetric(MetricNames.notificationsRefusedByBus, MetricUnit.Count, refusals.length),
+  );
+  return { client, consumer };
 }

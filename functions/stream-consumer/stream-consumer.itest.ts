@@ -18,6 +18,7 @@ import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-suppor
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { heartbeat as javaHeartbeat } from "../../scripts/test-support/console-seed.js";
 import { readWholeStream, wholeShardBatch } from "../../scripts/test-support/stream-reader.js";
+import { until } from "../../scripts/test-support/until.js";
 import { S3EventArchive } from "../adapters/s3/event-archive.js";
 import { makeArchiveConsumer } from "../core/archive/consumer.js";
 import { partitionOf, partitionPath } from "../core/archive/layout.js";
@@ -79,17 +80,6 @@ async function archived(bucket: string): Promise<Map<string, BeaconEvent[]>> {
 
 const eventIdsIn = (objects: Map<string, BeaconEvent[]>) =>
   [...objects.values()].flatMap((events) => events.map((event) => event.eventId));
-
-/** Waits for a condition, checking every half second. */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
 
 /** A bucket of its own, for a handler under test that must not touch the poller's archive. */
 async function freshBucket(): Promise<string> {

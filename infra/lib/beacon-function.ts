@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { type Duration, Fn, type RemovalPolicy, Validations } from "aws-cdk-lib";
 import type { ITableV2 } from "aws-cdk-lib/aws-dynamodb";
 import { type IVpc, SecurityGroup } from "aws-cdk-lib/aws-ec2";
+import type { IEventBus } from "aws-cdk-lib/aws-events";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import type { IStream } from "aws-cdk-lib/aws-kinesis";
 import {
@@ -258,6 +259,16 @@ export class BeaconFunction extends Construct {
         resources: [`${Fn.importValue(arnExportName)}${events}`],
       }),
     );
+  }
+
+  /**
+   * Puts every notification on the bus, and only there (events:PutEvents on its ARN); notifications it still
+   * refuses after retries are counted and alarmed on.
+   */
+  bindNotificationBus(bus: IEventBus): void {
+    this.setEnvironment(EnvNames.notificationBusName, bus.eventBusName);
+    bus.grantPutEventsTo(this.function);
+    this.monitoring.watchDegradation(this.node.id, this.serviceName, "NotificationsRefusedByBus");
   }
 
   /** Reads the agent CA's secret (its certificate and signing key) to issue agent certificates. */

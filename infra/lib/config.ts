@@ -80,6 +80,7 @@ const settingsByStage: Record<StageName, StageSettings> = {
         OutboxRelayed: 10,
         OutboxClearFailures: 10,
         EventsHeld: 100,
+        NotificationsRefusedByBus: 10,
       },
     },
   },
@@ -121,6 +122,8 @@ const settingsByStage: Record<StageName, StageSettings> = {
         OutboxRelayed: 10,
         OutboxClearFailures: 10,
         EventsHeld: 100,
+        // PutEvents throttled past the consumer's retries: AWS-native consumers hear of notifications late.
+        NotificationsRefusedByBus: 10,
       },
     },
   },

@@ -43,7 +43,9 @@ export type DegradationCounter =
   /** Staged events on the stream whose outbox entries stayed: each is put again, a duplicate. */
   | "OutboxClearFailures"
   /** Events the stream did not take, held in the cache for the sweeper to put on it. */
-  | "EventsHeld";
+  | "EventsHeld"
+  /** The stream consumer's: notifications the EventBridge bus still refused after retries; delivered again. */
+  | "NotificationsRefusedByBus";
 
 /** What an agent ingress (HTTP API or load balancer) reports, in the same units whichever it is. */
 export interface AgentIngressMetrics {

@@ -10,12 +10,14 @@ import {
   SubnetType,
   Vpc,
 } from "aws-cdk-lib/aws-ec2";
+import { EventBus } from "aws-cdk-lib/aws-events";
 import { Stream, StreamEncryption, StreamMode } from "aws-cdk-lib/aws-kinesis";
 import { LogGroup } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import type { Construct } from "constructs";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
+import { NOTIFICATION_SOURCE } from "../../functions/adapters/eventbridge/notification-bus.js";
 import { BeaconCache } from "./cache.js";
 import type { BeaconConfig } from "./config.js";
 import { ConsoleUsers } from "./console-users.js";
@@ -33,13 +35,20 @@ export interface AssetBucket {
   readonly arnExportName: string;
 }
 
+/**
+ * Days the notification bus's archive keeps what went on the bus, for a consumer to replay what it missed: at
+ * about 1 KB a notification, a million of them are 1 GB archived ($0.10) and kept ($0.023 a month).
+ */
+const NOTIFICATION_ARCHIVE_DAYS = 30;
+
 export interface StatefulStackProps extends StackProps {
   readonly config: BeaconConfig;
 }
 
 /**
- * What outlives a deployment: the registry table, the event stream and its archive, the cache, the tenants'
- * assets, the network they sit in, the console's users and Beacon's agent CA.
+ * What outlives a deployment: the registry table, the event stream and its archive, the notification bus (whose
+ * rules are its consumers'), the cache, the tenants' assets, the network they sit in, the console's users and
+ * Beacon's agent CA.
  */
 export class StatefulStack extends Stack {
   readonly vpc: Vpc;
@@ -53,6 +62,8 @@ export class StatefulStack extends Stack {
   readonly agentCa: ISecret;
   /** Every event of the stream, in S3, with its Glue table and Athena workgroup. */
   readonly eventArchive: EventArchive;
+  /** Every notification of every tenant, for AWS-native consumers' rules; archived for replay. */
+  readonly notificationBus: EventBus;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -150,6 +161,21 @@ export class StatefulStack extends Stack {
       removalPolicy,
       databaseName: `beacon_${config.stage}`,
       retentionDays: config.eventArchiveDays,
+    });
+
+    this.notificationBus = new EventBus(this, "Notifications", {
+      eventBusName: `beacon-${config.stage}-notifications`,
+      description: "Beacon's notifications of every tenant: source beacon, detail-type the notification type",
+    });
+    this.notificationBus.applyRemovalPolicy(removalPolicy);
+    this.notificationBus.archive("NotificationArchive", {
+      description: "Beacon's notifications, for consumers to replay what they missed",
+      eventPattern: { source: [NOTIFICATION_SOURCE] },
+      retention: Duration.days(NOTIFICATION_ARCHIVE_DAYS),
+    });
+    new CfnOutput(this, "NotificationBusName", {
+      description: "The EventBridge bus every notification goes on: put your rules here",
+      value: this.notificationBus.eventBusName,
     });
 
     this.consoleUsers =

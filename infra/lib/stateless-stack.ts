@@ -226,6 +226,8 @@ export class StatelessStack extends Stack {
     consumer.bindTable(stateful.table);
     // A subscription a receiver's 410 Gone disables is announced on the stream.
     consumer.bindStream(stateful.stream);
+    // Every notification, for AWS-native consumers; reached over the internet, as the function is outside the VPC.
+    consumer.bindNotificationBus(stateful.notificationBus);
     platform.monitoring.watchDegradation("StreamConsumer", consumer.serviceName, "WebhooksDisabled");
     const deadLetters = new Queue(this, "StreamConsumerDeadLetters", {
       encryption: QueueEncryption.SQS_MANAGED,

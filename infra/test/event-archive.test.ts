@@ -154,7 +154,7 @@ describe("event archive", () => {
 });
 
 describe("stream consumer", () => {
-  it("is a Beacon function that may only put objects under the archive's events/ prefix, use the table for fleet history and deliveries, and put webhook.disabled on the stream", () => {
+  it("is a Beacon function that may only put objects under the archive's events/ prefix, use the table for fleet history and deliveries, put webhook.disabled on the stream and notifications on the bus", () => {
     const consumer = prod.statelessTemplate.toJSON().Resources[consumerLogicalId(prod)];
     expect(consumer.Properties).toMatchObject({ Runtime: "nodejs22.x", Architectures: ["arm64"] });
     // Outside the VPC: it posts deliveries' first attempts to tenants' receivers on the internet.
@@ -164,6 +164,7 @@ describe("stream consumer", () => {
       EnvNames.archiveBucket,
       EnvNames.tableName,
       EnvNames.streamName,
+      EnvNames.notificationBusName,
     ]);
     const policies = Object.values(
       prod.statelessTemplate.findResources("AWS::IAM::Policy", {
@@ -180,6 +181,13 @@ describe("stream consumer", () => {
     expect(s3[0]?.Action).toBe("s3:PutObject");
     expect(JSON.stringify(s3[0]?.Resource)).toContain("EventArchiveArn");
     expect(JSON.stringify(s3[0]?.Resource)).toContain("/events/*");
+    const events = statements.filter((statement) => JSON.stringify(statement.Action).includes("events:"));
+    expect(events).toEqual([
+      expect.objectContaining({
+        Action: "events:PutEvents",
+        Resource: { "Fn::ImportValue": expect.stringMatching(/Notifications.*Arn/) },
+      }),
+    ]);
   });
 
   it("reads the stream in batches with partial batch responses, bisection, bounded retries and a dead-letter queue", () => {

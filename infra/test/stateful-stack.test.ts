@@ -1,6 +1,7 @@
 import { Match } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
+import { NOTIFICATION_SOURCE } from "../../functions/adapters/eventbridge/notification-bus.js";
 import { type SynthesizedBeacon, synthesized } from "./assembly.js";
 
 let dev: SynthesizedBeacon;
@@ -54,6 +55,25 @@ describe("registry table", () => {
       DeletionPolicy: "Delete",
       Properties: Match.objectLike({ Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })] }),
     });
+  });
+});
+
+describe("notification bus", () => {
+  it("is the stage's own EventBridge bus, archiving Beacon's notifications for 30 days", () => {
+    dev.statefulTemplate.hasResourceProperties("AWS::Events::EventBus", { Name: "beacon-dev-notifications" });
+    dev.statefulTemplate.hasResourceProperties("AWS::Events::Archive", {
+      SourceArn: { "Fn::GetAtt": [Match.stringLikeRegexp("^Notifications"), "Arn"] },
+      EventPattern: { source: [NOTIFICATION_SOURCE] },
+      RetentionDays: 30,
+    });
+    dev.statefulTemplate.hasOutput("NotificationBusName", {
+      Value: { Ref: Match.stringLikeRegexp("^Notifications") },
+    });
+  });
+
+  it("is retained outside dev, with the rules its consumers put on it", () => {
+    prod.statefulTemplate.hasResource("AWS::Events::EventBus", { DeletionPolicy: "Retain" });
+    dev.statefulTemplate.hasResource("AWS::Events::EventBus", { DeletionPolicy: "Delete" });
   });
 });
 

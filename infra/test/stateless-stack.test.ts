@@ -372,7 +372,7 @@ describe("agent load balancer", () => {
 describe("observability", () => {
   it("alarms on the ingress, the functions and their degradations, on one dashboard", () => {
     for (const { statelessTemplate } of [prod, prodAlb]) {
-      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 41);
+      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 42);
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
     }
     const alarms = Object.values(prod.statelessTemplate.findResources("AWS::CloudWatch::Alarm"));
@@ -421,6 +421,8 @@ describe("observability", () => {
         "WebhookFailures",
         "WebhooksDisabled",
         "WebhooksDisabled",
+        // The stream consumer's notifications its EventBridge bus still refused after retries.
+        "NotificationsRefusedByBus",
       ].sort(),
     );
   });

@@ -8,6 +8,7 @@ import {
   GetItemCommand,
   PutItemCommand,
 } from "@aws-sdk/client-dynamodb";
+import { DescribeEventBusCommand } from "@aws-sdk/client-eventbridge";
 import {
   DescribeStreamSummaryCommand,
   GetRecordsCommand,
@@ -18,12 +19,17 @@ import {
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
-import { makeDynamoDbClient, makeKinesisClient, makeS3Client } from "../../functions/shared/aws-clients.js";
+import {
+  makeDynamoDbClient,
+  makeEventBridgeClient,
+  makeKinesisClient,
+  makeS3Client,
+} from "../../functions/shared/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { startCountingProxy } from "./counting-proxy.js";
 import { startKinesisEmulator } from "./kinesis-emulator.js";
 import { findFreePort } from "./ports.js";
-import { provisionBucket, provisionStream, provisionTable } from "./provision.js";
+import { provisionBucket, provisionEventBus, provisionStream, provisionTable } from "./provision.js";
 import { startRedisServer } from "./redis-server.js";
 
 const env = inject("beaconEnv");
@@ -120,6 +126,17 @@ describe("local backends", () => {
     await provisionStream(kinesis, streamName);
     await provisionTable(dynamodb, tableName);
     await provisionStream(kinesis, streamName);
+  });
+
+  it("provide the notification bus on moto, and provision it again without complaint", async () => {
+    const busName = envValue(EnvNames.notificationBusName);
+    const eventBridge = makeEventBridgeClient(env);
+    try {
+      expect((await eventBridge.send(new DescribeEventBusCommand({ Name: busName }))).Name).toBe(busName);
+      await provisionEventBus(eventBridge, busName);
+    } finally {
+      eventBridge.destroy();
+    }
   });
 
   it("let the counting proxy see every DynamoDB request", async () => {

@@ -1,11 +1,17 @@
 import { mkdirSync } from "node:fs";
-import { makeDynamoDbClient, makeKinesisClient, makeS3Client } from "../../functions/shared/aws-clients.js";
+import {
+  makeDynamoDbClient,
+  makeEventBridgeClient,
+  makeKinesisClient,
+  makeS3Client,
+} from "../../functions/shared/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import type { ChildService } from "./child-service.js";
 import { startDynamoDbLocal } from "./dynamodb-local.js";
 import { type KinesisEmulator, startKinesisEmulator } from "./kinesis-emulator.js";
+import { startMotoServer } from "./moto-server.js";
 import type { LocalPorts } from "./ports.js";
-import { provisionBucket, provisionStream, provisionTable } from "./provision.js";
+import { provisionBucket, provisionEventBus, provisionStream, provisionTable } from "./provision.js";
 import { clusterNodesOn, startRedisCluster } from "./redis-cluster.js";
 import { startRedisServer } from "./redis-server.js";
 import { startS3Proxy } from "./s3proxy.js";
@@ -15,6 +21,7 @@ export const LocalStackNames = {
   streamName: "beacon-events-local",
   assetBucket: "beacon-assets-local",
   archiveBucket: "beacon-events-archive-local",
+  notificationBusName: "beacon-notifications-local",
 } as const;
 
 export interface BackendsOptions {
@@ -26,6 +33,11 @@ export interface BackendsOptions {
   assetBucket: string;
   /** The stream consumer's event archive. */
   archiveBucket: string;
+  /**
+   * The event bus the stream consumer puts every notification on, on moto at `port`; without it, no bus (a
+   * benchmark of the agent API needs none).
+   */
+  notificationBus?: { name: string; port: number };
   log: (line: string) => void;
   /**
    * Keep DynamoDB Local's tables on disk under stateDir instead of in memory, and S3Proxy's buckets with
@@ -56,9 +68,9 @@ export const localAwsEnv = {
 } as const;
 
 /**
- * Starts DynamoDB Local, Redis (one server or a cluster), a Kinesis emulator and S3Proxy side by side (each
- * unless its endpoint variable is already set, e.g. to LocalStack), then creates the table, the stream and
- * the buckets.
+ * Starts DynamoDB Local, Redis (one server or a cluster), a Kinesis emulator, S3Proxy and, for a notification
+ * bus, moto side by side (each unless its endpoint variable is already set, e.g. to LocalStack), then creates
+ * the table, the stream, the buckets and the bus.
  */
 export async function startBackends(options: BackendsOptions): Promise<Backends> {
   const { stateDir, ports, log } = options;
@@ -86,52 +98,66 @@ export async function startBackends(options: BackendsOptions): Promise<Backends>
     return url;
   };
 
-  const [dynamodbOutcome, redisOutcome, kinesisOutcome, s3Outcome] = await Promise.allSettled([
-    endpointOf(AwsEndpointEnvNames.dynamodb, "DynamoDB Local", `http://127.0.0.1:${ports.dynamodb}`, () =>
-      startDynamoDbLocal({
-        port: ports.dynamodb,
-        stateDir,
-        persist: options.persistDynamoDb,
-        clientEnv: localAwsEnv,
-      }),
-    ),
-    options.redisCluster
-      ? endpointOf(EnvNames.redisUrl, "Redis Cluster", `redis://127.0.0.1:${ports.redis}?cluster=true`, () =>
-          startRedisCluster({
-            nodes: clusterNodesOn(
-              [0, 1, 2].flatMap((index) => [ports.redis + index, ports.redis + index + 10_000]),
-            ),
-            stateDir,
-          }),
-        )
-      : endpointOf(EnvNames.redisUrl, "Redis", `redis://127.0.0.1:${ports.redis}`, () =>
-          startRedisServer({ port: ports.redis, stateDir }),
-        ),
-    endpointOf(
-      AwsEndpointEnvNames.kinesis,
-      options.kinesisEmulator,
-      `http://127.0.0.1:${ports.kinesis}`,
-      () =>
-        startKinesisEmulator({
-          emulator: options.kinesisEmulator,
-          port: ports.kinesis,
+  const { notificationBus } = options;
+  const [dynamodbOutcome, redisOutcome, kinesisOutcome, s3Outcome, eventBridgeOutcome] =
+    await Promise.allSettled([
+      endpointOf(AwsEndpointEnvNames.dynamodb, "DynamoDB Local", `http://127.0.0.1:${ports.dynamodb}`, () =>
+        startDynamoDbLocal({
+          port: ports.dynamodb,
           stateDir,
+          persist: options.persistDynamoDb,
           clientEnv: localAwsEnv,
         }),
-    ),
-    endpointOf(AwsEndpointEnvNames.s3, "S3Proxy", `http://127.0.0.1:${ports.s3}`, () =>
-      startS3Proxy({ port: ports.s3, stateDir, persist: options.persistDynamoDb, clientEnv: localAwsEnv }),
-    ),
-  ]);
+      ),
+      options.redisCluster
+        ? endpointOf(
+            EnvNames.redisUrl,
+            "Redis Cluster",
+            `redis://127.0.0.1:${ports.redis}?cluster=true`,
+            () =>
+              startRedisCluster({
+                nodes: clusterNodesOn(
+                  [0, 1, 2].flatMap((index) => [ports.redis + index, ports.redis + index + 10_000]),
+                ),
+                stateDir,
+              }),
+          )
+        : endpointOf(EnvNames.redisUrl, "Redis", `redis://127.0.0.1:${ports.redis}`, () =>
+            startRedisServer({ port: ports.redis, stateDir }),
+          ),
+      endpointOf(
+        AwsEndpointEnvNames.kinesis,
+        options.kinesisEmulator,
+        `http://127.0.0.1:${ports.kinesis}`,
+        () =>
+          startKinesisEmulator({
+            emulator: options.kinesisEmulator,
+            port: ports.kinesis,
+            stateDir,
+            clientEnv: localAwsEnv,
+          }),
+      ),
+      endpointOf(AwsEndpointEnvNames.s3, "S3Proxy", `http://127.0.0.1:${ports.s3}`, () =>
+        startS3Proxy({ port: ports.s3, stateDir, persist: options.persistDynamoDb, clientEnv: localAwsEnv }),
+      ),
+      notificationBus &&
+        endpointOf(
+          AwsEndpointEnvNames.eventbridge,
+          "moto (EventBridge)",
+          `http://127.0.0.1:${notificationBus.port}`,
+          () => startMotoServer({ port: notificationBus.port, stateDir, clientEnv: localAwsEnv }),
+        ),
+    ]);
   if (
     dynamodbOutcome.status === "rejected" ||
     redisOutcome.status === "rejected" ||
     kinesisOutcome.status === "rejected" ||
-    s3Outcome.status === "rejected"
+    s3Outcome.status === "rejected" ||
+    eventBridgeOutcome.status === "rejected"
   ) {
     await stop();
-    const failures = [dynamodbOutcome, redisOutcome, kinesisOutcome, s3Outcome].flatMap((outcome) =>
-      outcome.status === "rejected" ? [outcome.reason] : [],
+    const failures = [dynamodbOutcome, redisOutcome, kinesisOutcome, s3Outcome, eventBridgeOutcome].flatMap(
+      (outcome) => (outcome.status === "rejected" ? [outcome.reason] : []),
     );
     throw failures.length === 1 ? failures[0] : new AggregateError(failures, failureSummary(failures));
   }
@@ -146,10 +172,17 @@ export async function startBackends(options: BackendsOptions): Promise<Backends>
     [EnvNames.streamName]: options.streamName,
     [EnvNames.assetBucket]: options.assetBucket,
     [EnvNames.archiveBucket]: options.archiveBucket,
+    ...(notificationBus && eventBridgeOutcome.value
+      ? {
+          [AwsEndpointEnvNames.eventbridge]: eventBridgeOutcome.value,
+          [EnvNames.notificationBusName]: notificationBus.name,
+        }
+      : {}),
   };
   const dynamodb = makeDynamoDbClient(env);
   const kinesis = makeKinesisClient(env);
   const s3 = makeS3Client(env);
+  const eventBridge = makeEventBridgeClient(env);
   try {
     await Promise.all([
       provisionTable(dynamodb, options.tableName).then(() =>
@@ -161,6 +194,10 @@ export async function startBackends(options: BackendsOptions): Promise<Backends>
       ...[options.assetBucket, options.archiveBucket].map((bucket) =>
         provisionBucket(s3, bucket).then(() => log(`S3 bucket ${bucket}: ready`)),
       ),
+      notificationBus &&
+        provisionEventBus(eventBridge, notificationBus.name).then(() =>
+          log(`EventBridge bus ${notificationBus.name}: ready`),
+        ),
     ]);
   } catch (error) {
     await stop();
@@ -169,6 +206,7 @@ export async function startBackends(options: BackendsOptions): Promise<Backends>
     dynamodb.destroy();
     kinesis.destroy();
     s3.destroy();
+    eventBridge.destroy();
   }
   return { env, stop };
 }

@@ -8,6 +8,11 @@ import {
   UpdateTimeToLiveCommand,
 } from "@aws-sdk/client-dynamodb";
 import {
+  CreateEventBusCommand,
+  type EventBridgeClient,
+  ResourceAlreadyExistsException,
+} from "@aws-sdk/client-eventbridge";
+import {
   CreateStreamCommand,
   DescribeStreamSummaryCommand,
   type KinesisClient,
@@ -115,5 +120,14 @@ export async function provisionBucket(s3: S3Client, bucket: string): Promise<voi
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   } catch (error) {
     if (!(error instanceof BucketAlreadyOwnedByYou)) throw error;
+  }
+}
+
+/** Creates the notifications' event bus unless it exists, as the CDK app does on AWS (without its archive). */
+export async function provisionEventBus(eventBridge: EventBridgeClient, busName: string): Promise<void> {
+  try {
+    await eventBridge.send(new CreateEventBusCommand({ Name: busName }));
+  } catch (error) {
+    if (!(error instanceof ResourceAlreadyExistsException)) throw error;
   }
 }

@@ -1,8 +1,8 @@
 /**
- * `npm start`: Beacon on this machine. DynamoDB Local, Redis, a Kinesis emulator and S3Proxy as child processes,
- * the agent API behind the local mutual-TLS gateway, the console API behind the local JWT-verifying
- * gateway, the web console built and served in front of it, the sweeper on a one-minute timer, and the stream
- * consumer fed by a poller of the Kinesis emulator. Ctrl-C (or SIGTERM) stops everything and exits 0.
+ * `npm start`: Beacon on this machine. DynamoDB Local, Redis, a Kinesis emulator, S3Proxy and moto (its
+ * EventBridge) as child processes, the agent API behind the local mutual-TLS gateway, the console API behind the
+ * local JWT-verifying gateway, the web console built and served in front of it, the sweeper on a one-minute
+ * timer, and the stream consumer fed by a poller of the Kinesis emulator. Ctrl-C (or SIGTERM) stops everything and exits 0.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -78,6 +78,7 @@ async function start(): Promise<void> {
     ports,
     kinesisEmulator: kinesisEmulatorFromEnv(),
     ...LocalStackNames,
+    notificationBus: { name: LocalStackNames.notificationBusName, port: ports.eventbridge },
     log,
     persistDynamoDb: process.env[persistDynamoDbEnvName] === "true",
     redisCluster: process.env[redisClusterEnvName] === "true",
@@ -196,6 +197,9 @@ async function start(): Promise<void> {
     `  S3         ${env[AwsEndpointEnvNames.s3]}  bucket ${env[EnvNames.assetBucket]} (S3Proxy, path-style)`,
   );
   log(`  Redis      ${env[EnvNames.redisUrl]}`);
+  log(
+    `  EventBus   ${env[AwsEndpointEnvNames.eventbridge]}  bus ${env[EnvNames.notificationBusName]}, every notification (moto's EventBridge)`,
+  );
   log(`  logs       ${functionLog.file}: every function's log records and metrics (JSON)`);
   log(
     `             this terminal shows ${terminalLevel} and above (${LOG_LEVEL_ENV_NAME}=${TerminalLevels.join("|")})`,

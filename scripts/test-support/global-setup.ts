@@ -28,8 +28,14 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stateDir = fileURLToPath(new URL(`../../.beacon/test-${process.pid}/`, import.meta.url));
-  const [dynamodb, redis, kinesis, s3, ...clusterPorts] = await findFreePorts(10);
-  if (dynamodb === undefined || redis === undefined || kinesis === undefined || s3 === undefined)
+  const [dynamodb, redis, kinesis, s3, eventbridge, ...clusterPorts] = await findFreePorts(11);
+  if (
+    dynamodb === undefined ||
+    redis === undefined ||
+    kinesis === undefined ||
+    s3 === undefined ||
+    eventbridge === undefined
+  )
     throw new Error("no free ports");
   const [backendsOutcome, clusterOutcome] = await Promise.allSettled([
     startBackends({
@@ -40,6 +46,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       streamName: "beacon-events-test",
       assetBucket: "beacon-assets-test",
       archiveBucket: "beacon-events-archive-test",
+      notificationBus: { name: "beacon-notifications-test", port: eventbridge },
       log: (line) => console.log(`[backends] ${line}`),
     }),
     startRedisCluster({ nodes: clusterNodesOn(clusterPorts), stateDir }),

@@ -1,7 +1,9 @@
 import type { PageRequest } from "../../core/paging.js";
 import type { RandomSource } from "../../core/ports.js";
-import type { Subscription } from "../../core/webhooks/model.js";
+import type { Notification, Subscription } from "../../core/webhooks/model.js";
 import type {
+  BusRefusal,
+  NotificationBus,
   SubscriptionStore,
   WebhookRequest,
   WebhookResponse,
@@ -71,5 +73,20 @@ export class CountingRandom implements RandomSource {
   bytes(count: number) {
     this.calls++;
     return Uint8Array.from({ length: count }, (_, index) => (this.calls * 31 + index) % 256);
+  }
+}
+
+/** A bus that keeps what it takes, in order, and refuses what `refuses` says, as a bus throttling some entries. */
+export class MemoryNotificationBus implements NotificationBus {
+  readonly notifications: Notification[] = [];
+  refuses: (notification: Notification) => boolean = () => false;
+
+  async put(notifications: readonly Notification[]) {
+    const refusals: BusRefusal[] = [];
+    notifications.forEach((notification, index) => {
+      if (this.refuses(notification)) refusals.push({ index, reason: "ThrottlingException" });
+      else this.notifications.push(structuredClone(notification));
+    });
+    return refusals;
   }
 }

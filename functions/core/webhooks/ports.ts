@@ -1,5 +1,5 @@
 import type { Page, PageRequest } from "../paging.js";
-import type { Delivery, Subscription } from "./model.js";
+import type { Delivery, Notification, Subscription } from "./model.js";
 
 export interface SubscriptionStore {
   /** Stores a new subscription; a conflict when its id is taken. */
@@ -52,4 +52,22 @@ export interface WebhookResponse {
 export interface WebhookSender {
   /** Posts once, following no redirect; never throws: every failure comes back as `error`. */
   send(request: WebhookRequest): Promise<WebhookResponse>;
+}
+
+/** A notification a bus did not take, by its place among those given, and why. */
+export interface BusRefusal {
+  index: number;
+  reason: string;
+}
+
+/**
+ * An event bus for consumers of Beacon's notifications other than webhooks (on AWS, an EventBridge bus): every
+ * notification of every tenant goes on it, whatever the subscriptions say.
+ */
+export interface NotificationBus {
+  /**
+   * Puts the notifications on the bus, retrying what it refuses a bounded number of times; resolves to those it
+   * still refused, in order (none when all are on it), and never rejects.
+   */
+  put(notifications: readonly Notification[]): Promise<BusRefusal[]>;
 }
