@@ -2,7 +2,7 @@
  * Names of the environment variables Beacon's functions read. The CDK app sets them from the same
  * constant, so a rename cannot leave a deployed function reading a variable nobody sets.
  * Endpoints of AWS services come from the SDK's own variables (AWS_ENDPOINT_URL_DYNAMODB,
- * AWS_ENDPOINT_URL_KINESIS, AWS_ENDPOINT_URL_S3), which only the local stack sets.
+ * AWS_ENDPOINT_URL_KINESIS, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_LAMBDA), which only the local stack sets.
  */
 export const EnvNames = {
   tableName: "BEACON_TABLE_NAME",
@@ -52,6 +52,11 @@ export const EnvNames = {
   eventBufferMaxEvents: "BEACON_EVENT_BUFFER_MAX_EVENTS",
   /** Days a delivery of an event subscription stays in its delivery log (stream consumer); 7 unless set. */
   webhookDeliveryRetentionDays: "BEACON_WEBHOOK_DELIVERY_RETENTION_DAYS",
+  /**
+   * The function the console API invokes to post a subscription's test from where receivers can be reached: the
+   * webhook dispatcher's name (console API).
+   */
+  webhookTesterFunction: "BEACON_WEBHOOK_TESTER_FUNCTION",
 } as const;
 
 export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];
@@ -60,4 +65,5 @@ export const AwsEndpointEnvNames = {
   dynamodb: "AWS_ENDPOINT_URL_DYNAMODB",
   kinesis: "AWS_ENDPOINT_URL_KINESIS",
   s3: "AWS_ENDPOINT_URL_S3",
+  lambda: "AWS_ENDPOINT_URL_LAMBDA",
 } as const;

@@ -22,10 +22,16 @@ import {
 import { loadAgentApi, loadConsoleApi } from "./function-routes.js";
 import { startAgentGateway, startConsoleGateway } from "./gateway.js";
 import { kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
+import { startLocalLambdaEndpoint } from "./lambda-endpoint.js";
 import { localDir } from "./local-dir.js";
 import { assertPortFree, localPorts } from "./ports.js";
 import { startStreamPoller } from "./stream-poller.js";
-import { startSweeperTimer, startWebhookDispatcherTimer, sweepIntervalSeconds } from "./sweeper-timer.js";
+import {
+  loadWebhookDispatcher,
+  startScheduleTimer,
+  startSweeperTimer,
+  sweepIntervalSeconds,
+} from "./sweeper-timer.js";
 import { startWebServer } from "./web-server.js";
 import { receiverCertsDir } from "./webhook-receiver.js";
 
@@ -72,6 +78,7 @@ async function start(): Promise<void> {
   await assertPortFree(ports.agent, "agent");
   await assertPortFree(ports.console, "console");
   await assertPortFree(ports.web, "web");
+  await assertPortFree(ports.lambda, "lambda");
   const backends = await startBackends({
     stateDir: localDir(),
     ports,
@@ -105,6 +112,15 @@ async function start(): Promise<void> {
     [EnvNames.webhookAllowedHosts]: "127.0.0.1,localhost",
     [EnvNames.webhookCaFile]: receiverCertificates.caPath,
   };
+  // The console has the dispatcher post its webhook tests, through Lambda's Invoke API as on AWS.
+  const webhookDispatcher = await loadWebhookDispatcher({ ...backends.env, ...webhookEnv }, functionLog);
+  running.push(() => webhookDispatcher.shutdown());
+  const lambdaEndpoint = await startLocalLambdaEndpoint({
+    port: ports.lambda,
+    functions: [webhookDispatcher],
+    log,
+  });
+  running.push(() => lambdaEndpoint.close());
   const agentApi = await loadAgentApi(
     {
       ...backends.env,
@@ -119,7 +135,14 @@ async function start(): Promise<void> {
 
   // The console issues agent certificates from the same dev CA the agent gateway trusts.
   const consoleApi = await loadConsoleApi(
-    { ...backends.env, ...webhookEnv, [EnvNames.agentCaDir]: certsDir, [EnvNames.agentApiUrl]: agentApiUrl },
+    {
+      ...backends.env,
+      [EnvNames.webhookAllowedHosts]: webhookEnv[EnvNames.webhookAllowedHosts],
+      [EnvNames.agentCaDir]: certsDir,
+      [EnvNames.agentApiUrl]: agentApiUrl,
+      [AwsEndpointEnvNames.lambda]: lambdaEndpoint.url,
+      [EnvNames.webhookTesterFunction]: webhookDispatcher.name,
+    },
     functionLog,
   );
   running.push(() => consoleApi.shutdown());
@@ -151,7 +174,7 @@ async function start(): Promise<void> {
     ),
   );
   running.push(await startStreamPoller({ ...backends.env, ...webhookEnv }, log, functionLog));
-  running.push(await startWebhookDispatcherTimer({ ...backends.env, ...webhookEnv }, log, functionLog));
+  running.push(startScheduleTimer(webhookDispatcher, log));
   const devToken = await consoleToken(
     issuer,
     { tenant: DEV_TENANT, role: "admin" },
@@ -181,6 +204,9 @@ async function start(): Promise<void> {
   );
   log(
     `  stream     the stream consumer reads every event off ${env[EnvNames.streamName]} into the archive, s3://${env[EnvNames.archiveBucket]}/events/`,
+  );
+  log(
+    `  Lambda     ${lambdaEndpoint.url}  Invoke of ${webhookDispatcher.name} (the console's webhook tests)`,
   );
   log(`  DynamoDB   ${env[AwsEndpointEnvNames.dynamodb]}  table ${env[EnvNames.tableName]}`);
   log(`  Kinesis    ${env[AwsEndpointEnvNames.kinesis]}  stream ${env[EnvNames.streamName]}`);
