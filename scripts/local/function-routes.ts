@@ -29,8 +29,9 @@ export interface LoadedFunction {
 /**
  * Loads a function's handler module exactly as Lambda would. The module reads its environment when it is
  * first imported, so the environment is put in place first: the Lambda and Powertools settings where the user
- * has not set them, then `env` (backends' endpoints and names, test settings). Each request the gateway hands
- * the handler is one invocation of `fn`, writing to `logs`.
+ * has not set them, then `env` (backends' endpoints and names, test settings). Each call of `invoke` (a request
+ * the gateway hands on, a schedule's tick, an Invoke of the local Lambda endpoint) is one invocation of `fn`,
+ * writing to `logs`.
  */
 export async function loadFunction<Event, Result>(
   fn: LocalFunction,

@@ -1,7 +1,8 @@
 /**
  * `npm start`: Beacon on this machine. DynamoDB Local, Redis, a Kinesis emulator and S3Proxy as child processes,
  * the agent API behind the local mutual-TLS gateway, the console API behind the local JWT-verifying
- * gateway, the web console built and served in front of it, the sweeper on a one-minute timer, and the stream
+ * gateway, the web console built and served in front of it, the sweeper and the webhook dispatcher on one-minute
+ * timers, the dispatcher also behind a local Lambda Invoke endpoint (the console's webhook tests), and the stream
  * consumer fed by a poller of the Kinesis emulator. Ctrl-C (or SIGTERM) stops everything and exits 0.
  */
 import path from "node:path";

@@ -65,8 +65,9 @@ export async function startConsoleApi(
     [EnvNames.webhookAllowedHosts]: "127.0.0.1,localhost",
     [EnvNames.webhookCaFile]: (await ensureDevCertificates(agentApi.certsDir)).caPath,
   };
+  // On the console's backends, overrides included: it reads the subscriptions the console made.
   const webhookDispatcher = await loadWebhookDispatcher(
-    { ...inject("beaconEnv"), ...webhookEnv, POWERTOOLS_LOG_LEVEL: "ERROR" },
+    { ...inject("beaconEnv"), ...webhookEnv, POWERTOOLS_LOG_LEVEL: "ERROR", ...overrides },
     functionLog.log,
   );
   const startLambda = (port: number) =>
