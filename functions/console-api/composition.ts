@@ -13,6 +13,7 @@ import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
+import { LambdaWebhookTester } from "../adapters/lambda/webhook-tester.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
 import {
@@ -22,12 +23,16 @@ import {
 import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.js";
 import { makeConsoleApi } from "../core/console-api.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
-import { makeDynamoDbClient, makeS3Client, makeSecretsManagerClient } from "../shared/aws-clients.js";
+import {
+  makeDynamoDbClient,
+  makeLambdaClient,
+  makeS3Client,
+  makeSecretsManagerClient,
+} from "../shared/aws-clients.js";
 import type { ConsoleApiConfig } from "../shared/config.js";
 import { composeEventStream } from "../shared/event-stream.js";
-import { FunctionTimeouts } from "../shared/function-timeouts.js";
 import { makeRedisClient } from "../shared/redis-client.js";
-import { makeWebhookSender } from "../shared/webhooks.js";
+import { WebhookTestTimeouts } from "../shared/webhooks.js";
 import { consoleRoutes } from "./routes.js";
 
 /** Wires the console's use cases to DynamoDB, Redis, S3 and the agent CA; called once per container. */
@@ -47,12 +52,8 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
   const operations = new DynamoOperationStore(documents, config.tableName);
   const s3 = makeS3Client();
   const audit = new DynamoAuditLog(documents, config.tableName, { retentionDays: config.auditRetentionDays });
-  const { webhooks } = config;
-  // The test route answers a receiver that never does within the function's own time, with time to spare.
-  const webhookSender = makeWebhookSender(
-    webhooks,
-    Math.min(webhooks.timeoutMs, (FunctionTimeouts.consoleApi * 1000) / 2),
-  );
+  // No receiver is reachable from the console's network on AWS: the dispatcher posts tests for it.
+  const lambda = makeLambdaClient(WebhookTestTimeouts.invocationMs);
   const api = makeConsoleApi({
     catalog: new DynamoClassCatalog(documents, config.tableName),
     registry: new DynamoFleetRegistry(documents, config.tableName),
@@ -78,8 +79,8 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     audit,
     subscriptions: new DynamoSubscriptionStore(documents, config.tableName),
     deliveries: new DynamoDeliveryQueue(documents, config.tableName),
-    webhookSender,
-    webhookUrlPolicy: webhooks.policy,
+    webhookTester: new LambdaWebhookTester(lambda, config.webhookTesterFunction),
+    webhookUrlPolicy: config.webhookUrlPolicy,
     clock,
     ids,
     random: { bytes: (count) => randomBytes(count) },
@@ -95,7 +96,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
       redis.disconnect();
       documents.destroy();
       s3.destroy();
-      webhookSender.close();
+      lambda.destroy();
     },
   };
 }

@@ -134,6 +134,27 @@ describe("event subscriptions through the console API", () => {
     }
   });
 
+  it("answer 502 with a clear error when the dispatcher that posts tests cannot be invoked", async () => {
+    const created = await subscribe(tokens.a);
+    const before = receiver.received.length;
+    const tested = await consoleApi.whileLambdaIsDown(() =>
+      send("POST", `/api/v1/webhooks/${created.subscriptionId}/test`, tokens.a),
+    );
+    expect(tested.status, tested.body).toBe(502);
+    expect(tested.json()).toEqual({
+      error: {
+        code: "webhook_tester_unavailable",
+        message: expect.stringMatching(
+          /^The webhook dispatcher could not post the test: the invocation failed/,
+        ),
+      },
+    });
+    expect(receiver.received.length).toBe(before);
+    // Back up, the same console tests through it again.
+    const again = await send("POST", `/api/v1/webhooks/${created.subscriptionId}/test`, tokens.a);
+    expect(again.json()).toMatchObject({ delivered: true });
+  });
+
   it("belong to their tenant: another cannot read, test or delete them, nor see them listed", async () => {
     const created = await subscribe(tokens.a);
     const before = receiver.received.length;

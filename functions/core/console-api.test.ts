@@ -39,6 +39,7 @@ import { binaryOf } from "./manifests/canonical.js";
 import { makeOperationLifecycle } from "./operations/lifecycle.js";
 import { encodeCursor } from "./paging.js";
 import { DEFAULT_ROLLOUT_PLAN } from "./rollouts/model.js";
+import { makeWebhookTestSender } from "./webhooks/test-sender.js";
 
 const MINUTE = 60_000;
 const CHECKPOINT_MS = 10 * MINUTE;
@@ -68,6 +69,8 @@ const storedJavaBinary = () => ({
 function harness() {
   const catalog = new MemoryClassCatalog();
   const assets = new MemoryAssetCatalog();
+  const subscriptions = new MemorySubscriptionStore();
+  const clock = new ManualClock();
   const ports = {
     catalog,
     // The rollout store keeps a class's active rollout and flow policy on the catalog's records, as the table does.
@@ -86,11 +89,11 @@ function harness() {
     history: new MemoryFleetHistory(),
     agentEvents: new MemoryAgentEventLog(),
     audit: new MemoryAuditLog(),
-    subscriptions: new MemorySubscriptionStore(),
+    subscriptions,
     deliveries: new MemoryDeliveryQueue(),
-    webhookSender: new RecordingWebhookSender(),
+    webhookTester: makeWebhookTestSender({ subscriptions, sender: new RecordingWebhookSender(), clock }),
     webhookUrlPolicy: { allowedHosts: [] },
-    clock: new ManualClock(),
+    clock,
     ids: new SequentialIds(),
     random: new CountingRandom(),
   };

@@ -27,7 +27,7 @@ import type { RolloutStore } from "./rollouts/ports.js";
 import { makeRolloutsApi } from "./rollouts/requests.js";
 import type { UrlPolicy } from "./webhooks/address-policy.js";
 import { makeDeliveryLogApi } from "./webhooks/delivery-log.js";
-import type { DeliveryQueue, SubscriptionStore, WebhookSender } from "./webhooks/ports.js";
+import type { DeliveryQueue, SubscriptionStore, WebhookTester } from "./webhooks/ports.js";
 import { makeSubscriptionsApi } from "./webhooks/subscriptions.js";
 
 export interface ConsoleDependencies {
@@ -54,7 +54,7 @@ export interface ConsoleDependencies {
   /** What was delivered to each subscription, and what is still being tried. */
   deliveries: DeliveryQueue;
   /** Posts the console's test notifications; the delivery queue posts the rest. */
-  webhookSender: WebhookSender;
+  webhookTester: WebhookTester;
   /** Which hosts a subscription may name besides the public internet: none on AWS. */
   webhookUrlPolicy: UrlPolicy;
   clock: Clock;

@@ -33,6 +33,7 @@ export const ErrorCodes = [
   "asset_in_use",
   "resource_set_conflict",
   "subscription_limit",
+  "webhook_tester_unavailable",
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

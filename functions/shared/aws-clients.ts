@@ -1,6 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { KinesisClient } from "@aws-sdk/client-kinesis";
+import { LambdaClient } from "@aws-sdk/client-lambda";
 import { S3Client } from "@aws-sdk/client-s3";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
@@ -86,6 +87,24 @@ export function makeS3Client(env: ClientEnv = process.env): S3Client {
           responseChecksumValidation: "WHEN_REQUIRED",
         }
       : {}),
+    ...endpointSettings(env, endpoint),
+  });
+}
+
+/**
+ * Lambda client, for the console to invoke the function that posts webhook tests; talks to
+ * AWS_ENDPOINT_URL_LAMBDA when set (the local stack's Invoke endpoint). One attempt, given up after
+ * `requestTimeoutMs`: an invocation timed out may have posted the test already, and a second would post it again.
+ */
+export function makeLambdaClient(requestTimeoutMs: number, env: ClientEnv = process.env): LambdaClient {
+  const endpoint = env[AwsEndpointEnvNames.lambda];
+  return new LambdaClient({
+    maxAttempts: 1,
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: connectionTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      throwOnRequestTimeout: true,
+    }),
     ...endpointSettings(env, endpoint),
   });
 }

@@ -17,7 +17,11 @@ const env = {
 };
 
 describe("consoleApiConfig's audit retention", () => {
-  const consoleEnv = { ...env, [EnvNames.agentCaDir]: "/tmp/ca" };
+  const consoleEnv = {
+    ...env,
+    [EnvNames.agentCaDir]: "/tmp/ca",
+    [EnvNames.webhookTesterFunction]: "beacon-webhook-dispatcher",
+  };
 
   it("keeps audit records 400 days unless set", () => {
     expect(consoleApiConfig(consoleEnv).auditRetentionDays).toBe(400);
@@ -30,6 +34,17 @@ describe("consoleApiConfig's audit retention", () => {
     expect(() => consoleApiConfig({ ...consoleEnv, [EnvNames.auditRetentionDays]: "forever" })).toThrow(
       EnvNames.auditRetentionDays,
     );
+  });
+});
+
+describe("consoleApiConfig's webhook tester", () => {
+  it("names the function that posts tests, and must be given it", () => {
+    const consoleEnv = { ...env, [EnvNames.agentCaDir]: "/tmp/ca" };
+    expect(() => consoleApiConfig(consoleEnv)).toThrow(EnvNames.webhookTesterFunction);
+    expect(
+      consoleApiConfig({ ...consoleEnv, [EnvNames.webhookTesterFunction]: "dispatcher" })
+        .webhookTesterFunction,
+    ).toBe("dispatcher");
   });
 });
 

@@ -127,8 +127,10 @@ export interface ConsoleApiConfig {
   assetBucket: string;
   /** Days an audit record is kept, by the table's time to live. */
   auditRetentionDays: number;
-  /** How the test route reaches subscriptions' endpoints. */
-  webhooks: WebhookConfig;
+  /** Which hosts subscriptions may name besides the public internet. */
+  webhookUrlPolicy: UrlPolicy;
+  /** The function that posts a subscription's test for the console: the webhook dispatcher. */
+  webhookTesterFunction: string;
   /** Most events the cache holds for the stream while the stream does not take them. */
   eventBufferMaxEvents: number;
 }
@@ -172,7 +174,8 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     certificateExpiryWarningDays: certificateExpiryWarningDays(env),
     assetBucket: requireEnv(env, EnvNames.assetBucket),
     auditRetentionDays: numberEnv(env, EnvNames.auditRetentionDays, DEFAULT_AUDIT_RETENTION_DAYS),
-    webhooks: webhookConfig(env),
+    webhookUrlPolicy: webhookConfig(env).policy,
+    webhookTesterFunction: requireEnv(env, EnvNames.webhookTesterFunction),
     eventBufferMaxEvents: eventBufferMaxEvents(env),
   };
 }
@@ -244,7 +247,7 @@ export function streamConsumerConfig(env: Environment = process.env): StreamCons
   };
 }
 
-/** How Beacon reaches the endpoints of event subscriptions (console API's test, stream consumer, dispatcher). */
+/** How Beacon reaches the endpoints of event subscriptions (stream consumer, dispatcher). */
 export interface WebhookConfig {
   policy: UrlPolicy;
   caFile?: string;

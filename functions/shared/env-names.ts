@@ -2,7 +2,8 @@
  * Names of the environment variables Beacon's functions read. The CDK app sets them from the same
  * constant, so a rename cannot leave a deployed function reading a variable nobody sets.
  * Endpoints of AWS services come from the SDK's own variables (AWS_ENDPOINT_URL_DYNAMODB,
- * AWS_ENDPOINT_URL_KINESIS, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_EVENTBRIDGE), which only the local stack sets.
+ * AWS_ENDPOINT_URL_KINESIS, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_EVENTBRIDGE, AWS_ENDPOINT_URL_LAMBDA), which only
+ * the local stack sets.
  */
 export const EnvNames = {
   tableName: "BEACON_TABLE_NAME",
@@ -57,6 +58,11 @@ export const EnvNames = {
    * puts them on no bus.
    */
   notificationBusName: "BEACON_NOTIFICATION_BUS_NAME",
+  /**
+   * The function the console API invokes to post a subscription's test from where receivers can be reached: the
+   * webhook dispatcher's name (console API).
+   */
+  webhookTesterFunction: "BEACON_WEBHOOK_TESTER_FUNCTION",
 } as const;
 
 export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];
@@ -66,4 +72,5 @@ export const AwsEndpointEnvNames = {
   kinesis: "AWS_ENDPOINT_URL_KINESIS",
   s3: "AWS_ENDPOINT_URL_S3",
   eventbridge: "AWS_ENDPOINT_URL_EVENTBRIDGE",
+  lambda: "AWS_ENDPOINT_URL_LAMBDA",
 } as const;

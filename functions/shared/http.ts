@@ -41,6 +41,8 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   asset_in_use: 409,
   resource_set_conflict: 409,
   subscription_limit: 409,
+  // The function that posts a webhook test for the console failed or did not answer: a gateway's failure.
+  webhook_tester_unavailable: 502,
 };
 
 export interface JsonResponse {

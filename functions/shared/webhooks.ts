@@ -12,7 +12,17 @@ import type { Clock } from "../core/ports.js";
 import type { DeliveryReport, WebhookDependencies } from "../core/webhooks/delivery.js";
 import { makeKinesisClient } from "./aws-clients.js";
 import type { WebhookConfig, WebhookDeliveryConfig } from "./config.js";
+import { FunctionTimeouts } from "./function-timeouts.js";
 import { countUnpublished, MetricNames, metrics } from "./observability.js";
+
+/**
+ * A subscription's test answers within the console API's own time: the dispatcher gives up on the receiver after
+ * half of it, and the console on the dispatcher three seconds later (room for a cold start outside the VPC).
+ */
+export const WebhookTestTimeouts = {
+  receiverMs: (FunctionTimeouts.consoleApi * 1000) / 2,
+  invocationMs: (FunctionTimeouts.consoleApi * 1000) / 2 + 3_000,
+} as const;
 
 /**
  * Outside the VPC these functions reach no cache to hold what the stream refuses: a webhook.disabled event the

@@ -1,9 +1,10 @@
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Clock } from "../core/ports.js";
 import { makeWebhookDispatcher } from "../core/webhooks/delivery.js";
+import { makeWebhookTestSender } from "../core/webhooks/test-sender.js";
 import { makeDynamoDbClient } from "../shared/aws-clients.js";
 import type { WebhookDeliveryConfig } from "../shared/config.js";
-import { composeWebhookDependencies } from "../shared/webhooks.js";
+import { composeWebhookDependencies, makeWebhookSender, WebhookTestTimeouts } from "../shared/webhooks.js";
 
 /**
  * A run's retries: 500 at most, 16 at a time. A receiver that never answers holds one of the 16 for the
@@ -12,16 +13,26 @@ import { composeWebhookDependencies } from "../shared/webhooks.js";
  */
 const DISPATCH = { maxPerRun: 500, concurrency: 16 };
 
-/** Wires the dispatcher to the table, the stream and HTTPS; called once per container. Tests pass a clock. */
+/**
+ * Wires the dispatcher to the table, the stream and HTTPS, and the tests it posts for the console with a sender
+ * of their own that gives up within the console's time; called once per container. Tests pass a clock.
+ */
 export function composeWebhookDispatcher(config: WebhookDeliveryConfig, clock?: Clock) {
   const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
     marshallOptions: { removeUndefinedValues: true },
   });
   const delivering = composeWebhookDependencies(config, documents, config.timeoutMs, clock);
+  const testSender = makeWebhookSender(config, Math.min(config.timeoutMs, WebhookTestTimeouts.receiverMs));
   return {
     dispatcher: makeWebhookDispatcher(delivering, DISPATCH),
+    tester: makeWebhookTestSender({
+      subscriptions: delivering.subscriptions,
+      sender: testSender,
+      clock: delivering.clock,
+    }),
     close: async () => {
       delivering.close();
+      testSender.close();
       documents.destroy();
     },
   };

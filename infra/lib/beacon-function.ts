@@ -294,6 +294,17 @@ export class BeaconFunction extends Construct {
     this.monitoring.watchAuditTrail(this.node.id, this.serviceName);
   }
 
+  /**
+   * Has `tester` (the webhook dispatcher, outside the VPC) post subscriptions' tests: invokes it, and nothing
+   * else, through the VPC's Lambda endpoint.
+   */
+  bindWebhookTester(tester: BeaconFunction): void {
+    this.setEnvironment(EnvNames.webhookTesterFunction, tester.function.functionName);
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [tester.function.functionArn] }),
+    );
+  }
+
   /** Where agents reach the agent API: the flow downloads operations send agents to are URLs below it. */
   bindAgentDomain(domain: AgentDomain): void {
     this.setEnvironment(EnvNames.agentApiUrl, `https://${domain.domainName}`);

@@ -81,10 +81,12 @@ export class StatefulStack extends Stack {
     });
     // DynamoDB and S3 (the assets) are reached through the gateway endpoints above, which are free. The other services the functions
     // call need interface endpoints, billed per zone-hour and GB (infra/README.md): the stream, on every
-    // request, and the agent CA's secret, when the console issues a certificate. A NAT gateway would cost more.
+    // request, the agent CA's secret, when the console issues a certificate, and Lambda, when the console has the
+    // webhook dispatcher (outside the VPC) post a subscription's test. A NAT gateway would cost more.
     for (const [id, service] of [
       ["Kinesis", InterfaceVpcEndpointAwsService.KINESIS_STREAMS],
       ["SecretsManager", InterfaceVpcEndpointAwsService.SECRETS_MANAGER],
+      ["Lambda", InterfaceVpcEndpointAwsService.LAMBDA],
     ] as const) {
       const endpoint = this.vpc.addInterfaceEndpoint(id, { service, subnets: privateSubnets });
       Validations.of(endpoint).acknowledge({

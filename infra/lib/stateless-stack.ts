@@ -178,6 +178,8 @@ export class StatelessStack extends Stack {
 
     this.streamConsumer = this.streamConsumerOf(platform, stateful);
     this.webhookDispatcher = this.webhookDispatcherOf(platform, stateful);
+    // No receiver is reachable from the VPC: the console's webhook tests are posted by the dispatcher.
+    this.consoleApi.bindWebhookTester(this.webhookDispatcher);
 
     new CfnOutput(this, "WebConsoleUrl", {
       description: "The web console (its API under /api/v1 of the same origin)",
@@ -261,16 +263,19 @@ export class StatelessStack extends Stack {
   }
 
   /**
-   * Retries deliveries to event subscriptions once a minute. Outside the VPC, as it posts to tenants' receivers
-   * on the internet; one run at a time, as two would send the same due deliveries (conditional writes record
-   * one outcome, but the receiver gets both). A failed run is not retried: the next one takes what is due.
+   * Retries deliveries to event subscriptions once a minute, and posts the console's tests when it asks.
+   * Outside the VPC, as it posts to tenants' receivers on the internet. A failed run is not retried: the next one
+   * takes what is due. Scheduled runs do not overlap, as each ends (its timeout) before the next is due; two
+   * would send the same due deliveries (conditional writes record one outcome, but the receiver gets both).
+   * Its concurrency is reserved for a run and two tests at once: a test must not wait for a run, which lasts
+   * up to most of a minute while receivers are down, just when an administrator tries a mended one.
    */
   private webhookDispatcherOf(platform: FunctionPlatform, stateful: StatefulStack): BeaconFunction {
     const dispatcher = new BeaconFunction(this, "WebhookDispatcher", {
       platform,
       entry: "webhook-dispatcher",
       memorySize: 256,
-      reservedConcurrency: 1,
+      reservedConcurrency: 3,
       timeout: Duration.seconds(FunctionTimeouts.webhookDispatcher),
       network: "internet",
     });

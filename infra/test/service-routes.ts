@@ -31,6 +31,7 @@ export interface BeaconTemplates {
 export const endpointServiceOfClient: Readonly<Record<string, string>> = {
   "@aws-sdk/client-dynamodb": "dynamodb",
   "@aws-sdk/client-kinesis": "kinesis-streams",
+  "@aws-sdk/client-lambda": "lambda",
   "@aws-sdk/client-s3": "s3",
   "@aws-sdk/client-secrets-manager": "secretsmanager",
 };

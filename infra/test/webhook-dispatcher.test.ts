@@ -36,9 +36,10 @@ describe("webhook dispatcher", () => {
     });
   });
 
-  it("runs one at a time, outside the VPC, ending before the next run, with the table and the stream only", () => {
+  it("runs outside the VPC, ending before the next run, with the table and the stream only", () => {
     const { Properties } = prod.statelessTemplate.toJSON().Resources[dispatcherLogicalId()];
-    expect(Properties.ReservedConcurrentExecutions).toBe(1);
+    // A run and two of the console's tests at once.
+    expect(Properties.ReservedConcurrentExecutions).toBe(3);
     expect(Properties.Timeout).toBe(FunctionTimeouts.webhookDispatcher);
     expect(Properties.Timeout).toBeLessThan(60);
     expect(Properties.VpcConfig).toBeUndefined();
@@ -51,6 +52,38 @@ describe("webhook dispatcher", () => {
     // On AWS no receiver may be private: nothing is allow-listed, and only public CAs are trusted.
     expect(variables[EnvNames.webhookAllowedHosts]).toBeUndefined();
     expect(variables[EnvNames.webhookCaFile]).toBeUndefined();
+  });
+
+  it("is invoked by the console API, whose role may invoke it and no other function, through the VPC's Lambda endpoint", () => {
+    const consoleFunctions = Object.values(
+      prod.statelessTemplate.findResources("AWS::Lambda::Function"),
+    ).filter(
+      (resource) =>
+        resource.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === "console-api-prod",
+    );
+    expect(consoleFunctions).toHaveLength(1);
+    expect(consoleFunctions[0]?.Properties.Environment.Variables[EnvNames.webhookTesterFunction]).toEqual({
+      Ref: dispatcherLogicalId(),
+    });
+    const invokeStatements = Object.entries(prod.statelessTemplate.findResources("AWS::IAM::Policy")).flatMap(
+      ([id, policy]) =>
+        (policy.Properties.PolicyDocument.Statement as Array<{ Action: unknown; Resource: unknown }>)
+          .filter((statement) => JSON.stringify(statement.Action).includes("lambda:"))
+          .map((statement) => ({ id, ...statement })),
+    );
+    expect(invokeStatements).toEqual([
+      {
+        id: expect.stringMatching(/^ConsoleApiRoleDefaultPolicy/),
+        Effect: "Allow",
+        Action: "lambda:InvokeFunction",
+        Resource: { "Fn::GetAtt": [dispatcherLogicalId(), "Arn"] },
+      },
+    ]);
+    prod.statefulTemplate.hasResourceProperties("AWS::EC2::VPCEndpoint", {
+      VpcEndpointType: "Interface",
+      PrivateDnsEnabled: true,
+      ServiceName: { "Fn::Join": ["", ["com.amazonaws.", { Ref: "AWS::Region" }, ".lambda"]] },
+    });
   });
 
   it("alarms on deliveries given up and subscriptions disabled, by its service dimension", () => {

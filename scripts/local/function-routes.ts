@@ -3,13 +3,23 @@ import { AgentRoutes } from "../../functions/shared/agent-routes.js";
 import { consoleOperations } from "../../functions/shared/console-openapi.js";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import type { FunctionLog } from "./function-logs.js";
-import type { GatewayHandler, GatewayRoute } from "./gateway.js";
+import type { GatewayRoute } from "./gateway.js";
 import { invoker, type LocalFunction, setLocalLambdaEnvironment } from "./lambda-runtime.js";
 
-type FunctionModule = {
-  handler(event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2>;
+/** What every function's handler module exports. */
+export type FunctionModule<Event, Result> = {
+  handler(event: Event, context: Context): Promise<Result>;
   shutdown(): Promise<void>;
 };
+
+type HttpFunctionModule = FunctionModule<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
+
+/** A function loaded on the local stack: each call of `invoke` one invocation of its handler. */
+export interface LocalInvokedFunction<Event, Result> {
+  readonly name: string;
+  invoke(event: Event): Promise<Result>;
+  shutdown(): Promise<void>;
+}
 
 export interface LoadedFunction {
   routes: GatewayRoute[];
@@ -19,25 +29,34 @@ export interface LoadedFunction {
 /**
  * Loads a function's handler module exactly as Lambda would. The module reads its environment when it is
  * first imported, so the environment is put in place first: the Lambda and Powertools settings where the user
- * has not set them, then `env` (backends' endpoints and names, test settings). Each request the gateway hands
- * the handler is one invocation of `fn`, writing to `logs`.
+ * has not set them, then `env` (backends' endpoints and names, test settings). Each call of `invoke` (a request
+ * the gateway hands on, a schedule's tick, an Invoke of the local Lambda endpoint) is one invocation of `fn`,
+ * writing to `logs`.
  */
-async function loadFunction(
+export async function loadFunction<Event, Result>(
+  fn: LocalFunction,
+  importModule: () => Promise<FunctionModule<Event, Result>>,
+  env: Record<string, string>,
+  logs: FunctionLog,
+): Promise<LocalInvokedFunction<Event, Result>> {
+  setLocalLambdaEnvironment(logs);
+  Object.assign(process.env, env);
+  const loaded = await importModule();
+  return { name: fn.name, invoke: invoker(fn, logs, loaded.handler), shutdown: loaded.shutdown };
+}
+
+/** An HTTP function's handler as the gateway calls it: given an HTTP API event, it answers in that API's shape. */
+const loadHttpFunction = (
   fn: LocalFunction,
   importModule: () => Promise<unknown>,
   env: Record<string, string>,
   logs: FunctionLog,
-): Promise<{ handler: GatewayHandler; shutdown(): Promise<void> }> {
-  setLocalLambdaEnvironment(logs);
-  Object.assign(process.env, env);
-  const loaded = (await importModule()) as FunctionModule;
-  // Given an HTTP API event, a handler answers in the HTTP API's result shape.
-  return { handler: invoker(fn, logs, loaded.handler), shutdown: loaded.shutdown };
-}
+): Promise<LocalInvokedFunction<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>> =>
+  loadFunction(fn, importModule as () => Promise<HttpFunctionModule>, env, logs);
 
 /** The agent API and the C2 routes the agent domain serves, as the CDK app declares them. */
 export async function loadAgentApi(env: Record<string, string>, logs: FunctionLog): Promise<LoadedFunction> {
-  const { handler, shutdown } = await loadFunction(
+  const { invoke: handler, shutdown } = await loadHttpFunction(
     { name: "agent-api", timeoutSeconds: FunctionTimeouts.agentApi },
     () => import("../../functions/agent-api/handler.js"),
     env,
@@ -51,7 +70,7 @@ export async function loadConsoleApi(
   env: Record<string, string>,
   logs: FunctionLog,
 ): Promise<LoadedFunction> {
-  const { handler, shutdown } = await loadFunction(
+  const { invoke: handler, shutdown } = await loadHttpFunction(
     { name: "console-api", timeoutSeconds: FunctionTimeouts.consoleApi },
     () => import("../../functions/console-api/handler.js"),
     env,

@@ -1,8 +1,10 @@
 /**
  * `npm start`: Beacon on this machine. DynamoDB Local, Redis, a Kinesis emulator, S3Proxy and moto (its
  * EventBridge) as child processes, the agent API behind the local mutual-TLS gateway, the console API behind the
- * local JWT-verifying gateway, the web console built and served in front of it, the sweeper on a one-minute
- * timer, and the stream consumer fed by a poller of the Kinesis emulator. Ctrl-C (or SIGTERM) stops everything and exits 0.
+ * local JWT-verifying gateway, the web console built and served in front of it, the sweeper and the webhook
+ * dispatcher on one-minute timers, the dispatcher also behind a local Lambda Invoke endpoint (the console's webhook
+ * tests), and the stream consumer fed by a poller of the Kinesis emulator. Ctrl-C (or SIGTERM) stops everything and
+ * exits 0.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,11 +24,17 @@ import {
 import { loadAgentApi, loadConsoleApi } from "./function-routes.js";
 import { startAgentGateway, startConsoleGateway } from "./gateway.js";
 import { kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
+import { startLocalLambdaEndpoint } from "./lambda-endpoint.js";
 import { localDir } from "./local-dir.js";
 import { assertPortFree, localPorts } from "./ports.js";
 import { startStreamPassThrough } from "./stream-outage.js";
 import { startStreamPoller } from "./stream-poller.js";
-import { startSweeperTimer, startWebhookDispatcherTimer, sweepIntervalSeconds } from "./sweeper-timer.js";
+import {
+  loadWebhookDispatcher,
+  startScheduleTimer,
+  startSweeperTimer,
+  sweepIntervalSeconds,
+} from "./sweeper-timer.js";
 import { startWebServer } from "./web-server.js";
 import { receiverCertsDir } from "./webhook-receiver.js";
 
@@ -73,6 +81,7 @@ async function start(): Promise<void> {
   await assertPortFree(ports.agent, "agent");
   await assertPortFree(ports.console, "console");
   await assertPortFree(ports.web, "web");
+  await assertPortFree(ports.lambda, "lambda");
   const backends = await startBackends({
     stateDir: localDir(),
     ports,
@@ -111,6 +120,15 @@ async function start(): Promise<void> {
     [EnvNames.webhookAllowedHosts]: "127.0.0.1,localhost",
     [EnvNames.webhookCaFile]: receiverCertificates.caPath,
   };
+  // The console has the dispatcher post its webhook tests, through Lambda's Invoke API as on AWS.
+  const webhookDispatcher = await loadWebhookDispatcher({ ...functionsEnv, ...webhookEnv }, functionLog);
+  running.push(() => webhookDispatcher.shutdown());
+  const lambdaEndpoint = await startLocalLambdaEndpoint({
+    port: ports.lambda,
+    functions: [webhookDispatcher],
+    log,
+  });
+  running.push(() => lambdaEndpoint.close());
   const agentApi = await loadAgentApi(
     {
       ...functionsEnv,
@@ -125,7 +143,14 @@ async function start(): Promise<void> {
 
   // The console issues agent certificates from the same dev CA the agent gateway trusts.
   const consoleApi = await loadConsoleApi(
-    { ...functionsEnv, ...webhookEnv, [EnvNames.agentCaDir]: certsDir, [EnvNames.agentApiUrl]: agentApiUrl },
+    {
+      ...functionsEnv,
+      [EnvNames.webhookAllowedHosts]: webhookEnv[EnvNames.webhookAllowedHosts],
+      [EnvNames.agentCaDir]: certsDir,
+      [EnvNames.agentApiUrl]: agentApiUrl,
+      [AwsEndpointEnvNames.lambda]: lambdaEndpoint.url,
+      [EnvNames.webhookTesterFunction]: webhookDispatcher.name,
+    },
     functionLog,
   );
   running.push(() => consoleApi.shutdown());
@@ -157,7 +182,7 @@ async function start(): Promise<void> {
     ),
   );
   running.push(await startStreamPoller({ ...backends.env, ...webhookEnv }, log, functionLog));
-  running.push(await startWebhookDispatcherTimer({ ...functionsEnv, ...webhookEnv }, log, functionLog));
+  running.push(startScheduleTimer(webhookDispatcher, log));
   const devToken = await consoleToken(
     issuer,
     { tenant: DEV_TENANT, role: "admin" },
@@ -187,6 +212,9 @@ async function start(): Promise<void> {
   );
   log(
     `  stream     the stream consumer reads every event off ${env[EnvNames.streamName]} into the archive, s3://${env[EnvNames.archiveBucket]}/events/`,
+  );
+  log(
+    `  Lambda     ${lambdaEndpoint.url}  Invoke of ${webhookDispatcher.name} (the console's webhook tests)`,
   );
   log(`  DynamoDB   ${env[AwsEndpointEnvNames.dynamodb]}  table ${env[EnvNames.tableName]}`);
   log(`  Kinesis    ${env[AwsEndpointEnvNames.kinesis]}  stream ${env[EnvNames.streamName]}`);

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { Context, ScheduledEvent } from "aws-lambda";
+import type { ScheduledEvent } from "aws-lambda";
+import type { WebhookTestOutcome } from "../../functions/core/webhooks/ports.js";
 import { numberEnv } from "../../functions/shared/config.js";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import type { FunctionLog } from "./function-logs.js";
-import { invoker, setLocalLambdaEnvironment } from "./lambda-runtime.js";
+import { type LocalInvokedFunction, loadFunction } from "./function-routes.js";
 
 /**
  * The sweeper and the webhook dispatcher run once a minute, as their EventBridge schedules run them on AWS, unless
@@ -12,60 +13,59 @@ import { invoker, setLocalLambdaEnvironment } from "./lambda-runtime.js";
 export const sweepIntervalSeconds = (): number =>
   numberEnv(process.env, "BEACON_SWEEPER_INTERVAL_SECONDS", 60);
 
-type ScheduledModule = {
-  handler(event: ScheduledEvent, context: Context): Promise<void>;
-  shutdown(): Promise<void>;
-};
+/** A function a schedule runs: it is given the schedule's event; what it answers, if anything, is not read. */
+type ScheduledFunction = LocalInvokedFunction<ScheduledEvent, unknown>;
 
 /**
  * Loads the sweeper's handler module as Lambda would, on the backends in `env`, and runs it every minute (or as set),
  * never two runs at once, writing to `logs`. The returned function stops the timer, waits for a run in
  * progress, and closes the sweeper's connections.
  */
-export const startSweeperTimer = (
-  env: Record<string, string>,
-  log: (line: string) => void,
-  logs: FunctionLog,
-): Promise<() => Promise<void>> =>
-  startScheduleTimer(
-    { name: "sweeper", timeoutSeconds: FunctionTimeouts.sweeper },
-    () => import("../../functions/sweeper/handler.js"),
-    env,
-    log,
-    logs,
-  );
-
-/** The webhook dispatcher, run as the sweeper is: every minute (or as set), one run at a time. */
-export const startWebhookDispatcherTimer = (
-  env: Record<string, string>,
-  log: (line: string) => void,
-  logs: FunctionLog,
-): Promise<() => Promise<void>> =>
-  startScheduleTimer(
-    { name: "webhook-dispatcher", timeoutSeconds: FunctionTimeouts.webhookDispatcher },
-    () => import("../../functions/webhook-dispatcher/handler.js"),
-    env,
-    log,
-    logs,
-  );
-
-async function startScheduleTimer(
-  lambda: { name: string; timeoutSeconds: number },
-  load: () => Promise<ScheduledModule>,
+export async function startSweeperTimer(
   env: Record<string, string>,
   log: (line: string) => void,
   logs: FunctionLog,
 ): Promise<() => Promise<void>> {
-  // The module reads its configuration when first imported.
-  setLocalLambdaEnvironment(logs);
-  Object.assign(process.env, env);
-  const loaded = await load();
-  const invoke = invoker(lambda, logs, loaded.handler);
+  const sweeper = await loadFunction(
+    { name: "sweeper", timeoutSeconds: FunctionTimeouts.sweeper },
+    () => import("../../functions/sweeper/handler.js"),
+    env,
+    logs,
+  );
+  const stop = startScheduleTimer(sweeper, log);
+  return async () => {
+    await stop();
+    await sweeper.shutdown();
+  };
+}
+
+/**
+ * The webhook dispatcher's handler module, loaded as Lambda would on the backends in `env`: the schedule runs it,
+ * and the local Lambda endpoint invokes it with the console's tests.
+ */
+export const loadWebhookDispatcher = (
+  env: Record<string, string>,
+  logs: FunctionLog,
+): Promise<LocalInvokedFunction<unknown, WebhookTestOutcome | undefined>> =>
+  loadFunction(
+    { name: "webhook-dispatcher", timeoutSeconds: FunctionTimeouts.webhookDispatcher },
+    () => import("../../functions/webhook-dispatcher/handler.js"),
+    env,
+    logs,
+  );
+
+/**
+ * Runs `fn` every minute (or as set), as its EventBridge schedule does on AWS, never two runs at once. The
+ * returned function stops the timer and waits for a run in progress; closing the function is the caller's.
+ */
+export function startScheduleTimer(fn: ScheduledFunction, log: (line: string) => void): () => Promise<void> {
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (running) return;
-    running = invoke(scheduledEvent(lambda.name))
-      .catch((error: unknown) => log(`${lambda.name}: run failed: ${(error as Error).message}`))
+    running = fn
+      .invoke(scheduledEvent(fn.name))
+      .then(() => undefined)
+      .catch((error: unknown) => log(`${fn.name}: run failed: ${(error as Error).message}`))
       .finally(() => {
         running = undefined;
       });
@@ -73,7 +73,6 @@ async function startScheduleTimer(
   return async () => {
     clearInterval(timer);
     await running;
-    await loaded.shutdown();
   };
 }
 

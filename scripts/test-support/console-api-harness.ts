@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { inject } from "vitest";
-import { EnvNames } from "../../functions/shared/env-names.js";
+import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { ensureDevCertificates } from "../local/certs.js";
 import {
   type ConsoleIdentity,
@@ -14,6 +14,8 @@ import {
 import { openTemporaryFunctionLog } from "../local/function-logs.js";
 import { loadConsoleApi } from "../local/function-routes.js";
 import { startConsoleGateway } from "../local/gateway.js";
+import { startLocalLambdaEndpoint } from "../local/lambda-endpoint.js";
+import { loadWebhookDispatcher } from "../local/sweeper-timer.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../local/webhook-receiver.js";
 
 export interface ConsoleResponse {
@@ -41,6 +43,8 @@ export interface ConsoleApiUnderTest {
   request(method: string, requestPath: string, options?: ConsoleRequestOptions): Promise<ConsoleResponse>;
   /** An HTTPS webhook receiver on this machine that subscriptions may name; closed with the console. */
   startReceiver(): Promise<WebhookReceiver>;
+  /** Runs `during` while the Lambda endpoint the console invokes the webhook dispatcher through is down. */
+  whileLambdaIsDown<T>(during: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -49,20 +53,34 @@ export interface ConsoleApiUnderTest {
  * on the backends the integration project's global setup started. Agent certificates are issued from
  * the agent API harness's CA, so its gateway trusts them, and operations send agents to its URL. Event
  * subscriptions may name receivers on this machine whose certificate that CA signed (`startReceiver`), as
- * under `npm start`.
+ * under `npm start`, where the real webhook dispatcher posts the console's tests, invoked through a local
+ * Lambda endpoint of the harness's own.
  */
 export async function startConsoleApi(
   agentApi: { certsDir: string; url: string },
   overrides: Record<string, string> = {},
 ): Promise<ConsoleApiUnderTest> {
   const functionLog = openTemporaryFunctionLog();
+  const webhookEnv = {
+    [EnvNames.webhookAllowedHosts]: "127.0.0.1,localhost",
+    [EnvNames.webhookCaFile]: (await ensureDevCertificates(agentApi.certsDir)).caPath,
+  };
+  // On the console's backends, overrides included: it reads the subscriptions the console made.
+  const webhookDispatcher = await loadWebhookDispatcher(
+    { ...inject("beaconEnv"), ...webhookEnv, POWERTOOLS_LOG_LEVEL: "ERROR", ...overrides },
+    functionLog.log,
+  );
+  const startLambda = (port: number) =>
+    startLocalLambdaEndpoint({ port, functions: [webhookDispatcher], log: (line) => console.error(line) });
+  let lambdaEndpoint = await startLambda(0);
   const consoleApi = await loadConsoleApi(
     {
       ...inject("beaconEnv"),
       [EnvNames.agentCaDir]: agentApi.certsDir,
       [EnvNames.agentApiUrl]: agentApi.url,
-      [EnvNames.webhookAllowedHosts]: "127.0.0.1,localhost",
-      [EnvNames.webhookCaFile]: (await ensureDevCertificates(agentApi.certsDir)).caPath,
+      [EnvNames.webhookAllowedHosts]: webhookEnv[EnvNames.webhookAllowedHosts],
+      [AwsEndpointEnvNames.lambda]: lambdaEndpoint.url,
+      [EnvNames.webhookTesterFunction]: webhookDispatcher.name,
       POWERTOOLS_LOG_LEVEL: "ERROR",
       ...overrides,
     },
@@ -107,10 +125,21 @@ export async function startConsoleApi(
       receivers.push(receiver);
       return receiver;
     },
+    async whileLambdaIsDown(during) {
+      const port = Number(new URL(lambdaEndpoint.url).port);
+      await lambdaEndpoint.close();
+      try {
+        return await during();
+      } finally {
+        lambdaEndpoint = await startLambda(port);
+      }
+    },
     async close() {
       await Promise.all(receivers.map((receiver) => receiver.close()));
       await gateway.close();
       await consoleApi.shutdown();
+      await lambdaEndpoint.close();
+      await webhookDispatcher.shutdown();
       functionLog.close();
       rmSync(issuerDir, { recursive: true, force: true });
     },

@@ -71,3 +71,24 @@ export interface NotificationBus {
    */
   put(notifications: readonly Notification[]): Promise<BusRefusal[]>;
 }
+
+/** A test of one subscription, as the console asks for it: the tenant is always the caller's own. */
+export interface WebhookTestRequest {
+  tenant: string;
+  subscriptionId: string;
+  /** The `webhook-id` the test is posted under, which the console's answer names. */
+  notificationId: string;
+  /** Who asked: the console user's subject, carried in the notification's data. */
+  requestedBy: string;
+}
+
+/** How a test went: the receiver's answer, or that the subscription was not there. */
+export type WebhookTestOutcome = { found: true; response: WebhookResponse } | { found: false };
+
+export interface WebhookTester {
+  /**
+   * Posts the subscription's signed `webhook.test` once and answers how the receiver took it; throws a
+   * BeaconError when whatever posts it for the caller could not be asked or failed.
+   */
+  test(request: WebhookTestRequest): Promise<WebhookTestOutcome>;
+}

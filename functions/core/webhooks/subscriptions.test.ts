@@ -15,6 +15,7 @@ import {
   makeSubscriptionsApi,
   type SubscriptionRequest,
 } from "./subscriptions.js";
+import { makeWebhookTestSender } from "./test-sender.js";
 
 const TENANT = "acme";
 const as = (role: Role, tenant = TENANT): Principal => ({ tenant, role, subject: `${tenant}-${role}` });
@@ -25,15 +26,18 @@ const request: SubscriptionRequest = {
 };
 
 function harness(allowedHosts: string[] = []) {
+  const subscriptions = new MemorySubscriptionStore();
+  const webhookSender = new RecordingWebhookSender();
+  const clock = new ManualClock();
   const ports = {
-    subscriptions: new MemorySubscriptionStore(),
-    webhookSender: new RecordingWebhookSender(),
+    subscriptions,
+    webhookTester: makeWebhookTestSender({ subscriptions, sender: webhookSender, clock }),
     webhookUrlPolicy: { allowedHosts },
-    clock: new ManualClock(),
+    clock,
     ids: new SequentialIds(),
     random: new CountingRandom(),
   };
-  return { ...ports, api: makeSubscriptionsApi(ports) };
+  return { ...ports, webhookSender, api: makeSubscriptionsApi(ports) };
 }
 
 const bodyOf = async (result: Promise<ConsoleResult>) => (await result).body as Record<string, unknown>;
@@ -243,6 +247,23 @@ describe("event subscriptions", () => {
     const refused = await bodyOf(api.test(admin, id));
     expect(refused).toMatchObject({ delivered: false, error: "connect ECONNREFUSED" });
     expect(refused).not.toHaveProperty("status");
+  });
+
+  it("say there is none when the subscription is deleted while its test is on its way", async () => {
+    const { api, subscriptions, webhookTester, webhookSender, ...ports } = harness();
+    const id = (await bodyOf(api.create(admin, request))).subscriptionId as string;
+    const racing = makeSubscriptionsApi({
+      ...ports,
+      subscriptions,
+      webhookTester: {
+        test: async (test) => {
+          await subscriptions.delete(test.tenant, test.subscriptionId);
+          return webhookTester.test(test);
+        },
+      },
+    });
+    await expect(racing.test(admin, id)).rejects.toThrow(refusal("not_found"));
+    expect(webhookSender.requests).toEqual([]);
   });
 
   it("test a disabled subscription too, so that a mended receiver can be tried", async () => {

@@ -7,10 +7,9 @@ import type { Clock, IdGenerator, RandomSource } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
 import type { UrlPolicy } from "./address-policy.js";
 import { webhookUrlProblem } from "./address-policy.js";
-import type { Notification, Subscription } from "./model.js";
+import type { Subscription } from "./model.js";
 import { isNotificationPattern, NotificationFamilies, NotificationTypes } from "./notification-types.js";
-import type { SubscriptionStore, WebhookSender } from "./ports.js";
-import { notificationBody, webhookRequestOf } from "./requests.js";
+import type { SubscriptionStore, WebhookTester } from "./ports.js";
 import { webhookSecretOf } from "./signing.js";
 
 /** Every event of a tenant is matched against all its active subscriptions: few enough that this stays cheap. */
@@ -37,7 +36,8 @@ export interface SubscriptionRequest {
 
 export interface SubscriptionsDependencies {
   subscriptions: SubscriptionStore;
-  webhookSender: WebhookSender;
+  /** Posts tests from where receivers can be reached: not the console's own network on AWS. */
+  webhookTester: WebhookTester;
   /** Which hosts a subscription may name besides the public internet: none on AWS. */
   webhookUrlPolicy: UrlPolicy;
   clock: Clock;
@@ -89,7 +89,7 @@ function assertValidRequest(request: SubscriptionRequest, policy: UrlPolicy): vo
  * subscription is created: Beacon keeps it to sign with and never shows it again.
  */
 export function makeSubscriptionsApi(deps: SubscriptionsDependencies) {
-  const { subscriptions, webhookSender, webhookUrlPolicy, clock, ids, random } = deps;
+  const { subscriptions, webhookTester, webhookUrlPolicy, clock, ids, random } = deps;
 
   async function find(tenant: string, subscriptionId: string): Promise<Subscription> {
     const subscription = isSubscriptionId(subscriptionId)
@@ -155,21 +155,20 @@ export function makeSubscriptionsApi(deps: SubscriptionsDependencies) {
      */
     async test(principal: Principal, subscriptionId: string): Promise<ConsoleResult> {
       requireRole(principal, "admin");
-      const subscription = await find(principal.tenant, subscriptionId);
-      const now = clock.now();
-      const notification: Notification = {
-        id: ids.newId(),
-        type: "webhook.test",
+      await find(principal.tenant, subscriptionId);
+      const notificationId = ids.newId();
+      const outcome = await webhookTester.test({
         tenant: principal.tenant,
-        at: toIso(now) as string,
-        data: { subscriptionId, requestedBy: principal.subject },
-      };
-      const response = await webhookSender.send(
-        webhookRequestOf(subscription, notification.id, notificationBody(notification), now),
-      );
+        subscriptionId,
+        notificationId,
+        requestedBy: principal.subject,
+      });
+      // Deleted between the look above and the test.
+      if (!outcome.found) throw new BeaconError("not_found", "No such subscription");
+      const { response } = outcome;
       return {
         body: dropUndefined({
-          notificationId: notification.id,
+          notificationId,
           delivered: response.status !== undefined && response.status >= 200 && response.status < 300,
           status: response.status,
           error: response.error,

@@ -1020,7 +1020,7 @@ export interface components {
         /** @description Beacon's one error body. */
         Error: {
             error: {
-                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `resource_set_conflict`, `subscription_limit`, `internal_error`. */
+                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `resource_set_conflict`, `subscription_limit`, `webhook_tester_unavailable`, `internal_error`. */
                 code: string;
                 message: string;
             };
@@ -1766,6 +1766,15 @@ export interface components {
         };
         /** @description The tenant has as many subscriptions as it may (`subscription_limit`, 25): delete one first. */
         SubscriptionLimit: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The webhook dispatcher, which posts tests from where receivers can be reached, failed or did not answer in time (`webhook_tester_unavailable`): whether the receiver got the test is unknown. */
+        WebhookTesterUnavailable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -3328,6 +3337,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            502: components["responses"]["WebhookTesterUnavailable"];
         };
     };
     listWebhookDeliveries: {
