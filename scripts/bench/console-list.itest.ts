@@ -70,6 +70,8 @@ it("writes a fleet as Beacon does and measures the Agents page's first page over
     expect(result.samplesMs).toHaveLength(ROUNDS);
     expect(result.samplesMs.every((ms) => ms > 0)).toBe(true);
     expect(result.maxMs).toBe(Math.max(...result.samplesMs));
+    // The page asked the API for the agents it showed, and the browser timed the answer.
+    expect([result.p50ApiAskedMs, result.p50ApiMs].every((ms) => ms > 0)).toBe(true);
   }
   const lines = reportLines(report, ROUNDS);
   expect(lines[0]).toMatch(/^machine: \d+ × .+, Node v\d+.*, Chromium \d+/);
