@@ -176,6 +176,7 @@ export async function writeFleet(options: FleetOptions): Promise<FleetReport> {
   };
 
   let next = 0;
+  let written = 0;
   const turns = async () => {
     while (next < options.agents) {
       const first = next;
@@ -198,8 +199,12 @@ export async function writeFleet(options: FleetOptions): Promise<FleetReport> {
       }
       report.items += requests.length;
       const step = Math.ceil(options.agents * PROGRESS_STEP);
-      if (Math.floor(next / step) > Math.floor(first / step) && next < options.agents) {
-        options.log?.(`${next} of ${options.agents} agents written`);
+      written += agents.length;
+      if (
+        Math.floor(written / step) > Math.floor((written - agents.length) / step) &&
+        written < options.agents
+      ) {
+        options.log?.(`${written} of ${options.agents} agents written`);
       }
     }
   };
