@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -13,6 +13,7 @@ import type { AxeResults } from "axe-core";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDevCertificates } from "../../scripts/local/certs.js";
+import { chromiumExecutable } from "../../scripts/local/chromium.js";
 import {
   receiverCertsDir,
   signatureOf,
@@ -27,8 +28,6 @@ import {
 } from "../../scripts/test-support/local-stack.js";
 import { FIRST_LOAD_BUDGET_BYTES, firstLoads } from "../tools/bundle-budget.js";
 
-/** Debian's Chromium; BEACON_CHROMIUM names another build of it. */
-const CHROMIUM = process.env.BEACON_CHROMIUM ?? "/usr/bin/chromium";
 const SCREENSHOTS = path.join(repositoryRoot, ".beacon", "screenshots", "web-console");
 const WIDTHS = [1280, 390] as const;
 const AGENT_CLASS = "gateways";
@@ -170,11 +169,7 @@ async function capture(page: Page, name: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `no Chromium at ${CHROMIUM}: node scripts/setup.mjs installs it as root (apt-get install chromium)`,
-    );
-  }
+  const executablePath = chromiumExecutable();
   mkdirSync(SCREENSHOTS, { recursive: true });
   // A two-second sweeper moves rollouts along as fast as the agents heartbeat.
   stack = await startLocalStack("web-console-test", { env: { BEACON_SWEEPER_INTERVAL_SECONDS: "2" } });
@@ -207,7 +202,7 @@ beforeAll(async () => {
     ],
     { cwd: repositoryRoot, env: stack.env, stdio: "ignore", detached: true },
   );
-  browser = await chromium.launch({ executablePath: CHROMIUM });
+  browser = await chromium.launch({ executablePath });
   // The certificates `npm start` made for this checkout; its functions trust their CA for deliveries.
   const { server } = await ensureDevCertificates(receiverCertsDir(path.join(repositoryRoot, ".beacon")));
   receiver = await startWebhookReceiver({

@@ -64,22 +64,7 @@ export class DynamoAgentRegistry implements AgentRegistry {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: {
-            ...Keys.agent(record.tenant, record.agentId),
-            ...classIndexOf(record.tenant, record.agentId, record.agentClass),
-            ...tenantIndexOf(record.tenant, record.agentId),
-            ...dropUndefined({
-              tenant: record.tenant,
-              agentId: record.agentId,
-              agentClass: record.agentClass,
-              manifestHash: record.manifestHash,
-              manifest: record.manifest && manifestItemOf(record.manifest),
-              flowId: record.flowId,
-              device: record.device,
-              firstSeen: record.firstSeen,
-              lastSeen: record.lastSeen,
-            }),
-          },
+          Item: agentProfileItem(record),
           ConditionExpression: "attribute_not_exists(pk)",
         }),
       );
@@ -126,7 +111,7 @@ export class DynamoAgentRegistry implements AgentRegistry {
   /** Unconditional: one write unit for the small item, whether or not the agent's profile is still there. */
   async recordSeen(tenant: string, agentId: string, lastSeen: number): Promise<void> {
     await this.client.send(
-      new PutCommand({ TableName: this.tableName, Item: { ...Keys.agentSeen(tenant, agentId), lastSeen } }),
+      new PutCommand({ TableName: this.tableName, Item: agentSeenItem(tenant, agentId, lastSeen) }),
     );
   }
 
@@ -205,6 +190,30 @@ export class DynamoAgentClassRegistry implements AgentClassRegistry {
     }
   }
 }
+
+/** The agent's profile as registration writes it: the item the console's agent lists read, in both indexes. */
+export const agentProfileItem = (record: AgentRecord) => ({
+  ...Keys.agent(record.tenant, record.agentId),
+  ...classIndexOf(record.tenant, record.agentId, record.agentClass),
+  ...tenantIndexOf(record.tenant, record.agentId),
+  ...dropUndefined({
+    tenant: record.tenant,
+    agentId: record.agentId,
+    agentClass: record.agentClass,
+    manifestHash: record.manifestHash,
+    manifest: record.manifest && manifestItemOf(record.manifest),
+    flowId: record.flowId,
+    device: record.device,
+    firstSeen: record.firstSeen,
+    lastSeen: record.lastSeen,
+  }),
+});
+
+/** A periodic checkpoint's last-seen time, apart from the profile and outside every index. */
+export const agentSeenItem = (tenant: string, agentId: string, lastSeen: number) => ({
+  ...Keys.agentSeen(tenant, agentId),
+  lastSeen,
+});
 
 const manifestItemOf = (manifest: AgentManifest): AgentManifestItem => ({
   hash: manifest.hash,

@@ -21,7 +21,7 @@ export const longestCheckpointIntervalMs = (intervalMs: number): number =>
  * The id hashed to a fraction in [0, 1): FNV-1a over its UTF-16 code units, then MurmurHash3's finalizer,
  * so that ids differing only in their last character (agent-0001, agent-0002) land far apart.
  */
-function fractionOf(text: string): number {
+export function fractionOf(text: string): number {
   let hash = 0x811c9dc5;
   for (let index = 0; index < text.length; index++) {
     hash ^= text.charCodeAt(index);
