@@ -176,7 +176,13 @@ export async function runConsoleListBench(options: ConsoleListOptions): Promise<
     const certsDir = path.join(stateDir, "certs");
     await ensureDevCertificates(certsDir);
     const consoleApi = await loadConsoleApi(
-      { ...agentApiEnv, [EnvNames.agentCaDir]: certsDir, POWERTOOLS_LOG_LEVEL: "ERROR" },
+      {
+        ...agentApiEnv,
+        [EnvNames.agentCaDir]: certsDir,
+        // The console's configuration names the function its webhook tests go to; the benchmark makes none.
+        [EnvNames.webhookTesterFunction]: "webhook-dispatcher",
+        POWERTOOLS_LOG_LEVEL: "ERROR",
+      },
       functionLog.log,
     );
     stops.push(() => consoleApi.shutdown());
