@@ -511,7 +511,7 @@ describe("the web console", () => {
     const times = body.items.map(({ at }) => Date.parse(at));
     expect(times).toEqual([...times].sort((a, b) => b - a));
     await admin.goto(`${webUrl}/agents/${AGENT_IDS[0]}`);
-    const events = admin.getByRole("region", { name: "Recent events" });
+    const events = admin.getByRole("region", { name: "Recent events", exact: true });
     await events.getByRole("row").filter({ hasText: /→/ }).first().waitFor();
     await capture(admin, "agent-events");
     expect((await api(`/agents/no-such-agent/events`)).status).toBe(404);

@@ -111,7 +111,7 @@ function RecentEvents({ agentId }: { agentId: string }) {
           const nextCursor = older ? older.nextCursor : data.nextCursor;
           return (
             <>
-              <TableFrame label="Recent events">
+              <TableFrame label="The agent's recent events">
                 <table>
                   <TableHead columns={["When", "Event", "What happened"]} />
                   <tbody>
