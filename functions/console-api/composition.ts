@@ -15,6 +15,7 @@ import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
+import { S3OperationResults } from "../adapters/s3/operation-results.js";
 import {
   LocalFileCertificateAuthority,
   SecretsManagerCertificateAuthority,
@@ -61,6 +62,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     flows: new DynamoFlowCatalog(documents, config.tableName),
     assets: new DynamoAssetCatalog(documents, config.tableName),
     assetContent: new S3AssetContent(s3, config.assetBucket),
+    operationResults: new S3OperationResults(s3, config.assetBucket),
     resourceSets: new DynamoResourceSetStore(documents, config.tableName),
     certificates: new DynamoCertificateStore(documents, config.tableName),
     authority,
