@@ -105,6 +105,9 @@ const CPP_DESCRIBE_ANSWERS: Record<CppDescribed, JsonObject> = {
   },
 };
 
+export const isCppDescribed = (operand: string): operand is CppDescribed =>
+  Object.hasOwn(CPP_DESCRIBE_ANSWERS, operand);
+
 /** The C++ agent's acknowledgement of a DESCRIBE, in its own shape, its answer in it (CPP_DESCRIBE_ANSWERS). */
 export function cppDescribeAckOf(agentId: string, operationId: string, operand: CppDescribed): JsonObject {
   return {
