@@ -6,6 +6,8 @@
  * (an UPDATE CONFIGURATION is downloaded from its `location` over mutual TLS and checked against its
  * `flowId`; SYNC RESOURCE and UPDATE ASSET files likewise, each against its digest), acknowledges, and
  * reports the flow it runs and the last resource set's digest (`resourceInfo.hash`) in its next heartbeat.
+ * It answers DESCRIBE CONFIGURATION, METRICS, JSTACK and CORECOMPONENTSTATE with the C++ agent's answers of
+ * scripts/c2-examples.ts, which the console then serves as the operation's result.
  *
  *   npm run agents -- --class demo --count 20 [--interval 5] [--beats 10] [--failing 2 --refuse <flow hash prefix>]
  *
@@ -21,7 +23,7 @@ import { Agent, request } from "node:https";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { JsonObject } from "../functions/core/c2/json.js";
-import { cppAckOf, cppAgentOf, type VariedAgent } from "./c2-examples.js";
+import { cppAckOf, cppAgentOf, cppDescribeAckOf, isCppDescribed, type VariedAgent } from "./c2-examples.js";
 
 const { values } = parseArgs({
   options: {
@@ -164,7 +166,12 @@ class SimulatedAgent {
     } else {
       log(this.agentId, `${name}: ${state}`);
     }
-    const ack = cppAckOf(this.agentId, operation.identifier, state, details ? { details } : {});
+    // A DESCRIBE's answer comes in its acknowledgement, as the C++ agent sends it.
+    const operand = (operation.operand ?? "").toUpperCase();
+    const ack =
+      name.startsWith("DESCRIBE ") && isCppDescribed(operand)
+        ? cppDescribeAckOf(this.agentId, operation.identifier, operand)
+        : cppAckOf(this.agentId, operation.identifier, state, details ? { details } : {});
     await send(new URL("/c2/api/acknowledge", values.url), "POST", ack);
   }
 }

@@ -41,6 +41,81 @@ export function cppAckOf(
   };
 }
 
+/** The DESCRIBE operands whose answer the C++ agent puts in its acknowledgement. */
+export type CppDescribed = "CONFIGURATION" | "METRICS" | "JSTACK" | "CORECOMPONENTSTATE";
+
+/**
+ * What the C++ agent (`C2Agent::handle_describe`) answers a DESCRIBE with, beside its acknowledgement's own
+ * fields: each answer a nested payload under its label, whose entries the JSON serializer writes as
+ * `{name: value}`, every value a string. CONFIGURATION lists every configured property whose key does not
+ * contain `pass`, here with two the agent still sends that Beacon redacts (a private key's location and a
+ * deployment's own API token); METRICS the metrics node under `metrics` (or the `metricsClass` asked for);
+ * JSTACK one payload per thread, labelled with its name, of its stack lines (each line both key and value);
+ * CORECOMPONENTSTATE each component's state map under its UUID, one of them holding an OAuth token.
+ */
+const CPP_DESCRIBE_ANSWERS: Record<CppDescribed, JsonObject> = {
+  CONFIGURATION: {
+    configuration_options: {
+      "nifi.c2.enable": "true",
+      "nifi.c2.rest.url": "https://agents.beacon.test:8443/c2/api/heartbeat",
+      "nifi.c2.rest.url.ack": "https://agents.beacon.test:8443/c2/api/acknowledge",
+      "nifi.c2.agent.heartbeat.period": "30000",
+      "nifi.c2.agent.class": "pumps",
+      "nifi.security.client.certificate": "/opt/minifi/conf/agent.crt",
+      "nifi.security.client.private.key": "/opt/minifi/conf/agent.key",
+      "nifi.c2.rest.api.token": "eyJhbGciOiJIUzI1NiJ9.c2-agent.c2lnbmF0dXJl",
+      "nifi.flowfile.repository.directory.default": "/opt/minifi/flowfile_repository",
+    },
+  },
+  METRICS: {
+    metrics: {
+      RepositoryMetrics: {
+        flowfile: { running: "true", full: "false", size: "0", maxSize: "0", entryCount: "0" },
+        provenance: { running: "true", full: "false", size: "15872", maxSize: "0", entryCount: "42" },
+      },
+      QueueMetrics: {
+        "GenerateFlowFile/success/LogAttribute": {
+          datasize: "0",
+          datasizemax: "10485760",
+          queued: "0",
+          queuedmax: "10000",
+        },
+      },
+      DeviceInfoNode: { systemInfo: { vCores: "4", physicalMem: "16777216000", machineArch: "x86_64" } },
+    },
+  },
+  JSTACK: {
+    "Timer-Driven-Thread-1": {
+      "#0 0x7f3e2b1c5e2d in __pthread_clockjoin_ex": "#0 0x7f3e2b1c5e2d in __pthread_clockjoin_ex",
+      "#1 minifi::utils::ThreadPool::run_tasks()": "#1 minifi::utils::ThreadPool::run_tasks()",
+    },
+    "C2-Agent-Thread": {
+      "#0 0x7f3e2b1c0f38 in nanosleep": "#0 0x7f3e2b1c0f38 in nanosleep",
+      "#1 minifi::c2::C2Agent::produce()": "#1 minifi::c2::C2Agent::produce()",
+    },
+  },
+  CORECOMPONENTSTATE: {
+    corecomponentstate: {
+      "5128e3c8-015a-1000-79ca-83af40ec1990": { "file.position": "1048576", "file.name": "app.log" },
+      "4fe2d51d-076a-49b0-88de-5cf5adf52b8f": {
+        "oauth.access.token": "ya29.a0-state-token",
+        "last.run": "1732480000",
+      },
+    },
+  },
+};
+
+export const isCppDescribed = (operand: string): operand is CppDescribed =>
+  Object.hasOwn(CPP_DESCRIBE_ANSWERS, operand);
+
+/** The C++ agent's acknowledgement of a DESCRIBE, in its own shape, its answer in it (CPP_DESCRIBE_ANSWERS). */
+export function cppDescribeAckOf(agentId: string, operationId: string, operand: CppDescribed): JsonObject {
+  return {
+    ...cppAckOf(agentId, operationId, "FULLY_APPLIED", { details: "" }),
+    ...structuredClone(CPP_DESCRIBE_ANSWERS[operand]),
+  };
+}
+
 /** What the C++ example's agent reports of itself alone: its id, its flow's id and its flow's component UUIDs. */
 const CPP_EXAMPLE_AGENT = {
   agentId: "9628acfe-b9fe-11ef-a0c0-10f60a596f64",

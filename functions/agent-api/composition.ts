@@ -9,6 +9,7 @@ import { DynamoRevocationList } from "../adapters/dynamodb/revocation-list.js";
 import { withDeadline } from "../adapters/redis/deadline.js";
 import { RedisHotState } from "../adapters/redis/hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
+import { S3OperationResults } from "../adapters/s3/operation-results.js";
 import { makeRecordAck } from "../core/agents/record-ack.js";
 import { makeRecordHeartbeat } from "../core/agents/record-heartbeat.js";
 import { isAssetId } from "../core/assets/model.js";
@@ -74,7 +75,11 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
         agentApiUrl: config.agentApiUrl,
       },
     }),
-    recordAck: makeRecordAck(shared),
+    recordAck: makeRecordAck({
+      ...shared,
+      results: new S3OperationResults(s3, config.assetBucket),
+      resultRetentionMs: config.operationResultRetentionMs,
+    }),
     downloadFlow: makeFlowDownload({
       flows: new DynamoFlowCatalog(documents, config.tableName),
       revocations,

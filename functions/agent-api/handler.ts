@@ -172,7 +172,12 @@ async function acknowledge(request: AgentRequest, context: Context): Promise<Jso
     metrics.addMetric(MetricNames.manifestsStored, MetricUnit.Count, 1);
     logger.info("manifest stored", { from: "acknowledgement" });
   }
-  logger.info("acknowledgement recorded", { matched: outcome.matched });
+  if (outcome.resultError !== undefined) {
+    // The operation closed all the same: the agent would not send its answer again.
+    metrics.addMetric(MetricNames.operationResultsLost, MetricUnit.Count, 1);
+    logger.error("operation result not kept", { error: outcome.resultError as Error });
+  }
+  logger.info("acknowledgement recorded", { matched: outcome.matched, resultBytes: outcome.resultBytes });
   // Agents send an ack once: its saved change is answered 200 even when its events missed the stream.
   reportDegradation(outcome);
   return jsonResponse(200, {});

@@ -16,6 +16,7 @@ import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store
 import { LambdaWebhookTester } from "../adapters/lambda/webhook-tester.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
+import { S3OperationResults } from "../adapters/s3/operation-results.js";
 import {
   LocalFileCertificateAuthority,
   SecretsManagerCertificateAuthority,
@@ -62,6 +63,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     flows: new DynamoFlowCatalog(documents, config.tableName),
     assets: new DynamoAssetCatalog(documents, config.tableName),
     assetContent: new S3AssetContent(s3, config.assetBucket),
+    operationResults: new S3OperationResults(s3, config.assetBucket),
     resourceSets: new DynamoResourceSetStore(documents, config.tableName),
     certificates: new DynamoCertificateStore(documents, config.tableName),
     authority,

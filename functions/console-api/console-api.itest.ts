@@ -78,6 +78,12 @@ const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => 
   subscriptionId: subscriptionIds.get(tenant.tenant) as string,
 });
 
+/** The ids a route names of the tenant: the result route names the operation that has one. */
+const idsFor = (operation: ConsoleOperation, tenant: SeededTenant) =>
+  operation.operationId === "getOperationResult"
+    ? { ...idsOf(tenant), operationId: tenant.resultOperationId }
+    : idsOf(tenant);
+
 /** The body of each operation that takes one, naming this agent id and this tenant's class and version. */
 const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown> = {
   putClass: () => ({ description: "Changed" }),
@@ -126,6 +132,7 @@ async function readSnapshot(tenant: SeededTenant) {
     get("/api/v1/fleet/summary"),
     get("/api/v1/operations"),
     get(`/api/v1/operations/${tenant.operationId}`),
+    get(`/api/v1/operations/${tenant.resultOperationId}/result`),
     get(`/api/v1/classes/${tenant.className}/flows`),
     get("/api/v1/rollouts"),
     get(`/api/v1/rollouts/${tenant.rolloutId}`),
@@ -191,7 +198,11 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
     const call =
       operation.operationId === "uploadAsset"
         ? assetUpload(newId("asset"))
-        : callOf(operation, idsOf(b), bodies[operation.operationId]?.(b.agentIds[0] as string, b));
+        : callOf(
+            operation,
+            idsFor(operation, b),
+            bodies[operation.operationId]?.(b.agentIds[0] as string, b),
+          );
     const response = await send(call, a.adminToken);
     const body = response.json();
     if (operation.operationId === "putClass") {
@@ -321,7 +332,7 @@ describe("roles, every role on every route", () => {
         return callOf(operation, { rolloutId });
       }
       default:
-        return callOf(operation, idsOf(a), bodies[operation.operationId]?.(newId("agent"), a));
+        return callOf(operation, idsFor(operation, a), bodies[operation.operationId]?.(newId("agent"), a));
     }
   }
 

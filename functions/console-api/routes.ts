@@ -117,6 +117,7 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
       }),
     getOperation: (principal, { path }) => api.operations.get(principal, path.operationId as string),
     cancelOperation: (principal, { path }) => api.operations.cancel(principal, path.operationId as string),
+    getOperationResult: (principal, { path }) => api.operations.result(principal, path.operationId as string),
     startRollout: (principal, { body }) => api.rollouts.start(principal, body as RolloutRequest),
     listRollouts: (principal, { query }) =>
       api.rollouts.list(principal, { className: text(query.className), ...page(query) }),

@@ -185,6 +185,8 @@ describe("Schemathesis against the OpenAPI document, on the local stack", () => 
           id,
         ]),
         ["deleteAsset", "assetId", deletedAssetId],
+        // The example operation is queued, without a result: the seeded one that has one.
+        ["getOperationResult", "operationId", tenant.resultOperationId],
         ...Object.entries(subscriptionIds).map(([operationId, id]): [string, string, string] => [
           operationId,
           "subscriptionId",

@@ -19,6 +19,7 @@ import { MemoryAgentEventLog, MemoryFleetHistory } from "../adapters/memory/hist
 import {
   ManualClock,
   MemoryEventSink,
+  MemoryOperationResults,
   MemoryOperationStore,
   SequentialIds,
 } from "../adapters/memory/index.js";
@@ -36,6 +37,7 @@ import { makeConsoleApi } from "./console-api.js";
 import type { IssueRequest } from "./identity/certificates.js";
 import { type Principal, principalFromClaims, type Role } from "./identity/principal.js";
 import { binaryOf } from "./manifests/canonical.js";
+import { newOperationId } from "./operations/ids.js";
 import { makeOperationLifecycle } from "./operations/lifecycle.js";
 import { encodeCursor } from "./paging.js";
 import { DEFAULT_ROLLOUT_PLAN } from "./rollouts/model.js";
@@ -85,6 +87,7 @@ function harness() {
     certificates: new MemoryCertificateStore(),
     authority: new FakeCertificateAuthority(),
     operations: new MemoryOperationStore(),
+    operationResults: new MemoryOperationResults(),
     events: new MemoryEventSink(),
     history: new MemoryFleetHistory(),
     agentEvents: new MemoryAgentEventLog(),
@@ -1251,5 +1254,84 @@ describe("args", () => {
       ),
     });
     expect(await java.argsSent()).toEqual([]);
+  });
+});
+
+describe("an operation's result", () => {
+  /** A DESCRIBE CONFIGURATION of agent a-1 whose acknowledgement's answer the agent API kept. */
+  async function answered() {
+    const h = harness();
+    const operationId = newOperationId(h.now, h.ids, "a-1");
+    const answer = '{"configuration_options":{"nifi.c2.agent.class":"pumps"}}';
+    const bytes = new TextEncoder().encode(answer);
+    await h.operations.create([
+      {
+        tenant: "acme",
+        agentId: "a-1",
+        operationId,
+        operation: "DESCRIBE",
+        operand: "CONFIGURATION",
+        state: "done",
+        createdAt: h.now,
+        createdBy: "acme-user",
+        result: { bytes: bytes.length, storedAt: h.now, expiresAt: h.now + 60_000 },
+      },
+    ]);
+    await h.operationResults.put("acme", operationId, bytes);
+    return { ...h, operationId, answer };
+  }
+
+  it("is served to operators and admins as kept, its size on the operation; viewers may see only that there is one", async () => {
+    const { api, operationId, answer } = await answered();
+    for (const role of ["operator", "admin"] as const)
+      expect(await api.operations.result(as("acme", role), operationId)).toEqual({
+        body: answer,
+        contentType: "application/json",
+      });
+    await expect(api.operations.result(as("acme", "viewer"), operationId)).rejects.toMatchObject({
+      code: "forbidden",
+    });
+    expect((await api.operations.get(as("acme", "viewer"), operationId)).body).toMatchObject({
+      result: { bytes: answer.length, expiresAt: expect.any(String) },
+    });
+  });
+
+  it("is not found for another tenant, nor for an operation without one or whose result was lost", async () => {
+    const { api, operations, operationId, now, ids } = await answered();
+    await expect(api.operations.result(as("other"), operationId)).rejects.toMatchObject({
+      code: "not_found",
+    });
+    const lost = newOperationId(now + 1, ids, "a-1");
+    await operations.create([
+      {
+        tenant: "acme",
+        agentId: "a-1",
+        operationId: lost,
+        operation: "DESCRIBE",
+        operand: "JSTACK",
+        state: "done",
+        createdAt: now,
+        createdBy: "acme-user",
+        resultLost: true,
+      },
+    ]);
+    await expect(api.operations.result(as("acme"), lost)).rejects.toMatchObject({
+      code: "not_found",
+      message: "The operation's result could not be kept",
+    });
+    expect((await api.operations.get(as("acme"), lost)).body).toMatchObject({ resultLost: true });
+  });
+
+  it("is gone once it expires, and when the bucket no longer holds it", async () => {
+    const { api, operationResults, operationId } = await answered();
+    operationResults.objects.clear();
+    await expect(api.operations.result(as("acme"), operationId)).rejects.toMatchObject({
+      code: "result_expired",
+    });
+    const again = await answered();
+    again.clock.advance(60_000);
+    await expect(again.api.operations.result(as("acme"), again.operationId)).rejects.toMatchObject({
+      code: "result_expired",
+    });
   });
 });

@@ -19,7 +19,7 @@ import type { CertificateAuthority, CertificateStore } from "./identity/ports.js
 import { makeManifestsApi } from "./manifests/catalog.js";
 import type { ManifestCatalog } from "./manifests/ports.js";
 import type { OperationLifecycle } from "./operations/lifecycle.js";
-import type { OperationStore } from "./operations/ports.js";
+import type { OperationResultStore, OperationStore } from "./operations/ports.js";
 import { makeOperationsApi } from "./operations/requests.js";
 import type { Clock, IdGenerator, RandomSource } from "./ports.js";
 import { makeRolloutEngine } from "./rollouts/engine.js";
@@ -43,6 +43,8 @@ export interface ConsoleDependencies {
   authority: CertificateAuthority;
   operations: OperationStore;
   lifecycle: OperationLifecycle;
+  /** The answers DESCRIBE acknowledgements brought, which only the console reads. */
+  operationResults: OperationResultStore;
   rollouts: RolloutStore;
   events: EventSink;
   /** What the stream consumer counted and kept, read here only. */

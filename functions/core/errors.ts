@@ -17,6 +17,7 @@ export const ErrorCodes = [
   "unauthenticated",
   "forbidden",
   "not_found",
+  "result_expired",
   "invalid_request",
   "invalid_csr",
   "certificate_authority_unavailable",

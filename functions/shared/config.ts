@@ -1,5 +1,6 @@
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import type { CaBindings } from "../core/identity/credentials.js";
+import { DEFAULT_OPERATION_RESULT_DAYS } from "../core/operations/results.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from "../core/webhooks/policy.js";
 import { EnvNames } from "./env-names.js";
@@ -21,8 +22,10 @@ export interface AgentApiConfig {
   catchUpRetryMs: number;
   /** Which tenants each trusted CA may speak for; absent when every trusted CA is Beacon's own. */
   caBindings?: CaBindings;
-  /** Where assets' bytes are, for their downloads. */
+  /** Where assets' bytes are, for their downloads, and the answers DESCRIBE acks bring, under their prefix. */
   assetBucket: string;
+  /** How long the console serves the answer a DESCRIBE brought; the bucket's lifecycle deletes it after. */
+  operationResultRetentionMs: number;
   /** Most events the cache holds for the stream while the stream does not take them. */
   eventBufferMaxEvents: number;
 }
@@ -68,6 +71,8 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     catchUpRetryMs: numberEnv(env, EnvNames.catchUpRetrySeconds, 1800) * 1_000,
     ...caBindingsOf(env),
     assetBucket: requireEnv(env, EnvNames.assetBucket),
+    operationResultRetentionMs:
+      numberEnv(env, EnvNames.operationResultDays, DEFAULT_OPERATION_RESULT_DAYS) * 24 * 3_600_000,
     eventBufferMaxEvents: eventBufferMaxEvents(env),
   };
 }

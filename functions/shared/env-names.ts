@@ -36,6 +36,11 @@ export const EnvNames = {
   auditRetentionDays: "BEACON_AUDIT_RETENTION_DAYS",
   /** The S3 bucket holding tenants' assets (`<tenant>/assets/<sha256>`). */
   assetBucket: "BEACON_ASSET_BUCKET",
+  /**
+   * Days the console serves the answer a DESCRIBE brought (agent API), kept in the asset bucket under
+   * `operation-results/`, whose lifecycle deletes it after as many days; 7 unless set.
+   */
+  operationResultDays: "BEACON_OPERATION_RESULT_DAYS",
   /** The S3 bucket of the event archive (`events/tenant=<t>/day=<YYYY-MM-DD>/hour=<HH>/…json.gz`). */
   archiveBucket: "BEACON_ARCHIVE_BUCKET",
   /** Days before its notAfter a certificate counts as expiring: listed by the console, announced by the sweeper. */

@@ -25,6 +25,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
+  result_expired: 410,
   invalid_request: 400,
   invalid_csr: 400,
   certificate_authority_unavailable: 503,

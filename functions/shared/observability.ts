@@ -74,6 +74,8 @@ export const MetricNames = {
   webhookFailures: "WebhookFailures",
   /** Subscriptions disabled because their receivers kept failing. */
   webhooksDisabled: "WebhooksDisabled",
+  /** DESCRIBE answers an accepted acknowledgement brought that could not be kept: the operation's result is lost. */
+  operationResultsLost: "OperationResultsLost",
   /** Console changes answered whose audit record could not be written (the record is in the error log line). */
   auditWriteFailed: "AuditWriteFailed",
 } as const;

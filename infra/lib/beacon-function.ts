@@ -20,6 +20,7 @@ import { Construct } from "constructs";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import type { AgentTrust } from "../../functions/adapters/x509/trust.js";
 import { ARCHIVE_PREFIX } from "../../functions/core/archive/layout.js";
+import { RESULTS_PREFIX } from "../../functions/core/operations/results.js";
 import { type EnvName, EnvNames } from "../../functions/shared/env-names.js";
 import type { BeaconCache } from "./cache.js";
 import type { AgentDomain, LogLevel, StageName } from "./config.js";
@@ -241,6 +242,38 @@ export class BeaconFunction extends Construct {
   }
 
   /**
+   * Works with the answers DESCRIBE acknowledgements brought, in the asset bucket under RESULTS_PREFIX and
+   * nowhere else: the agent API puts them (`put`), kept `days` (the bucket's lifecycle deletes them after),
+   * and the console reads them (`read`), with the listing of that prefix alone, so that an answer the
+   * lifecycle deleted answers NoSuchKey rather than AccessDenied.
+   */
+  bindOperationResults({ bucket, arnExportName }: AssetBucket, access: "put" | "read", days?: number): void {
+    this.setEnvironment(EnvNames.assetBucket, bucket.bucketName);
+    const results = `/${RESULTS_PREFIX}/*`;
+    Validations.of(this).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${arnExportName}${results}]`,
+      reason:
+        "An answer's key holds its tenant and operation, both known only when the acknowledgement arrives: the " +
+        "grant covers the results' prefix and nothing else in the bucket; the code builds each key from the " +
+        "caller's own tenant.",
+    });
+    const objects = `${Fn.importValue(arnExportName)}${results}`;
+    if (access === "put") {
+      if (days !== undefined) this.setEnvironment(EnvNames.operationResultDays, String(days));
+      this.function.addToRolePolicy(new PolicyStatement({ actions: ["s3:PutObject"], resources: [objects] }));
+      return;
+    }
+    this.function.addToRolePolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [objects] }));
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ["s3:ListBucket"],
+        resources: [Fn.importValue(arnExportName)],
+        conditions: { StringLike: { "s3:prefix": `${RESULTS_PREFIX}/*` } },
+      }),
+    );
+  }
+
+  /**
    * Writes the event archive's objects, under `events/` and nowhere else: it never reads, lists or deletes, so
    * a redelivered batch can only write again what it wrote before.
    */
@@ -291,7 +324,7 @@ export class BeaconFunction extends Construct {
    */
   bindAuditTrail(retentionDays: number): void {
     this.setEnvironment(EnvNames.auditRetentionDays, String(retentionDays));
-    this.monitoring.watchAuditTrail(this.node.id, this.serviceName);
+    this.monitoring.watchLosses(this.node.id, this.serviceName, "AuditWriteFailed");
   }
 
   /**

@@ -5,6 +5,7 @@ import { SystemLogLevel } from "aws-cdk-lib/aws-lambda";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Node } from "constructs";
 import { type AgentTrust, agentTrustOf, type TenantCa } from "../../functions/adapters/x509/trust.js";
+import { DEFAULT_OPERATION_RESULT_DAYS } from "../../functions/core/operations/results.js";
 import type { DegradationCounter } from "./monitoring.js";
 
 export const stageNames = ["dev", "prod"] as const;
@@ -182,6 +183,11 @@ export interface BeaconConfig {
   readonly streamShardCount: number | undefined;
   /** Days the event archive keeps an event (`-c eventArchiveDays=N`, 400 unless set). */
   readonly eventArchiveDays: number;
+  /**
+   * Days the console serves, and the asset bucket keeps, the answer a DESCRIBE brought
+   * (`-c operationResultDays=N`, 7 unless set).
+   */
+  readonly operationResultDays: number;
   readonly logLevel: LogLevel;
   readonly tracing: boolean;
   readonly alarmEmail: string | undefined;
@@ -211,6 +217,7 @@ const ContextKeys = {
   consoleCertificateArn: "consoleCertificateArn",
   streamShards: "streamShards",
   eventArchiveDays: "eventArchiveDays",
+  operationResultDays: "operationResultDays",
   logLevel: "logLevel",
   tracing: "tracing",
   alarmEmail: "alarmEmail",
@@ -243,6 +250,7 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
     ContextKeys.consoleCertificateArn,
   ]);
   const eventArchiveDays = optional(ContextKeys.eventArchiveDays);
+  const operationResultDays = optional(ContextKeys.operationResultDays);
   return {
     stage,
     settings,
@@ -282,6 +290,10 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
       eventArchiveDays === undefined
         ? DEFAULT_EVENT_ARCHIVE_DAYS
         : positiveInteger(ContextKeys.eventArchiveDays, eventArchiveDays),
+    operationResultDays:
+      operationResultDays === undefined
+        ? DEFAULT_OPERATION_RESULT_DAYS
+        : positiveInteger(ContextKeys.operationResultDays, operationResultDays),
     logLevel:
       logLevel === undefined ? settings.defaultLogLevel : oneOf(ContextKeys.logLevel, logLevel, logLevels),
     tracing: optional(ContextKeys.tracing) === "true",

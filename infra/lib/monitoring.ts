@@ -47,6 +47,18 @@ export type DegradationCounter =
   /** The stream consumer's: notifications the EventBridge bus still refused after retries; delivered again. */
   | "NotificationsRefusedByBus";
 
+/**
+ * Counters of what is lost for good from the first one: console changes made without their audit record (the
+ * function logged the record instead, to restore it from), and DESCRIBE answers an accepted acknowledgement
+ * brought that the bucket did not take (the agent never sends one again; its operation closed all the same).
+ */
+export type LossCounter = "AuditWriteFailed" | "OperationResultsLost";
+
+const LossTitles: Record<LossCounter, string> = {
+  AuditWriteFailed: "audit records not written",
+  OperationResultsLost: "operation results lost",
+};
+
 /** What an agent ingress (HTTP API or load balancer) reports, in the same units whichever it is. */
 export interface AgentIngressMetrics {
   readonly requests: IMetric;
@@ -142,15 +154,10 @@ export class Monitoring extends Construct {
     );
   }
 
-  /**
-   * Console changes made without their audit record (the function logged the record instead, to restore it
-   * from): the trail has a gap from the first one, so one in one period raises the alarm.
-   */
-  watchAuditTrail(id: string, serviceName: string): void {
-    const metric = serviceCount("AuditWriteFailed", serviceName);
-    this.dashboard.addWidgets(
-      this.alarm(`${id}AuditWriteFailed`, metric, 1, `${id} audit records not written`, 1),
-    );
+  /** Losses no retry mends, each raising the alarm: one in one period. */
+  watchLosses(id: string, serviceName: string, counter: LossCounter): void {
+    const metric = serviceCount(counter, serviceName);
+    this.dashboard.addWidgets(this.alarm(`${id}${counter}`, metric, 1, `${id} ${LossTitles[counter]}`, 1));
   }
 
   private alarm(

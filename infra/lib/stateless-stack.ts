@@ -74,6 +74,9 @@ export class StatelessStack extends Stack {
     this.agentApi.watchKeptEvents();
     // Agents download assets from the agent API, which reads them from the bucket.
     this.agentApi.bindAssetBucket(stateful.assets, "read");
+    // It keeps what DESCRIBE acknowledgements answer for the console; an answer it could not keep is alarmed on.
+    this.agentApi.bindOperationResults(stateful.assets, "put", config.operationResultDays);
+    monitoring.watchLosses("AgentApi", this.agentApi.serviceName, "OperationResultsLost");
     monitoring.watchDegradation("AgentApi", this.agentApi.serviceName, "HeartbeatsFailed");
     // Catch-up sends agents the class's flow from the heartbeat reply.
     this.agentApi.bindAgentDomain(config.agentDomain);
@@ -116,6 +119,7 @@ export class StatelessStack extends Stack {
     this.consoleApi.watchKeptEvents();
     this.consoleApi.bindAgentCa(stateful.agentCa);
     this.consoleApi.bindAssetBucket(stateful.assets, "write");
+    this.consoleApi.bindOperationResults(stateful.assets, "read");
     this.consoleApi.bindAgentDomain(config.agentDomain);
     this.consoleApi.bindAuditTrail(settings.auditRetentionDays);
     // The web console's client returns people to the console's URL, which its distribution below decides.

@@ -42,6 +42,16 @@ describe("stage configuration from context", () => {
     expect(config.region).toBeUndefined();
   });
 
+  it("keeps DESCRIBE answers 7 days unless operationResultDays says otherwise", () => {
+    expect(configFrom({ ...exampleDomain, stage: "prod" }).operationResultDays).toBe(7);
+    expect(
+      configFrom({ ...exampleDomain, stage: "prod", operationResultDays: "2" }).operationResultDays,
+    ).toBe(2);
+    expect(() => configFrom({ ...exampleDomain, stage: "prod", operationResultDays: "0" })).toThrow(
+      /operationResultDays/,
+    );
+  });
+
   it("keeps archived events 400 days unless eventArchiveDays says otherwise", () => {
     expect(configFrom({ ...exampleDomain, stage: "prod" }).eventArchiveDays).toBe(400);
     expect(configFrom({ ...exampleDomain, stage: "prod", eventArchiveDays: "90" }).eventArchiveDays).toBe(90);

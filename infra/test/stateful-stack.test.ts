@@ -112,7 +112,11 @@ describe("assets bucket", () => {
       },
       OwnershipControls: { Rules: [{ ObjectOwnership: "BucketOwnerEnforced" }] },
       LifecycleConfiguration: {
-        Rules: [{ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: "Enabled" }],
+        Rules: [
+          { AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: "Enabled" },
+          // What DESCRIBE acknowledgements answered, once the console no longer serves it.
+          { Id: "OperationResults", Prefix: "operation-results/", ExpirationInDays: 7, Status: "Enabled" },
+        ],
       },
     });
     template.hasResourceProperties("AWS::S3::BucketPolicy", {

@@ -169,10 +169,13 @@ describe("agent-api function", () => {
   });
 });
 
-type Statement = { Action: string | string[]; Resource: unknown };
+type Statement = { Action: string | string[]; Resource: unknown; Condition?: unknown };
 
-/** The S3 actions a function's role allows, each with where. */
-function s3GrantsOf(template: Template, id: string): { actions: string[]; resource: string }[] {
+/** The S3 actions a function's role allows, each with where and on which condition. */
+function s3GrantsOf(
+  template: Template,
+  id: string,
+): { actions: string[]; resource: string; condition?: unknown }[] {
   const policy = onlyResource(template, "AWS::IAM::Policy", {
     Roles: [{ Ref: Match.stringLikeRegexp(`^${id}Role`) }],
   });
@@ -183,23 +186,37 @@ function s3GrantsOf(template: Template, id: string): { actions: string[]; resour
     .map((statement) => ({
       actions: [statement.Action].flat().sort(),
       resource: JSON.stringify(statement.Resource),
+      ...(statement.Condition === undefined ? {} : { condition: statement.Condition }),
     }));
 }
 
 describe("the assets bucket's grants", () => {
-  it("let the console put and delete tenants' assets, under <tenant>/assets/ only, and read none", () => {
+  it("let the console put and delete tenants' assets, under <tenant>/assets/ only, and read operations' results, under operation-results/ only", () => {
     const grants = s3GrantsOf(prod.statelessTemplate, "ConsoleApi");
-    expect(grants.map(({ actions }) => actions)).toEqual([["s3:DeleteObject", "s3:PutObject"]]);
+    expect(grants.map(({ actions }) => actions)).toEqual([
+      ["s3:DeleteObject", "s3:PutObject"],
+      ["s3:GetObject"],
+      ["s3:ListBucket"],
+    ]);
     expect(grants[0]?.resource).toContain("/*/assets/*");
+    expect(grants[1]?.resource).toContain("/operation-results/*");
+    expect(grants[2]?.condition).toEqual({ StringLike: { "s3:prefix": "operation-results/*" } });
     expect(environmentOf(prod.statelessTemplate, "ConsoleApi")[EnvNames.assetBucket]).toBeDefined();
   });
 
-  it("let the agent API read tenants' assets, and list the bucket so that a missing one answers 404", () => {
+  it("let the agent API read tenants' assets, list the bucket so that a missing one answers 404, and only put operations' results", () => {
     const grants = s3GrantsOf(prod.statelessTemplate, "AgentApi");
-    expect(grants.map(({ actions }) => actions)).toEqual([["s3:GetObject"], ["s3:ListBucket"]]);
+    expect(grants.map(({ actions }) => actions)).toEqual([
+      ["s3:GetObject"],
+      ["s3:ListBucket"],
+      ["s3:PutObject"],
+    ]);
     expect(grants[0]?.resource).toContain("/*/assets/*");
     expect(grants[1]?.resource).not.toContain("*");
-    expect(environmentOf(prod.statelessTemplate, "AgentApi")[EnvNames.assetBucket]).toBeDefined();
+    expect(grants[2]?.resource).toContain("/operation-results/*");
+    const environment = environmentOf(prod.statelessTemplate, "AgentApi");
+    expect(environment[EnvNames.assetBucket]).toBeDefined();
+    expect(environment[EnvNames.operationResultDays]).toBe("7");
   });
 
   it("give the sweeper nothing", () => {
@@ -372,7 +389,7 @@ describe("agent load balancer", () => {
 describe("observability", () => {
   it("alarms on the ingress, the functions and their degradations, on one dashboard", () => {
     for (const { statelessTemplate } of [prod, prodAlb]) {
-      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 42);
+      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 43);
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
     }
     const alarms = Object.values(prod.statelessTemplate.findResources("AWS::CloudWatch::Alarm"));
@@ -401,6 +418,7 @@ describe("observability", () => {
         "EventsLost",
         "EventsLost",
         "HeartbeatsFailed",
+        "OperationResultsLost",
         "OutboxClearFailures",
         "OutboxClearFailures",
         "OutboxClearFailures",

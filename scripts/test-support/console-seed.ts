@@ -20,6 +20,11 @@ export interface SeededTenant {
   certificateSerial: string;
   /** A DESCRIBE MANIFEST queued for the last agent, which no test heartbeats again. */
   operationId: string;
+  /**
+   * A DESCRIBE MANIFEST the second agent acknowledged, whose result (what the Java agent's acknowledgement
+   * brings beside the manifest) the console serves.
+   */
+  resultOperationId: string;
   /** A flow version of the class, which its agents' manifest can run. */
   flowHash: string;
   /**
@@ -103,7 +108,7 @@ export async function heartbeat(
 /**
  * A tenant as the agent API and the console leave it after some use: three agents of one class that
  * heartbeated (so registry, hot state and a binary's manifest exist), the class described, an agent certificate,
- * an operation queued, a flow version published to the class and rolled out.
+ * an operation queued and one answered, a flow version published to the class and rolled out.
  */
 export async function seedTenant(
   agentApi: AgentApiUnderTest,
@@ -134,6 +139,12 @@ export async function seedTenant(
     body: { agentId: agentIds[2], operation: "DESCRIBE", operand: "MANIFEST" },
   });
   expect(queued.status, queued.body).toBe(201);
+  const answered = await consoleApi.request("POST", "/api/v1/operations", {
+    token: adminToken,
+    body: { agentId: agentIds[1], operation: "DESCRIBE", operand: "MANIFEST" },
+  });
+  expect(answered.status, answered.body).toBe(201);
+  expect(await heartbeat(agentApi, fleet, agentIds[1] as string, className, manifestHash)).toBe(200);
   const { flowHash, rolloutId } = await rollOut(consoleApi, adminToken, className, javaFlow(tenant));
   return {
     tenant,
@@ -144,6 +155,7 @@ export async function seedTenant(
     manifestId: manifestIdOf(manifestHash),
     certificateSerial: issued.json().serial as string,
     operationId: (queued.json().items as { operationId: string }[])[0]?.operationId as string,
+    resultOperationId: (answered.json().items as { operationId: string }[])[0]?.operationId as string,
     flowHash,
     rolloutId,
   };

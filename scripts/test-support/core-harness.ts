@@ -7,6 +7,7 @@ import {
   MemoryEventSink,
   MemoryHotState,
   MemoryManifestStore,
+  MemoryOperationResults,
   MemoryOperationStore,
   MemoryRevocationList,
   SequentialIds,
@@ -23,6 +24,7 @@ export const ACK_TIMEOUT_MS = 5 * 60_000;
 export const MAX_OPERATIONS_PER_REPLY = 3;
 export const CATCH_UP_RETRY_MS = 30 * 60_000;
 export const AGENT_API_URL = "https://agents.beacon.test:8443";
+export const RESULT_RETENTION_MS = 7 * 24 * 3_600_000;
 
 /**
  * Core use cases wired over in-memory ports. `events` is the stream; the use cases publish through the outbox's
@@ -37,6 +39,7 @@ export function coreHarness() {
     classFlows: new MemoryClassFlowPolicies(),
     manifestStore: new MemoryManifestStore(),
     operationStore: new MemoryOperationStore(outbox),
+    results: new MemoryOperationResults(),
     hotState: new MemoryHotState(),
     events: new MemoryEventSink(),
     clock: new ManualClock(),
@@ -65,7 +68,13 @@ export function coreHarness() {
       agentApiUrl: AGENT_API_URL,
     },
   });
-  const recordAck = makeRecordAck({ ...ports, events: published, manifests, operations });
+  const recordAck = makeRecordAck({
+    ...ports,
+    events: published,
+    manifests,
+    operations,
+    resultRetentionMs: RESULT_RETENTION_MS,
+  });
   const backendCalls = () => ({
     registry: ports.registry.calls,
     classes: ports.classes.calls,

@@ -497,7 +497,33 @@ describe("the web console", () => {
     // Filters live in the URL.
     await admin.goto(`${webUrl}/operations?state=cancelled`);
     await admin.getByRole("link", { name: IDLE_AGENT_ID }).first().waitFor();
-    expect(await admin.getByLabel("State").inputValue()).toBe("cancelled");
+    expect(await admin.locator("select[name=state]").inputValue()).toBe("cancelled");
+  });
+
+  it("downloads what an agent's DESCRIBE CONFIGURATION answered, its secret-looking values redacted", async () => {
+    const agentId = AGENT_IDS[0] as string;
+    await admin.goto(`${webUrl}/operations?agentId=${agentId}`);
+    await admin.getByRole("heading", { name: "Operations", level: 1 }).waitFor();
+    await admin.getByText("Create operations").click();
+    await admin.getByLabel("one agent").check();
+    await admin.getByLabel("Agent id", { exact: true }).first().fill(agentId);
+    await admin.locator("select[name=kind]").selectOption("DESCRIBE CONFIGURATION");
+    await admin.getByRole("button", { name: "Queue operations" }).click();
+    await admin.getByText("Queued 1 operation:").waitFor();
+    // The list follows the operation until the simulated agent has answered it.
+    const result = admin
+      .getByRole("row")
+      .filter({ hasText: "DESCRIBE CONFIGURATION" })
+      .first()
+      .getByRole("button", { name: /^Result/ });
+    await result.waitFor();
+    const [download] = await Promise.all([admin.waitForEvent("download"), result.click()]);
+    expect(download.suggestedFilename()).toMatch(/~gateways-agent-001\.json$/);
+    const answer = JSON.parse(await readFile(await download.path(), "utf8"));
+    expect(answer.configuration_options).toMatchObject({
+      "nifi.c2.agent.class": "pumps",
+      "nifi.c2.rest.api.token": "[redacted by Beacon]",
+    });
   });
 
   it("lists an agent's recent events, newest first", async () => {

@@ -25,7 +25,7 @@ import {
   type OperationRecord,
   type OperationState,
 } from "../../core/operations/model.js";
-import type { OperationQuery, OperationStore } from "../../core/operations/ports.js";
+import type { OperationQuery, OperationResultStore, OperationStore } from "../../core/operations/ports.js";
 import type { Clock, IdGenerator } from "../../core/ports.js";
 import { pageOf } from "./paging.js";
 
@@ -551,5 +551,24 @@ export class MemoryOperationStore implements OperationStore {
       { limit: query.limit, after: query.after, descending: true },
       (record) => query.state === undefined || record.state === query.state,
     );
+  }
+}
+
+/** Answers by tenant and operation; `failing` makes every put fail, as an unreachable bucket does. */
+export class MemoryOperationResults implements OperationResultStore {
+  readonly objects = new Map<string, Uint8Array>();
+  failing: Error | undefined;
+  calls = 0;
+
+  async put(tenant: string, operationId: string, bytes: Uint8Array) {
+    this.calls++;
+    if (this.failing) throw this.failing;
+    this.objects.set(`${tenant}/${operationId}`, Uint8Array.from(bytes));
+  }
+
+  async read(tenant: string, operationId: string) {
+    this.calls++;
+    const stored = this.objects.get(`${tenant}/${operationId}`);
+    return stored && Uint8Array.from(stored);
   }
 }

@@ -13,6 +13,9 @@ import type { ManifestRegistration } from "../manifests/registration.js";
 import { awaitsEffect } from "../operations/effects.js";
 import { agentOfOperation } from "../operations/ids.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
+import type { OperationChange, OperationRecord } from "../operations/model.js";
+import type { OperationResultStore } from "../operations/ports.js";
+import { describeAnswerOf } from "../operations/results.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import type { AgentRegistry, HotState } from "./ports.js";
 import { DESCRIBE_ID_PREFIX } from "./sighting.js";
@@ -26,8 +29,17 @@ export interface AckDependencies {
   events: EventSink;
   clock: Clock;
   ids: IdGenerator;
+  /** Where the answers DESCRIBE acknowledgements bring are kept, and for how long the console serves them. */
+  results: OperationResultStore;
+  resultRetentionMs: number;
   /** The container's, shared by its requests; without one each request tries the cache afresh. */
   cacheBreaker?: CacheBreaker;
+}
+
+/** What an operation records of the answer its acknowledgement brought, and why it could not be kept. */
+interface KeptAnswer {
+  change: Pick<OperationChange, "result" | "resultLost">;
+  error?: unknown;
 }
 
 export interface AckOutcome {
@@ -37,6 +49,13 @@ export interface AckOutcome {
   /** The ack closed an operation Beacon was waiting for, or moved it on to await its effect. */
   matched: boolean;
   manifestStored: boolean;
+  /** The size of the answer the ack brought, kept for the console (results.ts). */
+  resultBytes?: number;
+  /**
+   * The ack brought an answer that could not be kept: the operation closed all the same, its result marked
+   * lost, for the caller to count and log.
+   */
+  resultError?: unknown;
   cacheError?: unknown;
   /**
    * The ack's state change is saved, but its events did not reach the stream: they are here, for the
@@ -70,10 +89,12 @@ function agentOfAck(ack: Acknowledgement, credential: AgentCredential): string |
  * revocation, a manifest that cannot be stored, the registry itself) does so before, and an event that
  * could not be put on the stream after it is handed back, not thrown. Its cost: one consistent read of the
  * operation and one conditional update, or none for an id that names no agent; an ack that brings a manifest
- * adds its registration (registration.ts) and one update of the agent's record.
+ * adds its registration (registration.ts) and one update of the agent's record, one that brings a DESCRIBE's
+ * answer one put of the answer (results.ts), before the update. An answer that cannot be kept does not refuse
+ * the ack: the agent would not send it again, so the operation closes with its result marked lost.
  */
 export function makeRecordAck(deps: AckDependencies) {
-  const { registry, manifests, operations, hotState, events, clock, ids } = deps;
+  const { registry, manifests, operations, hotState, events, clock, ids, results } = deps;
   const revocationCheck = makeRevocationCheck(deps);
 
   /** `answerBy` (epoch ms): when the ack must be answered, however slowly the stream takes its events. */
@@ -94,11 +115,11 @@ export function makeRecordAck(deps: AckDependencies) {
     const cache = guardedCache(deps.cacheBreaker);
     await revocationCheck.assertNotRevoked(credential, cache);
 
-    const { matched, manifestStored, operationEvents } = !agentId
-      ? { matched: false, manifestStored: false, operationEvents: [] }
+    const { matched, manifestStored, operationEvents, kept } = !agentId
+      ? { matched: false, manifestStored: false, operationEvents: [], kept: undefined }
       : ack.operationId.startsWith(DESCRIBE_ID_PREFIX)
-        ? { ...(await closeDescribe(tenant, agentId, ack, now, cache)), operationEvents: [] }
-        : await closeOperation(tenant, agentId, ack, now, cache);
+        ? { ...(await closeDescribe(tenant, agentId, ack, now, cache)), operationEvents: [], kept: undefined }
+        : await closeOperation(tenant, agentId, ack, body, now, cache);
 
     const event: AckEvent = {
       type: "ack",
@@ -120,6 +141,8 @@ export function makeRecordAck(deps: AckDependencies) {
       operationId: ack.operationId,
       matched,
       manifestStored,
+      ...(matched && kept?.change.result ? { resultBytes: kept.change.result.bytes } : {}),
+      ...(matched && kept?.error !== undefined ? { resultError: kept.error } : {}),
       cacheError: cache.error,
       ...(streamError === undefined ? {} : { streamError, unpublished: published }),
     };
@@ -166,14 +189,24 @@ export function makeRecordAck(deps: AckDependencies) {
     tenant: string,
     agentId: string,
     ack: Acknowledgement,
+    body: JsonObject,
     now: number,
     cache: GuardedCache,
-  ): Promise<{ matched: boolean; manifestStored: boolean; operationEvents: OperationEvent[] }> {
+  ): Promise<{
+    matched: boolean;
+    manifestStored: boolean;
+    operationEvents: OperationEvent[];
+    kept?: KeptAnswer;
+  }> {
     const record = await operations.find(tenant, ack.operationId, agentId);
     if (record?.state !== "delivered") return { matched: false, manifestStored: false, operationEvents: [] };
     const applied = isAppliedState(ack.state);
     // Both before the state change: a manifest that cannot be kept refuses the ack while it changes nothing.
     const manifestStored = applied ? await keepManifest(tenant, agentId, ack, now, cache) : false;
+    // The answer is put before the state change records it: should the change then fail, or lose a race, the
+    // answer is an object no operation names, which the store's lifecycle deletes.
+    const answer = applied ? describeAnswerOf(record, body) : undefined;
+    const kept = answer ? await keepAnswer(record, answer, now) : undefined;
     // The agent's next heartbeats look at its operations until one shows the effect: marked before the state
     // changes, so that no heartbeat in between misses it, and again after it, because a heartbeat in between
     // found the operation not yet awaiting its effect and cleared the marker. Without the cache, the sweeper
@@ -181,10 +214,23 @@ export function makeRecordAck(deps: AckDependencies) {
     // looks) saw the effect.
     const watched = applied && awaitsEffect(record, ack.dialect);
     if (watched) await cache.attempt(() => hotState.markOperationsPending(tenant, agentId));
-    const { events: operationEvents } = await operations.acknowledge(record, ack);
+    const { events: operationEvents } = await operations.acknowledge(record, ack, kept?.change);
     if (watched) await cache.attempt(() => hotState.markOperationsPending(tenant, agentId));
     const matched = operationEvents.some((event) => event.operationId === ack.operationId);
-    return { matched, manifestStored, operationEvents };
+    return { matched, manifestStored, operationEvents, kept };
+  }
+
+  /** Puts a DESCRIBE's answer in the result store; what the operation records of it, kept or lost. */
+  async function keepAnswer(record: OperationRecord, answer: JsonObject, now: number): Promise<KeptAnswer> {
+    const bytes = new TextEncoder().encode(JSON.stringify(answer));
+    try {
+      await results.put(record.tenant, record.operationId, bytes);
+      return {
+        change: { result: { bytes: bytes.length, storedAt: now, expiresAt: now + deps.resultRetentionMs } },
+      };
+    } catch (error) {
+      return { change: { resultLost: true }, error };
+    }
   }
 
   /** The manifest of a DESCRIBE MANIFEST asked for through the console: registered, and kept with the agent. */

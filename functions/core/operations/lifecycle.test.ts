@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { example } from "../../../scripts/c2-examples.js";
+import { cppDescribeAckOf, example } from "../../../scripts/c2-examples.js";
 import {
   ACK_TIMEOUT_MS,
   coreHarness,
   MAX_OPERATIONS_PER_REPLY,
+  RESULT_RETENTION_MS,
 } from "../../../scripts/test-support/core-harness.js";
 import type { AgentRecord } from "../agents/ports.js";
 import type { JsonObject } from "../c2/json.js";
@@ -21,6 +22,7 @@ import {
   OperationTransitions,
   stateAfterAck,
 } from "./model.js";
+import { REDACTED } from "./redaction.js";
 
 const cppFleet: AgentCredential = { kind: "fleet", tenant: "acme", fleetName: "f", serialNumber: "01" };
 const agentId = "cpp-1";
@@ -269,6 +271,88 @@ describe("a DESCRIBE MANIFEST asked through the console", () => {
       hash: "NEW-BUILD-HASH",
       manifestId,
     });
+  });
+});
+
+describe("the answer of a DESCRIBE asked through the console", () => {
+  const kept = (core: ReturnType<typeof coreHarness>, operationId: string) => {
+    const bytes = core.results.objects.get(`acme/${operationId}`);
+    return bytes && (JSON.parse(new TextDecoder().decode(bytes)) as JsonObject);
+  };
+
+  it("is kept, redacted, before the acknowledgement closes the operation, which records its size and expiry; the stream never carries it", async () => {
+    const { core, queue, heartbeat, stateOf } = await knownCppAgent();
+    const operationId = await queue("DESCRIBE", "CONFIGURATION");
+    expect((await heartbeat()).map((operation) => operation.identifier)).toEqual([operationId]);
+    const statesAtPut: (string | undefined)[] = [];
+    const put = core.results.put.bind(core.results);
+    core.results.put = (tenant, id, bytes) => {
+      statesAtPut.push(stateOf(id));
+      return put(tenant, id, bytes);
+    };
+
+    const outcome = await core.recordAck(cppFleet, cppDescribeAckOf(agentId, operationId, "CONFIGURATION"));
+    const answer = kept(core, operationId) as JsonObject;
+    expect(statesAtPut).toEqual(["delivered"]);
+    expect(answer.configuration_options).toMatchObject({
+      "nifi.c2.agent.class": "pumps",
+      "nifi.c2.rest.api.token": REDACTED,
+    });
+    expect(answer).not.toHaveProperty("agentInfo");
+    const bytes = core.results.objects.get(`acme/${operationId}`)?.length;
+    expect(outcome).toMatchObject({ matched: true, resultBytes: bytes });
+    expect(outcome.resultError).toBeUndefined();
+    const record = core.operationStore.records.get(`acme/${agentId}/${operationId}`);
+    expect(record).toMatchObject({
+      state: "done",
+      result: { bytes, storedAt: core.clock.now(), expiresAt: core.clock.now() + RESULT_RETENTION_MS },
+    });
+    const onStream = JSON.stringify(core.events.events);
+    expect(onStream).toContain(operationId);
+    expect(onStream).not.toContain("configuration_options");
+    expect(onStream).not.toContain("nifi.c2.agent.class");
+  });
+
+  it("that cannot be kept does not refuse the acknowledgement: the operation closes, its result marked lost", async () => {
+    const { core, queue, heartbeat, stateOf } = await knownCppAgent();
+    const operationId = await queue("DESCRIBE", "JSTACK");
+    await heartbeat();
+    core.results.failing = new Error("bucket unreachable");
+
+    const outcome = await core.recordAck(cppFleet, cppDescribeAckOf(agentId, operationId, "JSTACK"));
+    expect(outcome).toMatchObject({ matched: true, resultError: core.results.failing });
+    expect(outcome.resultBytes).toBeUndefined();
+    expect(stateOf(operationId)).toBe("done");
+    const record = core.operationStore.records.get(`acme/${agentId}/${operationId}`);
+    expect(record?.resultLost).toBe(true);
+    expect(record?.result).toBeUndefined();
+  });
+
+  it("is not kept from a failed, a duplicate or an unknown operation's acknowledgement", async () => {
+    const { core, queue, heartbeat, stateOf } = await knownCppAgent();
+    const failed = await queue("DESCRIBE", "METRICS");
+    const answered = await queue("DESCRIBE", "CORECOMPONENTSTATE");
+    await heartbeat();
+    const notApplied = {
+      ...cppDescribeAckOf(agentId, failed, "METRICS"),
+      operationState: { state: "NOT_APPLIED" },
+    };
+    await core.recordAck(cppFleet, notApplied);
+    expect(stateOf(failed)).toBe("failed");
+    expect(kept(core, failed)).toBeUndefined();
+
+    await core.recordAck(cppFleet, cppDescribeAckOf(agentId, answered, "CORECOMPONENTSTATE"));
+    const puts = core.results.calls;
+    const duplicate = await core.recordAck(
+      cppFleet,
+      cppDescribeAckOf(agentId, answered, "CORECOMPONENTSTATE"),
+    );
+    const unknown = newOperationId(core.clock.now(), core.ids, agentId);
+    await core.recordAck(cppFleet, cppDescribeAckOf(agentId, unknown, "CORECOMPONENTSTATE"));
+    expect(duplicate).toMatchObject({ matched: false });
+    expect(duplicate.resultBytes).toBeUndefined();
+    expect(core.results.calls).toBe(puts);
+    expect(kept(core, unknown)).toBeUndefined();
   });
 });
 

@@ -243,9 +243,13 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
 
     /**
      * Closes the delivered operation an acknowledgement names (found with `find`), or moves it on to await
-     * its effect; duplicate and late ones change nothing.
+     * its effect; duplicate and late ones change nothing. `kept` records the answer it brought (results.ts).
      */
-    async acknowledge(record: OperationRecord, ack: Acknowledgement): Promise<LifecycleResult> {
+    async acknowledge(
+      record: OperationRecord,
+      ack: Acknowledgement,
+      kept: Pick<OperationChange, "result" | "resultLost"> = {},
+    ): Promise<LifecycleResult> {
       if (record.state !== "delivered") return { events: [] };
       const now = deps.clock.now();
       const state = stateAfterAck(record, ack);
@@ -262,6 +266,7 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
         confirmedBy: state === "done" ? ("ack" as const) : undefined,
         details: ack.details,
         failureCause: state === "failed" ? ack.failureCause : undefined,
+        ...kept,
       });
       const event = await move(record, "delivered", change, now);
       // Dependents cancelled for a failure stay cancelled even when a racing move wins: their events go out too.

@@ -105,6 +105,17 @@ export interface OperationRecord {
   failureCause?: string;
   /** Why Beacon itself closed it (cancelled, a failed dependency, no longer supported). */
   reason?: string;
+  /** The answer its acknowledgement brought (a DESCRIBE's, results.ts), kept for the console until it expires. */
+  result?: OperationResult;
+  /** Its acknowledgement brought an answer that could not be kept. */
+  resultLost?: boolean;
+}
+
+/** How large an operation's kept answer is, and until when the console serves it (epoch ms). */
+export interface OperationResult {
+  bytes: number;
+  storedAt: number;
+  expiresAt: number;
 }
 
 /** What one transition writes besides the new state. */
@@ -120,6 +131,8 @@ export type OperationChange = Partial<
     | "details"
     | "failureCause"
     | "reason"
+    | "result"
+    | "resultLost"
   >
 > & { state: OperationState };
 

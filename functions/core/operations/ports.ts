@@ -42,3 +42,13 @@ export interface OperationStore {
    */
   due(time: number): AsyncIterable<OperationRecord>;
 }
+
+/**
+ * The answers DESCRIBE acknowledgements brought (results.ts), one per operation, under its tenant: the agent
+ * API puts them, the console reads them. The store deletes them itself some days later (its lifecycle).
+ */
+export interface OperationResultStore {
+  put(tenant: string, operationId: string, bytes: Uint8Array): Promise<void>;
+  /** Undefined once it is gone (never kept, or deleted by the lifecycle). */
+  read(tenant: string, operationId: string): Promise<Uint8Array | undefined>;
+}

@@ -17,7 +17,7 @@ import type { ConsoleResult } from "../result.js";
 import { isValidOperationId } from "./ids.js";
 import type { LifecycleResult } from "./lifecycle.js";
 import { isFinal, OperationKinds, type OperationRecord, type OperationState } from "./model.js";
-import type { OperationStore } from "./ports.js";
+import type { OperationResultStore, OperationStore } from "./ports.js";
 import {
   makeOperationQueue,
   type OperationDraft,
@@ -25,6 +25,7 @@ import {
   type OperationQueueDependencies,
   type Refusal,
 } from "./queue.js";
+import { RESULT_CONTENT_TYPE } from "./results.js";
 
 /** Most agents one request may queue an operation for; a larger fleet is addressed in narrower selections. */
 export const MAX_SELECTED_AGENTS = 1_000;
@@ -60,6 +61,7 @@ export interface PropertyUpdate {
 
 export interface OperationsDependencies extends OperationQueueDependencies {
   operations: OperationStore;
+  operationResults: OperationResultStore;
   registry: FleetRegistry;
   flows: FlowCatalog;
   assets: AssetCatalog;
@@ -116,6 +118,11 @@ export const operationView = (record: OperationRecord) =>
     details: record.details,
     failureCause: record.failureCause,
     reason: record.reason,
+    result: record.result && {
+      bytes: record.result.bytes,
+      expiresAt: toIso(record.result.expiresAt) as string,
+    },
+    resultLost: record.resultLost,
   });
 
 const nameOf = (kind: { operation: string; operand?: string }) =>
@@ -411,6 +418,28 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     async get(principal: Principal, operationId: string): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
       return { body: operationView(await findOperation(principal.tenant, operationId)) };
+    },
+
+    /**
+     * The answer the operation's acknowledgement brought (a DESCRIBE's, results.ts), as kept, until it
+     * expires. Operators and admins only: it holds the agent's configuration values and components' state,
+     * which viewers are not shown.
+     */
+    async result(principal: Principal, operationId: string): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      const record = await findOperation(principal.tenant, operationId);
+      if (!record.result)
+        throw new BeaconError(
+          "not_found",
+          record.resultLost ? "The operation's result could not be kept" : "The operation has no result",
+        );
+      // The bucket's lifecycle deletes the answer some hours after this, at a day's boundary: gone for the
+      // console already, so that every answer lasts the same.
+      const expired = () => new BeaconError("result_expired", "The operation's result has expired");
+      if (deps.clock.now() >= record.result.expiresAt) throw expired();
+      const bytes = await deps.operationResults.read(principal.tenant, operationId);
+      if (!bytes) throw expired();
+      return { body: new TextDecoder().decode(bytes), contentType: RESULT_CONTENT_TYPE };
     },
 
     async cancel(principal: Principal, operationId: string): Promise<ConsoleResult> {

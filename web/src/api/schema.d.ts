@@ -561,6 +561,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/operations/{operationId}/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As Beacon made it: it ends with `~` and the agent's id, which is how an acknowledgement that names no agent finds its operation. */
+                operationId: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * What a DESCRIBE's acknowledgement answered
+         * @description The answer the agent's acknowledgement of a DESCRIBE (CONFIGURATION, METRICS, JSTACK, CORECOMPONENTSTATE, MANIFEST) brought: the acknowledgement's JSON as the agent sent it, without `agentInfo` (a DESCRIBE MANIFEST's manifest, kept in the manifest catalog), and with every value whose key looks secret (it contains `pass`, `pwd`, `secret`, `token`, `credential`, or, separators removed, `privatekey`, `apikey`, `accesskey`, `signingkey`, `sessionkey`) replaced by `"[redacted by Beacon]"`. It is never put on the event stream. Operators and admins only: it holds the agent's configuration values and its components' state. Served for the days the deployment keeps results (7 unless set), then 410.
+         */
+        get: operations["getOperationResult"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rollouts": {
         parameters: {
             query?: never;
@@ -1020,7 +1043,7 @@ export interface components {
         /** @description Beacon's one error body. */
         Error: {
             error: {
-                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `resource_set_conflict`, `subscription_limit`, `webhook_tester_unavailable`, `internal_error`. */
+                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `result_expired`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `resource_set_conflict`, `subscription_limit`, `webhook_tester_unavailable`, `internal_error`. */
                 code: string;
                 message: string;
             };
@@ -1173,6 +1196,15 @@ export interface components {
             failureCause?: string;
             /** @description Why Beacon closed it itself: cancelled, a dependency that will not be done, or an operation the agent's manifest no longer lists. */
             reason?: string;
+            /** @description The answer its acknowledgement brought (a DESCRIBE's), kept for `GET /operations/{operationId}/result` until `expiresAt`. */
+            result?: {
+                /** @description Its size in bytes, as served. */
+                bytes: number;
+                /** Format: date-time */
+                expiresAt: string;
+            };
+            /** @description Its acknowledgement brought an answer that could not be kept (the operation closed all the same). */
+            resultLost?: boolean;
         };
         OperationList: {
             items: components["schemas"]["Operation"][];
@@ -2928,6 +2960,50 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    getOperationResult: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As Beacon made it: it ends with `~` and the agent's id, which is how an acknowledgement that names no agent finds its operation. */
+                operationId: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer, as kept (`result.bytes` of the operation long). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The caller's tenant has no such operation (another tenant's answer the same), or the operation has no result: not a DESCRIBE, not acknowledged as applied, its acknowledgement brought nothing, or its result could not be kept (`resultLost`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The result has expired (`result_expired`): the bucket's lifecycle deletes it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listRollouts: {

@@ -1,5 +1,6 @@
 import { dataOf, type Schemas } from "../api/client";
 import { timeAgo } from "../format";
+import { mayAct } from "../session";
 import { useConsole } from "./console";
 import { ActionProblem, TableFrame, TableHead, useAction } from "./resource";
 
@@ -10,6 +11,8 @@ export function OperationsTable(props: {
   onCancelled?: () => void;
 }) {
   const { onCancelled } = props;
+  // What a DESCRIBE answered holds configuration values: the API serves it to operators and admins only.
+  const mayReadResults = mayAct(useConsole().session, "operator");
   return (
     <TableFrame label={props.label}>
       <table>
@@ -36,6 +39,9 @@ export function OperationsTable(props: {
                 <span class={`state state-${operation.state}`}>{operation.state}</span>
                 {(operation.reason ?? operation.failureCause) && (
                   <span class="muted"> ({operation.reason ?? operation.failureCause})</span>
+                )}
+                {operation.result && mayReadResults && (
+                  <ResultDownload operationId={operation.operationId} bytes={operation.result.bytes} />
                 )}
               </td>
               <td>{timeAgo(operation.createdAt)}</td>
@@ -69,6 +75,34 @@ function CancelButton(props: { operationId: string; onCancelled: () => void }) {
     <>
       <button type="button" class="danger" onClick={cancel} disabled={state.status === "busy"}>
         Cancel
+      </button>
+      <ActionProblem state={state} />
+    </>
+  );
+}
+
+/** Fetches what the operation's acknowledgement answered, with the session's token, and saves it as a file. */
+function ResultDownload(props: { operationId: string; bytes: number }) {
+  const { client } = useConsole();
+  const [state, run] = useAction();
+  const path = { operationId: props.operationId };
+  async function download() {
+    const blob = await run(() =>
+      dataOf(client.GET("/api/v1/operations/{operationId}/result", { params: { path }, parseAs: "blob" })),
+    );
+    if (!blob) return;
+    const url = URL.createObjectURL(blob);
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = `${props.operationId}.json`;
+    link.click();
+    URL.revokeObjectURL(url);
+  }
+  return (
+    <>
+      {" "}
+      <button type="button" onClick={download} disabled={state.status === "busy"}>
+        Result ({Math.max(1, Math.round(props.bytes / 1024))} KB)
       </button>
       <ActionProblem state={state} />
     </>

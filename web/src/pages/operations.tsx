@@ -117,6 +117,11 @@ export function Operations() {
 /** What an operator can ask agents for, as operation and operand. */
 const KINDS = {
   "DESCRIBE MANIFEST": { operation: "DESCRIBE", operand: "MANIFEST" },
+  // MiNiFi C++ answers these in the acknowledgement: the operation's Result, for operators.
+  "DESCRIBE CONFIGURATION": { operation: "DESCRIBE", operand: "CONFIGURATION" },
+  "DESCRIBE METRICS": { operation: "DESCRIBE", operand: "METRICS" },
+  "DESCRIBE JSTACK": { operation: "DESCRIBE", operand: "JSTACK" },
+  "DESCRIBE CORECOMPONENTSTATE": { operation: "DESCRIBE", operand: "CORECOMPONENTSTATE" },
   "UPDATE PROPERTIES": { operation: "UPDATE", operand: "PROPERTIES" },
   "UPDATE CONFIGURATION": { operation: "UPDATE", operand: "CONFIGURATION" },
   "START FLOW": { operation: "START", operand: "FLOW" },
