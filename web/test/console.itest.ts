@@ -428,6 +428,22 @@ describe("the web console", () => {
     const { body } = await api<{ state: string; counts: { healthy: number } }>(`/rollouts/${rolloutId}`);
     expect(body).toMatchObject({ state: "completed", counts: { healthy: AGENT_IDS.length } });
     await capture(admin, "rollout");
+
+    // A rollout's agents are paged: the URL keeps the API's cursor, here the one after its first agent.
+    type Members = { items: { agentId: string }[]; nextCursor?: string };
+    const { body: first } = await api<Members>(`/rollouts/${rolloutId}/agents?limit=1`);
+    const { body: rest } = await api<Members>(
+      `/rollouts/${rolloutId}/agents?cursor=${encodeURIComponent(first.nextCursor ?? "")}`,
+    );
+    await admin.goto(`${webUrl}/rollouts/${rolloutId}?cursor=${encodeURIComponent(first.nextCursor ?? "")}`);
+    const members = admin.getByRole("region", { name: "The rollout's agents" });
+    await members.getByRole("link", { name: rest.items[0]?.agentId, exact: true }).waitFor();
+    expect(await members.getByRole("row").count()).toBe(rest.items.length + 1);
+    await admin
+      .getByRole("navigation", { name: "Pages of the rollout's agents" })
+      .getByRole("link", { name: "First page" })
+      .click();
+    await members.getByRole("link", { name: first.items[0]?.agentId, exact: true }).waitFor();
   }, 240_000);
 
   it("shows why the API refuses a rollout, and pauses, resumes and aborts one", async () => {

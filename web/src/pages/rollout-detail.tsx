@@ -18,12 +18,15 @@ import { mayAct } from "../session";
 const FINAL_STATES: Schemas["RolloutState"][] = ["completed", "rolled_back", "aborted"];
 /** How often a rollout under way is read again: about as often as the agents heartbeat. */
 const FOLLOW_PERIOD_MS = 2000;
+/** The rollout's agents a page shows; Next page follows the API's cursor, kept in the URL. */
+const AGENTS_PAGE_SIZE = 100;
 
 /** One rollout, followed live until it ends: its batches, each agent's health and why one failed. */
 export function RolloutDetail() {
   const { client, session } = useConsole();
-  const { params } = useRoute();
+  const { params, query } = useRoute();
   const rolloutId = params.rolloutId ?? "";
+  const cursor = query.cursor || undefined;
   const path = { rolloutId };
   const [rollout, reloadRollout] = useResource(
     () => dataOf(client.GET("/api/v1/rollouts/{rolloutId}", { params: { path } })),
@@ -31,9 +34,15 @@ export function RolloutDetail() {
   );
   const [agents, reloadAgents] = useResource(
     () =>
-      dataOf(client.GET("/api/v1/rollouts/{rolloutId}/agents", { params: { path, query: { limit: 100 } } })),
-    rolloutId,
+      dataOf(
+        client.GET("/api/v1/rollouts/{rolloutId}/agents", {
+          params: { path, query: { cursor, limit: AGENTS_PAGE_SIZE } },
+        }),
+      ),
+    `${rolloutId} ${cursor}`,
   );
+  const agentsUrl = (next?: string) =>
+    `/rollouts/${encodeURIComponent(rolloutId)}${next ? `?${new URLSearchParams({ cursor: next })}` : ""}`;
   const live = rollout.status === "ready" && !FINAL_STATES.includes(rollout.data.state);
   const refresh = () => {
     reloadRollout();
@@ -62,26 +71,32 @@ export function RolloutDetail() {
           page.items.length === 0 ? (
             <p class="empty">No agent selected yet: the canary starts with the sweeper's next run.</p>
           ) : (
-            <TableFrame label="The rollout's agents">
-              <table>
-                <TableHead columns={["Agent", "Batch", "State", "Why", "Selected"]} />
-                <tbody>
-                  {page.items.map((agent) => (
-                    <tr key={agent.agentId}>
-                      <td>
-                        <a href={`/agents/${encodeURIComponent(agent.agentId)}`}>{agent.agentId}</a>
-                      </td>
-                      <td>{agent.batch === 0 ? "canary" : agent.batch}</td>
-                      <td>
-                        <span class={`state state-${agent.state}`}>{agent.state}</span>
-                      </td>
-                      <td class="wrap">{agent.reason ?? "—"}</td>
-                      <td>{timeAgo(agent.selectedAt)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableFrame>
+            <>
+              <TableFrame label="The rollout's agents">
+                <table>
+                  <TableHead columns={["Agent", "Batch", "State", "Why", "Selected"]} />
+                  <tbody>
+                    {page.items.map((agent) => (
+                      <tr key={agent.agentId}>
+                        <td>
+                          <a href={`/agents/${encodeURIComponent(agent.agentId)}`}>{agent.agentId}</a>
+                        </td>
+                        <td>{agent.batch === 0 ? "canary" : agent.batch}</td>
+                        <td>
+                          <span class={`state state-${agent.state}`}>{agent.state}</span>
+                        </td>
+                        <td class="wrap">{agent.reason ?? "—"}</td>
+                        <td>{timeAgo(agent.selectedAt)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableFrame>
+              <nav class="pager" aria-label="Pages of the rollout's agents">
+                {cursor && <a href={agentsUrl()}>First page</a>}
+                {page.nextCursor && <a href={agentsUrl(page.nextCursor)}>Next page</a>}
+              </nav>
+            </>
           )
         }
       </Loaded>
