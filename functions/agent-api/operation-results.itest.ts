@@ -130,6 +130,21 @@ describe("a C++ agent's DESCRIBE answer", () => {
     const elsewhere = await readResult(operationId, stranger);
     expect(elsewhere.status).toBe(404);
     expect(elsewhere.body).not.toContain("configuration_options");
+    // Who read what agents disclosed, or tried to, is in the tenant's audit trail, without what they read.
+    const admin = await consoleApi.token({ tenant, role: "admin" });
+    const trail = await consoleApi.request("GET", "/api/v1/audit?operation=getOperationResult", {
+      token: admin,
+    });
+    const reads = (
+      trail.json().items as { actor: { role: string }; status: number; target: object }[]
+    ).filter((record) => JSON.stringify(record.target).includes(operationId));
+    expect(reads.map((record) => [record.actor.role, record.status])).toEqual(
+      expect.arrayContaining([
+        ["viewer", 403],
+        ["operator", 200],
+      ]),
+    );
+    expect(JSON.stringify(reads)).not.toContain("configuration_options");
     const queued = await consoleApi.request("POST", "/api/v1/operations", {
       token: operator,
       body: { agentId: "cpp-1", operation: "DESCRIBE", operand: "METRICS" },

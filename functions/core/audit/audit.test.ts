@@ -69,9 +69,12 @@ describe("an audit record", () => {
     expect(record.userAgent).toHaveLength(512);
   });
 
-  it("is kept for every method but GET", () => {
-    expect(["PUT", "POST", "DELETE", "PATCH"].map(isAudited)).toEqual([true, true, true, true]);
-    expect(isAudited("GET")).toBe(false);
+  it("is kept for every method but GET, and for reads of what agents disclosed", () => {
+    expect(
+      ["PUT", "POST", "DELETE", "PATCH"].map((method) => isAudited({ method, operationId: "putClass" })),
+    ).toEqual([true, true, true, true]);
+    expect(isAudited({ method: "GET", operationId: "listAgents" })).toBe(false);
+    expect(isAudited({ method: "GET", operationId: "getOperationResult" })).toBe(true);
   });
 });
 

@@ -31,8 +31,18 @@ export interface AuditRecord {
   summary?: Record<string, unknown>;
 }
 
-/** Requests that change nothing are not audited: every method but GET may change something. */
-export const isAudited = (method: string): boolean => method.toUpperCase() !== "GET";
+/**
+ * Reads that are audited all the same: what agents answered a DESCRIBE holds their configuration values and
+ * components' state, so who saw it is kept as who changed things is.
+ */
+const AUDITED_READS: ReadonlySet<string> = new Set(["getOperationResult"]);
+
+/**
+ * Requests that change nothing are not audited (every method but GET may change something), except the reads
+ * of what agents disclosed.
+ */
+export const isAudited = (operation: { method: string; operationId: string }): boolean =>
+  operation.method.toUpperCase() !== "GET" || AUDITED_READS.has(operation.operationId);
 
 /** A tenant's audit trail is ordered by time, then request id. */
 export const auditKey = (record: Pick<AuditRecord, "at" | "requestId">): string =>

@@ -56,11 +56,12 @@ export type AuditOutcome =
   | { written: "no"; record: AuditRecord; error: unknown };
 
 /**
- * Keeps one record of a request that asked for a change; none of a read. The change, if any, is made by then:
+ * Keeps one record of a request that asked for a change, or read what agents disclosed; none of another read.
+ * The change, if any, is made by then:
  * a record that cannot be written is answered as such, for the caller to report, and never undoes or fails it.
  */
 export async function recordAudit(log: AuditLog, request: AuditedRequest): Promise<AuditOutcome> {
-  if (!isAudited(request.operation.method)) return { written: "none" };
+  if (!isAudited(request.operation)) return { written: "none" };
   const record = auditRecordOf(request);
   try {
     await log.add(record);
