@@ -235,6 +235,13 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
     } else if (operation.path.includes("{")) {
       expect(response.status).toBe(404);
       isError(body, "not_found");
+    } else if (operation.operationId === "listAuditRecords") {
+      // A's trail holds A's own requests only; the ids of B's that A sent them with (an audited read among
+      // them) are A's own input, and nothing else of B's is there.
+      expect(response.status).toBe(200);
+      const records = body.items as { actor: { subject: string }; target: unknown }[];
+      expect(records.every((record) => record.actor.subject.startsWith(`${a.tenant}-`))).toBe(true);
+      expect(JSON.stringify(records.map(({ target: _sent, ...record }) => record))).not.toContain(b.tenant);
     } else {
       expect(response.status).toBe(200);
       expect(response.body).not.toContain(b.tenant);
