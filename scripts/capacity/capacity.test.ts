@@ -266,7 +266,7 @@ describe("the budget report", () => {
       prices,
     );
     expect(text).toMatch(/^agents\s+100,000\s+1,000,000\s+10,000,000$/m);
-    expect(text).toMatch(/^ALB \+ ECS Fargate arm64\s+\$3,343\s+\$28,108\s+\$245,040$/m);
+    expect(text).toMatch(/^ALB \+ ECS Fargate arm64\s+\$3,358\s+\$28,123\s+\$245,055$/m);
     // 166,667 records/s of the 200,000 an on-demand stream takes; the table's checkpoints (16,667 of 40,000
     // write units/s) are not near their limit.
     expect(text).toContain(
@@ -275,7 +275,7 @@ describe("the budget report", () => {
     expect(text).not.toContain("DynamoDB on-demand table write throughput (per table, and per index): needs");
     expect(text).toContain("quotas: none crossed (13 checked)");
     expect(text).toContain("API Gateway requests per second (account and region): needs 16,667 requests/s");
-    expect(text).toContain("Cheapest option: ALB + ECS Fargate arm64, $3,343: over by $2,143.");
+    expect(text).toContain("Cheapest option: ALB + ECS Fargate arm64, $3,358: over by $2,158.");
   });
 });
 

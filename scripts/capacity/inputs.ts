@@ -119,7 +119,10 @@ export interface Prices {
 export interface Deployment {
   hoursPerMonth: number;
   availabilityZones: number;
-  /** Interface endpoints every option has (stateful-stack.ts): Kinesis and Secrets Manager. */
+  /**
+   * Interface endpoints every option has (stateful-stack.ts): Kinesis, Secrets Manager and Lambda (the console's
+   * webhook tests).
+   */
   interfaceEndpoints: number;
   /** Added by a Fargate service in subnets without a NAT gateway: ECR API, ECR Docker, CloudWatch Logs. */
   fargateExtraInterfaceEndpoints: number;
@@ -137,7 +140,7 @@ export interface Deployment {
 export const defaultDeployment: Deployment = {
   hoursPerMonth: 730,
   availabilityZones: 2,
-  interfaceEndpoints: 2,
+  interfaceEndpoints: 3,
   fargateExtraInterfaceEndpoints: 3,
   fargateTaskVcpu: 1,
   fargateTaskMemoryGb: 2,
