@@ -147,3 +147,21 @@ export function TableHead(props: { columns: (string | { hidden: string })[] }) {
     </thead>
   );
 }
+
+/**
+ * Links to a list's first page, when the URL is on another, and to its next, when the API gave a cursor: the
+ * cursor lives in the URL, so a page of a list can be shared and Back returns to it.
+ */
+export function Pager(props: {
+  label: string;
+  cursor: string | undefined;
+  nextCursor: string | undefined;
+  urlOf: (cursor?: string) => string;
+}) {
+  return (
+    <nav class="pager" aria-label={props.label}>
+      {props.cursor && <a href={props.urlOf()}>First page</a>}
+      {props.nextCursor && <a href={props.urlOf(props.nextCursor)}>Next page</a>}
+    </nav>
+  );
+}

@@ -3,7 +3,7 @@ import { dataOf } from "../api/client";
 import { Choice } from "../components/choice";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
-import { Loaded, TableFrame, TableHead, useResource } from "../components/resource";
+import { Loaded, Pager, TableFrame, TableHead, useResource } from "../components/resource";
 import { shortHash, timeAgo } from "../format";
 
 /** The agent list's filters as the URL carries them, named as the API's query parameters. */
@@ -146,12 +146,12 @@ export function Agents() {
                   </tbody>
                 </table>
               </TableFrame>
-              <nav class="pager" aria-label="Pages of agents">
-                {query.cursor && <a href={`/agents?${filterParams(query)}`}>First page</a>}
-                {page.nextCursor && (
-                  <a href={`/agents?${filterParams(query, { cursor: page.nextCursor })}`}>Next page</a>
-                )}
-              </nav>
+              <Pager
+                label="Pages of agents"
+                cursor={query.cursor}
+                nextCursor={page.nextCursor}
+                urlOf={(cursor) => `/agents?${filterParams(query, cursor ? { cursor } : {})}`}
+              />
             </>
           )
         }

@@ -2,7 +2,7 @@ import { useLocation } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
-import { Loaded, TableFrame, TableHead, useResource } from "../components/resource";
+import { Loaded, Pager, TableFrame, TableHead, useResource } from "../components/resource";
 import { dateTime } from "../format";
 
 /** The trail's filters as the URL carries them, named as the API's query parameters. */
@@ -90,10 +90,12 @@ export function Audit() {
             ) : (
               <AuditTable records={page.items} />
             )}
-            <nav class="pager" aria-label="Pages of the audit trail">
-              {query.cursor && <a href={listUrl(query)}>First page</a>}
-              {page.nextCursor && <a href={listUrl(query, { cursor: page.nextCursor })}>Next page</a>}
-            </nav>
+            <Pager
+              label="Pages of the audit trail"
+              cursor={query.cursor}
+              nextCursor={page.nextCursor}
+              urlOf={(cursor) => listUrl(query, cursor ? { cursor } : {})}
+            />
           </>
         )}
       </Loaded>

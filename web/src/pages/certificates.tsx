@@ -4,7 +4,15 @@ import { dataOf, type Schemas } from "../api/client";
 import { ConfirmedAction } from "../components/confirmed-action";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
-import { Loaded, SubmitRow, TableFrame, TableHead, useAction, useResource } from "../components/resource";
+import {
+  Loaded,
+  Pager,
+  SubmitRow,
+  TableFrame,
+  TableHead,
+  useAction,
+  useResource,
+} from "../components/resource";
 import { dateTime } from "../format";
 
 const PAGE_SIZE = 50;
@@ -64,10 +72,12 @@ export function Certificates() {
           ) : (
             <>
               <CertificateTable certificates={page.items} onRevoked={reload} />
-              <nav class="pager" aria-label="Pages of certificates">
-                {cursor && <a href={listUrl({ expiring })}>First page</a>}
-                {page.nextCursor && <a href={listUrl({ expiring, cursor: page.nextCursor })}>Next page</a>}
-              </nav>
+              <Pager
+                label="Pages of certificates"
+                cursor={cursor}
+                nextCursor={page.nextCursor}
+                urlOf={(next) => listUrl({ expiring, cursor: next })}
+              />
             </>
           )
         }

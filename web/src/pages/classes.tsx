@@ -2,7 +2,7 @@ import { useLocation } from "preact-iso";
 import { dataOf } from "../api/client";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
-import { Loaded, TableFrame, TableHead, useResource } from "../components/resource";
+import { Loaded, Pager, TableFrame, TableHead, useResource } from "../components/resource";
 import { shortHash } from "../format";
 
 const PAGE_SIZE = 50;
@@ -46,12 +46,12 @@ export function Classes() {
                   </tbody>
                 </table>
               </TableFrame>
-              <nav class="pager" aria-label="Pages of classes">
-                {cursor && <a href="/classes">First page</a>}
-                {page.nextCursor && (
-                  <a href={`/classes?${new URLSearchParams({ cursor: page.nextCursor })}`}>Next page</a>
-                )}
-              </nav>
+              <Pager
+                label="Pages of classes"
+                cursor={cursor}
+                nextCursor={page.nextCursor}
+                urlOf={(next) => (next ? `/classes?${new URLSearchParams({ cursor: next })}` : "/classes")}
+              />
             </>
           )
         }

@@ -5,7 +5,7 @@ import { Choice } from "../components/choice";
 import { useConsole } from "../components/console";
 import { OperationsTable } from "../components/operations-table";
 import { Page } from "../components/page";
-import { Loaded, SubmitRow, useAction, useInterval, useResource } from "../components/resource";
+import { Loaded, Pager, SubmitRow, useAction, useInterval, useResource } from "../components/resource";
 import { mayAct } from "../session";
 
 const PAGE_SIZE = 50;
@@ -100,12 +100,12 @@ export function Operations() {
                 label="Operations"
                 onCancelled={mayAct(session, "operator") ? reload : undefined}
               />
-              <nav class="pager" aria-label="Pages of operations">
-                {cursor && <a href={listUrl({ state, agentId })}>First page</a>}
-                {page.nextCursor && (
-                  <a href={listUrl({ state, agentId, cursor: page.nextCursor })}>Next page</a>
-                )}
-              </nav>
+              <Pager
+                label="Pages of operations"
+                cursor={cursor}
+                nextCursor={page.nextCursor}
+                urlOf={(next) => listUrl({ state, agentId, cursor: next })}
+              />
             </>
           )
         }

@@ -6,6 +6,7 @@ import { Page } from "../components/page";
 import {
   ActionProblem,
   Loaded,
+  Pager,
   TableFrame,
   TableHead,
   useAction,
@@ -92,10 +93,12 @@ export function RolloutDetail() {
                   </tbody>
                 </table>
               </TableFrame>
-              <nav class="pager" aria-label="Pages of the rollout's agents">
-                {cursor && <a href={agentsUrl()}>First page</a>}
-                {page.nextCursor && <a href={agentsUrl(page.nextCursor)}>Next page</a>}
-              </nav>
+              <Pager
+                label="Pages of the rollout's agents"
+                cursor={cursor}
+                nextCursor={page.nextCursor}
+                urlOf={agentsUrl}
+              />
             </>
           )
         }

@@ -3,7 +3,15 @@ import { useLocation } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
-import { Loaded, SubmitRow, TableFrame, TableHead, useAction, useResource } from "../components/resource";
+import {
+  Loaded,
+  Pager,
+  SubmitRow,
+  TableFrame,
+  TableHead,
+  useAction,
+  useResource,
+} from "../components/resource";
 import { shortHash, timeAgo } from "../format";
 import { mayAct } from "../session";
 
@@ -80,10 +88,12 @@ export function Rollouts() {
                   </tbody>
                 </table>
               </TableFrame>
-              <nav class="pager" aria-label="Pages of rollouts">
-                {cursor && <a href={listUrl({})}>First page</a>}
-                {page.nextCursor && <a href={listUrl({ cursor: page.nextCursor })}>Next page</a>}
-              </nav>
+              <Pager
+                label="Pages of rollouts"
+                cursor={cursor}
+                nextCursor={page.nextCursor}
+                urlOf={(next) => listUrl(next ? { cursor: next } : {})}
+              />
             </>
           )
         }

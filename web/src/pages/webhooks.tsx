@@ -8,6 +8,7 @@ import { Page } from "../components/page";
 import {
   ActionProblem,
   Loaded,
+  Pager,
   SubmitRow,
   TableFrame,
   TableHead,
@@ -58,10 +59,12 @@ export function Webhooks() {
             ) : (
               <SubscriptionTable subscriptions={page.items} />
             )}
-            <nav class="pager" aria-label="Pages of event subscriptions">
-              {cursor && <a href={listUrl()}>First page</a>}
-              {page.nextCursor && <a href={listUrl(page.nextCursor)}>Next page</a>}
-            </nav>
+            <Pager
+              label="Pages of event subscriptions"
+              cursor={cursor}
+              nextCursor={page.nextCursor}
+              urlOf={listUrl}
+            />
           </>
         )}
       </Loaded>
@@ -454,10 +457,7 @@ function Deliveries(props: { subscriptionId: string; cursor: string | undefined;
                 </table>
               </TableFrame>
             )}
-            <nav class="pager" aria-label="Pages of deliveries">
-              {cursor && <a href={pageUrl()}>First page</a>}
-              {page.nextCursor && <a href={pageUrl(page.nextCursor)}>Next page</a>}
-            </nav>
+            <Pager label="Pages of deliveries" cursor={cursor} nextCursor={page.nextCursor} urlOf={pageUrl} />
           </>
         )}
       </Loaded>
