@@ -24,7 +24,7 @@ export const functionNames = (): string[] =>
     .sort();
 
 /** esbuild's options for what the CDK app hands NodejsFunction, as its bundler passes them on. */
-export function esbuildOptionsOf(bundling: typeof beaconBundling): BuildOptions {
+function esbuildOptionsOf(bundling: typeof beaconBundling): BuildOptions {
   return {
     bundle: true,
     platform: "node",
