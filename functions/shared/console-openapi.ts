@@ -1,12 +1,18 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import formats from "ajv-formats";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import openApiDocument from "../../schemas/console/openapi.json" with { type: "json" };
 import { BeaconError } from "../core/errors.js";
 import { type Role, Roles } from "../core/identity/principal.js";
+import * as documentValidators from "./compiled-console-documents.js";
+import * as parameterValidators from "./compiled-console-parameters.js";
+import {
+  type DocumentOperation,
+  documentOperations,
+  takesRawBody,
+  validatorNames,
+} from "./console-openapi-document.js";
 import { type BodyLimits, decodeBody, decodeBodyBytes, parseJsonObject } from "./http.js";
 
-export { openApiDocument };
+export { openApiDocument } from "./console-openapi-document.js";
 
 /** The console API's routes, parameters, bodies and responses: all read from schemas/console/openapi.json. */
 export interface ConsoleOperation {
@@ -42,58 +48,20 @@ export interface ConsoleInput {
   contentType?: string;
 }
 
-type Schema = Record<string, unknown>;
-interface Parameter {
-  name: string;
-  in: "path" | "query";
-  required?: boolean;
-  schema: Schema;
-}
-interface OperationObject {
-  operationId: string;
-  "x-beacon-role": string;
-  /** The body is a document (a flow, JSON or YAML) the use case reads itself, not a JSON request. */
-  "x-beacon-raw-body"?: boolean;
-  parameters?: (Parameter | { $ref: string })[];
-  requestBody?: { content: { "application/json": { schema: Schema } } };
-  responses: Record<string, { $ref: string } | { content?: { "application/json"?: { schema: Schema } } }>;
-}
-
-const COMPONENTS_ID = "beacon-console";
-const METHODS = ["get", "put", "post", "delete"] as const;
-const document = openApiDocument as unknown as {
-  paths: Record<
-    string,
-    Partial<Record<(typeof METHODS)[number], OperationObject>> & { parameters?: Parameter[] }
-  >;
-  components: {
-    schemas: Schema;
-    parameters: Record<string, Parameter>;
-    responses: Record<string, { content?: { "application/json"?: { schema: Schema } } }>;
-  };
+const compiled: Record<string, ValidateFunction | undefined> = {
+  ...parameterValidators,
+  ...documentValidators,
 };
 
-/** Points a document reference at the components registered with the validators under COMPONENTS_ID. */
-const retarget = (schema: Schema, prefix: string): Schema =>
-  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${prefix}#/$defs/`));
+/** The validator `npm run schemas:validators` compiled under `name`; undefined for a schema the document has not. */
+const validatorNamed = (name: string): ValidateFunction | undefined =>
+  Object.hasOwn(compiled, name) ? compiled[name] : undefined;
 
-function validators(options: { coerceTypes: boolean }): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: false, coerceTypes: options.coerceTypes });
-  formats.default(ajv);
-  ajv.addSchema({ $id: COMPONENTS_ID, $defs: retarget(document.components.schemas, "") });
-  return ajv;
+function requiredValidator(name: string): ValidateFunction {
+  const validate = validatorNamed(name);
+  if (!validate) throw new Error(`No compiled validator ${name}: run npm run schemas:validators`);
+  return validate;
 }
-
-/** Bodies and responses are checked as they are; path and query values arrive as text and are converted. */
-const strict = validators({ coerceTypes: false });
-const coercing = validators({ coerceTypes: true });
-
-const resolve = <T>(value: T | { $ref: string }, components: Record<string, T>): T => {
-  if (typeof value === "object" && value !== null && "$ref" in value) {
-    return components[value.$ref.split("/").at(-1) as string] as T;
-  }
-  return value;
-};
 
 function describeFailure(where: string, errors: ErrorObject[] | null | undefined): string {
   const [first] = errors ?? [];
@@ -103,48 +71,14 @@ function describeFailure(where: string, errors: ErrorObject[] | null | undefined
   return `${at} ${first?.message ?? "does not match the API document"}${extra}`;
 }
 
-function parametersSchema(parameters: Parameter[], location: "path" | "query"): Schema {
-  const mine = parameters.filter((parameter) => parameter.in === location);
-  return {
-    type: "object",
-    properties: Object.fromEntries(mine.map((parameter) => [parameter.name, parameter.schema])),
-    required: mine.filter((parameter) => parameter.required).map((parameter) => parameter.name),
-    additionalProperties: false,
-  };
-}
-
-function compile(
-  path: string,
-  method: string,
-  operation: OperationObject,
-  shared: Parameter[],
-): ConsoleOperation {
+function compile({ path, method, operation }: DocumentOperation): ConsoleOperation {
   const role = operation["x-beacon-role"];
   if (!Roles.includes(role as Role))
     throw new Error(`${operation.operationId} declares no known x-beacon-role`);
-  const parameters = [...shared, ...(operation.parameters ?? [])].map((parameter) =>
-    resolve(parameter, document.components.parameters),
-  );
-  const validateInput = coercing.compile(
-    retarget(
-      {
-        type: "object",
-        properties: {
-          path: parametersSchema(parameters, "path"),
-          query: parametersSchema(parameters, "query"),
-        },
-      },
-      COMPONENTS_ID,
-    ),
-  );
-  const rawBody = operation["x-beacon-raw-body"] === true;
-  const bodySchema = rawBody ? undefined : operation.requestBody?.content["application/json"].schema;
-  const validateBody = bodySchema && strict.compile(retarget(bodySchema, COMPONENTS_ID));
-  const responses = new Map<number, ValidateFunction>();
-  for (const [status, response] of Object.entries(operation.responses)) {
-    const schema = resolve(response, document.components.responses).content?.["application/json"]?.schema;
-    if (schema) responses.set(Number(status), strict.compile(retarget(schema, COMPONENTS_ID)));
-  }
+  const names = validatorNames(operation.operationId);
+  const validateInput = requiredValidator(names.input);
+  const rawBody = takesRawBody(operation);
+  const validateBody = rawBody || !operation.requestBody ? undefined : requiredValidator(names.body);
 
   return {
     operationId: operation.operationId,
@@ -179,7 +113,7 @@ function compile(
       return input;
     },
     assertResponse(status, body) {
-      const validate = responses.get(status);
+      const validate = validatorNamed(names.response(status));
       if (!validate) throw new Error(`${operation.operationId} documents no ${status} response`);
       if (!validate(body)) {
         throw new Error(
@@ -190,13 +124,8 @@ function compile(
   };
 }
 
-/** Every operation of the document, compiled once per container. */
-export const consoleOperations: ConsoleOperation[] = Object.entries(document.paths).flatMap(([path, item]) =>
-  METHODS.flatMap((method) => {
-    const operation = item[method];
-    return operation ? [compile(path, method, operation, item.parameters ?? [])] : [];
-  }),
-);
+/** Every operation of the document, its validators compiled ahead of time. */
+export const consoleOperations: ConsoleOperation[] = documentOperations().map(compile);
 
 const byRouteKey = new Map(consoleOperations.map((operation) => [operation.routeKey, operation]));
 

@@ -13,7 +13,7 @@ import {
   type SystemLogLevel,
   Tracing,
 } from "aws-cdk-lib/aws-lambda";
-import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { type BundlingOptions, NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { type ILogGroup, LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
@@ -43,6 +43,27 @@ const tableDataActions = [
   "dynamodb:DeleteItem",
   "dynamodb:BatchWriteItem",
 ];
+
+/**
+ * How every function is bundled: a minified ES module for Node 22, with the SDK in it. Exported so that
+ * `npm run bench:cold-start` measures the very bundles a deployment ships.
+ */
+export const beaconBundling = {
+  format: OutputFormat.ESM,
+  target: "node22",
+  mainFields: ["module", "main"],
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  // The function runs the SDK versions the tests ran against, not whatever the runtime ships.
+  bundleAwsSDK: true,
+  forceDockerBundling: false,
+  // CommonJS dependencies (ioredis) call require(), which an ES module must create for them.
+  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+} satisfies BundlingOptions;
+
+/** Node's options for every function: stack traces point into the sources through the bundle's source map. */
+export const beaconNodeOptions = "--enable-source-maps";
 
 /** A role for a Lambda function that may write to its own log group and nowhere else (no managed policy). */
 export function lambdaRoleLoggingTo(scope: Construct, id: string, logGroup: ILogGroup): Role {
@@ -146,22 +167,9 @@ export class BeaconFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: this.serviceName,
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
         POWERTOOLS_LOG_LEVEL: platform.logLevel,
-        NODE_OPTIONS: "--enable-source-maps",
+        NODE_OPTIONS: beaconNodeOptions,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: "node22",
-        mainFields: ["module", "main"],
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        // The function runs the SDK versions the tests ran against, not whatever the runtime ships.
-        bundleAwsSDK: true,
-        forceDockerBundling: false,
-        // CommonJS dependencies (ioredis) call require(), which an ES module must create for them.
-        banner:
-          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-      },
+      bundling: beaconBundling,
     });
     Validations.of(this.function).acknowledge({
       id: "AwsSolutions-L1",

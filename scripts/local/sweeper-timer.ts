@@ -77,7 +77,7 @@ export function startScheduleTimer(fn: ScheduledFunction, log: (line: string) =>
 }
 
 /** What an EventBridge schedule sends on AWS (neither function reads any of it). */
-function scheduledEvent(rule: string): ScheduledEvent {
+export function scheduledEvent(rule: string): ScheduledEvent {
   return {
     version: "0",
     id: randomUUID(),

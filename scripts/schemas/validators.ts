@@ -1,14 +1,21 @@
 /**
- * The agent API validates C2 payloads, and tests validate stream events, with validators compiled ahead of
- * time: `npm run schemas:validators` writes them from the JSON Schemas in schemas/ as Ajv standalone code
- * (functions/shared/compiled-validators.js, with its declarations), so a function compiles no schema when it
- * starts. A unit test fails when the files are stale.
+ * Beacon's functions validate with validators compiled ahead of time, so that none compiles a schema when it
+ * starts: `npm run schemas:validators` writes them as Ajv standalone code, each module with its declarations,
+ * from the JSON Schemas in schemas/ (the agent API's C2 payloads, and the stream's events the tests check) and
+ * from the console API's document, schemas/console/openapi.json (its operations' parameters, bodies and
+ * answers). A unit test fails when the files are stale.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import standalone from "ajv/dist/standalone/index.js";
+import formats from "ajv-formats";
+import {
+  componentsSchema,
+  documentOperations,
+  operationSchemas,
+} from "../../functions/shared/console-openapi-document.js";
 
 /** Each validator's export name and its schema's file under schemas/. */
 export const SchemaFiles = {
@@ -26,17 +33,56 @@ export const SchemaFiles = {
 } as const;
 
 const schemasDir = new URL("../../schemas/", import.meta.url);
-export const VALIDATORS_FILE = fileURLToPath(
-  new URL("../../functions/shared/compiled-validators.js", import.meta.url),
-);
-export const DECLARATIONS_FILE = VALIDATORS_FILE.replace(/\.js$/, ".d.ts");
+const sharedFile = (name: string) =>
+  fileURLToPath(new URL(`../../functions/shared/${name}`, import.meta.url));
 
-/** Biome leaves both files alone (biome.json): they are checked against the schemas instead. */
+/** One file `npm run schemas:validators` writes, and what it holds. */
+export interface GeneratedFile {
+  file: string;
+  code: string;
+}
+
+/** Biome leaves these files alone (biome.json): they are checked against the schemas instead. */
 const HEADER = "// Generated from schemas/ by `npm run schemas:validators`; do not edit.\n";
 const require = createRequire(import.meta.url);
+const FORMATS_MODULE = "ajv-formats/dist/formats";
 
-/** The validators' module and its declarations, as the schemas compile now. */
-export async function generateValidators(): Promise<{ code: string; declarations: string }> {
+/**
+ * The module of `ajv`'s schemas, each exported under its name (`ids`: name → schema id), with `aliases` (name →
+ * name in `ids`) for schemas the same as one compiled already, and its declarations.
+ */
+function standaloneModule(
+  ajv: Ajv2020,
+  ids: Record<string, string>,
+  file: string,
+  aliases: Record<string, string> = {},
+): GeneratedFile[] {
+  // Ajv's ES module output still requires its runtime helpers; each is a self-contained function, written in.
+  const code = standalone
+    .default(ajv, ids)
+    .replace(/require\("(ajv\/dist\/runtime\/[\w-]+)"\)\.default/g, (_match, helper: string) => {
+      const source = String((require(helper) as { default: unknown }).default);
+      if (source.includes("require(")) throw new Error(`${helper} is not self-contained`);
+      return `(${source})`;
+    })
+    // The formats (date-time, uri, …) are imported as a module: their functions share helpers among them.
+    .replaceAll(`require("${FORMATS_MODULE}").fullFormats`, "fullFormats");
+  const imports = code.includes("fullFormats") ? `import { fullFormats } from "${FORMATS_MODULE}.js";\n` : "";
+  const aliasExports = Object.entries(aliases).map(([name, same]) => `export const ${name} = ${same};\n`);
+  const declarations = [
+    'import type { ValidateFunction } from "ajv";',
+    ...[...Object.keys(ids), ...Object.keys(aliases)].map(
+      (name) => `export declare const ${name}: ValidateFunction;`,
+    ),
+  ].join("\n");
+  return [
+    { file, code: `${HEADER}${imports}${code}\n${aliasExports.join("")}` },
+    { file: file.replace(/\.js$/, ".d.ts"), code: `${HEADER}${declarations}\n` },
+  ];
+}
+
+/** The C2 payloads' and the stream events' validators. */
+async function c2AndEventValidators(): Promise<GeneratedFile[]> {
   // The options Beacon always validated with; `code` asks for source that stands alone as an ES module.
   const ajv = new Ajv2020({
     allErrors: false,
@@ -50,24 +96,56 @@ export async function generateValidators(): Promise<{ code: string; declarations
     ajv.addSchema(schema);
     ids[name] = schema.$id;
   }
-  // Ajv's ES module output still requires its runtime helpers; each is a self-contained function, written in.
-  const code = standalone
-    .default(ajv, ids)
-    .replace(/require\("(ajv\/dist\/runtime\/[\w-]+)"\)\.default/g, (_match, helper: string) => {
-      const source = String((require(helper) as { default: unknown }).default);
-      if (source.includes("require(")) throw new Error(`${helper} is not self-contained`);
-      return `(${source})`;
+  return standaloneModule(ajv, ids, sharedFile("compiled-validators.js"));
+}
+
+/**
+ * The console API's validators: its operations' parameters, which arrive as text and are converted to their
+ * types (`coerceTypes`), in one module, and their bodies and answers, checked as they are, in another.
+ */
+function consoleValidators(): GeneratedFile[] {
+  const operations = documentOperations().map(operationSchemas);
+  const moduleOf = (coerceTypes: boolean, file: string) => {
+    const ajv = new Ajv2020({
+      allErrors: false,
+      strict: true,
+      coerceTypes,
+      // References call the component's one validator rather than repeating its code in every schema.
+      inlineRefs: false,
+      code: { source: true, esm: true },
     });
-  const declarations = [
-    'import type { ValidateFunction } from "ajv";',
-    ...Object.keys(SchemaFiles).map((name) => `export declare const ${name}: ValidateFunction;`),
-  ].join("\n");
-  return { code: `${HEADER}${code}\n`, declarations: `${HEADER}${declarations}\n` };
+    formats.default(ajv);
+    ajv.addSchema(componentsSchema());
+    const byText = new Map<string, string>();
+    const ids: Record<string, string> = {};
+    const aliases: Record<string, string> = {};
+    for (const schemas of operations) {
+      for (const [name, schema] of Object.entries(coerceTypes ? schemas.parameters : schemas.documents)) {
+        const text = JSON.stringify(schema);
+        const same = byText.get(text);
+        if (same === undefined) {
+          ajv.addSchema(schema, name);
+          byText.set(text, name);
+          ids[name] = name;
+        } else aliases[name] = same;
+      }
+    }
+    return standaloneModule(ajv, ids, sharedFile(file), aliases);
+  };
+  return [
+    ...moduleOf(true, "compiled-console-parameters.js"),
+    ...moduleOf(false, "compiled-console-documents.js"),
+  ];
+}
+
+/** Every validators' module and its declarations, as the schemas compile now. */
+export async function generateValidators(): Promise<GeneratedFile[]> {
+  return [...(await c2AndEventValidators()), ...consoleValidators()];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { code, declarations } = await generateValidators();
-  await writeFile(VALIDATORS_FILE, code);
-  await writeFile(DECLARATIONS_FILE, declarations);
-  console.log(`wrote ${VALIDATORS_FILE} and ${DECLARATIONS_FILE}`);
+  for (const { file, code } of await generateValidators()) {
+    await writeFile(file, code);
+    console.log(`wrote ${file}`);
+  }
 }

@@ -30,10 +30,6 @@ export interface FlowDocument {
   assetIds?: string[];
 }
 
-/** The hash that names a flow version, also its flow id on the wire. */
-const FLOW_HASH_PATTERN = /^[0-9a-f]{64}$/;
-export const isFlowHash = (value: string): boolean => FLOW_HASH_PATTERN.test(value);
-
 /** Deepest process-group nesting Beacon walks; real flows nest a handful of levels. */
 const MAX_GROUP_DEPTH = 64;
 /** YAML aliases a document may expand: enough for real configurations, too few for an alias bomb. */

@@ -1,7 +1,7 @@
 import { makeContentDownload } from "../downloads.js";
 import type { CacheBreaker } from "../guarded-cache.js";
 import type { RevocationCache, RevocationList } from "../identity/ports.js";
-import { isFlowHash } from "./document.js";
+import { isFlowHash } from "./flow-hash.js";
 import type { FlowContentStore } from "./ports.js";
 
 export interface FlowDownloadDependencies {

@@ -4,7 +4,8 @@ import { type Principal, requireRole } from "../identity/principal.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
-import { isFlowHash, readFlowDocument } from "./document.js";
+import { readFlowDocument } from "./document.js";
+import { isFlowHash } from "./flow-hash.js";
 import type { FlowCatalog, FlowVersionRecord } from "./ports.js";
 import type { FlowValidation } from "./validation.js";
 

@@ -8,7 +8,7 @@ import type { OperationArgs } from "../c2/model.js";
 import { BeaconError } from "../errors.js";
 import type { AgentFilters } from "../fleet/agents.js";
 import type { FleetRegistry, HotAgentState } from "../fleet/ports.js";
-import { isFlowHash } from "../flows/document.js";
+import { isFlowHash } from "../flows/flow-hash.js";
 import { updateConfigurationArgs } from "../flows/location.js";
 import type { FlowCatalog } from "../flows/ports.js";
 import { type Principal, requireRole } from "../identity/principal.js";

@@ -1,7 +1,7 @@
 import { isClassName } from "../agents/class-name.js";
 import { dropUndefined } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
-import { isFlowHash } from "../flows/document.js";
+import { isFlowHash } from "../flows/flow-hash.js";
 import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
 import type { FlowValidation } from "../flows/validation.js";
 import { isValidIdentifier } from "../identity/credentials.js";

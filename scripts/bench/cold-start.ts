@@ -1,0 +1,76 @@
+/**
+ * `npm run bench:cold-start`: every function's cold start (cold-starts.ts), measured on backends of its own, on
+ * free ports, in a state folder under .beacon/ that goes at the end. It exits 1 when a function's init and
+ * first request take over 300 ms at p99, the agent API's bundle is over 1 MB minified, or a request was
+ * answered wrong: a gate to run before a release.
+ *
+ *   npm run bench:cold-start -- --runs 50 --functions agent-api,console-api --json
+ *   (or BENCH_RUNS; 20 fresh processes per request by default; --json prints the figures as JSON instead)
+ */
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { startBackends } from "../local/backends.js";
+import { findFreePorts } from "../local/ports.js";
+import { budgetBreaches, reportLines, runColdStartBench } from "./cold-starts.js";
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: "string", default: process.env.BENCH_RUNS ?? "20" },
+    functions: { type: "string" },
+    json: { type: "boolean", default: false },
+  },
+});
+const runs = Number(values.runs);
+if (!Number.isInteger(runs) || runs < 1) {
+  console.error("bench:cold-start: --runs is a whole number of at least 1");
+  process.exit(2);
+}
+// With --json the figures alone go to stdout.
+const log = (line: string) => console.error(`bench:cold-start: ${line}`);
+const stateDir = fileURLToPath(new URL(`../../.beacon/bench-cold-start-${process.pid}/`, import.meta.url));
+const [dynamodb, redis, kinesis, s3, eventbridge] = (await findFreePorts(5)) as [
+  number,
+  number,
+  number,
+  number,
+  number,
+];
+
+let exitCode = 1;
+const backends = await startBackends({
+  stateDir,
+  ports: { dynamodb, redis, kinesis, s3 },
+  kinesisEmulator: "kinesalite",
+  tableName: "beacon-bench-cold-start",
+  streamName: "beacon-events-bench-cold-start",
+  assetBucket: "beacon-assets-bench-cold-start",
+  archiveBucket: "beacon-events-archive-bench-cold-start",
+  notificationBus: { name: "beacon-notifications-bench-cold-start", port: eventbridge },
+  log,
+});
+try {
+  const report = await runColdStartBench({
+    env: backends.env,
+    stateDir: path.join(stateDir, "bench"),
+    runs,
+    functions: values.functions?.split(","),
+    tenant: "bench",
+    log,
+  });
+  const breaches = budgetBreaches(report);
+  if (values.json) console.log(JSON.stringify({ ...report, breaches }, null, 2));
+  else {
+    console.log("");
+    for (const line of reportLines(report)) console.log(line);
+    for (const breach of breaches) console.log(`OVER: ${breach}`);
+    if (breaches.length === 0)
+      console.log("budget: every cold start within 300 ms at p99, the agent API's bundle within 1 MB");
+  }
+  exitCode = breaches.length === 0 ? 0 : 1;
+} finally {
+  await backends.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+}
+process.exit(exitCode);

@@ -1,0 +1,62 @@
+/**
+ * Every Beacon function bundled as the CDK app bundles it for a deployment (infra/lib/beacon-function.ts's
+ * `beaconBundling`, read here, not restated): each `functions/<name>/handler.ts` to a minified ES module
+ * for Node 22 with the SDK inside, with its size as Lambda stores it and as it travels compressed.
+ */
+import { readdirSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { type BuildOptions, build } from "esbuild";
+import { beaconBundling } from "../../infra/lib/beacon-function.js";
+import { repositoryRoot } from "../../infra/lib/paths.js";
+
+/** The agent API's bundle, minified, at most 1 MB: Lambda loads and parses all of it at every cold start. */
+export const AGENT_API_BUNDLE_LIMIT_BYTES = 1_000_000;
+
+const functionsDir = path.join(repositoryRoot, "functions");
+
+/** The functions a deployment ships: each folder of functions/ with a handler.ts. */
+export const functionNames = (): string[] =>
+  readdirSync(functionsDir)
+    .filter((name) => statSync(path.join(functionsDir, name, "handler.ts"), { throwIfNoEntry: false }))
+    .sort();
+
+/** esbuild's options for what the CDK app hands NodejsFunction, as its bundler passes them on. */
+function esbuildOptionsOf(bundling: typeof beaconBundling): BuildOptions {
+  return {
+    bundle: true,
+    platform: "node",
+    format: bundling.format === OutputFormat.ESM ? "esm" : "cjs",
+    target: bundling.target,
+    mainFields: bundling.mainFields,
+    minify: bundling.minify,
+    sourcemap: bundling.sourceMap,
+    sourcesContent: bundling.sourcesContent,
+    // bundleAwsSDK: no module is left out of the bundle.
+    banner: { js: bundling.banner },
+    logLevel: "warning",
+  };
+}
+
+export interface FunctionBundle {
+  name: string;
+  /** The bundle's ES module, `index.mjs` as NodejsFunction names it. */
+  file: string;
+  /** Minified bytes, the source map left out (it is a file of its own). */
+  bytes: number;
+  gzipBytes: number;
+}
+
+/** Bundles `functions/<name>/handler.ts` into `outDir/<name>/index.mjs`, with its source map beside it. */
+export async function bundleFunction(name: string, outDir: string): Promise<FunctionBundle> {
+  const file = path.join(outDir, name, "index.mjs");
+  await build({
+    ...esbuildOptionsOf(beaconBundling),
+    entryPoints: [path.join(functionsDir, name, "handler.ts")],
+    outfile: file,
+  });
+  const code = await readFile(file);
+  return { name, file, bytes: code.length, gzipBytes: gzipSync(code).length };
+}
