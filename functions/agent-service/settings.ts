@@ -19,3 +19,9 @@ export const AgentServiceSettings = {
   /** ECS's wait between SIGTERM and SIGKILL: the drain, then the clients' closing, with room to spare. */
   stopTimeoutSeconds: 30,
 } as const;
+
+/**
+ * Where agents upload debug bundles (up to 16 MiB, streamed): on the load balancer, the rule that sends them to the
+ * agent service whichever compute runs the agent API, as ALB → Lambda caps a body at 1 MB.
+ */
+export const DebugBundleRoute = { method: "POST", path: "/c2/debug-bundles/*" } as const;
