@@ -259,8 +259,9 @@ describe("agentCompute=lambda behind the load balancer: the debug bundles' servi
   it("is one always-on task of Fargate's smallest size, scaling to two", () => {
     const template = prodAlb.statelessTemplate;
     expect(onlyOf(template, "AWS::ECS::TaskDefinition", "DebugBundleServiceTask").Properties).toMatchObject({
-      Cpu: "256",
-      Memory: "512",
+      // As the capacity model prices it for ALB + Lambda.
+      Cpu: String(defaultDeployment.debugBundleTaskVcpu * 1024),
+      Memory: String(defaultDeployment.debugBundleTaskMemoryGb * 1024),
       RuntimePlatform: { CpuArchitecture: "ARM64", OperatingSystemFamily: "LINUX" },
     });
     template.hasResourceProperties("AWS::ApplicationAutoScaling::ScalableTarget", {
