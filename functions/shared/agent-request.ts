@@ -58,7 +58,7 @@ function fromHttpApi(event: APIGatewayProxyEventV2): AgentRequest {
 function fromAlb(event: ALBEvent): AgentRequest {
   const headers = lowerCaseHeaders(event);
   const subject = headers["x-amzn-mtls-clientcert-subject"];
-  const leaf = headers["x-amzn-mtls-clientcert-leaf"];
+  const leaf = albClientCertificatePem(headers[ALB_CLIENT_CERTIFICATE_HEADER]);
   const serialNumber = headers["x-amzn-mtls-clientcert-serial-number"];
   return {
     method: event.httpMethod,
@@ -68,7 +68,7 @@ function fromAlb(event: ALBEvent): AgentRequest {
     isBase64Encoded: event.isBase64Encoded,
     clientCertificate:
       subject && serialNumber
-        ? clientCertificateOf(leaf && decodeURIComponent(leaf), {
+        ? clientCertificateOf(leaf, {
             subjectDN: subject,
             serialNumber,
             issuerDN: headers["x-amzn-mtls-clientcert-issuer"],
@@ -76,6 +76,16 @@ function fromAlb(event: ALBEvent): AgentRequest {
         : undefined,
   };
 }
+
+/**
+ * The header in which an Application Load Balancer in mutual TLS verify mode passes the client certificate it
+ * verified, as URL-encoded PEM (beside it, its subject, issuer, serial number and validity).
+ */
+export const ALB_CLIENT_CERTIFICATE_HEADER = "x-amzn-mtls-clientcert-leaf";
+
+/** The PEM of the verified certificate, from the value of ALB_CLIENT_CERTIFICATE_HEADER. */
+export const albClientCertificatePem = (headerValue: string | undefined): string | undefined =>
+  headerValue ? decodeURIComponent(headerValue) : undefined;
 
 /**
  * Serial and issuer as the certificate itself states them (the serial in hex, the issuer as Beacon spells

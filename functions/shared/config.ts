@@ -1,3 +1,4 @@
+import { AgentServiceSettings } from "../agent-service/settings.js";
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import type { CaBindings } from "../core/identity/credentials.js";
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../core/operations/results.js";
@@ -74,6 +75,21 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     operationResultRetentionMs:
       numberEnv(env, EnvNames.operationResultDays, DEFAULT_OPERATION_RESULT_DAYS) * 24 * 3_600_000,
     eventBufferMaxEvents: eventBufferMaxEvents(env),
+  };
+}
+
+export interface AgentServiceConfig {
+  /** The port the agent service listens on, plain HTTP behind the load balancer. */
+  port: number;
+  /** The agent API's own limit on a body: the service holds no more of a request than the handler takes. */
+  maxBodyBytes: number;
+}
+
+/** The agent service runs the agent API's handler module, so its environment is the agent API's too. */
+export function agentServiceConfig(env: Environment = process.env): AgentServiceConfig {
+  return {
+    port: numberEnv(env, EnvNames.agentServicePort, AgentServiceSettings.port),
+    maxBodyBytes: agentApiConfig(env).maxInflatedBytes,
   };
 }
 

@@ -68,6 +68,8 @@ export const EnvNames = {
    * webhook dispatcher's name (console API).
    */
   webhookTesterFunction: "BEACON_WEBHOOK_TESTER_FUNCTION",
+  /** The port the agent service (the agent API on Fargate) listens on; 8080 unless set. */
+  agentServicePort: "BEACON_AGENT_SERVICE_PORT",
 } as const;
 
 export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];

@@ -2,10 +2,12 @@ import { Duration, Validations } from "aws-cdk-lib";
 import { MathExpression } from "aws-cdk-lib/aws-cloudwatch";
 import { type IVpc, SubnetType } from "aws-cdk-lib/aws-ec2";
 import {
+  type ApplicationListener,
   ApplicationLoadBalancer,
   ApplicationProtocol,
   HttpCodeElb,
   HttpCodeTarget,
+  type IApplicationTargetGroup,
   ListenerAction,
   ListenerCertificate,
   ListenerCondition,
@@ -14,20 +16,27 @@ import {
   TrustStore,
 } from "aws-cdk-lib/aws-elasticloadbalancingv2";
 import { LambdaTarget } from "aws-cdk-lib/aws-elasticloadbalancingv2-targets";
+import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { Construct } from "constructs";
+import { AgentServiceSettings, DebugBundleRoute } from "../../functions/agent-service/settings.js";
 import { AgentRoutes } from "../../functions/shared/agent-routes.js";
 import type { AgentIngress, AgentIngressProps } from "./agent-ingress.js";
 import type { AgentIngressMetrics } from "./monitoring.js";
 
-export interface AgentLoadBalancerProps extends AgentIngressProps {
+export interface AgentLoadBalancerProps extends Omit<AgentIngressProps, "handler"> {
   readonly vpc: IVpc;
   readonly deletionProtection: boolean;
+  /** What answers agents: the agent-api function (its routes alone), or the agent service's targets (everything). */
+  readonly agentApi: { readonly handler: IFunction } | { readonly service: IApplicationTargetGroup };
+  /** The service that takes debug bundles' uploads, when the agent API itself runs on Lambda. */
+  readonly debugBundles?: IApplicationTargetGroup;
 }
 
 /**
  * The agent API behind an Application Load Balancer for large fleets: it charges for capacity, not per
  * request. Mutual TLS in verify mode refuses any client whose certificate does not chain to the truststore;
- * the load balancer hands the verified certificate to the function in `X-Amzn-Mtls-Clientcert` headers.
+ * the load balancer hands the verified certificate to the function or the agent service in
+ * `X-Amzn-Mtls-Clientcert-*` headers.
  */
 export class AgentLoadBalancer extends Construct implements AgentIngress {
   readonly metrics: AgentIngressMetrics;
@@ -41,6 +50,8 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
       vpcSubnets: { subnetType: SubnetType.PUBLIC },
       dropInvalidHeaderFields: true,
       deletionProtection: props.deletionProtection,
+      // The agent service keeps idle connections open longer than this, so it never closes one the balancer reuses.
+      idleTimeout: Duration.seconds(AgentServiceSettings.loadBalancerIdleTimeoutSeconds),
     });
     Validations.of(loadBalancer).acknowledge({
       id: "AwsSolutions-ELB2",
@@ -66,10 +77,14 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
         trustStore,
         ignoreClientCertificateExpiry: false,
       },
-      defaultAction: ListenerAction.fixedResponse(404, {
-        contentType: "application/json",
-        messageBody: JSON.stringify({ error: "not found" }),
-      }),
+      // The agent service answers every path as the agent-api function does, unknown ones with 404 too.
+      defaultAction:
+        "service" in props.agentApi
+          ? ListenerAction.forward([props.agentApi.service])
+          : ListenerAction.fixedResponse(404, {
+              contentType: "application/json",
+              messageBody: JSON.stringify({ error: "not found" }),
+            }),
     });
     Validations.of(loadBalancer).acknowledge({
       id: "AwsSolutions-EC23",
@@ -77,28 +92,17 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
         "Agents connect from anywhere on the internet; the listener admits only clients whose certificate " +
         "chains to the truststore, checked during the TLS handshake.",
     });
-    // One rule per method with its paths; to the balancer a path parameter is a wildcard.
-    const rules = [...new Set(AgentRoutes.map((route) => route.method))].map((method) => [
-      ListenerCondition.pathPatterns(
-        AgentRoutes.filter((route) => route.method === method).map((route) =>
-          route.path.replace(/\{\w+\}/g, "*"),
-        ),
-      ),
-      ListenerCondition.httpRequestMethods([method]),
-    ]);
-    const targetGroup = listener.addTargets("AgentApi", {
-      priority: 10,
-      conditions: rules[0],
-      targets: [new LambdaTarget(props.handler)],
-    });
-    rules.slice(1).forEach((conditions, index) => {
-      listener.addAction(`AgentApi${index + 2}`, {
-        priority: 10 * (index + 2),
-        conditions,
-        action: ListenerAction.forward([targetGroup]),
+    if (props.debugBundles) {
+      listener.addAction("DebugBundles", {
+        priority: 5,
+        conditions: [
+          ListenerCondition.pathPatterns([DebugBundleRoute.path]),
+          ListenerCondition.httpRequestMethods([DebugBundleRoute.method]),
+        ],
+        action: ListenerAction.forward([props.debugBundles]),
       });
-    });
-
+    }
+    if ("handler" in props.agentApi) this.routeToFunction(listener, props.agentApi.handler);
     const period = Duration.minutes(5);
     const { metrics } = loadBalancer;
     this.metrics = {
@@ -118,5 +122,29 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
         label: "Agent p99 latency (ms)",
       }),
     };
+  }
+
+  /** One rule per method with its paths (to the balancer a path parameter is a wildcard), to the function. */
+  private routeToFunction(listener: ApplicationListener, handler: IFunction): void {
+    const rules = [...new Set(AgentRoutes.map((route) => route.method))].map((method) => [
+      ListenerCondition.pathPatterns(
+        AgentRoutes.filter((route) => route.method === method).map((route) =>
+          route.path.replace(/\{\w+\}/g, "*"),
+        ),
+      ),
+      ListenerCondition.httpRequestMethods([method]),
+    ]);
+    const targetGroup = listener.addTargets("AgentApi", {
+      priority: 10,
+      conditions: rules[0],
+      targets: [new LambdaTarget(handler)],
+    });
+    rules.slice(1).forEach((conditions, index) => {
+      listener.addAction(`AgentApi${index + 2}`, {
+        priority: 10 * (index + 2),
+        conditions,
+        action: ListenerAction.forward([targetGroup]),
+      });
+    });
   }
 }

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { type Duration, Fn, type RemovalPolicy, Validations } from "aws-cdk-lib";
 import type { ITableV2 } from "aws-cdk-lib/aws-dynamodb";
-import { type IVpc, SecurityGroup } from "aws-cdk-lib/aws-ec2";
+import { type IConnectable, type IVpc, SecurityGroup } from "aws-cdk-lib/aws-ec2";
 import type { IEventBus } from "aws-cdk-lib/aws-events";
-import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { type IGrantable, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import type { IStream } from "aws-cdk-lib/aws-kinesis";
 import {
   ApplicationLogLevel,
@@ -17,6 +17,7 @@ import { type BundlingOptions, NodejsFunction, OutputFormat } from "aws-cdk-lib/
 import { type ILogGroup, LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
+import type { BuildOptions } from "esbuild";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import type { AgentTrust } from "../../functions/adapters/x509/trust.js";
 import { ARCHIVE_PREFIX } from "../../functions/core/archive/layout.js";
@@ -25,7 +26,7 @@ import { type EnvName, EnvNames } from "../../functions/shared/env-names.js";
 import type { BeaconCache } from "./cache.js";
 import type { AgentDomain, LogLevel, StageName } from "./config.js";
 import type { EventArchive } from "./event-archive.js";
-import { type Monitoring, metricsNamespace } from "./monitoring.js";
+import { type DegradationCounter, type Monitoring, metricsNamespace } from "./monitoring.js";
 import { repositoryRoot } from "./paths.js";
 import { type AssetBucket, privateSubnets } from "./stateful-stack.js";
 
@@ -65,6 +66,22 @@ export const beaconBundling = {
 /** Node's options for every function: stack traces point into the sources through the bundle's source map. */
 export const beaconNodeOptions = "--enable-source-maps";
 
+/**
+ * The same bundling as esbuild's own options, for what Beacon bundles without NodejsFunction: the agent service's
+ * image and `npm run bench:cold-start` (bundleAwsSDK: no module is left out of the bundle).
+ */
+export const beaconEsbuildOptions = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: beaconBundling.target,
+  mainFields: beaconBundling.mainFields,
+  minify: beaconBundling.minify,
+  sourcemap: beaconBundling.sourceMap,
+  sourcesContent: beaconBundling.sourcesContent,
+  banner: { js: beaconBundling.banner },
+} satisfies BuildOptions;
+
 /** A role for a Lambda function that may write to its own log group and nowhere else (no managed policy). */
 export function lambdaRoleLoggingTo(scope: Construct, id: string, logGroup: ILogGroup): Role {
   const role = new Role(scope, id, { assumedBy: new ServicePrincipal("lambda.amazonaws.com") });
@@ -101,15 +118,225 @@ export interface BeaconFunctionProps {
 }
 
 /**
+ * What runs Beacon's code on AWS, a function or the agent service: each `bind*` call sets the variable the code
+ * reads, grants exactly the access that goes with it and watches the counters that tell it degraded.
+ */
+export abstract class BeaconWorkload extends Construct {
+  /** Powertools service name: the `service` dimension of the workload's metrics and a field of its logs. */
+  abstract readonly serviceName: string;
+  protected abstract readonly monitoring: Monitoring;
+  /** Who is granted access: the function, or the service's task role. */
+  protected abstract readonly grantee: IGrantable;
+  /** What the cache's security group admits. */
+  protected abstract readonly connectable: IConnectable;
+  protected abstract setEnvironment(name: EnvName, value: string): void;
+  /** False for a workload that runs the code but does not serve it (the debug bundles' service): no alarms. */
+  protected watchesDegradations = true;
+
+  private addToPolicy(statement: PolicyStatement): void {
+    this.grantee.grantPrincipal.addToPrincipalPolicy(statement);
+  }
+
+  private watch(counter: DegradationCounter): void {
+    if (this.watchesDegradations) this.monitoring.watchDegradation(this.node.id, this.serviceName, counter);
+  }
+
+  /** Reads and writes items of the table and queries its indexes, each named: no wildcard, no table management. */
+  bindTable(table: ITableV2): void {
+    this.setEnvironment(EnvNames.tableName, table.tableName);
+    const indexArns = Object.values(TableSchema.indexes).map(
+      (index) => `${table.tableArn}/index/${index.indexName}`,
+    );
+    this.addToPolicy(
+      new PolicyStatement({ actions: tableDataActions, resources: [table.tableArn, ...indexArns] }),
+    );
+  }
+
+  /** Puts records on the stream; failed puts, and the events they lost, are counted and alarmed on. */
+  bindStream(stream: IStream): void {
+    this.setEnvironment(EnvNames.streamName, stream.streamName);
+    stream.grantWrite(this.grantee);
+    this.watch("StreamFailures");
+    this.watch("EventsLost");
+  }
+
+  /**
+   * For a function that keeps what the stream refuses (table, stream and cache bound): events held in the
+   * cache's buffer, and staged events whose outbox entries stayed, are counted and alarmed on.
+   */
+  watchKeptEvents(): void {
+    this.watch("OutboxClearFailures");
+    this.watch("EventsHeld");
+  }
+
+  /**
+   * The agent API's: DESCRIBE answers it could not keep, each alarmed on, and heartbeats answered with no
+   * operations after an internal error.
+   */
+  watchAgentApiLosses(): void {
+    if (!this.watchesDegradations) return;
+    this.monitoring.watchLosses(this.node.id, this.serviceName, "OperationResultsLost");
+    this.watch("HeartbeatsFailed");
+  }
+
+  /** Opens the cache's security group to this function; fallbacks to the table are counted and alarmed on. */
+  bindCache(cache: BeaconCache): void {
+    this.setEnvironment(EnvNames.redisUrl, cache.url);
+    // The rule lives beside the function: in the cache's stack it would make the two stacks depend on each other.
+    const cacheSecurityGroup = SecurityGroup.fromSecurityGroupId(
+      this,
+      "CacheSecurityGroup",
+      cache.securityGroup.securityGroupId,
+    );
+    cacheSecurityGroup.connections.allowFrom(
+      this.connectable,
+      cache.ports,
+      `${this.serviceName} to the cache`,
+    );
+    this.watch("CacheFallbacks");
+  }
+
+  /**
+   * Works with tenants' assets in the bucket, under `<tenant>/assets/`: the console stores and deletes them
+   * (`write`), the agent API serves them to agents (`read`), with the bucket's listing so that a missing
+   * asset answers NoSuchKey (a 404) rather than S3's AccessDenied.
+   */
+  bindAssetBucket({ bucket, arnExportName }: AssetBucket, access: "read" | "write"): void {
+    this.setEnvironment(EnvNames.assetBucket, bucket.bucketName);
+    const tenantsAssets = "/*/assets/*";
+    const assets = `${Fn.importValue(arnExportName)}${tenantsAssets}`;
+    Validations.of(this).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${arnExportName}${tenantsAssets}]`,
+      reason:
+        "The first segment of an asset's key is its tenant, and tenants come and go with no deployment: the " +
+        "grant covers every tenant's assets and nothing else in the bucket; the code builds each key from the " +
+        "caller's own tenant.",
+    });
+    if (access === "write") {
+      this.addToPolicy(
+        new PolicyStatement({ actions: ["s3:PutObject", "s3:DeleteObject"], resources: [assets] }),
+      );
+    } else {
+      this.addToPolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [assets] }));
+      this.addToPolicy(
+        new PolicyStatement({ actions: ["s3:ListBucket"], resources: [Fn.importValue(arnExportName)] }),
+      );
+    }
+  }
+
+  /**
+   * Works with the answers DESCRIBE acknowledgements brought, in the asset bucket under RESULTS_PREFIX and
+   * nowhere else: the agent API puts them (`put`), kept `days` (the bucket's lifecycle deletes them after),
+   * and the console reads them (`read`), with the listing of that prefix alone, so that an answer the
+   * lifecycle deleted answers NoSuchKey rather than AccessDenied.
+   */
+  bindOperationResults({ bucket, arnExportName }: AssetBucket, access: "put" | "read", days?: number): void {
+    this.setEnvironment(EnvNames.assetBucket, bucket.bucketName);
+    const results = `/${RESULTS_PREFIX}/*`;
+    Validations.of(this).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${arnExportName}${results}]`,
+      reason:
+        "An answer's key holds its tenant and operation, both known only when the acknowledgement arrives: the " +
+        "grant covers the results' prefix and nothing else in the bucket; the code builds each key from the " +
+        "caller's own tenant.",
+    });
+    const objects = `${Fn.importValue(arnExportName)}${results}`;
+    if (access === "put") {
+      if (days !== undefined) this.setEnvironment(EnvNames.operationResultDays, String(days));
+      this.addToPolicy(new PolicyStatement({ actions: ["s3:PutObject"], resources: [objects] }));
+      return;
+    }
+    this.addToPolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [objects] }));
+    this.addToPolicy(
+      new PolicyStatement({
+        actions: ["s3:ListBucket"],
+        resources: [Fn.importValue(arnExportName)],
+        conditions: { StringLike: { "s3:prefix": `${RESULTS_PREFIX}/*` } },
+      }),
+    );
+  }
+
+  /**
+   * Writes the event archive's objects, under `events/` and nowhere else: it never reads, lists or deletes, so
+   * a redelivered batch can only write again what it wrote before.
+   */
+  bindEventArchive({ bucket, arnExportName }: EventArchive): void {
+    this.setEnvironment(EnvNames.archiveBucket, bucket.bucketName);
+    const events = `/${ARCHIVE_PREFIX}/*`;
+    Validations.of(this).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${arnExportName}${events}]`,
+      reason:
+        "The archive's keys start with the tenant and the day an event was recorded, both known only when it " +
+        "arrives: the grant covers the archive's prefix and nothing else in the bucket, and only PutObject.",
+    });
+    this.addToPolicy(
+      new PolicyStatement({
+        actions: ["s3:PutObject"],
+        resources: [`${Fn.importValue(arnExportName)}${events}`],
+      }),
+    );
+  }
+
+  /**
+   * Puts every notification on the bus, and only there (events:PutEvents on its ARN); notifications it still
+   * refuses after retries are counted and alarmed on.
+   */
+  bindNotificationBus(bus: IEventBus): void {
+    this.setEnvironment(EnvNames.notificationBusName, bus.eventBusName);
+    bus.grantPutEventsTo(this.grantee);
+    this.watch("NotificationsRefusedByBus");
+  }
+
+  /** Reads the agent CA's secret (its certificate and signing key) to issue agent certificates. */
+  bindAgentCa(secret: ISecret): void {
+    this.setEnvironment(EnvNames.agentCaSecretArn, secret.secretArn);
+    secret.grantRead(this.grantee);
+  }
+
+  /**
+   * Which tenants each CA of the agents' truststore may speak for, read from the same CAs as the truststore,
+   * so that a deployment changes both together.
+   */
+  bindAgentCaBindings(bindings: AgentTrust["bindings"]): void {
+    this.setEnvironment(EnvNames.agentCaBindings, JSON.stringify(bindings));
+  }
+
+  /**
+   * Writes the console's audit trail, kept `retentionDays` by the table's time to live; a record that could
+   * not be written is alarmed on.
+   */
+  bindAuditTrail(retentionDays: number): void {
+    this.setEnvironment(EnvNames.auditRetentionDays, String(retentionDays));
+    this.monitoring.watchLosses(this.node.id, this.serviceName, "AuditWriteFailed");
+  }
+
+  /**
+   * Has `tester` (the webhook dispatcher, outside the VPC) post subscriptions' tests: invokes it, and nothing
+   * else, through the VPC's Lambda endpoint.
+   */
+  bindWebhookTester(tester: BeaconFunction): void {
+    this.setEnvironment(EnvNames.webhookTesterFunction, tester.function.functionName);
+    this.addToPolicy(
+      new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [tester.function.functionArn] }),
+    );
+  }
+
+  /** Where agents reach the agent API: the flow downloads operations send agents to are URLs below it. */
+  bindAgentDomain(domain: AgentDomain): void {
+    this.setEnvironment(EnvNames.agentApiUrl, `https://${domain.domainName}`);
+  }
+}
+
+/**
  * The one way Beacon deploys a function: Node 22 on arm64, an ESM bundle built by the local esbuild, its own
  * log group, Powertools settings, placement in the private subnets, and alarms on errors and throttles.
- * Each `bind*` call sets the variable the handler reads and grants exactly the access that goes with it.
  */
-export class BeaconFunction extends Construct {
+export class BeaconFunction extends BeaconWorkload {
   readonly function: NodejsFunction;
-  /** Powertools service name: the `service` dimension of the function's metrics and a field of its logs. */
   readonly serviceName: string;
-  private readonly monitoring: Monitoring;
+  protected readonly monitoring: Monitoring;
+  protected readonly grantee: IGrantable;
+  protected readonly connectable: IConnectable;
 
   constructor(scope: Construct, id: string, props: BeaconFunctionProps) {
     super(scope, id);
@@ -177,181 +404,12 @@ export class BeaconFunction extends Construct {
         "Beacon targets Node 22, the version its local stack and tests run on; moving to a newer runtime is " +
         "a deliberate upgrade made together with them.",
     });
+    this.grantee = this.function;
+    this.connectable = this.function;
     platform.monitoring.watchFunction(id, this.function);
   }
 
-  /** Reads and writes items of the table and queries its indexes, each named: no wildcard, no table management. */
-  bindTable(table: ITableV2): void {
-    this.setEnvironment(EnvNames.tableName, table.tableName);
-    const indexArns = Object.values(TableSchema.indexes).map(
-      (index) => `${table.tableArn}/index/${index.indexName}`,
-    );
-    this.function.addToRolePolicy(
-      new PolicyStatement({ actions: tableDataActions, resources: [table.tableArn, ...indexArns] }),
-    );
-  }
-
-  /** Puts records on the stream; failed puts, and the events they lost, are counted and alarmed on. */
-  bindStream(stream: IStream): void {
-    this.setEnvironment(EnvNames.streamName, stream.streamName);
-    stream.grantWrite(this.function);
-    this.monitoring.watchDegradation(this.node.id, this.serviceName, "StreamFailures");
-    this.monitoring.watchDegradation(this.node.id, this.serviceName, "EventsLost");
-  }
-
-  /**
-   * For a function that keeps what the stream refuses (table, stream and cache bound): events held in the
-   * cache's buffer, and staged events whose outbox entries stayed, are counted and alarmed on.
-   */
-  watchKeptEvents(): void {
-    this.monitoring.watchDegradation(this.node.id, this.serviceName, "OutboxClearFailures");
-    this.monitoring.watchDegradation(this.node.id, this.serviceName, "EventsHeld");
-  }
-
-  /** Opens the cache's security group to this function; fallbacks to the table are counted and alarmed on. */
-  bindCache(cache: BeaconCache): void {
-    this.setEnvironment(EnvNames.redisUrl, cache.url);
-    // The rule lives beside the function: in the cache's stack it would make the two stacks depend on each other.
-    const cacheSecurityGroup = SecurityGroup.fromSecurityGroupId(
-      this,
-      "CacheSecurityGroup",
-      cache.securityGroup.securityGroupId,
-    );
-    cacheSecurityGroup.connections.allowFrom(this.function, cache.ports, `${this.serviceName} to the cache`);
-    this.monitoring.watchDegradation(this.node.id, this.serviceName, "CacheFallbacks");
-  }
-
-  /**
-   * Works with tenants' assets in the bucket, under `<tenant>/assets/`: the console stores and deletes them
-   * (`write`), the agent API serves them to agents (`read`), with the bucket's listing so that a missing
-   * asset answers NoSuchKey (a 404) rather than S3's AccessDenied.
-   */
-  bindAssetBucket({ bucket, arnExportName }: AssetBucket, access: "read" | "write"): void {
-    this.setEnvironment(EnvNames.assetBucket, bucket.bucketName);
-    const tenantsAssets = "/*/assets/*";
-    const assets = `${Fn.importValue(arnExportName)}${tenantsAssets}`;
-    Validations.of(this).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${arnExportName}${tenantsAssets}]`,
-      reason:
-        "The first segment of an asset's key is its tenant, and tenants come and go with no deployment: the " +
-        "grant covers every tenant's assets and nothing else in the bucket; the code builds each key from the " +
-        "caller's own tenant.",
-    });
-    if (access === "write") {
-      this.function.addToRolePolicy(
-        new PolicyStatement({ actions: ["s3:PutObject", "s3:DeleteObject"], resources: [assets] }),
-      );
-    } else {
-      this.function.addToRolePolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [assets] }));
-      this.function.addToRolePolicy(
-        new PolicyStatement({ actions: ["s3:ListBucket"], resources: [Fn.importValue(arnExportName)] }),
-      );
-    }
-  }
-
-  /**
-   * Works with the answers DESCRIBE acknowledgements brought, in the asset bucket under RESULTS_PREFIX and
-   * nowhere else: the agent API puts them (`put`), kept `days` (the bucket's lifecycle deletes them after),
-   * and the console reads them (`read`), with the listing of that prefix alone, so that an answer the
-   * lifecycle deleted answers NoSuchKey rather than AccessDenied.
-   */
-  bindOperationResults({ bucket, arnExportName }: AssetBucket, access: "put" | "read", days?: number): void {
-    this.setEnvironment(EnvNames.assetBucket, bucket.bucketName);
-    const results = `/${RESULTS_PREFIX}/*`;
-    Validations.of(this).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${arnExportName}${results}]`,
-      reason:
-        "An answer's key holds its tenant and operation, both known only when the acknowledgement arrives: the " +
-        "grant covers the results' prefix and nothing else in the bucket; the code builds each key from the " +
-        "caller's own tenant.",
-    });
-    const objects = `${Fn.importValue(arnExportName)}${results}`;
-    if (access === "put") {
-      if (days !== undefined) this.setEnvironment(EnvNames.operationResultDays, String(days));
-      this.function.addToRolePolicy(new PolicyStatement({ actions: ["s3:PutObject"], resources: [objects] }));
-      return;
-    }
-    this.function.addToRolePolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [objects] }));
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: ["s3:ListBucket"],
-        resources: [Fn.importValue(arnExportName)],
-        conditions: { StringLike: { "s3:prefix": `${RESULTS_PREFIX}/*` } },
-      }),
-    );
-  }
-
-  /**
-   * Writes the event archive's objects, under `events/` and nowhere else: it never reads, lists or deletes, so
-   * a redelivered batch can only write again what it wrote before.
-   */
-  bindEventArchive({ bucket, arnExportName }: EventArchive): void {
-    this.setEnvironment(EnvNames.archiveBucket, bucket.bucketName);
-    const events = `/${ARCHIVE_PREFIX}/*`;
-    Validations.of(this).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${arnExportName}${events}]`,
-      reason:
-        "The archive's keys start with the tenant and the day an event was recorded, both known only when it " +
-        "arrives: the grant covers the archive's prefix and nothing else in the bucket, and only PutObject.",
-    });
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: ["s3:PutObject"],
-        resources: [`${Fn.importValue(arnExportName)}${events}`],
-      }),
-    );
-  }
-
-  /**
-   * Puts every notification on the bus, and only there (events:PutEvents on its ARN); notifications it still
-   * refuses after retries are counted and alarmed on.
-   */
-  bindNotificationBus(bus: IEventBus): void {
-    this.setEnvironment(EnvNames.notificationBusName, bus.eventBusName);
-    bus.grantPutEventsTo(this.function);
-    this.monitoring.watchDegradation(this.node.id, this.serviceName, "NotificationsRefusedByBus");
-  }
-
-  /** Reads the agent CA's secret (its certificate and signing key) to issue agent certificates. */
-  bindAgentCa(secret: ISecret): void {
-    this.setEnvironment(EnvNames.agentCaSecretArn, secret.secretArn);
-    secret.grantRead(this.function);
-  }
-
-  /**
-   * Which tenants each CA of the agents' truststore may speak for, read from the same CAs as the truststore,
-   * so that a deployment changes both together.
-   */
-  bindAgentCaBindings(bindings: AgentTrust["bindings"]): void {
-    this.setEnvironment(EnvNames.agentCaBindings, JSON.stringify(bindings));
-  }
-
-  /**
-   * Writes the console's audit trail, kept `retentionDays` by the table's time to live; a record that could
-   * not be written is alarmed on.
-   */
-  bindAuditTrail(retentionDays: number): void {
-    this.setEnvironment(EnvNames.auditRetentionDays, String(retentionDays));
-    this.monitoring.watchLosses(this.node.id, this.serviceName, "AuditWriteFailed");
-  }
-
-  /**
-   * Has `tester` (the webhook dispatcher, outside the VPC) post subscriptions' tests: invokes it, and nothing
-   * else, through the VPC's Lambda endpoint.
-   */
-  bindWebhookTester(tester: BeaconFunction): void {
-    this.setEnvironment(EnvNames.webhookTesterFunction, tester.function.functionName);
-    this.function.addToRolePolicy(
-      new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [tester.function.functionArn] }),
-    );
-  }
-
-  /** Where agents reach the agent API: the flow downloads operations send agents to are URLs below it. */
-  bindAgentDomain(domain: AgentDomain): void {
-    this.setEnvironment(EnvNames.agentApiUrl, `https://${domain.domainName}`);
-  }
-
-  private setEnvironment(name: EnvName, value: string): void {
+  protected setEnvironment(name: EnvName, value: string): void {
     this.function.addEnvironment(name, value);
   }
 }

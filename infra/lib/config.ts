@@ -15,6 +15,19 @@ export type StageName = (typeof stageNames)[number];
 export const agentIngressKinds = ["api", "alb"] as const;
 export type AgentIngressKind = (typeof agentIngressKinds)[number];
 
+/**
+ * What runs the agent API's handler: `lambda`, one invocation per request; `fargate`, the agent service, a
+ * long-running Node service on ECS Fargate behind the load balancer (`agentIngress=alb`), for large fleets.
+ */
+export const agentComputeKinds = ["lambda", "fargate"] as const;
+export type AgentComputeKind = (typeof agentComputeKinds)[number];
+
+/** The agent service's task count, within which it scales on CPU and on requests per task. */
+export interface AgentServiceTasks {
+  readonly min: number;
+  readonly max: number;
+}
+
 export const logLevels = ["DEBUG", "INFO", "WARN", "ERROR"] as const;
 export type LogLevel = (typeof logLevels)[number];
 
@@ -24,6 +37,11 @@ export interface AlarmThresholds {
   readonly agentLatencyP99Ms: number;
   readonly functionErrors: number;
   readonly functionThrottles: number;
+  /**
+   * An agent service's average CPU or memory use, in percent of its tasks': it scales out at half its CPU, so
+   * this much means it is at its most tasks, or cannot scale out fast enough.
+   */
+  readonly serviceUtilisationPercent: number;
   /** How far, in ms, the stream consumer may fall behind the newest event on its stream. */
   readonly streamIteratorAgeMs: number;
   readonly degradations: Record<DegradationCounter, number>;
@@ -68,6 +86,7 @@ const settingsByStage: Record<StageName, StageSettings> = {
       agentLatencyP99Ms: 2_000,
       functionErrors: 10,
       functionThrottles: 10,
+      serviceUtilisationPercent: 85,
       streamIteratorAgeMs: 15 * 60_000,
       degradations: {
         CacheFallbacks: 50,
@@ -105,6 +124,7 @@ const settingsByStage: Record<StageName, StageSettings> = {
       agentLatencyP99Ms: 1_000,
       functionErrors: 25,
       functionThrottles: 1,
+      serviceUtilisationPercent: 85,
       // Batches wait up to a minute to fill; five more minutes behind means the consumer is not keeping up.
       streamIteratorAgeMs: 6 * 60_000,
       // Beacon writes only events its schemas describe: one refused record is a bug to look at.
@@ -173,6 +193,9 @@ export interface BeaconConfig {
   readonly stage: StageName;
   readonly settings: StageSettings;
   readonly agentIngress: AgentIngressKind;
+  readonly agentCompute: AgentComputeKind;
+  /** `-c agentServiceMinTasks=N -c agentServiceMaxTasks=M`: 2 and 20 unless set. */
+  readonly agentServiceTasks: AgentServiceTasks;
   readonly agentDomain: AgentDomain;
   readonly consoleIdentity: ConsoleIdentity;
   /** Undefined serves the web console on the distribution's own cloudfront.net name. */
@@ -195,6 +218,9 @@ export interface BeaconConfig {
   readonly region: string | undefined;
 }
 
+/** Two tasks, one per zone, survive a zone's loss; twenty 1-vCPU tasks serve several times 100,000 agents. */
+const DEFAULT_AGENT_SERVICE_TASKS: AgentServiceTasks = { min: 2, max: 20 };
+
 /** A year of events and a month to compare it with. */
 const DEFAULT_EVENT_ARCHIVE_DAYS = 400;
 
@@ -202,6 +228,9 @@ const DEFAULT_EVENT_ARCHIVE_DAYS = 400;
 const ContextKeys = {
   stage: "stage",
   agentIngress: "agentIngress",
+  agentCompute: "agentCompute",
+  agentServiceMinTasks: "agentServiceMinTasks",
+  agentServiceMaxTasks: "agentServiceMaxTasks",
   agentDomainName: "agentDomainName",
   agentCertificateArn: "agentCertificateArn",
   agentCaBundle: "agentCaBundle",
@@ -251,14 +280,28 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
   ]);
   const eventArchiveDays = optional(ContextKeys.eventArchiveDays);
   const operationResultDays = optional(ContextKeys.operationResultDays);
+  const agentIngress = oneOf(
+    ContextKeys.agentIngress,
+    optional(ContextKeys.agentIngress) ?? "api",
+    agentIngressKinds,
+  );
+  const agentCompute = oneOf(
+    ContextKeys.agentCompute,
+    optional(ContextKeys.agentCompute) ?? "lambda",
+    agentComputeKinds,
+  );
+  if (agentCompute === "fargate" && agentIngress !== "alb") {
+    throw new Error(
+      `Context value "${ContextKeys.agentCompute}" is "fargate", which runs behind the load balancer: ` +
+        `add -c ${ContextKeys.agentIngress}=alb (it is "${agentIngress}")`,
+    );
+  }
   return {
     stage,
     settings,
-    agentIngress: oneOf(
-      ContextKeys.agentIngress,
-      optional(ContextKeys.agentIngress) ?? "api",
-      agentIngressKinds,
-    ),
+    agentIngress,
+    agentCompute,
+    agentServiceTasks: agentServiceTasksOf(optional),
     agentDomain: {
       domainName: required(ContextKeys.agentDomainName),
       certificateArn: required(ContextKeys.agentCertificateArn),
@@ -317,6 +360,21 @@ function tenantCasOf(path: string | undefined): TenantCa[] {
     }
     return { tenant, pem: readFileSync(resolve(dirname(file), pemPath), "utf8") };
   });
+}
+
+function agentServiceTasksOf(optional: (key: string) => string | undefined): AgentServiceTasks {
+  const [min, max] = [ContextKeys.agentServiceMinTasks, ContextKeys.agentServiceMaxTasks].map((key) => {
+    const value = optional(key);
+    return value === undefined ? undefined : positiveInteger(key, value);
+  });
+  const tasks = { min: min ?? DEFAULT_AGENT_SERVICE_TASKS.min, max: max ?? DEFAULT_AGENT_SERVICE_TASKS.max };
+  if (tasks.min > tasks.max) {
+    throw new Error(
+      `Context value "${ContextKeys.agentServiceMinTasks}" (${tasks.min}) must not be above ` +
+        `"${ContextKeys.agentServiceMaxTasks}" (${tasks.max})`,
+    );
+  }
+  return tasks;
 }
 
 /** Values that make sense only all together: all given or none. */

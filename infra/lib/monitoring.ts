@@ -10,6 +10,8 @@ import {
   TreatMissingData,
 } from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
+import type { FargateService } from "aws-cdk-lib/aws-ecs";
+import { HttpCodeTarget, type IApplicationTargetGroup } from "aws-cdk-lib/aws-elasticloadbalancingv2";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
@@ -121,6 +123,24 @@ export class Monitoring extends Construct {
         this.thresholds.functionThrottles,
         `${id} throttles`,
       ),
+    );
+  }
+
+  /**
+   * An agent service on ECS: the requests its tasks answered 5xx (the load balancer's own 5xx, and the latency
+   * agents see, are the ingress's alarms), and its tasks' CPU and memory, which it scales on and must not run out of.
+   */
+  watchService(id: string, service: FargateService, targetGroup: IApplicationTargetGroup): void {
+    const utilisation = this.thresholds.serviceUtilisationPercent;
+    this.dashboard.addWidgets(
+      this.alarm(
+        `${id}ServerErrors`,
+        targetGroup.metrics.httpCodeTarget(HttpCodeTarget.TARGET_5XX_COUNT, { period }),
+        this.thresholds.functionErrors,
+        `${id} requests answered 5xx`,
+      ),
+      this.alarm(`${id}Cpu`, service.metricCpuUtilization({ period }), utilisation, `${id} CPU (%)`),
+      this.alarm(`${id}Memory`, service.metricMemoryUtilization({ period }), utilisation, `${id} memory (%)`),
     );
   }
 

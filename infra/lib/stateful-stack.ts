@@ -84,10 +84,21 @@ export class StatefulStack extends Stack {
     // call need interface endpoints, billed per zone-hour and GB (infra/README.md): the stream, on every
     // request, the agent CA's secret, when the console issues a certificate, and Lambda, when the console has the
     // webhook dispatcher (outside the VPC) post a subscription's test. A NAT gateway would cost more.
+    // Behind the load balancer, the agent service's tasks (agentCompute=fargate, or the debug bundles' service) pull
+    // their image from ECR and write their logs to CloudWatch Logs, through endpoints of their own.
+    const serviceEndpoints =
+      config.agentIngress === "alb"
+        ? ([
+            ["EcrApi", InterfaceVpcEndpointAwsService.ECR],
+            ["EcrDocker", InterfaceVpcEndpointAwsService.ECR_DOCKER],
+            ["Logs", InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS],
+          ] as const)
+        : [];
     for (const [id, service] of [
       ["Kinesis", InterfaceVpcEndpointAwsService.KINESIS_STREAMS],
       ["SecretsManager", InterfaceVpcEndpointAwsService.SECRETS_MANAGER],
       ["Lambda", InterfaceVpcEndpointAwsService.LAMBDA],
+      ...serviceEndpoints,
     ] as const) {
       const endpoint = this.vpc.addInterfaceEndpoint(id, { service, subnets: privateSubnets });
       Validations.of(endpoint).acknowledge({

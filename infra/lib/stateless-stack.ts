@@ -8,9 +8,10 @@ import type { Construct } from "constructs";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import { SIGN_IN_CALLBACK_PATH } from "../../web/serving.js";
 import { AgentHttpApi } from "./agent-http-api.js";
-import { type AgentIngress, type AgentIngressProps, AgentTruststore } from "./agent-ingress.js";
+import { type AgentIngress, AgentTruststore } from "./agent-ingress.js";
 import { AgentLoadBalancer } from "./agent-load-balancer.js";
-import { BeaconFunction, type FunctionPlatform } from "./beacon-function.js";
+import { AgentService, agentApiTaskSize, smallestTaskSize } from "./agent-service.js";
+import { BeaconFunction, type BeaconWorkload, type FunctionPlatform } from "./beacon-function.js";
 import type { BeaconConfig } from "./config.js";
 import { ConsoleHttpApi } from "./console-http-api.js";
 import { Monitoring } from "./monitoring.js";
@@ -30,7 +31,8 @@ export interface StatelessStackProps extends StackProps {
 
 /** What a deployment may replace at will: the functions, the agent ingress, the console API, alarms and the dashboard. */
 export class StatelessStack extends Stack {
-  readonly agentApi: BeaconFunction;
+  /** The agent-api function, or the agent service with `agentCompute=fargate`. */
+  readonly agentApi: BeaconWorkload;
   readonly agentIngress: AgentIngress;
   readonly consoleApi: BeaconFunction;
   readonly sweeper: BeaconFunction;
@@ -62,48 +64,49 @@ export class StatelessStack extends Stack {
       tracing: config.tracing,
     };
 
-    this.agentApi = new BeaconFunction(this, "AgentApi", {
-      platform,
-      entry: "agent-api",
-      memorySize: settings.memoryMb.agentApi,
-      timeout: Duration.seconds(FunctionTimeouts.agentApi),
+    const truststore = new AgentTruststore(this, "AgentTruststore", {
+      caBundlePem: config.agentDomain.trust.bundlePem,
+      removalPolicy: settings.removalPolicy,
+      logRetention: settings.logRetention,
     });
-    this.agentApi.bindTable(stateful.table);
-    this.agentApi.bindStream(stateful.stream);
-    this.agentApi.bindCache(stateful.cache);
-    this.agentApi.watchKeptEvents();
-    // Agents download assets from the agent API, which reads them from the bucket.
-    this.agentApi.bindAssetBucket(stateful.assets, "read");
-    // It keeps what DESCRIBE acknowledgements answer for the console; an answer it could not keep is alarmed on.
-    this.agentApi.bindOperationResults(stateful.assets, "put", config.operationResultDays);
-    monitoring.watchLosses("AgentApi", this.agentApi.serviceName, "OperationResultsLost");
-    monitoring.watchDegradation("AgentApi", this.agentApi.serviceName, "HeartbeatsFailed");
-    // Catch-up sends agents the class's flow from the heartbeat reply.
-    this.agentApi.bindAgentDomain(config.agentDomain);
-    this.agentApi.bindAgentCaBindings(config.agentDomain.trust.bindings);
-
-    const ingressProps: AgentIngressProps = {
-      handler: this.agentApi.function,
-      domain: config.agentDomain,
-      truststore: new AgentTruststore(this, "AgentTruststore", {
-        caBundlePem: config.agentDomain.trust.bundlePem,
-        removalPolicy: settings.removalPolicy,
-        logRetention: settings.logRetention,
-      }),
-    };
-    this.agentIngress =
-      config.agentIngress === "alb"
-        ? new AgentLoadBalancer(this, "AgentLoadBalancer", {
-            ...ingressProps,
-            vpc: stateful.vpc,
-            deletionProtection: settings.removalPolicy === RemovalPolicy.RETAIN,
-          })
-        : new AgentHttpApi(this, "AgentHttpApi", {
-            ...ingressProps,
-            throttle: settings.agentThrottle,
-            logRetention: settings.logRetention,
-            removalPolicy: settings.removalPolicy,
-          });
+    const agentApiServiceName = `agent-api-${config.stage}`;
+    if (config.agentCompute === "fargate") {
+      const service = new AgentService(this, "AgentService", {
+        platform,
+        serviceName: agentApiServiceName,
+        size: agentApiTaskSize,
+        tasks: config.agentServiceTasks,
+        watchesDegradations: true,
+      });
+      this.bindAgentApi(service, config, stateful);
+      this.agentApi = service;
+      const loadBalancer = new AgentLoadBalancer(this, "AgentLoadBalancer", {
+        ...this.loadBalancerProps(config, stateful, truststore),
+        agentApi: { service: service.targetGroup },
+      });
+      service.servedBy();
+      this.agentIngress = loadBalancer;
+    } else {
+      const agentApi = new BeaconFunction(this, "AgentApi", {
+        platform,
+        entry: "agent-api",
+        memorySize: settings.memoryMb.agentApi,
+        timeout: Duration.seconds(FunctionTimeouts.agentApi),
+      });
+      this.bindAgentApi(agentApi, config, stateful);
+      this.agentApi = agentApi;
+      this.agentIngress =
+        config.agentIngress === "alb"
+          ? this.agentLoadBalancerForFunction(agentApi, platform, config, stateful, truststore)
+          : new AgentHttpApi(this, "AgentHttpApi", {
+              handler: agentApi.function,
+              domain: config.agentDomain,
+              truststore,
+              throttle: settings.agentThrottle,
+              logRetention: settings.logRetention,
+              removalPolicy: settings.removalPolicy,
+            });
+    }
     monitoring.watchAgentIngress(this.agentIngress.metrics);
 
     this.consoleApi = new BeaconFunction(this, "ConsoleApi", {
@@ -207,6 +210,64 @@ export class StatelessStack extends Stack {
       description: "The heartbeat URL to configure on agents (the acknowledge URL is beside it)",
       value: `https://${config.agentDomain.domainName}/c2/api/heartbeat`,
     });
+  }
+
+  /**
+   * What the agent API's code reads and may do, wherever it runs (the function or the agent service): the table,
+   * the stream and the cache, assets to serve and DESCRIBE answers to keep, its own URL for the flow downloads it
+   * sends agents to, and which tenants each trusted CA speaks for.
+   */
+  private bindAgentApi(workload: BeaconWorkload, config: BeaconConfig, stateful: StatefulStack): void {
+    workload.bindTable(stateful.table);
+    workload.bindStream(stateful.stream);
+    workload.bindCache(stateful.cache);
+    workload.watchKeptEvents();
+    // Agents download assets from the agent API, which reads them from the bucket.
+    workload.bindAssetBucket(stateful.assets, "read");
+    // It keeps what DESCRIBE acknowledgements answer for the console; an answer it could not keep is alarmed on.
+    workload.bindOperationResults(stateful.assets, "put", config.operationResultDays);
+    workload.watchAgentApiLosses();
+    // Catch-up sends agents the class's flow from the heartbeat reply.
+    workload.bindAgentDomain(config.agentDomain);
+    workload.bindAgentCaBindings(config.agentDomain.trust.bindings);
+  }
+
+  private loadBalancerProps(config: BeaconConfig, stateful: StatefulStack, truststore: AgentTruststore) {
+    return {
+      domain: config.agentDomain,
+      truststore,
+      vpc: stateful.vpc,
+      deletionProtection: config.settings.removalPolicy === RemovalPolicy.RETAIN,
+    };
+  }
+
+  /**
+   * The load balancer in front of the agent-api function, and a small always-on agent service for debug bundles'
+   * uploads, which the function cannot take: the balancer hands a Lambda target 1 MB of body at most.
+   */
+  private agentLoadBalancerForFunction(
+    agentApi: BeaconFunction,
+    platform: FunctionPlatform,
+    config: BeaconConfig,
+    stateful: StatefulStack,
+    truststore: AgentTruststore,
+  ): AgentLoadBalancer {
+    const debugBundles = new AgentService(this, "DebugBundleService", {
+      platform,
+      serviceName: `agent-bundles-${config.stage}`,
+      size: smallestTaskSize,
+      tasks: { min: 1, max: 2 },
+      watchesDegradations: false,
+    });
+    // It runs the agent service's code, which loads the agent API's handler module and its settings.
+    this.bindAgentApi(debugBundles, config, stateful);
+    const loadBalancer = new AgentLoadBalancer(this, "AgentLoadBalancer", {
+      ...this.loadBalancerProps(config, stateful, truststore),
+      agentApi: { handler: agentApi.function },
+      debugBundles: debugBundles.targetGroup,
+    });
+    debugBundles.servedBy();
+    return loadBalancer;
   }
 
   /**

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Validations } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
@@ -75,6 +76,28 @@ export const templatePathsOf = ({ assembly }: SynthesizedBeacon): string[] =>
  * The directory of a function's bundle in the cloud assembly: the asset its code points at. `logicalIdPrefix`
  * names the function as the stack does, e.g. "AgentApiFunction".
  */
+/**
+ * The build context of the image an ECS service's task runs (logical id starting with `servicePrefix`), as
+ * synthesis staged it in the assembly: the Dockerfile and the esbuild bundle, main.mjs with its source map.
+ */
+export function imageDirectoryOf(beacon: SynthesizedBeacon, servicePrefix: string): string {
+  const [service] = Object.entries(beacon.statelessTemplate.findResources("AWS::ECS::Service")).filter(
+    ([logicalId]) => logicalId.startsWith(servicePrefix),
+  );
+  const taskDefinition = (service?.[1].Properties.TaskDefinition as { Ref?: string } | undefined)?.Ref;
+  const task = beacon.statelessTemplate.findResources("AWS::ECS::TaskDefinition")[taskDefinition ?? ""];
+  const image = JSON.stringify(task?.Properties.ContainerDefinitions[0].Image);
+  const hash = /:([0-9a-f]{64})"/.exec(image)?.[1];
+  if (hash === undefined)
+    throw new Error(`No ECS service ${servicePrefix}* with an image built from an asset`);
+  const manifest = JSON.parse(
+    readFileSync(join(beacon.assembly.directory, `${beacon.stateless.id}.assets.json`), "utf8"),
+  ) as { dockerImages: Record<string, { source: { directory: string } }> };
+  const directory = manifest.dockerImages[hash]?.source.directory;
+  if (directory === undefined) throw new Error(`No image asset ${hash} in the assembly`);
+  return join(beacon.assembly.directory, directory);
+}
+
 export function bundleDirectoryOf(beacon: SynthesizedBeacon, logicalIdPrefix: string): string {
   const functions = beacon.statelessTemplate.findResources("AWS::Lambda::Function");
   const [resource] = Object.entries(functions).filter(([logicalId]) => logicalId.startsWith(logicalIdPrefix));

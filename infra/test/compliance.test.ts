@@ -44,6 +44,7 @@ it("acknowledges only these AwsSolutions rules, each for a reason written beside
     "AwsSolutions-CFR4",
     "AwsSolutions-COG8",
     "AwsSolutions-EC23",
+    "AwsSolutions-ECS2",
     "AwsSolutions-ELB2",
     "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]",
     "AwsSolutions-IAM5[Action::s3:Abort*]",

@@ -33,6 +33,8 @@ describe("stage configuration from context", () => {
     const config = configFrom({ ...exampleDomain, stage: "prod" });
     expect(config).toMatchObject({
       agentIngress: "api",
+      agentCompute: "lambda",
+      agentServiceTasks: { min: 2, max: 20 },
       streamShardCount: undefined,
       tracing: false,
       logLevel: "WARN",
@@ -120,9 +122,35 @@ describe("stage configuration from context", () => {
     ).toEqual(consoleDomain);
   });
 
+  it("runs the agent API on Fargate behind the load balancer when asked, with the tasks given", () => {
+    const config = configFrom({
+      ...exampleDomain,
+      stage: "prod",
+      agentIngress: "alb",
+      agentCompute: "fargate",
+      agentServiceMinTasks: "3",
+      agentServiceMaxTasks: "60",
+    });
+    expect(config).toMatchObject({
+      agentIngress: "alb",
+      agentCompute: "fargate",
+      agentServiceTasks: { min: 3, max: 60 },
+    });
+  });
+
   it.each([
     [{ stage: "staging" }, /"stage" must be one of dev, prod/],
     [{ stage: "dev", agentIngress: "nlb" }, /"agentIngress" must be one of api, alb/],
+    [{ stage: "dev", agentCompute: "ec2" }, /"agentCompute" must be one of lambda, fargate/],
+    [
+      { stage: "dev", agentCompute: "fargate" },
+      /"agentCompute" is "fargate", which runs behind the load balancer: add -c agentIngress=alb \(it is "api"\)/,
+    ],
+    [
+      { stage: "dev", agentIngress: "alb", agentCompute: "fargate", agentServiceMinTasks: "30" },
+      /"agentServiceMinTasks" \(30\) must not be above "agentServiceMaxTasks" \(20\)/,
+    ],
+    [{ stage: "dev", agentServiceMaxTasks: "0" }, /"agentServiceMaxTasks" must be a positive integer/],
     [{ stage: "dev", streamShards: "0" }, /"streamShards" must be a positive integer/],
     [{ stage: "dev", logLevel: "TRACE" }, /"logLevel" must be one of/],
     [{ stage: "dev", agentDomainName: "" }, /"agentDomainName" is required/],

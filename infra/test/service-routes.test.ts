@@ -1,40 +1,58 @@
 import { describe, expect, it } from "vitest";
-import { bundleDirectoryOf, type SynthesizedBeacon, synthesized } from "./assembly.js";
+import { bundleDirectoryOf, imageDirectoryOf, type SynthesizedBeacon, synthesized } from "./assembly.js";
 import {
   BeaconNetwork,
   type BeaconTemplates,
   type CfnTemplate,
+  fargateTaskCalls,
   type ServiceCall,
   serviceCallsInBundle,
 } from "./service-routes.js";
-import { beaconVariantNames, beaconVariants } from "./variants.js";
+import { type BeaconVariant, beaconVariantNames, beaconVariants } from "./variants.js";
 
 const templatesOf = (beacon: SynthesizedBeacon): BeaconTemplates => ({
   stateful: beacon.stateful.template as CfnTemplate,
   stateless: beacon.stateless.template as CfnTemplate,
 });
 
-/** The AWS services each VPC function's bundle calls, by the function's logical id. */
+/**
+ * The AWS services each VPC function's bundle calls, and each ECS service's (its image's bundle, and what ECS
+ * calls for its tasks), by logical id.
+ */
 function serviceCallsOf(beacon: SynthesizedBeacon): Map<string, ServiceCall[]> {
-  return new Map(
-    new BeaconNetwork(templatesOf(beacon))
-      .vpcFunctions()
-      .map(({ logicalId }) => [logicalId, serviceCallsInBundle(bundleDirectoryOf(beacon, logicalId))]),
-  );
+  const network = new BeaconNetwork(templatesOf(beacon));
+  const calls = new Map<string, ServiceCall[]>();
+  for (const { logicalId } of network.vpcFunctions())
+    calls.set(logicalId, serviceCallsInBundle(bundleDirectoryOf(beacon, logicalId)));
+  for (const { logicalId } of network.vpcServices())
+    calls.set(logicalId, [
+      ...serviceCallsInBundle(imageDirectoryOf(beacon, logicalId), "main.mjs.map"),
+      ...fargateTaskCalls,
+    ]);
+  return calls;
 }
 
-/** Every function, service and subnet with no route between them. */
+/** Every function or ECS service, AWS service and subnet with no route between them. */
 function unreachableIn(templates: BeaconTemplates, calls: Map<string, ServiceCall[]>): string[] {
   const network = new BeaconNetwork(templates);
-  return network.vpcFunctions().flatMap((fn) => {
+  return [...network.vpcFunctions(), ...network.vpcServices()].flatMap((fn) => {
     const fnCalls = calls.get(fn.logicalId);
     if (fnCalls === undefined) throw new Error(`no bundle read for ${fn.logicalId}`);
     return fnCalls.flatMap((call) => network.unreachable(fn, call));
   });
 }
 
-/** "ConsoleApiFunction0489917F" → "ConsoleApi" */
-const functionIdOf = (logicalId: string) => logicalId.replace(/Function[0-9A-F]{8}$/, "");
+/** "ConsoleApiFunction0489917F" → "ConsoleApi", and an ECS service's "AgentService5DA2C6A0" → "AgentService" */
+const functionIdOf = (logicalId: string) => logicalId.replace(/(Function)?[0-9A-F]{8}$/, "");
+
+/** The functions and ECS services a variant runs in its VPC. */
+function vpcWorkloadsOf(variant: BeaconVariant): string[] {
+  const context: Record<string, string> = beaconVariants[variant].context;
+  const agentApi = context.agentCompute === "fargate" ? ["AgentService"] : ["AgentApi"];
+  const debugBundles =
+    context.agentIngress === "alb" && context.agentCompute !== "fargate" ? ["DebugBundleService"] : [];
+  return [...agentApi, "ConsoleApi", ...debugBundles, "Sweeper"].sort();
+}
 
 describe.each(beaconVariantNames.map((variant) => [beaconVariants[variant].description, variant] as const))(
   "%s",
@@ -42,7 +60,7 @@ describe.each(beaconVariantNames.map((variant) => [beaconVariants[variant].descr
     it("gives every function in the VPC a route to every AWS service its bundle calls", () => {
       const beacon = synthesized(variant);
       const calls = serviceCallsOf(beacon);
-      expect([...calls.keys()].map(functionIdOf).sort()).toEqual(["AgentApi", "ConsoleApi", "Sweeper"]);
+      expect([...calls.keys()].map(functionIdOf).sort()).toEqual(vpcWorkloadsOf(variant));
       expect(unreachableIn(templatesOf(beacon), calls)).toEqual([]);
     });
   },

@@ -50,8 +50,11 @@ export interface ServiceCall {
  * to credential providers the SDK's default chain tries only after environment credentials, which Lambda
  * always sets.
  */
-export function serviceCallsInBundle(bundleDirectory: string): ServiceCall[] {
-  const sourceMap = JSON.parse(readFileSync(join(bundleDirectory, "index.mjs.map"), "utf8")) as {
+export function serviceCallsInBundle(
+  bundleDirectory: string,
+  sourceMapName = "index.mjs.map",
+): ServiceCall[] {
+  const sourceMap = JSON.parse(readFileSync(join(bundleDirectory, sourceMapName), "utf8")) as {
     sources: string[];
   };
   const clients = new Set(
@@ -66,6 +69,17 @@ export function serviceCallsInBundle(bundleDirectory: string): ServiceCall[] {
     return { client, service };
   });
 }
+
+/**
+ * What ECS itself calls for a Fargate task, from the task's own network: ECR for its image (the API, the registry
+ * and S3, which holds the layers) and CloudWatch Logs for the awslogs driver.
+ */
+export const fargateTaskCalls: ServiceCall[] = [
+  { client: "ECS: image pull", service: "ecr.api" },
+  { client: "ECS: image pull", service: "ecr.dkr" },
+  { client: "ECS: image layers", service: "s3" },
+  { client: "ECS: awslogs driver", service: "logs" },
+];
 
 type Stack = keyof BeaconTemplates;
 /** A resource of one of the two templates, as `<stack>/<logical id>`. */
@@ -117,16 +131,31 @@ export class BeaconNetwork {
       .filter(([, properties]) => properties.VpcConfig !== undefined)
       .map(([key, properties]) => {
         const { SubnetIds, SecurityGroupIds } = properties.VpcConfig as Record<string, unknown[]>;
-        const subnets = this.refs("stateless", SubnetIds);
-        const [firstSubnet] = subnets;
-        if (firstSubnet === undefined) throw new Error(`${key} is in a VPC but in no subnet`);
-        return {
-          logicalId: logicalIdOf(key),
-          vpc: this.resolve(stackOf(firstSubnet), this.propertiesOf(firstSubnet).VpcId),
-          subnets,
-          securityGroups: this.refs("stateless", SecurityGroupIds),
-        };
+        return this.placed(key, SubnetIds, SecurityGroupIds);
       });
+  }
+
+  /** Every ECS service of the stateless stack: its Fargate tasks run in the VPC like the functions. */
+  vpcServices(): VpcFunction[] {
+    return this.ofType("AWS::ECS::Service").map(([key, properties]) => {
+      const { AwsvpcConfiguration } = properties.NetworkConfiguration as Record<
+        string,
+        Record<string, unknown[]>
+      >;
+      return this.placed(key, AwsvpcConfiguration?.Subnets, AwsvpcConfiguration?.SecurityGroups);
+    });
+  }
+
+  private placed(key: ResourceKey, subnetIds: unknown, securityGroupIds: unknown): VpcFunction {
+    const subnets = this.refs("stateless", subnetIds);
+    const [firstSubnet] = subnets;
+    if (firstSubnet === undefined) throw new Error(`${key} is in a VPC but in no subnet`);
+    return {
+      logicalId: logicalIdOf(key),
+      vpc: this.resolve(stackOf(firstSubnet), this.propertiesOf(firstSubnet).VpcId),
+      subnets,
+      securityGroups: this.refs("stateless", securityGroupIds),
+    };
   }
 
   /**

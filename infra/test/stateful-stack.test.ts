@@ -167,6 +167,16 @@ describe("network and cache", () => {
     });
   });
 
+  it("adds the endpoints the agent service's tasks pull their image and write their logs through only behind the load balancer", () => {
+    const serviceEndpoints = (beacon: SynthesizedBeacon) =>
+      Object.values(beacon.statefulTemplate.findResources("AWS::EC2::VPCEndpoint"))
+        .map((endpoint) => JSON.stringify(endpoint.Properties.ServiceName))
+        .filter((name) => /\.(ecr\.api|ecr\.dkr|logs)"/.test(name));
+    expect(serviceEndpoints(dev)).toEqual([]);
+    expect(serviceEndpoints(synthesized("prodAlb"))).toHaveLength(3);
+    expect(serviceEndpoints(synthesized("prodFargate"))).toHaveLength(3);
+  });
+
   it("adds public subnets only for the load balancer ingress", () => {
     prod.statefulTemplate.resourcePropertiesCountIs("AWS::EC2::Subnet", { MapPublicIpOnLaunch: true }, 2);
     prod.statefulTemplate.resourceCountIs("AWS::EC2::NatGateway", 0);

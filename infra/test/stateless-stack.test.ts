@@ -351,9 +351,24 @@ describe("agent load balancer", () => {
     });
   });
 
-  it("forwards only the agent C2 endpoints, each with its method, to the agent-api function", () => {
+  it("forwards only the agent C2 endpoints, each with its method, to the agent-api function, and debug bundles to a service", () => {
     const template = prodAlb.statelessTemplate;
-    const rules = Object.values(template.findResources("AWS::ElasticLoadBalancingV2::ListenerRule"));
+    const [bundles, ...rules] = Object.values(
+      template.findResources("AWS::ElasticLoadBalancingV2::ListenerRule"),
+    ).sort((one, other) => one.Properties.Priority - other.Properties.Priority);
+    expect([bundles?.Properties.Priority, bundles?.Properties.Conditions]).toEqual([
+      5,
+      [
+        { Field: "path-pattern", PathPatternConfig: { Values: ["/c2/debug-bundles/*"] } },
+        { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["POST"] } },
+      ],
+    ]);
+    expect(bundles?.Properties.Actions).toEqual([
+      expect.objectContaining({
+        Type: "forward",
+        TargetGroupArn: { Ref: expect.stringMatching(/^DebugBundleServiceTargets/) },
+      }),
+    ]);
     expect(rules.map((rule) => [rule.Properties.Priority, rule.Properties.Conditions])).toEqual([
       [
         10,
@@ -388,8 +403,12 @@ describe("agent load balancer", () => {
 
 describe("observability", () => {
   it("alarms on the ingress, the functions and their degradations, on one dashboard", () => {
-    for (const { statelessTemplate } of [prod, prodAlb]) {
-      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", 43);
+    // Behind the load balancer, the debug bundles' service adds its 5xx, CPU and memory.
+    for (const [{ statelessTemplate }, alarms] of [
+      [prod, 43],
+      [prodAlb, 46],
+    ] as const) {
+      statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", alarms);
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
     }
     const alarms = Object.values(prod.statelessTemplate.findResources("AWS::CloudWatch::Alarm"));

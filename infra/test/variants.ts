@@ -20,6 +20,10 @@ export const beaconVariants = {
     description: "prod behind a load balancer, provisioned stream, tracing on",
     context: { stage: "prod", agentIngress: "alb", streamShards: "4", tracing: "true" },
   },
+  prodFargate: {
+    description: "prod behind a load balancer, the agent API on ECS Fargate (the agent service)",
+    context: { stage: "prod", agentIngress: "alb", agentCompute: "fargate", agentServiceMaxTasks: "40" },
+  },
   devExternalIdentity: {
     description:
       "dev trusting an external OpenID Connect issuer, with the agent CA's secret given and a tenant's own CA",

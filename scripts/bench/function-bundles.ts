@@ -9,7 +9,7 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { type BuildOptions, build } from "esbuild";
-import { beaconBundling } from "../../infra/lib/beacon-function.js";
+import { beaconEsbuildOptions } from "../../infra/lib/beacon-function.js";
 import { repositoryRoot } from "../../infra/lib/paths.js";
 
 /** The agent API's bundle, minified, at most 1 MB: Lambda loads and parses all of it at every cold start. */
@@ -22,23 +22,6 @@ export const functionNames = (): string[] =>
   readdirSync(functionsDir)
     .filter((name) => statSync(path.join(functionsDir, name, "handler.ts"), { throwIfNoEntry: false }))
     .sort();
-
-/** esbuild's options for what the CDK app hands NodejsFunction, as its bundler passes them on. */
-function esbuildOptionsOf(bundling: typeof beaconBundling): BuildOptions {
-  return {
-    bundle: true,
-    platform: "node",
-    format: bundling.format === OutputFormat.ESM ? "esm" : "cjs",
-    target: bundling.target,
-    mainFields: bundling.mainFields,
-    minify: bundling.minify,
-    sourcemap: bundling.sourceMap,
-    sourcesContent: bundling.sourcesContent,
-    // bundleAwsSDK: no module is left out of the bundle.
-    banner: { js: bundling.banner },
-    logLevel: "warning",
-  };
-}
 
 export interface FunctionBundle {
   name: string;
@@ -53,7 +36,8 @@ export interface FunctionBundle {
 export async function bundleFunction(name: string, outDir: string): Promise<FunctionBundle> {
   const file = path.join(outDir, name, "index.mjs");
   await build({
-    ...esbuildOptionsOf(beaconBundling),
+    ...beaconEsbuildOptions,
+    logLevel: "warning",
     entryPoints: [path.join(functionsDir, name, "handler.ts")],
     outfile: file,
   });

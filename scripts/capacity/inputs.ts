@@ -130,6 +130,12 @@ export interface Deployment {
   fargateTaskMemoryGb: number;
   fargateMinTasks: number;
   fargateTargetCpuUtilisation: number;
+  /**
+   * ALB + Lambda: the always-on task that takes debug bundles' uploads, which a Lambda target cannot (1 MB of
+   * body at most), with the same endpoints as the Fargate option's tasks.
+   */
+  debugBundleTaskVcpu: number;
+  debugBundleTaskMemoryGb: number;
   cacheTargetUtilisation: number;
   cacheUsableMemoryFraction: number;
   cacheReplicasPerShard: number;
@@ -146,6 +152,8 @@ export const defaultDeployment: Deployment = {
   fargateTaskMemoryGb: 2,
   fargateMinTasks: 2,
   fargateTargetCpuUtilisation: 0.5,
+  debugBundleTaskVcpu: 0.25,
+  debugBundleTaskMemoryGb: 0.5,
   cacheTargetUtilisation: 0.5,
   cacheUsableMemoryFraction: 0.75,
   cacheReplicasPerShard: 1,

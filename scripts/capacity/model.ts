@@ -356,8 +356,22 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
     (heartbeatsPerSecond * cpuMs) / 1000 / deployment.fargateTargetCpuUtilisation;
   const vcpus = vcpusFor(units.gatewayAndHandlerCpuMs.value);
   const fargateTasks = Math.max(deployment.fargateMinTasks, Math.ceil(vcpus / deployment.fargateTaskVcpu));
-  const taskHours = fargateTasks * hours;
   const extraEndpointHours = deployment.fargateExtraInterfaceEndpoints * deployment.availabilityZones * hours;
+  const fargateLine = (name: string, tasks: number, vcpu: number, memoryGb: number, note?: string) =>
+    line(
+      `${name}, ${vcpu} vCPU / ${memoryGb} GB arm64`,
+      tasks,
+      "tasks",
+      priced(p.fargateArmVcpuHour, tasks * hours * vcpu) +
+        priced(p.fargateArmGbHour, tasks * hours * memoryGb),
+      note,
+    );
+  const taskEndpointsLine = line(
+    `VPC interface endpoints for the tasks (ECR ×2, Logs) × ${deployment.availabilityZones} AZ`,
+    deployment.fargateExtraInterfaceEndpoints * deployment.availabilityZones,
+    "endpoint-AZs",
+    priced(p.interfaceEndpointAzHour, extraEndpointHours),
+  );
 
   const options: OptionEstimate[] = [
     {
@@ -372,26 +386,34 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
         ...lambdaLines,
       ],
     },
-    { id: "albLambda", lines: [...albLines(lcusLambda), ...lambdaLines] },
+    {
+      id: "albLambda",
+      lines: [
+        ...albLines(lcusLambda),
+        ...lambdaLines,
+        fargateLine(
+          "Debug bundles' task",
+          1,
+          deployment.debugBundleTaskVcpu,
+          deployment.debugBundleTaskMemoryGb,
+          "always on: a Lambda target takes 1 MB of body at most",
+        ),
+        taskEndpointsLine,
+      ],
+    },
     {
       id: "albFargate",
       lines: [
         ...albLines(lcusContainers),
-        line(
-          `Fargate tasks, ${deployment.fargateTaskVcpu} vCPU / ${deployment.fargateTaskMemoryGb} GB arm64`,
+        fargateLine(
+          "Fargate tasks",
           fargateTasks,
-          "tasks",
-          priced(p.fargateArmVcpuHour, taskHours * deployment.fargateTaskVcpu) +
-            priced(p.fargateArmGbHour, taskHours * deployment.fargateTaskMemoryGb),
+          deployment.fargateTaskVcpu,
+          deployment.fargateTaskMemoryGb,
           `${round(vcpus, 2)} vCPU at ${deployment.fargateTargetCpuUtilisation * 100} % target utilisation ` +
             `(the handler alone: ${round(vcpusFor(units.handlerCpuMsConcurrent.value), 2)})`,
         ),
-        line(
-          `VPC interface endpoints for the tasks (ECR ×2, Logs) × ${deployment.availabilityZones} AZ`,
-          deployment.fargateExtraInterfaceEndpoints * deployment.availabilityZones,
-          "endpoint-AZs",
-          priced(p.interfaceEndpointAzHour, extraEndpointHours),
-        ),
+        taskEndpointsLine,
       ],
     },
   ].map(({ id, lines }) => ({

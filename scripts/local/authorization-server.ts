@@ -9,9 +9,9 @@ import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isValidIdentifier } from "../../functions/core/identity/credentials.js";
 import { ConsoleClaims, type Role, Roles } from "../../functions/core/identity/principal.js";
+import { readBody } from "../../functions/shared/request-body.js";
 import { SECURITY_HEADERS, SIGN_IN_CALLBACK_PATH, type WebConsoleConfig } from "../../web/serving.js";
 import { type ConsoleIssuer, signToken } from "./console-issuer.js";
-import { readBody } from "./gateway.js";
 
 export const AUTHORIZE_PATH = "/oauth2/authorize";
 export const TOKEN_PATH = "/oauth2/token";

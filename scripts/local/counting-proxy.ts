@@ -8,6 +8,12 @@ export interface CountingProxy {
   /** Requests seen since start or the last reset, by X-Amz-Target (e.g. "DynamoDB_20120810.GetItem"). */
   counts(): Record<string, number>;
   reset(): void;
+  /** From now on, requests wait (counted as they arrive, their bodies read) instead of being forwarded, until `release`. */
+  hold(): void;
+  /** The bodies of the requests waiting since `hold`, in the order they came. */
+  held(): string[];
+  /** Forwards the requests waiting and every later one at once again. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -34,24 +40,31 @@ export async function startCountingProxy(
   const basePath = target.pathname.replace(/\/$/, "");
   const upstreamAgent = new http.Agent({ keepAlive: true });
   let counts = new Map<string, number>();
+  let waiting: { body: string; forwardNow(): void }[] | undefined;
 
   const server = http.createServer((request, response) => {
     // Requests without the AWS JSON protocol's operation header are counted by method and path.
     const operation = request.headers["x-amz-target"] ?? `${request.method} ${request.url}`;
     const key = Array.isArray(operation) ? operation.join(",") : operation;
     counts.set(key, (counts.get(key) ?? 0) + 1);
-    if (options.fault) {
-      const chunks: Buffer[] = [];
-      request.on("data", (chunk: Buffer) => chunks.push(chunk));
-      request.on("end", () => {
-        const body = Buffer.concat(chunks);
+    if (!options.fault && !waiting) {
+      forward(request, response);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const body = Buffer.concat(chunks);
+      const answer = () => {
         const failure = options.fault?.(key, body.toString("utf8"));
         if (failure) {
           response.writeHead(failure.status, { "content-type": "application/x-amz-json-1.0" });
           response.end(JSON.stringify(failure.body));
         } else forward(request, response, body);
-      });
-    } else forward(request, response);
+      };
+      if (waiting) waiting.push({ body: body.toString("utf8"), forwardNow: answer });
+      else answer();
+    });
   });
 
   function forward(request: http.IncomingMessage, response: http.ServerResponse, body?: Buffer) {
@@ -88,6 +101,15 @@ export async function startCountingProxy(
     counts: () => Object.fromEntries(counts),
     reset: () => {
       counts = new Map();
+    },
+    hold: () => {
+      waiting ??= [];
+    },
+    held: () => (waiting ?? []).map((request) => request.body),
+    release: () => {
+      const released = waiting ?? [];
+      waiting = undefined;
+      for (const request of released) request.forwardNow();
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

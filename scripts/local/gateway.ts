@@ -22,6 +22,7 @@ import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyResultV2,
 } from "aws-lambda";
+import { readBody } from "../../functions/shared/request-body.js";
 import { agentTrust, certificateSummary, ensureDevCertificates } from "./certs.js";
 import type { JwtAuthorizer } from "./console-issuer.js";
 
@@ -317,30 +318,6 @@ function decodeSegment(segment: string): string {
   } catch {
     return segment;
   }
-}
-
-/**
- * Collects the body as it arrives, chunked or not; undefined as soon as it passes `maxBytes`, having
- * stopped reading (a client must not make the gateway hold more than the limit).
- */
-export function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > maxBytes) {
-        request.off("data", onData);
-        request.pause();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    };
-    request.on("data", onData);
-    request.once("end", () => resolve(Buffer.concat(chunks)));
-    request.once("error", reject);
-  });
 }
 
 /** The connection closes after the 413, so the rest of the body is never read. */

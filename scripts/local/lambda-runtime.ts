@@ -1,36 +1,18 @@
 /**
  * The local stand-in for Lambda's Node.js runtime. It invokes the very handler modules that run on AWS as Lambda
- * does: each invocation with a context of its own (a fresh request id, the function's name and ARN, the time left
- * before the function's timeout), what it writes going to the function log under the function's name.
- *
- * The local stack runs many invocations of a function at once in one process, as Lambda Managed Instances run
- * them in one execution environment, and it keeps them apart the same way: each invocation runs in a scope of
- * Lambda's InvokeStore, and `AWS_LAMBDA_MAX_CONCURRENCY` tells Powertools to keep per invocation what it keeps
- * per process otherwise (the Lambda context, the keys a handler appends to its log records, the metrics it has
- * not yet published). Without it, concurrent requests would log each other's request ids and tenants.
+ * does: each invocation with a context of its own and in a scope of its own (functions/shared/invocations.ts), what
+ * it writes going to the function log under the function's name. The local stack runs many invocations of a
+ * function at once in one process, as Lambda Managed Instances run them in one execution environment.
  */
-import { randomUUID } from "node:crypto";
-import { InvokeStore, InvokeStoreBase } from "@aws/lambda-invoke-store";
 import type { Context } from "aws-lambda";
+// Before any function module or AWS SDK request (see the module).
+import { invoker as scopedInvoker } from "../../functions/shared/invocations.js";
 import type { FunctionLog } from "./function-logs.js";
 
 const ACCOUNT_ID = "000000000000";
 const REGION = "local";
 /** No memory limit applies in this process; Lambda's context always names one. */
 const MEMORY_LIMIT_MB = "1024";
-
-// Made when this module loads, before any function module or AWS SDK request: the first to ask for the store
-// decides for the whole process whether it scopes invocations, and the SDK asks on its first request.
-const invokeStore = await InvokeStore.getInstanceAsync(true);
-const scopesInvocations = invokeStore.run({}, () => invokeStore.hasContext()) && !invokeStore.hasContext();
-if (!scopesInvocations) {
-  throw new Error(
-    "Lambda's InvokeStore was made before the local Lambda runtime loaded and keeps one invocation per process: " +
-      "import scripts/local/lambda-runtime.ts before anything sends an AWS request",
-  );
-}
-// Any value turns the scoping on; the local stack sets no bound on concurrent invocations.
-process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= "1000";
 
 /**
  * What the CDK function construct and Lambda set in a function's environment, with local values, where the user
@@ -58,30 +40,15 @@ export function invoker<Event, Result>(
   logs: FunctionLog,
   handler: (event: Event, context: Context) => Promise<Result>,
 ): (event: Event) => Promise<Result> {
-  return (event) => {
-    const context = lambdaContext(fn);
-    const scope = { [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId };
-    return logs.run(fn.name, () => invokeStore.run(scope, () => handler(event, context)));
-  };
-}
-
-function lambdaContext(fn: LocalFunction): Context {
-  const deadline = Date.now() + fn.timeoutSeconds * 1000;
-  const callbackStyle = () => {
-    throw new Error("The local Lambda runtime supports async handlers only: return the result");
-  };
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName: fn.name,
-    functionVersion: "$LATEST",
-    invokedFunctionArn: `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${fn.name}`,
-    memoryLimitInMB: MEMORY_LIMIT_MB,
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${fn.name}`,
-    logStreamName: "local",
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: callbackStyle,
-    fail: callbackStyle,
-    succeed: callbackStyle,
-  };
+  const invoke = scopedInvoker(
+    {
+      ...fn,
+      arn: `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:${fn.name}`,
+      memoryLimitInMB: MEMORY_LIMIT_MB,
+      logGroupName: `/aws/lambda/${fn.name}`,
+      logStreamName: "local",
+    },
+    handler,
+  );
+  return (event) => logs.run(fn.name, () => invoke(event));
 }

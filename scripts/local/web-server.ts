@@ -14,6 +14,7 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { isValidIdentifier } from "../../functions/core/identity/credentials.js";
 import { type Role, Roles } from "../../functions/core/identity/principal.js";
+import { readBody } from "../../functions/shared/request-body.js";
 import { API_PREFIX, ASSETS_PREFIX, CacheControl, CONFIG_PATH, SECURITY_HEADERS } from "../../web/serving.js";
 import {
   AUTHORIZE_PATH,
@@ -22,7 +23,7 @@ import {
   TOKEN_PATH,
 } from "./authorization-server.js";
 import { type ConsoleIssuer, consoleToken } from "./console-issuer.js";
-import { type Gateway, listenOn, readBody } from "./gateway.js";
+import { type Gateway, listenOn } from "./gateway.js";
 
 export const LOCAL_TOKEN_PATH = "/local/token";
 /** A working day, as the token `npm start` prints. */

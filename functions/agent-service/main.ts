@@ -1,0 +1,54 @@
+/**
+ * The agent service: the agent API's handler module in a long-running Node process on ECS Fargate, behind the
+ * load balancer, for fleets whose request volume makes one Lambda invocation per heartbeat cost more than a few
+ * tasks do. Each request is one invocation of the same handler Lambda runs, with the same deadline.
+ */
+import { totalmem } from "node:os";
+import { agentServiceConfig } from "../shared/config.js";
+import { FunctionTimeouts } from "../shared/function-timeouts.js";
+// Loaded before the handler module, whose Powertools and AWS clients must find invocations scoped.
+import { invoker } from "../shared/invocations.js";
+import { type AlbHandler, albTarget } from "./alb-target.js";
+import { type ServiceRoute, startAgentService } from "./server.js";
+import { AgentServiceSettings } from "./settings.js";
+
+const agentApi = await import("../agent-api/handler.js");
+const config = agentServiceConfig();
+
+/** Requests the service reads itself, as streams; the agent API answers every other one. */
+const routes: ServiceRoute[] = [];
+
+const invokeAgentApi = invoker(
+  {
+    name: "agent-api",
+    timeoutSeconds: FunctionTimeouts.agentApi,
+    arn: "",
+    memoryLimitInMB: String(Math.round(totalmem() / 2 ** 20)),
+    logGroupName: "",
+    logStreamName: "",
+  },
+  agentApi.handler,
+) as AlbHandler;
+
+const service = await startAgentService({
+  port: config.port,
+  routes,
+  fallback: albTarget(invokeAgentApi, config.maxBodyBytes),
+  drainMs: AgentServiceSettings.drainSeconds * 1000,
+});
+
+async function stop(): Promise<void> {
+  await service.drain();
+  await agentApi.shutdown();
+  process.exit(0);
+}
+
+for (const signal of ["SIGTERM", "SIGINT"] as const)
+  process.once(signal, () => {
+    stop().catch((error: unknown) => {
+      console.error(
+        JSON.stringify({ level: "ERROR", message: "agent service: stop failed", error: String(error) }),
+      );
+      process.exit(1);
+    });
+  });
