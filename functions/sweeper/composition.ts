@@ -79,12 +79,11 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = { now: () =
   });
   const offline = makeOfflineSweep({
     presence: new RedisPresenceState(redis),
-    classes,
     events,
     clock,
     ids,
     settings: {
-      maxPerClassPerLook: config.maxOfflinePerClassPerLook,
+      maxPerLook: config.maxOfflinePerLook,
       maxPerRun: config.maxOfflinePerRun,
     },
   });

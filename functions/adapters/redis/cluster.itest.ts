@@ -108,11 +108,16 @@ async function everyCall(tenant: string) {
   expect(await hotState.isManifestStored(tenant, manifestId)).toBe(false);
   await hotState.rememberManifestStored(tenant, manifestId);
   expect(await hotState.isManifestStored(tenant, manifestId)).toBe(true);
-  await hotState.rememberAgentManifest(tenant, agent, { hash: "m-1", manifestId, supportedOperations });
+  await hotState.rememberAgentManifest(tenant, agent, {
+    hash: "m-1",
+    manifestId,
+    supportedOperations,
+    heartbeatPeriodMs: 5_000,
+  });
   await hotState.rememberDescribe(tenant, agent, NOW + 60_000);
   await hotState.rememberDescribe(tenant, agent, undefined);
-  await hotState.rememberClassFlow(tenant, "gateways", policy);
-  await fleet.rememberClassFlow(tenant, "sensors", undefined);
+  await hotState.rememberClassFlow(tenant, "gateways", policy, 60_000);
+  await fleet.rememberClassFlow(tenant, "sensors", undefined, 60_000);
 
   // A steady heartbeat on a flow its class no longer accepts claims the catch-up.
   expect(await hotState.recordSighting(sighting(tenant, agent, { agentClass: "gateways" }))).toMatchObject({
@@ -163,20 +168,21 @@ async function everyCall(tenant: string) {
 
   // The sweeper marks the silent agent offline once; its next heartbeat clears the mark.
   expect(await presence.tenants()).toContain(tenant);
-  expect(await presence.markOverdue(tenant, "sensors", NOW + 1, 10)).toEqual({
-    marked: [{ agentId: agent, lastSeen: NOW }],
+  // Its manifest states 5 s: it is overdue 15 s after its last heartbeat.
+  expect(await presence.markOverdue(tenant, NOW + 15_001, 10)).toEqual({
+    marked: [{ agentId: agent, agentClass: "sensors", lastSeen: NOW, heartbeatPeriodMs: 5_000 }],
     more: false,
   });
-  expect((await presence.markOverdue(tenant, "sensors", NOW + 1, 10)).marked).toEqual([]);
+  expect((await presence.markOverdue(tenant, NOW + 15_001, 10)).marked).toEqual([]);
   expect(
     recorded(await hotState.recordSighting(sighting(tenant, agent, { agentClass: "sensors", now: NOW + 1 })))
       .offlineLastSeen,
   ).toBe(NOW);
   // Restarting for an operation, it is marked once its restart is over, though the sweep went past it before.
-  await hotState.rememberRestart(tenant, agent, NOW + 10);
-  expect((await presence.markOverdue(tenant, "sensors", NOW + 5, 10)).marked).toEqual([]);
-  expect(await presence.markOverdue(tenant, "sensors", NOW + 11, 10)).toEqual({
-    marked: [{ agentId: agent, lastSeen: NOW + 1 }],
+  await hotState.rememberRestart(tenant, agent, NOW + 20_000);
+  expect((await presence.markOverdue(tenant, NOW + 30_000, 10)).marked).toEqual([]);
+  expect(await presence.markOverdue(tenant, NOW + 35_001, 10)).toEqual({
+    marked: [{ agentId: agent, agentClass: "sensors", lastSeen: NOW + 1, heartbeatPeriodMs: 5_000 }],
     more: false,
   });
 
@@ -219,9 +225,10 @@ describe.each(TENANTS)("every cache call of tenant %s", (tenant) => {
         `HMGET ${CacheKeys.classFlow(tenant, "gateways")}`,
         `HSET ${CacheKeys.revokedSerials(tenant)}`,
         `DEL ${CacheKeys.pendingOperations(tenant, "agent-1")}`,
-        `ZRANGEBYSCORE ${CacheKeys.classIndex(tenant, "sensors")}`,
+        `ZADD ${CacheKeys.offlineDue(tenant)}`,
+        `HSET ${CacheKeys.offlineDueAgents(tenant)}`,
+        `ZRANGEBYSCORE ${CacheKeys.offlineDue(tenant)}`,
         `HSETNX ${CacheKeys.offlineMarks(tenant)}`,
-        `HSET ${CacheKeys.offlineCursors(tenant)}`,
         `HDEL ${CacheKeys.offlineMarks(tenant)}`,
       ]),
     );
@@ -258,7 +265,8 @@ describe("the heartbeat's round trips on the cluster", () => {
     const traffic = await observer.observe(async () => recorded(await steady("quiet")));
     expect(traffic.result).toMatchObject({ agentClass: "gateways", previousAgentClass: "gateways" });
     expect(traffic.roundTrips).toEqual(["evalsha", "evalsha"]);
-    expect(traffic.scriptCommands.filter((command) => command.startsWith("HSET"))).toHaveLength(1);
+    const agentWrites = (command: string) => command === `HSET ${CacheKeys.agent(tenant, "quiet")}`;
+    expect(traffic.scriptCommands.filter(agentWrites)).toHaveLength(1);
     expect(traffic.undeclaredKeys).toEqual([]);
   });
 
