@@ -86,6 +86,18 @@ describe("the offline sweep's keys", () => {
     expect(Object.keys(await client.hgetall(CacheKeys.offlineDueAgents("rf")))).toEqual(["kept"]);
   });
 
+  it("are read anew from the registry when the cache's copy of a class's policy carries no period", async () => {
+    // As Beacon wrote it before it held agents to their own periods.
+    await client.hset(CacheKeys.classFlow("old", "pumps"), { loaded: "1" });
+    await hotState.rememberRevocations("old", []);
+    const outcome = await hotState.recordSighting(sighting("old", "o1", T0));
+    expect(outcome.recorded && outcome.sighting.classFlowUnknown).toBe(true);
+    await hotState.rememberClassFlow("old", "pumps", undefined, 5 * MINUTE);
+    const next = await hotState.recordSighting(sighting("old", "o1", T0 + 1));
+    expect(next.recorded && next.sighting.classFlowUnknown).toBe(false);
+    expect(await client.zscore(CacheKeys.offlineDue("old"), "o1")).toBe(String(T0 + 1 + 15 * MINUTE));
+  });
+
   it("cost a steady heartbeat nothing beyond its one round trip, and a manifest learned one", async () => {
     await beat("steady", "s1", T0);
     const { roundTrips } = await server.countRoundTrips(() =>

@@ -60,14 +60,15 @@ if manifestHash and manifestHash == previous[7] then
   ownPeriod = previous[12]
 end
 -- The class's flow policy. Without 'loaded' the agent API has not read it from the registry (or its copy
--- expired); with 'loaded' alone the class has none. Catch-up waits for the agent's supported operations,
--- without which it cannot tell whether the agent takes the update.
+-- expired), and without 'heartbeatPeriodMs' a Beacon that kept no period beside it wrote it: read again.
+-- With 'loaded' and the period alone the class has none. Catch-up waits for the agent's supported
+-- operations, without which it cannot tell whether the agent takes the update.
 local classFlowUnknown = 0
 local catchUpFlow = false
 local catchUpAckTimeout = false
 if agentClass then
   local policy = redis.call('HMGET', KEYS[7], 'loaded', 'target', 'accepted', 'ackTimeoutMs', 'heartbeatPeriodMs')
-  if not policy[1] then
+  if not policy[1] or not policy[5] then
     classFlowUnknown = 1
   elseif policy[2] and supportedOperations then
     local current = false
