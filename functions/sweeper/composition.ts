@@ -79,6 +79,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = { now: () =
   });
   const offline = makeOfflineSweep({
     presence: new RedisPresenceState(redis),
+    classes,
     events,
     clock,
     ids,

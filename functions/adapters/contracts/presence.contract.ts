@@ -12,6 +12,8 @@ export interface PresenceSubject {
   hotState: HotState;
   /** The cache's copy of the class's flow policy and period is gone, as when it expires. */
   forgetClassFlow(tenant: string, className: string): Promise<void>;
+  /** The agent is in its class's index of agents by last seen, as a Beacon that did not schedule agents left it. */
+  seenUnscheduled(tenant: string, agentId: string, className: string, lastSeen: number): Promise<void>;
 }
 
 /**
@@ -175,5 +177,31 @@ export const presenceContract = contract<PresenceSubject>("the presence state", 
     expect(await look(T0 + 3 * MINUTE + 10, 2)).toEqual({ marked: [], more: true });
     expect(idsOf(await look(T0 + 3 * MINUTE + 10, 2))).toEqual(["d"]);
     expect(idsOf(await look(T0 + 4 * MINUTE + 1, 2))).toEqual(["a", "b"]);
+  });
+
+  it("schedules the agents silent since before scheduling with their class's period, once, a bounded number a call", async () => {
+    const { presence } = the.subject;
+    for (const [index, agentId] of ["o1", "o2", "o3"].entries())
+      await the.subject.seenUnscheduled(the.tenant, agentId, "pumps", T0 + index);
+    await beat("h1", T0 + 5);
+    expect(await presence.allScheduled(the.tenant)).toBe(false);
+    expect(await presence.scheduleSilent(the.tenant, "pumps", 5_000, 2)).toEqual({ read: 2, done: false });
+    // The agent a heartbeat scheduled keeps its own schedule.
+    expect(await presence.scheduleSilent(the.tenant, "pumps", 5_000, 2)).toEqual({ read: 2, done: false });
+    expect(await presence.scheduleSilent(the.tenant, "pumps", 5_000, 2)).toEqual({ read: 0, done: true });
+    expect(await presence.scheduleSilent(the.tenant, "valves", 5_000, 2)).toEqual({ read: 0, done: true });
+    expect(await look(T0 + 15_003)).toEqual({
+      marked: ["o1", "o2", "o3"].map((agentId, index) => ({
+        agentId,
+        agentClass: "pumps",
+        lastSeen: T0 + index,
+        heartbeatPeriodMs: 5_000,
+      })),
+      more: false,
+    });
+    expect(idsOf(await look(T0 + 3 * MINUTE + 6))).toEqual(["h1"]);
+    await presence.markAllScheduled(the.tenant);
+    expect(await presence.allScheduled(the.tenant)).toBe(true);
+    expect(await presence.allScheduled(`${the.tenant}-other`)).toBe(false);
   });
 });

@@ -13,6 +13,9 @@ presenceContract("Redis", () => ({
   forgetClassFlow: async (tenant, className) => {
     await redis.client.del(CacheKeys.classFlow(tenant, className));
   },
+  seenUnscheduled: async (tenant, agentId, className, lastSeen) => {
+    await redis.client.zadd(CacheKeys.classIndex(tenant, className), lastSeen, agentId);
+  },
 }));
 presenceContract("the memory fake", () => {
   const hotState = new MemoryHotState();
@@ -22,6 +25,14 @@ presenceContract("the memory fake", () => {
     forgetClassFlow: async (tenant, className) => {
       hotState.classFlows.delete(`${tenant}/${className}`);
       hotState.classPeriods.delete(`${tenant}/${className}`);
+    },
+    seenUnscheduled: async (tenant, agentId, className, lastSeen) => {
+      hotState.agents.set(`${tenant}/${agentId}`, {
+        registered: true,
+        lastCheckpoint: 0,
+        agentClass: className,
+        lastSeen,
+      });
     },
   };
 });

@@ -195,6 +195,10 @@ export class MemoryHotState implements HotState, PresenceState {
   readonly classPeriods = new Map<string, number>();
   /** Agents not announced offline, by tenant/agent: when they become overdue, and what the sweep tells of them. */
   readonly offlineDue = new Map<string, { at: number } & Omit<OverdueAgent, "agentId">>();
+  /** Tenants whose agents silent since before scheduling were all scheduled. */
+  readonly tenantsScheduled = new Set<string>();
+  /** By tenant/class: how many of the class's agents by last seen the scheduling of silent agents read. */
+  private readonly schedulingRead = new Map<string, number>();
   roundTrips = 0;
   /** Set to make every call fail, as a cache outage would. */
   down = false;
@@ -430,6 +434,38 @@ export class MemoryHotState implements HotState, PresenceState {
       marked.push({ agentId: key.slice(tenant.length + 1), ...due });
     }
     return { marked, more: taken.length >= limit };
+  }
+
+  async allScheduled(tenant: string) {
+    this.touch();
+    return this.tenantsScheduled.has(tenant);
+  }
+
+  /** As the script: the class's agents by last seen, going on from where it stopped; those neither scheduled nor marked. */
+  async scheduleSilent(tenant: string, className: string, heartbeatPeriodMs: number, limit: number) {
+    this.touch();
+    const classKey = `${tenant}/${className}`;
+    const from = this.schedulingRead.get(classKey) ?? 0;
+    const agents = [...this.agents]
+      .filter(
+        ([key, agent]) =>
+          key.startsWith(`${tenant}/`) && agent.agentClass === className && agent.lastSeen !== undefined,
+      )
+      .sort(([keyA, a], [keyB, b]) => (a.lastSeen ?? 0) - (b.lastSeen ?? 0) || keyA.localeCompare(keyB))
+      .slice(from, from + limit);
+    this.schedulingRead.set(classKey, from + agents.length);
+    for (const [key, agent] of agents) {
+      const lastSeen = agent.lastSeen ?? 0;
+      if (this.offlineDue.has(key) || this.offlineMarks.has(key)) continue;
+      const at = lastSeen + MISSED_HEARTBEATS_OFFLINE * heartbeatPeriodMs;
+      this.offlineDue.set(key, { at, heartbeatPeriodMs, lastSeen, agentClass: className });
+    }
+    return { read: agents.length, done: agents.length < limit };
+  }
+
+  async markAllScheduled(tenant: string) {
+    this.touch();
+    this.tenantsScheduled.add(tenant);
   }
 }
 

@@ -36,6 +36,11 @@ export const CacheKeys = {
    */
   offlineDueAgents: (tenant: string) => `{t:${tenant}}:offline-due-agents`,
   /**
+   * Per class, how far the one-off scheduling of the agents silent since before Beacon scheduled agents at
+   * each heartbeat read the class index: "<score>:<entries at that score>", or "done".
+   */
+  offlineScheduling: (tenant: string) => `{t:${tenant}}:offline-scheduling`,
+  /**
    * The agents restarting for an operation Beacon delivered (a hash: agent id to when the restart should be
    * over); a heartbeat clears one.
    */
@@ -45,6 +50,8 @@ export const CacheKeys = {
    * read or written alone, never in a script or transaction with a tenant's keys.
    */
   tenantsWithClasses: () => "beacon:tenants",
+  /** The tenants whose silent agents were all scheduled (offlineScheduling); no tenant's, only touched alone. */
+  tenantsScheduled: () => "beacon:offline-scheduled",
   /**
    * Events the stream did not take, held for it (a list, oldest first), per stream: no tenant's, and only ever
    * touched alone.

@@ -168,6 +168,10 @@ async function everyCall(tenant: string) {
 
   // The sweeper marks the silent agent offline once; its next heartbeat clears the mark.
   expect(await presence.tenants()).toContain(tenant);
+  // Agents silent since before Beacon scheduled agents: none here, as every one heartbeat since.
+  expect(await presence.allScheduled(tenant)).toBe(false);
+  expect(await presence.scheduleSilent(tenant, "sensors", 60_000, 10)).toEqual({ read: 1, done: true });
+  await presence.markAllScheduled(tenant);
   // Its manifest states 5 s: it is overdue 15 s after its last heartbeat.
   expect(await presence.markOverdue(tenant, NOW + 15_001, 10)).toEqual({
     marked: [{ agentId: agent, agentClass: "sensors", lastSeen: NOW, heartbeatPeriodMs: 5_000 }],
@@ -192,16 +196,21 @@ async function everyCall(tenant: string) {
 }
 
 /**
- * The traffic stayed in the tenant's slot but for the one key of no tenant, the set of tenants the sweeper
- * reads, which only single commands of clients touch.
+ * The traffic stayed in the tenant's slot but for the keys of no tenant it touched, sets of tenants the
+ * sweeper reads, which only single commands of clients touch.
  */
-async function expectTenantAndTenantsSet(traffic: ClusterTraffic<unknown>, tenant: string) {
-  const keys = [CacheKeys.classes(tenant), CacheKeys.tenantsWithClasses()];
+async function expectTenantAndTenantsSet(
+  traffic: ClusterTraffic<unknown>,
+  tenant: string,
+  tenantsSets = [CacheKeys.tenantsWithClasses()],
+) {
+  const keys = [CacheKeys.classes(tenant), ...tenantsSets];
   const slots = await Promise.all(keys.map((key) => observer.slotOf(key)));
   const nodes = await Promise.all(keys.map((key) => observer.nodeOf(key)));
   expect(traffic.slots).toEqual([...new Set(slots)].sort((a, b) => a - b));
   expect(traffic.nodes).toEqual([...new Set(nodes)].sort());
-  expect(traffic.scriptCommands.filter((command) => command.includes(keys[1] as string))).toEqual([]);
+  const inScripts = (key: string) => traffic.scriptCommands.filter((command) => command.includes(key));
+  expect(tenantsSets.flatMap(inScripts)).toEqual([]);
 }
 
 describe("the cluster", () => {
@@ -216,7 +225,10 @@ describe.each(TENANTS)("every cache call of tenant %s", (tenant) => {
     const traffic = await observer.observe(() => everyCall(tenant));
 
     expect(traffic.undeclaredKeys).toEqual([]);
-    await expectTenantAndTenantsSet(traffic, tenant);
+    await expectTenantAndTenantsSet(traffic, tenant, [
+      CacheKeys.tenantsWithClasses(),
+      CacheKeys.tenantsScheduled(),
+    ]);
     // The check saw inside the scripts: the class index and policy keys, known only from data, among them.
     expect(traffic.scriptCommands).toEqual(
       expect.arrayContaining([
@@ -230,6 +242,8 @@ describe.each(TENANTS)("every cache call of tenant %s", (tenant) => {
         `ZRANGEBYSCORE ${CacheKeys.offlineDue(tenant)}`,
         `HSETNX ${CacheKeys.offlineMarks(tenant)}`,
         `HDEL ${CacheKeys.offlineMarks(tenant)}`,
+        `HSETNX ${CacheKeys.offlineDueAgents(tenant)}`,
+        `HSET ${CacheKeys.offlineScheduling(tenant)}`,
       ]),
     );
   });

@@ -86,6 +86,29 @@ describe("the offline sweep's keys", () => {
     expect(Object.keys(await client.hgetall(CacheKeys.offlineDueAgents("rf")))).toEqual(["kept"]);
   });
 
+  it("schedule once the agents silent since before scheduling, not those announced offline already", async () => {
+    for (const [agentId, at] of [
+      ["s1", T0],
+      ["s2", T0],
+      ["gone", T0 - 1],
+    ] as const)
+      await client.zadd(CacheKeys.classIndex("since", "pumps"), at, agentId);
+    await client.hset(CacheKeys.offlineMarks("since"), "gone", String(T0 - 1));
+    expect(await presence.scheduleSilent("since", "pumps", 5_000, 2)).toEqual({ read: 2, done: false });
+    expect(await client.hget(CacheKeys.offlineScheduling("since"), "pumps")).toBe(`${T0}:1`);
+    expect(await presence.scheduleSilent("since", "pumps", 5_000, 2)).toEqual({ read: 1, done: true });
+    expect(await client.hget(CacheKeys.offlineScheduling("since"), "pumps")).toBe("done");
+    expect(await client.zrange(CacheKeys.offlineDue("since"), 0, -1, "WITHSCORES")).toEqual([
+      "s1",
+      String(T0 + 15_000),
+      "s2",
+      String(T0 + 15_000),
+    ]);
+    await presence.markAllScheduled("since");
+    expect(await client.exists(CacheKeys.offlineScheduling("since"))).toBe(0);
+    expect(await client.sismember(CacheKeys.tenantsScheduled(), "since")).toBe(1);
+  });
+
   it("are read anew from the registry when the cache's copy of a class's policy carries no period", async () => {
     // As Beacon wrote it before it held agents to their own periods.
     await client.hset(CacheKeys.classFlow("old", "pumps"), { loaded: "1" });

@@ -4,7 +4,7 @@ import { MISSED_HEARTBEATS_OFFLINE } from "../../core/agents/status.js";
 import { isCacheUsable } from "../../shared/redis-client.js";
 import { CacheKeys } from "./cache-keys.js";
 import { CacheUnavailableError } from "./hot-state.js";
-import { MARK_OVERDUE_SCRIPT } from "./record-sighting-script.js";
+import { MARK_OVERDUE_SCRIPT, SCHEDULE_SILENT_SCRIPT } from "./record-sighting-script.js";
 
 interface ScriptedRedis {
   markOverdue(
@@ -16,6 +16,7 @@ interface ScriptedRedis {
     limit: number,
     missedHeartbeats: number,
   ): Promise<[number, string[]]>;
+  scheduleSilent(...keysAndArgs: (string | number)[]): Promise<number>;
 }
 
 /** The sweeper's look for agents that went silent, in the cache's per-tenant schedule of when they become overdue. */
@@ -24,6 +25,7 @@ export class RedisPresenceState implements PresenceState {
 
   constructor(redis: Redis | Cluster) {
     redis.defineCommand("markOverdue", { numberOfKeys: 4, lua: MARK_OVERDUE_SCRIPT });
+    redis.defineCommand("scheduleSilent", { numberOfKeys: 5, lua: SCHEDULE_SILENT_SCRIPT });
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
   }
 
@@ -55,5 +57,31 @@ export class RedisPresenceState implements PresenceState {
         agentClass: flattened[index + 3] as string,
       });
     return { marked, more: Number(full) === 1 };
+  }
+
+  async allScheduled(tenant: string): Promise<boolean> {
+    return (await this.usable().sismember(CacheKeys.tenantsScheduled(), tenant)) === 1;
+  }
+
+  async scheduleSilent(tenant: string, className: string, heartbeatPeriodMs: number, limit: number) {
+    const read = await this.usable().scheduleSilent(
+      CacheKeys.classIndex(tenant, className),
+      CacheKeys.offlineDue(tenant),
+      CacheKeys.offlineDueAgents(tenant),
+      CacheKeys.offlineMarks(tenant),
+      CacheKeys.offlineScheduling(tenant),
+      className,
+      heartbeatPeriodMs,
+      MISSED_HEARTBEATS_OFFLINE,
+      limit,
+    );
+    return { read: Number(read), done: Number(read) < limit };
+  }
+
+  async markAllScheduled(tenant: string): Promise<void> {
+    const redis = this.usable();
+    // Apart: the tenants' set is no tenant's key, and may live on another shard than the tenant's.
+    await redis.sadd(CacheKeys.tenantsScheduled(), tenant);
+    await redis.del(CacheKeys.offlineScheduling(tenant));
   }
 }

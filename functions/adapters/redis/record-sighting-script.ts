@@ -174,6 +174,44 @@ return {full, marked}
 `;
 
 /**
+ * The one-off scheduling of one class's agents silent since before Beacon scheduled agents at each heartbeat:
+ * reads up to ARGV[4] agents of the class index KEYS[1] by last seen, going on from where the previous call
+ * for the class ARGV[1] stopped (kept in KEYS[5] as the score reached and how many entries of that score
+ * were passed; an agent's score only grows, so those below were read already), and schedules each that no
+ * heartbeat scheduled (KEYS[3], what the sweep is told of the agents scheduled) and that is not announced
+ * offline (KEYS[4]) in KEYS[2], overdue three (ARGV[3]) of the class's periods ARGV[2] after its last seen.
+ * Returns how many it read; the class is "done" in KEYS[5] once a call reads fewer than its limit.
+ */
+export const SCHEDULE_SILENT_SCRIPT = `
+local limit = tonumber(ARGV[4])
+local progress = redis.call('HGET', KEYS[5], ARGV[1])
+if progress == 'done' then return 0 end
+local from, skip = '-inf', 0
+if progress then
+  local score, count = string.match(progress, '^([%d.]+):(%d+)$')
+  if score then from, skip = score, tonumber(count) end
+end
+-- Only entries of that very score are skipped: some of those passed may have heartbeat since, and left it.
+if skip > 0 then skip = math.min(skip, redis.call('ZCOUNT', KEYS[1], from, from)) end
+local entries = redis.call('ZRANGEBYSCORE', KEYS[1], from, '+inf', 'WITHSCORES', 'LIMIT', skip, limit)
+local last, lastCount = from, skip
+for index = 1, #entries, 2 do
+  local agent, seen = entries[index], entries[index + 1]
+  if seen == last then lastCount = lastCount + 1 else last, lastCount = seen, 1 end
+  if redis.call('HEXISTS', KEYS[4], agent) == 0
+    and redis.call('HSETNX', KEYS[3], agent, ARGV[2] .. ':' .. seen .. ':' .. ARGV[1]) == 1 then
+    redis.call('ZADD', KEYS[2], tonumber(seen) + tonumber(ARGV[3]) * tonumber(ARGV[2]), agent)
+  end
+end
+if #entries / 2 < limit then
+  redis.call('HSET', KEYS[5], ARGV[1], 'done')
+else
+  redis.call('HSET', KEYS[5], ARGV[1], last .. ':' .. lastCount)
+end
+return #entries / 2
+`;
+
+/**
  * Clears an agent's pending-operation marker only if nothing was queued since the heartbeat read it:
  * a console that queued meanwhile bumped the version, and the next heartbeat looks again.
  */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cppAgentOf, example, javaAgentOf } from "../../../scripts/c2-examples.js";
 import { coreHarness } from "../../../scripts/test-support/core-harness.js";
+import { MemoryClassCatalog } from "../../adapters/memory/console.js";
 import { ManualClock, MemoryEventSink, MemoryHotState, SequentialIds } from "../../adapters/memory/index.js";
 import type { AgentCredential } from "../identity/credentials.js";
 import { heartbeatPeriodMsOf, makeOfflineSweep } from "./presence.js";
@@ -11,7 +12,8 @@ function harness(settings = { maxPerLook: 100, maxPerRun: 1_000 }) {
   const presence = new MemoryHotState();
   const events = new MemoryEventSink();
   const clock = new ManualClock();
-  const sweeper = makeOfflineSweep({ presence, events, clock, ids: new SequentialIds(), settings });
+  const classes = new MemoryClassCatalog();
+  const sweeper = makeOfflineSweep({ presence, classes, events, clock, ids: new SequentialIds(), settings });
   /** A heartbeat as the cache records it. */
   async function beat(tenant: string, agentId: string, agentClass = "pumps", manifestHash?: string) {
     await presence.rememberClass(tenant, agentClass);
@@ -38,7 +40,7 @@ function harness(settings = { maxPerLook: 100, maxPerRun: 1_000 }) {
     await presence.rememberAgentManifest(tenant, agentId, known);
   }
   const announced = () => events.events.map((event) => event.type === "agent.offline" && event.agentId);
-  return { presence, events, clock, sweeper, beat, statePeriod, announced };
+  return { presence, classes, events, clock, sweeper, beat, statePeriod, announced };
 }
 
 describe("the period a class holds its agents to", () => {
@@ -199,6 +201,31 @@ describe("the offline sweep", () => {
     expect(events.events).toEqual([
       expect.objectContaining({ type: "agent.offline", agentId: "pump-1", lastSeen: deliveredAt }),
     ]);
+    expect(await sweeper.sweep(Number.POSITIVE_INFINITY)).toEqual({ announced: 0, more: false });
+  });
+
+  it("schedules, once per tenant and bounded by its run, the agents silent since before Beacon scheduled agents", async () => {
+    const { presence, classes, events, clock, sweeper, beat, announced } = harness({
+      maxPerLook: 1,
+      maxPerRun: 2,
+    });
+    await classes.put("acme", "sensors", { heartbeatIntervalSeconds: 5 }, clock.now());
+    const lastSeen = clock.now();
+    // As a Beacon that did not schedule agents left them: in their class's index, not scheduled.
+    for (const agentId of ["old-1", "old-2", "old-3", "announced"]) {
+      await beat("acme", agentId, "sensors");
+      presence.offlineDue.delete(`acme/${agentId}`);
+    }
+    presence.offlineMarks.set("acme/announced", lastSeen);
+    clock.advance(15_001);
+    // Two agents read a run: the one announced before is read, and left alone.
+    expect(await sweeper.sweep(Number.POSITIVE_INFINITY)).toMatchObject({ announced: 1, more: true });
+    expect(await sweeper.sweep(Number.POSITIVE_INFINITY)).toMatchObject({ announced: 2, more: true });
+    expect(presence.tenantsScheduled).toEqual(new Set());
+    expect(await sweeper.sweep(Number.POSITIVE_INFINITY)).toMatchObject({ announced: 0, more: false });
+    expect(announced()).toEqual(["old-1", "old-2", "old-3"]);
+    expect(events.events[0]).toMatchObject({ agentClass: "sensors", lastSeen, heartbeatPeriodMs: 5_000 });
+    expect(presence.tenantsScheduled).toEqual(new Set(["acme"]));
     expect(await sweeper.sweep(Number.POSITIVE_INFINITY)).toEqual({ announced: 0, more: false });
   });
 

@@ -1,7 +1,7 @@
 import type { AgentOfflineEvent, AgentOnlineEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
 import type { Clock, IdGenerator } from "../ports.js";
-import type { AgentClassRecord } from "./ports.js";
+import type { AgentClassRecord, ClassCatalog } from "./ports.js";
 import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "./status.js";
 
 /** An agent the cache marked offline: it was last seen at `lastSeen`, and held to `heartbeatPeriodMs`. */
@@ -28,6 +28,24 @@ export interface PresenceState {
    * deadline on: it is overdue three periods after that deadline, should it not have heartbeat since.
    */
   markOverdue(tenant: string, now: number, limit: number): Promise<{ marked: OverdueAgent[]; more: boolean }>;
+  /**
+   * Whether every class of the tenant had its agents no heartbeat scheduled scheduled (scheduleSilent): the
+   * agents silent since before Beacon scheduled agents at each heartbeat.
+   */
+  allScheduled(tenant: string): Promise<boolean>;
+  /**
+   * Schedules, once, up to `limit` of the agents of the class's index of agents by last seen that no
+   * heartbeat scheduled and none was announced offline, with the class's heartbeat period, going on from
+   * where the previous call for the class stopped; how many it read, and whether the class is done.
+   */
+  scheduleSilent(
+    tenant: string,
+    className: string,
+    heartbeatPeriodMs: number,
+    limit: number,
+  ): Promise<{ read: number; done: boolean }>;
+  /** Every class of the tenant is done: scheduleSilent is not called for it again. */
+  markAllScheduled(tenant: string): Promise<void>;
 }
 
 export interface OfflineSweepSettings {
@@ -58,12 +76,51 @@ export const heartbeatPeriodMsOf = (
  */
 export function makeOfflineSweep(deps: {
   presence: PresenceState;
+  classes: ClassCatalog;
   events: EventSink;
   clock: Clock;
   ids: IdGenerator;
   settings: OfflineSweepSettings;
 }) {
-  const { presence, events, clock, ids, settings } = deps;
+  const { presence, classes, events, clock, ids, settings } = deps;
+
+  async function classesOf(tenant: string): Promise<AgentClassRecord[]> {
+    const records: AgentClassRecord[] = [];
+    let after: string | undefined;
+    do {
+      const page = await classes.list(tenant, { limit: 100, after });
+      records.push(...page.items);
+      after = page.last;
+    } while (after !== undefined);
+    return records;
+  }
+
+  /**
+   * Schedules the tenant's agents that went silent before Beacon scheduled agents at each heartbeat, with
+   * their class's period, reading at most `budget` of its classes' agents; how many it read, and whether any
+   * were left. Once every class is done the tenant is not looked at so again.
+   */
+  async function scheduleSilent(tenant: string, budget: number, deadline: number) {
+    if (await presence.allScheduled(tenant)) return { read: 0, more: false };
+    let read = 0;
+    for (const record of await classesOf(tenant)) {
+      for (let done = false; !done; ) {
+        const left = budget - read;
+        if (left <= 0 || clock.now() >= deadline) return { read, more: true };
+        const period = heartbeatPeriodMsOf(record);
+        const step = await presence.scheduleSilent(
+          tenant,
+          record.name,
+          period,
+          Math.min(settings.maxPerLook, left),
+        );
+        read += step.read;
+        done = step.done;
+      }
+    }
+    await presence.markAllScheduled(tenant);
+    return { read, more: false };
+  }
 
   /** Marks the tenant's overdue agents, up to `budget` or `deadline`; their events, and whether any were left. */
   async function lookAtTenant(tenant: string, now: number, budget: number, deadline: number) {
@@ -95,11 +152,15 @@ export function makeOfflineSweep(deps: {
       const now = clock.now();
       const found: AgentOfflineEvent[] = [];
       let more = false;
+      let scheduleBudget = settings.maxPerRun;
       for (const tenant of await presence.tenants()) {
         if (found.length >= settings.maxPerRun || clock.now() >= deadline) {
           more = true;
           break;
         }
+        const scheduled = await scheduleSilent(tenant, scheduleBudget, deadline);
+        scheduleBudget -= scheduled.read;
+        more ||= scheduled.more;
         const look = await lookAtTenant(tenant, now, settings.maxPerRun - found.length, deadline);
         found.push(...look.found);
         more ||= look.more;
@@ -108,8 +169,9 @@ export function makeOfflineSweep(deps: {
     },
     /** One tenant's agents only. */
     async sweepTenant(tenant: string): Promise<OfflineSweepOutcome> {
+      const scheduled = await scheduleSilent(tenant, settings.maxPerRun, Number.POSITIVE_INFINITY);
       const look = await lookAtTenant(tenant, clock.now(), settings.maxPerRun, Number.POSITIVE_INFINITY);
-      return announce(look.found, look.more);
+      return announce(look.found, look.more || scheduled.more);
     },
   };
 }
