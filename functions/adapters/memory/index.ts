@@ -191,9 +191,9 @@ export class MemoryHotState implements HotState, PresenceState {
   readonly offlineMarks = new Map<string, number>();
   /** Agents restarting for an operation, by tenant/agent: when the restart should be over. */
   readonly restarts = new Map<string, number>();
-  /** By tenant/class, beside its flow policy: the heartbeat period its agents are held to unless they state theirs. */
+  /** By tenant/class, beside its flow policy: the period its agents are held to unless they state theirs. */
   readonly classPeriods = new Map<string, number>();
-  /** Agents not announced offline, by tenant/agent: when they become overdue, and what the sweep tells of them. */
+  /** Agents not announced offline, by tenant/agent: when they become overdue, and what the sweep tells. */
   readonly offlineDue = new Map<string, { at: number } & Omit<OverdueAgent, "agentId">>();
   /** Tenants whose agents silent since before scheduling were all scheduled. */
   readonly tenantsScheduled = new Set<string>();
@@ -441,7 +441,7 @@ export class MemoryHotState implements HotState, PresenceState {
     return this.tenantsScheduled.has(tenant);
   }
 
-  /** As the script: the class's agents by last seen, going on from where it stopped; those neither scheduled nor marked. */
+  /** As the script: the class's agents by last seen from where it stopped; those neither scheduled nor marked. */
   async scheduleSilent(tenant: string, className: string, heartbeatPeriodMs: number, limit: number) {
     this.touch();
     const classKey = `${tenant}/${className}`;

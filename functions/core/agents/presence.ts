@@ -29,8 +29,8 @@ export interface PresenceState {
    */
   markOverdue(tenant: string, now: number, limit: number): Promise<{ marked: OverdueAgent[]; more: boolean }>;
   /**
-   * Whether every class of the tenant had its agents no heartbeat scheduled scheduled (scheduleSilent): the
-   * agents silent since before Beacon scheduled agents at each heartbeat.
+   * Whether scheduleSilent is done for every class of the tenant (markAllScheduled): whether the agents
+   * silent since before Beacon scheduled agents at each heartbeat are all scheduled.
    */
   allScheduled(tenant: string): Promise<boolean>;
   /**
@@ -63,7 +63,7 @@ export interface OfflineSweepOutcome {
   streamError?: unknown;
 }
 
-/** The heartbeat period a class holds its agents to that state none of their own: its interval, else Beacon's default. */
+/** The period a class holds its agents that state none of their own to: its interval, else Beacon's default. */
 export const heartbeatPeriodMsOf = (
   record: Pick<AgentClassRecord, "heartbeatIntervalSeconds"> | undefined,
 ): number => (record?.heartbeatIntervalSeconds ?? DEFAULT_HEARTBEAT_INTERVAL_SECONDS) * 1000;
