@@ -47,7 +47,7 @@ export interface ClassFlowPolicies {
   settingsOf(tenant: string, className: string): Promise<ClassFlowSettings>;
 }
 
-/** The cache's copy of classes' flow policies and heartbeat periods, which heartbeats read in their one round trip. */
+/** The cache's copy of classes' flow policies and heartbeat periods, which heartbeats read in one round trip. */
 export interface ClassFlowCache {
   /**
    * Replaces the cache's copy: the class's policy (undefined records that it has none) and the heartbeat
