@@ -107,7 +107,8 @@ class SimulatedAgent {
     readonly agentId: string,
     private readonly failing: boolean,
   ) {
-    this.agent = cppAgentOf(agentId, agentClass);
+    // Its manifest states the period it heartbeats at, as a real agent's does, which Beacon holds it to.
+    this.agent = cppAgentOf(agentId, agentClass, `${intervalMs} ms`);
   }
 
   private heartbeat(): JsonObject {

@@ -171,9 +171,10 @@ const manifestHashOf = (exampleMessage: JsonObject, supportedOperations: unknown
  * component UUIDs, which its manifest's supportedOperations carries (the START/STOP operands, the UPDATE
  * PROPERTIES values of `nifi.c2.agent.identifier` and `nifi.c2.flow.id`). So its manifest hash is its own,
  * while every bundle and component definition, the binary, is the example's. The ~900 KB of bundles are
- * shared between the agents built here, not copied.
+ * shared between the agents built here, not copied. Its heartbeat period is the example's "30 sec" unless
+ * `heartbeatPeriod` is given.
  */
-export function cppAgentOf(agentId: string, agentClass: string): VariedAgent {
+export function cppAgentOf(agentId: string, agentClass: string, heartbeatPeriod?: string): VariedAgent {
   cppFullExample ??= example("cpp/heartbeat-full.json");
   const flowId = randomUUID();
   const componentIds = CPP_EXAMPLE_AGENT.componentIds.map(() => randomUUID());
@@ -188,7 +189,10 @@ export function cppAgentOf(agentId: string, agentClass: string): VariedAgent {
     ownValues(JSON.stringify(manifest.supportedOperations)),
   ) as JsonObject[];
   const update = supportedOperations.find((entry) => entry.type === "update")?.properties as JsonObject;
-  ((update.properties as JsonObject).availableProperties as JsonObject[]).push(
+  const updatable = (update.properties as JsonObject).availableProperties as JsonObject[];
+  const period = updatable.find((property) => property.propertyName === "nifi.c2.agent.heartbeat.period");
+  if (period && heartbeatPeriod !== undefined) period.propertyValue = heartbeatPeriod;
+  updatable.push(
     { propertyName: "nifi.c2.agent.identifier", validator: "VALID", propertyValue: agentId },
     { propertyName: "nifi.c2.flow.id", validator: "VALID", propertyValue: flowId },
   );
@@ -215,15 +219,19 @@ export function cppAgentOf(agentId: string, agentClass: string): VariedAgent {
 /**
  * Another Java agent of the example's build, varied the way real agents vary: its manifest lists UPDATE
  * PROPERTIES with the current values of its bootstrap.conf, `c2.agent.identifier` among them, so its
- * manifest hash is its own while its bundles are the example's.
+ * manifest hash is its own while its bundles are the example's. It heartbeats every `heartbeatPeriod` ms.
  */
-export function javaAgentOf(agentId: string, agentClass: string): VariedAgent {
+export function javaAgentOf(agentId: string, agentClass: string, heartbeatPeriod = "5000"): VariedAgent {
   const ack = example("java-2.3.0/ack-describe-manifest.json");
   const manifest = (ack.agentInfo as JsonObject).agentManifest as JsonObject;
   const availableProperties = [
     { propertyName: "c2.agent.identifier", propertyValue: agentId, validator: "VALID" },
     { propertyName: "c2.agent.class", propertyValue: agentClass, validator: "VALID" },
-    { propertyName: "c2.agent.heartbeat.period", propertyValue: "5000", validator: "LONG_VALIDATOR" },
+    {
+      propertyName: "c2.agent.heartbeat.period",
+      propertyValue: heartbeatPeriod,
+      validator: "LONG_VALIDATOR",
+    },
   ];
   const ownManifest = {
     ...manifest,

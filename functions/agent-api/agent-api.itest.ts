@@ -413,7 +413,8 @@ describe("what learning a manifest costs", () => {
     );
     return { dynamoDb: api.dynamoDb.counts(), cache: roundTrips };
   }
-  const rememberAgentManifest = ["multi", "hset", "expire", "exec"];
+  /** One script: the manifest kept, and the agent's offline allowance scheduled with the period it states. */
+  const rememberAgentManifest = ["evalsha"];
 
   it("is a canonical computation and one cache call for a new agent of a known binary, a read and a write more for a new binary", async () => {
     // The class and its flow policy are known to the cache, as the C++ example's binary is.

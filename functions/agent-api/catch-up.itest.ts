@@ -93,6 +93,8 @@ describe("catch-up on the heartbeat", () => {
       target,
       accepted: target,
       ackTimeoutMs: "120000",
+      // The class sets no heartbeat interval: its agents stating none are held to Beacon's default.
+      heartbeatPeriodMs: "60000",
     });
 
     api.dynamoDb.reset();

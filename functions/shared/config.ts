@@ -216,8 +216,8 @@ export interface SweeperConfig {
   certificateExpiryWarningDays: number;
   /** Most certificates one run announces as expiring. */
   maxExpiryNoticesPerRun: number;
-  /** Most agents one script call marks offline in one class, and one run announces in all. */
-  maxOfflinePerClassPerLook: number;
+  /** Most agents one script call marks offline in one tenant, and one run announces in all. */
+  maxOfflinePerLook: number;
   maxOfflinePerRun: number;
   /** The relay leaves staged events younger than this to the functions still putting them on the stream. */
   outboxGraceMs: number;
@@ -242,7 +242,7 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     maxExpiryNoticesPerRun: 500,
     // A script call of 1,000 marks holds the tenant's shard for about a millisecond; 20,000 events are 40
     // stream puts. 100,000 agents that went silent at once are announced within five runs.
-    maxOfflinePerClassPerLook: 1_000,
+    maxOfflinePerLook: 1_000,
     maxOfflinePerRun: 20_000,
     // Every function that stages events has ended (or died) by then: its timeout, and a minute to spare.
     outboxGraceMs:

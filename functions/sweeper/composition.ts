@@ -84,7 +84,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = { now: () =
     clock,
     ids,
     settings: {
-      maxPerClassPerLook: config.maxOfflinePerClassPerLook,
+      maxPerLook: config.maxOfflinePerLook,
       maxPerRun: config.maxOfflinePerRun,
     },
   });

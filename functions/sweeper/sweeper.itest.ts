@@ -9,7 +9,13 @@
 import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { cppAckOf, cppAgentOf, cppHeartbeatOf, type VariedAgent } from "../../scripts/c2-examples.js";
+import {
+  cppAckOf,
+  cppAgentOf,
+  cppHeartbeatOf,
+  javaAgentOf,
+  type VariedAgent,
+} from "../../scripts/c2-examples.js";
 import { provisionTable } from "../../scripts/local/provision.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
@@ -43,9 +49,20 @@ let documents: DynamoDBDocumentClient;
 let store: DynamoOperationStore;
 let redis: ReturnType<typeof makeRedisClient>;
 
-/** A C++ agent's example heartbeat, full or light, in sweeper-cpp or `agentClass`, on its own flow or `flowId`. */
-async function beat(agentId: string, options: { full?: boolean; agentClass?: string; flowId?: string } = {}) {
-  const body = cppHeartbeatOf(agentId, options.agentClass ?? "sweeper-cpp", options.full);
+/**
+ * A C++ agent's example heartbeat, full or light, in sweeper-cpp or `agentClass`, on its own flow or
+ * `flowId`; or the heartbeat of `agent`, full or light.
+ */
+async function beat(
+  agentId: string,
+  options: { full?: boolean; agentClass?: string; flowId?: string; agent?: VariedAgent } = {},
+) {
+  const { agent, full } = options;
+  const body = agent
+    ? full
+      ? agent.full()
+      : agent.light()
+    : cppHeartbeatOf(agentId, options.agentClass ?? "sweeper-cpp", full);
   if (options.flowId) (body.flowInfo as JsonObject).flowId = options.flowId;
   const response = await agentApi.post(HEARTBEAT, body, { certificate: fleet });
   expect(response.status).toBe(200);
@@ -327,6 +344,12 @@ const agentEvents = async (agentId: string, type: string) =>
     return eventType === type && eventTenant === tenant && eventAgent === agentId;
   }) as Record<string, unknown>[];
 
+const lastSeenOf = async (agentId: string) =>
+  Number(await redis.hget(CacheKeys.agent(tenant, agentId), "lastSeen"));
+/** The offline sweep of the tenant as it runs at `at` (epoch ms). */
+const sweepOfflineAt = (at: number) =>
+  withSweeperOn({ now: () => at }, (sweeper) => sweeper.offline.sweepTenant(tenant));
+
 /** A class of the tenant whose agents heartbeat every second: three seconds of silence make one offline. */
 const classOfOneSecond = (agentClass: string) =>
   new DynamoClassCatalog(documents, agentApi.env[EnvNames.tableName] as string).put(
@@ -343,8 +366,9 @@ describe("agents going offline and coming back", () => {
 
   it("announces a silent agent offline once, and its next heartbeat's one stream put says it is online", async () => {
     await classOfOneSecond(agentClass);
-    await beat(agentId, { full: true, agentClass });
-    await beat(agentId, { agentClass });
+    const agent = cppAgentOf(agentId, agentClass, "1 sec");
+    await beat(agentId, { full: true, agent });
+    await beat(agentId, { agent });
     const lastSeen = Date.now();
 
     const sweeper = composeSweeper(sweeperConfig(agentApi.env));
@@ -370,34 +394,82 @@ describe("agents going offline and coming back", () => {
     }
 
     agentApi.kinesis.reset();
-    await beat(agentId, { agentClass });
+    await beat(agentId, { agent });
     expect(agentApi.kinesis.counts()).toEqual({ "Kinesis_20131202.PutRecords": 1 });
     const online = await eventsOf("agent.online");
     expect(online).toEqual([expect.objectContaining({ agentClass, lastSeen: offline?.lastSeen })]);
     expect(eventValidator(online[0] as { type: string })(online[0])).toBe(true);
-    await beat(agentId, { agentClass });
+    await beat(agentId, { agent });
     expect(await eventsOf("agent.online")).toHaveLength(1);
+  });
+
+  it("holds each agent to three of its own heartbeat periods, shorter or longer than its class's interval", async () => {
+    const periodsClass = "sweeper-periods";
+    await classOfOneSecond(periodsClass);
+    const java = javaAgentOf("java-period", periodsClass, "1000");
+    const cpp = cppAgentOf("cpp-period", periodsClass, "5 sec");
+    for (const agent of [java, cpp]) {
+      await beat(agent.agentId, { full: true, agent });
+      await beat(agent.agentId, { agent });
+    }
+    const javaSeen = await lastSeenOf(java.agentId);
+    const cppSeen = await lastSeenOf(cpp.agentId);
+    const offlineOf = async () => ({
+      java: await agentEvents(java.agentId, "agent.offline"),
+      cpp: await agentEvents(cpp.agentId, "agent.offline"),
+    });
+
+    // Three seconds of silence make the Java agent offline; the C++ agent heartbeats every 5 s: not yet.
+    await sweepOfflineAt(Math.max(javaSeen + 3_001, cppSeen + 3_001));
+    const [javaOffline] = (await offlineOf()).java;
+    expect(await offlineOf()).toEqual({
+      java: [
+        expect.objectContaining({ agentClass: periodsClass, lastSeen: javaSeen, heartbeatPeriodMs: 1_000 }),
+      ],
+      cpp: [],
+    });
+    expect(eventValidator(javaOffline as { type: string })(javaOffline)).toBe(true);
+    await sweepOfflineAt(cppSeen + 15_000);
+    expect((await offlineOf()).cpp).toEqual([]);
+    await sweepOfflineAt(cppSeen + 15_001);
+    await sweepOfflineAt(cppSeen + 60_000);
+    expect(await offlineOf()).toEqual({
+      java: [expect.objectContaining({ lastSeen: javaSeen })],
+      cpp: [
+        expect.objectContaining({ agentClass: periodsClass, lastSeen: cppSeen, heartbeatPeriodMs: 5_000 }),
+      ],
+    });
+
+    for (const agent of [java, cpp]) {
+      await beat(agent.agentId, { agent });
+      await beat(agent.agentId, { agent });
+    }
+    expect(await agentEvents(java.agentId, "agent.online")).toEqual([
+      expect.objectContaining({ lastSeen: javaSeen }),
+    ]);
+    expect(await agentEvents(cpp.agentId, "agent.online")).toEqual([
+      expect.objectContaining({ lastSeen: cppSeen }),
+    ]);
   });
 });
 
 describe("agents restarting for an operation Beacon sent them", () => {
   const ACK_TIMEOUT_MS = 2_000;
-  /** A RESTART delivered to a new agent of its own class: when the agent was last seen, and its deadline. */
+  /**
+   * A RESTART delivered to a new agent of its own class, heartbeating every second: when the agent was last
+   * seen, and its deadline.
+   */
   async function restartDelivered(agentId: string) {
     const agentClass = `sweeper-${agentId}`;
     await classOfOneSecond(agentClass);
-    await beat(agentId, { full: true, agentClass });
+    const agent = cppAgentOf(agentId, agentClass, "1 sec");
+    await beat(agentId, { full: true, agent });
     const operationId = await queue(agentId, { operation: "RESTART", ackTimeoutMs: ACK_TIMEOUT_MS });
-    expect(await beat(agentId, { agentClass })).toEqual([operationId]);
+    expect(await beat(agentId, { agent })).toEqual([operationId]);
     const deadline = (await store.get(tenant, agentId, operationId))?.timeoutAt as number;
     expect(await redis.hget(CacheKeys.restarts(tenant), agentId)).toBe(String(deadline));
-    return { agentClass, lastSeen: await lastSeenOf(agentId), deadline };
+    return { agent, lastSeen: await lastSeenOf(agentId), deadline };
   }
-  const lastSeenOf = async (agentId: string) =>
-    Number(await redis.hget(CacheKeys.agent(tenant, agentId), "lastSeen"));
-  /** The offline sweep of the tenant as it runs at `at` (epoch ms). */
-  const sweepOfflineAt = (at: number) =>
-    withSweeperOn({ now: () => at }, (sweeper) => sweeper.offline.sweepTenant(tenant));
 
   it("announces a restart that never comes back once, three periods after its deadline, not before", async () => {
     const agentId = "cpp-restart-gone";
@@ -418,18 +490,17 @@ describe("agents restarting for an operation Beacon sent them", () => {
 
   it("never announces an agent that comes back from its restart", async () => {
     const agentId = "cpp-restart-back";
-    const { agentClass, lastSeen, deadline } = await restartDelivered(agentId);
+    const { agent, lastSeen, deadline } = await restartDelivered(agentId);
     await sweepOfflineAt(lastSeen + 3_500);
     // Back from a restart that took its whole acknowledgement timeout.
     await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(deadline), { timeout: 10_000, interval: 50 });
-    await beat(agentId, { agentClass });
+    await beat(agentId, { agent });
     expect(await redis.hexists(CacheKeys.restarts(tenant), agentId)).toBe(0);
     const back = await lastSeenOf(agentId);
     expect(back).toBeGreaterThan(deadline);
 
     // The sweep as it runs three periods later, when the agent was due its look after the restart.
     await sweepOfflineAt(back + 3_000);
-    expect(await redis.zcard(CacheKeys.restartsPassed(tenant, agentClass))).toBe(0);
     expect(await agentEvents(agentId, "agent.offline")).toEqual([]);
   });
 });

@@ -5,12 +5,17 @@ import { contract } from "./contract.js";
 
 /**
  * The registry's class flow policies as the agent API loads them, and how a class comes to hold one
- * (`hold` with undefined: a class that exists without a policy). The policy held is the one in force,
- * the class's acknowledgement timeout included.
+ * (`hold` with undefined: a class that exists without a policy) and a heartbeat interval. The policy held
+ * is the one in force, the class's acknowledgement timeout included.
  */
 export interface ClassFlowPoliciesSubject {
   policies: ClassFlowPolicies;
-  hold(tenant: string, className: string, policy: ClassFlowPolicy | undefined): Promise<void>;
+  hold(
+    tenant: string,
+    className: string,
+    policy: ClassFlowPolicy | undefined,
+    heartbeatIntervalSeconds?: number,
+  ): Promise<void>;
 }
 
 export const classFlowPoliciesContract = contract<ClassFlowPoliciesSubject>(
@@ -26,18 +31,29 @@ export const classFlowPoliciesContract = contract<ClassFlowPoliciesSubject>(
       const { policies, hold } = the.subject;
       await hold(the.tenant, "pumps", policy);
       await hold(the.tenant, "valves", undefined);
-      expect(await policies.policyOf(the.tenant, "pumps")).toEqual(policy);
-      expect(await policies.policyOf(the.tenant, "valves")).toBeUndefined();
-      expect(await policies.policyOf(the.tenant, "drains")).toBeUndefined();
-      expect(await policies.policyOf(`${the.tenant}-other`, "pumps")).toBeUndefined();
+      expect(await policies.settingsOf(the.tenant, "pumps")).toEqual({ policy });
+      expect(await policies.settingsOf(the.tenant, "valves")).toEqual({});
+      expect(await policies.settingsOf(the.tenant, "drains")).toEqual({});
+      expect(await policies.settingsOf(`${the.tenant}-other`, "pumps")).toEqual({});
+    });
+
+    it("reads the class's heartbeat interval with its policy, or without one", async () => {
+      const { policies, hold } = the.subject;
+      await hold(the.tenant, "pumps", policy, 20);
+      await hold(the.tenant, "valves", undefined, 300);
+      expect(await policies.settingsOf(the.tenant, "pumps")).toEqual({
+        policy,
+        heartbeatIntervalSeconds: 20,
+      });
+      expect(await policies.settingsOf(the.tenant, "valves")).toEqual({ heartbeatIntervalSeconds: 300 });
     });
 
     it("hands out copies: what a caller does to a policy read stays with the caller", async () => {
       const { policies, hold } = the.subject;
       await hold(the.tenant, "pumps", { target: "flow-1", accepted: ["flow-1"] });
-      const read = (await policies.policyOf(the.tenant, "pumps")) as ClassFlowPolicy;
+      const read = (await policies.settingsOf(the.tenant, "pumps")).policy as ClassFlowPolicy;
       read.accepted.push("changed by its reader");
-      expect(await policies.policyOf(the.tenant, "pumps")).toEqual({
+      expect((await policies.settingsOf(the.tenant, "pumps")).policy).toEqual({
         target: "flow-1",
         accepted: ["flow-1"],
       });

@@ -284,20 +284,25 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       return classFlowUnknown;
     };
     expect(await policyAsked(START)).toBe(true);
-    await hotState.rememberClassFlow(the.tenant, "pumps", undefined);
+    await hotState.rememberClassFlow(the.tenant, "pumps", undefined, 60_000);
     expect(await policyAsked(START + 1)).toBe(false);
-    await hotState.rememberClassFlow(the.tenant, "pumps", { target: "flow-1", accepted: ["flow-1"] });
+    await hotState.rememberClassFlow(the.tenant, "pumps", { target: "flow-1", accepted: ["flow-1"] }, 60_000);
     expect(await policyAsked(START + 2)).toBe(false);
   });
 
   it("claims catch-up once for an agent on a flow its class does not accept, when it knows the agent's manifest", async () => {
     const { hotState } = the.subject;
     await hotState.rememberRevocations(the.tenant, []);
-    await hotState.rememberClassFlow(the.tenant, "pumps", {
-      target: "flow-2",
-      accepted: ["flow-2", "flow-3"],
-      ackTimeoutMs: 90_000,
-    });
+    await hotState.rememberClassFlow(
+      the.tenant,
+      "pumps",
+      {
+        target: "flow-2",
+        accepted: ["flow-2", "flow-3"],
+        ackTimeoutMs: 90_000,
+      },
+      60_000,
+    );
     // Without its supported operations, nobody can tell whether the agent takes the update.
     expect((await sighted(START, reported)).catchUp).toBeUndefined();
     await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
@@ -306,13 +311,18 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     expect((await sighted(START + 2)).catchUp).toBeUndefined();
 
     // A claim for another flow holds nothing off.
-    await hotState.rememberClassFlow(the.tenant, "pumps", { target: "flow-4", accepted: ["flow-4"] });
+    await hotState.rememberClassFlow(the.tenant, "pumps", { target: "flow-4", accepted: ["flow-4"] }, 60_000);
     expect((await sighted(START + 3)).catchUp).toEqual({ flowId: "flow-4" });
     // An agent on an accepted flow is left alone.
-    await hotState.rememberClassFlow(the.tenant, "pumps", {
-      target: "flow-5",
-      accepted: ["flow-1", "flow-5"],
-    });
+    await hotState.rememberClassFlow(
+      the.tenant,
+      "pumps",
+      {
+        target: "flow-5",
+        accepted: ["flow-1", "flow-5"],
+      },
+      60_000,
+    );
     expect((await sighted(START + 4)).catchUp).toBeUndefined();
   });
 });

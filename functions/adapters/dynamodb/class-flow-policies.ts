@@ -1,26 +1,33 @@
 import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
+import { dropUndefined } from "../../core/c2/json.js";
 import { type ClassFlowPolicy, policyInForce } from "../../core/flows/policy.js";
-import type { ClassFlowPolicies } from "../../core/flows/ports.js";
+import type { ClassFlowPolicies, ClassFlowSettings } from "../../core/flows/ports.js";
 import { Keys } from "./keys.js";
 
-/** The flow policy the rollout store keeps on the class item, with the class's acknowledgement timeout, for the agent API's cache. */
+/**
+ * The flow policy the rollout store keeps on the class item, with the class's acknowledgement timeout, and
+ * the class's heartbeat interval, for the agent API's cache.
+ */
 export class DynamoClassFlowPolicies implements ClassFlowPolicies {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  async policyOf(tenant: string, className: string): Promise<ClassFlowPolicy | undefined> {
+  async settingsOf(tenant: string, className: string): Promise<ClassFlowSettings> {
     const { Item } = await this.client.send(
       new GetCommand({
         TableName: this.tableName,
         Key: Keys.agentClass(tenant, className),
-        ProjectionExpression: "flowPolicy, ackTimeoutSeconds",
+        ProjectionExpression: "flowPolicy, ackTimeoutSeconds, heartbeatIntervalSeconds",
         // The cache keeps what this returns for minutes: a policy written a moment ago must be in it.
         ConsistentRead: true,
       }),
     );
     const policy = Item?.flowPolicy as ClassFlowPolicy | undefined;
-    return policy && policyInForce(policy, Item?.ackTimeoutSeconds as number | undefined);
+    return dropUndefined({
+      policy: policy && policyInForce(policy, Item?.ackTimeoutSeconds as number | undefined),
+      heartbeatIntervalSeconds: Item?.heartbeatIntervalSeconds as number | undefined,
+    });
   }
 }

@@ -134,6 +134,8 @@ export class MemoryFleetHotState implements FleetHotState {
   readonly strandedInClasses = new Map<string, Map<string, number>>();
   /** The cache's copies of classes' flow policies by tenant/class; undefined records a class without one. */
   readonly classFlows = new Map<string, ClassFlowPolicy | undefined>();
+  /** By tenant/class: the heartbeat period the cache's copy of the class's policy carries. */
+  readonly classPeriods = new Map<string, number>();
   /** Set to make every call fail, as a cache outage would. */
   down = false;
 
@@ -199,9 +201,15 @@ export class MemoryFleetHotState implements FleetHotState {
     this.revoked.set(`${tenant}/${serial}`, revokedAt);
   }
 
-  async rememberClassFlow(tenant: string, className: string, policy: ClassFlowPolicy | undefined) {
+  async rememberClassFlow(
+    tenant: string,
+    className: string,
+    policy: ClassFlowPolicy | undefined,
+    heartbeatPeriodMs: number,
+  ) {
     this.check();
     this.classFlows.set(`${tenant}/${className}`, policy && structuredClone(policy));
+    this.classPeriods.set(`${tenant}/${className}`, heartbeatPeriodMs);
   }
 }
 

@@ -9,6 +9,7 @@ import type {
   SightingOutcome,
 } from "../../core/agents/ports.js";
 import type { OverdueAgent, PresenceState } from "../../core/agents/presence.js";
+import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS, MISSED_HEARTBEATS_OFFLINE } from "../../core/agents/status.js";
 import { dropUndefined } from "../../core/c2/json.js";
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
 import type { ProcessorStatus } from "../../core/c2/model.js";
@@ -190,6 +191,14 @@ export class MemoryHotState implements HotState, PresenceState {
   readonly offlineMarks = new Map<string, number>();
   /** Agents restarting for an operation, by tenant/agent: when the restart should be over. */
   readonly restarts = new Map<string, number>();
+  /** By tenant/class, beside its flow policy: the period its agents are held to unless they state theirs. */
+  readonly classPeriods = new Map<string, number>();
+  /** Agents not announced offline, by tenant/agent: when they become overdue, and what the sweep tells. */
+  readonly offlineDue = new Map<string, { at: number } & Omit<OverdueAgent, "agentId">>();
+  /** Tenants whose agents silent since before scheduling were all scheduled. */
+  readonly tenantsScheduled = new Set<string>();
+  /** By tenant/class: how many of the class's agents by last seen the scheduling of silent agents read. */
+  private readonly schedulingRead = new Map<string, number>();
   roundTrips = 0;
   /** Set to make every call fail, as a cache outage would. */
   down = false;
@@ -239,6 +248,7 @@ export class MemoryHotState implements HotState, PresenceState {
       agent.manifestHash !== undefined && agent.manifest?.hash === agent.manifestHash
         ? agent.manifest
         : undefined;
+    if (agent.agentClass !== undefined) this.scheduleOffline(sighting, agent.agentClass, manifest);
     const supportedOperations = manifest && structuredClone(manifest.supportedOperations);
     const result: HotSightingResult = {
       ...this.classFlowOf(sighting, agent, supportedOperations),
@@ -264,6 +274,22 @@ export class MemoryHotState implements HotState, PresenceState {
           : undefined,
     };
     return { recorded: true, sighting: result };
+  }
+
+  /**
+   * As the script: the agent is overdue MISSED_HEARTBEATS_OFFLINE periods from now, its own, else its
+   * class's, else the one it was held to before, else Beacon's default.
+   */
+  private scheduleOffline(sighting: HotSighting, agentClass: string, manifest: KnownManifest | undefined) {
+    const key = `${sighting.tenant}/${sighting.agentId}`;
+    const heartbeatPeriodMs =
+      manifest?.heartbeatPeriodMs ??
+      this.classPeriods.get(`${sighting.tenant}/${agentClass}`) ??
+      this.offlineDue.get(key)?.heartbeatPeriodMs ??
+      DEFAULT_HEARTBEAT_INTERVAL_SECONDS * 1000;
+    const lastSeen = sighting.now;
+    const at = lastSeen + MISSED_HEARTBEATS_OFFLINE * heartbeatPeriodMs;
+    this.offlineDue.set(key, { at, heartbeatPeriodMs, lastSeen, agentClass });
   }
 
   /** As the script: asks for the class's policy until it is loaded; claims catch-up for a flow it rejects. */
@@ -317,6 +343,14 @@ export class MemoryHotState implements HotState, PresenceState {
     const agent = this.agents.get(key) ?? { registered: false, lastCheckpoint: 0 };
     agent.manifest = structuredClone(manifest);
     this.agents.set(key, agent);
+    const due = this.offlineDue.get(key);
+    const heartbeatPeriodMs = manifest.heartbeatPeriodMs;
+    if (due && heartbeatPeriodMs !== undefined && agent.manifestHash === manifest.hash)
+      this.offlineDue.set(key, {
+        ...due,
+        at: due.lastSeen + MISSED_HEARTBEATS_OFFLINE * heartbeatPeriodMs,
+        heartbeatPeriodMs,
+      });
   }
 
   async isManifestStored(tenant: string, manifestId: string) {
@@ -356,9 +390,15 @@ export class MemoryHotState implements HotState, PresenceState {
     this.restarts.set(`${tenant}/${agentId}`, deadline);
   }
 
-  async rememberClassFlow(tenant: string, className: string, policy: ClassFlowPolicy | undefined) {
+  async rememberClassFlow(
+    tenant: string,
+    className: string,
+    policy: ClassFlowPolicy | undefined,
+    heartbeatPeriodMs: number,
+  ) {
     this.touch();
     this.classFlows.set(`${tenant}/${className}`, policy && structuredClone(policy));
+    this.classPeriods.set(`${tenant}/${className}`, heartbeatPeriodMs);
   }
 
   async tenants() {
@@ -367,40 +407,83 @@ export class MemoryHotState implements HotState, PresenceState {
   }
 
   /**
-   * As the script: the class's agents by last seen, before `cutoff`, those not marked yet, and of those
-   * restarting for an operation, only those whose restart's deadline is before `cutoff` too.
+   * As the script: the tenant's agents overdue before `now`, earliest first; one restarting for an
+   * operation is scheduled for three periods after its restart's deadline instead, while that is not over.
    */
-  async markOverdue(tenant: string, className: string, cutoff: number, limit: number) {
+  async markOverdue(tenant: string, now: number, limit: number) {
     this.touch();
-    const overdue = [...this.agents]
+    const taken = [...this.offlineDue]
+      .filter(([key, due]) => key.startsWith(`${tenant}/`) && due.at < now)
+      .sort(([keyA, a], [keyB, b]) => a.at - b.at || keyA.localeCompare(keyB))
+      .slice(0, limit);
+    const marked: OverdueAgent[] = [];
+    for (const [key, { at: _, ...due }] of taken) {
+      const restartOver = this.restarts.get(key);
+      const allowance =
+        restartOver === undefined
+          ? undefined
+          : restartOver + MISSED_HEARTBEATS_OFFLINE * due.heartbeatPeriodMs;
+      if (allowance !== undefined && allowance >= now) {
+        this.offlineDue.set(key, { ...due, at: allowance });
+        continue;
+      }
+      this.offlineDue.delete(key);
+      this.restarts.delete(key);
+      if (this.offlineMarks.has(key)) continue;
+      this.offlineMarks.set(key, due.lastSeen);
+      marked.push({ agentId: key.slice(tenant.length + 1), ...due });
+    }
+    return { marked, more: taken.length >= limit };
+  }
+
+  async allScheduled(tenant: string) {
+    this.touch();
+    return this.tenantsScheduled.has(tenant);
+  }
+
+  /** As the script: the class's agents by last seen from where it stopped; those neither scheduled nor marked. */
+  async scheduleSilent(tenant: string, className: string, heartbeatPeriodMs: number, limit: number) {
+    this.touch();
+    const classKey = `${tenant}/${className}`;
+    const from = this.schedulingRead.get(classKey) ?? 0;
+    const agents = [...this.agents]
       .filter(
         ([key, agent]) =>
-          key.startsWith(`${tenant}/`) &&
-          agent.agentClass === className &&
-          agent.lastSeen !== undefined &&
-          Math.max(agent.lastSeen, this.restarts.get(key) ?? 0) < cutoff &&
-          !this.offlineMarks.has(key),
+          key.startsWith(`${tenant}/`) && agent.agentClass === className && agent.lastSeen !== undefined,
       )
-      .sort(([, a], [, b]) => (a.lastSeen ?? 0) - (b.lastSeen ?? 0));
-    const marked: OverdueAgent[] = overdue.slice(0, limit).map(([key, agent]) => {
-      this.restarts.delete(key);
-      this.offlineMarks.set(key, agent.lastSeen ?? 0);
-      return { agentId: key.slice(tenant.length + 1), lastSeen: agent.lastSeen ?? 0 };
-    });
-    return { marked, more: overdue.length > limit };
+      .sort(([keyA, a], [keyB, b]) => (a.lastSeen ?? 0) - (b.lastSeen ?? 0) || keyA.localeCompare(keyB))
+      .slice(from, from + limit);
+    this.schedulingRead.set(classKey, from + agents.length);
+    for (const [key, agent] of agents) {
+      const lastSeen = agent.lastSeen ?? 0;
+      if (this.offlineDue.has(key) || this.offlineMarks.has(key)) continue;
+      const at = lastSeen + MISSED_HEARTBEATS_OFFLINE * heartbeatPeriodMs;
+      this.offlineDue.set(key, { at, heartbeatPeriodMs, lastSeen, agentClass: className });
+    }
+    return { read: agents.length, done: agents.length < limit };
+  }
+
+  async markAllScheduled(tenant: string) {
+    this.touch();
+    this.tenantsScheduled.add(tenant);
   }
 }
 
-/** Classes' flow policies as the registry holds them; tests set them directly. */
+/** Classes' flow policies and heartbeat intervals as the registry holds them; tests set them directly. */
 export class MemoryClassFlowPolicies implements ClassFlowPolicies {
   /** By tenant/class. */
   readonly policies = new Map<string, ClassFlowPolicy>();
+  /** By tenant/class, in seconds. */
+  readonly heartbeatIntervals = new Map<string, number>();
   calls = 0;
 
-  async policyOf(tenant: string, className: string) {
+  async settingsOf(tenant: string, className: string) {
     this.calls++;
     const policy = this.policies.get(`${tenant}/${className}`);
-    return policy && structuredClone(policy);
+    return dropUndefined({
+      policy: policy && structuredClone(policy),
+      heartbeatIntervalSeconds: this.heartbeatIntervals.get(`${tenant}/${className}`),
+    });
   }
 }
 

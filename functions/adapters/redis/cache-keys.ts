@@ -16,29 +16,42 @@ export const CacheKeys = {
   heartbeatsInMinute: (tenant: string, epochMinute: number) => `{t:${tenant}}:heartbeats:${epochMinute}`,
   /** Present while operations may be queued for the agent; its value is a version, bumped on each queueing. */
   pendingOperations: (tenant: string, agentId: string) => `{t:${tenant}}:pending:${agentId}`,
-  /** The class's flow policy (fields target, accepted, ackTimeoutMs; only loaded when it has none). */
+  /**
+   * The class's flow policy (fields target, accepted, ackTimeoutMs; only loaded when it has none) and the
+   * heartbeat period its agents are held to unless they state their own (heartbeatPeriodMs).
+   */
   classFlow: (tenant: string, className: string) => `{t:${tenant}}:class-flow:${className}`,
   /** Present while a catch-up sent to the agent holds off the next one; its value is the flow sent. */
   catchUp: (tenant: string, agentId: string) => `{t:${tenant}}:catch-up:${agentId}`,
   /** The agents the sweeper announced offline (a hash: agent id to its last seen then); a heartbeat clears one. */
   offlineMarks: (tenant: string) => `{t:${tenant}}:offline`,
-  /** Per class, where the offline sweep of the class index stopped: "<score>:<entries at that score>". */
-  offlineCursors: (tenant: string) => `{t:${tenant}}:offline-cursor`,
+  /**
+   * The agents not announced offline, by when they become overdue (a sorted set scored by time): their last
+   * heartbeat plus three of their heartbeat periods, or, restarting, their restart's deadline plus those.
+   */
+  offlineDue: (tenant: string) => `{t:${tenant}}:offline-due`,
+  /**
+   * What the offline sweep tells of each agent of offlineDue (a hash: agent id to
+   * "<heartbeat period ms>:<last seen>:<class>"; a class name holds no colon, class-name.ts).
+   */
+  offlineDueAgents: (tenant: string) => `{t:${tenant}}:offline-due-agents`,
+  /**
+   * Per class, how far the one-off scheduling of the agents silent since before Beacon scheduled agents at
+   * each heartbeat read the class index: "<score>:<entries at that score>", or "done".
+   */
+  offlineScheduling: (tenant: string) => `{t:${tenant}}:offline-scheduling`,
   /**
    * The agents restarting for an operation Beacon delivered (a hash: agent id to when the restart should be
    * over); a heartbeat clears one.
    */
   restarts: (tenant: string) => `{t:${tenant}}:restarts`,
   /**
-   * The class's agents the offline sweep went past while they restarted, to look at again once the restart
-   * should be over (a sorted set scored by that time).
-   */
-  restartsPassed: (tenant: string, className: string) => `{t:${tenant}}:restarts-passed:${className}`,
-  /**
    * The tenants whose agents the class indexes hold, for the sweeper. The one key of no tenant: only ever
    * read or written alone, never in a script or transaction with a tenant's keys.
    */
   tenantsWithClasses: () => "beacon:tenants",
+  /** The tenants whose silent agents were all scheduled (offlineScheduling); no tenant's, only touched alone. */
+  tenantsScheduled: () => "beacon:offline-scheduled",
   /**
    * Events the stream did not take, held for it (a list, oldest first), per stream: no tenant's, and only ever
    * touched alone.

@@ -12,16 +12,18 @@ export const CLASS_FLOW_TTL_SECONDS = 600;
 /**
  * Replaces the cache's copy of a class's flow policy: a hash with `loaded` always set (a class without a
  * policy is told apart from one never loaded), `target`, `accepted` as space-separated flow ids, and
- * `ackTimeoutMs` when the class has one. The heartbeat script reads it in its one round trip.
+ * `ackTimeoutMs` when the class has one, and `heartbeatPeriodMs`, the period the class's agents are held to
+ * unless they state their own. The heartbeat script reads it in its one round trip.
  */
 export async function rememberClassFlow(
   redis: Redis | Cluster,
   tenant: string,
   className: string,
   policy: ClassFlowPolicy | undefined,
+  heartbeatPeriodMs: number,
 ): Promise<void> {
   const key = CacheKeys.classFlow(tenant, className);
-  const fields: Record<string, string> = { loaded: "1" };
+  const fields: Record<string, string> = { loaded: "1", heartbeatPeriodMs: String(heartbeatPeriodMs) };
   if (policy) {
     fields.target = policy.target;
     fields.accepted = policy.accepted.join(" ");

@@ -108,11 +108,16 @@ async function everyCall(tenant: string) {
   expect(await hotState.isManifestStored(tenant, manifestId)).toBe(false);
   await hotState.rememberManifestStored(tenant, manifestId);
   expect(await hotState.isManifestStored(tenant, manifestId)).toBe(true);
-  await hotState.rememberAgentManifest(tenant, agent, { hash: "m-1", manifestId, supportedOperations });
+  await hotState.rememberAgentManifest(tenant, agent, {
+    hash: "m-1",
+    manifestId,
+    supportedOperations,
+    heartbeatPeriodMs: 5_000,
+  });
   await hotState.rememberDescribe(tenant, agent, NOW + 60_000);
   await hotState.rememberDescribe(tenant, agent, undefined);
-  await hotState.rememberClassFlow(tenant, "gateways", policy);
-  await fleet.rememberClassFlow(tenant, "sensors", undefined);
+  await hotState.rememberClassFlow(tenant, "gateways", policy, 60_000);
+  await fleet.rememberClassFlow(tenant, "sensors", undefined, 60_000);
 
   // A steady heartbeat on a flow its class no longer accepts claims the catch-up.
   expect(await hotState.recordSighting(sighting(tenant, agent, { agentClass: "gateways" }))).toMatchObject({
@@ -163,20 +168,25 @@ async function everyCall(tenant: string) {
 
   // The sweeper marks the silent agent offline once; its next heartbeat clears the mark.
   expect(await presence.tenants()).toContain(tenant);
-  expect(await presence.markOverdue(tenant, "sensors", NOW + 1, 10)).toEqual({
-    marked: [{ agentId: agent, lastSeen: NOW }],
+  // Agents silent since before Beacon scheduled agents: none here, as every one heartbeat since.
+  expect(await presence.allScheduled(tenant)).toBe(false);
+  expect(await presence.scheduleSilent(tenant, "sensors", 60_000, 10)).toEqual({ read: 1, done: true });
+  await presence.markAllScheduled(tenant);
+  // Its manifest states 5 s: it is overdue 15 s after its last heartbeat.
+  expect(await presence.markOverdue(tenant, NOW + 15_001, 10)).toEqual({
+    marked: [{ agentId: agent, agentClass: "sensors", lastSeen: NOW, heartbeatPeriodMs: 5_000 }],
     more: false,
   });
-  expect((await presence.markOverdue(tenant, "sensors", NOW + 1, 10)).marked).toEqual([]);
+  expect((await presence.markOverdue(tenant, NOW + 15_001, 10)).marked).toEqual([]);
   expect(
     recorded(await hotState.recordSighting(sighting(tenant, agent, { agentClass: "sensors", now: NOW + 1 })))
       .offlineLastSeen,
   ).toBe(NOW);
   // Restarting for an operation, it is marked once its restart is over, though the sweep went past it before.
-  await hotState.rememberRestart(tenant, agent, NOW + 10);
-  expect((await presence.markOverdue(tenant, "sensors", NOW + 5, 10)).marked).toEqual([]);
-  expect(await presence.markOverdue(tenant, "sensors", NOW + 11, 10)).toEqual({
-    marked: [{ agentId: agent, lastSeen: NOW + 1 }],
+  await hotState.rememberRestart(tenant, agent, NOW + 20_000);
+  expect((await presence.markOverdue(tenant, NOW + 30_000, 10)).marked).toEqual([]);
+  expect(await presence.markOverdue(tenant, NOW + 35_001, 10)).toEqual({
+    marked: [{ agentId: agent, agentClass: "sensors", lastSeen: NOW + 1, heartbeatPeriodMs: 5_000 }],
     more: false,
   });
 
@@ -186,16 +196,21 @@ async function everyCall(tenant: string) {
 }
 
 /**
- * The traffic stayed in the tenant's slot but for the one key of no tenant, the set of tenants the sweeper
- * reads, which only single commands of clients touch.
+ * The traffic stayed in the tenant's slot but for the keys of no tenant it touched, sets of tenants the
+ * sweeper reads, which only single commands of clients touch.
  */
-async function expectTenantAndTenantsSet(traffic: ClusterTraffic<unknown>, tenant: string) {
-  const keys = [CacheKeys.classes(tenant), CacheKeys.tenantsWithClasses()];
+async function expectTenantAndTenantsSet(
+  traffic: ClusterTraffic<unknown>,
+  tenant: string,
+  tenantsSets = [CacheKeys.tenantsWithClasses()],
+) {
+  const keys = [CacheKeys.classes(tenant), ...tenantsSets];
   const slots = await Promise.all(keys.map((key) => observer.slotOf(key)));
   const nodes = await Promise.all(keys.map((key) => observer.nodeOf(key)));
   expect(traffic.slots).toEqual([...new Set(slots)].sort((a, b) => a - b));
   expect(traffic.nodes).toEqual([...new Set(nodes)].sort());
-  expect(traffic.scriptCommands.filter((command) => command.includes(keys[1] as string))).toEqual([]);
+  const inScripts = (key: string) => traffic.scriptCommands.filter((command) => command.includes(key));
+  expect(tenantsSets.flatMap(inScripts)).toEqual([]);
 }
 
 describe("the cluster", () => {
@@ -210,7 +225,10 @@ describe.each(TENANTS)("every cache call of tenant %s", (tenant) => {
     const traffic = await observer.observe(() => everyCall(tenant));
 
     expect(traffic.undeclaredKeys).toEqual([]);
-    await expectTenantAndTenantsSet(traffic, tenant);
+    await expectTenantAndTenantsSet(traffic, tenant, [
+      CacheKeys.tenantsWithClasses(),
+      CacheKeys.tenantsScheduled(),
+    ]);
     // The check saw inside the scripts: the class index and policy keys, known only from data, among them.
     expect(traffic.scriptCommands).toEqual(
       expect.arrayContaining([
@@ -219,10 +237,13 @@ describe.each(TENANTS)("every cache call of tenant %s", (tenant) => {
         `HMGET ${CacheKeys.classFlow(tenant, "gateways")}`,
         `HSET ${CacheKeys.revokedSerials(tenant)}`,
         `DEL ${CacheKeys.pendingOperations(tenant, "agent-1")}`,
-        `ZRANGEBYSCORE ${CacheKeys.classIndex(tenant, "sensors")}`,
+        `ZADD ${CacheKeys.offlineDue(tenant)}`,
+        `HSET ${CacheKeys.offlineDueAgents(tenant)}`,
+        `ZRANGEBYSCORE ${CacheKeys.offlineDue(tenant)}`,
         `HSETNX ${CacheKeys.offlineMarks(tenant)}`,
-        `HSET ${CacheKeys.offlineCursors(tenant)}`,
         `HDEL ${CacheKeys.offlineMarks(tenant)}`,
+        `HSETNX ${CacheKeys.offlineDueAgents(tenant)}`,
+        `HSET ${CacheKeys.offlineScheduling(tenant)}`,
       ]),
     );
   });
@@ -258,7 +279,8 @@ describe("the heartbeat's round trips on the cluster", () => {
     const traffic = await observer.observe(async () => recorded(await steady("quiet")));
     expect(traffic.result).toMatchObject({ agentClass: "gateways", previousAgentClass: "gateways" });
     expect(traffic.roundTrips).toEqual(["evalsha", "evalsha"]);
-    expect(traffic.scriptCommands.filter((command) => command.startsWith("HSET"))).toHaveLength(1);
+    const agentWrites = (command: string) => command === `HSET ${CacheKeys.agent(tenant, "quiet")}`;
+    expect(traffic.scriptCommands.filter(agentWrites)).toHaveLength(1);
     expect(traffic.undeclaredKeys).toEqual([]);
   });
 

@@ -105,10 +105,13 @@ export class RedisFleetHotState implements FleetHotState {
 
   async forgetAgent(tenant: string, agentId: string, agentClasses: string[]) {
     // Without its hash the agent counts as unknown to the cache, and its next heartbeat looks at its queue anyway.
+    // A forgotten agent's silence is no outage to announce.
     const transaction = this.usable()
       .multi()
       .del(CacheKeys.agent(tenant, agentId), CacheKeys.pendingOperations(tenant, agentId))
-      .hdel(CacheKeys.restarts(tenant), agentId);
+      .hdel(CacheKeys.restarts(tenant), agentId)
+      .zrem(CacheKeys.offlineDue(tenant), agentId)
+      .hdel(CacheKeys.offlineDueAgents(tenant), agentId);
     for (const agentClass of agentClasses) {
       transaction.zrem(CacheKeys.classIndex(tenant, agentClass), agentId);
     }
@@ -125,8 +128,13 @@ export class RedisFleetHotState implements FleetHotState {
     await this.usable().addRevokedSerial(CacheKeys.revokedSerials(tenant), serial, revokedAt);
   }
 
-  async rememberClassFlow(tenant: string, className: string, policy: ClassFlowPolicy | undefined) {
-    await rememberClassFlow(this.usable(), tenant, className, policy);
+  async rememberClassFlow(
+    tenant: string,
+    className: string,
+    policy: ClassFlowPolicy | undefined,
+    heartbeatPeriodMs: number,
+  ) {
+    await rememberClassFlow(this.usable(), tenant, className, policy, heartbeatPeriodMs);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from "ioredis";
 import type { HotSighting, HotSightingResult, HotState, SightingOutcome } from "../../core/agents/ports.js";
+import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS, MISSED_HEARTBEATS_OFFLINE } from "../../core/agents/status.js";
 import type { SupportedOperations } from "../../core/c2/manifest.js";
 import type { ProcessorStatus } from "../../core/c2/model.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
@@ -9,7 +10,11 @@ import { isCacheUsable } from "../../shared/redis-client.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";
 import { rememberClassFlow } from "./class-flow-cache.js";
-import { CLEAR_PENDING_SCRIPT, RECORD_SIGHTING_SCRIPT } from "./record-sighting-script.js";
+import {
+  CLEAR_PENDING_SCRIPT,
+  RECORD_SIGHTING_SCRIPT,
+  REMEMBER_MANIFEST_SCRIPT,
+} from "./record-sighting-script.js";
 
 /** Agents unheard of for this long drop out of the cache; the registry still has them. */
 const AGENT_TTL_SECONDS = 7 * 24 * 3600;
@@ -65,6 +70,7 @@ type RecordSightingReply =
 interface ScriptedRedis {
   recordSighting(...keysAndArgs: (string | number)[]): Promise<RecordSightingReply>;
   clearPending(key: string, version: string): Promise<number>;
+  rememberManifest(...keysAndArgs: (string | number)[]): Promise<number>;
 }
 
 export class RedisHotState implements HotState {
@@ -72,7 +78,8 @@ export class RedisHotState implements HotState {
 
   constructor(redis: Redis | Cluster) {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: one round trip a call.
-    redis.defineCommand("recordSighting", { numberOfKeys: 10, lua: RECORD_SIGHTING_SCRIPT });
+    redis.defineCommand("recordSighting", { numberOfKeys: 12, lua: RECORD_SIGHTING_SCRIPT });
+    redis.defineCommand("rememberManifest", { numberOfKeys: 3, lua: REMEMBER_MANIFEST_SCRIPT });
     redis.defineCommand("clearPending", { numberOfKeys: 1, lua: CLEAR_PENDING_SCRIPT });
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
   }
@@ -192,6 +199,8 @@ export class RedisHotState implements HotState {
       CacheKeys.classIndex(tenant, storedClass),
       CacheKeys.offlineMarks(tenant),
       CacheKeys.restarts(tenant),
+      CacheKeys.offlineDue(tenant),
+      CacheKeys.offlineDueAgents(tenant),
       now,
       sighting.checkpointIntervalMs,
       agentId,
@@ -201,6 +210,8 @@ export class RedisHotState implements HotState {
       sighting.catchUpRetryMs,
       agentClass,
       storedClass,
+      MISSED_HEARTBEATS_OFFLINE,
+      DEFAULT_HEARTBEAT_INTERVAL_SECONDS * 1000,
       ...pairs,
     );
   }
@@ -239,14 +250,19 @@ export class RedisHotState implements HotState {
   }
 
   async rememberAgentManifest(tenant: string, agentId: string, manifest: KnownManifest): Promise<void> {
-    const key = CacheKeys.agent(tenant, agentId);
-    const fields = {
-      knownManifestHash: manifest.hash,
-      manifestId: manifest.manifestId,
-      supportedOperations: JSON.stringify(manifest.supportedOperations),
-    };
     // The agent's key may have expired since its heartbeat: it must not come back without a time to live.
-    await execute(this.usable().multi().hset(key, fields).expire(key, AGENT_TTL_SECONDS));
+    await this.usable().rememberManifest(
+      CacheKeys.agent(tenant, agentId),
+      CacheKeys.offlineDue(tenant),
+      CacheKeys.offlineDueAgents(tenant),
+      agentId,
+      AGENT_TTL_SECONDS,
+      MISSED_HEARTBEATS_OFFLINE,
+      manifest.hash,
+      manifest.manifestId,
+      JSON.stringify(manifest.supportedOperations),
+      manifest.heartbeatPeriodMs ?? "",
+    );
   }
 
   async isManifestStored(tenant: string, manifestId: string): Promise<boolean> {
@@ -280,7 +296,8 @@ export class RedisHotState implements HotState {
     tenant: string,
     className: string,
     policy: ClassFlowPolicy | undefined,
+    heartbeatPeriodMs: number,
   ): Promise<void> {
-    await rememberClassFlow(this.usable(), tenant, className, policy);
+    await rememberClassFlow(this.usable(), tenant, className, policy, heartbeatPeriodMs);
   }
 }

@@ -9,25 +9,28 @@ export const RECORD_SIGHTING_SCRIPT = `
 -- (the agent's class as the caller expects it, '' for none), KEYS[8] the class index of the class ARGV[9]
 -- (the class the caller expects the cache to hold for the agent, whose index the agent leaves when its
 -- class changes), KEYS[9] the tenant's offline marks (the agents the sweeper announced offline), KEYS[10] the
--- tenant's restarting agents (those restarting for an operation Beacon delivered).
+-- tenant's restarting agents (those restarting for an operation Beacon delivered), KEYS[11] and KEYS[12]
+-- the tenant's agents by when they become overdue, and what the offline sweep tells of them (cache-keys.ts).
 -- ARGV[1] now (ms), ARGV[2] checkpoint interval (ms), ARGV[3] agent id, ARGV[4] agent hash time to live (s),
 -- ARGV[5] the certificate's serial, ARGV[6] counter time to live (s), ARGV[7] catch-up retry window (ms),
--- ARGV[10..] field/value pairs this heartbeat reports.
+-- ARGV[10] how many heartbeats an agent misses before it is offline, ARGV[11] Beacon's default heartbeat
+-- period (ms), ARGV[12..] field/value pairs this heartbeat reports.
 -- The reply's last value is the heartbeat's sequence among its agent's, from 1 again when the hash was lost.
 local revocation = redis.call('HMGET', KEYS[2], ARGV[5], '#loaded')
 if not revocation[2] then return {'unknown'} end
 if revocation[1] then return {'revoked'} end
 local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'agentClass', 'manifestHash', 'flowId',
-  'describeUntil', 'knownManifestHash', 'manifestId', 'supportedOperations', 'resourceHash', 'device')
+  'describeUntil', 'knownManifestHash', 'manifestId', 'supportedOperations', 'resourceHash', 'device',
+  'heartbeatPeriodMs')
 local reported = {}
-for index = 10, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
+for index = 12, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
 local agentClass = reported['agentClass'] or previous[3]
 -- The caller declared the keys of other classes than these: nothing is changed, and the reply names the
 -- class the cache holds so that the next call declares the right ones.
 if (agentClass or '') ~= ARGV[8] or (previous[3] and previous[3] ~= agentClass and previous[3] ~= ARGV[9]) then
   return {'class', previous[3] or ''}
 end
-if #ARGV >= 11 then redis.call('HSET', KEYS[1], unpack(ARGV, 10)) end
+if #ARGV >= 13 then redis.call('HSET', KEYS[1], unpack(ARGV, 12)) end
 local manifestHash = reported['manifestHash'] or previous[4]
 local flowId = reported['flowId'] or previous[5]
 if agentClass then
@@ -50,19 +53,22 @@ end
 -- The agent's manifest counts only for the hash it was reported with: a new hash is a manifest to learn.
 local manifestId = false
 local supportedOperations = false
+local ownPeriod = false
 if manifestHash and manifestHash == previous[7] then
   manifestId = previous[8]
   supportedOperations = previous[9]
+  ownPeriod = previous[12]
 end
 -- The class's flow policy. Without 'loaded' the agent API has not read it from the registry (or its copy
--- expired); with 'loaded' alone the class has none. Catch-up waits for the agent's supported operations,
--- without which it cannot tell whether the agent takes the update.
+-- expired), and without 'heartbeatPeriodMs' a Beacon that kept no period beside it wrote it: read again.
+-- With 'loaded' and the period alone the class has none. Catch-up waits for the agent's supported
+-- operations, without which it cannot tell whether the agent takes the update.
 local classFlowUnknown = 0
 local catchUpFlow = false
 local catchUpAckTimeout = false
 if agentClass then
-  local policy = redis.call('HMGET', KEYS[7], 'loaded', 'target', 'accepted', 'ackTimeoutMs')
-  if not policy[1] then
+  local policy = redis.call('HMGET', KEYS[7], 'loaded', 'target', 'accepted', 'ackTimeoutMs', 'heartbeatPeriodMs')
+  if not policy[1] or not policy[5] then
     classFlowUnknown = 1
   elseif policy[2] and supportedOperations then
     local current = false
@@ -78,6 +84,13 @@ if agentClass then
       catchUpAckTimeout = policy[4]
     end
   end
+  -- When the agent becomes overdue: three of its own heartbeat periods from now, else of its class's, else
+  -- of the period it was held to before (a class policy not loaded never shortens its allowance), else of
+  -- Beacon's default.
+  local held = redis.call('HGET', KEYS[12], ARGV[3])
+  local period = ownPeriod or policy[5] or (held and string.match(held, '^(%d+):')) or ARGV[11]
+  redis.call('ZADD', KEYS[11], tonumber(ARGV[1]) + tonumber(ARGV[10]) * tonumber(period), ARGV[3])
+  redis.call('HSET', KEYS[12], ARGV[3], period .. ':' .. ARGV[1] .. ':' .. agentClass)
 end
 local sequence = redis.call('HINCRBY', KEYS[1], 'sequence', 1)
 redis.call('EXPIRE', KEYS[1], ARGV[4])
@@ -102,76 +115,100 @@ return {
 `;
 
 /**
- * The sweeper's look at one class: marks offline, once each, up to ARGV[2] of the agents of the class index
- * KEYS[1] last seen before ARGV[1] (ms), in the tenant's offline marks KEYS[2], and returns them with their
- * last seen (flattened pairs), after whether it stopped at its limit. It goes on from where the previous look
- * at the class ARGV[3] stopped, kept in KEYS[3] as the score reached and how many entries of that score were
- * passed: an agent's score only grows (each heartbeat sets it to now), so the entries below are ones looked
- * at already, and each look costs O(log n + limit) however many agents stay silent. (Should one of several
- * agents last seen in one millisecond come back between two looks, one of the others may go unannounced.)
+ * Learns the agent's manifest (KEYS[1] the agent's hash; ARGV[4] its hash, ARGV[5] its manifestId, ARGV[6]
+ * its supported operations, ARGV[7] the heartbeat period it states, '' for none) for ARGV[2] seconds more.
+ * Should it be the manifest the agent reports, its allowance since its last heartbeat is scheduled anew
+ * with that period (three of them, ARGV[3]), in the tenant's agents by when they become overdue KEYS[2] and
+ * what the sweep tells of them KEYS[3]: its last heartbeat was scheduled before the period was known.
+ */
+export const REMEMBER_MANIFEST_SCRIPT = `
+redis.call('HSET', KEYS[1], 'knownManifestHash', ARGV[4], 'manifestId', ARGV[5], 'supportedOperations', ARGV[6])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+if ARGV[7] == '' then return redis.call('HDEL', KEYS[1], 'heartbeatPeriodMs') end
+redis.call('HSET', KEYS[1], 'heartbeatPeriodMs', ARGV[7])
+local held = redis.call('HGET', KEYS[3], ARGV[1])
+if not held or redis.call('HGET', KEYS[1], 'manifestHash') ~= ARGV[4] then return 0 end
+local lastSeen, agentClass = string.match(held, '^%d+:(%d+):(.*)$')
+redis.call('ZADD', KEYS[2], tonumber(lastSeen) + tonumber(ARGV[3]) * tonumber(ARGV[7]), ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[7] .. ':' .. lastSeen .. ':' .. agentClass)
+return 1
+`;
+
+/**
+ * The sweeper's look at one tenant: marks offline, once each, up to ARGV[2] of the agents overdue before
+ * ARGV[1] (ms) in the tenant's agents by when they become overdue KEYS[1], earliest first, in the tenant's
+ * offline marks KEYS[3]; returns them flattened (agent, last seen, heartbeat period, class, from what the
+ * sweep is told of them, KEYS[2]), after whether it stopped at its limit. An agent marked leaves KEYS[1]
+ * and KEYS[2], which its next heartbeat puts it back in: the sweep looks at a silent agent once per
+ * outage, and each look costs O(log n + limit) however many agents stay silent.
  *
  * An agent restarting for an operation (in the tenant's restarting agents KEYS[4], with when its restart
- * should be over) counts as silent only from then on. Went past while that time is not before ARGV[1], it is
- * kept in the class's passed restarts KEYS[5], scored by that time, which each look reads first (within its
- * limit): one whose heartbeat since cleared its restart goes, one still silent is marked then. A restart
- * remembered anew in the meantime (the agent came back, and was sent another) keeps it there until that one
- * is over.
+ * should be over) counts as silent only from then on: while three of its periods (ARGV[3]) after that are
+ * not over, it is scheduled for then instead. Once it is marked its restart is forgotten.
  */
 export const MARK_OVERDUE_SCRIPT = `
-local cutoff = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
+local now = tonumber(ARGV[1])
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1], 'LIMIT', 0, ARGV[2])
 local marked = {}
-local function mark(agent, score)
-  if redis.call('HSETNX', KEYS[2], agent, score) == 1 then
-    marked[#marked + 1] = agent
-    marked[#marked + 1] = score
-  end
-end
--- Whether the agent restarts, and its restart's deadline while it is under way by the cutoff; a restart over
--- by then is forgotten.
-local function restartOf(agent)
-  local deadline = redis.call('HGET', KEYS[4], agent)
-  if not deadline then return false, false end
-  if tonumber(deadline) >= cutoff then return true, deadline end
-  redis.call('HDEL', KEYS[4], agent)
-  return true, false
-end
-local passed = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[1], 'LIMIT', 0, limit)
-for _, agent in ipairs(passed) do
-  local restarting, underWay = restartOf(agent)
-  if underWay then
-    redis.call('ZADD', KEYS[5], underWay, agent)
+for _, agent in ipairs(due) do
+  local period, lastSeen, agentClass = string.match(redis.call('HGET', KEYS[2], agent) or '', '^(%d+):(%d+):(.*)$')
+  local restartOver = redis.call('HGET', KEYS[4], agent)
+  local allowance = restartOver and period and tonumber(restartOver) + tonumber(ARGV[3]) * tonumber(period)
+  if allowance and allowance >= now then
+    redis.call('ZADD', KEYS[1], allowance, agent)
   else
-    redis.call('ZREM', KEYS[5], agent)
-    -- Without its restart, the agent heartbeat since: it came back.
-    local score = redis.call('ZSCORE', KEYS[1], agent)
-    if restarting and score and tonumber(score) < cutoff then mark(agent, score) end
+    redis.call('ZREM', KEYS[1], agent)
+    redis.call('HDEL', KEYS[2], agent)
+    if restartOver then redis.call('HDEL', KEYS[4], agent) end
+    if period and redis.call('HSETNX', KEYS[3], agent, lastSeen) == 1 then
+      marked[#marked + 1] = agent
+      marked[#marked + 1] = lastSeen
+      marked[#marked + 1] = period
+      marked[#marked + 1] = agentClass
+    end
   end
 end
-local left = limit - #passed
-local entries = {}
+local full = 0
+if #due >= tonumber(ARGV[2]) then full = 1 end
+return {full, marked}
+`;
+
+/**
+ * The one-off scheduling of one class's agents silent since before Beacon scheduled agents at each heartbeat:
+ * reads up to ARGV[4] agents of the class index KEYS[1] by last seen, going on from where the previous call
+ * for the class ARGV[1] stopped (kept in KEYS[5] as the score reached and how many entries of that score
+ * were passed; an agent's score only grows, so those below were read already), and schedules each that no
+ * heartbeat scheduled (KEYS[3], what the sweep is told of the agents scheduled) and that is not announced
+ * offline (KEYS[4]) in KEYS[2], overdue three (ARGV[3]) of the class's periods ARGV[2] after its last seen.
+ * Returns how many it read; the class is "done" in KEYS[5] once a call reads fewer than its limit.
+ */
+export const SCHEDULE_SILENT_SCRIPT = `
+local limit = tonumber(ARGV[4])
+local progress = redis.call('HGET', KEYS[5], ARGV[1])
+if progress == 'done' then return 0 end
 local from, skip = '-inf', 0
-if left > 0 then
-  local cursor = redis.call('HGET', KEYS[3], ARGV[3])
-  if cursor then
-    local score, count = string.match(cursor, '^([%d.]+):(%d+)$')
-    if score then from, skip = score, tonumber(count) end
-  end
-  -- Only entries of that very score are skipped: some of those passed may have heartbeat since, and left it.
-  if skip > 0 then skip = math.min(skip, redis.call('ZCOUNT', KEYS[1], from, from)) end
-  entries = redis.call('ZRANGEBYSCORE', KEYS[1], from, '(' .. ARGV[1], 'WITHSCORES', 'LIMIT', skip, left)
+if progress then
+  local score, count = string.match(progress, '^([%d.]+):(%d+)$')
+  if score then from, skip = score, tonumber(count) end
 end
+-- Only entries of that very score are skipped: some of those passed may have heartbeat since, and left it.
+if skip > 0 then skip = math.min(skip, redis.call('ZCOUNT', KEYS[1], from, from)) end
+local entries = redis.call('ZRANGEBYSCORE', KEYS[1], from, '+inf', 'WITHSCORES', 'LIMIT', skip, limit)
 local last, lastCount = from, skip
 for index = 1, #entries, 2 do
-  local agent, score = entries[index], entries[index + 1]
-  if score == last then lastCount = lastCount + 1 else last, lastCount = score, 1 end
-  local _, underWay = restartOf(agent)
-  if underWay then redis.call('ZADD', KEYS[5], underWay, agent) else mark(agent, score) end
+  local agent, seen = entries[index], entries[index + 1]
+  if seen == last then lastCount = lastCount + 1 else last, lastCount = seen, 1 end
+  if redis.call('HEXISTS', KEYS[4], agent) == 0
+    and redis.call('HSETNX', KEYS[3], agent, ARGV[2] .. ':' .. seen .. ':' .. ARGV[1]) == 1 then
+    redis.call('ZADD', KEYS[2], tonumber(seen) + tonumber(ARGV[3]) * tonumber(ARGV[2]), agent)
+  end
 end
-if #entries > 0 then redis.call('HSET', KEYS[3], ARGV[3], last .. ':' .. lastCount) end
-local full = 0
-if #passed + #entries / 2 >= limit then full = 1 end
-return {full, marked}
+if #entries / 2 < limit then
+  redis.call('HSET', KEYS[5], ARGV[1], 'done')
+else
+  redis.call('HSET', KEYS[5], ARGV[1], last .. ':' .. lastCount)
+end
+return #entries / 2
 `;
 
 /**

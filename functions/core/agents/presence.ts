@@ -2,37 +2,55 @@ import type { AgentOfflineEvent, AgentOnlineEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import type { AgentClassRecord, ClassCatalog } from "./ports.js";
-import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS, MISSED_HEARTBEATS_OFFLINE } from "./status.js";
+import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "./status.js";
 
-/** An agent the cache marked offline: it was last seen at `lastSeen`. */
+/** An agent the cache marked offline: it was last seen at `lastSeen`, and held to `heartbeatPeriodMs`. */
 export interface OverdueAgent {
   agentId: string;
+  agentClass: string;
   lastSeen: number;
+  heartbeatPeriodMs: number;
 }
 
-/** The cache's side of finding agents that went silent: its per-class index of agents by last seen. */
+/**
+ * The cache's side of finding agents that went silent. Each heartbeat schedules its agent's allowance: it
+ * is overdue at its last seen plus MISSED_HEARTBEATS_OFFLINE times its period, the agent's own (its
+ * manifest's, HotState.rememberAgentManifest), else its class's (ClassFlowCache.rememberClassFlow), else
+ * the one it was held to before, else DEFAULT_HEARTBEAT_INTERVAL_SECONDS.
+ */
 export interface PresenceState {
   /** The tenants whose agents the cache indexes by class. */
   tenants(): Promise<string[]>;
   /**
-   * Marks offline, once, up to `limit` of the class's agents last seen before `cutoff` that are not marked
-   * yet, going on from where the previous call for the class stopped; returns those it marked, and whether
-   * it stopped at `limit`. A heartbeat clears its agent's mark. An agent restarting for an operation
-   * (HotState.rememberRestart) counts as silent only from its restart's deadline on: it is marked once that
-   * deadline is before `cutoff` too, should it not have heartbeat since, even when an earlier call went
-   * past it.
+   * Marks offline, once, up to `limit` of the tenant's agents overdue by `now`, earliest first, and returns
+   * those it marked, and whether it stopped at `limit`. A heartbeat clears its agent's mark. An agent
+   * restarting for an operation (HotState.rememberRestart) counts as silent only from its restart's
+   * deadline on: it is overdue three periods after that deadline, should it not have heartbeat since.
    */
-  markOverdue(
+  markOverdue(tenant: string, now: number, limit: number): Promise<{ marked: OverdueAgent[]; more: boolean }>;
+  /**
+   * Whether scheduleSilent is done for every class of the tenant (markAllScheduled): whether the agents
+   * silent since before Beacon scheduled agents at each heartbeat are all scheduled.
+   */
+  allScheduled(tenant: string): Promise<boolean>;
+  /**
+   * Schedules, once, up to `limit` of the agents of the class's index of agents by last seen that no
+   * heartbeat scheduled and none was announced offline, with the class's heartbeat period, going on from
+   * where the previous call for the class stopped; how many it read, and whether the class is done.
+   */
+  scheduleSilent(
     tenant: string,
     className: string,
-    cutoff: number,
+    heartbeatPeriodMs: number,
     limit: number,
-  ): Promise<{ marked: OverdueAgent[]; more: boolean }>;
+  ): Promise<{ read: number; done: boolean }>;
+  /** Every class of the tenant is done: scheduleSilent is not called for it again. */
+  markAllScheduled(tenant: string): Promise<void>;
 }
 
 export interface OfflineSweepSettings {
-  /** Most agents one look at one class marks (one script call); the rest wait for the next look. */
-  maxPerClassPerLook: number;
+  /** Most agents one look at one tenant marks (one script call); the tenant's next look goes on from there. */
+  maxPerLook: number;
   /** Most agents one run announces, across tenants; the rest wait for the next run. */
   maxPerRun: number;
 }
@@ -45,19 +63,16 @@ export interface OfflineSweepOutcome {
   streamError?: unknown;
 }
 
-/** The heartbeat period the class's agents are held to: the class's interval, else Beacon's default. */
-export const heartbeatPeriodMsOf = (record: AgentClassRecord | undefined): number =>
-  (record?.heartbeatIntervalSeconds ?? DEFAULT_HEARTBEAT_INTERVAL_SECONDS) * 1000;
-
-/** Agents last seen before this are offline: they missed MISSED_HEARTBEATS_OFFLINE heartbeats. */
-export const offlineCutoff = (now: number, heartbeatPeriodMs: number): number =>
-  now - MISSED_HEARTBEATS_OFFLINE * heartbeatPeriodMs;
+/** The period a class holds its agents that state none of their own to: its interval, else Beacon's default. */
+export const heartbeatPeriodMsOf = (
+  record: Pick<AgentClassRecord, "heartbeatIntervalSeconds"> | undefined,
+): number => (record?.heartbeatIntervalSeconds ?? DEFAULT_HEARTBEAT_INTERVAL_SECONDS) * 1000;
 
 /**
  * The sweeper's announcement of agents that went silent, each once per outage, as `agent.offline`. It never
- * scans the registry: the cache's per-class index of agents by last seen gives the overdue ones in time
- * order, and its script marks them and goes on from there next time, so a run's work is bounded by
- * `maxPerRun` however large the fleet, and a silent agent is looked at once per outage.
+ * scans the registry: the cache keeps each tenant's agents by when they become overdue, and its script
+ * takes the overdue ones in that order and marks them, so a run's work is bounded by `maxPerRun` however
+ * large the fleet, and a silent agent is looked at once per outage.
  */
 export function makeOfflineSweep(deps: {
   presence: PresenceState;
@@ -80,21 +95,43 @@ export function makeOfflineSweep(deps: {
     return records;
   }
 
-  /** Marks the tenant's overdue agents, up to `budget`; their events, and whether any were left. */
-  async function lookAtTenant(tenant: string, now: number, budget: number) {
-    const found: AgentOfflineEvent[] = [];
-    let more = false;
+  /**
+   * Schedules the tenant's agents that went silent before Beacon scheduled agents at each heartbeat, with
+   * their class's period, reading at most `budget` of its classes' agents; how many it read, and whether any
+   * were left. Once every class is done the tenant is not looked at so again.
+   */
+  async function scheduleSilent(tenant: string, budget: number, deadline: number) {
+    if (await presence.allScheduled(tenant)) return { read: 0, more: false };
+    let read = 0;
     for (const record of await classesOf(tenant)) {
-      const left = budget - found.length;
-      if (left <= 0) return { found, more: true };
-      const period = heartbeatPeriodMsOf(record);
-      const limit = Math.min(settings.maxPerClassPerLook, left);
-      const look = await presence.markOverdue(tenant, record.name, offlineCutoff(now, period), limit);
-      more ||= look.more;
-      for (const agent of look.marked)
-        found.push(offlineEvent(tenant, record.name, agent, period, now, ids.newId()));
+      for (let done = false; !done; ) {
+        const left = budget - read;
+        if (left <= 0 || clock.now() >= deadline) return { read, more: true };
+        const period = heartbeatPeriodMsOf(record);
+        const step = await presence.scheduleSilent(
+          tenant,
+          record.name,
+          period,
+          Math.min(settings.maxPerLook, left),
+        );
+        read += step.read;
+        done = step.done;
+      }
     }
-    return { found, more };
+    await presence.markAllScheduled(tenant);
+    return { read, more: false };
+  }
+
+  /** Marks the tenant's overdue agents, up to `budget` or `deadline`; their events, and whether any were left. */
+  async function lookAtTenant(tenant: string, now: number, budget: number, deadline: number) {
+    const found: AgentOfflineEvent[] = [];
+    for (;;) {
+      const left = budget - found.length;
+      if (left <= 0 || clock.now() >= deadline) return { found, more: true };
+      const look = await presence.markOverdue(tenant, now, Math.min(settings.maxPerLook, left));
+      for (const agent of look.marked) found.push(offlineEvent(tenant, agent, now, ids.newId()));
+      if (!look.more) return { found, more: false };
+    }
   }
 
   async function announce(found: AgentOfflineEvent[], more: boolean): Promise<OfflineSweepOutcome> {
@@ -115,12 +152,16 @@ export function makeOfflineSweep(deps: {
       const now = clock.now();
       const found: AgentOfflineEvent[] = [];
       let more = false;
+      let scheduleBudget = settings.maxPerRun;
       for (const tenant of await presence.tenants()) {
         if (found.length >= settings.maxPerRun || clock.now() >= deadline) {
           more = true;
           break;
         }
-        const look = await lookAtTenant(tenant, now, settings.maxPerRun - found.length);
+        const scheduled = await scheduleSilent(tenant, scheduleBudget, deadline);
+        scheduleBudget -= scheduled.read;
+        more ||= scheduled.more;
+        const look = await lookAtTenant(tenant, now, settings.maxPerRun - found.length, deadline);
         found.push(...look.found);
         more ||= look.more;
       }
@@ -128,17 +169,16 @@ export function makeOfflineSweep(deps: {
     },
     /** One tenant's agents only. */
     async sweepTenant(tenant: string): Promise<OfflineSweepOutcome> {
-      const look = await lookAtTenant(tenant, clock.now(), settings.maxPerRun);
-      return announce(look.found, look.more);
+      const scheduled = await scheduleSilent(tenant, settings.maxPerRun, Number.POSITIVE_INFINITY);
+      const look = await lookAtTenant(tenant, clock.now(), settings.maxPerRun, Number.POSITIVE_INFINITY);
+      return announce(look.found, look.more || scheduled.more);
     },
   };
 }
 
 export function offlineEvent(
   tenant: string,
-  agentClass: string,
   agent: OverdueAgent,
-  heartbeatPeriodMs: number,
   at: number,
   eventId: string,
 ): AgentOfflineEvent {
@@ -149,9 +189,9 @@ export function offlineEvent(
     tenant,
     agentId: agent.agentId,
     at,
-    agentClass,
+    agentClass: agent.agentClass,
     lastSeen: agent.lastSeen,
-    heartbeatPeriodMs,
+    heartbeatPeriodMs: agent.heartbeatPeriodMs,
   };
 }
 

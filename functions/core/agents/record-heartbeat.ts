@@ -16,7 +16,7 @@ import { operationIdOf } from "../operations/ids.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import type { AgentClassRegistry, AgentRecord, AgentRegistry, HotState } from "./ports.js";
-import { onlineEvent } from "./presence.js";
+import { heartbeatPeriodMsOf, onlineEvent } from "./presence.js";
 import {
   attributed,
   catchUpOf,
@@ -183,8 +183,9 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
 
     if (view.classFlowUnknown) {
       // Loaded for the next heartbeat, whose one round trip claims the catch-up if one is due.
-      const policy = await classFlows.policyOf(tenant, agentClass);
-      await cache.attempt(() => hotState.rememberClassFlow(tenant, agentClass, policy));
+      const loaded = await classFlows.settingsOf(tenant, agentClass);
+      const period = heartbeatPeriodMsOf(loaded);
+      await cache.attempt(() => hotState.rememberClassFlow(tenant, agentClass, loaded.policy, period));
     }
     // Only the cache's one round trip claims a catch-up: while the cache is down (the registry answered)
     // no agent is caught up, and none costs a registry request for it; they are once the cache is back.

@@ -131,7 +131,7 @@ export interface AgentOfflineEvent {
   agentClass: string;
   /** Epoch milliseconds: the agent's last heartbeat. */
   lastSeen: number;
-  /** The heartbeat period the decision used. */
+  /** The heartbeat period the decision used: the one the agent's manifest states, else its class's interval. */
   heartbeatPeriodMs: number;
 }
 

@@ -1,5 +1,6 @@
 import { assertClassName, isClassName } from "../agents/class-name.js";
 import type { AgentClassChange, AgentClassRecord, ClassCatalog } from "../agents/ports.js";
+import { heartbeatPeriodMsOf } from "../agents/presence.js";
 import {
   DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
   type LastSeenSource,
@@ -131,14 +132,16 @@ export function makeClassesApi(deps: ClassesDependencies) {
       requireRole(principal, "operator");
       assertClassName(name);
       const { record, created } = await catalog.put(principal.tenant, name, change, clock.now());
-      // Catch-up gives its operations the class's acknowledgement timeout from the cache's copy of the policy.
+      // Catch-up gives its operations the class's acknowledgement timeout from the cache's copy of the policy,
+      // and heartbeats hold the class's agents to the heartbeat period beside it.
       const policy = record.flowPolicy;
-      if (policy && change.ackTimeoutSeconds !== undefined)
+      if ((policy && change.ackTimeoutSeconds !== undefined) || change.heartbeatIntervalSeconds !== undefined)
         await guardedCache().attempt(() =>
           deps.hotState.rememberClassFlow(
             principal.tenant,
             name,
-            policyInForce(policy, record.ackTimeoutSeconds),
+            policy && policyInForce(policy, record.ackTimeoutSeconds),
+            heartbeatPeriodMsOf(record),
           ),
         );
       return { status: created ? 201 : 200, ...(await viewOne(principal.tenant, record)) };

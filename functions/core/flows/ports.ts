@@ -35,13 +35,29 @@ export interface FlowCatalog extends FlowContentStore {
   get(tenant: string, className: string, hash: string): Promise<FlowVersionRecord | undefined>;
 }
 
-/** The class's flow policy as the registry holds it: what the agent API loads into its cache. */
-export interface ClassFlowPolicies {
-  policyOf(tenant: string, className: string): Promise<ClassFlowPolicy | undefined>;
+/** What the agent API loads of a class into its cache, as the registry holds it. */
+export interface ClassFlowSettings {
+  /** The class's flow policy in force, its acknowledgement timeout included; absent when it has none. */
+  policy?: ClassFlowPolicy;
+  /** How often the class's agents are expected to heartbeat; absent for classes nobody configured. */
+  heartbeatIntervalSeconds?: number;
 }
 
-/** The cache's copy of classes' flow policies, which heartbeats read in their one round trip. */
+export interface ClassFlowPolicies {
+  settingsOf(tenant: string, className: string): Promise<ClassFlowSettings>;
+}
+
+/** The cache's copy of classes' flow policies and heartbeat periods, which heartbeats read in one round trip. */
 export interface ClassFlowCache {
-  /** Replaces the cache's copy; undefined records that the class has none. It expires, so the registry stays the truth. */
-  rememberClassFlow(tenant: string, className: string, policy: ClassFlowPolicy | undefined): Promise<void>;
+  /**
+   * Replaces the cache's copy: the class's policy (undefined records that it has none) and the heartbeat
+   * period its agents are held to unless they state their own (heartbeatPeriodMsOf). It expires, so the
+   * registry stays the truth.
+   */
+  rememberClassFlow(
+    tenant: string,
+    className: string,
+    policy: ClassFlowPolicy | undefined,
+    heartbeatPeriodMs: number,
+  ): Promise<void>;
 }

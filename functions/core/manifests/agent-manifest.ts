@@ -1,3 +1,5 @@
+import { ownHeartbeatPeriodMsOf } from "../agents/heartbeat-period.js";
+import { dropUndefined } from "../c2/json.js";
 import { type SupportedOperations, supportedOperationsOf } from "../c2/manifest.js";
 
 /**
@@ -18,13 +20,17 @@ export interface KnownManifest {
   hash: string;
   manifestId: string;
   supportedOperations: SupportedOperations;
+  /** The heartbeat period the manifest states, when it states one Beacon can read. */
+  heartbeatPeriodMs?: number;
 }
 
-export const knownManifestOf = (manifest: AgentManifest): KnownManifest => ({
-  hash: manifest.hash,
-  manifestId: manifest.manifestId,
-  supportedOperations: supportedOperationsOf(manifest.supportedOperations),
-});
+export const knownManifestOf = (manifest: AgentManifest): KnownManifest =>
+  dropUndefined({
+    hash: manifest.hash,
+    manifestId: manifest.manifestId,
+    supportedOperations: supportedOperationsOf(manifest.supportedOperations),
+    heartbeatPeriodMs: ownHeartbeatPeriodMsOf(manifest.supportedOperations),
+  });
 
 /**
  * The agent's manifest when it is the one of the hash the agent reports now: after a change of its

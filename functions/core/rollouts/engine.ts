@@ -50,6 +50,9 @@ const CLASS_PAGE_SIZE = 100;
 /** Times a person's action is retried against a sweeper that wrote the rollout meanwhile. */
 const ACTION_ATTEMPTS = 3;
 
+/** The heartbeat period the cache's copy of the class's policy carries beside it, from the class's timing. */
+const periodOf = (timing: ClassTiming): number => timing.status.heartbeatIntervalSeconds * 1000;
+
 export interface RolloutEngineDependencies {
   rollouts: RolloutStore;
   classes: Pick<ClassCatalog, "get">;
@@ -159,7 +162,7 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
     if (!saved) return { ...outcome, streamError: await publish(deps, operationEvents) };
     if (policy)
       await guardedCache().attempt(() =>
-        hotState.rememberClassFlow(rollout.tenant, rollout.className, policy),
+        hotState.rememberClassFlow(rollout.tenant, rollout.className, policy, periodOf(timing)),
       );
     const streamError = await publish(deps, [
       ...operationEvents,
@@ -193,7 +196,9 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
       if (isRolloutFinal(record.state)) record.finishedAt = now;
       if (await rollouts.save(record, read.version, policy)) {
         if (policy)
-          await guardedCache().attempt(() => hotState.rememberClassFlow(tenant, record.className, policy));
+          await guardedCache().attempt(() =>
+            hotState.rememberClassFlow(tenant, record.className, policy, periodOf(timing)),
+          );
         return {
           rollout: record,
           streamError: await publish(deps, [rolloutEvent(record, read.state, now, ids.newId())]),
@@ -234,7 +239,9 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
           "rollout_in_progress",
           "The class has a rollout under way: pause, finish or abort it first",
         );
-      await guardedCache().attempt(() => hotState.rememberClassFlow(tenant, className, policy));
+      await guardedCache().attempt(() =>
+        hotState.rememberClassFlow(tenant, className, policy, periodOf(timing)),
+      );
       const streamError = await publish(deps, [rolloutEvent(record, undefined, now, ids.newId())]);
       const first = await look(record);
       return { ...first, streamError: first.streamError ?? streamError };

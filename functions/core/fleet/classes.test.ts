@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import {
+  MemoryClassCatalog,
+  MemoryFleetHotState,
+  MemoryFleetRegistry,
+} from "../../adapters/memory/console.js";
+import { ManualClock } from "../../adapters/memory/index.js";
+import type { Principal } from "../identity/principal.js";
+import { makeClassesApi } from "./classes.js";
+
+const operator: Principal = { tenant: "acme", role: "operator", subject: "bob" };
+
+function harness() {
+  const catalog = new MemoryClassCatalog();
+  const hotState = new MemoryFleetHotState();
+  const clock = new ManualClock();
+  const api = makeClassesApi({
+    catalog,
+    registry: new MemoryFleetRegistry(),
+    hotState,
+    clock,
+    registryLagMs: 0,
+  });
+  return { catalog, hotState, clock, api };
+}
+
+describe("a change of a class's heartbeat interval", () => {
+  it("reaches the cache's copy the heartbeats read at once, with the class's policy kept beside it", async () => {
+    const { catalog, hotState, clock, api } = harness();
+    await api.put(operator, "pumps", { description: "no interval yet" });
+    expect(hotState.classPeriods.has("acme/pumps")).toBe(false);
+
+    await api.put(operator, "pumps", { heartbeatIntervalSeconds: 300 });
+    expect(hotState.classPeriods.get("acme/pumps")).toBe(300_000);
+    expect(hotState.classFlows.get("acme/pumps")).toBeUndefined();
+
+    // A flow published to the class since, as the rollout store writes it on the class.
+    const flowPolicy = { target: "flow-2", accepted: ["flow-1", "flow-2"] };
+    const record = catalog.classes.get("acme/pumps");
+    if (record) record.flowPolicy = flowPolicy;
+    clock.advance(1_000);
+    await api.put(operator, "pumps", { heartbeatIntervalSeconds: 20, ackTimeoutSeconds: 90 });
+    expect(hotState.classPeriods.get("acme/pumps")).toBe(20_000);
+    expect(hotState.classFlows.get("acme/pumps")).toEqual({ ...flowPolicy, ackTimeoutMs: 90_000 });
+  });
+});
