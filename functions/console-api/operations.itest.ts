@@ -481,23 +481,15 @@ describe("acknowledgements that find their operation", () => {
     expect(stored.result.status).toBe(200);
     // The agent's registry entry (one query of its partition), the binary's content looked up then written
     // once, the DESCRIBE closed with the agent's manifest; in the cache the revocation check, the binary
-    // looked up and remembered as stored, the agent's manifest (one MULTI…EXEC) and the DESCRIBE's end.
+    // looked up and remembered as stored, the agent's manifest with its heartbeat period (one script) and the
+    // DESCRIBE's end.
     expect(stored.dynamoDb).toEqual({
       "DynamoDB_20120810.Query": 1,
       "DynamoDB_20120810.GetItem": 1,
       "DynamoDB_20120810.PutItem": 1,
       "DynamoDB_20120810.UpdateItem": 1,
     });
-    expect(stored.roundTrips).toEqual([
-      "hmget",
-      "sismember",
-      "sadd",
-      "multi",
-      "hset",
-      "expire",
-      "exec",
-      "hdel",
-    ]);
+    expect(stored.roundTrips).toEqual(["hmget", "sismember", "sadd", "evalsha", "hdel"]);
     expect((await agentApi.post(HEARTBEAT, body, { certificate: fleet })).json()).toEqual({
       requestedOperations: [],
     });
