@@ -1062,6 +1062,9 @@ describe("resource sets and asset operations", () => {
     }
     expect(updates.find((item) => item.agentId === "a-4")?.dependsOn).toBeUndefined();
     expect(created.items.filter((item) => item.operation === "SYNC")).toEqual([]);
+    // Each names its agent's class, in whose fleet history it counts.
+    const [first] = await operations.open("acme", "a-4");
+    expect(first).toMatchObject({ operation: "UPDATE", agentClass: "pumps" });
   });
 
   it("send UPDATE ASSET with string args, and refuse it with the reason to an agent that would ignore it", async () => {

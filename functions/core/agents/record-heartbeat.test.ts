@@ -463,9 +463,15 @@ describe("catch-up", () => {
       ackTimeoutMs: classAckTimeoutMs,
       timeoutAt: core.clock.now() + classAckTimeoutMs,
     });
+    // Each of its events names the agent's class, in whose fleet history the operation counts.
     expect(
-      core.events.events.filter((event) => event.type === "operation").map((event) => event.state),
-    ).toEqual(["queued", "delivered"]);
+      core.events.events
+        .filter((event) => event.type === "operation")
+        .map((event) => [event.state, event.agentClass]),
+    ).toEqual([
+      ["queued", "gateways"],
+      ["delivered", "gateways"],
+    ]);
 
     expect(await heartbeat()).toEqual([]);
     expect((await ack(operationId, "FULLY_APPLIED")).matched).toBe(true);

@@ -235,6 +235,7 @@ describe("a catch-up", () => {
       state: "queued",
       createdAt: NOW,
       createdBy: CATCH_UP_CREATOR,
+      agentClass: "pumps",
       ackTimeoutMs: 45_000,
     });
   });

@@ -282,6 +282,7 @@ export function catchUpOf(
     ...request,
     flowId: view.catchUp.flowId,
     createdBy: CATCH_UP_CREATOR,
+    agentClass: view.agentClass,
     ackTimeoutMs: view.catchUp.ackTimeoutMs,
   });
 }

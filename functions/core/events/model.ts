@@ -63,6 +63,8 @@ export interface OperationEvent {
   eventId: string;
   tenant: string;
   agentId: string;
+  /** The agent's class when the operation was created; absent for operations created before Beacon kept it. */
+  agentClass?: string;
   at: number;
   operationId: string;
   operation: string;

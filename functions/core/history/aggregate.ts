@@ -62,7 +62,7 @@ function countsOf(
       };
     case "operation": {
       const counter = CLOSING_COUNTERS[event.state];
-      return counter === undefined ? undefined : { counts: { [counter]: 1 } };
+      return counter === undefined ? undefined : { agentClass: event.agentClass, counts: { [counter]: 1 } };
     }
     case "rollout":
       return { agentClass: event.className, counts: { rolloutTransitions: 1 } };

@@ -30,12 +30,13 @@ const heartbeat = (agentId: string, at: number, extra: Partial<HeartbeatEvent> =
   ...extra,
 });
 
-const operation = (state: OperationEvent["state"], at: number): OperationEvent => ({
+const operation = (state: OperationEvent["state"], at: number, agentClass?: string): OperationEvent => ({
   type: "operation",
   version: 1,
   eventId: `op-${++ids}`,
   tenant: "acme",
   agentId: "pump-1",
+  ...(agentClass === undefined ? {} : { agentClass }),
   at,
   operationId: `op-1~pump-1`,
   operation: "UPDATE",
@@ -101,9 +102,10 @@ function fleetEvents(): BeaconEvent[] {
     heartbeat("pump-1", T0 + 1_000, { firstSight: true }),
     heartbeat("pump-2", T0 + 2_000, { firstSight: true, status: { errorBulletins: 2 } }),
     heartbeat("valve-1", T0 + 3_000, { agentClass: "valves" }),
-    operation("done", T0 + 4_000),
+    operation("done", T0 + 4_000, "pumps"),
     heartbeat("pump-1", T0 + 31_000),
-    operation("failed", T0 + 32_000),
+    operation("failed", T0 + 32_000, "pumps"),
+    // An operation created before its events named its agent's class counts for the whole fleet only.
     operation("timed_out", T0 + 33_000),
     operation("delivered", T0 + 34_000),
     rollout(T0 + 35_000),
@@ -136,8 +138,8 @@ describe("fleet history, counted from the stream", () => {
       registrations: 2,
       errorBulletins: 3,
       agentsSeen: 2,
-      operationsDone: 0,
-      operationsFailed: 0,
+      operationsDone: 1,
+      operationsFailed: 1,
       operationsTimedOut: 0,
       rolloutTransitions: 1,
       agentsWentOffline: 2,

@@ -68,7 +68,7 @@ describe("the fleet history a chart reads", () => {
       [6, 2],
       [2, 2],
     ]);
-    expect(byFive.points[0]).not.toHaveProperty("operationsDone");
+    expect(byFive.points[0]).toMatchObject({ operationsDone: 0, operationsFailed: 0, operationsTimedOut: 0 });
   });
 
   it.each([

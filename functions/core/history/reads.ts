@@ -5,7 +5,7 @@ import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
 import { type AgentLogEvent, isAgentLogKey } from "./agent-log.js";
-import { type HistoryCounter, HistoryCounters, MINUTE_MS, WHOLE_FLEET, zeroCounts } from "./model.js";
+import { HistoryCounters, MINUTE_MS, WHOLE_FLEET, zeroCounts } from "./model.js";
 import type { AgentEventLog, FleetHistoryStore } from "./ports.js";
 import { emptySketch, estimateAgents, mergeSketch } from "./sketch.js";
 
@@ -19,9 +19,6 @@ export interface HistoryRequest {
   to?: number;
   stepSeconds?: number;
 }
-
-/** Operations are counted for the whole fleet only (their events do not name a class). */
-const FLEET_ONLY: readonly HistoryCounter[] = ["operationsDone", "operationsFailed", "operationsTimedOut"];
 
 export function makeHistoryApi(deps: {
   history: FleetHistoryStore;
@@ -62,9 +59,6 @@ export function makeHistoryApi(deps: {
         ]),
       );
       const stepMinutes = stepSeconds / 60;
-      const counters = HistoryCounters.filter(
-        (counter) => agentClass === WHOLE_FLEET || !FLEET_ONLY.includes(counter),
-      );
       const points = [];
       for (let start = fromMinute; start < toMinute; start += stepMinutes) {
         const end = Math.min(start + stepMinutes, toMinute);
@@ -74,13 +68,13 @@ export function makeHistoryApi(deps: {
           const bucket = buckets.get(minute);
           if (!bucket) continue;
           // A bucket written before a counter existed lacks it.
-          for (const counter of counters) counts[counter] += bucket.counts[counter] ?? 0;
+          for (const counter of HistoryCounters) counts[counter] += bucket.counts[counter] ?? 0;
           mergeSketch(agents, bucket.agentsSeen);
         }
         points.push({
           at: toIso(start * MINUTE_MS),
           agentsSeen: estimateAgents(agents),
-          ...Object.fromEntries(counters.map((counter) => [counter, counts[counter]])),
+          ...Object.fromEntries(HistoryCounters.map((counter) => [counter, counts[counter]])),
         });
       }
       return {

@@ -81,6 +81,7 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
       eventId: ids.newId(),
       tenant: record.tenant,
       agentId: record.agentId,
+      agentClass: record.agentClass,
       at,
       operationId: record.operationId,
       operation: record.operation,
@@ -312,6 +313,7 @@ export function newUpdateConfiguration(request: {
   flowId: string;
   agentApiUrl: string;
   createdBy: string;
+  agentClass?: string;
   now: number;
   ids: IdGenerator;
   rolloutId?: string;
@@ -327,6 +329,7 @@ export function newUpdateConfiguration(request: {
     state: "queued" as const,
     createdAt: request.now,
     createdBy: request.createdBy,
+    agentClass: request.agentClass,
     rolloutId: request.rolloutId,
     ackTimeoutMs: request.ackTimeoutMs,
   });

@@ -84,6 +84,8 @@ export interface OperationRecord {
   createdAt: number;
   /** Who asked for it: a console token's subject. */
   createdBy: string;
+  /** The agent's class when it was created, which its events name for the class's history. */
+  agentClass?: string;
   deliveredAt?: number;
   /**
    * How long the agent may take to acknowledge once delivered, and to show the effect once acknowledged

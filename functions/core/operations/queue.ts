@@ -135,6 +135,7 @@ export function makeOperationQueue(deps: OperationQueueDependencies) {
           state: "queued" as const,
           createdAt: now,
           createdBy,
+          agentClass: draft.agent.agentClass,
           ackTimeoutMs: ackTimeouts.get(draft.agent.agentClass),
         }),
       );

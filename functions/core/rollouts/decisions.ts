@@ -181,6 +181,7 @@ export function updateRecords(
       flowId,
       agentApiUrl: request.agentApiUrl,
       createdBy: `beacon:rollout:${rollout.rolloutId}`,
+      agentClass: rollout.className,
       now: request.now,
       ids: request.ids,
       rolloutId: rollout.rolloutId,

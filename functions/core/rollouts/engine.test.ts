@@ -268,6 +268,10 @@ describe("a rollout over a simulated class of 1,000 agents", () => {
       exhausted: true,
       counts: { selected: 1_000, healthy: 1_000, failed: 0, updating: 0, soaking: 0, skipped: 0 },
     });
+    // Every update it sent names the class, in whose fleet history it counts.
+    const sent = [...sim.operations.records.values()].filter((record) => record.rolloutId !== undefined);
+    expect(sent).toHaveLength(1_000);
+    expect(new Set(sent.map((record) => record.agentClass))).toEqual(new Set([CLASS]));
     // Batches of 100 after the canary of 20; each began with everything before it healthy, 30 s or more after the last.
     expect(batchStarts.map((start) => start.batch)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     let previousStart = started.rollout.lastBatchAt as number;

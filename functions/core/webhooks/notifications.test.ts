@@ -113,6 +113,13 @@ describe("the notification an event makes", () => {
       data: { ...operationNamed, from: "delivered", state: "failed", ackState: "NOT_APPLIED" },
     });
     expect(JSON.stringify(notice)).not.toContain("secret-token");
+    // One whose event names its agent's class is that class's, with no look-up.
+    const named = notificationOf({ ...operation, agentClass: "pumps" });
+    expect(named).toMatchObject({ type: "operation.failed", agentClass: "pumps" });
+    if (!named) throw new Error("no notification");
+    expect(
+      agentToClassify(subscription({ eventTypes: ["operation.*"], agentClass: "pumps" }), named),
+    ).toBeUndefined();
   });
 
   it("is rollout.<state> of the rollout's class, and certificate.expiring", () => {

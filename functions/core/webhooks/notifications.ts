@@ -53,17 +53,22 @@ export function notificationOf(event: BeaconEvent): Notification | undefined {
         event.agentClass,
       );
     case "operation":
-      return notification(event, `operation.${event.state}`, {
-        agentId: event.agentId,
-        operationId: event.operationId,
-        operation: event.operation,
-        operand: event.operand,
-        from: event.from,
-        state: event.state,
-        ackState: event.ackState,
-        confirmedBy: event.confirmedBy,
-        reason: event.reason,
-      });
+      return notification(
+        event,
+        `operation.${event.state}`,
+        {
+          agentId: event.agentId,
+          operationId: event.operationId,
+          operation: event.operation,
+          operand: event.operand,
+          from: event.from,
+          state: event.state,
+          ackState: event.ackState,
+          confirmedBy: event.confirmedBy,
+          reason: event.reason,
+        },
+        event.agentClass,
+      );
     case "rollout":
       return notification(
         event,
@@ -109,8 +114,8 @@ export function matchesPattern(type: string, pattern: string): boolean {
 
 /**
  * Whether a subscription wants a notification: one of its patterns names the type and, when it filters by
- * class, `agentClass` is that class: the notification's own, or, for operation and certificate notifications
- * (their events name no class), their agent's as the registry has it.
+ * class, `agentClass` is that class: the notification's own, or, for certificate notifications and operations
+ * created before their events named a class, their agent's as the registry has it.
  */
 export function wants(
   subscription: Subscription,

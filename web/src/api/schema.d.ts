@@ -425,7 +425,7 @@ export interface paths {
         };
         /**
          * The fleet's history per minute, as series for charts
-         * @description Counts per step from `from` to `to` (whole minutes; the last hour unless given, at most 24 hours apart), for one class or, without `class`, the whole fleet. Counted from the stream per tenant, class and minute, kept 14 days (`BEACON_HISTORY_RETENTION_DAYS`). Operations are counted for the whole fleet only: their events do not name a class.
+         * @description Counts per step from `from` to `to` (whole minutes; the last hour unless given, at most 24 hours apart), for one class or, without `class`, the whole fleet. Counted from the stream per tenant, class and minute, kept 14 days (`BEACON_HISTORY_RETENTION_DAYS`). Operations count in the class their agent had when they were created.
          */
         get: operations["getFleetHistory"];
         put?: never;
@@ -1540,11 +1540,11 @@ export interface components {
             agentsSeen: number;
             /** @description Agents seen for the first time (registered). */
             registrations: number;
-            /** @description Operations that became done. Whole fleet only. */
+            /** @description Operations that became done. */
             operationsDone?: number;
-            /** @description Operations that failed. Whole fleet only. */
+            /** @description Operations that failed. */
             operationsFailed?: number;
-            /** @description Operations that timed out. Whole fleet only. */
+            /** @description Operations that timed out. */
             operationsTimedOut?: number;
             /** @description State changes of rollouts (of the class's rollouts, with `class`). */
             rolloutTransitions: number;
