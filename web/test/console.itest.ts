@@ -316,6 +316,8 @@ describe("the web console", () => {
       .getByText(new RegExp(`^Class ${AGENT_CLASS} from `))
       .waitFor();
     await history.getByRole("heading", { name: "Agents gone offline and back online" }).waitFor();
+    // A class's operations count in its own series too.
+    await history.getByRole("heading", { name: "Operations done, failed and timed out" }).waitFor();
     // The range and class are the URL's: a reload (or a shared link) shows the same charts.
     await admin.waitForURL(`${webUrl}/?range=1440&class=${AGENT_CLASS}`);
     await admin.reload();

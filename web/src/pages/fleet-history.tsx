@@ -23,7 +23,7 @@ interface Series {
 }
 
 /** Each panel draws up to three series, told apart by line pattern as well as colour (styles.css). */
-const PANELS: { title: string; series: Series[]; wholeFleetOnly?: boolean }[] = [
+const PANELS: { title: string; series: Series[] }[] = [
   {
     title: "Heartbeats and agents seen",
     series: [
@@ -47,13 +47,12 @@ const PANELS: { title: string; series: Series[]; wholeFleetOnly?: boolean }[] = 
     ],
   },
   {
-    title: "Operations of the whole fleet",
+    title: "Operations done, failed and timed out",
     series: [
       { count: "operationsDone", label: "Operations done" },
       { count: "operationsFailed", label: "Operations failed" },
       { count: "operationsTimedOut", label: "Operations timed out" },
     ],
-    wholeFleetOnly: true,
   },
 ];
 
@@ -140,8 +139,7 @@ export function FleetHistory(props: { classes: string[] }) {
 
 function HistoryFigure({ history }: { history: Schemas["FleetHistory"] }) {
   const { points } = history;
-  const panels = PANELS.filter((panel) => !(panel.wholeFleetOnly && history.class !== undefined));
-  const series = panels.flatMap((panel) => panel.series);
+  const series = PANELS.flatMap((panel) => panel.series);
   const per = history.stepSeconds === 60 ? "minute" : `${history.stepSeconds / 60} minutes`;
   const range = `${dayAndTime(history.from)} to ${dayAndTime(history.to)}`;
   const of = history.class === undefined ? "the whole fleet" : `class ${history.class}`;
@@ -165,7 +163,7 @@ function HistoryFigure({ history }: { history: Schemas["FleetHistory"] }) {
         {capitalised(of)} from {range}, per {per}: {totals}.
       </figcaption>
       <div class="panels">
-        {panels.map((panel) => (
+        {PANELS.map((panel) => (
           <SeriesChart
             key={panel.title}
             title={panel.title}
