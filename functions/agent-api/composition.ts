@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAgentClassRegistry, DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoClassFlowPolicies } from "../adapters/dynamodb/class-flow-policies.js";
+import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
@@ -78,6 +79,7 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
     recordAck: makeRecordAck({
       ...shared,
       results: new S3OperationResults(s3, config.assetBucket),
+      debugBundles: new DynamoDebugBundles(documents, config.tableName),
       resultRetentionMs: config.operationResultRetentionMs,
     }),
     downloadFlow: makeFlowDownload({

@@ -6,7 +6,7 @@ import type { BeaconEvent } from "../core/events/model.js";
 import { PublishNotAwaited } from "../core/events/publishing.js";
 import { CacheBypassed } from "../core/guarded-cache.js";
 import type { AgentCredential } from "../core/identity/credentials.js";
-import { assertTenantBoundToIssuer, credentialFromCertificate } from "../core/identity/credentials.js";
+import { credentialOfCertificate } from "../core/identity/credentials.js";
 import { type AgentEvent, type AgentRequest, agentRequestOf, agentResult } from "../shared/agent-request.js";
 import { agentApiConfig } from "../shared/config.js";
 import {
@@ -119,9 +119,7 @@ function credentialOf(request: AgentRequest) {
   if (!certificate) {
     throw new BeaconError("missing_client_certificate", "Agents authenticate with a client certificate");
   }
-  const credential = credentialFromCertificate(certificate.subjectDN, certificate.serialNumber);
-  assertTenantBoundToIssuer(credential, certificate.issuerDN, config.caBindings);
-  return credential;
+  return credentialOfCertificate(certificate, config.caBindings);
 }
 
 /** When an invocation must answer, its change saved, however slowly the stream takes its events. */

@@ -1,3 +1,5 @@
+import { DEBUG_BUNDLE_UPLOAD_PATH } from "../core/bundles/model.js";
+
 /**
  * The C2 endpoints agents call, as API Gateway spells route keys. The CDK app routes exactly these to the
  * agent-api function (everything else on the agent domain is refused at the edge), and the local gateway
@@ -11,3 +13,9 @@ export const AgentRoutes = [
   /** Where UPDATE ASSET and SYNC RESOURCE send agents for an asset. */
   { method: "GET", path: "/c2/api/assets/{assetId}/content" },
 ] as const;
+
+/**
+ * Where agents upload TRANSFER DEBUG's bundle: served by the streaming bundle intake (functions/bundle-intake),
+ * not by the agent-api function, whose invocation cannot carry a bundle of the largest size.
+ */
+export const DEBUG_BUNDLE_ROUTE = `${DEBUG_BUNDLE_UPLOAD_PATH}/{operationId}`;

@@ -1,4 +1,5 @@
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
+import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../core/bundles/model.js";
 import type { CaBindings } from "../core/identity/credentials.js";
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../core/operations/results.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
@@ -123,6 +124,8 @@ export interface ConsoleApiConfig {
   agentCa: { secretArn: string } | { directory: string };
   /** Where agents reach the agent API, for the download URLs operations carry. */
   agentApiUrl: string;
+  /** Where agents reach the bundle intake, for TRANSFER DEBUG's upload targets. */
+  debugBundleTargetBase: string;
   maxBodyBytes: number;
   maxJsonDepth: number;
   /** Largest flow document an upload may carry, inflated. */
@@ -171,6 +174,9 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,
     agentCa: secretArn ? { secretArn } : { directory: directory as string },
     agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
+    debugBundleTargetBase: env[EnvNames.debugBundleTargetBase]
+      ? absoluteHttpsUrl(env, EnvNames.debugBundleTargetBase)
+      : absoluteHttpsUrl(env, EnvNames.agentApiUrl),
     // Console JSON bodies are a class's settings or a certificate request: a few hundred bytes.
     maxBodyBytes: 64 * 1024,
     maxJsonDepth: 16,
@@ -182,6 +188,26 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     webhookUrlPolicy: webhookConfig(env).policy,
     webhookTesterFunction: requireEnv(env, EnvNames.webhookTesterFunction),
     eventBufferMaxEvents: eventBufferMaxEvents(env),
+  };
+}
+
+/** The streaming intake of debug bundles (functions/bundle-intake), wherever it is hosted. */
+export interface BundleIntakeConfig {
+  tableName: string;
+  /** Where the bundles' bytes go, under their prefix. */
+  assetBucket: string;
+  /** Which tenants each trusted CA may speak for; absent when every trusted CA is Beacon's own. */
+  caBindings?: CaBindings;
+  /** How long the console serves a bundle; the bucket's lifecycle deletes it after. */
+  retentionMs: number;
+}
+
+export function bundleIntakeConfig(env: Environment = process.env): BundleIntakeConfig {
+  return {
+    tableName: requireEnv(env, EnvNames.tableName),
+    assetBucket: requireEnv(env, EnvNames.assetBucket),
+    ...caBindingsOf(env),
+    retentionMs: numberEnv(env, EnvNames.debugBundleDays, DEFAULT_DEBUG_BUNDLE_DAYS) * 24 * 3_600_000,
   };
 }
 

@@ -10,7 +10,7 @@ import { SIGN_IN_CALLBACK_PATH } from "../../web/serving.js";
 import { AgentHttpApi } from "./agent-http-api.js";
 import { type AgentIngress, type AgentIngressProps, AgentTruststore } from "./agent-ingress.js";
 import { AgentLoadBalancer } from "./agent-load-balancer.js";
-import { BeaconFunction, type FunctionPlatform } from "./beacon-function.js";
+import { BeaconFunction, type FunctionPlatform, KeptForConsole } from "./beacon-function.js";
 import type { BeaconConfig } from "./config.js";
 import { ConsoleHttpApi } from "./console-http-api.js";
 import { Monitoring } from "./monitoring.js";
@@ -75,7 +75,12 @@ export class StatelessStack extends Stack {
     // Agents download assets from the agent API, which reads them from the bucket.
     this.agentApi.bindAssetBucket(stateful.assets, "read");
     // It keeps what DESCRIBE acknowledgements answer for the console; an answer it could not keep is alarmed on.
-    this.agentApi.bindOperationResults(stateful.assets, "put", config.operationResultDays);
+    this.agentApi.bindKeptForConsole(
+      stateful.assets,
+      KeptForConsole.operationResults,
+      "put",
+      config.operationResultDays,
+    );
     monitoring.watchLosses("AgentApi", this.agentApi.serviceName, "OperationResultsLost");
     monitoring.watchDegradation("AgentApi", this.agentApi.serviceName, "HeartbeatsFailed");
     // Catch-up sends agents the class's flow from the heartbeat reply.
@@ -119,7 +124,9 @@ export class StatelessStack extends Stack {
     this.consoleApi.watchKeptEvents();
     this.consoleApi.bindAgentCa(stateful.agentCa);
     this.consoleApi.bindAssetBucket(stateful.assets, "write");
-    this.consoleApi.bindOperationResults(stateful.assets, "read");
+    this.consoleApi.bindKeptForConsole(stateful.assets, KeptForConsole.operationResults, "read");
+    // Bundles are downloaded through links the console signs: its own read of the bundles' prefix.
+    this.consoleApi.bindKeptForConsole(stateful.assets, KeptForConsole.debugBundles, "read");
     this.consoleApi.bindAgentDomain(config.agentDomain);
     this.consoleApi.bindAuditTrail(settings.auditRetentionDays);
     // The web console's client returns people to the console's URL, which its distribution below decides.

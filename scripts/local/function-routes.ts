@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
-import { AgentRoutes } from "../../functions/shared/agent-routes.js";
+import { AgentRoutes, DEBUG_BUNDLE_ROUTE } from "../../functions/shared/agent-routes.js";
 import { consoleOperations } from "../../functions/shared/console-openapi.js";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import type { FunctionLog } from "./function-logs.js";
@@ -62,7 +62,19 @@ export async function loadAgentApi(env: Record<string, string>, logs: FunctionLo
     env,
     logs,
   );
-  return { routes: AgentRoutes.map(({ method, path }) => ({ method, path, handler })), shutdown };
+  // Debug bundles stream past what a Lambda invocation carries: the agent service's intake takes them, here as
+  // behind the ALB on AWS, in this process, with the same environment.
+  const intake = await import("../../functions/bundle-intake/intake.js");
+  return {
+    routes: [
+      ...AgentRoutes.map(({ method, path }) => ({ method, path, handler })),
+      { method: "POST", path: DEBUG_BUNDLE_ROUTE, stream: intake.handleDebugBundleUpload },
+    ],
+    shutdown: async () => {
+      await shutdown();
+      await intake.shutdown();
+    },
+  };
 }
 
 /** The console API and every route of its OpenAPI document, as the CDK app declares them. */

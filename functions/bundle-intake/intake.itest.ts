@@ -1,0 +1,215 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { Agent, request } from "node:https";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { ListMultipartUploadsCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
+import { heartbeat } from "../../scripts/test-support/console-seed.js";
+import {
+  bundleForm,
+  deliveredTransferDebug,
+  multipartForm,
+  uploadBundle,
+} from "../../scripts/test-support/debug-bundles.js";
+import { until } from "../../scripts/test-support/until.js";
+import { DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
+import { makeS3Client } from "../shared/aws-clients.js";
+import { EnvNames } from "../shared/env-names.js";
+
+const env = inject("beaconEnv");
+const s3 = makeS3Client(env);
+const bucket = env[EnvNames.assetBucket] as string;
+
+let agentApi: AgentApiUnderTest;
+let consoleApi: ConsoleApiUnderTest;
+let tenant: string;
+let fleet: string;
+let operator: string;
+let unique = 0;
+const className = "gateways";
+const manifestHash = "bundle-intake-build";
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+/** A registered agent of the tenant with a TRANSFER DEBUG delivered to it. */
+async function delivered() {
+  const agentId = `edge-${++unique}`;
+  const deliver = () => heartbeat(agentApi, fleet, agentId, className, manifestHash);
+  expect(await deliver()).toBe(200);
+  return { agentId, ...(await deliveredTransferDebug(consoleApi, operator, agentId, deliver)) };
+}
+
+/** What the bucket holds of the operation's bundle: objects, and multipart uploads not completed nor aborted. */
+async function stored(operationId: string) {
+  const prefix = `debug-bundles/${tenant}/${operationId}/`;
+  const objects = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+  const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix }));
+  return {
+    objects: (objects.Contents ?? []).map((object) => object.Size),
+    uploads: (uploads.Uploads ?? []).length,
+  };
+}
+
+const nothingStored = { objects: [], uploads: 0 };
+
+beforeAll(async () => {
+  agentApi = await startAgentApi();
+  consoleApi = await startConsoleApi(agentApi);
+  tenant = `bundles-${randomUUID().slice(0, 8)}`;
+  fleet = await agentApi.issueCertificate({ tenant, fleet: true });
+  operator = await consoleApi.token({ tenant, role: "operator" });
+});
+
+afterAll(async () => {
+  await consoleApi?.close();
+  await agentApi?.close();
+  s3.destroy();
+});
+
+describe("the streaming bundle intake, behind the local mutual-TLS gateway", () => {
+  it("takes a bundle of exactly 16 MiB, which the console lists and serves byte for byte, and the ack closes done", async () => {
+    const { agentId, operationId, uploadPath } = await delivered();
+    const bundle = randomBytes(DEBUG_BUNDLE_MAX_BYTES);
+    const uploaded = await uploadBundle(agentApi, uploadPath, bundle, fleet);
+    expect(uploaded.status, uploaded.body).toBe(201);
+    expect(uploaded.json()).toMatchObject({ operationId, bytes: DEBUG_BUNDLE_MAX_BYTES });
+    expect(await stored(operationId)).toEqual({ objects: [DEBUG_BUNDLE_MAX_BYTES], uploads: 0 });
+
+    const listed = await consoleApi.request("GET", "/api/v1/debug-bundles", { token: operator });
+    expect(listed.json().items).toEqual([
+      expect.objectContaining({ operationId, agentId, bytes: DEBUG_BUNDLE_MAX_BYTES }),
+    ]);
+    // The console answers with a redirect to a short-lived link, which fetch follows to the bytes.
+    const downloaded = await consoleApi.request("GET", `/api/v1/debug-bundles/${operationId}/content`, {
+      token: operator,
+    });
+    expect(downloaded.status).toBe(200);
+    expect(downloaded.headers.get("content-type")).toBe("application/gzip");
+    expect(downloaded.headers.get("content-disposition")).toMatch(/attachment; filename="debug-.*\.tar\.gz"/);
+
+    const ack = { operationId, operationState: { state: "FULLY_APPLIED" } };
+    expect((await agentApi.post("/c2/api/acknowledge", ack, { certificate: fleet })).status).toBe(200);
+    const operation = await consoleApi.request("GET", `/api/v1/operations/${operationId}`, {
+      token: operator,
+    });
+    expect(operation.json()).toMatchObject({
+      state: "done",
+      confirmedBy: "bundle",
+      bundle: { bytes: DEBUG_BUNDLE_MAX_BYTES },
+    });
+  });
+
+  it("serves the download's bytes exactly as the agent sent them", async () => {
+    const { operationId, uploadPath } = await delivered();
+    const bundle = gzipSync(randomBytes(200_000));
+    expect((await uploadBundle(agentApi, uploadPath, bundle, fleet)).status).toBe(201);
+    const redirect = await fetch(new URL(`/api/v1/debug-bundles/${operationId}/content`, consoleApi.url), {
+      headers: { authorization: `Bearer ${operator}` },
+      redirect: "manual",
+    });
+    expect(redirect.status).toBe(302);
+    const location = redirect.headers.get("location") as string;
+    expect(await redirect.json()).toEqual({ location });
+    const bytes = new Uint8Array(await (await fetch(location)).arrayBuffer());
+    expect(sha256(bytes)).toBe(sha256(bundle));
+  });
+
+  it("refuses one byte more with 413 naming the limit, and stores nothing", async () => {
+    const { operationId, uploadPath } = await delivered();
+    const refused = await uploadBundle(agentApi, uploadPath, randomBytes(DEBUG_BUNDLE_MAX_BYTES + 1), fleet);
+    expect(refused.status).toBe(413);
+    expect(refused.json()).toEqual({
+      error: {
+        code: "debug_bundle_too_large",
+        message: expect.stringContaining(String(DEBUG_BUNDLE_MAX_BYTES)),
+      },
+    });
+    expect(await stored(operationId)).toEqual(nothingStored);
+    const bundle = await consoleApi.request("GET", `/api/v1/debug-bundles/${operationId}`, {
+      token: operator,
+    });
+    expect(bundle.status).toBe(404);
+  });
+
+  it("refuses a body that is no form (415) and a form without the part file (400), storing nothing", async () => {
+    const { operationId, uploadPath } = await delivered();
+    const raw = await agentApi.post(uploadPath, undefined, {
+      certificate: fleet,
+      rawBody: gzipSync("a bundle sent raw"),
+      headers: { "content-type": "application/gzip" },
+    });
+    expect(raw.status).toBe(415);
+    expect(raw.json()).toMatchObject({ error: { code: "unsupported_media_type" } });
+    const form = multipartForm([{ name: "bundle", filename: "debug.tar.gz", bytes: gzipSync("x") }]);
+    const misnamed = await agentApi.post(uploadPath, undefined, {
+      certificate: fleet,
+      rawBody: form.body,
+      headers: { "content-type": form.contentType },
+    });
+    expect(misnamed.status).toBe(400);
+    expect(misnamed.json()).toMatchObject({ error: { message: expect.stringContaining('"file"') } });
+    expect(await stored(operationId)).toEqual(nothingStored);
+  });
+
+  it("takes the bundle from the operation's agent certificate, not another agent's nor another tenant's", async () => {
+    const { agentId, operationId, uploadPath } = await delivered();
+    const other = await agentApi.issueCertificate({ tenant, agentId: "someone-else" });
+    const stranger = await agentApi.issueCertificate({ tenant: `${tenant}-other`, fleet: true });
+    const bundle = gzipSync("logs");
+    expect((await uploadBundle(agentApi, uploadPath, bundle, other)).status).toBe(403);
+    expect((await uploadBundle(agentApi, uploadPath, bundle, stranger)).status).toBe(404);
+    expect(await stored(operationId)).toEqual(nothingStored);
+    const own = await agentApi.issueCertificate({ tenant, agentId });
+    expect((await uploadBundle(agentApi, uploadPath, bundle, own)).status).toBe(201);
+  });
+
+  it("takes one bundle per operation: a second upload is refused with 409 and the first kept", async () => {
+    const { operationId, uploadPath } = await delivered();
+    const first = gzipSync("first");
+    expect((await uploadBundle(agentApi, uploadPath, first, fleet)).status).toBe(201);
+    const again = await uploadBundle(agentApi, uploadPath, gzipSync("second, longer"), fleet);
+    expect(again.status).toBe(409);
+    expect(again.json()).toMatchObject({ error: { code: "debug_bundle_exists" } });
+    expect(await stored(operationId)).toEqual({ objects: [first.length], uploads: 0 });
+  });
+
+  it("streams a slow client's bundle to the bucket as it arrives, completing it only when it has all of it", async () => {
+    const { operationId, uploadPath } = await delivered();
+    const bundle = randomBytes(12 * 1024 * 1024);
+    const form = bundleForm(bundle);
+    const certsDir = agentApi.certsDir;
+    const client = new Agent({
+      ca: readFileSync(path.join(certsDir, "ca.pem")),
+      cert: readFileSync(path.join(certsDir, `${fleet}.pem`)),
+      key: readFileSync(path.join(certsDir, `${fleet}.key`)),
+    });
+    const answered = new Promise<number>((resolve, reject) => {
+      const outgoing = request(
+        new URL(uploadPath, agentApi.url),
+        { method: "POST", agent: client, headers: { "content-type": form.contentType } },
+        (response) => {
+          response.resume();
+          response.on("end", () => resolve(response.statusCode ?? 0));
+        },
+      );
+      outgoing.on("error", reject);
+      // Two thirds of it, then nothing until the bucket holds a part of it: the intake never waits for the rest.
+      const held = Math.floor(form.body.length * (2 / 3));
+      outgoing.write(form.body.subarray(0, held));
+      until("a part of the bundle in the bucket while the client holds back the rest", async () => {
+        const { objects, uploads } = await stored(operationId);
+        expect(objects).toEqual([]);
+        return uploads > 0 ? true : undefined;
+      }).then(
+        () => outgoing.end(form.body.subarray(held)),
+        (error: unknown) => outgoing.destroy(error as Error),
+      );
+    });
+    expect(await answered).toBe(201);
+    expect(await stored(operationId)).toEqual({ objects: [bundle.length], uploads: 0 });
+    client.destroy();
+  });
+});
