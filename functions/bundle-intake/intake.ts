@@ -82,10 +82,19 @@ async function receive(request: IncomingMessage, clientCertificatePem: string | 
   const part = await bundlePart(request, contentType);
   let received = 0;
   async function* counted() {
-    for await (const chunk of part as AsyncIterable<Buffer>) {
-      received += chunk.length;
-      if (received > DEBUG_BUNDLE_MAX_BYTES) throw debugBundleTooLarge(DEBUG_BUNDLE_MAX_BYTES);
-      yield chunk;
+    try {
+      for await (const chunk of part as AsyncIterable<Buffer>) {
+        received += chunk.length;
+        if (received > DEBUG_BUNDLE_MAX_BYTES) throw debugBundleTooLarge(DEBUG_BUNDLE_MAX_BYTES);
+        yield chunk;
+      }
+    } catch (error) {
+      if (error instanceof BeaconError) throw error;
+      // The form broke off or was malformed inside the part: the client's doing, not Beacon's.
+      throw new BeaconError(
+        "invalid_payload",
+        `The form ended before the bundle did: ${(error as Error).message}`,
+      );
     }
   }
   return intake().store(slot, counted(), () => received);

@@ -1,37 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
+import { bundleForm } from "../debug-bundle-form.js";
 import type { AgentApiUnderTest } from "./agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "./console-api-harness.js";
-
-/** One part of a multipart/form-data body. */
-export interface FormPart {
-  name: string;
-  filename?: string;
-  contentType?: string;
-  bytes: Uint8Array;
-}
-
-/** A multipart/form-data body as an HTTP client sends one (RFC 7578), with its Content-Type. */
-export function multipartForm(parts: FormPart[]): { body: Buffer; contentType: string } {
-  const boundary = `----beacon-${randomUUID()}`;
-  const chunks = parts.flatMap((part) => [
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"` +
-        `${part.filename === undefined ? "" : `; filename="${part.filename}"`}\r\n` +
-        `Content-Type: ${part.contentType ?? "application/octet-stream"}\r\n\r\n`,
-    ),
-    Buffer.from(part.bytes),
-    Buffer.from("\r\n"),
-  ]);
-  return {
-    body: Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]),
-    contentType: `multipart/form-data; boundary=${boundary}`,
-  };
-}
-
-/** The form both agents send a bundle in: the part `file`, `debug.tar.gz`, application/gzip. */
-export const bundleForm = (bytes: Uint8Array) =>
-  multipartForm([{ name: "file", filename: "debug.tar.gz", contentType: "application/gzip", bytes }]);
 
 /**
  * Queues TRANSFER DEBUG for the agent through the console and has `deliver` (the agent's next heartbeat) take
@@ -71,4 +41,25 @@ export function uploadBundle(
     rawBody: form.body,
     headers: { "content-type": form.contentType },
   });
+}
+
+/**
+ * Downloads the bundle as a browser does: the console answers 302 with a short-lived link, which serves the
+ * bytes as the agent sent them.
+ */
+export async function downloadBundle(
+  consoleApi: ConsoleApiUnderTest,
+  token: string,
+  operationId: string,
+): Promise<{ location: string; bytes: Uint8Array; headers: Headers }> {
+  const redirect = await fetch(new URL(`/api/v1/debug-bundles/${operationId}/content`, consoleApi.url), {
+    headers: { authorization: `Bearer ${token}` },
+    redirect: "manual",
+  });
+  expect(redirect.status).toBe(302);
+  const location = redirect.headers.get("location") as string;
+  expect(await redirect.json()).toEqual({ location });
+  const download = await fetch(location);
+  expect(download.status).toBe(200);
+  return { location, bytes: new Uint8Array(await download.arrayBuffer()), headers: download.headers };
 }
