@@ -87,6 +87,28 @@ describe("the streaming bundle intake, behind the local mutual-TLS gateway", () 
     expect(downloaded.headers.get("content-type")).toBe("application/gzip");
     expect(downloaded.headers.get("content-disposition")).toMatch(/attachment; filename="debug-.*\.tar\.gz"/);
 
+    // Only operators and admins download; who did, or tried, is in the audit trail, never the link itself.
+    const viewer = await consoleApi.token({ tenant, role: "viewer" });
+    const refused = await consoleApi.request("GET", `/api/v1/debug-bundles/${operationId}/content`, {
+      token: viewer,
+    });
+    expect(refused.status).toBe(403);
+    const admin = await consoleApi.token({ tenant, role: "admin" });
+    const trail = await consoleApi.request("GET", "/api/v1/audit?operation=downloadDebugBundle", {
+      token: admin,
+    });
+    const downloads = (trail.json().items as { actor: { role: string }; status: number }[]).map((record) => [
+      record.actor.role,
+      record.status,
+    ]);
+    expect(downloads).toEqual(
+      expect.arrayContaining([
+        ["viewer", 403],
+        ["operator", 302],
+      ]),
+    );
+    expect(trail.body).not.toContain(downloaded.location);
+
     const ack = { operationId, operationState: { state: "FULLY_APPLIED" } };
     expect((await agentApi.post("/c2/api/acknowledge", ack, { certificate: fleet })).status).toBe(200);
     const operation = await consoleApi.request("GET", `/api/v1/operations/${operationId}`, {
