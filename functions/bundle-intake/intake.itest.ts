@@ -3,25 +3,19 @@ import { readFileSync } from "node:fs";
 import { Agent, request } from "node:https";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { ListMultipartUploadsCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleForm, multipartForm } from "../../scripts/debug-bundle-form.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
-import { heartbeat } from "../../scripts/test-support/console-seed.js";
 import {
-  deliveredTransferDebug,
+  agentAwaitingBundle,
   downloadBundle,
+  nothingStored,
+  storedBundle,
   uploadBundle,
 } from "../../scripts/test-support/debug-bundles.js";
 import { until } from "../../scripts/test-support/until.js";
 import { DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
-import { makeS3Client } from "../shared/aws-clients.js";
-import { EnvNames } from "../shared/env-names.js";
-
-const env = inject("beaconEnv");
-const s3 = makeS3Client(env);
-const bucket = env[EnvNames.assetBucket] as string;
 
 let agentApi: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;
@@ -29,31 +23,13 @@ let tenant: string;
 let fleet: string;
 let operator: string;
 let unique = 0;
-const className = "gateways";
-const manifestHash = "bundle-intake-build";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 /** A registered agent of the tenant with a TRANSFER DEBUG delivered to it. */
-async function delivered() {
-  const agentId = `edge-${++unique}`;
-  const deliver = () => heartbeat(agentApi, fleet, agentId, className, manifestHash);
-  expect(await deliver()).toBe(200);
-  return { agentId, ...(await deliveredTransferDebug(consoleApi, operator, agentId, deliver)) };
-}
+const delivered = () => agentAwaitingBundle(agentApi, consoleApi, { fleet, operator }, `edge-${++unique}`);
 
-/** What the bucket holds of the operation's bundle: objects, and multipart uploads not completed nor aborted. */
-async function stored(operationId: string) {
-  const prefix = `debug-bundles/${tenant}/${operationId}/`;
-  const objects = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
-  const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix }));
-  return {
-    objects: (objects.Contents ?? []).map((object) => object.Size),
-    uploads: (uploads.Uploads ?? []).length,
-  };
-}
-
-const nothingStored = { objects: [], uploads: 0 };
+const stored = (operationId: string) => storedBundle(tenant, operationId);
 
 beforeAll(async () => {
   agentApi = await startAgentApi();
@@ -66,7 +42,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await consoleApi?.close();
   await agentApi?.close();
-  s3.destroy();
 });
 
 describe("the streaming bundle intake, behind the local mutual-TLS gateway", () => {

@@ -1,33 +1,26 @@
 /**
  * The streaming intake of debug bundles: `POST /c2/debug-bundles/<operationId>`, multipart/form-data with the
  * bundle in the part `file`, as TRANSFER DEBUG's agents send it. It reads the body as it arrives and streams the
- * part to S3, one part of the upload in memory at a time, counting its bytes: past DEBUG_BUNDLE_MAX_BYTES it
- * stops, aborts the upload and answers 413, so that nothing is stored. A Lambda behind API Gateway takes a 6 MB
+ * part to S3, one part of the upload in memory at a time, counting its bytes (receive.ts): past
+ * DEBUG_BUNDLE_MAX_BYTES it stops, aborts the upload and answers 413, so that nothing is stored. The parser is
+ * busboy: it streams each part with backpressure and never holds a whole body, is what Node's HTTP frameworks
+ * build on, and has no dependencies of its own. A Lambda behind API Gateway takes a 6 MB
  * invocation at most; this runs where a request's body may stream (the long-running agent service behind the
  * ALB, and the local gateway), which is what lets a bundle be as large as the incumbent's.
  */
 import { X509Certificate } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Readable } from "node:stream";
-import busboy from "busboy";
 import { distinguishedName } from "../adapters/x509/names.js";
-import {
-  DEBUG_BUNDLE_MAX_BYTES,
-  DEBUG_BUNDLE_PART,
-  DEBUG_BUNDLE_UPLOAD_PATH,
-  debugBundleTooLarge,
-} from "../core/bundles/model.js";
+import { DEBUG_BUNDLE_MAX_BYTES, DEBUG_BUNDLE_UPLOAD_PATH } from "../core/bundles/model.js";
 import { BeaconError } from "../core/errors.js";
 import type { DistinguishedCertificate } from "../core/identity/credentials.js";
 import { bundleIntakeConfig } from "../shared/config.js";
 import { errorResponse, type JsonResponse, jsonResponse } from "../shared/http.js";
 import { functionLogger } from "../shared/observability.js";
 import { composeBundleIntake } from "./composition.js";
+import { bundleReceipt, receiveDebugBundle } from "./receive.js";
 
 const logger = functionLogger();
-
-/** Room for the form's boundaries and part headers around a bundle of the largest size. */
-const FORM_OVERHEAD_BYTES = 64 * 1024;
 
 let composed: ReturnType<typeof composeBundleIntake> | undefined;
 /** Built at the first upload, from the environment, and kept for the process's life. */
@@ -48,56 +41,25 @@ export async function handleDebugBundleUpload(
 ): Promise<void> {
   let reply: JsonResponse;
   try {
-    const bundle = await receive(request, clientCertificatePem);
+    const upload = {
+      operationId: operationIdOf(request),
+      certificate: certificateOf(clientCertificatePem),
+      headers: request.headers,
+      body: request,
+    };
+    const bundle = await receiveDebugBundle(intake(), upload, DEBUG_BUNDLE_MAX_BYTES);
     logger.info("debug bundle stored", {
       tenant: bundle.tenant,
       operationId: bundle.operationId,
       bytes: bundle.bytes,
     });
-    reply = jsonResponse(201, {
-      operationId: bundle.operationId,
-      bytes: bundle.bytes,
-      storedAt: new Date(bundle.storedAt).toISOString(),
-      expiresAt: new Date(bundle.expiresAt).toISOString(),
-    });
+    reply = jsonResponse(201, bundleReceipt(bundle));
   } catch (error) {
     reply = errorResponse(error);
     if (reply.statusCode >= 500) logger.error("debug bundle upload failed", { error: error as Error });
     else logger.warn("debug bundle refused", { status: reply.statusCode, reason: reply.body });
   }
   answer(request, response, reply);
-}
-
-async function receive(request: IncomingMessage, clientCertificatePem: string | undefined) {
-  const operationId = operationIdOf(request);
-  const slot = await intake().admit(certificateOf(clientCertificatePem), operationId);
-  const contentType = request.headers["content-type"] ?? "";
-  if (!/^multipart\/form-data\s*;.*boundary=/i.test(contentType))
-    throw new BeaconError(
-      "unsupported_media_type",
-      `A debug bundle comes as multipart/form-data with the bundle in the part "${DEBUG_BUNDLE_PART}"`,
-    );
-  if (Number(request.headers["content-length"] ?? 0) > DEBUG_BUNDLE_MAX_BYTES + FORM_OVERHEAD_BYTES)
-    throw debugBundleTooLarge(DEBUG_BUNDLE_MAX_BYTES);
-  const part = await bundlePart(request, contentType);
-  let received = 0;
-  async function* counted() {
-    try {
-      for await (const chunk of part as AsyncIterable<Buffer>) {
-        received += chunk.length;
-        if (received > DEBUG_BUNDLE_MAX_BYTES) throw debugBundleTooLarge(DEBUG_BUNDLE_MAX_BYTES);
-        yield chunk;
-      }
-    } catch (error) {
-      if (error instanceof BeaconError) throw error;
-      // The form broke off or was malformed inside the part: the client's doing, not Beacon's.
-      throw new BeaconError(
-        "invalid_payload",
-        `The form ended before the bundle did: ${(error as Error).message}`,
-      );
-    }
-  }
-  return intake().store(slot, counted(), () => received);
 }
 
 /** The operation id the path names, decoded; 404 for any other path. */
@@ -128,45 +90,6 @@ function certificateOf(pem: string | undefined): DistinguishedCertificate {
     issuerDN: distinguishedName(certificate.issuer),
     serialNumber: certificate.serialNumber,
   };
-}
-
-/**
- * The stream of the form's part `file`, once its headers have arrived; other parts are read past. 400 when the
- * form ends without one, or is not a form at all.
- */
-function bundlePart(request: IncomingMessage, contentType: string): Promise<Readable> {
-  return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({ headers: { ...request.headers, "content-type": contentType }, limits: { files: 1 } });
-    } catch (error) {
-      reject(new BeaconError("unsupported_media_type", (error as Error).message));
-      return;
-    }
-    let found = false;
-    parser.on("file", (name, stream) => {
-      if (name !== DEBUG_BUNDLE_PART || found) {
-        stream.resume();
-        return;
-      }
-      found = true;
-      resolve(stream);
-    });
-    parser.on("error", (error) => {
-      if (!found)
-        reject(new BeaconError("invalid_payload", `The form cannot be read: ${(error as Error).message}`));
-    });
-    parser.on("close", () => {
-      if (!found)
-        reject(
-          new BeaconError(
-            "invalid_payload",
-            `The form has no part "${DEBUG_BUNDLE_PART}" holding the bundle`,
-          ),
-        );
-    });
-    request.pipe(parser);
-  });
 }
 
 /**

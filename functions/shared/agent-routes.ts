@@ -19,3 +19,9 @@ export const AgentRoutes = [
  * not by the agent-api function, whose invocation cannot carry a bundle of the largest size.
  */
 export const DEBUG_BUNDLE_ROUTE = `${DEBUG_BUNDLE_UPLOAD_PATH}/{operationId}`;
+
+/**
+ * What the HTTP API ingress routes to the agent-api function: the C2 endpoints, and the bundle upload, which an
+ * invocation carries up to HTTP_API_DEBUG_BUNDLE_MAX_BYTES. Behind the ALB the agent service takes the upload.
+ */
+export const HttpApiAgentRoutes = [...AgentRoutes, { method: "POST", path: DEBUG_BUNDLE_ROUTE }] as const;

@@ -27,6 +27,8 @@ export interface AgentApiConfig {
   assetBucket: string;
   /** How long the console serves the answer a DESCRIBE brought; the bucket's lifecycle deletes it after. */
   operationResultRetentionMs: number;
+  /** How long the console serves a debug bundle the agent-api function took (HTTP API ingress). */
+  debugBundleRetentionMs: number;
   /** Most events the cache holds for the stream while the stream does not take them. */
   eventBufferMaxEvents: number;
 }
@@ -74,9 +76,14 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     assetBucket: requireEnv(env, EnvNames.assetBucket),
     operationResultRetentionMs:
       numberEnv(env, EnvNames.operationResultDays, DEFAULT_OPERATION_RESULT_DAYS) * 24 * 3_600_000,
+    debugBundleRetentionMs: debugBundleRetentionMs(env),
     eventBufferMaxEvents: eventBufferMaxEvents(env),
   };
 }
+
+/** Days the console serves a debug bundle, 1 unless set; the bucket's lifecycle deletes it after as many. */
+const debugBundleRetentionMs = (env: Environment): number =>
+  numberEnv(env, EnvNames.debugBundleDays, DEFAULT_DEBUG_BUNDLE_DAYS) * 24 * 3_600_000;
 
 /**
  * `{"<CA subject name>": "*" | ["<tenant>", …]}`, as the CDK app writes it from the truststore's CAs and the
@@ -207,7 +214,7 @@ export function bundleIntakeConfig(env: Environment = process.env): BundleIntake
     tableName: requireEnv(env, EnvNames.tableName),
     assetBucket: requireEnv(env, EnvNames.assetBucket),
     ...caBindingsOf(env),
-    retentionMs: numberEnv(env, EnvNames.debugBundleDays, DEFAULT_DEBUG_BUNDLE_DAYS) * 24 * 3_600_000,
+    retentionMs: debugBundleRetentionMs(env),
   };
 }
 

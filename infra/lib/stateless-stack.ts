@@ -81,6 +81,14 @@ export class StatelessStack extends Stack {
       "put",
       config.operationResultDays,
     );
+    // Behind the HTTP API the function takes debug bundles too, as many as an invocation carries.
+    if (config.agentIngress === "api")
+      this.agentApi.bindKeptForConsole(
+        stateful.assets,
+        KeptForConsole.debugBundles,
+        "put",
+        config.debugBundleDays,
+      );
     monitoring.watchLosses("AgentApi", this.agentApi.serviceName, "OperationResultsLost");
     monitoring.watchDegradation("AgentApi", this.agentApi.serviceName, "HeartbeatsFailed");
     // Catch-up sends agents the class's flow from the heartbeat reply.

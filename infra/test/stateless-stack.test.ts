@@ -207,7 +207,7 @@ describe("the assets bucket's grants", () => {
     expect(environmentOf(prod.statelessTemplate, "ConsoleApi")[EnvNames.assetBucket]).toBeDefined();
   });
 
-  it("let the agent API read tenants' assets, list the bucket so that a missing one answers 404, and only put operations' results", () => {
+  it("let the agent API read tenants' assets, list the bucket so that a missing one answers 404, and only put operations' results and, behind the HTTP API, debug bundles", () => {
     const grants = s3GrantsOf(prod.statelessTemplate, "AgentApi");
     expect(grants.map(({ actions }) => actions)).toEqual([
       ["s3:GetObject"],
@@ -217,9 +217,14 @@ describe("the assets bucket's grants", () => {
     expect(grants[0]?.resource).toContain("/*/assets/*");
     expect(grants[1]?.resource).not.toContain("*");
     expect(grants[2]?.resource).toContain("/operation-results/*");
+    expect(grants[2]?.resource).toContain("/debug-bundles/*");
     const environment = environmentOf(prod.statelessTemplate, "AgentApi");
     expect(environment[EnvNames.assetBucket]).toBeDefined();
     expect(environment[EnvNames.operationResultDays]).toBe("7");
+    expect(environment[EnvNames.debugBundleDays]).toBe("1");
+    // Behind the ALB the agent service takes bundles: the function may not put one.
+    const behindAlb = s3GrantsOf(prodAlb.statelessTemplate, "AgentApi");
+    expect(behindAlb[2]?.resource).not.toContain("/debug-bundles/*");
   });
 
   it("give the sweeper nothing", () => {
@@ -289,7 +294,7 @@ describe("agent HTTP API", () => {
     expect(truststoreUri).toMatch(/\/agent-ca-[0-9a-f]{16}\.pem/);
   });
 
-  it("routes only the agent C2 endpoints to the agent-api function", () => {
+  it("routes only the agent C2 endpoints and the debug bundle upload to the agent-api function", () => {
     const routes = prod.statelessTemplate.findResources("AWS::ApiGatewayV2::Route", {
       Properties: { ApiId: { Ref: Match.stringLikeRegexp("^AgentHttpApi") } },
     });
@@ -298,6 +303,7 @@ describe("agent HTTP API", () => {
       "POST /c2/api/acknowledge",
       "GET /c2/api/flows/{flowId}/content",
       "GET /c2/api/assets/{assetId}/content",
+      "POST /c2/debug-bundles/{operationId}",
     ]);
     prod.statelessTemplate.hasResourceProperties("AWS::ApiGatewayV2::Integration", {
       IntegrationType: "AWS_PROXY",

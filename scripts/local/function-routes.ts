@@ -54,8 +54,18 @@ const loadHttpFunction = (
 ): Promise<LocalInvokedFunction<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>> =>
   loadFunction(fn, importModule as () => Promise<HttpFunctionModule>, env, logs);
 
+/**
+ * What takes debug bundles: the streaming intake, as the agent service behind the ALB does (16 MiB), or the
+ * agent-api function, as the HTTP API ingress does (what an invocation carries).
+ */
+export type BundleIngress = "streaming" | "function";
+
 /** The agent API and the C2 routes the agent domain serves, as the CDK app declares them. */
-export async function loadAgentApi(env: Record<string, string>, logs: FunctionLog): Promise<LoadedFunction> {
+export async function loadAgentApi(
+  env: Record<string, string>,
+  logs: FunctionLog,
+  bundles: BundleIngress = "streaming",
+): Promise<LoadedFunction> {
   const { invoke: handler, shutdown } = await loadHttpFunction(
     { name: "agent-api", timeoutSeconds: FunctionTimeouts.agentApi },
     () => import("../../functions/agent-api/handler.js"),
@@ -68,7 +78,9 @@ export async function loadAgentApi(env: Record<string, string>, logs: FunctionLo
   return {
     routes: [
       ...AgentRoutes.map(({ method, path }) => ({ method, path, handler })),
-      { method: "POST", path: DEBUG_BUNDLE_ROUTE, stream: intake.handleDebugBundleUpload },
+      bundles === "streaming"
+        ? { method: "POST", path: DEBUG_BUNDLE_ROUTE, stream: intake.handleDebugBundleUpload }
+        : { method: "POST", path: DEBUG_BUNDLE_ROUTE, handler },
     ],
     shutdown: async () => {
       await shutdown();

@@ -1,7 +1,11 @@
-import { expect } from "vitest";
+import { ListMultipartUploadsCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { expect, inject } from "vitest";
+import { makeS3Client } from "../../functions/shared/aws-clients.js";
+import { EnvNames } from "../../functions/shared/env-names.js";
 import { bundleForm } from "../debug-bundle-form.js";
 import type { AgentApiUnderTest } from "./agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "./console-api-harness.js";
+import { heartbeat } from "./console-seed.js";
 
 /**
  * Queues TRANSFER DEBUG for the agent through the console and has `deliver` (the agent's next heartbeat) take
@@ -26,6 +30,21 @@ export async function deliveredTransferDebug(
   expect(delivered.json().state).toBe("delivered");
   const target = new URL(operation?.args.target as string);
   return { operationId: operation?.operationId as string, uploadPath: target.pathname };
+}
+
+/**
+ * Registers the agent with the fleet certificate, its manifest listing TRANSFER DEBUG, and has a TRANSFER DEBUG
+ * delivered to it.
+ */
+export async function agentAwaitingBundle(
+  agentApi: AgentApiUnderTest,
+  consoleApi: ConsoleApiUnderTest,
+  credentials: { fleet: string; operator: string },
+  agentId: string,
+) {
+  const deliver = () => heartbeat(agentApi, credentials.fleet, agentId, "gateways", `${agentId}-build`);
+  expect(await deliver()).toBe(200);
+  return { agentId, ...(await deliveredTransferDebug(consoleApi, credentials.operator, agentId, deliver)) };
 }
 
 /** Uploads the bundle as an agent does, with the certificate given (dev-fleet unless named). */
@@ -63,3 +82,27 @@ export async function downloadBundle(
   expect(download.status).toBe(200);
   return { location, bytes: new Uint8Array(await download.arrayBuffer()), headers: download.headers };
 }
+
+/**
+ * What the asset bucket holds of the operation's bundle, whatever the API says: the sizes of its objects, and
+ * the multipart uploads neither completed nor aborted.
+ */
+export async function storedBundle(tenant: string, operationId: string) {
+  const env = inject("beaconEnv");
+  const s3 = makeS3Client(env);
+  const bucket = env[EnvNames.assetBucket] as string;
+  const prefix = `debug-bundles/${tenant}/${operationId}/`;
+  try {
+    const objects = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+    const uploads = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix }));
+    return {
+      objects: (objects.Contents ?? []).map((object) => object.Size),
+      uploads: (uploads.Uploads ?? []).length,
+    };
+  } finally {
+    s3.destroy();
+  }
+}
+
+/** What storedBundle answers when a refused upload left nothing behind. */
+export const nothingStored = { objects: [], uploads: 0 };

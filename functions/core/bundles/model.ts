@@ -8,6 +8,14 @@ import type { OperationRecord } from "../operations/model.js";
  */
 export const DEBUG_BUNDLE_MAX_BYTES = 16 * 1024 * 1024;
 
+/**
+ * The largest bundle the HTTP API ingress takes: API Gateway hands the body to a synchronous Lambda invocation,
+ * which carries at most 6 MB (6,291,456 bytes), the form base64-encoded (a third more) with the request's
+ * headers and certificate. 4.5 MB of bundle is what fits with room to spare; the streaming intake takes
+ * DEBUG_BUNDLE_MAX_BYTES.
+ */
+export const HTTP_API_DEBUG_BUNDLE_MAX_BYTES = 4_500_000;
+
 /** Days the console serves a bundle unless the deployment sets others; the bucket deletes it after. */
 export const DEFAULT_DEBUG_BUNDLE_DAYS = 1;
 
@@ -49,7 +57,10 @@ export const isTransferDebug = (record: Pick<OperationRecord, "operation" | "ope
 export const debugBundleTooLarge = (limit: number): BeaconError =>
   new BeaconError(
     "debug_bundle_too_large",
-    `A debug bundle may hold at most ${limit} bytes (${(limit / 1024 / 1024).toFixed(1)} MiB) through this ingress`,
+    `A debug bundle may hold at most ${limit} bytes (${(limit / 1024 / 1024).toFixed(1)} MiB) through this ingress` +
+      (limit < DEBUG_BUNDLE_MAX_BYTES
+        ? `; the agent service's ingress takes up to ${DEBUG_BUNDLE_MAX_BYTES} bytes`
+        : ""),
   );
 
 /** Why an agent's applied acknowledgement of TRANSFER DEBUG does not make it done. */
