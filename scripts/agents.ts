@@ -7,7 +7,8 @@
  * `flowId`; SYNC RESOURCE and UPDATE ASSET files likewise, each against its digest), acknowledges, and
  * reports the flow it runs and the last resource set's digest (`resourceInfo.hash`) in its next heartbeat.
  * It answers DESCRIBE CONFIGURATION, METRICS, JSTACK and CORECOMPONENTSTATE with the C++ agent's answers of
- * scripts/c2-examples.ts, which the console then serves as the operation's result.
+ * scripts/c2-examples.ts, which the console then serves as the operation's result, and TRANSFER DEBUG with a
+ * gzip tar of its manifest, configuration and log, uploaded to the operation's target as the C++ agent does.
  *
  *   npm run agents -- --class demo --count 20 [--interval 5] [--beats 10] [--failing 2 --refuse <flow hash prefix>]
  *
@@ -24,6 +25,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import type { JsonObject } from "../functions/core/c2/json.js";
 import { cppAckOf, cppAgentOf, cppDescribeAckOf, isCppDescribed, type VariedAgent } from "./c2-examples.js";
+import { bundleForm, tarGz } from "./debug-bundle-form.js";
 
 const { values } = parseArgs({
   options: {
@@ -61,15 +63,26 @@ const tls = new Agent({
   key: readFileSync(path.join(values.certs as string, `${values.certificate}.key`)),
 });
 
-function send(url: URL, method: "GET" | "POST", body?: unknown): Promise<{ status: number; bytes: Buffer }> {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+/** A request body: JSON (heartbeats, acknowledgements) or a form (a debug bundle). */
+interface Payload {
+  bytes: Buffer;
+  contentType: string;
+}
+
+const json = (body: unknown): Payload => ({
+  bytes: Buffer.from(JSON.stringify(body)),
+  contentType: "application/json",
+});
+
+function send(url: URL, method: "GET" | "POST", body?: Payload): Promise<{ status: number; bytes: Buffer }> {
+  const payload = body?.bytes;
   return new Promise((resolve, reject) => {
     const outgoing = request(
       url,
       {
         method,
         agent: tls,
-        headers: payload ? { "content-type": "application/json", "content-length": payload.length } : {},
+        headers: body ? { "content-type": body.contentType, "content-length": body.bytes.length } : {},
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -121,8 +134,24 @@ class SimulatedAgent {
     return heartbeat;
   }
 
+  /** What the agent bundles for TRANSFER DEBUG: its manifest, the flow it runs, and what it logged. */
+  private debugBundle(): Payload {
+    const agentInfo = this.agent.full().agentInfo as JsonObject;
+    const text = (value: string) => Buffer.from(value, "utf8");
+    const bundle = tarGz([
+      { name: "manifest.json", bytes: text(JSON.stringify(agentInfo.agentManifest, null, 2)) },
+      {
+        name: "minifi.properties",
+        bytes: text(`nifi.c2.agent.class=${agentClass}\nnifi.c2.flow.id=${this.flowId}\n`),
+      },
+      { name: "minifi-app.log", bytes: text(`${(logged.get(this.agentId) ?? []).join("\n")}\n`) },
+    ]);
+    const form = bundleForm(bundle);
+    return { bytes: form.body, contentType: form.contentType };
+  }
+
   async beat(): Promise<void> {
-    const response = await send(new URL("/c2/api/heartbeat", values.url), "POST", this.heartbeat());
+    const response = await send(new URL("/c2/api/heartbeat", values.url), "POST", json(this.heartbeat()));
     if (response.status !== 200) return log(this.agentId, `heartbeat answered ${response.status}`);
     this.manifestSent = true;
     const reply = JSON.parse(response.bytes.toString("utf8")) as { requestedOperations?: C2Operation[] };
@@ -164,6 +193,14 @@ class SimulatedAgent {
       if (state === "FULLY_APPLIED" && name === "SYNC RESOURCE")
         this.resourceHash = operation.args?.globalHash?.digest ?? null;
       log(this.agentId, `${name} (${files.length} file(s)): ${state}${details ? ` (${details})` : ""}`);
+    } else if (name === "TRANSFER DEBUG") {
+      // As the C++ agent: a gzip tar of its manifest, configuration and log, posted as the form part `file`.
+      const upload = await send(new URL(operation.args?.target ?? ""), "POST", this.debugBundle());
+      if (upload.status < 200 || upload.status > 299) {
+        state = "NOT_APPLIED";
+        details = `upload answered ${upload.status}`;
+      }
+      log(this.agentId, `${name}: ${state}${details ? ` (${details})` : ""}`);
     } else {
       log(this.agentId, `${name}: ${state}`);
     }
@@ -173,12 +210,20 @@ class SimulatedAgent {
       name.startsWith("DESCRIBE ") && isCppDescribed(operand)
         ? cppDescribeAckOf(this.agentId, operation.identifier, operand)
         : cppAckOf(this.agentId, operation.identifier, state, details ? { details } : {});
-    await send(new URL("/c2/api/acknowledge", values.url), "POST", ack);
+    await send(new URL("/c2/api/acknowledge", values.url), "POST", json(ack));
   }
 }
 
+/** The last lines each agent logged, which its debug bundle carries. */
+const logged = new Map<string, string[]>();
+const LOG_LINES_KEPT = 200;
+
 function log(agentId: string, line: string) {
-  console.log(`${new Date().toISOString().slice(11, 19)} ${agentId}: ${line}`);
+  const stamped = `${new Date().toISOString().slice(11, 19)} ${agentId}: ${line}`;
+  console.log(stamped);
+  const lines = logged.get(agentId) ?? [];
+  lines.push(stamped);
+  logged.set(agentId, lines.slice(-LOG_LINES_KEPT));
 }
 
 const agents = Array.from(

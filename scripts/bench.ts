@@ -72,7 +72,7 @@ const agentApi = await loadAgentApi(
   functionLog.log,
 );
 const heartbeatRoute = agentApi.routes.find((route) => route.path === "/c2/api/heartbeat");
-const handleHeartbeat = heartbeatRoute?.handler as GatewayHandler;
+const handleHeartbeat = (heartbeatRoute as { handler: GatewayHandler }).handler;
 // The steady heartbeats' events as the gateway made them, one per agent, to hand the handler again.
 const steadyEvents: APIGatewayProxyEventV2[] = [];
 let capturing = false;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAgentClassRegistry, DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoClassFlowPolicies } from "../adapters/dynamodb/class-flow-policies.js";
+import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
@@ -9,10 +10,12 @@ import { DynamoRevocationList } from "../adapters/dynamodb/revocation-list.js";
 import { withDeadline } from "../adapters/redis/deadline.js";
 import { RedisHotState } from "../adapters/redis/hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
+import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
 import { S3OperationResults } from "../adapters/s3/operation-results.js";
 import { makeRecordAck } from "../core/agents/record-ack.js";
 import { makeRecordHeartbeat } from "../core/agents/record-heartbeat.js";
 import { isAssetId } from "../core/assets/model.js";
+import { makeDebugBundleIntake } from "../core/bundles/intake.js";
 import { makeContentDownload } from "../core/downloads.js";
 import { makeFlowDownload } from "../core/flows/download.js";
 import { makeCacheBreaker } from "../core/guarded-cache.js";
@@ -54,8 +57,9 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
   const { events } = composeEventStream(documents, redis, config);
   const clock = { now: () => Date.now() };
   const ids = { newId: () => randomUUID() };
+  const operationStore = new DynamoOperationStore(documents, config.tableName);
   const operations = makeOperationLifecycle({
-    operations: new DynamoOperationStore(documents, config.tableName),
+    operations: operationStore,
     clock,
     ids,
     settings: { ackTimeoutMs: config.operationAckTimeoutMs },
@@ -78,7 +82,19 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
     recordAck: makeRecordAck({
       ...shared,
       results: new S3OperationResults(s3, config.assetBucket),
+      debugBundles: new DynamoDebugBundles(documents, config.tableName),
       resultRetentionMs: config.operationResultRetentionMs,
+    }),
+    // The HTTP API ingress's bundle path, buffered within what an invocation carries.
+    debugBundleIntake: makeDebugBundleIntake({
+      operations: operationStore,
+      bundles: new DynamoDebugBundles(documents, config.tableName),
+      content: new S3DebugBundleContent(s3, config.assetBucket),
+      revocations,
+      clock,
+      ids,
+      caBindings: config.caBindings,
+      retentionMs: config.debugBundleRetentionMs,
     }),
     downloadFlow: makeFlowDownload({
       flows: new DynamoFlowCatalog(documents, config.tableName),

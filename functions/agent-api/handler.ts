@@ -1,12 +1,15 @@
+import { Readable } from "node:stream";
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { Context } from "aws-lambda";
+import { bundleReceipt, receiveDebugBundle } from "../bundle-intake/receive.js";
+import { DEBUG_BUNDLE_UPLOAD_PATH, HTTP_API_DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
 import { type DownloadOutcome, entityTag } from "../core/downloads.js";
 import { BeaconError } from "../core/errors.js";
 import type { BeaconEvent } from "../core/events/model.js";
 import { PublishNotAwaited } from "../core/events/publishing.js";
 import { CacheBypassed } from "../core/guarded-cache.js";
 import type { AgentCredential } from "../core/identity/credentials.js";
-import { assertTenantBoundToIssuer, credentialFromCertificate } from "../core/identity/credentials.js";
+import { credentialOfCertificate } from "../core/identity/credentials.js";
 import { type AgentEvent, type AgentRequest, agentRequestOf, agentResult } from "../shared/agent-request.js";
 import { agentApiConfig } from "../shared/config.js";
 import {
@@ -65,7 +68,12 @@ const DOWNLOADS: { path: RegExp; what: "flow" | "asset"; download: Download; bin
   },
 ];
 
+/** Where agents upload TRANSFER DEBUG's bundle when the HTTP API ingress carries it. */
+const DEBUG_BUNDLE_PATH = new RegExp(`^${DEBUG_BUNDLE_UPLOAD_PATH}/([^/]+)$`);
+
 function routeOf(request: AgentRequest): Route | undefined {
+  const bundle = request.method === "POST" ? DEBUG_BUNDLE_PATH.exec(request.path)?.[1] : undefined;
+  if (bundle !== undefined) return (upload) => debugBundle(upload, bundle);
   if (request.method === "GET") {
     for (const route of DOWNLOADS) {
       const id = route.path.exec(request.path)?.[1];
@@ -119,9 +127,7 @@ function credentialOf(request: AgentRequest) {
   if (!certificate) {
     throw new BeaconError("missing_client_certificate", "Agents authenticate with a client certificate");
   }
-  const credential = credentialFromCertificate(certificate.subjectDN, certificate.serialNumber);
-  assertTenantBoundToIssuer(credential, certificate.issuerDN, config.caBindings);
-  return credential;
+  return credentialOfCertificate(certificate, config.caBindings);
 }
 
 /** When an invocation must answer, its change saved, however slowly the stream takes its events. */
@@ -181,6 +187,39 @@ async function acknowledge(request: AgentRequest, context: Context): Promise<Jso
   // Agents send an ack once: its saved change is answered 200 even when its events missed the stream.
   reportDegradation(outcome);
   return jsonResponse(200, {});
+}
+
+/**
+ * A debug bundle through the HTTP API ingress: the whole request arrives in the invocation (base64-encoded), so
+ * this ingress takes bundles up to HTTP_API_DEBUG_BUNDLE_MAX_BYTES, refused with the same 413 above, as the
+ * streaming intake refuses what passes its own, larger limit.
+ */
+async function debugBundle(request: AgentRequest, encodedOperationId: string): Promise<JsonResponse> {
+  const certificate = request.clientCertificate;
+  if (!certificate)
+    throw new BeaconError("missing_client_certificate", "Agents authenticate with a client certificate");
+  const body = Buffer.from(request.body ?? "", request.isBase64Encoded ? "base64" : "utf8");
+  const bundle = await receiveDebugBundle(
+    agentApi.debugBundleIntake,
+    {
+      operationId: decodeSegment(encodedOperationId),
+      certificate,
+      headers: { ...request.headers, "content-length": String(body.length) },
+      body: Readable.from([body]),
+    },
+    HTTP_API_DEBUG_BUNDLE_MAX_BYTES,
+  );
+  logger.appendKeys({ tenant: bundle.tenant, agentId: bundle.agentId, operationId: bundle.operationId });
+  logger.info("debug bundle stored", { bytes: bundle.bytes });
+  return jsonResponse(201, bundleReceipt(bundle));
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new BeaconError("not_found", "No debug bundle is expected at this address");
+  }
 }
 
 async function content(

@@ -4,19 +4,27 @@
  * tasks do. Each request is one invocation of the same handler Lambda runs, with the same deadline.
  */
 import { totalmem } from "node:os";
+import { handleDebugBundleUpload } from "../bundle-intake/intake.js";
 import { agentServiceConfig } from "../shared/config.js";
 import { FunctionTimeouts } from "../shared/function-timeouts.js";
 // Loaded before the handler module, whose Powertools and AWS clients must find invocations scoped.
 import { invoker } from "../shared/invocations.js";
-import { type AlbHandler, albTarget } from "./alb-target.js";
+import { type AlbHandler, albTarget, clientCertificatePemOf } from "./alb-target.js";
 import { type ServiceRoute, startAgentService } from "./server.js";
-import { AgentServiceSettings } from "./settings.js";
+import { AgentServiceSettings, DebugBundleRoute } from "./settings.js";
 
 const agentApi = await import("../agent-api/handler.js");
 const config = agentServiceConfig();
 
 /** Requests the service reads itself, as streams; the agent API answers every other one. */
-const routes: ServiceRoute[] = [];
+const routes: ServiceRoute[] = [
+  // Debug bundles up to 16 MiB, streamed to S3 as they arrive: more than a Lambda target or invocation takes.
+  {
+    ...DebugBundleRoute,
+    handle: (request, response) =>
+      handleDebugBundleUpload(request, response, clientCertificatePemOf(request)),
+  },
+];
 
 const invokeAgentApi = invoker(
   {

@@ -4,6 +4,7 @@ import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
 import { DynamoAuditLog } from "../adapters/dynamodb/audit-log.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
+import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoDeliveryQueue } from "../adapters/dynamodb/delivery-queue.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
@@ -16,6 +17,7 @@ import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store
 import { LambdaWebhookTester } from "../adapters/lambda/webhook-tester.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
+import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
 import { S3OperationResults } from "../adapters/s3/operation-results.js";
 import {
   LocalFileCertificateAuthority,
@@ -64,6 +66,8 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     assets: new DynamoAssetCatalog(documents, config.tableName),
     assetContent: new S3AssetContent(s3, config.assetBucket),
     operationResults: new S3OperationResults(s3, config.assetBucket),
+    debugBundles: new DynamoDebugBundles(documents, config.tableName),
+    debugBundleContent: new S3DebugBundleContent(s3, config.assetBucket),
     resourceSets: new DynamoResourceSetStore(documents, config.tableName),
     certificates: new DynamoCertificateStore(documents, config.tableName),
     authority,
@@ -89,6 +93,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     registryLagMs: longestCheckpointIntervalMs(config.checkpointIntervalMs),
     maxFlowBytes: config.maxFlowBytes,
     agentApiUrl: config.agentApiUrl,
+    debugBundleTargetBase: config.debugBundleTargetBase,
     certificateExpiryWarningDays: config.certificateExpiryWarningDays,
   });
   return {

@@ -78,11 +78,18 @@ const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => 
   subscriptionId: subscriptionIds.get(tenant.tenant) as string,
 });
 
-/** The ids a route names of the tenant: the result route names the operation that has one. */
-const idsFor = (operation: ConsoleOperation, tenant: SeededTenant) =>
-  operation.operationId === "getOperationResult"
-    ? { ...idsOf(tenant), operationId: tenant.resultOperationId }
-    : idsOf(tenant);
+/** Routes that name an operation with something to serve: its result, or its debug bundle. */
+const operationIdFor: Record<string, (tenant: SeededTenant) => string> = {
+  getOperationResult: (tenant) => tenant.resultOperationId,
+  getDebugBundle: (tenant) => tenant.bundleOperationId,
+  downloadDebugBundle: (tenant) => tenant.bundleOperationId,
+};
+
+/** The ids a route names of the tenant: the result and bundle routes name the operation that has one. */
+const idsFor = (operation: ConsoleOperation, tenant: SeededTenant) => {
+  const operationId = operationIdFor[operation.operationId]?.(tenant);
+  return operationId === undefined ? idsOf(tenant) : { ...idsOf(tenant), operationId };
+};
 
 /** The body of each operation that takes one, naming this agent id and this tenant's class and version. */
 const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown> = {
@@ -133,6 +140,8 @@ async function readSnapshot(tenant: SeededTenant) {
     get("/api/v1/operations"),
     get(`/api/v1/operations/${tenant.operationId}`),
     get(`/api/v1/operations/${tenant.resultOperationId}/result`),
+    get("/api/v1/debug-bundles"),
+    get(`/api/v1/debug-bundles/${tenant.bundleOperationId}`),
     get(`/api/v1/classes/${tenant.className}/flows`),
     get("/api/v1/rollouts"),
     get(`/api/v1/rollouts/${tenant.rolloutId}`),
@@ -690,7 +699,10 @@ describe("classes, manifests and the fleet summary", () => {
     expect(agent.json()).toMatchObject({
       manifestHash: a.manifestHash,
       manifestId: a.manifestId,
-      supportedOperations: [{ type: "DESCRIBE", properties: { MANIFEST: {} } }],
+      supportedOperations: [
+        { type: "DESCRIBE", properties: { MANIFEST: {} } },
+        { type: "TRANSFER", properties: { DEBUG: {} } },
+      ],
     });
     const running = await consoleApi.request("GET", `/api/v1/agents?manifestId=${a.manifestId}`, { token });
     expect((running.json().items as { agentId: string }[]).map((item) => item.agentId)).toEqual(

@@ -128,7 +128,10 @@ function present(operation: ConsoleOperation, result: ConsoleResult): JsonRespon
     };
   }
   operation.assertResponse(status, result.body);
-  return jsonResponse(status, result.body);
+  const response = jsonResponse(status, result.body);
+  // A large download is a redirect to where its bytes are served, for a few minutes.
+  if (result.location !== undefined) response.headers.location = result.location;
+  return response;
 }
 
 /** Closes the container's connections; the local stack calls it on shutdown, Lambda never needs to. */

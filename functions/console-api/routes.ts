@@ -118,6 +118,10 @@ export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
     getOperation: (principal, { path }) => api.operations.get(principal, path.operationId as string),
     cancelOperation: (principal, { path }) => api.operations.cancel(principal, path.operationId as string),
     getOperationResult: (principal, { path }) => api.operations.result(principal, path.operationId as string),
+    listDebugBundles: (principal, { query }) => api.debugBundles.list(principal, page(query)),
+    getDebugBundle: (principal, { path }) => api.debugBundles.get(principal, path.operationId as string),
+    downloadDebugBundle: (principal, { path }) =>
+      api.debugBundles.download(principal, path.operationId as string),
     startRollout: (principal, { body }) => api.rollouts.start(principal, body as RolloutRequest),
     listRollouts: (principal, { query }) =>
       api.rollouts.list(principal, { className: text(query.className), ...page(query) }),

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { example } from "../../scripts/c2-examples.js";
 import { MemoryAuditLog } from "../adapters/memory/audit.js";
+import { MemoryDebugBundleContent, MemoryDebugBundles } from "../adapters/memory/bundles.js";
 import {
   FakeCertificateAuthority,
   MemoryAssetCatalog,
@@ -46,6 +47,7 @@ import { makeWebhookTestSender } from "./webhooks/test-sender.js";
 const MINUTE = 60_000;
 const CHECKPOINT_MS = 10 * MINUTE;
 const AGENT_API_URL = "https://agents.beacon.example";
+const BUNDLE_TARGET_BASE = "https://bundles.beacon.example";
 /** The binary of the Java example's manifest, which every agent of these tests runs. */
 const javaBinary = binaryOf(
   (example("java-2.3.0/ack-describe-manifest.json").agentInfo as JsonObject).agentManifest as JsonObject,
@@ -88,6 +90,8 @@ function harness() {
     authority: new FakeCertificateAuthority(),
     operations: new MemoryOperationStore(),
     operationResults: new MemoryOperationResults(),
+    debugBundles: new MemoryDebugBundles(),
+    debugBundleContent: new MemoryDebugBundleContent(),
     events: new MemoryEventSink(),
     history: new MemoryFleetHistory(),
     agentEvents: new MemoryAgentEventLog(),
@@ -107,6 +111,7 @@ function harness() {
     registryLagMs: CHECKPOINT_MS,
     maxFlowBytes: 5 * 1024 * 1024,
     agentApiUrl: AGENT_API_URL,
+    debugBundleTargetBase: BUNDLE_TARGET_BASE,
     certificateExpiryWarningDays: 30,
   });
   const now = ports.clock.now();
@@ -1334,6 +1339,101 @@ describe("an operation's result", () => {
     const again = await answered();
     again.clock.advance(60_000);
     await expect(again.api.operations.result(as("acme"), again.operationId)).rejects.toMatchObject({
+      code: "result_expired",
+    });
+  });
+});
+
+describe("TRANSFER DEBUG and its debug bundles", () => {
+  const transferFleet = () => {
+    const fleet = catalogueFleet({ agentType: "minifi-java", version: "2.3.0" });
+    const agent = fleet.registry.agents.get("acme/a-1") as AgentRecord;
+    (agent.manifest as { supportedOperations: unknown[] }).supportedOperations = [
+      ...catalogue,
+      { type: "transfer", properties: { debug: {} } },
+    ];
+    return fleet;
+  };
+
+  it("sends the agent the upload target of its own operation, below the bundle intake's base, and takes no args", async () => {
+    const { create, operations } = transferFleet();
+    await expect(
+      create({ operation: "TRANSFER", operand: "DEBUG", args: { target: "https://elsewhere" } }),
+    ).rejects.toMatchObject({ code: "invalid_request", message: "TRANSFER DEBUG takes no args" });
+    const created = await create({ operation: "transfer", operand: "debug" });
+    const [record] = await operations.open("acme", "a-1");
+    expect(created.status).toBe(201);
+    expect(record).toMatchObject({ operation: "TRANSFER", operand: "DEBUG" });
+    expect(record?.args).toEqual({
+      target: `${BUNDLE_TARGET_BASE}/c2/debug-bundles/${encodeURIComponent(record?.operationId as string)}`,
+    });
+  });
+
+  it("is refused to an agent whose manifest does not list it", async () => {
+    const { create } = catalogueFleet({ agentType: "cpp", version: "0.99.2" });
+    await expect(create({ operation: "TRANSFER", operand: "DEBUG" })).rejects.toMatchObject({
+      code: "operation_not_supported",
+    });
+  });
+
+  /** Two bundles of tenant acme, the older expiring first, and one of another tenant. */
+  async function stored() {
+    const h = harness();
+    const bundleOf = (tenant: string, operationId: string, storedAt: number, days: number) => ({
+      tenant,
+      agentId: "a-1",
+      operationId,
+      uploadId: `u-${operationId}`,
+      bytes: 100,
+      storedAt,
+      expiresAt: storedAt + days * 86_400_000,
+    });
+    const older = newOperationId(h.now, h.ids, "a-1");
+    const newer = newOperationId(h.now + 1, h.ids, "a-1");
+    await h.debugBundles.create(bundleOf("acme", older, h.now, 1));
+    await h.debugBundles.create(bundleOf("acme", newer, h.now + 1, 2));
+    await h.debugBundles.create(bundleOf("other", newOperationId(h.now + 2, h.ids, "b-1"), h.now, 1));
+    return { ...h, older, newer };
+  }
+
+  it("are listed newest first to viewers, paged, until they expire; another tenant's are not there", async () => {
+    const { api, clock, older, newer } = await stored();
+    const ids = async (limit?: number, cursor?: string) => {
+      const { body } = await api.debugBundles.list(as("acme", "viewer"), { limit, cursor });
+      return body as { items: { operationId: string }[]; nextCursor?: string };
+    };
+    expect((await ids()).items.map((item) => item.operationId)).toEqual([newer, older]);
+    const first = await ids(1);
+    expect(first.items.map((item) => item.operationId)).toEqual([newer]);
+    expect((await ids(1, first.nextCursor)).items.map((item) => item.operationId)).toEqual([older]);
+    expect((await api.debugBundles.get(as("acme", "viewer"), older)).body).toEqual({
+      operationId: older,
+      agentId: "a-1",
+      bytes: 100,
+      storedAt: expect.any(String),
+      expiresAt: expect.any(String),
+    });
+    clock.advance(86_400_000);
+    expect((await ids()).items.map((item) => item.operationId)).toEqual([newer]);
+    await expect(api.debugBundles.get(as("acme"), older)).rejects.toMatchObject({ code: "result_expired" });
+    await expect(api.debugBundles.get(as("other"), newer)).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("are downloaded by operators and admins through a short-lived link; viewers may not", async () => {
+    const { api, clock, older } = await stored();
+    for (const role of ["operator", "admin"] as const)
+      expect(await api.debugBundles.download(as("acme", role), older)).toMatchObject({
+        status: 302,
+        location: expect.stringMatching(/^memory:\/\/acme\/.*name=debug-op-.*\.tar\.gz&expires=300$/),
+      });
+    await expect(api.debugBundles.download(as("acme", "viewer"), older)).rejects.toMatchObject({
+      code: "forbidden",
+    });
+    await expect(api.debugBundles.download(as("other", "admin"), older)).rejects.toMatchObject({
+      code: "not_found",
+    });
+    clock.advance(86_400_000);
+    await expect(api.debugBundles.download(as("acme"), older)).rejects.toMatchObject({
       code: "result_expired",
     });
   });

@@ -4,6 +4,8 @@ import { makeResourceSetsApi } from "./assets/resources.js";
 import { makeAssetsApi } from "./assets/store.js";
 import type { AuditLog } from "./audit/ports.js";
 import { makeAuditApi } from "./audit/reads.js";
+import type { DebugBundleContent, DebugBundleStore } from "./bundles/ports.js";
+import { makeDebugBundlesApi } from "./bundles/reads.js";
 import type { EventSink } from "./events/ports.js";
 import { makeAgentReader, makeAgentsApi } from "./fleet/agents.js";
 import { makeClassesApi } from "./fleet/classes.js";
@@ -45,6 +47,9 @@ export interface ConsoleDependencies {
   lifecycle: OperationLifecycle;
   /** The answers DESCRIBE acknowledgements brought, which only the console reads. */
   operationResults: OperationResultStore;
+  /** The debug bundles agents uploaded, which only the console reads. */
+  debugBundles: DebugBundleStore;
+  debugBundleContent: DebugBundleContent;
   rollouts: RolloutStore;
   events: EventSink;
   /** What the stream consumer counted and kept, read here only. */
@@ -68,6 +73,8 @@ export interface ConsoleDependencies {
   maxFlowBytes: number;
   /** The agent API's public base URL, for the URLs agents are sent to. */
   agentApiUrl: string;
+  /** The base of TRANSFER DEBUG's upload targets: where agents reach the streaming bundle intake. */
+  debugBundleTargetBase: string;
   /** How many days before its notAfter a certificate counts as expiring. */
   certificateExpiryWarningDays: number;
 }
@@ -96,6 +103,7 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
       agentCertificateExpiry: certificates.agentCertificateExpiry,
     }),
     operations: makeOperationsApi({ ...deps, selectAgents: reader.select }),
+    debugBundles: makeDebugBundlesApi(deps),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
     flows: makeFlowsApi({ ...deps, validate: validateFlow }),
     assets: makeAssetsApi({ ...deps, content: deps.assetContent }),

@@ -35,6 +35,9 @@ export const ErrorCodes = [
   "resource_set_conflict",
   "subscription_limit",
   "webhook_tester_unavailable",
+  "debug_bundle_too_large",
+  "debug_bundle_exists",
+  "debug_bundle_not_expected",
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

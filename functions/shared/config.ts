@@ -1,5 +1,6 @@
 import { AgentServiceSettings } from "../agent-service/settings.js";
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
+import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../core/bundles/model.js";
 import type { CaBindings } from "../core/identity/credentials.js";
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../core/operations/results.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
@@ -27,6 +28,8 @@ export interface AgentApiConfig {
   assetBucket: string;
   /** How long the console serves the answer a DESCRIBE brought; the bucket's lifecycle deletes it after. */
   operationResultRetentionMs: number;
+  /** How long the console serves a debug bundle the agent-api function took (HTTP API ingress). */
+  debugBundleRetentionMs: number;
   /** Most events the cache holds for the stream while the stream does not take them. */
   eventBufferMaxEvents: number;
 }
@@ -74,6 +77,7 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     assetBucket: requireEnv(env, EnvNames.assetBucket),
     operationResultRetentionMs:
       numberEnv(env, EnvNames.operationResultDays, DEFAULT_OPERATION_RESULT_DAYS) * 24 * 3_600_000,
+    debugBundleRetentionMs: debugBundleRetentionMs(env),
     eventBufferMaxEvents: eventBufferMaxEvents(env),
   };
 }
@@ -92,6 +96,9 @@ export function agentServiceConfig(env: Environment = process.env): AgentService
     maxBodyBytes: agentApiConfig(env).maxInflatedBytes,
   };
 }
+/** Days the console serves a debug bundle, 1 unless set; the bucket's lifecycle deletes it after as many. */
+const debugBundleRetentionMs = (env: Environment): number =>
+  numberEnv(env, EnvNames.debugBundleDays, DEFAULT_DEBUG_BUNDLE_DAYS) * 24 * 3_600_000;
 
 /**
  * `{"<CA subject name>": "*" | ["<tenant>", …]}`, as the CDK app writes it from the truststore's CAs and the
@@ -139,6 +146,8 @@ export interface ConsoleApiConfig {
   agentCa: { secretArn: string } | { directory: string };
   /** Where agents reach the agent API, for the download URLs operations carry. */
   agentApiUrl: string;
+  /** Where agents reach the bundle intake, for TRANSFER DEBUG's upload targets. */
+  debugBundleTargetBase: string;
   maxBodyBytes: number;
   maxJsonDepth: number;
   /** Largest flow document an upload may carry, inflated. */
@@ -187,6 +196,9 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,
     agentCa: secretArn ? { secretArn } : { directory: directory as string },
     agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
+    debugBundleTargetBase: env[EnvNames.debugBundleTargetBase]
+      ? absoluteHttpsUrl(env, EnvNames.debugBundleTargetBase)
+      : absoluteHttpsUrl(env, EnvNames.agentApiUrl),
     // Console JSON bodies are a class's settings or a certificate request: a few hundred bytes.
     maxBodyBytes: 64 * 1024,
     maxJsonDepth: 16,
@@ -198,6 +210,26 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     webhookUrlPolicy: webhookConfig(env).policy,
     webhookTesterFunction: requireEnv(env, EnvNames.webhookTesterFunction),
     eventBufferMaxEvents: eventBufferMaxEvents(env),
+  };
+}
+
+/** The streaming intake of debug bundles (functions/bundle-intake), wherever it is hosted. */
+export interface BundleIntakeConfig {
+  tableName: string;
+  /** Where the bundles' bytes go, under their prefix. */
+  assetBucket: string;
+  /** Which tenants each trusted CA may speak for; absent when every trusted CA is Beacon's own. */
+  caBindings?: CaBindings;
+  /** How long the console serves a bundle; the bucket's lifecycle deletes it after. */
+  retentionMs: number;
+}
+
+export function bundleIntakeConfig(env: Environment = process.env): BundleIntakeConfig {
+  return {
+    tableName: requireEnv(env, EnvNames.tableName),
+    assetBucket: requireEnv(env, EnvNames.assetBucket),
+    ...caBindingsOf(env),
+    retentionMs: debugBundleRetentionMs(env),
   };
 }
 

@@ -41,6 +41,16 @@ export const EnvNames = {
    * `operation-results/`, whose lifecycle deletes it after as many days; 7 unless set.
    */
   operationResultDays: "BEACON_OPERATION_RESULT_DAYS",
+  /**
+   * The base URL (`https://host[:port]`) of TRANSFER DEBUG's upload targets (console API): where agents reach the
+   * streaming bundle intake, `<base>/c2/debug-bundles/<operationId>`; the agent API's public base unless set.
+   */
+  debugBundleTargetBase: "BEACON_DEBUG_BUNDLE_TARGET_BASE",
+  /**
+   * Days the console serves a debug bundle (bundle intake), kept in the asset bucket under `debug-bundles/`,
+   * whose lifecycle deletes it after as many days; 1 unless set.
+   */
+  debugBundleDays: "BEACON_DEBUG_BUNDLE_DAYS",
   /** The S3 bucket of the event archive (`events/tenant=<t>/day=<YYYY-MM-DD>/hour=<HH>/…json.gz`). */
   archiveBucket: "BEACON_ARCHIVE_BUCKET",
   /** Days before its notAfter a certificate counts as expiring: listed by the console, announced by the sweeper. */

@@ -44,6 +44,9 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   subscription_limit: 409,
   // The function that posts a webhook test for the console failed or did not answer: a gateway's failure.
   webhook_tester_unavailable: 502,
+  debug_bundle_too_large: 413,
+  debug_bundle_exists: 409,
+  debug_bundle_not_expected: 409,
 };
 
 export interface JsonResponse {

@@ -21,6 +21,7 @@ import type { BuildOptions } from "esbuild";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import type { AgentTrust } from "../../functions/adapters/x509/trust.js";
 import { ARCHIVE_PREFIX } from "../../functions/core/archive/layout.js";
+import { DEBUG_BUNDLES_PREFIX } from "../../functions/core/bundles/model.js";
 import { RESULTS_PREFIX } from "../../functions/core/operations/results.js";
 import { type EnvName, EnvNames } from "../../functions/shared/env-names.js";
 import type { BeaconCache } from "./cache.js";
@@ -116,6 +117,30 @@ export interface BeaconFunctionProps {
    */
   readonly network?: "private" | "internet";
 }
+
+/** What agents hand Beacon that the console serves, each under a prefix of the asset bucket of its own. */
+export interface KeptForConsole {
+  prefix: string;
+  /** In words, for the grant's reason. */
+  what: string;
+  /** The variable that tells the putting side how many days the console serves it. */
+  daysEnvName: EnvName;
+}
+
+export const KeptForConsole = {
+  /** What DESCRIBE acknowledgements answered; the agent API puts them. */
+  operationResults: {
+    prefix: RESULTS_PREFIX,
+    what: "a DESCRIBE's answer",
+    daysEnvName: EnvNames.operationResultDays,
+  },
+  /** The debug bundles TRANSFER DEBUG's agents upload; the streaming bundle intake puts them. */
+  debugBundles: {
+    prefix: DEBUG_BUNDLES_PREFIX,
+    what: "a debug bundle",
+    daysEnvName: EnvNames.debugBundleDays,
+  },
+} as const satisfies Record<string, KeptForConsole>;
 
 /**
  * What runs Beacon's code on AWS, a function or the agent service: each `bind*` call sets the variable the code
@@ -225,33 +250,40 @@ export abstract class BeaconWorkload extends Construct {
   }
 
   /**
-   * Works with the answers DESCRIBE acknowledgements brought, in the asset bucket under RESULTS_PREFIX and
-   * nowhere else: the agent API puts them (`put`), kept `days` (the bucket's lifecycle deletes them after),
-   * and the console reads them (`read`), with the listing of that prefix alone, so that an answer the
-   * lifecycle deleted answers NoSuchKey rather than AccessDenied.
+   * Works with what agents hand Beacon for the console, in the asset bucket under `kept.prefix` and nowhere else:
+   * the side agents reach puts it (`put`: a multipart upload it may abort, so that a refused one leaves nothing),
+   * kept `days` (the bucket's lifecycle deletes it after), and the console reads it (`read`), with the listing of
+   * that prefix alone, so that an object the lifecycle deleted answers NoSuchKey rather than AccessDenied.
    */
-  bindOperationResults({ bucket, arnExportName }: AssetBucket, access: "put" | "read", days?: number): void {
+  bindKeptForConsole(
+    { bucket, arnExportName }: AssetBucket,
+    kept: KeptForConsole,
+    access: "put" | "read",
+    days?: number,
+  ): void {
     this.setEnvironment(EnvNames.assetBucket, bucket.bucketName);
-    const results = `/${RESULTS_PREFIX}/*`;
+    const objects = `/${kept.prefix}/*`;
     Validations.of(this).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${arnExportName}${results}]`,
+      id: `AwsSolutions-IAM5[Resource::${arnExportName}${objects}]`,
       reason:
-        "An answer's key holds its tenant and operation, both known only when the acknowledgement arrives: the " +
-        "grant covers the results' prefix and nothing else in the bucket; the code builds each key from the " +
-        "caller's own tenant.",
+        `A key of ${kept.what} holds its tenant and operation, both known only when the agent's request arrives: ` +
+        "the grant covers its prefix and nothing else in the bucket; the code builds each key from the caller's " +
+        "own tenant.",
     });
-    const objects = `${Fn.importValue(arnExportName)}${results}`;
+    const resources = [`${Fn.importValue(arnExportName)}${objects}`];
     if (access === "put") {
-      if (days !== undefined) this.setEnvironment(EnvNames.operationResultDays, String(days));
-      this.addToPolicy(new PolicyStatement({ actions: ["s3:PutObject"], resources: [objects] }));
+      if (days !== undefined) this.setEnvironment(kept.daysEnvName, String(days));
+      this.addToPolicy(
+        new PolicyStatement({ actions: ["s3:PutObject", "s3:AbortMultipartUpload"], resources }),
+      );
       return;
     }
-    this.addToPolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [objects] }));
+    this.addToPolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources }));
     this.addToPolicy(
       new PolicyStatement({
         actions: ["s3:ListBucket"],
         resources: [Fn.importValue(arnExportName)],
-        conditions: { StringLike: { "s3:prefix": `${RESULTS_PREFIX}/*` } },
+        conditions: { StringLike: { "s3:prefix": `${kept.prefix}/*` } },
       }),
     );
   }

@@ -5,6 +5,7 @@ import { SystemLogLevel } from "aws-cdk-lib/aws-lambda";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Node } from "constructs";
 import { type AgentTrust, agentTrustOf, type TenantCa } from "../../functions/adapters/x509/trust.js";
+import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../../functions/core/bundles/model.js";
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../../functions/core/operations/results.js";
 import type { DegradationCounter } from "./monitoring.js";
 
@@ -211,6 +212,11 @@ export interface BeaconConfig {
    * (`-c operationResultDays=N`, 7 unless set).
    */
   readonly operationResultDays: number;
+  /**
+   * Days the console serves, and the asset bucket keeps, a debug bundle an agent uploaded
+   * (`-c debugBundleDays=N`, 1 unless set).
+   */
+  readonly debugBundleDays: number;
   readonly logLevel: LogLevel;
   readonly tracing: boolean;
   readonly alarmEmail: string | undefined;
@@ -247,6 +253,7 @@ const ContextKeys = {
   streamShards: "streamShards",
   eventArchiveDays: "eventArchiveDays",
   operationResultDays: "operationResultDays",
+  debugBundleDays: "debugBundleDays",
   logLevel: "logLevel",
   tracing: "tracing",
   alarmEmail: "alarmEmail",
@@ -296,6 +303,7 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
         `add -c ${ContextKeys.agentIngress}=alb (it is "${agentIngress}")`,
     );
   }
+  const debugBundleDays = optional(ContextKeys.debugBundleDays);
   return {
     stage,
     settings,
@@ -337,6 +345,10 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
       operationResultDays === undefined
         ? DEFAULT_OPERATION_RESULT_DAYS
         : positiveInteger(ContextKeys.operationResultDays, operationResultDays),
+    debugBundleDays:
+      debugBundleDays === undefined
+        ? DEFAULT_DEBUG_BUNDLE_DAYS
+        : positiveInteger(ContextKeys.debugBundleDays, debugBundleDays),
     logLevel:
       logLevel === undefined ? settings.defaultLogLevel : oneOf(ContextKeys.logLevel, logLevel, logLevels),
     tracing: optional(ContextKeys.tracing) === "true",

@@ -18,6 +18,7 @@ import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import type { Construct } from "constructs";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import { NOTIFICATION_SOURCE } from "../../functions/adapters/eventbridge/notification-bus.js";
+import { DEBUG_BUNDLES_PREFIX } from "../../functions/core/bundles/model.js";
 import { RESULTS_PREFIX } from "../../functions/core/operations/results.js";
 import { BeaconCache } from "./cache.js";
 import type { BeaconConfig } from "./config.js";
@@ -155,13 +156,19 @@ export class StatefulStack extends Stack {
       // No versioning: an object's key is its content's hash, so it is never overwritten with other bytes, and
       // deleting an asset is meant to remove the tenant's bytes, not to keep them as a noncurrent version.
       // Beacon puts objects in one request; a multipart upload left behind by another client is removed.
-      // The answers DESCRIBE acknowledgements brought go some days after the console stops serving them.
+      // The answers DESCRIBE acknowledgements brought, and the debug bundles agents uploaded, go some days after
+      // the console stops serving them.
       lifecycleRules: [
         { abortIncompleteMultipartUploadAfter: Duration.days(1) },
         {
           id: "OperationResults",
           prefix: `${RESULTS_PREFIX}/`,
           expiration: Duration.days(config.operationResultDays),
+        },
+        {
+          id: "DebugBundles",
+          prefix: `${DEBUG_BUNDLES_PREFIX}/`,
+          expiration: Duration.days(config.debugBundleDays),
         },
       ],
       removalPolicy,

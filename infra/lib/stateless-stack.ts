@@ -11,7 +11,12 @@ import { AgentHttpApi } from "./agent-http-api.js";
 import { type AgentIngress, AgentTruststore } from "./agent-ingress.js";
 import { AgentLoadBalancer } from "./agent-load-balancer.js";
 import { AgentService, agentApiTaskSize, smallestTaskSize } from "./agent-service.js";
-import { BeaconFunction, type BeaconWorkload, type FunctionPlatform } from "./beacon-function.js";
+import {
+  BeaconFunction,
+  type BeaconWorkload,
+  type FunctionPlatform,
+  KeptForConsole,
+} from "./beacon-function.js";
 import type { BeaconConfig } from "./config.js";
 import { ConsoleHttpApi } from "./console-http-api.js";
 import { Monitoring } from "./monitoring.js";
@@ -78,7 +83,7 @@ export class StatelessStack extends Stack {
         tasks: config.agentServiceTasks,
         watchesDegradations: true,
       });
-      this.bindAgentApi(service, config, stateful);
+      this.bindAgentApi(service, config, stateful, true);
       this.agentApi = service;
       const loadBalancer = new AgentLoadBalancer(this, "AgentLoadBalancer", {
         ...this.loadBalancerProps(config, stateful, truststore),
@@ -93,7 +98,7 @@ export class StatelessStack extends Stack {
         memorySize: settings.memoryMb.agentApi,
         timeout: Duration.seconds(FunctionTimeouts.agentApi),
       });
-      this.bindAgentApi(agentApi, config, stateful);
+      this.bindAgentApi(agentApi, config, stateful, config.agentIngress === "api");
       this.agentApi = agentApi;
       this.agentIngress =
         config.agentIngress === "alb"
@@ -122,7 +127,9 @@ export class StatelessStack extends Stack {
     this.consoleApi.watchKeptEvents();
     this.consoleApi.bindAgentCa(stateful.agentCa);
     this.consoleApi.bindAssetBucket(stateful.assets, "write");
-    this.consoleApi.bindOperationResults(stateful.assets, "read");
+    this.consoleApi.bindKeptForConsole(stateful.assets, KeptForConsole.operationResults, "read");
+    // Bundles are downloaded through links the console signs: its own read of the bundles' prefix.
+    this.consoleApi.bindKeptForConsole(stateful.assets, KeptForConsole.debugBundles, "read");
     this.consoleApi.bindAgentDomain(config.agentDomain);
     this.consoleApi.bindAuditTrail(settings.auditRetentionDays);
     // The web console's client returns people to the console's URL, which its distribution below decides.
@@ -217,7 +224,17 @@ export class StatelessStack extends Stack {
    * the stream and the cache, assets to serve and DESCRIBE answers to keep, its own URL for the flow downloads it
    * sends agents to, and which tenants each trusted CA speaks for.
    */
-  private bindAgentApi(workload: BeaconWorkload, config: BeaconConfig, stateful: StatefulStack): void {
+  /**
+   * What the agent API's code needs wherever it runs. `takesDebugBundles`: whether agents' debug bundles reach it
+   * (the HTTP API's function, as many as an invocation carries, and the agent service), not the function behind
+   * the load balancer, which hands a Lambda target 1 MB of body at most and sends bundles to the service instead.
+   */
+  private bindAgentApi(
+    workload: BeaconWorkload,
+    config: BeaconConfig,
+    stateful: StatefulStack,
+    takesDebugBundles: boolean,
+  ): void {
     workload.bindTable(stateful.table);
     workload.bindStream(stateful.stream);
     workload.bindCache(stateful.cache);
@@ -225,7 +242,19 @@ export class StatelessStack extends Stack {
     // Agents download assets from the agent API, which reads them from the bucket.
     workload.bindAssetBucket(stateful.assets, "read");
     // It keeps what DESCRIBE acknowledgements answer for the console; an answer it could not keep is alarmed on.
-    workload.bindOperationResults(stateful.assets, "put", config.operationResultDays);
+    workload.bindKeptForConsole(
+      stateful.assets,
+      KeptForConsole.operationResults,
+      "put",
+      config.operationResultDays,
+    );
+    if (takesDebugBundles)
+      workload.bindKeptForConsole(
+        stateful.assets,
+        KeptForConsole.debugBundles,
+        "put",
+        config.debugBundleDays,
+      );
     workload.watchAgentApiLosses();
     // Catch-up sends agents the class's flow from the heartbeat reply.
     workload.bindAgentDomain(config.agentDomain);
@@ -260,7 +289,7 @@ export class StatelessStack extends Stack {
       watchesDegradations: false,
     });
     // It runs the agent service's code, which loads the agent API's handler module and its settings.
-    this.bindAgentApi(debugBundles, config, stateful);
+    this.bindAgentApi(debugBundles, config, stateful, true);
     const loadBalancer = new AgentLoadBalancer(this, "AgentLoadBalancer", {
       ...this.loadBalancerProps(config, stateful, truststore),
       agentApi: { handler: agentApi.function },

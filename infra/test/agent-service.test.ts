@@ -7,10 +7,12 @@ import { defaultDeployment } from "../../scripts/capacity/inputs.js";
 import { requestsPerTaskPerMinute, targetCpuPercent } from "../lib/agent-service.js";
 import { imageDirectoryOf, type SynthesizedBeacon, synthesized } from "./assembly.js";
 
+let prod: SynthesizedBeacon;
 let prodAlb: SynthesizedBeacon;
 let fargate: SynthesizedBeacon;
 
 beforeAll(() => {
+  prod = synthesized("prod");
   prodAlb = synthesized("prodAlb");
   fargate = synthesized("prodFargate");
 });
@@ -84,7 +86,7 @@ describe("agentCompute=fargate: the agent service", () => {
     expect(targetCpuPercent).toBe(defaultDeployment.fargateTargetCpuUtilisation * 100);
   });
 
-  it("replaces the agent-api function, with the same environment and the same grants", () => {
+  it("replaces the agent-api function, with the environment and grants of one that takes debug bundles (the HTTP API's)", () => {
     const functionId = /^AgentApiFunction/;
     expect(
       Object.keys(fargate.statelessTemplate.findResources("AWS::Lambda::Function")).filter((id) =>
@@ -95,11 +97,9 @@ describe("agentCompute=fargate: the agent service", () => {
     const serviceEnvironment = Object.fromEntries(
       container.Environment.map(({ Name, Value }) => [Name, Value]),
     );
-    const [[, agentApi]] = byPrefix(
-      prodAlb.statelessTemplate,
-      "AWS::Lambda::Function",
-      "AgentApiFunction",
-    ) as [[string, Resource]];
+    const [[, agentApi]] = byPrefix(prod.statelessTemplate, "AWS::Lambda::Function", "AgentApiFunction") as [
+      [string, Resource],
+    ];
     const functionEnvironment = (agentApi.Properties.Environment as { Variables: Record<string, unknown> })
       .Variables;
     expect(beaconEnvironment(serviceEnvironment)).toEqual(beaconEnvironment(functionEnvironment));
@@ -110,7 +110,7 @@ describe("agentCompute=fargate: the agent service", () => {
     const normalise = (grants: string[]) =>
       grants.map((grant) => grant.replace(/AgentApi(Function)?|AgentService(Task)?/g, "<agent api>"));
     expect(normalise(grantsOf(fargate.statelessTemplate, "AgentServiceTaskTaskRole"))).toEqual(
-      normalise(grantsOf(prodAlb.statelessTemplate, "AgentApiRole")),
+      normalise(grantsOf(prod.statelessTemplate, "AgentApiRole")),
     );
   });
 

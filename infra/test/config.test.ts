@@ -54,6 +54,14 @@ describe("stage configuration from context", () => {
     );
   });
 
+  it("keeps debug bundles a day unless debugBundleDays says otherwise", () => {
+    expect(configFrom({ ...exampleDomain, stage: "prod" }).debugBundleDays).toBe(1);
+    expect(configFrom({ ...exampleDomain, stage: "prod", debugBundleDays: "3" }).debugBundleDays).toBe(3);
+    expect(() => configFrom({ ...exampleDomain, stage: "prod", debugBundleDays: "0" })).toThrow(
+      /debugBundleDays/,
+    );
+  });
+
   it("keeps archived events 400 days unless eventArchiveDays says otherwise", () => {
     expect(configFrom({ ...exampleDomain, stage: "prod" }).eventArchiveDays).toBe(400);
     expect(configFrom({ ...exampleDomain, stage: "prod", eventArchiveDays: "90" }).eventArchiveDays).toBe(90);

@@ -116,6 +116,8 @@ describe("assets bucket", () => {
           { AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: "Enabled" },
           // What DESCRIBE acknowledgements answered, once the console no longer serves it.
           { Id: "OperationResults", Prefix: "operation-results/", ExpirationInDays: 7, Status: "Enabled" },
+          // The debug bundles agents uploaded, a day after they were stored.
+          { Id: "DebugBundles", Prefix: "debug-bundles/", ExpirationInDays: 1, Status: "Enabled" },
         ],
       },
     });

@@ -191,32 +191,41 @@ function s3GrantsOf(
 }
 
 describe("the assets bucket's grants", () => {
-  it("let the console put and delete tenants' assets, under <tenant>/assets/ only, and read operations' results, under operation-results/ only", () => {
+  it("let the console put and delete tenants' assets, under <tenant>/assets/ only, and read operations' results and debug bundles, under their prefixes only", () => {
     const grants = s3GrantsOf(prod.statelessTemplate, "ConsoleApi");
     expect(grants.map(({ actions }) => actions)).toEqual([
       ["s3:DeleteObject", "s3:PutObject"],
       ["s3:GetObject"],
       ["s3:ListBucket"],
+      ["s3:ListBucket"],
     ]);
     expect(grants[0]?.resource).toContain("/*/assets/*");
     expect(grants[1]?.resource).toContain("/operation-results/*");
+    expect(grants[1]?.resource).toContain("/debug-bundles/*");
     expect(grants[2]?.condition).toEqual({ StringLike: { "s3:prefix": "operation-results/*" } });
+    expect(grants[3]?.condition).toEqual({ StringLike: { "s3:prefix": "debug-bundles/*" } });
     expect(environmentOf(prod.statelessTemplate, "ConsoleApi")[EnvNames.assetBucket]).toBeDefined();
   });
 
-  it("let the agent API read tenants' assets, list the bucket so that a missing one answers 404, and only put operations' results", () => {
+  it("let the agent API read tenants' assets, list the bucket so that a missing one answers 404, and only put operations' results and, behind the HTTP API, debug bundles", () => {
     const grants = s3GrantsOf(prod.statelessTemplate, "AgentApi");
     expect(grants.map(({ actions }) => actions)).toEqual([
       ["s3:GetObject"],
       ["s3:ListBucket"],
-      ["s3:PutObject"],
+      // A refused bundle's multipart upload is aborted, so that nothing of it is kept.
+      ["s3:AbortMultipartUpload", "s3:PutObject"],
     ]);
     expect(grants[0]?.resource).toContain("/*/assets/*");
     expect(grants[1]?.resource).not.toContain("*");
     expect(grants[2]?.resource).toContain("/operation-results/*");
+    expect(grants[2]?.resource).toContain("/debug-bundles/*");
     const environment = environmentOf(prod.statelessTemplate, "AgentApi");
     expect(environment[EnvNames.assetBucket]).toBeDefined();
     expect(environment[EnvNames.operationResultDays]).toBe("7");
+    expect(environment[EnvNames.debugBundleDays]).toBe("1");
+    // Behind the ALB the agent service takes bundles: the function may not put one.
+    const behindAlb = s3GrantsOf(prodAlb.statelessTemplate, "AgentApi");
+    expect(behindAlb[2]?.resource).not.toContain("/debug-bundles/*");
   });
 
   it("give the sweeper nothing", () => {
@@ -286,7 +295,7 @@ describe("agent HTTP API", () => {
     expect(truststoreUri).toMatch(/\/agent-ca-[0-9a-f]{16}\.pem/);
   });
 
-  it("routes only the agent C2 endpoints to the agent-api function", () => {
+  it("routes only the agent C2 endpoints and the debug bundle upload to the agent-api function", () => {
     const routes = prod.statelessTemplate.findResources("AWS::ApiGatewayV2::Route", {
       Properties: { ApiId: { Ref: Match.stringLikeRegexp("^AgentHttpApi") } },
     });
@@ -295,6 +304,7 @@ describe("agent HTTP API", () => {
       "POST /c2/api/acknowledge",
       "GET /c2/api/flows/{flowId}/content",
       "GET /c2/api/assets/{assetId}/content",
+      "POST /c2/debug-bundles/{operationId}",
     ]);
     prod.statelessTemplate.hasResourceProperties("AWS::ApiGatewayV2::Integration", {
       IntegrationType: "AWS_PROXY",

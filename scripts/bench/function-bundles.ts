@@ -1,14 +1,13 @@
 /**
  * Every Beacon function bundled as the CDK app bundles it for a deployment (infra/lib/beacon-function.ts's
- * `beaconBundling`, read here, not restated): each `functions/<name>/handler.ts` to a minified ES module
+ * `beaconEsbuildOptions`, read here, not restated): each `functions/<name>/handler.ts` to a minified ES module
  * for Node 22 with the SDK inside, with its size as Lambda stores it and as it travels compressed.
  */
 import { readdirSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
-import { type BuildOptions, build } from "esbuild";
+import { build } from "esbuild";
 import { beaconEsbuildOptions } from "../../infra/lib/beacon-function.js";
 import { repositoryRoot } from "../../infra/lib/paths.js";
 

@@ -182,6 +182,17 @@ export interface SyncStep {
   resourcesHash: string | null;
 }
 
+/** A TRANSFER DEBUG the library's handler carried out: the bundle's upload, before its acknowledgement. */
+export interface DebugStep {
+  step: "debug";
+  operationId: string;
+  args: Record<string, unknown>;
+  /** The upload, when the handler made one. */
+  http: WireExchange | null;
+  state: string;
+  details: string | null;
+}
+
 /** An operation whose handler threw: the agent logs it and sends no acknowledgement. */
 export interface UnhandledStep {
   step: "unhandled";
@@ -200,6 +211,7 @@ export type DriverStep =
   | AssetStep
   | ResourceStep
   | SyncStep
+  | DebugStep
   | UnhandledStep;
 
 /**
@@ -232,7 +244,7 @@ export async function buildJavaDriver(): Promise<void> {
 
 /**
  * Runs the driver's conversation (heartbeat; DESCRIBE MANIFEST, UPDATE CONFIGURATION, UPDATE PROPERTIES,
- * UPDATE ASSET, SYNC RESOURCE and START/STOP FLOW handled by the library's handlers and acknowledged;
+ * UPDATE ASSET, SYNC RESOURCE, START/STOP FLOW and TRANSFER DEBUG handled by the library's handlers and acknowledged;
  * heartbeat) and returns its steps.
  * Rejects with the driver's output when it exits non-zero, which it does when any step failed.
  */

@@ -1,7 +1,7 @@
 /**
  * Interop with the real Apache NiFi MiNiFi Java C2 client (org.apache.nifi:c2-client-http 2.3.0): the
  * library's own HTTP client, heartbeat factory and DESCRIBE MANIFEST, UPDATE CONFIGURATION, UPDATE
- * PROPERTIES, UPDATE ASSET, SYNC RESOURCE and START/STOP FLOW handlers talk to the real agent-api handler
+ * PROPERTIES, UPDATE ASSET, SYNC RESOURCE, START/STOP FLOW and TRANSFER DEBUG handlers talk to the real agent-api handler
  * behind the real mutual-TLS gateway, plain and with the library's gzip request compression, with the dev
  * fleet certificate (as the README configures MiNiFi Java) and with agent certificates; flow versions,
  * assets, resource sets and operations come from the real console-api handler. The library downloads flows,
@@ -19,15 +19,18 @@ import { DynamoManifestStore } from "../../functions/adapters/dynamodb/manifest-
 import { makeDynamoDbClient } from "../../functions/shared/aws-clients.js";
 import { sweeperConfig } from "../../functions/shared/config.js";
 import { composeSweeper } from "../../functions/sweeper/composition.js";
+import { untarGz } from "../debug-bundle-form.js";
 import { type AgentApiUnderTest, startAgentApi } from "../test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../test-support/console-api-harness.js";
 import { javaFlow } from "../test-support/console-seed.js";
+import { downloadBundle } from "../test-support/debug-bundles.js";
 import {
   type AckStep,
   type AssetStep,
   buildJavaDriver,
   type C2Urls,
   type Compression,
+  type DebugStep,
   type DriverStep,
   type HeartbeatStep,
   type JavaDriverOptions,
@@ -79,6 +82,7 @@ const SUPPORTED = [
   { type: "START", operands: ["FLOW"] },
   { type: "STOP", operands: ["FLOW"] },
   { type: "SYNC", operands: ["RESOURCE"] },
+  { type: "TRANSFER", operands: ["DEBUG"] },
   { type: "UPDATE", operands: ["ASSET", "CONFIGURATION", "PROPERTIES"] },
 ];
 
@@ -330,6 +334,50 @@ describe.each<{ compression: Compression; credentials: "the dev fleet certificat
       }
       const agent = await consoleApi.request("GET", `/api/v1/agents/${flowAgent}`, { token });
       expect(agent.json()).toMatchObject({ agentId: flowAgent, runStatus: "STOPPED" });
+    });
+
+    it("uploads a debug bundle with the library's TRANSFER DEBUG handler: done once acknowledged and stored, the gzip tar it made listed and downloadable", async () => {
+      const debugAgent = `${agentId}-debug`;
+      const { options, token } = await registeredWithFlow(debugAgent, `interop-debug-${agentId}`);
+      const queued = await consoleApi.request("POST", "/api/v1/operations", {
+        token,
+        body: { agentId: debugAgent, operation: "TRANSFER", operand: "DEBUG" },
+      });
+      expect(queued.status, queued.body).toBe(201);
+      const operationId = (queued.json().items as { operationId: string }[])[0]?.operationId as string;
+
+      const steps = await runJavaDriver(options);
+      const debug = steps.find((step): step is DebugStep => step.step === "debug");
+      // One POST of the form to the target Beacon sent, which the intake took.
+      expect(debug).toMatchObject({
+        operationId,
+        args: { target: `${api.url}/c2/debug-bundles/${encodeURIComponent(operationId)}` },
+        http: { path: `/c2/debug-bundles/${encodeURIComponent(operationId)}`, status: 201 },
+        state: "FULLY_APPLIED",
+      });
+      expect(acks(steps).find((ack) => ack.operationId === operationId)).toMatchObject({
+        state: "FULLY_APPLIED",
+        http: { status: 200 },
+      });
+      const operation = await consoleApi.request("GET", `/api/v1/operations/${operationId}`, { token });
+      expect(operation.json()).toMatchObject({
+        state: "done",
+        confirmedBy: "bundle",
+        ackState: "FULLY_APPLIED",
+      });
+
+      const listed = await consoleApi.request("GET", "/api/v1/debug-bundles?limit=100", { token });
+      expect(listed.json().items).toEqual(
+        expect.arrayContaining([expect.objectContaining({ operationId, agentId: debugAgent })]),
+      );
+      const files = untarGz((await downloadBundle(consoleApi, token, operationId)).bytes);
+      expect(files.map((file) => file.name).sort()).toEqual(["bootstrap.conf", "minifi-app.log"]);
+      const text = (name: string) =>
+        Buffer.from(files.find((file) => file.name === name)?.bytes ?? []).toString("utf8");
+      // The library's filter kept the secret-looking line out of the bundle.
+      expect(text("bootstrap.conf")).toContain("c2.agent.heartbeat.period=");
+      expect(text("bootstrap.conf")).not.toContain("password");
+      expect(text("minifi-app.log")).toContain(`Started MiNiFi as ${debugAgent}`);
     });
 
     it("takes a flow version published to its class through a rollout, which completes once it is healthy", async () => {

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
-import { AgentRoutes } from "../../functions/shared/agent-routes.js";
+import { AgentRoutes, DEBUG_BUNDLE_ROUTE } from "../../functions/shared/agent-routes.js";
 import { consoleOperations } from "../../functions/shared/console-openapi.js";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import type { FunctionLog } from "./function-logs.js";
@@ -54,15 +54,39 @@ const loadHttpFunction = (
 ): Promise<LocalInvokedFunction<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>> =>
   loadFunction(fn, importModule as () => Promise<HttpFunctionModule>, env, logs);
 
+/**
+ * What takes debug bundles: the streaming intake, as the agent service behind the ALB does (16 MiB), or the
+ * agent-api function, as the HTTP API ingress does (what an invocation carries).
+ */
+export type BundleIngress = "streaming" | "function";
+
 /** The agent API and the C2 routes the agent domain serves, as the CDK app declares them. */
-export async function loadAgentApi(env: Record<string, string>, logs: FunctionLog): Promise<LoadedFunction> {
+export async function loadAgentApi(
+  env: Record<string, string>,
+  logs: FunctionLog,
+  bundles: BundleIngress = "streaming",
+): Promise<LoadedFunction> {
   const { invoke: handler, shutdown } = await loadHttpFunction(
     { name: "agent-api", timeoutSeconds: FunctionTimeouts.agentApi },
     () => import("../../functions/agent-api/handler.js"),
     env,
     logs,
   );
-  return { routes: AgentRoutes.map(({ method, path }) => ({ method, path, handler })), shutdown };
+  // Debug bundles stream past what a Lambda invocation carries: the agent service's intake takes them, here as
+  // behind the ALB on AWS, in this process, with the same environment.
+  const intake = await import("../../functions/bundle-intake/intake.js");
+  return {
+    routes: [
+      ...AgentRoutes.map(({ method, path }) => ({ method, path, handler })),
+      bundles === "streaming"
+        ? { method: "POST", path: DEBUG_BUNDLE_ROUTE, stream: intake.handleDebugBundleUpload }
+        : { method: "POST", path: DEBUG_BUNDLE_ROUTE, handler },
+    ],
+    shutdown: async () => {
+      await shutdown();
+      await intake.shutdown();
+    },
+  };
 }
 
 /** The console API and every route of its OpenAPI document, as the CDK app declares them. */

@@ -29,12 +29,21 @@ import type { JwtAuthorizer } from "./console-issuer.js";
 /** Invokes the function behind a route with the event, as API Gateway's Lambda integration does. */
 export type GatewayHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
 
-export interface GatewayRoute {
+/**
+ * Takes a request whose body it reads itself, as it streams, and answers it; the client's verified certificate
+ * (PEM) is handed over as the ALB hands it to the agent service behind it.
+ */
+export type StreamingHandler = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  clientCertificatePem: string | undefined,
+) => Promise<void>;
+
+export type GatewayRoute = {
   method: string;
   /** Literal segments and `{name}` parameters, e.g. `/c2/api/flows/{flowId}/content`. */
   path: string;
-  handler: GatewayHandler;
-}
+} & ({ handler: GatewayHandler } | { stream: StreamingHandler });
 
 interface GatewayOptions {
   host?: string;
@@ -242,6 +251,18 @@ async function serve(
   const match = matchRoute(routes, method, rawPath);
   if (!match) {
     writeReply(response, jsonReply(404, "Not Found"));
+    return;
+  }
+  if ("stream" in match.route) {
+    // Not held to the gateway's body limit: the handler reads and bounds the body itself.
+    const admission = await kind.admit(request);
+    if ("refusal" in admission) writeReply(response, admission.refusal);
+    else
+      await match.route.stream(
+        request,
+        response,
+        admission.requestContext.authentication?.clientCert.clientCertPem,
+      );
     return;
   }
   const declaredLength = Number(request.headers["content-length"] ?? 0);

@@ -13,7 +13,7 @@ import {
 } from "../local/certs.js";
 import { type CountingProxy, startCountingProxy } from "../local/counting-proxy.js";
 import { openTemporaryFunctionLog } from "../local/function-logs.js";
-import { loadAgentApi } from "../local/function-routes.js";
+import { type BundleIngress, loadAgentApi } from "../local/function-routes.js";
 import { startAgentGateway } from "../local/gateway.js";
 import { findFreePort } from "../local/ports.js";
 
@@ -68,7 +68,10 @@ export interface AgentApiUnderTest {
  * the backends the integration project's global setup started. DynamoDB and Kinesis calls go through
  * counting proxies so that tests can assert what a request cost.
  */
-export async function startAgentApi(overrides: Record<string, string> = {}): Promise<AgentApiUnderTest> {
+export async function startAgentApi(
+  overrides: Record<string, string> = {},
+  bundles: BundleIngress = "streaming",
+): Promise<AgentApiUnderTest> {
   const backends = inject("beaconEnv");
   const dynamoDb = await startCountingProxy(backends[AwsEndpointEnvNames.dynamodb] as string);
   const kinesis = await startCountingProxy(backends[AwsEndpointEnvNames.kinesis] as string);
@@ -86,7 +89,7 @@ export async function startAgentApi(overrides: Record<string, string> = {}): Pro
     ...overrides,
   };
   const functionLog = openTemporaryFunctionLog();
-  const agentApi = await loadAgentApi(env, functionLog.log);
+  const agentApi = await loadAgentApi(env, functionLog.log, bundles);
 
   const certsDir = mkdtempSync(path.join(tmpdir(), "beacon-certs-"));
   await ensureDevCertificates(certsDir);

@@ -1,11 +1,13 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
+import { gzipSync } from "node:zlib";
 import { expect } from "vitest";
 import type { JsonObject } from "../../functions/core/c2/json.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
 import { example } from "../c2-examples.js";
 import type { AgentApiUnderTest } from "./agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "./console-api-harness.js";
+import { deliveredTransferDebug, uploadBundle } from "./debug-bundles.js";
 
 /** What a seeded tenant holds, by the ids a test needs. */
 export interface SeededTenant {
@@ -25,6 +27,8 @@ export interface SeededTenant {
    * brings beside the manifest) the console serves.
    */
   resultOperationId: string;
+  /** A TRANSFER DEBUG the second agent answered with a bundle, which the console lists and serves. */
+  bundleOperationId: string;
   /** A flow version of the class, which its agents' manifest can run. */
   flowHash: string;
   /**
@@ -68,12 +72,20 @@ const heartbeatOf = (agentId: string, agentClass: string, hash: string): JsonObj
 
 /**
  * The Java example's manifest as a build of its own, named by `hash`: agents reporting one hash run one
- * build, and seeded tenants, each with a hash of its own, never share a binary.
+ * build, and seeded tenants, each with a hash of its own, never share a binary. It lists TRANSFER DEBUG too,
+ * as an agent with the library's operation handlers does.
  */
 function manifestOf(hash: string): JsonObject {
   const manifest = (example("java-2.3.0/ack-describe-manifest.json").agentInfo as JsonObject)
     .agentManifest as JsonObject;
-  return { ...manifest, buildInfo: { ...(manifest.buildInfo as JsonObject), revision: hash } };
+  return {
+    ...manifest,
+    buildInfo: { ...(manifest.buildInfo as JsonObject), revision: hash },
+    supportedOperations: [
+      ...(manifest.supportedOperations as JsonObject[]),
+      { type: "TRANSFER", properties: { DEBUG: {} } },
+    ],
+  };
 }
 
 /** The binary of the agents `heartbeat` registers with this hash. */
@@ -144,7 +156,11 @@ export async function seedTenant(
     body: { agentId: agentIds[1], operation: "DESCRIBE", operand: "MANIFEST" },
   });
   expect(answered.status, answered.body).toBe(201);
-  expect(await heartbeat(agentApi, fleet, agentIds[1] as string, className, manifestHash)).toBe(200);
+  const bundle = await deliveredTransferDebug(consoleApi, adminToken, agentIds[1] as string, async () =>
+    expect(await heartbeat(agentApi, fleet, agentIds[1] as string, className, manifestHash)).toBe(200),
+  );
+  const uploaded = await uploadBundle(agentApi, bundle.uploadPath, gzipSync(`logs of ${tenant}`), fleet);
+  expect(uploaded.status, uploaded.body).toBe(201);
   const { flowHash, rolloutId } = await rollOut(consoleApi, adminToken, className, javaFlow(tenant));
   return {
     tenant,
@@ -156,6 +172,7 @@ export async function seedTenant(
     certificateSerial: issued.json().serial as string,
     operationId: (queued.json().items as { operationId: string }[])[0]?.operationId as string,
     resultOperationId: (answered.json().items as { operationId: string }[])[0]?.operationId as string,
+    bundleOperationId: bundle.operationId,
     flowHash,
     rolloutId,
   };

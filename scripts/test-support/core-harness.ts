@@ -1,3 +1,4 @@
+import { MemoryDebugBundles } from "../../functions/adapters/memory/bundles.js";
 import {
   ManualClock,
   MemoryAgentClassRegistry,
@@ -40,6 +41,7 @@ export function coreHarness() {
     manifestStore: new MemoryManifestStore(),
     operationStore: new MemoryOperationStore(outbox),
     results: new MemoryOperationResults(),
+    debugBundles: new MemoryDebugBundles(),
     hotState: new MemoryHotState(),
     events: new MemoryEventSink(),
     clock: new ManualClock(),

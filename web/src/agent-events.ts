@@ -16,6 +16,13 @@ export interface EventInWords {
   description: string;
 }
 
+/** How a done operation was confirmed, in words. */
+const CONFIRMATIONS: Readonly<Record<string, string>> = {
+  ack: "its acknowledgement",
+  heartbeat: "a heartbeat",
+  bundle: "its acknowledgement and its stored debug bundle",
+};
+
 export function describeEvent(event: KeptEvent, locale?: string): EventInWords {
   const fields = event;
   const text = (name: string) => (typeof fields[name] === "string" ? (fields[name] as string) : undefined);
@@ -47,9 +54,7 @@ export function describeEvent(event: KeptEvent, locale?: string): EventInWords {
       const from = text("from");
       const change = from ? `${from} → ${state}` : `now ${state}`;
       const confirmedBy = text("confirmedBy");
-      const confirmed = confirmedBy
-        ? `, confirmed by ${confirmedBy === "ack" ? "its acknowledgement" : "a heartbeat"}`
-        : "";
+      const confirmed = confirmedBy ? `, confirmed by ${CONFIRMATIONS[confirmedBy] ?? confirmedBy}` : "";
       return {
         kind: "operation",
         description: `${what}: ${change}${confirmed}${why("ackState", "reason", "failureCause", "details")}.`,

@@ -65,6 +65,11 @@ export const Keys = {
   }),
   /** A tenant's assets, by id (the SHA-256 of the bytes, which S3 holds). */
   asset: (tenant: string, assetId: string) => ({ pk: `T#${tenant}#ASSETS`, sk: `A#${assetId}` }),
+  /** A tenant's debug bundles, by the id of the TRANSFER DEBUG operation each answers (which sorts by time). */
+  debugBundle: (tenant: string, operationId: string) => ({
+    pk: `T#${tenant}#BUNDLES`,
+    sk: `B#${operationId}`,
+  }),
   /** A class's resource set: the assets its agents hold. */
   resourceSet: (tenant: string, className: string) => ({ pk: `T#${tenant}#RESOURCES`, sk: `C#${className}` }),
   /** A tenant's rollouts, by rollout id (which sorts by creation time). */

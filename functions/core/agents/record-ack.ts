@@ -1,3 +1,5 @@
+import { isTransferDebug } from "../bundles/model.js";
+import type { DebugBundleStore } from "../bundles/ports.js";
 import { isAppliedState, normalizeAcknowledgement } from "../c2/ack.js";
 import type { JsonObject } from "../c2/json.js";
 import type { Acknowledgement } from "../c2/model.js";
@@ -31,6 +33,8 @@ export interface AckDependencies {
   ids: IdGenerator;
   /** Where the answers DESCRIBE acknowledgements bring are kept, and for how long the console serves them. */
   results: OperationResultStore;
+  /** The debug bundles agents uploaded, which a TRANSFER DEBUG's acknowledgement must find to be done. */
+  debugBundles: Pick<DebugBundleStore, "get">;
   resultRetentionMs: number;
   /** The container's, shared by its requests; without one each request tries the cache afresh. */
   cacheBreaker?: CacheBreaker;
@@ -90,7 +94,8 @@ function agentOfAck(ack: Acknowledgement, credential: AgentCredential): string |
  * could not be put on the stream after it is handed back, not thrown. Its cost: one consistent read of the
  * operation and one conditional update, or none for an id that names no agent; an ack that brings a manifest
  * adds its registration (registration.ts) and one update of the agent's record, one that brings a DESCRIBE's
- * answer one put of the answer (results.ts), before the update. An answer that cannot be kept does not refuse
+ * answer one put of the answer (results.ts), before the update, and an applied TRANSFER DEBUG one read of its
+ * stored bundle (bundles/). An answer that cannot be kept does not refuse
  * the ack: the agent would not send it again, so the operation closes with its result marked lost.
  */
 export function makeRecordAck(deps: AckDependencies) {
@@ -207,6 +212,7 @@ export function makeRecordAck(deps: AckDependencies) {
     // answer is an object no operation names, which the store's lifecycle deletes.
     const answer = applied ? describeAnswerOf(record, body) : undefined;
     const kept = answer ? await keepAnswer(record, answer, now) : undefined;
+    const bundle = applied && isTransferDebug(record) ? await storedBundle(record) : undefined;
     // The agent's next heartbeats look at its operations until one shows the effect: marked before the state
     // changes, so that no heartbeat in between misses it, and again after it, because a heartbeat in between
     // found the operation not yet awaiting its effect and cleared the marker. Without the cache, the sweeper
@@ -214,10 +220,19 @@ export function makeRecordAck(deps: AckDependencies) {
     // looks) saw the effect.
     const watched = applied && awaitsEffect(record, ack.dialect);
     if (watched) await cache.attempt(() => hotState.markOperationsPending(tenant, agentId));
-    const { events: operationEvents } = await operations.acknowledge(record, ack, kept?.change);
+    const { events: operationEvents } = await operations.acknowledge(record, ack, {
+      ...kept?.change,
+      bundle,
+    });
     if (watched) await cache.attempt(() => hotState.markOperationsPending(tenant, agentId));
     const matched = operationEvents.some((event) => event.operationId === ack.operationId);
     return { matched, manifestStored, operationEvents, kept };
+  }
+
+  /** What a TRANSFER DEBUG records of the bundle its agent uploaded before acknowledging; undefined without one. */
+  async function storedBundle(record: OperationRecord): Promise<OperationChange["bundle"]> {
+    const bundle = await deps.debugBundles.get(record.tenant, record.operationId);
+    return bundle && { bytes: bundle.bytes, storedAt: bundle.storedAt, expiresAt: bundle.expiresAt };
   }
 
   /** Puts a DESCRIBE's answer in the result store; what the operation records of it, kept or lost. */

@@ -33,9 +33,10 @@ export interface AuditRecord {
 
 /**
  * Reads that are audited all the same: what agents answered a DESCRIBE holds their configuration values and
- * components' state, so who saw it is kept as who changed things is.
+ * components' state, and a debug bundle their logs and configuration, so who saw them is kept as who changed
+ * things is.
  */
-const AUDITED_READS: ReadonlySet<string> = new Set(["getOperationResult"]);
+const AUDITED_READS: ReadonlySet<string> = new Set(["getOperationResult", "downloadDebugBundle"]);
 
 /**
  * Requests that change nothing are not audited (every method but GET may change something), except the reads

@@ -109,6 +109,23 @@ export function assertTenantBoundToIssuer(
   );
 }
 
+/** A client certificate as an ingress reports it: its subject, serial and issuer. */
+export interface DistinguishedCertificate {
+  subjectDN: string;
+  serialNumber: string;
+  issuerDN?: string;
+}
+
+/** The credential a client certificate proves, its tenant one its CA may speak for. */
+export function credentialOfCertificate(
+  certificate: DistinguishedCertificate,
+  bindings: CaBindings | undefined,
+): AgentCredential {
+  const credential = credentialFromCertificate(certificate.subjectDN, certificate.serialNumber);
+  assertTenantBoundToIssuer(credential, certificate.issuerDN, bindings);
+  return credential;
+}
+
 /** Throws unless the credential may speak for this agent id. */
 export function authorizeAgent(credential: AgentCredential, agentId: string): void {
   if (!isValidIdentifier(agentId)) {

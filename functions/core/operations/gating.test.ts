@@ -46,6 +46,20 @@ describe("gating operations by agent type and version", () => {
   });
 });
 
+describe("TRANSFER DEBUG", () => {
+  const transfer = { operation: "TRANSFER", operand: "DEBUG", args: { target: "https://agents.example/x" } };
+  const listing = (build: AgentBuild): AgentBuild => ({
+    ...build,
+    supportedOperations: { ...build.supportedOperations, TRANSFER: ["DEBUG"] },
+  });
+
+  it("goes to any version of either agent whose manifest lists it, and to none that does not", () => {
+    for (const build of [java("2.0.0"), java("2.3.0"), java("2.11.0"), cpp])
+      expect(refusalOf(listing(build), transfer)).toBeUndefined();
+    expect(refusalOf(java("2.3.0"), transfer)).toBe("its manifest does not list TRANSFER DEBUG");
+  });
+});
+
 describe("operations only MiNiFi C++ has", () => {
   const everything = {
     DESCRIBE: ["CONFIGURATION", "CORECOMPONENTSTATE", "JSTACK", "MANIFEST", "METRICS"],

@@ -71,7 +71,10 @@ const propertiesAsObjects = (operation: GatedOperation) =>
   operation.operand === "PROPERTIES" &&
   Object.values(operation.args ?? {}).some((value) => typeof value === "object");
 
-/** The version rules (REAL-AGENTS.md, §2), by operation. */
+/**
+ * The version rules (REAL-AGENTS.md, §2), by operation. TRANSFER DEBUG needs none: every MiNiFi Java 2.x and
+ * MiNiFi C++ that lists it posts the bundle alike, as the form part `file`, to the absolute `target` Beacon sends.
+ */
 const VERSION_GATES: readonly VersionGate[] = [
   {
     names: ["SYNC RESOURCE"],

@@ -356,6 +356,60 @@ describe("the answer of a DESCRIBE asked through the console", () => {
   });
 });
 
+describe("a TRANSFER DEBUG", () => {
+  /** Delivered to the C++ agent, whose manifest lists TRANSFER DEBUG. */
+  async function delivered() {
+    const agent = await knownCppAgent();
+    const operationId = await agent.queue("TRANSFER", "DEBUG", {
+      args: { target: `https://bundles.beacon.test/c2/debug-bundles/x` },
+    });
+    expect((await agent.heartbeat()).map((operation) => operation.identifier)).toEqual([operationId]);
+    return { ...agent, operationId };
+  }
+
+  it("is done when its agent acknowledges it and its bundle is stored, confirmed by both", async () => {
+    const { core, operationId, stateOf, operationEvents } = await delivered();
+    const now = core.clock.now();
+    await core.debugBundles.create({
+      tenant: "acme",
+      agentId,
+      operationId,
+      uploadId: "u-1",
+      bytes: 2048,
+      storedAt: now,
+      expiresAt: now + 86_400_000,
+    });
+    await core.recordAck(cppFleet, ack(operationId, "FULLY_APPLIED"));
+    expect(stateOf(operationId)).toBe("done");
+    expect(core.operationStore.records.get(`acme/${agentId}/${operationId}`)).toMatchObject({
+      confirmedBy: "bundle",
+      bundle: { bytes: 2048, storedAt: now, expiresAt: now + 86_400_000 },
+    });
+    expect(operationEvents().at(-1)).toMatchObject({ state: "done", confirmedBy: "bundle" });
+  });
+
+  it("acknowledged as applied without a stored bundle fails, saying so", async () => {
+    const { core, operationId, stateOf, operationEvents } = await delivered();
+    await core.recordAck(cppFleet, ack(operationId, "FULLY_APPLIED"));
+    expect(stateOf(operationId)).toBe("failed");
+    expect(operationEvents().at(-1)).toMatchObject({
+      state: "failed",
+      ackState: "FULLY_APPLIED",
+      reason: "The agent acknowledged TRANSFER DEBUG as applied, but no debug bundle of it was stored",
+    });
+  });
+
+  it("fails as its agent says when the upload failed (a bundle over the limit)", async () => {
+    const { core, operationId, stateOf } = await delivered();
+    await core.recordAck(cppFleet, ack(operationId, "NOT_APPLIED", { details: "HTTP 413" }));
+    expect(stateOf(operationId)).toBe("failed");
+    expect(core.operationStore.records.get(`acme/${agentId}/${operationId}`)).toMatchObject({
+      details: "HTTP 413",
+    });
+    expect(core.operationStore.records.get(`acme/${agentId}/${operationId}`)?.reason).toBeUndefined();
+  });
+});
+
 describe("an operation the heartbeat ensures", () => {
   /** An UPDATE CONFIGURATION as catch-up makes it, and the agent's supported operations to deliver it by. */
   async function catchUpOf(core: Awaited<ReturnType<typeof knownCppAgent>>["core"], flowId: string) {

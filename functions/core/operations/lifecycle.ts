@@ -1,4 +1,6 @@
 import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../agents/status.js";
+import { isTransferDebug, NO_BUNDLE_REASON } from "../bundles/model.js";
+import { isAppliedState } from "../c2/ack.js";
 import { dropUndefined } from "../c2/json.js";
 import type { SupportedOperations } from "../c2/manifest.js";
 import type { Acknowledgement, C2Operation } from "../c2/model.js";
@@ -249,11 +251,13 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
     async acknowledge(
       record: OperationRecord,
       ack: Acknowledgement,
-      kept: Pick<OperationChange, "result" | "resultLost"> = {},
+      kept: Pick<OperationChange, "result" | "resultLost" | "bundle"> = {},
     ): Promise<LifecycleResult> {
       if (record.state !== "delivered") return { events: [] };
       const now = deps.clock.now();
-      const state = stateAfterAck(record, ack);
+      // TRANSFER DEBUG is done when its bundle is stored too: an agent's word that it uploaded is not the bundle.
+      const bundleMissing = isTransferDebug(record) && isAppliedState(ack.state) && !kept.bundle;
+      const state = bundleMissing ? "failed" : stateAfterAck(record, ack);
       const events =
         state === "failed"
           ? await cancelDependents(record.tenant, record.agentId, record.operationId, now)
@@ -264,9 +268,10 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
         state,
         ...(state === "awaiting_effect" ? { timeoutAt, dueAt: timeoutAt } : { finishedAt: now }),
         ackState: ack.state,
-        confirmedBy: state === "done" ? ("ack" as const) : undefined,
+        confirmedBy: state === "done" ? (kept.bundle ? ("bundle" as const) : ("ack" as const)) : undefined,
         details: ack.details,
         failureCause: state === "failed" ? ack.failureCause : undefined,
+        reason: bundleMissing ? NO_BUNDLE_REASON : undefined,
         ...kept,
       });
       const event = await move(record, "delivered", change, now);

@@ -58,12 +58,16 @@ export const OperationKinds = [
   { operation: "CLEAR", operand: "CONNECTION" },
   { operation: "CLEAR", operand: "REPOSITORIES" },
   { operation: "CLEAR", operand: "CORECOMPONENTSTATE" },
+  { operation: "TRANSFER", operand: "DEBUG" },
   { operation: "PAUSE", operand: "" },
   { operation: "RESUME", operand: "" },
 ] as const;
 
-/** How a done operation was confirmed: by its acknowledgement, or by a heartbeat that showed its effect. */
-export type Confirmation = "ack" | "heartbeat";
+/**
+ * How a done operation was confirmed: by its acknowledgement, by a heartbeat that showed its effect, or (TRANSFER
+ * DEBUG) by its acknowledgement together with the debug bundle it uploaded, stored.
+ */
+export type Confirmation = "ack" | "heartbeat" | "bundle";
 
 /** Agents never acknowledge these (the C++ agent pauses or resumes and says nothing): done on delivery. */
 export const isNeverAcknowledged = (operation: string): boolean =>
@@ -111,6 +115,8 @@ export interface OperationRecord {
   result?: OperationResult;
   /** Its acknowledgement brought an answer that could not be kept. */
   resultLost?: boolean;
+  /** TRANSFER DEBUG: the debug bundle the agent uploaded, served by the console until it expires. */
+  bundle?: OperationResult;
 }
 
 /** How large an operation's kept answer is, and until when the console serves it (epoch ms). */
@@ -135,6 +141,7 @@ export type OperationChange = Partial<
     | "reason"
     | "result"
     | "resultLost"
+    | "bundle"
   >
 > & { state: OperationState };
 

@@ -3,6 +3,7 @@ import { syncDigestOf, syncResourceArgs, updateAssetArgs } from "../assets/locat
 import { isAssetId } from "../assets/model.js";
 import type { AssetCatalog, ResourceSetStore } from "../assets/ports.js";
 import type { ResourceSet } from "../assets/resource-set.js";
+import { debugBundleTarget } from "../bundles/model.js";
 import { dropUndefined } from "../c2/json.js";
 import type { OperationArgs } from "../c2/model.js";
 import { BeaconError } from "../errors.js";
@@ -68,6 +69,8 @@ export interface OperationsDependencies extends OperationQueueDependencies {
   resourceSets: ResourceSetStore;
   /** The agent API's public base URL (`https://host[:port]`), for the URLs agents are sent to. */
   agentApiUrl: string;
+  /** The base of TRANSFER DEBUG's upload targets: where the streaming bundle intake is reached. */
+  debugBundleTargetBase: string;
   /** The agents the console's agent list shows for these filters, reading on until `limit` or the end. */
   selectAgents(tenant: string, filters: AgentFilters, limit: number): Promise<{ agentId: string }[]>;
 }
@@ -76,6 +79,7 @@ export interface OperationsDependencies extends OperationQueueDependencies {
 const UPDATE_CONFIGURATION = "UPDATE CONFIGURATION";
 const UPDATE_ASSET = "UPDATE ASSET";
 const SYNC_RESOURCE = "SYNC RESOURCE";
+const TRANSFER_DEBUG = "TRANSFER DEBUG";
 /** UPDATE ASSET takes one arg from the caller, as the string agents parse. */
 const FORCE_DOWNLOAD = "forceDownload";
 
@@ -123,6 +127,10 @@ export const operationView = (record: OperationRecord) =>
       expiresAt: toIso(record.result.expiresAt) as string,
     },
     resultLost: record.resultLost,
+    bundle: record.bundle && {
+      bytes: record.bundle.bytes,
+      expiresAt: toIso(record.bundle.expiresAt) as string,
+    },
   });
 
 const nameOf = (kind: { operation: string; operand?: string }) =>
@@ -349,6 +357,13 @@ export function makeOperationsApi(deps: OperationsDependencies) {
       }
       return each((agent) => syncResourceArgs(sets.get(agent.agentId) as ResourceSet, deps.agentApiUrl));
     }
+    if (name === TRANSFER_DEBUG)
+      // Each upload target names its own operation, whose id is made here for it.
+      return agents.map((agent) => {
+        const operationId = queue.newId(agent.agentId);
+        const target = debugBundleTarget(deps.debugBundleTargetBase, operationId);
+        return { agent, ...kind, operationId, args: { target }, dependsOn: request.dependsOn };
+      });
     const args = callerArgsOf(name, request.args);
     return each(() => args);
   }

@@ -584,6 +584,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/debug-bundles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's debug bundles, newest first
+         * @description The bundles agents uploaded for TRANSFER DEBUG operations and not yet expired, by operation, newest first.
+         */
+        get: operations["listDebugBundles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/debug-bundles/{operationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As Beacon made it: it ends with `~` and the agent's id, which is how an acknowledgement that names no agent finds its operation. */
+                operationId: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        /** One debug bundle */
+        get: operations["getDebugBundle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/debug-bundles/{operationId}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As Beacon made it: it ends with `~` and the agent's id, which is how an acknowledgement that names no agent finds its operation. */
+                operationId: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Download a debug bundle
+         * @description A redirect to the bundle's bytes (`application/gzip`, saved as `debug-<operationId>.tar.gz`) in the bucket, by a link that lasts 5 minutes: a bundle may be 16 MiB, more than the console API's answer can carry. Operators and admins only: a bundle holds the agent's logs and configuration. Audited.
+         */
+        get: operations["downloadDebugBundle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rollouts": {
         parameters: {
             query?: never;
@@ -1188,13 +1251,13 @@ export interface components {
              */
             ackState?: "FULLY_APPLIED" | "PARTIALLY_APPLIED" | "OPERATION_NOT_UNDERSTOOD" | "NO_OPERATION" | "NOT_APPLIED";
             /**
-             * @description How a done operation was confirmed: by its acknowledgement, or by a heartbeat that showed its effect (the run status a C++ START or STOP asked for, the flow id of an UPDATE CONFIGURATION whose acknowledgement was lost). Absent for PAUSE and RESUME, done on delivery.
+             * @description How a done operation was confirmed: by its acknowledgement, by its acknowledgement together with the debug bundle it uploaded, stored (`bundle`, TRANSFER DEBUG), or by a heartbeat that showed its effect (the run status a C++ START or STOP asked for, the flow id of an UPDATE CONFIGURATION whose acknowledgement was lost). Absent for PAUSE and RESUME, done on delivery.
              * @enum {string}
              */
-            confirmedBy?: "ack" | "heartbeat";
+            confirmedBy?: "ack" | "heartbeat" | "bundle";
             details?: string;
             failureCause?: string;
-            /** @description Why Beacon closed it itself: cancelled, a dependency that will not be done, or an operation the agent's manifest no longer lists. */
+            /** @description Why Beacon closed it itself: cancelled, a dependency that will not be done, an operation the agent's manifest no longer lists, or a TRANSFER DEBUG acknowledged as applied without a stored debug bundle. */
             reason?: string;
             /** @description The answer its acknowledgement brought (a DESCRIBE's), kept for `GET /operations/{operationId}/result` until `expiresAt`. */
             result?: {
@@ -1205,6 +1268,13 @@ export interface components {
             };
             /** @description Its acknowledgement brought an answer that could not be kept (the operation closed all the same). */
             resultLost?: boolean;
+            /** @description TRANSFER DEBUG: the debug bundle the agent uploaded, served at `GET /debug-bundles/{operationId}/content` until `expiresAt`. */
+            bundle?: {
+                /** @description Its size in bytes. */
+                bytes: number;
+                /** Format: date-time */
+                expiresAt: string;
+            };
         };
         OperationList: {
             items: components["schemas"]["Operation"][];
@@ -1232,11 +1302,11 @@ export interface components {
                 q?: string;
             };
             /**
-             * @description With `operand`: DESCRIBE MANIFEST, DESCRIBE METRICS, DESCRIBE CONFIGURATION, DESCRIBE JSTACK, DESCRIBE CORECOMPONENTSTATE, UPDATE PROPERTIES, UPDATE CONFIGURATION, UPDATE ASSET, SYNC RESOURCE, START/STOP FLOW, START/STOP PROCESSOR, START/STOP of a C++ component (its id or name, `FlowController`, `c2`), RESTART, CLEAR CONNECTION, CLEAR REPOSITORIES, CLEAR CORECOMPONENTSTATE, PAUSE, RESUME. DESCRIBE METRICS, CONFIGURATION, JSTACK and CORECOMPONENTSTATE, CLEAR REPOSITORIES and CORECOMPONENTSTATE and START/STOP of a component are MiNiFi C++ only; START/STOP PROCESSOR needs MiNiFi Java 2.7 or later (see the README's table).
+             * @description With `operand`: DESCRIBE MANIFEST, DESCRIBE METRICS, DESCRIBE CONFIGURATION, DESCRIBE JSTACK, DESCRIBE CORECOMPONENTSTATE, UPDATE PROPERTIES, UPDATE CONFIGURATION, UPDATE ASSET, SYNC RESOURCE, START/STOP FLOW, START/STOP PROCESSOR, START/STOP of a C++ component (its id or name, `FlowController`, `c2`), RESTART, CLEAR CONNECTION, CLEAR REPOSITORIES, CLEAR CORECOMPONENTSTATE, TRANSFER DEBUG, PAUSE, RESUME. TRANSFER DEBUG takes no args: Beacon sends the agent its upload target. DESCRIBE METRICS, CONFIGURATION, JSTACK and CORECOMPONENTSTATE, CLEAR REPOSITORIES and CORECOMPONENTSTATE and START/STOP of a component are MiNiFi C++ only; START/STOP PROCESSOR needs MiNiFi Java 2.7 or later (see the README's table).
              * @enum {string}
              */
-            operation: "DESCRIBE" | "UPDATE" | "START" | "STOP" | "RESTART" | "CLEAR" | "PAUSE" | "RESUME" | "SYNC";
-            /** @description MANIFEST, METRICS, CONFIGURATION, JSTACK, CORECOMPONENTSTATE, PROPERTIES, ASSET, RESOURCE, FLOW, PROCESSOR, CONNECTION, REPOSITORIES; for START and STOP also a C++ component's id or name, `FlowController` or `c2`. */
+            operation: "DESCRIBE" | "UPDATE" | "START" | "STOP" | "RESTART" | "CLEAR" | "PAUSE" | "RESUME" | "SYNC" | "TRANSFER";
+            /** @description MANIFEST, METRICS, CONFIGURATION, JSTACK, CORECOMPONENTSTATE, PROPERTIES, ASSET, RESOURCE, FLOW, PROCESSOR, CONNECTION, REPOSITORIES, DEBUG; for START and STOP also a C++ component's id or name, `FlowController` or `c2`. */
             operand?: string;
             /** @description Must be true for what cannot be undone: START or STOP `c2` (the C++ agent ends itself with SIGTERM) and CLEAR REPOSITORIES (destroys the data the agent holds queued). Without it they are refused with 400 `confirmation_required`. */
             confirm?: boolean;
@@ -1692,6 +1762,26 @@ export interface components {
         };
         WebhookDeliveryList: {
             items: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
+        };
+        /** @description A debug bundle an agent uploaded for a TRANSFER DEBUG operation: the gzip tar (`debug.tar.gz`) of its flow, configuration and logs. */
+        DebugBundle: {
+            /** @description The TRANSFER DEBUG operation it answers. */
+            operationId: string;
+            agentId: string;
+            /** @description Its size in bytes. */
+            bytes: number;
+            /** Format: date-time */
+            storedAt: string;
+            /**
+             * Format: date-time
+             * @description Served until then (1 day after it was stored unless the deployment sets other days), then 410; the bucket's lifecycle deletes it after.
+             */
+            expiresAt: string;
+        };
+        DebugBundleList: {
+            items: components["schemas"]["DebugBundle"][];
             /** @description Pass as `cursor` for the next page; absent on the last page. */
             nextCursor?: string;
         };
@@ -2996,6 +3086,127 @@ export interface operations {
                 };
             };
             /** @description The result has expired (`result_expired`): the bucket's lifecycle deletes it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDebugBundles: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of debug bundles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DebugBundleList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getDebugBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As Beacon made it: it ends with `~` and the agent's id, which is how an acknowledgement that names no agent finds its operation. */
+                operationId: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bundle. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DebugBundle"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The caller's tenant has no debug bundle of this operation (another tenant's answer the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The bundle has expired (`result_expired`): the bucket's lifecycle deletes it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadDebugBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As Beacon made it: it ends with `~` and the agent's id, which is how an acknowledgement that names no agent finds its operation. */
+                operationId: components["parameters"]["OperationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Follow `Location` for the bytes; the body says the same. */
+            302: {
+                headers: {
+                    /** @description The short-lived download link. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uri */
+                        location: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The caller's tenant has no debug bundle of this operation (another tenant's answer the same). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The bundle has expired (`result_expired`): the bucket's lifecycle deletes it. */
             410: {
                 headers: {
                     [name: string]: unknown;

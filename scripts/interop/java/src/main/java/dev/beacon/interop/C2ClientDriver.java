@@ -55,6 +55,7 @@ import org.apache.nifi.c2.client.service.operation.StartFlowOperationHandler;
 import org.apache.nifi.c2.client.service.operation.StopFlowOperationHandler;
 import org.apache.nifi.c2.client.service.operation.SupportedOperationsProvider;
 import org.apache.nifi.c2.client.service.operation.SyncResourceOperationHandler;
+import org.apache.nifi.c2.client.service.operation.TransferDebugOperationHandler;
 import org.apache.nifi.c2.client.service.operation.UpdateAssetOperationHandler;
 import org.apache.nifi.c2.client.service.operation.UpdateConfigurationOperationHandler;
 import org.apache.nifi.c2.client.service.operation.UpdatePropertiesOperationHandler;
@@ -86,8 +87,9 @@ import org.apache.nifi.c2.serializer.C2Serializer;
  * CONFIGURATION and records its flow id, its {@link UpdatePropertiesOperationHandler} applies UPDATE
  * PROPERTIES and its {@link StartFlowOperationHandler} and {@link StopFlowOperationHandler} start and stop
  * the flow, its {@link UpdateAssetOperationHandler} downloads an UPDATE ASSET into the asset directory and its
- * {@link SyncResourceOperationHandler} synchronises the resource repository (SYNC RESOURCE), exactly as in the
- * agent: every acknowledgement is the one the library's handler built. The driver supplies only what the
+ * {@link SyncResourceOperationHandler} synchronises the resource repository (SYNC RESOURCE) and its
+ * {@link TransferDebugOperationHandler} uploads a debug bundle of the agent's configuration and log (TRANSFER
+ * DEBUG), exactly as in the agent: every acknowledgement is the one the library's handler built. The driver supplies only what the
  * agent's own process supplies: where assets and resources are written ({@link AssetDirectory},
  * {@link ResourceSync}) and what the flow and properties handlers change. The sequencing is this driver's:
  * heartbeat, handle and acknowledge every operation it can, heartbeat again.
@@ -118,6 +120,15 @@ public final class C2ClientDriver {
   /** The properties the agent offers UPDATE PROPERTIES, as its bootstrap.conf sets them. */
   private static final Map<String, String> UPDATABLE_PROPERTIES =
       Map.of("c2.agent.heartbeat.period", "5000", "c2.rest.callTimeout", "10 sec");
+  /**
+   * What the agent's debug bundle holds (MiNiFi Java: bootstrap.conf, the flow, the app and bootstrap logs), here
+   * a bootstrap.conf and an app log written at start, one line of which looks secret.
+   */
+  private static final String BOOTSTRAP_CONF = "bootstrap.conf";
+  private static final String APP_LOG = "minifi-app.log";
+  private static final String SECRET_LINE = "c2.security.keystore.password=do-not-send";
+  /** As the agent's filter: a line that names a password, a key or a secret stays out of the bundle. */
+  private static final Pattern SENSITIVE_LINE = Pattern.compile("(?i)(password|secret|\\.key=)");
   private static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY =
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
 
@@ -207,6 +218,13 @@ public final class C2ClientDriver {
     SyncResourceOperationHandler syncResource =
         SyncResourceOperationHandler.create(
             client, new EmptyOperandPropertiesProvider(), resources, new C2JacksonSerializer());
+    // The agent bundles its configuration and logs, each line of the text ones through its filter.
+    TransferDebugOperationHandler transferDebug =
+        TransferDebugOperationHandler.create(
+            client,
+            new EmptyOperandPropertiesProvider(),
+            debugFiles(workDir),
+            line -> !SENSITIVE_LINE.matcher(line).find());
     this.handlers =
         Map.of(
             OperationType.DESCRIBE, Map.of(OperandType.MANIFEST, describeManifest),
@@ -217,7 +235,8 @@ public final class C2ClientDriver {
                     OperandType.ASSET, updateAsset),
             OperationType.SYNC, Map.of(OperandType.RESOURCE, syncResource),
             OperationType.START, Map.of(OperandType.FLOW, new StartFlowOperationHandler(flowState)),
-            OperationType.STOP, Map.of(OperandType.FLOW, new StopFlowOperationHandler(flowState)));
+            OperationType.STOP, Map.of(OperandType.FLOW, new StopFlowOperationHandler(flowState)),
+            OperationType.TRANSFER, Map.of(OperandType.DEBUG, transferDebug));
     // Derived from the handlers, as the agent does.
     this.supportedOperations = new SupportedOperationsProvider(handlers).getSupportedOperations();
   }
@@ -308,6 +327,15 @@ public final class C2ClientDriver {
                   .with("operationId", operation.getIdentifier())
                   .with("values", bootstrapProperties));
       case UpdateAssetOperationHandler asset -> reportAsset(operation, state);
+      // The upload the library's TRANSFER DEBUG handler made, and the state it acknowledges with.
+      case TransferDebugOperationHandler debug ->
+          emit(
+              step("debug")
+                  .with("operationId", operation.getIdentifier())
+                  .with("args", argsOf(operation))
+                  .with("http", wire.takeLast().map(WireRecorder.Exchange::describe).orElse(null))
+                  .with("state", state)
+                  .with("details", ack.getOperationState().getDetails()));
       case SyncResourceOperationHandler sync -> {
         reportResources(operation);
         emit(
@@ -372,6 +400,23 @@ public final class C2ClientDriver {
 
   private static Map<String, Object> argsOf(C2Operation operation) {
     return operation.getArgs() == null ? Map.of() : operation.getArgs();
+  }
+
+  /** The agent's bootstrap.conf and app log, which its TRANSFER DEBUG handler bundles. */
+  private List<Path> debugFiles(Path workDir) throws IOException {
+    Path bootstrap = workDir.resolve(BOOTSTRAP_CONF);
+    List<String> properties = new ArrayList<>();
+    bootstrapProperties.forEach((name, value) -> properties.add(name + "=" + value));
+    properties.add(SECRET_LINE);
+    Files.write(bootstrap, properties, StandardCharsets.UTF_8);
+    Path log = workDir.resolve(APP_LOG);
+    Files.write(
+        log,
+        List.of(
+            "INFO [main] org.apache.nifi.minifi.MiNiFi Started MiNiFi as " + arguments.agentId(),
+            "INFO [C2] org.apache.nifi.c2.client.service.C2HeartbeatManager Heartbeat sent"),
+        StandardCharsets.UTF_8);
+    return List.of(bootstrap, log);
   }
 
   /** UPDATE PROPERTIES' operand properties, shaped as the agent lists them in its manifest. */

@@ -1,0 +1,36 @@
+import { randomUUID } from "node:crypto";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
+import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
+import { DynamoRevocationList } from "../adapters/dynamodb/revocation-list.js";
+import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
+import { makeDebugBundleIntake } from "../core/bundles/intake.js";
+import { makeDynamoDbClient, makeS3Client } from "../shared/aws-clients.js";
+import type { BundleIntakeConfig } from "../shared/config.js";
+
+/**
+ * Wires the bundle intake to DynamoDB and S3; once per process. It needs no cache: an upload is rare, and
+ * reads the revocation list and the operation consistently from the table.
+ */
+export function composeBundleIntake(config: BundleIntakeConfig) {
+  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  const s3 = makeS3Client();
+  return {
+    intake: makeDebugBundleIntake({
+      operations: new DynamoOperationStore(documents, config.tableName),
+      bundles: new DynamoDebugBundles(documents, config.tableName),
+      content: new S3DebugBundleContent(s3, config.assetBucket),
+      revocations: new DynamoRevocationList(documents, config.tableName),
+      clock: { now: () => Date.now() },
+      ids: { newId: () => randomUUID() },
+      caBindings: config.caBindings,
+      retentionMs: config.retentionMs,
+    }),
+    close: async () => {
+      documents.destroy();
+      s3.destroy();
+    },
+  };
+}
