@@ -62,6 +62,18 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     });
   });
 
+  it("hands back the highest bulletin id the agent listed before, kept while heartbeats list none", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    expect(await sighted(START, { ...reported, bulletinsThrough: 7 })).toMatchObject({
+      previousBulletinsThrough: undefined,
+    });
+    expect(await sighted(START + 1)).toMatchObject({ previousBulletinsThrough: 7 });
+    expect(await sighted(START + 2, { bulletinsThrough: 9 })).toMatchObject({ previousBulletinsThrough: 7 });
+    expect(await sighted(START + 3, { bulletinsThrough: 2 })).toMatchObject({ previousBulletinsThrough: 9 });
+    expect(await sighted(START + 4)).toMatchObject({ previousBulletinsThrough: 2 });
+  });
+
   it("hands back the resource hash the agent reported before, none for null, as proof a SYNC RESOURCE was applied", async () => {
     const { hotState } = the.subject;
     await hotState.rememberRevocations(the.tenant, []);

@@ -162,6 +162,7 @@ interface HotAgent {
   runStatus?: string;
   processors?: ProcessorStatus[];
   resourceHash?: string | null;
+  bulletinsThrough?: number;
   /** As JSON, as the cache compares it. */
   device?: string;
   /** The device changed since the agent's last checkpoint. */
@@ -227,6 +228,7 @@ export class MemoryHotState implements HotState, PresenceState {
     agent.runStatus = sighting.runStatus ?? agent.runStatus;
     agent.processors = sighting.processors ?? agent.processors;
     if (sighting.resourceHash !== undefined) agent.resourceHash = sighting.resourceHash;
+    agent.bulletinsThrough = sighting.bulletinsThrough ?? agent.bulletinsThrough;
     const device = sighting.device && JSON.stringify(sighting.device);
     if (agent.registered && device !== undefined && device !== agent.device) agent.deviceChanged = true;
     agent.device = device ?? agent.device;
@@ -260,6 +262,7 @@ export class MemoryHotState implements HotState, PresenceState {
       previousManifestHash: previous.manifestHash,
       previousFlowId: previous.flowId,
       previousResourceHash: previous.resourceHash ?? undefined,
+      previousBulletinsThrough: previous.bulletinsThrough,
       manifestId: manifest?.manifestId,
       supportedOperations,
       checkpointDue,

@@ -64,6 +64,7 @@ type RecordSightingReply =
       string,
       string,
       number,
+      string,
       number,
     ];
 
@@ -125,6 +126,7 @@ export class RedisHotState implements HotState {
       previousResourceHash,
       offlineLastSeen,
       deviceChanged,
+      previousBulletinsThrough,
       sequence,
     ] = reply;
     const result: HotSightingResult = {
@@ -137,6 +139,7 @@ export class RedisHotState implements HotState {
       previousFlowId: previousFlow || undefined,
       // "" is both never reported and null (the agent holds no resource): neither is a hash an operation left.
       previousResourceHash: previousResourceHash || undefined,
+      previousBulletinsThrough: previousBulletinsThrough ? Number(previousBulletinsThrough) : undefined,
       manifestId: manifestId || undefined,
       supportedOperations: operations ? (JSON.parse(operations) as SupportedOperations) : undefined,
       checkpointDue: Number(due) === 1,
@@ -178,6 +181,7 @@ export class RedisHotState implements HotState {
       repositories: sighting.repositories && JSON.stringify(sighting.repositories),
       queues: sighting.queues && JSON.stringify(sighting.queues),
       bulletins: sighting.bulletins && JSON.stringify(sighting.bulletins),
+      bulletinsThrough: sighting.bulletinsThrough?.toString(),
       processors: sighting.processors && JSON.stringify(sighting.processors),
       // A hash field holds strings only: "" stands for null, an agent that holds no resource.
       resourceHash: sighting.resourceHash === null ? "" : sighting.resourceHash,

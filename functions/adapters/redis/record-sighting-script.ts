@@ -21,7 +21,7 @@ if not revocation[2] then return {'unknown'} end
 if revocation[1] then return {'revoked'} end
 local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'agentClass', 'manifestHash', 'flowId',
   'describeUntil', 'knownManifestHash', 'manifestId', 'supportedOperations', 'resourceHash', 'device',
-  'heartbeatPeriodMs')
+  'heartbeatPeriodMs', 'bulletinsThrough')
 local reported = {}
 for index = 12, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
 local agentClass = reported['agentClass'] or previous[3]
@@ -110,7 +110,8 @@ return {
   previous[3] or '', previous[4] or '', previous[5] or '',
   supportedOperations or '', checkpointDue, previous[6] or '', pending or '',
   classFlowUnknown, catchUpFlow or '', catchUpAckTimeout or '', manifestId or '',
-  runStatuses[1] or '', runStatuses[2] or '', previous[10] or '', offline or '', deviceChanged, sequence
+  runStatuses[1] or '', runStatuses[2] or '', previous[10] or '', offline or '', deviceChanged,
+  previous[13] or '', sequence
 }
 `;
 

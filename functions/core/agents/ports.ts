@@ -98,6 +98,8 @@ export interface HotSighting {
   repositories?: RepositoryStatus[];
   queues?: QueueStatus[];
   bulletins?: Bulletin[];
+  /** The highest bulletin id the heartbeat lists, kept to tell the next heartbeat's new bulletins. */
+  bulletinsThrough?: number;
   processors?: ProcessorStatus[];
   resourceHash?: string | null;
   system?: SystemLoad;
@@ -121,6 +123,8 @@ export interface HotSightingResult {
   previousFlowId?: string;
   /** The resource hash the agent reported before this heartbeat; absent when it reported none (or null). */
   previousResourceHash?: string;
+  /** The highest bulletin id the agent listed before this heartbeat, when the cache holds one. */
+  previousBulletinsThrough?: number;
   /** The agent's manifest when the cache knows the one of the hash it reports now: its binary and operations. */
   manifestId?: string;
   supportedOperations?: SupportedOperations;

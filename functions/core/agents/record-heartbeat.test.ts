@@ -309,6 +309,32 @@ describe("recordHeartbeat", () => {
     });
     expect(JSON.stringify(event).length).toBeLessThan(2_000);
     expect(event?.type === "heartbeat" && event.status).toMatchObject({ errorBulletins: 1, queueCount: 1 });
+    expect(event).toMatchObject({ newErrorBulletins: 1 });
+  });
+
+  it("counts as new only the ERROR bulletins an agent had not listed before, all of them after a restart", async () => {
+    const core = coreHarness();
+    const listing = (ids: number[]) => {
+      const heartbeat = example("cpp/heartbeat-full.json");
+      const [bulletin] = (heartbeat.flowInfo as { processorBulletins: object[] }).processorBulletins;
+      (heartbeat.flowInfo as { processorBulletins: object[] }).processorBulletins = ids.map((id) => ({
+        ...bulletin,
+        id,
+      }));
+      return heartbeat;
+    };
+    for (const ids of [[1], [1], [1, 2, 3], [3], [1]]) await core.recordHeartbeat(fleet, listing(ids));
+    const counted = core.events.events.flatMap((event) =>
+      event.type === "heartbeat" ? [[event.status?.errorBulletins, event.newErrorBulletins]] : [],
+    );
+    expect(counted).toEqual([
+      [1, 1],
+      [1, 0],
+      [3, 2],
+      [1, 0],
+      // Lower than the highest id listed before: the agent restarted and numbers them from 1 again.
+      [1, 1],
+    ]);
   });
 
   it("numbers an agent's heartbeat events from the cache's round trip, and leaves unnumbered those the registry answered", async () => {

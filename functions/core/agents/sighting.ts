@@ -2,6 +2,7 @@
  * What a heartbeat tells Beacon of its agent, and what Beacon decides from it: plain values in, plain
  * values out. The heartbeat use case (record-heartbeat.ts) reads and writes around these decisions.
  */
+
 import type { UnattributedHeartbeat } from "../c2/heartbeat.js";
 import { type SupportedOperations, supportedOperationsOf, supports } from "../c2/manifest.js";
 import type { DeviceSummary, Heartbeat, ProcessorStatus } from "../c2/model.js";
@@ -13,6 +14,7 @@ import type { SeenEffects } from "../operations/effects.js";
 import { newUpdateConfiguration } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import type { IdGenerator } from "../ports.js";
+import { newErrorBulletins } from "./bulletins.js";
 import { checkpointIntervalOf } from "./checkpoint-interval.js";
 import type { AgentCheckpoint, AgentRecord, HotSighting, HotSightingResult } from "./ports.js";
 
@@ -55,6 +57,8 @@ export interface AgentView {
   offlineLastSeen?: number;
   /** The heartbeat's place among its agent's, when the cache recorded it (HotSightingResult.sequence). */
   sequence?: number;
+  /** The highest bulletin id the agent listed before, when the cache holds one. */
+  previousBulletinsThrough?: number;
   /** The cache claimed a catch-up for the agent: the flow to send it. */
   catchUp?: HotSightingResult["catchUp"];
   /** The cache holds no copy of the class's flow policy. */
@@ -94,6 +98,7 @@ export function sightingOf(
     repositories: heartbeat.repositories,
     queues: heartbeat.queues,
     bulletins: heartbeat.bulletins,
+    bulletinsThrough: heartbeat.bulletinIds?.highest,
     processors: heartbeat.processors,
     resourceHash: heartbeat.resourceHash,
     system: heartbeat.system,
@@ -126,6 +131,7 @@ export function viewOfSighting(sighting: HotSightingResult): AgentView {
     operationsPending: sighting.operationsPending,
     offlineLastSeen: sighting.offlineLastSeen,
     sequence: sighting.sequence,
+    previousBulletinsThrough: sighting.previousBulletinsThrough,
     catchUp: sighting.catchUp,
     classFlowUnknown: sighting.classFlowUnknown,
     runStatuses: sighting.runStatuses,
@@ -350,6 +356,11 @@ export function heartbeatEvent(
     processorsByRunStatus: heartbeat.processors && countByRunStatus(heartbeat.processors),
     resourceHash: heartbeat.resourceHash,
     status: heartbeat.status,
+    newErrorBulletins: newErrorBulletins(
+      heartbeat.bulletinIds,
+      heartbeat.status?.errorBulletins,
+      view.previousBulletinsThrough,
+    ),
     system: heartbeat.system,
     configurationChecksums: heartbeat.configurationChecksums,
     device: heartbeat.device && {

@@ -11,6 +11,7 @@ import {
 } from "./json.js";
 import type {
   Bulletin,
+  BulletinIds,
   ConfigurationChecksums,
   DeviceSummary,
   Heartbeat,
@@ -64,6 +65,10 @@ export function normalizeHeartbeat(body: JsonObject): UnattributedHeartbeat {
       flowInfo?.processorBulletins === undefined
         ? undefined
         : bulletinsOf(asArray(flowInfo.processorBulletins)),
+    bulletinIds:
+      flowInfo?.processorBulletins === undefined
+        ? undefined
+        : bulletinIdsOf(asArray(flowInfo.processorBulletins)),
     processors:
       flowInfo?.processorStatuses === undefined
         ? undefined
@@ -164,6 +169,19 @@ function backPressureOf(queue: ReturnType<typeof queueLevelsOf>): boolean | unde
   const bySize = atLimit(queue.size, queue.sizeMax);
   const byData = atLimit(queue.dataSize, queue.dataSizeMax);
   return bySize === undefined && byData === undefined ? undefined : bySize === true || byData === true;
+}
+
+function bulletinIdsOf(bulletins: unknown[]): BulletinIds {
+  const errors: number[] = [];
+  let highest: number | undefined;
+  for (const value of bulletins) {
+    const bulletin = asObject(value);
+    const id = asNumber(bulletin?.id);
+    if (id === undefined) continue;
+    if (highest === undefined || id > highest) highest = id;
+    if (asString(bulletin?.level)?.toUpperCase() === "ERROR") errors.push(id);
+  }
+  return dropUndefined({ highest, errors });
 }
 
 /** The latest bulletins: agents list them oldest first. */

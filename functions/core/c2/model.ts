@@ -66,6 +66,17 @@ export interface QueueStatus {
   backPressure?: boolean;
 }
 
+/**
+ * The ids of the bulletins a heartbeat lists: agents number their bulletins in order (from 1 again when they
+ * restart) and list each again in every heartbeat while they keep it (NiFi keeps one five minutes).
+ */
+export interface BulletinIds {
+  /** The highest id listed; absent when no bulletin carries one. */
+  highest?: number;
+  /** The ids of the ERROR bulletins listed, those that carry one. */
+  errors: number[];
+}
+
 export interface Bulletin {
   level?: string;
   message?: string;
@@ -92,6 +103,8 @@ export interface Heartbeat {
   repositories?: RepositoryStatus[];
   queues?: QueueStatus[];
   bulletins?: Bulletin[];
+  /** What tells a bulletin listed again from a new one (bulletins.ts); absent when the heartbeat lists none. */
+  bulletinIds?: BulletinIds;
   processors?: ProcessorStatus[];
   /** `resourceInfo.hash`: the digest of the last SYNC RESOURCE; null when the agent holds none (C++ "null"). */
   resourceHash?: string | null;

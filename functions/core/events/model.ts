@@ -35,6 +35,11 @@ export interface HeartbeatEvent {
   processorsByRunStatus?: Record<string, number>;
   resourceHash?: string | null;
   status?: StatusSummary;
+  /**
+   * Of the ERROR bulletins `status` counts, those the agent had not listed before (agents/bulletins.ts):
+   * what fleet history counts. Absent when the heartbeat lists no bulletins.
+   */
+  newErrorBulletins?: number;
   system?: SystemLoad;
   configurationChecksums?: ConfigurationChecksums;
   device?: Pick<DeviceSummary, "deviceId" | "hostname">;

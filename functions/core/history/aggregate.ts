@@ -57,7 +57,8 @@ function countsOf(
         counts: {
           heartbeats: 1,
           registrations: event.firstSight ? 1 : 0,
-          errorBulletins: event.status?.errorBulletins ?? 0,
+          // Events from before Beacon told new bulletins apart count what they listed.
+          errorBulletins: event.newErrorBulletins ?? event.status?.errorBulletins ?? 0,
         },
       };
     case "operation": {

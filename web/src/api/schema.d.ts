@@ -1618,7 +1618,7 @@ export interface components {
             operationsTimedOut?: number;
             /** @description State changes of rollouts (of the class's rollouts, with `class`). */
             rolloutTransitions: number;
-            /** @description ERROR bulletins as heartbeats listed them: an agent lists its recent bulletins in every heartbeat, so one bulletin counts once per heartbeat that lists it. */
+            /** @description New ERROR bulletins: an agent lists its recent bulletins again in every heartbeat, and each counts once, in the minute of the first heartbeat that lists it (told by its id, which agents number in order); with the cache unreachable, or for bulletins without ids, every one a heartbeat lists counts. */
             errorBulletins: number;
             /** @description Agents announced offline (`agent.offline`): silent for 3 heartbeat periods, counted in the minute the sweeper found them. */
             agentsWentOffline: number;
