@@ -2,10 +2,11 @@
  * The agent service as ECS runs it: its own Node process (main.ts), on the integration tests' DynamoDB Local, Redis
  * and Kinesis emulator, spoken to as the load balancer speaks to it: plain HTTP, the client certificate it
  * verified in `x-amzn-mtls-clientcert-*` headers. DynamoDB and Kinesis are reached through counting proxies, so
- * that a request's cost can be checked and DynamoDB can be made to hold requests in flight.
+ * that a request's cost can be checked and DynamoDB can be made to hold requests in flight. The console, in this
+ * process, queues the operations the service delivers.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomUUID, X509Certificate } from "node:crypto";
+import { randomBytes, randomUUID, X509Certificate } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Agent, type IncomingHttpHeaders, request } from "node:http";
@@ -14,20 +15,32 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { cppAgentOf, example } from "../../scripts/c2-examples.js";
+import { bundleForm } from "../../scripts/debug-bundle-form.js";
 import {
+  agentTrust,
   certificateSummary,
   ensureDevCertificates,
   issueClientCertificate,
 } from "../../scripts/local/certs.js";
 import { type CountingProxy, startCountingProxy } from "../../scripts/local/counting-proxy.js";
 import { findFreePort } from "../../scripts/local/ports.js";
+import type { AgentApiClient } from "../../scripts/test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
+import {
+  agentAwaitingBundle,
+  nothingStored,
+  storedBundle,
+  uploadBundle,
+} from "../../scripts/test-support/debug-bundles.js";
 import { until } from "../../scripts/test-support/until.js";
+import { DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
 import type { JsonObject } from "../core/c2/json.js";
 import { AwsEndpointEnvNames, EnvNames } from "../shared/env-names.js";
 
 const HEARTBEAT = "/c2/api/heartbeat";
 const ACKNOWLEDGE = "/c2/api/acknowledge";
 const SERVICE_NAME = "agent-api-service-test";
+const AGENT_API_URL = "https://agents.example.com";
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 let certsDir: string;
@@ -39,8 +52,11 @@ let baseUrl: string;
 const stdout: string[] = [];
 let stderr = "";
 let tenant: string;
+/** The tenant's fleet certificate's name in the certs folder. */
+let fleetCertificate: string;
 /** The load balancer's headers for the tenant's fleet certificate. */
 let fleet: Record<string, string>;
+let consoleApi: ConsoleApiUnderTest;
 const keptAlive = new Agent({ keepAlive: true });
 
 beforeAll(async () => {
@@ -50,7 +66,9 @@ beforeAll(async () => {
   certsDir = mkdtempSync(path.join(tmpdir(), "beacon-certs-"));
   await ensureDevCertificates(certsDir);
   tenant = `t-${randomUUID().slice(0, 8)}`;
-  fleet = loadBalancerHeaders((await issueClientCertificate(certsDir, { tenant, fleet: true })).certPath);
+  const fleetCertificatePath = (await issueClientCertificate(certsDir, { tenant, fleet: true })).certPath;
+  fleetCertificate = path.basename(fleetCertificatePath, ".pem");
+  fleet = loadBalancerHeaders(fleetCertificatePath);
   const port = await findFreePort();
   baseUrl = `http://127.0.0.1:${port}`;
   service = spawn(process.execPath, ["--import", "tsx", "functions/agent-service/main.ts"], {
@@ -60,7 +78,9 @@ beforeAll(async () => {
       ...backends,
       [AwsEndpointEnvNames.dynamodb]: dynamoDb.url,
       [AwsEndpointEnvNames.kinesis]: kinesis.url,
-      [EnvNames.agentApiUrl]: "https://agents.example.com",
+      [EnvNames.agentApiUrl]: AGENT_API_URL,
+      // As the CDK app writes them from the load balancer's trust store.
+      [EnvNames.agentCaBindings]: JSON.stringify((await agentTrust(certsDir)).bindings),
       [EnvNames.agentServicePort]: String(port),
       [EnvNames.maxInflatedBytes]: String(MAX_BODY_BYTES),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
@@ -89,6 +109,7 @@ beforeAll(async () => {
     },
     120_000,
   );
+  consoleApi = await startConsoleApi({ certsDir, url: AGENT_API_URL });
 });
 
 afterAll(async () => {
@@ -97,6 +118,7 @@ afterAll(async () => {
     await once(service, "exit");
   }
   keptAlive.destroy();
+  await consoleApi?.close();
   await Promise.all([dynamoDb?.close(), kinesis?.close()]);
   if (certsDir) rmSync(certsDir, { recursive: true, force: true });
 });
@@ -123,6 +145,7 @@ interface Answer {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
+  bytes: Buffer;
   json(): Record<string, unknown>;
 }
 
@@ -153,11 +176,13 @@ function send(
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
         response.on("end", () => {
-          const body = Buffer.concat(chunks).toString("utf8");
+          const bytes = Buffer.concat(chunks);
+          const body = bytes.toString("utf8");
           resolve({
             status: response.statusCode ?? 0,
             headers: response.headers,
             body,
+            bytes,
             json: () => JSON.parse(body),
           });
         });
@@ -171,6 +196,35 @@ function send(
 
 const post = (requestPath: string, body: JsonObject | Buffer, headers = fleet) =>
   send("POST", requestPath, { body, headers });
+
+/** The service as an agent reaches it: each request with its certificate's load balancer headers. */
+const throughLoadBalancer: AgentApiClient = {
+  post: (requestPath, body, options = {}) =>
+    send("POST", requestPath, {
+      body: options.rawBody ?? (body as JsonObject),
+      headers: {
+        ...loadBalancerHeaders(path.join(certsDir, `${options.certificate ?? fleetCertificate}.pem`)),
+        ...options.headers,
+      },
+    }),
+};
+
+/** A registered agent of the tenant with a TRANSFER DEBUG delivered to it, all through the service. */
+const awaitingBundle = async () =>
+  agentAwaitingBundle(
+    throughLoadBalancer,
+    consoleApi,
+    { fleet: fleetCertificate, operator: await consoleApi.token({ tenant, role: "operator" }) },
+    `bundling-${randomUUID()}`,
+  );
+
+/** The bundle record the console serves for the operation: its status, and its size when there is one. */
+const bundleRecord = async (operationId: string) => {
+  const answer = await consoleApi.request("GET", `/api/v1/debug-bundles/${operationId}`, {
+    token: await consoleApi.token({ tenant, role: "operator" }),
+  });
+  return { status: answer.status, bytes: answer.status === 200 ? answer.json().bytes : undefined };
+};
 
 const javaHeartbeat = (agentId: string): JsonObject => {
   const heartbeat = example("java-2.3.0/heartbeat-light.json");
@@ -281,6 +335,42 @@ describe("the agent service", () => {
       Heartbeats: 1,
       Registrations: 1,
     });
+  });
+
+  it("streams a debug bundle of 16 MiB, past the agent API's body limit, to the bucket and refuses one byte more with 413", async () => {
+    const { operationId, uploadPath } = await awaitingBundle();
+    const uploaded = await uploadBundle(throughLoadBalancer, uploadPath, randomBytes(DEBUG_BUNDLE_MAX_BYTES));
+    expect(uploaded.status, uploaded.body).toBe(201);
+    expect(uploaded.json()).toMatchObject({ operationId, bytes: DEBUG_BUNDLE_MAX_BYTES });
+    expect(await storedBundle(tenant, operationId)).toEqual({
+      objects: [DEBUG_BUNDLE_MAX_BYTES],
+      uploads: 0,
+    });
+    expect(await bundleRecord(operationId)).toEqual({ status: 200, bytes: DEBUG_BUNDLE_MAX_BYTES });
+
+    const tooLarge = await awaitingBundle();
+    const refused = await uploadBundle(
+      throughLoadBalancer,
+      tooLarge.uploadPath,
+      randomBytes(DEBUG_BUNDLE_MAX_BYTES + 1),
+    );
+    expect(refused.status).toBe(413);
+    expect(refused.json()).toMatchObject({ error: { code: "debug_bundle_too_large" } });
+    expect(await storedBundle(tenant, tooLarge.operationId)).toEqual(nothingStored);
+    expect((await bundleRecord(tooLarge.operationId)).status).toBe(404);
+  });
+
+  it("refuses a debug bundle that carries no verified certificate, storing nothing", async () => {
+    const { operationId, uploadPath } = await awaitingBundle();
+    const form = bundleForm(randomBytes(1024));
+    const refused = await send("POST", uploadPath, {
+      body: form.body,
+      headers: { "content-type": form.contentType },
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.json()).toMatchObject({ error: { code: "missing_client_certificate" } });
+    expect(await storedBundle(tenant, operationId)).toEqual(nothingStored);
+    expect((await bundleRecord(operationId)).status).toBe(404);
   });
 
   // Last: the service is gone after it.

@@ -4,16 +4,16 @@
  * tasks do. Each request is one invocation of the same handler Lambda runs, with the same deadline.
  */
 import { totalmem } from "node:os";
-import { handleDebugBundleUpload } from "../bundle-intake/intake.js";
 import { agentServiceConfig } from "../shared/config.js";
 import { FunctionTimeouts } from "../shared/function-timeouts.js";
-// Loaded before the handler module, whose Powertools and AWS clients must find invocations scoped.
+// Loaded before the handler modules, whose Powertools and AWS clients must find invocations scoped.
 import { invoker } from "../shared/invocations.js";
 import { type AlbHandler, albTarget, clientCertificatePemOf } from "./alb-target.js";
 import { type ServiceRoute, startAgentService } from "./server.js";
 import { AgentServiceSettings, DebugBundleRoute } from "./settings.js";
 
 const agentApi = await import("../agent-api/handler.js");
+const { handleDebugBundleUpload } = await import("../bundle-intake/intake.js");
 const config = agentServiceConfig();
 
 /** Requests the service reads itself, as streams; the agent API answers every other one. */

@@ -39,7 +39,19 @@ export interface AgentResponse {
   json(): Record<string, unknown>;
 }
 
-export interface AgentApiUnderTest {
+/**
+ * What an agent's requests need of the agent API, whichever way it is reached: the gateway here, or the agent
+ * service behind the load balancer, which gets the named certificate in the balancer's headers.
+ */
+export interface AgentApiClient {
+  post(
+    path: string,
+    body: unknown,
+    options?: Pick<PostOptions, "certificate" | "headers" | "rawBody">,
+  ): Promise<AgentResponse>;
+}
+
+export interface AgentApiUnderTest extends AgentApiClient {
   url: string;
   certsDir: string;
   /** Requests the handler made to DynamoDB, by X-Amz-Target, since the last reset. */

@@ -5,7 +5,7 @@ import { expect } from "vitest";
 import type { JsonObject } from "../../functions/core/c2/json.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
 import { example } from "../c2-examples.js";
-import type { AgentApiUnderTest } from "./agent-api-harness.js";
+import type { AgentApiClient, AgentApiUnderTest } from "./agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "./console-api-harness.js";
 import { deliveredTransferDebug, uploadBundle } from "./debug-bundles.js";
 
@@ -93,7 +93,7 @@ const manifestIdOf = (hash: string): string => binaryOf(manifestOf(hash)).manife
 
 /** One heartbeat through the agent API with the tenant's fleet certificate; answers the DESCRIBE it gets. */
 export async function heartbeat(
-  agentApi: AgentApiUnderTest,
+  agentApi: AgentApiClient,
   certificate: string,
   agentId: string,
   agentClass: string,

@@ -3,7 +3,7 @@ import { expect, inject } from "vitest";
 import { makeS3Client } from "../../functions/shared/aws-clients.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { bundleForm } from "../debug-bundle-form.js";
-import type { AgentApiUnderTest } from "./agent-api-harness.js";
+import type { AgentApiClient } from "./agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "./console-api-harness.js";
 import { heartbeat } from "./console-seed.js";
 
@@ -37,7 +37,7 @@ export async function deliveredTransferDebug(
  * delivered to it.
  */
 export async function agentAwaitingBundle(
-  agentApi: AgentApiUnderTest,
+  agentApi: AgentApiClient,
   consoleApi: ConsoleApiUnderTest,
   credentials: { fleet: string; operator: string },
   agentId: string,
@@ -49,7 +49,7 @@ export async function agentAwaitingBundle(
 
 /** Uploads the bundle as an agent does, with the certificate given (dev-fleet unless named). */
 export function uploadBundle(
-  agentApi: AgentApiUnderTest,
+  agentApi: AgentApiClient,
   uploadPath: string,
   bytes: Uint8Array,
   certificate?: string,
