@@ -419,6 +419,18 @@ describe("manifests by the binary they describe", () => {
     expect(core.backendCalls().registry - before.registry).toBe(0);
   });
 
+  it("tells the cache the tenant's class again when it lost everything, so that the sweeper looks at the tenant", async () => {
+    const core = coreHarness();
+    const agent = cppAgentOf("gw-1", "gateways");
+    await core.recordHeartbeat(fleet, agent.full());
+    core.hotState.agents.clear();
+    core.hotState.classes.clear();
+    expect(await core.hotState.tenants()).toEqual([]);
+    await core.recordHeartbeat(fleet, agent.light());
+    expect(await core.hotState.tenants()).toEqual(["acme"]);
+    expect(core.hotState.classes.has("acme/gateways")).toBe(true);
+  });
+
   it("asks the manifest store whether it holds a binary the cache does not know, and writes nothing it has", async () => {
     const core = coreHarness();
     await core.recordHeartbeat(fleet, cppAgentOf("gw-1", "gateways").full());

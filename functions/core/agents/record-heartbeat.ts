@@ -159,6 +159,10 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
           (await registry.register(newAgentRecord(tenant, heartbeat, agentClass, now, learned))) ===
           "created";
         await ensureClass(tenant, agentClass, now, cache);
+      } else {
+        // The cache lost the agent, and may have lost the tenant's classes with it (a flush): the sweeper finds
+        // the tenant's silent agents only through them.
+        await ensureClass(tenant, view.agentClass ?? record.agentClass, now, cache);
       }
       await cache.attempt(() => hotState.markRegistered(tenant, agentId, now));
     }
