@@ -87,8 +87,11 @@ if agentClass then
   -- When the agent becomes overdue: three of its own heartbeat periods from now, else of its class's, else
   -- of the period it was held to before (a class policy not loaded never shortens its allowance), else of
   -- Beacon's default.
-  local held = redis.call('HGET', KEYS[12], ARGV[3])
-  local period = ownPeriod or policy[5] or (held and string.match(held, '^(%d+):')) or ARGV[11]
+  local period = ownPeriod or policy[5]
+  if not period then
+    local held = redis.call('HGET', KEYS[12], ARGV[3])
+    period = (held and string.match(held, '^(%d+):')) or ARGV[11]
+  end
   redis.call('ZADD', KEYS[11], tonumber(ARGV[1]) + tonumber(ARGV[10]) * tonumber(period), ARGV[3])
   redis.call('HSET', KEYS[12], ARGV[3], period .. ':' .. ARGV[1] .. ':' .. agentClass)
 end
