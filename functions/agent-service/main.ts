@@ -13,7 +13,7 @@ import { type ServiceRoute, startAgentService } from "./server.js";
 import { AgentServiceSettings, DebugBundleRoute } from "./settings.js";
 
 const agentApi = await import("../agent-api/handler.js");
-const { handleDebugBundleUpload } = await import("../bundle-intake/intake.js");
+const bundleIntake = await import("../bundle-intake/intake.js");
 const config = agentServiceConfig();
 
 /** Requests the service reads itself, as streams; the agent API answers every other one. */
@@ -22,7 +22,7 @@ const routes: ServiceRoute[] = [
   {
     ...DebugBundleRoute,
     handle: (request, response) =>
-      handleDebugBundleUpload(request, response, clientCertificatePemOf(request)),
+      bundleIntake.handleDebugBundleUpload(request, response, clientCertificatePemOf(request)),
   },
 ];
 
@@ -47,7 +47,7 @@ const service = await startAgentService({
 
 async function stop(): Promise<void> {
   await service.drain();
-  await agentApi.shutdown();
+  await Promise.all([agentApi.shutdown(), bundleIntake.shutdown()]);
   process.exit(0);
 }
 

@@ -104,7 +104,7 @@ function answer(request: IncomingMessage, response: ServerResponse, reply: JsonR
   if (unread) request.unpipe();
 }
 
-/** Closes the intake's connections; the local stack calls it on shutdown. */
+/** Closes the intake's connections; the local stack and the agent service call it on shutdown. */
 export async function shutdown(): Promise<void> {
   await composed?.close();
   composed = undefined;

@@ -84,8 +84,11 @@ export const MetricNames = {
  * Counts what became of the events a publish could not put on the stream: held in the buffer (EventsHeld), left
  * staged in the outbox (not counted: the outbox's relay has them), or lost (EventsLost). Counted where each
  * failed publish is seen, because the use cases keep going and report one stream error for all of a run's.
+ * Published at once: a put that outlived its request (the agent service answers before a slow stream gives up)
+ * fails after the request's own metrics went out, and its count would otherwise never be.
  */
 export function countUnpublished(outcome: UnpublishedEvents): void {
   if (outcome.held > 0) metrics.addMetric(MetricNames.eventsHeld, MetricUnit.Count, outcome.held);
   if (outcome.lost > 0) metrics.addMetric(MetricNames.eventsLost, MetricUnit.Count, outcome.lost);
+  if (outcome.held > 0 || outcome.lost > 0) metrics.publishStoredMetrics();
 }

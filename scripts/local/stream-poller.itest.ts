@@ -11,6 +11,7 @@ import type { KinesisStreamEvent } from "aws-lambda";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { makeKinesisClient } from "../../functions/shared/aws-clients.js";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
+import { untilTrue } from "../test-support/until.js";
 import { localAwsEnv } from "./backends.js";
 import type { ChildService } from "./child-service.js";
 import { startKinesisEmulator } from "./kinesis-emulator.js";
@@ -41,13 +42,8 @@ async function put(kinesisClient: ReturnType<typeof kinesis>, ...data: string[])
   );
 }
 
-async function until(what: string, condition: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; log: ${logged.join(" | ")}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** What a wait was for, and what the poller logged by the time it gave up. */
+const withLog = (what: string) => () => `${what}; log: ${logged.join(" | ")}`;
 
 beforeAll(async () => {
   port = await findFreePort();
@@ -77,14 +73,23 @@ it("keeps reading when the emulator is stopped and started again with its stream
       idleMs: 100,
       retryMs: 200,
     });
-    await until("the first records", () => delivered.length === 2);
+    await untilTrue(
+      () => `the first records; log: ${logged.join(" | ")}`,
+      () => delivered.length === 2,
+    );
 
     await emulator?.stop();
-    await until("the outage to be noticed", () => logged.some((line) => line.includes("cannot read")));
+    await untilTrue(
+      () => `the outage to be noticed; log: ${logged.join(" | ")}`,
+      () => logged.some((line) => line.includes("cannot read")),
+    );
     await startEmulator();
     await provisionStream(client, streamName);
     await put(client, "after-1");
-    await until("the new stream's record", () => delivered.includes("after-1"));
+    await untilTrue(
+      () => `the new stream's record; log: ${logged.join(" | ")}`,
+      () => delivered.includes("after-1"),
+    );
     expect(delivered).toEqual(["before-1", "before-2", "after-1"]);
     expect(logged.filter((line) => line.includes("cannot read"))).toHaveLength(1);
     expect(logged.some((line) => line.includes(`reading ${streamName} again`))).toBe(true);

@@ -1,9 +1,10 @@
 /**
  * Waits for a condition, checking every half second: resolves to the first value `probe` answers other than
- * undefined, and fails naming `what` once `timeoutMs` has passed without one.
+ * undefined, and fails naming `what` (read when it fails, so it may tell what was seen) once `timeoutMs` has
+ * passed without one.
  */
 export async function until<T>(
-  what: string,
+  what: string | (() => string),
   probe: () => Promise<T | undefined>,
   timeoutMs = 60_000,
 ): Promise<T> {
@@ -11,7 +12,17 @@ export async function until<T>(
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+}
+
+/** Waits until `check` holds, as `until` does. */
+export async function untilTrue(
+  what: string | (() => string),
+  check: () => boolean | Promise<boolean>,
+  timeoutMs?: number,
+): Promise<void> {
+  await until(what, async () => ((await check()) ? true : undefined), timeoutMs);
 }

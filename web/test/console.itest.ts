@@ -26,6 +26,7 @@ import {
   startLocalStack,
   stopGroup,
 } from "../../scripts/test-support/local-stack.js";
+import { untilTrue } from "../../scripts/test-support/until.js";
 import { FIRST_LOAD_BUDGET_BYTES, firstLoads } from "../tools/bundle-budget.js";
 
 const SCREENSHOTS = path.join(repositoryRoot, ".beacon", "screenshots", "web-console");
@@ -68,13 +69,6 @@ async function api<T>(route: string, init: RequestInit = {}): Promise<{ status: 
 }
 
 /** Polls until `check` holds; the stack's agents and sweeper move at their own pace. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: 900 } });
@@ -210,10 +204,16 @@ beforeAll(async () => {
     key: readFileSync(server.keyPath, "utf8"),
   });
   adminToken = await localToken("admin");
-  await until("the simulated agents to register", async () => {
-    const { body } = await api<{ items: unknown[] }>(`/agents?class=${AGENT_CLASS}`);
-    return body.items?.length === AGENT_IDS.length && (await api(`/agents/${IDLE_AGENT_ID}`)).status === 200;
-  });
+  await untilTrue(
+    "the simulated agents to register",
+    async () => {
+      const { body } = await api<{ items: unknown[] }>(`/agents?class=${AGENT_CLASS}`);
+      return (
+        body.items?.length === AGENT_IDS.length && (await api(`/agents/${IDLE_AGENT_ID}`)).status === 200
+      );
+    },
+    120_000,
+  );
 }, 300_000);
 
 afterAll(async () => {
@@ -280,9 +280,13 @@ describe("the web console", () => {
     type History = { stepSeconds: number; points: { at: string; heartbeats?: number }[] };
     const heartbeatsIn = (history: History) =>
       history.points.reduce((total, { heartbeats = 0 }) => total + heartbeats, 0);
-    await until("the fleet history to count heartbeats", async () => {
-      return heartbeatsIn((await api<History>(`/fleet/history?class=${AGENT_CLASS}`)).body) > 0;
-    });
+    await untilTrue(
+      "the fleet history to count heartbeats",
+      async () => {
+        return heartbeatsIn((await api<History>(`/fleet/history?class=${AGENT_CLASS}`)).body) > 0;
+      },
+      120_000,
+    );
     const { body } = await api<History>("/fleet/history");
     expect(body.stepSeconds).toBe(60);
     expect(body.points).toHaveLength(61);
@@ -547,10 +551,14 @@ describe("the web console", () => {
   it("lists an agent's recent events, newest first", async () => {
     // The agent registered and ran operations to done above; the stream consumer keeps those events.
     type Events = { items: { type: string; at: string }[] };
-    await until("the agent's operations to be kept as events", async () => {
-      const { body } = await api<Events>(`/agents/${AGENT_IDS[0]}/events`);
-      return body.items.some(({ type }) => type === "operation");
-    });
+    await untilTrue(
+      "the agent's operations to be kept as events",
+      async () => {
+        const { body } = await api<Events>(`/agents/${AGENT_IDS[0]}/events`);
+        return body.items.some(({ type }) => type === "operation");
+      },
+      120_000,
+    );
     const { body } = await api<Events>(`/agents/${AGENT_IDS[0]}/events`);
     const times = body.items.map(({ at }) => Date.parse(at));
     expect(times).toEqual([...times].sort((a, b) => b - a));
@@ -724,7 +732,7 @@ describe("the web console", () => {
     // has read this one it lets operations pass: one more is queued each time the last one is done.
     type Deliveries = { items: { notificationType: string; state: string }[] };
     let lastOperation: string | undefined;
-    await until(
+    await untilTrue(
       "an operation's notification to be delivered and logged",
       async () => {
         const { body } = await api<Deliveries>(`/webhooks/${subscriptionId}/deliveries`);
