@@ -200,7 +200,7 @@ export const presenceContract = contract<PresenceSubject>("the presence state", 
       more: false,
     });
     expect(idsOf(await look(T0 + 3 * MINUTE + 6))).toEqual(["h1"]);
-    await presence.markAllScheduled(the.tenant);
+    await presence.markAllScheduled(the.tenant, ["pumps"]);
     expect(await presence.allScheduled(the.tenant)).toBe(true);
     expect(await presence.allScheduled(`${the.tenant}-other`)).toBe(false);
   });

@@ -466,7 +466,7 @@ export class MemoryHotState implements HotState, PresenceState {
     return { read: agents.length, done: agents.length < limit };
   }
 
-  async markAllScheduled(tenant: string) {
+  async markAllScheduled(tenant: string, _classNames: string[]) {
     this.touch();
     this.tenantsScheduled.add(tenant);
   }

@@ -58,3 +58,12 @@ export const CacheKeys = {
    */
   heldEvents: (streamName: string) => `beacon:held-events:${streamName}`,
 } as const;
+
+/** Keys Beacon wrote once and no longer reads, with no time to live: deleted where the change that retired them runs once. */
+export const RetiredCacheKeys = {
+  /** The offline sweep's before the per-tenant schedule: its cursor per class and its restarts passed per class. */
+  offlineSweep: (tenant: string, classNames: string[]) => [
+    `{t:${tenant}}:offline-cursor`,
+    ...classNames.map((className) => `{t:${tenant}}:restarts-passed:${className}`),
+  ],
+} as const;

@@ -171,7 +171,7 @@ async function everyCall(tenant: string) {
   // Agents silent since before Beacon scheduled agents: none here, as every one heartbeat since.
   expect(await presence.allScheduled(tenant)).toBe(false);
   expect(await presence.scheduleSilent(tenant, "sensors", 60_000, 10)).toEqual({ read: 1, done: true });
-  await presence.markAllScheduled(tenant);
+  await presence.markAllScheduled(tenant, ["sensors"]);
   // Its manifest states 5 s: it is overdue 15 s after its last heartbeat.
   expect(await presence.markOverdue(tenant, NOW + 15_001, 10)).toEqual({
     marked: [{ agentId: agent, agentClass: "sensors", lastSeen: NOW, heartbeatPeriodMs: 5_000 }],

@@ -2,7 +2,7 @@ import type { Cluster, Redis } from "ioredis";
 import type { OverdueAgent, PresenceState } from "../../core/agents/presence.js";
 import { MISSED_HEARTBEATS_OFFLINE } from "../../core/agents/status.js";
 import { isCacheUsable } from "../../shared/redis-client.js";
-import { CacheKeys } from "./cache-keys.js";
+import { CacheKeys, RetiredCacheKeys } from "./cache-keys.js";
 import { CacheUnavailableError } from "./hot-state.js";
 import { MARK_OVERDUE_SCRIPT, SCHEDULE_SILENT_SCRIPT } from "./record-sighting-script.js";
 
@@ -78,10 +78,13 @@ export class RedisPresenceState implements PresenceState {
     return { read: Number(read), done: Number(read) < limit };
   }
 
-  async markAllScheduled(tenant: string): Promise<void> {
+  async markAllScheduled(tenant: string, classNames: string[]): Promise<void> {
     const redis = this.usable();
     // Apart: the tenants' set is no tenant's key, and may live on another shard than the tenant's.
     await redis.sadd(CacheKeys.tenantsScheduled(), tenant);
-    await redis.del(CacheKeys.offlineScheduling(tenant));
+    await redis.del(
+      CacheKeys.offlineScheduling(tenant),
+      ...RetiredCacheKeys.offlineSweep(tenant, classNames),
+    );
   }
 }

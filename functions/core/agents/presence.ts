@@ -44,8 +44,11 @@ export interface PresenceState {
     heartbeatPeriodMs: number,
     limit: number,
   ): Promise<{ read: number; done: boolean }>;
-  /** Every class of the tenant is done: scheduleSilent is not called for it again. */
-  markAllScheduled(tenant: string): Promise<void>;
+  /**
+   * Every class of the tenant (`classNames`) is done: scheduleSilent is not called for it again, and what the
+   * sweep before the schedule kept for the tenant and those classes is let go.
+   */
+  markAllScheduled(tenant: string, classNames: string[]): Promise<void>;
 }
 
 export interface OfflineSweepSettings {
@@ -103,7 +106,8 @@ export function makeOfflineSweep(deps: {
   async function scheduleSilent(tenant: string, budget: number, deadline: number) {
     if (await presence.allScheduled(tenant)) return { read: 0, more: false };
     let read = 0;
-    for (const record of await classesOf(tenant)) {
+    const records = await classesOf(tenant);
+    for (const record of records) {
       for (let done = false; !done; ) {
         const left = budget - read;
         if (left <= 0 || clock.now() >= deadline) return { read, more: true };
@@ -118,7 +122,10 @@ export function makeOfflineSweep(deps: {
         done = step.done;
       }
     }
-    await presence.markAllScheduled(tenant);
+    await presence.markAllScheduled(
+      tenant,
+      records.map(({ name }) => name),
+    );
     return { read, more: false };
   }
 
