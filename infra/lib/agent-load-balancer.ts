@@ -28,8 +28,11 @@ export interface AgentLoadBalancerProps extends Omit<AgentIngressProps, "handler
   readonly deletionProtection: boolean;
   /** What answers agents: the agent-api function (its routes alone), or the agent service's targets (everything). */
   readonly agentApi: { readonly handler: IFunction } | { readonly service: IApplicationTargetGroup };
-  /** The service that takes debug bundles' uploads, when the agent API itself runs on Lambda. */
-  readonly debugBundles?: IApplicationTargetGroup;
+  /**
+   * Where debug bundles' uploads go: the agent service's tasks in a target group of their own, which serves
+   * nothing else, so that the agent API's target group and its latency alarm see the agent API alone.
+   */
+  readonly debugBundles: IApplicationTargetGroup;
 }
 
 /**
@@ -92,17 +95,18 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
         "Agents connect from anywhere on the internet; the listener admits only clients whose certificate " +
         "chains to the truststore, checked during the TLS handshake.",
     });
-    if (props.debugBundles) {
-      listener.addAction("DebugBundles", {
-        priority: 5,
-        conditions: [
-          ListenerCondition.pathPatterns([DebugBundleRoute.path]),
-          ListenerCondition.httpRequestMethods([DebugBundleRoute.method]),
-        ],
-        action: ListenerAction.forward([props.debugBundles]),
-      });
-    }
-    if ("handler" in props.agentApi) this.routeToFunction(listener, props.agentApi.handler);
+    listener.addAction("DebugBundles", {
+      priority: 5,
+      conditions: [
+        ListenerCondition.pathPatterns([DebugBundleRoute.path]),
+        ListenerCondition.httpRequestMethods([DebugBundleRoute.method]),
+      ],
+      action: ListenerAction.forward([props.debugBundles]),
+    });
+    const agentApiTargets =
+      "handler" in props.agentApi
+        ? this.routeToFunction(listener, props.agentApi.handler)
+        : props.agentApi.service;
     const period = Duration.minutes(5);
     const { metrics } = loadBalancer;
     this.metrics = {
@@ -117,7 +121,10 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
       }),
       latencyP99Ms: new MathExpression({
         expression: "1000 * seconds",
-        usingMetrics: { seconds: metrics.targetResponseTime({ period, statistic: "p99" }) },
+        // The agent API's targets alone: a debug bundle's upload is answered once its last byte is in.
+        usingMetrics: {
+          seconds: agentApiTargets.metrics.targetResponseTime({ period, statistic: "p99" }),
+        },
         period,
         label: "Agent p99 latency (ms)",
       }),
@@ -125,7 +132,7 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
   }
 
   /** One rule per method with its paths (to the balancer a path parameter is a wildcard), to the function. */
-  private routeToFunction(listener: ApplicationListener, handler: IFunction): void {
+  private routeToFunction(listener: ApplicationListener, handler: IFunction): IApplicationTargetGroup {
     const rules = [...new Set(AgentRoutes.map((route) => route.method))].map((method) => [
       ListenerCondition.pathPatterns(
         AgentRoutes.filter((route) => route.method === method).map((route) =>
@@ -146,5 +153,6 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
         action: ListenerAction.forward([targetGroup]),
       });
     });
+    return targetGroup;
   }
 }

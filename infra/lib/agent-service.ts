@@ -165,8 +165,21 @@ export class AgentService extends BeaconWorkload {
     this.grantee = taskDefinition.taskRole;
     this.connectable = this.service;
 
-    this.targetGroup = new ApplicationTargetGroup(this, "Targets", {
-      vpc: platform.vpc,
+    this.targetGroup = this.addTargetGroup("Targets");
+    this.scaling = this.service.autoScaleTaskCount({
+      minCapacity: props.tasks.min,
+      maxCapacity: props.tasks.max,
+    });
+    this.scaling.scaleOnCpuUtilization("Cpu", { targetUtilizationPercent: targetCpuPercent });
+  }
+
+  /**
+   * A target group of the service's tasks. Beside the agent API's, the debug bundles' uploads get one of their
+   * own, so that the agent API's latency is measured without the seconds a 16 MiB upload takes.
+   */
+  addTargetGroup(id: string): ApplicationTargetGroup {
+    return new ApplicationTargetGroup(this, id, {
+      vpc: this.service.cluster.vpc,
       port: AgentServiceSettings.port,
       protocol: ApplicationProtocol.HTTP,
       targetType: TargetType.IP,
@@ -182,11 +195,6 @@ export class AgentService extends BeaconWorkload {
         unhealthyThresholdCount: 2,
       },
     });
-    this.scaling = this.service.autoScaleTaskCount({
-      minCapacity: props.tasks.min,
-      maxCapacity: props.tasks.max,
-    });
-    this.scaling.scaleOnCpuUtilization("Cpu", { targetUtilizationPercent: targetCpuPercent });
   }
 
   /**

@@ -88,6 +88,7 @@ export class StatelessStack extends Stack {
       const loadBalancer = new AgentLoadBalancer(this, "AgentLoadBalancer", {
         ...this.loadBalancerProps(config, stateful, truststore),
         agentApi: { service: service.targetGroup },
+        debugBundles: service.addTargetGroup("DebugBundleTargets"),
       });
       service.servedBy();
       this.agentIngress = loadBalancer;

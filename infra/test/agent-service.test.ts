@@ -121,7 +121,23 @@ describe("agentCompute=fargate: the agent service", () => {
         { Type: "forward", TargetGroupArn: { Ref: Match.stringLikeRegexp("^AgentServiceTargets") } },
       ],
     });
-    template.resourceCountIs("AWS::ElasticLoadBalancingV2::ListenerRule", 0);
+    // Debug bundles' uploads go to the same tasks in a target group of their own.
+    template.resourceCountIs("AWS::ElasticLoadBalancingV2::ListenerRule", 1);
+    template.hasResourceProperties("AWS::ElasticLoadBalancingV2::ListenerRule", {
+      Actions: [
+        {
+          Type: "forward",
+          TargetGroupArn: { Ref: Match.stringLikeRegexp("^AgentServiceDebugBundleTargets") },
+        },
+      ],
+    });
+    expect(
+      (
+        onlyOf(template, "AWS::ECS::Service", "AgentService").Properties.LoadBalancers as {
+          TargetGroupArn: { Ref: string };
+        }[]
+      ).map(({ TargetGroupArn }) => TargetGroupArn.Ref.replace(/[0-9A-F]{8}$/, "")),
+    ).toEqual(["AgentServiceTargets", "AgentServiceDebugBundleTargets"]);
     template.hasResourceProperties("AWS::ElasticLoadBalancingV2::LoadBalancer", {
       LoadBalancerAttributes: Match.arrayWith([
         {
@@ -274,5 +290,43 @@ describe("agentCompute=lambda behind the load balancer: the debug bundles' servi
         id.includes("DebugBundleService"),
       ),
     ).toHaveLength(3);
+  });
+});
+
+describe("behind the load balancer, either compute", () => {
+  /** The logical ids of the target groups the agent p99 latency alarm reads. */
+  function latencyTargetGroupsOf(template: Template): string[] {
+    const alarms = Object.values(template.findResources("AWS::CloudWatch::Alarm")) as Resource[];
+    const metrics = alarms
+      .flatMap((alarm) => (alarm.Properties.Metrics ?? []) as { MetricStat?: Record<string, unknown> }[])
+      .map(
+        ({ MetricStat }) => MetricStat?.Metric as { MetricName: string; Dimensions: unknown[] } | undefined,
+      )
+      .filter((metric) => metric?.MetricName === "TargetResponseTime");
+    expect(metrics.length).toBeGreaterThan(0);
+    return [
+      ...new Set(
+        metrics.flatMap((metric) =>
+          (metric?.Dimensions as { Name: string; Value: { "Fn::GetAtt": [string, string] } }[])
+            .filter(({ Name }) => Name === "TargetGroup")
+            .map(({ Value }) => Value["Fn::GetAtt"][0]),
+        ),
+      ),
+    ];
+  }
+
+  it("alarms on the agent API's p99 latency alone, not on debug bundles' uploads, which take seconds", () => {
+    const lambdaTargets = latencyTargetGroupsOf(prodAlb.statelessTemplate);
+    expect(lambdaTargets).toEqual([expect.stringMatching(/^AgentLoadBalancerHttpsAgentApiGroup/)]);
+    expect(
+      onlyOf(
+        prodAlb.statelessTemplate,
+        "AWS::ElasticLoadBalancingV2::TargetGroup",
+        lambdaTargets[0] as string,
+      ).Properties,
+    ).toMatchObject({ TargetType: "lambda" });
+    expect(latencyTargetGroupsOf(fargate.statelessTemplate)).toEqual([
+      expect.stringMatching(/^AgentServiceTargets/),
+    ]);
   });
 });
