@@ -293,23 +293,26 @@ describe("agentCompute=lambda behind the load balancer: the debug bundles' servi
   });
 });
 
+type Metric = {
+  MetricName: string;
+  Dimensions: { Name: string; Value: { "Fn::GetAtt": [string, string] } }[];
+};
+
 describe("behind the load balancer, either compute", () => {
   /** The logical ids of the target groups the agent p99 latency alarm reads. */
   function latencyTargetGroupsOf(template: Template): string[] {
     const alarms = Object.values(template.findResources("AWS::CloudWatch::Alarm")) as Resource[];
     const metrics = alarms
       .flatMap((alarm) => (alarm.Properties.Metrics ?? []) as { MetricStat?: Record<string, unknown> }[])
-      .map(
-        ({ MetricStat }) => MetricStat?.Metric as { MetricName: string; Dimensions: unknown[] } | undefined,
-      )
-      .filter((metric) => metric?.MetricName === "TargetResponseTime");
+      .flatMap(({ MetricStat }) => (MetricStat ? [MetricStat.Metric as Metric] : []))
+      .filter((metric) => metric.MetricName === "TargetResponseTime");
     expect(metrics.length).toBeGreaterThan(0);
     return [
       ...new Set(
         metrics.flatMap((metric) =>
-          (metric?.Dimensions as { Name: string; Value: { "Fn::GetAtt": [string, string] } }[])
-            .filter(({ Name }) => Name === "TargetGroup")
-            .map(({ Value }) => Value["Fn::GetAtt"][0]),
+          metric.Dimensions.filter(({ Name }) => Name === "TargetGroup").map(
+            ({ Value }) => Value["Fn::GetAtt"][0],
+          ),
         ),
       ),
     ];

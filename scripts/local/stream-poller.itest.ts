@@ -73,23 +73,16 @@ it("keeps reading when the emulator is stopped and started again with its stream
       idleMs: 100,
       retryMs: 200,
     });
-    await untilTrue(
-      () => `the first records; log: ${logged.join(" | ")}`,
-      () => delivered.length === 2,
-    );
+    await untilTrue(withLog("the first records"), () => delivered.length === 2);
 
     await emulator?.stop();
-    await untilTrue(
-      () => `the outage to be noticed; log: ${logged.join(" | ")}`,
-      () => logged.some((line) => line.includes("cannot read")),
+    await untilTrue(withLog("the outage to be noticed"), () =>
+      logged.some((line) => line.includes("cannot read")),
     );
     await startEmulator();
     await provisionStream(client, streamName);
     await put(client, "after-1");
-    await untilTrue(
-      () => `the new stream's record; log: ${logged.join(" | ")}`,
-      () => delivered.includes("after-1"),
-    );
+    await untilTrue(withLog("the new stream's record"), () => delivered.includes("after-1"));
     expect(delivered).toEqual(["before-1", "before-2", "after-1"]);
     expect(logged.filter((line) => line.includes("cannot read"))).toHaveLength(1);
     expect(logged.some((line) => line.includes(`reading ${streamName} again`))).toBe(true);
