@@ -6,7 +6,7 @@
  *   npm run capacity -- --agents 250000 --interval 30
  *   npm run capacity -- --json                        the same as JSON
  *   npm run capacity -- --set newConnectionsPerHeartbeat=0 --budget 1200 --largest-tenant 20000
- *   npm run capacity -- --measure [--write]           measure the byte and cache memory units (and record them)
+ *   npm run capacity -- --measure [--write]           measure the byte, TLS setup and cache memory units (and record them)
  */
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
@@ -72,7 +72,21 @@ function unitValues(assignments: string[]): Partial<Record<UnitName, number>> {
 
 async function measure(write: boolean): Promise<void> {
   const { measureBytes, measureCacheMemory } = await import("./measure.js");
-  const measured = { ...(await measureBytes()), cacheMemoryBytesPerAgent: await measureCacheMemory() };
+  const { measureTlsSetup, tlsSetupUnits } = await import("./tls-setup.js");
+  const handshakes = await measureTlsSetup();
+  console.log("TLS setup: bytes per full mutual-TLS handshake (median), server key, version and chain");
+  for (const each of handshakes)
+    console.log(
+      `  ${each.keyType.padEnd(10)}${each.tlsVersion.padEnd(8)}${each.chain.padEnd(20)}` +
+        `${String(each.certificates).padStart(2)} certificates ${String(each.certificateBytes).padStart(5)} B` +
+        `  server sent ${String(each.serverBytes).padStart(5)} B, client ${String(each.clientBytes).padStart(5)} B` +
+        `  ${each.sessionTickets} ticket(s)  ${each.cipher}`,
+    );
+  const measured = {
+    ...(await measureBytes()),
+    ...tlsSetupUnits(handshakes),
+    cacheMemoryBytesPerAgent: await measureCacheMemory(),
+  };
   const cpu = cpus();
   const machine = `${cpu.length} × ${cpu[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
   const date = new Date().toISOString().slice(0, 10);

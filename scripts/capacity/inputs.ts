@@ -37,7 +37,8 @@ export const unitNames = [
   "responseBodyBytes",
   "responseHeaderBytes",
   "newConnectionsPerHeartbeat",
-  "connectionSetupBytesOut",
+  "tlsSetupBytesOutRsa2048",
+  "tlsSetupBytesOutEcdsaP256",
   "cacheRoundTripsPerHeartbeat",
   "cacheScriptsPerSecondPerShard",
   "cacheMemoryBytesPerAgent",
@@ -57,6 +58,15 @@ export const unitNames = [
 ] as const;
 export type UnitName = (typeof unitNames)[number];
 export type Units = Record<UnitName, Unit>;
+
+/** The agent domain's certificate key: ACM issues RSA 2048 unless asked for EC_prime256v1. */
+export const serverKeyTypes = ["rsa2048", "ecdsaP256"] as const;
+export type ServerKeyType = (typeof serverKeyTypes)[number];
+/** The unit that prices setting up a connection with each key. */
+export const setupUnitOf = {
+  rsa2048: "tlsSetupBytesOutRsa2048",
+  ecdsaP256: "tlsSetupBytesOutEcdsaP256",
+} as const satisfies Record<ServerKeyType, UnitName>;
 
 export interface Tier {
   /** Monthly usage up to which this tier's value applies; null for the last tier. */
@@ -118,6 +128,8 @@ export interface Prices {
 /** Figures of a deployment's shape that are neither measured nor priced: Beacon's choices and AWS's constants. */
 export interface Deployment {
   hoursPerMonth: number;
+  /** The key of the agent domain's certificate, which the operator requests or imports (infra/README.md). */
+  serverKey: ServerKeyType;
   availabilityZones: number;
   /**
    * Interface endpoints every option has (stateful-stack.ts): Kinesis, Secrets Manager and Lambda (the console's
@@ -145,6 +157,7 @@ export interface Deployment {
 
 export const defaultDeployment: Deployment = {
   hoursPerMonth: 730,
+  serverKey: "rsa2048",
   availabilityZones: 2,
   interfaceEndpoints: 3,
   fargateExtraInterfaceEndpoints: 3,

@@ -3,7 +3,14 @@
  * prices in; the AWS units each deployment option uses and what they cost a month out. Pure: no files,
  * no clock, no network.
  */
-import type { CacheNodeType, Deployment, Price, Prices, Units } from "./inputs.js";
+import {
+  type CacheNodeType,
+  type Deployment,
+  type Price,
+  type Prices,
+  setupUnitOf,
+  type Units,
+} from "./inputs.js";
 
 export interface Load {
   agents: number;
@@ -260,7 +267,7 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
   const bytesOutPerHeartbeat =
     units.responseBodyBytes.value +
     units.responseHeaderBytes.value +
-    units.newConnectionsPerHeartbeat.value * units.connectionSetupBytesOut.value;
+    units.newConnectionsPerHeartbeat.value * units[setupUnitOf[deployment.serverKey]].value;
   const logGib =
     (heartbeatsPerMonth * (units.metricLineBytesPerHeartbeat.value + units.logEventOverheadBytes.value)) /
     GIB;
