@@ -36,7 +36,10 @@ export const unitNames = [
   "requestHeaderBytes",
   "responseBodyBytes",
   "responseHeaderBytes",
-  "newConnectionsPerHeartbeat",
+  "cppConnectionsPerHeartbeat",
+  "javaPoolIdleSeconds",
+  "ingressIdleTimeoutSeconds",
+  "ingressConnectionLifetimeSeconds",
   "tlsSetupBytesOutRsa2048",
   "tlsSetupBytesOutEcdsaP256",
   "cacheRoundTripsPerHeartbeat",
@@ -55,6 +58,7 @@ export const unitNames = [
   "indexesHoldingLastSeenItem",
   "metricLineBytesPerHeartbeat",
   "logEventOverheadBytes",
+  "lambdaPlatformLogBytesPerInvocation",
 ] as const;
 export type UnitName = (typeof unitNames)[number];
 export type Units = Record<UnitName, Unit>;
