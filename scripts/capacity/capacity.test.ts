@@ -233,6 +233,16 @@ describe("the fleet's agents and the server certificate", () => {
     expect(optionOf(loud, "albFargate").monthly).toBeCloseTo(optionOf(quiet, "albFargate").monthly, 6);
   });
 
+  it("ingests no log event for a heartbeat that writes no metric line", () => {
+    const withoutLine = hundredThousand(0, withValues(units, { metricLineBytesPerHeartbeat: 0 }));
+    expect(lineOf(withoutLine.shared, "CloudWatch Logs ingestion (metric lines)")).toBe(0);
+    const withLine = hundredThousand(0);
+    expect(lineOf(withLine.shared, "CloudWatch Logs ingestion (metric lines)")).toBeCloseTo(
+      ((withLine.heartbeatsPerMonth * (200 + 26)) / 1024 ** 3) * 0.5,
+      6,
+    );
+  });
+
   it("checks the budget for all C++, the fleet's mix and all Java, with either key", () => {
     const target = targetReport(at(100_000, 60, 0.5), 1200, units, prices, defaultDeployment);
     expect(target.mixes.map(({ javaShare, serverKey }) => [javaShare, serverKey])).toEqual([

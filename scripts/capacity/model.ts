@@ -134,6 +134,10 @@ const line = (
 
 const sum = (lines: CostLine[]) => lines.reduce((total, each) => total + each.monthly, 0);
 
+/** What CloudWatch Logs ingests for `events` log events of `bytes` in all: nothing when nothing is written. */
+const logEventBytes = (bytes: number, events: number, units: Units): number =>
+  bytes > 0 ? bytes + events * units.logEventOverheadBytes.value : 0;
+
 /** Lambda's billed duration of one steady heartbeat: its CPU at the function's share of a vCPU, then its waits. */
 export function lambdaBilledMs(units: Units): number {
   const vcpuShare = Math.min(1, units.lambdaMemoryMb.value / units.lambdaMemoryMbPerVcpu.value);
@@ -307,8 +311,7 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
   const bytesOutPerHeartbeat =
     units.responseBodyBytes.value + units.responseHeaderBytes.value + connectionsPerHeartbeat * setupBytes;
   const logGib =
-    (heartbeatsPerMonth * (units.metricLineBytesPerHeartbeat.value + units.logEventOverheadBytes.value)) /
-    GIB;
+    (heartbeatsPerMonth * logEventBytes(units.metricLineBytesPerHeartbeat.value, 1, units)) / GIB;
   const storedItemGib =
     (load.agents *
       (units.agentItemBytes.value * (1 + units.indexesHoldingAgentItem.value) +
@@ -385,10 +388,7 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
   const lambdaGbSeconds = heartbeatsPerMonth * (billedMs / 1000) * (units.lambdaMemoryMb.value / 1024);
   const platformLogGib =
     (heartbeatsPerMonth *
-      (units.lambdaPlatformLogBytesPerInvocation.value > 0
-        ? units.lambdaPlatformLogBytesPerInvocation.value +
-          LAMBDA_PLATFORM_LINES * units.logEventOverheadBytes.value
-        : 0)) /
+      logEventBytes(units.lambdaPlatformLogBytesPerInvocation.value, LAMBDA_PLATFORM_LINES, units)) /
     GIB;
   const lambdaLines = [
     line("Lambda requests", heartbeatsPerMonth, "requests", priced(p.lambdaRequest, heartbeatsPerMonth)),
