@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { AgentServiceSettings } from "../../functions/agent-service/settings.js";
 import {
   checkedUnits,
   defaultDeployment,
@@ -396,6 +397,12 @@ describe("the budget report", () => {
 });
 
 describe("the units file", () => {
+  it("configures the ingress's idle timeout as the agent load balancer does", () => {
+    expect(readUnits().ingressIdleTimeoutSeconds.value).toBe(
+      AgentServiceSettings.loadBalancerIdleTimeoutSeconds,
+    );
+  });
+
   it("refuses a unit without its provenance", () => {
     const { handlerCpuMsConcurrent, ...rest } = readUnits();
     expect(() => checkedUnits(rest)).toThrow(/handlerCpuMsConcurrent is missing/);
