@@ -66,6 +66,10 @@ export type Units = Record<UnitName, Unit>;
 /** The agent domain's certificate key: ACM issues RSA 2048 unless asked for EC_prime256v1. */
 export const serverKeyTypes = ["rsa2048", "ecdsaP256"] as const;
 export type ServerKeyType = (typeof serverKeyTypes)[number];
+export const serverKeyNames: Record<ServerKeyType, string> = {
+  rsa2048: "RSA 2048",
+  ecdsaP256: "ECDSA P-256",
+};
 /** The unit that prices setting up a connection with each key. */
 export const setupUnitOf = {
   rsa2048: "tlsSetupBytesOutRsa2048",

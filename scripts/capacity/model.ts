@@ -8,6 +8,7 @@ import {
   type Deployment,
   type Price,
   type Prices,
+  serverKeyNames,
   setupUnitOf,
   type Units,
 } from "./inputs.js";
@@ -250,17 +251,17 @@ export function javaConnectionsPerHeartbeat(units: Units, load: Load): number {
 }
 
 /** New TLS connections per heartbeat over the fleet's mix of agents. */
-export const newConnectionsPerHeartbeat = (units: Units, load: Load): number =>
+const newConnectionsPerHeartbeat = (units: Units, load: Load): number =>
   load.javaShare * javaConnectionsPerHeartbeat(units, load) +
   (1 - load.javaShare) * units.cppConnectionsPerHeartbeat.value;
 
-export const lcuDimensions = [
+const lcuDimensions = [
   "new connections",
   "active connections",
   "processed bytes",
   "rule evaluations",
 ] as const;
-export type LcuDimension = (typeof lcuDimensions)[number];
+type LcuDimension = (typeof lcuDimensions)[number];
 
 /** LCUs an ALB needs for this load: the largest of its four dimensions, and which one that is. */
 export function albLcus(
@@ -379,7 +380,7 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
       "GiB",
       priced(p.dataTransferOutGb, (heartbeatsPerMonth * bytesOutPerHeartbeat) / GIB),
       `${round(connectionsPerHeartbeat, 3)} new connection(s) per heartbeat × ${round(setupBytes)} B ` +
-        `(${deployment.serverKey === "rsa2048" ? "RSA 2048" : "ECDSA P-256"} certificate)`,
+        `(${serverKeyNames[deployment.serverKey]} certificate)`,
     ),
   ];
   const sharedMonthly = sum(shared);

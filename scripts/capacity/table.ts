@@ -1,5 +1,5 @@
 /** The capacity report as fixed-width text: pure, so that tests read exactly what the command prints. */
-import type { Prices, Units } from "./inputs.js";
+import { type Prices, serverKeyNames, type Units } from "./inputs.js";
 import { type Estimate, optionIds, optionNames, optionOf } from "./model.js";
 import type { QuotaCheck } from "./quotas.js";
 import type { TargetReport } from "./target.js";
@@ -67,13 +67,12 @@ export function summaryTable(sizes: Sized[]): string[] {
 
 const percent = (share: number) => `${number(100 * share)} %`;
 /** A fleet's mix of agents in words. */
-export const mixName = (javaShare: number): string =>
+const mixName = (javaShare: number): string =>
   javaShare === 0
     ? "all MiNiFi C++"
     : javaShare === 1
       ? "all MiNiFi Java"
       : `${percent(javaShare)} MiNiFi Java, ${percent(1 - javaShare)} C++`;
-const keyNames = { rsa2048: "RSA 2048", ecdsaP256: "ECDSA P-256" };
 
 const optionShortNames = { httpApiLambda: "HTTP API", albLambda: "ALB+Lambda", albFargate: "ALB+Fargate" };
 
@@ -141,7 +140,7 @@ export function targetLines(report: TargetReport): string[] {
     " The cheapest option by mix of agents and server certificate key:",
     ...report.mixes.map(
       (mix) =>
-        `  ${mixName(mix.javaShare).padEnd(32)}${keyNames[mix.serverKey].padEnd(13)}` +
+        `  ${mixName(mix.javaShare).padEnd(32)}${serverKeyNames[mix.serverKey].padEnd(13)}` +
         `${optionShortNames[mix.option].padEnd(13)}${right(dollars(mix.monthly), 8)}  ` +
         (mix.fits ? "fits" : `over by ${dollars(mix.monthly - budget)}`),
     ),

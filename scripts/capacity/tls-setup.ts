@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import tls from "node:tls";
 import { promisify } from "node:util";
-import { type ServerKeyType, serverKeyTypes, setupUnitOf, type UnitName } from "./inputs.js";
+import { type ServerKeyType, serverKeyNames, serverKeyTypes, setupUnitOf, type UnitName } from "./inputs.js";
 
 const run = promisify(execFile);
 
@@ -418,8 +418,6 @@ export async function measureTlsSetup(handshakes = 5): Promise<HandshakeBytes[]>
   }
 }
 
-const keyNames: Record<ServerKeyType, string> = { rsa2048: "RSA 2048", ecdsaP256: "ECDSA P-256" };
-
 /**
  * The setup units from the measurements: TLS 1.3 with ACM's chain, which C++ agents (OpenSSL) and Java agents
  * negotiate with the listener's policy; how each says what TLS 1.2 and the shorter chain measured.
@@ -442,7 +440,7 @@ export function tlsSetupUnits(
       value: chosen.serverBytes,
       how:
         `npm run capacity -- --measure (scripts/capacity/tls-setup.ts): bytes a Node TLS server sent on a full ` +
-        `mutual-TLS 1.3 handshake (median of ${chosen.handshakes}) with an ${keyNames[keyType]} certificate made ` +
+        `mutual-TLS 1.3 handshake (median of ${chosen.handshakes}) with an ${serverKeyNames[keyType]} certificate made ` +
         `by openssl in ACM's chain (leaf, issuing intermediate and the two cross-signed roots, ` +
         `${chosen.certificateBytes} bytes of DER), ${chosen.sessionTickets} session tickets and the reply's ` +
         `record framing, the agent's ECDSA P-256 certificate asked for without naming CAs; TLS 1.2: ` +
