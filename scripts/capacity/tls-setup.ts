@@ -82,9 +82,7 @@ const ROOT_EXTENSIONS = [
   "subjectKeyIdentifier=hash",
 ];
 const CA_EXTENSIONS = [
-  "basicConstraints=critical,CA:TRUE",
-  "keyUsage=critical,digitalSignature,keyCertSign,cRLSign",
-  "subjectKeyIdentifier=hash",
+  ...ROOT_EXTENSIONS,
   "authorityKeyIdentifier=keyid:always",
   "authorityInfoAccess=OCSP;URI:http://ocsp.rootg2.example.com,caIssuers;URI:http://x.ss2.us/x.cer",
   "crlDistributionPoints=URI:http://s.ss2.us/r.crl",
@@ -202,7 +200,8 @@ interface Chain {
   trustedPem: string;
 }
 
-async function serverChain(workshop: Workshop, keyType: ServerKeyType, shape: ChainShape): Promise<Chain> {
+/** Both shapes of chain for a key, from one hierarchy made for it. */
+async function serverChains(workshop: Workshop, keyType: ServerKeyType): Promise<Record<ChainShape, Chain>> {
   const key = keyType === "rsa2048" ? rsa2048 : ecdsaP256;
   const class2 = await workshop.root(`${keyType}-class2`, CLASS_2_ROOT, rsa2048);
   const services = await workshop.root(`${keyType}-services`, SERVICES_ROOT, rsa2048);
@@ -229,11 +228,14 @@ async function serverChain(workshop: Workshop, keyType: ServerKeyType, shape: Ch
     "extendedKeyUsage=serverAuth,clientAuth",
   ]);
   const leaf = await workshop.signed(`${keyType}-leaf`, `/CN=${AGENT_DOMAIN}`, key, issuing, LEAF_EXTENSIONS);
-  const certificates = shape === "acm" ? [leaf, issuing, rootCross, servicesCross] : [leaf, issuing];
-  return {
+  const chain = (certificates: Issued[], trusted: Issued): Chain => ({
     certificatesPem: certificates.map(workshop.pem),
     keyPem: workshop.key(leaf),
-    trustedPem: workshop.pem(shape === "acm" ? class2 : root),
+    trustedPem: workshop.pem(trusted),
+  });
+  return {
+    acm: chain([leaf, issuing, rootCross, servicesCross], class2),
+    leafAndIntermediate: chain([leaf, issuing], root),
   };
 }
 
@@ -393,9 +395,10 @@ export async function measureTlsSetup(handshakes = 5): Promise<HandshakeBytes[]>
       caCert: new X509Certificate(workshop.pem(agentCa)),
     };
     const measured: HandshakeBytes[] = [];
-    for (const keyType of serverKeyTypes)
+    for (const keyType of serverKeyTypes) {
+      const chains = await serverChains(workshop, keyType);
       for (const chain of chainShapes) {
-        const served = await serverChain(workshop, keyType, chain);
+        const served = chains[chain];
         for (const tlsVersion of tlsVersions) {
           const bytes = await measureHandshakes(served, client, tlsVersion, handshakes);
           measured.push({
@@ -412,6 +415,7 @@ export async function measureTlsSetup(handshakes = 5): Promise<HandshakeBytes[]>
           });
         }
       }
+    }
     return measured;
   } finally {
     rmSync(dir, { recursive: true, force: true });
