@@ -7,13 +7,19 @@ export const AgentServiceSettings = {
   port: 8080,
   /** 200 while the service takes requests, 503 once it drains: the target group's health check. */
   healthPath: "/health",
-  /** The load balancer's default idle timeout: it may reuse a connection to a target idle this long. */
-  loadBalancerIdleTimeoutSeconds: 60,
+  /**
+   * How long the load balancer keeps an idle connection, an agent's or a target's: nearly as long as MiNiFi Java's
+   * connection pool keeps one (5 minutes), so that a Java agent heartbeating every minute, or every four, reuses
+   * its connection instead of paying a new mutual-TLS handshake each time (the AWS default, 60 s, is a race with
+   * a 60 s heartbeat). C++ agents close theirs after each request either way. Under 300 s so that the service's
+   * headers timeout (keep-alive + 1 s) stays within Node's default request timeout, as Node requires.
+   */
+  loadBalancerIdleTimeoutSeconds: 290,
   /**
    * Above the load balancer's idle timeout, so the service never closes a connection the balancer may still send
    * a request on (which would answer that request 502).
    */
-  keepAliveTimeoutSeconds: 65,
+  keepAliveTimeoutSeconds: 295,
   /** Time in-flight requests get to finish after SIGTERM: twice the agent API's deadline (FunctionTimeouts). */
   drainSeconds: 20,
   /** ECS's wait between SIGTERM and SIGKILL: the drain, then the clients' closing, with room to spare. */

@@ -53,7 +53,8 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
       vpcSubnets: { subnetType: SubnetType.PUBLIC },
       dropInvalidHeaderFields: true,
       deletionProtection: props.deletionProtection,
-      // The agent service keeps idle connections open longer than this, so it never closes one the balancer reuses.
+      // Agents' kept-alive connections outlive a heartbeat interval (AgentServiceSettings says why); the agent
+      // service keeps idle connections open longer than this, so it never closes one the balancer reuses.
       idleTimeout: Duration.seconds(AgentServiceSettings.loadBalancerIdleTimeoutSeconds),
     });
     Validations.of(loadBalancer).acknowledge({

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AgentServiceSettings } from "../../functions/agent-service/settings.js";
+import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../../functions/core/agents/status.js";
 import { defaultDeployment } from "../../scripts/capacity/inputs.js";
 import { requestsPerTaskPerMinute, targetCpuPercent } from "../lib/agent-service.js";
 import { imageDirectoryOf, type SynthesizedBeacon, synthesized } from "./assembly.js";
@@ -148,6 +149,10 @@ describe("agentCompute=fargate: the agent service", () => {
     });
     expect(AgentServiceSettings.keepAliveTimeoutSeconds).toBeGreaterThan(
       AgentServiceSettings.loadBalancerIdleTimeoutSeconds,
+    );
+    // A MiNiFi Java agent heartbeating at the default interval finds its kept-alive connection still open.
+    expect(AgentServiceSettings.loadBalancerIdleTimeoutSeconds).toBeGreaterThan(
+      DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
     );
     const targets = onlyOf(template, "AWS::ElasticLoadBalancingV2::TargetGroup", "AgentServiceTargets");
     expect(targets.Properties).toMatchObject({

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { AgentServiceSettings } from "../../functions/agent-service/settings.js";
 import {
   checkedUnits,
   defaultDeployment,
@@ -17,7 +18,7 @@ import {
   withValues,
 } from "./inputs.js";
 import { dynamoDbItemBytes, measureBytes } from "./measure.js";
-import { estimate, type Load, optionOf, priced } from "./model.js";
+import { estimate, javaConnectionsPerHeartbeat, type Load, optionOf, priced } from "./model.js";
 import { checkQuotas } from "./quotas.js";
 import { report, type Sized } from "./table.js";
 import { targetReport } from "./target.js";
@@ -35,8 +36,12 @@ const FIXED: Record<UnitName, number> = {
   requestHeaderBytes: 220,
   responseBodyBytes: 26,
   responseHeaderBytes: 200,
-  newConnectionsPerHeartbeat: 1,
-  connectionSetupBytesOut: 4500,
+  cppConnectionsPerHeartbeat: 1,
+  javaPoolIdleSeconds: 300,
+  ingressIdleTimeoutSeconds: 290,
+  ingressConnectionLifetimeSeconds: 3600,
+  tlsSetupBytesOutRsa2048: 4500,
+  tlsSetupBytesOutEcdsaP256: 3500,
   cacheRoundTripsPerHeartbeat: 1,
   cacheScriptsPerSecondPerShard: 40_000,
   cacheMemoryBytesPerAgent: 3659,
@@ -53,10 +58,16 @@ const FIXED: Record<UnitName, number> = {
   indexesHoldingLastSeenItem: 0,
   metricLineBytesPerHeartbeat: 200,
   logEventOverheadBytes: 26,
+  lambdaPlatformLogBytesPerInvocation: 0,
 };
 const units: Units = withValues(readUnits(), FIXED);
 const prices = readPrices();
-const at = (agents: number, intervalSeconds = 60): Load => ({ agents, intervalSeconds });
+/** A fleet of MiNiFi C++ agents unless `javaShare` says otherwise. */
+const at = (agents: number, intervalSeconds = 60, javaShare = 0): Load => ({
+  agents,
+  intervalSeconds,
+  javaShare,
+});
 const lineOf = (lines: { item: string; monthly: number }[], start: string) =>
   lines.find((line) => line.item.startsWith(start))?.monthly;
 const withPrice = (name: keyof Prices["prices"], value: number): Prices => ({
@@ -159,6 +170,109 @@ describe("the capacity model", () => {
   });
 });
 
+describe("the fleet's agents and the server certificate", () => {
+  const hundredThousand = (
+    javaShare: number,
+    changed: Units = units,
+    serverKey = defaultDeployment.serverKey,
+  ) => estimate(at(100_000, 60, javaShare), changed, prices, { ...defaultDeployment, serverKey });
+  const noteOf = (lines: { item: string; note?: string }[], start: string) =>
+    lines.find((line) => line.item.startsWith(start))?.note;
+  const transferGib = (estimated: ReturnType<typeof estimate>) =>
+    estimated.shared.find((line) => line.item.startsWith("Data transfer out"))?.quantity as number;
+
+  it("bills a C++ fleet's ALB by its new connections and a kept-alive Java fleet's by its active ones", () => {
+    const cpp = hundredThousand(0);
+    // 1,667 heartbeats/s, each a new connection, at 25 new connections/s per LCU.
+    expect(cpp.albLcus.containerTargets).toBeCloseTo(100_000 / 60 / 25, 6);
+    expect(noteOf(optionOf(cpp, "albFargate").lines, "ALB LCUs")).toBe("new connections dominate");
+    const java = hundredThousand(1);
+    // Every agent's connection is active each minute, at 3,000 per LCU; one new connection an hour each.
+    expect(java.albLcus.containerTargets).toBeCloseTo(100_000 / 3_000, 6);
+    expect(noteOf(optionOf(java, "albFargate").lines, "ALB LCUs")).toBe("active connections dominate");
+    // Replies only, and a setup of 4,500 bytes an hour per agent.
+    expect(transferGib(java)).toBeCloseTo((java.heartbeatsPerMonth * (226 + 4_500 / 60)) / 1024 ** 3, 6);
+    expect(transferGib(cpp)).toBeCloseTo((cpp.heartbeatsPerMonth * (226 + 4_500)) / 1024 ** 3, 6);
+    const half = hundredThousand(0.5);
+    expect(transferGib(half)).toBeCloseTo((transferGib(cpp) + transferGib(java)) / 2, 6);
+  });
+
+  it("has a Java agent reconnect each heartbeat once its interval reaches the ingress's idle timeout", () => {
+    expect(javaConnectionsPerHeartbeat(units, at(100_000, 60, 1))).toBeCloseTo(60 / 3600, 9);
+    expect(javaConnectionsPerHeartbeat(units, at(100_000, 289, 1))).toBeCloseTo(289 / 3600, 9);
+    expect(javaConnectionsPerHeartbeat(units, at(100_000, 290, 1))).toBe(1);
+    // The load balancer's default idle timeout, as long as a 60 s heartbeat: a race counted as lost.
+    const awsDefault = withValues(units, { ingressIdleTimeoutSeconds: 60 });
+    expect(javaConnectionsPerHeartbeat(awsDefault, at(100_000, 60, 1))).toBe(1);
+    expect(transferGib(hundredThousand(1, awsDefault))).toBeCloseTo(transferGib(hundredThousand(0)), 6);
+    // The pool's 5 minutes bound it too.
+    const shortPool = withValues(units, { javaPoolIdleSeconds: 30 });
+    expect(javaConnectionsPerHeartbeat(shortPool, at(100_000, 60, 1))).toBe(1);
+  });
+
+  it("sets each connection up with the chosen certificate key's measured bytes", () => {
+    const rsa = hundredThousand(0, units, "rsa2048");
+    const ecdsa = hundredThousand(0, units, "ecdsaP256");
+    expect(transferGib(rsa) - transferGib(ecdsa)).toBeCloseTo(
+      (rsa.heartbeatsPerMonth * 1_000) / 1024 ** 3,
+      6,
+    );
+    expect(noteOf(ecdsa.shared, "Data transfer out")).toBe(
+      "1 new connection(s) per heartbeat × 3,500 B (ECDSA P-256 certificate)",
+    );
+  });
+
+  it("prices Lambda's platform lines for the Lambda options only, and none at prod's WARN", () => {
+    const quiet = hundredThousand(0);
+    const platformLine = (estimated: ReturnType<typeof estimate>, id: "httpApiLambda" | "albLambda") =>
+      lineOf(optionOf(estimated, id).lines, "CloudWatch Logs ingestion (Lambda's");
+    expect(platformLine(quiet, "httpApiLambda")).toBe(0);
+    const loud = hundredThousand(0, withValues(units, { lambdaPlatformLogBytesPerInvocation: 700 }));
+    const expected = ((quiet.heartbeatsPerMonth * (700 + 3 * 26)) / 1024 ** 3) * 0.5;
+    expect(platformLine(loud, "httpApiLambda")).toBeCloseTo(expected, 6);
+    expect(platformLine(loud, "albLambda")).toBeCloseTo(expected, 6);
+    expect(optionOf(loud, "albFargate").monthly).toBeCloseTo(optionOf(quiet, "albFargate").monthly, 6);
+  });
+
+  it("ingests no log event for a heartbeat that writes no metric line", () => {
+    const withoutLine = hundredThousand(0, withValues(units, { metricLineBytesPerHeartbeat: 0 }));
+    expect(lineOf(withoutLine.shared, "CloudWatch Logs ingestion (metric lines)")).toBe(0);
+    const withLine = hundredThousand(0);
+    expect(lineOf(withLine.shared, "CloudWatch Logs ingestion (metric lines)")).toBeCloseTo(
+      ((withLine.heartbeatsPerMonth * (200 + 26)) / 1024 ** 3) * 0.5,
+      6,
+    );
+  });
+
+  it("checks the budget for all C++, the fleet's mix and all Java, with either key", () => {
+    const target = targetReport(at(100_000, 60, 0.5), 1200, units, prices, defaultDeployment);
+    expect(target.mixes.map(({ javaShare, serverKey }) => [javaShare, serverKey])).toEqual([
+      [0, "rsa2048"],
+      [0, "ecdsaP256"],
+      [0.5, "rsa2048"],
+      [0.5, "ecdsaP256"],
+      [1, "rsa2048"],
+      [1, "ecdsaP256"],
+    ]);
+    const monthly = (javaShare: number, serverKey: string) =>
+      target.mixes.find((mix) => mix.javaShare === javaShare && mix.serverKey === serverKey)
+        ?.monthly as number;
+    expect(monthly(1, "rsa2048")).toBeLessThan(monthly(0.5, "rsa2048"));
+    expect(monthly(0.5, "rsa2048")).toBeLessThan(monthly(0, "rsa2048"));
+    expect(monthly(0, "ecdsaP256")).toBeLessThan(monthly(0, "rsa2048"));
+    for (const mix of target.mixes) expect(mix.fits).toBe(mix.monthly <= 1200);
+    // Without the metric line per heartbeat, a kept-alive Java fleet fits; a C++ fleet does not.
+    const quiet = targetReport(
+      at(100_000, 60, 0.5),
+      1200,
+      withValues(units, { metricLineBytesPerHeartbeat: 0 }),
+      prices,
+      defaultDeployment,
+    );
+    expect(quiet.mixes.filter((mix) => mix.fits).map((mix) => mix.javaShare)).toEqual([1, 1]);
+  });
+});
+
 describe("the quota checks", () => {
   const crossedAt = (agents: number, tenantAgents?: number) => {
     const estimated = estimate(at(agents), units, prices, defaultDeployment);
@@ -224,7 +338,7 @@ describe("the budget report", () => {
     const target = targetReport(at(100_000), 1200, units, prices, defaultDeployment);
     expect(target.option).toBe("albFargate");
     expect(target.fits).toBe(false);
-    expect(target.changes[0]?.unit).toBe("newConnectionsPerHeartbeat");
+    expect(target.changes[0]?.unit).toBe("cppConnectionsPerHeartbeat");
     const together = target.together as number;
     expect(together).toBeGreaterThan(0);
     expect(together).toBeLessThan(1);
@@ -240,7 +354,7 @@ describe("the budget report", () => {
 
   it("finds the value at which one unit alone makes the option fit", () => {
     const cheaper = withValues(units, {
-      newConnectionsPerHeartbeat: 0,
+      cppConnectionsPerHeartbeat: 0,
       metricLineBytesPerHeartbeat: 0,
       // Checkpoints as costly as 3 write units each, so that they alone can make it fit.
       lastSeenItemBytes: 1000,
@@ -276,10 +390,19 @@ describe("the budget report", () => {
     expect(text).toContain("quotas: none crossed (13 checked)");
     expect(text).toContain("API Gateway requests per second (account and region): needs 16,667 requests/s");
     expect(text).toContain("Cheapest option: ALB + ECS Fargate arm64, $3,358: over by $2,158.");
+    expect(text).toContain("Monthly cost in USD, a heartbeat every 60 s, all MiNiFi C++\n");
+    expect(text).toMatch(/^ {2}all MiNiFi C\+\+ +RSA 2048 +ALB\+Fargate +\$3,358 {2}over by \$2,158$/m);
+    expect(text).toMatch(/^ {2}all MiNiFi Java +ECDSA P-256 +ALB\+Fargate +\$[\d,]+ {2}over by \$[\d,]+$/m);
   });
 });
 
 describe("the units file", () => {
+  it("configures the ingress's idle timeout as the agent load balancer does", () => {
+    expect(readUnits().ingressIdleTimeoutSeconds.value).toBe(
+      AgentServiceSettings.loadBalancerIdleTimeoutSeconds,
+    );
+  });
+
   it("refuses a unit without its provenance", () => {
     const { handlerCpuMsConcurrent, ...rest } = readUnits();
     expect(() => checkedUnits(rest)).toThrow(/handlerCpuMsConcurrent is missing/);
@@ -344,17 +467,17 @@ describe("npm run capacity", () => {
       "--interval",
       "60",
       "--set",
-      "newConnectionsPerHeartbeat=0",
+      "cppConnectionsPerHeartbeat=0",
       "--json",
     );
     expect(result.status).toBe(0);
     const printed = JSON.parse(result.stdout);
     expect(printed.sizes).toHaveLength(1);
-    expect(printed.units.newConnectionsPerHeartbeat).toMatchObject({ value: 0, kind: "assumption" });
+    expect(printed.units.cppConnectionsPerHeartbeat).toMatchObject({ value: 0, kind: "assumption" });
     expect(printed.sizes[0].estimate.heartbeatsPerSecond).toBeCloseTo(100_000 / 60, 6);
   });
 
-  it("refuses a unit it does not know and an interval of 0, in one line", () => {
+  it("refuses a unit it does not know, an interval of 0, a share outside 0–1 and an unknown key, in one line", () => {
     const unknown = run("--set", "speed=1");
     expect(unknown.status).toBe(2);
     expect(unknown.stderr.trim()).toMatch(
@@ -363,5 +486,11 @@ describe("npm run capacity", () => {
     const zero = run("--interval", "0");
     expect(zero.status).toBe(2);
     expect(zero.stderr.trim()).toBe('capacity: --interval must be a positive number; got "0"');
+    const share = run("--java-share", "1.5");
+    expect(share.status).toBe(2);
+    expect(share.stderr.trim()).toBe('capacity: --java-share must be a number from 0 to 1; got "1.5"');
+    const key = run("--server-key", "ed25519");
+    expect(key.status).toBe(2);
+    expect(key.stderr.trim()).toBe('capacity: --server-key must be one of rsa2048, ecdsaP256; got "ed25519"');
   });
 });

@@ -5,8 +5,9 @@
  *   npm run capacity                                  10,000 to 10,000,000 agents at 60 s
  *   npm run capacity -- --agents 250000 --interval 30
  *   npm run capacity -- --json                        the same as JSON
- *   npm run capacity -- --set newConnectionsPerHeartbeat=0 --budget 1200 --largest-tenant 20000
- *   npm run capacity -- --measure [--write]           measure the byte and cache memory units (and record them)
+ *   npm run capacity -- --java-share 1 --server-key ecdsaP256   an all-Java fleet, an ECDSA certificate
+ *   npm run capacity -- --set metricLineBytesPerHeartbeat=0 --budget 1200 --largest-tenant 20000
+ *   npm run capacity -- --measure [--write]           measure the byte, TLS setup and cache memory units (and record them)
  */
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
@@ -16,6 +17,8 @@ import {
   readPrices,
   readUnits,
   recordMeasurements,
+  type ServerKeyType,
+  serverKeyTypes,
   type UnitName,
   unitNames,
   withValues,
@@ -27,6 +30,11 @@ import { targetReport } from "./target.js";
 
 const DEFAULT_SIZES = [10_000, 100_000, 1_000_000, 10_000_000];
 const TARGET_AGENTS = 100_000;
+/**
+ * Half the fleet MiNiFi Java, half MiNiFi C++, until a customer's fleet says otherwise: the incumbent's
+ * scenario is all Java (--java-share 1), edge gateways run C++.
+ */
+const DEFAULT_JAVA_SHARE = 0.5;
 
 type Options = ReturnType<typeof parseOptions>;
 
@@ -36,6 +44,8 @@ function parseOptions(args: string[]) {
     options: {
       agents: { type: "string" },
       interval: { type: "string", default: "60" },
+      "java-share": { type: "string", default: String(DEFAULT_JAVA_SHARE) },
+      "server-key": { type: "string", default: defaultDeployment.serverKey },
       budget: { type: "string", default: "1200" },
       "largest-tenant": { type: "string" },
       set: { type: "string", multiple: true, default: [] },
@@ -72,7 +82,21 @@ function unitValues(assignments: string[]): Partial<Record<UnitName, number>> {
 
 async function measure(write: boolean): Promise<void> {
   const { measureBytes, measureCacheMemory } = await import("./measure.js");
-  const measured = { ...(await measureBytes()), cacheMemoryBytesPerAgent: await measureCacheMemory() };
+  const { measureTlsSetup, tlsSetupUnits } = await import("./tls-setup.js");
+  const handshakes = await measureTlsSetup();
+  console.log("TLS setup: bytes per full mutual-TLS handshake (median), server key, version and chain");
+  for (const each of handshakes)
+    console.log(
+      `  ${each.keyType.padEnd(10)}${each.tlsVersion.padEnd(8)}${each.chain.padEnd(20)}` +
+        `${String(each.certificates).padStart(2)} certificates ${String(each.certificateBytes).padStart(5)} B` +
+        `  server sent ${String(each.serverBytes).padStart(5)} B, client ${String(each.clientBytes).padStart(5)} B` +
+        `  ${each.sessionTickets} ticket(s)  ${each.cipher}`,
+    );
+  const measured = {
+    ...(await measureBytes()),
+    ...tlsSetupUnits(handshakes),
+    cacheMemoryBytesPerAgent: await measureCacheMemory(),
+  };
   const cpu = cpus();
   const machine = `${cpu.length} × ${cpu[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
   const date = new Date().toISOString().slice(0, 10);
@@ -88,24 +112,43 @@ async function measure(write: boolean): Promise<void> {
   }
 }
 
+const share = (text: string | undefined): number => {
+  const value = Number(text);
+  if (text === undefined || text === "" || !Number.isFinite(value) || value < 0 || value > 1)
+    throw new UsageError(`--java-share must be a number from 0 to 1; got "${text}"`);
+  return value;
+};
+
+const serverKey = (text: string | undefined): ServerKeyType => {
+  if (!serverKeyTypes.includes(text as ServerKeyType))
+    throw new UsageError(`--server-key must be one of ${serverKeyTypes.join(", ")}; got "${text}"`);
+  return text as ServerKeyType;
+};
+
 function capacity(options: Options): string {
   const units = withValues(readUnits(), unitValues(options.set as string[]));
   const prices = readPrices();
   const intervalSeconds = positive("interval", options.interval);
+  const javaShare = share(options["java-share"]);
+  const deployment = { ...defaultDeployment, serverKey: serverKey(options["server-key"]) };
   const sizes = options.agents === undefined ? DEFAULT_SIZES : [positive("agents", options.agents)];
   const largestTenant = options["largest-tenant"];
   const sized: Sized[] = sizes.map((agents) => {
-    const estimated = estimate({ agents, intervalSeconds }, units, prices, defaultDeployment);
+    const estimated = estimate({ agents, intervalSeconds, javaShare }, units, prices, deployment);
     const tenantAgents =
       largestTenant === undefined ? agents : Math.min(agents, positive("largest-tenant", largestTenant));
-    return { estimate: estimated, quotas: checkQuotas(estimated, units, defaultDeployment, tenantAgents) };
+    return { estimate: estimated, quotas: checkQuotas(estimated, units, deployment, tenantAgents) };
   });
   const target = targetReport(
-    { agents: options.agents === undefined ? TARGET_AGENTS : (sizes[0] as number), intervalSeconds },
+    {
+      agents: options.agents === undefined ? TARGET_AGENTS : (sizes[0] as number),
+      intervalSeconds,
+      javaShare,
+    },
     positive("budget", options.budget),
     units,
     prices,
-    defaultDeployment,
+    deployment,
   );
   return options.json
     ? JSON.stringify(

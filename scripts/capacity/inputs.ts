@@ -36,8 +36,12 @@ export const unitNames = [
   "requestHeaderBytes",
   "responseBodyBytes",
   "responseHeaderBytes",
-  "newConnectionsPerHeartbeat",
-  "connectionSetupBytesOut",
+  "cppConnectionsPerHeartbeat",
+  "javaPoolIdleSeconds",
+  "ingressIdleTimeoutSeconds",
+  "ingressConnectionLifetimeSeconds",
+  "tlsSetupBytesOutRsa2048",
+  "tlsSetupBytesOutEcdsaP256",
   "cacheRoundTripsPerHeartbeat",
   "cacheScriptsPerSecondPerShard",
   "cacheMemoryBytesPerAgent",
@@ -54,9 +58,23 @@ export const unitNames = [
   "indexesHoldingLastSeenItem",
   "metricLineBytesPerHeartbeat",
   "logEventOverheadBytes",
+  "lambdaPlatformLogBytesPerInvocation",
 ] as const;
 export type UnitName = (typeof unitNames)[number];
 export type Units = Record<UnitName, Unit>;
+
+/** The agent domain's certificate key: ACM issues RSA 2048 unless asked for EC_prime256v1. */
+export const serverKeyTypes = ["rsa2048", "ecdsaP256"] as const;
+export type ServerKeyType = (typeof serverKeyTypes)[number];
+export const serverKeyNames: Record<ServerKeyType, string> = {
+  rsa2048: "RSA 2048",
+  ecdsaP256: "ECDSA P-256",
+};
+/** The unit that prices setting up a connection with each key. */
+export const setupUnitOf = {
+  rsa2048: "tlsSetupBytesOutRsa2048",
+  ecdsaP256: "tlsSetupBytesOutEcdsaP256",
+} as const satisfies Record<ServerKeyType, UnitName>;
 
 export interface Tier {
   /** Monthly usage up to which this tier's value applies; null for the last tier. */
@@ -118,6 +136,8 @@ export interface Prices {
 /** Figures of a deployment's shape that are neither measured nor priced: Beacon's choices and AWS's constants. */
 export interface Deployment {
   hoursPerMonth: number;
+  /** The key of the agent domain's certificate, which the operator requests or imports (infra/README.md). */
+  serverKey: ServerKeyType;
   availabilityZones: number;
   /**
    * Interface endpoints every option has (stateful-stack.ts): Kinesis, Secrets Manager and Lambda (the console's
@@ -145,6 +165,7 @@ export interface Deployment {
 
 export const defaultDeployment: Deployment = {
   hoursPerMonth: 730,
+  serverKey: "rsa2048",
   availabilityZones: 2,
   interfaceEndpoints: 3,
   fargateExtraInterfaceEndpoints: 3,

@@ -3,11 +3,24 @@
  * prices in; the AWS units each deployment option uses and what they cost a month out. Pure: no files,
  * no clock, no network.
  */
-import type { CacheNodeType, Deployment, Price, Prices, Units } from "./inputs.js";
+import {
+  type CacheNodeType,
+  type Deployment,
+  type Price,
+  type Prices,
+  serverKeyNames,
+  setupUnitOf,
+  type Units,
+} from "./inputs.js";
 
 export interface Load {
   agents: number;
   intervalSeconds: number;
+  /**
+   * The share of agents that keep their connection between heartbeats (MiNiFi Java: OkHttp's pool); the rest
+   * open one, with a full mutual-TLS handshake, for every request (MiNiFi C++).
+   */
+  javaShare: number;
 }
 
 export const optionIds = ["httpApiLambda", "albLambda", "albFargate"] as const;
@@ -91,6 +104,8 @@ const LCU = {
   freeRulesPerRequest: 10,
 };
 const DYNAMODB_WRITE_UNIT_BYTES = 1024;
+/** START, END and REPORT: the platform's lines for each invocation below systemLogLevel WARN. */
+const LAMBDA_PLATFORM_LINES = 3;
 
 /** The cost of a monthly quantity at a price, walking its tiers when it has them. */
 export function priced(price: Price, quantity: number): number {
@@ -119,6 +134,10 @@ const line = (
     : { item, quantity, quantityUnit, monthly, note };
 
 const sum = (lines: CostLine[]) => lines.reduce((total, each) => total + each.monthly, 0);
+
+/** What CloudWatch Logs ingests for `events` log events of `bytes` in all: nothing when nothing is written. */
+const logEventBytes = (bytes: number, events: number, units: Units): number =>
+  bytes > 0 ? bytes + events * units.logEventOverheadBytes.value : 0;
 
 /** Lambda's billed duration of one steady heartbeat: its CPU at the function's share of a vCPU, then its waits. */
 export function lambdaBilledMs(units: Units): number {
@@ -219,28 +238,59 @@ export function writeUnitsPerCheckpoint(units: Units): number {
   );
 }
 
-/** LCUs an ALB needs for this load: the largest of its four dimensions. */
+/**
+ * New connections a kept-alive agent opens per heartbeat: a fraction while its idle connection outlives the
+ * interval both in its own pool and at the ingress (it reconnects when the ingress ends the connection's
+ * life), else one. An interval as long as the idle timeout is a race the ingress may win: counted as one.
+ */
+export function javaConnectionsPerHeartbeat(units: Units, load: Load): number {
+  const keptIdle = Math.min(units.javaPoolIdleSeconds.value, units.ingressIdleTimeoutSeconds.value);
+  return load.intervalSeconds < keptIdle
+    ? load.intervalSeconds / units.ingressConnectionLifetimeSeconds.value
+    : 1;
+}
+
+/** New TLS connections per heartbeat over the fleet's mix of agents. */
+const newConnectionsPerHeartbeat = (units: Units, load: Load): number =>
+  load.javaShare * javaConnectionsPerHeartbeat(units, load) +
+  (1 - load.javaShare) * units.cppConnectionsPerHeartbeat.value;
+
+const lcuDimensions = [
+  "new connections",
+  "active connections",
+  "processed bytes",
+  "rule evaluations",
+] as const;
+type LcuDimension = (typeof lcuDimensions)[number];
+
+/** LCUs an ALB needs for this load: the largest of its four dimensions, and which one that is. */
 export function albLcus(
   units: Units,
   deployment: Deployment,
   load: Load,
   heartbeatsPerSecond: number,
   gbPerHourPerLcu: number,
-): number {
+): { lcus: number; dominant: LcuDimension } {
   const bytesPerHeartbeat =
     units.requestBodyBytes.value +
     units.requestHeaderBytes.value +
     units.responseBodyBytes.value +
     units.responseHeaderBytes.value;
   const gbPerHour = (heartbeatsPerSecond * 3600 * bytesPerHeartbeat) / GIB;
-  const activeConnectionsPerMinute = Math.min(load.agents, heartbeatsPerSecond * 60);
+  // A kept connection is active in every minute; a connection per heartbeat only in the minutes with one.
+  const keptAlive = javaConnectionsPerHeartbeat(units, load) < 1 ? load.javaShare : 0;
+  const activeConnectionsPerMinute =
+    load.agents * keptAlive + (1 - keptAlive) * Math.min(load.agents, heartbeatsPerSecond * 60);
   const billedRules = Math.max(0, deployment.albRuleEvaluationsPerRequest - LCU.freeRulesPerRequest);
-  return Math.max(
-    (heartbeatsPerSecond * units.newConnectionsPerHeartbeat.value) / LCU.newConnectionsPerSecond,
-    activeConnectionsPerMinute / LCU.activeConnectionsPerMinute,
-    gbPerHour / gbPerHourPerLcu,
-    (heartbeatsPerSecond * billedRules) / LCU.ruleEvaluationsPerSecond,
-  );
+  const byDimension: Record<LcuDimension, number> = {
+    "new connections":
+      (heartbeatsPerSecond * newConnectionsPerHeartbeat(units, load)) / LCU.newConnectionsPerSecond,
+    "active connections": activeConnectionsPerMinute / LCU.activeConnectionsPerMinute,
+    "processed bytes": gbPerHour / gbPerHourPerLcu,
+    "rule evaluations": (heartbeatsPerSecond * billedRules) / LCU.ruleEvaluationsPerSecond,
+  };
+  const dominant = lcuDimensions.reduce((a, b) => (byDimension[b] > byDimension[a] ? b : a));
+  return { lcus: byDimension[dominant], dominant };
 }
 
 export function estimate(load: Load, units: Units, prices: Prices, deployment: Deployment): Estimate {
@@ -257,13 +307,12 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
   // The SDK sends each record base64-encoded in a JSON body, signed: what the Kinesis endpoint processes.
   const endpointGib =
     (recordsPerMonth * (units.eventBytes.value * (4 / 3) + units.streamPutOverheadBytes.value)) / GIB;
+  const connectionsPerHeartbeat = newConnectionsPerHeartbeat(units, load);
+  const setupBytes = units[setupUnitOf[deployment.serverKey]].value;
   const bytesOutPerHeartbeat =
-    units.responseBodyBytes.value +
-    units.responseHeaderBytes.value +
-    units.newConnectionsPerHeartbeat.value * units.connectionSetupBytesOut.value;
+    units.responseBodyBytes.value + units.responseHeaderBytes.value + connectionsPerHeartbeat * setupBytes;
   const logGib =
-    (heartbeatsPerMonth * (units.metricLineBytesPerHeartbeat.value + units.logEventOverheadBytes.value)) /
-    GIB;
+    (heartbeatsPerMonth * logEventBytes(units.metricLineBytesPerHeartbeat.value, 1, units)) / GIB;
   const storedItemGib =
     (load.agents *
       (units.agentItemBytes.value * (1 + units.indexesHoldingAgentItem.value) +
@@ -330,12 +379,18 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
       (heartbeatsPerMonth * bytesOutPerHeartbeat) / GIB,
       "GiB",
       priced(p.dataTransferOutGb, (heartbeatsPerMonth * bytesOutPerHeartbeat) / GIB),
+      `${round(connectionsPerHeartbeat, 3)} new connection(s) per heartbeat × ${round(setupBytes)} B ` +
+        `(${serverKeyNames[deployment.serverKey]} certificate)`,
     ),
   ];
   const sharedMonthly = sum(shared);
 
   const billedMs = lambdaBilledMs(units);
   const lambdaGbSeconds = heartbeatsPerMonth * (billedMs / 1000) * (units.lambdaMemoryMb.value / 1024);
+  const platformLogGib =
+    (heartbeatsPerMonth *
+      logEventBytes(units.lambdaPlatformLogBytesPerInvocation.value, LAMBDA_PLATFORM_LINES, units)) /
+    GIB;
   const lambdaLines = [
     line("Lambda requests", heartbeatsPerMonth, "requests", priced(p.lambdaRequest, heartbeatsPerMonth)),
     line(
@@ -344,12 +399,18 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
       "GB-s",
       priced(p.lambdaArmGbSecond, lambdaGbSeconds),
     ),
+    line(
+      "CloudWatch Logs ingestion (Lambda's START, END and REPORT lines)",
+      platformLogGib,
+      "GiB",
+      priced(p.logsIngestedGb, platformLogGib),
+    ),
   ];
   const lcusLambda = albLcus(units, deployment, load, heartbeatsPerSecond, LCU.gbPerHourLambda);
   const lcusContainers = albLcus(units, deployment, load, heartbeatsPerSecond, LCU.gbPerHourContainers);
-  const albLines = (lcus: number) => [
+  const albLines = ({ lcus, dominant }: { lcus: number; dominant: LcuDimension }) => [
     line("ALB hours", hours, "hours", priced(p.albHour, hours)),
-    line("ALB LCUs", lcus, "LCU (average)", priced(p.albLcuHour, lcus * hours)),
+    line("ALB LCUs", lcus, "LCU (average)", priced(p.albLcuHour, lcus * hours), `${dominant} dominate`),
   ];
   // The gateway's CPU includes the TLS the ALB terminates on AWS: an upper bound; the handler's alone, a lower one.
   const vcpusFor = (cpuMs: number) =>
@@ -430,7 +491,7 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
     heartbeatsPerMonth,
     lambdaBilledMs: billedMs,
     lambdaConcurrency: heartbeatsPerSecond * (billedMs / 1000),
-    albLcus: { lambdaTargets: lcusLambda, containerTargets: lcusContainers },
+    albLcus: { lambdaTargets: lcusLambda.lcus, containerTargets: lcusContainers.lcus },
     fargateTasks,
     cache,
     stream,

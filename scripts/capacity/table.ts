@@ -1,5 +1,5 @@
 /** The capacity report as fixed-width text: pure, so that tests read exactly what the command prints. */
-import type { Prices, Units } from "./inputs.js";
+import { type Prices, serverKeyNames, type Units } from "./inputs.js";
 import { type Estimate, optionIds, optionNames, optionOf } from "./model.js";
 import type { QuotaCheck } from "./quotas.js";
 import type { TargetReport } from "./target.js";
@@ -35,7 +35,7 @@ export function summaryTable(sizes: Sized[]): string[] {
   const estimates = sizes.map((size) => size.estimate);
   const interval = estimates[0]?.load.intervalSeconds ?? 0;
   return [
-    `Monthly cost in USD, a heartbeat every ${number(interval)} s`,
+    `Monthly cost in USD, a heartbeat every ${number(interval)} s, ${mixName(estimates[0]?.load.javaShare ?? 0)}`,
     row(
       "agents",
       estimates.map((each) => number(each.load.agents)),
@@ -65,6 +65,15 @@ export function summaryTable(sizes: Sized[]): string[] {
   ];
 }
 
+const percent = (share: number) => `${number(100 * share)} %`;
+/** A fleet's mix of agents in words. */
+const mixName = (javaShare: number): string =>
+  javaShare === 0
+    ? "all MiNiFi C++"
+    : javaShare === 1
+      ? "all MiNiFi Java"
+      : `${percent(javaShare)} MiNiFi Java, ${percent(1 - javaShare)} C++`;
+
 const optionShortNames = { httpApiLambda: "HTTP API", albLambda: "ALB+Lambda", albFargate: "ALB+Fargate" };
 
 export function detail({ estimate: estimated, quotas }: Sized): string[] {
@@ -88,7 +97,8 @@ export function detail({ estimate: estimated, quotas }: Sized): string[] {
     `  ${quota.name}: needs ${number(quota.need)} ${quota.unit}, limit ${number(quota.limit)} ` +
     `[${quota.options.map((id) => optionShortNames[id]).join(", ")}] → ${quota.action}`;
   return [
-    `${number(estimated.load.agents)} agents, a heartbeat every ${number(estimated.load.intervalSeconds)} s: ` +
+    `${number(estimated.load.agents)} agents (${mixName(estimated.load.javaShare)}), a heartbeat every ` +
+      `${number(estimated.load.intervalSeconds)} s: ` +
       `${number(estimated.heartbeatsPerSecond)} heartbeats/s, ${number(estimated.heartbeatsPerMonth / 1e6)} million a month`,
     ...lines("shared parts", estimated.shared, estimated.sharedMonthly),
     ...estimated.options.flatMap((option) =>
@@ -126,9 +136,19 @@ export function targetLines(report: TargetReport): string[] {
           : ` All of them together fit at ${number(100 * report.together)} % of today's values.`,
       ];
   const { httpApi } = report;
+  const mixes = [
+    " The cheapest option by mix of agents and server certificate key:",
+    ...report.mixes.map(
+      (mix) =>
+        `  ${mixName(mix.javaShare).padEnd(32)}${serverKeyNames[mix.serverKey].padEnd(13)}` +
+        `${optionShortNames[mix.option].padEnd(13)}${right(dollars(mix.monthly), 8)}  ` +
+        (mix.fits ? "fits" : `over by ${dollars(mix.monthly - budget)}`),
+    ),
+  ];
   return [
     head,
     ...changes,
+    ...mixes,
     ` HTTP API + Lambda: ${dollars(httpApi.monthly)}, of which API Gateway's and Lambda's request fees ` +
       `${dollars(httpApi.requestFees)}; ` +
       (httpApi.intervalToFit === undefined

@@ -2,7 +2,15 @@
  * Whether a fleet fits a monthly budget, and if not, how far each unit would have to move, one at a time,
  * for the cheapest option to fit it; and what the HTTP API option's request fees alone cost.
  */
-import { type Deployment, type Prices, type UnitName, type Units, withValues } from "./inputs.js";
+import {
+  type Deployment,
+  type Prices,
+  type ServerKeyType,
+  serverKeyTypes,
+  type UnitName,
+  type Units,
+  withValues,
+} from "./inputs.js";
 import { estimate, type Load, type OptionId, optionOf, priced } from "./model.js";
 
 /** Units that work on Beacon or on the agents' settings could lower; each lowers the cost as it falls. */
@@ -10,8 +18,9 @@ export const adjustableUnits: readonly UnitName[] = [
   "gatewayAndHandlerCpuMs",
   "handlerCpuMsOneAtATime",
   "streamPutMs",
-  "newConnectionsPerHeartbeat",
-  "connectionSetupBytesOut",
+  "cppConnectionsPerHeartbeat",
+  "tlsSetupBytesOutRsa2048",
+  "tlsSetupBytesOutEcdsaP256",
   "responseHeaderBytes",
   "requestBodyBytes",
   "eventBytes",
@@ -31,6 +40,15 @@ export interface UnitChange {
   to: number | undefined;
 }
 
+/** The cheapest option for one mix of agents and one server key, and whether it fits the budget. */
+export interface MixFit {
+  javaShare: number;
+  serverKey: ServerKeyType;
+  option: OptionId;
+  monthly: number;
+  fits: boolean;
+}
+
 export interface TargetReport {
   load: Load;
   budget: number;
@@ -41,6 +59,8 @@ export interface TargetReport {
   changes: UnitChange[];
   /** The largest share of today's values that every adjustable unit together may keep for the option to fit. */
   together: number | undefined;
+  /** All MiNiFi C++, the load's own mix and all MiNiFi Java, each with either server key. */
+  mixes: MixFit[];
   httpApi: {
     monthly: number;
     /** API Gateway's and Lambda's per-request fees, which no unit of Beacon's changes. */
@@ -94,7 +114,14 @@ export function targetReport(
   const heartbeatsPerMonth = (load.agents / load.intervalSeconds) * deployment.hoursPerMonth * 3600;
   const longest = 24 * 3600;
   const fitsAt = (interval: number) =>
-    costWith(units, { agents: load.agents, intervalSeconds: interval }, "httpApiLambda") <= budget;
+    costWith(units, { ...load, intervalSeconds: interval }, "httpApiLambda") <= budget;
+  const mixes = [...new Set([0, load.javaShare, 1])].flatMap((javaShare) =>
+    serverKeyTypes.map((serverKey) => {
+      const mixed = estimate({ ...load, javaShare }, units, prices, { ...deployment, serverKey });
+      const cheapest = optionOf(mixed, mixed.cheapest).monthly;
+      return { javaShare, serverKey, option: mixed.cheapest, monthly: cheapest, fits: cheapest <= budget };
+    }),
+  );
   return {
     load,
     budget,
@@ -103,6 +130,7 @@ export function targetReport(
     fits: monthly <= budget,
     changes,
     together,
+    mixes,
     httpApi: {
       monthly: optionOf(estimated, "httpApiLambda").monthly,
       requestFees:

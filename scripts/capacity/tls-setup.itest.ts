@@ -1,0 +1,73 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { serverKeyTypes, setupUnitOf } from "./inputs.js";
+import {
+  chainShapes,
+  type HandshakeBytes,
+  measureTlsSetup,
+  tlsSetupUnits,
+  tlsVersions,
+} from "./tls-setup.js";
+
+/**
+ * The handshakes `npm run capacity -- --measure` counts, with certificates openssl makes here: every server
+ * key, TLS version and chain shape, each a real mutual-TLS connection whose chain the client verified.
+ */
+describe("a mutual-TLS connection's setup bytes", () => {
+  let measured: HandshakeBytes[];
+  beforeAll(async () => {
+    measured = await measureTlsSetup(3);
+  });
+  const of = (keyType: string, tlsVersion: string, chain: string) =>
+    measured.find(
+      (each) => each.keyType === keyType && each.tlsVersion === tlsVersion && each.chain === chain,
+    );
+
+  it("are measured for each server key, TLS version and chain, with the version and key asked for", () => {
+    expect(measured).toHaveLength(serverKeyTypes.length * tlsVersions.length * chainShapes.length);
+    for (const keyType of serverKeyTypes)
+      for (const tlsVersion of tlsVersions)
+        for (const chain of chainShapes) {
+          const each = of(keyType, tlsVersion, chain);
+          expect(each, `${keyType} ${tlsVersion} ${chain}`).toBeDefined();
+          expect(each?.certificates).toBe(chain === "acm" ? 4 : 2);
+          expect(each?.handshakes).toBe(3);
+          // TLS 1.3 names no key exchange or signature in its suites; TLS 1.2's name the server key's kind.
+          expect(each?.cipher).toMatch(
+            tlsVersion === "TLSv1.3"
+              ? /^TLS_(AES|CHACHA20)_/
+              : keyType === "rsa2048"
+                ? /_ECDHE_RSA_/
+                : /_ECDHE_ECDSA_/,
+          );
+          expect(each?.sessionTickets).toBeGreaterThanOrEqual(1);
+          // The server sends its whole chain, and its handshake messages besides.
+          expect(each?.serverBytes).toBeGreaterThan(each?.certificateBytes as number);
+          // The client sends its ECDSA P-256 certificate and proof of its key, whatever the server's key.
+          expect(each?.clientBytes).toBeGreaterThan(500);
+          expect(each?.clientBytes).toBeLessThan(2000);
+        }
+  });
+
+  it("are fewer with an ECDSA P-256 key than with RSA 2048, and fewer with a shorter chain", () => {
+    for (const tlsVersion of tlsVersions)
+      for (const chain of chainShapes) {
+        const rsa = of("rsa2048", tlsVersion, chain) as HandshakeBytes;
+        const ecdsa = of("ecdsaP256", tlsVersion, chain) as HandshakeBytes;
+        expect(ecdsa.certificateBytes).toBeLessThan(rsa.certificateBytes);
+        expect(ecdsa.serverBytes).toBeLessThan(rsa.serverBytes);
+      }
+    for (const keyType of serverKeyTypes)
+      expect((of(keyType, "TLSv1.3", "leafAndIntermediate") as HandshakeBytes).serverBytes).toBeLessThan(
+        (of(keyType, "TLSv1.3", "acm") as HandshakeBytes).serverBytes,
+      );
+  });
+
+  it("give units.json the TLS 1.3 figure with ACM's chain for each key, saying what the others were", () => {
+    const units = tlsSetupUnits(measured);
+    for (const keyType of serverKeyTypes) {
+      const unit = units[setupUnitOf[keyType]];
+      expect(unit?.value).toBe(of(keyType, "TLSv1.3", "acm")?.serverBytes);
+      expect(unit?.how).toContain(`TLS 1.2: ${of(keyType, "TLSv1.2", "acm")?.serverBytes}`);
+    }
+  });
+});
