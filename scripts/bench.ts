@@ -237,7 +237,13 @@ async function sweepRates() {
   const steps: string[][] = [];
   let sustained: number | undefined;
   await runLoad(
-    [`--rates=${rates.join(",")}`, `--step-seconds=${stepSeconds}`, `--concurrency=${connections}`],
+    [
+      `--rates=${rates.join(",")}`,
+      `--step-seconds=${stepSeconds}`,
+      // The agents register `concurrency` at a time, as for the steady measurement.
+      `--concurrency=${concurrency}`,
+      `--connections=${connections}`,
+    ],
     async (message) => {
       if (message.phase === "registered") {
         console.log(

@@ -27,6 +27,8 @@ const { values } = parseArgs({
     /** Heartbeats per second, comma-separated: an open-loop step at each instead of the rounds. */
     rates: { type: "string" },
     "step-seconds": { type: "string", default: "15" },
+    /** Connections open at most; `--concurrency` unless given. */
+    connections: { type: "string" },
   },
 });
 const url = new URL("/c2/api/heartbeat", values.url);
@@ -36,8 +38,12 @@ const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
 const rates = values.rates?.split(",").map(Number);
 const stepSeconds = Number(values["step-seconds"]);
-/** The runner's `go` lines, one before the steady heartbeats and, with `--rates`, one before each step. */
+/**
+ * The runner's word, `go`, before the steady heartbeats and, with `--rates`, before each step; anything else,
+ * or the runner gone, ends the load.
+ */
 const commands = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+const toldToGo = async () => (await commands.next()).value === "go";
 /** The template's heartbeat as agent `index` sends it. */
 function bodyOf(templateFile: string): (index: number) => Buffer {
   const template = readFileSync(templateFile, "utf8");
@@ -47,8 +53,8 @@ function bodyOf(templateFile: string): (index: number) => Buffer {
 
 const tlsAgent = new Agent({
   keepAlive: true,
-  // With --rates, the connections open at most: heartbeats beyond them wait for one, their wait counted.
-  maxSockets: concurrency,
+  // Heartbeats beyond them wait for one: with --rates, that wait is counted in their latency.
+  maxSockets: Number(values.connections ?? concurrency),
   ca: readFileSync(path.join(certs, "ca.pem")),
   cert: readFileSync(path.join(certs, `${values.certificate}.pem`)),
   key: readFileSync(path.join(certs, `${values.certificate}.key`)),
@@ -145,14 +151,14 @@ const percentiles = (sorted: number[]) => ({
 // runner to reset its counters.
 const registration = await round(bodyOf(values.registration as string));
 process.stdout.write(`${JSON.stringify({ phase: "registered", errors: registration.errors })}\n`);
-await commands.next();
+if (!(await toldToGo())) process.exit(0);
 
 const lightBodyOf = bodyOf(values.heartbeat as string);
 const bodies = Array.from({ length: agentCount }, (_, index) => lightBodyOf(index));
 if (rates) {
   for (const [step, rate] of rates.entries()) {
     // The runner says `stop` once a step shows the server saturated: higher rates would only queue.
-    if (step > 0 && (await commands.next()).value !== "go") break;
+    if (step > 0 && !(await toldToGo())) break;
     const result = await openLoop(rate, stepSeconds, (index) => bodies[index % agentCount] as Buffer);
     process.stdout.write(
       `${JSON.stringify({
