@@ -6,11 +6,15 @@
  * steady heartbeats the gateway handed the handler are handed to it again directly, with no gateway or
  * TLS, many in flight and one at a time: the CPU time Lambda bills. Figures depend on the machine: they
  * are printed with its CPU and core count, and compared only as ratios.
+ *
+ * `--rate-sweep` (`npm run bench:rate`) drives the steady heartbeats at fixed rates instead, open loop, a step
+ * at each, and prints each step's latency, errors and the CPU each process spent: this one's (Beacon's
+ * gateway and handler), the emulators' and the load's, all on this machine.
  */
 import { spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
@@ -19,6 +23,7 @@ import { fileURLToPath } from "node:url";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { Redis } from "ioredis";
 import { AwsEndpointEnvNames, EnvNames } from "../functions/shared/env-names.js";
+import { descendantsCpuMs } from "./bench/process-cpu.js";
 import { summarizeProfile } from "./bench/profile.js";
 import { startBackends } from "./local/backends.js";
 import { ensureDevCertificates } from "./local/certs.js";
@@ -30,12 +35,41 @@ import { findFreePorts } from "./local/ports.js";
 const agents = Number(process.env.BENCH_AGENTS ?? 1000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
+const rateSweep = process.argv.includes("--rate-sweep");
+/** The sweep's rates, heartbeats per second, and how long each step lasts. */
+const rates = (process.env.BENCH_RATES ?? "200,400,600,800,1000,1200,1400,1600,1800,2000")
+  .split(",")
+  .map(Number);
+const stepSeconds = Number(process.env.BENCH_STEP_SECONDS ?? 15);
+/** The sweep's connections at most; a heartbeat finding them all busy waits, its wait counted. */
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 200);
+/** A rate is sustained when its p99 is within this and no heartbeat failed. */
+const TARGET_P99_MS = 50;
+/**
+ * A step this slow, or failing this share of heartbeats, shows the server saturated; after two in a row (one
+ * may be the machine's other work) higher rates are not tried.
+ */
+const SATURATED_P99_MS = 1_000;
+const SATURATED_ERROR_SHARE = 0.01;
 /** A file to write a CPU profile of the handler's heartbeats, many in flight, to (`.cpuprofile`). */
 const profileFile = process.env.BENCH_PROFILE;
 const root = fileURLToPath(new URL("../", import.meta.url));
 const stateDir = path.join(root, ".beacon", `bench-${process.pid}`);
 /** How long this process is watched doing nothing, for the CPU time it spends idle (timers, keep-alives). */
 const IDLE_SAMPLE_MS = 3_000;
+
+/** The processes of this machine whose CPU the sweep names; the watchdog shells the emulators run under, none. */
+const PROCESS_NAMES: [RegExp, string][] = [
+  [/kinesalite/, "kinesalite"],
+  [/DynamoDBLocal/, "DynamoDB Local"],
+  [/redis-server/, "redis-server"],
+  [/bench\/load\.ts/, "load"],
+];
+const processNameOf = (commandLine: string) =>
+  commandLine.startsWith("/bin/sh")
+    ? undefined
+    : PROCESS_NAMES.find(([pattern]) => pattern.test(commandLine))?.[1];
+const OTHER_PROCESSES = PROCESS_NAMES.map(([, name]) => name);
 
 const [dynamodb, redis, kinesis, s3, agentPort] = await findFreePorts(5);
 const backends = await startBackends({
@@ -53,18 +87,23 @@ const backends = await startBackends({
   archiveBucket: "beacon-events-archive-bench",
   log: (line) => console.log(`bench: ${line}`),
 });
-const proxies = await startProxies(
-  backends.env[AwsEndpointEnvNames.dynamodb] as string,
-  backends.env[AwsEndpointEnvNames.kinesis] as string,
-);
+// The sweep talks to the emulators directly, as a deployed function does: the proxies would add a hop to each put.
+const proxies = rateSweep
+  ? undefined
+  : await startProxies(
+      backends.env[AwsEndpointEnvNames.dynamodb] as string,
+      backends.env[AwsEndpointEnvNames.kinesis] as string,
+    );
 const certsDir = path.join(stateDir, "certs");
 await ensureDevCertificates(certsDir);
 const functionLog = openTemporaryFunctionLog();
 const agentApi = await loadAgentApi(
   {
     ...backends.env,
-    [AwsEndpointEnvNames.dynamodb]: proxies.urls.dynamodb,
-    [AwsEndpointEnvNames.kinesis]: proxies.urls.kinesis,
+    ...(proxies && {
+      [AwsEndpointEnvNames.dynamodb]: proxies.urls.dynamodb,
+      [AwsEndpointEnvNames.kinesis]: proxies.urls.kinesis,
+    }),
     // The agent API sends agents absolute URLs of its own, so it learns its port before it loads.
     [EnvNames.agentApiUrl]: `https://127.0.0.1:${agentPort}`,
     POWERTOOLS_LOG_LEVEL: "ERROR",
@@ -97,36 +136,39 @@ const totalCalls = (counts: Record<string, number>) =>
   Object.values(counts).reduce((sum, count) => sum + count, 0);
 
 try {
-  // Each agent registers with a C++ full heartbeat (its manifest, as the C++ agent sends after a start),
-  // then sends light heartbeats naming it.
-  const examples = path.join(root, "schemas/c2/examples/cpp");
+  if (proxies) await measureSteady(proxies);
+  else await sweepRates();
+} finally {
+  redisClient.disconnect();
+  await gateway.close();
+  await agentApi.shutdown();
+  functionLog.close();
+  await proxies?.close();
+  await backends.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+}
+
+/** The steady heartbeats' throughput, latency and backend requests, and their CPU time, the handler's alone too. */
+async function measureSteady(proxies: Proxies) {
   let scriptsBefore = 0;
   let idleCpuPerMs = 0;
   let cpuBefore = process.cpuUsage();
   let steadyStarted = 0;
-  const steady = await runLoad(
-    [
-      "--import",
-      "tsx",
-      path.join(root, "scripts/bench/load.ts"),
-      `--url=${gateway.url}`,
-      `--certs=${certsDir}`,
-      `--agents=${agents}`,
-      `--rounds=${rounds}`,
-      `--concurrency=${concurrency}`,
-      `--registration=${path.join(examples, "heartbeat-full.json")}`,
-      `--heartbeat=${path.join(examples, "heartbeat-light.json")}`,
-    ],
-    async () => {
-      console.log(`bench: ${agents} agents registered with their manifests; heartbeating`);
-      idleCpuPerMs = await idleCpu();
-      await proxies.reset();
-      scriptsBefore = await scriptCalls();
-      capturing = true;
-      cpuBefore = process.cpuUsage();
-      steadyStarted = performance.now();
-    },
-  );
+  let steady: Record<string, unknown> = {};
+  await runLoad([`--rounds=${rounds}`, `--concurrency=${concurrency}`], async (message) => {
+    if (message.phase !== "registered") {
+      steady = message;
+      return undefined;
+    }
+    console.log(`bench: ${agents} agents registered with their manifests; heartbeating`);
+    idleCpuPerMs = await idleCpu();
+    await proxies.reset();
+    scriptsBefore = await scriptCalls();
+    capturing = true;
+    cpuBefore = process.cpuUsage();
+    steadyStarted = performance.now();
+    return "go";
+  });
   const endToEnd = cpuPerHeartbeat(cpuBefore, steadyStarted, idleCpuPerMs, steady.heartbeats as number);
   capturing = false;
   const heartbeats = steady.heartbeats as number;
@@ -176,14 +218,103 @@ try {
     console.log("top functions by self time:");
     for (const line of summary.byFunction.slice(0, 15)) console.log(`  ${line}`);
   }
-} finally {
-  redisClient.disconnect();
-  await gateway.close();
-  await agentApi.shutdown();
-  functionLog.close();
-  await proxies.close();
-  await backends.stop();
-  rmSync(stateDir, { recursive: true, force: true });
+}
+
+/** What the processes of the sweep have spent so far: this one's CPU, the others' by name, and when. */
+function cpuSnapshot() {
+  return {
+    beacon: process.cpuUsage(),
+    others: descendantsCpuMs(process.pid, processNameOf),
+    at: performance.now(),
+  };
+}
+
+/**
+ * Steady heartbeats at each rate of `rates`, open loop through the gateway with mutual TLS, a step of
+ * `stepSeconds` each: per step the latency, errors, and the CPU of this process (Beacon: gateway and handler)
+ * and of the emulators and the load, which all share this machine; then the highest rate sustained.
+ */
+async function sweepRates() {
+  let idleCpuPerMs = 0;
+  let before = cpuSnapshot();
+  const steps: string[][] = [];
+  let sustained: number | undefined;
+  let saturatedSteps = 0;
+  await runLoad(
+    [
+      `--rates=${rates.join(",")}`,
+      `--step-seconds=${stepSeconds}`,
+      // The agents register `concurrency` at a time, as for the steady measurement.
+      `--concurrency=${concurrency}`,
+      `--connections=${connections}`,
+    ],
+    async (message) => {
+      if (message.phase === "registered") {
+        console.log(
+          `bench: ${agents} agents registered with their manifests; sweeping ${rates.join(", ")}/s`,
+        );
+        idleCpuPerMs = await idleCpu();
+        before = cpuSnapshot();
+        return "go";
+      }
+      const after = cpuSnapshot();
+      const rate = message.rate as number;
+      const heartbeats = message.heartbeats as number;
+      const errors = message.errors as number;
+      const p99 = message.p99 as number;
+      const wallMs = after.at - before.at;
+      const beaconMs = cpuPerHeartbeat(before.beacon, before.at, idleCpuPerMs, heartbeats) * heartbeats;
+      const share = (cpuMs: number) => `${Math.round((100 * cpuMs) / wallMs)} %`;
+      const othersMs = (name: string) => (after.others.get(name) ?? 0) - (before.others.get(name) ?? 0);
+      if (p99 <= TARGET_P99_MS && errors === 0) sustained = Math.max(sustained ?? 0, rate);
+      steps.push([
+        String(rate),
+        String(heartbeats),
+        String(errors),
+        ...[message.p50, message.p95, message.p99, message.max].map((ms) => Number(ms).toFixed(1)),
+        (beaconMs / heartbeats).toFixed(3),
+        share(beaconMs),
+        ...OTHER_PROCESSES.map((name) => share(othersMs(name))),
+        Number(message.lagMs).toFixed(0),
+        loadavg()[0]?.toFixed(1) ?? "",
+      ]);
+      console.log(`bench: ${rate}/s: p99 ${p99.toFixed(1)} ms, ${errors} errors`);
+      const saturated = p99 > SATURATED_P99_MS || errors > heartbeats * SATURATED_ERROR_SHARE;
+      saturatedSteps = saturated ? saturatedSteps + 1 : 0;
+      before = cpuSnapshot();
+      if (rate === rates.at(-1)) return undefined;
+      return saturatedSteps >= 2 ? "stop" : "go";
+    },
+  );
+  const cpu = cpus();
+  console.log("");
+  console.log(`machine: ${cpu.length} × ${cpu[0]?.model ?? "unknown CPU"}, Node ${process.version}`);
+  console.log(
+    `load: ${agents} agents' steady C++ light heartbeats at fixed rates, open loop, ${stepSeconds} s a step, ` +
+      `over at most ${connections} kept-alive mutual-TLS connections. The load runs on this machine too, in a ` +
+      "process of its own: its CPU is the load column, the emulators' theirs, Beacon's (gateway, TLS and " +
+      "handler, one process) apart. CPU in % of one core; latency from each heartbeat's scheduled start.",
+  );
+  const header = [
+    "rate/s",
+    "sent",
+    "errors",
+    "p50 ms",
+    "p95 ms",
+    "p99 ms",
+    "max ms",
+    "Beacon CPU ms/hb",
+    "Beacon CPU",
+    ...OTHER_PROCESSES.map((name) => `${name} CPU`),
+    "load lag ms",
+    "load avg",
+  ];
+  for (const row of [header, header.map(() => "---"), ...steps]) console.log(`| ${row.join(" | ")} |`);
+  console.log(
+    sustained === undefined
+      ? `no rate sustained with p99 ≤ ${TARGET_P99_MS} ms and 0 errors`
+      : `highest rate with p99 ≤ ${TARGET_P99_MS} ms and 0 errors: ${sustained}/s`,
+  );
 }
 
 /** This process's CPU time per wall-clock millisecond while it waits for nothing. */
@@ -239,23 +370,41 @@ async function replay(count: number, inFlight: number, idlePerMs: number, profil
   return { heartbeats: count, cpuMs, errors, perSecond: Math.round(count / seconds), profile };
 }
 
-/** Runs the load process; `betweenPhases` runs after registration, before the measured rounds. */
-async function runLoad(args: string[], betweenPhases: () => Promise<void>): Promise<Record<string, unknown>> {
-  const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "inherit"] });
-  let result: Record<string, unknown> = {};
+/**
+ * Runs the load process (bench/load.ts) on every agent, with `args` besides; `onMessage` gets each line it
+ * prints and answers what the load waits for (`go`, or `stop`), or nothing.
+ */
+async function runLoad(
+  args: string[],
+  onMessage: (message: Record<string, unknown>) => Promise<"go" | "stop" | undefined>,
+): Promise<void> {
+  const examples = path.join(root, "schemas/c2/examples/cpp");
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.join(root, "scripts/bench/load.ts"),
+      `--url=${gateway.url}`,
+      `--certs=${certsDir}`,
+      `--agents=${agents}`,
+      // Each agent registers with a C++ full heartbeat (its manifest, as the C++ agent sends after a start),
+      // then sends light heartbeats naming it.
+      `--registration=${path.join(examples, "heartbeat-full.json")}`,
+      `--heartbeat=${path.join(examples, "heartbeat-light.json")}`,
+      ...args,
+    ],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
   for await (const line of createInterface({ input: child.stdout })) {
-    const message = JSON.parse(line) as Record<string, unknown>;
-    if (message.phase === "registered") {
-      await betweenPhases();
-      child.stdin.end("go\n");
-    } else {
-      result = message;
-    }
+    const reply = await onMessage(JSON.parse(line) as Record<string, unknown>);
+    if (reply) child.stdin.write(`${reply}\n`);
   }
-  return result;
+  child.stdin.end();
 }
 
 type Counts = Record<string, number>;
+type Proxies = Awaited<ReturnType<typeof startProxies>>;
 
 /** The counting proxies' process (bench/proxies.ts) in front of DynamoDB and Kinesis. */
 async function startProxies(dynamodbUrl: string, kinesisUrl: string) {

@@ -7,6 +7,7 @@ import { DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-d
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cppAgentOf, example, exampleText, type VariedAgent } from "../../scripts/c2-examples.js";
+import { metricLines } from "../../scripts/local/function-metrics.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type PrivateRedis, startPrivateRedis } from "../../scripts/test-support/private-redis.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
@@ -373,6 +374,7 @@ describe("the hot path", () => {
     api.dynamoDb.reset();
     api.kinesis.reset();
     const steadyHeartbeats = 25;
+    const from = Date.now();
     // Beacon does not pipeline on this path, so every command outside a script is a round trip.
     const { roundTrips } = await redis.countRoundTrips(async () => {
       for (let index = 0; index < steadyHeartbeats; index++) {
@@ -384,6 +386,8 @@ describe("the hot path", () => {
     expect(api.dynamoDb.counts()).toEqual({});
     expect(api.kinesis.counts()).toEqual({ "Kinesis_20131202.PutRecords": steadyHeartbeats });
     expect(roundTrips).toEqual(Array.from({ length: steadyHeartbeats }, () => "evalsha"));
+    // Nor a metric line: the stream consumer counts heartbeats, a batch at a time.
+    expect(await metricLines(api.functionLog, { from, to: Date.now() })).toEqual([]);
     // That one script kept the run statuses, the resource hash, the host's load and the checksums.
     const client = new Redis(redis.url);
     try {

@@ -38,6 +38,12 @@ describe("decodeBody", () => {
     );
   });
 
+  it("measures a plain body's cap in bytes, not characters", () => {
+    const text = "é".repeat(limits.maxInflatedBytes / 2 + 1);
+    expect(codeOf(() => decodeBody(text, false, undefined, limits))).toBe("payload_too_large");
+    expect(decodeBody("é".repeat(8), false, "identity", limits)).toBe("é".repeat(8));
+  });
+
   it("refuses encodings other than gzip", () => {
     expect(codeOf(() => decodeBody("{}", false, "br", limits))).toBe("unsupported_content_encoding");
   });
@@ -56,6 +62,13 @@ describe("parseJsonObject", () => {
   it("ignores brackets inside strings when measuring depth", () => {
     const text = JSON.stringify({ text: "[".repeat(1_000), escaped: '\\"[[[' });
     expect(parseJsonObject(text, limits)).toHaveProperty("text");
+  });
+
+  it("measures the depth after a string that ends in an escaped backslash", () => {
+    const deep = `${"[".repeat(limits.maxJsonDepth)}${"]".repeat(limits.maxJsonDepth)}`;
+    const text = `{"path":"C:\\\\","escaped":"\\"[","deep":${deep}}`;
+    expect(JSON.parse(text)).toHaveProperty("path", "C:\\");
+    expect(codeOf(() => parseJsonObject(text, limits))).toBe("payload_too_deep");
   });
 
   it("tells malformed JSON and non-objects apart", () => {

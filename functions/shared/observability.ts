@@ -18,6 +18,7 @@ export const metrics = new Metrics();
 export const functionLogger = (): Logger => new Logger();
 
 export const MetricNames = {
+  /** Heartbeat events the stream consumer took: every heartbeat the agent API accepted, counted a batch at a time. */
   heartbeats: "Heartbeats",
   acknowledgements: "Acknowledgements",
   registrations: "Registrations",

@@ -55,10 +55,12 @@ export function makeStreamHandler(
           ? event.Records.length
           : (batchIndexOf[consumption.failedFrom] as number);
       reportRefusals(decoded.slice(0, failedFrom), logger);
+      const consumed = events.filter((_, index) => (batchIndexOf[index] as number) < failedFrom);
+      metrics.addMetric(MetricNames.eventsConsumed, MetricUnit.Count, consumed.length);
       metrics.addMetric(
-        MetricNames.eventsConsumed,
+        MetricNames.heartbeats,
         MetricUnit.Count,
-        batchIndexOf.filter((i) => i < failedFrom).length,
+        consumed.filter((record) => record.event.type === "heartbeat").length,
       );
       if (consumption.failures.length > 0)
         metrics.addMetric(MetricNames.consumerFailures, MetricUnit.Count, consumption.failures.length);

@@ -11,6 +11,7 @@ import type { KinesisStreamEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { cppAckOf, cppHeartbeatOf } from "../../scripts/c2-examples.js";
 import { openTemporaryFunctionLog } from "../../scripts/local/function-logs.js";
+import { metricLines } from "../../scripts/local/function-metrics.js";
 import { invoker } from "../../scripts/local/lambda-runtime.js";
 import { provisionBucket, provisionStream } from "../../scripts/local/provision.js";
 import { pollStream, startStreamPoller } from "../../scripts/local/stream-poller.js";
@@ -88,11 +89,11 @@ async function freshBucket(): Promise<string> {
   return bucket;
 }
 
-/** The handler over `consumers`, invoked as Lambda invokes it. */
-const handlerOver = (consumers: EventConsumer[]) =>
+/** The handler over `consumers`, invoked as Lambda invokes it, writing to `log`. */
+const handlerOver = (consumers: EventConsumer[], log = functionLog.log) =>
   invoker(
     { name: "stream-consumer", timeoutSeconds: FunctionTimeouts.streamConsumer },
-    functionLog.log,
+    log,
     makeStreamHandler(consumers, functionLogger()),
   );
 
@@ -237,6 +238,34 @@ describe("the stream consumer's handler", () => {
     expect(given).toHaveLength(1);
     expect(given[0]?.map((record) => record.position)).toEqual(sequenceNumbers.slice(1));
     expect(eventIdsIn(await archived(bucket))).toHaveLength(batch.Records.length - 1);
+  });
+
+  it("counts the heartbeat events it took, in one metric line a batch", async () => {
+    const batchLog = openTemporaryFunctionLog();
+    try {
+      const takesThree: EventConsumer = {
+        name: "takes-three",
+        async consume() {
+          throw new PartlyConsumed(3, { cause: new Error("throttled") });
+        },
+      };
+      const batch = await wholeShardBatch(kinesis, streamName);
+      const types = batch.Records.map(
+        (record) => (JSON.parse(Buffer.from(record.kinesis.data, "base64").toString()) as BeaconEvent).type,
+      );
+      const heartbeatsIn = (count: number) => types.slice(0, count).filter((type) => type === "heartbeat");
+      expect(heartbeatsIn(types.length).length).toBeGreaterThan(3);
+      const from = Date.now();
+      await handlerOver([], batchLog.log)(batch);
+      await handlerOver([takesThree], batchLog.log)(batch);
+      const lines = await metricLines(batchLog.log.file, { from, to: Date.now() });
+      expect(lines.map((line) => [line.EventsConsumed, line.Heartbeats])).toEqual([
+        [types.length, heartbeatsIn(types.length).length],
+        [3, heartbeatsIn(3).length],
+      ]);
+    } finally {
+      batchLog.close();
+    }
   });
 
   it("fails every event of the batch when the archive cannot write, and the whole invocation when that is all of it", async () => {

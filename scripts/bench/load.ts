@@ -2,12 +2,16 @@
  * The load side of `npm run bench`, in a process of its own so that it does not share an event loop
  * with the gateway and handler it measures. Registers many agents with a C++ full heartbeat each, then
  * sends them steady C++ light heartbeats over kept-alive mutual-TLS connections and prints one JSON line
- * of results.
+ * of results: `--rounds` rounds of every agent, `--concurrency` in flight; or, with `--rates`, a step of
+ * `--step-seconds` at each rate, open loop (each heartbeat starts on schedule, answered or not), one line
+ * a step, each step after the runner says `go`.
  */
 import { readFileSync } from "node:fs";
 import { Agent, request } from "node:https";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
@@ -20,6 +24,11 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "50" },
     registration: { type: "string" },
     heartbeat: { type: "string" },
+    /** Heartbeats per second, comma-separated: an open-loop step at each instead of the rounds. */
+    rates: { type: "string" },
+    "step-seconds": { type: "string", default: "15" },
+    /** Connections open at most; `--concurrency` unless given. */
+    connections: { type: "string" },
   },
 });
 const url = new URL("/c2/api/heartbeat", values.url);
@@ -27,6 +36,14 @@ const certs = values.certs as string;
 const agentCount = Number(values.agents);
 const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
+const rates = values.rates?.split(",").map(Number);
+const stepSeconds = Number(values["step-seconds"]);
+/**
+ * The runner's word, `go`, before the steady heartbeats and, with `--rates`, before each step; anything else,
+ * or the runner gone, ends the load.
+ */
+const commands = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+const toldToGo = async () => (await commands.next()).value === "go";
 /** The template's heartbeat as agent `index` sends it. */
 function bodyOf(templateFile: string): (index: number) => Buffer {
   const template = readFileSync(templateFile, "utf8");
@@ -36,7 +53,8 @@ function bodyOf(templateFile: string): (index: number) => Buffer {
 
 const tlsAgent = new Agent({
   keepAlive: true,
-  maxSockets: concurrency,
+  // Heartbeats beyond them wait for one: with --rates, that wait is counted in their latency.
+  maxSockets: Number(values.connections ?? concurrency),
   ca: readFileSync(path.join(certs, "ca.pem")),
   cert: readFileSync(path.join(certs, `${values.certificate}.pem`)),
   key: readFileSync(path.join(certs, `${values.certificate}.key`)),
@@ -84,35 +102,93 @@ async function round(
   return { latencies, errors, seconds: (performance.now() - started) / 1000 };
 }
 
+/**
+ * Heartbeats at `rate` a second for `seconds`, open loop: the i-th starts at i / rate seconds whether or not
+ * the earlier ones were answered, and its latency counts from then, so a server falling behind is seen in full.
+ * `lagMs` is how late this process itself started one, at worst.
+ */
+async function openLoop(rate: number, seconds: number, body: (index: number) => Buffer) {
+  const total = Math.round(rate * seconds);
+  const latencies: number[] = [];
+  const pending: Promise<void>[] = [];
+  let errors = 0;
+  let lagMs = 0;
+  const started = performance.now();
+  for (let index = 0; index < total; ) {
+    const now = performance.now();
+    for (; index < total && started + (index * 1000) / rate <= now; index++) {
+      const scheduled = started + (index * 1000) / rate;
+      lagMs = Math.max(lagMs, now - scheduled);
+      pending.push(
+        heartbeat(body(index)).then(
+          (result) => {
+            latencies.push(performance.now() - scheduled);
+            if (result.status !== 200) errors++;
+          },
+          () => {
+            latencies.push(performance.now() - scheduled);
+            errors++;
+          },
+        ),
+      );
+    }
+    await sleep(1);
+  }
+  await Promise.all(pending);
+  return { latencies: latencies.sort((a, b) => a - b), errors, lagMs };
+}
+
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+const percentiles = (sorted: number[]) => ({
+  p50: percentile(sorted, 0.5),
+  p95: percentile(sorted, 0.95),
+  p99: percentile(sorted, 0.99),
+  max: sorted.at(-1),
+});
 
 // Round one registers every agent, its ~900 KB bodies made as they are sent; the process then waits for the
 // runner to reset its counters.
 const registration = await round(bodyOf(values.registration as string));
 process.stdout.write(`${JSON.stringify({ phase: "registered", errors: registration.errors })}\n`);
-await new Promise((resolve) => process.stdin.once("data", resolve));
+if (!(await toldToGo())) process.exit(0);
 
 const lightBodyOf = bodyOf(values.heartbeat as string);
 const bodies = Array.from({ length: agentCount }, (_, index) => lightBodyOf(index));
-const steady = { latencies: [] as number[], errors: 0, seconds: 0 };
-for (let index = 0; index < rounds; index++) {
-  const result = await round((agent) => bodies[agent] as Buffer);
-  steady.latencies.push(...result.latencies);
-  steady.errors += result.errors;
-  steady.seconds += result.seconds;
+if (rates) {
+  for (const [step, rate] of rates.entries()) {
+    // The runner says `stop` once a step shows the server saturated: higher rates would only queue.
+    if (step > 0 && !(await toldToGo())) break;
+    const result = await openLoop(rate, stepSeconds, (index) => bodies[index % agentCount] as Buffer);
+    process.stdout.write(
+      `${JSON.stringify({
+        phase: "rate",
+        rate,
+        heartbeats: result.latencies.length,
+        errors: result.errors,
+        lagMs: result.lagMs,
+        ...percentiles(result.latencies),
+      })}\n`,
+    );
+  }
+} else {
+  const steady = { latencies: [] as number[], errors: 0, seconds: 0 };
+  for (let index = 0; index < rounds; index++) {
+    const result = await round((agent) => bodies[agent] as Buffer);
+    steady.latencies.push(...result.latencies);
+    steady.errors += result.errors;
+    steady.seconds += result.seconds;
+  }
+  const sorted = steady.latencies.sort((a, b) => a - b);
+  process.stdout.write(
+    `${JSON.stringify({
+      phase: "steady",
+      heartbeats: sorted.length,
+      errors: steady.errors,
+      perSecond: Math.round(sorted.length / steady.seconds),
+      ...percentiles(sorted),
+    })}\n`,
+  );
 }
-const sorted = steady.latencies.sort((a, b) => a - b);
-process.stdout.write(
-  `${JSON.stringify({
-    phase: "steady",
-    heartbeats: sorted.length,
-    errors: steady.errors,
-    perSecond: Math.round(sorted.length / steady.seconds),
-    p50: percentile(sorted, 0.5),
-    p95: percentile(sorted, 0.95),
-    p99: percentile(sorted, 0.99),
-    max: sorted.at(-1),
-  })}\n`,
-);
 tlsAgent.destroy();
+process.stdin.destroy();

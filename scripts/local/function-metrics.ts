@@ -23,6 +23,14 @@ export async function metricTotals<Name extends string>(
   window: TimeWindow,
 ): Promise<Record<Name, number>> {
   const totals = Object.fromEntries(names.map((name) => [name, 0])) as Record<Name, number>;
+  for (const record of await metricLines(file, window))
+    for (const name of names) totals[name] += sumOf(record[name]);
+  return totals;
+}
+
+/** The EMF lines of `file` stamped within `window`, in the order they were written. */
+export async function metricLines(file: string, window: TimeWindow): Promise<Record<string, unknown>[]> {
+  const records: Record<string, unknown>[] = [];
   const lines = createInterface({
     input: createReadStream(file, "utf8"),
     crlfDelay: Number.POSITIVE_INFINITY,
@@ -32,10 +40,9 @@ export async function metricTotals<Name extends string>(
     if (!line.includes('"_aws"')) continue;
     const record = JSON.parse(line) as Record<string, unknown> & { _aws?: { Timestamp?: number } };
     const at = record._aws?.Timestamp;
-    if (at === undefined || at < window.from || at > window.to) continue;
-    for (const name of names) totals[name] += sumOf(record[name]);
+    if (at !== undefined && at >= window.from && at <= window.to) records.push(record);
   }
-  return totals;
+  return records;
 }
 
 function sumOf(value: unknown): number {
