@@ -17,20 +17,25 @@ import type { AgentRecord } from "../../functions/core/agents/ports.js";
 import { heartbeatEvent, sightingOf } from "../../functions/core/agents/sighting.js";
 import { normalizeHeartbeat } from "../../functions/core/c2/heartbeat.js";
 import { asArray, type JsonObject } from "../../functions/core/c2/json.js";
-import { partitionKeyOf } from "../../functions/core/events/model.js";
+import { type BeaconEvent, partitionKeyOf } from "../../functions/core/events/model.js";
 import { knownManifestOf } from "../../functions/core/manifests/agent-manifest.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
 import { jsonResponse } from "../../functions/shared/http.js";
 import { MetricNames } from "../../functions/shared/observability.js";
 import { findFreePort } from "../local/ports.js";
 import { startRedisServer } from "../local/redis-server.js";
-import type { UnitName } from "./inputs.js";
+import { kinesisStreamEventOf } from "../local/stream-poller.js";
+import { readUnits, type UnitName } from "./inputs.js";
 
 const examples = new URL("../../schemas/c2/examples/", import.meta.url);
 const readJson = (path: string) => JSON.parse(readFileSync(new URL(path, examples), "utf8")) as JsonObject;
 
 /** A tenant name of a length tenants have (`acme-industrial`); ids come from the real fixtures. */
 const TENANT = "acme-industrial";
+/** The most a Lambda invocation's payload holds: a stream consumer's batch is full at this many bytes of records. */
+const LAMBDA_INVOCATION_PAYLOAD_BYTES = 6 * 1024 * 1024;
+/** The most records one batch of Lambda's Kinesis event source mapping holds. */
+const STREAM_BATCH_MAX_RECORDS = 10_000;
 const NOW = Date.UTC(2026, 10, 24);
 
 /**
@@ -107,9 +112,27 @@ async function registryItems(): Promise<{
   return { profile, lastSeen };
 }
 
-/** The one metric line the agent API writes for a steady heartbeat, as Powertools prints it. */
-function metricLine(): string {
-  const metrics = new Metrics({ namespace: "Beacon", serviceName: "agent-api-prod" });
+/** A stream event as Lambda's Kinesis event source mapping hands it to the stream consumer. */
+const lambdaKinesisRecordOf = (event: BeaconEvent) =>
+  kinesisStreamEventOf(
+    "arn:aws:kinesis:us-east-1:123456789012:stream/beacon-events-prod",
+    "shardId-000000000001",
+    [
+      {
+        SequenceNumber: "49590338271490256608559692538361571095921575989136588898",
+        PartitionKey: partitionKeyOf(event),
+        ApproximateArrivalTimestamp: new Date(NOW),
+        Data: Buffer.from(JSON.stringify(event)),
+      },
+    ],
+  ).Records[0];
+
+/**
+ * The metric line that counts steady heartbeats, as Powertools prints it: the stream consumer's, one per batch of
+ * events it reads (functions/stream-consumer/batch.ts); the agent API writes none for a steady heartbeat.
+ */
+function consumerMetricLine(batchRecords: number): string {
+  const metrics = new Metrics({ namespace: "Beacon", serviceName: "stream-consumer-prod" });
   const written: string[] = [];
   const write = process.stdout.write;
   process.stdout.write = ((chunk: string) => {
@@ -117,7 +140,8 @@ function metricLine(): string {
     return true;
   }) as typeof process.stdout.write;
   try {
-    metrics.addMetric(MetricNames.heartbeats, MetricUnit.Count, 1);
+    metrics.addMetric(MetricNames.eventsConsumed, MetricUnit.Count, batchRecords);
+    metrics.addMetric(MetricNames.heartbeats, MetricUnit.Count, batchRecords);
     metrics.publishStoredMetrics();
   } finally {
     process.stdout.write = write;
@@ -152,6 +176,13 @@ export async function measureBytes(): Promise<Partial<Record<UnitName, { value: 
     },
     [],
   );
+  const recordBytes = Buffer.byteLength(JSON.stringify(lambdaKinesisRecordOf(event)));
+  const batchRecords = Math.min(
+    STREAM_BATCH_MAX_RECORDS,
+    Math.floor(LAMBDA_INVOCATION_PAYLOAD_BYTES / recordBytes),
+  );
+  const consumerLineBytes = Buffer.byteLength(consumerMetricLine(batchRecords));
+  const logEventOverheadBytes = readUnits().logEventOverheadBytes.value;
   const { profile, lastSeen } = await registryItems();
   const indexesHolding = (item: Record<string, unknown>) =>
     Object.values(TableSchema.indexes).filter((index) => item[index.partitionKey] !== undefined);
@@ -178,8 +209,8 @@ export async function measureBytes(): Promise<Partial<Record<UnitName, { value: 
       how: `partitionKeyOf() of that event, tenant "${TENANT}" and the fixture's agent id`,
     },
     metricLineBytesPerHeartbeat: {
-      value: Buffer.byteLength(metricLine()),
-      how: "the EMF line Powertools Metrics prints for one Heartbeats count (the agent API's only log line for a steady heartbeat at the prod log level WARN)",
+      value: Number(((consumerLineBytes + logEventOverheadBytes) / batchRecords).toFixed(3)),
+      how: `a steady heartbeat writes no log line in the agent API (prod's log level is WARN, and it counts nothing); the stream consumer counts Heartbeats in its one EMF line per batch (${consumerLineBytes} B and CloudWatch's ${logEventOverheadBytes} B per event, both counted here), shared by the ${batchRecords} heartbeat events of a batch that its 6 MB invocation payload fills (each record ${recordBytes} B there, the event base64-encoded in Lambda's Kinesis record; at 10,000 agents and more, a shard's minute of batching window holds more than that)`,
     },
     agentItemBytes: {
       value: dynamoDbItemBytes(profile),

@@ -312,7 +312,8 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
   const bytesOutPerHeartbeat =
     units.responseBodyBytes.value + units.responseHeaderBytes.value + connectionsPerHeartbeat * setupBytes;
   const logGib =
-    (heartbeatsPerMonth * logEventBytes(units.metricLineBytesPerHeartbeat.value, 1, units)) / GIB;
+    // The unit counts its log events' overhead: the line is a stream consumer batch's, shared by its heartbeats.
+    (heartbeatsPerMonth * logEventBytes(units.metricLineBytesPerHeartbeat.value, 0, units)) / GIB;
   const storedItemGib =
     (load.agents *
       (units.agentItemBytes.value * (1 + units.indexesHoldingAgentItem.value) +
