@@ -6,6 +6,7 @@
  *
  *   npm run bench:cold-start -- --runs 50 --functions agent-api,console-api --json
  *   (or BENCH_RUNS; 20 fresh processes per request by default; --json prints the figures as JSON instead)
+ *   npm run bench:cold-start -- --profile .beacon/cold-start-profiles   (each process's CPU profile, summarised)
  */
 import { rmSync } from "node:fs";
 import path from "node:path";
@@ -20,6 +21,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: process.env.BENCH_RUNS ?? "20" },
     functions: { type: "string" },
     json: { type: "boolean", default: false },
+    profile: { type: "string" },
   },
 });
 const runs = Number(values.runs);
@@ -57,6 +59,7 @@ try {
     runs,
     functions: values.functions?.split(","),
     tenant: "bench",
+    profileDir: values.profile === undefined ? undefined : path.resolve(values.profile),
     log,
   });
   const breaches = budgetBreaches(report);

@@ -23,6 +23,7 @@ it("bundles every function, starts each fresh and has it answer its first reques
     runs: RUNS,
     functions: ["agent-api", "console-api", "stream-consumer"],
     tenant: `cold-${randomUUID().slice(0, 8)}`,
+    profileDir: path.join(stateDir, "profiles"),
     log: () => {},
   });
 
@@ -53,6 +54,10 @@ it("bundles every function, starts each fresh and has it answer its first reques
         Array(4).fill(expect.any(Number)),
       );
     }
+    // Each process wrote its CPU profile: the first one's is summarised, its bundle named as an area.
+    expect(result.profile?.byArea).toEqual(
+      expect.arrayContaining([expect.stringContaining(`the ${result.functionName} bundle`)]),
+    );
     expect(result.totalMs.max).toBe(
       Math.max(...result.samples.map((sample) => sample.initMs + sample.firstRequestMs)),
     );
@@ -60,5 +65,8 @@ it("bundles every function, starts each fresh and has it answer its first reques
   const lines = reportLines(report);
   expect(lines[0]).toMatch(/^machine: \d+ × .+, Node v22\./);
   expect(lines[1]).toMatch(/^load average \(1, 5, 15 min\): [\d.]+ [\d.]+ [\d.]+ before/);
+  expect(lines).toContain(
+    "where agent-api (steady heartbeat) spent its CPU (the first process's profile), by area, then by function:",
+  );
   console.log(lines.join("\n"));
 }, 300_000);

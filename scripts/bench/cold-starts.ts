@@ -7,7 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
@@ -36,6 +36,7 @@ import {
   type FunctionBundle,
   functionNames,
 } from "./function-bundles.js";
+import { summarizeProfile } from "./profile.js";
 
 /** A cold start's budget: the init and the first request within 300 ms at p99, for every function. */
 export const COLD_START_BUDGET_MS = 300;
@@ -54,6 +55,8 @@ export interface ColdStartOptions {
   functions?: string[];
   /** Whose agents the requests are about: the bench's own tenant. */
   tenant: string;
+  /** A folder to write each process's CPU profile to (`--cpu-prof`), a folder per request. */
+  profileDir?: string;
   log: (line: string) => void;
 }
 
@@ -76,6 +79,8 @@ export interface ColdStartCaseReport {
   totalMs: Percentiles;
   /** Their CPU time together: what the machine's other work does not stretch. */
   totalCpuMs: Percentiles;
+  /** With profileDir: where the first measured process spent its CPU time, by area and by function. */
+  profile?: { byArea: string[]; byFunction: string[] };
   /** Answers that were not what the request must answer; none when every process answered it right. */
   wrongAnswers: string[];
 }
@@ -117,22 +122,33 @@ export async function runColdStartBench(options: ColdStartOptions): Promise<Cold
   // The cases run in order: the agent API's registrations come first, and the stream consumer reads their events.
   for (const coldStartCase of cases) {
     const bundle = bundles.find(({ name }) => name === coldStartCase.functionName) as FunctionBundle;
-    const run = async (index: number) =>
+    const profileDir =
+      options.profileDir === undefined
+        ? undefined
+        : path.join(
+            options.profileDir,
+            `${coldStartCase.functionName}-${coldStartCase.request.replace(/\W+/g, "-")}`,
+          );
+    const run = async (index: number, profiled: boolean) =>
       startCold(child, stateDir, {
         bundle: bundle.file,
         functionName: coldStartCase.functionName,
         timeoutSeconds: timeoutOf(coldStartCase.functionName),
         event: await coldStartCase.eventOf(index),
         env: coldStartCase.env,
+        profileDir: profiled ? profileDir : undefined,
       });
     if (coldStartCase.prepared) {
-      const wrong = wrongAnswerOf(coldStartCase, await run(0));
+      const wrong = wrongAnswerOf(coldStartCase, await run(0, false));
       if (wrong)
         throw new Error(`${coldStartCase.functionName}: preparing ${coldStartCase.request}: ${wrong}`);
     }
     const samples: ColdStartSample[] = [];
-    for (let index = 1; index <= options.runs; index++) samples.push(await run(index));
-    reports.push(caseReport(coldStartCase, samples));
+    for (let index = 1; index <= options.runs; index++) samples.push(await run(index, true));
+    reports.push({
+      ...caseReport(coldStartCase, samples),
+      profile: profileDir === undefined ? undefined : firstProfileIn(profileDir),
+    });
     log(`${coldStartCase.functionName} (${coldStartCase.request}): ${options.runs} cold starts measured`);
   }
   return {
@@ -167,11 +183,13 @@ const WITH_NODE22 = path.join(repositoryRoot, "scripts/with-node22");
 
 interface StartOptions extends Omit<ColdStartJob, "resultFile"> {
   env: Record<string, string>;
+  /** Where the process writes its CPU profile, if anywhere. */
+  profileDir?: string;
 }
 
 /** Starts one fresh Node 22 process on the job and waits for its figures. */
 async function startCold(child: string, stateDir: string, options: StartOptions): Promise<ColdStartSample> {
-  const { env, ...rest } = options;
+  const { env, profileDir, ...rest } = options;
   const jobsDir = path.join(stateDir, "jobs");
   mkdirSync(jobsDir, { recursive: true });
   const id = randomUUID();
@@ -181,7 +199,8 @@ async function startCold(child: string, stateDir: string, options: StartOptions)
   // Only what Lambda would give it: its own variables, and a PATH to find Node 22 on.
   const output: Buffer[] = [];
   const code = await new Promise<number | null>((resolve, reject) => {
-    const running = spawn(WITH_NODE22, ["node", child, jobFile], {
+    const profiling = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+    const running = spawn(WITH_NODE22, ["node", ...profiling, child, jobFile], {
       env: { PATH: process.env.PATH ?? "", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -196,6 +215,16 @@ async function startCold(child: string, stateDir: string, options: StartOptions)
     );
   }
   return JSON.parse(readFileSync(job.resultFile, "utf8")) as ColdStartSample;
+}
+
+/** Where the first process profiled into `dir` spent its CPU time (profiles are named by time, then pid). */
+function firstProfileIn(dir: string): { byArea: string[]; byFunction: string[] } | undefined {
+  const [first] = readdirSync(dir)
+    .filter((name) => name.endsWith(".cpuprofile"))
+    .sort();
+  return first === undefined
+    ? undefined
+    : summarizeProfile(JSON.parse(readFileSync(path.join(dir, first), "utf8")));
 }
 
 const timeoutOf = (functionName: string): number =>
@@ -277,6 +306,15 @@ export function reportLines(report: ColdStartReport): string[] {
     `cold starts, ${report.runs} fresh processes each; ms as p50 p95 p99 max:`,
     ...table("wall-clock", (result) => [result.initMs, result.firstRequestMs, result.totalMs]),
     ...table("CPU", (result) => [result.initCpuMs, result.firstRequestCpuMs, result.totalCpuMs]),
+    ...report.cases.flatMap((result) =>
+      result.profile
+        ? [
+            `where ${caseName(result)} spent its CPU (the first process's profile), by area, then by function:`,
+            ...result.profile.byArea.slice(0, 8).map((line) => `  ${line}`),
+            ...result.profile.byFunction.slice(0, 8).map((line) => `  ${line}`),
+          ]
+        : [],
+    ),
   ];
 }
 

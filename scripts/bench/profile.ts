@@ -20,6 +20,8 @@ const IDLE = "(idle)";
 /** Where code at `url` lives: a package in node_modules, a folder of the project, or a Node.js built-in module. */
 function areaOf(url: string): string | undefined {
   if (url === "") return undefined;
+  const functionBundle = /\/bundles\/([^/]+)\/index\.mjs$/.exec(url);
+  if (functionBundle) return `the ${functionBundle[1]} bundle`;
   const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (inPackage) return inPackage[1] as string;
   const builtIn = /^node:(?:internal\/)?([^/]+)/.exec(url);
