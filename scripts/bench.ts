@@ -7,95 +7,47 @@
  * TLS, many in flight and one at a time: the CPU time Lambda bills. Figures depend on the machine: they
  * are printed with its CPU and core count, and compared only as ratios.
  */
-import { spawn } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { cpus } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { createInterface } from "node:readline";
-import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { Redis } from "ioredis";
-import { AwsEndpointEnvNames, EnvNames } from "../functions/shared/env-names.js";
+import { EnvNames } from "../functions/shared/env-names.js";
 import { summarizeProfile } from "./bench/profile.js";
-import { startBackends } from "./local/backends.js";
-import { ensureDevCertificates } from "./local/certs.js";
-import { openTemporaryFunctionLog } from "./local/function-logs.js";
-import { loadAgentApi } from "./local/function-routes.js";
-import { type GatewayHandler, startAgentGateway } from "./local/gateway.js";
-import { findFreePorts } from "./local/ports.js";
+import { cpuMsSince, idleCpu, root, runLoad, startBenchStack, totalCalls } from "./bench/stack.js";
+import type { GatewayHandler } from "./local/gateway.js";
 
 const agents = Number(process.env.BENCH_AGENTS ?? 1000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
 /** A file to write a CPU profile of the handler's heartbeats, many in flight, to (`.cpuprofile`). */
 const profileFile = process.env.BENCH_PROFILE;
-const root = fileURLToPath(new URL("../", import.meta.url));
-const stateDir = path.join(root, ".beacon", `bench-${process.pid}`);
-/** How long this process is watched doing nothing, for the CPU time it spends idle (timers, keep-alives). */
-const IDLE_SAMPLE_MS = 3_000;
 
-const [dynamodb, redis, kinesis, s3, agentPort] = await findFreePorts(5);
-const backends = await startBackends({
-  stateDir,
-  ports: {
-    dynamodb: dynamodb as number,
-    redis: redis as number,
-    kinesis: kinesis as number,
-    s3: s3 as number,
-  },
-  kinesisEmulator: "kinesalite",
-  tableName: "beacon-bench",
-  streamName: "beacon-events-bench",
-  assetBucket: "beacon-assets-bench",
-  archiveBucket: "beacon-events-archive-bench",
-  log: (line) => console.log(`bench: ${line}`),
-});
-const proxies = await startProxies(
-  backends.env[AwsEndpointEnvNames.dynamodb] as string,
-  backends.env[AwsEndpointEnvNames.kinesis] as string,
-);
-const certsDir = path.join(stateDir, "certs");
-await ensureDevCertificates(certsDir);
-const functionLog = openTemporaryFunctionLog();
-const agentApi = await loadAgentApi(
-  {
-    ...backends.env,
-    [AwsEndpointEnvNames.dynamodb]: proxies.urls.dynamodb,
-    [AwsEndpointEnvNames.kinesis]: proxies.urls.kinesis,
-    // The agent API sends agents absolute URLs of its own, so it learns its port before it loads.
-    [EnvNames.agentApiUrl]: `https://127.0.0.1:${agentPort}`,
-    POWERTOOLS_LOG_LEVEL: "ERROR",
-  },
-  functionLog.log,
-);
-const heartbeatRoute = agentApi.routes.find((route) => route.path === "/c2/api/heartbeat");
-const handleHeartbeat = (heartbeatRoute as { handler: GatewayHandler }).handler;
+let handleHeartbeat: GatewayHandler | undefined;
 // The steady heartbeats' events as the gateway made them, one per agent, to hand the handler again.
 const steadyEvents: APIGatewayProxyEventV2[] = [];
 let capturing = false;
-const routes = agentApi.routes.map((route) =>
-  route === heartbeatRoute
-    ? {
-        ...route,
-        handler: (event: APIGatewayProxyEventV2) => {
-          if (capturing && steadyEvents.length < agents) steadyEvents.push(event);
-          return handleHeartbeat(event);
-        },
-      }
-    : route,
+const stack = await startBenchStack("bench", (routes) =>
+  routes.map((route) => {
+    if (route.path !== "/c2/api/heartbeat" || !("handler" in route)) return route;
+    const handler = route.handler;
+    handleHeartbeat = handler;
+    return {
+      ...route,
+      handler: (event: APIGatewayProxyEventV2) => {
+        if (capturing && steadyEvents.length < agents) steadyEvents.push(event);
+        return handler(event);
+      },
+    };
+  }),
 );
-const gateway = await startAgentGateway({ port: agentPort as number, certsDir, routes });
-console.log(`bench: agent API on ${gateway.url}`);
-const redisClient = new Redis(backends.env[EnvNames.redisUrl] as string);
+const { proxies } = stack;
+const redisClient = new Redis(stack.backends.env[EnvNames.redisUrl] as string);
 const scriptCalls = async () =>
   Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redisClient.info("commandstats"))?.[1] ?? 0) +
   Number(/cmdstat_eval:calls=(\d+)/.exec(await redisClient.info("commandstats"))?.[1] ?? 0);
-const totalCalls = (counts: Record<string, number>) =>
-  Object.values(counts).reduce((sum, count) => sum + count, 0);
-
 try {
   // Each agent registers with a C++ full heartbeat (its manifest, as the C++ agent sends after a start),
   // then sends light heartbeats naming it.
@@ -105,12 +57,10 @@ try {
   let cpuBefore = process.cpuUsage();
   let steadyStarted = 0;
   const steady = await runLoad(
+    "load.ts",
     [
-      "--import",
-      "tsx",
-      path.join(root, "scripts/bench/load.ts"),
-      `--url=${gateway.url}`,
-      `--certs=${certsDir}`,
+      `--url=${stack.gatewayUrl}`,
+      `--certs=${stack.certsDir}`,
       `--agents=${agents}`,
       `--rounds=${rounds}`,
       `--concurrency=${concurrency}`,
@@ -178,25 +128,7 @@ try {
   }
 } finally {
   redisClient.disconnect();
-  await gateway.close();
-  await agentApi.shutdown();
-  functionLog.close();
-  await proxies.close();
-  await backends.stop();
-  rmSync(stateDir, { recursive: true, force: true });
-}
-
-/** This process's CPU time per wall-clock millisecond while it waits for nothing. */
-async function idleCpu(): Promise<number> {
-  const before = process.cpuUsage();
-  const started = performance.now();
-  await sleep(IDLE_SAMPLE_MS);
-  return cpuMsSince(before) / (performance.now() - started);
-}
-
-function cpuMsSince(before: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000;
+  await stack.close();
 }
 
 /** CPU ms per heartbeat since `before`, less what the process would have spent idle meanwhile. */
@@ -223,7 +155,7 @@ async function replay(count: number, inFlight: number, idlePerMs: number, profil
     Array.from({ length: inFlight }, async () => {
       while (next < count) {
         const event = steadyEvents[next++ % steadyEvents.length] as APIGatewayProxyEventV2;
-        const result = await handleHeartbeat(event);
+        const result = await (handleHeartbeat as GatewayHandler)(event);
         if (typeof result !== "object" || result.statusCode !== 200) errors++;
       }
     }),
@@ -237,54 +169,4 @@ async function replay(count: number, inFlight: number, idlePerMs: number, profil
     session.disconnect();
   }
   return { heartbeats: count, cpuMs, errors, perSecond: Math.round(count / seconds), profile };
-}
-
-/** Runs the load process; `betweenPhases` runs after registration, before the measured rounds. */
-async function runLoad(args: string[], betweenPhases: () => Promise<void>): Promise<Record<string, unknown>> {
-  const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "inherit"] });
-  let result: Record<string, unknown> = {};
-  for await (const line of createInterface({ input: child.stdout })) {
-    const message = JSON.parse(line) as Record<string, unknown>;
-    if (message.phase === "registered") {
-      await betweenPhases();
-      child.stdin.end("go\n");
-    } else {
-      result = message;
-    }
-  }
-  return result;
-}
-
-type Counts = Record<string, number>;
-
-/** The counting proxies' process (bench/proxies.ts) in front of DynamoDB and Kinesis. */
-async function startProxies(dynamodbUrl: string, kinesisUrl: string) {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      path.join(root, "scripts/bench/proxies.ts"),
-      `--dynamodb=${dynamodbUrl}`,
-      `--kinesis=${kinesisUrl}`,
-    ],
-    { stdio: ["pipe", "pipe", "inherit"] },
-  );
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const nextLine = async () => JSON.parse((await lines.next()).value as string) as Record<string, unknown>;
-  const ask = async (command: string) => {
-    child.stdin.write(`${command}\n`);
-    return nextLine();
-  };
-  const urls = (await nextLine()) as { dynamodb: string; kinesis: string };
-  return {
-    urls,
-    reset: () => ask("reset"),
-    counts: async () => (await ask("counts")) as { dynamodb: Counts; kinesis: Counts },
-    close: async () => {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.stdin.end();
-      await exited;
-    },
-  };
 }

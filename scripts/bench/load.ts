@@ -5,10 +5,10 @@
  * of results.
  */
 import { readFileSync } from "node:fs";
-import { Agent, request } from "node:https";
-import path from "node:path";
+import { Agent } from "node:https";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
+import { clientTls, latencySummary, postAsAgent } from "./agent-client.js";
 
 const { values } = parseArgs({
   options: {
@@ -34,35 +34,9 @@ function bodyOf(templateFile: string): (index: number) => Buffer {
   return (index) => Buffer.from(template.replace(templateId, `bench-agent-${index}`));
 }
 
-const tlsAgent = new Agent({
-  keepAlive: true,
-  maxSockets: concurrency,
-  ca: readFileSync(path.join(certs, "ca.pem")),
-  cert: readFileSync(path.join(certs, `${values.certificate}.pem`)),
-  key: readFileSync(path.join(certs, `${values.certificate}.key`)),
-});
-
-function heartbeat(body: Buffer): Promise<{ status: number; ms: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      url,
-      {
-        method: "POST",
-        agent: tlsAgent,
-        headers: { "content-type": "application/json", "content-length": body.length },
-      },
-      (response) => {
-        response.resume();
-        response.on("end", () =>
-          resolve({ status: response.statusCode ?? 0, ms: performance.now() - started }),
-        );
-      },
-    );
-    outgoing.on("error", reject);
-    outgoing.end(body);
-  });
-}
+const tls = clientTls(certs, values.certificate as string);
+const tlsAgent = new Agent({ keepAlive: true, maxSockets: concurrency, ...tls });
+const heartbeat = (body: Buffer) => postAsAgent(url, [body], { agent: tlsAgent, tls });
 
 /** One heartbeat of every agent; `body` gives agent `index`'s. */
 async function round(
@@ -84,9 +58,6 @@ async function round(
   return { latencies, errors, seconds: (performance.now() - started) / 1000 };
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
-
 // Round one registers every agent, its ~900 KB bodies made as they are sent; the process then waits for the
 // runner to reset its counters.
 const registration = await round(bodyOf(values.registration as string));
@@ -102,17 +73,17 @@ for (let index = 0; index < rounds; index++) {
   steady.errors += result.errors;
   steady.seconds += result.seconds;
 }
-const sorted = steady.latencies.sort((a, b) => a - b);
+const { count, p50, p95, p99, max } = latencySummary(steady.latencies);
 process.stdout.write(
   `${JSON.stringify({
-    phase: "steady",
-    heartbeats: sorted.length,
+    phase: "result",
+    heartbeats: count,
     errors: steady.errors,
-    perSecond: Math.round(sorted.length / steady.seconds),
-    p50: percentile(sorted, 0.5),
-    p95: percentile(sorted, 0.95),
-    p99: percentile(sorted, 0.99),
-    max: sorted.at(-1),
+    perSecond: Math.round(count / steady.seconds),
+    p50,
+    p95,
+    p99,
+    max,
   })}\n`,
 );
 tlsAgent.destroy();
