@@ -7,15 +7,13 @@
  * TLS, many in flight and one at a time: the CPU time Lambda bills. Figures depend on the machine: they
  * are printed with its CPU and core count, and compared only as ratios.
  */
-import { writeFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
 import { cpus } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { Redis } from "ioredis";
 import { EnvNames } from "../functions/shared/env-names.js";
-import { summarizeProfile } from "./bench/profile.js";
+import { profileLines, startCpuProfile } from "./bench/profile.js";
 import { cpuMsSince, idleCpu, root, runLoad, startBenchStack, totalCalls } from "./bench/stack.js";
 import type { GatewayHandler } from "./local/gateway.js";
 
@@ -120,11 +118,8 @@ try {
       `${inFlight.errors} not answered 200`,
   );
   if (inFlight.profile) {
-    const summary = summarizeProfile(inFlight.profile);
-    console.log(`profile of the handler alone (${profileFile}), self time by where it is spent:`);
-    for (const line of summary.byArea.slice(0, 12)) console.log(`  ${line}`);
-    console.log("top functions by self time:");
-    for (const line of summary.byFunction.slice(0, 15)) console.log(`  ${line}`);
+    console.log(`profile of the handler alone (${profileFile}):`);
+    for (const line of profileLines(inFlight.profile)) console.log(line);
   }
 } finally {
   redisClient.disconnect();
@@ -141,12 +136,7 @@ function cpuPerHeartbeat(before: NodeJS.CpuUsage, started: number, idlePerMs: nu
  * Lambda's runtime would (each its own invocation); the handler's CPU ms per heartbeat, and its profile.
  */
 async function replay(count: number, inFlight: number, idlePerMs: number, profileTo?: string) {
-  const session = profileTo ? new Session() : undefined;
-  if (session) {
-    session.connect();
-    await session.post("Profiler.enable");
-    await session.post("Profiler.start");
-  }
+  const profiling = profileTo ? await startCpuProfile(profileTo) : undefined;
   let next = 0;
   let errors = 0;
   const before = process.cpuUsage();
@@ -162,11 +152,6 @@ async function replay(count: number, inFlight: number, idlePerMs: number, profil
   );
   const seconds = (performance.now() - started) / 1000;
   const cpuMs = cpuPerHeartbeat(before, started, idlePerMs, count);
-  let profile: unknown;
-  if (session && profileTo) {
-    profile = (await session.post("Profiler.stop")).profile;
-    writeFileSync(profileTo, JSON.stringify(profile));
-    session.disconnect();
-  }
+  const profile = await profiling?.stop();
   return { heartbeats: count, cpuMs, errors, perSecond: Math.round(count / seconds), profile };
 }

@@ -17,6 +17,7 @@ import { BEACON_COUNTERS } from "../../loadtests/gates.js";
 import { localAwsEnv } from "../local/backends.js";
 import { DEV_TENANT } from "../local/certs.js";
 import { metricTotals } from "../local/function-metrics.js";
+import { profileLines, startCpuProfile } from "./profile.js";
 import { cpuMsSince, runLoad, startBenchStack, totalCalls } from "./stack.js";
 
 const { values } = parseArgs({
@@ -27,6 +28,8 @@ const { values } = parseArgs({
     heartbeats: { type: "string", default: "2" },
     "period-seconds": { type: "string" },
     json: { type: "boolean", default: false },
+    /** A file to write a CPU profile of the gateway and handler during the herd to (`.cpuprofile`). */
+    profile: { type: "string" },
   },
 });
 if (values.dialect !== "java" && values.dialect !== "cpp") throw new Error("--dialect is java or cpp");
@@ -42,6 +45,7 @@ try {
   let from = Date.now();
   const loadAverages: number[] = [];
   let sampler: NodeJS.Timeout | undefined;
+  let profiling: Awaited<ReturnType<typeof startCpuProfile>> | undefined;
   const load = await runLoad(
     "herd-load.ts",
     [
@@ -56,6 +60,7 @@ try {
     async () => {
       log(`${values.agents} ${values.dialect} agents built; arriving within ${values["arrival-seconds"]} s`);
       await stack.proxies.reset();
+      if (values.profile) profiling = await startCpuProfile(values.profile);
       cpuBefore = process.cpuUsage();
       from = Date.now();
       sampler = setInterval(() => loadAverages.push(loadavg()[0] as number), LOAD_SAMPLE_MS);
@@ -64,6 +69,7 @@ try {
   clearInterval(sampler);
   const to = Date.now();
   const serverCpuSeconds = cpuMsSince(cpuBefore) / 1000;
+  const profile = await profiling?.stop();
   const counts = await stack.proxies.counts();
   const counters = await metricTotals(
     stack.functionLogFile,
@@ -91,6 +97,10 @@ try {
   };
   if (values.json) console.log(JSON.stringify(figures));
   else printFigures(figures);
+  if (profile && !values.json) {
+    console.log(`profile of the gateway and handler (${values.profile}):`);
+    for (const line of profileLines(profile)) console.log(line);
+  }
 } finally {
   await stack.close();
 }
