@@ -145,14 +145,10 @@ const BACKSLASH = 0x5c;
 
 function assertDepthWithin(text: string, maxDepth: number): void {
   let depth = 0;
-  let inString = false;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === BACKSLASH) index++;
-      else if (code === QUOTE) inString = false;
-    } else if (code === QUOTE) {
-      inString = true;
+    if (code === QUOTE) {
+      index = closingQuoteOf(text, index);
     } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
       if (++depth > maxDepth) {
         throw new BeaconError("payload_too_deep", `The body nests deeper than ${maxDepth} levels`);
@@ -161,4 +157,18 @@ function assertDepthWithin(text: string, maxDepth: number): void {
       depth--;
     }
   }
+}
+
+/**
+ * Where the string opened at `opening` ends (past the text when it does not): the first quote after it that
+ * an even number of backslashes precedes. Found with indexOf, as a manifest's ~900 KB are mostly long strings.
+ */
+function closingQuoteOf(text: string, opening: number): number {
+  for (let quote = text.indexOf('"', opening + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (quote - backslashes - 1 > opening && text.charCodeAt(quote - backslashes - 1) === BACKSLASH)
+      backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return text.length;
 }
