@@ -18,6 +18,12 @@ export const REGISTERED_MANIFESTS_KEPT = 1_000;
  * serves agents of few builds at a time, and each keeps a parsed manifest of a few MB.
  */
 const RECENT_BINARIES_KEPT = 4;
+/**
+ * Binaries one container knows its tenants hold, by tenant and identity, at most this many: content is never
+ * deleted, so once known stored it needs no cache call again, and a herd of agents of one build, each with a
+ * hash of its own, costs the cache no call per agent for it.
+ */
+const STORED_BINARIES_KEPT = 1_000;
 
 export interface ManifestRegistration {
   /**
@@ -47,6 +53,7 @@ export function makeManifestRegistration(deps: {
   const { store } = deps;
   const registered = new RecentlyUsed<string, AgentManifest>(REGISTERED_MANIFESTS_KEPT);
   const recentBinaries = new RecentBinaries(RECENT_BINARIES_KEPT);
+  const storedBinaries = new RecentlyUsed<string, true>(STORED_BINARIES_KEPT);
 
   // A herd of agents reporting one new manifest at once: those of one hash wait for the first one's
   // registration, which alone computes its identity; those of one binary, for the first one's store.
@@ -78,9 +85,11 @@ export function makeManifestRegistration(deps: {
     cache: GuardedCache,
   ): Promise<{ manifest: AgentManifest; stored: boolean }> {
     const { manifestId, canonicalJson } = recentBinaries.binaryOf(manifest);
-    const { value: stored, first } = await binaries(JSON.stringify([tenant, manifestId]), () =>
-      storeBinary(tenant, manifestId, manifest, canonicalJson, now, cache),
-    );
+    const binaryKey = JSON.stringify([tenant, manifestId]);
+    const { value: stored, first } = storedBinaries.get(binaryKey)
+      ? { value: false, first: false }
+      : await binaries(binaryKey, () => storeBinary(tenant, manifestId, manifest, canonicalJson, now, cache));
+    storedBinaries.set(binaryKey, true);
     return {
       manifest: { hash, manifestId, supportedOperations: asArray(manifest.supportedOperations) },
       stored: first && stored,
