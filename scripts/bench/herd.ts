@@ -71,6 +71,7 @@ try {
   const serverCpuSeconds = cpuMsSince(cpuBefore) / 1000;
   const profile = await profiling?.stop();
   const counts = await stack.proxies.counts();
+  const timings = await stack.proxies.timings();
   const counters = await metricTotals(
     stack.functionLogFile,
     [...BEACON_COUNTERS, MetricNames.manifestsStored, MetricNames.describeSent],
@@ -84,6 +85,7 @@ try {
     manifestItems,
     dynamoDbRequests: { total: totalCalls(counts.dynamodb), byAction: counts.dynamodb },
     kinesisRequests: totalCalls(counts.kinesis),
+    backendMs: { ...timings.dynamodb, ...timings.kinesis },
     machine: {
       cores: cpus().length,
       cpu: cpus()[0]?.model ?? "unknown CPU",
@@ -147,6 +149,7 @@ function printFigures(figures: Record<string, unknown>) {
     manifestItems: number;
     dynamoDbRequests: { total: number; byAction: Record<string, number> };
     kinesisRequests: number;
+    backendMs: Record<string, { meanMs: number; maxMs: number }>;
     machine: { cores: number; cpu: string; node: string; loadAverage1m: { mean: number; max: number } };
     gatewayAndHandlerCpuSeconds: number;
   };
@@ -169,6 +172,13 @@ function printFigures(figures: Record<string, unknown>) {
   console.log(`Beacon's counters: ${JSON.stringify(f.beaconCounters)}`);
   console.log(
     `DynamoDB requests: ${f.dynamoDbRequests.total} ${JSON.stringify(f.dynamoDbRequests.byAction)}; Kinesis requests ${f.kinesisRequests}`,
+  );
+  console.log(
+    `backends' answers, ms: ${Object.entries(f.backendMs)
+      .map(
+        ([action, { meanMs, maxMs }]) => `${action.replace(/^.*\./, "")} mean ${ms(meanMs)} max ${ms(maxMs)}`,
+      )
+      .join("; ")}`,
   );
   console.log(
     `CPU: gateway + handler ${f.gatewayAndHandlerCpuSeconds.toFixed(1)} s; load generator ${f.generator.cpuSeconds?.toFixed(1)} s ` +

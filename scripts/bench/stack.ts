@@ -149,6 +149,7 @@ export async function runLoad(
 }
 
 type Counts = Record<string, number>;
+type Timings = Record<string, { meanMs: number; maxMs: number }>;
 
 export const totalCalls = (counts: Counts) => Object.values(counts).reduce((sum, count) => sum + count, 0);
 
@@ -156,6 +157,7 @@ interface CountingProxies {
   urls: { dynamodb: string; kinesis: string };
   reset(): Promise<unknown>;
   counts(): Promise<{ dynamodb: Counts; kinesis: Counts }>;
+  timings(): Promise<{ dynamodb: Timings; kinesis: Timings }>;
   close(): Promise<void>;
 }
 
@@ -183,6 +185,7 @@ async function startProxies(dynamodbUrl: string, kinesisUrl: string): Promise<Co
     urls,
     reset: () => ask("reset"),
     counts: async () => (await ask("counts")) as { dynamodb: Counts; kinesis: Counts },
+    timings: async () => (await ask("timings")) as { dynamodb: Timings; kinesis: Timings },
     close: async () => {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.stdin.end();

@@ -51,6 +51,29 @@ describe("recordHeartbeat", () => {
     expect(second.firstSight).toBe(false);
   });
 
+  it("registers a new agent that brings its manifest with one conditional write, and reads the registry only for an agent it holds", async () => {
+    const core = coreHarness();
+    const agent = cppAgentOf("gw-herd-1", "gateways");
+    const first = await core.recordHeartbeat(fleet, agent.full());
+    expect(first.firstSight).toBe(true);
+    // The registration's conditional put, no read before it.
+    expect(core.registry.calls).toBe(1);
+    const registered = structuredClone(core.registry.records.get("acme/gw-herd-1"));
+    expect(registered).toMatchObject({ agentClass: "gateways", manifest: { hash: agent.manifestHash } });
+
+    // The cache lost the agent, which restarts with its manifest: the put finds it, and its entry is read.
+    core.hotState.agents.clear();
+    core.clock.advance(1_000);
+    const before = core.registry.calls;
+    const again = await core.recordHeartbeat(fleet, agent.full());
+    expect(again.firstSight).toBe(false);
+    expect(core.registry.calls - before).toBeGreaterThanOrEqual(2);
+    expect(core.registry.records.get("acme/gw-herd-1")).toMatchObject({
+      firstSeen: registered?.firstSeen,
+      agentClass: "gateways",
+    });
+  });
+
   it("asks the registry about a DESCRIBE the cache lost track of only once a window", async () => {
     const core = coreHarness();
     await core.recordHeartbeat(javaAgent, javaHeartbeat());
