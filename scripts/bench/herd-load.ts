@@ -6,7 +6,7 @@
  * `--period-seconds` apart. C++ agents send their manifest in the first heartbeat (gzipped, ~70 KB), then
  * light heartbeats, each over a new connection (as C++ does); Java agents send every heartbeat full (their
  * small manifest in it, the c2-client's default) over kept-alive connections. Every body is built before the
- * clock starts. Prints `{"phase":"ready"}`, waits for a line, runs the herd and prints one JSON line of
+ * clock starts, and a few agents outside the herd heartbeat before it. Prints `{"phase":"ready"}`, waits for a line, runs the herd and prints one JSON line of
  * results (`phase: "result"`).
  */
 import { Agent } from "node:https";
@@ -42,6 +42,9 @@ const tls = clientTls(values.certs as string, values.certificate as string);
 // Java's client keeps its connection alive; C++ opens one per request.
 const keptAlive = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY, ...tls });
 const connection = dialect === "java" ? keptAlive : false;
+
+/** Agents outside the herd that heartbeat before it arrives. */
+const WARM_UP_AGENTS = 10;
 
 type Kind = "firstHeartbeat" | "heartbeat" | "describeAck";
 
@@ -134,6 +137,20 @@ async function runAgent(agent: HerdAgent, startAt: number) {
   }
 }
 
+// Beacon is running when a herd arrives: a few agents outside the herd heartbeat first (without a manifest, so
+// that the herd's build stays new), which a fresh gateway and handler would otherwise meet with the herd.
+await Promise.all(
+  Array.from({ length: WARM_UP_AGENTS }, (_, index) =>
+    postAsAgent(
+      heartbeatUrl,
+      [Buffer.from(JSON.stringify(javaAgentOf(`warm-up-${index}`, "warm-up").light()))],
+      {
+        agent: connection,
+        tls,
+      },
+    ),
+  ),
+);
 process.stdout.write(`${JSON.stringify({ phase: "ready" })}\n`);
 await new Promise((resolve) => process.stdin.once("data", resolve));
 
