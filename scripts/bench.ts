@@ -11,26 +11,24 @@
  * at each, and prints each step's latency, errors and the CPU each process spent: this one's (Beacon's
  * gateway and handler), the emulators' and the load's, all on this machine.
  */
-import { spawn } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { createInterface } from "node:readline";
-import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { Redis } from "ioredis";
-import { AwsEndpointEnvNames, EnvNames } from "../functions/shared/env-names.js";
+import { EnvNames } from "../functions/shared/env-names.js";
 import { descendantsCpuMs } from "./bench/process-cpu.js";
-import { summarizeProfile } from "./bench/profile.js";
-import { startBackends } from "./local/backends.js";
-import { ensureDevCertificates } from "./local/certs.js";
-import { openTemporaryFunctionLog } from "./local/function-logs.js";
-import { loadAgentApi } from "./local/function-routes.js";
-import { type GatewayHandler, startAgentGateway } from "./local/gateway.js";
-import { findFreePorts } from "./local/ports.js";
+import { profileLines, startCpuProfile } from "./bench/profile.js";
+import {
+  type CountingProxies,
+  cpuMsSince,
+  idleCpu,
+  root,
+  runLoad,
+  startBenchStack,
+  totalCalls,
+} from "./bench/stack.js";
+import type { GatewayHandler, GatewayRoute } from "./local/gateway.js";
 
 const agents = Number(process.env.BENCH_AGENTS ?? 1000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -53,10 +51,6 @@ const SATURATED_P99_MS = 1_000;
 const SATURATED_ERROR_SHARE = 0.01;
 /** A file to write a CPU profile of the handler's heartbeats, many in flight, to (`.cpuprofile`). */
 const profileFile = process.env.BENCH_PROFILE;
-const root = fileURLToPath(new URL("../", import.meta.url));
-const stateDir = path.join(root, ".beacon", `bench-${process.pid}`);
-/** How long this process is watched doing nothing, for the CPU time it spends idle (timers, keep-alives). */
-const IDLE_SAMPLE_MS = 3_000;
 
 /** The processes of this machine whose CPU the sweep names; the watchdog shells the emulators run under, none. */
 const PROCESS_NAMES: [RegExp, string][] = [
@@ -71,104 +65,68 @@ const processNameOf = (commandLine: string) =>
     : PROCESS_NAMES.find(([pattern]) => pattern.test(commandLine))?.[1];
 const OTHER_PROCESSES = PROCESS_NAMES.map(([, name]) => name);
 
-const [dynamodb, redis, kinesis, s3, agentPort] = await findFreePorts(5);
-const backends = await startBackends({
-  stateDir,
-  ports: {
-    dynamodb: dynamodb as number,
-    redis: redis as number,
-    kinesis: kinesis as number,
-    s3: s3 as number,
-  },
-  kinesisEmulator: "kinesalite",
-  tableName: "beacon-bench",
-  streamName: "beacon-events-bench",
-  assetBucket: "beacon-assets-bench",
-  archiveBucket: "beacon-events-archive-bench",
-  log: (line) => console.log(`bench: ${line}`),
-});
-// The sweep talks to the emulators directly, as a deployed function does: the proxies would add a hop to each put.
-const proxies = rateSweep
-  ? undefined
-  : await startProxies(
-      backends.env[AwsEndpointEnvNames.dynamodb] as string,
-      backends.env[AwsEndpointEnvNames.kinesis] as string,
-    );
-const certsDir = path.join(stateDir, "certs");
-await ensureDevCertificates(certsDir);
-const functionLog = openTemporaryFunctionLog();
-const agentApi = await loadAgentApi(
-  {
-    ...backends.env,
-    ...(proxies && {
-      [AwsEndpointEnvNames.dynamodb]: proxies.urls.dynamodb,
-      [AwsEndpointEnvNames.kinesis]: proxies.urls.kinesis,
-    }),
-    // The agent API sends agents absolute URLs of its own, so it learns its port before it loads.
-    [EnvNames.agentApiUrl]: `https://127.0.0.1:${agentPort}`,
-    POWERTOOLS_LOG_LEVEL: "ERROR",
-  },
-  functionLog.log,
-);
-const heartbeatRoute = agentApi.routes.find((route) => route.path === "/c2/api/heartbeat");
-const handleHeartbeat = (heartbeatRoute as { handler: GatewayHandler }).handler;
+let handleHeartbeat: GatewayHandler | undefined;
 // The steady heartbeats' events as the gateway made them, one per agent, to hand the handler again.
 const steadyEvents: APIGatewayProxyEventV2[] = [];
 let capturing = false;
-const routes = agentApi.routes.map((route) =>
-  route === heartbeatRoute
-    ? {
-        ...route,
-        handler: (event: APIGatewayProxyEventV2) => {
-          if (capturing && steadyEvents.length < agents) steadyEvents.push(event);
-          return handleHeartbeat(event);
-        },
-      }
-    : route,
-);
-const gateway = await startAgentGateway({ port: agentPort as number, certsDir, routes });
-console.log(`bench: agent API on ${gateway.url}`);
-const redisClient = new Redis(backends.env[EnvNames.redisUrl] as string);
+const captureSteady = (routes: GatewayRoute[]) =>
+  routes.map((route) => {
+    if (route.path !== "/c2/api/heartbeat" || !("handler" in route)) return route;
+    const handler = route.handler;
+    handleHeartbeat = handler;
+    return {
+      ...route,
+      handler: (event: APIGatewayProxyEventV2) => {
+        if (capturing && steadyEvents.length < agents) steadyEvents.push(event);
+        return handler(event);
+      },
+    };
+  });
+// The sweep talks to the emulators directly, as a deployed function does: the proxies would add a hop to each put.
+const stack = rateSweep
+  ? await startBenchStack("bench", captureSteady, { direct: true })
+  : await startBenchStack("bench", captureSteady);
+const redisClient = new Redis(stack.backends.env[EnvNames.redisUrl] as string);
 const scriptCalls = async () =>
   Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redisClient.info("commandstats"))?.[1] ?? 0) +
   Number(/cmdstat_eval:calls=(\d+)/.exec(await redisClient.info("commandstats"))?.[1] ?? 0);
-const totalCalls = (counts: Record<string, number>) =>
-  Object.values(counts).reduce((sum, count) => sum + count, 0);
-
+// Each agent registers with a C++ full heartbeat (its manifest, as the C++ agent sends after a start), then
+// sends light heartbeats naming it.
+const examples = path.join(root, "schemas/c2/examples/cpp");
+const loadArgs = [
+  `--url=${stack.gatewayUrl}`,
+  `--certs=${stack.certsDir}`,
+  `--agents=${agents}`,
+  `--registration=${path.join(examples, "heartbeat-full.json")}`,
+  `--heartbeat=${path.join(examples, "heartbeat-light.json")}`,
+];
 try {
-  if (proxies) await measureSteady(proxies);
+  if (stack.proxies) await measureSteady(stack.proxies);
   else await sweepRates();
 } finally {
   redisClient.disconnect();
-  await gateway.close();
-  await agentApi.shutdown();
-  functionLog.close();
-  await proxies?.close();
-  await backends.stop();
-  rmSync(stateDir, { recursive: true, force: true });
+  await stack.close();
 }
 
 /** The steady heartbeats' throughput, latency and backend requests, and their CPU time, the handler's alone too. */
-async function measureSteady(proxies: Proxies) {
+async function measureSteady(proxies: CountingProxies) {
   let scriptsBefore = 0;
   let idleCpuPerMs = 0;
   let cpuBefore = process.cpuUsage();
   let steadyStarted = 0;
-  let steady: Record<string, unknown> = {};
-  await runLoad([`--rounds=${rounds}`, `--concurrency=${concurrency}`], async (message) => {
-    if (message.phase !== "registered") {
-      steady = message;
-      return undefined;
-    }
-    console.log(`bench: ${agents} agents registered with their manifests; heartbeating`);
-    idleCpuPerMs = await idleCpu();
-    await proxies.reset();
-    scriptsBefore = await scriptCalls();
-    capturing = true;
-    cpuBefore = process.cpuUsage();
-    steadyStarted = performance.now();
-    return "go";
-  });
+  const steady = await runLoad(
+    "load.ts",
+    [...loadArgs, `--rounds=${rounds}`, `--concurrency=${concurrency}`],
+    async () => {
+      console.log(`bench: ${agents} agents registered with their manifests; heartbeating`);
+      idleCpuPerMs = await idleCpu();
+      await proxies.reset();
+      scriptsBefore = await scriptCalls();
+      capturing = true;
+      cpuBefore = process.cpuUsage();
+      steadyStarted = performance.now();
+    },
+  );
   const endToEnd = cpuPerHeartbeat(cpuBefore, steadyStarted, idleCpuPerMs, steady.heartbeats as number);
   capturing = false;
   const heartbeats = steady.heartbeats as number;
@@ -212,11 +170,8 @@ async function measureSteady(proxies: Proxies) {
       `${inFlight.errors} not answered 200`,
   );
   if (inFlight.profile) {
-    const summary = summarizeProfile(inFlight.profile);
-    console.log(`profile of the handler alone (${profileFile}), self time by where it is spent:`);
-    for (const line of summary.byArea.slice(0, 12)) console.log(`  ${line}`);
-    console.log("top functions by self time:");
-    for (const line of summary.byFunction.slice(0, 15)) console.log(`  ${line}`);
+    console.log(`profile of the handler alone (${profileFile}):`);
+    for (const line of profileLines(inFlight.profile)) console.log(line);
   }
 }
 
@@ -241,7 +196,9 @@ async function sweepRates() {
   let sustained: number | undefined;
   let saturatedSteps = 0;
   await runLoad(
+    "load.ts",
     [
+      ...loadArgs,
       `--rates=${rates.join(",")}`,
       `--step-seconds=${stepSeconds}`,
       // The agents register `concurrency` at a time, as for the steady measurement.
@@ -282,7 +239,6 @@ async function sweepRates() {
       const saturated = p99 > SATURATED_P99_MS || errors > heartbeats * SATURATED_ERROR_SHARE;
       saturatedSteps = saturated ? saturatedSteps + 1 : 0;
       before = cpuSnapshot();
-      if (rate === rates.at(-1)) return undefined;
       return saturatedSteps >= 2 ? "stop" : "go";
     },
   );
@@ -317,19 +273,6 @@ async function sweepRates() {
   );
 }
 
-/** This process's CPU time per wall-clock millisecond while it waits for nothing. */
-async function idleCpu(): Promise<number> {
-  const before = process.cpuUsage();
-  const started = performance.now();
-  await sleep(IDLE_SAMPLE_MS);
-  return cpuMsSince(before) / (performance.now() - started);
-}
-
-function cpuMsSince(before: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000;
-}
-
 /** CPU ms per heartbeat since `before`, less what the process would have spent idle meanwhile. */
 function cpuPerHeartbeat(before: NodeJS.CpuUsage, started: number, idlePerMs: number, heartbeats: number) {
   return (cpuMsSince(before) - idlePerMs * (performance.now() - started)) / heartbeats;
@@ -340,12 +283,7 @@ function cpuPerHeartbeat(before: NodeJS.CpuUsage, started: number, idlePerMs: nu
  * Lambda's runtime would (each its own invocation); the handler's CPU ms per heartbeat, and its profile.
  */
 async function replay(count: number, inFlight: number, idlePerMs: number, profileTo?: string) {
-  const session = profileTo ? new Session() : undefined;
-  if (session) {
-    session.connect();
-    await session.post("Profiler.enable");
-    await session.post("Profiler.start");
-  }
+  const profiling = profileTo ? await startCpuProfile(profileTo) : undefined;
   let next = 0;
   let errors = 0;
   const before = process.cpuUsage();
@@ -354,86 +292,13 @@ async function replay(count: number, inFlight: number, idlePerMs: number, profil
     Array.from({ length: inFlight }, async () => {
       while (next < count) {
         const event = steadyEvents[next++ % steadyEvents.length] as APIGatewayProxyEventV2;
-        const result = await handleHeartbeat(event);
+        const result = await (handleHeartbeat as GatewayHandler)(event);
         if (typeof result !== "object" || result.statusCode !== 200) errors++;
       }
     }),
   );
   const seconds = (performance.now() - started) / 1000;
   const cpuMs = cpuPerHeartbeat(before, started, idlePerMs, count);
-  let profile: unknown;
-  if (session && profileTo) {
-    profile = (await session.post("Profiler.stop")).profile;
-    writeFileSync(profileTo, JSON.stringify(profile));
-    session.disconnect();
-  }
+  const profile = await profiling?.stop();
   return { heartbeats: count, cpuMs, errors, perSecond: Math.round(count / seconds), profile };
-}
-
-/**
- * Runs the load process (bench/load.ts) on every agent, with `args` besides; `onMessage` gets each line it
- * prints and answers what the load waits for (`go`, or `stop`), or nothing.
- */
-async function runLoad(
-  args: string[],
-  onMessage: (message: Record<string, unknown>) => Promise<"go" | "stop" | undefined>,
-): Promise<void> {
-  const examples = path.join(root, "schemas/c2/examples/cpp");
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      path.join(root, "scripts/bench/load.ts"),
-      `--url=${gateway.url}`,
-      `--certs=${certsDir}`,
-      `--agents=${agents}`,
-      // Each agent registers with a C++ full heartbeat (its manifest, as the C++ agent sends after a start),
-      // then sends light heartbeats naming it.
-      `--registration=${path.join(examples, "heartbeat-full.json")}`,
-      `--heartbeat=${path.join(examples, "heartbeat-light.json")}`,
-      ...args,
-    ],
-    { stdio: ["pipe", "pipe", "inherit"] },
-  );
-  for await (const line of createInterface({ input: child.stdout })) {
-    const reply = await onMessage(JSON.parse(line) as Record<string, unknown>);
-    if (reply) child.stdin.write(`${reply}\n`);
-  }
-  child.stdin.end();
-}
-
-type Counts = Record<string, number>;
-type Proxies = Awaited<ReturnType<typeof startProxies>>;
-
-/** The counting proxies' process (bench/proxies.ts) in front of DynamoDB and Kinesis. */
-async function startProxies(dynamodbUrl: string, kinesisUrl: string) {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      path.join(root, "scripts/bench/proxies.ts"),
-      `--dynamodb=${dynamodbUrl}`,
-      `--kinesis=${kinesisUrl}`,
-    ],
-    { stdio: ["pipe", "pipe", "inherit"] },
-  );
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const nextLine = async () => JSON.parse((await lines.next()).value as string) as Record<string, unknown>;
-  const ask = async (command: string) => {
-    child.stdin.write(`${command}\n`);
-    return nextLine();
-  };
-  const urls = (await nextLine()) as { dynamodb: string; kinesis: string };
-  return {
-    urls,
-    reset: () => ask("reset"),
-    counts: async () => (await ask("counts")) as { dynamodb: Counts; kinesis: Counts },
-    close: async () => {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.stdin.end();
-      await exited;
-    },
-  };
 }

@@ -71,6 +71,19 @@ describe("parseJsonObject", () => {
     expect(codeOf(() => parseJsonObject(text, limits))).toBe("payload_too_deep");
   });
 
+  it("ends a string at the first quote an even number of backslashes precedes", () => {
+    const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+    const past = limits.maxJsonDepth + 1;
+    // The strings end before the brackets, which count.
+    for (const ending of ["\\\\", "\\\\\\\\", "x\\\\", ""])
+      expect(codeOf(() => parseJsonObject(`{"a":"${ending}","b":${nested(past)}}`, limits))).toBe(
+        "payload_too_deep",
+      );
+    // The quotes are escaped: the brackets are in the string.
+    for (const escaped of ['\\"', '\\\\\\"', '\\"\\\\\\"'])
+      expect(parseJsonObject(`{"a":"${escaped}${"[".repeat(past)}"}`, limits)).toHaveProperty("a");
+  });
+
   it("tells malformed JSON and non-objects apart", () => {
     expect(codeOf(() => parseJsonObject("{", limits))).toBe("malformed_json");
     expect(codeOf(() => parseJsonObject("[1]", limits))).toBe("invalid_payload");

@@ -7,12 +7,12 @@
  * a step, each step after the runner says `go`.
  */
 import { readFileSync } from "node:fs";
-import { Agent, request } from "node:https";
-import path from "node:path";
+import { Agent } from "node:https";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
+import { clientTls, latencySummary, postAsAgent } from "./agent-client.js";
 
 const { values } = parseArgs({
   options: {
@@ -51,36 +51,14 @@ function bodyOf(templateFile: string): (index: number) => Buffer {
   return (index) => Buffer.from(template.replace(templateId, `bench-agent-${index}`));
 }
 
+const tls = clientTls(certs, values.certificate as string);
 const tlsAgent = new Agent({
   keepAlive: true,
   // Heartbeats beyond them wait for one: with --rates, that wait is counted in their latency.
   maxSockets: Number(values.connections ?? concurrency),
-  ca: readFileSync(path.join(certs, "ca.pem")),
-  cert: readFileSync(path.join(certs, `${values.certificate}.pem`)),
-  key: readFileSync(path.join(certs, `${values.certificate}.key`)),
+  ...tls,
 });
-
-function heartbeat(body: Buffer): Promise<{ status: number; ms: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      url,
-      {
-        method: "POST",
-        agent: tlsAgent,
-        headers: { "content-type": "application/json", "content-length": body.length },
-      },
-      (response) => {
-        response.resume();
-        response.on("end", () =>
-          resolve({ status: response.statusCode ?? 0, ms: performance.now() - started }),
-        );
-      },
-    );
-    outgoing.on("error", reject);
-    outgoing.end(body);
-  });
-}
+const heartbeat = (body: Buffer) => postAsAgent(url, [body], { agent: tlsAgent, tls });
 
 /** One heartbeat of every agent; `body` gives agent `index`'s. */
 async function round(
@@ -138,15 +116,6 @@ async function openLoop(rate: number, seconds: number, body: (index: number) => 
   return { latencies: latencies.sort((a, b) => a - b), errors, lagMs };
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
-const percentiles = (sorted: number[]) => ({
-  p50: percentile(sorted, 0.5),
-  p95: percentile(sorted, 0.95),
-  p99: percentile(sorted, 0.99),
-  max: sorted.at(-1),
-});
-
 // Round one registers every agent, its ~900 KB bodies made as they are sent; the process then waits for the
 // runner to reset its counters.
 const registration = await round(bodyOf(values.registration as string));
@@ -156,6 +125,7 @@ if (!(await toldToGo())) process.exit(0);
 const lightBodyOf = bodyOf(values.heartbeat as string);
 const bodies = Array.from({ length: agentCount }, (_, index) => lightBodyOf(index));
 if (rates) {
+  let steps = 0;
   for (const [step, rate] of rates.entries()) {
     // The runner says `stop` once a step shows the server saturated: higher rates would only queue.
     if (step > 0 && !(await toldToGo())) break;
@@ -167,10 +137,12 @@ if (rates) {
         heartbeats: result.latencies.length,
         errors: result.errors,
         lagMs: result.lagMs,
-        ...percentiles(result.latencies),
+        ...latencySummary(result.latencies),
       })}\n`,
     );
+    steps++;
   }
+  process.stdout.write(`${JSON.stringify({ phase: "result", steps })}\n`);
 } else {
   const steady = { latencies: [] as number[], errors: 0, seconds: 0 };
   for (let index = 0; index < rounds; index++) {
@@ -179,14 +151,14 @@ if (rates) {
     steady.errors += result.errors;
     steady.seconds += result.seconds;
   }
-  const sorted = steady.latencies.sort((a, b) => a - b);
+  const { count, ...latency } = latencySummary(steady.latencies);
   process.stdout.write(
     `${JSON.stringify({
-      phase: "steady",
-      heartbeats: sorted.length,
+      phase: "result",
+      heartbeats: count,
       errors: steady.errors,
-      perSecond: Math.round(sorted.length / steady.seconds),
-      ...percentiles(sorted),
+      perSecond: Math.round(count / steady.seconds),
+      ...latency,
     })}\n`,
   );
 }

@@ -2,6 +2,9 @@
  * Reads a V8 CPU profile (what `--cpu-prof` and the inspector's Profiler write) into the lines
  * `npm run bench` prints: self time by where it is spent and by function, largest first.
  */
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -70,4 +73,34 @@ export function summarizeProfile(value: unknown): { byArea: string[]; byFunction
       .sort((a, b) => b[1] - a[1])
       .map(([key, hits]) => `${((100 * hits) / totalHits).toFixed(1).padStart(5)} %  ${key}`);
   return { byArea: lines(area), byFunction: lines(functions) };
+}
+
+/**
+ * Starts profiling this process's CPU; `stop` ends it, writes the profile to `file` (`.cpuprofile`, for
+ * Chrome's DevTools) and returns it.
+ */
+export async function startCpuProfile(file: string): Promise<{ stop(): Promise<unknown> }> {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  return {
+    async stop() {
+      const { profile } = await session.post("Profiler.stop");
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+      return profile;
+    },
+  };
+}
+
+/** The profile's summary as the benchmarks print it: the areas, then the functions, largest first. */
+export function profileLines(profile: unknown, areas = 12, functions = 15): string[] {
+  const summary = summarizeProfile(profile);
+  return [
+    "self time by where it is spent:",
+    ...summary.byArea.slice(0, areas).map((line) => `  ${line}`),
+    "top functions by self time:",
+    ...summary.byFunction.slice(0, functions).map((line) => `  ${line}`),
+  ];
 }

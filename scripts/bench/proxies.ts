@@ -2,7 +2,8 @@
  * The counting proxies of `npm run bench`, in a process of their own so that the CPU time they spend
  * forwarding requests is not counted as the agent API's. Started with `--dynamodb=<url> --kinesis=<url>`,
  * it prints one JSON line with the proxies' URLs, then answers each line it reads: `reset` with `{}`,
- * `counts` with the requests each proxy counted since the last reset.
+ * `counts` with the requests each proxy counted since the last reset, `timings` with how long their backends
+ * took to answer them.
  */
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
@@ -22,6 +23,8 @@ for await (const command of createInterface({ input: process.stdin })) {
     reply({});
   } else if (command === "counts") {
     reply({ dynamodb: proxies.dynamodb.counts(), kinesis: proxies.kinesis.counts() });
+  } else if (command === "timings") {
+    reply({ dynamodb: proxies.dynamodb.timings(), kinesis: proxies.kinesis.timings() });
   }
 }
 await Promise.all([proxies.dynamodb.close(), proxies.kinesis.close()]);

@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
 
 /** Forwards HTTP requests to a backend and counts them by operation, for tests that budget requests. */
 export interface CountingProxy {
@@ -7,6 +8,8 @@ export interface CountingProxy {
   readonly url: string;
   /** Requests seen since start or the last reset, by X-Amz-Target (e.g. "DynamoDB_20120810.GetItem"). */
   counts(): Record<string, number>;
+  /** How long the backend took to answer the requests forwarded since start or the last reset, by operation. */
+  timings(): Record<string, { meanMs: number; maxMs: number }>;
   reset(): void;
   /** From now on, requests wait (counted as they arrive, their bodies read) instead of being forwarded, until `release`. */
   hold(): void;
@@ -40,6 +43,7 @@ export async function startCountingProxy(
   const basePath = target.pathname.replace(/\/$/, "");
   const upstreamAgent = new http.Agent({ keepAlive: true });
   let counts = new Map<string, number>();
+  let timings = new Map<string, { totalMs: number; maxMs: number; answered: number }>();
   let waiting: { body: string; forwardNow(): void }[] | undefined;
 
   const server = http.createServer((request, response) => {
@@ -47,6 +51,17 @@ export async function startCountingProxy(
     const operation = request.headers["x-amz-target"] ?? `${request.method} ${request.url}`;
     const key = Array.isArray(operation) ? operation.join(",") : operation;
     counts.set(key, (counts.get(key) ?? 0) + 1);
+    const started = performance.now();
+    const timed = timings;
+    response.once("finish", () => {
+      const ms = performance.now() - started;
+      const timing = timed.get(key) ?? { totalMs: 0, maxMs: 0, answered: 0 };
+      timed.set(key, {
+        totalMs: timing.totalMs + ms,
+        maxMs: Math.max(timing.maxMs, ms),
+        answered: timing.answered + 1,
+      });
+    });
     if (!options.fault && !waiting) {
       forward(request, response);
       return;
@@ -99,8 +114,16 @@ export async function startCountingProxy(
   return {
     url: `http://127.0.0.1:${port}`,
     counts: () => Object.fromEntries(counts),
+    timings: () =>
+      Object.fromEntries(
+        [...timings].map(([key, { totalMs, maxMs, answered }]) => [
+          key,
+          { meanMs: totalMs / answered, maxMs },
+        ]),
+      ),
     reset: () => {
       counts = new Map();
+      timings = new Map();
     },
     hold: () => {
       waiting ??= [];

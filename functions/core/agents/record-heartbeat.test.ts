@@ -8,6 +8,7 @@ import {
   DESCRIBE_RETRY_MS,
 } from "../../../scripts/test-support/core-harness.js";
 import type { JsonObject } from "../c2/json.js";
+import { summarizeManifest } from "../c2/manifest.js";
 import { BeaconError } from "../errors.js";
 import { PublishNotAwaited } from "../events/publishing.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
@@ -48,6 +49,29 @@ describe("recordHeartbeat", () => {
     const second = await core.recordHeartbeat(javaAgent, javaHeartbeat());
     expect(second.reply.requestedOperations).toEqual([]);
     expect(second.firstSight).toBe(false);
+  });
+
+  it("registers a new agent that brings its manifest with one conditional write, and reads the registry only for an agent it holds", async () => {
+    const core = coreHarness();
+    const agent = cppAgentOf("gw-herd-1", "gateways");
+    const first = await core.recordHeartbeat(fleet, agent.full());
+    expect(first.firstSight).toBe(true);
+    // The registration's conditional put, no read before it.
+    expect(core.registry.calls).toBe(1);
+    const registered = structuredClone(core.registry.records.get("acme/gw-herd-1"));
+    expect(registered).toMatchObject({ agentClass: "gateways", manifest: { hash: agent.manifestHash } });
+
+    // The cache lost the agent, which restarts with its manifest: the put finds it, and its entry is read.
+    core.hotState.agents.clear();
+    core.clock.advance(1_000);
+    const before = core.registry.calls;
+    const again = await core.recordHeartbeat(fleet, agent.full());
+    expect(again.firstSight).toBe(false);
+    expect(core.registry.calls - before).toBeGreaterThanOrEqual(2);
+    expect(core.registry.records.get("acme/gw-herd-1")).toMatchObject({
+      firstSeen: registered?.firstSeen,
+      agentClass: "gateways",
+    });
   });
 
   it("asks the registry about a DESCRIBE the cache lost track of only once a window", async () => {
@@ -431,15 +455,25 @@ describe("manifests by the binary they describe", () => {
     expect(core.hotState.classes.has("acme/gateways")).toBe(true);
   });
 
-  it("asks the manifest store whether it holds a binary the cache does not know, and writes nothing it has", async () => {
+  it("asks the manifest store whether it holds a binary neither the cache nor this container knows, and writes nothing it has", async () => {
     const core = coreHarness();
-    await core.recordHeartbeat(fleet, cppAgentOf("gw-1", "gateways").full());
-    core.hotState.storedManifests.clear();
+    const first = cppAgentOf("gw-1", "gateways").full();
+    const manifest = (first.agentInfo as JsonObject).agentManifest as JsonObject;
+    const { manifestId, canonicalJson } = binaryOf(manifest);
+    // Another container stored the binary, and the cache has lost that it did.
+    await core.manifestStore.store("acme", manifestId, canonicalJson, summarizeManifest(manifest));
     const writes = core.manifestStore.writes;
-    const outcome = await core.recordHeartbeat(fleet, cppAgentOf("gw-2", "gateways").full());
+    const outcome = await core.recordHeartbeat(fleet, first);
     expect(outcome.manifestStored).toBe(false);
     expect(core.manifestStore.writes).toBe(writes);
     expect(core.hotState.storedManifests.get("acme")?.size).toBe(1);
+    // Known stored now, the binary costs the next agent of it no store call, even once the cache lost it again.
+    core.hotState.storedManifests.clear();
+    const calls = core.manifestStore.calls;
+    expect((await core.recordHeartbeat(fleet, cppAgentOf("gw-2", "gateways").full())).manifestStored).toBe(
+      false,
+    );
+    expect(core.manifestStore.calls).toBe(calls);
   });
 });
 

@@ -124,16 +124,21 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     // Without the cache's word (it failed, or lost the agent) the pending marker is unknown: look at the queue.
     const markerUnknown = !outcome?.recorded || !view.registered;
 
-    if (!view.registered && !view.knownAbsent) {
+    /** Reads the agent's registry entry into the view, when the registry holds the agent. */
+    const readRegistryEntry = async () => {
       record = await registry.get(tenant, agentId);
-      if (record) {
-        const known = withRegistryEntry(view, record, heartbeat, now, settings.checkpointIntervalMs);
-        const pendingUntil = known.describePendingUntil;
-        if (pendingUntil !== undefined && view.describePendingUntil === undefined)
-          await cache.attempt(() => hotState.rememberDescribe(tenant, agentId, pendingUntil));
-        view = known;
-      }
-    }
+      if (!record) return;
+      const known = withRegistryEntry(view, record, heartbeat, now, settings.checkpointIntervalMs);
+      const pendingUntil = known.describePendingUntil;
+      if (pendingUntil !== undefined && view.describePendingUntil === undefined)
+        await cache.attempt(() => hotState.rememberDescribe(tenant, agentId, pendingUntil));
+      view = known;
+    };
+    // An agent new to the cache that brings its manifest is almost always new to Beacon (a herd of agents
+    // started at once): its registration's conditional put comes first, and only an agent the registry holds
+    // already (the cache lost it) costs the read of its entry as well.
+    const registersFirst = !view.registered && !view.knownAbsent && heartbeat.manifest !== undefined;
+    if (!view.registered && !view.knownAbsent && !registersFirst) await readRegistryEntry();
 
     // The manifest of the hash the agent reports, when the cache does not know it.
     const hash = view.manifestHash;
@@ -158,7 +163,8 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
         firstSight =
           (await registry.register(newAgentRecord(tenant, heartbeat, agentClass, now, learned))) ===
           "created";
-        await ensureClass(tenant, agentClass, now, cache);
+        if (!firstSight && registersFirst) await readRegistryEntry();
+        await ensureClass(tenant, view.agentClass ?? agentClass, now, cache);
       } else {
         // The cache lost the agent, and may have lost the tenant's classes with it (a flush): the sweeper finds
         // the tenant's silent agents only through them.

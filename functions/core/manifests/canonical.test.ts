@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { cppAgentOf, example, javaAgentOf } from "../../../scripts/c2-examples.js";
 import type { JsonObject } from "../c2/json.js";
-import { binaryOf, PER_AGENT_FIELDS } from "./canonical.js";
+import { binaryOf, PER_AGENT_FIELDS, RecentBinaries } from "./canonical.js";
 
 const manifestOf = (message: JsonObject) => (message.agentInfo as JsonObject).agentManifest as JsonObject;
 const bundlesOf = (manifest: JsonObject) => manifest.bundles as JsonObject[];
@@ -99,5 +99,48 @@ describe("a binary's canonical identity", () => {
     expect(binaryOf({ ...java, identifier: "another", supportedOperations: [] }).canonicalJson).toBe(
       canonicalJson,
     );
+  });
+});
+
+describe("recent binaries", () => {
+  /** The manifest as a request brings it: parsed anew, sharing nothing with any other. */
+  const parsedManifestOf = (message: JsonObject) =>
+    JSON.parse(JSON.stringify(manifestOf(message))) as JsonObject;
+  const cpp = parsedManifestOf(example("cpp/heartbeat-full.json"));
+
+  it("recognises another agent's manifest of a binary read before as that binary, whatever its own values", () => {
+    const recent = new RecentBinaries(2);
+    const first = recent.binaryOf(parsedManifestOf(cppAgentOf("gw-1", "gateways").full()));
+    const other = parsedManifestOf(cppAgentOf("gw-2", "gateways").full());
+    const recognised = recent.binaryOf(other);
+    // The very binary read before: not canonicalised again.
+    expect(recognised).toBe(first);
+    expect(recognised).toEqual(binaryOf(other));
+  });
+
+  it("canonicalises a manifest that differs from those read before anywhere, or only in order or leaf types", () => {
+    const recent = new RecentBinaries(2);
+    const kept = recent.binaryOf(cpp);
+    const deepChange = parsedManifestOf(example("cpp/heartbeat-full.json"));
+    const [bundle] = bundlesOf(deepChange) as [JsonObject];
+    const [processor] = processorsOf(bundle) as [JsonObject];
+    processor.supportsDynamicProperties = processor.supportsDynamicProperties === "true" ? "false" : "true";
+    const reordered = { ...cpp, bundles: [...bundlesOf(cpp)].reverse() };
+    const extraField = { ...cpp, connectors: [] };
+    for (const variant of [deepChange, reordered, typedLeaves(cpp), extraField]) {
+      const binary = recent.binaryOf(variant);
+      expect(binary).not.toBe(kept);
+      expect(binary).toEqual(binaryOf(variant));
+    }
+    expect(recent.binaryOf(deepChange).manifestId).not.toBe(kept.manifestId);
+    expect(recent.binaryOf(reordered).manifestId).toBe(kept.manifestId);
+  });
+
+  it("keeps only the binaries read last", () => {
+    const recent = new RecentBinaries(1);
+    const kept = recent.binaryOf(cpp);
+    recent.binaryOf(parsedManifestOf(example("java-2.3.0/ack-describe-manifest.json")));
+    expect(recent.binaryOf(cpp)).not.toBe(kept);
+    expect(recent.binaryOf(cpp)).toBe(recent.binaryOf(cpp));
   });
 });

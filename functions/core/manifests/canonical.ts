@@ -30,6 +30,57 @@ export function binaryOf(manifest: JsonObject): BinaryManifest {
 }
 
 /**
+ * The binaries of the manifests this container read lately, at most `capacity`, so that another agent's
+ * manifest of one of them is recognised by comparing it, field by field, with one read before: a small
+ * part of canonicalising it (sorting and writing out ~900 KB for C++), which a herd of agents of one build
+ * would otherwise pay once per agent, each reporting a hash of its own. A manifest equal to a kept one but
+ * for the per-agent fields has its canonical form; any other (a difference anywhere, or only in order) is
+ * canonicalised.
+ */
+export class RecentBinaries {
+  // Most recently recognised first.
+  private readonly kept: { manifest: JsonObject; binary: BinaryManifest }[] = [];
+
+  constructor(private readonly capacity: number) {}
+
+  binaryOf(manifest: JsonObject): BinaryManifest {
+    const index = this.kept.findIndex((entry) => sameBinary(entry.manifest, manifest));
+    const entry =
+      index >= 0
+        ? (this.kept.splice(index, 1)[0] as (typeof this.kept)[number])
+        : // A copy: the request's manifest is its caller's, to change as it likes once registered.
+          { manifest: structuredClone(manifest), binary: binaryOf(manifest) };
+    this.kept.unshift(entry);
+    this.kept.length = Math.min(this.kept.length, this.capacity);
+    return entry.binary;
+  }
+}
+
+/** Whether two manifests' fields other than the per-agent ones are equal, as JSON values (keys in any order). */
+function sameBinary(kept: JsonObject, manifest: JsonObject): boolean {
+  const fields = (of: JsonObject) => Object.keys(of).filter((field) => !PER_AGENT_FIELDS.includes(field));
+  const keptFields = fields(kept);
+  return (
+    keptFields.length === fields(manifest).length &&
+    keptFields.every((field) => Object.hasOwn(manifest, field) && sameJson(kept[field], manifest[field]))
+  );
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, index) => sameJson(item, b[index]));
+  }
+  const keys = Object.keys(a);
+  return (
+    keys.length === Object.keys(b).length &&
+    keys.every((key) => Object.hasOwn(b, key) && sameJson((a as JsonObject)[key], (b as JsonObject)[key]))
+  );
+}
+
+/**
  * One text for every way agents lay out the same content: object keys sorted, arrays sorted (their order
  * says nothing about a binary: C++ lists bundles in registry order, Java in class path order), and
  * numbers and booleans written as strings, as the C++ manifest dump writes its leaves (`"required":"false"`).

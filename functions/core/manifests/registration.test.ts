@@ -51,9 +51,24 @@ describe("registering an agent's manifest", () => {
     before = calls();
     await register("acme", `hash-${REGISTERED_MANIFESTS_KEPT}`);
     expect(calls()).toEqual(before);
-    // The oldest was forgotten: the cache is asked whether its binary is stored again.
-    await register("acme", "hash-0");
-    expect(calls()).toEqual({ ...before, cache: before.cache + 1 });
+    // The oldest hash was forgotten, but not that its binary is stored.
+    expect((await register("acme", "hash-0")).manifest.hash).toBe("hash-0");
+    expect(calls()).toEqual(before);
+  });
+
+  it("costs a new hash of a binary this container knows the tenant holds no cache or store call", async () => {
+    const { register, calls } = harness();
+    await register("acme", "hash-1");
+    const before = calls();
+    const registered = await register("acme", "hash-2");
+    expect(registered).toEqual({
+      stored: false,
+      manifest: expect.objectContaining({ hash: "hash-2", manifestId: binaryOf(manifest).manifestId }),
+    });
+    expect(calls()).toEqual(before);
+    // Another tenant's binaries are its own: the cache is asked, then the store, which lacks it.
+    expect((await register("umbrella", "hash-2")).stored).toBe(true);
+    expect(calls().cache).toBeGreaterThan(before.cache);
   });
 
   it("makes a herd of agents reporting one new manifest at once cost one write, and one of them reports it stored", async () => {

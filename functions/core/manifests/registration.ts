@@ -4,7 +4,7 @@ import type { GuardedCache } from "../guarded-cache.js";
 import { RecentlyUsed } from "../recently-used.js";
 import { singleFlight } from "../single-flight.js";
 import { type AgentManifest, knownManifestOf } from "./agent-manifest.js";
-import { binaryOf } from "./canonical.js";
+import { RecentBinaries } from "./canonical.js";
 import type { ManifestCache, ManifestStore } from "./ports.js";
 
 /**
@@ -13,6 +13,17 @@ import type { ManifestCache, ManifestStore } from "./ports.js";
  * computation once per container.
  */
 export const REGISTERED_MANIFESTS_KEPT = 1_000;
+/**
+ * Binaries one container recognises without canonicalising their manifests (canonical.ts): few, as a container
+ * serves agents of few builds at a time, and each keeps a parsed manifest of a few MB.
+ */
+const RECENT_BINARIES_KEPT = 4;
+/**
+ * Binaries one container knows its tenants hold, by tenant and identity, at most this many: content is never
+ * deleted, so once known stored it needs no cache call again, and a herd of agents of one build, each with a
+ * hash of its own, costs the cache no call per agent for it.
+ */
+const STORED_BINARIES_KEPT = 1_000;
 
 export interface ManifestRegistration {
   /**
@@ -41,6 +52,8 @@ export function makeManifestRegistration(deps: {
 }): ManifestRegistration {
   const { store } = deps;
   const registered = new RecentlyUsed<string, AgentManifest>(REGISTERED_MANIFESTS_KEPT);
+  const recentBinaries = new RecentBinaries(RECENT_BINARIES_KEPT);
+  const storedBinaries = new RecentlyUsed<string, true>(STORED_BINARIES_KEPT);
 
   // A herd of agents reporting one new manifest at once: those of one hash wait for the first one's
   // registration, which alone computes its identity; those of one binary, for the first one's store.
@@ -71,10 +84,12 @@ export function makeManifestRegistration(deps: {
     now: number,
     cache: GuardedCache,
   ): Promise<{ manifest: AgentManifest; stored: boolean }> {
-    const { manifestId, canonicalJson } = binaryOf(manifest);
-    const { value: stored, first } = await binaries(JSON.stringify([tenant, manifestId]), () =>
-      storeBinary(tenant, manifestId, manifest, canonicalJson, now, cache),
-    );
+    const { manifestId, canonicalJson } = recentBinaries.binaryOf(manifest);
+    const binaryKey = JSON.stringify([tenant, manifestId]);
+    const { value: stored, first } = storedBinaries.get(binaryKey)
+      ? { value: false, first: false }
+      : await binaries(binaryKey, () => storeBinary(tenant, manifestId, manifest, canonicalJson, now, cache));
+    storedBinaries.set(binaryKey, true);
     return {
       manifest: { hash, manifestId, supportedOperations: asArray(manifest.supportedOperations) },
       stored: first && stored,

@@ -1,0 +1,189 @@
+/**
+ * The load side of `npm run bench:herd`, in a process of its own: a herd of agents of one build, each with
+ * its own id and manifest hash (c2-examples.ts varies them as real agents vary), all starting within
+ * `--arrival-seconds`, open-loop: agent i starts at i/N of the window whether or not the others were
+ * answered. Each sends its first heartbeat, answers DESCRIBE MANIFEST when asked, then `--heartbeats` more,
+ * `--period-seconds` apart. C++ agents send their manifest in the first heartbeat (gzipped, ~70 KB), then
+ * light heartbeats, each over a new connection (as C++ does); Java agents send every heartbeat full (their
+ * small manifest in it, the c2-client's default) over kept-alive connections. Every body is built before the
+ * clock starts, and a few agents outside the herd heartbeat before it. Prints `{"phase":"ready"}`, waits for a line, runs the herd and prints one JSON line of
+ * results (`phase: "result"`).
+ */
+import { Agent } from "node:https";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
+import { gzipSync } from "node:zlib";
+import type { JsonObject } from "../../functions/core/c2/json.js";
+import { cppAgentOf, javaAgentOf, type VariedAgent } from "../c2-examples.js";
+import { type AgentReply, clientTls, latencySummary, postAsAgent } from "./agent-client.js";
+
+const { values } = parseArgs({
+  options: {
+    url: { type: "string" },
+    certs: { type: "string" },
+    certificate: { type: "string", default: "dev-fleet" },
+    agents: { type: "string", default: "10000" },
+    dialect: { type: "string", default: "java" },
+    "arrival-seconds": { type: "string", default: "60" },
+    heartbeats: { type: "string", default: "2" },
+    "period-seconds": { type: "string" },
+  },
+});
+const agentCount = Number(values.agents);
+const dialect = values.dialect === "cpp" ? "cpp" : "java";
+const arrivalMs = Number(values["arrival-seconds"]) * 1000;
+const laterHeartbeats = Number(values.heartbeats);
+/** By default as long as the arrival window, so that the later heartbeats come at the rate agents arrived. */
+const periodMs = Number(values["period-seconds"] ?? Math.max(1, Number(values["arrival-seconds"]))) * 1000;
+const heartbeatUrl = new URL("/c2/api/heartbeat", values.url);
+const ackUrl = new URL("/c2/api/acknowledge", values.url);
+const tls = clientTls(values.certs as string, values.certificate as string);
+// Java's client keeps its connection alive; C++ opens one per request.
+const keptAlive = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY, ...tls });
+const connection = dialect === "java" ? keptAlive : false;
+
+/** Agents outside the herd that heartbeat before it arrives. */
+const WARM_UP_AGENTS = 10;
+
+type Kind = "firstHeartbeat" | "heartbeat" | "describeAck";
+
+interface HerdAgent {
+  varied: VariedAgent;
+  first: Buffer[];
+  later: Buffer[];
+  gzipFirst: boolean;
+}
+
+const BUNDLES_PLACEHOLDER = "\u0000bundles";
+
+/**
+ * The C++ agent's first heartbeat, gzipped: its own parts compressed per agent, the ~900 KB of bundles that
+ * every agent of the build shares compressed once, as gzip members one after another (which decompress to the
+ * whole body, as one member would).
+ */
+function cppFirstBody(full: JsonObject, bundlesGzip: Buffer): Buffer[] {
+  const agentInfo = full.agentInfo as JsonObject;
+  const manifest = agentInfo.agentManifest as JsonObject;
+  agentInfo.agentManifest = { ...manifest, bundles: BUNDLES_PLACEHOLDER };
+  const [before, after] = JSON.stringify(full).split(JSON.stringify(BUNDLES_PLACEHOLDER)) as [string, string];
+  return [gzipSync(before), bundlesGzip, gzipSync(after)];
+}
+
+function herdOf(count: number): HerdAgent[] {
+  let bundlesGzip: Buffer | undefined;
+  return Array.from({ length: count }, (_, index) => {
+    const agentId = `herd-${dialect}-${index}`;
+    if (dialect === "java") {
+      const varied = javaAgentOf(agentId, "herd");
+      const full = Buffer.from(JSON.stringify(varied.full()));
+      return { varied, first: [full], later: [full], gzipFirst: false };
+    }
+    const varied = cppAgentOf(agentId, "herd");
+    const full = varied.full();
+    const manifest = (full.agentInfo as JsonObject).agentManifest as JsonObject;
+    bundlesGzip ??= gzipSync(JSON.stringify(manifest.bundles));
+    return {
+      varied,
+      first: cppFirstBody(full, bundlesGzip),
+      later: [Buffer.from(JSON.stringify(varied.light()))],
+      gzipFirst: true,
+    };
+  });
+}
+
+const herd = herdOf(agentCount);
+const latencies: Record<Kind, number[]> = { firstHeartbeat: [], heartbeat: [], describeAck: [] };
+const errors: Record<Kind, Record<string, number>> = { firstHeartbeat: {}, heartbeat: {}, describeAck: {} };
+let describesAsked = 0;
+/** How late the generator sent agents' first heartbeats, against their planned start. */
+const lateness: number[] = [];
+
+async function send(kind: Kind, url: URL, body: Buffer[], gzip = false): Promise<AgentReply | undefined> {
+  try {
+    const reply = await postAsAgent(url, body, { agent: connection, tls, gzip });
+    latencies[kind].push(reply.ms);
+    if (reply.status !== 200) errors[kind][reply.status] = (errors[kind][reply.status] ?? 0) + 1;
+    return reply;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "connection";
+    errors[kind][code] = (errors[kind][code] ?? 0) + 1;
+    return undefined;
+  }
+}
+
+/** Answers each DESCRIBE MANIFEST a heartbeat's reply asks, as both agents do: with the manifest in the ack. */
+async function answerDescribes(agent: HerdAgent, reply: AgentReply | undefined) {
+  if (reply?.status !== 200) return;
+  const { requestedOperations = [] } = JSON.parse(reply.body.toString("utf8")) as {
+    requestedOperations?: { identifier: string; operation: string; operand?: string }[];
+  };
+  for (const operation of requestedOperations) {
+    if (operation.operation.toUpperCase() !== "DESCRIBE" || operation.operand?.toUpperCase() !== "MANIFEST")
+      continue;
+    describesAsked++;
+    const ack = Buffer.from(JSON.stringify(agent.varied.describeAck(operation.identifier)));
+    await send("describeAck", ackUrl, [ack]);
+  }
+}
+
+async function runAgent(agent: HerdAgent, startAt: number) {
+  await sleep(startAt - performance.now());
+  lateness.push(performance.now() - startAt);
+  await answerDescribes(agent, await send("firstHeartbeat", heartbeatUrl, agent.first, agent.gzipFirst));
+  for (let beat = 1; beat <= laterHeartbeats; beat++) {
+    await sleep(startAt + beat * periodMs - performance.now());
+    await answerDescribes(agent, await send("heartbeat", heartbeatUrl, agent.later));
+  }
+}
+
+// Beacon is running when a herd arrives: a few agents outside the herd heartbeat first (without a manifest, so
+// that the herd's build stays new), which a fresh gateway and handler would otherwise meet with the herd.
+await Promise.all(
+  Array.from({ length: WARM_UP_AGENTS }, (_, index) =>
+    postAsAgent(
+      heartbeatUrl,
+      [Buffer.from(JSON.stringify(javaAgentOf(`warm-up-${index}`, "warm-up").light()))],
+      {
+        agent: connection,
+        tls,
+      },
+    ),
+  ),
+);
+process.stdout.write(`${JSON.stringify({ phase: "ready" })}\n`);
+await new Promise((resolve) => process.stdin.once("data", resolve));
+
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+const cpuBefore = process.cpuUsage();
+const started = performance.now();
+await Promise.all(herd.map((agent, index) => runAgent(agent, started + (index * arrivalMs) / agentCount)));
+const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuBefore);
+loopDelay.disable();
+keptAlive.destroy();
+
+process.stdout.write(
+  `${JSON.stringify({
+    phase: "result",
+    dialect,
+    agents: agentCount,
+    arrivalSeconds: arrivalMs / 1000,
+    periodSeconds: periodMs / 1000,
+    seconds,
+    describesAsked,
+    latencies: {
+      firstHeartbeat: latencySummary(latencies.firstHeartbeat),
+      heartbeat: latencySummary(latencies.heartbeat),
+      describeAck: latencySummary(latencies.describeAck),
+    },
+    errors,
+    generator: {
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+      eventLoopDelayMaxMs: loopDelay.max / 1e6,
+      startLatenessMaxMs: Math.max(0, ...lateness),
+    },
+  })}\n`,
+);

@@ -1,0 +1,190 @@
+/**
+ * `npm run bench:herd`: a herd of agents of one build arriving at once, end to end on this machine (mutual
+ * TLS, gateway, handler, Redis, Kinesis emulator, DynamoDB Local, on backends of its own), the load in a
+ * process of its own (herd-load.ts). Prints each request kind's latency percentiles and errors, Beacon's
+ * counters, the manifest content items the tenant ends with (one: the build's), the DynamoDB requests the
+ * herd cost, and what else used the machine: the load average and the load process's own CPU time.
+ * `--json` prints the figures as one JSON object instead.
+ */
+import { cpus, loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { Keys } from "../../functions/adapters/dynamodb/keys.js";
+import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
+import { MetricNames } from "../../functions/shared/observability.js";
+import { BEACON_COUNTERS } from "../../loadtests/gates.js";
+import { localAwsEnv } from "../local/backends.js";
+import { DEV_TENANT } from "../local/certs.js";
+import { metricTotals } from "../local/function-metrics.js";
+import { profileLines, startCpuProfile } from "./profile.js";
+import { cpuMsSince, runLoad, startBenchStack, totalCalls } from "./stack.js";
+
+const { values } = parseArgs({
+  options: {
+    agents: { type: "string", default: "10000" },
+    dialect: { type: "string", default: "java" },
+    "arrival-seconds": { type: "string", default: "60" },
+    heartbeats: { type: "string", default: "2" },
+    "period-seconds": { type: "string" },
+    json: { type: "boolean", default: false },
+    /** A file to write a CPU profile of the gateway and handler during the herd to (`.cpuprofile`). */
+    profile: { type: "string" },
+  },
+});
+if (values.dialect !== "java" && values.dialect !== "cpp") throw new Error("--dialect is java or cpp");
+/** How often the load average is read while the herd runs. */
+const LOAD_SAMPLE_MS = 2_000;
+const log = (line: string) => {
+  if (!values.json) console.log(`bench:herd: ${line}`);
+};
+
+const stack = await startBenchStack("herd");
+try {
+  let cpuBefore = process.cpuUsage();
+  let from = Date.now();
+  const loadAverages: number[] = [];
+  let sampler: NodeJS.Timeout | undefined;
+  let profiling: Awaited<ReturnType<typeof startCpuProfile>> | undefined;
+  const load = await runLoad(
+    "herd-load.ts",
+    [
+      `--url=${stack.gatewayUrl}`,
+      `--certs=${stack.certsDir}`,
+      `--agents=${values.agents}`,
+      `--dialect=${values.dialect}`,
+      `--arrival-seconds=${values["arrival-seconds"]}`,
+      `--heartbeats=${values.heartbeats}`,
+      ...(values["period-seconds"] ? [`--period-seconds=${values["period-seconds"]}`] : []),
+    ],
+    async () => {
+      log(`${values.agents} ${values.dialect} agents built; arriving within ${values["arrival-seconds"]} s`);
+      await stack.proxies.reset();
+      if (values.profile) profiling = await startCpuProfile(values.profile);
+      cpuBefore = process.cpuUsage();
+      from = Date.now();
+      sampler = setInterval(() => loadAverages.push(loadavg()[0] as number), LOAD_SAMPLE_MS);
+    },
+  );
+  clearInterval(sampler);
+  const to = Date.now();
+  const serverCpuSeconds = cpuMsSince(cpuBefore) / 1000;
+  const profile = await profiling?.stop();
+  const counts = await stack.proxies.counts();
+  const timings = await stack.proxies.timings();
+  const counters = await metricTotals(
+    stack.functionLogFile,
+    [...BEACON_COUNTERS, MetricNames.manifestsStored, MetricNames.describeSent],
+    { from, to },
+  );
+  const manifestItems = await manifestItemsOf(DEV_TENANT);
+  const figures = {
+    ...load,
+    phase: undefined,
+    beaconCounters: counters,
+    manifestItems,
+    dynamoDbRequests: { total: totalCalls(counts.dynamodb), byAction: counts.dynamodb },
+    kinesisRequests: totalCalls(counts.kinesis),
+    backendMs: { ...timings.dynamodb, ...timings.kinesis },
+    machine: {
+      cores: cpus().length,
+      cpu: cpus()[0]?.model ?? "unknown CPU",
+      node: process.version,
+      loadAverage1m: {
+        mean: loadAverages.reduce((sum, value) => sum + value, 0) / Math.max(1, loadAverages.length),
+        max: Math.max(0, ...loadAverages),
+      },
+    },
+    gatewayAndHandlerCpuSeconds: serverCpuSeconds,
+  };
+  if (values.json) console.log(JSON.stringify(figures));
+  else printFigures(figures);
+  if (profile && !values.json) {
+    console.log(`profile of the gateway and handler (${values.profile}):`);
+    for (const line of profileLines(profile)) console.log(line);
+  }
+} finally {
+  await stack.close();
+}
+
+/** The manifest content items the tenant holds: one per binary. */
+async function manifestItemsOf(tenant: string): Promise<number> {
+  const documents = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: stack.backends.env[AwsEndpointEnvNames.dynamodb],
+      region: localAwsEnv.AWS_REGION,
+      credentials: {
+        accessKeyId: localAwsEnv.AWS_ACCESS_KEY_ID,
+        secretAccessKey: localAwsEnv.AWS_SECRET_ACCESS_KEY,
+      },
+    }),
+  );
+  const { pk } = Keys.manifest(tenant, "");
+  const { Count = 0 } = await documents.send(
+    new QueryCommand({
+      TableName: stack.backends.env[EnvNames.tableName],
+      KeyConditionExpression: "pk = :pk",
+      ExpressionAttributeValues: { ":pk": pk },
+      Select: "COUNT",
+    }),
+  );
+  documents.destroy();
+  return Count;
+}
+
+type Summary = { count: number; p50: number; p95: number; p99: number; max: number };
+
+function printFigures(figures: Record<string, unknown>) {
+  const f = figures as {
+    dialect: string;
+    agents: number;
+    arrivalSeconds: number;
+    periodSeconds: number;
+    seconds: number;
+    describesAsked: number;
+    latencies: Record<string, Summary>;
+    errors: Record<string, Record<string, number>>;
+    generator: Record<string, number>;
+    beaconCounters: Record<string, number>;
+    manifestItems: number;
+    dynamoDbRequests: { total: number; byAction: Record<string, number> };
+    kinesisRequests: number;
+    backendMs: Record<string, { meanMs: number; maxMs: number }>;
+    machine: { cores: number; cpu: string; node: string; loadAverage1m: { mean: number; max: number } };
+    gatewayAndHandlerCpuSeconds: number;
+  };
+  const ms = (value: number) => value.toFixed(0);
+  console.log("");
+  console.log(`machine: ${f.machine.cores} × ${f.machine.cpu}, Node ${f.machine.node}`);
+  console.log(
+    `herd: ${f.agents} ${f.dialect} agents arriving within ${f.arrivalSeconds} s (${Math.round(f.agents / f.arrivalSeconds)}/s), ` +
+      `then heartbeating every ${f.periodSeconds} s; ${f.seconds.toFixed(1)} s in all`,
+  );
+  for (const [kind, summary] of Object.entries(f.latencies)) {
+    if (summary.count === 0) continue;
+    console.log(
+      `${kind.padEnd(15)} ${String(summary.count).padStart(6)} requests, ms: p50 ${ms(summary.p50)}  p95 ${ms(summary.p95)}  p99 ${ms(summary.p99)}  max ${ms(summary.max)}, ` +
+        `errors ${JSON.stringify(f.errors[kind])}`,
+    );
+  }
+  console.log(`DESCRIBE MANIFEST asked: ${f.describesAsked}`);
+  console.log(`manifest content items stored for the tenant: ${f.manifestItems}`);
+  console.log(`Beacon's counters: ${JSON.stringify(f.beaconCounters)}`);
+  console.log(
+    `DynamoDB requests: ${f.dynamoDbRequests.total} ${JSON.stringify(f.dynamoDbRequests.byAction)}; Kinesis requests ${f.kinesisRequests}`,
+  );
+  console.log(
+    `backends' answers, ms: ${Object.entries(f.backendMs)
+      .map(
+        ([action, { meanMs, maxMs }]) => `${action.replace(/^.*\./, "")} mean ${ms(meanMs)} max ${ms(maxMs)}`,
+      )
+      .join("; ")}`,
+  );
+  console.log(
+    `CPU: gateway + handler ${f.gatewayAndHandlerCpuSeconds.toFixed(1)} s; load generator ${f.generator.cpuSeconds?.toFixed(1)} s ` +
+      `(event loop delay p99 ${f.generator.eventLoopDelayP99Ms?.toFixed(0)} ms, first heartbeats up to ${f.generator.startLatenessMaxMs?.toFixed(0)} ms late)`,
+  );
+  console.log(
+    `load average (1 min) during the herd: mean ${f.machine.loadAverage1m.mean.toFixed(1)}, max ${f.machine.loadAverage1m.max.toFixed(1)}`,
+  );
+}

@@ -1,0 +1,211 @@
+/**
+ * What the agent API's benchmarks share: backends of their own on free ports (so they run beside
+ * `npm start`), the processes that count DynamoDB and Kinesis requests, the agent API behind the local
+ * mutual-TLS gateway, and load processes of their own, so that the bench process's CPU time is the
+ * gateway's and the handler's alone.
+ */
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
+import { type Backends, startBackends } from "../local/backends.js";
+import { ensureDevCertificates } from "../local/certs.js";
+import { openTemporaryFunctionLog } from "../local/function-logs.js";
+import { type LoadedFunction, loadAgentApi } from "../local/function-routes.js";
+import { type GatewayRoute, startAgentGateway } from "../local/gateway.js";
+import { findFreePorts } from "../local/ports.js";
+
+export const root = fileURLToPath(new URL("../../", import.meta.url));
+/** How long this process is watched doing nothing, for the CPU time it spends idle (timers, keep-alives). */
+const IDLE_SAMPLE_MS = 3_000;
+
+export interface BenchStack<Counted extends CountingProxies | undefined = CountingProxies> {
+  backends: Backends;
+  /** In front of DynamoDB and Kinesis, unless the stack talks to them directly. */
+  proxies: Counted;
+  certsDir: string;
+  /** The agent API's routes as loaded, before `routesOf` changed them. */
+  routes: LoadedFunction["routes"];
+  gatewayUrl: string;
+  /** The JSON-lines file the agent API's log and metric lines go to. */
+  functionLogFile: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the backends (named `name`), the counting proxies in front of DynamoDB and Kinesis, and the agent
+ * API behind the gateway; `routesOf` may wrap the routes the gateway serves. `direct` leaves the proxies out:
+ * the agent API talks to the emulators as a deployed function talks to AWS, with no hop between.
+ */
+export async function startBenchStack(
+  name: string,
+  routesOf?: (routes: GatewayRoute[]) => GatewayRoute[],
+): Promise<BenchStack>;
+export async function startBenchStack(
+  name: string,
+  routesOf: ((routes: GatewayRoute[]) => GatewayRoute[]) | undefined,
+  options: { direct: true },
+): Promise<BenchStack<undefined>>;
+export async function startBenchStack(
+  name: string,
+  routesOf: (routes: GatewayRoute[]) => GatewayRoute[] = (routes) => routes,
+  options: { direct?: boolean } = {},
+): Promise<BenchStack<CountingProxies | undefined>> {
+  const stateDir = path.join(root, ".beacon", `${name}-${process.pid}`);
+  const [dynamodb, redis, kinesis, s3, agentPort] = await findFreePorts(5);
+  const backends = await startBackends({
+    stateDir,
+    ports: {
+      dynamodb: dynamodb as number,
+      redis: redis as number,
+      kinesis: kinesis as number,
+      s3: s3 as number,
+    },
+    kinesisEmulator: "kinesalite",
+    tableName: `beacon-${name}`,
+    streamName: `beacon-events-${name}`,
+    assetBucket: `beacon-assets-${name}`,
+    archiveBucket: `beacon-events-archive-${name}`,
+    log: (line) => console.log(`${name}: ${line}`),
+  });
+  const proxies = options.direct
+    ? undefined
+    : await startProxies(
+        backends.env[AwsEndpointEnvNames.dynamodb] as string,
+        backends.env[AwsEndpointEnvNames.kinesis] as string,
+      );
+  const certsDir = path.join(stateDir, "certs");
+  await ensureDevCertificates(certsDir);
+  const functionLog = openTemporaryFunctionLog();
+  const agentApi = await loadAgentApi(
+    {
+      ...backends.env,
+      ...(proxies && {
+        [AwsEndpointEnvNames.dynamodb]: proxies.urls.dynamodb,
+        [AwsEndpointEnvNames.kinesis]: proxies.urls.kinesis,
+      }),
+      // The agent API sends agents absolute URLs of its own, so it learns its port before it loads.
+      [EnvNames.agentApiUrl]: `https://127.0.0.1:${agentPort}`,
+      POWERTOOLS_LOG_LEVEL: "ERROR",
+    },
+    functionLog.log,
+  );
+  const gateway = await startAgentGateway({
+    port: agentPort as number,
+    certsDir,
+    routes: routesOf(agentApi.routes),
+  });
+  console.log(`${name}: agent API on ${gateway.url}`);
+  return {
+    backends,
+    proxies,
+    certsDir,
+    routes: agentApi.routes,
+    gatewayUrl: gateway.url,
+    functionLogFile: functionLog.log.file,
+    close: async () => {
+      await gateway.close();
+      await agentApi.shutdown();
+      functionLog.close();
+      await proxies?.close();
+      await backends.stop();
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** This process's CPU time per wall-clock millisecond while it waits for nothing. */
+export async function idleCpu(): Promise<number> {
+  const before = process.cpuUsage();
+  const started = performance.now();
+  await sleep(IDLE_SAMPLE_MS);
+  return cpuMsSince(before) / (performance.now() - started);
+}
+
+export function cpuMsSince(before: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
+}
+
+/**
+ * Runs a load process (a script under scripts/bench, with its arguments), which prints one JSON line per
+ * phase; `onPhase` answers each line but the last, which is the result, before the process goes on (`go`),
+ * or says "stop" for the process to end early.
+ */
+export async function runLoad(
+  script: string,
+  args: string[],
+  onPhase: (message: Record<string, unknown>) => Promise<unknown>,
+): Promise<Record<string, unknown>> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(root, "scripts/bench", script), ...args],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  let result: Record<string, unknown> | undefined;
+  for await (const line of createInterface({ input: child.stdout })) {
+    const message = JSON.parse(line) as Record<string, unknown>;
+    if (message.phase === "result") {
+      result = message;
+      child.stdin.end();
+    } else {
+      child.stdin.write((await onPhase(message)) === "stop" ? "stop\n" : "go\n");
+    }
+  }
+  const code = await exited;
+  if (result === undefined) throw new Error(`the load process ${script} ended (${code}) without its result`);
+  return result;
+}
+
+type Counts = Record<string, number>;
+type Timings = Record<string, { meanMs: number; maxMs: number }>;
+
+export const totalCalls = (counts: Counts) => Object.values(counts).reduce((sum, count) => sum + count, 0);
+
+export interface CountingProxies {
+  urls: { dynamodb: string; kinesis: string };
+  reset(): Promise<unknown>;
+  counts(): Promise<{ dynamodb: Counts; kinesis: Counts }>;
+  timings(): Promise<{ dynamodb: Timings; kinesis: Timings }>;
+  close(): Promise<void>;
+}
+
+/** The counting proxies' process (bench/proxies.ts) in front of DynamoDB and Kinesis. */
+async function startProxies(dynamodbUrl: string, kinesisUrl: string): Promise<CountingProxies> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      path.join(root, "scripts/bench/proxies.ts"),
+      `--dynamodb=${dynamodbUrl}`,
+      `--kinesis=${kinesisUrl}`,
+    ],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const nextLine = async () => JSON.parse((await lines.next()).value as string) as Record<string, unknown>;
+  const ask = async (command: string) => {
+    child.stdin.write(`${command}\n`);
+    return nextLine();
+  };
+  const urls = (await nextLine()) as { dynamodb: string; kinesis: string };
+  return {
+    urls,
+    reset: () => ask("reset"),
+    counts: async () => (await ask("counts")) as { dynamodb: Counts; kinesis: Counts },
+    timings: async () => (await ask("timings")) as { dynamodb: Timings; kinesis: Timings },
+    close: async () => {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
