@@ -408,6 +408,38 @@ describe("the hot path", () => {
   });
 });
 
+describe("the hot path, many agents at once", () => {
+  it("puts the events of steady heartbeats answered at once in shared calls: never more than one put each, none of their events missing", async () => {
+    const agents = Array.from({ length: 12 }, (_, index) =>
+      cppAgentOf(`steady-together-${index}`, "gateways"),
+    );
+    for (const agent of agents) {
+      await post(HEARTBEAT, agent.full());
+      await post(HEARTBEAT, agent.light());
+    }
+    api.kinesis.reset();
+    const from = Date.now();
+    const answers = await Promise.all(agents.map((agent) => post(HEARTBEAT, agent.light())));
+    expect(answers.map((answer) => operationsOf(answer))).toEqual(agents.map(() => []));
+
+    const puts = api.kinesis.counts()["Kinesis_20131202.PutRecords"] ?? 0;
+    expect(puts).toBeGreaterThanOrEqual(1);
+    expect(puts).toBeLessThanOrEqual(agents.length);
+    const together = new Set(agents.map((agent) => agent.agentId));
+    const heartbeatsPut = (
+      (await readWholeStream(makeKinesisClient(api.env), api.env.BEACON_STREAM_NAME as string)) as {
+        type: string;
+        agentId: string;
+        eventId: string;
+        at: number;
+      }[]
+    ).filter((event) => event.type === "heartbeat" && together.has(event.agentId) && event.at >= from);
+    // At least once: a put resent after a lost answer repeats an event, so each agent's are counted by id.
+    const agentsPut = new Map(heartbeatsPut.map((event) => [event.eventId, event.agentId]));
+    expect([...agentsPut.values()].sort()).toEqual([...together].sort());
+  });
+});
+
 describe("what learning a manifest costs", () => {
   /** One heartbeat's requests: DynamoDB's by operation, and the cache's commands (MULTI…EXEC is one round trip). */
   async function costOf(body: JsonObject) {

@@ -332,7 +332,6 @@ describe("the agent service", () => {
       _aws: {
         CloudWatchMetrics: [expect.objectContaining({ Namespace: "Beacon", Dimensions: [["service"]] })],
       },
-      Heartbeats: 1,
       Registrations: 1,
     });
   });

@@ -2,7 +2,7 @@ import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Cluster, Redis } from "ioredis";
 import { DynamoEventOutbox } from "../adapters/dynamodb/event-outbox.js";
-import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
+import { CoalescingEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisEventBuffer } from "../adapters/redis/event-buffer.js";
 import { clearingStaged, holdingWhenDown } from "../core/events/publishing.js";
 import { makeKinesisClient } from "./aws-clients.js";
@@ -23,7 +23,8 @@ export function composeEventStream(
 ) {
   const outbox = new DynamoEventOutbox(documents, config.tableName);
   const buffer = new RedisEventBuffer(redis, config.streamName, config.eventBufferMaxEvents);
-  const stream = new KinesisEventSink(makeKinesisClient(), config.streamName);
+  // Requests a process answers at once put their events in one call; a Lambda invocation's alone, at once.
+  const stream = new CoalescingEventSink(makeKinesisClient(), config.streamName);
   const holding = holdingWhenDown(stream, buffer, countUnpublished);
   const events = clearingStaged(holding, outbox, (error, cleared) => {
     metrics.addMetric(MetricNames.outboxClearFailures, MetricUnit.Count, cleared.length);

@@ -66,6 +66,18 @@ export const eventSinkContract = contract<EventSinkSubject>("the event sink", (t
     expect(eventIdsOf(read, "agent-1")).toEqual(eventIdsOf(events, "agent-1"));
   });
 
+  it("puts the events of publishes made at once, each publish's agents' in order", async () => {
+    const { sink, published } = the.subject;
+    const publishes = Array.from({ length: 20 }, (_, agent) =>
+      Array.from({ length: 3 }, (_, index) => queued(`agent-${agent}`, index)),
+    );
+    await Promise.all(publishes.map((events) => sink.publish(events)));
+    const read = await published(the.tenant);
+    for (const [agent, events] of publishes.entries())
+      expect(eventIdsOf(read, `agent-${agent}`)).toEqual(eventIdsOf(events));
+    expect(read).toHaveLength(60);
+  });
+
   it("puts as many events as one request for every agent a selector takes makes", async () => {
     const { sink, published } = the.subject;
     const events = Array.from({ length: MAX_SELECTED_AGENTS }, (_, index) => queued(`agent-${index}`, index));

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { HeartbeatEvent } from "../../core/events/model.js";
 import { makeKinesisClient } from "../../shared/aws-clients.js";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
-import { KinesisEventSink, StreamPublishError } from "./event-sink.js";
+import { CoalescingEventSink, KinesisEventSink, StreamPublishError } from "./event-sink.js";
 
 interface PutRecordsRequest {
   StreamName: string;
@@ -27,6 +27,7 @@ const kinesis = createServer((request, response) => {
   });
 });
 let sink: KinesisEventSink;
+let coalescing: CoalescingEventSink;
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => kinesis.listen(0, "127.0.0.1", resolve));
@@ -37,6 +38,7 @@ beforeAll(async () => {
     AWS_SECRET_ACCESS_KEY: "local",
   });
   sink = new KinesisEventSink(client, "events", { maxAttempts: 3, backoffMs: 1 });
+  coalescing = new CoalescingEventSink(client, "events", { maxAttempts: 3, backoffMs: 1 });
 });
 
 afterAll(async () => {
@@ -147,5 +149,107 @@ describe("KinesisEventSink", () => {
       lastErrorCode: "LimitExceededException",
     });
     expect(requests).toHaveLength(3);
+  });
+});
+
+describe("CoalescingEventSink", () => {
+  const failing = (agents: string[]) => (request: PutRecordsRequest) => ({
+    status: 200,
+    body: {
+      FailedRecordCount: 1,
+      Records: agentsIn(request).map((agentId) =>
+        agents.includes(agentId) ? { ErrorCode: "InternalFailure" } : { SequenceNumber: "1" },
+      ),
+    },
+  });
+
+  it("puts the events of the publishes made in one turn in one call, each agent's in order", async () => {
+    answer = allPut;
+    await Promise.all([
+      coalescing.publish([event("a"), { ...event("a"), eventId: "a-2" }]),
+      coalescing.publish([event("b")]),
+      coalescing.publish([]),
+      coalescing.publish([event("c")]),
+    ]);
+    expect(requests.map((request) => agentsIn(request.body))).toEqual([["a", "a", "b", "c"]]);
+    expect(requests[0]?.body.Records.map((record) => record.PartitionKey)).toEqual([
+      "acme/a",
+      "acme/a",
+      "acme/b",
+      "acme/c",
+    ]);
+  });
+
+  it("settles each publish with its own events' outcome: one's failed record fails it alone", async () => {
+    answer = failing(["b"]);
+    const outcomes = await Promise.allSettled([
+      coalescing.publish([event("a")]),
+      coalescing.publish([event("b"), event("c")]),
+    ]);
+    expect(outcomes[0]).toEqual({ status: "fulfilled", value: undefined });
+    const failure = (outcomes[1] as PromiseRejectedResult).reason as StreamPublishError;
+    expect(failure).toBeInstanceOf(StreamPublishError);
+    expect(failure.unpublished).toEqual([event("b")]);
+    expect(failure.lastErrorCode).toBe("InternalFailure");
+    // The failed record alone was resent, as many times as the bounded attempts allow.
+    expect(requests.map((request) => agentsIn(request.body))).toEqual([["a", "b", "c"], ["b"], ["b"]]);
+  });
+
+  it("resolves a publish whose records were all put without waiting for another's resends", async () => {
+    let resent: () => void = () => {};
+    const resendArrived = new Promise<void>((resolve) => {
+      resent = resolve;
+    });
+    answer = (request, index) => {
+      if (index === 1) resent();
+      return index === 0 ? failing(["b"])(request) : allPut(request);
+    };
+    const b = coalescing.publish([event("b")]);
+    await coalescing.publish([event("a")]);
+    // a resolved while b's record still waited for its resend.
+    expect(requests).toHaveLength(1);
+    await resendArrived;
+    await b;
+  });
+
+  it("fails every publish of a call Kinesis refused whole, each naming only its own events", async () => {
+    answer = () => ({ status: 400, body: { __type: "LimitExceededException", message: "Rate exceeded" } });
+    const outcomes = await Promise.allSettled([
+      coalescing.publish([event("a")]),
+      coalescing.publish([event("b")]),
+    ]);
+    expect(outcomes.map((outcome) => (outcome as PromiseRejectedResult).reason)).toMatchObject([
+      { unpublished: [event("a")], lastErrorCode: "LimitExceededException" },
+      { unpublished: [event("b")], lastErrorCode: "LimitExceededException" },
+    ]);
+    expect(requests).toHaveLength(3);
+  });
+
+  it("puts at most 500 records a call, keeping each publish whole in one call", async () => {
+    answer = allPut;
+    const publishes = ["x", "y", "z"].map((name) =>
+      Array.from({ length: 200 }, (_, index) => event(`${name}-${index}`)),
+    );
+    await Promise.all(publishes.map((events) => coalescing.publish(events)));
+    expect(requests.map((request) => agentsIn(request.body))).toEqual([
+      [...(publishes[0] ?? []), ...(publishes[1] ?? [])].map((each) => each.agentId),
+      (publishes[2] ?? []).map((each) => each.agentId),
+    ]);
+  });
+
+  it("puts a publish too large for one call alone, a call at a time, as the plain sink does", async () => {
+    answer = allPut;
+    const large = Array.from({ length: 600 }, (_, index) => event(`a-${index}`));
+    await Promise.all([coalescing.publish(large), coalescing.publish([event("b")])]);
+    expect(requests.map((request) => request.body.Records.length).sort()).toEqual([1, 100, 500]);
+  });
+
+  it("puts a lone publish in a call of its own, and one made after that call went out in the next", async () => {
+    answer = allPut;
+    const first = coalescing.publish([event("a")]);
+    // The turn after: the first publish's call is under way.
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all([first, coalescing.publish([event("b")])]);
+    expect(requests.map((request) => agentsIn(request.body))).toEqual([["a"], ["b"]]);
   });
 });
