@@ -78,7 +78,10 @@ describe("npm run bench:herd", () => {
       expect(latencies.heartbeat?.count).toBe(AGENTS * HEARTBEATS);
       // Registering the herd's agents is DynamoDB's work; steady heartbeats add none.
       expect((figures.dynamoDbRequests as { total: number }).total).toBeGreaterThanOrEqual(AGENTS);
-      expect(figures.kinesisRequests).toBeGreaterThanOrEqual(AGENTS * (1 + HEARTBEATS));
+      // Every heartbeat's event went on the stream (no stream failure, no event lost, above); the heartbeats
+      // answered at once share a put, and none makes more than one.
+      expect(figures.kinesisRequests).toBeGreaterThan(0);
+      expect(figures.kinesisRequests).toBeLessThanOrEqual(AGENTS * (1 + HEARTBEATS));
     }, 300_000);
   }
 });
