@@ -49,6 +49,11 @@ const TARGET_P99_MS = 50;
  */
 const SATURATED_P99_MS = 1_000;
 const SATURATED_ERROR_SHARE = 0.01;
+/**
+ * The sweep's gateway and agent API in this many processes sharing its port, as agent-service tasks (one vCPU each)
+ * behind a load balancer: the machine's two cores can then both serve, as the load and the emulators allow.
+ */
+const workers = process.env.BENCH_WORKERS === undefined ? undefined : Number(process.env.BENCH_WORKERS);
 /** A file to write a CPU profile of the handler's heartbeats, many in flight, to (`.cpuprofile`). */
 const profileFile = process.env.BENCH_PROFILE;
 
@@ -83,8 +88,10 @@ const captureSteady = (routes: GatewayRoute[]) =>
     };
   });
 // The sweep talks to the emulators directly, as a deployed function does: the proxies would add a hop to each put.
+if (workers !== undefined && !rateSweep)
+  throw new Error("BENCH_WORKERS is for the rate sweep (--rate-sweep)");
 const stack = rateSweep
-  ? await startBenchStack("bench", captureSteady, { direct: true })
+  ? await startBenchStack("bench", workers ? undefined : captureSteady, { direct: true, workers })
   : await startBenchStack("bench", captureSteady);
 const redisClient = new Redis(stack.backends.env[EnvNames.redisUrl] as string);
 const scriptCalls = async () =>
@@ -178,7 +185,7 @@ async function measureSteady(proxies: CountingProxies) {
 /** What the processes of the sweep have spent so far: this one's CPU, the others' by name, and when. */
 function cpuSnapshot() {
   return {
-    beacon: process.cpuUsage(),
+    beaconMs: stack.beaconCpuMs(),
     others: descendantsCpuMs(process.pid, processNameOf),
     at: performance.now(),
   };
@@ -210,7 +217,7 @@ async function sweepRates() {
         console.log(
           `bench: ${agents} agents registered with their manifests; sweeping ${rates.join(", ")}/s`,
         );
-        idleCpuPerMs = await idleCpu();
+        idleCpuPerMs = await idleCpu(stack.beaconCpuMs);
         before = cpuSnapshot();
         return "go";
       }
@@ -220,7 +227,7 @@ async function sweepRates() {
       const errors = message.errors as number;
       const p99 = message.p99 as number;
       const wallMs = after.at - before.at;
-      const beaconMs = cpuPerHeartbeat(before.beacon, before.at, idleCpuPerMs, heartbeats) * heartbeats;
+      const beaconMs = after.beaconMs - before.beaconMs - idleCpuPerMs * wallMs;
       const share = (cpuMs: number) => `${Math.round((100 * cpuMs) / wallMs)} %`;
       const othersMs = (name: string) => (after.others.get(name) ?? 0) - (before.others.get(name) ?? 0);
       if (p99 <= TARGET_P99_MS && errors === 0) sustained = Math.max(sustained ?? 0, rate);
@@ -249,7 +256,8 @@ async function sweepRates() {
     `load: ${agents} agents' steady C++ light heartbeats at fixed rates, open loop, ${stepSeconds} s a step, ` +
       `over at most ${connections} kept-alive mutual-TLS connections. The load runs on this machine too, in a ` +
       "process of its own: its CPU is the load column, the emulators' theirs, Beacon's (gateway, TLS and " +
-      "handler, one process) apart. CPU in % of one core; latency from each heartbeat's scheduled start.",
+      `handler, ${workers ? `${workers} processes` : "one process"}) apart. CPU in % of one core; latency from ` +
+      "each heartbeat's scheduled start.",
   );
   const header = [
     "rate/s",

@@ -21,7 +21,7 @@ const ownBackendsEnv = () =>
     ),
   );
 
-async function herd(dialect: "java" | "cpp") {
+async function herd(dialect: "java" | "cpp", options: string[] = []) {
   const { stdout } = await promisify(execFile)(
     "npm",
     [
@@ -35,6 +35,7 @@ async function herd(dialect: "java" | "cpp") {
       `--heartbeats=${HEARTBEATS}`,
       "--period-seconds=1",
       "--json",
+      ...options,
     ],
     { cwd: repositoryRoot, env: ownBackendsEnv(), maxBuffer: 16 * 1024 * 1024 },
   );
@@ -84,4 +85,27 @@ describe("npm run bench:herd", () => {
       expect(figures.kinesisRequests).toBeLessThanOrEqual(AGENTS * (1 + HEARTBEATS));
     }, 300_000);
   }
+
+  it("runs Beacon in two processes sharing the gateway's port, as tasks behind a load balancer", async () => {
+    // C++ agents open a connection per request, and the workers take new connections in turn: both register some.
+    const figures = await herd("cpp", ["--workers=2"]);
+    expect(figures).toMatchObject({
+      errors: { firstHeartbeat: {}, heartbeat: {}, describeAck: {} },
+      // The two processes' agents registered one new manifest between them: the conditional write's single item.
+      manifestItems: 1,
+      beaconCounters: {
+        HeartbeatsFailed: 0,
+        CacheFallbacks: 0,
+        StreamFailures: 0,
+        EventsLost: 0,
+        ManifestsStored: 1,
+      },
+      beaconProcesses: 2,
+    });
+    const registrations = figures.registrationsByProcess as number[];
+    expect(registrations).toHaveLength(2);
+    expect(registrations.every((count) => count > 0)).toBe(true);
+    expect(registrations.reduce((sum, count) => sum + count, 0)).toBe(AGENTS);
+    expect(figures.gatewayAndHandlerCpuSeconds).toBeGreaterThan(0);
+  }, 300_000);
 });

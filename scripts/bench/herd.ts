@@ -18,7 +18,7 @@ import { localAwsEnv } from "../local/backends.js";
 import { DEV_TENANT } from "../local/certs.js";
 import { metricTotals } from "../local/function-metrics.js";
 import { profileLines, startCpuProfile } from "./profile.js";
-import { cpuMsSince, runLoad, startBenchStack, totalCalls } from "./stack.js";
+import { runLoad, startBenchStack, totalCalls } from "./stack.js";
 
 const { values } = parseArgs({
   options: {
@@ -30,6 +30,8 @@ const { values } = parseArgs({
     json: { type: "boolean", default: false },
     /** A file to write a CPU profile of the gateway and handler during the herd to (`.cpuprofile`). */
     profile: { type: "string" },
+    /** The gateway and agent API in this many processes sharing its port, as tasks behind a load balancer. */
+    workers: { type: "string" },
   },
 });
 if (values.dialect !== "java" && values.dialect !== "cpp") throw new Error("--dialect is java or cpp");
@@ -39,9 +41,12 @@ const log = (line: string) => {
   if (!values.json) console.log(`bench:herd: ${line}`);
 };
 
-const stack = await startBenchStack("herd");
+const workers = values.workers === undefined ? undefined : Number(values.workers);
+if (workers !== undefined && values.profile)
+  throw new Error("--profile profiles this process, not --workers");
+const stack = await startBenchStack("herd", undefined, { workers });
 try {
-  let cpuBefore = process.cpuUsage();
+  let cpuBefore = stack.beaconCpuMs();
   let from = Date.now();
   const loadAverages: number[] = [];
   let sampler: NodeJS.Timeout | undefined;
@@ -61,21 +66,23 @@ try {
       log(`${values.agents} ${values.dialect} agents built; arriving within ${values["arrival-seconds"]} s`);
       await stack.proxies.reset();
       if (values.profile) profiling = await startCpuProfile(values.profile);
-      cpuBefore = process.cpuUsage();
+      cpuBefore = stack.beaconCpuMs();
       from = Date.now();
       sampler = setInterval(() => loadAverages.push(loadavg()[0] as number), LOAD_SAMPLE_MS);
     },
   );
   clearInterval(sampler);
   const to = Date.now();
-  const serverCpuSeconds = cpuMsSince(cpuBefore) / 1000;
+  const serverCpuSeconds = (stack.beaconCpuMs() - cpuBefore) / 1000;
   const profile = await profiling?.stop();
   const counts = await stack.proxies.counts();
   const timings = await stack.proxies.timings();
-  const counters = await metricTotals(
-    stack.functionLogFile,
-    [...BEACON_COUNTERS, MetricNames.manifestsStored, MetricNames.describeSent],
-    { from, to },
+  const counters = await countersOf(stack.functionLogFiles, { from, to });
+  const registrationsByProcess = await Promise.all(
+    stack.functionLogFiles.map(
+      async (file) =>
+        (await metricTotals(file, [MetricNames.registrations], { from, to }))[MetricNames.registrations],
+    ),
   );
   const manifestItems = await manifestItemsOf(DEV_TENANT);
   const figures = {
@@ -96,6 +103,9 @@ try {
       },
     },
     gatewayAndHandlerCpuSeconds: serverCpuSeconds,
+    beaconProcesses: workers ?? 1,
+    /** The agents each of Beacon's processes registered: the load balancer's spread. */
+    registrationsByProcess,
   };
   if (values.json) console.log(JSON.stringify(figures));
   else printFigures(figures);
@@ -105,6 +115,16 @@ try {
   }
 } finally {
   await stack.close();
+}
+
+/** Beacon's counters over the window, added up across the function logs of the processes it ran in. */
+async function countersOf(files: string[], window: { from: number; to: number }) {
+  const names = [...BEACON_COUNTERS, MetricNames.manifestsStored, MetricNames.describeSent];
+  const totals = Object.fromEntries(names.map((name) => [name, 0]));
+  for (const file of files)
+    for (const [name, value] of Object.entries(await metricTotals(file, names, window)))
+      totals[name] = (totals[name] ?? 0) + value;
+  return totals;
 }
 
 /** The manifest content items the tenant holds: one per binary. */
@@ -152,6 +172,8 @@ function printFigures(figures: Record<string, unknown>) {
     backendMs: Record<string, { meanMs: number; maxMs: number }>;
     machine: { cores: number; cpu: string; node: string; loadAverage1m: { mean: number; max: number } };
     gatewayAndHandlerCpuSeconds: number;
+    beaconProcesses: number;
+    registrationsByProcess: number[];
   };
   const ms = (value: number) => value.toFixed(0);
   console.log("");
@@ -181,7 +203,7 @@ function printFigures(figures: Record<string, unknown>) {
       .join("; ")}`,
   );
   console.log(
-    `CPU: gateway + handler ${f.gatewayAndHandlerCpuSeconds.toFixed(1)} s; load generator ${f.generator.cpuSeconds?.toFixed(1)} s ` +
+    `CPU: gateway + handler ${f.gatewayAndHandlerCpuSeconds.toFixed(1)} s (${f.beaconProcesses > 1 ? `${f.beaconProcesses} processes, registering ${f.registrationsByProcess.join(" + ")} agents` : "one process"}); load generator ${f.generator.cpuSeconds?.toFixed(1)} s ` +
       `(event loop delay p99 ${f.generator.eventLoopDelayP99Ms?.toFixed(0)} ms, first heartbeats up to ${f.generator.startLatenessMaxMs?.toFixed(0)} ms late)`,
   );
   console.log(

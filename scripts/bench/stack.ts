@@ -15,9 +15,11 @@ import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.
 import { type Backends, startBackends } from "../local/backends.js";
 import { ensureDevCertificates } from "../local/certs.js";
 import { openTemporaryFunctionLog } from "../local/function-logs.js";
-import { type LoadedFunction, loadAgentApi } from "../local/function-routes.js";
+import { loadAgentApi } from "../local/function-routes.js";
 import { type GatewayRoute, startAgentGateway } from "../local/gateway.js";
 import { findFreePorts } from "../local/ports.js";
+import { descendantsCpuMs } from "./process-cpu.js";
+import { type RunningAgentApi, startRunningAgentApi } from "./workers.js";
 
 export const root = fileURLToPath(new URL("../../", import.meta.url));
 /** How long this process is watched doing nothing, for the CPU time it spends idle (timers, keep-alives). */
@@ -28,33 +30,53 @@ export interface BenchStack<Counted extends CountingProxies | undefined = Counti
   /** In front of DynamoDB and Kinesis, unless the stack talks to them directly. */
   proxies: Counted;
   certsDir: string;
-  /** The agent API's routes as loaded, before `routesOf` changed them. */
-  routes: LoadedFunction["routes"];
   gatewayUrl: string;
-  /** The JSON-lines file the agent API's log and metric lines go to. */
-  functionLogFile: string;
+  /** The JSON-lines files the agent API's log and metric lines go to: one per process it runs in. */
+  functionLogFiles: string[];
+  /**
+   * The CPU milliseconds Beacon's gateway and handler have used so far: this process's, and its gateway workers'
+   * when it has them.
+   */
+  beaconCpuMs(): number;
   close(): Promise<void>;
 }
 
+export interface BenchStackOptions {
+  /** Leaves the counting proxies out: the agent API talks to the emulators as a deployed function talks to AWS. */
+  direct?: boolean;
+  /**
+   * Runs the gateway and agent API in this many worker processes sharing its port (workers.ts), as tasks behind a
+   * load balancer, instead of in this one; `routesOf` cannot then reach the routes.
+   */
+  workers?: number;
+}
+
+/** How the descendants' CPU reader names a gateway worker (its command line names gateway-worker.ts). */
+const BEACON_WORKER = "Beacon worker";
+export const beaconWorkerOf = (commandLine: string) =>
+  /bench\/gateway-worker\.ts/.test(commandLine) ? BEACON_WORKER : undefined;
+
 /**
  * Starts the backends (named `name`), the counting proxies in front of DynamoDB and Kinesis, and the agent
- * API behind the gateway; `routesOf` may wrap the routes the gateway serves. `direct` leaves the proxies out:
- * the agent API talks to the emulators as a deployed function talks to AWS, with no hop between.
+ * API behind the gateway; `routesOf` may wrap the routes the gateway serves.
  */
 export async function startBenchStack(
   name: string,
   routesOf?: (routes: GatewayRoute[]) => GatewayRoute[],
+  options?: BenchStackOptions & { direct?: false },
 ): Promise<BenchStack>;
 export async function startBenchStack(
   name: string,
   routesOf: ((routes: GatewayRoute[]) => GatewayRoute[]) | undefined,
-  options: { direct: true },
+  options: BenchStackOptions & { direct: true },
 ): Promise<BenchStack<undefined>>;
 export async function startBenchStack(
   name: string,
-  routesOf: (routes: GatewayRoute[]) => GatewayRoute[] = (routes) => routes,
-  options: { direct?: boolean } = {},
+  routesOf?: (routes: GatewayRoute[]) => GatewayRoute[],
+  options: BenchStackOptions = {},
 ): Promise<BenchStack<CountingProxies | undefined>> {
+  if (options.workers !== undefined && routesOf !== undefined)
+    throw new Error("the routes of an agent API in gateway workers are the workers' own");
   const stateDir = path.join(root, ".beacon", `${name}-${process.pid}`);
   const [dynamodb, redis, kinesis, s3, agentPort] = await findFreePorts(5);
   const backends = await startBackends({
@@ -80,37 +102,35 @@ export async function startBenchStack(
       );
   const certsDir = path.join(stateDir, "certs");
   await ensureDevCertificates(certsDir);
-  const functionLog = openTemporaryFunctionLog();
-  const agentApi = await loadAgentApi(
-    {
-      ...backends.env,
-      ...(proxies && {
-        [AwsEndpointEnvNames.dynamodb]: proxies.urls.dynamodb,
-        [AwsEndpointEnvNames.kinesis]: proxies.urls.kinesis,
-      }),
-      // The agent API sends agents absolute URLs of its own, so it learns its port before it loads.
-      [EnvNames.agentApiUrl]: `https://127.0.0.1:${agentPort}`,
-      POWERTOOLS_LOG_LEVEL: "ERROR",
-    },
-    functionLog.log,
+  const env = {
+    ...backends.env,
+    ...(proxies && {
+      [AwsEndpointEnvNames.dynamodb]: proxies.urls.dynamodb,
+      [AwsEndpointEnvNames.kinesis]: proxies.urls.kinesis,
+    }),
+    // The agent API sends agents absolute URLs of its own, so it learns its port before it loads.
+    [EnvNames.agentApiUrl]: `https://127.0.0.1:${agentPort}`,
+    POWERTOOLS_LOG_LEVEL: "ERROR",
+  };
+  const agentApi =
+    options.workers === undefined
+      ? await startInThisProcess(env, agentPort as number, certsDir, routesOf ?? ((routes) => routes))
+      : await startRunningAgentApi(options.workers, { port: agentPort as number, certsDir, env }, root);
+  const gatewayUrl = `https://127.0.0.1:${agentPort}`;
+  console.log(
+    `${name}: agent API on ${gatewayUrl}${options.workers ? ` in ${options.workers} workers` : ""}`,
   );
-  const gateway = await startAgentGateway({
-    port: agentPort as number,
-    certsDir,
-    routes: routesOf(agentApi.routes),
-  });
-  console.log(`${name}: agent API on ${gateway.url}`);
   return {
     backends,
     proxies,
     certsDir,
-    routes: agentApi.routes,
-    gatewayUrl: gateway.url,
-    functionLogFile: functionLog.log.file,
+    gatewayUrl,
+    functionLogFiles: agentApi.functionLogFiles,
+    beaconCpuMs: () =>
+      cpuMsSince({ user: 0, system: 0 }) +
+      (options.workers ? (descendantsCpuMs(process.pid, beaconWorkerOf).get(BEACON_WORKER) ?? 0) : 0),
     close: async () => {
-      await gateway.close();
-      await agentApi.shutdown();
-      functionLog.close();
+      await agentApi.close();
       await proxies?.close();
       await backends.stop();
       rmSync(stateDir, { recursive: true, force: true });
@@ -118,12 +138,35 @@ export async function startBenchStack(
   };
 }
 
-/** This process's CPU time per wall-clock millisecond while it waits for nothing. */
-export async function idleCpu(): Promise<number> {
-  const before = process.cpuUsage();
+/** The gateway and agent API in this process, the gateway serving the routes `routesOf` makes of the API's. */
+async function startInThisProcess(
+  env: Record<string, string>,
+  port: number,
+  certsDir: string,
+  routesOf: (routes: GatewayRoute[]) => GatewayRoute[],
+): Promise<RunningAgentApi> {
+  const functionLog = openTemporaryFunctionLog();
+  const agentApi = await loadAgentApi(env, functionLog.log);
+  const gateway = await startAgentGateway({ port, certsDir, routes: routesOf(agentApi.routes) });
+  return {
+    functionLogFiles: [functionLog.log.file],
+    close: async () => {
+      await gateway.close();
+      await agentApi.shutdown();
+      functionLog.close();
+    },
+  };
+}
+
+/**
+ * CPU time per wall-clock millisecond while nothing is asked of it: of this process, or of what `cpuMs` reads (a
+ * running total of milliseconds).
+ */
+export async function idleCpu(cpuMs = () => cpuMsSince({ user: 0, system: 0 })): Promise<number> {
+  const before = cpuMs();
   const started = performance.now();
   await sleep(IDLE_SAMPLE_MS);
-  return cpuMsSince(before) / (performance.now() - started);
+  return (cpuMs() - before) / (performance.now() - started);
 }
 
 export function cpuMsSince(before: NodeJS.CpuUsage): number {
