@@ -5,8 +5,10 @@
  * answered. Each sends its first heartbeat, answers DESCRIBE MANIFEST when asked, then `--heartbeats` more,
  * `--period-seconds` apart. C++ agents send their manifest in the first heartbeat (gzipped, ~70 KB), then
  * light heartbeats, each over a new connection (as C++ does); Java agents send every heartbeat full (their
- * small manifest in it, the c2-client's default) over kept-alive connections. Every body is built before the
- * clock starts, and a few agents outside the herd heartbeat before it. Prints `{"phase":"ready"}`, waits for a line, runs the herd and prints one JSON line of
+ * small manifest in it, the c2-client's default), each over a connection of its own that it keeps alive (as
+ * each Java agent's HTTP client does): a herd of N Java agents opens N mutual-TLS connections. Every body is
+ * built before the clock starts, and a few agents outside the herd heartbeat before it. Prints
+ * `{"phase":"ready"}`, waits for a line, runs the herd and prints one JSON line of
  * results (`phase: "result"`).
  */
 import { Agent } from "node:https";
@@ -39,9 +41,9 @@ const periodMs = Number(values["period-seconds"] ?? Math.max(1, Number(values["a
 const heartbeatUrl = new URL("/c2/api/heartbeat", values.url);
 const ackUrl = new URL("/c2/api/acknowledge", values.url);
 const tls = clientTls(values.certs as string, values.certificate as string);
-// Java's client keeps its connection alive; C++ opens one per request.
-const keptAlive = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY, ...tls });
-const connection = dialect === "java" ? keptAlive : false;
+/** An agent's connection: Java's client keeps one alive, its own; C++ opens one per request. */
+const connectionOf = (): Agent | false =>
+  dialect === "java" ? new Agent({ keepAlive: true, maxSockets: 1, ...tls }) : false;
 
 /** Agents outside the herd that heartbeat before it arrives. */
 const WARM_UP_AGENTS = 10;
@@ -50,6 +52,7 @@ type Kind = "firstHeartbeat" | "heartbeat" | "describeAck";
 
 interface HerdAgent {
   varied: VariedAgent;
+  connection: Agent | false;
   first: Buffer[];
   later: Buffer[];
   gzipFirst: boolean;
@@ -77,7 +80,7 @@ function herdOf(count: number): HerdAgent[] {
     if (dialect === "java") {
       const varied = javaAgentOf(agentId, "herd");
       const full = Buffer.from(JSON.stringify(varied.full()));
-      return { varied, first: [full], later: [full], gzipFirst: false };
+      return { varied, connection: connectionOf(), first: [full], later: [full], gzipFirst: false };
     }
     const varied = cppAgentOf(agentId, "herd");
     const full = varied.full();
@@ -85,6 +88,7 @@ function herdOf(count: number): HerdAgent[] {
     bundlesGzip ??= gzipSync(JSON.stringify(manifest.bundles));
     return {
       varied,
+      connection: connectionOf(),
       first: cppFirstBody(full, bundlesGzip),
       later: [Buffer.from(JSON.stringify(varied.light()))],
       gzipFirst: true,
@@ -99,9 +103,15 @@ let describesAsked = 0;
 /** How late the generator sent agents' first heartbeats, against their planned start. */
 const lateness: number[] = [];
 
-async function send(kind: Kind, url: URL, body: Buffer[], gzip = false): Promise<AgentReply | undefined> {
+async function send(
+  agent: HerdAgent,
+  kind: Kind,
+  url: URL,
+  body: Buffer[],
+  gzip = false,
+): Promise<AgentReply | undefined> {
   try {
-    const reply = await postAsAgent(url, body, { agent: connection, tls, gzip });
+    const reply = await postAsAgent(url, body, { agent: agent.connection, tls, gzip });
     latencies[kind].push(reply.ms);
     if (reply.status !== 200) errors[kind][reply.status] = (errors[kind][reply.status] ?? 0) + 1;
     return reply;
@@ -123,17 +133,20 @@ async function answerDescribes(agent: HerdAgent, reply: AgentReply | undefined) 
       continue;
     describesAsked++;
     const ack = Buffer.from(JSON.stringify(agent.varied.describeAck(operation.identifier)));
-    await send("describeAck", ackUrl, [ack]);
+    await send(agent, "describeAck", ackUrl, [ack]);
   }
 }
 
 async function runAgent(agent: HerdAgent, startAt: number) {
   await sleep(startAt - performance.now());
   lateness.push(performance.now() - startAt);
-  await answerDescribes(agent, await send("firstHeartbeat", heartbeatUrl, agent.first, agent.gzipFirst));
+  await answerDescribes(
+    agent,
+    await send(agent, "firstHeartbeat", heartbeatUrl, agent.first, agent.gzipFirst),
+  );
   for (let beat = 1; beat <= laterHeartbeats; beat++) {
     await sleep(startAt + beat * periodMs - performance.now());
-    await answerDescribes(agent, await send("heartbeat", heartbeatUrl, agent.later));
+    await answerDescribes(agent, await send(agent, "heartbeat", heartbeatUrl, agent.later));
   }
 }
 
@@ -144,10 +157,7 @@ await Promise.all(
     postAsAgent(
       heartbeatUrl,
       [Buffer.from(JSON.stringify(javaAgentOf(`warm-up-${index}`, "warm-up").light()))],
-      {
-        agent: connection,
-        tls,
-      },
+      { agent: false, tls },
     ),
   ),
 );
@@ -162,7 +172,7 @@ await Promise.all(herd.map((agent, index) => runAgent(agent, started + (index * 
 const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);
 loopDelay.disable();
-keptAlive.destroy();
+for (const { connection } of herd) if (connection) connection.destroy();
 
 process.stdout.write(
   `${JSON.stringify({
