@@ -248,9 +248,13 @@ export class RedisHotState implements HotState {
 
   async rememberClass(tenant: string, agentClass: string): Promise<boolean> {
     const redis = this.usable();
-    // Apart: the tenants' set is no tenant's key, and may live on another shard than the tenant's.
-    await redis.sadd(CacheKeys.tenantsWithClasses(), tenant);
-    return (await redis.sadd(CacheKeys.classes(tenant), agentClass)) === 1;
+    // Apart: the tenants' set is no tenant's key, and may live on another shard than the tenant's. Sent
+    // together, one round trip: a process too busy to read answers in time then misses no second one.
+    const [, added] = await Promise.all([
+      redis.sadd(CacheKeys.tenantsWithClasses(), tenant),
+      redis.sadd(CacheKeys.classes(tenant), agentClass),
+    ]);
+    return added === 1;
   }
 
   async rememberAgentManifest(tenant: string, agentId: string, manifest: KnownManifest): Promise<void> {

@@ -1,0 +1,55 @@
+/**
+ * The hot state in a process too busy to read the cache's answers in time, as the agent API is while it parses
+ * a herd's large first heartbeats: every call a new agent's first heartbeat makes is one round trip, so that the
+ * deadline, which lets the process read what arrived before it fails a call, never fails one the cache answered.
+ * A call of two round trips sent its second only once the first answer was read, after the deadline.
+ */
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { sharedRedis } from "../contracts/local-stack.js";
+import { withDeadline } from "./deadline.js";
+import { RedisHotState } from "./hot-state.js";
+
+const redis = sharedRedis();
+const DEADLINE_MS = 20;
+
+/** Keeps the event loop from its timers and sockets for `ms`, as parsing a herd's manifests does. */
+function busyFor(ms: number) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    // busy
+  }
+}
+
+/** Starts `call` and keeps the process busy past its deadline before it may read any answer. */
+function answeredWhileBusy<T>(call: () => Promise<T>): Promise<T> {
+  const answer = call();
+  busyFor(DEADLINE_MS * 3);
+  return answer;
+}
+
+describe("the hot state in a busy process", () => {
+  it("answers each call of a new agent's first heartbeat within its deadline", async () => {
+    const hotState = withDeadline(new RedisHotState(redis.client), DEADLINE_MS);
+    const tenant = `busy-${randomUUID().slice(0, 8)}`;
+    const agentId = "agent-1";
+    const now = Date.now();
+    const sighting = (id: string) => ({
+      tenant,
+      agentId: id,
+      serialNumber: "0A",
+      now,
+      checkpointIntervalMs: 600_000,
+      catchUpRetryMs: 1_800_000,
+    });
+    // The server learns the sighting script at its first call since it started (a second round trip, once).
+    await hotState.recordSighting(sighting("agent-0"));
+    await expect(answeredWhileBusy(() => hotState.recordSighting(sighting(agentId)))).resolves.toBeDefined();
+    await expect(answeredWhileBusy(() => hotState.rememberClass(tenant, "pumps"))).resolves.toBe(true);
+    await expect(answeredWhileBusy(() => hotState.rememberClass(tenant, "pumps"))).resolves.toBe(false);
+    await expect(
+      answeredWhileBusy(() => hotState.markRegistered(tenant, agentId, now)),
+    ).resolves.toBeUndefined();
+    await expect(answeredWhileBusy(() => hotState.isManifestStored(tenant, "binary-1"))).resolves.toBe(false);
+  });
+});
