@@ -47,6 +47,20 @@ const latency = {
   ...Object.fromEntries(["p50", "p95", "p99", "max"].map((p) => [p, expect.any(Number)])),
 };
 
+/** Every request answered, one manifest content item for the herd's build, and Beacon's counters at 0. */
+const answeredToOneItem = {
+  errors: { firstHeartbeat: {}, heartbeat: {}, describeAck: {} },
+  manifestItems: 1,
+  beaconCounters: {
+    HeartbeatsFailed: 0,
+    CacheFallbacks: 0,
+    StreamFailures: 0,
+    EventsLost: 0,
+    ManifestsStored: 1,
+    DescribeSent: 0,
+  },
+};
+
 describe("npm run bench:herd", () => {
   for (const dialect of ["java", "cpp"] as const) {
     it(`runs a herd of ${dialect} agents to one manifest content item, every request answered`, async () => {
@@ -56,16 +70,7 @@ describe("npm run bench:herd", () => {
         agents: AGENTS,
         // Both dialects' agents send the manifest of their new hash, so none is asked for it.
         describesAsked: 0,
-        errors: { firstHeartbeat: {}, heartbeat: {}, describeAck: {} },
-        manifestItems: 1,
-        beaconCounters: {
-          HeartbeatsFailed: 0,
-          CacheFallbacks: 0,
-          StreamFailures: 0,
-          EventsLost: 0,
-          ManifestsStored: 1,
-          DescribeSent: 0,
-        },
+        ...answeredToOneItem,
         latencies: { firstHeartbeat: latency, heartbeat: latency },
         generator: {
           cpuSeconds: expect.any(Number),
@@ -89,19 +94,8 @@ describe("npm run bench:herd", () => {
   it("runs Beacon in two processes sharing the gateway's port, as tasks behind a load balancer", async () => {
     // C++ agents open a connection per request, and the workers take new connections in turn: both register some.
     const figures = await herd("cpp", ["--workers=2"]);
-    expect(figures).toMatchObject({
-      errors: { firstHeartbeat: {}, heartbeat: {}, describeAck: {} },
-      // The two processes' agents registered one new manifest between them: the conditional write's single item.
-      manifestItems: 1,
-      beaconCounters: {
-        HeartbeatsFailed: 0,
-        CacheFallbacks: 0,
-        StreamFailures: 0,
-        EventsLost: 0,
-        ManifestsStored: 1,
-      },
-      beaconProcesses: 2,
-    });
+    // The two processes' agents registered one new manifest between them: the conditional write's single item.
+    expect(figures).toMatchObject({ ...answeredToOneItem, beaconProcesses: 2 });
     const registrations = figures.registrationsByProcess as number[];
     expect(registrations).toHaveLength(2);
     expect(registrations.every((count) => count > 0)).toBe(true);
