@@ -87,9 +87,9 @@ const captureSteady = (routes: GatewayRoute[]) =>
       },
     };
   });
-// The sweep talks to the emulators directly, as a deployed function does: the proxies would add a hop to each put.
 if (workers !== undefined && !rateSweep)
   throw new Error("BENCH_WORKERS is for the rate sweep (--rate-sweep)");
+// The sweep talks to the emulators directly, as a deployed function does: the proxies would add a hop to each put.
 const stack = rateSweep
   ? await startBenchStack("bench", workers ? undefined : captureSteady, { direct: true, workers })
   : await startBenchStack("bench", captureSteady);

@@ -19,7 +19,7 @@ import { loadAgentApi } from "../local/function-routes.js";
 import { type GatewayRoute, startAgentGateway } from "../local/gateway.js";
 import { findFreePorts } from "../local/ports.js";
 import { descendantsCpuMs } from "./process-cpu.js";
-import { type RunningAgentApi, startRunningAgentApi } from "./workers.js";
+import { type RunningAgentApi, startGatewayWorkers } from "./workers.js";
 
 export const root = fileURLToPath(new URL("../../", import.meta.url));
 /** How long this process is watched doing nothing, for the CPU time it spends idle (timers, keep-alives). */
@@ -53,7 +53,7 @@ export interface BenchStackOptions {
 
 /** How the descendants' CPU reader names a gateway worker (its command line names gateway-worker.ts). */
 const BEACON_WORKER = "Beacon worker";
-export const beaconWorkerOf = (commandLine: string) =>
+const beaconWorkerOf = (commandLine: string) =>
   /bench\/gateway-worker\.ts/.test(commandLine) ? BEACON_WORKER : undefined;
 
 /**
@@ -115,7 +115,7 @@ export async function startBenchStack(
   const agentApi =
     options.workers === undefined
       ? await startInThisProcess(env, agentPort as number, certsDir, routesOf ?? ((routes) => routes))
-      : await startRunningAgentApi(options.workers, { port: agentPort as number, certsDir, env }, root);
+      : await startGatewayWorkers(options.workers, { port: agentPort as number, certsDir, env }, root);
   const gatewayUrl = `https://127.0.0.1:${agentPort}`;
   console.log(
     `${name}: agent API on ${gatewayUrl}${options.workers ? ` in ${options.workers} workers` : ""}`,

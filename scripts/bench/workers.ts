@@ -19,13 +19,13 @@ export interface GatewayWorkerSettings {
 export const GatewayWorkerMessages = { listening: "listening", stop: "stop" } as const;
 
 export interface RunningAgentApi {
-  /** Each worker's function log (JSON lines), where its metric lines go. */
+  /** The function log (JSON lines) of each process the agent API runs in, where its metric lines go. */
   functionLogFiles: string[];
   close(): Promise<void>;
 }
 
 /** Starts `count` workers, each loading the agent API behind the gateway on `settings.port`, once all listen. */
-export async function startRunningAgentApi(
+export async function startGatewayWorkers(
   count: number,
   settings: GatewayWorkerSettings,
   root: string,
