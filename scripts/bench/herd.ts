@@ -77,13 +77,7 @@ try {
   const profile = await profiling?.stop();
   const counts = await stack.proxies.counts();
   const timings = await stack.proxies.timings();
-  const counters = await countersOf(stack.functionLogFiles, { from, to });
-  const registrationsByProcess = await Promise.all(
-    stack.functionLogFiles.map(
-      async (file) =>
-        (await metricTotals(file, [MetricNames.registrations], { from, to }))[MetricNames.registrations],
-    ),
-  );
+  const { counters, registrationsByProcess } = await countersOf(stack.functionLogFiles, { from, to });
   const manifestItems = await manifestItemsOf(DEV_TENANT);
   const figures = {
     ...load,
@@ -117,14 +111,20 @@ try {
   await stack.close();
 }
 
-/** Beacon's counters over the window, added up across the function logs of the processes it ran in. */
+/**
+ * Beacon's counters over the window, added up across the function logs of the processes it ran in, each log read
+ * once, and the agents each process registered.
+ */
 async function countersOf(files: string[], window: { from: number; to: number }) {
   const names = [...BEACON_COUNTERS, MetricNames.manifestsStored, MetricNames.describeSent];
-  const totals = Object.fromEntries(names.map((name) => [name, 0]));
-  for (const file of files)
-    for (const [name, value] of Object.entries(await metricTotals(file, names, window)))
-      totals[name] = (totals[name] ?? 0) + value;
-  return totals;
+  const counters = Object.fromEntries(names.map((name) => [name, 0]));
+  const registrationsByProcess: number[] = [];
+  for (const file of files) {
+    const totals = await metricTotals(file, [...names, MetricNames.registrations], window);
+    for (const name of names) counters[name] = (counters[name] ?? 0) + totals[name];
+    registrationsByProcess.push(totals[MetricNames.registrations]);
+  }
+  return { counters, registrationsByProcess };
 }
 
 /** The manifest content items the tenant holds: one per binary. */

@@ -115,7 +115,7 @@ export async function startBenchStack(
   const agentApi =
     options.workers === undefined
       ? await startInThisProcess(env, agentPort as number, certsDir, routesOf ?? ((routes) => routes))
-      : await startGatewayWorkers(options.workers, { port: agentPort as number, certsDir, env }, root);
+      : await startGatewayWorkers(options.workers, { port: agentPort as number, certsDir, env });
   const gatewayUrl = `https://127.0.0.1:${agentPort}`;
   console.log(
     `${name}: agent API on ${gatewayUrl}${options.workers ? ` in ${options.workers} workers` : ""}`,
@@ -127,7 +127,7 @@ export async function startBenchStack(
     gatewayUrl,
     functionLogFiles: agentApi.functionLogFiles,
     beaconCpuMs: () =>
-      cpuMsSince({ user: 0, system: 0 }) +
+      ownCpuMs() +
       (options.workers ? (descendantsCpuMs(process.pid, beaconWorkerOf).get(BEACON_WORKER) ?? 0) : 0),
     close: async () => {
       await agentApi.close();
@@ -162,12 +162,15 @@ async function startInThisProcess(
  * CPU time per wall-clock millisecond while nothing is asked of it: of this process, or of what `cpuMs` reads (a
  * running total of milliseconds).
  */
-export async function idleCpu(cpuMs = () => cpuMsSince({ user: 0, system: 0 })): Promise<number> {
+export async function idleCpu(cpuMs = ownCpuMs): Promise<number> {
   const before = cpuMs();
   const started = performance.now();
   await sleep(IDLE_SAMPLE_MS);
   return (cpuMs() - before) / (performance.now() - started);
 }
+
+/** The CPU milliseconds this process has used since it started. */
+const ownCpuMs = () => cpuMsSince({ user: 0, system: 0 });
 
 export function cpuMsSince(before: NodeJS.CpuUsage): number {
   const used = process.cpuUsage(before);

@@ -5,7 +5,7 @@
  */
 import cluster, { type Worker } from "node:cluster";
 import { once } from "node:events";
-import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 export const WORKER_SETTINGS_ENV_NAME = "BEACON_BENCH_GATEWAY_WORKER";
 
@@ -28,10 +28,9 @@ export interface RunningAgentApi {
 export async function startGatewayWorkers(
   count: number,
   settings: GatewayWorkerSettings,
-  root: string,
 ): Promise<RunningAgentApi> {
   cluster.setupPrimary({
-    exec: path.join(root, "scripts/bench/gateway-worker.ts"),
+    exec: fileURLToPath(new URL("./gateway-worker.ts", import.meta.url)),
     execArgv: ["--import", "tsx"],
   });
   const workers = Array.from({ length: count }, () =>
