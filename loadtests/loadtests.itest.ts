@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keys } from "../functions/adapters/dynamodb/keys.js";
-import type { JsonObject } from "../functions/core/c2/json.js";
+import type { JsonObject } from "../functions/core/json.js";
 import { binaryOf } from "../functions/core/manifests/canonical.js";
 import { makeDynamoDbClient } from "../functions/shared/aws-clients.js";
 import { EnvNames } from "../functions/shared/env-names.js";

@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { asArray, asObject, asString, type JsonObject } from "../functions/core/c2/json.js";
+import { asArray, asObject, asString, type JsonObject } from "../functions/core/json.js";
 import { sampleGeneratorDelay } from "./generator-delay.js";
 import {
   type C2Operation,

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { asArray, asNumber, asObject, type JsonObject } from "../functions/core/c2/json.js";
+import { asArray, asNumber, asObject, type JsonObject } from "../functions/core/json.js";
 
 /**
  * C++ registers with a full heartbeat (its manifest inline, ~900 KB pretty-printed), as it does after

@@ -23,7 +23,7 @@ import { readFileSync } from "node:fs";
 import { Agent, request } from "node:https";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import type { JsonObject } from "../functions/core/c2/json.js";
+import type { JsonObject } from "../functions/core/json.js";
 import { cppAckOf, cppAgentOf, cppDescribeAckOf, isCppDescribed, type VariedAgent } from "./c2-examples.js";
 import { bundleForm, tarGz } from "./debug-bundle-form.js";
 

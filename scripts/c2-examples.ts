@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { JsonObject } from "../functions/core/c2/json.js";
+import type { JsonObject } from "../functions/core/json.js";
 
 /**
  * The real C2 payloads of schemas/c2/examples (see its README), and the C++ agent's heartbeat and

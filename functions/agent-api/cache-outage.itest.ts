@@ -9,7 +9,7 @@ import type { ChildService } from "../../scripts/local/child-service.js";
 import { findFreePort } from "../../scripts/local/ports.js";
 import { startRedisServer } from "../../scripts/local/redis-server.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
-import type { JsonObject } from "../core/c2/json.js";
+import type { JsonObject } from "../core/json.js";
 
 let api: AgentApiUnderTest;
 let fleet: string;

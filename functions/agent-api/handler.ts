@@ -2,14 +2,15 @@ import { Readable } from "node:stream";
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { Context } from "aws-lambda";
 import { bundleReceipt, receiveDebugBundle } from "../bundle-intake/receive.js";
-import { DEBUG_BUNDLE_UPLOAD_PATH, HTTP_API_DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
-import { type DownloadOutcome, entityTag } from "../core/downloads.js";
+import { type DownloadOutcome, entityTag } from "../core/agent-requests/content-download.js";
+import { HTTP_API_DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
 import { BeaconError } from "../core/errors.js";
 import type { BeaconEvent } from "../core/events/model.js";
 import { PublishNotAwaited } from "../core/events/publishing.js";
 import { CacheBypassed } from "../core/guarded-cache.js";
 import type { AgentCredential } from "../core/identity/credentials.js";
 import { credentialOfCertificate } from "../core/identity/credentials.js";
+import { DEBUG_BUNDLE_UPLOAD_PATH } from "../core/operations/transfer-debug.js";
 import { type AgentEvent, type AgentRequest, agentRequestOf, agentResult } from "../shared/agent-request.js";
 import { agentApiConfig } from "../shared/config.js";
 import {

@@ -9,7 +9,7 @@ import { type CppDescribed, cppDescribeAckOf, cppHeartbeatOf } from "../../scrip
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
-import type { JsonObject } from "../core/c2/json.js";
+import type { JsonObject } from "../core/json.js";
 import { REDACTED } from "../core/operations/redaction.js";
 import { makeKinesisClient } from "../shared/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";

@@ -12,7 +12,7 @@ import { metricTotals } from "../../scripts/local/function-metrics.js";
 import { provisionStream } from "../../scripts/local/provision.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
-import type { JsonObject } from "../core/c2/json.js";
+import type { JsonObject } from "../core/json.js";
 import { makeKinesisClient } from "../shared/aws-clients.js";
 import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";

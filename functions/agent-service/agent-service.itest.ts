@@ -34,7 +34,7 @@ import {
 } from "../../scripts/test-support/debug-bundles.js";
 import { until } from "../../scripts/test-support/until.js";
 import { DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
-import type { JsonObject } from "../core/c2/json.js";
+import type { JsonObject } from "../core/json.js";
 import { AwsEndpointEnvNames, EnvNames } from "../shared/env-names.js";
 
 const HEARTBEAT = "/c2/api/heartbeat";

@@ -24,7 +24,7 @@ import {
   SecretsManagerCertificateAuthority,
 } from "../adapters/x509/certificate-authority.js";
 import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.js";
-import { makeConsoleApi } from "../core/console-api.js";
+import { makeConsoleUseCases } from "../core/console/use-cases.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import {
   makeDynamoDbClient,
@@ -57,7 +57,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
   const audit = new DynamoAuditLog(documents, config.tableName, { retentionDays: config.auditRetentionDays });
   // No receiver is reachable from the console's network on AWS: the dispatcher posts tests for it.
   const lambda = makeLambdaClient(WebhookTestTimeouts.invocationMs);
-  const api = makeConsoleApi({
+  const api = makeConsoleUseCases({
     catalog: new DynamoClassCatalog(documents, config.tableName),
     registry: new DynamoFleetRegistry(documents, config.tableName),
     hotState: new RedisFleetHotState(redis),

@@ -11,7 +11,7 @@ import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-suppor
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { javaFlow, heartbeat as javaHeartbeat } from "../../scripts/test-support/console-seed.js";
 import { cppYamlFlow as cppYaml } from "../../scripts/test-support/flow-fixtures.js";
-import type { JsonObject } from "../core/c2/json.js";
+import type { JsonObject } from "../core/json.js";
 
 let agentApi: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;

@@ -16,7 +16,7 @@ import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
-import type { JsonObject } from "../core/c2/json.js";
+import type { JsonObject } from "../core/json.js";
 import { newOperationId } from "../core/operations/ids.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { OperationRecord } from "../core/operations/model.js";

@@ -12,8 +12,9 @@ import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-suppor
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { cppYamlFlow } from "../../scripts/test-support/flow-fixtures.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
-import type { JsonObject } from "../core/c2/json.js";
-import { isRolloutFinal, type RolloutState } from "../core/rollouts/model.js";
+import type { RolloutState } from "../core/events/model.js";
+import type { JsonObject } from "../core/json.js";
+import { isRolloutFinal } from "../core/rollouts/model.js";
 import { makeKinesisClient } from "../shared/aws-clients.js";
 import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";

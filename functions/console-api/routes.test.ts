@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { ConsoleApi } from "../core/console-api.js";
+import type { ConsoleUseCases } from "../core/console/use-cases.js";
 import { BeaconError } from "../core/errors.js";
 import { NotificationFamilies, NotificationTypes } from "../core/webhooks/notification-types.js";
 import { consoleOperations, openApiDocument, operationFor } from "../shared/console-openapi.js";
@@ -9,7 +9,7 @@ import { consoleRoutes } from "./routes.js";
 
 describe("the console's OpenAPI document", () => {
   it("has a use case for every operation and an operation for every use case", () => {
-    const routes = Object.keys(consoleRoutes({} as ConsoleApi)).sort();
+    const routes = Object.keys(consoleRoutes({} as ConsoleUseCases)).sort();
     expect(consoleOperations.map((operation) => operation.operationId).sort()).toEqual(routes);
   });
 

@@ -1,11 +1,11 @@
 import type { AgentClassChange } from "../core/agents/ports.js";
-import type { ResourceSetRequest } from "../core/assets/resources.js";
-import type { ConsoleApi } from "../core/console-api.js";
+import type { ConsoleUseCases } from "../core/console/use-cases.js";
+import type { OperationState } from "../core/events/model.js";
 import type { AgentListRequest } from "../core/fleet/agents.js";
 import type { IssueRequest } from "../core/identity/certificates.js";
 import type { Principal } from "../core/identity/principal.js";
-import type { OperationState } from "../core/operations/model.js";
 import type { OperationRequest } from "../core/operations/requests.js";
+import type { ResourceSetRequest } from "../core/operations/resource-sets.js";
 import type { ConsoleResult } from "../core/result.js";
 import type { RolloutRequest } from "../core/rollouts/requests.js";
 import type { SubscriptionRequest } from "../core/webhooks/subscriptions.js";
@@ -44,7 +44,7 @@ function operationRequestOf(body: unknown): OperationRequest {
 }
 
 /** One use case per operation of the OpenAPI document, by operationId. */
-export function consoleRoutes(api: ConsoleApi): Record<string, ConsoleRoute> {
+export function consoleRoutes(api: ConsoleUseCases): Record<string, ConsoleRoute> {
   return {
     getOpenApi: async () => ({ body: openApiDocument }),
     listClasses: (principal, { query }) => api.classes.list(principal, page(query)),

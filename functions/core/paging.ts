@@ -1,5 +1,5 @@
-import { dropUndefined } from "./c2/json.js";
 import { BeaconError } from "./errors.js";
+import { dropUndefined } from "./json.js";
 
 /**
  * One page of a key-ordered list; `last` is the sort key to continue after, absent on the last page. A full

@@ -1,4 +1,4 @@
-import { DEBUG_BUNDLE_UPLOAD_PATH } from "../core/bundles/model.js";
+import { DEBUG_BUNDLE_UPLOAD_PATH } from "../core/operations/transfer-debug.js";
 
 /**
  * The C2 endpoints agents call, as API Gateway spells route keys. The CDK app routes exactly these to the

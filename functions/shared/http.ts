@@ -1,6 +1,6 @@
 import { gunzipSync } from "node:zlib";
-import type { JsonObject } from "../core/c2/json.js";
 import { BeaconError, type ErrorCode, isBeaconError } from "../core/errors.js";
+import type { JsonObject } from "../core/json.js";
 
 export interface BodyLimits {
   /** Largest body accepted after inflation; a gzip bomb stops here, not at the memory limit. */

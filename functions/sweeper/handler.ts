@@ -1,6 +1,6 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { Context } from "aws-lambda";
-import type { RolloutState } from "../core/rollouts/model.js";
+import type { RolloutState } from "../core/events/model.js";
 import { sweeperConfig } from "../shared/config.js";
 import { functionLogger, MetricNames, metrics } from "../shared/observability.js";
 import { composeSweeper } from "./composition.js";

@@ -15,12 +15,12 @@ import {
 } from "../../functions/adapters/dynamodb/agent-registry.js";
 import { batchWriteAll, type WriteRequest } from "../../functions/adapters/dynamodb/batch-write.js";
 import { RedisHotState } from "../../functions/adapters/redis/hot-state.js";
+import { attributed, newAgentRecord, sightingOf } from "../../functions/core/agent-requests/sighting.js";
 import { fractionOf } from "../../functions/core/agents/checkpoint-interval.js";
 import type { HotSighting } from "../../functions/core/agents/ports.js";
-import { attributed, newAgentRecord, sightingOf } from "../../functions/core/agents/sighting.js";
 import { normalizeHeartbeat } from "../../functions/core/c2/heartbeat.js";
-import type { JsonObject } from "../../functions/core/c2/json.js";
 import type { AgentCredential } from "../../functions/core/identity/credentials.js";
+import type { JsonObject } from "../../functions/core/json.js";
 import { type AgentManifest, knownManifestOf } from "../../functions/core/manifests/agent-manifest.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
 import { cppAgentOf, javaAgentOf } from "../c2-examples.js";

@@ -16,7 +16,7 @@ import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
-import type { JsonObject } from "../../functions/core/c2/json.js";
+import type { JsonObject } from "../../functions/core/json.js";
 import { cppAgentOf, javaAgentOf, type VariedAgent } from "../c2-examples.js";
 import { type AgentReply, clientTls, latencySummary, postAsAgent } from "./agent-client.js";
 

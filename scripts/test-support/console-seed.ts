@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { expect } from "vitest";
-import type { JsonObject } from "../../functions/core/c2/json.js";
+import type { JsonObject } from "../../functions/core/json.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
 import { example } from "../c2-examples.js";
 import type { AgentApiClient, AgentApiUnderTest } from "./agent-api-harness.js";

@@ -13,8 +13,8 @@ import {
   MemoryRevocationList,
   SequentialIds,
 } from "../../functions/adapters/memory/index.js";
-import { makeRecordAck } from "../../functions/core/agents/record-ack.js";
-import { makeRecordHeartbeat } from "../../functions/core/agents/record-heartbeat.js";
+import { makeRecordAck } from "../../functions/core/agent-requests/record-ack.js";
+import { makeRecordHeartbeat } from "../../functions/core/agent-requests/record-heartbeat.js";
 import { clearingStaged } from "../../functions/core/events/publishing.js";
 import { makeManifestRegistration } from "../../functions/core/manifests/registration.js";
 import { makeOperationLifecycle } from "../../functions/core/operations/lifecycle.js";

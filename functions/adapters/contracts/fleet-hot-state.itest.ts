@@ -1,4 +1,4 @@
-import { dropUndefined } from "../../core/c2/json.js";
+import { dropUndefined } from "../../core/json.js";
 import { MemoryFleetHotState } from "../memory/console.js";
 import { CacheKeys } from "../redis/cache-keys.js";
 import { RedisFleetHotState } from "../redis/fleet-hot-state.js";

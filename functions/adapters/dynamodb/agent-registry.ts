@@ -11,7 +11,7 @@ import type {
   AgentRecord,
   AgentRegistry,
 } from "../../core/agents/ports.js";
-import { dropUndefined } from "../../core/c2/json.js";
+import { dropUndefined } from "../../core/json.js";
 import type { AgentManifest } from "../../core/manifests/agent-manifest.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 

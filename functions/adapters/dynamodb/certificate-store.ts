@@ -6,9 +6,9 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { dropUndefined } from "../../core/c2/json.js";
 import { expiryKeyOf } from "../../core/identity/certificates.js";
 import type { CertificateRecord, CertificateStore } from "../../core/identity/ports.js";
+import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 import { queryAll, queryPartition } from "./paging.js";

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { AgentClassChange, AgentClassRecord, ClassCatalog } from "../../core/agents/ports.js";
-import { dropUndefined } from "../../core/c2/json.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
+import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
 import { Keys } from "./keys.js";
 import { queryPartition } from "./paging.js";

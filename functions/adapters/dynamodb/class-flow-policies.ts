@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { dropUndefined } from "../../core/c2/json.js";
 import { type ClassFlowPolicy, policyInForce } from "../../core/flows/policy.js";
 import type { ClassFlowPolicies, ClassFlowSettings } from "../../core/flows/ports.js";
+import { dropUndefined } from "../../core/json.js";
 import { Keys } from "./keys.js";
 
 /**

@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { dropUndefined } from "../../core/c2/json.js";
+import { dropUndefined } from "../../core/json.js";
 import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
 import type { PageRequest } from "../../core/paging.js";
 import { Keys } from "./keys.js";

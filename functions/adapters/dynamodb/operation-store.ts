@@ -8,14 +8,9 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { dropUndefined } from "../../core/c2/json.js";
-import type { OperationEvent } from "../../core/events/model.js";
-import {
-  isFinal,
-  type OperationChange,
-  type OperationRecord,
-  type OperationState,
-} from "../../core/operations/model.js";
+import type { OperationEvent, OperationState } from "../../core/events/model.js";
+import { dropUndefined } from "../../core/json.js";
+import { isFinal, type OperationChange, type OperationRecord } from "../../core/operations/model.js";
 import type { OperationQuery, OperationStore } from "../../core/operations/ports.js";
 import { stagedEventItem } from "./event-outbox.js";
 import { failedTransactionConditions, isConditionalCheckFailure, Keys, recordOf } from "./keys.js";

@@ -7,8 +7,8 @@ import {
   TransactWriteCommand,
   type TransactWriteUpdate,
 } from "@aws-sdk/lib-dynamodb";
-import { dropUndefined } from "../../core/c2/json.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
+import { dropUndefined } from "../../core/json.js";
 import {
   isRolloutFinal,
   type MemberState,

@@ -8,8 +8,6 @@ import type {
 import type { AssetRecord } from "../../core/assets/model.js";
 import type { AssetCatalog, AssetContentStore, ResourceSetStore } from "../../core/assets/ports.js";
 import type { ResourceSet } from "../../core/assets/resource-set.js";
-import { dropUndefined } from "../../core/c2/json.js";
-import type { StoredContent } from "../../core/downloads.js";
 import { BeaconError } from "../../core/errors.js";
 import type {
   AgentQuery,
@@ -30,9 +28,11 @@ import type {
   SignedCertificate,
   SigningRequest,
 } from "../../core/identity/ports.js";
+import { dropUndefined } from "../../core/json.js";
 import { manifestIdOf } from "../../core/manifests/agent-manifest.js";
 import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
 import type { PageRequest } from "../../core/paging.js";
+import type { StoredContent } from "../../core/ports.js";
 import { pageOf } from "./paging.js";
 
 /** In-process stand-ins for the console's ports, for core unit tests only. */

@@ -10,22 +10,17 @@ import type {
 } from "../../core/agents/ports.js";
 import type { OverdueAgent, PresenceState } from "../../core/agents/presence.js";
 import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS, MISSED_HEARTBEATS_OFFLINE } from "../../core/agents/status.js";
-import { dropUndefined } from "../../core/c2/json.js";
 import type { ManifestSummary, SupportedOperations } from "../../core/c2/manifest.js";
 import type { ProcessorStatus } from "../../core/c2/model.js";
-import type { BeaconEvent, OperationEvent } from "../../core/events/model.js";
+import type { BeaconEvent, OperationEvent, OperationState } from "../../core/events/model.js";
 import type { EventBuffer, EventOutbox, EventSink } from "../../core/events/ports.js";
 import { type ClassFlowPolicy, isAcceptedFlow } from "../../core/flows/policy.js";
 import type { ClassFlowPolicies } from "../../core/flows/ports.js";
 import type { CachedRevocation, RevocationList } from "../../core/identity/ports.js";
+import { dropUndefined } from "../../core/json.js";
 import type { AgentManifest, KnownManifest } from "../../core/manifests/agent-manifest.js";
 import type { ManifestStore } from "../../core/manifests/ports.js";
-import {
-  isFinal,
-  type OperationChange,
-  type OperationRecord,
-  type OperationState,
-} from "../../core/operations/model.js";
+import { isFinal, type OperationChange, type OperationRecord } from "../../core/operations/model.js";
 import type { OperationQuery, OperationResultStore, OperationStore } from "../../core/operations/ports.js";
 import type { Clock, IdGenerator } from "../../core/ports.js";
 import { pageOf } from "./paging.js";

@@ -20,7 +20,7 @@ import {
   startConsoleApi,
 } from "../../../scripts/test-support/console-api-harness.js";
 import type { HotSighting, SightingOutcome } from "../../core/agents/ports.js";
-import type { JsonObject } from "../../core/c2/json.js";
+import type { JsonObject } from "../../core/json.js";
 import { makeDynamoDbClient } from "../../shared/aws-clients.js";
 import { EnvNames } from "../../shared/env-names.js";
 import { makeRedisClient } from "../../shared/redis-client.js";

@@ -6,7 +6,7 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import type { AssetContentStore } from "../../core/assets/ports.js";
-import type { StoredContent } from "../../core/downloads.js";
+import type { StoredContent } from "../../core/ports.js";
 
 /** The user metadata key (`x-amz-meta-content-type`) of the content type the upload declared. */
 const CONTENT_TYPE = "content-type";

@@ -1,5 +1,5 @@
-import type { StoredContent } from "../downloads.js";
 import type { Page, PageRequest } from "../paging.js";
+import type { StoredContent } from "../ports.js";
 import type { AssetRecord } from "./model.js";
 import type { ResourceSet } from "./resource-set.js";
 

@@ -1,5 +1,5 @@
-import { dropUndefined } from "../c2/json.js";
 import type { Principal } from "../identity/principal.js";
+import { dropUndefined } from "../json.js";
 import { type AuditRecord, isAudited } from "./model.js";
 import type { AuditLog } from "./ports.js";
 import { type AuditedExchange, summaryOf } from "./summaries.js";

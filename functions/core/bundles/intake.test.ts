@@ -6,8 +6,9 @@ import {
   MemoryRevocationList,
   SequentialIds,
 } from "../../adapters/memory/index.js";
+import type { OperationState } from "../events/model.js";
 import { operationIdOf } from "../operations/ids.js";
-import type { OperationRecord, OperationState } from "../operations/model.js";
+import type { OperationRecord } from "../operations/model.js";
 import { makeDebugBundleIntake } from "./intake.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "./model.js";
 

@@ -13,8 +13,9 @@ import {
 import type { RevocationList } from "../identity/ports.js";
 import { agentOfOperation, isValidOperationId } from "../operations/ids.js";
 import type { OperationStore } from "../operations/ports.js";
+import { isTransferDebug } from "../operations/transfer-debug.js";
 import type { Clock, IdGenerator } from "../ports.js";
-import { type DebugBundle, isTransferDebug } from "./model.js";
+import type { DebugBundle } from "./model.js";
 import type { DebugBundleContent, DebugBundleObject, DebugBundleStore } from "./ports.js";
 
 export interface DebugBundleIntakeDependencies {

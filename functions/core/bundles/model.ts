@@ -1,5 +1,4 @@
 import { BeaconError } from "../errors.js";
-import type { OperationRecord } from "../operations/model.js";
 
 /**
  * The largest debug bundle Beacon keeps: what the incumbent C2 server takes (16 MiB). The streaming intake
@@ -25,9 +24,6 @@ export const DEFAULT_DEBUG_BUNDLE_DAYS = 1;
  */
 export const DEBUG_BUNDLES_PREFIX = "debug-bundles";
 
-/** Where agents upload a bundle, below the agent ingress's base, one path per TRANSFER DEBUG operation. */
-export const DEBUG_BUNDLE_UPLOAD_PATH = "/c2/debug-bundles";
-
 /** The one multipart part both agents send the bundle in (`debug.tar.gz`, a gzip tar). */
 export const DEBUG_BUNDLE_PART = "file";
 
@@ -46,13 +42,6 @@ export interface DebugBundle {
   expiresAt: number;
 }
 
-/** The upload target a TRANSFER DEBUG operation sends its agent to. */
-export const debugBundleTarget = (base: string, operationId: string): string =>
-  `${base}${DEBUG_BUNDLE_UPLOAD_PATH}/${encodeURIComponent(operationId)}`;
-
-export const isTransferDebug = (record: Pick<OperationRecord, "operation" | "operand">): boolean =>
-  record.operation === "TRANSFER" && record.operand === "DEBUG";
-
 /** The refusal of a bundle past `limit` bytes, naming the limit, whichever ingress counted it. */
 export const debugBundleTooLarge = (limit: number): BeaconError =>
   new BeaconError(
@@ -62,7 +51,3 @@ export const debugBundleTooLarge = (limit: number): BeaconError =>
         ? `; the agent service's ingress takes up to ${DEBUG_BUNDLE_MAX_BYTES} bytes`
         : ""),
   );
-
-/** Why an agent's applied acknowledgement of TRANSFER DEBUG does not make it done. */
-export const NO_BUNDLE_REASON =
-  "The agent acknowledged TRANSFER DEBUG as applied, but no debug bundle of it was stored";

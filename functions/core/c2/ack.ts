@@ -1,4 +1,4 @@
-import { asObject, asString, type JsonObject, truncate } from "./json.js";
+import { asObject, asString, type JsonObject, truncate } from "../json.js";
 import { type Acknowledgement, type AckState, AckStates } from "./model.js";
 
 const MAX_DETAILS_LENGTH = 2_000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { example } from "../../../scripts/c2-examples.js";
+import type { JsonObject } from "../json.js";
 import { HotDetailLimits, normalizeHeartbeat } from "./heartbeat.js";
-import type { JsonObject } from "./json.js";
 
 describe("what a heartbeat shows of its agent's effects", () => {
   it("reads the C++ agent's run statuses upper-cased, its 'null' resource hash as none, its load and checksums", () => {

@@ -1,4 +1,3 @@
-import { isClassName } from "../agents/class-name.js";
 import {
   asArray,
   asBoolean,
@@ -8,7 +7,8 @@ import {
   dropUndefined,
   type JsonObject,
   truncate,
-} from "./json.js";
+} from "../json.js";
+import { isClassName } from "./class-name.js";
 import type {
   Bulletin,
   BulletinIds,

@@ -1,4 +1,4 @@
-import { asArray, asObject, asString } from "./json.js";
+import { asArray, asObject, asString } from "../json.js";
 
 /**
  * What an agent can be asked to do: upper-case operation → upper-case operands ("" when the

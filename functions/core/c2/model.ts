@@ -1,4 +1,4 @@
-import type { JsonObject } from "./json.js";
+import type { JsonObject } from "../json.js";
 
 /** The C2 payloads as Beacon understands them, after both dialects have been normalised. */
 

@@ -5,8 +5,63 @@ import type {
   StatusSummary,
   SystemLoad,
 } from "../c2/model.js";
-import type { Confirmation, OperationState } from "../operations/model.js";
-import type { RolloutCounts, RolloutState } from "../rollouts/model.js";
+
+/**
+ * An operation's lifecycle. Queued waits for the agent's next heartbeat, delivered went out in a
+ * heartbeat reply. Awaiting_effect was acknowledged as applied by an agent whose word is no proof of it
+ * (the C++ agent's START and STOP, see operations/effects.ts): it is done once a later heartbeat shows the effect,
+ * or timed out by the sweeper when none does in time. The other four are final: nothing moves an
+ * operation out of them.
+ */
+export const OperationStates = [
+  "queued",
+  "delivered",
+  "awaiting_effect",
+  "done",
+  "failed",
+  "timed_out",
+  "cancelled",
+] as const;
+export type OperationState = (typeof OperationStates)[number];
+
+/**
+ * How a done operation was confirmed: by its acknowledgement, by a heartbeat that showed its effect, or (TRANSFER
+ * DEBUG) by its acknowledgement together with the debug bundle it uploaded, stored.
+ */
+export type Confirmation = "ack" | "heartbeat" | "bundle";
+
+/**
+ * A rollout's life. canary and rolling update agents; paused holds (a person or the failure threshold
+ * stopped it); rolling_back returns the agents it updated to the previous version. The last three are final.
+ */
+export const RolloutStates = [
+  "canary",
+  "rolling",
+  "paused",
+  "rolling_back",
+  "completed",
+  "rolled_back",
+  "aborted",
+] as const;
+export type RolloutState = (typeof RolloutStates)[number];
+
+export interface RolloutCounts {
+  /** Agents the rollout sent the new version to. */
+  selected: number;
+  updating: number;
+  soaking: number;
+  healthy: number;
+  /**
+   * Agents the health gate failed, for good: one returned to the previous version since still counts here,
+   * beside the rollback count it is in now.
+   */
+  failed: number;
+  /** Agents of the class it passed over: offline, already on the version, or unable to take it. */
+  skipped: number;
+  rollingBack: number;
+  rolledBack: number;
+  rollbackFailed: number;
+}
 
 /**
  * Compact records of what agents said, one per accepted heartbeat or ack, for analysis downstream.

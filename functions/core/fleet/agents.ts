@@ -1,10 +1,10 @@
 import type { AgentClassRecord, AgentRecord, ClassCatalog } from "../agents/ports.js";
 import { type AgentStatus, type LastSeenSource, statusOf, statusRuleOf } from "../agents/status.js";
-import { dropUndefined } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
 import { type GuardedCache, guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
+import { dropUndefined } from "../json.js";
 import { currentManifest } from "../manifests/agent-manifest.js";
 import { decodeCursor, encodeCursor, MAX_PAGE_SIZE, pageSize, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";

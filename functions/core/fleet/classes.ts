@@ -1,4 +1,3 @@
-import { assertClassName, isClassName } from "../agents/class-name.js";
 import type { AgentClassChange, AgentClassRecord, ClassCatalog } from "../agents/ports.js";
 import { heartbeatPeriodMsOf } from "../agents/presence.js";
 import {
@@ -7,11 +6,12 @@ import {
   onlineSince,
   statusRuleOf,
 } from "../agents/status.js";
-import { dropUndefined } from "../c2/json.js";
+import { assertClassName, isClassName } from "../c2/class-name.js";
 import { BeaconError } from "../errors.js";
 import { policyInForce } from "../flows/policy.js";
 import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
+import { dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";

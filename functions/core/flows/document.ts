@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { parse as parseYaml } from "yaml";
 import { assetReferencesIn } from "../assets/model.js";
-import { asArray, asObject, asString, type JsonObject } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
+import { asArray, asObject, asString, type JsonObject } from "../json.js";
 
 /**
  * The flow layouts agents take. `nifi-json`: the NiFi flow layout with a `rootGroup` (MiNiFi Java 2.x

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { example } from "../../../scripts/c2-examples.js";
 import { cppYamlFlow } from "../../../scripts/test-support/flow-fixtures.js";
-import type { JsonObject } from "../c2/json.js";
+import type { JsonObject } from "../json.js";
 import { detailOf } from "../manifests/catalog.js";
 import { isComplete, missingTypes } from "./compatibility.js";
 import { readFlowDocument } from "./document.js";

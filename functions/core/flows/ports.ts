@@ -1,5 +1,5 @@
-import type { StoredContent } from "../downloads.js";
 import type { Page, PageRequest } from "../paging.js";
+import type { StoredContent } from "../ports.js";
 import type { FlowDocument } from "./document.js";
 import type { ClassFlowPolicy } from "./policy.js";
 

@@ -1,4 +1,4 @@
-import { dropUndefined } from "../c2/json.js";
+import { dropUndefined } from "../json.js";
 import { detailOf } from "../manifests/catalog.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
 import { isComplete, type ManifestTypes, missingTypes } from "./compatibility.js";

@@ -1,4 +1,4 @@
-import { assertClassName } from "../agents/class-name.js";
+import { assertClassName } from "../c2/class-name.js";
 import { BeaconError } from "../errors.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";

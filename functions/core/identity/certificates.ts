@@ -1,6 +1,6 @@
-import { dropUndefined } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
 import { type GuardedCache, guardedCache } from "../guarded-cache.js";
+import { dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";

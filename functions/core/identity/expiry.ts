@@ -1,6 +1,6 @@
-import { dropUndefined } from "../c2/json.js";
 import type { CertificateExpiringEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
+import { dropUndefined } from "../json.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import { DAY_MS } from "./certificates.js";
 import type { CertificateRecord, CertificateStore } from "./ports.js";

@@ -1,6 +1,6 @@
-import { ownHeartbeatPeriodMsOf } from "../agents/heartbeat-period.js";
-import { dropUndefined } from "../c2/json.js";
+import { ownHeartbeatPeriodMsOf } from "../c2/heartbeat-period.js";
 import { type SupportedOperations, supportedOperationsOf } from "../c2/manifest.js";
+import { dropUndefined } from "../json.js";
 
 /**
  * What an agent's manifest says of that agent alone, beside the binary it runs: kept with the agent (its

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { cppAgentOf, example, javaAgentOf } from "../../../scripts/c2-examples.js";
-import type { JsonObject } from "../c2/json.js";
+import type { JsonObject } from "../json.js";
 import { binaryOf, PER_AGENT_FIELDS, RecentBinaries } from "./canonical.js";
 
 const manifestOf = (message: JsonObject) => (message.agentInfo as JsonObject).agentManifest as JsonObject;

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { JsonObject } from "../c2/json.js";
+import type { JsonObject } from "../json.js";
 
 /**
  * Top-level fields of an agent manifest that describe the agent rather than its binary. The agent's

@@ -1,6 +1,6 @@
-import { asArray, asObject, asString, dropUndefined } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
 import { type Principal, requireRole } from "../identity/principal.js";
+import { asArray, asObject, asString, dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { ConsoleResult } from "../result.js";
 import type { ManifestCatalog, ManifestRecord } from "./ports.js";

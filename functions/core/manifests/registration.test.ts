@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { example } from "../../../scripts/c2-examples.js";
 import { MemoryHotState, MemoryManifestStore } from "../../adapters/memory/index.js";
-import type { JsonObject } from "../c2/json.js";
 import { guardedCache } from "../guarded-cache.js";
+import type { JsonObject } from "../json.js";
 import { binaryOf } from "./canonical.js";
 import { makeManifestRegistration, REGISTERED_MANIFESTS_KEPT } from "./registration.js";
 

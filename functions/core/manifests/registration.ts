@@ -1,6 +1,6 @@
-import { asArray, type JsonObject } from "../c2/json.js";
 import { summarizeManifest } from "../c2/manifest.js";
 import type { GuardedCache } from "../guarded-cache.js";
+import { asArray, type JsonObject } from "../json.js";
 import { RecentlyUsed } from "../recently-used.js";
 import { singleFlight } from "../single-flight.js";
 import { type AgentManifest, knownManifestOf } from "./agent-manifest.js";

@@ -8,7 +8,7 @@
  * the heartbeat knows what it saw, the lifecycle moves the operations.
  */
 import { syncDigestOf } from "../assets/location.js";
-import type { AckDialect, ProcessorStatus } from "../c2/model.js";
+import type { AckDialect, Acknowledgement, ProcessorStatus } from "../c2/model.js";
 import type { OperationRecord } from "./model.js";
 
 /** What one heartbeat shows of its agent that can prove an operation's effect. */
@@ -82,4 +82,27 @@ export function effectSeen(record: OperationRecord, seen: SeenEffects): boolean 
       ? seen.runStatus
       : seen.processors?.find((processor) => sameComponent(processor.id, componentId))?.runStatus;
   return runStatus?.toUpperCase() === target.runStatus;
+}
+
+/**
+ * What an acknowledgement means for a delivered operation. PARTIALLY_APPLIED counts as done (the agent
+ * applied what it could; its details are kept), except for SYNC RESOURCE: an agent keeps its old resource
+ * set unless every item arrived, so what depends on the set must not follow. NOT_APPLIED and
+ * OPERATION_NOT_UNDERSTOOD are failures. An applied one whose agent's word is no proof of the effect awaits it.
+ */
+export function stateAfterAck(
+  record: OperationRecord,
+  ack: Pick<Acknowledgement, "state" | "dialect">,
+): "done" | "failed" | "awaiting_effect" {
+  switch (ack.state) {
+    case "PARTIALLY_APPLIED":
+      if (record.operation === "SYNC" && record.operand === "RESOURCE") return "failed";
+      return awaitsEffect(record, ack.dialect) ? "awaiting_effect" : "done";
+    case "FULLY_APPLIED":
+    case "NO_OPERATION":
+      return awaitsEffect(record, ack.dialect) ? "awaiting_effect" : "done";
+    case "NOT_APPLIED":
+    case "OPERATION_NOT_UNDERSTOOD":
+      return "failed";
+  }
 }

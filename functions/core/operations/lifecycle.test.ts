@@ -7,21 +7,17 @@ import {
   RESULT_RETENTION_MS,
 } from "../../../scripts/test-support/core-harness.js";
 import type { AgentRecord } from "../agents/ports.js";
-import type { JsonObject } from "../c2/json.js";
 import type { SupportedOperations } from "../c2/manifest.js";
 import type { BeaconEvent, OperationEvent } from "../events/model.js";
+import { OperationStates } from "../events/model.js";
 import { relayStaged } from "../events/publishing.js";
 import type { AgentCredential } from "../identity/credentials.js";
+import type { JsonObject } from "../json.js";
 import { operationsOfAgent } from "../manifests/agent-manifest.js";
 import { binaryOf } from "../manifests/canonical.js";
+import { stateAfterAck } from "./effects.js";
 import { newOperationId } from "./ids.js";
-import {
-  canTransition,
-  type OperationRecord,
-  OperationStates,
-  OperationTransitions,
-  stateAfterAck,
-} from "./model.js";
+import { canTransition, type OperationRecord, OperationTransitions } from "./model.js";
 import { REDACTED } from "./redaction.js";
 
 const cppFleet: AgentCredential = { kind: "fleet", tenant: "acme", fleetName: "f", serialNumber: "01" };

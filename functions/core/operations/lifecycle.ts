@@ -1,14 +1,13 @@
 import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../agents/status.js";
-import { isTransferDebug, NO_BUNDLE_REASON } from "../bundles/model.js";
 import { isAppliedState } from "../c2/ack.js";
-import { dropUndefined } from "../c2/json.js";
 import type { SupportedOperations } from "../c2/manifest.js";
 import type { Acknowledgement, C2Operation } from "../c2/model.js";
-import type { OperationEvent } from "../events/model.js";
+import type { OperationEvent, OperationState } from "../events/model.js";
 import { updateConfigurationArgs } from "../flows/location.js";
+import { dropUndefined } from "../json.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import { planDelivery } from "./delivery.js";
-import { effectSeen, type SeenEffects } from "./effects.js";
+import { effectSeen, type SeenEffects, stateAfterAck } from "./effects.js";
 import { agentOfOperation, isValidOperationId, newOperationId } from "./ids.js";
 import {
   canTransition,
@@ -16,11 +15,10 @@ import {
   isNeverAcknowledged,
   type OperationChange,
   type OperationRecord,
-  type OperationState,
-  stateAfterAck,
 } from "./model.js";
 import type { OperationStore } from "./ports.js";
 import { restartDeadlineOf } from "./restarts.js";
+import { isTransferDebug, NO_BUNDLE_REASON } from "./transfer-debug.js";
 
 /**
  * When the sweeper first looks at a queued operation: one default heartbeat interval after creation. Most

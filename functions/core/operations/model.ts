@@ -1,23 +1,5 @@
-import type { Acknowledgement, AckState, OperationArgs } from "../c2/model.js";
-import { awaitsEffect } from "./effects.js";
-
-/**
- * An operation's lifecycle. Queued waits for the agent's next heartbeat, delivered went out in a
- * heartbeat reply. Awaiting_effect was acknowledged as applied by an agent whose word is no proof of it
- * (the C++ agent's START and STOP, see effects.ts): it is done once a later heartbeat shows the effect,
- * or timed out by the sweeper when none does in time. The other four are final: nothing moves an
- * operation out of them.
- */
-export const OperationStates = [
-  "queued",
-  "delivered",
-  "awaiting_effect",
-  "done",
-  "failed",
-  "timed_out",
-  "cancelled",
-] as const;
-export type OperationState = (typeof OperationStates)[number];
+import type { AckState, OperationArgs } from "../c2/model.js";
+import type { Confirmation, OperationState } from "../events/model.js";
 
 /** Every allowed transition. A store applies one only if the operation is still in the `from` state. */
 export const OperationTransitions: Readonly<Record<OperationState, readonly OperationState[]>> = {
@@ -62,12 +44,6 @@ export const OperationKinds = [
   { operation: "PAUSE", operand: "" },
   { operation: "RESUME", operand: "" },
 ] as const;
-
-/**
- * How a done operation was confirmed: by its acknowledgement, by a heartbeat that showed its effect, or (TRANSFER
- * DEBUG) by its acknowledgement together with the debug bundle it uploaded, stored.
- */
-export type Confirmation = "ack" | "heartbeat" | "bundle";
 
 /** Agents never acknowledge these (the C++ agent pauses or resumes and says nothing): done on delivery. */
 export const isNeverAcknowledged = (operation: string): boolean =>
@@ -144,26 +120,3 @@ export type OperationChange = Partial<
     | "bundle"
   >
 > & { state: OperationState };
-
-/**
- * What an acknowledgement means for a delivered operation. PARTIALLY_APPLIED counts as done (the agent
- * applied what it could; its details are kept), except for SYNC RESOURCE: an agent keeps its old resource
- * set unless every item arrived, so what depends on the set must not follow. NOT_APPLIED and
- * OPERATION_NOT_UNDERSTOOD are failures. An applied one whose agent's word is no proof of the effect awaits it.
- */
-export function stateAfterAck(
-  record: OperationRecord,
-  ack: Pick<Acknowledgement, "state" | "dialect">,
-): "done" | "failed" | "awaiting_effect" {
-  switch (ack.state) {
-    case "PARTIALLY_APPLIED":
-      if (record.operation === "SYNC" && record.operand === "RESOURCE") return "failed";
-      return awaitsEffect(record, ack.dialect) ? "awaiting_effect" : "done";
-    case "FULLY_APPLIED":
-    case "NO_OPERATION":
-      return awaitsEffect(record, ack.dialect) ? "awaiting_effect" : "done";
-    case "NOT_APPLIED":
-    case "OPERATION_NOT_UNDERSTOOD":
-      return "failed";
-  }
-}

@@ -1,5 +1,5 @@
-import type { OperationEvent } from "../events/model.js";
-import type { OperationChange, OperationRecord, OperationState } from "./model.js";
+import type { OperationEvent, OperationState } from "../events/model.js";
+import type { OperationChange, OperationRecord } from "./model.js";
 
 /** Filters of a tenant-wide operation list. */
 export interface OperationQuery {

@@ -1,11 +1,11 @@
 import type { AgentRecord, ClassCatalog } from "../agents/ports.js";
 import { ackTimeoutMsOf } from "../agents/status.js";
-import { dropUndefined } from "../c2/json.js";
 import type { OperationArgs } from "../c2/model.js";
 import { BeaconError } from "../errors.js";
 import type { EventSink } from "../events/ports.js";
 import type { FleetHotState, HotAgentState } from "../fleet/ports.js";
 import { guardedCache } from "../guarded-cache.js";
+import { dropUndefined } from "../json.js";
 import { manifestIdOf, operationsOfAgent } from "../manifests/agent-manifest.js";
 import type { ManifestCatalog, ManifestRecord } from "../manifests/ports.js";
 import type { Clock, IdGenerator } from "../ports.js";

@@ -3,21 +3,21 @@ import { syncDigestOf, syncResourceArgs, updateAssetArgs } from "../assets/locat
 import { isAssetId } from "../assets/model.js";
 import type { AssetCatalog, ResourceSetStore } from "../assets/ports.js";
 import type { ResourceSet } from "../assets/resource-set.js";
-import { debugBundleTarget } from "../bundles/model.js";
-import { dropUndefined } from "../c2/json.js";
 import type { OperationArgs } from "../c2/model.js";
 import { BeaconError } from "../errors.js";
+import type { OperationState } from "../events/model.js";
 import type { AgentFilters } from "../fleet/agents.js";
 import type { FleetRegistry, HotAgentState } from "../fleet/ports.js";
 import { isFlowHash } from "../flows/flow-hash.js";
 import { updateConfigurationArgs } from "../flows/location.js";
 import type { FlowCatalog } from "../flows/ports.js";
 import { type Principal, requireRole } from "../identity/principal.js";
+import { dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { ConsoleResult } from "../result.js";
 import { isValidOperationId } from "./ids.js";
 import type { LifecycleResult } from "./lifecycle.js";
-import { isFinal, OperationKinds, type OperationRecord, type OperationState } from "./model.js";
+import { isFinal, OperationKinds, type OperationRecord } from "./model.js";
 import type { OperationResultStore, OperationStore } from "./ports.js";
 import {
   makeOperationQueue,
@@ -27,6 +27,7 @@ import {
   type Refusal,
 } from "./queue.js";
 import { RESULT_CONTENT_TYPE } from "./results.js";
+import { debugBundleTarget } from "./transfer-debug.js";
 
 /** Most agents one request may queue an operation for; a larger fleet is addressed in narrower selections. */
 export const MAX_SELECTED_AGENTS = 1_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cppDescribeAckOf, example } from "../../../scripts/c2-examples.js";
-import type { JsonObject } from "../c2/json.js";
+import type { JsonObject } from "../json.js";
 import type { OperationRecord } from "./model.js";
 import { REDACTED } from "./redaction.js";
 import { describeAnswerOf } from "./results.js";

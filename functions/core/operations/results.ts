@@ -1,4 +1,4 @@
-import type { JsonObject } from "../c2/json.js";
+import type { JsonObject } from "../json.js";
 import type { OperationRecord } from "./model.js";
 import { redactSecrets } from "./redaction.js";
 

@@ -4,13 +4,13 @@
  */
 import type { AgentClassRecord, AgentRecord } from "../agents/ports.js";
 import { ackTimeoutMsOf, onlineSince, type StatusRule, statusOf, statusRuleOf } from "../agents/status.js";
-import { dropUndefined } from "../c2/json.js";
 import { supports } from "../c2/manifest.js";
 import type { Bulletin } from "../c2/model.js";
 import { BeaconError } from "../errors.js";
-import type { RolloutEvent } from "../events/model.js";
+import type { RolloutCounts, RolloutEvent, RolloutState } from "../events/model.js";
 import type { HotAgentState } from "../fleet/ports.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
+import { dropUndefined } from "../json.js";
 import { operationsOfAgent } from "../manifests/agent-manifest.js";
 import { newUpdateConfiguration } from "../operations/lifecycle.js";
 import { isFinal, type OperationRecord } from "../operations/model.js";
@@ -20,11 +20,9 @@ import {
   countOf,
   emptyCounts,
   isRolloutFinal,
-  type RolloutCounts,
   type RolloutMember,
   type RolloutPlan,
   type RolloutRecord,
-  type RolloutState,
   sizeOf,
   thresholdReached,
 } from "./model.js";

@@ -1,6 +1,6 @@
 import type { ClassCatalog } from "../agents/ports.js";
 import { BeaconError } from "../errors.js";
-import type { OperationEvent, RolloutEvent } from "../events/model.js";
+import type { OperationEvent, RolloutEvent, RolloutState } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
 import type { FleetHotState, FleetRegistry, HotAgentState } from "../fleet/ports.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
@@ -34,13 +34,7 @@ import {
   updateRecords,
   watchedOperationId,
 } from "./decisions.js";
-import {
-  isRolloutFinal,
-  type RolloutMember,
-  type RolloutPlan,
-  type RolloutRecord,
-  type RolloutState,
-} from "./model.js";
+import { isRolloutFinal, type RolloutMember, type RolloutPlan, type RolloutRecord } from "./model.js";
 import type { RolloutStore } from "./ports.js";
 
 /** Agents of the class index a batch reads through at most, per batch size, in one look. */

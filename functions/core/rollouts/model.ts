@@ -1,18 +1,4 @@
-/**
- * A rollout's life. canary and rolling update agents; paused holds (a person or the failure threshold
- * stopped it); rolling_back returns the agents it updated to the previous version. The last three are final.
- */
-export const RolloutStates = [
-  "canary",
-  "rolling",
-  "paused",
-  "rolling_back",
-  "completed",
-  "rolled_back",
-  "aborted",
-] as const;
-export type RolloutState = (typeof RolloutStates)[number];
-
+import type { RolloutCounts, RolloutState } from "../events/model.js";
 /** Every allowed transition; a store applies one only if the rollout is unchanged since it was read. */
 export const RolloutTransitions: Readonly<Record<RolloutState, readonly RolloutState[]>> = {
   canary: ["rolling", "paused", "rolling_back", "completed", "aborted"],
@@ -55,24 +41,6 @@ export const DEFAULT_ROLLOUT_PLAN: RolloutPlan = {
   failureThreshold: { percent: 5 },
   onFailure: "rollback",
 };
-
-export interface RolloutCounts {
-  /** Agents the rollout sent the new version to. */
-  selected: number;
-  updating: number;
-  soaking: number;
-  healthy: number;
-  /**
-   * Agents the health gate failed, for good: one returned to the previous version since still counts here,
-   * beside the rollback count it is in now.
-   */
-  failed: number;
-  /** Agents of the class it passed over: offline, already on the version, or unable to take it. */
-  skipped: number;
-  rollingBack: number;
-  rolledBack: number;
-  rollbackFailed: number;
-}
 
 export const emptyCounts = (): RolloutCounts => ({
   selected: 0,

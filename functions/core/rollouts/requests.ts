@@ -1,11 +1,11 @@
-import { isClassName } from "../agents/class-name.js";
-import { dropUndefined } from "../c2/json.js";
+import { isClassName } from "../c2/class-name.js";
 import { BeaconError } from "../errors.js";
 import { isFlowHash } from "../flows/flow-hash.js";
 import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
 import type { FlowValidation } from "../flows/validation.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
+import { dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { ConsoleResult } from "../result.js";
 import type { AdvanceOutcome, RolloutEngine } from "./engine.js";

@@ -1,6 +1,6 @@
-import { dropUndefined } from "../c2/json.js";
 import { BeaconError } from "../errors.js";
 import { type Principal, requireRole } from "../identity/principal.js";
+import { dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { ConsoleResult } from "../result.js";
 import type { Delivery } from "./model.js";

@@ -1,5 +1,4 @@
-import { OperationStates } from "../operations/model.js";
-import { RolloutStates } from "../rollouts/model.js";
+import { OperationStates, RolloutStates } from "../events/model.js";
 
 /**
  * Every notification type a subscription may name: the public names of the Beacon events a tenant can be

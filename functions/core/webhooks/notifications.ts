@@ -1,5 +1,5 @@
-import { dropUndefined } from "../c2/json.js";
 import type { BeaconEvent } from "../events/model.js";
+import { dropUndefined } from "../json.js";
 import type { Delivery, Notification, Subscription } from "./model.js";
 import { notificationBody } from "./requests.js";
 

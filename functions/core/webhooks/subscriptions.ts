@@ -1,7 +1,7 @@
-import { isClassName } from "../agents/class-name.js";
-import { dropUndefined } from "../c2/json.js";
+import { isClassName } from "../c2/class-name.js";
 import { BeaconError } from "../errors.js";
 import { type Principal, requireRole } from "../identity/principal.js";
+import { dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock, IdGenerator, RandomSource } from "../ports.js";
 import type { ConsoleResult } from "../result.js";

@@ -1,4 +1,4 @@
-import { asArray, asObject, asString } from "../c2/json.js";
+import { asArray, asObject, asString } from "../json.js";
 
 /**
  * The agent's own heartbeat period, as its manifest states it (REAL-AGENTS.md, §9): the UPDATE PROPERTIES

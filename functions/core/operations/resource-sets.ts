@@ -1,20 +1,7 @@
 import type { AgentRecord } from "../agents/ports.js";
-import { BeaconError } from "../errors.js";
-import type { AgentFilters } from "../fleet/agents.js";
-import type { FleetRegistry } from "../fleet/ports.js";
-import { type Principal, requireRole } from "../identity/principal.js";
-import {
-  makeOperationQueue,
-  type OperationDraft,
-  type OperationQueueDependencies,
-} from "../operations/queue.js";
-import { operationView } from "../operations/requests.js";
-import { toIso } from "../paging.js";
-import type { Clock } from "../ports.js";
-import type { ConsoleResult } from "../result.js";
-import { syncResourceArgs } from "./location.js";
-import { isAssetId } from "./model.js";
-import type { AssetCatalog, ResourceSetStore } from "./ports.js";
+import { syncResourceArgs } from "../assets/location.js";
+import { isAssetId } from "../assets/model.js";
+import type { AssetCatalog, ResourceSetStore } from "../assets/ports.js";
 import {
   DIGEST_ALGORITHM,
   isResourcePath,
@@ -22,7 +9,16 @@ import {
   type ResourceEntry,
   type ResourceSet,
   resourceSetOf,
-} from "./resource-set.js";
+} from "../assets/resource-set.js";
+import { BeaconError } from "../errors.js";
+import type { AgentFilters } from "../fleet/agents.js";
+import type { FleetRegistry } from "../fleet/ports.js";
+import { type Principal, requireRole } from "../identity/principal.js";
+import { toIso } from "../paging.js";
+import type { Clock } from "../ports.js";
+import type { ConsoleResult } from "../result.js";
+import { makeOperationQueue, type OperationDraft, type OperationQueueDependencies } from "./queue.js";
+import { operationView } from "./requests.js";
 
 /** Most agents one change of a set queues a SYNC RESOURCE for, as for any selection of agents. */
 export const MAX_PUSHED_AGENTS = 1_000;

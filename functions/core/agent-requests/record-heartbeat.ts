@@ -1,5 +1,6 @@
+import type { AgentClassRegistry, AgentRecord, AgentRegistry, HotState } from "../agents/ports.js";
+import { heartbeatPeriodMsOf, onlineEvent } from "../agents/presence.js";
 import { normalizeHeartbeat } from "../c2/heartbeat.js";
-import type { JsonObject } from "../c2/json.js";
 import type { C2Operation, Heartbeat } from "../c2/model.js";
 import { describeManifest, heartbeatReply } from "../c2/operations.js";
 import type { OperationEvent } from "../events/model.js";
@@ -10,13 +11,12 @@ import { type CacheBreaker, type GuardedCache, guardedCache } from "../guarded-c
 import type { AgentCredential } from "../identity/credentials.js";
 import type { RevocationList } from "../identity/ports.js";
 import { makeRevocationCheck } from "../identity/revocation.js";
+import type { JsonObject } from "../json.js";
 import { type AgentManifest, currentManifest } from "../manifests/agent-manifest.js";
 import type { ManifestRegistration } from "../manifests/registration.js";
 import { operationIdOf } from "../operations/ids.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { Clock, IdGenerator } from "../ports.js";
-import type { AgentClassRegistry, AgentRecord, AgentRegistry, HotState } from "./ports.js";
-import { heartbeatPeriodMsOf, onlineEvent } from "./presence.js";
 import {
   attributed,
   catchUpOf,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { checkpointIntervalOf } from "../agents/checkpoint-interval.js";
+import type { AgentRecord, HotSightingResult } from "../agents/ports.js";
 import type { Heartbeat } from "../c2/model.js";
 import type { AgentCredential } from "../identity/credentials.js";
-import { checkpointIntervalOf } from "./checkpoint-interval.js";
-import type { AgentRecord, HotSightingResult } from "./ports.js";
 import {
   type AgentView,
   attributed,

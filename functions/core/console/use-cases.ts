@@ -1,36 +1,36 @@
-import type { ClassCatalog } from "./agents/ports.js";
-import type { AssetCatalog, AssetContentStore, ResourceSetStore } from "./assets/ports.js";
-import { makeResourceSetsApi } from "./assets/resources.js";
-import { makeAssetsApi } from "./assets/store.js";
-import type { AuditLog } from "./audit/ports.js";
-import { makeAuditApi } from "./audit/reads.js";
-import type { DebugBundleContent, DebugBundleStore } from "./bundles/ports.js";
-import { makeDebugBundlesApi } from "./bundles/reads.js";
-import type { EventSink } from "./events/ports.js";
-import { makeAgentReader, makeAgentsApi } from "./fleet/agents.js";
-import { makeClassesApi } from "./fleet/classes.js";
-import type { FleetHotState, FleetRegistry } from "./fleet/ports.js";
-import { makeFleetSummary } from "./fleet/summary.js";
-import type { FlowCatalog } from "./flows/ports.js";
-import { makeFlowValidation } from "./flows/validation.js";
-import { makeFlowsApi } from "./flows/versions.js";
-import type { AgentEventLog, FleetHistoryStore } from "./history/ports.js";
-import { makeHistoryApi } from "./history/reads.js";
-import { makeCertificateRevocation, makeCertificatesApi } from "./identity/certificates.js";
-import type { CertificateAuthority, CertificateStore } from "./identity/ports.js";
-import { makeManifestsApi } from "./manifests/catalog.js";
-import type { ManifestCatalog } from "./manifests/ports.js";
-import type { OperationLifecycle } from "./operations/lifecycle.js";
-import type { OperationResultStore, OperationStore } from "./operations/ports.js";
-import { makeOperationsApi } from "./operations/requests.js";
-import type { Clock, IdGenerator, RandomSource } from "./ports.js";
-import { makeRolloutEngine } from "./rollouts/engine.js";
-import type { RolloutStore } from "./rollouts/ports.js";
-import { makeRolloutsApi } from "./rollouts/requests.js";
-import type { UrlPolicy } from "./webhooks/address-policy.js";
-import { makeDeliveryLogApi } from "./webhooks/delivery-log.js";
-import type { DeliveryQueue, SubscriptionStore, WebhookTester } from "./webhooks/ports.js";
-import { makeSubscriptionsApi } from "./webhooks/subscriptions.js";
+import type { ClassCatalog } from "../agents/ports.js";
+import type { AssetCatalog, AssetContentStore, ResourceSetStore } from "../assets/ports.js";
+import { makeAssetsApi } from "../assets/store.js";
+import type { AuditLog } from "../audit/ports.js";
+import { makeAuditApi } from "../audit/reads.js";
+import type { DebugBundleContent, DebugBundleStore } from "../bundles/ports.js";
+import { makeDebugBundlesApi } from "../bundles/reads.js";
+import type { EventSink } from "../events/ports.js";
+import { makeAgentReader, makeAgentsApi } from "../fleet/agents.js";
+import { makeClassesApi } from "../fleet/classes.js";
+import type { FleetHotState, FleetRegistry } from "../fleet/ports.js";
+import { makeFleetSummary } from "../fleet/summary.js";
+import type { FlowCatalog } from "../flows/ports.js";
+import { makeFlowValidation } from "../flows/validation.js";
+import { makeFlowsApi } from "../flows/versions.js";
+import type { AgentEventLog, FleetHistoryStore } from "../history/ports.js";
+import { makeHistoryApi } from "../history/reads.js";
+import { makeCertificateRevocation, makeCertificatesApi } from "../identity/certificates.js";
+import type { CertificateAuthority, CertificateStore } from "../identity/ports.js";
+import { makeManifestsApi } from "../manifests/catalog.js";
+import type { ManifestCatalog } from "../manifests/ports.js";
+import type { OperationLifecycle } from "../operations/lifecycle.js";
+import type { OperationResultStore, OperationStore } from "../operations/ports.js";
+import { makeOperationsApi } from "../operations/requests.js";
+import { makeResourceSetsApi } from "../operations/resource-sets.js";
+import type { Clock, IdGenerator, RandomSource } from "../ports.js";
+import { makeRolloutEngine } from "../rollouts/engine.js";
+import type { RolloutStore } from "../rollouts/ports.js";
+import { makeRolloutsApi } from "../rollouts/requests.js";
+import type { UrlPolicy } from "../webhooks/address-policy.js";
+import { makeDeliveryLogApi } from "../webhooks/delivery-log.js";
+import type { DeliveryQueue, SubscriptionStore, WebhookTester } from "../webhooks/ports.js";
+import { makeSubscriptionsApi } from "../webhooks/subscriptions.js";
 
 export interface ConsoleDependencies {
   catalog: ClassCatalog;
@@ -80,7 +80,7 @@ export interface ConsoleDependencies {
 }
 
 /** Every use case of the tenant console, over its ports. Each checks the caller's role first. */
-export function makeConsoleApi(deps: ConsoleDependencies) {
+export function makeConsoleUseCases(deps: ConsoleDependencies) {
   const revocation = makeCertificateRevocation({ ...deps, store: deps.certificates });
   const reader = makeAgentReader(deps);
   const validateFlow = makeFlowValidation({
@@ -123,4 +123,4 @@ export function makeConsoleApi(deps: ConsoleDependencies) {
   };
 }
 
-export type ConsoleApi = ReturnType<typeof makeConsoleApi>;
+export type ConsoleUseCases = ReturnType<typeof makeConsoleUseCases>;

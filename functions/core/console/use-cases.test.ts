@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { example } from "../../scripts/c2-examples.js";
-import { MemoryAuditLog } from "../adapters/memory/audit.js";
-import { MemoryDebugBundleContent, MemoryDebugBundles } from "../adapters/memory/bundles.js";
+import { example } from "../../../scripts/c2-examples.js";
+import { MemoryAuditLog } from "../../adapters/memory/audit.js";
+import { MemoryDebugBundleContent, MemoryDebugBundles } from "../../adapters/memory/bundles.js";
 import {
   FakeCertificateAuthority,
   MemoryAssetCatalog,
@@ -14,35 +14,35 @@ import {
   MemoryFlowCatalog,
   MemoryManifestCatalog,
   MemoryResourceSetStore,
-} from "../adapters/memory/console.js";
-import { MemoryDeliveryQueue } from "../adapters/memory/deliveries.js";
-import { MemoryAgentEventLog, MemoryFleetHistory } from "../adapters/memory/history.js";
+} from "../../adapters/memory/console.js";
+import { MemoryDeliveryQueue } from "../../adapters/memory/deliveries.js";
+import { MemoryAgentEventLog, MemoryFleetHistory } from "../../adapters/memory/history.js";
 import {
   ManualClock,
   MemoryEventSink,
   MemoryOperationResults,
   MemoryOperationStore,
   SequentialIds,
-} from "../adapters/memory/index.js";
-import { MemoryRolloutStore } from "../adapters/memory/rollouts.js";
+} from "../../adapters/memory/index.js";
+import { MemoryRolloutStore } from "../../adapters/memory/rollouts.js";
 import {
   CountingRandom,
   MemorySubscriptionStore,
   RecordingWebhookSender,
-} from "../adapters/memory/subscriptions.js";
-import type { AgentClassRecord, AgentRecord } from "./agents/ports.js";
-import { MAX_ASSET_BYTES } from "./assets/model.js";
-import type { AssetUpload } from "./assets/store.js";
-import type { JsonObject } from "./c2/json.js";
-import { makeConsoleApi } from "./console-api.js";
-import type { IssueRequest } from "./identity/certificates.js";
-import { type Principal, principalFromClaims, type Role } from "./identity/principal.js";
-import { binaryOf } from "./manifests/canonical.js";
-import { newOperationId } from "./operations/ids.js";
-import { makeOperationLifecycle } from "./operations/lifecycle.js";
-import { encodeCursor } from "./paging.js";
-import { DEFAULT_ROLLOUT_PLAN } from "./rollouts/model.js";
-import { makeWebhookTestSender } from "./webhooks/test-sender.js";
+} from "../../adapters/memory/subscriptions.js";
+import type { AgentClassRecord, AgentRecord } from "../agents/ports.js";
+import { MAX_ASSET_BYTES } from "../assets/model.js";
+import type { AssetUpload } from "../assets/store.js";
+import type { IssueRequest } from "../identity/certificates.js";
+import { type Principal, principalFromClaims, type Role } from "../identity/principal.js";
+import type { JsonObject } from "../json.js";
+import { binaryOf } from "../manifests/canonical.js";
+import { newOperationId } from "../operations/ids.js";
+import { makeOperationLifecycle } from "../operations/lifecycle.js";
+import { encodeCursor } from "../paging.js";
+import { DEFAULT_ROLLOUT_PLAN } from "../rollouts/model.js";
+import { makeWebhookTestSender } from "../webhooks/test-sender.js";
+import { makeConsoleUseCases } from "./use-cases.js";
 
 const MINUTE = 60_000;
 const CHECKPOINT_MS = 10 * MINUTE;
@@ -105,7 +105,7 @@ function harness() {
     random: new CountingRandom(),
   };
   const lifecycle = makeOperationLifecycle({ ...ports, settings: { ackTimeoutMs: 300_000 } });
-  const api = makeConsoleApi({
+  const api = makeConsoleUseCases({
     ...ports,
     lifecycle,
     registryLagMs: CHECKPOINT_MS,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cppAgentOf, example, javaAgentOf } from "../../../scripts/c2-examples.js";
-import type { JsonObject } from "../c2/json.js";
+import type { JsonObject } from "../json.js";
 import {
   MAX_OWN_HEARTBEAT_PERIOD_MS,
   MIN_OWN_HEARTBEAT_PERIOD_MS,

@@ -1,7 +1,6 @@
-import { isTransferDebug } from "../bundles/model.js";
+import type { AgentRegistry, HotState } from "../agents/ports.js";
 import type { DebugBundleStore } from "../bundles/ports.js";
 import { isAppliedState, normalizeAcknowledgement } from "../c2/ack.js";
-import type { JsonObject } from "../c2/json.js";
 import type { Acknowledgement } from "../c2/model.js";
 import { BeaconError } from "../errors.js";
 import type { AckEvent, BeaconEvent, OperationEvent } from "../events/model.js";
@@ -11,6 +10,7 @@ import { type CacheBreaker, type GuardedCache, guardedCache } from "../guarded-c
 import { type AgentCredential, authorizeAgent } from "../identity/credentials.js";
 import type { RevocationList } from "../identity/ports.js";
 import { makeRevocationCheck } from "../identity/revocation.js";
+import type { JsonObject } from "../json.js";
 import type { ManifestRegistration } from "../manifests/registration.js";
 import { awaitsEffect } from "../operations/effects.js";
 import { agentOfOperation } from "../operations/ids.js";
@@ -18,8 +18,8 @@ import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationChange, OperationRecord } from "../operations/model.js";
 import type { OperationResultStore } from "../operations/ports.js";
 import { describeAnswerOf } from "../operations/results.js";
+import { isTransferDebug } from "../operations/transfer-debug.js";
 import type { Clock, IdGenerator } from "../ports.js";
-import type { AgentRegistry, HotState } from "./ports.js";
 import { DESCRIBE_ID_PREFIX } from "./sighting.js";
 
 export interface AckDependencies {

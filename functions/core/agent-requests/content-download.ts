@@ -1,15 +1,9 @@
-import { BeaconError } from "./errors.js";
-import { type CacheBreaker, guardedCache } from "./guarded-cache.js";
-import type { AgentCredential } from "./identity/credentials.js";
-import type { RevocationCache, RevocationList } from "./identity/ports.js";
-import { makeRevocationCheck } from "./identity/revocation.js";
-
-/** Stored bytes agents download by their hash (a flow version, an asset), and how to serve them. */
-export interface StoredContent {
-  hash: string;
-  contentType: string;
-  bytes: Uint8Array;
-}
+import { BeaconError } from "../errors.js";
+import { type CacheBreaker, guardedCache } from "../guarded-cache.js";
+import type { AgentCredential } from "../identity/credentials.js";
+import type { RevocationCache, RevocationList } from "../identity/ports.js";
+import { makeRevocationCheck } from "../identity/revocation.js";
+import type { StoredContent } from "../ports.js";
 
 export interface ContentDownloadDependencies {
   /** The tenant's content by hash; undefined when the tenant has none by that hash. */

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { cppYamlFlow } from "../../../scripts/test-support/flow-fixtures.js";
 import { MemoryFlowCatalog } from "../../adapters/memory/console.js";
 import { MemoryHotState, MemoryRevocationList } from "../../adapters/memory/index.js";
+import { readFlowDocument } from "../flows/document.js";
 import type { AgentCredential } from "../identity/credentials.js";
-import { readFlowDocument } from "./document.js";
-import { makeFlowDownload } from "./download.js";
+import { makeFlowDownload } from "./flow-download.js";
 
 const credential = (tenant: string, serialNumber = "A1"): AgentCredential => ({
   kind: "fleet",

@@ -7,15 +7,15 @@ import {
   coreHarness,
   DESCRIBE_RETRY_MS,
 } from "../../../scripts/test-support/core-harness.js";
-import type { JsonObject } from "../c2/json.js";
+import { checkpointIntervalOf } from "../agents/checkpoint-interval.js";
 import { summarizeManifest } from "../c2/manifest.js";
 import { BeaconError } from "../errors.js";
 import { PublishNotAwaited } from "../events/publishing.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
 import type { AgentCredential } from "../identity/credentials.js";
+import type { JsonObject } from "../json.js";
 import { binaryOf } from "../manifests/canonical.js";
 import type { OperationRecord } from "../operations/model.js";
-import { checkpointIntervalOf } from "./checkpoint-interval.js";
 import { CATCH_UP_CREATOR } from "./sighting.js";
 
 const fleet: AgentCredential = { kind: "fleet", tenant: "acme", fleetName: "acme-fleet", serialNumber: "01" };

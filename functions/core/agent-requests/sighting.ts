@@ -3,6 +3,9 @@
  * values out. The heartbeat use case (record-heartbeat.ts) reads and writes around these decisions.
  */
 
+import { newErrorBulletins } from "../agents/bulletins.js";
+import { checkpointIntervalOf } from "../agents/checkpoint-interval.js";
+import type { AgentCheckpoint, AgentRecord, HotSighting, HotSightingResult } from "../agents/ports.js";
 import type { UnattributedHeartbeat } from "../c2/heartbeat.js";
 import { type SupportedOperations, supportedOperationsOf, supports } from "../c2/manifest.js";
 import type { DeviceSummary, Heartbeat, ProcessorStatus } from "../c2/model.js";
@@ -14,9 +17,6 @@ import type { SeenEffects } from "../operations/effects.js";
 import { newUpdateConfiguration } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import type { IdGenerator } from "../ports.js";
-import { newErrorBulletins } from "./bulletins.js";
-import { checkpointIntervalOf } from "./checkpoint-interval.js";
-import type { AgentCheckpoint, AgentRecord, HotSighting, HotSightingResult } from "./ports.js";
 
 /**
  * Beacon's own DESCRIBE MANIFEST, asked while a manifest is unknown, is tracked on the agent's registry

@@ -1,8 +1,8 @@
-import { makeContentDownload } from "../downloads.js";
+import { isFlowHash } from "../flows/flow-hash.js";
+import type { FlowContentStore } from "../flows/ports.js";
 import type { CacheBreaker } from "../guarded-cache.js";
 import type { RevocationCache, RevocationList } from "../identity/ports.js";
-import { isFlowHash } from "./flow-hash.js";
-import type { FlowContentStore } from "./ports.js";
+import { makeContentDownload } from "./content-download.js";
 
 export interface FlowDownloadDependencies {
   flows: FlowContentStore;
