@@ -4,7 +4,7 @@ import type { OperationState } from "../core/events/model.js";
 import type { AgentListRequest } from "../core/fleet/agents.js";
 import type { IssueRequest } from "../core/identity/certificates.js";
 import type { Principal } from "../core/identity/principal.js";
-import type { OperationRequest } from "../core/operations/requests.js";
+import type { OperationRequest } from "../core/operations/drafts.js";
 import type { ResourceSetRequest } from "../core/operations/resource-sets.js";
 import type { ConsoleResult } from "../core/result.js";
 import type { RolloutRequest } from "../core/rollouts/requests.js";

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import type { BeaconEvent, OperationEvent } from "../../core/events/model.js";
 import type { EventSink } from "../../core/events/ports.js";
-import { MAX_SELECTED_AGENTS } from "../../core/operations/requests.js";
+import { MAX_SELECTED_AGENTS } from "../../core/operations/drafts.js";
 import { contract } from "./contract.js";
 
 const START = Date.UTC(2026, 10, 21);

@@ -19,9 +19,9 @@ import { makeCertificateRevocation, makeCertificatesApi } from "../identity/cert
 import type { CertificateAuthority, CertificateStore } from "../identity/ports.js";
 import { makeManifestsApi } from "../manifests/catalog.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
+import { makeOperationsApi } from "../operations/console-operations.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationResultStore, OperationStore } from "../operations/ports.js";
-import { makeOperationsApi } from "../operations/requests.js";
 import { makeResourceSetsApi } from "../operations/resource-sets.js";
 import type { Clock, IdGenerator, RandomSource } from "../ports.js";
 import { makeRolloutEngine } from "../rollouts/engine.js";

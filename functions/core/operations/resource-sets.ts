@@ -17,8 +17,8 @@ import { type Principal, requireRole } from "../identity/principal.js";
 import { toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
+import { operationView } from "./drafts.js";
 import { makeOperationQueue, type OperationDraft, type OperationQueueDependencies } from "./queue.js";
-import { operationView } from "./requests.js";
 
 /** Most agents one change of a set queues a SYNC RESOURCE for, as for any selection of agents. */
 export const MAX_PUSHED_AGENTS = 1_000;
