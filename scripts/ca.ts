@@ -1,6 +1,6 @@
 /**
  * Rotates the local dev CA: `npm run ca -- next | rotate | retire | status`. See "Rotating the agent CA" in
- * the README; the agent gateway of a running `npm start` follows each step at once.
+ * docs/agents.md; the agent gateway of a running `npm start` follows each step at once.
  */
 import { join } from "node:path";
 import { registerNewCertificate } from "./local/certificate-registration.js";

@@ -1,5 +1,6 @@
+import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { readmeBlocks, readmeScript } from "./readme-blocks.js";
+import { everyBlockRan, PAGES_IN_ORDER, shellBlocks, shellScript } from "./readme-blocks.js";
 
 const markdown = [
   "# Title",
@@ -27,9 +28,9 @@ const markdown = [
   "```",
 ].join("\n");
 
-describe("the README's shell blocks", () => {
+describe("a page's shell blocks", () => {
   it("are found with their lines and markers, and other code blocks are left out", () => {
-    expect(readmeBlocks(markdown)).toEqual([
+    expect(shellBlocks("README.md", markdown)).toEqual([
       { line: 3, mode: "run", text: "echo one" },
       { line: 12, mode: "skip", text: "npm start", reason: "starts the stack" },
       { line: 17, mode: "background", text: "npm run agents" },
@@ -37,15 +38,20 @@ describe("the README's shell blocks", () => {
   });
 
   it("refuse a skip without a reason, a marker they cannot read, and an unclosed block", () => {
-    expect(() => readmeBlocks("<!-- readme-test: skip -->\n```sh\nx\n```")).toThrow(/says why/);
-    expect(() => readmeBlocks("<!-- readme-test: sometimes -->\n```sh\nx\n```")).toThrow(/unreadable/);
-    expect(() => readmeBlocks("```sh\nx\n")).toThrow(/never closed/);
+    expect(() => shellBlocks("README.md", "<!-- readme-test: skip -->\n```sh\nx\n```")).toThrow(/says why/);
+    expect(() => shellBlocks("README.md", "<!-- readme-test: sometimes -->\n```sh\nx\n```")).toThrow(
+      /unreadable/,
+    );
+    expect(() => shellBlocks("docs/agents.md", "```sh\nx\n")).toThrow(
+      /^docs\/agents\.md line 1: .*never closed/,
+    );
   });
 
   it("become one script that runs blocks in order, starts background ones apart and replaces what it is told", () => {
-    const script = readmeScript(
-      readmeBlocks(`${markdown}\n\n\`\`\`sh\ncurl https://127.0.0.1:8443/x\n\`\`\``),
+    const script = shellScript(
+      shellBlocks("docs/agents.md", `${markdown}\n\n\`\`\`sh\ncurl https://127.0.0.1:8443/x\n\`\`\``),
       {
+        page: "docs/agents.md",
         replacements: [["127.0.0.1:8443", "127.0.0.1:18443"]],
         backgroundDir: "/tmp/bg",
       },
@@ -56,6 +62,16 @@ describe("the README's shell blocks", () => {
     expect(script).toContain("{\nnpm run agents\n} > '/tmp/bg/background-17.log' 2>&1 &");
     expect(script).toContain("echo $! >> '/tmp/bg/pids'");
     expect(script).toContain("curl https://127.0.0.1:18443/x");
-    expect(script.trimEnd().endsWith('echo "▶ every README block ran"')).toBe(true);
+    expect(script).toContain('echo "▶ docs/agents.md line 3"');
+    expect(script).toContain("docs/agents.md: the block at line $BLOCK_LINE failed");
+    expect(script.trimEnd().endsWith(`echo "${everyBlockRan("docs/agents.md")}"`)).toBe(true);
+  });
+});
+
+describe("the pages the README test runs", () => {
+  it("are the README, first, and every page under docs/", () => {
+    const docs = readdirSync(new URL("../docs/", import.meta.url)).filter((name) => name.endsWith(".md"));
+    expect(PAGES_IN_ORDER[0]).toBe("README.md");
+    expect(PAGES_IN_ORDER.slice(1).toSorted()).toEqual(docs.map((name) => `docs/${name}`).toSorted());
   });
 });

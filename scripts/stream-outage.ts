@@ -1,7 +1,7 @@
 /**
  * `npm run stream-outage -- --seconds 10`: the local stack's functions cannot reach the stream for that long, as
  * when Kinesis is unreachable; it returns when the outage is over. What the functions could not put is held in
- * the cache and put on the stream by the sweeper's next run (see the README's "No event lost").
+ * the cache and put on the stream by the sweeper's next run (see "No event lost" in docs/events.md).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";

@@ -163,7 +163,7 @@ export interface AgentDomain {
 
 /**
  * Who signs the console's tokens: a Cognito user pool the stateful stack creates, or an OpenID Connect
- * issuer of the operator's own (its tokens must carry the same claims; see infra/README.md).
+ * issuer of the operator's own (its tokens must carry the same claims; see docs/deploying.md).
  */
 export type ConsoleIdentity =
   | { readonly kind: "userPool" }

@@ -82,7 +82,7 @@ export class StatefulStack extends Stack {
       },
     });
     // DynamoDB and S3 (the assets) are reached through the gateway endpoints above, which are free. The other services the functions
-    // call need interface endpoints, billed per zone-hour and GB (infra/README.md): the stream, on every
+    // call need interface endpoints, billed per zone-hour and GB (docs/deploying.md): the stream, on every
     // request, the agent CA's secret, when the console issues a certificate, and Lambda, when the console has the
     // webhook dispatcher (outside the VPC) post a subscription's test. A NAT gateway would cost more.
     // Behind the load balancer, the agent service's tasks (agentCompute=fargate, or the debug bundles' service) pull
@@ -227,14 +227,14 @@ export class StatefulStack extends Stack {
       });
     }
     new CfnOutput(this, "AgentCaSecretArn", {
-      description: "Put the agent CA here as {certificatePem, privateKeyPem}; see infra/README.md",
+      description: "Put the agent CA here as {certificatePem, privateKeyPem}; see docs/deploying.md",
       value: this.agentCa.secretArn,
     });
   }
 
   /**
    * The secret the console signs agent certificates with. Created with a placeholder value: the operator
-   * puts the CA in it (`{"certificatePem", "privateKeyPem"}`, see infra/README.md) and the CA's certificate
+   * puts the CA in it (`{"certificatePem", "privateKeyPem"}`, see docs/deploying.md) and the CA's certificate
    * in the agents' CA bundle. Until then certificate issuing answers 503.
    */
   private createAgentCaSecret(removalPolicy: RemovalPolicy): Secret {

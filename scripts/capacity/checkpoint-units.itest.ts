@@ -9,7 +9,7 @@ import { measuredAgentRecord } from "./measure.js";
 /**
  * What the registry's writes for one agent consume in DynamoDB Local, which answers ReturnConsumedCapacity
  * (INDEXES) as DynamoDB does: the profile a change rewrites, and the last-seen item each periodic
- * checkpoint writes. The figures in scripts/capacity/units.json and the README come from these.
+ * checkpoint writes. The figures in scripts/capacity/units.json and docs/capacity.md come from these.
  */
 describe("a registry checkpoint's write units", () => {
   const consumed: ConsumedCapacity[] = [];

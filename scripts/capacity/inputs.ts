@@ -136,7 +136,7 @@ export interface Prices {
 /** Figures of a deployment's shape that are neither measured nor priced: Beacon's choices and AWS's constants. */
 export interface Deployment {
   hoursPerMonth: number;
-  /** The key of the agent domain's certificate, which the operator requests or imports (infra/README.md). */
+  /** The key of the agent domain's certificate, which the operator requests or imports (docs/deploying.md). */
   serverKey: ServerKeyType;
   availabilityZones: number;
   /**

@@ -190,7 +190,7 @@ export async function measureBytes(): Promise<Partial<Record<UnitName, { value: 
   return {
     requestBodyBytes: {
       value: requestBody.length,
-      how: "schemas/c2/examples/cpp/heartbeat-light.json as compact JSON, gzipped (the C++ agent's nifi.c2.rest.request.encoding=gzip the README sets)",
+      how: "schemas/c2/examples/cpp/heartbeat-light.json as compact JSON, gzipped (the C++ agent's nifi.c2.rest.request.encoding=gzip docs/agents.md sets)",
     },
     requestHeaderBytes: {
       value: Buffer.byteLength(`${headers.trim()}\r\n\r\n`),

@@ -3,7 +3,7 @@
  * library's own HTTP client, heartbeat factory and DESCRIBE MANIFEST, UPDATE CONFIGURATION, UPDATE
  * PROPERTIES, UPDATE ASSET, SYNC RESOURCE, START/STOP FLOW and TRANSFER DEBUG handlers talk to the real agent-api handler
  * behind the real mutual-TLS gateway, plain and with the library's gzip request compression, with the dev
- * fleet certificate (as the README configures MiNiFi Java) and with agent certificates; flow versions,
+ * fleet certificate (as docs/agents.md configures MiNiFi Java) and with agent certificates; flow versions,
  * assets, resource sets and operations come from the real console-api handler. The library downloads flows,
  * assets and resources from Beacon itself; the driver writes them where MiNiFi Java does and keeps its disk
  * between runs where a case needs it, as an agent does across restarts.
@@ -87,7 +87,7 @@ const SUPPORTED = [
 ];
 
 /**
- * The README configures MiNiFi Java with the dev fleet certificate, whose tenant is `dev`: the library's
+ * docs/agents.md configures MiNiFi Java with the dev fleet certificate, whose tenant is `dev`: the library's
  * acknowledgements then name no agent, and only the operation id leads Beacon to the operation.
  */
 const DEV_FLEET = { certificate: "dev-fleet", tenant: "dev" };
@@ -430,7 +430,7 @@ describe.each<{ compression: Compression; credentials: "the dev fleet certificat
   },
 );
 
-describe("assets and resource sets with the NiFi 2.3.0 Java C2 client as the README configures it (dev fleet certificate, c2.rest.path.base)", () => {
+describe("assets and resource sets with the NiFi 2.3.0 Java C2 client as docs/agents.md configures it (dev fleet certificate, c2.rest.path.base)", () => {
   const { tenant, certificate } = DEV_FLEET;
   const stateDirs: string[] = [];
   let token: string;

@@ -3,7 +3,7 @@
  * slot (ElastiCache Serverless runs in cluster mode, where a script or transaction may only touch keys of
  * one slot). Per tenant, not per agent: one heartbeat's script reads the tenant's revocation list, class
  * index and class flow policy beside the agent's own keys, and every console read
- * spans a tenant's agents. The price is that a tenant lives on one shard (see the README's "Hot state").
+ * spans a tenant's agents. The price is that a tenant lives on one shard (see "Hot state" in docs/agents.md).
  */
 export const CacheKeys = {
   agent: (tenant: string, agentId: string) => `{t:${tenant}}:agent:${agentId}`,

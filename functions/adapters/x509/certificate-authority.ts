@@ -129,7 +129,7 @@ export class SecretsManagerCertificateAuthority extends IssuingAuthority {
     if (typeof value.certificatePem !== "string" || typeof value.privateKeyPem !== "string") {
       throw new BeaconError(
         "certificate_authority_unavailable",
-        "The agent CA secret does not hold {certificatePem, privateKeyPem}; see infra/README.md",
+        "The agent CA secret does not hold {certificatePem, privateKeyPem}; see docs/deploying.md",
       );
     }
     this.authority = { value: { certPem: value.certificatePem, keyPem: value.privateKeyPem }, readAt };
