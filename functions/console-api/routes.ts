@@ -4,10 +4,10 @@ import type { OperationState } from "../core/events/model.js";
 import type { AgentListRequest } from "../core/fleet/agents.js";
 import type { IssueRequest } from "../core/identity/certificates.js";
 import type { Principal } from "../core/identity/principal.js";
+import type { ResourceSetRequest } from "../core/operations/console-resource-sets.js";
 import type { OperationRequest } from "../core/operations/drafts.js";
-import type { ResourceSetRequest } from "../core/operations/resource-sets.js";
 import type { ConsoleResult } from "../core/result.js";
-import type { RolloutRequest } from "../core/rollouts/requests.js";
+import type { RolloutRequest } from "../core/rollouts/console-rollouts.js";
 import type { SubscriptionRequest } from "../core/webhooks/subscriptions.js";
 import { type ConsoleInput, openApiDocument } from "../shared/console-openapi.js";
 

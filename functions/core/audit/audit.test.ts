@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { MemoryAuditLog } from "../../adapters/memory/audit.js";
 import type { Principal } from "../identity/principal.js";
 import { encodeCursor, timeOrderedKey } from "../paging.js";
+import { makeAuditApi } from "./console-audit.js";
 import { isAudited } from "./model.js";
-import { makeAuditApi } from "./reads.js";
 import { AUDIT_SUMMARIES, summaryOf } from "./summaries.js";
 import { type AuditedRequest, auditRecordOf, recordAudit } from "./trail.js";
 

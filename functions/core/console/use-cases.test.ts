@@ -31,8 +31,8 @@ import {
   RecordingWebhookSender,
 } from "../../adapters/memory/subscriptions.js";
 import type { AgentClassRecord, AgentRecord } from "../agents/ports.js";
+import type { AssetUpload } from "../assets/console-assets.js";
 import { MAX_ASSET_BYTES } from "../assets/model.js";
-import type { AssetUpload } from "../assets/store.js";
 import type { IssueRequest } from "../identity/certificates.js";
 import { type Principal, principalFromClaims, type Role } from "../identity/principal.js";
 import type { JsonObject } from "../json.js";

@@ -1,28 +1,14 @@
-import { BeaconError } from "../errors.js";
-import { type GuardedCache, guardedCache } from "../guarded-cache.js";
+import type { GuardedCache } from "../guarded-cache.js";
 import { dropUndefined } from "../json.js";
-import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
-import type { ConsoleResult } from "../result.js";
-import { canonicalSerial, credentialFromCertificate, isValidIdentifier } from "./credentials.js";
-import { keyRefusal } from "./key-policy.js";
-import type {
-  CertificateAuthority,
-  CertificateFacts,
-  CertificateRecord,
-  CertificateStore,
-  CertificateSubject,
-  RevocationNotices,
-  SignedCertificate,
-} from "./ports.js";
-import { type Principal, requireRole } from "./principal.js";
-
+import { credentialFromCertificate } from "./credentials.js";
+import type { CertificateFacts, CertificateRecord, CertificateStore, RevocationNotices } from "./ports.js";
 export const DEFAULT_VALIDITY_DAYS = 365;
+
 export const MAX_VALIDITY_DAYS = 825;
-/** X.509 bounds a common name at 64 characters (RFC 5280, ub-common-name). */
-const MAX_NAME_LENGTH = 64;
 
 const SERIAL_PATTERN = /^[0-9A-F]{1,40}$/;
+
 export const isCanonicalSerial = (serial: string): boolean => SERIAL_PATTERN.test(serial);
 
 export const DAY_MS = 86_400_000;
@@ -33,8 +19,6 @@ export const DAY_MS = 86_400_000;
  */
 export const expiryKeyOf = (record: Pick<CertificateRecord, "notAfter" | "serial">): string =>
   `${String(Math.max(0, Math.floor(record.notAfter))).padStart(15, "0")}#${record.serial}`;
-const EXPIRY_KEY_PATTERN = /^[0-9]{15}#[0-9A-F]{1,40}$/;
-const isExpiryKey = (key: string): boolean => EXPIRY_KEY_PATTERN.test(key);
 
 /** The state a certificate is in at `now`. */
 export const certificateState = (record: CertificateRecord, now: number) =>
@@ -126,141 +110,3 @@ export function makeCertificateRevocation(deps: RevocationDependencies) {
 }
 
 export type CertificateRevocation = ReturnType<typeof makeCertificateRevocation>;
-
-export interface CertificatesDependencies {
-  store: CertificateStore;
-  authority: CertificateAuthority;
-  revocation: CertificateRevocation;
-  clock: Clock;
-  /** How many days before its notAfter a certificate counts as expiring (`BEACON_CERT_EXPIRY_WARNING_DAYS`). */
-  expiryWarningDays: number;
-}
-
-/** How many of an agent's certificates its view shows, soonest to expire first. */
-const AGENT_VIEW_CERTIFICATES = 10;
-
-export function makeCertificatesApi(deps: CertificatesDependencies) {
-  const { store, authority, revocation, clock, expiryWarningDays } = deps;
-
-  const view = (record: CertificateRecord) =>
-    dropUndefined({
-      serial: record.serial,
-      kind: record.kind,
-      agentId: record.agentId,
-      fleetName: record.fleetName,
-      subjectDN: record.subjectDN,
-      notBefore: toIso(record.notBefore) as string,
-      notAfter: toIso(record.notAfter) as string,
-      issuedAt: toIso(record.issuedAt) as string,
-      issuedBy: record.issuedBy,
-      revokedAt: toIso(record.revokedAt),
-      expiryAnnouncedAt: toIso(record.expiryAnnouncedAt),
-      state: certificateState(record, clock.now()),
-    });
-
-  const serialOf = (serial: string) => {
-    const canonical = canonicalSerial(serial);
-    if (!isCanonicalSerial(canonical)) throw new BeaconError("not_found", "No such certificate");
-    return canonical;
-  };
-
-  /** The subject is Beacon's alone: a request's own subject, whatever tenant it names, is never read. */
-  async function certify(
-    request: KeySource,
-    subject: CertificateSubject,
-    validityDays: number,
-  ): Promise<SignedCertificate & { privateKeyPem?: string }> {
-    if (request.csrPem !== undefined && request.generateKey === true) {
-      throw new BeaconError("invalid_request", "Send either csrPem or generateKey: true, not both");
-    }
-    if (request.csrPem !== undefined) {
-      const csr = await authority.readSigningRequest(request.csrPem);
-      if (!csr.signatureValid) {
-        throw new BeaconError("invalid_csr", "The CSR's signature does not verify with the key it carries");
-      }
-      const refusal = keyRefusal(csr.publicKey);
-      if (refusal) throw new BeaconError("invalid_csr", refusal);
-      return authority.signClientCertificate(csr, subject, validityDays);
-    }
-    if (request.generateKey === true) return authority.issueClientCertificate(subject, validityDays);
-    throw new BeaconError(
-      "invalid_request",
-      "Send the device's certificate signing request as csrPem, or ask for a generated key with generateKey: true",
-    );
-  }
-
-  return {
-    async issue(principal: Principal, request: IssueRequest): Promise<ConsoleResult> {
-      requireRole(principal, "admin");
-      const name = request.kind === "agent" ? request.agentId : request.fleetName;
-      if (!isValidIdentifier(name) || name.length > MAX_NAME_LENGTH) {
-        throw new BeaconError(
-          "invalid_request",
-          `The ${request.kind === "agent" ? "agent id" : "fleet name"} must be 1 to ${MAX_NAME_LENGTH} characters ` +
-            "from A-Z a-z 0-9 . _ : @ -, starting with a letter or digit",
-        );
-      }
-      const validityDays = request.validityDays ?? DEFAULT_VALIDITY_DAYS;
-      const subject = { commonName: name, organizationalUnit: request.kind, organization: principal.tenant };
-      const issued = await certify(request, subject, validityDays);
-      const record = certificateRecord(issued, clock.now(), principal.subject);
-      // 128-bit random serials do not collide; should one ever, the first record must not be lost.
-      if (!(await store.add(record))) throw new Error(`The agent CA issued serial ${record.serial} twice`);
-      return {
-        status: 201,
-        body: dropUndefined({
-          ...view(record),
-          certificatePem: issued.certificatePem,
-          privateKeyPem: issued.privateKeyPem,
-          caCertificatePem: issued.caCertificatePem,
-        }),
-      };
-    },
-
-    async list(principal: Principal, request: CertificateListRequest): Promise<ConsoleResult> {
-      requireRole(principal, "admin");
-      const days = request.expiringWithinDays ?? (request.expiring ? expiryWarningDays : undefined);
-      if (days === undefined) {
-        const page = await store.list(principal.tenant, pageRequestOf(request, isCanonicalSerial));
-        return { body: pageBodyOf(page, view) };
-      }
-      const now = clock.now();
-      const window = { from: now, until: now + days * DAY_MS };
-      const page = await store.expiring(principal.tenant, window, pageRequestOf(request, isExpiryKey));
-      return { body: { ...pageBodyOf(page, view), expiringWithinDays: days } };
-    },
-
-    /**
-     * The agent's agent certificates that are not revoked, soonest to expire first, for the agent's view:
-     * when its certificate runs out is when it stops reaching Beacon.
-     */
-    async agentCertificateExpiry(tenant: string, agentId: string) {
-      const now = clock.now();
-      return (await store.agentCertificates(tenant, agentId))
-        .filter((record) => record.revokedAt === undefined)
-        .sort((first, second) => first.notAfter - second.notAfter)
-        .slice(0, AGENT_VIEW_CERTIFICATES)
-        .map((record) => ({
-          serial: record.serial,
-          notAfter: toIso(record.notAfter) as string,
-          state: certificateState(record, now),
-        }));
-    },
-
-    async get(principal: Principal, serial: string): Promise<ConsoleResult> {
-      requireRole(principal, "admin");
-      const record = await store.get(principal.tenant, serialOf(serial));
-      if (!record) throw new BeaconError("not_found", "No such certificate");
-      return { body: view(record) };
-    },
-
-    /** Idempotent: revoking a revoked certificate answers with its first revocation. */
-    async revoke(principal: Principal, serial: string): Promise<ConsoleResult> {
-      requireRole(principal, "admin");
-      const cache = guardedCache();
-      const record = await revocation.revoke(principal.tenant, serialOf(serial), cache);
-      if (!record) throw new BeaconError("not_found", "No such certificate");
-      return { body: view(record), cacheError: cache.error };
-    },
-  };
-}

@@ -8,13 +8,10 @@ import {
 import type { Principal, Role } from "../identity/principal.js";
 import { encodeCursor } from "../paging.js";
 import type { ConsoleResult } from "../result.js";
+import { makeSubscriptionsApi } from "./console-webhooks.js";
 import { NotificationFamilies, NotificationTypes } from "./notification-types.js";
 import { checkSignature, MIN_SECRET_BYTES } from "./signing.js";
-import {
-  MAX_SUBSCRIPTIONS_PER_TENANT,
-  makeSubscriptionsApi,
-  type SubscriptionRequest,
-} from "./subscriptions.js";
+import { MAX_SUBSCRIPTIONS_PER_TENANT, type SubscriptionRequest } from "./subscriptions.js";
 import { makeWebhookTestSender } from "./test-sender.js";
 
 const TENANT = "acme";

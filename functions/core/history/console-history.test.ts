@@ -4,8 +4,8 @@ import { MemoryAgentEventLog, MemoryFleetHistory } from "../../adapters/memory/h
 import { ManualClock } from "../../adapters/memory/index.js";
 import type { HeartbeatEvent } from "../events/model.js";
 import type { Principal } from "../identity/principal.js";
+import { makeHistoryApi } from "./console-history.js";
 import { makeHistoryConsumer } from "./consumer.js";
-import { makeHistoryApi } from "./reads.js";
 
 const MINUTE = 60_000;
 

@@ -6,7 +6,7 @@ import {
 } from "../../adapters/memory/console.js";
 import { ManualClock } from "../../adapters/memory/index.js";
 import type { Principal } from "../identity/principal.js";
-import { makeClassesApi } from "./classes.js";
+import { makeClassesApi } from "./console-classes.js";
 
 const operator: Principal = { tenant: "acme", role: "operator", subject: "bob" };
 

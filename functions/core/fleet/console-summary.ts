@@ -3,7 +3,7 @@ import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
-import { type AgentCounts, type ClassesDependencies, makeClassCounter } from "./classes.js";
+import { type AgentCounts, type ClassesDependencies, makeClassCounter } from "./console-classes.js";
 
 /** Minutes of heartbeat counts the summary shows, the current (incomplete) minute last. */
 export const HEARTBEAT_MINUTES = 15;

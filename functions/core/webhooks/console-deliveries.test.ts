@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MemoryDeliveryQueue } from "../../adapters/memory/deliveries.js";
 import { MemorySubscriptionStore } from "../../adapters/memory/subscriptions.js";
 import type { Principal } from "../identity/principal.js";
-import { makeDeliveryLogApi } from "./delivery-log.js";
+import { makeDeliveryLogApi } from "./console-deliveries.js";
 import type { Delivery } from "./model.js";
 
 const AT = Date.UTC(2026, 10, 24, 12);

@@ -1,0 +1,104 @@
+import { type GuardedCache, guardedCache } from "../guarded-cache.js";
+import { isValidIdentifier } from "../identity/credentials.js";
+import { type Principal, requireRole } from "../identity/principal.js";
+import { dropUndefined } from "../json.js";
+import { decodeCursor, encodeCursor, pageSize, toIso } from "../paging.js";
+import type { Clock } from "../ports.js";
+import type { ConsoleResult } from "../result.js";
+import {
+  type AgentListRequest,
+  type AgentReader,
+  type MergedAgent,
+  manifestOfAgent,
+  summaryOf,
+} from "./agents.js";
+import type { FleetHotState, FleetRegistry } from "./ports.js";
+
+export interface AgentsDependencies {
+  registry: FleetRegistry;
+  hotState: FleetHotState;
+  clock: Clock;
+  /** The agents as the list shows them. */
+  reader: AgentReader;
+  /** Revokes every agent certificate of the agent; returns the serials it revoked. */
+  revokeAgentCertificates(tenant: string, agentId: string, cache: GuardedCache): Promise<string[]>;
+  /** The agent's agent certificates not revoked, soonest to expire first. */
+  agentCertificateExpiry(
+    tenant: string,
+    agentId: string,
+  ): Promise<{ serial: string; notAfter: string; state: string }[]>;
+}
+
+export function makeAgentsApi(deps: AgentsDependencies) {
+  const { registry, hotState, clock, reader } = deps;
+
+  return {
+    async list(principal: Principal, request: AgentListRequest): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      const limit = pageSize(request.limit);
+      const after = decodeCursor(request.cursor, isValidIdentifier);
+      const page = await reader.page(
+        principal.tenant,
+        { ...request, after, descending: request.sort === "-agentId" },
+        limit,
+      );
+      return {
+        body: dropUndefined({
+          items: page.items,
+          nextCursor: page.next === undefined ? undefined : encodeCursor(page.next),
+        }),
+        cacheError: page.cacheError,
+      };
+    },
+
+    async get(principal: Principal, agentId: string): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      const cache = guardedCache();
+      const [agent] = await reader.merge(
+        principal.tenant,
+        [await reader.find(principal.tenant, agentId)],
+        cache,
+      );
+      const { record, hot } = agent as MergedAgent;
+      const certificates = await deps.agentCertificateExpiry(principal.tenant, agentId);
+      return {
+        body: dropUndefined({
+          ...summaryOf(agent as MergedAgent),
+          supportedOperations: manifestOfAgent(agent as MergedAgent)?.supportedOperations,
+          firstSeen: toIso(record.firstSeen),
+          device: hot?.device ?? record.device,
+          statusSummary: hot?.status,
+          repositories: hot?.repositories,
+          queues: hot?.queues,
+          bulletins: hot?.bulletins,
+          processors: hot?.processors,
+          resourceHash: hot?.resourceHash,
+          system: hot?.system,
+          configurationChecksums: hot?.configurationChecksums,
+          certificates,
+        }),
+        cacheError: cache.error,
+      };
+    },
+
+    /**
+     * Forgets the agent: its agent certificates are revoked, its registry entry and hot state removed.
+     * An agent still running with a fleet certificate registers again at its next heartbeat.
+     */
+    async decommission(principal: Principal, agentId: string): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      const { tenant } = principal;
+      const record = await reader.find(tenant, agentId);
+      const cache = guardedCache();
+      const revoked = await deps.revokeAgentCertificates(tenant, agentId, cache);
+      await registry.remove(tenant, agentId);
+      const hot = await cache.attempt(() => hotState.agents(tenant, [agentId]));
+      const classes = [...new Set([record.agentClass, hot?.get(agentId)?.agentClass ?? record.agentClass])];
+      await cache.attempt(() => hotState.forgetAgent(tenant, agentId, classes));
+      return {
+        body: { agentId, decommissionedAt: toIso(clock.now()), revokedCertificates: revoked },
+        cacheError: cache.error,
+      };
+    },
+  };
+}
