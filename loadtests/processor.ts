@@ -14,9 +14,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { asArray, asObject, asString, type JsonObject } from "../functions/core/c2/json.js";
+import type { C2Operation } from "../functions/core/c2/model.js";
 import { sampleGeneratorDelay } from "./generator-delay.js";
 import {
-  type C2Operation,
   createAgent,
   type Dialect,
   describeAcknowledgement,

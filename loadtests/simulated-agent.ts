@@ -7,18 +7,13 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { asArray, asNumber, asObject, type JsonObject } from "../functions/core/c2/json.js";
+import type { C2Operation } from "../functions/core/c2/model.js";
 
 /**
  * C++ registers with a full heartbeat (its manifest inline, ~900 KB pretty-printed), as it does after
  * every start; Java registers with a light heartbeat and sends its manifest in the DESCRIBE ack.
  */
 export type Dialect = "cpp" | "java";
-
-export interface C2Operation {
-  identifier: string;
-  operation: string;
-  operand?: string;
-}
 
 export interface SimulatedAgent {
   id: string;
