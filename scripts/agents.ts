@@ -26,6 +26,7 @@ import { parseArgs } from "node:util";
 import { syncDigestOf } from "../functions/core/assets/location.js";
 import { asArray, asObject, asString, type JsonObject } from "../functions/core/c2/json.js";
 import type { C2Operation } from "../functions/core/c2/model.js";
+import { AgentRoutes } from "../functions/core/c2/routes.js";
 import { cppAckOf, cppAgentOf, cppDescribeAckOf, isCppDescribed, type VariedAgent } from "./c2-examples.js";
 import { bundleForm, tarGz } from "./debug-bundle-form.js";
 
@@ -140,7 +141,7 @@ class SimulatedAgent {
 
   async beat(): Promise<void> {
     const response = await send(
-      new URL("/c2/api/heartbeat", values.url),
+      new URL(AgentRoutes.heartbeat.path, values.url),
       "POST",
       json(this.heartbeat()),
     );
@@ -205,7 +206,7 @@ class SimulatedAgent {
       name.startsWith("DESCRIBE ") && isCppDescribed(operand)
         ? cppDescribeAckOf(this.agentId, operation.identifier, operand)
         : cppAckOf(this.agentId, operation.identifier, state, details ? { details } : {});
-    await send(new URL("/c2/api/acknowledge", values.url), "POST", json(ack));
+    await send(new URL(AgentRoutes.acknowledge.path, values.url), "POST", json(ack));
   }
 }
 

@@ -25,9 +25,6 @@ export const DEFAULT_DEBUG_BUNDLE_DAYS = 1;
  */
 export const DEBUG_BUNDLES_PREFIX = "debug-bundles";
 
-/** Where agents upload a bundle, below the agent ingress's base, one path per TRANSFER DEBUG operation. */
-export const DEBUG_BUNDLE_UPLOAD_PATH = "/c2/debug-bundles";
-
 /** The one multipart part both agents send the bundle in (`debug.tar.gz`, a gzip tar). */
 export const DEBUG_BUNDLE_PART = "file";
 
@@ -46,12 +43,12 @@ export interface DebugBundle {
   expiresAt: number;
 }
 
-/** The upload target a TRANSFER DEBUG operation sends its agent to. */
-export const debugBundleTarget = (base: string, operationId: string): string =>
-  `${base}${DEBUG_BUNDLE_UPLOAD_PATH}/${encodeURIComponent(operationId)}`;
-
 export const isTransferDebug = (record: Pick<OperationRecord, "operation" | "operand">): boolean =>
   record.operation === "TRANSFER" && record.operand === "DEBUG";
+
+/** The refusal of an upload to an address no TRANSFER DEBUG operation of the caller's awaits. */
+export const debugBundleNotExpected = (): BeaconError =>
+  new BeaconError("not_found", "No debug bundle is expected at this address");
 
 /** The refusal of a bundle past `limit` bytes, naming the limit, whichever ingress counted it. */
 export const debugBundleTooLarge = (limit: number): BeaconError =>

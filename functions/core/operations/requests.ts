@@ -3,9 +3,9 @@ import { syncDigestOf, syncResourceArgs, updateAssetArgs } from "../assets/locat
 import { isAssetId } from "../assets/model.js";
 import type { AssetCatalog, ResourceSetStore } from "../assets/ports.js";
 import type { ResourceSet } from "../assets/resource-set.js";
-import { debugBundleTarget } from "../bundles/model.js";
 import { dropUndefined } from "../c2/json.js";
 import type { OperationArgs } from "../c2/model.js";
+import { debugBundleUrl } from "../c2/routes.js";
 import { BeaconError } from "../errors.js";
 import type { AgentFilters } from "../fleet/agents.js";
 import type { FleetRegistry, HotAgentState } from "../fleet/ports.js";
@@ -361,7 +361,7 @@ export function makeOperationsApi(deps: OperationsDependencies) {
       // Each upload target names its own operation, whose id is made here for it.
       return agents.map((agent) => {
         const operationId = queue.newId(agent.agentId);
-        const target = debugBundleTarget(deps.debugBundleTargetBase, operationId);
+        const target = debugBundleUrl(deps.debugBundleTargetBase, operationId);
         return { agent, ...kind, operationId, args: { target }, dependsOn: request.dependsOn };
       });
     const args = callerArgsOf(name, request.args);
