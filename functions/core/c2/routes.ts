@@ -32,8 +32,11 @@ export const c2ApiRoutes: readonly AgentRoute[] = allAgentRoutes.filter(
   (route) => route !== AgentRoutes.debugBundle,
 );
 
+/** A parameter in a route's path, its name captured. */
+const PARAMETER = /\{(\w+)\}/g;
+
 /** A route's path as a load balancer's path pattern: each parameter a wildcard. */
-export const loadBalancerPathPattern = (route: AgentRoute): string => route.path.replace(/\{\w+\}/g, "*");
+export const loadBalancerPathPattern = (route: AgentRoute): string => route.path.replace(PARAMETER, "*");
 
 type ParamsOf<Path extends string> = Path extends `${string}{${infer Param}}${infer Rest}`
   ? Param | ParamsOf<Rest>
@@ -50,8 +53,8 @@ export type AgentRouteMatch = {
 }[AgentRouteName];
 
 const matchers = (Object.entries(AgentRoutes) as [AgentRouteName, AgentRoute][]).map(([name, route]) => {
-  const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
-  const pattern = new RegExp(`^${route.path.replace(/\{\w+\}/g, "([^/]+)")}$`);
+  const params = [...route.path.matchAll(PARAMETER)].map((match) => match[1] as string);
+  const pattern = new RegExp(`^${route.path.replace(PARAMETER, "([^/]+)")}$`);
   return { name, method: route.method, params, pattern };
 });
 
@@ -73,9 +76,7 @@ export const noAgentRoute = (method: string, path: string): BeaconError =>
 
 /** The absolute URL of a route on the agent API at `base`, each parameter encoded as one path segment. */
 export function agentRouteUrl(base: string, route: AgentRoute, params: Record<string, string> = {}): string {
-  const path = route.path.replace(/\{(\w+)\}/g, (_, param: string) =>
-    encodeURIComponent(params[param] ?? ""),
-  );
+  const path = route.path.replace(PARAMETER, (_, param: string) => encodeURIComponent(params[param] ?? ""));
   return `${base.replace(/\/+$/, "")}${path}`;
 }
 
