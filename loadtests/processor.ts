@@ -13,10 +13,10 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
+import type { C2Operation } from "../functions/core/c2/model.js";
 import { asArray, asObject, asString, type JsonObject } from "../functions/core/json.js";
 import { sampleGeneratorDelay } from "./generator-delay.js";
 import {
-  type C2Operation,
   createAgent,
   type Dialect,
   describeAcknowledgement,

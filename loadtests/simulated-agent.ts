@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import type { C2Operation } from "../functions/core/c2/model.js";
 import { asArray, asNumber, asObject, type JsonObject } from "../functions/core/json.js";
 
 /**
@@ -13,12 +14,6 @@ import { asArray, asNumber, asObject, type JsonObject } from "../functions/core/
  * every start; Java registers with a light heartbeat and sends its manifest in the DESCRIBE ack.
  */
 export type Dialect = "cpp" | "java";
-
-export interface C2Operation {
-  identifier: string;
-  operation: string;
-  operand?: string;
-}
 
 export interface SimulatedAgent {
   id: string;

@@ -23,7 +23,10 @@ import { readFileSync } from "node:fs";
 import { Agent, request } from "node:https";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import type { JsonObject } from "../functions/core/json.js";
+import { syncDigestOf } from "../functions/core/assets/location.js";
+import type { C2Operation } from "../functions/core/c2/model.js";
+import { AgentRoutes } from "../functions/core/c2/routes.js";
+import { asArray, asObject, asString, type JsonObject } from "../functions/core/json.js";
 import { cppAckOf, cppAgentOf, cppDescribeAckOf, isCppDescribed, type VariedAgent } from "./c2-examples.js";
 import { bundleForm, tarGz } from "./debug-bundle-form.js";
 
@@ -95,20 +98,6 @@ function send(url: URL, method: "GET" | "POST", body?: Payload): Promise<{ statu
   });
 }
 
-interface Resource {
-  resourceName: string;
-  resourcePath: string;
-  digest: string;
-  url: string;
-}
-
-interface C2Operation {
-  identifier: string;
-  operation: string;
-  operand?: string;
-  args?: Record<string, string> & { globalHash?: { digest: string }; resourceList?: Resource[] };
-}
-
 class SimulatedAgent {
   private flowId = "initial-flow";
   /** The last SYNC RESOURCE's digest, which the C++ agent reports as `resourceInfo.hash`. */
@@ -151,7 +140,11 @@ class SimulatedAgent {
   }
 
   async beat(): Promise<void> {
-    const response = await send(new URL("/c2/api/heartbeat", values.url), "POST", json(this.heartbeat()));
+    const response = await send(
+      new URL(AgentRoutes.heartbeat.path, values.url),
+      "POST",
+      json(this.heartbeat()),
+    );
     if (response.status !== 200) return log(this.agentId, `heartbeat answered ${response.status}`);
     this.manifestSent = true;
     const reply = JSON.parse(response.bytes.toString("utf8")) as { requestedOperations?: C2Operation[] };
@@ -163,8 +156,8 @@ class SimulatedAgent {
     let state = "FULLY_APPLIED";
     let details: string | undefined;
     if (name === "UPDATE CONFIGURATION") {
-      const flowId = operation.args?.flowId ?? "";
-      const download = await send(new URL(operation.args?.location ?? ""), "GET");
+      const flowId = asString(operation.args?.flowId) ?? "";
+      const download = await send(new URL(asString(operation.args?.location) ?? ""), "GET");
       const hash = createHash("sha256").update(download.bytes).digest("hex");
       if (download.status !== 200 || hash !== flowId) {
         state = "NOT_APPLIED";
@@ -180,8 +173,11 @@ class SimulatedAgent {
       // Each file downloaded over mutual TLS and checked against its digest (its asset id), as agents do.
       const files: { url: string; digest?: string }[] =
         name === "SYNC RESOURCE"
-          ? (operation.args?.resourceList ?? [])
-          : [{ url: operation.args?.url ?? "" }];
+          ? asArray(operation.args?.resourceList).map((resource) => ({
+              url: asString(asObject(resource)?.url) ?? "",
+              digest: asString(asObject(resource)?.digest),
+            }))
+          : [{ url: asString(operation.args?.url) ?? "" }];
       for (const file of files) {
         const download = await send(new URL(file.url), "GET");
         const hash = createHash("sha256").update(download.bytes).digest("hex");
@@ -191,11 +187,11 @@ class SimulatedAgent {
         }
       }
       if (state === "FULLY_APPLIED" && name === "SYNC RESOURCE")
-        this.resourceHash = operation.args?.globalHash?.digest ?? null;
+        this.resourceHash = syncDigestOf(operation.args) ?? null;
       log(this.agentId, `${name} (${files.length} file(s)): ${state}${details ? ` (${details})` : ""}`);
     } else if (name === "TRANSFER DEBUG") {
       // As the C++ agent: a gzip tar of its manifest, configuration and log, posted as the form part `file`.
-      const upload = await send(new URL(operation.args?.target ?? ""), "POST", this.debugBundle());
+      const upload = await send(new URL(asString(operation.args?.target) ?? ""), "POST", this.debugBundle());
       if (upload.status < 200 || upload.status > 299) {
         state = "NOT_APPLIED";
         details = `upload answered ${upload.status}`;
@@ -210,7 +206,7 @@ class SimulatedAgent {
       name.startsWith("DESCRIBE ") && isCppDescribed(operand)
         ? cppDescribeAckOf(this.agentId, operation.identifier, operand)
         : cppAckOf(this.agentId, operation.identifier, state, details ? { details } : {});
-    await send(new URL("/c2/api/acknowledge", values.url), "POST", json(ack));
+    await send(new URL(AgentRoutes.acknowledge.path, values.url), "POST", json(ack));
   }
 }
 

@@ -16,6 +16,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { Redis } from "ioredis";
+import { AgentRoutes } from "../functions/core/c2/routes.js";
 import { EnvNames } from "../functions/shared/env-names.js";
 import { descendantsCpuMs } from "./bench/process-cpu.js";
 import { profileLines, startCpuProfile } from "./bench/profile.js";
@@ -76,7 +77,7 @@ const steadyEvents: APIGatewayProxyEventV2[] = [];
 let capturing = false;
 const captureSteady = (routes: GatewayRoute[]) =>
   routes.map((route) => {
-    if (route.path !== "/c2/api/heartbeat" || !("handler" in route)) return route;
+    if (route.path !== AgentRoutes.heartbeat.path || !("handler" in route)) return route;
     const handler = route.handler;
     handleHeartbeat = handler;
     return {

@@ -1,47 +1,41 @@
 /**
- * The agent service: the agent API's handler module in a long-running Node process on ECS Fargate, behind the
- * load balancer, for fleets whose request volume makes one Lambda invocation per heartbeat cost more than a few
- * tasks do. Each request is one invocation of the same handler Lambda runs, with the same deadline.
+ * The agent service: the agent API in a long-running Node process on ECS Fargate, behind the load balancer, for
+ * fleets whose request volume makes one Lambda invocation per heartbeat cost more than a few tasks do. Each request
+ * is served as an invocation of the agent-api function is, in a scope of its own, with the same deadline.
  */
-import { totalmem } from "node:os";
+import { AgentRoutes, loadBalancerPathPattern } from "../core/c2/routes.js";
 import { agentServiceConfig } from "../shared/config.js";
-import { FunctionTimeouts } from "../shared/function-timeouts.js";
-// Loaded before the handler modules, whose Powertools and AWS clients must find invocations scoped.
-import { invoker } from "../shared/invocations.js";
-import { type AlbHandler, albTarget, clientCertificatePemOf } from "./alb-target.js";
+// Loaded before the agent API's modules, whose Powertools and AWS clients must find requests scoped.
+import "../shared/invocations.js";
+import { agentAppHandler, clientCertificatePemOf } from "./agent-app.js";
 import { type ServiceRoute, startAgentService } from "./server.js";
-import { AgentServiceSettings, DebugBundleRoute } from "./settings.js";
+import { AgentServiceSettings } from "./settings.js";
 
-const agentApi = await import("../agent-api/handler.js");
+const agentApi = await import("../agent-api/app.js");
 const bundleIntake = await import("../bundle-intake/intake.js");
 const config = agentServiceConfig();
 
 /** Requests the service reads itself, as streams; the agent API answers every other one. */
 const routes: ServiceRoute[] = [
-  // Debug bundles up to 16 MiB, streamed to S3 as they arrive: more than a Lambda target or invocation takes.
+  // Debug bundles up to 16 MiB, streamed to S3 as they arrive: more than a Lambda target or invocation takes. The
+  // load balancer sends them here by the same pattern whichever compute runs the agent API.
   {
-    ...DebugBundleRoute,
+    method: AgentRoutes.debugBundle.method,
+    path: loadBalancerPathPattern(AgentRoutes.debugBundle),
     handle: (request, response) =>
       bundleIntake.handleDebugBundleUpload(request, response, clientCertificatePemOf(request)),
   },
 ];
 
-const invokeAgentApi = invoker(
-  {
-    name: "agent-api",
-    timeoutSeconds: FunctionTimeouts.agentApi,
-    arn: "",
-    memoryLimitInMB: String(Math.round(totalmem() / 2 ** 20)),
-    logGroupName: "",
-    logStreamName: "",
-  },
-  agentApi.handler,
-) as AlbHandler;
-
 const service = await startAgentService({
   port: config.port,
   routes,
-  fallback: albTarget(invokeAgentApi, config.maxBodyBytes),
+  fallback: agentAppHandler(agentApi.serveAgentRequest, {
+    maxBodyBytes: config.maxBodyBytes,
+    requestBudgetMs: AgentServiceSettings.requestBudgetSeconds * 1000,
+    logger: agentApi.logger,
+    name: "agent-api",
+  }),
   drainMs: AgentServiceSettings.drainSeconds * 1000,
 });
 

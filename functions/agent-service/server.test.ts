@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createCertificateAuthority, issueWithCa } from "../adapters/x509/issuer.js";
-import { clientCertificatePemOf } from "./alb-target.js";
+import { clientCertificatePemOf } from "./agent-app.js";
 import { type AgentService, startAgentService } from "./server.js";
 
 let service: AgentService;

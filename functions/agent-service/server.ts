@@ -110,7 +110,8 @@ export async function startAgentService(options: AgentServiceOptions): Promise<A
   };
 }
 
-function pathOf(request: IncomingMessage): string {
+/** A request's path, without its query. */
+export function pathOf(request: IncomingMessage): string {
   const target = request.url ?? "/";
   const queryStart = target.indexOf("?");
   return queryStart === -1 ? target : target.slice(0, queryStart);

@@ -1,3 +1,5 @@
+import { FunctionTimeouts } from "../shared/function-timeouts.js";
+
 /**
  * How the agent service and its ECS task agree with each other and with the load balancer in front of it. The CDK
  * app reads these too, so the container's port, its health check and its stop timeout cannot drift from the
@@ -20,14 +22,10 @@ export const AgentServiceSettings = {
    * a request on (which would answer that request 502).
    */
   keepAliveTimeoutSeconds: 295,
-  /** Time in-flight requests get to finish after SIGTERM: twice the agent API's deadline (FunctionTimeouts). */
+  /** The time each request is given, as each invocation of the agent-api function is (FunctionTimeouts). */
+  requestBudgetSeconds: FunctionTimeouts.agentApi,
+  /** Time in-flight requests get to finish after SIGTERM: twice a request's budget. */
   drainSeconds: 20,
   /** ECS's wait between SIGTERM and SIGKILL: the drain, then the clients' closing, with room to spare. */
   stopTimeoutSeconds: 30,
 } as const;
-
-/**
- * Where agents upload debug bundles (up to 16 MiB, streamed): on the load balancer, the rule that sends them to the
- * agent service whichever compute runs the agent API, as ALB → Lambda caps a body at 1 MB.
- */
-export const DebugBundleRoute = { method: "POST", path: "/c2/debug-bundles/*" } as const;

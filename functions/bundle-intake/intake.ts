@@ -1,5 +1,5 @@
 /**
- * The streaming intake of debug bundles: `POST /c2/debug-bundles/<operationId>`, multipart/form-data with the
+ * The streaming intake of debug bundles (core/c2/routes.ts' debugBundle route), multipart/form-data with the
  * bundle in the part `file`, as TRANSFER DEBUG's agents send it. It reads the body as it arrives and streams the
  * part to S3, one part of the upload in memory at a time, counting its bytes (receive.ts): past
  * DEBUG_BUNDLE_MAX_BYTES it stops, aborts the upload and answers 413, so that nothing is stored. The parser is
@@ -12,14 +12,14 @@ import { X509Certificate } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { distinguishedName } from "../adapters/x509/names.js";
 import { DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
+import { matchAgentRoute, noAgentRoute } from "../core/c2/routes.js";
 import { BeaconError } from "../core/errors.js";
 import type { DistinguishedCertificate } from "../core/identity/credentials.js";
-import { DEBUG_BUNDLE_UPLOAD_PATH } from "../core/operations/transfer-debug.js";
 import { bundleIntakeConfig } from "../shared/config.js";
 import { errorResponse, type JsonResponse, jsonResponse } from "../shared/http.js";
 import { functionLogger } from "../shared/observability.js";
 import { composeBundleIntake } from "./composition.js";
-import { bundleReceipt, receiveDebugBundle } from "./receive.js";
+import { bundleOperationId, bundleReceipt, receiveDebugBundle } from "./receive.js";
 
 const logger = functionLogger();
 
@@ -65,16 +65,11 @@ export async function handleDebugBundleUpload(
 
 /** The operation id the path names, decoded; 404 for any other path. */
 function operationIdOf(request: IncomingMessage): string {
+  const method = request.method ?? "";
   const path = (request.url ?? "").split("?")[0] as string;
-  const prefix = `${DEBUG_BUNDLE_UPLOAD_PATH}/`;
-  const segment = path.startsWith(prefix) ? path.slice(prefix.length) : "";
-  if (request.method !== "POST" || segment === "" || segment.includes("/"))
-    throw new BeaconError("route_not_found", `No agent route ${request.method} ${path}`);
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new BeaconError("route_not_found", `No agent route ${request.method} ${path}`);
-  }
+  const route = matchAgentRoute(method, path);
+  if (route?.name !== "debugBundle") throw noAgentRoute(method, path);
+  return bundleOperationId(route.params.operationId);
 }
 
 function certificateOf(pem: string | undefined): DistinguishedCertificate {

@@ -5,7 +5,12 @@
 import type { Readable } from "node:stream";
 import busboy from "busboy";
 import type { DebugBundleIntake } from "../core/bundles/intake.js";
-import { DEBUG_BUNDLE_PART, type DebugBundle, debugBundleTooLarge } from "../core/bundles/model.js";
+import {
+  DEBUG_BUNDLE_PART,
+  type DebugBundle,
+  debugBundleNotExpected,
+  debugBundleTooLarge,
+} from "../core/bundles/model.js";
 import { BeaconError } from "../core/errors.js";
 import type { DistinguishedCertificate } from "../core/identity/credentials.js";
 
@@ -58,6 +63,15 @@ export async function receiveDebugBundle(
     }
   }
   return intake.store(slot, counted(), () => received);
+}
+
+/** The operation id the upload's path names, from its segment as sent; none that cannot be decoded. */
+export function bundleOperationId(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw debugBundleNotExpected();
+  }
 }
 
 /** What an accepted upload is answered with (201). */

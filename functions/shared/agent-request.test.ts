@@ -90,7 +90,11 @@ describe("agentRequestOf", () => {
     "reads an ALB event (multi-value headers: %s) with the same identity rules",
     (multiValue) => {
       const request = agentRequestOf(albEvent(multiValue));
-      expect(request).toMatchObject({ method: "POST", path: "/c2/api/heartbeat", isBase64Encoded: true });
+      expect(request).toMatchObject({
+        method: "POST",
+        path: "/c2/api/heartbeat",
+        body: Buffer.from("H4sIAAAAAAAA/6tWKk5NLkpVsqpWSi0qyi9SslIqS8wpTVWqBQBTsIcmGgAAAA==", "base64"),
+      });
       expect(request.headers["content-encoding"]).toBe("gzip");
       const certificate = request.clientCertificate;
       expect(certificate).toBeDefined();

@@ -6,29 +6,47 @@ import type {
   APIGatewayProxyStructuredResultV2,
 } from "aws-lambda";
 import { certificateIdentity } from "../adapters/x509/certificate-identity.js";
-import type { JsonResponse } from "./http.js";
 
 /**
- * One agent request, whichever ingress delivered it: API Gateway HTTP API (payload 2.0), which hands
- * the verified certificate over in requestContext, or an Application Load Balancer in mutual TLS
- * verify mode, which hands it over in X-Amzn-Mtls-Clientcert-* headers.
+ * One agent request as the agent API reads it, whichever door it came through: the Lambda function's (an API
+ * Gateway HTTP API event, or a load balancer's) or the agent service's (a request to its HTTP server).
  */
 export interface AgentRequest {
   method: string;
+  /** Without the query, still percent-encoded. */
   path: string;
+  /** By lower-case name; a header sent more than once, its values joined with commas. */
   headers: Record<string, string | undefined>;
-  body: string | undefined;
-  isBase64Encoded: boolean;
+  /** The bytes as sent, still gzipped if they were. */
+  body: Buffer;
+  /** The certificate the ingress verified, if the client presented one. */
   clientCertificate?: { subjectDN: string; serialNumber: string; issuerDN?: string };
 }
+
+/** The agent API's answer: a text body (JSON, a flow) as text, any other as its bytes. */
+export interface AgentResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
+
+/**
+ * The agent API: answers one request, its change saved by `deadline` (epoch milliseconds) however slowly the
+ * stream takes its events.
+ */
+export type AgentApp = (request: AgentRequest, deadline: number) => Promise<AgentResponse>;
 
 export type AgentEvent = APIGatewayProxyEventV2 | ALBEvent;
 
 const isAlbEvent = (event: AgentEvent): event is ALBEvent => "elb" in (event.requestContext ?? {});
 
+/** The request of a Lambda event: API Gateway's (payload 2.0) or a load balancer's. */
 export function agentRequestOf(event: AgentEvent): AgentRequest {
   return isAlbEvent(event) ? fromAlb(event) : fromHttpApi(event);
 }
+
+const bodyOf = (event: { body?: string | null; isBase64Encoded: boolean }): Buffer =>
+  Buffer.from(event.body ?? "", event.isBase64Encoded ? "base64" : "utf8");
 
 function fromHttpApi(event: APIGatewayProxyEventV2): AgentRequest {
   // The SDK's type leaves authentication out of payload 2.0, but API Gateway sends it with mutual TLS.
@@ -42,8 +60,7 @@ function fromHttpApi(event: APIGatewayProxyEventV2): AgentRequest {
     method: context.http.method,
     path: event.rawPath,
     headers: event.headers ?? {},
-    body: event.body,
-    isBase64Encoded: event.isBase64Encoded,
+    body: bodyOf(event),
     clientCertificate:
       clientCert?.subjectDN && clientCert.serialNumber
         ? clientCertificateOf(clientCert.clientCertPem, {
@@ -57,24 +74,31 @@ function fromHttpApi(event: APIGatewayProxyEventV2): AgentRequest {
 
 function fromAlb(event: ALBEvent): AgentRequest {
   const headers = lowerCaseHeaders(event);
-  const subject = headers["x-amzn-mtls-clientcert-subject"];
-  const leaf = albClientCertificatePem(headers[ALB_CLIENT_CERTIFICATE_HEADER]);
-  const serialNumber = headers["x-amzn-mtls-clientcert-serial-number"];
   return {
     method: event.httpMethod,
     path: event.path,
     headers,
-    body: event.body ?? undefined,
-    isBase64Encoded: event.isBase64Encoded,
-    clientCertificate:
-      subject && serialNumber
-        ? clientCertificateOf(leaf, {
-            subjectDN: subject,
-            serialNumber,
-            issuerDN: headers["x-amzn-mtls-clientcert-issuer"],
-          })
-        : undefined,
+    body: bodyOf(event),
+    clientCertificate: loadBalancerClientCertificate(headers),
   };
+}
+
+/**
+ * The certificate an Application Load Balancer in mutual TLS verify mode verified, from the
+ * `x-amzn-mtls-clientcert-*` headers it adds to the request (to a Lambda target's event, or to a request to the
+ * agent service).
+ */
+export function loadBalancerClientCertificate(
+  headers: Record<string, string | undefined>,
+): AgentRequest["clientCertificate"] {
+  const subject = headers["x-amzn-mtls-clientcert-subject"];
+  const serialNumber = headers["x-amzn-mtls-clientcert-serial-number"];
+  if (!subject || !serialNumber) return undefined;
+  return clientCertificateOf(albClientCertificatePem(headers[ALB_CLIENT_CERTIFICATE_HEADER]), {
+    subjectDN: subject,
+    serialNumber,
+    issuerDN: headers["x-amzn-mtls-clientcert-issuer"],
+  });
 }
 
 /**
@@ -115,17 +139,21 @@ function lowerCaseHeaders(event: ALBEvent): Record<string, string | undefined> {
   return headers;
 }
 
+/** A response as the Lambda event's sender takes it: API Gateway's payload 2.0 result, or a load balancer's. */
 export function agentResult(
   event: AgentEvent,
-  response: JsonResponse,
+  response: AgentResponse,
 ): APIGatewayProxyStructuredResultV2 | ALBResult {
-  const isBase64Encoded = response.isBase64Encoded ?? false;
-  if (!isAlbEvent(event)) return { ...response, isBase64Encoded };
+  // Lambda's proxy integrations carry a binary body base64-encoded.
+  const isBase64Encoded = typeof response.body !== "string";
+  const body = isBase64Encoded ? response.body.toString("base64") : (response.body as string);
+  if (!isAlbEvent(event))
+    return { statusCode: response.statusCode, headers: response.headers, body, isBase64Encoded };
   const result: ALBResult = {
     statusCode: response.statusCode,
     statusDescription: `${response.statusCode} ${STATUS_CODES[response.statusCode] ?? ""}`.trim(),
     isBase64Encoded,
-    body: response.body,
+    body,
   };
   if (event.multiValueHeaders) {
     result.multiValueHeaders = Object.fromEntries(

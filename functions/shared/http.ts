@@ -98,7 +98,15 @@ export function decodeBodyBytes(
   contentEncoding: string | undefined,
   limits: Pick<BodyLimits, "maxInflatedBytes">,
 ): Buffer {
-  const raw = Buffer.from(body ?? "", isBase64Encoded ? "base64" : "utf8");
+  return inflateBody(Buffer.from(body ?? "", isBase64Encoded ? "base64" : "utf8"), contentEncoding, limits);
+}
+
+/** The request body's bytes as they were sent, gzip inflated under the cap. */
+export function inflateBody(
+  raw: Buffer,
+  contentEncoding: string | undefined,
+  limits: Pick<BodyLimits, "maxInflatedBytes">,
+): Buffer {
   const encoding = encodingOf(contentEncoding);
   let decoded: Buffer;
   if (encoding === "identity") {

@@ -4,8 +4,8 @@
  * the time left before its deadline), each in a scope of Lambda's InvokeStore. `AWS_LAMBDA_MAX_CONCURRENCY` tells
  * Powertools to keep per invocation what it keeps per process otherwise (the Lambda context, the keys a handler
  * appends to its log records, the metrics it has not yet published). Without it, concurrent requests would log
- * each other's request ids and tenants and publish each other's counts. The local stack and the agent service
- * (the agent API on Fargate) both run handlers so.
+ * each other's request ids and tenants and publish each other's counts. The local stack runs handlers so; the
+ * agent service (the agent API on Fargate) runs each request in such a scope, with no Lambda context.
  */
 import { randomUUID } from "node:crypto";
 import { InvokeStore, InvokeStoreBase } from "@aws/lambda-invoke-store";
@@ -43,9 +43,16 @@ export function invoker<Event, Result>(
 ): (event: Event) => Promise<Result> {
   return (event) => {
     const context = invocationContext(fn);
-    const scope = { [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId };
-    return invokeStore.run(scope, () => handler(event, context));
+    return inInvocationScope(context.awsRequestId, () => handler(event, context));
   };
+}
+
+/**
+ * Runs `work` in a scope of its own, as Lambda runs one invocation: what Powertools keeps per invocation (log keys,
+ * metrics not yet published) is `work`'s alone.
+ */
+export function inInvocationScope<Result>(requestId: string, work: () => Promise<Result>): Promise<Result> {
+  return invokeStore.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: requestId }, work);
 }
 
 function invocationContext(fn: InvokedFunction): Context {

@@ -18,8 +18,8 @@ import {
 import { LambdaTarget } from "aws-cdk-lib/aws-elasticloadbalancingv2-targets";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { Construct } from "constructs";
-import { AgentServiceSettings, DebugBundleRoute } from "../../functions/agent-service/settings.js";
-import { AgentRoutes } from "../../functions/shared/agent-routes.js";
+import { AgentServiceSettings } from "../../functions/agent-service/settings.js";
+import { AgentRoutes, c2ApiRoutes, loadBalancerPathPattern } from "../../functions/core/c2/routes.js";
 import type { AgentIngress, AgentIngressProps } from "./agent-ingress.js";
 import type { AgentIngressMetrics } from "./monitoring.js";
 
@@ -99,8 +99,8 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
     listener.addAction("DebugBundles", {
       priority: 5,
       conditions: [
-        ListenerCondition.pathPatterns([DebugBundleRoute.path]),
-        ListenerCondition.httpRequestMethods([DebugBundleRoute.method]),
+        ListenerCondition.pathPatterns([loadBalancerPathPattern(AgentRoutes.debugBundle)]),
+        ListenerCondition.httpRequestMethods([AgentRoutes.debugBundle.method]),
       ],
       action: ListenerAction.forward([props.debugBundles]),
     });
@@ -134,11 +134,9 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
 
   /** One rule per method with its paths (to the balancer a path parameter is a wildcard), to the function. */
   private routeToFunction(listener: ApplicationListener, handler: IFunction): IApplicationTargetGroup {
-    const rules = [...new Set(AgentRoutes.map((route) => route.method))].map((method) => [
+    const rules = [...new Set(c2ApiRoutes.map((route) => route.method))].map((method) => [
       ListenerCondition.pathPatterns(
-        AgentRoutes.filter((route) => route.method === method).map((route) =>
-          route.path.replace(/\{\w+\}/g, "*"),
-        ),
+        c2ApiRoutes.filter((route) => route.method === method).map(loadBalancerPathPattern),
       ),
       ListenerCondition.httpRequestMethods([method]),
     ]);

@@ -5,6 +5,7 @@ import { StartingPosition } from "aws-cdk-lib/aws-lambda";
 import { KinesisEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
+import { AgentRoutes, agentRouteUrl } from "../../functions/core/c2/routes.js";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import { SIGN_IN_CALLBACK_PATH } from "../../web/serving.js";
 import { AgentHttpApi } from "./agent-http-api.js";
@@ -216,7 +217,7 @@ export class StatelessStack extends Stack {
     });
     new CfnOutput(this, "AgentHeartbeatUrl", {
       description: "The heartbeat URL to configure on agents (the acknowledge URL is beside it)",
-      value: `https://${config.agentDomain.domainName}/c2/api/heartbeat`,
+      value: agentRouteUrl(`https://${config.agentDomain.domainName}`, AgentRoutes.heartbeat),
     });
   }
 

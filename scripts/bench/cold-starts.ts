@@ -13,6 +13,7 @@ import path from "node:path";
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { build } from "esbuild";
+import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import { ConsoleClaims } from "../../functions/core/identity/principal.js";
 import { makeKinesisClient } from "../../functions/shared/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
@@ -323,7 +324,7 @@ function heartbeatEvent(
   body: string,
   clientCert: ReturnType<typeof certificateSummary>,
 ): APIGatewayProxyEventV2 {
-  const heartbeatPath = "/c2/api/heartbeat";
+  const heartbeatPath = AgentRoutes.heartbeat.path;
   const now = new Date();
   return {
     version: "2.0",

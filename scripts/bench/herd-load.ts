@@ -16,6 +16,7 @@ import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
+import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import type { JsonObject } from "../../functions/core/json.js";
 import { cppAgentOf, javaAgentOf, type VariedAgent } from "../c2-examples.js";
 import { type AgentReply, clientTls, latencySummary, postAsAgent } from "./agent-client.js";
@@ -38,8 +39,8 @@ const arrivalMs = Number(values["arrival-seconds"]) * 1000;
 const laterHeartbeats = Number(values.heartbeats);
 /** By default as long as the arrival window, so that the later heartbeats come at the rate agents arrived. */
 const periodMs = Number(values["period-seconds"] ?? Math.max(1, Number(values["arrival-seconds"]))) * 1000;
-const heartbeatUrl = new URL("/c2/api/heartbeat", values.url);
-const ackUrl = new URL("/c2/api/acknowledge", values.url);
+const heartbeatUrl = new URL(AgentRoutes.heartbeat.path, values.url);
+const ackUrl = new URL(AgentRoutes.acknowledge.path, values.url);
 const tls = clientTls(values.certs as string, values.certificate as string);
 /** An agent's connection: Java's client keeps one alive, its own; C++ opens one per request. */
 const connectionOf = (): Agent | false =>

@@ -12,6 +12,7 @@ import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
+import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import { clientTls, latencySummary, postAsAgent } from "./agent-client.js";
 
 const { values } = parseArgs({
@@ -31,7 +32,7 @@ const { values } = parseArgs({
     connections: { type: "string" },
   },
 });
-const url = new URL("/c2/api/heartbeat", values.url);
+const url = new URL(AgentRoutes.heartbeat.path, values.url);
 const certs = values.certs as string;
 const agentCount = Number(values.agents);
 const rounds = Number(values.rounds);

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
-import { AgentRoutes, DEBUG_BUNDLE_ROUTE } from "../../functions/shared/agent-routes.js";
+import { AgentRoutes, c2ApiRoutes } from "../../functions/core/c2/routes.js";
 import { consoleOperations } from "../../functions/shared/console-openapi.js";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import type { FunctionLog } from "./function-logs.js";
@@ -77,10 +77,10 @@ export async function loadAgentApi(
   const intake = await import("../../functions/bundle-intake/intake.js");
   return {
     routes: [
-      ...AgentRoutes.map(({ method, path }) => ({ method, path, handler })),
+      ...c2ApiRoutes.map(({ method, path }) => ({ method, path, handler })),
       bundles === "streaming"
-        ? { method: "POST", path: DEBUG_BUNDLE_ROUTE, stream: intake.handleDebugBundleUpload }
-        : { method: "POST", path: DEBUG_BUNDLE_ROUTE, handler },
+        ? { ...AgentRoutes.debugBundle, stream: intake.handleDebugBundleUpload }
+        : { ...AgentRoutes.debugBundle, handler },
     ],
     shutdown: async () => {
       await shutdown();

@@ -8,6 +8,7 @@
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { allAgentRoutes } from "../../functions/core/c2/routes.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { buildWebConsole } from "../../web/tools/build.js";
 import { LocalStackNames, startBackends } from "./backends.js";
@@ -191,9 +192,7 @@ async function start(): Promise<void> {
 
   const { env } = backends;
   log("");
-  log(
-    `  agent API  ${gateway.url}/c2/api/heartbeat, /c2/api/acknowledge, /c2/api/flows, /c2/api/assets (mutual TLS)`,
-  );
+  log(`  agent API  ${gateway.url}: ${allAgentRoutes.map((route) => route.path).join(", ")} (mutual TLS)`);
   log(`             CA ${certificates.caPath}`);
   log(`             client certificates ${certificates.fleet.certPath}, ${certificates.agent.certPath}`);
   log(

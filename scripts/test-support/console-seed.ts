@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { expect } from "vitest";
+import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import type { JsonObject } from "../../functions/core/json.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
 import { example } from "../c2-examples.js";
@@ -99,7 +100,7 @@ export async function heartbeat(
   agentClass: string,
   hash: string,
 ): Promise<number> {
-  const response = await agentApi.post("/c2/api/heartbeat", heartbeatOf(agentId, agentClass, hash), {
+  const response = await agentApi.post(AgentRoutes.heartbeat.path, heartbeatOf(agentId, agentClass, hash), {
     certificate,
   });
   if (response.status !== 200) return response.status;
@@ -112,7 +113,7 @@ export async function heartbeat(
     agentInfo.identifier = agentId;
     agentInfo.agentManifestHash = hash;
     agentInfo.agentManifest = manifestOf(hash);
-    expect((await agentApi.post("/c2/api/acknowledge", ack, { certificate })).status).toBe(200);
+    expect((await agentApi.post(AgentRoutes.acknowledge.path, ack, { certificate })).status).toBe(200);
   }
   return response.status;
 }

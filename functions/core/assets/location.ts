@@ -1,13 +1,7 @@
 import type { OperationArgs } from "../c2/model.js";
+import { assetContentUrl } from "../c2/routes.js";
 import type { AssetRecord } from "./model.js";
 import { DIGEST_ALGORITHM, type ResourceSet } from "./resource-set.js";
-
-/**
- * Where agents download an asset: on the agent API, over mutual TLS with a certificate of the tenant.
- * Absolute, as MiNiFi Java's legacy configuration needs; neither agent adds headers to the request.
- */
-export const assetContentUrl = (agentApiUrl: string, assetId: string): string =>
-  `${agentApiUrl.replace(/\/+$/, "")}/c2/api/assets/${assetId}/content`;
 
 /**
  * SYNC RESOURCE's args: the whole set (agents delete what it does not list) in the documented object form,

@@ -15,7 +15,7 @@ import { agentOfOperation, isValidOperationId } from "../operations/ids.js";
 import type { OperationStore } from "../operations/ports.js";
 import { isTransferDebug } from "../operations/transfer-debug.js";
 import type { Clock, IdGenerator } from "../ports.js";
-import type { DebugBundle } from "./model.js";
+import { type DebugBundle, debugBundleNotExpected } from "./model.js";
 import type { DebugBundleContent, DebugBundleObject, DebugBundleStore } from "./ports.js";
 
 export interface DebugBundleIntakeDependencies {
@@ -34,8 +34,6 @@ export interface DebugBundleIntakeDependencies {
 /** An upload admitted: the object its bytes go to. */
 export type DebugBundleSlot = DebugBundleObject & { agentId: string };
 
-const notExpected = () => new BeaconError("not_found", "No debug bundle is expected at this address");
-
 export function makeDebugBundleIntake(deps: DebugBundleIntakeDependencies) {
   const { operations, bundles, content, clock } = deps;
   return {
@@ -49,10 +47,10 @@ export function makeDebugBundleIntake(deps: DebugBundleIntakeDependencies) {
       if (await deps.revocations.isRevoked(credential.tenant, credential.serialNumber))
         throw new BeaconError("certificate_revoked", "The client certificate has been revoked");
       const agentId = isValidOperationId(operationId) ? agentOfOperation(operationId) : undefined;
-      if (agentId === undefined) throw notExpected();
+      if (agentId === undefined) throw debugBundleNotExpected();
       authorizeAgent(credential, agentId);
       const record = await operations.get(credential.tenant, agentId, operationId);
-      if (!record || !isTransferDebug(record)) throw notExpected();
+      if (!record || !isTransferDebug(record)) throw debugBundleNotExpected();
       if (record.state !== "delivered")
         throw new BeaconError(
           "debug_bundle_not_expected",

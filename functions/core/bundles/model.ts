@@ -42,6 +42,10 @@ export interface DebugBundle {
   expiresAt: number;
 }
 
+/** The refusal of an upload to an address no TRANSFER DEBUG operation of the caller's awaits. */
+export const debugBundleNotExpected = (): BeaconError =>
+  new BeaconError("not_found", "No debug bundle is expected at this address");
+
 /** The refusal of a bundle past `limit` bytes, naming the limit, whichever ingress counted it. */
 export const debugBundleTooLarge = (limit: number): BeaconError =>
   new BeaconError(

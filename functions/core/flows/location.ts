@@ -1,9 +1,4 @@
-/**
- * Where agents download a flow version. Beacon sends the version's hash as `flowId` too, and the Java
- * agent, which derives a flow id from the 4th path segment when `flowId` is absent, reads the same hash.
- */
-export const flowContentUrl = (agentApiUrl: string, flowId: string): string =>
-  `${agentApiUrl.replace(/\/+$/, "")}/c2/api/flows/${encodeURIComponent(flowId)}/content`;
+import { flowContentUrl } from "../c2/routes.js";
 
 /**
  * What an UPDATE CONFIGURATION carries: where to download the flow version, the id it goes by, and

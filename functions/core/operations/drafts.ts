@@ -8,6 +8,7 @@ import { syncDigestOf, syncResourceArgs, updateAssetArgs } from "../assets/locat
 import type { AssetRecord } from "../assets/model.js";
 import type { ResourceSet } from "../assets/resource-set.js";
 import type { OperationArgs } from "../c2/model.js";
+import { debugBundleUrl } from "../c2/routes.js";
 import { BeaconError } from "../errors.js";
 import type { AgentFilters } from "../fleet/agents.js";
 import type { HotAgentState } from "../fleet/ports.js";
@@ -16,7 +17,6 @@ import { dropUndefined } from "../json.js";
 import { toIso } from "../paging.js";
 import { OperationKinds, type OperationRecord } from "./model.js";
 import type { OperationDraft, Refusal } from "./queue.js";
-import { debugBundleTarget } from "./transfer-debug.js";
 
 /** Most agents one request may queue an operation for; a larger fleet is addressed in narrower selections. */
 export const MAX_SELECTED_AGENTS = 1_000;
@@ -331,7 +331,7 @@ export function drafts(
     // Each upload target names its own operation, whose id is made here for it.
     return read.agents.map((agent) => {
       const operationId = context.newOperationId(agent.agentId);
-      const target = debugBundleTarget(context.debugBundleTargetBase, operationId);
+      const target = debugBundleUrl(context.debugBundleTargetBase, operationId);
       return { agent, ...kind, operationId, args: { target }, dependsOn: request.dependsOn };
     });
   const args = callerArgsOf(name, request.args);

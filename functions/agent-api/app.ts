@@ -1,0 +1,264 @@
+/**
+ * The agent API: one request in, its response out, whichever door it came through (the Lambda function's,
+ * handler.ts, or the agent service's on Fargate). It holds the dispatch of the agent routes, and it logs, counts
+ * and publishes each request's metrics itself; a door gives it the request, the deadline, and its log context.
+ */
+import { Readable } from "node:stream";
+import { MetricUnit } from "@aws-lambda-powertools/metrics";
+import { bundleOperationId, bundleReceipt, receiveDebugBundle } from "../bundle-intake/receive.js";
+import { type DownloadOutcome, entityTag } from "../core/agent-requests/content-download.js";
+import { HTTP_API_DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
+import {
+  type AgentRouteName,
+  type AgentRouteParams,
+  matchAgentRoute,
+  noAgentRoute,
+} from "../core/c2/routes.js";
+import { BeaconError } from "../core/errors.js";
+import type { BeaconEvent } from "../core/events/model.js";
+import { PublishNotAwaited } from "../core/events/publishing.js";
+import { CacheBypassed } from "../core/guarded-cache.js";
+import type { AgentCredential } from "../core/identity/credentials.js";
+import { credentialOfCertificate } from "../core/identity/credentials.js";
+import type { AgentApp, AgentRequest, AgentResponse } from "../shared/agent-request.js";
+import { agentApiConfig } from "../shared/config.js";
+import { errorResponse, inflateBody, jsonResponse, parseJsonObject } from "../shared/http.js";
+import { functionLogger, MetricNames, metrics } from "../shared/observability.js";
+import { assertValid, Validators } from "../shared/schemas.js";
+import { composeAgentApi } from "./composition.js";
+
+/** The agent API's logger, to which each door gives a request's context: Lambda's invocation's, say. */
+export const logger = functionLogger();
+const config = agentApiConfig();
+const agentApi = composeAgentApi(config, () => {
+  metrics.addMetric(MetricNames.cacheBreakerOpened, MetricUnit.Count, 1);
+  logger.warn("cache breaker opened: requests answer from DynamoDB until the cache answers again");
+});
+const limits = { maxInflatedBytes: config.maxInflatedBytes, maxJsonDepth: config.maxJsonDepth };
+/**
+ * Time kept, of a request's, to answer once its change is saved: a stream slower than the rest of the request's
+ * time gets no more of it, so the request does not time out into a 5xx.
+ */
+const ANSWER_MARGIN_MS = 1_000;
+
+type Routes = {
+  [Name in AgentRouteName]: (
+    request: AgentRequest,
+    params: AgentRouteParams<Name>,
+    deadline: number,
+  ) => Promise<AgentResponse>;
+};
+
+type Download = (
+  credential: AgentCredential,
+  id: string,
+  ifNoneMatch: string | undefined,
+) => Promise<DownloadOutcome>;
+
+interface Downloadable {
+  what: "flow" | "asset";
+  download: Download;
+  binary: boolean;
+}
+
+/**
+ * What agents download by hash: flows where UPDATE CONFIGURATION sends them (the Java agent reads the flow id
+ * from the 4th segment too), sent as the text they are; assets where UPDATE ASSET and SYNC RESOURCE send them,
+ * any bytes. Ids are hex hashes, so the segment needs no decoding; anything else is nobody's content.
+ */
+const FLOWS: Downloadable = { what: "flow", download: agentApi.downloadFlow, binary: false };
+const ASSETS: Downloadable = { what: "asset", download: agentApi.downloadAsset, binary: true };
+
+const ROUTES: Routes = {
+  heartbeat: (request, _, deadline) => heartbeat(request, deadline),
+  acknowledge: (request, _, deadline) => acknowledge(request, deadline),
+  flowContent: (request, { flowId }) => content(request, FLOWS, flowId),
+  assetContent: (request, { assetId }) => content(request, ASSETS, assetId),
+  debugBundle: (request, { operationId }) => debugBundle(request, operationId),
+};
+
+type AnyRoute = (
+  request: AgentRequest,
+  params: Record<string, string>,
+  deadline: number,
+) => Promise<AgentResponse>;
+
+/** Answers one agent request, its change saved by `deadline` (epoch milliseconds), and publishes its metrics. */
+export const serveAgentRequest: AgentApp = async (request, deadline) => {
+  const route = matchAgentRoute(request.method, request.path);
+  let response: AgentResponse;
+  try {
+    if (!route) throw noAgentRoute(request.method, request.path);
+    response = await (ROUTES[route.name] as AnyRoute)(request, route.params, deadline);
+  } catch (error) {
+    response = errorResponse(error);
+    if (response.statusCode >= 500)
+      logger.error("agent request failed", { path: request.path, error: error as Error });
+    else
+      logger.warn("agent request rejected", {
+        path: request.path,
+        status: response.statusCode,
+        reason: response.body,
+      });
+    metrics.addMetric(MetricNames.rejectedRequests, MetricUnit.Count, 1);
+  } finally {
+    logger.resetKeys();
+  }
+  // A flow download that went well counts nothing; an empty publish would only log a warning.
+  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+  return response;
+};
+
+function readBody(
+  request: AgentRequest,
+  validate: (typeof Validators)[keyof typeof Validators],
+  what: string,
+) {
+  const text = inflateBody(request.body, request.headers["content-encoding"], limits).toString("utf8");
+  const body = parseJsonObject(text, limits);
+  assertValid(validate, body, what);
+  return body;
+}
+
+function credentialOf(request: AgentRequest) {
+  const certificate = request.clientCertificate;
+  if (!certificate) {
+    throw new BeaconError("missing_client_certificate", "Agents authenticate with a client certificate");
+  }
+  return credentialOfCertificate(certificate, config.caBindings);
+}
+
+async function heartbeat(request: AgentRequest, deadline: number): Promise<AgentResponse> {
+  const credential = credentialOf(request);
+  const body = readBody(request, Validators.heartbeat, "heartbeat");
+  logger.appendKeys({ tenant: credential.tenant });
+  try {
+    const outcome = await agentApi.recordHeartbeat(credential, body, deadline - ANSWER_MARGIN_MS);
+    logger.appendKeys({ agentId: outcome.agentId });
+    // A steady heartbeat counts nothing here, so that it writes no metric line: the stream consumer counts
+    // Heartbeats from the heartbeat events it reads, one line a batch.
+    if (outcome.refusedAgentClass !== undefined)
+      logger.warn("agent class ignored: not a valid class name", {
+        reported: outcome.refusedAgentClass,
+        agentClass: outcome.agentClass,
+      });
+    if (outcome.firstSight) {
+      metrics.addMetric(MetricNames.registrations, MetricUnit.Count, 1);
+      logger.info("agent registered", { agentClass: outcome.agentClass });
+    }
+    if (outcome.manifestStored) {
+      metrics.addMetric(MetricNames.manifestsStored, MetricUnit.Count, 1);
+      logger.info("manifest stored", { from: "heartbeat" });
+    }
+    if (outcome.describeSent) metrics.addMetric(MetricNames.describeSent, MetricUnit.Count, 1);
+    reportDegradation(outcome);
+    return jsonResponse(200, outcome.reply);
+  } catch (error) {
+    if (error instanceof BeaconError) throw error;
+    // The agents cannot act on an error reply (Java logs it, C++ counts a failed read): answer with no
+    // operations. Nothing half-done is lost: the next heartbeat finds the same state and completes it.
+    metrics.addMetric(MetricNames.heartbeatsFailed, MetricUnit.Count, 1);
+    logger.error("heartbeat failed; answered with no operations", { error: error as Error });
+    return jsonResponse(200, { requestedOperations: [] });
+  }
+}
+
+async function acknowledge(request: AgentRequest, deadline: number): Promise<AgentResponse> {
+  const credential = credentialOf(request);
+  const body = readBody(request, Validators.acknowledge, "acknowledgement");
+  logger.appendKeys({ tenant: credential.tenant });
+  const outcome = await agentApi.recordAck(credential, body, deadline - ANSWER_MARGIN_MS);
+  logger.appendKeys({ agentId: outcome.agentId, operationId: outcome.operationId });
+  metrics.addMetric(MetricNames.acknowledgements, MetricUnit.Count, 1);
+  if (outcome.manifestStored) {
+    metrics.addMetric(MetricNames.manifestsStored, MetricUnit.Count, 1);
+    logger.info("manifest stored", { from: "acknowledgement" });
+  }
+  if (outcome.resultError !== undefined) {
+    // The operation closed all the same: the agent would not send its answer again.
+    metrics.addMetric(MetricNames.operationResultsLost, MetricUnit.Count, 1);
+    logger.error("operation result not kept", { error: outcome.resultError as Error });
+  }
+  logger.info("acknowledgement recorded", { matched: outcome.matched, resultBytes: outcome.resultBytes });
+  // Agents send an ack once: its saved change is answered 200 even when its events missed the stream.
+  reportDegradation(outcome);
+  return jsonResponse(200, {});
+}
+
+/**
+ * A debug bundle through the HTTP API ingress: the whole request arrives in the invocation (base64-encoded), so
+ * this ingress takes bundles up to HTTP_API_DEBUG_BUNDLE_MAX_BYTES, refused with the same 413 above, as the
+ * streaming intake refuses what passes its own, larger limit.
+ */
+async function debugBundle(request: AgentRequest, encodedOperationId: string): Promise<AgentResponse> {
+  const certificate = request.clientCertificate;
+  if (!certificate)
+    throw new BeaconError("missing_client_certificate", "Agents authenticate with a client certificate");
+  const bundle = await receiveDebugBundle(
+    agentApi.debugBundleIntake,
+    {
+      operationId: bundleOperationId(encodedOperationId),
+      certificate,
+      headers: { ...request.headers, "content-length": String(request.body.length) },
+      body: Readable.from([request.body]),
+    },
+    HTTP_API_DEBUG_BUNDLE_MAX_BYTES,
+  );
+  logger.appendKeys({ tenant: bundle.tenant, agentId: bundle.agentId, operationId: bundle.operationId });
+  logger.info("debug bundle stored", { bytes: bundle.bytes });
+  return jsonResponse(201, bundleReceipt(bundle));
+}
+
+async function content(request: AgentRequest, route: Downloadable, id: string): Promise<AgentResponse> {
+  const credential = credentialOf(request);
+  logger.appendKeys({ tenant: credential.tenant });
+  const outcome = await route.download(credential, id, request.headers["if-none-match"]);
+  // Only now is the id known to be a flow's or an asset's, fit for the log.
+  logger.appendKeys({ [`${route.what}Id`]: id });
+  reportDegradation(outcome);
+  const headers = { etag: entityTag(id), "cache-control": "private, no-cache" };
+  if (outcome.notModified) return { statusCode: 304, headers, body: "" };
+  const { bytes, contentType } = outcome.content;
+  logger.info(`${route.what} downloaded`, { contentType, sizeBytes: bytes.length });
+  // Flows are UTF-8 text (checked at upload) and travel as text; assets are any bytes.
+  const body = Buffer.from(bytes);
+  return {
+    statusCode: 200,
+    headers: { ...headers, "content-type": contentType },
+    body: route.binary ? body : body.toString("utf8"),
+  };
+}
+
+/**
+ * Counts and logs what went wrong on the way without failing the request. Events that missed the stream
+ * (EventsLost counted them) are logged whole where the use case hands them back, an acknowledgement's,
+ * so that they can be put on the stream again from the log.
+ */
+function reportDegradation(outcome: {
+  cacheError?: unknown;
+  streamError?: unknown;
+  unpublished?: BeaconEvent[];
+}) {
+  if (outcome.cacheError !== undefined) metrics.addMetric(MetricNames.cacheFallbacks, MetricUnit.Count, 1);
+  if (outcome.cacheError instanceof CacheBypassed) {
+    // Logged once, when the breaker opened.
+    metrics.addMetric(MetricNames.cacheBypassed, MetricUnit.Count, 1);
+  } else if (outcome.cacheError !== undefined) {
+    logger.warn("cache unavailable; answered from DynamoDB", { error: String(outcome.cacheError) });
+  }
+  if (outcome.streamError instanceof PublishNotAwaited) {
+    // The put goes on, and EventsLost counts its events should it fail; on Lambda it may not end before the
+    // container is frozen, so the events are logged whole too.
+    metrics.addMetric(MetricNames.streamPutsNotAwaited, MetricUnit.Count, 1);
+    logger.warn("event put still under way when the request was answered", { events: outcome.unpublished });
+  } else if (outcome.streamError !== undefined) {
+    metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
+    logger.error("event not put on the stream", {
+      error: String(outcome.streamError),
+      events: outcome.unpublished,
+    });
+  }
+}
+
+/** Closes the container's connections; the local stack calls it on shutdown, Lambda never needs to. */
+export const shutdown = (): Promise<void> => agentApi.close();

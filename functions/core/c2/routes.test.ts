@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import {
+  AgentRoutes,
+  allAgentRoutes,
+  assetContentUrl,
+  c2ApiRoutes,
+  debugBundleUrl,
+  flowContentUrl,
+  loadBalancerPathPattern,
+  matchAgentRoute,
+} from "./routes.js";
+
+describe("matchAgentRoute", () => {
+  it("takes each route by its method and path, with its parameters as sent", () => {
+    expect(matchAgentRoute("POST", "/c2/api/heartbeat")).toEqual({ name: "heartbeat", params: {} });
+    expect(matchAgentRoute("POST", "/c2/api/acknowledge")).toEqual({ name: "acknowledge", params: {} });
+    expect(matchAgentRoute("GET", "/c2/api/flows/ab12/content")).toEqual({
+      name: "flowContent",
+      params: { flowId: "ab12" },
+    });
+    expect(matchAgentRoute("GET", "/c2/api/assets/cd34/content")).toEqual({
+      name: "assetContent",
+      params: { assetId: "cd34" },
+    });
+    expect(matchAgentRoute("POST", "/c2/debug-bundles/op%2F1")).toEqual({
+      name: "debugBundle",
+      params: { operationId: "op%2F1" },
+    });
+  });
+
+  it("takes no route for another method, a longer or shorter path, or an empty parameter", () => {
+    for (const [method, path] of [
+      ["GET", "/c2/api/heartbeat"],
+      ["POST", "/c2/api/heartbeat/"],
+      ["POST", "/c2/api/flows/ab12/content"],
+      ["GET", "/c2/api/flows//content"],
+      ["GET", "/c2/api/flows/a/b/content"],
+      ["POST", "/c2/debug-bundles/"],
+      ["POST", "/c2/debug-bundles/op-1/more"],
+    ] as const)
+      expect(matchAgentRoute(method, path)).toBeUndefined();
+  });
+});
+
+describe("URLs", () => {
+  it("builds each route's URL below a base, with or without its trailing slash, encoding each parameter", () => {
+    expect(flowContentUrl("https://agents.test/", "f 1")).toBe(
+      "https://agents.test/c2/api/flows/f%201/content",
+    );
+    expect(assetContentUrl("https://agents.test", "ab12")).toBe(
+      "https://agents.test/c2/api/assets/ab12/content",
+    );
+    expect(debugBundleUrl("https://bundles.test", "op/1")).toBe(
+      "https://bundles.test/c2/debug-bundles/op%2F1",
+    );
+  });
+
+  it("matches what it builds", () => {
+    const url = new URL(flowContentUrl("https://agents.test", "ab12"));
+    expect(matchAgentRoute("GET", url.pathname)).toEqual({ name: "flowContent", params: { flowId: "ab12" } });
+  });
+});
+
+it("writes the load balancer's patterns with a wildcard for each parameter", () => {
+  expect(loadBalancerPathPattern(AgentRoutes.debugBundle)).toBe("/c2/debug-bundles/*");
+  expect(c2ApiRoutes.map(loadBalancerPathPattern)).toEqual([
+    "/c2/api/heartbeat",
+    "/c2/api/acknowledge",
+    "/c2/api/flows/*/content",
+    "/c2/api/assets/*/content",
+  ]);
+  expect(allAgentRoutes).toEqual([...c2ApiRoutes, AgentRoutes.debugBundle]);
+});

@@ -1,0 +1,99 @@
+/**
+ * The agent API's routes, each spelled here once: the agent API dispatches on them (as the Lambda function and as
+ * the agent service), the CDK app routes exactly these to it (everything else on the agent domain is refused at
+ * the edge), the local gateway serves them, and the operations that send agents somewhere build their URLs here.
+ */
+import { BeaconError } from "../errors.js";
+
+/** Each route's method and path as API Gateway spells route keys: `{name}` stands for one path segment. */
+export const AgentRoutes = {
+  heartbeat: { method: "POST", path: "/c2/api/heartbeat" },
+  acknowledge: { method: "POST", path: "/c2/api/acknowledge" },
+  /** Where UPDATE CONFIGURATION sends agents for the flow. */
+  flowContent: { method: "GET", path: "/c2/api/flows/{flowId}/content" },
+  /** Where UPDATE ASSET and SYNC RESOURCE send agents for an asset. */
+  assetContent: { method: "GET", path: "/c2/api/assets/{assetId}/content" },
+  /**
+   * Where TRANSFER DEBUG sends agents to upload its bundle. Behind the load balancer the agent service's streaming
+   * intake (functions/bundle-intake) takes it, as an invocation cannot carry a bundle of the largest size; through
+   * the HTTP API the agent-api function takes what an invocation carries.
+   */
+  debugBundle: { method: "POST", path: "/c2/debug-bundles/{operationId}" },
+} as const;
+
+export type AgentRouteName = keyof typeof AgentRoutes;
+export type AgentRoute = (typeof AgentRoutes)[AgentRouteName];
+
+/** Every route, in the order above. */
+export const allAgentRoutes: readonly AgentRoute[] = Object.values(AgentRoutes);
+
+/** The routes an invocation of the agent-api function carries on any ingress: all but the bundle upload. */
+export const c2ApiRoutes: readonly AgentRoute[] = allAgentRoutes.filter(
+  (route) => route !== AgentRoutes.debugBundle,
+);
+
+/** A parameter in a route's path, its name captured. */
+const PARAMETER = /\{(\w+)\}/g;
+
+/** A route's path as a load balancer's path pattern: each parameter a wildcard. */
+export const loadBalancerPathPattern = (route: AgentRoute): string => route.path.replace(PARAMETER, "*");
+
+type ParamsOf<Path extends string> = Path extends `${string}{${infer Param}}${infer Rest}`
+  ? Param | ParamsOf<Rest>
+  : never;
+
+/** A route's parameters by name, each the path segment as it was sent (still percent-encoded). */
+export type AgentRouteParams<Name extends AgentRouteName> = Readonly<
+  Record<ParamsOf<(typeof AgentRoutes)[Name]["path"]>, string>
+>;
+
+/** The route a request takes, with its parameters. */
+export type AgentRouteMatch = {
+  [Name in AgentRouteName]: { name: Name; params: AgentRouteParams<Name> };
+}[AgentRouteName];
+
+const matchers = (Object.entries(AgentRoutes) as [AgentRouteName, AgentRoute][]).map(([name, route]) => {
+  const params = [...route.path.matchAll(PARAMETER)].map((match) => match[1] as string);
+  const pattern = new RegExp(`^${route.path.replace(PARAMETER, "([^/]+)")}$`);
+  return { name, method: route.method, params, pattern };
+});
+
+/** The route a request's method and path (without its query) take, if any. */
+export function matchAgentRoute(method: string, path: string): AgentRouteMatch | undefined {
+  for (const matcher of matchers) {
+    const segments = matcher.method === method ? matcher.pattern.exec(path) : null;
+    if (segments) {
+      const params = Object.fromEntries(matcher.params.map((param, index) => [param, segments[index + 1]]));
+      return { name: matcher.name, params } as AgentRouteMatch;
+    }
+  }
+  return undefined;
+}
+
+/** The refusal of a request that takes no agent route. */
+export const noAgentRoute = (method: string, path: string): BeaconError =>
+  new BeaconError("route_not_found", `No agent route ${method} ${path}`);
+
+/** The absolute URL of a route on the agent API at `base`, each parameter encoded as one path segment. */
+export function agentRouteUrl(base: string, route: AgentRoute, params: Record<string, string> = {}): string {
+  const path = route.path.replace(PARAMETER, (_, param: string) => encodeURIComponent(params[param] ?? ""));
+  return `${base.replace(/\/+$/, "")}${path}`;
+}
+
+/**
+ * Where agents download a flow version. Beacon sends the version's hash as `flowId` too, and the Java agent, which
+ * derives a flow id from the 4th path segment when `flowId` is absent, reads the same hash.
+ */
+export const flowContentUrl = (agentApiUrl: string, flowId: string): string =>
+  agentRouteUrl(agentApiUrl, AgentRoutes.flowContent, { flowId });
+
+/**
+ * Where agents download an asset: on the agent API, over mutual TLS with a certificate of the tenant. Absolute, as
+ * MiNiFi Java's legacy configuration needs; neither agent adds headers to the request.
+ */
+export const assetContentUrl = (agentApiUrl: string, assetId: string): string =>
+  agentRouteUrl(agentApiUrl, AgentRoutes.assetContent, { assetId });
+
+/** The upload target a TRANSFER DEBUG operation sends its agent to, below the bundle ingress's base. */
+export const debugBundleUrl = (base: string, operationId: string): string =>
+  agentRouteUrl(base, AgentRoutes.debugBundle, { operationId });
