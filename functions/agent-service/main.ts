@@ -4,11 +4,11 @@
  * tasks do. Each request is one invocation of the same handler Lambda runs, with the same deadline.
  */
 import { totalmem } from "node:os";
-import { agentServiceConfig } from "../shared/config.js";
 import { FunctionTimeouts } from "../shared/function-timeouts.js";
 // Loaded before the handler modules, whose Powertools and AWS clients must find invocations scoped.
 import { invoker } from "../shared/invocations.js";
 import { type AlbHandler, albTarget, clientCertificatePemOf } from "./alb-target.js";
+import { agentServiceConfig } from "./config.js";
 import { type ServiceRoute, startAgentService } from "./server.js";
 import { AgentServiceSettings, DebugBundleRoute } from "./settings.js";
 

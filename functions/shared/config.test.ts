@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { agentApiEnv } from "../../scripts/test-support/agent-api-env.js";
 import {
   agentApiConfig,
-  agentServiceConfig,
   consoleApiConfig,
   streamConsumerConfig,
   webhookConfig,
@@ -9,13 +9,7 @@ import {
 } from "./config.js";
 import { EnvNames } from "./env-names.js";
 
-const env = {
-  [EnvNames.tableName]: "beacon",
-  [EnvNames.streamName]: "events",
-  [EnvNames.redisUrl]: "redis://cache:6379",
-  [EnvNames.agentApiUrl]: "https://c2.example.org",
-  [EnvNames.assetBucket]: "beacon-assets",
-};
+const env = agentApiEnv;
 
 describe("consoleApiConfig's audit retention", () => {
   const consoleEnv = {
@@ -78,26 +72,6 @@ describe("agentApiConfig's CA bindings", () => {
       );
     },
   );
-});
-
-describe("agentServiceConfig", () => {
-  it("listens on 8080 unless set and holds no more of a body than the agent API takes", () => {
-    expect(agentServiceConfig(env)).toEqual({
-      port: 8080,
-      maxBodyBytes: agentApiConfig(env).maxInflatedBytes,
-    });
-    expect(
-      agentServiceConfig({
-        ...env,
-        [EnvNames.agentServicePort]: "9090",
-        [EnvNames.maxInflatedBytes]: "1024",
-      }),
-    ).toEqual({ port: 9090, maxBodyBytes: 1024 });
-  });
-
-  it("fails where the agent API would: its environment is the agent API's", () => {
-    expect(() => agentServiceConfig({ ...env, [EnvNames.tableName]: "" })).toThrow(EnvNames.tableName);
-  });
 });
 
 describe("webhookConfig", () => {
