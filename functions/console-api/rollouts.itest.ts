@@ -14,7 +14,7 @@ import { cppYamlFlow } from "../../scripts/test-support/flow-fixtures.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import type { JsonObject } from "../core/c2/json.js";
 import { isRolloutFinal, type RolloutState } from "../core/rollouts/model.js";
-import { makeKinesisClient } from "../shared/aws-clients.js";
+import { makeKinesisClient } from "../runtime/aws-clients.js";
 import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";
 import { eventValidator } from "../shared/schemas.js";

@@ -3,6 +3,7 @@ import { agentApiEnv } from "../../scripts/test-support/agent-api-env.js";
 import {
   agentApiConfig,
   consoleApiConfig,
+  historyConsumerConfig,
   streamConsumerConfig,
   webhookConfig,
   webhookDeliveryConfig,
@@ -115,5 +116,25 @@ describe("streamConsumerConfig", () => {
     expect(
       streamConsumerConfig({ ...archive, [EnvNames.notificationBusName]: "beacon-prod" }).notificationBusName,
     ).toBe("beacon-prod");
+  });
+});
+
+describe("the history consumer's configuration", () => {
+  it("keeps history 14 days unless BEACON_HISTORY_RETENTION_DAYS says otherwise", () => {
+    expect(historyConsumerConfig({ [EnvNames.tableName]: "beacon" })).toEqual({
+      tableName: "beacon",
+      retentionDays: 14,
+    });
+    expect(
+      historyConsumerConfig({ [EnvNames.tableName]: "beacon", [EnvNames.historyRetentionDays]: "30" })
+        .retentionDays,
+    ).toBe(30);
+  });
+
+  it("fails the cold start on a missing table or a retention that is no positive number", () => {
+    expect(() => historyConsumerConfig({})).toThrow(EnvNames.tableName);
+    expect(() =>
+      historyConsumerConfig({ [EnvNames.tableName]: "beacon", [EnvNames.historyRetentionDays]: "forever" }),
+    ).toThrow(EnvNames.historyRetentionDays);
   });
 });

@@ -1,5 +1,6 @@
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../core/bundles/model.js";
+import { DEFAULT_HISTORY_RETENTION_DAYS } from "../core/history/model.js";
 import type { CaBindings } from "../core/identity/credentials.js";
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../core/operations/results.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
@@ -282,6 +283,20 @@ export function streamConsumerConfig(env: Environment = process.env): StreamCons
   return {
     archiveBucket: requireEnv(env, EnvNames.archiveBucket),
     notificationBusName: env[EnvNames.notificationBusName] || undefined,
+  };
+}
+
+export interface HistoryConsumerConfig {
+  tableName: string;
+  /** How long a minute of fleet history and an agent's kept event live (DynamoDB TTL). */
+  retentionDays: number;
+}
+
+/** The stream consumer's fleet history and agent event logs. */
+export function historyConsumerConfig(env: Environment = process.env): HistoryConsumerConfig {
+  return {
+    tableName: requireEnv(env, EnvNames.tableName),
+    retentionDays: numberEnv(env, EnvNames.historyRetentionDays, DEFAULT_HISTORY_RETENTION_DAYS),
   };
 }
 
