@@ -19,7 +19,7 @@ import { makeArchiveConsumer } from "../functions/core/archive/consumer.js";
 import type { IntegrityReport } from "../functions/core/archive/integrity.js";
 import type { BeaconEvent } from "../functions/core/events/model.js";
 import type { EventConsumer } from "../functions/core/events/ports.js";
-import { makeKinesisClient, makeS3Client } from "../functions/shared/aws-clients.js";
+import { makeKinesisClient, makeS3Client } from "../functions/runtime/aws-clients.js";
 import { sweeperConfig } from "../functions/shared/config.js";
 import { AwsEndpointEnvNames, EnvNames } from "../functions/shared/env-names.js";
 import { FunctionTimeouts } from "../functions/shared/function-timeouts.js";

@@ -12,7 +12,7 @@ import {
   archiveIntegrity,
   type IntegrityReport,
 } from "../functions/core/archive/integrity.js";
-import { makeS3Client } from "../functions/shared/aws-clients.js";
+import { makeS3Client } from "../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../functions/shared/env-names.js";
 import { LocalStackNames, localAwsEnv } from "./local/backends.js";
 import { localPorts } from "./local/ports.js";

@@ -18,7 +18,7 @@ import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import { canonicalSerial } from "../core/identity/credentials.js";
 import type { JsonObject } from "../core/json.js";
 import { binaryOf } from "../core/manifests/canonical.js";
-import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
+import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
 import { eventValidator, Validators } from "../shared/schemas.js";
 
 let api: AgentApiUnderTest;

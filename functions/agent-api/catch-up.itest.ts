@@ -11,7 +11,7 @@ import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import { CATCH_UP_CREATOR } from "../core/agent-requests/sighting.js";
 import type { ClassFlowPolicy } from "../core/flows/policy.js";
 import type { JsonObject } from "../core/json.js";
-import { makeDynamoDbClient } from "../shared/aws-clients.js";
+import { makeDynamoDbClient } from "../runtime/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";
 
 const HEARTBEAT = "/c2/api/heartbeat";

@@ -1,5 +1,3 @@
-import { randomUUID } from "node:crypto";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAgentClassRegistry, DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoClassFlowPolicies } from "../adapters/dynamodb/class-flow-policies.js";
 import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
@@ -21,10 +19,11 @@ import { makeDebugBundleIntake } from "../core/bundles/intake.js";
 import { makeCacheBreaker } from "../core/guarded-cache.js";
 import { makeManifestRegistration } from "../core/manifests/registration.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
-import { makeDynamoDbClient, makeS3Client } from "../shared/aws-clients.js";
+import { makeDocumentClient, makeS3Client } from "../runtime/aws-clients.js";
+import { composeEventStream } from "../runtime/event-stream.js";
+import { makeCacheClient } from "../runtime/redis-client.js";
+import { randomIds, systemClock } from "../runtime/system.js";
 import type { AgentApiConfig } from "../shared/config.js";
-import { composeEventStream } from "../shared/event-stream.js";
-import { makeRedisClient } from "../shared/redis-client.js";
 
 /** A command a connection left hanging this long is ended by the cache client itself. */
 const HANGING_COMMAND_MS = 5_000;
@@ -37,14 +36,10 @@ const CACHE_BREAKER = { failuresToOpen: 10, windowMs: 10_000, coolDownMs: 5_000 
 
 /** Wires the agent API's use cases to DynamoDB, Redis, Kinesis and S3; called once per container. */
 export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () => void = () => {}) {
-  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  const documents = makeDocumentClient();
   // The cache's answers are held to cacheTimeoutMs by withDeadline, which a busy container's late timers do not
   // cut short; the client's own timeout only ends commands a connection left hanging.
-  const redis = makeRedisClient({ url: config.redisUrl, commandTimeoutMs: HANGING_COMMAND_MS });
-  // An unreachable cache is reported per request (CacheFallbacks); the client's own error events only repeat it.
-  redis.on("error", () => {});
+  const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: HANGING_COMMAND_MS });
   const registry = new DynamoAgentRegistry(documents, config.tableName);
   const revocations = new DynamoRevocationList(documents, config.tableName);
   const hotState = withDeadline(new RedisHotState(redis), config.cacheTimeoutMs);
@@ -55,8 +50,8 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
   const s3 = makeS3Client();
   const assetContent = new S3AssetContent(s3, config.assetBucket);
   const { events } = composeEventStream(documents, redis, config);
-  const clock = { now: () => Date.now() };
-  const ids = { newId: () => randomUUID() };
+  const clock = systemClock;
+  const ids = randomIds;
   const operationStore = new DynamoOperationStore(documents, config.tableName);
   const operations = makeOperationLifecycle({
     operations: operationStore,

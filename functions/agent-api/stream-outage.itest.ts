@@ -13,7 +13,7 @@ import { provisionStream } from "../../scripts/local/provision.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import type { JsonObject } from "../core/json.js";
-import { makeKinesisClient } from "../shared/aws-clients.js";
+import { makeKinesisClient } from "../runtime/aws-clients.js";
 import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";
 import { MetricNames } from "../shared/observability.js";

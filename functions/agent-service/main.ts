@@ -4,10 +4,10 @@
  * is served as an invocation of the agent-api function is, in a scope of its own, with the same deadline.
  */
 import { AgentRoutes, loadBalancerPathPattern } from "../core/c2/routes.js";
-import { agentServiceConfig } from "../shared/config.js";
 // Loaded before the agent API's modules, whose Powertools and AWS clients must find requests scoped.
 import "../shared/invocations.js";
 import { agentAppHandler, clientCertificatePemOf } from "./agent-app.js";
+import { agentServiceConfig } from "./config.js";
 import { type ServiceRoute, startAgentService } from "./server.js";
 import { AgentServiceSettings } from "./settings.js";
 

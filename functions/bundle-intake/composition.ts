@@ -1,11 +1,10 @@
-import { randomUUID } from "node:crypto";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRevocationList } from "../adapters/dynamodb/revocation-list.js";
 import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
 import { makeDebugBundleIntake } from "../core/bundles/intake.js";
-import { makeDynamoDbClient, makeS3Client } from "../shared/aws-clients.js";
+import { makeDocumentClient, makeS3Client } from "../runtime/aws-clients.js";
+import { randomIds, systemClock } from "../runtime/system.js";
 import type { BundleIntakeConfig } from "../shared/config.js";
 
 /**
@@ -13,9 +12,7 @@ import type { BundleIntakeConfig } from "../shared/config.js";
  * reads the revocation list and the operation consistently from the table.
  */
 export function composeBundleIntake(config: BundleIntakeConfig) {
-  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  const documents = makeDocumentClient();
   const s3 = makeS3Client();
   return {
     intake: makeDebugBundleIntake({
@@ -23,8 +20,8 @@ export function composeBundleIntake(config: BundleIntakeConfig) {
       bundles: new DynamoDebugBundles(documents, config.tableName),
       content: new S3DebugBundleContent(s3, config.assetBucket),
       revocations: new DynamoRevocationList(documents, config.tableName),
-      clock: { now: () => Date.now() },
-      ids: { newId: () => randomUUID() },
+      clock: systemClock,
+      ids: randomIds,
       caBindings: config.caBindings,
       retentionMs: config.retentionMs,
     }),

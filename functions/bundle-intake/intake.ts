@@ -10,11 +10,11 @@
  */
 import { X509Certificate } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { distinguishedName } from "../adapters/x509/names.js";
 import { DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
 import { matchAgentRoute, noAgentRoute } from "../core/c2/routes.js";
 import { BeaconError } from "../core/errors.js";
 import type { DistinguishedCertificate } from "../core/identity/credentials.js";
+import { distinguishedName } from "../core/identity/distinguished-name.js";
 import { bundleIntakeConfig } from "../shared/config.js";
 import { errorResponse, type JsonResponse, jsonResponse } from "../shared/http.js";
 import { functionLogger } from "../shared/observability.js";

@@ -13,7 +13,7 @@ import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-su
 import { heartbeat } from "../../scripts/test-support/console-seed.js";
 import { deviceSigningRequest } from "../../scripts/test-support/device-requests.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
-import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
+import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
 import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";
 import { eventValidator } from "../shared/schemas.js";

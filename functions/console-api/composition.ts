@@ -1,5 +1,3 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
 import { DynamoAuditLog } from "../adapters/dynamodb/audit-log.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
@@ -27,31 +25,28 @@ import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.
 import { makeConsoleUseCases } from "../core/console/use-cases.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import {
-  makeDynamoDbClient,
+  makeDocumentClient,
   makeLambdaClient,
   makeS3Client,
   makeSecretsManagerClient,
-} from "../shared/aws-clients.js";
+} from "../runtime/aws-clients.js";
+import { composeEventStream } from "../runtime/event-stream.js";
+import { makeCacheClient } from "../runtime/redis-client.js";
+import { randomIds, randomSource, systemClock } from "../runtime/system.js";
 import type { ConsoleApiConfig } from "../shared/config.js";
-import { composeEventStream } from "../shared/event-stream.js";
-import { makeRedisClient } from "../shared/redis-client.js";
 import { WebhookTestTimeouts } from "../shared/webhooks.js";
 import { consoleRoutes } from "./routes.js";
 
 /** Wires the console's use cases to DynamoDB, Redis, S3 and the agent CA; called once per container. */
 export function composeConsoleApi(config: ConsoleApiConfig) {
-  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-  const redis = makeRedisClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
-  // An unreachable cache is reported per request (CacheFallbacks); the client's own error events only repeat it.
-  redis.on("error", () => {});
+  const documents = makeDocumentClient();
+  const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
   const authority =
     "secretArn" in config.agentCa
       ? new SecretsManagerCertificateAuthority(makeSecretsManagerClient(), config.agentCa.secretArn)
       : new LocalFileCertificateAuthority(config.agentCa.directory);
-  const clock = { now: () => Date.now() };
-  const ids = { newId: () => randomUUID() };
+  const clock = systemClock;
+  const ids = randomIds;
   const operations = new DynamoOperationStore(documents, config.tableName);
   const s3 = makeS3Client();
   const audit = new DynamoAuditLog(documents, config.tableName, { retentionDays: config.auditRetentionDays });
@@ -89,7 +84,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     webhookUrlPolicy: config.webhookUrlPolicy,
     clock,
     ids,
-    random: { bytes: (count) => randomBytes(count) },
+    random: randomSource,
     registryLagMs: longestCheckpointIntervalMs(config.checkpointIntervalMs),
     maxFlowBytes: config.maxFlowBytes,
     agentApiUrl: config.agentApiUrl,

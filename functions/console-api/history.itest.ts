@@ -10,9 +10,9 @@ import type { BeaconEvent } from "../core/events/model.js";
 import type { StreamRecord } from "../core/events/ports.js";
 import { keptForAgent } from "../core/history/agent-log.js";
 import { bucketsOf } from "../core/history/aggregate.js";
-import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
+import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
+import { composeHistoryConsumer } from "../runtime/history-consumer.js";
 import { AwsEndpointEnvNames, EnvNames } from "../shared/env-names.js";
-import { composeHistoryConsumer } from "../shared/history-consumer.js";
 
 const MINUTE = 60_000;
 

@@ -15,7 +15,7 @@ import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import type { RolloutState } from "../core/events/model.js";
 import type { JsonObject } from "../core/json.js";
 import { isRolloutFinal } from "../core/rollouts/model.js";
-import { makeKinesisClient } from "../shared/aws-clients.js";
+import { makeKinesisClient } from "../runtime/aws-clients.js";
 import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";
 import { eventValidator } from "../shared/schemas.js";

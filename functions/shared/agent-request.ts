@@ -5,7 +5,7 @@ import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
 } from "aws-lambda";
-import { certificateIdentity } from "../adapters/x509/certificate-identity.js";
+import { certificateIdentity } from "../core/identity/certificate-identity.js";
 
 /**
  * One agent request as the agent API reads it, whichever door it came through: the Lambda function's (an API

@@ -1,21 +1,16 @@
 import { describe, expect, it } from "vitest";
+import { agentApiEnv } from "../../scripts/test-support/agent-api-env.js";
 import {
   agentApiConfig,
-  agentServiceConfig,
   consoleApiConfig,
+  historyConsumerConfig,
   streamConsumerConfig,
   webhookConfig,
   webhookDeliveryConfig,
 } from "./config.js";
 import { EnvNames } from "./env-names.js";
 
-const env = {
-  [EnvNames.tableName]: "beacon",
-  [EnvNames.streamName]: "events",
-  [EnvNames.redisUrl]: "redis://cache:6379",
-  [EnvNames.agentApiUrl]: "https://c2.example.org",
-  [EnvNames.assetBucket]: "beacon-assets",
-};
+const env = agentApiEnv;
 
 describe("consoleApiConfig's audit retention", () => {
   const consoleEnv = {
@@ -80,26 +75,6 @@ describe("agentApiConfig's CA bindings", () => {
   );
 });
 
-describe("agentServiceConfig", () => {
-  it("listens on 8080 unless set and holds no more of a body than the agent API takes", () => {
-    expect(agentServiceConfig(env)).toEqual({
-      port: 8080,
-      maxBodyBytes: agentApiConfig(env).maxInflatedBytes,
-    });
-    expect(
-      agentServiceConfig({
-        ...env,
-        [EnvNames.agentServicePort]: "9090",
-        [EnvNames.maxInflatedBytes]: "1024",
-      }),
-    ).toEqual({ port: 9090, maxBodyBytes: 1024 });
-  });
-
-  it("fails where the agent API would: its environment is the agent API's", () => {
-    expect(() => agentServiceConfig({ ...env, [EnvNames.tableName]: "" })).toThrow(EnvNames.tableName);
-  });
-});
-
 describe("webhookConfig", () => {
   it("allows no private host and trusts public CAs only unless told otherwise, as on AWS", () => {
     expect(webhookConfig({})).toEqual({ policy: { allowedHosts: [] }, caFile: undefined, timeoutMs: 10_000 });
@@ -141,5 +116,25 @@ describe("streamConsumerConfig", () => {
     expect(
       streamConsumerConfig({ ...archive, [EnvNames.notificationBusName]: "beacon-prod" }).notificationBusName,
     ).toBe("beacon-prod");
+  });
+});
+
+describe("the history consumer's configuration", () => {
+  it("keeps history 14 days unless BEACON_HISTORY_RETENTION_DAYS says otherwise", () => {
+    expect(historyConsumerConfig({ [EnvNames.tableName]: "beacon" })).toEqual({
+      tableName: "beacon",
+      retentionDays: 14,
+    });
+    expect(
+      historyConsumerConfig({ [EnvNames.tableName]: "beacon", [EnvNames.historyRetentionDays]: "30" })
+        .retentionDays,
+    ).toBe(30);
+  });
+
+  it("fails the cold start on a missing table or a retention that is no positive number", () => {
+    expect(() => historyConsumerConfig({})).toThrow(EnvNames.tableName);
+    expect(() =>
+      historyConsumerConfig({ [EnvNames.tableName]: "beacon", [EnvNames.historyRetentionDays]: "forever" }),
+    ).toThrow(EnvNames.historyRetentionDays);
   });
 });

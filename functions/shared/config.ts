@@ -1,6 +1,6 @@
-import { AgentServiceSettings } from "../agent-service/settings.js";
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../core/bundles/model.js";
+import { DEFAULT_HISTORY_RETENTION_DAYS } from "../core/history/model.js";
 import type { CaBindings } from "../core/identity/credentials.js";
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../core/operations/results.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
@@ -82,20 +82,6 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
   };
 }
 
-export interface AgentServiceConfig {
-  /** The port the agent service listens on, plain HTTP behind the load balancer. */
-  port: number;
-  /** The agent API's own limit on a body: the service holds no more of a request than the handler takes. */
-  maxBodyBytes: number;
-}
-
-/** The agent service runs the agent API's handler module, so its environment is the agent API's too. */
-export function agentServiceConfig(env: Environment = process.env): AgentServiceConfig {
-  return {
-    port: numberEnv(env, EnvNames.agentServicePort, AgentServiceSettings.port),
-    maxBodyBytes: agentApiConfig(env).maxInflatedBytes,
-  };
-}
 /** Days the console serves a debug bundle, 1 unless set; the bucket's lifecycle deletes it after as many. */
 const debugBundleRetentionMs = (env: Environment): number =>
   numberEnv(env, EnvNames.debugBundleDays, DEFAULT_DEBUG_BUNDLE_DAYS) * 24 * 3_600_000;
@@ -297,6 +283,20 @@ export function streamConsumerConfig(env: Environment = process.env): StreamCons
   return {
     archiveBucket: requireEnv(env, EnvNames.archiveBucket),
     notificationBusName: env[EnvNames.notificationBusName] || undefined,
+  };
+}
+
+export interface HistoryConsumerConfig {
+  tableName: string;
+  /** How long a minute of fleet history and an agent's kept event live (DynamoDB TTL). */
+  retentionDays: number;
+}
+
+/** The stream consumer's fleet history and agent event logs. */
+export function historyConsumerConfig(env: Environment = process.env): HistoryConsumerConfig {
+  return {
+    tableName: requireEnv(env, EnvNames.tableName),
+    retentionDays: numberEnv(env, EnvNames.historyRetentionDays, DEFAULT_HISTORY_RETENTION_DAYS),
   };
 }
 

@@ -1,5 +1,4 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { EventBridgeNotificationBus } from "../adapters/eventbridge/notification-bus.js";
 import { S3EventArchive } from "../adapters/s3/event-archive.js";
@@ -8,11 +7,12 @@ import type { EventConsumer } from "../core/events/ports.js";
 import type { Clock } from "../core/ports.js";
 import { makeNotificationBusConsumer } from "../core/webhooks/bus.js";
 import { type FirstAttemptSettings, makeWebhookConsumer } from "../core/webhooks/delivery.js";
-import { makeDynamoDbClient, makeEventBridgeClient, makeS3Client } from "../shared/aws-clients.js";
-import type { StreamConsumerConfig, WebhookDeliveryConfig } from "../shared/config.js";
-import { composeHistoryConsumer, type HistoryConsumerConfig } from "../shared/history-consumer.js";
+import { makeDocumentClient, makeEventBridgeClient, makeS3Client } from "../runtime/aws-clients.js";
+import { composeHistoryConsumer } from "../runtime/history-consumer.js";
+import { composeWebhookDependencies } from "../runtime/webhook-delivery.js";
+import type { HistoryConsumerConfig, StreamConsumerConfig, WebhookDeliveryConfig } from "../shared/config.js";
 import { functionLogger, MetricNames, metrics } from "../shared/observability.js";
-import { composeWebhookDependencies, recordDeliveryReport } from "../shared/webhooks.js";
+import { recordDeliveryReport } from "../shared/webhooks.js";
 
 /** A receiver gets this long to answer a first attempt: a slow one is left to the dispatcher's retries. */
 const FIRST_ATTEMPT_TIMEOUT_MS = 5_000;
@@ -39,9 +39,7 @@ export function composeStreamConsumers(
   clock?: Clock,
 ) {
   const s3 = makeS3Client();
-  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  const documents = makeDocumentClient();
   const logger = functionLogger();
   const delivering = composeWebhookDependencies(webhooks, documents, FIRST_ATTEMPT_TIMEOUT_MS, clock);
   const agents = new DynamoAgentRegistry(documents, webhooks.tableName);

@@ -1,5 +1,4 @@
-import { streamConsumerConfig, webhookDeliveryConfig } from "../shared/config.js";
-import { historyConsumerConfig } from "../shared/history-consumer.js";
+import { historyConsumerConfig, streamConsumerConfig, webhookDeliveryConfig } from "../shared/config.js";
 import { functionLogger } from "../shared/observability.js";
 import { makeStreamHandler } from "./batch.js";
 import { composeStreamConsumers } from "./composition.js";

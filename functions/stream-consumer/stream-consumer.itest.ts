@@ -26,7 +26,7 @@ import { partitionOf, partitionPath } from "../core/archive/layout.js";
 import { PartlyConsumed } from "../core/events/consumption.js";
 import type { BeaconEvent } from "../core/events/model.js";
 import type { EventConsumer, StreamRecord } from "../core/events/ports.js";
-import { makeKinesisClient, makeS3Client } from "../shared/aws-clients.js";
+import { makeKinesisClient, makeS3Client } from "../runtime/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";
 import { FunctionTimeouts } from "../shared/function-timeouts.js";
 import { functionLogger } from "../shared/observability.js";

@@ -1,5 +1,3 @@
-import { randomUUID } from "node:crypto";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
@@ -15,10 +13,11 @@ import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeSweepTimeouts } from "../core/operations/timeouts.js";
 import type { Clock } from "../core/ports.js";
 import { makeRolloutEngine } from "../core/rollouts/engine.js";
-import { makeDynamoDbClient } from "../shared/aws-clients.js";
+import { makeDocumentClient } from "../runtime/aws-clients.js";
+import { composeEventStream } from "../runtime/event-stream.js";
+import { makeCacheClient } from "../runtime/redis-client.js";
+import { randomIds, systemClock } from "../runtime/system.js";
 import type { SweeperConfig } from "../shared/config.js";
-import { composeEventStream } from "../shared/event-stream.js";
-import { makeRedisClient } from "../shared/redis-client.js";
 
 /**
  * Wires the sweeper's use cases, operation timeouts, rollouts, certificate expiry notices and agents gone
@@ -26,14 +25,10 @@ import { makeRedisClient } from "../shared/redis-client.js";
  * Kinesis and the cache; called once per container. Tests pass a clock of their own to look at operations,
  * rollouts and certificates as they will be later.
  */
-export function composeSweeper(config: SweeperConfig, clock: Clock = { now: () => Date.now() }) {
-  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-  const redis = makeRedisClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
-  // An unreachable cache holds rollouts back, which each run reports; the client's error events only repeat it.
-  redis.on("error", () => {});
-  const ids = { newId: () => randomUUID() };
+export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock) {
+  const documents = makeDocumentClient();
+  const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
+  const ids = randomIds;
   const operations = new DynamoOperationStore(documents, config.tableName);
   const lifecycle = makeOperationLifecycle({
     operations,

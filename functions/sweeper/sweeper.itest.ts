@@ -31,10 +31,10 @@ import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { OperationRecord } from "../core/operations/model.js";
 import type { Clock } from "../core/ports.js";
 import type { RolloutPlan } from "../core/rollouts/model.js";
-import { makeDynamoDbClient, makeKinesisClient } from "../shared/aws-clients.js";
+import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
+import { makeRedisClient } from "../runtime/redis-client.js";
 import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";
-import { makeRedisClient } from "../shared/redis-client.js";
 import { eventValidator } from "../shared/schemas.js";
 import { composeSweeper } from "./composition.js";
 

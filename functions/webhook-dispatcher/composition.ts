@@ -1,10 +1,10 @@
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Clock } from "../core/ports.js";
 import { makeWebhookDispatcher } from "../core/webhooks/delivery.js";
 import { makeWebhookTestSender } from "../core/webhooks/test-sender.js";
-import { makeDynamoDbClient } from "../shared/aws-clients.js";
+import { makeDocumentClient } from "../runtime/aws-clients.js";
+import { composeWebhookDependencies, makeWebhookSender } from "../runtime/webhook-delivery.js";
 import type { WebhookDeliveryConfig } from "../shared/config.js";
-import { composeWebhookDependencies, makeWebhookSender, WebhookTestTimeouts } from "../shared/webhooks.js";
+import { WebhookTestTimeouts } from "../shared/webhooks.js";
 
 /**
  * A run's retries: 500 at most, 16 at a time. A receiver that never answers holds one of the 16 for the
@@ -18,9 +18,7 @@ const DISPATCH = { maxPerRun: 500, concurrency: 16 };
  * of their own that gives up within the console's time; called once per container. Tests pass a clock.
  */
 export function composeWebhookDispatcher(config: WebhookDeliveryConfig, clock?: Clock) {
-  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  const documents = makeDocumentClient();
   const delivering = composeWebhookDependencies(config, documents, config.timeoutMs, clock);
   const testSender = makeWebhookSender(config, Math.min(config.timeoutMs, WebhookTestTimeouts.receiverMs));
   return {

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
-import { distinguishedName } from "../../functions/adapters/x509/names.js";
+import { distinguishedName } from "../../functions/core/identity/distinguished-name.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { repositoryRoot } from "../lib/paths.js";
 import { bundleDirectoryOf, type SynthesizedBeacon, synthesized } from "./assembly.js";

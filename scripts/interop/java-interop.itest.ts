@@ -16,7 +16,7 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoAgentRegistry } from "../../functions/adapters/dynamodb/agent-registry.js";
 import { DynamoManifestStore } from "../../functions/adapters/dynamodb/manifest-store.js";
-import { makeDynamoDbClient } from "../../functions/shared/aws-clients.js";
+import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
 import { sweeperConfig } from "../../functions/shared/config.js";
 import { composeSweeper } from "../../functions/sweeper/composition.js";
 import { untarGz } from "../debug-bundle-form.js";

@@ -24,7 +24,7 @@ import {
   makeEventBridgeClient,
   makeKinesisClient,
   makeS3Client,
-} from "../../functions/shared/aws-clients.js";
+} from "../../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { startCountingProxy } from "./counting-proxy.js";
 import { startKinesisEmulator } from "./kinesis-emulator.js";

@@ -4,7 +4,7 @@ import {
   makeEventBridgeClient,
   makeKinesisClient,
   makeS3Client,
-} from "../../functions/shared/aws-clients.js";
+} from "../../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import type { ChildService } from "./child-service.js";
 import { startDynamoDbLocal } from "./dynamodb-local.js";

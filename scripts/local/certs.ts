@@ -11,9 +11,9 @@ import {
   issueWithCa,
   type SigningAuthority,
 } from "../../functions/adapters/x509/issuer.js";
-import { distinguishedName } from "../../functions/adapters/x509/names.js";
 import { type AgentTrust, agentTrustOf, type TenantCa } from "../../functions/adapters/x509/trust.js";
 import { isValidIdentifier } from "../../functions/core/identity/credentials.js";
+import { distinguishedName } from "../../functions/core/identity/distinguished-name.js";
 
 /** A certificate this close to expiry is reissued rather than handed out. */
 const RENEW_BEFORE_MS = DAY_MS;

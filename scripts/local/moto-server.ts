@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import { ListEventBusesCommand } from "@aws-sdk/client-eventbridge";
-import { makeEventBridgeClient } from "../../functions/shared/aws-clients.js";
+import { makeEventBridgeClient } from "../../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
 import { pythonTool } from "../python-tool.js";
 import { type ChildService, startChildService } from "./child-service.js";

@@ -1,5 +1,5 @@
 import { afterAll, inject } from "vitest";
-import { makeS3Client } from "../../shared/aws-clients.js";
+import { makeS3Client } from "../../runtime/aws-clients.js";
 import { EnvNames } from "../../shared/env-names.js";
 import { MemoryAssetContent } from "../memory/console.js";
 import { S3AssetContent } from "../s3/asset-content.js";

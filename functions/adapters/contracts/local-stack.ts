@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, inject } from "vitest";
 import { provisionStream, provisionTable } from "../../../scripts/local/provision.js";
-import { makeDynamoDbClient, makeKinesisClient } from "../../shared/aws-clients.js";
+import { makeDocumentClient, makeDynamoDbClient, makeKinesisClient } from "../../runtime/aws-clients.js";
+import { makeRedisClient } from "../../runtime/redis-client.js";
 import { EnvNames } from "../../shared/env-names.js";
-import { makeRedisClient } from "../../shared/redis-client.js";
 
 /**
  * The local stack's parts as a contract file's real adapters use them, each opened before the file's cases
@@ -20,9 +20,7 @@ export function tableOfItsOwn(): { readonly documents: DynamoDBDocumentClient; r
     table.name = `beacon-contract-${randomUUID().slice(0, 8)}`;
     await provisionTable(makeDynamoDbClient(backends), table.name);
     // As the functions make theirs.
-    table.documents = DynamoDBDocumentClient.from(makeDynamoDbClient(backends), {
-      marshallOptions: { removeUndefinedValues: true },
-    });
+    table.documents = makeDocumentClient(backends);
   });
   afterAll(() => table.documents?.destroy());
   return table;

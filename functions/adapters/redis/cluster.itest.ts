@@ -21,9 +21,9 @@ import {
 } from "../../../scripts/test-support/console-api-harness.js";
 import type { HotSighting, SightingOutcome } from "../../core/agents/ports.js";
 import type { JsonObject } from "../../core/json.js";
-import { makeDynamoDbClient } from "../../shared/aws-clients.js";
+import { makeDynamoDbClient } from "../../runtime/aws-clients.js";
+import { makeRedisClient } from "../../runtime/redis-client.js";
 import { EnvNames } from "../../shared/env-names.js";
-import { makeRedisClient } from "../../shared/redis-client.js";
 import { Keys } from "../dynamodb/keys.js";
 import { CacheKeys } from "./cache-keys.js";
 import { RedisFleetHotState } from "./fleet-hot-state.js";

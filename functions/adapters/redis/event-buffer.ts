@@ -1,8 +1,8 @@
 import type { Cluster, Redis } from "ioredis";
 import type { BeaconEvent } from "../../core/events/model.js";
 import type { EventBuffer } from "../../core/events/ports.js";
-import { isCacheUsable } from "../../shared/redis-client.js";
 import { CacheKeys } from "./cache-keys.js";
+import { isCacheUsable } from "./cache-status.js";
 import { CacheUnavailableError } from "./hot-state.js";
 
 /** Appends what fits under the bound in one step, so that writers racing each other never overshoot it. */

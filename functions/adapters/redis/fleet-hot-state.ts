@@ -1,9 +1,9 @@
 import type { Cluster, Redis } from "ioredis";
 import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
-import { isCacheUsable } from "../../shared/redis-client.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";
+import { isCacheUsable } from "./cache-status.js";
 import { rememberClassFlow } from "./class-flow-cache.js";
 import { CacheUnavailableError } from "./hot-state.js";
 

@@ -6,9 +6,9 @@ import type { ProcessorStatus } from "../../core/c2/model.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import type { CachedRevocation } from "../../core/identity/ports.js";
 import type { KnownManifest } from "../../core/manifests/agent-manifest.js";
-import { isCacheUsable } from "../../shared/redis-client.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";
+import { isCacheUsable } from "./cache-status.js";
 import { rememberClassFlow } from "./class-flow-cache.js";
 import {
   CLEAR_PENDING_SCRIPT,

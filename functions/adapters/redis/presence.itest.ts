@@ -5,7 +5,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PrivateRedis, startPrivateRedis } from "../../../scripts/test-support/private-redis.js";
-import { makeRedisClient } from "../../shared/redis-client.js";
+import { makeRedisClient } from "../../runtime/redis-client.js";
 import { CacheKeys, RetiredCacheKeys } from "./cache-keys.js";
 import { RedisFleetHotState } from "./fleet-hot-state.js";
 import { RedisHotState } from "./hot-state.js";

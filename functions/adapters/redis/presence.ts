@@ -1,8 +1,8 @@
 import type { Cluster, Redis } from "ioredis";
 import type { OverdueAgent, PresenceState } from "../../core/agents/presence.js";
 import { MISSED_HEARTBEATS_OFFLINE } from "../../core/agents/status.js";
-import { isCacheUsable } from "../../shared/redis-client.js";
 import { CacheKeys, RetiredCacheKeys } from "./cache-keys.js";
+import { isCacheUsable } from "./cache-status.js";
 import { CacheUnavailableError } from "./hot-state.js";
 import { MARK_OVERDUE_SCRIPT, SCHEDULE_SILENT_SCRIPT } from "./record-sighting-script.js";
 

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { GetSecretValueCommand, type SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { BeaconError } from "../../core/errors.js";
+import { distinguishedName } from "../../core/identity/distinguished-name.js";
 import type {
   CertificateAuthority,
   CertificateFacts,
@@ -12,7 +13,6 @@ import type {
   SigningRequest,
 } from "../../core/identity/ports.js";
 import { certifyWithCa, issueWithCa, type SigningAuthority } from "./issuer.js";
-import { distinguishedName } from "./names.js";
 import { publicKeyOf, readSigningRequest } from "./signing-request.js";
 
 /** Issues client certificates with whatever signing authority `load` produces. */

@@ -1,5 +1,5 @@
 import { X509Certificate } from "node:crypto";
-import { distinguishedName } from "./names.js";
+import { distinguishedName } from "../../core/identity/distinguished-name.js";
 
 /** A tenant's own CA, trusted beside Beacon's and bound to that tenant. */
 export interface TenantCa {

@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { PutRecordsCommand } from "@aws-sdk/client-kinesis";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AwsEndpointEnvNames } from "../shared/env-names.js";
 import { makeKinesisClient } from "./aws-clients.js";
-import { AwsEndpointEnvNames } from "./env-names.js";
 
 /** Answers every request as Kinesis answers a PutRecords that took every record, counting connections. */
 const kinesis = createServer((request, response) => {

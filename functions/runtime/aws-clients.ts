@@ -4,8 +4,9 @@ import { KinesisClient } from "@aws-sdk/client-kinesis";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { S3Client } from "@aws-sdk/client-s3";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
-import { AwsEndpointEnvNames } from "./env-names.js";
+import { AwsEndpointEnvNames } from "../shared/env-names.js";
 
 /** The environment a client is configured from; process.env in functions, a record in local tooling. */
 export type ClientEnv = Readonly<Record<string, string | undefined>>;
@@ -42,6 +43,13 @@ function settingsFor(env: ClientEnv, endpoint: string | undefined) {
 /** DynamoDB client; talks to AWS_ENDPOINT_URL_DYNAMODB when set (DynamoDB Local, LocalStack). */
 export function makeDynamoDbClient(env: ClientEnv = process.env): DynamoDBClient {
   return new DynamoDBClient(settingsFor(env, env[AwsEndpointEnvNames.dynamodb]));
+}
+
+/** The Beacon table's items as documents, an attribute left undefined left out rather than refused. */
+export function makeDocumentClient(env: ClientEnv = process.env): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(makeDynamoDbClient(env), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
 }
 
 /**

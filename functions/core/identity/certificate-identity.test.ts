@@ -3,7 +3,7 @@ import { webcrypto, X509Certificate } from "node:crypto";
 import * as x509 from "@peculiar/x509";
 import { describe, expect, it } from "vitest";
 import { certificateIdentity } from "./certificate-identity.js";
-import { distinguishedName } from "./names.js";
+import { distinguishedName } from "./distinguished-name.js";
 
 x509.cryptoProvider.set(webcrypto);
 const algorithm = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };

@@ -1,11 +1,11 @@
 import { X509Certificate } from "node:crypto";
-import { RecentlyUsed } from "../../core/recently-used.js";
-import { distinguishedName } from "./names.js";
+import { RecentlyUsed } from "../recently-used.js";
+import { distinguishedName } from "./distinguished-name.js";
 
 export interface CertificateIdentity {
   /** In hex as Node prints it: upper case, two digits a byte, no leading zero bytes. */
   serialNumber: string;
-  /** As Beacon spells names (names.ts). */
+  /** As Beacon spells names (distinguished-name.ts). */
   issuerDN: string;
 }
 

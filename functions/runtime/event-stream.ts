@@ -5,8 +5,8 @@ import { DynamoEventOutbox } from "../adapters/dynamodb/event-outbox.js";
 import { CoalescingEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisEventBuffer } from "../adapters/redis/event-buffer.js";
 import { clearingStaged, holdingWhenDown } from "../core/events/publishing.js";
+import { countUnpublished, functionLogger, MetricNames, metrics } from "../shared/observability.js";
 import { makeKinesisClient } from "./aws-clients.js";
-import { countUnpublished, functionLogger, MetricNames, metrics } from "./observability.js";
 
 const logger = functionLogger();
 

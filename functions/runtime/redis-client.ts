@@ -9,8 +9,8 @@ export interface RedisClientOptions {
 
 /**
  * Built once per container. Commands queue only while the first connection is being made; during an
- * outage they fail at once (see isCacheUsable) so a heartbeat pays no timeout before falling back,
- * and the client keeps reconnecting in the background so the fast path returns by itself.
+ * outage they fail at once (see isCacheUsable in adapters/redis) so a heartbeat pays no timeout before
+ * falling back, and the client keeps reconnecting in the background so the fast path returns by itself.
  */
 export function makeRedisClient({ url, commandTimeoutMs }: RedisClientOptions): Redis | Cluster {
   const parsed = new URL(url);
@@ -33,8 +33,13 @@ export function makeRedisClient({ url, commandTimeoutMs }: RedisClientOptions): 
   return new Redis(url.replace(/\?.*$/, ""), common);
 }
 
-/** Statuses in which a command can still be answered soon; in any other the client is between reconnects. */
-const USABLE_STATUSES = new Set(["ready", "connect", "connecting", "wait"]);
-
-/** False while the server is known to be down, so a caller falls back at once instead of waiting. */
-export const isCacheUsable = (client: Redis | Cluster): boolean => USABLE_STATUSES.has(client.status);
+/**
+ * A function's cache client. Each function reports an unreachable cache where it meets it (per request as
+ * CacheFallbacks, per sweeper run as rollouts held back); the client's own error events only repeat it, and
+ * would each be printed as unhandled without a listener.
+ */
+export function makeCacheClient(options: RedisClientOptions): Redis | Cluster {
+  const redis = makeRedisClient(options);
+  redis.on("error", () => {});
+  return redis;
+}
