@@ -21,7 +21,7 @@ import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { exitWithUsage, parseCommandLine } from "./command-line.mjs";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const stateDir = path.join(repoRoot, ".beacon");
@@ -719,31 +719,9 @@ const steps = [
   { title: "jq and curl", ensure: ensureExampleTools },
 ];
 
-/** The purpose the command line names (`--for`), or the usage's exit for help or a mistake. */
-function purposeOf(args) {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: { for: { type: "string" }, help: { type: "boolean", short: "h" } },
-    }));
-  } catch (error) {
-    console.error(`${error.message}\n\n${usage}`);
-    process.exit(2);
-  }
-  if (values.help) {
-    console.log(usage);
-    process.exit(0);
-  }
-  const purpose = values.for ?? "test";
-  if (!Object.hasOwn(purposes, purpose)) {
-    console.error(`--for is start or test, not ${purpose}\n\n${usage}`);
-    process.exit(2);
-  }
-  return purpose;
-}
-
-const purpose = purposeOf(process.argv.slice(2));
+const { values } = parseCommandLine(usage, { options: { for: { type: "string", default: "test" } } });
+if (!Object.hasOwn(purposes, values.for)) exitWithUsage(usage, `--for is start or test, not ${values.for}`);
+const purpose = values.for;
 const chosen = steps.filter(({ testOnly }) => purpose === "test" || !testOnly);
 console.log(`setup for ${purposes[purpose]} (${chosen.length} steps)`);
 for (const [index, { title, ensure }] of chosen.entries()) {
