@@ -12,7 +12,7 @@ import { connect } from "node:net";
 import { availableParallelism, loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { exitWithUsage, parseCommandLine } from "../scripts/command-line.mjs";
 import { functionLogIn } from "../scripts/local/function-logs.js";
 import { localDir } from "../scripts/local/local-dir.js";
 import { localPorts } from "../scripts/local/ports.js";
@@ -34,11 +34,19 @@ import {
 } from "./run-scenario.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
-const usage =
-  `usage: npm run loadtest -- <${SCENARIOS.join("|")}> [--target URL] [--certs DIR] [--certificate NAME] ` +
-  "[--function-log FILE] [--skip-counters] [--print-variables]";
+const usage = `Usage: npm run loadtest -- <${SCENARIOS.join("|")}> [--target URL] [--certs DIR] [--certificate NAME]
+         [--function-log FILE] [--skip-counters] [--print-variables]
 
-const { values, positionals } = parseArgs({
+Runs one Artillery scenario against a running agent API (npm start by default) and checks its SLOs and Beacon's
+counters; exits 1 naming each check that failed.
+  --target           the agent API (BEACON_LOADTEST_TARGET; default npm start's)
+  --certs            the folder of ca.pem and the client certificate (BEACON_LOADTEST_CERTS; default .beacon/certs)
+  --certificate      the client certificate's name in it (BEACON_LOADTEST_CERTIFICATE; default dev-fleet)
+  --function-log     the stack's function log, for Beacon's counters (BEACON_LOADTEST_FUNCTION_LOG)
+  --skip-counters    do not check Beacon's counters
+  --print-variables  print the variables it would pass to Artillery, as JSON, and run nothing`;
+
+const { values, positionals } = parseCommandLine(usage, {
   allowPositionals: true,
   options: {
     target: { type: "string", default: process.env.BEACON_LOADTEST_TARGET },
@@ -54,8 +62,7 @@ const { values, positionals } = parseArgs({
 });
 const scenario = positionals[0];
 if (positionals.length !== 1 || !SCENARIOS.includes(scenario as ScenarioName)) {
-  console.error(usage);
-  process.exit(2);
+  exitWithUsage(usage, `give one scenario: ${SCENARIOS.join(", ")}`);
 }
 const target = values.target ?? `https://127.0.0.1:${localPorts().agent}`;
 const certsDir = values.certs ?? path.join(root, ".beacon/certs");

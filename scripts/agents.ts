@@ -22,15 +22,30 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Agent, request } from "node:https";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { syncDigestOf } from "../functions/core/assets/location.js";
 import type { C2Operation } from "../functions/core/c2/model.js";
 import { AgentRoutes } from "../functions/core/c2/routes.js";
 import { asArray, asObject, asString, type JsonObject } from "../functions/core/json.js";
 import { cppAckOf, cppAgentOf, cppDescribeAckOf, isCppDescribed, type VariedAgent } from "./c2-examples.js";
+import { exitWithUsage, parseCommandLine } from "./command-line.mjs";
 import { bundleForm, tarGz } from "./debug-bundle-form.js";
 
-const { values } = parseArgs({
+const USAGE = `Usage: npm run agents -- [--class <class>] [--count <n>] [--interval <seconds>] [--beats <n>]
+         [--failing <n> --refuse <flow hash prefix>] [--prefix <agent id prefix>] [--url <agent API>]
+         [--certs <folder>] [--certificate <name>]
+
+Simulated MiNiFi C++ agents heartbeating the local stack (npm start) over mutual TLS until Ctrl-C.
+  --class        their agent class (default demo)
+  --count        how many (default 10)
+  --interval     seconds between heartbeats, at least 1 (default 5)
+  --beats        heartbeat this many times, then go silent; the command ends with them (default 0: forever)
+  --failing      the first n agents refuse (NOT_APPLIED) the flow whose hash starts with --refuse
+  --prefix       agent ids are <prefix><n> (default <class>-agent-)
+  --url          the agent API (default https://127.0.0.1:$BEACON_AGENT_PORT, else 8443)
+  --certs        the folder of ca.pem and the client certificate (default .beacon/certs)
+  --certificate  the client certificate's name in it (default dev-fleet)`;
+
+const { values } = parseCommandLine(USAGE, {
   options: {
     class: { type: "string", default: "demo" },
     count: { type: "string", default: "10" },
@@ -53,10 +68,10 @@ const prefix = values.prefix ?? `${agentClass}-agent-`;
 const refused = (values.refuse as string).toLowerCase();
 const valid = [count, intervalMs, failing, beats].every((value) => Number.isInteger(value) && value >= 0);
 if (!valid || intervalMs === 0 || (failing > 0 && refused === "")) {
-  console.error(
+  exitWithUsage(
+    USAGE,
     "--count, --interval, --beats and --failing take whole numbers (interval at least 1); --failing needs --refuse",
   );
-  process.exit(2);
 }
 
 const tls = new Agent({

@@ -29,12 +29,23 @@ import {
   startBenchStack,
   totalCalls,
 } from "./bench/stack.js";
+import { parseCommandLine } from "./command-line.mjs";
 import type { GatewayHandler, GatewayRoute } from "./local/gateway.js";
 
+const USAGE = `Usage: npm run bench [-- --rate-sweep]   (npm run bench:rate is the sweep)
+
+The agent API's steady heartbeats end to end on this machine, on backends of its own, and their CPU cost.
+  --rate-sweep  drive the heartbeats at fixed rates instead, a step at each, with each step's latency and CPU
+
+Set by the environment: BENCH_AGENTS (1000), BENCH_ROUNDS (5), BENCH_CONCURRENCY (50); for the sweep BENCH_RATES
+(200,400,…,2000 a second), BENCH_STEP_SECONDS (15), BENCH_CONNECTIONS (200), BENCH_WORKERS (gateway processes);
+BENCH_PROFILE, a file for a CPU profile of the handler's heartbeats.`;
+
+const rateSweep = parseCommandLine(USAGE, { options: { "rate-sweep": { type: "boolean", default: false } } })
+  .values["rate-sweep"];
 const agents = Number(process.env.BENCH_AGENTS ?? 1000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 50);
-const rateSweep = process.argv.includes("--rate-sweep");
 /** The sweep's rates, heartbeats per second, and how long each step lasts. */
 const rates = (process.env.BENCH_RATES ?? "200,400,600,800,1000,1200,1400,1600,1800,2000")
   .split(",")

@@ -3,6 +3,7 @@
  * docs/agents.md; the agent gateway of a running `npm start` follows each step at once.
  */
 import { join } from "node:path";
+import { exitWithUsage, parseCommandLine } from "./command-line.mjs";
 import { registerNewCertificate } from "./local/certificate-registration.js";
 import { caGenerations, createNextCa, retireCa, rotateCa } from "./local/certs.js";
 
@@ -50,17 +51,10 @@ const steps: Record<string, () => Promise<void>> = {
 };
 
 async function main(): Promise<void> {
-  const [step, ...rest] = process.argv.slice(2);
+  const { positionals } = parseCommandLine(USAGE, { options: {}, allowPositionals: true });
+  const [step, ...rest] = positionals;
   const run = step === undefined ? undefined : steps[step];
-  if (step === "--help" || step === "-h") {
-    console.log(USAGE);
-    return;
-  }
-  if (!run || rest.length > 0) {
-    console.error(USAGE);
-    process.exitCode = 2;
-    return;
-  }
+  if (!run || rest.length > 0) exitWithUsage(USAGE, `give one step: ${Object.keys(steps).join(", ")}`);
   await run();
   if (step !== "status") await status();
 }

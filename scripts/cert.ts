@@ -2,7 +2,7 @@
  * Issues a client certificate from the local dev CA: `npm run cert -- --tenant T (--agent A | --fleet [--name N])`.
  */
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { exitWithUsage, parseCommandLine } from "./command-line.mjs";
 import { registerNewCertificate } from "./local/certificate-registration.js";
 import { type ClientCertificateRequest, issueClientCertificate } from "./local/certs.js";
 
@@ -18,46 +18,29 @@ Certificates go to ${CERTS_DIR}/, beside the dev CA that signs them (created fir
 registered in the local stack's certificate store, so the console API lists and revokes it: at once when
 npm start is running, or else when it next starts.`;
 
-/** The certificate the arguments ask for, or undefined when they ask for help. */
-function parseRequest(args: string[]): ClientCertificateRequest | undefined {
-  const { values } = parseArgs({
-    args,
+/** The certificate the command line asks for. */
+function requestedCertificate(): ClientCertificateRequest {
+  const { values } = parseCommandLine(USAGE, {
     options: {
       tenant: { type: "string" },
       agent: { type: "string" },
       fleet: { type: "boolean" },
       name: { type: "string" },
-      help: { type: "boolean", short: "h" },
     },
-    strict: true,
   });
-  const { tenant, agent, fleet, name, help } = values;
-  if (help) return undefined;
-  if (tenant === undefined) throw new Error("--tenant is required");
-  if (agent !== undefined && fleet) throw new Error("give either --agent or --fleet, not both");
+  const { tenant, agent, fleet, name } = values;
+  if (tenant === undefined) return exitWithUsage(USAGE, "--tenant is required");
+  if (agent !== undefined && fleet) return exitWithUsage(USAGE, "give either --agent or --fleet, not both");
   if (agent !== undefined) {
-    if (name !== undefined) throw new Error("--name goes with --fleet only");
+    if (name !== undefined) return exitWithUsage(USAGE, "--name goes with --fleet only");
     return { tenant, agentId: agent };
   }
   if (fleet) return name === undefined ? { tenant, fleet: true } : { tenant, fleet: true, name };
-  throw new Error("give --agent <agent-id> or --fleet");
+  return exitWithUsage(USAGE, "give --agent <agent-id> or --fleet");
 }
 
 async function main(): Promise<void> {
-  let request: ClientCertificateRequest | undefined;
-  try {
-    request = parseRequest(process.argv.slice(2));
-  } catch (error) {
-    // parseArgs reports unknown or malformed options with a TypeError carrying a readable message.
-    const message = error instanceof Error ? error.message : String(error);
-    console.error(`${message}\n\n${USAGE}`);
-    process.exitCode = 2;
-    return;
-  }
-  if (request === undefined) {
-    console.log(USAGE);
-    return;
-  }
+  const request = requestedCertificate();
   const issued = await issueClientCertificate(CERTS_DIR, request);
   console.log(`certificate: ${issued.certPath}`);
   console.log(`private key: ${issued.keyPath}`);

@@ -5,7 +5,6 @@
  * BEACON_ARCHIVE_BUCKET's, through the S3 the environment points at (AWS, or AWS_ENDPOINT_URL_S3); with
  * neither, the local stack's that `npm start` runs.
  */
-import { parseArgs } from "node:util";
 import { S3EventArchiveReader } from "../functions/adapters/s3/event-archive-reader.js";
 import {
   type AgentIntegrity,
@@ -14,6 +13,7 @@ import {
 } from "../functions/core/archive/integrity.js";
 import { makeS3Client } from "../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../functions/shared/env-names.js";
+import { exitWithUsage, parseCommandLine } from "./command-line.mjs";
 import { LocalStackNames, localAwsEnv } from "./local/backends.js";
 import { localPorts } from "./local/ports.js";
 
@@ -31,7 +31,7 @@ const COLUMNS = ["expected", "received", "lost", "duplicated", "unsequenced", "r
 function timeOf(value: string | undefined, option: string): number | undefined {
   if (value === undefined) return undefined;
   const time = Date.parse(value);
-  if (Number.isNaN(time)) throw new Error(`--${option} is no ISO time: ${value}`);
+  if (Number.isNaN(time)) exitWithUsage(USAGE, `--${option} is no ISO time: ${value}`);
   return time;
 }
 
@@ -68,7 +68,7 @@ function table(report: IntegrityReport): string {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseCommandLine(USAGE, {
     options: {
       tenant: { type: "string" },
       from: { type: "string" },
@@ -76,13 +76,11 @@ async function main(): Promise<number> {
       agent: { type: "string" },
       bucket: { type: "string" },
       json: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
     },
   });
-  if (values.help || !values.tenant || (values.from === undefined) !== (values.to === undefined)) {
-    console.error(USAGE);
-    return 2;
-  }
+  if (!values.tenant) exitWithUsage(USAGE, "--tenant is required");
+  if ((values.from === undefined) !== (values.to === undefined))
+    exitWithUsage(USAGE, "give --from and --to together");
   const scope = { from: timeOf(values.from, "from"), to: timeOf(values.to, "to"), agentId: values.agent };
   const archive = archiveOf(values.bucket, process.env);
   const s3 = makeS3Client(archive.env);

@@ -1,8 +1,9 @@
-// Installs what `npm start` and `npm test` need: npm packages, the Node that Lambda runs, Redis, Chromium,
-// DynamoDB Local, S3Proxy, the PyPI tools the tests run, and the jq and curl the README's examples use. Plain
-// Node without dependencies, since it runs before node_modules exists. Every step records what it installed
-// and returns at once when that is still current, so running it again is cheap; a long step reports how far
-// it has got.
+// Installs what `npm start` needs to run Beacon (npm packages, the Node that Lambda runs, Redis, DynamoDB Local,
+// S3Proxy, moto for EventBridge, and the jq and curl the README's examples use) and, for `npm test`, also what
+// only the tests use (Chromium, cfn-lint, schemathesis). Plain Node without dependencies, since it runs before
+// node_modules exists. Every step records what it installed and returns at once when that is still current, so
+// running it again is cheap; a long step reports how far it has got, and a failed one says what to do. What a
+// step checks may be retried on a busy machine, so none of it trips over what an earlier attempt left.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -20,6 +21,7 @@ import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { exitWithUsage, parseCommandLine } from "./command-line.mjs";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const stateDir = path.join(repoRoot, ".beacon");
@@ -29,6 +31,29 @@ const dynamoDbLocalDir = path.join(toolsDir, "dynamodb-local");
 const s3ProxyPom = path.join(repoRoot, "scripts", "local", "s3proxy", "pom.xml");
 const s3ProxyLogback = path.join(repoRoot, "scripts", "local", "s3proxy", "logback.xml");
 const s3ProxyDir = path.join(toolsDir, "s3proxy");
+
+/**
+ * What setup installs for: `start` what running Beacon needs (`npm start`), `test` that and what only the tests
+ * use (`npm test`): the steps and tools marked `testOnly`.
+ */
+const purposes = {
+  start: "npm start: what running Beacon needs",
+  test: "npm test: what running Beacon and its tests need",
+};
+
+const usage = `Usage: node scripts/setup.mjs [--for start|test]
+
+Installs what Beacon needs on this machine; running it again only checks, and picks up where a failed run stopped.
+  --for start  ${purposes.start}
+  --for test   ${purposes.test}: Chromium, cfn-lint and schemathesis as well (without --for, this)`;
+
+/**
+ * How long a Java tool may take to start and answer, and one request to it to be answered: generous, since
+ * setup often runs on a small machine busy with other work (a JVM starting on two loaded cores takes tens
+ * of seconds).
+ */
+const serverStartDeadlineMs = 240_000;
+const probeRequestTimeoutMs = 60_000;
 
 /**
  * The Node that Lambda runs Beacon on (Runtime.NODEJS_22_X in infra/lib/beacon-function.ts), which
@@ -43,8 +68,8 @@ const lambdaNodeDir = path.join(toolsDir, "node22");
  * where scripts/python-tool.ts finds them for the tests and the local stack.
  */
 const pythonTools = [
-  { name: "cfn-lint", requirements: ["cfn-lint>=1.58,<2"], executable: "cfn-lint" },
-  { name: "schemathesis", requirements: ["schemathesis>=4.32,<5"], executable: "st" },
+  { name: "cfn-lint", requirements: ["cfn-lint>=1.58,<2"], executable: "cfn-lint", testOnly: true },
+  { name: "schemathesis", requirements: ["schemathesis>=4.32,<5"], executable: "st", testOnly: true },
   // The local stack's EventBridge (and the SQS queues its tests read the bus through): moto's server mode,
   // with the server's own dependencies (Flask) but only these two services' rather than moto[server]'s every
   // service's: 141 MB instead of 317 MB.
@@ -64,8 +89,8 @@ class SetupError extends Error {
 }
 
 /** Prints a step's lines as `setup [2/5] Redis: …`. */
-function stepReporter(number, count, title) {
-  return (line) => console.log(`setup [${number}/${count}] ${title}: ${line}`);
+function stepReporter(step) {
+  return (line) => console.log(`setup ${step}: ${line}`);
 }
 
 function elapsedSince(start) {
@@ -324,11 +349,22 @@ function aptInstall(report, packages, missing) {
   const start = Date.now();
   report(`installing ${missing} with apt-get (${packages.join(" ")})`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  if (!aptIndexUpdated) {
-    run("apt-get", ["update", "-q"], { env });
-    aptIndexUpdated = true;
+  // Another apt (an unattended upgrade, a neighbour's setup) may hold dpkg's lock: wait for it, not fail.
+  const waitForLock = ["-o", "DPkg::Lock::Timeout=600"];
+  try {
+    if (!aptIndexUpdated) {
+      run("apt-get", [...waitForLock, "update", "-q"], { env });
+      aptIndexUpdated = true;
+    }
+    run("apt-get", [...waitForLock, "install", "-y", "-q", "--no-install-recommends", ...packages], { env });
+  } catch (error) {
+    if (!(error instanceof SetupError)) throw error;
+    throw new SetupError(
+      `${error.message}. apt-get could not install ${missing} (its output is above): if its package sources ` +
+        `are unreachable or broken, fix them (or run ${aptCommand(packages)} yourself), then run this again.`,
+      error.output,
+    );
   }
-  run("apt-get", ["install", "-y", "-q", "--no-install-recommends", ...packages], { env });
   report(`installed ${missing} in ${elapsedSince(start)}`);
 }
 
@@ -360,8 +396,8 @@ function ensureRedis(report) {
 
 // Chromium from Debian's packages: the web console's browser tests drive it through Playwright, which
 // never downloads a browser of its own here (playwright-core has no download step, and .npmrc runs no
-// install scripts). Missing, it is installed as root; anyone else is told the command, and `npm start`,
-// which does not need it, still runs.
+// install scripts). Only the tests and `npm run bench:console` use it, so `npm start`'s setup leaves it out.
+// Missing, it is installed as root; anyone else is told the command, and the other steps still run.
 function ensureChromium(report) {
   if (onPath("chromium")) report("chromium is installed");
   else if (canUseApt()) aptInstall(report, ["chromium"], "chromium");
@@ -418,11 +454,22 @@ const ensureS3Proxy = (report) =>
 
 /**
  * Starts a Java server on a free port and resolves once `probe(port)` succeeds; a SetupError from the probe
- * is a wrong answer, which will not get better, anything else means it is still starting.
+ * is a wrong answer, which will not get better, anything else means it is still starting. The probe may run
+ * again after a request that timed out but was carried out, so it must take what it finds done as done. A
+ * port taken between choosing it and the server binding it (other work on the machine) is chosen anew.
  */
 async function verifyServer(name, args, cwd, probe) {
-  const port = await freePort();
-  const server = spawn("java", args(port), { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    const outcome = await startAndProbe(name, args(port), cwd, () => probe(port));
+    if (outcome.portTaken && attempt < 3) continue;
+    if (outcome.error) throw outcome.error;
+    return;
+  }
+}
+
+async function startAndProbe(name, args, cwd, probe) {
+  const server = spawn("java", args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const collect = (chunk) => {
     output = (output + chunk).slice(-4_000);
@@ -430,20 +477,27 @@ async function verifyServer(name, args, cwd, probe) {
   server.stdout.on("data", collect);
   server.stderr.on("data", collect);
   const exited = new Promise((resolve) => server.once("exit", resolve));
+  const failure = (message) => ({ error: new SetupError(message, output) });
   try {
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + serverStartDeadlineMs;
     for (;;) {
-      if (server.exitCode !== null) throw new SetupError(`${name} exited at start:\n${output}`);
+      if (server.exitCode !== null) {
+        if (/BindException|Address already in use/.test(output)) return { portTaken: true };
+        return failure(`${name} exited at start (its output is above)`);
+      }
       try {
-        await probe(port);
-        return;
+        await probe();
+        return {};
       } catch (error) {
-        if (error instanceof SetupError) throw new SetupError(`${error.message}\n${output}`);
+        if (error instanceof SetupError) return failure(`${error.message} (${name}'s output is above)`);
         if (Date.now() > deadline) {
-          throw new SetupError(`${name} did not answer within 60 s (${error.message}):\n${output}`);
+          return failure(
+            `${name} did not answer within ${serverStartDeadlineMs / 1000} s (${error.message}; its output is ` +
+              "above). If the machine is very busy, run this again when it is quieter.",
+          );
         }
       }
-      await sleep(200);
+      await sleep(250);
     }
   } finally {
     server.kill();
@@ -451,7 +505,10 @@ async function verifyServer(name, args, cwd, probe) {
   }
 }
 
-/** Starts DynamoDB Local and creates a table, which loads its native SQLite library. */
+/**
+ * Starts DynamoDB Local and creates a table, which loads its native SQLite library; a table that an earlier
+ * attempt created (its answer too late for the client) is as good.
+ */
 const verifyDynamoDbLocal = (libDir) =>
   verifyServer(
     "DynamoDB Local",
@@ -485,10 +542,11 @@ async function createProbeTable(port) {
       KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
       BillingMode: "PAY_PER_REQUEST",
     }),
-    signal: AbortSignal.timeout(5_000),
+    signal: AbortSignal.timeout(probeRequestTimeoutMs),
   });
   const body = await response.text();
-  if (!response.ok) throw new SetupError(`CreateTable answered ${response.status}: ${body}`);
+  if (response.ok || body.includes("ResourceInUseException")) return;
+  throw new SetupError(`CreateTable answered ${response.status}: ${body}`);
 }
 
 /**
@@ -533,12 +591,14 @@ async function verifyS3Proxy(libDir) {
   }
 }
 
+/** Each request may be repeated: a bucket that an earlier attempt made is the probe's own. */
 async function putAndGetProbeObject(port) {
   const base = `http://127.0.0.1:${port}/setup-probe`;
   const request = async (method, url, body) => {
-    const response = await fetch(url, { method, body, signal: AbortSignal.timeout(5_000) });
+    const response = await fetch(url, { method, body, signal: AbortSignal.timeout(probeRequestTimeoutMs) });
     const text = await response.text();
-    if (!response.ok) throw new SetupError(`${method} ${url} answered ${response.status}: ${text}`);
+    if (!response.ok && !text.includes("<Code>BucketAlreadyOwnedByYou</Code>"))
+      throw new SetupError(`${method} ${url} answered ${response.status}: ${text}`);
     return text;
   };
   await request("PUT", base);
@@ -561,8 +621,9 @@ function freePort() {
 
 // PyPI tools, each installed by pip into its own virtual environment. A virtual environment is tied to
 // its folder, so it is built in place; its stamp, written last, says it is complete.
-async function ensurePythonTools(report) {
-  const stale = pythonTools.filter(({ name, requirements, executable }) => {
+async function ensurePythonTools(report, purpose) {
+  const wanted = pythonTools.filter(({ testOnly }) => purpose === "test" || !testOnly);
+  const stale = wanted.filter(({ name, requirements, executable }) => {
     const environment = path.join(toolsDir, name);
     return (
       readStamp(path.join(environment, "installed.stamp")) !== requirements.join(" ") ||
@@ -570,7 +631,7 @@ async function ensurePythonTools(report) {
     );
   });
   if (stale.length === 0) {
-    report(`${pythonTools.map(({ name }) => name).join(", ")} installed`);
+    report(`${wanted.map(({ name }) => name).join(", ")} installed`);
     return;
   }
   for (const tool of stale) await installPythonTool(report, tool);
@@ -584,15 +645,34 @@ async function installPythonTool(report, { name, requirements }) {
   rmSync(environment, { recursive: true, force: true });
   createVirtualEnvironment(report, environment);
   let installed = requirement;
-  await runStreaming(
-    path.join(environment, "bin", "pip"),
-    ["install", "--disable-pip-version-check", "--no-input", ...requirements],
-    (line) => {
-      // "Successfully installed attrs-25.1.0 … cfn-lint-1.58.1 …": the version pip chose.
-      const version = new RegExp(`^Successfully installed .*\\b${name}-(\\S+)`).exec(line)?.[1];
-      if (version !== undefined) installed = `${name} ${version}`;
-    },
-  );
+  try {
+    // pip's own 15 s read timeout is short for a busy machine or a slow index; it retries a failed read.
+    await runStreaming(
+      path.join(environment, "bin", "pip"),
+      [
+        "install",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--timeout",
+        "120",
+        "--retries",
+        "5",
+        ...requirements,
+      ],
+      (line) => {
+        // "Successfully installed attrs-25.1.0 … cfn-lint-1.58.1 …": the version pip chose.
+        const version = new RegExp(`^Successfully installed .*\\b${name}-(\\S+)`).exec(line)?.[1];
+        if (version !== undefined) installed = `${name} ${version}`;
+      },
+    );
+  } catch (error) {
+    if (!(error instanceof SetupError)) throw error;
+    throw new SetupError(
+      `${error.message}: pip could not install ${requirement} (its output is above). If PyPI (or the index ` +
+        "in your pip configuration) was unreachable, run this again once it answers.",
+      error.output,
+    );
+  }
   writeStamp(path.join(environment, "installed.stamp"), requirement);
   report(`installed ${installed} in ${elapsedSince(start)}`);
 }
@@ -629,23 +709,33 @@ function ensureExampleTools(report) {
 
 // Kinesis needs nothing more: kinesalite and kinesis-mock (kinesis-local) are npm packages.
 const steps = [
-  ["npm packages", ensureNpmPackages],
-  ["Node 22", ensureLambdaNode],
-  ["Redis", ensureRedis],
-  ["Chromium", ensureChromium],
-  ["DynamoDB Local", ensureDynamoDbLocal],
-  ["S3Proxy", ensureS3Proxy],
-  ["PyPI tools", ensurePythonTools],
-  ["jq and curl", ensureExampleTools],
+  { title: "npm packages", ensure: ensureNpmPackages },
+  { title: "Node 22", ensure: ensureLambdaNode },
+  { title: "Redis", ensure: ensureRedis },
+  { title: "Chromium", ensure: ensureChromium, testOnly: true },
+  { title: "DynamoDB Local", ensure: ensureDynamoDbLocal },
+  { title: "S3Proxy", ensure: ensureS3Proxy },
+  { title: "PyPI tools", ensure: ensurePythonTools },
+  { title: "jq and curl", ensure: ensureExampleTools },
 ];
 
-try {
-  for (const [index, [title, ensure]] of steps.entries()) {
-    await ensure(stepReporter(index + 1, steps.length, title));
+const { values } = parseCommandLine(usage, { options: { for: { type: "string", default: "test" } } });
+if (!Object.hasOwn(purposes, values.for)) exitWithUsage(usage, `--for is start or test, not ${values.for}`);
+const purpose = values.for;
+const chosen = steps.filter(({ testOnly }) => purpose === "test" || !testOnly);
+console.log(`setup for ${purposes[purpose]} (${chosen.length} steps)`);
+for (const [index, { title, ensure }] of chosen.entries()) {
+  const step = `[${index + 1}/${chosen.length}] ${title}`;
+  try {
+    await ensure(stepReporter(step), purpose);
+  } catch (error) {
+    if (!(error instanceof SetupError)) throw error;
+    if (error.output) console.error(error.output.trimEnd());
+    console.error(`setup ${step} failed: ${error.message}`);
+    console.error(
+      `Once that is dealt with, run node scripts/setup.mjs --for ${purpose} again: it keeps what earlier ` +
+        "steps installed and picks up at this one.",
+    );
+    process.exit(1);
   }
-} catch (error) {
-  if (!(error instanceof SetupError)) throw error;
-  if (error.output) console.error(error.output.trimEnd());
-  console.error(`setup failed: ${error.message}`);
-  process.exit(1);
 }

@@ -4,17 +4,21 @@
  * the cache and put on the stream by the sweeper's next run (see "No event lost" in docs/events.md).
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { parseArgs } from "node:util";
+import { exitWithUsage, parseCommandLine } from "./command-line.mjs";
 import { localDir } from "./local/local-dir.js";
 import { endStreamOutage, startStreamOutage } from "./local/stream-outage.js";
 
 const MAX_SECONDS = 600;
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "10" } } });
+const USAGE = `Usage: npm run stream-outage -- [--seconds <n>]
+
+Makes the stream unreachable for the running local stack's functions (npm start), as a Kinesis outage does.
+  --seconds  how long, 1 to ${MAX_SECONDS} (default 10); Ctrl-C ends it sooner`;
+
+const { values } = parseCommandLine(USAGE, { options: { seconds: { type: "string", default: "10" } } });
 const seconds = Number(values.seconds);
 if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_SECONDS) {
-  console.error(`--seconds takes a whole number from 1 to ${MAX_SECONDS}`);
-  process.exit(2);
+  exitWithUsage(USAGE, `--seconds takes a whole number from 1 to ${MAX_SECONDS}`);
 }
 
 const dir = localDir();

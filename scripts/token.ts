@@ -1,9 +1,9 @@
 /**
  * Prints a console API token from the local dev issuer: `npm run token -- --tenant T --role R`.
  */
-import { parseArgs } from "node:util";
 import { isValidIdentifier } from "../functions/core/identity/credentials.js";
 import { type Role, Roles } from "../functions/core/identity/principal.js";
+import { exitWithUsage, parseCommandLine } from "./command-line.mjs";
 import { consoleToken, ensureConsoleIssuer, LOCAL_ISSUER_DIR } from "./local/console-issuer.js";
 
 const USAGE = `Usage: npm run token -- --tenant <tenant> --role <${Roles.join("|")}> [--subject <name>] [--hours <n>]
@@ -15,35 +15,24 @@ Prints a bearer token for the local console API (npm start), signed by the dev i
   --hours    how long it is valid (default 1)`;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCommandLine(USAGE, {
     options: {
       tenant: { type: "string" },
       role: { type: "string" },
       subject: { type: "string" },
       hours: { type: "string" },
-      help: { type: "boolean", short: "h" },
     },
-    strict: true,
   });
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
   const { tenant, role, subject } = values;
   const hours = Number(values.hours ?? "1");
-  if (tenant === undefined || !isValidIdentifier(tenant)) throw new UsageError("--tenant needs a tenant id");
-  if (!Roles.includes(role as Role)) throw new UsageError(`--role must be one of ${Roles.join(", ")}`);
-  if (!(hours > 0)) throw new UsageError("--hours must be a positive number");
+  if (tenant === undefined || !isValidIdentifier(tenant)) exitWithUsage(USAGE, "--tenant needs a tenant id");
+  if (!Roles.includes(role as Role)) exitWithUsage(USAGE, `--role must be one of ${Roles.join(", ")}`);
+  if (!(hours > 0)) exitWithUsage(USAGE, "--hours must be a positive number");
   const issuer = await ensureConsoleIssuer(LOCAL_ISSUER_DIR);
   console.log(await consoleToken(issuer, { tenant, role: role as Role, subject }, Math.round(hours * 3600)));
 }
 
-class UsageError extends Error {}
-
 main().catch((error: unknown) => {
-  // parseArgs reports unknown or malformed options with a TypeError carrying a readable message.
-  const isUsage = error instanceof UsageError || error instanceof TypeError;
-  const message = error instanceof Error ? error.message : String(error);
-  console.error(isUsage ? `${message}\n\n${USAGE}` : message);
-  process.exitCode = isUsage ? 2 : 1;
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
 });

@@ -4,13 +4,19 @@
  * whose signature does not hold 401, as a receiver should, so Beacon's delivery log shows it failed.
  */
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
+import { parseCommandLine } from "./command-line.mjs";
 import { ensureDevCertificates } from "./local/certs.js";
 import { receiverCertsDir, signatureOf, startWebhookReceiver } from "./local/webhook-receiver.js";
 
 const CERTS_DIR = receiverCertsDir(".beacon");
 
-const { values } = parseArgs({
+const USAGE = `Usage: npm run webhook-receiver -- [--secret <whsec_…>] [--port <port>]
+
+Receives event subscriptions' deliveries over HTTPS and prints each one with whether its signature is valid.
+  --secret  the subscription's signing secret: deliveries whose signature does not hold are answered 401
+  --port    the port to listen on (default 9443)`;
+
+const { values } = parseCommandLine(USAGE, {
   options: { secret: { type: "string" }, port: { type: "string", default: "9443" } },
 });
 const { server } = await ensureDevCertificates(CERTS_DIR);

@@ -11,12 +11,20 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { exitWithUsage, parseCommandLine } from "../command-line.mjs";
 import { startBackends } from "../local/backends.js";
 import { findFreePorts } from "../local/ports.js";
 import { budgetBreaches, reportLines, runColdStartBench } from "./cold-starts.js";
 
-const { values } = parseArgs({
+const USAGE = `Usage: npm run bench:cold-start -- [--runs <n>] [--functions <name,…>] [--json] [--profile <folder>]
+
+Every function's cold start on backends of its own; exits 1 over its budget or on a wrong answer.
+  --runs       fresh processes per request (BENCH_RUNS, default 20)
+  --functions  only these functions, e.g. agent-api,console-api
+  --json       print the figures as JSON
+  --profile    a folder for each process's CPU profile, summarised`;
+
+const { values } = parseCommandLine(USAGE, {
   options: {
     runs: { type: "string", default: process.env.BENCH_RUNS ?? "20" },
     functions: { type: "string" },
@@ -26,8 +34,7 @@ const { values } = parseArgs({
 });
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) {
-  console.error("bench:cold-start: --runs is a whole number of at least 1");
-  process.exit(2);
+  exitWithUsage(USAGE, "--runs is a whole number of at least 1");
 }
 // With --json the figures alone go to stdout.
 const log = (line: string) => console.error(`bench:cold-start: ${line}`);

@@ -10,13 +10,20 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { exitWithUsage, parseCommandLine } from "../command-line.mjs";
 import { startBackends } from "../local/backends.js";
 import { findFreePorts } from "../local/ports.js";
 import { FLEET_WRITE_CONCURRENCY } from "./agent-fleet.js";
 import { COLD_CASE, FIRST_PAGE_BUDGET_MS, reportLines, runConsoleListBench } from "./console-list.js";
 
-const { values } = parseArgs({
+const USAGE = `Usage: npm run bench:console -- [--agents <n>] [--rounds <n>] [--concurrency <n>]
+
+The web console's agent list of many agents, its first page timed in Chromium against its budget; exits 1 over it.
+  --agents       agents in the list (BENCH_AGENTS, default 100000)
+  --rounds       times each page is measured (BENCH_ROUNDS, default 5)
+  --concurrency  agents written at once while filling the list (BENCH_CONCURRENCY, default ${FLEET_WRITE_CONCURRENCY})`;
+
+const { values } = parseCommandLine(USAGE, {
   options: {
     agents: { type: "string", default: process.env.BENCH_AGENTS ?? "100000" },
     rounds: { type: "string", default: process.env.BENCH_ROUNDS ?? "5" },
@@ -32,8 +39,7 @@ const [agents, rounds, concurrency] = [values.agents, values.rounds, values.conc
   number,
 ];
 if (![agents, rounds, concurrency].every((value) => Number.isInteger(value) && value >= 1)) {
-  console.error("bench:console: --agents, --rounds and --concurrency are whole numbers of at least 1");
-  process.exit(2);
+  exitWithUsage(USAGE, "--agents, --rounds and --concurrency are whole numbers of at least 1");
 }
 const log = (line: string) => console.log(`bench:console: ${line}`);
 const stateDir = fileURLToPath(new URL(`../../.beacon/bench-console-${process.pid}/`, import.meta.url));

@@ -7,20 +7,33 @@
  * `--json` prints the figures as one JSON object instead.
  */
 import { cpus, loadavg } from "node:os";
-import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { Keys } from "../../functions/adapters/dynamodb/keys.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { MetricNames } from "../../functions/shared/observability.js";
 import { BEACON_COUNTERS } from "../../loadtests/gates.js";
+import { exitWithUsage, parseCommandLine } from "../command-line.mjs";
 import { localAwsEnv } from "../local/backends.js";
 import { DEV_TENANT } from "../local/certs.js";
 import { metricTotals } from "../local/function-metrics.js";
 import { profileLines, startCpuProfile } from "./profile.js";
 import { runLoad, startBenchStack, totalCalls } from "./stack.js";
 
-const { values } = parseArgs({
+const USAGE = `Usage: npm run bench:herd -- [--agents <n>] [--dialect java|cpp] [--arrival-seconds <s>]
+         [--heartbeats <n>] [--period-seconds <s>] [--json] [--profile <file>] [--workers <n>]
+
+A herd of agents of one build arriving at once, end to end on this machine, on backends of its own.
+  --agents           how many (default 10000)
+  --dialect          MiNiFi java or cpp (default java)
+  --arrival-seconds  the window they arrive in (default 60)
+  --heartbeats       heartbeats each sends after its first (default 2)
+  --period-seconds   seconds between them (default: the arrival window)
+  --json             print the figures as one JSON object
+  --profile          a file to write a CPU profile of the gateway and handler during the herd to
+  --workers          run the gateway and agent API in this many processes sharing its port`;
+
+const { values } = parseCommandLine(USAGE, {
   options: {
     agents: { type: "string", default: "10000" },
     dialect: { type: "string", default: "java" },
@@ -34,7 +47,7 @@ const { values } = parseArgs({
     workers: { type: "string" },
   },
 });
-if (values.dialect !== "java" && values.dialect !== "cpp") throw new Error("--dialect is java or cpp");
+if (values.dialect !== "java" && values.dialect !== "cpp") exitWithUsage(USAGE, "--dialect is java or cpp");
 /** How often the load average is read while the herd runs. */
 const LOAD_SAMPLE_MS = 2_000;
 const log = (line: string) => {
@@ -43,7 +56,7 @@ const log = (line: string) => {
 
 const workers = values.workers === undefined ? undefined : Number(values.workers);
 if (workers !== undefined && values.profile)
-  throw new Error("--profile profiles this process, not --workers");
+  exitWithUsage(USAGE, "--profile profiles this process, not --workers");
 const stack = await startBenchStack("herd", undefined, { workers });
 try {
   let cpuBefore = stack.beaconCpuMs();

@@ -10,7 +10,7 @@
  *   npm run capacity -- --measure [--write]           measure the byte, TLS setup and cache memory units (and record them)
  */
 import { cpus } from "node:os";
-import { parseArgs } from "node:util";
+import { parseCommandLine } from "../command-line.mjs";
 import {
   defaultDeployment,
   type Measurement,
@@ -38,9 +38,23 @@ const DEFAULT_JAVA_SHARE = 0.5;
 
 type Options = ReturnType<typeof parseOptions>;
 
-function parseOptions(args: string[]) {
-  return parseArgs({
-    args,
+const USAGE = `Usage: npm run capacity -- [--agents <n>] [--interval <s>] [--java-share <0..1>] [--server-key <type>]
+         [--budget <USD>] [--largest-tenant <n>] [--set <unit>=<value>]… [--json]
+       npm run capacity -- --measure [--write]
+
+What a fleet costs on AWS a month, option by option, with the quotas each size crosses.
+  --agents          one fleet size (default: 10,000 to 10,000,000)
+  --interval        seconds between an agent's heartbeats (default 60)
+  --java-share      the share of MiNiFi Java agents (default ${DEFAULT_JAVA_SHARE})
+  --server-key      the agent API's certificate key: ${serverKeyTypes.join(", ")} (default ${defaultDeployment.serverKey})
+  --budget          the monthly budget the target is held to, in USD (default 1200)
+  --largest-tenant  agents of the largest tenant, for the per-tenant quotas (default: the whole fleet)
+  --set             a measured unit's value instead of units.json's, e.g. metricLineBytesPerHeartbeat=0
+  --json            print the figures as JSON
+  --measure         measure the byte, TLS setup and cache memory units on this machine (--write records them)`;
+
+function parseOptions() {
+  return parseCommandLine(USAGE, {
     options: {
       agents: { type: "string" },
       interval: { type: "string", default: "60" },
@@ -56,7 +70,7 @@ function parseOptions(args: string[]) {
   }).values;
 }
 
-/** A mistake in the command line, told in one line without a stack. */
+/** A mistake in an option's value, told in one line without a stack. */
 class UsageError extends Error {}
 
 const positive = (name: string, text: string | undefined): number => {
@@ -160,12 +174,11 @@ function capacity(options: Options): string {
 }
 
 try {
-  const options = parseOptions(process.argv.slice(2));
+  const options = parseOptions();
   if (options.measure) await measure(options.write as boolean);
   else console.log(capacity(options));
 } catch (error) {
-  if (!(error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")))
-    throw error;
-  console.error(`capacity: ${(error as Error).message}`);
+  if (!(error instanceof UsageError)) throw error;
+  console.error(`capacity: ${error.message}`);
   process.exitCode = 2;
 }

@@ -3,7 +3,7 @@ import { AgentRoutes, c2ApiRoutes } from "../../functions/core/c2/routes.js";
 import { consoleOperations } from "../../functions/shared/console-openapi.js";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import type { FunctionLog } from "./function-logs.js";
-import type { GatewayRoute } from "./gateway.js";
+import type { GatewayRoute, StreamingHandler } from "./gateway.js";
 import { invoker, type LocalFunction, setLocalLambdaEnvironment } from "./lambda-runtime.js";
 
 /** What every function's handler module exports. */
@@ -54,6 +54,9 @@ const loadHttpFunction = (
 ): Promise<LocalInvokedFunction<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>> =>
   loadFunction(fn, importModule as () => Promise<HttpFunctionModule>, env, logs);
 
+/** The name the streaming bundle intake's records carry in the function log and on the terminal. */
+export const BUNDLE_INTAKE_LOG_NAME = "bundle-intake";
+
 /**
  * What takes debug bundles: the streaming intake, as the agent service behind the ALB does (16 MiB), or the
  * agent-api function, as the HTTP API ingress does (what an invocation carries).
@@ -72,21 +75,33 @@ export async function loadAgentApi(
     env,
     logs,
   );
-  // Debug bundles stream past what a Lambda invocation carries: the agent service's intake takes them, here as
-  // behind the ALB on AWS, in this process, with the same environment.
-  const intake = await import("../../functions/bundle-intake/intake.js");
+  const intake = await loadBundleIntake(logs);
   return {
     routes: [
       ...c2ApiRoutes.map(({ method, path }) => ({ method, path, handler })),
-      bundles === "streaming"
-        ? { ...AgentRoutes.debugBundle, stream: intake.handleDebugBundleUpload }
-        : { ...AgentRoutes.debugBundle, handler },
+      bundles === "streaming" ? intake.route : { ...AgentRoutes.debugBundle, handler },
     ],
     shutdown: async () => {
       await shutdown();
       await intake.shutdown();
     },
   };
+}
+
+/**
+ * Debug bundles stream past what a Lambda invocation carries: the agent service's intake takes them, here as
+ * behind the ALB on AWS, in this process, with the agent API's environment. Each upload writes to `logs` as a
+ * function's invocation does, so the terminal shows what the intake logs as one line each, at the level chosen.
+ */
+export async function loadBundleIntake(
+  logs: FunctionLog,
+): Promise<{ route: GatewayRoute; shutdown(): Promise<void> }> {
+  const intake = await import("../../functions/bundle-intake/intake.js");
+  const stream: StreamingHandler = (request, response, clientCertificatePem) =>
+    logs.run(BUNDLE_INTAKE_LOG_NAME, () =>
+      intake.handleDebugBundleUpload(request, response, clientCertificatePem),
+    );
+  return { route: { ...AgentRoutes.debugBundle, stream }, shutdown: intake.shutdown };
 }
 
 /** The console API and every route of its OpenAPI document, as the CDK app declares them. */

@@ -8,10 +8,10 @@ import { type ChildService, startChildService } from "./child-service.js";
 import { assertPortFree, findFreePort } from "./ports.js";
 
 /** kinesalite is the default: several times the put rate of kinesis-mock on small machines. */
-const KinesisEmulators = ["kinesalite", "kinesis-mock"] as const;
+export const KinesisEmulators = ["kinesalite", "kinesis-mock"] as const;
 export type KinesisEmulator = (typeof KinesisEmulators)[number];
 
-const kinesisEmulatorEnvName = "BEACON_KINESIS_EMULATOR";
+export const kinesisEmulatorEnvName = "BEACON_KINESIS_EMULATOR";
 
 export function kinesisEmulatorFromEnv(
   env: Readonly<Record<string, string | undefined>> = process.env,

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { allAgentRoutes } from "../../functions/core/c2/routes.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { buildWebConsole } from "../../web/tools/build.js";
+import { parseCommandLine } from "../command-line.mjs";
 import { LocalStackNames, startBackends } from "./backends.js";
 import { registerDevCertificates } from "./certificate-registration.js";
 import { agentTrust, DEV_TENANT, ensureDevCertificates } from "./certs.js";
@@ -24,10 +25,10 @@ import {
 } from "./function-logs.js";
 import { loadAgentApi, loadConsoleApi } from "./function-routes.js";
 import { startAgentGateway, startConsoleGateway } from "./gateway.js";
-import { kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
+import { KinesisEmulators, kinesisEmulatorEnvName, kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
 import { startLocalLambdaEndpoint } from "./lambda-endpoint.js";
-import { localDir } from "./local-dir.js";
-import { assertPortFree, localPorts } from "./ports.js";
+import { LOCAL_DIR_ENV_NAME, localDir } from "./local-dir.js";
+import { assertPortFree, LocalServices, localPorts } from "./ports.js";
 import { startStreamPassThrough } from "./stream-outage.js";
 import { startStreamPoller } from "./stream-poller.js";
 import {
@@ -47,6 +48,18 @@ const DEV_TOKEN_LIFETIME_SECONDS = 12 * 3600;
 const persistDynamoDbEnvName = "BEACON_DYNAMODB_PERSIST";
 /** Set to "true" to run Redis as a cluster of three masters, as ElastiCache Serverless runs it. */
 const redisClusterEnvName = "BEACON_LOCAL_REDIS_CLUSTER";
+
+const USAGE = `Usage: npm start
+
+Runs Beacon on this machine until Ctrl-C. Set by the environment:
+  ${LOG_LEVEL_ENV_NAME}  the functions' records the terminal shows, at this level and above: ${TerminalLevels.join(", ")} (default warn)
+  ${Object.values(LocalServices)
+    .map(({ envName, defaultPort, label }) => `${envName}=${defaultPort}: ${label}'s port`)
+    .join("\n  ")}
+  ${LOCAL_DIR_ENV_NAME}  the folder of the emulators' data and the logs (default .beacon/local)
+  ${persistDynamoDbEnvName}=true  keep DynamoDB Local's tables and S3Proxy's buckets across restarts
+  ${redisClusterEnvName}=true  run Redis as a cluster of three masters, as ElastiCache Serverless does
+  ${kinesisEmulatorEnvName}  ${KinesisEmulators.join(" or ")} (default kinesalite)`;
 
 const log = (line: string) => console.log(line);
 
@@ -235,6 +248,7 @@ async function start(): Promise<void> {
   log("Beacon is ready");
 }
 
+parseCommandLine(USAGE, { options: {} });
 start().catch((error: unknown) => {
   console.error(`Beacon: could not start: ${error instanceof Error ? error.message : String(error)}`);
   void stopAndExit(1);

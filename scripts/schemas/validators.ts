@@ -16,6 +16,7 @@ import {
   documentOperations,
   operationSchemas,
 } from "../../functions/shared/console-openapi-document.js";
+import { parseCommandLine } from "../command-line.mjs";
 
 /** Each validator's export name and its schema's file under schemas/. */
 export const SchemaFiles = {
@@ -144,6 +145,10 @@ export async function generateValidators(): Promise<GeneratedFile[]> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  parseCommandLine(
+    "Usage: npm run schemas:validators\n\nWrites the functions' validators, compiled ahead of time, from the JSON Schemas in schemas/.",
+    { options: {} },
+  );
   for (const { file, code } of await generateValidators()) {
     await writeFile(file, code);
     console.log(`wrote ${file}`);

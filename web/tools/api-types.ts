@@ -5,6 +5,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
+import { parseCommandLine } from "../../scripts/command-line.mjs";
 
 export const OPENAPI_DOCUMENT = fileURLToPath(new URL("../../schemas/console/openapi.json", import.meta.url));
 export const API_TYPES_FILE = fileURLToPath(new URL("../src/api/schema.d.ts", import.meta.url));
@@ -18,6 +19,10 @@ export async function generateApiTypes(): Promise<string> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  parseCommandLine(
+    "Usage: npm run web:api-types\n\nWrites web/src/api/schema.d.ts, the console's API types, from schemas/console/openapi.json.",
+    { options: {} },
+  );
   await writeFile(API_TYPES_FILE, await generateApiTypes());
   console.log(`wrote ${API_TYPES_FILE}`);
 }

@@ -8,6 +8,7 @@ import { readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "vite";
+import { exitWithUsage, parseCommandLine } from "../../scripts/command-line.mjs";
 import { firstLoads } from "./bundle-budget.js";
 
 const webDir = fileURLToPath(new URL("../", import.meta.url));
@@ -63,7 +64,12 @@ async function filesUnder(target: string): Promise<string[]> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const outDir = path.resolve(process.argv[2] ?? path.join(repositoryRoot, ".beacon", "web"));
+  const usage = `Usage: npm run web:build [-- <folder>]
+
+Builds the web console into a folder of static files (default .beacon/web); skipped when nothing changed.`;
+  const { positionals } = parseCommandLine(usage, { options: {}, allowPositionals: true });
+  if (positionals.length > 1) exitWithUsage(usage, "give one folder at most");
+  const outDir = path.resolve(positionals[0] ?? path.join(repositoryRoot, ".beacon", "web"));
   const started = Date.now();
   const { built } = await buildWebConsole(outDir);
   console.log(`${built ? "built" : "up to date:"} ${outDir} (${Date.now() - started} ms)`);
