@@ -1,153 +1,22 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { example } from "../../../scripts/c2-examples.js";
-import { MemoryAuditLog } from "../../adapters/memory/audit.js";
-import { MemoryDebugBundleContent, MemoryDebugBundles } from "../../adapters/memory/bundles.js";
 import {
-  FakeCertificateAuthority,
-  MemoryAssetCatalog,
-  MemoryAssetContent,
-  MemoryCertificateStore,
-  MemoryClassCatalog,
-  MemoryFleetHotState,
-  MemoryFleetRegistry,
-  MemoryFlowCatalog,
-  MemoryManifestCatalog,
-  MemoryResourceSetStore,
-} from "../../adapters/memory/console.js";
-import { MemoryDeliveryQueue } from "../../adapters/memory/deliveries.js";
-import { MemoryAgentEventLog, MemoryFleetHistory } from "../../adapters/memory/history.js";
-import {
-  ManualClock,
-  MemoryEventSink,
-  MemoryOperationResults,
-  MemoryOperationStore,
-  SequentialIds,
-} from "../../adapters/memory/index.js";
-import { MemoryRolloutStore } from "../../adapters/memory/rollouts.js";
-import {
-  CountingRandom,
-  MemorySubscriptionStore,
-  RecordingWebhookSender,
-} from "../../adapters/memory/subscriptions.js";
+  AGENT_API_URL,
+  BUNDLE_TARGET_BASE,
+  consoleHarness as harness,
+  javaBinary,
+  MINUTE,
+  storedJavaBinary,
+  takesUpdates,
+} from "../../../scripts/test-support/console-harness.js";
 import type { AgentClassRecord, AgentRecord } from "../agents/ports.js";
 import type { AssetUpload } from "../assets/console-assets.js";
 import { MAX_ASSET_BYTES } from "../assets/model.js";
 import type { IssueRequest } from "../identity/certificates.js";
 import { type Principal, principalFromClaims, type Role } from "../identity/principal.js";
-import type { JsonObject } from "../json.js";
-import { binaryOf } from "../manifests/canonical.js";
 import { newOperationId } from "../operations/ids.js";
-import { makeOperationLifecycle } from "../operations/lifecycle.js";
 import { encodeCursor } from "../paging.js";
 import { DEFAULT_ROLLOUT_PLAN } from "../rollouts/model.js";
-import { makeWebhookTestSender } from "../webhooks/test-sender.js";
-import { makeConsoleUseCases } from "./use-cases.js";
-
-const MINUTE = 60_000;
-const CHECKPOINT_MS = 10 * MINUTE;
-const AGENT_API_URL = "https://agents.beacon.example";
-const BUNDLE_TARGET_BASE = "https://bundles.beacon.example";
-/** The binary of the Java example's manifest, which every agent of these tests runs. */
-const javaBinary = binaryOf(
-  (example("java-2.3.0/ack-describe-manifest.json").agentInfo as JsonObject).agentManifest as JsonObject,
-);
-const takesUpdates = [
-  { type: "DESCRIBE", properties: { MANIFEST: {} } },
-  { type: "UPDATE", properties: { CONFIGURATION: {} } },
-];
-
-/** The Java example's binary as the manifest store summarises it. */
-const storedJavaBinary = () => ({
-  manifestId: javaBinary.manifestId,
-  agentType: "minifi-java",
-  version: "2.3.0",
-  bundleCount: 1,
-  processorTypeCount: 1,
-  controllerServiceTypeCount: 0,
-  jsonBytes: 10,
-  gzipBytes: 5,
-  createdAt: 0,
-});
-
-function harness() {
-  const catalog = new MemoryClassCatalog();
-  const assets = new MemoryAssetCatalog();
-  const subscriptions = new MemorySubscriptionStore();
-  const clock = new ManualClock();
-  const ports = {
-    catalog,
-    // The rollout store keeps a class's active rollout and flow policy on the catalog's records, as the table does.
-    rollouts: new MemoryRolloutStore(catalog),
-    registry: new MemoryFleetRegistry(),
-    hotState: new MemoryFleetHotState(),
-    manifests: new MemoryManifestCatalog(),
-    flows: new MemoryFlowCatalog(),
-    assets,
-    assetContent: new MemoryAssetContent(),
-    resourceSets: new MemoryResourceSetStore(assets),
-    certificates: new MemoryCertificateStore(),
-    authority: new FakeCertificateAuthority(),
-    operations: new MemoryOperationStore(),
-    operationResults: new MemoryOperationResults(),
-    debugBundles: new MemoryDebugBundles(),
-    debugBundleContent: new MemoryDebugBundleContent(),
-    events: new MemoryEventSink(),
-    history: new MemoryFleetHistory(),
-    agentEvents: new MemoryAgentEventLog(),
-    audit: new MemoryAuditLog(),
-    subscriptions,
-    deliveries: new MemoryDeliveryQueue(),
-    webhookTester: makeWebhookTestSender({ subscriptions, sender: new RecordingWebhookSender(), clock }),
-    webhookUrlPolicy: { allowedHosts: [] },
-    clock,
-    ids: new SequentialIds(),
-    random: new CountingRandom(),
-  };
-  const lifecycle = makeOperationLifecycle({ ...ports, settings: { ackTimeoutMs: 300_000 } });
-  const api = makeConsoleUseCases({
-    ...ports,
-    lifecycle,
-    registryLagMs: CHECKPOINT_MS,
-    maxFlowBytes: 5 * 1024 * 1024,
-    agentApiUrl: AGENT_API_URL,
-    debugBundleTargetBase: BUNDLE_TARGET_BASE,
-    certificateExpiryWarningDays: 30,
-  });
-  const now = ports.clock.now();
-  /** An agent the registry last checkpointed `registryAgo` ms ago and the cache saw `hotAgo` ms ago. */
-  const agent = (
-    tenant: string,
-    agentId: string,
-    agentClass: string,
-    registryAgo: number,
-    hotAgo?: number,
-  ) => {
-    ports.registry.add({
-      tenant,
-      agentId,
-      agentClass,
-      firstSeen: now - 3_600_000,
-      lastSeen: now - registryAgo,
-      manifestHash: `hash-${agentClass}`,
-      manifest: {
-        hash: `hash-${agentClass}`,
-        manifestId: javaBinary.manifestId,
-        supportedOperations: takesUpdates,
-      },
-      device: { hostname: `${agentId}.plant.example` },
-    });
-    if (hotAgo !== undefined) {
-      ports.hotState.agentStates.set(`${tenant}/${agentId}`, {
-        lastSeen: now - hotAgo,
-        agentClass,
-        status: { uptime: 1, queuedFlowFiles: 3 },
-        bulletins: [{ level: "ERROR", message: "disk full" }],
-      });
-    }
-  };
-  return { ...ports, api, now, agent };
-}
 
 const as = (tenant: string, role: Role = "admin"): Principal => ({ tenant, role, subject: `${tenant}-user` });
 type Body = Record<string, unknown> & { items: Record<string, unknown>[]; nextCursor?: string };

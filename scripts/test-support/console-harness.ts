@@ -1,0 +1,141 @@
+import { MemoryAuditLog } from "../../functions/adapters/memory/audit.js";
+import { MemoryDebugBundleContent, MemoryDebugBundles } from "../../functions/adapters/memory/bundles.js";
+import {
+  FakeCertificateAuthority,
+  MemoryAssetCatalog,
+  MemoryAssetContent,
+  MemoryCertificateStore,
+  MemoryClassCatalog,
+  MemoryFleetHotState,
+  MemoryFleetRegistry,
+  MemoryFlowCatalog,
+  MemoryManifestCatalog,
+  MemoryResourceSetStore,
+} from "../../functions/adapters/memory/console.js";
+import { MemoryDeliveryQueue } from "../../functions/adapters/memory/deliveries.js";
+import { MemoryAgentEventLog, MemoryFleetHistory } from "../../functions/adapters/memory/history.js";
+import {
+  ManualClock,
+  MemoryEventSink,
+  MemoryOperationResults,
+  MemoryOperationStore,
+  SequentialIds,
+} from "../../functions/adapters/memory/index.js";
+import { MemoryRolloutStore } from "../../functions/adapters/memory/rollouts.js";
+import {
+  CountingRandom,
+  MemorySubscriptionStore,
+  RecordingWebhookSender,
+} from "../../functions/adapters/memory/subscriptions.js";
+import { example } from "../../functions/core/../../scripts/c2-examples.js";
+import { makeConsoleUseCases } from "../../functions/core/console/use-cases.js";
+import type { JsonObject } from "../../functions/core/json.js";
+import { binaryOf } from "../../functions/core/manifests/canonical.js";
+import { makeOperationLifecycle } from "../../functions/core/operations/lifecycle.js";
+import { makeWebhookTestSender } from "../../functions/core/webhooks/test-sender.js";
+
+/** The console's use cases over the in-memory adapters, with agents to seed: for core's tests and the console API's. */
+export const MINUTE = 60_000;
+export const CHECKPOINT_MS = 10 * MINUTE;
+export const AGENT_API_URL = "https://agents.beacon.example";
+export const BUNDLE_TARGET_BASE = "https://bundles.beacon.example";
+/** The binary of the Java example's manifest, which every agent of these tests runs. */
+export const javaBinary = binaryOf(
+  (example("java-2.3.0/ack-describe-manifest.json").agentInfo as JsonObject).agentManifest as JsonObject,
+);
+export const takesUpdates = [
+  { type: "DESCRIBE", properties: { MANIFEST: {} } },
+  { type: "UPDATE", properties: { CONFIGURATION: {} } },
+];
+
+/** The Java example's binary as the manifest store summarises it. */
+export const storedJavaBinary = () => ({
+  manifestId: javaBinary.manifestId,
+  agentType: "minifi-java",
+  version: "2.3.0",
+  bundleCount: 1,
+  processorTypeCount: 1,
+  controllerServiceTypeCount: 0,
+  jsonBytes: 10,
+  gzipBytes: 5,
+  createdAt: 0,
+});
+
+export function consoleHarness() {
+  const catalog = new MemoryClassCatalog();
+  const assets = new MemoryAssetCatalog();
+  const subscriptions = new MemorySubscriptionStore();
+  const clock = new ManualClock();
+  const ports = {
+    catalog,
+    // The rollout store keeps a class's active rollout and flow policy on the catalog's records, as the table does.
+    rollouts: new MemoryRolloutStore(catalog),
+    registry: new MemoryFleetRegistry(),
+    hotState: new MemoryFleetHotState(),
+    manifests: new MemoryManifestCatalog(),
+    flows: new MemoryFlowCatalog(),
+    assets,
+    assetContent: new MemoryAssetContent(),
+    resourceSets: new MemoryResourceSetStore(assets),
+    certificates: new MemoryCertificateStore(),
+    authority: new FakeCertificateAuthority(),
+    operations: new MemoryOperationStore(),
+    operationResults: new MemoryOperationResults(),
+    debugBundles: new MemoryDebugBundles(),
+    debugBundleContent: new MemoryDebugBundleContent(),
+    events: new MemoryEventSink(),
+    history: new MemoryFleetHistory(),
+    agentEvents: new MemoryAgentEventLog(),
+    audit: new MemoryAuditLog(),
+    subscriptions,
+    deliveries: new MemoryDeliveryQueue(),
+    webhookTester: makeWebhookTestSender({ subscriptions, sender: new RecordingWebhookSender(), clock }),
+    webhookUrlPolicy: { allowedHosts: [] },
+    clock,
+    ids: new SequentialIds(),
+    random: new CountingRandom(),
+  };
+  const lifecycle = makeOperationLifecycle({ ...ports, settings: { ackTimeoutMs: 300_000 } });
+  const api = makeConsoleUseCases({
+    ...ports,
+    lifecycle,
+    registryLagMs: CHECKPOINT_MS,
+    maxFlowBytes: 5 * 1024 * 1024,
+    agentApiUrl: AGENT_API_URL,
+    debugBundleTargetBase: BUNDLE_TARGET_BASE,
+    certificateExpiryWarningDays: 30,
+  });
+  const now = ports.clock.now();
+  /** An agent the registry last checkpointed `registryAgo` ms ago and the cache saw `hotAgo` ms ago. */
+  const agent = (
+    tenant: string,
+    agentId: string,
+    agentClass: string,
+    registryAgo: number,
+    hotAgo?: number,
+  ) => {
+    ports.registry.add({
+      tenant,
+      agentId,
+      agentClass,
+      firstSeen: now - 3_600_000,
+      lastSeen: now - registryAgo,
+      manifestHash: `hash-${agentClass}`,
+      manifest: {
+        hash: `hash-${agentClass}`,
+        manifestId: javaBinary.manifestId,
+        supportedOperations: takesUpdates,
+      },
+      device: { hostname: `${agentId}.plant.example` },
+    });
+    if (hotAgo !== undefined) {
+      ports.hotState.agentStates.set(`${tenant}/${agentId}`, {
+        lastSeen: now - hotAgo,
+        agentClass,
+        status: { uptime: 1, queuedFlowFiles: 3 },
+        bulletins: [{ level: "ERROR", message: "disk full" }],
+      });
+    }
+  };
+  return { ...ports, api, now, agent };
+}
