@@ -1,29 +1,25 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { example } from "../../../scripts/c2-examples.js";
+import { MemoryAssetCatalog } from "../../adapters/memory/asset-catalog.js";
+import { MemoryAssetContent } from "../../adapters/memory/asset-content.js";
 import { MemoryAuditLog } from "../../adapters/memory/audit.js";
 import { MemoryDebugBundleContent, MemoryDebugBundles } from "../../adapters/memory/bundles.js";
-import {
-  FakeCertificateAuthority,
-  MemoryAssetCatalog,
-  MemoryAssetContent,
-  MemoryCertificateStore,
-  MemoryClassCatalog,
-  MemoryFleetHotState,
-  MemoryFleetRegistry,
-  MemoryFlowCatalog,
-  MemoryManifestCatalog,
-  MemoryResourceSetStore,
-} from "../../adapters/memory/console.js";
+import { FakeCertificateAuthority } from "../../adapters/memory/certificate-authority.js";
+import { MemoryCertificateStore } from "../../adapters/memory/certificate-store.js";
+import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
+import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemoryDeliveryQueue } from "../../adapters/memory/deliveries.js";
+import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
+import { MemoryFleetHotState } from "../../adapters/memory/fleet-hot-state.js";
+import { MemoryFleetRegistry } from "../../adapters/memory/fleet-registry.js";
+import { MemoryFlowCatalog } from "../../adapters/memory/flow-catalog.js";
 import { MemoryAgentEventLog, MemoryFleetHistory } from "../../adapters/memory/history.js";
-import {
-  ManualClock,
-  MemoryEventSink,
-  MemoryOperationResults,
-  MemoryOperationStore,
-  SequentialIds,
-} from "../../adapters/memory/index.js";
+import { SequentialIds } from "../../adapters/memory/id-generator.js";
+import { MemoryManifestCatalog } from "../../adapters/memory/manifest-catalog.js";
+import { MemoryOperationResults } from "../../adapters/memory/operation-results.js";
+import { MemoryOperationStore } from "../../adapters/memory/operation-store.js";
+import { MemoryResourceSetStore } from "../../adapters/memory/resource-sets.js";
 import { MemoryRolloutStore } from "../../adapters/memory/rollouts.js";
 import {
   CountingRandom,
