@@ -25,7 +25,7 @@ import { readShardRecords, wholeShardBatch } from "../../scripts/test-support/st
 import { DynamoDeliveryQueue } from "../adapters/dynamodb/delivery-queue.js";
 import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
-import { ManualClock } from "../adapters/memory/index.js";
+import { ManualClock } from "../adapters/memory/clock.js";
 import type { AgentOfflineEvent, BeaconEvent, HeartbeatEvent } from "../core/events/model.js";
 import type { Delivery, Subscription } from "../core/webhooks/model.js";
 import { RETRY_WINDOW_MS } from "../core/webhooks/policy.js";

@@ -1,38 +1,34 @@
+import { MemoryAssetCatalog } from "../../functions/adapters/memory/asset-catalog.js";
+import { MemoryAssetContent } from "../../functions/adapters/memory/asset-content.js";
 import { MemoryAuditLog } from "../../functions/adapters/memory/audit.js";
 import { MemoryDebugBundleContent, MemoryDebugBundles } from "../../functions/adapters/memory/bundles.js";
-import {
-  FakeCertificateAuthority,
-  MemoryAssetCatalog,
-  MemoryAssetContent,
-  MemoryCertificateStore,
-  MemoryClassCatalog,
-  MemoryFleetHotState,
-  MemoryFleetRegistry,
-  MemoryFlowCatalog,
-  MemoryManifestCatalog,
-  MemoryResourceSetStore,
-} from "../../functions/adapters/memory/console.js";
+import { FakeCertificateAuthority } from "../../functions/adapters/memory/certificate-authority.js";
+import { MemoryCertificateStore } from "../../functions/adapters/memory/certificate-store.js";
+import { MemoryClassCatalog } from "../../functions/adapters/memory/class-catalog.js";
+import { ManualClock } from "../../functions/adapters/memory/clock.js";
 import { MemoryDeliveryQueue } from "../../functions/adapters/memory/deliveries.js";
+import { MemoryEventSink } from "../../functions/adapters/memory/event-sink.js";
+import { MemoryFleetHotState } from "../../functions/adapters/memory/fleet-hot-state.js";
+import { MemoryFleetRegistry } from "../../functions/adapters/memory/fleet-registry.js";
+import { MemoryFlowCatalog } from "../../functions/adapters/memory/flow-catalog.js";
 import { MemoryAgentEventLog, MemoryFleetHistory } from "../../functions/adapters/memory/history.js";
-import {
-  ManualClock,
-  MemoryEventSink,
-  MemoryOperationResults,
-  MemoryOperationStore,
-  SequentialIds,
-} from "../../functions/adapters/memory/index.js";
+import { SequentialIds } from "../../functions/adapters/memory/id-generator.js";
+import { MemoryManifestCatalog } from "../../functions/adapters/memory/manifest-catalog.js";
+import { MemoryOperationResults } from "../../functions/adapters/memory/operation-results.js";
+import { MemoryOperationStore } from "../../functions/adapters/memory/operation-store.js";
+import { MemoryResourceSetStore } from "../../functions/adapters/memory/resource-sets.js";
 import { MemoryRolloutStore } from "../../functions/adapters/memory/rollouts.js";
 import {
   CountingRandom,
   MemorySubscriptionStore,
   RecordingWebhookSender,
 } from "../../functions/adapters/memory/subscriptions.js";
-import { example } from "../../functions/core/../../scripts/c2-examples.js";
 import { makeConsoleUseCases } from "../../functions/core/console/use-cases.js";
 import type { JsonObject } from "../../functions/core/json.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
 import { makeOperationLifecycle } from "../../functions/core/operations/lifecycle.js";
 import { makeWebhookTestSender } from "../../functions/core/webhooks/test-sender.js";
+import { example } from "../c2-examples.js";
 
 /** The console's use cases over the in-memory adapters, with agents to seed: for core's tests and the console API's. */
 export const MINUTE = 60_000;

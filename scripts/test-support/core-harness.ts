@@ -1,18 +1,16 @@
+import { MemoryAgentClassRegistry } from "../../functions/adapters/memory/agent-class-registry.js";
+import { MemoryAgentRegistry } from "../../functions/adapters/memory/agent-registry.js";
 import { MemoryDebugBundles } from "../../functions/adapters/memory/bundles.js";
-import {
-  ManualClock,
-  MemoryAgentClassRegistry,
-  MemoryAgentRegistry,
-  MemoryClassFlowPolicies,
-  MemoryEventOutbox,
-  MemoryEventSink,
-  MemoryHotState,
-  MemoryManifestStore,
-  MemoryOperationResults,
-  MemoryOperationStore,
-  MemoryRevocationList,
-  SequentialIds,
-} from "../../functions/adapters/memory/index.js";
+import { MemoryClassFlowPolicies } from "../../functions/adapters/memory/class-flow-policies.js";
+import { ManualClock } from "../../functions/adapters/memory/clock.js";
+import { MemoryEventOutbox } from "../../functions/adapters/memory/event-outbox.js";
+import { MemoryEventSink } from "../../functions/adapters/memory/event-sink.js";
+import { MemoryHotState } from "../../functions/adapters/memory/hot-state.js";
+import { SequentialIds } from "../../functions/adapters/memory/id-generator.js";
+import { MemoryManifestStore } from "../../functions/adapters/memory/manifest-store.js";
+import { MemoryOperationResults } from "../../functions/adapters/memory/operation-results.js";
+import { MemoryOperationStore } from "../../functions/adapters/memory/operation-store.js";
+import { MemoryRevocationList } from "../../functions/adapters/memory/revocation-list.js";
 import { makeRecordAck } from "../../functions/core/agent-requests/record-ack.js";
 import { makeRecordHeartbeat } from "../../functions/core/agent-requests/record-heartbeat.js";
 import { clearingStaged } from "../../functions/core/events/publishing.js";

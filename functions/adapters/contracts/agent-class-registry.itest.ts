@@ -1,6 +1,6 @@
 import { DynamoAgentClassRegistry } from "../dynamodb/agent-registry.js";
 import { DynamoClassCatalog } from "../dynamodb/class-catalog.js";
-import { MemoryAgentClassRegistry } from "../memory/index.js";
+import { MemoryAgentClassRegistry } from "../memory/agent-class-registry.js";
 import { agentClassRegistryContract } from "./agent-class-registry.contract.js";
 import { tableOfItsOwn } from "./local-stack.js";
 

@@ -1,5 +1,5 @@
 import { DynamoAgentRegistry } from "../dynamodb/agent-registry.js";
-import { MemoryAgentRegistry } from "../memory/index.js";
+import { MemoryAgentRegistry } from "../memory/agent-registry.js";
 import { agentRegistryContract } from "./agent-registry.contract.js";
 import { tableOfItsOwn } from "./local-stack.js";
 

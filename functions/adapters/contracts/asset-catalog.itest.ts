@@ -1,5 +1,5 @@
 import { DynamoAssetCatalog } from "../dynamodb/asset-catalog.js";
-import { MemoryAssetCatalog } from "../memory/console.js";
+import { MemoryAssetCatalog } from "../memory/asset-catalog.js";
 import { assetCatalogContract } from "./asset-catalog.contract.js";
 import { tableOfItsOwn } from "./local-stack.js";
 

@@ -1,7 +1,7 @@
 import { afterAll, inject } from "vitest";
 import { makeS3Client } from "../../runtime/aws-clients.js";
 import { EnvNames } from "../../shared/env-names.js";
-import { MemoryAssetContent } from "../memory/console.js";
+import { MemoryAssetContent } from "../memory/asset-content.js";
 import { S3AssetContent } from "../s3/asset-content.js";
 import { assetContentContract } from "./asset-content.contract.js";
 

@@ -1,6 +1,6 @@
 import { DynamoCertificateStore } from "../dynamodb/certificate-store.js";
 import { DynamoRevocationList } from "../dynamodb/revocation-list.js";
-import { MemoryCertificateStore } from "../memory/console.js";
+import { MemoryCertificateStore } from "../memory/certificate-store.js";
 import { certificateStoreContract } from "./certificate-store.contract.js";
 import { tableOfItsOwn } from "./local-stack.js";
 

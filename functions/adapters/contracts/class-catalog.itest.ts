@@ -1,5 +1,5 @@
 import { DynamoClassCatalog } from "../dynamodb/class-catalog.js";
-import { MemoryClassCatalog } from "../memory/console.js";
+import { MemoryClassCatalog } from "../memory/class-catalog.js";
 import { classCatalogContract } from "./class-catalog.contract.js";
 import { tableOfItsOwn } from "./local-stack.js";
 

@@ -1,7 +1,7 @@
 import { DynamoClassCatalog } from "../dynamodb/class-catalog.js";
 import { DynamoClassFlowPolicies } from "../dynamodb/class-flow-policies.js";
 import { DynamoRolloutStore } from "../dynamodb/rollout-store.js";
-import { MemoryClassFlowPolicies } from "../memory/index.js";
+import { MemoryClassFlowPolicies } from "../memory/class-flow-policies.js";
 import { classFlowPoliciesContract } from "./class-flow-policies.contract.js";
 import { tableOfItsOwn } from "./local-stack.js";
 import { canaryRollout } from "./rollout-store.contract.js";

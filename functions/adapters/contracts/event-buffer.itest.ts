@@ -1,4 +1,4 @@
-import { MemoryEventBuffer } from "../memory/index.js";
+import { MemoryEventBuffer } from "../memory/event-buffer.js";
 import { RedisEventBuffer } from "../redis/event-buffer.js";
 import { BUFFER_BOUND, eventBufferContract } from "./event-buffer.contract.js";
 import { sharedRedis } from "./local-stack.js";

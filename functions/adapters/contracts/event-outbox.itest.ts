@@ -1,6 +1,7 @@
 import { DynamoEventOutbox } from "../dynamodb/event-outbox.js";
 import { DynamoOperationStore } from "../dynamodb/operation-store.js";
-import { MemoryEventOutbox, MemoryOperationStore } from "../memory/index.js";
+import { MemoryEventOutbox } from "../memory/event-outbox.js";
+import { MemoryOperationStore } from "../memory/operation-store.js";
 import { eventOutboxContract } from "./event-outbox.contract.js";
 import { tableOfItsOwn } from "./local-stack.js";
 

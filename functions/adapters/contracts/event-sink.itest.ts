@@ -1,7 +1,7 @@
 import { readWholeStream } from "../../../scripts/test-support/stream-reader.js";
 import type { BeaconEvent } from "../../core/events/model.js";
 import { CoalescingEventSink, KinesisEventSink } from "../kinesis/event-sink.js";
-import { MemoryEventSink } from "../memory/index.js";
+import { MemoryEventSink } from "../memory/event-sink.js";
 import { eventSinkContract } from "./event-sink.contract.js";
 import { streamOfItsOwn } from "./local-stack.js";
 

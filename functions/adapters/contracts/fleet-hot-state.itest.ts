@@ -1,5 +1,5 @@
 import { dropUndefined } from "../../core/json.js";
-import { MemoryFleetHotState } from "../memory/console.js";
+import { MemoryFleetHotState } from "../memory/fleet-hot-state.js";
 import { CacheKeys } from "../redis/cache-keys.js";
 import { RedisFleetHotState } from "../redis/fleet-hot-state.js";
 import { RedisHotState } from "../redis/hot-state.js";

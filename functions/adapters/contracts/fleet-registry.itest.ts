@@ -1,6 +1,6 @@
 import { DynamoAgentRegistry } from "../dynamodb/agent-registry.js";
 import { DynamoFleetRegistry } from "../dynamodb/fleet-registry.js";
-import { MemoryFleetRegistry } from "../memory/console.js";
+import { MemoryFleetRegistry } from "../memory/fleet-registry.js";
 import { fleetRegistryContract } from "./fleet-registry.contract.js";
 import { tableOfItsOwn } from "./local-stack.js";
 

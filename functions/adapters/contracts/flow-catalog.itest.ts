@@ -1,5 +1,5 @@
 import { DynamoFlowCatalog } from "../dynamodb/flow-catalog.js";
-import { MemoryFlowCatalog } from "../memory/console.js";
+import { MemoryFlowCatalog } from "../memory/flow-catalog.js";
 import { flowCatalogContract } from "./flow-catalog.contract.js";
 import { tableOfItsOwn } from "./local-stack.js";
 

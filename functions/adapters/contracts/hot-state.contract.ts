@@ -57,8 +57,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     // The refused sighting left nothing behind: this is the agent's first.
     expect(await sighted(START + 1, reported)).toMatchObject({
       registered: false,
-      previousAgentClass: undefined,
-      previousFlowId: undefined,
+      previous: { agentClass: undefined, flowId: undefined },
     });
   });
 
@@ -78,15 +77,15 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     const { hotState } = the.subject;
     await hotState.rememberRevocations(the.tenant, []);
     expect(await sighted(START, { ...reported, resourceHash: null })).toMatchObject({
-      previousResourceHash: undefined,
+      previous: { resourceHash: undefined },
     });
     expect(await sighted(START + 1, { resourceHash: "digest-1" })).toMatchObject({
-      previousResourceHash: undefined,
+      previous: { resourceHash: undefined },
     });
     // A heartbeat that leaves it out keeps the last one.
-    expect(await sighted(START + 2)).toMatchObject({ previousResourceHash: "digest-1" });
+    expect(await sighted(START + 2)).toMatchObject({ previous: { resourceHash: "digest-1" } });
     expect(await sighted(START + 3, { resourceHash: "digest-2" })).toMatchObject({
-      previousResourceHash: "digest-1",
+      previous: { resourceHash: "digest-1" },
     });
   });
 
@@ -99,7 +98,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     expect(
       await hotState.recordSighting(sighting(START + 1, { serialNumber: "2B", flowId: "flow-9" })),
     ).toEqual({ recorded: false, revocation: "revoked" });
-    expect(await sighted(START + 2)).toMatchObject({ flowId: "flow-1", previousFlowId: "flow-1" });
+    expect(await sighted(START + 2)).toMatchObject({ flowId: "flow-1", previous: { flowId: "flow-1" } });
 
     await hotState.rememberRevocations(the.tenant, ["3C"]);
     expect(await hotState.revocationOf(the.tenant, "1A")).toBe("clear");
@@ -125,6 +124,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     expect(await sighted(START, reported)).toEqual({
       registered: false,
       ...reported,
+      previous: {},
       checkpointDue: false,
       deviceChanged: false,
       sequence: 1,
@@ -134,9 +134,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     expect(await sighted(START + 30_000, { runStatus: "RUNNING" })).toEqual({
       registered: false,
       ...reported,
-      previousAgentClass: "pumps",
-      previousManifestHash: "manifest-1",
-      previousFlowId: "flow-1",
+      previous: { agentClass: "pumps", manifestHash: "manifest-1", flowId: "flow-1" },
       checkpointDue: false,
       deviceChanged: false,
       sequence: 2,
@@ -146,8 +144,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       agentClass: "valves",
       manifestHash: "manifest-1",
       flowId: "flow-2",
-      previousAgentClass: "pumps",
-      previousFlowId: "flow-1",
+      previous: { agentClass: "pumps", flowId: "flow-1" },
     });
   });
 
@@ -157,6 +154,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     expect(await sighted(START, { flowId: "flow-1" })).toEqual({
       registered: false,
       flowId: "flow-1",
+      previous: {},
       checkpointDue: false,
       deviceChanged: false,
       sequence: 1,

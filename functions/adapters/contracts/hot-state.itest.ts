@@ -1,4 +1,4 @@
-import { MemoryHotState } from "../memory/index.js";
+import { MemoryHotState } from "../memory/hot-state.js";
 import { RedisFleetHotState } from "../redis/fleet-hot-state.js";
 import { RedisHotState } from "../redis/hot-state.js";
 import { hotStateContract } from "./hot-state.contract.js";

@@ -1,7 +1,7 @@
 import { gzipSync } from "node:zlib";
 import { DynamoManifestCatalog } from "../dynamodb/manifest-catalog.js";
 import { DynamoManifestStore } from "../dynamodb/manifest-store.js";
-import { MemoryManifestCatalog } from "../memory/console.js";
+import { MemoryManifestCatalog } from "../memory/manifest-catalog.js";
 import { tableOfItsOwn } from "./local-stack.js";
 import { manifestCatalogContract } from "./manifest-catalog.contract.js";
 

@@ -1,5 +1,5 @@
 import { DynamoManifestStore } from "../dynamodb/manifest-store.js";
-import { MemoryManifestStore } from "../memory/index.js";
+import { MemoryManifestStore } from "../memory/manifest-store.js";
 import { tableOfItsOwn } from "./local-stack.js";
 import { manifestStoreContract } from "./manifest-store.contract.js";
 

@@ -1,7 +1,7 @@
 import { afterAll, inject } from "vitest";
 import { makeS3Client } from "../../runtime/aws-clients.js";
 import { EnvNames } from "../../shared/env-names.js";
-import { MemoryOperationResults } from "../memory/index.js";
+import { MemoryOperationResults } from "../memory/operation-results.js";
 import { S3OperationResults } from "../s3/operation-results.js";
 import { operationResultsContract } from "./operation-results.contract.js";
 

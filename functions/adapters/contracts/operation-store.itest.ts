@@ -1,5 +1,5 @@
 import { DynamoOperationStore } from "../dynamodb/operation-store.js";
-import { MemoryOperationStore } from "../memory/index.js";
+import { MemoryOperationStore } from "../memory/operation-store.js";
 import { tableOfItsOwn } from "./local-stack.js";
 import { operationStoreContract } from "./operation-store.contract.js";
 

@@ -1,4 +1,4 @@
-import { MemoryHotState } from "../memory/index.js";
+import { MemoryHotState } from "../memory/hot-state.js";
 import { CacheKeys } from "../redis/cache-keys.js";
 import { RedisHotState } from "../redis/hot-state.js";
 import { RedisPresenceState } from "../redis/presence.js";

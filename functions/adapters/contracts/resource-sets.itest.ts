@@ -1,6 +1,7 @@
 import { DynamoAssetCatalog } from "../dynamodb/asset-catalog.js";
 import { DynamoResourceSetStore } from "../dynamodb/resource-sets.js";
-import { MemoryAssetCatalog, MemoryResourceSetStore } from "../memory/console.js";
+import { MemoryAssetCatalog } from "../memory/asset-catalog.js";
+import { MemoryResourceSetStore } from "../memory/resource-sets.js";
 import { tableOfItsOwn } from "./local-stack.js";
 import { resourceSetsContract } from "./resource-sets.contract.js";
 

@@ -1,6 +1,6 @@
 import { DynamoCertificateStore } from "../dynamodb/certificate-store.js";
 import { DynamoRevocationList } from "../dynamodb/revocation-list.js";
-import { MemoryRevocationList } from "../memory/index.js";
+import { MemoryRevocationList } from "../memory/revocation-list.js";
 import { tableOfItsOwn } from "./local-stack.js";
 import { revocationListContract } from "./revocation-list.contract.js";
 

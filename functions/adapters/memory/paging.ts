@@ -25,3 +25,13 @@ export function pageOf<T>(
     last,
   };
 }
+
+/** The tenant's items of a map, keyed for pageOf. */
+export const ofTenant = <T extends { tenant: string }>(
+  map: Map<string, T>,
+  tenant: string,
+  keyOf: (item: T) => string,
+) =>
+  [...map.values()]
+    .filter((item) => item.tenant === tenant)
+    .map((item) => [keyOf(item), item] as [string, T]);

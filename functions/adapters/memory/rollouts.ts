@@ -7,7 +7,7 @@ import {
   type RolloutRecord,
 } from "../../core/rollouts/model.js";
 import type { RolloutQuery, RolloutStore } from "../../core/rollouts/ports.js";
-import type { MemoryClassCatalog } from "./console.js";
+import type { MemoryClassCatalog } from "./class-catalog.js";
 import { pageOf } from "./paging.js";
 
 /** The table's member sort key without its prefix: batch zero-padded, then agent id; also the page cursor. */

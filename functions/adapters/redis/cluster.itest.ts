@@ -135,7 +135,7 @@ async function everyCall(tenant: string) {
   expect(recorded(await hotState.recordSighting(sighting(tenant, agent))).agentClass).toBe("gateways");
   expect(
     recorded(await hotState.recordSighting(sighting(tenant, agent, { agentClass: "sensors" }))),
-  ).toMatchObject({ agentClass: "sensors", previousAgentClass: "gateways", classFlowUnknown: false });
+  ).toMatchObject({ agentClass: "sensors", previous: { agentClass: "gateways" }, classFlowUnknown: false });
 
   // Operations queued for the agent, seen by its next heartbeat, and the marker cleared.
   await fleet.markOperationsPending(tenant, [agent, other]);
@@ -277,7 +277,7 @@ describe("the heartbeat's round trips on the cluster", () => {
   it("is two when the heartbeat leaves out the class the cache holds: the first names it and changes nothing", async () => {
     await steady("quiet", "gateways");
     const traffic = await observer.observe(async () => recorded(await steady("quiet")));
-    expect(traffic.result).toMatchObject({ agentClass: "gateways", previousAgentClass: "gateways" });
+    expect(traffic.result).toMatchObject({ agentClass: "gateways", previous: { agentClass: "gateways" } });
     expect(traffic.roundTrips).toEqual(["evalsha", "evalsha"]);
     const agentWrites = (command: string) => command === `HSET ${CacheKeys.agent(tenant, "quiet")}`;
     expect(traffic.scriptCommands.filter(agentWrites)).toHaveLength(1);
@@ -287,7 +287,7 @@ describe("the heartbeat's round trips on the cluster", () => {
   it("is two when the agent changes class, which leaves the old class's index for the new one's", async () => {
     await steady("mover", "gateways");
     const traffic = await observer.observe(async () => recorded(await steady("mover", "sensors")));
-    expect(traffic.result).toMatchObject({ agentClass: "sensors", previousAgentClass: "gateways" });
+    expect(traffic.result).toMatchObject({ agentClass: "sensors", previous: { agentClass: "gateways" } });
     expect(traffic.roundTrips).toEqual(["evalsha", "evalsha"]);
     expect(traffic.undeclaredKeys).toEqual([]);
     expect(await client.zscore(CacheKeys.classIndex(tenant, "gateways"), "mover")).toBeNull();

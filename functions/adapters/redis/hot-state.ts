@@ -39,34 +39,52 @@ export class CacheUnavailableError extends Error {
   }
 }
 
-type RecordSightingReply =
-  | ["unknown" | "revoked"]
-  | ["class", string]
-  | [
-      "recorded",
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      number,
-      string,
-      string,
-      number,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      number,
-      string,
-      number,
-    ];
+/** The sighting script's reply: refused, the class the cache holds, or recorded with name/value pairs. */
+type RecordSightingReply = ["unknown" | "revoked"] | ["class", string] | ["recorded", ...(string | number)[]];
+
+/** What the heartbeat learns from the script's name/value pairs, each value read by its name. */
+function recordedSighting(pairs: (string | number)[]): HotSightingResult {
+  const values = new Map<string, string | number>();
+  for (let index = 0; index < pairs.length; index += 2)
+    values.set(String(pairs[index]), pairs[index + 1] as string | number);
+  const text = (name: string) => values.get(name)?.toString();
+  const number = (name: string) => (values.has(name) ? Number(values.get(name)) : undefined);
+  const flag = (name: string) => values.get(name) === 1;
+  const json = <T>(name: string) =>
+    values.has(name) ? (JSON.parse(String(values.get(name))) as T) : undefined;
+  const catchUpFlowId = text("catchUpFlowId");
+  const runStatus = text("runStatus");
+  const processors = json<ProcessorStatus[]>("processors");
+  return {
+    registered: flag("registered"),
+    agentClass: text("agentClass"),
+    manifestHash: text("manifestHash"),
+    flowId: text("flowId"),
+    previous: {
+      agentClass: text("previousAgentClass"),
+      manifestHash: text("previousManifestHash"),
+      flowId: text("previousFlowId"),
+      // The script leaves out "", both never reported and null (the agent holds no resource): neither is a
+      // hash an operation left.
+      resourceHash: text("previousResourceHash"),
+    },
+    previousBulletinsThrough: number("previousBulletinsThrough"),
+    manifestId: text("manifestId"),
+    supportedOperations: json<SupportedOperations>("supportedOperations"),
+    checkpointDue: flag("checkpointDue"),
+    deviceChanged: flag("deviceChanged"),
+    sequence: Number(values.get("sequence")),
+    describePendingUntil: number("describePendingUntil"),
+    operationsPending: text("operationsPending"),
+    offlineLastSeen: number("offlineLastSeen"),
+    catchUp: catchUpFlowId
+      ? { flowId: catchUpFlowId, ackTimeoutMs: number("catchUpAckTimeoutMs") }
+      : undefined,
+    classFlowUnknown: flag("classFlowUnknown"),
+    // Sent only while the pending-operation marker is set.
+    runStatuses: runStatus || processors ? { runStatus, processors } : undefined,
+  };
+}
 
 interface ScriptedRedis {
   recordSighting(...keysAndArgs: (string | number)[]): Promise<RecordSightingReply>;
@@ -104,63 +122,7 @@ export class RedisHotState implements HotState {
       if (reply[0] === "class") throw new Error("The agent's class changed during its heartbeat");
     }
     if (reply[0] !== "recorded") return { recorded: false, revocation: reply[0] };
-    const [
-      ,
-      registered,
-      agentClass,
-      manifestHash,
-      flowId,
-      previousClass,
-      previousHash,
-      previousFlow,
-      operations,
-      due,
-      describeUntil,
-      pending,
-      classFlowUnknown,
-      catchUpFlow,
-      catchUpAckTimeout,
-      manifestId,
-      runStatus,
-      processors,
-      previousResourceHash,
-      offlineLastSeen,
-      deviceChanged,
-      previousBulletinsThrough,
-      sequence,
-    ] = reply;
-    const result: HotSightingResult = {
-      registered: registered === "1",
-      agentClass: agentClass || undefined,
-      manifestHash: manifestHash || undefined,
-      flowId: flowId || undefined,
-      previousAgentClass: previousClass || undefined,
-      previousManifestHash: previousHash || undefined,
-      previousFlowId: previousFlow || undefined,
-      // "" is both never reported and null (the agent holds no resource): neither is a hash an operation left.
-      previousResourceHash: previousResourceHash || undefined,
-      previousBulletinsThrough: previousBulletinsThrough ? Number(previousBulletinsThrough) : undefined,
-      manifestId: manifestId || undefined,
-      supportedOperations: operations ? (JSON.parse(operations) as SupportedOperations) : undefined,
-      checkpointDue: Number(due) === 1,
-      deviceChanged: Number(deviceChanged) === 1,
-      sequence: Number(sequence),
-      describePendingUntil: describeUntil ? Number(describeUntil) : undefined,
-      operationsPending: pending || undefined,
-      offlineLastSeen: offlineLastSeen ? Number(offlineLastSeen) : undefined,
-      catchUp: catchUpFlow
-        ? { flowId: catchUpFlow, ackTimeoutMs: catchUpAckTimeout ? Number(catchUpAckTimeout) : undefined }
-        : undefined,
-      classFlowUnknown: Number(classFlowUnknown) === 1,
-      runStatuses:
-        pending && (runStatus || processors)
-          ? {
-              runStatus: runStatus || undefined,
-              processors: processors ? (JSON.parse(processors) as ProcessorStatus[]) : undefined,
-            }
-          : undefined,
-    };
-    return { recorded: true, sighting: result };
+    return { recorded: true, sighting: recordedSighting(reply.slice(1)) };
   }
 
   /** One call of the sighting script, declaring the keys of the class `agentClass` and of `storedClass`. */

@@ -15,7 +15,6 @@ export const RECORD_SIGHTING_SCRIPT = `
 -- ARGV[5] the certificate's serial, ARGV[6] counter time to live (s), ARGV[7] catch-up retry window (ms),
 -- ARGV[10] how many heartbeats an agent misses before it is offline, ARGV[11] Beacon's default heartbeat
 -- period (ms), ARGV[12..] field/value pairs this heartbeat reports.
--- The reply's last value is the heartbeat's sequence among its agent's, from 1 again when the hash was lost.
 local revocation = redis.call('HMGET', KEYS[2], ARGV[5], '#loaded')
 if not revocation[2] then return {'unknown'} end
 if revocation[1] then return {'revoked'} end
@@ -43,12 +42,12 @@ end
 if previous[1] == '1' and reported['device'] and reported['device'] ~= previous[11] then
   redis.call('HSET', KEYS[1], 'deviceChanged', '1')
 end
-local checkpointDue = 0
-local deviceChanged = 0
+local checkpointDue = false
+local deviceChanged = false
 if previous[1] == '1' and tonumber(ARGV[1]) - tonumber(previous[2] or '0') >= tonumber(ARGV[2]) then
   redis.call('HSET', KEYS[1], 'checkpointAt', ARGV[1])
-  checkpointDue = 1
-  deviceChanged = redis.call('HDEL', KEYS[1], 'deviceChanged')
+  checkpointDue = true
+  deviceChanged = redis.call('HDEL', KEYS[1], 'deviceChanged') == 1
 end
 -- The agent's manifest counts only for the hash it was reported with: a new hash is a manifest to learn.
 local manifestId = false
@@ -63,13 +62,13 @@ end
 -- expired), and without 'heartbeatPeriodMs' a Beacon that kept no period beside it wrote it: read again.
 -- With 'loaded' and the period alone the class has none. Catch-up waits for the agent's supported
 -- operations, without which it cannot tell whether the agent takes the update.
-local classFlowUnknown = 0
+local classFlowUnknown = false
 local catchUpFlow = false
 local catchUpAckTimeout = false
 if agentClass then
   local policy = redis.call('HMGET', KEYS[7], 'loaded', 'target', 'accepted', 'ackTimeoutMs', 'heartbeatPeriodMs')
   if not policy[1] or not policy[5] then
-    classFlowUnknown = 1
+    classFlowUnknown = true
   elseif policy[2] and supportedOperations then
     local current = false
     for accepted in string.gmatch(policy[3] or '', '%S+') do
@@ -108,14 +107,38 @@ local pending = redis.call('GET', KEYS[4])
 -- While something may await its effect, the run statuses in force, which a minimized heartbeat may omit.
 local runStatuses = {false, false}
 if pending then runStatuses = redis.call('HMGET', KEYS[1], 'runStatus', 'processors') end
-return {
-  'recorded', previous[1] or '', agentClass or '', manifestHash or '', flowId or '',
-  previous[3] or '', previous[4] or '', previous[5] or '',
-  supportedOperations or '', checkpointDue, previous[6] or '', pending or '',
-  classFlowUnknown, catchUpFlow or '', catchUpAckTimeout or '', manifestId or '',
-  runStatuses[1] or '', runStatuses[2] or '', previous[10] or '', offline or '', deviceChanged,
-  previous[13] or '', sequence
-}
+-- The reply: 'recorded', then what the heartbeat needs as name/value pairs (as HGETALL's), read by name
+-- (hot-state.ts). A value that is absent, false or '' is left out; true is sent as 1.
+local reply = {'recorded'}
+local function answer(name, value)
+  if value and value ~= '' then
+    reply[#reply + 1] = name
+    reply[#reply + 1] = value
+  end
+end
+answer('registered', previous[1] == '1')
+answer('agentClass', agentClass)
+answer('manifestHash', manifestHash)
+answer('flowId', flowId)
+answer('previousAgentClass', previous[3])
+answer('previousManifestHash', previous[4])
+answer('previousFlowId', previous[5])
+answer('previousResourceHash', previous[10])
+answer('previousBulletinsThrough', previous[13])
+answer('manifestId', manifestId)
+answer('supportedOperations', supportedOperations)
+answer('checkpointDue', checkpointDue)
+answer('deviceChanged', deviceChanged)
+answer('sequence', sequence)
+answer('describePendingUntil', previous[6])
+answer('operationsPending', pending)
+answer('offlineLastSeen', offline)
+answer('catchUpFlowId', catchUpFlow)
+answer('catchUpAckTimeoutMs', catchUpAckTimeout)
+answer('classFlowUnknown', classFlowUnknown)
+answer('runStatus', runStatuses[1])
+answer('processors', runStatuses[2])
+return reply
 `;
 
 /**

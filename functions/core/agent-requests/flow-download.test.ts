@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { cppYamlFlow } from "../../../scripts/test-support/flow-fixtures.js";
-import { MemoryFlowCatalog } from "../../adapters/memory/console.js";
-import { MemoryHotState, MemoryRevocationList } from "../../adapters/memory/index.js";
+import { MemoryFlowCatalog } from "../../adapters/memory/flow-catalog.js";
+import { MemoryHotState } from "../../adapters/memory/hot-state.js";
+import { MemoryRevocationList } from "../../adapters/memory/revocation-list.js";
 import { readFlowDocument } from "../flows/document.js";
 import type { AgentCredential } from "../identity/credentials.js";
 import { makeFlowDownload } from "./flow-download.js";

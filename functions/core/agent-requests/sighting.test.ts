@@ -68,7 +68,7 @@ describe("the view of the agent", () => {
       registered: false,
       sequence: 1,
       agentClass: "pumps",
-      previousAgentClass: "valves",
+      previous: { agentClass: "valves" },
       checkpointDue: false,
     };
     expect(viewOfSighting(sighting).previous).toBeUndefined();
@@ -123,8 +123,13 @@ describe("the view of the agent", () => {
       viewOfRecord(record, { ...heartbeat, device: { hostname: "pump-7" } }, dueAt, CHECKPOINT_MS),
     ).toMatchObject({ deviceChanged: true });
     expect(
-      viewOfSighting({ registered: true, checkpointDue: false, deviceChanged: true, sequence: 2 })
-        .deviceChanged,
+      viewOfSighting({
+        registered: true,
+        previous: {},
+        checkpointDue: false,
+        deviceChanged: true,
+        sequence: 2,
+      }).deviceChanged,
     ).toBe(true);
   });
 

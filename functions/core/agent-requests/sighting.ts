@@ -5,7 +5,13 @@
 
 import { newErrorBulletins } from "../agents/bulletins.js";
 import { checkpointIntervalOf } from "../agents/checkpoint-interval.js";
-import type { AgentCheckpoint, AgentRecord, HotSighting, HotSightingResult } from "../agents/ports.js";
+import type {
+  AgentCheckpoint,
+  AgentRecord,
+  HotSighting,
+  HotSightingResult,
+  ReportedBefore,
+} from "../agents/ports.js";
 import type { UnattributedHeartbeat } from "../c2/heartbeat.js";
 import { type SupportedOperations, supportedOperationsOf, supports } from "../c2/manifest.js";
 import type { DeviceSummary, Heartbeat, ProcessorStatus } from "../c2/model.js";
@@ -31,40 +37,17 @@ export const DEFAULT_AGENT_CLASS = "default";
 /** Who created the UPDATE CONFIGURATION that brings an agent to its class's flow. */
 export const CATCH_UP_CREATOR = "beacon:catch-up";
 
-/** What Beacon knows about the agent after this heartbeat, from the cache or, without it, the registry. */
-export interface AgentView {
-  registered: boolean;
-  agentClass?: string;
-  manifestHash?: string;
-  flowId?: string;
-  previous?: { agentClass?: string; manifestHash?: string; flowId?: string; resourceHash?: string };
-  /** The binary and the operations of the manifest of `manifestHash`, when Beacon knows it. */
-  manifestId?: string;
-  supportedOperations?: SupportedOperations;
-  checkpointDue: boolean;
-  /**
-   * The agent reports another device than the registry's profile holds, to be written now: at a due
-   * checkpoint (an address that flaps costs one profile write an interval at most), or at once when the
-   * cache had lost the agent (which it does not do often).
-   */
-  deviceChanged?: boolean;
-  describePendingUntil?: number;
+/**
+ * What Beacon knows about the agent after this heartbeat: the cache's answer or, without it, the registry's
+ * entry under the heartbeat's values.
+ */
+export interface AgentView extends Omit<HotSightingResult, "previous" | "sequence"> {
+  /** The values before this heartbeat, of an agent the registry is known to hold. */
+  previous?: ReportedBefore;
+  /** The heartbeat's place among its agent's, when the cache recorded it. */
+  sequence?: number;
   /** The registry was read already and has no such agent. */
   knownAbsent?: boolean;
-  /** The pending-operation marker's version, when the cache holds one. */
-  operationsPending?: string;
-  /** The agent was announced offline; its last heartbeat before this one. */
-  offlineLastSeen?: number;
-  /** The heartbeat's place among its agent's, when the cache recorded it (HotSightingResult.sequence). */
-  sequence?: number;
-  /** The highest bulletin id the agent listed before, when the cache holds one. */
-  previousBulletinsThrough?: number;
-  /** The cache claimed a catch-up for the agent: the flow to send it. */
-  catchUp?: HotSightingResult["catchUp"];
-  /** The cache holds no copy of the class's flow policy. */
-  classFlowUnknown?: boolean;
-  /** Run statuses in force, from the cache while an operation may await its effect. */
-  runStatuses?: { runStatus?: string; processors?: ProcessorStatus[] };
 }
 
 /** The heartbeat with the agent it speaks for: the one it names, or the agent certificate's own. */
@@ -108,35 +91,12 @@ export function sightingOf(
   };
 }
 
-/** The agent as the cache's round trip left it. */
-export function viewOfSighting(sighting: HotSightingResult): AgentView {
-  return {
-    registered: sighting.registered,
-    agentClass: sighting.agentClass,
-    manifestHash: sighting.manifestHash,
-    flowId: sighting.flowId,
-    previous: sighting.registered
-      ? {
-          agentClass: sighting.previousAgentClass,
-          manifestHash: sighting.previousManifestHash,
-          flowId: sighting.previousFlowId,
-          resourceHash: sighting.previousResourceHash,
-        }
-      : undefined,
-    manifestId: sighting.manifestId,
-    supportedOperations: sighting.supportedOperations,
-    checkpointDue: sighting.checkpointDue,
-    deviceChanged: sighting.deviceChanged,
-    describePendingUntil: sighting.describePendingUntil,
-    operationsPending: sighting.operationsPending,
-    offlineLastSeen: sighting.offlineLastSeen,
-    sequence: sighting.sequence,
-    previousBulletinsThrough: sighting.previousBulletinsThrough,
-    catchUp: sighting.catchUp,
-    classFlowUnknown: sighting.classFlowUnknown,
-    runStatuses: sighting.runStatuses,
-  };
-}
+/**
+ * The agent as the cache's round trip left it. The values the cache held before count only for an agent it
+ * knows registered: of another, the registry's entry tells them, if it has one.
+ */
+export const viewOfSighting = (sighting: HotSightingResult): AgentView =>
+  sighting.registered ? sighting : { ...sighting, previous: undefined };
 
 /**
  * The agent as the registry holds it, when the cache could not answer: the heartbeat's values on top. A

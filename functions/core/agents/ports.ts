@@ -110,6 +110,16 @@ export interface HotSighting {
   catchUpRetryMs: number;
 }
 
+/** What the agent reported before a heartbeat, to tell a change (written at once) from a steady state. */
+export interface ReportedBefore {
+  agentClass?: string;
+  manifestHash?: string;
+  flowId?: string;
+  /** Absent when the agent reported none (or null). */
+  resourceHash?: string;
+}
+
+/** What the heartbeat learns of its agent from the cache's one round trip. */
 export interface HotSightingResult {
   /** The registry is known to hold this agent. */
   registered: boolean;
@@ -117,12 +127,8 @@ export interface HotSightingResult {
   agentClass?: string;
   manifestHash?: string;
   flowId?: string;
-  /** Values before this heartbeat, to tell a change (written at once) from a steady state. */
-  previousAgentClass?: string;
-  previousManifestHash?: string;
-  previousFlowId?: string;
-  /** The resource hash the agent reported before this heartbeat; absent when it reported none (or null). */
-  previousResourceHash?: string;
+  /** Values before this heartbeat, as the cache held them: none of an agent it did not hold. */
+  previous: ReportedBefore;
   /** The highest bulletin id the agent listed before this heartbeat, when the cache holds one. */
   previousBulletinsThrough?: number;
   /** The agent's manifest when the cache knows the one of the hash it reports now: its binary and operations. */
@@ -130,7 +136,11 @@ export interface HotSightingResult {
   supportedOperations?: SupportedOperations;
   /** This heartbeat claimed the periodic registry checkpoint. */
   checkpointDue: boolean;
-  /** This heartbeat claimed the checkpoint, and the agent reported another device since the last one. */
+  /**
+   * The agent reports another device than the registry's profile holds, to be written now: at a due
+   * checkpoint (an address that flaps costs one profile write an interval at most), or at once when the
+   * cache had lost the agent (which it does not do often).
+   */
   deviceChanged?: boolean;
   /**
    * This sighting's place among the agent's, from 1: the heartbeat event carries it, so that the archive

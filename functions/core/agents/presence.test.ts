@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { cppAgentOf, example, javaAgentOf } from "../../../scripts/c2-examples.js";
 import { coreHarness } from "../../../scripts/test-support/core-harness.js";
-import { MemoryClassCatalog } from "../../adapters/memory/console.js";
-import { ManualClock, MemoryEventSink, MemoryHotState, SequentialIds } from "../../adapters/memory/index.js";
+import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
+import { ManualClock } from "../../adapters/memory/clock.js";
+import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
+import { MemoryHotState } from "../../adapters/memory/hot-state.js";
+import { SequentialIds } from "../../adapters/memory/id-generator.js";
 import type { AgentCredential } from "../identity/credentials.js";
 import { heartbeatPeriodMsOf, makeOfflineSweep } from "./presence.js";
 

@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { MemoryDebugBundleContent, MemoryDebugBundles } from "../../adapters/memory/bundles.js";
-import {
-  ManualClock,
-  MemoryOperationStore,
-  MemoryRevocationList,
-  SequentialIds,
-} from "../../adapters/memory/index.js";
+import { ManualClock } from "../../adapters/memory/clock.js";
+import { SequentialIds } from "../../adapters/memory/id-generator.js";
+import { MemoryOperationStore } from "../../adapters/memory/operation-store.js";
+import { MemoryRevocationList } from "../../adapters/memory/revocation-list.js";
 import type { OperationState } from "../events/model.js";
 import { operationIdOf } from "../operations/ids.js";
 import type { OperationRecord } from "../operations/model.js";

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { MemoryEventBuffer, MemoryEventOutbox, MemoryEventSink } from "../../adapters/memory/index.js";
+import { MemoryEventBuffer } from "../../adapters/memory/event-buffer.js";
+import { MemoryEventOutbox } from "../../adapters/memory/event-outbox.js";
+import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
 import type { BeaconEvent, OperationEvent } from "./model.js";
 import {
   clearingStaged,

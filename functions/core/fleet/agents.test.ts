@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
-import {
-  MemoryClassCatalog,
-  MemoryFleetHotState,
-  MemoryFleetRegistry,
-} from "../../adapters/memory/console.js";
-import { ManualClock } from "../../adapters/memory/index.js";
+import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
+import { ManualClock } from "../../adapters/memory/clock.js";
+import { MemoryFleetHotState } from "../../adapters/memory/fleet-hot-state.js";
+import { MemoryFleetRegistry } from "../../adapters/memory/fleet-registry.js";
 import { MAX_PAGE_SIZE } from "../paging.js";
 import { makeAgentReader } from "./agents.js";
 

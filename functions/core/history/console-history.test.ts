@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { MemoryFleetRegistry } from "../../adapters/memory/console.js";
+import { ManualClock } from "../../adapters/memory/clock.js";
+import { MemoryFleetRegistry } from "../../adapters/memory/fleet-registry.js";
 import { MemoryAgentEventLog, MemoryFleetHistory } from "../../adapters/memory/history.js";
-import { ManualClock } from "../../adapters/memory/index.js";
 import type { HeartbeatEvent } from "../events/model.js";
 import type { Principal } from "../identity/principal.js";
 import { makeHistoryApi } from "./console-history.js";

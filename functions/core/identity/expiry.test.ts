@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { FakeCertificateAuthority, MemoryCertificateStore } from "../../adapters/memory/console.js";
-import { ManualClock, MemoryEventSink, SequentialIds } from "../../adapters/memory/index.js";
+import { FakeCertificateAuthority } from "../../adapters/memory/certificate-authority.js";
+import { MemoryCertificateStore } from "../../adapters/memory/certificate-store.js";
+import { ManualClock } from "../../adapters/memory/clock.js";
+import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
+import { SequentialIds } from "../../adapters/memory/id-generator.js";
 import { certificateRecord, DAY_MS } from "./certificates.js";
 import { makeExpiryNotices } from "./expiry.js";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { example } from "../../../scripts/c2-examples.js";
-import { MemoryHotState, MemoryManifestStore } from "../../adapters/memory/index.js";
+import { MemoryHotState } from "../../adapters/memory/hot-state.js";
+import { MemoryManifestStore } from "../../adapters/memory/manifest-store.js";
 import { guardedCache } from "../guarded-cache.js";
 import type { JsonObject } from "../json.js";
 import { binaryOf } from "./canonical.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ACK_TIMEOUT_MS, coreHarness } from "../../../scripts/test-support/core-harness.js";
-import { MemoryClassCatalog } from "../../adapters/memory/console.js";
+import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
 import type { OperationEvent } from "../events/model.js";
 import { newOperationId } from "./ids.js";
 import { QUEUED_FIRST_LOOK_MS } from "./lifecycle.js";

@@ -1,15 +1,11 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import {
-  MemoryClassCatalog,
-  MemoryFleetHotState,
-  MemoryFleetRegistry,
-} from "../../adapters/memory/console.js";
-import {
-  ManualClock,
-  MemoryEventSink,
-  MemoryOperationStore,
-  SequentialIds,
-} from "../../adapters/memory/index.js";
+import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
+import { ManualClock } from "../../adapters/memory/clock.js";
+import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
+import { MemoryFleetHotState } from "../../adapters/memory/fleet-hot-state.js";
+import { MemoryFleetRegistry } from "../../adapters/memory/fleet-registry.js";
+import { SequentialIds } from "../../adapters/memory/id-generator.js";
+import { MemoryOperationStore } from "../../adapters/memory/operation-store.js";
 import { MemoryRolloutStore } from "../../adapters/memory/rollouts.js";
 import type { AgentClassRecord } from "../agents/ports.js";
 import { supportedOperationsOf } from "../c2/manifest.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ManualClock, SequentialIds } from "../../adapters/memory/index.js";
+import { ManualClock } from "../../adapters/memory/clock.js";
+import { SequentialIds } from "../../adapters/memory/id-generator.js";
 import {
   CountingRandom,
   MemorySubscriptionStore,

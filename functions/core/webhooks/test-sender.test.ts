@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ManualClock } from "../../adapters/memory/index.js";
+import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemorySubscriptionStore, RecordingWebhookSender } from "../../adapters/memory/subscriptions.js";
 import type { Subscription } from "./model.js";
 import type { WebhookTestRequest } from "./ports.js";

@@ -1,0 +1,21 @@
+import type { ClassFlowPolicy } from "../../core/flows/policy.js";
+import type { ClassFlowPolicies } from "../../core/flows/ports.js";
+import { dropUndefined } from "../../core/json.js";
+
+/** Classes' flow policies and heartbeat intervals as the registry holds them; tests set them directly. */
+export class MemoryClassFlowPolicies implements ClassFlowPolicies {
+  /** By tenant/class. */
+  readonly policies = new Map<string, ClassFlowPolicy>();
+  /** By tenant/class, in seconds. */
+  readonly heartbeatIntervals = new Map<string, number>();
+  calls = 0;
+
+  async settingsOf(tenant: string, className: string) {
+    this.calls++;
+    const policy = this.policies.get(`${tenant}/${className}`);
+    return dropUndefined({
+      policy: policy && structuredClone(policy),
+      heartbeatIntervalSeconds: this.heartbeatIntervals.get(`${tenant}/${className}`),
+    });
+  }
+}

@@ -1,0 +1,93 @@
+import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
+import type { ClassFlowPolicy } from "../../core/flows/policy.js";
+
+export class MemoryFleetHotState implements FleetHotState {
+  readonly agentStates = new Map<string, HotAgentState>();
+  readonly heartbeats = new Map<string, number>();
+  readonly revoked = new Map<string, number>();
+  readonly pendingOperations = new Map<string, number>();
+  /**
+   * By tenant/class, agent id to last seen: forgotten agents the cache still counts in a class, as its
+   * class index keeps an agent forgotten without naming that class.
+   */
+  readonly strandedInClasses = new Map<string, Map<string, number>>();
+  /** The cache's copies of classes' flow policies by tenant/class; undefined records a class without one. */
+  readonly classFlows = new Map<string, ClassFlowPolicy | undefined>();
+  /** By tenant/class: the heartbeat period the cache's copy of the class's policy carries. */
+  readonly classPeriods = new Map<string, number>();
+  /** Set to make every call fail, as a cache outage would. */
+  down = false;
+
+  private check() {
+    if (this.down) throw new Error("cache is down");
+  }
+
+  async agents(tenant: string, agentIds: string[]) {
+    this.check();
+    const found = new Map<string, HotAgentState>();
+    for (const agentId of agentIds) {
+      const state = this.agentStates.get(`${tenant}/${agentId}`);
+      if (state) found.set(agentId, structuredClone(state));
+    }
+    return found;
+  }
+
+  async classCounts(tenant: string, classes: { name: string; onlineSince: number }[]) {
+    this.check();
+    const counts = new Map<string, ClassAgentCounts>();
+    for (const { name, onlineSince } of classes) {
+      const lastSeen = new Map(this.strandedInClasses.get(`${tenant}/${name}`));
+      for (const [key, state] of this.agentStates) {
+        if (key.startsWith(`${tenant}/`) && state.agentClass === name)
+          lastSeen.set(key.slice(tenant.length + 1), state.lastSeen ?? 0);
+      }
+      const times = [...lastSeen.values()];
+      counts.set(name, { total: times.length, online: times.filter((time) => time >= onlineSince).length });
+    }
+    return counts;
+  }
+
+  async heartbeatsPerMinute(tenant: string, epochMinutes: number[]) {
+    this.check();
+    return epochMinutes.map((minute) => this.heartbeats.get(`${tenant}/${minute}`) ?? 0);
+  }
+
+  async forgetAgent(tenant: string, agentId: string, agentClasses: string[]) {
+    this.check();
+    const key = `${tenant}/${agentId}`;
+    const state = this.agentStates.get(key);
+    if (state?.agentClass !== undefined && !agentClasses.includes(state.agentClass)) {
+      const classKey = `${tenant}/${state.agentClass}`;
+      const stranded = this.strandedInClasses.get(classKey) ?? new Map<string, number>();
+      this.strandedInClasses.set(classKey, stranded.set(agentId, state.lastSeen ?? 0));
+    }
+    for (const agentClass of agentClasses)
+      this.strandedInClasses.get(`${tenant}/${agentClass}`)?.delete(agentId);
+    this.agentStates.delete(key);
+    this.pendingOperations.delete(key);
+  }
+
+  async markOperationsPending(tenant: string, agentIds: string[]) {
+    this.check();
+    for (const agentId of agentIds) {
+      const key = `${tenant}/${agentId}`;
+      this.pendingOperations.set(key, (this.pendingOperations.get(key) ?? 0) + 1);
+    }
+  }
+
+  async revokeSerial(tenant: string, serial: string, revokedAt: number) {
+    this.check();
+    this.revoked.set(`${tenant}/${serial}`, revokedAt);
+  }
+
+  async rememberClassFlow(
+    tenant: string,
+    className: string,
+    policy: ClassFlowPolicy | undefined,
+    heartbeatPeriodMs: number,
+  ) {
+    this.check();
+    this.classFlows.set(`${tenant}/${className}`, policy && structuredClone(policy));
+    this.classPeriods.set(`${tenant}/${className}`, heartbeatPeriodMs);
+  }
+}

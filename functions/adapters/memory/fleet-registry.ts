@@ -1,0 +1,53 @@
+import type { AgentRecord } from "../../core/agents/ports.js";
+import type { AgentQuery, FleetRegistry } from "../../core/fleet/ports.js";
+import { manifestIdOf } from "../../core/manifests/agent-manifest.js";
+import { ofTenant, pageOf } from "./paging.js";
+
+export class MemoryFleetRegistry implements FleetRegistry {
+  readonly agents = new Map<string, AgentRecord>();
+
+  add(record: AgentRecord) {
+    this.agents.set(`${record.tenant}/${record.agentId}`, structuredClone(record));
+  }
+
+  /** An agent's periodic checkpoint, which the agent API writes (AgentRegistry.recordSeen). */
+  recordSeen(tenant: string, agentId: string, lastSeen: number) {
+    const record = this.agents.get(`${tenant}/${agentId}`);
+    if (record) record.lastSeen = Math.max(record.lastSeen, lastSeen);
+  }
+
+  async query(tenant: string, query: AgentQuery) {
+    const text = query.text;
+    return pageOf(
+      ofTenant(this.agents, tenant, (record) => record.agentId).filter(
+        ([, record]) => query.agentClass === undefined || record.agentClass === query.agentClass,
+      ),
+      query,
+      (record) =>
+        (query.manifestHash === undefined || record.manifestHash === query.manifestHash) &&
+        (query.manifestId === undefined || manifestIdOf(record) === query.manifestId) &&
+        (query.flowId === undefined || record.flowId === query.flowId) &&
+        (text === undefined ||
+          record.agentId.includes(text) ||
+          (record.device?.hostname ?? "").includes(text)),
+    );
+  }
+
+  async get(tenant: string, agentId: string) {
+    const record = this.agents.get(`${tenant}/${agentId}`);
+    return record && structuredClone(record);
+  }
+
+  async remove(tenant: string, agentId: string) {
+    return this.agents.delete(`${tenant}/${agentId}`);
+  }
+
+  async count(tenant: string, agentClass: string, seenSince?: number) {
+    return [...this.agents.values()].filter(
+      (record) =>
+        record.tenant === tenant &&
+        record.agentClass === agentClass &&
+        (seenSince === undefined || record.lastSeen >= seenSince),
+    ).length;
+  }
+}
