@@ -1,12 +1,15 @@
 import { MemoryAssetCatalog } from "../../functions/adapters/memory/asset-catalog.js";
 import { MemoryAssetContent } from "../../functions/adapters/memory/asset-content.js";
-import { MemoryAuditLog } from "../../functions/adapters/memory/audit.js";
-import { MemoryDebugBundleContent, MemoryDebugBundles } from "../../functions/adapters/memory/bundles.js";
+import { MemoryAuditLog } from "../../functions/adapters/memory/audit-log.js";
 import { FakeCertificateAuthority } from "../../functions/adapters/memory/certificate-authority.js";
 import { MemoryCertificateStore } from "../../functions/adapters/memory/certificate-store.js";
 import { MemoryClassCatalog } from "../../functions/adapters/memory/class-catalog.js";
 import { ManualClock } from "../../functions/adapters/memory/clock.js";
-import { MemoryDeliveryQueue } from "../../functions/adapters/memory/deliveries.js";
+import {
+  MemoryDebugBundleContent,
+  MemoryDebugBundles,
+} from "../../functions/adapters/memory/debug-bundles.js";
+import { MemoryDeliveryQueue } from "../../functions/adapters/memory/delivery-queue.js";
 import { MemoryEventSink } from "../../functions/adapters/memory/event-sink.js";
 import { MemoryFleetHotState } from "../../functions/adapters/memory/fleet-hot-state.js";
 import { MemoryFleetRegistry } from "../../functions/adapters/memory/fleet-registry.js";
@@ -16,13 +19,11 @@ import { SequentialIds } from "../../functions/adapters/memory/id-generator.js";
 import { MemoryManifestCatalog } from "../../functions/adapters/memory/manifest-catalog.js";
 import { MemoryOperationResults } from "../../functions/adapters/memory/operation-results.js";
 import { MemoryOperationStore } from "../../functions/adapters/memory/operation-store.js";
+import { CountingRandom } from "../../functions/adapters/memory/random-source.js";
 import { MemoryResourceSetStore } from "../../functions/adapters/memory/resource-sets.js";
-import { MemoryRolloutStore } from "../../functions/adapters/memory/rollouts.js";
-import {
-  CountingRandom,
-  MemorySubscriptionStore,
-  RecordingWebhookSender,
-} from "../../functions/adapters/memory/subscriptions.js";
+import { MemoryRolloutStore } from "../../functions/adapters/memory/rollout-store.js";
+import { MemorySubscriptionStore } from "../../functions/adapters/memory/subscription-store.js";
+import { RecordingWebhookSender } from "../../functions/adapters/memory/webhook-sender.js";
 import { makeConsoleUseCases } from "../../functions/core/console/use-cases.js";
 import type { JsonObject } from "../../functions/core/json.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";

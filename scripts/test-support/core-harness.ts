@@ -1,8 +1,8 @@
 import { MemoryAgentClassRegistry } from "../../functions/adapters/memory/agent-class-registry.js";
 import { MemoryAgentRegistry } from "../../functions/adapters/memory/agent-registry.js";
-import { MemoryDebugBundles } from "../../functions/adapters/memory/bundles.js";
 import { MemoryClassFlowPolicies } from "../../functions/adapters/memory/class-flow-policies.js";
 import { ManualClock } from "../../functions/adapters/memory/clock.js";
+import { MemoryDebugBundles } from "../../functions/adapters/memory/debug-bundles.js";
 import { MemoryEventOutbox } from "../../functions/adapters/memory/event-outbox.js";
 import { MemoryEventSink } from "../../functions/adapters/memory/event-sink.js";
 import { MemoryHotState } from "../../functions/adapters/memory/hot-state.js";

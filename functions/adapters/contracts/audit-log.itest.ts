@@ -2,7 +2,7 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { expect, it } from "vitest";
 import { DynamoAuditLog } from "../dynamodb/audit-log.js";
 import { Keys } from "../dynamodb/keys.js";
-import { MemoryAuditLog } from "../memory/audit.js";
+import { MemoryAuditLog } from "../memory/audit-log.js";
 import { auditLogContract } from "./audit-log.contract.js";
 import { tableOfItsOwn } from "./local-stack.js";
 

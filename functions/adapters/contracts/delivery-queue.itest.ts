@@ -1,5 +1,5 @@
 import { DynamoDeliveryQueue } from "../dynamodb/delivery-queue.js";
-import { MemoryDeliveryQueue } from "../memory/deliveries.js";
+import { MemoryDeliveryQueue } from "../memory/delivery-queue.js";
 import { deliveryQueueContract } from "./delivery-queue.contract.js";
 import { tableOfItsOwn } from "./local-stack.js";
 

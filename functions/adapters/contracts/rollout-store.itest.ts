@@ -1,7 +1,7 @@
 import { DynamoClassCatalog } from "../dynamodb/class-catalog.js";
 import { DynamoRolloutStore } from "../dynamodb/rollout-store.js";
 import { MemoryClassCatalog } from "../memory/class-catalog.js";
-import { MemoryRolloutStore } from "../memory/rollouts.js";
+import { MemoryRolloutStore } from "../memory/rollout-store.js";
 import { tableOfItsOwn } from "./local-stack.js";
 import { rolloutStoreContract } from "./rollout-store.contract.js";
 

@@ -1,5 +1,5 @@
 import { DynamoSubscriptionStore } from "../dynamodb/subscription-store.js";
-import { MemorySubscriptionStore } from "../memory/subscriptions.js";
+import { MemorySubscriptionStore } from "../memory/subscription-store.js";
 import { tableOfItsOwn } from "./local-stack.js";
 import { subscriptionStoreContract } from "./subscription-store.contract.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MemoryAuditLog } from "../../adapters/memory/audit.js";
+import { MemoryAuditLog } from "../../adapters/memory/audit-log.js";
 import type { Principal } from "../identity/principal.js";
 import { encodeCursor, timeOrderedKey } from "../paging.js";
 import { makeAuditApi } from "./console-audit.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MemoryDebugBundleContent, MemoryDebugBundles } from "../../adapters/memory/bundles.js";
 import { ManualClock } from "../../adapters/memory/clock.js";
+import { MemoryDebugBundleContent, MemoryDebugBundles } from "../../adapters/memory/debug-bundles.js";
 import { SequentialIds } from "../../adapters/memory/id-generator.js";
 import { MemoryOperationStore } from "../../adapters/memory/operation-store.js";
 import { MemoryRevocationList } from "../../adapters/memory/revocation-list.js";

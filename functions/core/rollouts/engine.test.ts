@@ -6,7 +6,7 @@ import { MemoryFleetHotState } from "../../adapters/memory/fleet-hot-state.js";
 import { MemoryFleetRegistry } from "../../adapters/memory/fleet-registry.js";
 import { SequentialIds } from "../../adapters/memory/id-generator.js";
 import { MemoryOperationStore } from "../../adapters/memory/operation-store.js";
-import { MemoryRolloutStore } from "../../adapters/memory/rollouts.js";
+import { MemoryRolloutStore } from "../../adapters/memory/rollout-store.js";
 import type { AgentClassRecord } from "../agents/ports.js";
 import { supportedOperationsOf } from "../c2/manifest.js";
 import type { AckState, Bulletin } from "../c2/model.js";

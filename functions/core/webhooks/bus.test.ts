@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { MemoryNotificationBus } from "../../adapters/memory/subscriptions.js";
+import { MemoryNotificationBus } from "../../adapters/memory/notification-bus.js";
 import { PartlyConsumed } from "../events/consumption.js";
 import type { AckEvent, AgentOfflineEvent, BeaconEvent, HeartbeatEvent } from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MemoryDeliveryQueue } from "../../adapters/memory/deliveries.js";
-import { MemorySubscriptionStore } from "../../adapters/memory/subscriptions.js";
+import { MemoryDeliveryQueue } from "../../adapters/memory/delivery-queue.js";
+import { MemorySubscriptionStore } from "../../adapters/memory/subscription-store.js";
 import type { Principal } from "../identity/principal.js";
 import { makeDeliveryLogApi } from "./console-deliveries.js";
 import type { Delivery } from "./model.js";

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../../adapters/memory/clock.js";
-import { MemoryDeliveryQueue } from "../../adapters/memory/deliveries.js";
+import { MemoryDeliveryQueue } from "../../adapters/memory/delivery-queue.js";
 import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
 import { SequentialIds } from "../../adapters/memory/id-generator.js";
-import { MemorySubscriptionStore } from "../../adapters/memory/subscriptions.js";
+import { MemorySubscriptionStore } from "../../adapters/memory/subscription-store.js";
 import type { AgentOfflineEvent, BeaconEvent, OperationEvent } from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";
 import { type DeliveryReport, makeWebhookConsumer, makeWebhookDispatcher } from "./delivery.js";

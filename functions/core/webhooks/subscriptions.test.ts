@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../adapters/memory/clock.js";
 import { SequentialIds } from "../../adapters/memory/id-generator.js";
-import {
-  CountingRandom,
-  MemorySubscriptionStore,
-  RecordingWebhookSender,
-} from "../../adapters/memory/subscriptions.js";
+import { CountingRandom } from "../../adapters/memory/random-source.js";
+import { MemorySubscriptionStore } from "../../adapters/memory/subscription-store.js";
+import { RecordingWebhookSender } from "../../adapters/memory/webhook-sender.js";
 import type { Principal, Role } from "../identity/principal.js";
 import { encodeCursor } from "../paging.js";
 import type { ConsoleResult } from "../result.js";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../adapters/memory/clock.js";
-import { MemorySubscriptionStore, RecordingWebhookSender } from "../../adapters/memory/subscriptions.js";
+import { MemorySubscriptionStore } from "../../adapters/memory/subscription-store.js";
+import { RecordingWebhookSender } from "../../adapters/memory/webhook-sender.js";
 import type { Subscription } from "./model.js";
 import type { WebhookTestRequest } from "./ports.js";
 import { checkSignature } from "./signing.js";

@@ -1,14 +1,6 @@
 import type { PageRequest } from "../../core/paging.js";
-import type { RandomSource } from "../../core/ports.js";
-import type { Notification, Subscription } from "../../core/webhooks/model.js";
-import type {
-  BusRefusal,
-  NotificationBus,
-  SubscriptionStore,
-  WebhookRequest,
-  WebhookResponse,
-  WebhookSender,
-} from "../../core/webhooks/ports.js";
+import type { Subscription } from "../../core/webhooks/model.js";
+import type { SubscriptionStore } from "../../core/webhooks/ports.js";
 import { pageOf } from "./paging.js";
 
 /** In-process stand-ins for the subscriptions' ports, for core unit tests only. */
@@ -53,40 +45,5 @@ export class MemorySubscriptionStore implements SubscriptionStore {
     if (subscription?.state !== "active") return false;
     Object.assign(subscription, { state: "disabled", disabledAt: at, disabledReason: reason });
     return true;
-  }
-}
-
-/** A receiver that answers every request with `response`, keeping what it was sent. */
-export class RecordingWebhookSender implements WebhookSender {
-  readonly requests: WebhookRequest[] = [];
-  response: WebhookResponse = { status: 204, durationMs: 3 };
-
-  async send(request: WebhookRequest) {
-    this.requests.push(structuredClone(request));
-    return { ...this.response };
-  }
-}
-
-/** Bytes that differ from call to call, without being random: tests can tell one secret from another. */
-export class CountingRandom implements RandomSource {
-  private calls = 0;
-  bytes(count: number) {
-    this.calls++;
-    return Uint8Array.from({ length: count }, (_, index) => (this.calls * 31 + index) % 256);
-  }
-}
-
-/** A bus that keeps what it takes, in order, and refuses what `refuses` says, as a bus throttling some entries. */
-export class MemoryNotificationBus implements NotificationBus {
-  readonly notifications: Notification[] = [];
-  refuses: (notification: Notification) => boolean = () => false;
-
-  async put(notifications: readonly Notification[]) {
-    const refusals: BusRefusal[] = [];
-    notifications.forEach((notification, index) => {
-      if (this.refuses(notification)) refusals.push({ index, reason: "ThrottlingException" });
-      else this.notifications.push(structuredClone(notification));
-    });
-    return refusals;
   }
 }
