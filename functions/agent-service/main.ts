@@ -12,7 +12,7 @@ import { type ServiceRoute, startAgentService } from "./server.js";
 import { AgentServiceSettings } from "./settings.js";
 
 const agentApi = await import("../agent-api/app.js");
-const bundleIntake = await import("../bundle-intake/intake.js");
+const bundleIntake = await import("../bundle-intake/handler.js");
 const config = agentServiceConfig();
 
 /** Requests the service reads itself, as streams; the agent API answers every other one. */

@@ -96,7 +96,7 @@ export async function loadAgentApi(
 export async function loadBundleIntake(
   logs: FunctionLog,
 ): Promise<{ route: GatewayRoute; shutdown(): Promise<void> }> {
-  const intake = await import("../../functions/bundle-intake/intake.js");
+  const intake = await import("../../functions/bundle-intake/handler.js");
   const stream: StreamingHandler = (request, response, clientCertificatePem) =>
     logs.run(BUNDLE_INTAKE_LOG_NAME, () =>
       intake.handleDebugBundleUpload(request, response, clientCertificatePem),
