@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { example } from "../../../scripts/c2-examples.js";
+import { example } from "../../../scripts/common/c2-examples.js";
 import { MemoryAuditLog } from "../../adapters/memory/audit.js";
 import { MemoryDebugBundleContent, MemoryDebugBundles } from "../../adapters/memory/bundles.js";
 import {
