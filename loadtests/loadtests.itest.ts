@@ -18,7 +18,7 @@ import type { JsonObject } from "../functions/core/json.js";
 import { binaryOf } from "../functions/core/manifests/canonical.js";
 import { makeDynamoDbClient } from "../functions/runtime/aws-clients.js";
 import { EnvNames } from "../functions/shared/env-names.js";
-import { example } from "../scripts/c2-examples.js";
+import { example } from "../scripts/common/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../scripts/test-support/agent-api-harness.js";
 import { type PrivateRedis, startPrivateRedis } from "../scripts/test-support/private-redis.js";
 import { counterReasons, readBeaconCounters, sloReasons } from "./gates.js";

@@ -12,7 +12,7 @@ import { connect } from "node:net";
 import { availableParallelism, loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { exitWithUsage, parseCommandLine } from "../scripts/command-line.mjs";
+import { exitWithUsage, parseCommandLine } from "../scripts/common/command-line.mjs";
 import { functionLogIn } from "../scripts/local/function-logs.js";
 import { localDir } from "../scripts/local/local-dir.js";
 import { localPorts } from "../scripts/local/ports.js";

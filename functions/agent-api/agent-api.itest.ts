@@ -6,7 +6,7 @@ import { gzipSync } from "node:zlib";
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cppAgentOf, example, exampleText, type VariedAgent } from "../../scripts/c2-examples.js";
+import { cppAgentOf, example, exampleText, type VariedAgent } from "../../scripts/common/c2-examples.js";
 import { metricLines } from "../../scripts/local/function-metrics.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type PrivateRedis, startPrivateRedis } from "../../scripts/test-support/private-redis.js";

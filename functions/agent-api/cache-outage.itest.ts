@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { example, exampleText } from "../../scripts/c2-examples.js";
+import { example, exampleText } from "../../scripts/common/c2-examples.js";
 import type { ChildService } from "../../scripts/local/child-service.js";
 import { findFreePort } from "../../scripts/local/ports.js";
 import { startRedisServer } from "../../scripts/local/redis-server.js";

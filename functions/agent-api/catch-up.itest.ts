@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cppAckOf, cppHeartbeatOf } from "../../scripts/c2-examples.js";
+import { cppAckOf, cppHeartbeatOf } from "../../scripts/common/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type PrivateRedis, startPrivateRedis } from "../../scripts/test-support/private-redis.js";
 import { Keys } from "../adapters/dynamodb/keys.js";

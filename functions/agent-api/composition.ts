@@ -14,11 +14,18 @@ import { makeContentDownload } from "../core/agent-requests/content-download.js"
 import { makeFlowDownload } from "../core/agent-requests/flow-download.js";
 import { makeRecordAck } from "../core/agent-requests/record-ack.js";
 import { makeRecordHeartbeat } from "../core/agent-requests/record-heartbeat.js";
+import type { AgentClassRegistry, AgentRegistry, HotState } from "../core/agents/ports.js";
 import { isAssetId } from "../core/assets/model.js";
 import { makeDebugBundleIntake } from "../core/bundles/intake.js";
-import { makeCacheBreaker } from "../core/guarded-cache.js";
+import type { EventSink } from "../core/events/ports.js";
+import type { ClassFlowPolicies } from "../core/flows/ports.js";
+import { type CacheBreaker, makeCacheBreaker } from "../core/guarded-cache.js";
+import type { RevocationList } from "../core/identity/ports.js";
+import type { ManifestStore } from "../core/manifests/ports.js";
 import { makeManifestRegistration } from "../core/manifests/registration.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
+import type { OperationStore } from "../core/operations/ports.js";
+import type { Clock, IdGenerator } from "../core/ports.js";
 import { makeDocumentClient, makeS3Client } from "../runtime/aws-clients.js";
 import { composeEventStream } from "../runtime/event-stream.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
@@ -43,37 +50,32 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
   const registry = new DynamoAgentRegistry(documents, config.tableName);
   const revocations = new DynamoRevocationList(documents, config.tableName);
   const hotState = withDeadline(new RedisHotState(redis), config.cacheTimeoutMs);
-  const manifests = makeManifestRegistration({
-    store: new DynamoManifestStore(documents, config.tableName),
-    cache: hotState,
-  });
   const s3 = makeS3Client();
   const assetContent = new S3AssetContent(s3, config.assetBucket);
   const { events } = composeEventStream(documents, redis, config);
   const clock = systemClock;
   const ids = randomIds;
   const operationStore = new DynamoOperationStore(documents, config.tableName);
-  const operations = makeOperationLifecycle({
-    operations: operationStore,
-    clock,
-    ids,
-    settings: { ackTimeoutMs: config.operationAckTimeoutMs },
-  });
   const cacheBreaker = makeCacheBreaker(CACHE_BREAKER, clock, onCacheBreakerOpen);
-  const shared = { registry, revocations, manifests, operations, hotState, events, clock, ids, cacheBreaker };
-  return {
-    recordHeartbeat: makeRecordHeartbeat({
-      ...shared,
+  const { manifests, operations, recordHeartbeat } = composeHeartbeat(
+    {
+      registry,
+      revocations,
       classes: new DynamoAgentClassRegistry(documents, config.tableName),
       classFlows: new DynamoClassFlowPolicies(documents, config.tableName),
-      settings: {
-        checkpointIntervalMs: config.checkpointIntervalMs,
-        describeRetryMs: config.describeRetryMs,
-        maxOperationsPerReply: config.maxOperationsPerReply,
-        catchUpRetryMs: config.catchUpRetryMs,
-        agentApiUrl: config.agentApiUrl,
-      },
-    }),
+      manifestStore: new DynamoManifestStore(documents, config.tableName),
+      operationStore,
+      hotState,
+      events,
+      clock,
+      ids,
+      cacheBreaker,
+    },
+    config,
+  );
+  const shared = { registry, revocations, manifests, operations, hotState, events, clock, ids, cacheBreaker };
+  return {
+    recordHeartbeat,
     recordAck: makeRecordAck({
       ...shared,
       results: new S3OperationResults(s3, config.assetBucket),
@@ -112,4 +114,58 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
       s3.destroy();
     },
   };
+}
+
+/** The ports the agent API's heartbeat is wired to: the functions' adapters, or a measurement's own. */
+export interface HeartbeatPorts {
+  registry: AgentRegistry;
+  revocations: RevocationList;
+  classes: AgentClassRegistry;
+  classFlows: ClassFlowPolicies;
+  manifestStore: ManifestStore;
+  operationStore: OperationStore;
+  hotState: HotState;
+  events: EventSink;
+  clock: Clock;
+  ids: IdGenerator;
+  cacheBreaker?: CacheBreaker;
+}
+
+/**
+ * The agent API's heartbeat over `ports`, with the settings `config` gives it, and the manifest registration
+ * and operation lifecycle it is wired with (which the agent API's other requests share).
+ */
+export function composeHeartbeat(
+  ports: HeartbeatPorts,
+  config: Pick<
+    AgentApiConfig,
+    | "checkpointIntervalMs"
+    | "describeRetryMs"
+    | "maxOperationsPerReply"
+    | "catchUpRetryMs"
+    | "agentApiUrl"
+    | "operationAckTimeoutMs"
+  >,
+) {
+  const { manifestStore, operationStore, ...heartbeatPorts } = ports;
+  const manifests = makeManifestRegistration({ store: manifestStore, cache: ports.hotState });
+  const operations = makeOperationLifecycle({
+    operations: operationStore,
+    clock: ports.clock,
+    ids: ports.ids,
+    settings: { ackTimeoutMs: config.operationAckTimeoutMs },
+  });
+  const recordHeartbeat = makeRecordHeartbeat({
+    ...heartbeatPorts,
+    manifests,
+    operations,
+    settings: {
+      checkpointIntervalMs: config.checkpointIntervalMs,
+      describeRetryMs: config.describeRetryMs,
+      maxOperationsPerReply: config.maxOperationsPerReply,
+      catchUpRetryMs: config.catchUpRetryMs,
+      agentApiUrl: config.agentApiUrl,
+    },
+  });
+  return { manifests, operations, recordHeartbeat };
 }

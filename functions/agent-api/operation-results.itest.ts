@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CppDescribed, cppDescribeAckOf, cppHeartbeatOf } from "../../scripts/c2-examples.js";
+import { type CppDescribed, cppDescribeAckOf, cppHeartbeatOf } from "../../scripts/common/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { cppDescribeAckOf, cppHeartbeatOf } from "../../scripts/c2-examples.js";
+import { cppDescribeAckOf, cppHeartbeatOf } from "../../scripts/common/c2-examples.js";
 import { metricTotals } from "../../scripts/local/function-metrics.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";

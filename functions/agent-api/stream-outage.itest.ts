@@ -7,7 +7,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { example } from "../../scripts/c2-examples.js";
+import { example } from "../../scripts/common/c2-examples.js";
 import { metricTotals } from "../../scripts/local/function-metrics.js";
 import { provisionStream } from "../../scripts/local/provision.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";

@@ -14,8 +14,8 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { cppAgentOf, example } from "../../scripts/c2-examples.js";
-import { bundleForm } from "../../scripts/debug-bundle-form.js";
+import { cppAgentOf, example } from "../../scripts/common/c2-examples.js";
+import { bundleForm } from "../../scripts/common/debug-bundle-form.js";
 import {
   agentTrust,
   certificateSummary,

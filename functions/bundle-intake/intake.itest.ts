@@ -4,7 +4,7 @@ import { Agent, request } from "node:https";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleForm, multipartForm } from "../../scripts/debug-bundle-form.js";
+import { bundleForm, multipartForm } from "../../scripts/common/debug-bundle-form.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import {

@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cppAckOf, cppAgentOf, exampleText } from "../../scripts/c2-examples.js";
+import { cppAckOf, cppAgentOf, exampleText } from "../../scripts/common/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { javaFlow, heartbeat as javaHeartbeat } from "../../scripts/test-support/console-seed.js";

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cppAckOf, cppHeartbeatOf, example } from "../../scripts/c2-examples.js";
+import { cppAckOf, cppHeartbeatOf, example } from "../../scripts/common/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { heartbeat as javaHeartbeat } from "../../scripts/test-support/console-seed.js";

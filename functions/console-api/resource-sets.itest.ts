@@ -6,7 +6,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exampleText } from "../../scripts/c2-examples.js";
+import { exampleText } from "../../scripts/common/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import type { JsonObject } from "../core/json.js";

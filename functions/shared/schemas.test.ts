@@ -2,8 +2,8 @@ import { readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { example } from "../../scripts/c2-examples.js";
-import { generateValidators } from "../../scripts/schemas/validators.js";
+import { generateValidators } from "../../scripts/build/schema-validators.js";
+import { example } from "../../scripts/common/c2-examples.js";
 import { assertValid, Validators } from "./schemas.js";
 
 const examplesRoot = fileURLToPath(new URL("../../schemas/c2/examples/", import.meta.url));

@@ -9,7 +9,7 @@ import { gunzipSync } from "node:zlib";
 import { GetObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import type { KinesisStreamEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { cppAckOf, cppHeartbeatOf } from "../../scripts/c2-examples.js";
+import { cppAckOf, cppHeartbeatOf } from "../../scripts/common/c2-examples.js";
 import { openTemporaryFunctionLog } from "../../scripts/local/function-logs.js";
 import { metricLines } from "../../scripts/local/function-metrics.js";
 import { invoker } from "../../scripts/local/lambda-runtime.js";

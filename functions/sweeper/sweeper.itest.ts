@@ -15,7 +15,7 @@ import {
   cppHeartbeatOf,
   javaAgentOf,
   type VariedAgent,
-} from "../../scripts/c2-examples.js";
+} from "../../scripts/common/c2-examples.js";
 import { provisionTable } from "../../scripts/local/provision.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";

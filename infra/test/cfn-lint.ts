@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { pythonTool } from "../../scripts/python-tool.js";
+import { pythonTool } from "../../scripts/build/python-tool.js";
 
 const execFileAsync = promisify(execFile);
 

@@ -23,7 +23,7 @@ describe("the Node the tests run on", () => {
     expect(
       beaconRuntimes(),
       `these tests run on Node ${process.version} (${process.execPath}), not on Lambda's: run them through ` +
-        "scripts/with-node22 as npm test does (scripts/with-node22 npx vitest run <files>)",
+        "scripts/build/with-node22 as npm test does (scripts/build/with-node22 npx vitest run <files>)",
     ).toEqual([`nodejs${major}.x`]);
   });
 });

@@ -23,7 +23,7 @@ import type { AgentCredential } from "../../functions/core/identity/credentials.
 import type { JsonObject } from "../../functions/core/json.js";
 import { type AgentManifest, knownManifestOf } from "../../functions/core/manifests/agent-manifest.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
-import { cppAgentOf, javaAgentOf } from "../c2-examples.js";
+import { cppAgentOf, javaAgentOf } from "../common/c2-examples.js";
 
 /** The fleet's classes, each agent in one of them by its index. */
 export const FLEET_CLASSES = ["gateways", "sensors", "cameras", "kiosks", "pumps"] as const;

@@ -11,7 +11,7 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { exitWithUsage, parseCommandLine } from "../command-line.mjs";
+import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { startBackends } from "../local/backends.js";
 import { findFreePorts } from "../local/ports.js";
 import { budgetBreaches, reportLines, runColdStartBench } from "./cold-starts.js";

@@ -180,7 +180,7 @@ async function bundleChild(stateDir: string): Promise<string> {
   return file;
 }
 
-const WITH_NODE22 = path.join(repositoryRoot, "scripts/with-node22");
+const WITH_NODE22 = path.join(repositoryRoot, "scripts/build/with-node22");
 
 interface StartOptions extends Omit<ColdStartJob, "resultFile"> {
   env: Record<string, string>;

@@ -10,7 +10,7 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { exitWithUsage, parseCommandLine } from "../command-line.mjs";
+import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { startBackends } from "../local/backends.js";
 import { findFreePorts } from "../local/ports.js";
 import { FLEET_WRITE_CONCURRENCY } from "./agent-fleet.js";

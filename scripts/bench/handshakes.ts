@@ -13,7 +13,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { connect } from "node:tls";
 import { fileURLToPath } from "node:url";
-import { exitWithUsage, parseCommandLine } from "../command-line.mjs";
+import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { ensureDevCertificates } from "../local/certs.js";
 import { startAgentGateway } from "../local/gateway.js";
 import { clientTls } from "./agent-client.js";

@@ -18,7 +18,7 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import type { JsonObject } from "../../functions/core/json.js";
-import { cppAgentOf, javaAgentOf, type VariedAgent } from "../c2-examples.js";
+import { cppAgentOf, javaAgentOf, type VariedAgent } from "../common/c2-examples.js";
 import { type AgentReply, clientTls, latencySummary, postAsAgent } from "./agent-client.js";
 
 const { values } = parseArgs({

@@ -13,7 +13,7 @@ import { Keys } from "../../functions/adapters/dynamodb/keys.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { MetricNames } from "../../functions/shared/observability.js";
 import { BEACON_COUNTERS } from "../../loadtests/gates.js";
-import { exitWithUsage, parseCommandLine } from "../command-line.mjs";
+import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { localAwsEnv } from "../local/backends.js";
 import { DEV_TENANT } from "../local/certs.js";
 import { metricTotals } from "../local/function-metrics.js";

@@ -17,7 +17,7 @@ import {
   unitsFile,
   withValues,
 } from "./inputs.js";
-import { dynamoDbItemBytes, measureBytes } from "./measure.js";
+import { dynamoDbItemBytes } from "./measure.js";
 import { estimate, javaConnectionsPerHeartbeat, type Load, optionOf, priced } from "./model.js";
 import { checkQuotas } from "./quotas.js";
 import { report, type Sized } from "./table.js";
@@ -441,19 +441,6 @@ describe("the byte measurements", () => {
     expect(dynamoDbItemBytes({ pk: "T#a", n: 12345, m: { k: "vv" } })).toBe(
       2 + 3 + 1 + 4 + 1 + (3 + 1 + 1 + 2),
     );
-  });
-
-  it("measure the steady heartbeat with Beacon's own code", async () => {
-    const measured = await measureBytes();
-    expect(measured.responseBodyBytes?.value).toBe(Buffer.byteLength('{"requestedOperations":[]}'));
-    expect(measured.indexesHoldingAgentItem?.value).toBe(2);
-    // The C++ agent's manifest keeps the registry profile over 1 KB: 2 write units per copy.
-    expect(measured.agentItemBytes?.value).toBeGreaterThan(1024);
-    // The last-seen item a checkpoint writes is 1 write unit, and in no index.
-    expect(measured.lastSeenItemBytes?.value).toBeLessThan(1024);
-    expect(measured.indexesHoldingLastSeenItem?.value).toBe(0);
-    expect(measured.eventBytes?.value).toBeGreaterThan(0);
-    expect(measured.metricLineBytesPerHeartbeat?.value).toBeGreaterThan(0);
   });
 });
 

@@ -10,7 +10,7 @@
  *   npm run capacity -- --measure [--write]           measure the byte, TLS setup and cache memory units (and record them)
  */
 import { cpus } from "node:os";
-import { parseCommandLine } from "../command-line.mjs";
+import { parseCommandLine } from "../common/command-line.mjs";
 import {
   defaultDeployment,
   type Measurement,

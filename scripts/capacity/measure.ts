@@ -1,7 +1,9 @@
 /**
  * Measures the units of a steady heartbeat that Beacon's own code gives without a stack: the request a C++
  * agent sends, the reply, the stream event and its partition key, the metric line, the agent's registry
- * item as the DynamoDB adapter writes it, and (with the redis-server setup installs) its memory in the cache.
+ * item as the DynamoDB adapter writes it, and its memory in the cache. The reply, the event and the memory are
+ * the agent API's own heartbeat's (composeHeartbeat), over the hot-state adapter and the redis-server setup
+ * installs.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,16 +14,27 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { Redis } from "ioredis";
 import { DynamoAgentRegistry } from "../../functions/adapters/dynamodb/agent-registry.js";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
+import { MemoryAgentClassRegistry } from "../../functions/adapters/memory/agent-class-registry.js";
+import { MemoryAgentRegistry } from "../../functions/adapters/memory/agent-registry.js";
+import { MemoryClassFlowPolicies } from "../../functions/adapters/memory/class-flow-policies.js";
+import { MemoryEventSink } from "../../functions/adapters/memory/event-sink.js";
+import { MemoryManifestStore } from "../../functions/adapters/memory/manifest-store.js";
+import { MemoryOperationStore } from "../../functions/adapters/memory/operation-store.js";
+import { MemoryRevocationList } from "../../functions/adapters/memory/revocation-list.js";
 import { RedisHotState } from "../../functions/adapters/redis/hot-state.js";
-import { heartbeatEvent, sightingOf } from "../../functions/core/agent-requests/sighting.js";
+import { composeHeartbeat } from "../../functions/agent-api/composition.js";
 import type { AgentRecord } from "../../functions/core/agents/ports.js";
 import { normalizeHeartbeat } from "../../functions/core/c2/heartbeat.js";
 import { type BeaconEvent, partitionKeyOf } from "../../functions/core/events/model.js";
+import type { AgentCredential } from "../../functions/core/identity/credentials.js";
 import { asArray, type JsonObject } from "../../functions/core/json.js";
-import { knownManifestOf } from "../../functions/core/manifests/agent-manifest.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
+import { randomIds, systemClock } from "../../functions/runtime/system.js";
+import { agentApiConfig } from "../../functions/shared/config.js";
+import { EnvNames } from "../../functions/shared/env-names.js";
 import { jsonResponse } from "../../functions/shared/http.js";
 import { MetricNames } from "../../functions/shared/observability.js";
+import { cppHeartbeatOf } from "../common/c2-examples.js";
 import { findFreePort } from "../local/ports.js";
 import { startRedisServer } from "../local/redis-server.js";
 import { kinesisStreamEventOf } from "../local/stream-poller.js";
@@ -151,31 +164,14 @@ function consumerMetricLine(batchRecords: number): string {
 
 export async function measureBytes(): Promise<Partial<Record<UnitName, { value: number; how: string }>>> {
   const light = readJson("cpp/heartbeat-light.json");
-  const heartbeat = { ...normalizeHeartbeat(light), agentId: "9628acfe-b9fe-11ef-a0c0-10f60a596f64" };
   const requestBody = gzipSync(JSON.stringify(light));
   const headers = readFileSync(new URL("java-2.3.0/request-headers.txt", examples), "utf8")
     .split("\n\n")
     .find((block) => block.includes("Content-Encoding: gzip")) as string;
-  const reply = jsonResponse(200, { requestedOperations: [] });
-  const event = heartbeatEvent(
-    heartbeat,
-    {
-      registered: true,
-      agentClass: heartbeat.agentClass,
-      manifestHash: heartbeat.manifestHash,
-      manifestId: "f".repeat(64),
-      flowId: heartbeat.flowId,
-      checkpointDue: false,
-    },
-    {
-      eventId: "01JDXYZ0000000000000000000",
-      tenant: TENANT,
-      at: NOW,
-      agentClass: "gateways",
-      firstSight: false,
-    },
-    [],
-  );
+  const { reply, event } = await withMeasuredHeartbeat(async (agentApi) => {
+    await agentApi.register(MEASURED_AGENT_ID);
+    return agentApi.steadyHeartbeat(MEASURED_AGENT_ID);
+  });
   const recordBytes = Buffer.byteLength(JSON.stringify(lambdaKinesisRecordOf(event)));
   const batchRecords = Math.min(
     STREAM_BATCH_MAX_RECORDS,
@@ -197,12 +193,12 @@ export async function measureBytes(): Promise<Partial<Record<UnitName, { value: 
       how: "the request line and headers the Apache NiFi C2 client library sent with gzip (schemas/c2/examples/java-2.3.0/request-headers.txt)",
     },
     responseBodyBytes: {
-      value: Buffer.byteLength(reply.body),
-      how: "the body jsonResponse(200, {requestedOperations: []}) gives a steady heartbeat (functions/shared/http.ts)",
+      value: Buffer.byteLength(jsonResponse(200, reply).body),
+      how: "the body jsonResponse (functions/shared/http.ts) gives the reply of the agent API's heartbeat (composeHeartbeat) to a steady C++ light heartbeat, as the handler answers it",
     },
     eventBytes: {
       value: Buffer.byteLength(JSON.stringify(event)),
-      how: "JSON.stringify of heartbeatEvent() (functions/core/agents/sighting.ts) for the C++ light heartbeat of a known agent, as the Kinesis sink sends it",
+      how: "JSON.stringify of the event the agent API's heartbeat (composeHeartbeat, over RedisHotState and a redis-server) puts on the stream for a steady C++ light heartbeat of a known agent, as the Kinesis sink sends it",
     },
     partitionKeyBytes: {
       value: Buffer.byteLength(partitionKeyOf(event)),
@@ -232,45 +228,104 @@ export async function measureBytes(): Promise<Partial<Record<UnitName, { value: 
 }
 
 /**
- * Memory per agent in a real Redis (the one setup installs): a private server, then the steady heartbeat's
- * script, the registration mark and the known manifest for `agents` agents of one tenant, as the agent API
+ * Memory per agent in a real Redis (the one setup installs): the agent API's heartbeats of `agents` agents of
+ * one tenant, each its registration (the C++ full heartbeat) and a steady light heartbeat, as the agent API
  * leaves them; the growth of `used_memory` divided by the agents.
  */
 export async function measureCacheMemory(agents = 2_000): Promise<{ value: number; how: string }> {
+  return withMeasuredHeartbeat(async (agentApi) => {
+    const agentId = (index: number) => `${String(index).padStart(8, "0")}-b9fe-11ef-a0c0-10f60a596f64`;
+    const heartbeats = async (index: number) => {
+      await agentApi.register(agentId(index));
+      await agentApi.steadyHeartbeat(agentId(index));
+    };
+    // The tenant's own entries (its revocation list, class, class flow, manifest) come with its first agent.
+    await heartbeats(0);
+    const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await agentApi.redis.info("memory"))?.[1]);
+    const before = await usedMemory();
+    for (let index = 1; index <= agents; index++) await heartbeats(index);
+    return {
+      value: Math.round(((await usedMemory()) - before) / agents),
+      how: `growth of a real redis-server's used_memory over ${agents} agents of one tenant, each after the agent API's heartbeat (composeHeartbeat, over RedisHotState) of its registration (the C++ full heartbeat) and of a steady C++ light heartbeat`,
+    };
+  });
+}
+
+/** The agent whose steady heartbeat the bytes are measured of: the C++ examples' own. */
+const MEASURED_AGENT_ID = "9628acfe-b9fe-11ef-a0c0-10f60a596f64";
+const MEASURED_CLASS = "gateways";
+const CREDENTIAL: AgentCredential = { kind: "fleet", tenant: TENANT, fleetName: "fleet", serialNumber: "01" };
+
+/**
+ * The agent API's heartbeat as composeAgentApi wires it (composeHeartbeat, its settings from agentApiConfig's
+ * defaults) over the hot-state adapter and a private redis-server. The registry and stores are the in-memory
+ * ones, which a steady heartbeat does not ask (steadyHeartbeat fails if it does), and the sink keeps the
+ * events the heartbeat puts on the stream.
+ */
+async function withMeasuredHeartbeat<T>(
+  measure: (agentApi: {
+    redis: Redis;
+    /** Agent `agentId`'s first heartbeat, the C++ full one: its registration. */
+    register: (agentId: string) => Promise<void>;
+    /** Agent `agentId`'s light heartbeat, which the cache alone answers: its reply and its one event. */
+    steadyHeartbeat: (
+      agentId: string,
+    ) => Promise<{ reply: { requestedOperations: unknown[] }; event: BeaconEvent }>;
+  }) => Promise<T>,
+): Promise<T> {
   const stateDir = mkdtempSync(path.join(tmpdir(), "beacon-capacity-"));
   const port = await findFreePort();
   const server = await startRedisServer({ port, stateDir });
-  const redis = new Redis(`redis://127.0.0.1:${port}`);
+  const redisUrl = `redis://127.0.0.1:${port}`;
+  const redis = new Redis(redisUrl);
   try {
-    const hotState = new RedisHotState(redis);
-    const light = normalizeHeartbeat(readJson("cpp/heartbeat-light.json"));
-    const manifest = normalizeHeartbeat(readJson("cpp/heartbeat-full.json")).manifest as JsonObject;
-    const known = knownManifestOf({
-      hash: light.manifestHash as string,
-      manifestId: binaryOf(manifest).manifestId,
-      supportedOperations: asArray(manifest.supportedOperations),
+    const registry = new MemoryAgentRegistry();
+    const events = new MemoryEventSink();
+    const { recordHeartbeat } = composeHeartbeat(
+      {
+        registry,
+        revocations: new MemoryRevocationList(),
+        classes: new MemoryAgentClassRegistry(),
+        classFlows: new MemoryClassFlowPolicies(),
+        manifestStore: new MemoryManifestStore(),
+        operationStore: new MemoryOperationStore(),
+        hotState: new RedisHotState(redis),
+        events,
+        clock: systemClock,
+        ids: randomIds,
+      },
+      agentApiConfig({
+        [EnvNames.tableName]: "beacon",
+        [EnvNames.streamName]: "beacon-events",
+        [EnvNames.redisUrl]: redisUrl,
+        [EnvNames.assetBucket]: "beacon-assets",
+        [EnvNames.agentApiUrl]: "https://agents.example.com",
+      }),
+    );
+    return await measure({
+      redis,
+      register: async (agentId) => {
+        const outcome = await recordHeartbeat(CREDENTIAL, cppHeartbeatOf(agentId, MEASURED_CLASS, true));
+        if (!outcome.firstSight) throw new Error(`${agentId}'s full heartbeat did not register it`);
+      },
+      steadyHeartbeat: async (agentId) => {
+        const [registryCalls, published] = [registry.calls, events.events.length];
+        const { reply, firstSight } = await recordHeartbeat(
+          CREDENTIAL,
+          cppHeartbeatOf(agentId, MEASURED_CLASS),
+        );
+        const [event, ...more] = events.events.slice(published);
+        if (
+          firstSight ||
+          reply.requestedOperations.length > 0 ||
+          registry.calls !== registryCalls ||
+          !event ||
+          more.length > 0
+        )
+          throw new Error(`${agentId}'s light heartbeat was not a steady one`);
+        return { reply, event };
+      },
     });
-    const credential = { kind: "fleet" as const, tenant: TENANT, fleetName: "fleet", serialNumber: "01" };
-    const intervals = { checkpointIntervalMs: 600_000, catchUpRetryMs: 1_800_000 };
-    await hotState.rememberRevocations(TENANT, []);
-    const agentId = (index: number) => `${String(index).padStart(8, "0")}-b9fe-11ef-a0c0-10f60a596f64`;
-    const heartbeat = async (index: number) =>
-      hotState.recordSighting(
-        sightingOf(TENANT, credential, { ...light, agentId: agentId(index) }, NOW, intervals),
-      );
-    await heartbeat(0);
-    const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info("memory"))?.[1]);
-    const before = await usedMemory();
-    for (let index = 1; index <= agents; index++) {
-      await heartbeat(index);
-      await hotState.markRegistered(TENANT, agentId(index), NOW);
-      await hotState.rememberAgentManifest(TENANT, agentId(index), known);
-      await heartbeat(index);
-    }
-    return {
-      value: Math.round(((await usedMemory()) - before) / agents),
-      how: `growth of a real redis-server's used_memory over ${agents} agents of one tenant, each after its registration mark, known manifest (rememberAgentManifest) and a steady C++ light heartbeat's script (functions/adapters/redis/hot-state.ts)`,
-    };
   } finally {
     redis.disconnect();
     await server.stop();

@@ -19,7 +19,7 @@ import { DynamoManifestStore } from "../../functions/adapters/dynamodb/manifest-
 import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
 import { sweeperConfig } from "../../functions/shared/config.js";
 import { composeSweeper } from "../../functions/sweeper/composition.js";
-import { untarGz } from "../debug-bundle-form.js";
+import { untarGz } from "../common/debug-bundle-form.js";
 import { type AgentApiUnderTest, startAgentApi } from "../test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../test-support/console-api-harness.js";
 import { javaFlow } from "../test-support/console-seed.js";

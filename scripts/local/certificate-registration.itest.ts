@@ -8,7 +8,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
-import { cppHeartbeatOf } from "../c2-examples.js";
+import { cppHeartbeatOf } from "../common/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../test-support/console-api-harness.js";
 import { registerDevCertificates, registerNewCertificate } from "./certificate-registration.js";

@@ -7,7 +7,7 @@ import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
 import { type ChildService, startChildService } from "./child-service.js";
 import { assertPortFree } from "./ports.js";
 
-/** Where scripts/setup.mjs puts DynamoDB Local's jars (from scripts/local/dynamodb-local/pom.xml). */
+/** Where scripts/build/setup.mjs puts DynamoDB Local's jars (from scripts/local/dynamodb-local/pom.xml). */
 const dynamoDbLocalLibDir = fileURLToPath(new URL("../../.beacon/tools/dynamodb-local/lib", import.meta.url));
 
 export interface DynamoDbLocalOptions {
@@ -21,7 +21,9 @@ export interface DynamoDbLocalOptions {
 
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise<ChildService> {
   if (!existsSync(dynamoDbLocalLibDir)) {
-    throw new Error(`DynamoDB Local is not installed in ${dynamoDbLocalLibDir}; run: node scripts/setup.mjs`);
+    throw new Error(
+      `DynamoDB Local is not installed in ${dynamoDbLocalLibDir}; run: node scripts/build/setup.mjs`,
+    );
   }
   await assertPortFree(options.port, "dynamodb");
   const storage = options.persist

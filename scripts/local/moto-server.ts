@@ -1,6 +1,6 @@
 /**
  * moto (Apache-2.0) in server mode, the local stack's EventBridge: the real PutEvents API, with rules that
- * match event patterns and deliver to their targets, SQS queues among them, all in memory. scripts/setup.mjs
+ * match event patterns and deliver to their targets, SQS queues among them, all in memory. scripts/build/setup.mjs
  * installs it from PyPI into .beacon/tools/moto. It serves every service it emulates on one port, but Beacon
  * aims only its EventBridge client at it (AWS_ENDPOINT_URL_EVENTBRIDGE). It starts in about 2 s and idles at
  * about 80 MB and no CPU.
@@ -9,7 +9,7 @@ import path from "node:path";
 import { ListEventBusesCommand } from "@aws-sdk/client-eventbridge";
 import { makeEventBridgeClient } from "../../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
-import { pythonTool } from "../python-tool.js";
+import { pythonTool } from "../build/python-tool.js";
 import { type ChildService, startChildService } from "./child-service.js";
 import { assertPortFree } from "./ports.js";
 

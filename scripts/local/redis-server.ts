@@ -4,7 +4,7 @@ import path from "node:path";
 import { type ChildService, startChildService } from "./child-service.js";
 import { assertPortFree } from "./ports.js";
 
-/** The redis-server executable on PATH (scripts/setup.mjs installs it). */
+/** The redis-server executable on PATH (scripts/build/setup.mjs installs it). */
 export function findRedisServerBinary(searchPath = process.env.PATH ?? ""): string {
   for (const dir of searchPath.split(path.delimiter)) {
     if (dir === "") continue;
@@ -16,7 +16,7 @@ export function findRedisServerBinary(searchPath = process.env.PATH ?? ""): stri
       // not in this directory
     }
   }
-  throw new Error("redis-server is not on PATH; run: node scripts/setup.mjs");
+  throw new Error("redis-server is not on PATH; run: node scripts/build/setup.mjs");
 }
 
 export interface RedisServerOptions {

@@ -1,7 +1,7 @@
 /**
  * S3Proxy (org.gaul:s3proxy, Apache-2.0), the local stack's S3: the real S3 REST API, path-style, with
  * AWS signature checks, over a folder of files. It is fetched by Maven with DynamoDB Local's install path
- * (scripts/local/s3proxy/pom.xml, scripts/setup.mjs) and runs on the Java DynamoDB Local needs anyway.
+ * (scripts/local/s3proxy/pom.xml, scripts/build/setup.mjs) and runs on the Java DynamoDB Local needs anyway.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -12,7 +12,7 @@ import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
 import { type ChildService, startChildService } from "./child-service.js";
 import { assertPortFree } from "./ports.js";
 
-/** Where scripts/setup.mjs puts S3Proxy's jars (from scripts/local/s3proxy/pom.xml). */
+/** Where scripts/build/setup.mjs puts S3Proxy's jars (from scripts/local/s3proxy/pom.xml). */
 const s3ProxyLibDir = fileURLToPath(new URL("../../.beacon/tools/s3proxy/lib", import.meta.url));
 const logbackConfig = fileURLToPath(new URL("./s3proxy/logback.xml", import.meta.url));
 
@@ -30,7 +30,7 @@ export interface S3ProxyOptions {
 
 export async function startS3Proxy(options: S3ProxyOptions): Promise<ChildService> {
   if (!existsSync(s3ProxyLibDir)) {
-    throw new Error(`S3Proxy is not installed in ${s3ProxyLibDir}; run: node scripts/setup.mjs`);
+    throw new Error(`S3Proxy is not installed in ${s3ProxyLibDir}; run: node scripts/build/setup.mjs`);
   }
   await assertPortFree(options.port, "s3");
   const dataDir = path.join(options.stateDir, "s3");

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { allAgentRoutes } from "../../functions/core/c2/routes.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { buildWebConsole } from "../../web/tools/build.js";
-import { parseCommandLine } from "../command-line.mjs";
+import { parseCommandLine } from "../common/command-line.mjs";
 import { LocalStackNames, startBackends } from "./backends.js";
 import { registerDevCertificates } from "./certificate-registration.js";
 import { agentTrust, DEV_TENANT, ensureDevCertificates } from "./certs.js";

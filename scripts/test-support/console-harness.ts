@@ -29,7 +29,7 @@ import type { JsonObject } from "../../functions/core/json.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
 import { makeOperationLifecycle } from "../../functions/core/operations/lifecycle.js";
 import { makeWebhookTestSender } from "../../functions/core/webhooks/test-sender.js";
-import { example } from "../c2-examples.js";
+import { example } from "../common/c2-examples.js";
 
 /** The console's use cases over the in-memory adapters, with agents to seed: for core's tests and the console API's. */
 export const MINUTE = 60_000;

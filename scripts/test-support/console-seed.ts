@@ -5,7 +5,7 @@ import { expect } from "vitest";
 import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import type { JsonObject } from "../../functions/core/json.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
-import { example } from "../c2-examples.js";
+import { example } from "../common/c2-examples.js";
 import type { AgentApiClient, AgentApiUnderTest } from "./agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "./console-api-harness.js";
 import { deliveredTransferDebug, uploadBundle } from "./debug-bundles.js";

@@ -2,7 +2,7 @@ import { ListMultipartUploadsCommand, ListObjectsV2Command } from "@aws-sdk/clie
 import { expect, inject } from "vitest";
 import { makeS3Client } from "../../functions/runtime/aws-clients.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
-import { bundleForm } from "../debug-bundle-form.js";
+import { bundleForm } from "../common/debug-bundle-form.js";
 import type { AgentApiClient } from "./agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "./console-api-harness.js";
 import { heartbeat } from "./console-seed.js";

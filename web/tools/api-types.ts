@@ -5,7 +5,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
-import { parseCommandLine } from "../../scripts/command-line.mjs";
+import { parseCommandLine } from "../../scripts/common/command-line.mjs";
 
 export const OPENAPI_DOCUMENT = fileURLToPath(new URL("../../schemas/console/openapi.json", import.meta.url));
 export const API_TYPES_FILE = fileURLToPath(new URL("../src/api/schema.d.ts", import.meta.url));

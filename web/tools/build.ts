@@ -8,7 +8,7 @@ import { readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "vite";
-import { exitWithUsage, parseCommandLine } from "../../scripts/command-line.mjs";
+import { exitWithUsage, parseCommandLine } from "../../scripts/common/command-line.mjs";
 import { firstLoads } from "./bundle-budget.js";
 
 const webDir = fileURLToPath(new URL("../", import.meta.url));

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { cppAckOf, cppHeartbeatOf, example } from "../../../scripts/c2-examples.js";
+import { cppAckOf, cppHeartbeatOf, example } from "../../../scripts/common/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../../scripts/test-support/agent-api-harness.js";
 import {
   type ClusterObserver,

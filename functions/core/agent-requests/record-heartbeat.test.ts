@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { cppAgentOf, cppHeartbeatOf, example } from "../../../scripts/c2-examples.js";
+import { cppAgentOf, cppHeartbeatOf, example } from "../../../scripts/common/c2-examples.js";
 import {
   AGENT_API_URL,
   CATCH_UP_RETRY_MS,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cppAgentOf, example, javaAgentOf } from "../../../scripts/c2-examples.js";
+import { cppAgentOf, example, javaAgentOf } from "../../../scripts/common/c2-examples.js";
 import { coreHarness } from "../../../scripts/test-support/core-harness.js";
 import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
 import { ManualClock } from "../../adapters/memory/clock.js";

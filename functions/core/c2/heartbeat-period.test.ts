@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cppAgentOf, example, javaAgentOf } from "../../../scripts/c2-examples.js";
+import { cppAgentOf, example, javaAgentOf } from "../../../scripts/common/c2-examples.js";
 import type { JsonObject } from "../json.js";
 import {
   MAX_OWN_HEARTBEAT_PERIOD_MS,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { example } from "../../../scripts/c2-examples.js";
+import { example } from "../../../scripts/common/c2-examples.js";
 import type { JsonObject } from "../json.js";
 import { HotDetailLimits, normalizeHeartbeat } from "./heartbeat.js";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { example } from "../../../scripts/c2-examples.js";
+import { example } from "../../../scripts/common/c2-examples.js";
 import { cppYamlFlow } from "../../../scripts/test-support/flow-fixtures.js";
 import type { JsonObject } from "../json.js";
 import { detailOf } from "../manifests/catalog.js";

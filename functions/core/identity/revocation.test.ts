@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { example } from "../../../scripts/c2-examples.js";
+import { example } from "../../../scripts/common/c2-examples.js";
 import { coreHarness } from "../../../scripts/test-support/core-harness.js";
 import { type AgentCredential, canonicalSerial } from "./credentials.js";
 

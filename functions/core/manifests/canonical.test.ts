@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { cppAgentOf, example, javaAgentOf } from "../../../scripts/c2-examples.js";
+import { cppAgentOf, example, javaAgentOf } from "../../../scripts/common/c2-examples.js";
 import type { JsonObject } from "../json.js";
 import { binaryOf, PER_AGENT_FIELDS, RecentBinaries } from "./canonical.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { example } from "../../../scripts/c2-examples.js";
+import { example } from "../../../scripts/common/c2-examples.js";
 import { MemoryHotState } from "../../adapters/memory/hot-state.js";
 import { MemoryManifestStore } from "../../adapters/memory/manifest-store.js";
 import { guardedCache } from "../guarded-cache.js";

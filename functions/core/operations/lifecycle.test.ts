@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cppDescribeAckOf, example } from "../../../scripts/c2-examples.js";
+import { cppDescribeAckOf, example } from "../../../scripts/common/c2-examples.js";
 import {
   ACK_TIMEOUT_MS,
   coreHarness,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cppDescribeAckOf, example } from "../../../scripts/c2-examples.js";
+import { cppDescribeAckOf, example } from "../../../scripts/common/c2-examples.js";
 import type { JsonObject } from "../json.js";
 import type { OperationRecord } from "./model.js";
 import { REDACTED } from "./redaction.js";

@@ -21,9 +21,9 @@ import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { exitWithUsage, parseCommandLine } from "./command-line.mjs";
+import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const stateDir = path.join(repoRoot, ".beacon");
 const toolsDir = path.join(stateDir, "tools");
 const dynamoDbLocalPom = path.join(repoRoot, "scripts", "local", "dynamodb-local", "pom.xml");
@@ -41,7 +41,7 @@ const purposes = {
   test: "npm test: what running Beacon and its tests need",
 };
 
-const usage = `Usage: node scripts/setup.mjs [--for start|test]
+const usage = `Usage: node scripts/build/setup.mjs [--for start|test]
 
 Installs what Beacon needs on this machine; running it again only checks, and picks up where a failed run stopped.
   --for start  ${purposes.start}
@@ -57,7 +57,7 @@ const probeRequestTimeoutMs = 60_000;
 
 /**
  * The Node that Lambda runs Beacon on (Runtime.NODEJS_22_X in infra/lib/beacon-function.ts), which
- * scripts/with-node22 puts first on PATH for `npm test` and `npm start`. An exact version, so every machine
+ * scripts/build/with-node22 puts first on PATH for `npm test` and `npm start`. An exact version, so every machine
  * tests on the same one; the npm registry serves Node's builds as one package per platform.
  */
 const lambdaNodeVersion = "22.23.3";
@@ -65,7 +65,7 @@ const lambdaNodeDir = path.join(toolsDir, "node22");
 
 /**
  * Command-line tools from PyPI, each in a virtual environment of its own under `.beacon/tools/<name>`,
- * where scripts/python-tool.ts finds them for the tests and the local stack.
+ * where scripts/build/python-tool.ts finds them for the tests and the local stack.
  */
 const pythonTools = [
   { name: "cfn-lint", requirements: ["cfn-lint>=1.58,<2"], executable: "cfn-lint", testOnly: true },
@@ -229,7 +229,7 @@ async function ensureNpmPackages(report) {
     if (rejections.length > 0 && error instanceof SetupError) {
       throw new SetupError(
         `${error.message}: package-lock.json lacks packages package.json asks for. If they are other ` +
-          "platforms' builds of an optional dependency, run node scripts/complete-lock.mjs; otherwise npm install.",
+          "platforms' builds of an optional dependency, run node scripts/build/complete-lock.mjs; otherwise npm install.",
         rejections.join("\n"),
       );
     }
@@ -733,7 +733,7 @@ for (const [index, { title, ensure }] of chosen.entries()) {
     if (error.output) console.error(error.output.trimEnd());
     console.error(`setup ${step} failed: ${error.message}`);
     console.error(
-      `Once that is dealt with, run node scripts/setup.mjs --for ${purpose} again: it keeps what earlier ` +
+      `Once that is dealt with, run node scripts/build/setup.mjs --for ${purpose} again: it keeps what earlier ` +
         "steps installed and picks up at this one.",
     );
     process.exit(1);

@@ -5,17 +5,17 @@
  * BEACON_ARCHIVE_BUCKET's, through the S3 the environment points at (AWS, or AWS_ENDPOINT_URL_S3); with
  * neither, the local stack's that `npm start` runs.
  */
-import { S3EventArchiveReader } from "../functions/adapters/s3/event-archive-reader.js";
+import { S3EventArchiveReader } from "../../functions/adapters/s3/event-archive-reader.js";
 import {
   type AgentIntegrity,
   archiveIntegrity,
   type IntegrityReport,
-} from "../functions/core/archive/integrity.js";
-import { makeS3Client } from "../functions/runtime/aws-clients.js";
-import { AwsEndpointEnvNames, EnvNames } from "../functions/shared/env-names.js";
-import { exitWithUsage, parseCommandLine } from "./command-line.mjs";
-import { LocalStackNames, localAwsEnv } from "./local/backends.js";
-import { localPorts } from "./local/ports.js";
+} from "../../functions/core/archive/integrity.js";
+import { makeS3Client } from "../../functions/runtime/aws-clients.js";
+import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
+import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
+import { LocalStackNames, localAwsEnv } from "../local/backends.js";
+import { localPorts } from "../local/ports.js";
 
 const USAGE = `Usage: npm run integrity -- --tenant <tenant> [--from <ISO time> --to <ISO time>] [--agent <agent-id>] [--json] [--bucket <bucket>]
 

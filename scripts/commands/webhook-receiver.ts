@@ -4,9 +4,9 @@
  * whose signature does not hold 401, as a receiver should, so Beacon's delivery log shows it failed.
  */
 import { readFile } from "node:fs/promises";
-import { parseCommandLine } from "./command-line.mjs";
-import { ensureDevCertificates } from "./local/certs.js";
-import { receiverCertsDir, signatureOf, startWebhookReceiver } from "./local/webhook-receiver.js";
+import { parseCommandLine } from "../common/command-line.mjs";
+import { ensureDevCertificates } from "../local/certs.js";
+import { receiverCertsDir, signatureOf, startWebhookReceiver } from "../local/webhook-receiver.js";
 
 const CERTS_DIR = receiverCertsDir(".beacon");
 

@@ -1,13 +1,13 @@
 import { createHash, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { JsonObject } from "../functions/core/json.js";
+import type { JsonObject } from "../../functions/core/json.js";
 
 /**
  * The real C2 payloads of schemas/c2/examples (see its README), and the C++ agent's heartbeat and
  * acknowledgement built from them: what the simulated agents of `npm run agents` send, and the tests too.
  */
-const examplesDir = fileURLToPath(new URL("../schemas/c2/examples/", import.meta.url));
+const examplesDir = fileURLToPath(new URL("../../schemas/c2/examples/", import.meta.url));
 
 export const exampleText = (name: string): string => readFileSync(`${examplesDir}${name}`, "utf8");
 export const example = (name: string): JsonObject => JSON.parse(exampleText(name)) as JsonObject;

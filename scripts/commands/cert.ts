@@ -2,9 +2,9 @@
  * Issues a client certificate from the local dev CA: `npm run cert -- --tenant T (--agent A | --fleet [--name N])`.
  */
 import { join } from "node:path";
-import { exitWithUsage, parseCommandLine } from "./command-line.mjs";
-import { registerNewCertificate } from "./local/certificate-registration.js";
-import { type ClientCertificateRequest, issueClientCertificate } from "./local/certs.js";
+import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
+import { registerNewCertificate } from "../local/certificate-registration.js";
+import { type ClientCertificateRequest, issueClientCertificate } from "../local/certs.js";
 
 const CERTS_DIR = join(".beacon", "certs");
 

@@ -3,9 +3,9 @@
  * docs/agents.md; the agent gateway of a running `npm start` follows each step at once.
  */
 import { join } from "node:path";
-import { exitWithUsage, parseCommandLine } from "./command-line.mjs";
-import { registerNewCertificate } from "./local/certificate-registration.js";
-import { caGenerations, createNextCa, retireCa, rotateCa } from "./local/certs.js";
+import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
+import { registerNewCertificate } from "../local/certificate-registration.js";
+import { caGenerations, createNextCa, retireCa, rotateCa } from "../local/certs.js";
 
 const CERTS_DIR = join(".beacon", "certs");
 

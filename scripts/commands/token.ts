@@ -1,10 +1,10 @@
 /**
  * Prints a console API token from the local dev issuer: `npm run token -- --tenant T --role R`.
  */
-import { isValidIdentifier } from "../functions/core/identity/credentials.js";
-import { type Role, Roles } from "../functions/core/identity/principal.js";
-import { exitWithUsage, parseCommandLine } from "./command-line.mjs";
-import { consoleToken, ensureConsoleIssuer, LOCAL_ISSUER_DIR } from "./local/console-issuer.js";
+import { isValidIdentifier } from "../../functions/core/identity/credentials.js";
+import { type Role, Roles } from "../../functions/core/identity/principal.js";
+import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
+import { consoleToken, ensureConsoleIssuer, LOCAL_ISSUER_DIR } from "../local/console-issuer.js";
 
 const USAGE = `Usage: npm run token -- --tenant <tenant> --role <${Roles.join("|")}> [--subject <name>] [--hours <n>]
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
-const repositoryRoot = fileURLToPath(new URL("../", import.meta.url));
+const repositoryRoot = fileURLToPath(new URL("../../", import.meta.url));
 
 /** A relative path that climbs at least one folder, as it appears in code, docs or configuration. */
 const CLIMBING_PATH = /(?<![\w.])((?:\.\.\/)+)([\w@$-][\w@$./-]*)?/g;

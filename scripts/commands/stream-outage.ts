@@ -4,9 +4,9 @@
  * the cache and put on the stream by the sweeper's next run (see "No event lost" in docs/events.md).
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { exitWithUsage, parseCommandLine } from "./command-line.mjs";
-import { localDir } from "./local/local-dir.js";
-import { endStreamOutage, startStreamOutage } from "./local/stream-outage.js";
+import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
+import { localDir } from "../local/local-dir.js";
+import { endStreamOutage, startStreamOutage } from "../local/stream-outage.js";
 
 const MAX_SECONDS = 600;
 

@@ -14,28 +14,28 @@ import path from "node:path";
 import { promisify } from "node:util";
 import type { KinesisStreamEvent } from "aws-lambda";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
-import { S3EventArchive } from "../functions/adapters/s3/event-archive.js";
-import { makeArchiveConsumer } from "../functions/core/archive/consumer.js";
-import type { IntegrityReport } from "../functions/core/archive/integrity.js";
-import type { BeaconEvent } from "../functions/core/events/model.js";
-import type { EventConsumer } from "../functions/core/events/ports.js";
-import { makeKinesisClient, makeS3Client } from "../functions/runtime/aws-clients.js";
-import { sweeperConfig } from "../functions/shared/config.js";
-import { AwsEndpointEnvNames, EnvNames } from "../functions/shared/env-names.js";
-import { FunctionTimeouts } from "../functions/shared/function-timeouts.js";
-import { functionLogger, MetricNames } from "../functions/shared/observability.js";
-import { makeStreamHandler } from "../functions/stream-consumer/batch.js";
-import { composeSweeper } from "../functions/sweeper/composition.js";
-import { cppHeartbeatOf } from "./c2-examples.js";
-import type { ChildService } from "./local/child-service.js";
-import { openTemporaryFunctionLog } from "./local/function-logs.js";
-import { metricTotals } from "./local/function-metrics.js";
-import { type KinesisEmulatorOptions, startKinesisEmulator } from "./local/kinesis-emulator.js";
-import { invoker } from "./local/lambda-runtime.js";
-import { findFreePort } from "./local/ports.js";
-import { provisionBucket, provisionStream } from "./local/provision.js";
-import { type AgentApiUnderTest, startAgentApi } from "./test-support/agent-api-harness.js";
-import { wholeShardBatch } from "./test-support/stream-reader.js";
+import { S3EventArchive } from "../../functions/adapters/s3/event-archive.js";
+import { makeArchiveConsumer } from "../../functions/core/archive/consumer.js";
+import type { IntegrityReport } from "../../functions/core/archive/integrity.js";
+import type { BeaconEvent } from "../../functions/core/events/model.js";
+import type { EventConsumer } from "../../functions/core/events/ports.js";
+import { makeKinesisClient, makeS3Client } from "../../functions/runtime/aws-clients.js";
+import { sweeperConfig } from "../../functions/shared/config.js";
+import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
+import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
+import { functionLogger, MetricNames } from "../../functions/shared/observability.js";
+import { makeStreamHandler } from "../../functions/stream-consumer/batch.js";
+import { composeSweeper } from "../../functions/sweeper/composition.js";
+import { cppHeartbeatOf } from "../common/c2-examples.js";
+import type { ChildService } from "../local/child-service.js";
+import { openTemporaryFunctionLog } from "../local/function-logs.js";
+import { metricTotals } from "../local/function-metrics.js";
+import { type KinesisEmulatorOptions, startKinesisEmulator } from "../local/kinesis-emulator.js";
+import { invoker } from "../local/lambda-runtime.js";
+import { findFreePort } from "../local/ports.js";
+import { provisionBucket, provisionStream } from "../local/provision.js";
+import { type AgentApiUnderTest, startAgentApi } from "../test-support/agent-api-harness.js";
+import { wholeShardBatch } from "../test-support/stream-reader.js";
 
 const run = promisify(execFile);
 const suffix = randomUUID().slice(0, 8);
@@ -94,7 +94,7 @@ async function heartbeatAll(full: boolean) {
 
 /** `npm run integrity` over the bucket: its exit code and what it printed. */
 async function integrity(bucket: string, from: number, to: number, ...options: string[]) {
-  const args = ["tsx", "scripts/integrity.ts", "--tenant", tenant, "--bucket", bucket, ...options];
+  const args = ["tsx", "scripts/commands/integrity.ts", "--tenant", tenant, "--bucket", bucket, ...options];
   args.push("--from", new Date(from).toISOString(), "--to", new Date(to).toISOString());
   const env = { ...process.env, ...backends, [EnvNames.archiveBucket]: "" };
   return await run("npx", args, { env }).then(

@@ -16,10 +16,12 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { Redis } from "ioredis";
-import { AgentRoutes } from "../functions/core/c2/routes.js";
-import { EnvNames } from "../functions/shared/env-names.js";
-import { descendantsCpuMs } from "./bench/process-cpu.js";
-import { profileLines, startCpuProfile } from "./bench/profile.js";
+import { AgentRoutes } from "../../functions/core/c2/routes.js";
+import { EnvNames } from "../../functions/shared/env-names.js";
+import { parseCommandLine } from "../common/command-line.mjs";
+import type { GatewayHandler, GatewayRoute } from "../local/gateway.js";
+import { descendantsCpuMs } from "./process-cpu.js";
+import { profileLines, startCpuProfile } from "./profile.js";
 import {
   type CountingProxies,
   cpuMsSince,
@@ -28,9 +30,7 @@ import {
   runLoad,
   startBenchStack,
   totalCalls,
-} from "./bench/stack.js";
-import { parseCommandLine } from "./command-line.mjs";
-import type { GatewayHandler, GatewayRoute } from "./local/gateway.js";
+} from "./stack.js";
 
 const USAGE = `Usage: npm run bench [-- --rate-sweep]   (npm run bench:rate is the sweep)
 

@@ -70,7 +70,7 @@ describe("a page's shell blocks", () => {
 
 describe("the pages the README test runs", () => {
   it("are the README, first, and every page under docs/", () => {
-    const docs = readdirSync(new URL("../docs/", import.meta.url)).filter((name) => name.endsWith(".md"));
+    const docs = readdirSync(new URL("../../docs/", import.meta.url)).filter((name) => name.endsWith(".md"));
     expect(PAGES_IN_ORDER[0]).toBe("README.md");
     expect(PAGES_IN_ORDER.slice(1).toSorted()).toEqual(docs.map((name) => `docs/${name}`).toSorted());
   });

@@ -7,7 +7,7 @@
  * `flowId`; SYNC RESOURCE and UPDATE ASSET files likewise, each against its digest), acknowledges, and
  * reports the flow it runs and the last resource set's digest (`resourceInfo.hash`) in its next heartbeat.
  * It answers DESCRIBE CONFIGURATION, METRICS, JSTACK and CORECOMPONENTSTATE with the C++ agent's answers of
- * scripts/c2-examples.ts, which the console then serves as the operation's result, and TRANSFER DEBUG with a
+ * scripts/common/c2-examples.ts, which the console then serves as the operation's result, and TRANSFER DEBUG with a
  * gzip tar of its manifest, configuration and log, uploaded to the operation's target as the C++ agent does.
  *
  *   npm run agents -- --class demo --count 20 [--interval 5] [--beats 10] [--failing 2 --refuse <flow hash prefix>]
@@ -22,13 +22,19 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Agent, request } from "node:https";
 import path from "node:path";
-import { syncDigestOf } from "../functions/core/assets/location.js";
-import type { C2Operation } from "../functions/core/c2/model.js";
-import { AgentRoutes } from "../functions/core/c2/routes.js";
-import { asArray, asObject, asString, type JsonObject } from "../functions/core/json.js";
-import { cppAckOf, cppAgentOf, cppDescribeAckOf, isCppDescribed, type VariedAgent } from "./c2-examples.js";
-import { exitWithUsage, parseCommandLine } from "./command-line.mjs";
-import { bundleForm, tarGz } from "./debug-bundle-form.js";
+import { syncDigestOf } from "../../functions/core/assets/location.js";
+import type { C2Operation } from "../../functions/core/c2/model.js";
+import { AgentRoutes } from "../../functions/core/c2/routes.js";
+import { asArray, asObject, asString, type JsonObject } from "../../functions/core/json.js";
+import {
+  cppAckOf,
+  cppAgentOf,
+  cppDescribeAckOf,
+  isCppDescribed,
+  type VariedAgent,
+} from "../common/c2-examples.js";
+import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
+import { bundleForm, tarGz } from "../common/debug-bundle-form.js";
 
 const USAGE = `Usage: npm run agents -- [--class <class>] [--count <n>] [--interval <seconds>] [--beats <n>]
          [--failing <n> --refuse <flow hash prefix>] [--prefix <agent id prefix>] [--url <agent API>]

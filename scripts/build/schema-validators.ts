@@ -16,7 +16,7 @@ import {
   documentOperations,
   operationSchemas,
 } from "../../functions/shared/console-openapi-document.js";
-import { parseCommandLine } from "../command-line.mjs";
+import { parseCommandLine } from "../common/command-line.mjs";
 
 /** Each validator's export name and its schema's file under schemas/. */
 export const SchemaFiles = {

@@ -9,9 +9,9 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findFreePort } from "./local/ports.js";
+import { findFreePort } from "../local/ports.js";
+import { type LocalStack, repositoryRoot, startLocalStack, tail } from "../test-support/local-stack.js";
 import { everyBlockRan, PAGES_IN_ORDER, shellBlocks, shellScript } from "./readme-blocks.js";
-import { type LocalStack, repositoryRoot, startLocalStack, tail } from "./test-support/local-stack.js";
 
 const STACK_READY_TIMEOUT_MS = 240_000;
 const PAGE_TIMEOUT_MS = 15 * 60_000;

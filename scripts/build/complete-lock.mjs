@@ -4,13 +4,13 @@
 // ("Missing: @biomejs/cli-darwin-arm64@ from lock file"). Each missing package gets an entry at the
 // version its parent asks for, with the os, cpu and libc of the nearest version the registry has, so
 // npm skips it on every other platform and fetches it by name and version on its own. Run it after
-// `npm install` changes the lock: node scripts/complete-lock.mjs
+// `npm install` changes the lock: node scripts/build/complete-lock.mjs
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const lockFile = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "package-lock.json");
+const lockFile = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..", "package-lock.json");
 const lock = JSON.parse(readFileSync(lockFile, "utf8"));
 const { packages } = lock;
 
