@@ -120,13 +120,15 @@ function readBody(
   return body;
 }
 
-function credentialOf(request: AgentRequest) {
+function clientCertificateOf(request: AgentRequest) {
   const certificate = request.clientCertificate;
-  if (!certificate) {
+  if (!certificate)
     throw new BeaconError("missing_client_certificate", "Agents authenticate with a client certificate");
-  }
-  return credentialOfCertificate(certificate, config.caBindings);
+  return certificate;
 }
+
+const credentialOf = (request: AgentRequest) =>
+  credentialOfCertificate(clientCertificateOf(request), config.caBindings);
 
 async function heartbeat(request: AgentRequest, deadline: number): Promise<AgentResponse> {
   const credential = credentialOf(request);
@@ -191,9 +193,7 @@ async function acknowledge(request: AgentRequest, deadline: number): Promise<Age
  * streaming intake refuses what passes its own, larger limit.
  */
 async function debugBundle(request: AgentRequest, encodedOperationId: string): Promise<AgentResponse> {
-  const certificate = request.clientCertificate;
-  if (!certificate)
-    throw new BeaconError("missing_client_certificate", "Agents authenticate with a client certificate");
+  const certificate = clientCertificateOf(request);
   const bundle = await receiveDebugBundle(
     agentApi.debugBundleIntake,
     {
