@@ -15,6 +15,7 @@ import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
+import { AgentRoutes } from "../core/c2/routes.js";
 import { canonicalSerial } from "../core/identity/credentials.js";
 import type { JsonObject } from "../core/json.js";
 import { binaryOf } from "../core/manifests/canonical.js";
@@ -142,6 +143,53 @@ describe("the Java agent's conversation", () => {
     );
     expect(stored).toBe(canonicalJson);
   });
+});
+
+describe("the incumbent C2 server's paths", () => {
+  type Spelling = { heartbeat: string; acknowledge: string };
+  const beacons: Spelling = {
+    heartbeat: AgentRoutes.heartbeat.path,
+    acknowledge: AgentRoutes.acknowledge.path,
+  };
+  const incumbents: Spelling = {
+    heartbeat: AgentRoutes.heartbeat.incumbentPath,
+    acknowledge: AgentRoutes.acknowledge.incumbentPath,
+  };
+
+  /**
+   * A new Java agent's first conversation at one spelling of the routes, and a heartbeat the schema refuses:
+   * each answer's status and body, with what is the agent's own (its id, its operation's) made alike.
+   */
+  async function conversation(paths: Spelling, options: { gzip: boolean; chunked: boolean }) {
+    const agentId = `java-${randomUUID()}`;
+    const hash = `hash-${randomUUID()}`;
+    const first = await post(paths.heartbeat, javaHeartbeat(agentId, hash), options);
+    const operationId = operationsOf(first)[0]?.identifier as string;
+    const acknowledged = await post(paths.acknowledge, javaAck(agentId, operationId, hash), options);
+    const next = await post(paths.heartbeat, javaHeartbeat(agentId, hash), options);
+    const refused = await post(paths.heartbeat, { agentInfo: "x" }, options);
+    return [first, acknowledged, next, refused].map(({ status, body }) => [
+      status,
+      body.replaceAll(operationId, "<operation>").replaceAll(agentId, "<agent>"),
+    ]);
+  }
+
+  // The C++ agent sends plain JSON, or gzip with a Content-Length; the Java agent gzip, chunked.
+  it.each([
+    ["plain JSON", { gzip: false, chunked: false }],
+    ["gzip", { gzip: true, chunked: false }],
+    ["gzip sent chunked", { gzip: true, chunked: true }],
+  ])(
+    "answers heartbeats and an acknowledgement there exactly as at Beacon's own (%s)",
+    async (_, options) => {
+      const atBeacon = await conversation(beacons, options);
+      const atIncumbent = await conversation(incumbents, options);
+      expect(atIncumbent).toEqual(atBeacon);
+      expect(atBeacon.map(([status]) => status)).toEqual([200, 200, 200, 400]);
+      expect(atBeacon[0]?.[1]).toContain('"operand":"MANIFEST"');
+      expect(JSON.parse(atBeacon[2]?.[1] as string)).toEqual({ requestedOperations: [] });
+    },
+  );
 });
 
 describe("the C++ agent's payloads", () => {
@@ -275,9 +323,16 @@ describe("bad input", () => {
     expect(api.dynamoDb.counts()).toEqual({});
   });
 
-  it("answers an unknown route with 404 JSON", async () => {
-    const response = await api.post("/c2/api/nothing-here", {}, { certificate: fleet });
-    expect(response.status).toBe(404);
+  it("answers an unknown route with 404 JSON, the incumbent C2 server's other paths among them", async () => {
+    for (const unknown of [
+      "/c2/api/nothing-here",
+      "/efm/api/c2-protocol/nothing-here",
+      "/efm/api/heartbeat",
+    ]) {
+      const response = await api.post(unknown, {}, { certificate: fleet });
+      expect(response.status, unknown).toBe(404);
+      expect(response.json(), unknown).toBeTypeOf("object");
+    }
   });
 });
 

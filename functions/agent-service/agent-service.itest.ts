@@ -34,6 +34,7 @@ import {
 } from "../../scripts/test-support/debug-bundles.js";
 import { until } from "../../scripts/test-support/until.js";
 import { DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
+import { AgentRoutes } from "../core/c2/routes.js";
 import type { JsonObject } from "../core/json.js";
 import { AwsEndpointEnvNames, EnvNames } from "../shared/env-names.js";
 
@@ -253,19 +254,41 @@ describe("the agent service", () => {
     expect(health.status).toBe(200);
   });
 
-  it("holds the Java agent's conversation with the certificate the load balancer verified", async () => {
-    const agentId = `java-${randomUUID()}`;
-    const first = await post(HEARTBEAT, javaHeartbeat(agentId));
-    expect(first.status, first.body).toBe(200);
-    const [describe] = operationsOf(first);
-    expect(describe).toMatchObject({ operation: "DESCRIBE", operand: "MANIFEST" });
+  it.each([
+    ["Beacon's paths", HEARTBEAT, ACKNOWLEDGE],
+    [
+      "the incumbent C2 server's paths",
+      AgentRoutes.heartbeat.incumbentPath,
+      AgentRoutes.acknowledge.incumbentPath,
+    ],
+  ])(
+    "holds the Java agent's conversation with the certificate the load balancer verified, at %s",
+    async (_, heartbeatPath, acknowledgePath) => {
+      const agentId = `java-${randomUUID()}`;
+      const first = await post(heartbeatPath, javaHeartbeat(agentId));
+      expect(first.status, first.body).toBe(200);
+      const [describe] = operationsOf(first);
+      expect(describe).toMatchObject({ operation: "DESCRIBE", operand: "MANIFEST" });
 
-    const ack = example("java-2.3.0/ack-describe-manifest.json");
-    ack.operationId = describe?.identifier as string;
-    (ack.agentInfo as JsonObject).identifier = agentId;
-    const acknowledged = await post(ACKNOWLEDGE, ack);
-    expect(acknowledged.status, acknowledged.body).toBe(200);
-    expect(operationsOf(await post(HEARTBEAT, javaHeartbeat(agentId)))).toEqual([]);
+      const ack = example("java-2.3.0/ack-describe-manifest.json");
+      ack.operationId = describe?.identifier as string;
+      (ack.agentInfo as JsonObject).identifier = agentId;
+      const acknowledged = await post(acknowledgePath, ack);
+      expect(acknowledged.status, acknowledged.body).toBe(200);
+      expect(operationsOf(await post(heartbeatPath, javaHeartbeat(agentId)))).toEqual([]);
+    },
+  );
+
+  it("refuses a path that is no agent route with 404, the incumbent's other paths among them", async () => {
+    for (const refusedPath of [
+      "/efm/api/c2-protocol/flows",
+      "/efm/api/agent-classes",
+      "/c2/api/heartbeats",
+    ]) {
+      const refused = await post(refusedPath, javaHeartbeat(`java-${randomUUID()}`));
+      expect(refused.status, refusedPath).toBe(404);
+      expect(refused.json()).toMatchObject({ error: { code: "route_not_found" } });
+    }
   });
 
   it("refuses a request that carries no verified certificate, as the agent API does", async () => {

@@ -21,7 +21,7 @@ const routes: ServiceRoute[] = [
   // load balancer sends them here by the same pattern whichever compute runs the agent API.
   {
     method: AgentRoutes.debugBundle.method,
-    path: loadBalancerPathPattern(AgentRoutes.debugBundle),
+    path: loadBalancerPathPattern(AgentRoutes.debugBundle.path),
     handle: (request, response) =>
       bundleIntake.handleDebugBundleUpload(request, response, clientCertificatePemOf(request)),
   },

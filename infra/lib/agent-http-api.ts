@@ -4,7 +4,7 @@ import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations
 import { Certificate } from "aws-cdk-lib/aws-certificatemanager";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import { allAgentRoutes } from "../../functions/core/c2/routes.js";
+import { allAgentRoutes, servedRouteKeys } from "../../functions/core/c2/routes.js";
 import { accessLogsOf } from "./access-logs.js";
 import type { AgentIngress, AgentIngressProps } from "./agent-ingress.js";
 import type { StageSettings } from "./config.js";
@@ -51,7 +51,7 @@ export class AgentHttpApi extends Construct implements AgentIngress {
     });
 
     const integration = new HttpLambdaIntegration("AgentApi", props.handler);
-    const routes = allAgentRoutes.flatMap(({ method, path }) =>
+    const routes = servedRouteKeys(allAgentRoutes).flatMap(({ method, path }) =>
       api.addRoutes({ path, methods: [HttpMethod[method]], integration }),
     );
     for (const route of routes) {

@@ -5,6 +5,7 @@ import {
   type ApplicationListener,
   ApplicationLoadBalancer,
   ApplicationProtocol,
+  ApplicationTargetGroup,
   HttpCodeElb,
   HttpCodeTarget,
   type IApplicationTargetGroup,
@@ -19,13 +20,20 @@ import { LambdaTarget } from "aws-cdk-lib/aws-elasticloadbalancingv2-targets";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { Construct } from "constructs";
 import { AgentServiceSettings } from "../../functions/agent-service/settings.js";
-import { AgentRoutes, c2ApiRoutes, loadBalancerPathPattern } from "../../functions/core/c2/routes.js";
+import {
+  AgentRoutes,
+  c2ApiRoutes,
+  loadBalancerPathPattern,
+  servedPaths,
+} from "../../functions/core/c2/routes.js";
 import type { AgentIngress, AgentIngressProps } from "./agent-ingress.js";
 import type { AgentIngressMetrics } from "./monitoring.js";
 
 export interface AgentLoadBalancerProps extends Omit<AgentIngressProps, "handler"> {
   readonly vpc: IVpc;
   readonly deletionProtection: boolean;
+  /** The ports agents connect to, each a listener with the same mutual TLS and the same rules. */
+  readonly ports: readonly number[];
   /** What answers agents: the agent-api function (its routes alone), or the agent service's targets (everything). */
   readonly agentApi: { readonly handler: IFunction } | { readonly service: IApplicationTargetGroup };
   /**
@@ -35,11 +43,15 @@ export interface AgentLoadBalancerProps extends Omit<AgentIngressProps, "handler
   readonly debugBundles: IApplicationTargetGroup;
 }
 
+/** The listener on HTTPS's port keeps the id it always had, so that deploying another port leaves it in place. */
+const listenerId = (port: number): string => (port === 443 ? "Https" : `Https${port}`);
+
 /**
  * The agent API behind an Application Load Balancer for large fleets: it charges for capacity, not per
  * request. Mutual TLS in verify mode refuses any client whose certificate does not chain to the truststore;
  * the load balancer hands the verified certificate to the function or the agent service in
- * `X-Amzn-Mtls-Clientcert-*` headers.
+ * `X-Amzn-Mtls-Clientcert-*` headers. It listens on each port agents carry in their URLs, HTTPS on every one:
+ * no listener takes plain HTTP, since Beacon accepts no agent without a client certificate.
  */
 export class AgentLoadBalancer extends Construct implements AgentIngress {
   readonly metrics: AgentIngressMetrics;
@@ -71,43 +83,51 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
     });
     trustStore.node.addDependency(props.truststore.upload);
 
-    const listener = loadBalancer.addListener("Https", {
-      port: 443,
-      protocol: ApplicationProtocol.HTTPS,
-      sslPolicy: SslPolicy.RECOMMENDED_TLS,
-      certificates: [ListenerCertificate.fromArn(props.domain.certificateArn)],
-      mutualAuthentication: {
-        mutualAuthenticationMode: MutualAuthenticationMode.VERIFY,
-        trustStore,
-        ignoreClientCertificateExpiry: false,
-      },
-      // The agent service answers every path as the agent-api function does, unknown ones with 404 too.
-      defaultAction:
-        "service" in props.agentApi
-          ? ListenerAction.forward([props.agentApi.service])
-          : ListenerAction.fixedResponse(404, {
-              contentType: "application/json",
-              messageBody: JSON.stringify({ error: "not found" }),
-            }),
-    });
+    // Each listener is open to the internet on its port (the load balancer's security group admits it).
+    const listeners = props.ports.map((port) =>
+      loadBalancer.addListener(listenerId(port), {
+        port,
+        protocol: ApplicationProtocol.HTTPS,
+        sslPolicy: SslPolicy.RECOMMENDED_TLS,
+        certificates: [ListenerCertificate.fromArn(props.domain.certificateArn)],
+        mutualAuthentication: {
+          mutualAuthenticationMode: MutualAuthenticationMode.VERIFY,
+          trustStore,
+          ignoreClientCertificateExpiry: false,
+        },
+        // The agent service answers every path as the agent-api function does, unknown ones with 404 too.
+        defaultAction:
+          "service" in props.agentApi
+            ? ListenerAction.forward([props.agentApi.service])
+            : ListenerAction.fixedResponse(404, {
+                contentType: "application/json",
+                messageBody: JSON.stringify({ error: "not found" }),
+              }),
+      }),
+    );
     Validations.of(loadBalancer).acknowledge({
       id: "AwsSolutions-EC23",
       reason:
-        "Agents connect from anywhere on the internet; the listener admits only clients whose certificate " +
+        "Agents connect from anywhere on the internet; the listeners admit only clients whose certificate " +
         "chains to the truststore, checked during the TLS handshake.",
-    });
-    listener.addAction("DebugBundles", {
-      priority: 5,
-      conditions: [
-        ListenerCondition.pathPatterns([loadBalancerPathPattern(AgentRoutes.debugBundle)]),
-        ListenerCondition.httpRequestMethods([AgentRoutes.debugBundle.method]),
-      ],
-      action: ListenerAction.forward([props.debugBundles]),
     });
     const agentApiTargets =
       "handler" in props.agentApi
-        ? this.routeToFunction(listener, props.agentApi.handler)
+        ? new ApplicationTargetGroup(this, "AgentApiTargets", {
+            targets: [new LambdaTarget(props.agentApi.handler)],
+          })
         : props.agentApi.service;
+    for (const listener of listeners) {
+      listener.addAction("DebugBundles", {
+        priority: 5,
+        conditions: [
+          ListenerCondition.pathPatterns([loadBalancerPathPattern(AgentRoutes.debugBundle.path)]),
+          ListenerCondition.httpRequestMethods([AgentRoutes.debugBundle.method]),
+        ],
+        action: ListenerAction.forward([props.debugBundles]),
+      });
+      if ("handler" in props.agentApi) routeToFunction(listener, agentApiTargets);
+    }
     const period = Duration.minutes(5);
     const { metrics } = loadBalancer;
     this.metrics = {
@@ -131,27 +151,21 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
       }),
     };
   }
+}
 
-  /** One rule per method with its paths (to the balancer a path parameter is a wildcard), to the function. */
-  private routeToFunction(listener: ApplicationListener, handler: IFunction): IApplicationTargetGroup {
-    const rules = [...new Set(c2ApiRoutes.map((route) => route.method))].map((method) => [
-      ListenerCondition.pathPatterns(
-        c2ApiRoutes.filter((route) => route.method === method).map(loadBalancerPathPattern),
-      ),
-      ListenerCondition.httpRequestMethods([method]),
-    ]);
-    const targetGroup = listener.addTargets("AgentApi", {
-      priority: 10,
-      conditions: rules[0],
-      targets: [new LambdaTarget(handler)],
+/**
+ * One rule per route, with every path it is served at (to the balancer a path parameter is a wildcard), to the
+ * function. A rule per route, not per method: a condition matches three values at most.
+ */
+function routeToFunction(listener: ApplicationListener, targets: IApplicationTargetGroup): void {
+  c2ApiRoutes.forEach((route, index) => {
+    listener.addAction(index === 0 ? "AgentApi" : `AgentApi${index + 1}`, {
+      priority: 10 * (index + 1),
+      conditions: [
+        ListenerCondition.pathPatterns(servedPaths(route).map(loadBalancerPathPattern)),
+        ListenerCondition.httpRequestMethods([route.method]),
+      ],
+      action: ListenerAction.forward([targets]),
     });
-    rules.slice(1).forEach((conditions, index) => {
-      listener.addAction(`AgentApi${index + 2}`, {
-        priority: 10 * (index + 2),
-        conditions,
-        action: ListenerAction.forward([targetGroup]),
-      });
-    });
-    return targetGroup;
-  }
+  });
 }

@@ -197,6 +197,11 @@ export interface BeaconConfig {
   readonly agentCompute: AgentComputeKind;
   /** `-c agentServiceMinTasks=N -c agentServiceMaxTasks=M`: 2 and 20 unless set. */
   readonly agentServiceTasks: AgentServiceTasks;
+  /**
+   * The ports agents connect to (`-c agentPorts=443,10090`), each a listener of the load balancer with mutual TLS;
+   * 443 unless set, and 443 alone behind the HTTP API, whose custom domain serves no other.
+   */
+  readonly agentPorts: readonly number[];
   readonly agentDomain: AgentDomain;
   readonly consoleIdentity: ConsoleIdentity;
   /** Undefined serves the web console on the distribution's own cloudfront.net name. */
@@ -227,6 +232,21 @@ export interface BeaconConfig {
 /** Two tasks, one per zone, survive a zone's loss; twenty 1-vCPU tasks serve several times 100,000 agents. */
 const DEFAULT_AGENT_SERVICE_TASKS: AgentServiceTasks = { min: 2, max: 20 };
 
+/** HTTPS's: the one port the HTTP API's custom domain serves, and the load balancer's unless told otherwise. */
+const HTTPS_PORT = 443;
+
+/**
+ * The most listeners a load balancer verifies client certificates on (an Application Load Balancer quota that
+ * cannot be raised): 443 and the port of a fleet's configuration, say the incumbent C2 server's 10090.
+ */
+const MAX_AGENT_PORTS = 2;
+
+/**
+ * Ports agents speak plain HTTP to, the incumbent C2 server's 10080 among them. Beacon's listeners speak HTTPS
+ * with mutual TLS alone, so such a port would only refuse those agents' handshakes in a more puzzling way.
+ */
+const PLAIN_HTTP_PORTS: readonly number[] = [80, 10080];
+
 /** A year of events and a month to compare it with. */
 const DEFAULT_EVENT_ARCHIVE_DAYS = 400;
 
@@ -237,6 +257,7 @@ const ContextKeys = {
   agentCompute: "agentCompute",
   agentServiceMinTasks: "agentServiceMinTasks",
   agentServiceMaxTasks: "agentServiceMaxTasks",
+  agentPorts: "agentPorts",
   agentDomainName: "agentDomainName",
   agentCertificateArn: "agentCertificateArn",
   agentCaBundle: "agentCaBundle",
@@ -310,6 +331,7 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
     agentIngress,
     agentCompute,
     agentServiceTasks: agentServiceTasksOf(optional),
+    agentPorts: agentPortsOf(optional(ContextKeys.agentPorts), agentIngress),
     agentDomain: {
       domainName: required(ContextKeys.agentDomainName),
       certificateArn: required(ContextKeys.agentCertificateArn),
@@ -389,6 +411,34 @@ function agentServiceTasksOf(optional: (key: string) => string | undefined): Age
   return tasks;
 }
 
+function agentPortsOf(value: string | undefined, agentIngress: AgentIngressKind): number[] {
+  const key = ContextKeys.agentPorts;
+  const ports =
+    value === undefined ? [HTTPS_PORT] : value.split(",").map((port) => tcpPort(key, port.trim()));
+  if (new Set(ports).size !== ports.length)
+    throw new Error(`Context value "${key}" names a port twice: ${value}`);
+  if (ports.length > MAX_AGENT_PORTS) {
+    throw new Error(
+      `Context value "${key}" names ${ports.length} ports; a load balancer verifies client certificates on ` +
+        `${MAX_AGENT_PORTS} listeners at most`,
+    );
+  }
+  const plain = ports.find((port) => PLAIN_HTTP_PORTS.includes(port));
+  if (plain !== undefined) {
+    throw new Error(
+      `Context value "${key}" names ${plain}, a port agents speak plain HTTP to: Beacon accepts agents over ` +
+        "HTTPS with a client certificate alone, so point them at an https:// URL on another port",
+    );
+  }
+  if (agentIngress === "api" && (ports.length !== 1 || ports[0] !== HTTPS_PORT)) {
+    throw new Error(
+      `Context value "${key}" is "${value}", but the HTTP API's custom domain serves ${HTTPS_PORT} alone: ` +
+        `add -c ${ContextKeys.agentIngress}=alb`,
+    );
+  }
+  return ports;
+}
+
 /** Values that make sense only all together: all given or none. */
 function together(optional: (key: string) => string | undefined, keys: string[]): (string | undefined)[] {
   const values = keys.map(optional);
@@ -424,6 +474,14 @@ function oneOf<T extends string>(key: string, value: string, allowed: readonly T
   if (match === undefined)
     throw new Error(`Context value "${key}" must be one of ${allowed.join(", ")}; got "${value}"`);
   return match;
+}
+
+function tcpPort(key: string, value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw new Error(`Context value "${key}" must be TCP ports (1-65535), comma-separated; got "${value}"`);
+  }
+  return port;
 }
 
 function positiveInteger(key: string, value: string): number {

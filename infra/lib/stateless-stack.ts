@@ -269,6 +269,7 @@ export class StatelessStack extends Stack {
       truststore,
       vpc: stateful.vpc,
       deletionProtection: config.settings.removalPolicy === RemovalPolicy.RETAIN,
+      ports: config.agentPorts,
     };
   }
 

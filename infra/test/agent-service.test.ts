@@ -325,7 +325,8 @@ describe("behind the load balancer, either compute", () => {
 
   it("alarms on the agent API's p99 latency alone, not on debug bundles' uploads, which take seconds", () => {
     const lambdaTargets = latencyTargetGroupsOf(prodAlb.statelessTemplate);
-    expect(lambdaTargets).toEqual([expect.stringMatching(/^AgentLoadBalancerHttpsAgentApiGroup/)]);
+    // One target group of the function, which every listener forwards to.
+    expect(lambdaTargets).toEqual([expect.stringMatching(/^AgentLoadBalancerAgentApiTargets/)]);
     expect(
       onlyOf(
         prodAlb.statelessTemplate,

@@ -35,6 +35,7 @@ describe("stage configuration from context", () => {
       agentIngress: "api",
       agentCompute: "lambda",
       agentServiceTasks: { min: 2, max: 20 },
+      agentPorts: [443],
       streamShardCount: undefined,
       tracing: false,
       logLevel: "WARN",
@@ -146,8 +147,34 @@ describe("stage configuration from context", () => {
     });
   });
 
+  it("has the load balancer listen on the ports a fleet's agents carry in their URLs", () => {
+    expect(
+      configFrom({ ...exampleDomain, stage: "prod", agentIngress: "alb", agentPorts: "443, 10090" })
+        .agentPorts,
+    ).toEqual([443, 10090]);
+    expect(
+      configFrom({ ...exampleDomain, stage: "prod", agentIngress: "alb", agentPorts: "10090" }).agentPorts,
+    ).toEqual([10090]);
+    expect(configFrom({ ...exampleDomain, stage: "prod", agentPorts: "443" }).agentPorts).toEqual([443]);
+  });
+
   it.each([
     [{ stage: "staging" }, /"stage" must be one of dev, prod/],
+    [
+      { stage: "dev", agentPorts: "10090" },
+      /HTTP API's custom domain serves 443 alone: add -c agentIngress=alb/,
+    ],
+    [{ stage: "dev", agentIngress: "alb", agentPorts: "443,https" }, /"agentPorts" must be TCP ports/],
+    [{ stage: "dev", agentIngress: "alb", agentPorts: "70000" }, /"agentPorts" must be TCP ports/],
+    [{ stage: "dev", agentIngress: "alb", agentPorts: "443,443" }, /"agentPorts" names a port twice/],
+    [
+      { stage: "dev", agentIngress: "alb", agentPorts: "443,8443,10090" },
+      /names 3 ports; a load balancer verifies client certificates on 2 listeners at most/,
+    ],
+    [
+      { stage: "dev", agentIngress: "alb", agentPorts: "443,10080" },
+      /names 10080, a port agents speak plain HTTP to/,
+    ],
     [{ stage: "dev", agentIngress: "nlb" }, /"agentIngress" must be one of api, alb/],
     [{ stage: "dev", agentCompute: "ec2" }, /"agentCompute" must be one of lambda, fargate/],
     [

@@ -295,13 +295,16 @@ describe("agent HTTP API", () => {
     expect(truststoreUri).toMatch(/\/agent-ca-[0-9a-f]{16}\.pem/);
   });
 
-  it("routes only the agent C2 endpoints and the debug bundle upload to the agent-api function", () => {
+  it("routes only the agent C2 endpoints, the incumbent C2 server's spelling of two, and the debug bundle upload to the agent-api function", () => {
     const routes = prod.statelessTemplate.findResources("AWS::ApiGatewayV2::Route", {
       Properties: { ApiId: { Ref: Match.stringLikeRegexp("^AgentHttpApi") } },
     });
+    // No $default route: API Gateway answers any other request 404 without invoking anything.
     expect(Object.values(routes).map((route) => route.Properties.RouteKey)).toEqual([
       "POST /c2/api/heartbeat",
+      "POST /efm/api/c2-protocol/heartbeat",
       "POST /c2/api/acknowledge",
+      "POST /efm/api/c2-protocol/acknowledge",
       "GET /c2/api/flows/{flowId}/content",
       "GET /c2/api/assets/{assetId}/content",
       "POST /c2/debug-bundles/{operationId}",
@@ -330,7 +333,14 @@ describe("agent HTTP API", () => {
 });
 
 describe("agent load balancer", () => {
-  it("faces the internet over HTTPS with mutual TLS in verify mode against the truststore", () => {
+  type Listener = { Properties: { Port: number } & Record<string, unknown> };
+  /** The load balancer's listeners, by port. */
+  const listenersOf = (template: Template) =>
+    Object.entries(
+      template.findResources("AWS::ElasticLoadBalancingV2::Listener") as Record<string, Listener>,
+    ).sort(([, one], [, other]) => one.Properties.Port - other.Properties.Port);
+
+  it("faces the internet over HTTPS with mutual TLS in verify mode against the truststore, on each port given", () => {
     const template = prodAlb.statelessTemplate;
     template.hasResourceProperties("AWS::ElasticLoadBalancingV2::LoadBalancer", {
       Scheme: "internet-facing",
@@ -339,17 +349,21 @@ describe("agent load balancer", () => {
         { Key: "routing.http.drop_invalid_header_fields.enabled", Value: "true" },
       ]),
     });
-    template.hasResourceProperties("AWS::ElasticLoadBalancingV2::Listener", {
-      Protocol: "HTTPS",
-      Port: 443,
-      SslPolicy: Match.stringLikeRegexp("^ELBSecurityPolicy-TLS13"),
-      MutualAuthentication: {
-        Mode: "verify",
-        IgnoreClientCertificateExpiry: false,
-        TrustStoreArn: { "Fn::GetAtt": [Match.stringLikeRegexp("TrustStore"), "TrustStoreArn"] },
-      },
-      DefaultActions: [Match.objectLike({ Type: "fixed-response" })],
-    });
+    // Every listener speaks HTTPS: none takes an agent over plain HTTP.
+    const listeners = listenersOf(template);
+    expect(listeners.map(([, listener]) => listener.Properties.Port)).toEqual([443, 10090]);
+    for (const [, listener] of listeners)
+      expect(listener.Properties).toMatchObject({
+        Protocol: "HTTPS",
+        SslPolicy: expect.stringMatching(/^ELBSecurityPolicy-TLS13/),
+        MutualAuthentication: {
+          Mode: "verify",
+          IgnoreClientCertificateExpiry: false,
+          TrustStoreArn: { "Fn::GetAtt": [expect.stringMatching(/TrustStore/), "TrustStoreArn"] },
+        },
+        DefaultActions: [expect.objectContaining({ Type: "fixed-response" })],
+      });
+    template.resourceCountIs("AWS::ElasticLoadBalancingV2::TrustStore", 1);
     template.hasResource("AWS::ElasticLoadBalancingV2::TrustStore", {
       Properties: {
         CaCertificatesBundleS3Bucket: { Ref: Match.stringLikeRegexp("^AgentTruststoreBucket") },
@@ -359,51 +373,67 @@ describe("agent load balancer", () => {
       },
       DependsOn: Match.arrayWith([Match.stringLikeRegexp("^AgentTruststoreUpload")]),
     });
+    // Its security group admits those ports from anywhere, and nothing else.
+    const group = onlyResource(template, "AWS::EC2::SecurityGroup", {
+      GroupDescription: Match.stringLikeRegexp("AgentLoadBalancer"),
+    });
+    expect(
+      (group.Properties.SecurityGroupIngress as { CidrIp: string; FromPort: number; ToPort: number }[]).map(
+        ({ CidrIp, FromPort, ToPort }) => [CidrIp, FromPort, ToPort],
+      ),
+    ).toEqual([
+      ["0.0.0.0/0", 443, 443],
+      ["0.0.0.0/0", 10090, 10090],
+    ]);
   });
 
-  it("forwards only the agent C2 endpoints, each with its method, to the agent-api function, and debug bundles to a service", () => {
+  it("listens on 443 alone unless told otherwise", () => {
+    const fargate = synthesized("prodFargate").statelessTemplate;
+    expect(listenersOf(fargate).map(([, listener]) => listener.Properties.Port)).toEqual([443]);
+  });
+
+  it("forwards only the agent C2 endpoints, each route at its paths with its method, to the agent-api function, and debug bundles to a service, on every listener", () => {
     const template = prodAlb.statelessTemplate;
-    const [bundles, ...rules] = Object.values(
-      template.findResources("AWS::ElasticLoadBalancingV2::ListenerRule"),
-    ).sort((one, other) => one.Properties.Priority - other.Properties.Priority);
-    expect([bundles?.Properties.Priority, bundles?.Properties.Conditions]).toEqual([
-      5,
-      [
-        { Field: "path-pattern", PathPatternConfig: { Values: ["/c2/debug-bundles/*"] } },
-        { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["POST"] } },
-      ],
-    ]);
-    expect(bundles?.Properties.Actions).toEqual([
-      expect.objectContaining({
-        Type: "forward",
-        TargetGroupArn: { Ref: expect.stringMatching(/^DebugBundleServiceTargets/) },
-      }),
-    ]);
-    expect(rules.map((rule) => [rule.Properties.Priority, rule.Properties.Conditions])).toEqual([
-      [
-        10,
+    const allRules = Object.values(template.findResources("AWS::ElasticLoadBalancingV2::ListenerRule"));
+    const listeners = listenersOf(template);
+    for (const [logicalId] of listeners) {
+      const [bundles, ...rules] = allRules
+        .filter((rule) => rule.Properties.ListenerArn.Ref === logicalId)
+        .sort((one, other) => one.Properties.Priority - other.Properties.Priority);
+      expect([bundles?.Properties.Priority, bundles?.Properties.Conditions]).toEqual([
+        5,
         [
-          {
-            Field: "path-pattern",
-            PathPatternConfig: { Values: ["/c2/api/heartbeat", "/c2/api/acknowledge"] },
-          },
+          { Field: "path-pattern", PathPatternConfig: { Values: ["/c2/debug-bundles/*"] } },
           { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["POST"] } },
         ],
-      ],
-      [
-        20,
+      ]);
+      expect(bundles?.Properties.Actions).toEqual([
+        expect.objectContaining({
+          Type: "forward",
+          TargetGroupArn: { Ref: expect.stringMatching(/^DebugBundleServiceTargets/) },
+        }),
+      ]);
+      const routeRule = (priority: number, method: string, paths: string[]) => [
+        priority,
         [
-          {
-            Field: "path-pattern",
-            PathPatternConfig: { Values: ["/c2/api/flows/*/content", "/c2/api/assets/*/content"] },
-          },
-          { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["GET"] } },
+          { Field: "path-pattern", PathPatternConfig: { Values: paths } },
+          { Field: "http-request-method", HttpRequestMethodConfig: { Values: [method] } },
         ],
-      ],
-    ]);
-    // Both rules forward to the one target group of the function.
-    const forwarded = rules.map((rule) => JSON.stringify(rule.Properties.Actions));
-    expect(new Set(forwarded).size).toBe(1);
+      ];
+      expect(rules.map((rule) => [rule.Properties.Priority, rule.Properties.Conditions])).toEqual([
+        routeRule(10, "POST", ["/c2/api/heartbeat", "/efm/api/c2-protocol/heartbeat"]),
+        routeRule(20, "POST", ["/c2/api/acknowledge", "/efm/api/c2-protocol/acknowledge"]),
+        routeRule(30, "GET", ["/c2/api/flows/*/content"]),
+        routeRule(40, "GET", ["/c2/api/assets/*/content"]),
+      ]);
+      // Every rule forwards to the one target group of the function.
+      const forwarded = rules.map((rule) => JSON.stringify(rule.Properties.Actions));
+      expect(new Set(forwarded).size).toBe(1);
+      expect(forwarded[0]).toContain("AgentLoadBalancerAgentApiTargets");
+    }
+    // The listeners' rules are the same, rule for rule.
+    expect(allRules).toHaveLength(5 * listeners.length);
+    template.resourceCountIs("AWS::ElasticLoadBalancingV2::TargetGroup", 2);
     template.hasResourceProperties("AWS::ElasticLoadBalancingV2::TargetGroup", {
       TargetType: "lambda",
       Targets: [{ Id: { "Fn::GetAtt": [Match.stringLikeRegexp("^AgentApiFunction"), "Arn"] } }],

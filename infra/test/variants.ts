@@ -17,8 +17,14 @@ export const beaconVariants = {
     },
   },
   prodAlb: {
-    description: "prod behind a load balancer, provisioned stream, tracing on",
-    context: { stage: "prod", agentIngress: "alb", streamShards: "4", tracing: "true" },
+    description: "prod behind a load balancer on 443 and 10090, provisioned stream, tracing on",
+    context: {
+      stage: "prod",
+      agentIngress: "alb",
+      agentPorts: "443,10090",
+      streamShards: "4",
+      tracing: "true",
+    },
   },
   prodFargate: {
     description: "prod behind a load balancer, the agent API on ECS Fargate (the agent service)",

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
-import { AgentRoutes, c2ApiRoutes } from "../../functions/core/c2/routes.js";
+import { AgentRoutes, c2ApiRoutes, servedRouteKeys } from "../../functions/core/c2/routes.js";
 import { consoleOperations } from "../../functions/shared/console-openapi.js";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import type { FunctionLog } from "./function-logs.js";
@@ -78,7 +78,7 @@ export async function loadAgentApi(
   const intake = await loadBundleIntake(logs);
   return {
     routes: [
-      ...c2ApiRoutes.map(({ method, path }) => ({ method, path, handler })),
+      ...servedRouteKeys(c2ApiRoutes).map(({ method, path }) => ({ method, path, handler })),
       bundles === "streaming" ? intake.route : { ...AgentRoutes.debugBundle, handler },
     ],
     shutdown: async () => {

@@ -8,7 +8,7 @@
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { allAgentRoutes } from "../../functions/core/c2/routes.js";
+import { allAgentRoutes, servedRouteKeys } from "../../functions/core/c2/routes.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { buildWebConsole } from "../../web/tools/build.js";
 import { parseCommandLine } from "../common/command-line.mjs";
@@ -205,7 +205,11 @@ async function start(): Promise<void> {
 
   const { env } = backends;
   log("");
-  log(`  agent API  ${gateway.url}: ${allAgentRoutes.map((route) => route.path).join(", ")} (mutual TLS)`);
+  log(
+    `  agent API  ${gateway.url}: ${servedRouteKeys(allAgentRoutes)
+      .map((route) => route.path)
+      .join(", ")} (mutual TLS)`,
+  );
   log(`             CA ${certificates.caPath}`);
   log(`             client certificates ${certificates.fleet.certPath}, ${certificates.agent.certPath}`);
   log(

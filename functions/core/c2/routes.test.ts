@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   AgentRoutes,
+  agentRouteUrl,
   allAgentRoutes,
   assetContentUrl,
   c2ApiRoutes,
@@ -8,6 +9,8 @@ import {
   flowContentUrl,
   loadBalancerPathPattern,
   matchAgentRoute,
+  servedPaths,
+  servedRouteKeys,
 } from "./routes.js";
 
 describe("matchAgentRoute", () => {
@@ -28,9 +31,26 @@ describe("matchAgentRoute", () => {
     });
   });
 
+  it("takes the heartbeat and the acknowledgement at the incumbent C2 server's paths too, as the same routes", () => {
+    expect(matchAgentRoute("POST", "/efm/api/c2-protocol/heartbeat")).toEqual({
+      name: "heartbeat",
+      params: {},
+    });
+    expect(matchAgentRoute("POST", "/efm/api/c2-protocol/acknowledge")).toEqual({
+      name: "acknowledge",
+      params: {},
+    });
+  });
+
   it("takes no route for another method, a longer or shorter path, or an empty parameter", () => {
     for (const [method, path] of [
       ["GET", "/c2/api/heartbeat"],
+      ["GET", "/efm/api/c2-protocol/heartbeat"],
+      ["POST", "/efm/api/c2-protocol/heartbeat/"],
+      ["POST", "/efm/api/c2-protocol"],
+      ["POST", "/efm/api/heartbeat"],
+      ["POST", "/efm/api/c2-protocol/c2/api/heartbeat"],
+      ["GET", "/efm/api/c2-protocol/flows/ab12/content"],
       ["POST", "/c2/api/heartbeat/"],
       ["POST", "/c2/api/flows/ab12/content"],
       ["GET", "/c2/api/flows//content"],
@@ -55,6 +75,12 @@ describe("URLs", () => {
     );
   });
 
+  it("spells Beacon's own paths, never the incumbent's", () => {
+    expect(agentRouteUrl("https://agents.test", AgentRoutes.heartbeat)).toBe(
+      "https://agents.test/c2/api/heartbeat",
+    );
+  });
+
   it("matches what it builds", () => {
     const url = new URL(flowContentUrl("https://agents.test", "ab12"));
     expect(matchAgentRoute("GET", url.pathname)).toEqual({ name: "flowContent", params: { flowId: "ab12" } });
@@ -62,12 +88,22 @@ describe("URLs", () => {
 });
 
 it("writes the load balancer's patterns with a wildcard for each parameter", () => {
-  expect(loadBalancerPathPattern(AgentRoutes.debugBundle)).toBe("/c2/debug-bundles/*");
-  expect(c2ApiRoutes.map(loadBalancerPathPattern)).toEqual([
+  expect(loadBalancerPathPattern(AgentRoutes.debugBundle.path)).toBe("/c2/debug-bundles/*");
+  expect(c2ApiRoutes.map((route) => loadBalancerPathPattern(route.path))).toEqual([
     "/c2/api/heartbeat",
     "/c2/api/acknowledge",
     "/c2/api/flows/*/content",
     "/c2/api/assets/*/content",
   ]);
   expect(allAgentRoutes).toEqual([...c2ApiRoutes, AgentRoutes.debugBundle]);
+});
+
+it("serves every route at Beacon's path, the heartbeat and the acknowledgement at the incumbent's too", () => {
+  expect(servedPaths(AgentRoutes.heartbeat)).toEqual(["/c2/api/heartbeat", "/efm/api/c2-protocol/heartbeat"]);
+  expect(servedPaths(AgentRoutes.flowContent)).toEqual(["/c2/api/flows/{flowId}/content"]);
+  expect(servedRouteKeys([AgentRoutes.acknowledge, AgentRoutes.assetContent])).toEqual([
+    { method: "POST", path: "/c2/api/acknowledge" },
+    { method: "POST", path: "/efm/api/c2-protocol/acknowledge" },
+    { method: "GET", path: "/c2/api/assets/{assetId}/content" },
+  ]);
 });

@@ -5,10 +5,28 @@
  */
 import { BeaconError } from "../errors.js";
 
-/** Each route's method and path as API Gateway spells route keys: `{name}` stands for one path segment. */
+/**
+ * Where the incumbent C2 server serves the C2 protocol. Fleets configured for it post their heartbeats and
+ * acknowledgements below it, and reach the same routes here with only the host in their URLs changed.
+ */
+const INCUMBENT_C2_PROTOCOL = "/efm/api/c2-protocol";
+
+/**
+ * Each route's method and path as API Gateway spells route keys: `{name}` stands for one path segment. A route
+ * agents configured for the incumbent C2 server post to has its `incumbentPath` too: the same route, the same
+ * handler, reached by the incumbent's spelling. Beacon builds its own URLs with `path` alone.
+ */
 export const AgentRoutes = {
-  heartbeat: { method: "POST", path: "/c2/api/heartbeat" },
-  acknowledge: { method: "POST", path: "/c2/api/acknowledge" },
+  heartbeat: {
+    method: "POST",
+    path: "/c2/api/heartbeat",
+    incumbentPath: `${INCUMBENT_C2_PROTOCOL}/heartbeat`,
+  },
+  acknowledge: {
+    method: "POST",
+    path: "/c2/api/acknowledge",
+    incumbentPath: `${INCUMBENT_C2_PROTOCOL}/acknowledge`,
+  },
   /** Where UPDATE CONFIGURATION sends agents for the flow. */
   flowContent: { method: "GET", path: "/c2/api/flows/{flowId}/content" },
   /** Where UPDATE ASSET and SYNC RESOURCE send agents for an asset. */
@@ -32,11 +50,21 @@ export const c2ApiRoutes: readonly AgentRoute[] = allAgentRoutes.filter(
   (route) => route !== AgentRoutes.debugBundle,
 );
 
+/** Every path a route is served at: Beacon's, then the incumbent's where agents configured for it post. */
+export const servedPaths = (route: AgentRoute): readonly string[] =>
+  "incumbentPath" in route ? [route.path, route.incumbentPath] : [route.path];
+
+/** Each method and path an ingress serves for `routes`, every spelling of a route beside its first. */
+export const servedRouteKeys = (
+  routes: readonly AgentRoute[],
+): { method: AgentRoute["method"]; path: string }[] =>
+  routes.flatMap((route) => servedPaths(route).map((path) => ({ method: route.method, path })));
+
 /** A parameter in a route's path, its name captured. */
 const PARAMETER = /\{(\w+)\}/g;
 
 /** A route's path as a load balancer's path pattern: each parameter a wildcard. */
-export const loadBalancerPathPattern = (route: AgentRoute): string => route.path.replace(PARAMETER, "*");
+export const loadBalancerPathPattern = (path: string): string => path.replace(PARAMETER, "*");
 
 type ParamsOf<Path extends string> = Path extends `${string}{${infer Param}}${infer Rest}`
   ? Param | ParamsOf<Rest>
@@ -52,11 +80,13 @@ export type AgentRouteMatch = {
   [Name in AgentRouteName]: { name: Name; params: AgentRouteParams<Name> };
 }[AgentRouteName];
 
-const matchers = (Object.entries(AgentRoutes) as [AgentRouteName, AgentRoute][]).map(([name, route]) => {
-  const params = [...route.path.matchAll(PARAMETER)].map((match) => match[1] as string);
-  const pattern = new RegExp(`^${route.path.replace(PARAMETER, "([^/]+)")}$`);
-  return { name, method: route.method, params, pattern };
-});
+const matchers = (Object.entries(AgentRoutes) as [AgentRouteName, AgentRoute][]).flatMap(([name, route]) =>
+  servedPaths(route).map((path) => {
+    const params = [...path.matchAll(PARAMETER)].map((match) => match[1] as string);
+    const pattern = new RegExp(`^${path.replace(PARAMETER, "([^/]+)")}$`);
+    return { name, method: route.method, params, pattern };
+  }),
+);
 
 /** The route a request's method and path (without its query) take, if any. */
 export function matchAgentRoute(method: string, path: string): AgentRouteMatch | undefined {
