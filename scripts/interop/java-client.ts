@@ -26,10 +26,11 @@ export type Compression = "none" | "gzip";
 
 /**
  * How the library is told Beacon's URLs: `path-base` (`c2.rest.path.base` with `c2.rest.path.heartbeat` and
- * `c2.rest.path.acknowledge`) or `rest-url` (`c2.rest.url` and `c2.rest.url.ack`), with which the library
- * resolves no SYNC RESOURCE URL.
+ * `c2.rest.path.acknowledge`), `rest-url` (`c2.rest.url` and `c2.rest.url.ack`), with which the library
+ * resolves no SYNC RESOURCE URL, or `incumbent`: `c2.rest.path.base` at `/efm/api` with the paths
+ * `/c2-protocol/heartbeat` and `/c2-protocol/acknowledge`, as the incumbent C2 server's documentation sets them.
  */
-export type C2Urls = "path-base" | "rest-url";
+export type C2Urls = "path-base" | "rest-url" | "incumbent";
 
 export interface JavaDriverOptions {
   /** Base URL of the agent gateway, `https://127.0.0.1:<port>`. */
@@ -49,6 +50,11 @@ export interface JavaDriverOptions {
    * left in place so that a later run goes on from it; a temporary one, deleted at the end, if absent.
    */
   stateDir?: string;
+  /**
+   * The flow the agent already runs, and the id it reports for it, as an agent arriving from another C2 server
+   * does; written to the state directory unless it holds a flow already. Its debug bundle holds the flow.
+   */
+  runningFlow?: { path: string; flowId: string };
   timeoutMs?: number;
 }
 
@@ -264,6 +270,9 @@ export async function runJavaDriver(options: JavaDriverOptions): Promise<DriverS
     "--c2-urls",
     options.c2Urls ?? "path-base",
     ...(options.stateDir === undefined ? [] : ["--state-dir", options.stateDir]),
+    ...(options.runningFlow === undefined
+      ? []
+      : ["--running-flow", options.runningFlow.path, "--running-flow-id", options.runningFlow.flowId]),
   ];
   const result = await runBounded(path.join(javaHome, "bin", "java"), args, {
     cwd: PROJECT_DIR,

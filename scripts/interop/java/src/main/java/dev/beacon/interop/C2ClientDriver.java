@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Constructor;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -101,17 +102,28 @@ import org.apache.nifi.c2.serializer.C2Serializer;
 public final class C2ClientDriver {
   private static final String USAGE =
       "usage: c2-client-driver <base url https://host:port> <cert dir> <cert name> <agent id> <agent class>"
-          + " <manifest hash> <none|gzip> [--c2-urls path-base|rest-url] [--state-dir <dir>]\n"
+          + " <manifest hash> <none|gzip> [--c2-urls path-base|rest-url|incumbent] [--state-dir <dir>]"
+          + " [--running-flow <file> --running-flow-id <id>]\n"
           + "  <cert dir> holds ca.pem, <cert name>.pem and <cert name>.key (PKCS#8)\n"
           + "  --c2-urls path-base (default): c2.rest.path.base=<base url>/c2/api/ with c2.rest.path.heartbeat\n"
           + "      and c2.rest.path.acknowledge; rest-url: c2.rest.url and c2.rest.url.ack, with which the\n"
-          + "      library resolves no SYNC RESOURCE url\n"
+          + "      library resolves no SYNC RESOURCE url; incumbent: c2.rest.path.base=<base url>/efm/api with\n"
+          + "      c2.rest.path.heartbeat=/c2-protocol/heartbeat and c2.rest.path.acknowledge=/c2-protocol/acknowledge,\n"
+          + "      as the incumbent C2 server's documentation configures the agent\n"
           + "  --state-dir: an existing directory for what the agent keeps on disk (flow id, asset directory,\n"
           + "      resource repository), kept after the run so that a later run goes on from it; by default\n"
-          + "      a temporary one, deleted at the end";
+          + "      a temporary one, deleted at the end\n"
+          + "  --running-flow, --running-flow-id: the flow the agent runs before Beacon sent it any, and the id it\n"
+          + "      reports for it (an agent arriving from another C2 server), unless the state dir has one already";
   private static final String API_PATH = "/c2/api/";
   private static final String HEARTBEAT = "heartbeat";
   private static final String ACKNOWLEDGE = "acknowledge";
+  /** The incumbent C2 server's base and paths, as its documentation has the agent's bootstrap.conf set them. */
+  private static final String INCUMBENT_PATH_BASE = "/efm/api";
+  private static final String INCUMBENT_HEARTBEAT = "/c2-protocol/heartbeat";
+  private static final String INCUMBENT_ACKNOWLEDGE = "/c2-protocol/acknowledge";
+  /** The agent's flow as it was handed over (nifi.minifi.config.file), which its debug bundle holds. */
+  private static final String RUNNING_FLOW = "flow.json.raw";
   private static final long CONNECT_TIMEOUT_MS = 5_000;
   private static final long READ_TIMEOUT_MS = 15_000;
   private static final long CALL_TIMEOUT_MS = 30_000;
@@ -144,6 +156,8 @@ public final class C2ClientDriver {
   private final Set<SupportedOperation> supportedOperations;
   /** What the last UPDATE CONFIGURATION handed the agent to run: the flow's bytes. */
   private byte[] appliedFlow;
+  /** Where the agent keeps the flow it runs, as it was handed over. */
+  private final Path runningFlow;
   /** The agent's bootstrap.conf properties an UPDATE PROPERTIES may change, with their current values. */
   private final Map<String, String> bootstrapProperties = new LinkedHashMap<>(UPDATABLE_PROPERTIES);
   /** What the heartbeats report of the flow; START and STOP FLOW change it. */
@@ -153,13 +167,18 @@ public final class C2ClientDriver {
     this.arguments = arguments;
     TlsStores stores = TlsStores.write(arguments.certDir(), arguments.certName(), workDir);
     C2ClientConfig.Builder urls = new C2ClientConfig.Builder();
-    if (arguments.pathBase()) {
-      urls.c2RestPathBase(arguments.baseUrl() + API_PATH)
-          .c2RestPathHeartbeat(HEARTBEAT)
-          .c2RestPathAcknowledge(ACKNOWLEDGE);
-    } else {
-      urls.c2Url(arguments.baseUrl() + API_PATH + HEARTBEAT)
-          .c2AckUrl(arguments.baseUrl() + API_PATH + ACKNOWLEDGE);
+    switch (arguments.c2Urls()) {
+      case "incumbent" ->
+          urls.c2RestPathBase(arguments.baseUrl() + INCUMBENT_PATH_BASE)
+              .c2RestPathHeartbeat(INCUMBENT_HEARTBEAT)
+              .c2RestPathAcknowledge(INCUMBENT_ACKNOWLEDGE);
+      case "rest-url" ->
+          urls.c2Url(arguments.baseUrl() + API_PATH + HEARTBEAT)
+              .c2AckUrl(arguments.baseUrl() + API_PATH + ACKNOWLEDGE);
+      default ->
+          urls.c2RestPathBase(arguments.baseUrl() + API_PATH)
+              .c2RestPathHeartbeat(HEARTBEAT)
+              .c2RestPathAcknowledge(ACKNOWLEDGE);
     }
     C2ClientConfig config =
         urls.agentIdentifier(arguments.agentId())
@@ -188,6 +207,11 @@ public final class C2ClientDriver {
     this.client = createClient(config, wire);
     // One holder, as in the agent: the update handler sets the flow id the heartbeats then report.
     FlowIdHolder flowIdHolder = new FlowIdHolder(stateDir.toString());
+    this.runningFlow = stateDir.resolve(RUNNING_FLOW);
+    if (arguments.runningFlow() != null && !Files.exists(runningFlow)) {
+      Files.copy(arguments.runningFlow(), runningFlow);
+      flowIdHolder.setFlowId(arguments.runningFlowId());
+    }
     // The agent's c2.asset.directory (default ./asset) and its resource repository.
     this.assets = new AssetDirectory(stateDir.resolve("asset"));
     this.resources =
@@ -203,10 +227,10 @@ public final class C2ClientDriver {
     DescribeManifestOperationHandler describeManifest =
         new DescribeManifestOperationHandler(
             heartbeatFactory, this::runtimeInfo, new EmptyOperandPropertiesProvider());
-    // The agent would restart its flow with the bytes; the driver keeps them for the report.
+    // The agent would restart its flow with the bytes; the driver keeps them as the flow it runs, and for the report.
     UpdateConfigurationOperationHandler updateConfiguration =
         new UpdateConfigurationOperationHandler(
-            client, flowIdHolder, flow -> appliedFlow = flow, new EmptyOperandPropertiesProvider());
+            client, flowIdHolder, this::runFlow, new EmptyOperandPropertiesProvider());
     // The agent writes the properties to bootstrap.conf and restarts; the driver keeps them in memory.
     UpdatePropertiesOperationHandler updateProperties =
         new UpdatePropertiesOperationHandler(this::availableProperties, this::persistProperties);
@@ -283,8 +307,8 @@ public final class C2ClientDriver {
     emit(
         step("client")
             .with("library", "org.apache.nifi:c2-client-http:" + libraryVersion)
-            .with("heartbeatUrl", arguments.baseUrl() + API_PATH + HEARTBEAT)
-            .with("c2Urls", arguments.pathBase() ? "path-base" : "rest-url")
+            .with("heartbeatUrl", heartbeatUrl())
+            .with("c2Urls", arguments.c2Urls())
             .with("compression", arguments.compression()));
     for (C2Operation operation : heartbeat(1)) {
       C2OperationHandler handler =
@@ -402,7 +426,26 @@ public final class C2ClientDriver {
     return operation.getArgs() == null ? Map.of() : operation.getArgs();
   }
 
-  /** The agent's bootstrap.conf and app log, which its TRANSFER DEBUG handler bundles. */
+  /** Where the library posts heartbeats, as the configuration spells it. */
+  private String heartbeatUrl() {
+    return arguments.c2Urls().equals("incumbent")
+        ? arguments.baseUrl() + INCUMBENT_PATH_BASE + INCUMBENT_HEARTBEAT
+        : arguments.baseUrl() + API_PATH + HEARTBEAT;
+  }
+
+  private void runFlow(byte[] flow) {
+    appliedFlow = flow;
+    try {
+      Files.write(runningFlow, flow);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * The agent's flow (when it runs one), bootstrap.conf and app log, which its TRANSFER DEBUG handler bundles; the
+   * agent lists the files that exist when it starts.
+   */
   private List<Path> debugFiles(Path workDir) throws IOException {
     Path bootstrap = workDir.resolve(BOOTSTRAP_CONF);
     List<String> properties = new ArrayList<>();
@@ -416,7 +459,7 @@ public final class C2ClientDriver {
             "INFO [main] org.apache.nifi.minifi.MiNiFi Started MiNiFi as " + arguments.agentId(),
             "INFO [C2] org.apache.nifi.c2.client.service.C2HeartbeatManager Heartbeat sent"),
         StandardCharsets.UTF_8);
-    return List.of(bootstrap, log);
+    return Files.exists(runningFlow) ? List.of(runningFlow, bootstrap, log) : List.of(bootstrap, log);
   }
 
   /** UPDATE PROPERTIES' operand properties, shaped as the agent lists them in its manifest. */
@@ -740,8 +783,10 @@ public final class C2ClientDriver {
       String agentClass,
       String manifestHash,
       String compression,
-      boolean pathBase,
-      Path stateDir) {
+      String c2Urls,
+      Path stateDir,
+      Path runningFlow,
+      String runningFlowId) {
     private static final int POSITIONAL = 7;
 
     static Arguments parse(String[] args) {
@@ -776,8 +821,16 @@ public final class C2ClientDriver {
       }
       Map<String, String> options = options(args);
       String c2Urls = options.getOrDefault("--c2-urls", "path-base");
-      if (!c2Urls.equals("path-base") && !c2Urls.equals("rest-url")) {
-        throw new IllegalArgumentException("--c2-urls must be path-base or rest-url, got " + c2Urls);
+      if (!List.of("path-base", "rest-url", "incumbent").contains(c2Urls)) {
+        throw new IllegalArgumentException("--c2-urls must be path-base, rest-url or incumbent, got " + c2Urls);
+      }
+      Path runningFlow = options.containsKey("--running-flow") ? Path.of(options.get("--running-flow")) : null;
+      String runningFlowId = options.get("--running-flow-id");
+      if ((runningFlow == null) != (runningFlowId == null)) {
+        throw new IllegalArgumentException("--running-flow and --running-flow-id go together");
+      }
+      if (runningFlow != null && !Files.isRegularFile(runningFlow)) {
+        throw new IllegalArgumentException("running flow is not a file: " + runningFlow);
       }
       Path stateDir = options.containsKey("--state-dir") ? Path.of(options.get("--state-dir")) : null;
       if (stateDir != null && !Files.isDirectory(stateDir)) {
@@ -792,8 +845,10 @@ public final class C2ClientDriver {
           args[4],
           args[5],
           compression,
-          c2Urls.equals("path-base"),
-          stateDir);
+          c2Urls,
+          stateDir,
+          runningFlow,
+          runningFlowId);
     }
 
     /** The options after the positional arguments, each a name and a value, each at most once. */
@@ -801,7 +856,7 @@ public final class C2ClientDriver {
       Map<String, String> options = new LinkedHashMap<>();
       for (int i = POSITIONAL; i < args.length; i += 2) {
         String name = args[i];
-        if (!name.equals("--c2-urls") && !name.equals("--state-dir")) {
+        if (!List.of("--c2-urls", "--state-dir", "--running-flow", "--running-flow-id").contains(name)) {
           throw new IllegalArgumentException("unknown option " + name);
         }
         if (i + 1 >= args.length) throw new IllegalArgumentException(name + " needs a value");
