@@ -55,8 +55,14 @@ describe("agentApiConfig's CA bindings", () => {
     });
     expect(caBindings).toEqual(
       new Map<string, unknown>([
-        ["CN=Beacon Agent CA", "*"],
-        ["CN=Acme CA", new Set(["acme", "acme-lab"])],
+        ["CN=Beacon Agent CA", [{ tenant: "*", agentId: { kind: "beacon" } }]],
+        [
+          "CN=Acme CA",
+          [
+            { tenant: "acme", agentId: { kind: "beacon" } },
+            { tenant: "acme-lab", agentId: { kind: "beacon" } },
+          ],
+        ],
       ]),
     );
   });

@@ -1,7 +1,7 @@
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../core/bundles/model.js";
 import { DEFAULT_HISTORY_RETENTION_DAYS } from "../core/history/model.js";
-import type { CaBindings } from "../core/identity/credentials.js";
+import { type CaBindings, readCaBindings } from "../core/identity/ca-bindings.js";
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../core/operations/results.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from "../core/webhooks/policy.js";
@@ -87,28 +87,23 @@ const debugBundleRetentionMs = (env: Environment): number =>
   numberEnv(env, EnvNames.debugBundleDays, DEFAULT_DEBUG_BUNDLE_DAYS) * 24 * 3_600_000;
 
 /**
- * `{"<CA subject name>": "*" | ["<tenant>", …]}`, as the CDK app writes it from the truststore's CAs and the
- * local stack from its certs folder.
+ * The CAs' bindings as core/identity/ca-bindings.ts spells them, as the CDK app writes them from the
+ * truststore's CAs and the local stack from its certs folder.
  */
 function caBindingsOf(env: Environment): { caBindings?: CaBindings } {
   const value = env[EnvNames.agentCaBindings];
   if (value === undefined || value === "") return {};
-  const invalid = () =>
-    new Error(`Environment variable ${EnvNames.agentCaBindings} must map CA subject names to "*" or tenants`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
   } catch {
-    throw invalid();
+    parsed = undefined;
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw invalid();
-  const bindings = new Map<string, "*" | ReadonlySet<string>>();
-  for (const [issuer, tenants] of Object.entries(parsed)) {
-    if (tenants === "*") bindings.set(issuer, "*");
-    else if (Array.isArray(tenants) && tenants.every((tenant) => typeof tenant === "string"))
-      bindings.set(issuer, new Set(tenants));
-    else throw invalid();
-  }
+  const bindings = readCaBindings(parsed);
+  if (bindings === undefined)
+    throw new Error(
+      `Environment variable ${EnvNames.agentCaBindings} must map CA subject names to "*" or lists of tenants' bindings`,
+    );
   return { caBindings: bindings };
 }
 

@@ -5,11 +5,11 @@
  */
 import { BeaconError } from "../errors.js";
 import {
-  authorizeAgent,
   type CaBindings,
   credentialOfCertificate,
   type DistinguishedCertificate,
-} from "../identity/credentials.js";
+} from "../identity/ca-bindings.js";
+import { authorizeAgent } from "../identity/credentials.js";
 import type { RevocationList } from "../identity/ports.js";
 import { agentOfOperation, isValidOperationId } from "../operations/ids.js";
 import type { OperationStore } from "../operations/ports.js";
