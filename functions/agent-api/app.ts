@@ -131,7 +131,7 @@ function clientCertificateOf(request: AgentRequest): DistinguishedCertificate {
 }
 
 const credentialOf = (request: AgentRequest) =>
-  credentialOfCertificate(clientCertificateOf(request), config.caBindings);
+  credentialOfCertificate(clientCertificateOf(request), config.caBindings());
 
 async function heartbeat(request: AgentRequest, deadline: number): Promise<AgentResponse> {
   const credential = credentialOf(request);

@@ -53,7 +53,7 @@ describe("agentApiConfig's CA bindings", () => {
         "CN=Acme CA": ["acme", "acme-lab"],
       }),
     });
-    expect(caBindings).toEqual(
+    expect(caBindings()).toEqual(
       new Map<string, unknown>([
         ["CN=Beacon Agent CA", [{ tenant: "*", agentId: { kind: "beacon" } }]],
         [
@@ -68,7 +68,7 @@ describe("agentApiConfig's CA bindings", () => {
   });
 
   it("has none when unset: every trusted CA is Beacon's own", () => {
-    expect(agentApiConfig(env).caBindings).toBeUndefined();
+    expect(agentApiConfig(env).caBindings()).toBeUndefined();
   });
 
   it.each(["not json", "[]", '{"CN=Acme CA": "acme"}', '{"CN=Acme CA": [1]}'])(

@@ -8,6 +8,7 @@ import {
   spellCaBindings,
   spellIdentityRule,
 } from "../../core/identity/ca-bindings.js";
+import { isValidIdentifier } from "../../core/identity/credentials.js";
 import { distinguishedName } from "../../core/identity/distinguished-name.js";
 import { publicKeyOfCa } from "./certificate-evidence.js";
 
@@ -95,4 +96,48 @@ const sameBinding = (one: CaBinding, other: CaBinding): boolean =>
 
 function certificatesIn(pem: string): X509Certificate[] {
   return (pem.match(PEM_CERTIFICATE) ?? []).map((block) => new X509Certificate(block));
+}
+
+/** One tenant CA as the deployment registers it: its PEM file and its rule (identityRuleOf's spelling). */
+export interface TenantCaRegistration {
+  tenant: string;
+  ca: string;
+  agentId?: string;
+}
+
+/**
+ * The registrations of tenants' CAs, as the `agentTenantCas` context file and the local certs folder's
+ * `tenant-cas/tenant-cas.json` hold them: `{"<tenant>": [{"ca": "<PEM file>", "agentId": "<rule>"}, …]}`,
+ * several CAs a tenant during a rotation; `{"<tenant>": "<PEM file>"}` is one CA by Beacon's own rule.
+ */
+export function tenantCaRegistrationsOf(parsed: unknown, where: string): TenantCaRegistration[] {
+  const invalid = (why: string) =>
+    new Error(
+      `${where}: ${why}; it maps tenants to "<PEM file>" or [{"ca": "<PEM file>", "agentId": <rule>}]`,
+    );
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw invalid("not an object");
+  return Object.entries(parsed).flatMap(([tenant, cas]) => {
+    if (!isValidIdentifier(tenant)) throw invalid(`${JSON.stringify(tenant)} is not a valid tenant`);
+    if (typeof cas === "string") return [{ tenant, ca: cas }];
+    if (!Array.isArray(cas)) throw invalid(`tenant ${tenant}'s value is neither`);
+    return cas.map((entry: unknown) => {
+      const { ca, agentId } = (entry ?? {}) as Record<string, unknown>;
+      if (typeof ca !== "string") throw invalid(`a CA of tenant ${tenant} names no PEM file`);
+      if (agentId !== undefined && (typeof agentId !== "string" || identityRuleOf(agentId) === undefined))
+        throw invalid(
+          `tenant ${tenant}'s CA ${ca} has agentId ${JSON.stringify(agentId)}: use ${IDENTITY_RULE_SPELLINGS}`,
+        );
+      return { tenant, ca, ...(agentId === undefined ? {} : { agentId }) };
+    });
+  });
+}
+
+/** The registrations in tenantCaRegistrationsOf's format, a list for every tenant. */
+export function spellTenantCaRegistrations(
+  registrations: TenantCaRegistration[],
+): Record<string, Array<Omit<TenantCaRegistration, "tenant">>> {
+  const spelt: Record<string, Array<Omit<TenantCaRegistration, "tenant">>> = {};
+  for (const { tenant, ...registration } of registrations)
+    spelt[tenant] = [...(spelt[tenant] ?? []), registration];
+  return spelt;
 }
