@@ -5,6 +5,7 @@
  */
 import { Readable } from "node:stream";
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
+import { certificateEvidence } from "../adapters/x509/certificate-evidence.js";
 import { bundleOperationId, bundleReceipt, receiveDebugBundle } from "../bundle-intake/receive.js";
 import { type DownloadOutcome, entityTag } from "../core/agent-requests/content-download.js";
 import { HTTP_API_DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
@@ -18,8 +19,8 @@ import { BeaconError } from "../core/errors.js";
 import type { BeaconEvent } from "../core/events/model.js";
 import { PublishNotAwaited } from "../core/events/publishing.js";
 import { CacheBypassed } from "../core/guarded-cache.js";
+import { credentialOfCertificate, type DistinguishedCertificate } from "../core/identity/ca-bindings.js";
 import type { AgentCredential } from "../core/identity/credentials.js";
-import { credentialOfCertificate } from "../core/identity/credentials.js";
 import type { AgentApp, AgentRequest, AgentResponse } from "../shared/agent-request.js";
 import { agentApiConfig } from "../shared/config.js";
 import { errorResponse, inflateBody, jsonResponse, parseJsonObject } from "../shared/http.js";
@@ -120,15 +121,17 @@ function readBody(
   return body;
 }
 
-function clientCertificateOf(request: AgentRequest) {
+/** The caller's certificate, what it tells itself read only should its CA's binding ask. */
+function clientCertificateOf(request: AgentRequest): DistinguishedCertificate {
   const certificate = request.clientCertificate;
   if (!certificate)
     throw new BeaconError("missing_client_certificate", "Agents authenticate with a client certificate");
-  return certificate;
+  const { pem, ...reported } = certificate;
+  return pem === undefined ? reported : { ...reported, evidence: certificateEvidence(pem) };
 }
 
 const credentialOf = (request: AgentRequest) =>
-  credentialOfCertificate(clientCertificateOf(request), config.caBindings);
+  credentialOfCertificate(clientCertificateOf(request), config.caBindings());
 
 async function heartbeat(request: AgentRequest, deadline: number): Promise<AgentResponse> {
   const credential = credentialOf(request);

@@ -10,10 +10,11 @@
  */
 import { X509Certificate } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { certificateEvidence } from "../adapters/x509/certificate-evidence.js";
 import { DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
 import { matchAgentRoute, noAgentRoute } from "../core/c2/routes.js";
 import { BeaconError } from "../core/errors.js";
-import type { DistinguishedCertificate } from "../core/identity/credentials.js";
+import type { DistinguishedCertificate } from "../core/identity/ca-bindings.js";
 import { distinguishedName } from "../core/identity/distinguished-name.js";
 import { bundleIntakeConfig } from "../shared/config.js";
 import { errorResponse, type JsonResponse, jsonResponse } from "../shared/http.js";
@@ -85,6 +86,7 @@ function certificateOf(pem: string | undefined): DistinguishedCertificate {
     subjectDN: distinguishedName(certificate.subject),
     issuerDN: distinguishedName(certificate.issuer),
     serialNumber: certificate.serialNumber,
+    evidence: certificateEvidence(pem),
   };
 }
 

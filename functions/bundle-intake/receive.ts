@@ -12,7 +12,7 @@ import {
   debugBundleTooLarge,
 } from "../core/bundles/model.js";
 import { BeaconError } from "../core/errors.js";
-import type { DistinguishedCertificate } from "../core/identity/credentials.js";
+import type { DistinguishedCertificate } from "../core/identity/ca-bindings.js";
 
 /** Room for the form's boundaries and part headers around a bundle of the largest size. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;

@@ -13,6 +13,7 @@ export const ErrorCodes = [
   "certificate_revoked",
   "tenant_not_bound_to_ca",
   "identity_mismatch",
+  "agent_id_not_in_certificate",
   "route_not_found",
   "unauthenticated",
   "forbidden",

@@ -133,6 +133,7 @@ describe("agentRequestOf", () => {
         subjectDN: "CN=probe-agent-1,OU=agent,O=acme",
         serialNumber: serial,
         issuerDN: "CN=Acme Devices CA,O=Beacon",
+        pem: certPem,
       });
     }
   });

@@ -20,7 +20,15 @@ export interface AgentRequest {
   /** The bytes as sent, still gzipped if they were. */
   body: Buffer;
   /** The certificate the ingress verified, if the client presented one. */
-  clientCertificate?: { subjectDN: string; serialNumber: string; issuerDN?: string };
+  clientCertificate?: ClientCertificate;
+}
+
+/** A client certificate as the ingress reported it, with its PEM where the ingress passed it. */
+export interface ClientCertificate {
+  subjectDN: string;
+  serialNumber: string;
+  issuerDN?: string;
+  pem?: string;
 }
 
 /** The agent API's answer: a text body (JSON, a flow) as text, any other as its bytes. */
@@ -119,13 +127,14 @@ export const albClientCertificatePem = (headerValue: string | undefined): string
 function clientCertificateOf(
   certificatePem: string | undefined,
   reported: { subjectDN: string; serialNumber: string; issuerDN?: string },
-): NonNullable<AgentRequest["clientCertificate"]> {
+): ClientCertificate {
   const certificate = certificatePem ? certificateIdentity(certificatePem) : undefined;
   const issuerDN = certificate?.issuerDN ?? reported.issuerDN;
   return {
     subjectDN: reported.subjectDN,
     serialNumber: certificate?.serialNumber ?? reported.serialNumber,
     ...(issuerDN === undefined ? {} : { issuerDN }),
+    ...(certificate && certificatePem ? { pem: certificatePem } : {}),
   };
 }
 

@@ -53,16 +53,22 @@ describe("agentApiConfig's CA bindings", () => {
         "CN=Acme CA": ["acme", "acme-lab"],
       }),
     });
-    expect(caBindings).toEqual(
+    expect(caBindings()).toEqual(
       new Map<string, unknown>([
-        ["CN=Beacon Agent CA", "*"],
-        ["CN=Acme CA", new Set(["acme", "acme-lab"])],
+        ["CN=Beacon Agent CA", [{ tenant: "*", agentId: { kind: "beacon" } }]],
+        [
+          "CN=Acme CA",
+          [
+            { tenant: "acme", agentId: { kind: "beacon" } },
+            { tenant: "acme-lab", agentId: { kind: "beacon" } },
+          ],
+        ],
       ]),
     );
   });
 
   it("has none when unset: every trusted CA is Beacon's own", () => {
-    expect(agentApiConfig(env).caBindings).toBeUndefined();
+    expect(agentApiConfig(env).caBindings()).toBeUndefined();
   });
 
   it.each(["not json", "[]", '{"CN=Acme CA": "acme"}', '{"CN=Acme CA": [1]}'])(

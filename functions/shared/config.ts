@@ -1,7 +1,7 @@
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../core/bundles/model.js";
 import { DEFAULT_HISTORY_RETENTION_DAYS } from "../core/history/model.js";
-import type { CaBindings } from "../core/identity/credentials.js";
+import { type CaBindings, readCaBindings } from "../core/identity/ca-bindings.js";
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../core/operations/results.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from "../core/webhooks/policy.js";
@@ -22,8 +22,8 @@ export interface AgentApiConfig {
   /** Where agents reach the agent API, for the download URLs catch-up operations carry. */
   agentApiUrl: string;
   catchUpRetryMs: number;
-  /** Which tenants each trusted CA may speak for; absent when every trusted CA is Beacon's own. */
-  caBindings?: CaBindings;
+  /** Which tenants each trusted CA may speak for, now; undefined when every trusted CA is Beacon's own. */
+  caBindings: CurrentCaBindings;
   /** Where assets' bytes are, for their downloads, and the answers DESCRIBE acks bring, under their prefix. */
   assetBucket: string;
   /** How long the console serves the answer a DESCRIBE brought; the bucket's lifecycle deletes it after. */
@@ -73,7 +73,7 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
     // Long enough for an agent to fetch and apply a flow; an agent that failed it is sent it again after.
     catchUpRetryMs: numberEnv(env, EnvNames.catchUpRetrySeconds, 1800) * 1_000,
-    ...caBindingsOf(env),
+    caBindings: caBindingsOf(env),
     assetBucket: requireEnv(env, EnvNames.assetBucket),
     operationResultRetentionMs:
       numberEnv(env, EnvNames.operationResultDays, DEFAULT_OPERATION_RESULT_DAYS) * 24 * 3_600_000,
@@ -86,30 +86,39 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
 const debugBundleRetentionMs = (env: Environment): number =>
   numberEnv(env, EnvNames.debugBundleDays, DEFAULT_DEBUG_BUNDLE_DAYS) * 24 * 3_600_000;
 
+export type CurrentCaBindings = () => CaBindings | undefined;
+
 /**
- * `{"<CA subject name>": "*" | ["<tenant>", …]}`, as the CDK app writes it from the truststore's CAs and the
- * local stack from its certs folder.
+ * The CAs' bindings as core/identity/ca-bindings.ts spells them, as the CDK app writes them from the
+ * truststore's CAs and the local stack from its certs folder. Read at the cold start, and again whenever the
+ * value changes: on AWS it never does (a deployment starts new containers), while the local stack changes it
+ * as its certs folder changes, together with its gateway's trust store.
  */
-function caBindingsOf(env: Environment): { caBindings?: CaBindings } {
-  const value = env[EnvNames.agentCaBindings];
-  if (value === undefined || value === "") return {};
-  const invalid = () =>
-    new Error(`Environment variable ${EnvNames.agentCaBindings} must map CA subject names to "*" or tenants`);
+function caBindingsOf(env: Environment): CurrentCaBindings {
+  let read: { value: string | undefined; bindings: CaBindings | undefined } | undefined;
+  const current = () => {
+    const value = env[EnvNames.agentCaBindings] || undefined;
+    if (read?.value !== value)
+      read = { value, bindings: value === undefined ? undefined : parsedCaBindings(value) };
+    return read?.bindings;
+  };
+  current();
+  return current;
+}
+
+function parsedCaBindings(value: string): CaBindings {
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
   } catch {
-    throw invalid();
+    parsed = undefined;
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw invalid();
-  const bindings = new Map<string, "*" | ReadonlySet<string>>();
-  for (const [issuer, tenants] of Object.entries(parsed)) {
-    if (tenants === "*") bindings.set(issuer, "*");
-    else if (Array.isArray(tenants) && tenants.every((tenant) => typeof tenant === "string"))
-      bindings.set(issuer, new Set(tenants));
-    else throw invalid();
-  }
-  return { caBindings: bindings };
+  const bindings = readCaBindings(parsed);
+  if (bindings === undefined)
+    throw new Error(
+      `Environment variable ${EnvNames.agentCaBindings} must map CA subject names to "*" or lists of tenants' bindings`,
+    );
+  return bindings;
 }
 
 /** How long a delivered operation may go unacknowledged: 5 minutes unless set. */
@@ -204,8 +213,8 @@ export interface BundleIntakeConfig {
   tableName: string;
   /** Where the bundles' bytes go, under their prefix. */
   assetBucket: string;
-  /** Which tenants each trusted CA may speak for; absent when every trusted CA is Beacon's own. */
-  caBindings?: CaBindings;
+  /** Which tenants each trusted CA may speak for, now; undefined when every trusted CA is Beacon's own. */
+  caBindings: CurrentCaBindings;
   /** How long the console serves a bundle; the bucket's lifecycle deletes it after. */
   retentionMs: number;
 }
@@ -214,7 +223,7 @@ export function bundleIntakeConfig(env: Environment = process.env): BundleIntake
   return {
     tableName: requireEnv(env, EnvNames.tableName),
     assetBucket: requireEnv(env, EnvNames.assetBucket),
-    ...caBindingsOf(env),
+    caBindings: caBindingsOf(env),
     retentionMs: debugBundleRetentionMs(env),
   };
 }

@@ -21,6 +21,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   certificate_revoked: 403,
   tenant_not_bound_to_ca: 403,
   identity_mismatch: 403,
+  agent_id_not_in_certificate: 403,
   route_not_found: 404,
   unauthenticated: 401,
   forbidden: 403,

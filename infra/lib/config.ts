@@ -4,7 +4,12 @@ import { RemovalPolicy } from "aws-cdk-lib";
 import { SystemLogLevel } from "aws-cdk-lib/aws-lambda";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Node } from "constructs";
-import { type AgentTrust, agentTrustOf, type TenantCa } from "../../functions/adapters/x509/trust.js";
+import {
+  type AgentTrust,
+  agentTrustOf,
+  type TenantCa,
+  tenantCaRegistrationsOf,
+} from "../../functions/adapters/x509/trust.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../../functions/core/bundles/model.js";
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../../functions/core/operations/results.js";
 import type { DegradationCounter } from "./monitoring.js";
@@ -381,19 +386,21 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
 }
 
 /**
- * Tenants' own CAs, from a JSON file `{"<tenant>": "<PEM file>"}`, each file named relative to the JSON file:
- * each CA is trusted beside Beacon's and may speak for its tenant alone.
+ * Tenants' own CAs, from a JSON file in tenantCaRegistrationsOf's format, each PEM file named relative to the
+ * JSON file: each CA is trusted beside Beacon's and may speak for its tenant alone, by its rule.
  */
 function tenantCasOf(path: string | undefined): TenantCa[] {
   if (path === undefined) return [];
   const file = resolve(path);
-  const entries = Object.entries(JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>);
-  return entries.map(([tenant, pemPath]) => {
-    if (typeof pemPath !== "string") {
-      throw new Error(`Context value "${ContextKeys.agentTenantCas}": ${file} must map tenants to PEM files`);
-    }
-    return { tenant, pem: readFileSync(resolve(dirname(file), pemPath), "utf8") };
-  });
+  const registrations = tenantCaRegistrationsOf(
+    JSON.parse(readFileSync(file, "utf8")),
+    `Context value "${ContextKeys.agentTenantCas}" (${file})`,
+  );
+  return registrations.map(({ tenant, ca, agentId }) => ({
+    tenant,
+    pem: readFileSync(resolve(dirname(file), ca), "utf8"),
+    ...(agentId === undefined ? {} : { agentId }),
+  }));
 }
 
 function agentServiceTasksOf(optional: (key: string) => string | undefined): AgentServiceTasks {

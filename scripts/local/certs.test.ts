@@ -11,9 +11,12 @@ import {
   createNextCa,
   ensureDevCertificates,
   issueClientCertificate,
+  registerTenantCa,
+  removeTenantCa,
   retireCa,
   rotateCa,
   TENANT_CA_DIR,
+  tenantCaRegistrations,
 } from "./certs.js";
 
 const SERVER_AUTH = "1.3.6.1.5.5.7.3.1";
@@ -212,7 +215,7 @@ describe("the dev CA's generations", () => {
     expect(await retireCa(dir)).toEqual({ retired: false, stranded: [] });
   });
 
-  it("bind a tenant's CA in tenant-cas/ to that tenant, and refuse two trusted CAs of one name", async () => {
+  it("bind a tenant's CA in tenant-cas/ to that tenant, and tell two tenants' CAs of one name apart by key", async () => {
     await ensureDevCertificates(dir);
     await mkdir(join(dir, TENANT_CA_DIR));
     await writeFile(
@@ -227,7 +230,35 @@ describe("the dev CA's generations", () => {
       join(dir, TENANT_CA_DIR, "globex.pem"),
       (await createCertificateAuthority("Acme CA")).certPem,
     );
-    await expect(agentTrust(dir)).rejects.toThrow("as another trusted CA is");
+    const lookAlike = (await agentTrust(dir)).bindings["CN=Acme CA,O=Beacon"];
+    expect(lookAlike).toEqual([
+      { tenant: "acme", publicKey: expect.any(String) },
+      { tenant: "globex", publicKey: expect.any(String) },
+    ]);
+  });
+
+  it("register a tenant's CA with its rule, change the rule, refuse it for a second tenant, and remove it", async () => {
+    const ca = await createCertificateAuthority("Edge CA");
+    const first = await registerTenantCa(dir, { tenant: "acme", caPem: ca.certPem, agentId: "CN" });
+    expect(first.replaced).toBe(false);
+    expect((await agentTrust(dir)).bindings["CN=Edge CA,O=Beacon"]).toEqual([
+      { tenant: "acme", agentId: "CN" },
+    ]);
+    expect((await registerTenantCa(dir, { tenant: "acme", caPem: ca.certPem, agentId: "*" })).replaced).toBe(
+      true,
+    );
+    expect((await agentTrust(dir)).bindings["CN=Edge CA,O=Beacon"]).toEqual([
+      { tenant: "acme", agentId: "*" },
+    ]);
+    await expect(registerTenantCa(dir, { tenant: "globex", caPem: ca.certPem })).rejects.toThrow(
+      "a CA speaks for one tenant",
+    );
+    await expect(
+      registerTenantCa(dir, { tenant: "acme", caPem: ca.certPem, agentId: "SAN:IP" }),
+    ).rejects.toThrow("agentId");
+    const [registration] = await tenantCaRegistrations(dir);
+    expect(await removeTenantCa(dir, "acme", registration?.ca ?? "")).toBe(registration?.ca);
+    expect((await agentTrust(dir)).bindings["CN=Edge CA,O=Beacon"]).toBeUndefined();
   });
 });
 

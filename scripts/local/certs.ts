@@ -11,7 +11,14 @@ import {
   issueWithCa,
   type SigningAuthority,
 } from "../../functions/adapters/x509/issuer.js";
-import { type AgentTrust, agentTrustOf, type TenantCa } from "../../functions/adapters/x509/trust.js";
+import {
+  type AgentTrust,
+  agentTrustOf,
+  spellTenantCaRegistrations,
+  type TenantCa,
+  type TenantCaRegistration,
+  tenantCaRegistrationsOf,
+} from "../../functions/adapters/x509/trust.js";
 import { isValidIdentifier } from "../../functions/core/identity/credentials.js";
 import { distinguishedName } from "../../functions/core/identity/distinguished-name.js";
 
@@ -159,9 +166,12 @@ export async function caGenerations(dir: string): Promise<CaGenerationInFolder[]
 
 /**
  * Tenant CAs the agent gateway trusts beside Beacon's: `tenant-cas/<tenant>.pem`, each bound to the tenant its
- * file names. Such a CA is a tenant's own (its device PKI): it may speak for that tenant and for no other.
+ * file names by Beacon's own rule, and those `npm run tenant-ca` registered in `tenant-cas/tenant-cas.json`
+ * (the deployment's `agentTenantCas` format), each with its rule, their files in `tenant-cas/<tenant>/`. Such
+ * a CA is a tenant's own (its device PKI): it may speak for that tenant and for no other.
  */
 export const TENANT_CA_DIR = "tenant-cas";
+const TENANT_CA_REGISTRY = "tenant-cas.json";
 
 /** The agent gateway's trust store and the agent API's bindings, both from the certs folder. */
 export async function agentTrust(dir: string): Promise<AgentTrust> {
@@ -173,6 +183,14 @@ export async function agentTrust(dir: string): Promise<AgentTrust> {
 }
 
 async function tenantCasIn(dir: string): Promise<TenantCa[]> {
+  return [
+    ...(await tenantCasByFileName(dir)),
+    ...(await registeredTenantCas(dir, await tenantCaRegistrations(dir))),
+  ];
+}
+
+/** `tenant-cas/<tenant>.pem`: a CA for the tenant its file names, by Beacon's own rule. */
+async function tenantCasByFileName(dir: string): Promise<TenantCa[]> {
   const tenantDir = join(dir, TENANT_CA_DIR);
   const names = await readdir(tenantDir).catch((error: unknown) => {
     if (errorCode(error) === "ENOENT") return [] as string[];
@@ -185,6 +203,91 @@ async function tenantCasIn(dir: string): Promise<TenantCa[]> {
     found.push({ tenant, pem: await readFile(join(tenantDir, name), "utf8") });
   }
   return found;
+}
+
+async function registeredTenantCas(
+  dir: string,
+  registrations: TenantCaRegistration[],
+  pems: ReadonlyMap<string, string> = new Map(),
+): Promise<TenantCa[]> {
+  const found: TenantCa[] = [];
+  for (const { tenant, ca, agentId } of registrations) {
+    const pem = pems.get(ca) ?? (await readFile(join(dir, TENANT_CA_DIR, ca), "utf8"));
+    found.push({ tenant, pem, ...(agentId === undefined ? {} : { agentId }) });
+  }
+  return found;
+}
+
+/** The tenant CAs `npm run tenant-ca` registered, their files relative to the tenant CA folder. */
+export async function tenantCaRegistrations(dir: string): Promise<TenantCaRegistration[]> {
+  const registryPath = join(dir, TENANT_CA_DIR, TENANT_CA_REGISTRY);
+  const registry = await readOptional(registryPath);
+  return registry === undefined ? [] : tenantCaRegistrationsOf(JSON.parse(registry), registryPath);
+}
+
+/**
+ * Registers a tenant's CA with its rule (identityRuleOf's spelling; absent: Beacon's own rule), or gives a
+ * CA already registered for the tenant its new rule. Refused, writing nothing, when the agent API could not
+ * take the trust that results (one CA for two tenants, a rule it cannot read).
+ */
+export async function registerTenantCa(
+  dir: string,
+  registration: { tenant: string; caPem: string; agentId?: string },
+): Promise<{ certPath: string; replaced: boolean }> {
+  const { tenant, caPem, agentId } = registration;
+  validateIdentifier("tenant", tenant);
+  const ca = new X509Certificate(caPem);
+  if (!ca.ca) throw new Error(`${distinguishedName(ca.subject)} is not a CA certificate`);
+  await ensureDevCertificates(dir);
+  return withDirectoryLock(dir, async () => {
+    const file = tenantCaFile(tenant, ca);
+    const existing = await tenantCaRegistrations(dir);
+    const others = existing.filter((other) => other.tenant !== tenant || other.ca !== file);
+    const registrations = [...others, { tenant, ca: file, ...(agentId === undefined ? {} : { agentId }) }];
+    // The trust that results, as the gateway and the agent API will read it: refused before anything is written.
+    const beacon = (await caGenerations(dir)).map(({ certificate }) => certificate.toString()).join("");
+    agentTrustOf(beacon, [
+      ...(await tenantCasByFileName(dir)),
+      ...(await registeredTenantCas(dir, registrations, new Map([[file, ca.toString()]]))),
+    ]);
+    const certPath = join(dir, TENANT_CA_DIR, file);
+    await mkdir(join(dir, TENANT_CA_DIR, tenant), { recursive: true, mode: 0o700 });
+    await writeAtomically(certPath, ca.toString(), 0o644);
+    await writeTenantCaRegistrations(dir, registrations);
+    return { certPath, replaced: others.length < existing.length };
+  });
+}
+
+/** Removes a tenant's registered CA, named by its file or its SHA-256 fingerprint's first digits. */
+export async function removeTenantCa(dir: string, tenant: string, ca: string): Promise<string | undefined> {
+  return withDirectoryLock(dir, async () => {
+    const registrations = await tenantCaRegistrations(dir);
+    const removed = registrations.find(
+      (registration) =>
+        registration.tenant === tenant &&
+        (registration.ca === ca || registration.ca === `${tenant}/${ca}.pem`),
+    );
+    if (removed === undefined) return undefined;
+    await writeTenantCaRegistrations(
+      dir,
+      registrations.filter((registration) => registration !== removed),
+    );
+    await rm(join(dir, TENANT_CA_DIR, removed.ca), { force: true });
+    return removed.ca;
+  });
+}
+
+/** A CA's file: under its tenant's folder, named by its certificate's fingerprint, so a rotation's CAs differ. */
+const tenantCaFile = (tenant: string, ca: X509Certificate): string =>
+  `${tenant}/${ca.fingerprint256.replaceAll(":", "").slice(0, 16).toLowerCase()}.pem`;
+
+async function writeTenantCaRegistrations(dir: string, registrations: TenantCaRegistration[]): Promise<void> {
+  const spelt = spellTenantCaRegistrations(registrations);
+  await writeAtomically(
+    join(dir, TENANT_CA_DIR, TENANT_CA_REGISTRY),
+    `${JSON.stringify(spelt, null, 2)}\n`,
+    0o644,
+  );
 }
 
 /** The next CA, created unless the folder holds one: trusted at once, signing only once it is current. */

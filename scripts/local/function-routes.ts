@@ -1,6 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import type { AgentTrust } from "../../functions/adapters/x509/trust.js";
 import { AgentRoutes, c2ApiRoutes, servedRouteKeys } from "../../functions/core/c2/routes.js";
 import { consoleOperations } from "../../functions/shared/console-openapi.js";
+import { EnvNames } from "../../functions/shared/env-names.js";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import type { FunctionLog } from "./function-logs.js";
 import type { GatewayRoute, StreamingHandler } from "./gateway.js";
@@ -62,6 +64,14 @@ export const BUNDLE_INTAKE_LOG_NAME = "bundle-intake";
  * agent-api function, as the HTTP API ingress does (what an invocation carries).
  */
 export type BundleIngress = "streaming" | "function";
+
+/**
+ * Hands the agent API loaded in this process the bindings of the trust store as it is now: the gateway's
+ * onTrust, so that both change together, as one deployment changes them.
+ */
+export function followAgentTrust(trust: AgentTrust): void {
+  process.env[EnvNames.agentCaBindings] = JSON.stringify(trust.bindings);
+}
 
 /** The agent API and the C2 routes the agent domain serves, as the CDK app declares them. */
 export async function loadAgentApi(

@@ -22,6 +22,7 @@ import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyResultV2,
 } from "aws-lambda";
+import type { AgentTrust } from "../../functions/adapters/x509/trust.js";
 import { readBody } from "../../functions/shared/request-body.js";
 import { agentTrust, certificateSummary, ensureDevCertificates } from "./certs.js";
 import type { JwtAuthorizer } from "./console-issuer.js";
@@ -56,6 +57,11 @@ interface GatewayOptions {
 
 export interface AgentGatewayOptions extends GatewayOptions {
   certsDir: string;
+  /**
+   * Told the trust the certs folder holds each time the gateway reads it, at start and after each change,
+   * so that the agent API's bindings follow the trust store, as one deployment changes both.
+   */
+  onTrust?: (trust: AgentTrust) => void;
 }
 
 export interface ConsoleGatewayOptions extends GatewayOptions {
@@ -131,8 +137,10 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
   const { certsDir } = options;
   const tlsContext = async () => {
     const certificates = await ensureDevCertificates(certsDir);
+    const trust = await agentTrust(certsDir);
+    options.onTrust?.(trust);
     return {
-      ca: (await agentTrust(certsDir)).bundlePem,
+      ca: trust.bundlePem,
       cert: await readFile(certificates.server.certPath, "utf8"),
       key: await readFile(certificates.server.keyPath, "utf8"),
     };
@@ -147,7 +155,8 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
   });
   const reloadTrust = async () => server.setSecureContext(await tlsContext());
   let pending: NodeJS.Timeout | undefined;
-  const watcher = watch(certsDir, () => {
+  // Recursive: tenants' CAs are in a folder of their own.
+  const watcher = watch(certsDir, { recursive: true }, () => {
     clearTimeout(pending);
     pending = setTimeout(() => {
       // A folder caught mid-change (a rotation under way) is read again at its next change.

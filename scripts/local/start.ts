@@ -23,7 +23,7 @@ import {
   TerminalLevels,
   terminalLevelFrom,
 } from "./function-logs.js";
-import { loadAgentApi, loadConsoleApi } from "./function-routes.js";
+import { followAgentTrust, loadAgentApi, loadConsoleApi } from "./function-routes.js";
 import { startAgentGateway, startConsoleGateway } from "./gateway.js";
 import { KinesisEmulators, kinesisEmulatorEnvName, kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
 import { startLocalLambdaEndpoint } from "./lambda-endpoint.js";
@@ -123,8 +123,8 @@ async function start(): Promise<void> {
   await registerDevCertificates(certsDir, backends.env, log);
   // Both APIs send agents to flow downloads on the agent gateway.
   const agentApiUrl = `https://127.0.0.1:${ports.agent}`;
-  // The CAs the gateway trusts and the tenants each may speak for, as read at start: a tenant CA added later
-  // is trusted by the gateway but speaks for no tenant until the next start.
+  // The CAs the gateway trusts and the tenants each may speak for, as read at start; the gateway reads the
+  // folder again when it changes (npm run ca, npm run tenant-ca) and hands the agent API the new bindings.
   const { bindings } = await agentTrust(certsDir);
   // Event subscriptions may deliver to receivers on this machine (npm run webhook-receiver), whose certificate
   // a CA of their own signed (not the agents' dev CA, which rotates); on AWS every private address is refused
@@ -152,7 +152,12 @@ async function start(): Promise<void> {
     functionLog,
   );
   running.push(() => agentApi.shutdown());
-  const gateway = await startAgentGateway({ port: ports.agent, certsDir, routes: agentApi.routes });
+  const gateway = await startAgentGateway({
+    port: ports.agent,
+    certsDir,
+    routes: agentApi.routes,
+    onTrust: followAgentTrust,
+  });
   running.push(() => gateway.close());
 
   // The console issues agent certificates from the same dev CA the agent gateway trusts.

@@ -13,7 +13,7 @@ import {
 } from "../local/certs.js";
 import { type CountingProxy, startCountingProxy } from "../local/counting-proxy.js";
 import { openTemporaryFunctionLog } from "../local/function-logs.js";
-import { type BundleIngress, loadAgentApi } from "../local/function-routes.js";
+import { type BundleIngress, followAgentTrust, loadAgentApi } from "../local/function-routes.js";
 import { startAgentGateway } from "../local/gateway.js";
 import { findFreePort } from "../local/ports.js";
 
@@ -83,6 +83,7 @@ export interface AgentApiUnderTest extends AgentApiClient {
 export async function startAgentApi(
   overrides: Record<string, string> = {},
   bundles: BundleIngress = "streaming",
+  options: { bindingsFromCertsFolder?: boolean } = {},
 ): Promise<AgentApiUnderTest> {
   const backends = inject("beaconEnv");
   const dynamoDb = await startCountingProxy(backends[AwsEndpointEnvNames.dynamodb] as string);
@@ -105,7 +106,13 @@ export async function startAgentApi(
 
   const certsDir = mkdtempSync(path.join(tmpdir(), "beacon-certs-"));
   await ensureDevCertificates(certsDir);
-  const gateway = await startAgentGateway({ port, certsDir, routes: agentApi.routes });
+  const gateway = await startAgentGateway({
+    port,
+    certsDir,
+    routes: agentApi.routes,
+    // As npm start: the agent API's bindings follow the certs folder, with the gateway's trust.
+    ...(options.bindingsFromCertsFolder ? { onTrust: followAgentTrust } : {}),
+  });
   const agents = new Map<string, Agent>();
   const newAgent = (name: string, keepAlive: boolean) =>
     new Agent({

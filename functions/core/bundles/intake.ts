@@ -5,11 +5,11 @@
  */
 import { BeaconError } from "../errors.js";
 import {
-  authorizeAgent,
   type CaBindings,
   credentialOfCertificate,
   type DistinguishedCertificate,
-} from "../identity/credentials.js";
+} from "../identity/ca-bindings.js";
+import { authorizeAgent } from "../identity/credentials.js";
 import type { RevocationList } from "../identity/ports.js";
 import { agentOfOperation, isValidOperationId } from "../operations/ids.js";
 import type { OperationStore } from "../operations/ports.js";
@@ -26,7 +26,7 @@ export interface DebugBundleIntakeDependencies {
   clock: Clock;
   ids: IdGenerator;
   /** Which tenants each trusted CA may speak for; absent when every trusted CA is Beacon's own. */
-  caBindings?: CaBindings;
+  caBindings?: () => CaBindings | undefined;
   /** How long the console serves a bundle; the bucket's lifecycle deletes it after. */
   retentionMs: number;
 }
@@ -43,7 +43,7 @@ export function makeDebugBundleIntake(deps: DebugBundleIntakeDependencies) {
      * be delivered and have no bundle yet. Another tenant's operation is one the caller's tenant does not have.
      */
     async admit(certificate: DistinguishedCertificate, operationId: string): Promise<DebugBundleSlot> {
-      const credential = credentialOfCertificate(certificate, deps.caBindings);
+      const credential = credentialOfCertificate(certificate, deps.caBindings?.());
       if (await deps.revocations.isRevoked(credential.tenant, credential.serialNumber))
         throw new BeaconError("certificate_revoked", "The client certificate has been revoked");
       const agentId = isValidOperationId(operationId) ? agentOfOperation(operationId) : undefined;

@@ -45,7 +45,8 @@ function wholeCertificateIdentity(certificatePem: string): CertificateIdentity |
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/;
 
-function derOf(pem: string): Buffer | undefined {
+/** A PEM certificate's DER, undefined for what holds none. */
+export function derOf(pem: string): Buffer | undefined {
   const body = PEM_CERTIFICATE.exec(pem)?.[1];
   return body === undefined ? undefined : Buffer.from(body, "base64");
 }

@@ -81,51 +81,6 @@ export function credentialFromCertificate(subjectDN: string, serialNumber: strin
   );
 }
 
-/**
- * Which tenants the certificates of each CA the agent ingress trusts may speak for, by the CA's subject name
- * (the name a certificate gives as its issuer): "*" for Beacon's own CAs, which put in O the tenant of the
- * console token that asked and so may speak for any tenant; a set for a tenant's own CA, bound to it.
- */
-export type CaBindings = ReadonlyMap<string, "*" | ReadonlySet<string>>;
-
-/**
- * The tenant a certificate names is its CA's to vouch for: the TLS handshake proved a trusted CA signed it,
- * and this proves that CA may speak for that tenant. A CA the bindings do not name speaks for no tenant.
- * Without bindings (none configured) every trusted CA is one of Beacon's own, and O is authoritative.
- */
-export function assertTenantBoundToIssuer(
-  credential: AgentCredential,
-  issuerDN: string | undefined,
-  bindings: CaBindings | undefined,
-): void {
-  if (bindings === undefined) return;
-  const binding = issuerDN === undefined ? undefined : bindings.get(issuerDN);
-  if (binding === "*" || binding?.has(credential.tenant)) return;
-  throw new BeaconError(
-    "tenant_not_bound_to_ca",
-    binding === undefined
-      ? "The client certificate's CA speaks for no Beacon tenant"
-      : `The client certificate's CA may not speak for tenant ${credential.tenant}`,
-  );
-}
-
-/** A client certificate as an ingress reports it: its subject, serial and issuer. */
-export interface DistinguishedCertificate {
-  subjectDN: string;
-  serialNumber: string;
-  issuerDN?: string;
-}
-
-/** The credential a client certificate proves, its tenant one its CA may speak for. */
-export function credentialOfCertificate(
-  certificate: DistinguishedCertificate,
-  bindings: CaBindings | undefined,
-): AgentCredential {
-  const credential = credentialFromCertificate(certificate.subjectDN, certificate.serialNumber);
-  assertTenantBoundToIssuer(credential, certificate.issuerDN, bindings);
-  return credential;
-}
-
 /** Throws unless the credential may speak for this agent id. */
 export function authorizeAgent(credential: AgentCredential, agentId: string): void {
   if (!isValidIdentifier(agentId)) {
