@@ -36,6 +36,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import java.util.zip.GZIPOutputStream;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Response;
@@ -122,8 +123,11 @@ public final class C2ClientDriver {
   private static final String INCUMBENT_PATH_BASE = "/efm/api";
   private static final String INCUMBENT_HEARTBEAT = "/c2-protocol/heartbeat";
   private static final String INCUMBENT_ACKNOWLEDGE = "/c2-protocol/acknowledge";
-  /** The agent's flow as it was handed over (nifi.minifi.config.file), which its debug bundle holds. */
-  private static final String RUNNING_FLOW = "flow.json.raw";
+  /**
+   * The agent's flow file (nifi.minifi.config.file), gzipped as the agent keeps it; its TRANSFER DEBUG handler puts
+   * it in the bundle decompressed, as flow.json, and unfiltered, sensitive values being encrypted in it.
+   */
+  private static final String RUNNING_FLOW = "flow.json.gz";
   private static final long CONNECT_TIMEOUT_MS = 5_000;
   private static final long READ_TIMEOUT_MS = 15_000;
   private static final long CALL_TIMEOUT_MS = 30_000;
@@ -209,7 +213,7 @@ public final class C2ClientDriver {
     FlowIdHolder flowIdHolder = new FlowIdHolder(stateDir.toString());
     this.runningFlow = stateDir.resolve(RUNNING_FLOW);
     if (arguments.runningFlow() != null && !Files.exists(runningFlow)) {
-      Files.copy(arguments.runningFlow(), runningFlow);
+      writeGzipped(runningFlow, Files.readAllBytes(arguments.runningFlow()));
       flowIdHolder.setFlowId(arguments.runningFlowId());
     }
     // The agent's c2.asset.directory (default ./asset) and its resource repository.
@@ -436,9 +440,15 @@ public final class C2ClientDriver {
   private void runFlow(byte[] flow) {
     appliedFlow = flow;
     try {
-      Files.write(runningFlow, flow);
+      writeGzipped(runningFlow, flow);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void writeGzipped(Path file, byte[] bytes) throws IOException {
+    try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(file))) {
+      out.write(bytes);
     }
   }
 
