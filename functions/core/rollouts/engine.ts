@@ -45,7 +45,7 @@ const CLASS_PAGE_SIZE = 100;
 const ACTION_ATTEMPTS = 3;
 
 /** The heartbeat period the cache's copy of the class's policy carries beside it, from the class's timing. */
-const periodOf = (timing: ClassTiming): number => timing.status.heartbeatIntervalSeconds * 1000;
+export const periodOf = (timing: ClassTiming): number => timing.status.heartbeatIntervalSeconds * 1000;
 
 export interface RolloutEngineDependencies {
   rollouts: RolloutStore;
@@ -215,6 +215,8 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
       tenant: string;
       className: string;
       toFlow: string;
+      /** The flow ids agents report for the new version (flowIdsOf); its hash alone when absent. */
+      toFlowIds?: string[];
       plan: RolloutPlan;
       createdBy: string;
     }): Promise<AdvanceOutcome> {
@@ -226,8 +228,10 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
         throw new BeaconError("invalid_request", "The class's agents are brought to this version already");
       const now = clock.now();
       const classSize = await registry.count(tenant, className);
-      const record = newRollout(request, { fromFlow, classSize }, newRolloutId(now, ids), now);
-      const policy = startPolicy(fromFlow, toFlow, timing);
+      // With no rollout under way, the policy accepts exactly the ids that count as its target.
+      const fromFlowIds = classRecord?.flowPolicy?.accepted;
+      const record = newRollout(request, { fromFlow, fromFlowIds, classSize }, newRolloutId(now, ids), now);
+      const policy = startPolicy(fromFlow, toFlow, timing, { from: fromFlowIds, to: request.toFlowIds });
       if (!(await rollouts.start(record, policy)))
         throw new BeaconError(
           "rollout_in_progress",
