@@ -172,8 +172,9 @@ describe("adopting a flow a class's agents run", () => {
     const asked = await api.adoptions.adopt(operator, "pumps", { flowId: "incumbent-a", agentId: "pump-1" });
     const adoptionId = (asked.body as { adoptionId: string }).adoptionId;
     const record = await operations.get("acme", "pump-1", adoptionId);
+    if (!record) throw new Error("The adoption queued no TRANSFER DEBUG");
     operations.records.set(`acme/pump-1/${adoptionId}`, {
-      ...record!,
+      ...record,
       state: "failed",
       ackState: "NOT_APPLIED",
     });
