@@ -45,6 +45,7 @@ export class MemoryFleetRegistry implements FleetRegistry {
   async reportedFlows(tenant: string, agentClass: string) {
     return ofTenant(this.agents, tenant, (record) => record.agentId)
       .filter(([, record]) => record.agentClass === agentClass)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([, record]) =>
         record.flowId === undefined
           ? { agentId: record.agentId }

@@ -22,8 +22,8 @@ export interface FleetRegistry {
   /** False when there was no such agent. */
   remove(tenant: string, agentId: string): Promise<boolean>;
   /**
-   * The flow id each agent of the class reports, read from the class's index with nothing else of the
-   * agents: what grouping a class by its running flows needs.
+   * The flow id each agent of the class reports, by agent id, read from the class's index with nothing else
+   * of the agents: what grouping a class by its running flows needs.
    */
   reportedFlows(tenant: string, agentClass: string): Promise<{ agentId: string; flowId?: string }[]>;
   /** Agents of a class, optionally only those the registry saw at or after `seenSince` (ms). */
