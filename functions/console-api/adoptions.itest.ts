@@ -5,20 +5,16 @@
  * catch-up moves the others, and a rollout from the adopted version to a new one completes. The rollout is moved
  * on by the sweeper's own engine, look by look, with a plan that waits for nothing.
  */
-import { randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { tarGz } from "../../scripts/common/debug-bundle-form.js";
-import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { heartbeat, heartbeatOf, javaFlow } from "../../scripts/test-support/console-seed.js";
 import { uploadBundle } from "../../scripts/test-support/debug-bundles.js";
+import { onRolloutStack, type RolloutStack } from "../../scripts/test-support/rollout-stack.js";
 import { until } from "../../scripts/test-support/until.js";
 import { AgentRoutes } from "../core/c2/routes.js";
 import type { RolloutState } from "../core/events/model.js";
 import { isRolloutFinal } from "../core/rollouts/model.js";
-import { sweeperConfig } from "../shared/config.js";
-import { composeSweeper } from "../sweeper/composition.js";
 
 const CLASS = "pumps";
 const MANIFEST_HASH = "adoptions-build-1";
@@ -27,12 +23,8 @@ const TAKES_FLOWS = [{ type: "UPDATE", properties: { CONFIGURATION: {} } }];
 const BRISK_PLAN = { canary: { count: 1 }, batchSize: 2, batchIntervalSeconds: 0, soakSeconds: 0 };
 const MAX_LOOKS = 12;
 
-let agentApi: AgentApiUnderTest;
-let consoleApi: ConsoleApiUnderTest;
-let sweeper: ReturnType<typeof composeSweeper>;
-let tenant: string;
-let fleet: string;
-let operator: string;
+/** The stack, the tenant and its credentials this file's test drives. */
+let the: RolloutStack;
 
 /** A Java agent as this file plays it, and the flow it runs (the incumbent's id, until Beacon sends one). */
 interface Agent {
@@ -51,7 +43,9 @@ interface RequestedOperation {
 
 const acknowledge = async (operationId: string) => {
   const ack = { operationId, operationState: { state: "FULLY_APPLIED" } };
-  expect((await agentApi.post(AgentRoutes.acknowledge.path, ack, { certificate: fleet })).status).toBe(200);
+  expect(
+    (await the.agentApi.post(AgentRoutes.acknowledge.path, ack, { certificate: the.fleet })).status,
+  ).toBe(200);
 };
 
 /**
@@ -60,10 +54,10 @@ const acknowledge = async (operationId: string) => {
  * a heartbeat reporting the flow it runs. Returns the operations the reply carried.
  */
 async function turn(agent: Agent): Promise<RequestedOperation[]> {
-  const response = await agentApi.post(
+  const response = await the.agentApi.post(
     AgentRoutes.heartbeat.path,
     heartbeatOf(agent.agentId, CLASS, MANIFEST_HASH, { flowId: agent.flowId }),
-    { certificate: fleet },
+    { certificate: the.fleet },
   );
   expect(response.status).toBe(200);
   const operations = response.json().requestedOperations as RequestedOperation[];
@@ -74,7 +68,7 @@ async function turn(agent: Agent): Promise<RequestedOperation[]> {
         { name: "flow.json.gz", bytes: gzipSync(agent.document) },
       ]);
       const target = new URL(operation.args?.target as string);
-      const uploaded = await uploadBundle(agentApi, target.pathname, bundle, fleet);
+      const uploaded = await uploadBundle(the.agentApi, target.pathname, bundle, the.fleet);
       expect(uploaded.status, uploaded.body).toBe(201);
     }
     if (operation.operation === "UPDATE") agent.flowId = operation.args?.flowId as string;
@@ -85,13 +79,13 @@ async function turn(agent: Agent): Promise<RequestedOperation[]> {
 }
 
 const get = async (path: string) => {
-  const response = await consoleApi.request("GET", `/api/v1${path}`, { token: operator });
+  const response = await the.consoleApi.request("GET", `/api/v1${path}`, { token: the.operator });
   expect(response.status, response.body).toBe(200);
   return response.json();
 };
 
 const post = async (path: string, body: unknown, status = 201) => {
-  const response = await consoleApi.request("POST", `/api/v1${path}`, { token: operator, body });
+  const response = await the.consoleApi.request("POST", `/api/v1${path}`, { token: the.operator, body });
   expect(response.status, response.body).toBe(status);
   return response.json();
 };
@@ -109,7 +103,7 @@ async function incumbentFleet(): Promise<Agent[]> {
   ];
   for (const agent of agents)
     expect(
-      await heartbeat(agentApi, fleet, agent.agentId, CLASS, MANIFEST_HASH, {
+      await heartbeat(the.agentApi, the.fleet, agent.agentId, CLASS, MANIFEST_HASH, {
         flowId: agent.flowId,
         operations: TAKES_FLOWS,
       }),
@@ -117,19 +111,8 @@ async function incumbentFleet(): Promise<Agent[]> {
   return agents;
 }
 
-beforeAll(async () => {
-  agentApi = await startAgentApi();
-  consoleApi = await startConsoleApi(agentApi);
-  sweeper = composeSweeper(sweeperConfig(agentApi.env));
-  tenant = `adoptions-${randomUUID().slice(0, 8)}`;
-  fleet = await agentApi.issueCertificate({ tenant, fleet: true });
-  operator = await consoleApi.token({ tenant, role: "operator" });
-});
-
-afterAll(async () => {
-  await sweeper?.close();
-  await consoleApi?.close();
-  await agentApi?.close();
+onRolloutStack("adoptions", (started) => {
+  the = started;
 });
 
 describe("adopting the flows agents arrive with", () => {
@@ -166,8 +149,8 @@ describe("adopting the flows agents arrive with", () => {
     expect(
       JSON.parse(
         (
-          await consoleApi.request("GET", `/api/v1/classes/${CLASS}/flows/${adoptedHash}/content`, {
-            token: operator,
+          await the.consoleApi.request("GET", `/api/v1/classes/${CLASS}/flows/${adoptedHash}/content`, {
+            token: the.operator,
           })
         ).body,
       ),
@@ -199,8 +182,8 @@ describe("adopting the flows agents arrive with", () => {
     ]);
 
     // A new version rolled out from the adopted one reaches every agent, those reporting the adopted id too.
-    const next = await consoleApi.request("POST", `/api/v1/classes/${CLASS}/flows`, {
-      token: operator,
+    const next = await the.consoleApi.request("POST", `/api/v1/classes/${CLASS}/flows`, {
+      token: the.operator,
       body: new TextEncoder().encode(JSON.stringify(javaFlow("pumps v2"))),
       headers: { "content-type": "application/json" },
     });
@@ -212,7 +195,7 @@ describe("adopting the flows agents arrive with", () => {
     let state = started.state as RolloutState;
     for (let look = 1; look <= MAX_LOOKS && !isRolloutFinal(state); look++) {
       for (const agent of agents) await turn(agent);
-      state = (await sweeper.rollouts.advance(tenant, rolloutId)).rollout.state;
+      state = (await the.sweeper.rollouts.advance(the.tenant, rolloutId)).rollout.state;
     }
     const completed = await get(`/rollouts/${started.rolloutId}`);
     expect(completed).toMatchObject({ state: "completed", counts: { selected: 5, healthy: 5, failed: 0 } });

@@ -21,10 +21,7 @@ export class DynamoAdoptionStore implements AdoptionStore {
     await this.client.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: {
-          ...Keys.adoption(record.tenant, record.className, record.adoptionId),
-          ...dropUndefined(record),
-        },
+        Item: itemOf(record),
         ConditionExpression: "attribute_not_exists(pk)",
       }),
     );
@@ -48,10 +45,7 @@ export class DynamoAdoptionStore implements AdoptionStore {
       this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: {
-            ...Keys.adoption(record.tenant, record.className, record.adoptionId),
-            ...dropUndefined(record),
-          },
+          Item: itemOf(record),
           ConditionExpression: "#state = :requested",
           ExpressionAttributeNames: { "#state": "state" },
           ExpressionAttributeValues: { ":requested": "requested" },
@@ -86,3 +80,8 @@ export class DynamoAdoptionStore implements AdoptionStore {
     }
   }
 }
+
+const itemOf = (record: AdoptionRecord) => ({
+  ...Keys.adoption(record.tenant, record.className, record.adoptionId),
+  ...dropUndefined(record),
+});

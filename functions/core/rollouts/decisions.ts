@@ -353,16 +353,20 @@ export function finishLook(
   return { rollout, unchanged };
 }
 
+/** What starting a rollout asks for: the version, the class, the plan and who asked. */
+export interface RolloutStart {
+  tenant: string;
+  className: string;
+  toFlow: string;
+  /** The flow ids agents report for the new version (flowIdsOf); its hash alone when absent. */
+  toFlowIds?: string[];
+  plan: RolloutPlan;
+  createdBy: string;
+}
+
 /** A new rollout of a flow version to a class of `classSize` agents, in its canary. */
 export function newRollout(
-  request: {
-    tenant: string;
-    className: string;
-    toFlow: string;
-    toFlowIds?: string[];
-    plan: RolloutPlan;
-    createdBy: string;
-  },
+  request: RolloutStart,
   from: { fromFlow: string | undefined; fromFlowIds?: string[]; classSize: number },
   rolloutId: string,
   now: number,

@@ -25,6 +25,7 @@ import {
   newRollout,
   newRolloutId,
   paused,
+  type RolloutStart,
   resumed,
   rollbackCounts,
   rollbackTargets,
@@ -34,7 +35,7 @@ import {
   updateRecords,
   watchedOperationId,
 } from "./decisions.js";
-import { isRolloutFinal, type RolloutMember, type RolloutPlan, type RolloutRecord } from "./model.js";
+import { isRolloutFinal, type RolloutMember, type RolloutRecord } from "./model.js";
 import type { RolloutStore } from "./ports.js";
 
 /** Agents of the class index a batch reads through at most, per batch size, in one look. */
@@ -211,15 +212,7 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
      * Starts a rollout of a flow version to a class and takes its first look, which queues the canary.
      * While it runs, the class accepts both versions; the previous one stays the catch-up target.
      */
-    async start(request: {
-      tenant: string;
-      className: string;
-      toFlow: string;
-      /** The flow ids agents report for the new version (flowIdsOf); its hash alone when absent. */
-      toFlowIds?: string[];
-      plan: RolloutPlan;
-      createdBy: string;
-    }): Promise<AdvanceOutcome> {
+    async start(request: RolloutStart): Promise<AdvanceOutcome> {
       const { tenant, className, toFlow } = request;
       const classRecord = await classes.get(tenant, className);
       const timing = timingOf(classRecord);
