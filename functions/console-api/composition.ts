@@ -1,3 +1,4 @@
+import { DynamoAdoptionStore } from "../adapters/dynamodb/adoption-store.js";
 import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
 import { DynamoAuditLog } from "../adapters/dynamodb/audit-log.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
@@ -74,6 +75,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
       settings: { ackTimeoutMs: config.operationAckTimeoutMs },
     }),
     rollouts: new DynamoRolloutStore(documents, config.tableName),
+    adoptions: new DynamoAdoptionStore(documents, config.tableName),
     events: composeEventStream(documents, redis, config).events,
     history: new DynamoFleetHistory(documents, config.tableName),
     agentEvents: new DynamoAgentEventLog(documents, config.tableName),

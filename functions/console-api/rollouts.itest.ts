@@ -5,21 +5,20 @@
  * and stream), look by look, as its schedule would. Only this file's rollouts are looked at, with the real
  * clock: the plans have no soak time and no interval, so nothing waits.
  */
-import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cppAckOf, cppHeartbeatOf } from "../../scripts/common/c2-examples.js";
-import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
-import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
+import type { AgentApiUnderTest } from "../../scripts/test-support/agent-api-harness.js";
+import type { ConsoleApiUnderTest } from "../../scripts/test-support/console-api-harness.js";
 import { cppYamlFlow } from "../../scripts/test-support/flow-fixtures.js";
+import { onRolloutStack } from "../../scripts/test-support/rollout-stack.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import type { RolloutState } from "../core/events/model.js";
 import type { JsonObject } from "../core/json.js";
 import { isRolloutFinal } from "../core/rollouts/model.js";
 import { makeKinesisClient } from "../runtime/aws-clients.js";
-import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";
 import { eventValidator } from "../shared/schemas.js";
-import { composeSweeper } from "../sweeper/composition.js";
+import type { composeSweeper } from "../sweeper/composition.js";
 
 const HEARTBEAT = "/c2/api/heartbeat";
 const ACKNOWLEDGE = "/c2/api/acknowledge";
@@ -180,19 +179,8 @@ async function transitionsOf(rolloutId: string): Promise<string[]> {
     .map((event) => `${event.from ?? "-"}→${event.state}`);
 }
 
-beforeAll(async () => {
-  agentApi = await startAgentApi();
-  consoleApi = await startConsoleApi(agentApi);
-  sweeper = composeSweeper(sweeperConfig(agentApi.env));
-  tenant = `rollouts-${randomUUID().slice(0, 8)}`;
-  fleet = await agentApi.issueCertificate({ tenant, fleet: true });
-  operator = await consoleApi.token({ tenant, role: "operator" });
-});
-
-afterAll(async () => {
-  await sweeper?.close();
-  await consoleApi?.close();
-  await agentApi?.close();
+onRolloutStack("rollouts", (stack) => {
+  ({ agentApi, consoleApi, sweeper, tenant, fleet, operator } = stack);
 });
 
 describe("rolling a flow version out to a class", () => {

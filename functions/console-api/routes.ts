@@ -4,6 +4,7 @@ import type { OperationState } from "../core/events/model.js";
 import type { AgentListRequest } from "../core/fleet/agents.js";
 import type { IssueRequest } from "../core/identity/certificates.js";
 import type { Principal } from "../core/identity/principal.js";
+import type { JsonObject } from "../core/json.js";
 import type { ResourceSetRequest } from "../core/operations/console-resource-sets.js";
 import type { OperationRequest } from "../core/operations/drafts.js";
 import type { ConsoleResult } from "../core/result.js";
@@ -82,6 +83,12 @@ export function consoleRoutes(api: ConsoleUseCases): Record<string, ConsoleRoute
       api.flows.content(principal, path.className as string, path.hash as string),
     validateFlow: (principal, { path }) =>
       api.flows.validate(principal, path.className as string, path.hash as string),
+    listRunningFlows: (principal, { path }) =>
+      api.adoptions.runningFlows(principal, path.className as string),
+    adoptFlow: (principal, { path, body }) =>
+      api.adoptions.adopt(principal, path.className as string, body as JsonObject),
+    getAdoption: (principal, { path }) =>
+      api.adoptions.get(principal, path.className as string, path.adoptionId as string),
     uploadAsset: (principal, { query, body, contentType }) =>
       api.assets.upload(principal, { name: text(query.name), contentType, bytes: body as Uint8Array }),
     listAssets: (principal, { query }) => api.assets.list(principal, page(query)),

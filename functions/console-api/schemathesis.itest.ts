@@ -40,6 +40,8 @@ let reportDir: string;
 let schemathesis: string;
 /** The rollout each rollout route is sent to: ids the document cannot give examples of, as a rollout makes its own. */
 let rolloutIds: Record<string, string>;
+/** An adoption of the flow the document's adoption example names, which its read is sent to. */
+let adoptionId: string;
 /** An asset of its own for the delete route, so that the reads keep the document's example asset. */
 let deletedAssetId: string;
 /** The subscription the subscription routes are sent to (one to a receiver on this machine), and one to delete. */
@@ -58,6 +60,26 @@ beforeAll(async () => {
     body: EXAMPLE_FLOW,
   });
   expect(published.json().hash).toBe(components.parameters.FlowHash.example);
+  // An agent of the example class running the flow the adoption example names, and an adoption of it.
+  const adoption =
+    paths["/api/v1/classes/{className}/adoptions"].post.requestBody.content["application/json"].example;
+  const source = await heartbeat(
+    agentApi,
+    fleet,
+    "adoption-source-1",
+    EXAMPLE_FLOW_CLASS,
+    tenant.manifestHash,
+    {
+      flowId: adoption.flowId,
+    },
+  );
+  expect(source).toBe(200);
+  const adopted = await consoleApi.request("POST", `/api/v1/classes/${EXAMPLE_FLOW_CLASS}/adoptions`, {
+    token: tenant.adminToken,
+    body: adoption,
+  });
+  expect(adopted.status, adopted.body).toBe(201);
+  adoptionId = adopted.json().adoptionId as string;
   // The asset the document's asset routes name: its upload example, stored.
   const assetUpload = paths["/api/v1/assets"].post;
   const stored = await consoleApi.request(
@@ -185,6 +207,7 @@ describe("Schemathesis against the OpenAPI document, on the local stack", () => 
           id,
         ]),
         ["deleteAsset", "assetId", deletedAssetId],
+        ["getAdoption", "adoptionId", adoptionId],
         // The example operation is queued, without a result: the seeded one that has one.
         ["getOperationResult", "operationId", tenant.resultOperationId],
         // The example operation has no bundle either: the seeded TRANSFER DEBUG that has one.

@@ -1,3 +1,4 @@
+import { MemoryAdoptionStore } from "../../functions/adapters/memory/adoption-store.js";
 import { MemoryAssetCatalog } from "../../functions/adapters/memory/asset-catalog.js";
 import { MemoryAssetContent } from "../../functions/adapters/memory/asset-content.js";
 import { MemoryAuditLog } from "../../functions/adapters/memory/audit-log.js";
@@ -67,6 +68,7 @@ export function consoleHarness() {
     catalog,
     // The rollout store keeps a class's active rollout and flow policy on the catalog's records, as the table does.
     rollouts: new MemoryRolloutStore(catalog),
+    adoptions: new MemoryAdoptionStore(catalog),
     registry: new MemoryFleetRegistry(),
     hotState: new MemoryFleetHotState(),
     manifests: new MemoryManifestCatalog(),

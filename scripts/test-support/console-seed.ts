@@ -60,7 +60,20 @@ export const javaFlow = (name: string) => ({
   },
 });
 
-const heartbeatOf = (agentId: string, agentClass: string, hash: string): JsonObject => {
+/** What a Java agent of these tests runs beyond the example's: the flow id it reports, operations it adds. */
+export interface JavaAgentRun {
+  flowId?: string;
+  /** Listed in its manifest after the example's and TRANSFER DEBUG. */
+  operations?: JsonObject[];
+}
+
+/** The Java example's light heartbeat as the agent sends it, reporting `run.flowId` when given. */
+export const heartbeatOf = (
+  agentId: string,
+  agentClass: string,
+  hash: string,
+  run: JavaAgentRun = {},
+): JsonObject => {
   const heartbeat = example("java-2.3.0/heartbeat-light.json");
   const agentInfo = heartbeat.agentInfo as JsonObject;
   agentInfo.identifier = agentId;
@@ -68,6 +81,7 @@ const heartbeatOf = (agentId: string, agentClass: string, hash: string): JsonObj
   agentInfo.agentManifestHash = hash;
   heartbeat.agentId = agentId;
   heartbeat.agentClass = agentClass;
+  if (run.flowId !== undefined) (heartbeat.flowInfo as JsonObject).flowId = run.flowId;
   return heartbeat;
 };
 
@@ -76,7 +90,7 @@ const heartbeatOf = (agentId: string, agentClass: string, hash: string): JsonObj
  * build, and seeded tenants, each with a hash of its own, never share a binary. It lists TRANSFER DEBUG too,
  * as an agent with the library's operation handlers does.
  */
-function manifestOf(hash: string): JsonObject {
+function manifestOf(hash: string, operations: JsonObject[] = []): JsonObject {
   const manifest = (example("java-2.3.0/ack-describe-manifest.json").agentInfo as JsonObject)
     .agentManifest as JsonObject;
   return {
@@ -85,6 +99,7 @@ function manifestOf(hash: string): JsonObject {
     supportedOperations: [
       ...(manifest.supportedOperations as JsonObject[]),
       { type: "TRANSFER", properties: { DEBUG: {} } },
+      ...operations,
     ],
   };
 }
@@ -99,10 +114,13 @@ export async function heartbeat(
   agentId: string,
   agentClass: string,
   hash: string,
+  run: JavaAgentRun = {},
 ): Promise<number> {
-  const response = await agentApi.post(AgentRoutes.heartbeat.path, heartbeatOf(agentId, agentClass, hash), {
-    certificate,
-  });
+  const response = await agentApi.post(
+    AgentRoutes.heartbeat.path,
+    heartbeatOf(agentId, agentClass, hash, run),
+    { certificate },
+  );
   if (response.status !== 200) return response.status;
   const operations = response.json().requestedOperations as { identifier: string; operation: string }[];
   const describe = operations.find((operation) => operation.operation === "DESCRIBE");
@@ -112,7 +130,7 @@ export async function heartbeat(
     const agentInfo = ack.agentInfo as JsonObject;
     agentInfo.identifier = agentId;
     agentInfo.agentManifestHash = hash;
-    agentInfo.agentManifest = manifestOf(hash);
+    agentInfo.agentManifest = manifestOf(hash, run.operations);
     expect((await agentApi.post(AgentRoutes.acknowledge.path, ack, { certificate })).status).toBe(200);
   }
   return response.status;

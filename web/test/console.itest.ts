@@ -383,6 +383,10 @@ describe("the web console", () => {
     await admin.getByRole("link", { name: AGENT_CLASS, exact: true }).click();
     await admin.getByRole("heading", { name: AGENT_CLASS, level: 1 }).waitFor();
     await admin.getByText("No flow version yet").waitFor();
+    // The simulated agents run a flow of their own, which Beacon does not hold: it offers to adopt it.
+    const running = admin.getByRole("region", { name: "Running flows", exact: true });
+    await running.getByRole("row", { name: new RegExp(`initial-flow ${AGENT_IDS.length}`) }).waitFor();
+    await running.getByRole("button", { name: "Adopt initial-flow" }).waitFor();
     await capture(admin, "class");
 
     const runnable = flowJson("org.apache.nifi.minifi.processors.GenerateFlowFile");

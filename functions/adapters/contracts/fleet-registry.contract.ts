@@ -107,6 +107,19 @@ export const fleetRegistryContract = contract<FleetRegistrySubject>("the fleet r
     expect(idsOf(await registry.query(the.tenant, { text: "nt-5", limit: 5 }))).toEqual(["agent-5"]);
   });
 
+  it("reads the flow id each agent of a class reports, by agent id, nothing else of them", async () => {
+    const { registry, add } = the.subject;
+    await fleet();
+    await add(agent("agent-6", "pumps", { flowId: undefined }));
+    expect(await registry.reportedFlows(the.tenant, "pumps")).toEqual([
+      { agentId: "agent-1", flowId: "flow-1" },
+      { agentId: "agent-3", flowId: "flow-1" },
+      { agentId: "agent-4", flowId: "flow-2" },
+      { agentId: "agent-6" },
+    ]);
+    expect(await registry.reportedFlows(the.tenant, "drains")).toEqual([]);
+  });
+
   it("counts a class's agents, or those seen since a time", async () => {
     const { registry } = the.subject;
     await fleet();

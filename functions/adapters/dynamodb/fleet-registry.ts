@@ -88,6 +88,23 @@ export class DynamoFleetRegistry implements FleetRegistry {
   }
 
   /**
+   * The whole class index partition, projected to agent id and flow id: a Query reads up to 1 MB a page and
+   * costs by the size of the items it reads (half a read unit per 4 KB, eventually consistent), projection
+   * or not.
+   */
+  async reportedFlows(tenant: string, agentClass: string) {
+    const { items } = await queryAll(this.client, {
+      TableName: this.tableName,
+      IndexName: byClass.indexName,
+      KeyConditionExpression: "#partition = :partition",
+      ExpressionAttributeNames: { "#partition": byClass.partitionKey },
+      ExpressionAttributeValues: { ":partition": Keys.agentsOfClass(tenant, agentClass) },
+      ProjectionExpression: "agentId, flowId",
+    });
+    return items as { agentId: string; flowId?: string }[];
+  }
+
+  /**
    * Counted from the class index. Online agents (`seenSince`) are those whose profile was written since;
    * the others' last-seen items are read for the rest: the cache-down path's price for cheap checkpoints.
    */

@@ -70,6 +70,11 @@ export const Keys = {
     pk: `T#${tenant}#BUNDLES`,
     sk: `B#${operationId}`,
   }),
+  /** A class's adoptions of flows its agents ran, by id (the TRANSFER DEBUG operation's, which sorts by time). */
+  adoption: (tenant: string, className: string, adoptionId: string) => ({
+    pk: `T#${tenant}#ADOPTIONS#C#${className}`,
+    sk: `AD#${adoptionId}`,
+  }),
   /** A class's resource set: the assets its agents hold. */
   resourceSet: (tenant: string, className: string) => ({ pk: `T#${tenant}#RESOURCES`, sk: `C#${className}` }),
   /** A tenant's rollouts, by rollout id (which sorts by creation time). */

@@ -45,6 +45,12 @@ export class MemoryDebugBundleContent implements DebugBundleContent {
     this.objects.delete(this.key(object));
   }
 
+  async *read(object: DebugBundleObject) {
+    const bytes = this.objects.get(this.key(object));
+    if (!bytes) throw new Error(`No bundle stored at ${this.key(object)}`);
+    yield structuredClone(bytes);
+  }
+
   async downloadUrl(object: DebugBundleObject, fileName: string, expiresInSeconds: number) {
     return `memory://${this.key(object)}?name=${fileName}&expires=${expiresInSeconds}`;
   }

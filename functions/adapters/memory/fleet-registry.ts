@@ -42,6 +42,17 @@ export class MemoryFleetRegistry implements FleetRegistry {
     return this.agents.delete(`${tenant}/${agentId}`);
   }
 
+  async reportedFlows(tenant: string, agentClass: string) {
+    return ofTenant(this.agents, tenant, (record) => record.agentId)
+      .filter(([, record]) => record.agentClass === agentClass)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, record]) =>
+        record.flowId === undefined
+          ? { agentId: record.agentId }
+          : { agentId: record.agentId, flowId: record.flowId },
+      );
+  }
+
   async count(tenant: string, agentClass: string, seenSince?: number) {
     return [...this.agents.values()].filter(
       (record) =>

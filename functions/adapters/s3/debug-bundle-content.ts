@@ -43,6 +43,14 @@ export class S3DebugBundleContent implements DebugBundleContent {
     await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: debugBundleKey(object) }));
   }
 
+  async *read(object: DebugBundleObject): AsyncIterable<Uint8Array> {
+    const { Body } = await this.s3.send(
+      new GetObjectCommand({ Bucket: this.bucket, Key: debugBundleKey(object) }),
+    );
+    if (!Body) throw new Error(`No bundle stored at ${debugBundleKey(object)}`);
+    yield* Body as AsyncIterable<Uint8Array>;
+  }
+
   downloadUrl(object: DebugBundleObject, fileName: string, expiresInSeconds: number): Promise<string> {
     return getSignedUrl(
       this.s3,

@@ -634,6 +634,30 @@ describe("catch-up", () => {
     expect(core.classFlows.calls).toBe(1);
   });
 
+  it("sends nothing, whatever flow an agent reports, until the class has a version", async () => {
+    const { core, heartbeat, updates } = gatewaysFleet();
+    core.classFlows.policies.clear();
+    await heartbeat({ full: true });
+    for (const flowId of ["incumbent-flow-a", "incumbent-flow-b", exampleFlow])
+      expect(await heartbeat({ flowId })).toEqual([]);
+    expect(updates()).toHaveLength(0);
+  });
+
+  it("counts an agent reporting an adopted version's flow id as on that version, and moves only the others", async () => {
+    const { core, heartbeat, updates } = gatewaysFleet({ accepted: [target, "incumbent-flow-a"] });
+    await heartbeat({ full: true, flowId: "incumbent-flow-a" });
+    core.clock.advance(CATCH_UP_RETRY_MS);
+    expect(await heartbeat({ flowId: "incumbent-flow-a" })).toEqual([]);
+    expect(updates()).toHaveLength(0);
+    expect(await heartbeat({ flowId: "incumbent-flow-b" })).toEqual([
+      expect.objectContaining({
+        operation: "UPDATE",
+        operand: "CONFIGURATION",
+        args: expect.objectContaining({ flowId: target }),
+      }),
+    ]);
+  });
+
   it("catches no agent up while the cache is down, and does once it is back", async () => {
     const { core, heartbeat } = gatewaysFleet();
     await heartbeat({ full: true });

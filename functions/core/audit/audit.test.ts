@@ -125,6 +125,11 @@ describe("the audit allow-list", () => {
         counts: {},
       },
     },
+    adoptFlow: {
+      query: {},
+      body: { flowId: "incumbent-flow-1" },
+      answer: { adoptionId: "op-9~pump-7", agentId: "pump-7", state: "requested" },
+    },
     putResourceSet: {
       query: {},
       body: { items: [{ assetId: "a".repeat(64), path: "models" }] },
@@ -168,6 +173,11 @@ describe("the audit allow-list", () => {
       fromFlow: "e".repeat(64),
       toFlow: "f".repeat(64),
       plan: { batchSize: 100 },
+    });
+    expect(summaryOf("adoptFlow", exchanges.adoptFlow as never)).toEqual({
+      flowId: "incumbent-flow-1",
+      adoptionId: "op-9~pump-7",
+      agentId: "pump-7",
     });
     expect(summaryOf("putResourceSet", exchanges.putResourceSet as never)).toEqual({
       assetIds: ["a".repeat(64)],

@@ -61,6 +61,10 @@ export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
     ...pick(answer, ["subscriptionId"]),
   }),
   testSubscription: ({ answer }) => pick(answer, ["delivered", "status", "error"]),
+  adoptFlow: ({ body, answer }) => ({
+    ...pick(body, ["flowId"]),
+    ...pick(answer, ["adoptionId", "agentId"]),
+  }),
   startRollout: ({ body, answer }) => ({
     ...pick(body, ["className", "flowHash"]),
     ...pick(answer, ["rolloutId", "fromFlow", "toFlow", "plan"]),

@@ -24,6 +24,8 @@ export interface DebugBundleContent {
    */
   put(object: DebugBundleObject, source: AsyncIterable<Uint8Array>): Promise<void>;
   remove(object: DebugBundleObject): Promise<void>;
+  /** The bytes as stored, a chunk at a time, so that a reader holds no more of them than it keeps. */
+  read(object: DebugBundleObject): AsyncIterable<Uint8Array>;
   /** A URL that serves the bytes, as `fileName`, for `expiresInSeconds`, to whoever holds it. */
   downloadUrl(object: DebugBundleObject, fileName: string, expiresInSeconds: number): Promise<string>;
 }

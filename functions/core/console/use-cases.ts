@@ -1,3 +1,5 @@
+import { makeAdoptionsApi } from "../adoptions/console-adoptions.js";
+import type { AdoptionStore } from "../adoptions/ports.js";
 import type { ClassCatalog } from "../agents/ports.js";
 import { makeAssetsApi } from "../assets/console-assets.js";
 import type { AssetCatalog, AssetContentStore, ResourceSetStore } from "../assets/ports.js";
@@ -25,6 +27,7 @@ import { makeOperationsApi } from "../operations/console-operations.js";
 import { makeResourceSetsApi } from "../operations/console-resource-sets.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationResultStore, OperationStore } from "../operations/ports.js";
+import { makeOperationQueue } from "../operations/queue.js";
 import type { Clock, IdGenerator, RandomSource } from "../ports.js";
 import { makeRolloutsApi } from "../rollouts/console-rollouts.js";
 import { makeRolloutEngine } from "../rollouts/engine.js";
@@ -53,6 +56,8 @@ export interface ConsoleDependencies {
   debugBundles: DebugBundleStore;
   debugBundleContent: DebugBundleContent;
   rollouts: RolloutStore;
+  /** The class's adoptions of flows its agents ran before Beacon. */
+  adoptions: AdoptionStore;
   events: EventSink;
   /** What the stream consumer counted and kept, read here only. */
   history: FleetHistoryStore;
@@ -116,6 +121,7 @@ export function makeConsoleUseCases(deps: ConsoleDependencies) {
       flows: deps.flows,
       validate: validateFlow,
     }),
+    adoptions: makeAdoptionsApi({ ...deps, queue: makeOperationQueue(deps) }),
     fleetSummary: makeFleetSummary(deps),
     history: makeHistoryApi(deps),
     certificates,

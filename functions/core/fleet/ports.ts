@@ -21,6 +21,11 @@ export interface FleetRegistry {
   get(tenant: string, agentId: string): Promise<AgentRecord | undefined>;
   /** False when there was no such agent. */
   remove(tenant: string, agentId: string): Promise<boolean>;
+  /**
+   * The flow id each agent of the class reports, by agent id, read from the class's index with nothing else
+   * of the agents: what grouping a class by its running flows needs.
+   */
+  reportedFlows(tenant: string, agentClass: string): Promise<{ agentId: string; flowId?: string }[]>;
   /** Agents of a class, optionally only those the registry saw at or after `seenSince` (ms). */
   count(tenant: string, agentClass: string, seenSince?: number): Promise<number>;
 }

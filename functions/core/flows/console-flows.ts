@@ -1,6 +1,7 @@
 import { assertClassName } from "../c2/class-name.js";
 import { BeaconError } from "../errors.js";
 import { type Principal, requireRole } from "../identity/principal.js";
+import { dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
@@ -18,19 +19,21 @@ export interface FlowsDependencies {
   validate(tenant: string, version: FlowVersionRecord): Promise<FlowValidation>;
 }
 
-const flowVersionView = (record: FlowVersionRecord) => ({
-  hash: record.hash,
-  className: record.className,
-  format: record.format,
-  contentType: record.contentType,
-  sizeBytes: record.sizeBytes,
-  gzipBytes: record.gzipBytes,
-  processorTypes: record.processorTypes,
-  controllerServiceTypes: record.controllerServiceTypes,
-  assetIds: record.assetIds ?? [],
-  createdAt: toIso(record.createdAt) as string,
-  createdBy: record.createdBy,
-});
+const flowVersionView = (record: FlowVersionRecord) =>
+  dropUndefined({
+    hash: record.hash,
+    className: record.className,
+    format: record.format,
+    contentType: record.contentType,
+    sizeBytes: record.sizeBytes,
+    gzipBytes: record.gzipBytes,
+    processorTypes: record.processorTypes,
+    controllerServiceTypes: record.controllerServiceTypes,
+    assetIds: record.assetIds ?? [],
+    createdAt: toIso(record.createdAt) as string,
+    createdBy: record.createdBy,
+    adoptedFlowId: record.adoptedFlowId,
+  });
 
 export function makeFlowsApi(deps: FlowsDependencies) {
   const { flows, clock } = deps;

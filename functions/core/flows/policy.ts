@@ -6,7 +6,10 @@
 export interface ClassFlowPolicy {
   /** Flow hash catch-up brings agents to. */
   target: string;
-  /** Flow ids that count as current: the target and, while a rollout runs, the version it rolls out. */
+  /**
+   * Flow ids that count as current: the target and, while a rollout runs, the version it rolls out, each
+   * with the flow id agents report for it when it was adopted from what they ran (flowIdsOf).
+   */
   accepted: string[];
   /** How long the class's agents may take to acknowledge an operation; the service default when absent. */
   ackTimeoutMs?: number;
@@ -26,3 +29,10 @@ export const policyInForce = (
 
 export const isAcceptedFlow = (policy: ClassFlowPolicy, flowId: string | undefined): boolean =>
   flowId !== undefined && policy.accepted.includes(flowId);
+
+/**
+ * The flow ids agents report for a version: its hash, and when it was adopted from a flow agents ran before
+ * Beacon (another C2 server's), the id they report for that flow, which names the same document.
+ */
+export const flowIdsOf = (version: { hash: string; adoptedFlowId?: string }): string[] =>
+  version.adoptedFlowId === undefined ? [version.hash] : [version.hash, version.adoptedFlowId];

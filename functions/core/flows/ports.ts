@@ -18,6 +18,11 @@ export interface FlowVersionRecord extends FlowDocument {
   createdAt: number;
   /** Subject of the token that uploaded it. */
   createdBy: string;
+  /**
+   * For a version adopted from what agents ran: the flow id they report for it (another C2 server's), which
+   * the class's policy accepts as this version.
+   */
+  adoptedFlowId?: string;
 }
 
 /** Flow versions per class; the content is stored once per tenant and hash, and served to agents by hash. */

@@ -1,6 +1,7 @@
 import { isClassName } from "../c2/class-name.js";
 import { BeaconError } from "../errors.js";
 import { isFlowHash } from "../flows/flow-hash.js";
+import { flowIdsOf } from "../flows/policy.js";
 import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
 import type { FlowValidation } from "../flows/validation.js";
 import { isValidIdentifier } from "../identity/credentials.js";
@@ -142,6 +143,7 @@ export function makeRolloutsApi(deps: RolloutsDependencies) {
         tenant,
         className: request.className,
         toFlow: request.flowHash,
+        toFlowIds: flowIdsOf(version),
         plan,
         createdBy: principal.subject,
       });

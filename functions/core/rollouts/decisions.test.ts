@@ -343,3 +343,67 @@ describe("a person's actions", () => {
     );
   });
 });
+
+describe("a rollout from or to an adopted version", () => {
+  // Agents running the adopted version before Beacon report the incumbent's flow id for it.
+  const adopted = newRollout(
+    {
+      tenant: "acme",
+      className: "pumps",
+      toFlow: "new",
+      toFlowIds: ["new"],
+      plan: DEFAULT_ROLLOUT_PLAN,
+      createdBy: "ops",
+    },
+    { fromFlow: "old", fromFlowIds: ["old", "incumbent-7"], classSize: 40 },
+    "ro-2",
+    NOW - 600 * SECOND,
+  );
+  const agent: AgentRecord = {
+    tenant: "acme",
+    agentId: "a-1",
+    agentClass: "pumps",
+    manifestHash: "m",
+    manifest: {
+      hash: "m",
+      manifestId: "b".repeat(64),
+      supportedOperations: [{ type: "update", properties: { configuration: {} } }],
+    },
+    firstSeen: NOW - 86_400_000,
+    lastSeen: NOW,
+  };
+
+  it("accepts the adopted id beside both versions while it runs, and as the previous version when it returns", () => {
+    expect(startPolicy("old", "new", timing, { from: ["old", "incumbent-7"], to: ["new"] })).toEqual({
+      target: "old",
+      accepted: ["old", "incumbent-7", "new"],
+      ackTimeoutMs: 60_000,
+    });
+    const failing = [member("failed", { failedAt: NOW })];
+    expect(lookStep({ ...adopted, batches: 1 }, failing, timing, NOW)).toMatchObject({
+      next: "roll back",
+      policy: { target: "old", accepted: ["old", "incumbent-7"] },
+    });
+    expect(aborted(adopted, "ops", timing).policy).toEqual({
+      target: "old",
+      accepted: ["old", "incumbent-7"],
+      ackTimeoutMs: 60_000,
+    });
+  });
+
+  it("moves agents reporting the adopted id, and passes over those reporting an id of the new version", () => {
+    expect(candidateOf(adopted, { ...agent, flowId: "incumbent-7" }, undefined, timing, NOW)).toEqual({
+      agentId: "a-1",
+      flowId: "incumbent-7",
+    });
+    const toAdopted = { ...adopted, toFlow: "old", toFlowIds: ["old", "incumbent-7"] };
+    expect(
+      candidateOf(toAdopted, { ...agent, flowId: "incumbent-7" }, undefined, timing, NOW),
+    ).toBeUndefined();
+    const done = { ...toAdopted, batches: 1, exhausted: true };
+    expect(lookStep(done, [member("healthy")], timing, NOW)).toMatchObject({
+      next: "complete",
+      policy: { target: "old", accepted: ["old", "incumbent-7"] },
+    });
+  });
+});

@@ -37,6 +37,13 @@ export const policyOf = (
   ackTimeoutMs: number | undefined,
 ): ClassFlowPolicy => dropUndefined({ target, accepted: [...new Set(accepted)], ackTimeoutMs });
 
+/** The flow ids agents report that count as the previous version: none when the class had none. */
+export const previousFlowIds = (rollout: RolloutRecord): string[] =>
+  rollout.fromFlowIds ?? (rollout.fromFlow === undefined ? [] : [rollout.fromFlow]);
+
+/** The flow ids agents report that count as the version the rollout brings. */
+export const newFlowIds = (rollout: RolloutRecord): string[] => rollout.toFlowIds ?? [rollout.toFlow];
+
 /** What the class says about its agents' timing. */
 export interface ClassTiming {
   /** When an agent counts as online: the console's rule, on last-seen times from the cache (no registry lag). */
@@ -160,8 +167,8 @@ export function candidateOf(
   const flowId = hot?.flowId ?? agent.flowId;
   const online = statusOf(hot?.lastSeen ?? agent.lastSeen, now, timing.status, "cache") === "online";
   const operations = operationsOfAgent(agent, hot?.manifestHash ?? agent.manifestHash);
-  if (flowId === rollout.toFlow || !online || !operations || !supports(operations, "UPDATE", "CONFIGURATION"))
-    return undefined;
+  if (flowId !== undefined && newFlowIds(rollout).includes(flowId)) return undefined;
+  if (!online || !operations || !supports(operations, "UPDATE", "CONFIGURATION")) return undefined;
   return { agentId: agent.agentId, flowId };
 }
 
@@ -276,7 +283,11 @@ export function lookStep(
     rollout.reason = trip.reason;
     if (trip.state !== "rolling_back") return { next: "wait", rollout };
     const fromFlow = rollout.fromFlow as string;
-    return { next: "roll back", rollout, policy: policyOf(fromFlow, [fromFlow], timing.ackTimeoutMs) };
+    return {
+      next: "roll back",
+      rollout,
+      policy: policyOf(fromFlow, previousFlowIds(rollout), timing.ackTimeoutMs),
+    };
   }
   if (rollout.state === "paused" || !members.every(isSettled)) return { next: "wait", rollout };
   if (rollout.state === "canary" && rollout.batches > 0) rollout.state = "rolling";
@@ -284,7 +295,7 @@ export function lookStep(
     return {
       next: "complete",
       rollout: { ...rollout, state: "completed", finishedAt: now },
-      policy: policyOf(rollout.toFlow, [rollout.toFlow], timing.ackTimeoutMs),
+      policy: policyOf(rollout.toFlow, newFlowIds(rollout), timing.ackTimeoutMs),
     };
   }
   const paced =
@@ -342,10 +353,21 @@ export function finishLook(
   return { rollout, unchanged };
 }
 
+/** What starting a rollout asks for: the version, the class, the plan and who asked. */
+export interface RolloutStart {
+  tenant: string;
+  className: string;
+  toFlow: string;
+  /** The flow ids agents report for the new version (flowIdsOf); its hash alone when absent. */
+  toFlowIds?: string[];
+  plan: RolloutPlan;
+  createdBy: string;
+}
+
 /** A new rollout of a flow version to a class of `classSize` agents, in its canary. */
 export function newRollout(
-  request: { tenant: string; className: string; toFlow: string; plan: RolloutPlan; createdBy: string },
-  from: { fromFlow: string | undefined; classSize: number },
+  request: RolloutStart,
+  from: { fromFlow: string | undefined; fromFlowIds?: string[]; classSize: number },
   rolloutId: string,
   now: number,
 ): RolloutRecord {
@@ -355,6 +377,8 @@ export function newRollout(
     className: request.className,
     fromFlow: from.fromFlow,
     toFlow: request.toFlow,
+    fromFlowIds: from.fromFlowIds,
+    toFlowIds: request.toFlowIds,
     state: "canary" as const,
     plan: request.plan,
     classSize: from.classSize,
@@ -375,13 +399,19 @@ export function newRollout(
 export const newRolloutId = (now: number, ids: IdGenerator): string =>
   `ro-${String(now).padStart(13, "0")}-${ids.newId()}`;
 
-/** The class's policy while a rollout runs: both versions accepted, the previous one still the target. */
+/**
+ * The class's policy while a rollout runs: both versions accepted, by every flow id that counts as each,
+ * the previous one still the target.
+ */
 export const startPolicy = (
   fromFlow: string | undefined,
   toFlow: string,
   timing: ClassTiming,
+  flowIds: { from?: string[]; to?: string[] } = {},
 ): ClassFlowPolicy | undefined =>
-  fromFlow === undefined ? undefined : policyOf(fromFlow, [fromFlow, toFlow], timing.ackTimeoutMs);
+  fromFlow === undefined
+    ? undefined
+    : policyOf(fromFlow, [...(flowIds.from ?? [fromFlow]), ...(flowIds.to ?? [toFlow])], timing.ackTimeoutMs);
 
 /** A rollout's state change on the stream, with its counts at that moment. */
 export function rolloutEvent(
@@ -455,6 +485,6 @@ export function aborted(record: RolloutRecord, by: string, timing: ClassTiming):
     };
   return {
     record: { ...record, state: "rolling_back", abortedBy: by, reason },
-    policy: policyOf(record.fromFlow, [record.fromFlow], timing.ackTimeoutMs),
+    policy: policyOf(record.fromFlow, previousFlowIds(record), timing.ackTimeoutMs),
   };
 }

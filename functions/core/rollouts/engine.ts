@@ -25,6 +25,7 @@ import {
   newRollout,
   newRolloutId,
   paused,
+  type RolloutStart,
   resumed,
   rollbackCounts,
   rollbackTargets,
@@ -34,7 +35,7 @@ import {
   updateRecords,
   watchedOperationId,
 } from "./decisions.js";
-import { isRolloutFinal, type RolloutMember, type RolloutPlan, type RolloutRecord } from "./model.js";
+import { isRolloutFinal, type RolloutMember, type RolloutRecord } from "./model.js";
 import type { RolloutStore } from "./ports.js";
 
 /** Agents of the class index a batch reads through at most, per batch size, in one look. */
@@ -45,7 +46,7 @@ const CLASS_PAGE_SIZE = 100;
 const ACTION_ATTEMPTS = 3;
 
 /** The heartbeat period the cache's copy of the class's policy carries beside it, from the class's timing. */
-const periodOf = (timing: ClassTiming): number => timing.status.heartbeatIntervalSeconds * 1000;
+export const periodOf = (timing: ClassTiming): number => timing.status.heartbeatIntervalSeconds * 1000;
 
 export interface RolloutEngineDependencies {
   rollouts: RolloutStore;
@@ -211,13 +212,7 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
      * Starts a rollout of a flow version to a class and takes its first look, which queues the canary.
      * While it runs, the class accepts both versions; the previous one stays the catch-up target.
      */
-    async start(request: {
-      tenant: string;
-      className: string;
-      toFlow: string;
-      plan: RolloutPlan;
-      createdBy: string;
-    }): Promise<AdvanceOutcome> {
+    async start(request: RolloutStart): Promise<AdvanceOutcome> {
       const { tenant, className, toFlow } = request;
       const classRecord = await classes.get(tenant, className);
       const timing = timingOf(classRecord);
@@ -226,8 +221,10 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
         throw new BeaconError("invalid_request", "The class's agents are brought to this version already");
       const now = clock.now();
       const classSize = await registry.count(tenant, className);
-      const record = newRollout(request, { fromFlow, classSize }, newRolloutId(now, ids), now);
-      const policy = startPolicy(fromFlow, toFlow, timing);
+      // With no rollout under way, the policy accepts exactly the ids that count as its target.
+      const fromFlowIds = classRecord?.flowPolicy?.accepted;
+      const record = newRollout(request, { fromFlow, fromFlowIds, classSize }, newRolloutId(now, ids), now);
+      const policy = startPolicy(fromFlow, toFlow, timing, { from: fromFlowIds, to: request.toFlowIds });
       if (!(await rollouts.start(record, policy)))
         throw new BeaconError(
           "rollout_in_progress",

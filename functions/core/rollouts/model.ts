@@ -61,6 +61,12 @@ export interface RolloutRecord {
   /** The class's target before: what a rollback returns agents to. Absent when the class had none. */
   fromFlow?: string;
   toFlow: string;
+  /**
+   * The flow ids agents report that count as `fromFlow` and as `toFlow` (flowIdsOf): a version adopted from
+   * what agents ran is also reported by its adopted id. Absent when only the hash counts.
+   */
+  fromFlowIds?: string[];
+  toFlowIds?: string[];
   state: RolloutState;
   /** The updating state a paused rollout resumes to. */
   resumeTo?: "canary" | "rolling";

@@ -173,6 +173,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/classes/{className}/running-flows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The flows a class's agents run, grouped by flow id
+         * @description Each distinct flow id the class's agents report (their heartbeats' `flowInfo.flowId`), how many report it, a few of them, and the version of the class that holds it when Beacon does: the flow id is the version's hash, or the flow id adopted with it. Agents reporting no flow are counted apart. Read from the registry's class index (one query, a page per MB of agent profiles), so it lags heartbeats as the agent list does.
+         */
+        get: operations["listRunningFlows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classes/{className}/adoptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Adopt a flow the class's agents run
+         * @description Fetches the flow agents report by `flowId` from one of them (the agent named, else the one of them seen last): Beacon asks it for a debug bundle (TRANSFER DEBUG), which holds its flow (`flow.json.gz` for MiNiFi Java, `config.yml`, the flow configuration file, for C++). Once the bundle is stored, reading the adoption reads the flow out of it, validates it as an uploaded version is validated, and keeps it as a version of the class with `flowId` recorded on it: the class's policy counts agents reporting `flowId` as on that version. When the class had no flow version in force (no policy, no rollout), the version becomes its current one, so catch-up moves only the agents running other flows. Refused (400) when the class holds the flow already, 404 when no agent of the class reports it, 409 when the agent cannot take TRANSFER DEBUG.
+         */
+        post: operations["adoptFlow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classes/{className}/adoptions/{adoptionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+                /** @description As the adoption's request answered it: the id of its TRANSFER DEBUG operation. */
+                adoptionId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * An adoption and where it stands
+         * @description `requested` while the agent's bundle is awaited; the first read after it is stored reads the flow out of it and settles the adoption: `adopted`, with the version's `flowHash` (its document at `GET /classes/{className}/flows/{hash}/content`), or `failed` with the `reason` (no bundle, no flow in it, a flow Beacon cannot read or larger than it takes).
+         */
+        get: operations["getAdoption"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/assets": {
         parameters: {
             query?: never;
@@ -1346,6 +1426,8 @@ export interface components {
             createdBy: string;
             /** @description The assets the flow names (`@{asset-id:<id>}`): an UPDATE CONFIGURATION of it waits for the SYNC RESOURCE that brings them. */
             assetIds: string[];
+            /** @description For a version adopted from what the class's agents ran: the flow id they report for it, which the class's policy accepts as this version. */
+            adoptedFlowId?: string;
         };
         FlowVersionList: {
             items: components["schemas"]["FlowVersion"][];
@@ -1784,6 +1866,54 @@ export interface components {
             items: components["schemas"]["DebugBundle"][];
             /** @description Pass as `cursor` for the next page; absent on the last page. */
             nextCursor?: string;
+        };
+        RunningFlows: {
+            className: string;
+            /** @description Agents of the class in the registry. */
+            agentCount: number;
+            /** @description Agents reporting no flow id. */
+            withoutFlow: number;
+            flows: components["schemas"]["RunningFlow"][];
+        };
+        RunningFlow: {
+            /** @description The flow id the agents report. */
+            flowId: string;
+            agentCount: number;
+            /** @description A few of them, by agent id. */
+            agentIds: string[];
+            /** @description The class's version that holds the flow; absent when Beacon holds none (a flow to adopt). */
+            flowHash?: string;
+        };
+        AdoptionRequest: {
+            /** @description The flow id the class's agents report for the flow to adopt. */
+            flowId: string;
+            /** @description The agent to fetch the flow from; one of those reporting it, seen last, when absent. */
+            agentId?: string;
+        };
+        Adoption: {
+            adoptionId: string;
+            className: string;
+            /** @description The flow id the agents report, recorded on the version adopted. */
+            flowId: string;
+            /** @description The agent the flow is fetched from. */
+            agentId: string;
+            /** @description The TRANSFER DEBUG operation that fetches it; its bundle is at `GET /debug-bundles/{operationId}`. */
+            operationId: string;
+            /** @enum {string} */
+            state: "requested" | "adopted" | "failed";
+            /** @description Why it failed. */
+            reason?: string;
+            /** @description The version that holds the flow, once adopted. */
+            flowHash?: string;
+            /** @description The bundle's entry the flow was read from. */
+            bundleEntry?: string;
+            /** @description Once adopted: the version became the class's current one, the class having none in force. */
+            current?: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
     };
     responses: {
@@ -2277,6 +2407,109 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FlowValidation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listRunningFlows: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The class's running flows, the most run first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunningFlows"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    adoptFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "flowId": "6f1c2d3e-4a5b-4c6d-8e9f-0a1b2c3d4e5f"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdoptionRequest"];
+            };
+        };
+        responses: {
+            /** @description Requested: the agent is asked for its bundle. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Adoption"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            503: components["responses"]["CacheUnavailable"];
+        };
+    };
+    getAdoption: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+                /** @description As the adoption's request answered it: the id of its TRANSFER DEBUG operation. */
+                adoptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The adoption. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Adoption"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -3,7 +3,16 @@ import { useLocation, useRoute } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
-import { Loaded, SubmitRow, TableFrame, TableHead, useAction, useResource } from "../components/resource";
+import {
+  ActionProblem,
+  Loaded,
+  SubmitRow,
+  TableFrame,
+  TableHead,
+  useAction,
+  useInterval,
+  useResource,
+} from "../components/resource";
 import { dateTime, shortHash } from "../format";
 import { mayAct } from "../session";
 
@@ -62,6 +71,14 @@ export function ClassDetail() {
           )
         }
       </Loaded>
+      <RunningFlows
+        className={className}
+        mayAdopt={mayAct(session, "operator")}
+        onAdopted={() => {
+          reloadClass();
+          reloadVersions();
+        }}
+      />
       {flowHash && <Validation className={className} flowHash={flowHash} />}
       {flowHash && mayAct(session, "operator") && (
         <p>
@@ -253,6 +270,103 @@ function Validation(props: { className: string; flowHash: string }) {
           </>
         )}
       </Loaded>
+    </section>
+  );
+}
+
+/** How often a requested adoption is read again: its first read after the agent's bundle arrives settles it. */
+const ADOPTION_FOLLOW_MS = 2_000;
+
+/**
+ * The flow ids the class's agents report, grouped, and an Adopt action for each Beacon does not hold: Beacon
+ * fetches it from an agent running it and keeps it as a version that counts them as on it.
+ */
+function RunningFlows(props: { className: string; mayAdopt: boolean; onAdopted: () => void }) {
+  const { client } = useConsole();
+  const path = { className: props.className };
+  const [running, reload] = useResource(
+    () => dataOf(client.GET("/api/v1/classes/{className}/running-flows", { params: { path } })),
+    props.className,
+  );
+  const [state, run] = useAction();
+  const [adoption, setAdoption] = useState<Schemas["Adoption"]>();
+  const following = adoption?.state === "requested";
+
+  useInterval(
+    async () => {
+      if (!adoption) return;
+      const read = await run(() =>
+        dataOf(
+          client.GET("/api/v1/classes/{className}/adoptions/{adoptionId}", {
+            params: { path: { className: props.className, adoptionId: adoption.adoptionId } },
+          }),
+        ),
+      );
+      if (!read || read.state === "requested") return;
+      setAdoption(read);
+      reload();
+      if (read.state === "adopted") props.onAdopted();
+    },
+    ADOPTION_FOLLOW_MS,
+    following,
+  );
+
+  async function adopt(flowId: string) {
+    const requested = await run(() =>
+      dataOf(client.POST("/api/v1/classes/{className}/adoptions", { params: { path }, body: { flowId } })),
+    );
+    if (requested) setAdoption(requested);
+  }
+
+  return (
+    <section aria-labelledby="running-flows">
+      <h2 id="running-flows">Running flows</h2>
+      <Loaded resource={running} what="the running flows" reload={reload}>
+        {(data) =>
+          data.flows.length === 0 ? (
+            <p class="empty">No agent of the class reports a flow yet.</p>
+          ) : (
+            <TableFrame label="Flow ids the agents report">
+              <table>
+                <TableHead
+                  columns={["Flow id", "Agents", "Some of them", "Held by Beacon", { hidden: "Adopt" }]}
+                />
+                <tbody>
+                  {data.flows.map((flow) => (
+                    <tr key={flow.flowId}>
+                      <td class="mono">{flow.flowId}</td>
+                      <td>{flow.agentCount}</td>
+                      <td class="wrap">{flow.agentIds.join(", ")}</td>
+                      <td class="mono">{flow.flowHash ? shortHash(flow.flowHash) : "no"}</td>
+                      <td>
+                        {!flow.flowHash && props.mayAdopt && (
+                          <button
+                            type="button"
+                            disabled={state.status === "busy" || following}
+                            onClick={() => adopt(flow.flowId)}
+                          >
+                            Adopt<span class="visually-hidden"> {flow.flowId}</span>
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableFrame>
+          )
+        }
+      </Loaded>
+      {adoption && (
+        <p role="status">
+          {adoption.state === "requested" &&
+            `Fetching ${adoption.flowId} from ${adoption.agentId}: it is asked for its debug bundle…`}
+          {adoption.state === "adopted" &&
+            `Adopted ${adoption.flowId} as version ${shortHash(adoption.flowHash ?? "")}${adoption.current ? ", now the class's target" : ""}.`}
+          {adoption.state === "failed" && `The adoption of ${adoption.flowId} failed: ${adoption.reason}`}
+        </p>
+      )}
+      <ActionProblem state={state} />
     </section>
   );
 }

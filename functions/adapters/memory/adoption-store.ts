@@ -1,0 +1,42 @@
+import type { AdoptionRecord } from "../../core/adoptions/model.js";
+import type { AdoptionStore } from "../../core/adoptions/ports.js";
+import type { ClassFlowPolicy } from "../../core/flows/policy.js";
+import type { MemoryClassCatalog } from "./class-catalog.js";
+
+/** Adoptions by tenant, class and id; the class's policy lives in the class catalog's records, as on the class item. */
+export class MemoryAdoptionStore implements AdoptionStore {
+  readonly records = new Map<string, AdoptionRecord>();
+
+  constructor(private readonly catalog: MemoryClassCatalog) {}
+
+  private key(tenant: string, className: string, adoptionId: string) {
+    return `${tenant}/${className}/${adoptionId}`;
+  }
+
+  async create(record: AdoptionRecord) {
+    this.records.set(this.key(record.tenant, record.className, record.adoptionId), structuredClone(record));
+  }
+
+  async get(tenant: string, className: string, adoptionId: string) {
+    const record = this.records.get(this.key(tenant, className, adoptionId));
+    return record && structuredClone(record);
+  }
+
+  async settle(record: AdoptionRecord) {
+    const key = this.key(record.tenant, record.className, record.adoptionId);
+    if (this.records.get(key)?.state !== "requested") return false;
+    this.records.set(key, structuredClone(record));
+    return true;
+  }
+
+  async makeCurrent(tenant: string, className: string, policy: ClassFlowPolicy, now: number) {
+    const key = `${tenant}/${className}`;
+    const existing = this.catalog.classes.get(key);
+    if (existing?.flowPolicy !== undefined || existing?.activeRolloutId !== undefined) return false;
+    this.catalog.classes.set(key, {
+      ...(existing ?? { tenant, name: className, createdAt: now, autoCreated: false }),
+      flowPolicy: structuredClone(policy),
+    });
+    return true;
+  }
+}
