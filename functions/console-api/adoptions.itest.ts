@@ -5,7 +5,6 @@
  * catch-up moves the others, and a rollout from the adopted version to a new one completes. The rollout is moved
  * on by the sweeper's own engine, look by look, with a plan that waits for nothing.
  */
-import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { tarGz } from "../../scripts/common/debug-bundle-form.js";
 import { heartbeat, heartbeatOf, javaFlow } from "../../scripts/test-support/console-seed.js";
@@ -50,7 +49,7 @@ const acknowledge = async (operationId: string) => {
 
 /**
  * One heartbeat, and what a MiNiFi Java agent does with its reply: a debug bundle (its log and its flow as
- * flow.json.gz) uploaded for TRANSFER DEBUG, a flow applied for UPDATE CONFIGURATION, each acknowledged; then
+ * flow.json) uploaded for TRANSFER DEBUG, a flow applied for UPDATE CONFIGURATION, each acknowledged; then
  * a heartbeat reporting the flow it runs. Returns the operations the reply carried.
  */
 async function turn(agent: Agent): Promise<RequestedOperation[]> {
@@ -65,7 +64,7 @@ async function turn(agent: Agent): Promise<RequestedOperation[]> {
     if (operation.operation === "TRANSFER") {
       const bundle = tarGz([
         { name: "minifi-app.log", bytes: new TextEncoder().encode("INFO flow started\n") },
-        { name: "flow.json.gz", bytes: gzipSync(agent.document) },
+        { name: "flow.json", bytes: Buffer.from(agent.document) },
       ]);
       const target = new URL(operation.args?.target as string);
       const uploaded = await uploadBundle(the.agentApi, target.pathname, bundle, the.fleet);
@@ -141,7 +140,7 @@ describe("adopting the flows agents arrive with", () => {
       const adoption = await get(adoptionPath);
       return adoption.state === "requested" ? undefined : adoption;
     });
-    expect(adopted).toMatchObject({ state: "adopted", bundleEntry: "flow.json.gz", current: true });
+    expect(adopted).toMatchObject({ state: "adopted", bundleEntry: "flow.json", current: true });
     const adoptedHash = adopted.flowHash as string;
     expect(await get(`/classes/${CLASS}/flows/${adoptedHash}`)).toMatchObject({
       adoptedFlowId: "incumbent-a",

@@ -39,7 +39,7 @@ export const adoptionStoreContract = contract<AdoptionStoreSubject>("the adoptio
       ...requested("op-1~pump-1"),
       state: "adopted",
       flowHash: "f".repeat(64),
-      bundleEntry: "flow.json.gz",
+      bundleEntry: "flow.json",
       current: true,
       updatedAt: START + 1_000,
     };

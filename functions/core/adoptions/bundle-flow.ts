@@ -1,14 +1,14 @@
 /**
- * The flow an agent runs, read out of its debug bundle (a gzip tar): MiNiFi Java 2.x puts its flow in as
- * `flow.json.gz` (gzipped again), the C++ agent puts its flow configuration file in as `config.yml`, whatever
- * layout the file has (JSON or YAML). The bundle is read as a stream: entries other than the flow are counted
+ * The flow an agent runs, read out of its debug bundle (a gzip tar): MiNiFi Java 2.x puts its flow file
+ * (`flow.json.gz`) in inflated, as `flow.json` (its TRANSFER DEBUG handler inflates every gzipped file it bundles),
+ * the C++ agent puts its flow configuration file in as `config.yml`, whatever layout the file has (JSON or YAML). The bundle is read as a stream: entries other than the flow are counted
  * and dropped, so memory holds a chunk and the flow, never the bundle's logs.
  */
-import { createGunzip, gunzipSync } from "node:zlib";
+import { createGunzip } from "node:zlib";
 import { BeaconError } from "../errors.js";
 
 /** The entries that hold the agent's flow, the first found taken: Java's, then C++'s. */
-export const BUNDLE_FLOW_ENTRIES = ["flow.json.gz", "config.yml"] as const;
+export const BUNDLE_FLOW_ENTRIES = ["flow.json", "config.yml"] as const;
 
 export interface BundleFlowLimits {
   /** Largest flow document taken, inflated: what a published version may be. */
@@ -46,18 +46,6 @@ function headerOf(block: Buffer): TarEntry | undefined {
     size,
     regular: type === 0x30 || type === 0,
   };
-}
-
-/** The flow document's bytes from the entry that holds it: Java's is gzipped once more. */
-function flowBytesOf(name: string, bytes: Buffer, limits: BundleFlowLimits): Uint8Array {
-  if (!name.endsWith(".gz")) return bytes;
-  try {
-    return gunzipSync(bytes, { maxOutputLength: limits.maxFlowBytes });
-  } catch (error) {
-    if (error instanceof RangeError)
-      throw unreadable(`${name} inflates past ${limits.maxFlowBytes} bytes, the largest flow Beacon takes`);
-    throw unreadable(`${name} is not gzip`);
-  }
 }
 
 /**
@@ -136,7 +124,7 @@ export async function flowInBundle(
   }
   for (const name of BUNDLE_FLOW_ENTRIES) {
     const bytes = found.get(name);
-    if (bytes) return { entry: name, bytes: flowBytesOf(name, bytes, limits) };
+    if (bytes) return { entry: name, bytes };
   }
   throw unreadable(`it has none of ${BUNDLE_FLOW_ENTRIES.join(", ")}`);
 }

@@ -1,4 +1,3 @@
-import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { tarGz } from "../../../scripts/common/debug-bundle-form.js";
 import { consoleHarness, javaBinary } from "../../../scripts/test-support/console-harness.js";
@@ -109,11 +108,11 @@ describe("adopting a flow a class's agents run", () => {
       "pump-3",
       tarGz([
         { name: "minifi-app.log", bytes: new TextEncoder().encode("started\n") },
-        { name: "flow.json.gz", bytes: gzipSync(flowJson) },
+        { name: "flow.json", bytes: Buffer.from(flowJson) },
       ]),
     );
     const adopted = await adoption(adoptionId);
-    expect(adopted).toMatchObject({ state: "adopted", bundleEntry: "flow.json.gz", current: true });
+    expect(adopted).toMatchObject({ state: "adopted", bundleEntry: "flow.json", current: true });
     const hash = adopted.flowHash as string;
     expect((await api.flows.get(viewer, "pumps", hash)).body).toMatchObject({
       hash,

@@ -20,7 +20,7 @@ export interface AdoptionRecord {
   reason?: string;
   /** The version that holds the flow, once adopted. */
   flowHash?: string;
-  /** The bundle entry the flow was read from (`flow.json.gz`, `config.yml`). */
+  /** The bundle entry the flow was read from (`flow.json`, `config.yml`). */
   bundleEntry?: string;
   /** The adoption made the version the class's current one: the class had no flow version in force before. */
   current?: boolean;
