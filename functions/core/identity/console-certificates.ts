@@ -7,6 +7,7 @@ import type { ConsoleResult } from "../result.js";
 import {
   type CertificateListRequest,
   type CertificateRevocation,
+  canonicalCertificateSerial,
   certificateRecord,
   certificateState,
   DAY_MS,
@@ -15,7 +16,7 @@ import {
   isCanonicalSerial,
   type KeySource,
 } from "./certificates.js";
-import { canonicalSerial, isValidIdentifier } from "./credentials.js";
+import { isValidIdentifier } from "./credentials.js";
 import { keyRefusal } from "./key-policy.js";
 import type {
   CertificateAuthority,
@@ -65,7 +66,7 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
     });
 
   const serialOf = (serial: string) => {
-    const canonical = canonicalSerial(serial);
+    const canonical = canonicalCertificateSerial(serial);
     if (!isCanonicalSerial(canonical)) throw new BeaconError("not_found", "No such certificate");
     return canonical;
   };
