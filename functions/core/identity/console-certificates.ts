@@ -30,9 +30,9 @@ import { type Principal, requireRole } from "./principal.js";
 /** X.509 bounds a common name at 64 characters (RFC 5280, ub-common-name). */
 const MAX_NAME_LENGTH = 64;
 
-const EXPIRY_KEY_PATTERN = /^[0-9]{15}#[0-9A-F]{1,40}$/;
+const EXPIRY_KEY_PATTERN = /^[0-9]{15}#(.+)$/;
 
-const isExpiryKey = (key: string): boolean => EXPIRY_KEY_PATTERN.test(key);
+const isExpiryKey = (key: string): boolean => isCanonicalSerial(EXPIRY_KEY_PATTERN.exec(key)?.[1] ?? "");
 
 export interface CertificatesDependencies {
   store: CertificateStore;
