@@ -74,6 +74,16 @@ export function certificateRecord(
   issuedBy: string,
 ): CertificateRecord {
   const holder = credentialFromCertificate(certificate.subjectDN, certificate.serialNumber);
+  return recordOf(holder, certificate, issuedAt, issuedBy);
+}
+
+/** The record of the certificate `holder` proved, with what the certificate states of itself. */
+function recordOf(
+  holder: AgentCredential,
+  certificate: { subjectDN: string; notBefore: number; notAfter: number },
+  issuedAt: number,
+  issuedBy: string,
+): CertificateRecord {
   return dropUndefined({
     tenant: holder.tenant,
     serial: holder.serialNumber,
@@ -89,7 +99,7 @@ export function certificateRecord(
 }
 
 /** Who records a tenant CA's certificates, which Beacon did not issue, in the store's `issuedBy`. */
-export const TENANT_CA_ISSUER_PREFIX = "tenant-ca:";
+const TENANT_CA_ISSUER_PREFIX = "tenant-ca:";
 
 /**
  * The store's record of a tenant CA's certificate, from the credential it proved when an agent first presented
@@ -102,18 +112,8 @@ export function tenantCaCertificateRecord(
   validity: { notBefore: number; notAfter: number },
   seenAt: number,
 ): CertificateRecord {
-  return dropUndefined({
-    tenant: credential.tenant,
-    serial: credential.serialNumber,
-    kind: credential.kind,
-    agentId: credential.kind === "agent" ? credential.agentId : undefined,
-    fleetName: credential.kind === "fleet" ? credential.fleetName : undefined,
-    subjectDN: certificate.subjectDN,
-    notBefore: validity.notBefore,
-    notAfter: validity.notAfter,
-    issuedAt: seenAt,
-    issuedBy: `${TENANT_CA_ISSUER_PREFIX}${certificate.caId}`,
-  });
+  const { subjectDN, caId } = certificate;
+  return recordOf(credential, { subjectDN, ...validity }, seenAt, `${TENANT_CA_ISSUER_PREFIX}${caId}`);
 }
 
 export interface RevocationDependencies {
