@@ -1,4 +1,5 @@
 import { DynamoAgentClassRegistry, DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
+import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassFlowPolicies } from "../adapters/dynamodb/class-flow-policies.js";
 import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
@@ -20,7 +21,7 @@ import { makeDebugBundleIntake } from "../core/bundles/intake.js";
 import type { EventSink } from "../core/events/ports.js";
 import type { ClassFlowPolicies } from "../core/flows/ports.js";
 import { type CacheBreaker, makeCacheBreaker } from "../core/guarded-cache.js";
-import type { RevocationList } from "../core/identity/ports.js";
+import type { CertificateStore, RevocationList } from "../core/identity/ports.js";
 import type { ManifestStore } from "../core/manifests/ports.js";
 import { makeManifestRegistration } from "../core/manifests/registration.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
@@ -61,6 +62,7 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
     {
       registry,
       revocations,
+      certificates: new DynamoCertificateStore(documents, config.tableName),
       classes: new DynamoAgentClassRegistry(documents, config.tableName),
       classFlows: new DynamoClassFlowPolicies(documents, config.tableName),
       manifestStore: new DynamoManifestStore(documents, config.tableName),
@@ -120,6 +122,7 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
 export interface HeartbeatPorts {
   registry: AgentRegistry;
   revocations: RevocationList;
+  certificates: Pick<CertificateStore, "add">;
   classes: AgentClassRegistry;
   classFlows: ClassFlowPolicies;
   manifestStore: ManifestStore;

@@ -1,5 +1,9 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { RemovalPolicy } from "aws-cdk-lib";
 import { describe, expect, it } from "vitest";
+import { createCertificateAuthority } from "../../functions/adapters/x509/issuer.js";
 import { readConfig } from "../lib/config.js";
 import { repositoryRoot } from "../lib/paths.js";
 
@@ -204,5 +208,73 @@ describe("stage configuration from context", () => {
     [{ stage: "dev", consoleDomainName: "console.example.org" }, /"consoleCertificateArn" go together/],
   ])("refuses %j", (context, message) => {
     expect(() => configFrom({ ...exampleDomain, ...context })).toThrow(message);
+  });
+});
+
+describe("tenants' own CAs from agentTenantCas", () => {
+  /** An agentTenantCas file in a folder of its own, beside the PEM files of `cas` (by file name). */
+  function tenantCasFile(registrations: unknown, cas: Record<string, string>): string {
+    const dir = mkdtempSync(join(tmpdir(), "beacon-tenant-cas-"));
+    for (const [file, pem] of Object.entries(cas)) writeFileSync(join(dir, file), pem);
+    writeFileSync(join(dir, "tenant-cas.json"), JSON.stringify(registrations));
+    return join(dir, "tenant-cas.json");
+  }
+  const bindingsOf = (agentTenantCas: string) =>
+    configFrom({ ...exampleDomain, stage: "prod", agentTenantCas }).agentDomain.trust.bindings;
+
+  it("binds several CAs a tenant, each by its rule, and the old form by Beacon's rule", async () => {
+    const [plantA, plantB, legacy] = await Promise.all(
+      ["Plant A CA", "Plant B CA", "Globex CA"].map((name) => createCertificateAuthority(name)),
+    );
+    const file = tenantCasFile(
+      {
+        acme: [
+          { ca: "plant-a.pem", agentId: "CN" },
+          { ca: "plant-b.pem", agentId: "SAN:DNS" },
+        ],
+        globex: "globex.pem",
+      },
+      {
+        "plant-a.pem": plantA?.certPem ?? "",
+        "plant-b.pem": plantB?.certPem ?? "",
+        "globex.pem": legacy?.certPem ?? "",
+      },
+    );
+    const bindings = bindingsOf(file);
+    expect(bindings["CN=Plant A CA,O=Beacon"]).toEqual([{ tenant: "acme", agentId: "CN" }]);
+    expect(bindings["CN=Plant B CA,O=Beacon"]).toEqual([{ tenant: "acme", agentId: "SAN:DNS" }]);
+    expect(bindings["CN=Globex CA,O=Beacon"]).toEqual(["globex"]);
+    const trusted = configFrom({ ...exampleDomain, stage: "prod", agentTenantCas: file }).agentDomain.trust;
+    for (const ca of [plantA, plantB, legacy])
+      expect(trusted.bundlePem).toContain(ca?.certPem.trim().split("\n")[1]);
+  });
+
+  it("gives two tenants' look-alike CA names bindings that carry each CA's key", async () => {
+    const [acme, globex] = await Promise.all([
+      createCertificateAuthority("Edge CA"),
+      createCertificateAuthority("Edge CA"),
+    ]);
+    const file = tenantCasFile(
+      { acme: [{ ca: "acme.pem", agentId: "CN" }], globex: [{ ca: "globex.pem", agentId: "*" }] },
+      { "acme.pem": acme?.certPem ?? "", "globex.pem": globex?.certPem ?? "" },
+    );
+    expect(bindingsOf(file)["CN=Edge CA,O=Beacon"]).toEqual([
+      { tenant: "acme", agentId: "CN", publicKey: expect.any(String) },
+      { tenant: "globex", agentId: "*", publicKey: expect.any(String) },
+    ]);
+  });
+
+  it("refuses one CA for two tenants, and a rule it cannot read", async () => {
+    const shared = await createCertificateAuthority("Shared CA");
+    const twoTenants = tenantCasFile(
+      { acme: "shared.pem", globex: [{ ca: "shared.pem", agentId: "*" }] },
+      { "shared.pem": shared.certPem },
+    );
+    expect(() => bindingsOf(twoTenants)).toThrow("a CA speaks for one tenant");
+    const badRule = tenantCasFile(
+      { acme: [{ ca: "shared.pem", agentId: "SAN:IP" }] },
+      { "shared.pem": shared.certPem },
+    );
+    expect(() => bindingsOf(badRule)).toThrow("agentId");
   });
 });

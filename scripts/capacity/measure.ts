@@ -16,6 +16,7 @@ import { DynamoAgentRegistry } from "../../functions/adapters/dynamodb/agent-reg
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import { MemoryAgentClassRegistry } from "../../functions/adapters/memory/agent-class-registry.js";
 import { MemoryAgentRegistry } from "../../functions/adapters/memory/agent-registry.js";
+import { MemoryCertificateStore } from "../../functions/adapters/memory/certificate-store.js";
 import { MemoryClassFlowPolicies } from "../../functions/adapters/memory/class-flow-policies.js";
 import { MemoryEventSink } from "../../functions/adapters/memory/event-sink.js";
 import { MemoryManifestStore } from "../../functions/adapters/memory/manifest-store.js";
@@ -285,6 +286,7 @@ async function withMeasuredHeartbeat<T>(
       {
         registry,
         revocations: new MemoryRevocationList(),
+        certificates: new MemoryCertificateStore(),
         classes: new MemoryAgentClassRegistry(),
         classFlows: new MemoryClassFlowPolicies(),
         manifestStore: new MemoryManifestStore(),

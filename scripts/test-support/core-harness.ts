@@ -1,5 +1,6 @@
 import { MemoryAgentClassRegistry } from "../../functions/adapters/memory/agent-class-registry.js";
 import { MemoryAgentRegistry } from "../../functions/adapters/memory/agent-registry.js";
+import { MemoryCertificateStore } from "../../functions/adapters/memory/certificate-store.js";
 import { MemoryClassFlowPolicies } from "../../functions/adapters/memory/class-flow-policies.js";
 import { ManualClock } from "../../functions/adapters/memory/clock.js";
 import { MemoryDebugBundles } from "../../functions/adapters/memory/debug-bundles.js";
@@ -34,6 +35,7 @@ export function coreHarness() {
   const ports = {
     registry: new MemoryAgentRegistry(),
     revocations: new MemoryRevocationList(),
+    certificates: new MemoryCertificateStore(),
     classes: new MemoryAgentClassRegistry(),
     classFlows: new MemoryClassFlowPolicies(),
     manifestStore: new MemoryManifestStore(),

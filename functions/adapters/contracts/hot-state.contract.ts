@@ -61,6 +61,19 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     });
   });
 
+  it("tells whether the calling certificate is the one recorded for the agent, in the same round trip", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    expect((await sighted(START, reported)).certificateRecorded).toBeUndefined();
+    await hotState.rememberCertificate(the.tenant, "agent-1", SERIAL);
+    expect((await sighted(START + 1)).certificateRecorded).toBe(true);
+    // A certificate renewed: the new serial is not the one recorded.
+    expect(
+      (await sighted(START + 2, { serialNumber: "0123456789ABCDEF.0A" })).certificateRecorded,
+    ).toBeUndefined();
+    expect((await sighted(START + 3, { agentId: "agent-2" })).certificateRecorded).toBeUndefined();
+  });
+
   it("hands back the highest bulletin id the agent listed before, kept while heartbeats list none", async () => {
     const { hotState } = the.subject;
     await hotState.rememberRevocations(the.tenant, []);

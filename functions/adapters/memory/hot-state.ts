@@ -27,6 +27,8 @@ interface HotAgent {
   lastSeen?: number;
   /** The last sighting's sequence. */
   sequence?: number;
+  /** The serial of the certificate the store was said to hold for the agent. */
+  certificate?: string;
 }
 
 export class MemoryHotState implements HotState, PresenceState {
@@ -127,6 +129,7 @@ export class MemoryHotState implements HotState, PresenceState {
       describePendingUntil: agent.describePendingUntil,
       operationsPending: pending,
       offlineLastSeen,
+      certificateRecorded: agent.certificate === sighting.serialNumber || undefined,
       runStatuses:
         pending && (agent.runStatus || agent.processors)
           ? structuredClone({ runStatus: agent.runStatus, processors: agent.processors })
@@ -178,6 +181,12 @@ export class MemoryHotState implements HotState, PresenceState {
   async rememberRevocations(tenant: string, serials: string[]) {
     this.touch();
     this.revocationLists.set(tenant, new Set(serials));
+  }
+
+  async rememberCertificate(tenant: string, agentId: string, serial: string) {
+    this.touch();
+    const agent = this.agents.get(`${tenant}/${agentId}`);
+    if (agent) agent.certificate = serial;
   }
 
   async markRegistered(tenant: string, agentId: string, now: number) {

@@ -81,6 +81,8 @@ function recordedSighting(pairs: (string | number)[]): HotSightingResult {
       ? { flowId: catchUpFlowId, ackTimeoutMs: number("catchUpAckTimeoutMs") }
       : undefined,
     classFlowUnknown: flag("classFlowUnknown"),
+    // Said only when true: Beacon's own certificates are never recorded so.
+    certificateRecorded: flag("certificateRecorded") || undefined,
     // Sent only while the pending-operation marker is set.
     runStatuses: runStatus || processors ? { runStatus, processors } : undefined,
   };
@@ -199,6 +201,10 @@ export class RedisHotState implements HotState {
       ...serials.map((serial) => [serial, "revoked"]),
     ]);
     await execute(this.usable().multi().del(key).hset(key, entries).expire(key, REVOCATION_LIST_TTL_SECONDS));
+  }
+
+  async rememberCertificate(tenant: string, agentId: string, serial: string): Promise<void> {
+    await this.usable().hset(CacheKeys.agent(tenant, agentId), "certificate", serial);
   }
 
   async markRegistered(tenant: string, agentId: string, now: number): Promise<void> {

@@ -2,7 +2,7 @@
 export const RECORD_SIGHTING_SCRIPT = `
 -- Every key it touches is declared and carries the tenant's hash tag, as a cluster requires.
 -- KEYS[1] the agent's hash (its manifest, when known: knownManifestHash, the hash it was reported with, and
--- its manifestId and supportedOperations), KEYS[2] the tenant's revoked certificate serials, KEYS[3] the
+-- its manifestId and supportedOperations, and the serial of the certificate recorded for it), KEYS[2] the tenant's revoked certificate serials, KEYS[3] the
 -- tenant's heartbeat count this minute, KEYS[4] the agent's pending-operation marker (a version the console
 -- bumps whenever it queues one), KEYS[5] the agent's catch-up claim (present while a catch-up sent to it
 -- holds off the next one), KEYS[6] the class index and KEYS[7] the class flow policy of the class ARGV[8]
@@ -20,7 +20,7 @@ if not revocation[2] then return {'unknown'} end
 if revocation[1] then return {'revoked'} end
 local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'agentClass', 'manifestHash', 'flowId',
   'describeUntil', 'knownManifestHash', 'manifestId', 'supportedOperations', 'resourceHash', 'device',
-  'heartbeatPeriodMs', 'bulletinsThrough')
+  'heartbeatPeriodMs', 'bulletinsThrough', 'certificate')
 local reported = {}
 for index = 12, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
 local agentClass = reported['agentClass'] or previous[3]
@@ -138,6 +138,7 @@ answer('catchUpAckTimeoutMs', catchUpAckTimeout)
 answer('classFlowUnknown', classFlowUnknown)
 answer('runStatus', runStatuses[1])
 answer('processors', runStatuses[2])
+answer('certificateRecorded', previous[14] == ARGV[5])
 return reply
 `;
 

@@ -1,4 +1,7 @@
+// @peculiar/x509 resolves its services through tsyringe, which needs the Reflect metadata API loaded first.
+import "reflect-metadata";
 import { createHash, createPublicKey, type KeyObject, X509Certificate } from "node:crypto";
+import { AuthorityKeyIdentifierExtension, X509Certificate as Certificate } from "@peculiar/x509";
 import type { CertificateEvidence, SanType } from "../../core/identity/ca-bindings.js";
 import { derOf } from "../../core/identity/certificate-identity.js";
 import { RecentlyUsed } from "../../core/recently-used.js";
@@ -8,6 +11,8 @@ interface Reading {
   /** By CA public key: whether that CA signed the certificate. */
   signedBy: Map<string, boolean>;
   subjectAltNames?: ReadonlyMap<SanType, string[]>;
+  /** Null for a certificate that states none. */
+  authorityKeyId?: string | null;
 }
 
 /** Certificates of the agents one container serves: a handful each with a steady heartbeat. */
@@ -53,7 +58,27 @@ export function certificateEvidence(pem: string): CertificateEvidence {
       known.subjectAltNames ??= subjectAltNamesOf(parsed()?.subjectAltName);
       return known.subjectAltNames.get(type) ?? [];
     },
+    authorityKeyId() {
+      const known = readingOf();
+      known.authorityKeyId ??= authorityKeyIdOf(der()) ?? null;
+      return known.authorityKeyId ?? undefined;
+    },
+    validity() {
+      const certificate = parsed();
+      if (!certificate) return undefined;
+      return { notBefore: Date.parse(certificate.validFrom), notAfter: Date.parse(certificate.validTo) };
+    },
   };
+}
+
+/** The authority key identifier's key id in hex (lower case), which Node's own reading does not show. */
+function authorityKeyIdOf(der: Buffer): string | undefined {
+  try {
+    const keyId = new Certificate(der).getExtension(AuthorityKeyIdentifierExtension)?.keyId;
+    return keyId || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function publicKeyOf(spki: string): KeyObject {

@@ -114,6 +114,65 @@ describe("recordHeartbeat", () => {
     expect(core.registry.records.get("acme/probe-agent-1")?.pendingDescribe).toBeUndefined();
   });
 
+  it("records a tenant CA's certificate when an agent first presents it, once, however often it calls", async () => {
+    const core = coreHarness();
+    const validity = vi.fn(() => ({ notBefore: 1_000, notAfter: 2_000 }));
+    const customer: AgentCredential = {
+      kind: "fleet",
+      tenant: "acme",
+      fleetName: "*",
+      serialNumber: "0123456789ABCDEF.2A",
+      tenantCa: { caId: "0123456789ABCDEF", subjectDN: "CN=gw-7,O=Acme Corp", validity },
+    };
+    const first = await core.recordHeartbeat(customer, javaHeartbeat());
+    await core.recordAck(customer, javaAck(first.reply.requestedOperations[0]?.identifier as string));
+    expect([...core.certificates.records.values()]).toEqual([
+      {
+        tenant: "acme",
+        serial: "0123456789ABCDEF.2A",
+        kind: "fleet",
+        fleetName: "*",
+        subjectDN: "CN=gw-7,O=Acme Corp",
+        notBefore: 1_000,
+        notAfter: 2_000,
+        issuedAt: core.clock.time,
+        issuedBy: "tenant-ca:0123456789ABCDEF",
+      },
+    ]);
+    await core.recordHeartbeat(customer, javaHeartbeat());
+
+    const before = core.backendCalls();
+    core.clock.advance(5_000);
+    await core.recordHeartbeat(customer, javaHeartbeat());
+    const after = core.backendCalls();
+    expect({ registry: after.registry - before.registry, cache: after.cache - before.cache }).toEqual({
+      registry: 0,
+      cache: 1,
+    });
+    expect(validity).toHaveBeenCalledTimes(1);
+    // Another agent the same certificate speaks for: recorded for it too, the store's record unchanged.
+    const other = javaHeartbeat();
+    other.agentInfo = { ...(other.agentInfo as JsonObject), identifier: "probe-agent-2" };
+    await core.recordHeartbeat(customer, other);
+    expect(validity).toHaveBeenCalledTimes(2);
+    expect(core.certificates.records.size).toBe(1);
+  });
+
+  it("records nothing of Beacon's own certificates, nor of a tenant CA's while the cache is down", async () => {
+    const core = coreHarness();
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    const validity = vi.fn(() => ({ notBefore: 1_000, notAfter: 2_000 }));
+    core.hotState.down = true;
+    const customer: AgentCredential = {
+      ...javaAgent,
+      serialNumber: "0123456789ABCDEF.2A",
+      tenantCa: { caId: "0123456789ABCDEF", subjectDN: "CN=probe-agent-1", validity },
+    };
+    await core.recordHeartbeat(customer, javaHeartbeat());
+    expect(validity).not.toHaveBeenCalled();
+    expect(core.certificates.records.size).toBe(0);
+  });
+
   it("costs a steady heartbeat one cache round trip, one event and no registry or manifest call", async () => {
     const core = coreHarness();
     const first = await core.recordHeartbeat(javaAgent, javaHeartbeat());

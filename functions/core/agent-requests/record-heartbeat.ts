@@ -8,8 +8,9 @@ import type { EventSink } from "../events/ports.js";
 import { publishBefore } from "../events/publishing.js";
 import type { ClassFlowPolicies } from "../flows/ports.js";
 import { type CacheBreaker, type GuardedCache, guardedCache } from "../guarded-cache.js";
+import { tenantCaCertificateRecord } from "../identity/certificates.js";
 import type { AgentCredential } from "../identity/credentials.js";
-import type { RevocationList } from "../identity/ports.js";
+import type { CertificateStore, RevocationList } from "../identity/ports.js";
 import { makeRevocationCheck } from "../identity/revocation.js";
 import type { JsonObject } from "../json.js";
 import { type AgentManifest, currentManifest } from "../manifests/agent-manifest.js";
@@ -51,6 +52,8 @@ export interface HeartbeatSettings {
 export interface HeartbeatDependencies {
   registry: AgentRegistry;
   revocations: RevocationList;
+  /** Where a tenant CA's certificate is recorded when its agent first presents it. */
+  certificates: Pick<CertificateStore, "add">;
   classes: AgentClassRegistry;
   classFlows: ClassFlowPolicies;
   manifests: ManifestRegistration;
@@ -171,6 +174,17 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
         await ensureClass(tenant, view.agentClass ?? record.agentClass, now, cache);
       }
       await cache.attempt(() => hotState.markRegistered(tenant, agentId, now));
+    }
+
+    // A tenant CA's certificate new to the agent, as the cache's round trip tells: recorded once per agent and
+    // certificate (again only once the cache loses the agent), never while the cache is down.
+    const { tenantCa } = credential;
+    if (tenantCa && outcome?.recorded && !outcome.sighting.certificateRecorded) {
+      const validity = tenantCa.validity();
+      if (validity) {
+        await deps.certificates.add(tenantCaCertificateRecord(credential, tenantCa, validity, now));
+        await cache.attempt(() => hotState.rememberCertificate(tenant, agentId, credential.serialNumber));
+      }
     }
 
     const agentClass = view.agentClass ?? DEFAULT_AGENT_CLASS;

@@ -86,7 +86,10 @@ export interface AgentClassRegistry {
 export interface HotSighting {
   tenant: string;
   agentId: string;
-  /** The calling certificate's serial: a revoked one is refused before anything is recorded. */
+  /**
+   * The calling certificate's serial: a revoked one is refused before anything is recorded; the reply says
+   * whether it is the one recorded for the agent (rememberCertificate).
+   */
   serialNumber: string;
   now: number;
   agentClass?: string;
@@ -163,6 +166,8 @@ export interface HotSightingResult {
   catchUp?: { flowId: string; ackTimeoutMs?: number };
   /** The cache holds no copy of the class's flow policy: load it from the registry. */
   classFlowUnknown?: boolean;
+  /** The calling certificate is the one the certificate store was last said to hold for the agent. */
+  certificateRecorded?: boolean;
   /**
    * While the pending-operation marker is set (an operation may await its effect): the run statuses in
    * force after this heartbeat, which a minimized C++ heartbeat may have left out.
@@ -179,6 +184,11 @@ export interface HotState extends ClassFlowCache, RevocationCache, ManifestCache
   /** One round trip: checks revocation, records the sighting and returns what the heartbeat needs to decide. */
   recordSighting(sighting: HotSighting): Promise<SightingOutcome>;
   markRegistered(tenant: string, agentId: string, now: number): Promise<void>;
+  /**
+   * The certificate store holds the certificate of this serial, with which the agent calls: its next
+   * sightings say so, and record nothing more of it, while the cache keeps the agent.
+   */
+  rememberCertificate(tenant: string, agentId: string, serial: string): Promise<void>;
   /** Returns true when the class was not known to the cache yet. */
   rememberClass(tenant: string, agentClass: string): Promise<boolean>;
   rememberDescribe(tenant: string, agentId: string, pendingUntil: number | undefined): Promise<void>;

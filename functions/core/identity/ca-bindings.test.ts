@@ -11,6 +11,7 @@ import {
   spellCaBindings,
   spellIdentityRule,
 } from "./ca-bindings.js";
+import { tenantCaIdOf } from "./credentials.js";
 
 const BEACON_CA = "CN=Beacon Agent CA,O=Beacon";
 const ACME_CA = "CN=Acme Devices CA,O=Acme";
@@ -34,9 +35,20 @@ const bindings: CaBindings = new Map([
 ]);
 
 /** What a certificate signed by `signer` with these subject alternative names tells of itself. */
-const evidence = (signer: string, dnsNames: string[] = []): CertificateEvidence => ({
+const evidence = (signer: string, dnsNames: string[] = [], authorityKeyId?: string): CertificateEvidence => ({
   signedBy: (publicKey) => publicKey === signer,
   subjectAltNames: (type) => (type === "DNS" ? dnsNames : []),
+  authorityKeyId: () => authorityKeyId,
+  validity: () => ({ notBefore: 1_000, notAfter: 2_000 }),
+});
+
+/** The serial "0a" of a certificate of the tenant CA `issuerDN`, as the credential spells it. */
+const tenantCaSerial = (issuerDN: string, authorityKeyId?: string) =>
+  `${tenantCaIdOf(issuerDN, authorityKeyId)}.A`;
+const ofTenantCa = (issuerDN: string, subjectDN: string) => ({
+  caId: tenantCaIdOf(issuerDN, undefined),
+  subjectDN,
+  validity: expect.any(Function),
 });
 
 const certificate = (
@@ -58,7 +70,8 @@ describe("credentialOfCertificate by Beacon's rule", () => {
       kind: "agent",
       tenant: "acme",
       agentId: "pump-1",
-      serialNumber: "A",
+      serialNumber: tenantCaSerial(ACME_CA),
+      tenantCa: ofTenantCa(ACME_CA, "CN=pump-1,OU=agent,O=acme"),
     });
   });
 
@@ -92,7 +105,8 @@ describe("credentialOfCertificate by a tenant CA's rule", () => {
       kind: "agent",
       tenant: "acme",
       agentId: "gw-plant7-012.acme.example",
-      serialNumber: "A",
+      serialNumber: tenantCaSerial("CN=Acme Edge CA"),
+      tenantCa: ofTenantCa("CN=Acme Edge CA", CUSTOMER_DN),
     });
     const uid = certificate("UID=meter-7,CN=Meter seven,O=globex", "CN=Acme UID CA");
     expect(credentialOfCertificate(uid, bindings)).toMatchObject({ tenant: "acme", agentId: "meter-7" });
@@ -122,8 +136,48 @@ describe("credentialOfCertificate by a tenant CA's rule", () => {
       kind: "fleet",
       tenant: "acme",
       fleetName: "*",
+      serialNumber: tenantCaSerial("CN=Acme Fleet CA"),
+      tenantCa: ofTenantCa("CN=Acme Fleet CA", "CN=whatever,O=globex"),
+    });
+  });
+});
+
+describe("the serials of tenant CAs' certificates", () => {
+  const of = (issuerDN: string, authorityKeyId?: string) =>
+    credentialOfCertificate(
+      certificate(CUSTOMER_DN, issuerDN, { evidence: evidence("", [], authorityKeyId) }),
+      bindings,
+    );
+
+  it("leave Beacon's own certificates' serials as they are, with nothing to record", () => {
+    const beaconIssued = certificate("CN=pump-1,OU=agent,O=acme", BEACON_CA, { evidence: evidence("") });
+    expect(credentialOfCertificate(beaconIssued, bindings)).toEqual({
+      kind: "agent",
+      tenant: "acme",
+      agentId: "pump-1",
       serialNumber: "A",
     });
+  });
+
+  it("tell apart one serial of two CAs of one name and tenant by their key identifiers (a rotation)", () => {
+    const before = of("CN=Acme Edge CA", "aa01");
+    const after = of("CN=Acme Edge CA", "bb02");
+    expect(before.serialNumber).toBe(tenantCaSerial("CN=Acme Edge CA", "aa01"));
+    expect(before.serialNumber).toMatch(/^[0-9A-F]{16}\.A$/);
+    expect(after.serialNumber).not.toBe(before.serialNumber);
+    expect(of("CN=Acme Edge CA", "aa01").serialNumber).toBe(before.serialNumber);
+  });
+
+  it("tell apart one serial of two CAs of one tenant by their names, key identifiers or not", () => {
+    expect(of("CN=Acme Edge CA").serialNumber).not.toBe(of("CN=Acme Edge CA", "x").serialNumber);
+    expect(of("CN=Acme Edge CA").serialNumber).not.toBe(of("CN=Acme Fleet CA").serialNumber);
+  });
+
+  it("carry the certificate's validity, read only when asked", () => {
+    expect(of("CN=Acme Edge CA").tenantCa?.validity()).toEqual({ notBefore: 1_000, notAfter: 2_000 });
+    expect(
+      credentialOfCertificate(certificate(CUSTOMER_DN, "CN=Acme Edge CA"), bindings).tenantCa?.validity(),
+    ).toBe(undefined);
   });
 });
 
@@ -149,7 +203,7 @@ describe("credentialOfCertificate where look-alike CAs share a name", () => {
       throw new Error("no signature is verified where the name suffices");
     };
     const issued = certificate("CN=pump-1,OU=agent,O=acme", BEACON_CA, {
-      evidence: { signedBy, subjectAltNames: () => [] },
+      evidence: { ...evidence(""), signedBy },
     });
     expect(credentialOfCertificate(issued, alike).tenant).toBe("acme");
   });

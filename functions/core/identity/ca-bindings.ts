@@ -5,6 +5,8 @@ import {
   credentialFromCertificate,
   isValidIdentifier,
   parseDistinguishedName,
+  qualifiedSerial,
+  tenantCaIdOf,
 } from "./credentials.js";
 
 /** The kinds of subject alternative name an agent id may be read from, as Node prints them. */
@@ -84,6 +86,10 @@ export interface CertificateEvidence {
   /** Whether the key's private half signed the certificate. */
   signedBy(publicKey: string): boolean;
   subjectAltNames(type: SanType): string[];
+  /** The key identifier of the CA that signed it, as it states it (hex); undefined when it states none. */
+  authorityKeyId(): string | undefined;
+  /** When it is valid, in epoch milliseconds. */
+  validity(): { notBefore: number; notAfter: number } | undefined;
 }
 
 /** A client certificate as an ingress reports it: its subject, serial and issuer, and what it tells itself. */
@@ -99,7 +105,8 @@ export interface DistinguishedCertificate {
  * issuer's name tells which, unless several CAs bound otherwise bear that name, when the signature does (never
  * the authority key identifier, which any CA may write). That CA's binding then decides the tenant (Beacon's
  * CAs: the one O names; a tenant's CA: its own, whatever O says) and the agent, by its rule. Without bindings
- * (none configured) every trusted CA is one of Beacon's own.
+ * (none configured) every trusted CA is one of Beacon's own. A tenant CA's certificate's serial is qualified
+ * by its CA (tenantCaIdOf), and the credential carries what the certificate store records of it.
  */
 export function credentialOfCertificate(
   certificate: DistinguishedCertificate,
@@ -109,17 +116,29 @@ export function credentialOfCertificate(
     return credentialFromCertificate(certificate.subjectDN, certificate.serialNumber);
   const [binding, ...more] = bindingsOfSigner(certificate, bindings);
   if (binding !== undefined && more.length === 0 && binding.agentId.kind !== "beacon")
-    return credentialByRule(certificate, binding.tenant, binding.agentId);
+    return ofTenantCa(certificate, credentialByRule(certificate, binding.tenant, binding.agentId));
   if (binding === undefined || more.some((other) => other.agentId.kind !== "beacon"))
     throw speaksForNoTenant();
   // Beacon's rule: O names the tenant, which one of the CA's bindings must allow.
   const credential = credentialFromCertificate(certificate.subjectDN, certificate.serialNumber);
-  if ([binding, ...more].some(({ tenant }) => tenant === BEACON_TENANTS || tenant === credential.tenant))
-    return credential;
+  const bound = [binding, ...more];
+  if (bound.some(({ tenant }) => tenant === BEACON_TENANTS)) return credential;
+  if (bound.some(({ tenant }) => tenant === credential.tenant)) return ofTenantCa(certificate, credential);
   throw new BeaconError(
     "tenant_not_bound_to_ca",
     `The client certificate's CA may not speak for tenant ${credential.tenant}`,
   );
+}
+
+/** The credential of a tenant CA's certificate: its serial qualified by the CA, and what is recorded of it. */
+function ofTenantCa(certificate: DistinguishedCertificate, credential: AgentCredential): AgentCredential {
+  const { evidence, issuerDN = "" } = certificate;
+  const caId = tenantCaIdOf(issuerDN, evidence?.authorityKeyId());
+  return {
+    ...credential,
+    serialNumber: qualifiedSerial(caId, credential.serialNumber),
+    tenantCa: { caId, subjectDN: certificate.subjectDN, validity: () => evidence?.validity() },
+  };
 }
 
 const speaksForNoTenant = () =>

@@ -1,15 +1,29 @@
 import type { GuardedCache } from "../guarded-cache.js";
 import { dropUndefined } from "../json.js";
 import type { Clock } from "../ports.js";
-import { credentialFromCertificate } from "./credentials.js";
+import {
+  type AgentCredential,
+  canonicalSerial,
+  credentialFromCertificate,
+  qualifiedSerial,
+  type TenantCaCertificate,
+} from "./credentials.js";
 import type { CertificateFacts, CertificateRecord, CertificateStore, RevocationNotices } from "./ports.js";
 export const DEFAULT_VALIDITY_DAYS = 365;
 
 export const MAX_VALIDITY_DAYS = 825;
 
-const SERIAL_PATTERN = /^[0-9A-F]{1,40}$/;
+/** Beacon's serials, and those of a tenant CA's certificates qualified by its CA's id (qualifiedSerial). */
+const SERIAL_PATTERN = /^(?:[0-9A-F]{16}\.)?[0-9A-F]{1,40}$/;
 
 export const isCanonicalSerial = (serial: string): boolean => SERIAL_PATTERN.test(serial);
+
+/** A serial as a person may spell it (any case, leading zeros), qualified or not, in its one spelling. */
+export function canonicalCertificateSerial(serial: string): string {
+  const dot = serial.indexOf(".");
+  if (dot < 0) return canonicalSerial(serial);
+  return qualifiedSerial(serial.slice(0, dot).toUpperCase(), canonicalSerial(serial.slice(dot + 1)));
+}
 
 export const DAY_MS = 86_400_000;
 
@@ -60,6 +74,16 @@ export function certificateRecord(
   issuedBy: string,
 ): CertificateRecord {
   const holder = credentialFromCertificate(certificate.subjectDN, certificate.serialNumber);
+  return recordOf(holder, certificate, issuedAt, issuedBy);
+}
+
+/** The record of the certificate `holder` proved, with what the certificate states of itself. */
+function recordOf(
+  holder: AgentCredential,
+  certificate: { subjectDN: string; notBefore: number; notAfter: number },
+  issuedAt: number,
+  issuedBy: string,
+): CertificateRecord {
   return dropUndefined({
     tenant: holder.tenant,
     serial: holder.serialNumber,
@@ -72,6 +96,24 @@ export function certificateRecord(
     issuedAt,
     issuedBy,
   });
+}
+
+/** Who records a tenant CA's certificates, which Beacon did not issue, in the store's `issuedBy`. */
+const TENANT_CA_ISSUER_PREFIX = "tenant-ca:";
+
+/**
+ * The store's record of a tenant CA's certificate, from the credential it proved when an agent first presented
+ * it: its serial qualified by its CA, kind and agent as the CA's rule read them (an "any agent" rule is a fleet
+ * certificate), `issuedAt` when Beacon first saw it and `issuedBy` its CA.
+ */
+export function tenantCaCertificateRecord(
+  credential: AgentCredential,
+  certificate: TenantCaCertificate,
+  validity: { notBefore: number; notAfter: number },
+  seenAt: number,
+): CertificateRecord {
+  const { subjectDN, caId } = certificate;
+  return recordOf(credential, { subjectDN, ...validity }, seenAt, `${TENANT_CA_ISSUER_PREFIX}${caId}`);
 }
 
 export interface RevocationDependencies {

@@ -7,6 +7,7 @@ import type { ConsoleResult } from "../result.js";
 import {
   type CertificateListRequest,
   type CertificateRevocation,
+  canonicalCertificateSerial,
   certificateRecord,
   certificateState,
   DAY_MS,
@@ -15,7 +16,7 @@ import {
   isCanonicalSerial,
   type KeySource,
 } from "./certificates.js";
-import { canonicalSerial, isValidIdentifier } from "./credentials.js";
+import { isValidIdentifier } from "./credentials.js";
 import { keyRefusal } from "./key-policy.js";
 import type {
   CertificateAuthority,
@@ -29,9 +30,9 @@ import { type Principal, requireRole } from "./principal.js";
 /** X.509 bounds a common name at 64 characters (RFC 5280, ub-common-name). */
 const MAX_NAME_LENGTH = 64;
 
-const EXPIRY_KEY_PATTERN = /^[0-9]{15}#[0-9A-F]{1,40}$/;
+const EXPIRY_KEY_PATTERN = /^[0-9]{15}#(.+)$/;
 
-const isExpiryKey = (key: string): boolean => EXPIRY_KEY_PATTERN.test(key);
+const isExpiryKey = (key: string): boolean => isCanonicalSerial(EXPIRY_KEY_PATTERN.exec(key)?.[1] ?? "");
 
 export interface CertificatesDependencies {
   store: CertificateStore;
@@ -65,7 +66,7 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
     });
 
   const serialOf = (serial: string) => {
-    const canonical = canonicalSerial(serial);
+    const canonical = canonicalCertificateSerial(serial);
     if (!isCanonicalSerial(canonical)) throw new BeaconError("not_found", "No such certificate");
     return canonical;
   };

@@ -1,12 +1,29 @@
+import { createHash } from "node:crypto";
 import { BeaconError } from "../errors.js";
 
 /**
  * Who is calling the agent API, as proven by the client certificate and nothing else.
  * A fleet credential may speak for any agent of its tenant; an agent credential only for itself.
  */
-export type AgentCredential =
+export type AgentCredential = (
   | { kind: "agent"; tenant: string; agentId: string; serialNumber: string }
-  | { kind: "fleet"; tenant: string; fleetName: string; serialNumber: string };
+  | { kind: "fleet"; tenant: string; fleetName: string; serialNumber: string }
+) & {
+  /** Present for a certificate of a tenant's own CA, whose serial is then qualified by that CA. */
+  tenantCa?: TenantCaCertificate;
+};
+
+/**
+ * A certificate of a tenant's own CA, which Beacon did not issue: what the certificate store records of it
+ * when an agent first presents it.
+ */
+export interface TenantCaCertificate {
+  /** The issuing CA, as tenantCaIdOf names it. */
+  caId: string;
+  subjectDN: string;
+  /** Read from the certificate only when it is recorded; undefined where the ingress passed no PEM. */
+  validity(): { notBefore: number; notAfter: number } | undefined;
+}
 
 /** Tenant and agent ids become key prefixes: keep them to a charset that cannot forge a key. */
 const IDENTIFIER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
@@ -60,6 +77,26 @@ export function canonicalSerial(serial: string): string {
   }
   return hex || "0";
 }
+
+/** 64 bits of a SHA-256, in hex: enough to tell apart the few CAs one tenant registers. */
+const TENANT_CA_ID_LENGTH = 16;
+
+/**
+ * The id of a tenant's CA, which qualifies its certificates' serials: from its name and the key identifier its
+ * certificates carry (their authority key identifier, which changes with the CA's key), so that two CAs of one
+ * tenant (a rotation, two plants' CAs) and Beacon's own, which may all issue the same serial, are told apart.
+ * A certificate without one is told apart by its CA's name alone.
+ */
+export function tenantCaIdOf(issuerDN: string, authorityKeyId: string | undefined): string {
+  return createHash("sha256")
+    .update(`${issuerDN}\n${authorityKeyId ?? ""}`)
+    .digest("hex")
+    .slice(0, TENANT_CA_ID_LENGTH)
+    .toUpperCase();
+}
+
+/** A tenant CA's certificate's serial, qualified by its CA: `<CA id>.<serial>`. Beacon's own stay unqualified. */
+export const qualifiedSerial = (caId: string, serial: string): string => `${caId}.${serial}`;
 
 export function credentialFromCertificate(subjectDN: string, serialNumber: string): AgentCredential {
   const subject = parseDistinguishedName(subjectDN);

@@ -542,7 +542,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Hex; case and leading zeros do not matter. */
+                /** @description Hex; case and leading zeros do not matter. A certificate of a tenant's own CA is named by its serial qualified by its CA, `<CA id>.<serial>`, as its record lists it. */
                 serial: components["parameters"]["Serial"];
             };
             cookie?: never;
@@ -562,7 +562,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Hex; case and leading zeros do not matter. */
+                /** @description Hex; case and leading zeros do not matter. A certificate of a tenant's own CA is named by its serial qualified by its CA, `<CA id>.<serial>`, as its record lists it. */
                 serial: components["parameters"]["Serial"];
             };
             cookie?: never;
@@ -1098,7 +1098,7 @@ export interface components {
         };
         Certificate: components["schemas"]["CertificateFields"];
         CertificateFields: {
-            /** @description Upper-case hex, no separators or leading zeros. */
+            /** @description Upper-case hex, no separators or leading zeros; for a certificate of a tenant's own CA, qualified by that CA's id (`<CA id>.<serial>`), so that CAs issuing the same serial are told apart. */
             serial: string;
             /** @enum {string} */
             kind: "agent" | "fleet";
@@ -1111,7 +1111,7 @@ export interface components {
             notAfter: string;
             /** Format: date-time */
             issuedAt: string;
-            /** @description Subject of the token that issued it; `beacon:dev-ca:<file>` for a local dev-CA certificate that `npm start` or `npm run cert` registered. */
+            /** @description Subject of the token that issued it; `beacon:dev-ca:<file>` for a local dev-CA certificate that `npm start` or `npm run cert` registered; `tenant-ca:<CA id>` for a certificate of the tenant's own CA, which Beacon did not issue and recorded when an agent first presented it (`issuedAt` is then that time). */
             issuedBy: string;
             /** Format: date-time */
             revokedAt?: string;
@@ -2050,7 +2050,7 @@ export interface components {
         FlowClassName: components["schemas"]["ClassName"];
         /** @description The binary's canonical identity: the SHA-256 of its manifest's content without the per-agent fields, keys and arrays sorted, leaves as strings. */
         ManifestId: string;
-        /** @description Hex; case and leading zeros do not matter. */
+        /** @description Hex; case and leading zeros do not matter. A certificate of a tenant's own CA is named by its serial qualified by its CA, `<CA id>.<serial>`, as its record lists it. */
         Serial: string;
         /** @description As Beacon made it: it ends with `~` and the agent's id, which is how an acknowledgement that names no agent finds its operation. */
         OperationId: string;
@@ -3114,7 +3114,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Hex; case and leading zeros do not matter. */
+                /** @description Hex; case and leading zeros do not matter. A certificate of a tenant's own CA is named by its serial qualified by its CA, `<CA id>.<serial>`, as its record lists it. */
                 serial: components["parameters"]["Serial"];
             };
             cookie?: never;
@@ -3141,7 +3141,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Hex; case and leading zeros do not matter. */
+                /** @description Hex; case and leading zeros do not matter. A certificate of a tenant's own CA is named by its serial qualified by its CA, `<CA id>.<serial>`, as its record lists it. */
                 serial: components["parameters"]["Serial"];
             };
             cookie?: never;
