@@ -7,6 +7,7 @@ import { randomUUID, X509Certificate } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cppAckOf, cppHeartbeatOf } from "../../scripts/common/c2-examples.js";
 import { registerTenantCa } from "../../scripts/local/certs.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
@@ -19,6 +20,7 @@ import {
   issueWithCa,
   type SigningAuthority,
 } from "../adapters/x509/issuer.js";
+import { AgentRoutes } from "../core/c2/routes.js";
 import { makeKinesisClient } from "../runtime/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";
 
@@ -127,6 +129,64 @@ describe("a customer's PKI with the agent id in CN", () => {
     const response = await heartbeatAs("gateway-12", "gateway-12");
     expect(response.status).toBe(403);
     expect(response.json()).toMatchObject({ error: { code: "agent_id_not_in_certificate" } });
+  });
+});
+
+describe("a MiNiFi C++ agent configured for the incumbent, with the customer's certificate", () => {
+  const heartbeatPath = AgentRoutes.heartbeat.incumbentPath;
+  const acknowledgePath = AgentRoutes.acknowledge.incumbentPath;
+
+  it.each([{ gzip: false }, { gzip: true }])(
+    "heartbeats and acknowledges at the incumbent's paths as the agent its CN names (gzip $gzip)",
+    async ({ gzip }) => {
+      const agentId = `gw-${randomUUID().slice(0, 8)}.acme.example`;
+      const certificate = await customerCertificate(acmeCa, { ...CUSTOMER_SUBJECT, commonName: agentId });
+      const first = await agentApi.post(heartbeatPath, cppHeartbeatOf(agentId, "plant7", true), {
+        certificate,
+        gzip,
+      });
+      expect(first.status).toBe(200);
+      const operations = (first.json() as { requestedOperations: { identifier: string }[] })
+        .requestedOperations;
+      for (const operation of operations) {
+        const ack = await agentApi.post(
+          acknowledgePath,
+          cppAckOf(agentId, operation.identifier, "FULLY_APPLIED"),
+          {
+            certificate,
+            gzip,
+          },
+        );
+        expect(ack.status).toBe(200);
+      }
+      const second = await agentApi.post(heartbeatPath, cppHeartbeatOf(agentId, "plant7"), {
+        certificate,
+        gzip,
+      });
+      expect(second.json()).toEqual({ requestedOperations: [] });
+      expect(await agentStatus(acme, agentId)).toBe(200);
+      expect(await agentStatus(globex, agentId)).toBe(404);
+    },
+  );
+
+  it("refuses a heartbeat for another agent id at the incumbent's path (403), recording nothing", async () => {
+    const agentId = `gw-${randomUUID().slice(0, 8)}.acme.example`;
+    const other = `gw-${randomUUID().slice(0, 8)}.acme.example`;
+    const certificate = await customerCertificate(acmeCa, { ...CUSTOMER_SUBJECT, commonName: agentId });
+    const refused = await agentApi.post(heartbeatPath, cppHeartbeatOf(other, "plant7", true), {
+      certificate,
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.json()).toMatchObject({ error: { code: "identity_mismatch" } });
+    // The certificate's own agent's heartbeat after it is on the stream: the refused one would be before it.
+    expect(
+      (await agentApi.post(heartbeatPath, cppHeartbeatOf(agentId, "plant7"), { certificate })).status,
+    ).toBe(200);
+    await until("the accepted heartbeat's event on the stream", async () =>
+      (await streamEventsOf(acme, agentId)).length > 0 ? true : undefined,
+    );
+    expect(await streamEventsOf(acme, other)).toEqual([]);
+    expect(await agentStatus(acme, other)).toBe(404);
   });
 });
 
