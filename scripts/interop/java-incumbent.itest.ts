@@ -149,7 +149,7 @@ describe.each<{ compression: Compression }>([{ compression: "none" }, { compress
       const running = await console("GET", `/classes/${agentClass}/running-flows`);
       expect(running.status, running.body).toBe(200);
       expect(running.json().flows).toEqual([expect.objectContaining({ flowId: incumbentFlowId, agentCount: 1 })]);
-      expect(running.json().flows[0].flowHash).toBeUndefined();
+      expect((running.json().flows as { flowHash?: string }[])[0]?.flowHash).toBeUndefined();
 
       const requested = await console("POST", `/classes/${agentClass}/adoptions`, { flowId: incumbentFlowId });
       expect(requested.status, requested.body).toBe(201);
