@@ -56,10 +56,17 @@ beforeAll(async () => {
       subject: { commonName: agentIdFor(compression as Compression), ...CUSTOMER_SUBJECT },
       usage: "clientAuth",
     });
-    writeFileSync(path.join(api.certsDir, `${certificateFor(compression as Compression)}.pem`), issued.certPem);
-    writeFileSync(path.join(api.certsDir, `${certificateFor(compression as Compression)}.key`), issued.keyPem, {
-      mode: 0o600,
-    });
+    writeFileSync(
+      path.join(api.certsDir, `${certificateFor(compression as Compression)}.pem`),
+      issued.certPem,
+    );
+    writeFileSync(
+      path.join(api.certsDir, `${certificateFor(compression as Compression)}.key`),
+      issued.keyPem,
+      {
+        mode: 0o600,
+      },
+    );
   }
 }, BUILD_TIMEOUT_MS);
 
@@ -148,10 +155,14 @@ describe.each<{ compression: Compression }>([{ compression: "none" }, { compress
     it("has the flow it runs adopted from the debug bundle its own handler uploads, with no UPDATE CONFIGURATION sent", async () => {
       const running = await console("GET", `/classes/${agentClass}/running-flows`);
       expect(running.status, running.body).toBe(200);
-      expect(running.json().flows).toEqual([expect.objectContaining({ flowId: incumbentFlowId, agentCount: 1 })]);
+      expect(running.json().flows).toEqual([
+        expect.objectContaining({ flowId: incumbentFlowId, agentCount: 1 }),
+      ]);
       expect((running.json().flows as { flowHash?: string }[])[0]?.flowHash).toBeUndefined();
 
-      const requested = await console("POST", `/classes/${agentClass}/adoptions`, { flowId: incumbentFlowId });
+      const requested = await console("POST", `/classes/${agentClass}/adoptions`, {
+        flowId: incumbentFlowId,
+      });
       expect(requested.status, requested.body).toBe(201);
       const adoptionId = requested.json().adoptionId as string;
 
@@ -220,7 +231,10 @@ describe.each<{ compression: Compression }>([{ compression: "none" }, { compress
         await sweeper.close();
       }
       const rollout = await console("GET", `/rollouts/${rolloutId}`);
-      expect(rollout.json()).toMatchObject({ state: "completed", counts: { selected: 1, healthy: 1, failed: 0 } });
+      expect(rollout.json()).toMatchObject({
+        state: "completed",
+        counts: { selected: 1, healthy: 1, failed: 0 },
+      });
     });
   },
 );
