@@ -72,20 +72,14 @@ async function advanceRollouts(deadline: number): Promise<void> {
  * one, settle. A look that failed is logged, and fails the step once all were taken; the next run looks again.
  */
 async function settleAdoptions(deadline: number): Promise<void> {
-  const outcome = await sweeper.adoptions.sweep(deadline);
-  const summary = {
-    looked: outcome.looked,
-    adopted: outcome.adopted,
-    failed: outcome.failed,
-    lookFailures: outcome.errors.length,
-    deferred: outcome.deferred,
-  };
-  if (outcome.deferred > 0)
+  const { errors, ...counts } = await sweeper.adoptions.sweep(deadline);
+  const summary = { ...counts, lookFailures: errors.length };
+  if (counts.deferred > 0)
     logger.warn("adoptions left for the next run: the run reached its deadline", summary);
-  if (outcome.adopted + outcome.failed > 0) logger.info("adoptions settled", summary);
-  for (const { adoption, error } of outcome.errors)
+  if (counts.adopted + counts.failed > 0) logger.info("adoptions settled", summary);
+  for (const { adoption, error } of errors)
     logger.error("adoption look failed", { ...adoption, error: error as Error });
-  if (outcome.errors.length > 0) throw new Error("adoptions failed to settle");
+  if (errors.length > 0) throw new Error("adoptions failed to settle");
 }
 
 /** Certificates entering the expiry window, each announced once as a `certificate.expiring` event. */

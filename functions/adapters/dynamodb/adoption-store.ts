@@ -6,7 +6,7 @@ import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
 import { classCreation } from "./class-catalog.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
-import { queryAll, queryPartition } from "./paging.js";
+import { dueEntries, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
 const ADOPTION_PREFIX = "AD#";
@@ -72,14 +72,11 @@ export class DynamoAdoptionStore implements AdoptionStore {
 
   async *requested(): AsyncGenerator<AdoptionKey> {
     // Three small attributes per adoption awaiting its bundle: read whole, as the sweeper looks at them all.
-    const { items } = await queryAll(this.client, {
-      TableName: this.tableName,
-      IndexName: dueIndex.indexName,
-      KeyConditionExpression: "#pk = :pk",
-      ExpressionAttributeNames: { "#pk": dueIndex.partitionKey },
-      ExpressionAttributeValues: { ":pk": Keys.dueAdoptions() },
-      ProjectionExpression: "tenant, className, adoptionId",
-    });
+    const items = await dueEntries(this.client, this.tableName, Keys.dueAdoptions(), [
+      "tenant",
+      "className",
+      "adoptionId",
+    ]);
     for (const item of items)
       yield {
         tenant: item.tenant as string,

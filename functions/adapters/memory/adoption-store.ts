@@ -45,20 +45,15 @@ export class MemoryAdoptionStore implements AdoptionStore {
     for (const { tenant, className, adoptionId } of waiting) yield { tenant, className, adoptionId };
   }
 
-  async makeCurrent(
-    tenant: string,
-    className: string,
-    policy: ClassFlowPolicy,
-    now: number,
-  ): Promise<MadeCurrent> {
+  async makeCurrent(tenant: string, className: string, policy: ClassFlowPolicy, now: number) {
     const key = `${tenant}/${className}`;
     const existing = this.catalog.classes.get(key);
     if (existing?.flowPolicy !== undefined || existing?.activeRolloutId !== undefined)
-      return existing?.flowPolicy?.target === policy.target ? "already" : "refused";
+      return (existing?.flowPolicy?.target === policy.target ? "already" : "refused") satisfies MadeCurrent;
     this.catalog.classes.set(key, {
       ...(existing ?? { tenant, name: className, createdAt: now, autoCreated: false }),
       flowPolicy: structuredClone(policy),
     });
-    return "made";
+    return "made" satisfies MadeCurrent;
   }
 }

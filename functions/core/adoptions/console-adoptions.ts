@@ -9,7 +9,7 @@ import { type Principal, requireRole } from "../identity/principal.js";
 import { asString, dropUndefined, type JsonObject } from "../json.js";
 import { isValidOperationId } from "../operations/ids.js";
 import type { OperationQueue } from "../operations/queue.js";
-import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
+import { type ListQuery, pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { ConsoleResult } from "../result.js";
 import type { AdoptionRecord } from "./model.js";
 import { runningFlows } from "./running-flows.js";
@@ -155,11 +155,7 @@ export function makeAdoptionsApi(deps: AdoptionsDependencies) {
     },
 
     /** The class's adoptions, newest first, as they are stored: the sweeper settles those still requested. */
-    async list(
-      principal: Principal,
-      className: string,
-      request: { cursor?: string; limit?: number },
-    ): Promise<ConsoleResult> {
+    async list(principal: Principal, className: string, request: ListQuery): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
       assertClassName(className);
       const page = await adoptions.list(
