@@ -3,17 +3,23 @@
  * flow ids; the console groups them, an operator adopts one, the agent answers TRANSFER DEBUG with a bundle holding
  * its flow through the real gateway and intake, and the class's policy then leaves the agents running it alone,
  * catch-up moves the others, and a rollout from the adopted version to a new one completes. The rollout is moved
- * on by the sweeper's own engine, look by look, with a plan that waits for nothing.
+ * on by the sweeper's own engine, look by look, with a plan that waits for nothing. Adoptions nobody reads are
+ * settled by the sweeper's pass, adopted or failed, as the store and the class then show.
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { tarGz } from "../../scripts/common/debug-bundle-form.js";
 import { heartbeat, heartbeatOf, javaFlow } from "../../scripts/test-support/console-seed.js";
 import { uploadBundle } from "../../scripts/test-support/debug-bundles.js";
 import { onRolloutStack, type RolloutStack } from "../../scripts/test-support/rollout-stack.js";
 import { until } from "../../scripts/test-support/until.js";
+import { DynamoAdoptionStore } from "../adapters/dynamodb/adoption-store.js";
+import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
+import type { AdoptionRecord } from "../core/adoptions/model.js";
 import { AgentRoutes } from "../core/c2/routes.js";
 import type { RolloutState } from "../core/events/model.js";
 import { isRolloutFinal } from "../core/rollouts/model.js";
+import { makeDocumentClient } from "../runtime/aws-clients.js";
+import { EnvNames } from "../shared/env-names.js";
 
 const CLASS = "pumps";
 const MANIFEST_HASH = "adoptions-build-1";
@@ -28,6 +34,8 @@ let the: RolloutStack;
 /** A Java agent as this file plays it, and the flow it runs (the incumbent's id, until Beacon sends one). */
 interface Agent {
   agentId: string;
+  /** Its class, CLASS unless named. */
+  className?: string;
   flowId: string;
   /** The flow document it runs, which its debug bundle holds. */
   document: string;
@@ -55,7 +63,7 @@ const acknowledge = async (operationId: string) => {
 async function turn(agent: Agent): Promise<RequestedOperation[]> {
   const response = await the.agentApi.post(
     AgentRoutes.heartbeat.path,
-    heartbeatOf(agent.agentId, CLASS, MANIFEST_HASH, { flowId: agent.flowId }),
+    heartbeatOf(agent.agentId, agent.className ?? CLASS, MANIFEST_HASH, { flowId: agent.flowId }),
     { certificate: the.fleet },
   );
   expect(response.status).toBe(200);
@@ -108,6 +116,48 @@ async function incumbentFleet(): Promise<Agent[]> {
       }),
     ).toBe(200);
   return agents;
+}
+
+/** The stack's table, read as the stores the sweeper writes. */
+let tableRead: { adoptions: DynamoAdoptionStore; classes: DynamoClassCatalog } | undefined;
+const documents = makeDocumentClient();
+const table = () => {
+  const tableName = the.agentApi.env[EnvNames.tableName] as string;
+  tableRead ??= {
+    adoptions: new DynamoAdoptionStore(documents, tableName),
+    classes: new DynamoClassCatalog(documents, tableName),
+  };
+  return tableRead;
+};
+afterAll(() => documents.destroy());
+
+/** An agent of its own class, registered on the incumbent's flow `flowId`. */
+async function loneAgent(className: string, flowId: string): Promise<Agent> {
+  const agent = {
+    agentId: `${className}-1`,
+    className,
+    flowId,
+    document: JSON.stringify(javaFlow(className)),
+  };
+  expect(
+    await heartbeat(the.agentApi, the.fleet, agent.agentId, className, MANIFEST_HASH, {
+      flowId,
+      operations: TAKES_FLOWS,
+    }),
+  ).toBe(200);
+  return agent;
+}
+
+/**
+ * The adoption as the sweeper leaves it once settled, read from the store (never through the console, whose
+ * read would settle it): the sweeper's pass runs before each look, as its schedule runs it.
+ */
+async function settledBySweeper(className: string, adoptionId: string): Promise<AdoptionRecord> {
+  return until(`the sweeper to settle adoption ${adoptionId}`, async () => {
+    await the.sweeper.adoptions.sweep();
+    const record = await table().adoptions.get(the.tenant, className, adoptionId);
+    return record?.state === "requested" ? undefined : record;
+  });
 }
 
 onRolloutStack("adoptions", (started) => {
@@ -210,5 +260,55 @@ describe("adopting the flows agents arrive with", () => {
     ).toEqual(["pump-1", "pump-2", "pump-3"]);
     expect(agents.map((agent) => agent.flowId)).toEqual(Array(5).fill(nextHash));
     expect((await get(`/classes/${CLASS}`)).flow).toEqual({ target: nextHash, accepted: [nextHash] });
+  });
+
+  it("settles an adoption nobody reads once the bundle is stored, writing the class's policy", async () => {
+    const tanks = await loneAgent("tanks", "incumbent-t");
+    const adoptionId = (await post("/classes/tanks/adoptions", { flowId: "incumbent-t" }))
+      .adoptionId as string;
+    expect((await turn(tanks)).map((operation) => operation.operation)).toEqual(["TRANSFER"]);
+
+    const settled = await settledBySweeper("tanks", adoptionId);
+    expect(settled).toMatchObject({ state: "adopted", bundleEntry: "flow.json", current: true });
+    const hash = settled.flowHash as string;
+    expect((await table().classes.get(the.tenant, "tanks"))?.flowPolicy).toEqual({
+      target: hash,
+      accepted: [hash, "incumbent-t"],
+    });
+    // The console shows what the sweeper settled, in the adoption and the class's list alike.
+    const shown = await get(`/classes/tanks/adoptions/${adoptionId}`);
+    expect(shown).toMatchObject({
+      state: "adopted",
+      flowHash: hash,
+      current: true,
+      updatedAt: new Date(settled.updatedAt).toISOString(),
+    });
+    expect(await get("/classes/tanks/adoptions")).toEqual({ items: [shown] });
+    // The agent running it is sent nothing: the class's policy counts it as on the adopted version.
+    expect(await turn(tanks)).toEqual([]);
+  });
+
+  it("fails an adoption nobody reads once the agent refuses its TRANSFER DEBUG", async () => {
+    const valves = await loneAgent("valves", "incumbent-v");
+    const adoptionId = (await post("/classes/valves/adoptions", { flowId: "incumbent-v" }))
+      .adoptionId as string;
+    const response = await the.agentApi.post(
+      AgentRoutes.heartbeat.path,
+      heartbeatOf(valves.agentId, "valves", MANIFEST_HASH, { flowId: valves.flowId }),
+      { certificate: the.fleet },
+    );
+    const [transfer] = response.json().requestedOperations as RequestedOperation[];
+    expect(transfer).toMatchObject({ identifier: adoptionId, operation: "TRANSFER" });
+    const refusal = { operationId: adoptionId, operationState: { state: "NOT_APPLIED" } };
+    expect(
+      (await the.agentApi.post(AgentRoutes.acknowledge.path, refusal, { certificate: the.fleet })).status,
+    ).toBe(200);
+
+    expect(await settledBySweeper("valves", adoptionId)).toMatchObject({
+      state: "failed",
+      reason: "The agent sent no debug bundle. Acknowledged NOT_APPLIED",
+    });
+    expect((await table().classes.get(the.tenant, "valves"))?.flowPolicy).toBeUndefined();
+    expect(await get(`/classes/valves/adoptions/${adoptionId}`)).toMatchObject({ state: "failed" });
   });
 });

@@ -85,6 +85,8 @@ export function consoleRoutes(api: ConsoleUseCases): Record<string, ConsoleRoute
       api.flows.validate(principal, path.className as string, path.hash as string),
     listRunningFlows: (principal, { path }) =>
       api.adoptions.runningFlows(principal, path.className as string),
+    listAdoptions: (principal, { path, query }) =>
+      api.adoptions.list(principal, path.className as string, page(query)),
     adoptFlow: (principal, { path, body }) =>
       api.adoptions.adopt(principal, path.className as string, body as JsonObject),
     getAdoption: (principal, { path }) =>

@@ -17,6 +17,12 @@ export interface PageRequest {
   descending?: boolean;
 }
 
+/** What a console list is asked: the cursor a page before answered, and how many at most. */
+export interface ListQuery {
+  cursor?: string;
+  limit?: number;
+}
+
 /** Largest page any list returns; the OpenAPI document states the same bound. */
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 25;

@@ -28,6 +28,7 @@ export declare const uploadFlowInput: ValidateFunction;
 export declare const getFlowContentInput: ValidateFunction;
 export declare const validateFlowInput: ValidateFunction;
 export declare const listRunningFlowsInput: ValidateFunction;
+export declare const listAdoptionsInput: ValidateFunction;
 export declare const adoptFlowInput: ValidateFunction;
 export declare const listAssetsInput: ValidateFunction;
 export declare const deleteAssetInput: ValidateFunction;

@@ -34,6 +34,7 @@ export const uploadFlowInput = getClassInput;
 export const getFlowContentInput = getFlowInput;
 export const validateFlowInput = getFlowInput;
 export const listRunningFlowsInput = getClassInput;
+export const listAdoptionsInput = listFlowsInput;
 export const adoptFlowInput = getClassInput;
 export const listAssetsInput = listClassesInput;
 export const deleteAssetInput = getAssetInput;

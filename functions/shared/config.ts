@@ -160,6 +160,12 @@ export interface ConsoleApiConfig {
   eventBufferMaxEvents: number;
 }
 
+/**
+ * Largest flow document Beacon keeps as a version, inflated, uploaded or adopted. A real flow is tens of KB; the
+ * cap keeps a raw upload inside Lambda's 6 MB request payload.
+ */
+const MAX_FLOW_BYTES = 5 * 1024 * 1024;
+
 function absoluteHttpsUrl(env: Environment, name: string): string {
   const value = requireEnv(env, name);
   let url: URL;
@@ -197,8 +203,7 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     // Console JSON bodies are a class's settings or a certificate request: a few hundred bytes.
     maxBodyBytes: 64 * 1024,
     maxJsonDepth: 16,
-    // A real flow is tens of KB; the cap keeps a raw upload inside Lambda's 6 MB request payload.
-    maxFlowBytes: 5 * 1024 * 1024,
+    maxFlowBytes: MAX_FLOW_BYTES,
     certificateExpiryWarningDays: certificateExpiryWarningDays(env),
     assetBucket: requireEnv(env, EnvNames.assetBucket),
     auditRetentionDays: numberEnv(env, EnvNames.auditRetentionDays, DEFAULT_AUDIT_RETENTION_DAYS),
@@ -240,6 +245,10 @@ export interface SweeperConfig {
   cacheTimeoutMs: number;
   /** Where agents reach the agent API, for the download URLs rollout operations carry. */
   agentApiUrl: string;
+  /** Where the debug bundles adoptions read their flow out of are kept. */
+  assetBucket: string;
+  /** Largest flow document an adoption keeps, inflated: as for an upload. */
+  maxFlowBytes: number;
   certificateExpiryWarningDays: number;
   /** Most certificates one run announces as expiring. */
   maxExpiryNoticesPerRun: number;
@@ -264,6 +273,8 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     redisUrl: requireEnv(env, EnvNames.redisUrl),
     cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
     agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
+    assetBucket: requireEnv(env, EnvNames.assetBucket),
+    maxFlowBytes: MAX_FLOW_BYTES,
     certificateExpiryWarningDays: certificateExpiryWarningDays(env),
     // A few seconds of conditional writes; a backlog (a fleet issued on one day) drains over the next runs.
     maxExpiryNoticesPerRun: 500,

@@ -1,11 +1,16 @@
+import { DynamoAdoptionStore } from "../adapters/dynamodb/adoption-store.js";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
+import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
+import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { RedisPresenceState } from "../adapters/redis/presence.js";
+import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
+import { makeAdoptionSettlement } from "../core/adoptions/settlement.js";
 import { makeOfflineSweep } from "../core/agents/presence.js";
 import { relayHeld, relayStaged } from "../core/events/publishing.js";
 import { makeExpiryNotices } from "../core/identity/expiry.js";
@@ -13,20 +18,20 @@ import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeSweepTimeouts } from "../core/operations/timeouts.js";
 import type { Clock } from "../core/ports.js";
 import { makeRolloutEngine } from "../core/rollouts/engine.js";
-import { makeDocumentClient } from "../runtime/aws-clients.js";
+import { makeDocumentClient, makeS3Client } from "../runtime/aws-clients.js";
 import { composeEventStream } from "../runtime/event-stream.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
 import { randomIds, systemClock } from "../runtime/system.js";
 import type { SweeperConfig } from "../shared/config.js";
 
 /**
- * Wires the sweeper's use cases, operation timeouts, rollouts, certificate expiry notices and agents gone
- * offline, to DynamoDB,
- * Kinesis and the cache; called once per container. Tests pass a clock of their own to look at operations,
- * rollouts and certificates as they will be later.
+ * Wires the sweeper's use cases, operation timeouts, rollouts, adoptions, certificate expiry notices and agents
+ * gone offline, to DynamoDB, Kinesis, the cache and the debug bundles' bucket; called once per container. Tests
+ * pass a clock of their own to look at operations, rollouts and certificates as they will be later.
  */
 export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock) {
   const documents = makeDocumentClient();
+  const s3 = makeS3Client();
   const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
   const ids = randomIds;
   const operations = new DynamoOperationStore(documents, config.tableName);
@@ -50,17 +55,29 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
       maxOperationsPerRun: config.maxOperationsPerRun,
     },
   });
+  const hotState = new RedisFleetHotState(redis);
   const rollouts = makeRolloutEngine({
     rollouts: new DynamoRolloutStore(documents, config.tableName),
     classes,
     registry: new DynamoFleetRegistry(documents, config.tableName),
-    hotState: new RedisFleetHotState(redis),
+    hotState,
     operations,
     lifecycle,
     events,
     clock,
     ids,
     agentApiUrl: config.agentApiUrl,
+  });
+  const adoptions = makeAdoptionSettlement({
+    adoptions: new DynamoAdoptionStore(documents, config.tableName),
+    catalog: classes,
+    hotState,
+    flows: new DynamoFlowCatalog(documents, config.tableName),
+    operations,
+    debugBundles: new DynamoDebugBundles(documents, config.tableName),
+    debugBundleContent: new S3DebugBundleContent(s3, config.assetBucket),
+    clock,
+    maxFlowBytes: config.maxFlowBytes,
   });
   const announceExpiringCertificates = makeExpiryNotices({
     store: new DynamoCertificateStore(documents, config.tableName),
@@ -86,6 +103,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   return {
     sweepTimeouts,
     rollouts,
+    adoptions,
     announceExpiringCertificates,
     offline,
     relayStaged: () =>
@@ -94,6 +112,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     close: async () => {
       redis.disconnect();
       documents.destroy();
+      s3.destroy();
     },
   };
 }

@@ -67,6 +67,21 @@ async function advanceRollouts(deadline: number): Promise<void> {
   if (outcome.errors.length > 0) throw new Error("rollouts failed to advance");
 }
 
+/**
+ * One look at every adoption still requested: those whose bundle arrived, or whose TRANSFER DEBUG ended without
+ * one, settle. A look that failed is logged, and fails the step once all were taken; the next run looks again.
+ */
+async function settleAdoptions(deadline: number): Promise<void> {
+  const { errors, ...counts } = await sweeper.adoptions.sweep(deadline);
+  const summary = { ...counts, lookFailures: errors.length };
+  if (counts.deferred > 0)
+    logger.warn("adoptions left for the next run: the run reached its deadline", summary);
+  if (counts.adopted + counts.failed > 0) logger.info("adoptions settled", summary);
+  for (const { adoption, error } of errors)
+    logger.error("adoption look failed", { ...adoption, error: error as Error });
+  if (errors.length > 0) throw new Error("adoptions failed to settle");
+}
+
 /** Certificates entering the expiry window, each announced once as a `certificate.expiring` event. */
 async function announceExpiringCertificates(): Promise<void> {
   const outcome = await sweeper.announceExpiringCertificates();
@@ -114,6 +129,7 @@ const steps: Record<string, (deadline: number) => Promise<void>> = {
   outbox: relayStagedEvents,
   operations: sweepOperations,
   rollouts: advanceRollouts,
+  adoptions: settleAdoptions,
   certificates: announceExpiringCertificates,
   offline: announceOfflineAgents,
   buffer: relayHeldEvents,

@@ -161,7 +161,7 @@ export class StatelessStack extends Stack {
     });
     webConsoleUrl = webConsole.url;
 
-    // Advances rollouts and closes operations agents never took or never acknowledged.
+    // Advances rollouts, settles adoptions and closes operations agents never took or never acknowledged.
     this.sweeper = new BeaconFunction(this, "Sweeper", {
       platform,
       entry: "sweeper",
@@ -179,6 +179,8 @@ export class StatelessStack extends Stack {
     this.sweeper.bindStream(stateful.stream);
     // Rollouts read their agents' health from the cache and mark the agents a batch queues operations for.
     this.sweeper.bindCache(stateful.cache);
+    // Adoptions still requested settle here: the flow is read out of the agent's debug bundle.
+    this.sweeper.bindKeptForConsole(stateful.assets, KeptForConsole.debugBundles, "read");
     this.sweeper.watchKeptEvents();
     this.sweeper.bindAgentDomain(config.agentDomain);
     platform.monitoring.watchDegradation("Sweeper", this.sweeper.serviceName, "OutboxRelayed");

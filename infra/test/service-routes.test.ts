@@ -67,7 +67,7 @@ describe.each(beaconVariantNames.map((variant) => [beaconVariants[variant].descr
 );
 
 describe("the services a function calls, read from its bundle", () => {
-  it("are the table and the stream for the APIs and the sweeper, the assets' bucket for the console and the agent API, and the agent CA's secret and Lambda (the webhook dispatcher) for the console", () => {
+  it("are the table and the stream for the APIs and the sweeper, the assets' bucket for them too (the sweeper reads adoptions' debug bundles), and the agent CA's secret and Lambda (the webhook dispatcher) for the console", () => {
     const services = Object.fromEntries(
       [...serviceCallsOf(synthesized("dev"))].map(([logicalId, calls]) => [
         functionIdOf(logicalId),
@@ -77,7 +77,7 @@ describe("the services a function calls, read from its bundle", () => {
     expect(services).toEqual({
       AgentApi: ["dynamodb", "kinesis-streams", "s3"],
       ConsoleApi: ["dynamodb", "kinesis-streams", "lambda", "s3", "secretsmanager"],
-      Sweeper: ["dynamodb", "kinesis-streams"],
+      Sweeper: ["dynamodb", "kinesis-streams", "s3"],
     });
   });
 });

@@ -228,8 +228,13 @@ describe("the assets bucket's grants", () => {
     expect(behindAlb[2]?.resource).not.toContain("/debug-bundles/*");
   });
 
-  it("give the sweeper nothing", () => {
-    expect(s3GrantsOf(prod.statelessTemplate, "Sweeper")).toEqual([]);
+  it("let the sweeper read debug bundles, which adoptions read their flow out of, and nothing else", () => {
+    const grants = s3GrantsOf(prod.statelessTemplate, "Sweeper");
+    expect(grants.map(({ actions }) => actions)).toEqual([["s3:GetObject"], ["s3:ListBucket"]]);
+    expect(grants[0]?.resource).toContain("/debug-bundles/*");
+    expect(grants[0]?.resource).not.toContain("/operation-results/*");
+    expect(grants[1]?.condition).toEqual({ StringLike: { "s3:prefix": "debug-bundles/*" } });
+    expect(environmentOf(prod.statelessTemplate, "Sweeper")[EnvNames.assetBucket]).toBeDefined();
   });
 });
 

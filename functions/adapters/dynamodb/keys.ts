@@ -75,6 +75,8 @@ export const Keys = {
     pk: `T#${tenant}#ADOPTIONS#C#${className}`,
     sk: `AD#${adoptionId}`,
   }),
+  /** The due index's partition of every tenant's adoptions still requested, by creation time (dueAt). */
+  dueAdoptions: () => "DUE#ADOPTIONS",
   /** A class's resource set: the assets its agents hold. */
   resourceSet: (tenant: string, className: string) => ({ pk: `T#${tenant}#RESOURCES`, sk: `C#${className}` }),
   /** A tenant's rollouts, by rollout id (which sorts by creation time). */

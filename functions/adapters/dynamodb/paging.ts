@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { Page, PageRequest } from "../../core/paging.js";
+import { TableSchema } from "./table-schema.js";
 
 /**
  * One page of one partition, in sort key order: the console's lists are key queries only. Items' sort
@@ -65,4 +66,23 @@ export async function queryAll(
     exclusiveStartKey = page.LastEvaluatedKey;
   } while (exclusiveStartKey);
   return { items, count };
+}
+
+/** Every entry of one of the due index's partitions, with `attributes` of each: what the sweeper reads whole. */
+export async function dueEntries(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  partition: string,
+  attributes: string[],
+): Promise<Record<string, unknown>[]> {
+  const { due } = TableSchema.indexes;
+  const { items } = await queryAll(client, {
+    TableName: tableName,
+    IndexName: due.indexName,
+    KeyConditionExpression: "#pk = :pk",
+    ExpressionAttributeNames: { "#pk": due.partitionKey },
+    ExpressionAttributeValues: { ":pk": partition },
+    ProjectionExpression: attributes.join(", "),
+  });
+  return items;
 }

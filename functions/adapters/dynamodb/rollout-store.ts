@@ -18,7 +18,7 @@ import {
 import type { RolloutQuery, RolloutStore } from "../../core/rollouts/ports.js";
 import { classCreation } from "./class-catalog.js";
 import { failedTransactionConditions, isConditionalCheckFailure, Keys } from "./keys.js";
-import { queryAll, queryPartition } from "./paging.js";
+import { dueEntries, queryAll, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
 const ROLLOUT_PREFIX = "R#";
@@ -148,14 +148,7 @@ export class DynamoRolloutStore implements RolloutStore {
 
   async *active(): AsyncGenerator<{ tenant: string; rolloutId: string }> {
     // Two small attributes per active rollout: read whole, as the sweeper looks at them all.
-    const { items } = await queryAll(this.client, {
-      TableName: this.tableName,
-      IndexName: dueIndex.indexName,
-      KeyConditionExpression: "#pk = :pk",
-      ExpressionAttributeNames: { "#pk": dueIndex.partitionKey },
-      ExpressionAttributeValues: { ":pk": Keys.dueRollouts() },
-      ProjectionExpression: "tenant, rolloutId",
-    });
+    const items = await dueEntries(this.client, this.tableName, Keys.dueRollouts(), ["tenant", "rolloutId"]);
     for (const item of items) yield { tenant: item.tenant as string, rolloutId: item.rolloutId as string };
   }
 

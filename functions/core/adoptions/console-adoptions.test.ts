@@ -1,9 +1,12 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { tarGz } from "../../../scripts/common/debug-bundle-form.js";
 import { consoleHarness, javaBinary } from "../../../scripts/test-support/console-harness.js";
+import type { MemoryAdoptionStore } from "../../adapters/memory/adoption-store.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../bundles/model.js";
 import { isAcceptedFlow } from "../flows/policy.js";
 import type { Principal } from "../identity/principal.js";
+import type { MadeCurrent } from "./ports.js";
+import { makeAdoptionSettlement } from "./settlement.js";
 
 const operator: Principal = { tenant: "acme", role: "operator", subject: "ops@acme" };
 const viewer: Principal = { tenant: "acme", role: "viewer", subject: "eyes@acme" };
@@ -69,7 +72,17 @@ function pumps() {
   };
   const adoption = async (adoptionId: string) =>
     (await console.api.adoptions.get(viewer, "pumps", adoptionId)).body as Record<string, unknown>;
-  return { ...console, upload, adoption };
+  /** The sweeper's settlement, over the same stores. */
+  const settlement = makeAdoptionSettlement({ ...console, maxFlowBytes: 5 * 1024 * 1024 });
+  const adopt = async (body: Record<string, string>) =>
+    ((await console.api.adoptions.adopt(operator, "pumps", body)).body as { adoptionId: string }).adoptionId;
+  /** What pump agents' bundles hold: their log and their flow. */
+  const javaBundle = () =>
+    tarGz([
+      { name: "minifi-app.log", bytes: new TextEncoder().encode("started\n") },
+      { name: "flow.json", bytes: Buffer.from(flowJson) },
+    ]);
+  return { ...console, upload, adoption, settlement, adopt, javaBundle };
 }
 
 describe("adopting a flow a class's agents run", () => {
@@ -191,5 +204,114 @@ describe("adopting a flow a class's agents run", () => {
     await expect(
       api.adoptions.adopt(operator, "pumps", { flowId: "incumbent-a", agentId: "gw-1" }),
     ).rejects.toThrow(/does not report flow incumbent-a/);
+  });
+
+  it("settles with nobody reading it: the sweeper's pass keeps the flow and writes the class's policy once the bundle is stored", async () => {
+    const { adoptions, catalog, flows, settlement, adopt, upload, javaBundle, adoption } = pumps();
+    const adoptionId = await adopt({ flowId: "incumbent-a" });
+    expect(await settlement.sweep()).toEqual({ looked: 1, adopted: 0, failed: 0, deferred: 0, errors: [] });
+    expect((await adoptions.get("acme", "pumps", adoptionId))?.state).toBe("requested");
+
+    await upload(adoptionId, "pump-3", javaBundle());
+    expect(await settlement.sweep()).toEqual({ looked: 1, adopted: 1, failed: 0, deferred: 0, errors: [] });
+    const stored = await adoptions.get("acme", "pumps", adoptionId);
+    expect(stored).toMatchObject({ state: "adopted", bundleEntry: "flow.json", current: true });
+    const hash = stored?.flowHash as string;
+    expect((await flows.list("acme", "pumps", { limit: 10 })).items.map((version) => version.hash)).toEqual([
+      hash,
+    ]);
+    expect((await catalog.get("acme", "pumps"))?.flowPolicy).toEqual({
+      target: hash,
+      accepted: [hash, "incumbent-a"],
+    });
+    // Settled, it is looked at no more; a read shows what the sweeper stored.
+    expect(await settlement.sweep()).toMatchObject({ looked: 0 });
+    expect(await adoption(adoptionId)).toMatchObject({ state: "adopted", flowHash: hash, current: true });
+  });
+
+  it("fails with nobody reading it when the agent ends its TRANSFER DEBUG without a bundle", async () => {
+    const { adoptions, operations, settlement, adopt } = pumps();
+    const adoptionId = await adopt({ flowId: "incumbent-b", agentId: "gw-1" });
+    const record = await operations.get("acme", "gw-1", adoptionId);
+    if (!record) throw new Error("The adoption queued no TRANSFER DEBUG");
+    operations.records.set(`acme/gw-1/${adoptionId}`, { ...record, state: "timed_out" });
+    expect(await settlement.sweep()).toMatchObject({ looked: 1, failed: 1 });
+    expect(await adoptions.get("acme", "pumps", adoptionId)).toMatchObject({
+      state: "failed",
+      reason: expect.stringMatching(/^The agent sent no debug bundle\./),
+    });
+  });
+
+  it("leaves what the run's deadline did not reach to the next run", async () => {
+    const { settlement, adopt, clock } = pumps();
+    await adopt({ flowId: "incumbent-a" });
+    await adopt({ flowId: "incumbent-b" });
+    expect(await settlement.sweep(clock.now())).toMatchObject({ looked: 0, deferred: 2 });
+  });
+
+  it("stores one version and writes the policy once when the sweeper and a read settle it at once", async () => {
+    const harness = pumps();
+    const { adoptions, catalog, flows, adopt, upload, javaBundle, adoption } = harness;
+    // The sweeper's settlement writes the class's policy, then waits while a read settles the same adoption.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const sweeperWrites: MadeCurrent[] = [];
+    const slowStore = Object.assign(Object.create(adoptions) as MemoryAdoptionStore, {
+      async makeCurrent(...args: Parameters<MemoryAdoptionStore["makeCurrent"]>) {
+        const made = await adoptions.makeCurrent(...args);
+        sweeperWrites.push(made);
+        await held;
+        return made;
+      },
+    });
+    const sweeper = makeAdoptionSettlement({
+      ...harness,
+      adoptions: slowStore,
+      maxFlowBytes: 5 * 1024 * 1024,
+    });
+    const adoptionId = await adopt({ flowId: "incumbent-a" });
+    await upload(adoptionId, "pump-3", javaBundle());
+
+    const sweeping = sweeper.sweep();
+    await vi.waitFor(() => expect(sweeperWrites).toEqual(["made"]));
+    const read = await adoption(adoptionId);
+    release();
+    expect(await sweeping).toMatchObject({ looked: 1, adopted: 1, errors: [] });
+
+    // The read found the policy written already, by the sweeper's settlement of the same adoption: it is current.
+    expect(read).toMatchObject({ state: "adopted", current: true });
+    expect(await adoption(adoptionId)).toEqual(read);
+    const hash = read.flowHash as string;
+    expect((await flows.list("acme", "pumps", { limit: 10 })).items).toHaveLength(1);
+    expect((await catalog.get("acme", "pumps"))?.flowPolicy).toEqual({
+      target: hash,
+      accepted: [hash, "incumbent-a"],
+    });
+  });
+
+  it("lists the class's adoptions newest first, a page at a time, as they stand", async () => {
+    const { api, adopt, upload, javaBundle, settlement, clock } = pumps();
+    const first = await adopt({ flowId: "incumbent-a", agentId: "pump-1" });
+    clock.advance(1_000);
+    const second = await adopt({ flowId: "incumbent-b" });
+    clock.advance(1_000);
+    const third = await adopt({ flowId: "incumbent-a", agentId: "pump-2" });
+    await upload(first, "pump-1", javaBundle());
+    await settlement.sweep();
+
+    const page = (await api.adoptions.list(viewer, "pumps", { limit: 2 })).body as {
+      items: { adoptionId: string; state: string }[];
+      nextCursor?: string;
+    };
+    expect(page.items.map(({ adoptionId, state }) => [adoptionId, state])).toEqual([
+      [third, "requested"],
+      [second, "requested"],
+    ]);
+    const rest = (await api.adoptions.list(viewer, "pumps", { limit: 2, cursor: page.nextCursor })).body;
+    expect(rest).toEqual({ items: [expect.objectContaining({ adoptionId: first, state: "adopted" })] });
+    expect((await api.adoptions.list(viewer, "valves", {})).body).toEqual({ items: [] });
+    await expect(api.adoptions.list(viewer, "pumps", { cursor: "not-a-cursor" })).rejects.toThrow(/cursor/);
   });
 });

@@ -1,27 +1,19 @@
-import type { ClassCatalog } from "../agents/ports.js";
-import type { DebugBundleContent, DebugBundleStore } from "../bundles/ports.js";
 import { assertClassName } from "../c2/class-name.js";
 import { debugBundleUrl } from "../c2/routes.js";
 import { BeaconError } from "../errors.js";
 import type { FleetHotState, FleetRegistry } from "../fleet/ports.js";
-import { readFlowDocument } from "../flows/document.js";
 import { flowIdsOf } from "../flows/policy.js";
 import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
 import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { asString, dropUndefined, type JsonObject } from "../json.js";
-import { isFinal } from "../operations/model.js";
-import type { OperationStore } from "../operations/ports.js";
+import { isValidOperationId } from "../operations/ids.js";
 import type { OperationQueue } from "../operations/queue.js";
-import { toIso } from "../paging.js";
-import type { Clock } from "../ports.js";
+import { type ListQuery, pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { ConsoleResult } from "../result.js";
-import { closingOf, policyOf, timingOf } from "../rollouts/decisions.js";
-import { periodOf } from "../rollouts/engine.js";
-import { flowInBundle } from "./bundle-flow.js";
 import type { AdoptionRecord } from "./model.js";
-import type { AdoptionStore } from "./ports.js";
 import { runningFlows } from "./running-flows.js";
+import { type AdoptionSettlementDependencies, makeAdoptionSettlement } from "./settlement.js";
 
 /** Longest flow id taken: the incumbent's are UUIDs, Beacon's 64 hex digits. */
 const MAX_FLOW_ID_LENGTH = 256;
@@ -29,22 +21,12 @@ const MAX_FLOW_ID_LENGTH = 256;
 const CANDIDATE_AGENTS = 20;
 /** Versions of a class read per page when telling which running flows Beacon holds. */
 const VERSION_PAGE = 100;
-/** How much a bundle may inflate to while its flow is looked for: its logs are counted, never kept. */
-const MAX_BUNDLE_TAR_BYTES = 512 * 1024 * 1024;
 
-export interface AdoptionsDependencies {
-  adoptions: AdoptionStore;
-  catalog: Pick<ClassCatalog, "get">;
+export interface AdoptionsDependencies extends AdoptionSettlementDependencies {
   registry: Pick<FleetRegistry, "get" | "reportedFlows">;
   hotState: Pick<FleetHotState, "agents" | "rememberClassFlow">;
   flows: FlowCatalog;
-  operations: Pick<OperationStore, "get">;
   queue: OperationQueue;
-  debugBundles: DebugBundleStore;
-  debugBundleContent: DebugBundleContent;
-  clock: Clock;
-  /** Largest flow document accepted, inflated: as for a version uploaded. */
-  maxFlowBytes: number;
   /** The base of TRANSFER DEBUG's upload targets: where agents reach the streaming bundle intake. */
   debugBundleTargetBase: string;
 }
@@ -72,6 +54,7 @@ const adoptionView = (record: AdoptionRecord) =>
  */
 export function makeAdoptionsApi(deps: AdoptionsDependencies) {
   const { adoptions, registry, flows, clock } = deps;
+  const { settled } = makeAdoptionSettlement(deps);
 
   async function classVersions(tenant: string, className: string): Promise<FlowVersionRecord[]> {
     const versions: FlowVersionRecord[] = [];
@@ -107,70 +90,6 @@ export function makeAdoptionsApi(deps: AdoptionsDependencies) {
     return (await registry.get(tenant, newest)) ?? sourceGone(newest);
   }
 
-  /** Reads the flow out of the stored bundle and keeps it as a version; the settled record, or why it failed. */
-  async function adoptFromBundle(record: AdoptionRecord, now: number): Promise<AdoptionRecord> {
-    const { tenant, className } = record;
-    const bundle = await deps.debugBundles.get(tenant, record.adoptionId);
-    if (!bundle) {
-      const operation = await deps.operations.get(tenant, record.agentId, record.adoptionId);
-      if (operation && !isFinal(operation.state)) return record;
-      const closing = operation ? closingOf(operation) : "The operation is gone";
-      return failed(record, now, `The agent sent no debug bundle. ${closing}`);
-    }
-    if (now >= bundle.expiresAt)
-      return failed(record, now, "The agent's debug bundle expired before it was read");
-    try {
-      const { entry, bytes } = await flowInBundle(deps.debugBundleContent.read(bundle), {
-        maxFlowBytes: deps.maxFlowBytes,
-        maxTarBytes: MAX_BUNDLE_TAR_BYTES,
-      });
-      const document = readFlowDocument(bytes, deps.maxFlowBytes);
-      const { record: version } = await flows.add(
-        tenant,
-        { ...document, className, createdAt: now, createdBy: record.createdBy, adoptedFlowId: record.flowId },
-        bytes,
-      );
-      if (version.adoptedFlowId !== record.flowId)
-        return failed(
-          record,
-          now,
-          `The class holds this flow already as version ${version.hash}, which agents report by that id`,
-        );
-      const current = await makeCurrent(tenant, className, version, now);
-      return {
-        ...record,
-        state: "adopted",
-        flowHash: version.hash,
-        bundleEntry: entry,
-        current,
-        updatedAt: now,
-      };
-    } catch (error) {
-      if (error instanceof BeaconError && error.code === "invalid_request")
-        return failed(record, now, error.message);
-      throw error;
-    }
-  }
-
-  /** The version becomes the class's current one when the class has none: catch-up then moves the others. */
-  async function makeCurrent(tenant: string, className: string, version: FlowVersionRecord, now: number) {
-    const timing = timingOf(await deps.catalog.get(tenant, className));
-    const policy = policyOf(version.hash, flowIdsOf(version), timing.ackTimeoutMs);
-    if (!(await adoptions.makeCurrent(tenant, className, policy, now))) return false;
-    await guardedCache().attempt(() =>
-      deps.hotState.rememberClassFlow(tenant, className, policy, periodOf(timing)),
-    );
-    return true;
-  }
-
-  /** The adoption as it stands, settled first when its bundle arrived or its operation ended without one. */
-  async function settled(record: AdoptionRecord): Promise<AdoptionRecord> {
-    if (record.state !== "requested") return record;
-    const next = await adoptFromBundle(record, clock.now());
-    if (next === record || (await adoptions.settle(next))) return next;
-    return (await adoptions.get(record.tenant, record.className, record.adoptionId)) ?? next;
-  }
-
   return {
     /** The flows the class's agents report, grouped, and which of them Beacon holds. */
     async runningFlows(principal: Principal, className: string): Promise<ConsoleResult> {
@@ -184,8 +103,8 @@ export function makeAdoptionsApi(deps: AdoptionsDependencies) {
     },
 
     /**
-     * Asks an agent running the flow for its debug bundle, which holds it; the adoption completes once the
-     * bundle is stored and the adoption is read.
+     * Asks an agent running the flow for its debug bundle, which holds it; the adoption settles once the
+     * bundle is stored (or the operation ends without one), at the sweeper's next pass or a read before it.
      */
     async adopt(principal: Principal, className: string, body: JsonObject): Promise<ConsoleResult> {
       requireRole(principal, "operator");
@@ -235,6 +154,18 @@ export function makeAdoptionsApi(deps: AdoptionsDependencies) {
       return { status: 201, body: adoptionView(record), streamError };
     },
 
+    /** The class's adoptions, newest first, as they are stored: the sweeper settles those still requested. */
+    async list(principal: Principal, className: string, request: ListQuery): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      assertClassName(className);
+      const page = await adoptions.list(
+        principal.tenant,
+        className,
+        pageRequestOf(request, isValidOperationId),
+      );
+      return { body: pageBodyOf(page, adoptionView) };
+    },
+
     async get(principal: Principal, className: string, adoptionId: string): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
       const record = await adoptions.get(principal.tenant, className, adoptionId);
@@ -243,13 +174,6 @@ export function makeAdoptionsApi(deps: AdoptionsDependencies) {
     },
   };
 }
-
-const failed = (record: AdoptionRecord, now: number, reason: string): AdoptionRecord => ({
-  ...record,
-  state: "failed",
-  reason,
-  updatedAt: now,
-});
 
 const sourceGone = (agentId: string): never => {
   throw new BeaconError("not_found", `Agent ${agentId} left the registry`);

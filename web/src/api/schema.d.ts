@@ -212,11 +212,15 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The class's adoptions, newest first
+         * @description Every adoption of the class, requested, adopted or failed, newest first, as it stands: the sweeper settles an adoption still requested within about a minute of its bundle being stored or its TRANSFER DEBUG ending without one, and a read of it (`GET /classes/{className}/adoptions/{adoptionId}`) settles it at once.
+         */
+        get: operations["listAdoptions"];
         put?: never;
         /**
          * Adopt a flow the class's agents run
-         * @description Fetches the flow agents report by `flowId` from one of them (the agent named, else the one of them seen last): Beacon asks it for a debug bundle (TRANSFER DEBUG), which holds its flow (`flow.json` for MiNiFi Java, `config.yml`, the flow configuration file, for C++). Once the bundle is stored, reading the adoption reads the flow out of it, validates it as an uploaded version is validated, and keeps it as a version of the class with `flowId` recorded on it: the class's policy counts agents reporting `flowId` as on that version. When the class had no flow version in force (no policy, no rollout), the version becomes its current one, so catch-up moves only the agents running other flows. Refused (400) when the class holds the flow already, 404 when no agent of the class reports it, 409 when the agent cannot take TRANSFER DEBUG.
+         * @description Fetches the flow agents report by `flowId` from one of them (the agent named, else the one of them seen last): Beacon asks it for a debug bundle (TRANSFER DEBUG), which holds its flow (`flow.json` for MiNiFi Java, `config.yml`, the flow configuration file, for C++). Once the bundle is stored, Beacon reads the flow out of it (at the sweeper's next pass, within about a minute, or at a read of the adoption before), validates it as an uploaded version is validated, and keeps it as a version of the class with `flowId` recorded on it: the class's policy counts agents reporting `flowId` as on that version. When the class had no flow version in force (no policy, no rollout), the version becomes its current one, so catch-up moves only the agents running other flows. Refused (400) when the class holds the flow already, 404 when no agent of the class reports it, 409 when the agent cannot take TRANSFER DEBUG.
          */
         post: operations["adoptFlow"];
         delete?: never;
@@ -242,7 +246,7 @@ export interface paths {
         };
         /**
          * An adoption and where it stands
-         * @description `requested` while the agent's bundle is awaited; the first read after it is stored reads the flow out of it and settles the adoption: `adopted`, with the version's `flowHash` (its document at `GET /classes/{className}/flows/{hash}/content`), or `failed` with the `reason` (no bundle, no flow in it, a flow Beacon cannot read or larger than it takes).
+         * @description `requested` while the agent's bundle is awaited; once it is stored, the sweeper's next pass (within about a minute) or a read before it reads the flow out of it and settles the adoption: `adopted`, with the version's `flowHash` (its document at `GET /classes/{className}/flows/{hash}/content`), or `failed` with the `reason` (no bundle, no flow in it, a flow Beacon cannot read or larger than it takes).
          */
         get: operations["getAdoption"];
         put?: never;
@@ -1915,6 +1919,11 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        AdoptionList: {
+            items: components["schemas"]["Adoption"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
+        };
     };
     responses: {
         /** @description A parameter or the body does not match this document, or the cursor is not one this list returned (`invalid_request`); or an operation that cannot be undone was sent without `"confirm": true` (`confirmation_required`). */
@@ -2443,6 +2452,40 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    listAdoptions: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of adoptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdoptionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     adoptFlow: {
