@@ -100,6 +100,7 @@ const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown>
   startRollout: (_agentId, tenant) => ({ className: tenant.className, flowHash: tenant.flowHash }),
   putResourceSet: (_agentId, tenant) => ({ items: [{ assetId: assetIds.get(tenant.tenant) }] }),
   createSubscription: (agentId) => ({ url: receiver.url, eventTypes: ["agent.*"], description: agentId }),
+  adoptFlow: (agentId) => ({ flowId: `incumbent-flow-of-${agentId}` }),
 };
 
 async function send(call: Call, token: string | undefined) {
@@ -218,10 +219,14 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
       // Class names belong to each tenant: A gets a class of its own by that name, B's stays as it was.
       expect(response.status).toBe(201);
       expect(body).toMatchObject({ name: b.className, description: "Changed", agents: { total: 0 } });
-    } else if (operation.operationId === "listFlows") {
-      // A's class by B's class name has no versions: the list is A's, and empty.
+    } else if (operation.operationId === "listFlows" || operation.operationId === "listAdoptions") {
+      // A's class by B's class name has no versions and no adoptions: the list is A's, and empty.
       expect(response.status).toBe(200);
       expect(body).toEqual({ items: [] });
+    } else if (operation.operationId === "listRunningFlows") {
+      // A's class by B's class name has no agents: none of B's runs anything there.
+      expect(response.status).toBe(200);
+      expect(body).toMatchObject({ className: b.className, flows: [] });
     } else if (operation.operationId === "uploadFlow") {
       // Flow versions belong to each tenant's class by that name: A publishes one of its own.
       expect(response.status).toBe(201);
@@ -335,6 +340,19 @@ describe("roles, every role on every route", () => {
         );
         return callOf(operation, { subscriptionId: subscribed.json().subscriptionId as string });
       }
+      case "adoptFlow": {
+        const { className, flowId } = await arrivedWithFlow();
+        return callOf(operation, { className }, { flowId });
+      }
+      case "getAdoption": {
+        const { className, flowId } = await arrivedWithFlow();
+        const requested = await send(
+          { method: "POST", path: `/api/v1/classes/${className}/adoptions`, body: { flowId } },
+          a.adminToken,
+        );
+        expect(requested.status, requested.body).toBe(201);
+        return callOf(operation, { className, adoptionId: requested.json().adoptionId as string });
+      }
       case "pauseRollout":
       case "abortRollout":
         return callOf(operation, { rolloutId: await freshRollout() });
@@ -350,6 +368,19 @@ describe("roles, every role on every route", () => {
       default:
         return callOf(operation, idsFor(operation, a), bodies[operation.operationId]?.(newId("agent"), a));
     }
+  }
+
+  /**
+   * An agent of a class of its own, new to Beacon and running a flow it arrived with, which it can be asked
+   * for by TRANSFER DEBUG: the class's name and the flow's id.
+   */
+  async function arrivedWithFlow(): Promise<{ className: string; flowId: string }> {
+    const className = newId("arrived");
+    const flowId = newId("incumbent-flow");
+    expect(
+      await heartbeat(agentApi, aFleet, newId("arrived-agent"), className, a.manifestHash, { flowId }),
+    ).toBe(200);
+    return { className, flowId };
   }
 
   /** The state of the rollout an action's call names. */
@@ -408,6 +439,10 @@ describe("roles, every role on every route", () => {
     },
     deleteSubscription: async (call) => {
       expect((await send({ method: "GET", path: call.path }, a.adminToken)).status).toBe(200);
+    },
+    adoptFlow: async (call) => {
+      const listed = await send({ method: "GET", path: call.path }, a.adminToken);
+      expect(listed.json().items).toEqual([]);
     },
     pauseRollout: async (call) => expect(await rolloutStateOf(call)).toBe("canary"),
     resumeRollout: async (call) => expect(await rolloutStateOf(call)).toBe("paused"),
