@@ -46,7 +46,7 @@ describe("sweeper", () => {
     });
   });
 
-  it("is a Beacon function reading the table, stream and cache, and the agent API's URL for rollouts", () => {
+  it("is a Beacon function reading the table, stream and cache, the agent API's URL for rollouts and the bucket of the debug bundles adoptions read", () => {
     const sweeper = prod.statelessTemplate.toJSON().Resources[sweeperLogicalId()];
     expect(sweeper.Properties).toMatchObject({
       Runtime: "nodejs22.x",
@@ -58,7 +58,15 @@ describe("sweeper", () => {
       Object.keys(variables)
         .filter((name) => name.startsWith("BEACON_"))
         .sort(),
-    ).toEqual([EnvNames.tableName, EnvNames.streamName, EnvNames.redisUrl, EnvNames.agentApiUrl].sort());
+    ).toEqual(
+      [
+        EnvNames.tableName,
+        EnvNames.streamName,
+        EnvNames.redisUrl,
+        EnvNames.agentApiUrl,
+        EnvNames.assetBucket,
+      ].sort(),
+    );
     expect(JSON.stringify(variables[EnvNames.redisUrl])).toContain("rediss://");
     expect(variables[EnvNames.agentApiUrl]).toBe("https://c2.beacon.example.com");
     expect(variables.POWERTOOLS_SERVICE_NAME).toBe("sweeper-prod");
@@ -124,10 +132,15 @@ describe("sweeper", () => {
       });
   });
 
-  it("needs no AwsSolutions acknowledgement beyond the function construct's own", () => {
+  it("needs no AwsSolutions acknowledgement beyond the function construct's own and its read of debug bundles", () => {
     const rules = nagAcknowledgementsOf(prod)
       .filter(({ path }) => path.includes("/Sweeper"))
       .map(({ rule }) => rule);
-    expect(rules.sort()).toEqual(["AwsSolutions-IAM5[Resource::*]", "AwsSolutions-L1"]);
+    // Adoptions read an agent's flow out of its debug bundle: the bundles' prefix alone, for reading.
+    expect(rules.sort()).toEqual([
+      "AwsSolutions-IAM5[Resource::*]",
+      "AwsSolutions-IAM5[Resource::Beacon-prod-Stateful-AssetsArn/debug-bundles/*]",
+      "AwsSolutions-L1",
+    ]);
   });
 });
