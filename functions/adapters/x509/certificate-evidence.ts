@@ -1,9 +1,6 @@
-// @peculiar/x509 resolves its services through tsyringe, which needs the Reflect metadata API loaded first.
-import "reflect-metadata";
 import { createHash, createPublicKey, type KeyObject, X509Certificate } from "node:crypto";
-import { AuthorityKeyIdentifierExtension, X509Certificate as Certificate } from "@peculiar/x509";
 import type { CertificateEvidence, SanType } from "../../core/identity/ca-bindings.js";
-import { derOf } from "../../core/identity/certificate-identity.js";
+import { authorityKeyIdOf, derOf } from "../../core/identity/certificate-identity.js";
 import { RecentlyUsed } from "../../core/recently-used.js";
 
 /** What one certificate told: read once per container, however often its agent calls. */
@@ -69,16 +66,6 @@ export function certificateEvidence(pem: string): CertificateEvidence {
       return { notBefore: Date.parse(certificate.validFrom), notAfter: Date.parse(certificate.validTo) };
     },
   };
-}
-
-/** The authority key identifier's key id in hex (lower case), which Node's own reading does not show. */
-function authorityKeyIdOf(der: Buffer): string | undefined {
-  try {
-    const keyId = new Certificate(der).getExtension(AuthorityKeyIdentifierExtension)?.keyId;
-    return keyId || undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function publicKeyOf(spki: string): KeyObject {

@@ -2,7 +2,7 @@ import "reflect-metadata";
 import { webcrypto, X509Certificate } from "node:crypto";
 import * as x509 from "@peculiar/x509";
 import { describe, expect, it } from "vitest";
-import { certificateIdentity } from "./certificate-identity.js";
+import { authorityKeyIdOf, certificateIdentity, derOf } from "./certificate-identity.js";
 import { distinguishedName } from "./distinguished-name.js";
 
 x509.cryptoProvider.set(webcrypto);
@@ -10,8 +10,13 @@ const algorithm = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
 const keys = await webcrypto.subtle.generateKey(algorithm, false, ["sign", "verify"]);
 
 /** A certificate with this serial (hex, as its DER INTEGER's bytes), signed by `issuer`'s name. */
-async function certificate(serialNumber: string, issuer = "CN=Acme Devices CA, O=Acme"): Promise<string> {
+async function certificate(
+  serialNumber: string,
+  issuer = "CN=Acme Devices CA, O=Acme",
+  extensions: x509.Extension[] = [],
+): Promise<string> {
   const signed = await x509.X509CertificateGenerator.create({
+    extensions,
     serialNumber,
     subject: "CN=pump-7, OU=agent, O=acme",
     issuer,
@@ -66,5 +71,33 @@ describe("a client certificate's serial and issuer", () => {
     ["base64 that is no certificate", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"],
   ])("are unknown for %s", (_label, pem) => {
     expect(certificateIdentity(pem)).toBeUndefined();
+  });
+});
+
+describe("a client certificate's authority key identifier", () => {
+  const keyIdOf = async (extensions: x509.Extension[]) =>
+    authorityKeyIdOf(derOf(await certificate("0a1b", undefined, extensions)) as Buffer);
+
+  it.each([
+    ["alone", false, "0f1e2d3c4b5a69788796a5b4c3d2e1f001020304"],
+    ["marked critical", true, "a1b2c3d4"],
+  ])(
+    "is the key id the extension states, %s, as a whole reading of it says",
+    async (_label, critical, keyId) => {
+      const pem = await certificate("0a1b", undefined, [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.AuthorityKeyIdentifierExtension(keyId, critical),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      ]);
+      const whole = new x509.X509Certificate(pem).getExtension(x509.AuthorityKeyIdentifierExtension)?.keyId;
+      expect(whole).toBe(keyId);
+      expect(authorityKeyIdOf(derOf(pem) as Buffer)).toBe(keyId);
+    },
+  );
+
+  it("is unknown for a certificate that states none, or only other extensions", async () => {
+    expect(await keyIdOf([])).toBeUndefined();
+    expect(await keyIdOf([new x509.BasicConstraintsExtension(false, undefined, true)])).toBeUndefined();
+    expect(authorityKeyIdOf(Buffer.from("not a certificate"))).toBeUndefined();
   });
 });

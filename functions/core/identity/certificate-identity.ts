@@ -108,3 +108,48 @@ function serialHex(bytes: Buffer): string {
   while (first < bytes.length && bytes[first] === 0) first++;
   return first === bytes.length ? "0" : bytes.toString("hex", first).toUpperCase();
 }
+
+/** Where the extensions are: after the subject's public key and the optional unique ids ([1], [2]). */
+const EXPLICIT_EXTENSIONS = 0xa3;
+const OBJECT_IDENTIFIER = 0x06;
+const BOOLEAN = 0x01;
+const OCTET_STRING = 0x04;
+/** keyIdentifier, the AuthorityKeyIdentifier's first field, IMPLICIT [0]. */
+const IMPLICIT_KEY_IDENTIFIER = 0x80;
+/** id-ce-authorityKeyIdentifier, 2.5.29.35, as its DER content bytes. */
+const AUTHORITY_KEY_IDENTIFIER_OID = "551d23";
+
+/**
+ * The key id a certificate's Authority Key Identifier extension states (RFC 5280 4.2.1.1), hex in lower case;
+ * undefined where it states none or the DER is not shaped so. Read from the DER, as Node shows no such field.
+ */
+export function authorityKeyIdOf(der: Buffer): string | undefined {
+  const certificate = elementAt(der, 0, der.length);
+  if (certificate?.tag !== SEQUENCE) return undefined;
+  const tbs = elementAt(der, certificate.start, certificate.end);
+  if (tbs?.tag !== SEQUENCE) return undefined;
+  let field = elementAt(der, tbs.start, tbs.end);
+  while (field && field.tag !== EXPLICIT_EXTENSIONS) field = elementAt(der, field.end, tbs.end);
+  const extensions = field && elementAt(der, field.start, field.end);
+  if (extensions?.tag !== SEQUENCE) return undefined;
+  for (let at = extensions.start; at < extensions.end; ) {
+    const extension = elementAt(der, at, extensions.end);
+    if (extension?.tag !== SEQUENCE) return undefined;
+    at = extension.end;
+    const oid = elementAt(der, extension.start, extension.end);
+    if (
+      oid?.tag !== OBJECT_IDENTIFIER ||
+      der.toString("hex", oid.start, oid.end) !== AUTHORITY_KEY_IDENTIFIER_OID
+    )
+      continue;
+    let value = elementAt(der, oid.end, extension.end);
+    if (value?.tag === BOOLEAN) value = elementAt(der, value.end, extension.end);
+    if (value?.tag !== OCTET_STRING) return undefined;
+    const identifier = elementAt(der, value.start, value.end);
+    if (identifier?.tag !== SEQUENCE) return undefined;
+    const keyId = elementAt(der, identifier.start, identifier.end);
+    if (keyId?.tag !== IMPLICIT_KEY_IDENTIFIER || keyId.end === keyId.start) return undefined;
+    return der.toString("hex", keyId.start, keyId.end);
+  }
+  return undefined;
+}
