@@ -13,23 +13,18 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCertificateAuthority, issueWithCa } from "../../functions/adapters/x509/issuer.js";
-import { sweeperConfig } from "../../functions/shared/config.js";
-import { composeSweeper } from "../../functions/sweeper/composition.js";
 import { registerTenantCa } from "../local/certs.js";
 import { type AgentApiUnderTest, startAgentApi } from "../test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../test-support/console-api-harness.js";
 import { javaFlow } from "../test-support/console-seed.js";
 import {
-  type AckStep,
   buildJavaDriver,
   type Compression,
   type DebugStep,
-  type DriverStep,
-  type HeartbeatStep,
   type JavaDriverOptions,
   runJavaDriver,
-  type UpdateStep,
 } from "./java-client.js";
+import { acks, driverTakesRollout, heartbeats } from "./java-rollout.js";
 
 /** A cold build resolves the library and Maven's plugins into ~/.m2 first. */
 const BUILD_TIMEOUT_MS = 11 * 60_000;
@@ -83,10 +78,6 @@ function agentIdFor(compression: Compression): string {
 function certificateFor(compression: Compression): string {
   return `acme-gateway-${compression}-${run}`;
 }
-
-const heartbeats = (steps: DriverStep[]) =>
-  steps.filter((step): step is HeartbeatStep => step.step === "heartbeat");
-const acks = (steps: DriverStep[]) => steps.filter((step): step is AckStep => step.step === "ack");
 
 describe.each<{ compression: Compression }>([{ compression: "none" }, { compression: "gzip" }])(
   "a MiNiFi Java agent configured for the incumbent, with compression $compression",
@@ -211,24 +202,7 @@ describe.each<{ compression: Compression }>([{ compression: "none" }, { compress
       const rolloutId = started.json().rolloutId as string;
       expect(started.json()).toMatchObject({ fromFlow: adoptedHash, counts: { selected: 1 } });
 
-      const steps = await runJavaDriver(options);
-      const [first, second] = heartbeats(steps);
-      expect(first?.operations).toMatchObject([
-        { operation: "UPDATE", operand: "CONFIGURATION", args: { flowId: flowHash } },
-      ]);
-      expect(steps.find((step): step is UpdateStep => step.step === "update")).toMatchObject({
-        flowSha256: flowHash,
-        state: "FULLY_APPLIED",
-      });
-      expect(second).toMatchObject({ operations: [], flowId: flowHash });
-
-      // The sweeper's looks: the agent soaks, is healthy (no soak asked), and the class is done.
-      const sweeper = composeSweeper(sweeperConfig(api.env));
-      try {
-        for (let look = 0; look < 3; look++) await sweeper.rollouts.advance(tenant, rolloutId);
-      } finally {
-        await sweeper.close();
-      }
+      await driverTakesRollout(options, api.env, { tenant, rolloutId, flowHash });
       const rollout = await console("GET", `/rollouts/${rolloutId}`);
       expect(rollout.json()).toMatchObject({
         state: "completed",

@@ -17,22 +17,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoAgentRegistry } from "../../functions/adapters/dynamodb/agent-registry.js";
 import { DynamoManifestStore } from "../../functions/adapters/dynamodb/manifest-store.js";
 import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
-import { sweeperConfig } from "../../functions/shared/config.js";
-import { composeSweeper } from "../../functions/sweeper/composition.js";
 import { untarGz } from "../common/debug-bundle-form.js";
 import { type AgentApiUnderTest, startAgentApi } from "../test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../test-support/console-api-harness.js";
 import { javaFlow } from "../test-support/console-seed.js";
 import { downloadBundle } from "../test-support/debug-bundles.js";
 import {
-  type AckStep,
   type AssetStep,
   buildJavaDriver,
   type C2Urls,
   type Compression,
   type DebugStep,
   type DriverStep,
-  type HeartbeatStep,
   type JavaDriverOptions,
   type PropertiesStep,
   type ResourceStep,
@@ -41,6 +37,7 @@ import {
   type UnhandledStep,
   type UpdateStep,
 } from "./java-client.js";
+import { acks, driverTakesRollout, heartbeats } from "./java-rollout.js";
 
 /** A cold build resolves the library and Maven's plugins into ~/.m2 first. */
 const BUILD_TIMEOUT_MS = 11 * 60_000;
@@ -67,14 +64,6 @@ afterAll(async () => {
 });
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
-
-function heartbeats(steps: DriverStep[]): HeartbeatStep[] {
-  return steps.filter((step): step is HeartbeatStep => step.step === "heartbeat");
-}
-
-function acks(steps: DriverStep[]): AckStep[] {
-  return steps.filter((step): step is AckStep => step.step === "ack");
-}
 
 /** What the driver's manifest lists: one entry per handler it has, as the agent derives it. */
 const SUPPORTED = [
@@ -401,24 +390,7 @@ describe.each<{ compression: Compression; credentials: "the dev fleet certificat
         counts: { selected: 1, updating: 1 },
       });
 
-      const steps = await runJavaDriver(options);
-      const [first, second] = heartbeats(steps);
-      expect(first?.operations).toMatchObject([
-        { operation: "UPDATE", operand: "CONFIGURATION", args: { flowId: flowHash } },
-      ]);
-      expect(steps.find((step): step is UpdateStep => step.step === "update")).toMatchObject({
-        flowSha256: flowHash,
-        state: "FULLY_APPLIED",
-      });
-      expect(second).toMatchObject({ operations: [], flowId: flowHash });
-
-      // The sweeper's looks: the agent soaks, is healthy (no soak asked), and the class is done.
-      const sweeper = composeSweeper(sweeperConfig(api.env));
-      try {
-        for (let look = 0; look < 3; look++) await sweeper.rollouts.advance(tenant, rolloutId);
-      } finally {
-        await sweeper.close();
-      }
+      await driverTakesRollout(options, api.env, { tenant, rolloutId, flowHash });
       const rollout = await consoleApi.request("GET", `/api/v1/rollouts/${rolloutId}`, { token });
       expect(rollout.json()).toMatchObject({
         state: "completed",
