@@ -79,6 +79,14 @@ function elementAt(der: Buffer, offset: number, within: number): Element | undef
   return end > within ? undefined : { tag, offset, start, end };
 }
 
+/** A certificate's TBSCertificate (RFC 5280 4.1): the signed part, whose fields name and describe it. */
+function tbsOf(der: Buffer): Element | undefined {
+  const certificate = elementAt(der, 0, der.length);
+  if (certificate?.tag !== SEQUENCE) return undefined;
+  const tbs = elementAt(der, certificate.start, certificate.end);
+  return tbs?.tag === SEQUENCE ? tbs : undefined;
+}
+
 /**
  * The serial and the issuer's element in a certificate's TBSCertificate (RFC 5280 4.1: version, serial,
  * signature algorithm, issuer); undefined where the DER is not shaped so, or the serial is not a positive
@@ -87,10 +95,8 @@ function elementAt(der: Buffer, offset: number, within: number): Element | undef
 function tbsFields(
   der: Buffer,
 ): { serialNumber: string; issuer: { start: number; end: number } } | undefined {
-  const certificate = elementAt(der, 0, der.length);
-  if (certificate?.tag !== SEQUENCE) return undefined;
-  const tbs = elementAt(der, certificate.start, certificate.end);
-  if (tbs?.tag !== SEQUENCE) return undefined;
+  const tbs = tbsOf(der);
+  if (!tbs) return undefined;
   let field = elementAt(der, tbs.start, tbs.end);
   if (field?.tag === EXPLICIT_VERSION) field = elementAt(der, field.end, tbs.end);
   if (field?.tag !== INTEGER || field.end === field.start || (der[field.start] as number) & 0x80)
@@ -124,10 +130,8 @@ const AUTHORITY_KEY_IDENTIFIER_OID = "551d23";
  * undefined where it states none or the DER is not shaped so. Read from the DER, as Node shows no such field.
  */
 export function authorityKeyIdOf(der: Buffer): string | undefined {
-  const certificate = elementAt(der, 0, der.length);
-  if (certificate?.tag !== SEQUENCE) return undefined;
-  const tbs = elementAt(der, certificate.start, certificate.end);
-  if (tbs?.tag !== SEQUENCE) return undefined;
+  const tbs = tbsOf(der);
+  if (!tbs) return undefined;
   let field = elementAt(der, tbs.start, tbs.end);
   while (field && field.tag !== EXPLICIT_EXTENSIONS) field = elementAt(der, field.end, tbs.end);
   const extensions = field && elementAt(der, field.start, field.end);
