@@ -11,8 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cppAckOf, cppHeartbeatOf } from "../../scripts/common/c2-examples.js";
 import type { AgentApiUnderTest } from "../../scripts/test-support/agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "../../scripts/test-support/console-api-harness.js";
-import { cppYamlFlow } from "../../scripts/test-support/flow-fixtures.js";
-import { onRolloutStack } from "../../scripts/test-support/rollout-stack.js";
+import { onRolloutStack, publishFlow } from "../../scripts/test-support/rollout-stack.js";
 import { readShardRecords } from "../../scripts/test-support/stream-reader.js";
 import { until } from "../../scripts/test-support/until.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
@@ -242,15 +241,7 @@ describe("a rollout's batch racing a catch-up for one agent", () => {
   /** A canary of the one agent of the class, taken on the rollout's first look. */
   const CANARY_OF_ONE = { canary: { count: 1 }, batchSize: 1, batchIntervalSeconds: 0, soakSeconds: 0 };
 
-  async function publish(className: string, name: string): Promise<string> {
-    const response = await consoleApi.request("POST", `/api/v1/classes/${className}/flows`, {
-      token: operator,
-      body: new TextEncoder().encode(cppYamlFlow.replace("name: pumps", `name: ${name}`)),
-      headers: { "content-type": "application/yaml" },
-    });
-    expect(response.status, response.body).toBe(201);
-    return response.json().hash as string;
-  }
+  const publish = (className: string, name: string) => publishFlow(consoleApi, operator, className, name);
 
   /** The class brought to `target` before the round, as a finished rollout leaves it, its policy loaded by its agent. */
   async function classOn(className: string, agentId: string, target: string) {
