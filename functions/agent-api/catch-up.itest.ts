@@ -8,9 +8,9 @@ import { type PrivateRedis, startPrivateRedis } from "../../scripts/test-support
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
-import { CATCH_UP_CREATOR } from "../core/agent-requests/sighting.js";
 import type { ClassFlowPolicy } from "../core/flows/policy.js";
 import type { JsonObject } from "../core/json.js";
+import { CATCH_UP_CREATOR } from "../core/operations/delivery.js";
 import { makeDynamoDbClient } from "../runtime/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";
 

@@ -9,8 +9,7 @@ import { describe, expect, it } from "vitest";
 import { cppAckOf, cppHeartbeatOf } from "../../scripts/common/c2-examples.js";
 import type { AgentApiUnderTest } from "../../scripts/test-support/agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "../../scripts/test-support/console-api-harness.js";
-import { cppYamlFlow } from "../../scripts/test-support/flow-fixtures.js";
-import { onRolloutStack } from "../../scripts/test-support/rollout-stack.js";
+import { onRolloutStack, publishFlow } from "../../scripts/test-support/rollout-stack.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import type { RolloutState } from "../core/events/model.js";
 import type { JsonObject } from "../core/json.js";
@@ -131,16 +130,8 @@ const flowsRun = async (className: string) =>
     (agent) => agent.flowId,
   );
 
-/** A version of the C++ YAML flow, which the all-extensions manifest can run, published to the class. */
-async function publish(className: string, name: string): Promise<string> {
-  const response = await consoleApi.request("POST", `/api/v1/classes/${className}/flows`, {
-    token: operator,
-    body: new TextEncoder().encode(cppYamlFlow.replace("name: pumps", `name: ${name}`)),
-    headers: { "content-type": "application/yaml" },
-  });
-  expect(response.status, response.body).toBe(201);
-  return response.json().hash as string;
-}
+/** A version of the C++ YAML flow published to the class. */
+const publish = (className: string, name: string) => publishFlow(consoleApi, operator, className, name);
 
 async function start(className: string, flowHash: string, plan: JsonObject): Promise<Rollout> {
   const response = await consoleApi.request("POST", "/api/v1/rollouts", {

@@ -4,6 +4,7 @@ import { sweeperConfig } from "../../functions/shared/config.js";
 import { composeSweeper } from "../../functions/sweeper/composition.js";
 import { type AgentApiUnderTest, startAgentApi } from "./agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "./console-api-harness.js";
+import { cppYamlFlow } from "./flow-fixtures.js";
 
 /**
  * What a test of flows reaching agents drives on the local stack: the agent API (through the mutual-TLS
@@ -50,4 +51,23 @@ export function onRolloutStack(tenantPrefix: string, use: (stack: RolloutStack) 
   afterAll(async () => {
     await stack?.close();
   });
+}
+
+/**
+ * A version of the C++ YAML flow, which the all-extensions manifest can run, published to the class; its
+ * hash. Throws unless the console created it.
+ */
+export async function publishFlow(
+  consoleApi: ConsoleApiUnderTest,
+  token: string,
+  className: string,
+  name: string,
+): Promise<string> {
+  const response = await consoleApi.request("POST", `/api/v1/classes/${className}/flows`, {
+    token,
+    body: new TextEncoder().encode(cppYamlFlow.replace("name: pumps", `name: ${name}`)),
+    headers: { "content-type": "application/yaml" },
+  });
+  if (response.status !== 201) throw new Error(`Publishing ${name}: ${response.status} ${response.body}`);
+  return response.json().hash as string;
 }

@@ -15,8 +15,8 @@ import type { ClassFlowPolicy } from "../flows/policy.js";
 import type { AgentCredential } from "../identity/credentials.js";
 import type { JsonObject } from "../json.js";
 import { binaryOf } from "../manifests/canonical.js";
+import { CATCH_UP_CREATOR } from "../operations/delivery.js";
 import type { OperationRecord } from "../operations/model.js";
-import { CATCH_UP_CREATOR } from "./sighting.js";
 
 const fleet: AgentCredential = { kind: "fleet", tenant: "acme", fleetName: "acme-fleet", serialNumber: "01" };
 const javaAgent: AgentCredential = {

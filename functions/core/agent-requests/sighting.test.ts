@@ -3,10 +3,10 @@ import { checkpointIntervalOf } from "../agents/checkpoint-interval.js";
 import type { AgentRecord, HotSightingResult } from "../agents/ports.js";
 import type { Heartbeat } from "../c2/model.js";
 import type { AgentCredential } from "../identity/credentials.js";
+import { CATCH_UP_CREATOR } from "../operations/delivery.js";
 import {
   type AgentView,
   attributed,
-  CATCH_UP_CREATOR,
   catchUpOf,
   describeDue,
   heartbeatEvent,

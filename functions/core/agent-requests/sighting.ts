@@ -19,6 +19,7 @@ import { BeaconError } from "../errors.js";
 import type { HeartbeatEvent } from "../events/model.js";
 import { type AgentCredential, authorizeAgent } from "../identity/credentials.js";
 import type { AgentManifest } from "../manifests/agent-manifest.js";
+import { CATCH_UP_CREATOR } from "../operations/delivery.js";
 import type { SeenEffects } from "../operations/effects.js";
 import { newUpdateConfiguration } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
@@ -33,9 +34,6 @@ export const DESCRIBE_ID_PREFIX = "describe-";
 
 /** The class an agent joins when it reports none. */
 export const DEFAULT_AGENT_CLASS = "default";
-
-/** Who created the UPDATE CONFIGURATION that brings an agent to its class's flow. */
-export const CATCH_UP_CREATOR = "beacon:catch-up";
 
 /**
  * What Beacon knows about the agent after this heartbeat: the cache's answer or, without it, the registry's

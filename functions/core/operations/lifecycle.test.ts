@@ -15,6 +15,7 @@ import type { AgentCredential } from "../identity/credentials.js";
 import type { JsonObject } from "../json.js";
 import { operationsOfAgent } from "../manifests/agent-manifest.js";
 import { binaryOf } from "../manifests/canonical.js";
+import { CATCH_UP_CREATOR } from "./delivery.js";
 import { stateAfterAck } from "./effects.js";
 import { newOperationId } from "./ids.js";
 import { canTransition, type OperationRecord, OperationTransitions } from "./model.js";
@@ -465,6 +466,45 @@ describe("an operation the heartbeat ensures", () => {
       remaining: false,
     });
     expect(stateOf(second.record.operationId)).toBeUndefined();
+  });
+});
+
+describe("UPDATE CONFIGURATION, one in flight at a time", () => {
+  const flowUpdate = (flowId: string, createdBy: string): Partial<OperationRecord> => ({
+    args: { location: `https://agents.test/c2/api/flows/${flowId}/content`, flowId },
+    createdBy,
+  });
+
+  it("sends a rollout's update and cancels the catch-up queued beside it, whichever came first", async () => {
+    const { queue, heartbeat, stateOf, operationEvents } = await knownCppAgent();
+    const catchUp = await queue("UPDATE", "CONFIGURATION", flowUpdate("previous", CATCH_UP_CREATOR));
+    const rollout = await queue("UPDATE", "CONFIGURATION", flowUpdate("next", "beacon:rollout:r-1"));
+    const lateCatchUp = await queue("UPDATE", "CONFIGURATION", flowUpdate("previous", CATCH_UP_CREATOR));
+    expect((await heartbeat()).map((operation) => operation.identifier)).toEqual([rollout]);
+    expect([stateOf(catchUp), stateOf(rollout), stateOf(lateCatchUp)]).toEqual([
+      "cancelled",
+      "delivered",
+      "cancelled",
+    ]);
+    const cancelled = operationEvents().filter((event) => event.state === "cancelled");
+    expect(cancelled.map((event) => [event.operationId, event.reason])).toEqual([
+      [catchUp, `A newer UPDATE CONFIGURATION replaced it: ${rollout}`],
+      [lateCatchUp, `A newer UPDATE CONFIGURATION replaced it: ${rollout}`],
+    ]);
+    expect(await heartbeat()).toEqual([]);
+  });
+
+  it("holds a queued update while one delivered before is open, and sends it once that one closes", async () => {
+    const { core, queue, heartbeat, stateOf } = await knownCppAgent();
+    const first = await queue("UPDATE", "CONFIGURATION", flowUpdate("previous", CATCH_UP_CREATOR));
+    expect((await heartbeat()).map((operation) => operation.identifier)).toEqual([first]);
+    const second = await queue("UPDATE", "CONFIGURATION", flowUpdate("next", "beacon:rollout:r-1"));
+    const restart = await queue("RESTART");
+    expect((await heartbeat()).map((operation) => operation.identifier)).toEqual([restart]);
+    expect(stateOf(second)).toBe("queued");
+    expect(await heartbeat()).toEqual([]);
+    await core.recordAck(cppFleet, ack(first, "FULLY_APPLIED"));
+    expect((await heartbeat()).map((operation) => operation.identifier)).toEqual([second]);
   });
 });
 

@@ -6,7 +6,7 @@ import type { OperationEvent, OperationState } from "../events/model.js";
 import { updateConfigurationArgs } from "../flows/location.js";
 import { dropUndefined } from "../json.js";
 import type { Clock, IdGenerator } from "../ports.js";
-import { planDelivery } from "./delivery.js";
+import { isFlowUpdate, planDelivery } from "./delivery.js";
 import { effectSeen, type SeenEffects, stateAfterAck } from "./effects.js";
 import { agentOfOperation, isValidOperationId, newOperationId } from "./ids.js";
 import {
@@ -204,9 +204,21 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
         );
         if (event) events.push(event);
       }
+      // A newer flow replaces the superseded ones; should one of them have gone out meanwhile (a heartbeat
+      // racing this one delivered it), the newer waits for it to close instead, as planned for one in flight.
+      const newest = plan.deliver.find(isFlowUpdate);
+      let supersededAll = true;
+      for (const record of plan.superseded) {
+        events.push(...(await cancelDependents(tenant, agentId, record.operationId, now)));
+        const reason = `A newer UPDATE CONFIGURATION replaced it${newest ? `: ${newest.operationId}` : ""}`;
+        const event = await move(record, "queued", { state: "cancelled", finishedAt: now, reason }, now);
+        if (event) events.push(event);
+        else supersededAll = false;
+      }
+      const deliverable = supersededAll ? plan.deliver : plan.deliver.filter((record) => record !== newest);
       const delivered: C2Operation[] = [];
       const deadlines: { operation: string; operand?: string; timeoutAt: number }[] = [];
-      for (const record of plan.deliver) {
+      for (const record of deliverable) {
         // An operation sent to a class with its own acknowledgement timeout carries it.
         const timeoutAt = now + (record.ackTimeoutMs ?? settings.ackTimeoutMs);
         // The sweeper's due time rides on the same conditional update: no extra write on the heartbeat.
@@ -237,7 +249,7 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
       return {
         operations: delivered,
         events,
-        remaining: plan.remaining || awaiting,
+        remaining: plan.remaining || awaiting || !supersededAll,
         restartDeadline: restartDeadlineOf(deadlines),
       };
     },
