@@ -24,6 +24,12 @@ export function asNumber(value: unknown): number | undefined {
   return undefined;
 }
 
+/** A count (cores, bytes): a whole number from 0, within what every store Beacon writes to holds exactly. */
+export function asCount(value: unknown): number | undefined {
+  const count = asNumber(value);
+  return count !== undefined && Number.isSafeInteger(count) && count >= 0 ? count : undefined;
+}
+
 export function asBoolean(value: unknown): boolean | undefined {
   if (typeof value === "boolean") return value;
   if (value === "true") return true;

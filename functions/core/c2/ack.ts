@@ -1,4 +1,5 @@
 import { asObject, asString, type JsonObject, truncate } from "../json.js";
+import { flowIdWithin } from "./heartbeat.js";
 import { type Acknowledgement, type AckState, AckStates } from "./model.js";
 
 const MAX_DETAILS_LENGTH = 2_000;
@@ -19,7 +20,7 @@ export function normalizeAcknowledgement(body: JsonObject): Acknowledgement | un
     agentId: asString(agentInfo?.identifier),
     manifestHash: asString(agentInfo?.agentManifestHash),
     manifest: asObject(agentInfo?.agentManifest),
-    flowId: asString(asObject(body.flowInfo)?.flowId),
+    flowId: flowIdWithin(asString(asObject(body.flowInfo)?.flowId)),
   };
 }
 

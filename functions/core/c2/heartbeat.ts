@@ -1,6 +1,7 @@
 import {
   asArray,
   asBoolean,
+  asCount,
   asNumber,
   asObject,
   asString,
@@ -27,10 +28,19 @@ export const HotDetailLimits = {
   queues: 100,
   bulletins: 10,
   messageLength: 500,
+  /** Names, ids and other short texts an agent reports: cut to this many characters. */
+  textLength: 200,
   processors: 100,
+  repositories: 10,
   /** Checksum algorithms, and files per algorithm. */
   checksums: 10,
 } as const;
+
+/**
+ * The longest flow id Beacon keeps, as the heartbeat's schema bounds `flowInfo.flowId`: one read elsewhere
+ * (a flow URI, an acknowledgement) that is longer is no flow id Beacon could match, and is dropped, not cut.
+ */
+export const FLOW_ID_MAX_LENGTH = 256;
 
 /** What the C++ agent reports as `resourceInfo.hash` while it holds no synchronised resource. */
 const NO_RESOURCES = "null";
@@ -52,12 +62,12 @@ export function normalizeHeartbeat(body: JsonObject): UnattributedHeartbeat {
   return {
     agentId: asString(agentInfo?.identifier) ?? asString(body.agentId),
     agentClass: classIsValid ? agentClass : undefined,
-    refusedAgentClass: classIsValid ? undefined : truncate(agentClass, 200),
+    refusedAgentClass: classIsValid ? undefined : shortText(agentClass),
     manifestHash: asString(agentInfo?.agentManifestHash),
     manifest,
     device: deviceSummary(asObject(body.deviceInfo)),
     flowId: flowInfo ? flowIdOf(flowInfo) : undefined,
-    runStatus: asString(flowInfo?.runStatus)?.toUpperCase(),
+    runStatus: shortText(asString(flowInfo?.runStatus)?.toUpperCase()),
     status: agentInfo || flowInfo ? statusSummary(asObject(agentInfo?.status), flowInfo) : undefined,
     repositories: repositoriesOf(asObject(asObject(agentInfo?.status)?.repositories)),
     queues: queuesOf(asObject(flowInfo?.queues)),
@@ -83,13 +93,15 @@ export function normalizeHeartbeat(body: JsonObject): UnattributedHeartbeat {
 function processorStatusesOf(statuses: unknown[]): ProcessorStatus[] {
   return statuses.slice(0, HotDetailLimits.processors).flatMap((value) => {
     const status = asObject(value);
-    const id = truncate(asString(status?.id), 200);
-    return id ? [dropUndefined({ id, runStatus: asString(status?.runStatus)?.toUpperCase() })] : [];
+    const id = shortText(asString(status?.id));
+    return id
+      ? [dropUndefined({ id, runStatus: shortText(asString(status?.runStatus)?.toUpperCase()) })]
+      : [];
   });
 }
 
 const resourceHashOf = (hash: string | undefined): string | null | undefined =>
-  hash === NO_RESOURCES ? null : truncate(hash, 200);
+  hash === NO_RESOURCES ? null : shortText(hash);
 
 function systemLoadOf(systemInfo: JsonObject | undefined): SystemLoad | undefined {
   if (!systemInfo) return undefined;
@@ -114,8 +126,8 @@ function checksumsOf(checksums: JsonObject | undefined): ConfigurationChecksums 
           Object.entries(asObject(files) ?? {})
             .slice(0, limit)
             .flatMap(([file, digest]) => {
-              const value = truncate(asString(digest), 200);
-              return value ? [[truncate(file, 200) as string, value]] : [];
+              const value = shortText(asString(digest));
+              return value ? [[shortText(file) as string, value]] : [];
             }),
         ),
       ]),
@@ -124,19 +136,21 @@ function checksumsOf(checksums: JsonObject | undefined): ConfigurationChecksums 
 
 function repositoriesOf(repositories: JsonObject | undefined): RepositoryStatus[] | undefined {
   if (!repositories) return undefined;
-  return Object.entries(repositories).map(([name, value]) => {
-    const repository = asObject(value);
-    return dropUndefined({
-      name,
-      size: asNumber(repository?.size),
-      maxSize: asNumber(repository?.maxSize) ?? asNumber(repository?.sizeMax),
-      dataSize: asNumber(repository?.dataSize),
-      dataSizeMax: asNumber(repository?.dataSizeMax),
-      entryCount: asNumber(repository?.entryCount),
-      full: asBoolean(repository?.full),
-      running: asBoolean(repository?.running),
+  return Object.entries(repositories)
+    .slice(0, HotDetailLimits.repositories)
+    .map(([name, value]) => {
+      const repository = asObject(value);
+      return dropUndefined({
+        name: shortText(name) as string,
+        size: asNumber(repository?.size),
+        maxSize: asNumber(repository?.maxSize) ?? asNumber(repository?.sizeMax),
+        dataSize: asNumber(repository?.dataSize),
+        dataSizeMax: asNumber(repository?.dataSizeMax),
+        entryCount: asNumber(repository?.entryCount),
+        full: asBoolean(repository?.full),
+        running: asBoolean(repository?.running),
+      });
     });
-  });
 }
 
 function queuesOf(queues: JsonObject | undefined): QueueStatus[] | undefined {
@@ -147,8 +161,8 @@ function queuesOf(queues: JsonObject | undefined): QueueStatus[] | undefined {
       const queue = asObject(value);
       const levels = queueLevelsOf(queue);
       return dropUndefined({
-        id,
-        name: truncate(asString(queue?.name), 200),
+        id: shortText(id) as string,
+        name: shortText(asString(queue?.name)),
         ...levels,
         backPressure: backPressureOf(levels),
       });
@@ -189,22 +203,29 @@ function bulletinsOf(bulletins: unknown[]): Bulletin[] {
   return bulletins.slice(-HotDetailLimits.bulletins).map((value) => {
     const bulletin = asObject(value);
     return dropUndefined({
-      level: asString(bulletin?.level)?.toUpperCase(),
+      level: shortText(asString(bulletin?.level)?.toUpperCase()),
       message: truncate(asString(bulletin?.message), HotDetailLimits.messageLength),
-      category: truncate(asString(bulletin?.category), 200),
-      sourceName: truncate(asString(bulletin?.sourceName), 200),
+      category: shortText(asString(bulletin?.category)),
+      sourceName: shortText(asString(bulletin?.sourceName)),
       timestamp: asNumber(bulletin?.timestamp),
     });
   });
 }
 
 function flowIdOf(flowInfo: JsonObject): string | undefined {
-  return (
+  return flowIdWithin(
     asString(flowInfo.flowId) ??
-    asString(asObject(flowInfo.versionedFlowSnapshotURI)?.flowId) ??
-    flowIdFromUri(asString(asObject(flowInfo.flowUri)?.uriString))
+      asString(asObject(flowInfo.versionedFlowSnapshotURI)?.flowId) ??
+      flowIdFromUri(asString(asObject(flowInfo.flowUri)?.uriString)),
   );
 }
+
+/** The flow id when it is one Beacon keeps (FLOW_ID_MAX_LENGTH). */
+export const flowIdWithin = (flowId: string | undefined): string | undefined =>
+  flowId !== undefined && flowId.length <= FLOW_ID_MAX_LENGTH ? flowId : undefined;
+
+const shortText = (value: string | undefined): string | undefined =>
+  truncate(value, HotDetailLimits.textLength);
 
 /** The Java agent reports `.../flows/{flowId}/content`: the 4th path segment is the flow id. */
 function flowIdFromUri(uri: string | undefined): string | undefined {
@@ -222,13 +243,13 @@ function deviceSummary(deviceInfo: JsonObject | undefined): DeviceSummary | unde
   const systemInfo = asObject(deviceInfo.systemInfo);
   const networkInfo = asObject(deviceInfo.networkInfo);
   return dropUndefined({
-    deviceId: asString(deviceInfo.identifier),
-    hostname: asString(networkInfo?.hostname),
-    ipAddress: asString(networkInfo?.ipAddress),
-    operatingSystem: asString(systemInfo?.operatingSystem),
-    machineArch: asString(systemInfo?.machineArch),
-    vCores: asNumber(systemInfo?.vCores),
-    physicalMemory: asNumber(systemInfo?.physicalMem),
+    deviceId: shortText(asString(deviceInfo.identifier)),
+    hostname: shortText(asString(networkInfo?.hostname)),
+    ipAddress: shortText(asString(networkInfo?.ipAddress)),
+    operatingSystem: shortText(asString(systemInfo?.operatingSystem)),
+    machineArch: shortText(asString(systemInfo?.machineArch)),
+    vCores: asCount(systemInfo?.vCores),
+    physicalMemory: asCount(systemInfo?.physicalMem),
   });
 }
 

@@ -1,4 +1,4 @@
-import { asArray, asObject, asString } from "../json.js";
+import { asArray, asObject, asString, type JsonObject } from "../json.js";
 
 /**
  * What an agent can be asked to do: upper-case operation → upper-case operands ("" when the
@@ -6,15 +6,29 @@ import { asArray, asObject, asString } from "../json.js";
  */
 export type SupportedOperations = Record<string, string[]>;
 
+/** One entry of a manifest's `supportedOperations`: an operation, named by a non-empty string `type`. */
+export interface SupportedOperationEntry extends JsonObject {
+  type: string;
+}
+
+/**
+ * The entries of a manifest's `supportedOperations` that name an operation, as the agent sent them (property
+ * values included); anything else an agent lists there (null, a number, an object without a string `type`)
+ * names nothing it could be asked to do, and is dropped. Applied where a manifest arrives and again where the
+ * console reads one, for the manifests stored before it was.
+ */
+export const supportedOperationEntriesOf = (entries: unknown): SupportedOperationEntry[] =>
+  asArray(entries).filter(
+    (entry): entry is SupportedOperationEntry =>
+      typeof asObject(entry)?.type === "string" && (entry as SupportedOperationEntry).type !== "",
+  );
+
 /** Reads a manifest's `supportedOperations` list (`[{type, properties: {<operand>: …}}]`). */
 export function supportedOperationsOf(entries: unknown): SupportedOperations {
   const supported: SupportedOperations = {};
-  for (const entry of asArray(entries)) {
-    const operation = asString(asObject(entry)?.type)?.toUpperCase();
-    if (!operation) continue;
-    const operands = Object.keys(asObject(asObject(entry)?.properties) ?? {}).map((operand) =>
-      operand.toUpperCase(),
-    );
+  for (const entry of supportedOperationEntriesOf(entries)) {
+    const operation = entry.type.toUpperCase();
+    const operands = Object.keys(asObject(entry.properties) ?? {}).map((operand) => operand.toUpperCase());
     supported[operation] = [...new Set([...(supported[operation] ?? []), ...operands])].sort();
   }
   return supported;

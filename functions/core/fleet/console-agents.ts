@@ -1,3 +1,4 @@
+import { supportedOperationEntriesOf } from "../c2/manifest.js";
 import { type GuardedCache, guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
@@ -60,11 +61,12 @@ export function makeAgentsApi(deps: AgentsDependencies) {
         cache,
       );
       const { record, hot } = agent as MergedAgent;
+      const manifest = manifestOfAgent(agent as MergedAgent);
       const certificates = await deps.agentCertificateExpiry(principal.tenant, agentId);
       return {
         body: dropUndefined({
           ...summaryOf(agent as MergedAgent),
-          supportedOperations: manifestOfAgent(agent as MergedAgent)?.supportedOperations,
+          supportedOperations: manifest && supportedOperationEntriesOf(manifest.supportedOperations),
           firstSeen: toIso(record.firstSeen),
           device: hot?.device ?? record.device,
           statusSummary: hot?.status,

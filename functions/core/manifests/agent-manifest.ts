@@ -11,7 +11,11 @@ export interface AgentManifest {
   hash: string;
   /** The canonical identity of the agent's binary (canonical.ts). */
   manifestId: string;
-  /** The agent's `supportedOperations` as it reported them, property values included. */
+  /**
+   * The agent's `supportedOperations` as it reported them, property values included, but for the entries
+   * that name no operation (supportedOperationEntriesOf): those of manifests stored before they were dropped
+   * may hold anything.
+   */
   supportedOperations: unknown[];
 }
 

@@ -1,6 +1,6 @@
-import { summarizeManifest } from "../c2/manifest.js";
+import { summarizeManifest, supportedOperationEntriesOf } from "../c2/manifest.js";
 import type { GuardedCache } from "../guarded-cache.js";
-import { asArray, type JsonObject } from "../json.js";
+import type { JsonObject } from "../json.js";
 import { RecentlyUsed } from "../recently-used.js";
 import { singleFlight } from "../single-flight.js";
 import { type AgentManifest, knownManifestOf } from "./agent-manifest.js";
@@ -91,7 +91,11 @@ export function makeManifestRegistration(deps: {
       : await binaries(binaryKey, () => storeBinary(tenant, manifestId, manifest, canonicalJson, now, cache));
     storedBinaries.set(binaryKey, true);
     return {
-      manifest: { hash, manifestId, supportedOperations: asArray(manifest.supportedOperations) },
+      manifest: {
+        hash,
+        manifestId,
+        supportedOperations: supportedOperationEntriesOf(manifest.supportedOperations),
+      },
       stored: first && stored,
     };
   }

@@ -1034,8 +1034,10 @@ export interface components {
         };
         /** @description The registry entry with the cache's hot state on top. The hot fields (statusSummary, repositories, queues, the latest bulletins, processors, resourceHash, system and configurationChecksums, as the agent's heartbeats last reported them, bounded in number) are absent while the cache is unreachable, and until the agent heartbeats again after the cache lost it (agents unheard of for a week drop out of it). */
         AgentDetail: {
-            /** @description The agent's `supportedOperations` as its manifest of `manifestHash` lists them, property values included; absent while Beacon has yet to learn that manifest. */
-            supportedOperations?: Record<string, never>[];
+            /** @description The agent's `supportedOperations` as its manifest of `manifestHash` lists them, property values included; absent while Beacon has yet to learn that manifest. Entries that name no operation (not an object with a string `type`) are left out. */
+            supportedOperations?: {
+                type: string;
+            }[];
             /** Format: date-time */
             firstSeen?: string;
             device?: components["schemas"]["Device"];
