@@ -1,3 +1,4 @@
+import { AgentAnswerBudget } from "../core/agent-requests/answer-budget.js";
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../core/bundles/model.js";
 import { DEFAULT_HISTORY_RETENTION_DAYS } from "../core/history/model.js";
@@ -63,7 +64,7 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     tableName: requireEnv(env, EnvNames.tableName),
     streamName: requireEnv(env, EnvNames.streamName),
     redisUrl: requireEnv(env, EnvNames.redisUrl),
-    cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
+    cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, AgentAnswerBudget.cacheCallMs),
     maxInflatedBytes: numberEnv(env, EnvNames.maxInflatedBytes, 16 * 1024 * 1024),
     maxJsonDepth: 64,
     checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,
