@@ -55,6 +55,8 @@ beforeAll(async () => {
     [AwsEndpointEnvNames.kinesis]: `http://127.0.0.1:${kinesisPort}`,
     [AwsEndpointEnvNames.dynamodb]: `http://127.0.0.1:${dynamoDbPort}`,
     [EnvNames.tableName]: tableName,
+    // The share agents get on AWS, not DynamoDB Local's: a frozen table is a fault, not the machine's load.
+    [EnvNames.agentStorageShareMs]: String(AgentAnswerBudget.storageMs),
     [EnvNames.streamName]: streamName,
   };
   [kinesis, dynamoDb] = await Promise.all([

@@ -87,7 +87,7 @@ type AnyRoute = (
  * (epoch milliseconds), the invocation's end; publishes its metrics.
  */
 export const serveAgentRequest: AgentApp = async (request, deadline) => {
-  const deadlines = answerDeadlines(Date.now(), deadline);
+  const deadlines = answerDeadlines(Date.now(), deadline, config.storageShareMs);
   const route = matchAgentRoute(request.method, request.path);
   let response: AgentResponse;
   try {

@@ -6,7 +6,7 @@ import { type CaBindings, readCaBindings } from "../core/identity/ca-bindings.js
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../core/operations/results.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from "../core/webhooks/policy.js";
-import { EnvNames } from "./env-names.js";
+import { AwsEndpointEnvNames, EnvNames } from "./env-names.js";
 import { FunctionTimeouts } from "./function-timeouts.js";
 
 export interface AgentApiConfig {
@@ -14,6 +14,8 @@ export interface AgentApiConfig {
   streamName: string;
   redisUrl: string;
   cacheTimeoutMs: number;
+  /** DynamoDB's share of an agent request's answer budget (AgentAnswerBudget). */
+  storageShareMs: number;
   maxInflatedBytes: number;
   maxJsonDepth: number;
   checkpointIntervalMs: number;
@@ -65,6 +67,11 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     streamName: requireEnv(env, EnvNames.streamName),
     redisUrl: requireEnv(env, EnvNames.redisUrl),
     cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, AgentAnswerBudget.cacheCallMs),
+    storageShareMs: numberEnv(
+      env,
+      EnvNames.agentStorageShareMs,
+      env[AwsEndpointEnvNames.dynamodb] ? AgentAnswerBudget.emulatedStorageMs : AgentAnswerBudget.storageMs,
+    ),
     maxInflatedBytes: numberEnv(env, EnvNames.maxInflatedBytes, 16 * 1024 * 1024),
     maxJsonDepth: 64,
     checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,
