@@ -7,6 +7,7 @@ import { Readable } from "node:stream";
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import { certificateEvidence } from "../adapters/x509/certificate-evidence.js";
 import { bundleOperationId, bundleReceipt, receiveDebugBundle } from "../bundle-intake/receive.js";
+import { type AnswerDeadlines, answerDeadlines } from "../core/agent-requests/answer-budget.js";
 import { type DownloadOutcome, entityTag } from "../core/agent-requests/content-download.js";
 import { HTTP_API_DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
 import {
@@ -36,21 +37,17 @@ const agentApi = composeAgentApi(config, () => {
   logger.warn("cache breaker opened: requests answer from DynamoDB until the cache answers again");
 });
 const limits = { maxInflatedBytes: config.maxInflatedBytes, maxJsonDepth: config.maxJsonDepth };
-/**
- * Time kept, of a request's, to answer once its change is saved: a stream slower than the rest of the request's
- * time gets no more of it, so the request does not time out into a 5xx.
- */
-const ANSWER_MARGIN_MS = 1_000;
 
 type Routes = {
   [Name in AgentRouteName]: (
     request: AgentRequest,
     params: AgentRouteParams<Name>,
-    deadline: number,
+    deadlines: AnswerDeadlines,
   ) => Promise<AgentResponse>;
 };
 
 type Download = (
+  deadlines: AnswerDeadlines,
   credential: AgentCredential,
   id: string,
   ifNoneMatch: string | undefined,
@@ -71,26 +68,31 @@ const FLOWS: Downloadable = { what: "flow", download: agentApi.downloadFlow, bin
 const ASSETS: Downloadable = { what: "asset", download: agentApi.downloadAsset, binary: true };
 
 const ROUTES: Routes = {
-  heartbeat: (request, _, deadline) => heartbeat(request, deadline),
-  acknowledge: (request, _, deadline) => acknowledge(request, deadline),
-  flowContent: (request, { flowId }) => content(request, FLOWS, flowId),
-  assetContent: (request, { assetId }) => content(request, ASSETS, assetId),
+  heartbeat: (request, _, deadlines) => heartbeat(request, deadlines),
+  acknowledge: (request, _, deadlines) => acknowledge(request, deadlines),
+  flowContent: (request, { flowId }, deadlines) => content(request, FLOWS, flowId, deadlines),
+  assetContent: (request, { assetId }, deadlines) => content(request, ASSETS, assetId, deadlines),
+  // Up to a whole invocation's body, written to S3 before DynamoDB: its calls keep their own timeouts.
   debugBundle: (request, { operationId }) => debugBundle(request, operationId),
 };
 
 type AnyRoute = (
   request: AgentRequest,
   params: Record<string, string>,
-  deadline: number,
+  deadlines: AnswerDeadlines,
 ) => Promise<AgentResponse>;
 
-/** Answers one agent request, its change saved by `deadline` (epoch milliseconds), and publishes its metrics. */
+/**
+ * Answers one agent request within the agent answer budget (AgentAnswerBudget), from now, and before `deadline`
+ * (epoch milliseconds), the invocation's end; publishes its metrics.
+ */
 export const serveAgentRequest: AgentApp = async (request, deadline) => {
+  const deadlines = answerDeadlines(Date.now(), deadline, config.storageShareMs);
   const route = matchAgentRoute(request.method, request.path);
   let response: AgentResponse;
   try {
     if (!route) throw noAgentRoute(request.method, request.path);
-    response = await (ROUTES[route.name] as AnyRoute)(request, route.params, deadline);
+    response = await (ROUTES[route.name] as AnyRoute)(request, route.params, deadlines);
   } catch (error) {
     response = errorResponse(error);
     if (response.statusCode >= 500)
@@ -133,12 +135,12 @@ function clientCertificateOf(request: AgentRequest): DistinguishedCertificate {
 const credentialOf = (request: AgentRequest) =>
   credentialOfCertificate(clientCertificateOf(request), config.caBindings());
 
-async function heartbeat(request: AgentRequest, deadline: number): Promise<AgentResponse> {
+async function heartbeat(request: AgentRequest, deadlines: AnswerDeadlines): Promise<AgentResponse> {
   const credential = credentialOf(request);
   const body = readBody(request, Validators.heartbeat, "heartbeat");
   logger.appendKeys({ tenant: credential.tenant });
   try {
-    const outcome = await agentApi.recordHeartbeat(credential, body, deadline - ANSWER_MARGIN_MS);
+    const outcome = await agentApi.recordHeartbeat(deadlines, credential, body, deadlines.streamBy);
     logger.appendKeys({ agentId: outcome.agentId });
     // A steady heartbeat counts nothing here, so that it writes no metric line: the stream consumer counts
     // Heartbeats from the heartbeat events it reads, one line a batch.
@@ -161,18 +163,19 @@ async function heartbeat(request: AgentRequest, deadline: number): Promise<Agent
   } catch (error) {
     if (error instanceof BeaconError) throw error;
     // The agents cannot act on an error reply (Java logs it, C++ counts a failed read): answer with no
-    // operations. Nothing half-done is lost: the next heartbeat finds the same state and completes it.
+    // operations, DynamoDB's calls given up at the storage share's end included. Nothing half-done is lost: the
+    // next heartbeat finds the same state and completes it.
     metrics.addMetric(MetricNames.heartbeatsFailed, MetricUnit.Count, 1);
     logger.error("heartbeat failed; answered with no operations", { error: error as Error });
     return jsonResponse(200, { requestedOperations: [] });
   }
 }
 
-async function acknowledge(request: AgentRequest, deadline: number): Promise<AgentResponse> {
+async function acknowledge(request: AgentRequest, deadlines: AnswerDeadlines): Promise<AgentResponse> {
   const credential = credentialOf(request);
   const body = readBody(request, Validators.acknowledge, "acknowledgement");
   logger.appendKeys({ tenant: credential.tenant });
-  const outcome = await agentApi.recordAck(credential, body, deadline - ANSWER_MARGIN_MS);
+  const outcome = await agentApi.recordAck(deadlines, credential, body, deadlines.streamBy);
   logger.appendKeys({ agentId: outcome.agentId, operationId: outcome.operationId });
   metrics.addMetric(MetricNames.acknowledgements, MetricUnit.Count, 1);
   if (outcome.manifestStored) {
@@ -212,10 +215,15 @@ async function debugBundle(request: AgentRequest, encodedOperationId: string): P
   return jsonResponse(201, bundleReceipt(bundle));
 }
 
-async function content(request: AgentRequest, route: Downloadable, id: string): Promise<AgentResponse> {
+async function content(
+  request: AgentRequest,
+  route: Downloadable,
+  id: string,
+  deadlines: AnswerDeadlines,
+): Promise<AgentResponse> {
   const credential = credentialOf(request);
   logger.appendKeys({ tenant: credential.tenant });
-  const outcome = await route.download(credential, id, request.headers["if-none-match"]);
+  const outcome = await route.download(deadlines, credential, id, request.headers["if-none-match"]);
   // Only now is the id known to be a flow's or an asset's, fit for the log.
   logger.appendKeys({ [`${route.what}Id`]: id });
   reportDegradation(outcome);

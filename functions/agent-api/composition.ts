@@ -11,6 +11,7 @@ import { RedisHotState } from "../adapters/redis/hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
 import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
 import { S3OperationResults } from "../adapters/s3/operation-results.js";
+import type { AnswerDeadlines } from "../core/agent-requests/answer-budget.js";
 import { makeContentDownload } from "../core/agent-requests/content-download.js";
 import { makeFlowDownload } from "../core/agent-requests/flow-download.js";
 import { makeRecordAck } from "../core/agent-requests/record-ack.js";
@@ -30,6 +31,7 @@ import type { Clock, IdGenerator } from "../core/ports.js";
 import { makeDocumentClient, makeS3Client } from "../runtime/aws-clients.js";
 import { composeEventStream } from "../runtime/event-stream.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
+import { boundedByRequest, withinRequestBudget } from "../runtime/request-budget.js";
 import { randomIds, systemClock } from "../runtime/system.js";
 import type { AgentApiConfig } from "../shared/config.js";
 
@@ -42,9 +44,14 @@ const HANGING_COMMAND_MS = 5_000;
  */
 const CACHE_BREAKER = { failuresToOpen: 10, windowMs: 10_000, coolDownMs: 5_000 } as const;
 
-/** Wires the agent API's use cases to DynamoDB, Redis, Kinesis and S3; called once per container. */
+/**
+ * Wires the agent API's use cases to DynamoDB, Redis, Kinesis and S3; called once per container. The use cases
+ * an agent waits on take the request's AnswerDeadlines first: their DynamoDB calls are given up at `storageBy`.
+ */
 export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () => void = () => {}) {
-  const documents = makeDocumentClient();
+  // Bounded within a request's storage share only: what goes on after the answer (a late put's clearing of
+  // staged events) and the debug bundle intake, whose S3 upload comes first, keep the client's own timeouts.
+  const documents = boundedByRequest(makeDocumentClient());
   // The cache's answers are held to cacheTimeoutMs by withDeadline, which a busy container's late timers do not
   // cut short; the client's own timeout only ends commands a connection left hanging.
   const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: HANGING_COMMAND_MS });
@@ -76,14 +83,30 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
     config,
   );
   const shared = { registry, revocations, manifests, operations, hotState, events, clock, ids, cacheBreaker };
+  const recordAck = makeRecordAck({
+    ...shared,
+    results: new S3OperationResults(s3, config.assetBucket),
+    debugBundles: new DynamoDebugBundles(documents, config.tableName),
+    resultRetentionMs: config.operationResultRetentionMs,
+  });
+  const downloadFlow = makeFlowDownload({
+    flows: new DynamoFlowCatalog(documents, config.tableName),
+    revocations,
+    hotState,
+    cacheBreaker,
+  });
+  // The bucket alone answers: an asset's bytes are under its tenant's prefix, gone once it is deleted.
+  const downloadAsset = makeContentDownload({
+    read: (tenant, assetId) => assetContent.read(tenant, assetId),
+    isId: isAssetId,
+    what: "asset",
+    revocations,
+    hotState,
+    cacheBreaker,
+  });
   return {
-    recordHeartbeat,
-    recordAck: makeRecordAck({
-      ...shared,
-      results: new S3OperationResults(s3, config.assetBucket),
-      debugBundles: new DynamoDebugBundles(documents, config.tableName),
-      resultRetentionMs: config.operationResultRetentionMs,
-    }),
+    recordHeartbeat: withinStorageShare(recordHeartbeat),
+    recordAck: withinStorageShare(recordAck),
     // The HTTP API ingress's bundle path, buffered within what an invocation carries.
     debugBundleIntake: makeDebugBundleIntake({
       operations: operationStore,
@@ -95,21 +118,8 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
       caBindings: config.caBindings,
       retentionMs: config.debugBundleRetentionMs,
     }),
-    downloadFlow: makeFlowDownload({
-      flows: new DynamoFlowCatalog(documents, config.tableName),
-      revocations,
-      hotState,
-      cacheBreaker,
-    }),
-    // The bucket alone answers: an asset's bytes are under its tenant's prefix, gone once it is deleted.
-    downloadAsset: makeContentDownload({
-      read: (tenant, assetId) => assetContent.read(tenant, assetId),
-      isId: isAssetId,
-      what: "asset",
-      revocations,
-      hotState,
-      cacheBreaker,
-    }),
+    downloadFlow: withinStorageShare(downloadFlow),
+    downloadAsset: withinStorageShare(downloadAsset),
     close: async () => {
       redis.disconnect();
       documents.destroy();
@@ -117,6 +127,12 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
     },
   };
 }
+
+/** `useCase` with its DynamoDB calls given up at the request's `storageBy`. */
+const withinStorageShare =
+  <Args extends unknown[], Result>(useCase: (...args: Args) => Promise<Result>) =>
+  (deadlines: AnswerDeadlines, ...args: Args): Promise<Result> =>
+    withinRequestBudget(deadlines.storageBy, () => useCase(...args));
 
 /** The ports the agent API's heartbeat is wired to: the functions' adapters, or a measurement's own. */
 export interface HeartbeatPorts {

@@ -43,6 +43,8 @@ const ACKNOWLEDGE = "/c2/api/acknowledge";
 const SERVICE_NAME = "agent-api-service-test";
 const AGENT_API_URL = "https://agents.example.com";
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** How often the drain test looks: its requests are answered at most 1.5 s after they began, waiting or not. */
+const FAST_POLL_MS = 20;
 
 let certsDir: string;
 let dynamoDb: CountingProxy;
@@ -424,20 +426,32 @@ describe("the agent service", () => {
           .map(([name, value]) => `${name}: ${value}\r\n`)
           .join("")}\r\n${body}`,
     );
-    // Each request is in the handler, waiting for DynamoDB.
-    await until("every request to wait for DynamoDB", async () =>
-      tenants.every((ofTenant) => dynamoDb.held().some((held) => held.includes(ofTenant))) ? true : undefined,
+    // Each request is in the handler, waiting for DynamoDB. Looked at often: from here, the service must be
+    // draining well within DynamoDB's share of the agent answer budget, after which a request waits no more.
+    await until(
+      "every request to wait for DynamoDB",
+      async () =>
+        tenants.every((ofTenant) => dynamoDb.held().some((held) => held.includes(ofTenant)))
+          ? true
+          : undefined,
+      60_000,
+      FAST_POLL_MS,
     );
 
     const exited = once(service, "exit");
     service.kill("SIGTERM");
-    await until("new connections to be refused", async () => {
-      const outcome = await send("GET", "/health", { agent: false }).then(
-        () => undefined,
-        (error: NodeJS.ErrnoException) => error.code,
-      );
-      return outcome === "ECONNREFUSED" ? true : undefined;
-    });
+    await until(
+      "new connections to be refused",
+      async () => {
+        const outcome = await send("GET", "/health", { agent: false }).then(
+          () => undefined,
+          (error: NodeJS.ErrnoException) => error.code,
+        );
+        return outcome === "ECONNREFUSED" ? true : undefined;
+      },
+      60_000,
+      FAST_POLL_MS,
+    );
     socket.write("GET /health HTTP/1.1\r\nhost: service\r\n\r\n");
     dynamoDb.release();
 

@@ -1,3 +1,4 @@
+import { AgentAnswerBudget } from "../core/agent-requests/answer-budget.js";
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../core/bundles/model.js";
 import { DEFAULT_HISTORY_RETENTION_DAYS } from "../core/history/model.js";
@@ -5,7 +6,7 @@ import { type CaBindings, readCaBindings } from "../core/identity/ca-bindings.js
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../core/operations/results.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from "../core/webhooks/policy.js";
-import { EnvNames } from "./env-names.js";
+import { AwsEndpointEnvNames, EnvNames } from "./env-names.js";
 import { FunctionTimeouts } from "./function-timeouts.js";
 
 export interface AgentApiConfig {
@@ -13,6 +14,8 @@ export interface AgentApiConfig {
   streamName: string;
   redisUrl: string;
   cacheTimeoutMs: number;
+  /** DynamoDB's share of an agent request's answer budget (AgentAnswerBudget). */
+  storageShareMs: number;
   maxInflatedBytes: number;
   maxJsonDepth: number;
   checkpointIntervalMs: number;
@@ -63,7 +66,12 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     tableName: requireEnv(env, EnvNames.tableName),
     streamName: requireEnv(env, EnvNames.streamName),
     redisUrl: requireEnv(env, EnvNames.redisUrl),
-    cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
+    cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, AgentAnswerBudget.cacheCallMs),
+    storageShareMs: numberEnv(
+      env,
+      EnvNames.agentStorageShareMs,
+      env[AwsEndpointEnvNames.dynamodb] ? AgentAnswerBudget.emulatedStorageMs : AgentAnswerBudget.storageMs,
+    ),
     maxInflatedBytes: numberEnv(env, EnvNames.maxInflatedBytes, 16 * 1024 * 1024),
     maxJsonDepth: 64,
     checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,

@@ -10,6 +10,7 @@ export const EnvNames = {
   streamName: "BEACON_STREAM_NAME",
   redisUrl: "BEACON_REDIS_URL",
   cacheTimeoutMs: "BEACON_CACHE_TIMEOUT_MS",
+  agentStorageShareMs: "BEACON_AGENT_STORAGE_SHARE_MS",
   maxInflatedBytes: "BEACON_MAX_INFLATED_BYTES",
   checkpointMinutes: "BEACON_CHECKPOINT_MINUTES",
   describeRetrySeconds: "BEACON_DESCRIBE_RETRY_SECONDS",

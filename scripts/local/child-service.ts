@@ -10,6 +10,17 @@ export interface ChildService {
   stop(): Promise<void>;
 }
 
+/** A service that runs as a process group of its own, which a test can freeze as a stalled host would. */
+export interface ProcessService extends ChildService {
+  /**
+   * Stops the service's processes where they are (SIGSTOP), as a host that stops scheduling them does: its port
+   * still takes connections and requests, and nothing answers them until thaw().
+   */
+  freeze(): void;
+  /** Lets a frozen service run on (SIGCONT): it answers what it was sent meanwhile. */
+  thaw(): void;
+}
+
 export interface ChildServiceOptions {
   /** Human name used in errors, e.g. "DynamoDB Local". */
   name: string;
@@ -47,7 +58,7 @@ const probeIntervalMs = 100;
 const logTailBytes = 4_000;
 
 /** Starts the service and resolves once its probe succeeds; rejects with its log tail when it does not. */
-export async function startChildService(options: ChildServiceOptions): Promise<ChildService> {
+export async function startChildService(options: ChildServiceOptions): Promise<ProcessService> {
   mkdirSync(path.dirname(options.logFile), { recursive: true });
   const logFd = openSync(options.logFile, "w");
   let child: ChildProcess;
@@ -67,22 +78,31 @@ export async function startChildService(options: ChildServiceOptions): Promise<C
   child.stdin?.on("error", () => {});
 
   let stopRequested = false;
-  const service: ChildService = {
+  // The whole group: the watchdog, its watcher and the service (and whatever the service started).
+  const signalGroup = (signal: NodeJS.Signals) => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, signal);
+    } catch (error) {
+      // ESRCH: gone meanwhile.
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+    }
+  };
+  const service: ProcessService = {
     async stop() {
       stopRequested = true;
       if (child.exitCode !== null || child.signalCode !== null) return;
+      // A frozen service would not act on SIGTERM until the grace is over.
+      signalGroup("SIGCONT");
       child.stdin?.end();
       const outcome = await Promise.race([exited.then(() => "exited"), sleep(stopGraceMs, "timeout")]);
-      if (outcome === "timeout" && child.pid !== undefined) {
-        // The whole group: the watchdog, its watcher and the service.
-        try {
-          process.kill(-child.pid, "SIGKILL");
-        } catch {
-          // gone meanwhile
-        }
+      if (outcome === "timeout") {
+        signalGroup("SIGKILL");
         await exited;
       }
     },
+    freeze: () => signalGroup("SIGSTOP"),
+    thaw: () => signalGroup("SIGCONT"),
   };
 
   try {

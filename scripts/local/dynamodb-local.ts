@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
-import { type ChildService, startChildService } from "./child-service.js";
+import { type ProcessService, startChildService } from "./child-service.js";
 import { assertPortFree } from "./ports.js";
 
 /** Where scripts/build/setup.mjs puts DynamoDB Local's jars (from scripts/local/dynamodb-local/pom.xml). */
@@ -19,7 +19,7 @@ export interface DynamoDbLocalOptions {
   clientEnv: Readonly<Record<string, string | undefined>>;
 }
 
-export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise<ChildService> {
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise<ProcessService> {
   if (!existsSync(dynamoDbLocalLibDir)) {
     throw new Error(
       `DynamoDB Local is not installed in ${dynamoDbLocalLibDir}; run: node scripts/build/setup.mjs`,

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { ListStreamsCommand } from "@aws-sdk/client-kinesis";
 import { makeKinesisClient } from "../../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
-import { type ChildService, startChildService } from "./child-service.js";
+import { type ProcessService, startChildService } from "./child-service.js";
 import { assertPortFree, findFreePort } from "./ports.js";
 
 /** kinesalite is the default: several times the put rate of kinesis-mock on small machines. */
@@ -41,7 +41,7 @@ const kinesisMockCertificate = fileURLToPath(
 );
 
 /** Starts the chosen emulator (in memory, unless kinesalite is given a store), serving plain HTTP on the port. */
-export async function startKinesisEmulator(options: KinesisEmulatorOptions): Promise<ChildService> {
+export async function startKinesisEmulator(options: KinesisEmulatorOptions): Promise<ProcessService> {
   await assertPortFree(options.port, "kinesis");
   const launch =
     options.emulator === "kinesalite" ? kinesaliteLaunch(options) : await kinesisMockLaunch(options);

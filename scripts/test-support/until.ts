@@ -1,12 +1,13 @@
 /**
- * Waits for a condition, checking every half second: resolves to the first value `probe` answers other than
- * undefined, and fails naming `what` (read when it fails, so it may tell what was seen) once `timeoutMs` has
- * passed without one.
+ * Waits for a condition, checking every `intervalMs` (half a second unless told): resolves to the first value
+ * `probe` answers other than undefined, and fails naming `what` (read when it fails, so it may tell what was
+ * seen) once `timeoutMs` has passed without one.
  */
 export async function until<T>(
   what: string | (() => string),
   probe: () => Promise<T | undefined>,
   timeoutMs = 60_000,
+  intervalMs = 500,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -14,7 +15,7 @@ export async function until<T>(
     if (value !== undefined) return value;
     if (Date.now() > deadline)
       throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 

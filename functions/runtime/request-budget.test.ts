@@ -1,0 +1,86 @@
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { untilTrue } from "../../scripts/test-support/until.js";
+import { AwsEndpointEnvNames } from "../shared/env-names.js";
+import { makeDocumentClient } from "./aws-clients.js";
+import { boundedByRequest, withinRequestBudget } from "./request-budget.js";
+
+/** A DynamoDB that takes requests and answers each only when told to, as one frozen and thawed. */
+const held: ServerResponse[] = [];
+let requests = 0;
+const dynamoDb = createServer((request, response) => {
+  requests++;
+  request.resume();
+  request.on("end", () => held.push(response));
+});
+/** Calls the server holds whose client still waits for the answer. */
+const waiting = () => held.filter((response) => !response.socket?.destroyed).length;
+const answerHeld = () => {
+  for (const response of held.splice(0)) {
+    response.setHeader("content-type", "application/x-amz-json-1.0");
+    response.end("{}");
+  }
+};
+let client: ReturnType<typeof makeDocumentClient>;
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => dynamoDb.listen(0, "127.0.0.1", resolve));
+  client = boundedByRequest(
+    makeDocumentClient({
+      [AwsEndpointEnvNames.dynamodb]: `http://127.0.0.1:${(dynamoDb.address() as AddressInfo).port}`,
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "test",
+      AWS_SECRET_ACCESS_KEY: "test",
+    }),
+  );
+});
+
+afterAll(async () => {
+  client.destroy();
+  dynamoDb.closeAllConnections();
+  await new Promise((resolve) => dynamoDb.close(resolve));
+});
+
+beforeEach(() => {
+  answerHeld();
+  requests = 0;
+});
+
+const get = () => client.send(new GetCommand({ TableName: "beacon", Key: { pk: "a", sk: "b" } }));
+
+describe("a client bounded by the request", () => {
+  it("gives up a call still unanswered at the request's deadline, once, without retrying it", async () => {
+    const began = Date.now();
+    const outcome = await withinRequestBudget(began + 300, () => get()).catch((error: Error) => error);
+    const waited = Date.now() - began;
+    expect(outcome).toMatchObject({ name: "AbortError" });
+    expect(waited).toBeGreaterThanOrEqual(290);
+    // Well within the client's own request timeout (15 s against an emulator) and its three attempts.
+    expect(waited).toBeLessThan(3_000);
+    expect(requests).toBe(1);
+  });
+
+  it("fails at once a call begun past the deadline", async () => {
+    const outcome = await withinRequestBudget(Date.now() - 1, () => get()).catch((error: Error) => error);
+    expect(outcome).toMatchObject({ name: "AbortError" });
+    expect(requests).toBe(0);
+  });
+
+  it("leaves unbounded the calls made outside a request, and those its work leaves running", async () => {
+    const deadline = Date.now() + 200;
+    let later: Promise<unknown> = Promise.resolve();
+    await withinRequestBudget(deadline, async () => {
+      // Begun once the request is answered, as the clearing of a late put's staged events is.
+      later = new Promise((resolve) => setImmediate(resolve)).then(() => get());
+    });
+    const outside = get();
+    // A call of a request with the same deadline, given up: the others outlived the deadline.
+    await expect(withinRequestBudget(deadline, () => get())).rejects.toMatchObject({ name: "AbortError" });
+    await untilTrue("the two unbounded calls waiting at the server", () => waiting() === 2);
+    answerHeld();
+    await expect(later).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });
+    await expect(outside).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });
+  });
+});
