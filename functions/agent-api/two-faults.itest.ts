@@ -10,20 +10,19 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { example } from "../../scripts/common/c2-examples.js";
 import type { ChildService } from "../../scripts/local/child-service.js";
 import { findFreePort } from "../../scripts/local/ports.js";
 import { startRedisServer } from "../../scripts/local/redis-server.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import {
   countsReach,
+  javaDescribeAck,
   javaHeartbeat,
   keptEventCounts,
   missingStream,
   relayHeldOnceBack,
 } from "../../scripts/test-support/event-outage.js";
 import { until } from "../../scripts/test-support/until.js";
-import type { JsonObject } from "../core/json.js";
 import { EnvNames } from "../shared/env-names.js";
 import { MetricNames } from "../shared/observability.js";
 
@@ -62,13 +61,7 @@ it("answers heartbeats and an acknowledgement, keeps their events in the outbox,
   const [describe] = await heartbeat();
   expect(describe).toMatchObject({ operation: "DESCRIBE" });
   const operationId = describe?.identifier as string;
-  // The Java library's DESCRIBE ack, under the fleet certificate: its id alone names the agent.
-  const ack = example("java-2.3.0/ack-describe-manifest.json");
-  ack.operationId = operationId;
-  (ack.agentInfo as JsonObject).agentManifestHash = manifestHash;
-  delete (ack.agentInfo as JsonObject).identifier;
-  const answered = await api.post("/c2/api/acknowledge", ack, { certificate: fleet });
-  expect(answered.status, answered.body).toBe(200);
+  await javaDescribeAck(api, fleet, operationId, manifestHash);
   expect(await heartbeat()).toEqual([]);
   await countsReach(api, from, {
     [MetricNames.eventsHeld]: 0,

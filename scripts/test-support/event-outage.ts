@@ -42,6 +42,24 @@ export async function javaHeartbeat(
   return response.json().requestedOperations as { identifier: string; operation: string }[];
 }
 
+/**
+ * The Java library's DESCRIBE acknowledgement of `operationId`, under a fleet certificate (its id alone names the
+ * agent), answered 200.
+ */
+export async function javaDescribeAck(
+  api: AgentApiUnderTest,
+  certificate: string,
+  operationId: string,
+  manifestHash: string,
+) {
+  const ack = example("java-2.3.0/ack-describe-manifest.json");
+  ack.operationId = operationId;
+  (ack.agentInfo as JsonObject).agentManifestHash = manifestHash;
+  delete (ack.agentInfo as JsonObject).identifier;
+  const answered = await api.post("/c2/api/acknowledge", ack, { certificate });
+  expect(answered.status, answered.body).toBe(200);
+}
+
 /** The function log's counts of kept events since `from`. */
 export const keptEventCounts = (api: AgentApiUnderTest, from: number): Promise<KeptEventCounts> =>
   metricTotals(api.functionLog, KEPT_EVENT_COUNTS, { from, to: Date.now() });
