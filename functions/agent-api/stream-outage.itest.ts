@@ -7,12 +7,11 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { example } from "../../scripts/common/c2-examples.js";
 import { metricTotals } from "../../scripts/local/function-metrics.js";
 import { provisionStream } from "../../scripts/local/provision.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
+import { javaDescribeAck, javaHeartbeat } from "../../scripts/test-support/event-outage.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
-import type { JsonObject } from "../core/json.js";
 import { makeKinesisClient } from "../runtime/aws-clients.js";
 import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";
@@ -35,16 +34,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-async function heartbeat() {
-  const body = example("java-2.3.0/heartbeat-light.json");
-  const agentInfo = body.agentInfo as JsonObject;
-  agentInfo.identifier = agentId;
-  agentInfo.agentManifestHash = manifestHash;
-  body.agentId = agentId;
-  const response = await api.post("/c2/api/heartbeat", body, { certificate: fleet });
-  expect(response.status, response.body).toBe(200);
-  return response.json().requestedOperations as { identifier: string; operation: string }[];
-}
+const heartbeat = () => javaHeartbeat(api, fleet, agentId, manifestHash);
 
 it("answers heartbeats and an acknowledgement 200 while the stream is down, and puts their events on it once it is back", async () => {
   const from = Date.now();
@@ -52,13 +42,7 @@ it("answers heartbeats and an acknowledgement 200 while the stream is down, and 
   expect(describe).toMatchObject({ operation: "DESCRIBE" });
   const operationId = describe?.identifier as string;
 
-  // The Java library's DESCRIBE ack, under the fleet certificate: its id alone names the agent.
-  const ack = example("java-2.3.0/ack-describe-manifest.json");
-  ack.operationId = operationId;
-  (ack.agentInfo as JsonObject).agentManifestHash = manifestHash;
-  delete (ack.agentInfo as JsonObject).identifier;
-  const answered = await api.post("/c2/api/acknowledge", ack, { certificate: fleet });
-  expect(answered.status, answered.body).toBe(200);
+  await javaDescribeAck(api, fleet, operationId, manifestHash);
   // Its change is saved: the manifest is known, and nothing more is asked.
   expect(await heartbeat()).toEqual([]);
 

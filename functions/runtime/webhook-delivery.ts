@@ -20,7 +20,7 @@ function countingLost(stream: EventSink): EventSink {
   return {
     publish: (events) =>
       stream.publish(events).catch((error: unknown) => {
-        countUnpublished({ held: 0, staged: 0, lost: events.length });
+        countUnpublished({ held: 0, heldInOutbox: 0, staged: 0, lost: events });
         throw error;
       }),
   };

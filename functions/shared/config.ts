@@ -1,6 +1,7 @@
 import { AgentAnswerBudget } from "../core/agent-requests/answer-budget.js";
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../core/bundles/model.js";
+import type { EventBufferBounds } from "../core/events/ports.js";
 import { DEFAULT_HISTORY_RETENTION_DAYS } from "../core/history/model.js";
 import { type CaBindings, readCaBindings } from "../core/identity/ca-bindings.js";
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../core/operations/results.js";
@@ -33,8 +34,8 @@ export interface AgentApiConfig {
   operationResultRetentionMs: number;
   /** How long the console serves a debug bundle the agent-api function took (HTTP API ingress). */
   debugBundleRetentionMs: number;
-  /** Most events the cache holds for the stream while the stream does not take them. */
-  eventBufferMaxEvents: number;
+  /** Most events the cache holds for the stream while the stream does not take them, and most of one tenant's. */
+  eventBuffer: EventBufferBounds;
 }
 
 type Environment = Record<string, string | undefined>;
@@ -57,9 +58,16 @@ export function numberEnv(env: Environment, name: string, fallback: number): num
 /** Read once per container; a missing or malformed variable fails the cold start, not a request. */
 /**
  * About 0.9 KB an event: 200,000 are ~180 MB of the cache, two minutes of 100,000 agents' heartbeats at 60 s
- * (deployments with a larger cache set more).
+ * (deployments with a larger cache set more). One tenant holds a tenth of it at most, so that a tenant's flood
+ * leaves room for the others; what a bound refuses goes to the outbox.
  */
-const eventBufferMaxEvents = (env: Environment) => numberEnv(env, EnvNames.eventBufferMaxEvents, 200_000);
+const eventBufferBounds = (env: Environment): EventBufferBounds => {
+  const maxEvents = numberEnv(env, EnvNames.eventBufferMaxEvents, 200_000);
+  return {
+    maxEvents,
+    maxEventsPerTenant: numberEnv(env, EnvNames.eventBufferMaxEventsPerTenant, Math.ceil(maxEvents / 10)),
+  };
+};
 
 export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
   return {
@@ -86,7 +94,7 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     operationResultRetentionMs:
       numberEnv(env, EnvNames.operationResultDays, DEFAULT_OPERATION_RESULT_DAYS) * 24 * 3_600_000,
     debugBundleRetentionMs: debugBundleRetentionMs(env),
-    eventBufferMaxEvents: eventBufferMaxEvents(env),
+    eventBuffer: eventBufferBounds(env),
   };
 }
 
@@ -164,8 +172,8 @@ export interface ConsoleApiConfig {
   webhookUrlPolicy: UrlPolicy;
   /** The function that posts a subscription's test for the console: the webhook dispatcher. */
   webhookTesterFunction: string;
-  /** Most events the cache holds for the stream while the stream does not take them. */
-  eventBufferMaxEvents: number;
+  /** Most events the cache holds for the stream while the stream does not take them, and most of one tenant's. */
+  eventBuffer: EventBufferBounds;
 }
 
 /**
@@ -217,7 +225,7 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     auditRetentionDays: numberEnv(env, EnvNames.auditRetentionDays, DEFAULT_AUDIT_RETENTION_DAYS),
     webhookUrlPolicy: webhookConfig(env).policy,
     webhookTesterFunction: requireEnv(env, EnvNames.webhookTesterFunction),
-    eventBufferMaxEvents: eventBufferMaxEvents(env),
+    eventBuffer: eventBufferBounds(env),
   };
 }
 
@@ -266,8 +274,8 @@ export interface SweeperConfig {
   /** The relay leaves staged events younger than this to the functions still putting them on the stream. */
   outboxGraceMs: number;
   maxRelayedPerRun: number;
-  /** Most events the cache holds for the stream while the stream does not take them. */
-  eventBufferMaxEvents: number;
+  /** Most events the cache holds for the stream while the stream does not take them, and most of one tenant's. */
+  eventBuffer: EventBufferBounds;
 }
 
 export function sweeperConfig(env: Environment = process.env): SweeperConfig {
@@ -296,7 +304,7 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
       60_000,
     // Ten PutRecords calls; a stream outage's backlog drains over the next runs.
     maxRelayedPerRun: 5_000,
-    eventBufferMaxEvents: eventBufferMaxEvents(env),
+    eventBuffer: eventBufferBounds(env),
   };
 }
 

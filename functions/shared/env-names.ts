@@ -67,6 +67,8 @@ export const EnvNames = {
   webhookCaFile: "BEACON_WEBHOOK_CA_FILE",
   /** Most events the cache holds for the stream while it is unreachable (agent API, console API, sweeper). */
   eventBufferMaxEvents: "BEACON_EVENT_BUFFER_MAX_EVENTS",
+  /** Most of one tenant's events the cache holds of those; a tenth of the whole unless set. */
+  eventBufferMaxEventsPerTenant: "BEACON_EVENT_BUFFER_MAX_EVENTS_PER_TENANT",
   /** Days a delivery of an event subscription stays in its delivery log (stream consumer); 7 unless set. */
   webhookDeliveryRetentionDays: "BEACON_WEBHOOK_DELIVERY_RETENTION_DAYS",
   /**

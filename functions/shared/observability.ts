@@ -34,12 +34,18 @@ export const MetricNames = {
   streamPutsNotAwaited: "StreamPutsNotAwaited",
   /**
    * Events a publish did not put on the stream and nothing keeps: not staged in the outbox (operation events
-   * are, for the sweeper's relay) and not held in the buffer (full, or the cache unreachable too).
+   * are, for the sweeper's relay), not held in the buffer, nor kept in the outbox for want of it (the stream,
+   * the cache and the table all down at once).
    */
   eventsLost: "EventsLost",
   /** Events the stream did not take that wait in the cache's buffer for the sweeper to put them on it. */
   eventsHeld: "EventsHeld",
-  /** Held events the sweeper put on the stream. */
+  /**
+   * Events the stream did not take and the buffer could not hold (the cache unreachable, the buffer or the
+   * tenant's share of it full), kept in the outbox for the sweeper to put them on the stream.
+   */
+  eventsHeldInOutbox: "EventsHeldInOutbox",
+  /** Held events the sweeper put on the stream, the buffer's and those kept in the outbox. */
   heldEventsRelayed: "HeldEventsRelayed",
   /** Staged events the sweeper put on the stream because their writers did not. */
   outboxRelayed: "OutboxRelayed",
@@ -82,14 +88,20 @@ export const MetricNames = {
 } as const;
 
 /**
- * Counts what became of the events a publish could not put on the stream: held in the buffer (EventsHeld), left
- * staged in the outbox (not counted: the outbox's relay has them), or lost (EventsLost). Counted where each
- * failed publish is seen, because the use cases keep going and report one stream error for all of a run's.
- * Published at once: a put that outlived its request (the agent service answers before a slow stream gives up)
- * fails after the request's own metrics went out, and its count would otherwise never be.
+ * Counts what became of the events a publish could not put on the stream: held in the buffer (EventsHeld) or,
+ * failing it, in the outbox (EventsHeldInOutbox), left staged in the outbox (not counted: the outbox's relay has
+ * them), or lost (EventsLost). Counted where each failed publish is seen, because the use cases keep going and
+ * report one stream error for all of a run's. Published at once: a put that outlived its request (the agent
+ * service answers before a slow stream gives up) fails after the request's own metrics went out, and its count
+ * would otherwise never be.
  */
 export function countUnpublished(outcome: UnpublishedEvents): void {
-  if (outcome.held > 0) metrics.addMetric(MetricNames.eventsHeld, MetricUnit.Count, outcome.held);
-  if (outcome.lost > 0) metrics.addMetric(MetricNames.eventsLost, MetricUnit.Count, outcome.lost);
-  if (outcome.held > 0 || outcome.lost > 0) metrics.publishStoredMetrics();
+  const counts: [string, number][] = [
+    [MetricNames.eventsHeld, outcome.held],
+    [MetricNames.eventsHeldInOutbox, outcome.heldInOutbox],
+    [MetricNames.eventsLost, outcome.lost.length],
+  ];
+  const counted = counts.filter(([, count]) => count > 0);
+  for (const [name, count] of counted) metrics.addMetric(name, MetricUnit.Count, count);
+  if (counted.length > 0) metrics.publishStoredMetrics();
 }

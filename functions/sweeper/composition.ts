@@ -108,7 +108,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     offline,
     relayStaged: () =>
       relayStaged(outbox, stream, clock.now() - config.outboxGraceMs, config.maxRelayedPerRun),
-    relayHeld: () => relayHeld(buffer, stream, config.maxRelayedPerRun),
+    relayHeld: () => relayHeld(buffer, outbox, stream, config.maxRelayedPerRun),
     close: async () => {
       redis.disconnect();
       documents.destroy();

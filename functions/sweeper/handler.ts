@@ -110,8 +110,9 @@ async function relayStagedEvents(): Promise<void> {
 }
 
 /**
- * Events the stream did not take, held in the cache's buffer, put on it now that it may: a bounded batch at a
- * time until the buffer is empty or the run's deadline, so an outage's backlog drains within a few runs.
+ * Events the stream did not take, held in the cache's buffer or, failing it, in the outbox, put on it now that
+ * it may: a bounded batch at a time until both are empty or the run's deadline, so an outage's backlog drains
+ * within a few runs.
  */
 async function relayHeldEvents(deadline: number): Promise<void> {
   let relayed = 0;

@@ -22,6 +22,7 @@ import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import type { AgentTrust } from "../../functions/adapters/x509/trust.js";
 import { ARCHIVE_PREFIX } from "../../functions/core/archive/layout.js";
 import { DEBUG_BUNDLES_PREFIX } from "../../functions/core/bundles/model.js";
+import type { EventBufferBounds } from "../../functions/core/events/ports.js";
 import { RESULTS_PREFIX } from "../../functions/core/operations/results.js";
 import { type EnvName, EnvNames } from "../../functions/shared/env-names.js";
 import type { BeaconCache } from "./cache.js";
@@ -186,10 +187,12 @@ export abstract class BeaconWorkload extends Construct {
   }
 
   /**
-   * For a function that keeps what the stream refuses (table, stream and cache bound): events held in the
-   * cache's buffer, and staged events whose outbox entries stayed, are counted and alarmed on.
+   * For a function that keeps what the stream refuses (table, stream and cache bound): the cache's buffer gets
+   * its bounds, and events held in it, and staged events whose outbox entries stayed, are counted and alarmed on.
    */
-  watchKeptEvents(): void {
+  keepUnpublishedEvents(bounds: EventBufferBounds): void {
+    this.setEnvironment(EnvNames.eventBufferMaxEvents, String(bounds.maxEvents));
+    this.setEnvironment(EnvNames.eventBufferMaxEventsPerTenant, String(bounds.maxEventsPerTenant));
     this.watch("OutboxClearFailures");
     this.watch("EventsHeld");
   }

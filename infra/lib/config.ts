@@ -11,6 +11,7 @@ import {
   tenantCaRegistrationsOf,
 } from "../../functions/adapters/x509/trust.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../../functions/core/bundles/model.js";
+import type { EventBufferBounds } from "../../functions/core/events/ports.js";
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../../functions/core/operations/results.js";
 import type { DegradationCounter } from "./monitoring.js";
 
@@ -70,6 +71,11 @@ export interface StageSettings {
   readonly consoleThrottle: Throttle;
   /** Upper bounds that cap the serverless cache's bill; it scales freely below them. */
   readonly cacheLimits: { readonly dataStorageGb: number; readonly ecpuPerSecond: number };
+  /**
+   * The cache's buffer of events the stream refuses: 200,000 events are about 180 MB; one tenant holds a tenth
+   * at most, and what it cannot hold is kept in the table.
+   */
+  readonly eventBuffer: EventBufferBounds;
   /** Days the console's audit records are kept. */
   readonly auditRetentionDays: number;
   readonly alarms: AlarmThresholds;
@@ -85,6 +91,7 @@ const settingsByStage: Record<StageName, StageSettings> = {
     agentThrottle: { requestsPerSecond: 200, burst: 400 },
     consoleThrottle: { requestsPerSecond: 20, burst: 40 },
     cacheLimits: { dataStorageGb: 1, ecpuPerSecond: 5_000 },
+    eventBuffer: { maxEvents: 200_000, maxEventsPerTenant: 20_000 },
     // A development stage's trail is for trying the console out, not for reviews.
     auditRetentionDays: 30,
     alarms: {
@@ -123,6 +130,7 @@ const settingsByStage: Record<StageName, StageSettings> = {
     agentThrottle: { requestsPerSecond: 5_000, burst: 5_000 },
     consoleThrottle: { requestsPerSecond: 200, burst: 400 },
     cacheLimits: { dataStorageGb: 10, ecpuPerSecond: 100_000 },
+    eventBuffer: { maxEvents: 200_000, maxEventsPerTenant: 20_000 },
     // Over a year: a yearly access review still finds the whole year's changes.
     auditRetentionDays: 400,
     alarms: {

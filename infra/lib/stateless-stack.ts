@@ -126,7 +126,7 @@ export class StatelessStack extends Stack {
     // Operations the console creates or cancels put their state changes on the agents' stream.
     this.consoleApi.bindStream(stateful.stream);
     this.consoleApi.bindCache(stateful.cache);
-    this.consoleApi.watchKeptEvents();
+    this.consoleApi.keepUnpublishedEvents(settings.eventBuffer);
     this.consoleApi.bindAgentCa(stateful.agentCa);
     this.consoleApi.bindAssetBucket(stateful.assets, "write");
     this.consoleApi.bindKeptForConsole(stateful.assets, KeptForConsole.operationResults, "read");
@@ -181,7 +181,7 @@ export class StatelessStack extends Stack {
     this.sweeper.bindCache(stateful.cache);
     // Adoptions still requested settle here: the flow is read out of the agent's debug bundle.
     this.sweeper.bindKeptForConsole(stateful.assets, KeptForConsole.debugBundles, "read");
-    this.sweeper.watchKeptEvents();
+    this.sweeper.keepUnpublishedEvents(settings.eventBuffer);
     this.sweeper.bindAgentDomain(config.agentDomain);
     platform.monitoring.watchDegradation("Sweeper", this.sweeper.serviceName, "OutboxRelayed");
     new Rule(this, "SweeperSchedule", {
@@ -242,7 +242,7 @@ export class StatelessStack extends Stack {
     workload.bindTable(stateful.table);
     workload.bindStream(stateful.stream);
     workload.bindCache(stateful.cache);
-    workload.watchKeptEvents();
+    workload.keepUnpublishedEvents(config.settings.eventBuffer);
     // Agents download assets from the agent API, which reads them from the bucket.
     workload.bindAssetBucket(stateful.assets, "read");
     // It keeps what DESCRIBE acknowledgements answer for the console; an answer it could not keep is alarmed on.

@@ -46,7 +46,7 @@ describe("sweeper", () => {
     });
   });
 
-  it("is a Beacon function reading the table, stream and cache, the agent API's URL for rollouts and the bucket of the debug bundles adoptions read", () => {
+  it("is a Beacon function reading the table, stream and cache with its event buffer's bounds, the agent API's URL for rollouts and the bucket of the debug bundles adoptions read", () => {
     const sweeper = prod.statelessTemplate.toJSON().Resources[sweeperLogicalId()];
     expect(sweeper.Properties).toMatchObject({
       Runtime: "nodejs22.x",
@@ -65,8 +65,12 @@ describe("sweeper", () => {
         EnvNames.redisUrl,
         EnvNames.agentApiUrl,
         EnvNames.assetBucket,
+        EnvNames.eventBufferMaxEvents,
+        EnvNames.eventBufferMaxEventsPerTenant,
       ].sort(),
     );
+    expect(variables[EnvNames.eventBufferMaxEvents]).toBe("200000");
+    expect(variables[EnvNames.eventBufferMaxEventsPerTenant]).toBe("20000");
     expect(JSON.stringify(variables[EnvNames.redisUrl])).toContain("rediss://");
     expect(variables[EnvNames.agentApiUrl]).toBe("https://c2.beacon.example.com");
     expect(variables.POWERTOOLS_SERVICE_NAME).toBe("sweeper-prod");

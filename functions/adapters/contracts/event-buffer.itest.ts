@@ -1,6 +1,6 @@
 import { MemoryEventBuffer } from "../memory/event-buffer.js";
 import { RedisEventBuffer } from "../redis/event-buffer.js";
-import { BUFFER_BOUND, eventBufferContract } from "./event-buffer.contract.js";
+import { BUFFER_BOUNDS, eventBufferContract } from "./event-buffer.contract.js";
 import { sharedRedis } from "./local-stack.js";
 
 const redis = sharedRedis();
@@ -9,6 +9,9 @@ const redis = sharedRedis();
 let made = 0;
 eventBufferContract(
   "Redis",
-  () => new RedisEventBuffer(redis.client, `contract-${process.pid}-${++made}-${Date.now()}`, BUFFER_BOUND),
+  () => new RedisEventBuffer(redis.client, `contract-${process.pid}-${++made}-${Date.now()}`, BUFFER_BOUNDS),
 );
-eventBufferContract("the memory fake", () => new MemoryEventBuffer(BUFFER_BOUND));
+eventBufferContract(
+  "the memory fake",
+  () => new MemoryEventBuffer(BUFFER_BOUNDS.maxEvents, BUFFER_BOUNDS.maxEventsPerTenant),
+);

@@ -110,5 +110,37 @@ export const eventOutboxContract = contract<{ store: OperationStore; outbox: Eve
       await outbox.clear([events[1] as OperationEvent]);
       expect(await staged()).toEqual([]);
     });
+
+    it("keeps events the buffer could not hold apart from the staged ones, oldest first, until cleared", async () => {
+      const { outbox } = the.subject;
+      const heartbeat = (eventId: string, at: number): HeartbeatEvent => ({
+        type: "heartbeat",
+        version: 1,
+        eventId,
+        tenant: the.tenant,
+        agentId: "agent-8",
+        at,
+        firstSight: false,
+        operationsSent: [],
+      });
+      const kept = async () =>
+        (await outbox.kept(LIMIT))
+          .filter((event) => event.tenant === the.tenant)
+          .map((event) => event.eventId);
+      // Of one time, two events keep the order they were kept in.
+      const events = [
+        heartbeat("k-b", START + 2_000),
+        heartbeat("k-c", START + 1_000),
+        heartbeat("k-a", START + 2_000),
+      ];
+      await outbox.keep(events);
+      expect(await kept()).toEqual(["k-c", "k-b", "k-a"]);
+      expect((await outbox.kept(LIMIT)).find((event) => event.eventId === "k-c")).toEqual(events[1]);
+      expect(await staged()).toEqual([]);
+      await outbox.clear(events.slice(0, 2));
+      expect(await kept()).toEqual(["k-a"]);
+      await outbox.clear(events);
+      expect(await kept()).toEqual([]);
+    });
   },
 );

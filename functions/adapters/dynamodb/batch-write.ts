@@ -10,13 +10,15 @@ export type WriteRequest =
 
 /**
  * Writes every request, 25 to a batch. DynamoDB may leave some of a batch unprocessed when throttled: those
- * are sent again, a while later, and a batch still not written after eight tries is an error.
+ * are sent again, a while later, and a batch still not written after eight tries is an error. An abort signal
+ * bounds the whole in time.
  */
 export async function batchWriteAll(
   client: DynamoDBDocumentClient,
   tableName: string,
   requests: WriteRequest[],
   what: string,
+  options: { abortSignal?: AbortSignal } = {},
 ): Promise<void> {
   for (let start = 0; start < requests.length; start += BATCH_WRITE_ITEMS) {
     let pending = requests.slice(start, start + BATCH_WRITE_ITEMS);
@@ -25,6 +27,7 @@ export async function batchWriteAll(
       if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
       const { UnprocessedItems } = await client.send(
         new BatchWriteCommand({ RequestItems: { [tableName]: pending } }),
+        options,
       );
       pending = (UnprocessedItems?.[tableName] ?? []) as WriteRequest[];
     }

@@ -50,6 +50,12 @@ export const Keys = {
     sk: `OUTBOX#${eventId}`,
   }),
   outboxShard: (shard: number) => `OUTBOX#${String(shard).padStart(2, "0")}`,
+  /**
+   * An event kept in the outbox because the cache's buffer could not hold it: an item of its own, and in the
+   * due index's kept-event shards (one agent's in one shard), where the held events' relay finds it, by time.
+   */
+  keptEvent: (tenant: string, eventId: string) => ({ pk: `T#${tenant}#KEPT-EVENT#${eventId}`, sk: "EVENT" }),
+  keptEventShard: (shard: number) => `OUTBOX#KEPT#${String(shard).padStart(2, "0")}`,
   /** The due index's partition of every tenant's active rollouts, by creation time (dueAt). */
   dueRollouts: () => "DUE#ROLLOUTS",
   /** A class's flow versions, by hash. */

@@ -54,9 +54,14 @@ export const CacheKeys = {
   tenantsScheduled: () => "beacon:offline-scheduled",
   /**
    * Events the stream did not take, held for it (a list, oldest first), per stream: no tenant's, and only ever
-   * touched alone.
+   * touched alone or with heldEventsByTenant.
    */
   heldEvents: (streamName: string) => `beacon:held-events:${streamName}`,
+  /**
+   * How many events each tenant has in heldEvents (a hash: tenant to count), which the buffer's scripts touch
+   * with the list: its hash tag is the whole of the list's key, which has none, so both are in one slot.
+   */
+  heldEventsByTenant: (streamName: string) => `{beacon:held-events:${streamName}}:tenants`,
 } as const;
 
 /** Keys Beacon wrote once and no longer reads, with no time to live: deleted where the change that retired them runs once. */

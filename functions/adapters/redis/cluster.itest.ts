@@ -20,12 +20,14 @@ import {
   startConsoleApi,
 } from "../../../scripts/test-support/console-api-harness.js";
 import type { HotSighting, SightingOutcome } from "../../core/agents/ports.js";
+import type { BeaconEvent } from "../../core/events/model.js";
 import type { JsonObject } from "../../core/json.js";
 import { makeDynamoDbClient } from "../../runtime/aws-clients.js";
 import { makeRedisClient } from "../../runtime/redis-client.js";
 import { EnvNames } from "../../shared/env-names.js";
 import { Keys } from "../dynamodb/keys.js";
 import { CacheKeys } from "./cache-keys.js";
+import { RedisEventBuffer } from "./event-buffer.js";
 import { RedisFleetHotState } from "./fleet-hot-state.js";
 import { RedisHotState } from "./hot-state.js";
 import { RedisPresenceState } from "./presence.js";
@@ -244,6 +246,42 @@ describe.each(TENANTS)("every cache call of tenant %s", (tenant) => {
         `HDEL ${CacheKeys.offlineMarks(tenant)}`,
         `HSETNX ${CacheKeys.offlineDueAgents(tenant)}`,
         `HSET ${CacheKeys.offlineScheduling(tenant)}`,
+      ]),
+    );
+  });
+});
+
+describe("the event buffer on the cluster", () => {
+  it("holds and drops in one slot, its scripts declaring the list and the tenants' counts, each tenant bounded", async () => {
+    const streamName = `cluster-${randomUUID().slice(0, 8)}`;
+    const buffer = new RedisEventBuffer(client, streamName, { maxEvents: 4, maxEventsPerTenant: 2 });
+    const event = (tenant: string, index: number): BeaconEvent => ({
+      type: "heartbeat",
+      version: 1,
+      eventId: `h-${index}`,
+      tenant,
+      agentId: "agent-1",
+      at: NOW + index,
+      firstSight: false,
+      operationsSent: [],
+    });
+    const [stark, acme] = TENANTS as [string, string];
+    const traffic = await observer.observe(async () => {
+      const flood = await buffer.hold([event(stark, 1), event(stark, 2), event(stark, 3), event(acme, 4)]);
+      await buffer.drop(await buffer.peek(1));
+      const after = await buffer.hold([event(stark, 5), event(acme, 6)]);
+      return { flood, after, held: await buffer.peek(10) };
+    });
+    expect(traffic.result.flood).toEqual({ refused: [event(stark, 3)] });
+    expect(traffic.result.after).toEqual({ refused: [] });
+    expect(traffic.result.held.map((held) => held.eventId)).toEqual(["h-2", "h-4", "h-5", "h-6"]);
+    expect(traffic.undeclaredKeys).toEqual([]);
+    expect(traffic.slots).toEqual([await observer.slotOf(CacheKeys.heldEvents(streamName))]);
+    expect(traffic.scriptCommands).toEqual(
+      expect.arrayContaining([
+        `HINCRBY ${CacheKeys.heldEventsByTenant(streamName)}`,
+        `RPUSH ${CacheKeys.heldEvents(streamName)}`,
+        `LTRIM ${CacheKeys.heldEvents(streamName)}`,
       ]),
     );
   });

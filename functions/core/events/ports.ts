@@ -25,24 +25,36 @@ export interface EventConsumer {
 /**
  * Events written in the same transaction as the state change they record, kept until they are known to be
  * on the stream: an accepted change and its event cannot part, even when the stream is down or the function
- * dies between the two. A relay puts the ones left behind on the stream.
+ * dies between the two. A relay puts the ones left behind on the stream. Beside them, apart, it keeps the
+ * events the buffer could not hold (the cache down too, or the buffer full), for the held events' relay.
  */
 export interface EventOutbox {
   /** Staged events of every tenant written before `before` (epoch ms), oldest first, at most `limit`. */
   pending(before: number, limit: number): Promise<BeaconEvent[]>;
-  /** Forgets staged events once they are on the stream; events never staged are ignored. */
+  /** Keeps events the buffer could not hold, all of them or none (it throws), until the stream takes them. */
+  keep(events: BeaconEvent[]): Promise<void>;
+  /** The events kept for want of the buffer, every tenant's, oldest first, at most `limit`. */
+  kept(limit: number): Promise<BeaconEvent[]>;
+  /** Forgets staged and kept events once they are on the stream; events neither staged nor kept are ignored. */
   clear(events: BeaconEvent[]): Promise<void>;
+}
+
+/** The event buffer's bounds: most events it holds, and most of one tenant's, a share of the first. */
+export interface EventBufferBounds {
+  maxEvents: number;
+  maxEventsPerTenant: number;
 }
 
 /**
  * Events a publish could not put on the stream and that nothing else keeps (heartbeats, acks, notices), held
- * in order until the stream takes them again. Bounded: past its bound, events are refused and counted.
+ * in order until the stream takes them again. Bounded twice: past its bound, or past a tenant's share of it,
+ * events are refused, so that one tenant's flood never takes another's room.
  */
 export interface EventBuffer {
-  /** Appends what fits, in order; answers how many were refused for want of room. */
-  hold(events: BeaconEvent[]): Promise<{ refused: number }>;
+  /** Appends what fits, in order; answers the events refused for want of room (the tenant's or the buffer's). */
+  hold(events: BeaconEvent[]): Promise<{ refused: BeaconEvent[] }>;
   /** The oldest held events, at most `limit`, left in place. */
   peek(limit: number): Promise<BeaconEvent[]>;
-  /** Forgets the `count` oldest held events, once the stream has them. */
-  drop(count: number): Promise<void>;
+  /** Forgets the oldest held events, once the stream has them: `events`, the ones a peek answered, in order. */
+  drop(events: BeaconEvent[]): Promise<void>;
 }

@@ -6,6 +6,7 @@ import type { BeaconEvent, OperationEvent } from "./model.js";
 import {
   clearingStaged,
   holdingWhenDown,
+  nextHeldBatch,
   PublishFailure,
   relayHeld,
   relayStaged,
@@ -94,19 +95,38 @@ describe("holding events when the stream is down", () => {
       agentId: "a-1",
       at: START,
     }) as BeaconEvent;
+  const ids = (events: BeaconEvent[]) => events.map((event) => event.eventId);
+  const down = () => {
+    const stream = new MemoryEventSink();
+    stream.failing = true;
+    return stream;
+  };
 
   it("holds what the stream did not take and nothing else keeps, and resolves as if published", async () => {
     const stream = new MemoryEventSink();
     const buffer = new MemoryEventBuffer();
+    const outbox = new MemoryEventOutbox();
     const reports: UnpublishedEvents[] = [];
-    const sink = holdingWhenDown(stream, buffer, (outcome) => reports.push(outcome));
+    const sink = holdingWhenDown(stream, buffer, outbox, (outcome) => reports.push(outcome));
     const [first, second] = [heartbeat("h-1"), heartbeat("h-2")];
     await sink.publish([first as BeaconEvent]);
     stream.failing = true;
     await sink.publish([second as BeaconEvent]);
     expect(stream.events).toEqual([first]);
     expect(buffer.held).toEqual([second]);
-    expect(reports).toEqual([{ held: 1, staged: 0, lost: 0 }]);
+    expect(outbox.keptEvents.size).toBe(0);
+    expect(reports).toEqual([{ held: 1, heldInOutbox: 0, staged: 0, lost: [] }]);
+  });
+
+  it("asks neither the buffer nor the outbox when the stream takes the events", async () => {
+    const buffer = new MemoryEventBuffer();
+    const outbox = new MemoryEventOutbox();
+    buffer.failing = true;
+    outbox.failing = true;
+    const reports: UnpublishedEvents[] = [];
+    const sink = holdingWhenDown(new MemoryEventSink(), buffer, outbox, (outcome) => reports.push(outcome));
+    await sink.publish([heartbeat("h-1")]);
+    expect(reports).toEqual([]);
   });
 
   it("holds only the events a partly failed publish did not put, and leaves staged ones to the outbox", async () => {
@@ -120,43 +140,136 @@ describe("holding events when the stream is down", () => {
     };
     const buffer = new MemoryEventBuffer();
     const reports: UnpublishedEvents[] = [];
-    const sink = holdingWhenDown(partly, buffer, (outcome) => reports.push(outcome));
+    const sink = holdingWhenDown(partly, buffer, outbox, (outcome) => reports.push(outcome));
     // The publish still fails: the operation event's outbox entry must stay for the outbox's relay.
     await expect(sink.publish([put as BeaconEvent, refused as BeaconEvent, operation])).rejects.toThrow(
       "one put, two not",
     );
     expect(buffer.held).toEqual([refused]);
-    expect(reports).toEqual([{ held: 1, staged: 1, lost: 0 }]);
+    expect(outbox.keptEvents.size).toBe(0);
+    expect(reports).toEqual([{ held: 1, heldInOutbox: 0, staged: 1, lost: [] }]);
   });
 
-  it("reports as lost what a full or unreachable buffer refused, and fails the publish", async () => {
-    const stream = new MemoryEventSink();
-    stream.failing = true;
+  it("keeps in the outbox what a full or unreachable buffer refused, and resolves as if published", async () => {
     const buffer = new MemoryEventBuffer(1);
+    const outbox = new MemoryEventOutbox();
     const reports: UnpublishedEvents[] = [];
-    const sink = holdingWhenDown(stream, buffer, (outcome) => reports.push(outcome));
-    await expect(sink.publish([heartbeat("h-1"), heartbeat("h-2")])).rejects.toThrow();
+    const sink = holdingWhenDown(down(), buffer, outbox, (outcome) => reports.push(outcome));
+    await sink.publish([heartbeat("h-1"), heartbeat("h-2")]);
     buffer.failing = true;
-    await expect(sink.publish([heartbeat("h-3")])).rejects.toThrow();
-    expect(buffer.held.map((event) => event.eventId)).toEqual(["h-1"]);
+    await sink.publish([heartbeat("h-3")]);
+    expect(ids(buffer.held)).toEqual(["h-1"]);
+    expect(ids(await outbox.kept(10))).toEqual(["h-2", "h-3"]);
     expect(reports).toEqual([
-      { held: 1, staged: 0, lost: 1 },
-      { held: 0, staged: 0, lost: 1 },
+      { held: 1, heldInOutbox: 1, staged: 0, lost: [] },
+      { held: 0, heldInOutbox: 1, staged: 0, lost: [] },
     ]);
+  });
+
+  it("keeps in the outbox a tenant's events past its share of the buffer, and holds the other tenants'", async () => {
+    const buffer = new MemoryEventBuffer(10, 2);
+    const outbox = new MemoryEventOutbox();
+    const reports: UnpublishedEvents[] = [];
+    const sink = holdingWhenDown(down(), buffer, outbox, (outcome) => reports.push(outcome));
+    const flood = ["f-1", "f-2", "f-3", "f-4"].map(heartbeat);
+    const other = { ...heartbeat("o-1"), tenant: "globex" };
+    await sink.publish(flood);
+    await sink.publish([other]);
+    expect(ids(buffer.held)).toEqual(["f-1", "f-2", "o-1"]);
+    expect(ids(await outbox.kept(10))).toEqual(["f-3", "f-4"]);
+    expect(reports.map(({ held, heldInOutbox }) => [held, heldInOutbox])).toEqual([
+      [2, 2],
+      [1, 0],
+    ]);
+  });
+
+  it("reports as lost, whole, what neither the buffer nor the outbox could keep, and fails the publish", async () => {
+    const buffer = new MemoryEventBuffer();
+    const outbox = new MemoryEventOutbox();
+    buffer.failing = true;
+    outbox.failing = true;
+    const reports: UnpublishedEvents[] = [];
+    const sink = holdingWhenDown(down(), buffer, outbox, (outcome) => reports.push(outcome));
+    const event = heartbeat("h-1");
+    await expect(sink.publish([event])).rejects.toThrow("stream unavailable");
+    expect(reports).toEqual([{ held: 0, heldInOutbox: 0, staged: 0, lost: [event] }]);
   });
 
   it("are put on the stream by the relay, oldest first, and forgotten once it has them", async () => {
     const stream = new MemoryEventSink();
     const buffer = new MemoryEventBuffer();
+    const outbox = new MemoryEventOutbox();
     const events = ["h-1", "h-2", "h-3"].map(heartbeat);
     await buffer.hold(events);
     stream.failing = true;
-    await expect(relayHeld(buffer, stream, 2)).rejects.toThrow();
+    await expect(relayHeld(buffer, outbox, stream, 2)).rejects.toThrow();
     expect(buffer.held).toEqual(events);
     stream.failing = false;
-    expect(await relayHeld(buffer, stream, 2)).toEqual({ relayed: 2, more: true });
-    expect(await relayHeld(buffer, stream, 2)).toEqual({ relayed: 1, more: false });
+    expect(await relayHeld(buffer, outbox, stream, 2)).toEqual({ relayed: 2, more: true });
+    expect(await relayHeld(buffer, outbox, stream, 2)).toEqual({ relayed: 1, more: false });
     expect(stream.events).toEqual(events);
-    expect(await relayHeld(buffer, stream, 2)).toEqual({ relayed: 0, more: false });
+    expect(await relayHeld(buffer, outbox, stream, 2)).toEqual({ relayed: 0, more: false });
+  });
+
+  it("are put on the stream with those kept in the outbox, merged by time, and both forgotten", async () => {
+    const stream = new MemoryEventSink();
+    const buffer = new MemoryEventBuffer();
+    const outbox = new MemoryEventOutbox();
+    const at = (id: string, seconds: number) => ({ ...heartbeat(id), at: START + seconds * 1_000 });
+    // The cache went away between the first and the second, and came back before the fourth.
+    await buffer.hold([at("h-1", 1), at("h-4", 4), at("h-5", 5)]);
+    await outbox.keep([at("h-2", 2), at("h-3", 3)]);
+    expect(await relayHeld(buffer, outbox, stream, 3)).toEqual({ relayed: 3, more: true });
+    expect(ids(stream.events)).toEqual(["h-1", "h-2", "h-3"]);
+    expect(await relayHeld(buffer, outbox, stream, 3)).toEqual({ relayed: 2, more: false });
+    expect(ids(stream.events)).toEqual(["h-1", "h-2", "h-3", "h-4", "h-5"]);
+    expect(buffer.held).toEqual([]);
+    expect(outbox.keptEvents.size).toBe(0);
+  });
+
+  it("waits for the cache before putting what the outbox kept, so an agent's older events go first", async () => {
+    const stream = new MemoryEventSink();
+    const buffer = new MemoryEventBuffer();
+    const outbox = new MemoryEventOutbox();
+    await buffer.hold([heartbeat("h-1")]);
+    await outbox.keep([{ ...heartbeat("h-2"), at: START + 1 }]);
+    buffer.failing = true;
+    await expect(relayHeld(buffer, outbox, stream, 10)).rejects.toThrow("cache unavailable");
+    expect(stream.events).toEqual([]);
+    expect(outbox.keptEvents.size).toBe(1);
+  });
+});
+
+describe("the held events' next batch", () => {
+  const event = (id: string, seconds: number): BeaconEvent => ({
+    type: "heartbeat",
+    version: 1,
+    eventId: id,
+    tenant: "acme",
+    agentId: "a-1",
+    at: START + seconds * 1_000,
+    firstSight: false,
+    operationsSent: [],
+  });
+  const ids = (events: BeaconEvent[]) => events.map((held) => held.eventId);
+
+  it("takes the older of the two sides' next events, each side in its own order, the buffer's first at a tie", () => {
+    const buffered = [event("b-1", 1), event("b-3", 3), event("b-2", 2)];
+    const kept = [event("k-1", 1), event("k-2", 2), event("k-4", 4)];
+    const batch = nextHeldBatch(buffered, kept, 10);
+    expect(ids(batch.events)).toEqual(["b-1", "k-1", "k-2", "b-3", "b-2", "k-4"]);
+    expect(ids(batch.fromBuffer)).toEqual(["b-1", "b-3", "b-2"]);
+    expect(ids(batch.fromOutbox)).toEqual(["k-1", "k-2", "k-4"]);
+  });
+
+  it("stops at the limit, naming only what it took from each side", () => {
+    const batch = nextHeldBatch([event("b-1", 1), event("b-5", 5)], [event("k-2", 2), event("k-3", 3)], 3);
+    expect(ids(batch.events)).toEqual(["b-1", "k-2", "k-3"]);
+    expect(ids(batch.fromBuffer)).toEqual(["b-1"]);
+    expect(ids(batch.fromOutbox)).toEqual(["k-2", "k-3"]);
+  });
+
+  it("is empty when both sides are", () => {
+    expect(nextHeldBatch([], [], 5)).toEqual({ events: [], fromBuffer: [], fromOutbox: [] });
   });
 });

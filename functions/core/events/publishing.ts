@@ -96,20 +96,25 @@ export async function relayStaged(
 export interface UnpublishedEvents {
   /** In the buffer, for the relay. */
   held: number;
+  /** In the outbox beside the staged events, for the relay: the buffer refused them or could not be reached. */
+  heldInOutbox: number;
   /** In the outbox, written with their state change, for the outbox's relay. */
   staged: number;
-  /** Neither: the buffer refused them (full) or could not be reached. */
-  lost: number;
+  /** Kept nowhere: neither the buffer nor the outbox could take them. */
+  lost: BeaconEvent[];
 }
 
 /**
  * A sink that, when the stream fails, holds the events nothing else keeps in the buffer and resolves as if
- * published; staged events stay in the outbox, so the publish still fails for them (their outbox entries must
- * stay). Whatever could not be held fails the publish too, reported as lost.
+ * published; what the buffer refuses (full, the tenant's share of it full, or the cache unreachable) goes to the
+ * outbox. Staged events stay in the outbox, so the publish still fails for them (their outbox entries must
+ * stay). Whatever could be kept nowhere fails the publish too, reported as lost. A publish the stream takes
+ * asks neither the buffer nor the outbox.
  */
 export function holdingWhenDown(
   sink: EventSink,
   buffer: EventBuffer,
+  outbox: EventOutbox,
   report: (outcome: UnpublishedEvents) => void,
 ): EventSink {
   return {
@@ -121,22 +126,74 @@ export function holdingWhenDown(
         const staged = unpublished.filter(isStagedEvent).length;
         const waiting = unpublished.filter((event) => !isStagedEvent(event));
         const refused = await buffer.hold(waiting).then(
-          ({ refused }) => refused,
-          () => waiting.length,
+          (outcome) => outcome.refused,
+          () => waiting,
         );
-        report({ held: waiting.length - refused, staged, lost: refused });
-        if (staged > 0 || refused > 0) throw error;
+        const lost = await outbox.keep(refused).then(
+          (): BeaconEvent[] => [],
+          () => refused,
+        );
+        const heldInOutbox = refused.length - lost.length;
+        report({ held: waiting.length - refused.length, heldInOutbox, staged, lost });
+        if (staged > 0 || lost.length > 0) throw error;
       }
     },
   };
 }
 
-/** Puts the oldest held events on the stream, at most `limit`, and forgets them once it has them. */
-export async function relayHeld(buffer: EventBuffer, sink: EventSink, limit: number): Promise<RelayOutcome> {
-  const held = await buffer.peek(limit + 1);
-  const relayed = held.slice(0, limit);
-  if (relayed.length === 0) return { relayed: 0, more: false };
-  await sink.publish(relayed);
-  await buffer.drop(relayed.length);
-  return { relayed: relayed.length, more: held.length > limit };
+/** The next events the held events' relay puts on the stream, and where each of them waits now. */
+export interface HeldBatch {
+  /** In the order they go on the stream. */
+  events: BeaconEvent[];
+  fromBuffer: BeaconEvent[];
+  fromOutbox: BeaconEvent[];
+}
+
+/**
+ * Merges the buffer's oldest events and the outbox's oldest kept events by time, each in its own order, into at
+ * most `limit`: an agent's events that one fault sent to the buffer and another to the outbox go on the stream
+ * in the order they happened. Reading each side's oldest `limit` is enough: the merge could only run past what
+ * it read of a side by taking more than `limit` events.
+ */
+export function nextHeldBatch(buffered: BeaconEvent[], kept: BeaconEvent[], limit: number): HeldBatch {
+  const events: BeaconEvent[] = [];
+  let fromBuffer = 0;
+  let fromOutbox = 0;
+  while (events.length < limit) {
+    const nextBuffered = buffered[fromBuffer];
+    const nextKept = kept[fromOutbox];
+    if (nextKept !== undefined && (nextBuffered === undefined || nextKept.at < nextBuffered.at)) {
+      events.push(nextKept);
+      fromOutbox += 1;
+    } else if (nextBuffered !== undefined) {
+      events.push(nextBuffered);
+      fromBuffer += 1;
+    } else {
+      break;
+    }
+  }
+  return { events, fromBuffer: buffered.slice(0, fromBuffer), fromOutbox: kept.slice(0, fromOutbox) };
+}
+
+/**
+ * Puts the oldest held events, the buffer's and those kept in the outbox for want of it, on the stream, at most
+ * `limit`, merged by time; forgets them once it has them. While the cache is unreachable it puts none, so that
+ * an agent's events kept in the outbox never overtake its older ones in the buffer.
+ */
+export async function relayHeld(
+  buffer: EventBuffer,
+  outbox: EventOutbox,
+  sink: EventSink,
+  limit: number,
+): Promise<RelayOutcome> {
+  const [buffered, kept] = await Promise.all([buffer.peek(limit + 1), outbox.kept(limit + 1)]);
+  const batch = nextHeldBatch(buffered, kept, limit);
+  if (batch.events.length === 0) return { relayed: 0, more: false };
+  await sink.publish(batch.events);
+  await buffer.drop(batch.fromBuffer);
+  await outbox.clear(batch.fromOutbox);
+  return {
+    relayed: batch.events.length,
+    more: buffered.length > batch.fromBuffer.length || kept.length > batch.fromOutbox.length,
+  };
 }
