@@ -260,6 +260,8 @@ export interface SweeperConfig {
   maxRelayedPerRun: number;
   /** Most events the cache holds for the stream while the stream does not take them. */
   eventBufferMaxEvents: number;
+  /** The event archive, which shows the relays what the stream carried already. */
+  archiveBucket: string;
 }
 
 export function sweeperConfig(env: Environment = process.env): SweeperConfig {
@@ -289,6 +291,7 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     // Ten PutRecords calls; a stream outage's backlog drains over the next runs.
     maxRelayedPerRun: 5_000,
     eventBufferMaxEvents: eventBufferMaxEvents(env),
+    archiveBucket: requireEnv(env, EnvNames.archiveBucket),
   };
 }
 

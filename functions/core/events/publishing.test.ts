@@ -3,12 +3,14 @@ import { MemoryEventBuffer } from "../../adapters/memory/event-buffer.js";
 import { MemoryEventOutbox } from "../../adapters/memory/event-outbox.js";
 import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
 import type { BeaconEvent, OperationEvent } from "./model.js";
+import type { KeptEvents } from "./ports.js";
 import {
   clearingStaged,
   holdingWhenDown,
   PublishFailure,
   relayHeld,
   relayStaged,
+  resending,
   type UnpublishedEvents,
 } from "./publishing.js";
 
@@ -158,5 +160,47 @@ describe("holding events when the stream is down", () => {
     expect(await relayHeld(buffer, stream, 2)).toEqual({ relayed: 1, more: false });
     expect(stream.events).toEqual(events);
     expect(await relayHeld(buffer, stream, 2)).toEqual({ relayed: 0, more: false });
+  });
+});
+
+describe("a relay's sink", () => {
+  const event = (id: string): BeaconEvent => ({
+    type: "heartbeat",
+    version: 1,
+    eventId: id,
+    tenant: "acme",
+    agentId: "a-1",
+    at: START,
+    firstSight: false,
+    operationsSent: [],
+  });
+  /** What the stream carried: the events `carried` put, as the archive would show them. */
+  const archiveOf = (carried: MemoryEventSink): KeptEvents => ({
+    async keptAmong(events) {
+      const ids = new Set(carried.events.map((kept) => kept.eventId));
+      const span = { shard: "shardId-000000000000", first: "1", last: "1" };
+      return new Map(
+        events.filter((sought) => ids.has(sought.eventId)).map((kept) => [kept.eventId, [span]]),
+      );
+    },
+  });
+
+  it("puts again, marked as resent, only what the stream did not carry already", async () => {
+    const stream = new MemoryEventSink();
+    await stream.publish([event("carried")]);
+    await resending(stream, archiveOf(stream)).publish([event("carried"), event("lost")]);
+    expect(stream.events).toEqual([event("carried"), { ...event("lost"), resent: true }]);
+  });
+
+  it("puts nothing when the stream carried every event, and fails when the archive cannot tell", async () => {
+    const stream = new MemoryEventSink();
+    await stream.publish([event("carried")]);
+    await resending(stream, archiveOf(stream)).publish([event("carried")]);
+    expect(stream.events).toHaveLength(1);
+    const unreadable: KeptEvents = { keptAmong: () => Promise.reject(new Error("archive unreachable")) };
+    await expect(resending(stream, unreadable).publish([event("lost")])).rejects.toThrow(
+      "archive unreachable",
+    );
+    expect(stream.events).toHaveLength(1);
   });
 });

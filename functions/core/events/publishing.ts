@@ -1,5 +1,5 @@
-import { type BeaconEvent, isStagedEvent } from "./model.js";
-import type { EventBuffer, EventOutbox, EventSink } from "./ports.js";
+import { type BeaconEvent, isStagedEvent, resentOf } from "./model.js";
+import type { EventBuffer, EventOutbox, EventSink, KeptEvents } from "./ports.js";
 
 /** A publish that put some of its events, or none: `unpublished` are the ones the stream does not have. */
 export class PublishFailure extends Error {
@@ -139,4 +139,21 @@ export async function relayHeld(buffer: EventBuffer, sink: EventSink, limit: num
   await sink.publish(relayed);
   await buffer.drop(relayed.length);
   return { relayed: relayed.length, more: held.length > limit };
+}
+
+/**
+ * A relay's sink: every event it puts is marked resent, as an earlier put of it (its writer's, whose outcome
+ * was unknown, or a relay run's that died before it forgot the event) may be on the stream; and events the
+ * stream carried already, as `kept` shows, are not put again, so that copies on the stream stay rare. The
+ * consumers pass over what slips through (events/copies.ts).
+ */
+export function resending(sink: EventSink, kept: KeptEvents): EventSink {
+  return {
+    async publish(events: BeaconEvent[]): Promise<void> {
+      if (events.length === 0) return;
+      const carried = await kept.keptAmong(events);
+      const unseen = events.filter((event) => !carried.has(event.eventId)).map(resentOf);
+      if (unseen.length > 0) await sink.publish(unseen);
+    },
+  };
 }
