@@ -276,6 +276,14 @@ export interface SweeperConfig {
   maxRelayedPerRun: number;
   /** Most events the cache holds for the stream while the stream does not take them, and most of one tenant's. */
   eventBuffer: EventBufferBounds;
+  /** The event archive, which shows the relays what the stream carried already. */
+  archiveBucket: string;
+  /**
+   * A held event whose put's outcome was unknown waits this long after it was recorded before the relay puts
+   * it again: longer than that put could stay under way (the Kinesis client's timeout) and than the stream
+   * consumer takes to archive what it carried (its batching window, a minute), so that the archive shows it.
+   */
+  unknownPutSettleMs: number;
 }
 
 export function sweeperConfig(env: Environment = process.env): SweeperConfig {
@@ -305,6 +313,8 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     // Ten PutRecords calls; a stream outage's backlog drains over the next runs.
     maxRelayedPerRun: 5_000,
     eventBuffer: eventBufferBounds(env),
+    archiveBucket: requireEnv(env, EnvNames.archiveBucket),
+    unknownPutSettleMs: 120_000,
   };
 }
 

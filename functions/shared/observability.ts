@@ -66,6 +66,11 @@ export const MetricNames = {
   agentsWentOffline: "AgentsWentOffline",
   /** Stream records every consumer took (the stream consumer). */
   eventsConsumed: "EventsConsumed",
+  /**
+   * Stream records passed over as copies of an event an earlier record carried (a put whose outcome was unknown,
+   * then put again): no consumer counts, archives or announces an event twice.
+   */
+  eventCopiesPassedOver: "EventCopiesPassedOver",
   /** Stream records passed over for good: not Beacon events. */
   eventsRefused: "EventsRefused",
   /** Consumers that failed a batch, which is then delivered again from the first record one did not take. */

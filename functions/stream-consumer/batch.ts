@@ -7,8 +7,8 @@ import type {
   KinesisStreamEvent,
   KinesisStreamRecord,
 } from "aws-lambda";
-import { consumeRecords } from "../core/events/consumption.js";
-import type { EventConsumer, StreamRecord } from "../core/events/ports.js";
+import { consumeFirstRecords } from "../core/events/copies.js";
+import type { EventConsumer, KeptEvents, StreamRecord } from "../core/events/ports.js";
 import { MetricNames, metrics } from "../shared/observability.js";
 import { type DecodedRecord, decodeRecord } from "./records.js";
 
@@ -29,6 +29,7 @@ class NotConsumed extends Error {
  */
 export function makeStreamHandler(
   consumers: readonly EventConsumer[],
+  kept: KeptEvents,
   logger: Logger,
 ): (event: KinesisStreamEvent, context: Context) => Promise<KinesisStreamBatchResponse> {
   return async (event, context) => {
@@ -43,7 +44,7 @@ export function makeStreamHandler(
           batchIndexOf.push(index);
         }
       });
-      const consumption = await consumeRecords(events, consumers);
+      const consumption = await consumeFirstRecords(events, consumers, kept);
       for (const failure of consumption.failures)
         logger.error("consumer failed", {
           consumer: failure.consumer,
@@ -55,7 +56,12 @@ export function makeStreamHandler(
           ? event.Records.length
           : (batchIndexOf[consumption.failedFrom] as number);
       reportRefusals(decoded.slice(0, failedFrom), logger);
-      const consumed = events.filter((_, index) => (batchIndexOf[index] as number) < failedFrom);
+      const copies = new Set(consumption.copies);
+      const consumed = events.filter(
+        (_, index) => (batchIndexOf[index] as number) < failedFrom && !copies.has(index),
+      );
+      if (copies.size > 0)
+        metrics.addMetric(MetricNames.eventCopiesPassedOver, MetricUnit.Count, copies.size);
       metrics.addMetric(MetricNames.eventsConsumed, MetricUnit.Count, consumed.length);
       metrics.addMetric(
         MetricNames.heartbeats,

@@ -2,6 +2,7 @@ import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { EventBridgeNotificationBus } from "../adapters/eventbridge/notification-bus.js";
 import { S3EventArchive } from "../adapters/s3/event-archive.js";
+import { S3EventArchiveReader } from "../adapters/s3/event-archive-reader.js";
 import { makeArchiveConsumer } from "../core/archive/consumer.js";
 import type { EventConsumer } from "../core/events/ports.js";
 import type { Clock } from "../core/ports.js";
@@ -57,6 +58,8 @@ export function composeStreamConsumers(
   if (bus) consumers.push(bus.consumer);
   return {
     consumers,
+    // Every record the consumers took is archived: the archive tells a copy from the first record of an event.
+    kept: new S3EventArchiveReader(s3, config.archiveBucket),
     close: async () => {
       bus?.client.destroy();
       s3.destroy();

@@ -224,7 +224,7 @@ describe("the notification bus", () => {
       const handle = invoker(
         { name: "stream-consumer", timeoutSeconds: FunctionTimeouts.streamConsumer },
         functionLog.log,
-        makeStreamHandler(consumers.consumers, functionLogger()),
+        makeStreamHandler(consumers.consumers, consumers.kept, functionLogger()),
       );
       await new KinesisEventSink(kinesis, faultStreamName).publish([
         heartbeat("pump-3", false),

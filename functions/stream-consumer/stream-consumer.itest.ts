@@ -21,6 +21,7 @@ import { heartbeat as javaHeartbeat } from "../../scripts/test-support/console-s
 import { readWholeStream, wholeShardBatch } from "../../scripts/test-support/stream-reader.js";
 import { until } from "../../scripts/test-support/until.js";
 import { S3EventArchive } from "../adapters/s3/event-archive.js";
+import { S3EventArchiveReader } from "../adapters/s3/event-archive-reader.js";
 import { makeArchiveConsumer } from "../core/archive/consumer.js";
 import { partitionOf, partitionPath } from "../core/archive/layout.js";
 import { PartlyConsumed } from "../core/events/consumption.js";
@@ -94,7 +95,7 @@ const handlerOver = (consumers: EventConsumer[], log = functionLog.log) =>
   invoker(
     { name: "stream-consumer", timeoutSeconds: FunctionTimeouts.streamConsumer },
     log,
-    makeStreamHandler(consumers, functionLogger()),
+    makeStreamHandler(consumers, new S3EventArchiveReader(s3, archiveBucket), functionLogger()),
   );
 
 /** A record Lambda could deliver that holds no Beacon event. */

@@ -10,9 +10,10 @@ import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { RedisPresenceState } from "../adapters/redis/presence.js";
 import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
+import { S3EventArchiveReader } from "../adapters/s3/event-archive-reader.js";
 import { makeAdoptionSettlement } from "../core/adoptions/settlement.js";
 import { makeOfflineSweep } from "../core/agents/presence.js";
-import { relayHeld, relayStaged } from "../core/events/publishing.js";
+import { relayHeld, relayStaged, resending } from "../core/events/publishing.js";
 import { makeExpiryNotices } from "../core/identity/expiry.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeSweepTimeouts } from "../core/operations/timeouts.js";
@@ -100,6 +101,8 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
       maxPerRun: config.maxOfflinePerRun,
     },
   });
+  // What the relays put again may be on the stream already: the archive shows what it carried.
+  const resent = resending(stream, new S3EventArchiveReader(s3, config.archiveBucket));
   return {
     sweepTimeouts,
     rollouts,
@@ -107,8 +110,9 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     announceExpiringCertificates,
     offline,
     relayStaged: () =>
-      relayStaged(outbox, stream, clock.now() - config.outboxGraceMs, config.maxRelayedPerRun),
-    relayHeld: () => relayHeld(buffer, outbox, stream, config.maxRelayedPerRun),
+      relayStaged(outbox, resent, clock.now() - config.outboxGraceMs, config.maxRelayedPerRun),
+    relayHeld: () =>
+      relayHeld(buffer, outbox, resent, config.maxRelayedPerRun, clock.now() - config.unknownPutSettleMs),
     close: async () => {
       redis.disconnect();
       documents.destroy();

@@ -87,7 +87,7 @@ beforeAll(async () => {
   handle = invoker(
     { name: "stream-consumer", timeoutSeconds: FunctionTimeouts.streamConsumer },
     functionLog.log,
-    makeStreamHandler(consumers.consumers, functionLogger()),
+    makeStreamHandler(consumers.consumers, consumers.kept, functionLogger()),
   );
   dispatching = composeWebhookDispatcher(webhooks, clock);
 });

@@ -292,24 +292,35 @@ export abstract class BeaconWorkload extends Construct {
   }
 
   /**
-   * Writes the event archive's objects, under `events/` and nowhere else: it never reads, lists or deletes, so
-   * a redelivered batch can only write again what it wrote before.
+   * Works with the event archive's objects, under `events/` and nowhere else, and never deletes one: the stream
+   * consumer writes them (`write`), so a redelivered batch can only write again what it wrote before, and both
+   * it and the relays read them back (`read`, with the listing of that prefix alone) to tell whether the stream
+   * carried an event already.
    */
-  bindEventArchive({ bucket, arnExportName }: EventArchive): void {
+  bindEventArchive({ bucket, arnExportName }: EventArchive, access: readonly ("write" | "read")[]): void {
     this.setEnvironment(EnvNames.archiveBucket, bucket.bucketName);
     const events = `/${ARCHIVE_PREFIX}/*`;
     Validations.of(this).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${arnExportName}${events}]`,
       reason:
         "The archive's keys start with the tenant and the day an event was recorded, both known only when it " +
-        "arrives: the grant covers the archive's prefix and nothing else in the bucket, and only PutObject.",
+        "arrives: the grant covers the archive's prefix and nothing else in the bucket, and never DeleteObject.",
     });
+    const actions = [
+      ...(access.includes("write") ? ["s3:PutObject"] : []),
+      ...(access.includes("read") ? ["s3:GetObject"] : []),
+    ];
     this.addToPolicy(
-      new PolicyStatement({
-        actions: ["s3:PutObject"],
-        resources: [`${Fn.importValue(arnExportName)}${events}`],
-      }),
+      new PolicyStatement({ actions, resources: [`${Fn.importValue(arnExportName)}${events}`] }),
     );
+    if (access.includes("read"))
+      this.addToPolicy(
+        new PolicyStatement({
+          actions: ["s3:ListBucket"],
+          resources: [Fn.importValue(arnExportName)],
+          conditions: { StringLike: { "s3:prefix": `${ARCHIVE_PREFIX}/*` } },
+        }),
+      );
   }
 
   /**

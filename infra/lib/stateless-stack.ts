@@ -177,6 +177,8 @@ export class StatelessStack extends Stack {
     });
     this.sweeper.bindTable(stateful.table);
     this.sweeper.bindStream(stateful.stream);
+    // Its relays put again only what the archive shows the stream has not carried.
+    this.sweeper.bindEventArchive(stateful.eventArchive, ["read"]);
     // Rollouts read their agents' health from the cache and mark the agents a batch queues operations for.
     this.sweeper.bindCache(stateful.cache);
     // Adoptions still requested settle here: the flow is read out of the agent's debug bundle.
@@ -322,7 +324,8 @@ export class StatelessStack extends Stack {
       // It makes the first attempt of each delivery to a tenant's receiver; it needs nothing in the VPC.
       network: "internet",
     });
-    consumer.bindEventArchive(stateful.eventArchive);
+    // It reads the archive back to pass over a record of an event the stream carried before.
+    consumer.bindEventArchive(stateful.eventArchive, ["write", "read"]);
     // Fleet history, the agents' kept events and deliveries are items of the table.
     consumer.bindTable(stateful.table);
     // A subscription a receiver's 410 Gone disables is announced on the stream.

@@ -15,6 +15,7 @@ import { promisify } from "node:util";
 import type { KinesisStreamEvent } from "aws-lambda";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { S3EventArchive } from "../../functions/adapters/s3/event-archive.js";
+import { S3EventArchiveReader } from "../../functions/adapters/s3/event-archive-reader.js";
 import { makeArchiveConsumer } from "../../functions/core/archive/consumer.js";
 import type { IntegrityReport } from "../../functions/core/archive/integrity.js";
 import type { BeaconEvent } from "../../functions/core/events/model.js";
@@ -109,11 +110,12 @@ async function integrityReport(bucket: string, from: number, to: number) {
   return { code, report: JSON.parse(stdout) as IntegrityReport };
 }
 
-const handlerOver = (consumers: EventConsumer[]) =>
+/** The stream consumer over `consumers`, telling copies by the archive in `bucket`. */
+const handlerOver = (consumers: EventConsumer[], bucket: string) =>
   invoker(
     { name: "stream-consumer", timeoutSeconds: FunctionTimeouts.streamConsumer },
     functionLog.log,
-    makeStreamHandler(consumers, functionLogger()),
+    makeStreamHandler(consumers, new S3EventArchiveReader(s3, bucket), functionLogger()),
   );
 
 const heartbeatsIn = (batch: KinesisStreamEvent) =>
@@ -168,9 +170,11 @@ it("archives every heartbeat event through a Kinesis outage and a consumer kille
     },
   };
   const firstPart = { Records: batch.Records.slice(0, 7) };
-  await expect(handlerOver([archive, killed])(firstPart)).rejects.toThrow(/All records failed processing/);
+  await expect(handlerOver([archive, killed], bucket)(firstPart)).rejects.toThrow(
+    /All records failed processing/,
+  );
   // Delivered again, split otherwise: the whole batch, whose object has another name than the first part's.
-  expect(await handlerOver([archive])(batch)).toEqual({ batchItemFailures: [] });
+  expect(await handlerOver([archive], bucket)(batch)).toEqual({ batchItemFailures: [] });
 
   const { code, report } = await integrityReport(bucket, from, Date.now() + 1);
   expect(report.totals).toEqual({
@@ -189,7 +193,10 @@ it("archives every heartbeat event through a Kinesis outage and a consumer kille
   // Had the first part been all the archive kept, the report would show the rest lost, and fail.
   const partial = `integrity-partial-${suffix}`;
   await provisionBucket(s3, partial);
-  await handlerOver([makeArchiveConsumer(new S3EventArchive(s3, partial))])({
+  await handlerOver(
+    [makeArchiveConsumer(new S3EventArchive(s3, partial))],
+    partial,
+  )({
     Records: [...batch.Records.slice(0, 7), ...batch.Records.slice(-agentIds.length)],
   });
   // Each agent's first heartbeat and last, and three agents' second: 11 of 24, the 13 between them lost.

@@ -10,7 +10,8 @@ interface PutRecordsRequest {
   StreamName: string;
   Records: { Data: string; PartitionKey: string }[];
 }
-type Answer = { status: number; body: unknown };
+/** Kinesis's answer, or a connection broken once the call was sent: its outcome unknown to the sink. */
+type Answer = { status: number; body: unknown } | "hang up";
 
 // The emulators never fail part of a batch or throttle: this server answers as Kinesis does when it does.
 const requests: { headers: IncomingHttpHeaders; body: PutRecordsRequest }[] = [];
@@ -21,7 +22,12 @@ const kinesis = createServer((request, response) => {
   request.on("end", () => {
     const body = JSON.parse(Buffer.concat(chunks).toString()) as PutRecordsRequest;
     requests.push({ headers: request.headers, body });
-    const { status, body: reply } = answer(body, requests.length - 1);
+    const answered = answer(body, requests.length - 1);
+    if (answered === "hang up") {
+      request.socket.destroy();
+      return;
+    }
+    const { status, body: reply } = answered;
     response.writeHead(status, { "content-type": "application/x-amz-json-1.1" });
     response.end(JSON.stringify(reply));
   });
@@ -149,6 +155,50 @@ describe("KinesisEventSink", () => {
       lastErrorCode: "LimitExceededException",
     });
     expect(requests).toHaveLength(3);
+  });
+});
+
+describe("a call whose outcome is unknown", () => {
+  const unknownOutcomes: [string, Answer][] = [
+    ["its connection broke once it was sent", "hang up"],
+    ["Kinesis answered 500", { status: 500, body: { __type: "InternalFailure", message: "internal" } }],
+  ];
+
+  it.each(unknownOutcomes)(
+    "is not made again when %s, and gives its events back marked as resent",
+    async (_, failure) => {
+      answer = (request, index) => (index === 0 ? failure : allPut(request));
+      const publish = sink.publish([event("a"), event("b")]);
+      await expect(publish).rejects.toBeInstanceOf(StreamPublishError);
+      const error = (await publish.catch((thrown: unknown) => thrown)) as StreamPublishError;
+      expect(error.unpublished.map(({ eventId, resent }) => ({ eventId, resent }))).toEqual([
+        { eventId: "event-a", resent: true },
+        { eventId: "event-b", resent: true },
+      ]);
+      expect(requests).toHaveLength(1);
+    },
+  );
+
+  it("leaves its events unmarked when the connection was refused: nothing was sent", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const refused = new KinesisEventSink(
+      makeKinesisClient({
+        [AwsEndpointEnvNames.kinesis]: `http://127.0.0.1:${port}`,
+        AWS_REGION: "us-east-1",
+        AWS_ACCESS_KEY_ID: "local",
+        AWS_SECRET_ACCESS_KEY: "local",
+      }),
+      "events",
+      { maxAttempts: 3, backoffMs: 1 },
+    );
+    const error = (await refused
+      .publish([event("a")])
+      .catch((thrown: unknown) => thrown)) as StreamPublishError;
+    expect(error).toMatchObject({ lastErrorCode: "Error" });
+    expect(error.unpublished.map((unpublished) => unpublished.resent)).toEqual([undefined]);
   });
 });
 

@@ -1,11 +1,15 @@
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
-import { type BeaconEvent, partitionKeyOf } from "../../core/events/model.js";
+import { type BeaconEvent, partitionKeyOf, resentOf } from "../../core/events/model.js";
 import type { EventSink } from "../../core/events/ports.js";
 import { PublishFailure } from "../../core/events/publishing.js";
-import { kinesisPutRecords, type PutRecords, type RecordEntry } from "./put-records.js";
+import { KinesisRequestError, kinesisPutRecords, type PutRecords, type RecordEntry } from "./put-records.js";
 
 export interface EventSinkOptions {
-  /** PutRecords calls per publish, the first included; each resends only what the last one failed. */
+  /**
+   * PutRecords calls per publish, the first included; each resends only what the last one failed. A call whose
+   * outcome is unknown (it timed out, or its connection broke after it was sent) is not made again: the stream
+   * may have taken its records, and its events are given back marked as resent, for whoever puts them again.
+   */
   maxAttempts: number;
   /** Pause before the first resend, doubled after each. */
   backoffMs: number;
@@ -23,6 +27,19 @@ export class StreamPublishError extends PublishFailure {
     this.name = "StreamPublishError";
   }
 }
+
+/** Connection errors that leave nothing sent: a call that failed so can be made again without a copy. */
+const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+
+/**
+ * Whether a call that failed whole may have been taken all the same: Kinesis refuses a call it did not take with
+ * a 4xx answer (a throttled call, say), and a connection refused sent nothing; any other failure (a timeout, a
+ * connection broken mid-call, a 5xx) leaves its outcome unknown.
+ */
+const mayHaveBeenTaken = (error: unknown): boolean =>
+  error instanceof KinesisRequestError
+    ? error.statusCode >= 500
+    : !NOT_SENT.has(String((error as { code?: unknown })?.code));
 
 /** Kinesis takes at most this many records, and this many bytes of data and partition keys, in one PutRecords call. */
 const MAX_RECORDS_PER_CALL = 500;
@@ -104,6 +121,7 @@ export class KinesisEventSink implements EventSink {
     settle: (batch: number, outcome: Unput | undefined) => void,
   ): Promise<void> {
     let pending = owned;
+    let outcomeUnknown = false;
     const settled = new Set<number>();
     for (let attempt = 1; pending.length > 0; attempt++) {
       if (attempt > 1) await sleep(this.options.backoffMs * 2 ** (attempt - 2));
@@ -120,10 +138,14 @@ export class KinesisEventSink implements EventSink {
           return true;
         });
       } catch (error) {
-        for (const { record } of pending) record.errorCode = (error as Error).name;
+        outcomeUnknown = mayHaveBeenTaken(error);
+        for (const { record } of pending) {
+          record.errorCode = (error as Error).name;
+          if (outcomeUnknown) record.event = resentOf(record.event);
+        }
       }
       const failing = new Set(pending.map(({ batch }) => batch));
-      const givingUp = pending.length > 0 && attempt >= this.options.maxAttempts;
+      const givingUp = pending.length > 0 && (outcomeUnknown || attempt >= this.options.maxAttempts);
       for (const { batch } of owned) {
         if (settled.has(batch) || (failing.has(batch) && !givingUp)) continue;
         settled.add(batch);

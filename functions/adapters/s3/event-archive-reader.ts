@@ -1,32 +1,83 @@
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
+import { partitionOf, partitionPath, spanOfObject } from "../../core/archive/layout.js";
 import type { ArchiveReader } from "../../core/archive/ports.js";
 import type { BeaconEvent } from "../../core/events/model.js";
+import type { KeptEvents } from "../../core/events/ports.js";
+import type { ShardSpan } from "../../core/events/positions.js";
 
 const gunzipAsync = promisify(gunzip);
 
-/** The event archive's objects read back, one at a time: gzip JSON lines, as S3EventArchive writes them. */
-export class S3EventArchiveReader implements ArchiveReader {
+/**
+ * How far S3's clock, which dates the archive's objects, may be behind Beacon's, which dates its events: an
+ * object written after an event was recorded is never taken for older than the event by more than this.
+ */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
+/**
+ * The event archive's objects read back, one at a time: gzip JSON lines, as S3EventArchive writes them. It is
+ * also what the stream carried before: every record the consumers took is in one of its objects, under the
+ * folder of its event's tenant and hour, whatever its shard.
+ */
+export class S3EventArchiveReader implements ArchiveReader, KeptEvents {
   constructor(
     private readonly s3: S3Client,
     private readonly bucket: string,
   ) {}
 
   async *eventsUnder(prefix: string): AsyncIterable<BeaconEvent> {
+    for await (const key of this.keysUnder(prefix, 0)) yield* await this.eventsOf(key);
+  }
+
+  /**
+   * Reads, in each sought event's folder, only the objects written since the earliest of them was recorded:
+   * a record of an event is archived after the event was, so older objects cannot hold one.
+   */
+  async keptAmong(events: BeaconEvent[]): Promise<Map<string, ShardSpan[]>> {
+    const sought = new Map<string, { ids: Set<string>; since: number }>();
+    for (const event of events) {
+      const folder = partitionPath(partitionOf(event));
+      const entry = sought.get(folder) ?? { ids: new Set<string>(), since: event.at };
+      entry.ids.add(event.eventId);
+      entry.since = Math.min(entry.since, event.at);
+      sought.set(folder, entry);
+    }
+    const kept = new Map<string, ShardSpan[]>();
+    await Promise.all(
+      [...sought].map(async ([folder, { ids, since }]) => {
+        for await (const key of this.keysUnder(folder, since - CLOCK_SKEW_MS)) {
+          const span = spanOfObject(key);
+          if (span === undefined) continue;
+          for (const { eventId } of await this.eventsOf(key))
+            if (ids.has(eventId)) kept.set(eventId, [...(kept.get(eventId) ?? []), span]);
+        }
+      }),
+    );
+    return kept;
+  }
+
+  private async *keysUnder(prefix: string, modifiedSince: number): AsyncIterable<string> {
     let token: string | undefined;
     do {
       const page = await this.s3.send(
         new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
       );
-      for (const { Key } of page.Contents ?? []) {
-        const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
-        const text = (
-          await gunzipAsync(await (object.Body?.transformToByteArray() ?? new Uint8Array()))
-        ).toString();
-        for (const line of text.split("\n")) if (line) yield JSON.parse(line) as BeaconEvent;
-      }
+      for (const { Key, LastModified } of page.Contents ?? [])
+        if (Key !== undefined && (LastModified?.getTime() ?? Number.POSITIVE_INFINITY) >= modifiedSince)
+          yield Key;
       token = page.NextContinuationToken;
     } while (token);
+  }
+
+  private async eventsOf(key: string): Promise<BeaconEvent[]> {
+    const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    const text = (
+      await gunzipAsync(await (object.Body?.transformToByteArray() ?? new Uint8Array()))
+    ).toString();
+    return text
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as BeaconEvent);
   }
 }

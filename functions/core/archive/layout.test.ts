@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { HeartbeatEvent } from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";
-import { archiveObjectsOf, jsonLinesOf, partitionOf, partitionPath, partitionPathsOf } from "./layout.js";
+import {
+  archiveObjectsOf,
+  jsonLinesOf,
+  partitionOf,
+  partitionPath,
+  partitionPathsOf,
+  spanOfObject,
+} from "./layout.js";
 
 const HOUR = 3_600_000;
 /** 2026-11-24T23:30:00Z: the next hour is the next day. */
@@ -93,6 +100,25 @@ describe("archiveObjectsOf", () => {
       recordsOf([heartbeat("acme", "b", LATE)], "shardId-000000000001"),
     ].map((records) => archiveObjectsOf(records)[0]?.key);
     expect(a).not.toBe(b);
+  });
+});
+
+describe("spanOfObject", () => {
+  it("reads back the shard and the positions an object was named by", () => {
+    const records = recordsOf(
+      [heartbeat("acme", "a", LATE), heartbeat("acme", "b", LATE)],
+      "shardId-000000000007",
+    );
+    const [object] = archiveObjectsOf(records);
+    expect(spanOfObject(object?.key ?? "")).toEqual({
+      shard: "shardId-000000000007",
+      first: "1000",
+      last: "1001",
+    });
+  });
+
+  it("names no span for a key the archive does not write", () => {
+    expect(spanOfObject("events/tenant=acme/day=2026-11-24/hour=23/notes.txt")).toBeUndefined();
   });
 });
 

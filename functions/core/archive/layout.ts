@@ -1,5 +1,6 @@
 import type { BeaconEvent } from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";
+import type { ShardSpan } from "../events/positions.js";
 
 /** Where the archive keeps events in its bucket; the Glue table's location template names the same folders. */
 export const ARCHIVE_PREFIX = "events";
@@ -69,6 +70,14 @@ export function archiveObjectsOf(records: readonly StreamRecord[]): ArchiveObjec
       firstIndex: group.firstIndex,
     };
   });
+}
+
+/** The shard and positions an archive object's key names: the records it holds lie within them. */
+export function spanOfObject(key: string): ShardSpan | undefined {
+  const match = /([^/]+)-(\d+)-(\d+)\.json\.gz$/.exec(key);
+  return match
+    ? { shard: match[1] as string, first: match[2] as string, last: match[3] as string }
+    : undefined;
 }
 
 /** The events as JSON lines, each exactly as it was on the stream: what Athena's JSON SerDe reads. */

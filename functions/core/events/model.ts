@@ -225,7 +225,17 @@ export interface WebhookDisabledEvent {
   deliveryId?: string;
 }
 
-export type BeaconEvent =
+/**
+ * Marks an event put on the stream again after a put whose outcome was unknown (the stream may have taken it),
+ * or by a relay (a run before it may have): an earlier record may carry the same eventId. The consumers look for
+ * that earlier record before they take a marked one (events/copies.ts); an event never marked is the only record
+ * of its eventId, or the first.
+ */
+export interface ResentMark {
+  resent?: true;
+}
+
+export type BeaconEvent = (
   | HeartbeatEvent
   | AckEvent
   | OperationEvent
@@ -233,7 +243,13 @@ export type BeaconEvent =
   | CertificateExpiringEvent
   | AgentOfflineEvent
   | AgentOnlineEvent
-  | WebhookDisabledEvent;
+  | WebhookDisabledEvent
+) &
+  ResentMark;
+
+/** The event as put again: marked, so that whoever takes it looks for an earlier record of it first. */
+export const resentOf = (event: BeaconEvent): BeaconEvent =>
+  event.resent ? event : { ...event, resent: true };
 
 /**
  * Events written in the same transaction as the state change they record (the operation store stages them in

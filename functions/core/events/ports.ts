@@ -1,4 +1,5 @@
 import type { BeaconEvent } from "./model.js";
+import type { ShardSpan } from "./positions.js";
 
 export interface EventSink {
   /** Resolves once every event is on the stream; rejects after bounded retries. */
@@ -57,4 +58,18 @@ export interface EventBuffer {
   peek(limit: number): Promise<BeaconEvent[]>;
   /** Forgets the oldest held events, once the stream has them: `events`, the ones a peek answered, in order. */
   drop(events: BeaconEvent[]): Promise<void>;
+}
+
+/**
+ * What the stream carried before: something that keeps every record the consumers took (the archive). A
+ * shard's batches reach the consumers one at a time, in order, each taken whole before the next is given,
+ * so an earlier record of an event is kept by the time a later one of the same shard arrives.
+ */
+export interface KeptEvents {
+  /**
+   * Of `events`, the eventIds some record taken carried, each with the spans of records that hold it: a span
+   * of the shard that covers a record's own position may be that record, taken already and delivered again.
+   * The stream took each record after its event's `at`.
+   */
+  keptAmong(events: BeaconEvent[]): Promise<Map<string, ShardSpan[]>>;
 }

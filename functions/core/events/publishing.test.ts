@@ -3,6 +3,7 @@ import { MemoryEventBuffer } from "../../adapters/memory/event-buffer.js";
 import { MemoryEventOutbox } from "../../adapters/memory/event-outbox.js";
 import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
 import type { BeaconEvent, OperationEvent } from "./model.js";
+import type { KeptEvents } from "./ports.js";
 import {
   clearingStaged,
   holdingWhenDown,
@@ -10,10 +11,13 @@ import {
   PublishFailure,
   relayHeld,
   relayStaged,
+  resending,
   type UnpublishedEvents,
 } from "./publishing.js";
 
 const START = Date.UTC(2026, 10, 24);
+/** Every put whose outcome was unknown has long settled: the relays need not wait for any. */
+const SETTLED = Number.POSITIVE_INFINITY;
 
 const staged = (outbox: MemoryEventOutbox, minutes: number): OperationEvent => {
   const event: OperationEvent = {
@@ -202,13 +206,13 @@ describe("holding events when the stream is down", () => {
     const events = ["h-1", "h-2", "h-3"].map(heartbeat);
     await buffer.hold(events);
     stream.failing = true;
-    await expect(relayHeld(buffer, outbox, stream, 2)).rejects.toThrow();
+    await expect(relayHeld(buffer, outbox, stream, 2, SETTLED)).rejects.toThrow();
     expect(buffer.held).toEqual(events);
     stream.failing = false;
-    expect(await relayHeld(buffer, outbox, stream, 2)).toEqual({ relayed: 2, more: true });
-    expect(await relayHeld(buffer, outbox, stream, 2)).toEqual({ relayed: 1, more: false });
+    expect(await relayHeld(buffer, outbox, stream, 2, SETTLED)).toEqual({ relayed: 2, more: true });
+    expect(await relayHeld(buffer, outbox, stream, 2, SETTLED)).toEqual({ relayed: 1, more: false });
     expect(stream.events).toEqual(events);
-    expect(await relayHeld(buffer, outbox, stream, 2)).toEqual({ relayed: 0, more: false });
+    expect(await relayHeld(buffer, outbox, stream, 2, SETTLED)).toEqual({ relayed: 0, more: false });
   });
 
   it("are put on the stream with those kept in the outbox, merged by time, and both forgotten", async () => {
@@ -219,9 +223,9 @@ describe("holding events when the stream is down", () => {
     // The cache went away between the first and the second, and came back before the fourth.
     await buffer.hold([at("h-1", 1), at("h-4", 4), at("h-5", 5)]);
     await outbox.keep([at("h-2", 2), at("h-3", 3)]);
-    expect(await relayHeld(buffer, outbox, stream, 3)).toEqual({ relayed: 3, more: true });
+    expect(await relayHeld(buffer, outbox, stream, 3, SETTLED)).toEqual({ relayed: 3, more: true });
     expect(ids(stream.events)).toEqual(["h-1", "h-2", "h-3"]);
-    expect(await relayHeld(buffer, outbox, stream, 3)).toEqual({ relayed: 2, more: false });
+    expect(await relayHeld(buffer, outbox, stream, 3, SETTLED)).toEqual({ relayed: 2, more: false });
     expect(ids(stream.events)).toEqual(["h-1", "h-2", "h-3", "h-4", "h-5"]);
     expect(buffer.held).toEqual([]);
     expect(outbox.keptEvents.size).toBe(0);
@@ -234,7 +238,7 @@ describe("holding events when the stream is down", () => {
     await buffer.hold([heartbeat("h-1")]);
     await outbox.keep([{ ...heartbeat("h-2"), at: START + 1 }]);
     buffer.failing = true;
-    await expect(relayHeld(buffer, outbox, stream, 10)).rejects.toThrow("cache unavailable");
+    await expect(relayHeld(buffer, outbox, stream, 10, SETTLED)).rejects.toThrow("cache unavailable");
     expect(stream.events).toEqual([]);
     expect(outbox.keptEvents.size).toBe(1);
   });
@@ -256,20 +260,91 @@ describe("the held events' next batch", () => {
   it("takes the older of the two sides' next events, each side in its own order, the buffer's first at a tie", () => {
     const buffered = [event("b-1", 1), event("b-3", 3), event("b-2", 2)];
     const kept = [event("k-1", 1), event("k-2", 2), event("k-4", 4)];
-    const batch = nextHeldBatch(buffered, kept, 10);
+    const batch = nextHeldBatch(buffered, kept, 10, SETTLED);
     expect(ids(batch.events)).toEqual(["b-1", "k-1", "k-2", "b-3", "b-2", "k-4"]);
     expect(ids(batch.fromBuffer)).toEqual(["b-1", "b-3", "b-2"]);
     expect(ids(batch.fromOutbox)).toEqual(["k-1", "k-2", "k-4"]);
   });
 
   it("stops at the limit, naming only what it took from each side", () => {
-    const batch = nextHeldBatch([event("b-1", 1), event("b-5", 5)], [event("k-2", 2), event("k-3", 3)], 3);
+    const batch = nextHeldBatch(
+      [event("b-1", 1), event("b-5", 5)],
+      [event("k-2", 2), event("k-3", 3)],
+      3,
+      SETTLED,
+    );
     expect(ids(batch.events)).toEqual(["b-1", "k-2", "k-3"]);
     expect(ids(batch.fromBuffer)).toEqual(["b-1"]);
     expect(ids(batch.fromOutbox)).toEqual(["k-2", "k-3"]);
   });
 
+  it("stops at the first event whose put's outcome was unknown and may still reach the stream", () => {
+    const doubtful = { ...event("b-3", 3), resent: true as const };
+    const settledBefore = START + 3_000;
+    const batch = nextHeldBatch(
+      [event("b-1", 1), doubtful, event("b-4", 4)],
+      [event("k-2", 2)],
+      10,
+      settledBefore,
+    );
+    expect(ids(batch.events)).toEqual(["b-1", "k-2"]);
+    expect(ids(batch.fromBuffer)).toEqual(["b-1"]);
+    expect(batch.unsettled).toBe(true);
+    // Once it has settled, it goes with the rest.
+    expect(ids(nextHeldBatch([doubtful, event("b-4", 4)], [], 10, settledBefore + 1).events)).toEqual([
+      "b-3",
+      "b-4",
+    ]);
+  });
+
   it("is empty when both sides are", () => {
-    expect(nextHeldBatch([], [], 5)).toEqual({ events: [], fromBuffer: [], fromOutbox: [] });
+    expect(nextHeldBatch([], [], 5, SETTLED)).toEqual({
+      events: [],
+      fromBuffer: [],
+      fromOutbox: [],
+      unsettled: false,
+    });
+  });
+});
+
+describe("a relay's sink", () => {
+  const event = (id: string): BeaconEvent => ({
+    type: "heartbeat",
+    version: 1,
+    eventId: id,
+    tenant: "acme",
+    agentId: "a-1",
+    at: START,
+    firstSight: false,
+    operationsSent: [],
+  });
+  /** What the stream carried: the events `carried` put, as the archive would show them. */
+  const archiveOf = (carried: MemoryEventSink): KeptEvents => ({
+    async keptAmong(events) {
+      const ids = new Set(carried.events.map((kept) => kept.eventId));
+      const span = { shard: "shardId-000000000000", first: "1", last: "1" };
+      return new Map(
+        events.filter((sought) => ids.has(sought.eventId)).map((kept) => [kept.eventId, [span]]),
+      );
+    },
+  });
+
+  it("puts again, marked as resent, only what the stream did not carry already", async () => {
+    const stream = new MemoryEventSink();
+    await stream.publish([event("carried")]);
+    await resending(stream, archiveOf(stream)).publish([event("carried"), event("lost")]);
+    expect(stream.events).toEqual([event("carried"), { ...event("lost"), resent: true }]);
+  });
+
+  it("puts nothing when the stream carried every event, and fails when the archive cannot tell", async () => {
+    const stream = new MemoryEventSink();
+    await stream.publish([event("carried")]);
+    await resending(stream, archiveOf(stream)).publish([event("carried")]);
+    expect(stream.events).toHaveLength(1);
+    const unreadable: KeptEvents = { keptAmong: () => Promise.reject(new Error("archive unreachable")) };
+    await expect(resending(stream, unreadable).publish([event("lost")])).rejects.toThrow(
+      "archive unreachable",
+    );
+    expect(stream.events).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
-import { type BeaconEvent, isStagedEvent } from "./model.js";
-import type { EventBuffer, EventOutbox, EventSink } from "./ports.js";
+import { type BeaconEvent, isStagedEvent, resentOf } from "./model.js";
+import type { EventBuffer, EventOutbox, EventSink, KeptEvents } from "./ports.js";
 
 /** A publish that put some of its events, or none: `unpublished` are the ones the stream does not have. */
 export class PublishFailure extends Error {
@@ -147,53 +147,96 @@ export interface HeldBatch {
   events: BeaconEvent[];
   fromBuffer: BeaconEvent[];
   fromOutbox: BeaconEvent[];
+  /** It stopped at an event whose put may yet reach the stream: the rest waits for a later run. */
+  unsettled: boolean;
 }
 
 /**
  * Merges the buffer's oldest events and the outbox's oldest kept events by time, each in its own order, into at
  * most `limit`: an agent's events that one fault sent to the buffer and another to the outbox go on the stream
  * in the order they happened. Reading each side's oldest `limit` is enough: the merge could only run past what
- * it read of a side by taking more than `limit` events.
+ * it read of a side by taking more than `limit` events. It stops at the first event whose put's outcome was
+ * unknown (marked resent) recorded at or after `settledBefore`: that put may still reach the stream, or have
+ * reached it and not be archived yet, and putting it again now would make a copy.
  */
-export function nextHeldBatch(buffered: BeaconEvent[], kept: BeaconEvent[], limit: number): HeldBatch {
+export function nextHeldBatch(
+  buffered: BeaconEvent[],
+  kept: BeaconEvent[],
+  limit: number,
+  settledBefore: number,
+): HeldBatch {
   const events: BeaconEvent[] = [];
   let fromBuffer = 0;
   let fromOutbox = 0;
   while (events.length < limit) {
     const nextBuffered = buffered[fromBuffer];
     const nextKept = kept[fromOutbox];
-    if (nextKept !== undefined && (nextBuffered === undefined || nextKept.at < nextBuffered.at)) {
-      events.push(nextKept);
-      fromOutbox += 1;
-    } else if (nextBuffered !== undefined) {
-      events.push(nextBuffered);
-      fromBuffer += 1;
-    } else {
-      break;
-    }
+    const takeKept = nextKept !== undefined && (nextBuffered === undefined || nextKept.at < nextBuffered.at);
+    const next = takeKept ? nextKept : nextBuffered;
+    if (next === undefined) break;
+    if (next.resent && next.at >= settledBefore)
+      return heldBatch(events, buffered, fromBuffer, kept, fromOutbox, true);
+    events.push(next);
+    if (takeKept) fromOutbox += 1;
+    else fromBuffer += 1;
   }
-  return { events, fromBuffer: buffered.slice(0, fromBuffer), fromOutbox: kept.slice(0, fromOutbox) };
+  return heldBatch(events, buffered, fromBuffer, kept, fromOutbox, false);
 }
+
+const heldBatch = (
+  events: BeaconEvent[],
+  buffered: BeaconEvent[],
+  fromBuffer: number,
+  kept: BeaconEvent[],
+  fromOutbox: number,
+  unsettled: boolean,
+): HeldBatch => ({
+  events,
+  fromBuffer: buffered.slice(0, fromBuffer),
+  fromOutbox: kept.slice(0, fromOutbox),
+  unsettled,
+});
 
 /**
  * Puts the oldest held events, the buffer's and those kept in the outbox for want of it, on the stream, at most
  * `limit`, merged by time; forgets them once it has them. While the cache is unreachable it puts none, so that
- * an agent's events kept in the outbox never overtake its older ones in the buffer.
+ * an agent's events kept in the outbox never overtake its older ones in the buffer. Events whose put's outcome
+ * was unknown wait until they were recorded before `settledBefore` (nextHeldBatch).
  */
 export async function relayHeld(
   buffer: EventBuffer,
   outbox: EventOutbox,
   sink: EventSink,
   limit: number,
+  settledBefore: number,
 ): Promise<RelayOutcome> {
   const [buffered, kept] = await Promise.all([buffer.peek(limit + 1), outbox.kept(limit + 1)]);
-  const batch = nextHeldBatch(buffered, kept, limit);
+  const batch = nextHeldBatch(buffered, kept, limit, settledBefore);
   if (batch.events.length === 0) return { relayed: 0, more: false };
   await sink.publish(batch.events);
   await buffer.drop(batch.fromBuffer);
   await outbox.clear(batch.fromOutbox);
   return {
     relayed: batch.events.length,
-    more: buffered.length > batch.fromBuffer.length || kept.length > batch.fromOutbox.length,
+    more:
+      !batch.unsettled &&
+      (buffered.length > batch.fromBuffer.length || kept.length > batch.fromOutbox.length),
+  };
+}
+
+/**
+ * A relay's sink: every event it puts is marked resent, as an earlier put of it (its writer's, whose outcome
+ * was unknown, or a relay run's that died before it forgot the event) may be on the stream; and events the
+ * stream carried already, as `kept` shows, are not put again, so that copies on the stream stay rare. The
+ * consumers pass over what slips through (events/copies.ts).
+ */
+export function resending(sink: EventSink, kept: KeptEvents): EventSink {
+  return {
+    async publish(events: BeaconEvent[]): Promise<void> {
+      if (events.length === 0) return;
+      const carried = await kept.keptAmong(events);
+      const unseen = events.filter((event) => !carried.has(event.eventId)).map(resentOf);
+      if (unseen.length > 0) await sink.publish(unseen);
+    },
   };
 }

@@ -1,5 +1,6 @@
 import type { BeaconEvent } from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";
+import { comparePositions } from "../events/positions.js";
 import {
   type BucketKey,
   bucketId,
@@ -25,15 +26,6 @@ export interface Contribution {
 export interface BucketBatch {
   key: BucketKey;
   contributions: Contribution[];
-}
-
-/**
- * Kinesis sequence numbers are decimal strings without leading zeros, ordered within their shard: a longer
- * one is larger, and of two as long the string order is the number order.
- */
-export function comparePositions(a: string, b: string): number {
-  if (a.length !== b.length) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 const CLOSING_COUNTERS: Partial<Record<string, HistoryCounter>> = {

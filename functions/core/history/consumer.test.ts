@@ -9,7 +9,7 @@ import type {
   RolloutEvent,
 } from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";
-import { comparePositions } from "./aggregate.js";
+import { comparePositions } from "../events/positions.js";
 import { makeHistoryConsumer } from "./consumer.js";
 import { MINUTE_MS, WHOLE_FLEET } from "./model.js";
 import { estimateAgents } from "./sketch.js";
