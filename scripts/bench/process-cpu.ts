@@ -35,6 +35,24 @@ const readOrUndefined = (file: string) => {
   }
 };
 
+/**
+ * The local stack's backends by their command lines, as the benchmarks name them: DynamoDB Local by its main
+ * class (its jars' folder is spelled in lower case).
+ */
+export const BACKEND_PROCESSES: [RegExp, string][] = [
+  [/kinesalite/, "kinesalite"],
+  [/dynamodbv2\.local/, "DynamoDB Local"],
+  [/redis-server/, "redis-server"],
+];
+
+/** Names a command line by the first of `names` it matches; the shells that run the emulators under a watchdog, never. */
+export const processNamer =
+  (names: [RegExp, string][]) =>
+  (commandLine: string): string | undefined =>
+    /^(\S*\/)?(ba)?sh /.test(commandLine)
+      ? undefined
+      : names.find(([pattern]) => pattern.test(commandLine))?.[1];
+
 /** A descendant process a benchmark names: the name its command line was given, and what /proc/<pid>/stat says. */
 export interface NamedProcess {
   name: string;

@@ -145,10 +145,10 @@ describe("memoryGrowth", () => {
   it("compares each process's last third of samples with its first, bounding Beacon's and Redis's only", () => {
     const samples = [100, 110, 120, 130, 140, 150].map((mb, index) => ({
       at: index * 30_000,
-      bytes: { Redis: mb * MB, kinesalite: (index + 1) * 100 * MB },
+      bytes: { "redis-server": mb * MB, kinesalite: (index + 1) * 100 * MB },
     }));
     expect(memoryGrowth(samples)).toEqual([
-      { process: "Redis", firstThirdMb: 105, lastThirdMb: 145, growth: 145 / 105, bounded: true },
+      { process: "redis-server", firstThirdMb: 105, lastThirdMb: 145, growth: 145 / 105, bounded: true },
       { process: "kinesalite", firstThirdMb: 150, lastThirdMb: 550, growth: 550 / 150, bounded: false },
     ]);
     expect(memoryGrowth(samples.slice(0, 2))).toEqual([]);
@@ -179,11 +179,11 @@ describe("boundChecks", () => {
   it("holds the growth of bounded processes' memory to its bound", () => {
     const growing = [100, 100, 200, 200, 300, 300].map((mb, index) => ({
       at: index,
-      bytes: { Redis: mb * MB },
+      bytes: { "redis-server": mb * MB },
     }));
     const checks = boundChecks(soakFigures(input({ memory: growing })));
-    expect(checks.find(({ figure }) => figure === "memory growth, Redis")).toEqual({
-      figure: "memory growth, Redis",
+    expect(checks.find(({ figure }) => figure === "memory growth, redis-server")).toEqual({
+      figure: "memory growth, redis-server",
       value: 3,
       bound: SOAK_BOUNDS.memoryGrowth,
       within: false,

@@ -31,7 +31,7 @@ export const SOAK_BOUNDS = {
 } as const;
 
 /** The processes whose memory growth is bounded, by the names the soak gives them. */
-export const MEMORY_BOUNDED_PROCESSES = ["Beacon (npm start)", "Redis"] as const;
+export const MEMORY_BOUNDED_PROCESSES = ["Beacon (npm start)", "redis-server"] as const;
 
 export type AnswerKind = "heartbeat" | "ack";
 
@@ -276,7 +276,7 @@ export function spreadOf<T>(items: T[], count: number): T[] {
 
 const table = (rows: string[][]) => rows.map((row) => `| ${row.join(" | ")} |`);
 const ms = (value: number) => value.toFixed(0);
-const rate = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
+const rate = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
 
 /** The report as printed: its figures, the memory curve, and each bounded figure beside its bound. */
 export function reportLines(figures: SoakFigures, memory: MemorySample[], checks: BoundCheck[]): string[] {
@@ -322,7 +322,7 @@ export function reportLines(figures: SoakFigures, memory: MemorySample[], checks
     "bounds:",
     ...checks.map(
       ({ figure, value, bound, within }) =>
-        `${within ? "ok  " : "OVER"} ${figure}: ${rate(Number(value.toFixed(2)))} (bound ${bound})`,
+        `${within ? "ok  " : "OVER"} ${figure}: ${rate(value)} (bound ${bound})`,
     ),
   ];
 }

@@ -26,7 +26,7 @@ import { type LocalStack, repositoryRoot, startLocalStack } from "../test-suppor
 import { readWholeStream } from "../test-support/stream-reader.js";
 import { clientTls, describeManifestsAsked, postAsAgent } from "./agent-client.js";
 import { FLEET_CLASSES } from "./agent-fleet.js";
-import { namedDescendants, residentBytes } from "./process-cpu.js";
+import { BACKEND_PROCESSES, namedDescendants, processNamer, residentBytes } from "./process-cpu.js";
 import {
   type Answer,
   type AnswerKind,
@@ -84,26 +84,20 @@ const SETTLE_POLL_MS = 10_000;
 /** Unchanged for this long, they are taken as final: the sweeper relays held events every minute. */
 const SETTLED_AFTER_MS = 150_000;
 
-/** The processes of the stack by their command lines; the shells that run the emulators under a watchdog, none. */
-const PROCESS_NAMES: [RegExp, string][] = [
+/** The processes of the stack by their command lines. */
+const processNameOf = processNamer([
   // tsx's relay and the process it starts, which hosts every function, the gateways and the stream poller.
   [/scripts\/local\/start\.ts/, "Beacon (npm start)"],
-  [/kinesalite/, "kinesalite"],
-  [/DynamoDBLocal/, "DynamoDB Local"],
-  [/redis-server/, "Redis"],
+  ...BACKEND_PROCESSES,
   [/s3proxy/, "S3Proxy"],
   [/moto/, "moto"],
-];
-const processNameOf = (commandLine: string) =>
-  /^(\S*\/)?(ba)?sh /.test(commandLine)
-    ? undefined
-    : PROCESS_NAMES.find(([pattern]) => pattern.test(commandLine))?.[1];
+]);
 
 /** The faults, round robin: each freezes the processes of one name, as a stalled host or a paused VM does. */
 const FAULTS = [
   { fault: "Kinesis emulator frozen", process: "kinesalite" },
   // npm start runs one Redis, not a cluster: the fault freezes it, as a master that stops answering.
-  { fault: "Redis frozen", process: "Redis" },
+  { fault: "Redis frozen", process: "redis-server" },
   { fault: "DynamoDB Local frozen", process: "DynamoDB Local" },
 ] as const;
 
