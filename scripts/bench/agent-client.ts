@@ -29,7 +29,13 @@ export interface AgentReply {
 export function postAsAgent(
   url: URL,
   body: readonly Buffer[],
-  options: { agent: Agent | false; tls: ReturnType<typeof clientTls>; gzip?: boolean },
+  options: {
+    agent: Agent | false;
+    tls: ReturnType<typeof clientTls>;
+    gzip?: boolean;
+    /** Gives up on an answer after this long, as an agent's HTTP client does: the request fails with code `timeout`. */
+    timeoutMs?: number;
+  },
 ): Promise<AgentReply> {
   const started = performance.now();
   const length = body.reduce((sum, part) => sum + part.length, 0);
@@ -60,9 +66,29 @@ export function postAsAgent(
       },
     );
     outgoing.on("error", reject);
+    if (options.timeoutMs !== undefined)
+      outgoing.setTimeout(options.timeoutMs, () =>
+        outgoing.destroy(
+          Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { code: "timeout" }),
+        ),
+      );
     for (const part of body) outgoing.write(part);
     outgoing.end();
   });
+}
+
+/** The identifiers of the DESCRIBE MANIFEST operations an answer to a heartbeat asks for, which agents answer with an ack. */
+export function describeManifestsAsked(reply: AgentReply): string[] {
+  if (reply.status !== 200) return [];
+  const { requestedOperations = [] } = JSON.parse(reply.body.toString("utf8")) as {
+    requestedOperations?: { identifier: string; operation: string; operand?: string }[];
+  };
+  return requestedOperations
+    .filter(
+      ({ operation, operand }) =>
+        operation.toUpperCase() === "DESCRIBE" && operand?.toUpperCase() === "MANIFEST",
+    )
+    .map(({ identifier }) => identifier);
 }
 
 export const percentile = (sorted: readonly number[], p: number): number =>

@@ -20,7 +20,7 @@ import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { parseCommandLine } from "../common/command-line.mjs";
 import type { GatewayHandler, GatewayRoute } from "../local/gateway.js";
-import { descendantsCpuMs } from "./process-cpu.js";
+import { BACKEND_PROCESSES, descendantsCpuMs, processNamer } from "./process-cpu.js";
 import { profileLines, startCpuProfile } from "./profile.js";
 import {
   type CountingProxies,
@@ -69,17 +69,9 @@ const workers = process.env.BENCH_WORKERS === undefined ? undefined : Number(pro
 /** A file to write a CPU profile of the handler's heartbeats, many in flight, to (`.cpuprofile`). */
 const profileFile = process.env.BENCH_PROFILE;
 
-/** The processes of this machine whose CPU the sweep names; the watchdog shells the emulators run under, none. */
-const PROCESS_NAMES: [RegExp, string][] = [
-  [/kinesalite/, "kinesalite"],
-  [/DynamoDBLocal/, "DynamoDB Local"],
-  [/redis-server/, "redis-server"],
-  [/bench\/load\.ts/, "load"],
-];
-const processNameOf = (commandLine: string) =>
-  commandLine.startsWith("/bin/sh")
-    ? undefined
-    : PROCESS_NAMES.find(([pattern]) => pattern.test(commandLine))?.[1];
+/** The processes of this machine whose CPU the sweep names. */
+const PROCESS_NAMES: [RegExp, string][] = [...BACKEND_PROCESSES, [/bench\/load\.ts/, "load"]];
+const processNameOf = processNamer(PROCESS_NAMES);
 const OTHER_PROCESSES = PROCESS_NAMES.map(([, name]) => name);
 
 let handleHeartbeat: GatewayHandler | undefined;

@@ -19,7 +19,13 @@ import { gzipSync } from "node:zlib";
 import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import type { JsonObject } from "../../functions/core/json.js";
 import { cppAgentOf, javaAgentOf, type VariedAgent } from "../common/c2-examples.js";
-import { type AgentReply, clientTls, latencySummary, postAsAgent } from "./agent-client.js";
+import {
+  type AgentReply,
+  clientTls,
+  describeManifestsAsked,
+  latencySummary,
+  postAsAgent,
+} from "./agent-client.js";
 
 const { values } = parseArgs({
   options: {
@@ -125,15 +131,9 @@ async function send(
 
 /** Answers each DESCRIBE MANIFEST a heartbeat's reply asks, as both agents do: with the manifest in the ack. */
 async function answerDescribes(agent: HerdAgent, reply: AgentReply | undefined) {
-  if (reply?.status !== 200) return;
-  const { requestedOperations = [] } = JSON.parse(reply.body.toString("utf8")) as {
-    requestedOperations?: { identifier: string; operation: string; operand?: string }[];
-  };
-  for (const operation of requestedOperations) {
-    if (operation.operation.toUpperCase() !== "DESCRIBE" || operation.operand?.toUpperCase() !== "MANIFEST")
-      continue;
+  for (const identifier of reply ? describeManifestsAsked(reply) : []) {
     describesAsked++;
-    const ack = Buffer.from(JSON.stringify(agent.varied.describeAck(operation.identifier)));
+    const ack = Buffer.from(JSON.stringify(agent.varied.describeAck(identifier)));
     await send(agent, "describeAck", ackUrl, [ack]);
   }
 }
