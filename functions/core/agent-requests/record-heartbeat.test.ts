@@ -343,6 +343,7 @@ describe("recordHeartbeat", () => {
     delete (anonymous.agentInfo as JsonObject).identifier;
     delete anonymous.agentId;
     await expect(core.recordHeartbeat(fleet, anonymous)).rejects.toBeInstanceOf(BeaconError);
+    expect(core.events.events).toEqual([]);
   });
 
   it("answers correctly from the registry while the cache is down, and uses the cache again after", async () => {
@@ -378,6 +379,22 @@ describe("recordHeartbeat", () => {
     const outcome = await core.recordHeartbeat(javaAgent, javaHeartbeat());
     expect(outcome.streamError).toBeDefined();
     expect(outcome.reply.requestedOperations).toHaveLength(1);
+  });
+
+  it("puts the event of a heartbeat whose work failed, with what the heartbeat says, and fails it", async () => {
+    const core = coreHarness();
+    core.hotState.down = true;
+    const registryDown = new Error("DynamoDB out of the request's share");
+    core.registry.get = () => Promise.reject(registryDown);
+    await expect(core.recordHeartbeat(fleet, example("cpp/heartbeat-full.json"))).rejects.toBe(registryDown);
+    expect(core.events.events).toEqual([
+      expect.objectContaining({
+        type: "heartbeat",
+        tenant: "acme",
+        agentClass: "gateways",
+        firstSight: false,
+      }),
+    ]);
   });
 
   it("puts one compact event per heartbeat, never the manifest", async () => {

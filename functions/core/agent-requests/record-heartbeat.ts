@@ -3,6 +3,7 @@ import { heartbeatPeriodMsOf, onlineEvent } from "../agents/presence.js";
 import { normalizeHeartbeat } from "../c2/heartbeat.js";
 import type { C2Operation, Heartbeat } from "../c2/model.js";
 import { describeManifest, heartbeatReply } from "../c2/operations.js";
+import { BeaconError } from "../errors.js";
 import type { OperationEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
 import { publishBefore } from "../events/publishing.js";
@@ -98,16 +99,49 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
   } = deps;
   const revocationCheck = makeRevocationCheck(deps);
 
-  /** `answerBy` (epoch ms): when the heartbeat must be answered, however slowly the stream takes its event. */
+  /**
+   * `answerBy` (epoch ms): when the heartbeat must be answered, however slowly the stream takes its event. A
+   * heartbeat that fails on the way (a backend out of its share of the answer budget) is answered all the
+   * same, so its event still goes on the stream, with what the heartbeat itself says; one Beacon refuses (a
+   * revoked certificate, say) has none.
+   */
   return async function recordHeartbeat(
     credential: AgentCredential,
     body: JsonObject,
     answerBy?: number,
   ): Promise<HeartbeatOutcome> {
     const heartbeat = attributed(normalizeHeartbeat(body), credential);
+    const now = clock.now();
+    try {
+      return await recordAccepted(credential, heartbeat, now, answerBy);
+    } catch (error) {
+      if (!(error instanceof BeaconError))
+        await recordUnfinished(credential.tenant, heartbeat, now, answerBy);
+      throw error;
+    }
+  };
+
+  /** The event of a heartbeat whose work did not finish: what it says, without what the registry would add. */
+  async function recordUnfinished(tenant: string, heartbeat: Heartbeat, now: number, answerBy?: number) {
+    const view = viewOfRecord(undefined, heartbeat, now, settings.checkpointIntervalMs);
+    const agentClass = heartbeat.agentClass ?? DEFAULT_AGENT_CLASS;
+    const event = heartbeatEvent(
+      heartbeat,
+      view,
+      { eventId: ids.newId(), tenant, at: now, agentClass, firstSight: false },
+      [],
+    );
+    await publishBefore(events, [event], answerBy, clock.now());
+  }
+
+  async function recordAccepted(
+    credential: AgentCredential,
+    heartbeat: Heartbeat,
+    now: number,
+    answerBy?: number,
+  ): Promise<HeartbeatOutcome> {
     const { agentId } = heartbeat;
     const tenant = credential.tenant;
-    const now = clock.now();
     const cache = guardedCache(deps.cacheBreaker);
 
     const sighting = sightingOf(tenant, credential, heartbeat, now, settings);
@@ -273,7 +307,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       cacheError: cache.error,
       streamError,
     };
-  };
+  }
 
   /**
    * The manifest of `hash`: the one the heartbeat brings, registered (and `learned`, for the registry), or
