@@ -154,7 +154,7 @@ describe("event archive", () => {
 });
 
 describe("stream consumer", () => {
-  it("is a Beacon function that may only put objects under the archive's events/ prefix, use the table for fleet history and deliveries, put webhook.disabled on the stream and notifications on the bus", () => {
+  it("is a Beacon function that may only put and read objects under the archive's events/ prefix, use the table for fleet history and deliveries, put webhook.disabled on the stream and notifications on the bus", () => {
     const consumer = prod.statelessTemplate.toJSON().Resources[consumerLogicalId(prod)];
     expect(consumer.Properties).toMatchObject({ Runtime: "nodejs22.x", Architectures: ["arm64"] });
     // Outside the VPC: it posts deliveries' first attempts to tenants' receivers on the internet.
@@ -177,10 +177,15 @@ describe("stream consumer", () => {
           .Statement,
     );
     const s3 = statements.filter((statement) => JSON.stringify(statement.Action).includes("s3:"));
-    expect(s3).toHaveLength(1);
-    expect(s3[0]?.Action).toBe("s3:PutObject");
+    // It writes the archive's objects and reads them back to pass over copies; it never deletes one.
+    expect(s3).toHaveLength(2);
+    expect(s3[0]?.Action).toEqual(["s3:GetObject", "s3:PutObject"]);
     expect(JSON.stringify(s3[0]?.Resource)).toContain("EventArchiveArn");
     expect(JSON.stringify(s3[0]?.Resource)).toContain("/events/*");
+    expect(s3[1]).toMatchObject({
+      Action: "s3:ListBucket",
+      Condition: { StringLike: { "s3:prefix": "events/*" } },
+    });
     const events = statements.filter((statement) => JSON.stringify(statement.Action).includes("events:"));
     expect(events).toEqual([
       expect.objectContaining({

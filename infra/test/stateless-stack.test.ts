@@ -228,13 +228,27 @@ describe("the assets bucket's grants", () => {
     expect(behindAlb[2]?.resource).not.toContain("/debug-bundles/*");
   });
 
-  it("let the sweeper read debug bundles, which adoptions read their flow out of, and nothing else", () => {
-    const grants = s3GrantsOf(prod.statelessTemplate, "Sweeper");
+  it("let the sweeper read debug bundles, which adoptions read their flow out of, and nothing else of the assets", () => {
+    const grants = s3GrantsOf(prod.statelessTemplate, "Sweeper").filter(({ resource }) =>
+      resource.includes("AssetsArn"),
+    );
     expect(grants.map(({ actions }) => actions)).toEqual([["s3:GetObject"], ["s3:ListBucket"]]);
     expect(grants[0]?.resource).toContain("/debug-bundles/*");
     expect(grants[0]?.resource).not.toContain("/operation-results/*");
     expect(grants[1]?.condition).toEqual({ StringLike: { "s3:prefix": "debug-bundles/*" } });
     expect(environmentOf(prod.statelessTemplate, "Sweeper")[EnvNames.assetBucket]).toBeDefined();
+  });
+});
+
+describe("the event archive's grants", () => {
+  it("let the sweeper read the archive's objects and list its events/ prefix, where its relays look, and never write", () => {
+    const grants = s3GrantsOf(prod.statelessTemplate, "Sweeper").filter(({ resource }) =>
+      resource.includes("EventArchiveArn"),
+    );
+    expect(grants.map(({ actions }) => actions)).toEqual([["s3:GetObject"], ["s3:ListBucket"]]);
+    expect(grants[0]?.resource).toContain("/events/*");
+    expect(grants[1]?.condition).toEqual({ StringLike: { "s3:prefix": "events/*" } });
+    expect(environmentOf(prod.statelessTemplate, "Sweeper")[EnvNames.archiveBucket]).toBeDefined();
   });
 });
 

@@ -46,7 +46,7 @@ describe("sweeper", () => {
     });
   });
 
-  it("is a Beacon function reading the table, stream and cache with its event buffer's bounds, the agent API's URL for rollouts and the bucket of the debug bundles adoptions read", () => {
+  it("is a Beacon function reading the table, stream and cache with its event buffer's bounds, the agent API's URL for rollouts, the bucket of the debug bundles adoptions read and the event archive its relays look in", () => {
     const sweeper = prod.statelessTemplate.toJSON().Resources[sweeperLogicalId()];
     expect(sweeper.Properties).toMatchObject({
       Runtime: "nodejs22.x",
@@ -67,6 +67,7 @@ describe("sweeper", () => {
         EnvNames.assetBucket,
         EnvNames.eventBufferMaxEvents,
         EnvNames.eventBufferMaxEventsPerTenant,
+        EnvNames.archiveBucket,
       ].sort(),
     );
     expect(variables[EnvNames.eventBufferMaxEvents]).toBe("200000");
@@ -136,14 +137,16 @@ describe("sweeper", () => {
       });
   });
 
-  it("needs no AwsSolutions acknowledgement beyond the function construct's own and its read of debug bundles", () => {
+  it("needs no AwsSolutions acknowledgement beyond the function construct's own and its reads of debug bundles and the archive", () => {
     const rules = nagAcknowledgementsOf(prod)
       .filter(({ path }) => path.includes("/Sweeper"))
       .map(({ rule }) => rule);
-    // Adoptions read an agent's flow out of its debug bundle: the bundles' prefix alone, for reading.
+    // Adoptions read an agent's flow out of its debug bundle: the bundles' prefix alone, for reading; the relays
+    // look for the events they would put again in the archive's prefix alone.
     expect(rules.sort()).toEqual([
       "AwsSolutions-IAM5[Resource::*]",
       "AwsSolutions-IAM5[Resource::Beacon-prod-Stateful-AssetsArn/debug-bundles/*]",
+      "AwsSolutions-IAM5[Resource::Beacon-prod-Stateful-EventArchiveArn/events/*]",
       "AwsSolutions-L1",
     ]);
   });
