@@ -18,6 +18,7 @@ import { kinesisEmulatorFromEnv, startKinesisEmulator } from "../../scripts/loca
 import { findFreePorts } from "../../scripts/local/ports.js";
 import { provisionStream, provisionTable } from "../../scripts/local/provision.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
+import { ANSWER_LIMIT_MS, answerTimeSummary } from "../../scripts/test-support/answer-times.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import { until } from "../../scripts/test-support/until.js";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
@@ -28,14 +29,6 @@ import { sweeperConfig } from "../shared/config.js";
 import { AwsEndpointEnvNames, EnvNames } from "../shared/env-names.js";
 import { MetricNames } from "../shared/observability.js";
 import { composeSweeper } from "../sweeper/composition.js";
-
-/**
- * What a loaded test machine adds to an answer on top of the budget: the test's own TLS client and the local
- * gateway share two cores with the emulators and other test files. Answers that waited for the frozen backend
- * as they did before the budget (8-9 s for the stream) exceed it several times over.
- */
-const LOADED_MACHINE_ALLOWANCE_MS = 1_000;
-const ANSWER_LIMIT_MS = AgentAnswerBudget.answerMs + LOADED_MACHINE_ALLOWANCE_MS;
 
 const HEARTBEAT = "/c2/api/heartbeat";
 const tableName = "beacon-budget-test";
@@ -128,16 +121,9 @@ async function whileFrozen<T>(
   } finally {
     backend?.thaw();
   }
-  console.log(`answers while ${what} was frozen (ms):`, summary(answerTimes));
+  console.log(`answers while ${what} was frozen (ms):`, answerTimeSummary(answerTimes));
   expect(Math.max(...answerTimes)).toBeLessThan(ANSWER_LIMIT_MS);
   return sent;
-}
-
-/** p50, p99 and the longest of the answer times, in whole milliseconds, for the log. */
-function summary(answerTimes: number[]) {
-  const sorted = [...answerTimes].sort((a, b) => a - b);
-  const at = (quantile: number) => Math.round(sorted[Math.ceil(quantile * sorted.length) - 1] ?? Number.NaN);
-  return { answers: sorted.length, p50: at(0.5), p99: at(0.99), max: at(1) };
 }
 
 it("answers heartbeats within the budget while the stream's emulator is frozen, and puts every one's event on the stream once it runs again", async () => {
