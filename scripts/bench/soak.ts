@@ -13,10 +13,11 @@ import { Agent } from "node:https";
 import { cpus, loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { S3EventArchiveReader } from "../../functions/adapters/s3/event-archive-reader.js";
+import { AgentAnswerBudget } from "../../functions/core/agent-requests/answer-budget.js";
 import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import type { JsonObject } from "../../functions/core/json.js";
 import { makeKinesisClient, makeS3Client } from "../../functions/runtime/aws-clients.js";
-import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
+import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { javaAgentOf } from "../common/c2-examples.js";
 import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { LocalStackNames, localAwsEnv } from "../local/backends.js";
@@ -108,7 +109,11 @@ const pidsOf = (name: string) =>
     .map(({ stat }) => stat.pid);
 
 log(`starting the local stack (npm start on free ports)`);
-const stack = await startLocalStack("soak");
+// The agent API keeps to the answer budget agents get on AWS, DynamoDB's share included: a frozen table is the
+// fault the soak injects, not DynamoDB Local's pauses, which the local stack's longer share is for.
+const stack = await startLocalStack("soak", {
+  env: { [EnvNames.agentStorageShareMs]: String(AgentAnswerBudget.storageMs) },
+});
 const frozen = new Set<number>();
 const thaw = () => {
   for (const pid of frozen) process.kill(pid, "SIGCONT");
