@@ -78,6 +78,9 @@ function kinesaliteLaunch(options: KinesisEmulatorOptions) {
       "0",
       "--updateStreamMs",
       "0",
+      // Test files each make streams of their own on the one emulator, past kinesalite's default of 10 shards.
+      "--shardLimit",
+      "1000",
       ...(options.storePath ? ["--path", options.storePath] : []),
     ],
   };

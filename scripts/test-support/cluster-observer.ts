@@ -86,9 +86,10 @@ export async function observeCluster(url: string): Promise<ClusterObserver> {
 
   async function watch(): Promise<{ stop(): Promise<Monitored[]> }> {
     const seen: Monitored[] = [];
+    const failures: Error[] = [];
     const monitors = await Promise.all(
       [...probes].map(async ([node, probe]) => {
-        const monitor = await probe.monitor();
+        const monitor = await monitorOf(probe, failures);
         monitor.on("monitor", (time: string, args: string[], source: string) => {
           seen.push({ time: Number(time), node, source, args });
         });
@@ -108,6 +109,7 @@ export async function observeCluster(url: string): Promise<ClusterObserver> {
           await sleep(MARKER_POLL_MS);
         }
         for (const monitor of monitors) monitor.disconnect();
+        if (failures.length > 0) throw failures[0];
         return seen.filter((entry) => !isMarker(entry));
       },
     };
@@ -161,4 +163,26 @@ export async function observeCluster(url: string): Promise<ClusterObserver> {
       for (const probe of probes.values()) probe.disconnect();
     },
   };
+}
+
+/**
+ * A MONITOR connection to `probe`'s node, as `probe.monitor()` opens it, but for one race: a line MONITOR reports in
+ * the same read as its own OK reaches ioredis before the connection counts as monitoring, and ioredis reports it as
+ * a command queue error. That line came before the watch began, so the error is passed over; any other error fails
+ * the start, or, once monitoring, is kept in `failures` for the watch to report.
+ */
+function monitorOf(probe: Redis, failures: Error[]): Promise<Redis> {
+  const monitor = probe.duplicate({ monitor: true, lazyConnect: false });
+  return new Promise((resolve, reject) => {
+    let monitoring = false;
+    monitor.on("error", (error: Error) => {
+      if (error.message.startsWith("Command queue state error")) return;
+      if (monitoring) failures.push(error);
+      else reject(error);
+    });
+    monitor.once("monitoring", () => {
+      monitoring = true;
+      resolve(monitor);
+    });
+  });
 }
