@@ -188,13 +188,15 @@ export abstract class BeaconWorkload extends Construct {
 
   /**
    * For a function that keeps what the stream refuses (table, stream and cache bound): the cache's buffer gets
-   * its bounds, and events held in it, and staged events whose outbox entries stayed, are counted and alarmed on.
+   * its bounds, and events held in it or, failing it, in the outbox, and staged events whose outbox entries stayed,
+   * are counted and alarmed on.
    */
   keepUnpublishedEvents(bounds: EventBufferBounds): void {
     this.setEnvironment(EnvNames.eventBufferMaxEvents, String(bounds.maxEvents));
     this.setEnvironment(EnvNames.eventBufferMaxEventsPerTenant, String(bounds.maxEventsPerTenant));
     this.watch("OutboxClearFailures");
     this.watch("EventsHeld");
+    this.watch("EventsHeldInOutbox");
   }
 
   /**

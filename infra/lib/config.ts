@@ -113,6 +113,8 @@ const settingsByStage: Record<StageName, StageSettings> = {
         OutboxRelayed: 10,
         OutboxClearFailures: 10,
         EventsHeld: 100,
+        // The stream and the cache failed together: every one is worth a look.
+        EventsHeldInOutbox: 1,
         NotificationsRefusedByBus: 10,
       },
     },
@@ -157,6 +159,8 @@ const settingsByStage: Record<StageName, StageSettings> = {
         OutboxRelayed: 10,
         OutboxClearFailures: 10,
         EventsHeld: 100,
+        // The stream and the cache failed together: every one is worth a look.
+        EventsHeldInOutbox: 1,
         // PutEvents throttled past the consumer's retries: AWS-native consumers hear of notifications late.
         NotificationsRefusedByBus: 10,
       },

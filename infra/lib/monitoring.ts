@@ -46,6 +46,8 @@ export type DegradationCounter =
   | "OutboxClearFailures"
   /** Events the stream did not take, held in the cache for the sweeper to put on it. */
   | "EventsHeld"
+  /** Events the stream did not take that the cache could not hold either, kept in the table's outbox instead. */
+  | "EventsHeldInOutbox"
   /** The stream consumer's: notifications the EventBridge bus still refused after retries; delivered again. */
   | "NotificationsRefusedByBus";
 

@@ -234,7 +234,7 @@ describe("agentCompute=fargate: the agent service", () => {
   it("alarms as the function did: the same degradations by the same service dimension, and its 5xx, CPU and memory", () => {
     const template = fargate.statelessTemplate;
     // The function's errors and throttles give way to the service's 5xx, CPU and memory.
-    template.resourceCountIs("AWS::CloudWatch::Alarm", 44);
+    template.resourceCountIs("AWS::CloudWatch::Alarm", 47);
     for (const metricName of ["CPUUtilization", "MemoryUtilization"])
       template.hasResourceProperties("AWS::CloudWatch::Alarm", {
         Namespace: "AWS/ECS",

@@ -464,8 +464,8 @@ describe("observability", () => {
   it("alarms on the ingress, the functions and their degradations, on one dashboard", () => {
     // Behind the load balancer, the debug bundles' service adds its 5xx, CPU and memory.
     for (const [{ statelessTemplate }, alarms] of [
-      [prod, 43],
-      [prodAlb, 46],
+      [prod, 46],
+      [prodAlb, 49],
     ] as const) {
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", alarms);
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Dashboard", 1);
@@ -492,6 +492,9 @@ describe("observability", () => {
         "EventsHeld",
         "EventsHeld",
         "EventsHeld",
+        "EventsHeldInOutbox",
+        "EventsHeldInOutbox",
+        "EventsHeldInOutbox",
         "EventsLost",
         "EventsLost",
         "EventsLost",
