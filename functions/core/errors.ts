@@ -47,6 +47,8 @@ export class BeaconError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** What a caller can act on beyond the message, in the error body as it is (the undeclared parameters of a flow). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = "BeaconError";

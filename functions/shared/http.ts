@@ -67,7 +67,10 @@ export const jsonResponse = (statusCode: number, body: unknown): JsonResponse =>
 /** A failure as the caller sees it: a stable code and a message, never a stack trace. */
 export function errorResponse(error: unknown): JsonResponse {
   if (isBeaconError(error)) {
-    return jsonResponse(STATUS_BY_CODE[error.code], { error: { code: error.code, message: error.message } });
+    const { code, message, details } = error;
+    return jsonResponse(STATUS_BY_CODE[code], {
+      error: details ? { code, message, details } : { code, message },
+    });
   }
   return jsonResponse(500, {
     error: { code: "internal_error", message: "Beacon could not handle the request" },

@@ -23,3 +23,121 @@ Process Groups:
         class: org.apache.nifi.minifi.processors.PutFile
 Connections: []
 `;
+
+/**
+ * A MiNiFi Java 2.x flow.json with parameter contexts: the root group's context inherits a common one, a
+ * nested group names a context of its own, a property escapes a reference (`##{…}`) and one parameter is
+ * sensitive (its value encrypted, as the agent keeps it).
+ */
+export const javaParameterFlow = {
+  encodingVersion: { majorVersion: 2, minorVersion: 0 },
+  maxTimerDrivenThreadCount: 1,
+  parameterContexts: [
+    {
+      identifier: "7f1c9f5e-0f4b-3c6e-9d8e-2b6b1f0a1c01",
+      name: "common",
+      description: "What every site shares",
+      parameters: [
+        { name: "site.id", description: "The site's id", sensitive: false, provided: false, value: "site-0" },
+        { name: "kafka.password", sensitive: true, provided: false, value: "enc{0a1b2c3d4e5f}" },
+      ],
+      inheritedParameterContexts: [],
+    },
+    {
+      identifier: "7f1c9f5e-0f4b-3c6e-9d8e-2b6b1f0a1c02",
+      name: "pumps",
+      parameters: [
+        { name: "kafka.brokers", sensitive: false, provided: false, value: "localhost:9092" },
+        { name: "compression", sensitive: false, provided: false, value: "gzip" },
+      ],
+      inheritedParameterContexts: ["common"],
+    },
+    {
+      identifier: "7f1c9f5e-0f4b-3c6e-9d8e-2b6b1f0a1c03",
+      name: "archive",
+      parameters: [{ name: "s3.prefix", sensitive: false, provided: false, value: "pumps/" }],
+      inheritedParameterContexts: [],
+    },
+  ],
+  controllerServices: [],
+  rootGroup: {
+    identifier: "root",
+    name: "pumps",
+    parameterContextName: "pumps",
+    processors: [
+      {
+        identifier: "publish",
+        name: "publish",
+        type: "org.apache.nifi.processors.kafka.pubsub.PublishKafka",
+        properties: {
+          "Kafka Brokers": "#{kafka.brokers}",
+          "Client Id": "pumps-#{site.id}",
+          "Topic Name": "readings-##{not.a.parameter}",
+        },
+      },
+    ],
+    controllerServices: [
+      {
+        identifier: "creds",
+        name: "credentials",
+        type: "org.apache.nifi.kafka.service.Kafka3ConnectionService",
+        properties: { Password: "#{kafka.password}" },
+      },
+    ],
+    processGroups: [
+      {
+        identifier: "inner",
+        name: "archive",
+        parameterContextName: "archive",
+        processors: [
+          {
+            identifier: "put",
+            name: "put",
+            type: "org.apache.nifi.processors.aws.s3.PutS3Object",
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: the Expression Language's ${…}, not a template
+            properties: { "Object Key": "#{s3.prefix}${filename}" },
+          },
+        ],
+        controllerServices: [],
+        processGroups: [],
+      },
+    ],
+  },
+};
+
+/** A MiNiFi C++ YAML configuration with a parameter context its root group names, one value a block scalar. */
+export const cppYamlParameterFlow = `MiNiFi Config Version: 3
+Flow Controller:
+  name: pumps
+Parameter Contexts:
+  - id: 804e6b47-ea22-45cd-a472-545801db98e6
+    name: pumps
+    description: What each site sets
+    Parameters:
+      - name: tail_base_dir
+        description: 'Base dir of tailed files'
+        sensitive: false
+        value: /tmp/tail
+      - name: mode
+        sensitive: false
+        value: compress   # the site's own
+      - name: banner
+        sensitive: false
+        value: |
+          two
+          lines
+      - {name: site id, sensitive: false, value: site-0}
+Processors:
+  - name: tail
+    id: 83b58f9f-e661-4634-96fb-0e82b92becdf
+    class: org.apache.nifi.minifi.processors.TailFile
+    Properties:
+      File to Tail: "#{tail_base_dir}/app.log"
+  - name: compress
+    id: 83b58f9f-e661-4634-96fb-0e82b92becd0
+    class: CompressContent
+    Properties:
+      Mode: "#{mode}"
+      Attribute: "##{mode} is #{site id}"
+Parameter Context Name: pumps
+`;

@@ -92,6 +92,7 @@ export function makeConsoleUseCases(deps: ConsoleDependencies) {
   const reader = makeAgentReader(deps);
   const validateFlow = makeFlowValidation({
     manifests: deps.manifests,
+    flows: deps.flows,
     classAgents: (tenant, className, limit) => reader.select(tenant, { agentClass: className }, limit),
   });
   const engine = makeRolloutEngine({ ...deps, classes: deps.catalog });

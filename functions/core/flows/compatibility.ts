@@ -9,7 +9,7 @@ export interface MissingTypes {
   controllerServiceTypes: string[];
 }
 
-const lastSegment = (type: string): string => type.slice(type.lastIndexOf(".") + 1);
+export const lastSegment = (type: string): string => type.slice(type.lastIndexOf(".") + 1);
 
 /**
  * Whether a manifest offers a type the flow names. Java flows and manifests use fully qualified class

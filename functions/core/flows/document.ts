@@ -2,15 +2,22 @@ import { createHash } from "node:crypto";
 import { parse as parseYaml } from "yaml";
 import { assetReferencesIn } from "../assets/model.js";
 import { BeaconError } from "../errors.js";
-import { asArray, asObject, asString, type JsonObject } from "../json.js";
-
-/**
- * The flow layouts agents take. `nifi-json`: the NiFi flow layout with a `rootGroup` (MiNiFi Java 2.x
- * `flow.json`, and the C++ agent's JSON flow configuration in the same layout). `minifi-json` and
- * `minifi-yaml`: the C++ agent's own configuration layout (`Flow Controller`, `Processors`, …).
- */
-const FlowFormats = ["nifi-json", "minifi-json", "minifi-yaml"] as const;
-export type FlowFormat = (typeof FlowFormats)[number];
+import { asArray, asObject, type JsonObject } from "../json.js";
+import {
+  componentTypeOf,
+  type FlowFormat,
+  forEachGroup,
+  type GroupLayout,
+  minifiLayout,
+  nifiLayout,
+  rootGroupOf,
+} from "./layout.js";
+import {
+  type FlowParameter,
+  type ParameterReference,
+  readFlowParameters,
+  referenceSite,
+} from "./parameters.js";
 
 export type FlowContentType = "application/json" | "application/yaml";
 
@@ -28,56 +35,48 @@ export interface FlowDocument {
    * before Beacon read them, which name none it knows of.
    */
   assetIds?: string[];
+  /**
+   * The parameters the flow's contexts declare, which agents get their values for. Absent on versions
+   * stored before Beacon read them.
+   */
+  parameters?: FlowParameter[];
 }
 
-/** Deepest process-group nesting Beacon walks; real flows nest a handful of levels. */
-const MAX_GROUP_DEPTH = 64;
 /** YAML aliases a document may expand: enough for real configurations, too few for an alias bomb. */
 const MAX_YAML_ALIASES = 100;
 
 const invalid = (message: string) => new BeaconError("invalid_request", message);
 
-/** The component types of one group layout, read without recursion so no nesting can exhaust the stack. */
-function typesOf(
-  root: JsonObject,
-  keys: { processors: string; services: string; groups: string; type: readonly string[] },
-): { processorTypes: string[]; controllerServiceTypes: string[] } {
+interface ComponentTypes {
+  processorTypes: string[];
+  controllerServiceTypes: string[];
+}
+
+/** The processor and controller service types of a group and every group nested in it. */
+function typesOf(root: JsonObject, layout: GroupLayout): ComponentTypes {
   const processorTypes = new Set<string>();
   const controllerServiceTypes = new Set<string>();
   const collect = (into: Set<string>, components: unknown) => {
     for (const component of asArray(components)) {
       const object = asObject(component);
-      const type = keys.type.map((key) => asString(object?.[key])).find((value) => value !== undefined);
-      if (type !== undefined) into.add(type.trim());
+      const type = object && componentTypeOf(object, layout);
+      if (type !== undefined) into.add(type);
     }
   };
-  const pending: { group: JsonObject; depth: number }[] = [{ group: root, depth: 0 }];
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    if (next.depth > MAX_GROUP_DEPTH)
-      throw invalid(`The flow nests process groups deeper than ${MAX_GROUP_DEPTH} levels`);
-    collect(processorTypes, next.group[keys.processors]);
-    collect(controllerServiceTypes, next.group[keys.services]);
-    for (const child of asArray(next.group[keys.groups])) {
-      const group = asObject(child);
-      if (group) pending.push({ group, depth: next.depth + 1 });
-    }
-  }
+  forEachGroup(root, layout, (group) => {
+    collect(processorTypes, group[layout.processors]);
+    collect(controllerServiceTypes, group[layout.services]);
+  });
   return {
     processorTypes: [...processorTypes].sort(),
     controllerServiceTypes: [...controllerServiceTypes].sort(),
   };
 }
 
-function nifiLayoutTypes(document: JsonObject, rootGroup: JsonObject) {
-  const keys = {
-    processors: "processors",
-    services: "controllerServices",
-    groups: "processGroups",
-    type: ["type"],
-  } as const;
-  const inGroups = typesOf(rootGroup, keys);
+function nifiLayoutTypes(document: JsonObject, rootGroup: JsonObject): ComponentTypes {
+  const inGroups = typesOf(rootGroup, nifiLayout);
   // Services defined at the controller level sit beside the root group.
-  const controllerLevel = typesOf({ controllerServices: document.controllerServices }, keys);
+  const controllerLevel = typesOf({ controllerServices: document.controllerServices }, nifiLayout);
   return {
     processorTypes: inGroups.processorTypes,
     controllerServiceTypes: [
@@ -85,15 +84,6 @@ function nifiLayoutTypes(document: JsonObject, rootGroup: JsonObject) {
     ].sort(),
   };
 }
-
-const minifiLayoutTypes = (document: JsonObject) =>
-  typesOf(document, {
-    processors: "Processors",
-    services: "Controller Services",
-    groups: "Process Groups",
-    // The C++ configuration names a component's type `class`; newer ones also accept `type`.
-    type: ["class", "type"],
-  });
 
 function parseText(text: string): { value: unknown; syntax: "json" | "yaml" } {
   if (text.trimStart().startsWith("{")) {
@@ -111,11 +101,19 @@ function parseText(text: string): { value: unknown; syntax: "json" | "yaml" } {
   }
 }
 
+/** A flow document parsed, with the layout it has. */
+export interface ParsedFlow {
+  document: JsonObject;
+  format: FlowFormat;
+  syntax: "json" | "yaml";
+  text: string;
+}
+
 /**
- * Reads an uploaded flow: checks it is UTF-8 text of at most `maxBytes`, that it parses as JSON or
- * YAML, and that it has one of the layouts agents take; names its format and component types.
+ * Parses a flow: checks it is UTF-8 text of at most `maxBytes`, that it parses as JSON or YAML, and that it
+ * has one of the layouts agents take.
  */
-export function readFlowDocument(bytes: Uint8Array, maxBytes: number): FlowDocument {
+export function parseFlow(bytes: Uint8Array, maxBytes: number): ParsedFlow {
   if (bytes.length === 0) throw invalid("The request needs a flow document as its body");
   if (bytes.length > maxBytes)
     throw new BeaconError("payload_too_large", `The flow is larger than ${maxBytes} bytes`);
@@ -128,20 +126,54 @@ export function readFlowDocument(bytes: Uint8Array, maxBytes: number): FlowDocum
   const { value, syntax } = parseText(text);
   const document = asObject(value);
   if (!document) throw invalid("The flow must be a JSON or YAML object");
-  const rootGroup = asObject(document.rootGroup);
-  let format: FlowFormat;
-  let types: { processorTypes: string[]; controllerServiceTypes: string[] };
-  if (rootGroup && syntax === "json") {
-    format = "nifi-json";
-    types = nifiLayoutTypes(document, rootGroup);
-  } else if (asObject(document["Flow Controller"])) {
-    format = syntax === "json" ? "minifi-json" : "minifi-yaml";
-    types = minifiLayoutTypes(document);
-  } else {
-    throw invalid(
-      "The flow has neither a rootGroup (flow.json layout) nor a Flow Controller (MiNiFi C++ configuration layout)",
-    );
-  }
+  if (asObject(document.rootGroup) && syntax === "json")
+    return { document, format: "nifi-json", syntax, text };
+  if (asObject(document["Flow Controller"]))
+    return { document, format: syntax === "json" ? "minifi-json" : "minifi-yaml", syntax, text };
+  throw invalid(
+    "The flow has neither a rootGroup (flow.json layout) nor a Flow Controller (MiNiFi C++ configuration layout)",
+  );
+}
+
+/** Undeclared references a refusal lists; the message names the first few. */
+const MAX_LISTED_REFERENCES = 100;
+const REFERENCES_IN_MESSAGE = 5;
+/** Bound on a version's declared parameters as stored, well inside what one table item holds. */
+const MAX_DECLARED_PARAMETERS_BYTES = 100 * 1024;
+
+const whereReferenced = (reference: ParameterReference) =>
+  `#{${reference.parameter}} in ${reference.component} "${reference.componentName}" property "${reference.property}"`;
+
+/** An agent cannot run a property whose parameter its group's context does not declare: refused at publish. */
+function refuseUndeclared(undeclared: ParameterReference[]): void {
+  if (undeclared.length === 0) return;
+  const named = undeclared.slice(0, REFERENCES_IN_MESSAGE).map(whereReferenced).join("; ");
+  const more =
+    undeclared.length > REFERENCES_IN_MESSAGE ? ` and ${undeclared.length - REFERENCES_IN_MESSAGE} more` : "";
+  throw new BeaconError(
+    "invalid_request",
+    `The flow references parameters that no parameter context of their process group declares: ${named}${more}`,
+    {
+      undeclaredParameters: undeclared.slice(0, MAX_LISTED_REFERENCES).map(referenceSite),
+      undeclaredCount: undeclared.length,
+    },
+  );
+}
+
+/**
+ * Reads an uploaded flow (parseFlow): names its format, component types and declared parameters, and
+ * refuses one whose properties reference a parameter their process group's context does not declare.
+ */
+export function readFlowDocument(bytes: Uint8Array, maxBytes: number): FlowDocument {
+  const { document, format, syntax, text } = parseFlow(bytes, maxBytes);
+  const types =
+    format === "nifi-json"
+      ? nifiLayoutTypes(document, rootGroupOf(document, format))
+      : typesOf(document, minifiLayout);
+  const parameters = readFlowParameters(document, format);
+  refuseUndeclared(parameters.undeclared);
+  if (JSON.stringify(parameters.declared).length > MAX_DECLARED_PARAMETERS_BYTES)
+    throw invalid(`The flow's declared parameters take more than ${MAX_DECLARED_PARAMETERS_BYTES} bytes`);
   return {
     hash: createHash("sha256").update(bytes).digest("hex"),
     format,
@@ -149,5 +181,6 @@ export function readFlowDocument(bytes: Uint8Array, maxBytes: number): FlowDocum
     sizeBytes: bytes.length,
     ...types,
     assetIds: assetReferencesIn(text),
+    parameters: parameters.declared,
   };
 }

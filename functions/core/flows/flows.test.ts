@@ -51,6 +51,7 @@ describe("reading a flow document", () => {
         "org.apache.nifi.ssl.StandardRestrictedSSLContextService",
       ],
       assetIds: [],
+      parameters: [],
     });
   });
 

@@ -1,8 +1,16 @@
 import { dropUndefined } from "../json.js";
-import { detailOf } from "../manifests/catalog.js";
+import { type AllowedPropertyValues, allowedProcessorValuesOf, detailOf } from "../manifests/catalog.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
-import { isComplete, type ManifestTypes, missingTypes } from "./compatibility.js";
-import type { FlowVersionRecord } from "./ports.js";
+import { isComplete, lastSegment, type ManifestTypes, missingTypes } from "./compatibility.js";
+import { parseFlow } from "./document.js";
+import {
+  type FlowParameter,
+  type ParameterReference,
+  readFlowParameters,
+  referenceSite,
+  resolveParameters,
+} from "./parameters.js";
+import type { FlowContentStore, FlowVersionRecord } from "./ports.js";
 
 /** Most agents one validation report covers; a larger class is reported on its first ones, and says so. */
 const MAX_VALIDATED_AGENTS = 5_000;
@@ -15,8 +23,60 @@ export interface ClassAgent {
   manifestId?: string;
 }
 
+/** A value a binary's processor refuses for a property that allows only listed values. */
+export interface RefusedParameterValue {
+  parameter: string;
+  processorType: string;
+  property: string;
+  /** The property's value with the parameters' values in. */
+  value: string;
+  allowed: string[];
+}
+
+/**
+ * The parameters' values a binary refuses: for each reference from a processor property whose descriptor
+ * lists the values it allows, the property's value with the parameters' values in, when it is none of them.
+ * A reference to a parameter without a value to check (a sensitive one) is passed over. Pure, so the values
+ * checked may be the flow's own or those an agent gets.
+ */
+export function parameterValuesRefused(
+  references: ParameterReference[],
+  allowedByType: Map<string, AllowedPropertyValues>,
+  valueOfParameter: (parameter: string) => string | undefined,
+): RefusedParameterValue[] {
+  // A C++ flow may name a processor by its class's last segment (compatibility.ts).
+  const byShortType = new Map([...allowedByType].map(([type, allowed]) => [lastSegment(type), allowed]));
+  const allowedFor = (type: string) =>
+    allowedByType.get(type) ?? (type.includes(".") ? undefined : byShortType.get(type));
+  const refused = new Map<string, RefusedParameterValue>();
+  for (const reference of references) {
+    if (reference.component !== "processor") continue;
+    const allowed = allowedFor(reference.componentType)?.get(reference.property);
+    const value = allowed && resolveParameters(reference.value, valueOfParameter);
+    if (value === undefined || allowed?.includes(value) !== false) continue;
+    const { parameter, componentType: processorType, property } = reference;
+    const entry = { parameter, processorType, property, value, allowed };
+    refused.set(JSON.stringify([parameter, processorType, property, value]), entry);
+  }
+  return [...refused.values()];
+}
+
+/** The flow's own values: the defaults of the parameters it declares, sensitive ones having none. */
+export const flowDefaults =
+  (declared: FlowParameter[]) =>
+  (parameter: string): string | undefined =>
+    declared.find((candidate) => candidate.name === parameter)?.default;
+
+/** What a binary offers, read once from its manifest. */
+interface ManifestOffer {
+  types: ManifestTypes;
+  allowedValues: Map<string, AllowedPropertyValues>;
+}
+
 export interface FlowValidationDependencies {
   manifests: Pick<ManifestCatalog, "read">;
+  /** The versions' content, whose properties name the parameters they reference. */
+  flows: FlowContentStore;
   /** The class's agents as the agent list shows them, reading on until `limit` or the end. */
   classAgents(tenant: string, className: string, limit: number): Promise<ClassAgent[]>;
 }
@@ -30,34 +90,44 @@ export function makeFlowValidation(deps: FlowValidationDependencies) {
   const { manifests } = deps;
 
   /** What each binary offers, read once; undefined for one Beacon does not hold. */
-  function manifestTypesReader(tenant: string) {
-    const byId = new Map<string, Promise<ManifestTypes | undefined>>();
+  function manifestOfferReader(tenant: string) {
+    const byId = new Map<string, Promise<ManifestOffer | undefined>>();
     return (manifestId: string) => {
       let found = byId.get(manifestId);
       if (!found) {
-        found = manifests
-          .read(tenant, manifestId)
-          .then((json) =>
-            json === undefined ? undefined : detailOf(JSON.parse(json) as Record<string, unknown>),
-          );
+        found = manifests.read(tenant, manifestId).then((json) => {
+          if (json === undefined) return undefined;
+          const manifest = JSON.parse(json) as Record<string, unknown>;
+          return { types: detailOf(manifest), allowedValues: allowedProcessorValuesOf(manifest) };
+        });
         byId.set(manifestId, found);
       }
       return found;
     };
   }
 
+  /** The version's parameters as its stored document has them: versions stored before keep none. */
+  async function parametersOf(tenant: string, version: FlowVersionRecord) {
+    const content = await deps.flows.read(tenant, version.hash);
+    if (!content) return { declared: version.parameters ?? [], references: [], undeclared: [] };
+    const { document, format } = parseFlow(content.bytes, content.bytes.length);
+    return readFlowParameters(document, format);
+  }
+
   return async function validateFlow(tenant: string, version: FlowVersionRecord) {
+    const parameters = await parametersOf(tenant, version);
+    const defaults = flowDefaults(parameters.declared);
     const agents = await deps.classAgents(tenant, version.className, MAX_VALIDATED_AGENTS + 1);
     const truncated = agents.length > MAX_VALIDATED_AGENTS;
     const byManifest = new Map<string | undefined, string[]>();
     for (const agent of agents.slice(0, MAX_VALIDATED_AGENTS)) {
       byManifest.set(agent.manifestId, [...(byManifest.get(agent.manifestId) ?? []), agent.agentId]);
     }
-    const typesOf = manifestTypesReader(tenant);
+    const offerOf = manifestOfferReader(tenant);
     const reports = await Promise.all(
       [...byManifest].map(async ([manifestId, agentIds]) => {
-        const offered = manifestId === undefined ? undefined : await typesOf(manifestId);
-        const missing = offered && missingTypes(version, offered);
+        const offered = manifestId === undefined ? undefined : await offerOf(manifestId);
+        const missing = offered && missingTypes(version, offered.types);
         return dropUndefined({
           manifestId,
           // Without the manifest Beacon cannot tell: such agents count as unable to run the flow.
@@ -65,6 +135,8 @@ export function makeFlowValidation(deps: FlowValidationDependencies) {
           compatible: missing !== undefined && isComplete(missing),
           missingProcessorTypes: missing?.processorTypes,
           missingControllerServiceTypes: missing?.controllerServiceTypes,
+          valuesRefused:
+            offered && parameterValuesRefused(parameters.references, offered.allowedValues, defaults),
           agentCount: agentIds.length,
           agentIds: agentIds.slice(0, MAX_AGENT_IDS_PER_MANIFEST),
         });
@@ -76,6 +148,9 @@ export function makeFlowValidation(deps: FlowValidationDependencies) {
       className: version.className,
       processorTypes: version.processorTypes,
       controllerServiceTypes: version.controllerServiceTypes,
+      parameters: parameters.declared,
+      // Versions stored before publishing refused them may reference parameters nobody declares.
+      undeclaredParameters: parameters.undeclared.map(referenceSite),
       compatible: incompatible.length === 0,
       agentCount: Math.min(agents.length, MAX_VALIDATED_AGENTS),
       incompatibleAgentCount: incompatible.reduce((total, report) => total + report.agentCount, 0),

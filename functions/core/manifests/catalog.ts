@@ -42,3 +42,33 @@ export function detailOf(manifest: Record<string, unknown>): ManifestDetail {
     controllerServiceTypes: typesOf("controllerServices"),
   };
 }
+
+/** The values a property allows, by property name, for the properties whose descriptors list them. */
+export type AllowedPropertyValues = Map<string, string[]>;
+
+/**
+ * The processors' properties that allow only listed values (`allowableValues`), by processor type, as both
+ * agent dialects describe them: `propertyDescriptors` keyed by property name.
+ */
+export function allowedProcessorValuesOf(
+  manifest: Record<string, unknown>,
+): Map<string, AllowedPropertyValues> {
+  const byType = new Map<string, AllowedPropertyValues>();
+  for (const bundle of asArray(manifest.bundles)) {
+    for (const entry of asArray(asObject(asObject(bundle)?.componentManifest)?.processors)) {
+      const processor = asObject(entry);
+      const type = asString(processor?.type);
+      if (!processor || type === undefined) continue;
+      const properties = byType.get(type) ?? new Map<string, string[]>();
+      for (const [property, descriptor] of Object.entries(asObject(processor.propertyDescriptors) ?? {})) {
+        const allowed = asArray(asObject(descriptor)?.allowableValues).flatMap((allowable) => {
+          const value = asString(asObject(allowable)?.value);
+          return value === undefined ? [] : [value];
+        });
+        if (allowed.length > 0) properties.set(asString(asObject(descriptor)?.name) ?? property, allowed);
+      }
+      byType.set(type, properties);
+    }
+  }
+  return byType;
+}
