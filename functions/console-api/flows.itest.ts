@@ -10,7 +10,11 @@ import { cppAckOf, cppAgentOf, exampleText } from "../../scripts/common/c2-examp
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { javaFlow, heartbeat as javaHeartbeat } from "../../scripts/test-support/console-seed.js";
-import { cppYamlFlow as cppYaml } from "../../scripts/test-support/flow-fixtures.js";
+import {
+  cppYamlFlow as cppYaml,
+  cppYamlParameterFlow,
+  javaParameterFlow,
+} from "../../scripts/test-support/flow-fixtures.js";
 import type { JsonObject } from "../core/json.js";
 
 let agentApi: AgentApiUnderTest;
@@ -84,6 +88,7 @@ describe("publishing flow versions", () => {
       assetIds: [],
       createdAt: expect.any(String),
       createdBy: `${tenant}-operator`,
+      parameters: [],
     });
     // The same bytes again are the same version, as first published.
     const again = await upload(flow);
@@ -135,6 +140,78 @@ describe("publishing flow versions", () => {
   });
 });
 
+describe("parameters a flow declares", () => {
+  it("lists a version's declared parameters, a sensitive one without its value", async () => {
+    const yaml = await upload(new TextEncoder().encode(cppYamlParameterFlow), {
+      "content-type": "application/yaml",
+    });
+    expect(yaml.status, yaml.body).toBe(201);
+    expect(yaml.json().parameters).toEqual([
+      { name: "banner", sensitive: false, default: "two\nlines\n" },
+      { name: "mode", sensitive: false, default: "compress" },
+      { name: "site id", sensitive: false, default: "site-0" },
+      {
+        name: "tail_base_dir",
+        sensitive: false,
+        description: "Base dir of tailed files",
+        default: "/tmp/tail",
+      },
+    ]);
+    const java = await upload(javaParameterFlow);
+    expect(java.status, java.body).toBe(201);
+    const got = await consoleApi.request("GET", `${flowsOf()}/${java.json().hash}`, { token: operator });
+    expect(got.json().parameters).toContainEqual({ name: "kafka.password", sensitive: true });
+    expect(got.json().parameters).toHaveLength(5);
+  });
+
+  it("refuses a flow referencing a parameter its group's context does not declare, and stores nothing", async () => {
+    const flow = structuredClone(javaParameterFlow);
+    const inner = flow.rootGroup.processGroups[0] as { processors: { properties: JsonObject }[] };
+    Object.assign(inner.processors[0]?.properties ?? {}, { Bucket: "#{site.id}" });
+    const refused = await upload(flow);
+    expect(refused.status).toBe(400);
+    expect(refused.json()).toEqual({
+      error: {
+        code: "invalid_request",
+        message: expect.stringContaining('#{site.id} in processor "put" property "Bucket"'),
+        details: {
+          undeclaredParameters: [
+            { parameter: "site.id", component: "processor", componentName: "put", property: "Bucket" },
+          ],
+          undeclaredCount: 1,
+        },
+      },
+    });
+    const hash = createHash("sha256").update(JSON.stringify(flow)).digest("hex");
+    const got = await consoleApi.request("GET", `${flowsOf()}/${hash}`, { token: operator });
+    expect(got.status).toBe(404);
+    const listed = await consoleApi.request("GET", `${flowsOf()}?limit=100`, { token: operator });
+    expect((listed.json().items as JsonObject[]).map((item) => item.hash)).not.toContain(hash);
+  });
+
+  it("reports the declared parameters and the flow's own values a binary's processors do not allow", async () => {
+    const squashing = cppYamlParameterFlow.replace("value: compress ", "value: squash ");
+    const hash = await publish(new TextEncoder().encode(squashing), { "content-type": "application/yaml" });
+    const body = (
+      await consoleApi.request("GET", `${flowsOf()}/${hash}/validation`, { token: operator })
+    ).json();
+    expect(body.parameters).toContainEqual({ name: "mode", sensitive: false, default: "squash" });
+    expect(body.undeclaredParameters).toEqual([]);
+    const cpp = (body.manifests as JsonObject[]).find((entry) =>
+      (entry.agentIds as string[]).includes(cppAgent),
+    );
+    expect(cpp?.valuesRefused).toEqual([
+      {
+        parameter: "mode",
+        processorType: "CompressContent",
+        property: "Mode",
+        value: "squash",
+        allowed: ["compress", "decompress"],
+      },
+    ]);
+  });
+});
+
 describe("validation against the class's manifests", () => {
   it("reports per binary which types are missing and which agents could not run the flow", async () => {
     // Short names (GenerateFlowFile, LogAttribute, SSLContextService) and the C++ PutFile: the C++ manifest
@@ -165,6 +242,7 @@ describe("validation against the class's manifests", () => {
       compatible: false,
       missingProcessorTypes: ["LogAttribute", "org.apache.nifi.minifi.processors.PutFile"],
       missingControllerServiceTypes: ["SSLContextService"],
+      valuesRefused: [],
       agentCount: 1,
       agentIds: [javaAgent],
     });

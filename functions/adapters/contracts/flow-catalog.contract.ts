@@ -90,6 +90,31 @@ export const flowCatalogContract = contract<FlowCatalog>("the flow catalog", (th
     expect(await catalog.list(the.tenant, "drains", { limit: 3 })).toEqual({ items: [] });
   });
 
+  it("keeps the parameters a version declares as they were added, and a version that declares none without them", async () => {
+    const catalog = the.subject;
+    const { bytes, version, record } = flowOf('{"name":"parameters"}');
+    const parameters = [
+      { name: "kafka.brokers", sensitive: false, description: "Where to publish", default: "localhost:9092" },
+      { name: "kafka.password", sensitive: true },
+      { name: "empty", sensitive: false, default: "" },
+    ];
+    expect(await catalog.add(the.tenant, { ...version, parameters }, bytes)).toEqual({
+      record: { ...record, parameters },
+      created: true,
+    });
+    expect(await catalog.get(the.tenant, "pumps", version.hash)).toEqual({ ...record, parameters });
+    expect((await catalog.list(the.tenant, "pumps", { limit: 10 })).items).toContainEqual({
+      ...record,
+      parameters,
+    });
+    const none = flowOf('{"name":"no parameters"}');
+    await catalog.add(the.tenant, { ...none.version, parameters: [] }, none.bytes);
+    expect(await catalog.get(the.tenant, "pumps", none.version.hash)).toEqual({
+      ...none.record,
+      parameters: [],
+    });
+  });
+
   it("hands out copies: what a caller does to a record read stays with the caller", async () => {
     const catalog = the.subject;
     const { bytes, version, record } = flowOf('{"name":"copies"}');

@@ -33,6 +33,7 @@ const flowVersionView = (record: FlowVersionRecord) =>
     createdAt: toIso(record.createdAt) as string,
     createdBy: record.createdBy,
     adoptedFlowId: record.adoptedFlowId,
+    parameters: record.parameters,
   });
 
 export function makeFlowsApi(deps: FlowsDependencies) {

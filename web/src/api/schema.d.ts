@@ -1195,6 +1195,8 @@ export interface components {
                 /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `result_expired`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `resource_set_conflict`, `subscription_limit`, `webhook_tester_unavailable`, `internal_error`. */
                 code: string;
                 message: string;
+                /** @description What a caller can act on beyond the message. A flow refused for referencing undeclared parameters has `undeclaredParameters` (ParameterReferenceSite items, the first 100) and `undeclaredCount`. */
+                details?: Record<string, never>;
             };
         };
         FleetSummary: {
@@ -1434,6 +1436,25 @@ export interface components {
             assetIds: string[];
             /** @description For a version adopted from what the class's agents ran: the flow id they report for it, which the class's policy accepts as this version. */
             adoptedFlowId?: string;
+            /** @description The parameters the flow's parameter contexts declare, by name. Absent on versions stored before Beacon read them; their validation report lists them. */
+            parameters?: components["schemas"]["FlowParameter"][];
+        };
+        /** @description A parameter a flow declares in its parameter contexts (`parameterContexts`, `Parameter Contexts`). Declared in several, it is sensitive when any declares it so; its description and default come from its first declaration. */
+        FlowParameter: {
+            name: string;
+            sensitive: boolean;
+            description?: string;
+            /** @description The flow's own value; never given for a sensitive parameter. */
+            default?: string;
+        };
+        /** @description A property of a processor or controller service that references a parameter (`#{name}`). */
+        ParameterReferenceSite: {
+            parameter: string;
+            /** @enum {string} */
+            component: "processor" | "controller service";
+            /** @description The component's name, or its id when it has none. */
+            componentName: string;
+            property: string;
         };
         FlowVersionList: {
             items: components["schemas"]["FlowVersion"][];
@@ -1445,6 +1466,10 @@ export interface components {
             className: string;
             processorTypes: string[];
             controllerServiceTypes: string[];
+            /** @description The parameters the version's document declares. */
+            parameters: components["schemas"]["FlowParameter"][];
+            /** @description References to parameters that no parameter context of their process group declares (with those it inherits). Publishing refuses such a flow; only versions stored before that can have them. */
+            undeclaredParameters: components["schemas"]["ParameterReferenceSite"][];
             /** @description Every agent of the class could run the flow. */
             compatible: boolean;
             agentCount: number;
@@ -1458,6 +1483,15 @@ export interface components {
                 compatible: boolean;
                 missingProcessorTypes?: string[];
                 missingControllerServiceTypes?: string[];
+                /** @description For a binary Beacon knows: the flow's own parameter values that a processor property allowing only listed values (its descriptor's `allowableValues`) would refuse, the property's value taken with the values in. Sensitive parameters, which have no value here, are passed over. */
+                valuesRefused?: {
+                    parameter: string;
+                    processorType: string;
+                    property: string;
+                    /** @description The property's value with the parameters' values in. */
+                    value: string;
+                    allowed: string[];
+                }[];
                 agentCount: number;
                 /** @description The agents of this binary (the first 100); when it is not compatible, these could not run the flow. */
                 agentIds: string[];
