@@ -13,6 +13,7 @@ import { javaFlow, heartbeat as javaHeartbeat } from "../../scripts/test-support
 import {
   cppYamlFlow as cppYaml,
   cppYamlParameterFlow,
+  cppYamlParameterFlowDeclares,
   javaParameterFlow,
 } from "../../scripts/test-support/flow-fixtures.js";
 import type { JsonObject } from "../core/json.js";
@@ -146,17 +147,7 @@ describe("parameters a flow declares", () => {
       "content-type": "application/yaml",
     });
     expect(yaml.status, yaml.body).toBe(201);
-    expect(yaml.json().parameters).toEqual([
-      { name: "banner", sensitive: false, default: "two\nlines\n" },
-      { name: "mode", sensitive: false, default: "compress" },
-      { name: "site id", sensitive: false, default: "site-0" },
-      {
-        name: "tail_base_dir",
-        sensitive: false,
-        description: "Base dir of tailed files",
-        default: "/tmp/tail",
-      },
-    ]);
+    expect(yaml.json().parameters).toEqual(cppYamlParameterFlowDeclares);
     const java = await upload(javaParameterFlow);
     expect(java.status, java.body).toBe(201);
     const got = await consoleApi.request("GET", `${flowsOf()}/${java.json().hash}`, { token: operator });

@@ -141,3 +141,11 @@ Processors:
       Attribute: "##{mode} is #{site id}"
 Parameter Context Name: pumps
 `;
+
+/** The parameters cppYamlParameterFlow declares, as a version keeps them. */
+export const cppYamlParameterFlowDeclares = [
+  { name: "banner", sensitive: false, default: "two\nlines\n" },
+  { name: "mode", sensitive: false, default: "compress" },
+  { name: "site id", sensitive: false, default: "site-0" },
+  { name: "tail_base_dir", sensitive: false, description: "Base dir of tailed files", default: "/tmp/tail" },
+];

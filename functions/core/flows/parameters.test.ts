@@ -2,7 +2,11 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { example } from "../../../scripts/common/c2-examples.js";
-import { cppYamlParameterFlow, javaParameterFlow } from "../../../scripts/test-support/flow-fixtures.js";
+import {
+  cppYamlParameterFlow,
+  cppYamlParameterFlowDeclares,
+  javaParameterFlow,
+} from "../../../scripts/test-support/flow-fixtures.js";
 import type { JsonObject } from "../json.js";
 import { allowedProcessorValuesOf } from "../manifests/catalog.js";
 import { parseFlow, readFlowDocument } from "./document.js";
@@ -120,17 +124,7 @@ describe("reading a flow's parameters", () => {
 
   it("reads the C++ YAML configuration's contexts, values written bare and a reference beside an escape", () => {
     const reading = readParameters(cppYamlParameterFlow);
-    expect(reading.declared).toEqual([
-      { name: "banner", sensitive: false, default: "two\nlines\n" },
-      { name: "mode", sensitive: false, default: "compress" },
-      { name: "site id", sensitive: false, default: "site-0" },
-      {
-        name: "tail_base_dir",
-        sensitive: false,
-        description: "Base dir of tailed files",
-        default: "/tmp/tail",
-      },
-    ]);
+    expect(reading.declared).toEqual(cppYamlParameterFlowDeclares);
     expect(reading.references.map(({ parameter, property }) => [parameter, property])).toEqual([
       ["tail_base_dir", "File to Tail"],
       ["mode", "Mode"],
