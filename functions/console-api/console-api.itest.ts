@@ -488,6 +488,7 @@ describe("JWT negatives, on every route", () => {
     "bad signature": () =>
       signToken(consoleApi.issuer, claims(), generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey),
     "missing tenant claim": () => signToken(consoleApi.issuer, { ...claims(), "custom:tenant": undefined }),
+    "malformed classes claim": () => signToken(consoleApi.issuer, { ...claims(), "custom:classes": "a,,b" }),
   };
   const cases = Object.keys(negatives).flatMap((label) =>
     consoleOperations.map((operation) => [label, operation.routeKey, operation] as const),
@@ -497,7 +498,7 @@ describe("JWT negatives, on every route", () => {
     const token = await (negatives[label] as () => Promise<string | undefined>)();
     const response = await send(callOf(operation, idsOf(a), bodies[operation.operationId]?.("x", a)), token);
     expect(response.status).toBe(401);
-    if (label === "missing tenant claim") isError(response.json(), "unauthenticated");
+    if (label.endsWith("claim")) isError(response.json(), "unauthenticated");
     else expect(response.json()).toEqual({ message: "Unauthorized" });
   });
 });

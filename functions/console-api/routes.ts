@@ -10,7 +10,7 @@ import type { OperationRequest } from "../core/operations/drafts.js";
 import type { ConsoleResult } from "../core/result.js";
 import type { RolloutRequest } from "../core/rollouts/console-rollouts.js";
 import type { SubscriptionRequest } from "../core/webhooks/subscriptions.js";
-import { type ConsoleInput, openApiDocument } from "../shared/console-openapi.js";
+import { type ConsoleInput, consoleOperations, openApiDocument } from "../shared/console-openapi.js";
 
 export type ConsoleRoute = (principal: Principal, input: ConsoleInput) => Promise<ConsoleResult>;
 
@@ -44,8 +44,26 @@ function operationRequestOf(body: unknown): OperationRequest {
   } as OperationRequest;
 }
 
-/** One use case per operation of the OpenAPI document, by operationId. */
+const scopeRules = new Map(consoleOperations.map((operation) => [operation.operationId, operation.scope]));
+
+/**
+ * One use case per operation of the OpenAPI document, by operationId, each held to the principal's classes
+ * by the operation's `x-beacon-scope`.
+ */
 export function consoleRoutes(api: ConsoleUseCases): Record<string, ConsoleRoute> {
+  return Object.fromEntries(
+    Object.entries(useCasesOf(api)).map(([operationId, route]): [string, ConsoleRoute] => [
+      operationId,
+      (principal, input) => {
+        const rule = scopeRules.get(operationId);
+        if (!rule) throw new Error(`No operation ${operationId} in the console's document`);
+        return api.scopes.within(principal, rule, input, () => route(principal, input));
+      },
+    ]),
+  );
+}
+
+function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
   return {
     getOpenApi: async () => ({ body: openApiDocument }),
     listClasses: (principal, { query }) => api.classes.list(principal, page(query)),

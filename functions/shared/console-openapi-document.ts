@@ -18,6 +18,8 @@ export interface Parameter {
 export interface OperationObject {
   operationId: string;
   "x-beacon-role": string;
+  /** What the operation is to a principal limited to some classes (core/console/scopes.ts). */
+  "x-beacon-scope": string;
   /** The body is a document (a flow, JSON or YAML) the use case reads itself, not a JSON request. */
   "x-beacon-raw-body"?: boolean;
   parameters?: (Parameter | { $ref: string })[];

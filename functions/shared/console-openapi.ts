@@ -1,5 +1,6 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { isScopeRule, type ScopeRule } from "../core/console/scopes.js";
 import { BeaconError } from "../core/errors.js";
 import { type Role, Roles } from "../core/identity/principal.js";
 import * as documentValidators from "./compiled-console-documents.js";
@@ -19,6 +20,8 @@ export interface ConsoleOperation {
   operationId: string;
   /** The least role the operation needs (`x-beacon-role`). */
   role: Role;
+  /** What it is to a principal limited to some classes (`x-beacon-scope`). */
+  scope: ScopeRule;
   method: string;
   /** As API Gateway spells a route key: `GET /api/v1/agents/{agentId}`. */
   routeKey: string;
@@ -75,6 +78,8 @@ function compile({ path, method, operation }: DocumentOperation): ConsoleOperati
   const role = operation["x-beacon-role"];
   if (!Roles.includes(role as Role))
     throw new Error(`${operation.operationId} declares no known x-beacon-role`);
+  const scope = operation["x-beacon-scope"];
+  if (!isScopeRule(scope)) throw new Error(`${operation.operationId} declares no known x-beacon-scope`);
   const names = validatorNames(operation.operationId);
   const validateInput = requiredValidator(names.input);
   const rawBody = takesRawBody(operation);
@@ -83,6 +88,7 @@ function compile({ path, method, operation }: DocumentOperation): ConsoleOperati
   return {
     operationId: operation.operationId,
     role: role as Role,
+    scope,
     method: method.toUpperCase(),
     path,
     routeKey: `${method.toUpperCase()} ${path}`,

@@ -44,6 +44,7 @@ export class ConsoleUsers extends Construct {
     super(scope, id);
     const tenant = attributeName(ConsoleClaims.tenant);
     const role = attributeName(ConsoleClaims.role);
+    const classes = attributeName(ConsoleClaims.classes);
     this.userPool = new UserPool(this, "UserPool", {
       selfSignUpEnabled: false,
       signInAliases: { email: true },
@@ -54,6 +55,8 @@ export class ConsoleUsers extends Construct {
           minLen: 1,
           maxLen: Math.max(...Roles.map((name) => name.length)),
         }),
+        // Class names separated by commas; a user without it acts for the whole tenant.
+        [classes]: new StringAttribute({ mutable: true, maxLen: 2048 }),
       },
       passwordPolicy: {
         minLength: 14,
@@ -119,7 +122,11 @@ function clientOptions(): UserPoolClientOptions {
     accessTokenValidity: Duration.hours(1),
     readAttributes: new ClientAttributes()
       .withStandardAttributes({ email: true, emailVerified: true })
-      .withCustomAttributes(attributeName(ConsoleClaims.tenant), attributeName(ConsoleClaims.role)),
+      .withCustomAttributes(
+        attributeName(ConsoleClaims.tenant),
+        attributeName(ConsoleClaims.role),
+        attributeName(ConsoleClaims.classes),
+      ),
     writeAttributes: new ClientAttributes().withStandardAttributes({ fullname: true }),
   };
 }

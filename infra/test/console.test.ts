@@ -123,6 +123,7 @@ describe("console HTTP API", () => {
 describe("console users", () => {
   const tenant = ConsoleClaims.tenant.replace("custom:", "");
   const role = ConsoleClaims.role.replace("custom:", "");
+  const classes = ConsoleClaims.classes.replace("custom:", "");
 
   it("are created by administrators only, with a tenant fixed for life, a strong password and MFA", () => {
     prod.statefulTemplate.hasResourceProperties("AWS::Cognito::UserPool", {
@@ -132,16 +133,17 @@ describe("console users", () => {
       Schema: Match.arrayWith([
         Match.objectLike({ Name: tenant, Mutable: false, AttributeDataType: "String" }),
         Match.objectLike({ Name: role, Mutable: true, AttributeDataType: "String" }),
+        Match.objectLike({ Name: classes, Mutable: true, AttributeDataType: "String" }),
       ]),
     });
   });
 
-  it("cannot write their own tenant or role through the console client", () => {
+  it("cannot write their own tenant, role or classes through the console client", () => {
     const clients = Object.values(prod.statefulTemplate.findResources("AWS::Cognito::UserPoolClient"));
     expect(clients).toHaveLength(1);
     const properties = clients[0]?.Properties as { ReadAttributes: string[]; WriteAttributes: string[] };
     expect(properties.ReadAttributes).toEqual(
-      expect.arrayContaining([ConsoleClaims.tenant, ConsoleClaims.role]),
+      expect.arrayContaining([ConsoleClaims.tenant, ConsoleClaims.role, ConsoleClaims.classes]),
     );
     expect(properties.WriteAttributes.filter((name) => name.startsWith("custom:"))).toEqual([]);
   });

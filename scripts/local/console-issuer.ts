@@ -57,6 +57,8 @@ export interface ConsoleIdentity {
   tenant: string;
   role: Role;
   subject?: string;
+  /** The classes the role is limited to, as a Cognito attribute carries them; the whole tenant when absent. */
+  classes?: string[];
 }
 
 /** A token as a user pool issues a console user's ID token: tenant and role as custom attributes. */
@@ -69,6 +71,7 @@ export function consoleToken(
     sub: identity.subject ?? `${identity.tenant}-${identity.role}`,
     [ConsoleClaims.tenant]: identity.tenant,
     [ConsoleClaims.role]: identity.role,
+    ...(identity.classes && { [ConsoleClaims.classes]: identity.classes.join(",") }),
     exp: Math.floor(Date.now() / 1000) + lifetimeSeconds,
   });
 }

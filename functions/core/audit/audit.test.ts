@@ -45,6 +45,15 @@ describe("an audit record", () => {
     });
   });
 
+  it("names the classes the actor's token limited its role to", () => {
+    const principal: Principal = { tenant: "acme", role: "operator", subject: "bob", classes: ["pumps"] };
+    expect(auditRecordOf(request({ principal })).actor).toEqual({
+      subject: "bob",
+      role: "operator",
+      classes: ["pumps"],
+    });
+  });
+
   it("of a request refused before it was parsed keeps its target and error, and no summary", () => {
     const record = auditRecordOf(
       request({

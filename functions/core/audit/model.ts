@@ -15,7 +15,8 @@ export interface AuditRecord {
   at: number;
   /** API Gateway's id of the request, which its access log and the function's log lines carry too. */
   requestId: string;
-  actor: { subject: string; role: Role };
+  /** Who asked, with the classes the token limited the role to, if it did. */
+  actor: { subject: string; role: Role; classes?: string[] };
   /** The console document's operationId, method and path template. */
   operationId: string;
   method: string;

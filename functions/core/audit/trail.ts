@@ -37,7 +37,11 @@ export function auditRecordOf(request: AuditedRequest): AuditRecord {
     tenant: principal.tenant,
     at: request.at,
     requestId: request.requestId,
-    actor: { subject: principal.subject, role: principal.role },
+    actor: {
+      subject: principal.subject,
+      role: principal.role,
+      ...(principal.classes && { classes: [...principal.classes] }),
+    },
     operationId: operation.operationId,
     method: operation.method,
     route: operation.path,

@@ -36,6 +36,7 @@ import type { UrlPolicy } from "../webhooks/address-policy.js";
 import { makeDeliveryLogApi } from "../webhooks/console-deliveries.js";
 import { makeSubscriptionsApi } from "../webhooks/console-webhooks.js";
 import type { DeliveryQueue, SubscriptionStore, WebhookTester } from "../webhooks/ports.js";
+import { makeClassScopes } from "./scopes.js";
 
 export interface ConsoleDependencies {
   catalog: ClassCatalog;
@@ -86,7 +87,10 @@ export interface ConsoleDependencies {
   certificateExpiryWarningDays: number;
 }
 
-/** Every use case of the tenant console, over its ports. Each checks the caller's role first. */
+/**
+ * Every use case of the tenant console, over its ports. Each checks the caller's role first; `scopes` holds a
+ * principal limited to some classes to them, around each, by the operation's rule.
+ */
 export function makeConsoleUseCases(deps: ConsoleDependencies) {
   const revocation = makeCertificateRevocation({ ...deps, store: deps.certificates });
   const reader = makeAgentReader(deps);
@@ -129,6 +133,7 @@ export function makeConsoleUseCases(deps: ConsoleDependencies) {
     deliveries: makeDeliveryLogApi(deps),
     audit: makeAuditApi(deps),
     webhooks: makeSubscriptionsApi(deps),
+    scopes: makeClassScopes(deps),
   };
 }
 

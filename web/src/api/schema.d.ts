@@ -1774,6 +1774,8 @@ export interface components {
                 subject: string;
                 /** @enum {string} */
                 role: "viewer" | "operator" | "admin";
+                /** @description The classes the token limited the role to (`custom:classes`); absent for a principal of the whole tenant. */
+                classes?: components["schemas"]["ClassName"][];
             };
             /** @description The operation of this document the request was for. */
             operationId: string;
