@@ -78,6 +78,20 @@ const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => 
   subscriptionId: subscriptionIds.get(tenant.tenant) as string,
 });
 
+/** A class of B's beside its seeded one, with an agent of its own: all a token limited to it reaches. */
+const limitedClass = () => `${b.tenant}-valves`;
+const limitedAgent = () => `${b.tenant}-valve-1`;
+
+/** The operation's request with the tenant's ids and, where it takes one, a body naming its first agent. */
+const callOnIdsOf = (operation: ConsoleOperation, tenant: SeededTenant): Call =>
+  operation.operationId === "uploadAsset"
+    ? assetUpload(newId("asset"))
+    : callOf(
+        operation,
+        idsFor(operation, tenant),
+        bodies[operation.operationId]?.(tenant.agentIds[0] as string, tenant),
+      );
+
 /** Routes that name an operation with something to serve: its result, or its debug bundle. */
 const operationIdFor: Record<string, (tenant: SeededTenant) => string> = {
   getOperationResult: (tenant) => tenant.resultOperationId,
@@ -205,15 +219,7 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
   });
 
   it.each(readsFirst)("%s", async (_routeKey, operation) => {
-    const call =
-      operation.operationId === "uploadAsset"
-        ? assetUpload(newId("asset"))
-        : callOf(
-            operation,
-            idsFor(operation, b),
-            bodies[operation.operationId]?.(b.agentIds[0] as string, b),
-          );
-    const response = await send(call, a.adminToken);
+    const response = await send(callOnIdsOf(operation, b), a.adminToken);
     const body = response.json();
     if (operation.operationId === "putClass") {
       // Class names belong to each tenant: A gets a class of its own by that name, B's stays as it was.
@@ -275,6 +281,101 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
     const response = await consoleApi.request("GET", `/api/v1/agents?${query}`, { token: a.adminToken });
     expect(response.status).toBe(200);
     expect(response.body).not.toContain(b.tenant);
+  });
+});
+
+describe("classes, every route of the OpenAPI document with a token of B limited to another of B's classes and B's ids", () => {
+  let limited: string;
+  let before: unknown;
+  /** What of B's seeded class an answer may not name. */
+  const namesSeededClass = (text: string) =>
+    text.includes(b.className) || b.agentIds.some((agentId) => text.includes(agentId));
+
+  beforeAll(async () => {
+    const described = await send(
+      {
+        method: "PUT",
+        path: `/api/v1/classes/${limitedClass()}`,
+        body: { description: "Valves", heartbeatIntervalSeconds: 600 },
+      },
+      b.adminToken,
+    );
+    expect(described.status, described.body).toBe(201);
+    const fleet = await agentApi.issueCertificate({ tenant: b.tenant, fleet: true });
+    expect(await heartbeat(agentApi, fleet, limitedAgent(), limitedClass(), b.manifestHash)).toBe(200);
+    limited = await consoleApi.token({ tenant: b.tenant, role: "admin", classes: [limitedClass()] });
+    before = await snapshotOf(b);
+  });
+
+  afterAll(async () => {
+    expect(await snapshotOf(b)).toEqual(before);
+  });
+
+  it.each(readsFirst)("%s", async (_routeKey, operation) => {
+    const call = callOnIdsOf(operation, b);
+    const response = await send(call, limited);
+    // A tenant of its own for each route: what one route makes there colours no other's answer.
+    const elsewhere = await send(call, await consoleApi.token({ tenant: newId("elsewhere"), role: "admin" }));
+    const body = response.json();
+    if (operation.scope === "tenant") {
+      expect(response.status).toBe(403);
+      isError(body, "forbidden");
+    } else if (operation.scope === "shared") {
+      // The tenant's for every principal of it: the manifests its agents run.
+      expect(response.status).toBe((await send(call, b.adminToken)).status);
+    } else if (operation.scope.startsWith("items:")) {
+      expect([response.status, elsewhere.status]).toEqual([200, 200]);
+      // The trail keeps the token's own requests, with B's ids it sent as their input; nothing else of B's.
+      const items = (body.items as Record<string, unknown>[]).map(({ target: _sent, ...item }) => item);
+      expect(namesSeededClass(JSON.stringify(items))).toBe(false);
+    } else if (elsewhere.status >= 400) {
+      // Refused as another tenant is: the same status and code. The message may name the class where the
+      // other's names what is under it ("No such agent class", "The class has no such flow version"); it
+      // is the same words whether B's class exists or not (scopes.test.ts).
+      const refusal = ({ status, json }: typeof response) => ({
+        status,
+        code: (json().error as { code?: string } | undefined)?.code,
+      });
+      expect(refusal(response)).toEqual(refusal(elsewhere));
+    } else {
+      // Names belong to each tenant: another makes or lists its own by that name; B's is out of reach.
+      expect(response.status).toBe(404);
+      isError(body, "not_found");
+    }
+    expect(namesSeededClass(response.body.replace(/"target":\{[^}]*\}/g, ""))).toBe(false);
+  });
+});
+
+describe("classes, the agents a token limited to some reaches", () => {
+  it("lists only its classes' agents, and a selector picks none of another class", async () => {
+    const limited = await consoleApi.token({
+      tenant: b.tenant,
+      role: "operator",
+      classes: [limitedClass()],
+    });
+    const listed = await send({ method: "GET", path: "/api/v1/agents?limit=100" }, limited);
+    expect((listed.json().items as { agentId: string }[]).map((item) => item.agentId)).toEqual([
+      limitedAgent(),
+    ]);
+    const byClass = await send({ method: "GET", path: `/api/v1/agents?class=${b.className}` }, limited);
+    expect(byClass.json().items).toEqual([]);
+    const select = (selector: Record<string, string>) =>
+      send(
+        {
+          method: "POST",
+          path: "/api/v1/operations",
+          body: { selector, operation: "DESCRIBE", operand: "MANIFEST" },
+        },
+        limited,
+      );
+    const ofItsClass = await select({ class: limitedClass() });
+    expect(ofItsClass.status, ofItsClass.body).toBe(201);
+    expect((ofItsClass.json().items as { agentId: string }[]).map((item) => item.agentId)).toEqual([
+      limitedAgent(),
+    ]);
+    const ofAnother = await select({ class: b.className });
+    expect(ofAnother.status).toBe(404);
+    isError(ofAnother.json(), "not_found");
   });
 });
 

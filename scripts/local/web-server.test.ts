@@ -157,6 +157,19 @@ describe("the local web console server", () => {
     expect(verified?.claims).toMatchObject({ "custom:tenant": "acme", "custom:role": "operator" });
   });
 
+  it("limits the token's role to the classes asked for, separated by commas", async () => {
+    const reply = await send("/local/token", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ tenant: "acme", role: "operator", classes: "pumps,valves" }),
+    });
+    expect(reply.status).toBe(200);
+    const { token } = JSON.parse(reply.body.toString()) as { token: string };
+    const authorizer = await makeJwtAuthorizer(await ensureConsoleIssuer(join(dir, "issuer")));
+    const verified = await authorizer.authorize(`Bearer ${token}`);
+    expect(verified?.claims).toMatchObject({ "custom:classes": "pumps,valves" });
+  });
+
   it("signs nothing for a request another site's form could send, or for a bad tenant or role", async () => {
     const form = await send("/local/token", {
       method: "POST",
@@ -165,7 +178,12 @@ describe("the local web console server", () => {
     });
     expect(form.status).toBe(415);
     expect(form.headers["access-control-allow-origin"]).toBeUndefined();
-    for (const body of [{ tenant: "a/b", role: "admin" }, { tenant: "acme", role: "root" }, {}]) {
+    for (const body of [
+      { tenant: "a/b", role: "admin" },
+      { tenant: "acme", role: "root" },
+      { tenant: "acme", role: "admin", classes: "pumps,,valves" },
+      {},
+    ]) {
       const reply = await send("/local/token", {
         method: "POST",
         headers: { "content-type": "application/json" },

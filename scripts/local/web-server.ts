@@ -4,7 +4,7 @@
  * so the page needs no CORS and its Content-Security-Policy can allow `connect-src 'self'` alone.
  *
  * It also answers `POST /local/token`, the local sign-in: a token from the dev issuer for any tenant and
- * role, as `npm run token` prints one. Only the local stack has it; a deployed console signs in with the
+ * role, limited to some classes when asked, as `npm run token` prints one. Only the local stack has it; a deployed console signs in with the
  * identity provider the console API trusts, through the authorization code flow with PKCE, which this
  * server offers too (authorization-server.ts), with the dev issuer as the provider.
  */
@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, request, type ServerResponse } from
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { isValidIdentifier } from "../../functions/core/identity/credentials.js";
-import { type Role, Roles } from "../../functions/core/identity/principal.js";
+import { classesOfClaim, type Role, Roles } from "../../functions/core/identity/principal.js";
 import { readBody } from "../../functions/shared/request-body.js";
 import { API_PREFIX, ASSETS_PREFIX, CacheControl, CONFIG_PATH, SECURITY_HEADERS } from "../../web/serving.js";
 import {
@@ -135,13 +135,15 @@ async function signIn(
   if (!/^application\/json\b/i.test(incoming.headers["content-type"] ?? "")) {
     return refuse(415, "Send the tenant and role as application/json");
   }
-  let body: { tenant?: unknown; role?: unknown };
+  let body: { tenant?: unknown; role?: unknown; classes?: unknown };
   try {
     body = JSON.parse((await readBody(incoming, MAX_SIGN_IN_BODY_BYTES))?.toString("utf8") ?? "");
   } catch {
     return refuse(400, "The body is not JSON of at most 4 KB");
   }
   const { tenant, role } = body;
+  // Names separated by commas, as `npm run token -- --classes` takes them; without them, the whole tenant.
+  const classes = body.classes === undefined ? undefined : classesOfClaim(body.classes);
   if (typeof tenant !== "string" || !isValidIdentifier(tenant)) {
     return refuse(
       400,
@@ -149,7 +151,14 @@ async function signIn(
     );
   }
   if (!Roles.includes(role as Role)) return refuse(400, `The role is one of ${Roles.join(", ")}`);
-  const token = await consoleToken(issuer, { tenant, role: role as Role }, LOCAL_TOKEN_LIFETIME_SECONDS);
+  if (body.classes !== undefined && !classes) {
+    return refuse(400, "The classes are class names separated by commas");
+  }
+  const token = await consoleToken(
+    issuer,
+    { tenant, role: role as Role, classes },
+    LOCAL_TOKEN_LIFETIME_SECONDS,
+  );
   reply(response, 200, { token });
 }
 

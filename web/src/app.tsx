@@ -1,9 +1,9 @@
-import { useCallback, useMemo, useState } from "preact/hooks";
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { ErrorBoundary, LocationProvider, lazy, Route, Router, useLocation } from "preact-iso";
 import { SIGN_IN_CALLBACK_PATH, type WebConsoleConfig } from "../serving.js";
 import { consoleClient } from "./api/client";
 import { type Console, ConsoleContext } from "./components/console";
-import { mayAct, type Session, storedSession, storeSession } from "./session";
+import { type ApiRoute, mayCall, type Session, storedSession, storeSession } from "./session";
 
 // Each page is a chunk of its own, fetched when first opened.
 const SignIn = lazy(() => import("./pages/sign-in").then((module) => module.SignIn));
@@ -33,6 +33,18 @@ export function App(props: { config: WebConsoleConfig }) {
 }
 
 const SIGN_IN_PATH = "/sign-in";
+
+/** The console's sections, each shown to a session that may call the route its page is built on. */
+const SECTIONS: readonly { href: string; label: string; route: ApiRoute }[] = [
+  { href: "/", label: "Fleet", route: "GET /api/v1/fleet/summary" },
+  { href: "/agents", label: "Agents", route: "GET /api/v1/agents" },
+  { href: "/classes", label: "Classes and flows", route: "GET /api/v1/classes" },
+  { href: "/rollouts", label: "Rollouts", route: "GET /api/v1/rollouts" },
+  { href: "/operations", label: "Operations", route: "GET /api/v1/operations" },
+  { href: "/certificates", label: "Certificates", route: "GET /api/v1/certificates" },
+  { href: "/audit", label: "Audit trail", route: "GET /api/v1/audit" },
+  { href: "/webhooks", label: "Event subscriptions", route: "GET /api/v1/webhooks" },
+];
 
 function Shell({ config }: { config: WebConsoleConfig }) {
   const location = useLocation();
@@ -68,6 +80,7 @@ function Shell({ config }: { config: WebConsoleConfig }) {
     const returnTo = location.path === SIGN_IN_PATH ? (location.query.next ?? "/") : location.url;
     return <SignIn config={config} returnTo={returnTo} onSignedIn={signedIn(returnTo)} />;
   }
+  const sections = SECTIONS.filter(({ route }) => mayCall(consoleValue.session, route));
   return (
     <ConsoleContext.Provider value={consoleValue}>
       <a class="skip" href="#main">
@@ -78,19 +91,12 @@ function Shell({ config }: { config: WebConsoleConfig }) {
           Beacon
         </a>
         <nav aria-label="Console">
-          <NavLink href="/" label="Fleet" />
-          <NavLink href="/agents" label="Agents" />
-          <NavLink href="/classes" label="Classes and flows" />
-          <NavLink href="/rollouts" label="Rollouts" />
-          <NavLink href="/operations" label="Operations" />
-          {mayAct(consoleValue.session, "admin") && <NavLink href="/certificates" label="Certificates" />}
-          {mayAct(consoleValue.session, "admin") && <NavLink href="/audit" label="Audit trail" />}
-          {mayAct(consoleValue.session, "admin") && <NavLink href="/webhooks" label="Event subscriptions" />}
+          {sections.map(({ href, label }) => (
+            <NavLink key={href} href={href} label={label} />
+          ))}
         </nav>
         <div class="who">
-          <span>
-            {consoleValue.session.tenant} · {consoleValue.session.role}
-          </span>
+          <span>{whoOf(consoleValue.session)}</span>
           <button type="button" class="link" onClick={signOutEverywhere}>
             Sign out
           </button>
@@ -98,7 +104,8 @@ function Shell({ config }: { config: WebConsoleConfig }) {
       </header>
       <main id="main">
         <Router>
-          <Route path="/" component={Fleet} />
+          {/* The fleet's summary is the whole tenant's: a session limited to classes starts at its agents. */}
+          <Route path="/" component={sections[0]?.href === "/" ? Fleet : Redirect} to={sections[0]?.href} />
           <Route path="/agents" component={Agents} />
           <Route path="/agents/:agentId" component={AgentDetail} />
           <Route path="/classes" component={Classes} />
@@ -115,6 +122,18 @@ function Shell({ config }: { config: WebConsoleConfig }) {
       </main>
     </ConsoleContext.Provider>
   );
+}
+
+/** Who is signed in, as the header names them: `acme · operator · classes: pumps, valves`. */
+function whoOf({ tenant, role, classes }: Session): string {
+  const scope = classes && ` · classes: ${classes.length === 0 ? "none" : classes.join(", ")}`;
+  return `${tenant} · ${role}${scope ?? ""}`;
+}
+
+function Redirect(props: { to: string }) {
+  const location = useLocation();
+  useEffect(() => location.route(props.to, true), [location, props.to]);
+  return null;
 }
 
 function NavLink(props: { href: string; label: string }) {

@@ -84,12 +84,21 @@ async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
   return { context, page };
 }
 
-/** Signs in on the sign-in page the console shows while nobody is, and waits for the page it returns to. */
-async function signIn(page: Page, role: "viewer" | "operator" | "admin", landing = "Fleet"): Promise<void> {
+/**
+ * Signs in on the sign-in page the console shows while nobody is, limited to `classes` when given, and
+ * waits for the page it returns to.
+ */
+async function signIn(
+  page: Page,
+  role: "viewer" | "operator" | "admin",
+  landing = "Fleet",
+  classes?: string,
+): Promise<void> {
   await page.getByRole("heading", { name: "Beacon console" }).waitFor();
   expect(await page.getByText("Local sign-in.").isVisible()).toBe(true);
   await page.getByLabel("Tenant").fill("dev");
   await page.getByLabel("Role").selectOption(role);
+  if (classes !== undefined) await page.getByLabel("Limited to classes (optional)").fill(classes);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.getByRole("heading", { name: landing, level: 1 }).waitFor();
 }
@@ -810,6 +819,60 @@ describe("the web console", () => {
       return response.status;
     }, receiver.url);
     expect(refused).toBe(403);
+    await context.close();
+  });
+
+  it("shows an operator limited to a class that class's agents and classes only, and nothing tenant-wide", async () => {
+    const OTHER_CLASS = "idle";
+    const signedIn = async (classes?: string) => {
+      const { context, page } = await newPage();
+      const refused: string[] = [];
+      page.on("response", (response) => {
+        if (response.status() === 403) refused.push(response.url());
+      });
+      await page.goto(webUrl);
+      await signIn(page, "operator", classes === undefined ? "Fleet" : "Agents", classes);
+      return { context, page, refused };
+    };
+    const pageText = async (page: Page) => (await page.locator("body").textContent()) ?? "";
+
+    const whole = await signedIn();
+    await whole.page.getByRole("link", { name: "Agents", exact: true }).click();
+    await whole.page.getByRole("link", { name: IDLE_AGENT_ID }).waitFor();
+    await whole.page.getByRole("link", { name: "Classes and flows" }).click();
+    await whole.page.getByRole("link", { name: OTHER_CLASS, exact: true }).waitFor();
+    await whole.context.close();
+
+    const { context, page, refused } = await signedIn(AGENT_CLASS);
+    // The tenant-wide fleet page is not theirs: they land on their agents.
+    expect(page.url()).toBe(`${webUrl}/agents`);
+    await page.getByText(`dev · operator · classes: ${AGENT_CLASS}`).waitFor();
+    const sections = page.getByRole("navigation", { name: "Console" }).getByRole("link");
+    expect(await sections.allTextContents()).toEqual([
+      "Agents",
+      "Classes and flows",
+      "Rollouts",
+      "Operations",
+    ]);
+    for (const agentId of AGENT_IDS) await page.getByRole("link", { name: agentId }).waitFor();
+    expect(await pageText(page)).not.toContain(OTHER_CLASS);
+    // The class filter offers their classes only.
+    const classChoices = page.getByLabel("Class").locator("option");
+    expect(await classChoices.allTextContents()).toEqual(["any of yours", AGENT_CLASS]);
+    await capture(page, "agents-limited-to-a-class");
+
+    await page.getByRole("link", { name: "Classes and flows" }).click();
+    await page.getByRole("link", { name: AGENT_CLASS, exact: true }).waitFor();
+    expect(await pageText(page)).not.toContain(OTHER_CLASS);
+    await page.getByRole("link", { name: "Operations" }).click();
+    await page.getByRole("heading", { name: "Operations", level: 1 }).waitFor();
+    await page.waitForLoadState("networkidle");
+    expect(await pageText(page)).not.toContain(OTHER_CLASS);
+    // The brand's link goes to their landing page too.
+    await page.getByRole("link", { name: "Beacon", exact: true }).click();
+    await page.waitForURL(`${webUrl}/agents`);
+    await page.getByRole("link", { name: AGENT_IDS[0] as string }).waitFor();
+    expect(refused).toEqual([]);
     await context.close();
   });
 

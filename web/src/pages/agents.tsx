@@ -1,6 +1,7 @@
 import { useLocation } from "preact-iso";
 import { dataOf } from "../api/client";
 import { Choice } from "../components/choice";
+import { ClassField } from "../components/class-field";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
 import { Loaded, Pager, TableFrame, TableHead, useResource } from "../components/resource";
@@ -92,10 +93,7 @@ export function Agents() {
           Agent id or hostname contains
           <input name="q" defaultValue={query.q ?? ""} maxLength={128} />
         </label>
-        <label>
-          Class
-          <input name="class" defaultValue={query.class ?? ""} maxLength={128} />
-        </label>
+        <ClassField name="class" value={query.class ?? ""} />
         <Choice label="Status" name="status" initial={query.status ?? ""} options={STATUS_CHOICES} />
         <Choice label="Seen within" name="seen" initial={query.seen ?? ""} options={SEEN_CHOICES} />
         <label>

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
 import { Choice } from "../components/choice";
+import { ClassField } from "../components/class-field";
 import { useConsole } from "../components/console";
 import { OperationsTable } from "../components/operations-table";
 import { Page } from "../components/page";
@@ -225,10 +226,7 @@ function CreateOperations(props: { onCreated: () => void }) {
           </label>
         ) : (
           <div class="filters">
-            <label>
-              Class
-              <input name="class" required maxLength={128} />
-            </label>
+            <ClassField name="class" value="" required />
             <Choice
               label="Status"
               name="status"

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
+import { ClassField } from "../components/class-field";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
 import {
@@ -110,9 +111,10 @@ function shareOf(amount: string, unit: string): Share {
 
 /** The plan's fields start at Beacon's defaults, which the API applies to any left out. */
 function StartRollout(props: { className: string | undefined; flowHash: string | undefined }) {
-  const { client } = useConsole();
+  const { client, session } = useConsole();
   const { route } = useLocation();
-  const [className, setClassName] = useState(props.className ?? "");
+  // A session limited to classes picks one of them, the first to begin with.
+  const [className, setClassName] = useState(props.className ?? session.classes?.[0] ?? "");
   const [flowHash, setFlowHash] = useState(props.flowHash ?? "");
   const [state, run] = useAction();
   const validClass = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(className);
@@ -153,16 +155,7 @@ function StartRollout(props: { className: string | undefined; flowHash: string |
     <details class="panel" open={props.flowHash !== undefined}>
       <summary>Start a rollout</summary>
       <form class="stacked" onSubmit={submit}>
-        <label>
-          Class
-          <input
-            name="className"
-            required
-            value={className}
-            maxLength={128}
-            onChange={(event) => setClassName(event.currentTarget.value.trim())}
-          />
-        </label>
+        <ClassField name="className" value={className} required onChange={setClassName} />
         <label>
           Flow version
           <select

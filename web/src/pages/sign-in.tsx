@@ -99,6 +99,7 @@ export function SignInCallback(props: {
 function LocalSignIn(props: { onSignedIn: (session: Session) => void }) {
   const [tenant, setTenant] = useState("dev");
   const [role, setRole] = useState<string>("admin");
+  const [classes, setClasses] = useState("");
   const [problem, setProblem] = useState<string>();
   const [busy, setBusy] = useState(false);
 
@@ -110,7 +111,11 @@ function LocalSignIn(props: { onSignedIn: (session: Session) => void }) {
       const response = await fetch("/local/token", {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ tenant: tenant.trim(), role }),
+        body: JSON.stringify({
+          tenant: tenant.trim(),
+          role,
+          ...(classes.trim() && { classes: classes.replace(/\s/g, "") }),
+        }),
       });
       const body = (await response.json().catch(() => ({}))) as {
         token?: string;
@@ -154,6 +159,17 @@ function LocalSignIn(props: { onSignedIn: (session: Session) => void }) {
         </select>
         <p class="hint">
           viewer reads; operator also runs operations and decommissions; admin also manages certificates.
+        </p>
+        <label for="classes">Limited to classes (optional)</label>
+        <input
+          id="classes"
+          name="classes"
+          value={classes}
+          aria-describedby="classes-hint"
+          onInput={(event) => setClasses(event.currentTarget.value)}
+        />
+        <p class="hint" id="classes-hint">
+          Class names separated by commas limit the role to those classes' agents; empty, the whole tenant.
         </p>
         <button type="submit" disabled={busy}>
           {busy ? "Signing in…" : "Sign in"}
