@@ -11,6 +11,15 @@ export interface FlowContentStore {
   read(tenant: string, hash: string): Promise<FlowContent | undefined>;
 }
 
+/** A parameter a flow version declares in its parameter contexts. */
+export interface FlowParameter {
+  name: string;
+  sensitive: boolean;
+  description?: string;
+  /** The flow's own value, when not sensitive. */
+  default?: string;
+}
+
 /** One immutable flow version of a class: its document's reading, and who published it when. */
 export interface FlowVersionRecord extends FlowDocument {
   className: string;
@@ -23,6 +32,8 @@ export interface FlowVersionRecord extends FlowDocument {
    * the class's policy accepts as this version.
    */
   adoptedFlowId?: string;
+  /** The parameters the version declares; absent on versions stored before Beacon read them. */
+  parameters?: FlowParameter[];
 }
 
 /** Flow versions per class; the content is stored once per tenant and hash, and served to agents by hash. */
