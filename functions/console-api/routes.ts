@@ -97,6 +97,22 @@ export function consoleRoutes(api: ConsoleUseCases): Record<string, ConsoleRoute
     getAsset: (principal, { path }) => api.assets.get(principal, path.assetId as string),
     getAssetContent: (principal, { path }) => api.assets.content(principal, path.assetId as string),
     deleteAsset: (principal, { path }) => api.assets.delete(principal, path.assetId as string),
+    listClassParameters: (principal, { path }) =>
+      api.parameters.classValues.list(principal, path.className as string),
+    getClassParameter: (principal, { path }) =>
+      api.parameters.classValues.get(principal, path.className as string, path.name as string),
+    putClassParameter: (principal, { path, body }) =>
+      api.parameters.classValues.put(principal, path.className as string, path.name as string, body),
+    deleteClassParameter: (principal, { path }) =>
+      api.parameters.classValues.remove(principal, path.className as string, path.name as string),
+    listAgentParameters: (principal, { path }) =>
+      api.parameters.agentValues.list(principal, path.agentId as string),
+    getAgentParameter: (principal, { path }) =>
+      api.parameters.agentValues.get(principal, path.agentId as string, path.name as string),
+    putAgentParameter: (principal, { path, body }) =>
+      api.parameters.agentValues.put(principal, path.agentId as string, path.name as string, body),
+    deleteAgentParameter: (principal, { path }) =>
+      api.parameters.agentValues.remove(principal, path.agentId as string, path.name as string),
     getResourceSet: (principal, { path }) => api.resourceSets.get(principal, path.className as string),
     putResourceSet: (principal, { path, body }) =>
       api.resourceSets.put(principal, path.className as string, body as ResourceSetRequest),
