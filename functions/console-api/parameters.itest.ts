@@ -41,9 +41,9 @@ beforeAll(async () => {
   agentApi = await startAgentApi();
   consoleApi = await startConsoleApi(agentApi);
   tenant = `params-${randomUUID().slice(0, 8)}`;
-  [operator, viewer, admin] = await Promise.all(
-    (["operator", "viewer", "admin"] as const).map((role) => consoleApi.token({ tenant, role })),
-  );
+  operator = await consoleApi.token({ tenant, role: "operator" });
+  viewer = await consoleApi.token({ tenant, role: "viewer" });
+  admin = await consoleApi.token({ tenant, role: "admin" });
   const fleet = await agentApi.issueCertificate({ tenant, fleet: true });
   for (const agentId of ["pump-1", "pump-2"])
     expect(await heartbeat(agentApi, fleet, agentId, "pumps", `${tenant}-java`)).toBe(200);
