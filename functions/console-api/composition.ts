@@ -10,6 +10,7 @@ import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoAgentEventLog, DynamoFleetHistory } from "../adapters/dynamodb/history.js";
 import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
+import { DynamoParameterStore } from "../adapters/dynamodb/parameter-store.js";
 import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
@@ -76,6 +77,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     }),
     rollouts: new DynamoRolloutStore(documents, config.tableName),
     adoptions: new DynamoAdoptionStore(documents, config.tableName),
+    parameters: new DynamoParameterStore(documents, config.tableName),
     events: composeEventStream(documents, redis, config).events,
     history: new DynamoFleetHistory(documents, config.tableName),
     agentEvents: new DynamoAgentEventLog(documents, config.tableName),

@@ -40,6 +40,9 @@ interface Call {
   headers?: Record<string, string>;
 }
 
+/** The parameter each tenant's class and second agent have a value for. */
+const PARAMETER = "kafka.brokers";
+const parameterValue = { value: "broker-1:9092" };
 /** Each tenant's asset, which its class's resource set holds. */
 const assetIds = new Map<string, string>();
 /** Each tenant's event subscription, to a receiver on this machine. */
@@ -76,6 +79,7 @@ const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => 
   rolloutId: tenant.rolloutId,
   assetId: assetIds.get(tenant.tenant) as string,
   subscriptionId: subscriptionIds.get(tenant.tenant) as string,
+  name: PARAMETER,
 });
 
 /** A class of B's beside its seeded one, with an agent of its own: all a token limited to it reaches. */
@@ -115,6 +119,8 @@ const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown>
   putResourceSet: (_agentId, tenant) => ({ items: [{ assetId: assetIds.get(tenant.tenant) }] }),
   createSubscription: (agentId) => ({ url: receiver.url, eventTypes: ["agent.*"], description: agentId }),
   adoptFlow: (agentId) => ({ flowId: `incumbent-flow-of-${agentId}` }),
+  putClassParameter: () => parameterValue,
+  putAgentParameter: () => parameterValue,
 };
 
 async function send(call: Call, token: string | undefined) {
@@ -167,6 +173,8 @@ async function readSnapshot(tenant: SeededTenant) {
     get(`/api/v1/webhooks/${subscriptionIds.get(tenant.tenant)}/deliveries`),
     get("/api/v1/webhooks"),
     get(`/api/v1/webhooks/${subscriptionIds.get(tenant.tenant)}`),
+    get(`/api/v1/classes/${tenant.className}/parameters`),
+    ...tenant.agentIds.map((agentId) => get(`/api/v1/agents/${agentId}/parameters`)),
   ]);
 }
 
@@ -199,6 +207,13 @@ beforeAll(async () => {
     );
     expect(subscribed.status, subscribed.body).toBe(201);
     subscriptionIds.set(tenant.tenant, subscribed.json().subscriptionId as string);
+    for (const path of [
+      `/api/v1/classes/${tenant.className}/parameters/${PARAMETER}`,
+      `/api/v1/agents/${tenant.agentIds[1]}/parameters/${PARAMETER}`,
+    ]) {
+      const valued = await send({ method: "PUT", path, body: parameterValue }, tenant.adminToken);
+      expect(valued.status, valued.body).toBe(201);
+    }
   }
 });
 
@@ -225,6 +240,13 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
       // Class names belong to each tenant: A gets a class of its own by that name, B's stays as it was.
       expect(response.status).toBe(201);
       expect(body).toMatchObject({ name: b.className, description: "Changed", agents: { total: 0 } });
+    } else if (
+      operation.operationId === "putClassParameter" ||
+      operation.operationId === "deleteClassParameter"
+    ) {
+      // A's class by B's class name (putClass made it) holds A's own value, set, then removed.
+      expect(response.status).toBe(operation.operationId === "putClassParameter" ? 201 : 200);
+      expect(body).toMatchObject({ name: PARAMETER, updatedBy: expect.stringContaining(a.tenant) });
     } else if (operation.operationId === "listFlows" || operation.operationId === "listAdoptions") {
       // A's class by B's class name has no versions and no adoptions: the list is A's, and empty.
       expect(response.status).toBe(200);
@@ -454,6 +476,13 @@ describe("roles, every role on every route", () => {
         expect(requested.status, requested.body).toBe(201);
         return callOf(operation, { className, adoptionId: requested.json().adoptionId as string });
       }
+      case "deleteClassParameter":
+      case "deleteAgentParameter": {
+        const call = callOf(operation, { ...idsOf(a), name: newId("doomed-parameter") });
+        const valued = await send({ method: "PUT", path: call.path, body: parameterValue }, a.adminToken);
+        expect(valued.status, valued.body).toBe(201);
+        return call;
+      }
       case "pauseRollout":
       case "abortRollout":
         return callOf(operation, { rolloutId: await freshRollout() });
@@ -487,6 +516,12 @@ describe("roles, every role on every route", () => {
   /** The state of the rollout an action's call names. */
   const rolloutStateOf = async (call: Call) =>
     (await send({ method: "GET", path: call.path.replace(/\/\w+$/, "") }, a.adminToken)).json().state;
+
+  /** The value the call names is still the one the admin set, and set. */
+  async function parameterSetByAdmin(call: Call) {
+    const value = await send({ method: "GET", path: call.path }, a.adminToken);
+    expect(value.json()).toMatchObject({ ...parameterValue, updatedBy: `${a.tenant}-admin` });
+  }
 
   /** A refused change leaves its target as it was. */
   const unchangedAfterRefusal: Record<string, (call: Call) => Promise<void>> = {
@@ -545,6 +580,10 @@ describe("roles, every role on every route", () => {
       const listed = await send({ method: "GET", path: call.path }, a.adminToken);
       expect(listed.json().items).toEqual([]);
     },
+    putClassParameter: parameterSetByAdmin,
+    putAgentParameter: parameterSetByAdmin,
+    deleteClassParameter: parameterSetByAdmin,
+    deleteAgentParameter: parameterSetByAdmin,
     pauseRollout: async (call) => expect(await rolloutStateOf(call)).toBe("canary"),
     resumeRollout: async (call) => expect(await rolloutStateOf(call)).toBe("paused"),
     abortRollout: async (call) => expect(await rolloutStateOf(call)).toBe("canary"),

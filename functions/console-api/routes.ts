@@ -44,6 +44,20 @@ function operationRequestOf(body: unknown): OperationRequest {
   } as OperationRequest;
 }
 
+type ParameterValues = Pick<ConsoleUseCases["parameters"]["classValues"], "get" | "put" | "remove">;
+
+/**
+ * The routes of one parameter value, at the layer whose holder the path parameter `holder` names; the use
+ * cases are looked up when a request comes, as every route's are.
+ */
+function parameterValueRoutes(values: () => ParameterValues, holder: "className" | "agentId") {
+  const route =
+    (use: keyof ParameterValues): ConsoleRoute =>
+    (principal, { path, body }) =>
+      values()[use](principal, path[holder] as string, path.name as string, body);
+  return { get: route("get"), put: route("put"), remove: route("remove") };
+}
+
 const scopeRules = new Map(consoleOperations.map((operation) => [operation.operationId, operation.scope]));
 
 /**
@@ -64,6 +78,8 @@ export function consoleRoutes(api: ConsoleUseCases): Record<string, ConsoleRoute
 }
 
 function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
+  const classParameter = parameterValueRoutes(() => api.parameters.classValues, "className");
+  const agentParameter = parameterValueRoutes(() => api.parameters.agentValues, "agentId");
   return {
     getOpenApi: async () => ({ body: openApiDocument }),
     listClasses: (principal, { query }) => api.classes.list(principal, page(query)),
@@ -115,6 +131,16 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     getAsset: (principal, { path }) => api.assets.get(principal, path.assetId as string),
     getAssetContent: (principal, { path }) => api.assets.content(principal, path.assetId as string),
     deleteAsset: (principal, { path }) => api.assets.delete(principal, path.assetId as string),
+    listClassParameters: (principal, { path }) =>
+      api.parameters.classValues.list(principal, path.className as string),
+    getClassParameter: classParameter.get,
+    putClassParameter: classParameter.put,
+    deleteClassParameter: classParameter.remove,
+    listAgentParameters: (principal, { path }) =>
+      api.parameters.agentValues.list(principal, path.agentId as string),
+    getAgentParameter: agentParameter.get,
+    putAgentParameter: agentParameter.put,
+    deleteAgentParameter: agentParameter.remove,
     getResourceSet: (principal, { path }) => api.resourceSets.get(principal, path.className as string),
     putResourceSet: (principal, { path, body }) =>
       api.resourceSets.put(principal, path.className as string, body as ResourceSetRequest),

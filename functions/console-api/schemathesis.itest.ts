@@ -30,6 +30,9 @@ const { paths, components } = openApiDocument;
 const EXAMPLE_FLOW =
   paths["/api/v1/classes/{className}/flows"].post.requestBody.content["application/json"].example;
 const EXAMPLE_FLOW_CLASS = components.parameters.FlowClassName.example;
+const EXAMPLE_PARAMETER = components.parameters.ParameterName.example;
+/** The parameter the delete routes remove, so that the reads keep the document's example one. */
+const DELETED_PARAMETER = "deleted-by-schemathesis";
 /** Fixed, so a failure found once is found again. */
 const SEED = 20261121;
 
@@ -104,6 +107,19 @@ beforeAll(async () => {
     body: paths["/api/v1/classes/{className}/resources"].put.requestBody.content["application/json"].example,
   });
   expect(resources.status, resources.body).toBe(201);
+  // The example parameter set for the example class and the example agent, and one of each to delete.
+  const parameterValue =
+    paths["/api/v1/classes/{className}/parameters/{name}"].put.requestBody.content["application/json"]
+      .example;
+  for (const holder of [`classes/${EXAMPLE_FLOW_CLASS}`, `agents/${EXAMPLE_AGENT_ID}`]) {
+    for (const name of [EXAMPLE_PARAMETER, DELETED_PARAMETER]) {
+      const valued = await consoleApi.request("PUT", `/api/v1/${holder}/parameters/${name}`, {
+        token: tenant.adminToken,
+        body: parameterValue,
+      });
+      expect(valued.status, valued.body).toBe(201);
+    }
+  }
   // Each action gets a rollout its first request can carry out; the reads get the seeded one.
   const fresh = async (label: string) => {
     const className = `${tenant.className}-${label}`;
@@ -213,18 +229,27 @@ describe("Schemathesis against the OpenAPI document, on the local stack", () => 
         // The example operation has no bundle either: the seeded TRANSFER DEBUG that has one.
         ["getDebugBundle", "operationId", tenant.bundleOperationId],
         ["downloadDebugBundle", "operationId", tenant.bundleOperationId],
+        // The agent routes of parameters name the example agent, which has values.
+        ...["listAgentParameters", "getAgentParameter", "putAgentParameter", "deleteAgentParameter"].map(
+          (operationId): [string, string, string] => [operationId, "agentId", EXAMPLE_AGENT_ID],
+        ),
+        ["deleteClassParameter", "name", DELETED_PARAMETER],
+        ["deleteAgentParameter", "name", DELETED_PARAMETER],
         ...Object.entries(subscriptionIds).map(([operationId, id]): [string, string, string] => [
           operationId,
           "subscriptionId",
           id,
         ]),
       ];
+      const byOperation = new Map<string, string[]>();
+      for (const [operationId, name, value] of parameters)
+        byOperation.set(operationId, [...(byOperation.get(operationId) ?? []), `${name} = "${value}"`]);
       writeFileSync(
         config,
-        parameters
+        [...byOperation]
           .map(
-            ([operationId, name, value]) =>
-              `[[operations]]\ninclude-operation-id = "${operationId}"\nparameters = { ${name} = "${value}" }\n`,
+            ([operationId, values]) =>
+              `[[operations]]\ninclude-operation-id = "${operationId}"\nparameters = { ${values.join(", ")} }\n`,
           )
           .join("\n"),
       );

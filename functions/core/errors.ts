@@ -35,6 +35,7 @@ export const ErrorCodes = [
   "asset_in_use",
   "resource_set_conflict",
   "subscription_limit",
+  "parameter_limit",
   "webhook_tester_unavailable",
   "debug_bundle_too_large",
   "debug_bundle_exists",

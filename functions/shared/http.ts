@@ -43,6 +43,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   asset_in_use: 409,
   resource_set_conflict: 409,
   subscription_limit: 409,
+  parameter_limit: 409,
   // The function that posts a webhook test for the console failed or did not answer: a gateway's failure.
   webhook_tester_unavailable: 502,
   debug_bundle_too_large: 413,

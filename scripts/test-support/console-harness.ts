@@ -20,6 +20,7 @@ import { SequentialIds } from "../../functions/adapters/memory/id-generator.js";
 import { MemoryManifestCatalog } from "../../functions/adapters/memory/manifest-catalog.js";
 import { MemoryOperationResults } from "../../functions/adapters/memory/operation-results.js";
 import { MemoryOperationStore } from "../../functions/adapters/memory/operation-store.js";
+import { MemoryParameterStore } from "../../functions/adapters/memory/parameter-store.js";
 import { CountingRandom } from "../../functions/adapters/memory/random-source.js";
 import { MemoryResourceSetStore } from "../../functions/adapters/memory/resource-sets.js";
 import { MemoryRolloutStore } from "../../functions/adapters/memory/rollout-store.js";
@@ -69,6 +70,7 @@ export function consoleHarness() {
     // The rollout store keeps a class's active rollout and flow policy on the catalog's records, as the table does.
     rollouts: new MemoryRolloutStore(catalog),
     adoptions: new MemoryAdoptionStore(catalog),
+    parameters: new MemoryParameterStore(),
     registry: new MemoryFleetRegistry(),
     hotState: new MemoryFleetHotState(),
     manifests: new MemoryManifestCatalog(),

@@ -69,6 +69,16 @@ export const Keys = {
     pk: `T#${tenant}#F#${hash}`,
     sk: `CHUNK#${String(index).padStart(4, "0")}`,
   }),
+  /** The parameter values set for one class, by name: the class's values are one query. */
+  classParameter: (tenant: string, className: string, name: string) => ({
+    pk: `T#${tenant}#PARAMS#C#${className}`,
+    sk: `P#${name}`,
+  }),
+  /** The parameter values set for one agent, by name: the agent's values are one query. */
+  agentParameter: (tenant: string, agentId: string, name: string) => ({
+    pk: `T#${tenant}#PARAMS#A#${agentId}`,
+    sk: `P#${name}`,
+  }),
   /** A tenant's assets, by id (the SHA-256 of the bytes, which S3 holds). */
   asset: (tenant: string, assetId: string) => ({ pk: `T#${tenant}#ASSETS`, sk: `A#${assetId}` }),
   /** A tenant's debug bundles, by the id of the TRANSFER DEBUG operation each answers (which sorts by time). */

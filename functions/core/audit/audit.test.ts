@@ -96,6 +96,7 @@ describe("the audit allow-list", () => {
     "asset-bytes",
     "whsec_",
     "token-in-path",
+    "plaintext-parameter",
   ];
   const exchanges: Record<string, Parameters<typeof summaryOf>[1]> = {
     issueCertificate: {
@@ -156,6 +157,12 @@ describe("the audit allow-list", () => {
         url: "https://hooks.example.com:8443/services/token-in-path",
       },
     },
+    putClassParameter: { query: {}, body: { value: "plaintext-parameter" }, answer: { name: "site" } },
+    putAgentParameter: {
+      query: {},
+      body: { secretRef: "ssm:/plant/kafka/password" },
+      answer: { name: "kafka.password", secretRef: "ssm:/plant/kafka/password" },
+    },
     testSubscription: {
       query: {},
       answer: { notificationId: "n-1", delivered: false, status: 503, durationMs: 12 },
@@ -196,6 +203,11 @@ describe("the audit allow-list", () => {
       origin: "https://hooks.example.com:8443",
       eventTypes: ["agent.*"],
       subscriptionId: "wh-1",
+    });
+    expect(summaryOf("putClassParameter", exchanges.putClassParameter as never)).toEqual({ kind: "value" });
+    expect(summaryOf("putAgentParameter", exchanges.putAgentParameter as never)).toEqual({
+      kind: "secretRef",
+      secretRef: "ssm:/plant/kafka/password",
     });
     expect(summaryOf("testSubscription", exchanges.testSubscription as never)).toEqual({
       delivered: false,

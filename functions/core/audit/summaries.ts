@@ -17,6 +17,13 @@ function pick(value: unknown, names: readonly string[]): Record<string, unknown>
   );
 }
 
+/** A parameter's value: which kind was set, and the reference when it is one; never the text. */
+const parameterValueSummary: Summarize = ({ body }) => {
+  const { secretRef, value } = (body ?? {}) as { secretRef?: unknown; value?: unknown };
+  if (typeof secretRef === "string") return { kind: "secretRef", secretRef };
+  return typeof value === "string" ? { kind: "value" } : {};
+};
+
 const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 /** The scheme, host and port of a URL, without its path, query or credentials. */
@@ -30,7 +37,8 @@ function originOf(url: unknown): Record<string, unknown> {
  * names an operator reviews, and the ids of what was created. Nothing else is kept of any body, so an operation
  * added to the document is audited without a summary until it is given one here. Never listed: flow or asset
  * content, certificate signing requests and private keys, tokens, secrets (a subscription's signing secret, its
- * URL's path and query), an operation's arguments (UPDATE PROPERTIES carries the agent's property values).
+ * URL's path and query), an operation's arguments (UPDATE PROPERTIES carries the agent's property values),
+ * a parameter's value (only the reference of one that names a secret).
  */
 export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
   putClass: ({ body }) => pick(body, ["description", "heartbeatIntervalSeconds", "ackTimeoutSeconds"]),
@@ -65,6 +73,8 @@ export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
     ...pick(body, ["flowId"]),
     ...pick(answer, ["adoptionId", "agentId"]),
   }),
+  putClassParameter: parameterValueSummary,
+  putAgentParameter: parameterValueSummary,
   startRollout: ({ body, answer }) => ({
     ...pick(body, ["className", "flowHash"]),
     ...pick(answer, ["rolloutId", "fromFlow", "toFlow", "plan"]),

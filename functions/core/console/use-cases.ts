@@ -28,6 +28,8 @@ import { makeResourceSetsApi } from "../operations/console-resource-sets.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationResultStore, OperationStore } from "../operations/ports.js";
 import { makeOperationQueue } from "../operations/queue.js";
+import { makeParametersApi } from "../parameters/console-parameters.js";
+import type { ParameterStore } from "../parameters/ports.js";
 import type { Clock, IdGenerator, RandomSource } from "../ports.js";
 import { makeRolloutsApi } from "../rollouts/console-rollouts.js";
 import { makeRolloutEngine } from "../rollouts/engine.js";
@@ -57,6 +59,8 @@ export interface ConsoleDependencies {
   debugBundles: DebugBundleStore;
   debugBundleContent: DebugBundleContent;
   rollouts: RolloutStore;
+  /** Parameter values set for classes and agents. */
+  parameters: ParameterStore;
   /** The class's adoptions of flows its agents ran before Beacon. */
   adoptions: AdoptionStore;
   events: EventSink;
@@ -118,6 +122,7 @@ export function makeConsoleUseCases(deps: ConsoleDependencies) {
     debugBundles: makeDebugBundlesApi(deps),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
     flows: makeFlowsApi({ ...deps, validate: validateFlow }),
+    parameters: makeParametersApi(deps),
     assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
     resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.select }),
     rollouts: makeRolloutsApi({

@@ -82,6 +82,22 @@ export const operations = {
     "role": "operator",
     "scope": "class"
   },
+  "GET /api/v1/classes/{className}/parameters": {
+    "role": "viewer",
+    "scope": "class"
+  },
+  "GET /api/v1/classes/{className}/parameters/{name}": {
+    "role": "viewer",
+    "scope": "class"
+  },
+  "PUT /api/v1/classes/{className}/parameters/{name}": {
+    "role": "operator",
+    "scope": "class"
+  },
+  "DELETE /api/v1/classes/{className}/parameters/{name}": {
+    "role": "operator",
+    "scope": "class"
+  },
   "GET /api/v1/agents": {
     "role": "viewer",
     "scope": "items:agentClass"
@@ -96,6 +112,22 @@ export const operations = {
   },
   "GET /api/v1/agents/{agentId}/events": {
     "role": "viewer",
+    "scope": "class"
+  },
+  "GET /api/v1/agents/{agentId}/parameters": {
+    "role": "viewer",
+    "scope": "class"
+  },
+  "GET /api/v1/agents/{agentId}/parameters/{name}": {
+    "role": "viewer",
+    "scope": "class"
+  },
+  "PUT /api/v1/agents/{agentId}/parameters/{name}": {
+    "role": "operator",
+    "scope": "class"
+  },
+  "DELETE /api/v1/agents/{agentId}/parameters/{name}": {
+    "role": "operator",
     "scope": "class"
   },
   "GET /api/v1/manifests": {

@@ -358,6 +358,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/classes/{className}/parameters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The parameter values set for the class
+         * @description The class layer: values for every agent of the class, over the flow's defaults.
+         */
+        get: operations["listClassParameters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classes/{className}/parameters/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+                /**
+                 * @description A parameter name (see the `ParameterName` schema); a space is sent as `%20`.
+                 * @example kafka.brokers
+                 */
+                name: components["parameters"]["ParameterName"];
+            };
+            cookie?: never;
+        };
+        /** The value set for one parameter at the class layer */
+        get: operations["getClassParameter"];
+        /**
+         * Set a parameter's value for the class
+         * @description Sets the value at the class layer, replacing the one it had. A sensitive parameter takes a `secretRef`: the secret stays in Secrets Manager or Parameter Store, and the audit trail names the reference alone.
+         */
+        put: operations["putClassParameter"];
+        post?: never;
+        /**
+         * Remove a parameter's value at the class layer
+         * @description The layers below give the value again.
+         */
+        delete: operations["deleteClassParameter"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents": {
         parameters: {
             query?: never;
@@ -418,6 +480,60 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agentId}/parameters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The parameters the agent gets, each with its effective value and the layer it comes from
+         * @description Each parameter the class's target flow version declares or a layer sets, resolved flow < class < group < agent (groups are not there yet); secret references are shown as references. `agentValues` lists the values set for the agent itself.
+         */
+        get: operations["listAgentParameters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agentId}/parameters/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+                /**
+                 * @description A parameter name (see the `ParameterName` schema); a space is sent as `%20`.
+                 * @example kafka.brokers
+                 */
+                name: components["parameters"]["ParameterName"];
+            };
+            cookie?: never;
+        };
+        /** The value set for one parameter at the agent layer */
+        get: operations["getAgentParameter"];
+        /**
+         * Set a parameter's value for the agent
+         * @description Sets the value at the agent layer, replacing the one it had. A sensitive parameter takes a `secretRef`: the secret stays in Secrets Manager or Parameter Store, and the audit trail names the reference alone.
+         */
+        put: operations["putAgentParameter"];
+        post?: never;
+        /**
+         * Remove a parameter's value at the agent layer
+         * @description The layers below give the value again.
+         */
+        delete: operations["deleteAgentParameter"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1962,6 +2078,54 @@ export interface components {
             /** @description Pass as `cursor` for the next page; absent on the last page. */
             nextCursor?: string;
         };
+        /** @description 1 to 256 characters from A-Z a-z 0-9 space . _ -, not starting or ending with a space: the names MiNiFi and NiFi take. */
+        ParameterName: string;
+        /** @description The value to set: text, or a reference to a secret. */
+        ParameterValueRequest: {
+            /** @description The value itself, at most 4,096 bytes of UTF-8. Refused for a parameter the class's flow declares sensitive. */
+            value: string;
+        } | {
+            /** @description Where the secret is kept, never the secret: a Secrets Manager secret's full ARN (`arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>`), optionally followed by `:SecretString:<json key>` for one key of a JSON secret, or `ssm:<parameter name>` for an SSM Parameter Store parameter (a SecureString). Resolved when an agent downloads its flow. */
+            secretRef: string;
+        };
+        /** @description A value set at a layer: `value` or `secretRef`. */
+        ParameterEntry: {
+            name: components["schemas"]["ParameterName"];
+            value?: string;
+            secretRef?: string;
+            /** Format: date-time */
+            updatedAt: string;
+            updatedBy: string;
+        };
+        ParameterEntryList: {
+            items: components["schemas"]["ParameterEntry"][];
+        };
+        /** @description A parameter as the agent gets it. Without `layer`, nothing gives it a value. */
+        EffectiveParameter: {
+            name: components["schemas"]["ParameterName"];
+            /** @description The class's target flow version declares it. */
+            declared: boolean;
+            /** @description As the flow declares it: only a `secretRef` gives it a value. */
+            sensitive?: boolean;
+            description?: string;
+            /**
+             * @description Where the value comes from: the flow's default, the class's value, the group's or the agent's own.
+             * @enum {string}
+             */
+            layer?: "flow" | "class" | "group" | "agent";
+            value?: string;
+            secretRef?: string;
+        };
+        AgentParameters: {
+            agentId: string;
+            className: string;
+            /** @description The class's target flow version, whose declarations are read; absent before one is published. */
+            flowHash?: string;
+            /** @description Each parameter the flow declares or a layer sets, by name. */
+            items: components["schemas"]["EffectiveParameter"][];
+            /** @description The values set for the agent itself. */
+            agentValues: components["schemas"]["ParameterEntry"][];
+        };
     };
     responses: {
         /** @description A parameter or the body does not match this document, or the cursor is not one this list returned (`invalid_request`); or an operation that cannot be undone was sent without `"confirm": true` (`confirmation_required`). */
@@ -2081,6 +2245,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The class or agent holds as many values as it may (`parameter_limit`, 100): delete one first. */
+        ParameterLimit: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description The `nextCursor` of the previous page. */
@@ -2122,6 +2295,11 @@ export interface components {
          * @example wh-1764000000000-0b4c7c6e-5d1f-4a53-9a3e-2f8f61a0c9d1
          */
         SubscriptionId: string;
+        /**
+         * @description A parameter name (see the `ParameterName` schema); a space is sent as `%20`.
+         * @example kafka.brokers
+         */
+        ParameterName: components["schemas"]["ParameterName"];
     };
     requestBodies: never;
     headers: never;
@@ -2860,6 +3038,160 @@ export interface operations {
             503: components["responses"]["CacheUnavailable"];
         };
     };
+    listClassParameters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The values, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getClassParameter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+                /**
+                 * @description A parameter name (see the `ParameterName` schema); a space is sent as `%20`.
+                 * @example kafka.brokers
+                 */
+                name: components["parameters"]["ParameterName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The value. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    putClassParameter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+                /**
+                 * @description A parameter name (see the `ParameterName` schema); a space is sent as `%20`.
+                 * @example kafka.brokers
+                 */
+                name: components["parameters"]["ParameterName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "value": "broker-1.plant.example:9092"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ParameterValueRequest"];
+            };
+        };
+        responses: {
+            /** @description Replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntry"];
+                };
+            };
+            /** @description Set. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ParameterLimit"];
+        };
+    };
+    deleteClassParameter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+                /**
+                 * @description A parameter name (see the `ParameterName` schema); a space is sent as `%20`.
+                 * @example kafka.brokers
+                 */
+                name: components["parameters"]["ParameterName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; the value as it was. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     listAgents: {
         parameters: {
             query?: {
@@ -2978,6 +3310,144 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AgentEventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listAgentParameters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The effective parameters. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentParameters"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getAgentParameter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+                /**
+                 * @description A parameter name (see the `ParameterName` schema); a space is sent as `%20`.
+                 * @example kafka.brokers
+                 */
+                name: components["parameters"]["ParameterName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The value. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    putAgentParameter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+                /**
+                 * @description A parameter name (see the `ParameterName` schema); a space is sent as `%20`.
+                 * @example kafka.brokers
+                 */
+                name: components["parameters"]["ParameterName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "value": "broker-1.plant.example:9092"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ParameterValueRequest"];
+            };
+        };
+        responses: {
+            /** @description Replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntry"];
+                };
+            };
+            /** @description Set. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ParameterLimit"];
+        };
+    };
+    deleteAgentParameter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+                /**
+                 * @description A parameter name (see the `ParameterName` schema); a space is sent as `%20`.
+                 * @example kafka.brokers
+                 */
+                name: components["parameters"]["ParameterName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; the value as it was. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntry"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -1,0 +1,65 @@
+import { expect, it } from "vitest";
+import type { ParameterRecord } from "../../core/parameters/model.js";
+import type { ParameterScope, ParameterStore } from "../../core/parameters/ports.js";
+import { contract } from "./contract.js";
+
+const pumps: ParameterScope = { layer: "class", className: "pumps" };
+const pump7: ParameterScope = { layer: "agent", agentId: "pump-7" };
+const SECRET =
+  "arn:aws:secretsmanager:eu-west-1:123456789012:secret:plant/kafka-AbCdEf:SecretString:password";
+
+const recordOf = (name: string, value: ParameterRecord["value"], updatedAt = 1): ParameterRecord => ({
+  name,
+  value,
+  updatedAt,
+  updatedBy: "alice",
+});
+
+/** Values by tenant, scope and name: each scope's read whole, by name, apart from every other scope's. */
+export const parameterStoreContract = contract<ParameterStore>("the parameter store", (the) => {
+  it("keeps a scope's values by name, plain text and references each as set", async () => {
+    const store = the.subject;
+    const values = [
+      recordOf("site id", { value: "plant-12" }),
+      recordOf("kafka.password", { secretRef: SECRET }),
+      recordOf("empty", { value: "" }),
+      recordOf("Kafka-Brokers", { value: "b1:9092,b2:9092" }),
+    ];
+    for (const record of values) expect(await store.put(the.tenant, pumps, record)).toBe("created");
+    expect((await store.list(the.tenant, pumps)).map((record) => record.name)).toEqual([
+      "Kafka-Brokers",
+      "empty",
+      "kafka.password",
+      "site id",
+    ]);
+    expect(await store.list(the.tenant, pumps)).toEqual(
+      expect.arrayContaining(values.map((record) => expect.objectContaining(record))),
+    );
+    expect(await store.get(the.tenant, pumps, "kafka.password")).toEqual(values[1]);
+    expect(await store.get(the.tenant, pumps, "nothing")).toBeUndefined();
+  });
+
+  it("replaces a name's value, a reference with text and back, and removes it", async () => {
+    const store = the.subject;
+    await store.put(the.tenant, pumps, recordOf("password", { value: "placeholder" }));
+    const replaced = recordOf("password", { secretRef: "ssm:/plant/password" }, 2);
+    expect(await store.put(the.tenant, pumps, replaced)).toBe("replaced");
+    expect(await store.get(the.tenant, pumps, "password")).toEqual(replaced);
+    expect(await store.remove(the.tenant, pumps, "password")).toEqual(replaced);
+    expect(await store.remove(the.tenant, pumps, "password")).toBeUndefined();
+    expect(await store.list(the.tenant, pumps)).toEqual([]);
+  });
+
+  it("keeps classes, agents and tenants apart, a class and an agent of the same name included", async () => {
+    const store = the.subject;
+    await store.put(the.tenant, pumps, recordOf("site", { value: "class" }));
+    await store.put(the.tenant, { layer: "agent", agentId: "pumps" }, recordOf("site", { value: "agent" }));
+    await store.put(the.tenant, pump7, recordOf("site", { value: "pump-7" }));
+    await store.put(`${the.tenant}-other`, pumps, recordOf("site", { value: "other tenant" }));
+    expect((await store.list(the.tenant, pumps)).map((record) => record.value)).toEqual([{ value: "class" }]);
+    expect((await store.get(the.tenant, pump7, "site"))?.value).toEqual({ value: "pump-7" });
+    expect(await store.list(the.tenant, { layer: "class", className: "valves" })).toEqual([]);
+    await store.remove(the.tenant, pump7, "site");
+    expect((await store.get(the.tenant, pumps, "site"))?.value).toEqual({ value: "class" });
+  });
+});

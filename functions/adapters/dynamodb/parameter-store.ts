@@ -1,0 +1,80 @@
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { ParameterRecord } from "../../core/parameters/model.js";
+import type { ParameterScope, ParameterStore } from "../../core/parameters/ports.js";
+import { Keys } from "./keys.js";
+import { queryAll } from "./paging.js";
+
+const NAME_PREFIX = "P#";
+
+const keyOf = (tenant: string, scope: ParameterScope, name: string) =>
+  scope.layer === "class"
+    ? Keys.classParameter(tenant, scope.className, name)
+    : Keys.agentParameter(tenant, scope.agentId, name);
+
+/** An item holds its value as `value` or `secretRef`, beside the name and who set it when. */
+function recordOf(item: Record<string, unknown>): ParameterRecord {
+  const { name, value, secretRef, updatedAt, updatedBy } = item as {
+    name: string;
+    value?: string;
+    secretRef?: string;
+    updatedAt: number;
+    updatedBy: string;
+  };
+  return {
+    name,
+    value: secretRef === undefined ? { value: value as string } : { secretRef },
+    updatedAt,
+    updatedBy,
+  };
+}
+
+/**
+ * Parameter values, one item each in a partition per class or agent, sorted by name: a layer's values are
+ * one query (a layer holds few enough for one page). References are stored as given; no secret is.
+ */
+export class DynamoParameterStore implements ParameterStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async list(tenant: string, scope: ParameterScope) {
+    const { items } = await queryAll(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": keyOf(tenant, scope, "").pk, ":prefix": NAME_PREFIX },
+      ConsistentRead: true,
+    });
+    return items.map(recordOf);
+  }
+
+  async get(tenant: string, scope: ParameterScope, name: string) {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: keyOf(tenant, scope, name), ConsistentRead: true }),
+    );
+    return Item ? recordOf(Item) : undefined;
+  }
+
+  async put(tenant: string, scope: ParameterScope, record: ParameterRecord) {
+    const { value, ...rest } = record;
+    const { Attributes } = await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...keyOf(tenant, scope, record.name), ...rest, ...value },
+        ReturnValues: "ALL_OLD",
+      }),
+    );
+    return Attributes ? ("replaced" as const) : ("created" as const);
+  }
+
+  async remove(tenant: string, scope: ParameterScope, name: string) {
+    const { Attributes } = await this.client.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: keyOf(tenant, scope, name),
+        ReturnValues: "ALL_OLD",
+      }),
+    );
+    return Attributes ? recordOf(Attributes) : undefined;
+  }
+}

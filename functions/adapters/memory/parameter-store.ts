@@ -1,0 +1,42 @@
+import type { ParameterRecord } from "../../core/parameters/model.js";
+import type { ParameterScope, ParameterStore } from "../../core/parameters/ports.js";
+
+const scopeKey = (tenant: string, scope: ParameterScope) =>
+  scope.layer === "class" ? `${tenant}/class/${scope.className}` : `${tenant}/agent/${scope.agentId}`;
+
+/** Parameter values by tenant and scope, each scope's by name, as the table's partitions keep them. */
+export class MemoryParameterStore implements ParameterStore {
+  readonly scopes = new Map<string, Map<string, ParameterRecord>>();
+
+  private valuesOf(tenant: string, scope: ParameterScope): Map<string, ParameterRecord> {
+    const key = scopeKey(tenant, scope);
+    const values = this.scopes.get(key) ?? new Map<string, ParameterRecord>();
+    this.scopes.set(key, values);
+    return values;
+  }
+
+  async list(tenant: string, scope: ParameterScope) {
+    return [...this.valuesOf(tenant, scope).values()]
+      .sort((a, b) => (a.name < b.name ? -1 : 1))
+      .map((record) => structuredClone(record));
+  }
+
+  async get(tenant: string, scope: ParameterScope, name: string) {
+    const record = this.valuesOf(tenant, scope).get(name);
+    return record && structuredClone(record);
+  }
+
+  async put(tenant: string, scope: ParameterScope, record: ParameterRecord) {
+    const values = this.valuesOf(tenant, scope);
+    const outcome = values.has(record.name) ? ("replaced" as const) : ("created" as const);
+    values.set(record.name, structuredClone(record));
+    return outcome;
+  }
+
+  async remove(tenant: string, scope: ParameterScope, name: string) {
+    const values = this.valuesOf(tenant, scope);
+    const record = values.get(name);
+    values.delete(name);
+    return record;
+  }
+}

@@ -1,0 +1,193 @@
+import type { AgentClassRecord, AgentRegistry, ClassCatalog } from "../agents/ports.js";
+import { BeaconError } from "../errors.js";
+import type { FlowParameter } from "../flows/parameters.js";
+import type { FlowCatalog } from "../flows/ports.js";
+import { type Principal, requireRole } from "../identity/principal.js";
+import { asObject, dropUndefined } from "../json.js";
+import { toIso } from "../paging.js";
+import type { Clock } from "../ports.js";
+import type { ConsoleResult } from "../result.js";
+import { effectiveParameters } from "./effective.js";
+import {
+  assertParameterName,
+  isParameterName,
+  MAX_PARAMETER_VALUE_BYTES,
+  MAX_PARAMETERS_PER_LAYER,
+  type ParameterRecord,
+  type ParameterValue,
+} from "./model.js";
+import type { ParameterScope, ParameterStore } from "./ports.js";
+import { parseSecretReference, SECRET_REFERENCE_FORMS } from "./secret-refs.js";
+
+export interface ParametersDependencies {
+  parameters: ParameterStore;
+  catalog: ClassCatalog;
+  registry: Pick<AgentRegistry, "get">;
+  flows: Pick<FlowCatalog, "get">;
+  clock: Clock;
+}
+
+const invalid = (message: string) => new BeaconError("invalid_request", message);
+
+/** The value a request sets: text of bounded size, or a reference in one of the forms secret-refs.ts takes. */
+export function parameterValueOf(body: unknown): ParameterValue {
+  const request = asObject(body) ?? {};
+  const { value, secretRef } = request as { value?: unknown; secretRef?: unknown };
+  if (Object.keys(request).length !== 1 || (typeof value !== "string" && typeof secretRef !== "string"))
+    throw invalid("A parameter's value is an object with either value (text) or secretRef (a reference)");
+  if (typeof secretRef === "string") {
+    if (!parseSecretReference(secretRef))
+      throw invalid(`A secretRef is ${SECRET_REFERENCE_FORMS}; the secret itself is never sent to Beacon`);
+    return { secretRef };
+  }
+  if (Buffer.byteLength(value as string, "utf8") > MAX_PARAMETER_VALUE_BYTES)
+    throw invalid(`A parameter's value is at most ${MAX_PARAMETER_VALUE_BYTES} bytes of UTF-8`);
+  return { value: value as string };
+}
+
+const valueView = (value: ParameterValue | undefined) =>
+  value === undefined ? {} : "secretRef" in value ? { secretRef: value.secretRef } : { value: value.value };
+
+const recordView = (record: ParameterRecord) => ({
+  name: record.name,
+  ...valueView(record.value),
+  updatedAt: toIso(record.updatedAt) as string,
+  updatedBy: record.updatedBy,
+});
+
+/** A layer's holder as a request names it: its scope, and the class whose flow declares its parameters. */
+interface Holder {
+  scope: ParameterScope;
+  classRecord?: AgentClassRecord;
+}
+
+/**
+ * Parameter values at the class and agent layers, and the values an agent gets, layer by layer
+ * (effective.ts). A class's values are for its agents; an agent's override them for that agent alone.
+ */
+export function makeParametersApi(deps: ParametersDependencies) {
+  const { parameters, catalog, registry, flows, clock } = deps;
+
+  async function classHolder(tenant: string, className: string): Promise<Holder> {
+    const classRecord = await catalog.get(tenant, className);
+    if (!classRecord) throw new BeaconError("not_found", "No such class");
+    return { scope: { layer: "class", className }, classRecord };
+  }
+
+  async function agentHolder(tenant: string, agentId: string): Promise<Holder & { agentClass: string }> {
+    const agent = await registry.get(tenant, agentId);
+    if (!agent) throw new BeaconError("not_found", "No such agent");
+    return {
+      scope: { layer: "agent", agentId },
+      classRecord: await catalog.get(tenant, agent.agentClass),
+      agentClass: agent.agentClass,
+    };
+  }
+
+  /** What the class's target flow version declares, and that version's hash; nothing before one is published. */
+  async function declaredBy(
+    tenant: string,
+    classRecord: AgentClassRecord | undefined,
+  ): Promise<{ flowHash?: string; declared?: FlowParameter[] }> {
+    const target = classRecord?.flowPolicy?.target;
+    if (!classRecord || target === undefined) return {};
+    const version = await flows.get(tenant, classRecord.name, target);
+    return { flowHash: target, declared: version?.parameters };
+  }
+
+  function layerApi(holderOf: (tenant: string, id: string) => Promise<Holder>) {
+    async function find(tenant: string, id: string, name: string) {
+      const holder = await holderOf(tenant, id);
+      const record = isParameterName(name) ? await parameters.get(tenant, holder.scope, name) : undefined;
+      if (!record) throw new BeaconError("not_found", "No value is set for the parameter here");
+      return { holder, record };
+    }
+
+    return {
+      async get(principal: Principal, id: string, name: string): Promise<ConsoleResult> {
+        requireRole(principal, "viewer");
+        return { body: recordView((await find(principal.tenant, id, name)).record) };
+      },
+
+      /**
+       * Sets the value; a parameter the class's flow declares sensitive takes a secret reference only. A
+       * layer holds at most MAX_PARAMETERS_PER_LAYER names.
+       */
+      async put(principal: Principal, id: string, name: string, body: unknown): Promise<ConsoleResult> {
+        requireRole(principal, "operator");
+        const { tenant } = principal;
+        assertParameterName(name);
+        const value = parameterValueOf(body);
+        const holder = await holderOf(tenant, id);
+        const { declared } = await declaredBy(tenant, holder.classRecord);
+        if (declared?.some((parameter) => parameter.name === name && parameter.sensitive) && "value" in value)
+          throw invalid(`The flow declares ${name} sensitive: its value is a secretRef, not the secret`);
+        const held = await parameters.list(tenant, holder.scope);
+        if (held.length >= MAX_PARAMETERS_PER_LAYER && !held.some((record) => record.name === name))
+          throw new BeaconError(
+            "parameter_limit",
+            `A class or an agent holds at most ${MAX_PARAMETERS_PER_LAYER} parameter values: delete one first`,
+          );
+        const record: ParameterRecord = { name, value, updatedAt: clock.now(), updatedBy: principal.subject };
+        const outcome = await parameters.put(tenant, holder.scope, record);
+        return { status: outcome === "created" ? 201 : 200, body: recordView(record) };
+      },
+
+      async remove(principal: Principal, id: string, name: string): Promise<ConsoleResult> {
+        requireRole(principal, "operator");
+        const { holder } = await find(principal.tenant, id, name);
+        const removed = await parameters.remove(principal.tenant, holder.scope, name);
+        if (!removed) throw new BeaconError("not_found", "No value is set for the parameter here");
+        return { body: recordView(removed) };
+      },
+    };
+  }
+
+  return {
+    classValues: {
+      ...layerApi(classHolder),
+      async list(principal: Principal, className: string): Promise<ConsoleResult> {
+        requireRole(principal, "viewer");
+        const { scope } = await classHolder(principal.tenant, className);
+        return { body: { items: (await parameters.list(principal.tenant, scope)).map(recordView) } };
+      },
+    },
+    agentValues: {
+      ...layerApi(agentHolder),
+      /**
+       * What the agent gets: each parameter its class's target flow declares or a layer sets, with its
+       * effective value and the layer it comes from; and the values set for the agent itself.
+       */
+      async list(principal: Principal, agentId: string): Promise<ConsoleResult> {
+        requireRole(principal, "viewer");
+        const { tenant } = principal;
+        const holder = await agentHolder(tenant, agentId);
+        const [{ flowHash, declared }, classValues, agentValues] = await Promise.all([
+          declaredBy(tenant, holder.classRecord),
+          parameters.list(tenant, { layer: "class", className: holder.agentClass }),
+          parameters.list(tenant, holder.scope),
+        ]);
+        const items = effectiveParameters(declared, { class: classValues, agent: agentValues }).map(
+          (parameter) =>
+            dropUndefined({
+              name: parameter.name,
+              declared: parameter.declared !== undefined,
+              sensitive: parameter.declared?.sensitive,
+              description: parameter.declared?.description,
+              layer: parameter.layer,
+              ...valueView(parameter.value),
+            }),
+        );
+        return {
+          body: dropUndefined({
+            agentId,
+            className: holder.agentClass,
+            flowHash,
+            items,
+            agentValues: agentValues.map(recordView),
+          }),
+        };
+      },
+    },
+  };
+}

@@ -1,0 +1,242 @@
+import { describe, expect, it } from "vitest";
+import { consoleHarness } from "../../../scripts/test-support/console-harness.js";
+import type { FlowParameter } from "../flows/parameters.js";
+import type { Principal } from "../identity/principal.js";
+import { parameterValueOf } from "./console-parameters.js";
+import { effectiveParameters } from "./effective.js";
+import { isParameterName, MAX_PARAMETER_VALUE_BYTES, MAX_PARAMETERS_PER_LAYER } from "./model.js";
+import { parseSecretReference } from "./secret-refs.js";
+
+const ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:plant/kafka-AbCdEf";
+
+describe("parameter names", () => {
+  it("take letters, digits, space, '-', '_' and '.', up to 256, with no space at either end", () => {
+    for (const name of ["kafka.brokers", "Site ID", "s3_prefix-2", "x", "a".repeat(256), "1 2"])
+      expect(isParameterName(name), name).toBe(true);
+    for (const name of ["", " lead", "trail ", "a".repeat(257), "a/b", "#{x}", "naïve", "tab\there"])
+      expect(isParameterName(name), name).toBe(false);
+  });
+});
+
+describe("secret references", () => {
+  it("name a Secrets Manager secret by its full ARN, with a JSON key or without", () => {
+    expect(parseSecretReference(ARN)).toEqual({ store: "secretsmanager", secretArn: ARN });
+    expect(parseSecretReference(`${ARN}:SecretString:password`)).toEqual({
+      store: "secretsmanager",
+      secretArn: ARN,
+      jsonKey: "password",
+    });
+    expect(
+      parseSecretReference("arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:db-Zz0099"),
+    ).toMatchObject({ store: "secretsmanager" });
+  });
+
+  it("name an SSM parameter by name, with its path or without", () => {
+    expect(parseSecretReference("ssm:/plant/kafka/password")).toEqual({
+      store: "ssm",
+      parameterName: "/plant/kafka/password",
+    });
+    expect(parseSecretReference("ssm:kafka-password")).toEqual({
+      store: "ssm",
+      parameterName: "kafka-password",
+    });
+  });
+
+  it("refuse anything else: a secret itself, a partial ARN, another service, a bad key or SSM name", () => {
+    for (const text of [
+      "hunter2",
+      "",
+      "arn:aws:secretsmanager:eu-west-1:123456789012:secret:plant/kafka",
+      "arn:aws:secretsmanager:eu-west-1:1234:secret:plant/kafka-AbCdEf",
+      "arn:aws:s3:::bucket/key",
+      "arn:aws:ssm:eu-west-1:123456789012:parameter/plant/password",
+      `${ARN}:SecretString:`,
+      `${ARN}:SecretString:a:b`,
+      `${ARN}:SecretString:with space`,
+      `${ARN}:SecretBinary:key`,
+      "ssm:",
+      "ssm:/",
+      "ssm://double",
+      "ssm:/trailing/",
+      "ssm:/aws/reserved",
+      "ssm:SSM-reserved",
+      `ssm:/${"a".repeat(1011)}`,
+    ])
+      expect(parseSecretReference(text), text).toBeUndefined();
+  });
+});
+
+describe("a value as a request sets it", () => {
+  it("is text of bounded size or a valid reference, one of the two", () => {
+    expect(parameterValueOf({ value: "" })).toEqual({ value: "" });
+    expect(parameterValueOf({ value: "é".repeat(MAX_PARAMETER_VALUE_BYTES / 2) })).toEqual({
+      value: "é".repeat(MAX_PARAMETER_VALUE_BYTES / 2),
+    });
+    expect(parameterValueOf({ secretRef: "ssm:/plant/password" })).toEqual({
+      secretRef: "ssm:/plant/password",
+    });
+    for (const body of [
+      { value: "é".repeat(MAX_PARAMETER_VALUE_BYTES / 2 + 1) },
+      { secretRef: "hunter2" },
+      { value: "x", secretRef: "ssm:/p" },
+      { value: 3 },
+      {},
+      null,
+    ])
+      expect(() => parameterValueOf(body), JSON.stringify(body)).toThrow(
+        expect.objectContaining({ code: "invalid_request" }),
+      );
+  });
+});
+
+describe("effective parameters", () => {
+  const declared: FlowParameter[] = [
+    { name: "brokers", sensitive: false, default: "localhost:9092", description: "Kafka" },
+    { name: "password", sensitive: true },
+    { name: "site", sensitive: false },
+  ];
+
+  it("take the flow's default, then the class's, the group's and the agent's value, each over the one before", () => {
+    expect(effectiveParameters(declared, {})).toEqual([
+      { name: "brokers", declared: declared[0], value: { value: "localhost:9092" }, layer: "flow" },
+      { name: "password", declared: declared[1] },
+      { name: "site", declared: declared[2] },
+    ]);
+    const layered = effectiveParameters(declared, {
+      class: [
+        { name: "brokers", value: { value: "class:9092" } },
+        { name: "site", value: { value: "class-site" } },
+      ],
+      group: [{ name: "site", value: { value: "group-site" } }],
+      agent: [
+        { name: "site", value: { value: "agent-site" } },
+        { name: "password", value: { secretRef: "ssm:/a/password" } },
+      ],
+    });
+    expect(layered.map(({ name, value, layer }) => ({ name, value, layer }))).toEqual([
+      { name: "brokers", value: { value: "class:9092" }, layer: "class" },
+      { name: "password", value: { secretRef: "ssm:/a/password" }, layer: "agent" },
+      { name: "site", value: { value: "agent-site" }, layer: "agent" },
+    ]);
+    expect(
+      effectiveParameters(declared, { class: [{ name: "site", value: { value: "c" } }], group: [] }).find(
+        (parameter) => parameter.name === "site",
+      ),
+    ).toMatchObject({ value: { value: "c" }, layer: "class" });
+  });
+
+  it("give a sensitive parameter secret references only, never a default or plain text", () => {
+    const withDefault: FlowParameter[] = [{ name: "password", sensitive: true, default: "leaked" }];
+    expect(effectiveParameters(withDefault, {})).toEqual([{ name: "password", declared: withDefault[0] }]);
+    expect(
+      effectiveParameters(withDefault, {
+        class: [{ name: "password", value: { secretRef: "ssm:/class/password" } }],
+        agent: [{ name: "password", value: { value: "plain" } }],
+      }),
+    ).toMatchObject([{ value: { secretRef: "ssm:/class/password" }, layer: "class" }]);
+  });
+
+  it("list values no declaration names, by name, and work before any flow declares anything", () => {
+    expect(
+      effectiveParameters(undefined, {
+        agent: [{ name: "zone", value: { value: "b" } }],
+        class: [{ name: "Area", value: { value: "a" } }],
+      }),
+    ).toEqual([
+      { name: "Area", value: { value: "a" }, layer: "class" },
+      { name: "zone", value: { value: "b" }, layer: "agent" },
+    ]);
+  });
+});
+
+describe("the console's parameter values", () => {
+  const operator: Principal = { tenant: "acme", role: "operator", subject: "bob" };
+  const viewer: Principal = { ...operator, role: "viewer" };
+
+  async function harness() {
+    const console = consoleHarness();
+    await console.catalog.put("acme", "pumps", {}, console.now);
+    console.agent("acme", "pump-7", "pumps", 0);
+    const { record } = await console.flows.add(
+      "acme",
+      {
+        hash: "f".repeat(64),
+        className: "pumps",
+        format: "nifi-json",
+        contentType: "application/json",
+        sizeBytes: 2,
+        processorTypes: [],
+        controllerServiceTypes: [],
+        parameters: [
+          { name: "brokers", sensitive: false, default: "localhost:9092" },
+          { name: "password", sensitive: true },
+        ],
+        createdAt: console.now,
+        createdBy: "alice",
+      },
+      new TextEncoder().encode("{}"),
+    );
+    const classRecord = console.catalog.classes.get("acme/pumps");
+    if (classRecord) classRecord.flowPolicy = { target: record.hash, accepted: [record.hash] };
+    return console;
+  }
+
+  it("refuse a plain value for a parameter the class's flow declares sensitive, at either layer", async () => {
+    const { api } = await harness();
+    for (const put of [
+      () => api.parameters.classValues.put(operator, "pumps", "password", { value: "hunter2" }),
+      () => api.parameters.agentValues.put(operator, "pump-7", "password", { value: "hunter2" }),
+    ])
+      await expect(put()).rejects.toMatchObject({ code: "invalid_request" });
+    expect(
+      (
+        await api.parameters.agentValues.put(operator, "pump-7", "password", {
+          secretRef: `${ARN}:SecretString:pw`,
+        })
+      ).status,
+    ).toBe(201);
+  });
+
+  it("show an agent each parameter's effective value and its layer, and its own values", async () => {
+    const { api } = await harness();
+    await api.parameters.classValues.put(operator, "pumps", "brokers", { value: "class:9092" });
+    await api.parameters.classValues.put(operator, "pumps", "site", { value: "plant-1" });
+    await api.parameters.agentValues.put(operator, "pump-7", "site", { value: "plant-7" });
+    const view = (await api.parameters.agentValues.list(viewer, "pump-7")).body as {
+      flowHash: string;
+      items: unknown[];
+      agentValues: { name: string }[];
+    };
+    expect(view.flowHash).toBe("f".repeat(64));
+    expect(view.items).toEqual([
+      { name: "brokers", declared: true, sensitive: false, layer: "class", value: "class:9092" },
+      { name: "password", declared: true, sensitive: true },
+      { name: "site", declared: false, layer: "agent", value: "plant-7" },
+    ]);
+    expect(view.agentValues.map((entry) => entry.name)).toEqual(["site"]);
+  });
+
+  it("hold at most so many values at a layer, a replaced one always taken", async () => {
+    const { api } = await harness();
+    for (let index = 0; index < MAX_PARAMETERS_PER_LAYER; index++)
+      await api.parameters.classValues.put(operator, "pumps", `p${index}`, { value: "x" });
+    await expect(
+      api.parameters.classValues.put(operator, "pumps", "one-more", { value: "x" }),
+    ).rejects.toMatchObject({ code: "parameter_limit" });
+    expect((await api.parameters.classValues.put(operator, "pumps", "p0", { value: "y" })).status).toBe(200);
+  });
+
+  it("answer not_found for a class or an agent the tenant does not have", async () => {
+    const { api } = await harness();
+    const other: Principal = { ...operator, tenant: "other" };
+    for (const call of [
+      () => api.parameters.classValues.list(other, "pumps"),
+      () => api.parameters.classValues.put(other, "pumps", "site", { value: "x" }),
+      () => api.parameters.agentValues.list(other, "pump-7"),
+      () => api.parameters.agentValues.put(other, "pump-7", "site", { value: "x" }),
+      () => api.parameters.classValues.get(operator, "pumps", "never-set"),
+      () => api.parameters.agentValues.remove(operator, "pump-7", "never-set"),
+    ])
+      await expect(call()).rejects.toMatchObject({ code: "not_found" });
+  });
+});

@@ -1,0 +1,15 @@
+import type { ParameterRecord } from "./model.js";
+
+/** The values one class or one agent holds: the layers a person sets. Groups take their place later. */
+export type ParameterScope = { layer: "class"; className: string } | { layer: "agent"; agentId: string };
+
+/** Parameter values by tenant, scope and name; a scope's values are read together. */
+export interface ParameterStore {
+  /** The scope's values, by name. */
+  list(tenant: string, scope: ParameterScope): Promise<ParameterRecord[]>;
+  get(tenant: string, scope: ParameterScope, name: string): Promise<ParameterRecord | undefined>;
+  /** Sets the name's value, replacing the one it had; `created` when it had none. */
+  put(tenant: string, scope: ParameterScope, record: ParameterRecord): Promise<"created" | "replaced">;
+  /** Removes the name's value: the record as it was, or undefined when there was none. */
+  remove(tenant: string, scope: ParameterScope, name: string): Promise<ParameterRecord | undefined>;
+}
