@@ -17,7 +17,12 @@ import {
   type ParameterValue,
 } from "./model.js";
 import type { ParameterScope, ParameterStore } from "./ports.js";
-import { parseSecretReference, SECRET_REFERENCE_FORMS } from "./secret-refs.js";
+import {
+  parseSecretReference,
+  SECRET_REFERENCE_FORMS,
+  TENANT_SECRET_RULE,
+  tenantSecretReference,
+} from "./secret-refs.js";
 
 export interface ParametersDependencies {
   parameters: ParameterStore;
@@ -29,8 +34,11 @@ export interface ParametersDependencies {
 
 const invalid = (message: string) => new BeaconError("invalid_request", message);
 
-/** The value a request sets: text of bounded size, or a reference in one of the forms secret-refs.ts takes. */
-export function parameterValueOf(body: unknown): ParameterValue {
+/**
+ * The value a request sets for the tenant: text of bounded size, or a reference in one of the forms
+ * secret-refs.ts takes to one of the tenant's own secrets.
+ */
+export function parameterValueOf(tenant: string, body: unknown): ParameterValue {
   const request = asObject(body) ?? {};
   const { value, secretRef } = request as { value?: unknown; secretRef?: unknown };
   if (Object.keys(request).length !== 1 || (typeof value !== "string" && typeof secretRef !== "string"))
@@ -38,6 +46,8 @@ export function parameterValueOf(body: unknown): ParameterValue {
   if (typeof secretRef === "string") {
     if (!parseSecretReference(secretRef))
       throw invalid(`A secretRef is ${SECRET_REFERENCE_FORMS}; the secret itself is never sent to Beacon`);
+    if (!tenantSecretReference(tenant, secretRef))
+      throw invalid(`The secretRef names a secret outside the tenant's: ${TENANT_SECRET_RULE}`);
     return { secretRef };
   }
   if (Buffer.byteLength(value as string, "utf8") > MAX_PARAMETER_VALUE_BYTES)
@@ -117,7 +127,7 @@ export function makeParametersApi(deps: ParametersDependencies) {
         requireRole(principal, "operator");
         const { tenant } = principal;
         assertParameterName(name);
-        const value = parameterValueOf(body);
+        const value = parameterValueOf(tenant, body);
         const holder = await holderOf(tenant, id);
         const { declared } = await declaredBy(tenant, holder.classRecord);
         if (declared?.some((parameter) => parameter.name === name && parameter.sensitive) && "value" in value)

@@ -5,7 +5,7 @@ import type { Principal } from "../identity/principal.js";
 import { parameterValueOf } from "./console-parameters.js";
 import { effectiveParameters } from "./effective.js";
 import { isParameterName, MAX_PARAMETER_VALUE_BYTES, MAX_PARAMETERS_PER_LAYER } from "./model.js";
-import { parseSecretReference } from "./secret-refs.js";
+import { parseSecretReference, tenantSecretReference } from "./secret-refs.js";
 
 const ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:plant/kafka-AbCdEf";
 
@@ -66,24 +66,53 @@ describe("secret references", () => {
   });
 });
 
+describe("a tenant's secret references", () => {
+  const arn = (name: string) => `arn:aws:secretsmanager:eu-west-1:123456789012:secret:${name}-AbCdEf`;
+
+  it("name only secrets below beacon/<tenant>/ in Secrets Manager and /beacon/<tenant>/ in Parameter Store", () => {
+    for (const text of [
+      arn("beacon/plant/kafka"),
+      `${arn("beacon/plant/kafka")}:SecretString:password`,
+      "ssm:/beacon/plant/kafka/password",
+    ])
+      expect(tenantSecretReference("plant", text), text).toEqual(parseSecretReference(text));
+    for (const text of [
+      ARN,
+      arn("beacon/plant2/kafka"),
+      arn("beacon/other/kafka"),
+      arn("beacon/plant"),
+      arn("beacon/plant/"),
+      arn("/beacon/plant/kafka"),
+      "ssm:/beacon/plant/",
+      "ssm:beacon/plant/kafka",
+      "ssm:/beacon/plantx/kafka",
+      "ssm:/other/beacon/plant/kafka",
+      "hunter2",
+    ])
+      expect(tenantSecretReference("plant", text), text).toBeUndefined();
+  });
+});
+
 describe("a value as a request sets it", () => {
   it("is text of bounded size or a valid reference, one of the two", () => {
-    expect(parameterValueOf({ value: "" })).toEqual({ value: "" });
-    expect(parameterValueOf({ value: "é".repeat(MAX_PARAMETER_VALUE_BYTES / 2) })).toEqual({
+    expect(parameterValueOf("plant", { value: "" })).toEqual({ value: "" });
+    expect(parameterValueOf("plant", { value: "é".repeat(MAX_PARAMETER_VALUE_BYTES / 2) })).toEqual({
       value: "é".repeat(MAX_PARAMETER_VALUE_BYTES / 2),
     });
-    expect(parameterValueOf({ secretRef: "ssm:/plant/password" })).toEqual({
-      secretRef: "ssm:/plant/password",
+    expect(parameterValueOf("plant", { secretRef: "ssm:/beacon/plant/password" })).toEqual({
+      secretRef: "ssm:/beacon/plant/password",
     });
     for (const body of [
       { value: "é".repeat(MAX_PARAMETER_VALUE_BYTES / 2 + 1) },
       { secretRef: "hunter2" },
-      { value: "x", secretRef: "ssm:/p" },
+      { secretRef: "ssm:/plant/password" },
+      { secretRef: "ssm:/beacon/other/password" },
+      { value: "x", secretRef: "ssm:/beacon/plant/p" },
       { value: 3 },
       {},
       null,
     ])
-      expect(() => parameterValueOf(body), JSON.stringify(body)).toThrow(
+      expect(() => parameterValueOf("plant", body), JSON.stringify(body)).toThrow(
         expect.objectContaining({ code: "invalid_request" }),
       );
   });
@@ -191,7 +220,7 @@ describe("the console's parameter values", () => {
     expect(
       (
         await api.parameters.agentValues.put(operator, "pump-7", "password", {
-          secretRef: `${ARN}:SecretString:pw`,
+          secretRef: `${ARN.replace("plant/kafka", "beacon/acme/kafka")}:SecretString:pw`,
         })
       ).status,
     ).toBe(201);

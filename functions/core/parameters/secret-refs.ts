@@ -7,8 +7,11 @@
  *   key's value in a SecretString that holds a JSON object;
  * - an SSM Parameter Store parameter by name, `ssm:/plant/kafka/password` (a SecureString, or any type).
  *
- * Each names the secret, never holds it; the AWSCURRENT version is the one resolved. The form is checked here
- * and nothing else: whether the secret exists, and who may read it, is for the resolution at flow download.
+ * Each names the secret, never holds it; the AWSCURRENT version is the one resolved. A tenant names only its own
+ * secrets: a secret's name starts with `beacon/<tenant>/`, a parameter's with `/beacon/<tenant>/`
+ * (tenantSecretReference). The agent API's role may read below `beacon/` and `/beacon/` alone, so that the
+ * secrets of the account Beacon runs in are out of every tenant's reach, and each tenant's out of the others'.
+ * Whether the secret exists is for the resolution at flow download.
  */
 
 /** AWS partitions (aws, aws-cn, aws-us-gov, the isolated ones), region, account, then the secret's name and suffix. */
@@ -19,6 +22,10 @@ const SECRETS_MANAGER_ARN =
 const JSON_KEY = /^[\x21-\x39\x3b-\x7e]{1,256}$/;
 
 const JSON_KEY_MARK = ":SecretString:";
+
+/** What precedes a secret's name in its ARN, and the `-` and six characters Secrets Manager adds after it. */
+const SECRET_MARK = ":secret:";
+const SECRET_SUFFIX_LENGTH = 7;
 
 /** An SSM parameter name: a hierarchy of `/`-separated segments, or one segment, as Parameter Store takes them. */
 const SSM_PARAMETER_NAME = /^\/?[A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)*$/;
@@ -50,6 +57,49 @@ export function parseSecretReference(text: string): SecretReference | undefined 
   return JSON_KEY.test(jsonKey) ? { store: "secretsmanager", secretArn, jsonKey } : undefined;
 }
 
+/** The secret's name, for the prefix rule: the part of the ARN before its suffix, or the parameter's name. */
+function secretNameOf(reference: SecretReference): string {
+  if (reference.store === "ssm") return reference.parameterName;
+  const name = reference.secretArn.slice(reference.secretArn.indexOf(SECRET_MARK) + SECRET_MARK.length);
+  return name.slice(0, -SECRET_SUFFIX_LENGTH);
+}
+
+/** Where a tenant's secrets are kept, in each store. */
+export const tenantSecretPrefixes = (tenant: string) => ({
+  secretsmanager: `beacon/${tenant}/`,
+  ssm: `/beacon/${tenant}/`,
+});
+
+/** The reference a string spells when it names a secret of the tenant's own (below its prefix), else undefined. */
+export function tenantSecretReference(tenant: string, text: string): SecretReference | undefined {
+  const reference = parseSecretReference(text);
+  if (!reference) return undefined;
+  const prefix = tenantSecretPrefixes(tenant)[reference.store];
+  const name = secretNameOf(reference);
+  return name.startsWith(prefix) && name.length > prefix.length ? reference : undefined;
+}
+
+/** The prefix rule as a refusal states it. */
+export const TENANT_SECRET_RULE =
+  "a tenant's secrets are named below beacon/<tenant>/ in Secrets Manager and /beacon/<tenant>/ in Parameter Store";
+
 export const SECRET_REFERENCE_FORMS =
   "a Secrets Manager secret's full ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>), " +
   "optionally followed by :SecretString:<json key>, or ssm:<SSM parameter name>";
+
+/**
+ * The key's value in a SecretString holding a JSON object, as a `:SecretString:<key>` reference reads it;
+ * undefined when the secret holds no JSON object, or it no such key.
+ */
+export function jsonKeyOf(secretString: string, key: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(secretString);
+  } catch {
+    return undefined;
+  }
+  const value =
+    parsed !== null && typeof parsed === "object" ? (parsed as Record<string, unknown>)[key] : undefined;
+  if (value === undefined || value === null) return undefined;
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
