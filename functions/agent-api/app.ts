@@ -8,7 +8,7 @@ import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import { certificateEvidence } from "../adapters/x509/certificate-evidence.js";
 import { bundleOperationId, bundleReceipt, receiveDebugBundle } from "../bundle-intake/receive.js";
 import { type AnswerDeadlines, answerDeadlines } from "../core/agent-requests/answer-budget.js";
-import { type DownloadOutcome, entityTag } from "../core/agent-requests/content-download.js";
+import type { DownloadOutcome } from "../core/agent-requests/content-download.js";
 import { HTTP_API_DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
 import {
   type AgentRouteName,
@@ -46,17 +46,19 @@ type Routes = {
   ) => Promise<AgentResponse>;
 };
 
-type Download = (
+type Download<Id> = (
   deadlines: AnswerDeadlines,
   credential: AgentCredential,
-  id: string,
+  id: Id,
   ifNoneMatch: string | undefined,
 ) => Promise<DownloadOutcome>;
 
-interface Downloadable {
+interface Downloadable<Id = string> {
   what: "flow" | "asset";
-  download: Download;
+  download: Download<Id>;
   binary: boolean;
+  /** The id's fields for the log, once the download found it. */
+  logKeys: (id: Id) => Record<string, string>;
 }
 
 /**
@@ -64,13 +66,35 @@ interface Downloadable {
  * from the 4th segment too), sent as the text they are; assets where UPDATE ASSET and SYNC RESOURCE send them,
  * any bytes. Ids are hex hashes, so the segment needs no decoding; anything else is nobody's content.
  */
-const FLOWS: Downloadable = { what: "flow", download: agentApi.downloadFlow, binary: false };
-const ASSETS: Downloadable = { what: "asset", download: agentApi.downloadAsset, binary: true };
+const FLOWS: Downloadable = {
+  what: "flow",
+  download: agentApi.downloadFlow,
+  binary: false,
+  logKeys: (flowId) => ({ flowId }),
+};
+const ASSETS: Downloadable = {
+  what: "asset",
+  download: agentApi.downloadAsset,
+  binary: true,
+  logKeys: (assetId) => ({ assetId }),
+};
+/**
+ * A flow version rendered with the agent's own parameter values, secrets among them: its bytes are never logged,
+ * only their size, as for every download. The agent id is decoded as the heartbeat's identifier would be.
+ */
+const AGENT_FLOWS: Downloadable<{ agentId: string; flowId: string }> = {
+  what: "flow",
+  download: agentApi.downloadAgentFlow,
+  binary: false,
+  logKeys: (id) => ({ ...id }),
+};
 
 const ROUTES: Routes = {
   heartbeat: (request, _, deadlines) => heartbeat(request, deadlines),
   acknowledge: (request, _, deadlines) => acknowledge(request, deadlines),
   flowContent: (request, { flowId }, deadlines) => content(request, FLOWS, flowId, deadlines),
+  agentFlowContent: (request, { agentId, flowId }, deadlines) =>
+    content(request, AGENT_FLOWS, { agentId: decodedSegment(agentId), flowId }, deadlines),
   assetContent: (request, { assetId }, deadlines) => content(request, ASSETS, assetId, deadlines),
   // Up to a whole invocation's body, written to S3 before DynamoDB: its calls keep their own timeouts.
   debugBundle: (request, { operationId }) => debugBundle(request, operationId),
@@ -215,19 +239,28 @@ async function debugBundle(request: AgentRequest, encodedOperationId: string): P
   return jsonResponse(201, bundleReceipt(bundle));
 }
 
-async function content(
+/** A path segment as sent, percent-decoded; a malformed one names nothing there is. */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new BeaconError("not_found", "No such flow");
+  }
+}
+
+async function content<Id>(
   request: AgentRequest,
-  route: Downloadable,
-  id: string,
+  route: Downloadable<Id>,
+  id: Id,
   deadlines: AnswerDeadlines,
 ): Promise<AgentResponse> {
   const credential = credentialOf(request);
   logger.appendKeys({ tenant: credential.tenant });
   const outcome = await route.download(deadlines, credential, id, request.headers["if-none-match"]);
   // Only now is the id known to be a flow's or an asset's, fit for the log.
-  logger.appendKeys({ [`${route.what}Id`]: id });
+  logger.appendKeys(route.logKeys(id));
   reportDegradation(outcome);
-  const headers = { etag: entityTag(id), "cache-control": "private, no-cache" };
+  const headers = { etag: outcome.tag, "cache-control": "private, no-cache" };
   if (outcome.notModified) return { statusCode: 304, headers, body: "" };
   const { bytes, contentType } = outcome.content;
   logger.info(`${route.what} downloaded`, { contentType, sizeBytes: bytes.length });

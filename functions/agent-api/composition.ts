@@ -5,30 +5,39 @@ import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
+import { DynamoParameterStore } from "../adapters/dynamodb/parameter-store.js";
 import { DynamoRevocationList } from "../adapters/dynamodb/revocation-list.js";
 import { withDeadline } from "../adapters/redis/deadline.js";
 import { RedisHotState } from "../adapters/redis/hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
 import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
 import { S3OperationResults } from "../adapters/s3/operation-results.js";
+import { AwsSecretStore } from "../adapters/secrets/secret-store.js";
 import type { AnswerDeadlines } from "../core/agent-requests/answer-budget.js";
 import { makeContentDownload } from "../core/agent-requests/content-download.js";
 import { makeFlowDownload } from "../core/agent-requests/flow-download.js";
 import { makeRecordAck } from "../core/agent-requests/record-ack.js";
 import { makeRecordHeartbeat } from "../core/agent-requests/record-heartbeat.js";
+import { makeRenderedFlowDownload } from "../core/agent-requests/rendered-flow-download.js";
 import type { AgentClassRegistry, AgentRegistry, HotState } from "../core/agents/ports.js";
 import { isAssetId } from "../core/assets/model.js";
 import { makeDebugBundleIntake } from "../core/bundles/intake.js";
 import type { EventSink } from "../core/events/ports.js";
-import type { ClassFlowPolicies } from "../core/flows/ports.js";
+import type { ClassFlowPolicies, FlowCatalog } from "../core/flows/ports.js";
 import { type CacheBreaker, makeCacheBreaker } from "../core/guarded-cache.js";
 import type { CertificateStore, RevocationList } from "../core/identity/ports.js";
 import type { ManifestStore } from "../core/manifests/ports.js";
 import { makeManifestRegistration } from "../core/manifests/registration.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { OperationStore } from "../core/operations/ports.js";
+import { cachedSecrets } from "../core/parameters/secret-cache.js";
 import type { Clock, IdGenerator } from "../core/ports.js";
-import { makeDocumentClient, makeS3Client } from "../runtime/aws-clients.js";
+import {
+  makeDocumentClient,
+  makeS3Client,
+  makeSecretsManagerClient,
+  makeSsmClient,
+} from "../runtime/aws-clients.js";
 import { composeEventStream } from "../runtime/event-stream.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
 import { boundedByRequest, withinRequestBudget } from "../runtime/request-budget.js";
@@ -43,6 +52,8 @@ const HANGING_COMMAND_MS = 5_000;
  * the cache.
  */
 const CACHE_BREAKER = { failuresToOpen: 10, windowMs: 10_000, coolDownMs: 5_000 } as const;
+/** A secret read, retries included, is given up after this: the download still answers within an agent's wait. */
+const SECRET_READ_TIMEOUT_MS = 3_000;
 
 /**
  * Wires the agent API's use cases to DynamoDB, Redis, Kinesis and S3; called once per container. The use cases
@@ -65,6 +76,7 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
   const ids = randomIds;
   const operationStore = new DynamoOperationStore(documents, config.tableName);
   const cacheBreaker = makeCacheBreaker(CACHE_BREAKER, clock, onCacheBreakerOpen);
+  const flows = new DynamoFlowCatalog(documents, config.tableName);
   const { manifests, operations, recordHeartbeat } = composeHeartbeat(
     {
       registry,
@@ -72,6 +84,7 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
       certificates: new DynamoCertificateStore(documents, config.tableName),
       classes: new DynamoAgentClassRegistry(documents, config.tableName),
       classFlows: new DynamoClassFlowPolicies(documents, config.tableName),
+      flows,
       manifestStore: new DynamoManifestStore(documents, config.tableName),
       operationStore,
       hotState,
@@ -89,15 +102,21 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
     debugBundles: new DynamoDebugBundles(documents, config.tableName),
     resultRetentionMs: config.operationResultRetentionMs,
   });
-  const downloadFlow = makeFlowDownload({
-    flows: new DynamoFlowCatalog(documents, config.tableName),
+  const downloadFlow = makeFlowDownload({ flows, revocations, hotState, cacheBreaker });
+  const secretsManager = makeSecretsManagerClient();
+  const ssm = makeSsmClient();
+  const downloadAgentFlow = makeRenderedFlowDownload({
+    registry,
+    flows,
+    parameters: new DynamoParameterStore(documents, config.tableName),
+    secrets: cachedSecrets(new AwsSecretStore(secretsManager, ssm, SECRET_READ_TIMEOUT_MS), clock),
     revocations,
     hotState,
     cacheBreaker,
   });
   // The bucket alone answers: an asset's bytes are under its tenant's prefix, gone once it is deleted.
   const downloadAsset = makeContentDownload({
-    read: (tenant, assetId) => assetContent.read(tenant, assetId),
+    read: (credential, assetId) => assetContent.read(credential.tenant, assetId),
     isId: isAssetId,
     what: "asset",
     revocations,
@@ -119,11 +138,14 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
       retentionMs: config.debugBundleRetentionMs,
     }),
     downloadFlow: withinStorageShare(downloadFlow),
+    downloadAgentFlow: withinStorageShare(downloadAgentFlow),
     downloadAsset: withinStorageShare(downloadAsset),
     close: async () => {
       redis.disconnect();
       documents.destroy();
       s3.destroy();
+      secretsManager.destroy();
+      ssm.destroy();
     },
   };
 }
@@ -141,6 +163,7 @@ export interface HeartbeatPorts {
   certificates: Pick<CertificateStore, "add">;
   classes: AgentClassRegistry;
   classFlows: ClassFlowPolicies;
+  flows: Pick<FlowCatalog, "get">;
   manifestStore: ManifestStore;
   operationStore: OperationStore;
   hotState: HotState;

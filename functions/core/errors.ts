@@ -36,6 +36,8 @@ export const ErrorCodes = [
   "resource_set_conflict",
   "subscription_limit",
   "parameter_limit",
+  "parameter_value_missing",
+  "secret_unavailable",
   "webhook_tester_unavailable",
   "debug_bundle_too_large",
   "debug_bundle_exists",

@@ -4,6 +4,7 @@ import { KinesisClient } from "@aws-sdk/client-kinesis";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { S3Client } from "@aws-sdk/client-s3";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { SSMClient } from "@aws-sdk/client-ssm";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { AwsEndpointEnvNames } from "../shared/env-names.js";
@@ -117,12 +118,17 @@ export function makeLambdaClient(requestTimeoutMs: number, env: ClientEnv = proc
   });
 }
 
-/** Secrets Manager client, for the console's agent CA; only ever used on AWS. */
-export function makeSecretsManagerClient(): SecretsManagerClient {
-  return new SecretsManagerClient({
-    maxAttempts,
-    requestHandler: { connectionTimeout: connectionTimeoutMs, requestTimeout: requestTimeoutMs },
-  });
+/**
+ * Secrets Manager client, for the console's agent CA and the secrets of sensitive parameters; talks to
+ * AWS_ENDPOINT_URL_SECRETS_MANAGER when set (the local stack's moto server).
+ */
+export function makeSecretsManagerClient(env: ClientEnv = process.env): SecretsManagerClient {
+  return new SecretsManagerClient(settingsFor(env, env[AwsEndpointEnvNames.secretsManager]));
+}
+
+/** SSM client, for Parameter Store's secrets; talks to AWS_ENDPOINT_URL_SSM when set (the local stack's moto). */
+export function makeSsmClient(env: ClientEnv = process.env): SSMClient {
+  return new SSMClient(settingsFor(env, env[AwsEndpointEnvNames.ssm]));
 }
 
 /**

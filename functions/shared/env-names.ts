@@ -2,7 +2,8 @@
  * Names of the environment variables Beacon's functions read. The CDK app sets them from the same
  * constant, so a rename cannot leave a deployed function reading a variable nobody sets.
  * Endpoints of AWS services come from the SDK's own variables (AWS_ENDPOINT_URL_DYNAMODB,
- * AWS_ENDPOINT_URL_KINESIS, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_EVENTBRIDGE, AWS_ENDPOINT_URL_LAMBDA), which only
+ * AWS_ENDPOINT_URL_KINESIS, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_EVENTBRIDGE, AWS_ENDPOINT_URL_LAMBDA,
+ * AWS_ENDPOINT_URL_SECRETS_MANAGER, AWS_ENDPOINT_URL_SSM), which only
  * the local stack sets.
  */
 export const EnvNames = {
@@ -93,4 +94,6 @@ export const AwsEndpointEnvNames = {
   s3: "AWS_ENDPOINT_URL_S3",
   eventbridge: "AWS_ENDPOINT_URL_EVENTBRIDGE",
   lambda: "AWS_ENDPOINT_URL_LAMBDA",
+  secretsManager: "AWS_ENDPOINT_URL_SECRETS_MANAGER",
+  ssm: "AWS_ENDPOINT_URL_SSM",
 } as const;

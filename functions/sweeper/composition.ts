@@ -57,6 +57,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     },
   });
   const hotState = new RedisFleetHotState(redis);
+  const flows = new DynamoFlowCatalog(documents, config.tableName);
   const rollouts = makeRolloutEngine({
     rollouts: new DynamoRolloutStore(documents, config.tableName),
     classes,
@@ -68,12 +69,13 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     clock,
     ids,
     agentApiUrl: config.agentApiUrl,
+    flows,
   });
   const adoptions = makeAdoptionSettlement({
     adoptions: new DynamoAdoptionStore(documents, config.tableName),
     catalog: classes,
     hotState,
-    flows: new DynamoFlowCatalog(documents, config.tableName),
+    flows,
     operations,
     debugBundles: new DynamoDebugBundles(documents, config.tableName),
     debugBundleContent: new S3DebugBundleContent(s3, config.assetBucket),

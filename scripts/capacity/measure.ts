@@ -19,6 +19,7 @@ import { MemoryAgentRegistry } from "../../functions/adapters/memory/agent-regis
 import { MemoryCertificateStore } from "../../functions/adapters/memory/certificate-store.js";
 import { MemoryClassFlowPolicies } from "../../functions/adapters/memory/class-flow-policies.js";
 import { MemoryEventSink } from "../../functions/adapters/memory/event-sink.js";
+import { MemoryFlowCatalog } from "../../functions/adapters/memory/flow-catalog.js";
 import { MemoryManifestStore } from "../../functions/adapters/memory/manifest-store.js";
 import { MemoryOperationStore } from "../../functions/adapters/memory/operation-store.js";
 import { MemoryRevocationList } from "../../functions/adapters/memory/revocation-list.js";
@@ -289,6 +290,7 @@ async function withMeasuredHeartbeat<T>(
         certificates: new MemoryCertificateStore(),
         classes: new MemoryAgentClassRegistry(),
         classFlows: new MemoryClassFlowPolicies(),
+        flows: new MemoryFlowCatalog(),
         manifestStore: new MemoryManifestStore(),
         operationStore: new MemoryOperationStore(),
         hotState: new RedisHotState(redis),

@@ -35,7 +35,8 @@ export interface BackendsOptions {
   archiveBucket: string;
   /**
    * The event bus the stream consumer puts every notification on, on moto at `port`; without it, no bus (a
-   * benchmark of the agent API needs none).
+   * benchmark of the agent API needs none). The same moto serves Secrets Manager and Parameter Store, SecureString
+   * decryption included, where the secrets of sensitive parameters are read from.
    */
   notificationBus?: { name: string; port: number };
   log: (line: string) => void;
@@ -175,6 +176,8 @@ export async function startBackends(options: BackendsOptions): Promise<Backends>
     ...(notificationBus && eventBridgeOutcome.value
       ? {
           [AwsEndpointEnvNames.eventbridge]: eventBridgeOutcome.value,
+          [AwsEndpointEnvNames.secretsManager]: eventBridgeOutcome.value,
+          [AwsEndpointEnvNames.ssm]: eventBridgeOutcome.value,
           [EnvNames.notificationBusName]: notificationBus.name,
         }
       : {}),

@@ -1,9 +1,11 @@
 /**
  * moto (Apache-2.0) in server mode, the local stack's EventBridge: the real PutEvents API, with rules that
  * match event patterns and deliver to their targets, SQS queues among them, all in memory. scripts/build/setup.mjs
- * installs it from PyPI into .beacon/tools/moto. It serves every service it emulates on one port, but Beacon
- * aims only its EventBridge client at it (AWS_ENDPOINT_URL_EVENTBRIDGE). It starts in about 2 s and idles at
- * about 80 MB and no CPU.
+ * installs it from PyPI into .beacon/tools/moto. It serves every service it emulates on one port; Beacon aims its
+ * EventBridge client at it (AWS_ENDPOINT_URL_EVENTBRIDGE), and its Secrets Manager and SSM clients
+ * (AWS_ENDPOINT_URL_SECRETS_MANAGER, AWS_ENDPOINT_URL_SSM), as moto serves both with their real APIs, an SSM
+ * SecureString decrypted on GetParameter WithDecryption as on AWS. It starts in about 2 s and idles at about
+ * 80 MB and no CPU.
  */
 import path from "node:path";
 import { ListEventBusesCommand } from "@aws-sdk/client-eventbridge";

@@ -6,6 +6,7 @@ import { ManualClock } from "../../functions/adapters/memory/clock.js";
 import { MemoryDebugBundles } from "../../functions/adapters/memory/debug-bundles.js";
 import { MemoryEventOutbox } from "../../functions/adapters/memory/event-outbox.js";
 import { MemoryEventSink } from "../../functions/adapters/memory/event-sink.js";
+import { MemoryFlowCatalog } from "../../functions/adapters/memory/flow-catalog.js";
 import { MemoryHotState } from "../../functions/adapters/memory/hot-state.js";
 import { SequentialIds } from "../../functions/adapters/memory/id-generator.js";
 import { MemoryManifestStore } from "../../functions/adapters/memory/manifest-store.js";
@@ -38,6 +39,7 @@ export function coreHarness() {
     certificates: new MemoryCertificateStore(),
     classes: new MemoryAgentClassRegistry(),
     classFlows: new MemoryClassFlowPolicies(),
+    flows: new MemoryFlowCatalog(),
     manifestStore: new MemoryManifestStore(),
     operationStore: new MemoryOperationStore(outbox),
     results: new MemoryOperationResults(),

@@ -5,11 +5,11 @@ import type { RevocationCache, RevocationList } from "../identity/ports.js";
 import { makeRevocationCheck } from "../identity/revocation.js";
 import type { StoredContent } from "../ports.js";
 
-export interface ContentDownloadDependencies {
-  /** The tenant's content by hash; undefined when the tenant has none by that hash. */
-  read(tenant: string, hash: string): Promise<StoredContent | undefined>;
+export interface ContentDownloadDependencies<Id = string> {
+  /** The content the id names for the credential's holder; undefined when it has none by that id. */
+  read(credential: AgentCredential, id: Id): Promise<StoredContent | undefined>;
   /** Whether an id can name such content at all: anything else is nobody's, and costs no read. */
-  isId(id: string): boolean;
+  isId(id: Id): boolean;
   /** What the content is, for the 404's message ("flow", "asset"). */
   what: string;
   revocations: RevocationList;
@@ -17,10 +17,13 @@ export interface ContentDownloadDependencies {
   cacheBreaker?: CacheBreaker;
 }
 
-/** A download: the stored bytes, or `notModified` when the agent holds them already. */
+/**
+ * A download: the stored bytes, or `notModified` when the agent holds them already; either way the entity tag
+ * of the bytes.
+ */
 export type DownloadOutcome =
-  | { notModified: true; content?: undefined; cacheError?: unknown }
-  | { notModified: false; content: StoredContent; cacheError?: unknown };
+  | { notModified: true; tag: string; content?: undefined; cacheError?: unknown }
+  | { notModified: false; tag: string; content: StoredContent; cacheError?: unknown };
 
 /** The entity tag of content addressed by its hash, which changes exactly when its bytes do. */
 export const entityTag = (hash: string): string => `"${hash}"`;
@@ -39,18 +42,19 @@ function matchesAny(ifNoneMatch: string | undefined, hash: string): boolean {
  * Content an operation sent an agent to. A client certificate of the tenant that stored it may fetch it,
  * under the same revocation rules as heartbeats; another tenant's content does not exist.
  */
-export function makeContentDownload(deps: ContentDownloadDependencies) {
+export function makeContentDownload<Id = string>(deps: ContentDownloadDependencies<Id>) {
   const revocationCheck = makeRevocationCheck(deps);
   return async function download(
     credential: AgentCredential,
-    id: string,
+    id: Id,
     ifNoneMatch: string | undefined,
   ): Promise<DownloadOutcome> {
     const cache = guardedCache(deps.cacheBreaker);
     await revocationCheck.assertNotRevoked(credential, cache);
-    const content = deps.isId(id) ? await deps.read(credential.tenant, id) : undefined;
+    const content = deps.isId(id) ? await deps.read(credential, id) : undefined;
     if (!content) throw new BeaconError("not_found", `No such ${deps.what}`);
-    if (matchesAny(ifNoneMatch, content.hash)) return { notModified: true, cacheError: cache.error };
-    return { notModified: false, content, cacheError: cache.error };
+    const tag = entityTag(content.hash);
+    if (matchesAny(ifNoneMatch, content.hash)) return { notModified: true, tag, cacheError: cache.error };
+    return { notModified: false, tag, content, cacheError: cache.error };
   };
 }

@@ -15,7 +15,7 @@ export interface FlowDownloadDependencies {
 export const makeFlowDownload = (deps: FlowDownloadDependencies) =>
   makeContentDownload({
     ...deps,
-    read: (tenant, hash) => deps.flows.read(tenant, hash),
+    read: (credential, hash) => deps.flows.read(credential.tenant, hash),
     isId: isFlowHash,
     what: "flow",
   });

@@ -7,7 +7,8 @@ import { BeaconError } from "../errors.js";
 import type { OperationEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
 import { publishBefore } from "../events/publishing.js";
-import type { ClassFlowPolicies } from "../flows/ports.js";
+import { declaresParameters } from "../flows/location.js";
+import type { ClassFlowPolicies, FlowCatalog } from "../flows/ports.js";
 import { type CacheBreaker, type GuardedCache, guardedCache } from "../guarded-cache.js";
 import { tenantCaCertificateRecord } from "../identity/certificates.js";
 import type { AgentCredential } from "../identity/credentials.js";
@@ -57,6 +58,8 @@ export interface HeartbeatDependencies {
   certificates: Pick<CertificateStore, "add">;
   classes: AgentClassRegistry;
   classFlows: ClassFlowPolicies;
+  /** The version a catch-up sends, for whether it declares parameters. */
+  flows: Pick<FlowCatalog, "get">;
   manifests: ManifestRegistration;
   operations: OperationLifecycle;
   hotState: HotState;
@@ -89,6 +92,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     registry,
     classes,
     classFlows,
+    flows,
     manifests,
     operations: lifecycle,
     hotState,
@@ -247,9 +251,11 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     }
     // Only the cache's one round trip claims a catch-up: while the cache is down (the registry answered)
     // no agent is caught up, and none costs a registry request for it; they are once the cache is back.
+    const catchUpVersion = view.catchUp && (await flows.get(tenant, agentClass, view.catchUp.flowId));
     const catchUp = catchUpOf(view, supportedOperations, {
       tenant,
       agentId,
+      parameterized: catchUpVersion !== undefined && declaresParameters(catchUpVersion),
       agentApiUrl: settings.agentApiUrl,
       now,
       ids,

@@ -226,6 +226,7 @@ describe("a catch-up", () => {
     agentApiUrl: "https://agents.test",
     now: NOW,
     ids: oneId,
+    parameterized: false,
   };
 
   it("is an UPDATE CONFIGURATION to the class's flow, with the class's acknowledgement timeout", () => {
@@ -267,6 +268,7 @@ describe("the agent's queue", () => {
       agentApiUrl: "https://agents.test",
       now: NOW,
       ids: oneId,
+      parameterized: false,
     });
     expect(looksForOperations(steady, { ...none, catchUp })).toBe(true);
   });

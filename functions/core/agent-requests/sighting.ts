@@ -238,7 +238,15 @@ export const describeDue = (view: AgentView, now: number): boolean => (view.desc
 export function catchUpOf(
   view: AgentView,
   supportedOperations: SupportedOperations | undefined,
-  request: { tenant: string; agentId: string; agentApiUrl: string; now: number; ids: IdGenerator },
+  request: {
+    tenant: string;
+    agentId: string;
+    agentApiUrl: string;
+    now: number;
+    ids: IdGenerator;
+    /** The catch-up's version declares parameters: the agent downloads it rendered with its own values. */
+    parameterized: boolean;
+  },
 ): OperationRecord | undefined {
   if (!view.catchUp || !supportedOperations || !supports(supportedOperations, "UPDATE", "CONFIGURATION"))
     return undefined;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { declaresParameters, updateConfigurationArgs } from "../flows/location.js";
 import {
   AgentRoutes,
   agentRouteUrl,
@@ -20,6 +21,10 @@ describe("matchAgentRoute", () => {
     expect(matchAgentRoute("GET", "/c2/api/flows/ab12/content")).toEqual({
       name: "flowContent",
       params: { flowId: "ab12" },
+    });
+    expect(matchAgentRoute("GET", "/c2/api/agents/pump%201/flows/ab12/content")).toEqual({
+      name: "agentFlowContent",
+      params: { agentId: "pump%201", flowId: "ab12" },
     });
     expect(matchAgentRoute("GET", "/c2/api/assets/cd34/content")).toEqual({
       name: "assetContent",
@@ -75,6 +80,21 @@ describe("URLs", () => {
     );
   });
 
+  it("sends an UPDATE CONFIGURATION of a version that declares parameters to the agent's own rendering", () => {
+    const recipient = { agentId: "pump 7", parameterized: true };
+    expect(updateConfigurationArgs("https://agents.test", "ab12", recipient)).toEqual({
+      location: "https://agents.test/c2/api/agents/pump%207/flows/ab12/content",
+      flowId: "ab12",
+      persist: "true",
+    });
+    expect(
+      updateConfigurationArgs("https://agents.test", "ab12", { ...recipient, parameterized: false }).location,
+    ).toBe(flowContentUrl("https://agents.test", "ab12"));
+    expect(declaresParameters({ parameters: [] })).toBe(false);
+    expect(declaresParameters({})).toBe(false);
+    expect(declaresParameters({ parameters: [{ name: "x", sensitive: false }] })).toBe(true);
+  });
+
   it("spells Beacon's own paths, never the incumbent's", () => {
     expect(agentRouteUrl("https://agents.test", AgentRoutes.heartbeat)).toBe(
       "https://agents.test/c2/api/heartbeat",
@@ -93,6 +113,7 @@ it("writes the load balancer's patterns with a wildcard for each parameter", () 
     "/c2/api/heartbeat",
     "/c2/api/acknowledge",
     "/c2/api/flows/*/content",
+    "/c2/api/agents/*/flows/*/content",
     "/c2/api/assets/*/content",
   ]);
   expect(allAgentRoutes).toEqual([...c2ApiRoutes, AgentRoutes.debugBundle]);

@@ -27,8 +27,10 @@ export const AgentRoutes = {
     path: "/c2/api/acknowledge",
     incumbentPath: `${INCUMBENT_C2_PROTOCOL}/acknowledge`,
   },
-  /** Where UPDATE CONFIGURATION sends agents for the flow. */
+  /** Where UPDATE CONFIGURATION sends agents for a flow version that declares no parameters. */
   flowContent: { method: "GET", path: "/c2/api/flows/{flowId}/content" },
+  /** Where UPDATE CONFIGURATION sends an agent for a version that declares parameters: rendered with its values. */
+  agentFlowContent: { method: "GET", path: "/c2/api/agents/{agentId}/flows/{flowId}/content" },
   /** Where UPDATE ASSET and SYNC RESOURCE send agents for an asset. */
   assetContent: { method: "GET", path: "/c2/api/assets/{assetId}/content" },
   /**
@@ -116,6 +118,13 @@ export function agentRouteUrl(base: string, route: AgentRoute, params: Record<st
  */
 export const flowContentUrl = (agentApiUrl: string, flowId: string): string =>
   agentRouteUrl(agentApiUrl, AgentRoutes.flowContent, { flowId });
+
+/**
+ * Where an agent downloads a flow version rendered with its own parameter values. The args carry `flowId`, so
+ * the Java agent does not read its flow id from the path, whose 4th segment here is the agent's id.
+ */
+export const agentFlowContentUrl = (agentApiUrl: string, agentId: string, flowId: string): string =>
+  agentRouteUrl(agentApiUrl, AgentRoutes.agentFlowContent, { agentId, flowId });
 
 /**
  * Where agents download an asset: on the agent API, over mutual TLS with a certificate of the tenant. Absolute, as

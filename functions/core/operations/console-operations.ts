@@ -7,7 +7,7 @@ import type { OperationState } from "../events/model.js";
 import type { AgentFilters } from "../fleet/agents.js";
 import type { FleetRegistry } from "../fleet/ports.js";
 import { isFlowHash } from "../flows/flow-hash.js";
-import { updateConfigurationArgs } from "../flows/location.js";
+import { declaresParameters, updateConfigurationArgs } from "../flows/location.js";
 import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { pageBodyOf, pageRequestOf } from "../paging.js";
@@ -113,8 +113,20 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     read: Omit<AgentsRead, "resourceSets">,
   ): Promise<OperationDraft[]> {
     const flowHash = request.flowHash as string;
-    const assetIds = assetIdsOf(await flowVersionsOf(tenant, flowHash, flowClassesOf(request, read.agents)));
-    const flowArgs = updateConfigurationArgs(deps.agentApiUrl, flowHash);
+    const versions = await flowVersionsOf(tenant, flowHash, flowClassesOf(request, read.agents));
+    const assetIds = assetIdsOf(versions);
+    // One hash, one document: every class's version of it declares the same parameters.
+    const parameterized = versions.some(declaresParameters);
+    if (
+      parameterized &&
+      read.agents.some((agent) => agent.agentClass !== (request.flowClass ?? agent.agentClass))
+    )
+      throw new BeaconError(
+        "invalid_request",
+        "A flow that declares parameters goes to agents of its own class only, whose values are set for it",
+      );
+    const flowArgs = (agent: AgentRecord) =>
+      updateConfigurationArgs(deps.agentApiUrl, flowHash, { agentId: agent.agentId, parameterized });
     if (assetIds.length === 0) return updateConfigurationDrafts(request, read.agents, flowArgs, new Map());
     const withSets = { ...read, resourceSets: await resourceSetsOf(tenant, read.agents) };
     const lacking = agentsLackingAssets(withSets, assetIds);

@@ -82,7 +82,7 @@ describe("an operation request's drafts", () => {
     const updates = updateConfigurationDrafts(
       { agentId: "a2", operation: "UPDATE" },
       agents,
-      {},
+      () => ({}),
       prerequisites,
     );
     expect(updates.map((draft) => [draft.agent.agentId, draft.operation, draft.dependsOn])).toEqual([

@@ -274,7 +274,7 @@ export function assetPrerequisites(
 export function updateConfigurationDrafts(
   request: OperationRequest,
   agents: AgentRecord[],
-  flowArgs: OperationArgs,
+  flowArgsOf: (agent: AgentRecord) => OperationArgs,
   prerequisites: Map<string, AssetPrerequisite>,
 ): OperationDraft[] {
   return agents.flatMap((agent) => {
@@ -284,7 +284,7 @@ export function updateConfigurationDrafts(
       agent,
       operation: "UPDATE",
       operand: "CONFIGURATION",
-      args: flowArgs,
+      args: flowArgsOf(agent),
       dependsOn: dependsOn.length > 0 ? dependsOn : undefined,
     };
     return prerequisite?.sync ? [prerequisite.sync, update] : [update];

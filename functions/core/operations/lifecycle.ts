@@ -326,6 +326,8 @@ export function newUpdateConfiguration(request: {
   tenant: string;
   agentId: string;
   flowId: string;
+  /** The version declares parameters: the agent downloads it rendered with its own values. */
+  parameterized: boolean;
   agentApiUrl: string;
   createdBy: string;
   agentClass?: string;
@@ -340,7 +342,7 @@ export function newUpdateConfiguration(request: {
     operationId: newOperationId(request.now, request.ids, request.agentId),
     operation: "UPDATE",
     operand: "CONFIGURATION",
-    args: updateConfigurationArgs(request.agentApiUrl, request.flowId),
+    args: updateConfigurationArgs(request.agentApiUrl, request.flowId, request),
     state: "queued" as const,
     createdAt: request.now,
     createdBy: request.createdBy,

@@ -1,4 +1,5 @@
 import type { ParameterRecord } from "./model.js";
+import type { SecretReference } from "./secret-refs.js";
 
 /** The values one class or one agent holds: the layers a person sets. Groups take their place later. */
 export type ParameterScope = { layer: "class"; className: string } | { layer: "agent"; agentId: string };
@@ -12,4 +13,14 @@ export interface ParameterStore {
   put(tenant: string, scope: ParameterScope, record: ParameterRecord): Promise<"created" | "replaced">;
   /** Removes the name's value: the record as it was, or undefined when there was none. */
   remove(tenant: string, scope: ParameterScope, name: string): Promise<ParameterRecord | undefined>;
+}
+
+/**
+ * Where sensitive parameters' secrets are read, by reference: Secrets Manager's and Parameter Store's current
+ * values. The secret passes through the agent API's memory on its way into the flow an agent downloads, and
+ * nowhere else.
+ */
+export interface SecretStore {
+  /** The secret's current value; undefined when the store has no such secret, or its value no such JSON key. */
+  read(reference: SecretReference): Promise<string | undefined>;
 }

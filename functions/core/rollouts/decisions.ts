@@ -177,13 +177,20 @@ export function updateRecords(
   rollout: RolloutRecord,
   agentIds: string[],
   flowId: string,
-  request: { timing: ClassTiming; now: number; ids: IdGenerator; agentApiUrl: string },
+  request: {
+    timing: ClassTiming;
+    now: number;
+    ids: IdGenerator;
+    agentApiUrl: string;
+    parameterized: boolean;
+  },
 ): OperationRecord[] {
   return agentIds.map((agentId) =>
     newUpdateConfiguration({
       tenant: rollout.tenant,
       agentId,
       flowId,
+      parameterized: request.parameterized,
       agentApiUrl: request.agentApiUrl,
       createdBy: `beacon:rollout:${rollout.rolloutId}`,
       agentClass: rollout.className,

@@ -4,6 +4,7 @@ import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
 import { MemoryFleetHotState } from "../../adapters/memory/fleet-hot-state.js";
 import { MemoryFleetRegistry } from "../../adapters/memory/fleet-registry.js";
+import { MemoryFlowCatalog } from "../../adapters/memory/flow-catalog.js";
 import { SequentialIds } from "../../adapters/memory/id-generator.js";
 import { MemoryOperationStore } from "../../adapters/memory/operation-store.js";
 import { MemoryRolloutStore } from "../../adapters/memory/rollout-store.js";
@@ -83,6 +84,7 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     clock,
     ids,
     agentApiUrl: "https://agents.beacon.test",
+    flows: new MemoryFlowCatalog(),
   });
 
   const sweepTimeouts = makeSweepTimeouts({

@@ -3,7 +3,9 @@ import { BeaconError } from "../errors.js";
 import type { OperationEvent, RolloutEvent, RolloutState } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
 import type { FleetHotState, FleetRegistry, HotAgentState } from "../fleet/ports.js";
+import { declaresParameters } from "../flows/location.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
+import type { FlowCatalog } from "../flows/ports.js";
 import { guardedCache } from "../guarded-cache.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
@@ -60,6 +62,8 @@ export interface RolloutEngineDependencies {
   ids: IdGenerator;
   /** The agent API's public base URL, for the URLs agents download flows from. */
   agentApiUrl: string;
+  /** The versions rolled out, for whether they declare parameters. */
+  flows: Pick<FlowCatalog, "get">;
 }
 
 /** What one look at a rollout did. */
@@ -320,15 +324,29 @@ async function publish(
   }
 }
 
-/** The UPDATE CONFIGURATION records that send `flowId` to these agents on behalf of the rollout. */
-const updatesOf = (
+/**
+ * The UPDATE CONFIGURATION records that send `flowId` to these agents on behalf of the rollout, each to its own
+ * rendering when the version declares parameters.
+ */
+async function updatesOf(
   deps: RolloutEngineDependencies,
   rollout: RolloutRecord,
   agentIds: string[],
   flowId: string,
   timing: ClassTiming,
   now: number,
-) => updateRecords(rollout, agentIds, flowId, { timing, now, ids: deps.ids, agentApiUrl: deps.agentApiUrl });
+): Promise<OperationRecord[]> {
+  if (agentIds.length === 0) return [];
+  const version = await deps.flows.get(rollout.tenant, rollout.className, flowId);
+  const parameterized = version !== undefined && declaresParameters(version);
+  return updateRecords(rollout, agentIds, flowId, {
+    timing,
+    now,
+    ids: deps.ids,
+    agentApiUrl: deps.agentApiUrl,
+    parameterized,
+  });
+}
 
 /**
  * Queues operations for agents: their pending markers first, or their heartbeats would not look. Throws
@@ -443,7 +461,7 @@ async function startBatch(
       (member) => member.agentId,
     ),
   );
-  const updates = updatesOf(
+  const updates = await updatesOf(
     deps,
     rollout,
     selection.chosen.map((agent) => agent.agentId),
@@ -495,7 +513,7 @@ async function rollBack(
     }
     toSend.push(member);
   }
-  const records = updatesOf(
+  const records = await updatesOf(
     deps,
     rollout,
     toSend.map((member) => member.agentId),
