@@ -19,7 +19,8 @@ let admin: string;
 /** Another tenant with a class and an agent of its own. */
 let otherOperator: string;
 
-const SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:plant/kafka-AbCdEf";
+/** A secret of the tenant's own, below beacon/<tenant>/ as every reference must be. */
+let secretArn: string;
 const classValue = (name: string) => `/api/v1/classes/pumps/parameters/${encodeURIComponent(name)}`;
 const agentValue = (agentId: string, name: string) =>
   `/api/v1/agents/${agentId}/parameters/${encodeURIComponent(name)}`;
@@ -41,6 +42,7 @@ beforeAll(async () => {
   agentApi = await startAgentApi();
   consoleApi = await startConsoleApi(agentApi);
   tenant = `params-${randomUUID().slice(0, 8)}`;
+  secretArn = `arn:aws:secretsmanager:eu-west-1:123456789012:secret:beacon/${tenant}/kafka-AbCdEf`;
   operator = await consoleApi.token({ tenant, role: "operator" });
   viewer = await consoleApi.token({ tenant, role: "viewer" });
   admin = await consoleApi.token({ tenant, role: "admin" });
@@ -71,12 +73,12 @@ describe("parameter values", () => {
       200,
     );
     const secret = await send("PUT", classValue("kafka password"), operator, {
-      secretRef: `${SECRET_ARN}:SecretString:password`,
+      secretRef: `${secretArn}:SecretString:password`,
     });
     expect(secret.status, secret.body).toBe(201);
     const listed = await send("GET", "/api/v1/classes/pumps/parameters", viewer);
     expect(listed.json().items).toEqual([
-      expect.objectContaining({ name: "kafka password", secretRef: `${SECRET_ARN}:SecretString:password` }),
+      expect.objectContaining({ name: "kafka password", secretRef: `${secretArn}:SecretString:password` }),
       expect.objectContaining({ name: "kafka.brokers", value: "class:9092" }),
     ]);
 
@@ -94,7 +96,7 @@ describe("parameter values", () => {
           name: "kafka password",
           declared: false,
           layer: "class",
-          secretRef: `${SECRET_ARN}:SecretString:password`,
+          secretRef: `${secretArn}:SecretString:password`,
         },
         { name: "kafka.brokers", declared: false, layer: "agent", value: "agent:9092" },
         { name: "site", declared: false, layer: "agent", value: "plant-1" },
@@ -117,21 +119,23 @@ describe("parameter values", () => {
     expect((await send("DELETE", agentValue("pump-1", "kafka.brokers"), operator)).status).toBe(404);
   });
 
-  it("take a reference in one of its forms only, and a value of bounded size", async () => {
+  it("take a reference in one of its forms only, to a secret of the tenant's own, and a value of bounded size", async () => {
     for (const body of [
       { secretRef: "hunter2" },
       { secretRef: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:plant/kafka" },
       { value: "é".repeat(2049) },
-      { value: "x", secretRef: "ssm:/plant/password" },
+      { value: "x", secretRef: `ssm:/beacon/${tenant}/password` },
+      { secretRef: "ssm:/plant/password" },
+      { secretRef: `ssm:/beacon/${tenant}-other/password` },
+      { secretRef: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:beacon/other/kafka-AbCdEf" },
     ]) {
       const refused = await send("PUT", classValue("refused"), operator, body);
       expect(refused.status, JSON.stringify(body)).toBe(400);
     }
     expect((await send("PUT", classValue(" leading space"), operator, { value: "x" })).status).toBe(400);
     expect((await send("GET", classValue("refused"), viewer)).status).toBe(404);
-    expect((await send("PUT", classValue("ssm ref"), operator, { secretRef: "ssm:/plant/pw" })).status).toBe(
-      201,
-    );
+    const ssm = await send("PUT", classValue("ssm ref"), operator, { secretRef: `ssm:/beacon/${tenant}/pw` });
+    expect(ssm.status, ssm.body).toBe(201);
   });
 
   it("of another tenant's class or agent are not found, and nothing of them changes", async () => {
@@ -192,7 +196,7 @@ describe("parameter values", () => {
         operationId: "putClassParameter",
         target: { className: "pumps", name: "kafka password" },
         status: 201,
-        summary: { kind: "secretRef", secretRef: `${SECRET_ARN}:SecretString:password` },
+        summary: { kind: "secretRef", secretRef: `${secretArn}:SecretString:password` },
       }),
     );
     expect(records).toContainEqual(
