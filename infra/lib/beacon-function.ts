@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type Duration, Fn, type RemovalPolicy, Validations } from "aws-cdk-lib";
+import { Aws, type Duration, Fn, type RemovalPolicy, Validations } from "aws-cdk-lib";
 import type { ITableV2 } from "aws-cdk-lib/aws-dynamodb";
 import { type IConnectable, type IVpc, SecurityGroup } from "aws-cdk-lib/aws-ec2";
 import type { IEventBus } from "aws-cdk-lib/aws-events";
@@ -24,6 +24,7 @@ import { ARCHIVE_PREFIX } from "../../functions/core/archive/layout.js";
 import { DEBUG_BUNDLES_PREFIX } from "../../functions/core/bundles/model.js";
 import type { EventBufferBounds } from "../../functions/core/events/ports.js";
 import { RESULTS_PREFIX } from "../../functions/core/operations/results.js";
+import { BeaconSecretPrefixes } from "../../functions/core/parameters/secret-refs.js";
 import { type EnvName, EnvNames } from "../../functions/shared/env-names.js";
 import type { BeaconCache } from "./cache.js";
 import type { AgentDomain, LogLevel, StageName } from "./config.js";
@@ -366,6 +367,39 @@ export abstract class BeaconWorkload extends Construct {
     this.setEnvironment(EnvNames.webhookTesterFunction, tester.function.functionName);
     this.addToPolicy(
       new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [tester.function.functionArn] }),
+    );
+  }
+
+  /**
+   * Reads the secrets sensitive parameters reference when agents download their flows: Secrets Manager secrets
+   * named below `beacon/`, Parameter Store parameters below `/beacon/`, in Beacon's own account and region, and
+   * nothing else of either. Each tenant's are below its own prefix (functions/core/parameters/secret-refs.ts),
+   * which the code holds each download to. Secrets encrypted with the services' AWS managed keys need no KMS
+   * grant; a customer managed key's policy must let this role decrypt through the service.
+   */
+  bindTenantSecrets(): void {
+    const resources = {
+      "secret names": `secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${BeaconSecretPrefixes.secretsManager}*`,
+      "parameter names": `ssm:<AWS::Region>:<AWS::AccountId>:parameter${BeaconSecretPrefixes.parameterStore}*`,
+    };
+    for (const [store, resource] of Object.entries(resources))
+      Validations.of(this).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:${resource}]`,
+        reason:
+          `Tenants' ${store} start with their tenant, and tenants come and go with no deployment: the grant covers ` +
+          "Beacon's prefix and nothing else of the account's secrets; the code reads only references below the " +
+          "caller's own tenant's prefix.",
+      });
+    const arn = (resource: string) =>
+      `arn:${Aws.PARTITION}:${resource.replace("<AWS::Region>", Aws.REGION).replace("<AWS::AccountId>", Aws.ACCOUNT_ID)}`;
+    this.addToPolicy(
+      new PolicyStatement({
+        actions: ["secretsmanager:GetSecretValue"],
+        resources: [arn(resources["secret names"])],
+      }),
+    );
+    this.addToPolicy(
+      new PolicyStatement({ actions: ["ssm:GetParameter"], resources: [arn(resources["parameter names"])] }),
     );
   }
 

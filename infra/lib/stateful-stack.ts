@@ -83,8 +83,9 @@ export class StatefulStack extends Stack {
     });
     // DynamoDB and S3 (the assets) are reached through the gateway endpoints above, which are free. The other services the functions
     // call need interface endpoints, billed per zone-hour and GB (docs/deploying.md): the stream, on every
-    // request, the agent CA's secret, when the console issues a certificate, and Lambda, when the console has the
-    // webhook dispatcher (outside the VPC) post a subscription's test. A NAT gateway would cost more.
+    // request, the agent CA's secret, when the console issues a certificate, Secrets Manager and Parameter Store,
+    // when an agent downloads a flow whose sensitive parameters reference secrets, and Lambda, when the console has
+    // the webhook dispatcher (outside the VPC) post a subscription's test. A NAT gateway would cost more.
     // Behind the load balancer, the agent service's tasks (agentCompute=fargate, or the debug bundles' service) pull
     // their image from ECR and write their logs to CloudWatch Logs, through endpoints of their own.
     const serviceEndpoints =
@@ -98,6 +99,7 @@ export class StatefulStack extends Stack {
     for (const [id, service] of [
       ["Kinesis", InterfaceVpcEndpointAwsService.KINESIS_STREAMS],
       ["SecretsManager", InterfaceVpcEndpointAwsService.SECRETS_MANAGER],
+      ["Ssm", InterfaceVpcEndpointAwsService.SSM],
       ["Lambda", InterfaceVpcEndpointAwsService.LAMBDA],
       ...serviceEndpoints,
     ] as const) {

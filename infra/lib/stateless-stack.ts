@@ -265,6 +265,8 @@ export class StatelessStack extends Stack {
     // Catch-up sends agents the class's flow from the heartbeat reply.
     workload.bindAgentDomain(config.agentDomain);
     workload.bindAgentCaBindings(config.agentDomain.trust.bindings);
+    // Agents' flows are rendered with their parameters' values, secrets read by reference.
+    workload.bindTenantSecrets();
   }
 
   private loadBalancerProps(config: BeaconConfig, stateful: StatefulStack, truststore: AgentTruststore) {

@@ -59,6 +59,8 @@ it("acknowledges only these AwsSolutions rules, each for a reason written beside
     "AwsSolutions-IAM5[Resource::<stateful stack>-AssetsArn/operation-results/*]",
     "AwsSolutions-IAM5[Resource::<stateful stack>-EventArchiveArn/events/*]",
     "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]",
+    "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:beacon/*]",
+    "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ssm:<AWS::Region>:<AWS::AccountId>:parameter/beacon/*]",
     "AwsSolutions-L1",
     "AwsSolutions-S1",
     "AwsSolutions-SMG4",

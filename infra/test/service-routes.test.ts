@@ -67,7 +67,7 @@ describe.each(beaconVariantNames.map((variant) => [beaconVariants[variant].descr
 );
 
 describe("the services a function calls, read from its bundle", () => {
-  it("are the table and the stream for the APIs and the sweeper, the assets' bucket for them too (the sweeper reads adoptions' debug bundles), and the agent CA's secret and Lambda (the webhook dispatcher) for the console", () => {
+  it("are the table and the stream for the APIs and the sweeper, the assets' bucket for them too (the sweeper reads adoptions' debug bundles), Secrets Manager and Parameter Store for the agent API (parameters' secrets), and the agent CA's secret and Lambda (the webhook dispatcher) for the console", () => {
     const services = Object.fromEntries(
       [...serviceCallsOf(synthesized("dev"))].map(([logicalId, calls]) => [
         functionIdOf(logicalId),
@@ -75,7 +75,7 @@ describe("the services a function calls, read from its bundle", () => {
       ]),
     );
     expect(services).toEqual({
-      AgentApi: ["dynamodb", "kinesis-streams", "s3"],
+      AgentApi: ["dynamodb", "kinesis-streams", "s3", "secretsmanager", "ssm"],
       ConsoleApi: ["dynamodb", "kinesis-streams", "lambda", "s3", "secretsmanager"],
       Sweeper: ["dynamodb", "kinesis-streams", "s3"],
     });
@@ -120,14 +120,18 @@ describe("the route check", () => {
 
   it("names the function, service and subnets a missing interface endpoint leaves without a route", () => {
     const findings = unreachableIn(devWith(withoutSecretsManagerEndpoint), serviceCallsOf(dev()));
-    expect(findings).toEqual([
-      expect.stringMatching(
-        /^ConsoleApiFunction\w+ cannot reach secretsmanager \(@aws-sdk\/client-secrets-manager\) from subnet VpcPrivateSubnet1Subnet\w+: /,
-      ),
-      expect.stringMatching(
-        /^ConsoleApiFunction\w+ cannot reach secretsmanager .* subnet VpcPrivateSubnet2Subnet/,
-      ),
-    ]);
+    expect(findings).toEqual(
+      ["AgentApi", "ConsoleApi"].flatMap((id) => [
+        expect.stringMatching(
+          new RegExp(
+            `^${id}Function\\w+ cannot reach secretsmanager \\(@aws-sdk/client-secrets-manager\\) from subnet VpcPrivateSubnet1Subnet\\w+: `,
+          ),
+        ),
+        expect.stringMatching(
+          new RegExp(`^${id}Function\\w+ cannot reach secretsmanager .* subnet VpcPrivateSubnet2Subnet`),
+        ),
+      ]),
+    );
   });
 
   it("counts no endpoint whose security group refuses the functions' HTTPS", () => {
@@ -175,6 +179,6 @@ describe("the route check", () => {
       });
     const calls = serviceCallsOf(dev());
     expect(unreachableIn(withDefaultRoute({ NatGatewayId: "nat-0123456789abcdef0" }), calls)).toEqual([]);
-    expect(unreachableIn(withDefaultRoute({ GatewayId: "igw-0123456789abcdef0" }), calls)).toHaveLength(2);
+    expect(unreachableIn(withDefaultRoute({ GatewayId: "igw-0123456789abcdef0" }), calls)).toHaveLength(4);
   });
 });

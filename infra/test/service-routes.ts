@@ -34,6 +34,7 @@ export const endpointServiceOfClient: Readonly<Record<string, string>> = {
   "@aws-sdk/client-lambda": "lambda",
   "@aws-sdk/client-s3": "s3",
   "@aws-sdk/client-secrets-manager": "secretsmanager",
+  "@aws-sdk/client-ssm": "ssm",
 };
 
 /** An AWS service a function's code calls, and the SDK client package it calls it with. */

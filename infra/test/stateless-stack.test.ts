@@ -240,6 +240,42 @@ describe("the assets bucket's grants", () => {
   });
 });
 
+describe("the secrets of sensitive parameters", () => {
+  /** The secret-store actions a function's role allows, each with where. */
+  function secretGrantsOf(template: Template, id: string) {
+    const policy = onlyResource(template, "AWS::IAM::Policy", {
+      Roles: [{ Ref: Match.stringLikeRegexp(`^${id}Role`) }],
+    });
+    return (
+      policy.Properties as { PolicyDocument: { Statement: Statement[] } }
+    ).PolicyDocument.Statement.filter((statement) =>
+      [statement.Action].flat().some((action) => /^(secretsmanager|ssm|kms):/.test(action)),
+    ).map((statement) => ({
+      actions: [statement.Action].flat(),
+      resource: JSON.stringify(statement.Resource),
+    }));
+  }
+
+  it("may be read by the agent API below beacon/ in Secrets Manager and /beacon/ in Parameter Store only, in its own account", () => {
+    for (const template of [prod.statelessTemplate, prodAlb.statelessTemplate]) {
+      const grants = secretGrantsOf(template, "AgentApi");
+      expect(grants.map(({ actions }) => actions)).toEqual([
+        ["secretsmanager:GetSecretValue"],
+        ["ssm:GetParameter"],
+      ]);
+      expect(grants[0]?.resource).toMatch(
+        /:secretsmanager:.*AWS::Region.*AWS::AccountId.*:secret:beacon\/\*"/,
+      );
+      expect(grants[1]?.resource).toMatch(/:ssm:.*AWS::Region.*AWS::AccountId.*:parameter\/beacon\/\*"/);
+    }
+  });
+
+  it("are read by no other function", () => {
+    for (const id of ["Sweeper", "StreamConsumer"])
+      expect(secretGrantsOf(prod.statelessTemplate, id), id).toEqual([]);
+  });
+});
+
 describe("the event archive's grants", () => {
   it("let the sweeper read the archive's objects and list its events/ prefix, where its relays look, and never write", () => {
     const grants = s3GrantsOf(prod.statelessTemplate, "Sweeper").filter(({ resource }) =>
@@ -325,6 +361,7 @@ describe("agent HTTP API", () => {
       "POST /c2/api/acknowledge",
       "POST /efm/api/c2-protocol/acknowledge",
       "GET /c2/api/flows/{flowId}/content",
+      "GET /c2/api/agents/{agentId}/flows/{flowId}/content",
       "GET /c2/api/assets/{assetId}/content",
       "POST /c2/debug-bundles/{operationId}",
     ]);
@@ -443,7 +480,8 @@ describe("agent load balancer", () => {
         routeRule(10, "POST", ["/c2/api/heartbeat", "/efm/api/c2-protocol/heartbeat"]),
         routeRule(20, "POST", ["/c2/api/acknowledge", "/efm/api/c2-protocol/acknowledge"]),
         routeRule(30, "GET", ["/c2/api/flows/*/content"]),
-        routeRule(40, "GET", ["/c2/api/assets/*/content"]),
+        routeRule(40, "GET", ["/c2/api/agents/*/flows/*/content"]),
+        routeRule(50, "GET", ["/c2/api/assets/*/content"]),
       ]);
       // Every rule forwards to the one target group of the function.
       const forwarded = rules.map((rule) => JSON.stringify(rule.Properties.Actions));
@@ -451,7 +489,7 @@ describe("agent load balancer", () => {
       expect(forwarded[0]).toContain("AgentLoadBalancerAgentApiTargets");
     }
     // The listeners' rules are the same, rule for rule.
-    expect(allRules).toHaveLength(5 * listeners.length);
+    expect(allRules).toHaveLength(6 * listeners.length);
     template.resourceCountIs("AWS::ElasticLoadBalancingV2::TargetGroup", 2);
     template.hasResourceProperties("AWS::ElasticLoadBalancingV2::TargetGroup", {
       TargetType: "lambda",

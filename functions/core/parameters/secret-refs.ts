@@ -64,10 +64,13 @@ function secretNameOf(reference: SecretReference): string {
   return name.slice(0, -SECRET_SUFFIX_LENGTH);
 }
 
+/** Below which Beacon reads secrets at all, in each store: the agent API's role may read nothing else. */
+export const BeaconSecretPrefixes = { secretsManager: "beacon/", parameterStore: "/beacon/" } as const;
+
 /** Where a tenant's secrets are kept, in each store. */
 export const tenantSecretPrefixes = (tenant: string) => ({
-  secretsmanager: `beacon/${tenant}/`,
-  ssm: `/beacon/${tenant}/`,
+  secretsmanager: `${BeaconSecretPrefixes.secretsManager}${tenant}/`,
+  ssm: `${BeaconSecretPrefixes.parameterStore}${tenant}/`,
 });
 
 /** The reference a string spells when it names a secret of the tenant's own (below its prefix), else undefined. */
