@@ -7,7 +7,7 @@ it("takes nearest-rank percentiles", () => {
   expect(percentiles([7])).toEqual({ p50: 7, p95: 7, p99: 7, max: 7 });
 });
 
-it("names each function over 300 ms at p99, an agent API bundle over 1 MB and every wrong answer", () => {
+it("names each function over 300 ms at p99, an agent API bundle over 1.05 MB and every wrong answer", () => {
   const figures = (p99: number) => ({ p50: 1, p95: 1, p99, max: p99 });
   const caseOf = (functionName: string, totalP99: number, wrongAnswers: string[] = []) => ({
     functionName,
@@ -29,12 +29,12 @@ it("names each function over 300 ms at p99, an agent API bundle over 1 MB and ev
     cases,
   });
 
-  expect(budgetBreaches(report(1_000_000, [caseOf("agent-api", 300), caseOf("sweeper", 299)]))).toEqual([]);
+  expect(budgetBreaches(report(1_050_000, [caseOf("agent-api", 300), caseOf("sweeper", 299)]))).toEqual([]);
   expect(
-    budgetBreaches(report(1_000_001, [caseOf("agent-api", 301), caseOf("sweeper", 10, ["status 500"])])),
+    budgetBreaches(report(1_050_001, [caseOf("agent-api", 301), caseOf("sweeper", 10, ["status 500"])])),
   ).toEqual([
     "agent-api (first request): init + first request p99 301 ms, over 300 ms",
-    "agent-api bundle 1,000,001 bytes, over 1,000,000",
+    "agent-api bundle 1,050,001 bytes, over 1,050,000",
     "sweeper (first request) answered wrong: status 500",
   ]);
 });

@@ -2,8 +2,9 @@ import { createHash } from "node:crypto";
 import type { AgentRegistry } from "../agents/ports.js";
 import { BeaconError } from "../errors.js";
 import { isFlowHash } from "../flows/flow-hash.js";
-import { type FlowParameter, renderFlow } from "../flows/parameters.js";
+import type { FlowParameter } from "../flows/parameters.js";
 import type { FlowCatalog } from "../flows/ports.js";
+import { renderFlow } from "../flows/rendering.js";
 import type { CacheBreaker } from "../guarded-cache.js";
 import { type AgentCredential, authorizeAgent, isValidIdentifier } from "../identity/credentials.js";
 import type { RevocationCache, RevocationList } from "../identity/ports.js";
@@ -126,7 +127,11 @@ export function makeRenderedFlowDownload(deps: RenderedFlowDownloadDependencies)
       class: classValues,
       agent: agentValues,
     });
-    const bytes = renderFlow(content.bytes, version.format, await resolvedValues(secrets, rendering));
+    const bytes = renderFlow(
+      content.bytes,
+      version.parameterSlots ?? [],
+      await resolvedValues(secrets, rendering),
+    );
     return { hash: sha256(bytes), contentType: version.contentType, bytes };
   }
 

@@ -17,7 +17,9 @@ import {
   type ParameterReference,
   readFlowParameters,
   referenceSite,
+  valueSlotsOf,
 } from "./parameters.js";
+import type { ValueSlot } from "./rendering.js";
 
 export type FlowContentType = "application/json" | "application/yaml";
 
@@ -40,6 +42,8 @@ export interface FlowDocument {
    * stored before Beacon read them.
    */
   parameters?: FlowParameter[];
+  /** Where each declared parameter's value goes in the text, for rendering it per agent; absent with none. */
+  parameterSlots?: ValueSlot[];
 }
 
 /** YAML aliases a document may expand: enough for real configurations, too few for an alias bomb. */
@@ -172,7 +176,8 @@ export function readFlowDocument(bytes: Uint8Array, maxBytes: number): FlowDocum
       : typesOf(document, minifiLayout);
   const parameters = readFlowParameters(document, format);
   refuseUndeclared(parameters.undeclared);
-  if (JSON.stringify(parameters.declared).length > MAX_DECLARED_PARAMETERS_BYTES)
+  const parameterSlots = parameters.declared.length > 0 ? valueSlotsOf(text, format) : undefined;
+  if (JSON.stringify([parameters.declared, parameterSlots]).length > MAX_DECLARED_PARAMETERS_BYTES)
     throw invalid(`The flow's declared parameters take more than ${MAX_DECLARED_PARAMETERS_BYTES} bytes`);
   return {
     hash: createHash("sha256").update(bytes).digest("hex"),
@@ -182,5 +187,6 @@ export function readFlowDocument(bytes: Uint8Array, maxBytes: number): FlowDocum
     ...types,
     assetIds: assetReferencesIn(text),
     parameters: parameters.declared,
+    parameterSlots,
   };
 }

@@ -10,11 +10,16 @@ import {
 import type { JsonObject } from "../json.js";
 import { allowedProcessorValuesOf } from "../manifests/catalog.js";
 import { parseFlow, readFlowDocument } from "./document.js";
-import { readFlowParameters, referencedParameters, renderFlow, resolveParameters } from "./parameters.js";
+import type { FlowFormat } from "./layout.js";
+import { readFlowParameters, referencedParameters, resolveParameters, valueSlotsOf } from "./parameters.js";
+import { renderFlow as renderSlots } from "./rendering.js";
 import { flowDefaults, parameterValuesRefused } from "./validation.js";
 
 const bytesOf = (text: string) => new TextEncoder().encode(text);
 const textOf = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+/** Rendering as a download does, with the slots publishing found. */
+const renderFlow = (bytes: Uint8Array, format: FlowFormat, values: ReadonlyMap<string, string>) =>
+  renderSlots(bytes, valueSlotsOf(textOf(bytes), format), values);
 const readParameters = (text: string) => {
   const { document, format } = parseFlow(bytesOf(text), 1024 * 1024);
   return readFlowParameters(document, format);

@@ -9,6 +9,7 @@ import {
   layoutOf,
   rootGroupOf,
 } from "./layout.js";
+import type { ValueSlot } from "./rendering.js";
 
 /** A parameter a flow declares in one of its parameter contexts. */
 export interface FlowParameter {
@@ -223,74 +224,49 @@ export function readFlowParameters(document: JsonObject, format: FlowFormat): Fl
   return { declared: declaredParameters(document, layout), references, undeclared };
 }
 
-/** JSON's string quoting, which is also YAML's double-quoted scalar, with what YAML reads as breaks escaped. */
-const quoted = (value: string): string =>
-  JSON.stringify(value).replace(
-    /[\u007f-\u009f\u2028\u2029\ufeff]/g,
-    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-
-interface Edit {
-  at: number;
-  end: number;
-  text: string;
-}
-
-function replacedValue(text: string, [start, end]: [number, number, number], value: string): Edit {
+function replacedValue(parameter: string, text: string, [start, end]: [number, number, number]): ValueSlot {
   // A block scalar's range takes in the line break after it, which stays.
-  return { at: start, end: start + text.slice(start, end).trimEnd().length, text: quoted(value) };
+  return { parameter, at: start, end: start + text.slice(start, end).trimEnd().length };
 }
 
 /** Where a parameter map without a `value` gets one, keeping the map's own style. */
-function insertedValue(text: string, parameter: YAMLMap, value: string): Edit | undefined {
-  const [start, end] = parameter.range ?? [];
+function insertedValue(parameter: string, text: string, map: YAMLMap): ValueSlot | undefined {
+  const [start, end] = map.range ?? [];
   if (start === undefined || end === undefined) return undefined;
-  if (parameter.flow) {
+  if (map.flow) {
     const close = text.lastIndexOf("}", end);
-    return { at: close, end: close, text: `, "value": ${quoted(value)}` };
+    return { parameter, at: close, end: close, before: `, "value": ` };
   }
   // A block map: the value goes first, on its own line at the indentation of the map's keys.
   const lineStart = text.lastIndexOf("\n", start - 1) + 1;
-  return { at: start, end: start, text: `value: ${quoted(value)}\n${" ".repeat(start - lineStart)}` };
+  return { parameter, at: start, end: start, before: "value: ", after: `\n${" ".repeat(start - lineStart)}` };
 }
 
 /**
- * The flow with the values put into its parameter contexts: each value replaces the value of its parameter in
- * every context that declares it; names the flow does not declare are left out. Everything else keeps its
- * bytes, so the same document and values always render the same bytes (the rendered flow's hash can be its
- * flow id), JSON stays JSON and YAML stays the YAML the C++ agent reads.
+ * Where each declared parameter's value goes in the flow's text, in every context that declares it: read once,
+ * when the version is published, so that rendering it for an agent (rendering.ts) reads no document.
  */
-export function renderFlow(
-  documentBytes: Uint8Array,
-  format: FlowFormat,
-  values: ReadonlyMap<string, string>,
-): Uint8Array {
-  const text = new TextDecoder("utf-8", { fatal: true }).decode(documentBytes);
+export function valueSlotsOf(text: string, format: FlowFormat): ValueSlot[] {
   // JSON is YAML too: one parser gives both the source ranges the values are spliced into.
   const document = parseDocument(text, { uniqueKeys: false });
   if (document.errors.length > 0)
     throw new BeaconError("invalid_request", `The flow cannot be rendered: ${document.errors[0]?.message}`);
   const layout = layoutOf(format);
-  const edits: Edit[] = [];
+  const slots: ValueSlot[] = [];
   const contexts = document.get(layout.parameterContexts, true);
   for (const context of isSeq(contexts) ? contexts.items : []) {
     const parameters = isMap(context) ? context.get(layout.parameters, true) : undefined;
     for (const parameter of isSeq(parameters) ? parameters.items : []) {
       if (!isMap(parameter)) continue;
       const name = parameter.get("name");
-      const value = typeof name === "string" ? values.get(name) : undefined;
-      if (value === undefined) continue;
+      if (typeof name !== "string") continue;
       const current = parameter.get("value", true) as Node | undefined;
-      const edit = current?.range
-        ? replacedValue(text, current.range, value)
-        : insertedValue(text, parameter, value);
-      if (!edit) throw new BeaconError("invalid_request", `The flow's parameter ${name} cannot be rendered`);
-      edits.push(edit);
+      const slot = current?.range
+        ? replacedValue(name, text, current.range)
+        : insertedValue(name, text, parameter);
+      if (!slot) throw new BeaconError("invalid_request", `The flow's parameter ${name} cannot be rendered`);
+      slots.push(slot);
     }
   }
-  let rendered = text;
-  for (const edit of edits.sort((a, b) => b.at - a.at)) {
-    rendered = rendered.slice(0, edit.at) + edit.text + rendered.slice(edit.end);
-  }
-  return new TextEncoder().encode(rendered);
+  return slots;
 }
