@@ -155,7 +155,11 @@ it("answers heartbeats within the budget while the stream's emulator is frozen, 
     await until(
       "every accepted heartbeat's event on the stream",
       async () => {
-        await sweeper.relayHeld();
+        // A run whose cache call outlasts the sweeper's cache timeout on a machine still busy with the thaw
+        // fails as a scheduled run would, and the next one takes the held events up.
+        await sweeper.relayHeld().catch((error: unknown) => {
+          if (!(error instanceof Error && error.message === "Command timed out")) throw error;
+        });
         const onStream = await heartbeatsOnStream();
         return onStream.size === before.size + agents.length * rounds ? onStream : undefined;
       },
