@@ -1,3 +1,4 @@
+import { isClassName } from "../c2/class-name.js";
 import { BeaconError } from "../errors.js";
 import { isValidIdentifier } from "./credentials.js";
 
@@ -29,9 +30,6 @@ export interface Principal {
   classes?: readonly string[];
 }
 
-/** A class name as the console API's document spells it (`ClassName`): no separator can hide in one. */
-const CLASS_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-
 /**
  * The classes claim, in the spellings a token can carry it: a Cognito custom attribute is a string, so
  * there it is the names separated by commas (no class name holds one), `""` for none; an OIDC provider may
@@ -44,7 +42,7 @@ export function classesOfClaim(claim: unknown): string[] | undefined {
     : typeof claim === "string"
       ? splitClassesClaim(claim)
       : undefined;
-  if (!names?.every((name) => typeof name === "string" && CLASS_NAME_PATTERN.test(name))) return undefined;
+  if (!names?.every((name) => typeof name === "string" && isClassName(name))) return undefined;
   return [...new Set(names as string[])];
 }
 
