@@ -30,6 +30,8 @@ import type { ManifestStore } from "../core/manifests/ports.js";
 import { makeManifestRegistration } from "../core/manifests/registration.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { OperationStore } from "../core/operations/ports.js";
+import type { ParameterStore } from "../core/parameters/ports.js";
+import { makeFlowRenderings } from "../core/parameters/rendered-flow-ids.js";
 import { cachedSecrets } from "../core/parameters/secret-cache.js";
 import type { Clock, IdGenerator } from "../core/ports.js";
 import {
@@ -77,6 +79,7 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
   const operationStore = new DynamoOperationStore(documents, config.tableName);
   const cacheBreaker = makeCacheBreaker(CACHE_BREAKER, clock, onCacheBreakerOpen);
   const flows = new DynamoFlowCatalog(documents, config.tableName);
+  const parameters = new DynamoParameterStore(documents, config.tableName);
   const { manifests, operations, recordHeartbeat } = composeHeartbeat(
     {
       registry,
@@ -85,6 +88,7 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
       classes: new DynamoAgentClassRegistry(documents, config.tableName),
       classFlows: new DynamoClassFlowPolicies(documents, config.tableName),
       flows,
+      parameters,
       manifestStore: new DynamoManifestStore(documents, config.tableName),
       operationStore,
       hotState,
@@ -108,7 +112,7 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
   const downloadAgentFlow = makeRenderedFlowDownload({
     registry,
     flows,
-    parameters: new DynamoParameterStore(documents, config.tableName),
+    parameters,
     secrets: cachedSecrets(new AwsSecretStore(secretsManager, ssm, SECRET_READ_TIMEOUT_MS), clock),
     revocations,
     hotState,
@@ -164,6 +168,7 @@ export interface HeartbeatPorts {
   classes: AgentClassRegistry;
   classFlows: ClassFlowPolicies;
   flows: Pick<FlowCatalog, "get">;
+  parameters: Pick<ParameterStore, "list">;
   manifestStore: ManifestStore;
   operationStore: OperationStore;
   hotState: HotState;
@@ -199,6 +204,7 @@ export function composeHeartbeat(
   });
   const recordHeartbeat = makeRecordHeartbeat({
     ...heartbeatPorts,
+    renderings: makeFlowRenderings(ports),
     manifests,
     operations,
     settings: {

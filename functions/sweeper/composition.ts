@@ -6,6 +6,7 @@ import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
+import { DynamoParameterStore } from "../adapters/dynamodb/parameter-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { RedisPresenceState } from "../adapters/redis/presence.js";
@@ -17,6 +18,7 @@ import { relayHeld, relayStaged, resending } from "../core/events/publishing.js"
 import { makeExpiryNotices } from "../core/identity/expiry.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeSweepTimeouts } from "../core/operations/timeouts.js";
+import { makeFlowRenderings, renderingClassFlows } from "../core/parameters/rendered-flow-ids.js";
 import type { Clock } from "../core/ports.js";
 import { makeRolloutEngine } from "../core/rollouts/engine.js";
 import { makeDocumentClient, makeS3Client } from "../runtime/aws-clients.js";
@@ -58,6 +60,11 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   });
   const hotState = new RedisFleetHotState(redis);
   const flows = new DynamoFlowCatalog(documents, config.tableName);
+  const renderings = makeFlowRenderings({
+    flows,
+    parameters: new DynamoParameterStore(documents, config.tableName),
+  });
+  const classFlowCache = renderingClassFlows(hotState, renderings);
   const rollouts = makeRolloutEngine({
     rollouts: new DynamoRolloutStore(documents, config.tableName),
     classes,
@@ -70,11 +77,13 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     ids,
     agentApiUrl: config.agentApiUrl,
     flows,
+    renderings,
+    classFlowCache,
   });
   const adoptions = makeAdoptionSettlement({
     adoptions: new DynamoAdoptionStore(documents, config.tableName),
     catalog: classes,
-    hotState,
+    classFlowCache,
     flows,
     operations,
     debugBundles: new DynamoDebugBundles(documents, config.tableName),

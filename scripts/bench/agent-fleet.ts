@@ -171,7 +171,7 @@ export async function writeFleet(options: FleetOptions): Promise<FleetReport> {
       outcome = await hotState.recordSighting(sighting);
     }
     if (!outcome.recorded) throw new Error(`the cache refused ${sighting.agentId}: ${outcome.revocation}`);
-    await hotState.markRegistered(tenant, sighting.agentId, checkpointed);
+    await hotState.markRegistered(tenant, sighting.agentId, checkpointed, new Map());
     await hotState.rememberAgentManifest(tenant, sighting.agentId, knownManifestOf(manifest));
   };
 

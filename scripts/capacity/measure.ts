@@ -22,6 +22,7 @@ import { MemoryEventSink } from "../../functions/adapters/memory/event-sink.js";
 import { MemoryFlowCatalog } from "../../functions/adapters/memory/flow-catalog.js";
 import { MemoryManifestStore } from "../../functions/adapters/memory/manifest-store.js";
 import { MemoryOperationStore } from "../../functions/adapters/memory/operation-store.js";
+import { MemoryParameterStore } from "../../functions/adapters/memory/parameter-store.js";
 import { MemoryRevocationList } from "../../functions/adapters/memory/revocation-list.js";
 import { RedisHotState } from "../../functions/adapters/redis/hot-state.js";
 import { composeHeartbeat } from "../../functions/agent-api/composition.js";
@@ -291,6 +292,7 @@ async function withMeasuredHeartbeat<T>(
         classes: new MemoryAgentClassRegistry(),
         classFlows: new MemoryClassFlowPolicies(),
         flows: new MemoryFlowCatalog(),
+        parameters: new MemoryParameterStore(),
         manifestStore: new MemoryManifestStore(),
         operationStore: new MemoryOperationStore(),
         hotState: new RedisHotState(redis),

@@ -30,6 +30,10 @@ import { makeConsoleUseCases } from "../../functions/core/console/use-cases.js";
 import type { JsonObject } from "../../functions/core/json.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
 import { makeOperationLifecycle } from "../../functions/core/operations/lifecycle.js";
+import {
+  makeFlowRenderings,
+  renderingClassFlows,
+} from "../../functions/core/parameters/rendered-flow-ids.js";
 import { makeWebhookTestSender } from "../../functions/core/webhooks/test-sender.js";
 import { example } from "../common/c2-examples.js";
 
@@ -138,5 +142,7 @@ export function consoleHarness() {
       });
     }
   };
-  return { ...ports, api, now, agent };
+  /** What the sweeper writes class policies to the cache through, over the same stores. */
+  const classFlowCache = renderingClassFlows(ports.hotState, makeFlowRenderings(ports));
+  return { ...ports, api, now, agent, classFlowCache };
 }

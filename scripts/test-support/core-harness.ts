@@ -12,12 +12,14 @@ import { SequentialIds } from "../../functions/adapters/memory/id-generator.js";
 import { MemoryManifestStore } from "../../functions/adapters/memory/manifest-store.js";
 import { MemoryOperationResults } from "../../functions/adapters/memory/operation-results.js";
 import { MemoryOperationStore } from "../../functions/adapters/memory/operation-store.js";
+import { MemoryParameterStore } from "../../functions/adapters/memory/parameter-store.js";
 import { MemoryRevocationList } from "../../functions/adapters/memory/revocation-list.js";
 import { makeRecordAck } from "../../functions/core/agent-requests/record-ack.js";
 import { makeRecordHeartbeat } from "../../functions/core/agent-requests/record-heartbeat.js";
 import { clearingStaged } from "../../functions/core/events/publishing.js";
 import { makeManifestRegistration } from "../../functions/core/manifests/registration.js";
 import { makeOperationLifecycle } from "../../functions/core/operations/lifecycle.js";
+import { makeFlowRenderings } from "../../functions/core/parameters/rendered-flow-ids.js";
 
 export const CHECKPOINT_MS = 10 * 60_000;
 export const DESCRIBE_RETRY_MS = 5 * 60_000;
@@ -40,6 +42,7 @@ export function coreHarness() {
     classes: new MemoryAgentClassRegistry(),
     classFlows: new MemoryClassFlowPolicies(),
     flows: new MemoryFlowCatalog(),
+    parameters: new MemoryParameterStore(),
     manifestStore: new MemoryManifestStore(),
     operationStore: new MemoryOperationStore(outbox),
     results: new MemoryOperationResults(),
@@ -61,6 +64,7 @@ export function coreHarness() {
   });
   const recordHeartbeat = makeRecordHeartbeat({
     ...ports,
+    renderings: makeFlowRenderings(ports),
     events: published,
     manifests,
     operations,

@@ -1,7 +1,9 @@
 import { expect, it } from "vitest";
 import type { HotSighting, HotSightingResult, HotState } from "../../core/agents/ports.js";
 import type { SupportedOperations } from "../../core/c2/manifest.js";
+import type { RenderedParameter } from "../../core/flows/policy.js";
 import type { KnownManifest } from "../../core/manifests/agent-manifest.js";
+import { renderedFlowIdOf } from "../../core/parameters/rendered-flow-ids.js";
 import { contract } from "./contract.js";
 
 const START = Date.UTC(2026, 10, 21);
@@ -195,7 +197,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     const { hotState } = the.subject;
     await hotState.rememberRevocations(the.tenant, []);
     expect(await sighted(START, reported)).toMatchObject({ registered: false, checkpointDue: false });
-    await hotState.markRegistered(the.tenant, "agent-1", START);
+    await hotState.markRegistered(the.tenant, "agent-1", START, new Map());
     const dueAt = async (now: number) => (await sighted(now)).checkpointDue;
     expect(await sighted(START + 1)).toMatchObject({ registered: true, checkpointDue: false });
     expect(await dueAt(START + CHECKPOINT_MS - 1)).toBe(false);
@@ -214,7 +216,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       return { checkpointDue, deviceChanged };
     };
     expect(await at(START, { device })).toEqual({ checkpointDue: false, deviceChanged: false });
-    await hotState.markRegistered(the.tenant, "agent-1", START);
+    await hotState.markRegistered(the.tenant, "agent-1", START, new Map());
     // Changed, back, and again: told once, at the checkpoint, even by a heartbeat that reports no device.
     expect(await at(START + 1, { device: moved })).toEqual({ checkpointDue: false, deviceChanged: false });
     expect(await at(START + 2, { device })).toEqual({ checkpointDue: false, deviceChanged: false });
@@ -309,7 +311,12 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     expect(await policyAsked(START)).toBe(true);
     await hotState.rememberClassFlow(the.tenant, "pumps", undefined, 60_000);
     expect(await policyAsked(START + 1)).toBe(false);
-    await hotState.rememberClassFlow(the.tenant, "pumps", { target: "flow-1", accepted: ["flow-1"] }, 60_000);
+    await hotState.rememberClassFlow(
+      the.tenant,
+      "pumps",
+      { target: "flow-1", accepted: ["flow-1"], renderings: [] },
+      60_000,
+    );
     expect(await policyAsked(START + 2)).toBe(false);
   });
 
@@ -323,19 +330,29 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
         target: "flow-2",
         accepted: ["flow-2", "flow-3"],
         ackTimeoutMs: 90_000,
+        renderings: [],
       },
       60_000,
     );
     // Without its supported operations, nobody can tell whether the agent takes the update.
     expect((await sighted(START, reported)).catchUp).toBeUndefined();
     await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
-    expect((await sighted(START + 1)).catchUp).toEqual({ flowId: "flow-2", ackTimeoutMs: 90_000 });
+    expect((await sighted(START + 1)).catchUp).toEqual({
+      hash: "flow-2",
+      flowId: "flow-2",
+      ackTimeoutMs: 90_000,
+    });
     // The claim holds off the next catch-up to the same flow.
     expect((await sighted(START + 2)).catchUp).toBeUndefined();
 
     // A claim for another flow holds nothing off.
-    await hotState.rememberClassFlow(the.tenant, "pumps", { target: "flow-4", accepted: ["flow-4"] }, 60_000);
-    expect((await sighted(START + 3)).catchUp).toEqual({ flowId: "flow-4" });
+    await hotState.rememberClassFlow(
+      the.tenant,
+      "pumps",
+      { target: "flow-4", accepted: ["flow-4"], renderings: [] },
+      60_000,
+    );
+    expect((await sighted(START + 3)).catchUp).toEqual({ hash: "flow-4", flowId: "flow-4" });
     // An agent on an accepted flow is left alone.
     await hotState.rememberClassFlow(
       the.tenant,
@@ -343,9 +360,62 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       {
         target: "flow-5",
         accepted: ["flow-1", "flow-5"],
+        renderings: [],
       },
       60_000,
     );
     expect((await sighted(START + 4)).catchUp).toBeUndefined();
+  });
+  it("holds an agent with values of its own to its own rendering of a version that declares parameters", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
+    const rendering = (hash: string, brokers: string) => {
+      const parameters: RenderedParameter[] = [
+        { name: "kafka.brokers", sensitive: false, value: { value: brokers } },
+        { name: "kafka.password", sensitive: true, value: { secretRef: "ssm:/beacon/acme/kafka" } },
+        { name: "site", sensitive: false },
+      ];
+      return { hash, parameters, flowId: renderedFlowIdOf({ hash, parameters }) };
+    };
+    const current = rendering("v-2", "class:9092");
+    const previous = rendering("v-1", "class:9092");
+    await hotState.rememberClassFlow(
+      the.tenant,
+      "pumps",
+      {
+        target: "v-2",
+        accepted: [previous.flowId, current.flowId, "adopted-7"],
+        renderings: [previous, current],
+      },
+      60_000,
+    );
+    // Its own values, a plain password among them, which a sensitive parameter passes over as rendering does.
+    const own = new Map<string, { value: string } | { secretRef: string }>([
+      ["site", { value: "plant 7 — ünïcode" }],
+      ["kafka.password", { value: "plain" }],
+      ["undeclared", { value: "x" }],
+    ]);
+    await sighted(START, { ...reported, flowId: current.flowId });
+    await hotState.markRegistered(the.tenant, "agent-1", START, own);
+    const ownCurrent = renderedFlowIdOf(current, own);
+    const ownPrevious = renderedFlowIdOf(previous, own);
+    expect(ownCurrent).not.toBe(current.flowId);
+    // The class's rendering is not the agent's: catch-up sends the version by its hash, to the agent's own id.
+    expect((await sighted(START + 1, { flowId: current.flowId })).catchUp).toEqual({
+      hash: "v-2",
+      flowId: ownCurrent,
+    });
+    expect((await sighted(START + 2, { flowId: current.flowId })).catchUp).toBeUndefined();
+    // Its own renderings of every accepted version count as current, and ids no rendering names stay as they are.
+    for (const flowId of [ownCurrent, ownPrevious, "adopted-7"])
+      expect((await sighted(START + 3, { flowId })).catchUp).toBeUndefined();
+    // An agent with no values of its own runs the class's rendering.
+    await hotState.markRegistered(the.tenant, "agent-1", START + 4, new Map());
+    expect((await sighted(START + 5, { flowId: current.flowId })).catchUp).toBeUndefined();
+    expect((await sighted(START + 6, { flowId: ownCurrent })).catchUp).toEqual({
+      hash: "v-2",
+      flowId: current.flowId,
+    });
   });
 });

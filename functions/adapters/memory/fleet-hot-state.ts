@@ -1,5 +1,6 @@
+import type { AgentOwnValues } from "../../core/agents/ports.js";
 import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
-import type { ClassFlowPolicy } from "../../core/flows/policy.js";
+import type { CachedClassFlow } from "../../core/flows/policy.js";
 
 export class MemoryFleetHotState implements FleetHotState {
   readonly agentStates = new Map<string, HotAgentState>();
@@ -12,7 +13,9 @@ export class MemoryFleetHotState implements FleetHotState {
    */
   readonly strandedInClasses = new Map<string, Map<string, number>>();
   /** The cache's copies of classes' flow policies by tenant/class; undefined records a class without one. */
-  readonly classFlows = new Map<string, ClassFlowPolicy | undefined>();
+  readonly classFlows = new Map<string, CachedClassFlow | undefined>();
+  /** By tenant/agent: the own values of agents the cache holds as registered. */
+  readonly ownValues = new Map<string, AgentOwnValues>();
   /** By tenant/class: the heartbeat period the cache's copy of the class's policy carries. */
   readonly classPeriods = new Map<string, number>();
   /** Set to make every call fail, as a cache outage would. */
@@ -80,10 +83,16 @@ export class MemoryFleetHotState implements FleetHotState {
     this.revoked.set(`${tenant}/${serial}`, revokedAt);
   }
 
+  async rememberOwnValues(tenant: string, agentId: string, ownValues: AgentOwnValues) {
+    this.check();
+    const key = `${tenant}/${agentId}`;
+    if (this.agentStates.has(key)) this.ownValues.set(key, new Map(ownValues));
+  }
+
   async rememberClassFlow(
     tenant: string,
     className: string,
-    policy: ClassFlowPolicy | undefined,
+    policy: CachedClassFlow | undefined,
     heartbeatPeriodMs: number,
   ) {
     this.check();

@@ -1,12 +1,19 @@
-import type { HotSighting, HotSightingResult, HotState, SightingOutcome } from "../../core/agents/ports.js";
+import type {
+  AgentOwnValues,
+  HotSighting,
+  HotSightingResult,
+  HotState,
+  SightingOutcome,
+} from "../../core/agents/ports.js";
 import type { OverdueAgent, PresenceState } from "../../core/agents/presence.js";
 import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS, MISSED_HEARTBEATS_OFFLINE } from "../../core/agents/status.js";
 import type { SupportedOperations } from "../../core/c2/manifest.js";
 import type { ProcessorStatus } from "../../core/c2/model.js";
-import { type ClassFlowPolicy, isAcceptedFlow } from "../../core/flows/policy.js";
+import { type CachedClassFlow, targetFlowIdOf } from "../../core/flows/policy.js";
 import type { CachedRevocation } from "../../core/identity/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { KnownManifest } from "../../core/manifests/agent-manifest.js";
+import { renderedFlowIdOf } from "../../core/parameters/rendered-flow-ids.js";
 
 interface HotAgent {
   registered: boolean;
@@ -29,6 +36,7 @@ interface HotAgent {
   sequence?: number;
   /** The serial of the certificate the store was said to hold for the agent. */
   certificate?: string;
+  ownValues?: AgentOwnValues;
 }
 
 export class MemoryHotState implements HotState, PresenceState {
@@ -41,7 +49,7 @@ export class MemoryHotState implements HotState, PresenceState {
   /** Per tenant; a tenant without an entry has no revocation list in the cache yet. */
   readonly revocationLists = new Map<string, Set<string>>();
   /** By tenant/class; a class without an entry was never loaded, one mapped to undefined has no policy. */
-  readonly classFlows = new Map<string, ClassFlowPolicy | undefined>();
+  readonly classFlows = new Map<string, CachedClassFlow | undefined>();
   /** Catch-up claims by tenant/agent: the flow sent, held off until the time given. */
   readonly catchUps = new Map<string, { flowId: string; until: number }>();
   /** Agents marked offline by tenant/agent: their last seen when marked. */
@@ -165,12 +173,17 @@ export class MemoryHotState implements HotState, PresenceState {
     if (!this.classFlows.has(classKey)) return { classFlowUnknown: true };
     const policy = this.classFlows.get(classKey);
     const known = { classFlowUnknown: false };
-    if (!policy || !supportedOperations || isAcceptedFlow(policy, agent.flowId)) return known;
+    if (!policy || !supportedOperations) return known;
+    const { target, accepted } = ownFlowIdsOf(policy, agent.ownValues);
+    if (agent.flowId !== undefined && accepted.includes(agent.flowId)) return known;
     const claimKey = `${sighting.tenant}/${sighting.agentId}`;
     const claim = this.catchUps.get(claimKey);
-    if (claim && claim.flowId === policy.target && claim.until > sighting.now) return known;
-    this.catchUps.set(claimKey, { flowId: policy.target, until: sighting.now + sighting.catchUpRetryMs });
-    return { ...known, catchUp: dropUndefined({ flowId: policy.target, ackTimeoutMs: policy.ackTimeoutMs }) };
+    if (claim && claim.flowId === target && claim.until > sighting.now) return known;
+    this.catchUps.set(claimKey, { flowId: target, until: sighting.now + sighting.catchUpRetryMs });
+    return {
+      ...known,
+      catchUp: dropUndefined({ hash: policy.target, flowId: target, ackTimeoutMs: policy.ackTimeoutMs }),
+    };
   }
 
   async revocationOf(tenant: string, serial: string) {
@@ -189,11 +202,12 @@ export class MemoryHotState implements HotState, PresenceState {
     if (agent) agent.certificate = serial;
   }
 
-  async markRegistered(tenant: string, agentId: string, now: number) {
+  async markRegistered(tenant: string, agentId: string, now: number, ownValues: AgentOwnValues) {
     this.touch();
     const agent = this.agents.get(`${tenant}/${agentId}`) ?? { registered: false, lastCheckpoint: 0 };
     agent.registered = true;
     agent.lastCheckpoint = now;
+    agent.ownValues = ownValues.size === 0 ? undefined : new Map(ownValues);
     this.agents.set(`${tenant}/${agentId}`, agent);
   }
 
@@ -261,7 +275,7 @@ export class MemoryHotState implements HotState, PresenceState {
   async rememberClassFlow(
     tenant: string,
     className: string,
-    policy: ClassFlowPolicy | undefined,
+    policy: CachedClassFlow | undefined,
     heartbeatPeriodMs: number,
   ) {
     this.touch();
@@ -335,4 +349,17 @@ export class MemoryHotState implements HotState, PresenceState {
     this.touch();
     this.tenantsScheduled.add(tenant);
   }
+}
+
+/** As the script: an agent with values of its own runs its own rendering of each version that declares parameters. */
+function ownFlowIdsOf(policy: CachedClassFlow, own: AgentOwnValues | undefined) {
+  if (!own) return { target: targetFlowIdOf(policy), accepted: policy.accepted };
+  const ownIds = new Map(
+    policy.renderings.map((rendering) => [rendering.flowId, renderedFlowIdOf(rendering, own)]),
+  );
+  const target = targetFlowIdOf(policy);
+  return {
+    target: ownIds.get(target) ?? target,
+    accepted: policy.accepted.map((id) => ownIds.get(id) ?? id),
+  };
 }

@@ -79,7 +79,7 @@ function recorded(outcome: SightingOutcome) {
 async function everyCall(tenant: string) {
   const agent = "agent-1";
   const other = "agent-2";
-  const policy = { target: "flow-new", accepted: ["flow-new"], ackTimeoutMs: 60_000 };
+  const policy = { target: "flow-new", accepted: ["flow-new"], ackTimeoutMs: 60_000, renderings: [] };
 
   // Revocation: the script refuses without the tenant's list and for a revoked serial.
   expect(await hotState.recordSighting(sighting(tenant, agent))).toEqual({
@@ -103,7 +103,7 @@ async function everyCall(tenant: string) {
     ),
   );
   expect(first).toMatchObject({ registered: false, agentClass: "gateways", classFlowUnknown: true });
-  await hotState.markRegistered(tenant, agent, NOW);
+  await hotState.markRegistered(tenant, agent, NOW, new Map());
   expect(await hotState.rememberClass(tenant, "gateways")).toBe(true);
   expect(await hotState.rememberClass(tenant, "gateways")).toBe(false);
   const manifestId = "d".repeat(64);

@@ -1,10 +1,11 @@
 import type { Cluster, Redis } from "ioredis";
+import type { AgentOwnValues } from "../../core/agents/ports.js";
 import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
-import type { ClassFlowPolicy } from "../../core/flows/policy.js";
+import type { CachedClassFlow } from "../../core/flows/policy.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";
 import { isCacheUsable } from "./cache-status.js";
-import { rememberClassFlow } from "./class-flow-cache.js";
+import { ownValuesText, REMEMBER_OWN_VALUES_SCRIPT, rememberClassFlow } from "./class-flow-cache.js";
 import { CacheUnavailableError } from "./hot-state.js";
 
 /** The agent hash's fields the console reads, as the agent API writes them (JSON for the structured ones). */
@@ -37,6 +38,7 @@ return 0
 
 interface ScriptedRedis {
   addRevokedSerial(key: string, serial: string, revokedAt: number): Promise<number>;
+  rememberOwnValues(key: string, values: string): Promise<number>;
 }
 
 /** The console's reads of the agent API's hot state. All of a tenant's keys share one slot (its hash tag). */
@@ -45,6 +47,7 @@ export class RedisFleetHotState implements FleetHotState {
 
   constructor(redis: Redis | Cluster) {
     redis.defineCommand("addRevokedSerial", { numberOfKeys: 1, lua: ADD_REVOKED_SCRIPT });
+    redis.defineCommand("rememberOwnValues", { numberOfKeys: 1, lua: REMEMBER_OWN_VALUES_SCRIPT });
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
   }
 
@@ -124,6 +127,10 @@ export class RedisFleetHotState implements FleetHotState {
     await execute(pipeline);
   }
 
+  async rememberOwnValues(tenant: string, agentId: string, ownValues: AgentOwnValues) {
+    await this.usable().rememberOwnValues(CacheKeys.agent(tenant, agentId), ownValuesText(ownValues) ?? "");
+  }
+
   async revokeSerial(tenant: string, serial: string, revokedAt: number) {
     await this.usable().addRevokedSerial(CacheKeys.revokedSerials(tenant), serial, revokedAt);
   }
@@ -131,7 +138,7 @@ export class RedisFleetHotState implements FleetHotState {
   async rememberClassFlow(
     tenant: string,
     className: string,
-    policy: ClassFlowPolicy | undefined,
+    policy: CachedClassFlow | undefined,
     heartbeatPeriodMs: number,
   ) {
     await rememberClassFlow(this.usable(), tenant, className, policy, heartbeatPeriodMs);

@@ -1,15 +1,21 @@
 import type { Cluster, Redis } from "ioredis";
-import type { HotSighting, HotSightingResult, HotState, SightingOutcome } from "../../core/agents/ports.js";
+import type {
+  AgentOwnValues,
+  HotSighting,
+  HotSightingResult,
+  HotState,
+  SightingOutcome,
+} from "../../core/agents/ports.js";
 import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS, MISSED_HEARTBEATS_OFFLINE } from "../../core/agents/status.js";
 import type { SupportedOperations } from "../../core/c2/manifest.js";
 import type { ProcessorStatus } from "../../core/c2/model.js";
-import type { ClassFlowPolicy } from "../../core/flows/policy.js";
+import type { CachedClassFlow } from "../../core/flows/policy.js";
 import type { CachedRevocation } from "../../core/identity/ports.js";
 import type { KnownManifest } from "../../core/manifests/agent-manifest.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";
 import { isCacheUsable } from "./cache-status.js";
-import { rememberClassFlow } from "./class-flow-cache.js";
+import { OWN_VALUES_FIELD, ownValuesText, rememberClassFlow } from "./class-flow-cache.js";
 import {
   CLEAR_PENDING_SCRIPT,
   RECORD_SIGHTING_SCRIPT,
@@ -52,7 +58,7 @@ function recordedSighting(pairs: (string | number)[]): HotSightingResult {
   const flag = (name: string) => values.get(name) === 1;
   const json = <T>(name: string) =>
     values.has(name) ? (JSON.parse(String(values.get(name))) as T) : undefined;
-  const catchUpFlowId = text("catchUpFlowId");
+  const catchUpHash = text("catchUpHash");
   const runStatus = text("runStatus");
   const processors = json<ProcessorStatus[]>("processors");
   return {
@@ -77,8 +83,12 @@ function recordedSighting(pairs: (string | number)[]): HotSightingResult {
     describePendingUntil: number("describePendingUntil"),
     operationsPending: text("operationsPending"),
     offlineLastSeen: number("offlineLastSeen"),
-    catchUp: catchUpFlowId
-      ? { flowId: catchUpFlowId, ackTimeoutMs: number("catchUpAckTimeoutMs") }
+    catchUp: catchUpHash
+      ? {
+          hash: catchUpHash,
+          flowId: text("catchUpFlowId") ?? catchUpHash,
+          ackTimeoutMs: number("catchUpAckTimeoutMs"),
+        }
       : undefined,
     classFlowUnknown: flag("classFlowUnknown"),
     // Said only when true: Beacon's own certificates are never recorded so.
@@ -207,11 +217,22 @@ export class RedisHotState implements HotState {
     await this.usable().hset(CacheKeys.agent(tenant, agentId), "certificate", serial);
   }
 
-  async markRegistered(tenant: string, agentId: string, now: number): Promise<void> {
-    await this.usable().hset(CacheKeys.agent(tenant, agentId), {
-      registered: "1",
-      checkpointAt: String(now),
-    });
+  async markRegistered(
+    tenant: string,
+    agentId: string,
+    now: number,
+    ownValues: AgentOwnValues,
+  ): Promise<void> {
+    const key = CacheKeys.agent(tenant, agentId);
+    const parameters = ownValuesText(ownValues);
+    const fields = { registered: "1", checkpointAt: String(now) };
+    await execute(
+      parameters === undefined
+        ? this.usable().multi().hset(key, fields).hdel(key, OWN_VALUES_FIELD)
+        : this.usable()
+            .multi()
+            .hset(key, { ...fields, [OWN_VALUES_FIELD]: parameters }),
+    );
   }
 
   async rememberClass(tenant: string, agentClass: string): Promise<boolean> {
@@ -271,7 +292,7 @@ export class RedisHotState implements HotState {
   async rememberClassFlow(
     tenant: string,
     className: string,
-    policy: ClassFlowPolicy | undefined,
+    policy: CachedClassFlow | undefined,
     heartbeatPeriodMs: number,
   ): Promise<void> {
     await rememberClassFlow(this.usable(), tenant, className, policy, heartbeatPeriodMs);

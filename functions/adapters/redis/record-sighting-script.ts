@@ -2,7 +2,8 @@
 export const RECORD_SIGHTING_SCRIPT = `
 -- Every key it touches is declared and carries the tenant's hash tag, as a cluster requires.
 -- KEYS[1] the agent's hash (its manifest, when known: knownManifestHash, the hash it was reported with, and
--- its manifestId and supportedOperations, and the serial of the certificate recorded for it), KEYS[2] the tenant's revoked certificate serials, KEYS[3] the
+-- its manifestId and supportedOperations, the serial of the certificate recorded for it, and its own
+-- parameter values), KEYS[2] the tenant's revoked certificate serials, KEYS[3] the
 -- tenant's heartbeat count this minute, KEYS[4] the agent's pending-operation marker (a version the console
 -- bumps whenever it queues one), KEYS[5] the agent's catch-up claim (present while a catch-up sent to it
 -- holds off the next one), KEYS[6] the class index and KEYS[7] the class flow policy of the class ARGV[8]
@@ -15,12 +16,25 @@ export const RECORD_SIGHTING_SCRIPT = `
 -- ARGV[5] the certificate's serial, ARGV[6] counter time to live (s), ARGV[7] catch-up retry window (ms),
 -- ARGV[10] how many heartbeats an agent misses before it is offline, ARGV[11] Beacon's default heartbeat
 -- period (ms), ARGV[12..] field/value pairs this heartbeat reports.
+-- The flow id of a rendering (the class's policy's, see class-flow-cache.ts) with an agent's own values
+-- (its 'parameters', {name: [kind, text]}), spelled as parameters/rendered-flow-ids.ts spells it: a sensitive
+-- parameter takes only a secret reference ('s') of the agent's.
+local function ownFlowId(rendering, own)
+  local lines = {rendering[1]}
+  for _, parameter in ipairs(rendering[3]) do
+    local name, kind, text = parameter[1], parameter[3], parameter[4]
+    local mine = own[name]
+    if mine and (parameter[2] == 0 or mine[1] == 's') then kind, text = mine[1], mine[2] end
+    lines[#lines + 1] = name .. '\\n' .. kind .. #text .. ':' .. text
+  end
+  return redis.sha1hex(table.concat(lines, '\\n'))
+end
 local revocation = redis.call('HMGET', KEYS[2], ARGV[5], '#loaded')
 if not revocation[2] then return {'unknown'} end
 if revocation[1] then return {'revoked'} end
 local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'agentClass', 'manifestHash', 'flowId',
   'describeUntil', 'knownManifestHash', 'manifestId', 'supportedOperations', 'resourceHash', 'device',
-  'heartbeatPeriodMs', 'bulletinsThrough', 'certificate')
+  'heartbeatPeriodMs', 'bulletinsThrough', 'certificate', 'parameters')
 local reported = {}
 for index = 12, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
 local agentClass = reported['agentClass'] or previous[3]
@@ -63,23 +77,40 @@ end
 -- With 'loaded' and the period alone the class has none. Catch-up waits for the agent's supported
 -- operations, without which it cannot tell whether the agent takes the update.
 local classFlowUnknown = false
+local catchUpHash = false
 local catchUpFlow = false
 local catchUpAckTimeout = false
 if agentClass then
-  local policy = redis.call('HMGET', KEYS[7], 'loaded', 'target', 'accepted', 'ackTimeoutMs', 'heartbeatPeriodMs')
+  local policy = redis.call('HMGET', KEYS[7], 'loaded', 'target', 'accepted', 'ackTimeoutMs', 'heartbeatPeriodMs',
+    'targetFlowId', 'renderings')
   if not policy[1] or not policy[5] then
     classFlowUnknown = true
   elseif policy[2] and supportedOperations then
+    -- An agent with values of its own runs its own rendering of each version that declares parameters:
+    -- the class's flow ids of those renderings give way to the agent's.
+    local targetFlowId = policy[6] or policy[2]
+    local acceptedIds = policy[3] or ''
+    if previous[15] and policy[7] then
+      local own = cjson.decode(previous[15])
+      local ownIds = {}
+      for _, rendering in ipairs(cjson.decode(policy[7])) do
+        local id = ownFlowId(rendering, own)
+        ownIds[rendering[2]] = id
+        if rendering[1] == policy[2] then targetFlowId = id end
+      end
+      acceptedIds = string.gsub(acceptedIds, '%S+', ownIds)
+    end
     local current = false
-    for accepted in string.gmatch(policy[3] or '', '%S+') do
+    for accepted in string.gmatch(acceptedIds, '%S+') do
       if accepted == flowId then current = true end
     end
     -- The claim holds off the next catch-up to the same flow for the retry window, so an agent that fails
     -- to apply it is sent it again only then, and concurrent heartbeats of one agent send it once; a
-    -- claim for another flow (the class's target changed since) holds nothing off.
-    if not current and redis.call('GET', KEYS[5]) ~= policy[2] then
-      redis.call('SET', KEYS[5], policy[2], 'PX', ARGV[7])
-      catchUpFlow = policy[2]
+    -- claim for another flow (the class's target or the agent's values changed since) holds nothing off.
+    if not current and redis.call('GET', KEYS[5]) ~= targetFlowId then
+      redis.call('SET', KEYS[5], targetFlowId, 'PX', ARGV[7])
+      catchUpHash = policy[2]
+      catchUpFlow = targetFlowId
       catchUpAckTimeout = policy[4]
     end
   end
@@ -133,6 +164,7 @@ answer('sequence', sequence)
 answer('describePendingUntil', previous[6])
 answer('operationsPending', pending)
 answer('offlineLastSeen', offline)
+answer('catchUpHash', catchUpHash)
 answer('catchUpFlowId', catchUpFlow)
 answer('catchUpAckTimeoutMs', catchUpAckTimeout)
 answer('classFlowUnknown', classFlowUnknown)

@@ -1,10 +1,9 @@
 import type { ClassCatalog } from "../agents/ports.js";
 import type { DebugBundleContent, DebugBundleStore } from "../bundles/ports.js";
 import { BeaconError } from "../errors.js";
-import type { FleetHotState } from "../fleet/ports.js";
 import { readFlowDocument } from "../flows/document.js";
 import { flowIdsOf } from "../flows/policy.js";
-import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
+import type { ClassFlowWriter, FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
 import { guardedCache } from "../guarded-cache.js";
 import { isFinal } from "../operations/model.js";
 import type { OperationStore } from "../operations/ports.js";
@@ -21,7 +20,8 @@ const MAX_BUNDLE_TAR_BYTES = 512 * 1024 * 1024;
 export interface AdoptionSettlementDependencies {
   adoptions: AdoptionStore;
   catalog: Pick<ClassCatalog, "get">;
-  hotState: Pick<FleetHotState, "rememberClassFlow">;
+  /** Where the version made current goes for catch-up. */
+  classFlowCache: ClassFlowWriter;
   flows: Pick<FlowCatalog, "add">;
   operations: Pick<OperationStore, "get">;
   debugBundles: Pick<DebugBundleStore, "get">;
@@ -106,7 +106,7 @@ export function makeAdoptionSettlement(deps: AdoptionSettlementDependencies) {
     const made = await adoptions.makeCurrent(tenant, className, policy, now);
     if (made === "made")
       await guardedCache().attempt(() =>
-        deps.hotState.rememberClassFlow(tenant, className, policy, periodOf(timing)),
+        deps.classFlowCache.rememberClassFlow(tenant, className, policy, periodOf(timing)),
       );
     return made !== "refused";
   }

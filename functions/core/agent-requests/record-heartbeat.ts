@@ -7,8 +7,7 @@ import { BeaconError } from "../errors.js";
 import type { OperationEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
 import { publishBefore } from "../events/publishing.js";
-import { declaresParameters } from "../flows/location.js";
-import type { ClassFlowPolicies, FlowCatalog } from "../flows/ports.js";
+import type { ClassFlowPolicies } from "../flows/ports.js";
 import { type CacheBreaker, type GuardedCache, guardedCache } from "../guarded-cache.js";
 import { tenantCaCertificateRecord } from "../identity/certificates.js";
 import type { AgentCredential } from "../identity/credentials.js";
@@ -19,6 +18,8 @@ import { type AgentManifest, currentManifest } from "../manifests/agent-manifest
 import type { ManifestRegistration } from "../manifests/registration.js";
 import { operationIdOf } from "../operations/ids.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
+import type { ParameterStore } from "../parameters/ports.js";
+import { type FlowRenderings, ownValuesOf } from "../parameters/rendered-flow-ids.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import {
   attributed,
@@ -58,8 +59,10 @@ export interface HeartbeatDependencies {
   certificates: Pick<CertificateStore, "add">;
   classes: AgentClassRegistry;
   classFlows: ClassFlowPolicies;
-  /** The version a catch-up sends, for whether it declares parameters. */
-  flows: Pick<FlowCatalog, "get">;
+  /** The class's policy as the cache holds it, its versions rendered with the class's values. */
+  renderings: Pick<FlowRenderings, "classFlow">;
+  /** The agent's own values, which the cache keeps once it learns the agent. */
+  parameters: Pick<ParameterStore, "list">;
   manifests: ManifestRegistration;
   operations: OperationLifecycle;
   hotState: HotState;
@@ -92,7 +95,8 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     registry,
     classes,
     classFlows,
-    flows,
+    renderings,
+    parameters,
     manifests,
     operations: lifecycle,
     hotState,
@@ -211,7 +215,8 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
         // the tenant's silent agents only through them.
         await ensureClass(tenant, view.agentClass ?? record.agentClass, now, cache);
       }
-      await cache.attempt(() => hotState.markRegistered(tenant, agentId, now));
+      const ownValues = ownValuesOf(await parameters.list(tenant, { layer: "agent", agentId }));
+      await cache.attempt(() => hotState.markRegistered(tenant, agentId, now, ownValues));
     }
 
     // A tenant CA's certificate new to the agent, as the cache's round trip tells: recorded once per agent and
@@ -247,15 +252,14 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       // Loaded for the next heartbeat, whose one round trip claims the catch-up if one is due.
       const loaded = await classFlows.settingsOf(tenant, agentClass);
       const period = heartbeatPeriodMsOf(loaded);
-      await cache.attempt(() => hotState.rememberClassFlow(tenant, agentClass, loaded.policy, period));
+      const policy = loaded.policy && (await renderings.classFlow(tenant, agentClass, loaded.policy));
+      await cache.attempt(() => hotState.rememberClassFlow(tenant, agentClass, policy, period));
     }
     // Only the cache's one round trip claims a catch-up: while the cache is down (the registry answered)
     // no agent is caught up, and none costs a registry request for it; they are once the cache is back.
-    const catchUpVersion = view.catchUp && (await flows.get(tenant, agentClass, view.catchUp.flowId));
     const catchUp = catchUpOf(view, supportedOperations, {
       tenant,
       agentId,
-      parameterized: catchUpVersion !== undefined && declaresParameters(catchUpVersion),
       agentApiUrl: settings.agentApiUrl,
       now,
       ids,

@@ -226,11 +226,10 @@ describe("a catch-up", () => {
     agentApiUrl: "https://agents.test",
     now: NOW,
     ids: oneId,
-    parameterized: false,
   };
 
   it("is an UPDATE CONFIGURATION to the class's flow, with the class's acknowledgement timeout", () => {
-    const claimed = { ...steady, catchUp: { flowId: "f-9", ackTimeoutMs: 45_000 } };
+    const claimed = { ...steady, catchUp: { hash: "f-9", flowId: "f-9", ackTimeoutMs: 45_000 } };
     expect(catchUpOf(claimed, canUpdate, request)).toEqual({
       tenant: "acme",
       agentId: "a-1",
@@ -246,8 +245,17 @@ describe("a catch-up", () => {
     });
   });
 
+  it("sends a version that declares parameters to the agent's own rendering, by the rendering's flow id", () => {
+    const claimed = { ...steady, catchUp: { hash: "f-9", flowId: "r-3" } };
+    expect(catchUpOf(claimed, canUpdate, request)?.args).toEqual({
+      location: "https://agents.test/c2/api/agents/a-1/flows/f-9/content",
+      flowId: "r-3",
+      persist: "true",
+    });
+  });
+
   it("is none unless the cache claimed one and the agent's manifest lists UPDATE CONFIGURATION", () => {
-    const claimed = { ...steady, catchUp: { flowId: "f-9" } };
+    const claimed = { ...steady, catchUp: { hash: "f-9", flowId: "f-9" } };
     expect(catchUpOf(steady, canUpdate, request)).toBeUndefined();
     expect(catchUpOf(claimed, undefined, request)).toBeUndefined();
     expect(catchUpOf(claimed, { UPDATE: ["PROPERTIES"] }, request)).toBeUndefined();
@@ -262,13 +270,12 @@ describe("the agent's queue", () => {
     expect(looksForOperations({ ...steady, operationsPending: "3" }, none)).toBe(true);
     expect(looksForOperations(steady, { ...none, markerUnknown: true })).toBe(true);
     expect(looksForOperations(steady, { ...none, markerUnknown: true, firstSight: true })).toBe(false);
-    const catchUp = catchUpOf({ ...steady, catchUp: { flowId: "f-9" } }, canUpdate, {
+    const catchUp = catchUpOf({ ...steady, catchUp: { hash: "f-9", flowId: "f-9" } }, canUpdate, {
       tenant: "acme",
       agentId: "a-1",
       agentApiUrl: "https://agents.test",
       now: NOW,
       ids: oneId,
-      parameterized: false,
     });
     expect(looksForOperations(steady, { ...none, catchUp })).toBe(true);
   });

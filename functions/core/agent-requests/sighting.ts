@@ -244,15 +244,15 @@ export function catchUpOf(
     agentApiUrl: string;
     now: number;
     ids: IdGenerator;
-    /** The catch-up's version declares parameters: the agent downloads it rendered with its own values. */
-    parameterized: boolean;
   },
 ): OperationRecord | undefined {
   if (!view.catchUp || !supportedOperations || !supports(supportedOperations, "UPDATE", "CONFIGURATION"))
     return undefined;
+  const { hash, flowId } = view.catchUp;
   return newUpdateConfiguration({
     ...request,
-    flowId: view.catchUp.flowId,
+    flowHash: hash,
+    renderedFlowId: flowId === hash ? undefined : flowId,
     createdBy: CATCH_UP_CREATOR,
     agentClass: view.agentClass,
     ackTimeoutMs: view.catchUp.ackTimeoutMs,

@@ -163,7 +163,11 @@ export interface HotSightingResult {
    * The agent reports a flow its class's policy does not accept, and this heartbeat claimed the
    * catch-up: the flow to send it, and the class's acknowledgement timeout when it has one.
    */
-  catchUp?: { flowId: string; ackTimeoutMs?: number };
+  /**
+   * The catch-up claimed for the agent: the version to download by its hash and the flow id the agent
+   * reports once it runs it, the rendering's with its own values when the version declares parameters.
+   */
+  catchUp?: { hash: string; flowId: string; ackTimeoutMs?: number };
   /** The cache holds no copy of the class's flow policy: load it from the registry. */
   classFlowUnknown?: boolean;
   /** The calling certificate is the one the certificate store was last said to hold for the agent. */
@@ -175,6 +179,9 @@ export interface HotSightingResult {
   runStatuses?: { runStatus?: string; processors?: ProcessorStatus[] };
 }
 
+/** An agent's own parameter values (parameters/), by name: a value or a secret's reference, never a secret. */
+export type AgentOwnValues = ReadonlyMap<string, { value: string } | { secretRef: string }>;
+
 /** Nothing is recorded unless the certificate is known not to be revoked. */
 export type SightingOutcome =
   | { recorded: true; sighting: HotSightingResult }
@@ -183,7 +190,11 @@ export type SightingOutcome =
 export interface HotState extends ClassFlowCache, RevocationCache, ManifestCache {
   /** One round trip: checks revocation, records the sighting and returns what the heartbeat needs to decide. */
   recordSighting(sighting: HotSighting): Promise<SightingOutcome>;
-  markRegistered(tenant: string, agentId: string, now: number): Promise<void>;
+  /**
+   * The registry holds the agent, whose own parameter values (its agent layer) the cache keeps from now on
+   * for catch-up to compare its flow id with its own rendering's.
+   */
+  markRegistered(tenant: string, agentId: string, now: number, ownValues: AgentOwnValues): Promise<void>;
   /**
    * The certificate store holds the certificate of this serial, with which the agent calls: its next
    * sightings say so, and record nothing more of it, while the cache keeps the agent.

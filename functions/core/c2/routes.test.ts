@@ -81,14 +81,14 @@ describe("URLs", () => {
   });
 
   it("sends an UPDATE CONFIGURATION of a version that declares parameters to the agent's own rendering", () => {
-    const recipient = { agentId: "pump 7", parameterized: true };
+    const recipient = { agentId: "pump 7", renderedFlowId: "c0ffee" };
     expect(updateConfigurationArgs("https://agents.test", "ab12", recipient)).toEqual({
       location: "https://agents.test/c2/api/agents/pump%207/flows/ab12/content",
-      flowId: "ab12",
+      flowId: "c0ffee",
       persist: "true",
     });
     expect(
-      updateConfigurationArgs("https://agents.test", "ab12", { ...recipient, parameterized: false }).location,
+      updateConfigurationArgs("https://agents.test", "ab12", { agentId: recipient.agentId }).location,
     ).toBe(flowContentUrl("https://agents.test", "ab12"));
     expect(declaresParameters({ parameters: [] })).toBe(false);
     expect(declaresParameters({})).toBe(false);

@@ -218,7 +218,11 @@ describe("classes", () => {
     const flowPolicy = { target: "f1", accepted: ["f1"], ackTimeoutMs: 120_000 };
     catalog.classes.set("acme/pumps", { ...(record as AgentClassRecord), flowPolicy });
     await api.classes.put(as("acme", "operator"), "pumps", { ackTimeoutSeconds: 30 });
-    expect(hotState.classFlows.get("acme/pumps")).toEqual({ ...flowPolicy, ackTimeoutMs: 30_000 });
+    expect(hotState.classFlows.get("acme/pumps")).toEqual({
+      ...flowPolicy,
+      ackTimeoutMs: 30_000,
+      renderings: [],
+    });
   });
 });
 
@@ -622,6 +626,7 @@ describe("rollouts", () => {
       target: previous,
       accepted: [previous, next],
       ackTimeoutMs: 120_000,
+      renderings: [],
     });
     expect([...operations.records.values()].map((update) => update.ackTimeoutMs)).toEqual([120_000, 120_000]);
 

@@ -30,6 +30,7 @@ import type { OperationResultStore, OperationStore } from "../operations/ports.j
 import { makeOperationQueue } from "../operations/queue.js";
 import { makeParametersApi } from "../parameters/console-parameters.js";
 import type { ParameterStore } from "../parameters/ports.js";
+import { makeFlowRenderings, renderingClassFlows } from "../parameters/rendered-flow-ids.js";
 import type { Clock, IdGenerator, RandomSource } from "../ports.js";
 import { makeRolloutsApi } from "../rollouts/console-rollouts.js";
 import { makeRolloutEngine } from "../rollouts/engine.js";
@@ -95,7 +96,9 @@ export interface ConsoleDependencies {
  * Every use case of the tenant console, over its ports. Each checks the caller's role first; `scopes` holds a
  * principal limited to some classes to them, around each, by the operation's rule.
  */
-export function makeConsoleUseCases(deps: ConsoleDependencies) {
+export function makeConsoleUseCases(ports: ConsoleDependencies) {
+  const renderings = makeFlowRenderings(ports);
+  const deps = { ...ports, renderings, classFlowCache: renderingClassFlows(ports.hotState, renderings) };
   const revocation = makeCertificateRevocation({ ...deps, store: deps.certificates });
   const reader = makeAgentReader(deps);
   const validateFlow = makeFlowValidation({

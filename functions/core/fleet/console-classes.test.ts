@@ -3,7 +3,10 @@ import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
 import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemoryFleetHotState } from "../../adapters/memory/fleet-hot-state.js";
 import { MemoryFleetRegistry } from "../../adapters/memory/fleet-registry.js";
+import { MemoryFlowCatalog } from "../../adapters/memory/flow-catalog.js";
+import { MemoryParameterStore } from "../../adapters/memory/parameter-store.js";
 import type { Principal } from "../identity/principal.js";
+import { makeFlowRenderings, renderingClassFlows } from "../parameters/rendered-flow-ids.js";
 import { makeClassesApi } from "./console-classes.js";
 
 const operator: Principal = { tenant: "acme", role: "operator", subject: "bob" };
@@ -16,6 +19,10 @@ function harness() {
     catalog,
     registry: new MemoryFleetRegistry(),
     hotState,
+    classFlowCache: renderingClassFlows(
+      hotState,
+      makeFlowRenderings({ flows: new MemoryFlowCatalog(), parameters: new MemoryParameterStore() }),
+    ),
     clock,
     registryLagMs: 0,
   });
@@ -39,6 +46,10 @@ describe("a change of a class's heartbeat interval", () => {
     clock.advance(1_000);
     await api.put(operator, "pumps", { heartbeatIntervalSeconds: 20, ackTimeoutSeconds: 90 });
     expect(hotState.classPeriods.get("acme/pumps")).toBe(20_000);
-    expect(hotState.classFlows.get("acme/pumps")).toEqual({ ...flowPolicy, ackTimeoutMs: 90_000 });
+    expect(hotState.classFlows.get("acme/pumps")).toEqual({
+      ...flowPolicy,
+      ackTimeoutMs: 90_000,
+      renderings: [],
+    });
   });
 });

@@ -9,6 +9,7 @@ import {
 import { assertClassName, isClassName } from "../c2/class-name.js";
 import { BeaconError } from "../errors.js";
 import { policyInForce } from "../flows/policy.js";
+import type { ClassFlowWriter } from "../flows/ports.js";
 import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { dropUndefined } from "../json.js";
@@ -21,6 +22,8 @@ export interface ClassesDependencies {
   catalog: ClassCatalog;
   registry: FleetRegistry;
   hotState: FleetHotState;
+  /** Where the class's policy goes, rendered, when its timing changes. */
+  classFlowCache: ClassFlowWriter;
   clock: Clock;
   /** How stale the registry's last-seen times may be: the agent API's checkpoint interval. */
   registryLagMs: number;
@@ -137,7 +140,7 @@ export function makeClassesApi(deps: ClassesDependencies) {
       const policy = record.flowPolicy;
       if ((policy && change.ackTimeoutSeconds !== undefined) || change.heartbeatIntervalSeconds !== undefined)
         await guardedCache().attempt(() =>
-          deps.hotState.rememberClassFlow(
+          deps.classFlowCache.rememberClassFlow(
             principal.tenant,
             name,
             policy && policyInForce(policy, record.ackTimeoutSeconds),

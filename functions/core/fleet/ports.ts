@@ -1,4 +1,4 @@
-import type { AgentRecord, HotSighting } from "../agents/ports.js";
+import type { AgentOwnValues, AgentRecord, HotSighting } from "../agents/ports.js";
 import type { ClassFlowCache } from "../flows/ports.js";
 import type { RevocationNotices } from "../identity/ports.js";
 import type { Page, PageRequest } from "../paging.js";
@@ -70,4 +70,9 @@ export interface FleetHotState extends ClassFlowCache, RevocationNotices {
    * Called before the operations are written: a marker without an operation costs one look.
    */
   markOperationsPending(tenant: string, agentIds: string[]): Promise<void>;
+  /**
+   * Replaces the agent's own parameter values in its cache entry, which catch-up compares its flow id with;
+   * an agent the cache does not hold as registered reads them with its registry entry at its next heartbeat.
+   */
+  rememberOwnValues(tenant: string, agentId: string, ownValues: AgentOwnValues): Promise<void>;
 }

@@ -1,9 +1,12 @@
 import { agentFlowContentUrl, flowContentUrl } from "../c2/routes.js";
 
-/** Whom a flow version goes to, and whether it declares parameters, which then take the agent's own values. */
+/**
+ * Whom a flow version goes to and, when it declares parameters, the flow id of its rendering with the
+ * agent's values (parameters/rendered-flow-ids.ts).
+ */
 export interface FlowRecipient {
   agentId: string;
-  parameterized: boolean;
+  renderedFlowId?: string;
 }
 
 /** Whether a version declares parameters: an agent then downloads it rendered with its own values. */
@@ -15,17 +18,18 @@ export const declaresParameters = (version: { parameters?: readonly unknown[] })
  * `persist`, without which MiNiFi C++ runs the new flow without writing it to disk, so a restart brings
  * the old one back. MiNiFi Java reads only the keys it knows and ignores it, so every agent gets the same
  * args, whatever Beacon knows of its type. A version that declares parameters is downloaded from the
- * agent's own route, rendered with its values; its flow id stays the version's hash, which agents report
- * back and the class's policy is compared with.
+ * agent's own route, rendered with its values, and goes by the flow id of that rendering, which the agent
+ * reports back: a value change is a new flow id, so Beacon sees which agents run the current values.
  */
 export const updateConfigurationArgs = (
   agentApiUrl: string,
-  flowId: string,
+  hash: string,
   recipient: FlowRecipient,
 ): Record<string, string> => ({
-  location: recipient.parameterized
-    ? agentFlowContentUrl(agentApiUrl, recipient.agentId, flowId)
-    : flowContentUrl(agentApiUrl, flowId),
-  flowId,
+  location:
+    recipient.renderedFlowId === undefined
+      ? flowContentUrl(agentApiUrl, hash)
+      : agentFlowContentUrl(agentApiUrl, recipient.agentId, hash),
+  flowId: recipient.renderedFlowId ?? hash,
   persist: "true",
 });

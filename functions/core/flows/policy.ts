@@ -30,6 +30,38 @@ export const policyInForce = (
 export const isAcceptedFlow = (policy: ClassFlowPolicy, flowId: string | undefined): boolean =>
   flowId !== undefined && policy.accepted.includes(flowId);
 
+/** A declared parameter as a class renders it: the value the flow's default and the class's layer give it. */
+export interface RenderedParameter {
+  name: string;
+  sensitive: boolean;
+  /** Absent when neither the flow nor the class gives one; an agent's own value may. */
+  value?: { value: string } | { secretRef: string };
+}
+
+/**
+ * A version that declares parameters, rendered with its class's values: the flow id its agents report when
+ * they hold no values of their own, and each declared parameter (by name) for the agents that do, whose
+ * values replace the class's and give their own flow id (parameters/rendered-flow-ids.ts).
+ */
+export interface PolicyRendering {
+  /** The version's hash, which agents download it by. */
+  hash: string;
+  flowId: string;
+  parameters: RenderedParameter[];
+}
+
+/**
+ * The policy as the cache holds it: each version that declares parameters rendered with the class's values,
+ * and `accepted` naming those versions by the flow ids of their renderings.
+ */
+export interface CachedClassFlow extends ClassFlowPolicy {
+  renderings: PolicyRendering[];
+}
+
+/** The flow id catch-up brings the class's agents without values of their own to. */
+export const targetFlowIdOf = (policy: CachedClassFlow): string =>
+  policy.renderings.find((rendering) => rendering.hash === policy.target)?.flowId ?? policy.target;
+
 /**
  * The flow ids agents report for a version: its hash, and when it was adopted from a flow agents ran before
  * Beacon (another C2 server's), the id they report for that flow, which names the same document.

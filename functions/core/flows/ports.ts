@@ -1,7 +1,7 @@
 import type { Page, PageRequest } from "../paging.js";
 import type { StoredContent } from "../ports.js";
 import type { FlowDocument } from "./document.js";
-import type { ClassFlowPolicy } from "./policy.js";
+import type { CachedClassFlow, ClassFlowPolicy } from "./policy.js";
 
 /** A stored flow version's bytes, exactly as uploaded, and how to serve them. */
 export type FlowContent = StoredContent;
@@ -59,6 +59,19 @@ export interface ClassFlowCache {
    * period its agents are held to unless they state their own (heartbeatPeriodMsOf). It expires, so the
    * registry stays the truth.
    */
+  rememberClassFlow(
+    tenant: string,
+    className: string,
+    policy: CachedClassFlow | undefined,
+    heartbeatPeriodMs: number,
+  ): Promise<void>;
+}
+
+/**
+ * Writes a class's policy to the cache as heartbeats read it, its versions rendered with the class's values
+ * (parameters/rendered-flow-ids.ts): what every writer of a policy but the agent API's heartbeat goes through.
+ */
+export interface ClassFlowWriter {
   rememberClassFlow(
     tenant: string,
     className: string,

@@ -11,6 +11,7 @@ import { declaresParameters, updateConfigurationArgs } from "../flows/location.j
 import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { pageBodyOf, pageRequestOf } from "../paging.js";
+import type { FlowRenderings } from "../parameters/rendered-flow-ids.js";
 import type { ConsoleResult } from "../result.js";
 import {
   type AgentsRead,
@@ -49,6 +50,8 @@ export interface OperationsDependencies extends OperationQueueDependencies {
   operationResults: OperationResultStore;
   registry: FleetRegistry;
   flows: FlowCatalog;
+  /** The flow ids agents report for a version that declares parameters, rendered with their values. */
+  renderings: Pick<FlowRenderings, "agentFlowIds">;
   assets: AssetCatalog;
   resourceSets: ResourceSetStore;
   /** The agent API's public base URL (`https://host[:port]`), for the URLs agents are sent to. */
@@ -107,6 +110,29 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     return versions;
   }
 
+  /** The flow id each agent reports once it runs its class's version, rendered with its values. */
+  async function renderedFlowIdsOf(
+    tenant: string,
+    request: OperationRequest,
+    agents: AgentRecord[],
+    versions: FlowVersionRecord[],
+  ): Promise<Map<string, string>> {
+    const flowIds = new Map<string, string>();
+    for (const version of versions) {
+      const agentIds = agents
+        .filter((agent) => (request.flowClass ?? agent.agentClass) === version.className)
+        .map((agent) => agent.agentId);
+      for (const [agentId, flowId] of await deps.renderings.agentFlowIds(
+        tenant,
+        version.className,
+        version,
+        agentIds,
+      ))
+        flowIds.set(agentId, flowId);
+    }
+    return flowIds;
+  }
+
   async function updateConfiguration(
     tenant: string,
     request: OperationRequest,
@@ -125,8 +151,14 @@ export function makeOperationsApi(deps: OperationsDependencies) {
         "invalid_request",
         "A flow that declares parameters goes to agents of its own class only, whose values are set for it",
       );
+    const flowIds = parameterized
+      ? await renderedFlowIdsOf(tenant, request, read.agents, versions)
+      : new Map();
     const flowArgs = (agent: AgentRecord) =>
-      updateConfigurationArgs(deps.agentApiUrl, flowHash, { agentId: agent.agentId, parameterized });
+      updateConfigurationArgs(deps.agentApiUrl, flowHash, {
+        agentId: agent.agentId,
+        renderedFlowId: flowIds.get(agent.agentId),
+      });
     if (assetIds.length === 0) return updateConfigurationDrafts(request, read.agents, flowArgs, new Map());
     const withSets = { ...read, resourceSets: await resourceSetsOf(tenant, read.agents) };
     const lacking = agentsLackingAssets(withSets, assetIds);

@@ -325,9 +325,10 @@ const isSameKind = (a: OperationRecord, b: OperationRecord): boolean =>
 export function newUpdateConfiguration(request: {
   tenant: string;
   agentId: string;
-  flowId: string;
-  /** The version declares parameters: the agent downloads it rendered with its own values. */
-  parameterized: boolean;
+  /** The version's hash. */
+  flowHash: string;
+  /** When the version declares parameters, the flow id of its rendering with the agent's values. */
+  renderedFlowId?: string;
   agentApiUrl: string;
   createdBy: string;
   agentClass?: string;
@@ -342,7 +343,7 @@ export function newUpdateConfiguration(request: {
     operationId: newOperationId(request.now, request.ids, request.agentId),
     operation: "UPDATE",
     operand: "CONFIGURATION",
-    args: updateConfigurationArgs(request.agentApiUrl, request.flowId, request),
+    args: updateConfigurationArgs(request.agentApiUrl, request.flowHash, request),
     state: "queued" as const,
     createdAt: request.now,
     createdBy: request.createdBy,

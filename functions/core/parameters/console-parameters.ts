@@ -1,7 +1,11 @@
 import type { AgentClassRecord, AgentRegistry, ClassCatalog } from "../agents/ports.js";
+import { heartbeatPeriodMsOf } from "../agents/presence.js";
 import { BeaconError } from "../errors.js";
+import type { FleetHotState } from "../fleet/ports.js";
 import type { FlowParameter } from "../flows/parameters.js";
-import type { FlowCatalog } from "../flows/ports.js";
+import { policyInForce } from "../flows/policy.js";
+import type { ClassFlowWriter, FlowCatalog } from "../flows/ports.js";
+import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { asObject, dropUndefined } from "../json.js";
 import { toIso } from "../paging.js";
@@ -17,6 +21,7 @@ import {
   type ParameterValue,
 } from "./model.js";
 import type { ParameterScope, ParameterStore } from "./ports.js";
+import { ownValuesOf } from "./rendered-flow-ids.js";
 import {
   parseSecretReference,
   SECRET_REFERENCE_FORMS,
@@ -29,6 +34,10 @@ export interface ParametersDependencies {
   catalog: ClassCatalog;
   registry: Pick<AgentRegistry, "get">;
   flows: Pick<FlowCatalog, "get">;
+  /** Where agents' own values go for catch-up to compare their flow ids with their renderings. */
+  hotState: Pick<FleetHotState, "rememberOwnValues">;
+  /** Where a class's policy goes, rendered anew with its values, for catch-up. */
+  classFlowCache: ClassFlowWriter;
   clock: Clock;
 }
 
@@ -65,10 +74,15 @@ const recordView = (record: ParameterRecord) => ({
   updatedBy: record.updatedBy,
 });
 
-/** A layer's holder as a request names it: its scope, and the class whose flow declares its parameters. */
+/**
+ * A layer's holder as a request names it: its scope, the class whose flow declares its parameters, and how
+ * heartbeats learn of its values (`tell`), which an agent's must reach before they are written (`tellsFirst`).
+ */
 interface Holder {
   scope: ParameterScope;
   classRecord?: AgentClassRecord;
+  tell(values: readonly ParameterRecord[]): Promise<void>;
+  tellsFirst: boolean;
 }
 
 /**
@@ -78,12 +92,30 @@ interface Holder {
 export function makeParametersApi(deps: ParametersDependencies) {
   const { parameters, catalog, registry, flows, clock } = deps;
 
+  /**
+   * A class's values reach heartbeats in its policy's renderings, rendered anew from the values stored: a
+   * copy the cache missed expires within minutes (class-flow-cache.ts).
+   */
   async function classHolder(tenant: string, className: string): Promise<Holder> {
     const classRecord = await catalog.get(tenant, className);
     if (!classRecord) throw new BeaconError("not_found", "No such class");
-    return { scope: { layer: "class", className }, classRecord };
+    const tell = async () => {
+      const policy = classRecord.flowPolicy;
+      if (!policy) return;
+      await deps.classFlowCache.rememberClassFlow(
+        tenant,
+        className,
+        policyInForce(policy, classRecord.ackTimeoutSeconds),
+        heartbeatPeriodMsOf(classRecord),
+      );
+    };
+    return { scope: { layer: "class", className }, classRecord, tell, tellsFirst: false };
   }
 
+  /**
+   * An agent's own values reach heartbeats in its cache entry, which lives as long as the agent heartbeats:
+   * a value the cache could not take is not written, so none goes unseen.
+   */
   async function agentHolder(tenant: string, agentId: string): Promise<Holder & { agentClass: string }> {
     const agent = await registry.get(tenant, agentId);
     if (!agent) throw new BeaconError("not_found", "No such agent");
@@ -91,7 +123,33 @@ export function makeParametersApi(deps: ParametersDependencies) {
       scope: { layer: "agent", agentId },
       classRecord: await catalog.get(tenant, agent.agentClass),
       agentClass: agent.agentClass,
+      tell: (values) => deps.hotState.rememberOwnValues(tenant, agentId, ownValuesOf(values)),
+      tellsFirst: true,
     };
+  }
+
+  /**
+   * Writes a change of the holder's values and tells heartbeats of it: an agent's first, with the values it
+   * will hold (refused while the cache is unreachable), and every holder's once written, as the store has them.
+   */
+  async function changing<T>(
+    tenant: string,
+    holder: Holder,
+    values: readonly ParameterRecord[],
+    write: () => Promise<T>,
+  ): Promise<T> {
+    if (holder.tellsFirst) {
+      const cache = guardedCache();
+      await cache.attempt(() => holder.tell(values));
+      if (cache.error !== undefined)
+        throw new BeaconError(
+          "cache_unavailable",
+          "Beacon's cache is unreachable, so the agent would not learn of the value; try again",
+        );
+    }
+    const result = await write();
+    await guardedCache().attempt(async () => holder.tell(await parameters.list(tenant, holder.scope)));
+    return result;
   }
 
   /** What the class's target flow version declares, and that version's hash; nothing before one is published. */
@@ -139,14 +197,21 @@ export function makeParametersApi(deps: ParametersDependencies) {
             `A class or an agent holds at most ${MAX_PARAMETERS_PER_LAYER} parameter values: delete one first`,
           );
         const record: ParameterRecord = { name, value, updatedAt: clock.now(), updatedBy: principal.subject };
-        const outcome = await parameters.put(tenant, holder.scope, record);
+        const values = [...held.filter((other) => other.name !== name), record];
+        const outcome = await changing(tenant, holder, values, () =>
+          parameters.put(tenant, holder.scope, record),
+        );
         return { status: outcome === "created" ? 201 : 200, body: recordView(record) };
       },
 
       async remove(principal: Principal, id: string, name: string): Promise<ConsoleResult> {
         requireRole(principal, "operator");
-        const { holder } = await find(principal.tenant, id, name);
-        const removed = await parameters.remove(principal.tenant, holder.scope, name);
+        const { tenant } = principal;
+        const { holder } = await find(tenant, id, name);
+        const values = (await parameters.list(tenant, holder.scope)).filter((record) => record.name !== name);
+        const removed = await changing(tenant, holder, values, () =>
+          parameters.remove(tenant, holder.scope, name),
+        );
         if (!removed) throw new BeaconError("not_found", "No value is set for the parameter here");
         return { body: recordView(removed) };
       },

@@ -268,4 +268,31 @@ describe("the console's parameter values", () => {
     ])
       await expect(call()).rejects.toMatchObject({ code: "not_found" });
   });
+  it("render the class's policy anew in the cache when a class value changes", async () => {
+    const { api, hotState } = await harness();
+    const cachedId = () => hotState.classFlows.get("acme/pumps")?.renderings[0]?.flowId;
+    await api.parameters.classValues.put(operator, "pumps", "brokers", { value: "class:9092" });
+    const first = cachedId();
+    expect(hotState.classFlows.get("acme/pumps")?.accepted).toEqual([first]);
+    await api.parameters.classValues.put(operator, "pumps", "brokers", { value: "other:9092" });
+    expect(cachedId()).not.toBe(first);
+    await api.parameters.classValues.remove(operator, "pumps", "brokers");
+    await api.parameters.classValues.put(operator, "pumps", "brokers", { value: "class:9092" });
+    expect(cachedId()).toBe(first);
+  });
+
+  it("give an agent's own values to its cache entry, and store none while the cache cannot take them", async () => {
+    const { api, hotState } = await harness();
+    hotState.agentStates.set("acme/pump-7", { lastSeen: 0 });
+    await api.parameters.agentValues.put(operator, "pump-7", "site", { value: "plant-7" });
+    expect(hotState.ownValues.get("acme/pump-7")).toEqual(new Map([["site", { value: "plant-7" }]]));
+    await api.parameters.agentValues.remove(operator, "pump-7", "site");
+    expect(hotState.ownValues.get("acme/pump-7")).toEqual(new Map());
+    hotState.down = true;
+    await expect(
+      api.parameters.agentValues.put(operator, "pump-7", "site", { value: "plant-8" }),
+    ).rejects.toMatchObject({ code: "cache_unavailable" });
+    hotState.down = false;
+    expect((await api.parameters.agentValues.list(viewer, "pump-7")).body).toMatchObject({ agentValues: [] });
+  });
 });

@@ -132,14 +132,14 @@ export function memberChange(
     // Done by a FULLY_APPLIED acknowledgement, or by a heartbeat that reported the new flow after a lost one.
     const applied = update.ackState === "FULLY_APPLIED" || update.confirmedBy === "heartbeat";
     if (update.state !== "done" || !applied) return failed(closingOf(update));
-    if (hot?.flowId === rollout.toFlow) return { state: "soaking", soakingSince: now };
+    if (hot?.flowId === memberFlowIdOf(rollout, member)) return { state: "soaking", soakingSince: now };
     // The agent reports its new flow id in the heartbeats after its acknowledgement.
     if ((update.finishedAt ?? now) < heartbeatingSince)
       return failed(`Acknowledged FULLY_APPLIED but reports flow ${hot?.flowId ?? "none"}`);
     return undefined;
   }
   if (member.state === "soaking") {
-    if (hot?.flowId !== rollout.toFlow)
+    if (hot?.flowId !== memberFlowIdOf(rollout, member))
       return failed(`Reports flow ${hot?.flowId ?? "none"} after the update`);
     const error = newErrorBulletin(hot.bulletins, member.selectedAt);
     if (error)
@@ -172,25 +172,28 @@ export function candidateOf(
   return { agentId: agent.agentId, flowId };
 }
 
-/** The UPDATE CONFIGURATION records that send `flowId` to these agents on behalf of the rollout. */
+/**
+ * The UPDATE CONFIGURATION records that send the version `flowHash` to these agents on behalf of the rollout,
+ * each going by the flow id it reports once it runs it (`flowIds`, its own rendering's when the version
+ * declares parameters; the hash itself for an agent not named).
+ */
 export function updateRecords(
   rollout: RolloutRecord,
-  agentIds: string[],
-  flowId: string,
+  flowHash: string,
+  flowIds: ReadonlyMap<string, string>,
   request: {
     timing: ClassTiming;
     now: number;
     ids: IdGenerator;
     agentApiUrl: string;
-    parameterized: boolean;
   },
 ): OperationRecord[] {
-  return agentIds.map((agentId) =>
+  return [...flowIds].map(([agentId, flowId]) =>
     newUpdateConfiguration({
       tenant: rollout.tenant,
       agentId,
-      flowId,
-      parameterized: request.parameterized,
+      flowHash,
+      renderedFlowId: flowId === flowHash ? undefined : flowId,
       agentApiUrl: request.agentApiUrl,
       createdBy: `beacon:rollout:${rollout.rolloutId}`,
       agentClass: rollout.className,
@@ -201,6 +204,16 @@ export function updateRecords(
     }),
   );
 }
+
+/** The flow id the update makes its agent report, when it is another than the version's hash (its rendering's). */
+function newFlowIdOf(rollout: RolloutRecord, update: OperationRecord): string | undefined {
+  const flowId = update.args?.flowId;
+  return typeof flowId === "string" && flowId !== rollout.toFlow ? flowId : undefined;
+}
+
+/** The flow id a member reports once it runs the rollout's version. */
+const memberFlowIdOf = (rollout: RolloutRecord, member: RolloutMember): string =>
+  member.newFlowId ?? rollout.toFlow;
 
 /** The members of a new batch, each named by the update operation that carries the new version to it. */
 export function batchMembers(
@@ -218,6 +231,7 @@ export function batchMembers(
       state: "updating" as const,
       operationId: (updates[index] as OperationRecord).operationId,
       previousFlowId: agent.flowId,
+      newFlowId: newFlowIdOf(rollout, updates[index] as OperationRecord),
       selectedAt: now,
     }),
   );

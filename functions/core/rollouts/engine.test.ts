@@ -7,6 +7,7 @@ import { MemoryFleetRegistry } from "../../adapters/memory/fleet-registry.js";
 import { MemoryFlowCatalog } from "../../adapters/memory/flow-catalog.js";
 import { SequentialIds } from "../../adapters/memory/id-generator.js";
 import { MemoryOperationStore } from "../../adapters/memory/operation-store.js";
+import { MemoryParameterStore } from "../../adapters/memory/parameter-store.js";
 import { MemoryRolloutStore } from "../../adapters/memory/rollout-store.js";
 import type { AgentClassRecord } from "../agents/ports.js";
 import { supportedOperationsOf } from "../c2/manifest.js";
@@ -15,6 +16,7 @@ import type { RolloutEvent } from "../events/model.js";
 import { makeOperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import { makeSweepTimeouts } from "../operations/timeouts.js";
+import { makeFlowRenderings, renderingClassFlows } from "../parameters/rendered-flow-ids.js";
 import { makeRolloutEngine } from "./engine.js";
 import type { RolloutPlan, RolloutRecord } from "./model.js";
 
@@ -73,6 +75,8 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     ids,
     settings: { ackTimeoutMs: 300 * SECOND },
   });
+  const flows = new MemoryFlowCatalog();
+  const renderings = makeFlowRenderings({ flows, parameters: new MemoryParameterStore() });
   const engine = makeRolloutEngine({
     rollouts,
     classes: catalog,
@@ -84,7 +88,9 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     clock,
     ids,
     agentApiUrl: "https://agents.beacon.test",
-    flows: new MemoryFlowCatalog(),
+    flows,
+    renderings,
+    classFlowCache: renderingClassFlows(hotState, renderings),
   });
 
   const sweepTimeouts = makeSweepTimeouts({
@@ -242,7 +248,11 @@ describe("a rollout over a simulated class of 1,000 agents", () => {
       counts: { selected: 20, updating: 20 },
     });
     // While it runs, catch-up accepts both versions and still brings stragglers to the previous one.
-    expect(sim.hotState.classFlows.get(`${TENANT}/${CLASS}`)).toEqual({ target: V1, accepted: [V1, V2] });
+    expect(sim.hotState.classFlows.get(`${TENANT}/${CLASS}`)).toEqual({
+      target: V1,
+      accepted: [V1, V2],
+      renderings: [],
+    });
 
     const batchStarts: { at: number; batch: number; healthyBefore: number; selectedBefore: number }[] = [];
     let last = started.rollout;
@@ -285,7 +295,11 @@ describe("a rollout over a simulated class of 1,000 agents", () => {
       flowPolicy: { target: V2, accepted: [V2] },
     });
     expect((await sim.catalog.get(TENANT, CLASS))?.activeRolloutId).toBeUndefined();
-    expect(sim.hotState.classFlows.get(`${TENANT}/${CLASS}`)).toEqual({ target: V2, accepted: [V2] });
+    expect(sim.hotState.classFlows.get(`${TENANT}/${CLASS}`)).toEqual({
+      target: V2,
+      accepted: [V2],
+      renderings: [],
+    });
     expect(sim.rolloutEvents().map((event) => `${event.from ?? "-"}→${event.state}`)).toEqual([
       "-→canary",
       "canary→rolling",
@@ -311,7 +325,11 @@ describe("a rollout over a simulated class of 1,000 agents", () => {
     // No agent outside the canary was ever sent the new version.
     const outside = [...sim.fleet.values()].filter((agent) => Number(agent.agentId.slice(6)) >= 20);
     expect(outside.every((agent) => agent.received.length === 0)).toBe(true);
-    expect(sim.hotState.classFlows.get(`${TENANT}/${CLASS}`)).toEqual({ target: V1, accepted: [V1] });
+    expect(sim.hotState.classFlows.get(`${TENANT}/${CLASS}`)).toEqual({
+      target: V1,
+      accepted: [V1],
+      renderings: [],
+    });
 
     await sim.runUntil(["rolled_back"]);
     const ended = await sim.rollout();

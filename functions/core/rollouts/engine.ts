@@ -3,13 +3,13 @@ import { BeaconError } from "../errors.js";
 import type { OperationEvent, RolloutEvent, RolloutState } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
 import type { FleetHotState, FleetRegistry, HotAgentState } from "../fleet/ports.js";
-import { declaresParameters } from "../flows/location.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
-import type { FlowCatalog } from "../flows/ports.js";
+import type { ClassFlowWriter, FlowCatalog } from "../flows/ports.js";
 import { guardedCache } from "../guarded-cache.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import type { OperationStore } from "../operations/ports.js";
+import type { FlowRenderings } from "../parameters/rendered-flow-ids.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import {
   type ActionChange,
@@ -54,7 +54,9 @@ export interface RolloutEngineDependencies {
   rollouts: RolloutStore;
   classes: Pick<ClassCatalog, "get">;
   registry: Pick<FleetRegistry, "query" | "count">;
-  hotState: Pick<FleetHotState, "agents" | "markOperationsPending" | "rememberClassFlow">;
+  hotState: Pick<FleetHotState, "agents" | "markOperationsPending">;
+  /** Where the class's policy goes as the rollout sets it, for catch-up. */
+  classFlowCache: ClassFlowWriter;
   operations: Pick<OperationStore, "get">;
   lifecycle: OperationLifecycle;
   events: EventSink;
@@ -64,6 +66,8 @@ export interface RolloutEngineDependencies {
   agentApiUrl: string;
   /** The versions rolled out, for whether they declare parameters. */
   flows: Pick<FlowCatalog, "get">;
+  /** The flow ids agents report for the versions rolled out, rendered with their values. */
+  renderings: Pick<FlowRenderings, "agentFlowIds">;
 }
 
 /** What one look at a rollout did. */
@@ -161,7 +165,7 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
     if (!saved) return { ...outcome, streamError: await publish(deps, operationEvents) };
     if (policy)
       await guardedCache().attempt(() =>
-        hotState.rememberClassFlow(rollout.tenant, rollout.className, policy, periodOf(timing)),
+        deps.classFlowCache.rememberClassFlow(rollout.tenant, rollout.className, policy, periodOf(timing)),
       );
     const streamError = await publish(deps, [
       ...operationEvents,
@@ -196,7 +200,7 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
       if (await rollouts.save(record, read.version, policy)) {
         if (policy)
           await guardedCache().attempt(() =>
-            hotState.rememberClassFlow(tenant, record.className, policy, periodOf(timing)),
+            deps.classFlowCache.rememberClassFlow(tenant, record.className, policy, periodOf(timing)),
           );
         return {
           rollout: record,
@@ -235,7 +239,7 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
           "The class has a rollout under way: pause, finish or abort it first",
         );
       await guardedCache().attempt(() =>
-        hotState.rememberClassFlow(tenant, className, policy, periodOf(timing)),
+        deps.classFlowCache.rememberClassFlow(tenant, className, policy, periodOf(timing)),
       );
       const streamError = await publish(deps, [rolloutEvent(record, undefined, now, ids.newId())]);
       const first = await look(record);
@@ -325,26 +329,25 @@ async function publish(
 }
 
 /**
- * The UPDATE CONFIGURATION records that send `flowId` to these agents on behalf of the rollout, each to its own
- * rendering when the version declares parameters.
+ * The UPDATE CONFIGURATION records that send the version `flowHash` to these agents on behalf of the rollout,
+ * each to its own rendering when the version declares parameters.
  */
 async function updatesOf(
   deps: RolloutEngineDependencies,
   rollout: RolloutRecord,
   agentIds: string[],
-  flowId: string,
+  flowHash: string,
   timing: ClassTiming,
   now: number,
 ): Promise<OperationRecord[]> {
   if (agentIds.length === 0) return [];
-  const version = await deps.flows.get(rollout.tenant, rollout.className, flowId);
-  const parameterized = version !== undefined && declaresParameters(version);
-  return updateRecords(rollout, agentIds, flowId, {
+  const version = (await deps.flows.get(rollout.tenant, rollout.className, flowHash)) ?? { hash: flowHash };
+  const flowIds = await deps.renderings.agentFlowIds(rollout.tenant, rollout.className, version, agentIds);
+  return updateRecords(rollout, flowHash, flowIds, {
     timing,
     now,
     ids: deps.ids,
     agentApiUrl: deps.agentApiUrl,
-    parameterized,
   });
 }
 

@@ -135,6 +135,11 @@ export interface RolloutMember {
   operationId: string;
   /** The flow id the agent reported when selected. */
   previousFlowId?: string;
+  /**
+   * The flow id the agent reports once it runs the new version, when another than the version's hash: its
+   * rendering with its values, for a version that declares parameters.
+   */
+  newFlowId?: string;
   selectedAt: number;
   soakingSince?: number;
   settledAt?: number;

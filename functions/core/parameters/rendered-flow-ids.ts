@@ -1,0 +1,146 @@
+import { createHash } from "node:crypto";
+import { isFlowHash } from "../flows/flow-hash.js";
+import { declaresParameters } from "../flows/location.js";
+import type { FlowParameter } from "../flows/parameters.js";
+import type {
+  CachedClassFlow,
+  ClassFlowPolicy,
+  PolicyRendering,
+  RenderedParameter,
+} from "../flows/policy.js";
+import type { ClassFlowCache, ClassFlowWriter, FlowCatalog } from "../flows/ports.js";
+import { effectiveParameters } from "./effective.js";
+import { isSecretReference, type ParameterRecord, type ParameterValue } from "./model.js";
+import type { ParameterStore } from "./ports.js";
+
+/** An agent's own values (its agent layer), by name: what its cache entry holds for catch-up to compare. */
+export type OwnValues = ReadonlyMap<string, ParameterValue>;
+
+export const ownValuesOf = (records: readonly Pick<ParameterRecord, "name" | "value">[]): OwnValues =>
+  new Map(records.map((record) => [record.name, record.value]));
+
+const byteLength = (text: string): number => new TextEncoder().encode(text).length;
+
+/** How one parameter's value enters a flow id: its kind (`v` a value, `s` a secret reference, none), then its text. */
+function valueText(value: ParameterValue | undefined): string {
+  if (value === undefined) return "0:";
+  const [kind, text] = isSecretReference(value) ? ["s", value.secretRef] : ["v", value.value];
+  return `${kind}${byteLength(text)}:${text}`;
+}
+
+/**
+ * The value an agent's own layer gives a parameter over the class's: a sensitive one takes only a secret
+ * reference (effective.ts passes plain values over for it, and so does this).
+ */
+const ownOver = (parameter: RenderedParameter, own: OwnValues | undefined): ParameterValue | undefined => {
+  const mine = own?.get(parameter.name);
+  return mine !== undefined && (!parameter.sensitive || isSecretReference(mine)) ? mine : parameter.value;
+};
+
+/**
+ * The flow id of a version rendered with these values: the SHA-1 of the version's hash and each declared
+ * parameter's name and value, in the rendering's order, each value's length spelled so no text can pass for
+ * another. Secrets enter only as their references, never as what they hold: rotating a secret changes no
+ * flow id. The cache's heartbeat script computes the same id for agents with values of their own
+ * (record-sighting-script.ts), so the two spell it alike.
+ */
+export function renderedFlowIdOf(rendering: Omit<PolicyRendering, "flowId">, own?: OwnValues): string {
+  const lines = [rendering.hash];
+  for (const parameter of rendering.parameters)
+    lines.push(`${parameter.name}\n${valueText(ownOver(parameter, own))}`);
+  return createHash("sha1").update(lines.join("\n")).digest("hex");
+}
+
+/** A version that declares parameters, rendered with the class's values; undefined for one that declares none. */
+export function renderingOf(
+  version: { hash: string; parameters?: readonly FlowParameter[] },
+  classValues: readonly Pick<ParameterRecord, "name" | "value">[],
+): PolicyRendering | undefined {
+  if (!declaresParameters(version)) return undefined;
+  const parameters: RenderedParameter[] = [];
+  for (const { name, declared, value } of effectiveParameters(version.parameters, { class: classValues })) {
+    if (declared)
+      parameters.push(
+        value ? { name, sensitive: declared.sensitive, value } : { name, sensitive: declared.sensitive },
+      );
+  }
+  const rendering = { hash: version.hash, parameters };
+  return { ...rendering, flowId: renderedFlowIdOf(rendering) };
+}
+
+/** The policy with its renderings: the versions they render are accepted by their renderings' flow ids. */
+export function withRenderings(policy: ClassFlowPolicy, renderings: PolicyRendering[]): CachedClassFlow {
+  const flowIdOf = new Map(renderings.map((rendering) => [rendering.hash, rendering.flowId]));
+  return { ...policy, accepted: policy.accepted.map((id) => flowIdOf.get(id) ?? id), renderings };
+}
+
+export interface FlowRenderingDependencies {
+  flows: Pick<FlowCatalog, "get">;
+  parameters: Pick<ParameterStore, "list">;
+}
+
+/**
+ * The flow ids of renderings, read from the catalog and the value layers: a class's policy as the cache
+ * holds it, and what the agents an UPDATE CONFIGURATION goes to report once they run a version.
+ */
+export function makeFlowRenderings(deps: FlowRenderingDependencies) {
+  const { flows, parameters } = deps;
+
+  /**
+   * The class's policy with a rendering of each version it names that declares parameters: one read of each
+   * version, and one of the class's values when any declares parameters.
+   */
+  async function classFlow(
+    tenant: string,
+    className: string,
+    policy: ClassFlowPolicy,
+  ): Promise<CachedClassFlow> {
+    const hashes = [...new Set([policy.target, ...policy.accepted])].filter(isFlowHash);
+    const versions = await Promise.all(hashes.map((hash) => flows.get(tenant, className, hash)));
+    const declaring = versions.filter((version) => version !== undefined && declaresParameters(version));
+    if (declaring.length === 0) return withRenderings(policy, []);
+    const classValues = await parameters.list(tenant, { layer: "class", className });
+    return withRenderings(
+      policy,
+      declaring.flatMap((version) => renderingOf(version as NonNullable<typeof version>, classValues) ?? []),
+    );
+  }
+
+  /**
+   * The flow id each agent reports once it runs the version: the version's hash when it declares no
+   * parameters, else its rendering with the class's values and each agent's own (a read of each agent's).
+   */
+  async function agentFlowIds(
+    tenant: string,
+    className: string,
+    version: { hash: string; parameters?: readonly FlowParameter[] },
+    agentIds: readonly string[],
+  ): Promise<Map<string, string>> {
+    if (!declaresParameters(version)) return new Map(agentIds.map((agentId) => [agentId, version.hash]));
+    const rendering = renderingOf(version, await parameters.list(tenant, { layer: "class", className }));
+    const own = await Promise.all(
+      agentIds.map((agentId) => parameters.list(tenant, { layer: "agent", agentId })),
+    );
+    return new Map(
+      agentIds.map((agentId, at) => [
+        agentId,
+        renderedFlowIdOf(rendering as PolicyRendering, ownValuesOf(own[at] ?? [])),
+      ]),
+    );
+  }
+
+  return { classFlow, agentFlowIds };
+}
+
+export type FlowRenderings = ReturnType<typeof makeFlowRenderings>;
+
+/** The cache's writer of class policies, rendering each as it goes (a read of its versions and the class's values). */
+export const renderingClassFlows = (
+  cache: ClassFlowCache,
+  renderings: Pick<FlowRenderings, "classFlow">,
+): ClassFlowWriter => ({
+  async rememberClassFlow(tenant, className, policy, heartbeatPeriodMs) {
+    const cached = policy && (await renderings.classFlow(tenant, className, policy));
+    await cache.rememberClassFlow(tenant, className, cached, heartbeatPeriodMs);
+  },
+});
