@@ -87,10 +87,12 @@ describe("catch-up on the heartbeat", () => {
     await cache.del(CacheKeys.classFlow(tenant, CLASS));
     api.dynamoDb.reset();
     expect(await heartbeat(lagging)).toEqual([]);
-    expect(api.dynamoDb.counts()).toEqual({ "DynamoDB_20120810.GetItem": 1 });
+    // The class's record, and its version, for whether it declares parameters the class's values render.
+    expect(api.dynamoDb.counts()).toEqual({ "DynamoDB_20120810.GetItem": 2 });
     expect(await cache.hgetall(CacheKeys.classFlow(tenant, CLASS))).toEqual({
       loaded: "1",
       target,
+      targetFlowId: target,
       accepted: target,
       ackTimeoutMs: "120000",
       // The class sets no heartbeat interval: its agents stating none are held to Beacon's default.
@@ -100,11 +102,9 @@ describe("catch-up on the heartbeat", () => {
     api.dynamoDb.reset();
     const [update, ...more] = await heartbeat(lagging);
     expect(more).toEqual([]);
-    // The catch-up's cost: the read of the target version (whether it declares parameters, which sends the
-    // agent to its own rendering), the one query delivery makes anyway, its creation and its move to delivered,
-    // each with its event staged in the same transaction, and the events cleared from the outbox once on the stream.
+    // The catch-up's cost: the one query delivery makes anyway, its creation and its move to delivered, each
+    // with its event staged in the same transaction, and the events cleared from the outbox once on the stream.
     expect(api.dynamoDb.counts()).toEqual({
-      "DynamoDB_20120810.GetItem": 1,
       "DynamoDB_20120810.Query": 1,
       "DynamoDB_20120810.TransactWriteItems": 2,
       "DynamoDB_20120810.BatchWriteItem": 1,

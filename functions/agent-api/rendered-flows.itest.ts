@@ -9,14 +9,17 @@ import { readFileSync } from "node:fs";
 import { GetObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { CreateSecretCommand } from "@aws-sdk/client-secrets-manager";
 import { PutParameterCommand } from "@aws-sdk/client-ssm";
-import { ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { ScanCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
-import { heartbeat } from "../../scripts/test-support/console-seed.js";
+import { heartbeat, heartbeatOf } from "../../scripts/test-support/console-seed.js";
 import { javaParameterFlow } from "../../scripts/test-support/flow-fixtures.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
-import { agentFlowContentUrl } from "../core/c2/routes.js";
+import { Keys } from "../adapters/dynamodb/keys.js";
+import { CacheKeys } from "../adapters/redis/cache-keys.js";
+import { AgentRoutes, agentFlowContentUrl } from "../core/c2/routes.js";
 import {
   makeDocumentClient,
   makeKinesisClient,
@@ -61,7 +64,11 @@ beforeAll(async () => {
   operator = await consoleApi.token({ tenant, role: "operator" });
   fleet = await agentApi.issueCertificate({ tenant, fleet: true });
   for (const agentId of ["pump-1", "pump-2"])
-    expect(await heartbeat(agentApi, fleet, agentId, "pumps", `${tenant}-java`)).toBe(200);
+    expect(
+      await heartbeat(agentApi, fleet, agentId, "pumps", `${tenant}-java`, {
+        operations: [{ type: "UPDATE", properties: { CONFIGURATION: {} } }],
+      }),
+    ).toBe(200);
   const upload = await consoleApi.request("POST", "/api/v1/classes/pumps/flows", {
     token: operator,
     body: javaParameterFlow,
@@ -123,6 +130,66 @@ describe("an agent's rendered flow", () => {
       headers: { "if-none-match": second.headers.etag as string },
     });
     expect(unchanged.status).toBe(304);
+  });
+
+  it("goes by the flow id of the agent's own rendering, which a value change moves for exactly the agents it reaches", async () => {
+    // The version becomes the class's target, as the rollout store writes it; the cache's copy is dropped as its
+    // expiry would drop it.
+    const documents = makeDocumentClient(agentApi.env);
+    await documents.send(
+      new UpdateCommand({
+        TableName: agentApi.env[EnvNames.tableName],
+        Key: Keys.agentClass(tenant, "pumps"),
+        UpdateExpression: "SET flowPolicy = :policy",
+        ExpressionAttributeValues: { ":policy": { target: flowHash, accepted: [flowHash] } },
+      }),
+    );
+    const cache = new Redis(agentApi.env[EnvNames.redisUrl] as string);
+    await cache.del(CacheKeys.classFlow(tenant, "pumps"));
+    await cache.quit();
+    /** The flow id each catch-up sends on the agents' heartbeats, each reporting the flow id it runs. */
+    const running = new Map<string, string>();
+    const catchUps = async () => {
+      const sent = new Map<string, string>();
+      for (const agentId of ["pump-1", "pump-2"]) {
+        const response = await agentApi.post(
+          AgentRoutes.heartbeat.path,
+          heartbeatOf(agentId, "pumps", `${tenant}-java`, { flowId: running.get(agentId) }),
+          { certificate: fleet },
+        );
+        expect(response.status).toBe(200);
+        for (const operation of response.json().requestedOperations as { args: Record<string, string> }[]) {
+          expect(operation.args.location).toBe(`${agentApi.url}${flowPath(agentId)}`);
+          sent.set(agentId, operation.args.flowId as string);
+          running.set(agentId, operation.args.flowId as string);
+        }
+      }
+      return sent;
+    };
+    // pump-1's heartbeat loads the class's policy; from then on each claims its catch-up.
+    const loading = await catchUps();
+    const first = new Map([...loading, ...(await catchUps())]);
+    expect([...first.keys()].sort()).toEqual(["pump-1", "pump-2"]);
+    expect(first.get("pump-1")).not.toBe(first.get("pump-2"));
+    expect((await catchUps()).size).toBe(0);
+
+    // pump-1 sets its own site.id: the class's value reaches pump-2 alone.
+    const siteId = await consoleApi.request("PUT", "/api/v1/classes/pumps/parameters/site.id", {
+      token: operator,
+      body: { value: "site-0b" },
+    });
+    expect(siteId.status, siteId.body).toBe(201);
+    expect([...(await catchUps()).keys()]).toEqual(["pump-2"]);
+    // A value both take reaches both; one of pump-1's own, pump-1 alone.
+    await setValue("classes/pumps/parameters/compression", { value: "snappy" });
+    expect([...(await catchUps()).keys()]).toEqual(["pump-1", "pump-2"]);
+    const own = await consoleApi.request("PUT", "/api/v1/agents/pump-1/parameters/site.id", {
+      token: operator,
+      body: { value: "site-18" },
+    });
+    expect(own.status, own.body).toBe(200);
+    expect([...(await catchUps()).keys()]).toEqual(["pump-1"]);
+    expect((await catchUps()).size).toBe(0);
   });
 
   it("is refused to an agent certificate of another agent and to another tenant's fleet certificate", async () => {
