@@ -182,6 +182,15 @@ export interface HotSightingResult {
 /** An agent's own parameter values (parameters/), by name: a value or a secret's reference, never a secret. */
 export type AgentOwnValues = ReadonlyMap<string, { value: string } | { secretRef: string }>;
 
+/** The cache's copy of agents' own parameter values, which the console writes through. */
+export interface OwnValuesCache {
+  /**
+   * Replaces the agent's own parameter values in its cache entry, which catch-up compares its flow id with;
+   * an agent the cache does not hold as registered reads them with its registry entry at its next heartbeat.
+   */
+  rememberOwnValues(tenant: string, agentId: string, ownValues: AgentOwnValues): Promise<void>;
+}
+
 /** Nothing is recorded unless the certificate is known not to be revoked. */
 export type SightingOutcome =
   | { recorded: true; sighting: HotSightingResult }

@@ -1,4 +1,4 @@
-import type { AgentOwnValues, AgentRecord, HotSighting } from "../agents/ports.js";
+import type { AgentRecord, HotSighting, OwnValuesCache } from "../agents/ports.js";
 import type { ClassFlowCache } from "../flows/ports.js";
 import type { RevocationNotices } from "../identity/ports.js";
 import type { Page, PageRequest } from "../paging.js";
@@ -54,7 +54,7 @@ export interface ClassAgentCounts {
 }
 
 /** The console's reads and removals of the agent API's hot state. Every call throws when the cache does. */
-export interface FleetHotState extends ClassFlowCache, RevocationNotices {
+export interface FleetHotState extends ClassFlowCache, RevocationNotices, OwnValuesCache {
   agents(tenant: string, agentIds: string[]): Promise<Map<string, HotAgentState>>;
   /** Agents per class from the cache's per-class index, online meaning seen at or after `onlineSince`. */
   classCounts(
@@ -70,9 +70,4 @@ export interface FleetHotState extends ClassFlowCache, RevocationNotices {
    * Called before the operations are written: a marker without an operation costs one look.
    */
   markOperationsPending(tenant: string, agentIds: string[]): Promise<void>;
-  /**
-   * Replaces the agent's own parameter values in its cache entry, which catch-up compares its flow id with;
-   * an agent the cache does not hold as registered reads them with its registry entry at its next heartbeat.
-   */
-  rememberOwnValues(tenant: string, agentId: string, ownValues: AgentOwnValues): Promise<void>;
 }

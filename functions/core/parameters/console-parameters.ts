@@ -1,7 +1,6 @@
-import type { AgentClassRecord, AgentRegistry, ClassCatalog } from "../agents/ports.js";
+import type { AgentClassRecord, AgentRegistry, ClassCatalog, OwnValuesCache } from "../agents/ports.js";
 import { heartbeatPeriodMsOf } from "../agents/presence.js";
 import { BeaconError } from "../errors.js";
-import type { FleetHotState } from "../fleet/ports.js";
 import type { FlowParameter } from "../flows/parameters.js";
 import { policyInForce } from "../flows/policy.js";
 import type { ClassFlowWriter, FlowCatalog } from "../flows/ports.js";
@@ -35,7 +34,7 @@ export interface ParametersDependencies {
   registry: Pick<AgentRegistry, "get">;
   flows: Pick<FlowCatalog, "get">;
   /** Where agents' own values go for catch-up to compare their flow ids with their renderings. */
-  hotState: Pick<FleetHotState, "rememberOwnValues">;
+  hotState: OwnValuesCache;
   /** Where a class's policy goes, rendered anew with its values, for catch-up. */
   classFlowCache: ClassFlowWriter;
   clock: Clock;
