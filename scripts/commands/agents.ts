@@ -25,6 +25,7 @@ import path from "node:path";
 import { syncDigestOf } from "../../functions/core/assets/location.js";
 import type { C2Operation } from "../../functions/core/c2/model.js";
 import { AgentRoutes } from "../../functions/core/c2/routes.js";
+import { isFlowHash } from "../../functions/core/flows/flow-hash.js";
 import { asArray, asObject, asString, type JsonObject } from "../../functions/core/json.js";
 import {
   cppAckOf,
@@ -98,7 +99,11 @@ const json = (body: unknown): Payload => ({
   contentType: "application/json",
 });
 
-function send(url: URL, method: "GET" | "POST", body?: Payload): Promise<{ status: number; bytes: Buffer }> {
+function send(
+  url: URL,
+  method: "GET" | "POST",
+  body?: Payload,
+): Promise<{ status: number; bytes: Buffer; etag?: string }> {
   const payload = body?.bytes;
   return new Promise((resolve, reject) => {
     const outgoing = request(
@@ -111,7 +116,13 @@ function send(url: URL, method: "GET" | "POST", body?: Payload): Promise<{ statu
       (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, bytes: Buffer.concat(chunks) }));
+        response.on("end", () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            bytes: Buffer.concat(chunks),
+            etag: response.headers.etag?.replaceAll('"', ""),
+          }),
+        );
       },
     );
     outgoing.on("error", reject);
@@ -178,12 +189,16 @@ class SimulatedAgent {
     let details: string | undefined;
     if (name === "UPDATE CONFIGURATION") {
       const flowId = asString(operation.args?.flowId) ?? "";
-      const download = await send(new URL(asString(operation.args?.location) ?? ""), "GET");
+      const location = asString(operation.args?.location) ?? "";
+      const download = await send(new URL(location), "GET");
       const hash = createHash("sha256").update(download.bytes).digest("hex");
-      if (download.status !== 200 || hash !== flowId) {
+      // A version's flow id is its bytes' hash; a rendering's (its parameter values in it) is not, and its
+      // download's entity tag is.
+      const expected = isFlowHash(flowId) ? flowId : download.etag;
+      if (download.status !== 200 || hash !== expected) {
         state = "NOT_APPLIED";
         details = `download answered ${download.status}, sha-256 ${hash.slice(0, 12)}…`;
-      } else if (this.failing && flowId.startsWith(refused)) {
+      } else if (this.failing && (flowId.startsWith(refused) || location.includes(`/flows/${refused}`))) {
         state = "NOT_APPLIED";
         details = "A processor the flow uses is not available";
       } else {
