@@ -10,7 +10,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { AxeResults } from "axe-core";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDevCertificates } from "../../scripts/local/certs.js";
 import { chromiumExecutable } from "../../scripts/local/chromium.js";
@@ -20,6 +20,7 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from "../../scripts/local/webhook-receiver.js";
+import { javaParameterFlow } from "../../scripts/test-support/flow-fixtures.js";
 import {
   type LocalStack,
   repositoryRoot,
@@ -68,7 +69,15 @@ async function api<T>(route: string, init: RequestInit = {}): Promise<{ status: 
   return { status: response.status, body: (await response.json()) as T };
 }
 
-/** Polls until `check` holds; the stack's agents and sweeper move at their own pace. */
+/** `npm run agents` with these arguments on the local stack, in a process group of its own for stopGroup. */
+function simulatedAgents(args: string[]): ChildProcess {
+  return spawn("npm", ["run", "-s", "agents", "--", ...args], {
+    cwd: repositoryRoot,
+    env: stack.env,
+    stdio: "ignore",
+    detached: true,
+  });
+}
 
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: 900 } });
@@ -177,34 +186,17 @@ beforeAll(async () => {
   // A two-second sweeper moves rollouts along as fast as the agents heartbeat.
   stack = await startLocalStack("web-console-test", { env: { BEACON_SWEEPER_INTERVAL_SECONDS: "2" } });
   webUrl = `http://127.0.0.1:${stack.ports.web}`;
-  agents = spawn(
-    "npm",
-    ["run", "-s", "agents", "--", "--class", AGENT_CLASS, "--count", "3", "--interval", "2"],
-    {
-      cwd: repositoryRoot,
-      env: stack.env,
-      stdio: "ignore",
-      detached: true,
-    },
-  );
-  idleAgent = spawn(
-    "npm",
-    [
-      "run",
-      "-s",
-      "agents",
-      "--",
-      "--class",
-      "idle",
-      "--count",
-      "1",
-      "--interval",
-      "3600",
-      "--prefix",
-      "idle-agent-",
-    ],
-    { cwd: repositoryRoot, env: stack.env, stdio: "ignore", detached: true },
-  );
+  agents = simulatedAgents(["--class", AGENT_CLASS, "--count", "3", "--interval", "2"]);
+  idleAgent = simulatedAgents([
+    "--class",
+    "idle",
+    "--count",
+    "1",
+    "--interval",
+    "3600",
+    "--prefix",
+    "idle-agent-",
+  ]);
   browser = await chromium.launch({ executablePath });
   // The certificates `npm start` made for this checkout; its functions trust their CA for deliveries.
   const { server } = await ensureDevCertificates(receiverCertsDir(path.join(repositoryRoot, ".beacon")));
@@ -909,6 +901,160 @@ describe("the web console", () => {
     await page.goto(callbacks[0] as string);
     await page.getByRole("alert").filter({ hasText: "was already used" }).waitFor();
     await context.close();
+  });
+
+  it("sets a class's parameter values and an agent's own, shows where each value comes from, and a viewer nothing to change", async () => {
+    const SITES = "sites";
+    const SITE_AGENT = "sites-agent-001";
+    const json = { "content-type": "application/json" };
+    // A class without agents completes a rollout at once: its target then declares the fixture's parameters.
+    expect((await api(`/classes/${SITES}`, { method: "PUT", headers: json, body: "{}" })).status).toBe(201);
+    const published = await api<{ hash: string }>(`/classes/${SITES}/flows`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify(javaParameterFlow),
+    });
+    expect(published.status).toBe(201);
+    const flowHash = published.body.hash;
+    const rollout = await api("/rollouts", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ className: SITES, flowHash }),
+    });
+    expect(rollout.status).toBe(201);
+    await untilTrue(
+      "the rollout to make the version the class's target",
+      async () =>
+        (await api<{ flow?: { target: string } }>(`/classes/${SITES}`)).body.flow?.target === flowHash,
+      60_000,
+    );
+    const siteAgent = simulatedAgents([
+      "--class",
+      SITES,
+      "--count",
+      "1",
+      "--interval",
+      "3600",
+      "--prefix",
+      "sites-agent-",
+    ]);
+    try {
+      await untilTrue(
+        "the site's agent to register",
+        async () => (await api(`/agents/${SITE_AGENT}`)).status === 200,
+        120_000,
+      );
+      const rowOf = (table: Locator, name: string) =>
+        table.getByRole("row").filter({ has: table.page().getByText(name, { exact: true }) });
+      const cellsOf = async (table: Locator, name: string) =>
+        (await rowOf(table, name).getByRole("cell").allTextContents()).slice(1);
+
+      const { context, page } = await newPage();
+      await page.goto(`${webUrl}/classes/${SITES}`);
+      await signIn(page, "operator", SITES);
+      const classSection = page.getByRole("region", { name: "Parameters", exact: true });
+      await classSection.getByText("No parameter value set for the class").waitFor();
+      await classSection.getByText("Set a parameter value").click();
+      // The names the target version declares are offered, any other taken.
+      const offered = await Promise.all(
+        (await classSection.locator("datalist option").all()).map((option) => option.getAttribute("value")),
+      );
+      expect(offered.sort()).toEqual([
+        "compression",
+        "kafka.brokers",
+        "kafka.password",
+        "s3.prefix",
+        "site.id",
+      ]);
+      const name = classSection.getByLabel("Parameter name");
+      await name.fill("kafka.brokers");
+      await classSection.getByText("The flow declares it. Its default: localhost:9092.").waitFor();
+      await classSection.getByLabel("Value", { exact: true }).fill("broker-1.plant.example:9092");
+      await classSection.getByRole("button", { name: "Set value" }).click();
+      await classSection.getByText("Set kafka.brokers for the class.").waitFor();
+      // A sensitive parameter is offered a reference to a secret alone.
+      await name.fill("kafka.password");
+      expect(await classSection.getByLabel("text", { exact: true }).isDisabled()).toBe(true);
+      expect(await classSection.getByLabel("a reference to a secret").isChecked()).toBe(true);
+      const secretRef = classSection.getByLabel("Secret reference");
+      await secretRef.fill("ssm:/beacon/acme/kafka-password");
+      await classSection.getByRole("button", { name: "Set value" }).click();
+      await classSection
+        .getByRole("alert")
+        .filter({ hasText: "names a secret outside the tenant's" })
+        .waitFor();
+      await secretRef.fill("ssm:/beacon/dev/sites/kafka-password");
+      await classSection.getByRole("button", { name: "Set value" }).click();
+      await classSection.getByText("Set kafka.password for the class.").waitFor();
+      const classValues = classSection.getByRole("region", { name: "The class's parameter values" });
+      await rowOf(classValues, "kafka.password").waitFor();
+      expect((await cellsOf(classValues, "kafka.brokers")).slice(0, 2)).toEqual([
+        "broker-1.plant.example:9092",
+        "dev-operator",
+      ]);
+      expect((await cellsOf(classValues, "kafka.password"))[0]).toBe(
+        "ssm:/beacon/dev/sites/kafka-passwordsecret reference",
+      );
+      await capture(page, "class-parameters");
+
+      await page.goto(`${webUrl}/agents/${SITE_AGENT}`);
+      const agentSection = page.getByRole("region", { name: "Parameters", exact: true });
+      const effective = agentSection.getByRole("region", { name: "The agent's parameters" });
+      await rowOf(effective, "kafka.password").waitFor();
+      expect(await cellsOf(effective, "site.id")).toEqual(["site-0", "the flow's default", "yes"]);
+      expect(await cellsOf(effective, "kafka.brokers")).toEqual([
+        "broker-1.plant.example:9092",
+        "the class",
+        "yes",
+      ]);
+      expect(await cellsOf(effective, "kafka.password")).toEqual([
+        "ssm:/beacon/dev/sites/kafka-passwordsecret reference",
+        "the class",
+        "yes, sensitive",
+      ]);
+      await agentSection.getByText("None: the agent gets its class's values.").waitFor();
+      await agentSection.getByText("Set a parameter value").click();
+      await agentSection.getByLabel("Parameter name").fill("kafka.brokers");
+      await agentSection.getByLabel("Value", { exact: true }).fill("broker-9.plant.example:9092");
+      await agentSection.getByRole("button", { name: "Set value" }).click();
+      await agentSection.getByText("Set kafka.brokers for this agent.").waitFor();
+      await rowOf(effective, "kafka.brokers").getByRole("cell", { name: "the agent's own" }).waitFor();
+      expect(await cellsOf(effective, "kafka.brokers")).toEqual([
+        "broker-9.plant.example:9092",
+        "the agent's own",
+        "yes",
+      ]);
+      await capture(page, "agent-parameters");
+      const own = agentSection.getByRole("region", { name: "The agent's own parameter values" });
+      await own.getByRole("button", { name: "Delete… kafka.brokers" }).click();
+      await own.getByRole("button", { name: "Delete kafka.brokers" }).click();
+      await agentSection.getByText("None: the agent gets its class's values.").waitFor();
+      expect(await cellsOf(effective, "kafka.brokers")).toEqual([
+        "broker-1.plant.example:9092",
+        "the class",
+        "yes",
+      ]);
+      await context.close();
+
+      const viewer = await newPage();
+      await viewer.page.goto(`${webUrl}/agents/${SITE_AGENT}`);
+      await signIn(viewer.page, "viewer", SITE_AGENT);
+      const seen = viewer.page.getByRole("region", { name: "Parameters", exact: true });
+      await rowOf(seen.getByRole("region", { name: "The agent's parameters" }), "kafka.password").waitFor();
+      expect(await seen.getByText("Set a parameter value").count()).toBe(0);
+      await viewer.page.goto(`${webUrl}/classes/${SITES}`);
+      const seenClass = viewer.page.getByRole("region", { name: "Parameters", exact: true });
+      await rowOf(
+        seenClass.getByRole("region", { name: "The class's parameter values" }),
+        "kafka.password",
+      ).waitFor();
+      expect(await seenClass.getByText("Set a parameter value").count()).toBe(0);
+      expect(await seenClass.getByRole("button", { name: /Delete/ }).count()).toBe(0);
+      await capture(viewer.page, "class-parameters-as-viewer");
+      await viewer.context.close();
+    } finally {
+      await stopGroup(siteAgent);
+    }
   });
 
   it("would notice an inaccessible page", async () => {

@@ -7,7 +7,7 @@ import { ActionProblem, useAction } from "./resource";
  * runs `act`, `keep` closes it; `onDone` follows an action the API accepted, its refusal is shown instead.
  */
 export function ConfirmedAction(props: {
-  ask: string;
+  ask: ComponentChildren;
   confirm: string;
   keep: string;
   warning?: ComponentChildren;

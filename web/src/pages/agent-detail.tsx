@@ -7,6 +7,13 @@ import { Fact } from "../components/fact";
 import { OperationsTable } from "../components/operations-table";
 import { Page } from "../components/page";
 import {
+  type ParameterLayer,
+  ParameterValues,
+  ParameterValueText,
+  putOutcome,
+  SetParameter,
+} from "../components/parameters";
+import {
   ActionProblem,
   Loaded,
   TableFrame,
@@ -15,8 +22,9 @@ import {
   useInterval,
   useResource,
 } from "../components/resource";
-import { dateTime, timeAgo } from "../format";
-import { mayAct } from "../session";
+import { dateTime, shortHash, timeAgo } from "../format";
+import { type FlowParameter, LAYER_WORDS } from "../parameters";
+import { mayAct, mayCall } from "../session";
 
 /** An agent's hot state changes with each heartbeat; the page follows it at about that pace. */
 const FOLLOW_PERIOD_MS = 5000;
@@ -67,8 +75,116 @@ export function AgentDetail() {
           )
         }
       </Loaded>
+      <AgentParameters agentId={agentId} />
       <RecentEvents agentId={agentId} />
     </Page>
+  );
+}
+
+/**
+ * What the agent gets, parameter by parameter, and from which layer; and the values set for it alone, which
+ * override the class's.
+ */
+function AgentParameters({ agentId }: { agentId: string }) {
+  const { client, session } = useConsole();
+  const [parameters, reload] = useResource(
+    () => dataOf(client.GET("/api/v1/agents/{agentId}/parameters", { params: { path: { agentId } } })),
+    `parameters ${agentId}`,
+  );
+  const path = (name: string) => ({ params: { path: { agentId, name } } });
+  const layer: ParameterLayer = {
+    holder: "for this agent",
+    deleteRoute: "DELETE /api/v1/agents/{agentId}/parameters/{name}",
+    put: (name, value) =>
+      putOutcome(client.PUT("/api/v1/agents/{agentId}/parameters/{name}", { ...path(name), body: value })),
+    remove: (name) => dataOf(client.DELETE("/api/v1/agents/{agentId}/parameters/{name}", path(name))),
+  };
+  return (
+    <section aria-labelledby="parameters">
+      <h2 id="parameters">Parameters</h2>
+      <Loaded resource={parameters} what="the agent's parameters" reload={reload}>
+        {(data) => {
+          const declared: FlowParameter[] = data.items
+            .filter((parameter) => parameter.declared)
+            .map(({ name, sensitive, description }) => ({
+              name,
+              sensitive: sensitive === true,
+              description,
+            }));
+          const missing = data.items.filter((parameter) => parameter.declared && !parameter.layer).length;
+          return (
+            <>
+              <p>
+                {data.flowHash ? (
+                  <>
+                    The parameters of its class's target flow,{" "}
+                    <a href={`/classes/${encodeURIComponent(data.className)}?flow=${data.flowHash}`}>
+                      {shortHash(data.flowHash)}
+                    </a>
+                    , and any value set for it, each from the layer that gives it: the flow's default, the
+                    class's value, then the agent's own.
+                  </>
+                ) : (
+                  "Its class has no target flow yet: these are the values set for it and its class."
+                )}
+              </p>
+              {missing > 0 && (
+                <p class="notice">
+                  {missing === 1
+                    ? "A parameter the flow declares has"
+                    : `${missing} parameters the flow declares have`}{" "}
+                  no value: the agent cannot be sent this flow until one is set.
+                </p>
+              )}
+              {data.items.length === 0 ? (
+                <p class="empty">No parameter: the flow declares none and no value is set.</p>
+              ) : (
+                <EffectiveParameters items={data.items} />
+              )}
+              <h3>The agent's own values</h3>
+              {data.agentValues.length === 0 ? (
+                <p class="empty">None: the agent gets its class's values.</p>
+              ) : (
+                <ParameterValues
+                  label="The agent's own parameter values"
+                  entries={data.agentValues}
+                  layer={layer}
+                  onRemoved={reload}
+                />
+              )}
+              {mayCall(session, "PUT /api/v1/agents/{agentId}/parameters/{name}") && (
+                <SetParameter layer={layer} declared={declared} onSet={reload} />
+              )}
+            </>
+          );
+        }}
+      </Loaded>
+    </section>
+  );
+}
+
+function EffectiveParameters({ items }: { items: Schemas["EffectiveParameter"][] }) {
+  return (
+    <TableFrame label="The agent's parameters">
+      <table>
+        <TableHead columns={["Name", "Value", "From", "Declared by the flow"]} />
+        <tbody>
+          {items.map((parameter) => (
+            <tr key={parameter.name}>
+              <td class="wrap">
+                <span class="mono">{parameter.name}</span>
+                {parameter.description && <div class="muted">{parameter.description}</div>}
+              </td>
+              <td class="wrap">
+                <ParameterValueText value={parameter.value} secretRef={parameter.secretRef} />
+              </td>
+              <td>{parameter.layer ? LAYER_WORDS[parameter.layer] : "nothing"}</td>
+              <td>{parameter.declared ? (parameter.sensitive ? "yes, sensitive" : "yes") : "no"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableFrame>
   );
 }
 

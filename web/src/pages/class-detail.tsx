@@ -3,6 +3,7 @@ import { useLocation, useRoute } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
+import { type ParameterLayer, ParameterValues, putOutcome, SetParameter } from "../components/parameters";
 import {
   ActionProblem,
   Loaded,
@@ -14,7 +15,8 @@ import {
   useResource,
 } from "../components/resource";
 import { dateTime, shortHash } from "../format";
-import { mayAct } from "../session";
+import { declaredIn } from "../parameters";
+import { mayAct, mayCall } from "../session";
 
 /** A class, its flow versions, and the validation report of the version the URL names (`?flow=<hash>`). */
 export function ClassDetail() {
@@ -78,6 +80,10 @@ export function ClassDetail() {
           reloadClass();
           reloadVersions();
         }}
+      />
+      <ClassParameters
+        className={className}
+        flowHashes={[agentClass.status === "ready" ? agentClass.data.flow?.target : undefined, flowHash]}
       />
       {flowHash && <Validation className={className} flowHash={flowHash} />}
       {flowHash && mayAct(session, "operator") && (
@@ -367,6 +373,82 @@ function RunningFlows(props: { className: string; mayAdopt: boolean; onAdopted: 
         </p>
       )}
       <ActionProblem state={state} />
+    </section>
+  );
+}
+
+/**
+ * The values set for the class, which its agents get over the flow's defaults. The names offered are those its
+ * target version declares and, when the page shows another version's report, that version's too: the one an
+ * operator publishes next needs its values before its rollout.
+ */
+function ClassParameters(props: { className: string; flowHashes: (string | undefined)[] }) {
+  const { client, session } = useConsole();
+  const path = { className: props.className };
+  const hashes = [...new Set(props.flowHashes.filter((hash) => hash !== undefined))];
+  const [values, reloadValues] = useResource(
+    () => dataOf(client.GET("/api/v1/classes/{className}/parameters", { params: { path } })),
+    props.className,
+  );
+  const [declared, reloadDeclared] = useResource(
+    async () =>
+      declaredIn(
+        await Promise.all(
+          hashes.map(
+            async (hash) =>
+              (
+                await dataOf(
+                  client.GET("/api/v1/classes/{className}/flows/{hash}", {
+                    params: { path: { ...path, hash } },
+                  }),
+                )
+              ).parameters,
+          ),
+        ),
+      ),
+    `${props.className} ${hashes.join(" ")}`,
+  );
+  const layer: ParameterLayer = {
+    holder: "for the class",
+    deleteRoute: "DELETE /api/v1/classes/{className}/parameters/{name}",
+    put: (name, value) =>
+      putOutcome(
+        client.PUT("/api/v1/classes/{className}/parameters/{name}", {
+          params: { path: { ...path, name } },
+          body: value,
+        }),
+      ),
+    remove: (name) =>
+      dataOf(
+        client.DELETE("/api/v1/classes/{className}/parameters/{name}", {
+          params: { path: { ...path, name } },
+        }),
+      ),
+  };
+  return (
+    <section aria-labelledby="class-parameters">
+      <h2 id="class-parameters">Parameters</h2>
+      <Loaded resource={values} what="the class's parameter values" reload={reloadValues}>
+        {(data) =>
+          data.items.length === 0 ? (
+            <p class="empty">
+              No parameter value set for the class: its agents get the flow's defaults, and their own values.
+            </p>
+          ) : (
+            <ParameterValues
+              label="The class's parameter values"
+              entries={data.items}
+              layer={layer}
+              onRemoved={reloadValues}
+            />
+          )
+        }
+      </Loaded>
+      {mayCall(session, "PUT /api/v1/classes/{className}/parameters/{name}") && (
+        <Loaded resource={declared} what="the parameters the flow declares" reload={reloadDeclared}>
+          {(parameters) => <SetParameter layer={layer} declared={parameters} onSet={reloadValues} />}
+        </Loaded>
+      )}
     </section>
   );
 }
