@@ -61,6 +61,9 @@ const renderingsText = (policy: CachedClassFlow): string =>
 /** The agent's cache field holding its own values, which the heartbeat script reads (record-sighting-script.ts). */
 export const OWN_VALUES_FIELD = "parameters";
 
+/** Its values, and the flow ids the heartbeat script computed of them and kept beside them. */
+export const OWN_VALUE_FIELDS = [OWN_VALUES_FIELD, "ownIdsFor", "ownTargetFlowId", "ownAcceptedIds"];
+
 /** An agent's own values as the heartbeat script decodes them: `{name: [kind, text]}`; undefined for none. */
 export const ownValuesText = (values: AgentOwnValues): string | undefined =>
   values.size === 0
@@ -74,6 +77,7 @@ export const ownValuesText = (values: AgentOwnValues): string | undefined =>
  */
 export const REMEMBER_OWN_VALUES_SCRIPT = `
 if redis.call('HGET', KEYS[1], 'registered') ~= '1' then return 0 end
-if ARGV[1] == '' then redis.call('HDEL', KEYS[1], '${OWN_VALUES_FIELD}') else redis.call('HSET', KEYS[1], '${OWN_VALUES_FIELD}', ARGV[1]) end
+redis.call('HDEL', KEYS[1], ${OWN_VALUE_FIELDS.map((field) => `'${field}'`).join(", ")})
+if ARGV[1] ~= '' then redis.call('HSET', KEYS[1], '${OWN_VALUES_FIELD}', ARGV[1]) end
 return 1
 `;

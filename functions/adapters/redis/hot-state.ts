@@ -15,7 +15,7 @@ import type { KnownManifest } from "../../core/manifests/agent-manifest.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";
 import { isCacheUsable } from "./cache-status.js";
-import { OWN_VALUES_FIELD, ownValuesText, rememberClassFlow } from "./class-flow-cache.js";
+import { OWN_VALUE_FIELDS, OWN_VALUES_FIELD, ownValuesText, rememberClassFlow } from "./class-flow-cache.js";
 import {
   CLEAR_PENDING_SCRIPT,
   RECORD_SIGHTING_SCRIPT,
@@ -226,12 +226,12 @@ export class RedisHotState implements HotState {
     const key = CacheKeys.agent(tenant, agentId);
     const parameters = ownValuesText(ownValues);
     const fields = { registered: "1", checkpointAt: String(now) };
+    // Its values replace those it had, and the flow ids computed of those.
+    const multi = this.usable()
+      .multi()
+      .hdel(key, ...OWN_VALUE_FIELDS);
     await execute(
-      parameters === undefined
-        ? this.usable().multi().hset(key, fields).hdel(key, OWN_VALUES_FIELD)
-        : this.usable()
-            .multi()
-            .hset(key, { ...fields, [OWN_VALUES_FIELD]: parameters }),
+      multi.hset(key, parameters === undefined ? fields : { ...fields, [OWN_VALUES_FIELD]: parameters }),
     );
   }
 

@@ -34,7 +34,8 @@ if not revocation[2] then return {'unknown'} end
 if revocation[1] then return {'revoked'} end
 local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'agentClass', 'manifestHash', 'flowId',
   'describeUntil', 'knownManifestHash', 'manifestId', 'supportedOperations', 'resourceHash', 'device',
-  'heartbeatPeriodMs', 'bulletinsThrough', 'certificate', 'parameters')
+  'heartbeatPeriodMs', 'bulletinsThrough', 'certificate', 'parameters', 'ownIdsFor', 'ownTargetFlowId',
+  'ownAcceptedIds')
 local reported = {}
 for index = 12, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
 local agentClass = reported['agentClass'] or previous[3]
@@ -88,17 +89,25 @@ if agentClass then
   elseif policy[2] and supportedOperations then
     -- An agent with values of its own runs its own rendering of each version that declares parameters:
     -- the class's flow ids of those renderings give way to the agent's.
+    -- They are computed once per policy (its target and accepted ids name its renderings) and kept in the
+    -- agent's hash until the policy or the agent's values change (both drop 'ownIdsFor').
     local targetFlowId = policy[6] or policy[2]
     local acceptedIds = policy[3] or ''
     if previous[15] and policy[7] then
-      local own = cjson.decode(previous[15])
-      local ownIds = {}
-      for _, rendering in ipairs(cjson.decode(policy[7])) do
-        local id = ownFlowId(rendering, own)
-        ownIds[rendering[2]] = id
-        if rendering[1] == policy[2] then targetFlowId = id end
+      local stamp = policy[2] .. ' ' .. acceptedIds
+      if previous[16] == stamp then
+        targetFlowId, acceptedIds = previous[17], previous[18]
+      else
+        local own = cjson.decode(previous[15])
+        local ownIds = {}
+        for _, rendering in ipairs(cjson.decode(policy[7])) do
+          local id = ownFlowId(rendering, own)
+          ownIds[rendering[2]] = id
+          if rendering[1] == policy[2] then targetFlowId = id end
+        end
+        acceptedIds = string.gsub(acceptedIds, '%S+', ownIds)
+        redis.call('HSET', KEYS[1], 'ownIdsFor', stamp, 'ownTargetFlowId', targetFlowId, 'ownAcceptedIds', acceptedIds)
       end
-      acceptedIds = string.gsub(acceptedIds, '%S+', ownIds)
     end
     local current = false
     for accepted in string.gmatch(acceptedIds, '%S+') do
