@@ -30,6 +30,7 @@ import type { OperationResultStore, OperationStore } from "../operations/ports.j
 import { makeOperationQueue } from "../operations/queue.js";
 import { makeParametersApi } from "../parameters/console-parameters.js";
 import type { ParameterStore } from "../parameters/ports.js";
+import { makeReadinessCheck } from "../parameters/readiness-check.js";
 import type { Clock, IdGenerator, RandomSource } from "../ports.js";
 import { makeRolloutsApi } from "../rollouts/console-rollouts.js";
 import { makeRolloutEngine } from "../rollouts/engine.js";
@@ -98,10 +99,14 @@ export interface ConsoleDependencies {
 export function makeConsoleUseCases(deps: ConsoleDependencies) {
   const revocation = makeCertificateRevocation({ ...deps, store: deps.certificates });
   const reader = makeAgentReader(deps);
-  const validateFlow = makeFlowValidation({
-    manifests: deps.manifests,
-    flows: deps.flows,
-    classAgents: (tenant, className, limit) => reader.select(tenant, { agentClass: className }, limit),
+  const classAgents = (tenant: string, className: string, limit: number) =>
+    reader.select(tenant, { agentClass: className }, limit);
+  const validateFlow = makeFlowValidation({ manifests: deps.manifests, flows: deps.flows, classAgents });
+  const readiness = makeReadinessCheck({
+    ...deps,
+    classAgents,
+    rollingOut: async (tenant, { activeRolloutId }) =>
+      activeRolloutId === undefined ? undefined : (await deps.rollouts.get(tenant, activeRolloutId))?.toFlow,
   });
   const engine = makeRolloutEngine({ ...deps, classes: deps.catalog });
   const certificates = makeCertificatesApi({
@@ -121,8 +126,8 @@ export function makeConsoleUseCases(deps: ConsoleDependencies) {
     operations: makeOperationsApi({ ...deps, selectAgents: reader.select }),
     debugBundles: makeDebugBundlesApi(deps),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
-    flows: makeFlowsApi({ ...deps, validate: validateFlow }),
-    parameters: makeParametersApi(deps),
+    flows: makeFlowsApi({ ...deps, validate: validateFlow, checkParameters: readiness.version }),
+    parameters: makeParametersApi({ ...deps, readiness }),
     assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
     resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.select }),
     rollouts: makeRolloutsApi({
@@ -130,6 +135,7 @@ export function makeConsoleUseCases(deps: ConsoleDependencies) {
       rollouts: deps.rollouts,
       flows: deps.flows,
       validate: validateFlow,
+      readiness,
     }),
     adoptions: makeAdoptionsApi({ ...deps, queue: makeOperationQueue(deps) }),
     fleetSummary: makeFleetSummary(deps),

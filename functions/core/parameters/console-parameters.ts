@@ -17,6 +17,7 @@ import {
   type ParameterValue,
 } from "./model.js";
 import type { ParameterScope, ParameterStore } from "./ports.js";
+import type { ReadinessCheck } from "./readiness-check.js";
 import {
   parseSecretReference,
   SECRET_REFERENCE_FORMS,
@@ -30,6 +31,7 @@ export interface ParametersDependencies {
   registry: Pick<AgentRegistry, "get">;
   flows: Pick<FlowCatalog, "get">;
   clock: Clock;
+  readiness: Pick<ReadinessCheck, "change">;
 }
 
 const invalid = (message: string) => new BeaconError("invalid_request", message);
@@ -138,6 +140,7 @@ export function makeParametersApi(deps: ParametersDependencies) {
             "parameter_limit",
             `A class or an agent holds at most ${MAX_PARAMETERS_PER_LAYER} parameter values: delete one first`,
           );
+        await deps.readiness.change(tenant, holder.scope, holder.classRecord, name, value);
         const record: ParameterRecord = { name, value, updatedAt: clock.now(), updatedBy: principal.subject };
         const outcome = await parameters.put(tenant, holder.scope, record);
         return { status: outcome === "created" ? 201 : 200, body: recordView(record) };
@@ -146,6 +149,7 @@ export function makeParametersApi(deps: ParametersDependencies) {
       async remove(principal: Principal, id: string, name: string): Promise<ConsoleResult> {
         requireRole(principal, "operator");
         const { holder } = await find(principal.tenant, id, name);
+        await deps.readiness.change(principal.tenant, holder.scope, holder.classRecord, name, undefined);
         const removed = await parameters.remove(principal.tenant, holder.scope, name);
         if (!removed) throw new BeaconError("not_found", "No value is set for the parameter here");
         return { body: recordView(removed) };
