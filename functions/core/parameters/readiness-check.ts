@@ -68,45 +68,38 @@ export function makeReadinessCheck(deps: ReadinessCheckDependencies) {
     return byAgent;
   }
 
-  /** What the version meets at its class: the class's values, its agents with theirs, their binaries. */
+  /** What the version meets at its class: the class's values, the given agents with theirs, their binaries. */
+  async function inputOf(
+    tenant: string,
+    version: CheckedVersion,
+    agents: ClassAgent[],
+    agentValues: Promise<Map<string, Values>>,
+    content?: Uint8Array,
+  ): Promise<ReadinessInput> {
+    const [references, classValues, ownValues, allowedValues] = await Promise.all([
+      referencesOf(tenant, version, content),
+      parameters.list(tenant, { layer: "class", className: version.className }),
+      agentValues,
+      allowedValuesOf(tenant, agents),
+    ]);
+    const declared = version.parameters ?? [];
+    return { declared, references, classValues, agents, agentValues: ownValues, allowedValues };
+  }
+
+  /** At the class's agents, the first MAX_VALIDATED_AGENTS of them. */
   async function classInput(tenant: string, version: CheckedVersion, content?: Uint8Array) {
     const listed = await deps.classAgents(tenant, version.className, MAX_VALIDATED_AGENTS + 1);
     const agents = listed.slice(0, MAX_VALIDATED_AGENTS);
-    const [references, classValues, agentValues, allowedValues] = await Promise.all([
-      referencesOf(tenant, version, content),
-      parameters.list(tenant, { layer: "class", className: version.className }),
-      agentValuesOf(tenant, version, agents),
-      allowedValuesOf(tenant, agents),
-    ]);
-    const input: ReadinessInput = {
-      declared: version.parameters ?? [],
-      references,
-      classValues,
-      agents,
-      agentValues,
-      allowedValues,
-    };
+    const input = await inputOf(tenant, version, agents, agentValuesOf(tenant, version, agents), content);
     return { input, truncated: listed.length > agents.length };
   }
 
-  /** What the version meets at one agent of its class: as classInput, for that agent alone. */
+  /** At one agent of the class, with its own values read from its own partition. */
   async function agentInput(tenant: string, version: CheckedVersion, agentId: string) {
     const agent = await deps.registry.get(tenant, agentId);
     const agents = agent ? [{ agentId, manifestId: manifestIdOf(agent) }] : [];
-    const [references, classValues, own, allowedValues] = await Promise.all([
-      referencesOf(tenant, version),
-      parameters.list(tenant, { layer: "class", className: version.className }),
-      parameters.list(tenant, { layer: "agent", agentId }),
-      allowedValuesOf(tenant, agents),
-    ]);
-    const input: ReadinessInput = {
-      declared: version.parameters ?? [],
-      references,
-      classValues,
-      agents,
-      agentValues: new Map([[agentId, own]]),
-      allowedValues,
-    };
+    const own: Values = await parameters.list(tenant, { layer: "agent", agentId });
+    const input = await inputOf(tenant, version, agents, Promise.resolve(new Map([[agentId, own]])));
     return { input, own, truncated: false };
   }
 
