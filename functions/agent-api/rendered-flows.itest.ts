@@ -69,13 +69,6 @@ beforeAll(async () => {
         operations: [{ type: "UPDATE", properties: { CONFIGURATION: {} } }],
       }),
     ).toBe(200);
-  const upload = await consoleApi.request("POST", "/api/v1/classes/pumps/flows", {
-    token: operator,
-    body: javaParameterFlow,
-  });
-  expect(upload.status, upload.body).toBe(201);
-  flowHash = upload.json().hash as string;
-
   const secretsManager = makeSecretsManagerClient(agentApi.env);
   const secret = await secretsManager.send(
     new CreateSecretCommand({
@@ -96,6 +89,13 @@ beforeAll(async () => {
   });
   await setValue("agents/pump-1/parameters/site.id", { value: "site-17" });
   await setValue("agents/pump-1/parameters/s3.prefix", { secretRef: `ssm:/beacon/${tenant}/s3-prefix` });
+  // Published once its agents have every value it needs (kafka.password has no value of the flow's own).
+  const upload = await consoleApi.request("POST", "/api/v1/classes/pumps/flows", {
+    token: operator,
+    body: javaParameterFlow,
+  });
+  expect(upload.status, upload.body).toBe(201);
+  flowHash = upload.json().hash as string;
 });
 
 afterAll(async () => {

@@ -37,6 +37,7 @@ export const ErrorCodes = [
   "subscription_limit",
   "parameter_limit",
   "parameter_value_missing",
+  "parameters_not_ready",
   "secret_unavailable",
   "webhook_tester_unavailable",
   "debug_bundle_too_large",

@@ -45,6 +45,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   subscription_limit: 409,
   parameter_limit: 409,
   parameter_value_missing: 409,
+  parameters_not_ready: 409,
   secret_unavailable: 502,
   // The function that posts a webhook test for the console failed or did not answer: a gateway's failure.
   webhook_tester_unavailable: 502,

@@ -62,4 +62,20 @@ export const parameterStoreContract = contract<ParameterStore>("the parameter st
     await store.remove(the.tenant, pump7, "site");
     expect((await store.get(the.tenant, pumps, "site"))?.value).toEqual({ value: "class" });
   });
+
+  it("lists the agents holding their own value of a name, tenant-wide by agent id, and not once removed", async () => {
+    const store = the.subject;
+    await store.put(the.tenant, { layer: "agent", agentId: "valve-2" }, recordOf("site", { value: "v2" }));
+    await store.put(the.tenant, pump7, recordOf("site", { secretRef: SECRET }, 2));
+    await store.put(the.tenant, pump7, recordOf("site id", { value: "another name" }));
+    await store.put(the.tenant, { layer: "agent", agentId: "pump-8" }, recordOf("site", { value: "p8" }));
+    await store.put(the.tenant, pumps, recordOf("site", { value: "the class's" }));
+    await store.put(`${the.tenant}-other`, pump7, recordOf("site", { value: "other tenant" }));
+    await store.remove(the.tenant, { layer: "agent", agentId: "pump-8" }, "site");
+    expect(await store.agentValuesOf(the.tenant, "site")).toEqual([
+      { agentId: "pump-7", record: recordOf("site", { secretRef: SECRET }, 2) },
+      { agentId: "valve-2", record: recordOf("site", { value: "v2" }) },
+    ]);
+    expect(await store.agentValuesOf(the.tenant, "nothing")).toEqual([]);
+  });
 });

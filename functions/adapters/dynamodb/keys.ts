@@ -79,6 +79,11 @@ export const Keys = {
     pk: `T#${tenant}#PARAMS#A#${agentId}`,
     sk: `P#${name}`,
   }),
+  /**
+   * The tenant index's partition (gsi2) of the agents holding their own value of one parameter, by agent id
+   * (agentInClass): what the class's values leave to them is found without a query per agent.
+   */
+  agentsHoldingParameter: (tenant: string, name: string) => `T#${tenant}#PARAMS#N#${name}`,
   /** A tenant's assets, by id (the SHA-256 of the bytes, which S3 holds). */
   asset: (tenant: string, assetId: string) => ({ pk: `T#${tenant}#ASSETS`, sk: `A#${assetId}` }),
   /** A tenant's debug bundles, by the id of the TRANSFER DEBUG operation each answers (which sorts by time). */

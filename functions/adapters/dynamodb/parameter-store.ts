@@ -3,6 +3,7 @@ import type { ParameterRecord } from "../../core/parameters/model.js";
 import type { ParameterScope, ParameterStore } from "../../core/parameters/ports.js";
 import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
+import { TableSchema } from "./table-schema.js";
 
 const NAME_PREFIX = "P#";
 
@@ -27,6 +28,15 @@ function recordOf(item: Record<string, unknown>): ParameterRecord {
     updatedBy,
   };
 }
+
+/**
+ * An agent's value is also in the tenant index, in a partition per parameter name by agent id: the agents
+ * holding their own value of a name are one query, tenant-wide (an agent's class may change, its values stay).
+ */
+const indexKeyOf = (tenant: string, scope: ParameterScope, name: string) =>
+  scope.layer === "agent"
+    ? { gsi2pk: Keys.agentsHoldingParameter(tenant, name), gsi2sk: Keys.agentInClass(scope.agentId) }
+    : {};
 
 /**
  * Parameter values, one item each in a partition per class or agent, sorted by name: a layer's values are
@@ -60,7 +70,12 @@ export class DynamoParameterStore implements ParameterStore {
     const { Attributes } = await this.client.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: { ...keyOf(tenant, scope, record.name), ...rest, ...value },
+        Item: {
+          ...keyOf(tenant, scope, record.name),
+          ...indexKeyOf(tenant, scope, record.name),
+          ...rest,
+          ...value,
+        },
         ReturnValues: "ALL_OLD",
       }),
     );
@@ -76,5 +91,20 @@ export class DynamoParameterStore implements ParameterStore {
       }),
     );
     return Attributes ? recordOf(Attributes) : undefined;
+  }
+
+  async agentValuesOf(tenant: string, name: string) {
+    const { indexName, partitionKey } = TableSchema.indexes.byTenant;
+    const { items } = await queryAll(this.client, {
+      TableName: this.tableName,
+      IndexName: indexName,
+      KeyConditionExpression: `${partitionKey} = :pk`,
+      ExpressionAttributeValues: { ":pk": Keys.agentsHoldingParameter(tenant, name) },
+    });
+    const prefix = Keys.agentInClass("");
+    return items.map((item) => ({
+      agentId: (item.gsi2sk as string).slice(prefix.length),
+      record: recordOf(item),
+    }));
   }
 }

@@ -18,7 +18,7 @@ export const TableSchema = {
     byClass: { indexName: "gsi1", partitionKey: "gsi1pk", sortKey: "gsi1sk" },
     /**
      * All of a tenant's agents, by agent id: tenant-wide lists without a scan; its operations, by id; its
-     * certificates not revoked, by expiry.
+     * certificates not revoked, by expiry; the agents holding their own value of a parameter, by agent id.
      */
     byTenant: { indexName: "gsi2", partitionKey: "gsi2pk", sortKey: "gsi2sk" },
     /**

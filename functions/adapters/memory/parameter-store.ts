@@ -39,4 +39,16 @@ export class MemoryParameterStore implements ParameterStore {
     values.delete(name);
     return record;
   }
+
+  async agentValuesOf(tenant: string, name: string) {
+    const prefix = `${tenant}/agent/`;
+    return [...this.scopes]
+      .flatMap(([key, values]) => {
+        const record = values.get(name);
+        return key.startsWith(prefix) && record
+          ? [{ agentId: key.slice(prefix.length), record: structuredClone(record) }]
+          : [];
+      })
+      .sort((a, b) => (a.agentId < b.agentId ? -1 : 1));
+  }
 }

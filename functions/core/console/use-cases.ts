@@ -30,6 +30,7 @@ import type { OperationResultStore, OperationStore } from "../operations/ports.j
 import { makeOperationQueue } from "../operations/queue.js";
 import { makeParametersApi } from "../parameters/console-parameters.js";
 import type { ParameterStore } from "../parameters/ports.js";
+import { makeReadinessCheck } from "../parameters/readiness-check.js";
 import { makeFlowRenderings, renderingClassFlows } from "../parameters/rendered-flow-ids.js";
 import type { Clock, IdGenerator, RandomSource } from "../ports.js";
 import { makeRolloutsApi } from "../rollouts/console-rollouts.js";
@@ -101,10 +102,14 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
   const deps = { ...ports, renderings, classFlowCache: renderingClassFlows(ports.hotState, renderings) };
   const revocation = makeCertificateRevocation({ ...deps, store: deps.certificates });
   const reader = makeAgentReader(deps);
-  const validateFlow = makeFlowValidation({
-    manifests: deps.manifests,
-    flows: deps.flows,
-    classAgents: (tenant, className, limit) => reader.select(tenant, { agentClass: className }, limit),
+  const classAgents = (tenant: string, className: string, limit: number) =>
+    reader.select(tenant, { agentClass: className }, limit);
+  const validateFlow = makeFlowValidation({ manifests: deps.manifests, flows: deps.flows, classAgents });
+  const readiness = makeReadinessCheck({
+    ...deps,
+    classAgents,
+    rollingOut: async (tenant, { activeRolloutId }) =>
+      activeRolloutId === undefined ? undefined : (await deps.rollouts.get(tenant, activeRolloutId))?.toFlow,
   });
   const engine = makeRolloutEngine({ ...deps, classes: deps.catalog });
   const certificates = makeCertificatesApi({
@@ -124,8 +129,8 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     operations: makeOperationsApi({ ...deps, selectAgents: reader.select }),
     debugBundles: makeDebugBundlesApi(deps),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
-    flows: makeFlowsApi({ ...deps, validate: validateFlow }),
-    parameters: makeParametersApi(deps),
+    flows: makeFlowsApi({ ...deps, validate: validateFlow, checkParameters: readiness.version }),
+    parameters: makeParametersApi({ ...deps, readiness }),
     assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
     resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.select }),
     rollouts: makeRolloutsApi({
@@ -133,6 +138,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
       rollouts: deps.rollouts,
       flows: deps.flows,
       validate: validateFlow,
+      readiness,
     }),
     adoptions: makeAdoptionsApi({ ...deps, queue: makeOperationQueue(deps) }),
     fleetSummary: makeFleetSummary(deps),

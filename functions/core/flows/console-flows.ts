@@ -17,6 +17,13 @@ export interface FlowsDependencies {
   maxFlowBytes: number;
   /** The flow validation's dry run of a version. */
   validate(tenant: string, version: FlowVersionRecord): Promise<FlowValidation>;
+  /** Refuses a version whose parameters the class's agents would lack values for, or get refused ones. */
+  checkParameters(
+    what: string,
+    tenant: string,
+    version: Pick<FlowVersionRecord, "className" | "hash" | "parameters">,
+    content: Uint8Array,
+  ): Promise<void>;
 }
 
 const flowVersionView = (record: FlowVersionRecord) =>
@@ -51,6 +58,12 @@ export function makeFlowsApi(deps: FlowsDependencies) {
       requireRole(principal, "operator");
       assertClassName(className);
       const document = readFlowDocument(bytes, deps.maxFlowBytes);
+      await deps.checkParameters(
+        "Publishing the version",
+        principal.tenant,
+        { ...document, className },
+        bytes,
+      );
       const { record, created } = await flows.add(
         principal.tenant,
         { ...document, className, createdAt: clock.now(), createdBy: principal.subject },

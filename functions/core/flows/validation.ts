@@ -5,6 +5,7 @@ import { isComplete, lastSegment, type ManifestTypes, missingTypes } from "./com
 import { parseFlow } from "./document.js";
 import {
   type FlowParameter,
+  type FlowParameterReading,
   type ParameterReference,
   readFlowParameters,
   referenceSite,
@@ -13,7 +14,7 @@ import {
 import type { FlowContentStore, FlowVersionRecord } from "./ports.js";
 
 /** Most agents one validation report covers; a larger class is reported on its first ones, and says so. */
-const MAX_VALIDATED_AGENTS = 5_000;
+export const MAX_VALIDATED_AGENTS = 5_000;
 /** Agent ids listed per binary in a validation report; the count covers them all. */
 const MAX_AGENT_IDS_PER_MANIFEST = 100;
 
@@ -68,9 +69,32 @@ export const flowDefaults =
     declared.find((candidate) => candidate.name === parameter)?.default;
 
 /** What a binary offers, read once from its manifest. */
-interface ManifestOffer {
+export interface ManifestOffer {
   types: ManifestTypes;
   allowedValues: Map<string, AllowedPropertyValues>;
+}
+
+/** What each binary offers, each read once for the reader's life; undefined for one Beacon does not hold. */
+export function manifestOfferReader(manifests: Pick<ManifestCatalog, "read">, tenant: string) {
+  const byId = new Map<string, Promise<ManifestOffer | undefined>>();
+  return (manifestId: string) => {
+    let found = byId.get(manifestId);
+    if (!found) {
+      found = manifests.read(tenant, manifestId).then((json) => {
+        if (json === undefined) return undefined;
+        const manifest = JSON.parse(json) as Record<string, unknown>;
+        return { types: detailOf(manifest), allowedValues: allowedProcessorValuesOf(manifest) };
+      });
+      byId.set(manifestId, found);
+    }
+    return found;
+  };
+}
+
+/** What a stored flow document declares of parameters and where it references them (readFlowParameters). */
+export function parametersInContent(bytes: Uint8Array): FlowParameterReading {
+  const { document, format } = parseFlow(bytes, bytes.length);
+  return readFlowParameters(document, format);
 }
 
 export interface FlowValidationDependencies {
@@ -87,31 +111,11 @@ export interface FlowValidationDependencies {
  * service type the flow uses must be in the agent's manifest.
  */
 export function makeFlowValidation(deps: FlowValidationDependencies) {
-  const { manifests } = deps;
-
-  /** What each binary offers, read once; undefined for one Beacon does not hold. */
-  function manifestOfferReader(tenant: string) {
-    const byId = new Map<string, Promise<ManifestOffer | undefined>>();
-    return (manifestId: string) => {
-      let found = byId.get(manifestId);
-      if (!found) {
-        found = manifests.read(tenant, manifestId).then((json) => {
-          if (json === undefined) return undefined;
-          const manifest = JSON.parse(json) as Record<string, unknown>;
-          return { types: detailOf(manifest), allowedValues: allowedProcessorValuesOf(manifest) };
-        });
-        byId.set(manifestId, found);
-      }
-      return found;
-    };
-  }
-
   /** The version's parameters as its stored document has them: versions stored before keep none. */
   async function parametersOf(tenant: string, version: FlowVersionRecord) {
     const content = await deps.flows.read(tenant, version.hash);
     if (!content) return { declared: version.parameters ?? [], references: [], undeclared: [] };
-    const { document, format } = parseFlow(content.bytes, content.bytes.length);
-    return readFlowParameters(document, format);
+    return parametersInContent(content.bytes);
   }
 
   return async function validateFlow(tenant: string, version: FlowVersionRecord) {
@@ -123,7 +127,7 @@ export function makeFlowValidation(deps: FlowValidationDependencies) {
     for (const agent of agents.slice(0, MAX_VALIDATED_AGENTS)) {
       byManifest.set(agent.manifestId, [...(byManifest.get(agent.manifestId) ?? []), agent.agentId]);
     }
-    const offerOf = manifestOfferReader(tenant);
+    const offerOf = manifestOfferReader(deps.manifests, tenant);
     const reports = await Promise.all(
       [...byManifest].map(async ([manifestId, agentIds]) => {
         const offered = manifestId === undefined ? undefined : await offerOf(manifestId);

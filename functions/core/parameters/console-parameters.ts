@@ -20,6 +20,7 @@ import {
   type ParameterValue,
 } from "./model.js";
 import type { ParameterScope, ParameterStore } from "./ports.js";
+import type { ReadinessCheck } from "./readiness-check.js";
 import { ownValuesOf } from "./rendered-flow-ids.js";
 import {
   parseSecretReference,
@@ -38,6 +39,7 @@ export interface ParametersDependencies {
   /** Where a class's policy goes, rendered anew with its values, for catch-up. */
   classFlowCache: ClassFlowWriter;
   clock: Clock;
+  readiness: Pick<ReadinessCheck, "change">;
 }
 
 const invalid = (message: string) => new BeaconError("invalid_request", message);
@@ -195,6 +197,7 @@ export function makeParametersApi(deps: ParametersDependencies) {
             "parameter_limit",
             `A class or an agent holds at most ${MAX_PARAMETERS_PER_LAYER} parameter values: delete one first`,
           );
+        await deps.readiness.change(tenant, holder.scope, holder.classRecord, name, value);
         const record: ParameterRecord = { name, value, updatedAt: clock.now(), updatedBy: principal.subject };
         const values = [...held.filter((other) => other.name !== name), record];
         const outcome = await changing(tenant, holder, values, () =>
@@ -207,6 +210,7 @@ export function makeParametersApi(deps: ParametersDependencies) {
         requireRole(principal, "operator");
         const { tenant } = principal;
         const { holder } = await find(tenant, id, name);
+        await deps.readiness.change(tenant, holder.scope, holder.classRecord, name, undefined);
         const values = (await parameters.list(tenant, holder.scope)).filter((record) => record.name !== name);
         const removed = await changing(tenant, holder, values, () =>
           parameters.remove(tenant, holder.scope, name),

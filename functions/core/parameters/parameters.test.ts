@@ -203,7 +203,7 @@ describe("the console's parameter values", () => {
         createdAt: console.now,
         createdBy: "alice",
       },
-      new TextEncoder().encode("{}"),
+      new TextEncoder().encode('{"rootGroup":{}}'),
     );
     const classRecord = console.catalog.classes.get("acme/pumps");
     if (classRecord) classRecord.flowPolicy = { target: record.hash, accepted: [record.hash] };

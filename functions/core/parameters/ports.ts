@@ -13,6 +13,11 @@ export interface ParameterStore {
   put(tenant: string, scope: ParameterScope, record: ParameterRecord): Promise<"created" | "replaced">;
   /** Removes the name's value: the record as it was, or undefined when there was none. */
   remove(tenant: string, scope: ParameterScope, name: string): Promise<ParameterRecord | undefined>;
+  /**
+   * The agents of the tenant, whatever their class, that hold a value of their own for the name, by agent id,
+   * each with it: what a class's values leave to them. Reads an index, which may lag a change by a moment.
+   */
+  agentValuesOf(tenant: string, name: string): Promise<{ agentId: string; record: ParameterRecord }[]>;
 }
 
 /**

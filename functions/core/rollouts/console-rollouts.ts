@@ -8,6 +8,7 @@ import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
+import type { ReadinessCheck } from "../parameters/readiness-check.js";
 import type { ConsoleResult } from "../result.js";
 import type { AdvanceOutcome, RolloutEngine } from "./engine.js";
 import {
@@ -25,6 +26,8 @@ export interface RolloutsDependencies {
   flows: Pick<FlowCatalog, "get">;
   /** The flow validation's dry run: whether the class's agents' manifests offer every type the flow uses. */
   validate(tenant: string, version: FlowVersionRecord): Promise<FlowValidation>;
+  /** The check that the class's agents would each get values they can run for the version's parameters. */
+  readiness: Pick<ReadinessCheck, "version">;
 }
 
 export interface RolloutRequest {
@@ -139,6 +142,7 @@ export function makeRolloutsApi(deps: RolloutsDependencies) {
             `${report.incompatibleAgentCount} agents of the class could not run this version (see its validation report); set allowIncompatible to roll it out anyway`,
           );
       }
+      await deps.readiness.version("Rolling out the version", tenant, version);
       const outcome = await engine.start({
         tenant,
         className: request.className,

@@ -77,7 +77,7 @@ export interface paths {
         put?: never;
         /**
          * Publish a flow version for the class
-         * @description The body is the flow document itself, sent as is (optionally with `Content-Encoding: gzip`), at most 5 MB inflated: a MiNiFi Java 2.x `flow.json` (a `rootGroup`), or a MiNiFi C++ flow configuration in JSON or YAML (a `Flow Controller` with `Processors`). Beacon detects the format, reads the processor and controller service types it uses and stores the bytes, addressed by their SHA-256, which is also the flow id agents get. Versions are immutable: the same bytes again answer 200 with the version already stored.
+         * @description The body is the flow document itself, sent as is (optionally with `Content-Encoding: gzip`), at most 5 MB inflated: a MiNiFi Java 2.x `flow.json` (a `rootGroup`), or a MiNiFi C++ flow configuration in JSON or YAML (a `Flow Controller` with `Processors`). Beacon detects the format, reads the processor and controller service types it uses and stores the bytes, addressed by their SHA-256, which is also the flow id agents get. Versions are immutable: the same bytes again answer 200 with the version already stored. A version declaring parameters is refused while an agent of the class would get no value for one, or a value its binary refuses (409 `parameters_not_ready`): set the values first.
          */
         post: operations["uploadFlow"];
         delete?: never;
@@ -1308,10 +1308,10 @@ export interface components {
         /** @description Beacon's one error body. */
         Error: {
             error: {
-                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `result_expired`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `resource_set_conflict`, `subscription_limit`, `webhook_tester_unavailable`, `internal_error`. */
+                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `result_expired`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `parameters_not_ready`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `resource_set_conflict`, `subscription_limit`, `webhook_tester_unavailable`, `internal_error`. */
                 code: string;
                 message: string;
-                /** @description What a caller can act on beyond the message. A flow refused for referencing undeclared parameters has `undeclaredParameters` (ParameterReferenceSite items, the first 100) and `undeclaredCount`. */
+                /** @description What a caller can act on beyond the message. A flow refused for referencing undeclared parameters has `undeclaredParameters` (ParameterReferenceSite items, the first 100) and `undeclaredCount`. A request refused with `parameters_not_ready` has the version (`className`, `flowHash`), `agentCount` (the agents checked) and `truncated` (a class larger than the check reads), `missing` (per parameter: `parameter`, `layer`, the layer that leaves it unset, `agentCount` and the first `agentIds`, those without a value of their own) and `refused` (per value: `parameter`, `processorType`, `property`, `value`, `allowed`, the `layer` it comes from, `agentCount`, `agentIds`). */
                 details?: Record<string, never>;
             };
         };
@@ -2200,7 +2200,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the rollout or its class: the class has a rollout under way (`rollout_in_progress`), agents of the class could not run the version (`flow_incompatible`), the rollout's state does not allow the action (`rollout_state`), or the rollout kept changing while the action was applied (`rollout_conflict`, try again). The message says which. */
+        /** @description The request conflicts with the rollout or its class: the class has a rollout under way (`rollout_in_progress`), agents of the class could not run the version (`flow_incompatible`) or would lack a value for its parameters, or get one their binary refuses (`parameters_not_ready`, the report in `details`), the rollout's state does not allow the action (`rollout_state`), or the rollout kept changing while the action was applied (`rollout_conflict`, try again). The message says which. */
         RolloutConflict: {
             headers: {
                 [name: string]: unknown;
@@ -2245,8 +2245,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The class or agent holds as many values as it may (`parameter_limit`, 100): delete one first. */
-        ParameterLimit: {
+        /** @description The class or agent holds as many values as it may (`parameter_limit`, 100): delete one first; or with the value set, agents of the class would be left with a flow they cannot run (`parameters_not_ready`): a parameter the version declares gets no value for some (`details.missing`), or a value their binary's processors refuse (`details.refused`); nothing is written. */
+        ParameterConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Without the value, agents of the class would be left with a flow they cannot run (`parameters_not_ready`): a parameter the version declares gets no value for some (`details.missing`), or a value their binary's processors refuse (`details.refused`); nothing is written. */
+        ParametersNotReady: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2531,6 +2540,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description Publishing the version would leave agents of the class with a flow they cannot run (`parameters_not_ready`): a parameter the version declares gets no value for some (`details.missing`), or a value their binary's processors refuse (`details.refused`); nothing is written. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
         };
     };
@@ -3154,7 +3172,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["ParameterLimit"];
+            409: components["responses"]["ParameterConflict"];
         };
     };
     deleteClassParameter: {
@@ -3190,6 +3208,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["ParametersNotReady"];
         };
     };
     listAgents: {
@@ -3422,7 +3441,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["ParameterLimit"];
+            409: components["responses"]["ParameterConflict"];
         };
     };
     deleteAgentParameter: {
@@ -3454,6 +3473,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["ParametersNotReady"];
         };
     };
     listManifests: {
