@@ -31,7 +31,7 @@ import { makeManifestRegistration } from "../core/manifests/registration.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { OperationStore } from "../core/operations/ports.js";
 import type { ParameterStore } from "../core/parameters/ports.js";
-import { makeFlowRenderings } from "../core/parameters/rendered-flow-ids.js";
+import { makeClassFlowRendering } from "../core/parameters/rendered-flow-ids.js";
 import { cachedSecrets } from "../core/parameters/secret-cache.js";
 import type { Clock, IdGenerator } from "../core/ports.js";
 import {
@@ -204,7 +204,7 @@ export function composeHeartbeat(
   });
   const recordHeartbeat = makeRecordHeartbeat({
     ...heartbeatPorts,
-    renderings: makeFlowRenderings(ports),
+    renderings: { classFlow: makeClassFlowRendering(ports) },
     manifests,
     operations,
     settings: {

@@ -80,17 +80,13 @@ export interface FlowRenderingDependencies {
 }
 
 /**
- * The flow ids of renderings, read from the catalog and the value layers: a class's policy as the cache
- * holds it, and what the agents an UPDATE CONFIGURATION goes to report once they run a version.
+ * The class's policy with a rendering of each version it names that declares parameters: one read of each
+ * version, and one of the class's values when any declares parameters. What the agent API's heartbeat needs,
+ * apart from agentFlowIds, which its bundle then leaves out.
  */
-export function makeFlowRenderings(deps: FlowRenderingDependencies) {
+export function makeClassFlowRendering(deps: FlowRenderingDependencies) {
   const { flows, parameters } = deps;
-
-  /**
-   * The class's policy with a rendering of each version it names that declares parameters: one read of each
-   * version, and one of the class's values when any declares parameters.
-   */
-  async function classFlow(
+  return async function classFlow(
     tenant: string,
     className: string,
     policy: ClassFlowPolicy,
@@ -104,13 +100,16 @@ export function makeFlowRenderings(deps: FlowRenderingDependencies) {
       policy,
       declaring.flatMap((version) => renderingOf(version as NonNullable<typeof version>, classValues) ?? []),
     );
-  }
+  };
+}
 
-  /**
-   * The flow id each agent reports once it runs the version: the version's hash when it declares no
-   * parameters, else its rendering with the class's values and each agent's own (a read of each agent's).
-   */
-  async function agentFlowIds(
+/**
+ * The flow id each agent reports once it runs the version: the version's hash when it declares no
+ * parameters, else its rendering with the class's values and each agent's own (a read of each agent's).
+ */
+export function makeAgentFlowIds(deps: Pick<FlowRenderingDependencies, "parameters">) {
+  const { parameters } = deps;
+  return async function agentFlowIds(
     tenant: string,
     className: string,
     version: { hash: string; parameters?: readonly FlowParameter[] },
@@ -127,10 +126,17 @@ export function makeFlowRenderings(deps: FlowRenderingDependencies) {
         renderedFlowIdOf(rendering as PolicyRendering, ownValuesOf(own[at] ?? [])),
       ]),
     );
-  }
-
-  return { classFlow, agentFlowIds };
+  };
 }
+
+/**
+ * The flow ids of renderings, read from the catalog and the value layers: a class's policy as the cache
+ * holds it, and what the agents an UPDATE CONFIGURATION goes to report once they run a version.
+ */
+export const makeFlowRenderings = (deps: FlowRenderingDependencies) => ({
+  classFlow: makeClassFlowRendering(deps),
+  agentFlowIds: makeAgentFlowIds(deps),
+});
 
 export type FlowRenderings = ReturnType<typeof makeFlowRenderings>;
 
