@@ -6,6 +6,7 @@ import {
   aborted,
   afterBatch,
   afterRollbackLook,
+  batchMembers,
   type ClassTiming,
   candidateOf,
   finishLook,
@@ -17,6 +18,7 @@ import {
   rollbackTargets,
   startPolicy,
   tally,
+  updateRecords,
   watchedOperationId,
 } from "./decisions.js";
 import { DEFAULT_ROLLOUT_PLAN, emptyCounts, type RolloutMember, type RolloutRecord } from "./model.js";
@@ -165,6 +167,48 @@ describe("a member's health", () => {
         NOW,
       ),
     ).toEqual({ state: "rollback_failed", settledAt: NOW, reason: "The rollback: Acknowledged NOT_APPLIED" });
+  });
+});
+
+describe("a member of a rollout of a version that declares parameters", () => {
+  it("is sent its own rendering's flow id, and counts as updated once it reports that id", () => {
+    const updates = updateRecords(
+      rollout,
+      "new",
+      new Map([
+        ["a-7", "r-7"],
+        ["a-8", "new"],
+      ]),
+      {
+        timing,
+        now: NOW,
+        ids: { newId: () => "id" },
+        agentApiUrl: "https://agents.test",
+      },
+    );
+    expect(updates.map((record) => record.args)).toEqual([
+      { location: "https://agents.test/c2/api/agents/a-7/flows/new/content", flowId: "r-7", persist: "true" },
+      { location: "https://agents.test/c2/api/flows/new/content", flowId: "new", persist: "true" },
+    ]);
+    const [rendered, plain] = batchMembers(
+      rollout,
+      [{ agentId: "a-7", flowId: "old" }, { agentId: "a-8" }],
+      updates,
+      NOW,
+    );
+    expect(rendered).toMatchObject({ previousFlowId: "old", newFlowId: "r-7" });
+    expect(plain?.newFlowId).toBeUndefined();
+    const applied = update({ ackState: "FULLY_APPLIED", finishedAt: NOW });
+    const updating = rendered as RolloutMember;
+    expect(memberChange(rollout, updating, applied, { flowId: "r-7", lastSeen: NOW }, timing, NOW)).toEqual({
+      state: "soaking",
+      soakingSince: NOW,
+    });
+    expect(memberChange(rollout, updating, applied, onNew, timing, NOW)).toBeUndefined();
+    const soaking = { ...updating, state: "soaking" as const, soakingSince: NOW };
+    expect(memberChange(rollout, soaking, undefined, onNew, timing, NOW)?.reason).toBe(
+      "Reports flow new after the update",
+    );
   });
 });
 
