@@ -7,7 +7,6 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { GetObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
-import { CreateSecretCommand } from "@aws-sdk/client-secrets-manager";
 import { PutParameterCommand } from "@aws-sdk/client-ssm";
 import { ScanCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { Redis } from "ioredis";
@@ -15,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { heartbeat, heartbeatOf } from "../../scripts/test-support/console-seed.js";
-import { javaParameterFlow } from "../../scripts/test-support/flow-fixtures.js";
+import { javaParameterFlow, parameterValuesIn } from "../../scripts/test-support/flow-fixtures.js";
+import { createTenantSecret } from "../../scripts/test-support/secrets.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
@@ -24,7 +24,6 @@ import {
   makeDocumentClient,
   makeKinesisClient,
   makeS3Client,
-  makeSecretsManagerClient,
   makeSsmClient,
 } from "../runtime/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";
@@ -40,17 +39,6 @@ const kafkaPassword = `pw-${randomUUID()}`;
 const s3Secret = `ssm-${randomUUID()}`;
 
 const flowPath = (agentId: string) => new URL(agentFlowContentUrl(agentApi.url, agentId, flowHash)).pathname;
-
-/** The parameter values of the flow an agent downloaded, by context and name. */
-function valuesIn(body: string): Record<string, Record<string, unknown>> {
-  const flow = JSON.parse(body) as typeof javaParameterFlow;
-  return Object.fromEntries(
-    flow.parameterContexts.map((context) => [
-      context.name,
-      Object.fromEntries(context.parameters.map((parameter) => [parameter.name, parameter.value])),
-    ]),
-  );
-}
 
 async function setValue(path: string, body: unknown) {
   const response = await consoleApi.request("PUT", `/api/v1/${path}`, { token: operator, body });
@@ -69,14 +57,7 @@ beforeAll(async () => {
         operations: [{ type: "UPDATE", properties: { CONFIGURATION: {} } }],
       }),
     ).toBe(200);
-  const secretsManager = makeSecretsManagerClient(agentApi.env);
-  const secret = await secretsManager.send(
-    new CreateSecretCommand({
-      Name: `beacon/${tenant}/kafka`,
-      SecretString: JSON.stringify({ password: kafkaPassword }),
-    }),
-  );
-  secretsManager.destroy();
+  const secretArn = await createTenantSecret(agentApi.env, tenant, "kafka", { password: kafkaPassword });
   const ssm = makeSsmClient(agentApi.env);
   await ssm.send(
     new PutParameterCommand({ Name: `/beacon/${tenant}/s3-prefix`, Value: s3Secret, Type: "SecureString" }),
@@ -85,7 +66,7 @@ beforeAll(async () => {
 
   await setValue("classes/pumps/parameters/kafka.brokers", { value: "broker-a.plant:9092" });
   await setValue("classes/pumps/parameters/kafka.password", {
-    secretRef: `${secret.ARN}:SecretString:password`,
+    secretRef: `${secretArn}:SecretString:password`,
   });
   await setValue("agents/pump-1/parameters/site.id", { value: "site-17" });
   await setValue("agents/pump-1/parameters/s3.prefix", { secretRef: `ssm:/beacon/${tenant}/s3-prefix` });
@@ -110,7 +91,7 @@ describe("an agent's rendered flow", () => {
     const elapsedMs = performance.now() - started;
     expect(first.status, first.body).toBe(200);
     expect(first.headers["content-type"]).toBe("application/json");
-    expect(valuesIn(first.body)).toEqual({
+    expect(parameterValuesIn(first.body)).toEqual({
       common: { "site.id": "site-17", "kafka.password": kafkaPassword },
       pumps: { "kafka.brokers": "broker-a.plant:9092", compression: "gzip" },
       archive: { "s3.prefix": s3Secret },
@@ -120,7 +101,7 @@ describe("an agent's rendered flow", () => {
     const own = await agentApi.issueCertificate({ tenant, agentId: "pump-2" });
     const second = await agentApi.get(flowPath("pump-2"), { certificate: own });
     expect(second.status, second.body).toBe(200);
-    expect(valuesIn(second.body)).toEqual({
+    expect(parameterValuesIn(second.body)).toEqual({
       common: { "site.id": "site-0", "kafka.password": kafkaPassword },
       pumps: { "kafka.brokers": "broker-a.plant:9092", compression: "gzip" },
       archive: { "s3.prefix": "pumps/" },

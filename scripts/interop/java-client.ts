@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
 
 const PROJECT_DIR = fileURLToPath(new URL("./java/", import.meta.url));
 const TARGET_DIR = path.join(PROJECT_DIR, "target");
@@ -219,6 +220,13 @@ export type DriverStep =
   | SyncStep
   | DebugStep
   | UnhandledStep;
+
+/**
+ * The flow an agent runs, as the last UPDATE CONFIGURATION handed it over: the driver keeps it gzipped in its
+ * state directory, as MiNiFi Java keeps its flow file (C2ClientDriver's RUNNING_FLOW).
+ */
+export const runningFlowIn = (stateDir: string): Buffer =>
+  gunzipSync(readFileSync(path.join(stateDir, "flow.json.gz")));
 
 /**
  * Packages the driver with Maven on the Temurin 25 JDK unless the jar already matches the sources, the

@@ -24,7 +24,7 @@ import {
   type JavaDriverOptions,
   runJavaDriver,
 } from "./java-client.js";
-import { acks, driverTakesRollout, heartbeats } from "./java-rollout.js";
+import { acks, driverRollout, driverTakesRollout, heartbeats } from "./java-rollout.js";
 
 /** A cold build resolves the library and Maven's plugins into ~/.m2 first. */
 const BUILD_TIMEOUT_MS = 11 * 60_000;
@@ -191,13 +191,7 @@ describe.each<{ compression: Compression }>([{ compression: "none" }, { compress
       const published = await console("POST", `/classes/${agentClass}/flows`, javaFlow(`${agentClass} v2`));
       expect(published.status, published.body).toBe(201);
       const flowHash = published.json().hash as string;
-      const started = await console("POST", "/rollouts", {
-        className: agentClass,
-        flowHash,
-        plan: { canary: { count: 1 }, batchSize: 1, batchIntervalSeconds: 0, soakSeconds: 0 },
-        // The driver's manifest offers the C2 handlers only, no processor types.
-        allowIncompatible: true,
-      });
+      const started = await console("POST", "/rollouts", driverRollout(agentClass, flowHash));
       expect(started.status, started.body).toBe(201);
       const rolloutId = started.json().rolloutId as string;
       expect(started.json()).toMatchObject({ fromFlow: adoptedHash, counts: { selected: 1 } });

@@ -35,9 +35,8 @@ import {
   runJavaDriver,
   type SyncStep,
   type UnhandledStep,
-  type UpdateStep,
 } from "./java-client.js";
-import { acks, driverTakesRollout, heartbeats } from "./java-rollout.js";
+import { acks, driverRollout, driverTakesRollout, expectFlowApplied, heartbeats } from "./java-rollout.js";
 
 /** A cold build resolves the library and Maven's plugins into ~/.m2 first. */
 const BUILD_TIMEOUT_MS = 11 * 60_000;
@@ -228,8 +227,7 @@ describe.each<{ compression: Compression; credentials: "the dev fleet certificat
       ];
 
       const steps = await runJavaDriver(options);
-      const [first, second] = heartbeats(steps);
-      const update = steps.find((step): step is UpdateStep => step.step === "update");
+      const [first] = heartbeats(steps);
       const location = `${api.url}/c2/api/flows/${flowHash}/content`;
       expect(first).toMatchObject({ parsed: true, flowId: null });
       expect(first?.operations).toEqual([
@@ -241,21 +239,13 @@ describe.each<{ compression: Compression; credentials: "the dev fleet certificat
         },
       ]);
       // The library's own handler fetched the flow over mutual TLS and handed the agent the very bytes published.
-      expect(update).toMatchObject({
+      expectFlowApplied(steps, {
         operationId,
-        http: { path: `/c2/api/flows/${flowHash}/content`, status: 200 },
+        path: `/c2/api/flows/${flowHash}/content`,
         flowBytes: Buffer.byteLength(JSON.stringify(javaFlow(updateAgent))),
         flowSha256: flowHash,
-        state: "FULLY_APPLIED",
+        flowId: flowHash,
       });
-      expect(acks(steps)).toEqual([
-        expect.objectContaining({
-          operationId,
-          state: "FULLY_APPLIED",
-          http: expect.objectContaining({ status: 200 }),
-        }),
-      ]);
-      expect(second).toMatchObject({ parsed: true, operations: [], flowId: flowHash });
 
       const operation = await consoleApi.request("GET", `/api/v1/operations/${operationId}`, { token });
       expect(operation.json()).toMatchObject({
@@ -374,13 +364,7 @@ describe.each<{ compression: Compression; credentials: "the dev fleet certificat
       const { options, token, flowHash } = await registeredWithFlow(`${agentId}-rollout`, agentClass);
       const started = await consoleApi.request("POST", "/api/v1/rollouts", {
         token,
-        body: {
-          className: agentClass,
-          flowHash,
-          plan: { canary: { count: 1 }, batchSize: 1, batchIntervalSeconds: 0, soakSeconds: 0 },
-          // The driver's manifest offers the C2 handlers only, no processor types.
-          allowIncompatible: true,
-        },
+        body: driverRollout(agentClass, flowHash),
       });
       expect(started.status, started.body).toBe(201);
       const rolloutId = started.json().rolloutId as string;

@@ -105,6 +105,23 @@ export const javaParameterFlow = {
   },
 };
 
+/**
+ * The parameter values of a flow.json laid out as javaParameterFlow (a rendered one, say), by context and name;
+ * absent bytes are no flow, and throw.
+ */
+export function parameterValuesIn(
+  flowJson: string | Uint8Array | undefined,
+): Record<string, Record<string, unknown>> {
+  const text = typeof flowJson === "string" ? flowJson : new TextDecoder().decode(flowJson);
+  const flow = JSON.parse(text) as typeof javaParameterFlow;
+  return Object.fromEntries(
+    flow.parameterContexts.map((context) => [
+      context.name,
+      Object.fromEntries(context.parameters.map((parameter) => [parameter.name, parameter.value])),
+    ]),
+  );
+}
+
 /** A MiNiFi C++ YAML configuration with a parameter context its root group names, one value a block scalar. */
 export const cppYamlParameterFlow = `MiNiFi Config Version: 3
 Flow Controller:

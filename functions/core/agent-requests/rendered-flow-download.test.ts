@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { cppYamlFlow, javaParameterFlow } from "../../../scripts/test-support/flow-fixtures.js";
+import {
+  cppYamlFlow,
+  javaParameterFlow,
+  parameterValuesIn,
+} from "../../../scripts/test-support/flow-fixtures.js";
 import { MemoryAgentRegistry } from "../../adapters/memory/agent-registry.js";
 import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemoryFlowCatalog } from "../../adapters/memory/flow-catalog.js";
@@ -65,17 +69,6 @@ async function harness(secretStore: SecretStore = new MemorySecretStore()) {
   return { download, set, parameters, revocations, hashes: { java, plain, otherClass } };
 }
 
-/** The rendered flow's parameter values, by context and name. */
-function valuesIn(bytes: Uint8Array | undefined): Record<string, Record<string, unknown>> {
-  const flow = JSON.parse(new TextDecoder().decode(bytes)) as typeof javaParameterFlow;
-  return Object.fromEntries(
-    flow.parameterContexts.map((context) => [
-      context.name,
-      Object.fromEntries(context.parameters.map((parameter) => [parameter.name, parameter.value])),
-    ]),
-  );
-}
-
 describe("an agent downloading its flow rendered with its values", () => {
   it("gets the class's values under its own, the flow's defaults elsewhere, secrets read by reference", async () => {
     const secrets = new MemorySecretStore();
@@ -83,13 +76,13 @@ describe("an agent downloading its flow rendered with its values", () => {
     const { download, hashes } = await harness(secrets);
     const first = await download(fleet("t1"), { agentId: "a1", flowId: hashes.java }, undefined);
     expect(first.content?.contentType).toBe("application/json");
-    expect(valuesIn(first.content?.bytes)).toEqual({
+    expect(parameterValuesIn(first.content?.bytes)).toEqual({
       common: { "site.id": "site-17", "kafka.password": "s3cret!" },
       pumps: { "kafka.brokers": "class-broker:9092", compression: "gzip" },
       archive: { "s3.prefix": "pumps/" },
     });
     const second = await download(agentCert("t1", "a2"), { agentId: "a2", flowId: hashes.java }, undefined);
-    expect(valuesIn(second.content?.bytes).common?.["site.id"]).toBe("site-0");
+    expect(parameterValuesIn(second.content?.bytes).common?.["site.id"]).toBe("site-0");
     expect(second.tag).not.toBe(first.tag);
     expect((await download(fleet("t1"), { agentId: "a1", flowId: hashes.java }, first.tag)).notModified).toBe(
       true,
