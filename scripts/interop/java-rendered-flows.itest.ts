@@ -142,19 +142,19 @@ async function keepsItsFlow(agent: JavaAgent) {
 describe("a flow version that declares parameters, with the NiFi 2.3.0 Java C2 client's own handlers", () => {
   it("goes to each agent through a rollout rendered with its own values, each reporting its own rendering's flow id", async () => {
     [own, plain] = await Promise.all([registered("pump-own"), registered("pump-plain")]);
-    const published = await consoleApi.request("POST", `/api/v1/classes/${AGENT_CLASS}/flows`, {
-      token: operator,
-      body: javaParameterFlow,
-    });
-    expect(published.status, published.body).toBe(201);
-    flowHash = published.json().hash as string;
-
     const secretArn = await createTenantSecret(api.env, tenant, "kafka", { password: kafkaPassword });
     const classValue = (name: string) => `classes/${AGENT_CLASS}/parameters/${name}`;
     await put(classValue("kafka.brokers"), { value: "broker-a.plant:9092" }, 201);
     await put(classValue("kafka.password"), { secretRef: `${secretArn}:SecretString:password` }, 201);
     await put(classValue("site.id"), { value: "plant-0" }, 201);
     await put(`agents/${own.agentId}/parameters/site.id`, { value: "plant-17" }, 201);
+    // Published once its agents have every value it needs (kafka.password has no value of the flow's own).
+    const published = await consoleApi.request("POST", `/api/v1/classes/${AGENT_CLASS}/flows`, {
+      token: operator,
+      body: javaParameterFlow,
+    });
+    expect(published.status, published.body).toBe(201);
+    flowHash = published.json().hash as string;
 
     const started = await consoleApi.request("POST", "/api/v1/rollouts", {
       token: operator,
