@@ -2,7 +2,7 @@ import { assertClassName } from "../c2/class-name.js";
 import { debugBundleUrl } from "../c2/routes.js";
 import { BeaconError } from "../errors.js";
 import type { FleetHotState, FleetRegistry } from "../fleet/ports.js";
-import { flowIdsOf } from "../flows/policy.js";
+import { declaresParameters } from "../flows/location.js";
 import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
 import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
@@ -10,9 +10,11 @@ import { asString, dropUndefined, type JsonObject } from "../json.js";
 import { isValidOperationId } from "../operations/ids.js";
 import type { OperationQueue } from "../operations/queue.js";
 import { type ListQuery, pageBodyOf, pageRequestOf, toIso } from "../paging.js";
+import type { ParameterStore } from "../parameters/ports.js";
+import { renderingOf } from "../parameters/rendered-flow-ids.js";
 import type { ConsoleResult } from "../result.js";
 import type { AdoptionRecord } from "./model.js";
-import { runningFlows } from "./running-flows.js";
+import { type HeldVersion, heldFlowIdsOf, runningFlows } from "./running-flows.js";
 import { type AdoptionSettlementDependencies, makeAdoptionSettlement } from "./settlement.js";
 
 /** Longest flow id taken: the incumbent's are UUIDs, Beacon's 64 hex digits. */
@@ -26,6 +28,8 @@ export interface AdoptionsDependencies extends AdoptionSettlementDependencies {
   registry: Pick<FleetRegistry, "get" | "reportedFlows">;
   hotState: Pick<FleetHotState, "agents" | "rememberClassFlow">;
   flows: FlowCatalog;
+  /** The class's values, which name its versions' renderings. */
+  parameters: Pick<ParameterStore, "list">;
   queue: OperationQueue;
   /** The base of TRANSFER DEBUG's upload targets: where agents reach the streaming bundle intake. */
   debugBundleTargetBase: string;
@@ -56,7 +60,11 @@ export function makeAdoptionsApi(deps: AdoptionsDependencies) {
   const { adoptions, registry, flows, clock } = deps;
   const { settled } = makeAdoptionSettlement(deps);
 
-  async function classVersions(tenant: string, className: string): Promise<FlowVersionRecord[]> {
+  /** The class's versions, each with its rendering's flow id when it declares parameters. */
+  async function classVersions(
+    tenant: string,
+    className: string,
+  ): Promise<(FlowVersionRecord & HeldVersion)[]> {
     const versions: FlowVersionRecord[] = [];
     let after: string | undefined;
     do {
@@ -64,7 +72,12 @@ export function makeAdoptionsApi(deps: AdoptionsDependencies) {
       versions.push(...page.items);
       after = page.last;
     } while (after !== undefined);
-    return versions;
+    if (!versions.some(declaresParameters)) return versions;
+    const classValues = await deps.parameters.list(tenant, { layer: "class", className });
+    return versions.map((version) => ({
+      ...version,
+      renderedFlowId: renderingOf(version, classValues)?.flowId,
+    }));
   }
 
   /** The agent to fetch the flow from: the one asked for, else the one of those reporting it seen last. */
@@ -114,7 +127,7 @@ export function makeAdoptionsApi(deps: AdoptionsDependencies) {
       if (!flowId || flowId.length > MAX_FLOW_ID_LENGTH || /\s/.test(flowId))
         throw new BeaconError("invalid_request", "flowId must be a flow id agents report, without spaces");
       const held = (await classVersions(tenant, className)).find((version) =>
-        flowIdsOf(version).includes(flowId),
+        heldFlowIdsOf(version).includes(flowId),
       );
       if (held)
         throw new BeaconError(

@@ -10,9 +10,14 @@ describe("a class's running flows", () => {
       { agentId: "gw-1", flowId: "incumbent-b" },
       { agentId: "gw-2", flowId: hash },
       { agentId: "gw-3", flowId: "incumbent-c" },
+      { agentId: "gw-4", flowId: "rendered-e" },
       { agentId: "new-1" },
     ];
-    const versions = [{ hash }, { hash: "cd".repeat(32), adoptedFlowId: "incumbent-c" }];
+    const versions = [
+      { hash },
+      { hash: "cd".repeat(32), adoptedFlowId: "incumbent-c" },
+      { hash: "ef".repeat(32), renderedFlowId: "rendered-e" },
+    ];
     expect(runningFlows(agents, versions)).toEqual({
       withoutFlow: 1,
       flows: [
@@ -24,6 +29,7 @@ describe("a class's running flows", () => {
         { flowId: hash, agentCount: 1, agentIds: ["gw-2"], flowHash: hash },
         { flowId: "incumbent-b", agentCount: 1, agentIds: ["gw-1"] },
         { flowId: "incumbent-c", agentCount: 1, agentIds: ["gw-3"], flowHash: "cd".repeat(32) },
+        { flowId: "rendered-e", agentCount: 1, agentIds: ["gw-4"], flowHash: "ef".repeat(32) },
       ],
     });
   });

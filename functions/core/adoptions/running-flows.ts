@@ -13,18 +13,32 @@ export interface RunningFlow {
 }
 
 /**
+ * A version of the class as the flows agents run are told by: its hash, the id it was adopted with, and, for
+ * a version that declares parameters, the flow id of its rendering with the class's values, which the class's
+ * agents without values of their own report.
+ */
+export interface HeldVersion {
+  hash: string;
+  adoptedFlowId?: string;
+  renderedFlowId?: string;
+}
+
+/** Every flow id that names the version. */
+export const heldFlowIdsOf = (version: HeldVersion): string[] =>
+  [version.hash, version.adoptedFlowId, version.renderedFlowId].filter(
+    (id): id is string => id !== undefined,
+  );
+
+/**
  * Groups the class's agents by the flow id each reports, the most run first; agents reporting none are only
  * counted. `versions` are the class's flow versions, which say whether Beacon holds each flow.
  */
 export function runningFlows(
   agents: { agentId: string; flowId?: string }[],
-  versions: { hash: string; adoptedFlowId?: string }[],
+  versions: HeldVersion[],
 ): { flows: RunningFlow[]; withoutFlow: number } {
   const held = new Map<string, string>();
-  for (const version of versions) {
-    held.set(version.hash, version.hash);
-    if (version.adoptedFlowId !== undefined) held.set(version.adoptedFlowId, version.hash);
-  }
+  for (const version of versions) for (const flowId of heldFlowIdsOf(version)) held.set(flowId, version.hash);
   const groups = new Map<string, RunningFlow>();
   let withoutFlow = 0;
   for (const { agentId, flowId } of agents) {
