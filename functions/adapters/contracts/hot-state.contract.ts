@@ -411,9 +411,12 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     for (const flowId of [ownCurrent, ownPrevious, "adopted-7"])
       expect((await sighted(START + 3, { flowId })).catchUp).toBeUndefined();
     // An agent with no values of its own runs the class's rendering.
-    await hotState.markRegistered(the.tenant, "agent-1", START + 4, new Map());
-    expect((await sighted(START + 5, { flowId: current.flowId })).catchUp).toBeUndefined();
-    expect((await sighted(START + 6, { flowId: ownCurrent })).catchUp).toEqual({
+    const other = { agentId: "agent-2" };
+    await sighted(START + 4, { ...reported, ...other });
+    await hotState.markRegistered(the.tenant, "agent-2", START + 4, new Map());
+    await hotState.rememberAgentManifest(the.tenant, "agent-2", known);
+    expect((await sighted(START + 5, { ...other, flowId: current.flowId })).catchUp).toBeUndefined();
+    expect((await sighted(START + 6, { ...other, flowId: ownCurrent })).catchUp).toEqual({
       hash: "v-2",
       flowId: current.flowId,
     });

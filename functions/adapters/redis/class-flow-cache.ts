@@ -62,7 +62,7 @@ const renderingsText = (policy: CachedClassFlow): string =>
 export const OWN_VALUES_FIELD = "parameters";
 
 /** Its values, and the flow ids the heartbeat script computed of them and kept beside them. */
-export const OWN_VALUE_FIELDS = [OWN_VALUES_FIELD, "ownIdsFor", "ownTargetFlowId", "ownAcceptedIds"];
+const OWN_VALUE_FIELDS = [OWN_VALUES_FIELD, "ownIdsFor", "ownTargetFlowId", "ownAcceptedIds"];
 
 /** An agent's own values as the heartbeat script decodes them: `{name: [kind, text]}`; undefined for none. */
 export const ownValuesText = (values: AgentOwnValues): string | undefined =>

@@ -15,7 +15,7 @@ import type { KnownManifest } from "../../core/manifests/agent-manifest.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";
 import { isCacheUsable } from "./cache-status.js";
-import { OWN_VALUE_FIELDS, OWN_VALUES_FIELD, ownValuesText, rememberClassFlow } from "./class-flow-cache.js";
+import { OWN_VALUES_FIELD, ownValuesText, rememberClassFlow } from "./class-flow-cache.js";
 import {
   CLEAR_PENDING_SCRIPT,
   RECORD_SIGHTING_SCRIPT,
@@ -226,12 +226,11 @@ export class RedisHotState implements HotState {
     const key = CacheKeys.agent(tenant, agentId);
     const parameters = ownValuesText(ownValues);
     const fields = { registered: "1", checkpointAt: String(now) };
-    // Its values replace those it had, and the flow ids computed of those.
-    const multi = this.usable()
-      .multi()
-      .hdel(key, ...OWN_VALUE_FIELDS);
-    await execute(
-      multi.hset(key, parameters === undefined ? fields : { ...fields, [OWN_VALUES_FIELD]: parameters }),
+    // Only a registered agent's entry holds own values and the flow ids computed of them (the console writes
+    // them to such an entry alone), so an entry being registered holds none to replace.
+    await this.usable().hset(
+      key,
+      parameters === undefined ? fields : { ...fields, [OWN_VALUES_FIELD]: parameters },
     );
   }
 
