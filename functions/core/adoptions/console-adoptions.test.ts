@@ -5,6 +5,7 @@ import type { MemoryAdoptionStore } from "../../adapters/memory/adoption-store.j
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../bundles/model.js";
 import { isAcceptedFlow } from "../flows/policy.js";
 import type { Principal } from "../identity/principal.js";
+import { renderedFlowIdOf, renderingOf } from "../parameters/rendered-flow-ids.js";
 import type { MadeCurrent } from "./ports.js";
 import { makeAdoptionSettlement } from "./settlement.js";
 
@@ -97,6 +98,56 @@ describe("adopting a flow a class's agents run", () => {
         { flowId: "incumbent-b", agentCount: 2, agentIds: ["gw-1", "gw-2"] },
       ],
     });
+  });
+
+  it("counts agents on a rendering of a version in force, the class's or their own, as running a flow Beacon holds", async () => {
+    const { api, flows, catalog, parameters, registry, now } = pumps();
+    const declared = [{ name: "site.id", sensitive: false, default: "site-0" }];
+    const { record: version } = await flows.add(
+      "acme",
+      {
+        hash: "ef".repeat(32),
+        className: "pumps",
+        format: "nifi-json",
+        contentType: "application/json",
+        sizeBytes: 2,
+        processorTypes: [],
+        controllerServiceTypes: [],
+        parameters: declared,
+        createdAt: now,
+        createdBy: "alice",
+      },
+      new TextEncoder().encode("{}"),
+    );
+    const { record: classRecord } = await catalog.put("acme", "pumps", {}, now);
+    catalog.classes.set("acme/pumps", {
+      ...classRecord,
+      flowPolicy: { target: version.hash, accepted: [version.hash] },
+    });
+    const set = (scope: Parameters<typeof parameters.put>[1], value: string) =>
+      parameters.put("acme", scope, { name: "site.id", value: { value }, updatedAt: now, updatedBy: "bob" });
+    await set({ layer: "class", className: "pumps" }, "plant-1");
+    await set({ layer: "agent", agentId: "gw-2" }, "plant-2");
+    const rendering = renderingOf(version, [{ name: "site.id", value: { value: "plant-1" } }]);
+    if (!rendering) throw new Error("the version declares parameters");
+    const own = renderedFlowIdOf(rendering, new Map([["site.id", { value: "plant-2" }]]));
+    for (const [agentId, flowId] of [
+      ["gw-1", rendering.flowId],
+      ["gw-2", own],
+    ] as const) {
+      const agent = await registry.get("acme", agentId);
+      if (agent) registry.add({ ...agent, flowId });
+    }
+    const { flows: running } = (await api.adoptions.runningFlows(viewer, "pumps")).body as {
+      flows: { flowId: string; flowHash?: string }[];
+    };
+    expect(
+      running
+        .filter((flow) => flow.flowHash === version.hash)
+        .map((flow) => flow.flowId)
+        .sort(),
+    ).toEqual([rendering.flowId, own].sort());
+    await expect(api.adoptions.adopt(operator, "pumps", { flowId: own })).rejects.toThrow(/holds flow/);
   });
 
   it("fetches the flow from the agent seen last, keeps it as the class's current version, and accepts its flow id", async () => {

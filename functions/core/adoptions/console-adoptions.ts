@@ -10,8 +10,9 @@ import { asString, dropUndefined, type JsonObject } from "../json.js";
 import { isValidOperationId } from "../operations/ids.js";
 import type { OperationQueue } from "../operations/queue.js";
 import { type ListQuery, pageBodyOf, pageRequestOf, toIso } from "../paging.js";
+import type { ParameterRecord } from "../parameters/model.js";
 import type { ParameterStore } from "../parameters/ports.js";
-import { renderingOf } from "../parameters/rendered-flow-ids.js";
+import { ownValuesOf, renderedFlowIdOf, renderingOf } from "../parameters/rendered-flow-ids.js";
 import type { ConsoleResult } from "../result.js";
 import type { AdoptionRecord } from "./model.js";
 import { type HeldVersion, heldFlowIdsOf, runningFlows } from "./running-flows.js";
@@ -28,12 +29,15 @@ export interface AdoptionsDependencies extends AdoptionSettlementDependencies {
   registry: Pick<FleetRegistry, "get" | "reportedFlows">;
   hotState: Pick<FleetHotState, "agents" | "rememberClassFlow">;
   flows: FlowCatalog;
-  /** The class's values, which name its versions' renderings. */
-  parameters: Pick<ParameterStore, "list">;
+  /** The class's values and agents' own, which name its versions' renderings. */
+  parameters: Pick<ParameterStore, "list" | "agentValuesOf">;
   queue: OperationQueue;
   /** The base of TRANSFER DEBUG's upload targets: where agents reach the streaming bundle intake. */
   debugBundleTargetBase: string;
 }
+
+const declaredNames = (version: FlowVersionRecord): string[] =>
+  (version.parameters ?? []).map(({ name }) => name);
 
 const adoptionView = (record: AdoptionRecord) =>
   dropUndefined({
@@ -60,7 +64,11 @@ export function makeAdoptionsApi(deps: AdoptionsDependencies) {
   const { adoptions, registry, flows, clock } = deps;
   const { settled } = makeAdoptionSettlement(deps);
 
-  /** The class's versions, each with its rendering's flow id when it declares parameters. */
+  /**
+   * The class's versions, each that declares parameters with the flow ids of its renderings: the class's, and,
+   * for the versions the class's policy names (those its agents run), those of the tenant's agents with values
+   * of their own (one index query per declared parameter).
+   */
   async function classVersions(
     tenant: string,
     className: string,
@@ -73,11 +81,24 @@ export function makeAdoptionsApi(deps: AdoptionsDependencies) {
       after = page.last;
     } while (after !== undefined);
     if (!versions.some(declaresParameters)) return versions;
-    const classValues = await deps.parameters.list(tenant, { layer: "class", className });
-    return versions.map((version) => ({
-      ...version,
-      renderedFlowId: renderingOf(version, classValues)?.flowId,
-    }));
+    const policy = (await deps.catalog.get(tenant, className))?.flowPolicy;
+    const inForce = new Set(policy ? [policy.target, ...policy.accepted] : []);
+    const names = new Set(versions.filter((version) => inForce.has(version.hash)).flatMap(declaredNames));
+    const [classValues, holdings] = await Promise.all([
+      deps.parameters.list(tenant, { layer: "class", className }),
+      Promise.all([...names].map((name) => deps.parameters.agentValuesOf(tenant, name))),
+    ]);
+    const ownValues = new Map<string, ParameterRecord[]>();
+    for (const { agentId, record } of holdings.flat())
+      ownValues.set(agentId, [...(ownValues.get(agentId) ?? []), record]);
+    return versions.map((version) => {
+      const rendering = renderingOf(version, classValues);
+      if (!rendering) return version;
+      const own = inForce.has(version.hash)
+        ? [...ownValues.values()].map((records) => renderedFlowIdOf(rendering, ownValuesOf(records)))
+        : [];
+      return { ...version, renderedFlowIds: [...new Set([rendering.flowId, ...own])] };
+    });
   }
 
   /** The agent to fetch the flow from: the one asked for, else the one of those reporting it seen last. */

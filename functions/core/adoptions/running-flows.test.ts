@@ -11,12 +11,13 @@ describe("a class's running flows", () => {
       { agentId: "gw-2", flowId: hash },
       { agentId: "gw-3", flowId: "incumbent-c" },
       { agentId: "gw-4", flowId: "rendered-e" },
+      { agentId: "gw-5", flowId: "rendered-own" },
       { agentId: "new-1" },
     ];
     const versions = [
       { hash },
       { hash: "cd".repeat(32), adoptedFlowId: "incumbent-c" },
-      { hash: "ef".repeat(32), renderedFlowId: "rendered-e" },
+      { hash: "ef".repeat(32), renderedFlowIds: ["rendered-e", "rendered-own"] },
     ];
     expect(runningFlows(agents, versions)).toEqual({
       withoutFlow: 1,
@@ -30,6 +31,7 @@ describe("a class's running flows", () => {
         { flowId: "incumbent-b", agentCount: 1, agentIds: ["gw-1"] },
         { flowId: "incumbent-c", agentCount: 1, agentIds: ["gw-3"], flowHash: "cd".repeat(32) },
         { flowId: "rendered-e", agentCount: 1, agentIds: ["gw-4"], flowHash: "ef".repeat(32) },
+        { flowId: "rendered-own", agentCount: 1, agentIds: ["gw-5"], flowHash: "ef".repeat(32) },
       ],
     });
   });

@@ -14,20 +14,21 @@ export interface RunningFlow {
 
 /**
  * A version of the class as the flows agents run are told by: its hash, the id it was adopted with, and, for
- * a version that declares parameters, the flow id of its rendering with the class's values, which the class's
- * agents without values of their own report.
+ * a version that declares parameters, the flow ids of its renderings that agents report: the class's, and each
+ * of those agents with values of their own have.
  */
 export interface HeldVersion {
   hash: string;
   adoptedFlowId?: string;
-  renderedFlowId?: string;
+  renderedFlowIds?: string[];
 }
 
 /** Every flow id that names the version. */
-export const heldFlowIdsOf = (version: HeldVersion): string[] =>
-  [version.hash, version.adoptedFlowId, version.renderedFlowId].filter(
-    (id): id is string => id !== undefined,
-  );
+export const heldFlowIdsOf = (version: HeldVersion): string[] => [
+  version.hash,
+  ...(version.adoptedFlowId === undefined ? [] : [version.adoptedFlowId]),
+  ...(version.renderedFlowIds ?? []),
+];
 
 /**
  * Groups the class's agents by the flow id each reports, the most run first; agents reporting none are only
