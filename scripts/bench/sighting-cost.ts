@@ -9,20 +9,29 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import { RedisHotState } from "../../functions/adapters/redis/hot-state.js";
 import type { AgentOwnValues, HotSighting } from "../../functions/core/agents/ports.js";
 import type { FlowParameter } from "../../functions/core/flows/parameters.js";
 import { renderingOf } from "../../functions/core/parameters/rendered-flow-ids.js";
+import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { findFreePort } from "../local/ports.js";
 import { startRedisServer } from "../local/redis-server.js";
 
-const { values } = parseArgs({
+const USAGE = `Usage: npm run bench:sighting -- [--parameters <n>] [--calls <n>]
+
+Times the heartbeat's cache script inside a redis-server of its own, for an agent with parameter values of its
+own against one without.
+  --parameters  the parameters each of the class's two versions declares (default 20)
+  --calls       steady heartbeats recorded of each agent (default 20000)`;
+
+const { values } = parseCommandLine(USAGE, {
   options: { parameters: { type: "string", default: "20" }, calls: { type: "string", default: "20000" } },
 });
 const PARAMETERS = Number(values.parameters);
 const CALLS = Number(values.calls);
+if (!Number.isInteger(PARAMETERS) || PARAMETERS < 1 || !Number.isInteger(CALLS) || CALLS < 1)
+  exitWithUsage(USAGE, "--parameters and --calls are whole numbers of at least 1");
 const TENANT = "acme-industrial";
 const SUPPORTED = { UPDATE: ["CONFIGURATION"] };
 
