@@ -1,3 +1,6 @@
+import type { FlowParameter } from "../../functions/core/flows/parameters.js";
+import type { FlowCatalog } from "../../functions/core/flows/ports.js";
+
 /**
  * A MiNiFi C++ YAML flow configuration that names its processors by short class name, as C++ flows may,
  * with a service by `type` and a nested process group.
@@ -166,3 +169,24 @@ export const cppYamlParameterFlowDeclares = [
   { name: "site id", sensitive: false, default: "site-0" },
   { name: "tail_base_dir", sensitive: false, description: "Base dir of tailed files", default: "/tmp/tail" },
 ];
+
+/**
+ * A stored flow version's record of class `pumps`, as the flow catalog's `add` takes it, declaring
+ * `parameters`: what tests of values and renderings need of a version without reading a flow.
+ */
+export const pumpsVersionRecord = (
+  hash: string,
+  parameters: FlowParameter[] | undefined,
+  createdAt = 0,
+): Parameters<FlowCatalog["add"]>[1] => ({
+  hash,
+  className: "pumps",
+  format: "nifi-json",
+  contentType: "application/json",
+  sizeBytes: 2,
+  processorTypes: [],
+  controllerServiceTypes: [],
+  parameters,
+  createdAt,
+  createdBy: "alice",
+});

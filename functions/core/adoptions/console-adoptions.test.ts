@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { tarGz } from "../../../scripts/common/debug-bundle-form.js";
 import { consoleHarness, javaBinary } from "../../../scripts/test-support/console-harness.js";
+import { pumpsVersionRecord } from "../../../scripts/test-support/flow-fixtures.js";
 import type { MemoryAdoptionStore } from "../../adapters/memory/adoption-store.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../bundles/model.js";
 import { isAcceptedFlow } from "../flows/policy.js";
@@ -105,18 +106,7 @@ describe("adopting a flow a class's agents run", () => {
     const declared = [{ name: "site.id", sensitive: false, default: "site-0" }];
     const { record: version } = await flows.add(
       "acme",
-      {
-        hash: "ef".repeat(32),
-        className: "pumps",
-        format: "nifi-json",
-        contentType: "application/json",
-        sizeBytes: 2,
-        processorTypes: [],
-        controllerServiceTypes: [],
-        parameters: declared,
-        createdAt: now,
-        createdBy: "alice",
-      },
+      pumpsVersionRecord("ef".repeat(32), declared, now),
       new TextEncoder().encode("{}"),
     );
     const { record: classRecord } = await catalog.put("acme", "pumps", {}, now);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { consoleHarness } from "../../../scripts/test-support/console-harness.js";
+import { pumpsVersionRecord } from "../../../scripts/test-support/flow-fixtures.js";
 import type { FlowParameter } from "../flows/parameters.js";
 import type { Principal } from "../identity/principal.js";
 import { parameterValueOf } from "./console-parameters.js";
@@ -188,21 +189,14 @@ describe("the console's parameter values", () => {
     console.agent("acme", "pump-7", "pumps", 0);
     const { record } = await console.flows.add(
       "acme",
-      {
-        hash: "f".repeat(64),
-        className: "pumps",
-        format: "nifi-json",
-        contentType: "application/json",
-        sizeBytes: 2,
-        processorTypes: [],
-        controllerServiceTypes: [],
-        parameters: [
+      pumpsVersionRecord(
+        "f".repeat(64),
+        [
           { name: "brokers", sensitive: false, default: "localhost:9092" },
           { name: "password", sensitive: true },
         ],
-        createdAt: console.now,
-        createdBy: "alice",
-      },
+        console.now,
+      ),
       new TextEncoder().encode('{"rootGroup":{}}'),
     );
     const classRecord = console.catalog.classes.get("acme/pumps");

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { pumpsVersionRecord } from "../../../scripts/test-support/flow-fixtures.js";
 import { MemoryFlowCatalog } from "../../adapters/memory/flow-catalog.js";
 import { MemoryParameterStore } from "../../adapters/memory/parameter-store.js";
 import type { FlowParameter } from "../flows/parameters.js";
@@ -83,18 +84,7 @@ describe("a rendered flow id", () => {
 });
 
 describe("a class's policy as the cache holds it", () => {
-  const version = (hash: string, parameters?: FlowParameter[]): Parameters<MemoryFlowCatalog["add"]>[1] => ({
-    hash,
-    className: "pumps",
-    format: "nifi-json",
-    contentType: "application/json",
-    sizeBytes: 2,
-    processorTypes: [],
-    controllerServiceTypes: [],
-    parameters,
-    createdAt: 0,
-    createdBy: "alice",
-  });
+  const version = (hash: string, parameters?: FlowParameter[]) => pumpsVersionRecord(hash, parameters);
 
   it("names each version that declares parameters by its rendering's flow id, and others as they are", async () => {
     const flows = new MemoryFlowCatalog();
