@@ -1,3 +1,5 @@
+import { flowIdsOf } from "../flows/policy.js";
+
 /** The flows a class's agents run, grouped by the flow id they report: what the console shows before adopting. */
 
 /** Agent ids a group names at most: enough to pick one, few enough for a class of thousands. */
@@ -25,8 +27,7 @@ export interface HeldVersion {
 
 /** Every flow id that names the version. */
 export const heldFlowIdsOf = (version: HeldVersion): string[] => [
-  version.hash,
-  ...(version.adoptedFlowId === undefined ? [] : [version.adoptedFlowId]),
+  ...flowIdsOf(version),
   ...(version.renderedFlowIds ?? []),
 ];
 
