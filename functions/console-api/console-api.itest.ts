@@ -15,7 +15,7 @@ import {
   seedTenant,
 } from "../../scripts/test-support/console-seed.js";
 import { type Role, Roles } from "../core/identity/principal.js";
-import { encodeCursor } from "../core/paging.js";
+import { encodeCursor, MAX_PAGE_SIZE } from "../core/paging.js";
 import { type ConsoleOperation, consoleOperations } from "../shared/console-openapi.js";
 
 let agentApi: AgentApiUnderTest;
@@ -121,6 +121,8 @@ const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown>
   adoptFlow: (agentId) => ({ flowId: `incumbent-flow-of-${agentId}` }),
   putClassParameter: () => parameterValue,
   putAgentParameter: () => parameterValue,
+  labelAgent: (agentId) => ({ set: { probe: agentId } }),
+  labelAgents: (agentId, tenant) => ({ selector: { class: tenant.className }, set: { probe: agentId } }),
 };
 
 async function send(call: Call, token: string | undefined) {
@@ -580,6 +582,15 @@ describe("roles, every role on every route", () => {
       const listed = await send({ method: "GET", path: call.path }, a.adminToken);
       expect(listed.json().items).toEqual([]);
     },
+    labelAgent: async (call) => {
+      const agent = await send({ method: "GET", path: call.path.replace(/\/labels$/, "") }, a.adminToken);
+      expect(agent.body).not.toContain((call.body as { set: { probe: string } }).set.probe);
+    },
+    labelAgents: async (call) => {
+      const probe = (call.body as { set: { probe: string } }).set.probe;
+      const listed = await send({ method: "GET", path: `/api/v1/agents?label=probe=${probe}` }, a.adminToken);
+      expect(listed.json().items).toEqual([]);
+    },
     putClassParameter: parameterSetByAdmin,
     putAgentParameter: parameterSetByAdmin,
     deleteClassParameter: parameterSetByAdmin,
@@ -780,6 +791,145 @@ describe("agents", () => {
     expect((await agentApi.post("/c2/api/heartbeat", {}, { certificate: name })).status).toBe(403);
     expect(await heartbeat(agentApi, aFleet, agentId, a.className, a.manifestHash)).toBe(200);
     expect((await send({ method: "GET", path: `/api/v1/agents/${agentId}` }, operator)).status).toBe(200);
+  });
+});
+
+describe("agent labels", () => {
+  /** More agents of one class than a page of the list holds, in A and two by the same class name in B. */
+  const SELECTED = MAX_PAGE_SIZE + 5;
+  let className: string;
+  let agentIds: string[];
+  let bAgentIds: string[];
+  let operator: string;
+
+  beforeAll(async () => {
+    className = newId("labelled");
+    agentIds = Array.from(
+      { length: SELECTED },
+      (_, index) => `${className}-${String(index).padStart(3, "0")}`,
+    );
+    bAgentIds = [`${b.tenant}-labelled-1`, `${b.tenant}-labelled-2`];
+    const bFleet = await agentApi.issueCertificate({ tenant: b.tenant, fleet: true });
+    const joins = [
+      ...agentIds.map((agentId) => () => heartbeat(agentApi, aFleet, agentId, className, a.manifestHash)),
+      ...bAgentIds.map((agentId) => () => heartbeat(agentApi, bFleet, agentId, className, b.manifestHash)),
+    ];
+    for (let start = 0; start < joins.length; start += 10)
+      expect(await Promise.all(joins.slice(start, start + 10).map((join) => join()))).toEqual(
+        joins.slice(start, start + 10).map(() => 200),
+      );
+    operator = await consoleApi.token({ tenant: a.tenant, role: "operator" });
+  });
+
+  /** Every agent id the list gives for the query, page after page. */
+  async function listed(query: string): Promise<string[]> {
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await send(
+        { method: "GET", path: `/api/v1/agents?${query}&limit=100${cursor ? `&cursor=${cursor}` : ""}` },
+        operator,
+      );
+      expect(page.status, page.body).toBe(200);
+      const body = page.json();
+      ids.push(...(body.items as { agentId: string }[]).map((item) => item.agentId));
+      cursor = body.nextCursor as string | undefined;
+    } while (cursor !== undefined);
+    return ids;
+  }
+
+  const labelsOf = async (token: string, agentId: string) =>
+    (await send({ method: "GET", path: `/api/v1/agents/${agentId}` }, token)).json().labels;
+
+  it("are set and removed on one agent, and refused with a clear 400 when malformed", async () => {
+    const [agentId] = agentIds as [string];
+    const label = (body: unknown, id = agentId) =>
+      send({ method: "POST", path: `/api/v1/agents/${id}/labels`, body }, operator);
+    const set = await label({ set: { site: "plant-7", "example.com/rack": "r1", gpu: "" } });
+    expect(set.status, set.body).toBe(200);
+    expect(set.json()).toEqual({ agentId, labels: { site: "plant-7", "example.com/rack": "r1", gpu: "" } });
+    const removed = await label({ remove: ["example.com/rack", "absent"] });
+    expect(removed.json()).toEqual({ agentId, labels: { site: "plant-7", gpu: "" } });
+    expect(await labelsOf(operator, agentId)).toEqual({ site: "plant-7", gpu: "" });
+
+    for (const body of [
+      { set: { "bad key": "x" } },
+      { set: { site: "plant 7" } },
+      { set: { site: "a" }, remove: ["site"] },
+      {},
+    ]) {
+      const refused = await label(body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      isError(refused.json(), "invalid_request");
+    }
+    const tooMany = await label({
+      set: Object.fromEntries(Array.from({ length: 31 }, (_, index) => [`k${index}`, "v"])),
+    });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.json().error).toMatchObject({ message: "An agent has at most 32 labels" });
+    expect((await label({ set: { site: "x" } }, newId("nobody"))).status).toBe(404);
+    expect(await labelsOf(operator, agentId)).toEqual({ site: "plant-7", gpu: "" });
+  });
+
+  it("are set and removed in bulk on every agent a selector picks, past a page, in the caller's tenant only", async () => {
+    const bulk = (body: unknown) => send({ method: "POST", path: "/api/v1/fleet/labels", body }, operator);
+    const zoned = await bulk({ selector: { class: className }, set: { zone: "north" } });
+    expect(zoned.status, zoned.body).toBe(200);
+    expect(zoned.json()).toEqual({ matched: SELECTED, changed: SELECTED, refused: 0, refusedAgents: [] });
+    expect(await listed(`class=${className}&label=zone=north`)).toEqual(agentIds);
+    // Terms are AND-ed, repeated or separated by commas; a term without a value asks for the key.
+    expect(await listed("label=zone=north&label=site=plant-7")).toEqual(agentIds.slice(0, 1));
+    expect(await listed("label=zone=north,gpu")).toEqual(agentIds.slice(0, 1));
+    expect(await listed(`class=${className}&label=site=plant-8`)).toEqual([]);
+
+    // Again, it changes nothing; then, by the label alone across the tenant, one key goes and another comes.
+    expect((await bulk({ selector: { class: className }, set: { zone: "north" } })).json()).toMatchObject({
+      matched: SELECTED,
+      changed: 0,
+    });
+    const moved = await bulk({ selector: { labels: ["zone=north"] }, set: { wave: "1" }, remove: ["zone"] });
+    expect(moved.json()).toMatchObject({ matched: SELECTED, changed: SELECTED });
+    expect(await listed("label=zone")).toEqual([]);
+    expect(await listed("label=wave=1")).toEqual(agentIds);
+    expect(await labelsOf(operator, agentIds[0] as string)).toEqual({ site: "plant-7", gpu: "", wave: "1" });
+
+    // B's agents of a class by the same name are untouched, and B's list finds none by A's labels.
+    for (const agentId of bAgentIds) expect(await labelsOf(b.adminToken, agentId)).toBeUndefined();
+    const bListed = await send({ method: "GET", path: "/api/v1/agents?label=wave=1" }, b.adminToken);
+    expect(bListed.json().items).toEqual([]);
+
+    const refused = await bulk({ selector: { class: className }, set: { "-bad": "x" } });
+    expect(refused.status).toBe(400);
+    isError(refused.json(), "invalid_request");
+    const limited = await consoleApi.token({ tenant: a.tenant, role: "operator", classes: [className] });
+    const tenantWide = await send(
+      {
+        method: "POST",
+        path: "/api/v1/fleet/labels",
+        body: { selector: { labels: ["wave=1"] }, set: { x: "y" } },
+      },
+      limited,
+    );
+    expect(tenantWide.status).toBe(403);
+  });
+
+  it("pick the agents of an operation's selector", async () => {
+    const created = await send(
+      {
+        method: "POST",
+        path: "/api/v1/operations",
+        body: {
+          selector: { class: className, labels: ["site=plant-7", "wave=1"] },
+          operation: "DESCRIBE",
+          operand: "MANIFEST",
+        },
+      },
+      operator,
+    );
+    expect(created.status, created.body).toBe(201);
+    expect((created.json().items as { agentId: string }[]).map((item) => item.agentId)).toEqual(
+      agentIds.slice(0, 1),
+    );
   });
 });
 

@@ -1,7 +1,8 @@
+import { type LabelChange, parseLabelSelector } from "../core/agents/labels.js";
 import type { AgentClassChange } from "../core/agents/ports.js";
 import type { ConsoleUseCases } from "../core/console/use-cases.js";
 import type { OperationState } from "../core/events/model.js";
-import type { AgentListRequest } from "../core/fleet/agents.js";
+import type { AgentFilters, AgentListRequest } from "../core/fleet/agents.js";
 import type { IssueRequest } from "../core/identity/certificates.js";
 import type { Principal } from "../core/identity/principal.js";
 import type { JsonObject } from "../core/json.js";
@@ -22,26 +23,27 @@ const page = (query: Record<string, unknown>) => ({
   limit: query.limit as number | undefined,
 });
 
-/** The document's selector spells the agent list's query parameters; the use case takes the list's request. */
+/** The document's selector spells the agent list's query parameters; the use cases take the list's filters. */
+function filtersOf(selector: Record<string, unknown>): AgentFilters {
+  return {
+    agentClass: text(selector.class),
+    status: selector.status as AgentListRequest["status"],
+    manifestHash: text(selector.manifestHash),
+    manifestId: text(selector.manifestId),
+    flowId: text(selector.flowId),
+    lastSeenAfter: time(selector.lastSeenAfter),
+    lastSeenBefore: time(selector.lastSeenBefore),
+    text: text(selector.q),
+    labels: selector.labels === undefined ? undefined : parseLabelSelector(selector.labels as string[]),
+  };
+}
+
 function operationRequestOf(body: unknown): OperationRequest {
   const { selector, ...rest } = body as Omit<OperationRequest, "selector"> & {
-    selector?: Record<string, string>;
+    selector?: Record<string, unknown>;
   };
   if (!selector) return rest as OperationRequest;
-  return {
-    ...rest,
-    agentId: undefined,
-    selector: {
-      agentClass: selector.class as string,
-      status: selector.status as AgentListRequest["status"],
-      manifestHash: selector.manifestHash,
-      manifestId: selector.manifestId,
-      flowId: selector.flowId,
-      lastSeenAfter: time(selector.lastSeenAfter),
-      lastSeenBefore: time(selector.lastSeenBefore),
-      text: selector.q,
-    },
-  } as OperationRequest;
+  return { ...rest, agentId: undefined, selector: filtersOf(selector) } as OperationRequest;
 }
 
 type ParameterValues = Pick<ConsoleUseCases["parameters"]["classValues"], "get" | "put" | "remove">;
@@ -88,14 +90,8 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
       api.classes.put(principal, path.className as string, body as AgentClassChange),
     listAgents: (principal, { query }) =>
       api.agents.list(principal, {
-        agentClass: text(query.class),
-        status: query.status as AgentListRequest["status"],
-        manifestHash: text(query.manifestHash),
-        manifestId: text(query.manifestId),
-        flowId: text(query.flowId),
-        lastSeenAfter: time(query.lastSeenAfter),
-        lastSeenBefore: time(query.lastSeenBefore),
-        text: text(query.q),
+        // The `label` parameter's terms, repeated or separated by commas, as a selector's `labels`.
+        ...filtersOf({ ...query, labels: text(query.label)?.split(",") }),
         sort: query.sort as AgentListRequest["sort"],
         ...page(query),
       }),
@@ -105,6 +101,14 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     listWebhookDeliveries: (principal, { path, query }) =>
       api.deliveries.list(principal, path.subscriptionId as string, page(query)),
     decommissionAgent: (principal, { path }) => api.agents.decommission(principal, path.agentId as string),
+    labelAgent: (principal, { path, body }) =>
+      api.agents.label(principal, path.agentId as string, body as LabelChange),
+    labelAgents: (principal, { body }) => {
+      const { selector = {}, ...change } = (body ?? {}) as LabelChange & {
+        selector?: Record<string, unknown>;
+      };
+      return api.agents.labelSelected(principal, { ...change, selector: filtersOf(selector) });
+    },
     listManifests: (principal, { query }) => api.manifests.list(principal, page(query)),
     getManifest: (principal, { path }) => api.manifests.get(principal, path.manifestId as string),
     getManifestContent: (principal, { path }) => api.manifests.content(principal, path.manifestId as string),

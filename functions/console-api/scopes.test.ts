@@ -116,6 +116,8 @@ function bodyOf(operation: ConsoleOperation, ids: Ids): unknown {
   if (operation.operationId === "uploadFlow") return flowBytes;
   const example = { ...(content.example as Record<string, unknown>) };
   for (const field of Object.keys(example)) if (field in ids) example[field] = ids[field];
+  // A selector picks the agents of `ids`'s class.
+  if (typeof example.selector === "object") example.selector = { ...example.selector, class: ids.className };
   return example;
 }
 

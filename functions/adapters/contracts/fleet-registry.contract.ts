@@ -107,6 +107,40 @@ export const fleetRegistryContract = contract<FleetRegistrySubject>("the fleet r
     expect(idsOf(await registry.query(the.tenant, { text: "nt-5", limit: 5 }))).toEqual(["agent-5"]);
   });
 
+  it("replaces an agent's labels, and matches them by value and by key, AND-ed, once a page is read", async () => {
+    const { registry } = the.subject;
+    await fleet();
+    expect(await registry.putLabels(the.tenant, "agent-1", { site: "plant-7", "example.com/gpu": "" })).toBe(
+      true,
+    );
+    expect(await registry.putLabels(the.tenant, "agent-4", { site: "plant-7" })).toBe(true);
+    expect(await registry.putLabels(the.tenant, "agent-5", { site: "plant-9", "example.com/gpu": "a" })).toBe(
+      true,
+    );
+    expect(await registry.putLabels(the.tenant, "agent-9", { site: "plant-7" })).toBe(false);
+    expect(await registry.get(`${the.tenant}-other`, "agent-9")).toBeUndefined();
+    expect((await registry.get(the.tenant, "agent-1"))?.labels).toEqual({
+      site: "plant-7",
+      "example.com/gpu": "",
+    });
+    const labelled = async (labels: { key: string; value?: string }[], limit = 5) =>
+      idsOf(await registry.query(the.tenant, { labels, limit }));
+    expect(await labelled([{ key: "site", value: "plant-7" }])).toEqual(["agent-1", "agent-4"]);
+    expect(await labelled([{ key: "example.com/gpu" }])).toEqual(["agent-1", "agent-5"]);
+    expect(await labelled([{ key: "site", value: "plant-7" }, { key: "example.com/gpu" }])).toEqual([
+      "agent-1",
+    ]);
+    expect(await labelled([{ key: "example.com/gpu", value: "" }])).toEqual(["agent-1"]);
+    expect(await labelled([{ key: "site", value: "plant-7" }], 3)).toEqual(["agent-1"]);
+    // The other tenant's agent-0 has no labels, its agent-1 no changes.
+    await the.subject.add(agent("agent-1", "pumps", { tenant: `${the.tenant}-other` }));
+    expect((await registry.get(`${the.tenant}-other`, "agent-1"))?.labels).toBeUndefined();
+
+    expect(await registry.putLabels(the.tenant, "agent-1", {})).toBe(true);
+    expect(await registry.get(the.tenant, "agent-1")).not.toHaveProperty("labels");
+    expect(await labelled([{ key: "site" }])).toEqual(["agent-4", "agent-5"]);
+  });
+
   it("reads the flow id each agent of a class reports, by agent id, nothing else of them", async () => {
     const { registry, add } = the.subject;
     await fleet();

@@ -5,6 +5,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
+import type { Labels } from "../../core/agents/labels.js";
 import type {
   AgentCheckpoint,
   AgentClassRegistry,
@@ -34,6 +35,7 @@ export interface AgentItem {
   lastSeen: number;
   describeOperationId?: string;
   describeExpiresAt?: number;
+  labels?: Labels;
 }
 
 export class DynamoAgentRegistry implements AgentRegistry {
@@ -289,5 +291,6 @@ export function toRecord(item: AgentItem): AgentRecord {
       item.describeOperationId && item.describeExpiresAt !== undefined
         ? { operationId: item.describeOperationId, expiresAt: item.describeExpiresAt }
         : undefined,
+    labels: item.labels,
   });
 }

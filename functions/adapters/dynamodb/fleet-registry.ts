@@ -1,8 +1,14 @@
-import { DeleteCommand, type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import type { Labels } from "../../core/agents/labels.js";
 import type { AgentRecord } from "../../core/agents/ports.js";
 import type { AgentQuery, FleetRegistry } from "../../core/fleet/ports.js";
 import { type AgentItem, DynamoAgentRegistry, toRecord, withLastSeen } from "./agent-registry.js";
-import { Keys } from "./keys.js";
+import { isConditionalCheckFailure, Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
@@ -50,6 +56,14 @@ export class DynamoFleetRegistry implements FleetRegistry {
       filters.push("(contains(agentId, :text) OR contains(device.hostname, :text))");
       values[":text"] = query.text;
     }
+    for (const [index, { key, value }] of (query.labels ?? []).entries()) {
+      names[`#label${index}`] = key;
+      if (value === undefined) filters.push(`attribute_exists(labels.#label${index})`);
+      else {
+        filters.push(`labels.#label${index} = :label${index}`);
+        values[`:label${index}`] = value;
+      }
+    }
     const page = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
@@ -85,6 +99,26 @@ export class DynamoFleetRegistry implements FleetRegistry {
       ),
     ]);
     return Attributes !== undefined;
+  }
+
+  /** The whole map in one write: an agent without labels keeps no empty map. */
+  async putLabels(tenant: string, agentId: string, labels: Labels) {
+    const empty = Object.keys(labels).length === 0;
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: Keys.agent(tenant, agentId),
+          UpdateExpression: empty ? "REMOVE labels" : "SET labels = :labels",
+          ConditionExpression: "attribute_exists(pk)",
+          ExpressionAttributeValues: empty ? undefined : { ":labels": labels },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return false;
+      throw error;
+    }
   }
 
   /**

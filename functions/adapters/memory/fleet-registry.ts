@@ -1,3 +1,4 @@
+import { type Labels, matchesLabels } from "../../core/agents/labels.js";
 import type { AgentRecord } from "../../core/agents/ports.js";
 import type { AgentQuery, FleetRegistry } from "../../core/fleet/ports.js";
 import { manifestIdOf } from "../../core/manifests/agent-manifest.js";
@@ -29,7 +30,8 @@ export class MemoryFleetRegistry implements FleetRegistry {
         (query.flowId === undefined || record.flowId === query.flowId) &&
         (text === undefined ||
           record.agentId.includes(text) ||
-          (record.device?.hostname ?? "").includes(text)),
+          (record.device?.hostname ?? "").includes(text)) &&
+        matchesLabels(record.labels, query.labels ?? []),
     );
   }
 
@@ -40,6 +42,12 @@ export class MemoryFleetRegistry implements FleetRegistry {
 
   async remove(tenant: string, agentId: string) {
     return this.agents.delete(`${tenant}/${agentId}`);
+  }
+
+  async putLabels(tenant: string, agentId: string, labels: Labels) {
+    const record = this.agents.get(`${tenant}/${agentId}`);
+    if (record) record.labels = Object.keys(labels).length === 0 ? undefined : { ...labels };
+    return record !== undefined;
   }
 
   async reportedFlows(tenant: string, agentClass: string) {

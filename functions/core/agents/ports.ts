@@ -15,6 +15,7 @@ import type { CachedRevocation, RevocationCache } from "../identity/ports.js";
 import type { AgentManifest } from "../manifests/agent-manifest.js";
 import type { ManifestCache } from "../manifests/ports.js";
 import type { Page, PageRequest } from "../paging.js";
+import type { Labels } from "./labels.js";
 
 /** The durable registry entry of one agent (DynamoDB on AWS). */
 export interface AgentRecord {
@@ -31,6 +32,8 @@ export interface AgentRecord {
   lastSeen: number;
   /** The DESCRIBE MANIFEST Beacon is waiting on, if any; expired ones may be replaced. */
   pendingDescribe?: { operationId: string; expiresAt: number };
+  /** The labels operators set on the agent through the console. */
+  labels?: Labels;
 }
 
 /** What changed since the registry last heard from the agent, written to its profile on change. */

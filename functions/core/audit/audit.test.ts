@@ -167,6 +167,16 @@ describe("the audit allow-list", () => {
       query: {},
       answer: { notificationId: "n-1", delivered: false, status: 503, durationMs: 12 },
     },
+    labelAgent: {
+      query: {},
+      body: { set: { site: "plant-7" }, remove: ["rack"] },
+      answer: { agentId: "pump-7", labels: { site: "plant-7", zone: "north" } },
+    },
+    labelAgents: {
+      query: {},
+      body: { selector: { class: "pumps", labels: ["site=plant-7"] }, set: { zone: "north" } },
+      answer: { matched: 120, changed: 118, refused: 1, refusedAgents: ["pump-9"] },
+    },
   };
 
   it("keeps the settings, names and created ids an operator reviews", () => {
@@ -212,6 +222,17 @@ describe("the audit allow-list", () => {
     expect(summaryOf("testSubscription", exchanges.testSubscription as never)).toEqual({
       delivered: false,
       status: 503,
+    });
+    expect(summaryOf("labelAgent", exchanges.labelAgent as never)).toEqual({
+      set: { site: "plant-7" },
+      remove: ["rack"],
+    });
+    expect(summaryOf("labelAgents", exchanges.labelAgents as never)).toEqual({
+      selector: { class: "pumps", labels: ["site=plant-7"] },
+      set: { zone: "north" },
+      matched: 120,
+      changed: 118,
+      refused: 1,
     });
   });
 

@@ -73,6 +73,11 @@ export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
     ...pick(body, ["flowId"]),
     ...pick(answer, ["adoptionId", "agentId"]),
   }),
+  labelAgent: ({ body }) => pick(body, ["set", "remove"]),
+  labelAgents: ({ body, answer }) => ({
+    ...pick(body, ["selector", "set", "remove"]),
+    ...pick(answer, ["matched", "changed", "refused"]),
+  }),
   putClassParameter: parameterValueSummary,
   putAgentParameter: parameterValueSummary,
   startRollout: ({ body, answer }) => ({

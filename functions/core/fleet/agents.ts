@@ -1,3 +1,4 @@
+import type { LabelRequirement } from "../agents/labels.js";
 import type { AgentClassRecord, AgentRecord, ClassCatalog } from "../agents/ports.js";
 import { type AgentStatus, type LastSeenSource, statusOf, statusRuleOf } from "../agents/status.js";
 import { BeaconError } from "../errors.js";
@@ -29,6 +30,8 @@ export interface AgentFilters {
   /** Epoch ms, exclusive. */
   lastSeenBefore?: number;
   text?: string;
+  /** Every one met by the agent's labels. */
+  labels?: readonly LabelRequirement[];
 }
 
 export interface AgentListRequest extends AgentFilters {
@@ -73,6 +76,7 @@ export const summaryOf = (agent: MergedAgent) => {
     flowId: hot?.flowId ?? record.flowId,
     hostname: (hot?.device ?? record.device)?.hostname,
     runStatus: hot?.runStatus,
+    labels: record.labels,
   });
 };
 
@@ -147,7 +151,8 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
       request.manifestHash !== undefined ||
       request.manifestId !== undefined ||
       request.flowId !== undefined ||
-      request.text !== undefined;
+      request.text !== undefined ||
+      (request.labels?.length ?? 0) > 0;
     const cache = guardedCache();
     const items: AgentSummary[] = [];
     let after = request.after;
@@ -159,6 +164,7 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
         manifestId: request.manifestId,
         flowId: request.flowId,
         text: request.text,
+        labels: request.labels,
         descending: request.descending,
         after,
         limit: filtered ? FILTERED_QUERY_LIMIT : limit,

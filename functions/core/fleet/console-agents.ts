@@ -1,12 +1,21 @@
+import {
+  changesNothing,
+  type LabelChange,
+  labelsAfter,
+  tooManyLabels,
+  validateLabelChange,
+} from "../agents/labels.js";
 import { supportedOperationEntriesOf } from "../c2/manifest.js";
+import { BeaconError } from "../errors.js";
 import { type GuardedCache, guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { dropUndefined } from "../json.js";
-import { decodeCursor, encodeCursor, pageSize, toIso } from "../paging.js";
+import { decodeCursor, encodeCursor, MAX_PAGE_SIZE, pageSize, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
 import {
+  type AgentFilters,
   type AgentListRequest,
   type AgentReader,
   type MergedAgent,
@@ -29,6 +38,14 @@ export interface AgentsDependencies {
     agentId: string,
   ): Promise<{ serial: string; notAfter: string; state: string }[]>;
 }
+
+/** Labels changed on every agent a selector picks, as the agent list would. */
+export interface SelectedLabelChange extends LabelChange {
+  selector: AgentFilters;
+}
+
+/** Agents a bulk change names by id among those it could not label; the rest are counted. */
+const LISTED_REFUSALS = 100;
 
 export function makeAgentsApi(deps: AgentsDependencies) {
   const { registry, hotState, clock, reader } = deps;
@@ -81,6 +98,57 @@ export function makeAgentsApi(deps: AgentsDependencies) {
         }),
         cacheError: cache.error,
       };
+    },
+
+    async label(principal: Principal, agentId: string, change: LabelChange): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      validateLabelChange(change);
+      const record = await reader.find(principal.tenant, agentId);
+      const labels = labelsAfter(record.labels, change);
+      if (labels === undefined) throw tooManyLabels();
+      if (
+        !changesNothing(record.labels, labels) &&
+        !(await registry.putLabels(principal.tenant, agentId, labels))
+      )
+        throw new BeaconError("not_found", "No such agent");
+      return { body: { agentId, labels } };
+    },
+
+    /**
+     * Pages through every agent the selector picks, with no cap, labelling a page's agents at once. An agent
+     * the change would take past the labels it may have is left as it is and counted as refused.
+     */
+    async labelSelected(principal: Principal, request: SelectedLabelChange): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      validateLabelChange(request);
+      const { tenant } = principal;
+      const counts = { matched: 0, changed: 0, refused: 0 };
+      const refusedAgents: string[] = [];
+      let after: string | undefined;
+      do {
+        const page = await reader.page(tenant, { ...request.selector, after }, MAX_PAGE_SIZE);
+        counts.matched += page.items.length;
+        const outcomes = await Promise.all(
+          page.items.map(async ({ agentId, labels: before }) => {
+            const labels = labelsAfter(before, request);
+            if (labels === undefined) return { agentId, outcome: "refused" as const };
+            if (changesNothing(before, labels)) return { agentId, outcome: "unchanged" as const };
+            // An agent decommissioned since the page was read is no longer there to label.
+            return {
+              agentId,
+              outcome: (await registry.putLabels(tenant, agentId, labels)) ? "changed" : "gone",
+            };
+          }),
+        );
+        for (const { agentId, outcome } of outcomes) {
+          if (outcome === "changed") counts.changed++;
+          if (outcome !== "refused") continue;
+          counts.refused++;
+          if (refusedAgents.length < LISTED_REFUSALS) refusedAgents.push(agentId);
+        }
+        after = page.next;
+      } while (after !== undefined);
+      return { body: { ...counts, refusedAgents } };
     },
 
     /**

@@ -1,3 +1,4 @@
+import type { LabelRequirement, Labels } from "../agents/labels.js";
 import type { AgentRecord, HotSighting, OwnValuesCache } from "../agents/ports.js";
 import type { ClassFlowCache } from "../flows/ports.js";
 import type { RevocationNotices } from "../identity/ports.js";
@@ -13,6 +14,8 @@ export interface AgentQuery extends PageRequest {
   flowId?: string;
   /** Matches a substring of the agent id or the device's hostname. */
   text?: string;
+  /** Every one met by the agent's labels. */
+  labels?: readonly LabelRequirement[];
 }
 
 export interface FleetRegistry {
@@ -21,6 +24,8 @@ export interface FleetRegistry {
   get(tenant: string, agentId: string): Promise<AgentRecord | undefined>;
   /** False when there was no such agent. */
   remove(tenant: string, agentId: string): Promise<boolean>;
+  /** Replaces the agent's labels (the last writer wins); false when there was no such agent. */
+  putLabels(tenant: string, agentId: string, labels: Labels): Promise<boolean>;
   /**
    * The flow id each agent of the class reports, by agent id, read from the class's index with nothing else
    * of the agents: what grouping a class by its running flows needs.

@@ -110,6 +110,10 @@ export const operations = {
     "role": "operator",
     "scope": "class"
   },
+  "POST /api/v1/agents/{agentId}/labels": {
+    "role": "operator",
+    "scope": "class"
+  },
   "GET /api/v1/agents/{agentId}/events": {
     "role": "viewer",
     "scope": "class"
@@ -145,6 +149,10 @@ export const operations = {
   "GET /api/v1/fleet/summary": {
     "role": "viewer",
     "scope": "tenant"
+  },
+  "POST /api/v1/fleet/labels": {
+    "role": "operator",
+    "scope": "class"
   },
   "GET /api/v1/fleet/history": {
     "role": "viewer",

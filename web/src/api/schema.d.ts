@@ -429,7 +429,7 @@ export interface paths {
         };
         /**
          * Agents, filtered, by agent id
-         * @description Reads the registry's indexes (never the whole table): by class when `class` is given, otherwise the tenant's whole fleet, in agent id order. Status and last seen come from the cache's hot state, or from the registry when the cache is unreachable.
+         * @description Reads the registry's indexes (never the whole table): by class when `class` is given, otherwise the tenant's whole fleet, in agent id order. Status and last seen come from the cache's hot state, or from the registry when the cache is unreachable. Labels are matched within the same index query, as the other registry filters are.
          */
         get: operations["listAgents"];
         put?: never;
@@ -458,6 +458,28 @@ export interface paths {
          * @description Revokes the agent's agent certificates, then deletes its registry entry and hot state. An agent that heartbeats again with a fleet certificate registers again as new.
          */
         delete: operations["decommissionAgent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agentId}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set or remove an agent's labels
+         * @description Changes the labels operators set on the agent and answers them all. Concurrent changes of one agent's labels: the last one wins.
+         */
+        post: operations["labelAgent"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -610,6 +632,26 @@ export interface paths {
         get: operations["getFleetSummary"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fleet/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set or remove the labels of the agents a selector picks
+         * @description Applies the change to every agent the selector picks, as the agent list would, page after page with no cap: a selector without `class` reaches the tenant's whole fleet (refused, 403, to a token limited to classes). Each changed agent costs one registry write.
+         */
+        post: operations["labelAgents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1204,6 +1246,7 @@ export interface components {
             flowId?: string;
             hostname?: string;
             runStatus?: string;
+            labels?: components["schemas"]["Labels"];
         };
         AgentList: {
             items: components["schemas"]["AgentSummary"][];
@@ -1211,6 +1254,42 @@ export interface components {
             nextCursor?: string;
         };
         AgentSummary: components["schemas"]["AgentFields"];
+        /** @description A name of at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit, optionally after a DNS prefix (at most 253 characters) and `/`, as Kubernetes spells label keys: `site`, `example.com/rack`. */
+        LabelKey: string;
+        /** @description Empty, or at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit. */
+        LabelValue: string;
+        /** @description Key/value labels operators set on agents, at most 32 an agent. */
+        Labels: {
+            [key: string]: components["schemas"]["LabelValue"];
+        };
+        /** @description Terms the agent's labels must all meet: `key=value` (the key with that value, `key=` with the empty value) or `key` (the key with any value). */
+        LabelSelector: string[];
+        LabelKeys: components["schemas"]["LabelKey"][];
+        /** @description Labels to set (a key with its new value) and keys to remove; a key in both is refused (400), as is an agent left with more than 32 labels. Removing a key the agent does not have changes nothing. */
+        LabelChange: {
+            set?: components["schemas"]["Labels"];
+            remove?: components["schemas"]["LabelKeys"];
+        };
+        AgentLabels: {
+            agentId: string;
+            labels: components["schemas"]["Labels"];
+        };
+        /** @description A label change (`LabelChange`) with the selector of the agents it applies to. */
+        SelectedLabelChange: {
+            selector: components["schemas"]["AgentSelector"];
+            set?: components["schemas"]["Labels"];
+            remove?: components["schemas"]["LabelKeys"];
+        };
+        LabelledAgents: {
+            /** @description Agents the selector picked. */
+            matched: number;
+            /** @description Agents whose labels changed; the others had them already, or were decommissioned meanwhile. */
+            changed: number;
+            /** @description Agents left as they were, as the change would have given them more than 32 labels. */
+            refused: number;
+            /** @description The first 100 of them. */
+            refusedAgents: string[];
+        };
         Bulletin: {
             level?: string;
             message?: string;
@@ -1489,22 +1568,27 @@ export interface components {
             /** @description One operation per agent. */
             items: components["schemas"]["Operation"][];
         };
+        /** @description Picks agents as the agent list's query parameters of the same names do (`q` for text, `labels` for `label`). */
+        AgentSelector: {
+            class?: components["schemas"]["ClassName"];
+            /** @enum {string} */
+            status?: "online" | "offline";
+            manifestHash?: string;
+            manifestId?: string;
+            flowId?: string;
+            /** Format: date-time */
+            lastSeenAfter?: string;
+            /** Format: date-time */
+            lastSeenBefore?: string;
+            q?: string;
+            labels?: components["schemas"]["LabelSelector"];
+        };
         /** @description For one agent (`agentId`) or for the agents a selector picks, as the agent list would (at most 1,000). Every agent's manifest must list the operation and operand, or nothing is created (409). Operations are also gated by agent type and version (a MiNiFi Java agent drops a whole reply it cannot parse); the 409 names each refused agent with why. */
         OperationRequest: {
             agentId?: string;
             selector?: {
                 class: components["schemas"]["ClassName"];
-                /** @enum {string} */
-                status?: "online" | "offline";
-                manifestHash?: string;
-                manifestId?: string;
-                flowId?: string;
-                /** Format: date-time */
-                lastSeenAfter?: string;
-                /** Format: date-time */
-                lastSeenBefore?: string;
-                q?: string;
-            };
+            } & WithRequired<components["schemas"]["AgentSelector"], "class">;
             /**
              * @description With `operand`: DESCRIBE MANIFEST, DESCRIBE METRICS, DESCRIBE CONFIGURATION, DESCRIBE JSTACK, DESCRIBE CORECOMPONENTSTATE, UPDATE PROPERTIES, UPDATE CONFIGURATION, UPDATE ASSET, SYNC RESOURCE, START/STOP FLOW, START/STOP PROCESSOR, START/STOP of a C++ component (its id or name, `FlowController`, `c2`), RESTART, CLEAR CONNECTION, CLEAR REPOSITORIES, CLEAR CORECOMPONENTSTATE, TRANSFER DEBUG, PAUSE, RESUME. TRANSFER DEBUG takes no args: Beacon sends the agent its upload target. DESCRIBE METRICS, CONFIGURATION, JSTACK and CORECOMPONENTSTATE, CLEAR REPOSITORIES and CORECOMPONENTSTATE and START/STOP of a component are MiNiFi C++ only; START/STOP PROCESSOR needs MiNiFi Java 2.7 or later (see the README's table).
              * @enum {string}
@@ -3227,6 +3311,8 @@ export interface operations {
                 lastSeenBefore?: string;
                 /** @description Part of the agent id or of the device's hostname (case-sensitive). */
                 q?: string;
+                /** @description Label terms, all of which the agent's labels meet: `key=value`, or `key` for the key with any value. Repeat the parameter (`label=site=plant-7&label=gpu`) or separate terms with commas. */
+                label?: string;
                 /** @description The registry's indexes are ordered by agent id; ordering by another field would read the whole fleet. */
                 sort?: "agentId" | "-agentId";
                 /** @description The `nextCursor` of the previous page. */
@@ -3298,6 +3384,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Decommissioned"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    labelAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "set": {
+                 *         "site": "plant-7",
+                 *         "example.com/rack": "r12"
+                 *       },
+                 *       "remove": [
+                 *         "wave"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["LabelChange"];
+            };
+        };
+        responses: {
+            /** @description The agent's labels now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentLabels"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3574,6 +3701,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    labelAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "selector": {
+                 *         "class": "edge-gateways",
+                 *         "labels": [
+                 *           "site=plant-7"
+                 *         ]
+                 *       },
+                 *       "set": {
+                 *         "wave": "1"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SelectedLabelChange"];
+            };
+        };
+        responses: {
+            /** @description What the change did. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelledAgents"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4467,3 +4634,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};
