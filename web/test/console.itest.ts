@@ -378,6 +378,47 @@ describe("the web console", () => {
     await capture(admin, "agent");
   });
 
+  it("sets and removes an agent's labels on its page, and the list shows and filters by them", async () => {
+    await admin.goto(`${webUrl}/agents/gateways-agent-002`);
+    const labels = admin.getByRole("region", { name: "Labels", exact: true });
+    await labels.getByText("No label.").waitFor();
+    for (const [key, value] of [
+      ["site", "plant-7"],
+      ["example.com/rack", "r12"],
+    ] as const) {
+      await labels.getByLabel("Label key").fill(key);
+      await labels.getByLabel("Value").fill(value);
+      await labels.getByRole("button", { name: "Set label" }).click();
+      await labels.getByRole("cell", { name: key, exact: true }).waitFor();
+    }
+    await labels.getByLabel("Label key").fill("bad key");
+    await labels.getByRole("button", { name: "Set label" }).click();
+    await labels.getByRole("alert").filter({ hasText: 'Label key "bad key" is not' }).waitFor();
+    await labels.getByRole("button", { name: "Remove label example.com/rack" }).click();
+    await labels.getByRole("cell", { name: "example.com/rack" }).waitFor({ state: "detached" });
+    expect((await api<{ labels: unknown }>("/agents/gateways-agent-002")).body.labels).toEqual({
+      site: "plant-7",
+    });
+    await capture(admin, "agent-labels");
+
+    await admin.goto(`${webUrl}/agents?class=${AGENT_CLASS}`);
+    await admin.getByLabel("Labels (key=value or key, commas between)").fill("site=plant-7");
+    await admin.getByRole("button", { name: "Apply filters" }).click();
+    await admin.waitForURL(`${webUrl}/agents?class=${AGENT_CLASS}&label=site%3Dplant-7`);
+    const rows = admin.getByRole("region", { name: "Agents", exact: true }).getByRole("row");
+    await rows
+      .filter({ hasText: "gateways-agent-002" })
+      .getByRole("link", { name: "site=plant-7" })
+      .waitFor();
+    expect(await rows.count()).toBe(2);
+    // A label in the list links to the agents that carry it.
+    await rows.getByRole("link", { name: "site=plant-7" }).click();
+    await admin.waitForURL(`${webUrl}/agents?label=site%3Dplant-7`);
+    await admin.getByRole("link", { name: "gateways-agent-002" }).waitFor();
+    await admin.goto(`${webUrl}/agents?class=${AGENT_CLASS}&label=site%3Dplant-8`);
+    await admin.getByText("No agent matches these filters").waitFor();
+  });
+
   it("publishes flow versions byte for byte and shows whether the class's agents can run them", async () => {
     await admin.getByRole("link", { name: "Classes and flows" }).click();
     await admin.getByRole("heading", { name: "Classes", level: 1 }).waitFor();

@@ -46,7 +46,8 @@ export class MemoryFleetRegistry implements FleetRegistry {
 
   async putLabels(tenant: string, agentId: string, labels: Labels) {
     const record = this.agents.get(`${tenant}/${agentId}`);
-    if (record) record.labels = Object.keys(labels).length === 0 ? undefined : { ...labels };
+    if (record && Object.keys(labels).length === 0) delete record.labels;
+    else if (record) record.labels = { ...labels };
     return record !== undefined;
   }
 

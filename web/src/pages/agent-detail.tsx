@@ -4,6 +4,7 @@ import { describeEvent } from "../agent-events";
 import { dataOf, type Schemas } from "../api/client";
 import { useConsole } from "../components/console";
 import { Fact } from "../components/fact";
+import { LabelList } from "../components/labels";
 import { OperationsTable } from "../components/operations-table";
 import { Page } from "../components/page";
 import {
@@ -16,6 +17,7 @@ import {
 import {
   ActionProblem,
   Loaded,
+  SubmitRow,
   TableFrame,
   TableHead,
   useAction,
@@ -59,7 +61,12 @@ export function AgentDetail() {
         <AgentActions agentId={agentId} onQueued={reloadOperations} />
       )}
       <Loaded resource={agent} what="the agent" reload={reloadAgent}>
-        {(data) => <AgentView agent={data} />}
+        {(data) => (
+          <>
+            <AgentLabels agentId={agentId} labels={data.labels} onChanged={reloadAgent} />
+            <AgentView agent={data} />
+          </>
+        )}
       </Loaded>
       <h2>Operations</h2>
       <Loaded resource={operations} what="the agent's operations" reload={reloadOperations}>
@@ -262,6 +269,80 @@ function RecentEvents({ agentId }: { agentId: string }) {
           );
         }}
       </Loaded>
+    </section>
+  );
+}
+
+/** The labels operators set on the agent, which the agent list and selectors match; operators change them here. */
+function AgentLabels(props: {
+  agentId: string;
+  labels: Schemas["Labels"] | undefined;
+  onChanged: () => void;
+}) {
+  const { client, session } = useConsole();
+  const [state, run] = useAction();
+  const params = { path: { agentId: props.agentId } };
+  const change = async (body: Schemas["LabelChange"]) => {
+    const changed = await run(() => dataOf(client.POST("/api/v1/agents/{agentId}/labels", { params, body })));
+    if (changed) props.onChanged();
+    return changed;
+  };
+
+  async function setLabel(event: Event) {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const fields = new FormData(form);
+    const key = String(fields.get("key") ?? "").trim();
+    if (await change({ set: { [key]: String(fields.get("value") ?? "").trim() } })) form.reset();
+  }
+
+  const editable = mayCall(session, "POST /api/v1/agents/{agentId}/labels");
+  const entries = Object.entries(props.labels ?? {});
+  return (
+    <section aria-labelledby="labels">
+      <h2 id="labels">Labels</h2>
+      {entries.length === 0 ? (
+        <p class="empty">No label. Labels pick agents in the agent list and in operations' selectors.</p>
+      ) : editable ? (
+        <TableFrame label="The agent's labels">
+          <table>
+            <TableHead columns={["Label", "Value", { hidden: "Remove" }]} />
+            <tbody>
+              {entries.map(([key, value]) => (
+                <tr key={key}>
+                  <td class="mono">{key}</td>
+                  <td class="mono">{value}</td>
+                  <td>
+                    <button
+                      type="button"
+                      onClick={() => change({ remove: [key] })}
+                      disabled={state.status === "busy"}
+                      aria-label={`Remove label ${key}`}
+                    >
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableFrame>
+      ) : (
+        <LabelList labels={props.labels} />
+      )}
+      {editable && (
+        <form class="filters" onSubmit={setLabel} aria-label="Set a label">
+          <label>
+            Label key
+            <input name="key" required maxLength={317} placeholder="site" />
+          </label>
+          <label>
+            Value
+            <input name="value" maxLength={63} placeholder="plant-7" />
+          </label>
+          <SubmitRow state={state} label="Set label" busyLabel="Setting…" />
+        </form>
+      )}
     </section>
   );
 }

@@ -3,12 +3,13 @@ import { dataOf } from "../api/client";
 import { Choice } from "../components/choice";
 import { ClassField } from "../components/class-field";
 import { useConsole } from "../components/console";
+import { LabelList } from "../components/labels";
 import { Page } from "../components/page";
 import { Loaded, Pager, TableFrame, TableHead, useResource } from "../components/resource";
 import { shortHash, timeAgo } from "../format";
 
 /** The agent list's filters as the URL carries them, named as the API's query parameters. */
-const FILTERS = ["class", "status", "seen", "q", "manifestHash", "flowId", "sort"] as const;
+const FILTERS = ["class", "status", "seen", "q", "label", "manifestHash", "flowId", "sort"] as const;
 const PAGE_SIZE = 50;
 const DEFAULT_SORT = "agentId";
 const STATUS_CHOICES = [
@@ -63,6 +64,7 @@ export function Agents() {
               class: query.class || undefined,
               status: query.status === "online" || query.status === "offline" ? query.status : undefined,
               q: query.q || undefined,
+              label: query.label || undefined,
               manifestHash: query.manifestHash || undefined,
               flowId: query.flowId || undefined,
               lastSeenAfter: seenSince(query.seen),
@@ -92,6 +94,10 @@ export function Agents() {
         <label>
           Agent id or hostname contains
           <input name="q" defaultValue={query.q ?? ""} maxLength={128} />
+        </label>
+        <label>
+          Labels (key=value or key, commas between)
+          <input name="label" defaultValue={query.label ?? ""} placeholder="site=plant-7,gpu" />
         </label>
         <ClassField name="class" value={query.class ?? ""} />
         <Choice label="Status" name="status" initial={query.status ?? ""} options={STATUS_CHOICES} />
@@ -123,7 +129,7 @@ export function Agents() {
               <TableFrame label="Agents">
                 <table>
                   <TableHead
-                    columns={["Agent", "Class", "Status", "Last seen", "Flow", "Manifest", "Host"]}
+                    columns={["Agent", "Class", "Status", "Last seen", "Flow", "Manifest", "Host", "Labels"]}
                   />
                   <tbody>
                     {page.items.map((agent) => (
@@ -139,6 +145,9 @@ export function Agents() {
                         <td class="mono">{shortHash(agent.flowId)}</td>
                         <td class="mono">{shortHash(agent.manifestHash)}</td>
                         <td>{agent.hostname ?? "—"}</td>
+                        <td>
+                          <LabelList labels={agent.labels} />
+                        </td>
                       </tr>
                     ))}
                   </tbody>
