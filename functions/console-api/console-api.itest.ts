@@ -881,6 +881,11 @@ describe("agent labels", () => {
     expect(await listed("label=zone=north&label=site=plant-7")).toEqual(agentIds.slice(0, 1));
     expect(await listed("label=zone=north,gpu")).toEqual(agentIds.slice(0, 1));
     expect(await listed(`class=${className}&label=site=plant-8`)).toEqual([]);
+    const malformed = await send({ method: "GET", path: "/api/v1/agents?label=site=plant%207" }, operator);
+    expect(malformed.status).toBe(400);
+    expect(malformed.json().error).toMatchObject({
+      message: expect.stringContaining('Label "site" has value'),
+    });
 
     // Again, it changes nothing; then, by the label alone across the tenant, one key goes and another comes.
     expect((await bulk({ selector: { class: className }, set: { zone: "north" } })).json()).toMatchObject({

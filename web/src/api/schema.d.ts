@@ -1254,9 +1254,9 @@ export interface components {
             nextCursor?: string;
         };
         AgentSummary: components["schemas"]["AgentFields"];
-        /** @description A name of at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit, optionally after a DNS prefix (at most 253 characters) and `/`, as Kubernetes spells label keys: `site`, `example.com/rack`. */
+        /** @description A name of at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit, optionally after a lower-case DNS prefix (at most 253 characters) and `/`, as Kubernetes spells label keys: `site`, `example.com/rack`. Another key answers 400 `invalid_request` naming it. */
         LabelKey: string;
-        /** @description Empty, or at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit. */
+        /** @description Empty, or at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit. Another value answers 400 `invalid_request` naming it. */
         LabelValue: string;
         /** @description Key/value labels operators set on agents, at most 32 an agent. */
         Labels: {
