@@ -395,7 +395,7 @@ describe("the web console", () => {
     await labels.getByRole("button", { name: "Set label" }).click();
     await labels.getByRole("alert").filter({ hasText: 'Label key "bad key" is not' }).waitFor();
     await labels.getByRole("button", { name: "Remove label example.com/rack" }).click();
-    await labels.getByRole("cell", { name: "example.com/rack" }).waitFor({ state: "detached" });
+    await labels.getByRole("cell", { name: "example.com/rack", exact: true }).waitFor({ state: "detached" });
     expect((await api<{ labels: unknown }>("/agents/gateways-agent-002")).body.labels).toEqual({
       site: "plant-7",
     });
