@@ -180,6 +180,24 @@ export interface CertificateExpiringEvent {
 }
 
 /**
+ * An agent stayed silent longer than its class's clean-up age: the sweeper dropped its hot state and kept its
+ * registry entry as decommissioned, once. It registers again at its next heartbeat.
+ */
+export interface AgentDecommissionedEvent {
+  type: "agent.decommissioned";
+  version: 1;
+  eventId: string;
+  tenant: string;
+  agentId: string;
+  at: number;
+  agentClass: string;
+  /** Epoch milliseconds: the agent's last heartbeat. */
+  lastSeen: number;
+  /** The clean-up age the decision used: the class's. */
+  cleanUpAfterDays: number;
+}
+
+/**
  * An agent missed its heartbeats for MISSED_HEARTBEATS_OFFLINE times its period: announced once per outage,
  * by the sweeper. Not announced while an operation that restarts the agent is open.
  */
@@ -243,6 +261,7 @@ export type BeaconEvent = (
   | CertificateExpiringEvent
   | AgentOfflineEvent
   | AgentOnlineEvent
+  | AgentDecommissionedEvent
   | WebhookDisabledEvent
 ) &
   ResentMark;

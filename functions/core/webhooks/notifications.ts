@@ -52,6 +52,13 @@ export function notificationOf(event: BeaconEvent): Notification | undefined {
         { agentId: event.agentId, lastSeen: iso(event.lastSeen) },
         event.agentClass,
       );
+    case "agent.decommissioned":
+      return notification(
+        event,
+        event.type,
+        { agentId: event.agentId, lastSeen: iso(event.lastSeen), cleanUpAfterDays: event.cleanUpAfterDays },
+        event.agentClass,
+      );
     case "operation":
       return notification(
         event,
