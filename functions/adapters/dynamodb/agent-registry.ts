@@ -1,5 +1,6 @@
 import {
   BatchGetCommand,
+  DeleteCommand,
   type DynamoDBDocumentClient,
   PutCommand,
   QueryCommand,
@@ -10,7 +11,9 @@ import type {
   AgentClassRegistry,
   AgentRecord,
   AgentRegistry,
+  SilentAgent,
 } from "../../core/agents/ports.js";
+import type { Decommissioning } from "../../core/fleet/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { AgentManifest } from "../../core/manifests/agent-manifest.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
@@ -34,6 +37,11 @@ export interface AgentItem {
   lastSeen: number;
   describeOperationId?: string;
   describeExpiresAt?: number;
+  /** Set while the agent is announced offline: its last heartbeat, its place in the silent index. */
+  silentSince?: number;
+  /** Set once decommissioned (FleetRegistry.decommission): the entry is kept, out of every index. */
+  decommissionedAt?: number;
+  decommissionReason?: string;
 }
 
 export class DynamoAgentRegistry implements AgentRegistry {
@@ -54,7 +62,7 @@ export class DynamoAgentRegistry implements AgentRegistry {
       }),
     );
     const profile = Items.find((item) => item.sk === profileKey.sk);
-    if (!profile) return undefined;
+    if (!profile || profile.decommissionedAt !== undefined) return undefined;
     const seen = Items.find((item) => item.sk === Keys.agentSeen(tenant, agentId).sk);
     return seenAt(toRecord(profile as AgentItem), seen?.lastSeen as number | undefined);
   }
@@ -65,7 +73,7 @@ export class DynamoAgentRegistry implements AgentRegistry {
         new PutCommand({
           TableName: this.tableName,
           Item: agentProfileItem(record),
-          ConditionExpression: "attribute_not_exists(pk)",
+          ConditionExpression: "attribute_not_exists(pk) OR attribute_exists(decommissionedAt)",
         }),
       );
       return "created";
@@ -151,6 +159,54 @@ export class DynamoAgentRegistry implements AgentRegistry {
       ConditionExpression: "attribute_exists(pk)",
       ExpressionAttributeValues: { ":manifest": manifestItemOf(manifest) },
     });
+  }
+
+  /** Only a registered agent's profile: an agent decommissioned meanwhile is not filed again. */
+  async markSilent(tenant: string, agent: SilentAgent): Promise<void> {
+    await this.conditionalUpdate({
+      Key: Keys.agent(tenant, agent.agentId),
+      UpdateExpression: "SET gsi3pk = :partition, gsi3sk = :since, silentSince = :lastSeen",
+      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(decommissionedAt)",
+      ExpressionAttributeValues: {
+        ":partition": Keys.silentAgentsOfClass(tenant, agent.agentClass),
+        ":since": Keys.dueAt(agent.lastSeen),
+        ":lastSeen": agent.lastSeen,
+      },
+    });
+  }
+
+  async clearSilent(tenant: string, agentId: string, lastSeen: number): Promise<void> {
+    await this.conditionalUpdate({
+      Key: Keys.agent(tenant, agentId),
+      UpdateExpression: "REMOVE gsi3pk, gsi3sk, silentSince",
+      ConditionExpression: "silentSince = :lastSeen",
+      ExpressionAttributeValues: { ":lastSeen": lastSeen },
+    });
+  }
+
+  /**
+   * One conditional update of the profile, which leaves every index (so lists, counts and rollouts no
+   * longer see it) and keeps the rest; the periodic last-seen item goes, its time kept in the profile.
+   */
+  async decommission(tenant: string, agentId: string, decommissioning: Decommissioning): Promise<boolean> {
+    const still = decommissioning.reason === "silent" ? " AND silentSince = :lastSeen" : "";
+    const decommissioned = await this.conditionalUpdate({
+      Key: Keys.agent(tenant, agentId),
+      UpdateExpression:
+        "SET decommissionedAt = :at, decommissionReason = :reason, lastSeen = :lastSeen " +
+        "REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, silentSince, describeOperationId, describeExpiresAt",
+      ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(decommissionedAt)${still}`,
+      ExpressionAttributeValues: {
+        ":at": decommissioning.at,
+        ":reason": decommissioning.reason,
+        ":lastSeen": decommissioning.lastSeen,
+      },
+    });
+    if (decommissioned)
+      await this.client.send(
+        new DeleteCommand({ TableName: this.tableName, Key: Keys.agentSeen(tenant, agentId) }),
+      );
+    return decommissioned;
   }
 
   private async conditionalUpdate(update: Omit<ConstructorParameters<typeof UpdateCommand>[0], "TableName">) {

@@ -1,12 +1,12 @@
-import { DeleteCommand, type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { AgentRecord } from "../../core/agents/ports.js";
-import type { AgentQuery, FleetRegistry } from "../../core/fleet/ports.js";
+import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { AgentRecord, SilentAgent } from "../../core/agents/ports.js";
+import type { AgentQuery, Decommissioning, FleetRegistry } from "../../core/fleet/ports.js";
 import { type AgentItem, DynamoAgentRegistry, toRecord, withLastSeen } from "./agent-registry.js";
 import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
-const { byClass, byTenant } = TableSchema.indexes;
+const { byClass, byTenant, due } = TableSchema.indexes;
 
 /**
  * The console's view of the agent registry. Lists read an index partition of the caller's tenant,
@@ -71,20 +71,38 @@ export class DynamoFleetRegistry implements FleetRegistry {
     };
   }
 
-  async remove(tenant: string, agentId: string) {
-    const [{ Attributes }] = await Promise.all([
-      this.client.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: Keys.agent(tenant, agentId),
-          ReturnValues: "ALL_OLD",
-        }),
-      ),
-      this.client.send(
-        new DeleteCommand({ TableName: this.tableName, Key: Keys.agentSeen(tenant, agentId) }),
-      ),
-    ]);
-    return Attributes !== undefined;
+  decommission(tenant: string, agentId: string, decommissioning: Decommissioning) {
+    return this.registry.decommission(tenant, agentId, decommissioning);
+  }
+
+  markSilent(tenant: string, agent: SilentAgent) {
+    return this.registry.markSilent(tenant, agent);
+  }
+
+  clearSilent(tenant: string, agentId: string, lastSeen: number) {
+    return this.registry.clearSilent(tenant, agentId, lastSeen);
+  }
+
+  /** One query of the class's partition of the due index, up to the time. */
+  async silentBefore(tenant: string, agentClass: string, before: number, limit: number) {
+    const { Items = [] } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: due.indexName,
+        KeyConditionExpression: "#partition = :partition AND #sort < :before",
+        ExpressionAttributeNames: { "#partition": due.partitionKey, "#sort": due.sortKey },
+        ExpressionAttributeValues: {
+          ":partition": Keys.silentAgentsOfClass(tenant, agentClass),
+          ":before": Keys.dueAt(before),
+        },
+        Limit: limit,
+      }),
+    );
+    return (Items as AgentItem[]).map((item) => ({
+      agentId: item.agentId,
+      agentClass: item.agentClass,
+      lastSeen: item.silentSince as number,
+    }));
   }
 
   /**
