@@ -455,7 +455,7 @@ export interface paths {
         post?: never;
         /**
          * Decommission an agent
-         * @description Revokes the agent's agent certificates, then deletes its registry entry and hot state. An agent that heartbeats again with a fleet certificate registers again as new.
+         * @description Revokes the agent's agent certificates, drops its hot state and keeps its registry entry marked decommissioned, out of every read, list and count. An agent that heartbeats again with a fleet certificate registers again as new.
          */
         delete: operations["decommissionAgent"];
         options?: never;
