@@ -1,5 +1,6 @@
 import type { AgentOfflineEvent, AgentOnlineEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
+import { publishReportingFailure } from "../events/publishing.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import type { AgentClassRecord, ClassCatalog, SilentAgentIndex } from "./ports.js";
 import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "./status.js";
@@ -149,14 +150,7 @@ export function makeOfflineSweep(deps: {
 
   /** Announced first: a registry that fails leaves the outage unfiled (the agent kept), never unannounced. */
   async function announce(found: AgentOfflineEvent[], more: boolean): Promise<OfflineSweepOutcome> {
-    let streamError: unknown;
-    if (found.length > 0) {
-      try {
-        await events.publish(found);
-      } catch (error) {
-        streamError = error;
-      }
-    }
+    const streamError = await publishReportingFailure(events, found);
     for (let start = 0; start < found.length; start += FILINGS_AT_ONCE)
       await Promise.all(
         found

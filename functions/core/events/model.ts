@@ -183,8 +183,14 @@ export interface CertificateExpiringEvent {
  * An agent stayed silent longer than its class's clean-up age: the sweeper dropped its hot state and kept its
  * registry entry as decommissioned, once. It registers again at its next heartbeat.
  */
-export interface AgentDecommissionedEvent {
+export interface AgentDecommissionedEvent extends SilentAgentEvent {
   type: "agent.decommissioned";
+  /** The clean-up age the decision used: the class's. */
+  cleanUpAfterDays: number;
+}
+
+/** What the sweeper's events about an agent that went silent share. */
+interface SilentAgentEvent {
   version: 1;
   eventId: string;
   tenant: string;
@@ -193,24 +199,14 @@ export interface AgentDecommissionedEvent {
   agentClass: string;
   /** Epoch milliseconds: the agent's last heartbeat. */
   lastSeen: number;
-  /** The clean-up age the decision used: the class's. */
-  cleanUpAfterDays: number;
 }
 
 /**
  * An agent missed its heartbeats for MISSED_HEARTBEATS_OFFLINE times its period: announced once per outage,
  * by the sweeper. Not announced while an operation that restarts the agent is open.
  */
-export interface AgentOfflineEvent {
+export interface AgentOfflineEvent extends SilentAgentEvent {
   type: "agent.offline";
-  version: 1;
-  eventId: string;
-  tenant: string;
-  agentId: string;
-  at: number;
-  agentClass: string;
-  /** Epoch milliseconds: the agent's last heartbeat. */
-  lastSeen: number;
   /** The heartbeat period the decision used: the one the agent's manifest states, else its class's interval. */
   heartbeatPeriodMs: number;
 }

@@ -10,9 +10,8 @@ import { cleanUpBefore, cleanUpVerdict, makeFleetCleanUp } from "./clean-up.js";
 const DAY = 24 * 60 * 60 * 1000;
 
 describe("the clean-up's decisions", () => {
-  it("are due once silent longer than the class's age, never without one", () => {
-    expect(cleanUpBefore({ cleanUpAfterDays: 30 }, 100 * DAY)).toBe(70 * DAY);
-    expect(cleanUpBefore({}, 100 * DAY)).toBeUndefined();
+  it("are due once silent longer than the class's age", () => {
+    expect(cleanUpBefore(30, 100 * DAY)).toBe(70 * DAY);
   });
 
   it("take an agent the cache saw since it went silent as back, one it did not (or lost) as due", () => {

@@ -2,20 +2,18 @@ import type { AgentClassRecord, ClassCatalog, SilentAgent } from "../agents/port
 import { allClassesOf, type PresenceState } from "../agents/presence.js";
 import type { AgentDecommissionedEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
+import { publishReportingFailure } from "../events/publishing.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import type { FleetHotState, FleetRegistry, HotAgentState } from "./ports.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The last heartbeat before which an agent of the class is silent longer than its clean-up age at `now`:
- * those silent since earlier are due. None without the class's setting: its agents are kept however long.
+ * The last heartbeat before which an agent of a class with this clean-up age is silent longer than it at
+ * `now`: those silent since earlier are due.
  */
-export const cleanUpBefore = (
-  record: Pick<AgentClassRecord, "cleanUpAfterDays">,
-  now: number,
-): number | undefined =>
-  record.cleanUpAfterDays === undefined ? undefined : now - record.cleanUpAfterDays * DAY_MS;
+export const cleanUpBefore = (cleanUpAfterDays: number, now: number): number =>
+  now - cleanUpAfterDays * DAY_MS;
 
 /**
  * What the clean-up does with an agent the registry files as silent since `silent.lastSeen`: an agent the
@@ -65,9 +63,11 @@ export function makeFleetCleanUp(deps: {
 
   /** The class's agents due for clean-up by `now`, up to `limit`: those it decommissioned, and how many were back. */
   async function cleanUpClass(tenant: string, record: AgentClassRecord, now: number, limit: number) {
-    const before = cleanUpBefore(record, now);
-    const silent =
-      before === undefined ? [] : await registry.silentBefore(tenant, record.name, before, limit);
+    const { cleanUpAfterDays } = record;
+    // A class without the setting keeps its silent agents however long.
+    if (cleanUpAfterDays === undefined) return { looked: 0, found: [], cameBack: 0 };
+    const before = cleanUpBefore(cleanUpAfterDays, now);
+    const silent = await registry.silentBefore(tenant, record.name, before, limit);
     if (silent.length === 0) return { looked: 0, found: [], cameBack: 0 };
     const hot = await hotState.agents(
       tenant,
@@ -84,7 +84,15 @@ export function makeFleetCleanUp(deps: {
       const decommissioning = { at: now, reason: "silent" as const, lastSeen: agent.lastSeen };
       if (!(await registry.decommission(tenant, agent.agentId, decommissioning))) continue;
       await hotState.forgetAgent(tenant, agent.agentId, [agent.agentClass]);
-      found.push(decommissionedEvent(tenant, agent, record.cleanUpAfterDays as number, now, ids.newId()));
+      found.push({
+        type: "agent.decommissioned",
+        version: 1,
+        eventId: ids.newId(),
+        tenant,
+        at: now,
+        ...agent,
+        cleanUpAfterDays,
+      });
     }
     return { looked: silent.length, found, cameBack };
   }
@@ -111,35 +119,8 @@ export function makeFleetCleanUp(deps: {
           found.push(...outcome.found);
         }
       }
-      let streamError: unknown;
-      if (found.length > 0) {
-        try {
-          await events.publish(found);
-        } catch (error) {
-          streamError = error;
-        }
-      }
+      const streamError = await publishReportingFailure(events, found);
       return { decommissioned: found.length, cameBack, more, streamError };
     },
-  };
-}
-
-export function decommissionedEvent(
-  tenant: string,
-  agent: SilentAgent,
-  cleanUpAfterDays: number,
-  at: number,
-  eventId: string,
-): AgentDecommissionedEvent {
-  return {
-    type: "agent.decommissioned",
-    version: 1,
-    eventId,
-    tenant,
-    agentId: agent.agentId,
-    at,
-    agentClass: agent.agentClass,
-    lastSeen: agent.lastSeen,
-    cleanUpAfterDays,
   };
 }
