@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
 import type { AgentRecord } from "../../core/agents/ports.js";
+import type { BeaconEvent } from "../../core/events/model.js";
 import type { Decommissioning, FleetRegistry } from "../../core/fleet/ports.js";
 import { contract } from "./contract.js";
 
@@ -14,6 +15,8 @@ export interface FleetRegistrySubject {
   registry: FleetRegistry;
   add(record: AgentRecord): Promise<void>;
   recordSeen(tenant: string, agentId: string, lastSeen: number): Promise<void>;
+  /** The events the outbox holds staged, every tenant's. */
+  staged(): Promise<BeaconEvent[]>;
 }
 
 /** Index pages by class or of the whole fleet in agent id order, filters narrowing a page once read. */
@@ -215,10 +218,21 @@ export const fleetRegistryContract = contract<FleetRegistrySubject>("the fleet r
   it("decommissions a silent agent once and only while silent since then; it registers again", async () => {
     const { registry, add } = the.subject;
     await fleet();
-    const bySweeper = (lastSeen: number): Decommissioning => ({
+    const bySweeper = (lastSeen: number): Decommissioning & { reason: "silent" } => ({
       at: START + 600_000,
       reason: "silent",
       lastSeen,
+      event: {
+        type: "agent.decommissioned",
+        version: 1,
+        eventId: `decommissioned-${lastSeen}`,
+        tenant: the.tenant,
+        at: START + 600_000,
+        agentId: "agent-3",
+        agentClass: "pumps",
+        lastSeen,
+        cleanUpAfterDays: 7,
+      },
     });
     expect(await registry.decommission(the.tenant, "agent-3", bySweeper(START + 60_000))).toBe(false);
     await registry.markSilent(the.tenant, {
@@ -229,6 +243,9 @@ export const fleetRegistryContract = contract<FleetRegistrySubject>("the fleet r
     expect(await registry.decommission(the.tenant, "agent-3", bySweeper(START))).toBe(false);
     expect(await registry.decommission(the.tenant, "agent-3", bySweeper(START + 60_000))).toBe(true);
     expect(await registry.decommission(the.tenant, "agent-3", bySweeper(START + 60_000))).toBe(false);
+    // The event was staged with the one decommissioning that took place, and with none of the refused.
+    const staged = (await the.subject.staged()).filter((event) => event.tenant === the.tenant);
+    expect(staged).toEqual([bySweeper(START + 60_000).event]);
     expect(await registry.get(the.tenant, "agent-3")).toBeUndefined();
     expect(await registry.silentBefore(the.tenant, "pumps", START + 60_001, 10)).toEqual([]);
     expect(await registry.count(the.tenant, "pumps")).toBe(2);

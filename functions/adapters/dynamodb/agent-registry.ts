@@ -4,6 +4,7 @@ import {
   type DynamoDBDocumentClient,
   PutCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type {
@@ -16,7 +17,8 @@ import type {
 import type { Decommissioning } from "../../core/fleet/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { AgentManifest } from "../../core/manifests/agent-manifest.js";
-import { isConditionalCheckFailure, Keys } from "./keys.js";
+import { stagedEventItem } from "./event-outbox.js";
+import { failedTransactionConditions, isConditionalCheckFailure, Keys } from "./keys.js";
 
 /** The agent's manifest in its item: `supportedOperations` as JSON text, kept exactly as the agent sent it. */
 interface AgentManifestItem {
@@ -190,7 +192,8 @@ export class DynamoAgentRegistry implements AgentRegistry {
    */
   async decommission(tenant: string, agentId: string, decommissioning: Decommissioning): Promise<boolean> {
     const still = decommissioning.reason === "silent" ? " AND silentSince = :lastSeen" : "";
-    const decommissioned = await this.conditionalUpdate({
+    const mark = {
+      TableName: this.tableName,
       Key: Keys.agent(tenant, agentId),
       UpdateExpression:
         "SET decommissionedAt = :at, decommissionReason = :reason, lastSeen = :lastSeen " +
@@ -201,7 +204,19 @@ export class DynamoAgentRegistry implements AgentRegistry {
         ":reason": decommissioning.reason,
         ":lastSeen": decommissioning.lastSeen,
       },
-    });
+    };
+    const decommissioned = await this.conditionally(() =>
+      decommissioning.reason === "silent"
+        ? this.client.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                { Update: mark },
+                { Put: { TableName: this.tableName, Item: stagedEventItem(decommissioning.event) } },
+              ],
+            }),
+          )
+        : this.client.send(new UpdateCommand(mark)),
+    );
     if (decommissioned)
       await this.client.send(
         new DeleteCommand({ TableName: this.tableName, Key: Keys.agentSeen(tenant, agentId) }),
@@ -209,12 +224,19 @@ export class DynamoAgentRegistry implements AgentRegistry {
     return decommissioned;
   }
 
-  private async conditionalUpdate(update: Omit<ConstructorParameters<typeof UpdateCommand>[0], "TableName">) {
+  private conditionalUpdate(update: Omit<ConstructorParameters<typeof UpdateCommand>[0], "TableName">) {
+    return this.conditionally(() =>
+      this.client.send(new UpdateCommand({ TableName: this.tableName, ...update })),
+    );
+  }
+
+  /** Whether the write's conditions held: false when one did not, alone or in a transaction. */
+  private async conditionally(write: () => Promise<unknown>): Promise<boolean> {
     try {
-      await this.client.send(new UpdateCommand({ TableName: this.tableName, ...update }));
+      await write();
       return true;
     } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
+      if (isConditionalCheckFailure(error) || failedTransactionConditions(error)?.some(Boolean)) return false;
       throw error;
     }
   }

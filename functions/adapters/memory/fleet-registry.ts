@@ -1,9 +1,12 @@
 import type { AgentRecord, SilentAgent } from "../../core/agents/ports.js";
 import type { AgentQuery, Decommissioning, FleetRegistry } from "../../core/fleet/ports.js";
 import { manifestIdOf } from "../../core/manifests/agent-manifest.js";
+import { MemoryEventOutbox } from "./event-outbox.js";
 import { ofTenant, pageOf } from "./paging.js";
 
 export class MemoryFleetRegistry implements FleetRegistry {
+  constructor(private readonly outbox = new MemoryEventOutbox()) {}
+
   readonly agents = new Map<string, AgentRecord>();
   /** The silent index's entries, by tenant/agent id. */
   readonly silent = new Map<string, SilentAgent>();
@@ -55,6 +58,7 @@ export class MemoryFleetRegistry implements FleetRegistry {
     this.agents.delete(key);
     this.silent.delete(key);
     this.decommissioned.set(key, { ...record, lastSeen: decommissioning.lastSeen, decommissioning });
+    if (decommissioning.reason === "silent") this.outbox.stage(decommissioning.event);
     return true;
   }
 

@@ -267,10 +267,14 @@ export const resentOf = (event: BeaconEvent): BeaconEvent =>
   event.resent ? event : { ...event, resent: true };
 
 /**
- * Events written in the same transaction as the state change they record (the operation store stages them in
- * the event outbox): a publish that fails leaves them there, for the relay, and nowhere else.
+ * Events written in the same transaction as the state change they record (the operation store and the
+ * registry's decommissioning stage them in the event outbox): a publish that fails leaves them there, for the
+ * relay, and nowhere else.
  */
-export const isStagedEvent = (event: BeaconEvent): event is OperationEvent => event.type === "operation";
+export type StagedEvent = OperationEvent | AgentDecommissionedEvent;
+
+export const isStagedEvent = (event: BeaconEvent): event is StagedEvent & ResentMark =>
+  event.type === "operation" || event.type === "agent.decommissioned";
 
 /** Keeps one agent's events, and one rollout's, in order on one shard. */
 export function partitionKeyOf(event: BeaconEvent): string {

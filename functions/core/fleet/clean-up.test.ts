@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
 import { ManualClock } from "../../adapters/memory/clock.js";
+import { MemoryEventOutbox } from "../../adapters/memory/event-outbox.js";
 import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
 import { MemoryFleetHotState } from "../../adapters/memory/fleet-hot-state.js";
 import { MemoryFleetRegistry } from "../../adapters/memory/fleet-registry.js";
@@ -25,7 +26,8 @@ describe("the clean-up's decisions", () => {
 
 describe("the clean-up", () => {
   function harness(maxPerRun = 100) {
-    const registry = new MemoryFleetRegistry();
+    const outbox = new MemoryEventOutbox();
+    const registry = new MemoryFleetRegistry(outbox);
     const hotState = new MemoryFleetHotState();
     const classes = new MemoryClassCatalog();
     const events = new MemoryEventSink();
@@ -47,11 +49,11 @@ describe("the clean-up", () => {
       await registry.markSilent("acme", { agentId, agentClass, lastSeen });
     }
     const sweep = () => cleanUp.sweep(Number.POSITIVE_INFINITY);
-    return { registry, hotState, classes, events, clock, silentAgent, sweep };
+    return { registry, outbox, hotState, classes, events, clock, silentAgent, sweep };
   }
 
   it("decommissions an agent silent past its class's age once, keeping its entry, and announces it", async () => {
-    const { registry, hotState, classes, events, clock, silentAgent, sweep } = harness();
+    const { registry, outbox, hotState, classes, events, clock, silentAgent, sweep } = harness();
     const start = clock.now();
     await classes.put("acme", "pumps", { cleanUpAfterDays: 7 }, start);
     await silentAgent("a-1", "pumps", start);
@@ -77,7 +79,10 @@ describe("the clean-up", () => {
       at: clock.now(),
       reason: "silent",
       lastSeen: start,
+      event: events.events[0],
     });
+    // Staged with the decommissioning: the outbox's relay announces it should the sweeper die before it does.
+    expect([...outbox.staged.values()]).toEqual(events.events);
     expect(hotState.agentStates.has("acme/a-1")).toBe(false);
     clock.advance(DAY);
     expect(await sweep()).toEqual({ decommissioned: 0, cameBack: 0, more: false });

@@ -37,7 +37,7 @@ export interface FleetCleanUpOutcome {
   cameBack: number;
   /** Silent agents were left for the next run. */
   more: boolean;
-  /** The events could not be put on the stream; the agents stay decommissioned. */
+  /** The events could not be put on the stream: staged with the decommissionings, they wait for the outbox's relay. */
   streamError?: unknown;
 }
 
@@ -81,10 +81,7 @@ export function makeFleetCleanUp(deps: {
         cameBack++;
         continue;
       }
-      const decommissioning = { at: now, reason: "silent" as const, lastSeen: agent.lastSeen };
-      if (!(await registry.decommission(tenant, agent.agentId, decommissioning))) continue;
-      await hotState.forgetAgent(tenant, agent.agentId, [agent.agentClass]);
-      found.push({
+      const event: AgentDecommissionedEvent = {
         type: "agent.decommissioned",
         version: 1,
         eventId: ids.newId(),
@@ -92,7 +89,12 @@ export function makeFleetCleanUp(deps: {
         at: now,
         ...agent,
         cleanUpAfterDays,
-      });
+      };
+      // The cache forgets the agent first: were it to stay there, a returning agent would heartbeat as
+      // registered and never register again, hidden from every list.
+      await hotState.forgetAgent(tenant, agent.agentId, [agent.agentClass]);
+      const decommissioning = { at: now, reason: "silent" as const, lastSeen: agent.lastSeen, event };
+      if (await registry.decommission(tenant, agent.agentId, decommissioning)) found.push(event);
     }
     return { looked: silent.length, found, cameBack };
   }

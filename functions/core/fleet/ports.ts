@@ -5,6 +5,7 @@ import type {
   SilentAgent,
   SilentAgentIndex,
 } from "../agents/ports.js";
+import type { AgentDecommissionedEvent } from "../events/model.js";
 import type { ClassFlowCache } from "../flows/ports.js";
 import type { RevocationNotices } from "../identity/ports.js";
 import type { Page, PageRequest } from "../paging.js";
@@ -25,11 +26,15 @@ export interface AgentQuery extends PageRequest {
  * Why and when an agent was decommissioned, with its last heartbeat. The console's decommission is a person's;
  * the sweeper's (`silent`) holds only while the agent is still silent since `lastSeen` (SilentAgentIndex).
  */
-export interface Decommissioning {
-  at: number;
-  reason: "console" | "silent";
-  lastSeen: number;
-}
+export type Decommissioning =
+  | { at: number; reason: "console"; lastSeen: number }
+  | {
+      at: number;
+      reason: "silent";
+      lastSeen: number;
+      /** Staged in the same write: announced once, even when the sweeper dies before it publishes. */
+      event: AgentDecommissionedEvent;
+    };
 
 export interface FleetRegistry extends SilentAgentIndex {
   /** One index query page: by class when one is given, otherwise the tenant's whole fleet, by agent id. */
