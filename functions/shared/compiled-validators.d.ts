@@ -10,4 +10,5 @@ export declare const rolloutEvent: ValidateFunction;
 export declare const certificateExpiringEvent: ValidateFunction;
 export declare const agentOfflineEvent: ValidateFunction;
 export declare const agentOnlineEvent: ValidateFunction;
+export declare const agentDecommissionedEvent: ValidateFunction;
 export declare const webhookDisabledEvent: ValidateFunction;

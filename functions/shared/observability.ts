@@ -64,6 +64,7 @@ export const MetricNames = {
   /** Certificates the sweeper announced as entering the expiry window. */
   certificatesExpiring: "CertificatesExpiring",
   agentsWentOffline: "AgentsWentOffline",
+  agentsDecommissioned: "AgentsDecommissioned",
   /** Stream records every consumer took (the stream consumer). */
   eventsConsumed: "EventsConsumed",
   /**

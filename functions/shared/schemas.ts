@@ -17,6 +17,7 @@ export const Validators = {
   certificateExpiringEvent: compiled.certificateExpiringEvent,
   agentOfflineEvent: compiled.agentOfflineEvent,
   agentOnlineEvent: compiled.agentOnlineEvent,
+  agentDecommissionedEvent: compiled.agentDecommissionedEvent,
   webhookDisabledEvent: compiled.webhookDisabledEvent,
 } as const;
 
@@ -27,6 +28,7 @@ const eventValidators: Record<string, ValidateFunction> = {
   "certificate.expiring": Validators.certificateExpiringEvent,
   "agent.offline": Validators.agentOfflineEvent,
   "agent.online": Validators.agentOnlineEvent,
+  "agent.decommissioned": Validators.agentDecommissionedEvent,
   "webhook.disabled": Validators.webhookDisabledEvent,
 };
 

@@ -15,6 +15,7 @@ import { S3EventArchiveReader } from "../adapters/s3/event-archive-reader.js";
 import { makeAdoptionSettlement } from "../core/adoptions/settlement.js";
 import { makeOfflineSweep } from "../core/agents/presence.js";
 import { relayHeld, relayStaged, resending } from "../core/events/publishing.js";
+import { makeFleetCleanUp } from "../core/fleet/clean-up.js";
 import { makeExpiryNotices } from "../core/identity/expiry.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeSweepTimeouts } from "../core/operations/timeouts.js";
@@ -28,8 +29,8 @@ import { randomIds, systemClock } from "../runtime/system.js";
 import type { SweeperConfig } from "../shared/config.js";
 
 /**
- * Wires the sweeper's use cases, operation timeouts, rollouts, adoptions, certificate expiry notices and agents
- * gone offline, to DynamoDB, Kinesis, the cache and the debug bundles' bucket; called once per container. Tests
+ * Wires the sweeper's use cases, operation timeouts, rollouts, adoptions, certificate expiry notices, agents
+ * gone offline and the clean-up of those silent too long, to DynamoDB, Kinesis, the cache and the debug bundles' bucket; called once per container. Tests
  * pass a clock of their own to look at operations, rollouts and certificates as they will be later.
  */
 export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock) {
@@ -59,6 +60,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     },
   });
   const hotState = new RedisFleetHotState(redis);
+  const fleetRegistry = new DynamoFleetRegistry(documents, config.tableName);
   const flows = new DynamoFlowCatalog(documents, config.tableName);
   const renderings = makeFlowRenderings({
     flows,
@@ -68,7 +70,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   const rollouts = makeRolloutEngine({
     rollouts: new DynamoRolloutStore(documents, config.tableName),
     classes,
-    registry: new DynamoFleetRegistry(documents, config.tableName),
+    registry: fleetRegistry,
     hotState,
     operations,
     lifecycle,
@@ -101,9 +103,11 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
       maxPerRun: config.maxExpiryNoticesPerRun,
     },
   });
+  const presence = new RedisPresenceState(redis);
   const offline = makeOfflineSweep({
-    presence: new RedisPresenceState(redis),
+    presence,
     classes,
+    silentAgents: fleetRegistry,
     events,
     clock,
     ids,
@@ -111,6 +115,16 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
       maxPerLook: config.maxOfflinePerLook,
       maxPerRun: config.maxOfflinePerRun,
     },
+  });
+  const cleanUp = makeFleetCleanUp({
+    presence,
+    classes,
+    registry: fleetRegistry,
+    hotState,
+    events,
+    clock,
+    ids,
+    settings: { maxPerRun: config.maxOfflinePerRun },
   });
   // What the relays put again may be on the stream already: the archive shows what it carried.
   const resent = resending(stream, new S3EventArchiveReader(s3, config.archiveBucket));
@@ -120,6 +134,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     adoptions,
     announceExpiringCertificates,
     offline,
+    cleanUp,
     relayStaged: () =>
       relayStaged(outbox, resent, clock.now() - config.outboxGraceMs, config.maxRelayedPerRun),
     relayHeld: () =>

@@ -101,6 +101,19 @@ async function announceOfflineAgents(deadline: number): Promise<void> {
   else if (outcome.announced > 0) logger.info("agents announced offline", { announced: outcome.announced });
 }
 
+/**
+ * Agents silent longer than their class's clean-up age, each decommissioned once and announced as an
+ * `agent.decommissioned` event; after the offline step, which files the outages it reads.
+ */
+async function cleanUpSilentAgents(deadline: number): Promise<void> {
+  const outcome = await sweeper.cleanUp.sweep(deadline);
+  metrics.addMetric(MetricNames.agentsDecommissioned, MetricUnit.Count, outcome.decommissioned);
+  reportStreamFailure(outcome.streamError, "agent decommissioned events not put on the stream");
+  const summary = { decommissioned: outcome.decommissioned, cameBack: outcome.cameBack };
+  if (outcome.more) logger.warn("clean-up stopped at its bound; the rest wait for the next run", summary);
+  else if (outcome.decommissioned > 0) logger.info("silent agents decommissioned", summary);
+}
+
 /** Operation events their writers staged but did not put on the stream, put there now. */
 async function relayStagedEvents(): Promise<void> {
   const outcome = await sweeper.relayStaged();
@@ -133,6 +146,7 @@ const steps: Record<string, (deadline: number) => Promise<void>> = {
   adoptions: settleAdoptions,
   certificates: announceExpiringCertificates,
   offline: announceOfflineAgents,
+  cleanUp: cleanUpSilentAgents,
   buffer: relayHeldEvents,
 };
 /** Time kept free at the end of a run for the look in progress and the metrics. */

@@ -7,7 +7,7 @@
  * other files' tests are still waiting on, and look at their rollouts.
  */
 import { randomUUID } from "node:crypto";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import {
   cppAckOf,
@@ -21,6 +21,7 @@ import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-suppor
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
+import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
@@ -502,5 +503,79 @@ describe("agents restarting for an operation Beacon sent them", () => {
     // The sweep as it runs three periods later, when the agent was due its look after the restart.
     await sweepOfflineAt(back + 3_000);
     expect(await agentEvents(agentId, "agent.offline")).toEqual([]);
+  });
+});
+
+describe("agents silent longer than their class's clean-up age", () => {
+  const DAY = 24 * 60 * MINUTE;
+  const agentId = "cpp-forgotten";
+  const agentClass = "sweeper-clean-up";
+  const cleanUpAt = (at: number) =>
+    withSweeperOn({ now: () => at }, (sweeper) => sweeper.cleanUp.sweep(Number.POSITIVE_INFINITY));
+
+  it("are decommissioned once, announced, kept in the registry as such, and register again at their next heartbeat", async () => {
+    const tableName = agentApi.env[EnvNames.tableName] as string;
+    const registry = new DynamoAgentRegistry(documents, tableName);
+    await new DynamoClassCatalog(documents, tableName).put(
+      tenant,
+      agentClass,
+      { heartbeatIntervalSeconds: 1, cleanUpAfterDays: 2 },
+      Date.now(),
+    );
+    const agent = cppAgentOf(agentId, agentClass, "1 sec");
+    await beat(agentId, { full: true, agent });
+    await beat(agentId, { agent });
+    const lastSeen = await lastSeenOf(agentId);
+    await sweepOfflineAt(lastSeen + 3_001);
+    expect(await agentEvents(agentId, "agent.offline")).toHaveLength(1);
+
+    expect(await cleanUpAt(lastSeen + 2 * DAY)).toMatchObject({ decommissioned: 0 });
+    expect(await cleanUpAt(lastSeen + 2 * DAY + 1)).toMatchObject({ decommissioned: 1, cameBack: 0 });
+    expect(await cleanUpAt(lastSeen + 3 * DAY)).toMatchObject({ decommissioned: 0 });
+    const announced = await agentEvents(agentId, "agent.decommissioned");
+    expect(announced).toEqual([
+      expect.objectContaining({ agentClass, lastSeen, cleanUpAfterDays: 2, at: lastSeen + 2 * DAY + 1 }),
+    ]);
+    expect(eventValidator(announced[0] as { type: string })(announced[0])).toBe(true);
+
+    // The entry stays, marked and out of every index; the cache forgot the agent; its certificate is not revoked.
+    const { Item } = await documents.send(
+      new GetCommand({ TableName: tableName, Key: Keys.agent(tenant, agentId) }),
+    );
+    expect(Item).toMatchObject({
+      decommissionReason: "silent",
+      decommissionedAt: lastSeen + 2 * DAY + 1,
+      lastSeen,
+    });
+    expect(Object.keys(Item ?? {}).filter((name) => name.startsWith("gsi"))).toEqual([]);
+    expect(await registry.get(tenant, agentId)).toBeUndefined();
+    expect(await redis.exists(CacheKeys.agent(tenant, agentId))).toBe(0);
+
+    await beat(agentId, { agent });
+    const registeredAgain = await registry.get(tenant, agentId);
+    expect(registeredAgain).toMatchObject({ agentClass });
+    expect(registeredAgain?.firstSeen).toBeGreaterThan(lastSeen);
+    expect(await agentEvents(agentId, "heartbeat")).toContainEqual(
+      expect.objectContaining({ firstSight: true }),
+    );
+  });
+
+  it("keeps an agent that came back before its age, and takes it out of the silent index", async () => {
+    const backId = "cpp-back";
+    const agent = cppAgentOf(backId, agentClass, "1 sec");
+    await beat(backId, { full: true, agent });
+    const lastSeen = await lastSeenOf(backId);
+    await sweepOfflineAt(lastSeen + 3_001);
+    await beat(backId, { agent });
+    // The first test's agent, silent since it registered again, is due as well: only this one came back.
+    expect(await cleanUpAt(lastSeen + 10 * DAY)).toMatchObject({ cameBack: 1 });
+    expect(await cleanUpAt(lastSeen + 10 * DAY)).toMatchObject({ decommissioned: 0, cameBack: 0 });
+    expect(
+      await new DynamoAgentRegistry(documents, agentApi.env[EnvNames.tableName] as string).get(
+        tenant,
+        backId,
+      ),
+    ).toBeDefined();
+    expect(await agentEvents(backId, "agent.decommissioned")).toEqual([]);
   });
 });

@@ -1,4 +1,7 @@
 import ackEventSchema from "../../schemas/events/ack-event.schema.json" with { type: "json" };
+import agentDecommissionedEventSchema from "../../schemas/events/agent-decommissioned-event.schema.json" with {
+  type: "json",
+};
 import agentOfflineEventSchema from "../../schemas/events/agent-offline-event.schema.json" with {
   type: "json",
 };
@@ -29,6 +32,7 @@ interface JsonSchema {
 
 export const eventSchemas = [
   ackEventSchema,
+  agentDecommissionedEventSchema,
   agentOfflineEventSchema,
   agentOnlineEventSchema,
   certificateExpiringEventSchema,

@@ -30,6 +30,7 @@ export const SchemaFiles = {
   certificateExpiringEvent: "events/certificate-expiring-event.schema.json",
   agentOfflineEvent: "events/agent-offline-event.schema.json",
   agentOnlineEvent: "events/agent-online-event.schema.json",
+  agentDecommissionedEvent: "events/agent-decommissioned-event.schema.json",
   webhookDisabledEvent: "events/webhook-disabled-event.schema.json",
 } as const;
 

@@ -82,6 +82,13 @@ export function describeEvent(event: KeptEvent, locale?: string): EventInWords {
     }
     case "agent.online":
       return { kind: "online", description: "Heartbeat again after an outage: online." };
+    case "agent.decommissioned": {
+      const days = number("cleanUpAfterDays");
+      return {
+        kind: "decommissioned",
+        description: `Silent longer than its class's clean-up age${days ? ` of ${days} days` : ""}: decommissioned.`,
+      };
+    }
     default:
       return { kind: event.type, description: "An event this console does not describe yet." };
   }

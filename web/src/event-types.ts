@@ -13,6 +13,7 @@ const DESCRIPTIONS: Record<EventTypePattern, string> = {
   "agent.registered": "an agent registered",
   "agent.offline": "an agent went silent",
   "agent.online": "an agent heartbeats again",
+  "agent.decommissioned": "a silent agent was decommissioned",
   "operation.*": "every change of an operation's state",
   "operation.queued": "queued for its agent",
   "operation.delivered": "sent to its agent",

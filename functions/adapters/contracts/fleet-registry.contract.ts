@@ -1,9 +1,11 @@
 import { expect, it } from "vitest";
 import type { AgentRecord } from "../../core/agents/ports.js";
-import type { FleetRegistry } from "../../core/fleet/ports.js";
+import type { BeaconEvent } from "../../core/events/model.js";
+import type { Decommissioning, FleetRegistry } from "../../core/fleet/ports.js";
 import { contract } from "./contract.js";
 
 const START = Date.UTC(2026, 10, 21);
+const byConsole: Decommissioning = { at: START + 300_000, reason: "console", lastSeen: START };
 
 /**
  * The console's view of the registry, how an agent gets into it (the agent API's registration), and the
@@ -13,6 +15,8 @@ export interface FleetRegistrySubject {
   registry: FleetRegistry;
   add(record: AgentRecord): Promise<void>;
   recordSeen(tenant: string, agentId: string, lastSeen: number): Promise<void>;
+  /** The events the outbox holds staged, every tenant's. */
+  staged(): Promise<BeaconEvent[]>;
 }
 
 /** Index pages by class or of the whole fleet in agent id order, filters narrowing a page once read. */
@@ -190,7 +194,7 @@ export const fleetRegistryContract = contract<FleetRegistrySubject>("the fleet r
     const { registry, add, recordSeen } = the.subject;
     await fleet();
     await recordSeen(the.tenant, "agent-1", START + 120_000);
-    expect(await registry.remove(the.tenant, "agent-1")).toBe(true);
+    expect(await registry.decommission(the.tenant, "agent-1", byConsole)).toBe(true);
     await add(agent("agent-1", "pumps"));
     expect((await registry.get(the.tenant, "agent-1"))?.lastSeen).toBe(START);
   });
@@ -198,13 +202,102 @@ export const fleetRegistryContract = contract<FleetRegistrySubject>("the fleet r
   it("removes an agent from reads, lists and counts, and says when there was none", async () => {
     const { registry } = the.subject;
     await fleet();
-    expect(await registry.remove(the.tenant, "agent-3")).toBe(true);
+    expect(await registry.decommission(the.tenant, "agent-3", byConsole)).toBe(true);
     expect(await registry.get(the.tenant, "agent-3")).toBeUndefined();
     expect(idsOf(await registry.query(the.tenant, { agentClass: "pumps", limit: 5 }))).toEqual([
       "agent-1",
       "agent-4",
     ]);
     expect(await registry.count(the.tenant, "pumps")).toBe(2);
-    expect(await registry.remove(the.tenant, "agent-3")).toBe(false);
+    expect(await registry.decommission(the.tenant, "agent-3", byConsole)).toBe(false);
+  });
+
+  it("files agents announced offline by class and last heartbeat, until they are back", async () => {
+    const { registry } = the.subject;
+    await fleet();
+    const silent = (agentId: string, agentClass: string, lastSeen: number) => ({
+      agentId,
+      agentClass,
+      lastSeen,
+    });
+    await registry.markSilent(the.tenant, silent("agent-3", "pumps", START + 60_000));
+    await registry.markSilent(the.tenant, silent("agent-1", "pumps", START));
+    await registry.markSilent(the.tenant, silent("agent-2", "valves", START));
+    await registry.markSilent(the.tenant, silent("agent-9", "pumps", START));
+    await registry.markSilent(`${the.tenant}-other`, silent("agent-0", "pumps", START));
+    expect(await registry.silentBefore(the.tenant, "pumps", START + 60_001, 10)).toEqual([
+      silent("agent-1", "pumps", START),
+      silent("agent-3", "pumps", START + 60_000),
+    ]);
+    expect(await registry.silentBefore(the.tenant, "pumps", START + 60_000, 10)).toEqual([
+      silent("agent-1", "pumps", START),
+    ]);
+    expect(await registry.silentBefore(the.tenant, "pumps", START + 60_001, 1)).toHaveLength(1);
+    await registry.clearSilent(the.tenant, "agent-1", START + 1);
+    expect(await registry.silentBefore(the.tenant, "pumps", START + 1, 10)).toHaveLength(1);
+    await registry.clearSilent(the.tenant, "agent-1", START);
+    expect(await registry.silentBefore(the.tenant, "pumps", START + 60_001, 10)).toEqual([
+      silent("agent-3", "pumps", START + 60_000),
+    ]);
+    expect(await registry.silentBefore(the.tenant, "valves", START + 1, 10)).toEqual([
+      silent("agent-2", "valves", START),
+    ]);
+    // Silent again after a heartbeat: filed by the new outage's last heartbeat.
+    await registry.markSilent(the.tenant, silent("agent-2", "valves", START + 120_000));
+    expect(await registry.silentBefore(the.tenant, "valves", START + 120_001, 10)).toEqual([
+      silent("agent-2", "valves", START + 120_000),
+    ]);
+  });
+
+  it("decommissions a silent agent once and only while silent since then; it registers again", async () => {
+    const { registry, add } = the.subject;
+    await fleet();
+    const bySweeper = (lastSeen: number): Decommissioning & { reason: "silent" } => ({
+      at: START + 600_000,
+      reason: "silent",
+      lastSeen,
+      event: {
+        type: "agent.decommissioned",
+        version: 1,
+        eventId: `decommissioned-${lastSeen}`,
+        tenant: the.tenant,
+        at: START + 600_000,
+        agentId: "agent-3",
+        agentClass: "pumps",
+        lastSeen,
+        cleanUpAfterDays: 7,
+      },
+    });
+    expect(await registry.decommission(the.tenant, "agent-3", bySweeper(START + 60_000))).toBe(false);
+    await registry.markSilent(the.tenant, {
+      agentId: "agent-3",
+      agentClass: "pumps",
+      lastSeen: START + 60_000,
+    });
+    expect(await registry.decommission(the.tenant, "agent-3", bySweeper(START))).toBe(false);
+    expect(await registry.decommission(the.tenant, "agent-3", bySweeper(START + 60_000))).toBe(true);
+    expect(await registry.decommission(the.tenant, "agent-3", bySweeper(START + 60_000))).toBe(false);
+    // The event was staged with the one decommissioning that took place, and with none of the refused.
+    const staged = (await the.subject.staged()).filter((event) => event.tenant === the.tenant);
+    expect(staged).toEqual([bySweeper(START + 60_000).event]);
+    expect(await registry.get(the.tenant, "agent-3")).toBeUndefined();
+    expect(await registry.silentBefore(the.tenant, "pumps", START + 60_001, 10)).toEqual([]);
+    expect(await registry.count(the.tenant, "pumps")).toBe(2);
+    expect(idsOf(await registry.query(the.tenant, { limit: 10 }))).toEqual([
+      "agent-1",
+      "agent-2",
+      "agent-4",
+      "agent-5",
+    ]);
+    // Decommissioned, it is filed as silent no more.
+    await registry.markSilent(the.tenant, {
+      agentId: "agent-3",
+      agentClass: "pumps",
+      lastSeen: START + 60_000,
+    });
+    expect(await registry.silentBefore(the.tenant, "pumps", START + 60_001, 10)).toEqual([]);
+    await add(agent("agent-3", "pumps", { firstSeen: START + 900_000, lastSeen: START + 900_000 }));
+    expect(await registry.get(the.tenant, "agent-3")).toMatchObject({ firstSeen: START + 900_000 });
+    expect(await registry.count(the.tenant, "pumps")).toBe(3);
   });
 });

@@ -1,8 +1,10 @@
 import {
   BatchGetCommand,
+  DeleteCommand,
   type DynamoDBDocumentClient,
   PutCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { Labels } from "../../core/agents/labels.js";
@@ -11,10 +13,13 @@ import type {
   AgentClassRegistry,
   AgentRecord,
   AgentRegistry,
+  SilentAgent,
 } from "../../core/agents/ports.js";
+import type { Decommissioning } from "../../core/fleet/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { AgentManifest } from "../../core/manifests/agent-manifest.js";
-import { isConditionalCheckFailure, Keys } from "./keys.js";
+import { stagedEventItem } from "./event-outbox.js";
+import { failedTransactionConditions, isConditionalCheckFailure, Keys } from "./keys.js";
 
 /** The agent's manifest in its item: `supportedOperations` as JSON text, kept exactly as the agent sent it. */
 interface AgentManifestItem {
@@ -36,6 +41,11 @@ export interface AgentItem {
   describeOperationId?: string;
   describeExpiresAt?: number;
   labels?: Labels;
+  /** Set while the agent is announced offline: its last heartbeat, its place in the silent index. */
+  silentSince?: number;
+  /** Set once decommissioned (FleetRegistry.decommission): the entry is kept, out of every index. */
+  decommissionedAt?: number;
+  decommissionReason?: string;
 }
 
 export class DynamoAgentRegistry implements AgentRegistry {
@@ -56,7 +66,7 @@ export class DynamoAgentRegistry implements AgentRegistry {
       }),
     );
     const profile = Items.find((item) => item.sk === profileKey.sk);
-    if (!profile) return undefined;
+    if (!profile || profile.decommissionedAt !== undefined) return undefined;
     const seen = Items.find((item) => item.sk === Keys.agentSeen(tenant, agentId).sk);
     return seenAt(toRecord(profile as AgentItem), seen?.lastSeen as number | undefined);
   }
@@ -67,7 +77,7 @@ export class DynamoAgentRegistry implements AgentRegistry {
         new PutCommand({
           TableName: this.tableName,
           Item: agentProfileItem(record),
-          ConditionExpression: "attribute_not_exists(pk)",
+          ConditionExpression: "attribute_not_exists(pk) OR attribute_exists(decommissionedAt)",
         }),
       );
       return "created";
@@ -155,12 +165,80 @@ export class DynamoAgentRegistry implements AgentRegistry {
     });
   }
 
-  private async conditionalUpdate(update: Omit<ConstructorParameters<typeof UpdateCommand>[0], "TableName">) {
+  /** Only a registered agent's profile: an agent decommissioned meanwhile is not filed again. */
+  async markSilent(tenant: string, agent: SilentAgent): Promise<void> {
+    await this.conditionalUpdate({
+      Key: Keys.agent(tenant, agent.agentId),
+      UpdateExpression: "SET gsi3pk = :partition, gsi3sk = :since, silentSince = :lastSeen",
+      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(decommissionedAt)",
+      ExpressionAttributeValues: {
+        ":partition": Keys.silentAgentsOfClass(tenant, agent.agentClass),
+        ":since": Keys.dueAt(agent.lastSeen),
+        ":lastSeen": agent.lastSeen,
+      },
+    });
+  }
+
+  async clearSilent(tenant: string, agentId: string, lastSeen: number): Promise<void> {
+    await this.conditionalUpdate({
+      Key: Keys.agent(tenant, agentId),
+      UpdateExpression: "REMOVE gsi3pk, gsi3sk, silentSince",
+      ConditionExpression: "silentSince = :lastSeen",
+      ExpressionAttributeValues: { ":lastSeen": lastSeen },
+    });
+  }
+
+  /**
+   * One conditional update of the profile, which leaves every index (so lists, counts and rollouts no
+   * longer see it) and keeps the rest; the periodic last-seen item goes, its time kept in the profile.
+   */
+  async decommission(tenant: string, agentId: string, decommissioning: Decommissioning): Promise<boolean> {
+    const still = decommissioning.reason === "silent" ? " AND silentSince = :lastSeen" : "";
+    const mark = {
+      TableName: this.tableName,
+      Key: Keys.agent(tenant, agentId),
+      UpdateExpression:
+        "SET decommissionedAt = :at, decommissionReason = :reason, lastSeen = :lastSeen " +
+        "REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, silentSince, describeOperationId, describeExpiresAt",
+      ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(decommissionedAt)${still}`,
+      ExpressionAttributeValues: {
+        ":at": decommissioning.at,
+        ":reason": decommissioning.reason,
+        ":lastSeen": decommissioning.lastSeen,
+      },
+    };
+    const decommissioned = await this.conditionally(() =>
+      decommissioning.reason === "silent"
+        ? this.client.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                { Update: mark },
+                { Put: { TableName: this.tableName, Item: stagedEventItem(decommissioning.event) } },
+              ],
+            }),
+          )
+        : this.client.send(new UpdateCommand(mark)),
+    );
+    if (decommissioned)
+      await this.client.send(
+        new DeleteCommand({ TableName: this.tableName, Key: Keys.agentSeen(tenant, agentId) }),
+      );
+    return decommissioned;
+  }
+
+  private conditionalUpdate(update: Omit<ConstructorParameters<typeof UpdateCommand>[0], "TableName">) {
+    return this.conditionally(() =>
+      this.client.send(new UpdateCommand({ TableName: this.tableName, ...update })),
+    );
+  }
+
+  /** Whether the write's conditions held: false when one did not, alone or in a transaction. */
+  private async conditionally(write: () => Promise<unknown>): Promise<boolean> {
     try {
-      await this.client.send(new UpdateCommand({ TableName: this.tableName, ...update }));
+      await write();
       return true;
     } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
+      if (isConditionalCheckFailure(error) || failedTransactionConditions(error)?.some(Boolean)) return false;
       throw error;
     }
   }

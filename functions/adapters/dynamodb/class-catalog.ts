@@ -41,6 +41,7 @@ export class DynamoClassCatalog implements ClassCatalog {
       ...(change.description === undefined ? [] : ["description = :description"]),
       ...(change.heartbeatIntervalSeconds === undefined ? [] : ["heartbeatIntervalSeconds = :interval"]),
       ...(change.ackTimeoutSeconds === undefined ? [] : ["ackTimeoutSeconds = :ackTimeout"]),
+      ...(change.cleanUpAfterDays === undefined ? [] : ["cleanUpAfterDays = :cleanUpAfterDays"]),
     ];
     const { Attributes: before } = await this.client.send(
       new UpdateCommand({
@@ -53,6 +54,7 @@ export class DynamoClassCatalog implements ClassCatalog {
           ":description": change.description,
           ":interval": change.heartbeatIntervalSeconds,
           ":ackTimeout": change.ackTimeoutSeconds,
+          ":cleanUpAfterDays": change.cleanUpAfterDays,
         }),
         // The item as it was tells a creation from an update; the new one follows from it and the change.
         ReturnValues: "ALL_OLD",
@@ -95,6 +97,7 @@ function toClass(item: Record<string, unknown>): AgentClassRecord {
     description: item.description as string | undefined,
     heartbeatIntervalSeconds: item.heartbeatIntervalSeconds as number | undefined,
     ackTimeoutSeconds: item.ackTimeoutSeconds as number | undefined,
+    cleanUpAfterDays: item.cleanUpAfterDays as number | undefined,
     flowPolicy: item.flowPolicy as ClassFlowPolicy | undefined,
     activeRolloutId: item.activeRolloutId as string | undefined,
     createdAt: item.createdAt as number,

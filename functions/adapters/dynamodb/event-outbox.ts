@@ -3,8 +3,8 @@ import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb
 import {
   type BeaconEvent,
   isStagedEvent,
-  type OperationEvent,
   partitionKeyOf,
+  type StagedEvent,
 } from "../../core/events/model.js";
 import type { EventOutbox } from "../../core/events/ports.js";
 import { batchWriteAll } from "./batch-write.js";
@@ -32,7 +32,7 @@ const shardOf = (key: string): number =>
 const retainedUntil = (event: BeaconEvent) => Math.floor(event.at / 1000) + STAGED_RETENTION_SECONDS;
 
 /** The item that stages `event`: written in the same transaction as the change it records. */
-export function stagedEventItem(event: OperationEvent): Record<string, unknown> {
+export function stagedEventItem(event: StagedEvent): Record<string, unknown> {
   return {
     ...Keys.stagedEvent(event.tenant, event.agentId, event.eventId),
     [dueIndex.partitionKey]: Keys.outboxShard(shardOf(event.eventId)),

@@ -1,18 +1,13 @@
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  QueryCommand,
-  UpdateCommand,
-} from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Labels } from "../../core/agents/labels.js";
-import type { AgentRecord } from "../../core/agents/ports.js";
-import type { AgentQuery, FleetRegistry } from "../../core/fleet/ports.js";
+import type { AgentRecord, SilentAgent } from "../../core/agents/ports.js";
+import type { AgentQuery, Decommissioning, FleetRegistry } from "../../core/fleet/ports.js";
 import { type AgentItem, DynamoAgentRegistry, toRecord, withLastSeen } from "./agent-registry.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
-const { byClass, byTenant } = TableSchema.indexes;
+const { byClass, byTenant, due } = TableSchema.indexes;
 
 /**
  * The console's view of the agent registry. Lists read an index partition of the caller's tenant,
@@ -85,20 +80,38 @@ export class DynamoFleetRegistry implements FleetRegistry {
     };
   }
 
-  async remove(tenant: string, agentId: string) {
-    const [{ Attributes }] = await Promise.all([
-      this.client.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: Keys.agent(tenant, agentId),
-          ReturnValues: "ALL_OLD",
-        }),
-      ),
-      this.client.send(
-        new DeleteCommand({ TableName: this.tableName, Key: Keys.agentSeen(tenant, agentId) }),
-      ),
-    ]);
-    return Attributes !== undefined;
+  decommission(tenant: string, agentId: string, decommissioning: Decommissioning) {
+    return this.registry.decommission(tenant, agentId, decommissioning);
+  }
+
+  markSilent(tenant: string, agent: SilentAgent) {
+    return this.registry.markSilent(tenant, agent);
+  }
+
+  clearSilent(tenant: string, agentId: string, lastSeen: number) {
+    return this.registry.clearSilent(tenant, agentId, lastSeen);
+  }
+
+  /** One query of the class's partition of the due index, up to the time. */
+  async silentBefore(tenant: string, agentClass: string, before: number, limit: number) {
+    const { Items = [] } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: due.indexName,
+        KeyConditionExpression: "#partition = :partition AND #sort < :before",
+        ExpressionAttributeNames: { "#partition": due.partitionKey, "#sort": due.sortKey },
+        ExpressionAttributeValues: {
+          ":partition": Keys.silentAgentsOfClass(tenant, agentClass),
+          ":before": Keys.dueAt(before),
+        },
+        Limit: limit,
+      }),
+    );
+    return (Items as AgentItem[]).map((item) => ({
+      agentId: item.agentId,
+      agentClass: item.agentClass,
+      lastSeen: item.silentSince as number,
+    }));
   }
 
   /** The whole map in one write: an agent without labels keeps no empty map. */
@@ -110,7 +123,7 @@ export class DynamoFleetRegistry implements FleetRegistry {
           TableName: this.tableName,
           Key: Keys.agent(tenant, agentId),
           UpdateExpression: empty ? "REMOVE labels" : "SET labels = :labels",
-          ConditionExpression: "attribute_exists(pk)",
+          ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(decommissionedAt)",
           ExpressionAttributeValues: empty ? undefined : { ":labels": labels },
         }),
       );

@@ -56,6 +56,11 @@ export const Keys = {
    */
   keptEvent: (tenant: string, eventId: string) => ({ pk: `T#${tenant}#KEPT-EVENT#${eventId}`, sk: "EVENT" }),
   keptEventShard: (shard: number) => `OUTBOX#KEPT#${String(shard).padStart(2, "0")}`,
+  /**
+   * The due index's partition of a class's agents announced offline, by their last heartbeat (dueAt): the
+   * sweeper's clean-up reads the class's, never the whole registry. Their profiles carry it while silent.
+   */
+  silentAgentsOfClass: (tenant: string, agentClass: string) => `T#${tenant}#SILENT#C#${agentClass}`,
   /** The due index's partition of every tenant's active rollouts, by creation time (dueAt). */
   dueRollouts: () => "DUE#ROLLOUTS",
   /** A class's flow versions, by hash. */

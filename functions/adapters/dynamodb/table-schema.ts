@@ -23,8 +23,9 @@ export const TableSchema = {
     byTenant: { indexName: "gsi2", partitionKey: "gsi2pk", sortKey: "gsi2sk" },
     /**
      * Open operations by the time the sweeper should look at them, in a few shards across all tenants;
-     * active rollouts; certificates whose expiry is yet to be announced, by notAfter. Sparse: an operation
-     * leaves it when it closes, a certificate once announced or revoked.
+     * active rollouts; certificates whose expiry is yet to be announced, by notAfter; a tenant's agents
+     * announced offline, by class and last heartbeat. Sparse: an operation leaves it when it closes, a
+     * certificate once announced or revoked, an agent when it is back or decommissioned.
      */
     due: { indexName: "gsi3", partitionKey: "gsi3pk", sortKey: "gsi3sk" },
   },

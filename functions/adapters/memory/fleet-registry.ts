@@ -1,14 +1,24 @@
 import { type Labels, matchesLabels } from "../../core/agents/labels.js";
-import type { AgentRecord } from "../../core/agents/ports.js";
-import type { AgentQuery, FleetRegistry } from "../../core/fleet/ports.js";
+import type { AgentRecord, SilentAgent } from "../../core/agents/ports.js";
+import type { AgentQuery, Decommissioning, FleetRegistry } from "../../core/fleet/ports.js";
 import { manifestIdOf } from "../../core/manifests/agent-manifest.js";
+import { MemoryEventOutbox } from "./event-outbox.js";
 import { ofTenant, pageOf } from "./paging.js";
 
 export class MemoryFleetRegistry implements FleetRegistry {
-  readonly agents = new Map<string, AgentRecord>();
+  constructor(private readonly outbox = new MemoryEventOutbox()) {}
 
+  readonly agents = new Map<string, AgentRecord>();
+  /** The silent index's entries, by tenant/agent id. */
+  readonly silent = new Map<string, SilentAgent>();
+  /** Decommissioned agents' kept entries, by tenant/agent id, until they register again. */
+  readonly decommissioned = new Map<string, AgentRecord & { decommissioning: Decommissioning }>();
+
+  /** A registration: a decommissioned agent's kept entry is replaced. */
   add(record: AgentRecord) {
-    this.agents.set(`${record.tenant}/${record.agentId}`, structuredClone(record));
+    const key = `${record.tenant}/${record.agentId}`;
+    this.decommissioned.delete(key);
+    this.agents.set(key, structuredClone(record));
   }
 
   /** An agent's periodic checkpoint, which the agent API writes (AgentRegistry.recordSeen). */
@@ -40,8 +50,38 @@ export class MemoryFleetRegistry implements FleetRegistry {
     return record && structuredClone(record);
   }
 
-  async remove(tenant: string, agentId: string) {
-    return this.agents.delete(`${tenant}/${agentId}`);
+  /** As the table: the entry leaves every read and index, kept with its decommissioning until registered again. */
+  async decommission(tenant: string, agentId: string, decommissioning: Decommissioning) {
+    const key = `${tenant}/${agentId}`;
+    const record = this.agents.get(key);
+    if (!record) return false;
+    if (decommissioning.reason === "silent" && this.silent.get(key)?.lastSeen !== decommissioning.lastSeen)
+      return false;
+    this.agents.delete(key);
+    this.silent.delete(key);
+    this.decommissioned.set(key, { ...record, lastSeen: decommissioning.lastSeen, decommissioning });
+    if (decommissioning.reason === "silent") this.outbox.stage(decommissioning.event);
+    return true;
+  }
+
+  async markSilent(tenant: string, agent: SilentAgent) {
+    const key = `${tenant}/${agent.agentId}`;
+    if (this.agents.has(key)) this.silent.set(key, structuredClone(agent));
+  }
+
+  async clearSilent(tenant: string, agentId: string, lastSeen: number) {
+    const key = `${tenant}/${agentId}`;
+    if (this.silent.get(key)?.lastSeen === lastSeen) this.silent.delete(key);
+  }
+
+  async silentBefore(tenant: string, agentClass: string, before: number, limit: number) {
+    return [...this.silent]
+      .filter(([key, agent]) => key === `${tenant}/${agent.agentId}`)
+      .map(([, agent]) => agent)
+      .filter((agent) => agent.agentClass === agentClass && agent.lastSeen < before)
+      .sort((a, b) => a.lastSeen - b.lastSeen)
+      .slice(0, limit)
+      .map((agent) => structuredClone(agent));
   }
 
   async putLabels(tenant: string, agentId: string, labels: Labels) {

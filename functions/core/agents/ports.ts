@@ -48,8 +48,12 @@ export interface AgentCheckpoint {
 }
 
 export interface AgentRegistry {
+  /** Registered agents only: a decommissioned agent's kept entry is none. */
   get(tenant: string, agentId: string): Promise<AgentRecord | undefined>;
-  /** Conditional create: a second registration of the same agent changes nothing. */
+  /**
+   * Conditional create: a second registration of the same agent changes nothing. A decommissioned agent's
+   * entry (FleetRegistry.decommission) is replaced: the agent registers anew.
+   */
   register(record: AgentRecord): Promise<"created" | "exists">;
   /** Writes what changed to the agent's profile, the item the console's agent lists read. */
   checkpoint(tenant: string, agentId: string, checkpoint: AgentCheckpoint): Promise<void>;
@@ -78,6 +82,22 @@ export interface AgentRegistry {
   ): Promise<boolean>;
   /** Keeps a manifest the agent sent otherwise (a DESCRIBE asked through the console); false for no such agent. */
   recordManifest(tenant: string, agentId: string, manifest: AgentManifest): Promise<boolean>;
+}
+
+/** An agent announced offline: its class, and its last heartbeat, since when it is silent. */
+export interface SilentAgent {
+  agentId: string;
+  agentClass: string;
+  lastSeen: number;
+}
+
+/**
+ * The registry's index of the agents announced offline, by class and since when they are silent: what the
+ * sweeper's clean-up reads instead of the whole registry (FleetRegistry reads it).
+ */
+export interface SilentAgentIndex {
+  /** Files the agent by its last heartbeat; nothing for an agent the registry does not hold. */
+  markSilent(tenant: string, agent: SilentAgent): Promise<void>;
 }
 
 export interface AgentClassRegistry {
@@ -234,6 +254,8 @@ export interface AgentClassRecord {
   heartbeatIntervalSeconds?: number;
   /** How long the class's agents may take to acknowledge an operation; the service default when absent. */
   ackTimeoutSeconds?: number;
+  /** How many days an agent of the class may stay silent before the sweeper decommissions it; never when absent. */
+  cleanUpAfterDays?: number;
   /** Which flow the class's agents should run, once a flow version was published to it. */
   flowPolicy?: ClassFlowPolicy;
   /** The rollout under way, if any: a class has at most one. */
@@ -248,6 +270,7 @@ export interface AgentClassChange {
   description?: string;
   heartbeatIntervalSeconds?: number;
   ackTimeoutSeconds?: number;
+  cleanUpAfterDays?: number;
 }
 
 export interface ClassCatalog {

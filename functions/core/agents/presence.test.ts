@@ -4,6 +4,7 @@ import { coreHarness } from "../../../scripts/test-support/core-harness.js";
 import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
 import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
+import { MemoryFleetRegistry } from "../../adapters/memory/fleet-registry.js";
 import { MemoryHotState } from "../../adapters/memory/hot-state.js";
 import { SequentialIds } from "../../adapters/memory/id-generator.js";
 import type { AgentCredential } from "../identity/credentials.js";
@@ -16,7 +17,16 @@ function harness(settings = { maxPerLook: 100, maxPerRun: 1_000 }) {
   const events = new MemoryEventSink();
   const clock = new ManualClock();
   const classes = new MemoryClassCatalog();
-  const sweeper = makeOfflineSweep({ presence, classes, events, clock, ids: new SequentialIds(), settings });
+  const silentAgents = new MemoryFleetRegistry();
+  const sweeper = makeOfflineSweep({
+    presence,
+    classes,
+    silentAgents,
+    events,
+    clock,
+    ids: new SequentialIds(),
+    settings,
+  });
   /** A heartbeat as the cache records it. */
   async function beat(tenant: string, agentId: string, agentClass = "pumps", manifestHash?: string) {
     await presence.rememberClass(tenant, agentClass);
@@ -43,7 +53,7 @@ function harness(settings = { maxPerLook: 100, maxPerRun: 1_000 }) {
     await presence.rememberAgentManifest(tenant, agentId, known);
   }
   const announced = () => events.events.map((event) => event.type === "agent.offline" && event.agentId);
-  return { presence, classes, events, clock, sweeper, beat, statePeriod, announced };
+  return { presence, classes, silentAgents, events, clock, sweeper, beat, statePeriod, announced };
 }
 
 describe("the period a class holds its agents to", () => {
@@ -86,6 +96,24 @@ describe("the offline sweep", () => {
     expect(events.events.slice(2).map((event) => event.type === "agent.offline" && event.agentId)).toEqual([
       "pump-2",
       "pump-1",
+    ]);
+  });
+
+  it("files each agent it announces in the registry's silent index, by its last heartbeat", async () => {
+    const { silentAgents, clock, sweeper, beat } = harness();
+    const start = clock.now();
+    silentAgents.add({
+      tenant: "acme",
+      agentId: "pump-1",
+      agentClass: "pumps",
+      firstSeen: start,
+      lastSeen: start,
+    });
+    await beat("acme", "pump-1");
+    clock.advance(3 * MINUTE + 1);
+    await sweeper.sweep(Number.POSITIVE_INFINITY);
+    expect(await silentAgents.silentBefore("acme", "pumps", clock.now(), 10)).toEqual([
+      { agentId: "pump-1", agentClass: "pumps", lastSeen: start },
     ]);
   });
 

@@ -1,7 +1,8 @@
 import type { AgentOfflineEvent, AgentOnlineEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
+import { publishReportingFailure } from "../events/publishing.js";
 import type { Clock, IdGenerator } from "../ports.js";
-import type { AgentClassRecord, ClassCatalog } from "./ports.js";
+import type { AgentClassRecord, ClassCatalog, SilentAgentIndex } from "./ports.js";
 import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "./status.js";
 
 /** An agent the cache marked offline: it was last seen at `lastSeen`, and held to `heartbeatPeriodMs`. */
@@ -71,32 +72,38 @@ export const heartbeatPeriodMsOf = (
   record: Pick<AgentClassRecord, "heartbeatIntervalSeconds"> | undefined,
 ): number => (record?.heartbeatIntervalSeconds ?? DEFAULT_HEARTBEAT_INTERVAL_SECONDS) * 1000;
 
+/** Every class of the tenant, a page at a time. */
+export async function allClassesOf(classes: ClassCatalog, tenant: string): Promise<AgentClassRecord[]> {
+  const records: AgentClassRecord[] = [];
+  let after: string | undefined;
+  do {
+    const page = await classes.list(tenant, { limit: 100, after });
+    records.push(...page.items);
+    after = page.last;
+  } while (after !== undefined);
+  return records;
+}
+
+/** Registry writes filing announced agents in the silent index that are in flight at once. */
+const FILINGS_AT_ONCE = 25;
+
 /**
  * The sweeper's announcement of agents that went silent, each once per outage, as `agent.offline`. It never
  * scans the registry: the cache keeps each tenant's agents by when they become overdue, and its script
  * takes the overdue ones in that order and marks them, so a run's work is bounded by `maxPerRun` however
- * large the fleet, and a silent agent is looked at once per outage.
+ * large the fleet, and a silent agent is looked at once per outage. Each announced agent is then filed in
+ * the registry's silent index (one write per outage), where the clean-up finds those silent too long.
  */
 export function makeOfflineSweep(deps: {
   presence: PresenceState;
   classes: ClassCatalog;
+  silentAgents: SilentAgentIndex;
   events: EventSink;
   clock: Clock;
   ids: IdGenerator;
   settings: OfflineSweepSettings;
 }) {
-  const { presence, classes, events, clock, ids, settings } = deps;
-
-  async function classesOf(tenant: string): Promise<AgentClassRecord[]> {
-    const records: AgentClassRecord[] = [];
-    let after: string | undefined;
-    do {
-      const page = await classes.list(tenant, { limit: 100, after });
-      records.push(...page.items);
-      after = page.last;
-    } while (after !== undefined);
-    return records;
-  }
+  const { presence, classes, silentAgents, events, clock, ids, settings } = deps;
 
   /**
    * Schedules the tenant's agents that went silent before Beacon scheduled agents at each heartbeat, with
@@ -106,7 +113,7 @@ export function makeOfflineSweep(deps: {
   async function scheduleSilent(tenant: string, budget: number, deadline: number) {
     if (await presence.allScheduled(tenant)) return { read: 0, more: false };
     let read = 0;
-    const records = await classesOf(tenant);
+    const records = await allClassesOf(classes, tenant);
     for (const record of records) {
       for (let done = false; !done; ) {
         const left = budget - read;
@@ -141,15 +148,17 @@ export function makeOfflineSweep(deps: {
     }
   }
 
+  /** Announced first: a registry that fails leaves the outage unfiled (the agent kept), never unannounced. */
   async function announce(found: AgentOfflineEvent[], more: boolean): Promise<OfflineSweepOutcome> {
-    let streamError: unknown;
-    if (found.length > 0) {
-      try {
-        await events.publish(found);
-      } catch (error) {
-        streamError = error;
-      }
-    }
+    const streamError = await publishReportingFailure(events, found);
+    for (let start = 0; start < found.length; start += FILINGS_AT_ONCE)
+      await Promise.all(
+        found
+          .slice(start, start + FILINGS_AT_ONCE)
+          .map(({ tenant, agentId, agentClass, lastSeen }) =>
+            silentAgents.markSilent(tenant, { agentId, agentClass, lastSeen }),
+          ),
+      );
     return { announced: found.length, more, streamError };
   }
 

@@ -180,11 +180,17 @@ export interface CertificateExpiringEvent {
 }
 
 /**
- * An agent missed its heartbeats for MISSED_HEARTBEATS_OFFLINE times its period: announced once per outage,
- * by the sweeper. Not announced while an operation that restarts the agent is open.
+ * An agent stayed silent longer than its class's clean-up age: the sweeper dropped its hot state and kept its
+ * registry entry as decommissioned, once. It registers again at its next heartbeat.
  */
-export interface AgentOfflineEvent {
-  type: "agent.offline";
+export interface AgentDecommissionedEvent extends SilentAgentEvent {
+  type: "agent.decommissioned";
+  /** The clean-up age the decision used: the class's. */
+  cleanUpAfterDays: number;
+}
+
+/** What the sweeper's events about an agent that went silent share. */
+interface SilentAgentEvent {
   version: 1;
   eventId: string;
   tenant: string;
@@ -193,6 +199,14 @@ export interface AgentOfflineEvent {
   agentClass: string;
   /** Epoch milliseconds: the agent's last heartbeat. */
   lastSeen: number;
+}
+
+/**
+ * An agent missed its heartbeats for MISSED_HEARTBEATS_OFFLINE times its period: announced once per outage,
+ * by the sweeper. Not announced while an operation that restarts the agent is open.
+ */
+export interface AgentOfflineEvent extends SilentAgentEvent {
+  type: "agent.offline";
   /** The heartbeat period the decision used: the one the agent's manifest states, else its class's interval. */
   heartbeatPeriodMs: number;
 }
@@ -243,6 +257,7 @@ export type BeaconEvent = (
   | CertificateExpiringEvent
   | AgentOfflineEvent
   | AgentOnlineEvent
+  | AgentDecommissionedEvent
   | WebhookDisabledEvent
 ) &
   ResentMark;
@@ -252,10 +267,14 @@ export const resentOf = (event: BeaconEvent): BeaconEvent =>
   event.resent ? event : { ...event, resent: true };
 
 /**
- * Events written in the same transaction as the state change they record (the operation store stages them in
- * the event outbox): a publish that fails leaves them there, for the relay, and nowhere else.
+ * Events written in the same transaction as the state change they record (the operation store and the
+ * registry's decommissioning stage them in the event outbox): a publish that fails leaves them there, for the
+ * relay, and nowhere else.
  */
-export const isStagedEvent = (event: BeaconEvent): event is OperationEvent => event.type === "operation";
+export type StagedEvent = OperationEvent | AgentDecommissionedEvent;
+
+export const isStagedEvent = (event: BeaconEvent): event is StagedEvent & ResentMark =>
+  event.type === "operation" || event.type === "agent.decommissioned";
 
 /** Keeps one agent's events, and one rollout's, in order on one shard. */
 export function partitionKeyOf(event: BeaconEvent): string {

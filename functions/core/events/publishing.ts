@@ -2,6 +2,20 @@ import { type BeaconEvent, isStagedEvent, resentOf } from "./model.js";
 import type { EventBuffer, EventOutbox, EventSink, KeptEvents } from "./ports.js";
 
 /** A publish that put some of its events, or none: `unpublished` are the ones the stream does not have. */
+/**
+ * Puts a sweep's events on the stream, when it has any; what the stream answered instead, for the sweep's
+ * outcome to report: the changes they record stand either way.
+ */
+export async function publishReportingFailure(sink: EventSink, events: BeaconEvent[]): Promise<unknown> {
+  if (events.length === 0) return undefined;
+  try {
+    await sink.publish(events);
+    return undefined;
+  } catch (error) {
+    return error;
+  }
+}
+
 export class PublishFailure extends Error {
   constructor(
     message: string,

@@ -152,8 +152,9 @@ export function makeAgentsApi(deps: AgentsDependencies) {
     },
 
     /**
-     * Forgets the agent: its agent certificates are revoked, its registry entry and hot state removed.
-     * An agent still running with a fleet certificate registers again at its next heartbeat.
+     * Forgets the agent: its agent certificates are revoked, its hot state removed, its registry entry kept
+     * as decommissioned, out of every read and list, as the sweeper's clean-up does. An agent still running
+     * with a fleet certificate registers again at its next heartbeat.
      */
     async decommission(principal: Principal, agentId: string): Promise<ConsoleResult> {
       requireRole(principal, "operator");
@@ -161,12 +162,14 @@ export function makeAgentsApi(deps: AgentsDependencies) {
       const record = await reader.find(tenant, agentId);
       const cache = guardedCache();
       const revoked = await deps.revokeAgentCertificates(tenant, agentId, cache);
-      await registry.remove(tenant, agentId);
-      const hot = await cache.attempt(() => hotState.agents(tenant, [agentId]));
-      const classes = [...new Set([record.agentClass, hot?.get(agentId)?.agentClass ?? record.agentClass])];
+      const hot = (await cache.attempt(() => hotState.agents(tenant, [agentId])))?.get(agentId);
+      const at = clock.now();
+      const lastSeen = Math.max(record.lastSeen, hot?.lastSeen ?? 0);
+      await registry.decommission(tenant, agentId, { at, reason: "console", lastSeen });
+      const classes = [...new Set([record.agentClass, hot?.agentClass ?? record.agentClass])];
       await cache.attempt(() => hotState.forgetAgent(tenant, agentId, classes));
       return {
-        body: { agentId, decommissionedAt: toIso(clock.now()), revokedCertificates: revoked },
+        body: { agentId, decommissionedAt: toIso(at), revokedCertificates: revoked },
         cacheError: cache.error,
       };
     },

@@ -40,6 +40,7 @@ export interface ClassView {
   description?: string;
   heartbeatIntervalSeconds: number;
   ackTimeoutSeconds?: number;
+  cleanUpAfterDays?: number;
   /** The flow the class's agents are brought to, and the flows that count as current. */
   flow?: { target: string; accepted: string[] };
   activeRolloutId?: string;
@@ -96,6 +97,7 @@ const view = (record: AgentClassRecord, agents: AgentCounts | undefined): ClassV
     description: record.description,
     heartbeatIntervalSeconds: record.heartbeatIntervalSeconds ?? DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
     ackTimeoutSeconds: record.ackTimeoutSeconds,
+    cleanUpAfterDays: record.cleanUpAfterDays,
     // The policy's ack timeout is the class's own, shown above; the policy carries it for the agent API.
     flow: record.flowPolicy && { target: record.flowPolicy.target, accepted: record.flowPolicy.accepted },
     activeRolloutId: record.activeRolloutId,

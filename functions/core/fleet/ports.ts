@@ -1,5 +1,12 @@
 import type { LabelRequirement, Labels } from "../agents/labels.js";
-import type { AgentRecord, HotSighting, OwnValuesCache } from "../agents/ports.js";
+import type {
+  AgentRecord,
+  HotSighting,
+  OwnValuesCache,
+  SilentAgent,
+  SilentAgentIndex,
+} from "../agents/ports.js";
+import type { AgentDecommissionedEvent } from "../events/model.js";
 import type { ClassFlowCache } from "../flows/ports.js";
 import type { RevocationNotices } from "../identity/ports.js";
 import type { Page, PageRequest } from "../paging.js";
@@ -18,12 +25,34 @@ export interface AgentQuery extends PageRequest {
   labels?: readonly LabelRequirement[];
 }
 
-export interface FleetRegistry {
+/**
+ * Why and when an agent was decommissioned, with its last heartbeat. The console's decommission is a person's;
+ * the sweeper's (`silent`) holds only while the agent is still silent since `lastSeen` (SilentAgentIndex).
+ */
+export type Decommissioning =
+  | { at: number; reason: "console"; lastSeen: number }
+  | {
+      at: number;
+      reason: "silent";
+      lastSeen: number;
+      /** Staged in the same write: announced once, even when the sweeper dies before it publishes. */
+      event: AgentDecommissionedEvent;
+    };
+
+export interface FleetRegistry extends SilentAgentIndex {
   /** One index query page: by class when one is given, otherwise the tenant's whole fleet, by agent id. */
   query(tenant: string, query: AgentQuery): Promise<Page<AgentRecord>>;
   get(tenant: string, agentId: string): Promise<AgentRecord | undefined>;
-  /** False when there was no such agent. */
-  remove(tenant: string, agentId: string): Promise<boolean>;
+  /**
+   * Takes the agent out of reads, lists, counts and the silent index, keeping its entry marked with the
+   * decommissioning (for the audit) until it registers again; its periodic last-seen times go. False when
+   * there was no such agent registered, or, for `silent`, when it is no longer silent since `lastSeen`.
+   */
+  decommission(tenant: string, agentId: string, decommissioning: Decommissioning): Promise<boolean>;
+  /** Up to `limit` of the class's agents announced offline whose last heartbeat was before `before`, earliest first. */
+  silentBefore(tenant: string, agentClass: string, before: number, limit: number): Promise<SilentAgent[]>;
+  /** Takes the agent out of the silent index, unless it went silent again since (another `lastSeen`). */
+  clearSilent(tenant: string, agentId: string, lastSeen: number): Promise<void>;
   /** Replaces the agent's labels (the last writer wins); false when there was no such agent. */
   putLabels(tenant: string, agentId: string, labels: Labels): Promise<boolean>;
   /**

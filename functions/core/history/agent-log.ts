@@ -1,5 +1,6 @@
 import type {
   AckEvent,
+  AgentDecommissionedEvent,
   AgentOfflineEvent,
   AgentOnlineEvent,
   BeaconEvent,
@@ -16,13 +17,14 @@ export type AgentLogEvent =
   | OperationEvent
   | (CertificateExpiringEvent & { agentId: string })
   | AgentOfflineEvent
-  | AgentOnlineEvent;
+  | AgentOnlineEvent
+  | AgentDecommissionedEvent;
 
 /**
  * What an operator looks back for, not every heartbeat: a steady heartbeat a minute per agent would cost
  * one write each (100,000 agents: 144 million a day). Kept are the first sighting (the agent registered),
  * every acknowledgement and every state change of its operations (which include each flow it was sent),
- * its certificate's expiry warning, and when it went offline and came back. A heartbeat says what the agent runs now, not whether that changed,
+ * its certificate's expiry warning, when it went offline and came back, and when the sweeper decommissioned it. A heartbeat says what the agent runs now, not whether that changed,
  * so class, manifest and flow changes are seen here only through the operations that made them.
  */
 export function keptForAgent(event: BeaconEvent): event is AgentLogEvent {
@@ -35,6 +37,7 @@ export function keptForAgent(event: BeaconEvent): event is AgentLogEvent {
     case "operation":
     case "agent.offline":
     case "agent.online":
+    case "agent.decommissioned":
       return true;
     default:
       return false;

@@ -1,5 +1,6 @@
 import type { CertificateExpiringEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
+import { publishReportingFailure } from "../events/publishing.js";
 import { dropUndefined } from "../json.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import { DAY_MS } from "./certificates.js";
@@ -42,14 +43,7 @@ export function makeExpiryNotices(deps: {
       if (await store.markExpiryAnnounced(record.tenant, record.serial, now))
         notices.push(expiringEvent(record, now, ids.newId(), settings.warningDays));
     }
-    let streamError: unknown;
-    if (notices.length > 0) {
-      try {
-        await events.publish(notices);
-      } catch (error) {
-        streamError = error;
-      }
-    }
+    const streamError = await publishReportingFailure(events, notices);
     return { announced: notices.length, more: due.length > settings.maxPerRun, streamError };
   };
 }

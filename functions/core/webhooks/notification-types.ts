@@ -8,6 +8,7 @@ import { OperationStates, RolloutStates } from "../events/model.js";
 export const NotificationTypes: readonly string[] = [
   "agent.offline",
   "agent.online",
+  "agent.decommissioned",
   "agent.registered",
   ...OperationStates.map((state) => `operation.${state}`),
   ...RolloutStates.map((state) => `rollout.${state}`),

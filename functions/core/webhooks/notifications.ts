@@ -1,4 +1,9 @@
-import type { BeaconEvent } from "../events/model.js";
+import type {
+  AgentDecommissionedEvent,
+  AgentOfflineEvent,
+  AgentOnlineEvent,
+  BeaconEvent,
+} from "../events/model.js";
 import { dropUndefined } from "../json.js";
 import type { Delivery, Notification, Subscription } from "./model.js";
 import { notificationBody } from "./requests.js";
@@ -28,6 +33,18 @@ function notification(
  * agent wrote: an operation's details and failure cause carry the agent's text (a DESCRIBE answer holds its
  * configuration, tokens included), a heartbeat its status and configuration checksums.
  */
+/** An agent's going silent, coming back or being cleaned up: the agent, its last heartbeat, and what the decision used. */
+const presenceNotification = (
+  event: AgentOfflineEvent | AgentOnlineEvent | AgentDecommissionedEvent,
+  used: Record<string, number>,
+) =>
+  notification(
+    event,
+    event.type,
+    { agentId: event.agentId, lastSeen: iso(event.lastSeen), ...used },
+    event.agentClass,
+  );
+
 export function notificationOf(event: BeaconEvent): Notification | undefined {
   switch (event.type) {
     case "heartbeat":
@@ -39,19 +56,11 @@ export function notificationOf(event: BeaconEvent): Notification | undefined {
         event.agentClass,
       );
     case "agent.offline":
-      return notification(
-        event,
-        event.type,
-        { agentId: event.agentId, lastSeen: iso(event.lastSeen), heartbeatPeriodMs: event.heartbeatPeriodMs },
-        event.agentClass,
-      );
+      return presenceNotification(event, { heartbeatPeriodMs: event.heartbeatPeriodMs });
     case "agent.online":
-      return notification(
-        event,
-        event.type,
-        { agentId: event.agentId, lastSeen: iso(event.lastSeen) },
-        event.agentClass,
-      );
+      return presenceNotification(event, {});
+    case "agent.decommissioned":
+      return presenceNotification(event, { cleanUpAfterDays: event.cleanUpAfterDays });
     case "operation":
       return notification(
         event,

@@ -455,7 +455,7 @@ export interface paths {
         post?: never;
         /**
          * Decommission an agent
-         * @description Revokes the agent's agent certificates, then deletes its registry entry and hot state. An agent that heartbeats again with a fleet certificate registers again as new.
+         * @description Revokes the agent's agent certificates, drops its hot state and keeps its registry entry marked decommissioned, out of every read, list and count. An agent that heartbeats again with a fleet certificate registers again as new.
          */
         delete: operations["decommissionAgent"];
         options?: never;
@@ -1145,6 +1145,8 @@ export interface components {
             heartbeatIntervalSeconds: number;
             /** @description How long the class's agents may take to acknowledge an operation once it is delivered; absent until set, when Beacon's default applies (300 s unless configured otherwise). */
             ackTimeoutSeconds?: number;
+            /** @description How many days an agent of the class may stay silent before the sweeper decommissions it (its hot state dropped, its registry entry kept as decommissioned, an `agent.decommissioned` event); absent until set, when silent agents are kept. */
+            cleanUpAfterDays?: number;
             /** @description Which flow the class's agents should run, once a rollout published a version to it: agents reporting a flow id outside `accepted` are sent `target` (catch-up). While a rollout runs, both its versions are accepted. */
             flow?: {
                 /** @description The flow hash catch-up brings agents to. */
@@ -1172,6 +1174,8 @@ export interface components {
             heartbeatIntervalSeconds?: number;
             /** @description How long the class's agents may take to acknowledge an operation once it is delivered, before it times out. */
             ackTimeoutSeconds?: number;
+            /** @description How many days an agent of the class may stay silent (since its last heartbeat) before the sweeper decommissions it. It registers again at its next heartbeat. */
+            cleanUpAfterDays?: number;
         };
         /** @description 1 to 128 characters from A-Z a-z 0-9 . _ -, starting with a letter or digit: safe in a URL path as it is. A heartbeat reporting any other class is taken as reporting none. */
         ClassName: string;
@@ -1950,7 +1954,7 @@ export interface components {
         /** @description One event as Beacon put it on the stream (schemas/events/), without its tenant and version, `at` as a time. */
         AgentEvent: {
             /** @enum {string} */
-            type: "heartbeat" | "ack" | "operation" | "certificate.expiring" | "agent.offline" | "agent.online";
+            type: "heartbeat" | "ack" | "operation" | "certificate.expiring" | "agent.offline" | "agent.online" | "agent.decommissioned";
             eventId: string;
             agentId: string;
             /** Format: date-time */
@@ -2001,10 +2005,10 @@ export interface components {
             nextCursor?: string;
         };
         /**
-         * @description A notification type: `agent.offline`, `agent.online`, `agent.registered`; `operation.<state>` and `rollout.<state>` for the state an operation or a rollout entered; `certificate.expiring`; `webhook.disabled` (a subscription that kept failing was switched off); `webhook.test` (what the test route sends). Or a family of them: `operation.*`.
+         * @description A notification type: `agent.offline`, `agent.online`, `agent.decommissioned` (a silent agent cleaned up), `agent.registered`; `operation.<state>` and `rollout.<state>` for the state an operation or a rollout entered; `certificate.expiring`; `webhook.disabled` (a subscription that kept failing was switched off); `webhook.test` (what the test route sends). Or a family of them: `operation.*`.
          * @enum {string}
          */
-        NotificationTypePattern: "agent.offline" | "agent.online" | "agent.registered" | "operation.queued" | "operation.delivered" | "operation.awaiting_effect" | "operation.done" | "operation.failed" | "operation.timed_out" | "operation.cancelled" | "rollout.canary" | "rollout.rolling" | "rollout.paused" | "rollout.rolling_back" | "rollout.completed" | "rollout.rolled_back" | "rollout.aborted" | "certificate.expiring" | "webhook.disabled" | "webhook.test" | "agent.*" | "operation.*" | "rollout.*" | "certificate.*" | "webhook.*";
+        NotificationTypePattern: "agent.offline" | "agent.online" | "agent.decommissioned" | "agent.registered" | "operation.queued" | "operation.delivered" | "operation.awaiting_effect" | "operation.done" | "operation.failed" | "operation.timed_out" | "operation.cancelled" | "rollout.canary" | "rollout.rolling" | "rollout.paused" | "rollout.rolling_back" | "rollout.completed" | "rollout.rolled_back" | "rollout.aborted" | "certificate.expiring" | "webhook.disabled" | "webhook.test" | "agent.*" | "operation.*" | "rollout.*" | "certificate.*" | "webhook.*";
         SubscriptionRequest: {
             /** @description Where deliveries are posted: an `https` URL without credentials or fragment, naming a public host or address. Never a private, loopback or link-local address, neither as given nor as its name resolves when a delivery is made. */
             url: string;
