@@ -74,6 +74,11 @@ export const Keys = {
     pk: `T#${tenant}#PARAMS#C#${className}`,
     sk: `P#${name}`,
   }),
+  /** The changes of one class's values staged for a rollout, by name: apart from its values in force. */
+  stagedClassParameter: (tenant: string, className: string, name: string) => ({
+    pk: `T#${tenant}#PARAMS#S#${className}`,
+    sk: `P#${name}`,
+  }),
   /** The parameter values set for one agent, by name: the agent's values are one query. */
   agentParameter: (tenant: string, agentId: string, name: string) => ({
     pk: `T#${tenant}#PARAMS#A#${agentId}`,

@@ -1,6 +1,7 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { ParameterRecord } from "../../core/parameters/model.js";
+import type { ParameterRecord, StagedChange } from "../../core/parameters/model.js";
 import type { ParameterScope, ParameterStore } from "../../core/parameters/ports.js";
+import { batchWriteAll } from "./batch-write.js";
 import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -12,21 +13,32 @@ const keyOf = (tenant: string, scope: ParameterScope, name: string) =>
     ? Keys.classParameter(tenant, scope.className, name)
     : Keys.agentParameter(tenant, scope.agentId, name);
 
+type ValueItem = {
+  name: string;
+  value?: string;
+  secretRef?: string;
+  /** A staged change that removes the class's value. */
+  removes?: boolean;
+  updatedAt: number;
+  updatedBy: string;
+};
+
 /** An item holds its value as `value` or `secretRef`, beside the name and who set it when. */
 function recordOf(item: Record<string, unknown>): ParameterRecord {
-  const { name, value, secretRef, updatedAt, updatedBy } = item as {
-    name: string;
-    value?: string;
-    secretRef?: string;
-    updatedAt: number;
-    updatedBy: string;
-  };
+  const { name, value, secretRef, updatedAt, updatedBy } = item as ValueItem;
   return {
     name,
     value: secretRef === undefined ? { value: value as string } : { secretRef },
     updatedAt,
     updatedBy,
   };
+}
+
+/** A staged change's item is a value's, or one marked `removes` for a change that removes the value. */
+function stagedChangeOf(item: Record<string, unknown>): StagedChange {
+  if (!(item as ValueItem).removes) return recordOf(item);
+  const { name, updatedAt, updatedBy } = item as ValueItem;
+  return { name, updatedAt, updatedBy };
 }
 
 /**
@@ -49,13 +61,18 @@ export class DynamoParameterStore implements ParameterStore {
   ) {}
 
   async list(tenant: string, scope: ParameterScope) {
+    return (await this.partition(keyOf(tenant, scope, "").pk)).map(recordOf);
+  }
+
+  /** A layer's items, or a class's staged changes: one partition, read consistently. */
+  private async partition(pk: string) {
     const { items } = await queryAll(this.client, {
       TableName: this.tableName,
       KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": keyOf(tenant, scope, "").pk, ":prefix": NAME_PREFIX },
+      ExpressionAttributeValues: { ":pk": pk, ":prefix": NAME_PREFIX },
       ConsistentRead: true,
     });
-    return items.map(recordOf);
+    return items;
   }
 
   async get(tenant: string, scope: ParameterScope, name: string) {
@@ -106,5 +123,35 @@ export class DynamoParameterStore implements ParameterStore {
       agentId: (item.gsi2sk as string).slice(prefix.length),
       record: recordOf(item),
     }));
+  }
+
+  async staged(tenant: string, className: string) {
+    return (await this.partition(Keys.stagedClassParameter(tenant, className, "").pk)).map(stagedChangeOf);
+  }
+
+  async stage(tenant: string, className: string, change: StagedChange) {
+    const { value, ...rest } = change;
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...Keys.stagedClassParameter(tenant, className, change.name),
+          ...rest,
+          ...(value ?? { removes: true }),
+        },
+      }),
+    );
+  }
+
+  /** One query and batches of deletes: a class's staged changes are few, as its values are. */
+  async discardStaged(tenant: string, className: string) {
+    const items = await this.partition(Keys.stagedClassParameter(tenant, className, "").pk);
+    await batchWriteAll(
+      this.client,
+      this.tableName,
+      items.map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } })),
+      "discarded staged values",
+    );
+    return items.map(stagedChangeOf);
   }
 }

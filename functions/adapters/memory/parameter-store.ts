@@ -1,4 +1,4 @@
-import type { ParameterRecord } from "../../core/parameters/model.js";
+import type { ParameterRecord, StagedChange } from "../../core/parameters/model.js";
 import type { ParameterScope, ParameterStore } from "../../core/parameters/ports.js";
 
 const scopeKey = (tenant: string, scope: ParameterScope) =>
@@ -7,6 +7,8 @@ const scopeKey = (tenant: string, scope: ParameterScope) =>
 /** Parameter values by tenant and scope, each scope's by name, as the table's partitions keep them. */
 export class MemoryParameterStore implements ParameterStore {
   readonly scopes = new Map<string, Map<string, ParameterRecord>>();
+  /** Changes staged per class, by tenant/class and name. */
+  readonly stagedChanges = new Map<string, Map<string, StagedChange>>();
 
   private valuesOf(tenant: string, scope: ParameterScope): Map<string, ParameterRecord> {
     const key = scopeKey(tenant, scope);
@@ -50,5 +52,28 @@ export class MemoryParameterStore implements ParameterStore {
           : [];
       })
       .sort((a, b) => (a.agentId < b.agentId ? -1 : 1));
+  }
+
+  private stagedOf(tenant: string, className: string): Map<string, StagedChange> {
+    const key = `${tenant}/${className}`;
+    const changes = this.stagedChanges.get(key) ?? new Map<string, StagedChange>();
+    this.stagedChanges.set(key, changes);
+    return changes;
+  }
+
+  async staged(tenant: string, className: string) {
+    return [...this.stagedOf(tenant, className).values()]
+      .sort((a, b) => (a.name < b.name ? -1 : 1))
+      .map((change) => structuredClone(change));
+  }
+
+  async stage(tenant: string, className: string, change: StagedChange) {
+    this.stagedOf(tenant, className).set(change.name, structuredClone(change));
+  }
+
+  async discardStaged(tenant: string, className: string) {
+    const discarded = await this.staged(tenant, className);
+    this.stagedChanges.delete(`${tenant}/${className}`);
+    return discarded;
   }
 }
