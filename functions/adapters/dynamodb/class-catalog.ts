@@ -1,5 +1,10 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { AgentClassChange, AgentClassRecord, ClassCatalog } from "../../core/agents/ports.js";
+import type {
+  AgentClassChange,
+  AgentClassRecord,
+  ClassCatalog,
+  ValueChanges,
+} from "../../core/agents/ports.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
@@ -41,6 +46,7 @@ export class DynamoClassCatalog implements ClassCatalog {
       ...(change.description === undefined ? [] : ["description = :description"]),
       ...(change.heartbeatIntervalSeconds === undefined ? [] : ["heartbeatIntervalSeconds = :interval"]),
       ...(change.ackTimeoutSeconds === undefined ? [] : ["ackTimeoutSeconds = :ackTimeout"]),
+      ...(change.valueChanges === undefined ? [] : ["valueChanges = :valueChanges"]),
     ];
     const { Attributes: before } = await this.client.send(
       new UpdateCommand({
@@ -53,6 +59,7 @@ export class DynamoClassCatalog implements ClassCatalog {
           ":description": change.description,
           ":interval": change.heartbeatIntervalSeconds,
           ":ackTimeout": change.ackTimeoutSeconds,
+          ":valueChanges": change.valueChanges,
         }),
         // The item as it was tells a creation from an update; the new one follows from it and the change.
         ReturnValues: "ALL_OLD",
@@ -96,6 +103,7 @@ function toClass(item: Record<string, unknown>): AgentClassRecord {
     heartbeatIntervalSeconds: item.heartbeatIntervalSeconds as number | undefined,
     ackTimeoutSeconds: item.ackTimeoutSeconds as number | undefined,
     flowPolicy: item.flowPolicy as ClassFlowPolicy | undefined,
+    valueChanges: item.valueChanges as ValueChanges | undefined,
     activeRolloutId: item.activeRolloutId as string | undefined,
     createdAt: item.createdAt as number,
     updatedAt: item.updatedAt as number | undefined,

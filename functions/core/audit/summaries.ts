@@ -41,7 +41,8 @@ function originOf(url: unknown): Record<string, unknown> {
  * a parameter's value (only the reference of one that names a secret).
  */
 export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
-  putClass: ({ body }) => pick(body, ["description", "heartbeatIntervalSeconds", "ackTimeoutSeconds"]),
+  putClass: ({ body }) =>
+    pick(body, ["description", "heartbeatIntervalSeconds", "ackTimeoutSeconds", "valueChanges"]),
   uploadFlow: ({ answer }) => pick(answer, ["hash", "format", "sizeBytes"]),
   uploadAsset: ({ query, answer }) => ({
     ...pick(query, ["name"]),
@@ -73,7 +74,10 @@ export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
     ...pick(body, ["flowId"]),
     ...pick(answer, ["adoptionId", "agentId"]),
   }),
-  putClassParameter: parameterValueSummary,
+  putClassParameter: (exchange) => ({
+    ...parameterValueSummary(exchange),
+    ...pick(exchange.answer, ["staged"]),
+  }),
   putAgentParameter: parameterValueSummary,
   startRollout: ({ body, answer }) => ({
     ...pick(body, ["className", "flowHash"]),
