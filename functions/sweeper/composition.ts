@@ -60,10 +60,8 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   });
   const hotState = new RedisFleetHotState(redis);
   const flows = new DynamoFlowCatalog(documents, config.tableName);
-  const renderings = makeFlowRenderings({
-    flows,
-    parameters: new DynamoParameterStore(documents, config.tableName),
-  });
+  const parameters = new DynamoParameterStore(documents, config.tableName);
+  const renderings = makeFlowRenderings({ flows, parameters });
   const classFlowCache = renderingClassFlows(hotState, renderings);
   const rollouts = makeRolloutEngine({
     rollouts: new DynamoRolloutStore(documents, config.tableName),
@@ -78,6 +76,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     agentApiUrl: config.agentApiUrl,
     flows,
     renderings,
+    parameters,
     classFlowCache,
   });
   const adoptions = makeAdoptionSettlement({

@@ -2,7 +2,7 @@ import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } fr
 import type { ParameterRecord, StagedChange } from "../../core/parameters/model.js";
 import type { ParameterScope, ParameterStore } from "../../core/parameters/ports.js";
 import { batchWriteAll } from "./batch-write.js";
-import { Keys } from "./keys.js";
+import { isConditionalCheckFailure, Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
@@ -153,5 +153,41 @@ export class DynamoParameterStore implements ParameterStore {
       "discarded staged values",
     );
     return items.map(stagedChangeOf);
+  }
+
+  async unstage(tenant: string, className: string, changes: readonly StagedChange[]) {
+    await Promise.all(
+      changes.map((change) =>
+        this.client
+          .send(
+            new DeleteCommand({
+              TableName: this.tableName,
+              Key: Keys.stagedClassParameter(tenant, className, change.name),
+              ConditionExpression: "updatedAt = :updatedAt",
+              ExpressionAttributeValues: { ":updatedAt": change.updatedAt },
+            }),
+          )
+          .catch((error: unknown) => {
+            if (!isConditionalCheckFailure(error)) throw error;
+          }),
+      ),
+    );
+  }
+
+  async freeze(tenant: string, className: string, rolloutId: string, values: readonly ParameterRecord[]) {
+    await batchWriteAll(
+      this.client,
+      this.tableName,
+      values.map(({ value, ...rest }) => ({
+        PutRequest: {
+          Item: { ...Keys.rolloutParameter(tenant, className, rolloutId, rest.name), ...rest, ...value },
+        },
+      })),
+      "a rollout's frozen values",
+    );
+  }
+
+  async frozen(tenant: string, className: string, rolloutId: string) {
+    return (await this.partition(Keys.rolloutParameter(tenant, className, rolloutId, "").pk)).map(recordOf);
   }
 }

@@ -9,6 +9,8 @@ export class MemoryParameterStore implements ParameterStore {
   readonly scopes = new Map<string, Map<string, ParameterRecord>>();
   /** Changes staged per class, by tenant/class and name. */
   readonly stagedChanges = new Map<string, Map<string, StagedChange>>();
+  /** Values rollouts froze, by tenant/class/rollout. */
+  readonly frozenValues = new Map<string, ParameterRecord[]>();
 
   private valuesOf(tenant: string, scope: ParameterScope): Map<string, ParameterRecord> {
     const key = scopeKey(tenant, scope);
@@ -75,5 +77,21 @@ export class MemoryParameterStore implements ParameterStore {
     const discarded = await this.staged(tenant, className);
     this.stagedChanges.delete(`${tenant}/${className}`);
     return discarded;
+  }
+
+  async unstage(tenant: string, className: string, changes: readonly StagedChange[]) {
+    const staged = this.stagedOf(tenant, className);
+    for (const change of changes)
+      if (staged.get(change.name)?.updatedAt === change.updatedAt) staged.delete(change.name);
+  }
+
+  async freeze(tenant: string, className: string, rolloutId: string, values: readonly ParameterRecord[]) {
+    this.frozenValues.set(`${tenant}/${className}/${rolloutId}`, structuredClone([...values]));
+  }
+
+  async frozen(tenant: string, className: string, rolloutId: string) {
+    return structuredClone(this.frozenValues.get(`${tenant}/${className}/${rolloutId}`) ?? []).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    );
   }
 }

@@ -89,6 +89,8 @@ if agentClass then
   elseif policy[2] and supportedOperations then
     -- An agent with values of its own runs its own rendering of each version that declares parameters:
     -- the class's flow ids of those renderings give way to the agent's.
+    -- The target's rendering is the one in force ('targetFlowId'), not another of its hash: a rollout of the
+    -- class's staged values renders the target a second time.
     -- They are computed once per policy (its target and accepted ids name its renderings) and kept in the
     -- agent's hash until the policy or the agent's values change (both drop 'ownIdsFor').
     local targetFlowId = policy[6] or policy[2]
@@ -103,7 +105,7 @@ if agentClass then
         for _, rendering in ipairs(cjson.decode(policy[7])) do
           local id = ownFlowId(rendering, own)
           ownIds[rendering[2]] = id
-          if rendering[1] == policy[2] then targetFlowId = id end
+          if rendering[2] == policy[6] then targetFlowId = id end
         end
         acceptedIds = string.gsub(acceptedIds, '%S+', ownIds)
         redis.call('HSET', KEYS[1], 'ownIdsFor', stamp, 'ownTargetFlowId', targetFlowId, 'ownAcceptedIds', acceptedIds)

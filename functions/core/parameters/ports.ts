@@ -24,6 +24,17 @@ export interface ParameterStore {
   stage(tenant: string, className: string, change: StagedChange): Promise<void>;
   /** Removes every change staged for the class: those it removed. */
   discardStaged(tenant: string, className: string): Promise<StagedChange[]>;
+  /** Removes these staged changes, each only while it is still staged as given (a later one stays). */
+  unstage(tenant: string, className: string, changes: readonly StagedChange[]): Promise<void>;
+  /** Keeps the class's values as a rollout of its staged changes brings them, apart from any change after. */
+  freeze(
+    tenant: string,
+    className: string,
+    rolloutId: string,
+    values: readonly ParameterRecord[],
+  ): Promise<void>;
+  /** The class's values as the rollout froze them; none for a rollout that froze none. */
+  frozen(tenant: string, className: string, rolloutId: string): Promise<ParameterRecord[]>;
 }
 
 /**

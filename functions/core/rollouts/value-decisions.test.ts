@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { FlowParameter } from "../flows/parameters.js";
 import { targetFlowIdOf } from "../flows/policy.js";
-import { renderingOf, withRenderings } from "../parameters/rendered-flow-ids.js";
-import { valueMemberFlowIds, valueRenderings, valueRolloutPolicy } from "./value-decisions.js";
+import { renderingOf, withRenderings, withStagedRendering } from "../parameters/rendered-flow-ids.js";
+import { valuesWithChanges } from "../parameters/staging.js";
+import { valueMemberFlowIds, valueRenderings } from "./value-decisions.js";
 
 const V1 = "a".repeat(64);
 const declared: FlowParameter[] = [
@@ -19,7 +20,9 @@ const record = (name: string, value: string) => ({
 const inForce = [record("kafka.brokers", "b1:9092"), record("site", "plant")];
 
 describe("a rollout of a class's staged values", () => {
-  const renderings = valueRenderings(version, inForce, [record("kafka.brokers", "b2:9092")]);
+  const staged = (...changes: Parameters<typeof valuesWithChanges>[1]) =>
+    valueRenderings(version, inForce, valuesWithChanges(inForce, changes));
+  const renderings = staged(record("kafka.brokers", "b2:9092"));
   if (!renderings) throw new Error("a change of a declared parameter renders the version anew");
 
   it("goes from the target version rendered with the values in force to it rendered with the changes", () => {
@@ -32,12 +35,10 @@ describe("a rollout of a class's staged values", () => {
   });
 
   it("has nothing to roll out for changes that render the version alike, or a version declaring none", () => {
-    expect(valueRenderings(version, inForce, [record("undeclared", "x")])).toBeUndefined();
-    expect(valueRenderings(version, inForce, [record("site", "plant")])).toBeUndefined();
+    expect(staged(record("undeclared", "x"))).toBeUndefined();
+    expect(staged(record("site", "plant"))).toBeUndefined();
     expect(valueRenderings({ hash: V1 }, inForce, [record("site", "other")])).toBeUndefined();
-    expect(
-      valueRenderings(version, inForce, [{ name: "site", updatedAt: 2, updatedBy: "bob" }]),
-    ).toBeDefined();
+    expect(staged({ name: "site", updatedAt: 2, updatedBy: "bob" })).toBeDefined();
   });
 
   it("moves only agents whose rendered flow changes: not one whose own value overrides the change", () => {
@@ -53,11 +54,11 @@ describe("a rollout of a class's staged values", () => {
 
   it("has catch-up accept both renderings while it runs, the one in force still the target", () => {
     const cached = withRenderings({ target: V1, accepted: [V1] }, [renderings.from]);
-    const running = valueRolloutPolicy(cached, renderings);
+    const running = withStagedRendering(cached, renderings.to);
     expect(running.target).toBe(V1);
     expect(running.accepted).toEqual([renderings.from.flowId, renderings.to.flowId]);
     expect(running.renderings).toEqual([renderings.from, renderings.to]);
     expect(targetFlowIdOf(running)).toBe(renderings.from.flowId);
-    expect(valueRolloutPolicy(running, renderings)).toEqual(running);
+    expect(withStagedRendering(running, renderings.to)).toEqual(running);
   });
 });

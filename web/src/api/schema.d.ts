@@ -1669,10 +1669,13 @@ export interface components {
              */
             onFailure: "pause" | "rollback";
         };
+        /** @description Either `flowHash` (a version) or `stagedValues` (the class's staged value changes). */
         RolloutRequest: {
             className: components["schemas"]["ClassName"];
             /** @description A flow version of the class. */
-            flowHash: string;
+            flowHash?: string;
+            /** @description Roll out the class's staged value changes instead of a version: frozen as they are when it starts, they render the class's target version anew, and go only to the agents whose rendered flow they change (an agent whose own value overrides a changed parameter is passed over). Completion puts them in force as the class's values; a rollback returns members to the values in force. */
+            stagedValues?: boolean;
             /** @description Fields left out take Beacon's defaults: a canary of 5 percent, batches of 100 agents every 10 s, 120 s of soak, a failure threshold of 5 percent, rollback. */
             plan?: {
                 /** @description The first group, of the class's agents when the rollout started; it must be healthy before batches begin. */
@@ -1729,6 +1732,8 @@ export interface components {
             fromFlow?: string;
             /** @description The flow version rolled out. */
             toFlow: string;
+            /** @description It rolls out the class's staged values to its target version (`fromFlow` and `toFlow` alike), not a version. */
+            stagedValues?: boolean;
             state: components["schemas"]["RolloutState"];
             /**
              * @description While paused: the state resuming returns to.
