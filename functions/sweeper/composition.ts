@@ -6,8 +6,8 @@ import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
-import { DynamoParameterStore } from "../adapters/dynamodb/parameter-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
+import { DynamoStagingParameterStore } from "../adapters/dynamodb/staged-parameter-store.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { RedisPresenceState } from "../adapters/redis/presence.js";
 import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
@@ -60,7 +60,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   });
   const hotState = new RedisFleetHotState(redis);
   const flows = new DynamoFlowCatalog(documents, config.tableName);
-  const parameters = new DynamoParameterStore(documents, config.tableName);
+  const parameters = new DynamoStagingParameterStore(documents, config.tableName);
   const renderings = makeFlowRenderings({ flows, parameters });
   const classFlowCache = renderingClassFlows(hotState, renderings);
   const rollouts = makeRolloutEngine({

@@ -74,11 +74,6 @@ export const Keys = {
     pk: `T#${tenant}#PARAMS#C#${className}`,
     sk: `P#${name}`,
   }),
-  /** The changes of one class's values staged for a rollout, by name: apart from its values in force. */
-  stagedClassParameter: (tenant: string, className: string, name: string) => ({
-    pk: `T#${tenant}#PARAMS#S#${className}`,
-    sk: `P#${name}`,
-  }),
   /** A class's values as a rollout of its staged changes froze them, by name: what its members download. */
   rolloutParameter: (tenant: string, className: string, rolloutId: string, name: string) => ({
     pk: `T#${tenant}#PARAMS#R#${className}#${rolloutId}`,

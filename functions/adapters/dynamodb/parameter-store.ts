@@ -1,8 +1,7 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { ParameterRecord, StagedChange } from "../../core/parameters/model.js";
+import type { ParameterRecord } from "../../core/parameters/model.js";
 import type { ParameterScope, ParameterStore } from "../../core/parameters/ports.js";
-import { batchWriteAll } from "./batch-write.js";
-import { isConditionalCheckFailure, Keys } from "./keys.js";
+import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
@@ -13,7 +12,7 @@ const keyOf = (tenant: string, scope: ParameterScope, name: string) =>
     ? Keys.classParameter(tenant, scope.className, name)
     : Keys.agentParameter(tenant, scope.agentId, name);
 
-type ValueItem = {
+export type ValueItem = {
   name: string;
   value?: string;
   secretRef?: string;
@@ -23,8 +22,11 @@ type ValueItem = {
   updatedBy: string;
 };
 
+/** What staging writes and the console and the sweeper alone do (staged-parameter-store.ts), not the agent API. */
+export type StagingMethod = "staged" | "stage" | "discardStaged" | "unstage" | "freeze";
+
 /** An item holds its value as `value` or `secretRef`, beside the name and who set it when. */
-function recordOf(item: Record<string, unknown>): ParameterRecord {
+export function recordOf(item: Record<string, unknown>): ParameterRecord {
   const { name, value, secretRef, updatedAt, updatedBy } = item as ValueItem;
   return {
     name,
@@ -32,13 +34,6 @@ function recordOf(item: Record<string, unknown>): ParameterRecord {
     updatedAt,
     updatedBy,
   };
-}
-
-/** A staged change's item is a value's, or one marked `removes` for a change that removes the value. */
-function stagedChangeOf(item: Record<string, unknown>): StagedChange {
-  if (!(item as ValueItem).removes) return recordOf(item);
-  const { name, updatedAt, updatedBy } = item as ValueItem;
-  return { name, updatedAt, updatedBy };
 }
 
 /**
@@ -54,10 +49,10 @@ const indexKeyOf = (tenant: string, scope: ParameterScope, name: string) =>
  * Parameter values, one item each in a partition per class or agent, sorted by name: a layer's values are
  * one query (a layer holds few enough for one page). References are stored as given; no secret is.
  */
-export class DynamoParameterStore implements ParameterStore {
+export class DynamoParameterStore implements Omit<ParameterStore, StagingMethod> {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
+    protected readonly client: DynamoDBDocumentClient,
+    protected readonly tableName: string,
   ) {}
 
   async list(tenant: string, scope: ParameterScope) {
@@ -65,7 +60,7 @@ export class DynamoParameterStore implements ParameterStore {
   }
 
   /** A layer's items, or a class's staged changes: one partition, read consistently. */
-  private async partition(pk: string) {
+  protected async partition(pk: string) {
     const { items } = await queryAll(this.client, {
       TableName: this.tableName,
       KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
@@ -123,68 +118,6 @@ export class DynamoParameterStore implements ParameterStore {
       agentId: (item.gsi2sk as string).slice(prefix.length),
       record: recordOf(item),
     }));
-  }
-
-  async staged(tenant: string, className: string) {
-    return (await this.partition(Keys.stagedClassParameter(tenant, className, "").pk)).map(stagedChangeOf);
-  }
-
-  async stage(tenant: string, className: string, change: StagedChange) {
-    const { value, ...rest } = change;
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...Keys.stagedClassParameter(tenant, className, change.name),
-          ...rest,
-          ...(value ?? { removes: true }),
-        },
-      }),
-    );
-  }
-
-  /** One query and batches of deletes: a class's staged changes are few, as its values are. */
-  async discardStaged(tenant: string, className: string) {
-    const items = await this.partition(Keys.stagedClassParameter(tenant, className, "").pk);
-    await batchWriteAll(
-      this.client,
-      this.tableName,
-      items.map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } })),
-      "discarded staged values",
-    );
-    return items.map(stagedChangeOf);
-  }
-
-  async unstage(tenant: string, className: string, changes: readonly StagedChange[]) {
-    await Promise.all(
-      changes.map((change) =>
-        this.client
-          .send(
-            new DeleteCommand({
-              TableName: this.tableName,
-              Key: Keys.stagedClassParameter(tenant, className, change.name),
-              ConditionExpression: "updatedAt = :updatedAt",
-              ExpressionAttributeValues: { ":updatedAt": change.updatedAt },
-            }),
-          )
-          .catch((error: unknown) => {
-            if (!isConditionalCheckFailure(error)) throw error;
-          }),
-      ),
-    );
-  }
-
-  async freeze(tenant: string, className: string, rolloutId: string, values: readonly ParameterRecord[]) {
-    await batchWriteAll(
-      this.client,
-      this.tableName,
-      values.map(({ value, ...rest }) => ({
-        PutRequest: {
-          Item: { ...Keys.rolloutParameter(tenant, className, rolloutId, rest.name), ...rest, ...value },
-        },
-      })),
-      "a rollout's frozen values",
-    );
   }
 
   async frozen(tenant: string, className: string, rolloutId: string) {

@@ -1,4 +1,8 @@
-/** One heartbeat's cache work in one round trip (kept in TypeScript so the bundle carries it). */
+/**
+ * One heartbeat's cache work in one round trip (kept in TypeScript so the bundle carries it). The target's
+ * own rendering is the one whose class flow id is 'targetFlowId' (the rendering in force), not any of the
+ * target's hash: a rollout of a class's staged values renders the target a second time.
+ */
 export const RECORD_SIGHTING_SCRIPT = `
 -- Every key it touches is declared and carries the tenant's hash tag, as a cluster requires.
 -- KEYS[1] the agent's hash (its manifest, when known: knownManifestHash, the hash it was reported with, and
@@ -89,8 +93,6 @@ if agentClass then
   elseif policy[2] and supportedOperations then
     -- An agent with values of its own runs its own rendering of each version that declares parameters:
     -- the class's flow ids of those renderings give way to the agent's.
-    -- The target's rendering is the one in force ('targetFlowId'), not another of its hash: a rollout of the
-    -- class's staged values renders the target a second time.
     -- They are computed once per policy (its target and accepted ids name its renderings) and kept in the
     -- agent's hash until the policy or the agent's values change (both drop 'ownIdsFor').
     local targetFlowId = policy[6] or policy[2]

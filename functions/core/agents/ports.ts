@@ -247,8 +247,7 @@ export interface AgentClassRecord {
  * How a class's value changes reach its agents: at once, by catch-up (`immediate`), or staged until a rollout
  * brings them in batches gated on health (`rollout`).
  */
-export const ValueChangeModes = ["immediate", "rollout"] as const;
-export type ValueChanges = (typeof ValueChangeModes)[number];
+export type ValueChanges = "immediate" | "rollout";
 
 export interface AgentClassChange {
   description?: string;
