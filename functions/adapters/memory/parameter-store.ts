@@ -4,6 +4,17 @@ import type { ParameterScope, ParameterStore } from "../../core/parameters/ports
 const scopeKey = (tenant: string, scope: ParameterScope) =>
   scope.layer === "class" ? `${tenant}/class/${scope.className}` : `${tenant}/agent/${scope.agentId}`;
 
+/** The partition of `key` in `partitions`, by name, made empty the first time it is asked for. */
+function partitionOf<T>(partitions: Map<string, Map<string, T>>, key: string): Map<string, T> {
+  const partition = partitions.get(key) ?? new Map<string, T>();
+  partitions.set(key, partition);
+  return partition;
+}
+
+/** A partition's items by name, each a copy. */
+const byName = <T extends { name: string }>(partition: Map<string, T>): T[] =>
+  [...partition.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((item) => structuredClone(item));
+
 /** Parameter values by tenant and scope, each scope's by name, as the table's partitions keep them. */
 export class MemoryParameterStore implements ParameterStore {
   readonly scopes = new Map<string, Map<string, ParameterRecord>>();
@@ -13,16 +24,11 @@ export class MemoryParameterStore implements ParameterStore {
   readonly frozenValues = new Map<string, ParameterRecord[]>();
 
   private valuesOf(tenant: string, scope: ParameterScope): Map<string, ParameterRecord> {
-    const key = scopeKey(tenant, scope);
-    const values = this.scopes.get(key) ?? new Map<string, ParameterRecord>();
-    this.scopes.set(key, values);
-    return values;
+    return partitionOf(this.scopes, scopeKey(tenant, scope));
   }
 
   async list(tenant: string, scope: ParameterScope) {
-    return [...this.valuesOf(tenant, scope).values()]
-      .sort((a, b) => (a.name < b.name ? -1 : 1))
-      .map((record) => structuredClone(record));
+    return byName(this.valuesOf(tenant, scope));
   }
 
   async get(tenant: string, scope: ParameterScope, name: string) {
@@ -57,16 +63,11 @@ export class MemoryParameterStore implements ParameterStore {
   }
 
   private stagedOf(tenant: string, className: string): Map<string, StagedChange> {
-    const key = `${tenant}/${className}`;
-    const changes = this.stagedChanges.get(key) ?? new Map<string, StagedChange>();
-    this.stagedChanges.set(key, changes);
-    return changes;
+    return partitionOf(this.stagedChanges, `${tenant}/${className}`);
   }
 
   async staged(tenant: string, className: string) {
-    return [...this.stagedOf(tenant, className).values()]
-      .sort((a, b) => (a.name < b.name ? -1 : 1))
-      .map((change) => structuredClone(change));
+    return byName(this.stagedOf(tenant, className));
   }
 
   async stage(tenant: string, className: string, change: StagedChange) {
