@@ -82,7 +82,7 @@ const ASSETS: Downloadable = {
  * A flow version rendered with the agent's own parameter values, secrets among them: its bytes are never logged,
  * only their size, as for every download. The agent id is decoded as the heartbeat's identifier would be.
  */
-const AGENT_FLOWS: Downloadable<{ agentId: string; flowId: string }> = {
+const AGENT_FLOWS: Downloadable<{ agentId: string; flowId: string; rolloutId?: string }> = {
   what: "flow",
   download: agentApi.downloadAgentFlow,
   binary: false,
@@ -95,6 +95,8 @@ const ROUTES: Routes = {
   flowContent: (request, { flowId }, deadlines) => content(request, FLOWS, flowId, deadlines),
   agentFlowContent: (request, { agentId, flowId }, deadlines) =>
     content(request, AGENT_FLOWS, { agentId: decodedSegment(agentId), flowId }, deadlines),
+  agentRolloutFlowContent: (request, { agentId, rolloutId, flowId }, deadlines) =>
+    content(request, AGENT_FLOWS, { agentId: decodedSegment(agentId), rolloutId, flowId }, deadlines),
   assetContent: (request, { assetId }, deadlines) => content(request, ASSETS, assetId, deadlines),
   // Up to a whole invocation's body, written to S3 before DynamoDB: its calls keep their own timeouts.
   debugBundle: (request, { operationId }) => debugBundle(request, operationId),

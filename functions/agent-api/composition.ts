@@ -168,7 +168,7 @@ export interface HeartbeatPorts {
   classes: AgentClassRegistry;
   classFlows: ClassFlowPolicies;
   flows: Pick<FlowCatalog, "get">;
-  parameters: Pick<ParameterStore, "list">;
+  parameters: Pick<ParameterStore, "list" | "frozen">;
   manifestStore: ManifestStore;
   operationStore: OperationStore;
   hotState: HotState;

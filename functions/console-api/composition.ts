@@ -10,9 +10,9 @@ import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoAgentEventLog, DynamoFleetHistory } from "../adapters/dynamodb/history.js";
 import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
-import { DynamoParameterStore } from "../adapters/dynamodb/parameter-store.js";
 import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
+import { DynamoStagingParameterStore } from "../adapters/dynamodb/staged-parameter-store.js";
 import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
 import { LambdaWebhookTester } from "../adapters/lambda/webhook-tester.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
@@ -77,7 +77,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
     }),
     rollouts: new DynamoRolloutStore(documents, config.tableName),
     adoptions: new DynamoAdoptionStore(documents, config.tableName),
-    parameters: new DynamoParameterStore(documents, config.tableName),
+    parameters: new DynamoStagingParameterStore(documents, config.tableName),
     events: composeEventStream(documents, redis, config).events,
     history: new DynamoFleetHistory(documents, config.tableName),
     agentEvents: new DynamoAgentEventLog(documents, config.tableName),

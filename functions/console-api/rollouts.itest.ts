@@ -315,3 +315,100 @@ describe("rolling a flow version out to a class", () => {
     ]);
   });
 });
+
+/** A C++ YAML flow declaring `site.id`, which a processor's property references. */
+const SITE_FLOW = `MiNiFi Config Version: 3
+Flow Controller:
+  name: sites
+Parameter Contexts:
+  - id: 0d5c4f7e-3b1a-4c2e-9f1d-6a7b8c9d0e21
+    name: site
+    Parameters:
+      - name: site.id
+        sensitive: false
+        value: site-0
+Processors:
+  - name: generate
+    id: 0d5c4f7e-3b1a-4c2e-9f1d-6a7b8c9d0e22
+    class: GenerateFlowFile
+    Properties:
+      Custom Text: "#{site.id}"
+Parameter Context Name: site
+`;
+
+const call = async (method: string, path: string, body?: JsonObject) => {
+  const response = await consoleApi.request(method, path, { token: operator, body });
+  return { status: response.status, json: () => response.json() as JsonObject, body: response.body };
+};
+
+describe("rolling a class's staged values out", () => {
+  it("stages a value change, moves nothing, then brings it only to the agents whose flow it changes", async () => {
+    const agents = await classOfSix("rv-sites");
+    const published = await consoleApi.request("POST", "/api/v1/classes/rv-sites/flows", {
+      token: operator,
+      body: new TextEncoder().encode(SITE_FLOW),
+      headers: { "content-type": "application/yaml" },
+    });
+    expect(published.status, published.body).toBe(201);
+    const hash = published.json().hash as string;
+    const own = agents[5] as Agent;
+    expect(
+      (await call("PUT", `/api/v1/agents/${own.agentId}/parameters/site.id`, { value: "own" })).status,
+    ).toBe(201);
+    const first = await start("rv-sites", hash, BRISK_PLAN);
+    expect((await driveToTheEnd(first.rolloutId, agents)).state).toBe("completed");
+    const before = agents.map((agent) => agent.flowId);
+
+    expect((await call("PUT", "/api/v1/classes/rv-sites", { valueChanges: "rollout" })).json()).toMatchObject(
+      {
+        valueChanges: "rollout",
+      },
+    );
+    const staged = await call("PUT", "/api/v1/classes/rv-sites/parameters/site.id", { value: "plant-9" });
+    expect(staged.status, staged.body).toBe(202);
+    expect((await call("GET", "/api/v1/classes/rv-sites/parameters")).json()).toMatchObject({
+      items: [],
+      staged: [{ name: "site.id", value: "plant-9", staged: true }],
+    });
+    // Nothing moves: every agent's heartbeat finds its flow accepted.
+    for (const agent of agents) expect(await turn(agent)).toEqual([]);
+
+    const started = await call("POST", "/api/v1/rollouts", {
+      className: "rv-sites",
+      stagedValues: true,
+      plan: { ...BRISK_PLAN, canary: { count: 1 } },
+    });
+    expect(started.status, started.body).toBe(201);
+    const rolloutId = started.json().rolloutId as string;
+    expect(started.json()).toMatchObject({ stagedValues: true, fromFlow: hash, toFlow: hash });
+    // The canary's update downloads the version rendered with the staged value.
+    const canary = (await membersOf(rolloutId))[0] as Member;
+    const member = agents.find((agent) => agent.agentId === canary.agentId) as Agent;
+    const [update] = await beat(member);
+    const location = new URL(update?.args?.location as string).pathname;
+    expect(location).toContain(`/rollouts/${rolloutId}/flows/${hash}/`);
+    const download = await agentApi.get(location, { certificate: fleet });
+    expect(download.body).toContain("plant-9");
+    await agentApi.post(
+      ACKNOWLEDGE,
+      cppAckOf(member.agentId, update?.identifier as string, "FULLY_APPLIED"),
+      {
+        certificate: fleet,
+      },
+    );
+    member.flowId = update?.args?.flowId as string;
+    await beat(member);
+
+    const done = await driveToTheEnd(rolloutId, agents);
+    expect(done).toMatchObject({ state: "completed", counts: { selected: 5, healthy: 5, skipped: 1 } });
+    expect(own.flowId).toBe(before[5]);
+    for (const agent of agents.slice(0, 5)) expect(agent.flowId).not.toBe(before[0]);
+    expect(new Set(agents.slice(0, 5).map((agent) => agent.flowId)).size).toBe(1);
+    expect((await call("GET", "/api/v1/classes/rv-sites/parameters")).json()).toMatchObject({
+      items: [{ name: "site.id", value: "plant-9" }],
+    });
+    expect((await call("GET", "/api/v1/classes/rv-sites/parameters")).json()).not.toHaveProperty("staged");
+    // Catch-up holds the class to the values now in force: nobody is sent anything more.
+    for (const agent of agents) expect(await turn(agent)).toEqual([]);
+  });
+});

@@ -137,6 +137,8 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     deleteAsset: (principal, { path }) => api.assets.delete(principal, path.assetId as string),
     listClassParameters: (principal, { path }) =>
       api.parameters.classValues.list(principal, path.className as string),
+    discardStagedClassParameters: (principal, { path }) =>
+      api.parameters.classValues.discardStaged(principal, path.className as string),
     getClassParameter: classParameter.get,
     putClassParameter: classParameter.put,
     deleteClassParameter: classParameter.remove,

@@ -1,6 +1,6 @@
 /** What a console use case answers: the body the OpenAPI document describes, and how the cache fared. */
 export interface ConsoleResult {
-  status?: 200 | 201 | 302;
+  status?: 200 | 201 | 202 | 302;
   /** Where a 302 sends the caller. */
   location?: string;
   /** A JSON value, or text or bytes to send exactly as stored (a raw manifest or flow, an asset). */

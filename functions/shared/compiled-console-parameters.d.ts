@@ -38,6 +38,7 @@ export declare const getAssetContentInput: ValidateFunction;
 export declare const getResourceSetInput: ValidateFunction;
 export declare const putResourceSetInput: ValidateFunction;
 export declare const listClassParametersInput: ValidateFunction;
+export declare const discardStagedClassParametersInput: ValidateFunction;
 export declare const putClassParameterInput: ValidateFunction;
 export declare const deleteClassParameterInput: ValidateFunction;
 export declare const decommissionAgentInput: ValidateFunction;

@@ -42,6 +42,7 @@ export const getAssetContentInput = getAssetInput;
 export const getResourceSetInput = getClassInput;
 export const putResourceSetInput = getClassInput;
 export const listClassParametersInput = getClassInput;
+export const discardStagedClassParametersInput = getClassInput;
 export const putClassParameterInput = getClassParameterInput;
 export const deleteClassParameterInput = getClassParameterInput;
 export const decommissionAgentInput = getAgentInput;

@@ -6,8 +6,8 @@ import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
-import { DynamoParameterStore } from "../adapters/dynamodb/parameter-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
+import { DynamoStagingParameterStore } from "../adapters/dynamodb/staged-parameter-store.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { RedisPresenceState } from "../adapters/redis/presence.js";
 import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
@@ -62,10 +62,8 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   const hotState = new RedisFleetHotState(redis);
   const fleetRegistry = new DynamoFleetRegistry(documents, config.tableName);
   const flows = new DynamoFlowCatalog(documents, config.tableName);
-  const renderings = makeFlowRenderings({
-    flows,
-    parameters: new DynamoParameterStore(documents, config.tableName),
-  });
+  const parameters = new DynamoStagingParameterStore(documents, config.tableName);
+  const renderings = makeFlowRenderings({ flows, parameters });
   const classFlowCache = renderingClassFlows(hotState, renderings);
   const rollouts = makeRolloutEngine({
     rollouts: new DynamoRolloutStore(documents, config.tableName),
@@ -80,6 +78,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     agentApiUrl: config.agentApiUrl,
     flows,
     renderings,
+    parameters,
     classFlowCache,
   });
   const adoptions = makeAdoptionSettlement({

@@ -363,6 +363,7 @@ describe("agent HTTP API", () => {
       "GET /c2/api/flows/{flowId}/content",
       "GET /c2/api/agents/{agentId}/flows/{flowId}/content",
       "GET /c2/api/assets/{assetId}/content",
+      "GET /c2/api/agents/{agentId}/rollouts/{rolloutId}/flows/{flowId}/content",
       "POST /c2/debug-bundles/{operationId}",
     ]);
     prod.statelessTemplate.hasResourceProperties("AWS::ApiGatewayV2::Integration", {
@@ -482,6 +483,7 @@ describe("agent load balancer", () => {
         routeRule(30, "GET", ["/c2/api/flows/*/content"]),
         routeRule(40, "GET", ["/c2/api/agents/*/flows/*/content"]),
         routeRule(50, "GET", ["/c2/api/assets/*/content"]),
+        routeRule(60, "GET", ["/c2/api/agents/*/rollouts/*/flows/*/content"]),
       ]);
       // Every rule forwards to the one target group of the function.
       const forwarded = rules.map((rule) => JSON.stringify(rule.Properties.Actions));
@@ -489,7 +491,7 @@ describe("agent load balancer", () => {
       expect(forwarded[0]).toContain("AgentLoadBalancerAgentApiTargets");
     }
     // The listeners' rules are the same, rule for rule.
-    expect(allRules).toHaveLength(6 * listeners.length);
+    expect(allRules).toHaveLength(7 * listeners.length);
     template.resourceCountIs("AWS::ElasticLoadBalancingV2::TargetGroup", 2);
     template.hasResourceProperties("AWS::ElasticLoadBalancingV2::TargetGroup", {
       TargetType: "lambda",

@@ -420,5 +420,25 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       hash: "v-2",
       flowId: current.flowId,
     });
+    // A rollout of the class's staged values renders the target a second time: both count as current, and
+    // catch-up still brings an agent with values of its own to its rendering of the values in force.
+    const staged = rendering("v-2", "new:9092");
+    await hotState.rememberClassFlow(
+      the.tenant,
+      "pumps",
+      { target: "v-2", accepted: [current.flowId, staged.flowId], renderings: [current, staged] },
+      60_000,
+    );
+    const third = { agentId: "agent-3" };
+    await sighted(START + 7, { ...reported, ...third });
+    await hotState.markRegistered(the.tenant, "agent-3", START + 7, own);
+    await hotState.rememberAgentManifest(the.tenant, "agent-3", known);
+    expect(
+      (await sighted(START + 8, { ...third, flowId: renderedFlowIdOf(staged, own) })).catchUp,
+    ).toBeUndefined();
+    expect((await sighted(START + 9, { ...third, flowId: ownPrevious })).catchUp).toEqual({
+      hash: "v-2",
+      flowId: ownCurrent,
+    });
   });
 });

@@ -78,4 +78,47 @@ export const parameterStoreContract = contract<ParameterStore>("the parameter st
     ]);
     expect(await store.agentValuesOf(the.tenant, "nothing")).toEqual([]);
   });
+
+  it("keeps a class's staged changes apart from its values, a removal included, until discarded", async () => {
+    const store = the.subject;
+    await store.put(the.tenant, pumps, recordOf("site", { value: "in force" }));
+    await store.put(the.tenant, pumps, recordOf("broker", { value: "b1:9092" }));
+    await store.stage(the.tenant, "pumps", recordOf("site", { value: "staged" }, 2));
+    await store.stage(the.tenant, "pumps", recordOf("site", { secretRef: SECRET }, 3));
+    await store.stage(the.tenant, "pumps", { name: "broker", updatedAt: 4, updatedBy: "bob" });
+    await store.stage(`${the.tenant}-other`, "pumps", recordOf("site", { value: "other tenant" }));
+    expect(await store.staged(the.tenant, "pumps")).toEqual([
+      { name: "broker", updatedAt: 4, updatedBy: "bob" },
+      recordOf("site", { secretRef: SECRET }, 3),
+    ]);
+    expect((await store.list(the.tenant, pumps)).map((record) => record.value)).toEqual([
+      { value: "b1:9092" },
+      { value: "in force" },
+    ]);
+    expect(await store.staged(the.tenant, "valves")).toEqual([]);
+    expect(await store.discardStaged(the.tenant, "pumps")).toHaveLength(2);
+    expect(await store.staged(the.tenant, "pumps")).toEqual([]);
+    expect(await store.discardStaged(the.tenant, "pumps")).toEqual([]);
+    expect(await store.staged(`${the.tenant}-other`, "pumps")).toHaveLength(1);
+    expect(await store.list(the.tenant, pumps)).toHaveLength(2);
+  });
+
+  it("removes a staged change only while it is staged as given, and keeps the values a rollout froze", async () => {
+    const store = the.subject;
+    await store.stage(the.tenant, "pumps", recordOf("site", { value: "staged" }, 2));
+    await store.stage(the.tenant, "pumps", recordOf("broker", { value: "b2" }, 2));
+    await store.stage(the.tenant, "pumps", recordOf("broker", { value: "b3" }, 3));
+    await store.unstage(the.tenant, "pumps", [
+      recordOf("site", { value: "staged" }, 2),
+      recordOf("broker", { value: "b2" }, 2),
+      recordOf("never", { value: "x" }, 2),
+    ]);
+    expect(await store.staged(the.tenant, "pumps")).toEqual([recordOf("broker", { value: "b3" }, 3)]);
+    const frozen = [recordOf("site", { value: "s" }), recordOf("kafka.password", { secretRef: SECRET })];
+    await store.freeze(the.tenant, "pumps", "ro-1", frozen);
+    expect(await store.frozen(the.tenant, "pumps", "ro-1")).toEqual([frozen[1], frozen[0]]);
+    expect(await store.frozen(the.tenant, "valves", "ro-1")).toEqual([]);
+    expect(await store.frozen(the.tenant, "pumps", "ro-2")).toEqual([]);
+    expect(await store.list(the.tenant, pumps)).toEqual([]);
+  });
 });

@@ -1,5 +1,10 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { AgentClassChange, AgentClassRecord, ClassCatalog } from "../../core/agents/ports.js";
+import type {
+  AgentClassChange,
+  AgentClassRecord,
+  ClassCatalog,
+  ValueChanges,
+} from "../../core/agents/ports.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
@@ -42,6 +47,7 @@ export class DynamoClassCatalog implements ClassCatalog {
       ...(change.heartbeatIntervalSeconds === undefined ? [] : ["heartbeatIntervalSeconds = :interval"]),
       ...(change.ackTimeoutSeconds === undefined ? [] : ["ackTimeoutSeconds = :ackTimeout"]),
       ...(change.cleanUpAfterDays === undefined ? [] : ["cleanUpAfterDays = :cleanUpAfterDays"]),
+      ...(change.valueChanges === undefined ? [] : ["valueChanges = :valueChanges"]),
     ];
     const { Attributes: before } = await this.client.send(
       new UpdateCommand({
@@ -55,6 +61,7 @@ export class DynamoClassCatalog implements ClassCatalog {
           ":interval": change.heartbeatIntervalSeconds,
           ":ackTimeout": change.ackTimeoutSeconds,
           ":cleanUpAfterDays": change.cleanUpAfterDays,
+          ":valueChanges": change.valueChanges,
         }),
         // The item as it was tells a creation from an update; the new one follows from it and the change.
         ReturnValues: "ALL_OLD",
@@ -99,6 +106,7 @@ function toClass(item: Record<string, unknown>): AgentClassRecord {
     ackTimeoutSeconds: item.ackTimeoutSeconds as number | undefined,
     cleanUpAfterDays: item.cleanUpAfterDays as number | undefined,
     flowPolicy: item.flowPolicy as ClassFlowPolicy | undefined,
+    valueChanges: item.valueChanges as ValueChanges | undefined,
     activeRolloutId: item.activeRolloutId as string | undefined,
     createdAt: item.createdAt as number,
     updatedAt: item.updatedAt as number | undefined,

@@ -79,6 +79,11 @@ export const Keys = {
     pk: `T#${tenant}#PARAMS#C#${className}`,
     sk: `P#${name}`,
   }),
+  /** A class's values as a rollout of its staged changes froze them, by name: what its members download. */
+  rolloutParameter: (tenant: string, className: string, rolloutId: string, name: string) => ({
+    pk: `T#${tenant}#PARAMS#R#${className}#${rolloutId}`,
+    sk: `P#${name}`,
+  }),
   /** The parameter values set for one agent, by name: the agent's values are one query. */
   agentParameter: (tenant: string, agentId: string, name: string) => ({
     pk: `T#${tenant}#PARAMS#A#${agentId}`,

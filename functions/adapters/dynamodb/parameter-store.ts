@@ -12,15 +12,22 @@ const keyOf = (tenant: string, scope: ParameterScope, name: string) =>
     ? Keys.classParameter(tenant, scope.className, name)
     : Keys.agentParameter(tenant, scope.agentId, name);
 
+export type ValueItem = {
+  name: string;
+  value?: string;
+  secretRef?: string;
+  /** A staged change that removes the class's value. */
+  removes?: boolean;
+  updatedAt: number;
+  updatedBy: string;
+};
+
+/** What staging writes and the console and the sweeper alone do (staged-parameter-store.ts), not the agent API. */
+export type StagingMethod = "staged" | "stage" | "discardStaged" | "unstage" | "freeze";
+
 /** An item holds its value as `value` or `secretRef`, beside the name and who set it when. */
-function recordOf(item: Record<string, unknown>): ParameterRecord {
-  const { name, value, secretRef, updatedAt, updatedBy } = item as {
-    name: string;
-    value?: string;
-    secretRef?: string;
-    updatedAt: number;
-    updatedBy: string;
-  };
+export function recordOf(item: Record<string, unknown>): ParameterRecord {
+  const { name, value, secretRef, updatedAt, updatedBy } = item as ValueItem;
   return {
     name,
     value: secretRef === undefined ? { value: value as string } : { secretRef },
@@ -42,20 +49,25 @@ const indexKeyOf = (tenant: string, scope: ParameterScope, name: string) =>
  * Parameter values, one item each in a partition per class or agent, sorted by name: a layer's values are
  * one query (a layer holds few enough for one page). References are stored as given; no secret is.
  */
-export class DynamoParameterStore implements ParameterStore {
+export class DynamoParameterStore implements Omit<ParameterStore, StagingMethod> {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
+    protected readonly client: DynamoDBDocumentClient,
+    protected readonly tableName: string,
   ) {}
 
   async list(tenant: string, scope: ParameterScope) {
+    return (await this.partition(keyOf(tenant, scope, "").pk)).map(recordOf);
+  }
+
+  /** A layer's items, or a class's staged changes: one partition, read consistently. */
+  protected async partition(pk: string) {
     const { items } = await queryAll(this.client, {
       TableName: this.tableName,
       KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": keyOf(tenant, scope, "").pk, ":prefix": NAME_PREFIX },
+      ExpressionAttributeValues: { ":pk": pk, ":prefix": NAME_PREFIX },
       ConsistentRead: true,
     });
-    return items.map(recordOf);
+    return items;
   }
 
   async get(tenant: string, scope: ParameterScope, name: string) {
@@ -106,5 +118,9 @@ export class DynamoParameterStore implements ParameterStore {
       agentId: (item.gsi2sk as string).slice(prefix.length),
       record: recordOf(item),
     }));
+  }
+
+  async frozen(tenant: string, className: string, rolloutId: string) {
+    return (await this.partition(Keys.rolloutParameter(tenant, className, rolloutId, "").pk)).map(recordOf);
   }
 }

@@ -1,24 +1,34 @@
-import type { ParameterRecord } from "../../core/parameters/model.js";
+import type { ParameterRecord, StagedChange } from "../../core/parameters/model.js";
 import type { ParameterScope, ParameterStore } from "../../core/parameters/ports.js";
 
 const scopeKey = (tenant: string, scope: ParameterScope) =>
   scope.layer === "class" ? `${tenant}/class/${scope.className}` : `${tenant}/agent/${scope.agentId}`;
 
+/** The partition of `key` in `partitions`, by name, made empty the first time it is asked for. */
+function partitionOf<T>(partitions: Map<string, Map<string, T>>, key: string): Map<string, T> {
+  const partition = partitions.get(key) ?? new Map<string, T>();
+  partitions.set(key, partition);
+  return partition;
+}
+
+/** A partition's items by name, each a copy. */
+const byName = <T extends { name: string }>(partition: Map<string, T>): T[] =>
+  [...partition.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((item) => structuredClone(item));
+
 /** Parameter values by tenant and scope, each scope's by name, as the table's partitions keep them. */
 export class MemoryParameterStore implements ParameterStore {
   readonly scopes = new Map<string, Map<string, ParameterRecord>>();
+  /** Changes staged per class, by tenant/class and name. */
+  readonly stagedChanges = new Map<string, Map<string, StagedChange>>();
+  /** Values rollouts froze, by tenant/class/rollout. */
+  readonly frozenValues = new Map<string, ParameterRecord[]>();
 
   private valuesOf(tenant: string, scope: ParameterScope): Map<string, ParameterRecord> {
-    const key = scopeKey(tenant, scope);
-    const values = this.scopes.get(key) ?? new Map<string, ParameterRecord>();
-    this.scopes.set(key, values);
-    return values;
+    return partitionOf(this.scopes, scopeKey(tenant, scope));
   }
 
   async list(tenant: string, scope: ParameterScope) {
-    return [...this.valuesOf(tenant, scope).values()]
-      .sort((a, b) => (a.name < b.name ? -1 : 1))
-      .map((record) => structuredClone(record));
+    return byName(this.valuesOf(tenant, scope));
   }
 
   async get(tenant: string, scope: ParameterScope, name: string) {
@@ -50,5 +60,39 @@ export class MemoryParameterStore implements ParameterStore {
           : [];
       })
       .sort((a, b) => (a.agentId < b.agentId ? -1 : 1));
+  }
+
+  private stagedOf(tenant: string, className: string): Map<string, StagedChange> {
+    return partitionOf(this.stagedChanges, `${tenant}/${className}`);
+  }
+
+  async staged(tenant: string, className: string) {
+    return byName(this.stagedOf(tenant, className));
+  }
+
+  async stage(tenant: string, className: string, change: StagedChange) {
+    this.stagedOf(tenant, className).set(change.name, structuredClone(change));
+  }
+
+  async discardStaged(tenant: string, className: string) {
+    const discarded = await this.staged(tenant, className);
+    this.stagedChanges.delete(`${tenant}/${className}`);
+    return discarded;
+  }
+
+  async unstage(tenant: string, className: string, changes: readonly StagedChange[]) {
+    const staged = this.stagedOf(tenant, className);
+    for (const change of changes)
+      if (staged.get(change.name)?.updatedAt === change.updatedAt) staged.delete(change.name);
+  }
+
+  async freeze(tenant: string, className: string, rolloutId: string, values: readonly ParameterRecord[]) {
+    this.frozenValues.set(`${tenant}/${className}/${rolloutId}`, structuredClone([...values]));
+  }
+
+  async frozen(tenant: string, className: string, rolloutId: string) {
+    return structuredClone(this.frozenValues.get(`${tenant}/${className}/${rolloutId}`) ?? []).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    );
   }
 }

@@ -1,4 +1,8 @@
-/** One heartbeat's cache work in one round trip (kept in TypeScript so the bundle carries it). */
+/**
+ * One heartbeat's cache work in one round trip (kept in TypeScript so the bundle carries it). The target's
+ * own rendering is the one whose class flow id is 'targetFlowId' (the rendering in force), not any of the
+ * target's hash: a rollout of a class's staged values renders the target a second time.
+ */
 export const RECORD_SIGHTING_SCRIPT = `
 -- Every key it touches is declared and carries the tenant's hash tag, as a cluster requires.
 -- KEYS[1] the agent's hash (its manifest, when known: knownManifestHash, the hash it was reported with, and
@@ -103,7 +107,7 @@ if agentClass then
         for _, rendering in ipairs(cjson.decode(policy[7])) do
           local id = ownFlowId(rendering, own)
           ownIds[rendering[2]] = id
-          if rendering[1] == policy[2] then targetFlowId = id end
+          if rendering[2] == policy[6] then targetFlowId = id end
         end
         acceptedIds = string.gsub(acceptedIds, '%S+', ownIds)
         redis.call('HSET', KEYS[1], 'ownIdsFor', stamp, 'ownTargetFlowId', targetFlowId, 'ownAcceptedIds', acceptedIds)

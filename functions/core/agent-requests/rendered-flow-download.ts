@@ -21,17 +21,18 @@ import { makeContentDownload } from "./content-download.js";
 export interface RenderedFlowDownloadDependencies {
   registry: Pick<AgentRegistry, "get">;
   flows: Pick<FlowCatalog, "get" | "read">;
-  parameters: Pick<ParameterStore, "list">;
+  parameters: Pick<ParameterStore, "list" | "frozen">;
   secrets: SecretStore;
   revocations: RevocationList;
   hotState: RevocationCache;
   cacheBreaker?: CacheBreaker;
 }
 
-/** Which agent's rendering of which flow version. */
+/** Which agent's rendering of which flow version; with the values a rollout of staged values froze, if named. */
 export interface RenderedFlowId {
   agentId: string;
   flowId: string;
+  rolloutId?: string;
 }
 
 /** What the agent's values are made of: the plain ones as they are, the secrets still to be read. */
@@ -104,7 +105,8 @@ const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes)
 /**
  * The flow version an UPDATE CONFIGURATION sent an agent to, rendered with the agent's own parameter values:
  * the version's declared parameters, over which the class's values and the agent's own are laid (the group
- * layer joins when groups exist), secrets read by reference. The certificate must speak for the agent, which
+ * layer joins when groups exist), secrets read by reference. A rollout of the class's staged values sends its
+ * members to the rendering with the values it froze in place of the class's: one query as the class's is. The certificate must speak for the agent, which
  * must be of the tenant, and the version one of the agent's class; else there is no such flow. Its entity tag
  * is the rendered bytes' hash, which changes when a value does.
  */
@@ -119,7 +121,9 @@ export function makeRenderedFlowDownload(deps: RenderedFlowDownloadDependencies)
     const [version, content, classValues, agentValues] = await Promise.all([
       flows.get(tenant, agent.agentClass, id.flowId),
       flows.read(tenant, id.flowId),
-      parameters.list(tenant, { layer: "class", className: agent.agentClass }),
+      id.rolloutId === undefined
+        ? parameters.list(tenant, { layer: "class", className: agent.agentClass })
+        : parameters.frozen(tenant, agent.agentClass, id.rolloutId),
       parameters.list(tenant, { layer: "agent", agentId: id.agentId }),
     ]);
     if (!version || !content) return undefined;
@@ -138,7 +142,10 @@ export function makeRenderedFlowDownload(deps: RenderedFlowDownloadDependencies)
   return makeContentDownload<RenderedFlowId>({
     ...deps,
     read: render,
-    isId: ({ agentId, flowId }) => isValidIdentifier(agentId) && isFlowHash(flowId),
+    isId: ({ agentId, flowId, rolloutId }) =>
+      isValidIdentifier(agentId) &&
+      isFlowHash(flowId) &&
+      (rolloutId === undefined || isValidIdentifier(rolloutId)),
     what: "flow",
   });
 }

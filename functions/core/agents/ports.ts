@@ -258,6 +258,8 @@ export interface AgentClassRecord {
   cleanUpAfterDays?: number;
   /** Which flow the class's agents should run, once a flow version was published to it. */
   flowPolicy?: ClassFlowPolicy;
+  /** How changes of the class's parameter values reach its agents; `immediate` when absent. */
+  valueChanges?: ValueChanges;
   /** The rollout under way, if any: a class has at most one. */
   activeRolloutId?: string;
   createdAt: number;
@@ -266,11 +268,18 @@ export interface AgentClassRecord {
   autoCreated: boolean;
 }
 
+/**
+ * How a class's value changes reach its agents: at once, by catch-up (`immediate`), or staged until a rollout
+ * brings them in batches gated on health (`rollout`).
+ */
+export type ValueChanges = "immediate" | "rollout";
+
 export interface AgentClassChange {
   description?: string;
   heartbeatIntervalSeconds?: number;
   ackTimeoutSeconds?: number;
   cleanUpAfterDays?: number;
+  valueChanges?: ValueChanges;
 }
 
 export interface ClassCatalog {

@@ -42,7 +42,13 @@ function originOf(url: unknown): Record<string, unknown> {
  */
 export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
   putClass: ({ body }) =>
-    pick(body, ["description", "heartbeatIntervalSeconds", "ackTimeoutSeconds", "cleanUpAfterDays"]),
+    pick(body, [
+      "description",
+      "heartbeatIntervalSeconds",
+      "ackTimeoutSeconds",
+      "cleanUpAfterDays",
+      "valueChanges",
+    ]),
   uploadFlow: ({ answer }) => pick(answer, ["hash", "format", "sizeBytes"]),
   uploadAsset: ({ query, answer }) => ({
     ...pick(query, ["name"]),
@@ -79,10 +85,13 @@ export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
     ...pick(body, ["selector", "set", "remove"]),
     ...pick(answer, ["matched", "changed", "refused"]),
   }),
-  putClassParameter: parameterValueSummary,
+  putClassParameter: (exchange) => ({
+    ...parameterValueSummary(exchange),
+    ...pick(exchange.answer, ["staged"]),
+  }),
   putAgentParameter: parameterValueSummary,
   startRollout: ({ body, answer }) => ({
-    ...pick(body, ["className", "flowHash"]),
+    ...pick(body, ["className", "flowHash", "stagedValues"]),
     ...pick(answer, ["rolloutId", "fromFlow", "toFlow", "plan"]),
   }),
 };

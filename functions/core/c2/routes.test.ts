@@ -26,6 +26,10 @@ describe("matchAgentRoute", () => {
       name: "agentFlowContent",
       params: { agentId: "pump%201", flowId: "ab12" },
     });
+    expect(matchAgentRoute("GET", "/c2/api/agents/pump%201/rollouts/ro-1/flows/ab12/content")).toEqual({
+      name: "agentRolloutFlowContent",
+      params: { agentId: "pump%201", rolloutId: "ro-1", flowId: "ab12" },
+    });
     expect(matchAgentRoute("GET", "/c2/api/assets/cd34/content")).toEqual({
       name: "assetContent",
       params: { assetId: "cd34" },
@@ -115,6 +119,7 @@ it("writes the load balancer's patterns with a wildcard for each parameter", () 
     "/c2/api/flows/*/content",
     "/c2/api/agents/*/flows/*/content",
     "/c2/api/assets/*/content",
+    "/c2/api/agents/*/rollouts/*/flows/*/content",
   ]);
   expect(allAgentRoutes).toEqual([...c2ApiRoutes, AgentRoutes.debugBundle]);
 });

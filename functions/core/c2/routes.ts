@@ -34,6 +34,14 @@ export const AgentRoutes = {
   /** Where UPDATE ASSET and SYNC RESOURCE send agents for an asset. */
   assetContent: { method: "GET", path: "/c2/api/assets/{assetId}/content" },
   /**
+   * Where a rollout of a class's staged values sends its members: the version rendered with the values the
+   * rollout froze in place of the class's.
+   */
+  agentRolloutFlowContent: {
+    method: "GET",
+    path: "/c2/api/agents/{agentId}/rollouts/{rolloutId}/flows/{flowId}/content",
+  },
+  /**
    * Where TRANSFER DEBUG sends agents to upload its bundle. Behind the load balancer the agent service's streaming
    * intake (functions/bundle-intake) takes it, as an invocation cannot carry a bundle of the largest size; through
    * the HTTP API the agent-api function takes what an invocation carries.
@@ -125,6 +133,13 @@ export const flowContentUrl = (agentApiUrl: string, flowId: string): string =>
  */
 export const agentFlowContentUrl = (agentApiUrl: string, agentId: string, flowId: string): string =>
   agentRouteUrl(agentApiUrl, AgentRoutes.agentFlowContent, { agentId, flowId });
+
+export const agentRolloutFlowContentUrl = (
+  agentApiUrl: string,
+  agentId: string,
+  rolloutId: string,
+  flowId: string,
+): string => agentRouteUrl(agentApiUrl, AgentRoutes.agentRolloutFlowContent, { agentId, rolloutId, flowId });
 
 /**
  * Where agents download an asset: on the agent API, over mutual TLS with a certificate of the tenant. Absolute, as

@@ -137,6 +137,8 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
       engine,
       rollouts: deps.rollouts,
       flows: deps.flows,
+      catalog: deps.catalog,
+      parameters: deps.parameters,
       validate: validateFlow,
       readiness,
     }),

@@ -1,4 +1,4 @@
-import type { AgentClassChange, AgentClassRecord, ClassCatalog } from "../agents/ports.js";
+import type { AgentClassChange, AgentClassRecord, ClassCatalog, ValueChanges } from "../agents/ports.js";
 import { heartbeatPeriodMsOf } from "../agents/presence.js";
 import {
   DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
@@ -43,6 +43,7 @@ export interface ClassView {
   cleanUpAfterDays?: number;
   /** The flow the class's agents are brought to, and the flows that count as current. */
   flow?: { target: string; accepted: string[] };
+  valueChanges: ValueChanges;
   activeRolloutId?: string;
   autoCreated: boolean;
   createdAt: string;
@@ -100,6 +101,7 @@ const view = (record: AgentClassRecord, agents: AgentCounts | undefined): ClassV
     cleanUpAfterDays: record.cleanUpAfterDays,
     // The policy's ack timeout is the class's own, shown above; the policy carries it for the agent API.
     flow: record.flowPolicy && { target: record.flowPolicy.target, accepted: record.flowPolicy.accepted },
+    valueChanges: record.valueChanges ?? "immediate",
     activeRolloutId: record.activeRolloutId,
     autoCreated: record.autoCreated,
     createdAt: toIso(record.createdAt) as string,

@@ -1,4 +1,4 @@
-import { agentFlowContentUrl, flowContentUrl } from "../c2/routes.js";
+import { agentFlowContentUrl, agentRolloutFlowContentUrl, flowContentUrl } from "../c2/routes.js";
 
 /**
  * Whom a flow version goes to and, when it declares parameters, the flow id of its rendering with the
@@ -7,6 +7,8 @@ import { agentFlowContentUrl, flowContentUrl } from "../c2/routes.js";
 export interface FlowRecipient {
   agentId: string;
   renderedFlowId?: string;
+  /** A rollout of the class's staged values: the rendering takes the values it froze for the class's. */
+  valuesRollout?: string;
 }
 
 /** Whether a version declares parameters: an agent then downloads it rendered with its own values. */
@@ -29,7 +31,9 @@ export const updateConfigurationArgs = (
   location:
     recipient.renderedFlowId === undefined
       ? flowContentUrl(agentApiUrl, hash)
-      : agentFlowContentUrl(agentApiUrl, recipient.agentId, hash),
+      : recipient.valuesRollout === undefined
+        ? agentFlowContentUrl(agentApiUrl, recipient.agentId, hash)
+        : agentRolloutFlowContentUrl(agentApiUrl, recipient.agentId, recipient.valuesRollout, hash),
   flowId: recipient.renderedFlowId ?? hash,
   persist: "true",
 });

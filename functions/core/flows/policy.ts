@@ -13,6 +13,11 @@ export interface ClassFlowPolicy {
   accepted: string[];
   /** How long the class's agents may take to acknowledge an operation; the service default when absent. */
   ackTimeoutMs?: number;
+  /**
+   * The rollout of the class's staged values under way: the target is also accepted rendered with the
+   * values it froze (its members' flow), beside its rendering with the values in force.
+   */
+  valuesRollout?: string;
 }
 
 /**
@@ -58,7 +63,10 @@ export interface CachedClassFlow extends ClassFlowPolicy {
   renderings: PolicyRendering[];
 }
 
-/** The flow id catch-up brings the class's agents without values of their own to. */
+/**
+ * The flow id catch-up brings the class's agents without values of their own to: the first rendering of
+ * the target's, which is its rendering with the values in force.
+ */
 export const targetFlowIdOf = (policy: CachedClassFlow): string =>
   policy.renderings.find((rendering) => rendering.hash === policy.target)?.flowId ?? policy.target;
 

@@ -329,6 +329,8 @@ export function newUpdateConfiguration(request: {
   flowHash: string;
   /** When the version declares parameters, the flow id of its rendering with the agent's values. */
   renderedFlowId?: string;
+  /** The rollout of staged values whose frozen values the rendering takes for the class's. */
+  valuesRollout?: string;
   agentApiUrl: string;
   createdBy: string;
   agentClass?: string;

@@ -18,6 +18,7 @@ import {
   MAX_PARAMETERS_PER_LAYER,
   type ParameterRecord,
   type ParameterValue,
+  type StagedChange,
 } from "./model.js";
 import type { ParameterScope, ParameterStore } from "./ports.js";
 import type { ReadinessCheck } from "./readiness-check.js";
@@ -28,6 +29,7 @@ import {
   TENANT_SECRET_RULE,
   tenantSecretReference,
 } from "./secret-refs.js";
+import { valuesWithChanges } from "./staging.js";
 
 export interface ParametersDependencies {
   parameters: ParameterStore;
@@ -68,19 +70,32 @@ export function parameterValueOf(tenant: string, body: unknown): ParameterValue 
 const valueView = (value: ParameterValue | undefined) =>
   value === undefined ? {} : "secretRef" in value ? { secretRef: value.secretRef } : { value: value.value };
 
-const recordView = (record: ParameterRecord) => ({
+const recordView = (record: ParameterRecord | StagedChange) => ({
   name: record.name,
   ...valueView(record.value),
   updatedAt: toIso(record.updatedAt) as string,
   updatedBy: record.updatedBy,
 });
 
+/** A staged change as the API shows it: marked staged, and marked as a removal when it removes the value. */
+const stagedView = (change: StagedChange) => ({
+  ...recordView(change),
+  staged: true,
+  ...(change.value === undefined ? { removes: true } : {}),
+});
+
+/** Whether the class's value changes are staged for a rollout rather than in force at once. */
+const stagesValues = (classRecord: AgentClassRecord | undefined): boolean =>
+  classRecord?.valueChanges === "rollout";
+
 /**
  * A layer's holder as a request names it: its scope, the class whose flow declares its parameters, and how
  * heartbeats learn of its values (`tell`), which an agent's must reach before they are written (`tellsFirst`).
+ * `stages` names the class whose changes of this layer are staged for a rollout instead.
  */
 interface Holder {
   scope: ParameterScope;
+  stages?: string;
   classRecord?: AgentClassRecord;
   tell(values: readonly ParameterRecord[]): Promise<void>;
   tellsFirst: boolean;
@@ -110,7 +125,13 @@ export function makeParametersApi(deps: ParametersDependencies) {
         heartbeatPeriodMsOf(classRecord),
       );
     };
-    return { scope: { layer: "class", className }, classRecord, tell, tellsFirst: false };
+    return {
+      scope: { layer: "class", className },
+      stages: stagesValues(classRecord) ? className : undefined,
+      classRecord,
+      tell,
+      tellsFirst: false,
+    };
   }
 
   /**
@@ -164,18 +185,46 @@ export function makeParametersApi(deps: ParametersDependencies) {
     return { flowHash: target, declared: version?.parameters };
   }
 
+  /**
+   * The holder's values as they will be: with the changes staged for its class, for a class whose value
+   * changes roll out; as they are, for any other.
+   */
+  async function heldOnceStaged(tenant: string, holder: Holder): Promise<ParameterRecord[]> {
+    const held = await parameters.list(tenant, holder.scope);
+    return holder.stages === undefined
+      ? held
+      : valuesWithChanges(held, await parameters.staged(tenant, holder.stages));
+  }
+
+  /** Stages the removal of a class's value, one it holds or one a staged change gives it. */
+  async function stageRemoval(
+    principal: Principal,
+    className: string,
+    holder: Holder,
+    name: string,
+  ): Promise<ConsoleResult> {
+    const { tenant } = principal;
+    const held = isParameterName(name) ? await heldOnceStaged(tenant, holder) : [];
+    if (!held.some((record) => record.name === name))
+      throw new BeaconError("not_found", "No value is set for the parameter here");
+    await deps.readiness.change(tenant, holder.scope, holder.classRecord, name, undefined);
+    const change: StagedChange = { name, updatedAt: clock.now(), updatedBy: principal.subject };
+    await parameters.stage(tenant, className, change);
+    return { status: 202, body: stagedView(change) };
+  }
+
   function layerApi(holderOf: (tenant: string, id: string) => Promise<Holder>) {
-    async function find(tenant: string, id: string, name: string) {
-      const holder = await holderOf(tenant, id);
+    async function find(tenant: string, holder: Holder, name: string) {
       const record = isParameterName(name) ? await parameters.get(tenant, holder.scope, name) : undefined;
       if (!record) throw new BeaconError("not_found", "No value is set for the parameter here");
-      return { holder, record };
+      return record;
     }
 
     return {
       async get(principal: Principal, id: string, name: string): Promise<ConsoleResult> {
         requireRole(principal, "viewer");
-        return { body: recordView((await find(principal.tenant, id, name)).record) };
+        const holder = await holderOf(principal.tenant, id);
+        return { body: recordView(await find(principal.tenant, holder, name)) };
       },
 
       /**
@@ -191,7 +240,7 @@ export function makeParametersApi(deps: ParametersDependencies) {
         const { declared } = await declaredBy(tenant, holder.classRecord);
         if (declared?.some((parameter) => parameter.name === name && parameter.sensitive) && "value" in value)
           throw invalid(`The flow declares ${name} sensitive: its value is a secretRef, not the secret`);
-        const held = await parameters.list(tenant, holder.scope);
+        const held = await heldOnceStaged(tenant, holder);
         if (held.length >= MAX_PARAMETERS_PER_LAYER && !held.some((record) => record.name === name))
           throw new BeaconError(
             "parameter_limit",
@@ -199,6 +248,10 @@ export function makeParametersApi(deps: ParametersDependencies) {
           );
         await deps.readiness.change(tenant, holder.scope, holder.classRecord, name, value);
         const record: ParameterRecord = { name, value, updatedAt: clock.now(), updatedBy: principal.subject };
+        if (holder.stages !== undefined) {
+          await parameters.stage(tenant, holder.stages, record);
+          return { status: 202, body: stagedView(record) };
+        }
         const values = [...held.filter((other) => other.name !== name), record];
         const outcome = await changing(tenant, holder, values, () =>
           parameters.put(tenant, holder.scope, record),
@@ -209,7 +262,9 @@ export function makeParametersApi(deps: ParametersDependencies) {
       async remove(principal: Principal, id: string, name: string): Promise<ConsoleResult> {
         requireRole(principal, "operator");
         const { tenant } = principal;
-        const { holder } = await find(tenant, id, name);
+        const holder = await holderOf(tenant, id);
+        if (holder.stages !== undefined) return stageRemoval(principal, holder.stages, holder, name);
+        await find(tenant, holder, name);
         await deps.readiness.change(tenant, holder.scope, holder.classRecord, name, undefined);
         const values = (await parameters.list(tenant, holder.scope)).filter((record) => record.name !== name);
         const removed = await changing(tenant, holder, values, () =>
@@ -224,10 +279,29 @@ export function makeParametersApi(deps: ParametersDependencies) {
   return {
     classValues: {
       ...layerApi(classHolder),
+      /** The class's values in force, and beside them the changes staged for a rollout, when any are. */
       async list(principal: Principal, className: string): Promise<ConsoleResult> {
         requireRole(principal, "viewer");
-        const { scope } = await classHolder(principal.tenant, className);
-        return { body: { items: (await parameters.list(principal.tenant, scope)).map(recordView) } };
+        const { tenant } = principal;
+        const { scope } = await classHolder(tenant, className);
+        const [values, staged] = await Promise.all([
+          parameters.list(tenant, scope),
+          parameters.staged(tenant, className),
+        ]);
+        return {
+          body: {
+            items: values.map(recordView),
+            ...(staged.length > 0 ? { staged: staged.map(stagedView) } : {}),
+          },
+        };
+      },
+
+      /** Discards the changes staged for the class: its values in force stay as they are. */
+      async discardStaged(principal: Principal, className: string): Promise<ConsoleResult> {
+        requireRole(principal, "operator");
+        const { tenant } = principal;
+        await classHolder(tenant, className);
+        return { body: { items: (await parameters.discardStaged(tenant, className)).map(stagedView) } };
       },
     },
     agentValues: {

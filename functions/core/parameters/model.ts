@@ -24,6 +24,19 @@ export interface ParameterRecord {
 }
 
 /**
+ * A change of a class's value staged for a rollout (a class whose value changes roll out): the value the
+ * name will have, or none when the change removes the class's value.
+ */
+export interface StagedChange {
+  name: string;
+  /** Absent when the change removes the class's value. */
+  value?: ParameterValue;
+  updatedAt: number;
+  /** Subject of the token that staged it. */
+  updatedBy: string;
+}
+
+/**
  * A parameter name as MiNiFi and NiFi take one: letters, digits, space, `-`, `_` and `.`, neither starting
  * nor ending with a space (a name agents would trim is a different name), at most 256 characters.
  * schemas/console/openapi.json states the same pattern.

@@ -7,6 +7,7 @@ import { parameterValueOf } from "./console-parameters.js";
 import { effectiveParameters } from "./effective.js";
 import { isParameterName, MAX_PARAMETER_VALUE_BYTES, MAX_PARAMETERS_PER_LAYER } from "./model.js";
 import { parseSecretReference, tenantSecretReference } from "./secret-refs.js";
+import { valuesWithChanges } from "./staging.js";
 
 const ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:plant/kafka-AbCdEf";
 
@@ -288,5 +289,84 @@ describe("the console's parameter values", () => {
     ).rejects.toMatchObject({ code: "cache_unavailable" });
     hotState.down = false;
     expect((await api.parameters.agentValues.list(viewer, "pump-7")).body).toMatchObject({ agentValues: [] });
+  });
+
+  it("stage a class's changes for a rollout when its value changes roll out: nothing in force, nothing told", async () => {
+    const { api, catalog, hotState } = await harness();
+    await api.parameters.classValues.put(operator, "pumps", "brokers", { value: "class:9092" });
+    await api.parameters.classValues.put(operator, "pumps", "site", { value: "plant-1" });
+    const cached = structuredClone(hotState.classFlows.get("acme/pumps"));
+    await catalog.put("acme", "pumps", { valueChanges: "rollout" }, 0);
+    const staged = await api.parameters.classValues.put(operator, "pumps", "brokers", { value: "new:9092" });
+    expect(staged).toMatchObject({ status: 202, body: { name: "brokers", value: "new:9092", staged: true } });
+    const removal = await api.parameters.classValues.remove(operator, "pumps", "site");
+    expect(removal).toMatchObject({ status: 202, body: { name: "site", staged: true, removes: true } });
+    await expect(api.parameters.classValues.remove(operator, "pumps", "never-set")).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await expect(
+      api.parameters.classValues.put(operator, "pumps", "password", { value: "hunter2" }),
+    ).rejects.toMatchObject({ code: "invalid_request" });
+    expect(hotState.classFlows.get("acme/pumps")).toEqual(cached);
+    expect((await api.parameters.classValues.get(viewer, "pumps", "brokers")).body).toMatchObject({
+      value: "class:9092",
+    });
+    const listed = (await api.parameters.classValues.list(viewer, "pumps")).body as {
+      items: { name: string; value?: string }[];
+      staged: { name: string; value?: string; removes?: boolean }[];
+    };
+    expect(listed.items.map(({ name, value }) => ({ name, value }))).toEqual([
+      { name: "brokers", value: "class:9092" },
+      { name: "site", value: "plant-1" },
+    ]);
+    expect(listed.staged).toMatchObject([
+      { name: "brokers", value: "new:9092", staged: true },
+      { name: "site", staged: true, removes: true },
+    ]);
+    await expect(api.parameters.classValues.discardStaged(viewer, "pumps")).rejects.toMatchObject({
+      code: "forbidden",
+    });
+    const discarded = (await api.parameters.classValues.discardStaged(operator, "pumps")).body as {
+      items: unknown[];
+    };
+    expect(discarded.items).toHaveLength(2);
+    expect((await api.parameters.classValues.list(viewer, "pumps")).body).not.toHaveProperty("staged");
+  });
+
+  it("count a class's staged values against the limit of a layer, as they will be once in force", async () => {
+    const { api, catalog } = await harness();
+    await catalog.put("acme", "pumps", { valueChanges: "rollout" }, 0);
+    for (let index = 0; index < MAX_PARAMETERS_PER_LAYER; index++)
+      await api.parameters.classValues.put(operator, "pumps", `p${index}`, { value: "x" });
+    await expect(
+      api.parameters.classValues.put(operator, "pumps", "one-more", { value: "x" }),
+    ).rejects.toMatchObject({ code: "parameter_limit" });
+    await api.parameters.classValues.remove(operator, "pumps", "p0");
+    expect((await api.parameters.classValues.put(operator, "pumps", "one-more", { value: "x" })).status).toBe(
+      202,
+    );
+  });
+});
+
+describe("a class's values with its staged changes", () => {
+  const record = (name: string, value: string, updatedAt = 1) => ({
+    name,
+    value: { value },
+    updatedAt,
+    updatedBy: "alice",
+  });
+
+  it("take each staged value, drop each staged removal and keep the names no change concerns, by name", () => {
+    expect(
+      valuesWithChanges(
+        [record("site", "plant-1"), record("brokers", "b1"), record("prefix", "s3://a")],
+        [
+          record("brokers", "b2", 2),
+          { name: "prefix", updatedAt: 2, updatedBy: "bob" },
+          record("added", "y", 2),
+        ],
+      ),
+    ).toEqual([record("added", "y", 2), record("brokers", "b2", 2), record("site", "plant-1")]);
+    expect(valuesWithChanges([record("site", "plant-1")], [])).toEqual([record("site", "plant-1")]);
   });
 });

@@ -1,4 +1,4 @@
-import type { ParameterRecord } from "./model.js";
+import type { ParameterRecord, StagedChange } from "./model.js";
 import type { SecretReference } from "./secret-refs.js";
 
 /** The values one class or one agent holds: the layers a person sets. Groups take their place later. */
@@ -18,6 +18,23 @@ export interface ParameterStore {
    * each with it: what a class's values leave to them. Reads an index, which may lag a change by a moment.
    */
   agentValuesOf(tenant: string, name: string): Promise<{ agentId: string; record: ParameterRecord }[]>;
+  /** The changes staged for the class, by name, apart from its values in force. */
+  staged(tenant: string, className: string): Promise<StagedChange[]>;
+  /** Stages the change, replacing one staged for the same name. */
+  stage(tenant: string, className: string, change: StagedChange): Promise<void>;
+  /** Removes every change staged for the class: those it removed. */
+  discardStaged(tenant: string, className: string): Promise<StagedChange[]>;
+  /** Removes these staged changes, each only while it is still staged as given (a later one stays). */
+  unstage(tenant: string, className: string, changes: readonly StagedChange[]): Promise<void>;
+  /** Keeps the class's values as a rollout of its staged changes brings them, apart from any change after. */
+  freeze(
+    tenant: string,
+    className: string,
+    rolloutId: string,
+    values: readonly ParameterRecord[],
+  ): Promise<void>;
+  /** The class's values as the rollout froze them; none for a rollout that froze none. */
+  frozen(tenant: string, className: string, rolloutId: string): Promise<ParameterRecord[]>;
 }
 
 /**

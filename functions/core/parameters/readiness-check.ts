@@ -135,6 +135,23 @@ export function makeReadinessCheck(deps: ReadinessCheckDependencies) {
     },
 
     /**
+     * Refuses to roll out (`what`) class values (`brought`) in place of those in force when they leave an
+     * agent of the class without a value of the version's parameters, or with one its binary refuses. What
+     * was already so does not refuse them.
+     */
+    async classValues(
+      what: string,
+      tenant: string,
+      version: CheckedVersion,
+      brought: readonly Pick<ParameterRecord, "name" | "value">[],
+    ): Promise<void> {
+      if (!version.parameters?.length) return;
+      const { input, truncated } = await classInput(tenant, version);
+      const context = { className: version.className, flowHash: version.hash, truncated };
+      refuseUnready(what, context, readinessAfterChange(input, { ...input, classValues: [...brought] }));
+    },
+
+    /**
      * Refuses to set (`value`) or remove (undefined) a class's or an agent's value of a parameter when that
      * leaves an agent without a value, or with one its binary refuses, in a version the class runs or is
      * being brought to. What was already so does not refuse the change.

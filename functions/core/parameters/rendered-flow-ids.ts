@@ -74,14 +74,27 @@ export function withRenderings(policy: ClassFlowPolicy, renderings: PolicyRender
   return { ...policy, accepted: policy.accepted.map((id) => flowIdOf.get(id) ?? id), renderings };
 }
 
+/**
+ * The policy with a second rendering of its target, with a rollout's values (`staged`), accepted beside the
+ * one in force, which stays first among the target's renderings: the one catch-up brings agents to.
+ */
+export function withStagedRendering(policy: CachedClassFlow, staged: PolicyRendering): CachedClassFlow {
+  return {
+    ...policy,
+    accepted: [...new Set([...policy.accepted, staged.flowId])],
+    renderings: [...policy.renderings.filter((rendering) => rendering.flowId !== staged.flowId), staged],
+  };
+}
+
 export interface FlowRenderingDependencies {
   flows: Pick<FlowCatalog, "get">;
-  parameters: Pick<ParameterStore, "list">;
+  parameters: Pick<ParameterStore, "list" | "frozen">;
 }
 
 /**
  * The class's policy with a rendering of each version it names that declares parameters: one read of each
- * version, and one of the class's values when any declares parameters. What the agent API's heartbeat needs,
+ * version, and one of the class's values when any declares parameters (and one of a rollout's frozen values
+ * while it rolls out the class's staged values). What the agent API's heartbeat needs,
  * apart from agentFlowIds, which its bundle then leaves out.
  */
 export function makeClassFlowRendering(deps: FlowRenderingDependencies) {
@@ -95,11 +108,19 @@ export function makeClassFlowRendering(deps: FlowRenderingDependencies) {
     const versions = await Promise.all(hashes.map((hash) => flows.get(tenant, className, hash)));
     const declaring = versions.filter((version) => version !== undefined && declaresParameters(version));
     if (declaring.length === 0) return withRenderings(policy, []);
-    const classValues = await parameters.list(tenant, { layer: "class", className });
-    return withRenderings(
+    const [classValues, frozen] = await Promise.all([
+      parameters.list(tenant, { layer: "class", className }),
+      policy.valuesRollout === undefined
+        ? undefined
+        : parameters.frozen(tenant, className, policy.valuesRollout),
+    ]);
+    const cached = withRenderings(
       policy,
       declaring.flatMap((version) => renderingOf(version as NonNullable<typeof version>, classValues) ?? []),
     );
+    const target = declaring.find((version) => version?.hash === policy.target);
+    const staged = target && frozen && renderingOf(target, frozen);
+    return staged ? withStagedRendering(cached, staged) : cached;
   };
 }
 

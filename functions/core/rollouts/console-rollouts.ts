@@ -1,3 +1,4 @@
+import type { ClassCatalog } from "../agents/ports.js";
 import { isClassName } from "../c2/class-name.js";
 import { BeaconError } from "../errors.js";
 import { isFlowHash } from "../flows/flow-hash.js";
@@ -8,7 +9,9 @@ import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
+import type { ParameterStore } from "../parameters/ports.js";
 import type { ReadinessCheck } from "../parameters/readiness-check.js";
+import { valuesWithChanges } from "../parameters/staging.js";
 import type { ConsoleResult } from "../result.js";
 import type { AdvanceOutcome, RolloutEngine } from "./engine.js";
 import {
@@ -19,20 +22,28 @@ import {
   type Share,
 } from "./model.js";
 import type { RolloutStore } from "./ports.js";
+import { valueRenderings } from "./value-decisions.js";
 
 export interface RolloutsDependencies {
   engine: RolloutEngine;
   rollouts: RolloutStore;
   flows: Pick<FlowCatalog, "get">;
+  /** The class, whose target a rollout of its staged values renders anew. */
+  catalog: Pick<ClassCatalog, "get">;
+  /** The class's values in force and its changes staged, which a rollout of them freezes. */
+  parameters: Pick<ParameterStore, "list" | "staged">;
   /** The flow validation's dry run: whether the class's agents' manifests offer every type the flow uses. */
   validate(tenant: string, version: FlowVersionRecord): Promise<FlowValidation>;
   /** The check that the class's agents would each get values they can run for the version's parameters. */
-  readiness: Pick<ReadinessCheck, "version">;
+  readiness: Pick<ReadinessCheck, "version" | "classValues">;
 }
 
 export interface RolloutRequest {
   className: string;
-  flowHash: string;
+  /** The version to roll out; absent for a rollout of the class's staged values. */
+  flowHash?: string;
+  /** Rolls out the class's staged value changes, to its target version, instead of a version. */
+  stagedValues?: boolean;
   plan?: Partial<RolloutPlan>;
   /** Starts even when the dry run finds agents whose manifests lack types the flow uses. */
   allowIncompatible?: boolean;
@@ -47,6 +58,7 @@ export const rolloutView = (record: RolloutRecord) =>
     className: record.className,
     fromFlow: record.fromFlow,
     toFlow: record.toFlow,
+    stagedValues: record.stagedValues,
     state: record.state,
     resumeTo: record.state === "paused" ? record.resumeTo : undefined,
     reason: record.reason,
@@ -123,14 +135,59 @@ export function makeRolloutsApi(deps: RolloutsDependencies) {
     streamError: outcome.streamError,
   });
 
+  /**
+   * A rollout of the class's staged value changes: its target version rendered with them, to the agents
+   * whose rendered flow they change, the values frozen as they are now (a change staged later waits for
+   * the next).
+   */
+  async function startValues(principal: Principal, className: string, plan: RolloutPlan) {
+    const { tenant } = principal;
+    const classRecord = isClassName(className) ? await deps.catalog.get(tenant, className) : undefined;
+    if (!classRecord) throw new BeaconError("not_found", "No such agent class");
+    const target = classRecord.flowPolicy?.target;
+    const version = target === undefined ? undefined : await flows.get(tenant, className, target);
+    if (!target || !version)
+      throw new BeaconError("invalid_request", "The class has no flow version to render its values into");
+    const [inForce, staged] = await Promise.all([
+      deps.parameters.list(tenant, { layer: "class", className }),
+      deps.parameters.staged(tenant, className),
+    ]);
+    if (staged.length === 0) throw new BeaconError("invalid_request", "The class has no staged values");
+    const brought = valuesWithChanges(inForce, staged);
+    const renderings = valueRenderings(version, inForce, brought);
+    if (!renderings)
+      throw new BeaconError(
+        "invalid_request",
+        "The staged values leave the class's flow as it renders now, so no agent would move: discard them, or stage a change of a parameter the flow declares",
+      );
+    await deps.readiness.classValues("Rolling out the staged values", tenant, version, brought);
+    return engine.start({
+      tenant,
+      className,
+      toFlow: target,
+      toFlowIds: [renderings.to.flowId],
+      stagedValues: brought,
+      plan,
+      createdBy: principal.subject,
+    });
+  }
+
   return {
-    /** Publishes a flow version to its class: a rollout whose canary is queued at once. */
+    /**
+     * Publishes a flow version to its class, or the class's staged values to its agents: a rollout whose
+     * canary is queued at once.
+     */
     async start(principal: Principal, request: RolloutRequest): Promise<ConsoleResult> {
       requireRole(principal, "operator");
       const { tenant } = principal;
       const plan = planOf(request.plan);
+      if (request.stagedValues === true) {
+        if (request.flowHash !== undefined)
+          throw new BeaconError("invalid_request", "A rollout brings a flowHash or stagedValues, not both");
+        return answer(await startValues(principal, request.className, plan), 201);
+      }
       const version =
-        isClassName(request.className) && isFlowHash(request.flowHash)
+        isClassName(request.className) && request.flowHash !== undefined && isFlowHash(request.flowHash)
           ? await flows.get(tenant, request.className, request.flowHash)
           : undefined;
       if (!version) throw new BeaconError("not_found", "The class has no such flow version");
@@ -146,7 +203,7 @@ export function makeRolloutsApi(deps: RolloutsDependencies) {
       const outcome = await engine.start({
         tenant,
         className: request.className,
-        toFlow: request.flowHash,
+        toFlow: version.hash,
         toFlowIds: flowIdsOf(version),
         plan,
         createdBy: principal.subject,

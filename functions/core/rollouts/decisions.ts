@@ -14,6 +14,7 @@ import { dropUndefined } from "../json.js";
 import { operationsOfAgent } from "../manifests/agent-manifest.js";
 import { newUpdateConfiguration } from "../operations/lifecycle.js";
 import { isFinal, type OperationRecord } from "../operations/model.js";
+import type { ParameterRecord } from "../parameters/model.js";
 import type { IdGenerator } from "../ports.js";
 import {
   canRolloutTransition,
@@ -43,6 +44,13 @@ export const previousFlowIds = (rollout: RolloutRecord): string[] =>
 
 /** The flow ids agents report that count as the version the rollout brings. */
 export const newFlowIds = (rollout: RolloutRecord): string[] => rollout.toFlowIds ?? [rollout.toFlow];
+
+/**
+ * The flow ids the class accepts once the rollout completed: the new version's; for a rollout of staged
+ * values, the target's as before, which the values now in force render as the members run it.
+ */
+export const completedFlowIds = (rollout: RolloutRecord): string[] =>
+  rollout.stagedValues ? previousFlowIds(rollout) : newFlowIds(rollout);
 
 /** What the class says about its agents' timing. */
 export interface ClassTiming {
@@ -186,6 +194,8 @@ export function updateRecords(
     now: number;
     ids: IdGenerator;
     agentApiUrl: string;
+    /** The rollout whose frozen values the agents' downloads render: its own, on its way forward. */
+    valuesRollout?: string;
   },
 ): OperationRecord[] {
   return [...flowIds].map(([agentId, flowId]) =>
@@ -194,6 +204,7 @@ export function updateRecords(
       agentId,
       flowHash,
       renderedFlowId: flowId === flowHash ? undefined : flowId,
+      valuesRollout: request.valuesRollout,
       agentApiUrl: request.agentApiUrl,
       createdBy: `beacon:rollout:${rollout.rolloutId}`,
       agentClass: rollout.className,
@@ -316,7 +327,7 @@ export function lookStep(
     return {
       next: "complete",
       rollout: { ...rollout, state: "completed", finishedAt: now },
-      policy: policyOf(rollout.toFlow, newFlowIds(rollout), timing.ackTimeoutMs),
+      policy: policyOf(rollout.toFlow, completedFlowIds(rollout), timing.ackTimeoutMs),
     };
   }
   const paced =
@@ -381,6 +392,8 @@ export interface RolloutStart {
   toFlow: string;
   /** The flow ids agents report for the new version (flowIdsOf); its hash alone when absent. */
   toFlowIds?: string[];
+  /** The class's values as a rollout of its staged changes brings them: `toFlow` is then the class's target. */
+  stagedValues?: ParameterRecord[];
   plan: RolloutPlan;
   createdBy: string;
 }
@@ -400,6 +413,7 @@ export function newRollout(
     toFlow: request.toFlow,
     fromFlowIds: from.fromFlowIds,
     toFlowIds: request.toFlowIds,
+    stagedValues: request.stagedValues && true,
     state: "canary" as const,
     plan: request.plan,
     classSize: from.classSize,
@@ -433,6 +447,18 @@ export const startPolicy = (
   fromFlow === undefined
     ? undefined
     : policyOf(fromFlow, [...(flowIds.from ?? [fromFlow]), ...(flowIds.to ?? [toFlow])], timing.ackTimeoutMs);
+
+/**
+ * The class's policy while a rollout of its staged values runs: the target as it was, also accepted
+ * rendered with the values the rollout froze (the cache renders it so from `valuesRollout`).
+ */
+export const valuesStartPolicy = (
+  rollout: Pick<RolloutRecord, "rolloutId" | "toFlow" | "fromFlowIds">,
+  timing: ClassTiming,
+): ClassFlowPolicy => ({
+  ...policyOf(rollout.toFlow, rollout.fromFlowIds ?? [rollout.toFlow], timing.ackTimeoutMs),
+  valuesRollout: rollout.rolloutId,
+});
 
 /** A rollout's state change on the stream, with its counts at that moment. */
 export function rolloutEvent(

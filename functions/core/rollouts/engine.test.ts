@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { pumpsVersionRecord } from "../../../scripts/test-support/flow-fixtures.js";
 import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
 import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
@@ -16,9 +17,15 @@ import type { RolloutEvent } from "../events/model.js";
 import { makeOperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import { makeSweepTimeouts } from "../operations/timeouts.js";
-import { makeFlowRenderings, renderingClassFlows } from "../parameters/rendered-flow-ids.js";
+import {
+  makeFlowRenderings,
+  ownValuesOf,
+  renderedFlowIdOf,
+  renderingClassFlows,
+} from "../parameters/rendered-flow-ids.js";
 import { makeRolloutEngine } from "./engine.js";
 import type { RolloutPlan, RolloutRecord } from "./model.js";
+import { valueRenderings } from "./value-decisions.js";
 
 const TENANT = "acme";
 const CLASS = "edge";
@@ -76,7 +83,8 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     settings: { ackTimeoutMs: 300 * SECOND },
   });
   const flows = new MemoryFlowCatalog();
-  const renderings = makeFlowRenderings({ flows, parameters: new MemoryParameterStore() });
+  const parameters = new MemoryParameterStore();
+  const renderings = makeFlowRenderings({ flows, parameters });
   const engine = makeRolloutEngine({
     rollouts,
     classes: catalog,
@@ -90,6 +98,7 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     agentApiUrl: "https://agents.beacon.test",
     flows,
     renderings,
+    parameters,
     classFlowCache: renderingClassFlows(hotState, renderings),
   });
 
@@ -212,6 +221,8 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     catalog,
     hotState,
     operations,
+    flows,
+    parameters,
     heartbeat,
     rollouts,
     events,
@@ -505,5 +516,102 @@ describe("a rollout's controls", () => {
     sim.hotState.down = false;
     await sim.runUntil(["completed"]);
     expect((await sim.rollout()).counts).toMatchObject({ selected: 58, healthy: 58, skipped: 2 });
+  });
+});
+
+describe("a rollout of a class's staged values", () => {
+  const BROKERS = "kafka.brokers";
+  const value = (name: string, text: string) => ({
+    name,
+    value: { value: text },
+    updatedAt: 0,
+    updatedBy: "ops",
+  });
+
+  /** A class of 30 agents on V1, which declares the brokers; agent 2 holds a value of its own for them. */
+  async function valuesClass() {
+    const sim = simulatedClass(30);
+    const declared = [
+      { name: BROKERS, sensitive: false },
+      { name: "site", sensitive: false, default: "plant" },
+    ];
+    await sim.flows.add(TENANT, { ...pumpsVersionRecord(V1, declared), className: CLASS }, new Uint8Array(2));
+    await sim.parameters.put(TENANT, { layer: "class", className: CLASS }, value(BROKERS, "b1:9092"));
+    await sim.parameters.put(TENANT, { layer: "agent", agentId: agentIdOf(2) }, value(BROKERS, "own:9092"));
+    await sim.parameters.stage(TENANT, CLASS, { ...value(BROKERS, "b2:9092"), updatedAt: -1 });
+    const inForce = [value(BROKERS, "b1:9092")];
+    const brought = [value(BROKERS, "b2:9092")];
+    const renderings = valueRenderings({ hash: V1, parameters: declared }, inForce, brought);
+    if (!renderings) throw new Error("the staged brokers render V1 anew");
+    for (const agent of sim.fleet.values()) {
+      const own = await sim.parameters.list(TENANT, { layer: "agent", agentId: agent.agentId });
+      agent.flowId = renderedFlowIdOf(renderings.from, ownValuesOf(own));
+    }
+    const start = (rolloutPlan: RolloutPlan) =>
+      sim.engine.start({
+        tenant: TENANT,
+        className: CLASS,
+        toFlow: V1,
+        toFlowIds: [renderings.to.flowId],
+        stagedValues: brought,
+        plan: rolloutPlan,
+        createdBy: "ops",
+      });
+    return { ...sim, renderings, start };
+  }
+
+  it("moves only the agents whose rendered flow changes, by the rollout's download, then puts the values in force", async () => {
+    const sim = await valuesClass();
+    const { renderings } = sim;
+    const started = await sim.start(plan({ canary: { count: 1 }, batchSize: 10, batchIntervalSeconds: 0 }));
+    expect(started.rollout).toMatchObject({
+      stagedValues: true,
+      fromFlow: V1,
+      toFlow: V1,
+      counts: { selected: 1 },
+    });
+    // While it runs, catch-up accepts both renderings, the one in force still its target.
+    expect(sim.hotState.classFlows.get(`${TENANT}/${CLASS}`)).toMatchObject({
+      target: V1,
+      accepted: [renderings.from.flowId, renderings.to.flowId],
+      renderings: [renderings.from, renderings.to],
+    });
+    await sim.runUntil(["completed"]);
+    const rollout = await sim.rollout();
+    expect(rollout.counts).toMatchObject({ selected: 29, healthy: 29, failed: 0, skipped: 1 });
+    expect(sim.agent(2).received).toEqual([]);
+    expect(sim.agent(0).received).toEqual([renderings.to.flowId]);
+    const update = (await sim.operations.list(TENANT, { agentId: agentIdOf(0), limit: 1 })).items[0];
+    expect(update?.args?.location).toContain(
+      `/agents/${agentIdOf(0)}/rollouts/${rollout.rolloutId}/flows/${V1}/`,
+    );
+    // Completed: the values are the class's, nothing is staged, and catch-up holds agents to them.
+    expect(await sim.parameters.list(TENANT, { layer: "class", className: CLASS })).toMatchObject([
+      { name: BROKERS, value: { value: "b2:9092" } },
+    ]);
+    expect(await sim.parameters.staged(TENANT, CLASS)).toEqual([]);
+    expect(sim.hotState.classFlows.get(`${TENANT}/${CLASS}`)).toMatchObject({
+      target: V1,
+      accepted: [renderings.to.flowId],
+      renderings: [renderings.to],
+    });
+  });
+
+  it("returns its members to the values in force when it rolls back, and leaves them in force", async () => {
+    const sim = await valuesClass();
+    const { renderings } = sim;
+    const started = await sim.start(plan({ canary: { count: 5 } }));
+    await sim.step();
+    await sim.engine.abort(TENANT, started.rollout.rolloutId, "ops");
+    await sim.runUntil(["aborted"]);
+    for (const index of [0, 1, 3, 4, 5]) expect(sim.agent(index).flowId).toBe(renderings.from.flowId);
+    expect(await sim.parameters.list(TENANT, { layer: "class", className: CLASS })).toMatchObject([
+      { name: BROKERS, value: { value: "b1:9092" } },
+    ]);
+    expect(await sim.parameters.staged(TENANT, CLASS)).toHaveLength(1);
+    expect(sim.hotState.classFlows.get(`${TENANT}/${CLASS}`)).toMatchObject({
+      accepted: [renderings.from.flowId],
+      renderings: [renderings.from],
+    });
   });
 });

@@ -9,7 +9,8 @@ import { guardedCache } from "../guarded-cache.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import type { OperationStore } from "../operations/ports.js";
-import type { FlowRenderings } from "../parameters/rendered-flow-ids.js";
+import type { ParameterStore } from "../parameters/ports.js";
+import { type FlowRenderings, ownValuesOf } from "../parameters/rendered-flow-ids.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import {
   type ActionChange,
@@ -35,10 +36,18 @@ import {
   startPolicy,
   timingOf,
   updateRecords,
+  valuesStartPolicy,
   watchedOperationId,
 } from "./decisions.js";
 import { isRolloutFinal, type RolloutMember, type RolloutRecord } from "./model.js";
 import type { RolloutStore } from "./ports.js";
+import { valueMemberFlowIds, valueRenderings } from "./value-decisions.js";
+
+const inProgress = () =>
+  new BeaconError(
+    "rollout_in_progress",
+    "The class has a rollout under way: pause, finish or abort it first",
+  );
 
 /** Agents of the class index a batch reads through at most, per batch size, in one look. */
 const CANDIDATES_PER_SELECTED = 10;
@@ -68,6 +77,8 @@ export interface RolloutEngineDependencies {
   flows: Pick<FlowCatalog, "get">;
   /** The flow ids agents report for the versions rolled out, rendered with their values. */
   renderings: Pick<FlowRenderings, "agentFlowIds">;
+  /** Class values a rollout of staged values freezes, its members' own, and the class's it puts in force. */
+  parameters: Pick<ParameterStore, "list" | "put" | "remove" | "staged" | "unstage" | "freeze" | "frozen">;
 }
 
 /** What one look at a rollout did. */
@@ -143,6 +154,8 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
       const step = lookStep(read, looked, timing, now);
       rollout = step.rollout;
       if (step.next === "roll back" || step.next === "complete") policy = step.policy;
+      // Before the policy renders them: a look that loses the write puts the same values in force again.
+      if (step.next === "complete" && rollout.stagedValues) await putInForce(deps, rollout);
       if (step.next === "roll back") {
         // Queued in this look, so catch-up (which now targets the previous version) finds them open.
         const all = await rollouts.members(rollout.tenant, rollout.rolloutId);
@@ -225,19 +238,21 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
       const classRecord = await classes.get(tenant, className);
       const timing = timingOf(classRecord);
       const fromFlow = classRecord?.flowPolicy?.target;
-      if (fromFlow === toFlow)
+      if (fromFlow === toFlow && !request.stagedValues)
         throw new BeaconError("invalid_request", "The class's agents are brought to this version already");
+      if (classRecord?.activeRolloutId !== undefined) throw inProgress();
       const now = clock.now();
       const classSize = await registry.count(tenant, className);
       // With no rollout under way, the policy accepts exactly the ids that count as its target.
       const fromFlowIds = classRecord?.flowPolicy?.accepted;
       const record = newRollout(request, { fromFlow, fromFlowIds, classSize }, newRolloutId(now, ids), now);
-      const policy = startPolicy(fromFlow, toFlow, timing, { from: fromFlowIds, to: request.toFlowIds });
-      if (!(await rollouts.start(record, policy)))
-        throw new BeaconError(
-          "rollout_in_progress",
-          "The class has a rollout under way: pause, finish or abort it first",
-        );
+      // Frozen before the policy that names them reaches the cache, and before any member downloads them.
+      if (request.stagedValues)
+        await deps.parameters.freeze(tenant, className, record.rolloutId, request.stagedValues);
+      const policy = request.stagedValues
+        ? valuesStartPolicy(record, timing)
+        : startPolicy(fromFlow, toFlow, timing, { from: fromFlowIds, to: request.toFlowIds });
+      if (!(await rollouts.start(record, policy))) throw inProgress();
       await guardedCache().attempt(() =>
         deps.classFlowCache.rememberClassFlow(tenant, className, policy, periodOf(timing)),
       );
@@ -349,6 +364,67 @@ async function updatesOf(
     ids: deps.ids,
     agentApiUrl: deps.agentApiUrl,
   });
+}
+
+/**
+ * The UPDATE CONFIGURATION records that bring a rollout's frozen values to these agents: only to those whose
+ * rendered flow they change, each to its own rendering with them, downloaded by the rollout's route. Reads
+ * the class's target, its values in force, the frozen values and each agent's own.
+ */
+async function valueUpdatesOf(
+  deps: RolloutEngineDependencies,
+  rollout: RolloutRecord,
+  agentIds: string[],
+  timing: ClassTiming,
+  now: number,
+): Promise<OperationRecord[]> {
+  const { tenant, className, rolloutId } = rollout;
+  if (agentIds.length === 0) return [];
+  const [version, inForce, frozen, own] = await Promise.all([
+    deps.flows.get(tenant, className, rollout.toFlow),
+    deps.parameters.list(tenant, { layer: "class", className }),
+    deps.parameters.frozen(tenant, className, rolloutId),
+    Promise.all(agentIds.map((agentId) => deps.parameters.list(tenant, { layer: "agent", agentId }))),
+  ]);
+  const renderings = version && valueRenderings(version, inForce, frozen);
+  const flowIds = new Map<string, string>();
+  agentIds.forEach((agentId, at) => {
+    const moved = renderings && valueMemberFlowIds(renderings, ownValuesOf(own[at] ?? []));
+    if (moved) flowIds.set(agentId, moved.to);
+  });
+  return updateRecords(rollout, rollout.toFlow, flowIds, {
+    timing,
+    now,
+    ids: deps.ids,
+    agentApiUrl: deps.agentApiUrl,
+    valuesRollout: rolloutId,
+  });
+}
+
+/**
+ * Puts a completed rollout's frozen values in force as the class's, and removes the staged changes it
+ * froze (those staged before it started); changes staged since stay staged for the next.
+ */
+async function putInForce(deps: RolloutEngineDependencies, rollout: RolloutRecord): Promise<void> {
+  const { parameters } = deps;
+  const { tenant, className } = rollout;
+  const scope = { layer: "class" as const, className };
+  const [inForce, frozen, staged] = await Promise.all([
+    parameters.list(tenant, scope),
+    parameters.frozen(tenant, className, rollout.rolloutId),
+    parameters.staged(tenant, className),
+  ]);
+  await Promise.all([
+    ...frozen.map((record) => parameters.put(tenant, scope, record)),
+    ...inForce
+      .filter((record) => !frozen.some((value) => value.name === record.name))
+      .map(({ name }) => parameters.remove(tenant, scope, name)),
+  ]);
+  await parameters.unstage(
+    tenant,
+    className,
+    staged.filter((change) => change.updatedAt <= rollout.createdAt),
+  );
 }
 
 /**
@@ -464,14 +540,16 @@ async function startBatch(
       (member) => member.agentId,
     ),
   );
-  const updates = await updatesOf(
-    deps,
-    rollout,
-    selection.chosen.map((agent) => agent.agentId),
-    rollout.toFlow,
-    timing,
-    now,
-  );
+  const ids = selection.chosen.map((agent) => agent.agentId);
+  const updates = rollout.stagedValues
+    ? await valueUpdatesOf(deps, rollout, ids, timing, now)
+    : await updatesOf(deps, rollout, ids, rollout.toFlow, timing, now);
+  if (rollout.stagedValues) {
+    // The agents whose rendered flow the values leave as it is are passed over.
+    const moved = new Set(updates.map((update) => update.agentId));
+    selection.skipped += selection.chosen.length - moved.size;
+    selection.chosen = selection.chosen.filter((agent) => moved.has(agent.agentId));
+  }
   const written = await rollouts.addMembers(batchMembers(rollout, selection.chosen, updates, now));
   const ours = new Set(written.map((member) => member.operationId));
   const operationEvents = await queue(

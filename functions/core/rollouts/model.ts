@@ -67,6 +67,11 @@ export interface RolloutRecord {
    */
   fromFlowIds?: string[];
   toFlowIds?: string[];
+  /**
+   * It rolls out the class's staged values, frozen under its id when it started, rather than a version:
+   * `fromFlow` and `toFlow` are both the class's target, `toFlowIds` its rendering with the frozen values.
+   */
+  stagedValues?: boolean;
   state: RolloutState;
   /** The updating state a paused rollout resumes to. */
   resumeTo?: "canary" | "rolling";

@@ -86,6 +86,10 @@ export const operations = {
     "role": "viewer",
     "scope": "class"
   },
+  "DELETE /api/v1/classes/{className}/staged-parameters": {
+    "role": "operator",
+    "scope": "class"
+  },
   "GET /api/v1/classes/{className}/parameters/{name}": {
     "role": "viewer",
     "scope": "class"

@@ -373,12 +373,38 @@ export interface paths {
         };
         /**
          * The parameter values set for the class
-         * @description The class layer: values for every agent of the class, over the flow's defaults.
+         * @description The class layer: values for every agent of the class, over the flow's defaults; with the changes staged for a rollout beside them, for a class whose value changes roll out.
          */
         get: operations["listClassParameters"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classes/{className}/staged-parameters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Discard the changes of the class's values staged for a rollout
+         * @description The class's values in force stay as they are; no agent is sent anything.
+         */
+        delete: operations["discardStagedClassParameters"];
         options?: never;
         head?: never;
         patch?: never;
@@ -406,13 +432,13 @@ export interface paths {
         get: operations["getClassParameter"];
         /**
          * Set a parameter's value for the class
-         * @description Sets the value at the class layer, replacing the one it had. A sensitive parameter takes a `secretRef`: the secret stays in Secrets Manager or Parameter Store, and the audit trail names the reference alone.
+         * @description Sets the value at the class layer, replacing the one it had; for a class whose `valueChanges` is `rollout`, stages the change instead (202). A sensitive parameter takes a `secretRef`: the secret stays in Secrets Manager or Parameter Store, and the audit trail names the reference alone.
          */
         put: operations["putClassParameter"];
         post?: never;
         /**
          * Remove a parameter's value at the class layer
-         * @description The layers below give the value again.
+         * @description The layers below give the value again; for a class whose `valueChanges` is `rollout`, once a rollout of the class's staged values brings the removal (202).
          */
         delete: operations["deleteClassParameter"];
         options?: never;
@@ -1154,6 +1180,7 @@ export interface components {
                 /** @description The flow ids that count as current. */
                 accepted: string[];
             };
+            valueChanges?: components["schemas"]["ValueChanges"];
             /** @description The rollout under way, if any: a class has at most one. */
             activeRolloutId?: string;
             /** @description Created by the agent API when the first agent of the class heartbeated. */
@@ -1176,7 +1203,13 @@ export interface components {
             ackTimeoutSeconds?: number;
             /** @description How many days an agent of the class may stay silent (since its last heartbeat) before the sweeper decommissions it. It registers again at its next heartbeat. */
             cleanUpAfterDays?: number;
+            valueChanges?: components["schemas"]["ValueChanges"];
         };
+        /**
+         * @description How changes of the class's parameter values reach its agents: `immediate` (the default) renders them into the class's flow at once, and catch-up brings every agent whose rendered flow changed to it; `rollout` stages them (listed beside the values in force) until a rollout of the staged values brings them, in a canary and batches gated on health, to exactly the agents whose rendered flow changes.
+         * @enum {string}
+         */
+        ValueChanges: "immediate" | "rollout";
         /** @description 1 to 128 characters from A-Z a-z 0-9 . _ -, starting with a letter or digit: safe in a URL path as it is. A heartbeat reporting any other class is taken as reporting none. */
         ClassName: string;
         AgentClassList: {
@@ -1724,10 +1757,13 @@ export interface components {
              */
             onFailure: "pause" | "rollback";
         };
+        /** @description Either `flowHash` (a version) or `stagedValues` (the class's staged value changes). */
         RolloutRequest: {
             className: components["schemas"]["ClassName"];
             /** @description A flow version of the class. */
-            flowHash: string;
+            flowHash?: string;
+            /** @description Roll out the class's staged value changes instead of a version: frozen as they are when it starts, they render the class's target version anew, and go only to the agents whose rendered flow they change (an agent whose own value overrides a changed parameter is passed over). Completion puts them in force as the class's values; a rollback returns members to the values in force. */
+            stagedValues?: boolean;
             /** @description Fields left out take Beacon's defaults: a canary of 5 percent, batches of 100 agents every 10 s, 120 s of soak, a failure threshold of 5 percent, rollback. */
             plan?: {
                 /** @description The first group, of the class's agents when the rollout started; it must be healthy before batches begin. */
@@ -1784,6 +1820,8 @@ export interface components {
             fromFlow?: string;
             /** @description The flow version rolled out. */
             toFlow: string;
+            /** @description It rolls out the class's staged values to its target version (`fromFlow` and `toFlow` alike), not a version. */
+            stagedValues?: boolean;
             state: components["schemas"]["RolloutState"];
             /**
              * @description While paused: the state resuming returns to.
@@ -2184,9 +2222,15 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             updatedBy: string;
+            /** @description A change staged for a rollout of the class's staged values: not in force yet. */
+            staged?: boolean;
+            /** @description A staged change that removes the class's value. */
+            removes?: boolean;
         };
         ParameterEntryList: {
             items: components["schemas"]["ParameterEntry"][];
+            /** @description The class's changes staged for a rollout, beside the values in force in `items`; absent when none are. */
+            staged?: components["schemas"]["ParameterEntry"][];
         };
         /** @description A parameter as the agent gets it. Without `layer`, nothing gives it a value. */
         EffectiveParameter: {
@@ -3174,6 +3218,36 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    discardStagedClassParameters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Discarded; the changes as they were staged. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     getClassParameter: {
         parameters: {
             query?: never;
@@ -3256,6 +3330,15 @@ export interface operations {
                     "application/json": components["schemas"]["ParameterEntry"];
                 };
             };
+            /** @description Staged: the class's value changes roll out, so the value waits, marked `staged`, for a rollout of the class's staged values; nothing reaches agents yet. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntry"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3285,6 +3368,15 @@ export interface operations {
         responses: {
             /** @description Removed; the value as it was. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntry"];
+                };
+            };
+            /** @description Staged: the class's value changes roll out, so the removal waits, marked `staged` and `removes`, for a rollout of the class's staged values. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
