@@ -21,7 +21,8 @@ import type { JsonObject } from "../core/json.js";
 import { binaryOf } from "../core/manifests/canonical.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";
-import { eventValidator, Validators } from "../shared/schemas.js";
+import { eventValidator } from "../shared/event-validators.js";
+import { Validators } from "../shared/schemas.js";
 
 let api: AgentApiUnderTest;
 let tenant: string;

@@ -16,7 +16,7 @@ import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
 import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";
-import { eventValidator } from "../shared/schemas.js";
+import { eventValidator } from "../shared/event-validators.js";
 import { composeSweeper } from "../sweeper/composition.js";
 
 const run = promisify(execFile);

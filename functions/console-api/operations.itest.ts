@@ -22,7 +22,7 @@ import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { OperationRecord } from "../core/operations/model.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
 import { makeRedisClient } from "../runtime/redis-client.js";
-import { eventValidator } from "../shared/schemas.js";
+import { eventValidator } from "../shared/event-validators.js";
 
 let agentApi: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;

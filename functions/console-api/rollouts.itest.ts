@@ -16,7 +16,7 @@ import type { JsonObject } from "../core/json.js";
 import { isRolloutFinal } from "../core/rollouts/model.js";
 import { makeKinesisClient } from "../runtime/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";
-import { eventValidator } from "../shared/schemas.js";
+import { eventValidator } from "../shared/event-validators.js";
 import type { composeSweeper } from "../sweeper/composition.js";
 
 const HEARTBEAT = "/c2/api/heartbeat";

@@ -61,6 +61,8 @@ describe("the compiled validators", () => {
     expect(files.map(({ file }) => file.replace(/^.*\//, ""))).toEqual([
       "compiled-validators.js",
       "compiled-validators.d.ts",
+      "compiled-event-validators.js",
+      "compiled-event-validators.d.ts",
       "compiled-console-parameters.js",
       "compiled-console-parameters.d.ts",
       "compiled-console-documents.js",

@@ -2,7 +2,7 @@ import type { KinesisStreamRecord } from "aws-lambda";
 import type { BeaconEvent } from "../core/events/model.js";
 import type { StreamRecord } from "../core/events/ports.js";
 import { isValidIdentifier } from "../core/identity/credentials.js";
-import { eventValidator } from "../shared/schemas.js";
+import { eventValidator } from "../shared/event-validators.js";
 
 export type DecodedRecord = { record: StreamRecord } | { refused: string };
 

@@ -29,9 +29,9 @@ import type { BeaconEvent } from "../core/events/model.js";
 import type { EventConsumer, StreamRecord } from "../core/events/ports.js";
 import { makeKinesisClient, makeS3Client } from "../runtime/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";
+import { eventValidator } from "../shared/event-validators.js";
 import { FunctionTimeouts } from "../shared/function-timeouts.js";
 import { functionLogger } from "../shared/observability.js";
-import { eventValidator } from "../shared/schemas.js";
 import { makeStreamHandler } from "./batch.js";
 
 const HEARTBEAT = "/c2/api/heartbeat";

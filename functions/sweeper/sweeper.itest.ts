@@ -36,7 +36,7 @@ import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js
 import { makeRedisClient } from "../runtime/redis-client.js";
 import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";
-import { eventValidator } from "../shared/schemas.js";
+import { eventValidator } from "../shared/event-validators.js";
 import { composeSweeper } from "./composition.js";
 
 const MINUTE = 60_000;

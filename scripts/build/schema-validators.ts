@@ -18,11 +18,19 @@ import {
 } from "../../functions/shared/console-openapi-document.js";
 import { parseCommandLine } from "../common/command-line.mjs";
 
-/** Each validator's export name and its schema's file under schemas/. */
-export const SchemaFiles = {
+/** Each C2 payload validator's export name and its schema's file under schemas/. */
+const C2SchemaFiles = {
   heartbeat: "c2/heartbeat.schema.json",
   acknowledge: "c2/acknowledge.schema.json",
   heartbeatResponse: "c2/heartbeat-response.schema.json",
+} as const;
+
+/**
+ * Each stream event validator's export name and its schema's file: a module apart from the C2 payloads', which
+ * the agent API would otherwise bundle whole (Ajv's validators set properties on themselves, which keeps every
+ * one of a module in a bundle that imports any).
+ */
+const EventSchemaFiles = {
   heartbeatEvent: "events/heartbeat-event.schema.json",
   ackEvent: "events/ack-event.schema.json",
   operationEvent: "events/operation-event.schema.json",
@@ -83,8 +91,8 @@ function standaloneModule(
   ];
 }
 
-/** The C2 payloads' and the stream events' validators. */
-async function c2AndEventValidators(): Promise<GeneratedFile[]> {
+/** The validators of the schemas in `files`, in one module. */
+async function schemaValidators(files: Record<string, string>, file: string): Promise<GeneratedFile[]> {
   // The options Beacon always validated with; `code` asks for source that stands alone as an ES module.
   const ajv = new Ajv2020({
     allErrors: false,
@@ -93,12 +101,12 @@ async function c2AndEventValidators(): Promise<GeneratedFile[]> {
     code: { source: true, esm: true },
   });
   const ids: Record<string, string> = {};
-  for (const [name, file] of Object.entries(SchemaFiles)) {
-    const schema = JSON.parse(await readFile(new URL(file, schemasDir), "utf8")) as { $id: string };
+  for (const [name, schemaFile] of Object.entries(files)) {
+    const schema = JSON.parse(await readFile(new URL(schemaFile, schemasDir), "utf8")) as { $id: string };
     ajv.addSchema(schema);
     ids[name] = schema.$id;
   }
-  return standaloneModule(ajv, ids, sharedFile("compiled-validators.js"));
+  return standaloneModule(ajv, ids, sharedFile(file));
 }
 
 /**
@@ -142,7 +150,11 @@ function consoleValidators(): GeneratedFile[] {
 
 /** Every validators' module and its declarations, as the schemas compile now. */
 export async function generateValidators(): Promise<GeneratedFile[]> {
-  return [...(await c2AndEventValidators()), ...consoleValidators()];
+  return [
+    ...(await schemaValidators(C2SchemaFiles, "compiled-validators.js")),
+    ...(await schemaValidators(EventSchemaFiles, "compiled-event-validators.js")),
+    ...consoleValidators(),
+  ];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
