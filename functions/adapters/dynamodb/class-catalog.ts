@@ -41,20 +41,21 @@ export class DynamoClassCatalog implements ClassCatalog {
       ...(change.description === undefined ? [] : ["description = :description"]),
       ...(change.heartbeatIntervalSeconds === undefined ? [] : ["heartbeatIntervalSeconds = :interval"]),
       ...(change.ackTimeoutSeconds === undefined ? [] : ["ackTimeoutSeconds = :ackTimeout"]),
-      ...(change.cleanUpAfterDays === undefined ? [] : ["cleanUpAfterDays = :cleanUpAfterDays"]),
+      ...(typeof change.cleanUpAfterDays === "number" ? ["cleanUpAfterDays = :cleanUpAfterDays"] : []),
     ];
+    const remove = change.cleanUpAfterDays === null ? " REMOVE cleanUpAfterDays" : "";
     const { Attributes: before } = await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: Keys.agentClass(tenant, name),
-        UpdateExpression: `SET ${assignments.join(", ")}`,
+        UpdateExpression: `SET ${assignments.join(", ")}${remove}`,
         ExpressionAttributeNames: creation.names,
         ExpressionAttributeValues: dropUndefined({
           ...creation.values,
           ":description": change.description,
           ":interval": change.heartbeatIntervalSeconds,
           ":ackTimeout": change.ackTimeoutSeconds,
-          ":cleanUpAfterDays": change.cleanUpAfterDays,
+          ":cleanUpAfterDays": change.cleanUpAfterDays ?? undefined,
         }),
         // The item as it was tells a creation from an update; the new one follows from it and the change.
         ReturnValues: "ALL_OLD",
@@ -97,7 +98,8 @@ function toClass(item: Record<string, unknown>): AgentClassRecord {
     description: item.description as string | undefined,
     heartbeatIntervalSeconds: item.heartbeatIntervalSeconds as number | undefined,
     ackTimeoutSeconds: item.ackTimeoutSeconds as number | undefined,
-    cleanUpAfterDays: item.cleanUpAfterDays as number | undefined,
+    // A change's null unsets it.
+    cleanUpAfterDays: (item.cleanUpAfterDays ?? undefined) as number | undefined,
     flowPolicy: item.flowPolicy as ClassFlowPolicy | undefined,
     activeRolloutId: item.activeRolloutId as string | undefined,
     createdAt: item.createdAt as number,
