@@ -43,6 +43,7 @@ function originOf(url: unknown): Record<string, unknown> {
 export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
   putClass: ({ body }) =>
     pick(body, ["description", "heartbeatIntervalSeconds", "ackTimeoutSeconds", "cleanUpAfterDays"]),
+  putSettings: ({ body }) => pick(body, ["cleanUpAfterDays"]),
   uploadFlow: ({ answer }) => pick(answer, ["hash", "format", "sizeBytes"]),
   uploadAsset: ({ query, answer }) => ({
     ...pick(query, ["name"]),
