@@ -57,11 +57,12 @@ export interface FleetCleanUpOutcome {
 }
 
 /**
- * The sweeper's clean-up of agents silent longer than their clean-up age (cleanUpAgeOf): each is decommissioned
- * once (its registry entry kept, marked, out of every index; its hot state dropped) and announced as
- * `agent.decommissioned`. It reads the registry's silent index (filed by the offline sweep, once per outage),
- * one query per class with an age (every class of a tenant with a default), never the whole registry, and asks the cache whether each agent
- * came back before deciding. Agent certificates are left alone: the agent may come back, and registers
+ * The sweeper's clean-up of agents silent longer than their clean-up age (cleanUpAgeOf): each is
+ * decommissioned once (its registry entry kept, marked, out of every index; its hot state dropped) and
+ * announced as `agent.decommissioned`. It reads the tenant's settings once a run, and the registry's silent
+ * index (filed by the offline sweep, once per outage): one query per class with an age (every class of a
+ * tenant with a default), never the whole registry. It asks the cache whether each agent came back before
+ * deciding. Agent certificates are left alone: the agent may come back, and registers
  * again when it does (the console's decommission is the one that revokes).
  */
 export function makeFleetCleanUp(deps: {
