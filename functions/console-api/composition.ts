@@ -14,6 +14,7 @@ import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { DynamoStagingParameterStore } from "../adapters/dynamodb/staged-parameter-store.js";
 import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
+import { DynamoTenantSettings } from "../adapters/dynamodb/tenant-settings.js";
 import { LambdaWebhookTester } from "../adapters/lambda/webhook-tester.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
@@ -56,6 +57,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
   const lambda = makeLambdaClient(WebhookTestTimeouts.invocationMs);
   const api = makeConsoleUseCases({
     catalog: new DynamoClassCatalog(documents, config.tableName),
+    tenantSettings: new DynamoTenantSettings(documents, config.tableName),
     registry: new DynamoFleetRegistry(documents, config.tableName),
     hotState: new RedisFleetHotState(redis),
     manifests: new DynamoManifestCatalog(documents, config.tableName),

@@ -112,6 +112,7 @@ const idsFor = (operation: ConsoleOperation, tenant: SeededTenant) => {
 /** The body of each operation that takes one, naming this agent id and this tenant's class and version. */
 const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown> = {
   putClass: () => ({ description: "Changed" }),
+  putSettings: () => ({ cleanUpAfterDays: 30 }),
   issueCertificate: (agentId) => ({ kind: "agent", agentId, generateKey: true }),
   createOperation: (agentId) => ({ agentId, operation: "DESCRIBE", operand: "MANIFEST" }),
   uploadFlow: (agentId) => javaFlow(agentId),
@@ -155,6 +156,7 @@ async function readSnapshot(tenant: SeededTenant) {
     ...tenant.agentIds.map((agentId) => get(`/api/v1/agents/${agentId}/events`)),
     get("/api/v1/classes"),
     get(`/api/v1/classes/${tenant.className}`),
+    get("/api/v1/settings"),
     get("/api/v1/manifests"),
     get(`/api/v1/manifests/${tenant.manifestId}`),
     get("/api/v1/certificates"),
@@ -410,6 +412,8 @@ describe("roles, every role on every route", () => {
     return (await rollOut(consoleApi, a.adminToken, className, javaFlow(className))).rolloutId;
   }
 
+  let settingsChanges = 0;
+
   /** A request on A's own data that the role, when allowed, can carry out; destructive ones get fresh targets. */
   async function ownCall(operation: ConsoleOperation): Promise<Call> {
     switch (operation.operationId) {
@@ -431,6 +435,9 @@ describe("roles, every role on every route", () => {
       }
       case "putClass":
         return callOf(operation, { className: newId("class") }, bodies.putClass?.("", a));
+      case "putSettings":
+        // An age of its own each call, which a refused one must not have left.
+        return callOf(operation, {}, { cleanUpAfterDays: 100 + ++settingsChanges });
       case "createOperation":
         return callOf(operation, {}, bodies.createOperation?.(a.agentIds[2] as string, a));
       case "cancelOperation": {
@@ -539,6 +546,12 @@ describe("roles, every role on every route", () => {
     },
     putClass: async (call) => {
       expect((await send({ method: "GET", path: call.path }, a.adminToken)).status).toBe(404);
+    },
+    putSettings: async (call) => {
+      const settings = await send({ method: "GET", path: call.path }, a.adminToken);
+      expect(settings.json().cleanUpAfterDays).not.toBe(
+        (call.body as { cleanUpAfterDays: number }).cleanUpAfterDays,
+      );
     },
     createOperation: async () => {
       const listed = await send(
@@ -1006,6 +1019,29 @@ describe("class names", () => {
     expect(await heartbeat(agentApi, aFleet, agentId, "..", a.manifestHash)).toBe(200);
     const again = await send({ method: "GET", path: `/api/v1/agents/${agentId}` }, a.adminToken);
     expect(again.json()).toMatchObject({ agentId, agentClass: a.className });
+  });
+});
+
+describe("tenant settings", () => {
+  it("are read by every role, changed field by field by admins, unset by null, and each tenant's own", async () => {
+    const request = async (tenant: SeededTenant, role: Role, method: "GET" | "PUT", body?: unknown) =>
+      consoleApi.request(method, "/api/v1/settings", {
+        token: await consoleApi.token({ tenant: tenant.tenant, role }),
+        body,
+      });
+    await request(b, "admin", "PUT", { cleanUpAfterDays: 60 });
+    const set = await request(a, "admin", "PUT", { cleanUpAfterDays: 7 });
+    expect(set.status).toBe(200);
+    expect(set.json()).toEqual({ cleanUpAfterDays: 7, updatedAt: expect.any(String) });
+    expect((await request(a, "viewer", "GET")).json()).toMatchObject({ cleanUpAfterDays: 7 });
+    expect((await request(a, "admin", "PUT", {})).json()).toMatchObject({ cleanUpAfterDays: 7 });
+    expect((await request(a, "operator", "PUT", { cleanUpAfterDays: 1 })).status).toBe(403);
+    expect((await request(a, "admin", "PUT", { cleanUpAfterDays: 0 })).status).toBe(400);
+    expect((await request(a, "viewer", "GET")).json()).toMatchObject({ cleanUpAfterDays: 7 });
+    const unset = await request(a, "admin", "PUT", { cleanUpAfterDays: null });
+    expect(unset.json()).toEqual({ updatedAt: expect.any(String) });
+    expect((await request(b, "viewer", "GET")).json()).toMatchObject({ cleanUpAfterDays: 60 });
+    await request(b, "admin", "PUT", { cleanUpAfterDays: null });
   });
 });
 

@@ -3,6 +3,7 @@ import type { AgentClassChange } from "../core/agents/ports.js";
 import type { ConsoleUseCases } from "../core/console/use-cases.js";
 import type { OperationState } from "../core/events/model.js";
 import type { AgentFilters, AgentListRequest } from "../core/fleet/agents.js";
+import type { TenantSettingsChange } from "../core/fleet/ports.js";
 import type { IssueRequest } from "../core/identity/certificates.js";
 import type { Principal } from "../core/identity/principal.js";
 import type { JsonObject } from "../core/json.js";
@@ -88,6 +89,8 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     getClass: (principal, { path }) => api.classes.get(principal, path.className as string),
     putClass: (principal, { path, body }) =>
       api.classes.put(principal, path.className as string, body as AgentClassChange),
+    getSettings: (principal) => api.settings.get(principal),
+    putSettings: (principal, { body }) => api.settings.put(principal, body as TenantSettingsChange),
     listAgents: (principal, { query }) =>
       api.agents.list(principal, {
         // The `label` parameter's terms, repeated or separated by commas, as a selector's `labels`.

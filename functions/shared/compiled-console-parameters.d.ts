@@ -48,6 +48,8 @@ export declare const putAgentParameterInput: ValidateFunction;
 export declare const deleteAgentParameterInput: ValidateFunction;
 export declare const listManifestsInput: ValidateFunction;
 export declare const getManifestContentInput: ValidateFunction;
+export declare const getSettingsInput: ValidateFunction;
+export declare const putSettingsInput: ValidateFunction;
 export declare const getFleetSummaryInput: ValidateFunction;
 export declare const labelAgentsInput: ValidateFunction;
 export declare const issueCertificateInput: ValidateFunction;

@@ -8,6 +8,7 @@ import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { DynamoStagingParameterStore } from "../adapters/dynamodb/staged-parameter-store.js";
+import { DynamoTenantSettings } from "../adapters/dynamodb/tenant-settings.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { RedisPresenceState } from "../adapters/redis/presence.js";
 import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
@@ -118,6 +119,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   const cleanUp = makeFleetCleanUp({
     presence,
     classes,
+    tenantSettings: new DynamoTenantSettings(documents, config.tableName),
     registry: fleetRegistry,
     hotState,
     events,

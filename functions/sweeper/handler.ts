@@ -102,8 +102,8 @@ async function announceOfflineAgents(deadline: number): Promise<void> {
 }
 
 /**
- * Agents silent longer than their class's clean-up age, each decommissioned once and announced as an
- * `agent.decommissioned` event; after the offline step, which files the outages it reads.
+ * Agents silent longer than their class's clean-up age (or the tenant's default), each decommissioned once
+ * and announced as an `agent.decommissioned` event; after the offline step, which files the outages it reads.
  */
 async function cleanUpSilentAgents(deadline: number): Promise<void> {
   const outcome = await sweeper.cleanUp.sweep(deadline);

@@ -24,6 +24,7 @@ import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
+import { DynamoTenantSettings } from "../adapters/dynamodb/tenant-settings.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import type { JsonObject } from "../core/json.js";
@@ -577,5 +578,39 @@ describe("agents silent longer than their class's clean-up age", () => {
       ),
     ).toBeDefined();
     expect(await agentEvents(backId, "agent.decommissioned")).toEqual([]);
+  });
+
+  it("holds a class without its own age to the tenant's default", async () => {
+    const tableName = agentApi.env[EnvNames.tableName] as string;
+    const settings = new DynamoTenantSettings(documents, tableName);
+    const defaultedId = "cpp-tenant-default";
+    const defaultedClass = "sweeper-tenant-default";
+    await new DynamoClassCatalog(documents, tableName).put(
+      tenant,
+      defaultedClass,
+      { heartbeatIntervalSeconds: 1 },
+      Date.now(),
+    );
+    const agent = cppAgentOf(defaultedId, defaultedClass, "1 sec");
+    await beat(defaultedId, { full: true, agent });
+    const lastSeen = await lastSeenOf(defaultedId);
+    await sweepOfflineAt(lastSeen + 3_001);
+    expect(await agentEvents(defaultedId, "agent.offline")).toHaveLength(1);
+
+    // Without a default the class keeps its silent agents however long.
+    await cleanUpAt(lastSeen + 100 * DAY);
+    expect(await agentEvents(defaultedId, "agent.decommissioned")).toEqual([]);
+    await settings.put(tenant, { cleanUpAfterDays: 1 }, Date.now());
+    try {
+      await cleanUpAt(lastSeen + DAY);
+      expect(await agentEvents(defaultedId, "agent.decommissioned")).toEqual([]);
+      await cleanUpAt(lastSeen + DAY + 1);
+      expect(await agentEvents(defaultedId, "agent.decommissioned")).toEqual([
+        expect.objectContaining({ agentClass: defaultedClass, lastSeen, cleanUpAfterDays: 1 }),
+      ]);
+      expect(await new DynamoAgentRegistry(documents, tableName).get(tenant, defaultedId)).toBeUndefined();
+    } finally {
+      await settings.put(tenant, { cleanUpAfterDays: null }, Date.now());
+    }
   });
 });

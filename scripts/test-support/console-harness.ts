@@ -25,6 +25,7 @@ import { CountingRandom } from "../../functions/adapters/memory/random-source.js
 import { MemoryResourceSetStore } from "../../functions/adapters/memory/resource-sets.js";
 import { MemoryRolloutStore } from "../../functions/adapters/memory/rollout-store.js";
 import { MemorySubscriptionStore } from "../../functions/adapters/memory/subscription-store.js";
+import { MemoryTenantSettings } from "../../functions/adapters/memory/tenant-settings.js";
 import { RecordingWebhookSender } from "../../functions/adapters/memory/webhook-sender.js";
 import { makeConsoleUseCases } from "../../functions/core/console/use-cases.js";
 import type { JsonObject } from "../../functions/core/json.js";
@@ -71,6 +72,7 @@ export function consoleHarness() {
   const clock = new ManualClock();
   const ports = {
     catalog,
+    tenantSettings: new MemoryTenantSettings(),
     // The rollout store keeps a class's active rollout and flow policy on the catalog's records, as the table does.
     rollouts: new MemoryRolloutStore(catalog),
     adoptions: new MemoryAdoptionStore(catalog),

@@ -20,6 +20,7 @@ const Certificates = lazy(() => import("./pages/certificates").then((module) => 
 const Audit = lazy(() => import("./pages/audit").then((module) => module.Audit));
 const Webhooks = lazy(() => import("./pages/webhooks").then((module) => module.Webhooks));
 const WebhookDetail = lazy(() => import("./pages/webhooks").then((module) => module.WebhookDetail));
+const Settings = lazy(() => import("./pages/settings").then((module) => module.Settings));
 const NotFound = lazy(() => import("./pages/not-found").then((module) => module.NotFound));
 
 export function App(props: { config: WebConsoleConfig }) {
@@ -44,6 +45,7 @@ const SECTIONS: readonly { href: string; label: string; route: ApiRoute }[] = [
   { href: "/certificates", label: "Certificates", route: "GET /api/v1/certificates" },
   { href: "/audit", label: "Audit trail", route: "GET /api/v1/audit" },
   { href: "/webhooks", label: "Event subscriptions", route: "GET /api/v1/webhooks" },
+  { href: "/settings", label: "Settings", route: "GET /api/v1/settings" },
 ];
 
 function Shell({ config }: { config: WebConsoleConfig }) {
@@ -117,6 +119,7 @@ function Shell({ config }: { config: WebConsoleConfig }) {
           <Route path="/audit" component={Audit} />
           <Route path="/webhooks" component={Webhooks} />
           <Route path="/webhooks/:subscriptionId" component={WebhookDetail} />
+          <Route path="/settings" component={Settings} />
           <Route default component={NotFound} />
         </Router>
       </main>

@@ -703,6 +703,44 @@ describe("the web console", () => {
     expect(await records.getByRole("row").filter({ hasText: "decommissionAgent" }).count()).toBe(0);
   });
 
+  it("shows the tenant's clean-up default to every role, an admin sets it, and a class's own age overrides it", async () => {
+    const age = admin.getByLabel("Clean up agents silent for (days)");
+    const save = admin.getByRole("button", { name: "Save clean-up age" });
+    await admin.getByRole("link", { name: "Settings" }).click();
+    await admin.getByRole("heading", { name: "Tenant settings", level: 1 }).waitFor();
+    await admin.getByText("never: silent agents are kept").waitFor();
+    await age.fill("90");
+    await save.click();
+    await admin.getByText("90 days of silence").waitFor();
+    await capture(admin, "settings");
+
+    await admin.goto(`${webUrl}/classes/${AGENT_CLASS}`);
+    await admin.getByText("the tenant's default: 90 days of silence").waitFor();
+    await admin.getByText("Change the clean-up age").click();
+    await age.fill("30");
+    await save.click();
+    await admin.getByText("30 days of silence, the class's own").waitFor();
+
+    const { context, page } = await newPage();
+    await page.goto(webUrl);
+    await signIn(page, "viewer");
+    await page.getByRole("link", { name: "Settings" }).click();
+    await page.getByText("90 days of silence").waitFor();
+    expect(await page.getByRole("button", { name: "Save clean-up age" }).count()).toBe(0);
+    await context.close();
+
+    // Back to no clean-up, as the other cases found the class and the tenant.
+    await age.fill("");
+    await save.click();
+    await admin.getByText("the tenant's default: 90 days of silence").waitFor();
+    const unset = await api("/settings", {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ cleanUpAfterDays: null }),
+    });
+    expect(unset).toEqual({ status: 200, body: { updatedAt: expect.any(String) } });
+  });
+
   it("subscribes an endpoint, shows its secret once, tests it, logs its deliveries and deletes it", async () => {
     await admin.getByRole("link", { name: "Event subscriptions" }).click();
     await admin.getByRole("heading", { name: "Event subscriptions", level: 1 }).waitFor();
@@ -886,6 +924,8 @@ describe("the web console", () => {
       "Classes and flows",
       "Rollouts",
       "Operations",
+      // The tenant's defaults, which their classes follow: read only.
+      "Settings",
     ]);
     for (const agentId of AGENT_IDS) await page.getByRole("link", { name: agentId }).waitFor();
     expect(await pageText(page)).not.toContain(OTHER_CLASS);

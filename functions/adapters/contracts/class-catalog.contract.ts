@@ -39,6 +39,23 @@ export const classCatalogContract = contract<ClassCatalog>("the class catalog", 
     expect(await catalog.get(`${the.tenant}-other`, "pumps")).toBeUndefined();
   });
 
+  it("sets a class's clean-up age, keeps it through changes that leave it out, and unsets it on null", async () => {
+    const catalog = the.subject;
+    await catalog.put(the.tenant, "pumps", { cleanUpAfterDays: 30 }, START);
+    await catalog.put(the.tenant, "pumps", { description: "Pumps" }, START + 1);
+    expect(await catalog.get(the.tenant, "pumps")).toMatchObject({
+      cleanUpAfterDays: 30,
+      description: "Pumps",
+    });
+    const { record } = await catalog.put(the.tenant, "pumps", { cleanUpAfterDays: null }, START + 2);
+    const unset = { tenant: the.tenant, name: "pumps", description: "Pumps", createdAt: START };
+    expect(record).toEqual({ ...unset, updatedAt: START + 2, autoCreated: false });
+    expect(await catalog.get(the.tenant, "pumps")).toEqual(record);
+    expect(
+      (await catalog.put(the.tenant, "valves", { cleanUpAfterDays: null }, START)).record,
+    ).not.toHaveProperty("cleanUpAfterDays");
+  });
+
   it("hands out copies: what a caller does to a record read stays with the caller", async () => {
     const catalog = the.subject;
     const { record } = await catalog.put(the.tenant, "pumps", { description: "Pumps" }, START);

@@ -46,21 +46,22 @@ export class DynamoClassCatalog implements ClassCatalog {
       ...(change.description === undefined ? [] : ["description = :description"]),
       ...(change.heartbeatIntervalSeconds === undefined ? [] : ["heartbeatIntervalSeconds = :interval"]),
       ...(change.ackTimeoutSeconds === undefined ? [] : ["ackTimeoutSeconds = :ackTimeout"]),
-      ...(change.cleanUpAfterDays === undefined ? [] : ["cleanUpAfterDays = :cleanUpAfterDays"]),
+      ...(typeof change.cleanUpAfterDays === "number" ? ["cleanUpAfterDays = :cleanUpAfterDays"] : []),
       ...(change.valueChanges === undefined ? [] : ["valueChanges = :valueChanges"]),
     ];
+    const remove = change.cleanUpAfterDays === null ? " REMOVE cleanUpAfterDays" : "";
     const { Attributes: before } = await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: Keys.agentClass(tenant, name),
-        UpdateExpression: `SET ${assignments.join(", ")}`,
+        UpdateExpression: `SET ${assignments.join(", ")}${remove}`,
         ExpressionAttributeNames: creation.names,
         ExpressionAttributeValues: dropUndefined({
           ...creation.values,
           ":description": change.description,
           ":interval": change.heartbeatIntervalSeconds,
           ":ackTimeout": change.ackTimeoutSeconds,
-          ":cleanUpAfterDays": change.cleanUpAfterDays,
+          ":cleanUpAfterDays": change.cleanUpAfterDays ?? undefined,
           ":valueChanges": change.valueChanges,
         }),
         // The item as it was tells a creation from an update; the new one follows from it and the change.
@@ -104,7 +105,8 @@ function toClass(item: Record<string, unknown>): AgentClassRecord {
     description: item.description as string | undefined,
     heartbeatIntervalSeconds: item.heartbeatIntervalSeconds as number | undefined,
     ackTimeoutSeconds: item.ackTimeoutSeconds as number | undefined,
-    cleanUpAfterDays: item.cleanUpAfterDays as number | undefined,
+    // A change's null unsets it.
+    cleanUpAfterDays: (item.cleanUpAfterDays ?? undefined) as number | undefined,
     flowPolicy: item.flowPolicy as ClassFlowPolicy | undefined,
     valueChanges: item.valueChanges as ValueChanges | undefined,
     activeRolloutId: item.activeRolloutId as string | undefined,

@@ -18,6 +18,8 @@ export const Keys = {
   agentInClass: (agentId: string) => `A#${agentId}`,
   agentsOfTenant: (tenant: string) => `T#${tenant}#AGENTS`,
   agentClass: (tenant: string, agentClass: string) => ({ pk: `T#${tenant}#CLASSES`, sk: `C#${agentClass}` }),
+  /** What the tenant set for its whole fleet: one item. */
+  tenantSettings: (tenant: string) => ({ pk: `T#${tenant}#SETTINGS`, sk: "SETTINGS" }),
   /** A binary's content, once per tenant and canonical identity (its agents keep their own hashes). */
   manifest: (tenant: string, manifestId: string) => ({ pk: `T#${tenant}#MANIFESTS`, sk: `M#${manifestId}` }),
   /** Written by the console when it revokes an agent certificate; attributes serial and revokedAt. */

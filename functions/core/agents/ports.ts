@@ -254,7 +254,10 @@ export interface AgentClassRecord {
   heartbeatIntervalSeconds?: number;
   /** How long the class's agents may take to acknowledge an operation; the service default when absent. */
   ackTimeoutSeconds?: number;
-  /** How many days an agent of the class may stay silent before the sweeper decommissions it; never when absent. */
+  /**
+   * How many days an agent of the class may stay silent before the sweeper decommissions it; the tenant's
+   * default when absent (cleanUpAgeOf).
+   */
   cleanUpAfterDays?: number;
   /** Which flow the class's agents should run, once a flow version was published to it. */
   flowPolicy?: ClassFlowPolicy;
@@ -278,7 +281,8 @@ export interface AgentClassChange {
   description?: string;
   heartbeatIntervalSeconds?: number;
   ackTimeoutSeconds?: number;
-  cleanUpAfterDays?: number;
+  /** `null` unsets the class's own value, so that the tenant's default applies. */
+  cleanUpAfterDays?: number | null;
   valueChanges?: ValueChanges;
 }
 

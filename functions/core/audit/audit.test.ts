@@ -163,6 +163,11 @@ describe("the audit allow-list", () => {
       body: { secretRef: "ssm:/plant/kafka/password" },
       answer: { name: "kafka.password", secretRef: "ssm:/plant/kafka/password" },
     },
+    putSettings: {
+      query: {},
+      body: { cleanUpAfterDays: null },
+      answer: { updatedAt: "2026-11-29T12:00:00.000Z" },
+    },
     testSubscription: {
       query: {},
       answer: { notificationId: "n-1", delivered: false, status: 503, durationMs: 12 },
@@ -219,6 +224,8 @@ describe("the audit allow-list", () => {
       kind: "secretRef",
       secretRef: "ssm:/plant/kafka/password",
     });
+    // An unset default is kept as the null that unset it.
+    expect(summaryOf("putSettings", exchanges.putSettings as never)).toEqual({ cleanUpAfterDays: null });
     expect(summaryOf("testSubscription", exchanges.testSubscription as never)).toEqual({
       delivered: false,
       status: 503,

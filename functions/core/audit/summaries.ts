@@ -49,6 +49,7 @@ export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
       "cleanUpAfterDays",
       "valueChanges",
     ]),
+  putSettings: ({ body }) => pick(body, ["cleanUpAfterDays"]),
   uploadFlow: ({ answer }) => pick(answer, ["hash", "format", "sizeBytes"]),
   uploadAsset: ({ query, answer }) => ({
     ...pick(query, ["name"]),

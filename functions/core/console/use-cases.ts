@@ -11,8 +11,9 @@ import type { EventSink } from "../events/ports.js";
 import { makeAgentReader } from "../fleet/agents.js";
 import { makeAgentsApi } from "../fleet/console-agents.js";
 import { makeClassesApi } from "../fleet/console-classes.js";
+import { makeSettingsApi } from "../fleet/console-settings.js";
 import { makeFleetSummary } from "../fleet/console-summary.js";
-import type { FleetHotState, FleetRegistry } from "../fleet/ports.js";
+import type { FleetHotState, FleetRegistry, TenantSettingsStore } from "../fleet/ports.js";
 import { makeFlowsApi } from "../flows/console-flows.js";
 import type { FlowCatalog } from "../flows/ports.js";
 import { makeFlowValidation } from "../flows/validation.js";
@@ -44,6 +45,8 @@ import { makeClassScopes } from "./scopes.js";
 
 export interface ConsoleDependencies {
   catalog: ClassCatalog;
+  /** What the tenant set for its whole fleet. */
+  tenantSettings: TenantSettingsStore;
   registry: FleetRegistry;
   hotState: FleetHotState;
   manifests: ManifestCatalog;
@@ -120,6 +123,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
   });
   return {
     classes: makeClassesApi(deps),
+    settings: makeSettingsApi(deps),
     agents: makeAgentsApi({
       ...deps,
       reader,

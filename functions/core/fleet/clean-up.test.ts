@@ -6,11 +6,19 @@ import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
 import { MemoryFleetHotState } from "../../adapters/memory/fleet-hot-state.js";
 import { MemoryFleetRegistry } from "../../adapters/memory/fleet-registry.js";
 import { SequentialIds } from "../../adapters/memory/id-generator.js";
-import { cleanUpBefore, cleanUpVerdict, makeFleetCleanUp } from "./clean-up.js";
+import { MemoryTenantSettings } from "../../adapters/memory/tenant-settings.js";
+import { cleanUpAgeOf, cleanUpBefore, cleanUpVerdict, makeFleetCleanUp } from "./clean-up.js";
 
 const DAY = 24 * 60 * 60 * 1000;
 
 describe("the clean-up's decisions", () => {
+  it("hold a class to its own age over the tenant's default, to the default without one, never without either", () => {
+    expect(cleanUpAgeOf({ cleanUpAfterDays: 7 }, { cleanUpAfterDays: 30 })).toBe(7);
+    expect(cleanUpAgeOf({ cleanUpAfterDays: 7 }, {})).toBe(7);
+    expect(cleanUpAgeOf({}, { cleanUpAfterDays: 30 })).toBe(30);
+    expect(cleanUpAgeOf({}, {})).toBeUndefined();
+  });
+
   it("are due once silent longer than the class's age", () => {
     expect(cleanUpBefore(30, 100 * DAY)).toBe(70 * DAY);
   });
@@ -30,11 +38,13 @@ describe("the clean-up", () => {
     const registry = new MemoryFleetRegistry(outbox);
     const hotState = new MemoryFleetHotState();
     const classes = new MemoryClassCatalog();
+    const tenantSettings = new MemoryTenantSettings();
     const events = new MemoryEventSink();
     const clock = new ManualClock();
     const cleanUp = makeFleetCleanUp({
       presence: { tenants: async () => ["acme"] },
       classes,
+      tenantSettings,
       registry,
       hotState,
       events,
@@ -49,7 +59,7 @@ describe("the clean-up", () => {
       await registry.markSilent("acme", { agentId, agentClass, lastSeen });
     }
     const sweep = () => cleanUp.sweep(Number.POSITIVE_INFINITY);
-    return { registry, outbox, hotState, classes, events, clock, silentAgent, sweep };
+    return { registry, outbox, hotState, classes, tenantSettings, events, clock, silentAgent, sweep };
   }
 
   it("decommissions an agent silent past its class's age once, keeping its entry, and announces it", async () => {
@@ -104,6 +114,38 @@ describe("the clean-up", () => {
     expect(await registry.get("acme", "a-1")).toBeDefined();
     expect(await registry.get("acme", "a-2")).toBeDefined();
     expect(registry.silent.has("acme/a-1")).toBe(false);
+  });
+
+  it("holds classes without their own age to the tenant's default, and those with one to theirs", async () => {
+    const { registry, classes, tenantSettings, events, clock, silentAgent, sweep } = harness();
+    const start = clock.now();
+    await tenantSettings.put("acme", { cleanUpAfterDays: 2 }, start);
+    await classes.put("acme", "pumps", { description: "follows the tenant" }, start);
+    await classes.put("acme", "valves", { cleanUpAfterDays: 5 }, start);
+    await silentAgent("a-1", "pumps", start);
+    await silentAgent("a-2", "valves", start);
+    clock.advance(2 * DAY + 1);
+    expect(await sweep()).toEqual({ decommissioned: 1, cameBack: 0, more: false });
+    expect(events.events).toEqual([
+      expect.objectContaining({ agentId: "a-1", agentClass: "pumps", cleanUpAfterDays: 2 }),
+    ]);
+    expect(await registry.get("acme", "a-2")).toBeDefined();
+    clock.advance(3 * DAY);
+    expect(await sweep()).toEqual({ decommissioned: 1, cameBack: 0, more: false });
+    expect(events.events[1]).toMatchObject({ agentId: "a-2", cleanUpAfterDays: 5 });
+  });
+
+  it("keeps the agents of a class whose own age was unset while the tenant has none", async () => {
+    const { registry, classes, tenantSettings, clock, silentAgent, sweep } = harness();
+    const start = clock.now();
+    await tenantSettings.put("acme", { cleanUpAfterDays: 1 }, start);
+    await classes.put("acme", "pumps", { cleanUpAfterDays: 1 }, start);
+    await classes.put("acme", "pumps", { cleanUpAfterDays: null }, start);
+    await tenantSettings.put("acme", { cleanUpAfterDays: null }, start);
+    await silentAgent("a-1", "pumps", start);
+    clock.advance(100 * DAY);
+    expect(await sweep()).toEqual({ decommissioned: 0, cameBack: 0, more: false });
+    expect(await registry.get("acme", "a-1")).toBeDefined();
   });
 
   it("decides nothing while the cache is down", async () => {

@@ -4,9 +4,24 @@ import type { AgentDecommissionedEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
 import { publishReportingFailure } from "../events/publishing.js";
 import type { Clock, IdGenerator } from "../ports.js";
-import type { FleetHotState, FleetRegistry, HotAgentState } from "./ports.js";
+import type {
+  FleetHotState,
+  FleetRegistry,
+  HotAgentState,
+  TenantSettings,
+  TenantSettingsStore,
+} from "./ports.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How many days an agent of the class may stay silent before it is decommissioned: the class's own
+ * `cleanUpAfterDays`, else the tenant's default; `undefined` (never) without either.
+ */
+export const cleanUpAgeOf = (
+  record: Pick<AgentClassRecord, "cleanUpAfterDays">,
+  tenant: TenantSettings,
+): number | undefined => record.cleanUpAfterDays ?? tenant.cleanUpAfterDays;
 
 /**
  * The last heartbeat before which an agent of a class with this clean-up age is silent longer than it at
@@ -42,16 +57,18 @@ export interface FleetCleanUpOutcome {
 }
 
 /**
- * The sweeper's clean-up of agents silent longer than their class's `cleanUpAfterDays`: each is decommissioned
- * once (its registry entry kept, marked, out of every index; its hot state dropped) and announced as
- * `agent.decommissioned`. It reads the registry's silent index (filed by the offline sweep, once per outage),
- * one query per class with the setting, never the whole registry, and asks the cache whether each agent
- * came back before deciding. Agent certificates are left alone: the agent may come back, and registers
+ * The sweeper's clean-up of agents silent longer than their clean-up age (cleanUpAgeOf): each is
+ * decommissioned once (its registry entry kept, marked, out of every index; its hot state dropped) and
+ * announced as `agent.decommissioned`. It reads the tenant's settings once a run, and the registry's silent
+ * index (filed by the offline sweep, once per outage): one query per class with an age (every class of a
+ * tenant with a default), never the whole registry. It asks the cache whether each agent came back before
+ * deciding. Agent certificates are left alone: the agent may come back, and registers
  * again when it does (the console's decommission is the one that revokes).
  */
 export function makeFleetCleanUp(deps: {
   presence: Pick<PresenceState, "tenants">;
   classes: ClassCatalog;
+  tenantSettings: TenantSettingsStore;
   registry: FleetRegistry;
   hotState: FleetHotState;
   events: EventSink;
@@ -59,15 +76,21 @@ export function makeFleetCleanUp(deps: {
   ids: IdGenerator;
   settings: FleetCleanUpSettings;
 }) {
-  const { presence, classes, registry, hotState, events, clock, ids, settings } = deps;
+  const { presence, classes, tenantSettings, registry, hotState, events, clock, ids, settings } = deps;
 
-  /** The class's agents due for clean-up by `now`, up to `limit`: those it decommissioned, and how many were back. */
-  async function cleanUpClass(tenant: string, record: AgentClassRecord, now: number, limit: number) {
-    const { cleanUpAfterDays } = record;
-    // A class without the setting keeps its silent agents however long.
-    if (cleanUpAfterDays === undefined) return { looked: 0, found: [], cameBack: 0 };
+  /**
+   * The class's agents silent longer than `cleanUpAfterDays` by `now`, up to `limit`: those it decommissioned,
+   * and how many were back.
+   */
+  async function cleanUpClass(
+    tenant: string,
+    agentClass: string,
+    cleanUpAfterDays: number,
+    now: number,
+    limit: number,
+  ) {
     const before = cleanUpBefore(cleanUpAfterDays, now);
-    const silent = await registry.silentBefore(tenant, record.name, before, limit);
+    const silent = await registry.silentBefore(tenant, agentClass, before, limit);
     if (silent.length === 0) return { looked: 0, found: [], cameBack: 0 };
     const hot = await hotState.agents(
       tenant,
@@ -108,13 +131,17 @@ export function makeFleetCleanUp(deps: {
       let cameBack = 0;
       let more = false;
       tenants: for (const tenant of await presence.tenants()) {
+        const defaults = await tenantSettings.get(tenant);
         for (const record of await allClassesOf(classes, tenant)) {
+          const cleanUpAfterDays = cleanUpAgeOf(record, defaults);
+          // A class with no age, its own or the tenant's, keeps its silent agents however long.
+          if (cleanUpAfterDays === undefined) continue;
           if (looked >= settings.maxPerRun || clock.now() >= deadline) {
             more = true;
             break tenants;
           }
           const limit = settings.maxPerRun - looked;
-          const outcome = await cleanUpClass(tenant, record, now, limit);
+          const outcome = await cleanUpClass(tenant, record.name, cleanUpAfterDays, now, limit);
           more ||= outcome.looked === limit;
           looked += outcome.looked;
           cameBack += outcome.cameBack;

@@ -105,3 +105,25 @@ export interface FleetHotState extends ClassFlowCache, RevocationNotices, OwnVal
    */
   markOperationsPending(tenant: string, agentIds: string[]): Promise<void>;
 }
+
+/** What a tenant set for its whole fleet; a field absent was never set, or was unset. */
+export interface TenantSettings {
+  /**
+   * How many days an agent may stay silent before the sweeper decommissions it, for classes without their own
+   * `cleanUpAfterDays`; never when absent.
+   */
+  cleanUpAfterDays?: number;
+  updatedAt?: number;
+}
+
+/** A change of the tenant's settings: a field given is set, `null` unsets it, one left out keeps its value. */
+export interface TenantSettingsChange {
+  cleanUpAfterDays?: number | null;
+}
+
+/** The tenant's settings, one item per tenant. */
+export interface TenantSettingsStore {
+  /** Empty settings for a tenant that never set any. */
+  get(tenant: string): Promise<TenantSettings>;
+  put(tenant: string, change: TenantSettingsChange, now: number): Promise<TenantSettings>;
+}

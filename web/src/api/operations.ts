@@ -150,6 +150,14 @@ export const operations = {
     "role": "viewer",
     "scope": "shared"
   },
+  "GET /api/v1/settings": {
+    "role": "viewer",
+    "scope": "shared"
+  },
+  "PUT /api/v1/settings": {
+    "role": "admin",
+    "scope": "tenant"
+  },
   "GET /api/v1/fleet/summary": {
     "role": "viewer",
     "scope": "tenant"

@@ -647,6 +647,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the tenant set for its whole fleet
+         * @description The same for every principal of the tenant: a token limited to some classes reads the defaults its classes follow.
+         */
+        get: operations["getSettings"];
+        /**
+         * Change what the tenant sets for its whole fleet
+         * @description Fields left out keep their value; a field given as null is unset.
+         */
+        put: operations["putSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/fleet/summary": {
         parameters: {
             query?: never;
@@ -1171,7 +1195,7 @@ export interface components {
             heartbeatIntervalSeconds: number;
             /** @description How long the class's agents may take to acknowledge an operation once it is delivered; absent until set, when Beacon's default applies (300 s unless configured otherwise). */
             ackTimeoutSeconds?: number;
-            /** @description How many days an agent of the class may stay silent before the sweeper decommissions it (its hot state dropped, its registry entry kept as decommissioned, an `agent.decommissioned` event); absent until set, when silent agents are kept. */
+            /** @description How many days an agent of the class may stay silent before the sweeper decommissions it (its hot state dropped, its registry entry kept as decommissioned, an `agent.decommissioned` event); absent until set, when the tenant's default applies (`GET /settings`), and without one silent agents are kept. */
             cleanUpAfterDays?: number;
             /** @description Which flow the class's agents should run, once a rollout published a version to it: agents reporting a flow id outside `accepted` are sent `target` (catch-up). While a rollout runs, both its versions are accepted. */
             flow?: {
@@ -1196,13 +1220,23 @@ export interface components {
              */
             countsFrom?: "cache" | "registry";
         };
+        TenantSettings: {
+            /** @description How many days an agent of a class without its own `cleanUpAfterDays` may stay silent before the sweeper decommissions it; absent until set, when such classes keep their silent agents. */
+            cleanUpAfterDays?: number;
+            /** Format: date-time */
+            updatedAt?: string;
+        };
+        TenantSettingsChange: {
+            /** @description The clean-up age of classes without their own `cleanUpAfterDays`, in days since an agent's last heartbeat; null unsets it. */
+            cleanUpAfterDays?: number | null;
+        };
         AgentClassChange: {
             description?: string;
             heartbeatIntervalSeconds?: number;
             /** @description How long the class's agents may take to acknowledge an operation once it is delivered, before it times out. */
             ackTimeoutSeconds?: number;
-            /** @description How many days an agent of the class may stay silent (since its last heartbeat) before the sweeper decommissions it. It registers again at its next heartbeat. */
-            cleanUpAfterDays?: number;
+            /** @description How many days an agent of the class may stay silent (since its last heartbeat) before the sweeper decommissions it, over the tenant's default (`PUT /settings`). It registers again at its next heartbeat. Null unsets the class's own value: the tenant's default applies again. */
+            cleanUpAfterDays?: number | null;
             valueChanges?: components["schemas"]["ValueChanges"];
         };
         /**
@@ -3779,6 +3813,56 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    getSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings; a field absent is not set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    putSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TenantSettingsChange"];
+            };
+        };
+        responses: {
+            /** @description The settings as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     getFleetSummary: {

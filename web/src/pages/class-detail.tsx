@@ -1,7 +1,9 @@
 import { useState } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
+import { CleanUpAgeForm, cleanUpAgeText } from "../components/clean-up-age";
 import { useConsole } from "../components/console";
+import { Fact } from "../components/fact";
 import { Page } from "../components/page";
 import { type ParameterLayer, ParameterValues, putOutcome, SetParameter } from "../components/parameters";
 import {
@@ -43,7 +45,12 @@ export function ClassDetail() {
         <a href={`/agents?class=${encodeURIComponent(className)}`}>its agents</a>
       </p>
       <Loaded resource={agentClass} what="the class" reload={reloadClass}>
-        {(data) => <ClassFacts agentClass={data} />}
+        {(data) => (
+          <>
+            <ClassFacts agentClass={data} />
+            <ClassCleanUp agentClass={data} onSaved={reloadClass} />
+          </>
+        )}
       </Loaded>
       {mayAct(session, "operator") && (
         <UploadFlow
@@ -131,6 +138,47 @@ function ClassFacts({ agentClass }: { agentClass: Schemas["AgentClass"] }) {
         <dd>{agentClass.activeRolloutId ?? "none"}</dd>
       </div>
     </dl>
+  );
+}
+
+/**
+ * The class's clean-up age, its own or the tenant's default (which every role may read), and, for an
+ * operator, a form that sets its own or unsets it.
+ */
+function ClassCleanUp(props: { agentClass: Schemas["AgentClass"]; onSaved: () => void }) {
+  const { client, session } = useConsole();
+  const { name, cleanUpAfterDays } = props.agentClass;
+  const [settings] = useResource(() => dataOf(client.GET("/api/v1/settings")), "settings");
+  const tenantDefault = settings.status === "ready" ? settings.data.cleanUpAfterDays : undefined;
+  const defaultText = `the tenant's default: ${cleanUpAgeText(tenantDefault, "never, silent agents are kept")}`;
+  return (
+    <>
+      <dl class="facts">
+        <Fact term="Clean-up of silent agents">
+          {cleanUpAfterDays === undefined
+            ? defaultText
+            : `${cleanUpAgeText(cleanUpAfterDays, "")}, the class's own`}
+        </Fact>
+      </dl>
+      {mayAct(session, "operator") && (
+        <details class="panel">
+          <summary>Change the clean-up age</summary>
+          <CleanUpAgeForm
+            current={cleanUpAfterDays}
+            unsetMeans="the tenant's default applies"
+            save={(days) =>
+              dataOf(
+                client.PUT("/api/v1/classes/{className}", {
+                  params: { path: { className: name } },
+                  body: { cleanUpAfterDays: days },
+                }),
+              )
+            }
+            onSaved={props.onSaved}
+          />
+        </details>
+      )}
+    </>
   );
 }
 

@@ -1,0 +1,30 @@
+import { type Principal, requireRole } from "../identity/principal.js";
+import { dropUndefined } from "../json.js";
+import { toIso } from "../paging.js";
+import type { Clock } from "../ports.js";
+import type { ConsoleResult } from "../result.js";
+import type { TenantSettings, TenantSettingsChange, TenantSettingsStore } from "./ports.js";
+
+export interface SettingsDependencies {
+  tenantSettings: TenantSettingsStore;
+  clock: Clock;
+}
+
+const view = (settings: TenantSettings) =>
+  dropUndefined({ cleanUpAfterDays: settings.cleanUpAfterDays, updatedAt: toIso(settings.updatedAt) });
+
+/** What the tenant set for its whole fleet: every role reads it, admins change it. */
+export function makeSettingsApi(deps: SettingsDependencies) {
+  const { tenantSettings, clock } = deps;
+  return {
+    async get(principal: Principal): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      return { body: view(await tenantSettings.get(principal.tenant)) };
+    },
+
+    async put(principal: Principal, change: TenantSettingsChange): Promise<ConsoleResult> {
+      requireRole(principal, "admin");
+      return { body: view(await tenantSettings.put(principal.tenant, change, clock.now())) };
+    },
+  };
+}
