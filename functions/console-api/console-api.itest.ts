@@ -251,6 +251,10 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
       // A's class by B's class name (putClass made it) holds A's own value, set, then removed.
       expect(response.status).toBe(operation.operationId === "putClassParameter" ? 201 : 200);
       expect(body).toMatchObject({ name: PARAMETER, updatedBy: expect.stringContaining(a.tenant) });
+    } else if (operation.operationId === "discardStagedClassParameters") {
+      // A's class by B's class name (putClass made it) has no staged changes: A discards none, B's stay.
+      expect(response.status).toBe(200);
+      expect(body).toEqual({ items: [] });
     } else if (operation.operationId === "listFlows" || operation.operationId === "listAdoptions") {
       // A's class by B's class name has no versions and no adoptions: the list is A's, and empty.
       expect(response.status).toBe(200);
