@@ -165,6 +165,17 @@ export class DynamoAgentRegistry implements AgentRegistry {
     });
   }
 
+  /** The whole map in one write, on a registered agent only: an agent without labels keeps no empty map. */
+  putLabels(tenant: string, agentId: string, labels: Labels): Promise<boolean> {
+    const empty = Object.keys(labels).length === 0;
+    return this.conditionalUpdate({
+      Key: Keys.agent(tenant, agentId),
+      UpdateExpression: empty ? "REMOVE labels" : "SET labels = :labels",
+      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(decommissionedAt)",
+      ExpressionAttributeValues: empty ? undefined : { ":labels": labels },
+    });
+  }
+
   /** Only a registered agent's profile: an agent decommissioned meanwhile is not filed again. */
   async markSilent(tenant: string, agent: SilentAgent): Promise<void> {
     await this.conditionalUpdate({

@@ -1,9 +1,9 @@
-import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { Labels } from "../../core/agents/labels.js";
 import type { AgentRecord, SilentAgent } from "../../core/agents/ports.js";
 import type { AgentQuery, Decommissioning, FleetRegistry } from "../../core/fleet/ports.js";
 import { type AgentItem, DynamoAgentRegistry, toRecord, withLastSeen } from "./agent-registry.js";
-import { isConditionalCheckFailure, Keys } from "./keys.js";
+import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
@@ -114,24 +114,8 @@ export class DynamoFleetRegistry implements FleetRegistry {
     }));
   }
 
-  /** The whole map in one write: an agent without labels keeps no empty map. */
-  async putLabels(tenant: string, agentId: string, labels: Labels) {
-    const empty = Object.keys(labels).length === 0;
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: Keys.agent(tenant, agentId),
-          UpdateExpression: empty ? "REMOVE labels" : "SET labels = :labels",
-          ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(decommissionedAt)",
-          ExpressionAttributeValues: empty ? undefined : { ":labels": labels },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
-      throw error;
-    }
+  putLabels(tenant: string, agentId: string, labels: Labels) {
+    return this.registry.putLabels(tenant, agentId, labels);
   }
 
   /**

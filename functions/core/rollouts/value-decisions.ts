@@ -1,7 +1,8 @@
 /**
  * What a rollout of a class's staged values decides, as functions of plain values: the two renderings of
  * the class's target version it goes between, and which agents it moves (the class's policy while it
- * runs is parameters/rendered-flow-ids.ts' withStagedRendering). A value rollout brings no new version: it brings the target version rendered anew.
+ * runs is parameters/rendered-flow-ids.ts' withStagedRendering). A value rollout brings no new version: it
+ * brings the target version rendered anew.
  */
 import type { FlowParameter } from "../flows/parameters.js";
 import type { PolicyRendering } from "../flows/policy.js";
