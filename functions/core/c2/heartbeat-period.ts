@@ -78,7 +78,7 @@ export function periodMsOf(text: string): number | undefined {
 }
 
 /** The UPDATE PROPERTIES entry's properties: C++ writes `update`/`properties`, Java `UPDATE`/`PROPERTIES`. */
-function availablePropertiesOf(supportedOperations: readonly unknown[]) {
+export function availablePropertiesOf(supportedOperations: readonly unknown[]) {
   const update = supportedOperations
     .map((entry) => asObject(entry))
     .find((entry) => asString(entry?.type)?.toUpperCase() === "UPDATE");
