@@ -56,6 +56,21 @@ export const classCatalogContract = contract<ClassCatalog>("the class catalog", 
     ).not.toHaveProperty("cleanUpAfterDays");
   });
 
+  it("keeps a class's label sources as given, and replaces them whole", async () => {
+    const catalog = the.subject;
+    const sources = [
+      { label: "site", from: "property:nifi.c2.site" },
+      { label: "os", from: "device:operatingSystem" },
+    ];
+    await catalog.put(the.tenant, "pumps", { labelSources: sources }, START);
+    expect((await catalog.get(the.tenant, "pumps"))?.labelSources).toEqual(sources);
+    await catalog.put(the.tenant, "pumps", { description: "Pumps" }, START + 1);
+    expect((await catalog.get(the.tenant, "pumps"))?.labelSources).toEqual(sources);
+    const { record } = await catalog.put(the.tenant, "pumps", { labelSources: [] }, START + 2);
+    expect(record.labelSources).toEqual([]);
+    expect((await catalog.get(the.tenant, "pumps"))?.labelSources).toEqual([]);
+  });
+
   it("hands out copies: what a caller does to a record read stays with the caller", async () => {
     const catalog = the.subject;
     const { record } = await catalog.put(the.tenant, "pumps", { description: "Pumps" }, START);

@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { LabelSource } from "../../core/agents/label-sources.js";
 import type {
   AgentClassChange,
   AgentClassRecord,
@@ -48,6 +49,7 @@ export class DynamoClassCatalog implements ClassCatalog {
       ...(change.ackTimeoutSeconds === undefined ? [] : ["ackTimeoutSeconds = :ackTimeout"]),
       ...(typeof change.cleanUpAfterDays === "number" ? ["cleanUpAfterDays = :cleanUpAfterDays"] : []),
       ...(change.valueChanges === undefined ? [] : ["valueChanges = :valueChanges"]),
+      ...(change.labelSources === undefined ? [] : ["labelSources = :labelSources"]),
     ];
     const remove = change.cleanUpAfterDays === null ? " REMOVE cleanUpAfterDays" : "";
     const { Attributes: before } = await this.client.send(
@@ -63,6 +65,7 @@ export class DynamoClassCatalog implements ClassCatalog {
           ":ackTimeout": change.ackTimeoutSeconds,
           ":cleanUpAfterDays": change.cleanUpAfterDays ?? undefined,
           ":valueChanges": change.valueChanges,
+          ":labelSources": change.labelSources,
         }),
         // The item as it was tells a creation from an update; the new one follows from it and the change.
         ReturnValues: "ALL_OLD",
@@ -107,6 +110,7 @@ function toClass(item: Record<string, unknown>): AgentClassRecord {
     ackTimeoutSeconds: item.ackTimeoutSeconds as number | undefined,
     // A change's null unsets it.
     cleanUpAfterDays: (item.cleanUpAfterDays ?? undefined) as number | undefined,
+    labelSources: item.labelSources as LabelSource[] | undefined,
     flowPolicy: item.flowPolicy as ClassFlowPolicy | undefined,
     valueChanges: item.valueChanges as ValueChanges | undefined,
     activeRolloutId: item.activeRolloutId as string | undefined,

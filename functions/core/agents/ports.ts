@@ -15,6 +15,7 @@ import type { CachedRevocation, RevocationCache } from "../identity/ports.js";
 import type { AgentManifest } from "../manifests/agent-manifest.js";
 import type { ManifestCache } from "../manifests/ports.js";
 import type { Page, PageRequest } from "../paging.js";
+import type { LabelSource } from "./label-sources.js";
 import type { Labels } from "./labels.js";
 
 /** The durable registry entry of one agent (DynamoDB on AWS). */
@@ -259,6 +260,8 @@ export interface AgentClassRecord {
    * default when absent (cleanUpAgeOf).
    */
   cleanUpAfterDays?: number;
+  /** Where the class's agents' reported labels come from. */
+  labelSources?: LabelSource[];
   /** Which flow the class's agents should run, once a flow version was published to it. */
   flowPolicy?: ClassFlowPolicy;
   /** How changes of the class's parameter values reach its agents; `immediate` when absent. */
@@ -284,6 +287,7 @@ export interface AgentClassChange {
   /** `null` unsets the class's own value, so that the tenant's default applies. */
   cleanUpAfterDays?: number | null;
   valueChanges?: ValueChanges;
+  labelSources?: LabelSource[];
 }
 
 export interface ClassCatalog {

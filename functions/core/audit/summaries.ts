@@ -48,6 +48,7 @@ export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
       "ackTimeoutSeconds",
       "cleanUpAfterDays",
       "valueChanges",
+      "labelSources",
     ]),
   putSettings: ({ body }) => pick(body, ["cleanUpAfterDays"]),
   uploadFlow: ({ answer }) => pick(answer, ["hash", "format", "sizeBytes"]),

@@ -53,3 +53,17 @@ describe("a change of a class's heartbeat interval", () => {
     });
   });
 });
+
+describe("a class's label sources", () => {
+  it("are shown with the class once set, and a source Beacon cannot read is refused, the class unchanged", async () => {
+    const { api } = harness();
+    const labelSources = [{ label: "site", from: "property:nifi.c2.site" }];
+    const { body } = await api.put(operator, "pumps", { labelSources });
+    expect(body).toMatchObject({ name: "pumps", labelSources });
+
+    await expect(
+      api.put(operator, "pumps", { labelSources: [{ label: "os", from: "device:osName" }] }),
+    ).rejects.toMatchObject({ code: "invalid_request", message: expect.stringMatching(/"device:osName"/) });
+    expect((await api.get(operator, "pumps")).body).toMatchObject({ labelSources });
+  });
+});

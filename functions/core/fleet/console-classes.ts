@@ -1,3 +1,4 @@
+import { type LabelSource, validateLabelSources } from "../agents/label-sources.js";
 import type { AgentClassChange, AgentClassRecord, ClassCatalog, ValueChanges } from "../agents/ports.js";
 import { heartbeatPeriodMsOf } from "../agents/presence.js";
 import {
@@ -41,6 +42,7 @@ export interface ClassView {
   heartbeatIntervalSeconds: number;
   ackTimeoutSeconds?: number;
   cleanUpAfterDays?: number;
+  labelSources?: LabelSource[];
   /** The flow the class's agents are brought to, and the flows that count as current. */
   flow?: { target: string; accepted: string[] };
   valueChanges: ValueChanges;
@@ -99,6 +101,7 @@ const view = (record: AgentClassRecord, agents: AgentCounts | undefined): ClassV
     heartbeatIntervalSeconds: record.heartbeatIntervalSeconds ?? DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
     ackTimeoutSeconds: record.ackTimeoutSeconds,
     cleanUpAfterDays: record.cleanUpAfterDays,
+    labelSources: record.labelSources,
     // The policy's ack timeout is the class's own, shown above; the policy carries it for the agent API.
     flow: record.flowPolicy && { target: record.flowPolicy.target, accepted: record.flowPolicy.accepted },
     valueChanges: record.valueChanges ?? "immediate",
@@ -138,6 +141,7 @@ export function makeClassesApi(deps: ClassesDependencies) {
     async put(principal: Principal, name: string, change: AgentClassChange): Promise<ConsoleResult> {
       requireRole(principal, "operator");
       assertClassName(name);
+      if (change.labelSources) validateLabelSources(change.labelSources);
       const { record, created } = await catalog.put(principal.tenant, name, change, clock.now());
       // Catch-up gives its operations the class's acknowledgement timeout from the cache's copy of the policy,
       // and heartbeats hold the class's agents to the heartbeat period beside it.

@@ -1205,6 +1205,7 @@ export interface components {
                 accepted: string[];
             };
             valueChanges?: components["schemas"]["ValueChanges"];
+            labelSources?: components["schemas"]["LabelSources"];
             /** @description The rollout under way, if any: a class has at most one. */
             activeRolloutId?: string;
             /** @description Created by the agent API when the first agent of the class heartbeated. */
@@ -1238,7 +1239,18 @@ export interface components {
             /** @description How many days an agent of the class may stay silent (since its last heartbeat) before the sweeper decommissions it, over the tenant's default (`PUT /settings`). It registers again at its next heartbeat. Null unsets the class's own value: the tenant's default applies again. */
             cleanUpAfterDays?: number | null;
             valueChanges?: components["schemas"]["ValueChanges"];
+            labelSources?: components["schemas"]["LabelSources"];
         };
+        /** @description Where labels of the class's agents are read from what they report, one source per label. `from` is `device:` with `hostname`, `ipAddress`, `operatingSystem`, `machineArch` or `deviceId` (from `deviceInfo`); `agent:` with `agentType` or `version` (from the agent's manifest); or `property:` with a property name the manifest's UPDATE PROPERTIES entry lists in `availableProperties`. A source the agent reports nothing for, or a value that is no valid label value, gives no label. An empty list removes the sources. */
+        LabelSources: {
+            /** @description The label's key, as operators' label keys are spelled. */
+            label: string;
+            /**
+             * @example property:nifi.c2.site
+             * @example device:operatingSystem
+             */
+            from: string;
+        }[];
         /**
          * @description How changes of the class's parameter values reach its agents: `immediate` (the default) renders them into the class's flow at once, and catch-up brings every agent whose rendered flow changed to it; `rollout` stages them (listed beside the values in force) until a rollout of the staged values brings them, in a canary and batches gated on health, to exactly the agents whose rendered flow changes.
          * @enum {string}
