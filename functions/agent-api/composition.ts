@@ -14,16 +14,17 @@ import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
 import { S3OperationResults } from "../adapters/s3/operation-results.js";
 import { AwsSecretStore } from "../adapters/secrets/secret-store.js";
 import type { AnswerDeadlines } from "../core/agent-requests/answer-budget.js";
+import { makeClassLabelSources } from "../core/agent-requests/class-label-sources.js";
 import { makeContentDownload } from "../core/agent-requests/content-download.js";
 import { makeFlowDownload } from "../core/agent-requests/flow-download.js";
 import { makeRecordAck } from "../core/agent-requests/record-ack.js";
 import { makeRecordHeartbeat } from "../core/agent-requests/record-heartbeat.js";
 import { makeRenderedFlowDownload } from "../core/agent-requests/rendered-flow-download.js";
-import type { AgentClassRegistry, AgentRegistry, HotState } from "../core/agents/ports.js";
+import type { AgentClassRegistry, AgentRegistry, ClassFlowPolicies, HotState } from "../core/agents/ports.js";
 import { isAssetId } from "../core/assets/model.js";
 import { makeDebugBundleIntake } from "../core/bundles/intake.js";
 import type { EventSink } from "../core/events/ports.js";
-import type { ClassFlowPolicies, FlowCatalog } from "../core/flows/ports.js";
+import type { FlowCatalog } from "../core/flows/ports.js";
 import { type CacheBreaker, makeCacheBreaker } from "../core/guarded-cache.js";
 import type { CertificateStore, RevocationList } from "../core/identity/ports.js";
 import type { ManifestStore } from "../core/manifests/ports.js";
@@ -80,13 +81,14 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
   const cacheBreaker = makeCacheBreaker(CACHE_BREAKER, clock, onCacheBreakerOpen);
   const flows = new DynamoFlowCatalog(documents, config.tableName);
   const parameters = new DynamoParameterStore(documents, config.tableName);
-  const { manifests, operations, recordHeartbeat } = composeHeartbeat(
+  const classFlows = new DynamoClassFlowPolicies(documents, config.tableName);
+  const { manifests, operations, labelSources, recordHeartbeat } = composeHeartbeat(
     {
       registry,
       revocations,
       certificates: new DynamoCertificateStore(documents, config.tableName),
       classes: new DynamoAgentClassRegistry(documents, config.tableName),
-      classFlows: new DynamoClassFlowPolicies(documents, config.tableName),
+      classFlows,
       flows,
       parameters,
       manifestStore: new DynamoManifestStore(documents, config.tableName),
@@ -102,6 +104,8 @@ export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () =
   const shared = { registry, revocations, manifests, operations, hotState, events, clock, ids, cacheBreaker };
   const recordAck = makeRecordAck({
     ...shared,
+    classFlows,
+    labelSources,
     results: new S3OperationResults(s3, config.assetBucket),
     debugBundles: new DynamoDebugBundles(documents, config.tableName),
     resultRetentionMs: config.operationResultRetentionMs,
@@ -202,8 +206,10 @@ export function composeHeartbeat(
     ids: ports.ids,
     settings: { ackTimeoutMs: config.operationAckTimeoutMs },
   });
+  const labelSources = makeClassLabelSources();
   const recordHeartbeat = makeRecordHeartbeat({
     ...heartbeatPorts,
+    labelSources,
     renderings: { classFlow: makeClassFlowRendering(ports) },
     manifests,
     operations,
@@ -215,5 +221,5 @@ export function composeHeartbeat(
       agentApiUrl: config.agentApiUrl,
     },
   });
-  return { manifests, operations, recordHeartbeat };
+  return { manifests, operations, labelSources, recordHeartbeat };
 }

@@ -14,6 +14,7 @@ import { MemoryOperationResults } from "../../functions/adapters/memory/operatio
 import { MemoryOperationStore } from "../../functions/adapters/memory/operation-store.js";
 import { MemoryParameterStore } from "../../functions/adapters/memory/parameter-store.js";
 import { MemoryRevocationList } from "../../functions/adapters/memory/revocation-list.js";
+import { makeClassLabelSources } from "../../functions/core/agent-requests/class-label-sources.js";
 import { makeRecordAck } from "../../functions/core/agent-requests/record-ack.js";
 import { makeRecordHeartbeat } from "../../functions/core/agent-requests/record-heartbeat.js";
 import { clearingStaged } from "../../functions/core/events/publishing.js";
@@ -62,8 +63,10 @@ export function coreHarness() {
   const published = clearingStaged(ports.events, outbox, (error) => {
     throw error;
   });
+  const labelSources = makeClassLabelSources();
   const recordHeartbeat = makeRecordHeartbeat({
     ...ports,
+    labelSources,
     renderings: makeFlowRenderings(ports),
     events: published,
     manifests,
@@ -78,6 +81,7 @@ export function coreHarness() {
   });
   const recordAck = makeRecordAck({
     ...ports,
+    labelSources,
     events: published,
     manifests,
     operations,

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
+import type { ClassAgentSettings, ClassFlowPolicies } from "../../core/agents/ports.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
-import type { ClassFlowPolicies } from "../../core/flows/ports.js";
 import { contract } from "./contract.js";
 
 /**
@@ -14,7 +14,7 @@ export interface ClassFlowPoliciesSubject {
     tenant: string,
     className: string,
     policy: ClassFlowPolicy | undefined,
-    heartbeatIntervalSeconds?: number,
+    settings?: Pick<ClassAgentSettings, "heartbeatIntervalSeconds" | "labelSources">,
   ): Promise<void>;
 }
 
@@ -39,13 +39,22 @@ export const classFlowPoliciesContract = contract<ClassFlowPoliciesSubject>(
 
     it("reads the class's heartbeat interval with its policy, or without one", async () => {
       const { policies, hold } = the.subject;
-      await hold(the.tenant, "pumps", policy, 20);
-      await hold(the.tenant, "valves", undefined, 300);
+      await hold(the.tenant, "pumps", policy, { heartbeatIntervalSeconds: 20 });
+      await hold(the.tenant, "valves", undefined, { heartbeatIntervalSeconds: 300 });
       expect(await policies.settingsOf(the.tenant, "pumps")).toEqual({
         policy,
         heartbeatIntervalSeconds: 20,
       });
       expect(await policies.settingsOf(the.tenant, "valves")).toEqual({ heartbeatIntervalSeconds: 300 });
+    });
+
+    it("reads the class's label sources with its policy, or without one", async () => {
+      const { policies, hold } = the.subject;
+      const labelSources = [{ label: "site", from: "property:nifi.c2.site" }];
+      await hold(the.tenant, "pumps", policy, { labelSources });
+      await hold(the.tenant, "valves", undefined, { labelSources });
+      expect(await policies.settingsOf(the.tenant, "pumps")).toEqual({ policy, labelSources });
+      expect(await policies.settingsOf(the.tenant, "valves")).toEqual({ labelSources });
     });
 
     it("hands out copies: what a caller does to a policy read stays with the caller", async () => {

@@ -14,14 +14,9 @@ classFlowPoliciesContract("DynamoDB", () => {
   const rollouts = new DynamoRolloutStore(table.documents, table.name);
   return {
     policies: new DynamoClassFlowPolicies(table.documents, table.name),
-    hold: async (tenant, className, policy, heartbeatIntervalSeconds) => {
+    hold: async (tenant, className, policy, settings) => {
       const ackTimeoutSeconds = policy?.ackTimeoutMs === undefined ? undefined : policy.ackTimeoutMs / 1000;
-      await catalog.put(
-        tenant,
-        className,
-        { ackTimeoutSeconds, heartbeatIntervalSeconds },
-        Date.UTC(2026, 10, 21),
-      );
+      await catalog.put(tenant, className, { ackTimeoutSeconds, ...settings }, Date.UTC(2026, 10, 21));
       if (!policy) return;
       await rollouts.start({ ...canaryRollout(tenant, className), toFlow: policy.target }, policy);
     },
@@ -31,10 +26,11 @@ classFlowPoliciesContract("the memory fake", () => {
   const policies = new MemoryClassFlowPolicies();
   return {
     policies,
-    hold: async (tenant, className, policy, heartbeatIntervalSeconds) => {
+    hold: async (tenant, className, policy, settings = {}) => {
       if (policy) policies.policies.set(`${tenant}/${className}`, policy);
-      if (heartbeatIntervalSeconds !== undefined)
-        policies.heartbeatIntervals.set(`${tenant}/${className}`, heartbeatIntervalSeconds);
+      if (settings.heartbeatIntervalSeconds !== undefined)
+        policies.heartbeatIntervals.set(`${tenant}/${className}`, settings.heartbeatIntervalSeconds);
+      if (settings.labelSources) policies.labelSources.set(`${tenant}/${className}`, settings.labelSources);
     },
   };
 });

@@ -41,6 +41,7 @@ export interface AgentItem {
   describeOperationId?: string;
   describeExpiresAt?: number;
   labels?: Labels;
+  reportedLabels?: Labels;
   /** Set while the agent is announced offline: its last heartbeat, its place in the silent index. */
   silentSince?: number;
   /** Set once decommissioned (FleetRegistry.decommission): the entry is kept, out of every index. */
@@ -101,6 +102,7 @@ export class DynamoAgentRegistry implements AgentRegistry {
       manifest: checkpoint.manifest && manifestItemOf(checkpoint.manifest),
       flowId: checkpoint.flowId,
       device: checkpoint.device,
+      reportedLabels: checkpoint.reportedLabels,
       ...(checkpoint.agentClass ? classIndexOf(tenant, agentId, checkpoint.agentClass) : {}),
       ...tenantIndexOf(tenant, agentId),
     };
@@ -142,26 +144,24 @@ export class DynamoAgentRegistry implements AgentRegistry {
     agentId: string,
     operationId: string,
     manifest: AgentManifest | undefined,
+    reportedLabels?: Labels,
   ) {
+    const kept = manifestAssignments(manifest, reportedLabels);
     return this.conditionalUpdate({
       Key: Keys.agent(tenant, agentId),
-      UpdateExpression: manifest
-        ? "REMOVE describeOperationId, describeExpiresAt SET manifest = :manifest"
-        : "REMOVE describeOperationId, describeExpiresAt",
+      UpdateExpression: `REMOVE describeOperationId, describeExpiresAt${kept.set}`,
       ConditionExpression: "describeOperationId = :operationId",
-      ExpressionAttributeValues: dropUndefined({
-        ":operationId": operationId,
-        ":manifest": manifest && manifestItemOf(manifest),
-      }),
+      ExpressionAttributeValues: { ":operationId": operationId, ...kept.values },
     });
   }
 
-  async recordManifest(tenant: string, agentId: string, manifest: AgentManifest) {
+  async recordManifest(tenant: string, agentId: string, manifest: AgentManifest, reportedLabels?: Labels) {
+    const kept = manifestAssignments(manifest, reportedLabels);
     return this.conditionalUpdate({
       Key: Keys.agent(tenant, agentId),
-      UpdateExpression: "SET manifest = :manifest",
+      UpdateExpression: kept.set.trim(),
       ConditionExpression: "attribute_exists(pk)",
-      ExpressionAttributeValues: { ":manifest": manifestItemOf(manifest) },
+      ExpressionAttributeValues: kept.values,
     });
   }
 
@@ -282,6 +282,16 @@ export class DynamoAgentClassRegistry implements AgentClassRegistry {
   }
 }
 
+/** The SET clause (with its leading space) keeping a manifest learned and the labels read from it. */
+function manifestAssignments(manifest: AgentManifest | undefined, reportedLabels: Labels | undefined) {
+  const values = dropUndefined({
+    ":manifest": manifest && manifestItemOf(manifest),
+    ":reportedLabels": reportedLabels,
+  });
+  const names = Object.keys(values).map((value) => `${value.slice(1)} = ${value}`);
+  return { set: names.length === 0 ? "" : ` SET ${names.join(", ")}`, values };
+}
+
 /** The agent's profile as registration writes it: the item the console's agent lists read, in both indexes. */
 export const agentProfileItem = (record: AgentRecord) => ({
   ...Keys.agent(record.tenant, record.agentId),
@@ -297,6 +307,7 @@ export const agentProfileItem = (record: AgentRecord) => ({
     device: record.device,
     firstSeen: record.firstSeen,
     lastSeen: record.lastSeen,
+    reportedLabels: record.reportedLabels,
   }),
 });
 
@@ -381,5 +392,6 @@ export function toRecord(item: AgentItem): AgentRecord {
         ? { operationId: item.describeOperationId, expiresAt: item.describeExpiresAt }
         : undefined,
     labels: item.labels,
+    reportedLabels: item.reportedLabels,
   });
 }

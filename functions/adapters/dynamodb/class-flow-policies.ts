@@ -1,6 +1,8 @@
 import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
+import type { LabelSource } from "../../core/agents/label-sources.js";
+import type { ClassFlowPolicies } from "../../core/agents/ports.js";
 import { type ClassFlowPolicy, policyInForce } from "../../core/flows/policy.js";
-import type { ClassFlowPolicies, ClassFlowSettings } from "../../core/flows/ports.js";
+import type { ClassFlowSettings } from "../../core/flows/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import { Keys } from "./keys.js";
 
@@ -19,7 +21,7 @@ export class DynamoClassFlowPolicies implements ClassFlowPolicies {
       new GetCommand({
         TableName: this.tableName,
         Key: Keys.agentClass(tenant, className),
-        ProjectionExpression: "flowPolicy, ackTimeoutSeconds, heartbeatIntervalSeconds",
+        ProjectionExpression: "flowPolicy, ackTimeoutSeconds, heartbeatIntervalSeconds, labelSources",
         // The cache keeps what this returns for minutes: a policy written a moment ago must be in it.
         ConsistentRead: true,
       }),
@@ -28,6 +30,7 @@ export class DynamoClassFlowPolicies implements ClassFlowPolicies {
     return dropUndefined({
       policy: policy && policyInForce(policy, Item?.ackTimeoutSeconds as number | undefined),
       heartbeatIntervalSeconds: Item?.heartbeatIntervalSeconds as number | undefined,
+      labelSources: Item?.labelSources as LabelSource[] | undefined,
     });
   }
 }

@@ -1,3 +1,4 @@
+import type { Labels } from "../../core/agents/labels.js";
 import type { AgentCheckpoint, AgentRecord, AgentRegistry } from "../../core/agents/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { AgentManifest } from "../../core/manifests/agent-manifest.js";
@@ -49,19 +50,22 @@ export class MemoryAgentRegistry implements AgentRegistry {
     agentId: string,
     operationId: string,
     manifest: AgentManifest | undefined,
+    reportedLabels?: Labels,
   ) {
     this.calls++;
     const record = this.records.get(`${tenant}/${agentId}`);
     if (!record || record.pendingDescribe?.operationId !== operationId) return false;
     record.pendingDescribe = undefined;
     if (manifest) record.manifest = structuredClone(manifest);
+    if (reportedLabels) record.reportedLabels = { ...reportedLabels };
     return true;
   }
 
-  async recordManifest(tenant: string, agentId: string, manifest: AgentManifest) {
+  async recordManifest(tenant: string, agentId: string, manifest: AgentManifest, reportedLabels?: Labels) {
     this.calls++;
     const record = this.records.get(`${tenant}/${agentId}`);
     if (record) record.manifest = structuredClone(manifest);
+    if (record && reportedLabels) record.reportedLabels = { ...reportedLabels };
     return record !== undefined;
   }
 }

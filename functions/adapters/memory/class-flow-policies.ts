@@ -1,5 +1,6 @@
+import type { LabelSource } from "../../core/agents/label-sources.js";
+import type { ClassFlowPolicies } from "../../core/agents/ports.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
-import type { ClassFlowPolicies } from "../../core/flows/ports.js";
 import { dropUndefined } from "../../core/json.js";
 
 /** Classes' flow policies and heartbeat intervals as the registry holds them; tests set them directly. */
@@ -8,6 +9,8 @@ export class MemoryClassFlowPolicies implements ClassFlowPolicies {
   readonly policies = new Map<string, ClassFlowPolicy>();
   /** By tenant/class, in seconds. */
   readonly heartbeatIntervals = new Map<string, number>();
+  /** By tenant/class. */
+  readonly labelSources = new Map<string, LabelSource[]>();
   calls = 0;
 
   async settingsOf(tenant: string, className: string) {
@@ -16,6 +19,7 @@ export class MemoryClassFlowPolicies implements ClassFlowPolicies {
     return dropUndefined({
       policy: policy && structuredClone(policy),
       heartbeatIntervalSeconds: this.heartbeatIntervals.get(`${tenant}/${className}`),
+      labelSources: structuredClone(this.labelSources.get(`${tenant}/${className}`)),
     });
   }
 }

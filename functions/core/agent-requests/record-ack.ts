@@ -1,7 +1,9 @@
-import type { AgentRegistry, HotState } from "../agents/ports.js";
+import { reportedLabelsOf } from "../agents/label-sources.js";
+import type { Labels } from "../agents/labels.js";
+import type { AgentRegistry, ClassFlowPolicies, HotState } from "../agents/ports.js";
 import type { DebugBundleStore } from "../bundles/ports.js";
 import { isAppliedState, normalizeAcknowledgement } from "../c2/ack.js";
-import type { Acknowledgement } from "../c2/model.js";
+import type { Acknowledgement, DeviceSummary } from "../c2/model.js";
 import { BeaconError } from "../errors.js";
 import type { AckEvent, BeaconEvent, OperationEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
@@ -20,10 +22,15 @@ import type { OperationResultStore } from "../operations/ports.js";
 import { describeAnswerOf } from "../operations/results.js";
 import { isTransferDebug } from "../operations/transfer-debug.js";
 import type { Clock, IdGenerator } from "../ports.js";
+import type { ClassLabelSources } from "./class-label-sources.js";
 import { DESCRIBE_ID_PREFIX } from "./sighting.js";
 
 export interface AckDependencies {
   registry: AgentRegistry;
+  /** Where the class's agents' reported labels come from, read with a manifest an ack brings. */
+  classFlows: ClassFlowPolicies;
+  /** The container's copy of classes' label sources, shared with its heartbeats. */
+  labelSources: ClassLabelSources;
   revocations: RevocationList;
   manifests: ManifestRegistration;
   operations: OperationLifecycle;
@@ -172,10 +179,34 @@ export function makeRecordAck(deps: AckDependencies) {
       now,
       cache,
     );
-    const matched = await registry.completeDescribe(tenant, agentId, ack.operationId, registration?.manifest);
+    const labels = registration && (await reportedLabels(tenant, record.agentClass, ack, record.device));
+    const matched = await registry.completeDescribe(
+      tenant,
+      agentId,
+      ack.operationId,
+      registration?.manifest,
+      labels,
+    );
     if (matched && registration) await manifests.remember(tenant, agentId, registration.manifest, cache);
     await cache.attempt(() => hotState.rememberDescribe(tenant, agentId, undefined));
     return { matched, manifestStored: registration?.stored ?? false };
+  }
+
+  /**
+   * The labels the class's sources read from the manifest an ack brought, with the device the registry holds
+   * (only a C++ ack reports its own).
+   */
+  async function reportedLabels(
+    tenant: string,
+    agentClass: string,
+    ack: Acknowledgement,
+    device: DeviceSummary | undefined,
+  ): Promise<Labels | undefined> {
+    if (!ack.manifest) return undefined;
+    const sources = await deps.labelSources.of(tenant, agentClass, clock.now(), () =>
+      deps.classFlows.settingsOf(tenant, agentClass),
+    );
+    return reportedLabelsOf(sources, { device, manifest: ack.manifest });
   }
 
   /** The manifest a DESCRIBE MANIFEST's ack brings, Beacon's own or one asked for through the console. */
@@ -258,7 +289,10 @@ export function makeRecordAck(deps: AckDependencies) {
   ): Promise<boolean> {
     const registration = await registerManifest(tenant, ack.manifestHash, ack, now, cache);
     if (!registration) return false;
-    if (await registry.recordManifest(tenant, agentId, registration.manifest))
+    // Its class and device, for the labels: a DESCRIBE asked through the console is rare enough to read them.
+    const agent = await registry.get(tenant, agentId);
+    const labels = agent && (await reportedLabels(tenant, agent.agentClass, ack, agent.device));
+    if (await registry.recordManifest(tenant, agentId, registration.manifest, labels))
       await manifests.remember(tenant, agentId, registration.manifest, cache);
     return registration.stored;
   }

@@ -17,6 +17,7 @@ import type { JsonObject } from "../json.js";
 import { binaryOf } from "../manifests/canonical.js";
 import { CATCH_UP_CREATOR } from "../operations/delivery.js";
 import type { OperationRecord } from "../operations/model.js";
+import { LABEL_SOURCES_KEPT_MS } from "./class-label-sources.js";
 
 const fleet: AgentCredential = { kind: "fleet", tenant: "acme", fleetName: "acme-fleet", serialNumber: "01" };
 const javaAgent: AgentCredential = {
@@ -550,6 +551,94 @@ describe("manifests by the binary they describe", () => {
       false,
     );
     expect(core.manifestStore.calls).toBe(calls);
+  });
+});
+
+describe("reported labels", () => {
+  const sources = [
+    { label: "agent", from: "property:nifi.c2.agent.identifier" },
+    { label: "host", from: "device:hostname" },
+    { label: "kind", from: "agent:agentType" },
+    { label: "build", from: "agent:version" },
+    { label: "site", from: "property:nifi.c2.site" },
+  ];
+  const withSources = () => {
+    const core = coreHarness();
+    core.classFlows.labelSources.set("acme/gateways", sources);
+    return core;
+  };
+
+  it("reads the class's sources from the manifest a new agent brings, with the class's one read its flow shares", async () => {
+    const core = withSources();
+    const agent = cppAgentOf("gw-1", "gateways");
+    await core.recordHeartbeat(fleet, agent.full());
+    expect(core.registry.records.get("acme/gw-1")?.reportedLabels).toEqual({
+      agent: "gw-1",
+      host: "edge-gw-0001",
+      kind: "cpp",
+      build: "1.0.0",
+    });
+    expect(core.classFlows.calls).toBe(1);
+
+    // Steady heartbeats, full or light, learn no manifest: nothing is read again, nothing written.
+    const before = core.backendCalls();
+    await core.recordHeartbeat(fleet, agent.light());
+    await core.recordHeartbeat(fleet, agent.full());
+    expect(core.backendCalls().classFlows - before.classFlows).toBe(0);
+    expect(core.backendCalls().registry - before.registry).toBe(0);
+  });
+
+  it("reads them anew from a changed manifest, with the class's sources as the container last read them", async () => {
+    const core = withSources();
+    const agent = cppAgentOf("gw-1", "gateways");
+    await core.recordHeartbeat(fleet, agent.full());
+    core.classFlows.labelSources.set("acme/gateways", [{ label: "site", from: "property:nifi.c2.site" }]);
+
+    const changed = agent.full();
+    const info = changed.agentInfo as JsonObject;
+    const manifest = structuredClone(info.agentManifest) as JsonObject;
+    const update = (manifest.supportedOperations as JsonObject[]).find((entry) => entry.type === "update");
+    const properties = (((update as JsonObject).properties as JsonObject).properties as JsonObject)
+      .availableProperties as JsonObject[];
+    properties.push({ propertyName: "nifi.c2.site", validator: "VALID", propertyValue: "plant-7" });
+    info.agentManifest = manifest;
+    info.agentManifestHash = "HASH-WITH-A-SITE";
+    core.clock.advance(1_000);
+    await core.recordHeartbeat(fleet, changed);
+    // The container read the class's sources a second ago: it uses them for a minute.
+    expect(core.registry.records.get("acme/gw-1")?.reportedLabels).toMatchObject({
+      agent: "gw-1",
+      site: "plant-7",
+    });
+    expect(core.classFlows.calls).toBe(1);
+
+    (info as JsonObject).agentManifestHash = "HASH-WITH-A-SITE-AGAIN";
+    core.clock.advance(LABEL_SOURCES_KEPT_MS);
+    await core.recordHeartbeat(fleet, changed);
+    expect(core.registry.records.get("acme/gw-1")?.reportedLabels).toEqual({ site: "plant-7" });
+  });
+
+  it("reads them from a Java agent's DESCRIBE answer, with the device its heartbeats reported", async () => {
+    const core = coreHarness();
+    core.classFlows.labelSources.set("acme/probe-class", [
+      { label: "os", from: "device:operatingSystem" },
+      { label: "build", from: "agent:version" },
+      { label: "kind", from: "agent:agentType" },
+    ]);
+    const first = await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    expect(core.registry.records.get("acme/probe-agent-1")?.reportedLabels).toBeUndefined();
+    await core.recordAck(javaAgent, javaAck(first.reply.requestedOperations[0]?.identifier as string));
+    expect(core.registry.records.get("acme/probe-agent-1")?.reportedLabels).toEqual({
+      os: "Linux",
+      build: "2.3.0",
+      kind: "minifi-java",
+    });
+  });
+
+  it("reads none for a class without sources, and then writes an empty set", async () => {
+    const core = coreHarness();
+    await core.recordHeartbeat(fleet, cppAgentOf("gw-1", "gateways").full());
+    expect(core.registry.records.get("acme/gw-1")?.reportedLabels).toEqual({});
   });
 });
 

@@ -1,4 +1,12 @@
-import type { AgentClassRegistry, AgentRecord, AgentRegistry, HotState } from "../agents/ports.js";
+import { reportedLabelsOf } from "../agents/label-sources.js";
+import type {
+  AgentClassRegistry,
+  AgentRecord,
+  AgentRegistry,
+  ClassAgentSettings,
+  ClassFlowPolicies,
+  HotState,
+} from "../agents/ports.js";
 import { heartbeatPeriodMsOf, onlineEvent } from "../agents/presence.js";
 import { normalizeHeartbeat } from "../c2/heartbeat.js";
 import type { C2Operation, Heartbeat } from "../c2/model.js";
@@ -7,7 +15,6 @@ import { BeaconError } from "../errors.js";
 import type { OperationEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
 import { publishBefore } from "../events/publishing.js";
-import type { ClassFlowPolicies } from "../flows/ports.js";
 import { type CacheBreaker, type GuardedCache, guardedCache } from "../guarded-cache.js";
 import { tenantCaCertificateRecord } from "../identity/certificates.js";
 import type { AgentCredential } from "../identity/credentials.js";
@@ -21,6 +28,7 @@ import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { ParameterStore } from "../parameters/ports.js";
 import { type FlowRenderings, ownValuesOf } from "../parameters/rendered-flow-ids.js";
 import type { Clock, IdGenerator } from "../ports.js";
+import type { ClassLabelSources } from "./class-label-sources.js";
 import {
   attributed,
   catchUpOf,
@@ -59,6 +67,8 @@ export interface HeartbeatDependencies {
   certificates: Pick<CertificateStore, "add">;
   classes: AgentClassRegistry;
   classFlows: ClassFlowPolicies;
+  /** The container's copy of classes' label sources, shared with its acknowledgements. */
+  labelSources: ClassLabelSources;
   /** The class's policy as the cache holds it, its versions rendered with the class's values. */
   renderings: Pick<FlowRenderings, "classFlow">;
   /** The agent's own values, which the cache keeps once it learns the agent. */
@@ -202,12 +212,27 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       : { stored: false };
     if (manifest) view = withManifest(view, manifest);
 
+    // Read once, by whichever needs it first: the labels of a manifest learned, the class's flow unknown.
+    let classSettings: Promise<ClassAgentSettings> | undefined;
+    const settingsOf = (agentClass: string) => {
+      classSettings ??= classFlows.settingsOf(tenant, agentClass);
+      return classSettings;
+    };
+    // Only a manifest the heartbeat brought and Beacon learned says what the class's sources read.
+    const reportedLabels = async (agentClass: string) => {
+      if (!learned || !heartbeat.manifest) return undefined;
+      const sources = await deps.labelSources.of(tenant, agentClass, now, () => settingsOf(agentClass));
+      return reportedLabelsOf(sources, { device: heartbeat.device, manifest: heartbeat.manifest });
+    };
+
     if (!view.registered) {
       if (!record) {
         const agentClass = view.agentClass ?? DEFAULT_AGENT_CLASS;
-        firstSight =
-          (await registry.register(newAgentRecord(tenant, heartbeat, agentClass, now, learned))) ===
-          "created";
+        const registration = {
+          ...newAgentRecord(tenant, heartbeat, agentClass, now, learned),
+          reportedLabels: await reportedLabels(agentClass),
+        };
+        firstSight = (await registry.register(registration)) === "created";
         if (!firstSight && registersFirst) await readRegistryEntry();
         await ensureClass(tenant, view.agentClass ?? agentClass, now, cache);
       } else {
@@ -234,7 +259,11 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     if (!firstSight) {
       const change = registryChange(view, heartbeat, agentClass, now, learned);
       if (change.classChanged) await ensureClass(tenant, agentClass, now, cache);
-      if (change.checkpoint) await registry.checkpoint(tenant, agentId, change.checkpoint);
+      if (change.checkpoint)
+        await registry.checkpoint(tenant, agentId, {
+          ...change.checkpoint,
+          reportedLabels: await reportedLabels(agentClass),
+        });
       if (change.lastSeen !== undefined) await registry.recordSeen(tenant, agentId, change.lastSeen);
     }
 
@@ -250,7 +279,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
 
     if (view.classFlowUnknown) {
       // Loaded for the next heartbeat, whose one round trip claims the catch-up if one is due.
-      const loaded = await classFlows.settingsOf(tenant, agentClass);
+      const loaded = await settingsOf(agentClass);
       const period = heartbeatPeriodMsOf(loaded);
       const policy = loaded.policy && (await renderings.classFlow(tenant, agentClass, loaded.policy));
       await cache.attempt(() => hotState.rememberClassFlow(tenant, agentClass, policy, period));

@@ -10,7 +10,7 @@ import type {
   SystemLoad,
 } from "../c2/model.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
-import type { ClassFlowCache } from "../flows/ports.js";
+import type { ClassFlowCache, ClassFlowSettings } from "../flows/ports.js";
 import type { CachedRevocation, RevocationCache } from "../identity/ports.js";
 import type { AgentManifest } from "../manifests/agent-manifest.js";
 import type { ManifestCache } from "../manifests/ports.js";
@@ -35,6 +35,11 @@ export interface AgentRecord {
   pendingDescribe?: { operationId: string; expiresAt: number };
   /** The labels operators set on the agent through the console. */
   labels?: Labels;
+  /**
+   * The labels its class's label sources read from what the agent reported with its manifest; an operator's
+   * label of the same key wins (effectiveLabels).
+   */
+  reportedLabels?: Labels;
 }
 
 /** What changed since the registry last heard from the agent, written to its profile on change. */
@@ -46,6 +51,8 @@ export interface AgentCheckpoint {
   manifest?: AgentManifest;
   flowId?: string;
   device?: DeviceSummary;
+  /** Read anew with a manifest learned, replacing those read before. */
+  reportedLabels?: Labels;
 }
 
 export interface AgentRegistry {
@@ -72,17 +79,26 @@ export interface AgentRegistry {
     expiresAt: number,
   ): Promise<boolean>;
   /**
-   * Closes the DESCRIBE when it is still the outstanding one, keeping the manifest it brought; false for
-   * unknown or late acks.
+   * Closes the DESCRIBE when it is still the outstanding one, keeping the manifest it brought and the labels
+   * read from it; false for unknown or late acks.
    */
   completeDescribe(
     tenant: string,
     agentId: string,
     operationId: string,
     manifest: AgentManifest | undefined,
+    reportedLabels?: Labels,
   ): Promise<boolean>;
-  /** Keeps a manifest the agent sent otherwise (a DESCRIBE asked through the console); false for no such agent. */
-  recordManifest(tenant: string, agentId: string, manifest: AgentManifest): Promise<boolean>;
+  /**
+   * Keeps a manifest the agent sent otherwise (a DESCRIBE asked through the console), and the labels read
+   * from it; false for no such agent.
+   */
+  recordManifest(
+    tenant: string,
+    agentId: string,
+    manifest: AgentManifest,
+    reportedLabels?: Labels,
+  ): Promise<boolean>;
 }
 
 /** An agent announced offline: its class, and its last heartbeat, since when it is silent. */
@@ -99,6 +115,15 @@ export interface SilentAgent {
 export interface SilentAgentIndex {
   /** Files the agent by its last heartbeat; nothing for an agent the registry does not hold. */
   markSilent(tenant: string, agent: SilentAgent): Promise<void>;
+}
+
+/** What the agent API reads of an agent's class: its flow settings, and where its reported labels come from. */
+export interface ClassAgentSettings extends ClassFlowSettings {
+  labelSources?: LabelSource[];
+}
+
+export interface ClassFlowPolicies {
+  settingsOf(tenant: string, className: string): Promise<ClassAgentSettings>;
 }
 
 export interface AgentClassRegistry {

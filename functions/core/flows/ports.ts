@@ -48,10 +48,6 @@ export interface ClassFlowSettings {
   heartbeatIntervalSeconds?: number;
 }
 
-export interface ClassFlowPolicies {
-  settingsOf(tenant: string, className: string): Promise<ClassFlowSettings>;
-}
-
 /** The cache's copy of classes' flow policies and heartbeat periods, which heartbeats read in one round trip. */
 export interface ClassFlowCache {
   /**
