@@ -953,6 +953,37 @@ describe("agent labels", () => {
       agentIds.slice(0, 1),
     );
   });
+
+  it("are read from what agents report by their class's sources, an operator's label of the same key over them", async () => {
+    const reporting = newId("reporting");
+    const sources = [
+      { label: "os", from: "device:operatingSystem" },
+      { label: "build", from: "agent:version" },
+    ];
+    const put = await send(
+      { method: "PUT", path: `/api/v1/classes/${reporting}`, body: { labelSources: sources } },
+      operator,
+    );
+    expect(put.status, put.body).toBe(201);
+    expect(put.json().labelSources).toEqual(sources);
+    const [first, second] = [`${reporting}-1`, `${reporting}-2`];
+    for (const agentId of [first, second])
+      expect(await heartbeat(agentApi, aFleet, agentId, reporting, a.manifestHash)).toBe(200);
+
+    // The Java agent's manifest comes with its DESCRIBE's answer, its device with its heartbeats.
+    const agent = await send({ method: "GET", path: `/api/v1/agents/${first}` }, operator);
+    expect(agent.json().reportedLabels).toEqual({ os: "Linux", build: "2.3.0" });
+    expect(await listed(`class=${reporting}&label=os=Linux`)).toEqual([first, second]);
+    expect(await listed(`label=build=2.3.0&label=os`)).toEqual(expect.arrayContaining([first, second]));
+
+    const set = await send(
+      { method: "POST", path: `/api/v1/agents/${second}/labels`, body: { set: { os: "windows" } } },
+      operator,
+    );
+    expect(set.status, set.body).toBe(200);
+    expect(await listed(`class=${reporting}&label=os=Linux`)).toEqual([first]);
+    expect(await listed(`class=${reporting}&label=os=windows`)).toEqual([second]);
+  });
 });
 
 describe("class names", () => {

@@ -145,6 +145,26 @@ export const fleetRegistryContract = contract<FleetRegistrySubject>("the fleet r
     expect(await labelled([{ key: "site" }])).toEqual(["agent-4", "agent-5"]);
   });
 
+  it("matches the labels read from an agent's reports as well, an operator's label of the same key over them", async () => {
+    const { registry, add } = the.subject;
+    await add(agent("agent-1", "pumps", { reportedLabels: { site: "plant-7", os: "Linux" } }));
+    await add(agent("agent-2", "pumps", { reportedLabels: { site: "plant-7" } }));
+    await add(agent("agent-3", "pumps", { reportedLabels: {} }));
+    await add(agent("agent-4", "pumps"));
+    expect(await registry.putLabels(the.tenant, "agent-2", { site: "plant-9" })).toBe(true);
+    expect(await registry.putLabels(the.tenant, "agent-4", { site: "plant-7" })).toBe(true);
+    const labelled = async (labels: { key: string; value?: string }[]) =>
+      idsOf(await registry.query(the.tenant, { labels, limit: 10 }));
+    expect(await labelled([{ key: "site", value: "plant-7" }])).toEqual(["agent-1", "agent-4"]);
+    expect(await labelled([{ key: "site", value: "plant-9" }])).toEqual(["agent-2"]);
+    expect(await labelled([{ key: "os" }])).toEqual(["agent-1"]);
+    expect(await labelled([{ key: "site" }])).toEqual(["agent-1", "agent-2", "agent-4"]);
+    expect((await registry.get(the.tenant, "agent-1"))?.reportedLabels).toEqual({
+      site: "plant-7",
+      os: "Linux",
+    });
+  });
+
   it("reads the flow id each agent of a class reports, by agent id, nothing else of them", async () => {
     const { registry, add } = the.subject;
     await fleet();

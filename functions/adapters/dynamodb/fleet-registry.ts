@@ -51,11 +51,16 @@ export class DynamoFleetRegistry implements FleetRegistry {
       filters.push("(contains(agentId, :text) OR contains(device.hostname, :text))");
       values[":text"] = query.text;
     }
+    // The effective labels (effectiveLabels): an operator's label, else the one read from the agent's reports.
     for (const [index, { key, value }] of (query.labels ?? []).entries()) {
+      const set = `labels.#label${index}`;
+      const reported = `reportedLabels.#label${index}`;
       names[`#label${index}`] = key;
-      if (value === undefined) filters.push(`attribute_exists(labels.#label${index})`);
+      if (value === undefined) filters.push(`(attribute_exists(${set}) OR attribute_exists(${reported}))`);
       else {
-        filters.push(`labels.#label${index} = :label${index}`);
+        filters.push(
+          `(${set} = :label${index} OR (attribute_not_exists(${set}) AND ${reported} = :label${index}))`,
+        );
         values[`:label${index}`] = value;
       }
     }

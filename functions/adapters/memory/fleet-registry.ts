@@ -1,4 +1,4 @@
-import { type Labels, matchesLabels } from "../../core/agents/labels.js";
+import { effectiveLabels, type Labels, matchesLabels } from "../../core/agents/labels.js";
 import type { AgentRecord, SilentAgent } from "../../core/agents/ports.js";
 import type { AgentQuery, Decommissioning, FleetRegistry } from "../../core/fleet/ports.js";
 import { manifestIdOf } from "../../core/manifests/agent-manifest.js";
@@ -41,7 +41,7 @@ export class MemoryFleetRegistry implements FleetRegistry {
         (text === undefined ||
           record.agentId.includes(text) ||
           (record.device?.hostname ?? "").includes(text)) &&
-        matchesLabels(record.labels, query.labels ?? []),
+        matchesLabels(effectiveLabels(record), query.labels ?? []),
     );
   }
 

@@ -90,6 +90,12 @@ export function parseLabelSelector(terms: readonly string[]): LabelRequirement[]
   });
 }
 
+/** The labels an agent answers to: those read from its reports, under those operators set. */
+export const effectiveLabels = (agent: { labels?: Labels; reportedLabels?: Labels }): Labels => ({
+  ...agent.reportedLabels,
+  ...agent.labels,
+});
+
 /** Whether the labels meet every requirement. */
 export const matchesLabels = (labels: Labels | undefined, requirements: readonly LabelRequirement[]) =>
   requirements.every(({ key, value }) =>

@@ -77,6 +77,11 @@ export const summaryOf = (agent: MergedAgent) => {
     hostname: (hot?.device ?? record.device)?.hostname,
     runStatus: hot?.runStatus,
     labels: record.labels,
+    // Absent rather than empty, as operators' labels are: a class without sources reads none.
+    reportedLabels:
+      record.reportedLabels && Object.keys(record.reportedLabels).length > 0
+        ? record.reportedLabels
+        : undefined,
   });
 };
 

@@ -1330,6 +1330,11 @@ export interface components {
             hostname?: string;
             runStatus?: string;
             labels?: components["schemas"]["Labels"];
+            reportedLabels?: components["schemas"]["ReportedLabels"];
+        };
+        /** @description The labels the agent's class reads from what the agent reported (`labelSources`), read anew whenever Beacon learns the agent's manifest. An operator's label of the same key wins: filters and selectors match an agent's operators' labels over these. */
+        ReportedLabels: {
+            [key: string]: string;
         };
         AgentList: {
             items: components["schemas"]["AgentSummary"][];
@@ -3453,7 +3458,7 @@ export interface operations {
                 lastSeenBefore?: string;
                 /** @description Part of the agent id or of the device's hostname (case-sensitive). */
                 q?: string;
-                /** @description Label terms, all of which the agent's labels meet: `key=value`, or `key` for the key with any value. Repeat the parameter (`label=site=plant-7&label=gpu`) or separate terms with commas. */
+                /** @description Label terms, all of which the agent's labels meet (its operators' labels over those its class reads from its reports): `key=value`, or `key` for the key with any value. Repeat the parameter (`label=site=plant-7&label=gpu`) or separate terms with commas. */
                 label?: string;
                 /** @description The registry's indexes are ordered by agent id; ordering by another field would read the whole fleet. */
                 sort?: "agentId" | "-agentId";

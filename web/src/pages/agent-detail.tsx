@@ -64,6 +64,16 @@ export function AgentDetail() {
         {(data) => (
           <>
             <AgentLabels agentId={agentId} labels={data.labels} onChanged={reloadAgent} />
+            {data.reportedLabels && (
+              <section aria-labelledby="reported-labels">
+                <h2 id="reported-labels">Reported labels</h2>
+                <p>
+                  Read by the class's label sources from what the agent reports; a label set above of the same
+                  key wins.
+                </p>
+                <LabelList labels={data.reportedLabels} />
+              </section>
+            )}
             <AgentView agent={data} />
           </>
         )}
