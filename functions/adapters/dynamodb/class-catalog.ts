@@ -48,6 +48,7 @@ export class DynamoClassCatalog implements ClassCatalog {
       ...(change.ackTimeoutSeconds === undefined ? [] : ["ackTimeoutSeconds = :ackTimeout"]),
       ...(typeof change.cleanUpAfterDays === "number" ? ["cleanUpAfterDays = :cleanUpAfterDays"] : []),
       ...(change.valueChanges === undefined ? [] : ["valueChanges = :valueChanges"]),
+      ...(change.requireApproval === undefined ? [] : ["requireApproval = :requireApproval"]),
     ];
     const remove = change.cleanUpAfterDays === null ? " REMOVE cleanUpAfterDays" : "";
     const { Attributes: before } = await this.client.send(
@@ -63,6 +64,7 @@ export class DynamoClassCatalog implements ClassCatalog {
           ":ackTimeout": change.ackTimeoutSeconds,
           ":cleanUpAfterDays": change.cleanUpAfterDays ?? undefined,
           ":valueChanges": change.valueChanges,
+          ":requireApproval": change.requireApproval,
         }),
         // The item as it was tells a creation from an update; the new one follows from it and the change.
         ReturnValues: "ALL_OLD",
@@ -109,6 +111,7 @@ function toClass(item: Record<string, unknown>): AgentClassRecord {
     cleanUpAfterDays: (item.cleanUpAfterDays ?? undefined) as number | undefined,
     flowPolicy: item.flowPolicy as ClassFlowPolicy | undefined,
     valueChanges: item.valueChanges as ValueChanges | undefined,
+    requireApproval: item.requireApproval as boolean | undefined,
     activeRolloutId: item.activeRolloutId as string | undefined,
     createdAt: item.createdAt as number,
     updatedAt: item.updatedAt as number | undefined,

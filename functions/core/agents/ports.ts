@@ -263,7 +263,9 @@ export interface AgentClassRecord {
   flowPolicy?: ClassFlowPolicy;
   /** How changes of the class's parameter values reach its agents; `immediate` when absent. */
   valueChanges?: ValueChanges;
-  /** The rollout under way, if any: a class has at most one. */
+  /** A rollout to the class waits until an operator other than its creator approves it (four eyes). */
+  requireApproval?: boolean;
+  /** The rollout under way or waiting to start, if any: a class has at most one. */
   activeRolloutId?: string;
   createdAt: number;
   updatedAt?: number;
@@ -284,6 +286,7 @@ export interface AgentClassChange {
   /** `null` unsets the class's own value, so that the tenant's default applies. */
   cleanUpAfterDays?: number | null;
   valueChanges?: ValueChanges;
+  requireApproval?: boolean;
 }
 
 export interface ClassCatalog {
