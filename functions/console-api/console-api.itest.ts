@@ -124,6 +124,7 @@ const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown>
   putAgentParameter: () => parameterValue,
   labelAgent: (agentId) => ({ set: { probe: agentId } }),
   labelAgents: (agentId, tenant) => ({ selector: { class: tenant.className }, set: { probe: agentId } }),
+  refuseRollout: () => ({ reason: "Probed" }),
 };
 
 async function send(call: Call, token: string | undefined) {
@@ -416,6 +417,25 @@ describe("roles, every role on every route", () => {
     return (await rollOut(consoleApi, a.adminToken, className, javaFlow(className))).rolloutId;
   }
 
+  /**
+   * A rollout awaiting approval in a class of its own, created by an operator who makes no other call, so
+   * that every role's operator and admin may approve it.
+   */
+  async function waitingRollout(): Promise<string> {
+    const className = newId("class");
+    const put = await send(
+      { method: "PUT", path: `/api/v1/classes/${className}`, body: { requireApproval: true } },
+      a.adminToken,
+    );
+    expect(put.status, put.body).toBe(201);
+    const creator = await consoleApi.token({
+      tenant: a.tenant,
+      role: "operator",
+      subject: `${a.tenant}-creator`,
+    });
+    return (await rollOut(consoleApi, creator, className, javaFlow(className))).rolloutId;
+  }
+
   let settingsChanges = 0;
 
   /** A request on A's own data that the role, when allowed, can carry out; destructive ones get fresh targets. */
@@ -499,6 +519,13 @@ describe("roles, every role on every route", () => {
       case "pauseRollout":
       case "abortRollout":
         return callOf(operation, { rolloutId: await freshRollout() });
+      case "approveRollout":
+      case "refuseRollout":
+        return callOf(
+          operation,
+          { rolloutId: await waitingRollout() },
+          bodies[operation.operationId]?.("", a),
+        );
       case "resumeRollout": {
         const rolloutId = await freshRollout();
         const paused = await send(
@@ -615,6 +642,8 @@ describe("roles, every role on every route", () => {
     pauseRollout: async (call) => expect(await rolloutStateOf(call)).toBe("canary"),
     resumeRollout: async (call) => expect(await rolloutStateOf(call)).toBe("paused"),
     abortRollout: async (call) => expect(await rolloutStateOf(call)).toBe("canary"),
+    approveRollout: async (call) => expect(await rolloutStateOf(call)).toBe("awaiting_approval"),
+    refuseRollout: async (call) => expect(await rolloutStateOf(call)).toBe("awaiting_approval"),
   };
 
   const cases = consoleOperations.flatMap((operation) =>

@@ -193,6 +193,9 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     pauseRollout: (principal, { path }) => api.rollouts.pause(principal, path.rolloutId as string),
     resumeRollout: (principal, { path }) => api.rollouts.resume(principal, path.rolloutId as string),
     abortRollout: (principal, { path }) => api.rollouts.abort(principal, path.rolloutId as string),
+    approveRollout: (principal, { path }) => api.rollouts.approve(principal, path.rolloutId as string),
+    refuseRollout: (principal, { path, body }) =>
+      api.rollouts.refuse(principal, path.rolloutId as string, body as { reason?: string }),
     listAuditRecords: (principal, { query }) =>
       api.audit.list(principal, {
         from: time(query.from),

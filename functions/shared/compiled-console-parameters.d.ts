@@ -64,6 +64,8 @@ export declare const startRolloutInput: ValidateFunction;
 export declare const pauseRolloutInput: ValidateFunction;
 export declare const resumeRolloutInput: ValidateFunction;
 export declare const abortRolloutInput: ValidateFunction;
+export declare const approveRolloutInput: ValidateFunction;
+export declare const refuseRolloutInput: ValidateFunction;
 export declare const listSubscriptionsInput: ValidateFunction;
 export declare const createSubscriptionInput: ValidateFunction;
 export declare const deleteSubscriptionInput: ValidateFunction;

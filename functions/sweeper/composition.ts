@@ -23,6 +23,7 @@ import { makeSweepTimeouts } from "../core/operations/timeouts.js";
 import { makeFlowRenderings, renderingClassFlows } from "../core/parameters/rendered-flow-ids.js";
 import type { Clock } from "../core/ports.js";
 import { makeRolloutEngine } from "../core/rollouts/engine.js";
+import { makeRolloutPreparation } from "../core/rollouts/preparation.js";
 import { makeDocumentClient, makeS3Client } from "../runtime/aws-clients.js";
 import { composeEventStream } from "../runtime/event-stream.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
@@ -68,6 +69,8 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   const classFlowCache = renderingClassFlows(hotState, renderings);
   const rollouts = makeRolloutEngine({
     rollouts: new DynamoRolloutStore(documents, config.tableName),
+    // The sweeper reads no manifests: a scheduled rollout starts on the agent checks of its creation and approval.
+    preparation: makeRolloutPreparation({ flows, catalog: classes, parameters }),
     classes,
     registry: fleetRegistry,
     hotState,

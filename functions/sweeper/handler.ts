@@ -8,8 +8,17 @@ import { composeSweeper } from "./composition.js";
 const logger = functionLogger();
 const sweeper = composeSweeper(sweeperConfig());
 
-/** The states a rollout's run may reach, each counted by a metric of its own. */
-const reachedMetrics: Record<Exclude<RolloutState, "canary" | "rolling" | "rolling_back">, string> = {
+/**
+ * The states a rollout's run may reach, each counted by a metric of its own; a scheduled rollout the run
+ * could not start (refused) is in the log's summary.
+ */
+const reachedMetrics: Record<
+  Exclude<
+    RolloutState,
+    "awaiting_approval" | "scheduled" | "canary" | "rolling" | "rolling_back" | "refused"
+  >,
+  string
+> = {
   completed: MetricNames.rolloutsCompleted,
   rolled_back: MetricNames.rolloutsRolledBack,
   aborted: MetricNames.rolloutsAborted,
@@ -54,6 +63,7 @@ async function advanceRollouts(deadline: number): Promise<void> {
   }
   const summary = {
     looked: outcome.looked,
+    started: outcome.started,
     batchesStarted: outcome.batchesStarted,
     reached: outcome.reached,
     failed: outcome.errors.length,
@@ -61,7 +71,8 @@ async function advanceRollouts(deadline: number): Promise<void> {
   };
   if (outcome.deferred > 0)
     logger.warn("rollouts left for the next run: the run reached its deadline", summary);
-  if (Object.keys(outcome.reached).length > 0) logger.info("rollouts reached a state", summary);
+  if (Object.keys(outcome.reached).length > 0 || outcome.started > 0)
+    logger.info("rollouts reached a state", summary);
   for (const { tenant, rolloutId, error } of outcome.errors)
     logger.error("rollout look failed", { tenant, rolloutId, error: error as Error });
   if (outcome.errors.length > 0) throw new Error("rollouts failed to advance");

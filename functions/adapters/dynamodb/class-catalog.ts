@@ -50,6 +50,7 @@ export class DynamoClassCatalog implements ClassCatalog {
       ...(typeof change.cleanUpAfterDays === "number" ? ["cleanUpAfterDays = :cleanUpAfterDays"] : []),
       ...(change.valueChanges === undefined ? [] : ["valueChanges = :valueChanges"]),
       ...(change.labelSources === undefined ? [] : ["labelSources = :labelSources"]),
+      ...(change.requireApproval === undefined ? [] : ["requireApproval = :requireApproval"]),
     ];
     const remove = change.cleanUpAfterDays === null ? " REMOVE cleanUpAfterDays" : "";
     const { Attributes: before } = await this.client.send(
@@ -66,6 +67,7 @@ export class DynamoClassCatalog implements ClassCatalog {
           ":cleanUpAfterDays": change.cleanUpAfterDays ?? undefined,
           ":valueChanges": change.valueChanges,
           ":labelSources": change.labelSources,
+          ":requireApproval": change.requireApproval,
         }),
         // The item as it was tells a creation from an update; the new one follows from it and the change.
         ReturnValues: "ALL_OLD",
@@ -113,6 +115,7 @@ function toClass(item: Record<string, unknown>): AgentClassRecord {
     labelSources: item.labelSources as LabelSource[] | undefined,
     flowPolicy: item.flowPolicy as ClassFlowPolicy | undefined,
     valueChanges: item.valueChanges as ValueChanges | undefined,
+    requireApproval: item.requireApproval as boolean | undefined,
     activeRolloutId: item.activeRolloutId as string | undefined,
     createdAt: item.createdAt as number,
     updatedAt: item.updatedAt as number | undefined,

@@ -55,30 +55,12 @@ export class DynamoRolloutStore implements RolloutStore {
     private readonly tableName: string,
   ) {}
 
-  async start(record: RolloutRecord, policy: ClassFlowPolicy | undefined) {
-    const creation = classCreation(record.tenant, record.className, record.createdAt);
-    const classUpdate: TransactWriteUpdate = {
-      TableName: this.tableName,
-      Key: Keys.agentClass(record.tenant, record.className),
-      UpdateExpression: [
-        `SET ${[
-          ...creation.assignments,
-          "activeRolloutId = :rolloutId",
-          ...(policy ? ["flowPolicy = :policy"] : []),
-        ].join(", ")}`,
-        ...(policy ? [] : ["REMOVE flowPolicy"]),
-      ].join(" "),
-      ConditionExpression: "attribute_not_exists(activeRolloutId)",
-      ExpressionAttributeNames: creation.names,
-      ExpressionAttributeValues: dropUndefined({
-        ...creation.values,
-        ":rolloutId": record.rolloutId,
-        ":policy": policy && dropUndefined(policy),
-      }),
-    };
-    const rollout = this.rolloutPut(record, { ConditionExpression: "attribute_not_exists(pk)" });
-    // A class with an active rollout fails the class's condition, and nothing is written.
-    return (await this.writeTogether(rollout, classUpdate)) === "written";
+  start(record: RolloutRecord, policy: ClassFlowPolicy | undefined) {
+    return this.claim(record, { policy });
+  }
+
+  hold(record: RolloutRecord) {
+    return this.claim(record, "kept");
   }
 
   async get(tenant: string, rolloutId: string) {
@@ -211,6 +193,34 @@ export class DynamoRolloutStore implements RolloutStore {
 
   private memberKey(member: RolloutMember) {
     return Keys.rolloutMember(member.tenant, member.rolloutId, member.batch, member.agentId);
+  }
+
+  /** Writes the rollout as the class's active one, with the class's flow policy given or kept as it is. */
+  private async claim(record: RolloutRecord, change: { policy: ClassFlowPolicy | undefined } | "kept") {
+    const policy = change === "kept" ? undefined : change.policy;
+    const creation = classCreation(record.tenant, record.className, record.createdAt);
+    const classUpdate: TransactWriteUpdate = {
+      TableName: this.tableName,
+      Key: Keys.agentClass(record.tenant, record.className),
+      UpdateExpression: [
+        `SET ${[
+          ...creation.assignments,
+          "activeRolloutId = :rolloutId",
+          ...(policy ? ["flowPolicy = :policy"] : []),
+        ].join(", ")}`,
+        ...(policy || change === "kept" ? [] : ["REMOVE flowPolicy"]),
+      ].join(" "),
+      ConditionExpression: "attribute_not_exists(activeRolloutId)",
+      ExpressionAttributeNames: creation.names,
+      ExpressionAttributeValues: dropUndefined({
+        ...creation.values,
+        ":rolloutId": record.rolloutId,
+        ":policy": policy && dropUndefined(policy),
+      }),
+    };
+    const rollout = this.rolloutPut(record, { ConditionExpression: "attribute_not_exists(pk)" });
+    // A class with an active rollout fails the class's condition, and nothing is written.
+    return (await this.writeTogether(rollout, classUpdate)) === "written";
   }
 
   /** The whole rollout item: an active one carries its due index entry, a final one leaves the index. */

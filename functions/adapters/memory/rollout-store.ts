@@ -26,7 +26,16 @@ export class MemoryRolloutStore implements RolloutStore {
 
   constructor(private readonly catalog: MemoryClassCatalog) {}
 
-  async start(record: RolloutRecord, policy: ClassFlowPolicy | undefined) {
+  start(record: RolloutRecord, policy: ClassFlowPolicy | undefined) {
+    return this.claim(record, { policy });
+  }
+
+  hold(record: RolloutRecord) {
+    const policy = this.catalog.classes.get(`${record.tenant}/${record.className}`)?.flowPolicy;
+    return this.claim(record, { policy });
+  }
+
+  private async claim(record: RolloutRecord, { policy }: { policy: ClassFlowPolicy | undefined }) {
     this.calls++;
     const key = `${record.tenant}/${record.rolloutId}`;
     const existing = this.catalog.classes.get(`${record.tenant}/${record.className}`);

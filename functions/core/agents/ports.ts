@@ -291,7 +291,9 @@ export interface AgentClassRecord {
   flowPolicy?: ClassFlowPolicy;
   /** How changes of the class's parameter values reach its agents; `immediate` when absent. */
   valueChanges?: ValueChanges;
-  /** The rollout under way, if any: a class has at most one. */
+  /** A rollout to the class waits until an operator other than its creator approves it (four eyes). */
+  requireApproval?: boolean;
+  /** The rollout under way or waiting to start, if any: a class has at most one. */
   activeRolloutId?: string;
   createdAt: number;
   updatedAt?: number;
@@ -313,6 +315,7 @@ export interface AgentClassChange {
   cleanUpAfterDays?: number | null;
   valueChanges?: ValueChanges;
   labelSources?: LabelSource[];
+  requireApproval?: boolean;
 }
 
 export interface ClassCatalog {

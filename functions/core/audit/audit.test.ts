@@ -135,6 +135,15 @@ describe("the audit allow-list", () => {
         counts: {},
       },
     },
+    approveRollout: {
+      query: {},
+      answer: { rolloutId: "r-1", state: "canary", approvedBy: "alice", createdBy: "ops", counts: {} },
+    },
+    refuseRollout: {
+      query: {},
+      body: { reason: "Not during the audit" },
+      answer: { rolloutId: "r-1", state: "refused", refusedBy: "ops", createdBy: "ops", counts: {} },
+    },
     adoptFlow: {
       query: {},
       body: { flowId: "incumbent-flow-1" },
@@ -204,6 +213,14 @@ describe("the audit allow-list", () => {
       fromFlow: "e".repeat(64),
       toFlow: "f".repeat(64),
       plan: { batchSize: 100 },
+    });
+    expect(summaryOf("approveRollout", exchanges.approveRollout as never)).toEqual({
+      state: "canary",
+      approvedBy: "alice",
+    });
+    expect(summaryOf("refuseRollout", exchanges.refuseRollout as never)).toEqual({
+      reason: "Not during the audit",
+      state: "refused",
     });
     expect(summaryOf("adoptFlow", exchanges.adoptFlow as never)).toEqual({
       flowId: "incumbent-flow-1",

@@ -49,6 +49,7 @@ export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
       "cleanUpAfterDays",
       "valueChanges",
       "labelSources",
+      "requireApproval",
     ]),
   putSettings: ({ body }) => pick(body, ["cleanUpAfterDays"]),
   uploadFlow: ({ answer }) => pick(answer, ["hash", "format", "sizeBytes"]),
@@ -93,9 +94,11 @@ export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
   }),
   putAgentParameter: parameterValueSummary,
   startRollout: ({ body, answer }) => ({
-    ...pick(body, ["className", "flowHash", "stagedValues"]),
-    ...pick(answer, ["rolloutId", "fromFlow", "toFlow", "plan"]),
+    ...pick(body, ["className", "flowHash", "stagedValues", "startAt"]),
+    ...pick(answer, ["rolloutId", "fromFlow", "toFlow", "plan", "state"]),
   }),
+  approveRollout: ({ answer }) => pick(answer, ["state", "approvedBy"]),
+  refuseRollout: ({ body, answer }) => ({ ...pick(body, ["reason"]), ...pick(answer, ["state"]) }),
 };
 
 /** The record's summary of the exchange, when its operation has an entry and it yields anything. */

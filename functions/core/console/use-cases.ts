@@ -37,6 +37,7 @@ import type { Clock, IdGenerator, RandomSource } from "../ports.js";
 import { makeRolloutsApi } from "../rollouts/console-rollouts.js";
 import { makeRolloutEngine } from "../rollouts/engine.js";
 import type { RolloutStore } from "../rollouts/ports.js";
+import { makeRolloutPreparation } from "../rollouts/preparation.js";
 import type { UrlPolicy } from "../webhooks/address-policy.js";
 import { makeDeliveryLogApi } from "../webhooks/console-deliveries.js";
 import { makeSubscriptionsApi } from "../webhooks/console-webhooks.js";
@@ -114,7 +115,8 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     rollingOut: async (tenant, { activeRolloutId }) =>
       activeRolloutId === undefined ? undefined : (await deps.rollouts.get(tenant, activeRolloutId))?.toFlow,
   });
-  const engine = makeRolloutEngine({ ...deps, classes: deps.catalog });
+  const preparation = makeRolloutPreparation({ ...deps, agentChecks: { validate: validateFlow, readiness } });
+  const engine = makeRolloutEngine({ ...deps, classes: deps.catalog, preparation });
   const certificates = makeCertificatesApi({
     ...deps,
     store: deps.certificates,
@@ -137,15 +139,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     parameters: makeParametersApi({ ...deps, readiness }),
     assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
     resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.select }),
-    rollouts: makeRolloutsApi({
-      engine,
-      rollouts: deps.rollouts,
-      flows: deps.flows,
-      catalog: deps.catalog,
-      parameters: deps.parameters,
-      validate: validateFlow,
-      readiness,
-    }),
+    rollouts: makeRolloutsApi({ engine, rollouts: deps.rollouts, preparation, clock: deps.clock }),
     adoptions: makeAdoptionsApi({ ...deps, queue: makeOperationQueue(deps) }),
     fleetSummary: makeFleetSummary(deps),
     history: makeHistoryApi(deps),

@@ -31,10 +31,14 @@ export type OperationState = (typeof OperationStates)[number];
 export type Confirmation = "ack" | "heartbeat" | "bundle";
 
 /**
- * A rollout's life. canary and rolling update agents; paused holds (a person or the failure threshold
- * stopped it); rolling_back returns the agents it updated to the previous version. The last three are final.
+ * A rollout's life. awaiting_approval waits for a second operator, scheduled for its start time: neither
+ * touches the class or its agents. canary and rolling update agents; paused holds (a person or the failure
+ * threshold stopped it); rolling_back returns the agents it updated to the previous version. The last four
+ * are final; refused ends a rollout that never started.
  */
 export const RolloutStates = [
+  "awaiting_approval",
+  "scheduled",
   "canary",
   "rolling",
   "paused",
@@ -42,6 +46,7 @@ export const RolloutStates = [
   "completed",
   "rolled_back",
   "aborted",
+  "refused",
 ] as const;
 export type RolloutState = (typeof RolloutStates)[number];
 
@@ -155,6 +160,8 @@ export interface RolloutEvent {
   from?: RolloutState;
   state: RolloutState;
   reason?: string;
+  /** Who approved or refused it, in the change that did. */
+  by?: string;
   counts: RolloutCounts;
 }
 

@@ -46,6 +46,7 @@ export interface ClassView {
   /** The flow the class's agents are brought to, and the flows that count as current. */
   flow?: { target: string; accepted: string[] };
   valueChanges: ValueChanges;
+  requireApproval: boolean;
   activeRolloutId?: string;
   autoCreated: boolean;
   createdAt: string;
@@ -105,6 +106,7 @@ const view = (record: AgentClassRecord, agents: AgentCounts | undefined): ClassV
     // The policy's ack timeout is the class's own, shown above; the policy carries it for the agent API.
     flow: record.flowPolicy && { target: record.flowPolicy.target, accepted: record.flowPolicy.accepted },
     valueChanges: record.valueChanges ?? "immediate",
+    requireApproval: record.requireApproval === true,
     activeRolloutId: record.activeRolloutId,
     autoCreated: record.autoCreated,
     createdAt: toIso(record.createdAt) as string,

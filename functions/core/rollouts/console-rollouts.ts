@@ -1,17 +1,9 @@
-import type { ClassCatalog } from "../agents/ports.js";
-import { isClassName } from "../c2/class-name.js";
 import { BeaconError } from "../errors.js";
-import { isFlowHash } from "../flows/flow-hash.js";
-import { flowIdsOf } from "../flows/policy.js";
-import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
-import type { FlowValidation } from "../flows/validation.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
-import type { ParameterStore } from "../parameters/ports.js";
-import type { ReadinessCheck } from "../parameters/readiness-check.js";
-import { valuesWithChanges } from "../parameters/staging.js";
+import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
 import type { AdvanceOutcome, RolloutEngine } from "./engine.js";
 import {
@@ -22,20 +14,17 @@ import {
   type Share,
 } from "./model.js";
 import type { RolloutStore } from "./ports.js";
-import { valueRenderings } from "./value-decisions.js";
+import type { RolloutPreparation } from "./preparation.js";
+
+/** Furthest ahead a rollout's start time may be. */
+export const MAX_START_AHEAD_DAYS = 90;
 
 export interface RolloutsDependencies {
   engine: RolloutEngine;
   rollouts: RolloutStore;
-  flows: Pick<FlowCatalog, "get">;
-  /** The class, whose target a rollout of its staged values renders anew. */
-  catalog: Pick<ClassCatalog, "get">;
-  /** The class's values in force and its changes staged, which a rollout of them freezes. */
-  parameters: Pick<ParameterStore, "list" | "staged">;
-  /** The flow validation's dry run: whether the class's agents' manifests offer every type the flow uses. */
-  validate(tenant: string, version: FlowVersionRecord): Promise<FlowValidation>;
-  /** The check that the class's agents would each get values they can run for the version's parameters. */
-  readiness: Pick<ReadinessCheck, "version" | "classValues">;
+  /** The checks a rollout passes as it is created (and again as it starts). */
+  preparation: Pick<RolloutPreparation, "prepare">;
+  clock: Clock;
 }
 
 export interface RolloutRequest {
@@ -47,6 +36,8 @@ export interface RolloutRequest {
   plan?: Partial<RolloutPlan>;
   /** Starts even when the dry run finds agents whose manifests lack types the flow uses. */
   allowIncompatible?: boolean;
+  /** When it starts (ISO date-time); now when absent or past. */
+  startAt?: string;
 }
 
 /** Member sort keys (`<batch>#<agentId>`) as the store pages them. */
@@ -62,6 +53,10 @@ export const rolloutView = (record: RolloutRecord) =>
     state: record.state,
     resumeTo: record.state === "paused" ? record.resumeTo : undefined,
     reason: record.reason,
+    startAt: toIso(record.startAt),
+    approvedBy: record.approvedBy,
+    approvedAt: toIso(record.approvedAt),
+    refusedBy: record.refusedBy,
     plan: record.plan,
     classSize: record.classSize,
     canarySize: record.canarySize,
@@ -117,8 +112,18 @@ function planOf(changes: Partial<RolloutPlan> = {}): RolloutPlan {
   };
 }
 
+/** The start time asked for, in epoch ms: a date-time at most MAX_START_AHEAD_DAYS ahead. */
+function startAtOf(startAt: string | undefined, now: number): number | undefined {
+  if (startAt === undefined) return undefined;
+  const at = Date.parse(startAt);
+  if (Number.isNaN(at)) throw new BeaconError("invalid_request", "startAt must be an ISO date-time");
+  if (at > now + MAX_START_AHEAD_DAYS * 86_400_000)
+    throw new BeaconError("invalid_request", `startAt must be at most ${MAX_START_AHEAD_DAYS} days ahead`);
+  return at;
+}
+
 export function makeRolloutsApi(deps: RolloutsDependencies) {
-  const { engine, rollouts, flows } = deps;
+  const { engine, rollouts } = deps;
 
   const found = (record: RolloutRecord | undefined): RolloutRecord => {
     if (!record) throw new BeaconError("not_found", "No such rollout");
@@ -135,80 +140,42 @@ export function makeRolloutsApi(deps: RolloutsDependencies) {
     streamError: outcome.streamError,
   });
 
-  /**
-   * A rollout of the class's staged value changes: its target version rendered with them, to the agents
-   * whose rendered flow they change, the values frozen as they are now (a change staged later waits for
-   * the next).
-   */
-  async function startValues(principal: Principal, className: string, plan: RolloutPlan) {
-    const { tenant } = principal;
-    const classRecord = isClassName(className) ? await deps.catalog.get(tenant, className) : undefined;
-    if (!classRecord) throw new BeaconError("not_found", "No such agent class");
-    const target = classRecord.flowPolicy?.target;
-    const version = target === undefined ? undefined : await flows.get(tenant, className, target);
-    if (!target || !version)
-      throw new BeaconError("invalid_request", "The class has no flow version to render its values into");
-    const [inForce, staged] = await Promise.all([
-      deps.parameters.list(tenant, { layer: "class", className }),
-      deps.parameters.staged(tenant, className),
-    ]);
-    if (staged.length === 0) throw new BeaconError("invalid_request", "The class has no staged values");
-    const brought = valuesWithChanges(inForce, staged);
-    const renderings = valueRenderings(version, inForce, brought);
-    if (!renderings)
-      throw new BeaconError(
-        "invalid_request",
-        "The staged values leave the class's flow as it renders now, so no agent would move: discard them, or stage a change of a parameter the flow declares",
-      );
-    await deps.readiness.classValues("Rolling out the staged values", tenant, version, brought);
-    return engine.start({
-      tenant,
-      className,
-      toFlow: target,
-      toFlowIds: [renderings.to.flowId],
-      stagedValues: brought,
-      plan,
-      createdBy: principal.subject,
-    });
-  }
-
   return {
     /**
      * Publishes a flow version to its class, or the class's staged values to its agents: a rollout whose
-     * canary is queued at once.
+     * canary is queued at once, or that waits for an approval (its class requires one) or its start time.
      */
     async start(principal: Principal, request: RolloutRequest): Promise<ConsoleResult> {
       requireRole(principal, "operator");
-      const { tenant } = principal;
-      const plan = planOf(request.plan);
-      if (request.stagedValues === true) {
-        if (request.flowHash !== undefined)
-          throw new BeaconError("invalid_request", "A rollout brings a flowHash or stagedValues, not both");
-        return answer(await startValues(principal, request.className, plan), 201);
-      }
-      const version =
-        isClassName(request.className) && request.flowHash !== undefined && isFlowHash(request.flowHash)
-          ? await flows.get(tenant, request.className, request.flowHash)
-          : undefined;
-      if (!version) throw new BeaconError("not_found", "The class has no such flow version");
-      if (!request.allowIncompatible) {
-        const report = await deps.validate(tenant, version);
-        if (!report.compatible)
-          throw new BeaconError(
-            "flow_incompatible",
-            `${report.incompatibleAgentCount} agents of the class could not run this version (see its validation report); set allowIncompatible to roll it out anyway`,
-          );
-      }
-      await deps.readiness.version("Rolling out the version", tenant, version);
-      const outcome = await engine.start({
-        tenant,
+      const start = await deps.preparation.prepare({
+        tenant: principal.tenant,
         className: request.className,
-        toFlow: version.hash,
-        toFlowIds: flowIdsOf(version),
-        plan,
+        flowHash: request.flowHash,
+        stagedValues: request.stagedValues,
+        plan: planOf(request.plan),
+        allowIncompatible: request.allowIncompatible,
+        startAt: startAtOf(request.startAt, deps.clock.now()),
         createdBy: principal.subject,
       });
-      return answer(outcome, 201);
+      return answer(await engine.start(start), 201);
+    },
+
+    /** A second operator's approval of a rollout waiting for one: it starts, or waits for its start time. */
+    async approve(principal: Principal, rolloutId: string): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      await read(principal.tenant, rolloutId);
+      return answer(await engine.approve(principal.tenant, rolloutId, principal.subject));
+    },
+
+    /** Ends a rollout that has not started: another operator refusing it, or its creator withdrawing it. */
+    async refuse(
+      principal: Principal,
+      rolloutId: string,
+      request: { reason?: string },
+    ): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      await read(principal.tenant, rolloutId);
+      return answer(await engine.refuse(principal.tenant, rolloutId, principal.subject, request.reason));
     },
 
     async list(

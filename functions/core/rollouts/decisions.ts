@@ -21,11 +21,13 @@ import {
   countOf,
   emptyCounts,
   isRolloutFinal,
+  isRolloutWaiting,
   type RolloutMember,
   type RolloutPlan,
   type RolloutRecord,
   sizeOf,
   thresholdReached,
+  type WaitingState,
 } from "./model.js";
 
 /** Rollback operations one look queues at most; the rest follow on the next. */
@@ -396,14 +398,19 @@ export interface RolloutStart {
   stagedValues?: ParameterRecord[];
   plan: RolloutPlan;
   createdBy: string;
+  /** Starts then, not before (epoch ms). */
+  startAt?: number;
+  /** Rolls out even to agents whose manifests lack types the flow uses. */
+  allowIncompatible?: boolean;
 }
 
-/** A new rollout of a flow version to a class of `classSize` agents, in its canary. */
+/** A new rollout of a flow version to a class of `classSize` agents, in its canary or waiting to start. */
 export function newRollout(
   request: RolloutStart,
   from: { fromFlow: string | undefined; fromFlowIds?: string[]; classSize: number },
   rolloutId: string,
   now: number,
+  state: "canary" | WaitingState = "canary",
 ): RolloutRecord {
   return dropUndefined({
     tenant: request.tenant,
@@ -414,7 +421,7 @@ export function newRollout(
     fromFlowIds: from.fromFlowIds,
     toFlowIds: request.toFlowIds,
     stagedValues: request.stagedValues && true,
-    state: "canary" as const,
+    state,
     plan: request.plan,
     classSize: from.classSize,
     canarySize: sizeOf(request.plan.canary, from.classSize),
@@ -423,10 +430,64 @@ export function newRollout(
     counts: emptyCounts(),
     settled: emptyCounts(),
     acceptedFailures: 0,
+    startAt: request.startAt,
+    allowIncompatible: request.allowIncompatible,
     createdAt: now,
     createdBy: request.createdBy,
     updatedAt: now,
     version: 1,
+  });
+}
+
+/**
+ * Where a rollout goes once created, or approved: it waits for a second operator when its class requires one,
+ * then for its start time when that is ahead, or starts now.
+ */
+export function gateOf(
+  gates: { approvalRequired: boolean; startAt?: number },
+  now: number,
+): WaitingState | "start" {
+  if (gates.approvalRequired) return "awaiting_approval";
+  return gates.startAt !== undefined && gates.startAt > now ? "scheduled" : "start";
+}
+
+/** A scheduled rollout whose start time has come. */
+export const isDue = (record: RolloutRecord, now: number): boolean =>
+  record.state === "scheduled" && (record.startAt ?? 0) <= now;
+
+/** A second operator's approval (four eyes: never its creator's), which lets it start or wait for its time. */
+export function approval(record: RolloutRecord, by: string, now: number): RolloutRecord {
+  if (record.state !== "awaiting_approval") refuse(record, "approved");
+  if (by === record.createdBy)
+    throw new BeaconError(
+      "forbidden",
+      "A rollout is approved by another operator than the one who created it",
+    );
+  return { ...record, approvedBy: by, approvedAt: now };
+}
+
+/** Refusing ends a rollout that has not started: another operator's no, or its creator withdrawing it. */
+export function refusal(record: RolloutRecord, by: string, reason?: string): RolloutRecord {
+  if (!isRolloutWaiting(record.state)) refuse(record, "refused");
+  return { ...record, state: "refused", refusedBy: by, reason: reason ?? `Refused by ${by}` };
+}
+
+/**
+ * The rollout a waiting one becomes as it starts: in its canary, sized and coming from the class as it is
+ * now, bringing what its start request (checked again) brings; its approval stays.
+ */
+export function startedRollout(
+  waiting: RolloutRecord,
+  request: RolloutStart,
+  from: { fromFlow: string | undefined; fromFlowIds?: string[]; classSize: number },
+  now: number,
+): RolloutRecord {
+  return dropUndefined({
+    ...newRollout(request, from, waiting.rolloutId, waiting.createdAt),
+    approvedBy: waiting.approvedBy,
+    approvedAt: waiting.approvedAt,
+    updatedAt: now,
+    version: waiting.version + 1,
   });
 }
 
@@ -480,6 +541,12 @@ export function rolloutEvent(
     from,
     state: record.state,
     reason: record.reason,
+    by:
+      record.state === "refused"
+        ? record.refusedBy
+        : from === "awaiting_approval"
+          ? record.approvedBy
+          : undefined,
     counts: record.counts,
   });
 }
@@ -519,7 +586,8 @@ export function resumed(record: RolloutRecord): ActionChange {
  * the rollout ends where it stands and updated agents keep the version.
  */
 export function aborted(record: RolloutRecord, by: string, timing: ClassTiming): ActionChange {
-  if (isRolloutFinal(record.state) || record.state === "rolling_back") refuse(record, "aborted");
+  if (isRolloutFinal(record.state) || isRolloutWaiting(record.state) || record.state === "rolling_back")
+    refuse(record, "aborted");
   const reason = `Aborted by ${by}`;
   if (record.fromFlow === undefined)
     return {

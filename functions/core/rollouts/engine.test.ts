@@ -25,6 +25,7 @@ import {
 } from "../parameters/rendered-flow-ids.js";
 import { makeRolloutEngine } from "./engine.js";
 import type { RolloutPlan, RolloutRecord } from "./model.js";
+import { makeRolloutPreparation } from "./preparation.js";
 import { valueRenderings } from "./value-decisions.js";
 
 const TENANT = "acme";
@@ -100,6 +101,7 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     renderings,
     parameters,
     classFlowCache: renderingClassFlows(hotState, renderings),
+    preparation: makeRolloutPreparation({ flows, catalog, parameters }),
   });
 
   const sweepTimeouts = makeSweepTimeouts({
@@ -516,6 +518,149 @@ describe("a rollout's controls", () => {
     sim.hotState.down = false;
     await sim.runUntil(["completed"]);
     expect((await sim.rollout()).counts).toMatchObject({ selected: 58, healthy: 58, skipped: 2 });
+  });
+});
+
+describe("a rollout that waits to start", () => {
+  let sim: ReturnType<typeof simulatedClass>;
+  beforeEach(async () => {
+    sim = simulatedClass(40);
+    await sim.flows.add(
+      TENANT,
+      { ...pumpsVersionRecord(V2, undefined), className: CLASS },
+      new Uint8Array(2),
+    );
+  });
+  const requireApproval = () => {
+    const record = sim.catalog.classes.get(`${TENANT}/${CLASS}`) as AgentClassRecord;
+    sim.catalog.classes.set(`${TENANT}/${CLASS}`, { ...record, requireApproval: true });
+  };
+  const create = (startAt?: number) =>
+    sim.engine.start({
+      tenant: TENANT,
+      className: CLASS,
+      toFlow: V2,
+      plan: plan(),
+      createdBy: "ops",
+      startAt,
+    });
+  const untouched = async () => {
+    expect(sim.catalog.classes.get(`${TENANT}/${CLASS}`)?.flowPolicy).toEqual({ target: V1, accepted: [V1] });
+    expect(sim.hotState.classFlows.size).toBe(0);
+    expect(sim.operations.records.size).toBe(0);
+  };
+
+  it("touches nothing until an operator other than its creator approves it, then starts", async () => {
+    requireApproval();
+    const { rollout } = await create();
+    expect(rollout).toMatchObject({ state: "awaiting_approval", batches: 0 });
+    for (let index = 0; index < 5; index++) await sim.step();
+    expect(await sim.rollout()).toMatchObject({ state: "awaiting_approval", batches: 0 });
+    await untouched();
+    await expect(create()).rejects.toMatchObject({ code: "rollout_in_progress" });
+    await expect(sim.engine.approve(TENANT, rollout.rolloutId, "ops")).rejects.toMatchObject({
+      code: "forbidden",
+    });
+    await expect(sim.engine.pause(TENANT, rollout.rolloutId, "alice")).rejects.toMatchObject({
+      code: "rollout_state",
+    });
+    await expect(sim.engine.abort(TENANT, rollout.rolloutId, "alice")).rejects.toMatchObject({
+      code: "rollout_state",
+    });
+
+    sim.clock.advance(60 * SECOND);
+    const approved = await sim.engine.approve(TENANT, rollout.rolloutId, "alice");
+    expect(approved.rollout).toMatchObject({
+      state: "canary",
+      approvedBy: "alice",
+      batches: 1,
+      classSize: 40,
+    });
+    expect(approved.rollout.approvedAt).toBe(sim.clock.now());
+    expect(sim.catalog.classes.get(`${TENANT}/${CLASS}`)?.flowPolicy?.accepted).toEqual([V1, V2]);
+    expect(sim.rolloutEvents().map(({ from, state, by }) => ({ from, state, by }))).toEqual([
+      { from: undefined, state: "awaiting_approval", by: undefined },
+      { from: "awaiting_approval", state: "canary", by: "alice" },
+    ]);
+    await expect(sim.engine.approve(TENANT, rollout.rolloutId, "bob")).rejects.toMatchObject({
+      code: "rollout_state",
+    });
+    await sim.runUntil(["completed"]);
+  });
+
+  it("ends refused, by another operator or its creator, and frees its class for the next", async () => {
+    requireApproval();
+    const { rollout } = await create();
+    const refused = await sim.engine.refuse(TENANT, rollout.rolloutId, "ops", "Wrong version");
+    expect(refused.rollout).toMatchObject({ state: "refused", refusedBy: "ops", reason: "Wrong version" });
+    expect(refused.rollout.finishedAt).toBe(sim.clock.now());
+    await untouched();
+    expect(sim.catalog.classes.get(`${TENANT}/${CLASS}`)?.activeRolloutId).toBeUndefined();
+    await expect(sim.engine.approve(TENANT, rollout.rolloutId, "alice")).rejects.toMatchObject({
+      code: "rollout_state",
+    });
+    sim.clock.advance(1);
+    const next = await create();
+    await sim.engine.refuse(TENANT, next.rollout.rolloutId, "alice");
+    expect((await sim.rollout()).reason).toBe("Refused by alice");
+    expect(sim.rolloutEvents().at(-1)).toMatchObject({
+      from: "awaiting_approval",
+      state: "refused",
+      by: "alice",
+    });
+  });
+
+  it("waits scheduled for its start time, after its approval, and the sweeper starts it once due", async () => {
+    requireApproval();
+    const startAt = sim.clock.now() + 10 * 60 * SECOND;
+    const { rollout } = await create(startAt);
+    const approved = await sim.engine.approve(TENANT, rollout.rolloutId, "alice");
+    expect(approved.rollout).toMatchObject({ state: "scheduled", approvedBy: "alice", batches: 0 });
+    let run = await sim.step();
+    while (sim.clock.now() < startAt) {
+      expect(run).toMatchObject({ started: 0 });
+      await untouched();
+      run = await sim.step();
+    }
+    expect(run).toMatchObject({ started: 1, errors: [] });
+    expect(await sim.rollout()).toMatchObject({ state: "canary", approvedBy: "alice", batches: 1 });
+    expect(sim.rolloutEvents().at(-1)).toMatchObject({ from: "scheduled", state: "canary" });
+    await sim.runUntil(["completed"]);
+  });
+
+  it("starts at once when its start time has passed, and ends refused by Beacon when it can no longer start", async () => {
+    expect((await create(sim.clock.now() - 1)).rollout.state).toBe("canary");
+    const other = simulatedClass(3);
+    const { rollout } = await other.engine.start({
+      tenant: TENANT,
+      className: CLASS,
+      toFlow: V2,
+      plan: plan(),
+      createdBy: "ops",
+      startAt: other.clock.now() + 1,
+    });
+    expect(rollout.state).toBe("scheduled");
+    // Its version is gone from the class by its start time.
+    const run = await other.step();
+    expect(run).toMatchObject({ started: 0, errors: [] });
+    expect(await other.rollout()).toMatchObject({
+      state: "refused",
+      refusedBy: "beacon",
+      reason: "Not started at its start time: The class has no such flow version",
+    });
+  });
+
+  it("lets one of two approvals at once through; the other conflicts", async () => {
+    requireApproval();
+    const { rollout } = await create();
+    const results = await Promise.allSettled([
+      sim.engine.approve(TENANT, rollout.rolloutId, "alice"),
+      sim.engine.approve(TENANT, rollout.rolloutId, "bob"),
+    ]);
+    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+    const [failed] = results.filter((result) => result.status === "rejected");
+    expect((failed as PromiseRejectedResult).reason).toMatchObject({ code: "rollout_conflict" });
+    expect((await sim.rollout()).state).toBe("canary");
   });
 });
 

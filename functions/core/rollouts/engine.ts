@@ -1,4 +1,4 @@
-import type { ClassCatalog } from "../agents/ports.js";
+import type { AgentClassRecord, ClassCatalog } from "../agents/ports.js";
 import { BeaconError } from "../errors.js";
 import type { OperationEvent, RolloutEvent, RolloutState } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
@@ -17,11 +17,14 @@ import {
   aborted,
   afterBatch,
   afterRollbackLook,
+  approval,
   type BatchStarted,
   batchMembers,
   type ClassTiming,
   candidateOf,
   finishLook,
+  gateOf,
+  isDue,
   isSettled,
   lookStep,
   memberChange,
@@ -29,18 +32,21 @@ import {
   newRolloutId,
   paused,
   type RolloutStart,
+  refusal,
   resumed,
   rollbackCounts,
   rollbackTargets,
   rolloutEvent,
+  startedRollout,
   startPolicy,
   timingOf,
   updateRecords,
   valuesStartPolicy,
   watchedOperationId,
 } from "./decisions.js";
-import { isRolloutFinal, type RolloutMember, type RolloutRecord } from "./model.js";
+import { isRolloutFinal, isRolloutWaiting, type RolloutMember, type RolloutRecord } from "./model.js";
 import type { RolloutStore } from "./ports.js";
+import type { RolloutPreparation } from "./preparation.js";
 import { valueMemberFlowIds, valueRenderings } from "./value-decisions.js";
 
 const inProgress = () =>
@@ -79,6 +85,8 @@ export interface RolloutEngineDependencies {
   renderings: Pick<FlowRenderings, "agentFlowIds">;
   /** Class values a rollout of staged values freezes, its members' own, and the class's it puts in force. */
   parameters: Pick<ParameterStore, "list" | "put" | "remove" | "staged" | "unstage" | "freeze" | "frozen">;
+  /** What a waiting rollout brings as it starts, checked again on the class as it is now. */
+  preparation: Pick<RolloutPreparation, "again">;
 }
 
 /** What one look at a rollout did. */
@@ -95,6 +103,8 @@ export interface AdvanceOutcome {
 export interface RolloutSweepOutcome {
   looked: number;
   batchesStarted: number;
+  /** Scheduled rollouts whose start time had come, started in this run. */
+  started: number;
   /** Rollouts that reached a final state or paused in this run, by the state reached. */
   reached: Partial<Record<RolloutState, number>>;
   heldBack: number;
@@ -122,7 +132,8 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
   async function look(read: RolloutRecord): Promise<AdvanceOutcome> {
     const now = clock.now();
     const outcome: AdvanceOutcome = { rollout: read, saved: false, batchStarted: false };
-    if (isRolloutFinal(read.state)) return outcome;
+    // A waiting rollout has nothing to look at: it starts by its approval, or by the sweeper at its time.
+    if (isRolloutFinal(read.state) || isRolloutWaiting(read.state)) return outcome;
     const timing = timingOf(await classes.get(read.tenant, read.className));
     const operationEvents: OperationEvent[] = [];
     let policy: ClassFlowPolicy | undefined;
@@ -228,42 +239,133 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
     }
   }
 
+  /** The class as a rollout starts on it: where its agents come from, their number, and its timing. */
+  async function classNow(request: RolloutStart, claimable: (record: AgentClassRecord | undefined) => void) {
+    const { tenant, className, toFlow } = request;
+    const classRecord = await classes.get(tenant, className);
+    const fromFlow = classRecord?.flowPolicy?.target;
+    if (fromFlow === toFlow && !request.stagedValues)
+      throw new BeaconError("invalid_request", "The class's agents are brought to this version already");
+    claimable(classRecord);
+    const classSize = await registry.count(tenant, className);
+    // With no rollout under way, the policy accepts exactly the ids that count as its target.
+    const from = { fromFlow, fromFlowIds: classRecord?.flowPolicy?.accepted, classSize };
+    return { from, timing: timingOf(classRecord), approvalRequired: classRecord?.requireApproval === true };
+  }
+
+  /**
+   * Puts the class under a starting rollout's policy, written with the rollout by `write` (false when the
+   * class, or the rollout, changed meanwhile), and takes its first look, which queues the canary.
+   */
+  async function launch(
+    record: RolloutRecord,
+    request: RolloutStart,
+    timing: ClassTiming,
+    from: RolloutRecord["state"] | undefined,
+    write: (policy: ClassFlowPolicy | undefined) => Promise<boolean>,
+  ): Promise<AdvanceOutcome> {
+    const { tenant, className } = record;
+    // Frozen before the policy that names them reaches the cache, and before any member downloads them.
+    if (request.stagedValues)
+      await deps.parameters.freeze(tenant, className, record.rolloutId, request.stagedValues);
+    const policy = request.stagedValues
+      ? valuesStartPolicy(record, timing)
+      : startPolicy(record.fromFlow, record.toFlow, timing, {
+          from: record.fromFlowIds,
+          to: request.toFlowIds,
+        });
+    if (!(await write(policy)))
+      throw from === undefined
+        ? inProgress()
+        : new BeaconError("rollout_conflict", "The rollout was approved, refused or started meanwhile");
+    await guardedCache().attempt(() =>
+      deps.classFlowCache.rememberClassFlow(tenant, className, policy, periodOf(timing)),
+    );
+    const streamError = await publish(deps, [rolloutEvent(record, from, record.updatedAt, ids.newId())]);
+    const first = await look(record);
+    return { ...first, streamError: first.streamError ?? streamError };
+  }
+
+  /** Starts a waiting rollout (approved, or at its time), written on the version read. */
+  async function startWaiting(read: RolloutRecord, waiting: RolloutRecord): Promise<AdvanceOutcome> {
+    const request = await deps.preparation.again(waiting);
+    const { from, timing } = await classNow(request, () => undefined);
+    const record = startedRollout(waiting, request, from, clock.now());
+    return launch(record, request, timing, read.state, (policy) =>
+      rollouts.save(record, read.version, policy),
+    );
+  }
+
+  /**
+   * A scheduled rollout whose time has come starts; one whose start the class no longer allows (its checks,
+   * run again, fail) ends refused by Beacon with the reason, rather than coming back every run.
+   */
+  async function startDue(read: RolloutRecord): Promise<AdvanceOutcome> {
+    try {
+      return await startWaiting(read, read);
+    } catch (error) {
+      if (!(error instanceof BeaconError) || error.code === "rollout_conflict") throw error;
+      const reason = `Not started at its start time: ${error.message}`;
+      const refused = await act(read.tenant, read.rolloutId, (record) => ({
+        record: refusal(record, "beacon", reason),
+      }));
+      return { ...refused, saved: true, batchStarted: false };
+    }
+  }
+
+  const lookOrStart = (read: RolloutRecord): Promise<AdvanceOutcome> =>
+    isDue(read, clock.now()) ? startDue(read) : look(read);
+
   return {
     /**
-     * Starts a rollout of a flow version to a class and takes its first look, which queues the canary.
-     * While it runs, the class accepts both versions; the previous one stays the catch-up target.
+     * Creates a rollout of a flow version (or of the class's staged values) to a class. It waits for a
+     * second operator when the class requires approval, then for its start time when that is ahead, holding
+     * the class meanwhile and touching nothing else; otherwise it starts, and its first look queues the
+     * canary. While it runs, the class accepts both versions; the previous one stays the catch-up target.
      */
     async start(request: RolloutStart): Promise<AdvanceOutcome> {
-      const { tenant, className, toFlow } = request;
-      const classRecord = await classes.get(tenant, className);
-      const timing = timingOf(classRecord);
-      const fromFlow = classRecord?.flowPolicy?.target;
-      if (fromFlow === toFlow && !request.stagedValues)
-        throw new BeaconError("invalid_request", "The class's agents are brought to this version already");
-      if (classRecord?.activeRolloutId !== undefined) throw inProgress();
+      const { from, timing, approvalRequired } = await classNow(request, (classRecord) => {
+        if (classRecord?.activeRolloutId !== undefined) throw inProgress();
+      });
       const now = clock.now();
-      const classSize = await registry.count(tenant, className);
-      // With no rollout under way, the policy accepts exactly the ids that count as its target.
-      const fromFlowIds = classRecord?.flowPolicy?.accepted;
-      const record = newRollout(request, { fromFlow, fromFlowIds, classSize }, newRolloutId(now, ids), now);
-      // Frozen before the policy that names them reaches the cache, and before any member downloads them.
-      if (request.stagedValues)
-        await deps.parameters.freeze(tenant, className, record.rolloutId, request.stagedValues);
-      const policy = request.stagedValues
-        ? valuesStartPolicy(record, timing)
-        : startPolicy(fromFlow, toFlow, timing, { from: fromFlowIds, to: request.toFlowIds });
-      if (!(await rollouts.start(record, policy))) throw inProgress();
-      await guardedCache().attempt(() =>
-        deps.classFlowCache.rememberClassFlow(tenant, className, policy, periodOf(timing)),
-      );
+      const rolloutId = newRolloutId(now, ids);
+      const gate = gateOf({ approvalRequired, startAt: request.startAt }, now);
+      if (gate === "start") {
+        const record = newRollout(request, from, rolloutId, now);
+        return launch(record, request, timing, undefined, (policy) => rollouts.start(record, policy));
+      }
+      const record = newRollout(request, from, rolloutId, now, gate);
+      if (!(await rollouts.hold(record))) throw inProgress();
       const streamError = await publish(deps, [rolloutEvent(record, undefined, now, ids.newId())]);
-      const first = await look(record);
-      return { ...first, streamError: first.streamError ?? streamError };
+      return { rollout: record, saved: true, batchStarted: false, streamError };
     },
 
-    /** One look at one rollout, as the sweeper and the console's actions take it. */
+    /**
+     * A second operator's approval: the rollout starts, or waits for its start time. Of two approvals at
+     * once, one is written; the other fails with a conflict.
+     */
+    async approve(tenant: string, rolloutId: string, by: string): Promise<AdvanceOutcome> {
+      const read = await find(tenant, rolloutId);
+      const approved = approval(read, by, clock.now());
+      if (gateOf({ approvalRequired: false, startAt: read.startAt }, clock.now()) === "start")
+        return startWaiting(read, approved);
+      const scheduled = await act(tenant, rolloutId, (record) => ({
+        record: { ...approval(record, by, clock.now()), state: "scheduled" },
+      }));
+      return { ...scheduled, saved: true, batchStarted: false };
+    },
+
+    /** Ends a rollout that has not started: refused by another operator, or withdrawn by its creator. */
+    refuse(tenant: string, rolloutId: string, by: string, reason?: string) {
+      return act(tenant, rolloutId, (record) => ({ record: refusal(record, by, reason) }));
+    },
+
+    /**
+     * One look at one rollout, as the sweeper and the console's actions take it; a scheduled one whose time
+     * has come starts.
+     */
     async advance(tenant: string, rolloutId: string): Promise<AdvanceOutcome> {
-      return look(await find(tenant, rolloutId));
+      return lookOrStart(await find(tenant, rolloutId));
     },
 
     /**
@@ -273,6 +375,7 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
     async advanceAll(deadline = Number.POSITIVE_INFINITY): Promise<RolloutSweepOutcome> {
       const outcome: RolloutSweepOutcome = {
         looked: 0,
+        started: 0,
         batchesStarted: 0,
         reached: {},
         heldBack: 0,
@@ -288,11 +391,13 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
         try {
           const read = await rollouts.get(tenant, rolloutId);
           if (!read) continue;
-          const result = await look(read);
+          const result = await lookOrStart(read);
+          const { state } = result.rollout;
+          if (read.state === "scheduled" && !isRolloutWaiting(state) && state !== "refused")
+            outcome.started++;
           if (result.batchStarted) outcome.batchesStarted++;
           if (result.heldBack) outcome.heldBack++;
           if (result.streamError !== undefined) outcome.streamError = result.streamError;
-          const state = result.rollout.state;
           if (result.saved && state !== read.state && (state === "paused" || isRolloutFinal(state)))
             outcome.reached[state] = (outcome.reached[state] ?? 0) + 1;
         } catch (error) {

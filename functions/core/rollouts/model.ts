@@ -1,6 +1,8 @@
 import type { RolloutCounts, RolloutState } from "../events/model.js";
 /** Every allowed transition; a store applies one only if the rollout is unchanged since it was read. */
 export const RolloutTransitions: Readonly<Record<RolloutState, readonly RolloutState[]>> = {
+  awaiting_approval: ["scheduled", "canary", "refused"],
+  scheduled: ["canary", "refused"],
   canary: ["rolling", "paused", "rolling_back", "completed", "aborted"],
   rolling: ["paused", "rolling_back", "completed", "aborted"],
   paused: ["canary", "rolling", "rolling_back", "aborted"],
@@ -8,7 +10,13 @@ export const RolloutTransitions: Readonly<Record<RolloutState, readonly RolloutS
   completed: [],
   rolled_back: [],
   aborted: [],
+  refused: [],
 };
+
+/** The states of a rollout that has not started: it holds its class, but has not touched it or its agents. */
+export type WaitingState = "awaiting_approval" | "scheduled";
+export const isRolloutWaiting = (state: RolloutState): state is WaitingState =>
+  state === "awaiting_approval" || state === "scheduled";
 
 export const isRolloutFinal = (state: RolloutState): boolean => RolloutTransitions[state].length === 0;
 export const canRolloutTransition = (from: RolloutState, to: RolloutState): boolean =>
@@ -92,6 +100,15 @@ export interface RolloutRecord {
   settled: RolloutCounts;
   /** Failures a person accepted by resuming after the threshold paused it: the threshold counts those after. */
   acceptedFailures: number;
+  /** Starts it then, not before (epoch ms); absent, it starts once created (or approved). */
+  startAt?: number;
+  /** Its creator accepted agents whose manifests lack types the flow uses: its start checks them so too. */
+  allowIncompatible?: boolean;
+  /** The second operator who approved it, when its class requires approval. */
+  approvedBy?: string;
+  approvedAt?: number;
+  /** Who refused it before it started (its creator withdrawing it, or another operator). */
+  refusedBy?: string;
   /** Who aborted it: its rollback ends aborted rather than rolled_back. */
   abortedBy?: string;
   /** Why it paused, rolls back or was aborted. */

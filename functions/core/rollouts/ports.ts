@@ -19,6 +19,12 @@ export interface RolloutStore {
    * (undefined leaves the class without one); false, writing nothing, when the class has an active rollout.
    */
   start(record: RolloutRecord, policy: ClassFlowPolicy | undefined): Promise<boolean>;
+  /**
+   * Writes a new rollout that waits to start (for an approval or its start time) and makes it the class's
+   * active one, leaving the class's flow policy as it is; false, writing nothing, when the class has an
+   * active rollout. It starts by a `save` with the policy.
+   */
+  hold(record: RolloutRecord): Promise<boolean>;
   get(tenant: string, rolloutId: string): Promise<RolloutRecord | undefined>;
   list(tenant: string, query: RolloutQuery): Promise<Page<RolloutRecord>>;
   /**

@@ -246,6 +246,14 @@ export const operations = {
     "role": "operator",
     "scope": "class"
   },
+  "POST /api/v1/rollouts/{rolloutId}/approve": {
+    "role": "operator",
+    "scope": "class"
+  },
+  "POST /api/v1/rollouts/{rolloutId}/refuse": {
+    "role": "operator",
+    "scope": "class"
+  },
   "GET /api/v1/audit": {
     "role": "admin",
     "scope": "items:actor.classes"

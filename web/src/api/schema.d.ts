@@ -951,7 +951,7 @@ export interface paths {
         put?: never;
         /**
          * Roll a flow version out to its class
-         * @description Starts with the canary group, queued at once: each agent gets an UPDATE CONFIGURATION to the version. The sweeper looks at the rollout every minute: an agent is healthy once it acknowledged FULLY_APPLIED and kept heartbeating on the new flow for the soak time without new ERROR bulletins; when a batch is healthy and the interval has passed, the next one starts. Agents offline, on the version already or whose manifest lacks UPDATE CONFIGURATION are skipped. While it runs the class accepts both the previous and the new version; once it completes, the new version is the class's flow and catch-up brings every other agent of the class to it. Refused (409) while the class has a rollout under way, and when the version's validation finds agents that could not run it, unless `allowIncompatible`.
+         * @description Starts with the canary group, queued at once, unless it waits: for an operator other than its creator to approve it when its class has `requireApproval` (awaiting_approval), then for its `startAt` when that is ahead (scheduled); a waiting rollout touches neither its class nor its agents, but holds the class: no other rollout is created for it until it starts and ends or is refused. Once started, each agent gets an UPDATE CONFIGURATION to the version. The sweeper looks at the rollout every minute: an agent is healthy once it acknowledged FULLY_APPLIED and kept heartbeating on the new flow for the soak time without new ERROR bulletins; when a batch is healthy and the interval has passed, the next one starts. Agents offline, on the version already or whose manifest lacks UPDATE CONFIGURATION are skipped. While it runs the class accepts both the previous and the new version; once it completes, the new version is the class's flow and catch-up brings every other agent of the class to it. Refused (409) while the class has a rollout under way or waiting, and when the version's validation finds agents that could not run it, unless `allowIncompatible`.
          */
         post: operations["startRollout"];
         delete?: never;
@@ -1058,6 +1058,50 @@ export interface paths {
          * @description Stops the rollout and returns the agents it updated to the previous version (rolling_back, then aborted); the previous version is the class's flow again at once. When the class had no previous version, the rollout ends aborted where it stands: updates not yet delivered are cancelled, updated agents keep the version.
          */
         post: operations["abortRollout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rollouts/{rolloutId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a rollout awaiting approval
+         * @description Four eyes: an operator other than the one who created the rollout approves it (its creator gets 403). The rollout starts, its compatibility and readiness checked again on the class as it is now, or, with a startAt ahead, becomes scheduled. Of two approvals at once one is written; the other answers 409.
+         */
+        post: operations["approveRollout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rollouts/{rolloutId}/refuse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refuse a rollout that has not started
+         * @description Ends a rollout awaiting approval or scheduled as refused, with the reason given: another operator refusing it, or its creator withdrawing it. Its class, untouched while it waited, may have another rollout.
+         */
+        post: operations["refuseRollout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1205,6 +1249,8 @@ export interface components {
                 accepted: string[];
             };
             valueChanges?: components["schemas"]["ValueChanges"];
+            /** @description Rollouts to the class wait for a second operator's approval. */
+            requireApproval: boolean;
             labelSources?: components["schemas"]["LabelSources"];
             /** @description The rollout under way, if any: a class has at most one. */
             activeRolloutId?: string;
@@ -1239,6 +1285,8 @@ export interface components {
             /** @description How many days an agent of the class may stay silent (since its last heartbeat) before the sweeper decommissions it, over the tenant's default (`PUT /settings`). It registers again at its next heartbeat. Null unsets the class's own value: the tenant's default applies again. */
             cleanUpAfterDays?: number | null;
             valueChanges?: components["schemas"]["ValueChanges"];
+            /** @description Rollouts to the class wait (awaiting_approval) until an operator other than the one who created each approves it (four eyes). */
+            requireApproval?: boolean;
             labelSources?: components["schemas"]["LabelSources"];
         };
         /** @description Where labels of the class's agents are read from what they report, one source per label. `from` is `device:` with `hostname`, `ipAddress`, `operatingSystem`, `machineArch` or `deviceId` (from `deviceInfo`); `agent:` with `agentType` or `version` (from the agent's manifest); or `property:` with a property name the manifest's UPDATE PROPERTIES entry lists in `availableProperties`. A source the agent reports nothing for, or a value that is no valid label value, gives no label. An empty list removes the sources. */
@@ -1838,12 +1886,17 @@ export interface components {
              * @default false
              */
             allowIncompatible: boolean;
+            /**
+             * Format: date-time
+             * @description When it starts, at most 90 days ahead: until then it is scheduled (after its approval, when its class requires one) and the sweeper starts it at its next run after the time. Absent or past, it starts at once.
+             */
+            startAt?: string;
         };
         /**
-         * @description canary (the first group updates) → rolling (batch after batch) → completed; paused holds (a person, or the failure threshold with onFailure pause); rolling_back returns the updated agents to the previous version → rolled_back, or aborted when a person aborted it. completed, rolled_back and aborted are final.
+         * @description awaiting_approval (its class requires approval: it waits for an operator other than its creator) → scheduled (its startAt is ahead: the sweeper starts it then) → canary (the first group updates) → rolling (batch after batch) → completed; a waiting rollout touches neither its class nor its agents, and ends refused when refused or withdrawn. paused holds (a person, or the failure threshold with onFailure pause); rolling_back returns the updated agents to the previous version → rolled_back, or aborted when a person aborted it. completed, rolled_back, aborted and refused are final.
          * @enum {string}
          */
-        RolloutState: "canary" | "rolling" | "paused" | "rolling_back" | "completed" | "rolled_back" | "aborted";
+        RolloutState: "awaiting_approval" | "scheduled" | "canary" | "rolling" | "paused" | "rolling_back" | "completed" | "rolled_back" | "aborted" | "refused";
         /** @description Agents per state, over every batch. Every selected agent is in exactly one of updating, soaking, healthy, failed, rollingBack, rolledBack and rollbackFailed, except that an agent that failed and was rolled back since counts in failed as well as in its rollback count. */
         RolloutCounts: {
             /** @description Agents the rollout sent the new version to. */
@@ -1879,8 +1932,19 @@ export interface components {
              * @enum {string}
              */
             resumeTo?: "canary" | "rolling";
-            /** @description Why it paused, rolls back or was aborted. */
+            /** @description Why it paused, rolls back, was aborted or refused. */
             reason?: string;
+            /**
+             * Format: date-time
+             * @description When it starts, when asked for.
+             */
+            startAt?: string;
+            /** @description The operator (another than its creator) who approved it, when its class requires approval. */
+            approvedBy?: string;
+            /** Format: date-time */
+            approvedAt?: string;
+            /** @description Who refused it before it started: another operator, its creator withdrawing it, or `beacon` when its checks failed at its start time. */
+            refusedBy?: string;
             plan: components["schemas"]["RolloutPlan"];
             /** @description Agents in the class when the rollout started. */
             classSize: number;
@@ -2097,7 +2161,7 @@ export interface components {
          * @description A notification type: `agent.offline`, `agent.online`, `agent.decommissioned` (a silent agent cleaned up), `agent.registered`; `operation.<state>` and `rollout.<state>` for the state an operation or a rollout entered; `certificate.expiring`; `webhook.disabled` (a subscription that kept failing was switched off); `webhook.test` (what the test route sends). Or a family of them: `operation.*`.
          * @enum {string}
          */
-        NotificationTypePattern: "agent.offline" | "agent.online" | "agent.decommissioned" | "agent.registered" | "operation.queued" | "operation.delivered" | "operation.awaiting_effect" | "operation.done" | "operation.failed" | "operation.timed_out" | "operation.cancelled" | "rollout.canary" | "rollout.rolling" | "rollout.paused" | "rollout.rolling_back" | "rollout.completed" | "rollout.rolled_back" | "rollout.aborted" | "certificate.expiring" | "webhook.disabled" | "webhook.test" | "agent.*" | "operation.*" | "rollout.*" | "certificate.*" | "webhook.*";
+        NotificationTypePattern: "agent.offline" | "agent.online" | "agent.decommissioned" | "agent.registered" | "operation.queued" | "operation.delivered" | "operation.awaiting_effect" | "operation.done" | "operation.failed" | "operation.timed_out" | "operation.cancelled" | "rollout.awaiting_approval" | "rollout.scheduled" | "rollout.canary" | "rollout.rolling" | "rollout.paused" | "rollout.rolling_back" | "rollout.completed" | "rollout.rolled_back" | "rollout.aborted" | "rollout.refused" | "certificate.expiring" | "webhook.disabled" | "webhook.test" | "agent.*" | "operation.*" | "rollout.*" | "certificate.*" | "webhook.*";
         SubscriptionRequest: {
             /** @description Where deliveries are posted: an `https` URL without credentials or fragment, naming a public host or address. Never a private, loopback or link-local address, neither as given nor as its name resolves when a delivery is made. */
             url: string;
@@ -4446,7 +4510,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Started, its canary queued. */
+            /** @description Started, its canary queued; or waiting for its approval or start time. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4583,6 +4647,67 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description The rollout after the action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["RolloutConflict"];
+        };
+    };
+    approveRollout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rollout after the action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["RolloutConflict"];
+        };
+    };
+    refuseRollout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why; `Refused by <subject>` when absent. */
+                    reason?: string;
+                };
+            };
+        };
         responses: {
             /** @description The rollout after the action. */
             200: {

@@ -16,7 +16,7 @@ import {
 import { dateTime, shortHash, timeAgo } from "../format";
 import { mayAct } from "../session";
 
-const FINAL_STATES: Schemas["RolloutState"][] = ["completed", "rolled_back", "aborted"];
+const FINAL_STATES: Schemas["RolloutState"][] = ["completed", "rolled_back", "aborted", "refused"];
 /** How often a rollout under way is read again: about as often as the agents heartbeat. */
 const FOLLOW_PERIOD_MS = 2000;
 /** The rollout's agents a page shows; Next page follows the API's cursor, kept in the URL. */
