@@ -8,6 +8,7 @@ import type {
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
+import type { MaintenanceWindow } from "../../core/schedules/windows.js";
 import { Keys } from "./keys.js";
 import { queryPartition } from "./paging.js";
 
@@ -48,8 +49,13 @@ export class DynamoClassCatalog implements ClassCatalog {
       ...(change.ackTimeoutSeconds === undefined ? [] : ["ackTimeoutSeconds = :ackTimeout"]),
       ...(typeof change.cleanUpAfterDays === "number" ? ["cleanUpAfterDays = :cleanUpAfterDays"] : []),
       ...(change.valueChanges === undefined ? [] : ["valueChanges = :valueChanges"]),
+      ...(change.maintenanceWindows?.length ? ["maintenanceWindows = :windows"] : []),
     ];
-    const remove = change.cleanUpAfterDays === null ? " REMOVE cleanUpAfterDays" : "";
+    const removed = [
+      ...(change.cleanUpAfterDays === null ? ["cleanUpAfterDays"] : []),
+      ...(change.maintenanceWindows?.length === 0 ? ["maintenanceWindows"] : []),
+    ];
+    const remove = removed.length > 0 ? ` REMOVE ${removed.join(", ")}` : "";
     const { Attributes: before } = await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
@@ -63,6 +69,7 @@ export class DynamoClassCatalog implements ClassCatalog {
           ":ackTimeout": change.ackTimeoutSeconds,
           ":cleanUpAfterDays": change.cleanUpAfterDays ?? undefined,
           ":valueChanges": change.valueChanges,
+          ":windows": change.maintenanceWindows?.length ? change.maintenanceWindows : undefined,
         }),
         // The item as it was tells a creation from an update; the new one follows from it and the change.
         ReturnValues: "ALL_OLD",
@@ -107,6 +114,10 @@ function toClass(item: Record<string, unknown>): AgentClassRecord {
     ackTimeoutSeconds: item.ackTimeoutSeconds as number | undefined,
     // A change's null unsets it.
     cleanUpAfterDays: (item.cleanUpAfterDays ?? undefined) as number | undefined,
+    // A change's empty list removes them.
+    maintenanceWindows: (item.maintenanceWindows as MaintenanceWindow[] | undefined)?.length
+      ? (item.maintenanceWindows as MaintenanceWindow[])
+      : undefined,
     flowPolicy: item.flowPolicy as ClassFlowPolicy | undefined,
     valueChanges: item.valueChanges as ValueChanges | undefined,
     activeRolloutId: item.activeRolloutId as string | undefined,

@@ -16,6 +16,7 @@ import { dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
+import { type MaintenanceWindow, maintenanceWindowsOf } from "../schedules/windows.js";
 import type { FleetHotState, FleetRegistry } from "./ports.js";
 
 export interface ClassesDependencies {
@@ -41,6 +42,7 @@ export interface ClassView {
   heartbeatIntervalSeconds: number;
   ackTimeoutSeconds?: number;
   cleanUpAfterDays?: number;
+  maintenanceWindows?: MaintenanceWindow[];
   /** The flow the class's agents are brought to, and the flows that count as current. */
   flow?: { target: string; accepted: string[] };
   valueChanges: ValueChanges;
@@ -99,6 +101,7 @@ const view = (record: AgentClassRecord, agents: AgentCounts | undefined): ClassV
     heartbeatIntervalSeconds: record.heartbeatIntervalSeconds ?? DEFAULT_HEARTBEAT_INTERVAL_SECONDS,
     ackTimeoutSeconds: record.ackTimeoutSeconds,
     cleanUpAfterDays: record.cleanUpAfterDays,
+    maintenanceWindows: record.maintenanceWindows,
     // The policy's ack timeout is the class's own, shown above; the policy carries it for the agent API.
     flow: record.flowPolicy && { target: record.flowPolicy.target, accepted: record.flowPolicy.accepted },
     valueChanges: record.valueChanges ?? "immediate",
@@ -138,7 +141,13 @@ export function makeClassesApi(deps: ClassesDependencies) {
     async put(principal: Principal, name: string, change: AgentClassChange): Promise<ConsoleResult> {
       requireRole(principal, "operator");
       assertClassName(name);
-      const { record, created } = await catalog.put(principal.tenant, name, change, clock.now());
+      const windows = change.maintenanceWindows && maintenanceWindowsOf(change.maintenanceWindows);
+      const { record, created } = await catalog.put(
+        principal.tenant,
+        name,
+        dropUndefined({ ...change, maintenanceWindows: windows }),
+        clock.now(),
+      );
       // Catch-up gives its operations the class's acknowledgement timeout from the cache's copy of the policy,
       // and heartbeats hold the class's agents to the heartbeat period beside it.
       const policy = record.flowPolicy;

@@ -1197,6 +1197,7 @@ export interface components {
             ackTimeoutSeconds?: number;
             /** @description How many days an agent of the class may stay silent before the sweeper decommissions it (its hot state dropped, its registry entry kept as decommissioned, an `agent.decommissioned` event); absent until set, when the tenant's default applies (`GET /settings`), and without one silent agents are kept. */
             cleanUpAfterDays?: number;
+            maintenanceWindows?: components["schemas"]["MaintenanceWindows"];
             /** @description Which flow the class's agents should run, once a rollout published a version to it: agents reporting a flow id outside `accepted` are sent `target` (catch-up). While a rollout runs, both its versions are accepted. */
             flow?: {
                 /** @description The flow hash catch-up brings agents to. */
@@ -1223,12 +1224,16 @@ export interface components {
         TenantSettings: {
             /** @description How many days an agent of a class without its own `cleanUpAfterDays` may stay silent before the sweeper decommissions it; absent until set, when such classes keep their silent agents. */
             cleanUpAfterDays?: number;
+            /** @description The IANA time zone the classes' maintenance windows keep; absent until set, when they keep UTC. */
+            timeZone?: string;
             /** Format: date-time */
             updatedAt?: string;
         };
         TenantSettingsChange: {
             /** @description The clean-up age of classes without their own `cleanUpAfterDays`, in days since an agent's last heartbeat; null unsets it. */
             cleanUpAfterDays?: number | null;
+            /** @description An IANA time zone name such as `Europe/Berlin`, kept as Intl spells it; 400 for a name it does not know. Null unsets it: UTC applies. */
+            timeZone?: string | null;
         };
         AgentClassChange: {
             description?: string;
@@ -1237,6 +1242,7 @@ export interface components {
             ackTimeoutSeconds?: number;
             /** @description How many days an agent of the class may stay silent (since its last heartbeat) before the sweeper decommissions it, over the tenant's default (`PUT /settings`). It registers again at its next heartbeat. Null unsets the class's own value: the tenant's default applies again. */
             cleanUpAfterDays?: number | null;
+            maintenanceWindows?: components["schemas"]["MaintenanceWindows"];
             valueChanges?: components["schemas"]["ValueChanges"];
         };
         /**
@@ -2292,6 +2298,15 @@ export interface components {
             /** @description The values set for the agent itself. */
             agentValues: components["schemas"]["ParameterEntry"][];
         };
+        /** @description A recurring window in the tenant's time zone (`GET /settings`): it opens on each of its days at `start` in wall-clock time (when the clocks skip that time, at the first instant after the gap; when they pass it twice, at the first) and stays open `durationMinutes` of elapsed time, across midnight and changes of the clocks alike. */
+        MaintenanceWindow: {
+            days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            /** @description HH:MM, 24 hours. */
+            start: string;
+            durationMinutes: number;
+        };
+        /** @description When rollouts start batches for the class's agents and console operations reach them: only while one of these windows is open. No windows (an empty list unsets them) means always. */
+        MaintenanceWindows: components["schemas"]["MaintenanceWindow"][];
     };
     responses: {
         /** @description A parameter or the body does not match this document, or the cursor is not one this list returned (`invalid_request`); or an operation that cannot be undone was sent without `"confirm": true` (`confirmation_required`). */
