@@ -66,9 +66,11 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   const parameters = new DynamoStagingParameterStore(documents, config.tableName);
   const renderings = makeFlowRenderings({ flows, parameters });
   const classFlowCache = renderingClassFlows(hotState, renderings);
+  const tenantSettings = new DynamoTenantSettings(documents, config.tableName);
   const rollouts = makeRolloutEngine({
     rollouts: new DynamoRolloutStore(documents, config.tableName),
     classes,
+    tenantSettings,
     registry: fleetRegistry,
     hotState,
     operations,
@@ -119,7 +121,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   const cleanUp = makeFleetCleanUp({
     presence,
     classes,
-    tenantSettings: new DynamoTenantSettings(documents, config.tableName),
+    tenantSettings,
     registry: fleetRegistry,
     hotState,
     events,

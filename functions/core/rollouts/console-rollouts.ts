@@ -62,6 +62,7 @@ export const rolloutView = (record: RolloutRecord) =>
     state: record.state,
     resumeTo: record.state === "paused" ? record.resumeTo : undefined,
     reason: record.reason,
+    waitingForWindow: toIso(record.waitingForWindow),
     plan: record.plan,
     classSize: record.classSize,
     canarySize: record.canarySize,

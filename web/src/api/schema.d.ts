@@ -1870,6 +1870,11 @@ export interface components {
             resumeTo?: "canary" | "rolling";
             /** @description Why it paused, rolls back or was aborted. */
             reason?: string;
+            /**
+             * Format: date-time
+             * @description While the next batch (or the completion, whose policy catch-up sends) waits for the class's maintenance windows: when they open next. The sweeper's regular look starts it then; the health gate and a rollback never wait.
+             */
+            waitingForWindow?: string;
             plan: components["schemas"]["RolloutPlan"];
             /** @description Agents in the class when the rollout started. */
             classSize: number;
