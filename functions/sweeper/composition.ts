@@ -48,11 +48,13 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   });
   const classes = new DynamoClassCatalog(documents, config.tableName);
   const { events, outbox, buffer, stream } = composeEventStream(documents, redis, config);
+  const hotState = new RedisFleetHotState(redis);
   const sweepTimeouts = makeSweepTimeouts({
     operations,
     lifecycle,
     agents: new DynamoAgentRegistry(documents, config.tableName),
     classes,
+    hotState,
     events,
     clock,
     settings: {
@@ -60,7 +62,6 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
       maxOperationsPerRun: config.maxOperationsPerRun,
     },
   });
-  const hotState = new RedisFleetHotState(redis);
   const fleetRegistry = new DynamoFleetRegistry(documents, config.tableName);
   const flows = new DynamoFlowCatalog(documents, config.tableName);
   const parameters = new DynamoStagingParameterStore(documents, config.tableName);

@@ -111,6 +111,7 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     lifecycle,
     agents: registry,
     classes: catalog,
+    hotState,
     events,
     clock,
     settings: { queuedTimeoutHeartbeats: 10, maxOperationsPerRun: 10_000 },

@@ -1,7 +1,8 @@
-import type { AgentClassRecord, ClassCatalog } from "../agents/ports.js";
+import type { ClassCatalog } from "../agents/ports.js";
 import { BeaconError } from "../errors.js";
 import type { OperationEvent, RolloutEvent, RolloutState } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
+import { classWindowState } from "../fleet/class-windows.js";
 import type { FleetHotState, FleetRegistry, HotAgentState, TenantSettingsStore } from "../fleet/ports.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
 import type { ClassFlowWriter, FlowCatalog } from "../flows/ports.js";
@@ -12,7 +13,6 @@ import type { OperationStore } from "../operations/ports.js";
 import type { ParameterStore } from "../parameters/ports.js";
 import { type FlowRenderings, ownValuesOf } from "../parameters/rendered-flow-ids.js";
 import type { Clock, IdGenerator } from "../ports.js";
-import { DEFAULT_TIME_ZONE, type WindowState, windowState } from "../schedules/windows.js";
 import {
   type ActionChange,
   aborted,
@@ -118,14 +118,6 @@ export interface RolloutSweepOutcome {
 export function makeRolloutEngine(deps: RolloutEngineDependencies) {
   const { rollouts, classes, registry, hotState, operations, lifecycle, clock, ids } = deps;
 
-  /** Whether the class's maintenance windows are open: no read of the tenant's zone for a class without any. */
-  async function windowOf(record: AgentClassRecord | undefined, now: number): Promise<WindowState> {
-    const windows = record?.maintenanceWindows ?? [];
-    if (windows.length === 0) return { open: true };
-    const { timeZone = DEFAULT_TIME_ZONE } = await deps.tenantSettings.get(record?.tenant as string);
-    return windowState(now, windows, timeZone);
-  }
-
   /**
    * One look at a rollout: its members' health, the threshold, the next batch or the end. Writes back
    * conditionally; returns what it did.
@@ -163,7 +155,13 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
       operationEvents.push(...rolled.operationEvents);
       rollout = afterRollbackLook(read, rolled.members);
     } else {
-      const step = lookStep(read, looked, timing, now, await windowOf(classRecord, now));
+      const step = lookStep(
+        read,
+        looked,
+        timing,
+        now,
+        await classWindowState(deps.tenantSettings, classRecord, now),
+      );
       rollout = step.rollout;
       if (step.next === "roll back" || step.next === "complete") policy = step.policy;
       // Before the policy renders them: a look that loses the write puts the same values in force again.

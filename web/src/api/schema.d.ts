@@ -1464,7 +1464,7 @@ export interface components {
         /** @description Beacon's one error body. */
         Error: {
             error: {
-                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `result_expired`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `parameters_not_ready`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `resource_set_conflict`, `subscription_limit`, `webhook_tester_unavailable`, `internal_error`. */
+                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `result_expired`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `outside_window`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `parameters_not_ready`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `resource_set_conflict`, `subscription_limit`, `webhook_tester_unavailable`, `internal_error`. */
                 code: string;
                 message: string;
                 /** @description What a caller can act on beyond the message. A flow refused for referencing undeclared parameters has `undeclaredParameters` (ParameterReferenceSite items, the first 100) and `undeclaredCount`. A request refused with `parameters_not_ready` has the version (`className`, `flowHash`), `agentCount` (the agents checked) and `truncated` (a class larger than the check reads), `missing` (per parameter: `parameter`, `layer`, the layer that leaves it unset, `agentCount` and the first `agentIds`, those without a value of their own) and `refused` (per value: `parameter`, `processorType`, `property`, `value`, `allowed`, the `layer` it comes from, `agentCount`, `agentIds`). */
@@ -1619,6 +1619,11 @@ export interface components {
             failureCause?: string;
             /** @description Why Beacon closed it itself: cancelled, a dependency that will not be done, an operation the agent's manifest no longer lists, or a TRANSFER DEBUG acknowledged as applied without a stored debug bundle. */
             reason?: string;
+            /**
+             * Format: date-time
+             * @description Held for its class's maintenance windows until then: not delivered before, released by the sweeper's next run from then, its queued timeout counted from then.
+             */
+            notBefore?: string;
             /** @description The answer its acknowledgement brought (a DESCRIBE's), kept for `GET /operations/{operationId}/result` until `expiresAt`. */
             result?: {
                 /** @description Its size in bytes, as served. */
@@ -1675,6 +1680,12 @@ export interface components {
             operand?: string;
             /** @description Must be true for what cannot be undone: START or STOP `c2` (the C++ agent ends itself with SIGTERM) and CLEAR REPOSITORIES (destroys the data the agent holds queued). Without it they are refused with 400 `confirmation_required`. */
             confirm?: boolean;
+            /**
+             * @description For agents whose class's maintenance windows (`PUT /classes/{name}`) are closed now: `wait` (the default) creates the operations held until the windows open next (`notBefore`), when the sweeper releases them to their agents; `refuse` creates nothing and answers 409 `outside_window` with when they open.
+             * @default wait
+             * @enum {string}
+             */
+            outsideWindow: "wait" | "refuse";
             /** @description Agents take strings only: a number or boolean is sent as its string (`30` as `"30"`, `true` as `"true"`). The one object form is MiNiFi C++ UPDATE PROPERTIES' `{"value": "<string>", "persist": <boolean>}` per property, refused (409) for other agent types. UPDATE PROPERTIES: property name → value. CLEAR CONNECTION, CLEAR CORECOMPONENTSTATE: the values are the connection or component ids. START/STOP PROCESSOR: `processorId` (required). DESCRIBE METRICS: `metricsClass` (optional). Other operations take none (UPDATE CONFIGURATION's are built from `flowHash`). UPDATE ASSET: `forceDownload`, "true" or "false" (the other args are built from `assetId`). SYNC RESOURCE: none, the class's resource set is sent. */
             args?: {
                 [key: string]: string | number | boolean | {
@@ -2368,7 +2379,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with what Beacon knows: an agent cannot take the operation (`operation_not_supported`: its manifest does not list it, or its agent type or version does not take it), or the operation is no longer queued (`operation_not_queued`). The message says which agents or which state. */
+        /** @description The request conflicts with what Beacon knows: an agent cannot take the operation (`operation_not_supported`: its manifest does not list it, or its agent type or version does not take it), or the operation is no longer queued (`operation_not_queued`), or the agents' class's maintenance windows are closed and the request chose to refuse (`outside_window`). The message says which agents or which state. */
         Conflict: {
             headers: {
                 [name: string]: unknown;
