@@ -1682,10 +1682,9 @@ export interface components {
             confirm?: boolean;
             /**
              * @description For agents whose class's maintenance windows (`PUT /classes/{name}`) are closed now: `wait` (the default) creates the operations held until the windows open next (`notBefore`), when the sweeper releases them to their agents; `refuse` creates nothing and answers 409 `outside_window` with when they open.
-             * @default wait
              * @enum {string}
              */
-            outsideWindow: "wait" | "refuse";
+            outsideWindow?: "wait" | "refuse";
             /** @description Agents take strings only: a number or boolean is sent as its string (`30` as `"30"`, `true` as `"true"`). The one object form is MiNiFi C++ UPDATE PROPERTIES' `{"value": "<string>", "persist": <boolean>}` per property, refused (409) for other agent types. UPDATE PROPERTIES: property name → value. CLEAR CONNECTION, CLEAR CORECOMPONENTSTATE: the values are the connection or component ids. START/STOP PROCESSOR: `processorId` (required). DESCRIBE METRICS: `metricsClass` (optional). Other operations take none (UPDATE CONFIGURATION's are built from `flowHash`). UPDATE ASSET: `forceDownload`, "true" or "false" (the other args are built from `assetId`). SYNC RESOURCE: none, the class's resource set is sent. */
             args?: {
                 [key: string]: string | number | boolean | {

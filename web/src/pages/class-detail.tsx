@@ -4,6 +4,7 @@ import { dataOf, type Schemas } from "../api/client";
 import { CleanUpAgeForm, cleanUpAgeText } from "../components/clean-up-age";
 import { useConsole } from "../components/console";
 import { Fact } from "../components/fact";
+import { MaintenanceWindowsForm, windowLine } from "../components/maintenance-windows";
 import { Page } from "../components/page";
 import { type ParameterLayer, ParameterValues, putOutcome, SetParameter } from "../components/parameters";
 import {
@@ -49,6 +50,7 @@ export function ClassDetail() {
           <>
             <ClassFacts agentClass={data} />
             <ClassCleanUp agentClass={data} onSaved={reloadClass} />
+            <ClassWindows agentClass={data} onSaved={reloadClass} />
           </>
         )}
       </Loaded>
@@ -171,6 +173,38 @@ function ClassCleanUp(props: { agentClass: Schemas["AgentClass"]; onSaved: () =>
                 client.PUT("/api/v1/classes/{className}", {
                   params: { path: { className: name } },
                   body: { cleanUpAfterDays: days },
+                }),
+              )
+            }
+            onSaved={props.onSaved}
+          />
+        </details>
+      )}
+    </>
+  );
+}
+
+/** The class's maintenance windows and, for an operator, a form that changes them. */
+function ClassWindows(props: { agentClass: Schemas["AgentClass"]; onSaved: () => void }) {
+  const { client, session } = useConsole();
+  const { name, maintenanceWindows } = props.agentClass;
+  return (
+    <>
+      <dl class="facts">
+        <Fact term="Maintenance windows">
+          {maintenanceWindows?.length ? maintenanceWindows.map(windowLine).join("; ") : "none: always open"}
+        </Fact>
+      </dl>
+      {mayAct(session, "operator") && (
+        <details class="panel">
+          <summary>Change the maintenance windows</summary>
+          <MaintenanceWindowsForm
+            current={maintenanceWindows}
+            save={(windows) =>
+              dataOf(
+                client.PUT("/api/v1/classes/{className}", {
+                  params: { path: { className: name } },
+                  body: { maintenanceWindows: windows },
                 }),
               )
             }
