@@ -32,7 +32,7 @@ import { newOperationId } from "../core/operations/ids.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { OperationRecord } from "../core/operations/model.js";
 import type { Clock } from "../core/ports.js";
-import type { RolloutPlan } from "../core/rollouts/model.js";
+import { DEFAULT_ROLLOUT_PLAN, type RolloutPlan } from "../core/rollouts/model.js";
 import { WEEKDAYS, type Weekday } from "../core/schedules/windows.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
 import { makeRedisClient } from "../runtime/redis-client.js";
@@ -341,14 +341,7 @@ describe("the sweeper", () => {
       { maintenanceWindows: [{ days: [closedDay], start: "00:00", durationMinutes: 60 }] },
       Date.now(),
     );
-    const plan: RolloutPlan = {
-      canary: { count: 1 },
-      batchSize: 1,
-      batchIntervalSeconds: 0,
-      soakSeconds: 60,
-      failureThreshold: { count: 1 },
-      onFailure: "pause",
-    };
+    const plan = { ...DEFAULT_ROLLOUT_PLAN, canary: { count: 1 } };
     const rollouts = new DynamoRolloutStore(documents, tableName);
     const { rollout } = await withSweeperAhead(0, (sweeper) =>
       sweeper.rollouts.start({

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso";
-import { dataOf, type Schemas } from "../api/client";
+import { type ConsoleClient, dataOf, type Schemas } from "../api/client";
 import { CleanUpAgeForm, cleanUpAgeText } from "../components/clean-up-age";
 import { useConsole } from "../components/console";
 import { Fact } from "../components/fact";
@@ -143,6 +143,10 @@ function ClassFacts({ agentClass }: { agentClass: Schemas["AgentClass"] }) {
   );
 }
 
+/** Changes the fields of the class the change gives. */
+const changeClass = (client: ConsoleClient, className: string, change: Schemas["AgentClassChange"]) =>
+  dataOf(client.PUT("/api/v1/classes/{className}", { params: { path: { className } }, body: change }));
+
 /**
  * The class's clean-up age, its own or the tenant's default (which every role may read), and, for an
  * operator, a form that sets its own or unsets it.
@@ -168,14 +172,7 @@ function ClassCleanUp(props: { agentClass: Schemas["AgentClass"]; onSaved: () =>
           <CleanUpAgeForm
             current={cleanUpAfterDays}
             unsetMeans="the tenant's default applies"
-            save={(days) =>
-              dataOf(
-                client.PUT("/api/v1/classes/{className}", {
-                  params: { path: { className: name } },
-                  body: { cleanUpAfterDays: days },
-                }),
-              )
-            }
+            save={(days) => changeClass(client, name, { cleanUpAfterDays: days })}
             onSaved={props.onSaved}
           />
         </details>
@@ -200,14 +197,7 @@ function ClassWindows(props: { agentClass: Schemas["AgentClass"]; onSaved: () =>
           <summary>Change the maintenance windows</summary>
           <MaintenanceWindowsForm
             current={maintenanceWindows}
-            save={(windows) =>
-              dataOf(
-                client.PUT("/api/v1/classes/{className}", {
-                  params: { path: { className: name } },
-                  body: { maintenanceWindows: windows },
-                }),
-              )
-            }
+            save={(windows) => changeClass(client, name, { maintenanceWindows: windows })}
             onSaved={props.onSaved}
           />
         </details>
