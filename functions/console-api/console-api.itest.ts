@@ -1107,6 +1107,24 @@ describe("tenant settings", () => {
     expect((await request(b, "viewer", "GET")).json()).toMatchObject({ cleanUpAfterDays: 60 });
     await request(b, "admin", "PUT", { cleanUpAfterDays: null });
   });
+
+  it("keep the time zone of the classes' maintenance windows as Intl names it, and refuse one it does not know", async () => {
+    const token = await consoleApi.token({ tenant: a.tenant, role: "admin" });
+    const put = (body: unknown) => consoleApi.request("PUT", "/api/v1/settings", { token, body });
+    expect((await put({ timeZone: "america/new_york" })).json()).toMatchObject({
+      timeZone: "America/New_York",
+    });
+    expect((await put({ timeZone: "Mars/Olympus_Mons" })).status).toBe(400);
+    expect((await put({ timeZone: null })).json()).not.toHaveProperty("timeZone");
+    const windows = (maintenanceWindows: unknown) =>
+      consoleApi.request("PUT", `/api/v1/classes/${a.className}`, { token, body: { maintenanceWindows } });
+    expect((await windows([{ days: ["sun"], start: "25:00", durationMinutes: 60 }])).status).toBe(400);
+    const set = await windows([{ days: ["sat", "sun"], start: "02:00", durationMinutes: 240 }]);
+    expect(set.json()).toMatchObject({
+      maintenanceWindows: [{ days: ["sat", "sun"], start: "02:00", durationMinutes: 240 }],
+    });
+    expect((await windows([])).json()).not.toHaveProperty("maintenanceWindows");
+  });
 });
 
 describe("classes, manifests and the fleet summary", () => {

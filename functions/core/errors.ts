@@ -24,6 +24,7 @@ export const ErrorCodes = [
   "certificate_authority_unavailable",
   "operation_not_supported",
   "operation_not_queued",
+  "outside_window",
   "confirmation_required",
   "cache_unavailable",
   "rollout_in_progress",

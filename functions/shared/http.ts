@@ -32,6 +32,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   certificate_authority_unavailable: 503,
   operation_not_supported: 409,
   operation_not_queued: 409,
+  outside_window: 409,
   confirmation_required: 400,
   rollout_in_progress: 409,
   rollout_state: 409,

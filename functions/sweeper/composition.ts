@@ -49,11 +49,13 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   });
   const classes = new DynamoClassCatalog(documents, config.tableName);
   const { events, outbox, buffer, stream } = composeEventStream(documents, redis, config);
+  const hotState = new RedisFleetHotState(redis);
   const sweepTimeouts = makeSweepTimeouts({
     operations,
     lifecycle,
     agents: new DynamoAgentRegistry(documents, config.tableName),
     classes,
+    hotState,
     events,
     clock,
     settings: {
@@ -61,17 +63,18 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
       maxOperationsPerRun: config.maxOperationsPerRun,
     },
   });
-  const hotState = new RedisFleetHotState(redis);
   const fleetRegistry = new DynamoFleetRegistry(documents, config.tableName);
   const flows = new DynamoFlowCatalog(documents, config.tableName);
   const parameters = new DynamoStagingParameterStore(documents, config.tableName);
   const renderings = makeFlowRenderings({ flows, parameters });
   const classFlowCache = renderingClassFlows(hotState, renderings);
+  const tenantSettings = new DynamoTenantSettings(documents, config.tableName);
   const rollouts = makeRolloutEngine({
     rollouts: new DynamoRolloutStore(documents, config.tableName),
     // The sweeper reads no manifests: a scheduled rollout starts on the agent checks of its creation and approval.
     preparation: makeRolloutPreparation({ flows, catalog: classes, parameters }),
     classes,
+    tenantSettings,
     registry: fleetRegistry,
     hotState,
     operations,
@@ -122,7 +125,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   const cleanUp = makeFleetCleanUp({
     presence,
     classes,
-    tenantSettings: new DynamoTenantSettings(documents, config.tableName),
+    tenantSettings,
     registry: fleetRegistry,
     hotState,
     events,

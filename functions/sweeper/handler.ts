@@ -43,10 +43,11 @@ async function sweepOperations(): Promise<void> {
     timedOutAwaitingEffect: outcome.timedOut.awaiting_effect,
     cancelled: outcome.cancelled,
     postponed: outcome.postponed,
+    released: outcome.released,
     skipped: outcome.skipped,
   };
   if (outcome.more) logger.warn("sweep stopped at its bound; the rest waits for the next run", summary);
-  else if (timedOut > 0 || outcome.postponed > 0) logger.info("sweep done", summary);
+  else if (timedOut > 0 || outcome.postponed > 0 || outcome.released > 0) logger.info("sweep done", summary);
 }
 
 /** One look at every active rollout; a look that failed is logged, and fails the step once all were taken. */

@@ -32,7 +32,8 @@ import { newOperationId } from "../core/operations/ids.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { OperationRecord } from "../core/operations/model.js";
 import type { Clock } from "../core/ports.js";
-import type { RolloutPlan } from "../core/rollouts/model.js";
+import { DEFAULT_ROLLOUT_PLAN, type RolloutPlan } from "../core/rollouts/model.js";
+import { WEEKDAYS, type Weekday } from "../core/schedules/windows.js";
 import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
 import { makeRedisClient } from "../runtime/redis-client.js";
 import { sweeperConfig } from "../shared/config.js";
@@ -285,6 +286,95 @@ describe("the sweeper", () => {
       state: "timed_out",
       reason: "Not delivered within 10 heartbeat intervals of its agent's class (60 s each)",
     });
+  });
+
+  it("releases an operation held for its class's maintenance window at its opening, and the next heartbeat takes it", async () => {
+    const agentId = "cpp-held";
+    await beat(agentId, { full: true });
+    // Created a minute before its window opened, which it did just now: nothing told the agent of it yet.
+    const opening = Date.now() - 1;
+    const now = opening - MINUTE;
+    const operationId = newOperationId(now, { newId: () => randomUUID() }, agentId);
+    await makeOperationLifecycle({
+      operations: store,
+      clock: { now: () => now },
+      ids: { newId: () => randomUUID() },
+      settings: { ackTimeoutMs: 5 * MINUTE },
+    }).create([
+      {
+        tenant,
+        agentId,
+        operationId,
+        operation: "RESTART",
+        state: "queued",
+        createdAt: now,
+        createdBy: "sweeper-test",
+        notBefore: opening,
+      },
+    ]);
+    expect(await beat(agentId)).toEqual([]);
+    expect(
+      await withSweeperOn({ now: () => opening - 1 }, (sweeper) => sweeper.sweepTimeouts()),
+    ).toMatchObject({
+      released: 0,
+    });
+    expect(await withSweeperOn({ now: () => opening }, (sweeper) => sweeper.sweepTimeouts())).toMatchObject({
+      released: 1,
+    });
+    expect(await store.get(tenant, agentId, operationId)).toMatchObject({
+      state: "queued",
+      dueAt: opening + 10 * MINUTE,
+    });
+    expect(await beat(agentId)).toEqual([operationId]);
+  });
+
+  it("holds a rollout while its class's maintenance windows are closed, and its next look once one is open sends the canary", async () => {
+    const agentClass = "windowed-cpp";
+    const tableName = agentApi.env[EnvNames.tableName] as string;
+    for (const agentId of ["wc-1", "wc-2"]) await beat(agentId, { full: true, agentClass });
+    const classes = new DynamoClassCatalog(documents, tableName);
+    // Only on the weekday three days from now: closed now.
+    const closedDay = WEEKDAYS[new Date(Date.now() + 3 * 24 * 60 * MINUTE).getUTCDay()] as Weekday;
+    await classes.put(
+      tenant,
+      agentClass,
+      { maintenanceWindows: [{ days: [closedDay], start: "00:00", durationMinutes: 60 }] },
+      Date.now(),
+    );
+    const plan = { ...DEFAULT_ROLLOUT_PLAN, canary: { count: 1 } };
+    const rollouts = new DynamoRolloutStore(documents, tableName);
+    const { rollout } = await withSweeperAhead(0, (sweeper) =>
+      sweeper.rollouts.start({
+        tenant,
+        className: agentClass,
+        toFlow: "e6".repeat(32),
+        plan,
+        createdBy: "sweeper-test",
+      }),
+    );
+    expect(rollout).toMatchObject({ state: "canary", batches: 0, waitingForWindow: expect.any(Number) });
+    await withSweeperAhead(0, (sweeper) => sweeper.rollouts.advanceAll());
+    expect(await rollouts.get(tenant, rollout.rolloutId)).toMatchObject({ batches: 0 });
+    expect(await beat("wc-1", { agentClass })).toEqual([]);
+
+    // The operator opens a window now: every day, all day.
+    await classes.put(
+      tenant,
+      agentClass,
+      { maintenanceWindows: [{ days: [...WEEKDAYS], start: "00:00", durationMinutes: 24 * 60 }] },
+      Date.now(),
+    );
+    await withSweeperAhead(0, (sweeper) => sweeper.rollouts.advanceAll());
+    const started = await rollouts.get(tenant, rollout.rolloutId);
+    expect(started).toMatchObject({ state: "canary", batches: 1, counts: { selected: 1, updating: 1 } });
+    expect(started).not.toHaveProperty("waitingForWindow");
+    const [canary] = await rollouts.members(tenant, rollout.rolloutId, 0);
+    expect(await beat(canary?.agentId as string, { agentClass })).toEqual([canary?.operationId]);
+    // Ended here, so that the sweeper's runs in the tests after this one look at their own rollouts only.
+    const { rollout: ended } = await withSweeperAhead(0, (sweeper) =>
+      sweeper.rollouts.abort(tenant, rollout.rolloutId, "sweeper-test"),
+    );
+    expect(ended.state).toBe("aborted");
   });
 
   it("drives a rollout: once its canary has soaked, the next batch starts", async () => {

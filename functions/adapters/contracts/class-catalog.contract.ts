@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
 import type { AgentClassRecord, ClassCatalog } from "../../core/agents/ports.js";
+import type { MaintenanceWindow } from "../../core/schedules/windows.js";
 import { contract } from "./contract.js";
 
 const START = Date.UTC(2026, 10, 21);
@@ -69,6 +70,21 @@ export const classCatalogContract = contract<ClassCatalog>("the class catalog", 
     const { record } = await catalog.put(the.tenant, "pumps", { labelSources: [] }, START + 2);
     expect(record.labelSources).toEqual([]);
     expect((await catalog.get(the.tenant, "pumps"))?.labelSources).toEqual([]);
+  });
+
+  it("sets a class's maintenance windows, keeps them through changes that leave them out, and removes them on none", async () => {
+    const catalog = the.subject;
+    const windows: MaintenanceWindow[] = [{ days: ["sat", "sun"], start: "02:00", durationMinutes: 240 }];
+    expect(
+      (await catalog.put(the.tenant, "pumps", { maintenanceWindows: windows }, START)).record,
+    ).toMatchObject({
+      maintenanceWindows: windows,
+    });
+    await catalog.put(the.tenant, "pumps", { description: "Pumps" }, START + 1);
+    expect(await catalog.get(the.tenant, "pumps")).toMatchObject({ maintenanceWindows: windows });
+    const { record } = await catalog.put(the.tenant, "pumps", { maintenanceWindows: [] }, START + 2);
+    expect(record).not.toHaveProperty("maintenanceWindows");
+    expect(await catalog.get(the.tenant, "pumps")).toEqual(record);
   });
 
   it("hands out copies: what a caller does to a record read stays with the caller", async () => {

@@ -24,6 +24,20 @@ export const tenantSettingsContract = contract<TenantSettingsStore>("the tenant 
     expect(await store.get(the.tenant)).toEqual({ updatedAt: START + 2 });
   });
 
+  it("sets and unsets the time zone beside the clean-up age, each by itself", async () => {
+    const store = the.subject;
+    await store.put(the.tenant, { cleanUpAfterDays: 30, timeZone: "Europe/Berlin" }, START);
+    expect(await store.put(the.tenant, { timeZone: "America/New_York" }, START + 1)).toEqual({
+      cleanUpAfterDays: 30,
+      timeZone: "America/New_York",
+      updatedAt: START + 1,
+    });
+    expect(await store.put(the.tenant, { cleanUpAfterDays: null, timeZone: null }, START + 2)).toEqual({
+      updatedAt: START + 2,
+    });
+    expect(await store.get(the.tenant)).toEqual({ updatedAt: START + 2 });
+  });
+
   it("keeps each tenant's settings to itself", async () => {
     const store = the.subject;
     await store.put(the.tenant, { cleanUpAfterDays: 7 }, START);

@@ -9,6 +9,7 @@ import type {
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
+import type { MaintenanceWindow } from "../../core/schedules/windows.js";
 import { Keys } from "./keys.js";
 import { queryPartition } from "./paging.js";
 
@@ -51,8 +52,13 @@ export class DynamoClassCatalog implements ClassCatalog {
       ...(change.valueChanges === undefined ? [] : ["valueChanges = :valueChanges"]),
       ...(change.labelSources === undefined ? [] : ["labelSources = :labelSources"]),
       ...(change.requireApproval === undefined ? [] : ["requireApproval = :requireApproval"]),
+      ...(change.maintenanceWindows?.length ? ["maintenanceWindows = :windows"] : []),
     ];
-    const remove = change.cleanUpAfterDays === null ? " REMOVE cleanUpAfterDays" : "";
+    const removed = [
+      ...(change.cleanUpAfterDays === null ? ["cleanUpAfterDays"] : []),
+      ...(change.maintenanceWindows?.length === 0 ? ["maintenanceWindows"] : []),
+    ];
+    const remove = removed.length > 0 ? ` REMOVE ${removed.join(", ")}` : "";
     const { Attributes: before } = await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
@@ -68,6 +74,7 @@ export class DynamoClassCatalog implements ClassCatalog {
           ":valueChanges": change.valueChanges,
           ":labelSources": change.labelSources,
           ":requireApproval": change.requireApproval,
+          ":windows": change.maintenanceWindows?.length ? change.maintenanceWindows : undefined,
         }),
         // The item as it was tells a creation from an update; the new one follows from it and the change.
         ReturnValues: "ALL_OLD",
@@ -113,6 +120,10 @@ function toClass(item: Record<string, unknown>): AgentClassRecord {
     // A change's null unsets it.
     cleanUpAfterDays: (item.cleanUpAfterDays ?? undefined) as number | undefined,
     labelSources: item.labelSources as LabelSource[] | undefined,
+    // A change's empty list removes them.
+    maintenanceWindows: (item.maintenanceWindows as MaintenanceWindow[] | undefined)?.length
+      ? (item.maintenanceWindows as MaintenanceWindow[])
+      : undefined,
     flowPolicy: item.flowPolicy as ClassFlowPolicy | undefined,
     valueChanges: item.valueChanges as ValueChanges | undefined,
     requireApproval: item.requireApproval as boolean | undefined,

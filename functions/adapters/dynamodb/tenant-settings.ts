@@ -19,18 +19,21 @@ export class DynamoTenantSettings implements TenantSettingsStore {
 
   /** One update: a field given is set, a null one removed, one left out kept. */
   async put(tenant: string, change: TenantSettingsChange, now: number) {
-    const { cleanUpAfterDays } = change;
-    const set = [
-      "updatedAt = :now",
-      ...(typeof cleanUpAfterDays === "number" ? ["cleanUpAfterDays = :days"] : []),
-    ];
-    const remove = cleanUpAfterDays === null ? " REMOVE cleanUpAfterDays" : "";
+    const given = Object.entries(change).filter(([, value]) => value !== undefined);
+    const set = given.filter(([, value]) => value !== null);
+    const removed = given.filter(([, value]) => value === null);
+    const remove = removed.length > 0 ? ` REMOVE ${removed.map(([name]) => `#${name}`).join(", ")}` : "";
     const { Attributes = {} } = await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: Keys.tenantSettings(tenant),
-        UpdateExpression: `SET ${set.join(", ")}${remove}`,
-        ExpressionAttributeValues: dropUndefined({ ":now": now, ":days": cleanUpAfterDays ?? undefined }),
+        UpdateExpression: `SET ${["updatedAt = :now", ...set.map(([name]) => `#${name} = :${name}`)].join(", ")}${remove}`,
+        ExpressionAttributeNames:
+          given.length > 0 ? Object.fromEntries(given.map(([name]) => [`#${name}`, name])) : undefined,
+        ExpressionAttributeValues: Object.fromEntries([
+          [":now", now],
+          ...set.map(([name, value]) => [`:${name}`, value]),
+        ]),
         ReturnValues: "ALL_NEW",
       }),
     );
@@ -41,6 +44,7 @@ export class DynamoTenantSettings implements TenantSettingsStore {
 function toSettings(item: Record<string, unknown>): TenantSettings {
   return dropUndefined({
     cleanUpAfterDays: item.cleanUpAfterDays as number | undefined,
+    timeZone: item.timeZone as string | undefined,
     updatedAt: item.updatedAt as number | undefined,
   });
 }

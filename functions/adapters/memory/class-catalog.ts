@@ -20,13 +20,15 @@ export class MemoryClassCatalog implements ClassCatalog {
 
   async put(tenant: string, name: string, change: AgentClassChange, now: number) {
     const existing = this.classes.get(`${tenant}/${name}`);
-    // As in the table, only the fields the change gives are written, and a null clean-up age unsets it.
-    const { cleanUpAfterDays, ...given } = dropUndefined(change);
+    // As in the table, only the fields the change gives are written; a null clean-up age and no windows unset them.
+    const { cleanUpAfterDays, maintenanceWindows, ...given } = dropUndefined(change);
     const record: AgentClassRecord = existing
       ? { ...existing, ...given, updatedAt: now }
       : { tenant, name, ...given, createdAt: now, updatedAt: now, autoCreated: false };
     if (cleanUpAfterDays === null) delete record.cleanUpAfterDays;
     else if (cleanUpAfterDays !== undefined) record.cleanUpAfterDays = cleanUpAfterDays;
+    if (maintenanceWindows?.length === 0) delete record.maintenanceWindows;
+    else if (maintenanceWindows !== undefined) record.maintenanceWindows = maintenanceWindows;
     this.classes.set(`${tenant}/${name}`, record);
     return { record: structuredClone(record), created: existing === undefined };
   }

@@ -15,6 +15,7 @@ import type { CachedRevocation, RevocationCache } from "../identity/ports.js";
 import type { AgentManifest } from "../manifests/agent-manifest.js";
 import type { ManifestCache } from "../manifests/ports.js";
 import type { Page, PageRequest } from "../paging.js";
+import type { MaintenanceWindow } from "../schedules/windows.js";
 import type { LabelSource } from "./label-sources.js";
 import type { Labels } from "./labels.js";
 
@@ -287,6 +288,11 @@ export interface AgentClassRecord {
   cleanUpAfterDays?: number;
   /** Where the class's agents' reported labels come from. */
   labelSources?: LabelSource[];
+  /**
+   * When rollouts and console operations may reach the class's agents, in the tenant's time zone; always
+   * when absent.
+   */
+  maintenanceWindows?: MaintenanceWindow[];
   /** Which flow the class's agents should run, once a flow version was published to it. */
   flowPolicy?: ClassFlowPolicy;
   /** How changes of the class's parameter values reach its agents; `immediate` when absent. */
@@ -313,6 +319,8 @@ export interface AgentClassChange {
   ackTimeoutSeconds?: number;
   /** `null` unsets the class's own value, so that the tenant's default applies. */
   cleanUpAfterDays?: number | null;
+  /** An empty list removes the class's windows: its agents are always open to changes. */
+  maintenanceWindows?: MaintenanceWindow[];
   valueChanges?: ValueChanges;
   labelSources?: LabelSource[];
   requireApproval?: boolean;

@@ -1312,3 +1312,80 @@ describe("TRANSFER DEBUG and its debug bundles", () => {
     });
   });
 });
+
+describe("operations for agents outside their class's maintenance windows", () => {
+  /** The harness's clock is a Saturday; pumps' window opens on Sunday at 02:00 in Berlin, 01:00 UTC. */
+  const opening = Date.parse("2026-11-22T01:00:00Z");
+
+  /** Agent a-1 of class pumps, whose window is closed, and v-1 of class valves, which has none. */
+  async function windowedFleet() {
+    const ports = harness();
+    ports.agent("acme", "a-1", "pumps", 0, 0);
+    ports.agent("acme", "v-1", "valves", 0, 0);
+    await ports.api.settings.put(as("acme"), { timeZone: "europe/berlin" });
+    await ports.api.classes.put(as("acme", "operator"), "pumps", {
+      maintenanceWindows: [{ days: ["sun"], start: "02:00", durationMinutes: 240 }],
+    });
+    const describe = (agentId: string, outsideWindow?: "wait" | "refuse") =>
+      ports.api.operations.create(as("acme", "operator"), {
+        agentId,
+        operation: "DESCRIBE",
+        operand: "MANIFEST",
+        outsideWindow,
+      });
+    return { ...ports, describe };
+  }
+
+  it("wait by default: held until the window opens, the agent not told of it before", async () => {
+    const { describe, hotState, operations } = await windowedFleet();
+    const created = (await describe("a-1")).body as Body;
+    expect(created.items).toEqual([
+      expect.objectContaining({
+        agentId: "a-1",
+        state: "queued",
+        notBefore: new Date(opening).toISOString(),
+      }),
+    ]);
+    expect(created).not.toHaveProperty("refused");
+    expect(hotState.pendingOperations.has("acme/a-1")).toBe(false);
+    expect((await operations.open("acme", "a-1"))[0]).toMatchObject({ notBefore: opening, dueAt: opening });
+
+    const open = (await describe("v-1")).body as Body;
+    expect(open.items[0]).not.toHaveProperty("notBefore");
+    expect(hotState.pendingOperations.get("acme/v-1")).toBeGreaterThan(0);
+  });
+
+  it("are refused with 409 and the reason when the request says so, creating nothing; inside a window they go", async () => {
+    const { api, describe, operations, hotState } = await windowedFleet();
+    await expect(describe("a-1", "refuse")).rejects.toMatchObject({
+      code: "outside_window",
+      message: expect.stringContaining("class pumps are closed until 2026-11-22T01:00:00.000Z"),
+    });
+    const bySelector = api.operations.create(as("acme", "operator"), {
+      selector: { agentClass: "pumps" },
+      operation: "DESCRIBE",
+      operand: "MANIFEST",
+      outsideWindow: "refuse",
+    });
+    await expect(bySelector).rejects.toMatchObject({ code: "outside_window" });
+    expect(await operations.open("acme", "a-1")).toEqual([]);
+
+    // Saturday from 01:00 to 02:00 in Berlin: open at the harness's midnight UTC.
+    await api.classes.put(as("acme", "operator"), "pumps", {
+      maintenanceWindows: [{ days: ["sat"], start: "00:30", durationMinutes: 60 }],
+    });
+    const inside = (await describe("a-1", "refuse")).body as Body;
+    expect(inside.items[0]).not.toHaveProperty("notBefore");
+    expect(hotState.pendingOperations.get("acme/a-1")).toBeGreaterThan(0);
+    expect((await describe("v-1", "refuse")).status).toBe(201);
+  });
+
+  it("know the tenant's time zone by Intl's name, and refuse one it does not know", async () => {
+    const { api } = await windowedFleet();
+    expect((await api.settings.get(as("acme", "viewer"))).body).toMatchObject({ timeZone: "Europe/Berlin" });
+    await expect(api.settings.put(as("acme"), { timeZone: "Mars/Olympus_Mons" })).rejects.toMatchObject({
+      code: "invalid_request",
+    });
+    expect((await api.settings.put(as("acme"), { timeZone: null })).body).not.toHaveProperty("timeZone");
+  });
+});

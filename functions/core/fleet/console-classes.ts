@@ -17,6 +17,7 @@ import { dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
+import { type MaintenanceWindow, maintenanceWindowsOf } from "../schedules/windows.js";
 import type { FleetHotState, FleetRegistry } from "./ports.js";
 
 export interface ClassesDependencies {
@@ -43,6 +44,7 @@ export interface ClassView {
   ackTimeoutSeconds?: number;
   cleanUpAfterDays?: number;
   labelSources?: LabelSource[];
+  maintenanceWindows?: MaintenanceWindow[];
   /** The flow the class's agents are brought to, and the flows that count as current. */
   flow?: { target: string; accepted: string[] };
   valueChanges: ValueChanges;
@@ -103,6 +105,7 @@ const view = (record: AgentClassRecord, agents: AgentCounts | undefined): ClassV
     ackTimeoutSeconds: record.ackTimeoutSeconds,
     cleanUpAfterDays: record.cleanUpAfterDays,
     labelSources: record.labelSources,
+    maintenanceWindows: record.maintenanceWindows,
     // The policy's ack timeout is the class's own, shown above; the policy carries it for the agent API.
     flow: record.flowPolicy && { target: record.flowPolicy.target, accepted: record.flowPolicy.accepted },
     valueChanges: record.valueChanges ?? "immediate",
@@ -144,7 +147,13 @@ export function makeClassesApi(deps: ClassesDependencies) {
       requireRole(principal, "operator");
       assertClassName(name);
       if (change.labelSources) validateLabelSources(change.labelSources);
-      const { record, created } = await catalog.put(principal.tenant, name, change, clock.now());
+      const windows = change.maintenanceWindows && maintenanceWindowsOf(change.maintenanceWindows);
+      const { record, created } = await catalog.put(
+        principal.tenant,
+        name,
+        dropUndefined({ ...change, maintenanceWindows: windows }),
+        clock.now(),
+      );
       // Catch-up gives its operations the class's acknowledgement timeout from the cache's copy of the policy,
       // and heartbeats hold the class's agents to the heartbeat period beside it.
       const policy = record.flowPolicy;

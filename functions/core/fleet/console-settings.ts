@@ -1,8 +1,10 @@
+import { BeaconError } from "../errors.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { dropUndefined } from "../json.js";
 import { toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
+import { canonicalTimeZone } from "../schedules/windows.js";
 import type { TenantSettings, TenantSettingsChange, TenantSettingsStore } from "./ports.js";
 
 export interface SettingsDependencies {
@@ -11,7 +13,20 @@ export interface SettingsDependencies {
 }
 
 const view = (settings: TenantSettings) =>
-  dropUndefined({ cleanUpAfterDays: settings.cleanUpAfterDays, updatedAt: toIso(settings.updatedAt) });
+  dropUndefined({
+    cleanUpAfterDays: settings.cleanUpAfterDays,
+    timeZone: settings.timeZone,
+    updatedAt: toIso(settings.updatedAt),
+  });
+
+/** The change with its time zone as Intl names it, which the windows' arithmetic then finds as it is. */
+function checked(change: TenantSettingsChange): TenantSettingsChange {
+  if (typeof change.timeZone !== "string") return change;
+  const timeZone = canonicalTimeZone(change.timeZone);
+  if (!timeZone)
+    throw new BeaconError("invalid_request", `timeZone: no time zone is named ${change.timeZone}`);
+  return { ...change, timeZone };
+}
 
 /** What the tenant set for its whole fleet: every role reads it, admins change it. */
 export function makeSettingsApi(deps: SettingsDependencies) {
@@ -24,7 +39,7 @@ export function makeSettingsApi(deps: SettingsDependencies) {
 
     async put(principal: Principal, change: TenantSettingsChange): Promise<ConsoleResult> {
       requireRole(principal, "admin");
-      return { body: view(await tenantSettings.put(principal.tenant, change, clock.now())) };
+      return { body: view(await tenantSettings.put(principal.tenant, checked(change), clock.now())) };
     },
   };
 }

@@ -113,12 +113,15 @@ export interface TenantSettings {
    * `cleanUpAfterDays`; never when absent.
    */
   cleanUpAfterDays?: number;
+  /** The IANA time zone the tenant's maintenance windows keep; UTC when absent. */
+  timeZone?: string;
   updatedAt?: number;
 }
 
 /** A change of the tenant's settings: a field given is set, `null` unsets it, one left out keeps its value. */
 export interface TenantSettingsChange {
   cleanUpAfterDays?: number | null;
+  timeZone?: string | null;
 }
 
 /** The tenant's settings, one item per tenant. */

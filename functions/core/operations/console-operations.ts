@@ -5,7 +5,8 @@ import type { ResourceSet } from "../assets/resource-set.js";
 import { BeaconError } from "../errors.js";
 import type { OperationState } from "../events/model.js";
 import type { AgentFilters } from "../fleet/agents.js";
-import type { FleetRegistry } from "../fleet/ports.js";
+import { classWindowState } from "../fleet/class-windows.js";
+import type { FleetRegistry, TenantSettingsStore } from "../fleet/ports.js";
 import { isFlowHash } from "../flows/flow-hash.js";
 import { declaresParameters, updateConfigurationArgs } from "../flows/location.js";
 import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
@@ -27,6 +28,8 @@ import {
   type OperationKind,
   type OperationRequest,
   operationView,
+  outsideWindowError,
+  outsideWindows,
   refusedError,
   SYNC_RESOURCE,
   UPDATE_ASSET,
@@ -58,6 +61,8 @@ export interface OperationsDependencies extends OperationQueueDependencies {
   agentApiUrl: string;
   /** The base of TRANSFER DEBUG's upload targets: where the streaming bundle intake is reached. */
   debugBundleTargetBase: string;
+  /** The tenant's time zone, for classes with maintenance windows. */
+  tenantSettings: Pick<TenantSettingsStore, "get">;
   /** The agents the console's agent list shows for these filters, reading on until `limit` or the end. */
   selectAgents(tenant: string, filters: AgentFilters, limit: number): Promise<{ agentId: string }[]>;
 }
@@ -97,6 +102,21 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     const classes = [...new Set(agents.map((agent) => agent.agentClass))];
     const sets = await Promise.all(classes.map((className) => resourceSets.get(tenant, className)));
     return new Map<string, ResourceSet | undefined>(classes.map((className, at) => [className, sets[at]]));
+  }
+
+  /** When the maintenance windows of each of the agents' classes that are closed now open next. */
+  async function nextOpeningsOf(tenant: string, agents: AgentRecord[]): Promise<Map<string, number>> {
+    const now = deps.clock.now();
+    const openings = new Map<string, number>();
+    for (const className of new Set(agents.map((agent) => agent.agentClass))) {
+      const state = await classWindowState(
+        deps.tenantSettings,
+        await deps.catalog.get(tenant, className),
+        now,
+      );
+      if (state.nextOpening !== undefined) openings.set(className, state.nextOpening);
+    }
+    return openings;
   }
 
   /** The flow version of each class an UPDATE CONFIGURATION sends, refused where a class has none. */
@@ -232,7 +252,14 @@ export function makeOperationsApi(deps: OperationsDependencies) {
       if (refused.length > 0) throw refusedError(refused);
       if (request.agentId !== undefined && request.dependsOn)
         await assertDependencies(tenant, request.agentId, request.dependsOn);
-      const { records, streamError } = await queue.enqueue(tenant, drafted, principal.subject);
+      const windowed = outsideWindows(
+        drafted,
+        await nextOpeningsOf(tenant, agents),
+        request.outsideWindow ?? "wait",
+      );
+      // A request's agents are of one class (one agent, or a selector within a class): all refused, or none.
+      if (windowed.refused.length > 0) throw outsideWindowError(windowed.refused);
+      const { records, streamError } = await queue.enqueue(tenant, windowed.drafts, principal.subject);
       return { status: 201, body: { items: records.map(operationView) }, streamError };
     },
 

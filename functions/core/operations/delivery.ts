@@ -1,5 +1,5 @@
 import { type SupportedOperations, supports } from "../c2/manifest.js";
-import type { OperationRecord } from "./model.js";
+import { isHeld, type OperationRecord } from "./model.js";
 
 /** Who created the UPDATE CONFIGURATION that brings an agent to its class's flow. */
 export const CATCH_UP_CREATOR = "beacon:catch-up";
@@ -23,17 +23,19 @@ export interface DeliveryPlan {
  * list goes out, and at most `limit` operations go in one reply. An agent has one UPDATE CONFIGURATION in
  * flight at most: the newest queued one replaces the others (a catch-up only when none but catch-ups are
  * queued: a rollout's batch and a catch-up that raced each queued one), and it waits while one delivered
- * earlier is still open.
+ * earlier is still open. One held for its class's maintenance window is left as if it were not queued yet
+ * (the sweeper releases it), though what depends on it waits for it.
  */
 export function planDelivery(
   open: OperationRecord[],
   supportedOperations: SupportedOperations,
   limit: number,
+  now: number,
 ): DeliveryPlan {
   const openIds = new Set(open.map((operation) => operation.operationId));
   const plan: DeliveryPlan = { deliver: [], unsupported: [], superseded: [], remaining: false };
   const queued = open
-    .filter((operation) => operation.state === "queued")
+    .filter((operation) => operation.state === "queued" && !isHeld(operation, now))
     .sort((a, b) => (a.operationId < b.operationId ? -1 : a.operationId > b.operationId ? 1 : 0));
   const supported = queued.filter((operation) =>
     supports(supportedOperations, operation.operation, operation.operand),

@@ -42,7 +42,11 @@ export type OperationRequest = OperationTarget & {
   assetId?: string;
   /** Required true for what cannot be undone: START or STOP `c2`, CLEAR REPOSITORIES. */
   confirm?: boolean;
+  /** For agents whose class's maintenance windows are closed: held until they open (`wait`), or not created. */
+  outsideWindow?: OutsideWindow;
 };
+
+export type OutsideWindow = "wait" | "refuse";
 
 /** MiNiFi C++ UPDATE PROPERTIES' object form of a value: whether the agent writes it to its properties file. */
 export interface PropertyUpdate {
@@ -103,6 +107,7 @@ export const operationView = (record: OperationRecord) =>
     details: record.details,
     failureCause: record.failureCause,
     reason: record.reason,
+    notBefore: toIso(record.notBefore),
     result: record.result && {
       bytes: record.result.bytes,
       expiresAt: toIso(record.result.expiresAt) as string,
@@ -179,6 +184,40 @@ export function refusedError(refused: Refusal[]): BeaconError {
   const who =
     refused.length === 1 ? "The agent cannot take the operation" : `${refused.length} agents cannot`;
   return new BeaconError("operation_not_supported", `${who}: ${shown}${more}`);
+}
+
+/**
+ * The drafts for agents whose class's maintenance windows are closed (`nextOpenings`, by class): held until
+ * they open, or refused, each with why, as the request chose; the others go as they are.
+ */
+export function outsideWindows(
+  drafted: OperationDraft[],
+  nextOpenings: ReadonlyMap<string, number>,
+  choice: OutsideWindow,
+): { drafts: OperationDraft[]; refused: Refusal[] } {
+  const refused: Refusal[] = [];
+  const drafts: OperationDraft[] = [];
+  for (const draft of drafted) {
+    const opening = nextOpenings.get(draft.agent.agentClass);
+    if (opening === undefined) drafts.push(draft);
+    else if (choice === "wait") drafts.push({ ...draft, notBefore: opening });
+    else
+      refused.push({
+        draft,
+        reason: `the maintenance windows of class ${draft.agent.agentClass} are closed until ${toIso(opening)}`,
+      });
+  }
+  return { drafts, refused };
+}
+
+/** The 409 for agents outside their class's maintenance windows when the request chose to refuse those. */
+export function outsideWindowError(refused: Refusal[]): BeaconError {
+  const first = refused[0] as Refusal;
+  const agents = new Set(refused.map(({ draft }) => draft.agent.agentId)).size;
+  return new BeaconError(
+    "outside_window",
+    `${agents === 1 ? "The agent is" : `${agents} agents are`} outside the maintenance windows: ${first.reason}; send it with "outsideWindow": "wait" to hold it until they open`,
+  );
 }
 
 /** The classes whose flow version an UPDATE CONFIGURATION sends: the one it names, else its agents'. */

@@ -136,9 +136,12 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
   const createdEvent = (record: OperationRecord) =>
     eventOf(record, undefined, { state: "queued" }, record.createdAt);
 
-  /** Writes the operations, queued, with their events. */
+  /** Writes the operations, queued, with their events; a held one is due at its release. */
   async function create(records: OperationRecord[]) {
-    const queued = records.map((record) => ({ ...record, dueAt: record.createdAt + QUEUED_FIRST_LOOK_MS }));
+    const queued = records.map((record) => ({
+      ...record,
+      dueAt: record.notBefore ?? record.createdAt + QUEUED_FIRST_LOOK_MS,
+    }));
     const events = queued.map(createdEvent);
     await operations.create(queued, events);
     return { queued, events };
@@ -188,7 +191,7 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
         open.push(...created.queued);
         events.push(...created.events);
       }
-      const plan = planDelivery(open, supportedOperations, limit);
+      const plan = planDelivery(open, supportedOperations, limit, now);
       for (const record of plan.unsupported) {
         // The agent's manifest changed since creation; dependents go with it.
         events.push(...(await cancelDependents(tenant, agentId, record.operationId, now)));

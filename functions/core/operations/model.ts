@@ -46,6 +46,14 @@ export const OperationKinds = [
 ] as const;
 
 /** Agents never acknowledge these (the C++ agent pauses or resumes and says nothing): done on delivery. */
+/** Queued but held for its class's maintenance window until `notBefore`: not delivered yet. */
+export const isHeld = (record: Pick<OperationRecord, "notBefore">, now: number): boolean =>
+  record.notBefore !== undefined && record.notBefore > now;
+
+/** When an operation began to wait for delivery: its creation, or the window it was held for. */
+export const queuedSince = (record: Pick<OperationRecord, "createdAt" | "notBefore">): number =>
+  record.notBefore ?? record.createdAt;
+
 export const isNeverAcknowledged = (operation: string): boolean =>
   operation === "PAUSE" || operation === "RESUME";
 
@@ -72,6 +80,11 @@ export interface OperationRecord {
    * when it must; the service default when absent.
    */
   ackTimeoutMs?: number;
+  /**
+   * Held until then: created while its class's maintenance windows were closed, it is delivered from their
+   * next opening, which the sweeper's look at it releases it at; its queued timeout counts from then.
+   */
+  notBefore?: number;
   /** The rollout that sent it, for UPDATE CONFIGURATION a rollout queued. */
   rolloutId?: string;
   /** When a delivered operation without an acknowledgement, or one awaiting its effect, counts as timed out. */

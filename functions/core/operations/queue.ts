@@ -33,6 +33,8 @@ export interface OperationDraft {
   dependsOn?: string[];
   /** Set by the draft's maker when another draft of the same request must depend on it. */
   operationId?: string;
+  /** Held until then for the agent's class's maintenance window (OperationRecord.notBefore). */
+  notBefore?: number;
 }
 
 /** A draft the agent cannot take, and why. */
@@ -137,11 +139,17 @@ export function makeOperationQueue(deps: OperationQueueDependencies) {
           createdBy,
           agentClass: draft.agent.agentClass,
           ackTimeoutMs: ackTimeouts.get(draft.agent.agentClass),
+          notBefore: draft.notBefore,
         }),
       );
-      const agentIds = [...new Set(agents.map((a) => a.agentId))];
+      // A held operation's agent learns of it when the sweeper releases it.
+      const agentIds = [
+        ...new Set(
+          drafts.filter((draft) => draft.notBefore === undefined).map((draft) => draft.agent.agentId),
+        ),
+      ];
       const cache = guardedCache();
-      await cache.attempt(() => hotState.markOperationsPending(tenant, agentIds));
+      if (agentIds.length > 0) await cache.attempt(() => hotState.markOperationsPending(tenant, agentIds));
       if (cache.error !== undefined)
         throw new BeaconError(
           "cache_unavailable",
@@ -149,7 +157,7 @@ export function makeOperationQueue(deps: OperationQueueDependencies) {
         );
       const created = await lifecycle.create(records);
       // Failing now, it leaves the first markers, which only a heartbeat in between has cleared.
-      await cache.attempt(() => hotState.markOperationsPending(tenant, agentIds));
+      if (agentIds.length > 0) await cache.attempt(() => hotState.markOperationsPending(tenant, agentIds));
       try {
         await events.publish(created.events);
         return { records };

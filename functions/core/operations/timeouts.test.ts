@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ACK_TIMEOUT_MS, coreHarness } from "../../../scripts/test-support/core-harness.js";
 import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
+import { MemoryFleetHotState } from "../../adapters/memory/fleet-hot-state.js";
 import type { OperationEvent } from "../events/model.js";
 import { newOperationId } from "./ids.js";
 import { QUEUED_FIRST_LOOK_MS } from "./lifecycle.js";
@@ -28,11 +29,13 @@ function sweeperHarness(maxOperationsPerRun = 100) {
       firstSeen: core.clock.now(),
       lastSeen: core.clock.now(),
     });
+  const hotState = new MemoryFleetHotState();
   const sweep = makeSweepTimeouts({
     operations: core.operationStore,
     lifecycle: core.operations,
     agents: core.registry,
     classes,
+    hotState,
     events: core.events,
     clock: core.clock,
     settings: { queuedTimeoutHeartbeats: 10, maxOperationsPerRun },
@@ -67,7 +70,7 @@ function sweeperHarness(maxOperationsPerRun = 100) {
     for await (const record of core.operationStore.due(core.clock.now())) return record;
     throw new Error("nothing due");
   };
-  return { core, sweep, queue, deliver, recordOf, transitions, firstDue };
+  return { core, hotState, sweep, queue, deliver, recordOf, transitions, firstDue };
 }
 
 describe("delivered operations", () => {
@@ -210,6 +213,43 @@ describe("queued operations", () => {
       state: "delivered",
       dueAt: core.clock.now() + ACK_TIMEOUT_MS,
     });
+  });
+});
+
+describe("operations held for their class's maintenance window", () => {
+  it("are not delivered before it opens, are released to their agent by the sweeper then, and time out counting from then", async () => {
+    const { core, hotState, sweep, queue, deliver, recordOf } = sweeperHarness();
+    const createdAt = core.clock.now();
+    const opening = createdAt + 3 * 60 * MINUTE;
+    const restart = await queue("agent-1", "RESTART", { notBefore: opening });
+    const after = await queue("agent-1", "STOP", {
+      operand: "FLOW",
+      dependsOn: [restart],
+      notBefore: opening,
+    });
+    expect(recordOf("agent-1", restart).dueAt).toBe(opening);
+
+    core.clock.advance(60 * MINUTE);
+    expect(await deliver("agent-1")).toMatchObject({ operations: [], remaining: false });
+    expect(await sweep()).toMatchObject({ released: 0, postponed: 0, timedOut: { queued: 0 } });
+
+    core.clock.time = opening;
+    hotState.down = true;
+    expect(await sweep()).toMatchObject({ released: 0, skipped: 2 });
+    expect(recordOf("agent-1", restart).dueAt).toBe(opening);
+    hotState.down = false;
+    expect(await sweep()).toMatchObject({ released: 2, timedOut: { queued: 0 } });
+    expect(hotState.pendingOperations.get(`${tenant}/agent-1`)).toBeGreaterThan(0);
+    expect(recordOf("agent-1", restart)).toMatchObject({ state: "queued", dueAt: opening + 10 * MINUTE });
+
+    core.clock.time = opening + 10 * MINUTE - 1;
+    expect(await sweep()).toMatchObject({ released: 0, timedOut: { queued: 0 } });
+    const delivered = await deliver("agent-1");
+    expect(delivered.operations.map((operation) => operation.identifier)).toEqual([restart]);
+    expect(recordOf("agent-1", after).state).toBe("queued");
+    core.clock.time = opening + 10 * MINUTE;
+    expect(await sweep()).toMatchObject({ timedOut: { queued: 1 } });
+    expect(recordOf("agent-1", after).state).toBe("timed_out");
   });
 });
 

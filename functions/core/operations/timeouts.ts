@@ -1,9 +1,11 @@
 import type { AgentRegistry, ClassCatalog } from "../agents/ports.js";
 import { DEFAULT_HEARTBEAT_INTERVAL_SECONDS } from "../agents/status.js";
 import type { EventSink } from "../events/ports.js";
+import type { FleetHotState } from "../fleet/ports.js";
+import { guardedCache } from "../guarded-cache.js";
 import type { Clock } from "../ports.js";
 import type { OperationLifecycle } from "./lifecycle.js";
-import { isFinal, type OperationRecord } from "./model.js";
+import { isFinal, type OperationRecord, queuedSince } from "./model.js";
 import type { OperationStore } from "./ports.js";
 
 export interface SweepSettings {
@@ -18,6 +20,8 @@ export interface SweepDependencies {
   lifecycle: OperationLifecycle;
   agents: Pick<AgentRegistry, "get">;
   classes: Pick<ClassCatalog, "get">;
+  /** Where a held operation's release sets its agent's pending marker, so that its next heartbeat looks. */
+  hotState: Pick<FleetHotState, "markOperationsPending">;
   events: EventSink;
   clock: Clock;
   settings: SweepSettings;
@@ -30,6 +34,8 @@ export interface SweepOutcome {
   cancelled: number;
   /** Queued operations whose class gives them longer: looked at again at their deadline. */
   postponed: number;
+  /** Operations held for their class's maintenance window, released to their agents now. */
+  released: number;
   /** Due operations an acknowledgement, a heartbeat or another sweeper closed or moved first. */
   skipped: number;
   /** The run stopped at its bound with due operations left for the next run. */
@@ -41,7 +47,8 @@ export interface SweepOutcome {
 /**
  * The sweeper's use case: closes the operations agents never took, never acknowledged or never showed the
  * effect of. A delivered operation, or one awaiting its effect, times out at its `timeoutAt`; a queued one
- * after `queuedTimeoutHeartbeats` heartbeat intervals of its agent's class. Every change is a conditional transition of the lifecycle, so a late
+ * after `queuedTimeoutHeartbeats` heartbeat intervals of its agent's class, counted from its release when it
+ * was held for its class's maintenance window (which this look makes, at `notBefore`). Every change is a conditional transition of the lifecycle, so a late
  * acknowledgement, a heartbeat or an overlapping run racing it leaves exactly one winner.
  */
 export function makeSweepTimeouts(deps: SweepDependencies) {
@@ -82,6 +89,7 @@ export function makeSweepTimeouts(deps: SweepDependencies) {
       timedOut: { queued: 0, delivered: 0, awaiting_effect: 0 },
       cancelled: 0,
       postponed: 0,
+      released: 0,
       skipped: 0,
       more: false,
     };
@@ -97,6 +105,13 @@ export function makeSweepTimeouts(deps: SweepDependencies) {
       } catch (error) {
         outcome.streamError = error;
       }
+    }
+
+    /** Sets the agent's pending marker; false when the cache failed, and the next run tries again. */
+    async function release(record: OperationRecord): Promise<boolean> {
+      const cache = guardedCache();
+      await cache.attempt(() => deps.hotState.markOperationsPending(record.tenant, [record.agentId]));
+      return cache.error === undefined;
     }
 
     let handled = 0;
@@ -117,15 +132,20 @@ export function makeSweepTimeouts(deps: SweepDependencies) {
         await timeOut(record, `Acknowledged ${record.ackState}, but no heartbeat showed the effect in time`);
       } else {
         const interval = await intervalOf(record.tenant, record.agentId);
-        const deadline = record.createdAt + settings.queuedTimeoutHeartbeats * interval * 1000;
-        if (deadline <= now) {
+        const deadline = queuedSince(record) + settings.queuedTimeoutHeartbeats * interval * 1000;
+        // A held one is due first at its release: its agent learns of it by the marker, before its deadline is set.
+        const releasing = record.notBefore !== undefined && record.dueAt === record.notBefore;
+        if (releasing && !(await release(record))) {
+          outcome.skipped++;
+        } else if (deadline <= now) {
           await timeOut(
             record,
             `Not delivered within ${settings.queuedTimeoutHeartbeats} heartbeat intervals of its agent's class (${interval} s each)`,
           );
         } else if (await operations.transition(record, "queued", { state: "queued", dueAt: deadline })) {
           // Not a move of the state machine: only the due time changes, and only while it is still queued.
-          outcome.postponed++;
+          if (releasing) outcome.released++;
+          else outcome.postponed++;
         } else {
           outcome.skipped++;
         }

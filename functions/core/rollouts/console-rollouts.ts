@@ -57,6 +57,7 @@ export const rolloutView = (record: RolloutRecord) =>
     approvedBy: record.approvedBy,
     approvedAt: toIso(record.approvedAt),
     refusedBy: record.refusedBy,
+    waitingForWindow: toIso(record.waitingForWindow),
     plan: record.plan,
     classSize: record.classSize,
     canarySize: record.canarySize,

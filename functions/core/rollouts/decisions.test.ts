@@ -25,6 +25,7 @@ import { DEFAULT_ROLLOUT_PLAN, emptyCounts, type RolloutMember, type RolloutReco
 
 const NOW = 1_700_000_000_000;
 const SECOND = 1_000;
+const HOUR = 3_600 * SECOND;
 /** Online while seen within three 10 s heartbeats. */
 const timing: ClassTiming = {
   status: { heartbeatIntervalSeconds: 10, registryLagMs: 0 },
@@ -292,6 +293,34 @@ describe("a look's next step", () => {
     const { fromFlow: _none, ...first } = canary;
     expect(lookStep(first, failing, timing, NOW).rollout.reason).toBe(
       "1 of 2 updated agents failed; the class had no previous flow version to roll back to",
+    );
+  });
+
+  it("starts no batch and does not complete while the class's window is closed, and waits for its opening", () => {
+    const closed = { open: false, nextOpening: NOW + HOUR };
+    expect(lookStep(rollout, [], timing, NOW, closed)).toEqual({
+      next: "wait",
+      rollout: expect.objectContaining({ state: "canary", batches: 0, waitingForWindow: NOW + HOUR }),
+    });
+    const done = { ...canary, state: "rolling" as const, exhausted: true };
+    expect(lookStep(done, healthy, timing, NOW, closed)).toMatchObject({
+      next: "wait",
+      rollout: { state: "rolling", waitingForWindow: NOW + HOUR },
+    });
+    const waited = lookStep({ ...canary, waitingForWindow: NOW }, healthy, timing, NOW, { open: true });
+    expect(waited.next).toBe("batch");
+    expect(waited.rollout).not.toHaveProperty("waitingForWindow");
+  });
+
+  it("keeps the health gate and rolls back while the class's window is closed: a rollback is a safety action", () => {
+    const closed = { open: false, nextOpening: NOW + HOUR };
+    const failing = [member("healthy"), member("failed", { agentId: "a-2", failedAt: NOW })];
+    expect(lookStep(canary, failing, timing, NOW, closed)).toMatchObject({
+      next: "roll back",
+      rollout: { state: "rolling_back" },
+    });
+    expect(lookStep(canary, [...healthy, member("soaking")], timing, NOW, closed).rollout).not.toHaveProperty(
+      "waitingForWindow",
     );
   });
 

@@ -16,6 +16,7 @@ import { newUpdateConfiguration } from "../operations/lifecycle.js";
 import { isFinal, type OperationRecord } from "../operations/model.js";
 import type { ParameterRecord } from "../parameters/model.js";
 import type { IdGenerator } from "../ports.js";
+import type { WindowState } from "../schedules/windows.js";
 import {
   canRolloutTransition,
   countOf,
@@ -301,8 +302,11 @@ export function lookStep(
   members: RolloutMember[],
   timing: ClassTiming,
   now: number,
+  /** The class's maintenance windows at `now`: always open for a class without any. */
+  window: WindowState = { open: true },
 ): LookStep {
-  const rollout: RolloutRecord = { ...read, counts: tally(members, read.settled) };
+  const { waitingForWindow: _waited, ...unwaited } = read;
+  const rollout: RolloutRecord = { ...unwaited, counts: tally(members, read.settled) };
   const failures = rollout.counts.failed - rollout.acceptedFailures;
   if (
     rollout.state !== "paused" &&
@@ -325,6 +329,8 @@ export function lookStep(
   }
   if (rollout.state === "paused" || !members.every(isSettled)) return { next: "wait", rollout };
   if (rollout.state === "canary" && rollout.batches > 0) rollout.state = "rolling";
+  // A batch and a completion both send operations; the health gate and a rollback above never wait.
+  if (!window.open) return { next: "wait", rollout: { ...rollout, waitingForWindow: window.nextOpening } };
   if (rollout.exhausted) {
     return {
       next: "complete",

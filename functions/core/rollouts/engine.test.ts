@@ -10,6 +10,7 @@ import { SequentialIds } from "../../adapters/memory/id-generator.js";
 import { MemoryOperationStore } from "../../adapters/memory/operation-store.js";
 import { MemoryParameterStore } from "../../adapters/memory/parameter-store.js";
 import { MemoryRolloutStore } from "../../adapters/memory/rollout-store.js";
+import { MemoryTenantSettings } from "../../adapters/memory/tenant-settings.js";
 import type { AgentClassRecord } from "../agents/ports.js";
 import { supportedOperationsOf } from "../c2/manifest.js";
 import type { AckState, Bulletin } from "../c2/model.js";
@@ -23,6 +24,7 @@ import {
   renderedFlowIdOf,
   renderingClassFlows,
 } from "../parameters/rendered-flow-ids.js";
+import { type MaintenanceWindow, WEEKDAYS, windowState } from "../schedules/windows.js";
 import { makeRolloutEngine } from "./engine.js";
 import type { RolloutPlan, RolloutRecord } from "./model.js";
 import { makeRolloutPreparation } from "./preparation.js";
@@ -86,9 +88,11 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
   const flows = new MemoryFlowCatalog();
   const parameters = new MemoryParameterStore();
   const renderings = makeFlowRenderings({ flows, parameters });
+  const tenantSettings = new MemoryTenantSettings();
   const engine = makeRolloutEngine({
     rollouts,
     classes: catalog,
+    tenantSettings,
     registry,
     hotState,
     operations,
@@ -109,6 +113,7 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     lifecycle,
     agents: registry,
     classes: catalog,
+    hotState,
     events,
     clock,
     settings: { queuedTimeoutHeartbeats: 10, maxOperationsPerRun: 10_000 },
@@ -221,6 +226,7 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
   return {
     clock,
     catalog,
+    tenantSettings,
     hotState,
     operations,
     flows,
@@ -380,6 +386,77 @@ describe("a rollout over a simulated class of 1,000 agents", () => {
       "rolling_back",
       "rolled_back",
     ]);
+  });
+
+  describe("in a class with maintenance windows", () => {
+    const DAY = 24 * 3_600 * SECOND;
+    /** Every day from 02:00 to 02:02 in Berlin: from 01:00 to 01:02 UTC in November. */
+    const windows: MaintenanceWindow[] = [{ days: [...WEEKDAYS], start: "02:00", durationMinutes: 2 }];
+    const opening = Date.parse("2026-11-21T01:00:00Z");
+    const isOpen = (at: number) => windowState(at, windows, "Europe/Berlin").open;
+
+    async function windowedClass(size: number, behaviours: Record<string, Behaviour> = {}) {
+      const sim = simulatedClass(size, behaviours);
+      await sim.tenantSettings.put(TENANT, { timeZone: "Europe/Berlin" }, sim.clock.now());
+      await sim.catalog.put(TENANT, CLASS, { maintenanceWindows: windows }, sim.clock.now());
+      return sim;
+    }
+
+    it("starts batches only inside a window, keeps watching the batch under way after it closes, and resumes in the next", async () => {
+      const sim = await windowedClass(300);
+      const started = await sim.start();
+      expect(started.rollout).toMatchObject({ state: "canary", batches: 0, waitingForWindow: opening });
+      expect(sim.operations.records.size).toBe(0);
+
+      sim.clock.time = opening - 30 * SECOND;
+      await sim.step();
+      await sim.step();
+      expect(await sim.rollout()).toMatchObject({ batches: 0, waitingForWindow: opening });
+      await sim.step();
+      const canary = await sim.rollout();
+      expect(canary).toMatchObject({ state: "canary", batches: 1, lastBatchAt: opening });
+      expect(canary).not.toHaveProperty("waitingForWindow");
+
+      let held = canary;
+      for (let steps = 0; held.waitingForWindow === undefined; steps++) {
+        expect(steps).toBeLessThan(100);
+        await sim.step();
+        held = await sim.rollout();
+      }
+      expect(held).toMatchObject({ state: "rolling", waitingForWindow: opening + DAY });
+      expect(isOpen(held.lastBatchAt as number)).toBe(true);
+      // The last batch begun inside the window was soaked and found healthy after it closed.
+      const last = await sim.rollouts.members(TENANT, held.rolloutId, held.batches - 1);
+      expect(last.every((member) => member.state === "healthy")).toBe(true);
+      expect(Math.max(...last.map((member) => member.settledAt as number))).toBeGreaterThanOrEqual(
+        opening + 2 * 60 * SECOND,
+      );
+      expect(held.counts.selected).toBeLessThan(300);
+
+      sim.clock.time = opening + DAY - 20 * SECOND;
+      await sim.runUntil(["completed"]);
+      const done = await sim.rollout();
+      expect(done.counts).toMatchObject({ selected: 300, healthy: 300 });
+      const sent = [...sim.operations.records.values()];
+      expect(sent).toHaveLength(300);
+      expect(sent.every((record) => isOpen(record.createdAt))).toBe(true);
+    });
+
+    it("rolls back outside the window: a rollback is a safety action and never waits", async () => {
+      const sim = await windowedClass(100, {
+        [agentIdOf(1)]: "refuses",
+        [agentIdOf(2)]: "refuses",
+        [agentIdOf(3)]: "refuses",
+      });
+      // The agents heartbeat, then the canary starts 10 s before the window closes.
+      sim.clock.time = opening + 100 * SECOND;
+      await sim.step();
+      expect((await sim.start()).rollout.counts.selected).toBe(20);
+      await sim.runUntil(["rolled_back"]);
+      const rollbacks = [...sim.operations.records.values()].filter((record) => record.args?.flowId === V1);
+      expect(rollbacks.length).toBeGreaterThan(0);
+      expect(rollbacks.every((record) => !isOpen(record.createdAt))).toBe(true);
+    });
   });
 
   it("says why each agent failed: its acknowledgement, an ERROR bulletin during the soak, or silence", async () => {

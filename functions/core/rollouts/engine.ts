@@ -2,7 +2,8 @@ import type { AgentClassRecord, ClassCatalog } from "../agents/ports.js";
 import { BeaconError } from "../errors.js";
 import type { OperationEvent, RolloutEvent, RolloutState } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
-import type { FleetHotState, FleetRegistry, HotAgentState } from "../fleet/ports.js";
+import { classWindowState } from "../fleet/class-windows.js";
+import type { FleetHotState, FleetRegistry, HotAgentState, TenantSettingsStore } from "../fleet/ports.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
 import type { ClassFlowWriter, FlowCatalog } from "../flows/ports.js";
 import { guardedCache } from "../guarded-cache.js";
@@ -68,6 +69,8 @@ export const periodOf = (timing: ClassTiming): number => timing.status.heartbeat
 export interface RolloutEngineDependencies {
   rollouts: RolloutStore;
   classes: Pick<ClassCatalog, "get">;
+  /** The tenant's time zone, read only for a class with maintenance windows. */
+  tenantSettings: Pick<TenantSettingsStore, "get">;
   registry: Pick<FleetRegistry, "query" | "count">;
   hotState: Pick<FleetHotState, "agents" | "markOperationsPending">;
   /** Where the class's policy goes as the rollout sets it, for catch-up. */
@@ -134,7 +137,8 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
     const outcome: AdvanceOutcome = { rollout: read, saved: false, batchStarted: false };
     // A waiting rollout has nothing to look at: it starts by its approval, or by the sweeper at its time.
     if (isRolloutFinal(read.state) || isRolloutWaiting(read.state)) return outcome;
-    const timing = timingOf(await classes.get(read.tenant, read.className));
+    const classRecord = await classes.get(read.tenant, read.className);
+    const timing = timingOf(classRecord);
     const operationEvents: OperationEvent[] = [];
     let policy: ClassFlowPolicy | undefined;
 
@@ -162,7 +166,13 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
       operationEvents.push(...rolled.operationEvents);
       rollout = afterRollbackLook(read, rolled.members);
     } else {
-      const step = lookStep(read, looked, timing, now);
+      const step = lookStep(
+        read,
+        looked,
+        timing,
+        now,
+        await classWindowState(deps.tenantSettings, classRecord, now),
+      );
       rollout = step.rollout;
       if (step.next === "roll back" || step.next === "complete") policy = step.policy;
       // Before the policy renders them: a look that loses the write puts the same values in force again.

@@ -111,6 +111,11 @@ export interface RolloutRecord {
   refusedBy?: string;
   /** Who aborted it: its rollback ends aborted rather than rolled_back. */
   abortedBy?: string;
+  /**
+   * The next opening of the class's maintenance windows, while the next batch (or the completion, whose
+   * policy catch-up sends) waits for it; absent otherwise.
+   */
+  waitingForWindow?: number;
   /** Why it paused, rolls back or was aborted. */
   reason?: string;
   createdAt: number;

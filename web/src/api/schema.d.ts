@@ -1241,6 +1241,7 @@ export interface components {
             ackTimeoutSeconds?: number;
             /** @description How many days an agent of the class may stay silent before the sweeper decommissions it (its hot state dropped, its registry entry kept as decommissioned, an `agent.decommissioned` event); absent until set, when the tenant's default applies (`GET /settings`), and without one silent agents are kept. */
             cleanUpAfterDays?: number;
+            maintenanceWindows?: components["schemas"]["MaintenanceWindows"];
             /** @description Which flow the class's agents should run, once a rollout published a version to it: agents reporting a flow id outside `accepted` are sent `target` (catch-up). While a rollout runs, both its versions are accepted. */
             flow?: {
                 /** @description The flow hash catch-up brings agents to. */
@@ -1270,12 +1271,16 @@ export interface components {
         TenantSettings: {
             /** @description How many days an agent of a class without its own `cleanUpAfterDays` may stay silent before the sweeper decommissions it; absent until set, when such classes keep their silent agents. */
             cleanUpAfterDays?: number;
+            /** @description The IANA time zone the classes' maintenance windows keep; absent until set, when they keep UTC. */
+            timeZone?: string;
             /** Format: date-time */
             updatedAt?: string;
         };
         TenantSettingsChange: {
             /** @description The clean-up age of classes without their own `cleanUpAfterDays`, in days since an agent's last heartbeat; null unsets it. */
             cleanUpAfterDays?: number | null;
+            /** @description An IANA time zone name such as `Europe/Berlin`, kept as Intl spells it; 400 for a name it does not know. Null unsets it: UTC applies. */
+            timeZone?: string | null;
         };
         AgentClassChange: {
             description?: string;
@@ -1284,6 +1289,7 @@ export interface components {
             ackTimeoutSeconds?: number;
             /** @description How many days an agent of the class may stay silent (since its last heartbeat) before the sweeper decommissions it, over the tenant's default (`PUT /settings`). It registers again at its next heartbeat. Null unsets the class's own value: the tenant's default applies again. */
             cleanUpAfterDays?: number | null;
+            maintenanceWindows?: components["schemas"]["MaintenanceWindows"];
             valueChanges?: components["schemas"]["ValueChanges"];
             /** @description Rollouts to the class wait (awaiting_approval) until an operator other than the one who created each approves it (four eyes). */
             requireApproval?: boolean;
@@ -1523,7 +1529,7 @@ export interface components {
         /** @description Beacon's one error body. */
         Error: {
             error: {
-                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `result_expired`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `parameters_not_ready`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `resource_set_conflict`, `subscription_limit`, `webhook_tester_unavailable`, `internal_error`. */
+                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `result_expired`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `outside_window`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `parameters_not_ready`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `resource_set_conflict`, `subscription_limit`, `webhook_tester_unavailable`, `internal_error`. */
                 code: string;
                 message: string;
                 /** @description What a caller can act on beyond the message. A flow refused for referencing undeclared parameters has `undeclaredParameters` (ParameterReferenceSite items, the first 100) and `undeclaredCount`. A request refused with `parameters_not_ready` has the version (`className`, `flowHash`), `agentCount` (the agents checked) and `truncated` (a class larger than the check reads), `missing` (per parameter: `parameter`, `layer`, the layer that leaves it unset, `agentCount` and the first `agentIds`, those without a value of their own) and `refused` (per value: `parameter`, `processorType`, `property`, `value`, `allowed`, the `layer` it comes from, `agentCount`, `agentIds`). */
@@ -1678,6 +1684,11 @@ export interface components {
             failureCause?: string;
             /** @description Why Beacon closed it itself: cancelled, a dependency that will not be done, an operation the agent's manifest no longer lists, or a TRANSFER DEBUG acknowledged as applied without a stored debug bundle. */
             reason?: string;
+            /**
+             * Format: date-time
+             * @description Held for its class's maintenance windows until then: not delivered before, released by the sweeper's next run from then, its queued timeout counted from then.
+             */
+            notBefore?: string;
             /** @description The answer its acknowledgement brought (a DESCRIBE's), kept for `GET /operations/{operationId}/result` until `expiresAt`. */
             result?: {
                 /** @description Its size in bytes, as served. */
@@ -1734,6 +1745,11 @@ export interface components {
             operand?: string;
             /** @description Must be true for what cannot be undone: START or STOP `c2` (the C++ agent ends itself with SIGTERM) and CLEAR REPOSITORIES (destroys the data the agent holds queued). Without it they are refused with 400 `confirmation_required`. */
             confirm?: boolean;
+            /**
+             * @description For agents whose class's maintenance windows (`PUT /classes/{name}`) are closed now: `wait` (the default) creates the operations held until the windows open next (`notBefore`), when the sweeper releases them to their agents; `refuse` creates nothing and answers 409 `outside_window` with when they open.
+             * @enum {string}
+             */
+            outsideWindow?: "wait" | "refuse";
             /** @description Agents take strings only: a number or boolean is sent as its string (`30` as `"30"`, `true` as `"true"`). The one object form is MiNiFi C++ UPDATE PROPERTIES' `{"value": "<string>", "persist": <boolean>}` per property, refused (409) for other agent types. UPDATE PROPERTIES: property name → value. CLEAR CONNECTION, CLEAR CORECOMPONENTSTATE: the values are the connection or component ids. START/STOP PROCESSOR: `processorId` (required). DESCRIBE METRICS: `metricsClass` (optional). Other operations take none (UPDATE CONFIGURATION's are built from `flowHash`). UPDATE ASSET: `forceDownload`, "true" or "false" (the other args are built from `assetId`). SYNC RESOURCE: none, the class's resource set is sent. */
             args?: {
                 [key: string]: string | number | boolean | {
@@ -1945,6 +1961,11 @@ export interface components {
             approvedAt?: string;
             /** @description Who refused it before it started: another operator, its creator withdrawing it, or `beacon` when its checks failed at its start time. */
             refusedBy?: string;
+            /**
+             * Format: date-time
+             * @description While the next batch (or the completion, whose policy catch-up sends) waits for the class's maintenance windows: when they open next. The sweeper's regular look starts it then; the health gate and a rollback never wait.
+             */
+            waitingForWindow?: string;
             plan: components["schemas"]["RolloutPlan"];
             /** @description Agents in the class when the rollout started. */
             classSize: number;
@@ -2373,6 +2394,15 @@ export interface components {
             /** @description The values set for the agent itself. */
             agentValues: components["schemas"]["ParameterEntry"][];
         };
+        /** @description A recurring window in the tenant's time zone (`GET /settings`): it opens on each of its days at `start` in wall-clock time (when the clocks skip that time, at the first instant after the gap; when they pass it twice, at the first) and stays open `durationMinutes` of elapsed time, across midnight and changes of the clocks alike. */
+        MaintenanceWindow: {
+            days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            /** @description HH:MM, 24 hours. */
+            start: string;
+            durationMinutes: number;
+        };
+        /** @description When rollouts start batches for the class's agents and console operations reach them: only while one of these windows is open. No windows (an empty list unsets them) means always. */
+        MaintenanceWindows: components["schemas"]["MaintenanceWindow"][];
     };
     responses: {
         /** @description A parameter or the body does not match this document, or the cursor is not one this list returned (`invalid_request`); or an operation that cannot be undone was sent without `"confirm": true` (`confirmation_required`). */
@@ -2429,7 +2459,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with what Beacon knows: an agent cannot take the operation (`operation_not_supported`: its manifest does not list it, or its agent type or version does not take it), or the operation is no longer queued (`operation_not_queued`). The message says which agents or which state. */
+        /** @description The request conflicts with what Beacon knows: an agent cannot take the operation (`operation_not_supported`: its manifest does not list it, or its agent type or version does not take it), or the operation is no longer queued (`operation_not_queued`), or the agents' class's maintenance windows are closed and the request chose to refuse (`outside_window`). The message says which agents or which state. */
         Conflict: {
             headers: {
                 [name: string]: unknown;

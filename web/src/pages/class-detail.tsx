@@ -1,9 +1,10 @@
 import { useState } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso";
-import { dataOf, type Schemas } from "../api/client";
+import { type ConsoleClient, dataOf, type Schemas } from "../api/client";
 import { CleanUpAgeForm, cleanUpAgeText } from "../components/clean-up-age";
 import { useConsole } from "../components/console";
 import { Fact } from "../components/fact";
+import { MaintenanceWindowsForm, windowLine } from "../components/maintenance-windows";
 import { Page } from "../components/page";
 import { type ParameterLayer, ParameterValues, putOutcome, SetParameter } from "../components/parameters";
 import {
@@ -49,6 +50,7 @@ export function ClassDetail() {
           <>
             <ClassFacts agentClass={data} />
             <ClassCleanUp agentClass={data} onSaved={reloadClass} />
+            <ClassWindows agentClass={data} onSaved={reloadClass} />
           </>
         )}
       </Loaded>
@@ -141,6 +143,10 @@ function ClassFacts({ agentClass }: { agentClass: Schemas["AgentClass"] }) {
   );
 }
 
+/** Changes the fields of the class the change gives. */
+const changeClass = (client: ConsoleClient, className: string, change: Schemas["AgentClassChange"]) =>
+  dataOf(client.PUT("/api/v1/classes/{className}", { params: { path: { className } }, body: change }));
+
 /**
  * The class's clean-up age, its own or the tenant's default (which every role may read), and, for an
  * operator, a form that sets its own or unsets it.
@@ -166,14 +172,32 @@ function ClassCleanUp(props: { agentClass: Schemas["AgentClass"]; onSaved: () =>
           <CleanUpAgeForm
             current={cleanUpAfterDays}
             unsetMeans="the tenant's default applies"
-            save={(days) =>
-              dataOf(
-                client.PUT("/api/v1/classes/{className}", {
-                  params: { path: { className: name } },
-                  body: { cleanUpAfterDays: days },
-                }),
-              )
-            }
+            save={(days) => changeClass(client, name, { cleanUpAfterDays: days })}
+            onSaved={props.onSaved}
+          />
+        </details>
+      )}
+    </>
+  );
+}
+
+/** The class's maintenance windows and, for an operator, a form that changes them. */
+function ClassWindows(props: { agentClass: Schemas["AgentClass"]; onSaved: () => void }) {
+  const { client, session } = useConsole();
+  const { name, maintenanceWindows } = props.agentClass;
+  return (
+    <>
+      <dl class="facts">
+        <Fact term="Maintenance windows">
+          {maintenanceWindows?.length ? maintenanceWindows.map(windowLine).join("; ") : "none: always open"}
+        </Fact>
+      </dl>
+      {mayAct(session, "operator") && (
+        <details class="panel">
+          <summary>Change the maintenance windows</summary>
+          <MaintenanceWindowsForm
+            current={maintenanceWindows}
+            save={(windows) => changeClass(client, name, { maintenanceWindows: windows })}
             onSaved={props.onSaved}
           />
         </details>

@@ -118,6 +118,8 @@ function RolloutView({ rollout }: { rollout: Schemas["Rollout"] }) {
       >
         <span class={`state state-${rollout.state}`}>{rollout.state}</span>
         {rollout.reason && `: ${rollout.reason}`}
+        {rollout.waitingForWindow &&
+          `: waits for its class's maintenance window, which opens ${dateTime(rollout.waitingForWindow)}`}
       </p>
       <dl class="tiles">
         {(

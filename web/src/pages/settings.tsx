@@ -2,6 +2,7 @@ import { dataOf } from "../api/client";
 import { CleanUpAgeForm, cleanUpAgeText } from "../components/clean-up-age";
 import { useConsole } from "../components/console";
 import { Fact } from "../components/fact";
+import { TimeZoneForm } from "../components/maintenance-windows";
 import { Page } from "../components/page";
 import { Loaded, useResource } from "../components/resource";
 import { dateTime } from "../format";
@@ -20,6 +21,7 @@ export function Settings() {
               <Fact term="Clean-up of silent agents, by default">
                 {cleanUpAgeText(data.cleanUpAfterDays, "never: silent agents are kept")}
               </Fact>
+              <Fact term="Time zone of maintenance windows">{data.timeZone ?? "UTC"}</Fact>
               <Fact term="Changed">{dateTime(data.updatedAt)}</Fact>
             </dl>
             <p class="hint">A class with a clean-up age of its own keeps to it instead.</p>
@@ -30,6 +32,13 @@ export function Settings() {
                 save={(cleanUpAfterDays) =>
                   dataOf(client.PUT("/api/v1/settings", { body: { cleanUpAfterDays } }))
                 }
+                onSaved={reload}
+              />
+            )}
+            {mayCall(session, "PUT /api/v1/settings") && (
+              <TimeZoneForm
+                current={data.timeZone}
+                save={(timeZone) => dataOf(client.PUT("/api/v1/settings", { body: { timeZone } }))}
                 onSaved={reload}
               />
             )}
