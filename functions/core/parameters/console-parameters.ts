@@ -4,7 +4,7 @@ import { BeaconError } from "../errors.js";
 import type { FlowParameter } from "../flows/parameters.js";
 import { policyInForce } from "../flows/policy.js";
 import type { ClassFlowWriter, FlowCatalog } from "../flows/ports.js";
-import { guardedCache } from "../guarded-cache.js";
+import { guardedCache, tellCacheFirst } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { asObject, dropUndefined } from "../json.js";
 import { toIso } from "../paging.js";
@@ -160,15 +160,8 @@ export function makeParametersApi(deps: ParametersDependencies) {
     values: readonly ParameterRecord[],
     write: () => Promise<T>,
   ): Promise<T> {
-    if (holder.tellsFirst) {
-      const cache = guardedCache();
-      await cache.attempt(() => holder.tell(values));
-      if (cache.error !== undefined)
-        throw new BeaconError(
-          "cache_unavailable",
-          "Beacon's cache is unreachable, so the agent would not learn of the value; try again",
-        );
-    }
+    if (holder.tellsFirst)
+      await tellCacheFirst(() => holder.tell(values), "the agent would not learn of the value");
     const result = await write();
     await guardedCache().attempt(async () => holder.tell(await parameters.list(tenant, holder.scope)));
     return result;
