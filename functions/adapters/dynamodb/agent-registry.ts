@@ -11,6 +11,7 @@ import type { Labels } from "../../core/agents/labels.js";
 import type {
   AgentCheckpoint,
   AgentClassRegistry,
+  AgentPin,
   AgentRecord,
   AgentRegistry,
   SilentAgent,
@@ -41,6 +42,7 @@ export interface AgentItem {
   describeOperationId?: string;
   describeExpiresAt?: number;
   labels?: Labels;
+  pin?: AgentPin;
   /** Set while the agent is announced offline: its last heartbeat, its place in the silent index. */
   silentSince?: number;
   /** Set once decommissioned (FleetRegistry.decommission): the entry is kept, out of every index. */
@@ -173,6 +175,16 @@ export class DynamoAgentRegistry implements AgentRegistry {
       UpdateExpression: empty ? "REMOVE labels" : "SET labels = :labels",
       ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(decommissionedAt)",
       ExpressionAttributeValues: empty ? undefined : { ":labels": labels },
+    });
+  }
+
+  /** On a registered agent only; unpinned, the agent keeps no pin attribute. */
+  putPin(tenant: string, agentId: string, pin: AgentPin | undefined): Promise<boolean> {
+    return this.conditionalUpdate({
+      Key: Keys.agent(tenant, agentId),
+      UpdateExpression: pin === undefined ? "REMOVE pin" : "SET pin = :pin",
+      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(decommissionedAt)",
+      ExpressionAttributeValues: pin === undefined ? undefined : { ":pin": pin },
     });
   }
 
@@ -381,5 +393,6 @@ export function toRecord(item: AgentItem): AgentRecord {
         ? { operationId: item.describeOperationId, expiresAt: item.describeExpiresAt }
         : undefined,
     labels: item.labels,
+    pin: item.pin,
   });
 }
