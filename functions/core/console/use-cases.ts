@@ -25,6 +25,7 @@ import type { CertificateAuthority, CertificateStore } from "../identity/ports.j
 import { makeManifestsApi } from "../manifests/console-manifests.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
 import { makeOperationsApi } from "../operations/console-operations.js";
+import { makePinsApi } from "../operations/console-pins.js";
 import { makeResourceSetsApi } from "../operations/console-resource-sets.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationResultStore, OperationStore } from "../operations/ports.js";
@@ -115,6 +116,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
       activeRolloutId === undefined ? undefined : (await deps.rollouts.get(tenant, activeRolloutId))?.toFlow,
   });
   const engine = makeRolloutEngine({ ...deps, classes: deps.catalog });
+  const operations = makeOperationsApi({ ...deps, selectAgents: reader.select });
   const certificates = makeCertificatesApi({
     ...deps,
     store: deps.certificates,
@@ -130,7 +132,8 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
       revokeAgentCertificates: revocation.revokeAgentCertificates,
       agentCertificateExpiry: certificates.agentCertificateExpiry,
     }),
-    operations: makeOperationsApi({ ...deps, selectAgents: reader.select }),
+    operations,
+    pins: makePinsApi({ ...deps, createOperation: operations.create }),
     debugBundles: makeDebugBundlesApi(deps),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
     flows: makeFlowsApi({ ...deps, validate: validateFlow, checkParameters: readiness.version }),
