@@ -429,9 +429,12 @@ describe("roles, every role on every route", () => {
       }
       case "pinAgent":
       case "unpinAgent": {
-        // An agent of its own: a pin would hold the seeded ones out of the class's rollout.
+        // An agent of its own, running the version it is pinned to (so it is sent nothing): a pin would hold
+        // the seeded ones out of the class's rollout.
         const agentId = newId("pinned");
-        expect(await heartbeat(agentApi, aFleet, agentId, a.className, a.manifestHash)).toBe(200);
+        expect(
+          await heartbeat(agentApi, aFleet, agentId, a.className, a.manifestHash, { flowId: a.flowHash }),
+        ).toBe(200);
         return callOf(operation, { agentId }, bodies[operation.operationId]?.(agentId, a));
       }
       case "revokeCertificate": {
