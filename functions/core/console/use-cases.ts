@@ -117,6 +117,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
   });
   const engine = makeRolloutEngine({ ...deps, classes: deps.catalog });
   const operations = makeOperationsApi({ ...deps, selectAgents: reader.select });
+  const pins = makePinsApi({ ...deps, createOperation: operations.create });
   const certificates = makeCertificatesApi({
     ...deps,
     store: deps.certificates,
@@ -133,11 +134,11 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
       agentCertificateExpiry: certificates.agentCertificateExpiry,
     }),
     operations,
-    pins: makePinsApi({ ...deps, createOperation: operations.create }),
+    pins,
     debugBundles: makeDebugBundlesApi(deps),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
     flows: makeFlowsApi({ ...deps, validate: validateFlow, checkParameters: readiness.version }),
-    parameters: makeParametersApi({ ...deps, readiness }),
+    parameters: makeParametersApi({ ...deps, readiness, pinFollowsValues: pins.followValues }),
     assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
     resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.select }),
     rollouts: makeRolloutsApi({

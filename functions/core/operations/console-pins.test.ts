@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { consoleHarness, javaBinary } from "../../../scripts/test-support/console-harness.js";
-import { cppYamlFlow } from "../../../scripts/test-support/flow-fixtures.js";
+import { cppYamlFlow, cppYamlParameterFlow } from "../../../scripts/test-support/flow-fixtures.js";
 import type { Principal, Role } from "../identity/principal.js";
+import { makeAgentFlowIds, ownValuesOf } from "../parameters/rendered-flow-ids.js";
 
 const TENANT = "acme";
 const as = (role: Role, classes?: string[]): Principal => ({
@@ -123,5 +124,31 @@ describe("pinning an agent", () => {
     await expect(api.pins.unpin(operator, "a-1")).rejects.toMatchObject({ code: "cache_unavailable" });
     hotState.down = false;
     expect((await pinOf()).registry).toBeDefined();
+  });
+
+  it("follows the agent's own values: its pin holds the flow id of the version rendered with them", async () => {
+    const harness = await pumps();
+    const { api, pinOf } = harness;
+    const declaring = (
+      (await api.flows.upload(operator, "pumps", new TextEncoder().encode(cppYamlParameterFlow))).body as {
+        hash: string;
+      }
+    ).hash;
+    await api.pins.pin(operator, "a-1", { flowHash: declaring });
+    const renderedWith = async () => {
+      const version = await harness.flows.get(TENANT, "pumps", declaring);
+      const flowIdOf = await makeAgentFlowIds(harness).withOwnValues(TENANT, "pumps", version as never);
+      return flowIdOf(ownValuesOf(await harness.parameters.list(TENANT, { layer: "agent", agentId: "a-1" })));
+    };
+    const before = (await pinOf()).registry?.flowIds;
+    expect(before).toEqual([await renderedWith()]);
+
+    await api.parameters.agentValues.put(operator, "a-1", "mode", { value: "plain" });
+    const after = await renderedWith();
+    expect(after).not.toBe(before?.[0]);
+    expect(await pinOf()).toEqual({
+      registry: expect.objectContaining({ flowHash: declaring, flowIds: [after] }),
+      cache: expect.objectContaining({ flowHash: declaring, flowIds: [after] }),
+    });
   });
 });

@@ -7,7 +7,7 @@ import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
 import { tellCacheFirst } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { asObject, dropUndefined } from "../json.js";
-import type { FlowRenderings } from "../parameters/rendered-flow-ids.js";
+import type { FlowRenderings, OwnValues } from "../parameters/rendered-flow-ids.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
 import type { OperationRequest } from "./drafts.js";
@@ -15,7 +15,7 @@ import type { OperationRequest } from "./drafts.js";
 export interface PinsDependencies {
   registry: Pick<FleetRegistry, "get" | "putPin">;
   flows: Pick<FlowCatalog, "get" | "list">;
-  renderings: Pick<FlowRenderings, "agentFlowIds">;
+  renderings: Pick<FlowRenderings, "agentFlowIds" | "withOwnValues">;
   /** Where the pin goes for catch-up to hold the agent to it. */
   hotState: PinCache;
   clock: Clock;
@@ -39,11 +39,14 @@ export function makePinsApi(deps: PinsDependencies) {
     return agent;
   }
 
-  /** The flow ids the agent reports running the version: its own rendering's (the hash's), then an adopted flow's. */
+  /** The version's flow ids: the agent's rendering's first (the hash's), then an adopted flow's. */
+  const flowIdsOf = (version: FlowVersionRecord, rendered: string) =>
+    version.adoptedFlowId === undefined ? [rendered] : [rendered, version.adoptedFlowId];
+
+  /** The flow ids the agent reports running the version, with the values it has. */
   async function flowIdsFor(tenant: string, agent: AgentRecord, version: FlowVersionRecord) {
     const rendered = await renderings.agentFlowIds(tenant, agent.agentClass, version, [agent.agentId]);
-    const own = rendered.get(agent.agentId) ?? version.hash;
-    return version.adoptedFlowId === undefined ? [own] : [own, version.adoptedFlowId];
+    return flowIdsOf(version, rendered.get(agent.agentId) ?? version.hash);
   }
 
   /** The version of its class the agent runs now, by the flow id it reports; undefined when Beacon knows none. */
@@ -127,6 +130,19 @@ export function makePinsApi(deps: PinsDependencies) {
         body: dropUndefined({ agentId, pinnedFlow: pinView(pin), operation }),
         streamError: sent?.streamError,
       };
+    },
+
+    /**
+     * Renders the agent's pin anew with the own values it is about to have: the version it downloads then
+     * carries the flow id catch-up holds it to, so it is not sent its pin again and again. No pin, nothing.
+     */
+    async followValues(tenant: string, agentId: string, own: OwnValues): Promise<void> {
+      const agent = await registry.get(tenant, agentId);
+      const pin = agent?.pin;
+      const version = pin && (await flows.get(tenant, agent.agentClass, pin.flowHash));
+      if (!pin || !version) return;
+      const flowIdOf = await renderings.withOwnValues(tenant, agent.agentClass, version);
+      await putPin(tenant, agentId, { ...pin, flowIds: flowIdsOf(version, flowIdOf(own)) });
     },
 
     /** Unpins the agent: the class's catch-up brings it to the class's target in its normal way. */

@@ -22,7 +22,7 @@ import {
 } from "./model.js";
 import type { ParameterScope, ParameterStore } from "./ports.js";
 import type { ReadinessCheck } from "./readiness-check.js";
-import { ownValuesOf } from "./rendered-flow-ids.js";
+import { type OwnValues, ownValuesOf } from "./rendered-flow-ids.js";
 import {
   parseSecretReference,
   SECRET_REFERENCE_FORMS,
@@ -42,6 +42,8 @@ export interface ParametersDependencies {
   classFlowCache: ClassFlowWriter;
   clock: Clock;
   readiness: Pick<ReadinessCheck, "change">;
+  /** Renders a pinned agent's pin anew with the own values it is about to have (nothing for an unpinned one). */
+  pinFollowsValues(tenant: string, agentId: string, own: OwnValues): Promise<void>;
 }
 
 const invalid = (message: string) => new BeaconError("invalid_request", message);
@@ -145,7 +147,11 @@ export function makeParametersApi(deps: ParametersDependencies) {
       scope: { layer: "agent", agentId },
       classRecord: await catalog.get(tenant, agent.agentClass),
       agentClass: agent.agentClass,
-      tell: (values) => deps.hotState.rememberOwnValues(tenant, agentId, ownValuesOf(values)),
+      tell: async (values) => {
+        const own = ownValuesOf(values);
+        await deps.hotState.rememberOwnValues(tenant, agentId, own);
+        await deps.pinFollowsValues(tenant, agentId, own);
+      },
       tellsFirst: true,
     };
   }
