@@ -123,6 +123,7 @@ const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown>
   putClassParameter: () => parameterValue,
   putAgentParameter: () => parameterValue,
   labelAgent: (agentId) => ({ set: { probe: agentId } }),
+  pinAgent: (_agentId, tenant) => ({ flowHash: tenant.flowHash }),
   labelAgents: (agentId, tenant) => ({ selector: { class: tenant.className }, set: { probe: agentId } }),
   refuseRollout: () => ({ reason: "Probed" }),
 };
@@ -446,6 +447,16 @@ describe("roles, every role on every route", () => {
         expect(await heartbeat(agentApi, aFleet, agentId, a.className, a.manifestHash)).toBe(200);
         return callOf(operation, { agentId });
       }
+      case "pinAgent":
+      case "unpinAgent": {
+        // An agent of its own, running the version it is pinned to (so it is sent nothing): a pin would hold
+        // the seeded ones out of the class's rollout.
+        const agentId = newId("pinned");
+        expect(
+          await heartbeat(agentApi, aFleet, agentId, a.className, a.manifestHash, { flowId: a.flowHash }),
+        ).toBe(200);
+        return callOf(operation, { agentId }, bodies[operation.operationId]?.(agentId, a));
+      }
       case "revokeCertificate": {
         const issued = await send(
           {
@@ -629,6 +640,10 @@ describe("roles, every role on every route", () => {
     labelAgent: async (call) => {
       const agent = await send({ method: "GET", path: call.path.replace(/\/labels$/, "") }, a.adminToken);
       expect(agent.body).not.toContain((call.body as { set: { probe: string } }).set.probe);
+    },
+    pinAgent: async (call) => {
+      const agent = await send({ method: "GET", path: call.path.replace(/\/pin$/, "") }, a.adminToken);
+      expect(agent.json().pinnedFlow).toBeUndefined();
     },
     labelAgents: async (call) => {
       const probe = (call.body as { set: { probe: string } }).set.probe;

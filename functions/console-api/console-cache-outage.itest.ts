@@ -116,4 +116,18 @@ describe("the console without its cache", () => {
     expect(revoked.status).toBe(200);
     expect(revoked.json()).toMatchObject({ state: "revoked" });
   });
+
+  it("refuses a pin and an unpin, which heartbeats would not learn of, and changes nothing", async () => {
+    const agentId = tenant.agentIds[1] as string;
+    const path = `/api/v1/agents/${agentId}/pin`;
+    for (const [method, body] of [
+      ["PUT", { flowHash: tenant.flowHash }],
+      ["DELETE", undefined],
+    ] as const) {
+      const refused = await consoleApi.request(method, path, { token: tenant.adminToken, body });
+      expect(refused.status, refused.body).toBe(503);
+      expect(refused.json()).toMatchObject({ error: { code: "cache_unavailable" } });
+    }
+    expect((await get(`/api/v1/agents/${agentId}`)).json()).not.toHaveProperty("pinnedFlow");
+  });
 });

@@ -6,27 +6,27 @@
  * clock: the plans have no soak time and no interval, so nothing waits.
  */
 import { describe, expect, it } from "vitest";
-import { cppAckOf, cppHeartbeatOf } from "../../scripts/common/c2-examples.js";
+import { cppAckOf } from "../../scripts/common/c2-examples.js";
 import type { AgentApiUnderTest } from "../../scripts/test-support/agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "../../scripts/test-support/console-api-harness.js";
-import { onRolloutStack, publishFlow } from "../../scripts/test-support/rollout-stack.js";
+import {
+  FACTORY_FLOW,
+  onRolloutStack,
+  type PlayedAgent,
+  playedAgents,
+  publishFlow,
+} from "../../scripts/test-support/rollout-stack.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import type { RolloutState } from "../core/events/model.js";
 import type { JsonObject } from "../core/json.js";
-import { isRolloutFinal } from "../core/rollouts/model.js";
 import { makeKinesisClient } from "../runtime/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";
 import { eventValidator } from "../shared/event-validators.js";
 import type { composeSweeper } from "../sweeper/composition.js";
 
-const HEARTBEAT = "/c2/api/heartbeat";
 const ACKNOWLEDGE = "/c2/api/acknowledge";
 /** A canary of two, then batches of two, each as soon as the one before is healthy. */
 const BRISK_PLAN = { canary: { count: 2 }, batchSize: 2, batchIntervalSeconds: 0, soakSeconds: 0 };
-/** Looks a rollout to six agents takes at most: two per batch (soaking, then healthy), and one to end. */
-const MAX_LOOKS = 12;
-/** The flow the example agent runs before Beacon sends it any. */
-const FACTORY_FLOW = (cppHeartbeatOf("x", "x").flowInfo as JsonObject).flowId as string;
 
 let agentApi: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;
@@ -34,20 +34,11 @@ let sweeper: ReturnType<typeof composeSweeper>;
 let tenant: string;
 let fleet: string;
 let operator: string;
-
-/** A C++ agent as this file plays it: its class, and the flow it runs. */
-interface Agent {
-  agentId: string;
-  className: string;
-  flowId: string;
-}
-
-interface RequestedOperation {
-  identifier: string;
-  operation: string;
-  operand?: string;
-  args?: Record<string, string>;
-}
+let beat: Played["beat"];
+let turn: Played["turn"];
+let classOf: Played["classOf"];
+let rollToTheEnd: Played["rollToTheEnd"];
+type Played = ReturnType<typeof playedAgents>;
 
 type Rollout = { rolloutId: string; state: RolloutState; [field: string]: unknown };
 type Member = {
@@ -57,64 +48,6 @@ type Member = {
   operationId: string;
   [field: string]: unknown;
 };
-
-/** The agent's light heartbeat, reporting the flow it runs. */
-function heartbeatOf(agent: Agent): JsonObject {
-  const heartbeat = cppHeartbeatOf(agent.agentId, agent.className);
-  const flowInfo = heartbeat.flowInfo as JsonObject;
-  flowInfo.flowId = agent.flowId;
-  (flowInfo.versionedFlowSnapshotURI as JsonObject).flowId = agent.flowId;
-  return heartbeat;
-}
-
-async function beat(agent: Agent): Promise<RequestedOperation[]> {
-  const response = await agentApi.post(HEARTBEAT, heartbeatOf(agent), { certificate: fleet });
-  expect(response.status).toBe(200);
-  return response.json().requestedOperations as RequestedOperation[];
-}
-
-/**
- * One heartbeat, and what a MiNiFi agent does with each UPDATE CONFIGURATION in the reply: downloads the
- * flow from the location it names, applies it (or fails to, acknowledging NOT_APPLIED), acknowledges, and
- * reports the flow it runs in its next heartbeat. Returns the updates the reply carried.
- */
-async function turn(
-  agent: Agent,
-  outcome: "FULLY_APPLIED" | "NOT_APPLIED" = "FULLY_APPLIED",
-): Promise<RequestedOperation[]> {
-  const updates = (await beat(agent)).filter(
-    (operation) => operation.operation === "UPDATE" && operation.operand === "CONFIGURATION",
-  );
-  for (const update of updates) {
-    const download = await agentApi.get(new URL(update.args?.location as string).pathname, {
-      certificate: fleet,
-    });
-    expect(download.status).toBe(200);
-    const ack = await agentApi.post(ACKNOWLEDGE, cppAckOf(agent.agentId, update.identifier, outcome), {
-      certificate: fleet,
-    });
-    expect(ack.status).toBe(200);
-    if (outcome === "FULLY_APPLIED") agent.flowId = update.args?.flowId as string;
-  }
-  if (updates.length > 0) await beat(agent);
-  return updates;
-}
-
-/** Six C++ agents of a class of their own, registered with their full manifest, on the example's flow. */
-async function classOfSix(className: string): Promise<Agent[]> {
-  const agents = [1, 2, 3, 4, 5, 6].map((index) => ({
-    agentId: `${className}-${index}`,
-    className,
-    flowId: FACTORY_FLOW,
-  }));
-  for (const agent of agents) {
-    const response = await agentApi.post(HEARTBEAT, cppHeartbeatOf(agent.agentId, className, true), {
-      certificate: fleet,
-    });
-    expect(response.status).toBe(200);
-  }
-  return agents;
-}
 
 const get = async (path: string) => {
   const response = await consoleApi.request("GET", path, { token: operator });
@@ -143,13 +76,9 @@ async function start(className: string, flowHash: string, plan: JsonObject): Pro
 }
 
 /** Every agent's turn, then one look of the sweeper's engine, until the rollout is over; as the console shows it. */
-async function driveToTheEnd(rolloutId: string, agents: Agent[]): Promise<Rollout> {
-  for (let look = 1; look <= MAX_LOOKS; look++) {
-    for (const agent of agents) await turn(agent);
-    const { rollout } = await sweeper.rollouts.advance(tenant, rolloutId);
-    if (isRolloutFinal(rollout.state)) return rolloutOf(rolloutId);
-  }
-  throw new Error(`Rollout ${rolloutId} still under way after ${MAX_LOOKS} looks`);
+async function driveToTheEnd(rolloutId: string, agents: PlayedAgent[]): Promise<Rollout> {
+  await rollToTheEnd(rolloutId, agents);
+  return rolloutOf(rolloutId);
 }
 
 /** The rollout's state changes on the stream, in order (one rollout's events share a shard), each valid. */
@@ -172,11 +101,12 @@ async function transitionsOf(rolloutId: string): Promise<string[]> {
 
 onRolloutStack("rollouts", (stack) => {
   ({ agentApi, consoleApi, sweeper, tenant, fleet, operator } = stack);
+  ({ beat, turn, classOf, rollToTheEnd } = playedAgents(stack));
 });
 
 describe("rolling a flow version out to a class", () => {
   it("updates the canary first, then batch after batch, each healthy before the next, until every agent runs it", async () => {
-    const agents = await classOfSix("gateways");
+    const agents = await classOf("gateways", 6);
     const described = await consoleApi.request("PUT", "/api/v1/classes/gateways", {
       token: operator,
       body: { ackTimeoutSeconds: 120 },
@@ -255,7 +185,7 @@ describe("rolling a flow version out to a class", () => {
   });
 
   it("rolls back when a canary agent cannot apply the version: the agent it updated gets the previous one back", async () => {
-    const agents = await classOfSix("pumps");
+    const agents = await classOf("pumps", 6);
     const previous = await publish("pumps", "v1");
     const first = await start("pumps", previous, { ...BRISK_PLAN, canary: { count: 6 }, batchSize: 6 });
     expect((await driveToTheEnd(first.rolloutId, agents)).state).toBe("completed");
@@ -268,10 +198,10 @@ describe("rolling a flow version out to a class", () => {
     });
     expect(started).toMatchObject({ fromFlow: previous, toFlow: next, state: "canary" });
     const [refusing, applying] = (await membersOf(started.rolloutId)).map(
-      (member) => agents.find((agent) => agent.agentId === member.agentId) as Agent,
+      (member) => agents.find((agent) => agent.agentId === member.agentId) as PlayedAgent,
     );
-    expect(await turn(refusing as Agent, "NOT_APPLIED")).toHaveLength(1);
-    expect(await turn(applying as Agent)).toHaveLength(1);
+    expect(await turn(refusing as PlayedAgent, "NOT_APPLIED")).toHaveLength(1);
+    expect(await turn(applying as PlayedAgent)).toHaveLength(1);
     expect([refusing?.flowId, applying?.flowId]).toEqual([previous, next]);
 
     const tripped = await sweeper.rollouts.advance(tenant, started.rolloutId);
@@ -289,7 +219,7 @@ describe("rolling a flow version out to a class", () => {
     expect((await rolloutOf(started.rolloutId)).counts).toMatchObject({ failed: 1, rollingBack: 2 });
 
     const location = `${agentApi.url}/c2/api/flows/${previous}/content`;
-    for (const agent of [applying, refusing] as Agent[]) {
+    for (const agent of [applying, refusing] as PlayedAgent[]) {
       const member = rollingBack.find((candidate) => candidate.agentId === agent.agentId);
       expect(await turn(agent)).toEqual([
         expect.objectContaining({
@@ -343,7 +273,7 @@ const call = async (method: string, path: string, body?: JsonObject) => {
 
 describe("rolling a class's staged values out", () => {
   it("stages a value change, moves nothing, then brings it only to the agents whose flow it changes", async () => {
-    const agents = await classOfSix("rv-sites");
+    const agents = await classOf("rv-sites", 6);
     const published = await consoleApi.request("POST", "/api/v1/classes/rv-sites/flows", {
       token: operator,
       body: new TextEncoder().encode(SITE_FLOW),
@@ -351,7 +281,7 @@ describe("rolling a class's staged values out", () => {
     });
     expect(published.status, published.body).toBe(201);
     const hash = published.json().hash as string;
-    const own = agents[5] as Agent;
+    const own = agents[5] as PlayedAgent;
     expect(
       (await call("PUT", `/api/v1/agents/${own.agentId}/parameters/site.id`, { value: "own" })).status,
     ).toBe(201);
@@ -383,7 +313,7 @@ describe("rolling a class's staged values out", () => {
     expect(started.json()).toMatchObject({ stagedValues: true, fromFlow: hash, toFlow: hash });
     // The canary's update downloads the version rendered with the staged value.
     const canary = (await membersOf(rolloutId))[0] as Member;
-    const member = agents.find((agent) => agent.agentId === canary.agentId) as Agent;
+    const member = agents.find((agent) => agent.agentId === canary.agentId) as PlayedAgent;
     const [update] = await beat(member);
     const location = new URL(update?.args?.location as string).pathname;
     expect(location).toContain(`/rollouts/${rolloutId}/flows/${hash}/`);

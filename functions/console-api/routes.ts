@@ -36,6 +36,7 @@ function filtersOf(selector: Record<string, unknown>): AgentFilters {
     lastSeenBefore: time(selector.lastSeenBefore),
     text: text(selector.q),
     labels: selector.labels === undefined ? undefined : parseLabelSelector(selector.labels as string[]),
+    pinned: selector.pinned as boolean | undefined,
   };
 }
 
@@ -106,6 +107,8 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     decommissionAgent: (principal, { path }) => api.agents.decommission(principal, path.agentId as string),
     labelAgent: (principal, { path, body }) =>
       api.agents.label(principal, path.agentId as string, body as LabelChange),
+    pinAgent: (principal, { path, body }) => api.pins.pin(principal, path.agentId as string, body),
+    unpinAgent: (principal, { path }) => api.pins.unpin(principal, path.agentId as string),
     labelAgents: (principal, { body }) => {
       const { selector = {}, ...change } = (body ?? {}) as LabelChange & {
         selector?: Record<string, unknown>;

@@ -1,3 +1,4 @@
+import { BeaconError } from "./errors.js";
 import type { Clock } from "./ports.js";
 
 export interface GuardedCache {
@@ -45,6 +46,18 @@ export function guardedCache(breaker?: CacheBreaker): GuardedCache {
       return failure;
     },
   };
+}
+
+/**
+ * Tells the cache of a change before the change is stored, for what heartbeats read of it only there (an
+ * agent's own values, its pin): while the cache is unreachable the change is refused with
+ * `cache_unavailable` and nothing is stored, so none goes unseen. `unseen` says what would go unseen.
+ */
+export async function tellCacheFirst(tell: () => Promise<unknown>, unseen: string): Promise<void> {
+  const cache = guardedCache();
+  await cache.attempt(tell);
+  if (cache.error !== undefined)
+    throw new BeaconError("cache_unavailable", `Beacon's cache is unreachable, so ${unseen}; try again`);
 }
 
 export interface CacheBreakerSettings {

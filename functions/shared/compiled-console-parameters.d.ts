@@ -42,6 +42,8 @@ export declare const discardStagedClassParametersInput: ValidateFunction;
 export declare const putClassParameterInput: ValidateFunction;
 export declare const deleteClassParameterInput: ValidateFunction;
 export declare const decommissionAgentInput: ValidateFunction;
+export declare const pinAgentInput: ValidateFunction;
+export declare const unpinAgentInput: ValidateFunction;
 export declare const labelAgentInput: ValidateFunction;
 export declare const listAgentParametersInput: ValidateFunction;
 export declare const putAgentParameterInput: ValidateFunction;

@@ -36,7 +36,14 @@ import {
   type SyncStep,
   type UnhandledStep,
 } from "./java-client.js";
-import { acks, driverRollout, driverTakesRollout, expectFlowApplied, heartbeats } from "./java-rollout.js";
+import {
+  acks,
+  driverRollout,
+  driverTakesRollout,
+  expectFlowApplied,
+  heartbeats,
+  sweeperLooksAt,
+} from "./java-rollout.js";
 
 /** A cold build resolves the library and Maven's plugins into ~/.m2 first. */
 const BUILD_TIMEOUT_MS = 11 * 60_000;
@@ -79,6 +86,42 @@ const SUPPORTED = [
  * acknowledgements then name no agent, and only the operation id leads Beacon to the operation.
  */
 const DEV_FLEET = { certificate: "dev-fleet", tenant: "dev" };
+
+/** The state directories of the agents that keep their disk, dropped after the file's tests. */
+const stateDirs: string[] = [];
+
+afterAll(() => {
+  for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A Java agent of the dev fleet certificate's tenant that keeps its disk between the driver's runs, as a real one does across restarts; its
+ * first run registers it and its manifest, which lists UPDATE ASSET and SYNC RESOURCE.
+ */
+async function registeredAgent(
+  name: string,
+  c2Urls: C2Urls = "path-base",
+  agentClass = `interop-${name}-${run}`,
+) {
+  const stateDir = mkdtempSync(path.join(tmpdir(), "beacon-java-agent-"));
+  stateDirs.push(stateDir);
+  const agentId = `java-${name}-${run}`;
+  const options: JavaDriverOptions = {
+    url: api.url,
+    certsDir: api.certsDir,
+    certificate: DEV_FLEET.certificate,
+    agentId,
+    agentClass,
+    manifestHash: randomBytes(64).toString("hex"),
+    compression: "gzip",
+    c2Urls,
+    stateDir,
+  };
+  const steps = await runJavaDriver(options);
+  expect(steps[0]).toMatchObject({ step: "client", c2Urls });
+  expect(acks(steps)).toMatchObject([{ operation: "DESCRIBE", state: "FULLY_APPLIED" }]);
+  return { options, agentId, assetDir: path.join(stateDir, "asset") };
+}
 
 describe.each<{ compression: Compression; credentials: "the dev fleet certificate" | "agent certificates" }>([
   { compression: "none", credentials: "the dev fleet certificate" },
@@ -387,16 +430,11 @@ describe.each<{ compression: Compression; credentials: "the dev fleet certificat
 );
 
 describe("assets and resource sets with the NiFi 2.3.0 Java C2 client as docs/agents.md configures it (dev fleet certificate, c2.rest.path.base)", () => {
-  const { tenant, certificate } = DEV_FLEET;
-  const stateDirs: string[] = [];
+  const { tenant } = DEV_FLEET;
   let token: string;
 
   beforeAll(async () => {
     token = await consoleApi.token({ tenant, role: "operator" });
-  });
-
-  afterAll(() => {
-    for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
   });
 
   /** Bytes uploaded as an asset through the console; returns its id, the bytes' SHA-256. */
@@ -409,31 +447,6 @@ describe("assets and resource sets with the NiFi 2.3.0 Java C2 client as docs/ag
     expect(stored.status, stored.body).toBe(201);
     expect(stored.json().assetId).toBe(sha256(bytes));
     return stored.json().assetId as string;
-  }
-
-  /**
-   * A Java agent that keeps its disk between the driver's runs, as a real one does across restarts; its
-   * first run registers it and its manifest, which lists UPDATE ASSET and SYNC RESOURCE.
-   */
-  async function registeredAgent(name: string, c2Urls: C2Urls = "path-base") {
-    const stateDir = mkdtempSync(path.join(tmpdir(), "beacon-java-agent-"));
-    stateDirs.push(stateDir);
-    const agentId = `java-${name}-${run}`;
-    const options: JavaDriverOptions = {
-      url: api.url,
-      certsDir: api.certsDir,
-      certificate,
-      agentId,
-      agentClass: `interop-${name}-${run}`,
-      manifestHash: randomBytes(64).toString("hex"),
-      compression: "gzip",
-      c2Urls,
-      stateDir,
-    };
-    const steps = await runJavaDriver(options);
-    expect(steps[0]).toMatchObject({ step: "client", c2Urls });
-    expect(acks(steps)).toMatchObject([{ operation: "DESCRIBE", state: "FULLY_APPLIED" }]);
-    return { options, agentId, assetDir: path.join(stateDir, "asset") };
   }
 
   async function queue(body: Record<string, unknown>): Promise<string> {
@@ -644,4 +657,61 @@ describe("assets and resource sets with the NiFi 2.3.0 Java C2 client as docs/ag
     expect(heartbeats(steps)[1]).toMatchObject({ operations: [], resourcesHash: null });
     expect(await operationOf(operationId)).toMatchObject({ state: "delivered" });
   });
+});
+
+/** Four runs of the driver, each a JVM of its own. */
+const PINNING_TIMEOUT_MS = 300_000;
+
+describe("pinning with the NiFi 2.3.0 Java C2 client (dev fleet certificate)", () => {
+  it(
+    "a pinned agent keeps its version through a rollout and a catch-up, and takes the class's once unpinned",
+    async () => {
+      const { tenant } = DEV_FLEET;
+      const token = await consoleApi.token({ tenant, role: "operator" });
+      const agentClass = `interop-pinning-${run}`;
+      const { options, agentId } = await registeredAgent("pinned", "path-base", agentClass);
+      const call = async (method: string, route: string, body?: Record<string, unknown>) => {
+        const response = await consoleApi.request(method, `/api/v1${route}`, { token, body });
+        expect(response.status, response.body).toBeLessThan(300);
+        return response.json();
+      };
+      const publish = async (name: string) =>
+        (await call("POST", `/classes/${agentClass}/flows`, javaFlow(name))).hash as string;
+      /** A run of the driver: the UPDATE CONFIGURATION of `flowId` its first heartbeat brings, applied, if any. */
+      const runTaking = async (flowId: string | undefined, reported: string) => {
+        const steps = heartbeats(await runJavaDriver(options));
+        expect(steps[0]?.operations).toMatchObject(
+          flowId === undefined ? [] : [{ operation: "UPDATE", operand: "CONFIGURATION", args: { flowId } }],
+        );
+        expect(steps.at(-1)).toMatchObject({ operations: [], flowId: reported });
+      };
+
+      // Pinned to a version it does not run: the library's handler applies the one update the pin sends.
+      const first = await publish(`pinning-first-${run}`);
+      expect(await call("PUT", `/agents/${agentId}/pin`, { flowHash: first })).toMatchObject({
+        pinnedFlow: { flowHash: first, pinnedBy: `${tenant}-operator` },
+        operation: { operation: "UPDATE", operand: "CONFIGURATION" },
+      });
+      await runTaking(first, first);
+
+      // A rollout of another version passes it over; the class's target moves, catch-up leaves it be.
+      const second = await publish(`pinning-second-${run}`);
+      const { rolloutId } = await call("POST", "/rollouts", driverRollout(agentClass, second));
+      await sweeperLooksAt(api.env, { tenant, rolloutId: rolloutId as string });
+      expect(await call("GET", `/rollouts/${rolloutId}`)).toMatchObject({
+        state: "completed",
+        counts: { selected: 0, skipped: 1 },
+      });
+      expect((await call("GET", `/classes/${agentClass}`)).flow).toEqual({
+        target: second,
+        accepted: [second],
+      });
+      await runTaking(undefined, first);
+
+      // Unpinned, catch-up brings it to the class's target.
+      await call("DELETE", `/agents/${agentId}/pin`);
+      await runTaking(second, second);
+    },
+    PINNING_TIMEOUT_MS,
+  );
 });

@@ -1,7 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
+import type { JsonObject } from "../../functions/core/json.js";
+import { isRolloutFinal } from "../../functions/core/rollouts/model.js";
 import { sweeperConfig } from "../../functions/shared/config.js";
 import { composeSweeper } from "../../functions/sweeper/composition.js";
+import { cppAckOf, cppHeartbeatOf } from "../common/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "./agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "./console-api-harness.js";
 import { cppYamlFlow } from "./flow-fixtures.js";
@@ -70,4 +73,100 @@ export async function publishFlow(
   });
   if (response.status !== 201) throw new Error(`Publishing ${name}: ${response.status} ${response.body}`);
   return response.json().hash as string;
+}
+
+const HEARTBEAT = "/c2/api/heartbeat";
+const ACKNOWLEDGE = "/c2/api/acknowledge";
+/** Looks a rollout to six agents takes at most: two per batch (soaking, then healthy), and one to end. */
+const MAX_LOOKS = 12;
+/** The flow the example C++ agent runs before Beacon sends it any. */
+export const FACTORY_FLOW = (cppHeartbeatOf("x", "x").flowInfo as JsonObject).flowId as string;
+
+/** A C++ agent as the tests play it: its class, and the flow it runs. */
+export interface PlayedAgent {
+  agentId: string;
+  className: string;
+  flowId: string;
+}
+
+export interface RequestedOperation {
+  identifier: string;
+  operation: string;
+  operand?: string;
+  args?: Record<string, string>;
+}
+
+/** C++ agents played through the stack's mutual-TLS gateway with its fleet certificate. */
+export function playedAgents(stack: Pick<RolloutStack, "agentApi" | "fleet" | "sweeper" | "tenant">) {
+  const { agentApi, fleet, sweeper, tenant } = stack;
+
+  /** The agent's light heartbeat, reporting the flow it runs. */
+  function heartbeatOf(agent: PlayedAgent): JsonObject {
+    const heartbeat = cppHeartbeatOf(agent.agentId, agent.className);
+    const flowInfo = heartbeat.flowInfo as JsonObject;
+    flowInfo.flowId = agent.flowId;
+    (flowInfo.versionedFlowSnapshotURI as JsonObject).flowId = agent.flowId;
+    return heartbeat;
+  }
+
+  async function beat(agent: PlayedAgent): Promise<RequestedOperation[]> {
+    const response = await agentApi.post(HEARTBEAT, heartbeatOf(agent), { certificate: fleet });
+    expect(response.status).toBe(200);
+    return response.json().requestedOperations as RequestedOperation[];
+  }
+
+  /**
+   * One heartbeat, and what a MiNiFi agent does with each UPDATE CONFIGURATION in the reply: downloads the
+   * flow from the location it names, applies it (or fails to, acknowledging NOT_APPLIED), acknowledges, and
+   * reports the flow it runs in its next heartbeat. Returns the updates the reply carried.
+   */
+  async function turn(
+    agent: PlayedAgent,
+    outcome: "FULLY_APPLIED" | "NOT_APPLIED" = "FULLY_APPLIED",
+  ): Promise<RequestedOperation[]> {
+    const updates = (await beat(agent)).filter(
+      (operation) => operation.operation === "UPDATE" && operation.operand === "CONFIGURATION",
+    );
+    for (const update of updates) {
+      const download = await agentApi.get(new URL(update.args?.location as string).pathname, {
+        certificate: fleet,
+      });
+      expect(download.status).toBe(200);
+      const ack = await agentApi.post(ACKNOWLEDGE, cppAckOf(agent.agentId, update.identifier, outcome), {
+        certificate: fleet,
+      });
+      expect(ack.status).toBe(200);
+      if (outcome === "FULLY_APPLIED") agent.flowId = update.args?.flowId as string;
+    }
+    if (updates.length > 0) await beat(agent);
+    return updates;
+  }
+
+  /** `count` C++ agents of a class of their own, registered with their full manifest, on the example's flow. */
+  async function classOf(className: string, count: number): Promise<PlayedAgent[]> {
+    const agents = Array.from({ length: count }, (_, index) => ({
+      agentId: `${className}-${index + 1}`,
+      className,
+      flowId: FACTORY_FLOW,
+    }));
+    for (const agent of agents) {
+      const response = await agentApi.post(HEARTBEAT, cppHeartbeatOf(agent.agentId, className, true), {
+        certificate: fleet,
+      });
+      expect(response.status).toBe(200);
+    }
+    return agents;
+  }
+
+  /** Every agent's turn, then one look of the sweeper's engine, until the rollout is over. */
+  async function rollToTheEnd(rolloutId: string, agents: PlayedAgent[]): Promise<void> {
+    for (let look = 1; look <= MAX_LOOKS; look++) {
+      for (const agent of agents) await turn(agent);
+      const { rollout } = await sweeper.rollouts.advance(tenant, rolloutId);
+      if (isRolloutFinal(rollout.state)) return;
+    }
+    throw new Error(`Rollout ${rolloutId} still under way after ${MAX_LOOKS} looks`);
+  }
+
+  return { beat, turn, classOf, rollToTheEnd };
 }

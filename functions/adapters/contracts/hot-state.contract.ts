@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import type { HotSighting, HotSightingResult, HotState } from "../../core/agents/ports.js";
+import type { HotSighting, HotSightingResult, HotState, PinCache } from "../../core/agents/ports.js";
 import type { SupportedOperations } from "../../core/c2/manifest.js";
 import type { RenderedParameter } from "../../core/flows/policy.js";
 import type { KnownManifest } from "../../core/manifests/agent-manifest.js";
@@ -18,6 +18,8 @@ export interface HotStateSubject {
   hotState: HotState;
   markOperationsPending(tenant: string, agentId: string): Promise<void>;
   revokeSerial(tenant: string, serial: string): Promise<void>;
+  /** The console's write through of an agent's pin. */
+  rememberPin: PinCache["rememberPin"];
 }
 
 /**
@@ -365,6 +367,69 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       60_000,
     );
     expect((await sighted(START + 4)).catchUp).toBeUndefined();
+  });
+  it("holds a pinned agent to its pin: never sent the class's flow, sent its pin again when it reports another", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    await hotState.rememberClassFlow(
+      the.tenant,
+      "pumps",
+      { target: "flow-2", accepted: ["flow-2"], ackTimeoutMs: 90_000, renderings: [] },
+      60_000,
+    );
+    await sighted(START, reported);
+    await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
+    const pin = { flowHash: "flow-1", flowIds: ["flow-1", "adopted-1"], pinnedAt: START, pinnedBy: "ops" };
+    // A pin told to an agent the cache does not hold as registered waits for its registry entry.
+    await the.subject.rememberPin(the.tenant, "agent-1", pin);
+    expect((await sighted(START + 1)).catchUp).toEqual({
+      hash: "flow-2",
+      flowId: "flow-2",
+      ackTimeoutMs: 90_000,
+    });
+    // Registered with its pin, it is left on its pinned flow, under any of the flow ids it reports running it.
+    await hotState.markRegistered(the.tenant, "agent-1", START + 2, new Map(), pin);
+    expect((await sighted(START + 3, { flowId: "flow-1" })).catchUp).toBeUndefined();
+    expect((await sighted(START + 4, { flowId: "adopted-1" })).catchUp).toBeUndefined();
+    // Reporting the class's flow, it is sent its pin, by the first of its flow ids, once per retry window.
+    expect((await sighted(START + 5, { flowId: "flow-2" })).catchUp).toEqual({
+      hash: "flow-1",
+      flowId: "flow-1",
+      ackTimeoutMs: 90_000,
+    });
+    expect((await sighted(START + 6, { flowId: "flow-2" })).catchUp).toBeUndefined();
+    // Pinned anew by the console, to the class's flow: left there, and sent it after it drifted.
+    const repinned = { ...pin, flowHash: "flow-2", flowIds: ["flow-2"] };
+    await the.subject.rememberPin(the.tenant, "agent-1", repinned);
+    expect((await sighted(START + 7, { flowId: "flow-2" })).catchUp).toBeUndefined();
+    expect((await sighted(START + 8, { flowId: "flow-9" })).catchUp).toMatchObject({ hash: "flow-2" });
+    // Unpinned, catch-up brings it to the class's target as any other agent.
+    await the.subject.rememberPin(the.tenant, "agent-1", undefined);
+    await hotState.rememberClassFlow(
+      the.tenant,
+      "pumps",
+      { target: "flow-3", accepted: ["flow-3"], renderings: [] },
+      60_000,
+    );
+    expect((await sighted(START + 9, { flowId: "flow-1" })).catchUp).toEqual({
+      hash: "flow-3",
+      flowId: "flow-3",
+    });
+  });
+  it("holds a pinned agent to its pin in a class that has no flow policy", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    await hotState.rememberClassFlow(the.tenant, "pumps", undefined, 60_000);
+    await sighted(START, reported);
+    await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
+    expect((await sighted(START + 1)).catchUp).toBeUndefined();
+    await hotState.markRegistered(the.tenant, "agent-1", START + 2, new Map(), {
+      flowHash: "flow-7",
+      flowIds: ["flow-7"],
+      pinnedAt: START,
+      pinnedBy: "ops",
+    });
+    expect((await sighted(START + 3)).catchUp).toEqual({ hash: "flow-7", flowId: "flow-7" });
   });
   it("holds an agent with values of its own to its own rendering of a version that declares parameters", async () => {
     const { hotState } = the.subject;

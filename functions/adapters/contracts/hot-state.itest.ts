@@ -13,6 +13,7 @@ hotStateContract("Redis", () => {
     hotState: new RedisHotState(redis.client),
     markOperationsPending: (tenant, agentId) => consoleView.markOperationsPending(tenant, [agentId]),
     revokeSerial: (tenant, serial) => consoleView.revokeSerial(tenant, serial, 0),
+    rememberPin: (tenant, agentId, pin) => consoleView.rememberPin(tenant, agentId, pin),
   };
 });
 hotStateContract("the memory fake", () => {
@@ -24,5 +25,6 @@ hotStateContract("the memory fake", () => {
     revokeSerial: async (tenant, serial) => {
       hotState.revocationLists.get(tenant)?.add(serial);
     },
+    rememberPin: (tenant, agentId, pin) => hotState.rememberPin(tenant, agentId, pin),
   };
 });

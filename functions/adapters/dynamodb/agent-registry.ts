@@ -11,6 +11,7 @@ import type { Labels } from "../../core/agents/labels.js";
 import type {
   AgentCheckpoint,
   AgentClassRegistry,
+  AgentPin,
   AgentRecord,
   AgentRegistry,
   SilentAgent,
@@ -42,6 +43,7 @@ export interface AgentItem {
   describeExpiresAt?: number;
   labels?: Labels;
   reportedLabels?: Labels;
+  pin?: AgentPin;
   /** Set while the agent is announced offline: its last heartbeat, its place in the silent index. */
   silentSince?: number;
   /** Set once decommissioned (FleetRegistry.decommission): the entry is kept, out of every index. */
@@ -173,6 +175,16 @@ export class DynamoAgentRegistry implements AgentRegistry {
       UpdateExpression: empty ? "REMOVE labels" : "SET labels = :labels",
       ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(decommissionedAt)",
       ExpressionAttributeValues: empty ? undefined : { ":labels": labels },
+    });
+  }
+
+  /** On a registered agent only; unpinned, the agent keeps no pin attribute. */
+  putPin(tenant: string, agentId: string, pin: AgentPin | undefined): Promise<boolean> {
+    return this.conditionalUpdate({
+      Key: Keys.agent(tenant, agentId),
+      UpdateExpression: pin === undefined ? "REMOVE pin" : "SET pin = :pin",
+      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(decommissionedAt)",
+      ExpressionAttributeValues: pin === undefined ? undefined : { ":pin": pin },
     });
   }
 
@@ -393,5 +405,6 @@ export function toRecord(item: AgentItem): AgentRecord {
         : undefined,
     labels: item.labels,
     reportedLabels: item.reportedLabels,
+    pin: item.pin,
   });
 }

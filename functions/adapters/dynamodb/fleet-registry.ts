@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { Labels } from "../../core/agents/labels.js";
-import type { AgentRecord, SilentAgent } from "../../core/agents/ports.js";
+import type { AgentPin, AgentRecord, SilentAgent } from "../../core/agents/ports.js";
 import type { AgentQuery, Decommissioning, FleetRegistry } from "../../core/fleet/ports.js";
 import { type AgentItem, DynamoAgentRegistry, toRecord, withLastSeen } from "./agent-registry.js";
 import { Keys } from "./keys.js";
@@ -121,6 +121,10 @@ export class DynamoFleetRegistry implements FleetRegistry {
 
   putLabels(tenant: string, agentId: string, labels: Labels) {
     return this.registry.putLabels(tenant, agentId, labels);
+  }
+
+  putPin(tenant: string, agentId: string, pin: AgentPin | undefined) {
+    return this.registry.putPin(tenant, agentId, pin);
   }
 
   /**

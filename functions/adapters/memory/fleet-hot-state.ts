@@ -1,4 +1,4 @@
-import type { AgentOwnValues } from "../../core/agents/ports.js";
+import type { AgentOwnValues, AgentPin } from "../../core/agents/ports.js";
 import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
 import type { CachedClassFlow } from "../../core/flows/policy.js";
 
@@ -16,6 +16,8 @@ export class MemoryFleetHotState implements FleetHotState {
   readonly classFlows = new Map<string, CachedClassFlow | undefined>();
   /** By tenant/agent: the own values of agents the cache holds as registered. */
   readonly ownValues = new Map<string, AgentOwnValues>();
+  /** By tenant/agent: the pins of agents the cache holds as registered. */
+  readonly pins = new Map<string, AgentPin>();
   /** By tenant/class: the heartbeat period the cache's copy of the class's policy carries. */
   readonly classPeriods = new Map<string, number>();
   /** Set to make every call fail, as a cache outage would. */
@@ -87,6 +89,14 @@ export class MemoryFleetHotState implements FleetHotState {
     this.check();
     const key = `${tenant}/${agentId}`;
     if (this.agentStates.has(key)) this.ownValues.set(key, new Map(ownValues));
+  }
+
+  async rememberPin(tenant: string, agentId: string, pin: AgentPin | undefined) {
+    this.check();
+    const key = `${tenant}/${agentId}`;
+    if (!this.agentStates.has(key)) return;
+    if (pin === undefined) this.pins.delete(key);
+    else this.pins.set(key, structuredClone(pin));
   }
 
   async rememberClassFlow(

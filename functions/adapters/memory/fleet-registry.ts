@@ -1,5 +1,5 @@
 import { effectiveLabels, type Labels, matchesLabels } from "../../core/agents/labels.js";
-import type { AgentRecord, SilentAgent } from "../../core/agents/ports.js";
+import type { AgentPin, AgentRecord, SilentAgent } from "../../core/agents/ports.js";
 import type { AgentQuery, Decommissioning, FleetRegistry } from "../../core/fleet/ports.js";
 import { manifestIdOf } from "../../core/manifests/agent-manifest.js";
 import { MemoryEventOutbox } from "./event-outbox.js";
@@ -88,6 +88,13 @@ export class MemoryFleetRegistry implements FleetRegistry {
     const record = this.agents.get(`${tenant}/${agentId}`);
     if (record && Object.keys(labels).length === 0) delete record.labels;
     else if (record) record.labels = { ...labels };
+    return record !== undefined;
+  }
+
+  async putPin(tenant: string, agentId: string, pin: AgentPin | undefined) {
+    const record = this.agents.get(`${tenant}/${agentId}`);
+    if (record && pin === undefined) delete record.pin;
+    else if (record) record.pin = structuredClone(pin);
     return record !== undefined;
   }
 

@@ -1,8 +1,10 @@
 import type {
   AgentOwnValues,
+  AgentPin,
   HotSighting,
   HotSightingResult,
   HotState,
+  PinCache,
   SightingOutcome,
 } from "../../core/agents/ports.js";
 import type { OverdueAgent, PresenceState } from "../../core/agents/presence.js";
@@ -37,9 +39,10 @@ interface HotAgent {
   /** The serial of the certificate the store was said to hold for the agent. */
   certificate?: string;
   ownValues?: AgentOwnValues;
+  pin?: AgentPin;
 }
 
-export class MemoryHotState implements HotState, PresenceState {
+export class MemoryHotState implements HotState, PresenceState, PinCache {
   readonly agents = new Map<string, HotAgent>();
   readonly classes = new Set<string>();
   /** By tenant: the binaries whose content the cache knows to be stored. */
@@ -173,8 +176,8 @@ export class MemoryHotState implements HotState, PresenceState {
     if (!this.classFlows.has(classKey)) return { classFlowUnknown: true };
     const policy = this.classFlows.get(classKey);
     const known = { classFlowUnknown: false };
-    if (!policy || !supportedOperations) return known;
-    const { target, accepted } = ownFlowIdsOf(policy, agent.ownValues);
+    if (!supportedOperations || (!policy && !agent.pin)) return known;
+    const { hash, target, accepted } = flowIdsHeldTo(policy, agent);
     if (agent.flowId !== undefined && accepted.includes(agent.flowId)) return known;
     const claimKey = `${sighting.tenant}/${sighting.agentId}`;
     const claim = this.catchUps.get(claimKey);
@@ -182,7 +185,7 @@ export class MemoryHotState implements HotState, PresenceState {
     this.catchUps.set(claimKey, { flowId: target, until: sighting.now + sighting.catchUpRetryMs });
     return {
       ...known,
-      catchUp: dropUndefined({ hash: policy.target, flowId: target, ackTimeoutMs: policy.ackTimeoutMs }),
+      catchUp: dropUndefined({ hash, flowId: target, ackTimeoutMs: policy?.ackTimeoutMs }),
     };
   }
 
@@ -202,13 +205,27 @@ export class MemoryHotState implements HotState, PresenceState {
     if (agent) agent.certificate = serial;
   }
 
-  async markRegistered(tenant: string, agentId: string, now: number, ownValues: AgentOwnValues) {
+  async markRegistered(
+    tenant: string,
+    agentId: string,
+    now: number,
+    ownValues: AgentOwnValues,
+    pin?: AgentPin,
+  ) {
     this.touch();
     const agent = this.agents.get(`${tenant}/${agentId}`) ?? { registered: false, lastCheckpoint: 0 };
     agent.registered = true;
     agent.lastCheckpoint = now;
     agent.ownValues = ownValues.size === 0 ? undefined : new Map(ownValues);
+    agent.pin = pin && structuredClone(pin);
     this.agents.set(`${tenant}/${agentId}`, agent);
+  }
+
+  /** As the console's write through: a registered agent's entry only. */
+  async rememberPin(tenant: string, agentId: string, pin: AgentPin | undefined) {
+    this.touch();
+    const agent = this.agents.get(`${tenant}/${agentId}`);
+    if (agent?.registered) agent.pin = pin && structuredClone(pin);
   }
 
   async rememberClass(tenant: string, agentClass: string) {
@@ -349,6 +366,17 @@ export class MemoryHotState implements HotState, PresenceState {
     this.touch();
     this.tenantsScheduled.add(tenant);
   }
+}
+
+/**
+ * As the script: the version a pinned agent is held to is its pin's, by the flow ids of its pin, the first
+ * the one sent; any other agent's is its class's target.
+ */
+function flowIdsHeldTo(policy: CachedClassFlow | undefined, agent: HotAgent) {
+  if (agent.pin)
+    return { hash: agent.pin.flowHash, target: agent.pin.flowIds[0] as string, accepted: agent.pin.flowIds };
+  const held = policy as CachedClassFlow;
+  return { hash: held.target, ...ownFlowIdsOf(held, agent.ownValues) };
 }
 
 /** As the script: an agent with values of its own runs its own rendering of each version that declares parameters. */

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
-import type { AgentOwnValues } from "../../core/agents/ports.js";
+import type { AgentOwnValues, AgentPin } from "../../core/agents/ports.js";
 import { type CachedClassFlow, type RenderedParameter, targetFlowIdOf } from "../../core/flows/policy.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";
@@ -61,8 +61,8 @@ const renderingsText = (policy: CachedClassFlow): string =>
 /** The agent's cache field holding its own values, which the heartbeat script reads (record-sighting-script.ts). */
 export const OWN_VALUES_FIELD = "parameters";
 
-/** Its values, and the flow ids the heartbeat script computed of them and kept beside them. */
-const OWN_VALUE_FIELDS = [OWN_VALUES_FIELD, "ownIdsFor", "ownTargetFlowId", "ownAcceptedIds"];
+/** The flow ids the heartbeat script computed of an agent's values and kept beside them. */
+export const OWN_VALUES_DERIVED_FIELDS = ["ownIdsFor", "ownTargetFlowId", "ownAcceptedIds"];
 
 /** An agent's own values as the heartbeat script decodes them: `{name: [kind, text]}`; undefined for none. */
 export const ownValuesText = (values: AgentOwnValues): string | undefined =>
@@ -70,14 +70,27 @@ export const ownValuesText = (values: AgentOwnValues): string | undefined =>
     ? undefined
     : JSON.stringify(Object.fromEntries([...values].map(([name, value]) => [name, valueEntry(value)])));
 
+/** The agent's cache field holding its pin, which the heartbeat script reads (record-sighting-script.ts). */
+export const PIN_FIELD = "pin";
+
 /**
- * Replaces a registered agent's own values (ARGV[1], '' for none) in its cache entry KEYS[1]. An entry the
- * cache lost, or never registered, is left alone: the agent's next heartbeat reads its values with its
+ * An agent's pin as the heartbeat script reads it: the version's hash, then the flow ids the agent reports
+ * running it, the one catch-up sends first, separated by spaces; undefined for none.
+ */
+export const pinText = (pin: AgentPin | undefined): string | undefined =>
+  pin === undefined ? undefined : [pin.flowHash, ...pin.flowIds].join(" ");
+
+/**
+ * Replaces what a registered agent's cache entry KEYS[1] holds in the field ARGV[1] (its own values, its
+ * pin) with ARGV[2] ('' for nothing), dropping the fields computed of it, ARGV[3..]. An entry the cache
+ * lost, or never registered, is left alone: the agent's next heartbeat reads what the field holds with its
  * registry entry, and no entry comes back without its time to live.
  */
-export const REMEMBER_OWN_VALUES_SCRIPT = `
+export const REMEMBER_AGENT_FIELD_SCRIPT = `
 if redis.call('HGET', KEYS[1], 'registered') ~= '1' then return 0 end
-redis.call('HDEL', KEYS[1], ${OWN_VALUE_FIELDS.map((field) => `'${field}'`).join(", ")})
-if ARGV[1] ~= '' then redis.call('HSET', KEYS[1], '${OWN_VALUES_FIELD}', ARGV[1]) end
+local fields = {ARGV[1]}
+for index = 3, #ARGV do fields[#fields + 1] = ARGV[index] end
+redis.call('HDEL', KEYS[1], unpack(fields))
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
 return 1
 `;

@@ -1,11 +1,19 @@
 import type { Cluster, Redis } from "ioredis";
-import type { AgentOwnValues } from "../../core/agents/ports.js";
+import type { AgentOwnValues, AgentPin } from "../../core/agents/ports.js";
 import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
 import type { CachedClassFlow } from "../../core/flows/policy.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";
 import { isCacheUsable } from "./cache-status.js";
-import { ownValuesText, REMEMBER_OWN_VALUES_SCRIPT, rememberClassFlow } from "./class-flow-cache.js";
+import {
+  OWN_VALUES_DERIVED_FIELDS,
+  OWN_VALUES_FIELD,
+  ownValuesText,
+  PIN_FIELD,
+  pinText,
+  REMEMBER_AGENT_FIELD_SCRIPT,
+  rememberClassFlow,
+} from "./class-flow-cache.js";
 import { CacheUnavailableError } from "./hot-state.js";
 
 /** The agent hash's fields the console reads, as the agent API writes them (JSON for the structured ones). */
@@ -38,7 +46,7 @@ return 0
 
 interface ScriptedRedis {
   addRevokedSerial(key: string, serial: string, revokedAt: number): Promise<number>;
-  rememberOwnValues(key: string, values: string): Promise<number>;
+  rememberAgentField(key: string, field: string, value: string, ...derived: string[]): Promise<number>;
 }
 
 /** The console's reads of the agent API's hot state. All of a tenant's keys share one slot (its hash tag). */
@@ -47,7 +55,7 @@ export class RedisFleetHotState implements FleetHotState {
 
   constructor(redis: Redis | Cluster) {
     redis.defineCommand("addRevokedSerial", { numberOfKeys: 1, lua: ADD_REVOKED_SCRIPT });
-    redis.defineCommand("rememberOwnValues", { numberOfKeys: 1, lua: REMEMBER_OWN_VALUES_SCRIPT });
+    redis.defineCommand("rememberAgentField", { numberOfKeys: 1, lua: REMEMBER_AGENT_FIELD_SCRIPT });
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
   }
 
@@ -128,7 +136,16 @@ export class RedisFleetHotState implements FleetHotState {
   }
 
   async rememberOwnValues(tenant: string, agentId: string, ownValues: AgentOwnValues) {
-    await this.usable().rememberOwnValues(CacheKeys.agent(tenant, agentId), ownValuesText(ownValues) ?? "");
+    await this.usable().rememberAgentField(
+      CacheKeys.agent(tenant, agentId),
+      OWN_VALUES_FIELD,
+      ownValuesText(ownValues) ?? "",
+      ...OWN_VALUES_DERIVED_FIELDS,
+    );
+  }
+
+  async rememberPin(tenant: string, agentId: string, pin: AgentPin | undefined) {
+    await this.usable().rememberAgentField(CacheKeys.agent(tenant, agentId), PIN_FIELD, pinText(pin) ?? "");
   }
 
   async revokeSerial(tenant: string, serial: string, revokedAt: number) {

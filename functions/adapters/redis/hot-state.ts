@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from "ioredis";
 import type {
   AgentOwnValues,
+  AgentPin,
   HotSighting,
   HotSightingResult,
   HotState,
@@ -15,7 +16,13 @@ import type { KnownManifest } from "../../core/manifests/agent-manifest.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";
 import { isCacheUsable } from "./cache-status.js";
-import { OWN_VALUES_FIELD, ownValuesText, rememberClassFlow } from "./class-flow-cache.js";
+import {
+  OWN_VALUES_FIELD,
+  ownValuesText,
+  PIN_FIELD,
+  pinText,
+  rememberClassFlow,
+} from "./class-flow-cache.js";
 import {
   CLEAR_PENDING_SCRIPT,
   RECORD_SIGHTING_SCRIPT,
@@ -222,16 +229,19 @@ export class RedisHotState implements HotState {
     agentId: string,
     now: number,
     ownValues: AgentOwnValues,
+    pin?: AgentPin,
   ): Promise<void> {
     const key = CacheKeys.agent(tenant, agentId);
     const parameters = ownValuesText(ownValues);
-    const fields = { registered: "1", checkpointAt: String(now) };
-    // Only a registered agent's entry holds own values and the flow ids computed of them (the console writes
-    // them to such an entry alone), so an entry being registered holds none to replace.
-    await this.usable().hset(
-      key,
-      parameters === undefined ? fields : { ...fields, [OWN_VALUES_FIELD]: parameters },
-    );
+    const pinned = pinText(pin);
+    // Only a registered agent's entry holds own values, the flow ids computed of them and a pin (the console
+    // writes them to such an entry alone), so an entry being registered holds none to replace.
+    await this.usable().hset(key, {
+      registered: "1",
+      checkpointAt: String(now),
+      ...(parameters === undefined ? {} : { [OWN_VALUES_FIELD]: parameters }),
+      ...(pinned === undefined ? {} : { [PIN_FIELD]: pinned }),
+    });
   }
 
   async rememberClass(tenant: string, agentClass: string): Promise<boolean> {

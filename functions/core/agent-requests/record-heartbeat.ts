@@ -241,7 +241,8 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
         await ensureClass(tenant, view.agentClass ?? record.agentClass, now, cache);
       }
       const ownValues = ownValuesOf(await parameters.list(tenant, { layer: "agent", agentId }));
-      await cache.attempt(() => hotState.markRegistered(tenant, agentId, now, ownValues));
+      const pin = record?.pin;
+      await cache.attempt(() => hotState.markRegistered(tenant, agentId, now, ownValues, pin));
     }
 
     // A tenant CA's certificate new to the agent, as the cache's round trip tells: recorded once per agent and

@@ -41,6 +41,24 @@ export interface AgentRecord {
    * label of the same key wins (effectiveLabels).
    */
   reportedLabels?: Labels;
+  /** The flow version an operator pinned the agent to, if any. */
+  pin?: AgentPin;
+}
+
+/**
+ * The flow version an agent is pinned to: catch-up and rollouts leave it there until it is unpinned, and
+ * catch-up sends it back there when it reports another flow.
+ */
+export interface AgentPin {
+  /** The version's hash, which the agent downloads it by. */
+  flowHash: string;
+  /**
+   * The flow ids the agent reports running it: first its rendering with its values when it was pinned (the
+   * version's hash when it declares no parameters), which catch-up sends it; then an adopted version's flow id.
+   */
+  flowIds: string[];
+  pinnedAt: number;
+  pinnedBy: string;
 }
 
 /** What changed since the registry last heard from the agent, written to its profile on change. */
@@ -241,6 +259,15 @@ export interface OwnValuesCache {
   rememberOwnValues(tenant: string, agentId: string, ownValues: AgentOwnValues): Promise<void>;
 }
 
+/** The cache's copy of agents' pins, which the console writes through. */
+export interface PinCache {
+  /**
+   * Replaces the agent's pin (none: unpinned) in its cache entry, which catch-up reads; an agent the cache
+   * does not hold as registered reads it with its registry entry at its next heartbeat.
+   */
+  rememberPin(tenant: string, agentId: string, pin: AgentPin | undefined): Promise<void>;
+}
+
 /** Nothing is recorded unless the certificate is known not to be revoked. */
 export type SightingOutcome =
   | { recorded: true; sighting: HotSightingResult }
@@ -251,9 +278,15 @@ export interface HotState extends ClassFlowCache, RevocationCache, ManifestCache
   recordSighting(sighting: HotSighting): Promise<SightingOutcome>;
   /**
    * The registry holds the agent, whose own parameter values (its agent layer) the cache keeps from now on
-   * for catch-up to compare its flow id with its own rendering's.
+   * for catch-up to compare its flow id with its own rendering's, and its pin, which catch-up holds it to.
    */
-  markRegistered(tenant: string, agentId: string, now: number, ownValues: AgentOwnValues): Promise<void>;
+  markRegistered(
+    tenant: string,
+    agentId: string,
+    now: number,
+    ownValues: AgentOwnValues,
+    pin?: AgentPin,
+  ): Promise<void>;
   /**
    * The certificate store holds the certificate of this serial, with which the agent calls: its next
    * sightings say so, and record nothing more of it, while the cache keeps the agent.

@@ -25,6 +25,7 @@ import type { CertificateAuthority, CertificateStore } from "../identity/ports.j
 import { makeManifestsApi } from "../manifests/console-manifests.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
 import { makeOperationsApi } from "../operations/console-operations.js";
+import { makePinsApi } from "../operations/console-pins.js";
 import { makeResourceSetsApi } from "../operations/console-resource-sets.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationResultStore, OperationStore } from "../operations/ports.js";
@@ -117,6 +118,8 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
   });
   const preparation = makeRolloutPreparation({ ...deps, agentChecks: { validate: validateFlow, readiness } });
   const engine = makeRolloutEngine({ ...deps, classes: deps.catalog, preparation });
+  const operations = makeOperationsApi({ ...deps, selectAgents: reader.select });
+  const pins = makePinsApi({ ...deps, createOperation: operations.create });
   const certificates = makeCertificatesApi({
     ...deps,
     store: deps.certificates,
@@ -132,11 +135,12 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
       revokeAgentCertificates: revocation.revokeAgentCertificates,
       agentCertificateExpiry: certificates.agentCertificateExpiry,
     }),
-    operations: makeOperationsApi({ ...deps, selectAgents: reader.select }),
+    operations,
+    pins,
     debugBundles: makeDebugBundlesApi(deps),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
     flows: makeFlowsApi({ ...deps, validate: validateFlow, checkParameters: readiness.version }),
-    parameters: makeParametersApi({ ...deps, readiness }),
+    parameters: makeParametersApi({ ...deps, readiness, pinFollowsValues: pins.followValues }),
     assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
     resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.select }),
     rollouts: makeRolloutsApi({ engine, rollouts: deps.rollouts, preparation, clock: deps.clock }),

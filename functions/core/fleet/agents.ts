@@ -1,5 +1,5 @@
 import type { LabelRequirement } from "../agents/labels.js";
-import type { AgentClassRecord, AgentRecord, ClassCatalog } from "../agents/ports.js";
+import type { AgentClassRecord, AgentPin, AgentRecord, ClassCatalog } from "../agents/ports.js";
 import { type AgentStatus, type LastSeenSource, statusOf, statusRuleOf } from "../agents/status.js";
 import { BeaconError } from "../errors.js";
 import { type GuardedCache, guardedCache } from "../guarded-cache.js";
@@ -32,6 +32,8 @@ export interface AgentFilters {
   text?: string;
   /** Every one met by the agent's labels. */
   labels?: readonly LabelRequirement[];
+  /** Only agents pinned to a flow version (true), or only those not pinned (false). */
+  pinned?: boolean;
 }
 
 export interface AgentListRequest extends AgentFilters {
@@ -63,6 +65,13 @@ export interface MergedAgent {
 export const manifestOfAgent = ({ record, hot }: MergedAgent) =>
   currentManifest(record.manifest, hot?.manifestHash ?? record.manifestHash);
 
+/** A pin as the console shows it, wherever it shows the agent's flow. */
+export const pinView = (pin: AgentPin) => ({
+  flowHash: pin.flowHash,
+  pinnedAt: toIso(pin.pinnedAt) as string,
+  pinnedBy: pin.pinnedBy,
+});
+
 export const summaryOf = (agent: MergedAgent) => {
   const { record, hot, agentClass, lastSeen, lastSeenFrom, status } = agent;
   return dropUndefined({
@@ -82,6 +91,7 @@ export const summaryOf = (agent: MergedAgent) => {
       record.reportedLabels && Object.keys(record.reportedLabels).length > 0
         ? record.reportedLabels
         : undefined,
+    pinnedFlow: record.pin && pinView(record.pin),
   });
 };
 
@@ -98,7 +108,8 @@ export interface AgentPage {
 const matches = (agent: MergedAgent, filters: AgentFilters) =>
   (filters.status === undefined || agent.status === filters.status) &&
   (filters.lastSeenAfter === undefined || agent.lastSeen >= filters.lastSeenAfter) &&
-  (filters.lastSeenBefore === undefined || agent.lastSeen < filters.lastSeenBefore);
+  (filters.lastSeenBefore === undefined || agent.lastSeen < filters.lastSeenBefore) &&
+  (filters.pinned === undefined || (agent.record.pin !== undefined) === filters.pinned);
 
 /**
  * A tenant's agents as the console shows them: the registry's entries with the cache's fresher values,
@@ -157,6 +168,7 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
       request.manifestId !== undefined ||
       request.flowId !== undefined ||
       request.text !== undefined ||
+      request.pinned !== undefined ||
       (request.labels?.length ?? 0) > 0;
     const cache = guardedCache();
     const items: AgentSummary[] = [];

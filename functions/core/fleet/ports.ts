@@ -1,8 +1,10 @@
 import type { LabelRequirement, Labels } from "../agents/labels.js";
 import type {
+  AgentPin,
   AgentRecord,
   HotSighting,
   OwnValuesCache,
+  PinCache,
   SilentAgent,
   SilentAgentIndex,
 } from "../agents/ports.js";
@@ -55,6 +57,8 @@ export interface FleetRegistry extends SilentAgentIndex {
   clearSilent(tenant: string, agentId: string, lastSeen: number): Promise<void>;
   /** Replaces the agent's labels (the last writer wins); false when there was no such agent. */
   putLabels(tenant: string, agentId: string, labels: Labels): Promise<boolean>;
+  /** Pins the agent, or unpins it (undefined); false when there was no such agent. */
+  putPin(tenant: string, agentId: string, pin: AgentPin | undefined): Promise<boolean>;
   /**
    * The flow id each agent of the class reports, by agent id, read from the class's index with nothing else
    * of the agents: what grouping a class by its running flows needs.
@@ -88,7 +92,7 @@ export interface ClassAgentCounts {
 }
 
 /** The console's reads and removals of the agent API's hot state. Every call throws when the cache does. */
-export interface FleetHotState extends ClassFlowCache, RevocationNotices, OwnValuesCache {
+export interface FleetHotState extends ClassFlowCache, RevocationNotices, OwnValuesCache, PinCache {
   agents(tenant: string, agentIds: string[]): Promise<Map<string, HotAgentState>>;
   /** Agents per class from the cache's per-class index, online meaning seen at or after `onlineSince`. */
   classCounts(

@@ -4,7 +4,7 @@ import { BeaconError } from "../errors.js";
 import type { FlowParameter } from "../flows/parameters.js";
 import { policyInForce } from "../flows/policy.js";
 import type { ClassFlowWriter, FlowCatalog } from "../flows/ports.js";
-import { guardedCache } from "../guarded-cache.js";
+import { guardedCache, tellCacheFirst } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { asObject, dropUndefined } from "../json.js";
 import { toIso } from "../paging.js";
@@ -22,7 +22,7 @@ import {
 } from "./model.js";
 import type { ParameterScope, ParameterStore } from "./ports.js";
 import type { ReadinessCheck } from "./readiness-check.js";
-import { ownValuesOf } from "./rendered-flow-ids.js";
+import { type OwnValues, ownValuesOf } from "./rendered-flow-ids.js";
 import {
   parseSecretReference,
   SECRET_REFERENCE_FORMS,
@@ -42,6 +42,8 @@ export interface ParametersDependencies {
   classFlowCache: ClassFlowWriter;
   clock: Clock;
   readiness: Pick<ReadinessCheck, "change">;
+  /** Renders a pinned agent's pin anew with the own values it is about to have (nothing for an unpinned one). */
+  pinFollowsValues(tenant: string, agentId: string, own: OwnValues): Promise<void>;
 }
 
 const invalid = (message: string) => new BeaconError("invalid_request", message);
@@ -145,7 +147,11 @@ export function makeParametersApi(deps: ParametersDependencies) {
       scope: { layer: "agent", agentId },
       classRecord: await catalog.get(tenant, agent.agentClass),
       agentClass: agent.agentClass,
-      tell: (values) => deps.hotState.rememberOwnValues(tenant, agentId, ownValuesOf(values)),
+      tell: async (values) => {
+        const own = ownValuesOf(values);
+        await deps.hotState.rememberOwnValues(tenant, agentId, own);
+        await deps.pinFollowsValues(tenant, agentId, own);
+      },
       tellsFirst: true,
     };
   }
@@ -160,15 +166,8 @@ export function makeParametersApi(deps: ParametersDependencies) {
     values: readonly ParameterRecord[],
     write: () => Promise<T>,
   ): Promise<T> {
-    if (holder.tellsFirst) {
-      const cache = guardedCache();
-      await cache.attempt(() => holder.tell(values));
-      if (cache.error !== undefined)
-        throw new BeaconError(
-          "cache_unavailable",
-          "Beacon's cache is unreachable, so the agent would not learn of the value; try again",
-        );
-    }
+    if (holder.tellsFirst)
+      await tellCacheFirst(() => holder.tell(values), "the agent would not learn of the value");
     const result = await write();
     await guardedCache().attempt(async () => holder.tell(await parameters.list(tenant, holder.scope)));
     return result;

@@ -130,23 +130,31 @@ export function makeClassFlowRendering(deps: FlowRenderingDependencies) {
  */
 export function makeAgentFlowIds(deps: Pick<FlowRenderingDependencies, "parameters">) {
   const { parameters } = deps;
-  return async function agentFlowIds(
+  /** The version's flow id for own values given: its rendering with the class's values under them. */
+  async function withOwnValues(
     tenant: string,
     className: string,
     version: { hash: string; parameters?: readonly FlowParameter[] },
-    agentIds: readonly string[],
-  ): Promise<Map<string, string>> {
-    if (!declaresParameters(version)) return new Map(agentIds.map((agentId) => [agentId, version.hash]));
+  ): Promise<(own: OwnValues) => string> {
+    if (!declaresParameters(version)) return () => version.hash;
     const rendering = renderingOf(version, await parameters.list(tenant, { layer: "class", className }));
-    const own = await Promise.all(
-      agentIds.map((agentId) => parameters.list(tenant, { layer: "agent", agentId })),
-    );
-    return new Map(
-      agentIds.map((agentId, at) => [
-        agentId,
-        renderedFlowIdOf(rendering as PolicyRendering, ownValuesOf(own[at] ?? [])),
-      ]),
-    );
+    return (own) => renderedFlowIdOf(rendering as PolicyRendering, own);
+  }
+  return {
+    withOwnValues,
+    async agentFlowIds(
+      tenant: string,
+      className: string,
+      version: { hash: string; parameters?: readonly FlowParameter[] },
+      agentIds: readonly string[],
+    ): Promise<Map<string, string>> {
+      const flowIdOf = await withOwnValues(tenant, className, version);
+      if (!declaresParameters(version)) return new Map(agentIds.map((agentId) => [agentId, version.hash]));
+      const own = await Promise.all(
+        agentIds.map((agentId) => parameters.list(tenant, { layer: "agent", agentId })),
+      );
+      return new Map(agentIds.map((agentId, at) => [agentId, flowIdOf(ownValuesOf(own[at] ?? []))]));
+    },
   };
 }
 
@@ -156,7 +164,7 @@ export function makeAgentFlowIds(deps: Pick<FlowRenderingDependencies, "paramete
  */
 export const makeFlowRenderings = (deps: FlowRenderingDependencies) => ({
   classFlow: makeClassFlowRendering(deps),
-  agentFlowIds: makeAgentFlowIds(deps),
+  ...makeAgentFlowIds(deps),
 });
 
 export type FlowRenderings = ReturnType<typeof makeFlowRenderings>;

@@ -237,6 +237,14 @@ describe("the agents a batch may take", () => {
     expect(candidateOf(rollout, agent, { ...hot, flowId: "new" }, timing, NOW)).toBeUndefined();
   });
 
+  it("are passed over while pinned to a flow version, whichever it is", () => {
+    const hot = { lastSeen: NOW, manifestHash: "m-hot" };
+    const pin = { flowHash: "old", flowIds: ["old"], pinnedAt: NOW - 1, pinnedBy: "ops" };
+    expect(candidateOf(rollout, { ...agent, pin }, hot, timing, NOW)).toBeUndefined();
+    const toTheNew = { ...pin, flowHash: "other", flowIds: ["other"] };
+    expect(candidateOf(rollout, { ...agent, pin: toTheNew }, hot, timing, NOW)).toBeUndefined();
+  });
+
   it("are passed over while their manifest is unknown or does not list UPDATE CONFIGURATION", () => {
     const hot = { lastSeen: NOW, manifestHash: "m-unknown" };
     expect(candidateOf(rollout, agent, hot, timing, NOW)).toBeUndefined();

@@ -165,8 +165,8 @@ export function memberChange(
 
 /**
  * An agent of the class a batch may take, as the registry and the cache know it: online, not on the new
- * version yet, and taking UPDATE CONFIGURATION by the manifest of the hash it reports now; undefined when
- * it is passed over.
+ * version yet, not pinned, and taking UPDATE CONFIGURATION by the manifest of the hash it reports now;
+ * undefined when it is passed over.
  */
 export function candidateOf(
   rollout: RolloutRecord,
@@ -179,6 +179,8 @@ export function candidateOf(
   const online = statusOf(hot?.lastSeen ?? agent.lastSeen, now, timing.status, "cache") === "online";
   const operations = operationsOfAgent(agent, hot?.manifestHash ?? agent.manifestHash);
   if (flowId !== undefined && newFlowIds(rollout).includes(flowId)) return undefined;
+  // A pinned agent stays on its version, whatever the rollout brings.
+  if (agent.pin) return undefined;
   if (!online || !operations || !supports(operations, "UPDATE", "CONFIGURATION")) return undefined;
   return { agentId: agent.agentId, flowId };
 }

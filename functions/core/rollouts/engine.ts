@@ -71,7 +71,7 @@ export interface RolloutEngineDependencies {
   classes: Pick<ClassCatalog, "get">;
   /** The tenant's time zone, read only for a class with maintenance windows. */
   tenantSettings: Pick<TenantSettingsStore, "get">;
-  registry: Pick<FleetRegistry, "query" | "count">;
+  registry: Pick<FleetRegistry, "query" | "count" | "get">;
   hotState: Pick<FleetHotState, "agents" | "markOperationsPending">;
   /** Where the class's policy goes as the rollout sets it, for catch-up. */
   classFlowCache: ClassFlowWriter;
@@ -590,8 +590,8 @@ async function evaluateAll(
 
 /**
  * Picks the next agents of the class from the index, after the cursor: online, not on the new version
- * yet, and able to take UPDATE CONFIGURATION. The others are passed over; catch-up brings them to the
- * class's flow once the rollout completes.
+ * yet, not pinned, and able to take UPDATE CONFIGURATION. The others are passed over; catch-up brings them
+ * (all but the pinned) to the class's flow once the rollout completes.
  */
 async function selectAgents(
   deps: RolloutEngineDependencies,
@@ -691,21 +691,25 @@ async function rollBack(
   const operationEvents: OperationEvent[] = [];
   const moved = new Map<string, RolloutMember>();
   const toSend: RolloutMember[] = [];
+  /** Settles the member as rolled back without sending it anything. */
+  const leave = async (member: RolloutMember, reason: string) => {
+    const change = { ...member, state: "rolled_back" as const, settledAt: now, reason };
+    if (await rollouts.updateMember(change, member.state)) moved.set(member.agentId, change);
+  };
   for (const member of rollbackTargets(members)) {
     const update = await operations.get(rollout.tenant, member.agentId, member.operationId);
     if (update?.state === "queued") {
       const result = await lifecycle.cancel(update, "Its rollout is rolling back");
       operationEvents.push(...result.events);
       if (result.cancelled) {
-        const change = {
-          ...member,
-          state: "rolled_back" as const,
-          settledAt: now,
-          reason: "Never delivered",
-        };
-        if (await rollouts.updateMember(change, member.state)) moved.set(member.agentId, change);
+        await leave(member, "Never delivered");
         continue;
       }
+    }
+    // A rollback never moves an agent pinned since it was updated.
+    if ((await deps.registry.get(rollout.tenant, member.agentId))?.pin) {
+      await leave(member, "Pinned to its flow version, where it is left");
+      continue;
     }
     toSend.push(member);
   }

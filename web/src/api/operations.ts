@@ -114,6 +114,14 @@ export const operations = {
     "role": "operator",
     "scope": "class"
   },
+  "PUT /api/v1/agents/{agentId}/pin": {
+    "role": "operator",
+    "scope": "class"
+  },
+  "DELETE /api/v1/agents/{agentId}/pin": {
+    "role": "operator",
+    "scope": "class"
+  },
   "POST /api/v1/agents/{agentId}/labels": {
     "role": "operator",
     "scope": "class"

@@ -489,6 +489,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agents/{agentId}/pin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Pin an agent to a flow version of its class
+         * @description Pins the agent to the version named, or to the one it runs now (400 when Beacon knows it as no version of the class). Catch-up and rollouts leave a pinned agent on its version until it is unpinned; catch-up sends it its version again should it report another flow. An agent running another flow is sent an UPDATE CONFIGURATION to the version once, as `POST /operations` would (409 when the agent cannot take it; the pin stays). While Beacon's cache is unreachable, nothing is pinned (503).
+         */
+        put: operations["pinAgent"];
+        post?: never;
+        /**
+         * Unpin an agent
+         * @description Unpins the agent: its class's catch-up then brings it to the class's target in its normal way. While Beacon's cache is unreachable, nothing is unpinned (503).
+         */
+        delete: operations["unpinAgent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents/{agentId}/labels": {
         parameters: {
             query?: never;
@@ -1385,6 +1411,24 @@ export interface components {
             runStatus?: string;
             labels?: components["schemas"]["Labels"];
             reportedLabels?: components["schemas"]["ReportedLabels"];
+            pinnedFlow?: components["schemas"]["PinnedFlow"];
+        };
+        /** @description The flow version the agent is pinned to: catch-up and rollouts leave it there until it is unpinned. */
+        PinnedFlow: {
+            flowHash: string;
+            /** Format: date-time */
+            pinnedAt: string;
+            pinnedBy: string;
+        };
+        PinRequest: {
+            /** @description A flow version of the agent's class; the version the agent runs now when absent. */
+            flowHash?: string;
+        };
+        AgentPinState: {
+            agentId: string;
+            pinnedFlow?: components["schemas"]["PinnedFlow"];
+            /** @description The UPDATE CONFIGURATION sent to an agent that ran another flow than its pin's. */
+            operation?: components["schemas"]["Operation"];
         };
         /** @description The labels the agent's class reads from what the agent reported (`labelSources`), read anew whenever Beacon learns the agent's manifest. An operator's label of the same key wins: filters and selectors match an agent's operators' labels over these. */
         ReportedLabels: {
@@ -3554,6 +3598,8 @@ export interface operations {
                 q?: string;
                 /** @description Label terms, all of which the agent's labels meet (its operators' labels over those its class reads from its reports): `key=value`, or `key` for the key with any value. Repeat the parameter (`label=site=plant-7&label=gpu`) or separate terms with commas. */
                 label?: string;
+                /** @description Only agents pinned to a flow version (`true`), or only those not pinned (`false`). */
+                pinned?: boolean;
                 /** @description The registry's indexes are ordered by agent id; ordering by another field would read the whole fleet. */
                 sort?: "agentId" | "-agentId";
                 /** @description The `nextCursor` of the previous page. */
@@ -3631,6 +3677,69 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    pinAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "flowHash": "7f3a9c2e4b1d8f6a0c5e3b7d9a1f4c2e8b6d0a3f5c7e9b1d4a6f8c0e2b4d6f8a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PinRequest"];
+            };
+        };
+        responses: {
+            /** @description The agent's pin, and the operation sent when it ran another flow. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentPinState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            503: components["responses"]["CacheUnavailable"];
+        };
+    };
+    unpinAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: components["parameters"]["AgentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent, pinned no more. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentPinState"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["CacheUnavailable"];
         };
     };
     labelAgent: {

@@ -74,6 +74,7 @@ export function AgentDetail() {
                 <LabelList labels={data.reportedLabels} />
               </section>
             )}
+            <AgentPin agent={data} onChanged={reloadAgent} />
             <AgentView agent={data} />
           </>
         )}
@@ -351,6 +352,79 @@ function AgentLabels(props: {
             <input name="value" maxLength={63} placeholder="plant-7" />
           </label>
           <SubmitRow state={state} label="Set label" busyLabel="Setting…" />
+        </form>
+      )}
+    </section>
+  );
+}
+
+/**
+ * The flow version the agent is pinned to, which catch-up and rollouts leave it on; operators pin it to a
+ * version of its class (the one it runs unless another is picked) and unpin it here.
+ */
+function AgentPin(props: { agent: Schemas["AgentDetail"]; onChanged: () => void }) {
+  const { client, session } = useConsole();
+  const { agentId, agentClass, pinnedFlow } = props.agent;
+  const [state, run] = useAction();
+  const editable = mayCall(session, "PUT /api/v1/agents/{agentId}/pin");
+  const [versions] = useResource(
+    () =>
+      dataOf(
+        client.GET("/api/v1/classes/{className}/flows", {
+          params: { path: { className: agentClass }, query: { limit: 100 } },
+        }),
+      ),
+    `versions ${agentClass}`,
+  );
+  const params = { path: { agentId } };
+
+  async function pin(event: Event) {
+    event.preventDefault();
+    const flowHash = String(new FormData(event.currentTarget as HTMLFormElement).get("flowHash") ?? "");
+    const body = flowHash === "" ? {} : { flowHash };
+    if (await run(() => dataOf(client.PUT("/api/v1/agents/{agentId}/pin", { params, body }))))
+      props.onChanged();
+  }
+
+  async function unpin() {
+    if (await run(() => dataOf(client.DELETE("/api/v1/agents/{agentId}/pin", { params })))) props.onChanged();
+  }
+
+  return (
+    <section aria-labelledby="pin">
+      <h2 id="pin">Pin</h2>
+      {pinnedFlow ? (
+        <dl class="facts">
+          <Fact term="Pinned to">
+            <span class="mono">{pinnedFlow.flowHash}</span>
+          </Fact>
+          <Fact term="Pinned">
+            {dateTime(pinnedFlow.pinnedAt)} by {pinnedFlow.pinnedBy}
+          </Fact>
+        </dl>
+      ) : (
+        <p class="empty">Not pinned: catch-up and rollouts bring it to its class's flow.</p>
+      )}
+      {editable && (
+        <form class="filters" onSubmit={pin} aria-label="Pin to a flow version">
+          <label>
+            Flow version
+            <select name="flowHash">
+              <option value="">The one it runs</option>
+              {versions.status === "ready" &&
+                versions.data.items.map((version) => (
+                  <option key={version.hash} value={version.hash}>
+                    {shortHash(version.hash)}
+                  </option>
+                ))}
+            </select>
+          </label>
+          <SubmitRow state={state} label={pinnedFlow ? "Pin again" : "Pin"} busyLabel="Pinning…" />
+          {pinnedFlow && (
+            <button type="button" onClick={unpin} disabled={state.status === "busy"}>
+              Unpin
+            </button>
+          )}
         </form>
       )}
     </section>

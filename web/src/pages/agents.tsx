@@ -142,7 +142,15 @@ export function Agents() {
                           <span class={`state state-${agent.status}`}>{agent.status}</span>
                         </td>
                         <td title={agent.lastSeen}>{timeAgo(agent.lastSeen)}</td>
-                        <td class="mono">{shortHash(agent.flowId)}</td>
+                        <td class="mono">
+                          {shortHash(agent.flowId)}
+                          {agent.pinnedFlow && (
+                            <span class="state" title={`Pinned to ${agent.pinnedFlow.flowHash}`}>
+                              {" "}
+                              pinned
+                            </span>
+                          )}
+                        </td>
                         <td class="mono">{shortHash(agent.manifestHash)}</td>
                         <td>{agent.hostname ?? "—"}</td>
                         <td>

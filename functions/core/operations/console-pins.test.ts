@@ -1,0 +1,154 @@
+import { describe, expect, it } from "vitest";
+import { consoleHarness, javaBinary } from "../../../scripts/test-support/console-harness.js";
+import { cppYamlFlow, cppYamlParameterFlow } from "../../../scripts/test-support/flow-fixtures.js";
+import type { Principal, Role } from "../identity/principal.js";
+import { makeAgentFlowIds, ownValuesOf } from "../parameters/rendered-flow-ids.js";
+
+const TENANT = "acme";
+const as = (role: Role, classes?: string[]): Principal => ({
+  tenant: TENANT,
+  role,
+  subject: `${role}-user`,
+  ...(classes && { classes }),
+});
+const operator = as("operator");
+const flowBytes = (name: string) =>
+  new TextEncoder().encode(cppYamlFlow.replace("name: pumps", `name: ${name}`));
+
+/** A class `pumps` with two versions, and an agent in the registry and the cache running the first. */
+async function pumps() {
+  const harness = consoleHarness();
+  const { api, registry, hotState } = harness;
+  await api.classes.put(operator, "pumps", {});
+  const hashOf = async (name: string) =>
+    ((await api.flows.upload(operator, "pumps", flowBytes(name))).body as { hash: string }).hash;
+  const first = await hashOf("first");
+  const second = await hashOf("second");
+  harness.agent(TENANT, "a-1", "pumps", 0, 0);
+  const stored = await registry.get(TENANT, "a-1");
+  registry.add({ ...(stored as NonNullable<typeof stored>), flowId: first });
+  /** The agent's pin as the registry and the cache hold it. */
+  const pinOf = async () => ({
+    registry: (await registry.get(TENANT, "a-1"))?.pin,
+    cache: hotState.pins.get(`${TENANT}/a-1`),
+  });
+  return { ...harness, first, second, pinOf };
+}
+
+describe("pinning an agent", () => {
+  it("pins it to the version it runs, in the registry and the cache, sending it nothing", async () => {
+    const { api, first, pinOf, now, operations } = await pumps();
+    const pinned = await api.pins.pin(operator, "a-1", {});
+    expect(pinned.body).toEqual({
+      agentId: "a-1",
+      pinnedFlow: { flowHash: first, pinnedAt: new Date(now).toISOString(), pinnedBy: "operator-user" },
+    });
+    const pin = { flowHash: first, flowIds: [first], pinnedAt: now, pinnedBy: "operator-user" };
+    expect(await pinOf()).toEqual({ registry: pin, cache: pin });
+    expect((await operations.list(TENANT, { agentId: "a-1", limit: 10 })).items).toEqual([]);
+
+    await api.pins.unpin(operator, "a-1");
+    expect(await pinOf()).toEqual({ registry: undefined, cache: undefined });
+  });
+
+  it("sends an agent pinned to another version than it runs one UPDATE CONFIGURATION to it", async () => {
+    const { api, second, pinOf } = await pumps();
+    const pinned = await api.pins.pin(operator, "a-1", { flowHash: second });
+    expect(pinned.body).toMatchObject({
+      pinnedFlow: { flowHash: second },
+      operation: { agentId: "a-1", operation: "UPDATE", operand: "CONFIGURATION", state: "queued" },
+    });
+    expect((await pinOf()).registry?.flowHash).toBe(second);
+  });
+
+  it("is for operators and above", async () => {
+    const { api, pinOf } = await pumps();
+    await expect(api.pins.pin(as("viewer"), "a-1", {})).rejects.toMatchObject({ code: "forbidden" });
+    await expect(api.pins.unpin(as("viewer"), "a-1")).rejects.toMatchObject({ code: "forbidden" });
+    expect(await pinOf()).toEqual({ registry: undefined, cache: undefined });
+    await expect(api.pins.pin(as("admin"), "a-1", {})).resolves.toBeDefined();
+  });
+
+  it("reaches, for a principal limited to some classes, only their agents, as if no other existed", async () => {
+    const { api, pinOf } = await pumps();
+    const request = { path: { agentId: "a-1" }, body: {} };
+    const pinAs = (principal: Principal) =>
+      api.scopes.within(principal, "class", request, () => api.pins.pin(principal, "a-1", {}));
+    await expect(pinAs(as("operator", ["valves"]))).rejects.toMatchObject({ code: "not_found" });
+    expect((await pinOf()).registry).toBeUndefined();
+    await expect(pinAs(as("operator", ["pumps"]))).resolves.toBeDefined();
+    expect((await pinOf()).registry).toBeDefined();
+  });
+
+  it("refuses a version its class does not have, and an agent running none Beacon knows without one named", async () => {
+    const { api, registry, pinOf } = await pumps();
+    await expect(api.pins.pin(operator, "a-1", { flowHash: "0".repeat(64) })).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await expect(api.pins.pin(operator, "a-1", { flowHash: "first" })).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await expect(api.pins.pin(operator, "nobody", {})).rejects.toMatchObject({ code: "not_found" });
+    const stored = await registry.get(TENANT, "a-1");
+    registry.add({ ...(stored as NonNullable<typeof stored>), flowId: "a-flow-of-its-own" });
+    await expect(api.pins.pin(operator, "a-1", {})).rejects.toMatchObject({ code: "invalid_request" });
+    expect(await pinOf()).toEqual({ registry: undefined, cache: undefined });
+  });
+
+  it("keeps the pin of an agent that cannot take UPDATE CONFIGURATION, and says it could not be sent (409)", async () => {
+    const { api, registry, second, pinOf } = await pumps();
+    const stored = await registry.get(TENANT, "a-1");
+    const record = stored as NonNullable<typeof stored>;
+    registry.add({
+      ...record,
+      manifest: {
+        hash: "hash-pumps",
+        manifestId: javaBinary.manifestId,
+        supportedOperations: [{ type: "DESCRIBE", properties: {} }],
+      },
+    });
+    await expect(api.pins.pin(operator, "a-1", { flowHash: second })).rejects.toMatchObject({
+      code: "operation_not_supported",
+    });
+    expect((await pinOf()).registry?.flowHash).toBe(second);
+  });
+
+  it("changes nothing while the cache is unreachable: heartbeats would not learn of it (503)", async () => {
+    const { api, hotState, pinOf } = await pumps();
+    hotState.down = true;
+    await expect(api.pins.pin(operator, "a-1", {})).rejects.toMatchObject({ code: "cache_unavailable" });
+    hotState.down = false;
+    expect(await pinOf()).toEqual({ registry: undefined, cache: undefined });
+    await api.pins.pin(operator, "a-1", {});
+    hotState.down = true;
+    await expect(api.pins.unpin(operator, "a-1")).rejects.toMatchObject({ code: "cache_unavailable" });
+    hotState.down = false;
+    expect((await pinOf()).registry).toBeDefined();
+  });
+
+  it("follows the agent's own values: its pin holds the flow id of the version rendered with them", async () => {
+    const harness = await pumps();
+    const { api, pinOf } = harness;
+    const declaring = (
+      (await api.flows.upload(operator, "pumps", new TextEncoder().encode(cppYamlParameterFlow))).body as {
+        hash: string;
+      }
+    ).hash;
+    await api.pins.pin(operator, "a-1", { flowHash: declaring });
+    const renderedWith = async () => {
+      const version = await harness.flows.get(TENANT, "pumps", declaring);
+      const flowIdOf = await makeAgentFlowIds(harness).withOwnValues(TENANT, "pumps", version as never);
+      return flowIdOf(ownValuesOf(await harness.parameters.list(TENANT, { layer: "agent", agentId: "a-1" })));
+    };
+    const before = (await pinOf()).registry?.flowIds;
+    expect(before).toEqual([await renderedWith()]);
+
+    await api.parameters.agentValues.put(operator, "a-1", "mode", { value: "plain" });
+    const after = await renderedWith();
+    expect(after).not.toBe(before?.[0]);
+    expect(await pinOf()).toEqual({
+      registry: expect.objectContaining({ flowHash: declaring, flowIds: [after] }),
+      cache: expect.objectContaining({ flowHash: declaring, flowIds: [after] }),
+    });
+  });
+});
