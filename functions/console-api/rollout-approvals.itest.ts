@@ -87,6 +87,12 @@ describe("a rollout that waits to start", () => {
     expect(second.status).toBe(409);
     expect(second.json()).toMatchObject({ error: { code: "rollout_in_progress" } });
 
+    // The approvals queue: the rollouts awaiting approval, here of this class.
+    const queue = `/api/v1/rollouts?state=awaiting_approval&className=approved&limit=100`;
+    const waitingIds = async () =>
+      ((await call("GET", queue, approver)).json().items as Rollout[]).map((rollout) => rollout.rolloutId);
+    expect(await waitingIds()).toEqual([waiting.rolloutId]);
+
     const byCreator = await call("POST", `/api/v1/rollouts/${waiting.rolloutId}/approve`, stack.operator);
     expect(byCreator.status, byCreator.body).toBe(403);
     expect((await call("POST", `/api/v1/rollouts/${waiting.rolloutId}/pause`, stack.operator)).status).toBe(
@@ -102,6 +108,7 @@ describe("a rollout that waits to start", () => {
       counts: { selected: 1 },
     });
     expect(await operationsFor("approved-1", "approved")).toHaveLength(1);
+    expect(await waitingIds()).toEqual([]);
     const again = await call("POST", `/api/v1/rollouts/${waiting.rolloutId}/approve`, approver);
     expect(again.status).toBe(409);
   });

@@ -1,7 +1,7 @@
 import { type LabelChange, parseLabelSelector } from "../core/agents/labels.js";
 import type { AgentClassChange } from "../core/agents/ports.js";
 import type { ConsoleUseCases } from "../core/console/use-cases.js";
-import type { OperationState } from "../core/events/model.js";
+import type { OperationState, RolloutState } from "../core/events/model.js";
 import type { AgentFilters, AgentListRequest } from "../core/fleet/agents.js";
 import type { TenantSettingsChange } from "../core/fleet/ports.js";
 import type { IssueRequest } from "../core/identity/certificates.js";
@@ -189,7 +189,11 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
       api.debugBundles.download(principal, path.operationId as string),
     startRollout: (principal, { body }) => api.rollouts.start(principal, body as RolloutRequest),
     listRollouts: (principal, { query }) =>
-      api.rollouts.list(principal, { className: text(query.className), ...page(query) }),
+      api.rollouts.list(principal, {
+        className: text(query.className),
+        state: query.state as RolloutState | undefined,
+        ...page(query),
+      }),
     getRollout: (principal, { path }) => api.rollouts.get(principal, path.rolloutId as string),
     listRolloutAgents: (principal, { path, query }) =>
       api.rollouts.agents(principal, path.rolloutId as string, page(query)),

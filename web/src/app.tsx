@@ -1,8 +1,10 @@
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { ErrorBoundary, LocationProvider, lazy, Route, Router, useLocation } from "preact-iso";
 import { SIGN_IN_CALLBACK_PATH, type WebConsoleConfig } from "../serving.js";
-import { consoleClient } from "./api/client";
-import { type Console, ConsoleContext } from "./components/console";
+import { type ConsoleClient, consoleClient } from "./api/client";
+import { awaitingApproval } from "./components/approval";
+import { type Console, ConsoleContext, useConsole } from "./components/console";
+import { useInterval, useResource } from "./components/resource";
 import { type ApiRoute, mayCall, type Session, storedSession, storeSession } from "./session";
 
 // Each page is a chunk of its own, fetched when first opened.
@@ -15,6 +17,7 @@ const Classes = lazy(() => import("./pages/classes").then((module) => module.Cla
 const ClassDetail = lazy(() => import("./pages/class-detail").then((module) => module.ClassDetail));
 const Rollouts = lazy(() => import("./pages/rollouts").then((module) => module.Rollouts));
 const RolloutDetail = lazy(() => import("./pages/rollout-detail").then((module) => module.RolloutDetail));
+const Approvals = lazy(() => import("./pages/approvals").then((module) => module.Approvals));
 const Operations = lazy(() => import("./pages/operations").then((module) => module.Operations));
 const Certificates = lazy(() => import("./pages/certificates").then((module) => module.Certificates));
 const Audit = lazy(() => import("./pages/audit").then((module) => module.Audit));
@@ -34,13 +37,29 @@ export function App(props: { config: WebConsoleConfig }) {
 }
 
 const SIGN_IN_PATH = "/sign-in";
+/** How often a counted section's count is read again while the user stays on one page. */
+const RECOUNT_PERIOD_MS = 30_000;
 
-/** The console's sections, each shown to a session that may call the route its page is built on. */
-const SECTIONS: readonly { href: string; label: string; route: ApiRoute }[] = [
+/**
+ * The console's sections, each shown to a session that may call the route its page is built on; a
+ * `counted` one shows how many things wait there.
+ */
+const SECTIONS: readonly {
+  href: string;
+  label: string;
+  route: ApiRoute;
+  counted?: (client: ConsoleClient) => Promise<number>;
+}[] = [
   { href: "/", label: "Fleet", route: "GET /api/v1/fleet/summary" },
   { href: "/agents", label: "Agents", route: "GET /api/v1/agents" },
   { href: "/classes", label: "Classes and flows", route: "GET /api/v1/classes" },
   { href: "/rollouts", label: "Rollouts", route: "GET /api/v1/rollouts" },
+  {
+    href: "/approvals",
+    label: "Approvals",
+    route: "GET /api/v1/rollouts",
+    counted: async (client) => (await awaitingApproval(client)).length,
+  },
   { href: "/operations", label: "Operations", route: "GET /api/v1/operations" },
   { href: "/certificates", label: "Certificates", route: "GET /api/v1/certificates" },
   { href: "/audit", label: "Audit trail", route: "GET /api/v1/audit" },
@@ -93,9 +112,13 @@ function Shell({ config }: { config: WebConsoleConfig }) {
           Beacon
         </a>
         <nav aria-label="Console">
-          {sections.map(({ href, label }) => (
-            <NavLink key={href} href={href} label={label} />
-          ))}
+          {sections.map(({ href, label, counted }) =>
+            counted ? (
+              <CountedNavLink key={href} href={href} label={label} counted={counted} />
+            ) : (
+              <NavLink key={href} href={href} label={label} />
+            ),
+          )}
         </nav>
         <div class="who">
           <span>{whoOf(consoleValue.session)}</span>
@@ -114,6 +137,7 @@ function Shell({ config }: { config: WebConsoleConfig }) {
           <Route path="/classes/:className" component={ClassDetail} />
           <Route path="/rollouts" component={Rollouts} />
           <Route path="/rollouts/:rolloutId" component={RolloutDetail} />
+          <Route path="/approvals" component={Approvals} />
           <Route path="/operations" component={Operations} />
           <Route path="/certificates" component={Certificates} />
           <Route path="/audit" component={Audit} />
@@ -147,4 +171,20 @@ function NavLink(props: { href: string; label: string }) {
       {props.label}
     </a>
   );
+}
+
+/** A section's link with how many things wait there, counted again as the signed-in user moves between pages. */
+function CountedNavLink(props: {
+  href: string;
+  label: string;
+  counted: (client: ConsoleClient) => Promise<number>;
+}) {
+  const { client } = useConsole();
+  const { url } = useLocation();
+  const [count, recount] = useResource(() => props.counted(client), props.href);
+  // Keeps showing the last count while it is read again.
+  useEffect(recount, [url]);
+  useInterval(recount, RECOUNT_PERIOD_MS, true);
+  const waiting = count.status === "ready" && count.data > 0 ? ` (${count.data})` : "";
+  return <NavLink href={props.href} label={`${props.label}${waiting}`} />;
 }

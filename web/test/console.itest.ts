@@ -526,6 +526,84 @@ describe("the web console", () => {
     expect(await admin.getByRole("button", { name: /Pause|Resume|Abort/ }).count()).toBe(0);
   });
 
+  it("holds a rollout of a class that requires approval in the queue until a second operator approves it", async () => {
+    const APPROVED = "approved";
+    const json = { "content-type": "application/json" };
+    // A class without agents: once started, its rollout completes at the sweeper's next look.
+    expect((await api(`/classes/${APPROVED}`, { method: "PUT", headers: json, body: "{}" })).status).toBe(
+      201,
+    );
+    const versions = ["GenerateFlowFile", "LogAttribute"].map((name) =>
+      flowJson(`org.apache.nifi.minifi.processors.${name}`),
+    );
+    for (const content of versions) {
+      const published = await api(`/classes/${APPROVED}/flows`, {
+        method: "POST",
+        headers: json,
+        body: content,
+      });
+      expect(published.status).toBe(201);
+    }
+    await admin.goto(`${webUrl}/classes/${APPROVED}`);
+    await admin.getByRole("button", { name: "Require a second operator's approval" }).click();
+    await admin.getByText("wait for an operator other than their creator to approve them").waitFor();
+
+    // The operator (dev-operator) creates it; the admin (dev-admin) is the second pair of eyes.
+    const { context, page: operator } = await newPage();
+    await operator.goto(webUrl);
+    await signIn(operator, "operator");
+    const startRollout = async (content: string, startAt?: string) => {
+      await operator.goto(`${webUrl}/rollouts?className=${APPROVED}&flow=${sha256(content)}`);
+      await operator
+        .locator(`select[name=flowHash] option[value="${sha256(content)}"]`)
+        .waitFor({ state: "attached" });
+      if (startAt !== undefined) await operator.getByLabel(/^Start at \(optional, .+ time\)/).fill(startAt);
+      await operator.getByRole("button", { name: "Start rollout" }).click();
+      await operator.getByRole("heading", { name: /^Rollout /, level: 1 }).waitFor();
+      return decodeURIComponent(operator.url().split("/rollouts/")[1] ?? "");
+    };
+    const rolloutId = await startRollout(versions[0] as string);
+    await operator.locator(".verdict").getByText("awaiting_approval", { exact: true }).waitFor();
+    await operator.getByText("Needs another operator: you created it.").waitFor();
+    expect(await operator.getByRole("button", { name: "Approve" }).count()).toBe(0);
+    await operator.getByRole("link", { name: "Approvals (1)" }).click();
+    const queued = (page: Page) =>
+      page.getByRole("row").filter({ has: page.getByRole("link", { name: rolloutId, exact: true }) });
+    await queued(operator).getByText("Needs another operator").waitFor();
+    expect(await queued(operator).getByRole("cell", { name: "dev-operator", exact: true }).count()).toBe(1);
+    expect(await queued(operator).getByRole("button", { name: "Approve" }).count()).toBe(0);
+
+    await admin.goto(`${webUrl}/approvals`);
+    await queued(admin).getByRole("button", { name: "Approve" }).waitFor();
+    await capture(admin, "approvals");
+    await queued(admin).getByRole("button", { name: "Approve" }).click();
+    await admin.getByText("No rollout awaits approval.").waitFor();
+
+    // Approved, it started: the operator's page follows it to its end.
+    await operator.goto(`${webUrl}/rollouts/${encodeURIComponent(rolloutId)}`);
+    await operator.getByText(/^by dev-admin, /).waitFor();
+    await operator.getByRole("link", { name: "Approvals", exact: true }).waitFor();
+    await operator.locator(".verdict").getByText("completed", { exact: true }).waitFor({ timeout: 60_000 });
+
+    // One with a start time, in the browser's zone: the API gets the same instant in UTC. Refused, it ends.
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    const startAt = `${tomorrow.toISOString().slice(0, 10)}T09:30`;
+    // The class is on the first version now: the next rollout brings the second.
+    const waitingId = await startRollout(versions[1] as string, startAt);
+    const expected = await operator.evaluate((value) => new Date(value).toISOString(), startAt);
+    const { body: waiting } = await api<{ state: string; startAt: string }>(`/rollouts/${waitingId}`);
+    expect(waiting).toMatchObject({ state: "awaiting_approval", startAt: expected });
+    await operator.getByText("Start time", { exact: true }).waitFor();
+    await admin.goto(`${webUrl}/rollouts/${encodeURIComponent(waitingId)}`);
+    await admin.getByRole("button", { name: "Refuse…" }).click();
+    await admin.getByLabel("Why (optional)").fill("Not this week");
+    await admin.getByRole("button", { name: "Refuse it" }).click();
+    await admin.locator(".verdict").getByText("Not this week", { exact: false }).waitFor();
+    await admin.locator(".verdict").getByText("refused", { exact: true }).waitFor();
+    await admin.getByText("by dev-admin", { exact: true }).waitFor();
+    await context.close();
+  }, 180_000);
+
   it("queues operations for a selector and follows them to done, and cancels one still queued", async () => {
     await admin.getByRole("link", { name: "Operations", exact: true }).click();
     await admin.getByRole("heading", { name: "Operations", level: 1 }).waitFor();

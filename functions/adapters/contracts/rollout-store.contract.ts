@@ -121,6 +121,53 @@ export const rolloutStoreContract = contract<RolloutStoreSubject>("the rollout s
     });
   });
 
+  it("holds a waiting rollout as the class's active one, its flow policy kept, until it starts with one", async () => {
+    const { store, catalog } = the.subject;
+    await catalog.put(the.tenant, "edge", { description: "edge gateways" }, START);
+    const earlier = rolloutOf("edge");
+    await store.start(earlier, during);
+    await store.save(next(earlier, { state: "completed", finishedAt: START + 60_000 }), 1, previous);
+
+    const waiting: RolloutRecord = { ...rolloutOf("edge", 5), state: "awaiting_approval" };
+    expect(await store.hold(waiting)).toBe(true);
+    expect(await store.get(the.tenant, waiting.rolloutId)).toEqual(waiting);
+    expect(await catalog.get(the.tenant, "edge")).toMatchObject({
+      description: "edge gateways",
+      activeRolloutId: waiting.rolloutId,
+      flowPolicy: previous,
+    });
+    // The sweeper looks at it, to start it once due; and it holds the class against another rollout.
+    expect(await activeOfTenant()).toEqual([waiting.rolloutId]);
+    expect(await store.start(rolloutOf("edge", 6), during)).toBe(false);
+    expect(await store.hold({ ...rolloutOf("edge", 7), state: "scheduled" })).toBe(false);
+
+    const started = next(waiting, { state: "canary", approvedBy: "second" });
+    expect(await store.save(started, 1, during)).toBe(true);
+    expect(await catalog.get(the.tenant, "edge")).toMatchObject({
+      activeRolloutId: waiting.rolloutId,
+      flowPolicy: during,
+    });
+  });
+
+  it("holds a waiting rollout for a class it creates, with no flow policy, and frees the class once refused", async () => {
+    const { store, catalog } = the.subject;
+    const waiting: RolloutRecord = { ...rolloutOf("edge"), state: "scheduled", startAt: START + 3_600_000 };
+    expect(await store.hold(waiting)).toBe(true);
+    expect(await catalog.get(the.tenant, "edge")).toEqual({
+      tenant: the.tenant,
+      name: "edge",
+      createdAt: waiting.createdAt,
+      autoCreated: false,
+      activeRolloutId: waiting.rolloutId,
+    });
+
+    const refused = next(waiting, { state: "refused", refusedBy: "second", reason: "Not today" });
+    expect(await store.save(refused, 1)).toBe(true);
+    expect((await catalog.get(the.tenant, "edge"))?.activeRolloutId).toBeUndefined();
+    expect(await activeOfTenant()).toEqual([]);
+    expect(await store.hold({ ...rolloutOf("edge", 1), state: "awaiting_approval" })).toBe(true);
+  });
+
   it("writes a rollout only over the version it read", async () => {
     const { store, catalog } = the.subject;
     const rollout = rolloutOf("edge");
@@ -200,6 +247,27 @@ export const rolloutStoreContract = contract<RolloutStoreSubject>("the rollout s
     expect(first).toEqual({ items: [], last: rollouts[1]?.rolloutId });
     const second = await store.list(the.tenant, { limit: 2, className: "edge", after: first.last });
     expect(second).toEqual({ items: [rollouts[0]] });
+  });
+
+  it("lists the rollouts in one state, filtering each page as it reads it", async () => {
+    const { store } = the.subject;
+    const waiting: RolloutRecord = { ...rolloutOf("edge", 0), state: "awaiting_approval" };
+    const running = rolloutOf("core", 1);
+    const alsoWaiting: RolloutRecord = { ...rolloutOf("edge2", 2), state: "awaiting_approval" };
+    await store.hold(waiting);
+    await store.start(running, during);
+    await store.hold(alsoWaiting);
+
+    const all = await store.list(the.tenant, { limit: 10, state: "awaiting_approval" });
+    expect(all).toEqual({ items: [alsoWaiting, waiting] });
+    const first = await store.list(the.tenant, { limit: 2, state: "canary" });
+    expect(first).toEqual({ items: [running], last: running.rolloutId });
+    expect(await store.list(the.tenant, { limit: 2, state: "canary", after: first.last })).toEqual({
+      items: [],
+    });
+    expect(
+      await store.list(the.tenant, { limit: 10, state: "awaiting_approval", className: "edge" }),
+    ).toEqual({ items: [waiting] });
   });
 
   it("writes members once and reads them by batch, whole, and page by page", async () => {

@@ -76,21 +76,28 @@ export class DynamoRolloutStore implements RolloutStore {
 
   /**
    * Newest first, continuing below the last id returned through the key condition. A tenant's rollouts
-   * are few, so the class filter narrows pages of the one partition rather than needing a key of its own.
+   * are few, so the class and state filters narrow pages of the one partition rather than needing keys of
+   * their own.
    */
   async list(tenant: string, query: RolloutQuery) {
+    const filters = [
+      ...(query.className === undefined ? [] : ["className = :className"]),
+      ...(query.state === undefined ? [] : ["#state = :state"]),
+    ];
     const page = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression:
           query.after === undefined ? "pk = :pk AND begins_with(sk, :prefix)" : "pk = :pk AND sk < :before",
-        FilterExpression: query.className === undefined ? undefined : "className = :className",
+        FilterExpression: filters.length === 0 ? undefined : filters.join(" AND "),
+        ExpressionAttributeNames: query.state === undefined ? undefined : { "#state": "state" },
         ExpressionAttributeValues: dropUndefined({
           ":pk": Keys.rollout(tenant, "").pk,
           // The partition holds rollouts only, so below the last key returned is the rest of the list.
           ":prefix": query.after === undefined ? ROLLOUT_PREFIX : undefined,
           ":before": query.after === undefined ? undefined : `${ROLLOUT_PREFIX}${query.after}`,
           ":className": query.className,
+          ":state": query.state,
         }),
         ScanIndexForward: false,
         Limit: query.limit,

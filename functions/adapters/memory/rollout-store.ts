@@ -69,7 +69,9 @@ export class MemoryRolloutStore implements RolloutStore {
     return pageOf(
       entries,
       { limit: query.limit, after: query.after, descending: true },
-      (record) => query.className === undefined || record.className === query.className,
+      (record) =>
+        (query.className === undefined || record.className === query.className) &&
+        (query.state === undefined || record.state === query.state),
     );
   }
 

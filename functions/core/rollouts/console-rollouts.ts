@@ -1,4 +1,5 @@
 import { BeaconError } from "../errors.js";
+import type { RolloutState } from "../events/model.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { dropUndefined } from "../json.js";
@@ -181,12 +182,13 @@ export function makeRolloutsApi(deps: RolloutsDependencies) {
 
     async list(
       principal: Principal,
-      request: { className?: string; cursor?: string; limit?: number },
+      request: { className?: string; state?: RolloutState; cursor?: string; limit?: number },
     ): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
       const page = await rollouts.list(principal.tenant, {
         ...pageRequestOf(request, isValidIdentifier),
         className: request.className,
+        state: request.state,
       });
       return { body: pageBodyOf(page, rolloutView) };
     },

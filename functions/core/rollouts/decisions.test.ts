@@ -6,16 +6,22 @@ import {
   aborted,
   afterBatch,
   afterRollbackLook,
+  approval,
   batchMembers,
   type ClassTiming,
   candidateOf,
   finishLook,
+  gateOf,
+  isDue,
   lookStep,
   memberChange,
   newRollout,
   paused,
+  refusal,
   resumed,
   rollbackTargets,
+  rolloutEvent,
+  startedRollout,
   startPolicy,
   tally,
   updateRecords,
@@ -398,6 +404,132 @@ describe("what a look writes", () => {
     expect(() => finishLook(rollout, { ...rollout, state: "rolled_back" }, NOW)).toThrow(
       /No rollout transition/,
     );
+  });
+});
+
+describe("a rollout that waits", () => {
+  const HOUR = 3_600 * SECOND;
+  const request = {
+    tenant: "acme",
+    className: "pumps",
+    toFlow: "new",
+    plan: DEFAULT_ROLLOUT_PLAN,
+    createdBy: "ops",
+    startAt: NOW + HOUR,
+  };
+  const awaiting = newRollout(request, { fromFlow: "old", classSize: 40 }, "ro-3", NOW, "awaiting_approval");
+  const scheduled: RolloutRecord = { ...awaiting, state: "scheduled" };
+
+  it("waits for a second operator before its start time, then for its start time, or starts", () => {
+    expect(gateOf({ approvalRequired: true }, NOW)).toBe("awaiting_approval");
+    expect(gateOf({ approvalRequired: true, startAt: NOW - HOUR }, NOW)).toBe("awaiting_approval");
+    expect(gateOf({ approvalRequired: false, startAt: NOW + HOUR }, NOW)).toBe("scheduled");
+    expect(gateOf({ approvalRequired: false, startAt: NOW }, NOW)).toBe("start");
+    expect(gateOf({ approvalRequired: false, startAt: NOW - HOUR }, NOW)).toBe("start");
+    expect(gateOf({ approvalRequired: false }, NOW)).toBe("start");
+  });
+
+  it("is created waiting, with no batch, keeping its start time", () => {
+    expect(awaiting).toMatchObject({
+      state: "awaiting_approval",
+      batches: 0,
+      startAt: NOW + HOUR,
+      version: 1,
+    });
+  });
+
+  it("is due once scheduled and its start time has come, never while awaiting approval", () => {
+    expect(isDue(scheduled, NOW + HOUR - 1)).toBe(false);
+    expect(isDue(scheduled, NOW + HOUR)).toBe(true);
+    expect(isDue(awaiting, NOW + 2 * HOUR)).toBe(false);
+    expect(isDue({ ...rollout, startAt: NOW - HOUR }, NOW)).toBe(false);
+  });
+
+  it("is approved by another operator than its creator, only while it awaits approval", () => {
+    expect(approval(awaiting, "second", NOW + 60 * SECOND)).toEqual({
+      ...awaiting,
+      approvedBy: "second",
+      approvedAt: NOW + 60 * SECOND,
+    });
+    expect(() => approval(awaiting, "ops", NOW)).toThrow(expect.objectContaining({ code: "forbidden" }));
+    for (const state of ["scheduled", "canary", "refused"] as const)
+      expect(() => approval({ ...awaiting, state }, "second", NOW)).toThrow(
+        expect.objectContaining({ code: "rollout_state" }),
+      );
+  });
+
+  it("is refused, or withdrawn by its creator, only before it starts, with a reason", () => {
+    expect(refusal(awaiting, "second", "Not during the audit")).toEqual({
+      ...awaiting,
+      state: "refused",
+      refusedBy: "second",
+      reason: "Not during the audit",
+    });
+    expect(refusal(scheduled, "ops")).toMatchObject({
+      state: "refused",
+      refusedBy: "ops",
+      reason: "Refused by ops",
+    });
+    for (const state of ["canary", "paused", "completed", "refused"] as const)
+      expect(() => refusal({ ...awaiting, state }, "second")).toThrow(
+        expect.objectContaining({ code: "rollout_state" }),
+      );
+  });
+
+  it("starts in its canary, from the class as it is then, keeping its id, creation and approval", () => {
+    const approved = { ...approval(awaiting, "second", NOW + HOUR), state: "scheduled" as const, version: 2 };
+    const started = startedRollout(
+      approved,
+      { ...request, toFlowIds: ["new", "new-rendered"] },
+      { fromFlow: "newer-old", classSize: 100 },
+      NOW + 2 * HOUR,
+    );
+    expect(started).toMatchObject({
+      rolloutId: "ro-3",
+      state: "canary",
+      fromFlow: "newer-old",
+      toFlowIds: ["new", "new-rendered"],
+      classSize: 100,
+      canarySize: 5,
+      createdAt: NOW,
+      createdBy: "ops",
+      approvedBy: "second",
+      approvedAt: NOW + HOUR,
+      updatedAt: NOW + 2 * HOUR,
+      version: 3,
+    });
+    expect(finishLook(approved, { ...started, version: approved.version }, NOW).rollout.state).toBe("canary");
+  });
+
+  it("moves only forward: to its start or refused, never back to waiting", () => {
+    expect(finishLook(awaiting, scheduled, NOW).rollout.state).toBe("scheduled");
+    expect(() => finishLook(scheduled, awaiting, NOW)).toThrow(/No rollout transition/);
+    expect(() => finishLook(rollout, scheduled, NOW)).toThrow(/No rollout transition/);
+    expect(finishLook(scheduled, refusal(scheduled, "ops"), NOW).rollout.finishedAt).toBe(NOW);
+  });
+
+  it("names who approved or refused it in its events", () => {
+    const approved = approval(awaiting, "second", NOW);
+    expect(rolloutEvent({ ...approved, state: "canary" }, "awaiting_approval", NOW, "e-1")).toMatchObject({
+      from: "awaiting_approval",
+      state: "canary",
+      by: "second",
+    });
+    expect(rolloutEvent(refusal(awaiting, "third"), "awaiting_approval", NOW, "e-2")).toMatchObject({
+      state: "refused",
+      by: "third",
+    });
+    expect(rolloutEvent({ ...approved, state: "rolling" }, "canary", NOW, "e-3")).not.toHaveProperty("by");
+    expect(rolloutEvent(awaiting, undefined, NOW, "e-4")).not.toHaveProperty("by");
+  });
+
+  it("cannot be paused or aborted before it starts", () => {
+    for (const waiting of [awaiting, scheduled]) {
+      expect(() => paused(waiting, "ops")).toThrow(expect.objectContaining({ code: "rollout_state" }));
+      expect(() => aborted(waiting, "ops", timing)).toThrow(
+        expect.objectContaining({ code: "rollout_state" }),
+      );
+    }
   });
 });
 

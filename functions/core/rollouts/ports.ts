@@ -1,9 +1,12 @@
+import type { RolloutState } from "../events/model.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
 import type { Page } from "../paging.js";
 import type { MemberState, RolloutMember, RolloutRecord } from "./model.js";
 
+/** Filters narrow each page as it is read: a page may come short, or empty, and still lead on. */
 export interface RolloutQuery {
   className?: string;
+  state?: RolloutState;
   limit: number;
   /** Rollout id of the last item already returned; lists run newest first. */
   after?: string;

@@ -4593,6 +4593,8 @@ export interface operations {
             query?: {
                 /** @description Only this class's rollouts. */
                 className?: components["schemas"]["ClassName"];
+                /** @description Only rollouts in this state (`awaiting_approval`: the approvals queue). Like `className`, it filters each page as read, so a page may hold fewer items than `limit`, or none, and still name a `nextCursor`. */
+                state?: components["schemas"]["RolloutState"];
                 /** @description The `nextCursor` of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, at most 100. */

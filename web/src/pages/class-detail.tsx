@@ -51,6 +51,7 @@ export function ClassDetail() {
             <ClassFacts agentClass={data} />
             <ClassCleanUp agentClass={data} onSaved={reloadClass} />
             <ClassWindows agentClass={data} onSaved={reloadClass} />
+            <ClassApproval agentClass={data} onSaved={reloadClass} />
           </>
         )}
       </Loaded>
@@ -202,6 +203,43 @@ function ClassWindows(props: { agentClass: Schemas["AgentClass"]; onSaved: () =>
           />
         </details>
       )}
+    </>
+  );
+}
+
+/** Whether the class's rollouts wait for a second operator's approval, and, for an operator, the switch. */
+function ClassApproval(props: { agentClass: Schemas["AgentClass"]; onSaved: () => void }) {
+  const { client, session } = useConsole();
+  const [state, run] = useAction();
+  const { name, requireApproval } = props.agentClass;
+  async function toggle() {
+    const saved = await run(() =>
+      dataOf(
+        client.PUT("/api/v1/classes/{className}", {
+          params: { path: { className: name } },
+          body: { requireApproval: !requireApproval },
+        }),
+      ),
+    );
+    if (saved) props.onSaved();
+  }
+  return (
+    <>
+      <dl class="facts">
+        <Fact term="Rollouts">
+          {requireApproval
+            ? "wait for an operator other than their creator to approve them"
+            : "start without approval"}
+        </Fact>
+      </dl>
+      {mayAct(session, "operator") && (
+        <div class="button-row">
+          <button type="button" onClick={toggle} disabled={state.status === "busy"}>
+            {requireApproval ? "Let rollouts start without approval" : "Require a second operator's approval"}
+          </button>
+        </div>
+      )}
+      <ActionProblem state={state} />
     </>
   );
 }

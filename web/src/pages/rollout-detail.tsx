@@ -1,7 +1,9 @@
 import { useState } from "preact/hooks";
 import { useRoute } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
+import { ApprovalActions } from "../components/approval";
 import { useConsole } from "../components/console";
+import { Fact } from "../components/fact";
 import { Page } from "../components/page";
 import {
   ActionProblem,
@@ -17,6 +19,8 @@ import { dateTime, shortHash, timeAgo } from "../format";
 import { mayAct } from "../session";
 
 const FINAL_STATES: Schemas["RolloutState"][] = ["completed", "rolled_back", "aborted", "refused"];
+/** A rollout that has not started: approved or refused, not paused or aborted. */
+const WAITING_STATES: Schemas["RolloutState"][] = ["awaiting_approval", "scheduled"];
 /** How often a rollout under way is read again: about as often as the agents heartbeat. */
 const FOLLOW_PERIOD_MS = 2000;
 /** The rollout's agents a page shows; Next page follows the API's cursor, kept in the URL. */
@@ -59,9 +63,14 @@ export function RolloutDetail() {
       <Loaded resource={rollout} what="the rollout" reload={reloadRollout}>
         {(data) => (
           <>
-            {mayAct(session, "operator") && !FINAL_STATES.includes(data.state) && (
-              <RolloutActions rollout={data} onChanged={refresh} />
-            )}
+            {mayAct(session, "operator") &&
+              (WAITING_STATES.includes(data.state) ? (
+                <section aria-label="Rollout actions">
+                  <ApprovalActions rollout={data} onChanged={refresh} />
+                </section>
+              ) : (
+                !FINAL_STATES.includes(data.state) && <RolloutActions rollout={data} onChanged={refresh} />
+              ))}
             <RolloutView rollout={data} />
           </>
         )}
@@ -70,7 +79,11 @@ export function RolloutDetail() {
       <Loaded resource={agents} what="the rollout's agents" reload={reloadAgents}>
         {(page) =>
           page.items.length === 0 ? (
-            <p class="empty">No agent selected yet: the canary starts with the sweeper's next run.</p>
+            <p class="empty">
+              {rollout.status === "ready" && WAITING_STATES.includes(rollout.data.state)
+                ? "No agent selected: the rollout has not started."
+                : "No agent selected yet: the canary starts with the sweeper's next run."}
+            </p>
           ) : (
             <>
               <TableFrame label="The rollout's agents">
@@ -172,12 +185,27 @@ function RolloutView({ rollout }: { rollout: Schemas["Rollout"] }) {
           </dd>
         </div>
         <div>
-          <dt>Started</dt>
+          <dt>Created</dt>
           <dd>
             {dateTime(rollout.createdAt)} by {rollout.createdBy}
             {rollout.finishedAt && `; ended ${dateTime(rollout.finishedAt)}`}
           </dd>
         </div>
+        {rollout.startAt && (
+          <Fact term="Start time">
+            {dateTime(rollout.startAt)}
+            {rollout.state === "awaiting_approval" && ", once approved"}
+          </Fact>
+        )}
+        {rollout.state === "awaiting_approval" && (
+          <Fact term="Approval">waiting for an operator other than {rollout.createdBy}</Fact>
+        )}
+        {rollout.approvedBy && (
+          <Fact term="Approved">
+            by {rollout.approvedBy}, {dateTime(rollout.approvedAt)}
+          </Fact>
+        )}
+        {rollout.refusedBy && <Fact term="Refused">by {rollout.refusedBy}</Fact>}
         <div>
           <dt>Version</dt>
           <dd>

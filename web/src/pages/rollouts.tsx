@@ -105,6 +105,14 @@ export function Rollouts() {
 
 type Share = Schemas["RolloutPlan"]["canary"];
 
+/** The browser's time zone, in which a datetime-local field's value is read. */
+const BROWSER_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/** A datetime-local value (the browser's wall-clock time, no zone) as the API's ISO instant in UTC. */
+function startAtOf(local: string): string | undefined {
+  return local === "" ? undefined : new Date(local).toISOString();
+}
+
 function shareOf(amount: string, unit: string): Share {
   return unit === "percent" ? { percent: Number(amount) } : { count: Number(amount) };
 }
@@ -146,6 +154,7 @@ function StartRollout(props: { className: string | undefined; flowHash: string |
         onFailure: value("onFailure") === "pause" ? "pause" : "rollback",
       },
       allowIncompatible: fields.get("allowIncompatible") === "on",
+      startAt: startAtOf(value("startAt")),
     };
     const rollout = await run(() => dataOf(client.POST("/api/v1/rollouts", { body })));
     if (rollout) route(`/rollouts/${encodeURIComponent(rollout.rolloutId)}`);
@@ -231,6 +240,14 @@ function StartRollout(props: { className: string | undefined; flowHash: string |
               </select>
             </label>
           </div>
+          <label>
+            Start at (optional, {BROWSER_ZONE} time)
+            <input name="startAt" type="datetime-local" />
+          </label>
+          <p class="hint">
+            Empty, it starts at once; otherwise Beacon starts it then, at most 90 days ahead. A class that
+            requires approval holds it until another operator approves it too.
+          </p>
           <label class="inline">
             <input type="checkbox" name="allowIncompatible" />
             Start even if some agents' manifests lack types the flow uses
