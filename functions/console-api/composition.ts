@@ -7,6 +7,7 @@ import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoDeliveryQueue } from "../adapters/dynamodb/delivery-queue.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
+import { DynamoGroupStore } from "../adapters/dynamodb/group-store.js";
 import { DynamoAgentEventLog, DynamoFleetHistory } from "../adapters/dynamodb/history.js";
 import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
@@ -58,6 +59,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
   const api = makeConsoleUseCases({
     catalog: new DynamoClassCatalog(documents, config.tableName),
     tenantSettings: new DynamoTenantSettings(documents, config.tableName),
+    groups: new DynamoGroupStore(documents, config.tableName),
     registry: new DynamoFleetRegistry(documents, config.tableName),
     hotState: new RedisFleetHotState(redis),
     manifests: new DynamoManifestCatalog(documents, config.tableName),
