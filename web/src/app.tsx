@@ -13,6 +13,8 @@ const Agents = lazy(() => import("./pages/agents").then((module) => module.Agent
 const AgentDetail = lazy(() => import("./pages/agent-detail").then((module) => module.AgentDetail));
 const Classes = lazy(() => import("./pages/classes").then((module) => module.Classes));
 const ClassDetail = lazy(() => import("./pages/class-detail").then((module) => module.ClassDetail));
+const Groups = lazy(() => import("./pages/groups").then((module) => module.Groups));
+const GroupDetail = lazy(() => import("./pages/groups").then((module) => module.GroupDetail));
 const Rollouts = lazy(() => import("./pages/rollouts").then((module) => module.Rollouts));
 const RolloutDetail = lazy(() => import("./pages/rollout-detail").then((module) => module.RolloutDetail));
 const Operations = lazy(() => import("./pages/operations").then((module) => module.Operations));
@@ -40,6 +42,7 @@ const SECTIONS: readonly { href: string; label: string; route: ApiRoute }[] = [
   { href: "/", label: "Fleet", route: "GET /api/v1/fleet/summary" },
   { href: "/agents", label: "Agents", route: "GET /api/v1/agents" },
   { href: "/classes", label: "Classes and flows", route: "GET /api/v1/classes" },
+  { href: "/groups", label: "Groups", route: "GET /api/v1/groups" },
   { href: "/rollouts", label: "Rollouts", route: "GET /api/v1/rollouts" },
   { href: "/operations", label: "Operations", route: "GET /api/v1/operations" },
   { href: "/certificates", label: "Certificates", route: "GET /api/v1/certificates" },
@@ -112,6 +115,8 @@ function Shell({ config }: { config: WebConsoleConfig }) {
           <Route path="/agents/:agentId" component={AgentDetail} />
           <Route path="/classes" component={Classes} />
           <Route path="/classes/:className" component={ClassDetail} />
+          <Route path="/groups" component={Groups} />
+          <Route path="/groups/:groupName" component={GroupDetail} />
           <Route path="/rollouts" component={Rollouts} />
           <Route path="/rollouts/:rolloutId" component={RolloutDetail} />
           <Route path="/operations" component={Operations} />
