@@ -51,6 +51,15 @@ function queryOf(text: string): Schemas["GroupQuery"] {
   return parsed as Schemas["GroupQuery"];
 }
 
+/** A field of the group's form, trimmed. */
+const fieldOf = (fields: FormData, name: string) => String(fields.get(name) ?? "").trim();
+
+/** What the group's form says: its description and its query. */
+const definitionOf = (fields: FormData): Schemas["GroupDefinition"] => ({
+  description: fieldOf(fields, "description") || undefined,
+  query: queryOf(fieldOf(fields, "query")),
+});
+
 /** The tenant's groups: saved queries over its agents, each counted on its own page. */
 export function Groups() {
   const { client, session } = useConsole();
@@ -111,15 +120,11 @@ function CreateGroup(props: { onCreated: (group: Schemas["Group"]) => void }) {
   async function submit(event: Event) {
     event.preventDefault();
     const fields = new FormData(event.currentTarget as HTMLFormElement);
-    const text = (name: string) => String(fields.get(name) ?? "").trim();
-    const created = await run(() => {
-      const body: Schemas["GroupRequest"] = {
-        name: text("name"),
-        description: text("description") || undefined,
-        query: queryOf(text("query")),
-      };
-      return dataOf(client.POST("/api/v1/groups", { body }));
-    });
+    const created = await run(() =>
+      dataOf(
+        client.POST("/api/v1/groups", { body: { name: fieldOf(fields, "name"), ...definitionOf(fields) } }),
+      ),
+    );
     if (created) props.onCreated(created);
   }
   return (
@@ -253,14 +258,9 @@ function EditGroup(props: { group: Schemas["Group"]; onSaved: () => void }) {
   async function submit(event: Event) {
     event.preventDefault();
     const fields = new FormData(event.currentTarget as HTMLFormElement);
-    const text = (name: string) => String(fields.get(name) ?? "").trim();
-    const saved = await run(() => {
-      const body: Schemas["GroupDefinition"] = {
-        description: text("description") || undefined,
-        query: queryOf(text("query")),
-      };
-      return dataOf(client.PUT("/api/v1/groups/{groupName}", { params: { path }, body }));
-    });
+    const saved = await run(() =>
+      dataOf(client.PUT("/api/v1/groups/{groupName}", { params: { path }, body: definitionOf(fields) })),
+    );
     if (saved) props.onSaved();
   }
   return (
