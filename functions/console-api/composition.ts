@@ -41,9 +41,11 @@ import type { ConsoleApiConfig } from "../shared/config.js";
 import { WebhookTestTimeouts } from "../shared/webhooks.js";
 import { consoleRoutes } from "./routes.js";
 
-/** Wires the console's use cases to DynamoDB, Redis, S3 and the agent CA; called once per container. */
-export function composeConsoleApi(config: ConsoleApiConfig) {
-  const documents = makeDocumentClient();
+/**
+ * Wires the console's use cases to DynamoDB, Redis, S3 and the agent CA; called once per container. A bench
+ * passes the table's client of its own, which counts the requests.
+ */
+export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocumentClient()) {
   const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
   const authority =
     "secretArn" in config.agentCa
