@@ -7,6 +7,7 @@ import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoDeliveryQueue } from "../adapters/dynamodb/delivery-queue.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
+import { DynamoGroupStore } from "../adapters/dynamodb/group-store.js";
 import { DynamoAgentEventLog, DynamoFleetHistory } from "../adapters/dynamodb/history.js";
 import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
@@ -40,9 +41,11 @@ import type { ConsoleApiConfig } from "../shared/config.js";
 import { WebhookTestTimeouts } from "../shared/webhooks.js";
 import { consoleRoutes } from "./routes.js";
 
-/** Wires the console's use cases to DynamoDB, Redis, S3 and the agent CA; called once per container. */
-export function composeConsoleApi(config: ConsoleApiConfig) {
-  const documents = makeDocumentClient();
+/**
+ * Wires the console's use cases to DynamoDB, Redis, S3 and the agent CA; called once per container. A bench
+ * passes the table's client of its own, which counts the requests.
+ */
+export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocumentClient()) {
   const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
   const authority =
     "secretArn" in config.agentCa
@@ -58,6 +61,7 @@ export function composeConsoleApi(config: ConsoleApiConfig) {
   const api = makeConsoleUseCases({
     catalog: new DynamoClassCatalog(documents, config.tableName),
     tenantSettings: new DynamoTenantSettings(documents, config.tableName),
+    groups: new DynamoGroupStore(documents, config.tableName),
     registry: new DynamoFleetRegistry(documents, config.tableName),
     hotState: new RedisFleetHotState(redis),
     manifests: new DynamoManifestCatalog(documents, config.tableName),

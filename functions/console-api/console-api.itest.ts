@@ -45,6 +45,8 @@ const PARAMETER = "kafka.brokers";
 const parameterValue = { value: "broker-1:9092" };
 /** Each tenant's asset, which its class's resource set holds. */
 const assetIds = new Map<string, string>();
+/** Each tenant's group, of its seeded class's agents: named as a class is, so by its class's name. */
+const groupOf = (tenant: SeededTenant) => `${tenant.className}-all`;
 /** Each tenant's event subscription, to a receiver on this machine. */
 const subscriptionIds = new Map<string, string>();
 let receiver: WebhookReceiver;
@@ -80,6 +82,7 @@ const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => 
   assetId: assetIds.get(tenant.tenant) as string,
   subscriptionId: subscriptionIds.get(tenant.tenant) as string,
   name: PARAMETER,
+  groupName: groupOf(tenant),
 });
 
 /** A class of B's beside its seeded one, with an agent of its own: all a token limited to it reaches. */
@@ -126,6 +129,8 @@ const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown>
   pinAgent: (_agentId, tenant) => ({ flowHash: tenant.flowHash }),
   labelAgents: (agentId, tenant) => ({ selector: { class: tenant.className }, set: { probe: agentId } }),
   refuseRollout: () => ({ reason: "Probed" }),
+  createGroup: (_agentId, tenant) => ({ name: groupOf(tenant), query: { classes: [tenant.className] } }),
+  putGroup: (agentId, tenant) => ({ description: agentId, query: { classes: [tenant.className] } }),
 };
 
 async function send(call: Call, token: string | undefined) {
@@ -150,6 +155,7 @@ async function readSnapshot(tenant: SeededTenant) {
     const response = await consoleApi.request("GET", path, { token: tenant.adminToken });
     const body = response.json();
     delete body.heartbeatsPerMinute;
+    delete body.countedAt;
     return [response.status, body];
   };
   return Promise.all([
@@ -181,6 +187,9 @@ async function readSnapshot(tenant: SeededTenant) {
     get(`/api/v1/webhooks/${subscriptionIds.get(tenant.tenant)}`),
     get(`/api/v1/classes/${tenant.className}/parameters`),
     ...tenant.agentIds.map((agentId) => get(`/api/v1/agents/${agentId}/parameters`)),
+    get("/api/v1/groups"),
+    get(`/api/v1/groups/${groupOf(tenant)}`),
+    get(`/api/v1/groups/${groupOf(tenant)}/agents`),
   ]);
 }
 
@@ -220,6 +229,11 @@ beforeAll(async () => {
       const valued = await send({ method: "PUT", path, body: parameterValue }, tenant.adminToken);
       expect(valued.status, valued.body).toBe(201);
     }
+    const grouped = await send(
+      { method: "POST", path: "/api/v1/groups", body: bodies.createGroup?.("", tenant) },
+      tenant.adminToken,
+    );
+    expect(grouped.status, grouped.body).toBe(201);
   }
 });
 
@@ -273,6 +287,14 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
       // Assets and subscriptions belong to each tenant: A makes one of its own.
       expect(response.status).toBe(201);
       expect(body).toMatchObject({ createdBy: expect.stringContaining(a.tenant) });
+    } else if (operation.operationId === "createGroup") {
+      // Group names belong to each tenant: A gets a group of its own by that name, of its own agents.
+      expect(response.status).toBe(201);
+      expect(body).toMatchObject({ name: groupOf(b), query: { classes: [b.className] } });
+    } else if (operation.operationId === "putGroup" || operation.operationId === "deleteGroup") {
+      // A's group by B's group's name (createGroup made it): A replaces, then deletes, its own.
+      expect(response.status).toBe(200);
+      expect(body).toMatchObject({ name: groupOf(b) });
     } else if (operation.operationId === "issueCertificate") {
       expect(response.status).toBe(201);
       expect(body.subjectDN).toBe(`CN=${b.agentIds[0]},OU=agent,O=${a.tenant}`);
@@ -355,6 +377,11 @@ describe("classes, every route of the OpenAPI document with a token of B limited
     } else if (operation.scope === "shared") {
       // The tenant's for every principal of it: the manifests its agents run.
       expect(response.status).toBe((await send(call, b.adminToken)).status);
+    } else if (operation.operationId === "listGroupAgents") {
+      // B's group is B's: the token lists its members of its own classes (none, the group is of the seeded
+      // class); another tenant has no group by that name.
+      expect([response.status, elsewhere.status]).toEqual([200, 404]);
+      expect(body.items).toEqual([]);
     } else if (operation.scope.startsWith("items:")) {
       expect([response.status, elsewhere.status]).toEqual([200, 200]);
       // The trail keeps the token's own requests, with B's ids it sent as their input; nothing else of B's.
@@ -496,6 +523,17 @@ describe("roles, every role on every route", () => {
       }
       case "uploadAsset":
         return assetUpload(newId("asset"));
+      case "createGroup":
+        return callOf(operation, {}, { name: newId("group"), query: { classes: [a.className] } });
+      case "deleteGroup": {
+        const name = newId("doomed-group");
+        const created = await send(
+          { method: "POST", path: "/api/v1/groups", body: { name, query: {} } },
+          a.adminToken,
+        );
+        expect(created.status, created.body).toBe(201);
+        return callOf(operation, { groupName: name });
+      }
       case "deleteAsset": {
         const stored = await send(assetUpload(newId("doomed-asset")), a.adminToken);
         return callOf(operation, { assetId: stored.json().assetId as string });
@@ -649,6 +687,17 @@ describe("roles, every role on every route", () => {
       const probe = (call.body as { set: { probe: string } }).set.probe;
       const listed = await send({ method: "GET", path: `/api/v1/agents?label=probe=${probe}` }, a.adminToken);
       expect(listed.json().items).toEqual([]);
+    },
+    createGroup: async (call) => {
+      const name = (call.body as { name: string }).name;
+      expect((await send({ method: "GET", path: `/api/v1/groups/${name}` }, a.adminToken)).status).toBe(404);
+    },
+    putGroup: async (call) => {
+      const group = await send({ method: "GET", path: call.path }, a.adminToken);
+      expect(group.json().description).not.toBe((call.body as { description: string }).description);
+    },
+    deleteGroup: async (call) => {
+      expect((await send({ method: "GET", path: call.path }, a.adminToken)).status).toBe(200);
     },
     putClassParameter: parameterSetByAdmin,
     putAgentParameter: parameterSetByAdmin,

@@ -4,6 +4,7 @@ import type { ConsoleUseCases } from "../core/console/use-cases.js";
 import type { OperationState, RolloutState } from "../core/events/model.js";
 import type { AgentFilters, AgentListRequest } from "../core/fleet/agents.js";
 import type { TenantSettingsChange } from "../core/fleet/ports.js";
+import type { GroupDefinition } from "../core/groups/console-groups.js";
 import type { IssueRequest } from "../core/identity/certificates.js";
 import type { Principal } from "../core/identity/principal.js";
 import type { JsonObject } from "../core/json.js";
@@ -13,6 +14,8 @@ import type { ConsoleResult } from "../core/result.js";
 import type { RolloutRequest } from "../core/rollouts/console-rollouts.js";
 import type { SubscriptionRequest } from "../core/webhooks/subscriptions.js";
 import { type ConsoleInput, consoleOperations, openApiDocument } from "../shared/console-openapi.js";
+
+type GroupRequest = GroupDefinition & { name: string };
 
 export type ConsoleRoute = (principal: Principal, input: ConsoleInput) => Promise<ConsoleResult>;
 
@@ -37,6 +40,7 @@ function filtersOf(selector: Record<string, unknown>): AgentFilters {
     text: text(selector.q),
     labels: selector.labels === undefined ? undefined : parseLabelSelector(selector.labels as string[]),
     pinned: selector.pinned as boolean | undefined,
+    group: text(selector.group),
   };
 }
 
@@ -91,6 +95,14 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     putClass: (principal, { path, body }) =>
       api.classes.put(principal, path.className as string, body as AgentClassChange),
     getSettings: (principal) => api.settings.get(principal),
+    listGroups: (principal, { query }) => api.groups.list(principal, page(query)),
+    createGroup: (principal, { body }) => api.groups.create(principal, body as GroupRequest),
+    getGroup: (principal, { path }) => api.groups.get(principal, path.groupName as string),
+    putGroup: (principal, { path, body }) =>
+      api.groups.put(principal, path.groupName as string, body as GroupDefinition),
+    deleteGroup: (principal, { path }) => api.groups.delete(principal, path.groupName as string),
+    listGroupAgents: (principal, { path, query }) =>
+      api.groups.agents(principal, path.groupName as string, page(query)),
     putSettings: (principal, { body }) => api.settings.put(principal, body as TenantSettingsChange),
     listAgents: (principal, { query }) =>
       api.agents.list(principal, {

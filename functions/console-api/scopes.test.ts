@@ -27,6 +27,7 @@ const NOWHERE: Ids = {
   rolloutId: "rollout-nowhere",
   serial: "0DEAD",
   adoptionId: "adoption-nowhere",
+  groupName: "group-nowhere",
 };
 const ROLE: Role = "admin";
 const whole: Principal = { tenant: TENANT, role: ROLE, subject: "whole-admin" };
@@ -85,6 +86,8 @@ async function seeded() {
       target: { className: names.className },
       status: 200,
     });
+    const groupName = `${names.className}-group`;
+    await api.groups.create(whole, { name: groupName, query: { classes: [names.className] } });
     const certificates = (await api.certificates.list(whole, {})).body as {
       items: { serial: string; agentId?: string }[];
     };
@@ -98,6 +101,7 @@ async function seeded() {
       serial: certificates.items.find((certificate) => certificate.agentId === names.agentId)
         ?.serial as string,
       adoptionId: `${names.className}-adoption`,
+      groupName,
     };
   };
   const a = await idsOf(A);

@@ -33,6 +33,7 @@ export const ErrorCodes = [
   "flow_incompatible",
   "unsupported_media_type",
   "asset_exists",
+  "group_exists",
   "asset_in_use",
   "resource_set_conflict",
   "subscription_limit",

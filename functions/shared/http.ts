@@ -41,6 +41,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   cache_unavailable: 503,
   unsupported_media_type: 415,
   asset_exists: 409,
+  group_exists: 409,
   asset_in_use: 409,
   resource_set_conflict: 409,
   subscription_limit: 409,

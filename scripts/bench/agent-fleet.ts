@@ -4,7 +4,8 @@
  * the agent API's own code (normalizeHeartbeat, sightingOf, newAgentRecord). The registry's items are the
  * DynamoDB adapter's own (agentProfileItem, agentSeenItem), written many to a BatchWriteItem, several at
  * once, instead of one PutItem an agent; the cache's hot state is recorded by the agent API's own sighting
- * script (RedisHotState), as each agent's latest heartbeat left it.
+ * script (RedisHotState), as each agent's latest heartbeat left it. The two binaries are in the tenant's
+ * manifest catalog, as the agent API stores a binary it learns (DynamoManifestStore).
  */
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Cluster, Redis } from "ioredis";
@@ -14,11 +15,14 @@ import {
   DynamoAgentClassRegistry,
 } from "../../functions/adapters/dynamodb/agent-registry.js";
 import { batchWriteAll, type WriteRequest } from "../../functions/adapters/dynamodb/batch-write.js";
+import { DynamoManifestStore } from "../../functions/adapters/dynamodb/manifest-store.js";
 import { RedisHotState } from "../../functions/adapters/redis/hot-state.js";
 import { attributed, newAgentRecord, sightingOf } from "../../functions/core/agent-requests/sighting.js";
 import { fractionOf } from "../../functions/core/agents/checkpoint-interval.js";
+import type { Labels } from "../../functions/core/agents/labels.js";
 import type { HotSighting } from "../../functions/core/agents/ports.js";
 import { normalizeHeartbeat } from "../../functions/core/c2/heartbeat.js";
+import { summarizeManifest } from "../../functions/core/c2/manifest.js";
 import type { AgentCredential } from "../../functions/core/identity/credentials.js";
 import type { JsonObject } from "../../functions/core/json.js";
 import { type AgentManifest, knownManifestOf } from "../../functions/core/manifests/agent-manifest.js";
@@ -56,6 +60,8 @@ export interface FleetOptions {
   intervals: Pick<HotSighting, "checkpointIntervalMs" | "catchUpRetryMs">;
   /** Turns of 25 agents in flight at once. */
   concurrency?: number;
+  /** The labels operators set on the agent of this index, if any. */
+  labelsOf?: (index: number) => Labels | undefined;
   log?: (line: string) => void;
 }
 
@@ -106,6 +112,7 @@ export async function writeFleet(options: FleetOptions): Promise<FleetReport> {
     await hotState.rememberClass(tenant, agentClass);
   }
   const manifestIds = new Map<string, string>();
+  const manifests = new DynamoManifestStore(documents, tableName);
   const report: FleetReport = {
     agents: options.agents,
     items: 0,
@@ -127,8 +134,12 @@ export async function writeFleet(options: FleetOptions): Promise<FleetReport> {
     let manifestId = manifestIds.get(kind);
     if (manifestId === undefined) {
       // One binary per kind: the varied agents share the example's bundles.
-      manifestId = binaryOf(agentManifest).manifestId;
+      const binary = binaryOf(agentManifest);
+      manifestId = binary.manifestId;
       manifestIds.set(kind, manifestId);
+      stored.push(
+        manifests.store(tenant, manifestId, binary.canonicalJson, summarizeManifest(agentManifest), now),
+      );
     }
     const manifest: AgentManifest = {
       hash: varied.manifestHash,
@@ -148,11 +159,14 @@ export async function writeFleet(options: FleetOptions): Promise<FleetReport> {
       ...newAgentRecord(tenant, heartbeat, agentClass, firstSeen, manifest),
       lastSeen: profileSeen,
     };
+    const labels = options.labelsOf?.(index);
+    // On the profile as the registry's putLabels sets them.
+    const profile = { ...agentProfileItem(record), ...(labels === undefined ? {} : { labels }) };
     const checkpointed = lastSeen - Math.floor(age * options.intervals.checkpointIntervalMs);
     return {
       agentClass,
       presence,
-      items: [agentProfileItem(record), agentSeenItem(tenant, agentId, checkpointed)],
+      items: [profile, agentSeenItem(tenant, agentId, checkpointed)],
       sighting:
         presence === "gone"
           ? undefined
@@ -175,6 +189,8 @@ export async function writeFleet(options: FleetOptions): Promise<FleetReport> {
     await hotState.rememberAgentManifest(tenant, sighting.agentId, knownManifestOf(manifest));
   };
 
+  /** The binaries' writes to the catalog, one a kind, begun by the first agent of each. */
+  const stored: Promise<unknown>[] = [];
   let next = 0;
   let written = 0;
   const turns = async () => {
@@ -209,6 +225,7 @@ export async function writeFleet(options: FleetOptions): Promise<FleetReport> {
     }
   };
   await Promise.all(Array.from({ length: options.concurrency ?? FLEET_WRITE_CONCURRENCY }, turns));
+  await Promise.all(stored);
   report.seconds = (performance.now() - started) / 1000;
   return report;
 }

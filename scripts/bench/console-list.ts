@@ -22,6 +22,7 @@ import { loadConsoleApi } from "../local/function-routes.js";
 import { startConsoleGateway } from "../local/gateway.js";
 import { startWebServer } from "../local/web-server.js";
 import { FLEET_CLASSES, type FleetReport, writeFleet } from "./agent-fleet.js";
+import type { FleetBenchOptions } from "./fleet-bench.js";
 
 /** The console's budget: the first page of the agent list on screen within a second of navigating to it. */
 export const FIRST_PAGE_BUDGET_MS = 1_000;
@@ -107,19 +108,8 @@ function rowsShown(expected: number) {
   };
 }
 
-export interface ConsoleListOptions {
-  /** The backends' environment (endpoints, names, credentials), as startBackends gives it. */
-  env: Record<string, string>;
-  /** A folder for the console's build, the dev issuer's key and the agent CA; the caller removes it. */
-  stateDir: string;
-  tenant: string;
-  agents: number;
-  /** Times each case is measured. */
-  rounds: number;
-  /** Writes of the fleet in flight at once (agent-fleet.ts), each of 25 agents. */
-  concurrency?: number;
-  log: (line: string) => void;
-}
+/** The state folder holds the console's build, the dev issuer's key and the agent CA. */
+export type ConsoleListOptions = FleetBenchOptions;
 
 export interface CaseResult {
   name: string;

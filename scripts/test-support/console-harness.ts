@@ -15,6 +15,7 @@ import { MemoryEventSink } from "../../functions/adapters/memory/event-sink.js";
 import { MemoryFleetHotState } from "../../functions/adapters/memory/fleet-hot-state.js";
 import { MemoryFleetRegistry } from "../../functions/adapters/memory/fleet-registry.js";
 import { MemoryFlowCatalog } from "../../functions/adapters/memory/flow-catalog.js";
+import { MemoryGroupStore } from "../../functions/adapters/memory/group-store.js";
 import { MemoryAgentEventLog, MemoryFleetHistory } from "../../functions/adapters/memory/history.js";
 import { SequentialIds } from "../../functions/adapters/memory/id-generator.js";
 import { MemoryManifestCatalog } from "../../functions/adapters/memory/manifest-catalog.js";
@@ -73,6 +74,7 @@ export function consoleHarness() {
   const ports = {
     catalog,
     tenantSettings: new MemoryTenantSettings(),
+    groups: new MemoryGroupStore(),
     // The rollout store keeps a class's active rollout and flow policy on the catalog's records, as the table does.
     rollouts: new MemoryRolloutStore(catalog),
     adoptions: new MemoryAdoptionStore(catalog),

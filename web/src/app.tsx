@@ -15,6 +15,8 @@ const Agents = lazy(() => import("./pages/agents").then((module) => module.Agent
 const AgentDetail = lazy(() => import("./pages/agent-detail").then((module) => module.AgentDetail));
 const Classes = lazy(() => import("./pages/classes").then((module) => module.Classes));
 const ClassDetail = lazy(() => import("./pages/class-detail").then((module) => module.ClassDetail));
+const Groups = lazy(() => import("./pages/groups").then((module) => module.Groups));
+const GroupDetail = lazy(() => import("./pages/groups").then((module) => module.GroupDetail));
 const Rollouts = lazy(() => import("./pages/rollouts").then((module) => module.Rollouts));
 const RolloutDetail = lazy(() => import("./pages/rollout-detail").then((module) => module.RolloutDetail));
 const Approvals = lazy(() => import("./pages/approvals").then((module) => module.Approvals));
@@ -53,6 +55,7 @@ const SECTIONS: readonly {
   { href: "/", label: "Fleet", route: "GET /api/v1/fleet/summary" },
   { href: "/agents", label: "Agents", route: "GET /api/v1/agents" },
   { href: "/classes", label: "Classes and flows", route: "GET /api/v1/classes" },
+  { href: "/groups", label: "Groups", route: "GET /api/v1/groups" },
   { href: "/rollouts", label: "Rollouts", route: "GET /api/v1/rollouts" },
   {
     href: "/approvals",
@@ -135,6 +138,8 @@ function Shell({ config }: { config: WebConsoleConfig }) {
           <Route path="/agents/:agentId" component={AgentDetail} />
           <Route path="/classes" component={Classes} />
           <Route path="/classes/:className" component={ClassDetail} />
+          <Route path="/groups" component={Groups} />
+          <Route path="/groups/:groupName" component={GroupDetail} />
           <Route path="/rollouts" component={Rollouts} />
           <Route path="/rollouts/:rolloutId" component={RolloutDetail} />
           <Route path="/approvals" component={Approvals} />

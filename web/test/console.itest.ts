@@ -419,6 +419,40 @@ describe("the web console", () => {
     await admin.getByText("No agent matches these filters").waitFor();
   });
 
+  it("creates a group from a JSON query, shows its live member count and members, changes it and deletes it", async () => {
+    await admin.getByRole("link", { name: "Groups", exact: true }).click();
+    await admin.getByRole("heading", { name: "Groups", level: 1 }).waitFor();
+    await admin.getByText("Create a group").click();
+    await admin.getByLabel("Name").fill("web-gateways");
+    await admin.getByLabel(/^Query/).fill(JSON.stringify({ classes: [AGENT_CLASS] }));
+    await admin.getByRole("button", { name: "Create group" }).click();
+    await admin.waitForURL(`${webUrl}/groups/web-gateways`);
+    const members = admin.getByRole("region", { name: "Members", exact: true });
+    for (const agentId of AGENT_IDS) await members.getByRole("link", { name: agentId }).waitFor();
+    const counted = (await api<{ memberCount: number }>("/groups/web-gateways")).body.memberCount;
+    expect(counted).toBeGreaterThanOrEqual(AGENT_IDS.length);
+    /** The member count the group's page shows. */
+    const shownCount = (count: number) => admin.locator("dd strong", { hasText: new RegExp(`^${count}$`) });
+    await shownCount(counted).waitFor();
+    await capture(admin, "group");
+
+    await admin.getByText("Change the query").click();
+    const query = admin.getByLabel(/^Query/);
+    await query.fill("{ classes:");
+    await admin.getByRole("button", { name: "Save" }).click();
+    await admin.getByRole("alert").filter({ hasText: "The query is not JSON" }).waitFor();
+    await query.fill(JSON.stringify({ classes: [AGENT_CLASS], labels: ["no-such-label"] }));
+    await admin.getByRole("button", { name: "Save" }).click();
+    await admin.getByText("No agent matches the group's query now.").waitFor();
+    await shownCount(0).waitFor();
+
+    await admin.getByRole("button", { name: "Delete group" }).click();
+    await admin.getByRole("button", { name: "Delete web-gateways" }).click();
+    await admin.waitForURL(`${webUrl}/groups`);
+    await admin.getByText("No group yet.", { exact: false }).waitFor();
+    expect((await api("/groups/web-gateways")).status).toBe(404);
+  });
+
   it("publishes flow versions byte for byte and shows whether the class's agents can run them", async () => {
     await admin.getByRole("link", { name: "Classes and flows" }).click();
     await admin.getByRole("heading", { name: "Classes", level: 1 }).waitFor();

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import type { AgentRecord } from "../../core/agents/ports.js";
 import type { BeaconEvent } from "../../core/events/model.js";
-import type { Decommissioning, FleetRegistry } from "../../core/fleet/ports.js";
+import type { AgentQuery, Decommissioning, FleetRegistry } from "../../core/fleet/ports.js";
 import { contract } from "./contract.js";
 
 const START = Date.UTC(2026, 10, 21);
@@ -163,6 +163,53 @@ export const fleetRegistryContract = contract<FleetRegistrySubject>("the fleet r
       site: "plant-7",
       os: "Linux",
     });
+  });
+
+  it("narrows by several classes, several binaries, OS and architecture, and counts what a query picks", async () => {
+    const { registry, add } = the.subject;
+    await fleet();
+    const binary = (manifestId: string, hash = "manifest-1") => ({
+      hash,
+      manifestId,
+      supportedOperations: [],
+    });
+    const linux = { operatingSystem: "Linux", machineArch: "aarch64" };
+    await add(agent("agent-6", "drains", { manifest: binary("a".repeat(64)), device: linux }));
+    await add(
+      agent("agent-7", "pumps", {
+        manifest: binary("b".repeat(64)),
+        device: { ...linux, machineArch: "amd64" },
+      }),
+    );
+    // A manifest of another hash than the one the agent reports now counts for no binary.
+    await add(
+      agent("agent-8", "valves", { manifest: binary("a".repeat(64), "manifest-old"), device: linux }),
+    );
+    const picked = async (filters: Omit<AgentQuery, "limit">) => {
+      const ids = idsOf(await registry.query(the.tenant, { ...filters, limit: 20 }));
+      expect(await registry.countMatching(the.tenant, filters)).toBe(ids.length);
+      return ids;
+    };
+    expect(await picked({ agentClasses: ["drains", "valves"] })).toEqual([
+      "agent-2",
+      "agent-5",
+      "agent-6",
+      "agent-8",
+    ]);
+    expect(await picked({ manifestIds: ["a".repeat(64), "b".repeat(64)] })).toEqual(["agent-6", "agent-7"]);
+    expect(await picked({ manifestIds: ["c".repeat(64)] })).toEqual([]);
+    expect(await picked({ operatingSystem: "Linux" })).toEqual(["agent-6", "agent-7", "agent-8"]);
+    expect(await picked({ operatingSystem: "Linux", machineArch: "aarch64" })).toEqual([
+      "agent-6",
+      "agent-8",
+    ]);
+    expect(await picked({ agentClass: "pumps", machineArch: "amd64" })).toEqual(["agent-7"]);
+    expect(await picked({ agentClass: "pumps" })).toEqual(["agent-1", "agent-3", "agent-4", "agent-7"]);
+    expect(await picked({})).toHaveLength(8);
+    // More binaries than one IN comparison may list.
+    const many = Array.from({ length: 150 }, (_, index) => index.toString(16).padStart(64, "0"));
+    expect(await picked({ manifestIds: [...many, "b".repeat(64)] })).toEqual(["agent-7"]);
+    expect(await registry.countMatching(`${the.tenant}-other`, {})).toBe(1);
   });
 
   it("reads the flow id each agent of a class reports, by agent id, nothing else of them", async () => {

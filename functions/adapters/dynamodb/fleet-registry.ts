@@ -1,13 +1,16 @@
 import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { Labels } from "../../core/agents/labels.js";
 import type { AgentPin, AgentRecord, SilentAgent } from "../../core/agents/ports.js";
-import type { AgentQuery, Decommissioning, FleetRegistry } from "../../core/fleet/ports.js";
+import type { AgentQuery, Decommissioning, FleetRegistry, RegistryFilters } from "../../core/fleet/ports.js";
 import { type AgentItem, DynamoAgentRegistry, toRecord, withLastSeen } from "./agent-registry.js";
 import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
 const { byClass, byTenant, due } = TableSchema.indexes;
+
+/** The most values one `IN` comparison of a filter expression may list. */
+const MAX_IN_OPERANDS = 100;
 
 /**
  * The console's view of the agent registry. Lists read an index partition of the caller's tenant,
@@ -30,48 +33,9 @@ export class DynamoFleetRegistry implements FleetRegistry {
 
   async query(tenant: string, query: AgentQuery) {
     const index = this.indexFor(tenant, query.agentClass);
-    const filters: string[] = [];
-    const values: Record<string, unknown> = { ":partition": index.partition };
-    const names: Record<string, string> = { "#partition": index.partitionKey };
-    if (query.manifestHash !== undefined) {
-      filters.push("manifestHash = :manifestHash");
-      values[":manifestHash"] = query.manifestHash;
-    }
-    if (query.manifestId !== undefined) {
-      // The agent's manifest counts only while it is the one of the hash the agent reports.
-      filters.push("manifest.manifestId = :manifestId AND manifest.#hash = manifestHash");
-      values[":manifestId"] = query.manifestId;
-      names["#hash"] = "hash";
-    }
-    if (query.flowId !== undefined) {
-      filters.push("flowId = :flowId");
-      values[":flowId"] = query.flowId;
-    }
-    if (query.text !== undefined) {
-      filters.push("(contains(agentId, :text) OR contains(device.hostname, :text))");
-      values[":text"] = query.text;
-    }
-    // The effective labels (effectiveLabels): an operator's label, else the one read from the agent's reports.
-    for (const [index, { key, value }] of (query.labels ?? []).entries()) {
-      const set = `labels.#label${index}`;
-      const reported = `reportedLabels.#label${index}`;
-      names[`#label${index}`] = key;
-      if (value === undefined) filters.push(`(attribute_exists(${set}) OR attribute_exists(${reported}))`);
-      else {
-        filters.push(
-          `(${set} = :label${index} OR (attribute_not_exists(${set}) AND ${reported} = :label${index}))`,
-        );
-        values[`:label${index}`] = value;
-      }
-    }
     const page = await this.client.send(
       new QueryCommand({
-        TableName: this.tableName,
-        IndexName: index.indexName,
-        KeyConditionExpression: "#partition = :partition",
-        FilterExpression: filters.length > 0 ? filters.join(" AND ") : undefined,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        ...this.filteredIndexQuery(index, query),
         ExclusiveStartKey: query.after === undefined ? undefined : index.startAfter(query.after),
         ScanIndexForward: !query.descending,
         Limit: query.limit,
@@ -82,6 +46,87 @@ export class DynamoFleetRegistry implements FleetRegistry {
     return {
       items: await withLastSeen(this.client, this.tableName, tenant, records),
       last: last?.slice(Keys.agentInClass("").length),
+    };
+  }
+
+  /**
+   * The same index query, counted page after page (Select=COUNT): it costs what reading the partition does,
+   * half a read unit per 4 KB of the profiles read, eventually consistent, whatever the filters keep.
+   */
+  async countMatching(tenant: string, filters: RegistryFilters) {
+    const index = this.indexFor(tenant, filters.agentClass);
+    return (await queryAll(this.client, { ...this.filteredIndexQuery(index, filters), Select: "COUNT" }))
+      .count;
+  }
+
+  /** The index query of the partition with the filters as its filter expression. */
+  private filteredIndexQuery(index: ReturnType<DynamoFleetRegistry["indexFor"]>, query: RegistryFilters) {
+    const filters: string[] = [];
+    const values: Record<string, unknown> = { ":partition": index.partition };
+    const names: Record<string, string> = { "#partition": index.partitionKey };
+    /** `attribute IN (…)` over the values, each bound under its own name, 100 a list as DynamoDB allows. */
+    const oneOf = (attribute: string, name: string, list: readonly string[]) => {
+      const placeholders = list.map((value, position) => {
+        values[`:${name}${position}`] = value;
+        return `:${name}${position}`;
+      });
+      const lists = [];
+      for (let start = 0; start < placeholders.length; start += MAX_IN_OPERANDS)
+        lists.push(`${attribute} IN (${placeholders.slice(start, start + MAX_IN_OPERANDS).join(", ")})`);
+      return `(${lists.join(" OR ")})`;
+    };
+    if (query.agentClasses !== undefined) filters.push(oneOf("agentClass", "class", query.agentClasses));
+    if (query.manifestHash !== undefined) {
+      filters.push("manifestHash = :manifestHash");
+      values[":manifestHash"] = query.manifestHash;
+    }
+    const binaries = [
+      ...(query.manifestId === undefined ? [] : [[query.manifestId]]),
+      ...(query.manifestIds === undefined ? [] : [query.manifestIds]),
+    ];
+    for (const [position, manifestIds] of binaries.entries()) {
+      // The agent's manifest counts only while it is the one of the hash the agent reports.
+      filters.push(
+        `${oneOf("manifest.manifestId", `manifest${position}_`, manifestIds)} AND manifest.#hash = manifestHash`,
+      );
+      names["#hash"] = "hash";
+    }
+    if (query.flowId !== undefined) {
+      filters.push("flowId = :flowId");
+      values[":flowId"] = query.flowId;
+    }
+    if (query.text !== undefined) {
+      filters.push("(contains(agentId, :text) OR contains(device.hostname, :text))");
+      values[":text"] = query.text;
+    }
+    if (query.operatingSystem !== undefined) {
+      filters.push("device.operatingSystem = :operatingSystem");
+      values[":operatingSystem"] = query.operatingSystem;
+    }
+    if (query.machineArch !== undefined) {
+      filters.push("device.machineArch = :machineArch");
+      values[":machineArch"] = query.machineArch;
+    }
+    // The effective labels (effectiveLabels): an operator's label, else the one read from the agent's reports.
+    for (const [position, { key, value }] of (query.labels ?? []).entries()) {
+      const set = `labels.#label${position}`;
+      const reported = `reportedLabels.#label${position}`;
+      names[`#label${position}`] = key;
+      if (value === undefined) filters.push(`(attribute_exists(${set}) OR attribute_exists(${reported}))`);
+      else {
+        filters.push(
+          `(${set} = :label${position} OR (attribute_not_exists(${set}) AND ${reported} = :label${position}))`,
+        );
+        values[`:label${position}`] = value;
+      }
+    }
+    return {
+      TableName: this.tableName,
+      IndexName: index.indexName,
+      KeyConditionExpression: "#partition = :partition",
+      FilterExpression: filters.length > 0 ? filters.join(" AND ") : undefined,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
     };
   }
 

@@ -18,6 +18,8 @@ export const Keys = {
   agentInClass: (agentId: string) => `A#${agentId}`,
   agentsOfTenant: (tenant: string) => `T#${tenant}#AGENTS`,
   agentClass: (tenant: string, agentClass: string) => ({ pk: `T#${tenant}#CLASSES`, sk: `C#${agentClass}` }),
+  /** A saved query over the tenant's agents, the tenant's groups in one partition by name. */
+  group: (tenant: string, name: string) => ({ pk: `T#${tenant}#GROUPS`, sk: `G#${name}` }),
   /** What the tenant set for its whole fleet: one item. */
   tenantSettings: (tenant: string) => ({ pk: `T#${tenant}#SETTINGS`, sk: "SETTINGS" }),
   /** A binary's content, once per tenant and canonical identity (its agents keep their own hashes). */

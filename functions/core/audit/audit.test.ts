@@ -172,6 +172,16 @@ describe("the audit allow-list", () => {
       body: { secretRef: "ssm:/plant/kafka/password" },
       answer: { name: "kafka.password", secretRef: "ssm:/plant/kafka/password" },
     },
+    createGroup: {
+      query: {},
+      body: { name: "kafka-publishers", query: { classes: ["pumps"] } },
+      answer: { name: "kafka-publishers", createdAt: "2026-11-29T12:00:00.000Z" },
+    },
+    putGroup: {
+      query: {},
+      body: { description: "plant 7", query: { labels: ["site=plant-7"] } },
+      answer: { name: "kafka-publishers", updatedAt: "2026-11-29T12:00:00.000Z" },
+    },
     putSettings: {
       query: {},
       body: { cleanUpAfterDays: null },
@@ -240,6 +250,14 @@ describe("the audit allow-list", () => {
     expect(summaryOf("putAgentParameter", exchanges.putAgentParameter as never)).toEqual({
       kind: "secretRef",
       secretRef: "ssm:/plant/kafka/password",
+    });
+    expect(summaryOf("createGroup", exchanges.createGroup as never)).toEqual({
+      name: "kafka-publishers",
+      query: { classes: ["pumps"] },
+    });
+    expect(summaryOf("putGroup", exchanges.putGroup as never)).toEqual({
+      description: "plant 7",
+      query: { labels: ["site=plant-7"] },
     });
     // An unset default is kept as the null that unset it.
     expect(summaryOf("putSettings", exchanges.putSettings as never)).toEqual({ cleanUpAfterDays: null });

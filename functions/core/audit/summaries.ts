@@ -52,6 +52,8 @@ export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
       "requireApproval",
     ]),
   putSettings: ({ body }) => pick(body, ["cleanUpAfterDays"]),
+  createGroup: ({ body }) => pick(body, ["name", "description", "query"]),
+  putGroup: ({ body }) => pick(body, ["description", "query"]),
   uploadFlow: ({ answer }) => pick(answer, ["hash", "format", "sizeBytes"]),
   uploadAsset: ({ query, answer }) => ({
     ...pick(query, ["name"]),

@@ -17,6 +17,8 @@ import type { FleetHotState, FleetRegistry, TenantSettingsStore } from "../fleet
 import { makeFlowsApi } from "../flows/console-flows.js";
 import type { FlowCatalog } from "../flows/ports.js";
 import { makeFlowValidation } from "../flows/validation.js";
+import { makeGroupsApi } from "../groups/console-groups.js";
+import type { GroupStore } from "../groups/ports.js";
 import { makeHistoryApi } from "../history/console-history.js";
 import type { AgentEventLog, FleetHistoryStore } from "../history/ports.js";
 import { makeCertificateRevocation } from "../identity/certificates.js";
@@ -49,6 +51,8 @@ export interface ConsoleDependencies {
   catalog: ClassCatalog;
   /** What the tenant set for its whole fleet. */
   tenantSettings: TenantSettingsStore;
+  /** The tenant's groups: saved queries over its agents. */
+  groups: GroupStore;
   registry: FleetRegistry;
   hotState: FleetHotState;
   manifests: ManifestCatalog;
@@ -106,7 +110,9 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
   const renderings = makeFlowRenderings(ports);
   const deps = { ...ports, renderings, classFlowCache: renderingClassFlows(ports.hotState, renderings) };
   const revocation = makeCertificateRevocation({ ...deps, store: deps.certificates });
-  const reader = makeAgentReader(deps);
+  // Groups read agents through the reader, which reads a group's members through them.
+  const reader = makeAgentReader({ ...deps, groupFilters: (tenant, name) => groups.filtersOf(tenant, name) });
+  const groups = makeGroupsApi({ ...deps, reader });
   const classAgents = (tenant: string, className: string, limit: number) =>
     reader.select(tenant, { agentClass: className }, limit);
   const validateFlow = makeFlowValidation({ manifests: deps.manifests, flows: deps.flows, classAgents });
@@ -129,6 +135,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
   return {
     classes: makeClassesApi(deps),
     settings: makeSettingsApi(deps),
+    groups,
     agents: makeAgentsApi({
       ...deps,
       reader,

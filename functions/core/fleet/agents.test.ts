@@ -23,6 +23,7 @@ function readerOver(agents: { agentId: string; agentClass: string; lastSeenAgo: 
     hotState: new MemoryFleetHotState(),
     clock,
     registryLagMs: 0,
+    groupFilters: async () => undefined,
   });
 }
 

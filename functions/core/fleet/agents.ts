@@ -1,4 +1,3 @@
-import type { LabelRequirement } from "../agents/labels.js";
 import type { AgentClassRecord, AgentPin, AgentRecord, ClassCatalog } from "../agents/ports.js";
 import { type AgentStatus, type LastSeenSource, statusOf, statusRuleOf } from "../agents/status.js";
 import { BeaconError } from "../errors.js";
@@ -7,33 +6,50 @@ import { dropUndefined } from "../json.js";
 import { currentManifest } from "../manifests/agent-manifest.js";
 import { MAX_PAGE_SIZE, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
-import type { FleetHotState, FleetRegistry, HotAgentState } from "./ports.js";
+import type { FleetHotState, FleetRegistry, HotAgentState, RegistryFilters } from "./ports.js";
 export interface AgentReaderDependencies {
   registry: FleetRegistry;
+  /** The filters that pick a group's members now; undefined when no agent can be one. */
+  groupFilters(tenant: string, group: string): Promise<AgentFilters | undefined>;
   catalog: ClassCatalog;
   hotState: FleetHotState;
   clock: Clock;
   registryLagMs: number;
 }
 
-/** Which agents the list shows. */
-export interface AgentFilters {
-  agentClass?: string;
+/** Which agents the list shows: the registry's filters, and the hot values' read after it. */
+export interface AgentFilters extends RegistryFilters {
   status?: AgentStatus;
-  /** The hash the agent reports (its own). */
-  manifestHash?: string;
-  /** The binary the agent runs: its manifest's canonical identity. */
-  manifestId?: string;
-  flowId?: string;
   /** Epoch ms, inclusive. */
   lastSeenAfter?: number;
   /** Epoch ms, exclusive. */
   lastSeenBefore?: number;
-  text?: string;
-  /** Every one met by the agent's labels. */
-  labels?: readonly LabelRequirement[];
   /** Only agents pinned to a flow version (true), or only those not pinned (false). */
   pinned?: boolean;
+  /** The members of this group (AND-ed with the other filters). */
+  group?: string;
+}
+
+/**
+ * Agents both filters pick: labels AND-ed, last-seen bounds narrowed, every other field given by both the
+ * same in both; undefined when they disagree on one, and so pick no agent.
+ */
+export function bothFilters(a: AgentFilters, b: AgentFilters): AgentFilters | undefined {
+  const { labels, lastSeenAfter, lastSeenBefore, ...rest } = a;
+  const disagree = Object.entries(rest).some(([field, value]) => {
+    const other = (b as Record<string, unknown>)[field];
+    return value !== undefined && other !== undefined && JSON.stringify(value) !== JSON.stringify(other);
+  });
+  if (disagree) return undefined;
+  const bound = (pick: (...times: number[]) => number, x?: number, y?: number) =>
+    x === undefined ? y : y === undefined ? x : pick(x, y);
+  return dropUndefined({
+    ...b,
+    ...dropUndefined(rest),
+    labels: labels || b.labels ? [...(labels ?? []), ...(b.labels ?? [])] : undefined,
+    lastSeenAfter: bound(Math.max, lastSeenAfter, b.lastSeenAfter),
+    lastSeenBefore: bound(Math.min, lastSeenBefore, b.lastSeenBefore),
+  });
 }
 
 export interface AgentListRequest extends AgentFilters {
@@ -105,6 +121,22 @@ export interface AgentPage {
   cacheError?: unknown;
 }
 
+/** The filters of the request that the registry evaluates, those given. */
+function registryFiltersOf(request: AgentFilters): RegistryFilters {
+  return dropUndefined({
+    agentClass: request.agentClass,
+    agentClasses: request.agentClasses,
+    manifestHash: request.manifestHash,
+    manifestId: request.manifestId,
+    manifestIds: request.manifestIds,
+    flowId: request.flowId,
+    text: request.text,
+    labels: request.labels?.length ? request.labels : undefined,
+    operatingSystem: request.operatingSystem,
+    machineArch: request.machineArch,
+  });
+}
+
 const matches = (agent: MergedAgent, filters: AgentFilters) =>
   (filters.status === undefined || agent.status === filters.status) &&
   (filters.lastSeenAfter === undefined || agent.lastSeen >= filters.lastSeenAfter) &&
@@ -117,7 +149,7 @@ const matches = (agent: MergedAgent, filters: AgentFilters) =>
  * operations sent to a selection all read agents through it.
  */
 export function makeAgentReader(deps: AgentReaderDependencies) {
-  const { registry, catalog, hotState, clock, registryLagMs } = deps;
+  const { registry, catalog, hotState, clock, registryLagMs, groupFilters } = deps;
 
   /** Merges hot state into registry records, deriving each agent's status from its class's interval. */
   async function merge(tenant: string, records: AgentRecord[], cache: GuardedCache): Promise<MergedAgent[]> {
@@ -160,28 +192,28 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
     request: AgentFilters & { after?: string; descending?: boolean },
     limit: number,
   ): Promise<AgentPage> {
+    if (request.group !== undefined) {
+      const { group, ...filters } = request;
+      const members = await groupFilters(tenant, group);
+      const both = members && bothFilters(filters, members);
+      return both
+        ? page(tenant, { ...both, after: request.after, descending: request.descending }, limit)
+        : { items: [] };
+    }
+    const registryFilters = registryFiltersOf(request);
     const filtered =
       request.status !== undefined ||
       request.lastSeenAfter !== undefined ||
       request.lastSeenBefore !== undefined ||
-      request.manifestHash !== undefined ||
-      request.manifestId !== undefined ||
-      request.flowId !== undefined ||
-      request.text !== undefined ||
       request.pinned !== undefined ||
-      (request.labels?.length ?? 0) > 0;
+      Object.keys(registryFilters).some((key) => key !== "agentClass");
     const cache = guardedCache();
     const items: AgentSummary[] = [];
     let after = request.after;
     let more = true;
     for (let pages = 0; more && items.length < limit && pages < MAX_QUERY_PAGES; pages++) {
       const queried = await registry.query(tenant, {
-        agentClass: request.agentClass,
-        manifestHash: request.manifestHash,
-        manifestId: request.manifestId,
-        flowId: request.flowId,
-        text: request.text,
-        labels: request.labels,
+        ...registryFilters,
         descending: request.descending,
         after,
         limit: filtered ? FILTERED_QUERY_LIMIT : limit,

@@ -14,18 +14,27 @@ import type { RevocationNotices } from "../identity/ports.js";
 import type { Page, PageRequest } from "../paging.js";
 
 /** Filters the registry evaluates within its index query (never a scan). */
-export interface AgentQuery extends PageRequest {
+export interface RegistryFilters {
   agentClass?: string;
+  /** Agents of any of these classes, read from the tenant's index (one class reads its own). */
+  agentClasses?: readonly string[];
   /** The hash the agent reports (its own). */
   manifestHash?: string;
   /** The canonical identity of the binary the agent runs, by the manifest of the hash it reports. */
   manifestId?: string;
+  /** Any of these binaries, as `manifestId` is matched. */
+  manifestIds?: readonly string[];
   flowId?: string;
   /** Matches a substring of the agent id or the device's hostname. */
   text?: string;
   /** Every one met by the agent's labels. */
   labels?: readonly LabelRequirement[];
+  /** As the device the agent reported, exactly. */
+  operatingSystem?: string;
+  machineArch?: string;
 }
+
+export interface AgentQuery extends RegistryFilters, PageRequest {}
 
 /**
  * Why and when an agent was decommissioned, with its last heartbeat. The console's decommission is a person's;
@@ -64,6 +73,11 @@ export interface FleetRegistry extends SilentAgentIndex {
    * of the agents: what grouping a class by its running flows needs.
    */
   reportedFlows(tenant: string, agentClass: string): Promise<{ agentId: string; flowId?: string }[]>;
+  /**
+   * The tenant's agents the filters pick, counted by the index query that `query` pages through, without
+   * returning them (on AWS, `Select=COUNT`: each page still reads up to 1 MB of the index).
+   */
+  countMatching(tenant: string, filters: RegistryFilters): Promise<number>;
   /** Agents of a class, optionally only those the registry saw at or after `seenSince` (ms). */
   count(tenant: string, agentClass: string, seenSince?: number): Promise<number>;
 }

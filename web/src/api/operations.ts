@@ -289,5 +289,29 @@ export const operations = {
   "GET /api/v1/webhooks/{subscriptionId}/deliveries": {
     "role": "admin",
     "scope": "tenant"
+  },
+  "GET /api/v1/groups": {
+    "role": "viewer",
+    "scope": "tenant"
+  },
+  "POST /api/v1/groups": {
+    "role": "operator",
+    "scope": "tenant"
+  },
+  "GET /api/v1/groups/{groupName}": {
+    "role": "viewer",
+    "scope": "tenant"
+  },
+  "PUT /api/v1/groups/{groupName}": {
+    "role": "operator",
+    "scope": "tenant"
+  },
+  "DELETE /api/v1/groups/{groupName}": {
+    "role": "operator",
+    "scope": "tenant"
+  },
+  "GET /api/v1/groups/{groupName}/agents": {
+    "role": "viewer",
+    "scope": "items:agentClass"
   }
 } as const;

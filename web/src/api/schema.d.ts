@@ -1254,6 +1254,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's groups, by name
+         * @description Without member counts: counting is a read of the registry, made on each group's own read (GET /groups/{groupName}). A group spans classes: a token limited to classes is refused.
+         */
+        get: operations["listGroups"];
+        put?: never;
+        /** Save a query over the tenant's agents as a group */
+        post: operations["createGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/groups/{groupName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A group, with its members counted now
+         * @description `memberCount` is counted by the registry's index query (Select=COUNT), or, when the query names status or last seen, by reading the members with the cache's values.
+         */
+        get: operations["getGroup"];
+        /** Replace a group's query and description */
+        put: operations["putGroup"];
+        post?: never;
+        /** Delete a group */
+        delete: operations["deleteGroup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/groups/{groupName}/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The group's members now, as the agent list shows them
+         * @description Page after page in agent id order with no cap. A token limited to classes sees the members of its classes only (a page may then come back short, with a cursor).
+         */
+        get: operations["listGroupAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1573,7 +1642,7 @@ export interface components {
         /** @description Beacon's one error body. */
         Error: {
             error: {
-                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `result_expired`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `outside_window`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `parameters_not_ready`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `resource_set_conflict`, `subscription_limit`, `webhook_tester_unavailable`, `internal_error`. */
+                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `result_expired`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `outside_window`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `parameters_not_ready`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `group_exists`, `resource_set_conflict`, `subscription_limit`, `webhook_tester_unavailable`, `internal_error`. */
                 code: string;
                 message: string;
                 /** @description What a caller can act on beyond the message. A flow refused for referencing undeclared parameters has `undeclaredParameters` (ParameterReferenceSite items, the first 100) and `undeclaredCount`. A request refused with `parameters_not_ready` has the version (`className`, `flowHash`), `agentCount` (the agents checked) and `truncated` (a class larger than the check reads), `missing` (per parameter: `parameter`, `layer`, the layer that leaves it unset, `agentCount` and the first `agentIds`, those without a value of their own) and `refused` (per value: `parameter`, `processorType`, `property`, `value`, `allowed`, the `layer` it comes from, `agentCount`, `agentIds`). */
@@ -1773,6 +1842,8 @@ export interface components {
             lastSeenBefore?: string;
             q?: string;
             labels?: components["schemas"]["LabelSelector"];
+            /** @description The agents a group picks now (with the selector's other fields, AND-ed). */
+            group?: components["schemas"]["ClassName"];
         };
         /** @description For one agent (`agentId`) or for the agents a selector picks, as the agent list would (at most 1,000). Every agent's manifest must list the operation and operand, or nothing is created (409). Operations are also gated by agent type and version (a MiNiFi Java agent drops a whole reply it cannot parse); the 409 names each refused agent with why. */
         OperationRequest: {
@@ -2447,6 +2518,70 @@ export interface components {
         };
         /** @description When rollouts start batches for the class's agents and console operations reach them: only while one of these windows is open. No windows (an empty list unsets them) means always. */
         MaintenanceWindows: components["schemas"]["MaintenanceWindow"][];
+        /** @description Versions from `atLeast` (inclusive) to `below` (exclusive), or `exactly` one, compared as semantic versions (numbers part by part, a pre-release such as `-SNAPSHOT` before its release). */
+        VersionRange: {
+            atLeast?: string;
+            below?: string;
+            exactly?: string;
+        };
+        /** @description A component the agent's binary lists in its manifest: its fully qualified type, optionally in a bundle of this group and artifact, and of a bundle version in the range. */
+        ComponentCriterion: {
+            /** @enum {string} */
+            kind: "processor" | "controllerService";
+            type: string;
+            group?: string;
+            artifact?: string;
+            version?: components["schemas"]["VersionRange"];
+        };
+        /** @description An agent is a member when it meets every criterion given; a list's entries are alternatives, but `labels` and `components`, which must all hold. No criterion is the whole fleet. */
+        GroupQuery: {
+            /** @description Agents of any of these classes. */
+            classes?: components["schemas"]["ClassName"][];
+            labels?: components["schemas"]["LabelSelector"];
+            /** @description The binary's `agentType` as its manifest states it (see GET /manifests). */
+            agentType?: string;
+            agentVersion?: components["schemas"]["VersionRange"];
+            /** @description Binaries by canonical identity. */
+            manifestIds?: string[];
+            /** @description Components the agent's binary can run, every one. */
+            components?: components["schemas"]["ComponentCriterion"][];
+            flowId?: string;
+            /** @description As the agent reports its device, exactly. */
+            operatingSystem?: string;
+            /** @description As the agent reports its device, exactly. */
+            machineArch?: string;
+            /** @enum {string} */
+            status?: "online" | "offline";
+            seenWithinMinutes?: number;
+            silentForMinutes?: number;
+        };
+        GroupDefinition: {
+            description?: string;
+            query: components["schemas"]["GroupQuery"];
+        };
+        GroupRequest: {
+            name: components["schemas"]["ClassName"];
+            description?: string;
+            query: components["schemas"]["GroupQuery"];
+        };
+        Group: {
+            name: components["schemas"]["ClassName"];
+            description?: string;
+            query: components["schemas"]["GroupQuery"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The agents the query picks at `countedAt`: on a group's own read only, which counts them. */
+            memberCount?: number;
+            /** Format: date-time */
+            countedAt?: string;
+        };
+        GroupList: {
+            items: components["schemas"]["Group"][];
+            /** @description Pass as `cursor` for the next page; absent on the last page. */
+            nextCursor?: string;
+        };
     };
     responses: {
         /** @description A parameter or the body does not match this document, or the cursor is not one this list returned (`invalid_request`); or an operation that cannot be undone was sent without `"confirm": true` (`confirmation_required`). */
@@ -2584,6 +2719,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The tenant has a group of that name already (`group_exists`). */
+        GroupConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description The `nextCursor` of the previous page. */
@@ -2630,6 +2774,8 @@ export interface components {
          * @example kafka.brokers
          */
         ParameterName: components["schemas"]["ParameterName"];
+        /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+        GroupName: components["schemas"]["ClassName"];
     };
     requestBodies: never;
     headers: never;
@@ -5088,6 +5234,200 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listGroups: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of groups. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "kafka-publishers",
+                 *       "description": "Agents that can run PublishKafka 2.x",
+                 *       "query": {
+                 *         "components": [
+                 *           {
+                 *             "kind": "processor",
+                 *             "type": "org.apache.nifi.processors.kafka.pubsub.PublishKafka",
+                 *             "version": {
+                 *               "atLeast": "2.0.0",
+                 *               "below": "3.0.0"
+                 *             }
+                 *           }
+                 *         ],
+                 *         "labels": [
+                 *           "site=plant-7"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["GroupRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["GroupConflict"];
+        };
+    };
+    getGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    putGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupDefinition"];
+            };
+        };
+        responses: {
+            /** @description The group as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listGroupAgents: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, at most 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentList"];
                 };
             };
             400: components["responses"]["BadRequest"];

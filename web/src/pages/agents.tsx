@@ -1,12 +1,11 @@
 import { useLocation } from "preact-iso";
 import { dataOf } from "../api/client";
+import { AgentTable } from "../components/agent-table";
 import { Choice } from "../components/choice";
 import { ClassField } from "../components/class-field";
 import { useConsole } from "../components/console";
-import { LabelList } from "../components/labels";
 import { Page } from "../components/page";
-import { Loaded, Pager, TableFrame, TableHead, useResource } from "../components/resource";
-import { shortHash, timeAgo } from "../format";
+import { Loaded, Pager, useResource } from "../components/resource";
 
 /** The agent list's filters as the URL carries them, named as the API's query parameters. */
 const FILTERS = ["class", "status", "seen", "q", "label", "manifestHash", "flowId", "sort"] as const;
@@ -126,41 +125,7 @@ export function Agents() {
             </p>
           ) : (
             <>
-              <TableFrame label="Agents">
-                <table>
-                  <TableHead
-                    columns={["Agent", "Class", "Status", "Last seen", "Flow", "Manifest", "Host", "Labels"]}
-                  />
-                  <tbody>
-                    {page.items.map((agent) => (
-                      <tr key={agent.agentId}>
-                        <td>
-                          <a href={`/agents/${encodeURIComponent(agent.agentId)}`}>{agent.agentId}</a>
-                        </td>
-                        <td>{agent.agentClass}</td>
-                        <td>
-                          <span class={`state state-${agent.status}`}>{agent.status}</span>
-                        </td>
-                        <td title={agent.lastSeen}>{timeAgo(agent.lastSeen)}</td>
-                        <td class="mono">
-                          {shortHash(agent.flowId)}
-                          {agent.pinnedFlow && (
-                            <span class="state" title={`Pinned to ${agent.pinnedFlow.flowHash}`}>
-                              {" "}
-                              pinned
-                            </span>
-                          )}
-                        </td>
-                        <td class="mono">{shortHash(agent.manifestHash)}</td>
-                        <td>{agent.hostname ?? "—"}</td>
-                        <td>
-                          <LabelList labels={agent.labels} />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableFrame>
+              <AgentTable label="Agents" agents={page.items} />
               <Pager
                 label="Pages of agents"
                 cursor={query.cursor}

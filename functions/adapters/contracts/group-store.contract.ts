@@ -1,0 +1,57 @@
+import { expect, it } from "vitest";
+import type { Group, GroupStore } from "../../core/groups/ports.js";
+import { contract } from "./contract.js";
+
+const START = Date.UTC(2026, 10, 29);
+
+/** Groups by name: created once, replaced only when there, listed in name order, each tenant's its own. */
+export const groupStoreContract = contract<GroupStore>("the group store", (the) => {
+  const group = (name: string, change: Partial<Group> = {}): Group => ({
+    tenant: the.tenant,
+    name,
+    query: { classes: ["pumps"], components: [{ kind: "processor", type: "org.example.Publish" }] },
+    createdAt: START,
+    updatedAt: START,
+    ...change,
+  });
+
+  it("creates a group once, reads it as written, and refuses a second of the same name", async () => {
+    const store = the.subject;
+    const written = group("kafka-capable", { description: "can publish" });
+    expect(await store.create(written)).toBe(true);
+    expect(await store.create(group("kafka-capable", { query: {} }))).toBe(false);
+    expect(await store.get(the.tenant, "kafka-capable")).toEqual(written);
+    expect(await store.get(the.tenant, "other")).toBeUndefined();
+    expect(await store.get(`${the.tenant}-other`, "kafka-capable")).toBeUndefined();
+  });
+
+  it("replaces an existing group's query and description, keeping when it was created", async () => {
+    const store = the.subject;
+    await store.create(group("edge", { description: "first" }));
+    const replaced = group("edge", {
+      query: { status: "online" },
+      createdAt: START + 9,
+      updatedAt: START + 5,
+    });
+    expect(await store.replace(replaced)).toBe(true);
+    expect(await store.get(the.tenant, "edge")).toEqual({ ...replaced, createdAt: START });
+    expect(await store.replace(group("missing"))).toBe(false);
+    expect(await store.get(the.tenant, "missing")).toBeUndefined();
+    expect(await store.replace({ ...replaced, tenant: `${the.tenant}-other` })).toBe(false);
+  });
+
+  it("lists the tenant's groups by name, in pages, and deletes one once", async () => {
+    const store = the.subject;
+    for (const name of ["c", "a", "b"]) await store.create(group(name));
+    await store.create({ ...group("a0"), tenant: `${the.tenant}-other` });
+    const first = await store.list(the.tenant, { limit: 2 });
+    expect(first.items.map((item) => item.name)).toEqual(["a", "b"]);
+    expect(first.last).toBe("b");
+    const second = await store.list(the.tenant, { limit: 2, after: first.last });
+    expect(second.items.map((item) => item.name)).toEqual(["c"]);
+    expect(await store.delete(the.tenant, "b")).toBe(true);
+    expect(await store.delete(the.tenant, "b")).toBe(false);
+    expect(await store.delete(the.tenant, "a0")).toBe(false);
+    expect((await store.list(the.tenant, { limit: 5 })).items.map((item) => item.name)).toEqual(["a", "c"]);
+  });
+});

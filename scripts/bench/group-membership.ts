@@ -1,0 +1,208 @@
+/**
+ * What a group's members cost to read over a large fleet: a tenant of many agents written as Beacon writes them
+ * (agent-fleet.ts), a label on each, the console API's own composition in this process on a DynamoDB client
+ * that counts its requests and the read capacity they consumed (ReturnConsumedCapacity), and each group's
+ * count (GET /groups/{name}) and first page of members (GET /groups/{name}/agents) timed round after round.
+ * `npm run bench:groups` (groups.ts) runs it on backends of its own.
+ */
+import { cpus, loadavg } from "node:os";
+import path from "node:path";
+import type { ConsumedCapacity } from "@aws-sdk/client-dynamodb";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { composeConsoleApi } from "../../functions/console-api/composition.js";
+import type { ConsoleRoute } from "../../functions/console-api/routes.js";
+import type { Principal } from "../../functions/core/identity/principal.js";
+import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
+import { makeRedisClient } from "../../functions/runtime/redis-client.js";
+import { agentApiConfig, consoleApiConfig } from "../../functions/shared/config.js";
+import { EnvNames } from "../../functions/shared/env-names.js";
+import { ensureDevCertificates } from "../local/certs.js";
+import { FLEET_CLASSES, type FleetReport, writeFleet } from "./agent-fleet.js";
+import { median } from "./console-list.js";
+import type { FleetBenchOptions } from "./fleet-bench.js";
+
+/** Each agent's site, by its index: a label a quarter of the fleet shares. */
+const SITES = ["north", "south", "east", "west"] as const;
+/** Rows of the Groups page's first page of members. */
+const PAGE_ROWS = 50;
+/** The agent API's URL, which the console API's configuration asks for; no agent is sent to it here. */
+const UNUSED_AGENT_API_URL = "https://127.0.0.1:1";
+
+/**
+ * The groups measured: by capability (the C++ binary's PublishKafka), by label, by class and label, and by
+ * class and last seen.
+ */
+const GROUPS = [
+  {
+    name: "kafka-publishers",
+    query: {
+      components: [
+        {
+          kind: "processor",
+          type: "org.apache.nifi.minifi.processors.PublishKafka",
+          artifact: "minifi-kafka",
+          version: { atLeast: "1.0.0" },
+        },
+      ],
+    },
+  },
+  { name: "site-north", query: { labels: ["site=north"] } },
+  { name: "gateways-at-north", query: { classes: [FLEET_CLASSES[0]], labels: ["site=north"] } },
+  // Seen within the hour, which the cache answers: the written fleet's heartbeating agents stay so for an hour.
+  { name: "gateways-seen-lately", query: { classes: [FLEET_CLASSES[0]], seenWithinMinutes: 60 } },
+];
+
+/** One read's cost: wall time, DynamoDB requests and the read capacity units they consumed. */
+export interface ReadCost {
+  samplesMs: number[];
+  p50Ms: number;
+  requests: number;
+  capacityUnits: number;
+}
+
+export interface GroupResult {
+  name: string;
+  query: unknown;
+  members: number;
+  count: ReadCost;
+  firstPage: ReadCost & { rows: number };
+}
+
+export interface GroupsReport {
+  machine: { cpu: string; cores: number; node: string };
+  load: { before: number[]; after: number[] };
+  fleet: FleetReport;
+  groups: GroupResult[];
+}
+
+/** Counts the client's requests and the capacity they consumed, asking every request to return it. */
+function meteredClient(env: Record<string, string>) {
+  const client = makeDynamoDbClient(env);
+  const meter = { requests: 0, capacityUnits: 0 };
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = "TOTAL";
+      meter.requests++;
+      const result = await next(args);
+      const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] })
+        .ConsumedCapacity;
+      for (const capacity of [consumed ?? []].flat()) meter.capacityUnits += capacity.CapacityUnits ?? 0;
+      return result;
+    },
+    { step: "initialize", name: "meterRequests" },
+  );
+  const documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  return { documents, meter };
+}
+
+export async function runGroupsBench(options: FleetBenchOptions): Promise<GroupsReport> {
+  const { env, tenant, log } = options;
+  const consoleEnv = {
+    ...env,
+    [EnvNames.agentApiUrl]: UNUSED_AGENT_API_URL,
+    [EnvNames.agentCaDir]: path.join(options.stateDir, "certs"),
+    // The console's configuration names the function its webhook tests go to; the bench makes none.
+    [EnvNames.webhookTesterFunction]: "webhook-dispatcher",
+  };
+  const seeding = makeDynamoDbClient(env);
+  const seedDocuments = DynamoDBDocumentClient.from(seeding, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  const redis = makeRedisClient({ url: env[EnvNames.redisUrl] as string, commandTimeoutMs: 10_000 });
+  const { documents, meter } = meteredClient(env);
+  const stops: Array<() => Promise<void> | void> = [
+    () => seedDocuments.destroy(),
+    () => void redis.disconnect(),
+  ];
+  try {
+    log(`writing ${options.agents} agents of tenant ${tenant}`);
+    const fleet = await writeFleet({
+      documents: seedDocuments,
+      tableName: env[EnvNames.tableName] as string,
+      redis,
+      tenant,
+      agents: options.agents,
+      intervals: agentApiConfig(consoleEnv),
+      concurrency: options.concurrency,
+      labelsOf: (index) => ({ site: SITES[index % SITES.length] as string }),
+      log,
+    });
+    log(`wrote ${fleet.items} items in ${fleet.seconds.toFixed(1)} s`);
+
+    await ensureDevCertificates(consoleEnv[EnvNames.agentCaDir]);
+    // The composition's other clients (S3, Kinesis) read their endpoints from the process's environment.
+    Object.assign(process.env, consoleEnv);
+    const consoleApi = composeConsoleApi(consoleApiConfig(consoleEnv), documents);
+    stops.push(() => consoleApi.close());
+    const principal: Principal = { tenant, role: "operator", subject: "bench-operator" };
+    const call = async (operationId: string, input: Parameters<ConsoleRoute>[1]) => {
+      const result = await (consoleApi.routes[operationId] as ConsoleRoute)(principal, input);
+      if ((result.status ?? 200) >= 300) throw new Error(`${operationId} answered ${result.status}`);
+      return result.body as Record<string, unknown>;
+    };
+    /** The read `rounds` times; its requests and capacity as the last round made them. */
+    const measure = async <T>(read: () => Promise<T>): Promise<{ cost: ReadCost; last: T }> => {
+      const samplesMs: number[] = [];
+      let last: T | undefined;
+      let requests = 0;
+      let capacityUnits = 0;
+      for (let round = 0; round < options.rounds; round++) {
+        const before = { ...meter };
+        const started = performance.now();
+        last = await read();
+        samplesMs.push(performance.now() - started);
+        requests = meter.requests - before.requests;
+        capacityUnits = meter.capacityUnits - before.capacityUnits;
+      }
+      return { cost: { samplesMs, p50Ms: median(samplesMs), requests, capacityUnits }, last: last as T };
+    };
+
+    const loadBefore = loadavg();
+    const groups: GroupResult[] = [];
+    for (const { name, query } of GROUPS) {
+      await call("createGroup", { path: {}, query: {}, body: { name, query } });
+      const count = await measure(() => call("getGroup", { path: { groupName: name }, query: {} }));
+      const page = await measure(() =>
+        call("listGroupAgents", { path: { groupName: name }, query: { limit: PAGE_ROWS } }),
+      );
+      const result = {
+        name,
+        query,
+        members: count.last.memberCount as number,
+        count: count.cost,
+        firstPage: { ...page.cost, rows: (page.last.items as unknown[]).length },
+      };
+      groups.push(result);
+      log(`${name}: ${result.members} members, counted in ${result.count.p50Ms.toFixed(0)} ms`);
+    }
+    return {
+      machine: { cpu: cpus()[0]?.model ?? "unknown CPU", cores: cpus().length, node: process.version },
+      load: { before: loadBefore, after: loadavg() },
+      fleet,
+      groups,
+    };
+  } finally {
+    for (const stop of stops.reverse()) await stop();
+  }
+}
+
+/** The report as the bench prints it: the machine first, as its figures depend on it. */
+export function groupsReportLines(report: GroupsReport, rounds: number): string[] {
+  const { machine, load, fleet } = report;
+  const loads = (values: number[]) => values.map((value) => value.toFixed(2)).join(" ");
+  const cost = ({ p50Ms, samplesMs, requests, capacityUnits }: ReadCost) =>
+    `p50 ${p50Ms.toFixed(0).padStart(6)} ms (max ${Math.max(...samplesMs).toFixed(0)}), ` +
+    `${requests} DynamoDB requests, ${capacityUnits.toFixed(1)} read units`;
+  return [
+    `machine: ${machine.cores} × ${machine.cpu}, Node ${machine.node}`,
+    `load average (1, 5, 15 min): ${loads(load.before)} before the reads, ${loads(load.after)} after`,
+    `fleet: ${fleet.agents.toLocaleString("en")} agents in ${Object.keys(fleet.byClass).length} classes, ` +
+      `written in ${fleet.seconds.toFixed(1)} s; ${fleet.byPresence.online} heartbeating`,
+    `each read ${rounds} times; requests and read units of the last:`,
+    ...report.groups.flatMap((group) => [
+      `  ${group.name} ${JSON.stringify(group.query)}: ${group.members.toLocaleString("en")} members`,
+      `    count (GET /groups/{name})          ${cost(group.count)}`,
+      `    first page (${String(group.firstPage.rows).padStart(2)} rows of /agents)    ${cost(group.firstPage)}`,
+    ]),
+  ];
+}

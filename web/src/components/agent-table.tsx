@@ -1,0 +1,45 @@
+import type { Schemas } from "../api/client";
+import { shortHash, timeAgo } from "../format";
+import { LabelList } from "./labels";
+import { TableFrame, TableHead } from "./resource";
+
+/** Agents as the agent list shows them, one row each, linked to their pages. */
+export function AgentTable(props: { label: string; agents: Schemas["AgentSummary"][] }) {
+  return (
+    <TableFrame label={props.label}>
+      <table>
+        <TableHead
+          columns={["Agent", "Class", "Status", "Last seen", "Flow", "Manifest", "Host", "Labels"]}
+        />
+        <tbody>
+          {props.agents.map((agent) => (
+            <tr key={agent.agentId}>
+              <td>
+                <a href={`/agents/${encodeURIComponent(agent.agentId)}`}>{agent.agentId}</a>
+              </td>
+              <td>{agent.agentClass}</td>
+              <td>
+                <span class={`state state-${agent.status}`}>{agent.status}</span>
+              </td>
+              <td title={agent.lastSeen}>{timeAgo(agent.lastSeen)}</td>
+              <td class="mono">
+                {shortHash(agent.flowId)}
+                {agent.pinnedFlow && (
+                  <span class="state" title={`Pinned to ${agent.pinnedFlow.flowHash}`}>
+                    {" "}
+                    pinned
+                  </span>
+                )}
+              </td>
+              <td class="mono">{shortHash(agent.manifestHash)}</td>
+              <td>{agent.hostname ?? "—"}</td>
+              <td>
+                <LabelList labels={agent.labels} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableFrame>
+  );
+}

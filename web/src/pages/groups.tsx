@@ -1,0 +1,279 @@
+import { useLocation, useRoute } from "preact-iso";
+import { dataOf, type Schemas } from "../api/client";
+import { AgentTable } from "../components/agent-table";
+import { ConfirmedAction } from "../components/confirmed-action";
+import { useConsole } from "../components/console";
+import { Fact } from "../components/fact";
+import { Page } from "../components/page";
+import {
+  Loaded,
+  Pager,
+  SubmitRow,
+  TableFrame,
+  TableHead,
+  useAction,
+  useResource,
+} from "../components/resource";
+import { dateTime } from "../format";
+import { mayCall } from "../session";
+
+const PAGE_SIZE = 25;
+const MEMBERS_PAGE_SIZE = 50;
+/** What the query field offers to start from: the agents that can run PublishKafka 1.x. */
+const EXAMPLE_QUERY = JSON.stringify(
+  {
+    components: [
+      {
+        kind: "processor",
+        type: "org.apache.nifi.minifi.processors.PublishKafka",
+        version: { atLeast: "1.0.0", below: "2.0.0" },
+      },
+    ],
+  },
+  null,
+  2,
+);
+
+const withCursor = (base: string, cursor?: string) =>
+  cursor ? `${base}?${new URLSearchParams({ cursor }).toString()}` : base;
+const groupUrl = (name: string) => `/groups/${encodeURIComponent(name)}`;
+
+/** The query as a person wrote it in the form's field: JSON, an object, or the reason it is not. */
+function queryOf(text: string): Schemas["GroupQuery"] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`The query is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new Error("The query is a JSON object of criteria, {} for every agent.");
+  return parsed as Schemas["GroupQuery"];
+}
+
+/** A field of the group's form, trimmed. */
+const fieldOf = (fields: FormData, name: string) => String(fields.get(name) ?? "").trim();
+
+/** What the group's form says: its description and its query. */
+const definitionOf = (fields: FormData): Schemas["GroupDefinition"] => ({
+  description: fieldOf(fields, "description") || undefined,
+  query: queryOf(fieldOf(fields, "query")),
+});
+
+/** The tenant's groups: saved queries over its agents, each counted on its own page. */
+export function Groups() {
+  const { client, session } = useConsole();
+  const location = useLocation();
+  const cursor = location.query.cursor || undefined;
+  const [groups, reload] = useResource(
+    () => dataOf(client.GET("/api/v1/groups", { params: { query: { cursor, limit: PAGE_SIZE } } })),
+    cursor ?? "",
+  );
+  return (
+    <Page title="Groups">
+      {mayCall(session, "POST /api/v1/groups") && (
+        <CreateGroup onCreated={(group) => location.route(groupUrl(group.name))} />
+      )}
+      <Loaded resource={groups} what="groups" reload={reload}>
+        {(page) => (
+          <>
+            {page.items.length === 0 ? (
+              <p class="empty">
+                No group yet. A group is a saved query over your agents (their class, labels, binary and what
+                it can run, flow, device, presence); its members are whoever matches when you look.
+              </p>
+            ) : (
+              <TableFrame label="Groups">
+                <table>
+                  <TableHead columns={["Group", "Query", "Updated"]} />
+                  <tbody>
+                    {page.items.map((group) => (
+                      <tr key={group.name}>
+                        <td>
+                          <a href={groupUrl(group.name)}>{group.name}</a>
+                          {group.description && <div class="muted">{group.description}</div>}
+                        </td>
+                        <td class="mono">{JSON.stringify(group.query)}</td>
+                        <td>{dateTime(group.updatedAt)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableFrame>
+            )}
+            <Pager
+              label="Pages of groups"
+              cursor={cursor}
+              nextCursor={page.nextCursor}
+              urlOf={(next) => withCursor("/groups", next)}
+            />
+          </>
+        )}
+      </Loaded>
+    </Page>
+  );
+}
+
+function CreateGroup(props: { onCreated: (group: Schemas["Group"]) => void }) {
+  const { client } = useConsole();
+  const [state, run] = useAction();
+  async function submit(event: Event) {
+    event.preventDefault();
+    const fields = new FormData(event.currentTarget as HTMLFormElement);
+    const created = await run(() =>
+      dataOf(
+        client.POST("/api/v1/groups", { body: { name: fieldOf(fields, "name"), ...definitionOf(fields) } }),
+      ),
+    );
+    if (created) props.onCreated(created);
+  }
+  return (
+    <details class="panel">
+      <summary>Create a group</summary>
+      <form onSubmit={submit} class="stacked">
+        <label>
+          Name
+          <input name="name" required maxLength={128} pattern="[A-Za-z0-9._\-]{1,128}" autoComplete="off" />
+        </label>
+        <label>
+          Description (optional)
+          <input name="description" maxLength={512} autoComplete="off" />
+        </label>
+        <QueryField value={EXAMPLE_QUERY} />
+        <SubmitRow state={state} label="Create group" busyLabel="Creating…" />
+      </form>
+    </details>
+  );
+}
+
+function QueryField(props: { value: string }) {
+  return (
+    <label>
+      Query (JSON: classes, labels, agentType, agentVersion, manifestIds, components, flowId, operatingSystem,
+      machineArch, status, seenWithinMinutes, silentForMinutes)
+      <textarea name="query" class="mono" rows={10} required spellcheck={false} defaultValue={props.value} />
+    </label>
+  );
+}
+
+/** One group: its query, its members counted now, changing or deleting it, and its members page by page. */
+export function GroupDetail() {
+  const { client, session } = useConsole();
+  const location = useLocation();
+  const { params } = useRoute();
+  const groupName = params.groupName ?? "";
+  const path = { groupName };
+  const cursor = location.query.cursor || undefined;
+  const [group, reload] = useResource(
+    () => dataOf(client.GET("/api/v1/groups/{groupName}", { params: { path } })),
+    groupName,
+  );
+  const [members, reloadMembers] = useResource(
+    () =>
+      dataOf(
+        client.GET("/api/v1/groups/{groupName}/agents", {
+          params: { path, query: { cursor, limit: MEMBERS_PAGE_SIZE } },
+        }),
+      ),
+    `${groupName}/${cursor ?? ""}`,
+  );
+  const mayChange = mayCall(session, "PUT /api/v1/groups/{groupName}");
+  return (
+    <Page title={`Group ${groupName}`}>
+      <p>
+        <a href="/groups">All groups</a>
+      </p>
+      <Loaded resource={group} what="the group" reload={reload}>
+        {(found) => (
+          <>
+            <dl class="facts">
+              <Fact term="Description">{found.description ?? "—"}</Fact>
+              <Fact term="Query">
+                <pre class="mono">{JSON.stringify(found.query, null, 2)}</pre>
+              </Fact>
+              <Fact term="Members">
+                <strong>{found.memberCount ?? "—"}</strong>
+                {found.countedAt && <span class="muted"> counted {dateTime(found.countedAt)}</span>}{" "}
+                <button
+                  type="button"
+                  onClick={() => {
+                    reload();
+                    reloadMembers();
+                  }}
+                >
+                  Count again
+                </button>
+              </Fact>
+              <Fact term="Created">{dateTime(found.createdAt)}</Fact>
+              <Fact term="Updated">{dateTime(found.updatedAt)}</Fact>
+            </dl>
+            {mayChange && (
+              <EditGroup
+                group={found}
+                onSaved={() => {
+                  reload();
+                  reloadMembers();
+                }}
+              />
+            )}
+            {mayCall(session, "DELETE /api/v1/groups/{groupName}") && (
+              <ConfirmedAction
+                ask="Delete group"
+                confirm={`Delete ${found.name}`}
+                keep="Keep it"
+                warning="Its agents stay as they are; only the saved query goes."
+                act={() => dataOf(client.DELETE("/api/v1/groups/{groupName}", { params: { path } }))}
+                onDone={() => location.route("/groups")}
+              />
+            )}
+          </>
+        )}
+      </Loaded>
+      <h2>Members</h2>
+      <Loaded resource={members} what="the group's members" reload={reloadMembers}>
+        {(page) => (
+          <>
+            {page.items.length === 0 ? (
+              <p class="empty">No agent matches the group's query now.</p>
+            ) : (
+              <AgentTable label="Members" agents={page.items} />
+            )}
+            <Pager
+              label="Pages of members"
+              cursor={cursor}
+              nextCursor={page.nextCursor}
+              urlOf={(next) => withCursor(groupUrl(groupName), next)}
+            />
+          </>
+        )}
+      </Loaded>
+    </Page>
+  );
+}
+
+function EditGroup(props: { group: Schemas["Group"]; onSaved: () => void }) {
+  const { client } = useConsole();
+  const [state, run] = useAction();
+  const path = { groupName: props.group.name };
+  async function submit(event: Event) {
+    event.preventDefault();
+    const fields = new FormData(event.currentTarget as HTMLFormElement);
+    const saved = await run(() =>
+      dataOf(client.PUT("/api/v1/groups/{groupName}", { params: { path }, body: definitionOf(fields) })),
+    );
+    if (saved) props.onSaved();
+  }
+  return (
+    <details class="panel">
+      <summary>Change the query</summary>
+      <form key={props.group.updatedAt} onSubmit={submit} class="stacked">
+        <label>
+          Description (optional)
+          <input name="description" maxLength={512} defaultValue={props.group.description ?? ""} />
+        </label>
+        <QueryField value={JSON.stringify(props.group.query, null, 2)} />
+        <SubmitRow state={state} label="Save" busyLabel="Saving…" />
+      </form>
+    </details>
+  );
+}
