@@ -1035,6 +1035,8 @@ describe("the web console", () => {
       "Agents",
       "Classes and flows",
       "Rollouts",
+      // Their classes' rollouts waiting for a second operator, none here.
+      "Approvals",
       "Operations",
       // The tenant's defaults, which their classes follow: read only.
       "Settings",
