@@ -12,18 +12,21 @@ const CLASSES_KEPT = 1_000;
  */
 export function makeClassLabelSources() {
   const known = new RecentlyUsed<string, { sources: LabelSource[]; until: number }>(CLASSES_KEPT);
+  const remember = (tenant: string, className: string, sources: LabelSource[], now: number) =>
+    known.set(`${tenant}/${className}`, { sources, until: now + LABEL_SOURCES_KEPT_MS });
   return {
+    /** What a read of the class's settings for another reason said: no read for the labels of its agents. */
+    remember,
     async of(
       tenant: string,
       className: string,
       now: number,
       read: () => Promise<ClassAgentSettings>,
     ): Promise<LabelSource[]> {
-      const key = `${tenant}/${className}`;
-      const kept = known.get(key);
+      const kept = known.get(`${tenant}/${className}`);
       if (kept && kept.until > now) return kept.sources;
       const { labelSources = [] } = await read();
-      known.set(key, { sources: labelSources, until: now + LABEL_SOURCES_KEPT_MS });
+      remember(tenant, className, labelSources, now);
       return labelSources;
     },
   };

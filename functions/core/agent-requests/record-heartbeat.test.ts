@@ -633,6 +633,8 @@ describe("reported labels", () => {
       build: "2.3.0",
       kind: "minifi-java",
     });
+    // The heartbeat read the class's settings for its flow: the answer's labels cost no second read.
+    expect(core.classFlows.calls).toBe(1);
   });
 
   it("reads none for a class without sources, and then writes an empty set", async () => {

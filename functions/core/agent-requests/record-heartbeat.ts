@@ -215,7 +215,11 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     // Read once, by whichever needs it first: the labels of a manifest learned, the class's flow unknown.
     let classSettings: Promise<ClassAgentSettings> | undefined;
     const settingsOf = (agentClass: string) => {
-      classSettings ??= classFlows.settingsOf(tenant, agentClass);
+      classSettings ??= classFlows.settingsOf(tenant, agentClass).then((settings) => {
+        // The acknowledgement of the DESCRIBE this heartbeat may send reads them then.
+        deps.labelSources.remember(tenant, agentClass, settings.labelSources ?? [], now);
+        return settings;
+      });
       return classSettings;
     };
     // Only a manifest the heartbeat brought and Beacon learned says what the class's sources read.
