@@ -76,6 +76,9 @@ describe("the fleet history a chart reads", () => {
     [{ from: 2 * MINUTE, to: MINUTE }, /before/],
     [{ from: 0, to: 24 * 60 * MINUTE + 1 }, /24 hours/],
     [{ to: Number.NaN }, /times/],
+    // Year 18: minutes before 1970 have no place in the history's keys.
+    [{ to: Date.parse("0018-05-14T23:29:01Z") }, /times/],
+    [{ from: -MINUTE, to: MINUTE }, /times/],
   ])("refuses %j", async (request, message) => {
     await expect(subject().api.fleet(viewer, request)).rejects.toMatchObject({
       code: "invalid_request",

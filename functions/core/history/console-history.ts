@@ -41,8 +41,9 @@ export function makeHistoryApi(deps: {
       }
       const to = request.to ?? clock.now();
       const from = request.from ?? to - DEFAULT_HISTORY_RANGE_MS;
-      if (!Number.isFinite(from) || !Number.isFinite(to)) {
-        throw new BeaconError("invalid_request", "from and to must be times Beacon can read");
+      // Before 1970 a minute's number is negative, which the history's keys do not hold.
+      if (!Number.isFinite(from) || !Number.isFinite(to) || from < 0) {
+        throw new BeaconError("invalid_request", "from and to must be times Beacon can read, since 1970");
       }
       const fromMinute = Math.floor(from / MINUTE_MS);
       const toMinute = Math.ceil(to / MINUTE_MS);
