@@ -33,6 +33,8 @@ const EXAMPLE_FLOW_CLASS = components.parameters.FlowClassName.example;
 const EXAMPLE_PARAMETER = components.parameters.ParameterName.example;
 /** The parameter the delete routes remove, so that the reads keep the document's example one. */
 const DELETED_PARAMETER = "deleted-by-schemathesis";
+/** The agent the pin route pins to the version it runs. */
+const PINNED_AGENT_ID = "pinned-by-schemathesis";
 /** Fixed, so a failure found once is found again. */
 const SEED = 20261121;
 
@@ -130,13 +132,40 @@ beforeAll(async () => {
     token: tenant.adminToken,
   });
   expect(paused.json().state).toBe("paused");
+  // Rollouts awaiting approval, created by another operator than the one whose token the run carries.
+  const creator = await consoleApi.token({ tenant: tenant.tenant, role: "operator", subject: "st-creator" });
+  const awaiting = async (label: string) => {
+    const className = `${tenant.className}-${label}`;
+    const gated = await consoleApi.request("PUT", `/api/v1/classes/${className}`, {
+      token: tenant.adminToken,
+      body: { requireApproval: true },
+    });
+    expect(gated.status, gated.body).toBe(201);
+    const waiting = await rollOut(consoleApi, creator, className, javaFlow(className));
+    return waiting.rolloutId;
+  };
+  const [approve, refuse] = await Promise.all([awaiting("approve"), awaiting("refuse")]);
   rolloutIds = {
     getRollout: tenant.rolloutId,
     listRolloutAgents: tenant.rolloutId,
     pauseRollout: pause,
     resumeRollout: resume,
     abortRollout: abort,
+    approveRollout: approve,
+    refuseRollout: refuse,
   };
+  // An agent of the example class running its example version, which a pin without a version keeps it on.
+  const pinnable = await heartbeat(
+    agentApi,
+    fleet,
+    PINNED_AGENT_ID,
+    EXAMPLE_FLOW_CLASS,
+    tenant.manifestHash,
+    {
+      flowId: components.parameters.FlowHash.example,
+    },
+  );
+  expect(pinnable).toBe(200);
   const receiver = await consoleApi.startReceiver();
   const subscribe = async () => {
     const created = await consoleApi.request("POST", "/api/v1/webhooks", {
@@ -233,6 +262,7 @@ describe("Schemathesis against the OpenAPI document, on the local stack", () => 
         ...["listAgentParameters", "getAgentParameter", "putAgentParameter", "deleteAgentParameter"].map(
           (operationId): [string, string, string] => [operationId, "agentId", EXAMPLE_AGENT_ID],
         ),
+        ["pinAgent", "agentId", PINNED_AGENT_ID],
         ["deleteClassParameter", "name", DELETED_PARAMETER],
         ["deleteAgentParameter", "name", DELETED_PARAMETER],
         ...Object.entries(subscriptionIds).map(([operationId, id]): [string, string, string] => [
