@@ -680,6 +680,51 @@ describe("the web console", () => {
     expect(await admin.locator("select[name=state]").inputValue()).toBe("cancelled");
   });
 
+  it("holds an operation for a class's closed maintenance window, or refuses it, as the form chooses", async () => {
+    // One window, three days ahead: closed now, in whatever zone the tenant reads it.
+    const day = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"][(new Date().getUTCDay() + 3) % 7];
+    const setWindows = async (maintenanceWindows: unknown[]) => {
+      const response = await api("/classes/idle", {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ maintenanceWindows }),
+      });
+      expect(response.status).toBe(200);
+    };
+    await setWindows([{ days: [day], start: "02:00", durationMinutes: 240 }]);
+    try {
+      await admin.goto(`${webUrl}/operations?agentId=${IDLE_AGENT_ID}`);
+      await admin.getByRole("heading", { name: "Operations", level: 1 }).waitFor();
+      await admin.getByText("Create operations").click();
+      await admin.getByLabel("one agent").check();
+      await admin.getByLabel("Agent id", { exact: true }).first().fill(IDLE_AGENT_ID);
+      await admin.locator("select[name=kind]").selectOption("DESCRIBE METRICS");
+      const outsideWindow = admin.getByLabel("For agents outside their class's maintenance windows");
+      expect(await outsideWindow.inputValue()).toBe("wait");
+
+      await outsideWindow.selectOption("refuse");
+      await admin.getByRole("button", { name: "Queue operations" }).click();
+      await admin.getByText("The agent is outside the maintenance windows", { exact: false }).waitFor();
+      const metricsOf = async () =>
+        (
+          await api<{
+            items: { operationId: string; operation: string; operand?: string; notBefore?: string }[];
+          }>(`/operations?agentId=${IDLE_AGENT_ID}&state=queued`)
+        ).body.items.filter(({ operand }) => operand === "METRICS");
+      expect(await metricsOf()).toEqual([]);
+
+      await outsideWindow.selectOption("wait");
+      await admin.getByRole("button", { name: "Queue operations" }).click();
+      await admin.getByText("Queued 1 operation:").waitFor();
+      const [held] = await metricsOf();
+      expect(Date.parse(held?.notBefore ?? "")).toBeGreaterThan(Date.now());
+      const cancelled = await api(`/operations/${held?.operationId}/cancel`, { method: "POST" });
+      expect(cancelled.status).toBe(200);
+    } finally {
+      await setWindows([]);
+    }
+  });
+
   it("downloads what an agent's DESCRIBE CONFIGURATION answered, its secret-looking values redacted", async () => {
     const agentId = AGENT_IDS[0] as string;
     await admin.goto(`${webUrl}/operations?agentId=${agentId}`);

@@ -183,6 +183,7 @@ function CreateOperations(props: { onCreated: () => void }) {
           }
         : {}),
       ...(kind === "UPDATE CONFIGURATION" ? { flowHash: value("flowHash") } : {}),
+      outsideWindow: value("outsideWindow") === "refuse" ? "refuse" : "wait",
     };
     const created = await run(() => dataOf(client.POST("/api/v1/operations", { body })));
     if (created) {
@@ -271,6 +272,15 @@ function CreateOperations(props: { onCreated: () => void }) {
             <input name="flowHash" required pattern="[0-9a-f]{64}" />
           </label>
         )}
+        <Choice
+          label="For agents outside their class's maintenance windows"
+          name="outsideWindow"
+          initial="wait"
+          options={[
+            ["wait", "hold them until the windows open"],
+            ["refuse", "refuse them, and queue nothing"],
+          ]}
+        />
         <SubmitRow state={state} label="Queue operations" busyLabel="Queuing…" notice={notice} />
       </form>
     </details>
