@@ -17,11 +17,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoAgentRegistry } from "../../functions/adapters/dynamodb/agent-registry.js";
 import { DynamoManifestStore } from "../../functions/adapters/dynamodb/manifest-store.js";
 import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
+import { sweeperConfig } from "../../functions/shared/config.js";
+import { composeSweeper } from "../../functions/sweeper/composition.js";
 import { untarGz } from "../common/debug-bundle-form.js";
 import { type AgentApiUnderTest, startAgentApi } from "../test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../test-support/console-api-harness.js";
 import { javaFlow } from "../test-support/console-seed.js";
 import { downloadBundle } from "../test-support/debug-bundles.js";
+import { until } from "../test-support/until.js";
 import {
   type AssetStep,
   buildJavaDriver,
@@ -29,6 +32,7 @@ import {
   type Compression,
   type DebugStep,
   type DriverStep,
+  type HeartbeatStep,
   type JavaDriverOptions,
   type PropertiesStep,
   type ResourceStep,
@@ -713,5 +717,176 @@ describe("pinning with the NiFi 2.3.0 Java C2 client (dev fleet certificate)", (
       await runTaking(second, second);
     },
     PINNING_TIMEOUT_MS,
+  );
+});
+
+/** The maintenance window that opens at `opensAt` (a whole minute) in `timeZone`, as PUT /classes takes it. */
+function windowOpeningAt(opensAt: number, timeZone: string, durationMinutes: number) {
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    weekday: "short",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).formatToParts(opensAt);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((found) => found.type === type)?.value;
+  return {
+    days: [part("weekday")?.toLowerCase()],
+    start: `${part("hour")}:${part("minute")}`,
+    durationMinutes,
+  };
+}
+
+const MINUTE_MS = 60_000;
+/** Six runs of the driver and the sweeper's looks between them. */
+const WINDOWS_TIMEOUT_MS = 300_000;
+
+describe("maintenance windows with the NiFi 2.3.0 Java C2 client (agent certificates, a tenant whose clocks are UTC+05:45)", () => {
+  const tenant = `w-${run}`;
+  // Not a whole hour from UTC: a window read in UTC, or in the machine's zone, would be open at the wrong time.
+  const timeZone = "Asia/Kathmandu";
+  let token: string;
+
+  beforeAll(async () => {
+    const admin = await consoleApi.token({ tenant, role: "admin" });
+    const settings = await consoleApi.request("PUT", "/api/v1/settings", {
+      token: admin,
+      body: { timeZone },
+    });
+    expect(settings.status, settings.body).toBe(200);
+    token = await consoleApi.token({ tenant, role: "operator" });
+  });
+
+  const call = async (method: string, route: string, body?: Record<string, unknown>) => {
+    const response = await consoleApi.request(method, `/api/v1${route}`, { token, body });
+    expect(response.status, response.body).toBeLessThan(300);
+    return response.json();
+  };
+
+  /** An agent of a class of its own, registered by a first run of the driver. */
+  async function classAgent(name: string) {
+    const agentId = `java-${name}-${run}`;
+    const options: JavaDriverOptions = {
+      url: api.url,
+      certsDir: api.certsDir,
+      certificate: await api.issueCertificate({ tenant, agentId }),
+      agentId,
+      agentClass: `interop-${name}-${run}`,
+      manifestHash: randomBytes(64).toString("hex"),
+      compression: "gzip",
+    };
+    expect(acks(await runJavaDriver(options))).toMatchObject([
+      { operation: "DESCRIBE", state: "FULLY_APPLIED" },
+    ]);
+    return { options, agentId };
+  }
+
+  /** The class's one window: opening an hour from now (closed), or one that opened ten minutes ago (open). */
+  const windows = {
+    closed: (opensAt: number) => [windowOpeningAt(opensAt, timeZone, 30)],
+    open: () => [
+      windowOpeningAt(Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS - 10 * MINUTE_MS, timeZone, 120),
+    ],
+  };
+  const nextHour = () => Math.ceil(Date.now() / MINUTE_MS) * MINUTE_MS + 60 * MINUTE_MS;
+
+  it(
+    "a rollout held outside its class's window sends nothing; inside it the library's handler applies it to done",
+    async () => {
+      const { options, agentId } = await classAgent("windowed");
+      const agentClass = options.agentClass;
+      const flowHash = (await call("POST", `/classes/${agentClass}/flows`, javaFlow(agentId))).hash as string;
+      const opensAt = nextHour();
+      await call("PUT", `/classes/${agentClass}`, { maintenanceWindows: windows.closed(opensAt) });
+
+      const rolloutId = (await call("POST", "/rollouts", driverRollout(agentClass, flowHash)))
+        .rolloutId as string;
+      const waiting = {
+        state: "canary",
+        waitingForWindow: new Date(opensAt).toISOString(),
+        counts: { updating: 0, healthy: 0 },
+      };
+      expect(await call("GET", `/rollouts/${rolloutId}`)).toMatchObject(waiting);
+
+      // While the window is closed, the sweeper's looks start no batch and heartbeat after heartbeat gets nothing.
+      const closedHeartbeats: HeartbeatStep[] = [];
+      for (let driverRun = 0; driverRun < 2; driverRun++) {
+        await sweeperLooksAt(api.env, { tenant, rolloutId });
+        closedHeartbeats.push(...heartbeats(await runJavaDriver(options)));
+      }
+      expect(closedHeartbeats).toHaveLength(4);
+      for (const heartbeat of closedHeartbeats)
+        expect(heartbeat).toMatchObject({ parsed: true, operations: [], flowId: null });
+      expect(await call("GET", `/rollouts/${rolloutId}`)).toMatchObject(waiting);
+      expect(await call("GET", `/operations?agentId=${agentId}&state=queued`)).toMatchObject({ items: [] });
+
+      // The window opens: the sweeper's next look starts the batch, and the library's handler applies it.
+      await call("PUT", `/classes/${agentClass}`, { maintenanceWindows: windows.open() });
+      await sweeperLooksAt(api.env, { tenant, rolloutId });
+      await driverTakesRollout(options, api.env, { tenant, rolloutId, flowHash });
+      const rollout = await call("GET", `/rollouts/${rolloutId}`);
+      expect(rollout).toMatchObject({ state: "completed", counts: { selected: 1, healthy: 1, failed: 0 } });
+      expect(rollout).not.toHaveProperty("waitingForWindow");
+      const items = (await call("GET", `/operations?agentId=${agentId}`)).items as { operation: string }[];
+      expect(items.filter((operation) => operation.operation === "UPDATE")).toMatchObject([
+        { operand: "CONFIGURATION", state: "done", ackState: "FULLY_APPLIED", confirmedBy: "ack" },
+      ]);
+      expect((await call("GET", `/classes/${agentClass}`)).flow).toEqual({
+        target: flowHash,
+        accepted: [flowHash],
+      });
+    },
+    WINDOWS_TIMEOUT_MS,
+  );
+
+  it(
+    "an operation held for the window reaches no heartbeat while it is closed, and the library applies it once it opens",
+    async () => {
+      const { options, agentId } = await classAgent("held");
+      // The window opens by the clock, one to two minutes from now, when the sweeper releases what it holds.
+      const opensAt = Math.ceil(Date.now() / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
+      await call("PUT", `/classes/${options.agentClass}`, { maintenanceWindows: windows.closed(opensAt) });
+      const created = await call("POST", "/operations", {
+        agentId,
+        operation: "UPDATE",
+        operand: "PROPERTIES",
+        args: { "c2.agent.heartbeat.period": "1000" },
+        outsideWindow: "wait",
+      });
+      const [{ operationId }] = created.items as [{ operationId: string }];
+      expect(created.items).toMatchObject([{ state: "queued", notBefore: new Date(opensAt).toISOString() }]);
+
+      const closedHeartbeats = heartbeats(await runJavaDriver(options));
+      expect(Date.now(), "the driver's run ended before the window opened").toBeLessThan(opensAt);
+      expect(closedHeartbeats).toHaveLength(2);
+      for (const heartbeat of closedHeartbeats)
+        expect(heartbeat).toMatchObject({ parsed: true, operations: [] });
+
+      const sweeper = composeSweeper(sweeperConfig(api.env));
+      try {
+        await until(
+          "the sweeper to release the held operation",
+          async () => ((await sweeper.sweepTimeouts()).released > 0 ? true : undefined),
+          3 * MINUTE_MS,
+          2_000,
+        );
+      } finally {
+        await sweeper.close();
+      }
+      const steps = await runJavaDriver(options);
+      expect(heartbeats(steps)[0]?.operations).toMatchObject([
+        { identifier: operationId, operation: "UPDATE", operand: "PROPERTIES" },
+      ]);
+      expect(steps.find((step): step is PropertiesStep => step.step === "properties")).toMatchObject({
+        operationId,
+        values: { "c2.agent.heartbeat.period": "1000" },
+      });
+      expect(await call("GET", `/operations/${operationId}`)).toMatchObject({
+        state: "done",
+        ackState: "FULLY_APPLIED",
+        notBefore: new Date(opensAt).toISOString(),
+      });
+    },
+    WINDOWS_TIMEOUT_MS,
   );
 });
