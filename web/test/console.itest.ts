@@ -79,6 +79,16 @@ function simulatedAgents(args: string[]): ChildProcess {
   });
 }
 
+/** The operations page of one agent, its form open to create `kind` for that agent. */
+async function openCreateForm(page: Page, agentId: string, kind: string): Promise<void> {
+  await page.goto(`${webUrl}/operations?agentId=${agentId}`);
+  await page.getByRole("heading", { name: "Operations", level: 1 }).waitFor();
+  await page.getByText("Create operations").click();
+  await page.getByLabel("one agent").check();
+  await page.getByLabel("Agent id", { exact: true }).first().fill(agentId);
+  await page.locator("select[name=kind]").selectOption(kind);
+}
+
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: 900 } });
   // npm test runs other suites beside this one on a small machine: a page may take a while to answer.
@@ -693,12 +703,7 @@ describe("the web console", () => {
     };
     await setWindows([{ days: [day], start: "02:00", durationMinutes: 240 }]);
     try {
-      await admin.goto(`${webUrl}/operations?agentId=${IDLE_AGENT_ID}`);
-      await admin.getByRole("heading", { name: "Operations", level: 1 }).waitFor();
-      await admin.getByText("Create operations").click();
-      await admin.getByLabel("one agent").check();
-      await admin.getByLabel("Agent id", { exact: true }).first().fill(IDLE_AGENT_ID);
-      await admin.locator("select[name=kind]").selectOption("DESCRIBE METRICS");
+      await openCreateForm(admin, IDLE_AGENT_ID, "DESCRIBE METRICS");
       const outsideWindow = admin.getByLabel("For agents outside their class's maintenance windows");
       expect(await outsideWindow.inputValue()).toBe("wait");
 
@@ -727,12 +732,7 @@ describe("the web console", () => {
 
   it("downloads what an agent's DESCRIBE CONFIGURATION answered, its secret-looking values redacted", async () => {
     const agentId = AGENT_IDS[0] as string;
-    await admin.goto(`${webUrl}/operations?agentId=${agentId}`);
-    await admin.getByRole("heading", { name: "Operations", level: 1 }).waitFor();
-    await admin.getByText("Create operations").click();
-    await admin.getByLabel("one agent").check();
-    await admin.getByLabel("Agent id", { exact: true }).first().fill(agentId);
-    await admin.locator("select[name=kind]").selectOption("DESCRIBE CONFIGURATION");
+    await openCreateForm(admin, agentId, "DESCRIBE CONFIGURATION");
     await admin.getByRole("button", { name: "Queue operations" }).click();
     await admin.getByText("Queued 1 operation:").waitFor();
     // The list follows the operation until the simulated agent has answered it.
