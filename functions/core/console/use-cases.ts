@@ -124,7 +124,12 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
   });
   const preparation = makeRolloutPreparation({ ...deps, agentChecks: { validate: validateFlow, readiness } });
   const engine = makeRolloutEngine({ ...deps, classes: deps.catalog, preparation });
-  const operations = makeOperationsApi({ ...deps, selectAgents: reader.select });
+  const operations = makeOperationsApi({
+    ...deps,
+    selectAgents: reader.select,
+    windowedGroups: groups.withWindows,
+    merge: reader.merge,
+  });
   const pins = makePinsApi({ ...deps, createOperation: operations.create });
   const certificates = makeCertificatesApi({
     ...deps,

@@ -2558,16 +2558,26 @@ export interface components {
         GroupDefinition: {
             description?: string;
             query: components["schemas"]["GroupQuery"];
+            /** @description Rollouts to the group wait (awaiting_approval) until an operator other than the one who created each approves it (four eyes). */
+            requireApproval?: boolean;
+            /** @description When the group's members may be sent console operations and rollout batches: only while one of these windows is open, and their class's too (an agent in several groups with windows waits for all of them). No windows (an empty list or none) means the group adds no limit. */
+            maintenanceWindows?: components["schemas"]["MaintenanceWindows"];
         };
         GroupRequest: {
             name: components["schemas"]["ClassName"];
             description?: string;
             query: components["schemas"]["GroupQuery"];
+            /** @description Rollouts to the group wait (awaiting_approval) until an operator other than the one who created each approves it (four eyes). */
+            requireApproval?: boolean;
+            /** @description When the group's members may be sent console operations and rollout batches: only while one of these windows is open, and their class's too (an agent in several groups with windows waits for all of them). No windows (an empty list or none) means the group adds no limit. */
+            maintenanceWindows?: components["schemas"]["MaintenanceWindows"];
         };
         Group: {
             name: components["schemas"]["ClassName"];
             description?: string;
             query: components["schemas"]["GroupQuery"];
+            requireApproval: boolean;
+            maintenanceWindows: components["schemas"]["MaintenanceWindows"];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
