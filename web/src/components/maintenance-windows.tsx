@@ -24,7 +24,7 @@ function windowsOf(text: string): MaintenanceWindow[] {
     });
 }
 
-/** Sets a class's maintenance windows, one a line; no lines remove them, and the class is always open. */
+/** Sets a class's or a group's maintenance windows, one a line; no lines remove them. */
 export function MaintenanceWindowsForm(props: {
   current: MaintenanceWindow[] | undefined;
   save: (windows: MaintenanceWindow[]) => Promise<unknown>;

@@ -1,11 +1,13 @@
 import { useLocation, useRoute } from "preact-iso";
-import { dataOf, type Schemas } from "../api/client";
+import { type ConsoleClient, dataOf, type Schemas } from "../api/client";
 import { AgentTable } from "../components/agent-table";
 import { ConfirmedAction } from "../components/confirmed-action";
 import { useConsole } from "../components/console";
 import { Fact } from "../components/fact";
+import { MaintenanceWindowsForm, windowLine } from "../components/maintenance-windows";
 import { Page } from "../components/page";
 import {
+  ActionProblem,
   Loaded,
   Pager,
   SubmitRow,
@@ -53,6 +55,28 @@ function queryOf(text: string): Schemas["GroupQuery"] {
 
 /** A field of the group's form, trimmed. */
 const fieldOf = (fields: FormData, name: string) => String(fields.get(name) ?? "").trim();
+
+/**
+ * Replaces the group's definition with the change: PUT replaces it whole, so what the change leaves out
+ * (its settings when the query changes, its query when a setting does) is sent as the group has it.
+ */
+const changeGroup = (
+  client: ConsoleClient,
+  group: Schemas["Group"],
+  change: Partial<Schemas["GroupDefinition"]>,
+) =>
+  dataOf(
+    client.PUT("/api/v1/groups/{groupName}", {
+      params: { path: { groupName: group.name } },
+      body: {
+        description: group.description,
+        query: group.query,
+        requireApproval: group.requireApproval,
+        maintenanceWindows: group.maintenanceWindows,
+        ...change,
+      },
+    }),
+  );
 
 /** What the group's form says: its description and its query. */
 const definitionOf = (fields: FormData): Schemas["GroupDefinition"] => ({
@@ -204,17 +228,30 @@ export function GroupDetail() {
                   Count again
                 </button>
               </Fact>
+              <Fact term="Rollouts">
+                {found.requireApproval
+                  ? "wait for an operator other than their creator to approve them"
+                  : "start without approval"}
+              </Fact>
+              <Fact term="Maintenance windows">
+                {found.maintenanceWindows.length > 0
+                  ? `${found.maintenanceWindows.map(windowLine).join("; ")} (with each member's class's)`
+                  : "none: its class's alone"}
+              </Fact>
               <Fact term="Created">{dateTime(found.createdAt)}</Fact>
               <Fact term="Updated">{dateTime(found.updatedAt)}</Fact>
             </dl>
             {mayChange && (
-              <EditGroup
-                group={found}
-                onSaved={() => {
-                  reload();
-                  reloadMembers();
-                }}
-              />
+              <>
+                <EditGroup
+                  group={found}
+                  onSaved={() => {
+                    reload();
+                    reloadMembers();
+                  }}
+                />
+                <GroupSettings group={found} onSaved={reload} />
+              </>
             )}
             {mayCall(session, "DELETE /api/v1/groups/{groupName}") && (
               <ConfirmedAction
@@ -254,13 +291,10 @@ export function GroupDetail() {
 function EditGroup(props: { group: Schemas["Group"]; onSaved: () => void }) {
   const { client } = useConsole();
   const [state, run] = useAction();
-  const path = { groupName: props.group.name };
   async function submit(event: Event) {
     event.preventDefault();
     const fields = new FormData(event.currentTarget as HTMLFormElement);
-    const saved = await run(() =>
-      dataOf(client.PUT("/api/v1/groups/{groupName}", { params: { path }, body: definitionOf(fields) })),
-    );
+    const saved = await run(() => changeGroup(client, props.group, definitionOf(fields)));
     if (saved) props.onSaved();
   }
   return (
@@ -275,5 +309,36 @@ function EditGroup(props: { group: Schemas["Group"]; onSaved: () => void }) {
         <SubmitRow state={state} label="Save" busyLabel="Saving…" />
       </form>
     </details>
+  );
+}
+
+/** The switch for the approval of rollouts to the group, and the form of its maintenance windows. */
+function GroupSettings(props: { group: Schemas["Group"]; onSaved: () => void }) {
+  const { client } = useConsole();
+  const [state, run] = useAction();
+  const { group } = props;
+  async function toggleApproval() {
+    const saved = await run(() => changeGroup(client, group, { requireApproval: !group.requireApproval }));
+    if (saved) props.onSaved();
+  }
+  return (
+    <>
+      <div class="button-row">
+        <button type="button" onClick={toggleApproval} disabled={state.status === "busy"}>
+          {group.requireApproval
+            ? "Let rollouts start without approval"
+            : "Require a second operator's approval"}
+        </button>
+      </div>
+      <ActionProblem state={state} />
+      <details class="panel">
+        <summary>Change the maintenance windows</summary>
+        <MaintenanceWindowsForm
+          current={group.maintenanceWindows}
+          save={(windows) => changeGroup(client, group, { maintenanceWindows: windows })}
+          onSaved={props.onSaved}
+        />
+      </details>
+    </>
   );
 }
