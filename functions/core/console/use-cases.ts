@@ -130,7 +130,12 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     windowedGroups: groups.withWindows,
     merge: reader.merge,
   });
-  const pins = makePinsApi({ ...deps, createOperation: operations.create });
+  const pins = makePinsApi({
+    ...deps,
+    createOperation: operations.create,
+    reader,
+    groupFilters: groups.filtersOf,
+  });
   const certificates = makeCertificatesApi({
     ...deps,
     store: deps.certificates,
