@@ -1,3 +1,4 @@
+import { useState } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso";
 import { type ConsoleClient, dataOf, type Schemas } from "../api/client";
 import { AgentTable } from "../components/agent-table";
@@ -253,6 +254,9 @@ export function GroupDetail() {
                 <GroupSettings group={found} onSaved={reload} />
               </>
             )}
+            {mayCall(session, "POST /api/v1/groups/{groupName}/pin") && (
+              <GroupPins groupName={found.name} onChanged={reloadMembers} />
+            )}
             {mayCall(session, "DELETE /api/v1/groups/{groupName}") && (
               <ConfirmedAction
                 ask="Delete group"
@@ -335,10 +339,69 @@ function GroupSettings(props: { group: Schemas["Group"]; onSaved: () => void }) 
         <summary>Change the maintenance windows</summary>
         <MaintenanceWindowsForm
           current={group.maintenanceWindows}
+          withoutWindows="its members' classes' windows alone"
           save={(windows) => changeGroup(client, group, { maintenanceWindows: windows })}
           onSaved={props.onSaved}
         />
       </details>
     </>
+  );
+}
+
+/** What a group's pin or unpin did, in a line: how many members it changed, and those it passed over. */
+function tallyLine(done: string, count: number, tally: Schemas["GroupUnpinned"] | Schemas["GroupPinned"]) {
+  const passed = tally.skipped.map((skipped) => `${skipped.agentId} (${skipped.reason})`).join("; ");
+  const more =
+    tally.skippedCount > tally.skipped.length
+      ? `; and ${tally.skippedCount - tally.skipped.length} more`
+      : "";
+  return tally.skippedCount === 0
+    ? `${done} ${count}.`
+    : `${done} ${count}; passed over ${tally.skippedCount}: ${passed}${more}.`;
+}
+
+/**
+ * Pins every member to the version it runs, or unpins every pinned one: catch-up and rollouts leave pinned
+ * members on their version until they are unpinned.
+ */
+function GroupPins(props: { groupName: string; onChanged: () => void }) {
+  const { client } = useConsole();
+  const [state, run] = useAction();
+  const [notice, setNotice] = useState<string>();
+  const params = { path: { groupName: props.groupName } };
+  async function pinAll() {
+    const tally = await run(() =>
+      dataOf(client.POST("/api/v1/groups/{groupName}/pin", { params, body: {} })),
+    );
+    if (tally) {
+      setNotice(tallyLine("Pinned", tally.pinned, tally));
+      props.onChanged();
+    }
+  }
+  async function unpinAll() {
+    const tally = await run(() => dataOf(client.POST("/api/v1/groups/{groupName}/unpin", { params })));
+    if (tally) {
+      setNotice(tallyLine("Unpinned", tally.unpinned, tally));
+      props.onChanged();
+    }
+  }
+  const busy = state.status === "busy";
+  return (
+    <section aria-labelledby="group-pins">
+      <h2 id="group-pins">Pins</h2>
+      <p class="hint">
+        Each member to the version it runs; catch-up and rollouts leave it there until it is unpinned.
+      </p>
+      <div class="button-row">
+        <button type="button" onClick={pinAll} disabled={busy}>
+          Pin all
+        </button>
+        <button type="button" onClick={unpinAll} disabled={busy}>
+          Unpin all
+        </button>
+      </div>
+      {notice && <p role="status">{notice}</p>}
+      <ActionProblem state={state} />
+    </section>
   );
 }
