@@ -127,6 +127,7 @@ const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown>
   putAgentParameter: () => parameterValue,
   labelAgent: (agentId) => ({ set: { probe: agentId } }),
   pinAgent: (_agentId, tenant) => ({ flowHash: tenant.flowHash }),
+  pinGroup: () => ({}),
   labelAgents: (agentId, tenant) => ({ selector: { class: tenant.className }, set: { probe: agentId } }),
   refuseRollout: () => ({ reason: "Probed" }),
   createGroup: (_agentId, tenant) => ({ name: groupOf(tenant), query: { classes: [tenant.className] } }),
@@ -382,6 +383,12 @@ describe("classes, every route of the OpenAPI document with a token of B limited
       // class); another tenant has no group by that name.
       expect([response.status, elsewhere.status]).toEqual([200, 404]);
       expect(body.items).toEqual([]);
+    } else if (operation.scope === "members") {
+      // The token pins and unpins B's group's members of its own classes only: none, the group is of the
+      // seeded class, whose agents stay as they were (the snapshot); another tenant has no group by that name.
+      expect([response.status, elsewhere.status]).toEqual([200, 404]);
+      expect(body).toMatchObject({ skipped: [], skippedCount: 0 });
+      expect(Object.values(body)).toContain(0);
     } else if (operation.scope.startsWith("items:")) {
       expect([response.status, elsewhere.status]).toEqual([200, 200]);
       // The trail keeps the token's own requests, with B's ids it sent as their input; nothing else of B's.
@@ -464,6 +471,18 @@ describe("roles, every role on every route", () => {
     return (await rollOut(consoleApi, creator, className, javaFlow(className))).rolloutId;
   }
 
+  /**
+   * An agent of its own, running the version it is pinned to (so it is sent nothing): a pin would hold the
+   * seeded ones out of the class's rollout.
+   */
+  async function agentToPin(label: string): Promise<string> {
+    const agentId = newId(label);
+    expect(
+      await heartbeat(agentApi, aFleet, agentId, a.className, a.manifestHash, { flowId: a.flowHash }),
+    ).toBe(200);
+    return agentId;
+  }
+
   let settingsChanges = 0;
 
   /** A request on A's own data that the role, when allowed, can carry out; destructive ones get fresh targets. */
@@ -476,13 +495,29 @@ describe("roles, every role on every route", () => {
       }
       case "pinAgent":
       case "unpinAgent": {
-        // An agent of its own, running the version it is pinned to (so it is sent nothing): a pin would hold
-        // the seeded ones out of the class's rollout.
-        const agentId = newId("pinned");
-        expect(
-          await heartbeat(agentApi, aFleet, agentId, a.className, a.manifestHash, { flowId: a.flowHash }),
-        ).toBe(200);
+        const agentId = await agentToPin("pinned");
         return callOf(operation, { agentId }, bodies[operation.operationId]?.(agentId, a));
+      }
+      case "pinGroup":
+      case "unpinGroup": {
+        // A group of its own, whose one member is an agent of its own labelled for it.
+        const agentId = await agentToPin("group-pinned");
+        const labelled = await send(
+          { method: "POST", path: `/api/v1/agents/${agentId}/labels`, body: { set: { ring: agentId } } },
+          a.adminToken,
+        );
+        expect(labelled.status, labelled.body).toBe(200);
+        const groupName = newId("pin-group");
+        const created = await send(
+          {
+            method: "POST",
+            path: "/api/v1/groups",
+            body: { name: groupName, query: { labels: [`ring=${agentId}`] } },
+          },
+          a.adminToken,
+        );
+        expect(created.status, created.body).toBe(201);
+        return callOf(operation, { groupName }, bodies[operation.operationId]?.(agentId, a));
       }
       case "revokeCertificate": {
         const issued = await send(
@@ -682,6 +717,13 @@ describe("roles, every role on every route", () => {
     pinAgent: async (call) => {
       const agent = await send({ method: "GET", path: call.path.replace(/\/pin$/, "") }, a.adminToken);
       expect(agent.json().pinnedFlow).toBeUndefined();
+    },
+    pinGroup: async (call) => {
+      const members = await send(
+        { method: "GET", path: call.path.replace(/\/pin$/, "/agents") },
+        a.adminToken,
+      );
+      expect(members.json().items).toEqual([expect.not.objectContaining({ pinnedFlow: expect.anything() })]);
     },
     labelAgents: async (call) => {
       const probe = (call.body as { set: { probe: string } }).set.probe;

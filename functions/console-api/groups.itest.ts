@@ -212,3 +212,59 @@ describe("groups refused", () => {
     }
   });
 });
+
+describe("a group's settings", () => {
+  /** A weekly window three days from now (UTC, the tenant's zone by default): closed now. */
+  const closedNow = () => {
+    const days = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
+    return [{ days: [days[(new Date().getUTCDay() + 3) % 7]], start: "00:00", durationMinutes: 60 }];
+  };
+
+  it("keeps the operations of its members outside its windows, not those of other agents of their class", async () => {
+    const [other, member] = javaAgents as [string, string];
+    const labelled = await send("POST", `/agents/${member}/labels`, { set: { shift: "weekend" } });
+    expect(labelled.status, labelled.body).toBe(200);
+    const created = await send("POST", "/groups", {
+      name: "weekend-shift",
+      query: { labels: ["shift=weekend"] },
+      requireApproval: true,
+      maintenanceWindows: closedNow(),
+    });
+    expect(created.status, created.body).toBe(201);
+    const read = await send("GET", "/groups/weekend-shift");
+    expect(read.json()).toMatchObject({
+      requireApproval: true,
+      maintenanceWindows: closedNow(),
+      memberCount: 1,
+    });
+
+    const describeManifest = (agentId: string) =>
+      send("POST", "/operations", {
+        agentId,
+        operation: "DESCRIBE",
+        operand: "MANIFEST",
+        outsideWindow: "refuse",
+      });
+    const refused = await describeManifest(member);
+    expect(refused.status, refused.body).toBe(409);
+    expect(refused.json()).toMatchObject({
+      error: { code: "outside_window", message: expect.stringContaining("group weekend-shift") },
+    });
+    const sent = await describeManifest(other);
+    expect(sent.status, sent.body).toBe(201);
+
+    // Without windows, the group keeps nothing back.
+    const put = await send("PUT", "/groups/weekend-shift", { query: { labels: ["shift=weekend"] } });
+    expect(put.json()).toMatchObject({ requireApproval: false, maintenanceWindows: [] });
+    expect((await describeManifest(member)).status).toBe(201);
+  });
+
+  it("refuses windows a class could not have", async () => {
+    const refused = await send("POST", "/groups", {
+      name: "bad-windows",
+      query: {},
+      maintenanceWindows: [{ days: ["mon"], start: "24:00", durationMinutes: 60 }],
+    });
+    expect(refused.status, refused.body).toBe(400);
+  });
+});

@@ -27,9 +27,14 @@ onRolloutStack("pinning", (stack) => {
   played = playedAgents(stack);
 });
 
-const call = async (method: string, path: string, body?: JsonObject) => {
+const call = async (
+  method: string,
+  path: string,
+  body?: JsonObject,
+  status = method === "POST" ? 201 : 200,
+) => {
   const response = await consoleApi.request(method, `/api/v1${path}`, { token: operator, body });
-  expect(response.status, response.body).toBe(method === "POST" ? 201 : 200);
+  expect(response.status, response.body).toBe(status);
   return response.json();
 };
 
@@ -113,5 +118,55 @@ describe("an agent pinned to a flow version", () => {
     expect(pinned.flowId).toBe(older);
     await leftAlone(pinned);
     expect((await call("GET", "/classes/pin-pumps")).flow).toMatchObject({ target });
+  });
+});
+
+describe("a group's members pinned at once", () => {
+  it("keep their version through a rollout and the class's catch-up while another agent moves, and catch up once unpinned", async () => {
+    const agents = await played.classOf("pin-group-meters", 4);
+    const [outsider, ...members] = agents as [PlayedAgent, ...PlayedAgent[]];
+    for (const member of members)
+      await call("POST", `/agents/${member.agentId}/labels`, { set: { ring: "a" } }, 200);
+    await call("POST", "/groups", {
+      name: "pin-group-ring-a",
+      query: { classes: ["pin-group-meters"], labels: ["ring=a"] },
+    });
+    const { flowHash: first } = await rollOut("pin-group-meters", "v1", agents);
+
+    expect(await call("POST", "/groups/pin-group-ring-a/pin", {}, 200)).toEqual({
+      pinned: 3,
+      skipped: [],
+      skippedCount: 0,
+    });
+    expect((await call("GET", "/agents?class=pin-group-meters&pinned=true")).items).toEqual(
+      members.map((member) =>
+        expect.objectContaining({
+          agentId: member.agentId,
+          pinnedFlow: expect.objectContaining({ flowHash: first }),
+        }),
+      ),
+    );
+
+    // The class's target moves on: the rollout passes the members over, the outsider moves with it.
+    const { flowHash: second, rollout } = await rollOut("pin-group-meters", "v2", agents);
+    expect(rollout).toMatchObject({ state: "completed", counts: { selected: 1, healthy: 1, skipped: 3 } });
+    expect(outsider.flowId).toBe(second);
+    for (const member of members) {
+      expect(member.flowId).toBe(first);
+      await leftAlone(member);
+    }
+
+    expect(await call("POST", "/groups/pin-group-ring-a/unpin", undefined, 200)).toEqual({
+      unpinned: 3,
+      skipped: [],
+      skippedCount: 0,
+    });
+    expect((await call("GET", "/agents?class=pin-group-meters&pinned=true")).items).toEqual([]);
+    for (const member of members) {
+      expect(await played.turn(member)).toEqual([
+        expect.objectContaining({ args: expect.objectContaining({ flowId: second }) }),
+      ]);
+      expect(member.flowId).toBe(second);
+    }
   });
 });

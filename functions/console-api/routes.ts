@@ -103,6 +103,8 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     deleteGroup: (principal, { path }) => api.groups.delete(principal, path.groupName as string),
     listGroupAgents: (principal, { path, query }) =>
       api.groups.agents(principal, path.groupName as string, page(query)),
+    pinGroup: (principal, { path, body }) => api.pins.pinGroup(principal, path.groupName as string, body),
+    unpinGroup: (principal, { path }) => api.pins.unpinGroup(principal, path.groupName as string),
     putSettings: (principal, { body }) => api.settings.put(principal, body as TenantSettingsChange),
     listAgents: (principal, { query }) =>
       api.agents.list(principal, {

@@ -78,3 +78,5 @@ export declare const listGroupsInput: ValidateFunction;
 export declare const createGroupInput: ValidateFunction;
 export declare const putGroupInput: ValidateFunction;
 export declare const deleteGroupInput: ValidateFunction;
+export declare const pinGroupInput: ValidateFunction;
+export declare const unpinGroupInput: ValidateFunction;

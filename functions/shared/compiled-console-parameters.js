@@ -81,3 +81,5 @@ export const listGroupsInput = listClassesInput;
 export const createGroupInput = getOpenApiInput;
 export const putGroupInput = getGroupInput;
 export const deleteGroupInput = getGroupInput;
+export const pinGroupInput = getGroupInput;
+export const unpinGroupInput = getGroupInput;

@@ -25,9 +25,25 @@ export const groupStoreContract = contract<GroupStore>("the group store", (the) 
     expect(await store.get(`${the.tenant}-other`, "kafka-capable")).toBeUndefined();
   });
 
-  it("replaces an existing group's query and description, keeping when it was created", async () => {
+  it("creates and reads a group with its approval and maintenance windows", async () => {
     const store = the.subject;
-    await store.create(group("edge", { description: "first" }));
+    const written = group("night-shift", {
+      requireApproval: true,
+      maintenanceWindows: [{ days: ["sat", "sun"], start: "22:30", durationMinutes: 240 }],
+    });
+    expect(await store.create(written)).toBe(true);
+    expect(await store.get(the.tenant, "night-shift")).toEqual(written);
+  });
+
+  it("replaces an existing group's query, description and settings, keeping when it was created", async () => {
+    const store = the.subject;
+    await store.create(
+      group("edge", {
+        description: "first",
+        requireApproval: true,
+        maintenanceWindows: [{ days: ["mon"], start: "01:00", durationMinutes: 60 }],
+      }),
+    );
     const replaced = group("edge", {
       query: { status: "online" },
       createdAt: START + 9,
@@ -35,6 +51,12 @@ export const groupStoreContract = contract<GroupStore>("the group store", (the) 
     });
     expect(await store.replace(replaced)).toBe(true);
     expect(await store.get(the.tenant, "edge")).toEqual({ ...replaced, createdAt: START });
+    const windowed = {
+      ...replaced,
+      maintenanceWindows: [{ days: ["tue" as const], start: "02:00", durationMinutes: 30 }],
+    };
+    expect(await store.replace(windowed)).toBe(true);
+    expect(await store.get(the.tenant, "edge")).toEqual({ ...windowed, createdAt: START });
     expect(await store.replace(group("missing"))).toBe(false);
     expect(await store.get(the.tenant, "missing")).toBeUndefined();
     expect(await store.replace({ ...replaced, tenant: `${the.tenant}-other` })).toBe(false);

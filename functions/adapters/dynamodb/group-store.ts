@@ -5,6 +5,9 @@ import type { PageRequest } from "../../core/paging.js";
 import { isConditionalCheckFailure, Keys, putIfAbsent } from "./keys.js";
 import { queryPartition } from "./paging.js";
 
+/** What a replaced group without them no longer has. */
+const REPLACED_OPTIONAL_FIELDS = ["description", "requireApproval", "maintenanceWindows"] as const;
+
 /** The tenant's groups: a small item each, in the tenant's groups partition, in no index. */
 export class DynamoGroupStore implements GroupStore {
   constructor(
@@ -17,22 +20,25 @@ export class DynamoGroupStore implements GroupStore {
   }
 
   async replace(group: Group) {
+    const { tenant: _tenant, name: _name, createdAt: _createdAt, ...fields } = group;
+    const set = Object.keys(dropUndefined(fields));
+    const removed = REPLACED_OPTIONAL_FIELDS.filter((field) => fields[field] === undefined);
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: Keys.group(group.tenant, group.name),
-          UpdateExpression:
-            group.description === undefined
-              ? "SET #query = :query, updatedAt = :updatedAt REMOVE description"
-              : "SET #query = :query, updatedAt = :updatedAt, description = :description",
+          UpdateExpression: [
+            `SET ${set.map((field) => `#${field} = :${field}`).join(", ")}`,
+            ...(removed.length > 0 ? [`REMOVE ${removed.map((field) => `#${field}`).join(", ")}`] : []),
+          ].join(" "),
           ConditionExpression: "attribute_exists(pk)",
-          ExpressionAttributeNames: { "#query": "query" },
-          ExpressionAttributeValues: dropUndefined({
-            ":query": group.query,
-            ":updatedAt": group.updatedAt,
-            ":description": group.description,
-          }),
+          ExpressionAttributeNames: Object.fromEntries(
+            [...set, ...removed].map((field) => [`#${field}`, field]),
+          ),
+          ExpressionAttributeValues: Object.fromEntries(
+            set.map((field) => [`:${field}`, fields[field as keyof typeof fields]]),
+          ),
         }),
       );
       return true;

@@ -21,13 +21,15 @@ export type ItemOwner = (typeof ItemOwners)[number];
  * - `class`: what its path or body names belongs to a class (a class, an agent, an operation, a rollout,
  *   a certificate, a selector's class); outside the principal's classes it answers 404, as another
  *   tenant's would, and a request that names no class (a selector without one, a fleet certificate) 403;
- * - `items:<field>`: a list of the tenant's, which keeps the items whose `field` belongs to its classes.
+ * - `items:<field>`: a list of the tenant's, which keeps the items whose `field` belongs to its classes;
+ * - `members`: acts on a group's members, which span classes: let through, the use case acting only on the
+ *   members of the principal's classes.
  * Whole-tenant principals pass every rule untouched.
  */
-export type ScopeRule = "shared" | "tenant" | "class" | `items:${ItemOwner}`;
+export type ScopeRule = "shared" | "tenant" | "class" | "members" | `items:${ItemOwner}`;
 
 export function isScopeRule(value: unknown): value is ScopeRule {
-  if (value === "shared" || value === "tenant" || value === "class") return true;
+  if (value === "shared" || value === "tenant" || value === "class" || value === "members") return true;
   return (
     typeof value === "string" &&
     value.startsWith("items:") &&
@@ -169,7 +171,7 @@ export function makeClassScopes(deps: ScopeDependencies) {
       request: ScopedRequest,
       answer: () => Promise<ConsoleResult>,
     ): Promise<ConsoleResult> {
-      if (principal.classes === undefined || rule === "shared") return answer();
+      if (principal.classes === undefined || rule === "shared" || rule === "members") return answer();
       if (rule === "tenant") {
         throw new BeaconError(
           "forbidden",

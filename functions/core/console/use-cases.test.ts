@@ -1380,6 +1380,76 @@ describe("operations for agents outside their class's maintenance windows", () =
     expect((await describe("v-1", "refuse")).status).toBe(201);
   });
 
+  it("are a group's settings: shown on its read, checked as a class's, unset by a definition without them", async () => {
+    const { api } = harness();
+    const night = [{ days: ["sat" as const, "sat" as const], start: "22:00", durationMinutes: 60 }];
+    await api.groups.create(as("acme", "operator"), {
+      name: "night",
+      query: {},
+      requireApproval: true,
+      maintenanceWindows: night,
+    });
+    expect((await api.groups.get(as("acme", "viewer"), "night")).body).toMatchObject({
+      requireApproval: true,
+      maintenanceWindows: [{ days: ["sat"], start: "22:00", durationMinutes: 60 }],
+    });
+    await expect(
+      api.groups.put(as("acme", "operator"), "night", {
+        query: {},
+        maintenanceWindows: [{ days: ["sat"], start: "25:00", durationMinutes: 60 }],
+      }),
+    ).rejects.toMatchObject({
+      code: "invalid_request",
+      message: expect.stringContaining("maintenanceWindows"),
+    });
+    expect((await api.groups.put(as("acme", "operator"), "night", { query: {} })).body).toMatchObject({
+      requireApproval: false,
+      maintenanceWindows: [],
+    });
+  });
+
+  it("wait for the windows of the agent's groups too, opening when all are open together", async () => {
+    const { api, agent, registry, describe } = await windowedFleet();
+    agent("acme", "a-2", "pumps", 0, 0);
+    await registry.putLabels("acme", "a-1", { shift: "late" });
+    // Sundays from 05:00 Berlin (04:00 UTC): inside pumps' window, which closes at 06:00 Berlin.
+    await api.groups.create(as("acme", "operator"), {
+      name: "late-shift",
+      query: { labels: ["shift=late"] },
+      maintenanceWindows: [{ days: ["sun"], start: "05:00", durationMinutes: 120 }],
+    });
+    // Valves' agents, whose class has no windows: Sundays from 03:00 Berlin (02:00 UTC).
+    await api.groups.create(as("acme", "operator"), {
+      name: "valves",
+      query: { classes: ["valves"] },
+      maintenanceWindows: [{ days: ["sun"], start: "03:00", durationMinutes: 60 }],
+    });
+    const notBeforeOf = async (agentId: string) =>
+      ((await describe(agentId)).body as Body).items[0]?.notBefore;
+    expect(await notBeforeOf("a-1")).toBe("2026-11-22T04:00:00.000Z");
+    expect(await notBeforeOf("a-2")).toBe(new Date(opening).toISOString());
+    expect(await notBeforeOf("v-1")).toBe("2026-11-22T02:00:00.000Z");
+    await expect(describe("a-1", "refuse")).rejects.toMatchObject({
+      code: "outside_window",
+      message: expect.stringContaining(
+        "class pumps and group late-shift are closed until 2026-11-22T04:00:00.000Z",
+      ),
+    });
+
+    // Windows that never meet: refused even when the request would wait.
+    await api.groups.put(as("acme", "operator"), "late-shift", {
+      query: { labels: ["shift=late"] },
+      maintenanceWindows: [{ days: ["mon"], start: "05:00", durationMinutes: 60 }],
+    });
+    await expect(describe("a-1")).rejects.toMatchObject({
+      code: "outside_window",
+      message: expect.stringContaining("class pumps and group late-shift are never open together"),
+    });
+    // A group without windows adds none.
+    await api.groups.put(as("acme", "operator"), "late-shift", { query: { labels: ["shift=late"] } });
+    expect(await notBeforeOf("a-1")).toBe(new Date(opening).toISOString());
+  });
+
   it("know the tenant's time zone by Intl's name, and refuse one it does not know", async () => {
     const { api } = await windowedFleet();
     expect((await api.settings.get(as("acme", "viewer"))).body).toMatchObject({ timeZone: "Europe/Berlin" });

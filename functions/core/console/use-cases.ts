@@ -124,8 +124,18 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
   });
   const preparation = makeRolloutPreparation({ ...deps, agentChecks: { validate: validateFlow, readiness } });
   const engine = makeRolloutEngine({ ...deps, classes: deps.catalog, preparation });
-  const operations = makeOperationsApi({ ...deps, selectAgents: reader.select });
-  const pins = makePinsApi({ ...deps, createOperation: operations.create });
+  const operations = makeOperationsApi({
+    ...deps,
+    selectAgents: reader.select,
+    windowedGroups: groups.withWindows,
+    merge: reader.merge,
+  });
+  const pins = makePinsApi({
+    ...deps,
+    createOperation: operations.create,
+    reader,
+    groupFilters: groups.filtersOf,
+  });
   const certificates = makeCertificatesApi({
     ...deps,
     store: deps.certificates,

@@ -1,5 +1,6 @@
 import { isClassName } from "../c2/class-name.js";
 import { BeaconError } from "../errors.js";
+import type { WindowedGroup } from "../fleet/agent-windows.js";
 import type { AgentFilters, AgentReader } from "../fleet/agents.js";
 import type { FleetRegistry } from "../fleet/ports.js";
 import { isValidIdentifier } from "../identity/credentials.js";
@@ -17,7 +18,9 @@ import {
   toIso,
 } from "../paging.js";
 import type { Clock } from "../ports.js";
+import { RecentlyUsed } from "../recently-used.js";
 import type { ConsoleResult } from "../result.js";
+import { type MaintenanceWindow, maintenanceWindowsOf } from "../schedules/windows.js";
 import type { Group, GroupStore } from "./ports.js";
 import {
   type Binary,
@@ -38,17 +41,26 @@ export interface GroupsDependencies {
   clock: Clock;
 }
 
-/** What a group is given by a person: its query, and what it is for. */
+/** What a group is given by a person: its query, what it is for, and its members' settings. */
 export interface GroupDefinition {
   description?: string;
   query: GroupQuery;
+  requireApproval?: boolean;
+  maintenanceWindows?: MaintenanceWindow[];
 }
+
+/** How long a container serves a tenant's groups with windows before reading them again. */
+export const WINDOWED_GROUPS_TTL_MS = 60_000;
+/** Tenants whose groups with windows a container keeps at once. */
+const WINDOWED_GROUPS_CAPACITY = 1_000;
 
 const view = (group: Group) =>
   dropUndefined({
     name: group.name,
     description: group.description,
     query: group.query,
+    requireApproval: group.requireApproval === true,
+    maintenanceWindows: group.maintenanceWindows ?? [],
     createdAt: toIso(group.createdAt),
     updatedAt: toIso(group.updatedAt),
   });
@@ -62,6 +74,24 @@ const view = (group: Group) =>
  */
 export function makeGroupsApi(deps: GroupsDependencies) {
   const { groups, manifests, registry, reader, clock } = deps;
+  const windowed = new RecentlyUsed<string, { groups: Group[]; until: number }>(WINDOWED_GROUPS_CAPACITY);
+
+  /** The tenant's groups with windows, read at most once a minute, and at once after this container changed one. */
+  async function groupsWithWindows(tenant: string): Promise<Group[]> {
+    const now = clock.now();
+    const cached = windowed.get(tenant);
+    if (cached && cached.until > now) return cached.groups;
+    const found: Group[] = [];
+    let after: string | undefined;
+    do {
+      const page = await groups.list(tenant, { limit: MAX_PAGE_SIZE, after });
+      found.push(...page.items.filter((group) => (group.maintenanceWindows ?? []).length > 0));
+      after = page.last;
+    } while (after !== undefined);
+    windowed.set(tenant, { groups: found, until: now + WINDOWED_GROUPS_TTL_MS });
+    return found;
+  }
+  const changed = (tenant: string) => windowed.set(tenant, { groups: [], until: 0 });
 
   async function find(tenant: string, name: string): Promise<Group> {
     const group = await groups.get(tenant, name);
@@ -123,12 +153,16 @@ export function makeGroupsApi(deps: GroupsDependencies) {
     if (!isClassName(name))
       throw new BeaconError("invalid_request", `Group name "${name}" is not one a class could have`);
     validateGroupQuery(definition.query);
+    const windows = maintenanceWindowsOf(definition.maintenanceWindows ?? []);
     const now = clock.now();
+    // Stored only when set: a group without them is as it was before groups had settings.
     return dropUndefined({
       tenant,
       name,
       description: definition.description,
       query: definition.query,
+      requireApproval: definition.requireApproval === true ? true : undefined,
+      maintenanceWindows: windows.length > 0 ? windows : undefined,
       createdAt: now,
       updatedAt: now,
     });
@@ -157,6 +191,7 @@ export function makeGroupsApi(deps: GroupsDependencies) {
       const group = groupOf(principal.tenant, name, definition);
       if (!(await groups.create(group)))
         throw new BeaconError("group_exists", `The tenant has a group named "${name}" already`);
+      changed(principal.tenant);
       return { status: 201, body: view(group) };
     },
 
@@ -164,6 +199,7 @@ export function makeGroupsApi(deps: GroupsDependencies) {
       requireRole(principal, "operator");
       const group = groupOf(principal.tenant, name, definition);
       if (!(await groups.replace(group))) throw new BeaconError("not_found", "No such group");
+      changed(principal.tenant);
       return { body: view(await find(principal.tenant, name)) };
     },
 
@@ -171,6 +207,7 @@ export function makeGroupsApi(deps: GroupsDependencies) {
       requireRole(principal, "operator");
       const group = await find(principal.tenant, name);
       if (!(await groups.delete(principal.tenant, name))) throw new BeaconError("not_found", "No such group");
+      changed(principal.tenant);
       return { body: view(group) };
     },
 
@@ -194,6 +231,20 @@ export function makeGroupsApi(deps: GroupsDependencies) {
     /** The agent list's filters of the named group's members now, for selectors that name a group. */
     async filtersOf(tenant: string, name: string): Promise<AgentFilters | undefined> {
       return membersOf(tenant, (await find(tenant, name)).query);
+    },
+
+    /**
+     * The tenant's groups with maintenance windows and their members' filters now: what an agent's windows
+     * are made of beside its class's. Another container's change of a group reaches it within a minute.
+     */
+    async withWindows(tenant: string): Promise<WindowedGroup[]> {
+      return Promise.all(
+        (await groupsWithWindows(tenant)).map(async (group) => ({
+          name: group.name,
+          maintenanceWindows: group.maintenanceWindows ?? [],
+          members: await membersOf(tenant, group.query),
+        })),
+      );
     },
   };
 }

@@ -4,21 +4,24 @@ import type { AssetCatalog, ResourceSetStore } from "../assets/ports.js";
 import type { ResourceSet } from "../assets/resource-set.js";
 import { BeaconError } from "../errors.js";
 import type { OperationState } from "../events/model.js";
-import type { AgentFilters } from "../fleet/agents.js";
-import { classWindowState } from "../fleet/class-windows.js";
+import { groupsWithAgent, type WindowedGroup, windowSetsOf } from "../fleet/agent-windows.js";
+import type { AgentFilters, AgentReader } from "../fleet/agents.js";
 import type { FleetRegistry, TenantSettingsStore } from "../fleet/ports.js";
 import { isFlowHash } from "../flows/flow-hash.js";
 import { declaresParameters, updateConfigurationArgs } from "../flows/location.js";
 import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
+import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { pageBodyOf, pageRequestOf } from "../paging.js";
 import type { FlowRenderings } from "../parameters/rendered-flow-ids.js";
 import type { ConsoleResult } from "../result.js";
+import { DEFAULT_TIME_ZONE, windowsTogetherState } from "../schedules/windows.js";
 import {
   type AgentsRead,
   agentsLackingAssets,
   assetIdsOf,
   assetPrerequisites,
+  type ClosedWindows,
   type DraftContext,
   drafts,
   flowClassesOf,
@@ -61,8 +64,12 @@ export interface OperationsDependencies extends OperationQueueDependencies {
   agentApiUrl: string;
   /** The base of TRANSFER DEBUG's upload targets: where the streaming bundle intake is reached. */
   debugBundleTargetBase: string;
-  /** The tenant's time zone, for classes with maintenance windows. */
+  /** The tenant's time zone, for classes and groups with maintenance windows. */
   tenantSettings: Pick<TenantSettingsStore, "get">;
+  /** The tenant's groups with maintenance windows and their members' filters. */
+  windowedGroups(tenant: string): Promise<WindowedGroup[]>;
+  /** The agents as the list shows them (status, last seen), for matching them to groups. */
+  merge: AgentReader["merge"];
   /** The agents the console's agent list shows for these filters, reading on until `limit` or the end. */
   selectAgents(tenant: string, filters: AgentFilters, limit: number): Promise<{ agentId: string }[]>;
 }
@@ -104,19 +111,43 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     return new Map<string, ResourceSet | undefined>(classes.map((className, at) => [className, sets[at]]));
   }
 
-  /** When the maintenance windows of each of the agents' classes that are closed now open next. */
-  async function nextOpeningsOf(tenant: string, agents: AgentRecord[]): Promise<Map<string, number>> {
+  /**
+   * The agents whose maintenance windows (their class's and their groups') are not all open now. Groups are
+   * matched only when the tenant has groups with windows, and the time zone read only for agents with windows.
+   */
+  async function closedWindowsOf(tenant: string, agents: AgentRecord[]): Promise<Map<string, ClosedWindows>> {
     const now = deps.clock.now();
-    const openings = new Map<string, number>();
-    for (const className of new Set(agents.map((agent) => agent.agentClass))) {
-      const state = await classWindowState(
-        deps.tenantSettings,
-        await deps.catalog.get(tenant, className),
-        now,
+    const classes = [...new Set(agents.map((agent) => agent.agentClass))];
+    const classWindows = new Map(
+      await Promise.all(
+        classes.map(
+          async (className) =>
+            [className, (await deps.catalog.get(tenant, className))?.maintenanceWindows] as const,
+        ),
+      ),
+    );
+    const groups = await deps.windowedGroups(tenant);
+    // Status and last seen, which a group's query may name, as the list shows them.
+    const merged = groups.length > 0 ? await deps.merge(tenant, agents, guardedCache()) : [];
+    const closed = new Map<string, ClosedWindows>();
+    let timeZone: string | undefined;
+    for (const [at, { agentId, agentClass }] of agents.entries()) {
+      const agent = merged[at];
+      const sets = windowSetsOf(
+        agentClass,
+        classWindows.get(agentClass),
+        agent === undefined ? [] : groupsWithAgent(agent, groups),
       );
-      if (state.nextOpening !== undefined) openings.set(className, state.nextOpening);
+      if (sets.length === 0) continue;
+      timeZone ??= (await deps.tenantSettings.get(tenant)).timeZone ?? DEFAULT_TIME_ZONE;
+      const state = windowsTogetherState(
+        now,
+        sets.map((set) => set.windows),
+        timeZone,
+      );
+      if (!state.open) closed.set(agentId, { of: sets.map((set) => set.of), nextOpening: state.nextOpening });
     }
-    return openings;
+    return closed;
   }
 
   /** The flow version of each class an UPDATE CONFIGURATION sends, refused where a class has none. */
@@ -254,10 +285,10 @@ export function makeOperationsApi(deps: OperationsDependencies) {
         await assertDependencies(tenant, request.agentId, request.dependsOn);
       const windowed = outsideWindows(
         drafted,
-        await nextOpeningsOf(tenant, agents),
+        await closedWindowsOf(tenant, agents),
         request.outsideWindow ?? "wait",
       );
-      // A request's agents are of one class (one agent, or a selector within a class): all refused, or none.
+      // Refused when any agent is: a request goes to all its agents or to none.
       if (windowed.refused.length > 0) throw outsideWindowError(windowed.refused);
       const { records, streamError } = await queue.enqueue(tenant, windowed.drafts, principal.subject);
       return { status: 201, body: { items: records.map(operationView) }, streamError };

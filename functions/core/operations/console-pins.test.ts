@@ -3,6 +3,7 @@ import { consoleHarness, javaBinary } from "../../../scripts/test-support/consol
 import { cppYamlFlow, cppYamlParameterFlow } from "../../../scripts/test-support/flow-fixtures.js";
 import type { Principal, Role } from "../identity/principal.js";
 import { makeAgentFlowIds, ownValuesOf } from "../parameters/rendered-flow-ids.js";
+import { MAX_SKIPPED_LISTED } from "./console-pins.js";
 
 const TENANT = "acme";
 const as = (role: Role, classes?: string[]): Principal => ({
@@ -150,5 +151,113 @@ describe("pinning an agent", () => {
       registry: expect.objectContaining({ flowHash: declaring, flowIds: [after] }),
       cache: expect.objectContaining({ flowHash: declaring, flowIds: [after] }),
     });
+  });
+});
+
+describe("pinning a group's members", () => {
+  /** The class `pumps` of {@link pumps} and `valves`, with agents labelled `ring=a` (a-1 among them) or not. */
+  async function ring() {
+    const harness = await pumps();
+    const { api, registry, first } = harness;
+    await api.classes.put(operator, "valves", {});
+    const member = async (agentId: string, agentClass: string, flowId: string, ring = "a") => {
+      harness.agent(TENANT, agentId, agentClass, 0, 0);
+      const stored = await registry.get(TENANT, agentId);
+      registry.add({ ...(stored as NonNullable<typeof stored>), flowId, labels: { ring } });
+    };
+    const stored = await registry.get(TENANT, "a-1");
+    registry.add({ ...(stored as NonNullable<typeof stored>), labels: { ring: "a" } });
+    await member("a-2", "pumps", first);
+    await member("a-3", "pumps", "a-flow-of-its-own");
+    await member("b-1", "pumps", first, "b");
+    await member("v-1", "valves", "a-valves-flow");
+    await api.groups.create(operator, { name: "ring-a", query: { labels: ["ring=a"] } });
+    await api.groups.create(operator, {
+      name: "ring-a-pumps",
+      query: { classes: ["pumps"], labels: ["ring=a"] },
+    });
+    const pinned = async () =>
+      (await registry.query(TENANT, { limit: 100 })).items
+        .filter((agent) => agent.pin !== undefined)
+        .map((agent) => `${agent.agentId}:${agent.pin?.flowHash}`);
+    return { ...harness, pinned };
+  }
+  const runsNone = { agentId: expect.any(String), reason: expect.stringContaining("runs no flow version") };
+
+  it("pins every member to the version it runs, passes over those it cannot, and unpins them all", async () => {
+    const { api, first, pinned, operations } = await ring();
+    expect((await api.pins.pinGroup(operator, "ring-a-pumps", {})).body).toEqual({
+      pinned: 2,
+      skipped: [{ ...runsNone, agentId: "a-3" }],
+      skippedCount: 1,
+    });
+    expect(await pinned()).toEqual([`a-1:${first}`, `a-2:${first}`]);
+    expect((await operations.list(TENANT, { agentId: "a-2", limit: 10 })).items).toEqual([]);
+
+    expect((await api.pins.unpinGroup(operator, "ring-a-pumps")).body).toEqual({
+      unpinned: 2,
+      skipped: [],
+      skippedCount: 0,
+    });
+    expect(await pinned()).toEqual([]);
+  });
+
+  it("pins them to a named version of the group's one class, sending it to those running another", async () => {
+    const { api, second, pinned, operations } = await ring();
+    await expect(api.pins.pinGroup(operator, "ring-a", { flowHash: second })).rejects.toMatchObject({
+      code: "invalid_request",
+    });
+    expect(await pinned()).toEqual([]);
+    expect((await api.pins.pinGroup(operator, "ring-a-pumps", { flowHash: second })).body).toMatchObject({
+      pinned: 3,
+      skippedCount: 0,
+    });
+    expect(await pinned()).toEqual([`a-1:${second}`, `a-2:${second}`, `a-3:${second}`]);
+    expect((await operations.list(TENANT, { agentId: "a-3", limit: 10 })).items).toEqual([
+      expect.objectContaining({ operation: "UPDATE", operand: "CONFIGURATION" }),
+    ]);
+  });
+
+  it("acts, for a principal limited to some classes, only on the members of its classes, counting no other", async () => {
+    const { api, first, pinned } = await ring();
+    const limited = as("operator", ["pumps"]);
+    const request = { path: { groupName: "ring-a" }, body: {} };
+    const pinAs = () =>
+      api.scopes.within(limited, "members", request, () => api.pins.pinGroup(limited, "ring-a", {}));
+    expect((await pinAs()).body).toMatchObject({ pinned: 2, skippedCount: 1 });
+    expect(await pinned()).toEqual([`a-1:${first}`, `a-2:${first}`]);
+
+    await api.pins.pinGroup(operator, "ring-a", {});
+    expect((await api.pins.unpinGroup(limited, "ring-a")).body).toMatchObject({ unpinned: 2 });
+    expect(await pinned()).toEqual([]);
+  });
+
+  it("pages through every member with no cap, naming a bounded number of those passed over", async () => {
+    const { api, registry } = await ring();
+    // More members than a page, each running a flow of its own: every one is passed over.
+    for (let index = 0; index < 130; index++) {
+      registry.add({
+        tenant: TENANT,
+        agentId: `m-${String(index).padStart(3, "0")}`,
+        agentClass: "pumps",
+        firstSeen: 0,
+        lastSeen: 0,
+        flowId: "a-flow-of-its-own",
+        labels: { ring: "a" },
+      });
+    }
+    const { body } = await api.pins.pinGroup(operator, "ring-a-pumps", {});
+    expect(body).toMatchObject({ pinned: 2, skippedCount: 131 });
+    expect((body as { skipped: unknown[] }).skipped).toHaveLength(MAX_SKIPPED_LISTED);
+  });
+
+  it("is for operators and above, and answers 404 for a group the tenant does not have", async () => {
+    const { api, pinned } = await ring();
+    await expect(api.pins.pinGroup(as("viewer"), "ring-a", {})).rejects.toMatchObject({ code: "forbidden" });
+    await expect(api.pins.unpinGroup(as("viewer"), "ring-a")).rejects.toMatchObject({ code: "forbidden" });
+    await expect(api.pins.pinGroup(operator, "no-such-group", {})).rejects.toMatchObject({
+      code: "not_found",
+    });
+    expect(await pinned()).toEqual([]);
   });
 });

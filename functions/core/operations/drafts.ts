@@ -186,25 +186,34 @@ export function refusedError(refused: Refusal[]): BeaconError {
   return new BeaconError("operation_not_supported", `${who}: ${shown}${more}`);
 }
 
+/** An agent's maintenance windows that are not all open now: whose, and when they next are (never: none). */
+export interface ClosedWindows {
+  of: string[];
+  nextOpening?: number;
+}
+
 /**
- * The drafts for agents whose class's maintenance windows are closed (`nextOpenings`, by class): held until
- * they open, or refused, each with why, as the request chose; the others go as they are.
+ * The drafts for agents whose maintenance windows are closed (`closed`, by agent id): held until they open,
+ * or refused, each with why, as the request chose; refused when they never open together. The others go.
  */
 export function outsideWindows(
   drafted: OperationDraft[],
-  nextOpenings: ReadonlyMap<string, number>,
+  closed: ReadonlyMap<string, ClosedWindows>,
   choice: OutsideWindow,
 ): { drafts: OperationDraft[]; refused: Refusal[] } {
   const refused: Refusal[] = [];
   const drafts: OperationDraft[] = [];
   for (const draft of drafted) {
-    const opening = nextOpenings.get(draft.agent.agentClass);
-    if (opening === undefined) drafts.push(draft);
-    else if (choice === "wait") drafts.push({ ...draft, notBefore: opening });
+    const windows = closed.get(draft.agent.agentId);
+    const opening = windows?.nextOpening;
+    if (windows === undefined) drafts.push(draft);
+    else if (choice === "wait" && opening !== undefined) drafts.push({ ...draft, notBefore: opening });
     else
       refused.push({
         draft,
-        reason: `the maintenance windows of class ${draft.agent.agentClass} are closed until ${toIso(opening)}`,
+        reason: `the maintenance windows of ${windows.of.join(" and ")} ${
+          opening === undefined ? "are never open together" : `are closed until ${toIso(opening)}`
+        }`,
       });
   }
   return { drafts, refused };

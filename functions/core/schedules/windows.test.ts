@@ -7,6 +7,7 @@ import {
   maintenanceWindowsOf,
   WEEKDAYS,
   windowState,
+  windowsTogetherState,
 } from "./windows.js";
 
 const at = (iso: string) => Date.parse(iso);
@@ -126,6 +127,93 @@ describe("maintenance windows across changes of the clocks", () => {
         } else if (state.closesAt !== undefined) {
           expect(windowState(state.closesAt, windows, zone).open).toBe(false);
           expect(windowState(state.closesAt - 1, windows, zone).open).toBe(true);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("sets of maintenance windows that must all be open", () => {
+  const nights: MaintenanceWindow = { days: [...WEEKDAYS], start: "01:00", durationMinutes: 240 };
+
+  it("are open only while every set is, until the first of them closes", () => {
+    // Saturday 03:00 UTC: the weekend window (02:00-06:00) and the nightly one (01:00-05:00) are both open.
+    expect(windowsTogetherState(at("2026-11-28T03:00:00Z"), [[weekend], [nights]], "UTC")).toEqual({
+      open: true,
+      closesAt: at("2026-11-28T05:00:00Z"),
+    });
+    // Saturday 01:30: the nightly window is open, the weekend one opens at 02:00.
+    expect(windowsTogetherState(at("2026-11-28T01:30:00Z"), [[weekend], [nights]], "UTC")).toEqual({
+      open: false,
+      nextOpening: at("2026-11-28T02:00:00Z"),
+    });
+  });
+
+  it("open next when all are open together, not when each opens alone", () => {
+    // Wednesday noon: the nightly window opens at 01:00 on Thursday, but the weekend one only on Saturday.
+    expect(windowsTogetherState(at("2026-11-25T12:00:00Z"), [[nights], [weekend]], "UTC")).toEqual({
+      open: false,
+      nextOpening: at("2026-11-28T02:00:00Z"),
+    });
+    const late: MaintenanceWindow = { days: ["sat"], start: "05:30", durationMinutes: 60 };
+    // Saturday's nightly window closes at 05:00 before the late one opens; Sunday's does not open at all.
+    const lateAndNights = [[late], [{ ...nights, days: ["sat" as const, "sun" as const] }]];
+    expect(windowsTogetherState(at("2026-11-28T00:00:00Z"), lateAndNights, "UTC")).toEqual({ open: false });
+  });
+
+  it("count sets with no windows as always open, and no sets at all as open", () => {
+    expect(windowsTogetherState(at("2026-11-25T12:00:00Z"), [], "UTC")).toEqual({ open: true });
+    expect(windowsTogetherState(at("2026-11-28T03:00:00Z"), [[], [weekend]], "UTC")).toEqual(
+      windowState(at("2026-11-28T03:00:00Z"), [weekend], "UTC"),
+    );
+    expect(windowsTogetherState(at("2026-11-25T12:00:00Z"), [[weekend], []], "UTC")).toEqual(
+      windowState(at("2026-11-25T12:00:00Z"), [weekend], "UTC"),
+    );
+  });
+
+  it("meet across a change of the clocks in the tenant's zone (Berlin)", () => {
+    // Europe/Berlin goes from 02:00 CET to 03:00 CEST at 01:00 UTC on Sunday 29 March 2026: a window from
+    // 02:30 (skipped) opens at 03:00 CEST (01:00 UTC); one from 03:15 CEST (01:15 UTC) for an hour.
+    const skipped: MaintenanceWindow = { days: ["sun"], start: "02:30", durationMinutes: 60 };
+    const after: MaintenanceWindow = { days: ["sun"], start: "03:15", durationMinutes: 60 };
+    expect(windowsTogetherState(at("2026-03-28T12:00:00Z"), [[skipped], [after]], "Europe/Berlin")).toEqual({
+      open: false,
+      nextOpening: at("2026-03-29T01:15:00Z"),
+    });
+    expect(windowsTogetherState(at("2026-03-29T01:20:00Z"), [[skipped], [after]], "Europe/Berlin")).toEqual({
+      open: true,
+      closesAt: at("2026-03-29T02:00:00Z"),
+    });
+  });
+
+  it("are open exactly when every set is open, and next open when every set is (property)", () => {
+    const windowArb = fc.record({
+      days: fc.subarray([...WEEKDAYS], { minLength: 1 }),
+      start: fc
+        .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }))
+        .map(([h, m]) => `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}`),
+      durationMinutes: fc.integer({ min: 1, max: 600 }),
+    });
+    const setsArb = fc.array(fc.array(windowArb, { minLength: 1, maxLength: 3 }), {
+      minLength: 1,
+      maxLength: 3,
+    });
+    const nowArb = fc.integer({ min: at("2026-01-01T00:00:00Z"), max: at("2026-12-31T00:00:00Z") });
+    const zoneArb = fc.constantFrom("UTC", "Europe/Berlin", "America/New_York");
+    fc.assert(
+      fc.property(setsArb, nowArb, zoneArb, (sets, now, zone) => {
+        const allOpen = (instant: number) =>
+          sets.every((windows) => windowState(instant, windows, zone).open);
+        const state = windowsTogetherState(now, sets, zone);
+        expect(state.open).toBe(allOpen(now));
+        if (state.nextOpening !== undefined) {
+          expect(allOpen(state.nextOpening)).toBe(true);
+          expect(allOpen(state.nextOpening - 1)).toBe(false);
+        }
+        if (state.closesAt !== undefined) {
+          expect(allOpen(state.closesAt - 1)).toBe(true);
+          expect(allOpen(state.closesAt)).toBe(false);
         }
       }),
       { numRuns: 200 },

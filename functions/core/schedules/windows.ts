@@ -24,7 +24,7 @@ export interface MaintenanceWindow {
 /** Whether windows are open at an instant; no windows at all means always open. */
 export interface WindowState {
   open: boolean;
-  /** When closed: when it opens next. */
+  /** When closed: when it opens next; absent only when sets of windows that must all be open never are. */
   nextOpening?: number;
   /** When open: when it closes; absent when there are no windows, or they stay open a week and more. */
   closesAt?: number;
@@ -158,6 +158,34 @@ export function windowState(now: number, windows: MaintenanceWindow[], timeZone:
     if (occurrence.opensAt <= closesAt) closesAt = Math.max(closesAt, occurrence.closesAt);
   const lastOpening = (all.at(-1) as Occurrence).opensAt;
   return closesAt > lastOpening ? { open: true } : { open: true, closesAt };
+}
+
+/** How far ahead sets of windows are searched for an instant when all are open: past it, they never are. */
+const TOGETHER_HORIZON_MS = 2 * DAYS_AHEAD * DAY_MS;
+
+/**
+ * Whether every set of windows is open at `now` (an agent's class's and each of its groups', which must all
+ * be): when they are, the first of them to close closes them; when not, they open together at the first
+ * instant at which each set is open. No set is open before the latest next opening of those closed now, so
+ * the search moves from one such opening to the next; weekly windows that never meet within two weeks never will.
+ */
+export function windowsTogetherState(
+  now: number,
+  windowSets: readonly MaintenanceWindow[][],
+  timeZone: string,
+): WindowState {
+  const sets = windowSets.filter((windows) => windows.length > 0);
+  for (let at = now; at <= now + TOGETHER_HORIZON_MS; ) {
+    const states = sets.map((windows) => windowState(at, windows, timeZone));
+    const closed = states.filter((state) => !state.open);
+    if (closed.length === 0) {
+      if (at > now) return { open: false, nextOpening: at };
+      const closings = states.flatMap((state) => (state.closesAt === undefined ? [] : [state.closesAt]));
+      return closings.length > 0 ? { open: true, closesAt: Math.min(...closings) } : { open: true };
+    }
+    at = Math.max(...closed.map((state) => state.nextOpening as number));
+  }
+  return { open: false };
 }
 
 /** Windows as a request gives them, checked: the HTTP layer's schema is not the only door. */

@@ -313,5 +313,13 @@ export const operations = {
   "GET /api/v1/groups/{groupName}/agents": {
     "role": "viewer",
     "scope": "items:agentClass"
+  },
+  "POST /api/v1/groups/{groupName}/pin": {
+    "role": "operator",
+    "scope": "members"
+  },
+  "POST /api/v1/groups/{groupName}/unpin": {
+    "role": "operator",
+    "scope": "members"
   }
 } as const;

@@ -1323,6 +1323,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/groups/{groupName}/pin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pin every member of a group
+         * @description Pins every member of the group now, page after page with no cap, each as `PUT /agents/{agentId}/pin` would: to the version it runs, or to `flowHash`, a version of the group's class (400 unless the group's query names exactly one class). A member Beacon cannot pin (it runs no version Beacon knows, the version is not its class's, it has gone) is passed over and named in `skipped`. A token limited to classes pins the members of its classes only; the others are left as they are and not counted. While Beacon's cache is unreachable, pinning stops (503), keeping the pins made.
+         */
+        post: operations["pinGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/groups/{groupName}/unpin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpin every pinned member of a group
+         * @description Unpins every pinned member of the group now, page after page with no cap: their class's catch-up then brings them to the class's target. A token limited to classes unpins the members of its classes only; the others are left as they are and not counted. While Beacon's cache is unreachable, unpinning stops (503), keeping the unpins made.
+         */
+        post: operations["unpinGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1498,6 +1544,32 @@ export interface components {
             pinnedFlow?: components["schemas"]["PinnedFlow"];
             /** @description The UPDATE CONFIGURATION sent to an agent that ran another flow than its pin's. */
             operation?: components["schemas"]["Operation"];
+        };
+        GroupPinRequest: {
+            /** @description A flow version of the group's one class; each member's running version when absent. */
+            flowHash?: string;
+        };
+        GroupPinned: {
+            /** @description Members pinned. */
+            pinned: number;
+            /** @description The first 100 members passed over, with why. */
+            skipped: {
+                agentId: string;
+                reason: string;
+            }[];
+            /** @description Every member passed over. */
+            skippedCount: number;
+        };
+        GroupUnpinned: {
+            /** @description Members that were pinned and are no more. */
+            unpinned: number;
+            /** @description The first 100 members passed over, with why. */
+            skipped: {
+                agentId: string;
+                reason: string;
+            }[];
+            /** @description Every member passed over. */
+            skippedCount: number;
         };
         /** @description The labels the agent's class reads from what the agent reported (`labelSources`), read anew whenever Beacon learns the agent's manifest. An operator's label of the same key wins: filters and selectors match an agent's operators' labels over these. */
         ReportedLabels: {
@@ -2558,16 +2630,26 @@ export interface components {
         GroupDefinition: {
             description?: string;
             query: components["schemas"]["GroupQuery"];
+            /** @description Rollouts to the group wait (awaiting_approval) until an operator other than the one who created each approves it (four eyes). */
+            requireApproval?: boolean;
+            /** @description When the group's members may be sent console operations and rollout batches: only while one of these windows is open, and their class's too (an agent in several groups with windows waits for all of them). No windows (an empty list or none) means the group adds no limit. */
+            maintenanceWindows?: components["schemas"]["MaintenanceWindows"];
         };
         GroupRequest: {
             name: components["schemas"]["ClassName"];
             description?: string;
             query: components["schemas"]["GroupQuery"];
+            /** @description Rollouts to the group wait (awaiting_approval) until an operator other than the one who created each approves it (four eyes). */
+            requireApproval?: boolean;
+            /** @description When the group's members may be sent console operations and rollout batches: only while one of these windows is open, and their class's too (an agent in several groups with windows waits for all of them). No windows (an empty list or none) means the group adds no limit. */
+            maintenanceWindows?: components["schemas"]["MaintenanceWindows"];
         };
         Group: {
             name: components["schemas"]["ClassName"];
             description?: string;
             query: components["schemas"]["GroupQuery"];
+            requireApproval: boolean;
+            maintenanceWindows: components["schemas"]["MaintenanceWindows"];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5434,6 +5516,71 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    pinGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "flowHash": "7f3a9c2e4b1d8f6a0c5e3b7d9a1f4c2e8b6d0a3f5c7e9b1d4a6f8c0e2b4d6f8a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GroupPinRequest"];
+            };
+        };
+        responses: {
+            /** @description How many members were pinned, and those passed over. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupPinned"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            503: components["responses"]["CacheUnavailable"];
+        };
+    };
+    unpinGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many members were unpinned, and those passed over. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupUnpinned"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["CacheUnavailable"];
         };
     };
 }

@@ -24,14 +24,19 @@ function windowsOf(text: string): MaintenanceWindow[] {
     });
 }
 
-/** Sets a class's maintenance windows, one a line; no lines remove them, and the class is always open. */
+/**
+ * Sets a class's or a group's maintenance windows, one a line; no lines remove them, which leaves what
+ * `withoutWindows` says (a class's agents always open, a group's members their classes' windows alone).
+ */
 export function MaintenanceWindowsForm(props: {
   current: MaintenanceWindow[] | undefined;
+  withoutWindows?: string;
   save: (windows: MaintenanceWindow[]) => Promise<unknown>;
   onSaved: () => void;
 }) {
   const [state, run] = useAction();
   const [notice, setNotice] = useState<string>();
+  const withoutWindows = props.withoutWindows ?? "always open";
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -42,7 +47,7 @@ export function MaintenanceWindowsForm(props: {
       return true;
     });
     if (saved) {
-      setNotice(windows.length === 0 ? "Removed: always open." : `${windows.length} windows saved.`);
+      setNotice(windows.length === 0 ? `Removed: ${withoutWindows}.` : `${windows.length} windows saved.`);
       props.onSaved();
     }
   }
@@ -60,7 +65,7 @@ export function MaintenanceWindowsForm(props: {
       </label>
       <p class="hint">
         In the tenant's time zone. Outside them rollouts start no batch and operations wait (or are refused).
-        No lines: always open.
+        No lines: {withoutWindows}.
       </p>
       <SubmitRow state={state} label="Save windows" busyLabel="Saving…" notice={notice} />
     </form>

@@ -1,11 +1,14 @@
+import { useState } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso";
-import { dataOf, type Schemas } from "../api/client";
+import { type ConsoleClient, dataOf, type Schemas } from "../api/client";
 import { AgentTable } from "../components/agent-table";
 import { ConfirmedAction } from "../components/confirmed-action";
 import { useConsole } from "../components/console";
 import { Fact } from "../components/fact";
+import { MaintenanceWindowsForm, windowLine } from "../components/maintenance-windows";
 import { Page } from "../components/page";
 import {
+  ActionProblem,
   Loaded,
   Pager,
   SubmitRow,
@@ -53,6 +56,28 @@ function queryOf(text: string): Schemas["GroupQuery"] {
 
 /** A field of the group's form, trimmed. */
 const fieldOf = (fields: FormData, name: string) => String(fields.get(name) ?? "").trim();
+
+/**
+ * Replaces the group's definition with the change: PUT replaces it whole, so what the change leaves out
+ * (its settings when the query changes, its query when a setting does) is sent as the group has it.
+ */
+const changeGroup = (
+  client: ConsoleClient,
+  group: Schemas["Group"],
+  change: Partial<Schemas["GroupDefinition"]>,
+) =>
+  dataOf(
+    client.PUT("/api/v1/groups/{groupName}", {
+      params: { path: { groupName: group.name } },
+      body: {
+        description: group.description,
+        query: group.query,
+        requireApproval: group.requireApproval,
+        maintenanceWindows: group.maintenanceWindows,
+        ...change,
+      },
+    }),
+  );
 
 /** What the group's form says: its description and its query. */
 const definitionOf = (fields: FormData): Schemas["GroupDefinition"] => ({
@@ -204,17 +229,33 @@ export function GroupDetail() {
                   Count again
                 </button>
               </Fact>
+              <Fact term="Rollouts">
+                {found.requireApproval
+                  ? "wait for an operator other than their creator to approve them"
+                  : "start without approval"}
+              </Fact>
+              <Fact term="Maintenance windows">
+                {found.maintenanceWindows.length > 0
+                  ? `${found.maintenanceWindows.map(windowLine).join("; ")} (with each member's class's)`
+                  : "none: its class's alone"}
+              </Fact>
               <Fact term="Created">{dateTime(found.createdAt)}</Fact>
               <Fact term="Updated">{dateTime(found.updatedAt)}</Fact>
             </dl>
             {mayChange && (
-              <EditGroup
-                group={found}
-                onSaved={() => {
-                  reload();
-                  reloadMembers();
-                }}
-              />
+              <>
+                <EditGroup
+                  group={found}
+                  onSaved={() => {
+                    reload();
+                    reloadMembers();
+                  }}
+                />
+                <GroupSettings group={found} onSaved={reload} />
+              </>
+            )}
+            {mayCall(session, "POST /api/v1/groups/{groupName}/pin") && (
+              <GroupPins groupName={found.name} onChanged={reloadMembers} />
             )}
             {mayCall(session, "DELETE /api/v1/groups/{groupName}") && (
               <ConfirmedAction
@@ -254,13 +295,10 @@ export function GroupDetail() {
 function EditGroup(props: { group: Schemas["Group"]; onSaved: () => void }) {
   const { client } = useConsole();
   const [state, run] = useAction();
-  const path = { groupName: props.group.name };
   async function submit(event: Event) {
     event.preventDefault();
     const fields = new FormData(event.currentTarget as HTMLFormElement);
-    const saved = await run(() =>
-      dataOf(client.PUT("/api/v1/groups/{groupName}", { params: { path }, body: definitionOf(fields) })),
-    );
+    const saved = await run(() => changeGroup(client, props.group, definitionOf(fields)));
     if (saved) props.onSaved();
   }
   return (
@@ -275,5 +313,95 @@ function EditGroup(props: { group: Schemas["Group"]; onSaved: () => void }) {
         <SubmitRow state={state} label="Save" busyLabel="Saving…" />
       </form>
     </details>
+  );
+}
+
+/** The switch for the approval of rollouts to the group, and the form of its maintenance windows. */
+function GroupSettings(props: { group: Schemas["Group"]; onSaved: () => void }) {
+  const { client } = useConsole();
+  const [state, run] = useAction();
+  const { group } = props;
+  async function toggleApproval() {
+    const saved = await run(() => changeGroup(client, group, { requireApproval: !group.requireApproval }));
+    if (saved) props.onSaved();
+  }
+  return (
+    <>
+      <div class="button-row">
+        <button type="button" onClick={toggleApproval} disabled={state.status === "busy"}>
+          {group.requireApproval
+            ? "Let rollouts start without approval"
+            : "Require a second operator's approval"}
+        </button>
+      </div>
+      <ActionProblem state={state} />
+      <details class="panel">
+        <summary>Change the maintenance windows</summary>
+        <MaintenanceWindowsForm
+          current={group.maintenanceWindows}
+          withoutWindows="its members' classes' windows alone"
+          save={(windows) => changeGroup(client, group, { maintenanceWindows: windows })}
+          onSaved={props.onSaved}
+        />
+      </details>
+    </>
+  );
+}
+
+/** What a group's pin or unpin did, in a line: how many members it changed, and those it passed over. */
+function tallyLine(done: string, count: number, tally: Schemas["GroupUnpinned"] | Schemas["GroupPinned"]) {
+  const passed = tally.skipped.map((skipped) => `${skipped.agentId} (${skipped.reason})`).join("; ");
+  const more =
+    tally.skippedCount > tally.skipped.length
+      ? `; and ${tally.skippedCount - tally.skipped.length} more`
+      : "";
+  return tally.skippedCount === 0
+    ? `${done} ${count}.`
+    : `${done} ${count}; passed over ${tally.skippedCount}: ${passed}${more}.`;
+}
+
+/**
+ * Pins every member to the version it runs, or unpins every pinned one: catch-up and rollouts leave pinned
+ * members on their version until they are unpinned.
+ */
+function GroupPins(props: { groupName: string; onChanged: () => void }) {
+  const { client } = useConsole();
+  const [state, run] = useAction();
+  const [notice, setNotice] = useState<string>();
+  const params = { path: { groupName: props.groupName } };
+  async function pinAll() {
+    const tally = await run(() =>
+      dataOf(client.POST("/api/v1/groups/{groupName}/pin", { params, body: {} })),
+    );
+    if (tally) {
+      setNotice(tallyLine("Pinned", tally.pinned, tally));
+      props.onChanged();
+    }
+  }
+  async function unpinAll() {
+    const tally = await run(() => dataOf(client.POST("/api/v1/groups/{groupName}/unpin", { params })));
+    if (tally) {
+      setNotice(tallyLine("Unpinned", tally.unpinned, tally));
+      props.onChanged();
+    }
+  }
+  const busy = state.status === "busy";
+  return (
+    <section aria-labelledby="group-pins">
+      <h2 id="group-pins">Pins</h2>
+      <p class="hint">
+        Each member to the version it runs; catch-up and rollouts leave it there until it is unpinned.
+      </p>
+      <div class="button-row">
+        <button type="button" onClick={pinAll} disabled={busy}>
+          Pin all
+        </button>
+        <button type="button" onClick={unpinAll} disabled={busy}>
+          Unpin all
+        </button>
+      </div>
+      {notice && <p role="status">{notice}</p>}
+      <ActionProblem state={state} />
+    </section>
   );
 }
