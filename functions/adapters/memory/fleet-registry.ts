@@ -1,7 +1,7 @@
-import { effectiveLabels, type Labels, matchesLabels } from "../../core/agents/labels.js";
+import type { Labels } from "../../core/agents/labels.js";
 import type { AgentPin, AgentRecord, SilentAgent } from "../../core/agents/ports.js";
+import { meetsRegistryFilters } from "../../core/fleet/agents.js";
 import type { AgentQuery, Decommissioning, FleetRegistry, RegistryFilters } from "../../core/fleet/ports.js";
-import { manifestIdOf } from "../../core/manifests/agent-manifest.js";
 import { MemoryEventOutbox } from "./event-outbox.js";
 import { ofTenant, pageOf } from "./paging.js";
 
@@ -29,20 +29,18 @@ export class MemoryFleetRegistry implements FleetRegistry {
 
   async query(tenant: string, query: AgentQuery) {
     return pageOf(
+      // The class is the index partition read, before the page's window; the other filters narrow the window.
       ofTenant(this.agents, tenant, (record) => record.agentId).filter(
         ([, record]) => query.agentClass === undefined || record.agentClass === query.agentClass,
       ),
       query,
-      (record) => meetsFilters(record, query),
+      (record) => meetsRegistryFilters(record, query),
     );
   }
 
   async countMatching(tenant: string, filters: RegistryFilters) {
     return [...this.agents.values()].filter(
-      (record) =>
-        record.tenant === tenant &&
-        (filters.agentClass === undefined || record.agentClass === filters.agentClass) &&
-        meetsFilters(record, filters),
+      (record) => record.tenant === tenant && meetsRegistryFilters(record, filters),
     ).length;
   }
 
@@ -118,20 +116,4 @@ export class MemoryFleetRegistry implements FleetRegistry {
         (seenSince === undefined || record.lastSeen >= seenSince),
     ).length;
   }
-}
-
-/** The filters but the class, as the table's filter expression evaluates them on the index partition read. */
-function meetsFilters(record: AgentRecord, filters: RegistryFilters): boolean {
-  const { text } = filters;
-  return (
-    (filters.agentClasses === undefined || filters.agentClasses.includes(record.agentClass)) &&
-    (filters.manifestHash === undefined || record.manifestHash === filters.manifestHash) &&
-    (filters.manifestId === undefined || manifestIdOf(record) === filters.manifestId) &&
-    (filters.manifestIds === undefined || filters.manifestIds.includes(manifestIdOf(record) ?? "")) &&
-    (filters.flowId === undefined || record.flowId === filters.flowId) &&
-    (text === undefined || record.agentId.includes(text) || (record.device?.hostname ?? "").includes(text)) &&
-    (filters.operatingSystem === undefined || record.device?.operatingSystem === filters.operatingSystem) &&
-    (filters.machineArch === undefined || record.device?.machineArch === filters.machineArch) &&
-    matchesLabels(effectiveLabels(record), filters.labels ?? [])
-  );
 }

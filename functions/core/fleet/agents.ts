@@ -1,9 +1,10 @@
+import { effectiveLabels, matchesLabels } from "../agents/labels.js";
 import type { AgentClassRecord, AgentPin, AgentRecord, ClassCatalog } from "../agents/ports.js";
 import { type AgentStatus, type LastSeenSource, statusOf, statusRuleOf } from "../agents/status.js";
 import { BeaconError } from "../errors.js";
 import { type GuardedCache, guardedCache } from "../guarded-cache.js";
 import { dropUndefined } from "../json.js";
-import { currentManifest } from "../manifests/agent-manifest.js";
+import { currentManifest, manifestIdOf } from "../manifests/agent-manifest.js";
 import { MAX_PAGE_SIZE, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { FleetHotState, FleetRegistry, HotAgentState, RegistryFilters } from "./ports.js";
@@ -137,11 +138,33 @@ function registryFiltersOf(request: AgentFilters): RegistryFilters {
   });
 }
 
-const matches = (agent: MergedAgent, filters: AgentFilters) =>
+/** Whether the registry's filters pick the record, as the table's index query and filter expression do. */
+export function meetsRegistryFilters(record: AgentRecord, filters: RegistryFilters): boolean {
+  const { text } = filters;
+  return (
+    (filters.agentClass === undefined || record.agentClass === filters.agentClass) &&
+    (filters.agentClasses === undefined || filters.agentClasses.includes(record.agentClass)) &&
+    (filters.manifestHash === undefined || record.manifestHash === filters.manifestHash) &&
+    (filters.manifestId === undefined || manifestIdOf(record) === filters.manifestId) &&
+    (filters.manifestIds === undefined || filters.manifestIds.includes(manifestIdOf(record) ?? "")) &&
+    (filters.flowId === undefined || record.flowId === filters.flowId) &&
+    (text === undefined || record.agentId.includes(text) || (record.device?.hostname ?? "").includes(text)) &&
+    (filters.operatingSystem === undefined || record.device?.operatingSystem === filters.operatingSystem) &&
+    (filters.machineArch === undefined || record.device?.machineArch === filters.machineArch) &&
+    matchesLabels(effectiveLabels(record), filters.labels ?? [])
+  );
+}
+
+/** The filters on the cache's values (status, last seen) and the pin, which the registry's query cannot apply. */
+const meetsHotFilters = (agent: MergedAgent, filters: AgentFilters) =>
   (filters.status === undefined || agent.status === filters.status) &&
   (filters.lastSeenAfter === undefined || agent.lastSeen >= filters.lastSeenAfter) &&
   (filters.lastSeenBefore === undefined || agent.lastSeen < filters.lastSeenBefore) &&
   (filters.pinned === undefined || (agent.record.pin !== undefined) === filters.pinned);
+
+/** Whether the filters, but a group's, pick the merged agent: its registry entry's and its hot values'. */
+export const matchesAgentFilters = (agent: MergedAgent, filters: AgentFilters): boolean =>
+  meetsRegistryFilters(agent.record, filters) && meetsHotFilters(agent, filters);
 
 /**
  * A tenant's agents as the console shows them: the registry's entries with the cache's fresher values,
@@ -221,7 +244,7 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
       more = queried.last !== undefined;
       after = queried.last;
       for (const agent of await merge(tenant, queried.items, cache)) {
-        if (!matches(agent, request)) continue;
+        if (!meetsHotFilters(agent, request)) continue;
         items.push(summaryOf(agent));
         if (items.length === limit) {
           // Stopped inside the page: continue after this agent, whether or not the page had more.
