@@ -4,8 +4,8 @@ import type { AgentFilters, AgentReader } from "../fleet/agents.js";
 import type { FleetRegistry } from "../fleet/ports.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
-import { dropUndefined, type JsonObject } from "../json.js";
-import type { ManifestCatalog, ManifestRecord } from "../manifests/ports.js";
+import { dropUndefined } from "../json.js";
+import type { ManifestCatalog } from "../manifests/ports.js";
 import {
   decodeCursor,
   encodeCursor,
@@ -18,16 +18,9 @@ import {
 } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
+import { makeGroupMembership } from "./membership.js";
 import type { Group, GroupStore } from "./ports.js";
-import {
-  type Binary,
-  filtersOfGroup,
-  type GroupQuery,
-  matchingBinaries,
-  namesBinaries,
-  needsHotState,
-  validateGroupQuery,
-} from "./query.js";
+import { type GroupQuery, needsHotState, validateGroupQuery } from "./query.js";
 
 export interface GroupsDependencies {
   groups: GroupStore;
@@ -44,6 +37,7 @@ export interface GroupDefinition {
   query: GroupQuery;
 }
 
+/** A group as the console shows it, with its count by the last counting pass when there is one. */
 const view = (group: Group) =>
   dropUndefined({
     name: group.name,
@@ -51,17 +45,20 @@ const view = (group: Group) =>
     query: group.query,
     createdAt: toIso(group.createdAt),
     updatedAt: toIso(group.updatedAt),
+    memberCount: group.memberCount,
+    countedAt: toIso(group.countedAt),
   });
 
 /**
  * Groups: saved queries over the tenant's agents, whose members are those the query picks when they are read,
  * never a list kept beside the registry, so an agent joins and leaves as it registers, changes and goes, with
- * nothing evaluated on its heartbeats. Binary criteria (agent type and version, manifest, components) are
- * answered first by the tenant's manifest catalog, a few tens of binaries, into the manifest ids they hold
- * for; the rest is the registry's index query, the agent list's, filtered by those ids.
+ * nothing evaluated on its heartbeats (membership.ts). Their counts are the sweeper's counting pass's
+ * (counting.ts), read with the groups; one group's may be counted live instead, at the cost of a read of
+ * its agents' index.
  */
 export function makeGroupsApi(deps: GroupsDependencies) {
-  const { groups, manifests, registry, reader, clock } = deps;
+  const { groups, registry, reader, clock } = deps;
+  const membership = makeGroupMembership(deps.manifests);
 
   async function find(tenant: string, name: string): Promise<Group> {
     const group = await groups.get(tenant, name);
@@ -69,38 +66,8 @@ export function makeGroupsApi(deps: GroupsDependencies) {
     return group;
   }
 
-  /** Every binary of the tenant, with its content read only when the query names components. */
-  async function binariesOf(tenant: string, query: GroupQuery): Promise<Binary[]> {
-    const records: ManifestRecord[] = [];
-    let after: string | undefined;
-    do {
-      const page = await manifests.list(tenant, { limit: MAX_PAGE_SIZE, after });
-      records.push(...page.items);
-      after = page.last;
-    } while (after !== undefined);
-    if (query.components === undefined) return records.map((record) => ({ record }));
-    // The cheap criteria first: only the binaries they keep have their content read.
-    const candidates = matchingBinaries(
-      { ...query, components: undefined },
-      records.map((record) => ({ record })),
-    );
-    return Promise.all(
-      records
-        .filter((record) => candidates.includes(record.manifestId))
-        .map(async (record) => {
-          const content = await manifests.read(tenant, record.manifestId);
-          return { record, content: content === undefined ? undefined : (JSON.parse(content) as JsonObject) };
-        }),
-    );
-  }
-
   /** The agent list's filters that pick the group's members now; undefined when no agent can be one. */
-  async function membersOf(tenant: string, query: GroupQuery): Promise<AgentFilters | undefined> {
-    const binaries = namesBinaries(query)
-      ? matchingBinaries(query, await binariesOf(tenant, query))
-      : undefined;
-    return filtersOfGroup(query, binaries, clock.now());
-  }
+  const membersOf = (tenant: string, query: GroupQuery) => membership.filtersAt(tenant, query, clock.now());
 
   /**
    * How many agents the filters pick: the registry's count query, unless status or last seen need the
@@ -135,17 +102,22 @@ export function makeGroupsApi(deps: GroupsDependencies) {
   }
 
   return {
-    /** The tenant's groups by name; their member counts are on each group's own read, which counts them. */
+    /** The tenant's groups by name, with their counts by the last counting pass. */
     async list(principal: Principal, request: ListQuery): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
       const page = await groups.list(principal.tenant, pageRequestOf(request, isClassName));
       return { body: pageBodyOf(page, view) };
     },
 
-    /** The group with its members counted now, and when. */
-    async get(principal: Principal, name: string): Promise<ConsoleResult> {
+    /** The group with its count by the last counting pass, or (`live`) its members counted now, and when. */
+    async get(
+      principal: Principal,
+      name: string,
+      counting: "pass" | "live" = "pass",
+    ): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
       const group = await find(principal.tenant, name);
+      if (counting === "pass") return { body: view(group) };
       const countedAt = clock.now();
       const memberCount = await count(principal.tenant, await membersOf(principal.tenant, group.query));
       return { body: { ...view(group), memberCount, countedAt: toIso(countedAt) } };
