@@ -5,6 +5,8 @@ import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
+import { DynamoGroupStore } from "../adapters/dynamodb/group-store.js";
+import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { DynamoStagingParameterStore } from "../adapters/dynamodb/staged-parameter-store.js";
@@ -14,9 +16,13 @@ import { RedisPresenceState } from "../adapters/redis/presence.js";
 import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
 import { S3EventArchiveReader } from "../adapters/s3/event-archive-reader.js";
 import { makeAdoptionSettlement } from "../core/adoptions/settlement.js";
+import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.js";
 import { makeOfflineSweep } from "../core/agents/presence.js";
 import { relayHeld, relayStaged, resending } from "../core/events/publishing.js";
+import { makeAgentReader } from "../core/fleet/agents.js";
 import { makeFleetCleanUp } from "../core/fleet/clean-up.js";
+import { makeGroupCounting } from "../core/groups/counting.js";
+import { makeGroupMembership } from "../core/groups/membership.js";
 import { makeExpiryNotices } from "../core/identity/expiry.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeSweepTimeouts } from "../core/operations/timeouts.js";
@@ -32,7 +38,7 @@ import type { SweeperConfig } from "../shared/config.js";
 
 /**
  * Wires the sweeper's use cases, operation timeouts, rollouts, adoptions, certificate expiry notices, agents
- * gone offline and the clean-up of those silent too long, to DynamoDB, Kinesis, the cache and the debug bundles' bucket; called once per container. Tests
+ * gone offline, the clean-up of those silent too long and the groups' counting passes, to DynamoDB, Kinesis, the cache and the debug bundles' bucket; called once per container. Tests
  * pass a clock of their own to look at operations, rollouts and certificates as they will be later.
  */
 export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock) {
@@ -133,6 +139,26 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     ids,
     settings: { maxPerRun: config.maxOfflinePerRun },
   });
+  const groups = new DynamoGroupStore(documents, config.tableName);
+  const membership = makeGroupMembership(new DynamoManifestCatalog(documents, config.tableName));
+  const groupCounting = makeGroupCounting({
+    groups,
+    membership,
+    registry: fleetRegistry,
+    reader: makeAgentReader({
+      registry: fleetRegistry,
+      groupFilters: async (tenant, name) => {
+        const group = await groups.get(tenant, name);
+        return group && membership.filtersAt(tenant, group.query, clock.now());
+      },
+      catalog: classes,
+      hotState,
+      clock,
+      registryLagMs: longestCheckpointIntervalMs(config.checkpointIntervalMs),
+    }),
+    clock,
+    settings: config.groupCounting,
+  });
   // What the relays put again may be on the stream already: the archive shows what it carried.
   const resent = resending(stream, new S3EventArchiveReader(s3, config.archiveBucket));
   return {
@@ -142,6 +168,8 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     announceExpiringCertificates,
     offline,
     cleanUp,
+    /** Each tenant's groups counted by a pass over its agents, continued across runs. */
+    countGroups: async (deadline: number) => groupCounting.sweep(await presence.tenants(), deadline),
     relayStaged: () =>
       relayStaged(outbox, resent, clock.now() - config.outboxGraceMs, config.maxRelayedPerRun),
     relayHeld: () =>

@@ -1,11 +1,20 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Group, GroupStore } from "../../core/groups/ports.js";
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import type { CountingState, Group, GroupStore } from "../../core/groups/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
 import { isConditionalCheckFailure, Keys, putIfAbsent } from "./keys.js";
 import { queryPartition } from "./paging.js";
 
-/** The tenant's groups: a small item each, in the tenant's groups partition, in no index. */
+/**
+ * The tenant's groups: a small item each, in the tenant's groups partition, in no index, with the tenant's
+ * counting state beside them (an item of its own, out of the groups' listing).
+ */
 export class DynamoGroupStore implements GroupStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -24,8 +33,8 @@ export class DynamoGroupStore implements GroupStore {
           Key: Keys.group(group.tenant, group.name),
           UpdateExpression:
             group.description === undefined
-              ? "SET #query = :query, updatedAt = :updatedAt REMOVE description"
-              : "SET #query = :query, updatedAt = :updatedAt, description = :description",
+              ? "SET #query = :query, updatedAt = :updatedAt REMOVE description, memberCount, countedAt"
+              : "SET #query = :query, updatedAt = :updatedAt, description = :description REMOVE memberCount, countedAt",
           ConditionExpression: "attribute_exists(pk)",
           ExpressionAttributeNames: { "#query": "query" },
           ExpressionAttributeValues: dropUndefined({
@@ -40,6 +49,47 @@ export class DynamoGroupStore implements GroupStore {
       if (isConditionalCheckFailure(error)) return false;
       throw error;
     }
+  }
+
+  async putCount(
+    tenant: string,
+    name: string,
+    count: { updatedAt: number; memberCount: number; countedAt: number },
+  ) {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: Keys.group(tenant, name),
+          UpdateExpression: "SET memberCount = :memberCount, countedAt = :countedAt",
+          ConditionExpression: "updatedAt = :updatedAt",
+          ExpressionAttributeValues: {
+            ":updatedAt": count.updatedAt,
+            ":memberCount": count.memberCount,
+            ":countedAt": count.countedAt,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async countingState(tenant: string): Promise<CountingState> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: Keys.groupCounting(tenant) }),
+    );
+    if (!Item) return {};
+    const { pk: _pk, sk: _sk, ...state } = Item;
+    return state as CountingState;
+  }
+
+  async putCountingState(tenant: string, state: CountingState) {
+    await this.client.send(
+      new PutCommand({ TableName: this.tableName, Item: { ...Keys.groupCounting(tenant), ...state } }),
+    );
   }
 
   async get(tenant: string, name: string) {
