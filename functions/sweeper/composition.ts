@@ -1,3 +1,4 @@
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAdoptionStore } from "../adapters/dynamodb/adoption-store.js";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
@@ -35,6 +36,36 @@ import { composeEventStream } from "../runtime/event-stream.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
 import { randomIds, systemClock } from "../runtime/system.js";
 import type { SweeperConfig } from "../shared/config.js";
+
+/** The groups' counting passes on DynamoDB and the cache (which answers statuses): the sweeper's, and the bench's. */
+export function composeGroupCounting(
+  documents: DynamoDBDocumentClient,
+  redis: ConstructorParameters<typeof RedisFleetHotState>[0],
+  config: Pick<SweeperConfig, "tableName" | "checkpointIntervalMs" | "groupCounting">,
+  clock: Clock,
+) {
+  const groups = new DynamoGroupStore(documents, config.tableName);
+  const registry = new DynamoFleetRegistry(documents, config.tableName);
+  const membership = makeGroupMembership(new DynamoManifestCatalog(documents, config.tableName));
+  return makeGroupCounting({
+    groups,
+    membership,
+    registry,
+    reader: makeAgentReader({
+      registry,
+      groupFilters: async (tenant, name) => {
+        const group = await groups.get(tenant, name);
+        return group && membership.filtersAt(tenant, group.query, clock.now());
+      },
+      catalog: new DynamoClassCatalog(documents, config.tableName),
+      hotState: new RedisFleetHotState(redis),
+      clock,
+      registryLagMs: longestCheckpointIntervalMs(config.checkpointIntervalMs),
+    }),
+    clock,
+    settings: config.groupCounting,
+  });
+}
 
 /**
  * Wires the sweeper's use cases, operation timeouts, rollouts, adoptions, certificate expiry notices, agents
@@ -139,26 +170,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     ids,
     settings: { maxPerRun: config.maxOfflinePerRun },
   });
-  const groups = new DynamoGroupStore(documents, config.tableName);
-  const membership = makeGroupMembership(new DynamoManifestCatalog(documents, config.tableName));
-  const groupCounting = makeGroupCounting({
-    groups,
-    membership,
-    registry: fleetRegistry,
-    reader: makeAgentReader({
-      registry: fleetRegistry,
-      groupFilters: async (tenant, name) => {
-        const group = await groups.get(tenant, name);
-        return group && membership.filtersAt(tenant, group.query, clock.now());
-      },
-      catalog: classes,
-      hotState,
-      clock,
-      registryLagMs: longestCheckpointIntervalMs(config.checkpointIntervalMs),
-    }),
-    clock,
-    settings: config.groupCounting,
-  });
+  const groupCounting = composeGroupCounting(documents, redis, config, clock);
   // What the relays put again may be on the stream already: the archive shows what it carried.
   const resent = resending(stream, new S3EventArchiveReader(s3, config.archiveBucket));
   return {
