@@ -7,7 +7,7 @@ import {
 } from "../fleet/agents.js";
 import type { FleetRegistry } from "../fleet/ports.js";
 import { guardedCache } from "../guarded-cache.js";
-import { MAX_PAGE_SIZE } from "../paging.js";
+import { allPagesOf } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { GroupMembership } from "./membership.js";
 import type { CountingState, Group, GroupStore, RunningCount } from "./ports.js";
@@ -84,16 +84,7 @@ export function makeGroupCounting(deps: {
 }) {
   const { groups, membership, registry, reader, clock, settings } = deps;
 
-  async function allGroups(tenant: string): Promise<Group[]> {
-    const all: Group[] = [];
-    let after: string | undefined;
-    do {
-      const page = await groups.list(tenant, { limit: MAX_PAGE_SIZE, after });
-      all.push(...page.items);
-      after = page.last;
-    } while (after !== undefined);
-    return all;
-  }
+  const allGroups = (tenant: string): Promise<Group[]> => allPagesOf((page) => groups.list(tenant, page));
 
   /** The pass's groups still as they were when it started, with their filters at its start. */
   async function countedGroups(

@@ -1,7 +1,7 @@
 import type { AgentFilters } from "../fleet/agents.js";
 import type { JsonObject } from "../json.js";
-import type { ManifestCatalog, ManifestRecord } from "../manifests/ports.js";
-import { MAX_PAGE_SIZE } from "../paging.js";
+import type { ManifestCatalog } from "../manifests/ports.js";
+import { allPagesOf } from "../paging.js";
 import { type Binary, filtersOfGroup, type GroupQuery, matchingBinaries, namesBinaries } from "./query.js";
 
 /**
@@ -12,13 +12,7 @@ import { type Binary, filtersOfGroup, type GroupQuery, matchingBinaries, namesBi
 export function makeGroupMembership(manifests: ManifestCatalog) {
   /** Every binary of the tenant, with its content read only when the query names components. */
   async function binariesOf(tenant: string, query: GroupQuery): Promise<Binary[]> {
-    const records: ManifestRecord[] = [];
-    let after: string | undefined;
-    do {
-      const page = await manifests.list(tenant, { limit: MAX_PAGE_SIZE, after });
-      records.push(...page.items);
-      after = page.last;
-    } while (after !== undefined);
+    const records = await allPagesOf((page) => manifests.list(tenant, page));
     if (query.components === undefined) return records.map((record) => ({ record }));
     // The cheap criteria first: only the binaries they keep have their content read.
     const candidates = matchingBinaries(
