@@ -71,8 +71,9 @@ async function membersOf(name: string, limit = 100) {
   return { members, pages };
 }
 
+/** The group's members counted now (`count=live`): no counting pass runs beside this console API. */
 async function memberCount(name: string): Promise<number> {
-  const group = await send("GET", `/groups/${name}`);
+  const group = await send("GET", `/groups/${name}?count=live`);
   expect(group.status, group.body).toBe(200);
   return group.json().memberCount as number;
 }

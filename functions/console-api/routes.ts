@@ -97,7 +97,8 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     getSettings: (principal) => api.settings.get(principal),
     listGroups: (principal, { query }) => api.groups.list(principal, page(query)),
     createGroup: (principal, { body }) => api.groups.create(principal, body as GroupRequest),
-    getGroup: (principal, { path }) => api.groups.get(principal, path.groupName as string),
+    getGroup: (principal, { path, query }) =>
+      api.groups.get(principal, path.groupName as string, query.count as "pass" | "live" | undefined),
     putGroup: (principal, { path, body }) =>
       api.groups.put(principal, path.groupName as string, body as GroupDefinition),
     deleteGroup: (principal, { path }) => api.groups.delete(principal, path.groupName as string),

@@ -86,3 +86,15 @@ export const timeOfKey = (key: string): number => Number(key.slice(0, 15));
 
 export const toIso = (epochMs: number | undefined): string | undefined =>
   epochMs === undefined ? undefined : new Date(epochMs).toISOString();
+
+/** Every item of a paged read, page after page of the largest size until the last. */
+export async function allPagesOf<T>(read: (page: PageRequest) => Promise<Page<T>>): Promise<T[]> {
+  const items: T[] = [];
+  let after: string | undefined;
+  do {
+    const page = await read({ limit: MAX_PAGE_SIZE, after });
+    items.push(...page.items);
+    after = page.last;
+  } while (after !== undefined);
+  return items;
+}

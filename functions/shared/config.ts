@@ -2,6 +2,7 @@ import { AgentAnswerBudget } from "../core/agent-requests/answer-budget.js";
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../core/bundles/model.js";
 import type { EventBufferBounds } from "../core/events/ports.js";
+import type { GroupCountingSettings } from "../core/groups/counting.js";
 import { DEFAULT_HISTORY_RETENTION_DAYS } from "../core/history/model.js";
 import { type CaBindings, readCaBindings } from "../core/identity/ca-bindings.js";
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../core/operations/results.js";
@@ -271,6 +272,10 @@ export interface SweeperConfig {
   /** Most agents one script call marks offline in one tenant, and one run announces in all. */
   maxOfflinePerLook: number;
   maxOfflinePerRun: number;
+  /** How often agents' last-seen times reach the registry, which statuses read from it allow for. */
+  checkpointIntervalMs: number;
+  /** Groups' counting passes: how long after a tenant's pass ended the next starts, and a run's registry reads. */
+  groupCounting: GroupCountingSettings;
   /** The relay leaves staged events younger than this to the functions still putting them on the stream. */
   outboxGraceMs: number;
   maxRelayedPerRun: number;
@@ -306,6 +311,14 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     // stream puts. 100,000 agents that went silent at once are announced within five runs.
     maxOfflinePerLook: 1_000,
     maxOfflinePerRun: 20_000,
+    checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,
+    groupCounting: {
+      intervalMs: numberEnv(env, EnvNames.groupCountMinutes, 5) * 60_000,
+      // A read returns up to 1 MB of profiles, a few hundred agents; 100 of them take a few seconds on AWS
+      // and count tens of thousands of agents, so a pass of 100,000 ends within a few runs.
+      agentsPerRead: 1_000,
+      maxReadsPerRun: 100,
+    },
     // Every function that stages events has ended (or died) by then: its timeout, and a minute to spare.
     outboxGraceMs:
       Math.max(FunctionTimeouts.agentApi, FunctionTimeouts.consoleApi, FunctionTimeouts.sweeper) * 1000 +

@@ -21,6 +21,7 @@ export const EnvNames = {
   queuedTimeoutHeartbeats: "BEACON_QUEUED_TIMEOUT_HEARTBEATS",
   /** Most due operations one sweeper run handles. */
   sweeperMaxOperations: "BEACON_SWEEPER_MAX_OPERATIONS",
+  groupCountMinutes: "BEACON_GROUP_COUNT_MINUTES",
   /** ARN of the Secrets Manager secret holding the agent CA (console API on AWS). */
   agentCaSecretArn: "BEACON_AGENT_CA_SECRET_ARN",
   /**

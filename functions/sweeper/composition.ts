@@ -1,3 +1,4 @@
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAdoptionStore } from "../adapters/dynamodb/adoption-store.js";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
@@ -5,6 +6,8 @@ import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
+import { DynamoGroupStore } from "../adapters/dynamodb/group-store.js";
+import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { DynamoStagingParameterStore } from "../adapters/dynamodb/staged-parameter-store.js";
@@ -14,9 +17,13 @@ import { RedisPresenceState } from "../adapters/redis/presence.js";
 import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
 import { S3EventArchiveReader } from "../adapters/s3/event-archive-reader.js";
 import { makeAdoptionSettlement } from "../core/adoptions/settlement.js";
+import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.js";
 import { makeOfflineSweep } from "../core/agents/presence.js";
 import { relayHeld, relayStaged, resending } from "../core/events/publishing.js";
+import { makeAgentReader } from "../core/fleet/agents.js";
 import { makeFleetCleanUp } from "../core/fleet/clean-up.js";
+import { makeGroupCounting } from "../core/groups/counting.js";
+import { makeGroupMembership } from "../core/groups/membership.js";
 import { makeExpiryNotices } from "../core/identity/expiry.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeSweepTimeouts } from "../core/operations/timeouts.js";
@@ -30,9 +37,39 @@ import { makeCacheClient } from "../runtime/redis-client.js";
 import { randomIds, systemClock } from "../runtime/system.js";
 import type { SweeperConfig } from "../shared/config.js";
 
+/** The groups' counting passes on DynamoDB and the cache (which answers statuses): the sweeper's, and the bench's. */
+export function composeGroupCounting(
+  documents: DynamoDBDocumentClient,
+  redis: ConstructorParameters<typeof RedisFleetHotState>[0],
+  config: Pick<SweeperConfig, "tableName" | "checkpointIntervalMs" | "groupCounting">,
+  clock: Clock,
+) {
+  const groups = new DynamoGroupStore(documents, config.tableName);
+  const registry = new DynamoFleetRegistry(documents, config.tableName);
+  const membership = makeGroupMembership(new DynamoManifestCatalog(documents, config.tableName));
+  return makeGroupCounting({
+    groups,
+    membership,
+    registry,
+    reader: makeAgentReader({
+      registry,
+      groupFilters: async (tenant, name) => {
+        const group = await groups.get(tenant, name);
+        return group && membership.filtersAt(tenant, group.query, clock.now());
+      },
+      catalog: new DynamoClassCatalog(documents, config.tableName),
+      hotState: new RedisFleetHotState(redis),
+      clock,
+      registryLagMs: longestCheckpointIntervalMs(config.checkpointIntervalMs),
+    }),
+    clock,
+    settings: config.groupCounting,
+  });
+}
+
 /**
  * Wires the sweeper's use cases, operation timeouts, rollouts, adoptions, certificate expiry notices, agents
- * gone offline and the clean-up of those silent too long, to DynamoDB, Kinesis, the cache and the debug bundles' bucket; called once per container. Tests
+ * gone offline, the clean-up of those silent too long and the groups' counting passes, to DynamoDB, Kinesis, the cache and the debug bundles' bucket; called once per container. Tests
  * pass a clock of their own to look at operations, rollouts and certificates as they will be later.
  */
 export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock) {
@@ -133,6 +170,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     ids,
     settings: { maxPerRun: config.maxOfflinePerRun },
   });
+  const groupCounting = composeGroupCounting(documents, redis, config, clock);
   // What the relays put again may be on the stream already: the archive shows what it carried.
   const resent = resending(stream, new S3EventArchiveReader(s3, config.archiveBucket));
   return {
@@ -142,6 +180,8 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     announceExpiringCertificates,
     offline,
     cleanUp,
+    /** Each tenant's groups counted by a pass over its agents, continued across runs. */
+    countGroups: async (deadline: number) => groupCounting.sweep(await presence.tenants(), deadline),
     relayStaged: () =>
       relayStaged(outbox, resent, clock.now() - config.outboxGraceMs, config.maxRelayedPerRun),
     relayHeld: () =>

@@ -126,6 +126,13 @@ async function cleanUpSilentAgents(deadline: number): Promise<void> {
   else if (outcome.decommissioned > 0) logger.info("silent agents decommissioned", summary);
 }
 
+/** Each tenant's groups counted by its counting pass when due, a bounded step a run. */
+async function countGroups(deadline: number): Promise<void> {
+  const outcome = await sweeper.countGroups(deadline);
+  if (outcome.more) logger.info("group counting passes go on in the next run", { ...outcome });
+  else if (outcome.passesEnded > 0) logger.info("groups counted", { ...outcome });
+}
+
 /** Operation events their writers staged but did not put on the stream, put there now. */
 async function relayStagedEvents(): Promise<void> {
   const outcome = await sweeper.relayStaged();
@@ -159,6 +166,7 @@ const steps: Record<string, (deadline: number) => Promise<void>> = {
   certificates: announceExpiringCertificates,
   offline: announceOfflineAgents,
   cleanUp: cleanUpSilentAgents,
+  groups: countGroups,
   buffer: relayHeldEvents,
 };
 /** Time kept free at the end of a run for the look in progress and the metrics. */

@@ -3,7 +3,7 @@
  * times out when the sweeper looks at it as it will be six minutes later (a clock ahead, no waiting); a
  * late acknowledgement then changes nothing, and a C++ acknowledgement that claims an effect no heartbeat
  * shows is never taken for it. A rollout's canary, once it has soaked, lets the sweeper start the next
- * batch. This file has a table of its own: a sweeper six minutes ahead would otherwise time out what
+ * batch. Groups are counted by a pass over the tenant's agents. This file has a table of its own: a sweeper six minutes ahead would otherwise time out what
  * other files' tests are still waiting on, and look at their rollouts.
  */
 import { randomUUID } from "node:crypto";
@@ -21,12 +21,15 @@ import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-suppor
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
+import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
+import { DynamoGroupStore } from "../adapters/dynamodb/group-store.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { DynamoTenantSettings } from "../adapters/dynamodb/tenant-settings.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
+import type { Group } from "../core/groups/ports.js";
 import type { JsonObject } from "../core/json.js";
 import { newOperationId } from "../core/operations/ids.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
@@ -702,5 +705,52 @@ describe("agents silent longer than their class's clean-up age", () => {
     } finally {
       await settings.put(tenant, { cleanUpAfterDays: null }, Date.now());
     }
+  });
+});
+
+describe("groups' member counts", () => {
+  const agentClass = "sweeper-groups";
+  const countGroupsAhead = (aheadMs: number) =>
+    withSweeperAhead(aheadMs, (sweeper) => sweeper.countGroups(Number.POSITIVE_INFINITY));
+
+  it("are counted by a pass, an agent registering later by the next, and a changed group counted anew", async () => {
+    const tableName = agentApi.env[EnvNames.tableName] as string;
+    const groups = new DynamoGroupStore(documents, tableName);
+    const registry = new DynamoFleetRegistry(documents, tableName);
+    const created = Date.now();
+    const group = (name: string, query: Group["query"], at = created): Group => ({
+      tenant,
+      name,
+      query,
+      createdAt: created,
+      updatedAt: at,
+    });
+    for (const agentId of ["cpp-grouped-1", "cpp-grouped-2"]) await beat(agentId, { full: true, agentClass });
+    await groups.create(group("grouped", { classes: [agentClass] }));
+    await groups.create(group("whole-fleet", {}));
+
+    const first = await countGroupsAhead(0);
+    expect(first).toMatchObject({ passesEnded: 1, groupsCounted: 2, more: false });
+    expect(await groups.get(tenant, "grouped")).toMatchObject({ memberCount: 2 });
+    expect((await groups.get(tenant, "grouped"))?.countedAt).toBeGreaterThanOrEqual(created);
+    expect((await groups.get(tenant, "whole-fleet"))?.memberCount).toBe(
+      await registry.countMatching(tenant, {}),
+    );
+
+    // The next pass is due five minutes after the last ended: an agent registering meanwhile joins then.
+    await beat("cpp-grouped-3", { full: true, agentClass });
+    expect(await countGroupsAhead(MINUTE)).toMatchObject({ passesEnded: 0, agentsRead: 0 });
+    expect(await groups.get(tenant, "grouped")).toMatchObject({ memberCount: 2 });
+    expect(await countGroupsAhead(6 * MINUTE)).toMatchObject({ passesEnded: 1 });
+    expect(await groups.get(tenant, "grouped")).toMatchObject({ memberCount: 3 });
+
+    // A changed group shows no count until a pass counted it as it is now.
+    await groups.replace(group("grouped", { classes: [agentClass, "sweeper-cpp"] }, Date.now()));
+    expect((await groups.get(tenant, "grouped"))?.memberCount).toBeUndefined();
+    await countGroupsAhead(12 * MINUTE);
+    expect((await groups.get(tenant, "grouped"))?.memberCount).toBe(
+      await registry.countMatching(tenant, { agentClasses: [agentClass, "sweeper-cpp"] }),
+    );
+    expect((await groups.get(tenant, "grouped"))?.memberCount).toBeGreaterThan(3);
   });
 });

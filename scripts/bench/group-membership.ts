@@ -1,8 +1,9 @@
 /**
  * What a group's members cost to read over a large fleet: a tenant of many agents written as Beacon writes them
  * (agent-fleet.ts), a label on each, the console API's own composition in this process on a DynamoDB client
- * that counts its requests and the read capacity they consumed (ReturnConsumedCapacity), and each group's
- * count (GET /groups/{name}) and first page of members (GET /groups/{name}/agents) timed round after round.
+ * that counts its requests and the read capacity they consumed (ReturnConsumedCapacity): the counting pass of
+ * every group (the sweeper's, to its end), then the groups' reads with their stored counts (GET /groups,
+ * GET /groups/{name}) and each group's first page of members (GET /groups/{name}/agents), round after round.
  * `npm run bench:groups` (groups.ts) runs it on backends of its own.
  */
 import { cpus, loadavg } from "node:os";
@@ -16,6 +17,7 @@ import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
 import { makeRedisClient } from "../../functions/runtime/redis-client.js";
 import { agentApiConfig, consoleApiConfig } from "../../functions/shared/config.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
+import { composeGroupCounting } from "../../functions/sweeper/composition.js";
 import { ensureDevCertificates } from "../local/certs.js";
 import { FLEET_CLASSES, type FleetReport, writeFleet } from "./agent-fleet.js";
 import { median } from "./console-list.js";
@@ -64,14 +66,24 @@ export interface GroupResult {
   name: string;
   query: unknown;
   members: number;
+  /** GET /groups/{name}: the group with its count by the pass. */
   count: ReadCost;
   firstPage: ReadCost & { rows: number };
+}
+
+/** The counting pass of every group of the tenant, as the sweeper runs it, to its end. */
+export interface PassCost extends ReadCost {
+  agentsRead: number;
+  registryReads: number;
 }
 
 export interface GroupsReport {
   machine: { cpu: string; cores: number; node: string };
   load: { before: number[]; after: number[] };
   fleet: FleetReport;
+  pass: PassCost;
+  /** GET /groups: the groups with their counts. */
+  list: ReadCost;
   groups: GroupResult[];
 }
 
@@ -158,9 +170,26 @@ export async function runGroupsBench(options: FleetBenchOptions): Promise<Groups
     };
 
     const loadBefore = loadavg();
+    for (const { name, query } of GROUPS)
+      await call("createGroup", { path: {}, query: {}, body: { name, query } });
+    // Due at every round (interval 0), with no bound on its reads: one whole pass a round.
+    const counting = composeGroupCounting(
+      documents,
+      redis,
+      {
+        tableName: env[EnvNames.tableName] as string,
+        checkpointIntervalMs: agentApiConfig(consoleEnv).checkpointIntervalMs,
+        groupCounting: { intervalMs: 0, agentsPerRead: 1_000, maxReadsPerRun: Number.POSITIVE_INFINITY },
+      },
+      { now: () => Date.now() },
+    );
+    const pass = await measure(() =>
+      counting.step(tenant, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY),
+    );
+    log(`counting pass: ${pass.last.agents} agents in ${pass.cost.p50Ms.toFixed(0)} ms`);
+    const list = await measure(() => call("listGroups", { path: {}, query: {} }));
     const groups: GroupResult[] = [];
     for (const { name, query } of GROUPS) {
-      await call("createGroup", { path: {}, query: {}, body: { name, query } });
       const count = await measure(() => call("getGroup", { path: { groupName: name }, query: {} }));
       const page = await measure(() =>
         call("listGroupAgents", { path: { groupName: name }, query: { limit: PAGE_ROWS } }),
@@ -179,6 +208,8 @@ export async function runGroupsBench(options: FleetBenchOptions): Promise<Groups
       machine: { cpu: cpus()[0]?.model ?? "unknown CPU", cores: cpus().length, node: process.version },
       load: { before: loadBefore, after: loadavg() },
       fleet,
+      pass: { ...pass.cost, agentsRead: pass.last.agents, registryReads: pass.last.reads },
+      list: list.cost,
       groups,
     };
   } finally {
@@ -199,9 +230,13 @@ export function groupsReportLines(report: GroupsReport, rounds: number): string[
     `fleet: ${fleet.agents.toLocaleString("en")} agents in ${Object.keys(fleet.byClass).length} classes, ` +
       `written in ${fleet.seconds.toFixed(1)} s; ${fleet.byPresence.online} heartbeating`,
     `each read ${rounds} times; requests and read units of the last:`,
+    `  counting pass of the ${report.groups.length} groups, ${report.pass.agentsRead.toLocaleString("en")} agents in ` +
+      `${report.pass.registryReads} registry reads: ${cost(report.pass)}; ` +
+      `${((report.pass.capacityUnits * 1000) / Math.max(report.pass.agentsRead, 1)).toFixed(1)} read units per 1,000 agents`,
+    `  list (GET /groups)                    ${cost(report.list)}`,
     ...report.groups.flatMap((group) => [
       `  ${group.name} ${JSON.stringify(group.query)}: ${group.members.toLocaleString("en")} members`,
-      `    count (GET /groups/{name})          ${cost(group.count)}`,
+      `    group (GET /groups/{name})          ${cost(group.count)}`,
       `    first page (${String(group.firstPage.rows).padStart(2)} rows of /agents)    ${cost(group.firstPage)}`,
     ]),
   ];

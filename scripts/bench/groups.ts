@@ -1,5 +1,5 @@
 /**
- * `npm run bench:groups`: what a group's member count and first page of members cost at 100,000 agents
+ * `npm run bench:groups`: what the groups' counting pass, their counted reads and first pages of members cost at 100,000 agents
  * (group-membership.ts), on backends of its own (fleet-bench.ts). A bench, not a gate: it prints the figures
  * and exits 0 when every read answered.
  *
@@ -12,8 +12,8 @@ import { groupsReportLines, runGroupsBench } from "./group-membership.js";
 const ROUNDS = 3;
 const USAGE = `Usage: npm run bench:groups -- [--agents <n>] [--rounds <n>] [--concurrency <n>]
 
-Groups over a fleet of many agents: each group's member count and first page of members, timed, with the
-DynamoDB requests and read capacity they cost.
+Groups over a fleet of many agents: the counting pass of all of them, their reads with the counts it stored,
+and each group's first page of members, timed, with the DynamoDB requests and read capacity they cost.
 ${fleetBenchUsage(ROUNDS, "read")}`;
 
 const { agents, rounds, concurrency } = fleetBenchCommandLine(USAGE, ROUNDS);

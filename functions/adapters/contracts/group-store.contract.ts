@@ -76,4 +76,44 @@ export const groupStoreContract = contract<GroupStore>("the group store", (the) 
     expect(await store.delete(the.tenant, "a0")).toBe(false);
     expect((await store.list(the.tenant, { limit: 5 })).items.map((item) => item.name)).toEqual(["a", "c"]);
   });
+
+  it("sets a group's count only while it is as counted, and drops it when the group is replaced", async () => {
+    const store = the.subject;
+    await store.create(group("edge"));
+    const count = { updatedAt: START, memberCount: 42, countedAt: START + 60_000 };
+    expect(await store.putCount(the.tenant, "edge", count)).toBe(true);
+    expect(await store.get(the.tenant, "edge")).toMatchObject({ memberCount: 42, countedAt: START + 60_000 });
+    expect((await store.list(the.tenant, { limit: 5 })).items).toEqual([
+      { ...group("edge"), memberCount: 42, countedAt: START + 60_000 },
+    ]);
+    await store.replace(group("edge", { query: { status: "online" }, updatedAt: START + 5 }));
+    const replaced = await store.get(the.tenant, "edge");
+    expect(replaced?.memberCount).toBeUndefined();
+    expect(replaced?.countedAt).toBeUndefined();
+    expect(await store.putCount(the.tenant, "edge", count)).toBe(false);
+    expect((await store.get(the.tenant, "edge"))?.memberCount).toBeUndefined();
+    expect(await store.putCount(the.tenant, "missing", count)).toBe(false);
+    expect(await store.get(the.tenant, "missing")).toBeUndefined();
+    expect(await store.putCount(the.tenant, "edge", { ...count, updatedAt: START + 5, memberCount: 7 })).toBe(
+      true,
+    );
+    expect(await store.get(the.tenant, "edge")).toMatchObject({ memberCount: 7 });
+  });
+
+  it("keeps each tenant's counting state beside its groups, out of their listing", async () => {
+    const store = the.subject;
+    expect(await store.countingState(the.tenant)).toEqual({});
+    const running = {
+      startedAt: START,
+      groups: [{ name: "edge", updatedAt: START }],
+      counts: { edge: 3 },
+      after: "agent-0042",
+    };
+    await store.putCountingState(the.tenant, { finishedAt: START - 1, running });
+    expect(await store.countingState(the.tenant)).toEqual({ finishedAt: START - 1, running });
+    expect(await store.countingState(`${the.tenant}-other`)).toEqual({});
+    expect((await store.list(the.tenant, { limit: 5 })).items).toEqual([]);
+    await store.putCountingState(the.tenant, { finishedAt: START + 9 });
+    expect(await store.countingState(the.tenant)).toEqual({ finishedAt: START + 9 });
+  });
 });

@@ -1,5 +1,11 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Group, GroupStore } from "../../core/groups/ports.js";
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import type { CountingState, Group, GroupStore } from "../../core/groups/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
 import { isConditionalCheckFailure, Keys, putIfAbsent } from "./keys.js";
@@ -7,8 +13,13 @@ import { queryPartition } from "./paging.js";
 
 /** What a replaced group without them no longer has. */
 const REPLACED_OPTIONAL_FIELDS = ["description", "requireApproval", "maintenanceWindows"] as const;
+/** A replaced group's count, of the group as it was: the next pass counts it anew. */
+const COUNT_FIELDS = ["memberCount", "countedAt"] as const;
 
-/** The tenant's groups: a small item each, in the tenant's groups partition, in no index. */
+/**
+ * The tenant's groups: a small item each, in the tenant's groups partition, in no index, with the tenant's
+ * counting state beside them (an item of its own, out of the groups' listing).
+ */
 export class DynamoGroupStore implements GroupStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -20,9 +31,19 @@ export class DynamoGroupStore implements GroupStore {
   }
 
   async replace(group: Group) {
-    const { tenant: _tenant, name: _name, createdAt: _createdAt, ...fields } = group;
+    const {
+      tenant: _tenant,
+      name: _name,
+      createdAt: _createdAt,
+      memberCount: _memberCount,
+      countedAt: _countedAt,
+      ...fields
+    } = group;
     const set = Object.keys(dropUndefined(fields));
-    const removed = REPLACED_OPTIONAL_FIELDS.filter((field) => fields[field] === undefined);
+    const removed = [
+      ...REPLACED_OPTIONAL_FIELDS.filter((field) => fields[field] === undefined),
+      ...COUNT_FIELDS,
+    ];
     try {
       await this.client.send(
         new UpdateCommand({
@@ -30,7 +51,7 @@ export class DynamoGroupStore implements GroupStore {
           Key: Keys.group(group.tenant, group.name),
           UpdateExpression: [
             `SET ${set.map((field) => `#${field} = :${field}`).join(", ")}`,
-            ...(removed.length > 0 ? [`REMOVE ${removed.map((field) => `#${field}`).join(", ")}`] : []),
+            `REMOVE ${removed.map((field) => `#${field}`).join(", ")}`,
           ].join(" "),
           ConditionExpression: "attribute_exists(pk)",
           ExpressionAttributeNames: Object.fromEntries(
@@ -46,6 +67,47 @@ export class DynamoGroupStore implements GroupStore {
       if (isConditionalCheckFailure(error)) return false;
       throw error;
     }
+  }
+
+  async putCount(
+    tenant: string,
+    name: string,
+    count: { updatedAt: number; memberCount: number; countedAt: number },
+  ) {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: Keys.group(tenant, name),
+          UpdateExpression: "SET memberCount = :memberCount, countedAt = :countedAt",
+          ConditionExpression: "updatedAt = :updatedAt",
+          ExpressionAttributeValues: {
+            ":updatedAt": count.updatedAt,
+            ":memberCount": count.memberCount,
+            ":countedAt": count.countedAt,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async countingState(tenant: string): Promise<CountingState> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: Keys.groupCounting(tenant) }),
+    );
+    if (!Item) return {};
+    const { pk: _pk, sk: _sk, ...state } = Item;
+    return state as CountingState;
+  }
+
+  async putCountingState(tenant: string, state: CountingState) {
+    await this.client.send(
+      new PutCommand({ TableName: this.tableName, Item: { ...Keys.groupCounting(tenant), ...state } }),
+    );
   }
 
   async get(tenant: string, name: string) {

@@ -20,6 +20,8 @@ export const Keys = {
   agentClass: (tenant: string, agentClass: string) => ({ pk: `T#${tenant}#CLASSES`, sk: `C#${agentClass}` }),
   /** A saved query over the tenant's agents, the tenant's groups in one partition by name. */
   group: (tenant: string, name: string) => ({ pk: `T#${tenant}#GROUPS`, sk: `G#${name}` }),
+  /** The tenant's counting pass of its groups, beside them, out of their `G#` listing. */
+  groupCounting: (tenant: string) => ({ pk: `T#${tenant}#GROUPS`, sk: "COUNTING" }),
   /** What the tenant set for its whole fleet: one item. */
   tenantSettings: (tenant: string) => ({ pk: `T#${tenant}#SETTINGS`, sk: "SETTINGS" }),
   /** A binary's content, once per tenant and canonical identity (its agents keep their own hashes). */

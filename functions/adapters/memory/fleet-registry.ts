@@ -29,7 +29,7 @@ export class MemoryFleetRegistry implements FleetRegistry {
 
   async query(tenant: string, query: AgentQuery) {
     return pageOf(
-      // The class is the index partition read, before the page's limit; the rest filter what it holds.
+      // The class is the index partition read, before the page's window; the other filters narrow the window.
       ofTenant(this.agents, tenant, (record) => record.agentId).filter(
         ([, record]) => query.agentClass === undefined || record.agentClass === query.agentClass,
       ),

@@ -1,9 +1,10 @@
-import type { Group, GroupStore } from "../../core/groups/ports.js";
+import type { CountingState, Group, GroupStore } from "../../core/groups/ports.js";
 import type { PageRequest } from "../../core/paging.js";
 import { ofTenant, pageOf } from "./paging.js";
 
 export class MemoryGroupStore implements GroupStore {
   readonly groups = new Map<string, Group>();
+  readonly counting = new Map<string, CountingState>();
 
   async create(group: Group) {
     const key = `${group.tenant}/${group.name}`;
@@ -16,7 +17,8 @@ export class MemoryGroupStore implements GroupStore {
     const key = `${group.tenant}/${group.name}`;
     const existing = this.groups.get(key);
     if (!existing) return false;
-    this.groups.set(key, structuredClone({ ...group, createdAt: existing.createdAt }));
+    const { memberCount: _count, countedAt: _at, ...changed } = group;
+    this.groups.set(key, structuredClone({ ...changed, createdAt: existing.createdAt }));
     return true;
   }
 
@@ -34,5 +36,25 @@ export class MemoryGroupStore implements GroupStore {
 
   async delete(tenant: string, name: string) {
     return this.groups.delete(`${tenant}/${name}`);
+  }
+
+  async putCount(
+    tenant: string,
+    name: string,
+    count: { updatedAt: number; memberCount: number; countedAt: number },
+  ) {
+    const group = this.groups.get(`${tenant}/${name}`);
+    if (group?.updatedAt !== count.updatedAt) return false;
+    group.memberCount = count.memberCount;
+    group.countedAt = count.countedAt;
+    return true;
+  }
+
+  async countingState(tenant: string) {
+    return structuredClone(this.counting.get(tenant) ?? {});
+  }
+
+  async putCountingState(tenant: string, state: CountingState) {
+    this.counting.set(tenant, structuredClone(state));
   }
 }

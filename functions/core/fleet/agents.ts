@@ -138,7 +138,7 @@ function registryFiltersOf(request: AgentFilters): RegistryFilters {
   });
 }
 
-/** Whether the registry's filters pick the agent's entry, as the table's key condition and filter expression do. */
+/** Whether the registry's filters pick the record, as the table's index query and filter expression do. */
 export function meetsRegistryFilters(record: AgentRecord, filters: RegistryFilters): boolean {
   const { text } = filters;
   return (
@@ -155,16 +155,16 @@ export function meetsRegistryFilters(record: AgentRecord, filters: RegistryFilte
   );
 }
 
-/** The hot values' filters, read after the registry's. */
-const matches = (agent: MergedAgent, filters: AgentFilters) =>
+/** The filters on the cache's values (status, last seen) and the pin, which the registry's query cannot apply. */
+const meetsHotFilters = (agent: MergedAgent, filters: AgentFilters) =>
   (filters.status === undefined || agent.status === filters.status) &&
   (filters.lastSeenAfter === undefined || agent.lastSeen >= filters.lastSeenAfter) &&
   (filters.lastSeenBefore === undefined || agent.lastSeen < filters.lastSeenBefore) &&
   (filters.pinned === undefined || (agent.record.pin !== undefined) === filters.pinned);
 
-/** Whether the agent list would show the agent for these filters (a group's are resolved beforehand). */
+/** Whether the filters, but a group's, pick the merged agent: its registry entry's and its hot values'. */
 export const matchesAgentFilters = (agent: MergedAgent, filters: AgentFilters): boolean =>
-  meetsRegistryFilters(agent.record, registryFiltersOf(filters)) && matches(agent, filters);
+  meetsRegistryFilters(agent.record, filters) && meetsHotFilters(agent, filters);
 
 /**
  * A tenant's agents as the console shows them: the registry's entries with the cache's fresher values,
@@ -244,7 +244,7 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
       more = queried.last !== undefined;
       after = queried.last;
       for (const agent of await merge(tenant, queried.items, cache)) {
-        if (!matches(agent, request)) continue;
+        if (!meetsHotFilters(agent, request)) continue;
         items.push(summaryOf(agent));
         if (items.length === limit) {
           // Stopped inside the page: continue after this agent, whether or not the page had more.

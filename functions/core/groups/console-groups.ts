@@ -5,9 +5,10 @@ import type { AgentFilters, AgentReader } from "../fleet/agents.js";
 import type { FleetRegistry } from "../fleet/ports.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
-import { dropUndefined, type JsonObject } from "../json.js";
-import type { ManifestCatalog, ManifestRecord } from "../manifests/ports.js";
+import { dropUndefined } from "../json.js";
+import type { ManifestCatalog } from "../manifests/ports.js";
 import {
+  allPagesOf,
   decodeCursor,
   encodeCursor,
   type ListQuery,
@@ -21,16 +22,9 @@ import type { Clock } from "../ports.js";
 import { RecentlyUsed } from "../recently-used.js";
 import type { ConsoleResult } from "../result.js";
 import { type MaintenanceWindow, maintenanceWindowsOf } from "../schedules/windows.js";
+import { makeGroupMembership } from "./membership.js";
 import type { Group, GroupStore } from "./ports.js";
-import {
-  type Binary,
-  filtersOfGroup,
-  type GroupQuery,
-  matchingBinaries,
-  namesBinaries,
-  needsHotState,
-  validateGroupQuery,
-} from "./query.js";
+import { type GroupQuery, needsHotState, validateGroupQuery } from "./query.js";
 
 export interface GroupsDependencies {
   groups: GroupStore;
@@ -54,6 +48,7 @@ export const WINDOWED_GROUPS_TTL_MS = 60_000;
 /** Tenants whose groups with windows a container keeps at once. */
 const WINDOWED_GROUPS_CAPACITY = 1_000;
 
+/** A group as the console shows it, with its count by the last counting pass when there is one. */
 const view = (group: Group) =>
   dropUndefined({
     name: group.name,
@@ -63,17 +58,20 @@ const view = (group: Group) =>
     maintenanceWindows: group.maintenanceWindows ?? [],
     createdAt: toIso(group.createdAt),
     updatedAt: toIso(group.updatedAt),
+    memberCount: group.memberCount,
+    countedAt: toIso(group.countedAt),
   });
 
 /**
  * Groups: saved queries over the tenant's agents, whose members are those the query picks when they are read,
  * never a list kept beside the registry, so an agent joins and leaves as it registers, changes and goes, with
- * nothing evaluated on its heartbeats. Binary criteria (agent type and version, manifest, components) are
- * answered first by the tenant's manifest catalog, a few tens of binaries, into the manifest ids they hold
- * for; the rest is the registry's index query, the agent list's, filtered by those ids.
+ * nothing evaluated on its heartbeats (membership.ts). Their counts are the sweeper's counting pass's
+ * (counting.ts), read with the groups; one group's may be counted live instead, at the cost of a read of
+ * its agents' index.
  */
 export function makeGroupsApi(deps: GroupsDependencies) {
-  const { groups, manifests, registry, reader, clock } = deps;
+  const { groups, registry, reader, clock } = deps;
+  const membership = makeGroupMembership(deps.manifests);
   const windowed = new RecentlyUsed<string, { groups: Group[]; until: number }>(WINDOWED_GROUPS_CAPACITY);
 
   /** The tenant's groups with windows, read at most once a minute, and at once after this container changed one. */
@@ -81,13 +79,9 @@ export function makeGroupsApi(deps: GroupsDependencies) {
     const now = clock.now();
     const cached = windowed.get(tenant);
     if (cached && cached.until > now) return cached.groups;
-    const found: Group[] = [];
-    let after: string | undefined;
-    do {
-      const page = await groups.list(tenant, { limit: MAX_PAGE_SIZE, after });
-      found.push(...page.items.filter((group) => (group.maintenanceWindows ?? []).length > 0));
-      after = page.last;
-    } while (after !== undefined);
+    const found = (await allPagesOf((page) => groups.list(tenant, page))).filter(
+      (group) => (group.maintenanceWindows ?? []).length > 0,
+    );
     windowed.set(tenant, { groups: found, until: now + WINDOWED_GROUPS_TTL_MS });
     return found;
   }
@@ -99,38 +93,8 @@ export function makeGroupsApi(deps: GroupsDependencies) {
     return group;
   }
 
-  /** Every binary of the tenant, with its content read only when the query names components. */
-  async function binariesOf(tenant: string, query: GroupQuery): Promise<Binary[]> {
-    const records: ManifestRecord[] = [];
-    let after: string | undefined;
-    do {
-      const page = await manifests.list(tenant, { limit: MAX_PAGE_SIZE, after });
-      records.push(...page.items);
-      after = page.last;
-    } while (after !== undefined);
-    if (query.components === undefined) return records.map((record) => ({ record }));
-    // The cheap criteria first: only the binaries they keep have their content read.
-    const candidates = matchingBinaries(
-      { ...query, components: undefined },
-      records.map((record) => ({ record })),
-    );
-    return Promise.all(
-      records
-        .filter((record) => candidates.includes(record.manifestId))
-        .map(async (record) => {
-          const content = await manifests.read(tenant, record.manifestId);
-          return { record, content: content === undefined ? undefined : (JSON.parse(content) as JsonObject) };
-        }),
-    );
-  }
-
   /** The agent list's filters that pick the group's members now; undefined when no agent can be one. */
-  async function membersOf(tenant: string, query: GroupQuery): Promise<AgentFilters | undefined> {
-    const binaries = namesBinaries(query)
-      ? matchingBinaries(query, await binariesOf(tenant, query))
-      : undefined;
-    return filtersOfGroup(query, binaries, clock.now());
-  }
+  const membersOf = (tenant: string, query: GroupQuery) => membership.filtersAt(tenant, query, clock.now());
 
   /**
    * How many agents the filters pick: the registry's count query, unless status or last seen need the
@@ -169,17 +133,22 @@ export function makeGroupsApi(deps: GroupsDependencies) {
   }
 
   return {
-    /** The tenant's groups by name; their member counts are on each group's own read, which counts them. */
+    /** The tenant's groups by name, with their counts by the last counting pass. */
     async list(principal: Principal, request: ListQuery): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
       const page = await groups.list(principal.tenant, pageRequestOf(request, isClassName));
       return { body: pageBodyOf(page, view) };
     },
 
-    /** The group with its members counted now, and when. */
-    async get(principal: Principal, name: string): Promise<ConsoleResult> {
+    /** The group with its count by the last counting pass, or (`live`) its members counted now, and when. */
+    async get(
+      principal: Principal,
+      name: string,
+      counting: "pass" | "live" = "pass",
+    ): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
       const group = await find(principal.tenant, name);
+      if (counting === "pass") return { body: view(group) };
       const countedAt = clock.now();
       const memberCount = await count(principal.tenant, await membersOf(principal.tenant, group.query));
       return { body: { ...view(group), memberCount, countedAt: toIso(countedAt) } };

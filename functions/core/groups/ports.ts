@@ -2,7 +2,10 @@ import type { Page, PageRequest } from "../paging.js";
 import type { MaintenanceWindow } from "../schedules/windows.js";
 import type { GroupQuery } from "./query.js";
 
-/** A saved query over a tenant's agents, named as a class is. Its members are evaluated when read. */
+/**
+ * A saved query over a tenant's agents, named as a class is. Its members are evaluated when read; its count,
+ * by the sweeper's counting pass (counting.ts), is absent until a pass counted the group as it is now.
+ */
 export interface Group {
   tenant: string;
   name: string;
@@ -14,17 +17,50 @@ export interface Group {
   maintenanceWindows?: MaintenanceWindow[];
   createdAt: number;
   updatedAt: number;
+  /** The members the last counting pass found, of the group as last changed at `updatedAt`. */
+  memberCount?: number;
+  /** When that pass ended. */
+  countedAt?: number;
+}
+
+/** The counting pass of a tenant's groups under way: the agents read so far and what they counted. */
+export interface RunningCount {
+  startedAt: number;
+  /** The groups counted, each as changed at `updatedAt`: a group changed since is counted by the next pass. */
+  groups: { name: string; updatedAt: number }[];
+  /** Members found so far, by group name. */
+  counts: Record<string, number>;
+  /** The agent id the pass reads on after; absent before its first page. */
+  after?: string;
+}
+
+/** Where a tenant's counting passes are: the last one's end, and the one under way. */
+export interface CountingState {
+  finishedAt?: number;
+  running?: RunningCount;
 }
 
 /** The tenant's groups, by name. */
 export interface GroupStore {
   /** Conditional create: false, changing nothing, when the tenant has a group of that name. */
   create(group: Group): Promise<boolean>;
-  /** Replaces an existing group's definition (description, query, settings), keeping its `createdAt`; false when there is none. */
+  /**
+   * Replaces an existing group's definition (description, query, settings), keeping its `createdAt` and
+   * dropping its count (the next pass counts it anew); false when there is none.
+   */
   replace(group: Group): Promise<boolean>;
   get(tenant: string, name: string): Promise<Group | undefined>;
   /** One page of the tenant's groups by name. */
   list(tenant: string, page: PageRequest): Promise<Page<Group>>;
   /** False when there was no such group. */
   delete(tenant: string, name: string): Promise<boolean>;
+  /** Sets the group's count, unless it changed since `updatedAt` or is gone: false then, changing nothing. */
+  putCount(
+    tenant: string,
+    name: string,
+    count: { updatedAt: number; memberCount: number; countedAt: number },
+  ): Promise<boolean>;
+  /** The tenant's counting state; empty before its first pass. */
+  countingState(tenant: string): Promise<CountingState>;
+  putCountingState(tenant: string, state: CountingState): Promise<void>;
 }

@@ -1263,7 +1263,7 @@ export interface paths {
         };
         /**
          * The tenant's groups, by name
-         * @description Without member counts: counting is a read of the registry, made on each group's own read (GET /groups/{groupName}). A group spans classes: a token limited to classes is refused.
+         * @description With each group's `memberCount` and `countedAt` by the sweeper's counting pass, which counts all the tenant's groups by one read of its agents every few minutes (5 by default); absent for a group created or changed since the last pass ("counting"). A group spans classes: a token limited to classes is refused.
          */
         get: operations["listGroups"];
         put?: never;
@@ -1286,8 +1286,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A group, with its members counted now
-         * @description `memberCount` is counted by the registry's index query (Select=COUNT), or, when the query names status or last seen, by reading the members with the cache's values.
+         * A group, with its members' count by the last counting pass, or counted now
+         * @description `memberCount` and `countedAt` are the sweeper's counting pass's, absent for a group created or changed since the last pass ("counting"). With `count=live` the members are counted now instead: by the registry's index query (Select=COUNT), or, when the query names status or last seen, by reading the members with the cache's values. A live count reads the whole index partition of the tenant (or of the group's one class), half a read unit per 4 KB of agent profiles whatever the query keeps: about 21,000 read units at 100,000 agents, and it may outlast the request at that size.
          */
         get: operations["getGroup"];
         /** Replace a group's query and description */
@@ -2654,7 +2654,7 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
-            /** @description The agents the query picks at `countedAt`: on a group's own read only, which counts them. */
+            /** @description The agents the query picked when the counting pass that counted the group ended (`countedAt`), or now with `count=live`; absent while the group, created or changed since the last pass, waits for the next ("counting"). */
             memberCount?: number;
             /** Format: date-time */
             countedAt?: string;
@@ -5403,7 +5403,10 @@ export interface operations {
     };
     getGroup: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `pass`: the count by the last counting pass; `live`: the members counted now, at the cost of a read of the agents' index. */
+                count?: "pass" | "live";
+            };
             header?: never;
             path: {
                 /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */

@@ -17,7 +17,7 @@ import {
   useAction,
   useResource,
 } from "../components/resource";
-import { dateTime } from "../format";
+import { dateTime, timeAgo } from "../format";
 import { mayCall } from "../session";
 
 const PAGE_SIZE = 25;
@@ -85,7 +85,22 @@ const definitionOf = (fields: FormData): Schemas["GroupDefinition"] => ({
   query: queryOf(fieldOf(fields, "query")),
 });
 
-/** The tenant's groups: saved queries over its agents, each counted on its own page. */
+/**
+ * A group's members as the last counting pass found them, and how long ago; "counting" for a group created or
+ * changed since, which the next pass counts.
+ */
+function CountedMembers(props: { group: Schemas["Group"] }) {
+  const { memberCount, countedAt } = props.group;
+  if (memberCount === undefined) return <span class="muted">counting</span>;
+  return (
+    <>
+      <strong>{memberCount}</strong>
+      {countedAt && <span class="muted"> counted {timeAgo(countedAt)}</span>}
+    </>
+  );
+}
+
+/** The tenant's groups: saved queries over its agents, each with its members' count by the last counting pass. */
 export function Groups() {
   const { client, session } = useConsole();
   const location = useLocation();
@@ -110,13 +125,16 @@ export function Groups() {
             ) : (
               <TableFrame label="Groups">
                 <table>
-                  <TableHead columns={["Group", "Query", "Updated"]} />
+                  <TableHead columns={["Group", "Members", "Query", "Updated"]} />
                   <tbody>
                     {page.items.map((group) => (
                       <tr key={group.name}>
                         <td>
                           <a href={groupUrl(group.name)}>{group.name}</a>
                           {group.description && <div class="muted">{group.description}</div>}
+                        </td>
+                        <td>
+                          <CountedMembers group={group} />
                         </td>
                         <td class="mono">{JSON.stringify(group.query)}</td>
                         <td>{dateTime(group.updatedAt)}</td>
@@ -181,7 +199,10 @@ function QueryField(props: { value: string }) {
   );
 }
 
-/** One group: its query, its members counted now, changing or deleting it, and its members page by page. */
+/**
+ * One group: its query, its members' count by the last counting pass (or counted now, on asking: a read of the
+ * agents' index), changing or deleting it, and its members page by page.
+ */
 export function GroupDetail() {
   const { client, session } = useConsole();
   const location = useLocation();
@@ -189,10 +210,17 @@ export function GroupDetail() {
   const groupName = params.groupName ?? "";
   const path = { groupName };
   const cursor = location.query.cursor || undefined;
+  const [live, setLive] = useState(false);
   const [group, reload] = useResource(
-    () => dataOf(client.GET("/api/v1/groups/{groupName}", { params: { path } })),
-    groupName,
+    () =>
+      dataOf(
+        client.GET("/api/v1/groups/{groupName}", {
+          params: { path, query: live ? { count: "live" } : {} },
+        }),
+      ),
+    `${groupName}/${live}`,
   );
+  const countLive = () => (live ? reload() : setLive(true));
   const [members, reloadMembers] = useResource(
     () =>
       dataOf(
@@ -217,16 +245,15 @@ export function GroupDetail() {
                 <pre class="mono">{JSON.stringify(found.query, null, 2)}</pre>
               </Fact>
               <Fact term="Members">
-                <strong>{found.memberCount ?? "—"}</strong>
-                {found.countedAt && <span class="muted"> counted {dateTime(found.countedAt)}</span>}{" "}
+                <CountedMembers group={found} />{" "}
                 <button
                   type="button"
                   onClick={() => {
-                    reload();
+                    countLive();
                     reloadMembers();
                   }}
                 >
-                  Count again
+                  Count now
                 </button>
               </Fact>
               <Fact term="Rollouts">
