@@ -232,7 +232,7 @@ describe("a group's settings", () => {
       maintenanceWindows: closedNow(),
     });
     expect(created.status, created.body).toBe(201);
-    const read = await send("GET", "/groups/weekend-shift");
+    const read = await send("GET", "/groups/weekend-shift?count=live");
     expect(read.json()).toMatchObject({
       requireApproval: true,
       maintenanceWindows: closedNow(),
