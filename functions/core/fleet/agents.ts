@@ -122,7 +122,7 @@ export interface AgentPage {
 }
 
 /** The filters of the request that the registry evaluates, those given. */
-function registryFiltersOf(request: AgentFilters): RegistryFilters {
+export function registryFiltersOf(request: AgentFilters): RegistryFilters {
   return dropUndefined({
     agentClass: request.agentClass,
     agentClasses: request.agentClasses,
@@ -137,7 +137,8 @@ function registryFiltersOf(request: AgentFilters): RegistryFilters {
   });
 }
 
-const matches = (agent: MergedAgent, filters: AgentFilters) =>
+/** Whether the agent meets the filters the registry does not evaluate: its hot values, its pin. */
+export const matchesFilters = (agent: MergedAgent, filters: AgentFilters) =>
   (filters.status === undefined || agent.status === filters.status) &&
   (filters.lastSeenAfter === undefined || agent.lastSeen >= filters.lastSeenAfter) &&
   (filters.lastSeenBefore === undefined || agent.lastSeen < filters.lastSeenBefore) &&
@@ -221,7 +222,7 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
       more = queried.last !== undefined;
       after = queried.last;
       for (const agent of await merge(tenant, queried.items, cache)) {
-        if (!matches(agent, request)) continue;
+        if (!matchesFilters(agent, request)) continue;
         items.push(summaryOf(agent));
         if (items.length === limit) {
           // Stopped inside the page: continue after this agent, whether or not the page had more.

@@ -195,6 +195,9 @@ export function makeGroupsApi(deps: GroupsDependencies) {
     async filtersOf(tenant: string, name: string): Promise<AgentFilters | undefined> {
       return membersOf(tenant, (await find(tenant, name)).query);
     },
+
+    /** How many agents the filters pick now, as a group's members are counted. */
+    count,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Page, PageRequest } from "../paging.js";
+import type { MaintenanceWindow } from "../schedules/windows.js";
 import type { GroupQuery } from "./query.js";
 
 /** A saved query over a tenant's agents, named as a class is. Its members are evaluated when read. */
@@ -7,6 +8,10 @@ export interface Group {
   name: string;
   description?: string;
   query: GroupQuery;
+  /** A rollout to the group waits for a second operator's approval, as one to a class that requires it. */
+  requireApproval?: boolean;
+  /** A rollout to the group sends batches only while these (and its class's) windows are open. */
+  maintenanceWindows?: MaintenanceWindow[];
   createdAt: number;
   updatedAt: number;
 }
