@@ -1,3 +1,4 @@
+import { parseLabelSelector } from "../agents/labels.js";
 import type { AgentClassRecord, AgentPin, AgentRecord, ClassCatalog } from "../agents/ports.js";
 import { type AgentStatus, type LastSeenSource, statusOf, statusRuleOf } from "../agents/status.js";
 import { BeaconError } from "../errors.js";
@@ -29,6 +30,41 @@ export interface AgentFilters extends RegistryFilters {
   /** The members of this group (AND-ed with the other filters). */
   group?: string;
 }
+
+/**
+ * A selector as the console API spells it: the agent list's query parameters of the same names (`q` for
+ * the text, `labels` for `label`, times as ISO 8601), which the use cases read as the list's filters.
+ */
+export interface AgentSelector {
+  class?: string;
+  status?: AgentStatus;
+  manifestHash?: string;
+  manifestId?: string;
+  flowId?: string;
+  lastSeenAfter?: string;
+  lastSeenBefore?: string;
+  q?: string;
+  labels?: readonly string[];
+  pinned?: boolean;
+  group?: string;
+}
+
+const epochOf = (time: string | undefined) => (time === undefined ? undefined : Date.parse(time));
+
+/** The list's filters a selector spells. */
+export const filtersOfSelector = (selector: AgentSelector): AgentFilters => ({
+  agentClass: selector.class,
+  status: selector.status,
+  manifestHash: selector.manifestHash,
+  manifestId: selector.manifestId,
+  flowId: selector.flowId,
+  lastSeenAfter: epochOf(selector.lastSeenAfter),
+  lastSeenBefore: epochOf(selector.lastSeenBefore),
+  text: selector.q,
+  labels: selector.labels === undefined ? undefined : parseLabelSelector(selector.labels),
+  pinned: selector.pinned,
+  group: selector.group,
+});
 
 /**
  * Agents both filters pick: labels AND-ed, last-seen bounds narrowed, every other field given by both the

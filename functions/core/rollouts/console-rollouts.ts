@@ -233,6 +233,13 @@ export function makeRolloutsApi(deps: RolloutsDependencies) {
       return answer(await engine.pause(principal.tenant, rolloutId, principal.subject));
     },
 
+    /** Ends a continuous rollout that follows its group or selector: completed, the class's target unchanged. */
+    async finish(principal: Principal, rolloutId: string): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      await read(principal.tenant, rolloutId);
+      return answer(await engine.finish(principal.tenant, rolloutId, principal.subject));
+    },
+
     /** Resumes and looks at once, so the next batch need not wait for the sweeper. */
     async resume(principal: Principal, rolloutId: string): Promise<ConsoleResult> {
       requireRole(principal, "operator");

@@ -675,13 +675,15 @@ export function resumed(record: RolloutRecord): ActionChange {
 }
 
 /**
- * Finishing ends a continuous rollout that follows its group or selector: completed, the members it updated
- * held by their assignments, the class's policy as it was before.
+ * Finishing ends a continuous rollout that follows its group or selector (or was paused while following):
+ * completed, the members it updated held by their assignments, the class's policy as it was before.
  */
 export function finished(record: RolloutRecord, by: string, timing: ClassTiming): ActionChange {
-  if (record.state !== "following") refuse(record, "finished");
+  const following = record.state === "paused" ? record.resumeTo : record.state;
+  if (following !== "following") refuse(record, "finished");
+  const { resumeTo: _resumeTo, ...rest } = record;
   return {
-    record: { ...record, state: "completed", reason: `Finished by ${by}` },
+    record: { ...rest, state: "completed", reason: `Finished by ${by}` },
     policy: completionPolicy(record, timing),
   };
 }

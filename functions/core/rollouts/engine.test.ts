@@ -957,6 +957,30 @@ describe("a continuous rollout to a group", () => {
     expect((await sim.catalog.get(TENANT, CLASS))?.flowPolicy?.target).toBe(V1);
   });
 
+  it("finishes only once it follows, paused while following included; its members keep their assignments", async () => {
+    const sim = simulatedClass(20);
+    await northGroup(sim, 4);
+    const { rollout } = await sim.engine.start({
+      tenant: TENANT,
+      className: CLASS,
+      group: "north",
+      continuous: true,
+      toFlow: V2,
+      plan: plan({ canary: { count: 2 }, batchSize: 2 }),
+      createdBy: "ops",
+    });
+    await expect(sim.engine.finish(TENANT, rollout.rolloutId, "ops")).rejects.toMatchObject({
+      code: "rollout_state",
+    });
+    await sim.runUntil(["following"]);
+    await sim.engine.pause(TENANT, rollout.rolloutId, "ops");
+    const finished = await sim.engine.finish(TENANT, rollout.rolloutId, "ops");
+    expect(finished.rollout.state).toBe("completed");
+    expect(finished.rollout.resumeTo).toBeUndefined();
+    expect((await sim.registry.get(TENANT, agentIdOf(1)))?.assignment).toMatchObject({ flow: V2, over: V1 });
+    expect((await sim.catalog.get(TENANT, CLASS))?.flowPolicy?.target).toBe(V1);
+  });
+
   it("refuses a group whose query names other classes, and a missing group", async () => {
     const sim = simulatedClass(2);
     await sim.groupStore.create({

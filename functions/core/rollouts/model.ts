@@ -1,5 +1,5 @@
 import type { RolloutCounts, RolloutState } from "../events/model.js";
-import type { AgentFilters } from "../fleet/agents.js";
+import type { AgentSelector } from "../fleet/agents.js";
 /** Every allowed transition; a store applies one only if the rollout is unchanged since it was read. */
 export const RolloutTransitions: Readonly<Record<RolloutState, readonly RolloutState[]>> = {
   awaiting_approval: ["scheduled", "canary", "refused"],
@@ -7,7 +7,7 @@ export const RolloutTransitions: Readonly<Record<RolloutState, readonly RolloutS
   canary: ["rolling", "following", "paused", "rolling_back", "completed", "aborted"],
   rolling: ["following", "paused", "rolling_back", "completed", "aborted"],
   following: ["paused", "rolling_back", "completed", "aborted"],
-  paused: ["canary", "rolling", "following", "rolling_back", "aborted"],
+  paused: ["canary", "rolling", "following", "rolling_back", "completed", "aborted"],
   rolling_back: ["rolled_back", "aborted"],
   completed: [],
   rolled_back: [],
@@ -27,8 +27,11 @@ export const canRolloutTransition = (from: RolloutState, to: RolloutState): bool
 /** The states in which a rollout sends its version to agents, and to which a paused one resumes. */
 export type UpdatingState = "canary" | "rolling" | "following";
 
-/** The agent list's filters (but class and group) that narrow a rollout to some of its class's agents. */
-export type RolloutSelector = Omit<AgentFilters, "agentClass" | "agentClasses" | "group">;
+/**
+ * A selector (as POST /operations' is spelled, but its class and group: the rollout's own) that narrows a
+ * rollout to some of its class's agents.
+ */
+export type RolloutSelector = Omit<AgentSelector, "class" | "group">;
 
 /** A share of agents: a count, or a percent of a whole. */
 export type Share = { count: number; percent?: undefined } | { percent: number; count?: undefined };

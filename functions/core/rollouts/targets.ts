@@ -1,5 +1,5 @@
 import { BeaconError } from "../errors.js";
-import { type AgentFilters, bothFilters } from "../fleet/agents.js";
+import { type AgentFilters, bothFilters, filtersOfSelector } from "../fleet/agents.js";
 import type { GroupsApi } from "../groups/console-groups.js";
 import type { Group, GroupStore } from "../groups/ports.js";
 import type { RolloutSelector } from "./model.js";
@@ -31,7 +31,8 @@ export interface RolloutTargetDependencies {
 export function makeRolloutTargets(deps: RolloutTargetDependencies) {
   async function read(tenant: string, target: RolloutTarget): Promise<TargetNow> {
     const classOnly: AgentFilters = { agentClass: target.className };
-    if (target.selector !== undefined) return { filters: bothFilters(classOnly, target.selector) };
+    if (target.selector !== undefined)
+      return { filters: bothFilters(classOnly, filtersOfSelector(target.selector)) };
     if (target.group === undefined) return { filters: classOnly };
     const group = await deps.groups.get(tenant, target.group);
     if (!group) throw new BeaconError("not_found", "No such group");
