@@ -6,6 +6,7 @@ import type { WebhookReceiver } from "../../scripts/local/webhook-receiver.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import {
+  followingRollout,
   heartbeat,
   installCertificate,
   javaFlow,
@@ -452,6 +453,12 @@ describe("roles, every role on every route", () => {
     return (await rollOut(consoleApi, a.adminToken, className, javaFlow(className))).rolloutId;
   }
 
+  /** A continuous rollout following a selector in a class of its own without agents. */
+  async function followingRolloutOfItsOwn(): Promise<string> {
+    const className = newId("class");
+    return followingRollout(consoleApi, a.adminToken, className, javaFlow(className));
+  }
+
   /**
    * A rollout awaiting approval in a class of its own, created by an operator who makes no other call, so
    * that every role's operator and admin may approve it.
@@ -610,6 +617,8 @@ describe("roles, every role on every route", () => {
           { rolloutId: await waitingRollout() },
           bodies[operation.operationId]?.("", a),
         );
+      case "finishRollout":
+        return callOf(operation, { rolloutId: await followingRolloutOfItsOwn() });
       case "resumeRollout": {
         const rolloutId = await freshRollout();
         const paused = await send(
@@ -748,6 +757,7 @@ describe("roles, every role on every route", () => {
     pauseRollout: async (call) => expect(await rolloutStateOf(call)).toBe("canary"),
     resumeRollout: async (call) => expect(await rolloutStateOf(call)).toBe("paused"),
     abortRollout: async (call) => expect(await rolloutStateOf(call)).toBe("canary"),
+    finishRollout: async (call) => expect(await rolloutStateOf(call)).toBe("following"),
     approveRollout: async (call) => expect(await rolloutStateOf(call)).toBe("awaiting_approval"),
     refuseRollout: async (call) => expect(await rolloutStateOf(call)).toBe("awaiting_approval"),
   };

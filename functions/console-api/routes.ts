@@ -1,8 +1,8 @@
-import { type LabelChange, parseLabelSelector } from "../core/agents/labels.js";
+import type { LabelChange } from "../core/agents/labels.js";
 import type { AgentClassChange } from "../core/agents/ports.js";
 import type { ConsoleUseCases } from "../core/console/use-cases.js";
 import type { OperationState, RolloutState } from "../core/events/model.js";
-import type { AgentFilters, AgentListRequest } from "../core/fleet/agents.js";
+import { type AgentListRequest, type AgentSelector, filtersOfSelector } from "../core/fleet/agents.js";
 import type { TenantSettingsChange } from "../core/fleet/ports.js";
 import type { GroupDefinition } from "../core/groups/console-groups.js";
 import type { IssueRequest } from "../core/identity/certificates.js";
@@ -27,29 +27,12 @@ const page = (query: Record<string, unknown>) => ({
   limit: query.limit as number | undefined,
 });
 
-/** The document's selector spells the agent list's query parameters; the use cases take the list's filters. */
-function filtersOf(selector: Record<string, unknown>): AgentFilters {
-  return {
-    agentClass: text(selector.class),
-    status: selector.status as AgentListRequest["status"],
-    manifestHash: text(selector.manifestHash),
-    manifestId: text(selector.manifestId),
-    flowId: text(selector.flowId),
-    lastSeenAfter: time(selector.lastSeenAfter),
-    lastSeenBefore: time(selector.lastSeenBefore),
-    text: text(selector.q),
-    labels: selector.labels === undefined ? undefined : parseLabelSelector(selector.labels as string[]),
-    pinned: selector.pinned as boolean | undefined,
-    group: text(selector.group),
-  };
-}
-
 function operationRequestOf(body: unknown): OperationRequest {
   const { selector, ...rest } = body as Omit<OperationRequest, "selector"> & {
-    selector?: Record<string, unknown>;
+    selector?: AgentSelector;
   };
   if (!selector) return rest as OperationRequest;
-  return { ...rest, agentId: undefined, selector: filtersOf(selector) } as OperationRequest;
+  return { ...rest, agentId: undefined, selector: filtersOfSelector(selector) } as OperationRequest;
 }
 
 type ParameterValues = Pick<ConsoleUseCases["parameters"]["classValues"], "get" | "put" | "remove">;
@@ -110,7 +93,7 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     listAgents: (principal, { query }) =>
       api.agents.list(principal, {
         // The `label` parameter's terms, repeated or separated by commas, as a selector's `labels`.
-        ...filtersOf({ ...query, labels: text(query.label)?.split(",") }),
+        ...filtersOfSelector({ ...query, labels: text(query.label)?.split(",") }),
         sort: query.sort as AgentListRequest["sort"],
         ...page(query),
       }),
@@ -125,10 +108,8 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     pinAgent: (principal, { path, body }) => api.pins.pin(principal, path.agentId as string, body),
     unpinAgent: (principal, { path }) => api.pins.unpin(principal, path.agentId as string),
     labelAgents: (principal, { body }) => {
-      const { selector = {}, ...change } = (body ?? {}) as LabelChange & {
-        selector?: Record<string, unknown>;
-      };
-      return api.agents.labelSelected(principal, { ...change, selector: filtersOf(selector) });
+      const { selector = {}, ...change } = (body ?? {}) as LabelChange & { selector?: AgentSelector };
+      return api.agents.labelSelected(principal, { ...change, selector: filtersOfSelector(selector) });
     },
     listManifests: (principal, { query }) => api.manifests.list(principal, page(query)),
     getManifest: (principal, { path }) => api.manifests.get(principal, path.manifestId as string),
@@ -215,6 +196,7 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     pauseRollout: (principal, { path }) => api.rollouts.pause(principal, path.rolloutId as string),
     resumeRollout: (principal, { path }) => api.rollouts.resume(principal, path.rolloutId as string),
     abortRollout: (principal, { path }) => api.rollouts.abort(principal, path.rolloutId as string),
+    finishRollout: (principal, { path }) => api.rollouts.finish(principal, path.rolloutId as string),
     approveRollout: (principal, { path }) => api.rollouts.approve(principal, path.rolloutId as string),
     refuseRollout: (principal, { path, body }) =>
       api.rollouts.refuse(principal, path.rolloutId as string, body as { reason?: string }),

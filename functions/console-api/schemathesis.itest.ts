@@ -9,6 +9,7 @@ import { pythonTool } from "../../scripts/build/python-tool.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import {
+  followingRollout,
   heartbeat,
   javaFlow,
   rollOut,
@@ -128,6 +129,8 @@ beforeAll(async () => {
     return (await rollOut(consoleApi, tenant.adminToken, className, javaFlow(className))).rolloutId;
   };
   const [pause, resume, abort] = await Promise.all([fresh("pause"), fresh("resume"), fresh("abort")]);
+  const finishClass = `${tenant.className}-finish`;
+  const finish = await followingRollout(consoleApi, tenant.adminToken, finishClass, javaFlow(finishClass));
   const paused = await consoleApi.request("POST", `/api/v1/rollouts/${resume}/pause`, {
     token: tenant.adminToken,
   });
@@ -151,6 +154,7 @@ beforeAll(async () => {
     pauseRollout: pause,
     resumeRollout: resume,
     abortRollout: abort,
+    finishRollout: finish,
     approveRollout: approve,
     refuseRollout: refuse,
   };

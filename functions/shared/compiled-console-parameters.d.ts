@@ -68,6 +68,7 @@ export declare const downloadDebugBundleInput: ValidateFunction;
 export declare const startRolloutInput: ValidateFunction;
 export declare const pauseRolloutInput: ValidateFunction;
 export declare const resumeRolloutInput: ValidateFunction;
+export declare const finishRolloutInput: ValidateFunction;
 export declare const abortRolloutInput: ValidateFunction;
 export declare const approveRolloutInput: ValidateFunction;
 export declare const refuseRolloutInput: ValidateFunction;

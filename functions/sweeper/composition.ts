@@ -22,6 +22,7 @@ import { makeOfflineSweep } from "../core/agents/presence.js";
 import { relayHeld, relayStaged, resending } from "../core/events/publishing.js";
 import { makeAgentReader } from "../core/fleet/agents.js";
 import { makeFleetCleanUp } from "../core/fleet/clean-up.js";
+import { makeGroupsApi } from "../core/groups/console-groups.js";
 import { makeGroupCounting } from "../core/groups/counting.js";
 import { makeGroupMembership } from "../core/groups/membership.js";
 import { makeExpiryNotices } from "../core/identity/expiry.js";
@@ -31,6 +32,7 @@ import { makeFlowRenderings, renderingClassFlows } from "../core/parameters/rend
 import type { Clock } from "../core/ports.js";
 import { makeRolloutEngine } from "../core/rollouts/engine.js";
 import { makeRolloutPreparation } from "../core/rollouts/preparation.js";
+import { makeRolloutTargets } from "../core/rollouts/targets.js";
 import { makeDocumentClient, makeS3Client } from "../runtime/aws-clients.js";
 import { composeEventStream } from "../runtime/event-stream.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
@@ -106,7 +108,26 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   const renderings = makeFlowRenderings({ flows, parameters });
   const classFlowCache = renderingClassFlows(hotState, renderings);
   const tenantSettings = new DynamoTenantSettings(documents, config.tableName);
+  const groupStore = new DynamoGroupStore(documents, config.tableName);
+  // Groups read agents through the reader, which reads a group's members through them. The sweeper reads
+  // last-seen times from the cache, as the rollout engine's health checks do: no registry lag to allow for.
+  const reader = makeAgentReader({
+    registry: fleetRegistry,
+    groupFilters: (tenant, name) => groups.filtersOf(tenant, name),
+    catalog: classes,
+    hotState,
+    clock,
+    registryLagMs: 0,
+  });
+  const groups = makeGroupsApi({
+    groups: groupStore,
+    manifests: new DynamoManifestCatalog(documents, config.tableName),
+    registry: fleetRegistry,
+    reader,
+    clock,
+  });
   const rollouts = makeRolloutEngine({
+    targets: makeRolloutTargets({ groups: groupStore, members: groups }),
     rollouts: new DynamoRolloutStore(documents, config.tableName),
     // The sweeper reads no manifests: a scheduled rollout starts on the agent checks of its creation and approval.
     preparation: makeRolloutPreparation({ flows, catalog: classes, parameters }),

@@ -15,7 +15,7 @@ const sweeper = composeSweeper(sweeperConfig());
 const reachedMetrics: Record<
   Exclude<
     RolloutState,
-    "awaiting_approval" | "scheduled" | "canary" | "rolling" | "rolling_back" | "refused"
+    "awaiting_approval" | "scheduled" | "canary" | "rolling" | "following" | "rolling_back" | "refused"
   >,
   string
 > = {

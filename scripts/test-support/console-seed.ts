@@ -210,20 +210,45 @@ export async function publishFlow(
   return published.json().hash as string;
 }
 
-/** Publishes a flow version to the class and starts its rollout with the default plan. */
+/**
+ * Publishes a flow version to the class and starts its rollout with the default plan, to the whole class
+ * or to the target (`group` or `selector`, `continuous`) given.
+ */
 export async function rollOut(
   consoleApi: ConsoleApiUnderTest,
   token: string,
   className: string,
   flow: unknown,
+  target: Record<string, unknown> = {},
 ): Promise<{ flowHash: string; rolloutId: string }> {
   const flowHash = await publishFlow(consoleApi, token, className, flow);
   const started = await consoleApi.request("POST", "/api/v1/rollouts", {
     token,
-    body: { className, flowHash },
+    body: { className, flowHash, ...target },
   });
   expect(started.status, started.body).toBe(201);
   return { flowHash, rolloutId: started.json().rolloutId as string };
+}
+
+/**
+ * A continuous rollout to a selector that picks none of the class's agents, brought to `following` (its
+ * class passed once): a pause, and a resume, which looks at once, move it on without the sweeper.
+ */
+export async function followingRollout(
+  consoleApi: ConsoleApiUnderTest,
+  token: string,
+  className: string,
+  flow: unknown,
+): Promise<string> {
+  const target = { selector: { labels: ["follows=nothing-yet"] }, continuous: true };
+  const { rolloutId } = await rollOut(consoleApi, token, className, flow, target);
+  for (const action of ["pause", "resume"]) {
+    const acted = await consoleApi.request("POST", `/api/v1/rollouts/${rolloutId}/${action}`, { token });
+    expect(acted.status, acted.body).toBe(200);
+  }
+  const following = await consoleApi.request("GET", `/api/v1/rollouts/${rolloutId}`, { token });
+  expect(following.json().state).toBe("following");
+  return rolloutId;
 }
 
 /** Puts an issued certificate beside the agent harness's others, so `post` can present it by name. */

@@ -82,11 +82,32 @@ const MAX_LOOKS = 12;
 /** The flow the example C++ agent runs before Beacon sends it any. */
 export const FACTORY_FLOW = (cppHeartbeatOf("x", "x").flowInfo as JsonObject).flowId as string;
 
-/** A C++ agent as the tests play it: its class, and the flow it runs. */
+/** A C++ agent as the tests play it: its class, the flow it runs, and its binary's manifest hash when not the example's. */
 export interface PlayedAgent {
   agentId: string;
   className: string;
   flowId: string;
+  manifestHash?: string;
+}
+
+/**
+ * A C++ binary built without one of the example's extensions: the bundle's artifact it lacks, and the hash
+ * its agents report for its manifest.
+ */
+export interface BuiltWithout {
+  artifact: string;
+  manifestHash: string;
+}
+
+/** The example's full heartbeat as a binary built without the extension reports it. */
+function withoutExtension(heartbeat: JsonObject, binary: BuiltWithout): JsonObject {
+  const agentInfo = heartbeat.agentInfo as JsonObject;
+  const manifest = agentInfo.agentManifest as JsonObject;
+  manifest.bundles = (manifest.bundles as JsonObject[]).filter(
+    (bundle) => bundle.artifact !== binary.artifact,
+  );
+  agentInfo.agentManifestHash = binary.manifestHash;
+  return heartbeat;
 }
 
 export interface RequestedOperation {
@@ -103,6 +124,8 @@ export function playedAgents(stack: Pick<RolloutStack, "agentApi" | "fleet" | "s
   /** The agent's light heartbeat, reporting the flow it runs. */
   function heartbeatOf(agent: PlayedAgent): JsonObject {
     const heartbeat = cppHeartbeatOf(agent.agentId, agent.className);
+    if (agent.manifestHash !== undefined)
+      (heartbeat.agentInfo as JsonObject).agentManifestHash = agent.manifestHash;
     const flowInfo = heartbeat.flowInfo as JsonObject;
     flowInfo.flowId = agent.flowId;
     (flowInfo.versionedFlowSnapshotURI as JsonObject).flowId = agent.flowId;
@@ -142,15 +165,24 @@ export function playedAgents(stack: Pick<RolloutStack, "agentApi" | "fleet" | "s
     return updates;
   }
 
-  /** `count` C++ agents of a class of their own, registered with their full manifest, on the example's flow. */
-  async function classOf(className: string, count: number): Promise<PlayedAgent[]> {
+  /**
+   * `count` C++ agents of a class of their own, registered with their full manifest, on the example's flow;
+   * named `<class>-<n>` from `first` on, of the example's binary or of one built without an extension.
+   */
+  async function classOf(
+    className: string,
+    count: number,
+    { first = 1, binary }: { first?: number; binary?: BuiltWithout } = {},
+  ): Promise<PlayedAgent[]> {
     const agents = Array.from({ length: count }, (_, index) => ({
-      agentId: `${className}-${index + 1}`,
+      agentId: `${className}-${first + index}`,
       className,
       flowId: FACTORY_FLOW,
+      manifestHash: binary?.manifestHash,
     }));
     for (const agent of agents) {
-      const response = await agentApi.post(HEARTBEAT, cppHeartbeatOf(agent.agentId, className, true), {
+      const full = cppHeartbeatOf(agent.agentId, className, true);
+      const response = await agentApi.post(HEARTBEAT, binary ? withoutExtension(full, binary) : full, {
         certificate: fleet,
       });
       expect(response.status).toBe(200);

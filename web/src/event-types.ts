@@ -27,6 +27,7 @@ const DESCRIPTIONS: Record<EventTypePattern, string> = {
   "rollout.scheduled": "waiting for its start time",
   "rollout.canary": "its canary started",
   "rollout.rolling": "rolling out batch by batch",
+  "rollout.following": "following its group, reaching agents that join it",
   "rollout.paused": "paused",
   "rollout.rolling_back": "rolling back",
   "rollout.completed": "completed",

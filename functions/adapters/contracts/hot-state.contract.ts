@@ -1,5 +1,11 @@
 import { expect, it } from "vitest";
-import type { HotSighting, HotSightingResult, HotState, PinCache } from "../../core/agents/ports.js";
+import type {
+  AssignmentCache,
+  HotSighting,
+  HotSightingResult,
+  HotState,
+  PinCache,
+} from "../../core/agents/ports.js";
 import type { SupportedOperations } from "../../core/c2/manifest.js";
 import type { RenderedParameter } from "../../core/flows/policy.js";
 import type { KnownManifest } from "../../core/manifests/agent-manifest.js";
@@ -20,6 +26,8 @@ export interface HotStateSubject {
   revokeSerial(tenant: string, serial: string): Promise<void>;
   /** The console's write through of an agent's pin. */
   rememberPin: PinCache["rememberPin"];
+  /** The rollout engine's write through of an agent's assignment. */
+  rememberAssignment: AssignmentCache["rememberAssignment"];
 }
 
 /**
@@ -415,6 +423,75 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       hash: "flow-3",
       flowId: "flow-3",
     });
+  });
+  it("holds an assigned agent to its assignment while the class's target is the one it was assigned over", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    const classFlow = (target: string) =>
+      hotState.rememberClassFlow(the.tenant, "pumps", { target, accepted: [target], renderings: [] }, 60_000);
+    await classFlow("flow-1");
+    await sighted(START, reported);
+    await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
+    const assignment = {
+      flow: "flow-5",
+      flowIds: ["flow-5", "adopted-5"],
+      over: "flow-1",
+      rolloutId: "ro-1",
+    };
+    await hotState.markRegistered(the.tenant, "agent-1", START + 1, new Map(), undefined, assignment);
+    // Held on its assigned version, under any of its flow ids, and sent it when it reports the class's.
+    expect((await sighted(START + 2, { flowId: "flow-5" })).catchUp).toBeUndefined();
+    expect((await sighted(START + 3, { flowId: "adopted-5" })).catchUp).toBeUndefined();
+    expect((await sighted(START + 4, { flowId: "flow-1" })).catchUp).toEqual({
+      hash: "flow-5",
+      flowId: "flow-5",
+    });
+    // A pin comes first.
+    const pin = { flowHash: "flow-7", flowIds: ["flow-7"], pinnedAt: START, pinnedBy: "ops" };
+    await the.subject.rememberPin(the.tenant, "agent-1", pin);
+    expect((await sighted(START + 5, { flowId: "flow-5" })).catchUp).toEqual({
+      hash: "flow-7",
+      flowId: "flow-7",
+    });
+    await the.subject.rememberPin(the.tenant, "agent-1", undefined);
+    // The class's next target makes it lapse, with nothing written to the agent: it is brought to the target.
+    await classFlow("flow-9");
+    expect((await sighted(START + 6, { flowId: "flow-5" })).catchUp).toEqual({
+      hash: "flow-9",
+      flowId: "flow-9",
+    });
+    // Assigned anew over that target, it holds again; dropped, the class's target counts.
+    await the.subject.rememberAssignment(the.tenant, "agent-1", { ...assignment, over: "flow-9" });
+    expect((await sighted(START + 7, { flowId: "flow-5" })).catchUp).toBeUndefined();
+    expect((await sighted(START + 8, { flowId: "flow-9" })).catchUp).toEqual({
+      hash: "flow-5",
+      flowId: "flow-5",
+    });
+    await the.subject.rememberAssignment(the.tenant, "agent-1", undefined);
+    expect((await sighted(START + 9, { flowId: "flow-5" })).catchUp).toEqual({
+      hash: "flow-9",
+      flowId: "flow-9",
+    });
+  });
+  it("holds an agent assigned in a class without a target while the class has none", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    await hotState.rememberClassFlow(the.tenant, "pumps", undefined, 60_000);
+    await sighted(START, reported);
+    await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
+    await hotState.markRegistered(the.tenant, "agent-1", START + 1, new Map(), undefined, {
+      flow: "flow-5",
+      flowIds: ["flow-5"],
+      rolloutId: "ro-1",
+    });
+    expect((await sighted(START + 2)).catchUp).toEqual({ hash: "flow-5", flowId: "flow-5" });
+    await hotState.rememberClassFlow(
+      the.tenant,
+      "pumps",
+      { target: "flow-1", accepted: ["flow-1"], renderings: [] },
+      60_000,
+    );
+    expect((await sighted(START + 3)).catchUp).toBeUndefined();
   });
   it("holds a pinned agent to its pin in a class that has no flow policy", async () => {
     const { hotState } = the.subject;

@@ -14,6 +14,8 @@ hotStateContract("Redis", () => {
     markOperationsPending: (tenant, agentId) => consoleView.markOperationsPending(tenant, [agentId]),
     revokeSerial: (tenant, serial) => consoleView.revokeSerial(tenant, serial, 0),
     rememberPin: (tenant, agentId, pin) => consoleView.rememberPin(tenant, agentId, pin),
+    rememberAssignment: (tenant, agentId, assignment) =>
+      consoleView.rememberAssignment(tenant, agentId, assignment),
   };
 });
 hotStateContract("the memory fake", () => {
@@ -26,5 +28,7 @@ hotStateContract("the memory fake", () => {
       hotState.revocationLists.get(tenant)?.add(serial);
     },
     rememberPin: (tenant, agentId, pin) => hotState.rememberPin(tenant, agentId, pin),
+    rememberAssignment: (tenant, agentId, assignment) =>
+      hotState.rememberAssignment(tenant, agentId, assignment),
   };
 });

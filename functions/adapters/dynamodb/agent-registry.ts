@@ -9,6 +9,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import type { Labels } from "../../core/agents/labels.js";
 import type {
+  AgentAssignment,
   AgentCheckpoint,
   AgentClassRegistry,
   AgentPin,
@@ -44,6 +45,7 @@ export interface AgentItem {
   labels?: Labels;
   reportedLabels?: Labels;
   pin?: AgentPin;
+  assignment?: AgentAssignment;
   /** Set while the agent is announced offline: its last heartbeat, its place in the silent index. */
   silentSince?: number;
   /** Set once decommissioned (FleetRegistry.decommission): the entry is kept, out of every index. */
@@ -178,13 +180,26 @@ export class DynamoAgentRegistry implements AgentRegistry {
     });
   }
 
-  /** On a registered agent only; unpinned, the agent keeps no pin attribute. */
   putPin(tenant: string, agentId: string, pin: AgentPin | undefined): Promise<boolean> {
+    return this.putHold(tenant, agentId, "pin", pin);
+  }
+
+  putAssignment(tenant: string, agentId: string, assignment: AgentAssignment | undefined): Promise<boolean> {
+    return this.putHold(tenant, agentId, "assignment", assignment);
+  }
+
+  /** On a registered agent only; without one, the agent keeps no such attribute. */
+  private putHold(
+    tenant: string,
+    agentId: string,
+    field: "pin" | "assignment",
+    hold: AgentPin | AgentAssignment | undefined,
+  ): Promise<boolean> {
     return this.conditionalUpdate({
       Key: Keys.agent(tenant, agentId),
-      UpdateExpression: pin === undefined ? "REMOVE pin" : "SET pin = :pin",
+      UpdateExpression: hold === undefined ? `REMOVE ${field}` : `SET ${field} = :hold`,
       ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(decommissionedAt)",
-      ExpressionAttributeValues: pin === undefined ? undefined : { ":pin": pin },
+      ExpressionAttributeValues: hold === undefined ? undefined : { ":hold": hold },
     });
   }
 
@@ -406,5 +421,6 @@ export function toRecord(item: AgentItem): AgentRecord {
     labels: item.labels,
     reportedLabels: item.reportedLabels,
     pin: item.pin,
+    assignment: item.assignment,
   });
 }

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { Labels } from "../../core/agents/labels.js";
-import type { AgentPin, AgentRecord, SilentAgent } from "../../core/agents/ports.js";
+import type { AgentAssignment, AgentPin, AgentRecord, SilentAgent } from "../../core/agents/ports.js";
 import type { AgentQuery, Decommissioning, FleetRegistry, RegistryFilters } from "../../core/fleet/ports.js";
 import { type AgentItem, DynamoAgentRegistry, toRecord, withLastSeen } from "./agent-registry.js";
 import { Keys } from "./keys.js";
@@ -170,6 +170,10 @@ export class DynamoFleetRegistry implements FleetRegistry {
 
   putPin(tenant: string, agentId: string, pin: AgentPin | undefined) {
     return this.registry.putPin(tenant, agentId, pin);
+  }
+
+  putAssignment(tenant: string, agentId: string, assignment: AgentAssignment | undefined) {
+    return this.registry.putAssignment(tenant, agentId, assignment);
   }
 
   /**

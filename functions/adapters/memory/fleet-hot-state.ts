@@ -1,4 +1,4 @@
-import type { AgentOwnValues, AgentPin } from "../../core/agents/ports.js";
+import type { AgentAssignment, AgentOwnValues, AgentPin } from "../../core/agents/ports.js";
 import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
 import type { CachedClassFlow } from "../../core/flows/policy.js";
 
@@ -18,6 +18,8 @@ export class MemoryFleetHotState implements FleetHotState {
   readonly ownValues = new Map<string, AgentOwnValues>();
   /** By tenant/agent: the pins of agents the cache holds as registered. */
   readonly pins = new Map<string, AgentPin>();
+  /** By tenant/agent: the assignments of agents the cache holds as registered. */
+  readonly assignments = new Map<string, AgentAssignment>();
   /** By tenant/class: the heartbeat period the cache's copy of the class's policy carries. */
   readonly classPeriods = new Map<string, number>();
   /** Set to make every call fail, as a cache outage would. */
@@ -92,11 +94,19 @@ export class MemoryFleetHotState implements FleetHotState {
   }
 
   async rememberPin(tenant: string, agentId: string, pin: AgentPin | undefined) {
+    this.rememberHold(this.pins, `${tenant}/${agentId}`, pin);
+  }
+
+  async rememberAssignment(tenant: string, agentId: string, assignment: AgentAssignment | undefined) {
+    this.rememberHold(this.assignments, `${tenant}/${agentId}`, assignment);
+  }
+
+  /** What holds a flow on an agent the cache holds (a pin, an assignment); undefined drops it. */
+  private rememberHold<Hold>(holds: Map<string, Hold>, key: string, hold: Hold | undefined) {
     this.check();
-    const key = `${tenant}/${agentId}`;
     if (!this.agentStates.has(key)) return;
-    if (pin === undefined) this.pins.delete(key);
-    else this.pins.set(key, structuredClone(pin));
+    if (hold === undefined) holds.delete(key);
+    else holds.set(key, structuredClone(hold));
   }
 
   async rememberClassFlow(

@@ -1,5 +1,5 @@
 import type { Labels } from "../../core/agents/labels.js";
-import type { AgentPin, AgentRecord, SilentAgent } from "../../core/agents/ports.js";
+import type { AgentAssignment, AgentPin, AgentRecord, SilentAgent } from "../../core/agents/ports.js";
 import { meetsRegistryFilters } from "../../core/fleet/agents.js";
 import type { AgentQuery, Decommissioning, FleetRegistry, RegistryFilters } from "../../core/fleet/ports.js";
 import { MemoryEventOutbox } from "./event-outbox.js";
@@ -91,9 +91,22 @@ export class MemoryFleetRegistry implements FleetRegistry {
   }
 
   async putPin(tenant: string, agentId: string, pin: AgentPin | undefined) {
+    return this.putHold(tenant, agentId, "pin", pin);
+  }
+
+  async putAssignment(tenant: string, agentId: string, assignment: AgentAssignment | undefined) {
+    return this.putHold(tenant, agentId, "assignment", assignment);
+  }
+
+  private putHold<Field extends "pin" | "assignment">(
+    tenant: string,
+    agentId: string,
+    field: Field,
+    hold: AgentRecord[Field],
+  ) {
     const record = this.agents.get(`${tenant}/${agentId}`);
-    if (record && pin === undefined) delete record.pin;
-    else if (record) record.pin = structuredClone(pin);
+    if (record && hold === undefined) delete record[field];
+    else if (record) record[field] = structuredClone(hold);
     return record !== undefined;
   }
 

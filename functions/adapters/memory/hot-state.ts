@@ -1,6 +1,9 @@
+import { assignmentHolds } from "../../core/agents/assignments.js";
 import type {
+  AgentAssignment,
   AgentOwnValues,
   AgentPin,
+  AssignmentCache,
   HotSighting,
   HotSightingResult,
   HotState,
@@ -40,9 +43,10 @@ interface HotAgent {
   certificate?: string;
   ownValues?: AgentOwnValues;
   pin?: AgentPin;
+  assignment?: AgentAssignment;
 }
 
-export class MemoryHotState implements HotState, PresenceState, PinCache {
+export class MemoryHotState implements HotState, PresenceState, PinCache, AssignmentCache {
   readonly agents = new Map<string, HotAgent>();
   readonly classes = new Set<string>();
   /** By tenant: the binaries whose content the cache knows to be stored. */
@@ -176,8 +180,9 @@ export class MemoryHotState implements HotState, PresenceState, PinCache {
     if (!this.classFlows.has(classKey)) return { classFlowUnknown: true };
     const policy = this.classFlows.get(classKey);
     const known = { classFlowUnknown: false };
-    if (!supportedOperations || (!policy && !agent.pin)) return known;
-    const { hash, target, accepted } = flowIdsHeldTo(policy, agent);
+    const held = supportedOperations && flowIdsHeldTo(policy, agent);
+    if (!held) return known;
+    const { hash, target, accepted } = held;
     if (agent.flowId !== undefined && accepted.includes(agent.flowId)) return known;
     const claimKey = `${sighting.tenant}/${sighting.agentId}`;
     const claim = this.catchUps.get(claimKey);
@@ -211,6 +216,7 @@ export class MemoryHotState implements HotState, PresenceState, PinCache {
     now: number,
     ownValues: AgentOwnValues,
     pin?: AgentPin,
+    assignment?: AgentAssignment,
   ) {
     this.touch();
     const agent = this.agents.get(`${tenant}/${agentId}`) ?? { registered: false, lastCheckpoint: 0 };
@@ -218,6 +224,7 @@ export class MemoryHotState implements HotState, PresenceState, PinCache {
     agent.lastCheckpoint = now;
     agent.ownValues = ownValues.size === 0 ? undefined : new Map(ownValues);
     agent.pin = pin && structuredClone(pin);
+    agent.assignment = assignment && structuredClone(assignment);
     this.agents.set(`${tenant}/${agentId}`, agent);
   }
 
@@ -226,6 +233,13 @@ export class MemoryHotState implements HotState, PresenceState, PinCache {
     this.touch();
     const agent = this.agents.get(`${tenant}/${agentId}`);
     if (agent?.registered) agent.pin = pin && structuredClone(pin);
+  }
+
+  /** As the rollout engine's write through: a registered agent's entry only. */
+  async rememberAssignment(tenant: string, agentId: string, assignment: AgentAssignment | undefined) {
+    this.touch();
+    const agent = this.agents.get(`${tenant}/${agentId}`);
+    if (agent?.registered) agent.assignment = assignment && structuredClone(assignment);
   }
 
   async rememberClass(tenant: string, agentClass: string) {
@@ -370,13 +384,16 @@ export class MemoryHotState implements HotState, PresenceState, PinCache {
 
 /**
  * As the script: the version a pinned agent is held to is its pin's, by the flow ids of its pin, the first
- * the one sent; any other agent's is its class's target.
+ * the one sent; then an assigned agent's, while its class's target is still the one it was assigned over;
+ * any other agent's is its class's target; none without any of them.
  */
 function flowIdsHeldTo(policy: CachedClassFlow | undefined, agent: HotAgent) {
-  if (agent.pin)
-    return { hash: agent.pin.flowHash, target: agent.pin.flowIds[0] as string, accepted: agent.pin.flowIds };
-  const held = policy as CachedClassFlow;
-  return { hash: held.target, ...ownFlowIdsOf(held, agent.ownValues) };
+  const assigned = assignmentHolds(agent.assignment, policy?.target) ? agent.assignment : undefined;
+  const held = agent.pin
+    ? { hash: agent.pin.flowHash, flowIds: agent.pin.flowIds }
+    : assigned && { hash: assigned.flow, flowIds: assigned.flowIds };
+  if (held) return { hash: held.hash, target: held.flowIds[0] as string, accepted: held.flowIds };
+  return policy && { hash: policy.target, ...ownFlowIdsOf(policy, agent.ownValues) };
 }
 
 /** As the script: an agent with values of its own runs its own rendering of each version that declares parameters. */

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
-import type { AgentOwnValues, AgentPin } from "../../core/agents/ports.js";
+import type { AgentAssignment, AgentOwnValues, AgentPin } from "../../core/agents/ports.js";
 import { type CachedClassFlow, type RenderedParameter, targetFlowIdOf } from "../../core/flows/policy.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";
@@ -79,6 +79,18 @@ export const PIN_FIELD = "pin";
  */
 export const pinText = (pin: AgentPin | undefined): string | undefined =>
   pin === undefined ? undefined : [pin.flowHash, ...pin.flowIds].join(" ");
+
+/** The agent's cache field holding its assignment, which the heartbeat script reads (record-sighting-script.ts). */
+export const ASSIGNMENT_FIELD = "assignment";
+
+/**
+ * An agent's assignment as the heartbeat script reads it: the class's target it was assigned over ('-' for
+ * none), then the version as a pin is spelled; undefined for none.
+ */
+export const assignmentText = (assignment: AgentAssignment | undefined): string | undefined =>
+  assignment === undefined
+    ? undefined
+    : [assignment.over ?? "-", assignment.flow, ...assignment.flowIds].join(" ");
 
 /**
  * Replaces what a registered agent's cache entry KEYS[1] holds in the field ARGV[1] (its own values, its

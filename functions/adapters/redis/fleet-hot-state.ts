@@ -1,11 +1,13 @@
 import type { Cluster, Redis } from "ioredis";
-import type { AgentOwnValues, AgentPin } from "../../core/agents/ports.js";
+import type { AgentAssignment, AgentOwnValues, AgentPin } from "../../core/agents/ports.js";
 import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
 import type { CachedClassFlow } from "../../core/flows/policy.js";
 import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";
 import { isCacheUsable } from "./cache-status.js";
 import {
+  ASSIGNMENT_FIELD,
+  assignmentText,
   OWN_VALUES_DERIVED_FIELDS,
   OWN_VALUES_FIELD,
   ownValuesText,
@@ -146,6 +148,14 @@ export class RedisFleetHotState implements FleetHotState {
 
   async rememberPin(tenant: string, agentId: string, pin: AgentPin | undefined) {
     await this.usable().rememberAgentField(CacheKeys.agent(tenant, agentId), PIN_FIELD, pinText(pin) ?? "");
+  }
+
+  async rememberAssignment(tenant: string, agentId: string, assignment: AgentAssignment | undefined) {
+    await this.usable().rememberAgentField(
+      CacheKeys.agent(tenant, agentId),
+      ASSIGNMENT_FIELD,
+      assignmentText(assignment) ?? "",
+    );
   }
 
   async revokeSerial(tenant: string, serial: string, revokedAt: number) {

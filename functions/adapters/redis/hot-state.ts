@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from "ioredis";
 import type {
+  AgentAssignment,
   AgentOwnValues,
   AgentPin,
   HotSighting,
@@ -17,6 +18,8 @@ import { execute } from "./batch.js";
 import { CacheKeys } from "./cache-keys.js";
 import { isCacheUsable } from "./cache-status.js";
 import {
+  ASSIGNMENT_FIELD,
+  assignmentText,
   OWN_VALUES_FIELD,
   ownValuesText,
   PIN_FIELD,
@@ -230,10 +233,12 @@ export class RedisHotState implements HotState {
     now: number,
     ownValues: AgentOwnValues,
     pin?: AgentPin,
+    assignment?: AgentAssignment,
   ): Promise<void> {
     const key = CacheKeys.agent(tenant, agentId);
     const parameters = ownValuesText(ownValues);
     const pinned = pinText(pin);
+    const assigned = assignmentText(assignment);
     // Only a registered agent's entry holds own values, the flow ids computed of them and a pin (the console
     // writes them to such an entry alone), so an entry being registered holds none to replace.
     await this.usable().hset(key, {
@@ -241,6 +246,7 @@ export class RedisHotState implements HotState {
       checkpointAt: String(now),
       ...(parameters === undefined ? {} : { [OWN_VALUES_FIELD]: parameters }),
       ...(pinned === undefined ? {} : { [PIN_FIELD]: pinned }),
+      ...(assigned === undefined ? {} : { [ASSIGNMENT_FIELD]: assigned }),
     });
   }
 

@@ -7,7 +7,7 @@ export const RECORD_SIGHTING_SCRIPT = `
 -- Every key it touches is declared and carries the tenant's hash tag, as a cluster requires.
 -- KEYS[1] the agent's hash (its manifest, when known: knownManifestHash, the hash it was reported with, and
 -- its manifestId and supportedOperations, the serial of the certificate recorded for it, its own
--- parameter values and its pin), KEYS[2] the tenant's revoked certificate serials, KEYS[3] the
+-- parameter values, its pin and its assignment), KEYS[2] the tenant's revoked certificate serials, KEYS[3] the
 -- tenant's heartbeat count this minute, KEYS[4] the agent's pending-operation marker (a version the console
 -- bumps whenever it queues one), KEYS[5] the agent's catch-up claim (present while a catch-up sent to it
 -- holds off the next one), KEYS[6] the class index and KEYS[7] the class flow policy of the class ARGV[8]
@@ -39,7 +39,7 @@ if revocation[1] then return {'revoked'} end
 local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'agentClass', 'manifestHash', 'flowId',
   'describeUntil', 'knownManifestHash', 'manifestId', 'supportedOperations', 'resourceHash', 'device',
   'heartbeatPeriodMs', 'bulletinsThrough', 'certificate', 'parameters', 'ownIdsFor', 'ownTargetFlowId',
-  'ownAcceptedIds', 'pin')
+  'ownAcceptedIds', 'pin', 'assignment')
 local reported = {}
 for index = 12, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
 local agentClass = reported['agentClass'] or previous[3]
@@ -90,21 +90,27 @@ if agentClass then
     'targetFlowId', 'renderings')
   if not policy[1] or not policy[5] then
     classFlowUnknown = true
-  elseif (policy[2] or previous[19]) and supportedOperations then
+  elseif supportedOperations then
+    -- An assignment holds the agent while the class's target is still the one it was assigned over ('-' for
+    -- none): the class's next target makes it lapse, unwritten.
+    local assignedOver, assigned = false, false
+    if previous[20] then assignedOver, assigned = string.match(previous[20], '^(%S+) (.*)$') end
+    if assignedOver ~= (policy[2] or '-') then assigned = false end
+    -- A pinned agent's flow is its pin's, then an assigned one's its assignment's (the hash, then the flow ids
+    -- it accepts, the first the one sent): never the class's, and that again should it report another.
+    local held = previous[19] or assigned
     local targetHash, targetFlowId, acceptedIds
-    if previous[19] then
-      -- A pinned agent's flow is its pin's (its hash, then the flow ids it accepts, the first the one sent):
-      -- never the class's, and its pin again should it report another.
-      targetHash, acceptedIds = string.match(previous[19], '^(%S+) (.*)$')
+    if held then
+      targetHash, acceptedIds = string.match(held, '^(%S+) (.*)$')
       targetFlowId = string.match(acceptedIds, '%S+')
-    else
+    elseif policy[2] then
       targetHash, targetFlowId, acceptedIds = policy[2], policy[6] or policy[2], policy[3] or ''
     end
     -- An agent with values of its own runs its own rendering of each version that declares parameters:
     -- the class's flow ids of those renderings give way to the agent's.
     -- They are computed once per policy (its target and accepted ids name its renderings) and kept in the
     -- agent's hash until the policy or the agent's values change (both drop 'ownIdsFor').
-    if not previous[19] and previous[15] and policy[7] then
+    if targetHash and not held and previous[15] and policy[7] then
       local stamp = policy[2] .. ' ' .. acceptedIds
       if previous[16] == stamp then
         targetFlowId, acceptedIds = previous[17], previous[18]
@@ -120,8 +126,8 @@ if agentClass then
         redis.call('HSET', KEYS[1], 'ownIdsFor', stamp, 'ownTargetFlowId', targetFlowId, 'ownAcceptedIds', acceptedIds)
       end
     end
-    local current = false
-    for accepted in string.gmatch(acceptedIds, '%S+') do
+    local current = not targetHash
+    for accepted in string.gmatch(acceptedIds or '', '%S+') do
       if accepted == flowId then current = true end
     end
     -- The claim holds off the next catch-up to the same flow for the retry window, so an agent that fails

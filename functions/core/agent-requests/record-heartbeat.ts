@@ -245,8 +245,8 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
         await ensureClass(tenant, view.agentClass ?? record.agentClass, now, cache);
       }
       const ownValues = ownValuesOf(await parameters.list(tenant, { layer: "agent", agentId }));
-      const pin = record?.pin;
-      await cache.attempt(() => hotState.markRegistered(tenant, agentId, now, ownValues, pin));
+      const { pin, assignment } = record ?? {};
+      await cache.attempt(() => hotState.markRegistered(tenant, agentId, now, ownValues, pin, assignment));
     }
 
     // A tenant CA's certificate new to the agent, as the cache's round trip tells: recorded once per agent and

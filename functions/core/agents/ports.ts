@@ -43,6 +43,8 @@ export interface AgentRecord {
   reportedLabels?: Labels;
   /** The flow version an operator pinned the agent to, if any. */
   pin?: AgentPin;
+  /** The version a rollout to part of its class brought it to, held while the class's target stays `over`. */
+  assignment?: AgentAssignment;
 }
 
 /**
@@ -59,6 +61,21 @@ export interface AgentPin {
   flowIds: string[];
   pinnedAt: number;
   pinnedBy: string;
+}
+
+/**
+ * The version a rollout to a group or a selector brought the agent to, over its class's target: catch-up holds
+ * the agent to it (after a pin, before the class's target) only while the class's target is still `over`, so
+ * a later target (another rollout completed, a target set) makes it lapse without a write.
+ */
+export interface AgentAssignment {
+  /** The version's hash, which the agent downloads it by. */
+  flow: string;
+  /** The flow ids the agent reports running it, the first the one catch-up sends (as a pin's). */
+  flowIds: string[];
+  /** The class's target when it was assigned; absent when the class had none. */
+  over?: string;
+  rolloutId: string;
 }
 
 /** What changed since the registry last heard from the agent, written to its profile on change. */
@@ -268,6 +285,15 @@ export interface PinCache {
   rememberPin(tenant: string, agentId: string, pin: AgentPin | undefined): Promise<void>;
 }
 
+/** The cache's copy of agents' assignments, which the rollout engine writes through. */
+export interface AssignmentCache {
+  /**
+   * Replaces the agent's assignment (none: dropped) in its cache entry, which catch-up reads; an agent the
+   * cache does not hold as registered reads it with its registry entry at its next heartbeat.
+   */
+  rememberAssignment(tenant: string, agentId: string, assignment: AgentAssignment | undefined): Promise<void>;
+}
+
 /** Nothing is recorded unless the certificate is known not to be revoked. */
 export type SightingOutcome =
   | { recorded: true; sighting: HotSightingResult }
@@ -286,6 +312,7 @@ export interface HotState extends ClassFlowCache, RevocationCache, ManifestCache
     now: number,
     ownValues: AgentOwnValues,
     pin?: AgentPin,
+    assignment?: AgentAssignment,
   ): Promise<void>;
   /**
    * The certificate store holds the certificate of this serial, with which the agent calls: its next

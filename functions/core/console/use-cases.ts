@@ -41,6 +41,7 @@ import { makeRolloutsApi } from "../rollouts/console-rollouts.js";
 import { makeRolloutEngine } from "../rollouts/engine.js";
 import type { RolloutStore } from "../rollouts/ports.js";
 import { makeRolloutPreparation } from "../rollouts/preparation.js";
+import { makeRolloutTargets } from "../rollouts/targets.js";
 import type { UrlPolicy } from "../webhooks/address-policy.js";
 import { makeDeliveryLogApi } from "../webhooks/console-deliveries.js";
 import { makeSubscriptionsApi } from "../webhooks/console-webhooks.js";
@@ -123,7 +124,8 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
       activeRolloutId === undefined ? undefined : (await deps.rollouts.get(tenant, activeRolloutId))?.toFlow,
   });
   const preparation = makeRolloutPreparation({ ...deps, agentChecks: { validate: validateFlow, readiness } });
-  const engine = makeRolloutEngine({ ...deps, classes: deps.catalog, preparation });
+  const targets = makeRolloutTargets({ groups: deps.groups, members: groups });
+  const engine = makeRolloutEngine({ ...deps, classes: deps.catalog, preparation, targets });
   const operations = makeOperationsApi({
     ...deps,
     selectAgents: reader.select,

@@ -33,14 +33,16 @@ export type Confirmation = "ack" | "heartbeat" | "bundle";
 /**
  * A rollout's life. awaiting_approval waits for a second operator, scheduled for its start time: neither
  * touches the class or its agents. canary and rolling update agents; paused holds (a person or the failure
- * threshold stopped it); rolling_back returns the agents it updated to the previous version. The last four
- * are final; refused ends a rollout that never started.
+ * threshold stopped it); rolling_back returns the agents it updated to the previous version. following is a
+ * continuous rollout's, which has passed its class once and keeps adding agents that join its group or
+ * selector until it is finished. The last four are final; refused ends a rollout that never started.
  */
 export const RolloutStates = [
   "awaiting_approval",
   "scheduled",
   "canary",
   "rolling",
+  "following",
   "paused",
   "rolling_back",
   "completed",
@@ -154,6 +156,9 @@ export interface RolloutEvent {
   at: number;
   rolloutId: string;
   className: string;
+  /** The group, or the agent list's filters, that narrow the class's agents it takes; neither: all of them. */
+  group?: string;
+  selector?: Record<string, unknown>;
   fromFlow?: string;
   toFlow: string;
   /** Absent when the rollout started. */

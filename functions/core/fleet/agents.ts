@@ -1,4 +1,4 @@
-import { effectiveLabels, matchesLabels } from "../agents/labels.js";
+import { effectiveLabels, matchesLabels, parseLabelSelector } from "../agents/labels.js";
 import type { AgentClassRecord, AgentPin, AgentRecord, ClassCatalog } from "../agents/ports.js";
 import { type AgentStatus, type LastSeenSource, statusOf, statusRuleOf } from "../agents/status.js";
 import { BeaconError } from "../errors.js";
@@ -30,6 +30,41 @@ export interface AgentFilters extends RegistryFilters {
   /** The members of this group (AND-ed with the other filters). */
   group?: string;
 }
+
+/**
+ * A selector as the console API spells it: the agent list's query parameters of the same names (`q` for
+ * the text, `labels` for `label`, times as ISO 8601), which the use cases read as the list's filters.
+ */
+export interface AgentSelector {
+  class?: string;
+  status?: AgentStatus;
+  manifestHash?: string;
+  manifestId?: string;
+  flowId?: string;
+  lastSeenAfter?: string;
+  lastSeenBefore?: string;
+  q?: string;
+  labels?: readonly string[];
+  pinned?: boolean;
+  group?: string;
+}
+
+const epochOf = (time: string | undefined) => (time === undefined ? undefined : Date.parse(time));
+
+/** The list's filters a selector spells. */
+export const filtersOfSelector = (selector: AgentSelector): AgentFilters => ({
+  agentClass: selector.class,
+  status: selector.status,
+  manifestHash: selector.manifestHash,
+  manifestId: selector.manifestId,
+  flowId: selector.flowId,
+  lastSeenAfter: epochOf(selector.lastSeenAfter),
+  lastSeenBefore: epochOf(selector.lastSeenBefore),
+  text: selector.q,
+  labels: selector.labels === undefined ? undefined : parseLabelSelector(selector.labels),
+  pinned: selector.pinned,
+  group: selector.group,
+});
 
 /**
  * Agents both filters pick: labels AND-ed, last-seen bounds narrowed, every other field given by both the
@@ -123,7 +158,7 @@ export interface AgentPage {
 }
 
 /** The filters of the request that the registry evaluates, those given. */
-function registryFiltersOf(request: AgentFilters): RegistryFilters {
+export function registryFiltersOf(request: AgentFilters): RegistryFilters {
   return dropUndefined({
     agentClass: request.agentClass,
     agentClasses: request.agentClasses,
@@ -156,7 +191,7 @@ export function meetsRegistryFilters(record: AgentRecord, filters: RegistryFilte
 }
 
 /** The filters on the cache's values (status, last seen) and the pin, which the registry's query cannot apply. */
-const meetsHotFilters = (agent: MergedAgent, filters: AgentFilters) =>
+export const meetsHotFilters = (agent: MergedAgent, filters: AgentFilters) =>
   (filters.status === undefined || agent.status === filters.status) &&
   (filters.lastSeenAfter === undefined || agent.lastSeen >= filters.lastSeenAfter) &&
   (filters.lastSeenBefore === undefined || agent.lastSeen < filters.lastSeenBefore) &&

@@ -1,7 +1,9 @@
 import type { LabelRequirement, Labels } from "../agents/labels.js";
 import type {
+  AgentAssignment,
   AgentPin,
   AgentRecord,
+  AssignmentCache,
   HotSighting,
   OwnValuesCache,
   PinCache,
@@ -68,6 +70,8 @@ export interface FleetRegistry extends SilentAgentIndex {
   putLabels(tenant: string, agentId: string, labels: Labels): Promise<boolean>;
   /** Pins the agent, or unpins it (undefined); false when there was no such agent. */
   putPin(tenant: string, agentId: string, pin: AgentPin | undefined): Promise<boolean>;
+  /** Holds the agent on a rollout's version over its class's target, or drops that (undefined); false when there was no such agent. */
+  putAssignment(tenant: string, agentId: string, assignment: AgentAssignment | undefined): Promise<boolean>;
   /**
    * The flow id each agent of the class reports, by agent id, read from the class's index with nothing else
    * of the agents: what grouping a class by its running flows needs.
@@ -106,7 +110,12 @@ export interface ClassAgentCounts {
 }
 
 /** The console's reads and removals of the agent API's hot state. Every call throws when the cache does. */
-export interface FleetHotState extends ClassFlowCache, RevocationNotices, OwnValuesCache, PinCache {
+export interface FleetHotState
+  extends ClassFlowCache,
+    RevocationNotices,
+    OwnValuesCache,
+    PinCache,
+    AssignmentCache {
   agents(tenant: string, agentIds: string[]): Promise<Map<string, HotAgentState>>;
   /** Agents per class from the cache's per-class index, online meaning seen at or after `onlineSince`. */
   classCounts(

@@ -215,6 +215,8 @@ export function makeGroupsApi(deps: GroupsDependencies) {
         })),
       );
     },
+    /** How many agents the filters pick now, as a group's members are counted. */
+    count,
   };
 }
 

@@ -11,9 +11,15 @@ export interface Group {
   name: string;
   description?: string;
   query: GroupQuery;
-  /** Rollouts to the group wait until an operator other than their creator approves them (four eyes). */
+  /**
+   * Rollouts to the group wait until an operator other than their creator approves them (four eyes), as
+   * one to a class that requires it does.
+   */
   requireApproval?: boolean;
-  /** When its members may be sent operations and rollout batches, with their class's: absent, always. */
+  /**
+   * When its members may be sent operations, and a rollout to the group batches, with their class's windows:
+   * absent, always.
+   */
   maintenanceWindows?: MaintenanceWindow[];
   createdAt: number;
   updatedAt: number;

@@ -12,6 +12,7 @@ import {
   type RolloutMember,
   type RolloutPlan,
   type RolloutRecord,
+  type RolloutSelector,
   type Share,
 } from "./model.js";
 import type { RolloutStore } from "./ports.js";
@@ -30,6 +31,12 @@ export interface RolloutsDependencies {
 
 export interface RolloutRequest {
   className: string;
+  /** Only the class's agents that are this group's members, evaluated at each batch. */
+  group?: string;
+  /** Only the class's agents these filters pick (as POST /operations' selector spells them), at each batch. */
+  selector?: RolloutSelector;
+  /** With a group or selector: keeps adding agents that join it, until it is finished. */
+  continuous?: boolean;
   /** The version to roll out; absent for a rollout of the class's staged values. */
   flowHash?: string;
   /** Rolls out the class's staged value changes, to its target version, instead of a version. */
@@ -48,6 +55,9 @@ export const rolloutView = (record: RolloutRecord) =>
   dropUndefined({
     rolloutId: record.rolloutId,
     className: record.className,
+    group: record.group,
+    selector: record.selector,
+    continuous: record.continuous,
     fromFlow: record.fromFlow,
     toFlow: record.toFlow,
     stagedValues: record.stagedValues,
@@ -152,6 +162,9 @@ export function makeRolloutsApi(deps: RolloutsDependencies) {
       const start = await deps.preparation.prepare({
         tenant: principal.tenant,
         className: request.className,
+        group: request.group,
+        selector: request.selector,
+        continuous: request.continuous,
         flowHash: request.flowHash,
         stagedValues: request.stagedValues,
         plan: planOf(request.plan),
@@ -218,6 +231,13 @@ export function makeRolloutsApi(deps: RolloutsDependencies) {
       requireRole(principal, "operator");
       await read(principal.tenant, rolloutId);
       return answer(await engine.pause(principal.tenant, rolloutId, principal.subject));
+    },
+
+    /** Ends a continuous rollout that follows its group or selector: completed, the class's target unchanged. */
+    async finish(principal: Principal, rolloutId: string): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      await read(principal.tenant, rolloutId);
+      return answer(await engine.finish(principal.tenant, rolloutId, principal.subject));
     },
 
     /** Resumes and looks at once, so the next batch need not wait for the sweeper. */

@@ -2,7 +2,7 @@
  * What a rollout decides, as functions of plain values: a member's health, the look's next step, the
  * batch it starts, a person's actions. The engine (engine.ts) reads and writes around these decisions.
  */
-import type { AgentClassRecord, AgentRecord } from "../agents/ports.js";
+import type { AgentAssignment, AgentClassRecord, AgentRecord } from "../agents/ports.js";
 import { ackTimeoutMsOf, onlineSince, type StatusRule, statusOf, statusRuleOf } from "../agents/status.js";
 import { supports } from "../c2/manifest.js";
 import type { Bulletin } from "../c2/model.js";
@@ -26,8 +26,10 @@ import {
   type RolloutMember,
   type RolloutPlan,
   type RolloutRecord,
+  type RolloutSelector,
   sizeOf,
   thresholdReached,
+  type UpdatingState,
   type WaitingState,
 } from "./model.js";
 
@@ -54,6 +56,48 @@ export const newFlowIds = (rollout: RolloutRecord): string[] => rollout.toFlowId
  */
 export const completedFlowIds = (rollout: RolloutRecord): string[] =>
   rollout.stagedValues ? previousFlowIds(rollout) : newFlowIds(rollout);
+
+/** A rollout to a group or a selector: it leaves its class's target as it is, holding its members by assignments. */
+export const isSubsetRollout = (rollout: Pick<RolloutRecord, "group" | "selector">): boolean =>
+  rollout.group !== undefined || rollout.selector !== undefined;
+
+/**
+ * The class's policy once the rollout ended well (completed, or finished): the new version's; for a rollout
+ * to a group or selector, the previous one as before (undefined when the class had none), the members it
+ * updated held on the new version by their assignments.
+ */
+export function completionPolicy(rollout: RolloutRecord, timing: ClassTiming): ClassFlowPolicy | undefined {
+  if (!isSubsetRollout(rollout))
+    return policyOf(rollout.toFlow, completedFlowIds(rollout), timing.ackTimeoutMs);
+  return rollout.fromFlow === undefined
+    ? undefined
+    : policyOf(rollout.fromFlow, previousFlowIds(rollout), timing.ackTimeoutMs);
+}
+
+/**
+ * What holds a member of a rollout to a group or selector on the new version once it runs it: its own flow
+ * id first (its rendering's), over the class's target as it was when the rollout started.
+ */
+export const assignmentOf = (rollout: RolloutRecord, member: RolloutMember): AgentAssignment =>
+  dropUndefined({
+    flow: rollout.toFlow,
+    flowIds: [...new Set([memberFlowIdOf(rollout, member), ...newFlowIds(rollout)])],
+    over: rollout.fromFlow,
+    rolloutId: rollout.rolloutId,
+  });
+
+/**
+ * The assignment a member's agent gets as it comes to run the new version: the rollout's own for a rollout to
+ * a group or selector; none (dropped) for a rollout of the whole class to an agent another one held; for
+ * the rest, nothing to write (`"keep"`).
+ */
+export function assignmentChange(
+  rollout: RolloutRecord,
+  member: RolloutMember,
+): AgentAssignment | undefined | "keep" {
+  if (isSubsetRollout(rollout)) return assignmentOf(rollout, member);
+  return member.heldByAssignment ? undefined : "keep";
+}
 
 /** What the class says about its agents' timing. */
 export interface ClassTiming {
@@ -163,6 +207,13 @@ export function memberChange(
   return undefined;
 }
 
+/** An agent a batch takes: the flow id it reports, and whether another rollout's assignment holds it. */
+export interface Candidate {
+  agentId: string;
+  flowId?: string;
+  heldByAssignment?: boolean;
+}
+
 /**
  * An agent of the class a batch may take, as the registry and the cache know it: online, not on the new
  * version yet, not pinned, and taking UPDATE CONFIGURATION by the manifest of the hash it reports now;
@@ -174,7 +225,7 @@ export function candidateOf(
   hot: HotAgentState | undefined,
   timing: ClassTiming,
   now: number,
-): { agentId: string; flowId?: string } | undefined {
+): Candidate | undefined {
   const flowId = hot?.flowId ?? agent.flowId;
   const online = statusOf(hot?.lastSeen ?? agent.lastSeen, now, timing.status, "cache") === "online";
   const operations = operationsOfAgent(agent, hot?.manifestHash ?? agent.manifestHash);
@@ -182,7 +233,11 @@ export function candidateOf(
   // A pinned agent stays on its version, whatever the rollout brings.
   if (agent.pin) return undefined;
   if (!online || !operations || !supports(operations, "UPDATE", "CONFIGURATION")) return undefined;
-  return { agentId: agent.agentId, flowId };
+  return dropUndefined({
+    agentId: agent.agentId,
+    flowId,
+    heldByAssignment: agent.assignment !== undefined && !isSubsetRollout(rollout) ? true : undefined,
+  });
 }
 
 /**
@@ -234,7 +289,7 @@ const memberFlowIdOf = (rollout: RolloutRecord, member: RolloutMember): string =
 /** The members of a new batch, each named by the update operation that carries the new version to it. */
 export function batchMembers(
   rollout: RolloutRecord,
-  chosen: { agentId: string; flowId?: string }[],
+  chosen: Candidate[],
   updates: OperationRecord[],
   now: number,
 ): RolloutMember[] {
@@ -246,6 +301,7 @@ export function batchMembers(
       batch: rollout.batches,
       state: "updating" as const,
       operationId: (updates[index] as OperationRecord).operationId,
+      heldByAssignment: agent.heldByAssignment,
       previousFlowId: agent.flowId,
       newFlowId: newFlowIdOf(rollout, updates[index] as OperationRecord),
       selectedAt: now,
@@ -296,7 +352,7 @@ export function afterRollbackLook(rollout: RolloutRecord, members: RolloutMember
 export type LookStep =
   | { next: "wait"; rollout: RolloutRecord }
   | { next: "roll back"; rollout: RolloutRecord; policy: ClassFlowPolicy }
-  | { next: "complete"; rollout: RolloutRecord; policy: ClassFlowPolicy }
+  | { next: "complete"; rollout: RolloutRecord; policy?: ClassFlowPolicy }
   | { next: "batch"; rollout: RolloutRecord; size: number };
 
 export function lookStep(
@@ -318,7 +374,7 @@ export function lookStep(
       rollout,
       `${rollout.counts.failed} of ${rollout.counts.selected} updated agents failed`,
     );
-    if (trip.state === "paused") rollout.resumeTo = rollout.state as "canary" | "rolling";
+    if (trip.state === "paused") rollout.resumeTo = rollout.state as UpdatingState;
     rollout.state = trip.state;
     rollout.reason = trip.reason;
     if (trip.state !== "rolling_back") return { next: "wait", rollout };
@@ -333,11 +389,14 @@ export function lookStep(
   if (rollout.state === "canary" && rollout.batches > 0) rollout.state = "rolling";
   // A batch and a completion both send operations; the health gate and a rollback above never wait.
   if (!window.open) return { next: "wait", rollout: { ...rollout, waitingForWindow: window.nextOpening } };
+  // A continuous rollout that passed its class follows it, reading it again from the start.
+  if (rollout.exhausted && rollout.continuous)
+    Object.assign(rollout, { state: "following", cursor: undefined, exhausted: false });
   if (rollout.exhausted) {
     return {
       next: "complete",
       rollout: { ...rollout, state: "completed", finishedAt: now },
-      policy: policyOf(rollout.toFlow, completedFlowIds(rollout), timing.ackTimeoutMs),
+      policy: completionPolicy(rollout, timing),
     };
   }
   const paced =
@@ -345,6 +404,8 @@ export function lookStep(
     now - rollout.lastBatchAt >= rollout.plan.batchIntervalSeconds * 1000;
   if (!paced) return { next: "wait", rollout };
   const size = rollout.state === "canary" ? Math.max(1, rollout.canarySize) : rollout.plan.batchSize;
+  // A following rollout's batch that finds nobody is no batch: afterBatch settles the one before as it finds some.
+  if (rollout.state === "following") return { next: "batch", rollout, size };
   return { next: "batch", rollout: { ...rollout, settled: rollout.counts }, size };
 }
 
@@ -359,8 +420,22 @@ export interface BatchStarted {
   memberCount: number;
 }
 
-/** The rollout once a batch started: it counts the batch's members as updating. */
+/**
+ * The rollout once a batch started: it counts the batch's members as updating. A following rollout's batch
+ * that found nobody is no batch: it only moves the cursor on, back to the start once at the end, and counts
+ * none of the agents it passed over again.
+ */
 export function afterBatch(rollout: RolloutRecord, batch: BatchStarted, now: number): RolloutRecord {
+  if (rollout.state === "following") {
+    if (batch.memberCount === 0)
+      return dropUndefined({
+        ...rollout,
+        cursor: batch.exhausted ? undefined : batch.cursor,
+        exhausted: false,
+      });
+    rollout = { ...rollout, settled: rollout.counts };
+    batch = { ...batch, skipped: 0 };
+  }
   const settled = { ...rollout.settled, skipped: rollout.settled.skipped + batch.skipped };
   return {
     ...rollout,
@@ -399,6 +474,10 @@ export function finishLook(
 export interface RolloutStart {
   tenant: string;
   className: string;
+  /** The group, or filters, narrowing the class's agents it takes; `continuous` keeps following them. */
+  group?: string;
+  selector?: RolloutSelector;
+  continuous?: boolean;
   toFlow: string;
   /** The flow ids agents report for the new version (flowIdsOf); its hash alone when absent. */
   toFlowIds?: string[];
@@ -424,6 +503,9 @@ export function newRollout(
     tenant: request.tenant,
     rolloutId,
     className: request.className,
+    group: request.group,
+    selector: request.selector,
+    continuous: request.continuous,
     fromFlow: from.fromFlow,
     toFlow: request.toFlow,
     fromFlowIds: from.fromFlowIds,
@@ -544,6 +626,8 @@ export function rolloutEvent(
     at,
     rolloutId: record.rolloutId,
     className: record.className,
+    group: record.group,
+    selector: record.selector as Record<string, unknown> | undefined,
     fromFlow: record.fromFlow,
     toFlow: record.toFlow,
     from,
@@ -571,11 +655,12 @@ export interface ActionChange {
 
 /** Pausing holds a rollout that updates agents, until it is resumed where it was. */
 export function paused(record: RolloutRecord, by: string): ActionChange {
-  if (record.state !== "canary" && record.state !== "rolling") refuse(record, "paused");
+  if (record.state !== "canary" && record.state !== "rolling" && record.state !== "following")
+    refuse(record, "paused");
   return {
     record: {
       ...record,
-      resumeTo: record.state as "canary" | "rolling",
+      resumeTo: record.state as UpdatingState,
       state: "paused",
       reason: `Paused by ${by}`,
     },
@@ -587,6 +672,20 @@ export function resumed(record: RolloutRecord): ActionChange {
   if (record.state !== "paused") refuse(record, "resumed");
   const { resumeTo, reason, ...rest } = record;
   return { record: { ...rest, state: resumeTo ?? "rolling", acceptedFailures: record.counts.failed } };
+}
+
+/**
+ * Finishing ends a continuous rollout that follows its group or selector (or was paused while following):
+ * completed, the members it updated held by their assignments, the class's policy as it was before.
+ */
+export function finished(record: RolloutRecord, by: string, timing: ClassTiming): ActionChange {
+  const following = record.state === "paused" ? record.resumeTo : record.state;
+  if (following !== "following") refuse(record, "finished");
+  const { resumeTo: _resumeTo, ...rest } = record;
+  return {
+    record: { ...rest, state: "completed", reason: `Finished by ${by}` },
+    policy: completionPolicy(record, timing),
+  };
 }
 
 /**

@@ -6,7 +6,9 @@ import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
 import { MemoryFleetHotState } from "../../adapters/memory/fleet-hot-state.js";
 import { MemoryFleetRegistry } from "../../adapters/memory/fleet-registry.js";
 import { MemoryFlowCatalog } from "../../adapters/memory/flow-catalog.js";
+import { MemoryGroupStore } from "../../adapters/memory/group-store.js";
 import { SequentialIds } from "../../adapters/memory/id-generator.js";
+import { MemoryManifestCatalog } from "../../adapters/memory/manifest-catalog.js";
 import { MemoryOperationStore } from "../../adapters/memory/operation-store.js";
 import { MemoryParameterStore } from "../../adapters/memory/parameter-store.js";
 import { MemoryRolloutStore } from "../../adapters/memory/rollout-store.js";
@@ -15,6 +17,8 @@ import type { AgentClassRecord } from "../agents/ports.js";
 import { supportedOperationsOf } from "../c2/manifest.js";
 import type { AckState, Bulletin } from "../c2/model.js";
 import type { RolloutEvent } from "../events/model.js";
+import { makeAgentReader } from "../fleet/agents.js";
+import { makeGroupsApi } from "../groups/console-groups.js";
 import { makeOperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import { makeSweepTimeouts } from "../operations/timeouts.js";
@@ -28,6 +32,7 @@ import { type MaintenanceWindow, WEEKDAYS, windowState } from "../schedules/wind
 import { makeRolloutEngine } from "./engine.js";
 import type { RolloutPlan, RolloutRecord } from "./model.js";
 import { makeRolloutPreparation } from "./preparation.js";
+import { makeRolloutTargets } from "./targets.js";
 import { valueRenderings } from "./value-decisions.js";
 
 const TENANT = "acme";
@@ -89,7 +94,24 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
   const parameters = new MemoryParameterStore();
   const renderings = makeFlowRenderings({ flows, parameters });
   const tenantSettings = new MemoryTenantSettings();
+  const groupStore = new MemoryGroupStore();
+  const reader = makeAgentReader({
+    registry,
+    groupFilters: (tenant, name) => groups.filtersOf(tenant, name),
+    catalog,
+    hotState,
+    clock,
+    registryLagMs: 0,
+  });
+  const groups = makeGroupsApi({
+    groups: groupStore,
+    manifests: new MemoryManifestCatalog(),
+    registry,
+    reader,
+    clock,
+  });
   const engine = makeRolloutEngine({
+    targets: makeRolloutTargets({ groups: groupStore, members: groups }),
     rollouts,
     classes: catalog,
     tenantSettings,
@@ -226,6 +248,8 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
   return {
     clock,
     catalog,
+    registry,
+    groupStore,
     tenantSettings,
     hotState,
     operations,
@@ -835,5 +859,147 @@ describe("a rollout of a class's staged values", () => {
       accepted: [renderings.from.flowId],
       renderings: [renderings.from],
     });
+  });
+});
+
+/** The group "north": the agents labelled site=north, the first `count` of the class, labelled here. */
+async function northGroup(sim: ReturnType<typeof simulatedClass>, count: number) {
+  for (let index = 0; index < count; index++) await labelNorth(sim, index);
+  await sim.groupStore.create({
+    tenant: TENANT,
+    name: "north",
+    query: { labels: ["site=north"] },
+    createdAt: sim.clock.now(),
+    updatedAt: sim.clock.now(),
+  });
+}
+
+async function labelNorth(sim: ReturnType<typeof simulatedClass>, index: number) {
+  expect(await sim.registry.putLabels(TENANT, agentIdOf(index), { site: "north" })).toBe(true);
+}
+
+describe("a continuous rollout to a group", () => {
+  it("updates the group's members of the class only, holds them by assignments over the class's target, follows agents that join, and ends when finished", async () => {
+    const sim = simulatedClass(60);
+    await northGroup(sim, 20);
+    const started = await sim.engine.start({
+      tenant: TENANT,
+      className: CLASS,
+      group: "north",
+      continuous: true,
+      toFlow: V2,
+      plan: plan({ canary: { count: 5 }, batchSize: 10 }),
+      createdBy: "ops",
+    });
+    expect(started.rollout).toMatchObject({ group: "north", continuous: true, classSize: 20, canarySize: 5 });
+    await sim.runUntil(["following"]);
+    const members = [...sim.fleet.values()]
+      .filter((agent) => agent.flowId === V2)
+      .map((agent) => agent.agentId);
+    expect(members).toEqual(Array.from({ length: 20 }, (_, index) => agentIdOf(index)));
+    // The class's target stays where it was: the members are held by their assignments over it.
+    expect((await sim.catalog.get(TENANT, CLASS))?.flowPolicy?.target).toBe(V1);
+    expect((await sim.registry.get(TENANT, agentIdOf(3)))?.assignment).toMatchObject({
+      flow: V2,
+      flowIds: [V2],
+      over: V1,
+    });
+    expect(sim.hotState.assignments.get(`${TENANT}/${agentIdOf(3)}`)).toMatchObject({ flow: V2, over: V1 });
+    expect((await sim.registry.get(TENANT, agentIdOf(30)))?.assignment).toBeUndefined();
+
+    // An agent that joins the group later is reached, once; the others are not touched again.
+    await labelNorth(sim, 42);
+    for (let steps = 0; sim.agent(42).flowId !== V2; steps++) {
+      expect(steps).toBeLessThan(50);
+      await sim.step();
+    }
+    for (let steps = 0; steps < 10; steps++) await sim.step();
+    expect((await sim.rollout()).state).toBe("following");
+    expect((await sim.rollout()).counts).toMatchObject({ selected: 21, healthy: 21, failed: 0 });
+    expect(sim.agent(3).received).toEqual([V2]);
+    expect(sim.agent(30).received).toEqual([]);
+
+    const finished = await sim.engine.finish(TENANT, (await sim.rollout()).rolloutId, "ops");
+    expect(finished.rollout).toMatchObject({ state: "completed", reason: "Finished by ops" });
+    expect(await sim.catalog.get(TENANT, CLASS)).toMatchObject({
+      flowPolicy: { target: V1, accepted: [V1] },
+    });
+    expect((await sim.catalog.get(TENANT, CLASS))?.activeRolloutId).toBeUndefined();
+    expect(sim.rolloutEvents().map((event) => `${event.from ?? "-"}→${event.state}`)).toEqual([
+      "-→canary",
+      "canary→rolling",
+      "rolling→following",
+      "following→completed",
+    ]);
+    expect(sim.rolloutEvents().every((event) => event.group === "north")).toBe(true);
+  });
+
+  it("returns a group's members to the previous version on a rollback and drops their assignments", async () => {
+    const sim = simulatedClass(40, {
+      "agent-0007": "errors after applying",
+      "agent-0008": "errors after applying",
+    });
+    await northGroup(sim, 10);
+    await sim.engine.start({
+      tenant: TENANT,
+      className: CLASS,
+      group: "north",
+      toFlow: V2,
+      plan: plan({ canary: { count: 10 }, failureThreshold: { count: 2 } }),
+      createdBy: "ops",
+    });
+    await sim.runUntil(["rolled_back"]);
+    for (let index = 0; index < 10; index++) {
+      expect(sim.agent(index).flowId).toBe(V1);
+      expect((await sim.registry.get(TENANT, agentIdOf(index)))?.assignment).toBeUndefined();
+    }
+    expect(sim.agent(20).received).toEqual([]);
+    expect((await sim.catalog.get(TENANT, CLASS))?.flowPolicy?.target).toBe(V1);
+  });
+
+  it("finishes only once it follows, paused while following included; its members keep their assignments", async () => {
+    const sim = simulatedClass(20);
+    await northGroup(sim, 4);
+    const { rollout } = await sim.engine.start({
+      tenant: TENANT,
+      className: CLASS,
+      group: "north",
+      continuous: true,
+      toFlow: V2,
+      plan: plan({ canary: { count: 2 }, batchSize: 2 }),
+      createdBy: "ops",
+    });
+    await expect(sim.engine.finish(TENANT, rollout.rolloutId, "ops")).rejects.toMatchObject({
+      code: "rollout_state",
+    });
+    await sim.runUntil(["following"]);
+    await sim.engine.pause(TENANT, rollout.rolloutId, "ops");
+    const finished = await sim.engine.finish(TENANT, rollout.rolloutId, "ops");
+    expect(finished.rollout.state).toBe("completed");
+    expect(finished.rollout.resumeTo).toBeUndefined();
+    expect((await sim.registry.get(TENANT, agentIdOf(1)))?.assignment).toMatchObject({ flow: V2, over: V1 });
+    expect((await sim.catalog.get(TENANT, CLASS))?.flowPolicy?.target).toBe(V1);
+  });
+
+  it("refuses a group whose query names other classes, and a missing group", async () => {
+    const sim = simulatedClass(2);
+    await sim.groupStore.create({
+      tenant: TENANT,
+      name: "others",
+      query: { classes: ["pumps"] },
+      createdAt: sim.clock.now(),
+      updatedAt: sim.clock.now(),
+    });
+    const start = (group: string) =>
+      sim.engine.start({
+        tenant: TENANT,
+        className: CLASS,
+        group,
+        toFlow: V2,
+        plan: plan(),
+        createdBy: "ops",
+      });
+    await expect(start("others")).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(start("missing")).rejects.toMatchObject({ code: "not_found" });
   });
 });

@@ -1,12 +1,14 @@
-import type { AgentClassRecord, ClassCatalog } from "../agents/ports.js";
+import type { AgentAssignment, AgentClassRecord, AgentRecord, ClassCatalog } from "../agents/ports.js";
+import { statusOf } from "../agents/status.js";
 import { BeaconError } from "../errors.js";
 import type { OperationEvent, RolloutEvent, RolloutState } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
-import { classWindowState } from "../fleet/class-windows.js";
+import { type AgentFilters, meetsHotFilters, registryFiltersOf } from "../fleet/agents.js";
+import { windowsState } from "../fleet/class-windows.js";
 import type { FleetHotState, FleetRegistry, HotAgentState, TenantSettingsStore } from "../fleet/ports.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
 import type { ClassFlowWriter, FlowCatalog } from "../flows/ports.js";
-import { guardedCache } from "../guarded-cache.js";
+import { guardedCache, tellCacheFirst } from "../guarded-cache.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import type { OperationStore } from "../operations/ports.js";
@@ -19,14 +21,18 @@ import {
   afterBatch,
   afterRollbackLook,
   approval,
+  assignmentChange,
   type BatchStarted,
   batchMembers,
+  type Candidate,
   type ClassTiming,
   candidateOf,
+  finished,
   finishLook,
   gateOf,
   isDue,
   isSettled,
+  isSubsetRollout,
   lookStep,
   memberChange,
   newRollout,
@@ -48,6 +54,7 @@ import {
 import { isRolloutFinal, isRolloutWaiting, type RolloutMember, type RolloutRecord } from "./model.js";
 import type { RolloutStore } from "./ports.js";
 import type { RolloutPreparation } from "./preparation.js";
+import type { RolloutTargets } from "./targets.js";
 import { valueMemberFlowIds, valueRenderings } from "./value-decisions.js";
 
 const inProgress = () =>
@@ -60,6 +67,8 @@ const inProgress = () =>
 const CANDIDATES_PER_SELECTED = 10;
 /** Agents read per page of the class index. */
 const CLASS_PAGE_SIZE = 100;
+/** Pages of the class index a batch reads at least in one look: a group's members may be few among them. */
+const MIN_PAGES_PER_LOOK = 10;
 /** Times a person's action is retried against a sweeper that wrote the rollout meanwhile. */
 const ACTION_ATTEMPTS = 3;
 
@@ -71,8 +80,10 @@ export interface RolloutEngineDependencies {
   classes: Pick<ClassCatalog, "get">;
   /** The tenant's time zone, read only for a class with maintenance windows. */
   tenantSettings: Pick<TenantSettingsStore, "get">;
-  registry: Pick<FleetRegistry, "query" | "count" | "get">;
-  hotState: Pick<FleetHotState, "agents" | "markOperationsPending">;
+  registry: Pick<FleetRegistry, "query" | "count" | "get" | "putAssignment">;
+  hotState: Pick<FleetHotState, "agents" | "markOperationsPending" | "rememberAssignment">;
+  /** The agents of a rollout to a group or a selector, read at each batch. */
+  targets: RolloutTargets;
   /** Where the class's policy goes as the rollout sets it, for catch-up. */
   classFlowCache: ClassFlowWriter;
   operations: Pick<OperationStore, "get">;
@@ -139,6 +150,7 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
     if (isRolloutFinal(read.state) || isRolloutWaiting(read.state)) return outcome;
     const classRecord = await classes.get(read.tenant, read.className);
     const timing = timingOf(classRecord);
+    const group = read.group === undefined ? undefined : (await deps.targets.read(read.tenant, read)).group;
     const operationEvents: OperationEvent[] = [];
     let policy: ClassFlowPolicy | undefined;
 
@@ -166,12 +178,13 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
       operationEvents.push(...rolled.operationEvents);
       rollout = afterRollbackLook(read, rolled.members);
     } else {
+      const windows = [classRecord?.maintenanceWindows, group?.maintenanceWindows];
       const step = lookStep(
         read,
         looked,
         timing,
         now,
-        await classWindowState(deps.tenantSettings, classRecord, now),
+        await windowsState(deps.tenantSettings, read.tenant, windows, now),
       );
       rollout = step.rollout;
       if (step.next === "roll back" || step.next === "complete") policy = step.policy;
@@ -257,10 +270,14 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
     if (fromFlow === toFlow && !request.stagedValues)
       throw new BeaconError("invalid_request", "The class's agents are brought to this version already");
     claimable(classRecord);
-    const classSize = await registry.count(tenant, className);
+    const target = isSubsetRollout(request) ? await deps.targets.check(tenant, request) : undefined;
+    const classSize = target
+      ? await deps.targets.count(tenant, target)
+      : await registry.count(tenant, className);
     // With no rollout under way, the policy accepts exactly the ids that count as its target.
     const from = { fromFlow, fromFlowIds: classRecord?.flowPolicy?.accepted, classSize };
-    return { from, timing: timingOf(classRecord), approvalRequired: classRecord?.requireApproval === true };
+    const approvalRequired = classRecord?.requireApproval === true || target?.group?.requireApproval === true;
+    return { from, timing: timingOf(classRecord), approvalRequired };
   }
 
   /**
@@ -419,6 +436,11 @@ export function makeRolloutEngine(deps: RolloutEngineDependencies) {
 
     pause(tenant: string, rolloutId: string, by: string) {
       return act(tenant, rolloutId, (record) => paused(record, by));
+    },
+
+    /** Ends a continuous rollout that follows its group or selector: completed, its members held where they are. */
+    finish(tenant: string, rolloutId: string, by: string) {
+      return act(tenant, rolloutId, (record, timing) => finished(record, by, timing));
     },
 
     resume(tenant: string, rolloutId: string) {
@@ -583,15 +605,37 @@ async function evaluateAll(
       const change = memberChange(rollout, member, operation, hot.get(member.agentId), timing, now);
       if (!change) return member;
       const moved = { ...member, ...change } as RolloutMember;
+      // Held on the new version (or let go of another's) before it counts as there: a look that loses writes it again.
+      if (moved.state === "soaking")
+        await assign(deps, rollout, member.agentId, assignmentChange(rollout, moved));
       return (await rollouts.updateMember(moved, member.state)) ? moved : member;
     }),
   );
 }
 
 /**
- * Picks the next agents of the class from the index, after the cursor: online, not on the new version
- * yet, not pinned, and able to take UPDATE CONFIGURATION. The others are passed over; catch-up brings them
- * (all but the pinned) to the class's flow once the rollout completes.
+ * Writes an agent's assignment through, the cache first (refused while it is unreachable, as a pin is): none
+ * drops it; `"keep"` writes nothing.
+ */
+async function assign(
+  deps: RolloutEngineDependencies,
+  rollout: RolloutRecord,
+  agentId: string,
+  assignment: AgentAssignment | undefined | "keep",
+): Promise<void> {
+  if (assignment === "keep") return;
+  await tellCacheFirst(
+    () => deps.hotState.rememberAssignment(rollout.tenant, agentId, assignment),
+    "the agent's heartbeats would not learn of its assignment",
+  );
+  await deps.registry.putAssignment(rollout.tenant, agentId, assignment);
+}
+
+/**
+ * Picks the next agents of the rollout's target (its class, or the class's agents in its group or selector,
+ * read now) from the class's index, after the cursor: online, not on the new version yet, not pinned, and
+ * able to take UPDATE CONFIGURATION. The others are passed over; catch-up brings them (all but the pinned)
+ * to the class's flow once the rollout completes.
  */
 async function selectAgents(
   deps: RolloutEngineDependencies,
@@ -601,14 +645,18 @@ async function selectAgents(
   now: number,
 ) {
   const { registry, hotState } = deps;
-  const chosen: { agentId: string; flowId?: string }[] = [];
+  const { filters } = await deps.targets.read(rollout.tenant, rollout);
+  const chosen: Candidate[] = [];
   let skipped = 0;
   let examined = 0;
   let cursor = rollout.cursor;
-  let exhausted = false;
-  while (chosen.length < size && !exhausted && examined < size * CANDIDATES_PER_SELECTED) {
+  // A group none of whose binaries any agent runs now has no member to read.
+  let exhausted = filters === undefined;
+  const maxPages = Math.max(MIN_PAGES_PER_LOOK, (size * CANDIDATES_PER_SELECTED) / CLASS_PAGE_SIZE);
+  for (let pages = 0; !exhausted && chosen.length < size && pages < maxPages; pages++) {
+    if (examined >= size * CANDIDATES_PER_SELECTED) break;
     const page = await registry.query(rollout.tenant, {
-      agentClass: rollout.className,
+      ...registryFiltersOf(filters as AgentFilters),
       limit: CLASS_PAGE_SIZE,
       after: cursor,
     });
@@ -622,18 +670,45 @@ async function selectAgents(
         wholePage = false;
         break;
       }
-      examined++;
       cursor = agent.agentId;
-      const candidate = candidateOf(rollout, agent, hot.get(agent.agentId), timing, now);
+      const hotAgent = hot.get(agent.agentId);
+      if (!meetsHotFiltersNow(agent, hotAgent, filters as AgentFilters, timing, now)) continue;
+      examined++;
+      const candidate = candidateOf(rollout, agent, hotAgent, timing, now);
       if (!candidate) {
         skipped++;
         continue;
       }
-      chosen.push({ agentId: candidate.agentId, flowId: candidate.flowId });
+      chosen.push(candidate);
     }
+    // A filtered page may end before its last item read: it goes on from where the registry stopped.
+    if (wholePage) cursor = page.last ?? cursor;
     exhausted = wholePage && page.last === undefined;
   }
+  // A following rollout reads its class again and again: agents that are its members already are not taken twice.
+  if (rollout.state === "following" && chosen.length > 0) {
+    const members = new Set(
+      (await deps.rollouts.members(rollout.tenant, rollout.rolloutId)).map((member) => member.agentId),
+    );
+    return { chosen: chosen.filter((agent) => !members.has(agent.agentId)), skipped, cursor, exhausted };
+  }
   return { chosen, skipped, cursor, exhausted };
+}
+
+/** Whether the agent meets the filters the cache's values answer (status, last seen, pinned), as the list applies them. */
+function meetsHotFiltersNow(
+  agent: AgentRecord,
+  hot: HotAgentState | undefined,
+  filters: AgentFilters,
+  timing: ClassTiming,
+  now: number,
+): boolean {
+  const lastSeen = Math.max(agent.lastSeen, hot?.lastSeen ?? 0);
+  const status = statusOf(lastSeen, now, timing.status, "cache");
+  return meetsHotFilters(
+    { record: agent, hot, agentClass: agent.agentClass, lastSeen, lastSeenFrom: "cache", status },
+    filters,
+  );
 }
 
 /**
@@ -697,6 +772,9 @@ async function rollBack(
     if (await rollouts.updateMember(change, member.state)) moved.set(member.agentId, change);
   };
   for (const member of rollbackTargets(members)) {
+    // A member it held on the new version by an assignment is let go of, back to the class's target.
+    if (isSubsetRollout(rollout) && member.soakingSince !== undefined)
+      await assign(deps, rollout, member.agentId, undefined);
     const update = await operations.get(rollout.tenant, member.agentId, member.operationId);
     if (update?.state === "queued") {
       const result = await lifecycle.cancel(update, "Its rollout is rolling back");

@@ -1,11 +1,13 @@
 import type { RolloutCounts, RolloutState } from "../events/model.js";
+import type { AgentSelector } from "../fleet/agents.js";
 /** Every allowed transition; a store applies one only if the rollout is unchanged since it was read. */
 export const RolloutTransitions: Readonly<Record<RolloutState, readonly RolloutState[]>> = {
   awaiting_approval: ["scheduled", "canary", "refused"],
   scheduled: ["canary", "refused"],
-  canary: ["rolling", "paused", "rolling_back", "completed", "aborted"],
-  rolling: ["paused", "rolling_back", "completed", "aborted"],
-  paused: ["canary", "rolling", "rolling_back", "aborted"],
+  canary: ["rolling", "following", "paused", "rolling_back", "completed", "aborted"],
+  rolling: ["following", "paused", "rolling_back", "completed", "aborted"],
+  following: ["paused", "rolling_back", "completed", "aborted"],
+  paused: ["canary", "rolling", "following", "rolling_back", "completed", "aborted"],
   rolling_back: ["rolled_back", "aborted"],
   completed: [],
   rolled_back: [],
@@ -21,6 +23,15 @@ export const isRolloutWaiting = (state: RolloutState): state is WaitingState =>
 export const isRolloutFinal = (state: RolloutState): boolean => RolloutTransitions[state].length === 0;
 export const canRolloutTransition = (from: RolloutState, to: RolloutState): boolean =>
   from === to || RolloutTransitions[from].includes(to);
+
+/** The states in which a rollout sends its version to agents, and to which a paused one resumes. */
+export type UpdatingState = "canary" | "rolling" | "following";
+
+/**
+ * A selector (as POST /operations' is spelled, but its class and group: the rollout's own) that narrows a
+ * rollout to some of its class's agents.
+ */
+export type RolloutSelector = Omit<AgentSelector, "class" | "group">;
 
 /** A share of agents: a count, or a percent of a whole. */
 export type Share = { count: number; percent?: undefined } | { percent: number; count?: undefined };
@@ -66,6 +77,18 @@ export interface RolloutRecord {
   tenant: string;
   rolloutId: string;
   className: string;
+  /**
+   * Narrows the class's agents to a group's members, or to those the filters pick, evaluated at each batch;
+   * neither: the whole class. Such a rollout leaves the class's target as it is: each agent it updates gets
+   * an assignment that holds it on the version over that target (AgentAssignment).
+   */
+  group?: string;
+  selector?: RolloutSelector;
+  /**
+   * With a group or selector: once it has passed its class it is `following`, adding agents that join the
+   * group (or come to match) until it is finished.
+   */
+  continuous?: boolean;
   /** The class's target before: what a rollback returns agents to. Absent when the class had none. */
   fromFlow?: string;
   toFlow: string;
@@ -82,9 +105,9 @@ export interface RolloutRecord {
   stagedValues?: boolean;
   state: RolloutState;
   /** The updating state a paused rollout resumes to. */
-  resumeTo?: "canary" | "rolling";
+  resumeTo?: UpdatingState;
   plan: RolloutPlan;
-  /** Agents in the class when the rollout started, and the canary group's size from it. */
+  /** Agents it could take when it started (the class's, or its group's or selector's), and the canary group's size from it. */
   classSize: number;
   canarySize: number;
   /** Batches started; batch 0 is the canary. */
@@ -160,6 +183,11 @@ export interface RolloutMember {
   state: MemberState;
   /** The UPDATE CONFIGURATION that carries the new version. */
   operationId: string;
+  /**
+   * The agent was held by another rollout's assignment when selected: this one, a rollout of the whole
+   * class, drops it once the agent runs the new version.
+   */
+  heldByAssignment?: boolean;
   /** The flow id the agent reported when selected. */
   previousFlowId?: string;
   /**

@@ -9,7 +9,7 @@ import type { ParameterStore } from "../parameters/ports.js";
 import type { ReadinessCheck } from "../parameters/readiness-check.js";
 import { valuesWithChanges } from "../parameters/staging.js";
 import type { RolloutStart } from "./decisions.js";
-import type { RolloutPlan, RolloutRecord } from "./model.js";
+import type { RolloutPlan, RolloutRecord, RolloutSelector } from "./model.js";
 import { valueRenderings } from "./value-decisions.js";
 
 /** The checks of what the class's agents can run, which need their manifests and values as the console reads them. */
@@ -34,6 +34,10 @@ export interface RolloutPreparationDependencies {
 export interface RolloutAsk {
   tenant: string;
   className: string;
+  /** A group, or the agent list's filters, narrowing the class's agents; `continuous` keeps following them. */
+  group?: string;
+  selector?: RolloutSelector;
+  continuous?: boolean;
   /** The version to roll out; absent for a rollout of the class's staged values. */
   flowHash?: string;
   /** Rolls out the class's staged value changes, to its target version, instead of a version. */
@@ -101,6 +105,11 @@ export function makeRolloutPreparation(deps: RolloutPreparationDependencies) {
   }
 
   function prepare(ask: RolloutAsk): Promise<RolloutStart> {
+    const subset = ask.group !== undefined || ask.selector !== undefined;
+    if (ask.continuous && !subset)
+      throw new BeaconError("invalid_request", "A continuous rollout names a group or a selector to follow");
+    if (ask.stagedValues && subset)
+      throw new BeaconError("invalid_request", "A rollout of staged values takes its whole class");
     if (ask.stagedValues !== true) return ofVersion(ask);
     if (ask.flowHash !== undefined)
       throw new BeaconError("invalid_request", "A rollout brings a flowHash or stagedValues, not both");
@@ -111,9 +120,20 @@ export function makeRolloutPreparation(deps: RolloutPreparationDependencies) {
     prepare,
     /** A waiting rollout as it starts: what it was asked to bring, checked again on the class as it is now. */
     again(record: RolloutRecord): Promise<RolloutStart> {
-      const { tenant, className, plan, allowIncompatible, startAt, createdBy } = record;
+      const { tenant, className, group, selector, continuous, plan, allowIncompatible, startAt, createdBy } =
+        record;
       const bringing = record.stagedValues ? { stagedValues: true } : { flowHash: record.toFlow };
-      return prepare({ tenant, className, plan, allowIncompatible, startAt, createdBy, ...bringing });
+      const target = { group, selector, continuous };
+      return prepare({
+        tenant,
+        className,
+        ...target,
+        plan,
+        allowIncompatible,
+        startAt,
+        createdBy,
+        ...bringing,
+      });
     },
   };
 }
@@ -123,6 +143,9 @@ export type RolloutPreparation = ReturnType<typeof makeRolloutPreparation>;
 const startOf = (ask: RolloutAsk): Omit<RolloutStart, "toFlow"> => ({
   tenant: ask.tenant,
   className: ask.className,
+  group: ask.group,
+  selector: ask.selector,
+  continuous: ask.continuous,
   plan: ask.plan,
   createdBy: ask.createdBy,
   startAt: ask.startAt,

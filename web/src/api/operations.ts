@@ -250,6 +250,10 @@ export const operations = {
     "role": "operator",
     "scope": "class"
   },
+  "POST /api/v1/rollouts/{rolloutId}/finish": {
+    "role": "operator",
+    "scope": "class"
+  },
   "POST /api/v1/rollouts/{rolloutId}/abort": {
     "role": "operator",
     "scope": "class"

@@ -1068,6 +1068,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rollouts/{rolloutId}/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a continuous rollout
+         * @description A continuous rollout that is following its group or selector (or paused while following) ends completed: no agent is added any more, the agents it updated keep the version by their assignments, and the class's target stays as it is. Any other rollout answers 409.
+         */
+        post: operations["finishRollout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rollouts/{rolloutId}/abort": {
         parameters: {
             query?: never;
@@ -2059,9 +2081,16 @@ export interface components {
              */
             onFailure: "pause" | "rollback";
         };
-        /** @description Either `flowHash` (a version) or `stagedValues` (the class's staged value changes). */
+        /** @description Only the class's agents this selector picks (as POST /operations' selector, without `class` and `group`: the rollout's `className` and `group`), evaluated at each batch. */
+        RolloutSelector: components["schemas"]["AgentSelector"];
+        /** @description Either `flowHash` (a version) or `stagedValues` (the class's staged value changes). With `group` or `selector` (not both) it takes only some of the class's agents and leaves the class's target as it is. */
         RolloutRequest: {
             className: components["schemas"]["ClassName"];
+            /** @description Only the class's agents that are this group's members, evaluated at each batch. Each agent it updates is held on the new version by an assignment over the class's target, until that target changes. A missing group is a 404; one whose query names other classes, a 400. */
+            group?: components["schemas"]["ClassName"];
+            selector?: components["schemas"]["RolloutSelector"];
+            /** @description With `group` or `selector`: once it has passed the class it is `following`, adding agents that join the group (or come to match the selector) until it is finished (POST /rollouts/{rolloutId}/finish) or aborted. It holds its class as a rollout under way does. */
+            continuous?: boolean;
             /** @description A flow version of the class. */
             flowHash?: string;
             /** @description Roll out the class's staged value changes instead of a version: frozen as they are when it starts, they render the class's target version anew, and go only to the agents whose rendered flow they change (an agent whose own value overrides a changed parameter is passed over). Completion puts them in force as the class's values; a rollback returns members to the values in force. */
@@ -2096,10 +2125,10 @@ export interface components {
             startAt?: string;
         };
         /**
-         * @description awaiting_approval (its class requires approval: it waits for an operator other than its creator) → scheduled (its startAt is ahead: the sweeper starts it then) → canary (the first group updates) → rolling (batch after batch) → completed; a waiting rollout touches neither its class nor its agents, and ends refused when refused or withdrawn. paused holds (a person, or the failure threshold with onFailure pause); rolling_back returns the updated agents to the previous version → rolled_back, or aborted when a person aborted it. completed, rolled_back, aborted and refused are final.
+         * @description awaiting_approval (its class requires approval: it waits for an operator other than its creator) → scheduled (its startAt is ahead: the sweeper starts it then) → canary (the first group updates) → rolling (batch after batch) → completed, or for a continuous rollout following (it has passed its class and adds agents that join its group or selector, until finished → completed); a waiting rollout touches neither its class nor its agents, and ends refused when refused or withdrawn. paused holds (a person, or the failure threshold with onFailure pause); rolling_back returns the updated agents to the previous version → rolled_back, or aborted when a person aborted it. completed, rolled_back, aborted and refused are final.
          * @enum {string}
          */
-        RolloutState: "awaiting_approval" | "scheduled" | "canary" | "rolling" | "paused" | "rolling_back" | "completed" | "rolled_back" | "aborted" | "refused";
+        RolloutState: "awaiting_approval" | "scheduled" | "canary" | "rolling" | "following" | "paused" | "rolling_back" | "completed" | "rolled_back" | "aborted" | "refused";
         /** @description Agents per state, over every batch. Every selected agent is in exactly one of updating, soaking, healthy, failed, rollingBack, rolledBack and rollbackFailed, except that an agent that failed and was rolled back since counts in failed as well as in its rollback count. */
         RolloutCounts: {
             /** @description Agents the rollout sent the new version to. */
@@ -2123,6 +2152,11 @@ export interface components {
         Rollout: {
             rolloutId: string;
             className: string;
+            /** @description The group whose members of the class it takes; absent with neither a group nor a selector: the whole class. */
+            group?: string;
+            selector?: components["schemas"]["RolloutSelector"];
+            /** @description It follows its group or selector once it has passed its class, until finished. */
+            continuous?: boolean;
             /** @description The class's flow before: what a rollback returns agents to. Absent when the class had none. */
             fromFlow?: string;
             /** @description The flow version rolled out. */
@@ -2134,7 +2168,7 @@ export interface components {
              * @description While paused: the state resuming returns to.
              * @enum {string}
              */
-            resumeTo?: "canary" | "rolling";
+            resumeTo?: "canary" | "rolling" | "following";
             /** @description Why it paused, rolls back, was aborted or refused. */
             reason?: string;
             /**
@@ -2154,7 +2188,7 @@ export interface components {
              */
             waitingForWindow?: string;
             plan: components["schemas"]["RolloutPlan"];
-            /** @description Agents in the class when the rollout started. */
+            /** @description Agents in the class (or in its group or selector) when the rollout started. */
             classSize: number;
             canarySize: number;
             /** @description Batches started, the canary included. */
@@ -2369,7 +2403,7 @@ export interface components {
          * @description A notification type: `agent.offline`, `agent.online`, `agent.decommissioned` (a silent agent cleaned up), `agent.registered`; `operation.<state>` and `rollout.<state>` for the state an operation or a rollout entered; `certificate.expiring`; `webhook.disabled` (a subscription that kept failing was switched off); `webhook.test` (what the test route sends). Or a family of them: `operation.*`.
          * @enum {string}
          */
-        NotificationTypePattern: "agent.offline" | "agent.online" | "agent.decommissioned" | "agent.registered" | "operation.queued" | "operation.delivered" | "operation.awaiting_effect" | "operation.done" | "operation.failed" | "operation.timed_out" | "operation.cancelled" | "rollout.awaiting_approval" | "rollout.scheduled" | "rollout.canary" | "rollout.rolling" | "rollout.paused" | "rollout.rolling_back" | "rollout.completed" | "rollout.rolled_back" | "rollout.aborted" | "rollout.refused" | "certificate.expiring" | "webhook.disabled" | "webhook.test" | "agent.*" | "operation.*" | "rollout.*" | "certificate.*" | "webhook.*";
+        NotificationTypePattern: "agent.offline" | "agent.online" | "agent.decommissioned" | "agent.registered" | "operation.queued" | "operation.delivered" | "operation.awaiting_effect" | "operation.done" | "operation.failed" | "operation.timed_out" | "operation.cancelled" | "rollout.awaiting_approval" | "rollout.scheduled" | "rollout.canary" | "rollout.rolling" | "rollout.following" | "rollout.paused" | "rollout.rolling_back" | "rollout.completed" | "rollout.rolled_back" | "rollout.aborted" | "rollout.refused" | "certificate.expiring" | "webhook.disabled" | "webhook.test" | "agent.*" | "operation.*" | "rollout.*" | "certificate.*" | "webhook.*";
         SubscriptionRequest: {
             /** @description Where deliveries are posted: an `https` URL without credentials or fragment, naming a public host or address. Never a private, loopback or link-local address, neither as given nor as its name resolves when a delivery is made. */
             url: string;
@@ -4980,6 +5014,33 @@ export interface operations {
         };
     };
     resumeRollout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rolloutId: components["parameters"]["RolloutId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rollout after the action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["RolloutConflict"];
+        };
+    };
+    finishRollout: {
         parameters: {
             query?: never;
             header?: never;

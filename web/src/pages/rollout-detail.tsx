@@ -160,6 +160,27 @@ function RolloutView({ rollout }: { rollout: Schemas["Rollout"] }) {
             {rollout.classSize} agents at the start)
           </dd>
         </div>
+        {(rollout.group !== undefined || rollout.selector !== undefined) && (
+          <div>
+            <dt>Target</dt>
+            <dd>
+              {rollout.group !== undefined ? (
+                <>
+                  the class's members of group{" "}
+                  <a href={`/groups/${encodeURIComponent(rollout.group)}`}>{rollout.group}</a>
+                </>
+              ) : (
+                <>
+                  the class's agents the selector picks: <code>{JSON.stringify(rollout.selector)}</code>
+                </>
+              )}
+              {rollout.continuous
+                ? "; continuous: it keeps reaching agents that join until it is finished"
+                : ""}
+              . The class's target stays as it is.
+            </dd>
+          </div>
+        )}
         <div>
           <dt>To version</dt>
           <dd class="mono">{rollout.toFlow}</dd>
@@ -226,9 +247,12 @@ function RolloutActions(props: { rollout: Schemas["Rollout"]; onChanged: () => v
   const [state, run] = useAction();
   const [confirmingAbort, setConfirmingAbort] = useState(false);
   const path = { rolloutId: props.rollout.rolloutId };
-  const running = props.rollout.state === "canary" || props.rollout.state === "rolling";
+  const running = ["canary", "rolling", "following"].includes(props.rollout.state);
+  const finishable =
+    props.rollout.state === "following" ||
+    (props.rollout.state === "paused" && props.rollout.resumeTo === "following");
 
-  async function act(action: "pause" | "resume" | "abort") {
+  async function act(action: "pause" | "resume" | "finish" | "abort") {
     const changed = await run(() =>
       dataOf(client.POST(`/api/v1/rollouts/{rolloutId}/${action}`, { params: { path } })),
     );
@@ -251,6 +275,11 @@ function RolloutActions(props: { rollout: Schemas["Rollout"]; onChanged: () => v
             Resume
           </button>
         )}
+        {finishable && (
+          <button type="button" onClick={() => act("finish")} disabled={state.status === "busy"}>
+            Finish
+          </button>
+        )}
         {confirmingAbort ? (
           <>
             <button
@@ -271,6 +300,11 @@ function RolloutActions(props: { rollout: Schemas["Rollout"]; onChanged: () => v
           </button>
         )}
       </div>
+      {finishable && (
+        <p class="hint">
+          Finishing completes it: no agent that joins is reached any more; those it updated keep the version.
+        </p>
+      )}
       {props.rollout.state === "paused" && (
         <p class="hint">Resuming accepts the failures so far and carries on where it stopped.</p>
       )}
