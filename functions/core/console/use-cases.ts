@@ -124,7 +124,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
   });
   const preparation = makeRolloutPreparation({ ...deps, agentChecks: { validate: validateFlow, readiness } });
   const engine = makeRolloutEngine({ ...deps, classes: deps.catalog, preparation });
-  const operations = makeOperationsApi({ ...deps, selectAgents: reader.select });
+  const operations = makeOperationsApi({ ...deps, selectAgents: reader.selectAfter });
   const pins = makePinsApi({ ...deps, createOperation: operations.create });
   const certificates = makeCertificatesApi({
     ...deps,
@@ -149,7 +149,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     flows: makeFlowsApi({ ...deps, validate: validateFlow, checkParameters: readiness.version }),
     parameters: makeParametersApi({ ...deps, readiness, pinFollowsValues: pins.followValues }),
     assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
-    resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.select }),
+    resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.selectAfter }),
     rollouts: makeRolloutsApi({ engine, rollouts: deps.rollouts, preparation, clock: deps.clock }),
     adoptions: makeAdoptionsApi({ ...deps, queue: makeOperationQueue(deps) }),
     fleetSummary: makeFleetSummary(deps),

@@ -23,7 +23,6 @@ import {
   drafts,
   flowClassesOf,
   kindOf,
-  MAX_SELECTED_AGENTS,
   nameOf,
   type OperationKind,
   type OperationRequest,
@@ -45,8 +44,17 @@ import {
   type OperationDraft,
   type OperationQueue,
   type OperationQueueDependencies,
+  type Refusal,
 } from "./queue.js";
 import { RESULT_CONTENT_TYPE } from "./results.js";
+import {
+  AGENTS_PER_SELECTION_STEP,
+  createdOperationsBody,
+  draftsTaken,
+  noSelection,
+  type SelectedAgents,
+  selectionAfter,
+} from "./selection.js";
 
 export interface OperationsDependencies extends OperationQueueDependencies {
   operations: OperationStore;
@@ -63,8 +71,8 @@ export interface OperationsDependencies extends OperationQueueDependencies {
   debugBundleTargetBase: string;
   /** The tenant's time zone, for classes with maintenance windows. */
   tenantSettings: Pick<TenantSettingsStore, "get">;
-  /** The agents the console's agent list shows for these filters, reading on until `limit` or the end. */
-  selectAgents(tenant: string, filters: AgentFilters, limit: number): Promise<{ agentId: string }[]>;
+  /** Up to `limit` agents the console's agent list shows for these filters after `after`; `next` reads on. */
+  selectAgents(tenant: string, filters: AgentFilters, limit: number, after?: string): Promise<SelectedAgents>;
 }
 
 /** The console's operations: the reads a request's drafts need (drafts.ts decides), and the writes. */
@@ -77,22 +85,14 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     newOperationId: queue.newId,
   };
 
-  async function targets(principal: Principal, request: OperationRequest): Promise<AgentRecord[]> {
-    const { tenant } = principal;
-    if (request.agentId !== undefined) {
-      const record = await registry.get(tenant, request.agentId);
-      if (!record) throw new BeaconError("not_found", "No such agent");
-      return [record];
-    }
-    const agentIds = (await deps.selectAgents(tenant, request.selector, MAX_SELECTED_AGENTS + 1)).map(
-      (agent) => agent.agentId,
-    );
-    if (agentIds.length > MAX_SELECTED_AGENTS)
-      throw new BeaconError(
-        "invalid_request",
-        `The selector matches more than ${MAX_SELECTED_AGENTS} agents; narrow it`,
-      );
-    if (agentIds.length === 0) throw new BeaconError("invalid_request", "The selector matches no agent");
+  async function agentOf(tenant: string, agentId: string): Promise<AgentRecord> {
+    const record = await registry.get(tenant, agentId);
+    if (!record) throw new BeaconError("not_found", "No such agent");
+    return record;
+  }
+
+  /** The registry records of a step of the selection; an agent gone since the list read it is left out. */
+  async function recordsOf(tenant: string, agentIds: string[]): Promise<AgentRecord[]> {
     const records = await Promise.all(agentIds.map((agentId) => registry.get(tenant, agentId)));
     return records.filter((record): record is AgentRecord => record !== undefined);
   }
@@ -235,6 +235,39 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     }
   }
 
+  /**
+   * Drafts, checks and queues the operations of these agents. Agents that cannot take theirs, or are outside
+   * their class's windows when the request refuses those, fail the whole step (`refuse`) or are skipped.
+   */
+  async function queueStep(
+    principal: Principal,
+    request: OperationRequest,
+    kind: OperationKind,
+    agents: AgentRecord[],
+    refusals: "refuse" | "skip",
+  ): Promise<{ records: OperationRecord[]; refused: Refusal[]; streamError?: unknown }> {
+    const { tenant } = principal;
+    if (agents.length === 0) return { records: [], refused: [] };
+    const hot = await queue.hotStateOf(tenant, agents);
+    const drafted = await draftsFor(tenant, request, kind, { agents, hot });
+    // Every agent must be able to take its operation: the Java agent drops a whole reply it cannot parse.
+    const unable = await queue.refusals(tenant, drafted, hot);
+    if (unable.length > 0 && refusals === "refuse") throw refusedError(unable);
+    if (request.agentId !== undefined && request.dependsOn)
+      await assertDependencies(tenant, request.agentId, request.dependsOn);
+    const windowed = outsideWindows(
+      draftsTaken(drafted, unable),
+      await nextOpeningsOf(tenant, agents),
+      request.outsideWindow ?? "wait",
+    );
+    // A request's agents are of one class (one agent, or a selector within a class): all refused, or none.
+    if (windowed.refused.length > 0 && refusals === "refuse") throw outsideWindowError(windowed.refused);
+    const refused = [...unable, ...windowed.refused];
+    const taken = draftsTaken(windowed.drafts, refused);
+    if (taken.length === 0) return { records: [], refused };
+    return { ...(await queue.enqueue(tenant, taken, principal.subject)), refused };
+  }
+
   return {
     async create(principal: Principal, request: OperationRequest): Promise<ConsoleResult> {
       requireRole(principal, "operator");
@@ -244,23 +277,33 @@ export function makeOperationsApi(deps: OperationsDependencies) {
       if (request.dependsOn && request.agentId === undefined)
         throw new BeaconError("invalid_request", "dependsOn names operations of one agent: use agentId");
       const kind = kindOf(request);
-      const agents = await targets(principal, request);
-      const hot = await queue.hotStateOf(tenant, agents);
-      const drafted = await draftsFor(tenant, request, kind, { agents, hot });
-      // Every agent must be able to take its operation: the Java agent drops a whole reply it cannot parse.
-      const refused = await queue.refusals(tenant, drafted, hot);
-      if (refused.length > 0) throw refusedError(refused);
-      if (request.agentId !== undefined && request.dependsOn)
-        await assertDependencies(tenant, request.agentId, request.dependsOn);
-      const windowed = outsideWindows(
-        drafted,
-        await nextOpeningsOf(tenant, agents),
-        request.outsideWindow ?? "wait",
-      );
-      // A request's agents are of one class (one agent, or a selector within a class): all refused, or none.
-      if (windowed.refused.length > 0) throw outsideWindowError(windowed.refused);
-      const { records, streamError } = await queue.enqueue(tenant, windowed.drafts, principal.subject);
-      return { status: 201, body: { items: records.map(operationView) }, streamError };
+      if (request.agentId !== undefined) {
+        const agent = await agentOf(tenant, request.agentId);
+        const { records, streamError } = await queueStep(principal, request, kind, [agent], "refuse");
+        return { status: 201, body: { items: records.map(operationView) }, streamError };
+      }
+      let progress = noSelection;
+      let after: string | undefined;
+      do {
+        const step = await deps.selectAgents(tenant, request.selector, AGENTS_PER_SELECTION_STEP, after);
+        if (after === undefined && step.items.length === 0)
+          throw new BeaconError("invalid_request", "The selector matches no agent");
+        const agents = await recordsOf(
+          tenant,
+          step.items.map((agent) => agent.agentId),
+        );
+        // The first step is all or nothing, as a request for one agent; later ones skip who cannot take it.
+        const queued = await queueStep(
+          principal,
+          request,
+          kind,
+          agents,
+          after === undefined ? "refuse" : "skip",
+        );
+        progress = selectionAfter(progress, queued);
+        after = step.next;
+      } while (after !== undefined);
+      return { status: 201, body: createdOperationsBody(progress), streamError: progress.streamError };
     },
 
     async list(

@@ -348,7 +348,7 @@ export interface paths {
         get: operations["getResourceSet"];
         /**
          * Set the assets the class's agents hold
-         * @description Replaces the class's resource set and queues a SYNC RESOURCE carrying the whole set for each agent of the class (up to 1,000) that does not report its digest: agents download what they lack from the agent API over mutual TLS and delete what the set no longer lists. An UPDATE CONFIGURATION of a flow that names assets (`@{asset-id:<id>}`) needs them in the set, and depends on the agent's SYNC RESOURCE.
+         * @description Replaces the class's resource set and queues a SYNC RESOURCE carrying the whole set for each agent of the class that does not report its digest (every agent of the class, read a thousand at a time): agents download what they lack from the agent API over mutual TLS and delete what the set no longer lists. An UPDATE CONFIGURATION of a flow that names assets (`@{asset-id:<id>}`) needs them in the set, and depends on the agent's SYNC RESOURCE.
          */
         put: operations["putResourceSet"];
         post?: never;
@@ -1825,8 +1825,17 @@ export interface components {
             nextCursor?: string;
         };
         CreatedOperations: {
-            /** @description One operation per agent. */
+            /** @description One operation per agent; for a selection of more than 1,000 agents, the first 1,000. */
             items: components["schemas"]["Operation"][];
+            /** @description How many operations were created, when `items` does not list them all or an agent was skipped. */
+            created?: number;
+            /** @description Agents past a selection's first thousand that could not take the operation (or were outside their class's windows when the request refused those), each with why; the first 1,000. */
+            skipped?: {
+                agentId: string;
+                reason: string;
+            }[];
+            /** @description How many agents were skipped, when `items` or `skipped` does not list them all. */
+            skippedCount?: number;
         };
         /** @description Picks agents as the agent list's query parameters of the same names do (`q` for text, `labels` for `label`). */
         AgentSelector: {
@@ -1845,7 +1854,7 @@ export interface components {
             /** @description The agents a group picks now (with the selector's other fields, AND-ed). */
             group?: components["schemas"]["ClassName"];
         };
-        /** @description For one agent (`agentId`) or for the agents a selector picks, as the agent list would (at most 1,000). Every agent's manifest must list the operation and operand, or nothing is created (409). Operations are also gated by agent type and version (a MiNiFi Java agent drops a whole reply it cannot parse); the 409 names each refused agent with why. */
+        /** @description For one agent (`agentId`) or for every agent a selector picks, as the agent list would, with no cap: the selection is read and queued a thousand agents at a time. Every agent's manifest must list the operation and operand, or nothing is created (409); past the first thousand agents of a selection, an agent that cannot take it is skipped and named in the answer instead. Operations are also gated by agent type and version (a MiNiFi Java agent drops a whole reply it cannot parse); the 409 names each refused agent with why. */
         OperationRequest: {
             agentId?: string;
             selector?: {
@@ -2192,13 +2201,17 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             updatedBy: string;
-            /** @description The SYNC RESOURCE queued for each agent of the class that does not report the set's digest. */
+            /** @description The SYNC RESOURCE queued for each agent of the class that does not report the set's digest. The first 1,000 when there are more. */
             operations: components["schemas"]["Operation"][];
-            /** @description Agents of the class that cannot take SYNC RESOURCE, each with why. */
+            /** @description Agents of the class that cannot take SYNC RESOURCE, each with why. The first 1,000 when there are more. */
             skipped: {
                 agentId: string;
                 reason: string;
             }[];
+            /** @description How many SYNC RESOURCE were queued, when `operations` or `skipped` does not list them all. */
+            created?: number;
+            /** @description How many agents were skipped, when `operations` or `skipped` does not list them all. */
+            skippedCount?: number;
         };
         FleetHistory: {
             /** @description The class asked for; absent for the whole fleet. */

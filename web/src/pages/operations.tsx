@@ -186,9 +186,13 @@ function CreateOperations(props: { onCreated: () => void }) {
     };
     const created = await run(() => dataOf(client.POST("/api/v1/operations", { body })));
     if (created) {
-      const count = created.items.length;
+      const count = created.created ?? created.items.length;
+      const skipped = created.skippedCount ?? created.skipped?.length ?? 0;
       setNotice(
-        `Queued ${count} operation${count === 1 ? "" : "s"}: each agent takes its own at its next heartbeat.`,
+        `Queued ${count} operation${count === 1 ? "" : "s"}: each agent takes its own at its next heartbeat.` +
+          (skipped > 0
+            ? ` ${skipped} agent${skipped === 1 ? "" : "s"} could not take it and were skipped.`
+            : ""),
       );
       props.onCreated();
     }
