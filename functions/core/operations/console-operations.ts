@@ -52,6 +52,7 @@ import {
   createdOperationsBody,
   draftsTaken,
   noSelection,
+  recordsOfStep,
   type SelectedAgents,
   selectionAfter,
 } from "./selection.js";
@@ -89,12 +90,6 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     const record = await registry.get(tenant, agentId);
     if (!record) throw new BeaconError("not_found", "No such agent");
     return record;
-  }
-
-  /** The registry records of a step of the selection; an agent gone since the list read it is left out. */
-  async function recordsOf(tenant: string, agentIds: string[]): Promise<AgentRecord[]> {
-    const records = await Promise.all(agentIds.map((agentId) => registry.get(tenant, agentId)));
-    return records.filter((record): record is AgentRecord => record !== undefined);
   }
 
   /** The resource set of each agent's class, each class's read once. */
@@ -288,7 +283,8 @@ export function makeOperationsApi(deps: OperationsDependencies) {
         const step = await deps.selectAgents(tenant, request.selector, AGENTS_PER_SELECTION_STEP, after);
         if (after === undefined && step.items.length === 0)
           throw new BeaconError("invalid_request", "The selector matches no agent");
-        const agents = await recordsOf(
+        const agents = await recordsOfStep(
+          registry,
           tenant,
           step.items.map((agent) => agent.agentId),
         );

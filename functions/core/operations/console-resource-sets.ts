@@ -1,4 +1,3 @@
-import type { AgentRecord } from "../agents/ports.js";
 import { syncResourceArgs } from "../assets/location.js";
 import { isAssetId } from "../assets/model.js";
 import type { AssetCatalog, ResourceSetStore } from "../assets/ports.js";
@@ -23,6 +22,7 @@ import {
   draftsTaken,
   noSelection,
   pushedBody,
+  recordsOfStep,
   type SelectedAgents,
   selectionAfter,
 } from "./selection.js";
@@ -94,9 +94,7 @@ export function makeResourceSetsApi(deps: ResourceSetsDependencies) {
 
   /** A SYNC RESOURCE for the agents of a step of the class's that do not hold the set; who cannot take it is skipped. */
   async function pushStep(tenant: string, set: ResourceSet, subject: string, agentIds: string[]) {
-    const agents = (await Promise.all(agentIds.map((agentId) => registry.get(tenant, agentId)))).filter(
-      (agent): agent is AgentRecord => agent !== undefined,
-    );
+    const agents = await recordsOfStep(registry, tenant, agentIds);
     const hot = await queue.hotStateOf(tenant, agents);
     const drafts: OperationDraft[] = agents
       .filter((agent) => hot.get(agent.agentId)?.resourceHash !== set.digest)
