@@ -220,7 +220,7 @@ function CreateOperations(props: { onCreated: () => void }) {
               checked={target === "selector"}
               onChange={() => setTarget("selector")}
             />
-            the agents of a class a selector picks (at most 1,000)
+            every agent of a class a selector picks
           </label>
         </fieldset>
         {target === "agent" ? (
