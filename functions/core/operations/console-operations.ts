@@ -52,7 +52,6 @@ import {
   createdOperationsBody,
   draftsTaken,
   noSelection,
-  recordsOfStep,
   type SelectedAgents,
   selectionAfter,
 } from "./selection.js";
@@ -283,8 +282,7 @@ export function makeOperationsApi(deps: OperationsDependencies) {
         const step = await deps.selectAgents(tenant, request.selector, AGENTS_PER_SELECTION_STEP, after);
         if (after === undefined && step.items.length === 0)
           throw new BeaconError("invalid_request", "The selector matches no agent");
-        const agents = await recordsOfStep(
-          registry,
+        const agents = await registry.getMany(
           tenant,
           step.items.map((agent) => agent.agentId),
         );

@@ -22,7 +22,6 @@ import {
   draftsTaken,
   noSelection,
   pushedBody,
-  recordsOfStep,
   type SelectedAgents,
   selectionAfter,
 } from "./selection.js";
@@ -94,7 +93,7 @@ export function makeResourceSetsApi(deps: ResourceSetsDependencies) {
 
   /** A SYNC RESOURCE for the agents of a step of the class's that do not hold the set; who cannot take it is skipped. */
   async function pushStep(tenant: string, set: ResourceSet, subject: string, agentIds: string[]) {
-    const agents = await recordsOfStep(registry, tenant, agentIds);
+    const agents = await registry.getMany(tenant, agentIds);
     const hot = await queue.hotStateOf(tenant, agents);
     const drafts: OperationDraft[] = agents
       .filter((agent) => hot.get(agent.agentId)?.resourceHash !== set.digest)

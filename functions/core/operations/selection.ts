@@ -3,9 +3,6 @@
  * of agents at a time, each step's writes, events and pending markers together. Plain decisions here:
  * console-operations.ts and console-resource-sets.ts read each step and queue what these keep.
  */
-import type { AgentRecord } from "../agents/ports.js";
-import type { FleetRegistry } from "../fleet/ports.js";
-import { MAX_PAGE_SIZE } from "../paging.js";
 import { operationView } from "./drafts.js";
 import type { OperationRecord } from "./model.js";
 import type { OperationDraft, Refusal } from "./queue.js";
@@ -20,25 +17,6 @@ export const MAX_LISTED = AGENTS_PER_SELECTION_STEP;
 export interface SelectedAgents {
   items: { agentId: string }[];
   next?: string;
-}
-
-/** Registry reads a step makes at once: a step's thousand at once would outrun the table's connections. */
-const READS_AT_ONCE = MAX_PAGE_SIZE;
-
-/** The registry records of a step's agents, read a page at a time; an agent gone since it was listed is left out. */
-export async function recordsOfStep(
-  registry: Pick<FleetRegistry, "get">,
-  tenant: string,
-  agentIds: string[],
-): Promise<AgentRecord[]> {
-  const records: AgentRecord[] = [];
-  for (let start = 0; start < agentIds.length; start += READS_AT_ONCE) {
-    const read = await Promise.all(
-      agentIds.slice(start, start + READS_AT_ONCE).map((agentId) => registry.get(tenant, agentId)),
-    );
-    records.push(...read.filter((record): record is AgentRecord => record !== undefined));
-  }
-  return records;
 }
 
 /** What a selection created and skipped so far; only the first MAX_LISTED of each are kept. */
