@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { signToken } from "../../scripts/local/console-issuer.js";
 import type { WebhookReceiver } from "../../scripts/local/webhook-receiver.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
@@ -14,9 +15,12 @@ import {
   type SeededTenant,
   seedTenant,
 } from "../../scripts/test-support/console-seed.js";
+import { DynamoSelectionJobStore } from "../adapters/dynamodb/selection-job-store.js";
 import { type Role, Roles } from "../core/identity/principal.js";
 import { encodeCursor, MAX_PAGE_SIZE } from "../core/paging.js";
+import { makeDynamoDbClient } from "../runtime/aws-clients.js";
 import { type ConsoleOperation, consoleOperations } from "../shared/console-openapi.js";
+import { EnvNames } from "../shared/env-names.js";
 
 let agentApi: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;
@@ -47,6 +51,34 @@ const parameterValue = { value: "broker-1:9092" };
 const assetIds = new Map<string, string>();
 /** Each tenant's group, of its seeded class's agents: named as a class is, so by its class's name. */
 const groupOf = (tenant: SeededTenant) => `${tenant.className}-all`;
+/** Each tenant's selection job, of its seeded class, as a request by selector that ran out of time leaves. */
+const selectionIds = new Map<string, string>();
+
+/** Writes a selection job of the tenant's class to the table. */
+async function seedSelection(tenant: SeededTenant): Promise<string> {
+  const env = inject("beaconEnv");
+  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(env));
+  const selectionId = `sel-${String(Date.now()).padStart(13, "0")}-${randomUUID()}`;
+  try {
+    await new DynamoSelectionJobStore(documents, env[EnvNames.tableName] as string).create({
+      tenant: tenant.tenant,
+      selectionId,
+      request: { operation: "DESCRIBE", operand: "MANIFEST", selector: { agentClass: tenant.className } },
+      createdBy: `${tenant.tenant}-admin`,
+      createdAt: Date.now(),
+      updatedAt: Date.now(),
+      // Done: a running one is every sweeper run's, which other test files make on the same table.
+      state: "done",
+      created: 1,
+      skippedCount: 0,
+      skipped: [],
+    });
+  } finally {
+    documents.destroy();
+  }
+  return selectionId;
+}
+
 /** Each tenant's event subscription, to a receiver on this machine. */
 const subscriptionIds = new Map<string, string>();
 let receiver: WebhookReceiver;
@@ -83,6 +115,7 @@ const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => 
   subscriptionId: subscriptionIds.get(tenant.tenant) as string,
   name: PARAMETER,
   groupName: groupOf(tenant),
+  selectionId: selectionIds.get(tenant.tenant) as string,
 });
 
 /** A class of B's beside its seeded one, with an agent of its own: all a token limited to it reaches. */
@@ -190,6 +223,7 @@ async function readSnapshot(tenant: SeededTenant) {
     get("/api/v1/groups"),
     get(`/api/v1/groups/${groupOf(tenant)}`),
     get(`/api/v1/groups/${groupOf(tenant)}/agents`),
+    get(`/api/v1/operations/selections/${selectionIds.get(tenant.tenant)}`),
   ]);
 }
 
@@ -234,6 +268,7 @@ beforeAll(async () => {
       tenant.adminToken,
     );
     expect(grouped.status, grouped.body).toBe(201);
+    selectionIds.set(tenant.tenant, await seedSelection(tenant));
   }
 });
 

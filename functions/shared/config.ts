@@ -82,7 +82,7 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     ),
     maxInflatedBytes: numberEnv(env, EnvNames.maxInflatedBytes, 16 * 1024 * 1024),
     maxJsonDepth: 64,
-    checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,
+    checkpointIntervalMs: checkpointIntervalMs(env),
     describeRetryMs: numberEnv(env, EnvNames.describeRetrySeconds, 300) * 1_000,
     maxOperationsPerReply: numberEnv(env, EnvNames.maxOperationsPerReply, 5),
     operationAckTimeoutMs: operationAckTimeoutMs(env),
@@ -174,6 +174,8 @@ export interface ConsoleApiConfig {
   webhookTesterFunction: string;
   /** Most events the cache holds for the stream while the stream does not take them, and most of one tenant's. */
   eventBuffer: EventBufferBounds;
+  /** How long a request by selector queues operations before a selection job takes the rest over. */
+  selectionBudgetMs: number;
 }
 
 /**
@@ -196,6 +198,15 @@ function absoluteHttpsUrl(env: Environment, name: string): string {
   return value.replace(/\/+$/, "");
 }
 
+const checkpointIntervalMs = (env: Environment): number =>
+  numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000;
+
+/** Where agents reach the bundle intake: the agent API unless it is hosted apart. */
+const debugBundleTargetBase = (env: Environment): string =>
+  env[EnvNames.debugBundleTargetBase]
+    ? absoluteHttpsUrl(env, EnvNames.debugBundleTargetBase)
+    : absoluteHttpsUrl(env, EnvNames.agentApiUrl);
+
 export function consoleApiConfig(env: Environment = process.env): ConsoleApiConfig {
   const secretArn = env[EnvNames.agentCaSecretArn];
   const directory = env[EnvNames.agentCaDir];
@@ -210,12 +221,10 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     operationAckTimeoutMs: operationAckTimeoutMs(env),
     redisUrl: requireEnv(env, EnvNames.redisUrl),
     cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
-    checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,
+    checkpointIntervalMs: checkpointIntervalMs(env),
     agentCa: secretArn ? { secretArn } : { directory: directory as string },
     agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
-    debugBundleTargetBase: env[EnvNames.debugBundleTargetBase]
-      ? absoluteHttpsUrl(env, EnvNames.debugBundleTargetBase)
-      : absoluteHttpsUrl(env, EnvNames.agentApiUrl),
+    debugBundleTargetBase: debugBundleTargetBase(env),
     // Console JSON bodies are a class's settings or a certificate request: a few hundred bytes.
     maxBodyBytes: 64 * 1024,
     maxJsonDepth: 16,
@@ -226,6 +235,8 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     webhookUrlPolicy: webhookConfig(env).policy,
     webhookTesterFunction: requireEnv(env, EnvNames.webhookTesterFunction),
     eventBuffer: eventBufferBounds(env),
+    // Half of API Gateway's 29 s: the step under way when it runs out, and the answer, fit in the rest.
+    selectionBudgetMs: numberEnv(env, EnvNames.selectionBudgetSeconds, 15) * 1_000,
   };
 }
 
@@ -261,6 +272,12 @@ export interface SweeperConfig {
   cacheTimeoutMs: number;
   /** Where agents reach the agent API, for the download URLs rollout operations carry. */
   agentApiUrl: string;
+  /** Where agents reach the bundle intake, for the TRANSFER DEBUG a selection job queues. */
+  debugBundleTargetBase: string;
+  /** The agent API's checkpoint interval: how stale the registry's last-seen times a selection reads may be. */
+  checkpointIntervalMs: number;
+  /** Most steps (of a thousand agents) of selection jobs one run takes. */
+  maxSelectionStepsPerRun: number;
   /** Where the debug bundles adoptions read their flow out of are kept. */
   assetBucket: string;
   /** Largest flow document an adoption keeps, inflated: as for an upload. */
@@ -297,6 +314,10 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     redisUrl: requireEnv(env, EnvNames.redisUrl),
     cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
     agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
+    debugBundleTargetBase: debugBundleTargetBase(env),
+    checkpointIntervalMs: checkpointIntervalMs(env),
+    // 20,000 agents a run, each step a few seconds; a larger selection goes on over the next runs.
+    maxSelectionStepsPerRun: 20,
     assetBucket: requireEnv(env, EnvNames.assetBucket),
     maxFlowBytes: MAX_FLOW_BYTES,
     certificateExpiryWarningDays: certificateExpiryWarningDays(env),

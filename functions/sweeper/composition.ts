@@ -1,23 +1,32 @@
 import { DynamoAdoptionStore } from "../adapters/dynamodb/adoption-store.js";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
+import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
+import { DynamoGroupStore } from "../adapters/dynamodb/group-store.js";
+import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
+import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
+import { DynamoSelectionJobStore } from "../adapters/dynamodb/selection-job-store.js";
 import { DynamoStagingParameterStore } from "../adapters/dynamodb/staged-parameter-store.js";
 import { DynamoTenantSettings } from "../adapters/dynamodb/tenant-settings.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { RedisPresenceState } from "../adapters/redis/presence.js";
 import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
 import { S3EventArchiveReader } from "../adapters/s3/event-archive-reader.js";
+import { S3OperationResults } from "../adapters/s3/operation-results.js";
 import { makeAdoptionSettlement } from "../core/adoptions/settlement.js";
+import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.js";
 import { makeOfflineSweep } from "../core/agents/presence.js";
 import { relayHeld, relayStaged, resending } from "../core/events/publishing.js";
 import { makeFleetCleanUp } from "../core/fleet/clean-up.js";
+import { makeGroupReader } from "../core/groups/console-groups.js";
 import { makeExpiryNotices } from "../core/identity/expiry.js";
+import { makeOperationsApi } from "../core/operations/console-operations.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeSweepTimeouts } from "../core/operations/timeouts.js";
 import { makeFlowRenderings, renderingClassFlows } from "../core/parameters/rendered-flow-ids.js";
@@ -133,6 +142,39 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     ids,
     settings: { maxPerRun: config.maxOfflinePerRun },
   });
+  const manifests = new DynamoManifestCatalog(documents, config.tableName);
+  const { reader } = makeGroupReader({
+    groups: new DynamoGroupStore(documents, config.tableName),
+    manifests,
+    registry: fleetRegistry,
+    catalog: classes,
+    hotState,
+    clock,
+    registryLagMs: longestCheckpointIntervalMs(config.checkpointIntervalMs),
+  });
+  const selections = makeOperationsApi({
+    operations,
+    lifecycle,
+    operationResults: new S3OperationResults(s3, config.assetBucket),
+    registry: fleetRegistry,
+    catalog: classes,
+    manifests,
+    hotState,
+    flows,
+    renderings,
+    assets: new DynamoAssetCatalog(documents, config.tableName),
+    resourceSets: new DynamoResourceSetStore(documents, config.tableName),
+    tenantSettings,
+    events,
+    clock,
+    ids,
+    agentApiUrl: config.agentApiUrl,
+    debugBundleTargetBase: config.debugBundleTargetBase,
+    selectAgents: reader.selectAfter,
+    selectionJobs: new DynamoSelectionJobStore(documents, config.tableName),
+    // The sweeper continues selections and begins none: it answers no request whose time runs out.
+    selectionBudgetMs: Number.POSITIVE_INFINITY,
+  });
   // What the relays put again may be on the stream already: the archive shows what it carried.
   const resent = resending(stream, new S3EventArchiveReader(s3, config.archiveBucket));
   return {
@@ -142,6 +184,8 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     announceExpiringCertificates,
     offline,
     cleanUp,
+    continueSelections: (deadline: number) =>
+      selections.continueSelections(deadline, config.maxSelectionStepsPerRun),
     relayStaged: () =>
       relayStaged(outbox, resent, clock.now() - config.outboxGraceMs, config.maxRelayedPerRun),
     relayHeld: () =>

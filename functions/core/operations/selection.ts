@@ -40,14 +40,18 @@ export function draftsTaken(drafts: OperationDraft[], refused: Refusal[]): Opera
   return drafts.filter((draft) => !skipped.has(draft.agent.agentId));
 }
 
+/** The agents the refusals name, each once, with why. */
+export const skippedOf = (refused: Refusal[]): { agentId: string; reason: string }[] =>
+  [...new Map(refused.map(({ draft, reason }) => [draft.agent.agentId, reason])).entries()].map(
+    ([agentId, reason]) => ({ agentId, reason }),
+  );
+
 /** The progress after a step that queued `records` and skipped the agents `refused` names. */
 export function selectionAfter(
   progress: SelectionProgress,
   step: { records: OperationRecord[]; refused: Refusal[]; streamError?: unknown },
 ): SelectionProgress {
-  const skipped = [
-    ...new Map(step.refused.map(({ draft, reason }) => [draft.agent.agentId, reason])).entries(),
-  ].map(([agentId, reason]) => ({ agentId, reason }));
+  const skipped = skippedOf(step.refused);
   return {
     created: progress.created + step.records.length,
     listed: [...progress.listed, ...step.records.slice(0, MAX_LISTED - progress.listed.length)],

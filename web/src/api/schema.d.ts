@@ -839,6 +839,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/operations/selections/{selectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As the 202 of `POST /operations` named it. */
+                selectionId: components["parameters"]["SelectionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * How far a selection left to the sweeper got
+         * @description A `POST /operations` by selector that ran out of its time budget answered 202 with this selection: the sweeper queues the rest of its agents a thousand at a time, and it is `done` once every agent the selector picks has its operation (or was skipped), `failed` when a step could not be taken at all (`error`).
+         */
+        get: operations["getOperationSelection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/operations/{operationId}": {
         parameters: {
             query?: never;
@@ -2595,6 +2618,35 @@ export interface components {
             /** @description Pass as `cursor` for the next page; absent on the last page. */
             nextCursor?: string;
         };
+        /** @description Operations by selector that a request left to the sweeper. */
+        OperationSelection: {
+            selectionId: string;
+            /** @enum {string} */
+            state: "running" | "done" | "failed";
+            /** @description The selector's class. */
+            className: string;
+            operation: string;
+            operand?: string;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When its last step was written.
+             */
+            updatedAt: string;
+            /** @description How many operations were queued so far. */
+            created: number;
+            /** @description How many agents were skipped so far. */
+            skippedCount: number;
+            /** @description The first 100 agents skipped, each with why. */
+            skipped: {
+                agentId: string;
+                reason: string;
+            }[];
+            /** @description Why the selection failed. */
+            error?: string;
+        };
     };
     responses: {
         /** @description A parameter or the body does not match this document, or the cursor is not one this list returned (`invalid_request`); or an operation that cannot be undone was sent without `"confirm": true` (`confirmation_required`). */
@@ -2789,6 +2841,8 @@ export interface components {
         ParameterName: components["schemas"]["ParameterName"];
         /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
         GroupName: components["schemas"]["ClassName"];
+        /** @description As the 202 of `POST /operations` named it. */
+        SelectionId: string;
     };
     requestBodies: never;
     headers: never;
@@ -4519,12 +4573,48 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedOperations"];
                 };
             };
+            /** @description The request ran out of its time budget before the selection's last agent: what it did so far, and the selection the sweeper continues (`GET /operations/selections/{selectionId}`). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationSelection"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["CacheUnavailable"];
+        };
+    };
+    getOperationSelection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As the 202 of `POST /operations` named it. */
+                selectionId: components["parameters"]["SelectionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selection. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationSelection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     getOperation: {
