@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/li
 import { dropUndefined } from "../../core/json.js";
 import type { SelectionJobKey, SelectionJobStore } from "../../core/operations/ports.js";
 import type { SelectionJob } from "../../core/operations/selection-jobs.js";
-import { isConditionalCheckFailure, Keys } from "./keys.js";
+import { isConditionalCheckFailure, Keys, recordOf } from "./keys.js";
 import { dueEntries } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
@@ -78,13 +78,5 @@ const itemOf = (job: SelectionJob) => ({
     : {}),
 });
 
-function toJob(item: Record<string, unknown>): SelectionJob {
-  const {
-    pk: _pk,
-    sk: _sk,
-    [dueIndex.partitionKey]: _duePartition,
-    [dueIndex.sortKey]: _dueAt,
-    ...job
-  } = item;
-  return job as unknown as SelectionJob;
-}
+const toJob = (item: Record<string, unknown>) =>
+  recordOf<SelectionJob>(item, ["pk", "sk", dueIndex.partitionKey, dueIndex.sortKey]);
