@@ -1,7 +1,6 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signToken } from "../../scripts/local/console-issuer.js";
 import type { WebhookReceiver } from "../../scripts/local/webhook-receiver.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
@@ -13,14 +12,12 @@ import {
   publishFlow,
   rollOut,
   type SeededTenant,
+  seedSelection,
   seedTenant,
 } from "../../scripts/test-support/console-seed.js";
-import { DynamoSelectionJobStore } from "../adapters/dynamodb/selection-job-store.js";
 import { type Role, Roles } from "../core/identity/principal.js";
 import { encodeCursor, MAX_PAGE_SIZE } from "../core/paging.js";
-import { makeDynamoDbClient } from "../runtime/aws-clients.js";
 import { type ConsoleOperation, consoleOperations } from "../shared/console-openapi.js";
-import { EnvNames } from "../shared/env-names.js";
 
 let agentApi: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;
@@ -53,31 +50,6 @@ const assetIds = new Map<string, string>();
 const groupOf = (tenant: SeededTenant) => `${tenant.className}-all`;
 /** Each tenant's selection job, of its seeded class, as a request by selector that ran out of time leaves. */
 const selectionIds = new Map<string, string>();
-
-/** Writes a selection job of the tenant's class to the table. */
-async function seedSelection(tenant: SeededTenant): Promise<string> {
-  const env = inject("beaconEnv");
-  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(env));
-  const selectionId = `sel-${String(Date.now()).padStart(13, "0")}-${randomUUID()}`;
-  try {
-    await new DynamoSelectionJobStore(documents, env[EnvNames.tableName] as string).create({
-      tenant: tenant.tenant,
-      selectionId,
-      request: { operation: "DESCRIBE", operand: "MANIFEST", selector: { agentClass: tenant.className } },
-      createdBy: `${tenant.tenant}-admin`,
-      createdAt: Date.now(),
-      updatedAt: Date.now(),
-      // Done: a running one is every sweeper run's, which other test files make on the same table.
-      state: "done",
-      created: 1,
-      skippedCount: 0,
-      skipped: [],
-    });
-  } finally {
-    documents.destroy();
-  }
-  return selectionId;
-}
 
 /** Each tenant's event subscription, to a receiver on this machine. */
 const subscriptionIds = new Map<string, string>();
