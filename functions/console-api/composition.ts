@@ -13,6 +13,7 @@ import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js"
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
+import { DynamoSelectionJobStore } from "../adapters/dynamodb/selection-job-store.js";
 import { DynamoStagingParameterStore } from "../adapters/dynamodb/staged-parameter-store.js";
 import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
 import { DynamoTenantSettings } from "../adapters/dynamodb/tenant-settings.js";
@@ -100,6 +101,8 @@ export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocu
     agentApiUrl: config.agentApiUrl,
     debugBundleTargetBase: config.debugBundleTargetBase,
     certificateExpiryWarningDays: config.certificateExpiryWarningDays,
+    selectionJobs: new DynamoSelectionJobStore(documents, config.tableName),
+    selectionBudgetMs: config.selectionBudgetMs,
   });
   return {
     routes: consoleRoutes(api),

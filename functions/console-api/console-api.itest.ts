@@ -13,6 +13,7 @@ import {
   publishFlow,
   rollOut,
   type SeededTenant,
+  seedSelection,
   seedTenant,
 } from "../../scripts/test-support/console-seed.js";
 import { type Role, Roles } from "../core/identity/principal.js";
@@ -48,6 +49,9 @@ const parameterValue = { value: "broker-1:9092" };
 const assetIds = new Map<string, string>();
 /** Each tenant's group, of its seeded class's agents: named as a class is, so by its class's name. */
 const groupOf = (tenant: SeededTenant) => `${tenant.className}-all`;
+/** Each tenant's selection job, of its seeded class, as a request by selector that ran out of time leaves. */
+const selectionIds = new Map<string, string>();
+
 /** Each tenant's event subscription, to a receiver on this machine. */
 const subscriptionIds = new Map<string, string>();
 let receiver: WebhookReceiver;
@@ -84,6 +88,7 @@ const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => 
   subscriptionId: subscriptionIds.get(tenant.tenant) as string,
   name: PARAMETER,
   groupName: groupOf(tenant),
+  selectionId: selectionIds.get(tenant.tenant) as string,
 });
 
 /** A class of B's beside its seeded one, with an agent of its own: all a token limited to it reaches. */
@@ -192,6 +197,7 @@ async function readSnapshot(tenant: SeededTenant) {
     get("/api/v1/groups"),
     get(`/api/v1/groups/${groupOf(tenant)}`),
     get(`/api/v1/groups/${groupOf(tenant)}/agents`),
+    get(`/api/v1/operations/selections/${selectionIds.get(tenant.tenant)}`),
   ]);
 }
 
@@ -236,6 +242,7 @@ beforeAll(async () => {
       tenant.adminToken,
     );
     expect(grouped.status, grouped.body).toBe(201);
+    selectionIds.set(tenant.tenant, await seedSelection(tenant));
   }
 });
 

@@ -8,9 +8,11 @@ import type { ConsoleApiUnderTest } from "../../scripts/test-support/console-api
 import {
   FACTORY_FLOW,
   onRolloutStack,
+  operatorCalls,
   type PlayedAgent,
   playedAgents,
   publishFlow,
+  type RolloutStack,
 } from "../../scripts/test-support/rollout-stack.js";
 import type { JsonObject } from "../core/json.js";
 
@@ -22,21 +24,15 @@ let tenant: string;
 let operator: string;
 let played: ReturnType<typeof playedAgents>;
 
-onRolloutStack("pinning", (stack) => {
-  ({ consoleApi, tenant, operator } = stack);
+let stack: RolloutStack;
+
+onRolloutStack("pinning", (started) => {
+  stack = started;
+  ({ consoleApi, tenant, operator } = started);
   played = playedAgents(stack);
 });
 
-const call = async (
-  method: string,
-  path: string,
-  body?: JsonObject,
-  status = method === "POST" ? 201 : 200,
-) => {
-  const response = await consoleApi.request(method, `/api/v1${path}`, { token: operator, body });
-  expect(response.status, response.body).toBe(status);
-  return response.json();
-};
+const call = operatorCalls(() => stack);
 
 /** A version rolled out to the whole class and run by every agent: its hash, and the rollout as it ended. */
 async function rollOut(className: string, name: string, agents: PlayedAgent[]) {

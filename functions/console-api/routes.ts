@@ -177,6 +177,8 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
         ...page(query),
       }),
     getOperation: (principal, { path }) => api.operations.get(principal, path.operationId as string),
+    getOperationSelection: (principal, { path }) =>
+      api.operations.selection(principal, path.selectionId as string),
     cancelOperation: (principal, { path }) => api.operations.cancel(principal, path.operationId as string),
     getOperationResult: (principal, { path }) => api.operations.result(principal, path.operationId as string),
     listDebugBundles: (principal, { query }) => api.debugBundles.list(principal, page(query)),

@@ -14,6 +14,7 @@ import {
   javaFlow,
   rollOut,
   type SeededTenant,
+  seedSelection,
   seedTenant,
 } from "../../scripts/test-support/console-seed.js";
 import { consoleOperations, openApiDocument } from "../shared/console-openapi.js";
@@ -256,6 +257,7 @@ describe("Schemathesis against the OpenAPI document, on the local stack", () => 
           id,
         ]),
         ["deleteAsset", "assetId", deletedAssetId],
+        ["getOperationSelection", "selectionId", await seedSelection(tenant)],
         ["getAdoption", "adoptionId", adoptionId],
         // The example operation is queued, without a result: the seeded one that has one.
         ["getOperationResult", "operationId", tenant.resultOperationId],

@@ -10,6 +10,7 @@ import type { ConsoleApiUnderTest } from "../../scripts/test-support/console-api
 import {
   type BuiltWithout,
   onRolloutStack,
+  operatorCalls,
   type PlayedAgent,
   playedAgents,
   publishFlow,
@@ -46,16 +47,7 @@ onRolloutStack("subset-rollouts", (started) => {
   played = playedAgents(started);
 });
 
-const call = async (
-  method: string,
-  path: string,
-  body?: JsonObject,
-  status = method === "POST" ? 201 : 200,
-) => {
-  const response = await consoleApi.request(method, `/api/v1${path}`, { token: stack.operator, body });
-  expect(response.status, response.body).toBe(status);
-  return response.json();
-};
+const call = operatorCalls(() => stack);
 
 /** Every agent's turn, then one look of the sweeper's engine, until the rollout is in the state. */
 async function driveUntil(

@@ -18,6 +18,7 @@ export declare const getFleetHistoryInput: ValidateFunction;
 export declare const listCertificatesInput: ValidateFunction;
 export declare const getCertificateInput: ValidateFunction;
 export declare const listOperationsInput: ValidateFunction;
+export declare const getOperationSelectionInput: ValidateFunction;
 export declare const getOperationInput: ValidateFunction;
 export declare const listRolloutsInput: ValidateFunction;
 export declare const getRolloutInput: ValidateFunction;

@@ -83,7 +83,7 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     ),
     maxInflatedBytes: numberEnv(env, EnvNames.maxInflatedBytes, 16 * 1024 * 1024),
     maxJsonDepth: 64,
-    checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,
+    checkpointIntervalMs: checkpointIntervalMs(env),
     describeRetryMs: numberEnv(env, EnvNames.describeRetrySeconds, 300) * 1_000,
     maxOperationsPerReply: numberEnv(env, EnvNames.maxOperationsPerReply, 5),
     operationAckTimeoutMs: operationAckTimeoutMs(env),
@@ -175,6 +175,8 @@ export interface ConsoleApiConfig {
   webhookTesterFunction: string;
   /** Most events the cache holds for the stream while the stream does not take them, and most of one tenant's. */
   eventBuffer: EventBufferBounds;
+  /** How long a request by selector queues operations before a selection job takes the rest over. */
+  selectionBudgetMs: number;
 }
 
 /**
@@ -197,6 +199,15 @@ function absoluteHttpsUrl(env: Environment, name: string): string {
   return value.replace(/\/+$/, "");
 }
 
+const checkpointIntervalMs = (env: Environment): number =>
+  numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000;
+
+/** Where agents reach the bundle intake: the agent API unless it is hosted apart. */
+const debugBundleTargetBase = (env: Environment): string =>
+  env[EnvNames.debugBundleTargetBase]
+    ? absoluteHttpsUrl(env, EnvNames.debugBundleTargetBase)
+    : absoluteHttpsUrl(env, EnvNames.agentApiUrl);
+
 export function consoleApiConfig(env: Environment = process.env): ConsoleApiConfig {
   const secretArn = env[EnvNames.agentCaSecretArn];
   const directory = env[EnvNames.agentCaDir];
@@ -211,12 +222,10 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     operationAckTimeoutMs: operationAckTimeoutMs(env),
     redisUrl: requireEnv(env, EnvNames.redisUrl),
     cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
-    checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,
+    checkpointIntervalMs: checkpointIntervalMs(env),
     agentCa: secretArn ? { secretArn } : { directory: directory as string },
     agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
-    debugBundleTargetBase: env[EnvNames.debugBundleTargetBase]
-      ? absoluteHttpsUrl(env, EnvNames.debugBundleTargetBase)
-      : absoluteHttpsUrl(env, EnvNames.agentApiUrl),
+    debugBundleTargetBase: debugBundleTargetBase(env),
     // Console JSON bodies are a class's settings or a certificate request: a few hundred bytes.
     maxBodyBytes: 64 * 1024,
     maxJsonDepth: 16,
@@ -227,6 +236,8 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     webhookUrlPolicy: webhookConfig(env).policy,
     webhookTesterFunction: requireEnv(env, EnvNames.webhookTesterFunction),
     eventBuffer: eventBufferBounds(env),
+    // Half of API Gateway's 29 s: the step under way when it runs out, and the answer, fit in the rest.
+    selectionBudgetMs: numberEnv(env, EnvNames.selectionBudgetSeconds, 15) * 1_000,
   };
 }
 
@@ -262,6 +273,12 @@ export interface SweeperConfig {
   cacheTimeoutMs: number;
   /** Where agents reach the agent API, for the download URLs rollout operations carry. */
   agentApiUrl: string;
+  /** Where agents reach the bundle intake, for the TRANSFER DEBUG a selection job queues. */
+  debugBundleTargetBase: string;
+  /** The agent API's checkpoint interval: how stale the registry's last-seen times a selection or a group's count reads may be. */
+  checkpointIntervalMs: number;
+  /** Most steps (of a thousand agents) of selection jobs one run takes. */
+  maxSelectionStepsPerRun: number;
   /** Where the debug bundles adoptions read their flow out of are kept. */
   assetBucket: string;
   /** Largest flow document an adoption keeps, inflated: as for an upload. */
@@ -272,8 +289,6 @@ export interface SweeperConfig {
   /** Most agents one script call marks offline in one tenant, and one run announces in all. */
   maxOfflinePerLook: number;
   maxOfflinePerRun: number;
-  /** How often agents' last-seen times reach the registry, which statuses read from it allow for. */
-  checkpointIntervalMs: number;
   /** Groups' counting passes: how long after a tenant's pass ended the next starts, and a run's registry reads. */
   groupCounting: GroupCountingSettings;
   /** The relay leaves staged events younger than this to the functions still putting them on the stream. */
@@ -302,6 +317,10 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     redisUrl: requireEnv(env, EnvNames.redisUrl),
     cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
     agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
+    debugBundleTargetBase: debugBundleTargetBase(env),
+    checkpointIntervalMs: checkpointIntervalMs(env),
+    // 20,000 agents a run, each step a few seconds; a larger selection goes on over the next runs.
+    maxSelectionStepsPerRun: 20,
     assetBucket: requireEnv(env, EnvNames.assetBucket),
     maxFlowBytes: MAX_FLOW_BYTES,
     certificateExpiryWarningDays: certificateExpiryWarningDays(env),
@@ -311,7 +330,6 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     // stream puts. 100,000 agents that went silent at once are announced within five runs.
     maxOfflinePerLook: 1_000,
     maxOfflinePerRun: 20_000,
-    checkpointIntervalMs: numberEnv(env, EnvNames.checkpointMinutes, 10) * 60_000,
     groupCounting: {
       intervalMs: numberEnv(env, EnvNames.groupCountMinutes, 5) * 60_000,
       // A read returns up to 1 MB of profiles, a few hundred agents; 100 of them take a few seconds on AWS

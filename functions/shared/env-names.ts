@@ -22,6 +22,8 @@ export const EnvNames = {
   /** Most due operations one sweeper run handles. */
   sweeperMaxOperations: "BEACON_SWEEPER_MAX_OPERATIONS",
   groupCountMinutes: "BEACON_GROUP_COUNT_MINUTES",
+  /** How long a console request by selector queues operations before a selection job takes the rest over. */
+  selectionBudgetSeconds: "BEACON_SELECTION_BUDGET_SECONDS",
   /** ARN of the Secrets Manager secret holding the agent CA (console API on AWS). */
   agentCaSecretArn: "BEACON_AGENT_CA_SECRET_ARN",
   /**

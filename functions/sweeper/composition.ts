@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAdoptionStore } from "../adapters/dynamodb/adoption-store.js";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
+import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
@@ -9,23 +10,27 @@ import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoGroupStore } from "../adapters/dynamodb/group-store.js";
 import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
+import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
+import { DynamoSelectionJobStore } from "../adapters/dynamodb/selection-job-store.js";
 import { DynamoStagingParameterStore } from "../adapters/dynamodb/staged-parameter-store.js";
 import { DynamoTenantSettings } from "../adapters/dynamodb/tenant-settings.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { RedisPresenceState } from "../adapters/redis/presence.js";
 import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
 import { S3EventArchiveReader } from "../adapters/s3/event-archive-reader.js";
+import { S3OperationResults } from "../adapters/s3/operation-results.js";
 import { makeAdoptionSettlement } from "../core/adoptions/settlement.js";
 import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.js";
 import { makeOfflineSweep } from "../core/agents/presence.js";
 import { relayHeld, relayStaged, resending } from "../core/events/publishing.js";
 import { makeAgentReader } from "../core/fleet/agents.js";
 import { makeFleetCleanUp } from "../core/fleet/clean-up.js";
-import { makeGroupsApi } from "../core/groups/console-groups.js";
+import { makeGroupReader } from "../core/groups/console-groups.js";
 import { makeGroupCounting } from "../core/groups/counting.js";
 import { makeGroupMembership } from "../core/groups/membership.js";
 import { makeExpiryNotices } from "../core/identity/expiry.js";
+import { makeOperationsApi } from "../core/operations/console-operations.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeSweepTimeouts } from "../core/operations/timeouts.js";
 import { makeFlowRenderings, renderingClassFlows } from "../core/parameters/rendered-flow-ids.js";
@@ -109,22 +114,17 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   const classFlowCache = renderingClassFlows(hotState, renderings);
   const tenantSettings = new DynamoTenantSettings(documents, config.tableName);
   const groupStore = new DynamoGroupStore(documents, config.tableName);
-  // Groups read agents through the reader, which reads a group's members through them. The sweeper reads
-  // last-seen times from the cache, as the rollout engine's health checks do: no registry lag to allow for.
-  const reader = makeAgentReader({
+  const manifests = new DynamoManifestCatalog(documents, config.tableName);
+  // The sweeper reads last-seen times from the cache, as the rollout engine's health checks do: no registry
+  // lag to allow for.
+  const { reader, groups } = makeGroupReader({
+    groups: groupStore,
+    manifests,
     registry: fleetRegistry,
-    groupFilters: (tenant, name) => groups.filtersOf(tenant, name),
     catalog: classes,
     hotState,
     clock,
     registryLagMs: 0,
-  });
-  const groups = makeGroupsApi({
-    groups: groupStore,
-    manifests: new DynamoManifestCatalog(documents, config.tableName),
-    registry: fleetRegistry,
-    reader,
-    clock,
   });
   const rollouts = makeRolloutEngine({
     targets: makeRolloutTargets({ groups: groupStore, members: groups }),
@@ -192,6 +192,31 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     settings: { maxPerRun: config.maxOfflinePerRun },
   });
   const groupCounting = composeGroupCounting(documents, redis, config, clock);
+  const selections = makeOperationsApi({
+    operations,
+    lifecycle,
+    operationResults: new S3OperationResults(s3, config.assetBucket),
+    registry: fleetRegistry,
+    catalog: classes,
+    manifests,
+    hotState,
+    flows,
+    renderings,
+    assets: new DynamoAssetCatalog(documents, config.tableName),
+    resourceSets: new DynamoResourceSetStore(documents, config.tableName),
+    tenantSettings,
+    events,
+    clock,
+    ids,
+    agentApiUrl: config.agentApiUrl,
+    debugBundleTargetBase: config.debugBundleTargetBase,
+    selectAgents: reader.selectAfter,
+    windowedGroups: groups.withWindows,
+    merge: reader.merge,
+    selectionJobs: new DynamoSelectionJobStore(documents, config.tableName),
+    // The sweeper continues selections and begins none: it answers no request whose time runs out.
+    selectionBudgetMs: Number.POSITIVE_INFINITY,
+  });
   // What the relays put again may be on the stream already: the archive shows what it carried.
   const resent = resending(stream, new S3EventArchiveReader(s3, config.archiveBucket));
   return {
@@ -203,6 +228,8 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     cleanUp,
     /** Each tenant's groups counted by a pass over its agents, continued across runs. */
     countGroups: async (deadline: number) => groupCounting.sweep(await presence.tenants(), deadline),
+    continueSelections: (deadline: number) =>
+      selections.continueSelections(deadline, config.maxSelectionStepsPerRun),
     relayStaged: () =>
       relayStaged(outbox, resent, clock.now() - config.outboxGraceMs, config.maxRelayedPerRun),
     relayHeld: () =>

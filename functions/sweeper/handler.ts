@@ -157,12 +157,25 @@ async function relayHeldEvents(deadline: number): Promise<void> {
   if (relayed > 0) logger.warn("held events put on the stream", { relayed });
 }
 
+/** A step at a time of every running selection job, bounded per run; a job that failed is logged. */
+async function continueSelections(deadline: number): Promise<void> {
+  const { errors, streamError, ...counts } = await sweeper.continueSelections(deadline);
+  reportStreamFailure(streamError, "events of selection jobs' operations not put on the stream");
+  if (counts.deferred > 0)
+    logger.warn("selection jobs left for the next run: the run reached its bound", counts);
+  if (counts.steps > 0) logger.info("selection jobs continued", counts);
+  for (const { tenant, selectionId, error } of errors)
+    logger.error("selection job step failed", { tenant, selectionId, error: error as Error });
+  if (errors.length > 0) throw new Error("selection jobs failed to continue");
+}
+
 /** The held events' relay goes last: a large backlog takes what is left of the run, never another step's turn. */
 const steps: Record<string, (deadline: number) => Promise<void>> = {
   outbox: relayStagedEvents,
   operations: sweepOperations,
   rollouts: advanceRollouts,
   adoptions: settleAdoptions,
+  selections: continueSelections,
   certificates: announceExpiringCertificates,
   offline: announceOfflineAgents,
   cleanUp: cleanUpSilentAgents,

@@ -62,6 +62,8 @@ export interface FleetOptions {
   concurrency?: number;
   /** The labels operators set on the agent of this index, if any. */
   labelsOf?: (index: number) => Labels | undefined;
+  /** The class of every agent, instead of spreading them over FLEET_CLASSES. */
+  agentClass?: string;
   log?: (line: string) => void;
 }
 
@@ -107,7 +109,7 @@ export async function writeFleet(options: FleetOptions): Promise<FleetReport> {
   };
   const classes = new DynamoAgentClassRegistry(documents, tableName);
   await hotState.rememberRevocations(tenant, []);
-  for (const agentClass of FLEET_CLASSES) {
+  for (const agentClass of options.agentClass === undefined ? FLEET_CLASSES : [options.agentClass]) {
     await classes.ensure(tenant, agentClass, Date.now());
     await hotState.rememberClass(tenant, agentClass);
   }
@@ -124,7 +126,8 @@ export async function writeFleet(options: FleetOptions): Promise<FleetReport> {
 
   /** One agent as its latest heartbeat left it: the registry's items and, unless gone, its sighting. */
   const agentAt = (index: number, now: number) => {
-    const { agentId, agentClass, kind, presence, age } = fleetAgent(index);
+    const { agentId, kind, presence, age, ...spread } = fleetAgent(index);
+    const agentClass = options.agentClass ?? spread.agentClass;
     const varied = kind === "java" ? javaAgentOf(agentId, agentClass) : cppAgentOf(agentId, agentClass);
     const body = varied.full();
     const networkInfo = (body.deviceInfo as JsonObject | undefined)?.networkInfo as JsonObject | undefined;

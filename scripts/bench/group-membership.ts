@@ -88,7 +88,7 @@ export interface GroupsReport {
 }
 
 /** Counts the client's requests and the capacity they consumed, asking every request to return it. */
-function meteredClient(env: Record<string, string>) {
+export function meteredClient(env: Record<string, string>) {
   const client = makeDynamoDbClient(env);
   const meter = { requests: 0, capacityUnits: 0 };
   client.middlewareStack.add(

@@ -25,6 +25,7 @@ import { MemoryParameterStore } from "../../functions/adapters/memory/parameter-
 import { CountingRandom } from "../../functions/adapters/memory/random-source.js";
 import { MemoryResourceSetStore } from "../../functions/adapters/memory/resource-sets.js";
 import { MemoryRolloutStore } from "../../functions/adapters/memory/rollout-store.js";
+import { MemorySelectionJobStore } from "../../functions/adapters/memory/selection-job-store.js";
 import { MemorySubscriptionStore } from "../../functions/adapters/memory/subscription-store.js";
 import { MemoryTenantSettings } from "../../functions/adapters/memory/tenant-settings.js";
 import { RecordingWebhookSender } from "../../functions/adapters/memory/webhook-sender.js";
@@ -44,6 +45,8 @@ export const MINUTE = 60_000;
 export const CHECKPOINT_MS = 10 * MINUTE;
 export const AGENT_API_URL = "https://agents.beacon.example";
 export const BUNDLE_TARGET_BASE = "https://bundles.beacon.example";
+/** A request by selector's budget: the manual clock moves on within a request only as a test makes it. */
+export const SELECTION_BUDGET_MS = 15_000;
 /** The binary of the Java example's manifest, which every agent of these tests runs. */
 export const javaBinary = binaryOf(
   (example("java-2.3.0/ack-describe-manifest.json").agentInfo as JsonObject).agentManifest as JsonObject,
@@ -89,6 +92,7 @@ export function consoleHarness() {
     certificates: new MemoryCertificateStore(),
     authority: new FakeCertificateAuthority(),
     operations: new MemoryOperationStore(),
+    selectionJobs: new MemorySelectionJobStore(),
     operationResults: new MemoryOperationResults(),
     debugBundles: new MemoryDebugBundles(),
     debugBundleContent: new MemoryDebugBundleContent(),
@@ -113,6 +117,7 @@ export function consoleHarness() {
     agentApiUrl: AGENT_API_URL,
     debugBundleTargetBase: BUNDLE_TARGET_BASE,
     certificateExpiryWarningDays: 30,
+    selectionBudgetMs: SELECTION_BUDGET_MS,
   });
   const now = ports.clock.now();
   /** An agent the registry last checkpointed `registryAgo` ms ago and the cache saw `hotAgo` ms ago. */

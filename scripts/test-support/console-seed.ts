@@ -1,10 +1,15 @@
+import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { expect } from "vitest";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { expect, inject } from "vitest";
+import { DynamoSelectionJobStore } from "../../functions/adapters/dynamodb/selection-job-store.js";
 import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import type { JsonObject } from "../../functions/core/json.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
+import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
+import { EnvNames } from "../../functions/shared/env-names.js";
 import { example } from "../common/c2-examples.js";
 import type { AgentApiClient, AgentApiUnderTest } from "./agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "./console-api-harness.js";
@@ -260,4 +265,32 @@ export function installCertificate(
   writeFileSync(path.join(agentApi.certsDir, `${name}.pem`), issued.certificatePem as string);
   writeFileSync(path.join(agentApi.certsDir, `${name}.key`), issued.privateKeyPem as string, { mode: 0o600 });
   return name;
+}
+
+/**
+ * A selection job of the tenant's class, written to the table, done: what a request by selector that ran out
+ * of its time leaves, once the sweeper finished it. A running one would be every sweeper run's, which other
+ * test files make on the same table.
+ */
+export async function seedSelection(tenant: SeededTenant): Promise<string> {
+  const env = inject("beaconEnv");
+  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(env));
+  const selectionId = `sel-${String(Date.now()).padStart(13, "0")}-${randomUUID()}`;
+  try {
+    await new DynamoSelectionJobStore(documents, env[EnvNames.tableName] as string).create({
+      tenant: tenant.tenant,
+      selectionId,
+      request: { operation: "DESCRIBE", operand: "MANIFEST", selector: { agentClass: tenant.className } },
+      createdBy: `${tenant.tenant}-admin`,
+      createdAt: Date.now(),
+      updatedAt: Date.now(),
+      state: "done",
+      created: 1,
+      skippedCount: 0,
+      skipped: [],
+    });
+  } finally {
+    documents.destroy();
+  }
+  return selectionId;
 }

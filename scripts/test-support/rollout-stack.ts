@@ -57,6 +57,19 @@ export function onRolloutStack(tenantPrefix: string, use: (stack: RolloutStack) 
 }
 
 /**
+ * The operator's console call on the stack started for the file: the answer's JSON, once its status is the
+ * one expected (201 for a POST, 200 otherwise, unless given).
+ */
+export const operatorCalls =
+  (stack: () => RolloutStack) =>
+  async (method: string, path: string, body?: JsonObject, status = method === "POST" ? 201 : 200) => {
+    const { consoleApi, operator } = stack();
+    const response = await consoleApi.request(method, `/api/v1${path}`, { token: operator, body });
+    expect(response.status, response.body).toBe(status);
+    return response.json();
+  };
+
+/**
  * A version of the C++ YAML flow, which the all-extensions manifest can run, published to the class; its
  * hash. Throws unless the console created it.
  */

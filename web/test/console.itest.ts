@@ -654,7 +654,7 @@ describe("the web console", () => {
     await admin.getByRole("link", { name: "Operations", exact: true }).click();
     await admin.getByRole("heading", { name: "Operations", level: 1 }).waitFor();
     await admin.getByText("Create operations").click();
-    await admin.getByLabel("the agents of a class a selector picks (at most 1,000)").check();
+    await admin.getByLabel("every agent of a class a selector picks").check();
     await admin.getByLabel("Class", { exact: true }).fill(AGENT_CLASS);
     await admin.getByLabel("Status").first().selectOption("online");
     await admin.locator("select[name=kind]").selectOption("UPDATE PROPERTIES");

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import type { BeaconEvent, OperationEvent } from "../../core/events/model.js";
 import type { EventSink } from "../../core/events/ports.js";
-import { MAX_SELECTED_AGENTS } from "../../core/operations/drafts.js";
+import { AGENTS_PER_SELECTION_STEP } from "../../core/operations/selection.js";
 import { contract } from "./contract.js";
 
 const START = Date.UTC(2026, 10, 21);
@@ -78,9 +78,11 @@ export const eventSinkContract = contract<EventSinkSubject>("the event sink", (t
     expect(read).toHaveLength(60);
   });
 
-  it("puts as many events as one request for every agent a selector takes makes", async () => {
+  it("puts as many events as one step of a selection makes", async () => {
     const { sink, published } = the.subject;
-    const events = Array.from({ length: MAX_SELECTED_AGENTS }, (_, index) => queued(`agent-${index}`, index));
+    const events = Array.from({ length: AGENTS_PER_SELECTION_STEP }, (_, index) =>
+      queued(`agent-${index}`, index),
+    );
     await sink.publish(events);
     expect(eventIdsOf(await published(the.tenant)).sort()).toEqual(eventIdsOf(events).sort());
   });

@@ -266,11 +266,25 @@ export const fleetRegistryContract = contract<FleetRegistrySubject>("the fleet r
     expect((await registry.get(the.tenant, "agent-1"))?.lastSeen).toBe(START);
   });
 
+  it("reads many agents at once as each is read alone, leaving out those it does not hold", async () => {
+    const { registry, recordSeen } = the.subject;
+    await fleet();
+    await recordSeen(the.tenant, "agent-2", START + 120_000);
+    const agentIds = [...Array.from({ length: 120 }, (_, index) => `absent-${index}`), "agent-4", "agent-2"];
+    const alone = await Promise.all(["agent-4", "agent-2"].map((id) => registry.get(the.tenant, id)));
+    expect(await registry.getMany(the.tenant, agentIds)).toEqual(alone);
+    expect(alone[1]?.lastSeen).toBe(START + 120_000);
+    expect(await registry.getMany(`${the.tenant}-other`, ["agent-4"])).toEqual([]);
+  });
+
   it("removes an agent from reads, lists and counts, and says when there was none", async () => {
     const { registry } = the.subject;
     await fleet();
     expect(await registry.decommission(the.tenant, "agent-3", byConsole)).toBe(true);
     expect(await registry.get(the.tenant, "agent-3")).toBeUndefined();
+    expect(await registry.getMany(the.tenant, ["agent-3", "agent-1"])).toEqual([
+      await registry.get(the.tenant, "agent-1"),
+    ]);
     expect(idsOf(await registry.query(the.tenant, { agentClass: "pumps", limit: 5 }))).toEqual([
       "agent-1",
       "agent-4",

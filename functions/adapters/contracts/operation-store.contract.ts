@@ -49,6 +49,18 @@ export const operationStoreContract = contract<OperationStore>("the operation st
     expect(await store.get(the.tenant, "agent-1", operation.operationId)).toEqual(operation);
   });
 
+  it("keeps an operation id the agent has already as done when asked, writing the others and saying which", async () => {
+    const store = the.subject;
+    const operation = queued("agent-1", 0);
+    const other = queued("agent-2", 1);
+    expect(await store.create([operation])).toEqual([operation.operationId]);
+    expect(
+      await store.create([{ ...operation, operation: "PAUSE" }, other], [], { existing: "keep" }),
+    ).toEqual([other.operationId]);
+    expect(await store.get(the.tenant, "agent-1", operation.operationId)).toEqual(operation);
+    expect(await store.get(the.tenant, "agent-2", other.operationId)).toEqual(other);
+  });
+
   it("reads an agent's open operations, in operation id order", async () => {
     const store = the.subject;
     const [one, two, three, four] = [1, 2, 3, 4].map((minutes) => queued("agent-1", minutes)) as [

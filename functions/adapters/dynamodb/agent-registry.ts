@@ -380,23 +380,63 @@ export async function withLastSeen<Seen extends LastSeen>(
   records: Seen[],
 ): Promise<Seen[]> {
   const agentPrefix = Keys.agent(tenant, "").pk;
-  const seen = new Map<string, number>();
-  for (let start = 0; start < records.length; start += BATCH_GET_KEYS) {
-    let keys: Record<string, unknown>[] = records
-      .slice(start, start + BATCH_GET_KEYS)
-      .map((record) => Keys.agentSeen(tenant, record.agentId));
-    while (keys.length > 0) {
+  const items = await batchGetAll(
+    client,
+    tableName,
+    records.map((record) => Keys.agentSeen(tenant, record.agentId)),
+    { ProjectionExpression: "pk, lastSeen" },
+  );
+  const seen = new Map(
+    items.map((item) => [(item.pk as string).slice(agentPrefix.length), item.lastSeen as number]),
+  );
+  return records.map((record) => seenAt(record, seen.get(record.agentId)));
+}
+
+/**
+ * The agents still registered among these, each as `get` reads it, consistently: their profiles and
+ * periodic last-seen items, 50 agents (100 keys) to a BatchGetItem.
+ */
+export async function registeredAgents(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  tenant: string,
+  agentIds: string[],
+): Promise<AgentRecord[]> {
+  const items = await batchGetAll(
+    client,
+    tableName,
+    agentIds.flatMap((agentId) => [Keys.agent(tenant, agentId), Keys.agentSeen(tenant, agentId)]),
+    { ConsistentRead: true },
+  );
+  const byKey = new Map(items.map((item) => [`${item.pk}/${item.sk}`, item]));
+  const itemOf = (key: { pk: string; sk: string }) => byKey.get(`${key.pk}/${key.sk}`);
+  return agentIds.flatMap((agentId) => {
+    const profile = itemOf(Keys.agent(tenant, agentId));
+    if (!profile || profile.decommissionedAt !== undefined) return [];
+    const seen = itemOf(Keys.agentSeen(tenant, agentId));
+    return [seenAt(toRecord(profile as unknown as AgentItem), seen?.lastSeen as number | undefined)];
+  });
+}
+
+/** Every item of these keys that exists, 100 keys a BatchGetItem, keys DynamoDB left unprocessed asked again. */
+async function batchGetAll(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keys: Record<string, unknown>[],
+  options: { ProjectionExpression?: string; ConsistentRead?: boolean },
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for (let start = 0; start < keys.length; start += BATCH_GET_KEYS) {
+    let pending = keys.slice(start, start + BATCH_GET_KEYS);
+    while (pending.length > 0) {
       const { Responses, UnprocessedKeys } = await client.send(
-        new BatchGetCommand({
-          RequestItems: { [tableName]: { Keys: keys, ProjectionExpression: "pk, lastSeen" } },
-        }),
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ...options } } }),
       );
-      for (const item of Responses?.[tableName] ?? [])
-        seen.set((item.pk as string).slice(agentPrefix.length), item.lastSeen as number);
-      keys = UnprocessedKeys?.[tableName]?.Keys ?? [];
+      items.push(...(Responses?.[tableName] ?? []));
+      pending = UnprocessedKeys?.[tableName]?.Keys ?? [];
     }
   }
-  return records.map((record) => seenAt(record, seen.get(record.agentId)));
+  return items;
 }
 
 export function toRecord(item: AgentItem): AgentRecord {

@@ -2,7 +2,13 @@ import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb
 import type { Labels } from "../../core/agents/labels.js";
 import type { AgentAssignment, AgentPin, AgentRecord, SilentAgent } from "../../core/agents/ports.js";
 import type { AgentQuery, Decommissioning, FleetRegistry, RegistryFilters } from "../../core/fleet/ports.js";
-import { type AgentItem, DynamoAgentRegistry, toRecord, withLastSeen } from "./agent-registry.js";
+import {
+  type AgentItem,
+  DynamoAgentRegistry,
+  registeredAgents,
+  toRecord,
+  withLastSeen,
+} from "./agent-registry.js";
 import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -29,6 +35,10 @@ export class DynamoFleetRegistry implements FleetRegistry {
 
   get(tenant: string, agentId: string) {
     return this.registry.get(tenant, agentId);
+  }
+
+  getMany(tenant: string, agentIds: string[]) {
+    return registeredAgents(this.client, this.tableName, tenant, agentIds);
   }
 
   async query(tenant: string, query: AgentQuery) {

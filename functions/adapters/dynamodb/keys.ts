@@ -114,6 +114,13 @@ export const Keys = {
   }),
   /** The due index's partition of every tenant's adoptions still requested, by creation time (dueAt). */
   dueAdoptions: () => "DUE#ADOPTIONS",
+  /** A tenant's selection jobs, by selection id (which sorts by creation time). */
+  selectionJob: (tenant: string, selectionId: string) => ({
+    pk: `T#${tenant}#SELECTIONS`,
+    sk: `SEL#${selectionId}`,
+  }),
+  /** The due index's partition of every tenant's running selection jobs, by creation time (dueAt). */
+  dueSelections: () => "DUE#SELECTIONS",
   /** A class's resource set: the assets its agents hold. */
   resourceSet: (tenant: string, className: string) => ({ pk: `T#${tenant}#RESOURCES`, sk: `C#${className}` }),
   /** A tenant's rollouts, by rollout id (which sorts by creation time). */

@@ -11,7 +11,7 @@ import {
 import type { OperationEvent, OperationState } from "../../core/events/model.js";
 import { dropUndefined } from "../../core/json.js";
 import { isFinal, type OperationChange, type OperationRecord } from "../../core/operations/model.js";
-import type { OperationQuery, OperationStore } from "../../core/operations/ports.js";
+import type { ExistingOperations, OperationQuery, OperationStore } from "../../core/operations/ports.js";
 import { stagedEventItem } from "./event-outbox.js";
 import { failedTransactionConditions, isConditionalCheckFailure, Keys, recordOf } from "./keys.js";
 import { queryAll } from "./paging.js";
@@ -70,7 +70,12 @@ export class DynamoOperationStore implements OperationStore {
     private readonly tableName: string,
   ) {}
 
-  async create(operations: OperationRecord[], events: OperationEvent[] = []): Promise<void> {
+  async create(
+    operations: OperationRecord[],
+    events: OperationEvent[] = [],
+    { existing = "refuse" }: { existing?: ExistingOperations } = {},
+  ): Promise<string[]> {
+    const written: string[] = [];
     for (const record of operations) {
       const put = {
         Put: {
@@ -84,11 +89,10 @@ export class DynamoOperationStore implements OperationStore {
           ConditionExpression: "attribute_not_exists(pk)",
         },
       };
-      await this.write(
-        put,
-        events.find((candidate) => candidate.operationId === record.operationId),
-      );
+      const event = events.find((candidate) => candidate.operationId === record.operationId);
+      if (await this.write(put, event, existing)) written.push(record.operationId);
     }
+    return written;
   }
 
   async get(tenant: string, agentId: string, operationId: string) {
@@ -166,7 +170,11 @@ export class DynamoOperationStore implements OperationStore {
    * One change and its staged event, both or neither; false when an update's condition failed. A change
    * without an event is a plain write: a transaction costs twice the write units.
    */
-  private async write(change: TransactItem, event: OperationEvent | undefined): Promise<boolean> {
+  private async write(
+    change: TransactItem,
+    event: OperationEvent | undefined,
+    existing: ExistingOperations = "refuse",
+  ): Promise<boolean> {
     try {
       if (event) {
         const staged = { Put: { TableName: this.tableName, Item: stagedEventItem(event) } };
@@ -176,8 +184,9 @@ export class DynamoOperationStore implements OperationStore {
       return true;
     } catch (error) {
       const conditionFailed = isConditionalCheckFailure(error) || failedTransactionConditions(error)?.[0];
-      // A new operation whose id exists is an error; a change the operation has left behind is a lost race.
-      if (change.Put || !conditionFailed) throw error;
+      // A new operation whose id exists is an error, unless kept as done; a change the operation has left
+      // behind is a lost race.
+      if (!conditionFailed || (change.Put && existing === "refuse")) throw error;
       return false;
     }
   }

@@ -49,6 +49,13 @@ export class MemoryFleetRegistry implements FleetRegistry {
     return record && structuredClone(record);
   }
 
+  async getMany(tenant: string, agentIds: string[]) {
+    return agentIds.flatMap((agentId) => {
+      const record = this.agents.get(`${tenant}/${agentId}`);
+      return record ? [structuredClone(record)] : [];
+    });
+  }
+
   /** As the table: the entry leaves every read and index, kept with its decommissioning until registered again. */
   async decommission(tenant: string, agentId: string, decommissioning: Decommissioning) {
     const key = `${tenant}/${agentId}`;

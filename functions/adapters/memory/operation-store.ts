@@ -1,6 +1,6 @@
 import type { OperationEvent, OperationState } from "../../core/events/model.js";
 import { isFinal, type OperationChange, type OperationRecord } from "../../core/operations/model.js";
-import type { OperationQuery, OperationStore } from "../../core/operations/ports.js";
+import type { ExistingOperations, OperationQuery, OperationStore } from "../../core/operations/ports.js";
 import { MemoryEventOutbox } from "./event-outbox.js";
 import { pageOf } from "./paging.js";
 
@@ -14,15 +14,25 @@ export class MemoryOperationStore implements OperationStore {
     return `${tenant}/${agentId}/${operationId}`;
   }
 
-  async create(operations: OperationRecord[], events: OperationEvent[] = []) {
+  async create(
+    operations: OperationRecord[],
+    events: OperationEvent[] = [],
+    { existing = "refuse" }: { existing?: ExistingOperations } = {},
+  ) {
     this.calls++;
+    const written: string[] = [];
     for (const record of operations) {
       const key = this.key(record.tenant, record.agentId, record.operationId);
-      if (this.records.has(key)) throw new Error(`operation ${key} exists`);
+      if (this.records.has(key)) {
+        if (existing === "keep") continue;
+        throw new Error(`operation ${key} exists`);
+      }
       this.records.set(key, structuredClone(record));
       const event = events.find((candidate) => candidate.operationId === record.operationId);
       if (event) this.outbox.stage(event);
+      written.push(record.operationId);
     }
+    return written;
   }
 
   async get(tenant: string, agentId: string, operationId: string) {

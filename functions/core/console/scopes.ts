@@ -3,6 +3,7 @@ import type { FleetRegistry } from "../fleet/ports.js";
 import type { CertificateStore } from "../identity/ports.js";
 import { type Principal, reachesClass } from "../identity/principal.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
+import type { SelectionJobStore } from "../operations/ports.js";
 import type { ConsoleResult } from "../result.js";
 import type { RolloutStore } from "../rollouts/ports.js";
 
@@ -48,11 +49,12 @@ export interface ScopeDependencies {
   lifecycle: OperationLifecycle;
   rollouts: RolloutStore;
   certificates: CertificateStore;
+  selectionJobs: Pick<SelectionJobStore, "get">;
 }
 
 /** A reference the request makes to something of a class; `undefined` when it reaches past any one class. */
 type Reference = { kind: ReferenceKind; value: string | undefined };
-type ReferenceKind = "class" | "agent" | "operation" | "rollout" | "certificate";
+type ReferenceKind = "class" | "agent" | "operation" | "rollout" | "certificate" | "selection";
 
 /** Path parameters and body fields that name something of a class, and what they name. */
 const REFERENCES: Readonly<Record<string, ReferenceKind>> = {
@@ -62,6 +64,7 @@ const REFERENCES: Readonly<Record<string, ReferenceKind>> = {
   operationId: "operation",
   rolloutId: "rollout",
   serial: "certificate",
+  selectionId: "selection",
 };
 
 /** As the use cases name what they do not find. */
@@ -71,6 +74,7 @@ const NOUNS: Readonly<Record<ReferenceKind, string>> = {
   operation: "operation",
   rollout: "rollout",
   certificate: "certificate",
+  selection: "selection",
 };
 
 function referencesOf({ path, body }: ScopedRequest): Reference[] {
@@ -108,6 +112,8 @@ export function makeClassScopes(deps: ScopeDependencies) {
         return operation && classOfAgent(operation.agentId);
       },
       rollout: async (rolloutId) => (await deps.rollouts.get(tenant, rolloutId))?.className,
+      selection: async (selectionId) =>
+        (await deps.selectionJobs.get(tenant, selectionId))?.request.selector.agentClass,
       certificate: async (serial) => {
         const agentId = (await deps.certificates.get(tenant, serial))?.agentId;
         return agentId === undefined ? undefined : classOfAgent(agentId);

@@ -8,7 +8,6 @@ import type { AuditLog } from "../audit/ports.js";
 import { makeDebugBundlesApi } from "../bundles/console-debug-bundles.js";
 import type { DebugBundleContent, DebugBundleStore } from "../bundles/ports.js";
 import type { EventSink } from "../events/ports.js";
-import { makeAgentReader } from "../fleet/agents.js";
 import { makeAgentsApi } from "../fleet/console-agents.js";
 import { makeClassesApi } from "../fleet/console-classes.js";
 import { makeSettingsApi } from "../fleet/console-settings.js";
@@ -17,7 +16,7 @@ import type { FleetHotState, FleetRegistry, TenantSettingsStore } from "../fleet
 import { makeFlowsApi } from "../flows/console-flows.js";
 import type { FlowCatalog } from "../flows/ports.js";
 import { makeFlowValidation } from "../flows/validation.js";
-import { makeGroupsApi } from "../groups/console-groups.js";
+import { makeGroupReader } from "../groups/console-groups.js";
 import type { GroupStore } from "../groups/ports.js";
 import { makeHistoryApi } from "../history/console-history.js";
 import type { AgentEventLog, FleetHistoryStore } from "../history/ports.js";
@@ -30,7 +29,7 @@ import { makeOperationsApi } from "../operations/console-operations.js";
 import { makePinsApi } from "../operations/console-pins.js";
 import { makeResourceSetsApi } from "../operations/console-resource-sets.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
-import type { OperationResultStore, OperationStore } from "../operations/ports.js";
+import type { OperationResultStore, OperationStore, SelectionJobStore } from "../operations/ports.js";
 import { makeOperationQueue } from "../operations/queue.js";
 import { makeParametersApi } from "../parameters/console-parameters.js";
 import type { ParameterStore } from "../parameters/ports.js";
@@ -101,6 +100,10 @@ export interface ConsoleDependencies {
   debugBundleTargetBase: string;
   /** How many days before its notAfter a certificate counts as expiring. */
   certificateExpiryWarningDays: number;
+  /** Selections a request by selector left to the sweeper. */
+  selectionJobs: SelectionJobStore;
+  /** How long a request by selector queues operations before it leaves the rest to a selection job. */
+  selectionBudgetMs: number;
 }
 
 /**
@@ -111,9 +114,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
   const renderings = makeFlowRenderings(ports);
   const deps = { ...ports, renderings, classFlowCache: renderingClassFlows(ports.hotState, renderings) };
   const revocation = makeCertificateRevocation({ ...deps, store: deps.certificates });
-  // Groups read agents through the reader, which reads a group's members through them.
-  const reader = makeAgentReader({ ...deps, groupFilters: (tenant, name) => groups.filtersOf(tenant, name) });
-  const groups = makeGroupsApi({ ...deps, reader });
+  const { reader, groups } = makeGroupReader(deps);
   const classAgents = (tenant: string, className: string, limit: number) =>
     reader.select(tenant, { agentClass: className }, limit);
   const validateFlow = makeFlowValidation({ manifests: deps.manifests, flows: deps.flows, classAgents });
@@ -128,7 +129,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
   const engine = makeRolloutEngine({ ...deps, classes: deps.catalog, preparation, targets });
   const operations = makeOperationsApi({
     ...deps,
-    selectAgents: reader.select,
+    selectAgents: reader.selectAfter,
     windowedGroups: groups.withWindows,
     merge: reader.merge,
   });
@@ -161,7 +162,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     flows: makeFlowsApi({ ...deps, validate: validateFlow, checkParameters: readiness.version }),
     parameters: makeParametersApi({ ...deps, readiness, pinFollowsValues: pins.followValues }),
     assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
-    resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.select }),
+    resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.selectAfter }),
     rollouts: makeRolloutsApi({ engine, rollouts: deps.rollouts, preparation, clock: deps.clock }),
     adoptions: makeAdoptionsApi({ ...deps, queue: makeOperationQueue(deps) }),
     fleetSummary: makeFleetSummary(deps),

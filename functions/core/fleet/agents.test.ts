@@ -40,6 +40,21 @@ describe("the agent reader's selection", () => {
     expect(await reader.select("acme", { agentClass: "pumps" }, 10_000)).toHaveLength(MAX_PAGE_SIZE + 50);
   });
 
+  it("reads a selection on from where a step stopped, to its end, each agent once", async () => {
+    const reader = readerOver(
+      ids(2 * MAX_PAGE_SIZE + 30).map((agentId) => ({ agentId, agentClass: "pumps", lastSeenAgo: 0 })),
+    );
+    const steps: string[][] = [];
+    let after: string | undefined;
+    do {
+      const step = await reader.selectAfter("acme", { agentClass: "pumps" }, MAX_PAGE_SIZE + 10, after);
+      steps.push(step.items.map((agent) => agent.agentId));
+      after = step.next;
+    } while (after !== undefined);
+    expect(steps.map((step) => step.length)).toEqual([MAX_PAGE_SIZE + 10, MAX_PAGE_SIZE + 10, 10]);
+    expect(steps.flat()).toEqual(ids(2 * MAX_PAGE_SIZE + 30));
+  });
+
   it("selects what the list shows for the filters: the class's online agents", async () => {
     const reader = readerOver([
       { agentId: "a-1", agentClass: "pumps", lastSeenAgo: 0 },

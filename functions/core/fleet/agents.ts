@@ -292,20 +292,39 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
     return { items, next: more ? after : undefined, cacheError: cache.error };
   }
 
+  /**
+   * Up to `limit` agents the list shows for these filters, after the agent id `after`, reading page after
+   * page; `next` continues where they stop.
+   */
+  async function selectAfter(
+    tenant: string,
+    filters: AgentFilters,
+    limit: number,
+    after?: string,
+  ): Promise<AgentPage> {
+    const items: AgentSummary[] = [];
+    let next = after;
+    do {
+      const read = await page(
+        tenant,
+        { ...filters, after: next },
+        Math.min(MAX_PAGE_SIZE, limit - items.length),
+      );
+      items.push(...read.items);
+      next = read.next;
+    } while (next !== undefined && items.length < limit);
+    return { items, next };
+  }
+
   return {
     page,
 
     /** The agents the list shows for these filters, reading on until `limit` or the end. */
     async select(tenant: string, filters: AgentFilters, limit: number): Promise<AgentSummary[]> {
-      const selected: AgentSummary[] = [];
-      let after: string | undefined;
-      do {
-        const next = await page(tenant, { ...filters, after }, MAX_PAGE_SIZE);
-        selected.push(...next.items);
-        after = next.next;
-      } while (after !== undefined && selected.length < limit);
-      return selected.slice(0, limit);
+      return (await selectAfter(tenant, filters, limit)).items;
     },
+
+    selectAfter,
 
     merge,
 

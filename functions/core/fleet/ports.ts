@@ -56,6 +56,8 @@ export interface FleetRegistry extends SilentAgentIndex {
   /** One index query page: by class when one is given, otherwise the tenant's whole fleet, by agent id. */
   query(tenant: string, query: AgentQuery): Promise<Page<AgentRecord>>;
   get(tenant: string, agentId: string): Promise<AgentRecord | undefined>;
+  /** Those of these agents still registered, each as `get` reads it, in the order asked; a few reads for many. */
+  getMany(tenant: string, agentIds: string[]): Promise<AgentRecord[]>;
   /**
    * Takes the agent out of reads, lists, counts and the silent index, keeping its entry marked with the
    * decommissioning (for the audit) until it registers again; its periodic last-seen times go. False when

@@ -1,7 +1,12 @@
 import { isClassName } from "../c2/class-name.js";
 import { BeaconError } from "../errors.js";
 import type { WindowedGroup } from "../fleet/agent-windows.js";
-import type { AgentFilters, AgentReader } from "../fleet/agents.js";
+import {
+  type AgentFilters,
+  type AgentReader,
+  type AgentReaderDependencies,
+  makeAgentReader,
+} from "../fleet/agents.js";
 import type { FleetRegistry } from "../fleet/ports.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
@@ -221,3 +226,12 @@ export function makeGroupsApi(deps: GroupsDependencies) {
 }
 
 export type GroupsApi = ReturnType<typeof makeGroupsApi>;
+
+/** The agent list's reader and the groups, each reading through the other: a selector may name a group. */
+export function makeGroupReader(
+  deps: Omit<GroupsDependencies, "reader"> & Omit<AgentReaderDependencies, "groupFilters">,
+) {
+  const reader = makeAgentReader({ ...deps, groupFilters: (tenant, name) => groups.filtersOf(tenant, name) });
+  const groups = makeGroupsApi({ ...deps, reader });
+  return { reader, groups };
+}

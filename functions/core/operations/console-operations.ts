@@ -26,7 +26,6 @@ import {
   drafts,
   flowClassesOf,
   kindOf,
-  MAX_SELECTED_AGENTS,
   nameOf,
   type OperationKind,
   type OperationRequest,
@@ -42,14 +41,37 @@ import {
 import { isValidOperationId } from "./ids.js";
 import type { LifecycleResult } from "./lifecycle.js";
 import { isFinal, type OperationRecord } from "./model.js";
-import type { OperationResultStore, OperationStore } from "./ports.js";
+import type { OperationResultStore, OperationStore, SelectionJobStore } from "./ports.js";
 import {
   makeOperationQueue,
   type OperationDraft,
   type OperationQueue,
   type OperationQueueDependencies,
+  type Refusal,
 } from "./queue.js";
 import { RESULT_CONTENT_TYPE } from "./results.js";
+import {
+  AGENTS_PER_SELECTION_STEP,
+  createdOperationsBody,
+  draftsTaken,
+  noSelection,
+  type SelectedAgents,
+  selectionAfter,
+  skippedOf,
+} from "./selection.js";
+import {
+  budgetSpent,
+  failedJob,
+  jobAfterStep,
+  newSelection,
+  runningJob,
+  type SelectionJob,
+  selectionJobView,
+  selectionOperationId,
+} from "./selection-jobs.js";
+
+/** What a step queued, whom it skipped, and whether its events missed the stream. */
+type StepQueued = { records: OperationRecord[]; refused: Refusal[]; streamError?: unknown };
 
 export interface OperationsDependencies extends OperationQueueDependencies {
   operations: OperationStore;
@@ -70,38 +92,44 @@ export interface OperationsDependencies extends OperationQueueDependencies {
   windowedGroups(tenant: string): Promise<WindowedGroup[]>;
   /** The agents as the list shows them (status, last seen), for matching them to groups. */
   merge: AgentReader["merge"];
-  /** The agents the console's agent list shows for these filters, reading on until `limit` or the end. */
-  selectAgents(tenant: string, filters: AgentFilters, limit: number): Promise<{ agentId: string }[]>;
+  /** Up to `limit` agents the console's agent list shows for these filters after `after`; `next` reads on. */
+  selectAgents(tenant: string, filters: AgentFilters, limit: number, after?: string): Promise<SelectedAgents>;
+  /** Selections a request left to the sweeper. */
+  selectionJobs: SelectionJobStore;
+  /** How long a request by selector queues operations before it leaves the rest to a selection job. */
+  selectionBudgetMs: number;
+}
+
+/** What the sweeper's run of the selection jobs did. */
+export interface SelectionSweepOutcome {
+  steps: number;
+  done: number;
+  failed: number;
+  /** Jobs left running for the next run: the run reached its bound or deadline. */
+  deferred: number;
+  errors: { tenant: string; selectionId: string; error: unknown }[];
+  streamError?: unknown;
 }
 
 /** The console's operations: the reads a request's drafts need (drafts.ts decides), and the writes. */
 export function makeOperationsApi(deps: OperationsDependencies) {
-  const { operations, lifecycle, registry, flows, assets, resourceSets } = deps;
+  const { operations, lifecycle, registry, flows, assets, resourceSets, selectionJobs } = deps;
   const queue: OperationQueue = makeOperationQueue(deps);
   const context: DraftContext = {
     agentApiUrl: deps.agentApiUrl,
     debugBundleTargetBase: deps.debugBundleTargetBase,
     newOperationId: queue.newId,
   };
+  /** A selection's drafts: the SYNC RESOURCE an operation waits for has an id of the selection's too. */
+  const selectionContext = (selectionId: string): DraftContext => ({
+    ...context,
+    newOperationId: (agentId) => selectionOperationId(selectionId, agentId, true),
+  });
 
-  async function targets(principal: Principal, request: OperationRequest): Promise<AgentRecord[]> {
-    const { tenant } = principal;
-    if (request.agentId !== undefined) {
-      const record = await registry.get(tenant, request.agentId);
-      if (!record) throw new BeaconError("not_found", "No such agent");
-      return [record];
-    }
-    const agentIds = (await deps.selectAgents(tenant, request.selector, MAX_SELECTED_AGENTS + 1)).map(
-      (agent) => agent.agentId,
-    );
-    if (agentIds.length > MAX_SELECTED_AGENTS)
-      throw new BeaconError(
-        "invalid_request",
-        `The selector matches more than ${MAX_SELECTED_AGENTS} agents; narrow it`,
-      );
-    if (agentIds.length === 0) throw new BeaconError("invalid_request", "The selector matches no agent");
-    const records = await Promise.all(agentIds.map((agentId) => registry.get(tenant, agentId)));
-    return records.filter((record): record is AgentRecord => record !== undefined);
+  async function agentOf(tenant: string, agentId: string): Promise<AgentRecord> {
+    const record = await registry.get(tenant, agentId);
+    if (!record) throw new BeaconError("not_found", "No such agent");
+    return record;
   }
 
   /** The resource set of each agent's class, each class's read once. */
@@ -188,6 +216,7 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     tenant: string,
     request: OperationRequest,
     read: Omit<AgentsRead, "resourceSets">,
+    context: DraftContext,
   ): Promise<OperationDraft[]> {
     const flowHash = request.flowHash as string;
     const versions = await flowVersionsOf(tenant, flowHash, flowClassesOf(request, read.agents));
@@ -228,9 +257,10 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     request: OperationRequest,
     kind: OperationKind,
     read: Omit<AgentsRead, "resourceSets">,
+    context: DraftContext,
   ): Promise<OperationDraft[]> {
     const name = nameOf(kind);
-    if (name === UPDATE_CONFIGURATION) return updateConfiguration(tenant, request, read);
+    if (name === UPDATE_CONFIGURATION) return updateConfiguration(tenant, request, read, context);
     const resourceSets =
       name === SYNC_RESOURCE ? await resourceSetsOf(tenant, read.agents) : new Map<string, undefined>();
     const assetId = request.assetId as string;
@@ -266,6 +296,103 @@ export function makeOperationsApi(deps: OperationsDependencies) {
     }
   }
 
+  /**
+   * Drafts, checks and queues the operations of these agents. Agents that cannot take theirs, or are outside
+   * their class's windows when the request refuses those, fail the whole step (`refuse`) or are skipped. A
+   * selection's operations have its ids, and one a former run of the step made is kept as done.
+   */
+  async function queueStep(
+    principal: Pick<Principal, "tenant" | "subject">,
+    request: OperationRequest,
+    kind: OperationKind,
+    agents: AgentRecord[],
+    refusals: "refuse" | "skip",
+    selectionId?: string,
+  ): Promise<StepQueued> {
+    const { tenant } = principal;
+    if (agents.length === 0) return { records: [], refused: [] };
+    const hot = await queue.hotStateOf(tenant, agents);
+    const drafted = await draftsFor(
+      tenant,
+      request,
+      kind,
+      { agents, hot },
+      selectionId === undefined ? context : selectionContext(selectionId),
+    );
+    // Every agent must be able to take its operation: the Java agent drops a whole reply it cannot parse.
+    const unable = await queue.refusals(tenant, drafted, hot);
+    if (unable.length > 0 && refusals === "refuse") throw refusedError(unable);
+    if (request.agentId !== undefined && request.dependsOn)
+      await assertDependencies(tenant, request.agentId, request.dependsOn);
+    const windowed = outsideWindows(
+      draftsTaken(drafted, unable),
+      await closedWindowsOf(tenant, agents),
+      request.outsideWindow ?? "wait",
+    );
+    // A request's agents are of one class (one agent, or a selector within a class): all refused, or none.
+    if (windowed.refused.length > 0 && refusals === "refuse") throw outsideWindowError(windowed.refused);
+    const refused = [...unable, ...windowed.refused];
+    const taken = draftsTaken(windowed.drafts, refused);
+    if (taken.length === 0) return { records: [], refused };
+    const ids =
+      selectionId === undefined
+        ? {}
+        : {
+            idOf: (agentId: string) => selectionOperationId(selectionId, agentId),
+            existing: "keep" as const,
+          };
+    return { ...(await queue.enqueue(tenant, taken, principal.subject, ids)), refused };
+  }
+
+  /** Reads the selection's next step after `after`, and queues its operations. */
+  async function selectionStep(
+    principal: Pick<Principal, "tenant" | "subject">,
+    request: SelectionJob["request"],
+    kind: OperationKind,
+    selectionId: string,
+    after: string | undefined,
+  ): Promise<{ queued: StepQueued; next?: string }> {
+    const { tenant } = principal;
+    const step = await deps.selectAgents(tenant, request.selector, AGENTS_PER_SELECTION_STEP, after);
+    if (after === undefined && step.items.length === 0)
+      throw new BeaconError("invalid_request", "The selector matches no agent");
+    const agents = await registry.getMany(
+      tenant,
+      step.items.map((agent) => agent.agentId),
+    );
+    // The first step is all or nothing, as a request for one agent; later ones skip who cannot take it.
+    const refusals = after === undefined ? "refuse" : "skip";
+    const queued = await queueStep(principal, request, kind, agents, refusals, selectionId);
+    return { queued, next: step.next };
+  }
+
+  /**
+   * The job's next step, written from the cursor it read on after; a step refused for good (its flow version
+   * gone, say) fails the job, any other error leaves it for the next run.
+   */
+  async function continueSelection(
+    job: SelectionJob & { cursor: string },
+  ): Promise<{ job: SelectionJob; streamError?: unknown }> {
+    const principal = { tenant: job.tenant, subject: job.createdBy };
+    try {
+      const { queued, next } = await selectionStep(
+        principal,
+        job.request,
+        kindOf(job.request),
+        job.selectionId,
+        job.cursor,
+      );
+      const step = { created: queued.records.length, skipped: skippedOf(queued.refused) };
+      const stepped = jobAfterStep(job, step, next, deps.clock.now());
+      const advanced = await selectionJobs.advance(stepped, job.cursor);
+      return { job: advanced ? stepped : job, streamError: queued.streamError };
+    } catch (error) {
+      if (!(error instanceof BeaconError) || error.code === "cache_unavailable") throw error;
+      const failed = failedJob(job, error.message, deps.clock.now());
+      return { job: (await selectionJobs.advance(failed, job.cursor)) ? failed : job };
+    }
+  }
+
   return {
     async create(principal: Principal, request: OperationRequest): Promise<ConsoleResult> {
       requireRole(principal, "operator");
@@ -275,23 +402,65 @@ export function makeOperationsApi(deps: OperationsDependencies) {
       if (request.dependsOn && request.agentId === undefined)
         throw new BeaconError("invalid_request", "dependsOn names operations of one agent: use agentId");
       const kind = kindOf(request);
-      const agents = await targets(principal, request);
-      const hot = await queue.hotStateOf(tenant, agents);
-      const drafted = await draftsFor(tenant, request, kind, { agents, hot });
-      // Every agent must be able to take its operation: the Java agent drops a whole reply it cannot parse.
-      const refused = await queue.refusals(tenant, drafted, hot);
-      if (refused.length > 0) throw refusedError(refused);
-      if (request.agentId !== undefined && request.dependsOn)
-        await assertDependencies(tenant, request.agentId, request.dependsOn);
-      const windowed = outsideWindows(
-        drafted,
-        await closedWindowsOf(tenant, agents),
-        request.outsideWindow ?? "wait",
-      );
-      // Refused when any agent is: a request goes to all its agents or to none.
-      if (windowed.refused.length > 0) throw outsideWindowError(windowed.refused);
-      const { records, streamError } = await queue.enqueue(tenant, windowed.drafts, principal.subject);
-      return { status: 201, body: { items: records.map(operationView) }, streamError };
+      if (request.agentId !== undefined) {
+        const agent = await agentOf(tenant, request.agentId);
+        const { records, streamError } = await queueStep(principal, request, kind, [agent], "refuse");
+        return { status: 201, body: { items: records.map(operationView) }, streamError };
+      }
+      const selected = { ...request, selector: request.selector };
+      const selection = newSelection(deps.clock.now(), deps.ids);
+      let progress = noSelection;
+      let after: string | undefined;
+      do {
+        const { queued, next } = await selectionStep(principal, selected, kind, selection.selectionId, after);
+        progress = selectionAfter(progress, queued);
+        after = next;
+        const now = deps.clock.now();
+        if (after !== undefined && budgetSpent(selection.createdAt, now, deps.selectionBudgetMs)) {
+          const job = runningJob(selection, tenant, selected, principal.subject, progress, after, now);
+          await selectionJobs.create(job);
+          return { status: 202, body: selectionJobView(job), streamError: progress.streamError };
+        }
+      } while (after !== undefined);
+      return { status: 201, body: createdOperationsBody(progress), streamError: progress.streamError };
+    },
+
+    /** A selection job: how far it got, and what it skipped. */
+    async selection(principal: Principal, selectionId: string): Promise<ConsoleResult> {
+      requireRole(principal, "viewer");
+      const job = await selectionJobs.get(principal.tenant, selectionId);
+      if (!job) throw new BeaconError("not_found", "No such selection");
+      return { body: selectionJobView(job) };
+    },
+
+    /**
+     * Continues every running selection job a step at a time, at most `maxSteps` steps in all; no step starts
+     * at or after `deadline` (ms). What is left waits for the next run.
+     */
+    async continueSelections(deadline: number, maxSteps: number): Promise<SelectionSweepOutcome> {
+      const outcome: SelectionSweepOutcome = { steps: 0, done: 0, failed: 0, deferred: 0, errors: [] };
+      for await (const { tenant, selectionId } of selectionJobs.running()) {
+        let job = await selectionJobs.get(tenant, selectionId);
+        try {
+          while (job?.state === "running" && job.cursor !== undefined) {
+            if (outcome.steps >= maxSteps || deps.clock.now() >= deadline) {
+              outcome.deferred++;
+              break;
+            }
+            outcome.steps++;
+            const stepped = await continueSelection({ ...job, cursor: job.cursor });
+            outcome.streamError ??= stepped.streamError;
+            // Another run wrote this step first: that run goes on with the job.
+            if (stepped.job === job) break;
+            job = stepped.job;
+          }
+        } catch (error) {
+          outcome.errors.push({ tenant, selectionId, error });
+        }
+        if (job?.state === "done") outcome.done++;
+        if (job?.state === "failed") outcome.failed++;
+      }
+      return outcome;
     },
 
     async list(

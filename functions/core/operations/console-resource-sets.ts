@@ -1,4 +1,3 @@
-import type { AgentRecord } from "../agents/ports.js";
 import { syncResourceArgs } from "../assets/location.js";
 import { isAssetId } from "../assets/model.js";
 import type { AssetCatalog, ResourceSetStore } from "../assets/ports.js";
@@ -17,11 +16,15 @@ import { type Principal, requireRole } from "../identity/principal.js";
 import { toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
-import { operationView } from "./drafts.js";
 import { makeOperationQueue, type OperationDraft, type OperationQueueDependencies } from "./queue.js";
-
-/** Most agents one change of a set queues a SYNC RESOURCE for, as for any selection of agents. */
-export const MAX_PUSHED_AGENTS = 1_000;
+import {
+  AGENTS_PER_SELECTION_STEP,
+  draftsTaken,
+  noSelection,
+  pushedBody,
+  type SelectedAgents,
+  selectionAfter,
+} from "./selection.js";
 
 export interface ResourceSetsDependencies extends OperationQueueDependencies {
   assets: AssetCatalog;
@@ -30,8 +33,8 @@ export interface ResourceSetsDependencies extends OperationQueueDependencies {
   clock: Clock;
   /** The agent API's public base URL, for the download URLs SYNC RESOURCE carries. */
   agentApiUrl: string;
-  /** The agents the console's agent list shows for these filters, reading on until `limit` or the end. */
-  selectAgents(tenant: string, filters: AgentFilters, limit: number): Promise<{ agentId: string }[]>;
+  /** Up to `limit` agents the console's agent list shows for these filters after `after`; `next` reads on. */
+  selectAgents(tenant: string, filters: AgentFilters, limit: number, after?: string): Promise<SelectedAgents>;
 }
 
 /** What a class's set is made of, as the console gives it: assets and where agents keep them. */
@@ -88,12 +91,9 @@ export function makeResourceSetsApi(deps: ResourceSetsDependencies) {
     return entries;
   }
 
-  /** A SYNC RESOURCE for each agent of the class that does not hold the set, or the reason one cannot take it. */
-  async function push(tenant: string, set: ResourceSet, subject: string) {
-    const selected = await deps.selectAgents(tenant, { agentClass: set.className }, MAX_PUSHED_AGENTS);
-    const agents = (await Promise.all(selected.map(({ agentId }) => registry.get(tenant, agentId)))).filter(
-      (agent): agent is AgentRecord => agent !== undefined,
-    );
+  /** A SYNC RESOURCE for the agents of a step of the class's that do not hold the set; who cannot take it is skipped. */
+  async function pushStep(tenant: string, set: ResourceSet, subject: string, agentIds: string[]) {
+    const agents = await registry.getMany(tenant, agentIds);
     const hot = await queue.hotStateOf(tenant, agents);
     const drafts: OperationDraft[] = agents
       .filter((agent) => hot.get(agent.agentId)?.resourceHash !== set.digest)
@@ -104,13 +104,27 @@ export function makeResourceSetsApi(deps: ResourceSetsDependencies) {
         args: syncResourceArgs(set, deps.agentApiUrl),
       }));
     const refused = await queue.refusals(tenant, drafts, hot);
-    const taking = drafts.filter((draft) => !refused.some((refusal) => refusal.draft === draft));
+    const taking = draftsTaken(drafts, refused);
     const queued = taking.length > 0 ? await queue.enqueue(tenant, taking, subject) : { records: [] };
-    return {
-      operations: queued.records.map(operationView),
-      skipped: refused.map(({ draft, reason }) => ({ agentId: draft.agent.agentId, reason })),
-      streamError: queued.streamError,
-    };
+    return { ...queued, refused };
+  }
+
+  /** A SYNC RESOURCE for each agent of the class that does not hold the set, a step of agents at a time. */
+  async function push(tenant: string, set: ResourceSet, subject: string) {
+    let progress = noSelection;
+    let after: string | undefined;
+    do {
+      const step = await deps.selectAgents(
+        tenant,
+        { agentClass: set.className },
+        AGENTS_PER_SELECTION_STEP,
+        after,
+      );
+      const agentIds = step.items.map(({ agentId }) => agentId);
+      progress = selectionAfter(progress, await pushStep(tenant, set, subject, agentIds));
+      after = step.next;
+    } while (after !== undefined);
+    return progress;
   }
 
   return {
@@ -140,7 +154,7 @@ export function makeResourceSetsApi(deps: ResourceSetsDependencies) {
       const pushed = await push(tenant, set, principal.subject);
       return {
         status: previous ? 200 : 201,
-        body: { ...resourceSetView(set), operations: pushed.operations, skipped: pushed.skipped },
+        body: { ...resourceSetView(set), ...pushedBody(pushed) },
         streamError: pushed.streamError,
       };
     },

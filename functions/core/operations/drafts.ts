@@ -18,9 +18,6 @@ import { toIso } from "../paging.js";
 import { OperationKinds, type OperationRecord } from "./model.js";
 import type { OperationDraft, Refusal } from "./queue.js";
 
-/** Most agents one request may queue an operation for; a larger fleet is addressed in narrower selections. */
-export const MAX_SELECTED_AGENTS = 1_000;
-
 /** Which agents: one by id, or those the agent list would show for these filters within a class. */
 export type OperationTarget =
   | { agentId: string; selector?: undefined }

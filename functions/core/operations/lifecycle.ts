@@ -16,7 +16,7 @@ import {
   type OperationChange,
   type OperationRecord,
 } from "./model.js";
-import type { OperationStore } from "./ports.js";
+import type { ExistingOperations, OperationStore } from "./ports.js";
 import { restartDeadlineOf } from "./restarts.js";
 import { isTransferDebug, NO_BUNDLE_REASON } from "./transfer-debug.js";
 
@@ -137,19 +137,20 @@ export function makeOperationLifecycle(deps: LifecycleDependencies) {
     eventOf(record, undefined, { state: "queued" }, record.createdAt);
 
   /** Writes the operations, queued, with their events; a held one is due at its release. */
-  async function create(records: OperationRecord[]) {
+  async function create(records: OperationRecord[], existing?: ExistingOperations) {
     const queued = records.map((record) => ({
       ...record,
       dueAt: record.notBefore ?? record.createdAt + QUEUED_FIRST_LOOK_MS,
     }));
     const events = queued.map(createdEvent);
-    await operations.create(queued, events);
-    return { queued, events };
+    const written = new Set(await operations.create(queued, events, { existing }));
+    return { queued, events: events.filter((event) => written.has(event.operationId)) };
   }
 
   return {
-    async create(records: OperationRecord[]): Promise<LifecycleResult> {
-      return { events: (await create(records)).events };
+    /** Queues the operations; with `existing: keep`, one whose id exists is left as it is, without its event. */
+    async create(records: OperationRecord[], existing?: ExistingOperations): Promise<LifecycleResult> {
+      return { events: (await create(records, existing)).events };
     },
 
     /**

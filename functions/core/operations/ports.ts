@@ -1,5 +1,9 @@
 import type { OperationEvent, OperationState } from "../events/model.js";
 import type { OperationChange, OperationRecord } from "./model.js";
+import type { SelectionJob } from "./selection-jobs.js";
+
+/** What creating an operation whose id exists does: fail (`refuse`), or keep the stored one as done (`keep`). */
+export type ExistingOperations = "refuse" | "keep";
 
 /** Filters of a tenant-wide operation list. */
 export interface OperationQuery {
@@ -16,10 +20,15 @@ export interface OperationQuery {
  */
 export interface OperationStore {
   /**
-   * Writes new operations (queued), each with its event of `events` (by operation id); an id that exists
-   * already is an error.
+   * Writes new operations (queued), each with its event of `events` (by operation id), and returns the ids it
+   * wrote. An id that exists already is an error, unless `existing` is `keep`: then the stored operation is
+   * kept as it is, its event not staged again, as one a retried step made already.
    */
-  create(operations: OperationRecord[], events?: OperationEvent[]): Promise<void>;
+  create(
+    operations: OperationRecord[],
+    events?: OperationEvent[],
+    options?: { existing?: ExistingOperations },
+  ): Promise<string[]>;
   /** Read consistently: an acknowledgement or a console request sees every change made before it. */
   get(tenant: string, agentId: string, operationId: string): Promise<OperationRecord | undefined>;
   /** The agent's open operations (queued, delivered, awaiting their effect), read consistently in one request. */
@@ -51,4 +60,17 @@ export interface OperationResultStore {
   put(tenant: string, operationId: string, bytes: Uint8Array): Promise<void>;
   /** Undefined once it is gone (never kept, or deleted by the lifecycle). */
   read(tenant: string, operationId: string): Promise<Uint8Array | undefined>;
+}
+
+/** Where a selection job is kept: its tenant and id. */
+export type SelectionJobKey = Pick<SelectionJob, "tenant" | "selectionId">;
+
+/** Selection jobs by tenant and id; each step's write is conditional on the cursor the step read on after. */
+export interface SelectionJobStore {
+  create(job: SelectionJob): Promise<void>;
+  get(tenant: string, selectionId: string): Promise<SelectionJob | undefined>;
+  /** Writes the job as a step left it if the stored one is still running at `cursor`; false, writing nothing, otherwise. */
+  advance(job: SelectionJob, cursor: string): Promise<boolean>;
+  /** Every tenant's running jobs, oldest first: what the sweeper continues. */
+  running(): AsyncIterable<SelectionJobKey>;
 }

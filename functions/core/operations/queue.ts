@@ -13,6 +13,7 @@ import { type AgentBuild, refusalOf } from "./gating.js";
 import { newOperationId } from "./ids.js";
 import type { OperationLifecycle } from "./lifecycle.js";
 import type { OperationRecord } from "./model.js";
+import type { ExistingOperations } from "./ports.js";
 
 export interface OperationQueueDependencies {
   lifecycle: OperationLifecycle;
@@ -115,12 +116,14 @@ export function makeOperationQueue(deps: OperationQueueDependencies) {
      * their events missed the stream. The agents' pending markers go first: without them their heartbeats
      * would not look at their queues, so without the cache nothing is created. They are set again once the
      * operations are written: a heartbeat that read the first marker and the queue before the write found
-     * nothing and cleared the marker.
+     * nothing and cleared the marker. A selection's step names each operation (`idOf`) and keeps one made
+     * already by an earlier run of the step as done (`existing: keep`).
      */
     async enqueue(
       tenant: string,
       drafts: OperationDraft[],
       createdBy: string,
+      selection: { idOf?: (agentId: string) => string; existing?: ExistingOperations } = {},
     ): Promise<{ records: OperationRecord[]; streamError?: unknown }> {
       const agents = drafts.map((draft) => draft.agent);
       const ackTimeouts = await ackTimeoutsOf(tenant, agents);
@@ -129,7 +132,10 @@ export function makeOperationQueue(deps: OperationQueueDependencies) {
         dropUndefined({
           tenant,
           agentId: draft.agent.agentId,
-          operationId: draft.operationId ?? newOperationId(now, ids, draft.agent.agentId),
+          operationId:
+            draft.operationId ??
+            selection.idOf?.(draft.agent.agentId) ??
+            newOperationId(now, ids, draft.agent.agentId),
           operation: draft.operation,
           operand: draft.operand,
           args: draft.args,
@@ -155,7 +161,7 @@ export function makeOperationQueue(deps: OperationQueueDependencies) {
           "cache_unavailable",
           "Beacon's cache is unreachable, so agents would not learn of the operation; try again",
         );
-      const created = await lifecycle.create(records);
+      const created = await lifecycle.create(records, selection.existing);
       // Failing now, it leaves the first markers, which only a heartbeat in between has cleared.
       if (agentIds.length > 0) await cache.attempt(() => hotState.markOperationsPending(tenant, agentIds));
       try {

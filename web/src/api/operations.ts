@@ -202,6 +202,10 @@ export const operations = {
     "role": "operator",
     "scope": "class"
   },
+  "GET /api/v1/operations/selections/{selectionId}": {
+    "role": "viewer",
+    "scope": "class"
+  },
   "GET /api/v1/operations/{operationId}": {
     "role": "viewer",
     "scope": "class"

@@ -348,7 +348,7 @@ export interface paths {
         get: operations["getResourceSet"];
         /**
          * Set the assets the class's agents hold
-         * @description Replaces the class's resource set and queues a SYNC RESOURCE carrying the whole set for each agent of the class (up to 1,000) that does not report its digest: agents download what they lack from the agent API over mutual TLS and delete what the set no longer lists. An UPDATE CONFIGURATION of a flow that names assets (`@{asset-id:<id>}`) needs them in the set, and depends on the agent's SYNC RESOURCE.
+         * @description Replaces the class's resource set and queues a SYNC RESOURCE carrying the whole set for each agent of the class that does not report its digest (every agent of the class, read a thousand at a time): agents download what they lack from the agent API over mutual TLS and delete what the set no longer lists. An UPDATE CONFIGURATION of a flow that names assets (`@{asset-id:<id>}`) needs them in the set, and depends on the agent's SYNC RESOURCE.
          */
         put: operations["putResourceSet"];
         post?: never;
@@ -833,6 +833,29 @@ export interface paths {
          * @description Each agent gets its own operation, delivered in the reply to its next heartbeat (at most 5 per reply, in the order they were created, after the operations they depend on are done).
          */
         post: operations["createOperation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operations/selections/{selectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As the 202 of `POST /operations` named it. */
+                selectionId: components["parameters"]["SelectionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * How far a selection left to the sweeper got
+         * @description A `POST /operations` by selector that ran out of its time budget answered 202 with this selection: the sweeper queues the rest of its agents a thousand at a time, and it is `done` once every agent the selector picks has its operation (or was skipped), `failed` when a step could not be taken at all (`error`).
+         */
+        get: operations["getOperationSelection"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1919,8 +1942,17 @@ export interface components {
             nextCursor?: string;
         };
         CreatedOperations: {
-            /** @description One operation per agent. */
+            /** @description One operation per agent; for a selection of more than 1,000 agents, the first 1,000. */
             items: components["schemas"]["Operation"][];
+            /** @description How many operations were created, when `items` does not list them all or an agent was skipped. */
+            created?: number;
+            /** @description Agents past a selection's first thousand that could not take the operation (or were outside their class's windows when the request refused those), each with why; the first 1,000. */
+            skipped?: {
+                agentId: string;
+                reason: string;
+            }[];
+            /** @description How many agents were skipped, when `items` or `skipped` does not list them all. */
+            skippedCount?: number;
         };
         /** @description Picks agents as the agent list's query parameters of the same names do (`q` for text, `labels` for `label`). */
         AgentSelector: {
@@ -1939,7 +1971,7 @@ export interface components {
             /** @description The agents a group picks now (with the selector's other fields, AND-ed). */
             group?: components["schemas"]["ClassName"];
         };
-        /** @description For one agent (`agentId`) or for the agents a selector picks, as the agent list would (at most 1,000). Every agent's manifest must list the operation and operand, or nothing is created (409). Operations are also gated by agent type and version (a MiNiFi Java agent drops a whole reply it cannot parse); the 409 names each refused agent with why. */
+        /** @description For one agent (`agentId`) or for every agent a selector picks, as the agent list would, with no cap: the selection is read and queued a thousand agents at a time. Every agent's manifest must list the operation and operand, or nothing is created (409); past the first thousand agents of a selection, an agent that cannot take it is skipped and named in the answer instead. Operations are also gated by agent type and version (a MiNiFi Java agent drops a whole reply it cannot parse); the 409 names each refused agent with why. */
         OperationRequest: {
             agentId?: string;
             selector?: {
@@ -2298,13 +2330,17 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             updatedBy: string;
-            /** @description The SYNC RESOURCE queued for each agent of the class that does not report the set's digest. */
+            /** @description The SYNC RESOURCE queued for each agent of the class that does not report the set's digest. The first 1,000 when there are more. */
             operations: components["schemas"]["Operation"][];
-            /** @description Agents of the class that cannot take SYNC RESOURCE, each with why. */
+            /** @description Agents of the class that cannot take SYNC RESOURCE, each with why. The first 1,000 when there are more. */
             skipped: {
                 agentId: string;
                 reason: string;
             }[];
+            /** @description How many SYNC RESOURCE were queued, when `operations` or `skipped` does not list them all. */
+            created?: number;
+            /** @description How many agents were skipped, when `operations` or `skipped` does not list them all. */
+            skippedCount?: number;
         };
         FleetHistory: {
             /** @description The class asked for; absent for the whole fleet. */
@@ -2698,6 +2734,35 @@ export interface components {
             /** @description Pass as `cursor` for the next page; absent on the last page. */
             nextCursor?: string;
         };
+        /** @description Operations by selector that a request left to the sweeper. */
+        OperationSelection: {
+            selectionId: string;
+            /** @enum {string} */
+            state: "running" | "done" | "failed";
+            /** @description The selector's class. */
+            className: string;
+            operation: string;
+            operand?: string;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When its last step was written.
+             */
+            updatedAt: string;
+            /** @description How many operations were queued so far. */
+            created: number;
+            /** @description How many agents were skipped so far. */
+            skippedCount: number;
+            /** @description The first 100 agents skipped, each with why. */
+            skipped: {
+                agentId: string;
+                reason: string;
+            }[];
+            /** @description Why the selection failed. */
+            error?: string;
+        };
     };
     responses: {
         /** @description A parameter or the body does not match this document, or the cursor is not one this list returned (`invalid_request`); or an operation that cannot be undone was sent without `"confirm": true` (`confirmation_required`). */
@@ -2892,6 +2957,8 @@ export interface components {
         ParameterName: components["schemas"]["ParameterName"];
         /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
         GroupName: components["schemas"]["ClassName"];
+        /** @description As the 202 of `POST /operations` named it. */
+        SelectionId: string;
     };
     requestBodies: never;
     headers: never;
@@ -4622,12 +4689,48 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedOperations"];
                 };
             };
+            /** @description The request ran out of its time budget before the selection's last agent: what it did so far, and the selection the sweeper continues (`GET /operations/selections/{selectionId}`). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationSelection"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             503: components["responses"]["CacheUnavailable"];
+        };
+    };
+    getOperationSelection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As the 202 of `POST /operations` named it. */
+                selectionId: components["parameters"]["SelectionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selection. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationSelection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     getOperation: {

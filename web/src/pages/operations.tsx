@@ -187,9 +187,17 @@ function CreateOperations(props: { onCreated: () => void }) {
     };
     const created = await run(() => dataOf(client.POST("/api/v1/operations", { body })));
     if (created) {
-      const count = created.items.length;
+      const running = "selectionId" in created;
+      const count = running ? created.created : (created.created ?? created.items.length);
+      const skipped = created.skippedCount ?? created.skipped?.length ?? 0;
       setNotice(
-        `Queued ${count} operation${count === 1 ? "" : "s"}: each agent takes its own at its next heartbeat.`,
+        `Queued ${count} operation${count === 1 ? "" : "s"}: each agent takes its own at its next heartbeat.` +
+          (running
+            ? ` Beacon queues the rest in the background: selection ${created.selectionId} shows how far it got.`
+            : "") +
+          (skipped > 0
+            ? ` ${skipped} agent${skipped === 1 ? "" : "s"} could not take it and were skipped.`
+            : ""),
       );
       props.onCreated();
     }
@@ -217,7 +225,7 @@ function CreateOperations(props: { onCreated: () => void }) {
               checked={target === "selector"}
               onChange={() => setTarget("selector")}
             />
-            the agents of a class a selector picks (at most 1,000)
+            every agent of a class a selector picks
           </label>
         </fieldset>
         {target === "agent" ? (
