@@ -1068,6 +1068,8 @@ describe("the web console", () => {
 
     const whole = await signedIn();
     await whole.page.getByRole("link", { name: "Agents", exact: true }).click();
+    // The fleet page it leaves lists recent operations, with links to their agents.
+    await whole.page.getByRole("heading", { name: "Agents", level: 1 }).waitFor();
     await whole.page.getByRole("link", { name: IDLE_AGENT_ID }).waitFor();
     await whole.page.getByRole("link", { name: "Classes and flows" }).click();
     await whole.page.getByRole("link", { name: OTHER_CLASS, exact: true }).waitFor();
