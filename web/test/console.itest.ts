@@ -650,6 +650,59 @@ describe("the web console", () => {
     await context.close();
   }, 180_000);
 
+  it("starts a continuous rollout to a group's members, shows its target and follows until it is finished", async () => {
+    const FOLLOWED = "followed";
+    const GROUP = "followed-edge";
+    const json = { "content-type": "application/json" };
+    // A class without agents: its rollout passes it at once and goes on following its group.
+    expect((await api(`/classes/${FOLLOWED}`, { method: "PUT", headers: json, body: "{}" })).status).toBe(
+      201,
+    );
+    const content = flowJson("org.apache.nifi.minifi.processors.GenerateFlowFile");
+    const published = await api(`/classes/${FOLLOWED}/flows`, {
+      method: "POST",
+      headers: json,
+      body: content,
+    });
+    expect(published.status).toBe(201);
+    const group = { name: GROUP, query: { classes: [FOLLOWED] } };
+    expect(
+      (await api("/groups", { method: "POST", headers: json, body: JSON.stringify(group) })).status,
+    ).toBe(201);
+
+    await admin.goto(`${webUrl}/rollouts?className=${FOLLOWED}&flow=${sha256(content)}`);
+    await admin
+      .locator(`select[name=flowHash] option[value="${sha256(content)}"]`)
+      .waitFor({ state: "attached" });
+    const continuous = admin.getByLabel(/^Continuous/);
+    expect(await continuous.isDisabled()).toBe(true);
+    // Label terms that are only commas say so, before anything is asked of the API.
+    await admin.getByLabel("the class's agents with some labels").check();
+    await admin.getByLabel("Labels (key=value or key, commas between)").fill(" , ");
+    await admin.getByRole("button", { name: "Start rollout" }).click();
+    await admin.getByRole("alert").filter({ hasText: "Name at least one label term" }).waitFor();
+
+    await admin.getByLabel("the class's members of a group").check();
+    await admin.locator("select[name=group] option", { hasText: GROUP }).waitFor({ state: "attached" });
+    await admin.locator("select[name=group]").selectOption(GROUP);
+    await continuous.check();
+    await capture(admin, "rollout-start-group");
+    await admin.getByRole("button", { name: "Start rollout" }).click();
+    await admin.getByRole("heading", { name: /^Rollout /, level: 1 }).waitFor();
+    const rolloutId = decodeURIComponent(admin.url().split("/rollouts/")[1] ?? "");
+    const target = admin.locator("dd", { hasText: `the class's members of group ${GROUP}` });
+    await target.getByText("continuous: it keeps reaching agents that join", { exact: false }).waitFor();
+    await target.getByRole("link", { name: GROUP, exact: true }).waitFor();
+    const verdict = admin.locator(".verdict");
+    await verdict.getByText("following", { exact: true }).waitFor({ timeout: 60_000 });
+    const { body } = await api<{ group: string; continuous: boolean }>(`/rollouts/${rolloutId}`);
+    expect(body).toMatchObject({ group: GROUP, continuous: true });
+
+    await admin.getByRole("button", { name: "Finish" }).click();
+    await verdict.getByText("completed", { exact: true }).waitFor();
+    expect((await api(`/groups/${GROUP}`, { method: "DELETE" })).status).toBe(200);
+  }, 120_000);
+
   it("queues operations for a selector and follows them to done, and cancels one still queued", async () => {
     await admin.getByRole("link", { name: "Operations", exact: true }).click();
     await admin.getByRole("heading", { name: "Operations", level: 1 }).waitFor();

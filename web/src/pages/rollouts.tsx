@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
-import { dataOf, type Schemas } from "../api/client";
+import { type ConsoleClient, dataOf, type Schemas } from "../api/client";
 import { ClassField } from "../components/class-field";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
@@ -14,9 +14,12 @@ import {
   useResource,
 } from "../components/resource";
 import { shortHash, timeAgo } from "../format";
-import { mayAct } from "../session";
+import { type RolloutTargetKind, rolloutTargetOf } from "../rollout-target";
+import { mayAct, mayCall } from "../session";
 
 const PAGE_SIZE = 50;
+/** The groups the form offers are read in pages of the API's largest size. */
+const GROUPS_PAGE_SIZE = 100;
 
 /** Rollouts, newest first (`?className=` for one class's), and the form that starts one. */
 export function Rollouts() {
@@ -113,6 +116,20 @@ function startAtOf(local: string): string | undefined {
   return local === "" ? undefined : new Date(local).toISOString();
 }
 
+/** Every group's name, page after page: a rollout may take any of them. */
+async function groupNamesOf(client: ConsoleClient): Promise<string[]> {
+  const names: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await dataOf(
+      client.GET("/api/v1/groups", { params: { query: { cursor, limit: GROUPS_PAGE_SIZE } } }),
+    );
+    names.push(...page.items.map((group) => group.name));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return names;
+}
+
 function shareOf(amount: string, unit: string): Share {
   return unit === "percent" ? { percent: Number(amount) } : { count: Number(amount) };
 }
@@ -124,6 +141,7 @@ function StartRollout(props: { className: string | undefined; flowHash: string |
   // A session limited to classes picks one of them, the first to begin with.
   const [className, setClassName] = useState(props.className ?? session.classes?.[0] ?? "");
   const [flowHash, setFlowHash] = useState(props.flowHash ?? "");
+  const [target, setTarget] = useState<RolloutTargetKind>("class");
   const [state, run] = useAction();
   const validClass = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(className);
   const [versions] = useResource(
@@ -142,8 +160,14 @@ function StartRollout(props: { className: string | undefined; flowHash: string |
     event.preventDefault();
     const fields = new FormData(event.currentTarget as HTMLFormElement);
     const value = (name: string) => String(fields.get(name) ?? "");
-    const body: Schemas["RolloutRequest"] = {
+    const body = (): Schemas["RolloutRequest"] => ({
       className,
+      ...rolloutTargetOf({
+        kind: target,
+        group: value("group"),
+        labels: value("labels"),
+        continuous: fields.get("continuous") === "on",
+      }),
       flowHash,
       plan: {
         canary: shareOf(value("canary"), value("canaryUnit")),
@@ -155,8 +179,8 @@ function StartRollout(props: { className: string | undefined; flowHash: string |
       },
       allowIncompatible: fields.get("allowIncompatible") === "on",
       startAt: startAtOf(value("startAt")),
-    };
-    const rollout = await run(() => dataOf(client.POST("/api/v1/rollouts", { body })));
+    });
+    const rollout = await run(() => dataOf(client.POST("/api/v1/rollouts", { body: body() })));
     if (rollout) route(`/rollouts/${encodeURIComponent(rollout.rolloutId)}`);
   }
 
@@ -188,6 +212,7 @@ function StartRollout(props: { className: string | undefined; flowHash: string |
               ))}
           </select>
         </label>
+        <RolloutTarget target={target} onChange={setTarget} />
         <fieldset class="plan">
           <legend>Plan</legend>
           <div class="filters">
@@ -256,5 +281,73 @@ function StartRollout(props: { className: string | undefined; flowHash: string |
         <SubmitRow state={state} label="Start rollout" busyLabel="Starting…" />
       </form>
     </details>
+  );
+}
+
+const TARGET_CHOICES = [
+  ["class", "the whole class"],
+  ["group", "the class's members of a group"],
+  ["selector", "the class's agents with some labels"],
+] as const satisfies readonly (readonly [RolloutTargetKind, string])[];
+
+/**
+ * Which of the class's agents the rollout takes, and whether it keeps taking those that join. A group is
+ * offered to a session that may list groups: a session limited to classes cannot.
+ */
+function RolloutTarget(props: { target: RolloutTargetKind; onChange: (target: RolloutTargetKind) => void }) {
+  const { client, session } = useConsole();
+  const groupsListed = mayCall(session, "GET /api/v1/groups");
+  const [groups] = useResource(
+    () => (groupsListed ? groupNamesOf(client) : Promise.resolve([])),
+    String(groupsListed),
+  );
+  const choices = TARGET_CHOICES.filter(([kind]) => kind !== "group" || groupsListed);
+  return (
+    <fieldset>
+      <legend>Target</legend>
+      {choices.map(([kind, label]) => (
+        <label key={kind} class="inline">
+          <input
+            type="radio"
+            name="target"
+            value={kind}
+            checked={props.target === kind}
+            onChange={() => props.onChange(kind)}
+          />
+          {label}
+        </label>
+      ))}
+      {props.target === "group" && (
+        <label>
+          Group
+          <select name="group" required>
+            {groups.status === "ready" && groups.data.length === 0 && (
+              <option value="">no group yet: create one under Groups</option>
+            )}
+            {groups.status === "ready" &&
+              groups.data.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+          </select>
+        </label>
+      )}
+      {props.target === "selector" && (
+        <label>
+          Labels (key=value or key, commas between)
+          <input name="labels" required placeholder="site=plant-7,gpu" />
+        </label>
+      )}
+      <label class="inline">
+        <input type="checkbox" name="continuous" disabled={props.target === "class"} />
+        Continuous: keep reaching agents that join, until it is finished
+      </label>
+      <p class="hint">
+        A group's or a selector's agents are read again at each batch; the class's target stays as it is, and
+        each agent updated is held on the new version. A continuous rollout holds its class until you finish
+        it on its page.
+      </p>
+    </fieldset>
   );
 }
