@@ -1,4 +1,3 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAdoptionStore } from "../adapters/dynamodb/adoption-store.js";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
@@ -24,7 +23,6 @@ import { makeAdoptionSettlement } from "../core/adoptions/settlement.js";
 import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.js";
 import { makeOfflineSweep } from "../core/agents/presence.js";
 import { relayHeld, relayStaged, resending } from "../core/events/publishing.js";
-import { makeAgentReader } from "../core/fleet/agents.js";
 import { makeFleetCleanUp } from "../core/fleet/clean-up.js";
 import { makeGroupReader } from "../core/groups/console-groups.js";
 import { makeGroupCounting } from "../core/groups/counting.js";
@@ -44,32 +42,26 @@ import { makeCacheClient } from "../runtime/redis-client.js";
 import { randomIds, systemClock } from "../runtime/system.js";
 import type { SweeperConfig } from "../shared/config.js";
 
-/** The groups' counting passes on DynamoDB and the cache (which answers statuses): the sweeper's, and the bench's. */
+/** What the group reader reads: the groups, the binaries, the agents' registry and classes, and the cache. */
+export type GroupReaderStores = Omit<Parameters<typeof makeGroupReader>[0], "registryLagMs">;
+
+/** The groups' counting passes over the group reader's stores: the sweeper's, and the bench's. */
 export function composeGroupCounting(
-  documents: DynamoDBDocumentClient,
-  redis: ConstructorParameters<typeof RedisFleetHotState>[0],
-  config: Pick<SweeperConfig, "tableName" | "checkpointIntervalMs" | "groupCounting">,
-  clock: Clock,
+  stores: GroupReaderStores,
+  config: Pick<SweeperConfig, "checkpointIntervalMs" | "groupCounting">,
 ) {
-  const groups = new DynamoGroupStore(documents, config.tableName);
-  const registry = new DynamoFleetRegistry(documents, config.tableName);
-  const membership = makeGroupMembership(new DynamoManifestCatalog(documents, config.tableName));
+  // A pass reads every agent, those the cache no longer holds too: their last-seen times are the registry's,
+  // which may lag a checkpoint interval.
+  const { reader } = makeGroupReader({
+    ...stores,
+    registryLagMs: longestCheckpointIntervalMs(config.checkpointIntervalMs),
+  });
   return makeGroupCounting({
-    groups,
-    membership,
-    registry,
-    reader: makeAgentReader({
-      registry,
-      groupFilters: async (tenant, name) => {
-        const group = await groups.get(tenant, name);
-        return group && membership.filtersAt(tenant, group.query, clock.now());
-      },
-      catalog: new DynamoClassCatalog(documents, config.tableName),
-      hotState: new RedisFleetHotState(redis),
-      clock,
-      registryLagMs: longestCheckpointIntervalMs(config.checkpointIntervalMs),
-    }),
-    clock,
+    groups: stores.groups,
+    membership: makeGroupMembership(stores.manifests),
+    registry: stores.registry,
+    reader,
+    clock: stores.clock,
     settings: config.groupCounting,
   });
 }
@@ -115,17 +107,17 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   const tenantSettings = new DynamoTenantSettings(documents, config.tableName);
   const groupStore = new DynamoGroupStore(documents, config.tableName);
   const manifests = new DynamoManifestCatalog(documents, config.tableName);
-  // The sweeper reads last-seen times from the cache, as the rollout engine's health checks do: no registry
-  // lag to allow for.
-  const { reader, groups } = makeGroupReader({
+  const groupReaderStores: GroupReaderStores = {
     groups: groupStore,
     manifests,
     registry: fleetRegistry,
     catalog: classes,
     hotState,
     clock,
-    registryLagMs: 0,
-  });
+  };
+  // The sweeper reads last-seen times from the cache, as the rollout engine's health checks do: no registry
+  // lag to allow for.
+  const { reader, groups } = makeGroupReader({ ...groupReaderStores, registryLagMs: 0 });
   const rollouts = makeRolloutEngine({
     targets: makeRolloutTargets({ groups: groupStore, members: groups }),
     rollouts: new DynamoRolloutStore(documents, config.tableName),
@@ -191,7 +183,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     ids,
     settings: { maxPerRun: config.maxOfflinePerRun },
   });
-  const groupCounting = composeGroupCounting(documents, redis, config, clock);
+  const groupCounting = composeGroupCounting(groupReaderStores, config);
   const selections = makeOperationsApi({
     operations,
     lifecycle,

@@ -10,6 +10,11 @@ import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import type { ConsumedCapacity } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DynamoClassCatalog } from "../../functions/adapters/dynamodb/class-catalog.js";
+import { DynamoFleetRegistry } from "../../functions/adapters/dynamodb/fleet-registry.js";
+import { DynamoGroupStore } from "../../functions/adapters/dynamodb/group-store.js";
+import { DynamoManifestCatalog } from "../../functions/adapters/dynamodb/manifest-catalog.js";
+import { RedisFleetHotState } from "../../functions/adapters/redis/fleet-hot-state.js";
 import { composeConsoleApi } from "../../functions/console-api/composition.js";
 import type { ConsoleRoute } from "../../functions/console-api/routes.js";
 import type { Principal } from "../../functions/core/identity/principal.js";
@@ -173,15 +178,20 @@ export async function runGroupsBench(options: FleetBenchOptions): Promise<Groups
     for (const { name, query } of GROUPS)
       await call("createGroup", { path: {}, query: {}, body: { name, query } });
     // Due at every round (interval 0), with no bound on its reads: one whole pass a round.
+    const tableName = env[EnvNames.tableName] as string;
     const counting = composeGroupCounting(
-      documents,
-      redis,
       {
-        tableName: env[EnvNames.tableName] as string,
+        groups: new DynamoGroupStore(documents, tableName),
+        manifests: new DynamoManifestCatalog(documents, tableName),
+        registry: new DynamoFleetRegistry(documents, tableName),
+        catalog: new DynamoClassCatalog(documents, tableName),
+        hotState: new RedisFleetHotState(redis),
+        clock: { now: () => Date.now() },
+      },
+      {
         checkpointIntervalMs: agentApiConfig(consoleEnv).checkpointIntervalMs,
         groupCounting: { intervalMs: 0, agentsPerRead: 1_000, maxReadsPerRun: Number.POSITIVE_INFINITY },
       },
-      { now: () => Date.now() },
     );
     const pass = await measure(() =>
       counting.step(tenant, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY),
