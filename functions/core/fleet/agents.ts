@@ -1,6 +1,12 @@
 import { effectiveLabels, matchesLabels, parseLabelSelector } from "../agents/labels.js";
 import type { AgentClassRecord, AgentPin, AgentRecord, ClassCatalog } from "../agents/ports.js";
-import { type AgentStatus, type LastSeenSource, statusOf, statusRuleOf } from "../agents/status.js";
+import {
+  type AgentStatus,
+  type LastSeenSource,
+  type StatusRule,
+  statusOf,
+  statusRuleOf,
+} from "../agents/status.js";
 import { BeaconError } from "../errors.js";
 import { type GuardedCache, guardedCache } from "../guarded-cache.js";
 import { dropUndefined } from "../json.js";
@@ -111,6 +117,26 @@ export interface MergedAgent {
   lastSeen: number;
   lastSeenFrom: LastSeenSource;
   status: AgentStatus;
+}
+
+/** The agent's registry entry with its hot values on top, its status at `now` by its class's rule. */
+export function mergedAgent(
+  record: AgentRecord,
+  hot: HotAgentState | undefined,
+  ruleOf: (agentClass: string) => StatusRule,
+  now: number,
+): MergedAgent {
+  const agentClass = hot?.agentClass ?? record.agentClass;
+  const lastSeenFrom: LastSeenSource = hot?.lastSeen === undefined ? "registry" : "cache";
+  const lastSeen = Math.max(record.lastSeen, hot?.lastSeen ?? 0);
+  return {
+    record,
+    hot,
+    agentClass,
+    lastSeen,
+    lastSeenFrom,
+    status: statusOf(lastSeen, now, ruleOf(agentClass), lastSeenFrom),
+  };
 }
 
 /** The agent's manifest, when Beacon knows the one of the hash the agent reports now. */
@@ -227,21 +253,14 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
         [...classNames].map(async (name) => [name, await catalog.get(tenant, name)] as const),
       ),
     );
-    return records.map((record) => {
-      const state = hot?.get(record.agentId);
-      const agentClass = state?.agentClass ?? record.agentClass;
-      const lastSeenFrom: LastSeenSource = state?.lastSeen === undefined ? "registry" : "cache";
-      const lastSeen = Math.max(record.lastSeen, state?.lastSeen ?? 0);
-      const rule = statusRuleOf(classes.get(agentClass), registryLagMs);
-      return {
+    return records.map((record) =>
+      mergedAgent(
         record,
-        hot: state,
-        agentClass,
-        lastSeen,
-        lastSeenFrom,
-        status: statusOf(lastSeen, now, rule, lastSeenFrom),
-      };
-    });
+        hot?.get(record.agentId),
+        (agentClass) => statusRuleOf(classes.get(agentClass), registryLagMs),
+        now,
+      ),
+    );
   }
 
   /** Up to `limit` agents that match, in agent id order after `after`. */

@@ -1,9 +1,8 @@
-import type { AgentAssignment, AgentClassRecord, AgentRecord, ClassCatalog } from "../agents/ports.js";
-import { statusOf } from "../agents/status.js";
+import type { AgentAssignment, AgentClassRecord, ClassCatalog } from "../agents/ports.js";
 import { BeaconError } from "../errors.js";
 import type { OperationEvent, RolloutEvent, RolloutState } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
-import { type AgentFilters, meetsHotFilters, registryFiltersOf } from "../fleet/agents.js";
+import { type AgentFilters, meetsHotFilters, mergedAgent, registryFiltersOf } from "../fleet/agents.js";
 import { windowsState } from "../fleet/class-windows.js";
 import type { FleetHotState, FleetRegistry, HotAgentState, TenantSettingsStore } from "../fleet/ports.js";
 import type { ClassFlowPolicy } from "../flows/policy.js";
@@ -672,7 +671,10 @@ async function selectAgents(
       }
       cursor = agent.agentId;
       const hotAgent = hot.get(agent.agentId);
-      if (!meetsHotFiltersNow(agent, hotAgent, filters as AgentFilters, timing, now)) continue;
+      // The filters on the cache's values (status, last seen) and the pin, as the list applies them; the
+      // status by the class's timing, as the engine's health checks judge it.
+      const merged = mergedAgent(agent, hotAgent, () => timing.status, now);
+      if (!meetsHotFilters(merged, filters as AgentFilters)) continue;
       examined++;
       const candidate = candidateOf(rollout, agent, hotAgent, timing, now);
       if (!candidate) {
@@ -693,22 +695,6 @@ async function selectAgents(
     return { chosen: chosen.filter((agent) => !members.has(agent.agentId)), skipped, cursor, exhausted };
   }
   return { chosen, skipped, cursor, exhausted };
-}
-
-/** Whether the agent meets the filters the cache's values answer (status, last seen, pinned), as the list applies them. */
-function meetsHotFiltersNow(
-  agent: AgentRecord,
-  hot: HotAgentState | undefined,
-  filters: AgentFilters,
-  timing: ClassTiming,
-  now: number,
-): boolean {
-  const lastSeen = Math.max(agent.lastSeen, hot?.lastSeen ?? 0);
-  const status = statusOf(lastSeen, now, timing.status, "cache");
-  return meetsHotFilters(
-    { record: agent, hot, agentClass: agent.agentClass, lastSeen, lastSeenFrom: "cache", status },
-    filters,
-  );
 }
 
 /**
