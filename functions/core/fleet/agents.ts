@@ -323,16 +323,30 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
   ): Promise<AgentPage> {
     const items: AgentSummary[] = [];
     let next = after;
-    do {
-      const read = await page(
-        tenant,
-        { ...filters, after: next },
-        Math.min(MAX_PAGE_SIZE, limit - items.length),
-      );
+    const size = () => Math.min(MAX_PAGE_SIZE, limit - items.length);
+    for await (const read of pages(tenant, filters, { after, size })) {
       items.push(...read.items);
       next = read.next;
-    } while (next !== undefined && items.length < limit);
+      if (items.length >= limit) break;
+    }
     return { items, next };
+  }
+
+  /**
+   * The pages the list shows for these filters, after the agent id `after`, one after another to the list's
+   * end unless the caller stops; each asks for `size()` agents, a page's most unless told.
+   */
+  async function* pages(
+    tenant: string,
+    filters: AgentFilters,
+    { after, size = () => MAX_PAGE_SIZE }: { after?: string; size?: () => number } = {},
+  ): AsyncGenerator<AgentPage> {
+    let next = after;
+    do {
+      const read = await page(tenant, { ...filters, after: next }, size());
+      yield read;
+      next = read.next;
+    } while (next !== undefined);
   }
 
   return {
@@ -344,6 +358,8 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
     },
 
     selectAfter,
+
+    pages,
 
     merge,
 

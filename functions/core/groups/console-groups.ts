@@ -17,7 +17,6 @@ import {
   decodeCursor,
   encodeCursor,
   type ListQuery,
-  MAX_PAGE_SIZE,
   pageBodyOf,
   pageRequestOf,
   pageSize,
@@ -109,12 +108,7 @@ export function makeGroupsApi(deps: GroupsDependencies) {
     if (filters === undefined) return 0;
     if (!needsHotState(filters)) return registry.countMatching(tenant, filters);
     let counted = 0;
-    let after: string | undefined;
-    do {
-      const page = await reader.page(tenant, { ...filters, after }, MAX_PAGE_SIZE);
-      counted += page.items.length;
-      after = page.next;
-    } while (after !== undefined);
+    for await (const page of reader.pages(tenant, filters)) counted += page.items.length;
     return counted;
   }
 

@@ -13,7 +13,6 @@ import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
 import { tellCacheFirst } from "../guarded-cache.js";
 import { type Principal, reachesClass, requireRole } from "../identity/principal.js";
 import { asObject, dropUndefined } from "../json.js";
-import { MAX_PAGE_SIZE } from "../paging.js";
 import type { FlowRenderings, OwnValues } from "../parameters/rendered-flow-ids.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
@@ -29,7 +28,7 @@ export interface PinsDependencies {
   /** Creates an operation as the console's POST /operations does: the UPDATE CONFIGURATION a pin sends. */
   createOperation(principal: Principal, request: OperationRequest): Promise<ConsoleResult>;
   /** The agents as the list shows them, through which a group's members are paged. */
-  reader: Pick<AgentReader, "page">;
+  reader: Pick<AgentReader, "pages">;
   /** The agent list's filters of the named group's members now (not_found when there is no such group). */
   groupFilters(tenant: string, groupName: string): Promise<AgentFilters | undefined>;
 }
@@ -181,21 +180,17 @@ export function makePinsApi(deps: PinsDependencies) {
     act: (member: AgentSummary) => Promise<ConsoleResult>,
   ): Promise<MemberTally> {
     const tally = new MemberTally();
-    let after: string | undefined;
-    if (filters !== undefined)
-      do {
-        const page = await deps.reader.page(principal.tenant, { ...filters, after }, MAX_PAGE_SIZE);
-        for (const member of page.items.filter((item) => reachesClass(principal, item.agentClass))) {
-          try {
-            tally.streamError ??= (await act(member)).streamError;
-            tally.done++;
-          } catch (error) {
-            if (!isBeaconError(error) || !["invalid_request", "not_found"].includes(error.code)) throw error;
-            tally.skip(member.agentId, error.message);
-          }
+    if (filters === undefined) return tally;
+    for await (const page of deps.reader.pages(principal.tenant, filters))
+      for (const member of page.items.filter((item) => reachesClass(principal, item.agentClass))) {
+        try {
+          tally.streamError ??= (await act(member)).streamError;
+          tally.done++;
+        } catch (error) {
+          if (!isBeaconError(error) || !["invalid_request", "not_found"].includes(error.code)) throw error;
+          tally.skip(member.agentId, error.message);
         }
-        after = page.next;
-      } while (after !== undefined);
+      }
     return tally;
   }
 
