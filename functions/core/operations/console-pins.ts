@@ -17,6 +17,7 @@ import type { FlowRenderings, OwnValues } from "../parameters/rendered-flow-ids.
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
 import type { OperationRequest } from "./drafts.js";
+import { noneSkipped, skippedView, withSkipped } from "./skipped.js";
 
 export interface PinsDependencies {
   registry: Pick<FleetRegistry, "get" | "putPin">;
@@ -41,17 +42,15 @@ export const MAX_SKIPPED_LISTED = 100;
 /** What a group's pin or unpin did: how many members it changed, and those it passed over and why. */
 class MemberTally {
   done = 0;
-  skippedCount = 0;
-  readonly skipped: { agentId: string; reason: string }[] = [];
+  skipped = noneSkipped;
   streamError: unknown;
 
   skip(agentId: string, reason: string) {
-    this.skippedCount++;
-    if (this.skipped.length < MAX_SKIPPED_LISTED) this.skipped.push({ agentId, reason });
+    this.skipped = withSkipped(this.skipped, [{ agentId, reason }], MAX_SKIPPED_LISTED);
   }
 
   bodyAs(count: "pinned" | "unpinned") {
-    return { [count]: this.done, skipped: this.skipped, skippedCount: this.skippedCount };
+    return { [count]: this.done, ...skippedView(this.skipped) };
   }
 }
 

@@ -9,6 +9,7 @@ import type { IdGenerator } from "../ports.js";
 import type { OperationRequest } from "./drafts.js";
 import { operationIdOf } from "./ids.js";
 import type { SelectionProgress } from "./selection.js";
+import { type SkippedAgent, skippedView, withSkipped } from "./skipped.js";
 
 export type SelectionJobState = "running" | "done" | "failed";
 
@@ -30,7 +31,7 @@ export interface SelectionJob {
   created: number;
   skippedCount: number;
   /** The first agents skipped, each with why. */
-  skipped: { agentId: string; reason: string }[];
+  skipped: SkippedAgent[];
   /** Why the job stopped before its end, when it failed. */
   error?: string;
 }
@@ -72,15 +73,15 @@ export function runningJob(
     state: "running",
     cursor,
     created: progress.created,
-    skippedCount: progress.skipped,
-    skipped: progress.listedSkipped.slice(0, MAX_KEPT_SKIPPED),
+    skippedCount: progress.skipped.count,
+    skipped: progress.skipped.listed.slice(0, MAX_KEPT_SKIPPED),
   };
 }
 
 /** The job after a step that queued `created` operations and skipped `skipped`, read on after `next`. */
 export function jobAfterStep(
   job: SelectionJob,
-  step: { created: number; skipped: { agentId: string; reason: string }[] },
+  step: { created: number; skipped: SkippedAgent[] },
   next: string | undefined,
   now: number,
 ): SelectionJob {
@@ -90,8 +91,9 @@ export function jobAfterStep(
     updatedAt: now,
     ...(next === undefined ? { state: "done" as const } : { cursor: next }),
     created: job.created + step.created,
-    skippedCount: job.skippedCount + step.skipped.length,
-    skipped: [...job.skipped, ...step.skipped].slice(0, MAX_KEPT_SKIPPED),
+    ...skippedView(
+      withSkipped({ count: job.skippedCount, listed: job.skipped }, step.skipped, MAX_KEPT_SKIPPED),
+    ),
   };
 }
 

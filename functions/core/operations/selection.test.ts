@@ -58,8 +58,8 @@ describe("a selection's steps", () => {
     expect(progress.created).toBe(3 * (MAX_LISTED - 1));
     expect(progress.listed).toHaveLength(MAX_LISTED);
     expect(progress.listed.at(-1)?.agentId).toBe(`a-${MAX_LISTED}`);
-    expect(progress.skipped).toBe(3);
-    expect(progress.listedSkipped.map(({ agentId }) => agentId)).toEqual(["b-0", "b-1", "b-2"]);
+    expect(progress.skipped.count).toBe(3);
+    expect(progress.skipped.listed.map(({ agentId }) => agentId)).toEqual(["b-0", "b-1", "b-2"]);
   });
 
   it("keeps the first step's stream failure", () => {

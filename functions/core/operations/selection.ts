@@ -6,6 +6,7 @@
 import { operationView } from "./drafts.js";
 import type { OperationRecord } from "./model.js";
 import type { OperationDraft, Refusal } from "./queue.js";
+import { allListed, noneSkipped, type SkippedAgent, type SkippedAgents, withSkipped } from "./skipped.js";
 
 /** Agents one step of a selection reads, drafts and queues at once; their events are published together. */
 export const AGENTS_PER_SELECTION_STEP = 1_000;
@@ -23,13 +24,12 @@ export interface SelectedAgents {
 export interface SelectionProgress {
   created: number;
   listed: OperationRecord[];
-  skipped: number;
-  listedSkipped: { agentId: string; reason: string }[];
+  skipped: SkippedAgents;
   /** The first failure to put a step's events on the stream. */
   streamError?: unknown;
 }
 
-export const noSelection: SelectionProgress = { created: 0, listed: [], skipped: 0, listedSkipped: [] };
+export const noSelection: SelectionProgress = { created: 0, listed: [], skipped: noneSkipped };
 
 /**
  * The drafts of the agents that can take all of theirs: an agent refused one (its SYNC RESOURCE, say) is
@@ -41,7 +41,7 @@ export function draftsTaken(drafts: OperationDraft[], refused: Refusal[]): Opera
 }
 
 /** The agents the refusals name, each once, with why. */
-export const skippedOf = (refused: Refusal[]): { agentId: string; reason: string }[] =>
+export const skippedOf = (refused: Refusal[]): SkippedAgent[] =>
   [...new Map(refused.map(({ draft, reason }) => [draft.agent.agentId, reason])).entries()].map(
     ([agentId, reason]) => ({ agentId, reason }),
   );
@@ -51,26 +51,21 @@ export function selectionAfter(
   progress: SelectionProgress,
   step: { records: OperationRecord[]; refused: Refusal[]; streamError?: unknown },
 ): SelectionProgress {
-  const skipped = skippedOf(step.refused);
   return {
     created: progress.created + step.records.length,
     listed: [...progress.listed, ...step.records.slice(0, MAX_LISTED - progress.listed.length)],
-    skipped: progress.skipped + skipped.length,
-    listedSkipped: [
-      ...progress.listedSkipped,
-      ...skipped.slice(0, MAX_LISTED - progress.listedSkipped.length),
-    ],
+    skipped: withSkipped(progress.skipped, skippedOf(step.refused), MAX_LISTED),
     streamError: progress.streamError ?? step.streamError,
   };
 }
 
 /** Whether the answer's lists hold every operation created and every agent skipped. */
 const listsAll = (progress: SelectionProgress) =>
-  progress.created === progress.listed.length && progress.skipped === progress.listedSkipped.length;
+  progress.created === progress.listed.length && allListed(progress.skipped);
 
 /** How many operations were created and agents skipped, where the lists do not hold them all. */
 const countsBeyondLists = (progress: SelectionProgress) =>
-  listsAll(progress) ? {} : { created: progress.created, skippedCount: progress.skipped };
+  listsAll(progress) ? {} : { created: progress.created, skippedCount: progress.skipped.count };
 
 /**
  * POST /operations' answer for a selection: its operations as ever when no agent was skipped and all fit the
@@ -78,14 +73,14 @@ const countsBeyondLists = (progress: SelectionProgress) =>
  */
 export function createdOperationsBody(progress: SelectionProgress) {
   const items = progress.listed.map(operationView);
-  return progress.skipped === 0 && listsAll(progress)
+  return progress.skipped.count === 0 && listsAll(progress)
     ? { items }
-    : { items, skipped: progress.listedSkipped, ...countsBeyondLists(progress) };
+    : { items, skipped: progress.skipped.listed, ...countsBeyondLists(progress) };
 }
 
 /** A resource set's push: the SYNC RESOURCE queued and the agents skipped, counted beyond the lists. */
 export const pushedBody = (progress: SelectionProgress) => ({
   operations: progress.listed.map(operationView),
-  skipped: progress.listedSkipped,
+  skipped: progress.skipped.listed,
   ...countsBeyondLists(progress),
 });
