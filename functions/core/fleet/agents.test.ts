@@ -55,6 +55,17 @@ describe("the agent reader's selection", () => {
     expect(steps.flat()).toEqual(ids(2 * MAX_PAGE_SIZE + 30));
   });
 
+  it("pages through the list to its end, a page's most at a time, from after the agent id given", async () => {
+    const reader = readerOver(
+      ids(2 * MAX_PAGE_SIZE + 50).map((agentId) => ({ agentId, agentClass: "pumps", lastSeenAgo: 0 })),
+    );
+    const pages: string[][] = [];
+    for await (const page of reader.pages("acme", { agentClass: "pumps" }, { after: ids(30).at(-1) }))
+      pages.push(page.items.map((agent) => agent.agentId));
+    expect(pages.map((page) => page.length)).toEqual([MAX_PAGE_SIZE, MAX_PAGE_SIZE, 20]);
+    expect(pages.flat()).toEqual(ids(2 * MAX_PAGE_SIZE + 50).slice(30));
+  });
+
   it("selects what the list shows for the filters: the class's online agents", async () => {
     const reader = readerOver([
       { agentId: "a-1", agentClass: "pumps", lastSeenAgo: 0 },
