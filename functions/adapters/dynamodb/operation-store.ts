@@ -38,6 +38,9 @@ const dueIndex = TableSchema.indexes.due;
 /** Queued operations held for maintenance windows, per class: what a change of the windows reads. */
 const heldIndex = TableSchema.indexes.byClass;
 
+/** New operations written at once: one by one, a selection step's thousand would take a thousand round trips. */
+const CREATE_CONCURRENCY = 16;
+
 type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
 
 /** An agent's operations share a shard, which keeps their order in it by due time. */
@@ -89,25 +92,31 @@ export class DynamoOperationStore implements OperationStore {
     events: OperationEvent[] = [],
     { existing = "refuse" }: { existing?: ExistingOperations } = {},
   ): Promise<string[]> {
-    const written: string[] = [];
-    for (const record of operations) {
-      const put = {
-        Put: {
-          TableName: this.tableName,
-          Item: {
-            ...Keys.operation(record.tenant, record.agentId, record.operationId),
-            ...tenantIndexOf(record),
-            ...(record.dueAt === undefined ? {} : dueIndexOf(record, record.dueAt)),
-            ...heldIndexOf(record),
-            ...dropUndefined(record),
+    const eventOf = new Map(events.map((event) => [event.operationId, event]));
+    const written = new Array<boolean>(operations.length).fill(false);
+    let next = 0;
+    // Each operation is a conditional write of its own: a selection step's thousand go a few at a time.
+    const writer = async () => {
+      for (let at = next++; at < operations.length; at = next++) {
+        const record = operations[at] as OperationRecord;
+        const put = {
+          Put: {
+            TableName: this.tableName,
+            Item: {
+              ...Keys.operation(record.tenant, record.agentId, record.operationId),
+              ...tenantIndexOf(record),
+              ...(record.dueAt === undefined ? {} : dueIndexOf(record, record.dueAt)),
+              ...heldIndexOf(record),
+              ...dropUndefined(record),
+            },
+            ConditionExpression: "attribute_not_exists(pk)",
           },
-          ConditionExpression: "attribute_not_exists(pk)",
-        },
-      };
-      const event = events.find((candidate) => candidate.operationId === record.operationId);
-      if (await this.write(put, event, existing)) written.push(record.operationId);
-    }
-    return written;
+        };
+        written[at] = await this.write(put, eventOf.get(record.operationId), existing);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CREATE_CONCURRENCY, operations.length) }, writer));
+    return operations.filter((_, at) => written[at]).map((record) => record.operationId);
   }
 
   async get(tenant: string, agentId: string, operationId: string) {
