@@ -1499,6 +1499,17 @@ describe("operations for agents outside their class's maintenance windows", () =
     expect(await held("v-1")).not.toHaveProperty("notBefore");
   });
 
+  it("follow a change of the tenant's time zone once held: the windows open at another instant", async () => {
+    const { api, describe, operations } = await windowedFleet();
+    await describe("a-1");
+    // Sunday 02:00 in UTC is an hour after Sunday 02:00 in Berlin.
+    await api.settings.put(as("acme"), { timeZone: "UTC" });
+    expect((await operations.open("acme", "a-1"))[0]).toMatchObject({
+      notBefore: opening + HOUR,
+      dueAt: opening + HOUR,
+    });
+  });
+
   it("know the tenant's time zone by Intl's name, and refuse one it does not know", async () => {
     const { api } = await windowedFleet();
     expect((await api.settings.get(as("acme", "viewer"))).body).toMatchObject({ timeZone: "Europe/Berlin" });

@@ -150,7 +150,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
   });
   return {
     classes: makeClassesApi({ ...deps, followHeldOperations }),
-    settings: makeSettingsApi(deps),
+    settings: makeSettingsApi({ ...deps, followHeldOperations }),
     groups,
     agents: makeAgentsApi({
       ...deps,
