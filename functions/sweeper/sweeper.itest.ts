@@ -18,6 +18,7 @@ import {
 } from "../../scripts/common/c2-examples.js";
 import { provisionTable } from "../../scripts/local/provision.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
@@ -752,5 +753,81 @@ describe("groups' member counts", () => {
       await registry.countMatching(tenant, { agentClasses: [agentClass, "sweeper-cpp"] }),
     );
     expect((await groups.get(tenant, "grouped"))?.memberCount).toBeGreaterThan(3);
+  });
+});
+
+describe("operations held for maintenance windows, when the windows change", () => {
+  let consoleApi: ConsoleApiUnderTest;
+  let token: string;
+
+  beforeAll(async () => {
+    consoleApi = await startConsoleApi(agentApi, {
+      [EnvNames.tableName]: agentApi.env[EnvNames.tableName] as string,
+    });
+    token = await consoleApi.token({ tenant, role: "operator" });
+  });
+
+  afterAll(async () => {
+    await consoleApi?.close();
+  });
+
+  const call = async (method: string, route: string, body?: Record<string, unknown>) => {
+    const response = await consoleApi.request(method, `/api/v1${route}`, { token, body });
+    expect(response.status, response.body).toBeLessThan(300);
+    return response.json();
+  };
+  /** The class's one window, an hour on the day `daysAhead` from today at 00:00 UTC (the tenant's zone). */
+  const windowOn = (daysAhead: number) => {
+    const day = WEEKDAYS[(new Date().getUTCDay() + daysAhead) % 7] as Weekday;
+    return [{ days: [day], start: "00:00", durationMinutes: 60 }];
+  };
+  const midnightIn = (daysAhead: number) => {
+    const today = new Date();
+    return Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + daysAhead);
+  };
+
+  // Last in the file: its sweeper runs days ahead would time out what the tests before it queued.
+  it("follow them: one whose window moved later is not released at the old time, one whose window is open now at once", async () => {
+    const agentId = "cpp-follows";
+    const agentClass = "following-cpp";
+    await beat(agentId, { full: true, agentClass });
+    await call("PUT", `/classes/${agentClass}`, { maintenanceWindows: windowOn(3) });
+    const created = await call("POST", "/operations", {
+      agentId,
+      operation: "DESCRIBE",
+      operand: "MANIFEST",
+      outsideWindow: "wait",
+    });
+    const [{ operationId }] = created.items as [{ operationId: string }];
+    const opening = midnightIn(3);
+    expect(created.items).toMatchObject([{ state: "queued", notBefore: new Date(opening).toISOString() }]);
+
+    // The window moves a day later: at its old opening the sweeper releases nothing, and heartbeats get nothing.
+    await call("PUT", `/classes/${agentClass}`, { maintenanceWindows: windowOn(4) });
+    expect(await store.get(tenant, agentId, operationId)).toMatchObject({
+      state: "queued",
+      notBefore: midnightIn(4),
+      dueAt: midnightIn(4),
+    });
+    await withSweeperOn({ now: () => opening }, (sweeper) => sweeper.sweepTimeouts());
+    expect(await store.get(tenant, agentId, operationId)).toMatchObject({ dueAt: midnightIn(4) });
+    expect(await beat(agentId)).toEqual([]);
+
+    // A window open now: held until now, the sweeper's run releases it at once and the next heartbeat takes it.
+    const changed = Date.now();
+    await call("PUT", `/classes/${agentClass}`, {
+      maintenanceWindows: [{ days: [...WEEKDAYS], start: "00:00", durationMinutes: 24 * 60 }],
+    });
+    const released = (await store.get(tenant, agentId, operationId))?.notBefore as number;
+    expect(released).toBeGreaterThanOrEqual(changed);
+    expect(released).toBeLessThanOrEqual(Date.now());
+    expect(await withSweeperOn({ now: () => released }, (sweeper) => sweeper.sweepTimeouts())).toMatchObject({
+      released: 1,
+    });
+    expect(await beat(agentId)).toEqual([operationId]);
+    expect(await call("GET", `/operations/${operationId}`)).toMatchObject({
+      state: "delivered",
+      notBefore: new Date(released).toISOString(),
+    });
   });
 });

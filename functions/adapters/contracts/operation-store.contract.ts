@@ -213,4 +213,36 @@ export const operationStoreContract = contract<OperationStore>("the operation st
     expect(idsOf(await dueBy(START + 3_000))).toEqual(idsOf([ofOther, late]));
     expect(idsOf(await dueBy(START + 120_000))).toEqual(idsOf([ofOther, late, notYet, early]));
   });
+
+  it("pages a class's queued operations held for windows by agent and id, until they leave queued", async () => {
+    const store = the.subject;
+    const heldFor = (agentId: string, minutes: number, agentClass = "windowed") => ({
+      ...queued(agentId, minutes),
+      agentClass,
+      notBefore: START + 3_600_000,
+      dueAt: START + 3_600_000,
+    });
+    const [first, second, third, delivered] = [
+      heldFor("agent-2", 0),
+      heldFor("agent-1", 1),
+      heldFor("agent-2", 2),
+      heldFor("agent-3", 3),
+    ];
+    const otherClass = heldFor("agent-4", 4, "other");
+    const notHeld = { ...queued("agent-5", 5), agentClass: "windowed" };
+    await store.create([first, second, third, delivered, otherClass, notHeld]);
+    await store.transition(delivered, "queued", { state: "delivered", deliveredAt: START, dueAt: START });
+    // A new opening keeps it in the index, with its new time.
+    const moved = { state: "queued" as const, notBefore: START + 60_000, dueAt: START + 60_000 };
+    await store.transition(third, "queued", moved);
+
+    const firstPage = await store.held(the.tenant, "windowed", { limit: 2 });
+    expect(firstPage.items).toEqual([second, first]);
+    expect(firstPage.last).toBeDefined();
+    const rest = await store.held(the.tenant, "windowed", { limit: 2, after: firstPage.last });
+    expect(rest.items).toEqual([applied(third, moved)]);
+    expect(rest.last).toBeUndefined();
+    expect((await store.held(the.tenant, "other", { limit: 10 })).items).toEqual([otherClass]);
+    expect((await store.held(`${the.tenant}-other`, "windowed", { limit: 10 })).items).toEqual([]);
+  });
 });

@@ -40,6 +40,9 @@ export const Keys = {
   /** All of a tenant's operations in the tenant index, by operation id. */
   operationsOfTenant: (tenant: string) => `T#${tenant}#OPERATIONS`,
   operationInTenant: (operationId: string) => `OP#${operationId}`,
+  /** The class index's partition of the class's queued operations held for maintenance windows, by agent and id. */
+  heldOperationsOfClass: (tenant: string, agentClass: string) => `T#${tenant}#HELD#${agentClass}`,
+  heldOperation: (agentId: string, operationId: string) => `${agentId}#${operationId}`,
   /**
    * The due index: not tenant-prefixed, as the sweeper works for all tenants. An agent's operations share
    * a shard; the sort key is the due time, zero-padded so that string order is time order.

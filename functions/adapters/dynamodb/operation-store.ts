@@ -12,6 +12,7 @@ import type { OperationEvent, OperationState } from "../../core/events/model.js"
 import { dropUndefined } from "../../core/json.js";
 import { isFinal, type OperationChange, type OperationRecord } from "../../core/operations/model.js";
 import type { ExistingOperations, OperationQuery, OperationStore } from "../../core/operations/ports.js";
+import type { Page, PageRequest } from "../../core/paging.js";
 import { stagedEventItem } from "./event-outbox.js";
 import { failedTransactionConditions, isConditionalCheckFailure, Keys, recordOf } from "./keys.js";
 import { queryAll } from "./paging.js";
@@ -34,6 +35,11 @@ const DUE_SHARDS = 16;
 /** Entries read per query of one shard: a run stops at its bound, so it rarely reads more than a page. */
 const DUE_PAGE_SIZE = 100;
 const dueIndex = TableSchema.indexes.due;
+/** Queued operations held for maintenance windows, per class: what a change of the windows reads. */
+const heldIndex = TableSchema.indexes.byClass;
+
+/** New operations written at once: one by one, a selection step's thousand would take a thousand round trips. */
+const CREATE_CONCURRENCY = 16;
 
 type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
 
@@ -46,6 +52,15 @@ const dueIndexOf = (record: Pick<OperationRecord, "tenant" | "agentId">, dueAt: 
   [dueIndex.sortKey]: Keys.dueAt(dueAt),
 });
 
+/** A queued operation with a `notBefore` is in the held index until it leaves queued. */
+const heldIndexOf = (record: OperationRecord) =>
+  record.state === "queued" && record.notBefore !== undefined && record.agentClass !== undefined
+    ? {
+        [heldIndex.partitionKey]: Keys.heldOperationsOfClass(record.tenant, record.agentClass),
+        [heldIndex.sortKey]: Keys.heldOperation(record.agentId, record.operationId),
+      }
+    : {};
+
 /** Item attributes that are not the record's own. */
 const KEY_ATTRIBUTES = [
   "pk",
@@ -54,6 +69,8 @@ const KEY_ATTRIBUTES = [
   "gsi2sk",
   dueIndex.partitionKey,
   dueIndex.sortKey,
+  heldIndex.partitionKey,
+  heldIndex.sortKey,
   TableSchema.timeToLiveAttribute,
 ];
 
@@ -75,24 +92,31 @@ export class DynamoOperationStore implements OperationStore {
     events: OperationEvent[] = [],
     { existing = "refuse" }: { existing?: ExistingOperations } = {},
   ): Promise<string[]> {
-    const written: string[] = [];
-    for (const record of operations) {
-      const put = {
-        Put: {
-          TableName: this.tableName,
-          Item: {
-            ...Keys.operation(record.tenant, record.agentId, record.operationId),
-            ...tenantIndexOf(record),
-            ...(record.dueAt === undefined ? {} : dueIndexOf(record, record.dueAt)),
-            ...dropUndefined(record),
+    const eventOf = new Map(events.map((event) => [event.operationId, event]));
+    const written = new Array<boolean>(operations.length).fill(false);
+    let next = 0;
+    // Each operation is a conditional write of its own: a selection step's thousand go a few at a time.
+    const writer = async () => {
+      for (let at = next++; at < operations.length; at = next++) {
+        const record = operations[at] as OperationRecord;
+        const put = {
+          Put: {
+            TableName: this.tableName,
+            Item: {
+              ...Keys.operation(record.tenant, record.agentId, record.operationId),
+              ...tenantIndexOf(record),
+              ...(record.dueAt === undefined ? {} : dueIndexOf(record, record.dueAt)),
+              ...heldIndexOf(record),
+              ...dropUndefined(record),
+            },
+            ConditionExpression: "attribute_not_exists(pk)",
           },
-          ConditionExpression: "attribute_not_exists(pk)",
-        },
-      };
-      const event = events.find((candidate) => candidate.operationId === record.operationId);
-      if (await this.write(put, event, existing)) written.push(record.operationId);
-    }
-    return written;
+        };
+        written[at] = await this.write(put, eventOf.get(record.operationId), existing);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CREATE_CONCURRENCY, operations.length) }, writer));
+    return operations.filter((_, at) => written[at]).map((record) => record.operationId);
   }
 
   async get(tenant: string, agentId: string, operationId: string) {
@@ -143,8 +167,11 @@ export class DynamoOperationStore implements OperationStore {
       ...(change.dueAt === undefined ? {} : dueIndexOf(operation, change.dueAt)),
     };
     const names = Object.keys(values);
-    // A closed operation leaves the due index: the sweeper never reads it again.
-    const removed = closing ? ["dueAt", dueIndex.partitionKey, dueIndex.sortKey] : [];
+    // A closed operation leaves the due index: the sweeper never reads it again; one no longer queued, the held index.
+    const removed = [
+      ...(closing ? ["dueAt", dueIndex.partitionKey, dueIndex.sortKey] : []),
+      ...(change.state === "queued" ? [] : [heldIndex.partitionKey, heldIndex.sortKey]),
+    ];
     const update = {
       Update: {
         TableName: this.tableName,
@@ -229,6 +256,29 @@ export class DynamoOperationStore implements OperationStore {
       yield* (page.Items ?? []) as Record<string, string>[];
       exclusiveStartKey = page.LastEvaluatedKey;
     } while (exclusiveStartKey);
+  }
+
+  async held(tenant: string, agentClass: string, page: PageRequest): Promise<Page<OperationRecord>> {
+    const { Items, LastEvaluatedKey } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: heldIndex.indexName,
+        KeyConditionExpression: page.after === undefined ? "#pk = :pk" : "#pk = :pk AND #sk > :after",
+        ExpressionAttributeNames: {
+          "#pk": heldIndex.partitionKey,
+          ...(page.after === undefined ? {} : { "#sk": heldIndex.sortKey }),
+        },
+        ExpressionAttributeValues: dropUndefined({
+          ":pk": Keys.heldOperationsOfClass(tenant, agentClass),
+          ":after": page.after,
+        }),
+        Limit: page.limit,
+      }),
+    );
+    return {
+      items: (Items ?? []).map(toRecord),
+      last: LastEvaluatedKey?.[heldIndex.sortKey] as string | undefined,
+    };
   }
 
   /**

@@ -14,7 +14,10 @@ export const TableSchema = {
    */
   indexProjection: "ALL",
   indexes: {
-    /** A tenant's agents of one class, by agent id; one agent's certificates, by serial. */
+    /**
+     * A tenant's agents of one class, by agent id; one agent's certificates, by serial; a class's queued
+     * operations held for maintenance windows, by agent and id.
+     */
     byClass: { indexName: "gsi1", partitionKey: "gsi1pk", sortKey: "gsi1sk" },
     /**
      * All of a tenant's agents, by agent id: tenant-wide lists without a scan; its operations, by id; its

@@ -1,6 +1,7 @@
 import type { OperationEvent, OperationState } from "../../core/events/model.js";
 import { isFinal, type OperationChange, type OperationRecord } from "../../core/operations/model.js";
 import type { ExistingOperations, OperationQuery, OperationStore } from "../../core/operations/ports.js";
+import type { PageRequest } from "../../core/paging.js";
 import { MemoryEventOutbox } from "./event-outbox.js";
 import { pageOf } from "./paging.js";
 
@@ -71,6 +72,20 @@ export class MemoryOperationStore implements OperationStore {
       .filter((record) => !isFinal(record.state) && record.dueAt !== undefined && record.dueAt <= time)
       .sort((a, b) => (a.dueAt as number) - (b.dueAt as number));
     for (const record of due) yield structuredClone(record);
+  }
+
+  async held(tenant: string, agentClass: string, page: PageRequest) {
+    this.calls++;
+    const entries = [...this.records.values()]
+      .filter(
+        (record) =>
+          record.tenant === tenant &&
+          record.agentClass === agentClass &&
+          record.state === "queued" &&
+          record.notBefore !== undefined,
+      )
+      .map((record) => [`${record.agentId}#${record.operationId}`, record] as [string, OperationRecord]);
+    return pageOf(entries, page);
   }
 
   async list(tenant: string, query: OperationQuery) {

@@ -18,6 +18,7 @@ import { newOperationId } from "../operations/ids.js";
 import { encodeCursor } from "../paging.js";
 import { DEFAULT_ROLLOUT_PLAN } from "../rollouts/model.js";
 
+const HOUR = 60 * MINUTE;
 const as = (tenant: string, role: Role = "admin"): Principal => ({ tenant, role, subject: `${tenant}-user` });
 type Body = Record<string, unknown> & { items: Record<string, unknown>[]; nextCursor?: string };
 const bodyOf = async (result: Promise<{ body: unknown }>) => (await result).body as Body;
@@ -1448,6 +1449,65 @@ describe("operations for agents outside their class's maintenance windows", () =
     // A group without windows adds none.
     await api.groups.put(as("acme", "operator"), "late-shift", { query: { labels: ["shift=late"] } });
     expect(await notBeforeOf("a-1")).toBe(new Date(opening).toISOString());
+  });
+
+  it("follow a change of the class's or a group's windows once held: released, moved or cancelled", async () => {
+    const { api, clock, describe, operations, registry } = await windowedFleet();
+    const held = async (agentId: string) => (await operations.open("acme", agentId))[0];
+    await describe("a-1");
+    await describe("v-1");
+    const pumps = (
+      maintenanceWindows: { days: "sat"[] | "sun"[]; start: string; durationMinutes: number }[],
+    ) => api.classes.put(as("acme", "operator"), "pumps", { maintenanceWindows });
+
+    // Moved later: held until the new opening, due for the sweeper's release then and not before.
+    await pumps([{ days: ["sun"], start: "06:00", durationMinutes: 60 }]);
+    expect(await held("a-1")).toMatchObject({ notBefore: opening + 4 * HOUR, dueAt: opening + 4 * HOUR });
+
+    // Open now (Saturday 01:00 to 02:00 in Berlin): released at the change, its queued time counted from it.
+    clock.advance(MINUTE);
+    await pumps([{ days: ["sat"], start: "00:30", durationMinutes: 60 }]);
+    const now = clock.now();
+    expect(await held("a-1")).toMatchObject({ state: "queued", notBefore: now, dueAt: now });
+
+    // Released already, it stays so; another change reaches only what is still held.
+    await pumps([{ days: ["sun"], start: "02:00", durationMinutes: 240 }]);
+    expect(await held("a-1")).toMatchObject({ notBefore: now });
+    await describe("a-1");
+    await registry.putLabels("acme", "a-1", { shift: "late" });
+    const lateShift = (days: ("sun" | "mon")[]) =>
+      api.groups.put(as("acme", "operator"), "late-shift", {
+        query: { labels: ["shift=late"] },
+        maintenanceWindows: [{ days, start: "05:00", durationMinutes: 120 }],
+      });
+    await api.groups.create(as("acme", "operator"), {
+      name: "late-shift",
+      query: { labels: ["shift=late"] },
+      maintenanceWindows: [{ days: ["sun"], start: "05:00", durationMinutes: 120 }],
+    });
+    const [released, waiting] = await operations.open("acme", "a-1");
+    expect(released).toMatchObject({ notBefore: now });
+    expect(waiting).toMatchObject({ notBefore: opening + 3 * HOUR, dueAt: opening + 3 * HOUR });
+
+    // The group's windows never meet the class's now: cancelled, saying why.
+    await lateShift(["mon"]);
+    expect((await operations.get("acme", "a-1", waiting?.operationId as string))?.state).toBe("cancelled");
+    expect(await operations.get("acme", "a-1", waiting?.operationId as string)).toMatchObject({
+      reason: expect.stringContaining("class pumps and group late-shift are never open together"),
+    });
+    // The agent of a class without windows held nothing: left as it was.
+    expect(await held("v-1")).not.toHaveProperty("notBefore");
+  });
+
+  it("follow a change of the tenant's time zone once held: the windows open at another instant", async () => {
+    const { api, describe, operations } = await windowedFleet();
+    await describe("a-1");
+    // Sunday 02:00 in UTC is an hour after Sunday 02:00 in Berlin.
+    await api.settings.put(as("acme"), { timeZone: "UTC" });
+    expect((await operations.open("acme", "a-1"))[0]).toMatchObject({
+      notBefore: opening + HOUR,
+      dueAt: opening + HOUR,
+    });
   });
 
   it("know the tenant's time zone by Intl's name, and refuse one it does not know", async () => {

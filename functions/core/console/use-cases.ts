@@ -114,7 +114,10 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
   const renderings = makeFlowRenderings(ports);
   const deps = { ...ports, renderings, classFlowCache: renderingClassFlows(ports.hotState, renderings) };
   const revocation = makeCertificateRevocation({ ...deps, store: deps.certificates });
-  const { reader, groups } = makeGroupReader(deps);
+  // Held operations follow a change of a class's or a group's windows; the operations use case reads the groups.
+  const followHeldOperations = (tenant: string, agentClass?: string) =>
+    operations.followWindows(tenant, agentClass);
+  const { reader, groups } = makeGroupReader({ ...deps, followHeldOperations });
   const classAgents = (tenant: string, className: string, limit: number) =>
     reader.select(tenant, { agentClass: className }, limit);
   const validateFlow = makeFlowValidation({ manifests: deps.manifests, flows: deps.flows, classAgents });
@@ -146,8 +149,8 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     expiryWarningDays: deps.certificateExpiryWarningDays,
   });
   return {
-    classes: makeClassesApi(deps),
-    settings: makeSettingsApi(deps),
+    classes: makeClassesApi({ ...deps, followHeldOperations }),
+    settings: makeSettingsApi({ ...deps, followHeldOperations }),
     groups,
     agents: makeAgentsApi({
       ...deps,

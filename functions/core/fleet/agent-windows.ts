@@ -33,3 +33,12 @@ export function windowSetsOf(
   ];
   return sets.filter((set) => set.windows.length > 0);
 }
+
+/**
+ * Makes the operations held for agents' maintenance windows follow a change of them: those of the class's
+ * agents, or of every agent when a group's windows changed.
+ */
+export type FollowHeldOperations = (
+  tenant: string,
+  agentClass?: string,
+) => Promise<{ streamError?: unknown }>;

@@ -25,6 +25,8 @@ function harness() {
     ),
     clock,
     registryLagMs: 0,
+    // No operations are held here: the console's use cases test that they follow a change of windows.
+    followHeldOperations: async () => ({}),
   });
   return { catalog, hotState, clock, api };
 }

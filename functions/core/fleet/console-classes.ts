@@ -18,6 +18,7 @@ import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
 import { type MaintenanceWindow, maintenanceWindowsOf } from "../schedules/windows.js";
+import type { FollowHeldOperations } from "./agent-windows.js";
 import type { FleetHotState, FleetRegistry } from "./ports.js";
 
 export interface ClassesDependencies {
@@ -117,7 +118,7 @@ const view = (record: AgentClassRecord, agents: AgentCounts | undefined): ClassV
     agents: agents ?? { total: 0, online: 0, offline: 0 },
   });
 
-export function makeClassesApi(deps: ClassesDependencies) {
+export function makeClassesApi(deps: ClassesDependencies & { followHeldOperations: FollowHeldOperations }) {
   const { catalog, clock } = deps;
   const countAgents = makeClassCounter(deps);
 
@@ -166,7 +167,15 @@ export function makeClassesApi(deps: ClassesDependencies) {
             heartbeatPeriodMsOf(record),
           ),
         );
-      return { status: created ? 201 : 200, ...(await viewOne(principal.tenant, record)) };
+      const followed =
+        change.maintenanceWindows === undefined
+          ? {}
+          : await deps.followHeldOperations(principal.tenant, name);
+      return {
+        status: created ? 201 : 200,
+        ...(await viewOne(principal.tenant, record)),
+        streamError: followed.streamError,
+      };
     },
   };
 }

@@ -5,11 +5,14 @@ import { toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
 import { canonicalTimeZone } from "../schedules/windows.js";
+import type { FollowHeldOperations } from "./agent-windows.js";
 import type { TenantSettings, TenantSettingsChange, TenantSettingsStore } from "./ports.js";
 
 export interface SettingsDependencies {
   tenantSettings: TenantSettingsStore;
   clock: Clock;
+  /** A new time zone moves every window's openings: held operations follow. */
+  followHeldOperations: FollowHeldOperations;
 }
 
 const view = (settings: TenantSettings) =>
@@ -39,7 +42,9 @@ export function makeSettingsApi(deps: SettingsDependencies) {
 
     async put(principal: Principal, change: TenantSettingsChange): Promise<ConsoleResult> {
       requireRole(principal, "admin");
-      return { body: view(await tenantSettings.put(principal.tenant, checked(change), clock.now())) };
+      const settings = await tenantSettings.put(principal.tenant, checked(change), clock.now());
+      const followed = change.timeZone === undefined ? {} : await deps.followHeldOperations(principal.tenant);
+      return { body: view(settings), streamError: followed.streamError };
     },
   };
 }

@@ -1,6 +1,6 @@
 import { isClassName } from "../c2/class-name.js";
 import { BeaconError } from "../errors.js";
-import type { WindowedGroup } from "../fleet/agent-windows.js";
+import type { FollowHeldOperations, WindowedGroup } from "../fleet/agent-windows.js";
 import {
   type AgentFilters,
   type AgentReader,
@@ -37,6 +37,8 @@ export interface GroupsDependencies {
   /** The agents as the list shows them. */
   reader: AgentReader;
   clock: Clock;
+  /** The console's: held operations follow a change of a group's windows (the sweeper changes no group). */
+  followHeldOperations?: FollowHeldOperations;
 }
 
 /** What a group is given by a person: its query, what it is for, and its members' settings. */
@@ -89,7 +91,18 @@ export function makeGroupsApi(deps: GroupsDependencies) {
     windowed.set(tenant, { groups: found, until: now + WINDOWED_GROUPS_TTL_MS });
     return found;
   }
-  const changed = (tenant: string) => windowed.set(tenant, { groups: [], until: 0 });
+  /**
+   * After a change of a group: its windows, had it or has it any, are read again at once, and the operations
+   * held for them follow the change. Its members may be of any class.
+   */
+  async function changed(
+    tenant: string,
+    ...versions: (Group | undefined)[]
+  ): Promise<{ streamError?: unknown }> {
+    windowed.set(tenant, { groups: [], until: 0 });
+    const windowedVersion = versions.some((group) => (group?.maintenanceWindows ?? []).length > 0);
+    return windowedVersion && deps.followHeldOperations ? deps.followHeldOperations(tenant) : {};
+  }
 
   async function find(tenant: string, name: string): Promise<Group> {
     const group = await groups.get(tenant, name);
@@ -159,24 +172,25 @@ export function makeGroupsApi(deps: GroupsDependencies) {
       const group = groupOf(principal.tenant, name, definition);
       if (!(await groups.create(group)))
         throw new BeaconError("group_exists", `The tenant has a group named "${name}" already`);
-      changed(principal.tenant);
-      return { status: 201, body: view(group) };
+      const { streamError } = await changed(principal.tenant, group);
+      return { status: 201, body: view(group), streamError };
     },
 
     async put(principal: Principal, name: string, definition: GroupDefinition): Promise<ConsoleResult> {
       requireRole(principal, "operator");
       const group = groupOf(principal.tenant, name, definition);
+      const before = await groups.get(principal.tenant, name);
       if (!(await groups.replace(group))) throw new BeaconError("not_found", "No such group");
-      changed(principal.tenant);
-      return { body: view(await find(principal.tenant, name)) };
+      const { streamError } = await changed(principal.tenant, before, group);
+      return { body: view(await find(principal.tenant, name)), streamError };
     },
 
     async delete(principal: Principal, name: string): Promise<ConsoleResult> {
       requireRole(principal, "operator");
       const group = await find(principal.tenant, name);
       if (!(await groups.delete(principal.tenant, name))) throw new BeaconError("not_found", "No such group");
-      changed(principal.tenant);
-      return { body: view(group) };
+      const { streamError } = await changed(principal.tenant, group);
+      return { body: view(group), streamError };
     },
 
     /** One page of the group's members as the agent list shows them, in agent id order, with no cap overall. */

@@ -1,4 +1,4 @@
-import type { AgentRecord } from "../agents/ports.js";
+import type { AgentRecord, ClassCatalog } from "../agents/ports.js";
 import { isAssetId } from "../assets/model.js";
 import type { AssetCatalog, ResourceSetStore } from "../assets/ports.js";
 import type { ResourceSet } from "../assets/resource-set.js";
@@ -12,7 +12,7 @@ import { declaresParameters, updateConfigurationArgs } from "../flows/location.j
 import type { FlowCatalog, FlowVersionRecord } from "../flows/ports.js";
 import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
-import { pageBodyOf, pageRequestOf } from "../paging.js";
+import { allPagesOf, pageBodyOf, pageRequestOf } from "../paging.js";
 import type { FlowRenderings } from "../parameters/rendered-flow-ids.js";
 import type { ConsoleResult } from "../result.js";
 import { DEFAULT_TIME_ZONE, windowsTogetherState } from "../schedules/windows.js";
@@ -38,9 +38,10 @@ import {
   UPDATE_CONFIGURATION,
   updateConfigurationDrafts,
 } from "./drafts.js";
+import { heldChange } from "./held.js";
 import { isValidOperationId } from "./ids.js";
 import type { LifecycleResult } from "./lifecycle.js";
-import { isFinal, type OperationRecord } from "./model.js";
+import { isFinal, isHeld, type OperationRecord } from "./model.js";
 import type { OperationResultStore, OperationStore, SelectionJobStore } from "./ports.js";
 import {
   makeOperationQueue,
@@ -74,6 +75,8 @@ import {
 type StepQueued = { records: OperationRecord[]; refused: Refusal[]; streamError?: unknown };
 
 export interface OperationsDependencies extends OperationQueueDependencies {
+  /** Classes' windows, and every class of a tenant when a group's windows change. */
+  catalog: Pick<ClassCatalog, "get" | "list">;
   operations: OperationStore;
   operationResults: OperationResultStore;
   registry: FleetRegistry;
@@ -99,6 +102,16 @@ export interface OperationsDependencies extends OperationQueueDependencies {
   /** How long a request by selector queues operations before it leaves the rest to a selection job. */
   selectionBudgetMs: number;
 }
+
+/** Held operations a change of windows moved to a new release, or cancelled as never released. */
+export interface HeldFollowed {
+  moved: number;
+  cancelled: number;
+  streamError?: unknown;
+}
+
+/** Held operations read and decided at once when windows change. */
+const HELD_PAGE_SIZE = 100;
 
 /** What the sweeper's run of the selection jobs did. */
 export interface SelectionSweepOutcome {
@@ -176,6 +189,29 @@ export function makeOperationsApi(deps: OperationsDependencies) {
       if (!state.open) closed.set(agentId, { of: sets.map((set) => set.of), nextOpening: state.nextOpening });
     }
     return closed;
+  }
+
+  /** One page of held operations moved to their agents' windows now, or cancelled; counted in `followed`. */
+  async function followPage(tenant: string, page: OperationRecord[], followed: HeldFollowed) {
+    const now = deps.clock.now();
+    const held = page.filter((record) => record.state === "queued" && isHeld(record, now));
+    if (held.length === 0) return;
+    const agents = await registry.getMany(tenant, [...new Set(held.map((record) => record.agentId))]);
+    const closed = await closedWindowsOf(tenant, agents);
+    const known = new Set(agents.map((agent) => agent.agentId));
+    for (const record of held.filter((candidate) => known.has(candidate.agentId))) {
+      const change = heldChange(record, closed.get(record.agentId), now);
+      if (change === undefined) continue;
+      if ("cancel" in change) {
+        const result = await lifecycle.cancel(record, change.cancel);
+        followed.streamError ??= await publish(result);
+        if (result.cancelled) followed.cancelled++;
+      } else {
+        // Not a move of the state machine: only its release changes, and only while it is still queued.
+        const release = { state: "queued" as const, notBefore: change.notBefore, dueAt: change.notBefore };
+        if (await operations.transition(record, "queued", release)) followed.moved++;
+      }
+    }
   }
 
   /** The flow version of each class an UPDATE CONFIGURATION sends, refused where a class has none. */
@@ -514,6 +550,27 @@ export function makeOperationsApi(deps: OperationsDependencies) {
           `The operation is ${record.state}: only a queued one can be cancelled`,
         );
       return { body: operationView(await findOperation(principal.tenant, operationId)), streamError };
+    },
+
+    /**
+     * Makes the operations held for the windows of the class's agents (of every class's without one) follow
+     * a change of windows, a page at a time, each decided from its agent's windows now (held.ts).
+     */
+    async followWindows(tenant: string, agentClass?: string): Promise<HeldFollowed> {
+      const followed: HeldFollowed = { moved: 0, cancelled: 0 };
+      const classes =
+        agentClass === undefined
+          ? (await allPagesOf((page) => deps.catalog.list(tenant, page))).map((record) => record.name)
+          : [agentClass];
+      for (const className of classes) {
+        let after: string | undefined;
+        do {
+          const page = await operations.held(tenant, className, { limit: HELD_PAGE_SIZE, after });
+          await followPage(tenant, page.items, followed);
+          after = page.last;
+        } while (after !== undefined);
+      }
+      return followed;
     },
   };
 }

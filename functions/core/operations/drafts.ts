@@ -205,16 +205,16 @@ export function outsideWindows(
     const opening = windows?.nextOpening;
     if (windows === undefined) drafts.push(draft);
     else if (choice === "wait" && opening !== undefined) drafts.push({ ...draft, notBefore: opening });
-    else
-      refused.push({
-        draft,
-        reason: `the maintenance windows of ${windows.of.join(" and ")} ${
-          opening === undefined ? "are never open together" : `are closed until ${toIso(opening)}`
-        }`,
-      });
+    else refused.push({ draft, reason: closedWindowsReason(windows) });
   }
   return { drafts, refused };
 }
+
+/** Why an agent is not reached now: its windows are closed until their next opening, or never open together. */
+export const closedWindowsReason = ({ of, nextOpening }: ClosedWindows): string =>
+  `the maintenance windows of ${of.join(" and ")} ${
+    nextOpening === undefined ? "are never open together" : `are closed until ${toIso(nextOpening)}`
+  }`;
 
 /** The 409 for agents outside their class's maintenance windows when the request chose to refuse those. */
 export function outsideWindowError(refused: Refusal[]): BeaconError {

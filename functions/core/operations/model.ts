@@ -121,6 +121,7 @@ export type OperationChange = Partial<
     OperationRecord,
     | "deliveredAt"
     | "timeoutAt"
+    | "notBefore"
     | "dueAt"
     | "finishedAt"
     | "ackState"

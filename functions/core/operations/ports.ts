@@ -1,4 +1,5 @@
 import type { OperationEvent, OperationState } from "../events/model.js";
+import type { Page, PageRequest } from "../paging.js";
 import type { OperationChange, OperationRecord } from "./model.js";
 import type { SelectionJob } from "./selection-jobs.js";
 
@@ -50,6 +51,12 @@ export interface OperationStore {
    * before acting on it.
    */
   due(time: number): AsyncIterable<OperationRecord>;
+  /**
+   * One page of the queued operations of the class's agents that were held for maintenance windows (those
+   * with a `notBefore`, released or not), by agent and id, from an index that may lag the operations: what a
+   * change of windows makes follow it. An operation leaves it once it leaves queued.
+   */
+  held(tenant: string, agentClass: string, page: PageRequest): Promise<Page<OperationRecord>>;
 }
 
 /**
