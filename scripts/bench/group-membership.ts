@@ -208,14 +208,15 @@ export async function runGroupsBench(options: FleetBenchOptions): Promise<Groups
       groups.push(result);
       log(`${name}: ${result.members} members, counted in ${result.count.p50Ms.toFixed(0)} ms`);
     }
-    // The label group's agents of the first class; batches of a tenth of them, then of a twentieth.
+    // The label group's agents of the first class; batches of a 25th of them, then of a 50th (some 200 and 100
+    // at 100,000 agents: a look reads its batch's operations all at once).
     const target = groups.find(({ name }) => name === ROLLOUT_TARGET.alike)?.members ?? 0;
     const rollout = await runGroupRollout({
       env: consoleEnv,
       tenant,
       className: FLEET_CLASSES[0],
       group: ROLLOUT_TARGET.group,
-      batchSizes: [Math.max(1, Math.ceil(target / 10)), Math.max(1, Math.ceil(target / 20))],
+      batchSizes: [Math.max(2, Math.ceil(target / 25)), Math.max(1, Math.ceil(target / 50))],
       call,
       documents,
       meter,

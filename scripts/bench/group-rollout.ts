@@ -15,6 +15,7 @@ import { RedisFleetHotState } from "../../functions/adapters/redis/fleet-hot-sta
 import { composeAgentApi } from "../../functions/agent-api/composition.js";
 import type { ConsoleRoute } from "../../functions/console-api/routes.js";
 import type { AnswerDeadlines } from "../../functions/core/agent-requests/answer-budget.js";
+import { BeaconError } from "../../functions/core/errors.js";
 import type { JsonObject } from "../../functions/core/json.js";
 import { isRolloutFinal, type RolloutPlan } from "../../functions/core/rollouts/model.js";
 import { composeEventStream } from "../../functions/runtime/event-stream.js";
@@ -36,6 +37,8 @@ const AGENTS_AT_ONCE = 16;
  * (which cost no DynamoDB request) played meanwhile.
  */
 const HEARTBEAT_INTERVAL_SECONDS = 3_600;
+/** Times an agent sends a request that failed on the way. */
+const AGENT_ATTEMPTS = 3;
 /** What an agent's request may take here: DynamoDB Local on a busy machine, not an agent's 5 s wait. */
 const AGENT_REQUEST_MS = 60_000;
 
@@ -72,6 +75,8 @@ export interface RolloutRun {
   looked: DynamoUse;
   /** The members' heartbeats and acknowledgements. */
   agents: DynamoUse;
+  /** Agents' requests sent again and looks taken again, since the bench began, after a failure on the way. */
+  failures: { agentRequests: number; looks: number };
 }
 
 export interface GroupRolloutReport {
@@ -107,6 +112,20 @@ export async function runGroupRollout(options: GroupRolloutOptions): Promise<Gro
     streamBy: Date.now() + AGENT_REQUEST_MS,
   });
 
+  /** Failures a DynamoDB Local on a busy machine gave (a connection not made within its second). */
+  const failures = { agentRequests: 0, looks: 0 };
+  /** An agent's request, sent again when it failed on the way (not refused), as the agent would. */
+  const again = async <T>(request: () => Promise<T>): Promise<T> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await request();
+      } catch (error) {
+        if (error instanceof BeaconError || attempt >= AGENT_ATTEMPTS) throw error;
+        failures.agentRequests++;
+      }
+    }
+  };
+
   /** The agent's light heartbeat, reporting the binary and flow the cache has for it now. */
   const heartbeatOf = (agentId: string, manifestHash: string | undefined, flowId: string | undefined) => {
     const { kind, agentClass } = fleetAgent(fleetIndexOf(agentId));
@@ -119,15 +138,15 @@ export async function runGroupRollout(options: GroupRolloutOptions): Promise<Gro
   /** A member's turn: the heartbeat that takes its update, the acknowledgement, the heartbeat on the new flow. */
   const turn = async (agentId: string, manifestHash: string | undefined, flowId: string | undefined) => {
     const beat = (flow: string | undefined) =>
-      agentApi.recordHeartbeat(deadlines(), credential, heartbeatOf(agentId, manifestHash, flow));
+      again(() =>
+        agentApi.recordHeartbeat(deadlines(), credential, heartbeatOf(agentId, manifestHash, flow)),
+      );
     const { reply } = await beat(flowId);
     let now = flowId;
     for (const update of reply.requestedOperations) {
       if (update.operation !== "UPDATE" || update.operand !== "CONFIGURATION") continue;
-      await agentApi.recordAck(
-        deadlines(),
-        credential,
-        cppAckOf(agentId, update.identifier, "FULLY_APPLIED"),
+      await again(() =>
+        agentApi.recordAck(deadlines(), credential, cppAckOf(agentId, update.identifier, "FULLY_APPLIED")),
       );
       now = update.args?.flowId as string;
     }
@@ -188,6 +207,7 @@ export async function runGroupRollout(options: GroupRolloutOptions): Promise<Gro
           start,
           looked: usedSince(beforeLooks, options.meter),
           agents: usedSince(agentsBefore, agentSide.meter),
+          failures: { ...failures },
         };
         log(
           `rollout of batches of ${batchSize}: ${run.state}, ${run.members} members in ${run.batches} batches, ` +
@@ -202,8 +222,14 @@ export async function runGroupRollout(options: GroupRolloutOptions): Promise<Gro
         (member) => member.state === "updating",
       );
       await turns(updating.map((member) => member.agentId));
-      // One look, as a sweeper run takes it (advanceAll looks at every tenant's rollouts: a test's stack has others).
-      await engine.advance(tenant, rolloutId);
+      // One look, as a sweeper run takes it (advanceAll looks at every tenant's rollouts: a test's stack has
+      // others); one that failed is taken again, as the sweeper's next run would.
+      try {
+        await engine.advance(tenant, rolloutId);
+      } catch (error) {
+        if (error instanceof BeaconError) throw error;
+        failures.looks++;
+      }
       looks++;
     }
   };
@@ -256,7 +282,8 @@ export function groupRolloutLines(report: GroupRolloutReport, members: number): 
     `rollouts to group ${report.group} within class ${report.className}, by the sweeper's engine:`,
     ...report.runs.flatMap((run) => [
       `  batches of ${run.batchSize}: ${run.state}, ${run.members.toLocaleString("en")} members in ${run.batches} ` +
-        `batches, ${run.looks} looks, ${run.seconds.toFixed(1)} s`,
+        `batches, ${run.looks} looks, ${run.seconds.toFixed(1)} s; requests sent again ${run.failures.agentRequests}, ` +
+        `looks taken again ${run.failures.looks}`,
       `    start (console)   ${use(run.start)}`,
       `    looks (sweeper)   ${use(run.looked)}`,
       `    agents' requests  ${use(run.agents)}`,
