@@ -1,3 +1,4 @@
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAgentClassRegistry, DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassFlowPolicies } from "../adapters/dynamodb/class-flow-policies.js";
@@ -61,11 +62,16 @@ const SECRET_READ_TIMEOUT_MS = 3_000;
 /**
  * Wires the agent API's use cases to DynamoDB, Redis, Kinesis and S3; called once per container. The use cases
  * an agent waits on take the request's AnswerDeadlines first: their DynamoDB calls are given up at `storageBy`.
+ * A measurement gives DynamoDB's client of its own (`dynamodb`, one that counts its requests).
  */
-export function composeAgentApi(config: AgentApiConfig, onCacheBreakerOpen: () => void = () => {}) {
+export function composeAgentApi(
+  config: AgentApiConfig,
+  onCacheBreakerOpen: () => void = () => {},
+  dynamodb: DynamoDBDocumentClient = makeDocumentClient(),
+) {
   // Bounded within a request's storage share only: what goes on after the answer (a late put's clearing of
   // staged events) and the debug bundle intake, whose S3 upload comes first, keep the client's own timeouts.
-  const documents = boundedByRequest(makeDocumentClient());
+  const documents = boundedByRequest(dynamodb);
   // The cache's answers are held to cacheTimeoutMs by withDeadline, which a busy container's late timers do not
   // cut short; the client's own timeout only ends commands a connection left hanging.
   const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: HANGING_COMMAND_MS });

@@ -12,7 +12,7 @@ import path from "node:path";
 import { DeleteCommand, DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { writeFleet } from "../../scripts/bench/agent-fleet.js";
-import { meteredClient } from "../../scripts/bench/group-membership.js";
+import { meteredClient } from "../../scripts/bench/dynamodb-meter.js";
 import { ensureDevCertificates } from "../../scripts/local/certs.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { Keys } from "../adapters/dynamodb/keys.js";

@@ -1,3 +1,4 @@
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAdoptionStore } from "../adapters/dynamodb/adoption-store.js";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
@@ -22,6 +23,7 @@ import { S3OperationResults } from "../adapters/s3/operation-results.js";
 import { makeAdoptionSettlement } from "../core/adoptions/settlement.js";
 import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.js";
 import { makeOfflineSweep } from "../core/agents/presence.js";
+import type { EventSink } from "../core/events/ports.js";
 import { relayHeld, relayStaged, resending } from "../core/events/publishing.js";
 import { makeFleetCleanUp } from "../core/fleet/clean-up.js";
 import { makeGroupReader } from "../core/groups/console-groups.js";
@@ -32,7 +34,7 @@ import { makeOperationsApi } from "../core/operations/console-operations.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import { makeSweepTimeouts } from "../core/operations/timeouts.js";
 import { makeFlowRenderings, renderingClassFlows } from "../core/parameters/rendered-flow-ids.js";
-import type { Clock } from "../core/ports.js";
+import type { Clock, IdGenerator } from "../core/ports.js";
 import { makeRolloutEngine } from "../core/rollouts/engine.js";
 import { makeRolloutPreparation } from "../core/rollouts/preparation.js";
 import { makeRolloutTargets } from "../core/rollouts/targets.js";
@@ -67,15 +69,17 @@ export function composeGroupCounting(
 }
 
 /**
- * Wires the sweeper's use cases, operation timeouts, rollouts, adoptions, certificate expiry notices, agents
- * gone offline, the clean-up of those silent too long and the groups' counting passes, to DynamoDB, Kinesis, the cache and the debug bundles' bucket; called once per container. Tests
- * pass a clock of their own to look at operations, rollouts and certificates as they will be later.
+ * The rollout engine as the sweeper runs it, on DynamoDB, the cache and the event stream, with the stores and
+ * readers it is wired to, which the sweeper's other steps share: the sweeper's, and the bench's.
  */
-export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock) {
-  const documents = makeDocumentClient();
-  const s3 = makeS3Client();
-  const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
-  const ids = randomIds;
+export function composeRolloutEngine(
+  documents: DynamoDBDocumentClient,
+  hotState: RedisFleetHotState,
+  events: EventSink,
+  config: Pick<SweeperConfig, "tableName" | "agentApiUrl" | "operationAckTimeoutMs">,
+  clock: Clock,
+  ids: IdGenerator,
+) {
   const operations = new DynamoOperationStore(documents, config.tableName);
   const lifecycle = makeOperationLifecycle({
     operations,
@@ -84,21 +88,6 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     settings: { ackTimeoutMs: config.operationAckTimeoutMs },
   });
   const classes = new DynamoClassCatalog(documents, config.tableName);
-  const { events, outbox, buffer, stream } = composeEventStream(documents, redis, config);
-  const hotState = new RedisFleetHotState(redis);
-  const sweepTimeouts = makeSweepTimeouts({
-    operations,
-    lifecycle,
-    agents: new DynamoAgentRegistry(documents, config.tableName),
-    classes,
-    hotState,
-    events,
-    clock,
-    settings: {
-      queuedTimeoutHeartbeats: config.queuedTimeoutHeartbeats,
-      maxOperationsPerRun: config.maxOperationsPerRun,
-    },
-  });
   const fleetRegistry = new DynamoFleetRegistry(documents, config.tableName);
   const flows = new DynamoFlowCatalog(documents, config.tableName);
   const parameters = new DynamoStagingParameterStore(documents, config.tableName);
@@ -137,6 +126,63 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     renderings,
     parameters,
     classFlowCache,
+  });
+  return {
+    rollouts,
+    operations,
+    lifecycle,
+    classes,
+    fleetRegistry,
+    flows,
+    renderings,
+    classFlowCache,
+    tenantSettings,
+    manifests,
+    groupReaderStores,
+    reader,
+    groups,
+  };
+}
+
+/**
+ * Wires the sweeper's use cases, operation timeouts, rollouts, adoptions, certificate expiry notices, agents
+ * gone offline, the clean-up of those silent too long and the groups' counting passes, to DynamoDB, Kinesis, the cache and the debug bundles' bucket; called once per container. Tests
+ * pass a clock of their own to look at operations, rollouts and certificates as they will be later.
+ */
+export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock) {
+  const documents = makeDocumentClient();
+  const s3 = makeS3Client();
+  const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
+  const ids = randomIds;
+  const { events, outbox, buffer, stream } = composeEventStream(documents, redis, config);
+  const hotState = new RedisFleetHotState(redis);
+  const {
+    rollouts,
+    operations,
+    lifecycle,
+    classes,
+    fleetRegistry,
+    flows,
+    renderings,
+    classFlowCache,
+    tenantSettings,
+    manifests,
+    groupReaderStores,
+    reader,
+    groups,
+  } = composeRolloutEngine(documents, hotState, events, config, clock, ids);
+  const sweepTimeouts = makeSweepTimeouts({
+    operations,
+    lifecycle,
+    agents: new DynamoAgentRegistry(documents, config.tableName),
+    classes,
+    hotState,
+    events,
+    clock,
+    settings: {
+      queuedTimeoutHeartbeats: config.queuedTimeoutHeartbeats,
+      maxOperationsPerRun: config.maxOperationsPerRun,
+    },
   });
   const adoptions = makeAdoptionSettlement({
     adoptions: new DynamoAdoptionStore(documents, config.tableName),

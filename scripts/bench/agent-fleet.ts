@@ -27,7 +27,7 @@ import type { AgentCredential } from "../../functions/core/identity/credentials.
 import type { JsonObject } from "../../functions/core/json.js";
 import { type AgentManifest, knownManifestOf } from "../../functions/core/manifests/agent-manifest.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
-import { cppAgentOf, javaAgentOf } from "../common/c2-examples.js";
+import { cppAgentOf, javaAgentOf, type VariedAgent } from "../common/c2-examples.js";
 
 /** The fleet's classes, each agent in one of them by its index. */
 export const FLEET_CLASSES = ["gateways", "sensors", "cameras", "kiosks", "pumps"] as const;
@@ -78,10 +78,13 @@ export interface FleetReport {
   byClass: Record<string, number>;
 }
 
+/** What every agent's id begins with, its index after it. */
+const AGENT_ID_PREFIX = "edge-";
+
 /** The agent of index `index`, the same every run: its id, class, kind and what it was doing. */
 export function fleetAgent(index: number) {
   return {
-    agentId: `edge-${String(index).padStart(6, "0")}`,
+    agentId: `${AGENT_ID_PREFIX}${String(index).padStart(6, "0")}`,
     agentClass: FLEET_CLASSES[Math.floor(unit(index, 1) * FLEET_CLASSES.length)] as string,
     kind: unit(index, 2) < 0.3 ? ("java" as const) : ("cpp" as const),
     presence: presenceOf(unit(index, 3)),
@@ -89,6 +92,21 @@ export function fleetAgent(index: number) {
     age: unit(index, 4),
   };
 }
+
+/** The index of the fleet's agent of this id. */
+export const fleetIndexOf = (agentId: string): number => Number(agentId.slice(AGENT_ID_PREFIX.length));
+
+/** The fleet's agents' credential: they heartbeat with the tenant's fleet certificate. */
+export const fleetCredentialOf = (tenant: string): AgentCredential => ({
+  kind: "fleet",
+  tenant,
+  fleetName: "bench-fleet",
+  serialNumber: "0B",
+});
+
+/** The agent as the simulated agents vary (c2-examples.ts): its heartbeats, of its kind and class. */
+export const variedFleetAgent = (agentId: string, kind: "java" | "cpp", agentClass: string): VariedAgent =>
+  kind === "java" ? javaAgentOf(agentId, agentClass) : cppAgentOf(agentId, agentClass);
 
 const presenceOf = (fraction: number): Presence =>
   fraction < 0.75 ? "online" : fraction < 0.93 ? "quiet" : "gone";
@@ -101,12 +119,7 @@ export async function writeFleet(options: FleetOptions): Promise<FleetReport> {
   const { documents, tableName, tenant } = options;
   const started = performance.now();
   const hotState = new RedisHotState(options.redis);
-  const fleetCredential: AgentCredential = {
-    kind: "fleet",
-    tenant,
-    fleetName: "bench-fleet",
-    serialNumber: "0B",
-  };
+  const fleetCredential = fleetCredentialOf(tenant);
   const classes = new DynamoAgentClassRegistry(documents, tableName);
   await hotState.rememberRevocations(tenant, []);
   for (const agentClass of options.agentClass === undefined ? FLEET_CLASSES : [options.agentClass]) {
@@ -128,7 +141,7 @@ export async function writeFleet(options: FleetOptions): Promise<FleetReport> {
   const agentAt = (index: number, now: number) => {
     const { agentId, kind, presence, age, ...spread } = fleetAgent(index);
     const agentClass = options.agentClass ?? spread.agentClass;
-    const varied = kind === "java" ? javaAgentOf(agentId, agentClass) : cppAgentOf(agentId, agentClass);
+    const varied = variedFleetAgent(agentId, kind, agentClass);
     const body = varied.full();
     const networkInfo = (body.deviceInfo as JsonObject | undefined)?.networkInfo as JsonObject | undefined;
     if (networkInfo) networkInfo.hostname = `${agentId}.${agentClass}.example.net`;

@@ -1,7 +1,7 @@
 /**
- * `npm run bench:groups`'s code, small: a few hundred agents written as Beacon writes them, labelled, and the
- * groups' counts and first pages read through the console API's own composition. It checks what the bench
- * counted and metered, never how fast.
+ * `npm run bench:groups`'s code, small: a few hundred agents written as Beacon writes them, labelled, the
+ * groups' counts and first pages read through the console API's own composition, and two rollouts to a group
+ * driven by the sweeper's engine. It checks what the bench counted and metered, never how fast.
  */
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
@@ -18,7 +18,7 @@ const stateDir = path.join(repositoryRoot, ".beacon", `group-membership-test-${p
 
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
 
-it("writes a labelled fleet and counts and pages each group as the console API reads it, metering DynamoDB", async () => {
+it("writes a labelled fleet, counts and pages each group as the console API reads it and rolls out to a group, metering DynamoDB", async () => {
   const tenant = `bench-${randomUUID().slice(0, 8)}`;
   const report = await runGroupsBench({
     env,
@@ -53,7 +53,24 @@ it("writes a labelled fleet and counts and pages each group as the console API r
   }
   // The pass read every agent once, whatever the number of groups; the list of groups is one read.
   expect(report.pass.agentsRead).toBe(AGENTS);
+  expect(report.pass.sweeperRuns).toBeGreaterThanOrEqual(1);
   expect(report.list.requests).toBe(1);
+  // Both rollouts took every heartbeating gateway at north, each member updated and healthy; the narrower
+  // batches were more, and what a member and a batch cost came out of the two.
+  const heartbeatingNorthGateways = agents.filter(
+    (agent) => gateways(agent) && north(agent) && agent.presence === "online",
+  ).length;
+  const { rollout } = report;
+  expect(rollout.runs).toHaveLength(2);
+  for (const run of rollout.runs) {
+    expect(run).toMatchObject({ state: "completed", members: heartbeatingNorthGateways });
+    expect(run.looked.writeRequests).toBeGreaterThan(0);
+    expect(run.agents.writeRequests).toBeGreaterThanOrEqual(run.members);
+  }
+  const [wide, narrow] = rollout.runs as [(typeof rollout.runs)[0], (typeof rollout.runs)[0]];
+  expect(narrow.batches).toBeGreaterThan(wide.batches);
+  expect(rollout.perMember.requests).toBeGreaterThan(0);
+  expect(rollout.agentsPerMember.writeUnits).toBeGreaterThan(0);
   const lines = groupsReportLines(report, ROUNDS);
   expect(lines[0]).toMatch(/^machine: \d+ × .+, Node v\d+/);
   console.log(lines.join("\n"));

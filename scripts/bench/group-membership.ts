@@ -3,12 +3,12 @@
  * (agent-fleet.ts), a label on each, the console API's own composition in this process on a DynamoDB client
  * that counts its requests and the read capacity they consumed (ReturnConsumedCapacity): the counting pass of
  * every group (the sweeper's, to its end), then the groups' reads with their stored counts (GET /groups,
- * GET /groups/{name}) and each group's first page of members (GET /groups/{name}/agents), round after round.
- * `npm run bench:groups` (groups.ts) runs it on backends of its own.
+ * GET /groups/{name}) and each group's first page of members (GET /groups/{name}/agents), round after round;
+ * then the rollouts to a group (group-rollout.ts). `npm run bench:groups` (groups.ts) runs it on backends of
+ * its own.
  */
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
-import type { ConsumedCapacity } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoClassCatalog } from "../../functions/adapters/dynamodb/class-catalog.js";
 import { DynamoFleetRegistry } from "../../functions/adapters/dynamodb/fleet-registry.js";
@@ -20,13 +20,15 @@ import type { ConsoleRoute } from "../../functions/console-api/routes.js";
 import type { Principal } from "../../functions/core/identity/principal.js";
 import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
 import { makeRedisClient } from "../../functions/runtime/redis-client.js";
-import { agentApiConfig, consoleApiConfig } from "../../functions/shared/config.js";
+import { agentApiConfig, consoleApiConfig, sweeperConfig } from "../../functions/shared/config.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { composeGroupCounting } from "../../functions/sweeper/composition.js";
 import { ensureDevCertificates } from "../local/certs.js";
 import { FLEET_CLASSES, type FleetReport, writeFleet } from "./agent-fleet.js";
 import { median } from "./console-list.js";
+import { meteredClient, usedSince } from "./dynamodb-meter.js";
 import type { FleetBenchOptions } from "./fleet-bench.js";
+import { type GroupRolloutReport, groupRolloutLines, runGroupRollout } from "./group-rollout.js";
 
 /** Each agent's site, by its index: a label a quarter of the fleet shares. */
 const SITES = ["north", "south", "east", "west"] as const;
@@ -59,6 +61,14 @@ const GROUPS = [
   { name: "gateways-seen-lately", query: { classes: [FLEET_CLASSES[0]], seenWithinMinutes: 60 } },
 ];
 
+/**
+ * The rollouts' target: the label group, within the first class (a rollout is a class's); the group that
+ * names both holds the same agents, and the counting pass's count of it sizes the batches.
+ */
+const ROLLOUT_TARGET = { group: "site-north", alike: "gateways-at-north" };
+/** The group's size the rollouts' figures are projected to. */
+const ROLLOUT_PROJECTED_MEMBERS = 100_000;
+
 /** One read's cost: wall time, DynamoDB requests and the read capacity units they consumed. */
 export interface ReadCost {
   samplesMs: number[];
@@ -76,10 +86,12 @@ export interface GroupResult {
   firstPage: ReadCost & { rows: number };
 }
 
-/** The counting pass of every group of the tenant, as the sweeper runs it, to its end. */
+/** The counting pass of every group of the tenant, as the sweeper's runs take it, to its end. */
 export interface PassCost extends ReadCost {
   agentsRead: number;
   registryReads: number;
+  /** The sweeper's runs the pass took, at most `maxReadsPerRun` registry reads a run. */
+  sweeperRuns: number;
 }
 
 export interface GroupsReport {
@@ -90,26 +102,8 @@ export interface GroupsReport {
   /** GET /groups: the groups with their counts. */
   list: ReadCost;
   groups: GroupResult[];
-}
-
-/** Counts the client's requests and the capacity they consumed, asking every request to return it. */
-export function meteredClient(env: Record<string, string>) {
-  const client = makeDynamoDbClient(env);
-  const meter = { requests: 0, capacityUnits: 0 };
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = "TOTAL";
-      meter.requests++;
-      const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] })
-        .ConsumedCapacity;
-      for (const capacity of [consumed ?? []].flat()) meter.capacityUnits += capacity.CapacityUnits ?? 0;
-      return result;
-    },
-    { step: "initialize", name: "meterRequests" },
-  );
-  const documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-  return { documents, meter };
+  /** Two rollouts to the label group's agents of one class, and what a member and a batch cost. */
+  rollout: GroupRolloutReport;
 }
 
 export async function runGroupsBench(options: FleetBenchOptions): Promise<GroupsReport> {
@@ -168,8 +162,9 @@ export async function runGroupsBench(options: FleetBenchOptions): Promise<Groups
         const started = performance.now();
         last = await read();
         samplesMs.push(performance.now() - started);
-        requests = meter.requests - before.requests;
-        capacityUnits = meter.capacityUnits - before.capacityUnits;
+        const used = usedSince(before, meter);
+        requests = used.requests;
+        capacityUnits = used.readUnits + used.writeUnits;
       }
       return { cost: { samplesMs, p50Ms: median(samplesMs), requests, capacityUnits }, last: last as T };
     };
@@ -177,7 +172,9 @@ export async function runGroupsBench(options: FleetBenchOptions): Promise<Groups
     const loadBefore = loadavg();
     for (const { name, query } of GROUPS)
       await call("createGroup", { path: {}, query: {}, body: { name, query } });
-    // Due at every round (interval 0), with no bound on its reads: one whole pass a round.
+    // The sweeper's settings, due at every round (interval 0): a whole pass a round, in the bounded steps the
+    // sweeper's runs take it in, one a run.
+    const sweeper = sweeperConfig(consoleEnv);
     const tableName = env[EnvNames.tableName] as string;
     const counting = composeGroupCounting(
       {
@@ -188,14 +185,22 @@ export async function runGroupsBench(options: FleetBenchOptions): Promise<Groups
         hotState: new RedisFleetHotState(redis),
         clock: { now: () => Date.now() },
       },
-      {
-        checkpointIntervalMs: agentApiConfig(consoleEnv).checkpointIntervalMs,
-        groupCounting: { intervalMs: 0, agentsPerRead: 1_000, maxReadsPerRun: Number.POSITIVE_INFINITY },
-      },
+      { ...sweeper, groupCounting: { ...sweeper.groupCounting, intervalMs: 0 } },
     );
-    const pass = await measure(() =>
-      counting.step(tenant, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY),
-    );
+    const pass = await measure(async () => {
+      const whole = { runs: 0, reads: 0, agents: 0 };
+      for (let ended = false; !ended; whole.runs++) {
+        const step = await counting.step(
+          tenant,
+          sweeper.groupCounting.maxReadsPerRun,
+          Number.POSITIVE_INFINITY,
+        );
+        whole.reads += step.reads;
+        whole.agents += step.agents;
+        ended = step.ended;
+      }
+      return whole;
+    });
     log(`counting pass: ${pass.last.agents} agents in ${pass.cost.p50Ms.toFixed(0)} ms`);
     const list = await measure(() => call("listGroups", { path: {}, query: {} }));
     const groups: GroupResult[] = [];
@@ -214,13 +219,35 @@ export async function runGroupsBench(options: FleetBenchOptions): Promise<Groups
       groups.push(result);
       log(`${name}: ${result.members} members, counted in ${result.count.p50Ms.toFixed(0)} ms`);
     }
+    // The label group's agents of the first class; batches of a 25th of them, then of a 50th (some 200 and 100
+    // at 100,000 agents: a look reads its batch's operations all at once).
+    const target = groups.find(({ name }) => name === ROLLOUT_TARGET.alike)?.members ?? 0;
+    const rollout = await runGroupRollout({
+      env: consoleEnv,
+      tenant,
+      className: FLEET_CLASSES[0],
+      group: ROLLOUT_TARGET.group,
+      batchSizes: [Math.max(2, Math.ceil(target / 25)), Math.max(1, Math.ceil(target / 50))],
+      call,
+      documents,
+      meter,
+      watching: seedDocuments,
+      redis,
+      log,
+    });
     return {
       machine: { cpu: cpus()[0]?.model ?? "unknown CPU", cores: cpus().length, node: process.version },
       load: { before: loadBefore, after: loadavg() },
       fleet,
-      pass: { ...pass.cost, agentsRead: pass.last.agents, registryReads: pass.last.reads },
+      pass: {
+        ...pass.cost,
+        agentsRead: pass.last.agents,
+        registryReads: pass.last.reads,
+        sweeperRuns: pass.last.runs,
+      },
       list: list.cost,
       groups,
+      rollout,
     };
   } finally {
     for (const stop of stops.reverse()) await stop();
@@ -241,7 +268,7 @@ export function groupsReportLines(report: GroupsReport, rounds: number): string[
       `written in ${fleet.seconds.toFixed(1)} s; ${fleet.byPresence.online} heartbeating`,
     `each read ${rounds} times; requests and read units of the last:`,
     `  counting pass of the ${report.groups.length} groups, ${report.pass.agentsRead.toLocaleString("en")} agents in ` +
-      `${report.pass.registryReads} registry reads: ${cost(report.pass)}; ` +
+      `${report.pass.registryReads} registry reads over ${report.pass.sweeperRuns} sweeper runs: ${cost(report.pass)}; ` +
       `${((report.pass.capacityUnits * 1000) / Math.max(report.pass.agentsRead, 1)).toFixed(1)} read units per 1,000 agents`,
     `  list (GET /groups)                    ${cost(report.list)}`,
     ...report.groups.flatMap((group) => [
@@ -249,5 +276,6 @@ export function groupsReportLines(report: GroupsReport, rounds: number): string[
       `    group (GET /groups/{name})          ${cost(group.count)}`,
       `    first page (${String(group.firstPage.rows).padStart(2)} rows of /agents)    ${cost(group.firstPage)}`,
     ]),
+    ...groupRolloutLines(report.rollout, ROLLOUT_PROJECTED_MEMBERS),
   ];
 }
