@@ -28,6 +28,7 @@ import { makeAgentReader } from "../core/fleet/agents.js";
 import { makeFleetCleanUp } from "../core/fleet/clean-up.js";
 import { makeGroupReader } from "../core/groups/console-groups.js";
 import { makeGroupCounting } from "../core/groups/counting.js";
+import { makeGroupValues } from "../core/groups/group-values.js";
 import { makeGroupMembership } from "../core/groups/membership.js";
 import { makeExpiryNotices } from "../core/identity/expiry.js";
 import { makeOperationsApi } from "../core/operations/console-operations.js";
@@ -110,11 +111,18 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   const fleetRegistry = new DynamoFleetRegistry(documents, config.tableName);
   const flows = new DynamoFlowCatalog(documents, config.tableName);
   const parameters = new DynamoStagingParameterStore(documents, config.tableName);
-  const renderings = makeFlowRenderings({ flows, parameters });
-  const classFlowCache = renderingClassFlows(hotState, renderings);
   const tenantSettings = new DynamoTenantSettings(documents, config.tableName);
   const groupStore = new DynamoGroupStore(documents, config.tableName);
   const manifests = new DynamoManifestCatalog(documents, config.tableName);
+  const { overClass: valuesOverClass } = makeGroupValues({
+    groups: groupStore,
+    parameters,
+    registry: fleetRegistry,
+    membership: makeGroupMembership(manifests),
+    clock,
+  });
+  const renderings = makeFlowRenderings({ flows, parameters, valuesOverClass });
+  const classFlowCache = renderingClassFlows(hotState, renderings);
   // The sweeper reads last-seen times from the cache, as the rollout engine's health checks do: no registry
   // lag to allow for.
   const { reader, groups } = makeGroupReader({
@@ -144,6 +152,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     flows,
     renderings,
     parameters,
+    valuesOverClass,
     classFlowCache,
   });
   const adoptions = makeAdoptionSettlement({
