@@ -188,7 +188,11 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
     resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.selectAfter }),
     rollouts: makeRolloutsApi({ engine, rollouts: deps.rollouts, preparation, clock: deps.clock }),
-    adoptions: makeAdoptionsApi({ ...deps, queue: makeOperationQueue(deps) }),
+    adoptions: makeAdoptionsApi({
+      ...deps,
+      groupValues: groupValues.groupValues,
+      queue: makeOperationQueue(deps),
+    }),
     fleetSummary: makeFleetSummary(deps),
     history: makeHistoryApi(deps),
     certificates,

@@ -4,7 +4,7 @@ import { type AgentFilters, type AgentReader, meetsRegistryFilters } from "../fl
 import type { FleetRegistry } from "../fleet/ports.js";
 import { allPagesOf, MAX_PAGE_SIZE } from "../paging.js";
 import type { ParameterRecord } from "../parameters/model.js";
-import { type ValueOverClass, valuesOverClass } from "../parameters/over-class.js";
+import { type GroupValues, type ValueOverClass, valuesOverClass } from "../parameters/over-class.js";
 import type { ParameterStore } from "../parameters/ports.js";
 import type { Clock } from "../ports.js";
 import type { GroupMembership } from "./membership.js";
@@ -117,6 +117,12 @@ export function makeGroupValues(deps: GroupValuesDependencies) {
 
   return {
     holdingGroups,
+
+    /** The values of the tenant's groups that set any: one query of the groups, one of each one's values. */
+    async groupValues(tenant: string): Promise<GroupValues[]> {
+      const holding = await holdingGroups(tenant);
+      return Promise.all(holding.map(async (group) => ({ group: group.name, values: await group.values() })));
+    },
 
     /** One agent's values over its class: one query of the groups, then its record and member groups' values. */
     async overClass(tenant: string, agentId: string, record?: AgentRecord): Promise<ValueOverClass[]> {
