@@ -232,6 +232,8 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     };
 
     if (!view.registered) {
+      // The entry the agent's groups are matched against: the one registered now, else the registry's (read
+      // for the values when some group holds any and it was not read already).
       let entry = record;
       if (!record) {
         const agentClass = view.agentClass ?? DEFAULT_AGENT_CLASS;
@@ -240,8 +242,8 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
           reportedLabels: await reportedLabels(agentClass),
         };
         firstSight = (await registry.register(registration)) === "created";
-        entry = registration;
         if (!firstSight && registersFirst) await readRegistryEntry();
+        entry = firstSight ? registration : record;
         await ensureClass(tenant, view.agentClass ?? agentClass, now, cache);
       } else {
         // The cache lost the agent, and may have lost the tenant's classes with it (a flush): the sweeper finds

@@ -9,6 +9,7 @@ import { MemoryParameterStore } from "../../adapters/memory/parameter-store.js";
 import type { AgentRecord } from "../agents/ports.js";
 import { makeAgentReader } from "../fleet/agents.js";
 import { valuesOverClass } from "../parameters/over-class.js";
+import { ownValuesOf } from "../parameters/rendered-flow-ids.js";
 import { byParameterPrecedence, makeGroupValues, valuesIneligibility } from "./group-values.js";
 import { makeGroupMembership } from "./membership.js";
 import type { Group } from "./ports.js";
@@ -73,10 +74,16 @@ describe("the groups' precedence", () => {
       [value("region", "own"), value("broker", "own")],
     );
     expect(values).toEqual([
+      { name: "broker", value: { value: "low" }, layer: "group", group: "low" },
+      { name: "site", value: { value: "high" }, layer: "group", group: "high" },
       { name: "broker", value: { value: "own" }, layer: "agent" },
       { name: "region", value: { value: "own" }, layer: "agent" },
-      { name: "site", value: { value: "high" }, layer: "group", group: "high" },
     ]);
+    expect(Object.fromEntries(ownValuesOf(values))).toEqual({
+      broker: { value: "own" },
+      site: { value: "high" },
+      region: { value: "own" },
+    });
   });
 });
 
@@ -129,8 +136,9 @@ describe("an agent's values over its class", () => {
     ]);
     expect(await values.overClass("acme", "north-2")).toEqual([
       { name: "broker", value: { value: "north" }, layer: "group", group: "north" },
-      { name: "site", value: { value: "own" }, layer: "agent" },
+      { name: "site", value: { value: "north" }, layer: "group", group: "north" },
       { name: "tier", value: { value: "gold" }, layer: "group", group: "gold" },
+      { name: "site", value: { value: "own" }, layer: "agent" },
     ]);
     expect(await values.overClass("acme", "south-1")).toEqual([]);
   });

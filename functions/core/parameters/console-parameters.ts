@@ -26,7 +26,7 @@ import {
   type ParameterValue,
   type StagedChange,
 } from "./model.js";
-import { layersOverClass, type ValuesOverClassOf } from "./over-class.js";
+import { layersOverClass, type ValueOverClass, type ValuesOverClassOf } from "./over-class.js";
 import type { ParameterScope, ParameterStore } from "./ports.js";
 import type { ReadinessCheck } from "./readiness-check.js";
 import { type OwnValues, ownValuesOf } from "./rendered-flow-ids.js";
@@ -125,6 +125,8 @@ interface Holder {
   stages?: string;
   classRecord?: AgentClassRecord;
   tell(values: readonly ParameterRecord[]): Promise<void>;
+  /** Reads what `tell` needs besides the values, before the cache is called. */
+  prepare?(): Promise<void>;
   tellsFirst: boolean;
 }
 
@@ -171,16 +173,20 @@ export function makeParametersApi(deps: ParametersDependencies) {
   ): Promise<Holder & { agentClass: string; record: AgentRecord }> {
     const agent = await registry.get(tenant, agentId);
     if (!agent) throw new BeaconError("not_found", "No such agent");
+    /** The values the agent's groups give it, under its own: read before a change of its own is told. */
+    let groupLayer: ValueOverClass[] | undefined;
     return {
       scope: { layer: "agent", agentId },
       classRecord: await catalog.get(tenant, agent.agentClass),
       agentClass: agent.agentClass,
       record: agent,
-      tell: async (values) => {
-        const groups = (await deps.valuesOverClass(tenant, agentId, agent)).filter(
+      prepare: async () => {
+        groupLayer ??= (await deps.valuesOverClass(tenant, agentId, agent)).filter(
           (value) => value.layer === "group",
         );
-        const own = ownValuesOf([...groups, ...values]);
+      },
+      tell: async (values) => {
+        const own = ownValuesOf([...(groupLayer ?? []), ...values]);
         await deps.hotState.rememberOwnValues(tenant, agentId, own);
         await deps.pinFollowsValues(tenant, agentId, own);
       },
@@ -213,6 +219,7 @@ export function makeParametersApi(deps: ParametersDependencies) {
     values: readonly ParameterRecord[],
     write: () => Promise<T>,
   ): Promise<T> {
+    await holder.prepare?.();
     if (holder.tellsFirst)
       await tellCacheFirst(() => holder.tell(values), "the agent would not learn of the value");
     const result = await write();

@@ -20,19 +20,24 @@ export interface GroupValues {
   values: readonly Pick<ParameterRecord, "name" | "value">[];
 }
 
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 /**
- * An agent's values over its class: each of its groups' values in precedence order, lowest first (each
- * overriding those before it), then its own, over them all. Each name once, by name.
+ * An agent's values over its class, layer by layer: its group layer (each of its groups' values in
+ * precedence order, lowest first, each overriding those before it: each name once), then its own, which
+ * override the group layer's where both give a name (ownValuesOf keeps the later). Each layer by name.
  */
 export function valuesOverClass(
   groups: readonly GroupValues[],
   own: readonly Pick<ParameterRecord, "name" | "value">[],
 ): ValueOverClass[] {
-  const byName = new Map<string, ValueOverClass>();
+  const groupLayer = new Map<string, ValueOverClass>();
   for (const { group, values } of groups)
-    for (const { name, value } of values) byName.set(name, { name, value, layer: "group", group });
-  for (const { name, value } of own) byName.set(name, { name, value, layer: "agent" });
-  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const { name, value } of values) groupLayer.set(name, { name, value, layer: "group", group });
+  return [
+    ...[...groupLayer.values()].sort(byName),
+    ...own.map(({ name, value }): ValueOverClass => ({ name, value, layer: "agent" })).sort(byName),
+  ];
 }
 
 /** The values over the class split into the layers effective.ts lays over the class's. */

@@ -13,6 +13,7 @@ import type { ParameterRecord, ParameterValue } from "./model.js";
 import type { ValuesOverClassOf } from "./over-class.js";
 import type { ParameterScope, ParameterStore } from "./ports.js";
 import { parameterReadiness, type ReadinessInput, readinessAfterChange, refuseUnready } from "./readiness.js";
+import { ownValuesOf } from "./rendered-flow-ids.js";
 
 export interface ReadinessCheckDependencies {
   flows: Pick<FlowCatalog, "get" | "read">;
@@ -101,7 +102,9 @@ export function makeReadinessCheck(deps: ReadinessCheckDependencies) {
   async function agentInput(tenant: string, version: CheckedVersion, agentId: string) {
     const agent = await deps.registry.get(tenant, agentId);
     const agents = agent ? [{ agentId, manifestId: manifestIdOf(agent) }] : [];
-    const own: Values = await deps.valuesOverClass(tenant, agentId, agent);
+    // The value each name has over the class: the agent's own where it has one, else its groups'.
+    const over = ownValuesOf(await deps.valuesOverClass(tenant, agentId, agent));
+    const own: Values = [...over].map(([name, value]) => ({ name, value }));
     const input = await inputOf(tenant, version, agents, Promise.resolve(new Map([[agentId, own]])));
     return { input, own, truncated: false };
   }
