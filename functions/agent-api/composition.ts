@@ -4,6 +4,8 @@ import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.j
 import { DynamoClassFlowPolicies } from "../adapters/dynamodb/class-flow-policies.js";
 import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
+import { DynamoGroupStore } from "../adapters/dynamodb/group-store.js";
+import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoParameterStore } from "../adapters/dynamodb/parameter-store.js";
@@ -26,12 +28,15 @@ import { isAssetId } from "../core/assets/model.js";
 import { makeDebugBundleIntake } from "../core/bundles/intake.js";
 import type { EventSink } from "../core/events/ports.js";
 import type { FlowCatalog } from "../core/flows/ports.js";
+import { makeGroupValues } from "../core/groups/group-values.js";
+import { makeGroupMembership } from "../core/groups/membership.js";
 import { type CacheBreaker, makeCacheBreaker } from "../core/guarded-cache.js";
 import type { CertificateStore, RevocationList } from "../core/identity/ports.js";
 import type { ManifestStore } from "../core/manifests/ports.js";
 import { makeManifestRegistration } from "../core/manifests/registration.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { OperationStore } from "../core/operations/ports.js";
+import type { ValuesOverClassOf } from "../core/parameters/over-class.js";
 import type { ParameterStore } from "../core/parameters/ports.js";
 import { makeClassFlowRendering } from "../core/parameters/rendered-flow-ids.js";
 import { cachedSecrets } from "../core/parameters/secret-cache.js";
@@ -87,6 +92,13 @@ export function composeAgentApi(
   const cacheBreaker = makeCacheBreaker(CACHE_BREAKER, clock, onCacheBreakerOpen);
   const flows = new DynamoFlowCatalog(documents, config.tableName);
   const parameters = new DynamoParameterStore(documents, config.tableName);
+  const { overClass: valuesOverClass } = makeGroupValues({
+    groups: new DynamoGroupStore(documents, config.tableName),
+    parameters,
+    registry,
+    membership: makeGroupMembership(new DynamoManifestCatalog(documents, config.tableName)),
+    clock,
+  });
   const classFlows = new DynamoClassFlowPolicies(documents, config.tableName);
   const { manifests, operations, labelSources, recordHeartbeat } = composeHeartbeat(
     {
@@ -97,6 +109,7 @@ export function composeAgentApi(
       classFlows,
       flows,
       parameters,
+      valuesOverClass,
       manifestStore: new DynamoManifestStore(documents, config.tableName),
       operationStore,
       hotState,
@@ -123,6 +136,7 @@ export function composeAgentApi(
     registry,
     flows,
     parameters,
+    valuesOverClass,
     secrets: cachedSecrets(new AwsSecretStore(secretsManager, ssm, SECRET_READ_TIMEOUT_MS), clock),
     revocations,
     hotState,
@@ -179,6 +193,8 @@ export interface HeartbeatPorts {
   classFlows: ClassFlowPolicies;
   flows: Pick<FlowCatalog, "get">;
   parameters: Pick<ParameterStore, "list" | "frozen">;
+  /** An agent's values over its class, read as it registers. */
+  valuesOverClass: ValuesOverClassOf;
   manifestStore: ManifestStore;
   operationStore: OperationStore;
   hotState: HotState;

@@ -41,7 +41,7 @@ type ParameterValues = Pick<ConsoleUseCases["parameters"]["classValues"], "get" 
  * The routes of one parameter value, at the layer whose holder the path parameter `holder` names; the use
  * cases are looked up when a request comes, as every route's are.
  */
-function parameterValueRoutes(values: () => ParameterValues, holder: "className" | "agentId") {
+function parameterValueRoutes(values: () => ParameterValues, holder: "className" | "groupName" | "agentId") {
   const route =
     (use: keyof ParameterValues): ConsoleRoute =>
     (principal, { path, body }) =>
@@ -70,6 +70,7 @@ export function consoleRoutes(api: ConsoleUseCases): Record<string, ConsoleRoute
 
 function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
   const classParameter = parameterValueRoutes(() => api.parameters.classValues, "className");
+  const groupParameter = parameterValueRoutes(() => api.parameters.groupValues, "groupName");
   const agentParameter = parameterValueRoutes(() => api.parameters.agentValues, "agentId");
   return {
     getOpenApi: async () => ({ body: openApiDocument }),
@@ -89,6 +90,11 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
       api.groups.agents(principal, path.groupName as string, page(query)),
     pinGroup: (principal, { path, body }) => api.pins.pinGroup(principal, path.groupName as string, body),
     unpinGroup: (principal, { path }) => api.pins.unpinGroup(principal, path.groupName as string),
+    listGroupParameters: (principal, { path }) =>
+      api.parameters.groupValues.list(principal, path.groupName as string),
+    getGroupParameter: groupParameter.get,
+    putGroupParameter: groupParameter.put,
+    deleteGroupParameter: groupParameter.remove,
     putSettings: (principal, { body }) => api.settings.put(principal, body as TenantSettingsChange),
     listAgents: (principal, { query }) =>
       api.agents.list(principal, {

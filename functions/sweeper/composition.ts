@@ -28,6 +28,7 @@ import { relayHeld, relayStaged, resending } from "../core/events/publishing.js"
 import { makeFleetCleanUp } from "../core/fleet/clean-up.js";
 import { makeGroupReader } from "../core/groups/console-groups.js";
 import { makeGroupCounting } from "../core/groups/counting.js";
+import { makeGroupValues } from "../core/groups/group-values.js";
 import { makeGroupMembership } from "../core/groups/membership.js";
 import { makeExpiryNotices } from "../core/identity/expiry.js";
 import { makeOperationsApi } from "../core/operations/console-operations.js";
@@ -91,11 +92,18 @@ export function composeRolloutEngine(
   const fleetRegistry = new DynamoFleetRegistry(documents, config.tableName);
   const flows = new DynamoFlowCatalog(documents, config.tableName);
   const parameters = new DynamoStagingParameterStore(documents, config.tableName);
-  const renderings = makeFlowRenderings({ flows, parameters });
-  const classFlowCache = renderingClassFlows(hotState, renderings);
   const tenantSettings = new DynamoTenantSettings(documents, config.tableName);
   const groupStore = new DynamoGroupStore(documents, config.tableName);
   const manifests = new DynamoManifestCatalog(documents, config.tableName);
+  const { overClass: valuesOverClass } = makeGroupValues({
+    groups: groupStore,
+    parameters,
+    registry: fleetRegistry,
+    membership: makeGroupMembership(manifests),
+    clock,
+  });
+  const renderings = makeFlowRenderings({ flows, parameters, valuesOverClass });
+  const classFlowCache = renderingClassFlows(hotState, renderings);
   const groupReaderStores: GroupReaderStores = {
     groups: groupStore,
     manifests,
@@ -125,6 +133,7 @@ export function composeRolloutEngine(
     flows,
     renderings,
     parameters,
+    valuesOverClass,
     classFlowCache,
   });
   return {

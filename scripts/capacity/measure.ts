@@ -41,6 +41,7 @@ import { cppHeartbeatOf } from "../common/c2-examples.js";
 import { findFreePort } from "../local/ports.js";
 import { startRedisServer } from "../local/redis-server.js";
 import { kinesisStreamEventOf } from "../local/stream-poller.js";
+import { valuesOverClassIn } from "../test-support/group-values.js";
 import { readUnits, type UnitName } from "./inputs.js";
 
 const examples = new URL("../../schemas/c2/examples/", import.meta.url);
@@ -283,6 +284,7 @@ async function withMeasuredHeartbeat<T>(
   const redis = new Redis(redisUrl);
   try {
     const registry = new MemoryAgentRegistry();
+    const parameters = new MemoryParameterStore();
     const events = new MemoryEventSink();
     const { recordHeartbeat } = composeHeartbeat(
       {
@@ -292,7 +294,8 @@ async function withMeasuredHeartbeat<T>(
         classes: new MemoryAgentClassRegistry(),
         classFlows: new MemoryClassFlowPolicies(),
         flows: new MemoryFlowCatalog(),
-        parameters: new MemoryParameterStore(),
+        parameters,
+        valuesOverClass: valuesOverClassIn({ parameters, registry }),
         manifestStore: new MemoryManifestStore(),
         operationStore: new MemoryOperationStore(),
         hotState: new RedisHotState(redis),

@@ -21,6 +21,7 @@ import { clearingStaged } from "../../functions/core/events/publishing.js";
 import { makeManifestRegistration } from "../../functions/core/manifests/registration.js";
 import { makeOperationLifecycle } from "../../functions/core/operations/lifecycle.js";
 import { makeFlowRenderings } from "../../functions/core/parameters/rendered-flow-ids.js";
+import { valuesOverClassIn } from "./group-values.js";
 
 export const CHECKPOINT_MS = 10 * 60_000;
 export const DESCRIBE_RETRY_MS = 5 * 60_000;
@@ -53,6 +54,7 @@ export function coreHarness() {
     clock: new ManualClock(),
     ids: new SequentialIds(),
   };
+  const valuesOverClass = valuesOverClassIn(ports);
   const manifests = makeManifestRegistration({ store: ports.manifestStore, cache: ports.hotState });
   const operations = makeOperationLifecycle({
     operations: ports.operationStore,
@@ -67,7 +69,8 @@ export function coreHarness() {
   const recordHeartbeat = makeRecordHeartbeat({
     ...ports,
     labelSources,
-    renderings: makeFlowRenderings(ports),
+    valuesOverClass,
+    renderings: makeFlowRenderings({ ...ports, valuesOverClass }),
     events: published,
     manifests,
     operations,

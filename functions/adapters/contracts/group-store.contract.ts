@@ -116,4 +116,31 @@ export const groupStoreContract = contract<GroupStore>("the group store", (the) 
     await store.putCountingState(the.tenant, { finishedAt: START + 9 });
     expect(await store.countingState(the.tenant)).toEqual({ finishedAt: START + 9 });
   });
+
+  it("marks the parameters a group sets one name at a time, keeps them when it is replaced, and has a priority", async () => {
+    const store = the.subject;
+    await store.create(group("sites", { parameterPriority: 5 }));
+    expect(await store.markParameter(the.tenant, "sites", "site", true)).toBe(true);
+    await Promise.all(
+      ["broker", "region"].map((name) => store.markParameter(the.tenant, "sites", name, true)),
+    );
+    await store.markParameter(the.tenant, "sites", "region", false);
+    expect(await store.get(the.tenant, "sites")).toEqual(
+      group("sites", { parameterPriority: 5, parameterNames: ["broker", "site"] }),
+    );
+    expect(await store.replace(group("sites", { query: { labels: ["site"] }, updatedAt: START + 1 }))).toBe(
+      true,
+    );
+    expect(await store.get(the.tenant, "sites")).toEqual(
+      group("sites", {
+        query: { labels: ["site"] },
+        updatedAt: START + 1,
+        parameterNames: ["broker", "site"],
+      }),
+    );
+    await store.markParameter(the.tenant, "sites", "broker", false);
+    await store.markParameter(the.tenant, "sites", "site", false);
+    expect((await store.get(the.tenant, "sites"))?.parameterNames).toBeUndefined();
+    expect(await store.markParameter(the.tenant, "nothing", "site", true)).toBe(false);
+  });
 });

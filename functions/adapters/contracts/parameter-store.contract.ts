@@ -63,6 +63,22 @@ export const parameterStoreContract = contract<ParameterStore>("the parameter st
     expect((await store.get(the.tenant, pumps, "site"))?.value).toEqual({ value: "class" });
   });
 
+  it("keeps a group's values apart from a class's and an agent's of the same name, out of the agents' index", async () => {
+    const store = the.subject;
+    const night: ParameterScope = { layer: "group", group: "pumps" };
+    expect(await store.put(the.tenant, night, recordOf("site", { value: "group" }))).toBe("created");
+    await store.put(the.tenant, pumps, recordOf("site", { value: "class" }));
+    await store.put(the.tenant, { layer: "agent", agentId: "pumps" }, recordOf("site", { value: "agent" }));
+    await store.put(`${the.tenant}-other`, night, recordOf("site", { value: "other tenant" }));
+    expect(await store.list(the.tenant, night)).toEqual([recordOf("site", { value: "group" })]);
+    expect(await store.agentValuesOf(the.tenant, "site")).toEqual([
+      { agentId: "pumps", record: recordOf("site", { value: "agent" }) },
+    ]);
+    expect(await store.remove(the.tenant, night, "site")).toEqual(recordOf("site", { value: "group" }));
+    expect(await store.list(the.tenant, night)).toEqual([]);
+    expect((await store.get(the.tenant, pumps, "site"))?.value).toEqual({ value: "class" });
+  });
+
   it("lists the agents holding their own value of a name, tenant-wide by agent id, and not once removed", async () => {
     const store = the.subject;
     await store.put(the.tenant, { layer: "agent", agentId: "valve-2" }, recordOf("site", { value: "v2" }));

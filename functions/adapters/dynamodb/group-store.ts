@@ -12,7 +12,12 @@ import { isConditionalCheckFailure, Keys, putIfAbsent } from "./keys.js";
 import { queryPartition } from "./paging.js";
 
 /** What a replaced group without them no longer has. */
-const REPLACED_OPTIONAL_FIELDS = ["description", "requireApproval", "maintenanceWindows"] as const;
+const REPLACED_OPTIONAL_FIELDS = [
+  "description",
+  "requireApproval",
+  "maintenanceWindows",
+  "parameterPriority",
+] as const;
 /** A replaced group's count, of the group as it was: the next pass counts it anew. */
 const COUNT_FIELDS = ["memberCount", "countedAt"] as const;
 
@@ -37,6 +42,7 @@ export class DynamoGroupStore implements GroupStore {
       createdAt: _createdAt,
       memberCount: _memberCount,
       countedAt: _countedAt,
+      parameterNames: _parameterNames,
       ...fields
     } = group;
     const set = Object.keys(dropUndefined(fields));
@@ -60,6 +66,25 @@ export class DynamoGroupStore implements GroupStore {
           ExpressionAttributeValues: Object.fromEntries(
             set.map((field) => [`:${field}`, fields[field as keyof typeof fields]]),
           ),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** The names are a string set, which ADD and DELETE change one name at a time. */
+  async markParameter(tenant: string, name: string, parameter: string, holds: boolean) {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: Keys.group(tenant, name),
+          UpdateExpression: `${holds ? "ADD" : "DELETE"} parameterNames :names`,
+          ConditionExpression: "attribute_exists(pk)",
+          ExpressionAttributeValues: { ":names": new Set([parameter]) },
         }),
       );
       return true;
@@ -136,6 +161,7 @@ export class DynamoGroupStore implements GroupStore {
 }
 
 function toGroup(item: Record<string, unknown>): Group {
-  const { pk: _pk, sk: _sk, ...group } = item;
-  return group as unknown as Group;
+  const { pk: _pk, sk: _sk, parameterNames, ...group } = item;
+  const names = parameterNames instanceof Set ? [...(parameterNames as Set<string>)].sort() : [];
+  return { ...(group as unknown as Group), ...(names.length > 0 ? { parameterNames: names } : {}) };
 }

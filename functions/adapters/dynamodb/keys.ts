@@ -93,6 +93,11 @@ export const Keys = {
     pk: `T#${tenant}#PARAMS#R#${className}#${rolloutId}`,
     sk: `P#${name}`,
   }),
+  /** The parameter values set for one group, for its members, by name: the group's values are one query. */
+  groupParameter: (tenant: string, group: string, name: string) => ({
+    pk: `T#${tenant}#PARAMS#G#${group}`,
+    sk: `P#${name}`,
+  }),
   /** The parameter values set for one agent, by name: the agent's values are one query. */
   agentParameter: (tenant: string, agentId: string, name: string) => ({
     pk: `T#${tenant}#PARAMS#A#${agentId}`,

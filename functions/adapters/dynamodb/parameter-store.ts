@@ -7,10 +7,16 @@ import { TableSchema } from "./table-schema.js";
 
 const NAME_PREFIX = "P#";
 
-const keyOf = (tenant: string, scope: ParameterScope, name: string) =>
-  scope.layer === "class"
-    ? Keys.classParameter(tenant, scope.className, name)
-    : Keys.agentParameter(tenant, scope.agentId, name);
+function keyOf(tenant: string, scope: ParameterScope, name: string) {
+  switch (scope.layer) {
+    case "class":
+      return Keys.classParameter(tenant, scope.className, name);
+    case "group":
+      return Keys.groupParameter(tenant, scope.group, name);
+    case "agent":
+      return Keys.agentParameter(tenant, scope.agentId, name);
+  }
+}
 
 export type ValueItem = {
   name: string;

@@ -17,8 +17,27 @@ export class MemoryGroupStore implements GroupStore {
     const key = `${group.tenant}/${group.name}`;
     const existing = this.groups.get(key);
     if (!existing) return false;
-    const { memberCount: _count, countedAt: _at, ...changed } = group;
-    this.groups.set(key, structuredClone({ ...changed, createdAt: existing.createdAt }));
+    const { memberCount: _count, countedAt: _at, parameterNames: _names, ...changed } = group;
+    const { parameterNames } = existing;
+    this.groups.set(
+      key,
+      structuredClone({
+        ...changed,
+        createdAt: existing.createdAt,
+        ...(parameterNames ? { parameterNames } : {}),
+      }),
+    );
+    return true;
+  }
+
+  async markParameter(tenant: string, name: string, parameter: string, holds: boolean) {
+    const group = this.groups.get(`${tenant}/${name}`);
+    if (!group) return false;
+    const names = new Set(group.parameterNames);
+    if (holds) names.add(parameter);
+    else names.delete(parameter);
+    group.parameterNames = [...names].sort();
+    if (names.size === 0) delete group.parameterNames;
     return true;
   }
 

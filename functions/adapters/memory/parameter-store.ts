@@ -1,8 +1,16 @@
 import type { ParameterRecord, StagedChange } from "../../core/parameters/model.js";
 import type { ParameterScope, ParameterStore } from "../../core/parameters/ports.js";
 
-const scopeKey = (tenant: string, scope: ParameterScope) =>
-  scope.layer === "class" ? `${tenant}/class/${scope.className}` : `${tenant}/agent/${scope.agentId}`;
+function scopeKey(tenant: string, scope: ParameterScope): string {
+  switch (scope.layer) {
+    case "class":
+      return `${tenant}/class/${scope.className}`;
+    case "group":
+      return `${tenant}/group/${scope.group}`;
+    case "agent":
+      return `${tenant}/agent/${scope.agentId}`;
+  }
+}
 
 /** The partition of `key` in `partitions`, by name, made empty the first time it is asked for. */
 function partitionOf<T>(partitions: Map<string, Map<string, T>>, key: string): Map<string, T> {

@@ -10,7 +10,7 @@ import { asString, dropUndefined, type JsonObject } from "../json.js";
 import { isValidOperationId } from "../operations/ids.js";
 import type { OperationQueue } from "../operations/queue.js";
 import { type ListQuery, pageBodyOf, pageRequestOf, toIso } from "../paging.js";
-import type { ParameterRecord } from "../parameters/model.js";
+import type { GroupValues, ValuesOverClassOf } from "../parameters/over-class.js";
 import type { ParameterStore } from "../parameters/ports.js";
 import { ownValuesOf, renderedFlowIdOf, renderingOf } from "../parameters/rendered-flow-ids.js";
 import type { ConsoleResult } from "../result.js";
@@ -31,6 +31,10 @@ export interface AdoptionsDependencies extends AdoptionSettlementDependencies {
   flows: FlowCatalog;
   /** The class's values and agents' own, which name its versions' renderings. */
   parameters: Pick<ParameterStore, "list" | "agentValuesOf">;
+  /** An agent's values over its class: its groups' and its own. */
+  valuesOverClass: ValuesOverClassOf;
+  /** The values of the tenant's groups that set any, each group's. */
+  groupValues(tenant: string): Promise<GroupValues[]>;
   queue: OperationQueue;
   /** The base of TRANSFER DEBUG's upload targets: where agents reach the streaming bundle intake. */
   debugBundleTargetBase: string;
@@ -66,8 +70,10 @@ export function makeAdoptionsApi(deps: AdoptionsDependencies) {
 
   /**
    * The class's versions, each that declares parameters with the flow ids of its renderings: the class's, and,
-   * for the versions the class's policy names (those its agents run), those of the tenant's agents with values
-   * of their own (one index query per declared parameter).
+   * for the versions the class's policy names (those its agents run), those of each group's values and of
+   * the tenant's agents with values of their own, over their groups' (one index query per declared
+   * parameter, the groups' values, and each such agent's values over its class). An agent of several
+   * value-holding groups and no value of its own is not among them.
    */
   async function classVersions(
     tenant: string,
@@ -84,18 +90,21 @@ export function makeAdoptionsApi(deps: AdoptionsDependencies) {
     const policy = (await deps.catalog.get(tenant, className))?.flowPolicy;
     const inForce = new Set(policy ? [policy.target, ...policy.accepted] : []);
     const names = new Set(versions.filter((version) => inForce.has(version.hash)).flatMap(declaredNames));
-    const [classValues, holdings] = await Promise.all([
+    const [classValues, holdings, groups] = await Promise.all([
       deps.parameters.list(tenant, { layer: "class", className }),
       Promise.all([...names].map((name) => deps.parameters.agentValuesOf(tenant, name))),
+      deps.groupValues(tenant),
     ]);
-    const ownValues = new Map<string, ParameterRecord[]>();
-    for (const { agentId, record } of holdings.flat())
-      ownValues.set(agentId, [...(ownValues.get(agentId) ?? []), record]);
+    const holders = [...new Set(holdings.flat().map(({ agentId }) => agentId))];
+    const ownValues = [
+      ...groups.map(({ values }) => values),
+      ...(await Promise.all(holders.map((agentId) => deps.valuesOverClass(tenant, agentId)))),
+    ];
     return versions.map((version) => {
       const rendering = renderingOf(version, classValues);
       if (!rendering) return version;
       const own = inForce.has(version.hash)
-        ? [...ownValues.values()].map((records) => renderedFlowIdOf(rendering, ownValuesOf(records)))
+        ? ownValues.map((records) => renderedFlowIdOf(rendering, ownValuesOf(records)))
         : [];
       return { ...version, renderedFlowIds: [...new Set([rendering.flowId, ...own])] };
     });

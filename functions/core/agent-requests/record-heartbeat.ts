@@ -25,7 +25,7 @@ import { type AgentManifest, currentManifest } from "../manifests/agent-manifest
 import type { ManifestRegistration } from "../manifests/registration.js";
 import { operationIdOf } from "../operations/ids.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
-import type { ParameterStore } from "../parameters/ports.js";
+import type { ValuesOverClassOf } from "../parameters/over-class.js";
 import { type FlowRenderings, ownValuesOf } from "../parameters/rendered-flow-ids.js";
 import type { Clock, IdGenerator } from "../ports.js";
 import type { ClassLabelSources } from "./class-label-sources.js";
@@ -71,8 +71,11 @@ export interface HeartbeatDependencies {
   labelSources: ClassLabelSources;
   /** The class's policy as the cache holds it, its versions rendered with the class's values. */
   renderings: Pick<FlowRenderings, "classFlow">;
-  /** The agent's own values, which the cache keeps once it learns the agent. */
-  parameters: Pick<ParameterStore, "list">;
+  /**
+   * The agent's values over its class (its groups' and its own), which the cache keeps once it learns the
+   * agent: read as it registers, so a steady heartbeat reads none.
+   */
+  valuesOverClass: ValuesOverClassOf;
   manifests: ManifestRegistration;
   operations: OperationLifecycle;
   hotState: HotState;
@@ -106,7 +109,6 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     classes,
     classFlows,
     renderings,
-    parameters,
     manifests,
     operations: lifecycle,
     hotState,
@@ -230,6 +232,9 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     };
 
     if (!view.registered) {
+      // The entry the agent's groups are matched against: the one registered now, else the registry's (read
+      // for the values when some group holds any and it was not read already).
+      let entry = record;
       if (!record) {
         const agentClass = view.agentClass ?? DEFAULT_AGENT_CLASS;
         const registration = {
@@ -238,13 +243,14 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
         };
         firstSight = (await registry.register(registration)) === "created";
         if (!firstSight && registersFirst) await readRegistryEntry();
+        entry = firstSight ? registration : record;
         await ensureClass(tenant, view.agentClass ?? agentClass, now, cache);
       } else {
         // The cache lost the agent, and may have lost the tenant's classes with it (a flush): the sweeper finds
         // the tenant's silent agents only through them.
         await ensureClass(tenant, view.agentClass ?? record.agentClass, now, cache);
       }
-      const ownValues = ownValuesOf(await parameters.list(tenant, { layer: "agent", agentId }));
+      const ownValues = ownValuesOf(await deps.valuesOverClass(tenant, agentId, entry));
       const { pin, assignment } = record ?? {};
       await cache.attempt(() => hotState.markRegistered(tenant, agentId, now, ownValues, pin, assignment));
     }

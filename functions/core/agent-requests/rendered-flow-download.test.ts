@@ -4,6 +4,7 @@ import {
   javaParameterFlow,
   parameterValuesIn,
 } from "../../../scripts/test-support/flow-fixtures.js";
+import { valuesOverClassIn } from "../../../scripts/test-support/group-values.js";
 import { MemoryAgentRegistry } from "../../adapters/memory/agent-registry.js";
 import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemoryFlowCatalog } from "../../adapters/memory/flow-catalog.js";
@@ -62,6 +63,7 @@ async function harness(secretStore: SecretStore = new MemorySecretStore()) {
     registry,
     flows,
     parameters,
+    valuesOverClass: valuesOverClassIn({ parameters, registry }),
     secrets: secretStore,
     revocations,
     hotState: new MemoryHotState(),

@@ -9,6 +9,7 @@ import type { CacheBreaker } from "../guarded-cache.js";
 import { type AgentCredential, authorizeAgent, isValidIdentifier } from "../identity/credentials.js";
 import type { RevocationCache, RevocationList } from "../identity/ports.js";
 import { effectiveParameters, type LayerValues } from "../parameters/effective.js";
+import { layersOverClass, type ValuesOverClassOf } from "../parameters/over-class.js";
 import type { ParameterStore, SecretStore } from "../parameters/ports.js";
 import {
   type SecretReference,
@@ -22,6 +23,8 @@ export interface RenderedFlowDownloadDependencies {
   registry: Pick<AgentRegistry, "get">;
   flows: Pick<FlowCatalog, "get" | "read">;
   parameters: Pick<ParameterStore, "list" | "frozen">;
+  /** The agent's values over its class: its groups' and its own. */
+  valuesOverClass: ValuesOverClassOf;
   secrets: SecretStore;
   revocations: RevocationList;
   hotState: RevocationCache;
@@ -104,8 +107,8 @@ const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes)
 
 /**
  * The flow version an UPDATE CONFIGURATION sent an agent to, rendered with the agent's own parameter values:
- * the version's declared parameters, over which the class's values and the agent's own are laid (the group
- * layer joins when groups exist), secrets read by reference. A rollout of the class's staged values sends its
+ * the version's declared parameters, over which the class's values, its groups' and its own are laid,
+ * secrets read by reference. A rollout of the class's staged values sends its
  * members to the rendering with the values it froze in place of the class's: one query as the class's is. The certificate must speak for the agent, which
  * must be of the tenant, and the version one of the agent's class; else there is no such flow. Its entity tag
  * is the rendered bytes' hash, which changes when a value does.
@@ -118,18 +121,18 @@ export function makeRenderedFlowDownload(deps: RenderedFlowDownloadDependencies)
     authorizeAgent(credential, id.agentId);
     const agent = await registry.get(tenant, id.agentId);
     if (!agent) return undefined;
-    const [version, content, classValues, agentValues] = await Promise.all([
+    const [version, content, classValues, overClass] = await Promise.all([
       flows.get(tenant, agent.agentClass, id.flowId),
       flows.read(tenant, id.flowId),
       id.rolloutId === undefined
         ? parameters.list(tenant, { layer: "class", className: agent.agentClass })
         : parameters.frozen(tenant, agent.agentClass, id.rolloutId),
-      parameters.list(tenant, { layer: "agent", agentId: id.agentId }),
+      deps.valuesOverClass(tenant, id.agentId, agent),
     ]);
     if (!version || !content) return undefined;
     const rendering = renderingValuesOf(tenant, version.parameters ?? [], {
       class: classValues,
-      agent: agentValues,
+      ...layersOverClass(overClass),
     });
     const bytes = renderFlow(
       content.bytes,

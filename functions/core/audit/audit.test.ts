@@ -167,6 +167,11 @@ describe("the audit allow-list", () => {
       },
     },
     putClassParameter: { query: {}, body: { value: "plaintext-parameter" }, answer: { name: "site" } },
+    putGroupParameter: {
+      query: {},
+      body: { value: "plaintext-parameter" },
+      answer: { name: "site", value: "plaintext-parameter" },
+    },
     putAgentParameter: {
       query: {},
       body: { secretRef: "ssm:/plant/kafka/password" },

@@ -52,8 +52,8 @@ export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
       "requireApproval",
     ]),
   putSettings: ({ body }) => pick(body, ["cleanUpAfterDays"]),
-  createGroup: ({ body }) => pick(body, ["name", "description", "query"]),
-  putGroup: ({ body }) => pick(body, ["description", "query"]),
+  createGroup: ({ body }) => pick(body, ["name", "description", "query", "parameterPriority"]),
+  putGroup: ({ body }) => pick(body, ["description", "query", "parameterPriority"]),
   uploadFlow: ({ answer }) => pick(answer, ["hash", "format", "sizeBytes"]),
   uploadAsset: ({ query, answer }) => ({
     ...pick(query, ["name"]),
@@ -94,6 +94,7 @@ export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
     ...parameterValueSummary(exchange),
     ...pick(exchange.answer, ["staged"]),
   }),
+  putGroupParameter: parameterValueSummary,
   putAgentParameter: parameterValueSummary,
   startRollout: ({ body, answer }) => ({
     ...pick(body, ["className", "flowHash", "stagedValues", "startAt"]),

@@ -1519,3 +1519,72 @@ describe("operations for agents outside their class's maintenance windows", () =
     expect((await api.settings.put(as("acme"), { timeZone: null })).body).not.toHaveProperty("timeZone");
   });
 });
+
+describe("a group's parameter values", () => {
+  /** Agents a-1 (site north, tier gold), a-2 (site north) and a-3 of class pumps, each in the cache. */
+  async function groupedFleet() {
+    const ports = harness();
+    for (const agentId of ["a-1", "a-2", "a-3"]) ports.agent("acme", agentId, "pumps", 0, 0);
+    const operator = as("acme", "operator");
+    await ports.api.agents.label(operator, "a-1", { set: { site: "north", tier: "gold" } });
+    await ports.api.agents.label(operator, "a-2", { set: { site: "north" } });
+    await ports.api.groups.create(operator, { name: "north", query: { labels: ["site=north"] } });
+    await ports.api.groups.create(operator, { name: "gold", query: { labels: ["tier=gold"] } });
+    const told = (agentId: string) =>
+      Object.fromEntries(ports.hotState.ownValues.get(`acme/${agentId}`) ?? new Map());
+    return { ...ports, operator, told };
+  }
+
+  it("tell every member its values over its class, the higher priority's over the lower's", async () => {
+    const { api, operator, told } = await groupedFleet();
+    const values = api.parameters.groupValues;
+    expect((await values.put(operator, "north", "broker", { value: "north" })).status).toBe(201);
+    await values.put(operator, "gold", "broker", { value: "gold" });
+    // Equal priorities: the name sorting last, north, wins.
+    expect(told("a-1")).toEqual({ broker: { value: "north" } });
+    expect(told("a-2")).toEqual({ broker: { value: "north" } });
+    expect(told("a-3")).toEqual({});
+    await api.groups.put(operator, "gold", { query: { labels: ["tier=gold"] }, parameterPriority: 5 });
+    expect(told("a-1")).toEqual({ broker: { value: "gold" } });
+    expect((await api.groups.get(operator, "gold")).body).toMatchObject({
+      parameterPriority: 5,
+      parameterNames: ["broker"],
+    });
+    await api.parameters.agentValues.put(operator, "a-1", "broker", { value: "own" });
+    expect(told("a-1")).toEqual({ broker: { value: "own" } });
+    const listed = (await api.parameters.agentValues.list(operator, "a-2")).body as Body;
+    expect(listed.items).toEqual([
+      { name: "broker", declared: false, layer: "group", group: "north", value: "north" },
+    ]);
+
+    // A label moves a-3 in; deleting the group takes its values from its members.
+    await api.agents.label(operator, "a-3", { set: { site: "north" } });
+    expect(told("a-3")).toEqual({ broker: { value: "north" } });
+    await api.groups.delete(operator, "north");
+    expect(told("a-2")).toEqual({});
+    expect(told("a-3")).toEqual({});
+    expect(told("a-1")).toEqual({ broker: { value: "own" } });
+    await expect(values.list(operator, "north")).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("are held only by a group selecting on what agents are", async () => {
+    const { api, operator } = await groupedFleet();
+    await api.groups.create(operator, { name: "silent", query: { silentForMinutes: 10 } });
+    await expect(
+      api.parameters.groupValues.put(operator, "silent", "broker", { value: "x" }),
+    ).rejects.toMatchObject({
+      code: "invalid_request",
+      message: expect.stringContaining("silentForMinutes"),
+    });
+    await api.parameters.groupValues.put(operator, "north", "broker", { value: "north" });
+    await expect(
+      api.groups.put(operator, "north", { query: { labels: ["site=north"], status: "online" } }),
+    ).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(
+      api.groups.put(operator, "north", { query: { labels: ["site=north"] }, parameterPriority: 1.5 }),
+    ).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(
+      api.parameters.groupValues.put(as("acme", "viewer"), "north", "broker", { value: "x" }),
+    ).rejects.toMatchObject({ code: "forbidden" });
+  });
+});

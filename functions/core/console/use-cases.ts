@@ -17,7 +17,10 @@ import { makeFlowsApi } from "../flows/console-flows.js";
 import type { FlowCatalog } from "../flows/ports.js";
 import { makeFlowValidation } from "../flows/validation.js";
 import { makeGroupReader } from "../groups/console-groups.js";
+import { makeGroupValues } from "../groups/group-values.js";
+import { makeGroupMembership } from "../groups/membership.js";
 import type { GroupStore } from "../groups/ports.js";
+import { guardedCache } from "../guarded-cache.js";
 import { makeHistoryApi } from "../history/console-history.js";
 import type { AgentEventLog, FleetHistoryStore } from "../history/ports.js";
 import { makeCertificateRevocation } from "../identity/certificates.js";
@@ -34,7 +37,7 @@ import { makeOperationQueue } from "../operations/queue.js";
 import { makeParametersApi } from "../parameters/console-parameters.js";
 import type { ParameterStore } from "../parameters/ports.js";
 import { makeReadinessCheck } from "../parameters/readiness-check.js";
-import { makeFlowRenderings, renderingClassFlows } from "../parameters/rendered-flow-ids.js";
+import { makeFlowRenderings, type OwnValues, renderingClassFlows } from "../parameters/rendered-flow-ids.js";
 import type { Clock, IdGenerator, RandomSource } from "../ports.js";
 import { makeRolloutsApi } from "../rollouts/console-rollouts.js";
 import { makeRolloutEngine } from "../rollouts/engine.js";
@@ -70,7 +73,7 @@ export interface ConsoleDependencies {
   debugBundles: DebugBundleStore;
   debugBundleContent: DebugBundleContent;
   rollouts: RolloutStore;
-  /** Parameter values set for classes and agents. */
+  /** Parameter values set for classes, groups and agents. */
   parameters: ParameterStore;
   /** The class's adoptions of flows its agents ran before Beacon. */
   adoptions: AdoptionStore;
@@ -111,13 +114,29 @@ export interface ConsoleDependencies {
  * principal limited to some classes to them, around each, by the operation's rule.
  */
 export function makeConsoleUseCases(ports: ConsoleDependencies) {
-  const renderings = makeFlowRenderings(ports);
-  const deps = { ...ports, renderings, classFlowCache: renderingClassFlows(ports.hotState, renderings) };
+  const groupValues = makeGroupValues({ ...ports, membership: makeGroupMembership(ports.manifests) });
+  const valuesOverClass = groupValues.overClass;
+  const renderings = makeFlowRenderings({ ...ports, valuesOverClass });
+  const deps = {
+    ...ports,
+    renderings,
+    valuesOverClass,
+    classFlowCache: renderingClassFlows(ports.hotState, renderings),
+  };
   const revocation = makeCertificateRevocation({ ...deps, store: deps.certificates });
   // Held operations follow a change of a class's or a group's windows; the operations use case reads the groups.
   const followHeldOperations = (tenant: string, agentClass?: string) =>
     operations.followWindows(tenant, agentClass);
-  const { reader, groups } = makeGroupReader({ ...deps, followHeldOperations });
+  /** An agent is told its values over its class as its own values are: in its cache entry, and its pin. */
+  const tellValues = async (tenant: string, agentId: string, own: OwnValues) => {
+    await guardedCache().attempt(() => deps.hotState.rememberOwnValues(tenant, agentId, own));
+    await pins.followValues(tenant, agentId, own);
+  };
+  const { reader, groups } = makeGroupReader({
+    ...deps,
+    followHeldOperations,
+    values: { overClass: groupValues, parameters: deps.parameters, tell: tellValues },
+  });
   const classAgents = (tenant: string, className: string, limit: number) =>
     reader.select(tenant, { agentClass: className }, limit);
   const validateFlow = makeFlowValidation({ manifests: deps.manifests, flows: deps.flows, classAgents });
@@ -154,6 +173,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     groups,
     agents: makeAgentsApi({
       ...deps,
+      labelsChanged: groups.labelsChanged,
       reader,
       revokeAgentCertificates: revocation.revokeAgentCertificates,
       agentCertificateExpiry: certificates.agentCertificateExpiry,
@@ -163,11 +183,20 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     debugBundles: makeDebugBundlesApi(deps),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
     flows: makeFlowsApi({ ...deps, validate: validateFlow, checkParameters: readiness.version }),
-    parameters: makeParametersApi({ ...deps, readiness, pinFollowsValues: pins.followValues }),
+    parameters: makeParametersApi({
+      ...deps,
+      readiness,
+      pinFollowsValues: pins.followValues,
+      groupHolder: groups.valueHolder,
+    }),
     assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
     resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.selectAfter }),
     rollouts: makeRolloutsApi({ engine, rollouts: deps.rollouts, preparation, clock: deps.clock }),
-    adoptions: makeAdoptionsApi({ ...deps, queue: makeOperationQueue(deps) }),
+    adoptions: makeAdoptionsApi({
+      ...deps,
+      groupValues: groupValues.groupValues,
+      queue: makeOperationQueue(deps),
+    }),
     fleetSummary: makeFleetSummary(deps),
     history: makeHistoryApi(deps),
     certificates,

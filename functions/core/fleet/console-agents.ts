@@ -30,6 +30,8 @@ export interface AgentsDependencies {
   clock: Clock;
   /** The agents as the list shows them. */
   reader: AgentReader;
+  /** Tells agents whose labels changed their parameter values anew: a group's values follow its members. */
+  labelsChanged(tenant: string, agentIds: readonly string[]): Promise<void>;
   /** Revokes every agent certificate of the agent; returns the serials it revoked. */
   revokeAgentCertificates(tenant: string, agentId: string, cache: GuardedCache): Promise<string[]>;
   /** The agent's agent certificates not revoked, soonest to expire first. */
@@ -111,6 +113,7 @@ export function makeAgentsApi(deps: AgentsDependencies) {
         !(await registry.putLabels(principal.tenant, agentId, labels))
       )
         throw new BeaconError("not_found", "No such agent");
+      if (!changesNothing(record.labels, labels)) await deps.labelsChanged(principal.tenant, [agentId]);
       return { body: { agentId, labels } };
     },
 
@@ -139,6 +142,10 @@ export function makeAgentsApi(deps: AgentsDependencies) {
               outcome: (await registry.putLabels(tenant, agentId, labels)) ? "changed" : "gone",
             };
           }),
+        );
+        await deps.labelsChanged(
+          tenant,
+          outcomes.filter(({ outcome }) => outcome === "changed").map(({ agentId }) => agentId),
         );
         for (const { agentId, outcome } of outcomes) {
           if (outcome === "changed") counts.changed++;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { valuesOverClassIn } from "../../../scripts/test-support/group-values.js";
 import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
 import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemoryFleetHotState } from "../../adapters/memory/fleet-hot-state.js";
@@ -15,13 +16,18 @@ function harness() {
   const catalog = new MemoryClassCatalog();
   const hotState = new MemoryFleetHotState();
   const clock = new ManualClock();
+  const parameters = new MemoryParameterStore();
   const api = makeClassesApi({
     catalog,
     registry: new MemoryFleetRegistry(),
     hotState,
     classFlowCache: renderingClassFlows(
       hotState,
-      makeFlowRenderings({ flows: new MemoryFlowCatalog(), parameters: new MemoryParameterStore() }),
+      makeFlowRenderings({
+        flows: new MemoryFlowCatalog(),
+        parameters,
+        valuesOverClass: valuesOverClassIn({ parameters }),
+      }),
     ),
     clock,
     registryLagMs: 0,

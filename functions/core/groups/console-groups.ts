@@ -22,10 +22,14 @@ import {
   pageSize,
   toIso,
 } from "../paging.js";
+import type { GroupValueHolder } from "../parameters/console-parameters.js";
+import type { ParameterStore } from "../parameters/ports.js";
+import { type OwnValues, ownValuesOf } from "../parameters/rendered-flow-ids.js";
 import type { Clock } from "../ports.js";
 import { RecentlyUsed } from "../recently-used.js";
 import type { ConsoleResult } from "../result.js";
 import { type MaintenanceWindow, maintenanceWindowsOf } from "../schedules/windows.js";
+import { type AgentGroupValues, assertMayHoldValues, holdsValues } from "./group-values.js";
 import { makeGroupMembership } from "./membership.js";
 import type { Group, GroupStore } from "./ports.js";
 import { type GroupQuery, needsHotState, validateGroupQuery } from "./query.js";
@@ -39,6 +43,15 @@ export interface GroupsDependencies {
   clock: Clock;
   /** The console's: held operations follow a change of a group's windows (the sweeper changes no group). */
   followHeldOperations?: FollowHeldOperations;
+  /**
+   * Groups' parameter values and how an agent is told its values over its class; absent where groups are
+   * only read (the sweeper's counting and targeting).
+   */
+  values?: {
+    overClass: AgentGroupValues;
+    parameters: Pick<ParameterStore, "list" | "remove">;
+    tell(tenant: string, agentId: string, own: OwnValues): Promise<void>;
+  };
 }
 
 /** What a group is given by a person: its query, what it is for, and its members' settings. */
@@ -47,6 +60,21 @@ export interface GroupDefinition {
   query: GroupQuery;
   requireApproval?: boolean;
   maintenanceWindows?: MaintenanceWindow[];
+  parameterPriority?: number;
+}
+
+/** The range of a group's parameterPriority: plenty of room between groups, and exact in JSON. */
+const PARAMETER_PRIORITY_LIMIT = 1_000_000;
+
+/** The priority a definition gives, stored only when not the default 0; a non-integer or one out of range is refused. */
+function parameterPriorityOf(priority: unknown): number | undefined {
+  if (priority === undefined || priority === 0) return undefined;
+  if (!Number.isInteger(priority) || Math.abs(priority as number) > PARAMETER_PRIORITY_LIMIT)
+    throw new BeaconError(
+      "invalid_request",
+      `A group's parameterPriority is an integer from -${PARAMETER_PRIORITY_LIMIT} to ${PARAMETER_PRIORITY_LIMIT}`,
+    );
+  return priority as number;
 }
 
 /** How long a container serves a tenant's groups with windows before reading them again. */
@@ -62,6 +90,8 @@ const view = (group: Group) =>
     query: group.query,
     requireApproval: group.requireApproval === true,
     maintenanceWindows: group.maintenanceWindows ?? [],
+    parameterPriority: group.parameterPriority ?? 0,
+    parameterNames: group.parameterNames ?? [],
     createdAt: toIso(group.createdAt),
     updatedAt: toIso(group.updatedAt),
     memberCount: group.memberCount,
@@ -125,6 +155,18 @@ export function makeGroupsApi(deps: GroupsDependencies) {
     return counted;
   }
 
+  /**
+   * Tells every agent the filters pick its values over its class anew: after a change of a group's values,
+   * or of which agents a value-holding group picks or how it ranks.
+   */
+  async function retell(tenant: string, memberFilters: readonly (AgentFilters | undefined)[]) {
+    const { values } = deps;
+    if (!values) return;
+    await values.overClass.retell(tenant, { reader, registry }, memberFilters, (agentId, over) =>
+      values.tell(tenant, agentId, ownValuesOf(over)),
+    );
+  }
+
   function groupOf(tenant: string, name: string, definition: GroupDefinition): Group {
     if (!isClassName(name))
       throw new BeaconError("invalid_request", `Group name "${name}" is not one a class could have`);
@@ -139,6 +181,7 @@ export function makeGroupsApi(deps: GroupsDependencies) {
       query: definition.query,
       requireApproval: definition.requireApproval === true ? true : undefined,
       maintenanceWindows: windows.length > 0 ? windows : undefined,
+      parameterPriority: parameterPriorityOf(definition.parameterPriority),
       createdAt: now,
       updatedAt: now,
     });
@@ -176,21 +219,66 @@ export function makeGroupsApi(deps: GroupsDependencies) {
       return { status: 201, body: view(group), streamError };
     },
 
+    /**
+     * Replaces the group's definition. One holding parameter values keeps to queries that may hold them, and
+     * when its query or priority changes, its members before and after are told their values anew.
+     */
     async put(principal: Principal, name: string, definition: GroupDefinition): Promise<ConsoleResult> {
       requireRole(principal, "operator");
-      const group = groupOf(principal.tenant, name, definition);
-      const before = await groups.get(principal.tenant, name);
+      const { tenant } = principal;
+      const group = groupOf(tenant, name, definition);
+      const before = await find(tenant, name);
+      const reranks =
+        holdsValues(before) &&
+        (JSON.stringify(before.query) !== JSON.stringify(group.query) ||
+          (before.parameterPriority ?? 0) !== (group.parameterPriority ?? 0));
+      if (holdsValues(before)) assertMayHoldValues(group.query);
+      const membersBefore = reranks ? await membersOf(tenant, before.query) : undefined;
       if (!(await groups.replace(group))) throw new BeaconError("not_found", "No such group");
-      const { streamError } = await changed(principal.tenant, before, group);
-      return { body: view(await find(principal.tenant, name)), streamError };
+      const { streamError } = await changed(tenant, before, group);
+      if (reranks) await retell(tenant, [membersBefore, await membersOf(tenant, group.query)]);
+      return { body: view(await find(tenant, name)), streamError };
     },
 
+    /** Deletes the group and the values it sets: its members are told their values without them. */
     async delete(principal: Principal, name: string): Promise<ConsoleResult> {
       requireRole(principal, "operator");
-      const group = await find(principal.tenant, name);
-      if (!(await groups.delete(principal.tenant, name))) throw new BeaconError("not_found", "No such group");
-      const { streamError } = await changed(principal.tenant, group);
+      const { tenant } = principal;
+      const group = await find(tenant, name);
+      const scope = { layer: "group", group: name } as const;
+      const members = holdsValues(group) ? await membersOf(tenant, group.query) : undefined;
+      const values = deps.values?.parameters;
+      if (values && members)
+        for (const { name: parameter } of await values.list(tenant, scope))
+          await values.remove(tenant, scope, parameter);
+      if (!(await groups.delete(tenant, name))) throw new BeaconError("not_found", "No such group");
+      const { streamError } = await changed(tenant, group);
+      if (members) await retell(tenant, [members]);
       return { body: view(group), streamError };
+    },
+
+    /** The group as the holder of its values, for the parameters API. */
+    async valueHolder(tenant: string, name: string): Promise<GroupValueHolder> {
+      const group = await find(tenant, name);
+      const classes = group.query.classes ?? [];
+      return {
+        className: classes.length === 1 ? classes[0] : undefined,
+        assertMayHoldValues: () => assertMayHoldValues(group.query),
+        async mark(parameter, holds) {
+          if (!(await groups.markParameter(tenant, name, parameter, holds)))
+            throw new BeaconError("not_found", "No such group");
+        },
+        tellMembers: async () => retell(tenant, [await membersOf(tenant, group.query)]),
+      };
+    },
+
+    /** Tells these agents their values over their classes anew: their labels changed, and so may their groups. */
+    async labelsChanged(tenant: string, agentIds: readonly string[]): Promise<void> {
+      const { values } = deps;
+      if (!values || agentIds.length === 0) return;
+      await values.overClass.retellAgents(tenant, registry, agentIds, (agentId, over) =>
+        values.tell(tenant, agentId, ownValuesOf(over)),
+      );
     },
 
     /** One page of the group's members as the agent list shows them, in agent id order, with no cap overall. */

@@ -21,6 +21,16 @@ export interface Group {
    * absent, always.
    */
   maintenanceWindows?: MaintenanceWindow[];
+  /**
+   * Which of the groups an agent is a member of gives a parameter they all set a value for: the highest
+   * priority's, and of equal priorities the name sorting last. Absent, 0.
+   */
+  parameterPriority?: number;
+  /**
+   * The parameters the group sets values for, by name, kept as values are set and removed: absent when it
+   * sets none, so an agent's values are found without reading every group's.
+   */
+  parameterNames?: string[];
   createdAt: number;
   updatedAt: number;
   /** The members the last counting pass found, of the group as last changed at `updatedAt`. */
@@ -51,8 +61,8 @@ export interface GroupStore {
   /** Conditional create: false, changing nothing, when the tenant has a group of that name. */
   create(group: Group): Promise<boolean>;
   /**
-   * Replaces an existing group's definition (description, query, settings), keeping its `createdAt` and
-   * dropping its count (the next pass counts it anew); false when there is none.
+   * Replaces an existing group's definition (description, query, settings), keeping its `createdAt` and its
+   * parameters' names, and dropping its count (the next pass counts it anew); false when there is none.
    */
   replace(group: Group): Promise<boolean>;
   get(tenant: string, name: string): Promise<Group | undefined>;
@@ -60,6 +70,11 @@ export interface GroupStore {
   list(tenant: string, page: PageRequest): Promise<Page<Group>>;
   /** False when there was no such group. */
   delete(tenant: string, name: string): Promise<boolean>;
+  /**
+   * Marks the group as setting a value for the parameter (`holds`) or no longer: one name added or taken at
+   * once, whatever other names are marked meanwhile. False when there is no such group.
+   */
+  markParameter(tenant: string, name: string, parameter: string, holds: boolean): Promise<boolean>;
   /** Sets the group's count, unless it changed since `updatedAt` or is gone: false then, changing nothing. */
   putCount(
     tenant: string,

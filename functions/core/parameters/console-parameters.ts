@@ -1,4 +1,10 @@
-import type { AgentClassRecord, AgentRegistry, ClassCatalog, OwnValuesCache } from "../agents/ports.js";
+import type {
+  AgentClassRecord,
+  AgentRecord,
+  AgentRegistry,
+  ClassCatalog,
+  OwnValuesCache,
+} from "../agents/ports.js";
 import { heartbeatPeriodMsOf } from "../agents/presence.js";
 import { BeaconError } from "../errors.js";
 import type { FlowParameter } from "../flows/parameters.js";
@@ -20,6 +26,7 @@ import {
   type ParameterValue,
   type StagedChange,
 } from "./model.js";
+import { layersOverClass, type ValueOverClass, type ValuesOverClassOf } from "./over-class.js";
 import type { ParameterScope, ParameterStore } from "./ports.js";
 import type { ReadinessCheck } from "./readiness-check.js";
 import { type OwnValues, ownValuesOf } from "./rendered-flow-ids.js";
@@ -44,6 +51,22 @@ export interface ParametersDependencies {
   readiness: Pick<ReadinessCheck, "change">;
   /** Renders a pinned agent's pin anew with the own values it is about to have (nothing for an unpinned one). */
   pinFollowsValues(tenant: string, agentId: string, own: OwnValues): Promise<void>;
+  /** An agent's values over its class: its groups' and its own. */
+  valuesOverClass: ValuesOverClassOf;
+  /** The named group as a holder of values; not_found when there is none. */
+  groupHolder(tenant: string, name: string): Promise<GroupValueHolder>;
+}
+
+/** A group as its values' holder: what groups/ tells parameters/ of it. */
+export interface GroupValueHolder {
+  /** The one class the group's query names, whose flow's declarations its values meet; absent for any other. */
+  className?: string;
+  /** Refuses to set a value for a group whose query may not hold values (400, with the reason). */
+  assertMayHoldValues(): void;
+  /** Marks the group as setting a value for the parameter, or no longer. */
+  mark(parameter: string, holds: boolean): Promise<void>;
+  /** Tells every member its values over its class as they are now. */
+  tellMembers(): Promise<void>;
 }
 
 const invalid = (message: string) => new BeaconError("invalid_request", message);
@@ -97,9 +120,13 @@ const stagesValues = (classRecord: AgentClassRecord | undefined): boolean =>
  */
 interface Holder {
   scope: ParameterScope;
+  /** A group's: refuses values it may not hold, and marks the names it sets. */
+  group?: Pick<GroupValueHolder, "assertMayHoldValues" | "mark">;
   stages?: string;
   classRecord?: AgentClassRecord;
   tell(values: readonly ParameterRecord[]): Promise<void>;
+  /** Reads what `tell` needs besides the values, before the cache is called. */
+  prepare?(): Promise<void>;
   tellsFirst: boolean;
 }
 
@@ -140,19 +167,45 @@ export function makeParametersApi(deps: ParametersDependencies) {
    * An agent's own values reach heartbeats in its cache entry, which lives as long as the agent heartbeats:
    * a value the cache could not take is not written, so none goes unseen.
    */
-  async function agentHolder(tenant: string, agentId: string): Promise<Holder & { agentClass: string }> {
+  async function agentHolder(
+    tenant: string,
+    agentId: string,
+  ): Promise<Holder & { agentClass: string; record: AgentRecord }> {
     const agent = await registry.get(tenant, agentId);
     if (!agent) throw new BeaconError("not_found", "No such agent");
+    /** The values the agent's groups give it, under its own: read before a change of its own is told. */
+    let groupLayer: ValueOverClass[] | undefined;
     return {
       scope: { layer: "agent", agentId },
       classRecord: await catalog.get(tenant, agent.agentClass),
       agentClass: agent.agentClass,
+      record: agent,
+      prepare: async () => {
+        groupLayer ??= (await deps.valuesOverClass(tenant, agentId, agent)).filter(
+          (value) => value.layer === "group",
+        );
+      },
       tell: async (values) => {
-        const own = ownValuesOf(values);
+        const own = ownValuesOf([...(groupLayer ?? []), ...values]);
         await deps.hotState.rememberOwnValues(tenant, agentId, own);
         await deps.pinFollowsValues(tenant, agentId, own);
       },
       tellsFirst: true,
+    };
+  }
+
+  /**
+   * A group's values reach heartbeats in each member's cache entry, as its own do: every member is told
+   * once the values are written (a member the cache missed is told at its next registration).
+   */
+  async function groupHolder(tenant: string, name: string): Promise<Holder> {
+    const group = await deps.groupHolder(tenant, name);
+    return {
+      scope: { layer: "group", group: name },
+      classRecord: group.className === undefined ? undefined : await catalog.get(tenant, group.className),
+      group,
+      tell: () => group.tellMembers(),
+      tellsFirst: false,
     };
   }
 
@@ -166,6 +219,7 @@ export function makeParametersApi(deps: ParametersDependencies) {
     values: readonly ParameterRecord[],
     write: () => Promise<T>,
   ): Promise<T> {
+    await holder.prepare?.();
     if (holder.tellsFirst)
       await tellCacheFirst(() => holder.tell(values), "the agent would not learn of the value");
     const result = await write();
@@ -236,6 +290,7 @@ export function makeParametersApi(deps: ParametersDependencies) {
         assertParameterName(name);
         const value = parameterValueOf(tenant, body);
         const holder = await holderOf(tenant, id);
+        holder.group?.assertMayHoldValues();
         const { declared } = await declaredBy(tenant, holder.classRecord);
         if (declared?.some((parameter) => parameter.name === name && parameter.sensitive) && "value" in value)
           throw invalid(`The flow declares ${name} sensitive: its value is a secretRef, not the secret`);
@@ -243,7 +298,7 @@ export function makeParametersApi(deps: ParametersDependencies) {
         if (held.length >= MAX_PARAMETERS_PER_LAYER && !held.some((record) => record.name === name))
           throw new BeaconError(
             "parameter_limit",
-            `A class or an agent holds at most ${MAX_PARAMETERS_PER_LAYER} parameter values: delete one first`,
+            `A class, a group or an agent holds at most ${MAX_PARAMETERS_PER_LAYER} parameter values: delete one first`,
           );
         await deps.readiness.change(tenant, holder.scope, holder.classRecord, name, value);
         const record: ParameterRecord = { name, value, updatedAt: clock.now(), updatedBy: principal.subject };
@@ -252,6 +307,8 @@ export function makeParametersApi(deps: ParametersDependencies) {
           return { status: 202, body: stagedView(record) };
         }
         const values = [...held.filter((other) => other.name !== name), record];
+        // Marked before the value is written: a mark without its value reads nothing, a value without its mark would be missed.
+        await holder.group?.mark(name, true);
         const outcome = await changing(tenant, holder, values, () =>
           parameters.put(tenant, holder.scope, record),
         );
@@ -270,6 +327,7 @@ export function makeParametersApi(deps: ParametersDependencies) {
           parameters.remove(tenant, holder.scope, name),
         );
         if (!removed) throw new BeaconError("not_found", "No value is set for the parameter here");
+        await holder.group?.mark(name, false);
         return { body: recordView(removed) };
       },
     };
@@ -303,6 +361,15 @@ export function makeParametersApi(deps: ParametersDependencies) {
         return { body: { items: (await parameters.discardStaged(tenant, className)).map(stagedView) } };
       },
     },
+    groupValues: {
+      ...layerApi(groupHolder),
+      /** The values the group sets for its members. */
+      async list(principal: Principal, name: string): Promise<ConsoleResult> {
+        requireRole(principal, "viewer");
+        const { scope } = await groupHolder(principal.tenant, name);
+        return { body: { items: (await parameters.list(principal.tenant, scope)).map(recordView) } };
+      },
+    },
     agentValues: {
       ...layerApi(agentHolder),
       /**
@@ -313,21 +380,25 @@ export function makeParametersApi(deps: ParametersDependencies) {
         requireRole(principal, "viewer");
         const { tenant } = principal;
         const holder = await agentHolder(tenant, agentId);
-        const [{ flowHash, declared }, classValues, agentValues] = await Promise.all([
+        const [{ flowHash, declared }, classValues, agentValues, overClass] = await Promise.all([
           declaredBy(tenant, holder.classRecord),
           parameters.list(tenant, { layer: "class", className: holder.agentClass }),
           parameters.list(tenant, holder.scope),
+          deps.valuesOverClass(tenant, agentId, holder.record),
         ]);
-        const items = effectiveParameters(declared, { class: classValues, agent: agentValues }).map(
-          (parameter) =>
-            dropUndefined({
-              name: parameter.name,
-              declared: parameter.declared !== undefined,
-              sensitive: parameter.declared?.sensitive,
-              description: parameter.declared?.description,
-              layer: parameter.layer,
-              ...valueView(parameter.value),
-            }),
+        const items = effectiveParameters(declared, {
+          class: classValues,
+          ...layersOverClass(overClass),
+        }).map((parameter) =>
+          dropUndefined({
+            name: parameter.name,
+            declared: parameter.declared !== undefined,
+            sensitive: parameter.declared?.sensitive,
+            description: parameter.declared?.description,
+            layer: parameter.layer,
+            group: parameter.group,
+            ...valueView(parameter.value),
+          }),
         );
         return {
           body: dropUndefined({

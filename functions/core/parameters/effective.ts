@@ -8,7 +8,9 @@ import {
 } from "./model.js";
 
 /** The values set at each layer an agent is in, by layer; a layer it is in none of is left out. */
-export type LayerValues = Partial<Record<ValueLayer, readonly Pick<ParameterRecord, "name" | "value">[]>>;
+export type LayerValues = Partial<
+  Record<ValueLayer, readonly (Pick<ParameterRecord, "name" | "value"> & { group?: string })[]>
+>;
 
 /** Lowest first: each layer's value overrides those before it. */
 const RESOLUTION_ORDER: readonly ValueLayer[] = ["class", "group", "agent"];
@@ -21,6 +23,8 @@ export interface EffectiveParameter {
   /** Absent when no layer gives a value, nor the flow a default. */
   value?: ParameterValue;
   layer?: ParameterLayer;
+  /** The group whose value it is, for the group layer. */
+  group?: string;
 }
 
 /**
@@ -44,10 +48,11 @@ export function effectiveParameters(
     });
   }
   for (const layer of RESOLUTION_ORDER) {
-    for (const { name, value } of layers[layer] ?? []) {
+    for (const { name, value, group } of layers[layer] ?? []) {
       const current = byName.get(name) ?? { name };
       if (current.declared?.sensitive && !isSecretReference(value)) continue;
-      byName.set(name, { ...current, value, layer });
+      const { group: _overridden, ...under } = current;
+      byName.set(name, { ...under, value, layer, ...(group === undefined ? {} : { group }) });
     }
   }
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

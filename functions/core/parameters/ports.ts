@@ -1,8 +1,11 @@
 import type { ParameterRecord, StagedChange } from "./model.js";
 import type { SecretReference } from "./secret-refs.js";
 
-/** The values one class or one agent holds: the layers a person sets. Groups take their place later. */
-export type ParameterScope = { layer: "class"; className: string } | { layer: "agent"; agentId: string };
+/** The values one class, one group or one agent holds: the layers a person sets. */
+export type ParameterScope =
+  | { layer: "class"; className: string }
+  | { layer: "group"; group: string }
+  | { layer: "agent"; agentId: string };
 
 /** Parameter values by tenant, scope and name; a scope's values are read together. */
 export interface ParameterStore {

@@ -10,8 +10,10 @@ import {
 import { manifestIdOf } from "../manifests/agent-manifest.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
 import type { ParameterRecord, ParameterValue } from "./model.js";
+import type { ValuesOverClassOf } from "./over-class.js";
 import type { ParameterScope, ParameterStore } from "./ports.js";
 import { parameterReadiness, type ReadinessInput, readinessAfterChange, refuseUnready } from "./readiness.js";
+import { ownValuesOf } from "./rendered-flow-ids.js";
 
 export interface ReadinessCheckDependencies {
   flows: Pick<FlowCatalog, "get" | "read">;
@@ -21,6 +23,8 @@ export interface ReadinessCheckDependencies {
   registry: Pick<AgentRegistry, "get">;
   /** The class's agents as the agent list shows them, reading on until `limit` or the end. */
   classAgents(tenant: string, className: string, limit: number): Promise<ClassAgent[]>;
+  /** An agent's values over its class: its groups' and its own. */
+  valuesOverClass: ValuesOverClassOf;
   /** The version the class's rollout under way brings its agents to; a first rollout sets no flow policy. */
   rollingOut(tenant: string, classRecord: AgentClassRecord): Promise<string | undefined>;
 }
@@ -98,7 +102,9 @@ export function makeReadinessCheck(deps: ReadinessCheckDependencies) {
   async function agentInput(tenant: string, version: CheckedVersion, agentId: string) {
     const agent = await deps.registry.get(tenant, agentId);
     const agents = agent ? [{ agentId, manifestId: manifestIdOf(agent) }] : [];
-    const own: Values = await parameters.list(tenant, { layer: "agent", agentId });
+    // The value each name has over the class: the agent's own where it has one, else its groups'.
+    const over = ownValuesOf(await deps.valuesOverClass(tenant, agentId, agent));
+    const own: Values = [...over].map(([name, value]) => ({ name, value }));
     const input = await inputOf(tenant, version, agents, Promise.resolve(new Map([[agentId, own]])));
     return { input, own, truncated: false };
   }
@@ -163,6 +169,8 @@ export function makeReadinessCheck(deps: ReadinessCheckDependencies) {
       name: string,
       value: ParameterValue | undefined,
     ): Promise<void> {
+      // A group's members span classes and are found only by its query: its values are not checked here.
+      if (scope.layer === "group") return;
       const what = value === undefined ? `Removing ${name}` : `Setting ${name}`;
       for (const version of await versionsDeclaring(tenant, classRecord, name)) {
         const context = { className: version.className, flowHash: version.hash };

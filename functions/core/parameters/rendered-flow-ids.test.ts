@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { pumpsVersionRecord } from "../../../scripts/test-support/flow-fixtures.js";
+import { valuesOverClassIn } from "../../../scripts/test-support/group-values.js";
 import { MemoryFlowCatalog } from "../../adapters/memory/flow-catalog.js";
 import { MemoryParameterStore } from "../../adapters/memory/parameter-store.js";
 import type { FlowParameter } from "../flows/parameters.js";
@@ -96,7 +97,11 @@ describe("a class's policy as the cache holds it", () => {
       { layer: "class", className: "pumps" },
       { ...value("site", { value: "7" }), updatedAt: 0, updatedBy: "bob" },
     );
-    const renderings = makeFlowRenderings({ flows, parameters });
+    const renderings = makeFlowRenderings({
+      flows,
+      parameters,
+      valuesOverClass: valuesOverClassIn({ parameters }),
+    });
     const cached = await renderings.classFlow("acme", "pumps", { target: V2, accepted: [V1, V2, "adopted"] });
     const rendering = renderingOf(version(V2, declared), [value("site", { value: "7" })]);
     expect(cached).toEqual(

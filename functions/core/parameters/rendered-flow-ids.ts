@@ -11,9 +11,13 @@ import type {
 import type { ClassFlowCache, ClassFlowWriter, FlowCatalog } from "../flows/ports.js";
 import { effectiveParameters } from "./effective.js";
 import { isSecretReference, type ParameterRecord, type ParameterValue } from "./model.js";
+import type { ValuesOverClassOf } from "./over-class.js";
 import type { ParameterStore } from "./ports.js";
 
-/** An agent's own values (its agent layer), by name: what its cache entry holds for catch-up to compare. */
+/**
+ * An agent's values over its class (its groups' and its own, over-class.ts), by name: what its cache entry
+ * holds for catch-up to compare.
+ */
 export type OwnValues = ReadonlyMap<string, ParameterValue>;
 
 export const ownValuesOf = (records: readonly Pick<ParameterRecord, "name" | "value">[]): OwnValues =>
@@ -89,6 +93,8 @@ export function withStagedRendering(policy: CachedClassFlow, staged: PolicyRende
 export interface FlowRenderingDependencies {
   flows: Pick<FlowCatalog, "get">;
   parameters: Pick<ParameterStore, "list" | "frozen">;
+  /** An agent's values over its class: its groups' and its own. */
+  valuesOverClass: ValuesOverClassOf;
 }
 
 /**
@@ -126,9 +132,10 @@ export function makeClassFlowRendering(deps: FlowRenderingDependencies) {
 
 /**
  * The flow id each agent reports once it runs the version: the version's hash when it declares no
- * parameters, else its rendering with the class's values and each agent's own (a read of each agent's).
+ * parameters, else its rendering with the class's values and each agent's values over them (its groups'
+ * and its own: valuesOverClass's reads for each agent).
  */
-export function makeAgentFlowIds(deps: Pick<FlowRenderingDependencies, "parameters">) {
+export function makeAgentFlowIds(deps: Pick<FlowRenderingDependencies, "parameters" | "valuesOverClass">) {
   const { parameters } = deps;
   /** The version's flow id for own values given: its rendering with the class's values under them. */
   async function withOwnValues(
@@ -150,9 +157,7 @@ export function makeAgentFlowIds(deps: Pick<FlowRenderingDependencies, "paramete
     ): Promise<Map<string, string>> {
       const flowIdOf = await withOwnValues(tenant, className, version);
       if (!declaresParameters(version)) return new Map(agentIds.map((agentId) => [agentId, version.hash]));
-      const own = await Promise.all(
-        agentIds.map((agentId) => parameters.list(tenant, { layer: "agent", agentId })),
-      );
+      const own = await Promise.all(agentIds.map((agentId) => deps.valuesOverClass(tenant, agentId)));
       return new Map(agentIds.map((agentId, at) => [agentId, flowIdOf(ownValuesOf(own[at] ?? []))]));
     },
   };

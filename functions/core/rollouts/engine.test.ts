@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { pumpsVersionRecord } from "../../../scripts/test-support/flow-fixtures.js";
+import { valuesOverClassIn } from "../../../scripts/test-support/group-values.js";
 import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
 import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
@@ -92,9 +93,10 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
   });
   const flows = new MemoryFlowCatalog();
   const parameters = new MemoryParameterStore();
-  const renderings = makeFlowRenderings({ flows, parameters });
   const tenantSettings = new MemoryTenantSettings();
   const groupStore = new MemoryGroupStore();
+  const valuesOverClass = valuesOverClassIn({ parameters, registry, groups: groupStore, clock });
+  const renderings = makeFlowRenderings({ flows, parameters, valuesOverClass });
   const reader = makeAgentReader({
     registry,
     groupFilters: (tenant, name) => groups.filtersOf(tenant, name),
@@ -126,6 +128,7 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     flows,
     renderings,
     parameters,
+    valuesOverClass,
     classFlowCache: renderingClassFlows(hotState, renderings),
     preparation: makeRolloutPreparation({ flows, catalog, parameters }),
   });

@@ -11,6 +11,7 @@ import { guardedCache, tellCacheFirst } from "../guarded-cache.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import type { OperationStore } from "../operations/ports.js";
+import type { ValuesOverClassOf } from "../parameters/over-class.js";
 import type { ParameterStore } from "../parameters/ports.js";
 import { type FlowRenderings, ownValuesOf } from "../parameters/rendered-flow-ids.js";
 import type { Clock, IdGenerator } from "../ports.js";
@@ -98,6 +99,8 @@ export interface RolloutEngineDependencies {
   renderings: Pick<FlowRenderings, "agentFlowIds">;
   /** Class values a rollout of staged values freezes, its members' own, and the class's it puts in force. */
   parameters: Pick<ParameterStore, "list" | "put" | "remove" | "staged" | "unstage" | "freeze" | "frozen">;
+  /** A member's values over its class: its groups' and its own. */
+  valuesOverClass: ValuesOverClassOf;
   /** What a waiting rollout brings as it starts, checked again on the class as it is now. */
   preparation: Pick<RolloutPreparation, "again">;
 }
@@ -505,7 +508,7 @@ async function updatesOf(
 /**
  * The UPDATE CONFIGURATION records that bring a rollout's frozen values to these agents: only to those whose
  * rendered flow they change, each to its own rendering with them, downloaded by the rollout's route. Reads
- * the class's target, its values in force, the frozen values and each agent's own.
+ * the class's target, its values in force, the frozen values and each agent's over them (its groups' and own).
  */
 async function valueUpdatesOf(
   deps: RolloutEngineDependencies,
@@ -520,7 +523,7 @@ async function valueUpdatesOf(
     deps.flows.get(tenant, className, rollout.toFlow),
     deps.parameters.list(tenant, { layer: "class", className }),
     deps.parameters.frozen(tenant, className, rolloutId),
-    Promise.all(agentIds.map((agentId) => deps.parameters.list(tenant, { layer: "agent", agentId }))),
+    Promise.all(agentIds.map((agentId) => deps.valuesOverClass(tenant, agentId))),
   ]);
   const renderings = version && valueRenderings(version, inForce, frozen);
   const flowIds = new Map<string, string>();

@@ -329,5 +329,21 @@ export const operations = {
   "POST /api/v1/groups/{groupName}/unpin": {
     "role": "operator",
     "scope": "members"
+  },
+  "GET /api/v1/groups/{groupName}/parameters": {
+    "role": "viewer",
+    "scope": "tenant"
+  },
+  "GET /api/v1/groups/{groupName}/parameters/{name}": {
+    "role": "viewer",
+    "scope": "tenant"
+  },
+  "PUT /api/v1/groups/{groupName}/parameters/{name}": {
+    "role": "operator",
+    "scope": "tenant"
+  },
+  "DELETE /api/v1/groups/{groupName}/parameters/{name}": {
+    "role": "operator",
+    "scope": "tenant"
   }
 } as const;

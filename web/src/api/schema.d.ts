@@ -570,7 +570,7 @@ export interface paths {
         };
         /**
          * The parameters the agent gets, each with its effective value and the layer it comes from
-         * @description Each parameter the class's target flow version declares or a layer sets, resolved flow < class < group < agent (groups are not there yet); secret references are shown as references. `agentValues` lists the values set for the agent itself.
+         * @description Each parameter the class's target flow version declares or a layer sets, resolved flow < class < group < agent (of several groups, the highest `parameterPriority`, then the name sorting last); secret references are shown as references. `agentValues` lists the values set for the agent itself.
          */
         get: operations["listAgentParameters"];
         put?: never;
@@ -1409,6 +1409,59 @@ export interface paths {
          */
         post: operations["unpinGroup"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/groups/{groupName}/parameters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+            };
+            cookie?: never;
+        };
+        /** The values the group sets for its members */
+        get: operations["listGroupParameters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/groups/{groupName}/parameters/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+                /**
+                 * @description A parameter name (see the `ParameterName` schema); a space is sent as `%20`.
+                 * @example kafka.brokers
+                 */
+                name: components["parameters"]["ParameterName"];
+            };
+            cookie?: never;
+        };
+        /** The value the group sets for one parameter */
+        get: operations["getGroupParameter"];
+        /**
+         * Set a parameter's value for the group's members
+         * @description Sets the value at the group layer, replacing the one it had: every member gets it over its class's value and under its own, and is told at once (its cache entry and its pin). Only a group whose query selects on what agents are (classes, labels, agent type and version, manifest ids, components, operating system, architecture) holds values; one using flowId, status, seenWithinMinutes or silentForMinutes is refused (400). A sensitive parameter takes a `secretRef`; for a group naming exactly one class, a parameter that class's flow declares sensitive refuses a plain value.
+         */
+        put: operations["putGroupParameter"];
+        post?: never;
+        /**
+         * Remove a parameter's value at the group layer
+         * @description The members get the value of the next group, their class or the flow again.
+         */
+        delete: operations["deleteGroupParameter"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2640,6 +2693,8 @@ export interface components {
             layer?: "flow" | "class" | "group" | "agent";
             value?: string;
             secretRef?: string;
+            /** @description For the group layer, the group whose value it is. */
+            group?: components["schemas"]["ClassName"];
         };
         AgentParameters: {
             agentId: string;
@@ -2704,6 +2759,8 @@ export interface components {
             requireApproval?: boolean;
             /** @description When the group's members may be sent console operations and rollout batches: only while one of these windows is open, and their class's too (an agent in several groups with windows waits for all of them). No windows (an empty list or none) means the group adds no limit. */
             maintenanceWindows?: components["schemas"]["MaintenanceWindows"];
+            /** @description Which group's value an agent in several groups setting the same parameter gets: the highest priority's; of equal priorities, the group whose name sorts last. Absent, 0. */
+            parameterPriority?: number;
         };
         GroupRequest: {
             name: components["schemas"]["ClassName"];
@@ -2713,6 +2770,8 @@ export interface components {
             requireApproval?: boolean;
             /** @description When the group's members may be sent console operations and rollout batches: only while one of these windows is open, and their class's too (an agent in several groups with windows waits for all of them). No windows (an empty list or none) means the group adds no limit. */
             maintenanceWindows?: components["schemas"]["MaintenanceWindows"];
+            /** @description Which group's value an agent in several groups setting the same parameter gets: the highest priority's; of equal priorities, the group whose name sorts last. Absent, 0. */
+            parameterPriority?: number;
         };
         Group: {
             name: components["schemas"]["ClassName"];
@@ -2728,6 +2787,10 @@ export interface components {
             memberCount?: number;
             /** Format: date-time */
             countedAt?: string;
+            /** @description Its rank among the groups an agent is in for parameter values it sets (see GroupDefinition). */
+            parameterPriority: number;
+            /** @description The parameters the group sets values for its members (GET /groups/{groupName}/parameters). */
+            parameterNames: components["schemas"]["ParameterName"][];
         };
         GroupList: {
             items: components["schemas"]["Group"][];
@@ -5748,6 +5811,148 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             503: components["responses"]["CacheUnavailable"];
+        };
+    };
+    listGroupParameters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group's values, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getGroupParameter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+                /**
+                 * @description A parameter name (see the `ParameterName` schema); a space is sent as `%20`.
+                 * @example kafka.brokers
+                 */
+                name: components["parameters"]["ParameterName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The value. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    putGroupParameter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+                /**
+                 * @description A parameter name (see the `ParameterName` schema); a space is sent as `%20`.
+                 * @example kafka.brokers
+                 */
+                name: components["parameters"]["ParameterName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "value": "broker-1.plant.example:9092"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ParameterValueRequest"];
+            };
+        };
+        responses: {
+            /** @description Replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntry"];
+                };
+            };
+            /** @description Set. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ParameterConflict"];
+        };
+    };
+    deleteGroupParameter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A group's name, spelled as a class name is (see the `ClassName` schema). */
+                groupName: components["parameters"]["GroupName"];
+                /**
+                 * @description A parameter name (see the `ParameterName` schema); a space is sent as `%20`.
+                 * @example kafka.brokers
+                 */
+                name: components["parameters"]["ParameterName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; the value as it was. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParameterEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
 }

@@ -1,0 +1,176 @@
+import type { AgentRecord } from "../agents/ports.js";
+import { BeaconError } from "../errors.js";
+import { type AgentFilters, type AgentReader, meetsRegistryFilters } from "../fleet/agents.js";
+import type { FleetRegistry } from "../fleet/ports.js";
+import { allPagesOf, MAX_PAGE_SIZE } from "../paging.js";
+import type { ParameterRecord } from "../parameters/model.js";
+import { type GroupValues, type ValueOverClass, valuesOverClass } from "../parameters/over-class.js";
+import type { ParameterStore } from "../parameters/ports.js";
+import type { Clock } from "../ports.js";
+import type { GroupMembership } from "./membership.js";
+import type { Group, GroupStore } from "./ports.js";
+import type { GroupQuery } from "./query.js";
+
+/**
+ * Criteria on what agents do rather than what they are: a group selecting on them holds no values. Its
+ * values would change the flow id it selects on, or change an agent's configuration because it went quiet.
+ */
+const BEHAVIOUR_CRITERIA = ["flowId", "status", "seenWithinMinutes", "silentForMinutes"] as const;
+
+/** Why a group of this query may not hold parameter values; undefined when it may. */
+export function valuesIneligibility(query: GroupQuery): string | undefined {
+  const used = BEHAVIOUR_CRITERIA.filter((criterion) => query[criterion] !== undefined);
+  if (used.length === 0) return undefined;
+  return (
+    `A group holding parameter values selects agents on what they are (class, labels, binary, device), not ` +
+    `on what they do: its query uses ${used.join(", ")} (a flow id changes with the values themselves, and ` +
+    `an agent's configuration must not change because it went quiet)`
+  );
+}
+
+/** Refuses a query for a group that holds, or is about to hold, parameter values. */
+export function assertMayHoldValues(query: GroupQuery): void {
+  const reason = valuesIneligibility(query);
+  if (reason !== undefined) throw new BeaconError("invalid_request", reason);
+}
+
+/** Whether the group sets any parameter value. */
+export const holdsValues = (group: Pick<Group, "parameterNames">): boolean =>
+  (group.parameterNames?.length ?? 0) > 0;
+
+/**
+ * Groups in parameter precedence, lowest first, each overriding those before it: by `parameterPriority`
+ * (absent, 0), and of equal priorities by name, the one sorting last overriding.
+ */
+export const byParameterPrecedence = <T extends Pick<Group, "name" | "parameterPriority">>(
+  groups: readonly T[],
+): T[] =>
+  [...groups].sort(
+    (a, b) =>
+      (a.parameterPriority ?? 0) - (b.parameterPriority ?? 0) ||
+      (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
+
+/** A group holding values, with its members' filters now; its values are read once, when first asked for. */
+export interface HoldingGroup {
+  name: string;
+  members: AgentFilters | undefined;
+  values(): Promise<ParameterRecord[]>;
+}
+
+export interface GroupValuesDependencies {
+  groups: Pick<GroupStore, "list">;
+  parameters: Pick<ParameterStore, "list">;
+  registry: Pick<FleetRegistry, "get">;
+  membership: GroupMembership;
+  clock: Clock;
+}
+
+/**
+ * Agents' values over their classes: the values of the groups they are members of, in precedence order, and
+ * their own over them. Which groups hold values is read from the groups' records (their parameters' names),
+ * one query of the tenant's groups; a group's values are read only for an agent that is one of its members,
+ * and membership is its query's filters evaluated against the agent's registry entry (a value-holding
+ * group selects only on what the registry knows).
+ */
+export function makeGroupValues(deps: GroupValuesDependencies) {
+  const { groups, parameters, registry, membership, clock } = deps;
+
+  /** The tenant's groups that hold values, in precedence order. */
+  async function holdingGroups(tenant: string): Promise<HoldingGroup[]> {
+    const holding = byParameterPrecedence(
+      (await allPagesOf((page) => groups.list(tenant, page))).filter(holdsValues),
+    );
+    const now = clock.now();
+    return Promise.all(
+      holding.map(async (group) => {
+        let values: Promise<ParameterRecord[]> | undefined;
+        return {
+          name: group.name,
+          members: await membership.filtersAt(tenant, group.query, now),
+          values: () => {
+            values ??= parameters.list(tenant, { layer: "group", group: group.name });
+            return values;
+          },
+        };
+      }),
+    );
+  }
+
+  /** The agent's values over its class among these holding groups: its record is read only when there are any. */
+  async function overClassAmong(
+    holding: readonly HoldingGroup[],
+    tenant: string,
+    agentId: string,
+    record?: AgentRecord,
+  ): Promise<ValueOverClass[]> {
+    const agent = holding.length === 0 ? undefined : (record ?? (await registry.get(tenant, agentId)));
+    const memberOf = holding.filter(
+      ({ members }) => agent !== undefined && members !== undefined && meetsRegistryFilters(agent, members),
+    );
+    const [own, groupValues] = await Promise.all([
+      parameters.list(tenant, { layer: "agent", agentId }),
+      Promise.all(memberOf.map(async (group) => ({ group: group.name, values: await group.values() }))),
+    ]);
+    return valuesOverClass(groupValues, own);
+  }
+
+  return {
+    holdingGroups,
+
+    /** The values of the tenant's groups that set any: one query of the groups, one of each one's values. */
+    async groupValues(tenant: string): Promise<GroupValues[]> {
+      const holding = await holdingGroups(tenant);
+      return Promise.all(holding.map(async (group) => ({ group: group.name, values: await group.values() })));
+    },
+
+    /** One agent's values over its class: one query of the groups, then its record and member groups' values. */
+    async overClass(tenant: string, agentId: string, record?: AgentRecord): Promise<ValueOverClass[]> {
+      return overClassAmong(await holdingGroups(tenant), tenant, agentId, record);
+    },
+
+    /**
+     * Tells each agent the filters pick (each once, whichever filters pick it) its values over its class
+     * now: its members paged through as the agent list reads them, their registry entries read a page at a
+     * time, each one's own values read, and each holding group's values read once. The agents told.
+     */
+    /** Tells these agents their values over their classes now: nothing while no group holds values. */
+    async retellAgents(
+      tenant: string,
+      registry: Pick<FleetRegistry, "getMany">,
+      agentIds: readonly string[],
+      tell: (agentId: string, values: ValueOverClass[]) => Promise<void>,
+    ): Promise<void> {
+      const holding = await holdingGroups(tenant);
+      if (holding.length === 0) return;
+      for (const agent of await registry.getMany(tenant, [...agentIds]))
+        await tell(agent.agentId, await overClassAmong(holding, tenant, agent.agentId, agent));
+    },
+
+    async retell(
+      tenant: string,
+      fleet: { reader: Pick<AgentReader, "page">; registry: Pick<FleetRegistry, "getMany"> },
+      memberFilters: readonly (AgentFilters | undefined)[],
+      tell: (agentId: string, values: ValueOverClass[]) => Promise<void>,
+    ): Promise<number> {
+      const holding = await holdingGroups(tenant);
+      const told = new Set<string>();
+      for (const filters of memberFilters) {
+        if (filters === undefined) continue;
+        let after: string | undefined;
+        do {
+          const page = await fleet.reader.page(tenant, { ...filters, after }, MAX_PAGE_SIZE);
+          const fresh = page.items.map(({ agentId }) => agentId).filter((agentId) => !told.has(agentId));
+          for (const agent of await fleet.registry.getMany(tenant, fresh)) {
+            told.add(agent.agentId);
+            await tell(agent.agentId, await overClassAmong(holding, tenant, agent.agentId, agent));
+          }
+          after = page.next;
+        } while (after !== undefined);
+      }
+      return told.size;
+    },
+  };
+}
+
+export type AgentGroupValues = ReturnType<typeof makeGroupValues>;

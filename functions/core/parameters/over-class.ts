@@ -1,0 +1,57 @@
+import type { AgentRecord } from "../agents/ports.js";
+import type { LayerValues } from "./effective.js";
+import type { ParameterRecord, ParameterValue } from "./model.js";
+
+/**
+ * A value an agent gets over its class's: one of a group it is a member of (named), or one of its own. An
+ * agent's values over its class are what its cache entry holds for the heartbeat to render its flow id with.
+ */
+export interface ValueOverClass {
+  name: string;
+  value: ParameterValue;
+  layer: "group" | "agent";
+  /** The group whose value it is, for the group layer. */
+  group?: string;
+}
+
+/** The values a group sets, as an agent's layers read them. */
+export interface GroupValues {
+  group: string;
+  values: readonly Pick<ParameterRecord, "name" | "value">[];
+}
+
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * An agent's values over its class, layer by layer: its group layer (each of its groups' values in
+ * precedence order, lowest first, each overriding those before it: each name once), then its own, which
+ * override the group layer's where both give a name (ownValuesOf keeps the later). Each layer by name.
+ */
+export function valuesOverClass(
+  groups: readonly GroupValues[],
+  own: readonly Pick<ParameterRecord, "name" | "value">[],
+): ValueOverClass[] {
+  const groupLayer = new Map<string, ValueOverClass>();
+  for (const { group, values } of groups)
+    for (const { name, value } of values) groupLayer.set(name, { name, value, layer: "group", group });
+  return [
+    ...[...groupLayer.values()].sort(byName),
+    ...own.map(({ name, value }): ValueOverClass => ({ name, value, layer: "agent" })).sort(byName),
+  ];
+}
+
+/** The values over the class split into the layers effective.ts lays over the class's. */
+export const layersOverClass = (values: readonly ValueOverClass[]): LayerValues => ({
+  group: values.filter((value) => value.layer === "group"),
+  agent: values.filter((value) => value.layer === "agent"),
+});
+
+/**
+ * An agent's values over its class, read: its record's (given, or read when a group holds values) groups'
+ * and its own. What every rendering of an agent's flow reads in place of its own values alone.
+ */
+export type ValuesOverClassOf = (
+  tenant: string,
+  agentId: string,
+  record?: AgentRecord,
+) => Promise<ValueOverClass[]>;
