@@ -114,14 +114,14 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   const tenantSettings = new DynamoTenantSettings(documents, config.tableName);
   const groupStore = new DynamoGroupStore(documents, config.tableName);
   const manifests = new DynamoManifestCatalog(documents, config.tableName);
-  const { overClass: valuesOverClass } = makeGroupValues({
+  const { overClassOfEach: valuesOverClassOfEach } = makeGroupValues({
     groups: groupStore,
     parameters,
     registry: fleetRegistry,
     membership: makeGroupMembership(manifests),
     clock,
   });
-  const renderings = makeFlowRenderings({ flows, parameters, valuesOverClass });
+  const renderings = makeFlowRenderings({ flows, parameters, valuesOverClassOfEach });
   const classFlowCache = renderingClassFlows(hotState, renderings);
   // The sweeper reads last-seen times from the cache, as the rollout engine's health checks do: no registry
   // lag to allow for.
@@ -152,7 +152,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     flows,
     renderings,
     parameters,
-    valuesOverClass,
+    valuesOverClassOfEach,
     classFlowCache,
   });
   const adoptions = makeAdoptionSettlement({
