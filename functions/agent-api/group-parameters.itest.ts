@@ -181,6 +181,28 @@ describe("a group's parameter values", () => {
     expect(roundTrips).toEqual(Array.from({ length: 5 }, () => "evalsha"));
   });
 
+  it("refuse removing the group's value while a member has it from the group alone, and keep it", async () => {
+    // The flow gives kafka.password no default. The group and the others' own values give the class's
+    // reference again, so no flow id changes; the class's may then go, and pump-2 has the group's alone.
+    const password = "parameters/kafka.password";
+    const { secretRef } = await consoleCall("GET", `classes/pumps/${password}`);
+    const holders = ["groups/north", "agents/pump-1", "agents/pump-3"];
+    for (const holder of holders) await consoleCall("PUT", `${holder}/${password}`, { secretRef });
+    await consoleCall("DELETE", `classes/pumps/${password}`);
+    const refused = await consoleApi.request("DELETE", `/api/v1/groups/north/${password}`, {
+      token: operator,
+    });
+    expect(refused.status, refused.body).toBe(409);
+    expect(refused.json().error).toMatchObject({
+      code: "parameters_not_ready",
+      message: expect.stringMatching(/^Removing kafka\.password would leave agents of class pumps/),
+      details: { flowHash, missing: [{ parameter: "kafka.password", agentIds: ["pump-2"] }] },
+    });
+    await consoleCall("PUT", `classes/pumps/${password}`, { secretRef });
+    for (const holder of holders) await consoleCall("DELETE", `${holder}/${password}`);
+    expect(await beat("pump-2")).toBeUndefined();
+  });
+
   it("go with the group: deleting it tells its members the class's value again", async () => {
     await consoleCall("DELETE", "groups/north");
     expect(await brokersOf("pump-2")).toBe(CLASS_BROKER);

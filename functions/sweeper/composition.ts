@@ -95,14 +95,14 @@ export function composeRolloutEngine(
   const tenantSettings = new DynamoTenantSettings(documents, config.tableName);
   const groupStore = new DynamoGroupStore(documents, config.tableName);
   const manifests = new DynamoManifestCatalog(documents, config.tableName);
-  const { overClass: valuesOverClass } = makeGroupValues({
+  const { overClassOfEach: valuesOverClassOfEach } = makeGroupValues({
     groups: groupStore,
     parameters,
     registry: fleetRegistry,
     membership: makeGroupMembership(manifests),
     clock,
   });
-  const renderings = makeFlowRenderings({ flows, parameters, valuesOverClass });
+  const renderings = makeFlowRenderings({ flows, parameters, valuesOverClassOfEach });
   const classFlowCache = renderingClassFlows(hotState, renderings);
   const groupReaderStores: GroupReaderStores = {
     groups: groupStore,
@@ -133,7 +133,7 @@ export function composeRolloutEngine(
     flows,
     renderings,
     parameters,
-    valuesOverClass,
+    valuesOverClassOfEach,
     classFlowCache,
   });
   return {

@@ -39,7 +39,7 @@ import {
 } from "../../functions/core/parameters/rendered-flow-ids.js";
 import { makeWebhookTestSender } from "../../functions/core/webhooks/test-sender.js";
 import { example } from "../common/c2-examples.js";
-import { valuesOverClassIn } from "./group-values.js";
+import { valuesOverClassOfEachIn } from "./group-values.js";
 
 /** The console's use cases over the in-memory adapters, with agents to seed: for core's tests and the console API's. */
 export const MINUTE = 60_000;
@@ -155,7 +155,7 @@ export function consoleHarness() {
   /** What the sweeper writes class policies to the cache through, over the same stores. */
   const classFlowCache = renderingClassFlows(
     ports.hotState,
-    makeFlowRenderings({ ...ports, valuesOverClass: valuesOverClassIn(ports) }),
+    makeFlowRenderings({ ...ports, valuesOverClassOfEach: valuesOverClassOfEachIn(ports) }),
   );
   return { ...ports, api, now, agent, classFlowCache };
 }

@@ -21,7 +21,7 @@ import { clearingStaged } from "../../functions/core/events/publishing.js";
 import { makeManifestRegistration } from "../../functions/core/manifests/registration.js";
 import { makeOperationLifecycle } from "../../functions/core/operations/lifecycle.js";
 import { makeFlowRenderings } from "../../functions/core/parameters/rendered-flow-ids.js";
-import { valuesOverClassIn } from "./group-values.js";
+import { valuesOverClassIn, valuesOverClassOfEachIn } from "./group-values.js";
 
 export const CHECKPOINT_MS = 10 * 60_000;
 export const DESCRIBE_RETRY_MS = 5 * 60_000;
@@ -70,7 +70,7 @@ export function coreHarness() {
     ...ports,
     labelSources,
     valuesOverClass,
-    renderings: makeFlowRenderings({ ...ports, valuesOverClass }),
+    renderings: makeFlowRenderings({ ...ports, valuesOverClassOfEach: valuesOverClassOfEachIn(ports) }),
     events: published,
     manifests,
     operations,

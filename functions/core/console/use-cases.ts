@@ -116,11 +116,13 @@ export interface ConsoleDependencies {
 export function makeConsoleUseCases(ports: ConsoleDependencies) {
   const groupValues = makeGroupValues({ ...ports, membership: makeGroupMembership(ports.manifests) });
   const valuesOverClass = groupValues.overClass;
-  const renderings = makeFlowRenderings({ ...ports, valuesOverClass });
+  const valuesOverClassOfEach = groupValues.overClassOfEach;
+  const renderings = makeFlowRenderings({ ...ports, valuesOverClassOfEach });
   const deps = {
     ...ports,
     renderings,
     valuesOverClass,
+    valuesOverClassOfEach,
     classFlowCache: renderingClassFlows(ports.hotState, renderings),
   };
   const revocation = makeCertificateRevocation({ ...deps, store: deps.certificates });
@@ -143,6 +145,9 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
   const readiness = makeReadinessCheck({
     ...deps,
     classAgents,
+    groupLayers: (tenant, agentIds) => groupValues.groupLayersOf(tenant, deps.registry, agentIds),
+    groupMembers: (tenant, group, limit) =>
+      groupValues.membersOver(tenant, { reader, registry: deps.registry }, group, limit),
     rollingOut: async (tenant, { activeRolloutId }) =>
       activeRolloutId === undefined ? undefined : (await deps.rollouts.get(tenant, activeRolloutId))?.toFlow,
   });

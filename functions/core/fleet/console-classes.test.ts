@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { valuesOverClassIn } from "../../../scripts/test-support/group-values.js";
+import { valuesOverClassOfEachIn } from "../../../scripts/test-support/group-values.js";
 import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
 import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemoryFleetHotState } from "../../adapters/memory/fleet-hot-state.js";
@@ -26,7 +26,7 @@ function harness() {
       makeFlowRenderings({
         flows: new MemoryFlowCatalog(),
         parameters,
-        valuesOverClass: valuesOverClassIn({ parameters }),
+        valuesOverClassOfEach: valuesOverClassOfEachIn({ parameters }),
       }),
     ),
     clock,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
 import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemoryFleetHotState } from "../../adapters/memory/fleet-hot-state.js";
@@ -9,7 +9,7 @@ import { MemoryParameterStore } from "../../adapters/memory/parameter-store.js";
 import type { AgentRecord } from "../agents/ports.js";
 import { makeAgentReader } from "../fleet/agents.js";
 import { valuesOverClass } from "../parameters/over-class.js";
-import { ownValuesOf } from "../parameters/rendered-flow-ids.js";
+import { makeAgentFlowIds, ownValuesOf } from "../parameters/rendered-flow-ids.js";
 import { byParameterPrecedence, makeGroupValues, valuesIneligibility } from "./group-values.js";
 import { makeGroupMembership } from "./membership.js";
 import type { Group } from "./ports.js";
@@ -185,5 +185,26 @@ describe("an agent's values over its class", () => {
       ["north-2", ["site@north"]],
       ["south-1", []],
     ]);
+  });
+
+  it("are read for many agents with one query of the tenant's groups: an UPDATE CONFIGURATION's flow ids", async () => {
+    const { values, parameters, groups, group } = world();
+    await group("north", { labels: ["site=north"] }, { site: "north" });
+    await parameters.put("acme", { layer: "class", className: "pumps" }, value("site", "class"));
+    const listed = vi.spyOn(groups, "list");
+    const agents = ["north-1", "north-2", "south-1"];
+    const over = await values.overClassOfEach("acme", agents);
+    expect(listed).toHaveBeenCalledTimes(1);
+    expect([...over].map(([agentId, entries]) => [agentId, entries.map(({ group }) => group)])).toEqual([
+      ["north-1", ["north"]],
+      ["north-2", ["north"]],
+      ["south-1", []],
+    ]);
+    const flowIds = makeAgentFlowIds({ parameters, valuesOverClassOfEach: values.overClassOfEach });
+    const version = { hash: "a".repeat(64), parameters: [{ name: "site", sensitive: false }] };
+    const sent = await flowIds.agentFlowIds("acme", "pumps", version, agents);
+    expect(listed).toHaveBeenCalledTimes(2);
+    expect(sent.get("north-1")).toBe(sent.get("north-2"));
+    expect(sent.get("south-1")).not.toBe(sent.get("north-1"));
   });
 });

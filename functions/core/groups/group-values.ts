@@ -4,7 +4,12 @@ import { type AgentFilters, type AgentReader, meetsRegistryFilters } from "../fl
 import type { FleetRegistry } from "../fleet/ports.js";
 import { allPagesOf, MAX_PAGE_SIZE } from "../paging.js";
 import type { ParameterRecord } from "../parameters/model.js";
-import { type GroupValues, type ValueOverClass, valuesOverClass } from "../parameters/over-class.js";
+import {
+  type GroupMemberValues,
+  type GroupValues,
+  type ValueOverClass,
+  valuesOverClass,
+} from "../parameters/over-class.js";
 import type { ParameterStore } from "../parameters/ports.js";
 import type { Clock } from "../ports.js";
 import type { GroupMembership } from "./membership.js";
@@ -76,10 +81,13 @@ export interface GroupValuesDependencies {
 export function makeGroupValues(deps: GroupValuesDependencies) {
   const { groups, parameters, registry, membership, clock } = deps;
 
-  /** The tenant's groups that hold values, in precedence order. */
-  async function holdingGroups(tenant: string): Promise<HoldingGroup[]> {
+  /** These of the tenant's groups (`holds`: those that hold values), in precedence order. */
+  async function holdingGroups(
+    tenant: string,
+    holds: (group: Group) => boolean = holdsValues,
+  ): Promise<HoldingGroup[]> {
     const holding = byParameterPrecedence(
-      (await allPagesOf((page) => groups.list(tenant, page))).filter(holdsValues),
+      (await allPagesOf((page) => groups.list(tenant, page))).filter(holds),
     );
     const now = clock.now();
     return Promise.all(
@@ -97,21 +105,37 @@ export function makeGroupValues(deps: GroupValuesDependencies) {
     );
   }
 
-  /** The agent's values over its class among these holding groups: its record is read only when there are any. */
+  /** The values of the holding groups the agent is a member of, in precedence order. */
+  function groupLayerAmong(holding: readonly HoldingGroup[], agent: AgentRecord | undefined) {
+    const memberOf = holding.filter(
+      ({ members }) => agent !== undefined && members !== undefined && meetsRegistryFilters(agent, members),
+    );
+    return Promise.all(memberOf.map(async (group) => ({ group: group.name, values: await group.values() })));
+  }
+
+  /** The agent's groups' values and its own, among these holding groups: its record is read only when there are any. */
+  async function layersAmong(
+    holding: readonly HoldingGroup[],
+    tenant: string,
+    agentId: string,
+    record?: AgentRecord,
+  ): Promise<{ groupValues: GroupValues[]; own: ParameterRecord[] }> {
+    const agent = holding.length === 0 ? undefined : (record ?? (await registry.get(tenant, agentId)));
+    const [own, groupValues] = await Promise.all([
+      parameters.list(tenant, { layer: "agent", agentId }),
+      groupLayerAmong(holding, agent),
+    ]);
+    return { groupValues, own };
+  }
+
+  /** The agent's values over its class among these holding groups. */
   async function overClassAmong(
     holding: readonly HoldingGroup[],
     tenant: string,
     agentId: string,
     record?: AgentRecord,
   ): Promise<ValueOverClass[]> {
-    const agent = holding.length === 0 ? undefined : (record ?? (await registry.get(tenant, agentId)));
-    const memberOf = holding.filter(
-      ({ members }) => agent !== undefined && members !== undefined && meetsRegistryFilters(agent, members),
-    );
-    const [own, groupValues] = await Promise.all([
-      parameters.list(tenant, { layer: "agent", agentId }),
-      Promise.all(memberOf.map(async (group) => ({ group: group.name, values: await group.values() }))),
-    ]);
+    const { groupValues, own } = await layersAmong(holding, tenant, agentId, record);
     return valuesOverClass(groupValues, own);
   }
 
@@ -130,10 +154,79 @@ export function makeGroupValues(deps: GroupValuesDependencies) {
     },
 
     /**
-     * Tells each agent the filters pick (each once, whichever filters pick it) its values over its class
-     * now: its members paged through as the agent list reads them, their registry entries read a page at a
-     * time, each one's own values read, and each holding group's values read once. The agents told.
+     * The group layers of these agents' values over their classes, by agent id (an agent in no holding group
+     * left out): one query of the groups and, when some hold values, one read of the agents' registry entries.
      */
+    async groupLayersOf(
+      tenant: string,
+      fleet: Pick<FleetRegistry, "getMany">,
+      agentIds: readonly string[],
+    ): Promise<Map<string, GroupValues[]>> {
+      const holding = await holdingGroups(tenant);
+      const layers = new Map<string, GroupValues[]>();
+      if (holding.length === 0 || agentIds.length === 0) return layers;
+      for (const agent of await fleet.getMany(tenant, [...agentIds])) {
+        const groupValues = await groupLayerAmong(holding, agent);
+        if (groupValues.length > 0) layers.set(agent.agentId, groupValues);
+      }
+      return layers;
+    },
+
+    /**
+     * These agents' values over their classes, by agent id: one query of the groups for them all (not one per
+     * agent), then as overClass reads for each.
+     */
+    async overClassOfEach(
+      tenant: string,
+      agentIds: readonly string[],
+    ): Promise<Map<string, ValueOverClass[]>> {
+      const holding = await holdingGroups(tenant);
+      const values = await Promise.all(agentIds.map((agentId) => overClassAmong(holding, tenant, agentId)));
+      return new Map(agentIds.map((agentId, at) => [agentId, values[at] ?? []]));
+    },
+
+    /**
+     * The group's first `limit` members as the agent list reads them, each with its class, its binary and its
+     * values over its class laid with the group's values given in place of the group's own: what a change of
+     * the group's values is checked over (readiness-check.ts). None for a group the tenant does not have.
+     */
+    async membersOver(
+      tenant: string,
+      fleet: { reader: Pick<AgentReader, "select">; registry: Pick<FleetRegistry, "getMany"> },
+      groupName: string,
+      limit: number,
+    ): Promise<GroupMemberValues[]> {
+      const holding = await holdingGroups(tenant, (group) => holdsValues(group) || group.name === groupName);
+      const members = holding.find((group) => group.name === groupName)?.members;
+      if (members === undefined) return [];
+      const summaries = await fleet.reader.select(tenant, members, limit);
+      const records = new Map(
+        (
+          await fleet.registry.getMany(
+            tenant,
+            summaries.map(({ agentId }) => agentId),
+          )
+        ).map((record) => [record.agentId, record]),
+      );
+      return Promise.all(
+        summaries.map(async ({ agentId, agentClass, manifestId }) => {
+          const { groupValues, own } = await layersAmong(holding, tenant, agentId, records.get(agentId));
+          return {
+            agentId,
+            agentClass,
+            manifestId,
+            overClass: (values: GroupValues["values"]) =>
+              valuesOverClass(
+                groupValues.map((layer) =>
+                  layer.group === groupName ? { group: groupName, values } : layer,
+                ),
+                own,
+              ),
+          };
+        }),
+      );
+    },
+
     /** Tells these agents their values over their classes now: nothing while no group holds values. */
     async retellAgents(
       tenant: string,
@@ -147,6 +240,11 @@ export function makeGroupValues(deps: GroupValuesDependencies) {
         await tell(agent.agentId, await overClassAmong(holding, tenant, agent.agentId, agent));
     },
 
+    /**
+     * Tells each agent the filters pick (each once, whichever filters pick it) its values over its class
+     * now: its members paged through as the agent list reads them, their registry entries read a page at a
+     * time, each one's own values read, and each holding group's values read once. The agents told.
+     */
     async retell(
       tenant: string,
       fleet: { reader: Pick<AgentReader, "page">; registry: Pick<FleetRegistry, "getMany"> },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { consoleHarness, javaBinary } from "../../../scripts/test-support/console-harness.js";
 import { cppYamlFlow, cppYamlParameterFlow } from "../../../scripts/test-support/flow-fixtures.js";
-import { valuesOverClassIn } from "../../../scripts/test-support/group-values.js";
+import { valuesOverClassOfEachIn } from "../../../scripts/test-support/group-values.js";
 import type { Principal, Role } from "../identity/principal.js";
 import { makeAgentFlowIds, ownValuesOf } from "../parameters/rendered-flow-ids.js";
 import { MAX_SKIPPED_LISTED } from "./console-pins.js";
@@ -141,7 +141,7 @@ describe("pinning an agent", () => {
       const version = await harness.flows.get(TENANT, "pumps", declaring);
       const flowIdOf = await makeAgentFlowIds({
         ...harness,
-        valuesOverClass: valuesOverClassIn(harness),
+        valuesOverClassOfEach: valuesOverClassOfEachIn(harness),
       }).withOwnValues(TENANT, "pumps", version as never);
       return flowIdOf(ownValuesOf(await harness.parameters.list(TENANT, { layer: "agent", agentId: "a-1" })));
     };

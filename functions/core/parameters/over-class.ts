@@ -1,4 +1,5 @@
 import type { AgentRecord } from "../agents/ports.js";
+import type { ClassAgent } from "../flows/validation.js";
 import type { LayerValues } from "./effective.js";
 import type { ParameterRecord, ParameterValue } from "./model.js";
 
@@ -55,3 +56,21 @@ export type ValuesOverClassOf = (
   agentId: string,
   record?: AgentRecord,
 ) => Promise<ValueOverClass[]>;
+
+/** Agents' values over their classes, by agent id: read together, the tenant's groups once for them all. */
+export type ValuesOverClassOfEach = (
+  tenant: string,
+  agentIds: readonly string[],
+) => Promise<ReadonlyMap<string, ValueOverClass[]>>;
+
+/**
+ * A group's member as a change of the group's values is checked at: its class, its binary, and its values
+ * over its class with the group's values as given (its other groups' and its own as they are).
+ */
+export interface GroupMemberValues extends ClassAgent {
+  agentClass: string;
+  overClass(groupValues: GroupValues["values"]): ValueOverClass[];
+}
+
+/** A group's first `limit` members, as a change of its values is checked at. */
+export type GroupMembersOf = (tenant: string, group: string, limit: number) => Promise<GroupMemberValues[]>;

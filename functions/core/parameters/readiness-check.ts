@@ -10,7 +10,14 @@ import {
 import { manifestIdOf } from "../manifests/agent-manifest.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
 import type { ParameterRecord, ParameterValue } from "./model.js";
-import type { ValuesOverClassOf } from "./over-class.js";
+import {
+  type GroupMembersOf,
+  type GroupMemberValues,
+  type GroupValues,
+  type ValueOverClass,
+  type ValuesOverClassOf,
+  valuesOverClass,
+} from "./over-class.js";
 import type { ParameterScope, ParameterStore } from "./ports.js";
 import { parameterReadiness, type ReadinessInput, readinessAfterChange, refuseUnready } from "./readiness.js";
 import { ownValuesOf } from "./rendered-flow-ids.js";
@@ -25,6 +32,13 @@ export interface ReadinessCheckDependencies {
   classAgents(tenant: string, className: string, limit: number): Promise<ClassAgent[]>;
   /** An agent's values over its class: its groups' and its own. */
   valuesOverClass: ValuesOverClassOf;
+  /** The group layers of these agents' values over their classes, by agent id; those in no holding group left out. */
+  groupLayers(
+    tenant: string,
+    agentIds: readonly string[],
+  ): Promise<ReadonlyMap<string, readonly GroupValues[]>>;
+  /** A group's first members, each with its class and its values over it laid with the group's values given. */
+  groupMembers: GroupMembersOf;
   /** The version the class's rollout under way brings its agents to; a first rollout sets no flow policy. */
   rollingOut(tenant: string, classRecord: AgentClassRecord): Promise<string | undefined>;
 }
@@ -39,11 +53,26 @@ const withValue = (values: Values, name: string, value: ParameterValue | undefin
   ...(value === undefined ? [] : [{ name, value }]),
 ];
 
+/** Values over a class as readiness reads them: each name's value, the agent's own over its groups'. */
+const byNameOf = (over: readonly ValueOverClass[]): Values =>
+  [...ownValuesOf(over)].map(([name, value]) => ({ name, value }));
+
+/** Values over a class with the agent's own value of a parameter set (`value`) or removed; its groups' stay. */
+const withOwnValue = (
+  over: readonly ValueOverClass[],
+  name: string,
+  value: ParameterValue | undefined,
+): ValueOverClass[] => [
+  ...over.filter((entry) => entry.layer !== "agent" || entry.name !== name),
+  ...(value === undefined ? [] : [{ name, value, layer: "agent" as const }]),
+];
+
 /**
  * Reads what parameter readiness (readiness.ts) decides on, before a version is published or rolled out and
  * before a value changes: the class's values, its agents (the first MAX_VALIDATED_AGENTS, as flow validation
  * reads them; the report says when there were more), the values of their own that those holding any have
- * (one index query per declared parameter, not one per agent) and each binary's manifest once.
+ * (one index query per declared parameter, not one per agent), their groups' (one query of the groups, and
+ * one read of the agents' registry entries when some group holds values) and each binary's manifest once.
  */
 export function makeReadinessCheck(deps: ReadinessCheckDependencies) {
   const { flows, parameters, manifests } = deps;
@@ -60,15 +89,22 @@ export function makeReadinessCheck(deps: ReadinessCheckDependencies) {
     return new Map(offers.flatMap(([id, offer]) => (offer ? [[id, offer.allowedValues] as const] : [])));
   }
 
-  /** The own values, of the version's parameters, of the agents among `agents` that hold any. */
+  /**
+   * The values over the class of the agents among `agents` that have any: their groups', and their own of the
+   * version's parameters, each name's the agent's own over its groups'.
+   */
   async function agentValuesOf(tenant: string, version: CheckedVersion, agents: readonly ClassAgent[]) {
     const inClass = new Set(agents.map(({ agentId }) => agentId));
-    const byAgent = new Map<string, Values>();
-    const holding = await Promise.all(
-      (version.parameters ?? []).map(({ name }) => parameters.agentValuesOf(tenant, name)),
-    );
+    const own = new Map<string, Values>();
+    const [holding, groupLayers] = await Promise.all([
+      Promise.all((version.parameters ?? []).map(({ name }) => parameters.agentValuesOf(tenant, name))),
+      deps.groupLayers(tenant, [...inClass]),
+    ]);
     for (const { agentId, record } of holding.flat())
-      if (inClass.has(agentId)) byAgent.set(agentId, [...(byAgent.get(agentId) ?? []), record]);
+      if (inClass.has(agentId)) own.set(agentId, [...(own.get(agentId) ?? []), record]);
+    const byAgent = new Map<string, Values>();
+    for (const agentId of new Set([...groupLayers.keys(), ...own.keys()]))
+      byAgent.set(agentId, byNameOf(valuesOverClass(groupLayers.get(agentId) ?? [], own.get(agentId) ?? [])));
     return byAgent;
   }
 
@@ -103,10 +139,14 @@ export function makeReadinessCheck(deps: ReadinessCheckDependencies) {
     const agent = await deps.registry.get(tenant, agentId);
     const agents = agent ? [{ agentId, manifestId: manifestIdOf(agent) }] : [];
     // The value each name has over the class: the agent's own where it has one, else its groups'.
-    const over = ownValuesOf(await deps.valuesOverClass(tenant, agentId, agent));
-    const own: Values = [...over].map(([name, value]) => ({ name, value }));
-    const input = await inputOf(tenant, version, agents, Promise.resolve(new Map([[agentId, own]])));
-    return { input, own, truncated: false };
+    const over = await deps.valuesOverClass(tenant, agentId, agent);
+    const input = await inputOf(
+      tenant,
+      version,
+      agents,
+      Promise.resolve(new Map([[agentId, byNameOf(over)]])),
+    );
+    return { input, over, truncated: false };
   }
 
   /** The versions the class's agents run or are being brought to (catch-up, a rollout), those declaring the parameter. */
@@ -121,6 +161,46 @@ export function makeReadinessCheck(deps: ReadinessCheckDependencies) {
     return versions.filter((version): version is FlowVersionRecord =>
       Boolean(version?.parameters?.some((parameter) => parameter.name === name)),
     );
+  }
+
+  /**
+   * Refuses to set (`value`) or remove (undefined) a group's value of a parameter when that leaves one of its
+   * members (the first MAX_VALIDATED_AGENTS) without a value, or with one its binary refuses, in a version its
+   * class runs or is being brought to: each member's values over its class before and after, its other groups'
+   * and its own laid as they are.
+   */
+  async function groupChange(
+    what: string,
+    tenant: string,
+    group: string,
+    name: string,
+    value: ParameterValue | undefined,
+  ): Promise<void> {
+    const listed = await deps.groupMembers(tenant, group, MAX_VALIDATED_AGENTS + 1);
+    const truncated = listed.length > MAX_VALIDATED_AGENTS;
+    const held = await parameters.list(tenant, { layer: "group", group });
+    const changed = withValue(held, name, value);
+    const byClass = new Map<string, GroupMemberValues[]>();
+    for (const member of listed.slice(0, MAX_VALIDATED_AGENTS)) {
+      const inClass = byClass.get(member.agentClass) ?? [];
+      inClass.push(member);
+      byClass.set(member.agentClass, inClass);
+    }
+    for (const [className, members] of byClass) {
+      const agents = members.map(({ agentId, manifestId }) => ({ agentId, manifestId }));
+      const valuesWith = (values: Values) =>
+        new Map(members.map((member) => [member.agentId, byNameOf(member.overClass(values))]));
+      for (const version of await versionsDeclaring(
+        tenant,
+        await deps.catalog.get(tenant, className),
+        name,
+      )) {
+        const input = await inputOf(tenant, version, agents, Promise.resolve(valuesWith(held)));
+        const after = { ...input, agentValues: valuesWith(changed) };
+        const context = { className, flowHash: version.hash, truncated };
+        refuseUnready(what, context, readinessAfterChange(input, after));
+      }
+    }
   }
 
   return {
@@ -158,8 +238,8 @@ export function makeReadinessCheck(deps: ReadinessCheckDependencies) {
     },
 
     /**
-     * Refuses to set (`value`) or remove (undefined) a class's or an agent's value of a parameter when that
-     * leaves an agent without a value, or with one its binary refuses, in a version the class runs or is
+     * Refuses to set (`value`) or remove (undefined) a class's, a group's or an agent's value of a parameter
+     * when that leaves an agent without a value, or with one its binary refuses, in a version the class runs or is
      * being brought to. What was already so does not refuse the change.
      */
     async change(
@@ -169,9 +249,8 @@ export function makeReadinessCheck(deps: ReadinessCheckDependencies) {
       name: string,
       value: ParameterValue | undefined,
     ): Promise<void> {
-      // A group's members span classes and are found only by its query: its values are not checked here.
-      if (scope.layer === "group") return;
       const what = value === undefined ? `Removing ${name}` : `Setting ${name}`;
+      if (scope.layer === "group") return groupChange(what, tenant, scope.group, name, value);
       for (const version of await versionsDeclaring(tenant, classRecord, name)) {
         const context = { className: version.className, flowHash: version.hash };
         if (scope.layer === "class") {
@@ -179,8 +258,9 @@ export function makeReadinessCheck(deps: ReadinessCheckDependencies) {
           const after = { ...input, classValues: withValue([...input.classValues], name, value) };
           refuseUnready(what, { ...context, truncated }, readinessAfterChange(input, after));
         } else {
-          const { input, own, truncated } = await agentInput(tenant, version, scope.agentId);
-          const after = { ...input, agentValues: new Map([[scope.agentId, withValue(own, name, value)]]) };
+          const { input, over, truncated } = await agentInput(tenant, version, scope.agentId);
+          const changed = byNameOf(withOwnValue(over, name, value));
+          const after = { ...input, agentValues: new Map([[scope.agentId, changed]]) };
           refuseUnready(what, { ...context, truncated }, readinessAfterChange(input, after));
         }
       }

@@ -249,6 +249,37 @@ describe("the console's checks of parameter readiness", () => {
     expect(await parameters.get("acme", { layer: "agent", agentId: "pump-2" }, "site.id")).toBeDefined();
   });
 
+  it("count the values of the agents' groups, and check a group's value over its members as a class's", async () => {
+    const { api, parameters } = await harness();
+    await api.agents.label(operator, "pump-1", { set: { site: "north" } });
+    await api.groups.create(operator, { name: "north", query: { labels: ["site=north"] } });
+    const north = { layer: "group", group: "north" } as const;
+    await api.parameters.groupValues.put(operator, "north", "site.id", { value: "north" });
+    await api.parameters.agentValues.put(operator, "pump-2", "site.id", { value: "plant-2" });
+    // Each agent has a value over the class: the version is published and rolled out with none at the class.
+    const { body } = await api.flows.upload(operator, "pumps", flow("{}"));
+    const flowHash = (body as { hash: string }).hash;
+    await api.rollouts.start(operator, { className: "pumps", flowHash, allowIncompatible: true });
+    // pump-1 has the value from its group alone: the group's value is what it needs.
+    await expect(api.parameters.groupValues.remove(operator, "north", "site.id")).rejects.toMatchObject({
+      code: "parameters_not_ready",
+      message: expect.stringMatching(/^Removing site\.id would leave agents of class pumps with a flow/),
+      details: {
+        className: "pumps",
+        missing: [{ parameter: "site.id", agentCount: 1, agentIds: ["pump-1"] }],
+      },
+    });
+    expect(await parameters.get("acme", north, "site.id")).toBeDefined();
+    // An own value over the group's may go: the group's value stays under it.
+    await api.parameters.agentValues.put(operator, "pump-1", "site.id", { value: "plant-1" });
+    await api.parameters.agentValues.remove(operator, "pump-1", "site.id");
+    expect(await parameters.get("acme", { layer: "agent", agentId: "pump-1" }, "site.id")).toBeUndefined();
+    // Once pump-1 has a value of its own the group's is not needed; pump-2, outside the group, never counted.
+    await api.parameters.agentValues.put(operator, "pump-1", "site.id", { value: "plant-1" });
+    await api.parameters.groupValues.remove(operator, "north", "site.id");
+    expect(await parameters.get("acme", north, "site.id")).toBeUndefined();
+  });
+
   it("refuse to start a rollout of a version the class's agents lack a value for, and start none", async () => {
     const { api, parameters, rollouts } = await harness();
     await api.parameters.classValues.put(operator, "pumps", "site.id", { value: "plant" });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { pumpsVersionRecord } from "../../../scripts/test-support/flow-fixtures.js";
-import { valuesOverClassIn } from "../../../scripts/test-support/group-values.js";
+import { valuesOverClassOfEachIn } from "../../../scripts/test-support/group-values.js";
 import { MemoryFlowCatalog } from "../../adapters/memory/flow-catalog.js";
 import { MemoryParameterStore } from "../../adapters/memory/parameter-store.js";
 import type { FlowParameter } from "../flows/parameters.js";
@@ -100,7 +100,7 @@ describe("a class's policy as the cache holds it", () => {
     const renderings = makeFlowRenderings({
       flows,
       parameters,
-      valuesOverClass: valuesOverClassIn({ parameters }),
+      valuesOverClassOfEach: valuesOverClassOfEachIn({ parameters }),
     });
     const cached = await renderings.classFlow("acme", "pumps", { target: V2, accepted: [V1, V2, "adopted"] });
     const rendering = renderingOf(version(V2, declared), [value("site", { value: "7" })]);

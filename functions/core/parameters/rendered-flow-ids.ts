@@ -11,7 +11,7 @@ import type {
 import type { ClassFlowCache, ClassFlowWriter, FlowCatalog } from "../flows/ports.js";
 import { effectiveParameters } from "./effective.js";
 import { isSecretReference, type ParameterRecord, type ParameterValue } from "./model.js";
-import type { ValuesOverClassOf } from "./over-class.js";
+import type { ValuesOverClassOfEach } from "./over-class.js";
 import type { ParameterStore } from "./ports.js";
 
 /**
@@ -93,8 +93,8 @@ export function withStagedRendering(policy: CachedClassFlow, staged: PolicyRende
 export interface FlowRenderingDependencies {
   flows: Pick<FlowCatalog, "get">;
   parameters: Pick<ParameterStore, "list" | "frozen">;
-  /** An agent's values over its class: its groups' and its own. */
-  valuesOverClass: ValuesOverClassOf;
+  /** Agents' values over their classes: their groups' and their own. */
+  valuesOverClassOfEach: ValuesOverClassOfEach;
 }
 
 /**
@@ -103,7 +103,7 @@ export interface FlowRenderingDependencies {
  * while it rolls out the class's staged values). What the agent API's heartbeat needs,
  * apart from agentFlowIds, which its bundle then leaves out.
  */
-export function makeClassFlowRendering(deps: FlowRenderingDependencies) {
+export function makeClassFlowRendering(deps: Pick<FlowRenderingDependencies, "flows" | "parameters">) {
   const { flows, parameters } = deps;
   return async function classFlow(
     tenant: string,
@@ -133,9 +133,11 @@ export function makeClassFlowRendering(deps: FlowRenderingDependencies) {
 /**
  * The flow id each agent reports once it runs the version: the version's hash when it declares no
  * parameters, else its rendering with the class's values and each agent's values over them (its groups'
- * and its own: valuesOverClass's reads for each agent).
+ * and its own: the tenant's groups read once for all the agents).
  */
-export function makeAgentFlowIds(deps: Pick<FlowRenderingDependencies, "parameters" | "valuesOverClass">) {
+export function makeAgentFlowIds(
+  deps: Pick<FlowRenderingDependencies, "parameters" | "valuesOverClassOfEach">,
+) {
   const { parameters } = deps;
   /** The version's flow id for own values given: its rendering with the class's values under them. */
   async function withOwnValues(
@@ -157,8 +159,8 @@ export function makeAgentFlowIds(deps: Pick<FlowRenderingDependencies, "paramete
     ): Promise<Map<string, string>> {
       const flowIdOf = await withOwnValues(tenant, className, version);
       if (!declaresParameters(version)) return new Map(agentIds.map((agentId) => [agentId, version.hash]));
-      const own = await Promise.all(agentIds.map((agentId) => deps.valuesOverClass(tenant, agentId)));
-      return new Map(agentIds.map((agentId, at) => [agentId, flowIdOf(ownValuesOf(own[at] ?? []))]));
+      const over = await deps.valuesOverClassOfEach(tenant, agentIds);
+      return new Map(agentIds.map((agentId) => [agentId, flowIdOf(ownValuesOf(over.get(agentId) ?? []))]));
     },
   };
 }

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { pumpsVersionRecord } from "../../../scripts/test-support/flow-fixtures.js";
-import { valuesOverClassIn } from "../../../scripts/test-support/group-values.js";
+import { valuesOverClassOfEachIn } from "../../../scripts/test-support/group-values.js";
 import { MemoryClassCatalog } from "../../adapters/memory/class-catalog.js";
 import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
@@ -95,8 +95,8 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
   const parameters = new MemoryParameterStore();
   const tenantSettings = new MemoryTenantSettings();
   const groupStore = new MemoryGroupStore();
-  const valuesOverClass = valuesOverClassIn({ parameters, registry, groups: groupStore, clock });
-  const renderings = makeFlowRenderings({ flows, parameters, valuesOverClass });
+  const valuesOverClassOfEach = valuesOverClassOfEachIn({ parameters, registry, groups: groupStore, clock });
+  const renderings = makeFlowRenderings({ flows, parameters, valuesOverClassOfEach });
   const reader = makeAgentReader({
     registry,
     groupFilters: (tenant, name) => groups.filtersOf(tenant, name),
@@ -128,7 +128,7 @@ function simulatedClass(size: number, behaviours: Record<string, Behaviour> = {}
     flows,
     renderings,
     parameters,
-    valuesOverClass,
+    valuesOverClassOfEach,
     classFlowCache: renderingClassFlows(hotState, renderings),
     preparation: makeRolloutPreparation({ flows, catalog, parameters }),
   });

@@ -11,7 +11,7 @@ import { guardedCache, tellCacheFirst } from "../guarded-cache.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
 import type { OperationRecord } from "../operations/model.js";
 import type { OperationStore } from "../operations/ports.js";
-import type { ValuesOverClassOf } from "../parameters/over-class.js";
+import type { ValuesOverClassOfEach } from "../parameters/over-class.js";
 import type { ParameterStore } from "../parameters/ports.js";
 import { type FlowRenderings, ownValuesOf } from "../parameters/rendered-flow-ids.js";
 import type { Clock, IdGenerator } from "../ports.js";
@@ -99,8 +99,8 @@ export interface RolloutEngineDependencies {
   renderings: Pick<FlowRenderings, "agentFlowIds">;
   /** Class values a rollout of staged values freezes, its members' own, and the class's it puts in force. */
   parameters: Pick<ParameterStore, "list" | "put" | "remove" | "staged" | "unstage" | "freeze" | "frozen">;
-  /** A member's values over its class: its groups' and its own. */
-  valuesOverClass: ValuesOverClassOf;
+  /** Members' values over their classes: their groups' and their own. */
+  valuesOverClassOfEach: ValuesOverClassOfEach;
   /** What a waiting rollout brings as it starts, checked again on the class as it is now. */
   preparation: Pick<RolloutPreparation, "again">;
 }
@@ -523,12 +523,12 @@ async function valueUpdatesOf(
     deps.flows.get(tenant, className, rollout.toFlow),
     deps.parameters.list(tenant, { layer: "class", className }),
     deps.parameters.frozen(tenant, className, rolloutId),
-    Promise.all(agentIds.map((agentId) => deps.valuesOverClass(tenant, agentId))),
+    deps.valuesOverClassOfEach(tenant, agentIds),
   ]);
   const renderings = version && valueRenderings(version, inForce, frozen);
   const flowIds = new Map<string, string>();
-  agentIds.forEach((agentId, at) => {
-    const moved = renderings && valueMemberFlowIds(renderings, ownValuesOf(own[at] ?? []));
+  agentIds.forEach((agentId) => {
+    const moved = renderings && valueMemberFlowIds(renderings, ownValuesOf(own.get(agentId) ?? []));
     if (moved) flowIds.set(agentId, moved.to);
   });
   return updateRecords(rollout, rollout.toFlow, flowIds, {
