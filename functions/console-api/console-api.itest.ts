@@ -131,6 +131,7 @@ const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown>
   adoptFlow: (agentId) => ({ flowId: `incumbent-flow-of-${agentId}` }),
   putClassParameter: () => parameterValue,
   putAgentParameter: () => parameterValue,
+  putGroupParameter: () => parameterValue,
   labelAgent: (agentId) => ({ set: { probe: agentId } }),
   pinAgent: (_agentId, tenant) => ({ flowHash: tenant.flowHash }),
   pinGroup: () => ({}),
@@ -197,6 +198,7 @@ async function readSnapshot(tenant: SeededTenant) {
     get("/api/v1/groups"),
     get(`/api/v1/groups/${groupOf(tenant)}`),
     get(`/api/v1/groups/${groupOf(tenant)}/agents`),
+    get(`/api/v1/groups/${groupOf(tenant)}/parameters`),
     get(`/api/v1/operations/selections/${selectionIds.get(tenant.tenant)}`),
   ]);
 }
@@ -242,6 +244,15 @@ beforeAll(async () => {
       tenant.adminToken,
     );
     expect(grouped.status, grouped.body).toBe(201);
+    const groupValued = await send(
+      {
+        method: "PUT",
+        path: `/api/v1/groups/${groupOf(tenant)}/parameters/${PARAMETER}`,
+        body: parameterValue,
+      },
+      tenant.adminToken,
+    );
+    expect(groupValued.status, groupValued.body).toBe(201);
     selectionIds.set(tenant.tenant, await seedSelection(tenant));
   }
 });
@@ -608,7 +619,8 @@ describe("roles, every role on every route", () => {
         return callOf(operation, { className, adoptionId: requested.json().adoptionId as string });
       }
       case "deleteClassParameter":
-      case "deleteAgentParameter": {
+      case "deleteAgentParameter":
+      case "deleteGroupParameter": {
         const call = callOf(operation, { ...idsOf(a), name: newId("doomed-parameter") });
         const valued = await send({ method: "PUT", path: call.path, body: parameterValue }, a.adminToken);
         expect(valued.status, valued.body).toBe(201);
@@ -761,6 +773,8 @@ describe("roles, every role on every route", () => {
     putAgentParameter: parameterSetByAdmin,
     deleteClassParameter: parameterSetByAdmin,
     deleteAgentParameter: parameterSetByAdmin,
+    putGroupParameter: parameterSetByAdmin,
+    deleteGroupParameter: parameterSetByAdmin,
     pauseRollout: async (call) => expect(await rolloutStateOf(call)).toBe("canary"),
     resumeRollout: async (call) => expect(await rolloutStateOf(call)).toBe("paused"),
     abortRollout: async (call) => expect(await rolloutStateOf(call)).toBe("canary"),
