@@ -2,7 +2,7 @@ import type { AgentRecord } from "../agents/ports.js";
 import { BeaconError } from "../errors.js";
 import { type AgentFilters, type AgentReader, meetsRegistryFilters } from "../fleet/agents.js";
 import type { FleetRegistry } from "../fleet/ports.js";
-import { allPagesOf, MAX_PAGE_SIZE } from "../paging.js";
+import { allPagesOf } from "../paging.js";
 import type { ParameterRecord } from "../parameters/model.js";
 import {
   type GroupMemberValues,
@@ -247,7 +247,7 @@ export function makeGroupValues(deps: GroupValuesDependencies) {
      */
     async retell(
       tenant: string,
-      fleet: { reader: Pick<AgentReader, "page">; registry: Pick<FleetRegistry, "getMany"> },
+      fleet: { reader: Pick<AgentReader, "pages">; registry: Pick<FleetRegistry, "getMany"> },
       memberFilters: readonly (AgentFilters | undefined)[],
       tell: (agentId: string, values: ValueOverClass[]) => Promise<void>,
     ): Promise<number> {
@@ -255,16 +255,13 @@ export function makeGroupValues(deps: GroupValuesDependencies) {
       const told = new Set<string>();
       for (const filters of memberFilters) {
         if (filters === undefined) continue;
-        let after: string | undefined;
-        do {
-          const page = await fleet.reader.page(tenant, { ...filters, after }, MAX_PAGE_SIZE);
+        for await (const page of fleet.reader.pages(tenant, filters)) {
           const fresh = page.items.map(({ agentId }) => agentId).filter((agentId) => !told.has(agentId));
           for (const agent of await fleet.registry.getMany(tenant, fresh)) {
             told.add(agent.agentId);
             await tell(agent.agentId, await overClassAmong(holding, tenant, agent.agentId, agent));
           }
-          after = page.next;
-        } while (after !== undefined);
+        }
       }
       return told.size;
     },
