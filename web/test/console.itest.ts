@@ -3,17 +3,14 @@
  * simulated agents, as an operator would use it. Every page is checked with axe-core and photographed at
  * a desktop and a phone width into `.beacon/screenshots/web-console/`.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import path from "node:path";
-import type { AxeResults } from "axe-core";
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureDevCertificates } from "../../scripts/local/certs.js";
-import { chromiumExecutable } from "../../scripts/local/chromium.js";
 import {
   receiverCertsDir,
   signatureOf,
@@ -21,63 +18,32 @@ import {
   type WebhookReceiver,
 } from "../../scripts/local/webhook-receiver.js";
 import { javaParameterFlow } from "../../scripts/test-support/flow-fixtures.js";
-import {
-  type LocalStack,
-  repositoryRoot,
-  startLocalStack,
-  stopGroup,
-} from "../../scripts/test-support/local-stack.js";
+import { type LocalStack, repositoryRoot, stopGroup } from "../../scripts/test-support/local-stack.js";
 import { untilTrue } from "../../scripts/test-support/until.js";
 import { FIRST_LOAD_BUDGET_BYTES, firstLoads } from "../tools/bundle-budget.js";
+import {
+  api,
+  capture,
+  expectAccessible,
+  newPage,
+  pageProblems,
+  signIn,
+  simulatedAgents,
+  startConsole,
+  stopConsole,
+} from "./console-harness.js";
 
-const SCREENSHOTS = path.join(repositoryRoot, ".beacon", "screenshots", "web-console");
-const WIDTHS = [1280, 390] as const;
 const AGENT_CLASS = "gateways";
 const AGENT_IDS = ["gateways-agent-001", "gateways-agent-002", "gateways-agent-003"];
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let stack: LocalStack;
 let agents: ChildProcess;
 /** An agent that heartbeats once and then stays quiet: what is queued for it stays queued. */
 let idleAgent: ChildProcess;
 const IDLE_AGENT_ID = "idle-agent-001";
-let browser: Browser;
 /** An HTTPS endpoint with the dev CA's certificate, which `npm start` lets event subscriptions deliver to. */
 let receiver: WebhookReceiver;
 let webUrl: string;
-let adminToken: string;
-/** Uncaught errors and Content-Security-Policy refusals, from every page of the run. */
-const pageProblems: string[] = [];
-/** axe-core's findings of every impact, per page, for the report. */
-const accessibility: Record<string, { id: string; impact: string | null | undefined; nodes: number }[]> = {};
-
-async function localToken(role: "viewer" | "operator" | "admin"): Promise<string> {
-  const response = await fetch(`${webUrl}/local/token`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ tenant: "dev", role }),
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { token: string }).token;
-}
-
-async function api<T>(route: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${webUrl}/api/v1${route}`, {
-    ...init,
-    headers: { authorization: `Bearer ${adminToken}`, ...init.headers },
-  });
-  return { status: response.status, body: (await response.json()) as T };
-}
-
-/** `npm run agents` with these arguments on the local stack, in a process group of its own for stopGroup. */
-function simulatedAgents(args: string[]): ChildProcess {
-  return spawn("npm", ["run", "-s", "agents", "--", ...args], {
-    cwd: repositoryRoot,
-    env: stack.env,
-    stdio: "ignore",
-    detached: true,
-  });
-}
 
 /** The operations page of one agent, its form open to create `kind` for that agent. */
 async function openCreateForm(page: Page, agentId: string, kind: string): Promise<void> {
@@ -87,39 +53,6 @@ async function openCreateForm(page: Page, agentId: string, kind: string): Promis
   await page.getByLabel("one agent").check();
   await page.getByLabel("Agent id", { exact: true }).first().fill(agentId);
   await page.locator("select[name=kind]").selectOption(kind);
-}
-
-async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: 900 } });
-  // npm test runs other suites beside this one on a small machine: a page may take a while to answer.
-  context.setDefaultTimeout(60_000);
-  const page = await context.newPage();
-  page.on("pageerror", (error) => pageProblems.push(`${page.url()}: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error" && /Content Security Policy/i.test(message.text())) {
-      pageProblems.push(`${page.url()}: ${message.text()}`);
-    }
-  });
-  return { context, page };
-}
-
-/**
- * Signs in on the sign-in page the console shows while nobody is, limited to `classes` when given, and
- * waits for the page it returns to.
- */
-async function signIn(
-  page: Page,
-  role: "viewer" | "operator" | "admin",
-  landing = "Fleet",
-  classes?: string,
-): Promise<void> {
-  await page.getByRole("heading", { name: "Beacon console" }).waitFor();
-  expect(await page.getByText("Local sign-in.").isVisible()).toBe(true);
-  await page.getByLabel("Tenant").fill("dev");
-  await page.getByLabel("Role").selectOption(role);
-  if (classes !== undefined) await page.getByLabel("Limited to classes (optional)").fill(classes);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.getByRole("heading", { name: landing, level: 1 }).waitFor();
 }
 
 /** A MiNiFi Java flow.json with one processor of the given type, spaced as a person writes one. */
@@ -151,51 +84,9 @@ async function publish(page: Page, name: string, content: string): Promise<void>
   await page.getByText(`Published ${sha256(content)} (nifi-json).`).waitFor();
 }
 
-/** axe-core on the page as it stands: no serious or critical violation; every finding is kept. */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  await page.evaluate(axeSource);
-  // Runs in the page, whose globals this Node-side file does not type.
-  const results = await page.evaluate(() => {
-    const scope = globalThis as unknown as {
-      axe: { run(context: unknown): Promise<AxeResults> };
-      document: unknown;
-    };
-    return scope.axe.run(scope.document);
-  });
-  const violations = results.violations.map(({ id, impact, nodes, help }) => ({
-    id,
-    impact,
-    nodes: nodes.length,
-    help,
-    where: nodes.slice(0, 3).map((node) => node.target.join(" ")),
-  }));
-  accessibility[name] = violations.map(({ id, impact, nodes }) => ({ id, impact, nodes }));
-  expect(violations.filter(({ impact }) => impact === "serious" || impact === "critical")).toEqual([]);
-}
-
-/** The page at a desktop and a phone width, each checked with axe-core and photographed. */
-async function capture(page: Page, name: string): Promise<void> {
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 });
-    await expectAccessible(page, `${name} at ${width} px`);
-    // Wide tables scroll inside their frame; the page itself never scrolls sideways.
-    const pageWidth = await page.evaluate(
-      () =>
-        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
-          .documentElement.scrollWidth,
-    );
-    expect(pageWidth, `${name} is wider than ${width} px`).toBeLessThanOrEqual(width);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: WIDTHS[0], height: 900 });
-}
-
 beforeAll(async () => {
-  const executablePath = chromiumExecutable();
-  mkdirSync(SCREENSHOTS, { recursive: true });
   // A two-second sweeper moves rollouts along as fast as the agents heartbeat.
-  stack = await startLocalStack("web-console-test", { env: { BEACON_SWEEPER_INTERVAL_SECONDS: "2" } });
-  webUrl = `http://127.0.0.1:${stack.ports.web}`;
+  ({ stack, webUrl } = await startConsole("web-console-test", { BEACON_SWEEPER_INTERVAL_SECONDS: "2" }));
   agents = simulatedAgents(["--class", AGENT_CLASS, "--count", "3", "--interval", "2"]);
   idleAgent = simulatedAgents([
     "--class",
@@ -207,14 +98,12 @@ beforeAll(async () => {
     "--prefix",
     "idle-agent-",
   ]);
-  browser = await chromium.launch({ executablePath });
   // The certificates `npm start` made for this checkout; its functions trust their CA for deliveries.
   const { server } = await ensureDevCertificates(receiverCertsDir(path.join(repositoryRoot, ".beacon")));
   receiver = await startWebhookReceiver({
     cert: readFileSync(server.certPath, "utf8"),
     key: readFileSync(server.keyPath, "utf8"),
   });
-  adminToken = await localToken("admin");
   await untilTrue(
     "the simulated agents to register",
     async () => {
@@ -228,16 +117,10 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await browser?.close();
   await receiver?.close();
   if (agents) await stopGroup(agents);
   if (idleAgent) await stopGroup(idleAgent);
-  await stack?.stop();
-  const findings = Object.entries(accessibility).map(([page, found]) => {
-    const listed = found.map(({ id, impact, nodes }) => `${id} (${impact}, ${nodes} elements)`);
-    return `  ${page}: ${listed.length === 0 ? "none" : listed.join(", ")}`;
-  });
-  console.log(`axe-core findings per page:\n${findings.join("\n")}`);
+  await stopConsole();
 }, 60_000);
 
 describe("the web console", () => {
