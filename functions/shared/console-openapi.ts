@@ -12,6 +12,7 @@ import {
   validatorNames,
 } from "./console-openapi-document.js";
 import { type BodyLimits, decodeBody, decodeBodyBytes, parseJsonObject } from "./http.js";
+import { charactersRefused, patternInWords } from "./pattern-words.js";
 
 export { openApiDocument } from "./console-openapi-document.js";
 
@@ -66,9 +67,33 @@ function requiredValidator(name: string): ValidateFunction {
   return validate;
 }
 
-function describeFailure(where: string, errors: ErrorObject[] | null | undefined): string {
+/** The value a validation error is about, found by its JSON pointer in what was validated. */
+function valueAt(data: unknown, pointer: string): unknown {
+  return pointer
+    .split("/")
+    .slice(1)
+    .map((token) => token.replaceAll("~1", "/").replaceAll("~0", "~"))
+    .reduce<unknown>(
+      (value, key) =>
+        typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined,
+      data,
+    );
+}
+
+function describeFailure(where: string, errors: ErrorObject[] | null | undefined, data?: unknown): string {
   const [first] = errors ?? [];
   const at = `${where}${first?.instancePath ?? ""}`;
+  if (first?.keyword === "pattern") {
+    // A person reads this: the form the value takes in words, never the regular expression.
+    const value = String(valueAt(data, first.instancePath));
+    const pattern = String(first.params.pattern);
+    const refused = charactersRefused(pattern, value).map((char) => JSON.stringify(char));
+    const why =
+      refused.length > 0 ? ` (${refused.join(", ")} ${refused.length === 1 ? "is" : "are"} not allowed)` : "";
+    const words = patternInWords(pattern);
+    const field = first.instancePath.replace(/^\/(query|path)\/(.+)$/, "$1 parameter $2");
+    return `${where === "" ? field : at}: ${JSON.stringify(value)} is not of the form it takes${why}${words ? `: ${words}` : ""}`;
+  }
   const extra =
     first?.keyword === "additionalProperties" ? ` (${String(first.params.additionalProperty)})` : "";
   return `${at} ${first?.message ?? "does not match the API document"}${extra}`;
@@ -98,7 +123,7 @@ function compile({ path, method, operation }: DocumentOperation): ConsoleOperati
         query: { ...event.queryStringParameters },
       };
       if (!validateInput(input)) {
-        throw new BeaconError("invalid_request", describeFailure("", validateInput.errors));
+        throw new BeaconError("invalid_request", describeFailure("", validateInput.errors, input));
       }
       if (rawBody) {
         input.body = decodeBodyBytes(event.body, event.isBase64Encoded, event.headers?.["content-encoding"], {
@@ -113,7 +138,7 @@ function compile({ path, method, operation }: DocumentOperation): ConsoleOperati
         if (text.trim() === "") throw new BeaconError("invalid_request", "The request needs a JSON body");
         const body = parseJsonObject(text, limits);
         if (!validateBody(body))
-          throw new BeaconError("invalid_request", describeFailure("body", validateBody.errors));
+          throw new BeaconError("invalid_request", describeFailure("body", validateBody.errors, body));
         input.body = body;
       }
       return input;
