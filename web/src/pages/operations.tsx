@@ -134,16 +134,22 @@ const KINDS = {
 } as const satisfies Record<string, Pick<Schemas["OperationRequest"], "operation" | "operand">>;
 type Kind = keyof typeof KINDS;
 
-/** `name=value` lines, as UPDATE PROPERTIES takes them. */
+/**
+ * `name=value` lines, as UPDATE PROPERTIES takes them. A line without `=` or without a name is refused,
+ * named by its number, rather than sent as an empty property: UPDATE PROPERTIES restarts the agents.
+ */
 function propertiesOf(text: string): Record<string, string> {
-  const pairs = text
-    .split("\n")
-    .map((line) => line.trim())
-    .filter(Boolean)
-    .map((line) => {
-      const equals = line.indexOf("=");
-      return equals < 0 ? [line, ""] : [line.slice(0, equals).trim(), line.slice(equals + 1).trim()];
-    });
+  const pairs = text.split("\n").flatMap((raw, index) => {
+    const line = raw.trim();
+    if (line === "") return [];
+    const equals = line.indexOf("=");
+    const name = line.slice(0, equals).trim();
+    if (equals < 0 || name === "") {
+      const missing = equals < 0 ? "has no '='" : "has no name before its '='";
+      throw new Error(`Line ${index + 1} (${line}) ${missing}: write each property as name=value.`);
+    }
+    return [[name, line.slice(equals + 1).trim()]];
+  });
   return Object.fromEntries(pairs);
 }
 
@@ -159,8 +165,10 @@ function CreateOperations(props: { onCreated: () => void }) {
     const form = event.currentTarget as HTMLFormElement;
     const fields = new FormData(form);
     const value = (name: string) => String(fields.get(name) ?? "").trim();
+    setNotice(undefined);
     const status = value("status");
-    const body: Schemas["OperationRequest"] = {
+    // Built inside the action: a property line it refuses is the form's problem, and nothing is sent.
+    const body = (): Schemas["OperationRequest"] => ({
       ...KINDS[kind],
       ...(target === "agent"
         ? { agentId: value("agentId") }
@@ -184,8 +192,8 @@ function CreateOperations(props: { onCreated: () => void }) {
         : {}),
       ...(kind === "UPDATE CONFIGURATION" ? { flowHash: value("flowHash") } : {}),
       outsideWindow: value("outsideWindow") === "refuse" ? "refuse" : "wait",
-    };
-    const created = await run(() => dataOf(client.POST("/api/v1/operations", { body })));
+    });
+    const created = await run(() => dataOf(client.POST("/api/v1/operations", { body: body() })));
     if (created) {
       const running = "selectionId" in created;
       const count = running ? created.created : (created.created ?? created.items.length);
