@@ -21,6 +21,11 @@ import { mayAct } from "../session";
 const FINAL_STATES: Schemas["RolloutState"][] = ["completed", "rolled_back", "aborted", "refused"];
 /** A rollout that has not started: approved or refused, not paused or aborted. */
 const WAITING_STATES: Schemas["RolloutState"][] = ["awaiting_approval", "scheduled"];
+/**
+ * A rollout a person can pause, resume, finish or abort. Not one rolling back: an abort or a failure already
+ * returns its agents, and the API refuses every action until it has.
+ */
+const ACTIONABLE_STATES: Schemas["RolloutState"][] = ["canary", "rolling", "following", "paused"];
 /** How often a rollout under way is read again: about as often as the agents heartbeat. */
 const FOLLOW_PERIOD_MS = 2000;
 /** The rollout's agents a page shows; Next page follows the API's cursor, kept in the URL. */
@@ -69,7 +74,9 @@ export function RolloutDetail() {
                   <ApprovalActions rollout={data} onChanged={refresh} />
                 </section>
               ) : (
-                !FINAL_STATES.includes(data.state) && <RolloutActions rollout={data} onChanged={refresh} />
+                ACTIONABLE_STATES.includes(data.state) && (
+                  <RolloutActions rollout={data} onChanged={refresh} />
+                )
               ))}
             <RolloutView rollout={data} />
           </>
