@@ -17,6 +17,7 @@ import { isFinal, type OperationRecord } from "../operations/model.js";
 import type { ParameterRecord } from "../parameters/model.js";
 import type { IdGenerator } from "../ports.js";
 import type { WindowState } from "../schedules/windows.js";
+import { rolloutCreator } from "./creator.js";
 import {
   canRolloutTransition,
   countOf,
@@ -266,7 +267,7 @@ export function updateRecords(
       renderedFlowId: flowId === flowHash ? undefined : flowId,
       valuesRollout: request.valuesRollout,
       agentApiUrl: request.agentApiUrl,
-      createdBy: `beacon:rollout:${rollout.rolloutId}`,
+      createdBy: rolloutCreator(rollout.rolloutId),
       agentClass: rollout.className,
       now: request.now,
       ids: request.ids,

@@ -1,6 +1,8 @@
+import { rolloutOfCreator } from "../../../functions/core/rollouts/creator.js";
 import { dataOf, type Schemas } from "../api/client";
 import { timeAgo } from "../format";
 import { mayAct } from "../session";
+import { Clipped } from "./clipped";
 import { useConsole } from "./console";
 import { ActionProblem, TableFrame, TableHead, useAction } from "./resource";
 
@@ -45,7 +47,9 @@ export function OperationsTable(props: {
                 )}
               </td>
               <td>{timeAgo(operation.createdAt)}</td>
-              <td>{operation.createdBy}</td>
+              <td>
+                <CreatedBy createdBy={operation.createdBy} />
+              </td>
               {onCancelled && (
                 <td>
                   {operation.state === "queued" && (
@@ -58,6 +62,17 @@ export function OperationsTable(props: {
         </tbody>
       </table>
     </TableFrame>
+  );
+}
+
+/** Who created an operation: a person, or a rollout, linked to its page. */
+function CreatedBy(props: { createdBy: string }) {
+  const rolloutId = rolloutOfCreator(props.createdBy);
+  if (rolloutId === undefined) return <Clipped text={props.createdBy} />;
+  return (
+    <a href={`/rollouts/${encodeURIComponent(rolloutId)}`} title={props.createdBy}>
+      rollout <Clipped text={rolloutId} mono />
+    </a>
   );
 }
 

@@ -1,5 +1,6 @@
 import { useLocation } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
+import { Clipped } from "../components/clipped";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
 import { Loaded, Pager, TableFrame, TableHead, useResource } from "../components/resource";
@@ -108,20 +109,37 @@ const targetOf = (target: Record<string, string>) =>
     .map(([name, value]) => `${name} ${value}`)
     .join(", ") || "—";
 
+/**
+ * Six columns, so that a desktop width shows them all: where a request came from sits under who made it, and
+ * its id (cut, whole in its tooltip) under when.
+ */
 function AuditTable({ records }: { records: Schemas["AuditRecord"][] }) {
   return (
     <TableFrame label="Audit records">
-      <table>
-        <TableHead columns={["When", "Who", "Operation", "Answer", "Target", "Summary", "From", "Request"]} />
+      <table class="audit">
+        <TableHead columns={["When", "Who", "Operation", "Answer", "Target", "Summary"]} />
         <tbody>
           {records.map((record) => (
             <tr key={record.requestId}>
-              <td>{dateTime(record.at)}</td>
               <td>
-                {record.actor.subject}
-                <div class="muted">{record.actor.role}</div>
+                {dateTime(record.at)}
+                <div class="muted">
+                  request <Clipped text={record.requestId} mono />
+                </div>
               </td>
-              <td>
+              <td class="wrap">
+                {record.actor.subject}
+                <div class="muted">
+                  {record.actor.role}
+                  {record.sourceIp && ` from ${record.sourceIp}`}
+                </div>
+                {record.userAgent && (
+                  <div class="muted">
+                    <Clipped text={record.userAgent} />
+                  </div>
+                )}
+              </td>
+              <td class="wrap">
                 {record.operationId}
                 <div class="muted mono">
                   {record.method} {record.route}
@@ -131,13 +149,8 @@ function AuditTable({ records }: { records: Schemas["AuditRecord"][] }) {
                 <span class={`state state-${record.status < 400 ? "done" : "failed"}`}>{record.status}</span>
                 {record.errorCode && <div class="muted">{record.errorCode}</div>}
               </td>
-              <td class="mono">{targetOf(record.target)}</td>
-              <td class="mono">{record.summary ? JSON.stringify(record.summary) : "—"}</td>
-              <td>
-                {record.sourceIp ?? "—"}
-                {record.userAgent && <div class="muted">{record.userAgent}</div>}
-              </td>
-              <td class="mono">{record.requestId}</td>
+              <td class="mono wrap">{targetOf(record.target)}</td>
+              <td class="mono wrap">{record.summary ? JSON.stringify(record.summary) : "—"}</td>
             </tr>
           ))}
         </tbody>

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
+import { Clipped } from "../components/clipped";
 import { ConfirmedAction } from "../components/confirmed-action";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
@@ -14,10 +15,31 @@ import {
   useResource,
 } from "../components/resource";
 import { dateTime } from "../format";
+import { mayCall } from "../session";
 
 const PAGE_SIZE = 50;
 
+/**
+ * The tenant's certificates, for an admin: every certificate route is an admin's (x-beacon-role). Any other
+ * role is told so, rather than shown a form the API refuses and an error no retry can help.
+ */
 export function Certificates() {
+  const { session } = useConsole();
+  if (!mayCall(session, "GET /api/v1/certificates")) {
+    return (
+      <Page title="Certificates">
+        <p class="empty">
+          Certificates are an admin's to list, issue and revoke: signed in as {session.role}, you see none
+          here. An admin of the tenant issues an agent its certificate, and revokes one an agent should no
+          longer use.
+        </p>
+      </Page>
+    );
+  }
+  return <CertificateList />;
+}
+
+function CertificateList() {
   const { client } = useConsole();
   const location = useLocation();
   const { query } = location;
@@ -229,7 +251,9 @@ function CertificateTable(props: { certificates: Schemas["Certificate"][]; onRev
         <tbody>
           {props.certificates.map((certificate) => (
             <tr key={certificate.serial}>
-              <td class="mono">{certificate.serial}</td>
+              <td>
+                <Clipped text={certificate.serial} mono />
+              </td>
               <td>
                 {certificate.kind === "agent" ? (
                   <>
@@ -246,7 +270,9 @@ function CertificateTable(props: { certificates: Schemas["Certificate"][]; onRev
                 <span class={`state state-${certificate.state}`}>{certificate.state}</span>
               </td>
               <td>{dateTime(certificate.notAfter)}</td>
-              <td>{certificate.issuedBy}</td>
+              <td>
+                <Clipped text={certificate.issuedBy} />
+              </td>
               <td>
                 {certificate.state === "valid" && (
                   <RevokeButton serial={certificate.serial} onRevoked={props.onRevoked} />

@@ -138,7 +138,15 @@ function ClassFacts({ agentClass }: { agentClass: Schemas["AgentClass"] }) {
       </div>
       <div>
         <dt>Rollout under way</dt>
-        <dd>{agentClass.activeRolloutId ?? "none"}</dd>
+        <dd>
+          {agentClass.activeRolloutId === undefined ? (
+            "none"
+          ) : (
+            <a href={`/rollouts/${encodeURIComponent(agentClass.activeRolloutId)}`}>
+              {agentClass.activeRolloutId}
+            </a>
+          )}
+        </dd>
       </div>
     </dl>
   );
@@ -287,10 +295,13 @@ function UploadFlow(props: { className: string; onPublished: (hash: string) => v
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const file = new FormData(form).get("flow");
-    if (!(file instanceof File) || file.size === 0) return;
+    if (!(file instanceof File)) return;
+    setNotice(undefined);
     const contentType = /\.ya?ml$/i.test(file.name) ? "application/yaml" : "application/json";
-    const text = await file.text();
     const published = await run(async () => {
+      // A browser offers an empty file like any other: say so, where the last attempt's problem was.
+      if (file.size === 0) throw new Error(`${file.name} is empty (0 bytes): choose the flow file itself.`);
+      const text = await file.text();
       const result = await client.POST("/api/v1/classes/{className}/flows", {
         params: { path: { className: props.className } },
         body: text,

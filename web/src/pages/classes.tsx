@@ -1,5 +1,6 @@
 import { useLocation } from "preact-iso";
 import { dataOf } from "../api/client";
+import { Clipped } from "../components/clipped";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
 import { Loaded, Pager, TableFrame, TableHead, useResource } from "../components/resource";
@@ -40,7 +41,15 @@ export function Classes() {
                         <td>{agentClass.agents.online}</td>
                         <td>every {agentClass.heartbeatIntervalSeconds} s</td>
                         <td class="mono">{shortHash(agentClass.flow?.target)}</td>
-                        <td>{agentClass.activeRolloutId ?? "—"}</td>
+                        <td>
+                          {agentClass.activeRolloutId === undefined ? (
+                            "—"
+                          ) : (
+                            <a href={`/rollouts/${encodeURIComponent(agentClass.activeRolloutId)}`}>
+                              <Clipped text={agentClass.activeRolloutId} mono />
+                            </a>
+                          )}
+                        </td>
                       </tr>
                     ))}
                   </tbody>

@@ -176,7 +176,7 @@ function HistoryFigure({ history }: { history: Schemas["FleetHistory"] }) {
       <details>
         <summary>The numbers</summary>
         <TableFrame label={`Fleet history per ${per}`}>
-          <table>
+          <table class="wrapped-heads">
             <TableHead columns={["From", ...series.map(({ label }) => label)]} />
             <tbody>
               {points.map((point) => (

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type ConsoleClient, dataOf, type Schemas } from "../api/client";
 import { ClassField } from "../components/class-field";
+import { Clipped } from "../components/clipped";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
 import {
@@ -73,7 +74,7 @@ export function Rollouts() {
                       <tr key={rollout.rolloutId}>
                         <td>
                           <a href={`/rollouts/${encodeURIComponent(rollout.rolloutId)}`}>
-                            {rollout.rolloutId}
+                            <Clipped text={rollout.rolloutId} mono />
                           </a>
                         </td>
                         <td>
@@ -275,7 +276,8 @@ function StartRollout(props: { className: string | undefined; flowHash: string |
           </p>
           <label class="inline">
             <input type="checkbox" name="allowIncompatible" />
-            Start even if some agents' manifests lack types the flow uses
+            {/* In the words of the API's refusal, which names this field: allowIncompatible. */}
+            Roll it out anyway: start even if some agents' manifests lack types the flow uses
           </label>
         </fieldset>
         <SubmitRow state={state} label="Start rollout" busyLabel="Starting…" />
