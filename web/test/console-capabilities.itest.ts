@@ -142,10 +142,22 @@ describe("every capability in the browser", () => {
   it("uploads an asset with progress and puts it in a class's resource set", async () => {
     const page = await signedIn("operator", "/assets");
     await page.getByRole("heading", { name: "Assets", level: 1 }).waitFor();
+    // A file whose own name no asset may have: the page suggests one, and says in words why it refuses another.
+    await page.getByLabel("File").setInputFiles({
+      name: "calibration table.bin",
+      mimeType: "application/octet-stream",
+      buffer: ASSET_BYTES,
+    });
+    const name = page.getByLabel("Name agents keep it under");
+    expect(await name.inputValue()).toBe("calibration-table.bin");
+    await name.fill("../calibration.bin");
+    await page.getByRole("button", { name: "Upload", exact: true }).click();
     await page
-      .getByLabel("File")
-      .setInputFiles({ name: ASSET_NAME, mimeType: "application/octet-stream", buffer: ASSET_BYTES });
-    expect(await page.getByLabel("Name agents keep it under").inputValue()).toBe(ASSET_NAME);
+      .getByRole("alert")
+      .filter({ hasText: `"../calibration.bin" cannot be an asset's name` })
+      .waitFor();
+    expect((await api(`/assets/${ASSET_ID}`)).status).toBe(404);
+    await name.fill(ASSET_NAME);
     await page.getByRole("button", { name: "Upload", exact: true }).click();
     await page.getByText(`Stored ${ASSET_NAME} (3.0 MiB) as ${ASSET_ID.slice(0, 12)}…`).waitFor();
     // The bar ends full, as the request's upload reported it.

@@ -47,8 +47,9 @@ export function ClassSettings(props: { agentClass: Schemas["AgentClass"]; onSave
     const found = [heartbeat.problem, ackTimeout.problem].filter((problem) => problem !== undefined);
     setProblems(found);
     if (found.length > 0) return;
+    const described = text("description").trim();
     const change: Schemas["AgentClassChange"] = {
-      description: text("description").trim(),
+      ...(described !== (description ?? "") ? { description: described } : {}),
       ...(heartbeat.seconds !== undefined ? { heartbeatIntervalSeconds: heartbeat.seconds } : {}),
       ...(ackTimeout.seconds !== undefined ? { ackTimeoutSeconds: ackTimeout.seconds } : {}),
     };

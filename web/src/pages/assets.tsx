@@ -2,6 +2,7 @@ import { useMemo, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type AssetTransport, directAssetUpload, type UploadProgress } from "../api/asset-upload";
 import { dataOf, type Schemas } from "../api/client";
+import { assetNameProblem, suggestedAssetName } from "../asset-name";
 import { ConfirmedAction } from "../components/confirmed-action";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
@@ -18,8 +19,6 @@ import { byteSize, dateTime, shortHash } from "../format";
 import { mayCall } from "../session";
 
 const PAGE_SIZE = 50;
-/** What POST /assets takes as a name: a file name's own characters, which the field suggests from the file's. */
-const NAME_PATTERN = "[A-Za-z0-9][A-Za-z0-9._\\-]{0,127}";
 
 /** The tenant's assets: files that classes' resource sets send their agents. */
 export function Assets() {
@@ -67,18 +66,22 @@ function UploadAsset(props: { transport: AssetTransport; onUploaded: () => void 
   const [progress, setProgress] = useState<UploadProgress>();
   const [name, setName] = useState("");
   const [notice, setNotice] = useState<string>();
+  const [problem, setProblem] = useState<string>();
 
   async function submit(event: Event) {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const file = new FormData(form).get("file");
-    if (!(file instanceof File) || file.size === 0) {
-      setNotice("Pick a file that is not empty.");
-      return;
-    }
+    const chosen = name.trim();
+    const found =
+      !(file instanceof File) || file.size === 0
+        ? "Pick a file that is not empty."
+        : assetNameProblem(chosen);
+    setProblem(found);
     setNotice(undefined);
+    if (found !== undefined || !(file instanceof File)) return;
     setProgress({ sent: 0, total: file.size });
-    const uploaded = await run(() => props.transport(file, name.trim() || file.name, setProgress));
+    const uploaded = await run(() => props.transport(file, chosen, setProgress));
     if (uploaded) {
       const { asset, created } = uploaded;
       setNotice(
@@ -98,25 +101,19 @@ function UploadAsset(props: { transport: AssetTransport; onUploaded: () => void 
   return (
     <details class="panel" open>
       <summary>Upload an asset</summary>
-      <form class="stacked" onSubmit={submit}>
+      <form class="stacked" onSubmit={submit} noValidate>
         <label>
           File
           <input
             name="file"
             type="file"
             required
-            onChange={(event) => setName(event.currentTarget.files?.[0]?.name ?? "")}
+            onChange={(event) => setName(suggestedAssetName(event.currentTarget.files?.[0]?.name ?? ""))}
           />
         </label>
         <label>
           Name agents keep it under
-          <input
-            name="name"
-            value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
-            pattern={NAME_PATTERN}
-            maxLength={128}
-          />
+          <input name="name" value={name} onInput={(event) => setName(event.currentTarget.value)} />
         </label>
         <p class="hint">
           A file name: letters, digits, <code>.</code> <code>_</code> <code>-</code>, starting with a letter
@@ -127,6 +124,11 @@ function UploadAsset(props: { transport: AssetTransport; onUploaded: () => void 
             {busy ? "Uploading" : "Uploaded"} {byteSize(progress.sent)} of {byteSize(progress.total)}
             <progress max={progress.total} value={progress.sent} />
           </label>
+        )}
+        {problem && (
+          <p class="problem" role="alert">
+            {problem}
+          </p>
         )}
         <SubmitRow state={state} label="Upload" busyLabel="Uploading…" notice={notice} />
       </form>
