@@ -68,6 +68,15 @@ describe("the streaming bundle intake, behind the local mutual-TLS gateway", () 
       token: viewer,
     });
     expect(refused.status).toBe(403);
+    // A web page cannot read a redirect: it asks for the same kind of link in the body, and navigates to it.
+    const inBody = await consoleApi.request(
+      "GET",
+      `/api/v1/debug-bundles/${operationId}/content?redirect=false`,
+      { token: operator },
+    );
+    expect(inBody.status).toBe(200);
+    const linked = await fetch(inBody.json().location as string);
+    expect(sha256(new Uint8Array(await linked.arrayBuffer()))).toBe(sha256(bundle));
     const admin = await consoleApi.token({ tenant, role: "admin" });
     const trail = await consoleApi.request("GET", "/api/v1/audit?operation=downloadDebugBundle", {
       token: admin,

@@ -171,6 +171,7 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
         ...page(query),
         expiring: query.expiring as boolean | undefined,
         expiringWithinDays: query.expiringWithinDays as number | undefined,
+        agentId: text(query.agentId),
       }),
     issueCertificate: (principal, { body }) => api.certificates.issue(principal, body as IssueRequest),
     getCertificate: (principal, { path }) => api.certificates.get(principal, path.serial as string),
@@ -189,8 +190,10 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     getOperationResult: (principal, { path }) => api.operations.result(principal, path.operationId as string),
     listDebugBundles: (principal, { query }) => api.debugBundles.list(principal, page(query)),
     getDebugBundle: (principal, { path }) => api.debugBundles.get(principal, path.operationId as string),
-    downloadDebugBundle: (principal, { path }) =>
-      api.debugBundles.download(principal, path.operationId as string),
+    downloadDebugBundle: (principal, { path, query }) =>
+      api.debugBundles.download(principal, path.operationId as string, {
+        redirect: query.redirect as boolean | undefined,
+      }),
     startRollout: (principal, { body }) => api.rollouts.start(principal, body as RolloutRequest),
     listRollouts: (principal, { query }) =>
       api.rollouts.list(principal, {

@@ -15,6 +15,7 @@ const Agents = lazy(() => import("./pages/agents").then((module) => module.Agent
 const AgentDetail = lazy(() => import("./pages/agent-detail").then((module) => module.AgentDetail));
 const Classes = lazy(() => import("./pages/classes").then((module) => module.Classes));
 const ClassDetail = lazy(() => import("./pages/class-detail").then((module) => module.ClassDetail));
+const Assets = lazy(() => import("./pages/assets").then((module) => module.Assets));
 const Groups = lazy(() => import("./pages/groups").then((module) => module.Groups));
 const GroupDetail = lazy(() => import("./pages/groups").then((module) => module.GroupDetail));
 const Rollouts = lazy(() => import("./pages/rollouts").then((module) => module.Rollouts));
@@ -56,6 +57,7 @@ const SECTIONS: readonly {
   { href: "/agents", label: "Agents", route: "GET /api/v1/agents" },
   { href: "/classes", label: "Classes and flows", route: "GET /api/v1/classes" },
   { href: "/groups", label: "Groups", route: "GET /api/v1/groups" },
+  { href: "/assets", label: "Assets", route: "GET /api/v1/assets" },
   { href: "/rollouts", label: "Rollouts", route: "GET /api/v1/rollouts" },
   {
     href: "/approvals",
@@ -139,6 +141,7 @@ function Shell({ config }: { config: WebConsoleConfig }) {
           <Route path="/classes" component={Classes} />
           <Route path="/classes/:className" component={ClassDetail} />
           <Route path="/groups" component={Groups} />
+          <Route path="/assets" component={Assets} />
           <Route path="/groups/:groupName" component={GroupDetail} />
           <Route path="/rollouts" component={Rollouts} />
           <Route path="/rollouts/:rolloutId" component={RolloutDetail} />

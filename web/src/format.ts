@@ -16,3 +16,10 @@ export function shortHash(hash: string | undefined | null): string {
   if (!hash) return "—";
   return hash.length > 14 ? `${hash.slice(0, 12)}…` : hash;
 }
+
+/** A size as people read it: bytes, KiB or MiB, with one decimal past bytes. */
+export function byteSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}

@@ -65,9 +65,14 @@ export function makeDebugBundlesApi(deps: DebugBundleReadsDependencies) {
 
     /**
      * A redirect to the bytes in the bucket, for a few minutes: a bundle may be 16 MiB, more than a Lambda
-     * answer carries. Operators and admins only: a bundle holds the agent's logs and configuration.
+     * answer carries; with `redirect: false`, the same link in a 200's body, for a web page, which cannot read
+     * a redirect. Operators and admins only: a bundle holds the agent's logs and configuration.
      */
-    async download(principal: Principal, operationId: string): Promise<ConsoleResult> {
+    async download(
+      principal: Principal,
+      operationId: string,
+      options: { redirect?: boolean } = {},
+    ): Promise<ConsoleResult> {
       requireRole(principal, "operator");
       const bundle = await findBundle(principal.tenant, operationId);
       const location = await deps.debugBundleContent.downloadUrl(
@@ -75,6 +80,7 @@ export function makeDebugBundlesApi(deps: DebugBundleReadsDependencies) {
         fileNameOf(bundle),
         DOWNLOAD_LINK_SECONDS,
       );
+      if (options.redirect === false) return { body: { location } };
       return { status: 302, body: { location }, location };
     },
   };

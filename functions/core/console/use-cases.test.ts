@@ -284,6 +284,30 @@ describe("certificates", () => {
     await expect(api.certificates.get(as("other"), "A")).rejects.toMatchObject({ code: "not_found" });
   });
 
+  it("of one agent are listed from the index by agent, revoked ones included, newest first", async () => {
+    const { api, clock } = harness();
+    const issue = (agentId: string) =>
+      bodyOf(api.certificates.issue(as("acme"), { kind: "agent", agentId, generateKey: true }));
+    const older = await issue("pump-7");
+    clock.advance(MINUTE);
+    await issue("pump-9");
+    const newer = await issue("pump-7");
+    await api.certificates.revoke(as("acme"), String(older.serial));
+    const ofAgent = await bodyOf(api.certificates.list(as("acme"), { agentId: "pump-7" }));
+    expect(ofAgent.items.map(({ serial, state }) => [serial, state])).toEqual([
+      [newer.serial, "valid"],
+      [older.serial, "revoked"],
+    ]);
+    expect(ofAgent.nextCursor).toBeUndefined();
+    expect((await bodyOf(api.certificates.list(as("other"), { agentId: "pump-7" }))).items).toEqual([]);
+    await expect(api.certificates.list(as("acme", "operator"), { agentId: "pump-7" })).rejects.toMatchObject({
+      code: "forbidden",
+    });
+    await expect(
+      api.certificates.list(as("acme"), { agentId: "pump-7", expiring: true }),
+    ).rejects.toMatchObject({ code: "invalid_request" });
+  });
+
   it("keep the first record of a serial: a certificate issued with one recorded already is not handed out", async () => {
     const { api, certificates } = harness();
     // The fake CA's first serial, 0A, recorded earlier for another certificate, and revoked.
@@ -1301,6 +1325,10 @@ describe("TRANSFER DEBUG and its debug bundles", () => {
         status: 302,
         location: expect.stringMatching(/^memory:\/\/acme\/.*name=debug-op-.*\.tar\.gz&expires=300$/),
       });
+    // A web page cannot read a redirect: it asks for the link in the body.
+    expect(await api.debugBundles.download(as("acme", "operator"), older, { redirect: false })).toEqual({
+      body: { location: expect.stringMatching(/^memory:\/\/acme\/.*name=debug-op-.*\.tar\.gz&expires=300$/) },
+    });
     await expect(api.debugBundles.download(as("acme", "viewer"), older)).rejects.toMatchObject({
       code: "forbidden",
     });

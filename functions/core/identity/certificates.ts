@@ -45,6 +45,8 @@ export interface CertificateListRequest {
   expiringWithinDays?: number;
   /** The same, within the configured warning window. */
   expiring?: boolean;
+  /** Only the agent certificates of this agent id, revoked ones included, newest first. */
+  agentId?: string;
 }
 
 /**

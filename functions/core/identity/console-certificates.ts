@@ -127,6 +127,19 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
     async list(principal: Principal, request: CertificateListRequest): Promise<ConsoleResult> {
       requireRole(principal, "admin");
       const days = request.expiringWithinDays ?? (request.expiring ? expiryWarningDays : undefined);
+      if (request.agentId !== undefined) {
+        if (days !== undefined) {
+          throw new BeaconError(
+            "invalid_request",
+            "List an agent's certificates or those expiring soon, not both at once",
+          );
+        }
+        // An agent holds a few certificates, read from the index by agent: one page.
+        const records = await store.agentCertificates(principal.tenant, request.agentId);
+        return {
+          body: { items: records.sort((first, second) => second.issuedAt - first.issuedAt).map(view) },
+        };
+      }
       if (days === undefined) {
         const page = await store.list(principal.tenant, pageRequestOf(request, isCanonicalSerial));
         return { body: pageBodyOf(page, view) };

@@ -43,7 +43,7 @@ export async function dataOf<T>(
   throw apiError(response, error);
 }
 
-function apiError(response: Response, body: unknown): ApiError {
+export function apiError(response: Response, body: unknown): ApiError {
   if (typeof body === "object" && body !== null) {
     const { error, message } = body as { error?: { code?: unknown; message?: unknown }; message?: unknown };
     if (typeof error?.message === "string") {

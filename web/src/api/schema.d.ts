@@ -2826,6 +2826,11 @@ export interface components {
             /** @description Why the selection failed. */
             error?: string;
         };
+        /** @description A short-lived link to a download's bytes. */
+        DownloadLink: {
+            /** Format: uri */
+            location: string;
+        };
     };
     responses: {
         /** @description A parameter or the body does not match this document, or the cursor is not one this list returned (`invalid_request`); or an operation that cannot be undone was sent without `"confirm": true` (`confirmation_required`). */
@@ -4583,6 +4588,8 @@ export interface operations {
                 expiring?: boolean;
                 /** @description Only those expiring within this many days; overrides `expiring`. */
                 expiringWithinDays?: number;
+                /** @description Only the agent certificates issued for this agent id, revoked and expired ones included, newest first, read from an index of the tenant's certificates by agent (one issued a moment ago may be missing yet). An agent holds a few: one page, no cursor. Not with `expiring` or `expiringWithinDays`. */
+                agentId?: string;
             };
             header?: never;
             path?: never;
@@ -4969,7 +4976,10 @@ export interface operations {
     };
     downloadDebugBundle: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `false` answers 200 with the link in the body instead of redirecting: for a web page, which cannot read a redirect's `Location` and whose Content-Security-Policy keeps its requests on its own origin, and so navigates to the link instead. */
+                redirect?: boolean;
+            };
             header?: never;
             path: {
                 /** @description As Beacon made it: it ends with `~` and the agent's id, which is how an acknowledgement that names no agent finds its operation. */
@@ -4979,6 +4989,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description With `redirect=false`: the link, to navigate to. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DownloadLink"];
+                };
+            };
             /** @description Follow `Location` for the bytes; the body says the same. */
             302: {
                 headers: {
@@ -4987,10 +5006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uri */
-                        location: string;
-                    };
+                    "application/json": components["schemas"]["DownloadLink"];
                 };
             };
             400: components["responses"]["BadRequest"];

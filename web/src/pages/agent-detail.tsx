@@ -2,7 +2,9 @@ import { useEffect, useState } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso";
 import { describeEvent } from "../agent-events";
 import { dataOf, type Schemas } from "../api/client";
+import { AgentCertificates } from "../components/agent-certificates";
 import { useConsole } from "../components/console";
+import { AgentDebugBundles } from "../components/debug-bundles";
 import { Fact } from "../components/fact";
 import { LabelList } from "../components/labels";
 import { OperationsTable } from "../components/operations-table";
@@ -94,6 +96,8 @@ export function AgentDetail() {
         }
       </Loaded>
       <AgentParameters agentId={agentId} />
+      <AgentDebugBundles agentId={agentId} />
+      {mayCall(session, "GET /api/v1/certificates") && <AgentCertificates agentId={agentId} />}
       <RecentEvents agentId={agentId} />
     </Page>
   );

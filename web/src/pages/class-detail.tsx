@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso";
 import { type ConsoleClient, dataOf, type Schemas } from "../api/client";
+import { ClassSettings } from "../components/class-settings";
 import { CleanUpAgeForm, cleanUpAgeText } from "../components/clean-up-age";
 import { useConsole } from "../components/console";
 import { Fact } from "../components/fact";
@@ -17,6 +18,7 @@ import {
   useInterval,
   useResource,
 } from "../components/resource";
+import { ClassResources } from "../components/resource-set";
 import { dateTime, shortHash } from "../format";
 import { declaredIn } from "../parameters";
 import { mayAct, mayCall } from "../session";
@@ -49,6 +51,7 @@ export function ClassDetail() {
         {(data) => (
           <>
             <ClassFacts agentClass={data} />
+            <ClassSettings agentClass={data} onSaved={reloadClass} />
             <ClassCleanUp agentClass={data} onSaved={reloadClass} />
             <ClassWindows agentClass={data} onSaved={reloadClass} />
             <ClassApproval agentClass={data} onSaved={reloadClass} />
@@ -95,6 +98,7 @@ export function ClassDetail() {
         className={className}
         flowHashes={[agentClass.status === "ready" ? agentClass.data.flow?.target : undefined, flowHash]}
       />
+      <ClassResources className={className} />
       {flowHash && <Validation className={className} flowHash={flowHash} />}
       {flowHash && mayAct(session, "operator") && (
         <p>

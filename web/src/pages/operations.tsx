@@ -4,10 +4,11 @@ import { dataOf, type Schemas } from "../api/client";
 import { Choice } from "../components/choice";
 import { ClassField } from "../components/class-field";
 import { useConsole } from "../components/console";
+import { DebugBundles } from "../components/debug-bundles";
 import { OperationsTable } from "../components/operations-table";
 import { Page } from "../components/page";
 import { Loaded, Pager, SubmitRow, useAction, useInterval, useResource } from "../components/resource";
-import { mayAct } from "../session";
+import { mayAct, mayCall } from "../session";
 
 const PAGE_SIZE = 50;
 const STATES: Schemas["OperationState"][] = [
@@ -111,6 +112,7 @@ export function Operations() {
           )
         }
       </Loaded>
+      {mayCall(session, "GET /api/v1/debug-bundles") && <DebugBundles />}
     </Page>
   );
 }
@@ -131,6 +133,7 @@ const KINDS = {
   "CLEAR CONNECTION": { operation: "CLEAR", operand: "CONNECTION" },
   PAUSE: { operation: "PAUSE" },
   RESUME: { operation: "RESUME" },
+  "TRANSFER DEBUG": { operation: "TRANSFER", operand: "DEBUG" },
 } as const satisfies Record<string, Pick<Schemas["OperationRequest"], "operation" | "operand">>;
 type Kind = keyof typeof KINDS;
 
