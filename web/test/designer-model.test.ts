@@ -11,6 +11,7 @@ import {
   addComponent,
   connect,
   type DesignerFlow,
+  declareParameter,
   emptyFlow,
   type FlowFormat,
   graphOf,
@@ -130,6 +131,24 @@ describe("the designer's flow model", () => {
       expect(without.nodes.map((node) => node.id)).toEqual(["id-1", "id-3"]);
       expect(without.edges).toEqual([]);
       expect(graphOf(remove(flow, "id-4")).edges).toEqual([]);
+    },
+  );
+
+  it.each<FlowFormat>(["minifi-yaml", "nifi-json"])(
+    "declares the parameter a sensitive property names, which Beacon otherwise refuses, in %s",
+    (format) => {
+      const newId = counter();
+      const added = addComponent(
+        emptyFlow(format, "pumps"),
+        { kind: "processor", type: "InvokeHTTP" },
+        newId,
+      );
+      const named = setProperty(added.flow, added.id, "Basic Authentication Password", "#{http.password}");
+      expect(() => asBeaconReadsIt(named)).toThrow(/no parameter context of their process group declares/);
+      const declared = declareParameter(named, "http.password", true, newId);
+      expect(declareParameter(declared, "http.password", true, newId)).toEqual(declared);
+      const read = readFlowDocument(new TextEncoder().encode(serialiseFlow(declared).text), 5 * 1024 * 1024);
+      expect(read.parameters).toEqual([{ name: "http.password", sensitive: true }]);
     },
   );
 

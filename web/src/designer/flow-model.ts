@@ -412,3 +412,41 @@ export function remove(flow: DesignerFlow, id: string): DesignerFlow {
   }
   return withRoot(flow, next);
 }
+
+/**
+ * Declares a parameter in the root group's parameter context, so that a property may name it (`#{name}`):
+ * Beacon refuses a flow naming one its group's context does not declare. The context is the one the root group
+ * names, else a new one named as the group. A parameter declared already stays as it is.
+ */
+export function declareParameter(
+  flow: DesignerFlow,
+  name: string,
+  sensitive: boolean,
+  newId: NewId,
+): DesignerFlow {
+  const { group: layout } = keysOf(flow.format);
+  const nifi = flow.format === "nifi-json";
+  const root = rootOf(flow);
+  const groupName = nifi ? asString(root.name) : asString(asObject(root["Flow Controller"])?.name);
+  const contextName = asString(root[layout.parameterContextName]) ?? groupName ?? "parameters";
+  const contexts = asArray(flow.document[layout.parameterContexts]);
+  const index = contexts.findIndex((entry) => asString(asObject(entry)?.name) === contextName);
+  const context = asObject(contexts[index]) ?? {
+    [nifi ? "identifier" : "id"]: newId(),
+    name: contextName,
+    [layout.parameters]: [],
+    [layout.inheritedParameterContexts]: [],
+  };
+  const parameters = asArray(context[layout.parameters]);
+  const declared = parameters.some((entry) => asString(asObject(entry)?.name) === name);
+  const nextContext = declared
+    ? context
+    : {
+        ...context,
+        [layout.parameters]: [...parameters, { name, sensitive, ...(nifi ? { provided: false } : {}) }],
+      };
+  const nextContexts = index < 0 ? [...contexts, nextContext] : contexts.with(index, nextContext);
+  const document = { ...flow.document, [layout.parameterContexts]: nextContexts };
+  const named = { ...flow, document };
+  return withRoot(named, { ...rootOf(named), [layout.parameterContextName]: contextName });
+}
