@@ -15,6 +15,7 @@ const Agents = lazy(() => import("./pages/agents").then((module) => module.Agent
 const AgentDetail = lazy(() => import("./pages/agent-detail").then((module) => module.AgentDetail));
 const Classes = lazy(() => import("./pages/classes").then((module) => module.Classes));
 const ClassDetail = lazy(() => import("./pages/class-detail").then((module) => module.ClassDetail));
+const Designer = lazy(() => import("./pages/designer").then((module) => module.Designer));
 const Groups = lazy(() => import("./pages/groups").then((module) => module.Groups));
 const GroupDetail = lazy(() => import("./pages/groups").then((module) => module.GroupDetail));
 const Rollouts = lazy(() => import("./pages/rollouts").then((module) => module.Rollouts));
@@ -138,6 +139,7 @@ function Shell({ config }: { config: WebConsoleConfig }) {
           <Route path="/agents/:agentId" component={AgentDetail} />
           <Route path="/classes" component={Classes} />
           <Route path="/classes/:className" component={ClassDetail} />
+          <Route path="/classes/:className/designer" component={Designer} />
           <Route path="/groups" component={Groups} />
           <Route path="/groups/:groupName" component={GroupDetail} />
           <Route path="/rollouts" component={Rollouts} />
