@@ -84,8 +84,9 @@ export function FlowCanvas(props: {
   return (
     <div class="designer-canvas">
       <ReactFlow
-        // Fitted again as components come and go; auto-layout has no positions of the operator's to keep.
-        key={graph.nodes.length}
+        // Fitted again as components and connections come and go (each may move the layout); auto-layout
+        // has no positions of the operator's to keep.
+        key={`${graph.nodes.length} ${graph.edges.length}`}
         nodes={nodes}
         edges={edges}
         nodeTypes={NODE_TYPES}
