@@ -10,6 +10,8 @@ export default defineConfig({
   // The console is plain static files: no environment variables reach the browser.
   envPrefix: "BEACON_WEB_PUBLIC_",
   esbuild: { jsx: "automatic", jsxImportSource: "preact" },
+  // The flow designer's graph library is written for React: preact/compat stands in for it.
+  resolve: { alias: { react: "preact/compat", "react-dom": "preact/compat" } },
   build: {
     target: "es2022",
     // Lists each entry's chunks and imports: the bundle budget follows it to the first load's JavaScript.
@@ -18,6 +20,12 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     emptyOutDir: true,
     reportCompressedSize: false,
+    rollupOptions: {
+      // React Flow marks its module "use client" for React Server Components, which a static console has none of.
+      onwarn(warning, warn) {
+        if (warning.code !== "MODULE_LEVEL_DIRECTIVE") warn(warning);
+      },
+    },
   },
   clearScreen: false,
 });

@@ -16,6 +16,7 @@ const AgentDetail = lazy(() => import("./pages/agent-detail").then((module) => m
 const Classes = lazy(() => import("./pages/classes").then((module) => module.Classes));
 const ClassDetail = lazy(() => import("./pages/class-detail").then((module) => module.ClassDetail));
 const Assets = lazy(() => import("./pages/assets").then((module) => module.Assets));
+const Designer = lazy(() => import("./pages/designer").then((module) => module.Designer));
 const Groups = lazy(() => import("./pages/groups").then((module) => module.Groups));
 const GroupDetail = lazy(() => import("./pages/groups").then((module) => module.GroupDetail));
 const Rollouts = lazy(() => import("./pages/rollouts").then((module) => module.Rollouts));
@@ -140,6 +141,7 @@ function Shell({ config }: { config: WebConsoleConfig }) {
           <Route path="/agents/:agentId" component={AgentDetail} />
           <Route path="/classes" component={Classes} />
           <Route path="/classes/:className" component={ClassDetail} />
+          <Route path="/classes/:className/designer" component={Designer} />
           <Route path="/groups" component={Groups} />
           <Route path="/assets" component={Assets} />
           <Route path="/groups/:groupName" component={GroupDetail} />

@@ -13,8 +13,20 @@ import { firstLoads } from "./bundle-budget.js";
 
 const webDir = fileURLToPath(new URL("../", import.meta.url));
 const repositoryRoot = path.dirname(webDir.replace(/\/$/, ""));
-/** Everything the build reads: the sources, the page, the build's configuration and the packages. */
-const INPUTS = ["web/src", "web/serving.ts", "web/index.html", "web/vite.config.ts", "package-lock.json"];
+/**
+ * Everything the build reads: the sources, the page, the build's configuration, the packages, and the core
+ * files the flow designer shares with Beacon's own reading of flows.
+ */
+const INPUTS = [
+  "web/src",
+  "web/serving.ts",
+  "web/index.html",
+  "web/vite.config.ts",
+  "package-lock.json",
+  "functions/core/json.ts",
+  "functions/core/errors.ts",
+  "functions/core/flows/layout.ts",
+];
 const STAMP_FILE = ".build-stamp";
 
 export interface WebBuild {

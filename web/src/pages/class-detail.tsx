@@ -45,7 +45,8 @@ export function ClassDetail() {
     <Page title={className}>
       <p>
         <a href="/classes">All classes</a> ·{" "}
-        <a href={`/agents?class=${encodeURIComponent(className)}`}>its agents</a>
+        <a href={`/agents?class=${encodeURIComponent(className)}`}>its agents</a> ·{" "}
+        <a href={`${classUrl}/designer`}>design its flow</a>
       </p>
       <Loaded resource={agentClass} what="the class" reload={reloadClass}>
         {(data) => (
@@ -100,6 +101,13 @@ export function ClassDetail() {
       />
       <ClassResources className={className} />
       {flowHash && <Validation className={className} flowHash={flowHash} />}
+      {flowHash && (
+        <p>
+          <a href={`${classUrl}/designer?${new URLSearchParams({ version: flowHash })}`}>
+            Open {shortHash(flowHash)} in the designer
+          </a>
+        </p>
+      )}
       {flowHash && mayAct(session, "operator") && (
         <p>
           <a href={`/rollouts?${new URLSearchParams({ className, flow: flowHash })}`}>

@@ -1,0 +1,155 @@
+/**
+ * The flow designer in a real browser: a class of simulated MiNiFi C++ agents, whose manifest Beacon holds,
+ * and an operator who builds GenerateFlowFile → LogAttribute with a state store from it, is told what is
+ * missing, and saves the flow as a new version of the class.
+ */
+import type { ChildProcess } from "node:child_process";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stopGroup } from "../../scripts/test-support/local-stack.js";
+import { untilTrue } from "../../scripts/test-support/until.js";
+import { firstLoads } from "../tools/bundle-budget.js";
+import {
+  api,
+  capture,
+  newPage,
+  pageProblems,
+  signIn,
+  simulatedAgents,
+  startConsole,
+  stopConsole,
+} from "./console-harness.js";
+
+const AGENT_CLASS = "designed";
+let agents: ChildProcess;
+let webUrl: string;
+let localDir: string;
+
+beforeAll(async () => {
+  ({
+    webUrl,
+    stack: { localDir },
+  } = await startConsole("web-console-designer-test"));
+  agents = simulatedAgents(["--class", AGENT_CLASS, "--count", "2", "--interval", "2"]);
+  await untilTrue(
+    "the simulated agents to register with their binary",
+    async () => {
+      const { body } = await api<{ items: { manifestId?: string }[] }>(`/agents?class=${AGENT_CLASS}`);
+      return body.items?.length === 2 && body.items.every((agent) => agent.manifestId !== undefined);
+    },
+    120_000,
+  );
+}, 300_000);
+
+afterAll(async () => {
+  if (agents) await stopGroup(agents);
+  await stopConsole();
+}, 60_000);
+
+describe("the flow designer", () => {
+  it("is loaded only on its own page", async () => {
+    const loads = await firstLoads(path.join(localDir, "web"));
+    const kilobytes = (page: string) =>
+      ((loads.find((load) => load.page === page)?.gzipBytes ?? 0) / 1024).toFixed(1);
+    const fleet = loads.find((load) => load.page === "src/pages/fleet.tsx");
+    const designer = loads.find((load) => load.page === "src/pages/designer.tsx");
+    console.log(
+      `first load, gzipped: designer page ${kilobytes("src/pages/designer.tsx")} KB, fleet page ${kilobytes("src/pages/fleet.tsx")} KB`,
+    );
+    expect(designer?.files.length).toBeGreaterThan(0);
+    // The graph library and the layout are the designer's alone.
+    const designerOnly = designer?.files.filter((file) => !fleet?.files.includes(file)) ?? [];
+    expect(designerOnly.length).toBeGreaterThan(0);
+    expect(fleet?.files.some((file) => designerOnly.includes(file))).toBe(false);
+  });
+
+  it("builds GenerateFlowFile → LogAttribute from the class's binary and saves it as a new version", async () => {
+    const { page, context } = await newPage();
+    await page.goto(`${webUrl}/classes/${AGENT_CLASS}`);
+    await signIn(page, "operator", AGENT_CLASS);
+    await page.getByRole("link", { name: "design its flow" }).click();
+    await page.getByRole("heading", { name: `Designer: ${AGENT_CLASS}`, level: 1 }).waitFor();
+    await page.getByText("A new flow in the minifi-yaml format · 2 agents, 1 binary").waitFor();
+
+    const palette = page.getByRole("form", { name: "Add a component" });
+    const add = async (name: string) => {
+      await palette.getByLabel("Filter").fill(name);
+      await palette.getByLabel("Component").selectOption({ label: `${name} — 2 of 2 agents` });
+      await palette.getByRole("button", { name: "Add" }).click();
+      await page.getByRole("heading", { name: new RegExp(`^${name}`), level: 2 }).waitFor();
+    };
+    await add("GenerateFlowFile");
+    // A property with allowed values is a choice of them, its default named.
+    const generateForm = page.getByRole("region", { name: /^GenerateFlowFile/ });
+    await generateForm.getByLabel("Data Format").selectOption("Text");
+    await generateForm.getByLabel("Custom Text").fill("hello from the designer");
+    await generateForm.getByLabel("Custom Text").press("Tab");
+    await add("LogAttribute");
+    await add("PersistentMapStateStorage");
+
+    // Live problems: nothing connected yet, and the state store's required File is missing.
+    const problems = page
+      .getByRole("status")
+      .filter({ has: page.getByRole("heading", { name: /Problems/ }) });
+    await problems.getByText("PersistentMapStateStorage: File is required").waitFor();
+    await problems
+      .getByText("GenerateFlowFile: relationship success is neither connected nor terminated")
+      .waitFor();
+    await page.getByRole("button", { name: "Save as a new version" }).click();
+    await page
+      .getByRole("alert")
+      .getByText(/Fix the \d+ problems above first/)
+      .waitFor();
+
+    const storeForm = page.getByRole("region", { name: /^PersistentMapStateStorage/ });
+    await storeForm.getByLabel("File (required)").fill("/var/lib/minifi/state");
+    await storeForm.getByLabel("File (required)").press("Tab");
+    await problems.getByText("PersistentMapStateStorage: File is required").waitFor({ state: "detached" });
+
+    // Keyboard: the canvas's nodes take focus, and Enter selects one, opening its form.
+    const generateNode = page.getByRole("group", { name: /^Processor GenerateFlowFile/ });
+    await generateNode.focus();
+    await page.keyboard.press("Enter");
+    const connectForm = page.getByRole("form", { name: "Connect GenerateFlowFile" });
+    await connectForm.getByLabel("success").check();
+    await connectForm.getByLabel("To").selectOption({ label: "LogAttribute" });
+    await connectForm.getByRole("button", { name: "Connect" }).click();
+    await page.getByRole("group", { name: /^Processor LogAttribute/ }).focus();
+    await page.keyboard.press("Enter");
+    await page
+      .getByRole("region", { name: /^LogAttribute/ })
+      .getByLabel("Terminate success")
+      .check();
+    await page.getByRole("heading", { name: "No problems found" }).waitFor();
+    await capture(page, "designer");
+
+    await page.getByRole("button", { name: "Save as a new version" }).click();
+    const saved = page.getByRole("status").filter({ hasText: "Saved version" });
+    await saved.getByText("Beacon's validation: all 2 agents of the class can run it.").waitFor();
+    const { body: versions } = await api<{
+      items: { hash: string; format: string; processorTypes: string[] }[];
+    }>(`/classes/${AGENT_CLASS}/flows`);
+    expect(versions.items).toHaveLength(1);
+    expect(versions.items[0]?.format).toBe("minifi-yaml");
+    expect(versions.items[0]?.processorTypes).toEqual([
+      "org.apache.nifi.minifi.processors.GenerateFlowFile",
+      "org.apache.nifi.minifi.processors.LogAttribute",
+    ]);
+
+    // The new version on the class page, and opened from there again, as it was saved.
+    await saved.getByRole("link").click();
+    await page.getByRole("heading", { name: AGENT_CLASS, level: 1 }).waitFor();
+    await page
+      .getByRole("region", { name: "Flow versions" })
+      .getByRole("link", { name: new RegExp((versions.items[0]?.hash ?? "").slice(0, 12)) })
+      .waitFor();
+    await page.getByRole("link", { name: /in the designer$/ }).click();
+    await page.getByRole("group", { name: /^Processor LogAttribute/ }).waitFor();
+    await page.getByRole("heading", { name: "No problems found" }).waitFor();
+    await context.close();
+  });
+
+  it("ran every page without an uncaught error or a Content-Security-Policy refusal", () => {
+    expect(pageProblems).toEqual([]);
+  });
+});
