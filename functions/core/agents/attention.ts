@@ -1,0 +1,93 @@
+import type { Bulletin, QueueStatus } from "../c2/model.js";
+import type { AgentStatus } from "./status.js";
+
+/**
+ * Why an agent needs an operator's attention, in the order the console lists them. `pinned` is its own
+ * reason rather than `offTarget`: a pinned agent runs another flow than its class's on purpose.
+ */
+export const ATTENTION_REASONS = [
+  "offline",
+  "errorBulletins",
+  "backPressure",
+  "operationFailed",
+  "offTarget",
+  "pinned",
+  "certificateExpiring",
+] as const;
+
+export type AttentionReason = (typeof ATTENTION_REASONS)[number];
+
+/** The reasons the agent API's heartbeat keeps in the cache's indexes, in the same round trip. */
+export const HEARTBEAT_ATTENTION_REASONS = ["errorBulletins", "backPressure", "offTarget", "pinned"] as const;
+
+/** An ERROR bulletin keeps its agent in need of attention this long after it was raised. */
+export const ERROR_BULLETIN_WINDOW_MS = 15 * 60_000;
+
+/**
+ * Until when the heartbeat's ERROR bulletins hold the agent in need of attention: the latest one's time (no
+ * later than `now`, an agent's clock may run ahead; `now` for one without a time) plus the window; undefined
+ * when it lists none, or only ones older than the window. An agent lists a bulletin again in every heartbeat
+ * while it keeps it, so a heartbeat without one says nothing of those before it: their time runs out alone.
+ */
+export function errorBulletinsUntil(
+  bulletins: readonly Bulletin[] | undefined,
+  now: number,
+): number | undefined {
+  const errors = (bulletins ?? []).filter((bulletin) => bulletin.level?.toUpperCase() === "ERROR");
+  if (errors.length === 0) return undefined;
+  const latest = Math.min(now, Math.max(...errors.map((bulletin) => bulletin.timestamp ?? now)));
+  const until = latest + ERROR_BULLETIN_WINDOW_MS;
+  return until > now ? until : undefined;
+}
+
+/** Whether any queue the heartbeat reports is at its limit; undefined when it reports no queues. */
+export function isBackPressured(queues: readonly QueueStatus[] | undefined): boolean | undefined {
+  if (queues === undefined) return undefined;
+  return queues.some(
+    (queue) =>
+      queue.backPressure === true ||
+      (queue.sizeMax !== undefined && queue.sizeMax > 0 && (queue.size ?? 0) >= queue.sizeMax) ||
+      (queue.dataSizeMax !== undefined &&
+        queue.dataSizeMax > 0 &&
+        (queue.dataSize ?? 0) >= queue.dataSizeMax),
+  );
+}
+
+/** How the agent's flow stands to what it is held to: its class's target, or its pin. */
+export type FlowStanding = "current" | "offTarget" | "pinned";
+
+/** What Beacon knows of an agent that says whether it needs attention; what is unknown counts as fine. */
+export interface AttentionFacts {
+  status: AgentStatus;
+  /** Until when its ERROR bulletins hold it (errorBulletinsUntil). */
+  errorBulletinsUntil?: number;
+  backPressured?: boolean;
+  /** Its last operation failed or timed out, and none has succeeded since. */
+  lastOperationFailed?: boolean;
+  flow?: FlowStanding;
+  /** The soonest notAfter of its agent certificates not revoked. */
+  certificateNotAfter?: number;
+}
+
+/** How many days before its notAfter a certificate counts as expiring, and `now`. */
+export interface AttentionRule {
+  now: number;
+  certificateWarningDays: number;
+}
+
+/** The reasons the agent needs attention at `now`, in ATTENTION_REASONS' order; none when it needs none. */
+export function attentionReasonsOf(facts: AttentionFacts, rule: AttentionRule): AttentionReason[] {
+  const { now } = rule;
+  const holds: Record<AttentionReason, boolean> = {
+    offline: facts.status === "offline",
+    errorBulletins: facts.errorBulletinsUntil !== undefined && facts.errorBulletinsUntil > now,
+    backPressure: facts.backPressured === true,
+    operationFailed: facts.lastOperationFailed === true,
+    offTarget: facts.flow === "offTarget",
+    pinned: facts.flow === "pinned",
+    certificateExpiring:
+      facts.certificateNotAfter !== undefined &&
+      facts.certificateNotAfter <= now + rule.certificateWarningDays * 86_400_000,
+  };
+  return ATTENTION_REASONS.filter((reason) => holds[reason]);
+}
