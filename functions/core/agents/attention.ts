@@ -17,8 +17,19 @@ export const ATTENTION_REASONS = [
 
 export type AttentionReason = (typeof ATTENTION_REASONS)[number];
 
-/** The reasons the agent API's heartbeat keeps in the cache's indexes, in the same round trip. */
-export const HEARTBEAT_ATTENTION_REASONS = ["errorBulletins", "backPressure", "offTarget", "pinned"] as const;
+/**
+ * The reasons the cache keeps agents by, per class: the heartbeat's own (in its one round trip, in this order)
+ * and the last operation's outcome (its acknowledgement and the timeouts).
+ */
+export const CACHED_ATTENTION_REASONS = [
+  "errorBulletins",
+  "backPressure",
+  "offTarget",
+  "pinned",
+  "operationFailed",
+] as const;
+
+export type CachedAttentionReason = (typeof CACHED_ATTENTION_REASONS)[number];
 
 /** An ERROR bulletin keeps its agent in need of attention this long after it was raised. */
 export const ERROR_BULLETIN_WINDOW_MS = 15 * 60_000;
