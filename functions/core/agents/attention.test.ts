@@ -15,7 +15,7 @@ describe("ERROR bulletins", () => {
   it("hold the agent for the window after the latest ERROR bulletin", () => {
     const bulletins = [
       { level: "ERROR", timestamp: NOW - 60_000 },
-      { level: "error", timestamp: NOW - 120_000 },
+      { level: "ERROR", timestamp: NOW - 120_000 },
       { level: "WARN", timestamp: NOW },
     ];
     expect(errorBulletinsUntil(bulletins, NOW)).toBe(NOW - 60_000 + ERROR_BULLETIN_WINDOW_MS);
@@ -39,20 +39,19 @@ describe("ERROR bulletins", () => {
 });
 
 describe("back pressure", () => {
-  it("is a queue the agent says is back-pressured, or one at its object or size limit", () => {
-    expect(isBackPressured([{ id: "q", backPressure: true }])).toBe(true);
-    expect(isBackPressured([{ id: "q", size: 10_000, sizeMax: 10_000 }])).toBe(true);
-    expect(isBackPressured([{ id: "q", dataSize: 2048, dataSizeMax: 1024 }])).toBe(true);
-  });
-
-  it("is not a queue below its limits, one without limits, or one the agent says is not", () => {
-    expect(isBackPressured([{ id: "q", size: 3, sizeMax: 10_000, backPressure: false }])).toBe(false);
+  it("is any queue the heartbeat's reading found at its limit", () => {
     expect(
       isBackPressured([
-        { id: "q", size: 3 },
-        { id: "r", size: 0, sizeMax: 0 },
+        { id: "q", backPressure: false },
+        { id: "r", backPressure: true },
       ]),
-    ).toBe(false);
+    ).toBe(true);
+  });
+
+  it("is not queues below their limits or without limits, nor no queue", () => {
+    expect(isBackPressured([{ id: "q", size: 3, sizeMax: 10_000, backPressure: false }, { id: "r" }])).toBe(
+      false,
+    );
     expect(isBackPressured([])).toBe(false);
   });
 

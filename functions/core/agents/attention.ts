@@ -44,24 +44,20 @@ export function errorBulletinsUntil(
   bulletins: readonly Bulletin[] | undefined,
   now: number,
 ): number | undefined {
-  const errors = (bulletins ?? []).filter((bulletin) => bulletin.level?.toUpperCase() === "ERROR");
+  // The heartbeat's reading spells levels in capitals.
+  const errors = (bulletins ?? []).filter((bulletin) => bulletin.level === "ERROR");
   if (errors.length === 0) return undefined;
   const latest = Math.min(now, Math.max(...errors.map((bulletin) => bulletin.timestamp ?? now)));
   const until = latest + ERROR_BULLETIN_WINDOW_MS;
   return until > now ? until : undefined;
 }
 
-/** Whether any queue the heartbeat reports is at its limit; undefined when it reports no queues. */
+/**
+ * Whether any queue the heartbeat reports is back-pressured (at its object or size limit, as the heartbeat's
+ * reading decides); undefined when it reports no queues.
+ */
 export function isBackPressured(queues: readonly QueueStatus[] | undefined): boolean | undefined {
-  if (queues === undefined) return undefined;
-  return queues.some(
-    (queue) =>
-      queue.backPressure === true ||
-      (queue.sizeMax !== undefined && queue.sizeMax > 0 && (queue.size ?? 0) >= queue.sizeMax) ||
-      (queue.dataSizeMax !== undefined &&
-        queue.dataSizeMax > 0 &&
-        (queue.dataSize ?? 0) >= queue.dataSizeMax),
-  );
+  return queues?.some((queue) => queue.backPressure === true);
 }
 
 /** How the agent's flow stands to what it is held to: its class's target, or its pin. */
