@@ -76,6 +76,24 @@ export interface AttentionFacts {
   certificateNotAfter?: number;
 }
 
+/** What the cache's attention indexes tell of an agent. */
+export type CachedAttentionFacts = Pick<
+  AttentionFacts,
+  "errorBulletinsUntil" | "backPressured" | "lastOperationFailed" | "flow"
+>;
+
+/** The facts an agent's scores in the cache's attention indexes tell (null where it is in none). */
+export function factsOfScores(scores: Record<CachedAttentionReason, number | null>): CachedAttentionFacts {
+  const flow: FlowStanding | undefined =
+    scores.pinned !== null ? "pinned" : scores.offTarget !== null ? "offTarget" : undefined;
+  return {
+    ...(scores.errorBulletins === null ? {} : { errorBulletinsUntil: scores.errorBulletins }),
+    ...(scores.backPressure === null ? {} : { backPressured: true }),
+    ...(scores.operationFailed === null ? {} : { lastOperationFailed: true }),
+    ...(flow === undefined ? {} : { flow }),
+  };
+}
+
 /** How many days before its notAfter a certificate counts as expiring, and `now`. */
 export interface AttentionRule {
   now: number;
