@@ -31,6 +31,14 @@ export const CACHED_ATTENTION_REASONS = [
 
 export type CachedAttentionReason = (typeof CACHED_ATTENTION_REASONS)[number];
 
+/**
+ * The reasons the agent list filters by and the fleet counts: all but an expiring certificate, which the
+ * certificates list filters by.
+ */
+export const LISTED_ATTENTION_REASONS = ["offline", ...CACHED_ATTENTION_REASONS] as const;
+
+export type ListedAttentionReason = (typeof LISTED_ATTENTION_REASONS)[number];
+
 /** An ERROR bulletin keeps its agent in need of attention this long after it was raised. */
 export const ERROR_BULLETIN_WINDOW_MS = 15 * 60_000;
 
@@ -94,10 +102,10 @@ export function factsOfScores(scores: Record<CachedAttentionReason, number | nul
   };
 }
 
-/** How many days before its notAfter a certificate counts as expiring, and `now`. */
+/** `now`, and how many days before its notAfter a certificate counts as expiring (none when not given). */
 export interface AttentionRule {
   now: number;
-  certificateWarningDays: number;
+  certificateWarningDays?: number;
 }
 
 /** The reasons the agent needs attention at `now`, in ATTENTION_REASONS' order; none when it needs none. */
@@ -112,6 +120,7 @@ export function attentionReasonsOf(facts: AttentionFacts, rule: AttentionRule): 
     pinned: facts.flow === "pinned",
     certificateExpiring:
       facts.certificateNotAfter !== undefined &&
+      rule.certificateWarningDays !== undefined &&
       facts.certificateNotAfter <= now + rule.certificateWarningDays * 86_400_000,
   };
   return ATTENTION_REASONS.filter((reason) => holds[reason]);
