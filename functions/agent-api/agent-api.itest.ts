@@ -472,6 +472,48 @@ describe("the hot path", () => {
   });
 });
 
+describe("the hot path of an agent that needs attention", () => {
+  it("costs a steady heartbeat with fresh ERROR bulletins and a back-pressured queue the same, keeping the agent in its class's attention indexes", async () => {
+    const agent = cppAgentOf("troubled-cpp", "gateways");
+    /** Its light heartbeat, listing an ERROR bulletin raised now and a queue at its object limit. */
+    const troubledHeartbeat = () => {
+      const heartbeat = agent.light();
+      const flowInfo = heartbeat.flowInfo as JsonObject;
+      flowInfo.queues = { "queue-1": { name: "success", size: 10_000, sizeMax: 10_000 } };
+      flowInfo.processorBulletins = [
+        { id: 7, timestamp: Date.now(), level: "ERROR", message: "Connection refused", sourceName: "GetTCP" },
+      ];
+      return heartbeat;
+    };
+    await post(HEARTBEAT, agent.full());
+    await post(HEARTBEAT, troubledHeartbeat());
+    api.dynamoDb.reset();
+    api.kinesis.reset();
+    const steadyHeartbeats = 25;
+    const { roundTrips } = await redis.countRoundTrips(async () => {
+      for (let index = 0; index < steadyHeartbeats; index++)
+        expect((await post(HEARTBEAT, troubledHeartbeat())).status).toBe(200);
+    });
+
+    expect(api.dynamoDb.counts()).toEqual({});
+    expect(api.kinesis.counts()).toEqual({ "Kinesis_20131202.PutRecords": steadyHeartbeats });
+    expect(roundTrips).toEqual(Array.from({ length: steadyHeartbeats }, () => "evalsha"));
+    const client = new Redis(redis.url);
+    try {
+      const errorsUntil = await client.zscore(
+        CacheKeys.attention(tenant, "gateways", "errorBulletins"),
+        agent.agentId,
+      );
+      expect(Number(errorsUntil)).toBeGreaterThan(Date.now());
+      expect(
+        await client.zscore(CacheKeys.attention(tenant, "gateways", "backPressure"), agent.agentId),
+      ).not.toBeNull();
+    } finally {
+      client.disconnect();
+    }
+  });
+});
+
 describe("the hot path, many agents at once", () => {
   it("puts the events of steady heartbeats answered at once in shared calls: never more than one put each, none of their events missing", async () => {
     const agents = Array.from({ length: 12 }, (_, index) =>

@@ -159,6 +159,7 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     putResourceSet: (principal, { path, body }) =>
       api.resourceSets.put(principal, path.className as string, body as ResourceSetRequest),
     getFleetSummary: (principal) => api.fleetSummary(principal),
+    getFleetAttention: (principal) => api.fleetAttention(principal),
     getFleetHistory: (principal, { query }) =>
       api.history.fleet(principal, {
         agentClass: text(query.class),

@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import type { HotSighting } from "../../core/agents/ports.js";
 import type { FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
 import { contract } from "./contract.js";
 
@@ -6,7 +7,10 @@ const START = Date.UTC(2026, 10, 21);
 const MINUTE = 60_000;
 
 /** A heartbeat's state as the agent API leaves it in the cache: when it was seen, and what it reported. */
-export type Sighting = Omit<HotAgentState, "lastSeen"> & { lastSeen: number };
+export type Sighting = Omit<HotAgentState, "lastSeen"> & { lastSeen: number } & Pick<
+    HotSighting,
+    "errorBulletinsUntil" | "backPressured"
+  >;
 
 /**
  * The console's view of the hot state, with what fills it (the agent API's sightings) and whether an
@@ -108,6 +112,55 @@ export const fleetHotStateContract = contract<FleetHotStateSubject>("the fleet h
       new Map([["pumps", { total: 1, online: 1 }]]),
     );
     expect(await pendingMarked(the.tenant, "agent-1")).toBe(false);
+  });
+
+  it("counts and lists the agents each reason holds per class, tells each agent's, and forgets a forgotten agent's", async () => {
+    const { hotState, sight } = the.subject;
+    const now = START + MINUTE;
+    await sight(the.tenant, "agent-1", {
+      lastSeen: START,
+      agentClass: "pumps",
+      errorBulletinsUntil: START + 15 * MINUTE,
+      backPressured: true,
+    });
+    // ERROR bulletins past their time hold no more.
+    await sight(the.tenant, "agent-2", { lastSeen: START, agentClass: "pumps", errorBulletinsUntil: now });
+    await sight(the.tenant, "agent-3", { lastSeen: now, agentClass: "valves", backPressured: true });
+    const none = { errorBulletins: 0, backPressure: 0, offTarget: 0, pinned: 0, operationFailed: 0 };
+    expect(await hotState.attentionCounts(the.tenant, ["pumps", "valves", "drains"], now)).toEqual(
+      new Map([
+        ["pumps", { ...none, errorBulletins: 1, backPressure: 1 }],
+        ["valves", { ...none, backPressure: 1 }],
+        ["drains", none],
+      ]),
+    );
+    expect(
+      (await hotState.attentionMembers(the.tenant, ["pumps", "valves"], "backPressure", now)).sort(),
+    ).toEqual(["agent-1", "agent-3"]);
+    expect(await hotState.attentionMembers(the.tenant, ["pumps"], "errorBulletins", now)).toEqual([
+      "agent-1",
+    ]);
+    const agents = [
+      { agentId: "agent-1", agentClass: "pumps" },
+      { agentId: "agent-2", agentClass: "pumps" },
+      { agentId: "agent-3", agentClass: "pumps" },
+    ];
+    expect(await hotState.attentionOf(the.tenant, agents, now)).toEqual(
+      new Map([
+        ["agent-1", { errorBulletinsUntil: START + 15 * MINUTE, backPressured: true }],
+        ["agent-2", {}],
+        // Asked of another class than its own, nothing.
+        ["agent-3", {}],
+      ]),
+    );
+    expect(
+      await hotState.silentMembers(the.tenant, [
+        { name: "pumps", onlineSince: now },
+        { name: "valves", onlineSince: now },
+      ]),
+    ).toEqual(expect.arrayContaining(["agent-1", "agent-2"]));
+    await hotState.forgetAgent(the.tenant, "agent-1", ["pumps"]);
+    expect(await hotState.attentionMembers(the.tenant, ["pumps"], "backPressure", now)).toEqual([]);
   });
 
   it("leaves a forgotten agent counted in its class when that class is not named", async () => {

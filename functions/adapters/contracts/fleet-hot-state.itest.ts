@@ -34,9 +34,14 @@ fleetHotStateContract("the memory fake", () => {
   const hotState = new MemoryFleetHotState();
   return {
     hotState,
-    sight: async (tenant, agentId, sighting) => {
+    sight: async (tenant, agentId, { errorBulletinsUntil, backPressured, ...sighting }) => {
       const key = `${tenant}/${agentId}`;
       hotState.agentStates.set(key, { ...hotState.agentStates.get(key), ...dropUndefined(sighting) });
+      const agentClass = hotState.agentStates.get(key)?.agentClass as string;
+      if (errorBulletinsUntil !== undefined)
+        hotState.attentionIndex(tenant, agentClass, "errorBulletins").set(agentId, errorBulletinsUntil);
+      if (backPressured === true)
+        hotState.attentionIndex(tenant, agentClass, "backPressure").set(agentId, sighting.lastSeen);
       const minute = `${tenant}/${Math.floor(sighting.lastSeen / 60_000)}`;
       hotState.heartbeats.set(minute, (hotState.heartbeats.get(minute) ?? 0) + 1);
     },

@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import type { CachedAttentionReason } from "../../core/agents/attention.js";
 import type {
   AssignmentCache,
   HotSighting,
@@ -28,6 +29,8 @@ export interface HotStateSubject {
   rememberPin: PinCache["rememberPin"];
   /** The rollout engine's write through of an agent's assignment. */
   rememberAssignment: AssignmentCache["rememberAssignment"];
+  /** The class's attention index of a reason: agent id to its score. */
+  attention(tenant: string, agentClass: string, reason: CachedAttentionReason): Promise<Map<string, number>>;
 }
 
 /**
@@ -424,6 +427,69 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       flowId: "flow-3",
     });
   });
+  it("keeps agents with ERROR bulletins by until when they hold, and back-pressured ones, in their class's indexes", async () => {
+    const { hotState, attention } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    const errors = () => attention(the.tenant, "pumps", "errorBulletins");
+    const backPressure = () => attention(the.tenant, "pumps", "backPressure");
+    await sighted(START, { ...reported, errorBulletinsUntil: START + 900_000, backPressured: true });
+    await sighted(START, { agentId: "agent-2", agentClass: "pumps", errorBulletinsUntil: START + 1_000 });
+    expect(await errors()).toEqual(
+      new Map([
+        ["agent-1", START + 900_000],
+        ["agent-2", START + 1_000],
+      ]),
+    );
+    expect(await backPressure()).toEqual(new Map([["agent-1", START]]));
+    // A heartbeat that says nothing of them leaves them; a later error moves its until on, never back.
+    await sighted(START + 1);
+    await sighted(START + 2, { errorBulletinsUntil: START + 800_000, backPressured: true });
+    expect((await errors()).get("agent-1")).toBe(START + 900_000);
+    expect(await backPressure()).toEqual(new Map([["agent-1", START]]));
+    // Past its until an agent's errors are dropped at the next error recorded; queues below their limits clear it.
+    await sighted(START + 2_000, { errorBulletinsUntil: START + 950_000, backPressured: false });
+    expect(await errors()).toEqual(new Map([["agent-1", START + 950_000]]));
+    expect(await backPressure()).toEqual(new Map());
+    // Changing class, the agent takes its reasons along.
+    await sighted(START + 3_000, { agentClass: "valves" });
+    expect(await errors()).toEqual(new Map());
+    expect(await attention(the.tenant, "valves", "errorBulletins")).toEqual(
+      new Map([["agent-1", START + 950_000]]),
+    );
+  });
+
+  it("keeps agents off their class's target, and pinned ones apart, once it knows their manifest and class policy", async () => {
+    const { hotState, attention } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    const members = async (reason: CachedAttentionReason) => [
+      ...(await attention(the.tenant, "pumps", reason)).keys(),
+    ];
+    await hotState.rememberClassFlow(
+      the.tenant,
+      "pumps",
+      { target: "flow-2", accepted: ["flow-2"], renderings: [] },
+      60_000,
+    );
+    await sighted(START, reported);
+    // Without its supported operations the agent's standing is not decided.
+    expect(await members("offTarget")).toEqual([]);
+    await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
+    await sighted(START + 1);
+    expect(await attention(the.tenant, "pumps", "offTarget")).toEqual(new Map([["agent-1", START + 1]]));
+    await sighted(START + 2, { flowId: "flow-2" });
+    expect(await members("offTarget")).toEqual([]);
+    // Pinned, it is pinned whatever it runs, and never off target.
+    const pin = { flowHash: "flow-1", flowIds: ["flow-1"], pinnedAt: START, pinnedBy: "ops" };
+    await hotState.markRegistered(the.tenant, "agent-1", START + 3, new Map(), pin);
+    await sighted(START + 4, { flowId: "flow-9" });
+    expect(await members("pinned")).toEqual(["agent-1"]);
+    expect(await members("offTarget")).toEqual([]);
+    await the.subject.rememberPin(the.tenant, "agent-1", undefined);
+    await sighted(START + 5, { flowId: "flow-9" });
+    expect(await members("pinned")).toEqual([]);
+    expect(await members("offTarget")).toEqual(["agent-1"]);
+  });
+
   it("holds an assigned agent to its assignment while the class's target is the one it was assigned over", async () => {
     const { hotState } = the.subject;
     await hotState.rememberRevocations(the.tenant, []);

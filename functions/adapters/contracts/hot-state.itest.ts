@@ -1,4 +1,5 @@
 import { MemoryHotState } from "../memory/hot-state.js";
+import { CacheKeys } from "../redis/cache-keys.js";
 import { RedisFleetHotState } from "../redis/fleet-hot-state.js";
 import { RedisHotState } from "../redis/hot-state.js";
 import { hotStateContract } from "./hot-state.contract.js";
@@ -16,6 +17,18 @@ hotStateContract("Redis", () => {
     rememberPin: (tenant, agentId, pin) => consoleView.rememberPin(tenant, agentId, pin),
     rememberAssignment: (tenant, agentId, assignment) =>
       consoleView.rememberAssignment(tenant, agentId, assignment),
+    attention: async (tenant, agentClass, reason) => {
+      const entries = await redis.client.zrange(
+        CacheKeys.attention(tenant, agentClass, reason),
+        0,
+        -1,
+        "WITHSCORES",
+      );
+      const index = new Map<string, number>();
+      for (let at = 0; at < entries.length; at += 2)
+        index.set(entries[at] as string, Number(entries[at + 1]));
+      return index;
+    },
   };
 });
 hotStateContract("the memory fake", () => {
@@ -30,5 +43,7 @@ hotStateContract("the memory fake", () => {
     rememberPin: (tenant, agentId, pin) => hotState.rememberPin(tenant, agentId, pin),
     rememberAssignment: (tenant, agentId, assignment) =>
       hotState.rememberAssignment(tenant, agentId, assignment),
+    attention: async (tenant, agentClass, reason) =>
+      new Map(hotState.attentionIndex(tenant, agentClass, reason)),
   };
 });

@@ -1,3 +1,8 @@
+import {
+  CACHED_ATTENTION_REASONS,
+  type CachedAttentionReason,
+  factsOfScores,
+} from "../../core/agents/attention.js";
 import type { AgentAssignment, AgentOwnValues, AgentPin } from "../../core/agents/ports.js";
 import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
 import type { CachedClassFlow } from "../../core/flows/policy.js";
@@ -22,6 +27,11 @@ export class MemoryFleetHotState implements FleetHotState {
   readonly assignments = new Map<string, AgentAssignment>();
   /** By tenant/class: the heartbeat period the cache's copy of the class's policy carries. */
   readonly classPeriods = new Map<string, number>();
+  /**
+   * The attention indexes by tenant/class/reason, agent id to its score, as the agent API's heartbeats and
+   * acknowledgements leave them (errorBulletins scored by until when they hold).
+   */
+  readonly attention = new Map<string, Map<string, number>>();
   /** Set to make every call fail, as a cache outage would. */
   down = false;
 
@@ -54,6 +64,70 @@ export class MemoryFleetHotState implements FleetHotState {
     return counts;
   }
 
+  /** The class's index of the reason, made empty when it has none. */
+  attentionIndex(tenant: string, agentClass: string, reason: CachedAttentionReason) {
+    const key = `${tenant}/${agentClass}/${reason}`;
+    const index = this.attention.get(key) ?? new Map<string, number>();
+    this.attention.set(key, index);
+    return index;
+  }
+
+  private holding(tenant: string, agentClass: string, reason: CachedAttentionReason, now: number) {
+    const index = this.attention.get(`${tenant}/${agentClass}/${reason}`) ?? new Map<string, number>();
+    return [...index].filter(([, score]) => reason !== "errorBulletins" || score > now).map(([id]) => id);
+  }
+
+  async attentionCounts(tenant: string, classes: string[], now: number) {
+    this.check();
+    return new Map(
+      classes.map((className) => [
+        className,
+        Object.fromEntries(
+          CACHED_ATTENTION_REASONS.map((reason) => [
+            reason,
+            this.holding(tenant, className, reason, now).length,
+          ]),
+        ) as Record<CachedAttentionReason, number>,
+      ]),
+    );
+  }
+
+  async attentionMembers(tenant: string, classes: string[], reason: CachedAttentionReason, now: number) {
+    this.check();
+    return classes.flatMap((className) => this.holding(tenant, className, reason, now));
+  }
+
+  async attentionOf(tenant: string, agents: { agentId: string; agentClass: string }[], now: number) {
+    this.check();
+    return new Map(
+      agents.map(({ agentId, agentClass }) => {
+        const scores = Object.fromEntries(
+          CACHED_ATTENTION_REASONS.map((reason) => [
+            reason,
+            this.holding(tenant, agentClass, reason, now).includes(agentId)
+              ? (this.attention.get(`${tenant}/${agentClass}/${reason}`)?.get(agentId) ?? null)
+              : null,
+          ]),
+        ) as Record<CachedAttentionReason, number | null>;
+        return [agentId, factsOfScores(scores)];
+      }),
+    );
+  }
+
+  async silentMembers(tenant: string, classes: { name: string; onlineSince: number }[]) {
+    this.check();
+    return classes.flatMap(({ name, onlineSince }) => {
+      const silent = [...(this.strandedInClasses.get(`${tenant}/${name}`) ?? new Map<string, number>())]
+        .filter(([, lastSeen]) => lastSeen < onlineSince)
+        .map(([agentId]) => agentId);
+      for (const [key, state] of this.agentStates) {
+        if (key.startsWith(`${tenant}/`) && state.agentClass === name && (state.lastSeen ?? 0) < onlineSince)
+          silent.push(key.slice(tenant.length + 1));
+      }
+      return silent;
+    });
+  }
+
   async heartbeatsPerMinute(tenant: string, epochMinutes: number[]) {
     this.check();
     return epochMinutes.map((minute) => this.heartbeats.get(`${tenant}/${minute}`) ?? 0);
@@ -72,6 +146,9 @@ export class MemoryFleetHotState implements FleetHotState {
       this.strandedInClasses.get(`${tenant}/${agentClass}`)?.delete(agentId);
     this.agentStates.delete(key);
     this.pendingOperations.delete(key);
+    for (const agentClass of agentClasses)
+      for (const reason of CACHED_ATTENTION_REASONS)
+        this.attention.get(`${tenant}/${agentClass}/${reason}`)?.delete(agentId);
   }
 
   async markOperationsPending(tenant: string, agentIds: string[]) {

@@ -1,4 +1,5 @@
 import { assignmentHolds } from "../../core/agents/assignments.js";
+import { CACHED_ATTENTION_REASONS, type CachedAttentionReason } from "../../core/agents/attention.js";
 import type {
   AgentAssignment,
   AgentOwnValues,
@@ -71,6 +72,8 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
   readonly tenantsScheduled = new Set<string>();
   /** By tenant/class: how many of the class's agents by last seen the scheduling of silent agents read. */
   private readonly schedulingRead = new Map<string, number>();
+  /** The attention indexes by tenant/class/reason: agent id to its score, as the script keeps them. */
+  readonly attention = new Map<string, Map<string, number>>();
   roundTrips = 0;
   /** Set to make every call fail, as a cache outage would. */
   down = false;
@@ -121,7 +124,10 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
       agent.manifestHash !== undefined && agent.manifest?.hash === agent.manifestHash
         ? agent.manifest
         : undefined;
-    if (agent.agentClass !== undefined) this.scheduleOffline(sighting, agent.agentClass, manifest);
+    if (agent.agentClass !== undefined) {
+      this.scheduleOffline(sighting, agent.agentClass, manifest);
+      this.keepAttention(sighting, agent.agentClass, previous.agentClass);
+    }
     const supportedOperations = manifest && structuredClone(manifest.supportedOperations);
     const result: HotSightingResult = {
       ...this.classFlowOf(sighting, agent, supportedOperations),
@@ -169,6 +175,44 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
     this.offlineDue.set(key, { at, heartbeatPeriodMs, lastSeen, agentClass });
   }
 
+  /** The class's attention index of a reason, as the script keeps it. */
+  attentionIndex(tenant: string, agentClass: string, reason: CachedAttentionReason) {
+    const key = `${tenant}/${agentClass}/${reason}`;
+    const index = this.attention.get(key) ?? new Map<string, number>();
+    this.attention.set(key, index);
+    return index;
+  }
+
+  /**
+   * As the script: an agent changing class takes its reasons along; ERROR bulletins are kept by until when
+   * they hold (those past it dropped), back pressure since when, as far as the heartbeat says.
+   */
+  private keepAttention(sighting: HotSighting, agentClass: string, previousClass: string | undefined) {
+    const { tenant, agentId, now } = sighting;
+    if (previousClass !== undefined && previousClass !== agentClass) {
+      for (const reason of CACHED_ATTENTION_REASONS) {
+        const before = this.attentionIndex(tenant, previousClass, reason);
+        const score = before.get(agentId);
+        if (score === undefined) continue;
+        before.delete(agentId);
+        this.attentionIndex(tenant, agentClass, reason).set(agentId, score);
+      }
+    }
+    if (sighting.errorBulletinsUntil !== undefined) {
+      const errors = this.attentionIndex(tenant, agentClass, "errorBulletins");
+      for (const [other, until] of errors) if (until <= now) errors.delete(other);
+      errors.set(agentId, Math.max(errors.get(agentId) ?? 0, sighting.errorBulletinsUntil));
+    }
+    const backPressure = this.attentionIndex(tenant, agentClass, "backPressure");
+    this.markSince(backPressure, agentId, sighting.backPressured, now);
+  }
+
+  /** Puts the agent in the index since `now` unless it is in already (true), takes it out (false), or neither. */
+  private markSince(index: Map<string, number>, agentId: string, holds: boolean | undefined, now: number) {
+    if (holds === true && !index.has(agentId)) index.set(agentId, now);
+    if (holds === false) index.delete(agentId);
+  }
+
   /** As the script: asks for the class's policy until it is loaded; claims catch-up for a flow it rejects. */
   private classFlowOf(
     sighting: HotSighting,
@@ -181,9 +225,16 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
     const policy = this.classFlows.get(classKey);
     const known = { classFlowUnknown: false };
     const held = supportedOperations && flowIdsHeldTo(policy, agent);
-    if (!held) return known;
-    const { hash, target, accepted } = held;
-    if (agent.flowId !== undefined && accepted.includes(agent.flowId)) return known;
+    const current = !held || (agent.flowId !== undefined && held.accepted.includes(agent.flowId));
+    if (supportedOperations) {
+      const index = (reason: CachedAttentionReason) =>
+        this.attentionIndex(sighting.tenant, agent.agentClass as string, reason);
+      const pinned = agent.pin !== undefined;
+      this.markSince(index("pinned"), sighting.agentId, pinned, sighting.now);
+      this.markSince(index("offTarget"), sighting.agentId, !pinned && !current, sighting.now);
+    }
+    if (!held || current) return known;
+    const { hash, target } = held;
     const claimKey = `${sighting.tenant}/${sighting.agentId}`;
     const claim = this.catchUps.get(claimKey);
     if (claim && claim.flowId === target && claim.until > sighting.now) return known;

@@ -1,3 +1,5 @@
+import type { CachedAttentionReason } from "../../core/agents/attention.js";
+
 /**
  * Every key of a tenant carries the tenant as its hash tag, so all of a tenant's keys share one cluster
  * slot (ElastiCache Serverless runs in cluster mode, where a script or transaction may only touch keys of
@@ -12,6 +14,12 @@ export const CacheKeys = {
   classes: (tenant: string) => `{t:${tenant}}:classes`,
   /** The class's agents by last seen (a sorted set scored by time). */
   classIndex: (tenant: string, className: string) => `{t:${tenant}}:class-seen:${className}`,
+  /**
+   * The class's agents that need attention for one of the reasons the cache keeps (attention.ts), a sorted
+   * set: errorBulletins scored by until when the bulletins hold, the others by since when.
+   */
+  attention: (tenant: string, className: string, reason: CachedAttentionReason) =>
+    `{t:${tenant}}:attention:${reason}:${className}`,
   revokedSerials: (tenant: string) => `{t:${tenant}}:revoked`,
   heartbeatsInMinute: (tenant: string, epochMinute: number) => `{t:${tenant}}:heartbeats:${epochMinute}`,
   /** Present while operations may be queued for the agent; its value is a version, bumped on each queueing. */

@@ -1,4 +1,10 @@
 import type { Cluster, Redis } from "ioredis";
+import {
+  CACHED_ATTENTION_REASONS,
+  type CachedAttentionFacts,
+  type CachedAttentionReason,
+  factsOfScores,
+} from "../../core/agents/attention.js";
 import type { AgentAssignment, AgentOwnValues, AgentPin } from "../../core/agents/ports.js";
 import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
 import type { CachedClassFlow } from "../../core/flows/policy.js";
@@ -110,6 +116,62 @@ export class RedisFleetHotState implements FleetHotState {
     return counts;
   }
 
+  async attentionCounts(tenant: string, classes: string[], now: number) {
+    const pipeline = this.usable().pipeline();
+    for (const className of classes)
+      for (const reason of CACHED_ATTENTION_REASONS)
+        pipeline.zcount(CacheKeys.attention(tenant, className, reason), lowestHolding(reason, now), "+inf");
+    const replies = await execute<number>(pipeline);
+    const counts = new Map<string, Record<CachedAttentionReason, number>>();
+    classes.forEach((className, classIndex) => {
+      const ofClass = CACHED_ATTENTION_REASONS.map(
+        (reason, index) =>
+          [reason, replies[classIndex * CACHED_ATTENTION_REASONS.length + index] ?? 0] as const,
+      );
+      counts.set(className, Object.fromEntries(ofClass) as Record<CachedAttentionReason, number>);
+    });
+    return counts;
+  }
+
+  async attentionMembers(tenant: string, classes: string[], reason: CachedAttentionReason, now: number) {
+    const pipeline = this.usable().pipeline();
+    for (const className of classes)
+      pipeline.zrangebyscore(
+        CacheKeys.attention(tenant, className, reason),
+        lowestHolding(reason, now),
+        "+inf",
+      );
+    return (await execute<string[]>(pipeline)).flat();
+  }
+
+  async attentionOf(tenant: string, agents: { agentId: string; agentClass: string }[], now: number) {
+    const pipeline = this.usable().pipeline();
+    for (const { agentId, agentClass } of agents)
+      for (const reason of CACHED_ATTENTION_REASONS)
+        pipeline.zscore(CacheKeys.attention(tenant, agentClass, reason), agentId);
+    const replies = await execute<string | null>(pipeline);
+    const facts = new Map<string, CachedAttentionFacts>();
+    agents.forEach(({ agentId }, agentIndex) => {
+      const scores = Object.fromEntries(
+        CACHED_ATTENTION_REASONS.map((reason, index) => {
+          const score = replies[agentIndex * CACHED_ATTENTION_REASONS.length + index] ?? null;
+          return [reason, score === null ? null : Number(score)];
+        }),
+      ) as Record<CachedAttentionReason, number | null>;
+      // ERROR bulletins past their time hold no more, though their entry stays until the next is recorded.
+      if (scores.errorBulletins !== null && scores.errorBulletins <= now) scores.errorBulletins = null;
+      facts.set(agentId, factsOfScores(scores));
+    });
+    return facts;
+  }
+
+  async silentMembers(tenant: string, classes: { name: string; onlineSince: number }[]) {
+    const pipeline = this.usable().pipeline();
+    for (const { name, onlineSince } of classes)
+      pipeline.zrangebyscore(CacheKeys.classIndex(tenant, name), "-inf", `(${onlineSince}`);
+    return (await execute<string[]>(pipeline)).flat();
+  }
+
   async heartbeatsPerMinute(tenant: string, epochMinutes: number[]) {
     const keys = epochMinutes.map((minute) => CacheKeys.heartbeatsInMinute(tenant, minute));
     const counts = await this.usable().mget(...keys);
@@ -127,6 +189,8 @@ export class RedisFleetHotState implements FleetHotState {
       .hdel(CacheKeys.offlineDueAgents(tenant), agentId);
     for (const agentClass of agentClasses) {
       transaction.zrem(CacheKeys.classIndex(tenant, agentClass), agentId);
+      for (const reason of CACHED_ATTENTION_REASONS)
+        transaction.zrem(CacheKeys.attention(tenant, agentClass, reason), agentId);
     }
     await execute(transaction);
   }
@@ -171,6 +235,10 @@ export class RedisFleetHotState implements FleetHotState {
     await rememberClassFlow(this.usable(), tenant, className, policy, heartbeatPeriodMs);
   }
 }
+
+/** The lowest score at which the reason holds at `now`: ERROR bulletins are scored by until when they hold. */
+const lowestHolding = (reason: CachedAttentionReason, now: number) =>
+  reason === "errorBulletins" ? `(${now}` : "-inf";
 
 /** The agent API writes "" for an agent that reports it holds no resource. */
 const resourceHashOf = (value: string | undefined): string | null | undefined =>

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
+import { CACHED_ATTENTION_REASONS } from "../../core/agents/attention.js";
 import type {
   AgentAssignment,
   AgentOwnValues,
@@ -119,7 +120,7 @@ export class RedisHotState implements HotState {
 
   constructor(redis: Redis | Cluster) {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: one round trip a call.
-    redis.defineCommand("recordSighting", { numberOfKeys: 12, lua: RECORD_SIGHTING_SCRIPT });
+    redis.defineCommand("recordSighting", { numberOfKeys: 22, lua: RECORD_SIGHTING_SCRIPT });
     redis.defineCommand("rememberManifest", { numberOfKeys: 3, lua: REMEMBER_MANIFEST_SCRIPT });
     redis.defineCommand("clearPending", { numberOfKeys: 1, lua: CLEAR_PENDING_SCRIPT });
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
@@ -189,6 +190,8 @@ export class RedisHotState implements HotState {
       CacheKeys.restarts(tenant),
       CacheKeys.offlineDue(tenant),
       CacheKeys.offlineDueAgents(tenant),
+      ...CACHED_ATTENTION_REASONS.map((reason) => CacheKeys.attention(tenant, agentClass, reason)),
+      ...CACHED_ATTENTION_REASONS.map((reason) => CacheKeys.attention(tenant, storedClass, reason)),
       now,
       sighting.checkpointIntervalMs,
       agentId,
@@ -200,6 +203,8 @@ export class RedisHotState implements HotState {
       storedClass,
       MISSED_HEARTBEATS_OFFLINE,
       DEFAULT_HEARTBEAT_INTERVAL_SECONDS * 1000,
+      sighting.errorBulletinsUntil ?? "",
+      sighting.backPressured === undefined ? "" : sighting.backPressured ? "1" : "0",
       ...pairs,
     );
   }

@@ -18,8 +18,13 @@ export const RECORD_SIGHTING_SCRIPT = `
 -- the tenant's agents by when they become overdue, and what the offline sweep tells of them (cache-keys.ts).
 -- ARGV[1] now (ms), ARGV[2] checkpoint interval (ms), ARGV[3] agent id, ARGV[4] agent hash time to live (s),
 -- ARGV[5] the certificate's serial, ARGV[6] counter time to live (s), ARGV[7] catch-up retry window (ms),
+-- KEYS[13..17] the attention indexes of the class ARGV[8] (agents by reason: errorBulletins, backPressure,
+-- offTarget, pinned, operationFailed; cache-keys.ts), KEYS[18..22] those of the class ARGV[9], which an agent
+-- changing class leaves.
 -- ARGV[10] how many heartbeats an agent misses before it is offline, ARGV[11] Beacon's default heartbeat
--- period (ms), ARGV[12..] field/value pairs this heartbeat reports.
+-- period (ms), ARGV[12] until when the heartbeat's ERROR bulletins hold the agent ('' for none), ARGV[13]
+-- whether a queue it reports is back-pressured ('1', '0', '' when it reports none), ARGV[14..] field/value
+-- pairs this heartbeat reports.
 -- The flow id of a rendering (the class's policy's, see class-flow-cache.ts) with an agent's own values
 -- (its 'parameters', {name: [kind, text]}), spelled as parameters/rendered-flow-ids.ts spells it: a sensitive
 -- parameter takes only a secret reference ('s') of the agent's.
@@ -41,19 +46,40 @@ local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'age
   'heartbeatPeriodMs', 'bulletinsThrough', 'certificate', 'parameters', 'ownIdsFor', 'ownTargetFlowId',
   'ownAcceptedIds', 'pin', 'assignment')
 local reported = {}
-for index = 12, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
+for index = 14, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
 local agentClass = reported['agentClass'] or previous[3]
 -- The caller declared the keys of other classes than these: nothing is changed, and the reply names the
 -- class the cache holds so that the next call declares the right ones.
 if (agentClass or '') ~= ARGV[8] or (previous[3] and previous[3] ~= agentClass and previous[3] ~= ARGV[9]) then
   return {'class', previous[3] or ''}
 end
-if #ARGV >= 13 then redis.call('HSET', KEYS[1], unpack(ARGV, 12)) end
+if #ARGV >= 15 then redis.call('HSET', KEYS[1], unpack(ARGV, 14)) end
 local manifestHash = reported['manifestHash'] or previous[4]
 local flowId = reported['flowId'] or previous[5]
 if agentClass then
   redis.call('ZADD', KEYS[6], ARGV[1], ARGV[3])
-  if previous[3] and previous[3] ~= agentClass then redis.call('ZREM', KEYS[8], ARGV[3]) end
+  if previous[3] and previous[3] ~= agentClass then
+    redis.call('ZREM', KEYS[8], ARGV[3])
+    -- Its reasons go with it to its new class's indexes.
+    for index = 0, 4 do
+      local score = redis.call('ZSCORE', KEYS[18 + index], ARGV[3])
+      if score then
+        redis.call('ZREM', KEYS[18 + index], ARGV[3])
+        redis.call('ZADD', KEYS[13 + index], score, ARGV[3])
+      end
+    end
+  end
+  -- The agents by reason: ERROR bulletins scored by until when they hold (those past it dropped as they are
+  -- passed), the others by since when. A heartbeat that says nothing of a reason leaves it as it was.
+  if ARGV[12] ~= '' then
+    redis.call('ZREMRANGEBYSCORE', KEYS[13], '-inf', ARGV[1])
+    redis.call('ZADD', KEYS[13], 'GT', ARGV[12], ARGV[3])
+  end
+  if ARGV[13] == '1' then
+    redis.call('ZADD', KEYS[14], 'NX', ARGV[1], ARGV[3])
+  elseif ARGV[13] == '0' then
+    redis.call('ZREM', KEYS[14], ARGV[3])
+  end
 end
 -- A registered agent's device other than the one held (JSON the agent API writes in one order) is kept
 -- as a mark until the agent's next checkpoint, which writes it to the registry's profile: an address that
@@ -130,6 +156,11 @@ if agentClass then
     for accepted in string.gmatch(acceptedIds or '', '%S+') do
       if accepted == flowId then current = true end
     end
+    -- A pinned agent is held apart from its class on purpose: pinned, never off target.
+    local pinned, offTarget = previous[19] ~= false, false
+    if not pinned then offTarget = not current end
+    if pinned then redis.call('ZADD', KEYS[16], 'NX', ARGV[1], ARGV[3]) else redis.call('ZREM', KEYS[16], ARGV[3]) end
+    if offTarget then redis.call('ZADD', KEYS[15], 'NX', ARGV[1], ARGV[3]) else redis.call('ZREM', KEYS[15], ARGV[3]) end
     -- The claim holds off the next catch-up to the same flow for the retry window, so an agent that fails
     -- to apply it is sent it again only then, and concurrent heartbeats of one agent send it once; a
     -- claim for another flow (the class's target or the agent's values changed since) holds nothing off.

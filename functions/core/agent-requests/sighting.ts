@@ -3,6 +3,7 @@
  * values out. The heartbeat use case (record-heartbeat.ts) reads and writes around these decisions.
  */
 
+import { errorBulletinsUntil, isBackPressured } from "../agents/attention.js";
 import { newErrorBulletins } from "../agents/bulletins.js";
 import { checkpointIntervalOf } from "../agents/checkpoint-interval.js";
 import type {
@@ -80,6 +81,8 @@ export function sightingOf(
     queues: heartbeat.queues,
     bulletins: heartbeat.bulletins,
     bulletinsThrough: heartbeat.bulletinIds?.highest,
+    errorBulletinsUntil: errorBulletinsUntil(heartbeat.bulletins, now),
+    backPressured: isBackPressured(heartbeat.queues),
     processors: heartbeat.processors,
     resourceHash: heartbeat.resourceHash,
     system: heartbeat.system,

@@ -188,6 +188,10 @@ export interface HotSighting {
   bulletins?: Bulletin[];
   /** The highest bulletin id the heartbeat lists, kept to tell the next heartbeat's new bulletins. */
   bulletinsThrough?: number;
+  /** Until when its ERROR bulletins hold the agent in need of attention (attention.ts); absent for none. */
+  errorBulletinsUntil?: number;
+  /** Whether a queue it reports is back-pressured; absent when it reports none. */
+  backPressured?: boolean;
   processors?: ProcessorStatus[];
   resourceHash?: string | null;
   system?: SystemLoad;

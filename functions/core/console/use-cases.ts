@@ -9,6 +9,7 @@ import { makeDebugBundlesApi } from "../bundles/console-debug-bundles.js";
 import type { DebugBundleContent, DebugBundleStore } from "../bundles/ports.js";
 import type { EventSink } from "../events/ports.js";
 import { makeAgentsApi } from "../fleet/console-agents.js";
+import { makeFleetAttention } from "../fleet/console-attention.js";
 import { makeClassesApi } from "../fleet/console-classes.js";
 import { makeSettingsApi } from "../fleet/console-settings.js";
 import { makeFleetSummary } from "../fleet/console-summary.js";
@@ -203,6 +204,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
       queue: makeOperationQueue(deps),
     }),
     fleetSummary: makeFleetSummary(deps),
+    fleetAttention: makeFleetAttention(deps),
     history: makeHistoryApi(deps),
     certificates,
     deliveries: makeDeliveryLogApi(deps),

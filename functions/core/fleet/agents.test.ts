@@ -77,3 +77,75 @@ describe("the agent reader's selection", () => {
     expect(selected.map((agent) => agent.agentId)).toEqual(["a-1", "a-4"]);
   });
 });
+
+describe("the agents that need attention", () => {
+  async function fleetOf(agents: { agentId: string; agentClass: string; lastSeenAgo: number }[]) {
+    const registry = new MemoryFleetRegistry();
+    const catalog = new MemoryClassCatalog();
+    const hotState = new MemoryFleetHotState();
+    const clock = new ManualClock();
+    for (const { agentId, agentClass, lastSeenAgo } of agents) {
+      const lastSeen = clock.now() - lastSeenAgo;
+      registry.add({ tenant: "acme", agentId, agentClass, firstSeen: lastSeen, lastSeen });
+      hotState.agentStates.set(`acme/${agentId}`, { agentClass, lastSeen });
+      await catalog.put("acme", agentClass, {}, clock.now());
+    }
+    const reader = makeAgentReader({
+      registry,
+      catalog,
+      hotState,
+      clock,
+      registryLagMs: 0,
+      groupFilters: async () => undefined,
+    });
+    return { reader, hotState, clock };
+  }
+
+  it("lists only the agents a reason holds, each with its reasons, and any reason's in agent id order", async () => {
+    const { reader, hotState, clock } = await fleetOf([
+      { agentId: "a-1", agentClass: "pumps", lastSeenAgo: 0 },
+      { agentId: "a-2", agentClass: "pumps", lastSeenAgo: 0 },
+      { agentId: "a-3", agentClass: "valves", lastSeenAgo: 3_600_000 },
+      { agentId: "a-4", agentClass: "valves", lastSeenAgo: 0 },
+    ]);
+    hotState.attentionIndex("acme", "pumps", "errorBulletins").set("a-2", clock.now() + 60_000);
+    hotState.attentionIndex("acme", "valves", "backPressure").set("a-4", clock.now());
+    hotState.attentionIndex("acme", "valves", "pinned").set("a-4", clock.now());
+    const listed = async (attention: "any" | "errorBulletins" | "offline", agentClass?: string) =>
+      (await reader.page("acme", { attention, agentClass }, 50)).items.map(({ agentId, attention }) => ({
+        agentId,
+        attention,
+      }));
+    expect(await listed("errorBulletins")).toEqual([{ agentId: "a-2", attention: ["errorBulletins"] }]);
+    expect(await listed("offline")).toEqual([{ agentId: "a-3", attention: ["offline"] }]);
+    expect(await listed("any")).toEqual([
+      { agentId: "a-2", attention: ["errorBulletins"] },
+      { agentId: "a-3", attention: ["offline"] },
+      { agentId: "a-4", attention: ["backPressure", "pinned"] },
+    ]);
+    expect(await listed("any", "pumps")).toEqual([{ agentId: "a-2", attention: ["errorBulletins"] }]);
+    // Every list tells each agent's reasons, none for an agent that needs no attention.
+    const all = await reader.page("acme", {}, 50);
+    expect(all.items.find((agent) => agent.agentId === "a-1")?.attention).toEqual([]);
+    // ERROR bulletins past their time hold no more.
+    clock.advance(60_000);
+    expect(await listed("errorBulletins")).toEqual([]);
+  });
+
+  it("pages through them by agent id, and lists none while the cache is down", async () => {
+    const { reader, hotState, clock } = await fleetOf(
+      ids(5).map((agentId) => ({ agentId, agentClass: "pumps", lastSeenAgo: 0 })),
+    );
+    for (const agentId of ids(5))
+      hotState.attentionIndex("acme", "pumps", "offTarget").set(agentId, clock.now());
+    const first = await reader.page("acme", { attention: "offTarget" }, 3);
+    expect(first.items.map(({ agentId }) => agentId)).toEqual(ids(3));
+    const second = await reader.page("acme", { attention: "offTarget", after: first.next }, 3);
+    expect(second.items.map(({ agentId }) => agentId)).toEqual(ids(5).slice(3));
+    expect(second.next).toBeUndefined();
+    hotState.down = true;
+    const down = await reader.page("acme", { attention: "offTarget" }, 3);
+    expect(down.items).toEqual([]);
+    expect(down.cacheError).toBeDefined();
+  });
+});

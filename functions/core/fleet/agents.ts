@@ -1,8 +1,15 @@
+import {
+  type AttentionReason,
+  attentionReasonsOf,
+  LISTED_ATTENTION_REASONS,
+  type ListedAttentionReason,
+} from "../agents/attention.js";
 import { effectiveLabels, matchesLabels, parseLabelSelector } from "../agents/labels.js";
 import type { AgentClassRecord, AgentPin, AgentRecord, ClassCatalog } from "../agents/ports.js";
 import {
   type AgentStatus,
   type LastSeenSource,
+  onlineSince,
   type StatusRule,
   statusOf,
   statusRuleOf,
@@ -35,6 +42,8 @@ export interface AgentFilters extends RegistryFilters {
   pinned?: boolean;
   /** The members of this group (AND-ed with the other filters). */
   group?: string;
+  /** Only agents that need attention for this reason, or for any. */
+  attention?: ListedAttentionReason | "any";
 }
 
 /**
@@ -53,6 +62,7 @@ export interface AgentSelector {
   labels?: readonly string[];
   pinned?: boolean;
   group?: string;
+  attention?: ListedAttentionReason | "any";
 }
 
 const epochOf = (time: string | undefined) => (time === undefined ? undefined : Date.parse(time));
@@ -70,6 +80,7 @@ export const filtersOfSelector = (selector: AgentSelector): AgentFilters => ({
   labels: selector.labels === undefined ? undefined : parseLabelSelector(selector.labels),
   pinned: selector.pinned,
   group: selector.group,
+  attention: selector.attention,
 });
 
 /**
@@ -173,8 +184,8 @@ export const summaryOf = (agent: MergedAgent) => {
   });
 };
 
-/** An agent as the list shows it. */
-export type AgentSummary = ReturnType<typeof summaryOf>;
+/** An agent as the list shows it, with why it needs attention where the cache could tell. */
+export type AgentSummary = ReturnType<typeof summaryOf> & { attention?: AttentionReason[] };
 
 /** One page of the list: `next` is the agent id to read on after, absent when the list ended. */
 export interface AgentPage {
@@ -277,6 +288,7 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
         ? page(tenant, { ...both, after: request.after, descending: request.descending }, limit)
         : { items: [] };
     }
+    if (request.attention !== undefined) return attentionPage(tenant, request, request.attention, limit);
     const registryFilters = registryFiltersOf(request);
     const filtered =
       request.status !== undefined ||
@@ -285,7 +297,7 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
       request.pinned !== undefined ||
       Object.keys(registryFilters).some((key) => key !== "agentClass");
     const cache = guardedCache();
-    const items: AgentSummary[] = [];
+    const items: MergedAgent[] = [];
     let after = request.after;
     let more = true;
     for (let pages = 0; more && items.length < limit && pages < MAX_QUERY_PAGES; pages++) {
@@ -299,7 +311,7 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
       after = queried.last;
       for (const agent of await merge(tenant, queried.items, cache)) {
         if (!meetsHotFilters(agent, request)) continue;
-        items.push(summaryOf(agent));
+        items.push(agent);
         if (items.length === limit) {
           // Stopped inside the page: continue after this agent, whether or not the page had more.
           after = agent.record.agentId;
@@ -308,7 +320,115 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
         }
       }
     }
-    return { items, next: more ? after : undefined, cacheError: cache.error };
+    const reasons = await attentionOf(tenant, items, cache);
+    return { items: withAttention(items, reasons), next: more ? after : undefined, cacheError: cache.error };
+  }
+
+  /** Why each agent needs attention, by agent id: one cache round trip; none where the cache cannot tell. */
+  async function attentionOf(tenant: string, agents: MergedAgent[], cache: GuardedCache) {
+    const now = clock.now();
+    const facts = await cache.attempt(() =>
+      hotState.attentionOf(
+        tenant,
+        agents.map(({ record, agentClass }) => ({ agentId: record.agentId, agentClass })),
+        now,
+      ),
+    );
+    const reasons = new Map<string, AttentionReason[]>();
+    if (facts === undefined) return reasons;
+    for (const agent of agents) {
+      const known = facts.get(agent.record.agentId) ?? {};
+      reasons.set(agent.record.agentId, attentionReasonsOf({ status: agent.status, ...known }, { now }));
+    }
+    return reasons;
+  }
+
+  const withAttention = (agents: MergedAgent[], reasons: Map<string, AttentionReason[]>) =>
+    agents.map(
+      (agent): AgentSummary => ({ ...summaryOf(agent), attention: reasons.get(agent.record.agentId) }),
+    );
+
+  /** The tenant's classes a request reaches: the one or those it names, otherwise every class. */
+  async function classesOf(tenant: string, request: AgentFilters): Promise<AgentClassRecord[]> {
+    const names = request.agentClass !== undefined ? [request.agentClass] : request.agentClasses;
+    if (names !== undefined) {
+      const records = await Promise.all(names.map((name) => catalog.get(tenant, name)));
+      return records.filter((record): record is AgentClassRecord => record !== undefined);
+    }
+    const classes: AgentClassRecord[] = [];
+    let after: string | undefined;
+    do {
+      const page = await catalog.list(tenant, { limit: MAX_PAGE_SIZE, after });
+      classes.push(...page.items);
+      after = page.last;
+    } while (after !== undefined);
+    return classes;
+  }
+
+  /** The agents a reason (or any) holds in these classes, by agent id, as the cache's indexes tell. */
+  async function attentionMembers(
+    tenant: string,
+    classes: AgentClassRecord[],
+    reason: ListedAttentionReason | "any",
+  ): Promise<string[]> {
+    const now = clock.now();
+    const names = classes.map((record) => record.name);
+    const members = await Promise.all(
+      (reason === "any" ? LISTED_ATTENTION_REASONS : [reason]).map((one) =>
+        one === "offline"
+          ? hotState.silentMembers(
+              tenant,
+              classes.map((record) => ({
+                name: record.name,
+                onlineSince: onlineSince(now, statusRuleOf(record, registryLagMs), "cache"),
+              })),
+            )
+          : hotState.attentionMembers(tenant, names, one, now),
+      ),
+    );
+    return [...new Set(members.flat())].sort();
+  }
+
+  /**
+   * A page of the agents that need attention: the cache's indexes name them, the registry reads only those of
+   * the page (and the next few when other filters drop some). Without the cache, no agent can be told to.
+   */
+  async function attentionPage(
+    tenant: string,
+    request: AgentFilters & { after?: string; descending?: boolean },
+    reason: ListedAttentionReason | "any",
+    limit: number,
+  ): Promise<AgentPage> {
+    const cache = guardedCache();
+    const classes = await classesOf(tenant, request);
+    const members = await cache.attempt(() => attentionMembers(tenant, classes, reason));
+    if (members === undefined) return { items: [], cacheError: cache.error };
+    const ordered = request.descending ? members.reverse() : members;
+    const { after } = request;
+    const rest =
+      after === undefined
+        ? ordered
+        : ordered.filter((agentId) => (request.descending ? agentId < after : agentId > after));
+    const items: MergedAgent[] = [];
+    let read = 0;
+    for (let pages = 0; items.length < limit && read < rest.length && pages < MAX_QUERY_PAGES; pages++) {
+      const ids = rest.slice(read, read + limit - items.length);
+      read += ids.length;
+      for (const agent of await merge(tenant, await registry.getMany(tenant, ids), cache)) {
+        if (matchesAgentFilters(agent, request)) items.push(agent);
+      }
+    }
+    const reasons = await attentionOf(tenant, items, cache);
+    // An agent the reason no longer holds by the time it was read is left out.
+    const holding = items.filter((agent) => {
+      const its = reasons.get(agent.record.agentId) ?? [];
+      return reason === "any" ? its.length > 0 : its.includes(reason);
+    });
+    return {
+      items: withAttention(holding, reasons),
+      next: read < rest.length ? rest[read - 1] : undefined,
+      cacheError: cache.error,
+    };
   }
 
   /**

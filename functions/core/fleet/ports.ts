@@ -1,3 +1,4 @@
+import type { CachedAttentionFacts, CachedAttentionReason } from "../agents/attention.js";
 import type { LabelRequirement, Labels } from "../agents/labels.js";
 import type {
   AgentAssignment,
@@ -124,6 +125,27 @@ export interface FleetHotState
     tenant: string,
     classes: { name: string; onlineSince: number }[],
   ): Promise<Map<string, ClassAgentCounts>>;
+  /** Per class, how many of its agents each reason the cache keeps holds at `now`. */
+  attentionCounts(
+    tenant: string,
+    classes: string[],
+    now: number,
+  ): Promise<Map<string, Record<CachedAttentionReason, number>>>;
+  /** The agents of these classes the reason holds at `now`, in no order. */
+  attentionMembers(
+    tenant: string,
+    classes: string[],
+    reason: CachedAttentionReason,
+    now: number,
+  ): Promise<string[]>;
+  /** What the cache's attention indexes hold of each of these agents (by agent id, in its class) at `now`. */
+  attentionOf(
+    tenant: string,
+    agents: { agentId: string; agentClass: string }[],
+    now: number,
+  ): Promise<Map<string, CachedAttentionFacts>>;
+  /** The agents of these classes in the cache's class indexes last seen before their class's `onlineSince`. */
+  silentMembers(tenant: string, classes: { name: string; onlineSince: number }[]): Promise<string[]>;
   /** Heartbeats the agent API counted in each of these minutes (epoch minutes). */
   heartbeatsPerMinute(tenant: string, epochMinutes: number[]): Promise<number[]>;
   /** Drops the agent's hot state and its entries in these classes' indexes. */

@@ -170,6 +170,10 @@ export const operations = {
     "role": "viewer",
     "scope": "tenant"
   },
+  "GET /api/v1/fleet/attention": {
+    "role": "viewer",
+    "scope": "items:name"
+  },
   "POST /api/v1/fleet/labels": {
     "role": "operator",
     "scope": "class"

@@ -714,6 +714,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/fleet/attention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many agents of each class need attention, per reason
+         * @description Each class's counts per reason, as `GET /agents?attention=<reason>&class=<class>` lists them. A token limited to classes sees its classes' items only.
+         */
+        get: operations["getFleetAttention"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/fleet/labels": {
         parameters: {
             query?: never;
@@ -1678,7 +1698,10 @@ export interface components {
             /** @description Pass as `cursor` for the next page; absent on the last page. */
             nextCursor?: string;
         };
-        AgentSummary: components["schemas"]["AgentFields"];
+        AgentSummary: {
+            /** @description Why the agent needs attention; empty when it needs none, absent while the cache cannot tell. */
+            attention?: components["schemas"]["AttentionReason"][];
+        } & components["schemas"]["AgentFields"];
         /** @description A name of at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit, optionally after a lower-case DNS prefix (at most 253 characters) and `/`, as Kubernetes spells label keys: `site`, `example.com/rack`. Another key answers 400 `invalid_request` naming it. */
         LabelKey: string;
         /** @description Empty, or at most 63 letters, digits, `-`, `_` or `.`, starting and ending with a letter or digit. Another value answers 400 `invalid_request` naming it. */
@@ -2830,6 +2853,32 @@ export interface components {
         DownloadLink: {
             /** Format: uri */
             location: string;
+        };
+        /**
+         * @description Why an agent needs attention: `offline` (silent past its class's allowance), `errorBulletins` (an ERROR bulletin in the last 15 minutes), `backPressure` (a queue at its limit, as its last heartbeat that reported queues said), `operationFailed` (its last operation failed or timed out), `offTarget` (a flow its class does not accept, nor a rollout holds it to), `pinned` (pinned to a version of its own: apart on purpose, never `offTarget`), `certificateExpiring` (its agent certificate expires soon).
+         * @enum {string}
+         */
+        AttentionReason: "offline" | "errorBulletins" | "backPressure" | "operationFailed" | "offTarget" | "pinned" | "certificateExpiring";
+        /**
+         * @description The reasons the agent list filters by and the fleet counts (an expiring certificate is the certificates list's `expiring` filter).
+         * @enum {string}
+         */
+        ListedAttentionReason: "offline" | "errorBulletins" | "backPressure" | "offTarget" | "pinned" | "operationFailed";
+        FleetAttention: {
+            items: {
+                name: components["schemas"]["ClassName"];
+                /** @description How many of the class's agents need attention for each reason; those the cache counts are absent while it cannot. */
+                reasons: {
+                    offline: number;
+                    errorBulletins?: number;
+                    backPressure?: number;
+                    offTarget?: number;
+                    pinned?: number;
+                    operationFailed?: number;
+                };
+            }[];
+            /** @description The tenant has more classes than were counted (1,000). */
+            classesTruncated: boolean;
         };
     };
     responses: {
@@ -3997,6 +4046,8 @@ export interface operations {
                 label?: string;
                 /** @description Only agents pinned to a flow version (`true`), or only those not pinned (`false`). */
                 pinned?: boolean;
+                /** @description Only agents that need attention for this reason, or for any (`any`): read from the cache's indexes of such agents, so the list reads only those from the registry. Unanswerable while the cache is down: an empty page. */
+                attention?: "any" | "offline" | "errorBulletins" | "backPressure" | "offTarget" | "pinned" | "operationFailed";
                 /** @description The registry's indexes are ordered by agent id; ordering by another field would read the whole fleet. */
                 sort?: "agentId" | "-agentId";
                 /** @description The `nextCursor` of the previous page. */
@@ -4498,6 +4549,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getFleetAttention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetAttention"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -1,5 +1,6 @@
 import type { Schemas } from "../api/client";
 import { shortHash, timeAgo } from "../format";
+import { AttentionReasons } from "./attention";
 import { LabelList } from "./labels";
 import { TableFrame, TableHead } from "./resource";
 
@@ -9,7 +10,17 @@ export function AgentTable(props: { label: string; agents: Schemas["AgentSummary
     <TableFrame label={props.label}>
       <table>
         <TableHead
-          columns={["Agent", "Class", "Status", "Last seen", "Flow", "Manifest", "Host", "Labels"]}
+          columns={[
+            "Agent",
+            "Class",
+            "Status",
+            "Last seen",
+            "Flow",
+            "Manifest",
+            "Host",
+            "Labels",
+            "Attention",
+          ]}
         />
         <tbody>
           {props.agents.map((agent) => (
@@ -35,6 +46,9 @@ export function AgentTable(props: { label: string; agents: Schemas["AgentSummary
               <td>{agent.hostname ?? "—"}</td>
               <td>
                 <LabelList labels={agent.labels} />
+              </td>
+              <td>
+                <AttentionReasons reasons={agent.attention} />
               </td>
             </tr>
           ))}

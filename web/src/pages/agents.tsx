@@ -1,6 +1,7 @@
 import { useLocation } from "preact-iso";
 import { dataOf } from "../api/client";
 import { AgentTable } from "../components/agent-table";
+import { LISTED_REASONS, type ListedReason, REASON_NAMES } from "../components/attention";
 import { Choice } from "../components/choice";
 import { ClassField } from "../components/class-field";
 import { useConsole } from "../components/console";
@@ -8,7 +9,17 @@ import { Page } from "../components/page";
 import { Loaded, Pager, useResource } from "../components/resource";
 
 /** The agent list's filters as the URL carries them, named as the API's query parameters. */
-const FILTERS = ["class", "status", "seen", "q", "label", "manifestHash", "flowId", "sort"] as const;
+const FILTERS = [
+  "class",
+  "status",
+  "attention",
+  "seen",
+  "q",
+  "label",
+  "manifestHash",
+  "flowId",
+  "sort",
+] as const;
 const PAGE_SIZE = 50;
 const DEFAULT_SORT = "agentId";
 const STATUS_CHOICES = [
@@ -16,6 +27,13 @@ const STATUS_CHOICES = [
   ["online", "online"],
   ["offline", "offline"],
 ] as const;
+const ATTENTION_CHOICES = [
+  ["", "—"],
+  ["any", "any reason"],
+  ...LISTED_REASONS.map((reason) => [reason, REASON_NAMES[reason]] as const),
+] as const;
+const isListedReason = (value: string | undefined): value is ListedReason =>
+  LISTED_REASONS.includes(value as ListedReason);
 /** "Seen within": the URL keeps the window, and each request asks for agents seen since its own now. */
 const SEEN_WINDOWS_MS: Record<string, number> = { "5m": 5 * 60_000, "1h": 3600_000, "1d": 86_400_000 };
 const SEEN_CHOICES = [
@@ -62,6 +80,8 @@ export function Agents() {
             query: {
               class: query.class || undefined,
               status: query.status === "online" || query.status === "offline" ? query.status : undefined,
+              attention:
+                query.attention === "any" || isListedReason(query.attention) ? query.attention : undefined,
               q: query.q || undefined,
               label: query.label || undefined,
               manifestHash: query.manifestHash || undefined,
@@ -100,6 +120,12 @@ export function Agents() {
         </label>
         <ClassField name="class" value={query.class ?? ""} />
         <Choice label="Status" name="status" initial={query.status ?? ""} options={STATUS_CHOICES} />
+        <Choice
+          label="Needs attention for"
+          name="attention"
+          initial={query.attention ?? ""}
+          options={ATTENTION_CHOICES}
+        />
         <Choice label="Seen within" name="seen" initial={query.seen ?? ""} options={SEEN_CHOICES} />
         <label>
           Manifest hash

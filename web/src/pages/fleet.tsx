@@ -1,4 +1,5 @@
 import { dataOf, type Schemas } from "../api/client";
+import { NeedsAttention } from "../components/attention";
 import { useConsole } from "../components/console";
 import { OperationsTable } from "../components/operations-table";
 import { Page } from "../components/page";
@@ -29,6 +30,7 @@ export function Fleet() {
       <Loaded resource={summary} what="the fleet summary" reload={reloadSummary}>
         {(data) => <FleetSummary summary={data} />}
       </Loaded>
+      <NeedsAttention />
       <FleetHistory
         classes={summary.status === "ready" ? summary.data.classes.map(({ name }) => name) : []}
       />
