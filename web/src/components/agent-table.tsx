@@ -1,5 +1,7 @@
 import type { Schemas } from "../api/client";
-import { shortHash, timeAgo } from "../format";
+import { timeAgo } from "../format";
+import { BinaryName } from "./binary-name";
+import { FlowVersionRef } from "./flow-version";
 import { LabelList } from "./labels";
 import { TableFrame, TableHead } from "./resource";
 
@@ -8,9 +10,7 @@ export function AgentTable(props: { label: string; agents: Schemas["AgentSummary
   return (
     <TableFrame label={props.label}>
       <table>
-        <TableHead
-          columns={["Agent", "Class", "Status", "Last seen", "Flow", "Manifest", "Host", "Labels"]}
-        />
+        <TableHead columns={["Agent", "Class", "Status", "Last seen", "Flow", "Binary", "Host", "Labels"]} />
         <tbody>
           {props.agents.map((agent) => (
             <tr key={agent.agentId}>
@@ -22,8 +22,8 @@ export function AgentTable(props: { label: string; agents: Schemas["AgentSummary
                 <span class={`state state-${agent.status}`}>{agent.status}</span>
               </td>
               <td title={agent.lastSeen}>{timeAgo(agent.lastSeen)}</td>
-              <td class="mono">
-                {shortHash(agent.flowId)}
+              <td>
+                <FlowVersionRef hash={agent.flowId} name={agent.flowVersion} copy={false} />
                 {agent.pinnedFlow && (
                   <span class="state" title={`Pinned to ${agent.pinnedFlow.flowHash}`}>
                     {" "}
@@ -31,7 +31,13 @@ export function AgentTable(props: { label: string; agents: Schemas["AgentSummary
                   </span>
                 )}
               </td>
-              <td class="mono">{shortHash(agent.manifestHash)}</td>
+              <td>
+                <BinaryName
+                  name={agent.binaryName}
+                  manifestId={agent.manifestId}
+                  manifestHash={agent.manifestHash}
+                />
+              </td>
               <td>{agent.hostname ?? "—"}</td>
               <td>
                 <LabelList labels={agent.labels} />
