@@ -125,6 +125,7 @@ const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown>
   issueCertificate: (agentId) => ({ kind: "agent", agentId, generateKey: true }),
   createOperation: (agentId) => ({ agentId, operation: "DESCRIBE", operand: "MANIFEST" }),
   uploadFlow: (agentId) => javaFlow(agentId),
+  labelFlow: (agentId) => ({ label: `probe ${agentId}` }),
   startRollout: (_agentId, tenant) => ({ className: tenant.className, flowHash: tenant.flowHash }),
   putResourceSet: (_agentId, tenant) => ({ items: [{ assetId: assetIds.get(tenant.tenant) }] }),
   createSubscription: (agentId) => ({ url: receiver.url, eventTypes: ["agent.*"], description: agentId }),
@@ -737,6 +738,10 @@ describe("roles, every role on every route", () => {
     adoptFlow: async (call) => {
       const listed = await send({ method: "GET", path: call.path }, a.adminToken);
       expect(listed.json().items).toEqual([]);
+    },
+    labelFlow: async (call) => {
+      const version = await send({ method: "GET", path: call.path.replace(/\/label$/, "") }, a.adminToken);
+      expect(version.json().label).not.toBe((call.body as { label: string }).label);
     },
     labelAgent: async (call) => {
       const agent = await send({ method: "GET", path: call.path.replace(/\/labels$/, "") }, a.adminToken);

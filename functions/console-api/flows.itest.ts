@@ -96,6 +96,8 @@ describe("publishing flow versions", () => {
       createdAt: expect.any(String),
       createdBy: `${tenant}-operator`,
       parameters: [],
+      // The class's first version.
+      version: 1,
     });
     // The same bytes again are the same version, as first published.
     const again = await upload(flow);
@@ -144,6 +146,89 @@ describe("publishing flow versions", () => {
     const viewer = await consoleApi.token({ tenant, role: "viewer" });
     const refused = await consoleApi.request("POST", flowsOf(), { token: viewer, body: javaFlow("viewer") });
     expect(refused.status).toBe(403);
+  });
+});
+
+describe("version numbers and labels", () => {
+  const named = "named";
+  const labelOf = (hash: string) => `${flowsOf(named)}/${hash}/label`;
+
+  it("numbers a class's versions in publish order, keeps a label given at publish, and lets an operator change it", async () => {
+    const first = await consoleApi.request("POST", `${flowsOf(named)}?label=kafka%20tls`, {
+      token: operator,
+      body: javaFlow("named-first"),
+    });
+    expect(first.status, first.body).toBe(201);
+    expect(first.json()).toMatchObject({ version: 1, label: "kafka tls" });
+    const second = await upload(javaFlow("named-second"), {}, named);
+    expect(second.status, second.body).toBe(201);
+    expect(second.json().version).toBe(2);
+    expect(second.json()).not.toHaveProperty("label");
+    const again = await upload(javaFlow("named-first"), {}, named);
+    expect(again.status).toBe(200);
+    expect(again.json()).toMatchObject({ version: 1, label: "kafka tls" });
+
+    const hash = second.json().hash as string;
+    const labelled = await consoleApi.request("PUT", labelOf(hash), {
+      token: operator,
+      body: { label: "kafka mtls" },
+    });
+    expect(labelled.status, labelled.body).toBe(200);
+    expect(labelled.json()).toMatchObject({ hash, version: 2, label: "kafka mtls" });
+    const listed = await consoleApi.request("GET", flowsOf(named), { token: operator });
+    expect(
+      (listed.json().items as { version: number; label?: string }[])
+        .map(({ version, label }) => ({ version, label }))
+        .sort((a, b) => a.version - b.version),
+    ).toEqual([
+      { version: 1, label: "kafka tls" },
+      { version: 2, label: "kafka mtls" },
+    ]);
+
+    // The agent list names the version an agent runs.
+    expect(await javaHeartbeat(agentApi, fleet, "named-1", named, `${tenant}-java`, { flowId: hash })).toBe(
+      200,
+    );
+    const agents = await consoleApi.request("GET", `/api/v1/agents?class=${named}`, { token: operator });
+    expect(agents.json().items).toEqual([
+      expect.objectContaining({
+        agentId: "named-1",
+        flowId: hash,
+        flowVersion: { version: 2, label: "kafka mtls" },
+      }),
+    ]);
+
+    const removed = await consoleApi.request("PUT", labelOf(hash), { token: operator, body: { label: "" } });
+    expect(removed.status, removed.body).toBe(200);
+    expect(removed.json()).not.toHaveProperty("label");
+    expect(removed.json().version).toBe(2);
+  });
+
+  it("refuses a label that is no one line of 1 to 64 characters, an unknown version, and a viewer, changing nothing", async () => {
+    const published = await upload(javaFlow("named-refusals"), {}, named);
+    const hash = published.json().hash as string;
+    for (const label of [" padded", "two\nlines", "x".repeat(65)]) {
+      const refused = await consoleApi.request("PUT", labelOf(hash), { token: operator, body: { label } });
+      expect(refused.status, label).toBe(400);
+    }
+    const atPublish = await consoleApi.request("POST", `${flowsOf(named)}?label=%20padded`, {
+      token: operator,
+      body: javaFlow("named-refused-at-publish"),
+    });
+    expect(atPublish.status).toBe(400);
+    const unknown = await consoleApi.request("PUT", labelOf("0".repeat(64)), {
+      token: operator,
+      body: { label: "none" },
+    });
+    expect(unknown.status).toBe(404);
+    const viewer = await consoleApi.token({ tenant, role: "viewer" });
+    const byViewer = await consoleApi.request("PUT", labelOf(hash), {
+      token: viewer,
+      body: { label: "viewer" },
+    });
+    expect(byViewer.status).toBe(403);
+    const version = await consoleApi.request("GET", `${flowsOf(named)}/${hash}`, { token: operator });
+    expect(version.json()).not.toHaveProperty("label");
   });
 });
 

@@ -120,8 +120,15 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     listManifests: (principal, { query }) => api.manifests.list(principal, page(query)),
     getManifest: (principal, { path }) => api.manifests.get(principal, path.manifestId as string),
     getManifestContent: (principal, { path }) => api.manifests.content(principal, path.manifestId as string),
-    uploadFlow: (principal, { path, body }) =>
-      api.flows.upload(principal, path.className as string, body as Uint8Array),
+    uploadFlow: (principal, { path, query, body }) =>
+      api.flows.upload(principal, path.className as string, body as Uint8Array, text(query.label)),
+    labelFlow: (principal, { path, body }) =>
+      api.flows.label(
+        principal,
+        path.className as string,
+        path.hash as string,
+        (body as { label: string }).label,
+      ),
     listFlows: (principal, { path, query }) =>
       api.flows.list(principal, path.className as string, page(query)),
     getFlow: (principal, { path }) => api.flows.get(principal, path.className as string, path.hash as string),

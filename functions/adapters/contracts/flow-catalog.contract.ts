@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { expect, it } from "vitest";
-import type { FlowCatalog, FlowVersionRecord } from "../../core/flows/ports.js";
+import type { FlowCatalog, FlowVersionRecord, NewFlowVersion } from "../../core/flows/ports.js";
 import { contract } from "./contract.js";
 
 const START = Date.UTC(2026, 10, 21);
@@ -14,7 +14,7 @@ export const flowCatalogContract = contract<FlowCatalog>("the flow catalog", (th
   const flowOf = (text: string) => {
     const bytes = new TextEncoder().encode(text);
     const hash = createHash("sha256").update(bytes).digest("hex");
-    const version: Omit<FlowVersionRecord, "gzipBytes"> = {
+    const version: NewFlowVersion = {
       hash,
       format: "minifi-json",
       contentType: "application/json",
@@ -25,7 +25,9 @@ export const flowCatalogContract = contract<FlowCatalog>("the flow catalog", (th
       createdAt: START,
       createdBy: "alice",
     };
-    return { bytes, version, record: { ...version, gzipBytes: gzipSync(bytes).length } };
+    /** The record as stored: the class's first version unless numbered otherwise. */
+    const record: FlowVersionRecord = { ...version, gzipBytes: gzipSync(bytes).length, version: 1 };
+    return { bytes, version, record };
   };
 
   it("adds a class's version once, with its gzip size, and serves its content by hash", async () => {
@@ -77,7 +79,9 @@ export const flowCatalogContract = contract<FlowCatalog>("the flow catalog", (th
     for (const { version, bytes } of flows) await catalog.add(the.tenant, version, bytes);
     const other = flowOf('{"name":"valves"}');
     await catalog.add(the.tenant, { ...other.version, className: "valves" }, other.bytes);
-    const byHash = flows.map(({ record }) => record).sort((a, b) => (a.hash < b.hash ? -1 : 1));
+    const byHash = flows
+      .map(({ record }, index) => ({ ...record, version: index + 1 }))
+      .sort((a, b) => (a.hash < b.hash ? -1 : 1));
 
     const first = await catalog.list(the.tenant, "pumps", { limit: 2 });
     expect(first).toEqual({ items: byHash.slice(0, 2), last: byHash[1]?.hash });
@@ -112,6 +116,7 @@ export const flowCatalogContract = contract<FlowCatalog>("the flow catalog", (th
     expect(await catalog.get(the.tenant, "pumps", none.version.hash)).toEqual({
       ...none.record,
       parameters: [],
+      version: 2,
     });
   });
 
@@ -124,5 +129,48 @@ export const flowCatalogContract = contract<FlowCatalog>("the flow catalog", (th
     const [listed] = (await catalog.list(the.tenant, "pumps", { limit: 1 })).items;
     listed?.processorTypes.push("changed by its reader");
     expect(await catalog.get(the.tenant, "pumps", version.hash)).toEqual(record);
+  });
+
+  it("numbers a class's versions in publish order, each class its own, the same bytes again keeping theirs", async () => {
+    const catalog = the.subject;
+    const [first, second] = ["first", "second"].map((name) => flowOf(`{"name":"${name}"}`));
+    if (!first || !second) throw new Error("two flows");
+    expect((await catalog.add(the.tenant, first.version, first.bytes)).record.version).toBe(1);
+    expect((await catalog.add(the.tenant, second.version, second.bytes)).record.version).toBe(2);
+    expect(await catalog.add(the.tenant, { ...first.version, label: "late" }, first.bytes)).toEqual({
+      record: first.record,
+      created: false,
+    });
+    const valves = await catalog.add(the.tenant, { ...second.version, className: "valves" }, second.bytes);
+    expect(valves.record.version).toBe(1);
+    const third = flowOf('{"name":"third"}');
+    expect((await catalog.add(the.tenant, third.version, third.bytes)).record.version).toBe(3);
+  });
+
+  it("gives versions published at once each a number of its own, none skipped", async () => {
+    const catalog = the.subject;
+    const flows = [1, 2, 3, 4, 5].map((index) => flowOf(`{"name":"at once ${index}"}`));
+    const added = await Promise.all(
+      flows.map(({ version, bytes }) => catalog.add(the.tenant, version, bytes)),
+    );
+    expect(added.map(({ record }) => record.version).sort()).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("keeps a label given at publish, and sets, changes or removes it later", async () => {
+    const catalog = the.subject;
+    const { bytes, version, record } = flowOf('{"name":"labelled"}');
+    expect(await catalog.add(the.tenant, { ...version, label: "kafka tls" }, bytes)).toEqual({
+      record: { ...record, label: "kafka tls" },
+      created: true,
+    });
+    expect(await catalog.setLabel(the.tenant, "pumps", version.hash, "kafka mtls")).toEqual({
+      ...record,
+      label: "kafka mtls",
+    });
+    expect(await catalog.get(the.tenant, "pumps", version.hash)).toEqual({ ...record, label: "kafka mtls" });
+    expect(await catalog.setLabel(the.tenant, "pumps", version.hash, undefined)).toEqual(record);
+    expect(await catalog.get(the.tenant, "pumps", version.hash)).toEqual(record);
+    expect(await catalog.setLabel(the.tenant, "valves", version.hash, "elsewhere")).toBeUndefined();
+    expect(await catalog.get(the.tenant, "valves", version.hash)).toBeUndefined();
   });
 });

@@ -77,6 +77,14 @@ export const Keys = {
     pk: `T#${tenant}#FLOWS#C#${className}`,
     sk: `F#${hash}`,
   }),
+  /**
+   * The number a class's last flow version took, in the versions' partition but outside their `F#` listing:
+   * each version's put and its number's update are one transaction.
+   */
+  flowVersionNumber: (tenant: string, className: string) => ({
+    pk: `T#${tenant}#FLOWS#C#${className}`,
+    sk: "NUMBERED",
+  }),
   /** Flow documents, once per tenant and hash whichever classes publish them (agents download by hash). */
   flowContent: (tenant: string, hash: string) => ({ pk: `T#${tenant}#FLOWCONTENT`, sk: `F#${hash}` }),
   flowContentChunk: (tenant: string, hash: string, index: number) => ({

@@ -1,5 +1,5 @@
 import { gzipSync } from "node:zlib";
-import type { FlowCatalog, FlowContent, FlowVersionRecord } from "../../core/flows/ports.js";
+import type { FlowCatalog, FlowContent, FlowVersionRecord, NewFlowVersion } from "../../core/flows/ports.js";
 import type { PageRequest } from "../../core/paging.js";
 import { pageOf } from "./paging.js";
 
@@ -7,8 +7,14 @@ export class MemoryFlowCatalog implements FlowCatalog {
   readonly versions = new Map<string, FlowVersionRecord>();
   readonly contents = new Map<string, FlowContent>();
 
-  /** As the table: content once per tenant and hash, then the class's version, each kept as first written. */
-  async add(tenant: string, version: Omit<FlowVersionRecord, "gzipBytes">, bytes: Uint8Array) {
+  /** The number each class's last version took, by tenant and class. */
+  readonly numbered = new Map<string, number>();
+
+  /**
+   * As the table: content once per tenant and hash, then the class's version with the class's next number,
+   * each kept as first written.
+   */
+  async add(tenant: string, version: NewFlowVersion, bytes: Uint8Array) {
     const contentKey = `${tenant}/${version.hash}`;
     if (!this.contents.has(contentKey)) {
       this.contents.set(contentKey, {
@@ -20,7 +26,10 @@ export class MemoryFlowCatalog implements FlowCatalog {
     const key = `${tenant}/${version.className}/${version.hash}`;
     const existing = this.versions.get(key);
     if (existing) return { record: structuredClone(existing), created: false };
-    const record = { ...structuredClone(version), gzipBytes: gzipSync(bytes).length };
+    const classKey = `${tenant}/${version.className}`;
+    const number = (this.numbered.get(classKey) ?? 0) + 1;
+    this.numbered.set(classKey, number);
+    const record = { ...structuredClone(version), gzipBytes: gzipSync(bytes).length, version: number };
     this.versions.set(key, record);
     return { record: structuredClone(record), created: true };
   }
@@ -35,6 +44,14 @@ export class MemoryFlowCatalog implements FlowCatalog {
   async get(tenant: string, className: string, hash: string) {
     const record = this.versions.get(`${tenant}/${className}/${hash}`);
     return record && structuredClone(record);
+  }
+
+  async setLabel(tenant: string, className: string, hash: string, label: string | undefined) {
+    const record = this.versions.get(`${tenant}/${className}/${hash}`);
+    if (!record) return undefined;
+    if (label === undefined) delete record.label;
+    else record.label = label;
+    return structuredClone(record);
   }
 
   async read(tenant: string, hash: string) {

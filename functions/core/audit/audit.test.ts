@@ -119,6 +119,11 @@ describe("the audit allow-list", () => {
       body: new TextEncoder().encode("<flow>"),
       answer: { hash: "f".repeat(64), format: "json", sizeBytes: 6 },
     },
+    labelFlow: {
+      query: {},
+      body: { label: "kafka tls" },
+      answer: { hash: "f".repeat(64), version: 7, label: "kafka tls", processorTypes: ["secret-processor"] },
+    },
     uploadAsset: {
       query: { name: "model.bin" },
       body: new TextEncoder().encode("asset-bytes"),
@@ -269,6 +274,11 @@ describe("the audit allow-list", () => {
     expect(summaryOf("testSubscription", exchanges.testSubscription as never)).toEqual({
       delivered: false,
       status: 503,
+    });
+    expect(summaryOf("labelFlow", exchanges.labelFlow as never)).toEqual({
+      hash: "f".repeat(64),
+      version: 7,
+      label: "kafka tls",
     });
     expect(summaryOf("labelAgent", exchanges.labelAgent as never)).toEqual({
       set: { site: "plant-7" },

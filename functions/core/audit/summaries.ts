@@ -54,7 +54,8 @@ export const AUDIT_SUMMARIES: Readonly<Record<string, Summarize>> = {
   putSettings: ({ body }) => pick(body, ["cleanUpAfterDays"]),
   createGroup: ({ body }) => pick(body, ["name", "description", "query", "parameterPriority"]),
   putGroup: ({ body }) => pick(body, ["description", "query", "parameterPriority"]),
-  uploadFlow: ({ answer }) => pick(answer, ["hash", "format", "sizeBytes"]),
+  uploadFlow: ({ answer }) => pick(answer, ["hash", "format", "sizeBytes", "version", "label"]),
+  labelFlow: ({ body, answer }) => ({ ...pick(answer, ["hash", "version"]), ...pick(body, ["label"]) }),
   uploadAsset: ({ query, answer }) => ({
     ...pick(query, ["name"]),
     ...pick(answer, ["assetId", "sizeBytes"]),

@@ -644,7 +644,7 @@ describe("rollouts", () => {
     const rolloutId = await rolloutIdOf(start(next, { plan: canaryOfTwo }));
     expect(await bodyOf(api.classes.get(operator, "pumps"))).toMatchObject({
       ackTimeoutSeconds: 120,
-      flow: { target: previous, accepted: [previous, next] },
+      flow: { target: previous, accepted: [previous, next], targetVersion: { version: 1 } },
       activeRolloutId: rolloutId,
     });
     expect(hotState.classFlows.get("acme/pumps")).toEqual({
@@ -657,9 +657,15 @@ describe("rollouts", () => {
 
     // Neither update was delivered: both are cancelled, so the rollback is over at once.
     const aborted = await bodyOf(api.rollouts.abort(operator, rolloutId));
-    expect(aborted).toMatchObject({ state: "aborted", fromFlow: previous, counts: { rolledBack: 2 } });
+    expect(aborted).toMatchObject({
+      state: "aborted",
+      fromFlow: previous,
+      fromVersion: { version: 1 },
+      toVersion: { version: 2 },
+      counts: { rolledBack: 2 },
+    });
     const after = await bodyOf(api.classes.get(operator, "pumps"));
-    expect(after.flow).toEqual({ target: previous, accepted: [previous] });
+    expect(after.flow).toEqual({ target: previous, accepted: [previous], targetVersion: { version: 1 } });
     expect(after).not.toHaveProperty("activeRolloutId");
     expect(hotState.classFlows.get("acme/pumps")).toMatchObject({ accepted: [previous] });
   });

@@ -197,7 +197,13 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     }),
     assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
     resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.selectAfter }),
-    rollouts: makeRolloutsApi({ engine, rollouts: deps.rollouts, preparation, clock: deps.clock }),
+    rollouts: makeRolloutsApi({
+      engine,
+      rollouts: deps.rollouts,
+      preparation,
+      clock: deps.clock,
+      flows: deps.flows,
+    }),
     adoptions: makeAdoptionsApi({
       ...deps,
       groupValues: groupValues.groupValues,

@@ -7,10 +7,14 @@ import {
 } from "../agents/labels.js";
 import { supportedOperationEntriesOf } from "../c2/manifest.js";
 import { BeaconError } from "../errors.js";
+import type { FlowCatalog } from "../flows/ports.js";
+import { flowVersionNames } from "../flows/version-names.js";
 import { type GuardedCache, guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { dropUndefined } from "../json.js";
+import { binaryNames } from "../manifests/binary-name.js";
+import type { ManifestCatalog } from "../manifests/ports.js";
 import { decodeCursor, encodeCursor, MAX_PAGE_SIZE, pageSize, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
@@ -18,6 +22,7 @@ import {
   type AgentFilters,
   type AgentListRequest,
   type AgentReader,
+  type AgentSummary,
   type MergedAgent,
   manifestOfAgent,
   summaryOf,
@@ -30,6 +35,9 @@ export interface AgentsDependencies {
   clock: Clock;
   /** The agents as the list shows them. */
   reader: AgentReader;
+  /** Where the names of agents' flow versions and binaries are read. */
+  flows: Pick<FlowCatalog, "get">;
+  manifests: Pick<ManifestCatalog, "get">;
   /** Tells agents whose labels changed their parameter values anew: a group's values follow its members. */
   labelsChanged(tenant: string, agentIds: readonly string[]): Promise<void>;
   /** Revokes every agent certificate of the agent; returns the serials it revoked. */
@@ -52,6 +60,29 @@ const LISTED_REFUSALS = 100;
 export function makeAgentsApi(deps: AgentsDependencies) {
   const { registry, hotState, clock, reader } = deps;
 
+  /**
+   * The agents with the names of their flow versions and binaries, each distinct version and binary read
+   * once: a page costs a read per version and binary it shows (a few), not per agent.
+   */
+  async function named<Agent extends AgentSummary>(tenant: string, agents: readonly Agent[]) {
+    const flowOf = (agent: Agent) => ({ className: agent.agentClass, flow: agent.flowId ?? "" });
+    const [versionName, binaryName] = await Promise.all([
+      flowVersionNames(deps.flows, tenant, agents.map(flowOf)),
+      binaryNames(
+        deps.manifests,
+        tenant,
+        agents.flatMap(({ manifestId }) => (manifestId === undefined ? [] : [manifestId])),
+      ),
+    ]);
+    return agents.map((agent) =>
+      dropUndefined({
+        ...agent,
+        flowVersion: versionName(flowOf(agent)),
+        binaryName: agent.manifestId === undefined ? undefined : binaryName.get(agent.manifestId),
+      }),
+    );
+  }
+
   return {
     async list(principal: Principal, request: AgentListRequest): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
@@ -64,7 +95,7 @@ export function makeAgentsApi(deps: AgentsDependencies) {
       );
       return {
         body: dropUndefined({
-          items: page.items,
+          items: await named(principal.tenant, page.items),
           nextCursor: page.next === undefined ? undefined : encodeCursor(page.next),
         }),
         cacheError: page.cacheError,
@@ -82,9 +113,10 @@ export function makeAgentsApi(deps: AgentsDependencies) {
       const { record, hot } = agent as MergedAgent;
       const manifest = manifestOfAgent(agent as MergedAgent);
       const certificates = await deps.agentCertificateExpiry(principal.tenant, agentId);
+      const [summary] = await named(principal.tenant, [summaryOf(agent as MergedAgent)]);
       return {
         body: dropUndefined({
-          ...summaryOf(agent as MergedAgent),
+          ...summary,
           supportedOperations: manifest && supportedOperationEntriesOf(manifest.supportedOperations),
           firstSeen: toIso(record.firstSeen),
           device: hot?.device ?? record.device,

@@ -17,14 +17,16 @@ function harness() {
   const hotState = new MemoryFleetHotState();
   const clock = new ManualClock();
   const parameters = new MemoryParameterStore();
+  const flows = new MemoryFlowCatalog();
   const api = makeClassesApi({
     catalog,
+    flows,
     registry: new MemoryFleetRegistry(),
     hotState,
     classFlowCache: renderingClassFlows(
       hotState,
       makeFlowRenderings({
-        flows: new MemoryFlowCatalog(),
+        flows,
         parameters,
         valuesOverClassOfEach: valuesOverClassOfEachIn({ parameters }),
       }),

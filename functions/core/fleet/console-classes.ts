@@ -10,7 +10,8 @@ import {
 import { assertClassName, isClassName } from "../c2/class-name.js";
 import { BeaconError } from "../errors.js";
 import { policyInForce } from "../flows/policy.js";
-import type { ClassFlowWriter } from "../flows/ports.js";
+import type { ClassFlowWriter, FlowCatalog } from "../flows/ports.js";
+import { type FlowVersionName, flowVersionNames } from "../flows/version-names.js";
 import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { dropUndefined } from "../json.js";
@@ -47,7 +48,7 @@ export interface ClassView {
   labelSources?: LabelSource[];
   maintenanceWindows?: MaintenanceWindow[];
   /** The flow the class's agents are brought to, and the flows that count as current. */
-  flow?: { target: string; accepted: string[] };
+  flow?: { target: string; accepted: string[]; targetVersion?: FlowVersionName };
   valueChanges: ValueChanges;
   requireApproval: boolean;
   activeRolloutId?: string;
@@ -98,7 +99,11 @@ export function makeClassCounter(deps: ClassesDependencies) {
   };
 }
 
-const view = (record: AgentClassRecord, agents: AgentCounts | undefined): ClassView =>
+const view = (
+  record: AgentClassRecord,
+  agents: AgentCounts | undefined,
+  targetVersion: FlowVersionName | undefined,
+): ClassView =>
   dropUndefined({
     name: record.name,
     description: record.description,
@@ -108,7 +113,13 @@ const view = (record: AgentClassRecord, agents: AgentCounts | undefined): ClassV
     labelSources: record.labelSources,
     maintenanceWindows: record.maintenanceWindows,
     // The policy's ack timeout is the class's own, shown above; the policy carries it for the agent API.
-    flow: record.flowPolicy && { target: record.flowPolicy.target, accepted: record.flowPolicy.accepted },
+    flow:
+      record.flowPolicy &&
+      dropUndefined({
+        target: record.flowPolicy.target,
+        accepted: record.flowPolicy.accepted,
+        targetVersion,
+      }),
     valueChanges: record.valueChanges ?? "immediate",
     requireApproval: record.requireApproval === true,
     activeRolloutId: record.activeRolloutId,
@@ -118,22 +129,44 @@ const view = (record: AgentClassRecord, agents: AgentCounts | undefined): ClassV
     agents: agents ?? { total: 0, online: 0, offline: 0 },
   });
 
-export function makeClassesApi(deps: ClassesDependencies & { followHeldOperations: FollowHeldOperations }) {
+export function makeClassesApi(
+  deps: ClassesDependencies & {
+    followHeldOperations: FollowHeldOperations;
+    /** Where the names of classes' target versions are read. */
+    flows: Pick<FlowCatalog, "get">;
+  },
+) {
   const { catalog, clock } = deps;
   const countAgents = makeClassCounter(deps);
 
+  const targetOf = (record: AgentClassRecord) => ({
+    className: record.name,
+    flow: record.flowPolicy?.target ?? "",
+  });
+
+  /** Classes as the API shows them, counts and target versions' names included. */
+  async function viewsOf(tenant: string, records: AgentClassRecord[]) {
+    const [{ counts, source, cacheError }, targetName] = await Promise.all([
+      countAgents(tenant, records),
+      flowVersionNames(deps.flows, tenant, records.map(targetOf)),
+    ]);
+    const viewOf = (record: AgentClassRecord) =>
+      view(record, counts.get(record.name), targetName(targetOf(record)));
+    return { viewOf, source, cacheError };
+  }
+
   /** One class as the API shows it, counts included. */
   async function viewOne(tenant: string, record: AgentClassRecord) {
-    const { counts, source, cacheError } = await countAgents(tenant, [record]);
-    return { body: { ...view(record, counts.get(record.name)), countsFrom: source }, cacheError };
+    const { viewOf, source, cacheError } = await viewsOf(tenant, [record]);
+    return { body: { ...viewOf(record), countsFrom: source }, cacheError };
   }
 
   return {
     async list(principal: Principal, request: { cursor?: string; limit?: number }): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
       const page = await catalog.list(principal.tenant, pageRequestOf(request, isClassName));
-      const { counts, source, cacheError } = await countAgents(principal.tenant, page.items);
-      const body = pageBodyOf(page, (record) => view(record, counts.get(record.name)));
+      const { viewOf, source, cacheError } = await viewsOf(principal.tenant, page.items);
+      const body = pageBodyOf(page, viewOf);
       return { body: { ...body, countsFrom: source }, cacheError };
     },
 

@@ -41,7 +41,22 @@ const flowVersionView = (record: FlowVersionRecord) =>
     createdBy: record.createdBy,
     adoptedFlowId: record.adoptedFlowId,
     parameters: record.parameters,
+    version: record.version,
+    label: record.label,
   });
+
+/** The most a label holds, as the document's `FlowLabel` says. */
+const MAX_LABEL_LENGTH = 64;
+const LABEL_PATTERN = /^\S(?:[^\t\n\r]*\S)?$/;
+
+/** A label as the document allows it: one line of 1 to 64 characters, without spaces at either end. */
+function assertFlowLabel(label: string): void {
+  if (label.length > MAX_LABEL_LENGTH || !LABEL_PATTERN.test(label))
+    throw new BeaconError(
+      "invalid_request",
+      "A flow version's label is 1 to 64 characters on one line, without spaces at either end",
+    );
+}
 
 export function makeFlowsApi(deps: FlowsDependencies) {
   const { flows, clock } = deps;
@@ -54,9 +69,15 @@ export function makeFlowsApi(deps: FlowsDependencies) {
 
   return {
     /** Publishes a flow version for the class: immutable, addressed by the SHA-256 of the bytes. */
-    async upload(principal: Principal, className: string, bytes: Uint8Array): Promise<ConsoleResult> {
+    async upload(
+      principal: Principal,
+      className: string,
+      bytes: Uint8Array,
+      label?: string,
+    ): Promise<ConsoleResult> {
       requireRole(principal, "operator");
       assertClassName(className);
+      if (label !== undefined) assertFlowLabel(label);
       const document = readFlowDocument(bytes, deps.maxFlowBytes);
       await deps.checkParameters(
         "Publishing the version",
@@ -66,7 +87,13 @@ export function makeFlowsApi(deps: FlowsDependencies) {
       );
       const { record, created } = await flows.add(
         principal.tenant,
-        { ...document, className, createdAt: clock.now(), createdBy: principal.subject },
+        dropUndefined({
+          ...document,
+          className,
+          createdAt: clock.now(),
+          createdBy: principal.subject,
+          label,
+        }),
         bytes,
       );
       return { status: created ? 201 : 200, body: flowVersionView(record) };
@@ -85,6 +112,22 @@ export function makeFlowsApi(deps: FlowsDependencies) {
     async get(principal: Principal, className: string, hash: string): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
       return { body: flowVersionView(await findVersion(principal.tenant, className, hash)) };
+    },
+
+    /** Sets the version's label, or removes it (the empty string); the version is otherwise as it was. */
+    async label(
+      principal: Principal,
+      className: string,
+      hash: string,
+      label: string,
+    ): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      if (label !== "") assertFlowLabel(label);
+      const record = isFlowHash(hash)
+        ? await flows.setLabel(principal.tenant, className, hash, label === "" ? undefined : label)
+        : undefined;
+      if (!record) throw new BeaconError("not_found", "The class has no such flow version");
+      return { body: flowVersionView(record) };
     },
 
     async content(principal: Principal, className: string, hash: string): Promise<ConsoleResult> {

@@ -23,19 +23,37 @@ export interface FlowVersionRecord extends FlowDocument {
    * the class's policy accepts as this version.
    */
   adoptedFlowId?: string;
+  /**
+   * Its number in the class, 1 for the class's first version, in publish order; absent for a version stored
+   * before Beacon numbered them (numbering then went on after the versions the class had).
+   */
+  version?: number;
+  /** What people call it ("kafka tls"): given at publish, changed by an operator later. */
+  label?: string;
 }
+
+/** What a publisher gives of a version: the catalog numbers it and sizes its content. */
+export type NewFlowVersion = Omit<FlowVersionRecord, "gzipBytes" | "version">;
 
 /** Flow versions per class; the content is stored once per tenant and hash, and served to agents by hash. */
 export interface FlowCatalog extends FlowContentStore {
   /**
-   * Stores the content, then the class's version, each written once; when the class has the version
-   * already, the stored record comes back with `created` false.
+   * Stores the content, then the class's version, each written once, the version with the class's next
+   * number taken atomically with it; when the class has the version already, the stored record (its
+   * number and label as they were) comes back with `created` false.
    */
   add(
     tenant: string,
-    version: Omit<FlowVersionRecord, "gzipBytes">,
+    version: NewFlowVersion,
     bytes: Uint8Array,
   ): Promise<{ record: FlowVersionRecord; created: boolean }>;
+  /** Sets the version's label, or removes it (undefined); undefined when the class has no such version. */
+  setLabel(
+    tenant: string,
+    className: string,
+    hash: string,
+    label: string | undefined,
+  ): Promise<FlowVersionRecord | undefined>;
   list(tenant: string, className: string, page: PageRequest): Promise<Page<FlowVersionRecord>>;
   get(tenant: string, className: string, hash: string): Promise<FlowVersionRecord | undefined>;
 }

@@ -3,12 +3,14 @@ import { type Principal, requireRole } from "../identity/principal.js";
 import { dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { ConsoleResult } from "../result.js";
+import { binaryNameOf } from "./binary-name.js";
 import { detailOf, isManifestId } from "./catalog.js";
 import type { ManifestCatalog, ManifestRecord } from "./ports.js";
 
 const listItem = (record: ManifestRecord) =>
   dropUndefined({
     manifestId: record.manifestId,
+    name: binaryNameOf(record),
     agentType: record.agentType,
     version: record.version,
     bundleCount: record.bundleCount,

@@ -1,5 +1,7 @@
 import { BeaconError } from "../errors.js";
 import type { RolloutState } from "../events/model.js";
+import type { FlowCatalog } from "../flows/ports.js";
+import { flowVersionNames } from "../flows/version-names.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { dropUndefined } from "../json.js";
@@ -27,6 +29,8 @@ export interface RolloutsDependencies {
   /** The checks a rollout passes as it is created (and again as it starts). */
   preparation: Pick<RolloutPreparation, "prepare">;
   clock: Clock;
+  /** Where the names of rollouts' versions are read. */
+  flows: Pick<FlowCatalog, "get">;
 }
 
 export interface RolloutRequest {
@@ -143,12 +147,23 @@ export function makeRolloutsApi(deps: RolloutsDependencies) {
   };
   const read = async (tenant: string, rolloutId: string) =>
     found(isValidIdentifier(rolloutId) ? await rollouts.get(tenant, rolloutId) : undefined);
-  const answer = (
+  /** Rollouts as the API shows them, with the names of their versions, each version read once. */
+  async function viewsOf(tenant: string, records: readonly RolloutRecord[]) {
+    const from = (record: RolloutRecord) => ({ className: record.className, flow: record.fromFlow ?? "" });
+    const to = (record: RolloutRecord) => ({ className: record.className, flow: record.toFlow });
+    const nameOf = await flowVersionNames(deps.flows, tenant, [...records.map(from), ...records.map(to)]);
+    return (record: RolloutRecord) => ({
+      ...rolloutView(record),
+      ...dropUndefined({ fromVersion: nameOf(from(record)), toVersion: nameOf(to(record)) }),
+    });
+  }
+  const viewOne = async (record: RolloutRecord) => (await viewsOf(record.tenant, [record]))(record);
+  const answer = async (
     outcome: Pick<AdvanceOutcome, "rollout" | "streamError">,
     status: 200 | 201 = 200,
-  ): ConsoleResult => ({
+  ): Promise<ConsoleResult> => ({
     status,
-    body: rolloutView(outcome.rollout),
+    body: await viewOne(outcome.rollout),
     streamError: outcome.streamError,
   });
 
@@ -203,12 +218,12 @@ export function makeRolloutsApi(deps: RolloutsDependencies) {
         className: request.className,
         state: request.state,
       });
-      return { body: pageBodyOf(page, rolloutView) };
+      return { body: pageBodyOf(page, await viewsOf(principal.tenant, page.items)) };
     },
 
     async get(principal: Principal, rolloutId: string): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
-      return { body: rolloutView(await read(principal.tenant, rolloutId)) };
+      return { body: await viewOne(await read(principal.tenant, rolloutId)) };
     },
 
     /** The rollout's agents, batch by batch, with where each stands. */

@@ -30,6 +30,10 @@ export const operations = {
     "role": "viewer",
     "scope": "class"
   },
+  "PUT /api/v1/classes/{className}/flows/{hash}/label": {
+    "role": "operator",
+    "scope": "class"
+  },
   "GET /api/v1/classes/{className}/flows/{hash}/content": {
     "role": "viewer",
     "scope": "class"

@@ -77,7 +77,7 @@ export interface paths {
         put?: never;
         /**
          * Publish a flow version for the class
-         * @description The body is the flow document itself, sent as is (optionally with `Content-Encoding: gzip`), at most 5 MB inflated: a MiNiFi Java 2.x `flow.json` (a `rootGroup`), or a MiNiFi C++ flow configuration in JSON or YAML (a `Flow Controller` with `Processors`). Beacon detects the format, reads the processor and controller service types it uses and stores the bytes, addressed by their SHA-256, which is also the flow id agents get. Versions are immutable: the same bytes again answer 200 with the version already stored. A version declaring parameters is refused while an agent of the class would get no value for one, or a value its binary refuses (409 `parameters_not_ready`): set the values first.
+         * @description The body is the flow document itself, sent as is (optionally with `Content-Encoding: gzip`), at most 5 MB inflated: a MiNiFi Java 2.x `flow.json` (a `rootGroup`), or a MiNiFi C++ flow configuration in JSON or YAML (a `Flow Controller` with `Processors`). Beacon detects the format, reads the processor and controller service types it uses and stores the bytes, addressed by their SHA-256, which is also the flow id agents get. Versions are immutable: the same bytes again answer 200 with the version already stored. A version declaring parameters is refused while an agent of the class would get no value for one, or a value its binary refuses (409 `parameters_not_ready`): set the values first. Each new version takes the class's next number (v1, v2, …), and may be given a label (`label`).
          */
         post: operations["uploadFlow"];
         delete?: never;
@@ -107,6 +107,37 @@ export interface paths {
         /** A flow version's metadata */
         get: operations["getFlow"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classes/{className}/flows/{hash}/label": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+                /**
+                 * @description The version's SHA-256, lower-case hex: also its flow id. The example is the hash of the upload example, sent as compact JSON.
+                 * @example b7c576248c4ca72f40ac532ec85d42d999b1cff76c5c0dfd938c5ab8ca76365b
+                 */
+                hash: components["parameters"]["FlowHash"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set or remove a flow version's label
+         * @description Labels the version (`kafka tls`), replacing its label; the empty string removes it. The version itself, its hash and its number stay.
+         */
+        put: operations["labelFlow"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1507,6 +1538,7 @@ export interface components {
                 target: string;
                 /** @description The flow ids that count as current. */
                 accepted: string[];
+                targetVersion?: components["schemas"]["FlowVersionName"];
             };
             valueChanges?: components["schemas"]["ValueChanges"];
             /** @description Rollouts to the class wait for a second operator's approval. */
@@ -1645,6 +1677,9 @@ export interface components {
             labels?: components["schemas"]["Labels"];
             reportedLabels?: components["schemas"]["ReportedLabels"];
             pinnedFlow?: components["schemas"]["PinnedFlow"];
+            flowVersion?: components["schemas"]["FlowVersionName"];
+            /** @description The binary's name: agent type and version and the start of `manifestId` (`MiNiFi Java 2.3.0 · 3f9a12c`); absent while Beacon has yet to learn the manifest. */
+            binaryName?: string;
         };
         /** @description The flow version the agent is pinned to: catch-up and rollouts leave it there until it is unpinned. */
         PinnedFlow: {
@@ -1884,6 +1919,8 @@ export interface components {
             gzipBytes: number;
             /** Format: date-time */
             createdAt: string;
+            /** @description The binary's name: agent type and version and the start of `manifestId` (`MiNiFi Java 2.3.0 · 3f9a12c`). */
+            name: string;
         };
         ManifestList: {
             items: components["schemas"]["ManifestListItem"][];
@@ -2107,6 +2144,9 @@ export interface components {
             adoptedFlowId?: string;
             /** @description The parameters the flow's parameter contexts declare, by name. Absent on versions stored before Beacon read them; their validation report lists them. */
             parameters?: components["schemas"]["FlowParameter"][];
+            /** @description Its number in its class, 1 for the first, in publish order (publishing the same bytes again keeps it); absent for a version stored before Beacon numbered versions. */
+            version?: number;
+            label?: components["schemas"]["FlowLabel"];
         };
         /** @description A parameter a flow declares in its parameter contexts (`parameterContexts`, `Parameter Contexts`). Declared in several, it is sensitive when any declares it so; its description and default come from its first declaration. */
         FlowParameter: {
@@ -2314,6 +2354,8 @@ export interface components {
             updatedAt: string;
             /** Format: date-time */
             finishedAt?: string;
+            fromVersion?: components["schemas"]["FlowVersionName"];
+            toVersion?: components["schemas"]["FlowVersionName"];
         };
         RolloutList: {
             items: components["schemas"]["Rollout"][];
@@ -2880,6 +2922,18 @@ export interface components {
             /** @description The tenant has more classes than were counted (1,000). */
             classesTruncated: boolean;
         };
+        /** @description What people call a flow version (`kafka tls`): 1 to 64 characters on one line, without spaces at either end. */
+        FlowLabel: string;
+        /** @description How the console names a flow version beside its hash, `v7 "kafka tls"`: its number and its label, those it has. A version stored before Beacon numbered versions has no number; the class's numbering went on after it. */
+        FlowVersionName: {
+            /** @description Its number in its class: 1 for the class's first version, in publish order. */
+            version?: number;
+            label?: components["schemas"]["FlowLabel"];
+        };
+        FlowLabelChange: {
+            /** @description The version's new label; the empty string removes it. */
+            label: string;
+        };
     };
     responses: {
         /** @description A parameter or the body does not match this document, or the cursor is not one this list returned (`invalid_request`); or an operation that cannot be undone was sent without `"confirm": true` (`confirmation_required`). */
@@ -3076,6 +3130,8 @@ export interface components {
         GroupName: components["schemas"]["ClassName"];
         /** @description As the 202 of `POST /operations` named it. */
         SelectionId: string;
+        /** @description A label for the version, as `PUT …/flows/{hash}/label` sets it; ignored when the class has the version already (its label stays). */
+        FlowLabel: components["schemas"]["FlowLabel"];
     };
     requestBodies: never;
     headers: never;
@@ -3236,7 +3292,10 @@ export interface operations {
     };
     uploadFlow: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A label for the version, as `PUT …/flows/{hash}/label` sets it; ignored when the class has the version already (its label stays). */
+                label?: components["parameters"]["FlowLabel"];
+            };
             header?: never;
             path: {
                 /**
@@ -3340,6 +3399,50 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    labelFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A class name (see the `ClassName` schema). The example names the class the upload example is published to.
+                 * @example edge-gateways
+                 */
+                className: components["parameters"]["FlowClassName"];
+                /**
+                 * @description The version's SHA-256, lower-case hex: also its flow id. The example is the hash of the upload example, sent as compact JSON.
+                 * @example b7c576248c4ca72f40ac532ec85d42d999b1cff76c5c0dfd938c5ab8ca76365b
+                 */
+                hash: components["parameters"]["FlowHash"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "label": "kafka tls"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FlowLabelChange"];
+            };
+        };
+        responses: {
+            /** @description The version, labelled. */
             200: {
                 headers: {
                     [name: string]: unknown;

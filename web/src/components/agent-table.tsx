@@ -1,6 +1,8 @@
 import type { Schemas } from "../api/client";
-import { shortHash, timeAgo } from "../format";
+import { timeAgo } from "../format";
 import { AttentionReasons } from "./attention";
+import { BinaryName } from "./binary-name";
+import { FlowVersionRef } from "./flow-version";
 import { LabelList } from "./labels";
 import { TableFrame, TableHead } from "./resource";
 
@@ -10,17 +12,7 @@ export function AgentTable(props: { label: string; agents: Schemas["AgentSummary
     <TableFrame label={props.label}>
       <table>
         <TableHead
-          columns={[
-            "Agent",
-            "Class",
-            "Status",
-            "Last seen",
-            "Flow",
-            "Manifest",
-            "Host",
-            "Labels",
-            "Attention",
-          ]}
+          columns={["Agent", "Class", "Status", "Last seen", "Flow", "Binary", "Host", "Labels", "Attention"]}
         />
         <tbody>
           {props.agents.map((agent) => (
@@ -33,8 +25,8 @@ export function AgentTable(props: { label: string; agents: Schemas["AgentSummary
                 <span class={`state state-${agent.status}`}>{agent.status}</span>
               </td>
               <td title={agent.lastSeen}>{timeAgo(agent.lastSeen)}</td>
-              <td class="mono">
-                {shortHash(agent.flowId)}
+              <td>
+                <FlowVersionRef hash={agent.flowId} name={agent.flowVersion} copy={false} />
                 {agent.pinnedFlow && (
                   <span class="state" title={`Pinned to ${agent.pinnedFlow.flowHash}`}>
                     {" "}
@@ -42,7 +34,13 @@ export function AgentTable(props: { label: string; agents: Schemas["AgentSummary
                   </span>
                 )}
               </td>
-              <td class="mono">{shortHash(agent.manifestHash)}</td>
+              <td>
+                <BinaryName
+                  name={agent.binaryName}
+                  manifestId={agent.manifestId}
+                  manifestHash={agent.manifestHash}
+                />
+              </td>
               <td>{agent.hostname ?? "—"}</td>
               <td>
                 <LabelList labels={agent.labels} />

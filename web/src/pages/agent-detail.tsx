@@ -6,6 +6,7 @@ import { AgentCertificates } from "../components/agent-certificates";
 import { useConsole } from "../components/console";
 import { AgentDebugBundles } from "../components/debug-bundles";
 import { Fact } from "../components/fact";
+import { FlowVersionRef } from "../components/flow-version";
 import { LabelList } from "../components/labels";
 import { OperationsTable } from "../components/operations-table";
 import { Page } from "../components/page";
@@ -454,9 +455,10 @@ function AgentView({ agent }: { agent: Schemas["AgentDetail"] }) {
           </Fact>
           <Fact term="First seen">{dateTime(agent.firstSeen)}</Fact>
           <Fact term="Flow">
-            <span class="mono">{agent.flowId ?? "—"}</span>
+            <FlowVersionRef hash={agent.flowId} name={agent.flowVersion} />
           </Fact>
           <Fact term="Flow run status">{agent.runStatus ?? "—"}</Fact>
+          <Fact term="Binary">{agent.binaryName ?? "not known yet"}</Fact>
           <Fact term="Manifest">
             <span class="mono">{agent.manifestHash ?? "not known yet"}</span>
           </Fact>

@@ -5,6 +5,7 @@ import { ClassSettings } from "../components/class-settings";
 import { CleanUpAgeForm, cleanUpAgeText } from "../components/clean-up-age";
 import { useConsole } from "../components/console";
 import { Fact } from "../components/fact";
+import { CopyButton, FlowVersionRef, flowVersionText } from "../components/flow-version";
 import { MaintenanceWindowsForm, windowLine } from "../components/maintenance-windows";
 import { Page } from "../components/page";
 import { type ParameterLayer, ParameterValues, putOutcome, SetParameter } from "../components/parameters";
@@ -146,7 +147,13 @@ function ClassFacts({ agentClass }: { agentClass: Schemas["AgentClass"] }) {
       </div>
       <div>
         <dt>Target flow</dt>
-        <dd class="mono">{agentClass.flow?.target ?? "none yet: a rollout sets it"}</dd>
+        <dd>
+          {agentClass.flow ? (
+            <FlowVersionRef hash={agentClass.flow.target} name={agentClass.flow.targetVersion} />
+          ) : (
+            "none yet: a rollout sets it"
+          )}
+        </dd>
       </div>
       <div>
         <dt>Rollout under way</dt>
@@ -279,9 +286,10 @@ function FlowVersions(props: {
             <tr key={version.hash} aria-current={version.hash === props.selected ? "true" : undefined}>
               <td class="mono">
                 <a href={`${props.classUrl}?${new URLSearchParams({ flow: version.hash })}`}>
-                  {shortHash(version.hash)}
+                  <FlowVersionRef hash={version.hash} name={version} copy={false} />
                   <span class="visually-hidden"> validation report of {version.hash}</span>
-                </a>
+                </a>{" "}
+                <CopyButton text={version.hash} what={`flow hash ${version.hash}`} />
                 {version.hash === props.target && <span class="badge">target</span>}
               </td>
               <td>{version.format}</td>
@@ -306,16 +314,18 @@ function UploadFlow(props: { className: string; onPublished: (hash: string) => v
   async function submit(event: Event) {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    const file = new FormData(form).get("flow");
+    const fields = new FormData(form);
+    const file = fields.get("flow");
     if (!(file instanceof File)) return;
     setNotice(undefined);
+    const label = String(fields.get("label") ?? "").trim() || undefined;
     const contentType = /\.ya?ml$/i.test(file.name) ? "application/yaml" : "application/json";
     const published = await run(async () => {
       // A browser offers an empty file like any other: say so, where the last attempt's problem was.
       if (file.size === 0) throw new Error(`${file.name} is empty (0 bytes): choose the flow file itself.`);
       const text = await file.text();
       const result = await client.POST("/api/v1/classes/{className}/flows", {
-        params: { path: { className: props.className } },
+        params: { path: { className: props.className }, query: { label } },
         body: text,
         bodySerializer: (body) => body,
         headers: { "content-type": contentType },
@@ -325,7 +335,7 @@ function UploadFlow(props: { className: string; onPublished: (hash: string) => v
     if (published) {
       form.reset();
       setNotice(
-        `${published.created ? "Published" : "Already published"} ${published.version.hash} (${published.version.format}).`,
+        `${published.created ? "Published" : "Already published"} ${published.version.hash} (${published.version.format}). It is ${flowVersionText(published.version) || "unnumbered"}.`,
       );
       props.onPublished(published.version.hash);
     }
@@ -343,6 +353,10 @@ function UploadFlow(props: { className: string; onPublished: (hash: string) => v
             required
             accept=".json,.yaml,.yml,application/json,application/yaml"
           />
+        </label>
+        <label>
+          Label (optional: what people call this version, as "kafka tls")
+          <input type="text" name="label" maxLength={64} />
         </label>
         <SubmitRow state={state} label="Publish" busyLabel="Publishing…" notice={notice} />
       </form>

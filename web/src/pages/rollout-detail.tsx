@@ -4,6 +4,7 @@ import { dataOf, type Schemas } from "../api/client";
 import { ApprovalActions } from "../components/approval";
 import { useConsole } from "../components/console";
 import { Fact } from "../components/fact";
+import { FlowVersionRef } from "../components/flow-version";
 import { Page } from "../components/page";
 import {
   ActionProblem,
@@ -190,12 +191,18 @@ function RolloutView({ rollout }: { rollout: Schemas["Rollout"] }) {
         )}
         <div>
           <dt>To version</dt>
-          <dd class="mono">{rollout.toFlow}</dd>
+          <dd>
+            <FlowVersionRef hash={rollout.toFlow} name={rollout.toVersion} />
+          </dd>
         </div>
         <div>
           <dt>From version</dt>
-          <dd class="mono">
-            {rollout.fromFlow ?? "none: a failure pauses, as there is nothing to roll back to"}
+          <dd>
+            {rollout.fromFlow ? (
+              <FlowVersionRef hash={rollout.fromFlow} name={rollout.fromVersion} />
+            ) : (
+              "none: a failure pauses, as there is nothing to roll back to"
+            )}
           </dd>
         </div>
         <div>
