@@ -539,6 +539,26 @@ describe("rollouts", () => {
     });
   });
 
+  it("say how often the sweeper runs, and which updating agents report the new version before its next run does", async () => {
+    const { api, hotState, publish, start, now } = fleet();
+    const hash = await publish("v1");
+    const started = await bodyOf(start(hash, { plan: canaryOfTwo }));
+    expect(started.sweeperIntervalSeconds).toBe(60);
+    const rolloutId = started.rolloutId as string;
+    const viewer = as("acme", "viewer");
+    const selected = (await bodyOf(api.rollouts.agents(viewer, rolloutId, {}))).items as {
+      agentId: string;
+    }[];
+    const [applied, waiting] = selected.map((member) => member.agentId);
+    hotState.agentStates.set(`acme/${applied}`, { lastSeen: now, agentClass: "pumps", flowId: hash });
+    hotState.agentStates.set(`acme/${waiting}`, { lastSeen: now, agentClass: "pumps", flowId: "old" });
+    expect((await bodyOf(api.rollouts.agents(viewer, rolloutId, {}))).items).toEqual([
+      expect.objectContaining({ agentId: applied, state: "updating", runsNewVersion: true }),
+      expect.objectContaining({ agentId: waiting, state: "updating", runsNewVersion: false }),
+    ]);
+    expect((await bodyOf(api.rollouts.get(viewer, rolloutId))).counts).toMatchObject({ updating: 2 });
+  });
+
   it("refuse a class or version they do not know with not_found, and one some agents could not run unless allowed", async () => {
     const { rollouts, publish, start } = fleet();
     await expect(start("0".repeat(64))).rejects.toMatchObject({ code: "not_found" });

@@ -107,6 +107,8 @@ export interface ConsoleDependencies {
   selectionJobs: SelectionJobStore;
   /** How long a request by selector queues operations before it leaves the rest to a selection job. */
   selectionBudgetMs: number;
+  /** How often the sweeper runs, which paces rollouts: their views say so. */
+  sweeperIntervalSeconds: number;
 }
 
 /**
@@ -196,7 +198,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     }),
     assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
     resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.selectAfter }),
-    rollouts: makeRolloutsApi({ engine, rollouts: deps.rollouts, preparation, clock: deps.clock }),
+    rollouts: makeRolloutsApi({ ...deps, engine, preparation }),
     adoptions: makeAdoptionsApi({
       ...deps,
       groupValues: groupValues.groupValues,

@@ -2291,6 +2291,8 @@ export interface components {
             updatedAt: string;
             /** Format: date-time */
             finishedAt?: string;
+            /** @description How often the deployment's sweeper runs (60 on AWS). A batch starts, an agent that runs the new version starts soaking, and a soaked one counts as healthy only at one of its runs: this paces the rollout as much as its plan does. */
+            sweeperIntervalSeconds: number;
         };
         RolloutList: {
             items: components["schemas"]["Rollout"][];
@@ -2311,6 +2313,8 @@ export interface components {
             operationId: string;
             /** @description The flow id the agent reported when selected. */
             previousFlowId?: string;
+            /** @description Of an agent `updating`: whether it reports the new version now, as the cache has its last heartbeat. The rollout counts it as soaking from the sweeper's next run. Absent while the cache cannot be read. */
+            runsNewVersion?: boolean;
             /** Format: date-time */
             selectedAt: string;
             /** Format: date-time */
