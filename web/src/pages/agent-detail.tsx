@@ -5,6 +5,7 @@ import { dataOf, type Schemas } from "../api/client";
 import { useConsole } from "../components/console";
 import { Fact } from "../components/fact";
 import { LabelList } from "../components/labels";
+import { AsOfLastHeartbeat, LastHeartbeatNote } from "../components/last-heartbeat";
 import { OperationsTable } from "../components/operations-table";
 import { Page } from "../components/page";
 import {
@@ -452,7 +453,10 @@ function AgentView({ agent }: { agent: Schemas["AgentDetail"] }) {
           <Fact term="Flow">
             <span class="mono">{agent.flowId ?? "—"}</span>
           </Fact>
-          <Fact term="Flow run status">{agent.runStatus ?? "—"}</Fact>
+          <Fact term="Flow run status">
+            {agent.runStatus ?? "—"}
+            <AsOfLastHeartbeat agent={agent} />
+          </Fact>
           <Fact term="Manifest">
             <span class="mono">{agent.manifestHash ?? "not known yet"}</span>
           </Fact>
@@ -460,6 +464,7 @@ function AgentView({ agent }: { agent: Schemas["AgentDetail"] }) {
       </section>
       <section aria-labelledby="device">
         <h2 id="device">Device</h2>
+        <LastHeartbeatNote agent={agent} />
         <dl class="facts">
           <Fact term="Hostname">{device?.hostname ?? "—"}</Fact>
           <Fact term="IP address">{device?.ipAddress ?? "—"}</Fact>
@@ -474,6 +479,7 @@ function AgentView({ agent }: { agent: Schemas["AgentDetail"] }) {
         </dl>
       </section>
       <h2>Processors</h2>
+      <LastHeartbeatNote agent={agent} />
       {agent.processors?.length ? (
         <TableFrame label="Processors">
           <table>
@@ -492,6 +498,7 @@ function AgentView({ agent }: { agent: Schemas["AgentDetail"] }) {
         <p class="empty">The agent reports no processor statuses.</p>
       )}
       <h2>Queues</h2>
+      <LastHeartbeatNote agent={agent} />
       {agent.queues?.length ? (
         <TableFrame label="Queues">
           <table>
@@ -518,6 +525,7 @@ function AgentView({ agent }: { agent: Schemas["AgentDetail"] }) {
         <p class="empty">The agent reports no queues.</p>
       )}
       <h2>Bulletins</h2>
+      <LastHeartbeatNote agent={agent} />
       {agent.bulletins?.length ? (
         <ul class="bulletins">
           {agent.bulletins.map((bulletin, index) => (
