@@ -284,6 +284,35 @@ describe("certificates", () => {
     await expect(api.certificates.get(as("other"), "A")).rejects.toMatchObject({ code: "not_found" });
   });
 
+  it("say retired once the CA that signed them is no longer trusted, as the TLS handshake then refuses them", async () => {
+    const { api, authority } = harness();
+    await api.certificates.issue(as("acme"), { kind: "agent", agentId: "pump-7", generateKey: true });
+    const stateOf = async () => (await bodyOf(api.certificates.get(as("acme"), "A"))).state;
+    expect(await stateOf()).toBe("valid");
+    // Rotated: the next CA issues, the previous one still trusted beside it.
+    authority.trusted = new Set(["fake-ca-1", "fake-ca-2"]);
+    authority.signer = "fake-ca-2";
+    expect(await stateOf()).toBe("valid");
+    // Retired.
+    authority.trusted = new Set(["fake-ca-2"]);
+    expect(await stateOf()).toBe("retired");
+    expect((await bodyOf(api.certificates.list(as("acme"), {}))).items[0]?.state).toBe("retired");
+    expect(await api.certificates.agentCertificateExpiry("acme", "pump-7")).toEqual([
+      expect.objectContaining({ serial: "A", state: "retired" }),
+    ]);
+    const renewed = await bodyOf(
+      api.certificates.issue(as("acme"), { kind: "agent", agentId: "pump-7", generateKey: true }),
+    );
+    expect(renewed.state).toBe("valid");
+    // A deployment that does not tell its trust store: no certificate is called retired.
+    authority.trusted = undefined;
+    expect(await stateOf()).toBe("valid");
+    // Revoked and expired say so first.
+    await api.certificates.revoke(as("acme"), "A");
+    authority.trusted = new Set(["fake-ca-2"]);
+    expect(await stateOf()).toBe("revoked");
+  });
+
   it("keep the first record of a serial: a certificate issued with one recorded already is not handed out", async () => {
     const { api, certificates } = harness();
     // The fake CA's first serial, 0A, recorded earlier for another certificate, and revoked.

@@ -1596,8 +1596,11 @@ export interface components {
                 serial: string;
                 /** Format: date-time */
                 notAfter: string;
-                /** @enum {string} */
-                state: "valid" | "expired";
+                /**
+                 * @description retired: the CA that signed it is no longer trusted (retired after a rotation), so it fails the TLS handshake.
+                 * @enum {string}
+                 */
+                state: "valid" | "expired" | "retired";
             }[];
         } & components["schemas"]["AgentFields"];
         AgentFields: {
@@ -1741,8 +1744,11 @@ export interface components {
             issuedBy: string;
             /** Format: date-time */
             revokedAt?: string;
-            /** @enum {string} */
-            state: "valid" | "expired" | "revoked";
+            /**
+             * @description retired: the CA that signed it is no longer trusted (`npm run ca -- retire` locally), so an agent presenting it fails the TLS handshake; revoke it or let it expire. Known for certificates Beacon's CA signed, where the deployment tells the console API its trust store (the local stack does).
+             * @enum {string}
+             */
+            state: "valid" | "expired" | "retired" | "revoked";
             /**
              * Format: date-time
              * @description When the sweeper announced that it expires soon (a `certificate.expiring` event); absent until then.
