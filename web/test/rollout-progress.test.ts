@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { components } from "../src/api/schema.js";
+import { batchSeconds, describeBatch, rolloutProgress } from "../src/rollout-progress.js";
 
 type Schemas = components["schemas"];
-import { batchSeconds, describeBatch, rolloutProgress } from "../src/rollout-progress.js";
 
 const START = Date.parse("2026-11-30T10:00:00Z");
 const counts = (changes: Partial<Schemas["RolloutCounts"]> = {}): Schemas["RolloutCounts"] => ({
