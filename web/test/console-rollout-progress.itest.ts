@@ -3,11 +3,13 @@
  * `npm start` with simulated agents. The sweeper runs once an hour here, so what the page shows between its
  * runs is what the agents report, not what a run wrote.
  */
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stopGroup } from "../../scripts/test-support/local-stack.js";
+import { type LocalStack, repositoryRoot, stopGroup } from "../../scripts/test-support/local-stack.js";
 import { untilTrue } from "../../scripts/test-support/until.js";
 import {
   api,
@@ -26,11 +28,14 @@ const PROGRESS_AGENTS = ["progress-agent-001", "progress-agent-002", "progress-a
 const QUIET = "quiet";
 const QUIET_AGENT = "quiet-agent-001";
 const SWEEPER_SECONDS = 3600;
+const UNKNOWN_MANIFEST_AGENT = "unknown-manifest-001";
+const JAVA_HEARTBEAT = path.join(repositoryRoot, "schemas/c2/examples/java-2.3.0/heartbeat-light.json");
 const json = { "content-type": "application/json" };
 
 let agents: ChildProcess;
 let quietAgent: ChildProcess;
 let webUrl: string;
+let stack: LocalStack;
 
 /** A MiNiFi flow.json with one processor of the given type. */
 function flowJson(processorType: string): string {
@@ -52,7 +57,7 @@ function flowJson(processorType: string): string {
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 beforeAll(async () => {
-  ({ webUrl } = await startConsole("web-console-rollout-progress", {
+  ({ webUrl, stack } = await startConsole("web-console-rollout-progress", {
     BEACON_SWEEPER_INTERVAL_SECONDS: String(SWEEPER_SECONDS),
   }));
   for (const [name, heartbeatIntervalSeconds] of [
@@ -108,11 +113,29 @@ describe("the web console", () => {
   }, 120_000);
 
   it("asks an agent whose manifest Beacon does not know for it", async () => {
-    await admin.goto(`${webUrl}/agents/${QUIET_AGENT}`);
+    // A MiNiFi Java heartbeat names its manifest by hash only: Beacon does not know it until asked.
+    const heartbeat = JSON.parse(readFileSync(JAVA_HEARTBEAT, "utf8"));
+    heartbeat.agentInfo.identifier = UNKNOWN_MANIFEST_AGENT;
+    const certs = path.join(repositoryRoot, ".beacon", "certs");
+    await new Promise<void>((resolve, reject) =>
+      execFile(
+        "curl",
+        ["-sf", "--cacert", path.join(certs, "ca.pem"), "--cert", path.join(certs, "dev-fleet.pem")]
+          .concat(["--key", path.join(certs, "dev-fleet.key"), "-H", "content-type: application/json"])
+          .concat([
+            "--data",
+            JSON.stringify(heartbeat),
+            `https://127.0.0.1:${stack.ports.agent}/c2/api/heartbeat`,
+          ]),
+        (error) => (error ? reject(error) : resolve()),
+      ),
+    );
+    await admin.goto(`${webUrl}/agents/${UNKNOWN_MANIFEST_AGENT}`);
+    await admin.getByRole("heading", { name: UNKNOWN_MANIFEST_AGENT, level: 1 }).waitFor();
     await admin.getByRole("button", { name: "Ask for its manifest" }).click();
     await admin.getByText("Queued: the agent is asked for its manifest at its next heartbeat.").waitFor();
     type Operations = { items: { operation: string; operand?: string; state: string }[] };
-    const { body } = await api<Operations>(`/operations?agentId=${QUIET_AGENT}`);
+    const { body } = await api<Operations>(`/operations?agentId=${UNKNOWN_MANIFEST_AGENT}`);
     expect(body.items).toContainEqual(
       expect.objectContaining({ operation: "DESCRIBE", operand: "MANIFEST", state: "queued" }),
     );
