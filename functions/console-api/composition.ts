@@ -103,6 +103,7 @@ export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocu
     certificateExpiryWarningDays: config.certificateExpiryWarningDays,
     selectionJobs: new DynamoSelectionJobStore(documents, config.tableName),
     selectionBudgetMs: config.selectionBudgetMs,
+    sweeperIntervalSeconds: config.sweeperIntervalSeconds,
   });
   return {
     routes: consoleRoutes(api),

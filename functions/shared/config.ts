@@ -9,7 +9,7 @@ import { DEFAULT_OPERATION_RESULT_DAYS } from "../core/operations/results.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from "../core/webhooks/policy.js";
 import { AwsEndpointEnvNames, EnvNames } from "./env-names.js";
-import { FunctionTimeouts } from "./function-timeouts.js";
+import { FunctionTimeouts, SWEEPER_INTERVAL_SECONDS } from "./function-timeouts.js";
 
 export interface AgentApiConfig {
   tableName: string;
@@ -177,6 +177,8 @@ export interface ConsoleApiConfig {
   eventBuffer: EventBufferBounds;
   /** How long a request by selector queues operations before a selection job takes the rest over. */
   selectionBudgetMs: number;
+  /** How often the sweeper runs, which paces rollouts. */
+  sweeperIntervalSeconds: number;
 }
 
 /**
@@ -238,6 +240,7 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     eventBuffer: eventBufferBounds(env),
     // Half of API Gateway's 29 s: the step under way when it runs out, and the answer, fit in the rest.
     selectionBudgetMs: numberEnv(env, EnvNames.selectionBudgetSeconds, 15) * 1_000,
+    sweeperIntervalSeconds: numberEnv(env, EnvNames.sweeperIntervalSeconds, SWEEPER_INTERVAL_SECONDS),
   };
 }
 

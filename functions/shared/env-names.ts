@@ -24,6 +24,11 @@ export const EnvNames = {
   groupCountMinutes: "BEACON_GROUP_COUNT_MINUTES",
   /** How long a console request by selector queues operations before a selection job takes the rest over. */
   selectionBudgetSeconds: "BEACON_SELECTION_BUDGET_SECONDS",
+  /**
+   * How often the sweeper runs, in seconds (the local stack's timer, and the console API, which shows rollouts'
+   * pace by it); on AWS its schedule's SWEEPER_INTERVAL_SECONDS.
+   */
+  sweeperIntervalSeconds: "BEACON_SWEEPER_INTERVAL_SECONDS",
   /** ARN of the Secrets Manager secret holding the agent CA (console API on AWS). */
   agentCaSecretArn: "BEACON_AGENT_CA_SECRET_ARN",
   /**

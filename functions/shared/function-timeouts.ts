@@ -3,6 +3,12 @@
  * local stack gives each invocation the same time, so a handler that reads its remaining time (the sweeper
  * stops starting rollout looks before its end) behaves alike in both.
  */
+/**
+ * How often the sweeper runs: its EventBridge schedule on AWS, the local stack's timer unless
+ * BEACON_SWEEPER_INTERVAL_SECONDS says otherwise. A rollout's batch starts, and an agent of it settles, only at a run.
+ */
+export const SWEEPER_INTERVAL_SECONDS = 60;
+
 export const FunctionTimeouts = {
   agentApi: 10,
   consoleApi: 10,

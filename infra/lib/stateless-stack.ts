@@ -6,7 +6,7 @@ import { KinesisEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
 import { AgentRoutes, agentRouteUrl } from "../../functions/core/c2/routes.js";
-import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
+import { FunctionTimeouts, SWEEPER_INTERVAL_SECONDS } from "../../functions/shared/function-timeouts.js";
 import { SIGN_IN_CALLBACK_PATH } from "../../web/serving.js";
 import { AgentHttpApi } from "./agent-http-api.js";
 import { type AgentIngress, AgentTruststore } from "./agent-ingress.js";
@@ -188,7 +188,7 @@ export class StatelessStack extends Stack {
     platform.monitoring.watchDegradation("Sweeper", this.sweeper.serviceName, "OutboxRelayed");
     new Rule(this, "SweeperSchedule", {
       description: "Runs the sweeper every minute",
-      schedule: Schedule.rate(Duration.minutes(1)),
+      schedule: Schedule.rate(Duration.seconds(SWEEPER_INTERVAL_SECONDS)),
       // A failed run is not retried: the next one, a minute later, does the same work.
       targets: [
         new LambdaFunction(this.sweeper.function, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),

@@ -4,7 +4,7 @@
  * lists, shows and revokes them, and the agent API refuses them once revoked.
  */
 import { readFile, stat } from "node:fs/promises";
-import { basename } from "node:path";
+import { basename, dirname } from "node:path";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoCertificateStore } from "../../functions/adapters/dynamodb/certificate-store.js";
 import { certificateFacts } from "../../functions/adapters/x509/certificate-authority.js";
@@ -12,7 +12,7 @@ import { certificateRecord } from "../../functions/core/identity/certificates.js
 import { type ClientEnv, makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { LocalStackNames, localAwsEnv } from "./backends.js";
-import { clientCertificatesIn } from "./certs.js";
+import { caGenerations, clientCertificatesIn } from "./certs.js";
 import { localPorts } from "./ports.js";
 
 /** Who the records name as the issuer, with the certificate's file: no token asked for these. */
@@ -39,11 +39,17 @@ export async function registerCertificates(
   try {
     return await Promise.all(
       certPaths.map(async (certPath) => {
-        const [certPem, file] = await Promise.all([readFile(certPath, "utf8"), stat(certPath)]);
+        const [certPem, file, cas] = await Promise.all([
+          readFile(certPath, "utf8"),
+          stat(certPath),
+          caGenerations(dirname(certPath)),
+        ]);
+        // Which of the dev CA's generations signed it: once that one is retired, the console says so.
+        const caPems = cas.map(({ certificate }) => certificate.toString());
         // Written once, when it was issued: the certificate's own notBefore is backdated for clock skew.
         const issuedAt = Math.floor(file.mtimeMs);
         const record = certificateRecord(
-          certificateFacts(certPem),
+          certificateFacts(certPem, caPems),
           issuedAt,
           `${DEV_CA_ISSUER}:${basename(certPath)}`,
         );

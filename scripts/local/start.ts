@@ -169,6 +169,8 @@ async function start(): Promise<void> {
       [EnvNames.agentApiUrl]: agentApiUrl,
       [AwsEndpointEnvNames.lambda]: lambdaEndpoint.url,
       [EnvNames.webhookTesterFunction]: webhookDispatcher.name,
+      // Rollouts' views show their pace by the sweeper's interval, this stack's timer's.
+      [EnvNames.sweeperIntervalSeconds]: String(sweepIntervalSeconds()),
     },
     functionLog,
   );

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { ScheduledEvent } from "aws-lambda";
 import type { WebhookTestOutcome } from "../../functions/core/webhooks/ports.js";
 import { numberEnv } from "../../functions/shared/config.js";
-import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
+import { EnvNames } from "../../functions/shared/env-names.js";
+import { FunctionTimeouts, SWEEPER_INTERVAL_SECONDS } from "../../functions/shared/function-timeouts.js";
 import type { FunctionLog } from "./function-logs.js";
 import { type LocalInvokedFunction, loadFunction } from "./function-routes.js";
 
@@ -11,7 +12,7 @@ import { type LocalInvokedFunction, loadFunction } from "./function-routes.js";
  * BEACON_SWEEPER_INTERVAL_SECONDS says otherwise (a few seconds makes a local rollout quick to watch).
  */
 export const sweepIntervalSeconds = (): number =>
-  numberEnv(process.env, "BEACON_SWEEPER_INTERVAL_SECONDS", 60);
+  numberEnv(process.env, EnvNames.sweeperIntervalSeconds, SWEEPER_INTERVAL_SECONDS);
 
 /** A function a schedule runs: it is given the schedule's event; what it answers, if anything, is not read. */
 type ScheduledFunction = LocalInvokedFunction<ScheduledEvent, unknown>;

@@ -119,6 +119,7 @@ export function consoleHarness() {
     debugBundleTargetBase: BUNDLE_TARGET_BASE,
     certificateExpiryWarningDays: 30,
     selectionBudgetMs: SELECTION_BUDGET_MS,
+    sweeperIntervalSeconds: 60,
   });
   const now = ports.clock.now();
   /** An agent the registry last checkpointed `registryAgo` ms ago and the cache saw `hotAgo` ms ago. */

@@ -27,7 +27,7 @@ export const certificateStoreContract = contract<CertificateStoreSubject>("the c
 
   it("stores a certificate once by serial, keeping the first, and reads nothing for a serial it does not hold", async () => {
     const { certificates } = the.subject;
-    const record = certificate("1A");
+    const record = certificate("1A", { signedBy: "AB:CD" });
     expect(await certificates.get(the.tenant, "1A")).toBeUndefined();
     expect(await certificates.add(record)).toBe(true);
     expect(await certificates.add({ ...record, agentId: "agent-2", issuedBy: "bob" })).toBe(false);

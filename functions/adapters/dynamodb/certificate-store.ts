@@ -195,6 +195,7 @@ function toCertificate(item: Record<string, unknown>): CertificateRecord {
     issuedAt: item.issuedAt as number,
     issuedBy: item.issuedBy as string,
     revokedAt: item.revokedAt as number | undefined,
+    signedBy: item.signedBy as string | undefined,
     expiryAnnouncedAt: item.expiryAnnouncedAt as number | undefined,
   });
 }

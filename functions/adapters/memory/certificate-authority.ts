@@ -14,6 +14,14 @@ import type {
  */
 export class FakeCertificateAuthority implements CertificateAuthority {
   private next = 10;
+  /** The CA it signs with, by the fingerprint its certificates name. */
+  signer = "fake-ca-1";
+  /** The CAs the agent ingress trusts; undefined: not told. */
+  trusted: Set<string> | undefined = new Set([this.signer]);
+
+  async trustedSigners(): Promise<ReadonlySet<string> | undefined> {
+    return this.trusted;
+  }
 
   async issueClientCertificate(
     subject: CertificateSubject,
@@ -47,6 +55,7 @@ export class FakeCertificateAuthority implements CertificateAuthority {
       certificatePem: `certificate ${serialNumber}`,
       caCertificatePem: "ca certificate",
       serialNumber,
+      signedBy: this.signer,
       subjectDN: `CN=${subject.commonName},OU=${subject.organizationalUnit},O=${subject.organization}`,
       notBefore,
       notAfter: notBefore + validityDays * 86_400_000,

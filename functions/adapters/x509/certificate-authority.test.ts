@@ -166,6 +166,37 @@ describe("certificate signing requests", () => {
   );
 });
 
+describe("LocalFileCertificateAuthority's trust", () => {
+  it("names the CA that signed what it issues, and trusts the dev CA's generations its folder holds, as the gateway does", async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), "beacon-ca-"));
+    try {
+      const [first, second] = [await createCertificateAuthority(), await createCertificateAuthority()];
+      const fingerprintOf = (pem: string) => new X509Certificate(pem).fingerprint256;
+      const write = (file: string, content: string) => writeFileSync(path.join(directory, file), content);
+      write("ca.pem", first.certPem);
+      write("ca.key", first.keyPem);
+      const authority = new LocalFileCertificateAuthority(directory);
+      const issued = await authority.issueClientCertificate(subject, 30);
+      expect(issued.signedBy).toBe(fingerprintOf(first.certPem));
+      expect(await authority.trustedSigners()).toEqual(new Set([fingerprintOf(first.certPem)]));
+      // Rotated: the second issues, the first is the previous one; retired: only the second is left.
+      write("ca.pem", second.certPem);
+      write("ca.key", second.keyPem);
+      write("ca-previous.pem", first.certPem);
+      expect(await authority.trustedSigners()).toEqual(
+        new Set([fingerprintOf(first.certPem), fingerprintOf(second.certPem)]),
+      );
+      rmSync(path.join(directory, "ca-previous.pem"));
+      expect(await authority.trustedSigners()).toEqual(new Set([fingerprintOf(second.certPem)]));
+      expect((await authority.issueClientCertificate(subject, 30)).signedBy).toBe(
+        fingerprintOf(second.certPem),
+      );
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
 function rsa(modulusLength: number) {
   return {
     name: "RSASSA-PKCS1-v1_5",

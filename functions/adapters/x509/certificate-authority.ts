@@ -18,6 +18,7 @@ import { publicKeyOf, readSigningRequest } from "./signing-request.js";
 /** Issues client certificates with whatever signing authority `load` produces. */
 abstract class IssuingAuthority implements CertificateAuthority {
   protected abstract load(): Promise<SigningAuthority>;
+  abstract trustedSigners(): Promise<ReadonlySet<string> | undefined>;
 
   async issueClientCertificate(
     subject: CertificateSubject,
@@ -48,26 +49,46 @@ abstract class IssuingAuthority implements CertificateAuthority {
 }
 
 const signed = (certificatePem: string, ca: SigningAuthority): SignedCertificate => ({
-  ...certificateFacts(certificatePem),
+  ...certificateFacts(certificatePem, [ca.certPem]),
   certificatePem,
   caCertificatePem: ca.certPem,
 });
 
-/** Serial, subject and validity as the certificate (PEM) states them, the subject as API Gateway prints it. */
-export function certificateFacts(certificatePem: string): CertificateFacts {
+/**
+ * Serial, subject and validity as the certificate (PEM) states them, the subject as API Gateway prints it, and
+ * which of `caPems` signed it, by its fingerprint, when one did.
+ */
+export function certificateFacts(certificatePem: string, caPems: string[] = []): CertificateFacts {
   const certificate = new X509Certificate(certificatePem);
+  const signer = caPems
+    .map((pem) => new X509Certificate(pem))
+    .find((ca) => certificate.checkIssued(ca) && certificate.verify(ca.publicKey));
   return {
     serialNumber: certificate.serialNumber,
+    signedBy: signer?.fingerprint256,
     subjectDN: distinguishedName(certificate.subject),
     notBefore: Date.parse(certificate.validFrom),
     notAfter: Date.parse(certificate.validTo),
   };
 }
 
+/** The dev CA's generations the local agent gateway trusts, by their files in its folder (npm run ca). */
+export const TRUSTED_CA_FILES = ["ca.pem", "ca-next.pem", "ca-previous.pem"];
+
 /** The local stack's dev CA (`ca.pem`, `ca.key` in a folder), the same one its gateway trusts. */
 export class LocalFileCertificateAuthority extends IssuingAuthority {
   constructor(private readonly directory: string) {
     super();
+  }
+
+  /** Read at each call, as the gateway follows the folder: `npm run ca -- retire` removes one at once. */
+  async trustedSigners(): Promise<ReadonlySet<string>> {
+    const pems = await Promise.all(
+      TRUSTED_CA_FILES.map((file) => readFile(join(this.directory, file), "utf8").catch(() => undefined)),
+    );
+    return new Set(
+      pems.filter((pem) => pem !== undefined).map((pem) => new X509Certificate(pem).fingerprint256),
+    );
   }
 
   // Read per issue: the local stack renews its dev CA in place when it nears expiry, and rotates it.
@@ -114,6 +135,11 @@ export class SecretsManagerCertificateAuthority extends IssuingAuthority {
     private readonly now: () => number = Date.now,
   ) {
     super();
+  }
+
+  /** The trust store is the CDK app's CA bundle, which the console is not told: not known here. */
+  async trustedSigners(): Promise<undefined> {
+    return undefined;
   }
 
   protected async load(): Promise<SigningAuthority> {

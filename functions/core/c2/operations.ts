@@ -16,22 +16,27 @@ export interface ReplyContext {
  * The reply body for a heartbeat, in the form both agents parse: camelCase keys, upper-case
  * operation and operand, `operation` before `operand`. The Java agent drops a whole reply when one
  * operation in it does not parse, so an operation the agent does not list is never sent. The one
- * exception is DESCRIBE MANIFEST while the manifest is unknown: it is how Beacon learns the list,
- * and every C2 agent implements it.
+ * exception is DESCRIBE MANIFEST, which every C2 agent implements: while the manifest is unknown it is how
+ * Beacon learns the list.
  */
 export function heartbeatReply(
   operations: C2Operation[],
   context: ReplyContext,
 ): { requestedOperations: C2Operation[] } {
-  const deliverable = operations.filter((operation) =>
-    context.supportedOperations
-      ? supports(context.supportedOperations, operation.operation, operation.operand)
-      : isDescribeManifest(operation),
+  const deliverable = operations.filter(
+    (operation) =>
+      isDescribeManifest(operation) ||
+      (context.supportedOperations !== undefined &&
+        supports(context.supportedOperations, operation.operation, operation.operand)),
   );
   return { requestedOperations: deliverable.map(toWireForm) };
 }
 
-const isDescribeManifest = (operation: C2Operation) =>
+/**
+ * DESCRIBE MANIFEST: every C2 agent takes it, whatever its manifest lists or whether Beacon knows that
+ * manifest at all, so it goes to any agent.
+ */
+export const isDescribeManifest = (operation: Pick<C2Operation, "operation" | "operand">) =>
   operation.operation.toUpperCase() === "DESCRIBE" && operation.operand?.toUpperCase() === "MANIFEST";
 
 function toWireForm(operation: C2Operation): C2Operation {

@@ -308,6 +308,35 @@ describe("certificates", () => {
     ).rejects.toMatchObject({ code: "invalid_request" });
   });
 
+  it("say retired once the CA that signed them is no longer trusted, as the TLS handshake then refuses them", async () => {
+    const { api, authority } = harness();
+    await api.certificates.issue(as("acme"), { kind: "agent", agentId: "pump-7", generateKey: true });
+    const stateOf = async () => (await bodyOf(api.certificates.get(as("acme"), "A"))).state;
+    expect(await stateOf()).toBe("valid");
+    // Rotated: the next CA issues, the previous one still trusted beside it.
+    authority.trusted = new Set(["fake-ca-1", "fake-ca-2"]);
+    authority.signer = "fake-ca-2";
+    expect(await stateOf()).toBe("valid");
+    // Retired.
+    authority.trusted = new Set(["fake-ca-2"]);
+    expect(await stateOf()).toBe("retired");
+    expect((await bodyOf(api.certificates.list(as("acme"), {}))).items[0]?.state).toBe("retired");
+    expect(await api.certificates.agentCertificateExpiry("acme", "pump-7")).toEqual([
+      expect.objectContaining({ serial: "A", state: "retired" }),
+    ]);
+    const renewed = await bodyOf(
+      api.certificates.issue(as("acme"), { kind: "agent", agentId: "pump-7", generateKey: true }),
+    );
+    expect(renewed.state).toBe("valid");
+    // A deployment that does not tell its trust store: no certificate is called retired.
+    authority.trusted = undefined;
+    expect(await stateOf()).toBe("valid");
+    // Revoked and expired say so first.
+    await api.certificates.revoke(as("acme"), "A");
+    authority.trusted = new Set(["fake-ca-2"]);
+    expect(await stateOf()).toBe("revoked");
+  });
+
   it("keep the first record of a serial: a certificate issued with one recorded already is not handed out", async () => {
     const { api, certificates } = harness();
     // The fake CA's first serial, 0A, recorded earlier for another certificate, and revoked.
@@ -561,6 +590,26 @@ describe("rollouts", () => {
     await expect(api.rollouts.agents(as("other"), rolloutId, {})).rejects.toMatchObject({
       code: "not_found",
     });
+  });
+
+  it("say how often the sweeper runs, and which updating agents report the new version before its next run does", async () => {
+    const { api, hotState, publish, start, now } = fleet();
+    const hash = await publish("v1");
+    const started = await bodyOf(start(hash, { plan: canaryOfTwo }));
+    expect(started.sweeperIntervalSeconds).toBe(60);
+    const rolloutId = started.rolloutId as string;
+    const viewer = as("acme", "viewer");
+    const selected = (await bodyOf(api.rollouts.agents(viewer, rolloutId, {}))).items as {
+      agentId: string;
+    }[];
+    const [applied, waiting] = selected.map((member) => member.agentId);
+    hotState.agentStates.set(`acme/${applied}`, { lastSeen: now, agentClass: "pumps", flowId: hash });
+    hotState.agentStates.set(`acme/${waiting}`, { lastSeen: now, agentClass: "pumps", flowId: "old" });
+    expect((await bodyOf(api.rollouts.agents(viewer, rolloutId, {}))).items).toEqual([
+      expect.objectContaining({ agentId: applied, state: "updating", runsNewVersion: true }),
+      expect.objectContaining({ agentId: waiting, state: "updating", runsNewVersion: false }),
+    ]);
+    expect((await bodyOf(api.rollouts.get(viewer, rolloutId))).counts).toMatchObject({ updating: 2 });
   });
 
   it("refuse a class or version they do not know with not_found, and one some agents could not run unless allowed", async () => {

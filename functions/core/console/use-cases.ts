@@ -108,6 +108,8 @@ export interface ConsoleDependencies {
   selectionJobs: SelectionJobStore;
   /** How long a request by selector queues operations before it leaves the rest to a selection job. */
   selectionBudgetMs: number;
+  /** How often the sweeper runs, which paces rollouts: their views say so. */
+  sweeperIntervalSeconds: number;
 }
 
 /**
@@ -197,13 +199,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     }),
     assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
     resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.selectAfter }),
-    rollouts: makeRolloutsApi({
-      engine,
-      rollouts: deps.rollouts,
-      preparation,
-      clock: deps.clock,
-      flows: deps.flows,
-    }),
+    rollouts: makeRolloutsApi({ ...deps, engine, preparation }),
     adoptions: makeAdoptionsApi({
       ...deps,
       groupValues: groupValues.groupValues,

@@ -34,9 +34,22 @@ export const DAY_MS = 86_400_000;
 export const expiryKeyOf = (record: Pick<CertificateRecord, "notAfter" | "serial">): string =>
   `${String(Math.max(0, Math.floor(record.notAfter))).padStart(15, "0")}#${record.serial}`;
 
-/** The state a certificate is in at `now`. */
-export const certificateState = (record: CertificateRecord, now: number) =>
-  record.revokedAt !== undefined ? "revoked" : record.notAfter <= now ? "expired" : "valid";
+/**
+ * The state a certificate is in at `now`, given the CAs the agent ingress trusts (undefined: not known).
+ * Retired: the CA that signed it was retired after a rotation, so it fails the TLS handshake.
+ */
+export function certificateState(
+  record: CertificateRecord,
+  now: number,
+  trustedSigners?: ReadonlySet<string>,
+): "revoked" | "expired" | "retired" | "valid" {
+  if (record.revokedAt !== undefined) return "revoked";
+  if (record.notAfter <= now) return "expired";
+  const { signedBy } = record;
+  if (signedBy !== undefined && trustedSigners !== undefined && !trustedSigners.has(signedBy))
+    return "retired";
+  return "valid";
+}
 
 export interface CertificateListRequest {
   cursor?: string;
@@ -82,7 +95,7 @@ export function certificateRecord(
 /** The record of the certificate `holder` proved, with what the certificate states of itself. */
 function recordOf(
   holder: AgentCredential,
-  certificate: { subjectDN: string; notBefore: number; notAfter: number },
+  certificate: { subjectDN: string; notBefore: number; notAfter: number; signedBy?: string },
   issuedAt: number,
   issuedBy: string,
 ): CertificateRecord {
@@ -97,6 +110,7 @@ function recordOf(
     notAfter: certificate.notAfter,
     issuedAt,
     issuedBy,
+    signedBy: certificate.signedBy,
   });
 }
 

@@ -49,7 +49,7 @@ const AGENT_VIEW_CERTIFICATES = 10;
 export function makeCertificatesApi(deps: CertificatesDependencies) {
   const { store, authority, revocation, clock, expiryWarningDays } = deps;
 
-  const view = (record: CertificateRecord) =>
+  const view = (record: CertificateRecord, trusted: ReadonlySet<string> | undefined) =>
     dropUndefined({
       serial: record.serial,
       kind: record.kind,
@@ -62,8 +62,13 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
       issuedBy: record.issuedBy,
       revokedAt: toIso(record.revokedAt),
       expiryAnnouncedAt: toIso(record.expiryAnnouncedAt),
-      state: certificateState(record, clock.now()),
+      state: certificateState(record, clock.now(), trusted),
     });
+  /** The views of records, by the CAs trusted now. */
+  const viewsOf = async () => {
+    const trusted = await authority.trustedSigners();
+    return (record: CertificateRecord) => view(record, trusted);
+  };
 
   const serialOf = (serial: string) => {
     const canonical = canonicalCertificateSerial(serial);
@@ -116,7 +121,7 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
       return {
         status: 201,
         body: dropUndefined({
-          ...view(record),
+          ...(await viewsOf())(record),
           certificatePem: issued.certificatePem,
           privateKeyPem: issued.privateKeyPem,
           caCertificatePem: issued.caCertificatePem,
@@ -137,17 +142,19 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
         // An agent holds a few certificates, read from the index by agent: one page.
         const records = await store.agentCertificates(principal.tenant, request.agentId);
         return {
-          body: { items: records.sort((first, second) => second.issuedAt - first.issuedAt).map(view) },
+          body: {
+            items: records.sort((first, second) => second.issuedAt - first.issuedAt).map(await viewsOf()),
+          },
         };
       }
       if (days === undefined) {
         const page = await store.list(principal.tenant, pageRequestOf(request, isCanonicalSerial));
-        return { body: pageBodyOf(page, view) };
+        return { body: pageBodyOf(page, await viewsOf()) };
       }
       const now = clock.now();
       const window = { from: now, until: now + days * DAY_MS };
       const page = await store.expiring(principal.tenant, window, pageRequestOf(request, isExpiryKey));
-      return { body: { ...pageBodyOf(page, view), expiringWithinDays: days } };
+      return { body: { ...pageBodyOf(page, await viewsOf()), expiringWithinDays: days } };
     },
 
     /**
@@ -156,6 +163,7 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
      */
     async agentCertificateExpiry(tenant: string, agentId: string) {
       const now = clock.now();
+      const trusted = await authority.trustedSigners();
       return (await store.agentCertificates(tenant, agentId))
         .filter((record) => record.revokedAt === undefined)
         .sort((first, second) => first.notAfter - second.notAfter)
@@ -163,7 +171,7 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
         .map((record) => ({
           serial: record.serial,
           notAfter: toIso(record.notAfter) as string,
-          state: certificateState(record, now),
+          state: certificateState(record, now, trusted),
         }));
     },
 
@@ -171,7 +179,7 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
       requireRole(principal, "admin");
       const record = await store.get(principal.tenant, serialOf(serial));
       if (!record) throw new BeaconError("not_found", "No such certificate");
-      return { body: view(record) };
+      return { body: (await viewsOf())(record) };
     },
 
     /** Idempotent: revoking a revoked certificate answers with its first revocation. */
@@ -180,7 +188,7 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
       const cache = guardedCache();
       const record = await revocation.revoke(principal.tenant, serialOf(serial), cache);
       if (!record) throw new BeaconError("not_found", "No such certificate");
-      return { body: view(record), cacheError: cache.error };
+      return { body: (await viewsOf())(record), cacheError: cache.error };
     },
   };
 }

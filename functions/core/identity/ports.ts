@@ -38,6 +38,11 @@ export interface CertificateRecord {
   /** Subject of the token that asked for it. */
   issuedBy: string;
   revokedAt?: number;
+  /**
+   * The SHA-256 fingerprint of Beacon's CA that signed it, where known: once the agent ingress no longer
+   * trusts that CA (retired after a rotation), the certificate fails the TLS handshake.
+   */
+  signedBy?: string;
   /** When the sweeper announced that it expires soon (`certificate.expiring`); once per certificate. */
   expiryAnnouncedAt?: number;
 }
@@ -93,6 +98,8 @@ export interface CertificateSubject {
 export interface CertificateFacts {
   /** As the certificate states it (hex). */
   serialNumber: string;
+  /** The SHA-256 fingerprint of the CA certificate that signed it, where known. */
+  signedBy?: string;
   subjectDN: string;
   notBefore: number;
   notAfter: number;
@@ -141,4 +148,9 @@ export interface CertificateAuthority {
     subject: CertificateSubject,
     validityDays: number,
   ): Promise<SignedCertificate>;
+  /**
+   * The SHA-256 fingerprints of Beacon's CAs the agent ingress trusts now (during a rotation, two); undefined
+   * where the deployment does not tell the console its trust store.
+   */
+  trustedSigners(): Promise<ReadonlySet<string> | undefined>;
 }

@@ -19,6 +19,15 @@ const updateAsset = (file: string) => ({
 });
 
 describe("gating operations by agent type and version", () => {
+  it("sends DESCRIBE MANIFEST to every agent, its manifest known or not: every C2 agent takes it", () => {
+    const describeManifest = { operation: "DESCRIBE", operand: "MANIFEST" };
+    expect(refusalOf(undefined, describeManifest)).toBeUndefined();
+    expect(
+      refusalOf({ ...cpp, supportedOperations: { UPDATE: ["ASSET"] } }, describeManifest),
+    ).toBeUndefined();
+    expect(refusalOf(java("1.28.1"), { operation: "describe", operand: "manifest" })).toBeUndefined();
+  });
+
   it("needs the manifest, and the operation listed in it", () => {
     expect(refusalOf(undefined, sync)).toMatch(/does not know its manifest yet/);
     expect(refusalOf({ ...cpp, supportedOperations: { UPDATE: ["ASSET"] } }, sync)).toBe(

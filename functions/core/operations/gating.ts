@@ -6,6 +6,7 @@
  */
 import { type SupportedOperations, supports } from "../c2/manifest.js";
 import type { OperationArgs } from "../c2/model.js";
+import { isDescribeManifest } from "../c2/operations.js";
 
 /** What Beacon knows of the agent's build, from its manifest. */
 export interface AgentBuild {
@@ -115,6 +116,7 @@ function compareVersions(a: number[], b: number[]): number {
 
 /** Why the agent must not be sent the operation; undefined when it may. */
 export function refusalOf(build: AgentBuild | undefined, operation: GatedOperation): string | undefined {
+  if (isDescribeManifest(operation)) return undefined;
   const name = `${operation.operation} ${operation.operand ?? ""}`.trim();
   if (!build) return `Beacon does not know its manifest yet, so not whether it takes ${name}`;
   if (!supports(build.supportedOperations, operation.operation, operation.operand))

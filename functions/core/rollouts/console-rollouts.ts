@@ -1,13 +1,16 @@
 import { BeaconError } from "../errors.js";
 import type { RolloutState } from "../events/model.js";
+import type { FleetHotState } from "../fleet/ports.js";
 import type { FlowCatalog } from "../flows/ports.js";
 import { flowVersionNames } from "../flows/version-names.js";
+import { guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
+import { memberFlowIdOf } from "./decisions.js";
 import type { AdvanceOutcome, RolloutEngine } from "./engine.js";
 import {
   DEFAULT_ROLLOUT_PLAN,
@@ -26,6 +29,10 @@ export const MAX_START_AHEAD_DAYS = 90;
 export interface RolloutsDependencies {
   engine: RolloutEngine;
   rollouts: RolloutStore;
+  /** What the agents report now, which the rollout sees only at the sweeper's next run. */
+  hotState: Pick<FleetHotState, "agents">;
+  /** How often the sweeper runs: batches start, and agents settle, only at its runs. */
+  sweeperIntervalSeconds: number;
   /** The checks a rollout passes as it is created (and again as it starts). */
   preparation: Pick<RolloutPreparation, "prepare">;
   clock: Clock;
@@ -55,7 +62,7 @@ export interface RolloutRequest {
 /** Member sort keys (`<batch>#<agentId>`) as the store pages them. */
 const isMemberKey = (key: string): boolean => /^\d{6}#/.test(key) && isValidIdentifier(key.slice(7));
 
-export const rolloutView = (record: RolloutRecord) =>
+export const rolloutView = (record: RolloutRecord, sweeperIntervalSeconds: number) =>
   dropUndefined({
     rolloutId: record.rolloutId,
     className: record.className,
@@ -84,13 +91,15 @@ export const rolloutView = (record: RolloutRecord) =>
     createdBy: record.createdBy,
     updatedAt: toIso(record.updatedAt) as string,
     finishedAt: toIso(record.finishedAt),
+    sweeperIntervalSeconds,
   });
 
-const memberView = (member: RolloutMember) =>
+const memberView = (member: RolloutMember, runsNewVersion: boolean | undefined) =>
   dropUndefined({
     agentId: member.agentId,
     batch: member.batch,
     state: member.state,
+    runsNewVersion,
     operationId: member.operationId,
     previousFlowId: member.previousFlowId,
     selectedAt: toIso(member.selectedAt) as string,
@@ -139,7 +148,8 @@ function startAtOf(startAt: string | undefined, now: number): number | undefined
 }
 
 export function makeRolloutsApi(deps: RolloutsDependencies) {
-  const { engine, rollouts } = deps;
+  const { engine, rollouts, sweeperIntervalSeconds } = deps;
+  const view = (record: RolloutRecord) => rolloutView(record, sweeperIntervalSeconds);
 
   const found = (record: RolloutRecord | undefined): RolloutRecord => {
     if (!record) throw new BeaconError("not_found", "No such rollout");
@@ -153,7 +163,7 @@ export function makeRolloutsApi(deps: RolloutsDependencies) {
     const to = (record: RolloutRecord) => ({ className: record.className, flow: record.toFlow });
     const nameOf = await flowVersionNames(deps.flows, tenant, [...records.map(from), ...records.map(to)]);
     return (record: RolloutRecord) => ({
-      ...rolloutView(record),
+      ...view(record),
       ...dropUndefined({ fromVersion: nameOf(from(record)), toVersion: nameOf(to(record)) }),
     });
   }
@@ -226,20 +236,37 @@ export function makeRolloutsApi(deps: RolloutsDependencies) {
       return { body: await viewOne(await read(principal.tenant, rolloutId)) };
     },
 
-    /** The rollout's agents, batch by batch, with where each stands. */
+    /**
+     * The rollout's agents, batch by batch, with where each stands; of those updating, whether they report the
+     * new version already (one cache round trip), which the sweeper sees only at its next run. Without the cache,
+     * that is left out.
+     */
     async agents(
       principal: Principal,
       rolloutId: string,
       request: { cursor?: string; limit?: number },
     ): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
-      await read(principal.tenant, rolloutId);
+      const rollout = await read(principal.tenant, rolloutId);
       const page = await rollouts.memberPage(
         principal.tenant,
         rolloutId,
         pageRequestOf(request, isMemberKey),
       );
-      return { body: pageBodyOf(page, memberView) };
+      const updating = page.items.filter((member) => member.state === "updating");
+      const cache = guardedCache();
+      const hot =
+        updating.length === 0
+          ? undefined
+          : await cache.attempt(() =>
+              deps.hotState.agents(
+                principal.tenant,
+                updating.map((member) => member.agentId),
+              ),
+            );
+      const reported = (member: RolloutMember) =>
+        hot === undefined ? undefined : hot.get(member.agentId)?.flowId === memberFlowIdOf(rollout, member);
+      return { body: pageBodyOf(page, (member) => memberView(member, reported(member))) };
     },
 
     async pause(principal: Principal, rolloutId: string): Promise<ConsoleResult> {

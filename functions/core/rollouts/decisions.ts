@@ -284,7 +284,7 @@ function newFlowIdOf(rollout: RolloutRecord, update: OperationRecord): string | 
 }
 
 /** The flow id a member reports once it runs the rollout's version. */
-const memberFlowIdOf = (rollout: RolloutRecord, member: RolloutMember): string =>
+export const memberFlowIdOf = (rollout: RolloutRecord, member: RolloutMember): string =>
   member.newFlowId ?? rollout.toFlow;
 
 /** The members of a new batch, each named by the update operation that carries the new version to it. */

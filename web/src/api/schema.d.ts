@@ -1648,8 +1648,11 @@ export interface components {
                 serial: string;
                 /** Format: date-time */
                 notAfter: string;
-                /** @enum {string} */
-                state: "valid" | "expired";
+                /**
+                 * @description retired: the CA that signed it is no longer trusted (retired after a rotation), so it fails the TLS handshake.
+                 * @enum {string}
+                 */
+                state: "valid" | "expired" | "retired";
             }[];
         } & components["schemas"]["AgentFields"];
         AgentFields: {
@@ -1799,8 +1802,11 @@ export interface components {
             issuedBy: string;
             /** Format: date-time */
             revokedAt?: string;
-            /** @enum {string} */
-            state: "valid" | "expired" | "revoked";
+            /**
+             * @description retired: the CA that signed it is no longer trusted (`npm run ca -- retire` locally), so an agent presenting it fails the TLS handshake; revoke it or let it expire. Known for certificates Beacon's CA signed, where the deployment tells the console API its trust store (the local stack does).
+             * @enum {string}
+             */
+            state: "valid" | "expired" | "retired" | "revoked";
             /**
              * Format: date-time
              * @description When the sweeper announced that it expires soon (a `certificate.expiring` event); absent until then.
@@ -2356,6 +2362,8 @@ export interface components {
             finishedAt?: string;
             fromVersion?: components["schemas"]["FlowVersionName"];
             toVersion?: components["schemas"]["FlowVersionName"];
+            /** @description How often the deployment's sweeper runs (60 on AWS). A batch starts, an agent that runs the new version starts soaking, and a soaked one counts as healthy only at one of its runs: this paces the rollout as much as its plan does. */
+            sweeperIntervalSeconds: number;
         };
         RolloutList: {
             items: components["schemas"]["Rollout"][];
@@ -2376,6 +2384,8 @@ export interface components {
             operationId: string;
             /** @description The flow id the agent reported when selected. */
             previousFlowId?: string;
+            /** @description Of an agent `updating`: whether it reports the new version now, as the cache has its last heartbeat. The rollout counts it as soaking from the sweeper's next run. Absent while the cache cannot be read. */
+            runsNewVersion?: boolean;
             /** Format: date-time */
             selectedAt: string;
             /** Format: date-time */

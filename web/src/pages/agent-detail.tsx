@@ -8,6 +8,7 @@ import { AgentDebugBundles } from "../components/debug-bundles";
 import { Fact } from "../components/fact";
 import { FlowVersionRef } from "../components/flow-version";
 import { LabelList } from "../components/labels";
+import { AsOfLastHeartbeat, LastHeartbeatNote } from "../components/last-heartbeat";
 import { OperationsTable } from "../components/operations-table";
 import { Page } from "../components/page";
 import {
@@ -457,7 +458,10 @@ function AgentView({ agent }: { agent: Schemas["AgentDetail"] }) {
           <Fact term="Flow">
             <FlowVersionRef hash={agent.flowId} name={agent.flowVersion} />
           </Fact>
-          <Fact term="Flow run status">{agent.runStatus ?? "—"}</Fact>
+          <Fact term="Flow run status">
+            {agent.runStatus ?? "—"}
+            <AsOfLastHeartbeat agent={agent} />
+          </Fact>
           <Fact term="Binary">{agent.binaryName ?? "not known yet"}</Fact>
           <Fact term="Manifest">
             <span class="mono">{agent.manifestHash ?? "not known yet"}</span>
@@ -466,6 +470,7 @@ function AgentView({ agent }: { agent: Schemas["AgentDetail"] }) {
       </section>
       <section aria-labelledby="device">
         <h2 id="device">Device</h2>
+        <LastHeartbeatNote agent={agent} />
         <dl class="facts">
           <Fact term="Hostname">{device?.hostname ?? "—"}</Fact>
           <Fact term="IP address">{device?.ipAddress ?? "—"}</Fact>
@@ -480,6 +485,7 @@ function AgentView({ agent }: { agent: Schemas["AgentDetail"] }) {
         </dl>
       </section>
       <h2>Processors</h2>
+      <LastHeartbeatNote agent={agent} />
       {agent.processors?.length ? (
         <TableFrame label="Processors">
           <table>
@@ -498,6 +504,7 @@ function AgentView({ agent }: { agent: Schemas["AgentDetail"] }) {
         <p class="empty">The agent reports no processor statuses.</p>
       )}
       <h2>Queues</h2>
+      <LastHeartbeatNote agent={agent} />
       {agent.queues?.length ? (
         <TableFrame label="Queues">
           <table>
@@ -524,6 +531,7 @@ function AgentView({ agent }: { agent: Schemas["AgentDetail"] }) {
         <p class="empty">The agent reports no queues.</p>
       )}
       <h2>Bulletins</h2>
+      <LastHeartbeatNote agent={agent} />
       {agent.bulletins?.length ? (
         <ul class="bulletins">
           {agent.bulletins.map((bulletin, index) => (

@@ -16,6 +16,7 @@ import {
   useInterval,
   useResource,
 } from "../components/resource";
+import { RolloutProgressBars } from "../components/rollout-progress";
 import { dateTime, shortHash, timeAgo } from "../format";
 import { mayAct } from "../session";
 
@@ -52,6 +53,15 @@ export function RolloutDetail() {
       ),
     `${rolloutId} ${cursor}`,
   );
+  // The class's heartbeat interval paces its agents' part of each batch.
+  const className = rollout.status === "ready" ? rollout.data.className : "";
+  const [agentClass] = useResource(
+    () =>
+      className === ""
+        ? Promise.resolve(undefined)
+        : dataOf(client.GET("/api/v1/classes/{className}", { params: { path: { className } } })),
+    className,
+  );
   const agentsUrl = (next?: string) =>
     `/rollouts/${encodeURIComponent(rolloutId)}${next ? `?${new URLSearchParams({ cursor: next })}` : ""}`;
   const live = rollout.status === "ready" && !FINAL_STATES.includes(rollout.data.state);
@@ -80,6 +90,14 @@ export function RolloutDetail() {
                 )
               ))}
             <RolloutView rollout={data} />
+            {agents.status === "ready" && agentClass.status === "ready" && agentClass.data && (
+              <RolloutProgressBars
+                rollout={data}
+                members={agents.data.items}
+                heartbeatSeconds={agentClass.data.heartbeatIntervalSeconds}
+                partial={cursor !== undefined || agents.data.nextCursor !== undefined}
+              />
+            )}
           </>
         )}
       </Loaded>
@@ -106,6 +124,12 @@ export function RolloutDetail() {
                         <td>{agent.batch === 0 ? "canary" : agent.batch}</td>
                         <td>
                           <span class={`state state-${agent.state}`}>{agent.state}</span>
+                          {agent.runsNewVersion && (
+                            <span class="muted">
+                              {" "}
+                              (reports the new version: soaking from the sweeper's next run)
+                            </span>
+                          )}
                         </td>
                         <td class="wrap">{agent.reason ?? "—"}</td>
                         <td>{timeAgo(agent.selectedAt)}</td>
