@@ -5,15 +5,16 @@
  * cannot use, and what every page asks the server for.
  */
 import type { ChildProcess } from "node:child_process";
-import { createHash } from "node:crypto";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stopGroup } from "../../scripts/test-support/local-stack.js";
 import { untilTrue } from "../../scripts/test-support/until.js";
 import {
   api,
+  flowJson,
   newPage,
   pageProblems,
+  sha256,
   signIn,
   simulatedAgents,
   startConsole,
@@ -38,24 +39,6 @@ let admin: Page;
 let activeRolloutId: string;
 
 const json = { "content-type": "application/json" };
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
-
-/** A MiNiFi Java flow.json with one processor of the given type and name. */
-function flowJson(className: string, processorType: string, name = "first"): string {
-  const flow = {
-    encodingVersion: { majorVersion: 2, minorVersion: 0 },
-    maxTimerDrivenThreadCount: 1,
-    controllerServices: [],
-    rootGroup: {
-      identifier: "root",
-      name: className,
-      processors: [{ identifier: "p1", name, type: processorType }],
-      controllerServices: [],
-      processGroups: [],
-    },
-  };
-  return `${JSON.stringify(flow, null, 2)}\n`;
-}
 const RUNNABLE = "org.apache.nifi.minifi.processors.GenerateFlowFile";
 
 async function published(className: string, content: string): Promise<string> {

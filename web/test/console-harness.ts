@@ -5,6 +5,7 @@
  * into `.beacon/screenshots/web-console/`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -164,4 +165,23 @@ export async function capture(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: WIDTHS[0], height: 900 });
+}
+
+export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/** A MiNiFi Java flow.json with one processor of the given type and name, spaced as a person writes one. */
+export function flowJson(className: string, processorType: string, name = "first"): string {
+  const flow = {
+    encodingVersion: { majorVersion: 2, minorVersion: 0 },
+    maxTimerDrivenThreadCount: 1,
+    controllerServices: [],
+    rootGroup: {
+      identifier: "root",
+      name: className,
+      processors: [{ identifier: "p1", name, type: processorType }],
+      controllerServices: [],
+      processGroups: [],
+    },
+  };
+  return `${JSON.stringify(flow, null, 2)}\n`;
 }

@@ -4,7 +4,6 @@
  * runs is what the agents report, not what a run wrote.
  */
 import { type ChildProcess, execFile } from "node:child_process";
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -14,8 +13,10 @@ import { untilTrue } from "../../scripts/test-support/until.js";
 import {
   api,
   capture,
+  flowJson,
   newPage,
   pageProblems,
+  sha256,
   signIn,
   simulatedAgents,
   startConsole,
@@ -36,25 +37,6 @@ let agents: ChildProcess;
 let quietAgent: ChildProcess;
 let webUrl: string;
 let stack: LocalStack;
-
-/** A MiNiFi flow.json with one processor of the given type. */
-function flowJson(processorType: string): string {
-  const flow = {
-    encodingVersion: { majorVersion: 2, minorVersion: 0 },
-    maxTimerDrivenThreadCount: 1,
-    controllerServices: [],
-    rootGroup: {
-      identifier: "root",
-      name: PROGRESS,
-      processors: [{ identifier: "p1", name: "first", type: processorType }],
-      controllerServices: [],
-      processGroups: [],
-    },
-  };
-  return `${JSON.stringify(flow, null, 2)}\n`;
-}
-
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 beforeAll(async () => {
   ({ webUrl, stack } = await startConsole("web-console-rollout-progress", {
@@ -142,7 +124,7 @@ describe("the web console", () => {
   }, 120_000);
 
   it("draws a rollout's progress per batch with the expected times, and follows the agents between sweeper runs", async () => {
-    const content = flowJson("org.apache.nifi.minifi.processors.GenerateFlowFile");
+    const content = flowJson(PROGRESS, "org.apache.nifi.minifi.processors.GenerateFlowFile");
     const published = await api(`/classes/${PROGRESS}/flows`, {
       method: "POST",
       headers: json,

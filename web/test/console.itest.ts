@@ -4,7 +4,6 @@
  * a desktop and a phone width into `.beacon/screenshots/web-console/`.
  */
 import type { ChildProcess } from "node:child_process";
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -25,8 +24,10 @@ import {
   api,
   capture,
   expectAccessible,
+  flowJson,
   newPage,
   pageProblems,
+  sha256,
   signIn,
   simulatedAgents,
   startConsole,
@@ -54,25 +55,6 @@ async function openCreateForm(page: Page, agentId: string, kind: string): Promis
   await page.getByLabel("Agent id", { exact: true }).first().fill(agentId);
   await page.locator("select[name=kind]").selectOption(kind);
 }
-
-/** A MiNiFi Java flow.json with one processor of the given type, spaced as a person writes one. */
-function flowJson(processorType: string): string {
-  const flow = {
-    encodingVersion: { majorVersion: 2, minorVersion: 0 },
-    maxTimerDrivenThreadCount: 1,
-    controllerServices: [],
-    rootGroup: {
-      identifier: "root",
-      name: AGENT_CLASS,
-      processors: [{ identifier: "p1", name: "first", type: processorType }],
-      controllerServices: [],
-      processGroups: [],
-    },
-  };
-  return `${JSON.stringify(flow, null, 2)}\n`;
-}
-
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 async function publish(page: Page, name: string, content: string): Promise<void> {
   const button = page.getByRole("button", { name: "Publish", exact: true });
@@ -360,7 +342,7 @@ describe("the web console", () => {
     await running.getByRole("button", { name: "Adopt initial-flow" }).waitFor();
     await capture(admin, "class");
 
-    const runnable = flowJson("org.apache.nifi.minifi.processors.GenerateFlowFile");
+    const runnable = flowJson(AGENT_CLASS, "org.apache.nifi.minifi.processors.GenerateFlowFile");
     await publish(admin, "flow.json", runnable);
     await admin.getByText(`All ${AGENT_IDS.length} agents of the class can run this flow.`).waitFor();
     expect(admin.url()).toContain(`flow=${sha256(runnable)}`);
@@ -368,7 +350,7 @@ describe("the web console", () => {
     const { body: agent } = await api<{ manifestId: string }>(`/agents/${AGENT_IDS[0]}`);
     await admin.getByRole("cell", { name: agent.manifestId.slice(0, 12) }).waitFor();
 
-    const unrunnable = flowJson("com.example.processors.NotOnAnyAgent");
+    const unrunnable = flowJson(AGENT_CLASS, "com.example.processors.NotOnAnyAgent");
     await publish(admin, "needs-more.json", unrunnable);
     await admin
       .getByText(`${AGENT_IDS.length} of ${AGENT_IDS.length} agents cannot run this flow.`)
@@ -382,7 +364,7 @@ describe("the web console", () => {
   });
 
   it("starts a rollout of a version with a plan and follows it live until every agent is healthy", async () => {
-    const version = sha256(flowJson("org.apache.nifi.minifi.processors.GenerateFlowFile"));
+    const version = sha256(flowJson(AGENT_CLASS, "org.apache.nifi.minifi.processors.GenerateFlowFile"));
     await admin.goto(`${webUrl}/classes/${AGENT_CLASS}?flow=${version}`);
     await admin.getByRole("link", { name: /Start a rollout of/ }).click();
     await admin.getByRole("heading", { name: "Rollouts", level: 1 }).waitFor();
@@ -428,7 +410,7 @@ describe("the web console", () => {
   }, 240_000);
 
   it("shows why the API refuses a rollout, and pauses, resumes and aborts one", async () => {
-    const version = sha256(flowJson("com.example.processors.NotOnAnyAgent"));
+    const version = sha256(flowJson(AGENT_CLASS, "com.example.processors.NotOnAnyAgent"));
     await admin.goto(`${webUrl}/rollouts?className=${AGENT_CLASS}&flow=${version}`);
     await admin.locator(`select[name=flowHash] option[value="${version}"]`).waitFor({ state: "attached" });
     await admin.getByLabel("Canary", { exact: true }).fill("1");
@@ -463,7 +445,7 @@ describe("the web console", () => {
       201,
     );
     const versions = ["GenerateFlowFile", "LogAttribute"].map((name) =>
-      flowJson(`org.apache.nifi.minifi.processors.${name}`),
+      flowJson(AGENT_CLASS, `org.apache.nifi.minifi.processors.${name}`),
     );
     for (const content of versions) {
       const published = await api(`/classes/${APPROVED}/flows`, {
@@ -541,7 +523,7 @@ describe("the web console", () => {
     expect((await api(`/classes/${FOLLOWED}`, { method: "PUT", headers: json, body: "{}" })).status).toBe(
       201,
     );
-    const content = flowJson("org.apache.nifi.minifi.processors.GenerateFlowFile");
+    const content = flowJson(AGENT_CLASS, "org.apache.nifi.minifi.processors.GenerateFlowFile");
     const published = await api(`/classes/${FOLLOWED}/flows`, {
       method: "POST",
       headers: json,
