@@ -1,14 +1,9 @@
 import { CACHED_ATTENTION_REASONS, type ListedAttentionReason } from "../agents/attention.js";
-import type { AgentClassRecord } from "../agents/ports.js";
 import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
-import { type ClassesDependencies, makeClassCounter } from "./console-classes.js";
-
-/** Classes counted for one answer; a tenant with more is counted over its first ones, and says so. */
-const MAX_ATTENTION_CLASSES = 1_000;
-const CLASS_PAGE = 100;
+import { type ClassesDependencies, classesToCount, makeClassCounter } from "./console-classes.js";
 
 /**
  * How many agents of each class need attention, per reason: offline from the class indexes (as the summary
@@ -23,13 +18,7 @@ export function makeFleetAttention(deps: ClassesDependencies & { clock: Clock })
   return async function fleetAttention(principal: Principal): Promise<ConsoleResult> {
     requireRole(principal, "viewer");
     const { tenant } = principal;
-    const classes: AgentClassRecord[] = [];
-    let after: string | undefined;
-    do {
-      const page = await catalog.list(tenant, { limit: CLASS_PAGE, after });
-      classes.push(...page.items);
-      after = page.last;
-    } while (after !== undefined && classes.length < MAX_ATTENTION_CLASSES);
+    const { classes, truncated } = await classesToCount(catalog, tenant);
 
     const { counts, cacheError } = await countAgents(tenant, classes);
     const cache = guardedCache();
@@ -47,7 +36,7 @@ export function makeFleetAttention(deps: ClassesDependencies & { clock: Clock })
       return { name, reasons };
     });
     return {
-      body: { items, classesTruncated: after !== undefined },
+      body: { items, classesTruncated: truncated },
       cacheError: cacheError ?? cache.error,
     };
   };

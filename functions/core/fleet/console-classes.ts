@@ -58,6 +58,25 @@ export interface ClassView {
   agents: AgentCounts;
 }
 
+/** Classes read for one tenant-wide answer; a tenant with more is answered over its first ones, and says so. */
+const MAX_COUNTED_CLASSES = 1_000;
+const CLASS_PAGE = 100;
+
+/** The tenant's first classes, by name, up to what one answer counts, and whether there are more. */
+export async function classesToCount(
+  catalog: ClassCatalog,
+  tenant: string,
+): Promise<{ classes: AgentClassRecord[]; truncated: boolean }> {
+  const classes: AgentClassRecord[] = [];
+  let after: string | undefined;
+  do {
+    const page = await catalog.list(tenant, { limit: CLASS_PAGE, after });
+    classes.push(...page.items);
+    after = page.last;
+  } while (after !== undefined && classes.length < MAX_COUNTED_CLASSES);
+  return { classes, truncated: after !== undefined };
+}
+
 /**
  * Agents per class and status. The cache's per-class index answers in one round trip; without the
  * cache the registry's class index is counted, against its checkpointed last-seen times.

@@ -1,15 +1,16 @@
-import type { AgentClassRecord } from "../agents/ports.js";
 import { guardedCache } from "../guarded-cache.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
-import { type AgentCounts, type ClassesDependencies, makeClassCounter } from "./console-classes.js";
+import {
+  type AgentCounts,
+  type ClassesDependencies,
+  classesToCount,
+  makeClassCounter,
+} from "./console-classes.js";
 
 /** Minutes of heartbeat counts the summary shows, the current (incomplete) minute last. */
 export const HEARTBEAT_MINUTES = 15;
-/** Classes read for one summary; a tenant with more is summarised over its first ones, and says so. */
-const MAX_SUMMARY_CLASSES = 1_000;
-const CLASS_PAGE = 100;
 
 export function makeFleetSummary(deps: ClassesDependencies & { clock: Clock }) {
   const { catalog, hotState, clock } = deps;
@@ -18,13 +19,7 @@ export function makeFleetSummary(deps: ClassesDependencies & { clock: Clock }) {
   return async function fleetSummary(principal: Principal): Promise<ConsoleResult> {
     requireRole(principal, "viewer");
     const { tenant } = principal;
-    const classes: AgentClassRecord[] = [];
-    let after: string | undefined;
-    do {
-      const page = await catalog.list(tenant, { limit: CLASS_PAGE, after });
-      classes.push(...page.items);
-      after = page.last;
-    } while (after !== undefined && classes.length < MAX_SUMMARY_CLASSES);
+    const { classes, truncated } = await classesToCount(catalog, tenant);
 
     const { counts, source, cacheError } = await countAgents(tenant, classes);
     const totals: AgentCounts = { total: 0, online: 0, offline: 0 };
@@ -47,7 +42,7 @@ export function makeFleetSummary(deps: ClassesDependencies & { clock: Clock }) {
       body: {
         agents: totals,
         classes: perClass,
-        classesTruncated: after !== undefined,
+        classesTruncated: truncated,
         countsFrom: source,
         // Counted by the agent API in the cache only: unknown while the cache is down.
         heartbeatsPerMinute: heartbeats
