@@ -72,7 +72,10 @@ describe("an agent pinned to a flow version", () => {
     });
     expect(pinned.flowId).toBe(first);
     for (const agent of others) expect(agent.flowId).toBe(second);
-    expect((await call("GET", "/classes/pin-gateways")).flow).toMatchObject({ target: second, accepted: [second] });
+    expect((await call("GET", "/classes/pin-gateways")).flow).toMatchObject({
+      target: second,
+      accepted: [second],
+    });
     // Catch-up leaves it on its pin.
     await leftAlone(pinned);
 

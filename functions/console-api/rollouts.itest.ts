@@ -210,7 +210,10 @@ describe("rolling a flow version out to a class", () => {
       reason: "1 of 2 updated agents failed",
       counts: { selected: 2, failed: 1 },
     });
-    expect((await get("/api/v1/classes/pumps")).flow).toMatchObject({ target: previous, accepted: [previous] });
+    expect((await get("/api/v1/classes/pumps")).flow).toMatchObject({
+      target: previous,
+      accepted: [previous],
+    });
     // The next look sends both canary agents the previous version, before any heartbeat could catch one up.
     await sweeper.rollouts.advance(tenant, started.rolloutId);
     const rollingBack = await membersOf(started.rolloutId);
@@ -237,7 +240,10 @@ describe("rolling a flow version out to a class", () => {
       counts: { selected: 2, rolledBack: 2, rollbackFailed: 0, failed: 1 },
     });
     expect(await flowsRun("pumps")).toEqual(Array(6).fill(previous));
-    expect((await get("/api/v1/classes/pumps")).flow).toMatchObject({ target: previous, accepted: [previous] });
+    expect((await get("/api/v1/classes/pumps")).flow).toMatchObject({
+      target: previous,
+      accepted: [previous],
+    });
     expect(await transitionsOf(started.rolloutId)).toEqual([
       "-→canary",
       "canary→rolling_back",

@@ -119,7 +119,10 @@ describe("a continuous rollout to a group by what agents can run", () => {
     for (const agent of others) expect(agent.flowId).toBe(first);
     // The class's target stays (accepting the new version too while the rollout is under way, as any does);
     // catch-up holds the members on their assignment and the others on the target.
-    expect((await call("GET", "/classes/edge")).flow).toMatchObject({ target: first, accepted: [first, second] });
+    expect((await call("GET", "/classes/edge")).flow).toMatchObject({
+      target: first,
+      accepted: [first, second],
+    });
     for (const agent of everyone) await leftAlone(agent);
 
     // An agent of the Kafka binary that registers later joins the group, and the rollout reaches it.
