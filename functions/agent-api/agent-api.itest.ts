@@ -15,6 +15,7 @@ import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoManifestStore } from "../adapters/dynamodb/manifest-store.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
+import { loadSampleOfText } from "../core/agents/load-samples.js";
 import { AgentRoutes } from "../core/c2/routes.js";
 import { canonicalSerial } from "../core/identity/credentials.js";
 import type { JsonObject } from "../core/json.js";
@@ -465,6 +466,19 @@ describe("the hot path", () => {
       });
       expect(JSON.parse(kept.configurationChecksums as string)).toEqual(
         steadyHeartbeat().configurationChecksums,
+      );
+      // And each heartbeat's load sample, newest first, in its agent's capped list (what its page charts).
+      const samples = await client.lrange(CacheKeys.loadSamples(tenant, agentId), 0, -1);
+      expect(samples).toHaveLength(steadyHeartbeats + 2);
+      expect(samples.map(loadSampleOfText)).toEqual(
+        samples.map(() => ({
+          at: expect.any(Number),
+          cpuUtilization: 0.062,
+          cpuLoadAverage: 1.27,
+          memoryUsage: 12681670656,
+          queuedFlowFiles: 4,
+          queuedBytes: 40,
+        })),
       );
     } finally {
       client.disconnect();

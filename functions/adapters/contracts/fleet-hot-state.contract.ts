@@ -114,6 +114,22 @@ export const fleetHotStateContract = contract<FleetHotStateSubject>("the fleet h
     expect(await pendingMarked(the.tenant, "agent-1")).toBe(false);
   });
 
+  it("reads an agent's load samples oldest first, and none once it is forgotten", async () => {
+    const { hotState, sight } = the.subject;
+    await sight(the.tenant, "agent-1", { ...full, system: { cpuLoadAverage: 0.5 } });
+    await sight(the.tenant, "agent-1", {
+      lastSeen: START + MINUTE,
+      status: { queuedFlowFiles: 7, queuedBytes: 70 },
+    });
+    expect(await hotState.loadSamples(the.tenant, "agent-1")).toEqual([
+      { at: START, cpuLoadAverage: 0.5, queuedFlowFiles: 3 },
+      { at: START + MINUTE, queuedFlowFiles: 7, queuedBytes: 70 },
+    ]);
+    expect(await hotState.loadSamples(`${the.tenant}-other`, "agent-1")).toEqual([]);
+    await hotState.forgetAgent(the.tenant, "agent-1", ["pumps"]);
+    expect(await hotState.loadSamples(the.tenant, "agent-1")).toEqual([]);
+  });
+
   it("counts and lists the agents each reason holds per class, tells each agent's, and forgets a forgotten agent's", async () => {
     const { hotState, sight } = the.subject;
     const now = START + MINUTE;

@@ -1,3 +1,4 @@
+import { loadSampleOf } from "../../core/agents/load-samples.js";
 import { dropUndefined } from "../../core/json.js";
 import { MemoryFleetHotState } from "../memory/fleet-hot-state.js";
 import { CacheKeys } from "../redis/cache-keys.js";
@@ -42,6 +43,8 @@ fleetHotStateContract("the memory fake", () => {
         hotState.attentionIndex(tenant, agentClass, "errorBulletins").set(agentId, errorBulletinsUntil);
       if (backPressured === true)
         hotState.attentionIndex(tenant, agentClass, "backPressure").set(agentId, sighting.lastSeen);
+      const sample = loadSampleOf(sighting.lastSeen, sighting.status, sighting.system);
+      if (sample) hotState.loadSampleLists.set(key, [...(hotState.loadSampleLists.get(key) ?? []), sample]);
       const minute = `${tenant}/${Math.floor(sighting.lastSeen / 60_000)}`;
       hotState.heartbeats.set(minute, (hotState.heartbeats.get(minute) ?? 0) + 1);
     },

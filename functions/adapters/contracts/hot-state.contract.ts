@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
 import type { CachedAttentionReason } from "../../core/agents/attention.js";
+import { LOAD_SAMPLES_KEPT, type LoadSample } from "../../core/agents/load-samples.js";
 import type {
   AssignmentCache,
   HotSighting,
@@ -31,6 +32,8 @@ export interface HotStateSubject {
   rememberAssignment: AssignmentCache["rememberAssignment"];
   /** The class's attention index of a reason: agent id to its score. */
   attention(tenant: string, agentClass: string, reason: CachedAttentionReason): Promise<Map<string, number>>;
+  /** The agent's load samples as the console reads them, oldest first. */
+  loadSamples(tenant: string, agentId: string): Promise<LoadSample[]>;
 }
 
 /**
@@ -648,5 +651,33 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       hash: "v-2",
       flowId: ownCurrent,
     });
+  });
+  it("keeps the load of an agent's latest heartbeats in the same round trip, newest kept, a minimized one adding none", async () => {
+    const { hotState, loadSamples } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    // MiNiFi Java sends its load average only, MiNiFi C++ its CPU utilization and memory too.
+    await sighted(START, {
+      ...reported,
+      system: { cpuLoadAverage: 0.5 },
+      status: { queuedFlowFiles: 3, queuedBytes: 30 },
+    });
+    await sighted(START + 1_000, {
+      system: { cpuUtilization: 0.06, cpuLoadAverage: 1.27, memoryUsage: 1_000 },
+    });
+    await sighted(START + 2_000, { runStatus: "RUNNING" });
+    expect(await loadSamples(the.tenant, "agent-1")).toEqual([
+      { at: START, cpuLoadAverage: 0.5, queuedFlowFiles: 3, queuedBytes: 30 },
+      { at: START + 1_000, cpuUtilization: 0.06, cpuLoadAverage: 1.27, memoryUsage: 1_000 },
+    ]);
+    for (let beat = 1; beat <= LOAD_SAMPLES_KEPT; beat++)
+      await sighted(START + 2_000 + beat, { status: { queuedFlowFiles: beat } });
+    const kept = await loadSamples(the.tenant, "agent-1");
+    expect(kept).toHaveLength(LOAD_SAMPLES_KEPT);
+    expect(kept[0]).toEqual({ at: START + 2_001, queuedFlowFiles: 1 });
+    expect(kept.at(-1)).toEqual({
+      at: START + 2_000 + LOAD_SAMPLES_KEPT,
+      queuedFlowFiles: LOAD_SAMPLES_KEPT,
+    });
+    expect(await loadSamples(the.tenant, "agent-2")).toEqual([]);
   });
 });

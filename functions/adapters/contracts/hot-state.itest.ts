@@ -29,6 +29,7 @@ hotStateContract("Redis", () => {
         index.set(entries[at] as string, Number(entries[at + 1]));
       return index;
     },
+    loadSamples: (tenant, agentId) => consoleView.loadSamples(tenant, agentId),
   };
 });
 hotStateContract("the memory fake", () => {
@@ -45,5 +46,7 @@ hotStateContract("the memory fake", () => {
       hotState.rememberAssignment(tenant, agentId, assignment),
     attention: async (tenant, agentClass, reason) =>
       new Map(hotState.attentionIndex(tenant, agentClass, reason)),
+    loadSamples: async (tenant, agentId) =>
+      structuredClone(hotState.loadSampleLists.get(`${tenant}/${agentId}`) ?? []),
   };
 });

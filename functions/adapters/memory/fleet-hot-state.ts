@@ -3,6 +3,7 @@ import {
   type CachedAttentionReason,
   factsOfScores,
 } from "../../core/agents/attention.js";
+import type { LoadSample } from "../../core/agents/load-samples.js";
 import type { AgentAssignment, AgentOwnValues, AgentPin } from "../../core/agents/ports.js";
 import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
 import type { CachedClassFlow } from "../../core/flows/policy.js";
@@ -32,6 +33,8 @@ export class MemoryFleetHotState implements FleetHotState {
    * acknowledgements leave them (errorBulletins scored by until when they hold).
    */
   readonly attention = new Map<string, Map<string, number>>();
+  /** By tenant/agent: the load samples of its latest heartbeats, oldest first, as they leave them. */
+  readonly loadSampleLists = new Map<string, LoadSample[]>();
   /** Set to make every call fail, as a cache outage would. */
   down = false;
 
@@ -128,6 +131,11 @@ export class MemoryFleetHotState implements FleetHotState {
     });
   }
 
+  async loadSamples(tenant: string, agentId: string) {
+    this.check();
+    return structuredClone(this.loadSampleLists.get(`${tenant}/${agentId}`) ?? []);
+  }
+
   async heartbeatsPerMinute(tenant: string, epochMinutes: number[]) {
     this.check();
     return epochMinutes.map((minute) => this.heartbeats.get(`${tenant}/${minute}`) ?? 0);
@@ -146,6 +154,7 @@ export class MemoryFleetHotState implements FleetHotState {
       this.strandedInClasses.get(`${tenant}/${agentClass}`)?.delete(agentId);
     this.agentStates.delete(key);
     this.pendingOperations.delete(key);
+    this.loadSampleLists.delete(key);
     for (const agentClass of agentClasses)
       for (const reason of CACHED_ATTENTION_REASONS)
         this.attention.get(`${tenant}/${agentClass}/${reason}`)?.delete(agentId);

@@ -1,5 +1,6 @@
 import { assignmentHolds } from "../../core/agents/assignments.js";
 import { CACHED_ATTENTION_REASONS, type CachedAttentionReason } from "../../core/agents/attention.js";
+import { LOAD_SAMPLES_KEPT, type LoadSample, loadSampleOf } from "../../core/agents/load-samples.js";
 import type {
   AgentAssignment,
   AgentOwnValues,
@@ -49,6 +50,8 @@ interface HotAgent {
 
 export class MemoryHotState implements HotState, PresenceState, PinCache, AssignmentCache {
   readonly agents = new Map<string, HotAgent>();
+  /** By tenant/agent: the load samples of its latest heartbeats, oldest first, capped as the script caps them. */
+  readonly loadSampleLists = new Map<string, LoadSample[]>();
   readonly classes = new Set<string>();
   /** By tenant: the binaries whose content the cache knows to be stored. */
   readonly storedManifests = new Map<string, Set<string>>();
@@ -107,6 +110,12 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
     if (agent.registered && device !== undefined && device !== agent.device) agent.deviceChanged = true;
     agent.device = device ?? agent.device;
     agent.lastSeen = sighting.now;
+    const sample = loadSampleOf(sighting.now, sighting.status, sighting.system);
+    if (sample)
+      this.loadSampleLists.set(
+        key,
+        [...(this.loadSampleLists.get(key) ?? []), sample].slice(-LOAD_SAMPLES_KEPT),
+      );
     agent.sequence = (agent.sequence ?? 0) + 1;
     const offlineLastSeen = this.offlineMarks.get(key);
     this.offlineMarks.delete(key);

@@ -20,6 +20,8 @@ export const CacheKeys = {
    */
   attention: (tenant: string, className: string, reason: CachedAttentionReason) =>
     `{t:${tenant}}:attention:${reason}:${className}`,
+  /** The agent's load samples of its latest heartbeats, newest first (a list, load-samples.ts). */
+  loadSamples: (tenant: string, agentId: string) => `{t:${tenant}}:load:${agentId}`,
   revokedSerials: (tenant: string) => `{t:${tenant}}:revoked`,
   heartbeatsInMinute: (tenant: string, epochMinute: number) => `{t:${tenant}}:heartbeats:${epochMinute}`,
   /** Present while operations may be queued for the agent; its value is a version, bumped on each queueing. */

@@ -5,6 +5,7 @@ import {
   type CachedAttentionReason,
   factsOfScores,
 } from "../../core/agents/attention.js";
+import { loadSampleOfText } from "../../core/agents/load-samples.js";
 import type { AgentAssignment, AgentOwnValues, AgentPin } from "../../core/agents/ports.js";
 import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
 import type { CachedClassFlow } from "../../core/flows/policy.js";
@@ -102,6 +103,11 @@ export class RedisFleetHotState implements FleetHotState {
     return states;
   }
 
+  async loadSamples(tenant: string, agentId: string) {
+    const entries = await this.usable().lrange(CacheKeys.loadSamples(tenant, agentId), 0, -1);
+    return entries.flatMap((entry) => loadSampleOfText(entry) ?? []).reverse();
+  }
+
   async classCounts(tenant: string, classes: { name: string; onlineSince: number }[]) {
     const pipeline = this.usable().pipeline();
     for (const { name, onlineSince } of classes) {
@@ -183,7 +189,11 @@ export class RedisFleetHotState implements FleetHotState {
     // A forgotten agent's silence is no outage to announce.
     const transaction = this.usable()
       .multi()
-      .del(CacheKeys.agent(tenant, agentId), CacheKeys.pendingOperations(tenant, agentId))
+      .del(
+        CacheKeys.agent(tenant, agentId),
+        CacheKeys.pendingOperations(tenant, agentId),
+        CacheKeys.loadSamples(tenant, agentId),
+      )
       .hdel(CacheKeys.restarts(tenant), agentId)
       .zrem(CacheKeys.offlineDue(tenant), agentId)
       .hdel(CacheKeys.offlineDueAgents(tenant), agentId);

@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from "ioredis";
 import { CACHED_ATTENTION_REASONS } from "../../core/agents/attention.js";
+import { loadSampleOf, loadSampleText } from "../../core/agents/load-samples.js";
 import type {
   AgentAssignment,
   AgentOwnValues,
@@ -120,7 +121,7 @@ export class RedisHotState implements HotState {
 
   constructor(redis: Redis | Cluster) {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: one round trip a call.
-    redis.defineCommand("recordSighting", { numberOfKeys: 22, lua: RECORD_SIGHTING_SCRIPT });
+    redis.defineCommand("recordSighting", { numberOfKeys: 23, lua: RECORD_SIGHTING_SCRIPT });
     redis.defineCommand("rememberManifest", { numberOfKeys: 3, lua: REMEMBER_MANIFEST_SCRIPT });
     redis.defineCommand("clearPending", { numberOfKeys: 1, lua: CLEAR_PENDING_SCRIPT });
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
@@ -174,6 +175,7 @@ export class RedisHotState implements HotState {
       configurationChecksums:
         sighting.configurationChecksums && JSON.stringify(sighting.configurationChecksums),
     };
+    const sample = loadSampleOf(now, sighting.status, sighting.system);
     const pairs = Object.entries(fields).flatMap(([name, value]) =>
       value === undefined ? [] : [name, value],
     );
@@ -192,6 +194,7 @@ export class RedisHotState implements HotState {
       CacheKeys.offlineDueAgents(tenant),
       ...CACHED_ATTENTION_REASONS.map((reason) => CacheKeys.attention(tenant, agentClass, reason)),
       ...CACHED_ATTENTION_REASONS.map((reason) => CacheKeys.attention(tenant, storedClass, reason)),
+      CacheKeys.loadSamples(tenant, agentId),
       now,
       sighting.checkpointIntervalMs,
       agentId,
@@ -205,6 +208,7 @@ export class RedisHotState implements HotState {
       DEFAULT_HEARTBEAT_INTERVAL_SECONDS * 1000,
       sighting.errorBulletinsUntil ?? "",
       sighting.backPressured === undefined ? "" : sighting.backPressured ? "1" : "0",
+      sample ? loadSampleText(sample) : "",
       ...pairs,
     );
   }

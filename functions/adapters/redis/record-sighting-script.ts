@@ -1,3 +1,5 @@
+import { LOAD_SAMPLES_KEPT } from "../../core/agents/load-samples.js";
+
 /**
  * One heartbeat's cache work in one round trip (kept in TypeScript so the bundle carries it). The target's
  * own rendering is the one whose class flow id is 'targetFlowId' (the rendering in force), not any of the
@@ -23,8 +25,9 @@ export const RECORD_SIGHTING_SCRIPT = `
 -- changing class leaves.
 -- ARGV[10] how many heartbeats an agent misses before it is offline, ARGV[11] Beacon's default heartbeat
 -- period (ms), ARGV[12] until when the heartbeat's ERROR bulletins hold the agent ('' for none), ARGV[13]
--- whether a queue it reports is back-pressured ('1', '0', '' when it reports none), ARGV[14..] field/value
--- pairs this heartbeat reports.
+-- whether a queue it reports is back-pressured ('1', '0', '' when it reports none), ARGV[14] this heartbeat's
+-- load sample (load-samples.ts, '' for none), kept in KEYS[23] the agent's recent samples, ARGV[15..]
+-- field/value pairs this heartbeat reports.
 -- The flow id of a rendering (the class's policy's, see class-flow-cache.ts) with an agent's own values
 -- (its 'parameters', {name: [kind, text]}), spelled as parameters/rendered-flow-ids.ts spells it: a sensitive
 -- parameter takes only a secret reference ('s') of the agent's.
@@ -46,14 +49,14 @@ local previous = redis.call('HMGET', KEYS[1], 'registered', 'checkpointAt', 'age
   'heartbeatPeriodMs', 'bulletinsThrough', 'certificate', 'parameters', 'ownIdsFor', 'ownTargetFlowId',
   'ownAcceptedIds', 'pin', 'assignment')
 local reported = {}
-for index = 14, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
+for index = 15, #ARGV, 2 do reported[ARGV[index]] = ARGV[index + 1] end
 local agentClass = reported['agentClass'] or previous[3]
 -- The caller declared the keys of other classes than these: nothing is changed, and the reply names the
 -- class the cache holds so that the next call declares the right ones.
 if (agentClass or '') ~= ARGV[8] or (previous[3] and previous[3] ~= agentClass and previous[3] ~= ARGV[9]) then
   return {'class', previous[3] or ''}
 end
-if #ARGV >= 15 then redis.call('HSET', KEYS[1], unpack(ARGV, 14)) end
+if #ARGV >= 16 then redis.call('HSET', KEYS[1], unpack(ARGV, 15)) end
 local manifestHash = reported['manifestHash'] or previous[4]
 local flowId = reported['flowId'] or previous[5]
 if agentClass then
@@ -181,6 +184,12 @@ if agentClass then
   end
   redis.call('ZADD', KEYS[11], tonumber(ARGV[1]) + tonumber(ARGV[10]) * tonumber(period), ARGV[3])
   redis.call('HSET', KEYS[12], ARGV[3], period .. ':' .. ARGV[1] .. ':' .. agentClass)
+end
+-- The agent's recent load, newest first and capped, lives as long as its hash: what its page charts.
+if ARGV[14] ~= '' then
+  redis.call('LPUSH', KEYS[23], ARGV[14])
+  redis.call('LTRIM', KEYS[23], 0, ${LOAD_SAMPLES_KEPT - 1})
+  redis.call('EXPIRE', KEYS[23], ARGV[4])
 end
 local sequence = redis.call('HINCRBY', KEYS[1], 'sequence', 1)
 redis.call('EXPIRE', KEYS[1], ARGV[4])

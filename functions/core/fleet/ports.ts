@@ -1,5 +1,6 @@
 import type { CachedAttentionFacts, CachedAttentionReason } from "../agents/attention.js";
 import type { LabelRequirement, Labels } from "../agents/labels.js";
+import type { LoadSample } from "../agents/load-samples.js";
 import type {
   AgentAssignment,
   AgentPin,
@@ -146,6 +147,8 @@ export interface FleetHotState
   ): Promise<Map<string, CachedAttentionFacts>>;
   /** The agents of these classes in the cache's class indexes last seen before their class's `onlineSince`. */
   silentMembers(tenant: string, classes: { name: string; onlineSince: number }[]): Promise<string[]>;
+  /** The load samples of the agent's latest heartbeats (at most LOAD_SAMPLES_KEPT), oldest first. */
+  loadSamples(tenant: string, agentId: string): Promise<LoadSample[]>;
   /** Heartbeats the agent API counted in each of these minutes (epoch minutes). */
   heartbeatsPerMinute(tenant: string, epochMinutes: number[]): Promise<number[]>;
   /** Drops the agent's hot state and its entries in these classes' indexes. */
