@@ -196,7 +196,8 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
       api.operations.selection(principal, path.selectionId as string),
     cancelOperation: (principal, { path }) => api.operations.cancel(principal, path.operationId as string),
     getOperationResult: (principal, { path }) => api.operations.result(principal, path.operationId as string),
-    listDebugBundles: (principal, { query }) => api.debugBundles.list(principal, page(query)),
+    listDebugBundles: (principal, { query }) =>
+      api.debugBundles.list(principal, { ...page(query), agentId: text(query.agentId) }),
     getDebugBundle: (principal, { path }) => api.debugBundles.get(principal, path.operationId as string),
     downloadDebugBundle: (principal, { path, query }) =>
       api.debugBundles.download(principal, path.operationId as string, {

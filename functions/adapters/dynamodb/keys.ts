@@ -123,6 +123,8 @@ export const Keys = {
     pk: `T#${tenant}#BUNDLES`,
     sk: `B#${operationId}`,
   }),
+  /** One agent's debug bundles, in the index by class (gsi1), by operation id. */
+  debugBundlesOfAgent: (tenant: string, agentId: string) => `T#${tenant}#A#${agentId}#BUNDLES`,
   /** A class's adoptions of flows its agents ran, by id (the TRANSFER DEBUG operation's, which sorts by time). */
   adoption: (tenant: string, className: string, adoptionId: string) => ({
     pk: `T#${tenant}#ADOPTIONS#C#${className}`,

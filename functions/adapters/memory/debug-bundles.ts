@@ -19,9 +19,9 @@ export class MemoryDebugBundles implements DebugBundleStore {
     return bundle && structuredClone(bundle);
   }
 
-  async list(tenant: string, request: PageRequest, now: number) {
+  async list(tenant: string, request: PageRequest, now: number, agentId?: string) {
     const entries = [...this.records.values()]
-      .filter((bundle) => bundle.tenant === tenant)
+      .filter((bundle) => bundle.tenant === tenant && (agentId === undefined || bundle.agentId === agentId))
       .map((bundle) => [bundle.operationId, bundle] as [string, DebugBundle]);
     return pageOf(entries, { ...request, descending: true }, (bundle) => bundle.expiresAt > now);
   }

@@ -48,12 +48,16 @@ export function makeDebugBundlesApi(deps: DebugBundleReadsDependencies) {
   }
 
   return {
-    async list(principal: Principal, request: { cursor?: string; limit?: number }): Promise<ConsoleResult> {
+    async list(
+      principal: Principal,
+      request: { cursor?: string; limit?: number; agentId?: string },
+    ): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
       const page = await debugBundles.list(
         principal.tenant,
         pageRequestOf(request, isValidOperationId),
         clock.now(),
+        request.agentId,
       );
       return { body: pageBodyOf(page, bundleView) };
     },

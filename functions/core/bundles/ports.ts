@@ -12,8 +12,16 @@ export interface DebugBundleStore {
   /** Records the bundle unless its operation has one already: false then, and nothing is written. */
   create(bundle: DebugBundle): Promise<boolean>;
   get(tenant: string, operationId: string): Promise<DebugBundle | undefined>;
-  /** Newest first; `after` is the operation id of the last one returned. Expired ones are left out. */
-  list(tenant: string, page: PageRequest, now: number): Promise<{ items: DebugBundle[]; last?: string }>;
+  /**
+   * Newest first, of one agent when `agentId` is given (read by agent, not filtered from the tenant's); `after`
+   * is the operation id of the last one returned. Expired ones are left out.
+   */
+  list(
+    tenant: string,
+    page: PageRequest,
+    now: number,
+    agentId?: string,
+  ): Promise<{ items: DebugBundle[]; last?: string }>;
 }
 
 /** The bundles' bytes, which the bucket's lifecycle deletes after the retention. */

@@ -113,6 +113,7 @@ export function makeAgentsApi(deps: AgentsDependencies) {
       const { record, hot } = agent as MergedAgent;
       const manifest = manifestOfAgent(agent as MergedAgent);
       const certificates = await deps.agentCertificateExpiry(principal.tenant, agentId);
+      const loadSamples = await cache.attempt(() => hotState.loadSamples(principal.tenant, agentId));
       const [summary] = await named(principal.tenant, [summaryOf(agent as MergedAgent)]);
       return {
         body: dropUndefined({
@@ -128,6 +129,7 @@ export function makeAgentsApi(deps: AgentsDependencies) {
           resourceHash: hot?.resourceHash,
           system: hot?.system,
           configurationChecksums: hot?.configurationChecksums,
+          loadSamples: loadSamples?.map(({ at, ...figures }) => ({ at: toIso(at), ...figures })),
           certificates,
         }),
         cacheError: cache.error,

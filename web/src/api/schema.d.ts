@@ -1643,6 +1643,8 @@ export interface components {
                     [key: string]: string;
                 };
             };
+            /** @description The host's load and the flow's queues in total as the agent's latest heartbeats reported them (at most 60, kept in the cache beside its hot state), oldest first. A heartbeat that reported neither adds none. */
+            loadSamples?: components["schemas"]["LoadSample"][];
             /** @description The agent's agent certificates (OU=agent, CN=its id) that are not revoked, soonest to expire first, at most 10: the agent stops reaching Beacon when the one it uses expires. Fleet certificates, which speak for many agents, are in `GET /certificates`. */
             certificates?: {
                 serial: string;
@@ -1965,6 +1967,20 @@ export interface components {
             cpuLoadAverage?: number;
             /** @description Bytes of memory in use. */
             memoryUsage?: number;
+        };
+        /** @description One heartbeat's load: MiNiFi Java sends the load average only, MiNiFi C++ the CPU utilization and memory in use too. The CPU utilization is kept to a tenth of a percent (3 decimals), the load average to 2 decimals. */
+        LoadSample: {
+            /** Format: date-time */
+            at: string;
+            /** @description Fraction of all cores in use, 0 to 1. */
+            cpuUtilization?: number;
+            cpuLoadAverage?: number;
+            /** @description Bytes of memory in use. */
+            memoryUsage?: number;
+            /** @description Flowfiles queued over every connection of the flow. */
+            queuedFlowFiles?: number;
+            /** @description Bytes queued over every connection of the flow. */
+            queuedBytes?: number;
         };
         Repository: {
             name: string;
@@ -5096,6 +5112,8 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, at most 100. */
                 limit?: components["parameters"]["Limit"];
+                /** @description Only this agent's bundles, read from an index of the tenant's bundles by agent. */
+                agentId?: string;
             };
             header?: never;
             path?: never;
