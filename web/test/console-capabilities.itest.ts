@@ -213,7 +213,7 @@ describe("every capability in the browser", () => {
       30_000,
     );
     const page = await signedIn("admin", `/agents/${AGENT_ID}`);
-    const section = page.getByRole("region", { name: "Certificates issued for it" });
+    const section = page.getByRole("region", { name: "Certificates", exact: true });
     const row = section.getByRole("row").filter({ hasText: serial });
     await row.getByText("valid", { exact: true }).waitFor();
     await row.getByRole("button", { name: "Revoke…" }).click();
@@ -232,7 +232,9 @@ describe("every capability in the browser", () => {
     const bundles = page.getByRole("region", { name: "Debug bundles", exact: true });
     await bundles.getByRole("region", { name: "The agent's debug bundles" }).waitFor();
     expect(await bundles.getByRole("button").count()).toBe(0);
-    expect(await page.getByRole("region", { name: "Certificates issued for it" }).count()).toBe(0);
+    expect(
+      await page.getByRole("region", { name: "Certificates", exact: true }).getByRole("button").count(),
+    ).toBe(0);
     await capture(page, "agent-capabilities-as-viewer");
 
     await page.goto(`${webUrl}/classes/${AGENT_CLASS}`);

@@ -110,8 +110,8 @@ export function DebugBundles() {
 }
 
 /**
- * One agent's debug bundles, found through its TRANSFER DEBUG operations (the agent's operations are indexed;
- * a bundle is kept by its operation's id), and, for an operator, the request for another.
+ * One agent's debug bundles (the API reads them by agent), how many it was asked for and has yet to send (its
+ * latest operations), and, for an operator, the request for another.
  */
 export function AgentDebugBundles(props: { agentId: string }) {
   const { client, session } = useConsole();
@@ -119,23 +119,15 @@ export function AgentDebugBundles(props: { agentId: string }) {
   const [asking, ask] = useAction();
   const [notice, setNotice] = useState<string>();
   const [found, reload] = useResource(async () => {
-    const operations = await dataOf(
-      client.GET("/api/v1/operations", { params: { query: { agentId, limit: 100 } } }),
-    );
-    const requested = operations.items.filter(isTransferDebug);
-    const bundles = await Promise.all(
-      requested
-        .filter((operation) => operation.state === "done")
-        .map(({ operationId }) =>
-          // An expired bundle (410) or one the agent never sent (404) is left out.
-          dataOf(
-            client.GET("/api/v1/debug-bundles/{operationId}", { params: { path: { operationId } } }),
-          ).catch(() => undefined),
-        ),
-    );
+    const [bundles, operations] = await Promise.all([
+      dataOf(client.GET("/api/v1/debug-bundles", { params: { query: { agentId, limit: 100 } } })),
+      dataOf(client.GET("/api/v1/operations", { params: { query: { agentId, limit: 100 } } })),
+    ]);
     return {
-      bundles: bundles.filter((bundle) => bundle !== undefined),
-      waiting: requested.filter((operation) => OPEN_STATES.includes(operation.state)).length,
+      bundles: bundles.items,
+      waiting: operations.items.filter(
+        (operation) => isTransferDebug(operation) && OPEN_STATES.includes(operation.state),
+      ).length,
     };
   }, `debug bundles ${agentId}`);
   useInterval(reload, FOLLOW_PERIOD_MS, found.status === "ready" && found.data.waiting > 0);

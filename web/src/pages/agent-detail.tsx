@@ -9,6 +9,7 @@ import { Fact } from "../components/fact";
 import { FlowVersionRef } from "../components/flow-version";
 import { LabelList } from "../components/labels";
 import { AsOfLastHeartbeat, LastHeartbeatNote } from "../components/last-heartbeat";
+import { LoadChart } from "../components/load-chart";
 import { OperationsTable } from "../components/operations-table";
 import { Page } from "../components/page";
 import {
@@ -99,7 +100,6 @@ export function AgentDetail() {
       </Loaded>
       <AgentParameters agentId={agentId} />
       <AgentDebugBundles agentId={agentId} />
-      {mayCall(session, "GET /api/v1/certificates") && <AgentCertificates agentId={agentId} />}
       <RecentEvents agentId={agentId} />
     </Page>
   );
@@ -484,6 +484,10 @@ function AgentView({ agent }: { agent: Schemas["AgentDetail"] }) {
           <Fact term="Back-pressured queues">{statusSummary?.backPressuredQueues ?? "—"}</Fact>
         </dl>
       </section>
+      <section aria-labelledby="load">
+        <h2 id="load">Load and queues over time</h2>
+        <LoadChart samples={agent.loadSamples ?? []} />
+      </section>
       <h2>Processors</h2>
       <LastHeartbeatNote agent={agent} />
       {agent.processors?.length ? (
@@ -545,19 +549,7 @@ function AgentView({ agent }: { agent: Schemas["AgentDetail"] }) {
       ) : (
         <p class="empty">No bulletins.</p>
       )}
-      <h2>Certificates</h2>
-      {agent.certificates?.length ? (
-        <ul>
-          {agent.certificates.map((certificate) => (
-            <li key={certificate.serial}>
-              <span class="mono">{certificate.serial}</span>: {certificate.state}, expires{" "}
-              {dateTime(certificate.notAfter)}
-            </li>
-          ))}
-        </ul>
-      ) : (
-        <p class="empty">No agent certificate of its own: it speaks with a fleet certificate.</p>
-      )}
+      <AgentCertificates agent={agent} />
     </>
   );
 }
