@@ -27,6 +27,7 @@ import {
   pinText,
   rememberClassFlow,
 } from "./class-flow-cache.js";
+import { defineOperationOutcome, recordOperationOutcome } from "./operation-outcome-script.js";
 import {
   CLEAR_PENDING_SCRIPT,
   RECORD_SIGHTING_SCRIPT,
@@ -123,6 +124,7 @@ export class RedisHotState implements HotState {
     redis.defineCommand("recordSighting", { numberOfKeys: 22, lua: RECORD_SIGHTING_SCRIPT });
     redis.defineCommand("rememberManifest", { numberOfKeys: 3, lua: REMEMBER_MANIFEST_SCRIPT });
     redis.defineCommand("clearPending", { numberOfKeys: 1, lua: CLEAR_PENDING_SCRIPT });
+    defineOperationOutcome(redis);
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
   }
 
@@ -207,6 +209,16 @@ export class RedisHotState implements HotState {
       sighting.backPressured === undefined ? "" : sighting.backPressured ? "1" : "0",
       ...pairs,
     );
+  }
+
+  async recordOperationOutcome(
+    tenant: string,
+    agentId: string,
+    agentClass: string | undefined,
+    failed: boolean,
+    at: number,
+  ) {
+    await recordOperationOutcome(this.usable(), tenant, agentId, agentClass, failed, at);
   }
 
   async revocationOf(tenant: string, serial: string): Promise<CachedRevocation> {
