@@ -216,6 +216,7 @@ export function composeHeartbeat(
     | "describeRetryMs"
     | "maxOperationsPerReply"
     | "catchUpRetryMs"
+    | "errorBulletinWindowMs"
     | "agentApiUrl"
     | "operationAckTimeoutMs"
   >,
@@ -240,6 +241,7 @@ export function composeHeartbeat(
       describeRetryMs: config.describeRetryMs,
       maxOperationsPerReply: config.maxOperationsPerReply,
       catchUpRetryMs: config.catchUpRetryMs,
+      errorBulletinWindowMs: config.errorBulletinWindowMs,
       agentApiUrl: config.agentApiUrl,
     },
   });

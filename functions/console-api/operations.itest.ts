@@ -401,7 +401,17 @@ async function seed(agentId: string, kind: Pick<OperationRecord, "operation" | "
   const now = Date.now();
   const operationId = newOperationId(now, ids, agentId);
   const created = await lifecycle.create([
-    { tenant, agentId, operationId, ...kind, state: "queued", createdAt: now, createdBy: "operations-test" },
+    // With the agent's class, as the console queues one.
+    {
+      tenant,
+      agentId,
+      agentClass,
+      operationId,
+      ...kind,
+      state: "queued",
+      createdAt: now,
+      createdBy: "operations-test",
+    },
   ]);
   await new KinesisEventSink(
     makeKinesisClient(agentApi.env),
@@ -437,14 +447,15 @@ describe("acknowledgements that find their operation", () => {
       confirmedBy: "ack",
     });
     // One consistent read of the operation, its conditional update with the event staged in one transaction,
-    // one put, the event cleared from the outbox; the revocation check in the cache.
+    // one put, the event cleared from the outbox; the revocation check in the cache, and the agent out of the
+    // attention index of failed operations (one script, its class taken from the operation).
     expect(matched.dynamoDb).toEqual({
       "DynamoDB_20120810.GetItem": 1,
       "DynamoDB_20120810.TransactWriteItems": 1,
       "DynamoDB_20120810.BatchWriteItem": 1,
     });
     expect(matched.kinesis).toEqual({ "Kinesis_20131202.PutRecords": 1 });
-    expect(matched.roundTrips).toEqual(["hmget"]);
+    expect(matched.roundTrips).toEqual(["hmget", "evalsha"]);
 
     const duplicate = await costOf(() => agentApi.post(ACKNOWLEDGE, anonymous, { certificate: fleet }));
     expect(duplicate.result.status).toBe(200);
@@ -459,6 +470,41 @@ describe("acknowledgements that find their operation", () => {
     expect(none.result.status).toBe(200);
     expect(none.dynamoDb).toEqual({});
     expect(none.kinesis).toEqual({ "Kinesis_20131202.PutRecords": 1 });
+  });
+
+  it("put an agent whose operation failed among those needing attention, and a later one carried out takes it out", async () => {
+    const attentionFailed = async () =>
+      (
+        (
+          await consoleApi.request("GET", "/api/v1/agents?attention=operationFailed", { token: operator })
+        ).json() as { items: { agentId: string }[] }
+      ).items.map((item) => item.agentId);
+    const acknowledged = async (state: string) => {
+      const [restart] = await queue({
+        agentId: "cpp-4",
+        operation: "CLEAR",
+        operand: "CONNECTION",
+        args: { connection: "c-1" },
+      });
+      await beat("cpp-4");
+      const ack = { operationId: restart?.operationId as string, operationState: { state } };
+      return costOf(() => agentApi.post(ACKNOWLEDGE, ack, { certificate: fleet }));
+    };
+    await agentApi.post(HEARTBEAT, cppHeartbeat("cpp-4", true), { certificate: fleet });
+    const failed = await acknowledged("NOT_APPLIED");
+    expect(failed.result.status).toBe(200);
+    // The revocation check and the index of failed operations, one script; the registry is not read for it.
+    expect(failed.roundTrips).toEqual(["hmget", "evalsha"]);
+    // As before the index: the operation read, the agent's open ones (what waits on it is cancelled), its move.
+    expect(failed.dynamoDb).toEqual({
+      "DynamoDB_20120810.GetItem": 1,
+      "DynamoDB_20120810.Query": 1,
+      "DynamoDB_20120810.TransactWriteItems": 1,
+      "DynamoDB_20120810.BatchWriteItem": 1,
+    });
+    expect(await attentionFailed()).toContain("cpp-4");
+    await acknowledged("FULLY_APPLIED");
+    expect(await attentionFailed()).not.toContain("cpp-4");
   });
 
   it("find Beacon's own DESCRIBE MANIFEST by its id alone too, and store the manifest it brings", async () => {
@@ -534,9 +580,10 @@ describe("done means the effect is seen", () => {
       agentApi.post(ACKNOWLEDGE, cppAckOf("cpp-1", operationId, "FULLY_APPLIED"), { certificate: fleet }),
     );
     expect(acknowledged.result.status).toBe(200);
-    // The revocation check, and the marker that has the agent's next heartbeats look for the effect, before
-    // the state change and after it (a heartbeat in between clears the first).
-    expect(acknowledged.roundTrips).toEqual(["hmget", "incr", "incr"]);
+    // The revocation check, the marker that has the agent's next heartbeats look for the effect, before the
+    // state change and after it (a heartbeat in between clears the first), and the attention index of failed
+    // operations, which an operation the agent applied takes it out of (one script).
+    expect(acknowledged.roundTrips).toEqual(["hmget", "incr", "incr", "evalsha"]);
     expect(acknowledged.dynamoDb).toEqual({
       "DynamoDB_20120810.GetItem": 1,
       "DynamoDB_20120810.TransactWriteItems": 1,

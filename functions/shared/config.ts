@@ -1,4 +1,5 @@
 import { AgentAnswerBudget } from "../core/agent-requests/answer-budget.js";
+import { ERROR_BULLETIN_WINDOW_MS } from "../core/agents/attention.js";
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../core/bundles/model.js";
 import type { EventBufferBounds } from "../core/events/ports.js";
@@ -27,6 +28,8 @@ export interface AgentApiConfig {
   /** Where agents reach the agent API, for the download URLs catch-up operations carry. */
   agentApiUrl: string;
   catchUpRetryMs: number;
+  /** How long an ERROR bulletin holds its agent in need of attention. */
+  errorBulletinWindowMs: number;
   /** Which tenants each trusted CA may speak for, now; undefined when every trusted CA is Beacon's own. */
   caBindings: CurrentCaBindings;
   /** Where assets' bytes are, for their downloads, and the answers DESCRIBE acks bring, under their prefix. */
@@ -90,6 +93,8 @@ export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
     agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
     // Long enough for an agent to fetch and apply a flow; an agent that failed it is sent it again after.
     catchUpRetryMs: numberEnv(env, EnvNames.catchUpRetrySeconds, 1800) * 1_000,
+    errorBulletinWindowMs:
+      numberEnv(env, EnvNames.errorBulletinWindowSeconds, ERROR_BULLETIN_WINDOW_MS / 1_000) * 1_000,
     caBindings: caBindingsOf(env),
     assetBucket: requireEnv(env, EnvNames.assetBucket),
     operationResultRetentionMs:

@@ -42,6 +42,8 @@ export const EnvNames = {
   agentApiUrl: "BEACON_AGENT_API_URL",
   /** How long the agent API waits before sending a catch-up UPDATE CONFIGURATION to the same agent again. */
   catchUpRetrySeconds: "BEACON_CATCH_UP_RETRY_SECONDS",
+  /** How long an ERROR bulletin holds its agent in need of attention (agent API); 900 unless set. */
+  errorBulletinWindowSeconds: "BEACON_ERROR_BULLETIN_WINDOW_SECONDS",
   /** Days the console's audit records are kept (console API); 400 unless set. */
   auditRetentionDays: "BEACON_AUDIT_RETENTION_DAYS",
   /** The S3 bucket holding tenants' assets (`<tenant>/assets/<sha256>`). */

@@ -17,6 +17,12 @@
  *
  * `--failing N --refuse P`: the first N agents refuse (NOT_APPLIED) the flow whose hash starts with P, as
  * an agent missing a processor that flow needs would; they take any other flow, so a rollback works.
+ *
+ * `--error-bulletins`, `--back-pressure`, `--fail-operations N`: what an agent needing attention sends, in
+ * the C++ agent's shapes (cpp/heartbeat-light.json): an ERROR bulletin raised at each heartbeat in
+ * `flowInfo.processorBulletins`, its flow's queue at its object limit (`size` = `sizeMax`) in
+ * `flowInfo.queues`, and NOT_APPLIED for the next N operations it is asked to carry out. Started again
+ * without them (same `--prefix`), the agents are healthy: the bulletins age out, the queue drains.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -39,7 +45,8 @@ import { bundleForm, tarGz } from "../common/debug-bundle-form.js";
 
 const USAGE = `Usage: npm run agents -- [--class <class>] [--count <n>] [--interval <seconds>] [--beats <n>]
          [--failing <n> --refuse <flow hash prefix>] [--prefix <agent id prefix>] [--url <agent API>]
-         [--certs <folder>] [--certificate <name>]
+         [--certs <folder>] [--certificate <name>] [--error-bulletins] [--back-pressure]
+         [--fail-operations <n>]
 
 Simulated MiNiFi C++ agents heartbeating the local stack (npm start) over mutual TLS until Ctrl-C.
   --class        their agent class (default demo)
@@ -50,7 +57,10 @@ Simulated MiNiFi C++ agents heartbeating the local stack (npm start) over mutual
   --prefix       agent ids are <prefix><n> (default <class>-agent-)
   --url          the agent API (default https://127.0.0.1:$BEACON_AGENT_PORT, else 8443)
   --certs        the folder of ca.pem and the client certificate (default .beacon/certs)
-  --certificate  the client certificate's name in it (default dev-fleet)`;
+  --certificate  the client certificate's name in it (default dev-fleet)
+  --error-bulletins  each heartbeat carries an ERROR bulletin raised then
+  --back-pressure    each heartbeat reports the flow's queue at its limit
+  --fail-operations  the agents refuse (NOT_APPLIED) the next n operations they are asked for (default 0)`;
 
 const { values } = parseCommandLine(USAGE, {
   options: {
@@ -64,6 +74,9 @@ const { values } = parseCommandLine(USAGE, {
     url: { type: "string", default: `https://127.0.0.1:${process.env.BEACON_AGENT_PORT ?? "8443"}` },
     certs: { type: "string", default: path.join(".beacon", "certs") },
     certificate: { type: "string", default: "dev-fleet" },
+    "error-bulletins": { type: "boolean", default: false },
+    "back-pressure": { type: "boolean", default: false },
+    "fail-operations": { type: "string", default: "0" },
   },
 });
 const agentClass = values.class as string;
@@ -73,11 +86,16 @@ const failing = Number(values.failing);
 const beats = Number(values.beats);
 const prefix = values.prefix ?? `${agentClass}-agent-`;
 const refused = (values.refuse as string).toLowerCase();
-const valid = [count, intervalMs, failing, beats].every((value) => Number.isInteger(value) && value >= 0);
+const errorBulletins = values["error-bulletins"] === true;
+const backPressure = values["back-pressure"] === true;
+const failOperations = Number(values["fail-operations"]);
+const valid = [count, intervalMs, failing, beats, failOperations].every(
+  (value) => Number.isInteger(value) && value >= 0,
+);
 if (!valid || intervalMs === 0 || (failing > 0 && refused === "")) {
   exitWithUsage(
     USAGE,
-    "--count, --interval, --beats and --failing take whole numbers (interval at least 1); --failing needs --refuse",
+    "--count, --interval, --beats, --failing and --fail-operations take whole numbers (interval at least 1); --failing needs --refuse",
   );
 }
 
@@ -136,6 +154,10 @@ class SimulatedAgent {
   private resourceHash: string | null = null;
   private manifestSent = false;
   private readonly agent: VariedAgent;
+  /** How many more operations it refuses (--fail-operations). */
+  private operationsToFail = failOperations;
+  /** The id of its last ERROR bulletin (--error-bulletins), counting up as an agent's bulletin ids do. */
+  private bulletinId = 0;
 
   constructor(
     readonly agentId: string,
@@ -152,7 +174,30 @@ class SimulatedAgent {
     flowInfo.versionedFlowSnapshotURI = { bucketId: "default", flowId: this.flowId };
     flowInfo.processorBulletins = [];
     heartbeat.resourceInfo = { hash: this.resourceHash ?? "null" };
+    if (errorBulletins) flowInfo.processorBulletins = [this.errorBulletin()];
+    if (backPressure) {
+      // The C++ agent's queue, at its object limit: what the heartbeat's reader flags as back pressure.
+      for (const queue of Object.values(flowInfo.queues as JsonObject))
+        Object.assign(queue as JsonObject, { size: 10_000, sizeMax: 10_000 });
+    }
     return heartbeat;
+  }
+
+  /** An ERROR bulletin raised now, as the C++ agent lists it (cpp/heartbeat-light.json). */
+  private errorBulletin(): JsonObject {
+    this.bulletinId++;
+    return {
+      id: this.bulletinId,
+      timestamp: Date.now(),
+      level: "ERROR",
+      category: "Log Message",
+      message: "Error connecting to localhost:8776 due to Connection refused",
+      groupId: "2438e3c8-015a-1000-79ca-83af40ec1990",
+      groupName: "MiNiFi Flow",
+      groupPath: "MiNiFi Flow",
+      sourceId: "2438e3c8-015a-1000-79ca-83af40ec1991",
+      sourceName: "GetTCP",
+    };
   }
 
   /** What the agent bundles for TRANSFER DEBUG: its manifest, the flow it runs, and what it logged. */
@@ -187,7 +232,12 @@ class SimulatedAgent {
     const name = `${operation.operation} ${operation.operand ?? ""}`.trim().toUpperCase();
     let state = "FULLY_APPLIED";
     let details: string | undefined;
-    if (name === "UPDATE CONFIGURATION") {
+    if (this.operationsToFail > 0) {
+      this.operationsToFail--;
+      state = "NOT_APPLIED";
+      details = "The agent could not carry it out";
+      log(this.agentId, `${name}: ${state} (--fail-operations)`);
+    } else if (name === "UPDATE CONFIGURATION") {
       const flowId = asString(operation.args?.flowId) ?? "";
       const location = asString(operation.args?.location) ?? "";
       const download = await send(new URL(location), "GET");
@@ -239,7 +289,7 @@ class SimulatedAgent {
     // A DESCRIBE's answer comes in its acknowledgement, as the C++ agent sends it.
     const operand = (operation.operand ?? "").toUpperCase();
     const ack =
-      name.startsWith("DESCRIBE ") && isCppDescribed(operand)
+      state === "FULLY_APPLIED" && name.startsWith("DESCRIBE ") && isCppDescribed(operand)
         ? cppDescribeAckOf(this.agentId, operation.identifier, operand)
         : cppAckOf(this.agentId, operation.identifier, state, details ? { details } : {});
     await send(new URL(AgentRoutes.acknowledge.path, values.url), "POST", json(ack));
@@ -265,6 +315,9 @@ const agents = Array.from(
 console.log(
   `${count} simulated agents of class ${agentClass} heartbeat every ${intervalMs / 1000} s against ${values.url}` +
     (failing > 0 ? `; the first ${failing} refuse flow ${refused}…` : "") +
+    (errorBulletins ? "; they send ERROR bulletins" : "") +
+    (backPressure ? "; their queue is at its limit" : "") +
+    (failOperations > 0 ? `; they refuse the next ${failOperations} operation(s)` : "") +
     (beats > 0 ? `; they stop after ${beats} heartbeats.` : ". Ctrl-C stops them."),
 );
 let stopping = false;

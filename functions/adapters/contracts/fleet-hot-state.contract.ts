@@ -179,6 +179,36 @@ export const fleetHotStateContract = contract<FleetHotStateSubject>("the fleet h
     expect(await hotState.attentionMembers(the.tenant, ["pumps"], "backPressure", now)).toEqual([]);
   });
 
+  it("keeps an agent whose operation failed or timed out in its class's index until one is carried out", async () => {
+    const { hotState, sight } = the.subject;
+    const now = START + MINUTE;
+    const failed = (agentClass: string) =>
+      hotState.attentionMembers(the.tenant, [agentClass], "operationFailed", now);
+    await sight(the.tenant, "agent-1", { lastSeen: START, agentClass: "pumps" });
+    await hotState.recordOperationOutcome(the.tenant, "agent-1", "pumps", true, START + 1);
+    // A later failure keeps the first one's time.
+    await hotState.recordOperationOutcome(the.tenant, "agent-1", "pumps", true, START + 2);
+    expect(await failed("pumps")).toEqual(["agent-1"]);
+    expect(
+      await hotState.attentionOf(the.tenant, [{ agentId: "agent-1", agentClass: "pumps" }], now),
+    ).toEqual(new Map([["agent-1", { lastOperationFailed: true }]]));
+    await hotState.recordOperationOutcome(the.tenant, "agent-1", "pumps", false, START + 3);
+    expect(await failed("pumps")).toEqual([]);
+    // An operation queued before the agent changed class: the class the cache holds for it wins.
+    await sight(the.tenant, "agent-1", { lastSeen: START + 4, agentClass: "valves" });
+    await hotState.recordOperationOutcome(the.tenant, "agent-1", "pumps", true, START + 5);
+    expect(await failed("pumps")).toEqual([]);
+    expect(await failed("valves")).toEqual(["agent-1"]);
+    // An agent the cache does not hold is kept in the operation's class; with neither, nowhere.
+    await hotState.recordOperationOutcome(the.tenant, "agent-9", "drains", true, START + 6);
+    await hotState.recordOperationOutcome(the.tenant, "agent-8", undefined, true, START + 6);
+    expect(await hotState.attentionCounts(the.tenant, ["drains"], now)).toEqual(
+      new Map([
+        ["drains", { errorBulletins: 0, backPressure: 0, offTarget: 0, pinned: 0, operationFailed: 1 }],
+      ]),
+    );
+  });
+
   it("leaves a forgotten agent counted in its class when that class is not named", async () => {
     const { hotState, sight } = the.subject;
     await sight(the.tenant, "agent-1", { lastSeen: START, agentClass: "pumps" });

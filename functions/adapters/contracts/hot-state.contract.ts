@@ -461,6 +461,22 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     );
   });
 
+  it("keeps the outcome of an agent's last operation in the class the cache holds for it", async () => {
+    const { hotState, attention } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    const failed = (agentClass: string) => attention(the.tenant, agentClass, "operationFailed");
+    await sighted(START, reported);
+    await hotState.recordOperationOutcome(the.tenant, "agent-1", "pumps", true, START + 1);
+    await hotState.recordOperationOutcome(the.tenant, "agent-1", "pumps", true, START + 2);
+    expect(await failed("pumps")).toEqual(new Map([["agent-1", START + 1]]));
+    // Changing class, the agent takes it along; an operation queued before the change finds it there.
+    await sighted(START + 3, { agentClass: "valves" });
+    expect(await failed("valves")).toEqual(new Map([["agent-1", START + 1]]));
+    await hotState.recordOperationOutcome(the.tenant, "agent-1", "pumps", false, START + 4);
+    expect(await failed("valves")).toEqual(new Map());
+    expect(await failed("pumps")).toEqual(new Map());
+  });
+
   it("keeps agents off their class's target, and pinned ones apart, once it knows their manifest and class policy", async () => {
     const { hotState, attention } = the.subject;
     await hotState.rememberRevocations(the.tenant, []);

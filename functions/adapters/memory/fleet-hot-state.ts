@@ -160,6 +160,22 @@ export class MemoryFleetHotState implements FleetHotState {
         this.attention.get(`${tenant}/${agentClass}/${reason}`)?.delete(agentId);
   }
 
+  /** As the script: the class the cache holds for the agent wins over the caller's. */
+  async recordOperationOutcome(
+    tenant: string,
+    agentId: string,
+    agentClass: string | undefined,
+    failed: boolean,
+    at: number,
+  ) {
+    this.check();
+    const className = this.agentStates.get(`${tenant}/${agentId}`)?.agentClass ?? agentClass;
+    if (className === undefined) return;
+    const index = this.attentionIndex(tenant, className, "operationFailed");
+    if (!failed) index.delete(agentId);
+    else if (!index.has(agentId)) index.set(agentId, at);
+  }
+
   async markOperationsPending(tenant: string, agentIds: string[]) {
     this.check();
     for (const agentId of agentIds) {

@@ -345,6 +345,22 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
     this.agents.set(key, agent);
   }
 
+  /** As the script: the class the cache holds for the agent wins over the caller's. */
+  async recordOperationOutcome(
+    tenant: string,
+    agentId: string,
+    agentClass: string | undefined,
+    failed: boolean,
+    at: number,
+  ) {
+    this.touch();
+    const className = this.agents.get(`${tenant}/${agentId}`)?.agentClass ?? agentClass;
+    if (className === undefined) return;
+    const index = this.attentionIndex(tenant, className, "operationFailed");
+    if (!failed) index.delete(agentId);
+    else if (!index.has(agentId)) index.set(agentId, at);
+  }
+
   /** What the console does when it queues an operation for the agent, and an ack that awaits its effect. */
   async markOperationsPending(tenant: string, agentId: string) {
     this.touch();

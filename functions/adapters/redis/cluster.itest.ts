@@ -192,6 +192,15 @@ async function everyCall(tenant: string) {
     more: false,
   });
 
+  // An operation's outcome, from the acknowledgement (queued while the agent was a gateway: the cache's class
+  // wins, a second call) and from the sweeper.
+  await hotState.recordOperationOutcome(tenant, agent, "gateways", true, NOW);
+  await fleet.recordOperationOutcome(tenant, agent, "sensors", false, NOW + 1);
+  await fleet.recordOperationOutcome(tenant, agent, "sensors", true, NOW + 2);
+  expect(await fleet.attentionMembers(tenant, ["gateways", "sensors"], "operationFailed", NOW)).toEqual([
+    agent,
+  ]);
+
   await fleet.forgetAgent(tenant, agent, ["gateways", "sensors"]);
   expect((await fleet.agents(tenant, [agent])).size).toBe(0);
   expect((await fleet.classCounts(tenant, classes)).get("sensors")).toEqual({ total: 0, online: 0 });
@@ -236,6 +245,7 @@ describe.each(TENANTS)("every cache call of tenant %s", (tenant) => {
       expect.arrayContaining([
         `ZADD ${CacheKeys.classIndex(tenant, "sensors")}`,
         `ZREM ${CacheKeys.classIndex(tenant, "gateways")}`,
+        `ZADD ${CacheKeys.attention(tenant, "sensors", "operationFailed")}`,
         `HMGET ${CacheKeys.classFlow(tenant, "gateways")}`,
         `HSET ${CacheKeys.revokedSerials(tenant)}`,
         `DEL ${CacheKeys.pendingOperations(tenant, "agent-1")}`,

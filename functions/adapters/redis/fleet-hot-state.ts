@@ -24,6 +24,7 @@ import {
   rememberClassFlow,
 } from "./class-flow-cache.js";
 import { CacheUnavailableError } from "./hot-state.js";
+import { defineOperationOutcome, recordOperationOutcome } from "./operation-outcome-script.js";
 
 /** The agent hash's fields the console reads, as the agent API writes them (JSON for the structured ones). */
 const AGENT_FIELDS = [
@@ -65,6 +66,7 @@ export class RedisFleetHotState implements FleetHotState {
   constructor(redis: Redis | Cluster) {
     redis.defineCommand("addRevokedSerial", { numberOfKeys: 1, lua: ADD_REVOKED_SCRIPT });
     redis.defineCommand("rememberAgentField", { numberOfKeys: 1, lua: REMEMBER_AGENT_FIELD_SCRIPT });
+    defineOperationOutcome(redis);
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
   }
 
@@ -203,6 +205,16 @@ export class RedisFleetHotState implements FleetHotState {
         transaction.zrem(CacheKeys.attention(tenant, agentClass, reason), agentId);
     }
     await execute(transaction);
+  }
+
+  async recordOperationOutcome(
+    tenant: string,
+    agentId: string,
+    agentClass: string | undefined,
+    failed: boolean,
+    at: number,
+  ) {
+    await recordOperationOutcome(this.usable(), tenant, agentId, agentClass, failed, at);
   }
 
   async markOperationsPending(tenant: string, agentIds: string[]) {

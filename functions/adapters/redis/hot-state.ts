@@ -28,6 +28,7 @@ import {
   pinText,
   rememberClassFlow,
 } from "./class-flow-cache.js";
+import { defineOperationOutcome, recordOperationOutcome } from "./operation-outcome-script.js";
 import {
   CLEAR_PENDING_SCRIPT,
   RECORD_SIGHTING_SCRIPT,
@@ -124,6 +125,7 @@ export class RedisHotState implements HotState {
     redis.defineCommand("recordSighting", { numberOfKeys: 23, lua: RECORD_SIGHTING_SCRIPT });
     redis.defineCommand("rememberManifest", { numberOfKeys: 3, lua: REMEMBER_MANIFEST_SCRIPT });
     redis.defineCommand("clearPending", { numberOfKeys: 1, lua: CLEAR_PENDING_SCRIPT });
+    defineOperationOutcome(redis);
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
   }
 
@@ -211,6 +213,16 @@ export class RedisHotState implements HotState {
       sample ? loadSampleText(sample) : "",
       ...pairs,
     );
+  }
+
+  async recordOperationOutcome(
+    tenant: string,
+    agentId: string,
+    agentClass: string | undefined,
+    failed: boolean,
+    at: number,
+  ) {
+    await recordOperationOutcome(this.usable(), tenant, agentId, agentClass, failed, at);
   }
 
   async revocationOf(tenant: string, serial: string): Promise<CachedRevocation> {

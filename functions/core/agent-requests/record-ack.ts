@@ -102,7 +102,9 @@ function agentOfAck(ack: Acknowledgement, credential: AgentCredential): string |
  * operation and one conditional update, or none for an id that names no agent; an ack that brings a manifest
  * adds its registration (registration.ts) and one update of the agent's record, one that brings a DESCRIBE's
  * answer one put of the answer (results.ts), before the update, and an applied TRANSFER DEBUG one read of its
- * stored bundle (bundles/). An answer that cannot be kept does not refuse
+ * stored bundle (bundles/), and one that closes an operation one cache call (usually one round trip; two
+ * when the agent changed class since the operation was queued) keeping the attention index of failed
+ * operations. An answer that cannot be kept does not refuse
  * the ack: the agent would not send it again, so the operation closes with its result marked lost.
  */
 export function makeRecordAck(deps: AckDependencies) {
@@ -256,8 +258,14 @@ export function makeRecordAck(deps: AckDependencies) {
       bundle,
     });
     if (watched) await cache.attempt(() => hotState.markOperationsPending(tenant, agentId));
-    const matched = operationEvents.some((event) => event.operationId === ack.operationId);
-    return { matched, manifestStored, operationEvents, kept };
+    const closed = operationEvents.find((event) => event.operationId === ack.operationId);
+    // The attention index of failed operations: in for a failure, out for one the agent carried out (one
+    // awaiting its effect included: should the effect not show, its timeout puts the agent back in).
+    if (closed)
+      await cache.attempt(() =>
+        hotState.recordOperationOutcome(tenant, agentId, record.agentClass, closed.state === "failed", now),
+      );
+    return { matched: closed !== undefined, manifestStored, operationEvents, kept };
   }
 
   /** What a TRANSFER DEBUG records of the bundle its agent uploaded before acknowledging; undefined without one. */

@@ -763,6 +763,21 @@ describe("catch-up", () => {
     ]);
   });
 
+  it("keeps an agent whose operation failed in its class's attention index until one is carried out", async () => {
+    const { core, heartbeat, ack } = gatewaysFleet();
+    await heartbeat({ full: true });
+    const [first] = await heartbeat();
+    const failedAt = core.clock.now();
+    await ack(first?.identifier as string, "NOT_APPLIED");
+    expect(core.hotState.attentionIndex("acme", "gateways", "operationFailed")).toEqual(
+      new Map([[cppAgent, failedAt]]),
+    );
+    core.clock.advance(CATCH_UP_RETRY_MS);
+    const [again] = await heartbeat();
+    await ack(again?.identifier as string, "FULLY_APPLIED");
+    expect(core.hotState.attentionIndex("acme", "gateways", "operationFailed")).toEqual(new Map());
+  });
+
   it("sends nothing to an agent whose manifest does not list UPDATE CONFIGURATION", async () => {
     const core = coreHarness();
     core.classFlows.policies.set("acme/probe-class", { target, accepted: [target] });

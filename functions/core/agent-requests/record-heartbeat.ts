@@ -56,6 +56,8 @@ export interface HeartbeatSettings {
   maxOperationsPerReply: number;
   /** How long a catch-up sent to an agent holds off the next one, which an agent that failed it gets. */
   catchUpRetryMs: number;
+  /** How long an ERROR bulletin holds its agent in need of attention (attention.ts' window unless given). */
+  errorBulletinWindowMs?: number;
   /** The agent API's public base URL (`https://host[:port]`), for the flow downloads catch-up sends. */
   agentApiUrl: string;
 }

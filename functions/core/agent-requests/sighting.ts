@@ -64,7 +64,9 @@ export function sightingOf(
   credential: AgentCredential,
   heartbeat: Heartbeat,
   now: number,
-  intervals: Pick<HotSighting, "checkpointIntervalMs" | "catchUpRetryMs">,
+  intervals: Pick<HotSighting, "checkpointIntervalMs" | "catchUpRetryMs"> & {
+    errorBulletinWindowMs?: number;
+  },
 ): HotSighting {
   return {
     tenant,
@@ -81,7 +83,7 @@ export function sightingOf(
     queues: heartbeat.queues,
     bulletins: heartbeat.bulletins,
     bulletinsThrough: heartbeat.bulletinIds?.highest,
-    errorBulletinsUntil: errorBulletinsUntil(heartbeat.bulletins, now),
+    errorBulletinsUntil: errorBulletinsUntil(heartbeat.bulletins, now, intervals.errorBulletinWindowMs),
     backPressured: isBackPressured(heartbeat.queues),
     processors: heartbeat.processors,
     resourceHash: heartbeat.resourceHash,

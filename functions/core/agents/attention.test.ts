@@ -23,6 +23,11 @@ describe("ERROR bulletins", () => {
 
   it("count one without a time, or from an agent whose clock runs ahead, as raised now", () => {
     expect(errorBulletinsUntil([{ level: "ERROR" }], NOW)).toBe(NOW + ERROR_BULLETIN_WINDOW_MS);
+    // A window set otherwise (BEACON_ERROR_BULLETIN_WINDOW_SECONDS).
+    expect(errorBulletinsUntil([{ level: "ERROR", timestamp: NOW - 60_000 }], NOW, 90_000)).toBe(
+      NOW + 30_000,
+    );
+    expect(errorBulletinsUntil([{ level: "ERROR", timestamp: NOW - 60_000 }], NOW, 60_000)).toBeUndefined();
     expect(errorBulletinsUntil([{ level: "ERROR", timestamp: NOW + DAY }], NOW)).toBe(
       NOW + ERROR_BULLETIN_WINDOW_MS,
     );

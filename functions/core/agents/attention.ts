@@ -39,7 +39,7 @@ export const LISTED_ATTENTION_REASONS = ["offline", ...CACHED_ATTENTION_REASONS]
 
 export type ListedAttentionReason = (typeof LISTED_ATTENTION_REASONS)[number];
 
-/** An ERROR bulletin keeps its agent in need of attention this long after it was raised. */
+/** An ERROR bulletin keeps its agent in need of attention this long after it was raised, unless set otherwise. */
 export const ERROR_BULLETIN_WINDOW_MS = 15 * 60_000;
 
 /**
@@ -51,12 +51,13 @@ export const ERROR_BULLETIN_WINDOW_MS = 15 * 60_000;
 export function errorBulletinsUntil(
   bulletins: readonly Bulletin[] | undefined,
   now: number,
+  windowMs = ERROR_BULLETIN_WINDOW_MS,
 ): number | undefined {
   // The heartbeat's reading spells levels in capitals.
   const errors = (bulletins ?? []).filter((bulletin) => bulletin.level === "ERROR");
   if (errors.length === 0) return undefined;
   const latest = Math.min(now, Math.max(...errors.map((bulletin) => bulletin.timestamp ?? now)));
-  const until = latest + ERROR_BULLETIN_WINDOW_MS;
+  const until = latest + windowMs;
   return until > now ? until : undefined;
 }
 

@@ -298,12 +298,32 @@ export interface AssignmentCache {
   rememberAssignment(tenant: string, agentId: string, assignment: AgentAssignment | undefined): Promise<void>;
 }
 
+/**
+ * The cache's copy of how agents' last operations ended, for the attention indexes (attention.ts): written
+ * where an operation closes off the heartbeat (its acknowledgement, the sweeper's timeouts).
+ */
+export interface OperationOutcomeCache {
+  /**
+   * Keeps the agent in its class's `operationFailed` index from `at` (an earlier failure's time stays), or
+   * drops it for an operation it carried out. `agentClass` is the class the operation was queued for: the
+   * class the cache holds for the agent wins when it changed since (a second round trip); without either,
+   * nothing is kept.
+   */
+  recordOperationOutcome(
+    tenant: string,
+    agentId: string,
+    agentClass: string | undefined,
+    failed: boolean,
+    at: number,
+  ): Promise<void>;
+}
+
 /** Nothing is recorded unless the certificate is known not to be revoked. */
 export type SightingOutcome =
   | { recorded: true; sighting: HotSightingResult }
   | { recorded: false; revocation: Exclude<CachedRevocation, "clear"> };
 
-export interface HotState extends ClassFlowCache, RevocationCache, ManifestCache {
+export interface HotState extends ClassFlowCache, RevocationCache, ManifestCache, OperationOutcomeCache {
   /** One round trip: checks revocation, records the sighting and returns what the heartbeat needs to decide. */
   recordSighting(sighting: HotSighting): Promise<SightingOutcome>;
   /**

@@ -7,6 +7,7 @@ import type {
   AgentRecord,
   AssignmentCache,
   HotSighting,
+  OperationOutcomeCache,
   OwnValuesCache,
   PinCache,
   SilentAgent,
@@ -119,7 +120,8 @@ export interface FleetHotState
     RevocationNotices,
     OwnValuesCache,
     PinCache,
-    AssignmentCache {
+    AssignmentCache,
+    OperationOutcomeCache {
   agents(tenant: string, agentIds: string[]): Promise<Map<string, HotAgentState>>;
   /** Agents per class from the cache's per-class index, online meaning seen at or after `onlineSince`. */
   classCounts(

@@ -99,6 +99,27 @@ describe("delivered operations", () => {
     expect(await sweep()).toMatchObject({ timedOut: { queued: 0, delivered: 0 }, skipped: 0 });
   });
 
+  it("put the agent in its class's index of failed operations, whether or not the cache answers", async () => {
+    const { core, hotState, sweep, queue, deliver } = sweeperHarness();
+    const failed = () => hotState.attentionMembers(tenant, ["default"], "operationFailed", core.clock.now());
+    await queue("agent-1", "RESTART", { agentClass: "default" });
+    await deliver("agent-1");
+    core.clock.advance(ACK_TIMEOUT_MS);
+    const timedOutAt = core.clock.now();
+    expect(await sweep()).toMatchObject({ timedOut: { delivered: 1 } });
+    expect(hotState.attentionIndex(tenant, "default", "operationFailed")).toEqual(
+      new Map([["agent-1", timedOutAt]]),
+    );
+
+    await queue("agent-2", "RESTART", { agentClass: "default" });
+    await deliver("agent-2");
+    core.clock.advance(ACK_TIMEOUT_MS);
+    hotState.down = true;
+    expect(await sweep()).toMatchObject({ timedOut: { delivered: 1 } });
+    hotState.down = false;
+    expect(await failed()).toEqual(["agent-1"]);
+  });
+
   it("race a late acknowledgement: exactly one wins, and the loser changes nothing", async () => {
     const { core, sweep, queue, deliver, recordOf, transitions } = sweeperHarness();
     const acked = await queue("agent-1");

@@ -20,8 +20,11 @@ export interface SweepDependencies {
   lifecycle: OperationLifecycle;
   agents: Pick<AgentRegistry, "get">;
   classes: Pick<ClassCatalog, "get">;
-  /** Where a held operation's release sets its agent's pending marker, so that its next heartbeat looks. */
-  hotState: Pick<FleetHotState, "markOperationsPending">;
+  /**
+   * Where a held operation's release sets its agent's pending marker, so that its next heartbeat looks, and
+   * a timeout puts its agent in the attention index of failed operations.
+   */
+  hotState: Pick<FleetHotState, "markOperationsPending" | "recordOperationOutcome">;
   events: EventSink;
   clock: Clock;
   settings: SweepSettings;
@@ -96,8 +99,13 @@ export function makeSweepTimeouts(deps: SweepDependencies) {
 
     async function timeOut(record: OperationRecord, reason: string) {
       const result = await lifecycle.timeOut(record, reason);
-      if (result.timedOut) outcome.timedOut[record.state as keyof SweepOutcome["timedOut"]]++;
-      else outcome.skipped++;
+      if (result.timedOut) {
+        outcome.timedOut[record.state as keyof SweepOutcome["timedOut"]]++;
+        // Without the cache the agent is not counted as needing attention; the timeout stands all the same.
+        await guardedCache().attempt(() =>
+          deps.hotState.recordOperationOutcome(record.tenant, record.agentId, record.agentClass, true, now),
+        );
+      } else outcome.skipped++;
       outcome.cancelled += result.events.filter((event) => event.state === "cancelled").length;
       if (result.events.length === 0) return;
       try {

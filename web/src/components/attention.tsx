@@ -1,4 +1,5 @@
 import { dataOf, type Schemas } from "../api/client";
+import { mayAct } from "../session";
 import { useConsole } from "./console";
 import { Loaded, useResource } from "./resource";
 
@@ -46,7 +47,7 @@ export function AttentionReasons({ reasons }: { reasons: Reason[] | undefined })
  * sees, each count a link to the agents list filtered by it.
  */
 export function NeedsAttention() {
-  const { client } = useConsole();
+  const { client, session } = useConsole();
   const [attention, reload] = useResource(() => dataOf(client.GET("/api/v1/fleet/attention")), "attention");
   return (
     <section aria-labelledby="needs-attention">
@@ -85,6 +86,12 @@ export function NeedsAttention() {
           );
         }}
       </Loaded>
+      {/* A certificate is renewed, and a fleet certificate is shared by many agents: the list to act on is of certificates. */}
+      {mayAct(session, "admin") && (
+        <p>
+          Certificates expiring soon: <a href="/certificates?expiring=true">the certificates list</a>.
+        </p>
+      )}
     </section>
   );
 }
