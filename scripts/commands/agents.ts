@@ -11,9 +11,13 @@
  * gzip tar of its manifest, configuration and log, uploaded to the operation's target as the C++ agent does.
  *
  *   npm run agents -- --class demo --count 20 [--interval 5] [--beats 10] [--failing 2 --refuse <flow hash prefix>]
+ *                     [--build 0.15.0]
  *
  * `--beats N`: each agent heartbeats N times and then goes silent, as agents that lose power or network do; the
  * command ends with them.
+ *
+ * `--build V`: the agents' manifest states build version V instead of the example's: another binary of MiNiFi
+ * C++, as a fleet part-way through an upgrade of the agents themselves runs.
  *
  * `--failing N --refuse P`: the first N agents refuse (NOT_APPLIED) the flow whose hash starts with P, as
  * an agent missing a processor that flow needs would; they take any other flow, so a rollback works.
@@ -39,7 +43,7 @@ import { bundleForm, tarGz } from "../common/debug-bundle-form.js";
 
 const USAGE = `Usage: npm run agents -- [--class <class>] [--count <n>] [--interval <seconds>] [--beats <n>]
          [--failing <n> --refuse <flow hash prefix>] [--prefix <agent id prefix>] [--url <agent API>]
-         [--certs <folder>] [--certificate <name>]
+         [--certs <folder>] [--certificate <name>] [--build <version>]
 
 Simulated MiNiFi C++ agents heartbeating the local stack (npm start) over mutual TLS until Ctrl-C.
   --class        their agent class (default demo)
@@ -50,7 +54,8 @@ Simulated MiNiFi C++ agents heartbeating the local stack (npm start) over mutual
   --prefix       agent ids are <prefix><n> (default <class>-agent-)
   --url          the agent API (default https://127.0.0.1:$BEACON_AGENT_PORT, else 8443)
   --certs        the folder of ca.pem and the client certificate (default .beacon/certs)
-  --certificate  the client certificate's name in it (default dev-fleet)`;
+  --certificate  the client certificate's name in it (default dev-fleet)
+  --build        the MiNiFi C++ build version their manifest states (default the example's, 1.0.0)`;
 
 const { values } = parseCommandLine(USAGE, {
   options: {
@@ -64,6 +69,7 @@ const { values } = parseCommandLine(USAGE, {
     url: { type: "string", default: `https://127.0.0.1:${process.env.BEACON_AGENT_PORT ?? "8443"}` },
     certs: { type: "string", default: path.join(".beacon", "certs") },
     certificate: { type: "string", default: "dev-fleet" },
+    build: { type: "string" },
   },
 });
 const agentClass = values.class as string;
@@ -142,7 +148,7 @@ class SimulatedAgent {
     private readonly failing: boolean,
   ) {
     // Its manifest states the period it heartbeats at, as a real agent's does, which Beacon holds it to.
-    this.agent = cppAgentOf(agentId, agentClass, `${intervalMs} ms`);
+    this.agent = cppAgentOf(agentId, agentClass, `${intervalMs} ms`, values.build as string | undefined);
   }
 
   private heartbeat(): JsonObject {
