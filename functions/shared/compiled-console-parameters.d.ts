@@ -62,6 +62,7 @@ export declare const getSettingsInput: ValidateFunction;
 export declare const putSettingsInput: ValidateFunction;
 export declare const getFleetSummaryInput: ValidateFunction;
 export declare const getFleetAttentionInput: ValidateFunction;
+export declare const getFleetBinariesInput: ValidateFunction;
 export declare const labelAgentsInput: ValidateFunction;
 export declare const issueCertificateInput: ValidateFunction;
 export declare const revokeCertificateInput: ValidateFunction;

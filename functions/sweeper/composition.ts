@@ -64,6 +64,7 @@ export function composeGroupCounting(
     membership: makeGroupMembership(stores.manifests),
     registry: stores.registry,
     reader,
+    catalog: stores.manifests,
     clock: stores.clock,
     settings: config.groupCounting,
   });

@@ -11,9 +11,13 @@
  * gzip tar of its manifest, configuration and log, uploaded to the operation's target as the C++ agent does.
  *
  *   npm run agents -- --class demo --count 20 [--interval 5] [--beats 10] [--failing 2 --refuse <flow hash prefix>]
+ *                     [--build 0.15.0]
  *
  * `--beats N`: each agent heartbeats N times and then goes silent, as agents that lose power or network do; the
  * command ends with them.
+ *
+ * `--build V`: the agents' manifest states build version V instead of the example's: another binary of MiNiFi
+ * C++, as a fleet part-way through an upgrade of the agents themselves runs.
  *
  * `--failing N --refuse P`: the first N agents refuse (NOT_APPLIED) the flow whose hash starts with P, as
  * an agent missing a processor that flow needs would; they take any other flow, so a rollback works.
@@ -45,8 +49,8 @@ import { bundleForm, tarGz } from "../common/debug-bundle-form.js";
 
 const USAGE = `Usage: npm run agents -- [--class <class>] [--count <n>] [--interval <seconds>] [--beats <n>]
          [--failing <n> --refuse <flow hash prefix>] [--prefix <agent id prefix>] [--url <agent API>]
-         [--certs <folder>] [--certificate <name>] [--error-bulletins] [--back-pressure]
-         [--fail-operations <n>]
+         [--certs <folder>] [--certificate <name>] [--build <version>] [--error-bulletins]
+         [--back-pressure] [--fail-operations <n>]
 
 Simulated MiNiFi C++ agents heartbeating the local stack (npm start) over mutual TLS until Ctrl-C.
   --class        their agent class (default demo)
@@ -58,6 +62,7 @@ Simulated MiNiFi C++ agents heartbeating the local stack (npm start) over mutual
   --url          the agent API (default https://127.0.0.1:$BEACON_AGENT_PORT, else 8443)
   --certs        the folder of ca.pem and the client certificate (default .beacon/certs)
   --certificate  the client certificate's name in it (default dev-fleet)
+  --build        the MiNiFi C++ build version their manifest states (default the example's, 1.0.0)
   --error-bulletins  each heartbeat carries an ERROR bulletin raised then
   --back-pressure    each heartbeat reports the flow's queue at its limit
   --fail-operations  the agents refuse (NOT_APPLIED) the next n operations they are asked for (default 0)`;
@@ -74,6 +79,7 @@ const { values } = parseCommandLine(USAGE, {
     url: { type: "string", default: `https://127.0.0.1:${process.env.BEACON_AGENT_PORT ?? "8443"}` },
     certs: { type: "string", default: path.join(".beacon", "certs") },
     certificate: { type: "string", default: "dev-fleet" },
+    build: { type: "string" },
     "error-bulletins": { type: "boolean", default: false },
     "back-pressure": { type: "boolean", default: false },
     "fail-operations": { type: "string", default: "0" },
@@ -164,7 +170,7 @@ class SimulatedAgent {
     private readonly failing: boolean,
   ) {
     // Its manifest states the period it heartbeats at, as a real agent's does, which Beacon holds it to.
-    this.agent = cppAgentOf(agentId, agentClass, `${intervalMs} ms`);
+    this.agent = cppAgentOf(agentId, agentClass, `${intervalMs} ms`, values.build as string | undefined);
   }
 
   private heartbeat(): JsonObject {

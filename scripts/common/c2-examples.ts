@@ -172,9 +172,14 @@ const manifestHashOf = (exampleMessage: JsonObject, supportedOperations: unknown
  * PROPERTIES values of `nifi.c2.agent.identifier` and `nifi.c2.flow.id`). So its manifest hash is its own,
  * while every bundle and component definition, the binary, is the example's. The ~900 KB of bundles are
  * shared between the agents built here, not copied. Its heartbeat period is the example's "30 sec" unless
- * `heartbeatPeriod` is given.
+ * `heartbeatPeriod` is given; its build's version the example's unless `buildVersion` is (another binary).
  */
-export function cppAgentOf(agentId: string, agentClass: string, heartbeatPeriod?: string): VariedAgent {
+export function cppAgentOf(
+  agentId: string,
+  agentClass: string,
+  heartbeatPeriod?: string,
+  buildVersion?: string,
+): VariedAgent {
   cppFullExample ??= example("cpp/heartbeat-full.json");
   const flowId = randomUUID();
   const componentIds = CPP_EXAMPLE_AGENT.componentIds.map(() => randomUUID());
@@ -196,8 +201,12 @@ export function cppAgentOf(agentId: string, agentClass: string, heartbeatPeriod?
     { propertyName: "nifi.c2.agent.identifier", validator: "VALID", propertyValue: agentId },
     { propertyName: "nifi.c2.flow.id", validator: "VALID", propertyValue: flowId },
   );
-  const ownManifest = { ...manifest, supportedOperations };
-  const manifestHash = manifestHashOf(cppFullExample, supportedOperations, true);
+  const buildInfo = {
+    ...(manifest.buildInfo as JsonObject),
+    version: buildVersion ?? (manifest.buildInfo as JsonObject).version,
+  };
+  const ownManifest = { ...manifest, buildInfo, supportedOperations };
+  const manifestHash = manifestHashOf(cppFullExample, { buildInfo, supportedOperations }, true);
   const { deviceInfo, flowInfo, resourceInfo, operation } = cppFullExample;
   const ownText = ownValues(JSON.stringify({ operation, agentInfo, deviceInfo, flowInfo, resourceInfo }));
   const ownAgentInfo = { agentClass, agentManifestHash: manifestHash };

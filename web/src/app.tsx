@@ -15,6 +15,7 @@ const Agents = lazy(() => import("./pages/agents").then((module) => module.Agent
 const AgentDetail = lazy(() => import("./pages/agent-detail").then((module) => module.AgentDetail));
 const Classes = lazy(() => import("./pages/classes").then((module) => module.Classes));
 const ClassDetail = lazy(() => import("./pages/class-detail").then((module) => module.ClassDetail));
+const Binaries = lazy(() => import("./pages/binaries").then((module) => module.Binaries));
 const Assets = lazy(() => import("./pages/assets").then((module) => module.Assets));
 const Designer = lazy(() => import("./pages/designer").then((module) => module.Designer));
 const Groups = lazy(() => import("./pages/groups").then((module) => module.Groups));
@@ -58,6 +59,7 @@ const SECTIONS: readonly {
   { href: "/agents", label: "Agents", route: "GET /api/v1/agents" },
   { href: "/classes", label: "Classes and flows", route: "GET /api/v1/classes" },
   { href: "/groups", label: "Groups", route: "GET /api/v1/groups" },
+  { href: "/binaries", label: "Binaries", route: "GET /api/v1/fleet/binaries" },
   { href: "/assets", label: "Assets", route: "GET /api/v1/assets" },
   { href: "/rollouts", label: "Rollouts", route: "GET /api/v1/rollouts" },
   {
@@ -143,6 +145,7 @@ function Shell({ config }: { config: WebConsoleConfig }) {
           <Route path="/classes/:className" component={ClassDetail} />
           <Route path="/classes/:className/designer" component={Designer} />
           <Route path="/groups" component={Groups} />
+          <Route path="/binaries" component={Binaries} />
           <Route path="/assets" component={Assets} />
           <Route path="/groups/:groupName" component={GroupDetail} />
           <Route path="/rollouts" component={Rollouts} />

@@ -100,21 +100,36 @@ export const groupStoreContract = contract<GroupStore>("the group store", (the) 
     expect(await store.get(the.tenant, "edge")).toMatchObject({ memberCount: 7 });
   });
 
-  it("keeps each tenant's counting state beside its groups, out of their listing", async () => {
+  it("keeps each tenant's counting state beside its groups, out of their listing, its binaries' counts too", async () => {
     const store = the.subject;
     expect(await store.countingState(the.tenant)).toEqual({});
     const running = {
       startedAt: START,
       groups: [{ name: "edge", updatedAt: START }],
       counts: { edge: 3 },
+      binaries: { edge: { ["3f".repeat(32)]: 2, unknown: 1 } },
       after: "agent-0042",
     };
     await store.putCountingState(the.tenant, { finishedAt: START - 1, running });
     expect(await store.countingState(the.tenant)).toEqual({ finishedAt: START - 1, running });
     expect(await store.countingState(`${the.tenant}-other`)).toEqual({});
     expect((await store.list(the.tenant, { limit: 5 })).items).toEqual([]);
-    await store.putCountingState(the.tenant, { finishedAt: START + 9 });
-    expect(await store.countingState(the.tenant)).toEqual({ finishedAt: START + 9 });
+    const binaries = {
+      countedAt: START + 9,
+      items: [
+        { className: "pumps", name: "Binary not yet known", agents: 1 },
+        {
+          className: "pumps",
+          manifestId: "3f".repeat(32),
+          name: "MiNiFi Java 2.3.0 · 3f3f3f3",
+          agentType: "minifi-java",
+          version: "2.3.0",
+          agents: 4,
+        },
+      ],
+    };
+    await store.putCountingState(the.tenant, { finishedAt: START + 9, binaries });
+    expect(await store.countingState(the.tenant)).toEqual({ finishedAt: START + 9, binaries });
   });
 
   it("marks the parameters a group sets one name at a time, keeps them when it is replaced, and has a priority", async () => {

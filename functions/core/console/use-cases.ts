@@ -8,6 +8,7 @@ import type { AuditLog } from "../audit/ports.js";
 import { makeDebugBundlesApi } from "../bundles/console-debug-bundles.js";
 import type { DebugBundleContent, DebugBundleStore } from "../bundles/ports.js";
 import type { EventSink } from "../events/ports.js";
+import { makeFleetBinaries } from "../fleet/binaries.js";
 import { makeAgentsApi } from "../fleet/console-agents.js";
 import { makeFleetAttention } from "../fleet/console-attention.js";
 import { makeClassesApi } from "../fleet/console-classes.js";
@@ -207,6 +208,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     }),
     fleetSummary: makeFleetSummary(deps),
     fleetAttention: makeFleetAttention(deps),
+    fleetBinaries: makeFleetBinaries(deps),
     history: makeHistoryApi(deps),
     certificates,
     deliveries: makeDeliveryLogApi(deps),

@@ -13,7 +13,7 @@ import { type GuardedCache, guardedCache } from "../guarded-cache.js";
 import { isValidIdentifier } from "../identity/credentials.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { dropUndefined } from "../json.js";
-import { binaryNames } from "../manifests/binary-name.js";
+import { namedBinaries } from "../manifests/named-binaries.js";
 import type { ManifestCatalog } from "../manifests/ports.js";
 import { decodeCursor, encodeCursor, MAX_PAGE_SIZE, pageSize, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
@@ -66,21 +66,24 @@ export function makeAgentsApi(deps: AgentsDependencies) {
    */
   async function named<Agent extends AgentSummary>(tenant: string, agents: readonly Agent[]) {
     const flowOf = (agent: Agent) => ({ className: agent.agentClass, flow: agent.flowId ?? "" });
-    const [versionName, binaryName] = await Promise.all([
+    const [versionName, binaries] = await Promise.all([
       flowVersionNames(deps.flows, tenant, agents.map(flowOf)),
-      binaryNames(
+      namedBinaries(
         deps.manifests,
         tenant,
         agents.flatMap(({ manifestId }) => (manifestId === undefined ? [] : [manifestId])),
       ),
     ]);
-    return agents.map((agent) =>
-      dropUndefined({
+    return agents.map((agent) => {
+      const binary = agent.manifestId === undefined ? undefined : binaries.get(agent.manifestId);
+      return dropUndefined({
         ...agent,
         flowVersion: versionName(flowOf(agent)),
-        binaryName: agent.manifestId === undefined ? undefined : binaryName.get(agent.manifestId),
-      }),
-    );
+        binaryName: binary?.name,
+        agentType: binary?.agentType,
+        agentVersion: binary?.version,
+      });
+    });
   }
 
   return {

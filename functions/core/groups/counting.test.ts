@@ -23,6 +23,18 @@ const record = (agentId: string, change: Partial<AgentRecord> = {}): AgentRecord
   ...change,
 });
 
+const manifestRecord = (manifestId: string, agentType: string, version: string) => ({
+  manifestId,
+  agentType,
+  version,
+  bundleCount: 1,
+  processorTypeCount: 1,
+  controllerServiceTypeCount: 0,
+  jsonBytes: 2,
+  gzipBytes: 2,
+  createdAt: NOW,
+});
+
 const merged = (agent: AgentRecord, status: "online" | "offline" = "online"): MergedAgent => ({
   record: agent,
   hot: undefined,
@@ -64,7 +76,8 @@ describe("a tenant's counting pass", () => {
     const registry = new MemoryFleetRegistry();
     const groups = new MemoryGroupStore();
     const hotState = new MemoryFleetHotState();
-    const membership = makeGroupMembership(new MemoryManifestCatalog());
+    const catalog = new MemoryManifestCatalog();
+    const membership = makeGroupMembership(catalog);
     const reader = makeAgentReader({
       registry,
       catalog: new MemoryClassCatalog(),
@@ -78,6 +91,7 @@ describe("a tenant's counting pass", () => {
       membership,
       registry,
       reader,
+      catalog,
       clock,
       settings: { intervalMs: 5 * MINUTE, agentsPerRead: 2, maxReadsPerRun: 2 },
     });
@@ -88,7 +102,7 @@ describe("a tenant's counting pass", () => {
       createdAt: updatedAt,
       updatedAt,
     });
-    return { clock, registry, groups, counting, group };
+    return { clock, registry, groups, catalog, counting, group };
   }
 
   it("counts every group over reads continued across runs, and writes the counts once it read every agent", async () => {
@@ -125,16 +139,65 @@ describe("a tenant's counting pass", () => {
     expect(await groups.get("acme", "pumps")).toMatchObject({ memberCount: 6 });
   });
 
-  it("counts groups on status and last seen by the agents' statuses, and reads nothing for a tenant without groups", async () => {
-    const { clock, registry, groups, counting, group } = world();
+  it("counts groups on status and last seen by the agents' statuses", async () => {
+    const { registry, groups, counting, group } = world();
     registry.add(record("a-1", { lastSeen: NOW - 60 * MINUTE }));
     registry.add(record("a-2"));
-    expect(await counting.sweep(["acme"], NOW + MINUTE)).toMatchObject({ agentsRead: 0, passesEnded: 0 });
     await groups.create(group("online", { status: "online" }));
     await groups.create(group("silent", { silentForMinutes: 30 }));
-    clock.advance(1);
     await counting.sweep(["acme"], NOW + MINUTE);
     expect(await groups.get("acme", "online")).toMatchObject({ memberCount: 1 });
     expect(await groups.get("acme", "silent")).toMatchObject({ memberCount: 1 });
+  });
+
+  it("counts a tenant's agents by class and binary, groups or not, each binary named from its manifest", async () => {
+    const { registry, groups, catalog, counting } = world();
+    const java = "a".repeat(64);
+    const cpp = "c".repeat(64);
+    catalog.add("acme", manifestRecord(java, "minifi-java", "2.3.0"), "{}");
+    catalog.add("acme", manifestRecord(cpp, "cpp", "0.15.0"), "{}");
+    const running = (manifestId: string) => ({
+      manifestHash: `h-${manifestId}`,
+      manifest: { hash: `h-${manifestId}`, manifestId, supportedOperations: [] },
+    });
+    registry.add(record("a-1", running(java)));
+    registry.add(record("a-2", running(java)));
+    registry.add(record("a-3", { agentClass: "valves", ...running(java) }));
+    registry.add(record("a-4", { agentClass: "valves", ...running(cpp) }));
+    // Its manifest is of another hash than the one it reports now: its binary is not known.
+    registry.add(record("a-5", { ...running(cpp), manifestHash: "h-changed" }));
+
+    await counting.sweep(["acme"], NOW + MINUTE);
+    await counting.sweep(["acme"], NOW + MINUTE);
+    expect((await groups.countingState("acme")).binaries).toEqual({
+      countedAt: NOW,
+      items: [
+        { className: "pumps", name: "Binary not yet known", agents: 1 },
+        {
+          className: "valves",
+          manifestId: cpp,
+          name: "MiNiFi C++ 0.15.0 · ccccccc",
+          agentType: "cpp",
+          version: "0.15.0",
+          agents: 1,
+        },
+        {
+          className: "pumps",
+          manifestId: java,
+          name: "MiNiFi Java 2.3.0 · aaaaaaa",
+          agentType: "minifi-java",
+          version: "2.3.0",
+          agents: 2,
+        },
+        {
+          className: "valves",
+          manifestId: java,
+          name: "MiNiFi Java 2.3.0 · aaaaaaa",
+          agentType: "minifi-java",
+          version: "2.3.0",
+          agents: 1,
+        },
+      ],
+    });
   });
 });

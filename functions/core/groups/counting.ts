@@ -5,8 +5,10 @@ import {
   type MergedAgent,
   matchesAgentFilters,
 } from "../fleet/agents.js";
+import { countedBinaries, tallyBinaries } from "../fleet/binaries.js";
 import type { FleetRegistry } from "../fleet/ports.js";
 import { guardedCache } from "../guarded-cache.js";
+import type { ManifestCatalog } from "../manifests/ports.js";
 import { allPagesOf } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { GroupMembership } from "./membership.js";
@@ -70,19 +72,21 @@ export interface GroupCountingOutcome {
  * Each tenant's groups counted together, by one read of its agents: its registry index, paged with a cursor
  * kept beside its groups, the cache's values read only when some group filters on status or last seen; every
  * agent matched in memory against every group. At the end each group's count is written, unless the group
- * changed during the pass (its next pass counts it). A pass starts `intervalMs` after the tenant's last one
- * ended; a tenant's groups cost one read of its registry per pass, whatever their number, and nothing on
- * heartbeats.
+ * changed during the pass (its next pass counts it). The same read counts the agents of each class by the
+ * binary they run, kept in the counting state for the console's Binaries page, so a pass runs for every
+ * tenant, with groups or not. A pass starts `intervalMs` after the tenant's last one ended; it costs one read
+ * of the tenant's registry per pass, whatever the number of its groups, and nothing on heartbeats.
  */
 export function makeGroupCounting(deps: {
   groups: GroupStore;
   membership: GroupMembership;
   registry: FleetRegistry;
   reader: Pick<AgentReader, "merge">;
+  catalog: Pick<ManifestCatalog, "get">;
   clock: Clock;
   settings: GroupCountingSettings;
 }) {
-  const { groups, membership, registry, reader, clock, settings } = deps;
+  const { groups, membership, registry, reader, catalog, clock, settings } = deps;
 
   const allGroups = (tenant: string): Promise<Group[]> => allPagesOf((page) => groups.list(tenant, page));
 
@@ -113,16 +117,18 @@ export function makeGroupCounting(deps: {
     let running = state.running;
     if (running === undefined) {
       const current = await allGroups(tenant);
-      if (current.length === 0) return { reads: 0, agents: 0, ended: false, counted: 0 };
       running = {
         startedAt: now,
         groups: current.map(({ name, updatedAt }) => ({ name, updatedAt })),
         counts: {},
+        binaries: {},
       };
     }
     const counted = await countedGroups(tenant, running);
     const hot = counted.some(({ filters }) => filters !== undefined && needsHotState(filters));
     let { after, counts } = running;
+    // A pass started before binaries were counted leaves them to the next pass: it read agents uncounted.
+    let { binaries } = running;
     let taken = 0;
     let agents = 0;
     let ended = false;
@@ -135,11 +141,12 @@ export function makeGroupCounting(deps: {
       // Without the cache's values a status would be the registry's guess: the step is taken again later.
       if (cache.error !== undefined) throw cache.error;
       counts = accumulateCounts(counts, merged, counted);
+      if (binaries !== undefined) binaries = tallyBinaries(binaries, page.items);
       after = page.last;
       ended = after === undefined;
     }
     if (!ended) {
-      await groups.putCountingState(tenant, { ...state, running: { ...running, after, counts } });
+      await groups.putCountingState(tenant, { ...state, running: { ...running, after, counts, binaries } });
       return { reads: taken, agents, ended, counted: 0 };
     }
     const countedAt = clock.now();
@@ -148,7 +155,12 @@ export function makeGroupCounting(deps: {
       const memberCount = counts[name] ?? 0;
       if (await groups.putCount(tenant, name, { updatedAt, memberCount, countedAt })) written++;
     }
-    await groups.putCountingState(tenant, { finishedAt: countedAt });
+    await groups.putCountingState(tenant, {
+      finishedAt: countedAt,
+      ...(binaries === undefined
+        ? {}
+        : { binaries: await countedBinaries(catalog, tenant, binaries, countedAt) }),
+    });
     return { reads: taken, agents, ended, counted: written };
   }
 

@@ -1,3 +1,4 @@
+import type { BinaryTally, CountedBinaries } from "../fleet/binaries.js";
 import type { Page, PageRequest } from "../paging.js";
 import type { MaintenanceWindow } from "../schedules/windows.js";
 import type { GroupQuery } from "./query.js";
@@ -46,6 +47,8 @@ export interface RunningCount {
   groups: { name: string; updatedAt: number }[];
   /** Members found so far, by group name. */
   counts: Record<string, number>;
+  /** Agents found so far by class and binary; absent in a pass started before binaries were counted. */
+  binaries?: BinaryTally;
   /** The agent id the pass reads on after; absent before its first page. */
   after?: string;
 }
@@ -53,6 +56,8 @@ export interface RunningCount {
 /** Where a tenant's counting passes are: the last one's end, and the one under way. */
 export interface CountingState {
   finishedAt?: number;
+  /** The tenant's agents by class and binary, as the last pass that ended counted them. */
+  binaries?: CountedBinaries;
   running?: RunningCount;
 }
 

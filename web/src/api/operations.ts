@@ -178,6 +178,10 @@ export const operations = {
     "role": "viewer",
     "scope": "items:name"
   },
+  "GET /api/v1/fleet/binaries": {
+    "role": "viewer",
+    "scope": "items:className"
+  },
   "POST /api/v1/fleet/labels": {
     "role": "operator",
     "scope": "class"

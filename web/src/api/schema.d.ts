@@ -765,6 +765,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/fleet/binaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many agents of each class run each binary
+         * @description The tenant's agents by class and binary, as the sweeper's last counting pass found them (every few minutes: `BEACON_GROUP_COUNT_MINUTES`, 5 by default): one read whatever the fleet's size. `countedAt` says when; absent, with no items, before the first pass ended. Each binary is named by agent type and version plus the start of its canonical id, as `GET /manifests` names it; `GET /agents?manifestId=<id>&class=<class>` lists its agents. A token limited to classes sees its classes' items only.
+         */
+        get: operations["getFleetBinaries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/fleet/labels": {
         parameters: {
             query?: never;
@@ -1685,6 +1705,10 @@ export interface components {
             flowVersion?: components["schemas"]["FlowVersionName"];
             /** @description The binary's name: agent type and version and the start of `manifestId` (`MiNiFi Java 2.3.0 · 3f9a12c`); absent while Beacon has yet to learn the manifest. */
             binaryName?: string;
+            /** @description The agent type its binary's manifest states (`minifi-java`, `cpp`); absent while Beacon has yet to learn the manifest or the manifest states none. */
+            agentType?: string;
+            /** @description The build version its binary's manifest states (`2.3.0`); absent as `agentType` is. */
+            agentVersion?: string;
         };
         /** @description The flow version the agent is pinned to: catch-up and rollouts leave it there until it is unpinned. */
         PinnedFlow: {
@@ -2947,6 +2971,20 @@ export interface components {
             }[];
             /** @description The tenant has more classes than were counted (1,000). */
             classesTruncated: boolean;
+        };
+        FleetBinaries: {
+            /** @description When the counting pass that found these counts ended (epoch ms). */
+            countedAt?: number;
+            items: {
+                className: components["schemas"]["ClassName"];
+                /** @description The binary's canonical id; absent for the class's agents whose manifest Beacon does not know yet. */
+                manifestId?: string;
+                /** @description Agent type and version, then the start of the canonical id (`MiNiFi Java 2.3.0 · 3f9a12c`). */
+                name: string;
+                agentType?: string;
+                version?: string;
+                agents: number;
+            }[];
         };
         /** @description What people call a flow version (`kafka tls`): 1 to 64 characters on one line, without spaces at either end. */
         FlowLabel: string;
@@ -4701,6 +4739,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetAttention"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getFleetBinaries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetBinaries"];
                 };
             };
             400: components["responses"]["BadRequest"];

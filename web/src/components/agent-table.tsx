@@ -1,3 +1,4 @@
+import { agentTypeName } from "../../../functions/core/manifests/binary-name.js";
 import type { Schemas } from "../api/client";
 import { timeAgo } from "../format";
 import { AttentionReasons } from "./attention";
@@ -6,13 +7,30 @@ import { FlowVersionRef } from "./flow-version";
 import { LabelList } from "./labels";
 import { TableFrame, TableHead } from "./resource";
 
+/** What people call the agent's software (`MiNiFi Java 2.3.0`), once Beacon knows its manifest. */
+function agentTypeAndVersion(agent: Schemas["AgentSummary"]): string {
+  if (agent.binaryName === undefined) return "—";
+  return `${agentTypeName(agent.agentType)} ${agent.agentVersion ?? "(version unknown)"}`;
+}
+
 /** Agents as the agent list shows them, one row each, linked to their pages. */
 export function AgentTable(props: { label: string; agents: Schemas["AgentSummary"][] }) {
   return (
     <TableFrame label={props.label}>
       <table>
         <TableHead
-          columns={["Agent", "Class", "Status", "Last seen", "Flow", "Binary", "Host", "Labels", "Attention"]}
+          columns={[
+            "Agent",
+            "Class",
+            "Status",
+            "Last seen",
+            "Flow",
+            "Agent type and version",
+            "Binary",
+            "Host",
+            "Labels",
+            "Attention",
+          ]}
         />
         <tbody>
           {props.agents.map((agent) => (
@@ -34,8 +52,10 @@ export function AgentTable(props: { label: string; agents: Schemas["AgentSummary
                   </span>
                 )}
               </td>
+              <td>{agentTypeAndVersion(agent)}</td>
               <td>
                 <BinaryName
+                  short
                   name={agent.binaryName}
                   manifestId={agent.manifestId}
                   manifestHash={agent.manifestHash}

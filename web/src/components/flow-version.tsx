@@ -9,6 +9,11 @@ export function flowVersionText(name: Schemas["FlowVersionName"] | undefined): s
   return parts.filter(Boolean).join(" ");
 }
 
+/** A version in words where markup cannot go (headings, notices): its name, then the start of its hash. */
+export function flowVersionWords(hash: string, name?: Schemas["FlowVersionName"]): string {
+  return [flowVersionText(name), shortHash(hash)].filter(Boolean).join(" ");
+}
+
 /** Copies the full text to the clipboard, saying so once done. */
 export function CopyButton(props: { text: string; what: string }) {
   const [copied, setCopied] = useState(false);

@@ -6,7 +6,7 @@ import { AgentCertificates } from "../components/agent-certificates";
 import { useConsole } from "../components/console";
 import { AgentDebugBundles } from "../components/debug-bundles";
 import { Fact } from "../components/fact";
-import { FlowVersionRef } from "../components/flow-version";
+import { FlowVersionRef, flowVersionWords } from "../components/flow-version";
 import { LabelList } from "../components/labels";
 import { AsOfLastHeartbeat, LastHeartbeatNote } from "../components/last-heartbeat";
 import { LoadChart } from "../components/load-chart";
@@ -402,7 +402,14 @@ function AgentPin(props: { agent: Schemas["AgentDetail"]; onChanged: () => void 
       {pinnedFlow ? (
         <dl class="facts">
           <Fact term="Pinned to">
-            <span class="mono">{pinnedFlow.flowHash}</span>
+            <FlowVersionRef
+              hash={pinnedFlow.flowHash}
+              name={
+                versions.status === "ready"
+                  ? versions.data.items.find((version) => version.hash === pinnedFlow.flowHash)
+                  : undefined
+              }
+            />
           </Fact>
           <Fact term="Pinned">
             {dateTime(pinnedFlow.pinnedAt)} by {pinnedFlow.pinnedBy}
@@ -420,7 +427,7 @@ function AgentPin(props: { agent: Schemas["AgentDetail"]; onChanged: () => void 
               {versions.status === "ready" &&
                 versions.data.items.map((version) => (
                   <option key={version.hash} value={version.hash}>
-                    {shortHash(version.hash)}
+                    {flowVersionWords(version.hash, version)}
                   </option>
                 ))}
             </select>

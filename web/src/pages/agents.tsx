@@ -17,6 +17,7 @@ const FILTERS = [
   "q",
   "label",
   "manifestHash",
+  "manifestId",
   "flowId",
   "sort",
 ] as const;
@@ -85,6 +86,7 @@ export function Agents() {
               q: query.q || undefined,
               label: query.label || undefined,
               manifestHash: query.manifestHash || undefined,
+              manifestId: query.manifestId || undefined,
               flowId: query.flowId || undefined,
               lastSeenAfter: seenSince(query.seen),
               sort: query.sort === "-agentId" ? "-agentId" : "agentId",
@@ -130,6 +132,10 @@ export function Agents() {
         <label>
           Manifest hash
           <input name="manifestHash" defaultValue={query.manifestHash ?? ""} />
+        </label>
+        <label>
+          Binary id
+          <input name="manifestId" defaultValue={query.manifestId ?? ""} />
         </label>
         <label>
           Flow id

@@ -1,8 +1,9 @@
 import { ApprovalActions, awaitingApproval } from "../components/approval";
 import { useConsole } from "../components/console";
+import { FlowVersionRef } from "../components/flow-version";
 import { Page } from "../components/page";
 import { Loaded, TableFrame, TableHead, useResource } from "../components/resource";
-import { dateTime, shortHash } from "../format";
+import { dateTime } from "../format";
 import { mayAct } from "../session";
 
 /**
@@ -47,7 +48,11 @@ export function Approvals() {
                         <a href={`/classes/${encodeURIComponent(rollout.className)}`}>{rollout.className}</a>
                       </td>
                       <td class="mono">
-                        {rollout.stagedValues ? "staged values" : shortHash(rollout.toFlow)}
+                        {rollout.stagedValues ? (
+                          "staged values"
+                        ) : (
+                          <FlowVersionRef hash={rollout.toFlow} name={rollout.toVersion} copy={false} />
+                        )}
                       </td>
                       <td>{rollout.createdBy}</td>
                       <td>{dateTime(rollout.createdAt)}</td>

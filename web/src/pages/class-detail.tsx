@@ -5,10 +5,11 @@ import { ClassSettings } from "../components/class-settings";
 import { CleanUpAgeForm, cleanUpAgeText } from "../components/clean-up-age";
 import { useConsole } from "../components/console";
 import { Fact } from "../components/fact";
-import { CopyButton, FlowVersionRef, flowVersionText } from "../components/flow-version";
+import { CopyButton, FlowVersionRef, flowVersionText, flowVersionWords } from "../components/flow-version";
 import { MaintenanceWindowsForm, windowLine } from "../components/maintenance-windows";
 import { Page } from "../components/page";
 import { type ParameterLayer, ParameterValues, putOutcome, SetParameter } from "../components/parameters";
+import { RelabelFlow } from "../components/relabel-flow";
 import {
   ActionProblem,
   Loaded,
@@ -42,6 +43,11 @@ export function ClassDetail() {
     className,
   );
   const classUrl = `/classes/${encodeURIComponent(className)}`;
+  const [relabelled, setRelabelled] = useState<string>();
+  // The names of the versions the page shows by hash: those of the class's first 100 versions.
+  const names = new Map<string, Schemas["FlowVersionName"]>(
+    versions.status === "ready" ? versions.data.items.map((version) => [version.hash, version]) : [],
+  );
   return (
     <Page title={className}>
       <p>
@@ -80,6 +86,14 @@ export function ClassDetail() {
             </p>
           ) : (
             <FlowVersions
+              className={className}
+              mayRelabel={mayAct(session, "operator")}
+              onRelabelled={(version) => {
+                setRelabelled(
+                  `${version.hash.slice(0, 12)} is now ${flowVersionText(version) || "unlabelled"}.`,
+                );
+                reloadVersions();
+              }}
               versions={page.items}
               target={agentClass.status === "ready" ? agentClass.data.flow?.target : undefined}
               selected={flowHash}
@@ -88,8 +102,10 @@ export function ClassDetail() {
           )
         }
       </Loaded>
+      {relabelled && <p role="status">{relabelled}</p>}
       <RunningFlows
         className={className}
+        names={names}
         mayAdopt={mayAct(session, "operator")}
         onAdopted={() => {
           reloadClass();
@@ -101,18 +117,18 @@ export function ClassDetail() {
         flowHashes={[agentClass.status === "ready" ? agentClass.data.flow?.target : undefined, flowHash]}
       />
       <ClassResources className={className} />
-      {flowHash && <Validation className={className} flowHash={flowHash} />}
+      {flowHash && <Validation className={className} flowHash={flowHash} name={names.get(flowHash)} />}
       {flowHash && (
         <p>
           <a href={`${classUrl}/designer?${new URLSearchParams({ version: flowHash })}`}>
-            Open {shortHash(flowHash)} in the designer
+            Open {flowVersionWords(flowHash, names.get(flowHash))} in the designer
           </a>
         </p>
       )}
       {flowHash && mayAct(session, "operator") && (
         <p>
           <a href={`/rollouts?${new URLSearchParams({ className, flow: flowHash })}`}>
-            Start a rollout of {shortHash(flowHash)}
+            Start a rollout of {flowVersionWords(flowHash, names.get(flowHash))}
           </a>
         </p>
       )}
@@ -272,6 +288,9 @@ function ClassApproval(props: { agentClass: Schemas["AgentClass"]; onSaved: () =
 }
 
 function FlowVersions(props: {
+  className: string;
+  mayRelabel: boolean;
+  onRelabelled: (version: Schemas["FlowVersion"]) => void;
   versions: Schemas["FlowVersion"][];
   target: string | undefined;
   selected: string | undefined;
@@ -280,7 +299,17 @@ function FlowVersions(props: {
   return (
     <TableFrame label="Flow versions">
       <table>
-        <TableHead columns={["Version", "Format", "Size", "Processor types", "Published", "By"]} />
+        <TableHead
+          columns={[
+            "Version",
+            "Format",
+            "Size",
+            "Processor types",
+            "Published",
+            "By",
+            ...(props.mayRelabel ? [{ hidden: "Actions" }] : []),
+          ]}
+        />
         <tbody>
           {props.versions.map((version) => (
             <tr key={version.hash} aria-current={version.hash === props.selected ? "true" : undefined}>
@@ -297,6 +326,15 @@ function FlowVersions(props: {
               <td>{version.processorTypes.length}</td>
               <td>{dateTime(version.createdAt)}</td>
               <td>{version.createdBy}</td>
+              {props.mayRelabel && (
+                <td>
+                  <RelabelFlow
+                    className={props.className}
+                    version={version}
+                    onRelabelled={props.onRelabelled}
+                  />
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
@@ -364,7 +402,7 @@ function UploadFlow(props: { className: string; onPublished: (hash: string) => v
   );
 }
 
-function Validation(props: { className: string; flowHash: string }) {
+function Validation(props: { className: string; flowHash: string; name?: Schemas["FlowVersionName"] }) {
   const { client } = useConsole();
   const path = { className: props.className, hash: props.flowHash };
   const [report, reload] = useResource(
@@ -373,7 +411,7 @@ function Validation(props: { className: string; flowHash: string }) {
   );
   return (
     <section aria-labelledby="validation">
-      <h2 id="validation">Validation of {shortHash(props.flowHash)}</h2>
+      <h2 id="validation">Validation of {flowVersionWords(props.flowHash, props.name)}</h2>
       <Loaded resource={report} what="the validation report" reload={reload}>
         {(data) => (
           <>
@@ -434,7 +472,13 @@ const ADOPTION_FOLLOW_MS = 2_000;
  * The flow ids the class's agents report, grouped, and an Adopt action for each Beacon does not hold: Beacon
  * fetches it from an agent running it and keeps it as a version that counts them as on it.
  */
-function RunningFlows(props: { className: string; mayAdopt: boolean; onAdopted: () => void }) {
+function RunningFlows(props: {
+  className: string;
+  /** The names of the class's versions by hash. */
+  names: ReadonlyMap<string, Schemas["FlowVersionName"]>;
+  mayAdopt: boolean;
+  onAdopted: () => void;
+}) {
   const { client } = useConsole();
   const path = { className: props.className };
   const [running, reload] = useResource(
@@ -490,7 +534,17 @@ function RunningFlows(props: { className: string; mayAdopt: boolean; onAdopted: 
                       <td class="mono">{flow.flowId}</td>
                       <td>{flow.agentCount}</td>
                       <td class="wrap">{flow.agentIds.join(", ")}</td>
-                      <td class="mono">{flow.flowHash ? shortHash(flow.flowHash) : "no"}</td>
+                      <td>
+                        {flow.flowHash ? (
+                          <FlowVersionRef
+                            hash={flow.flowHash}
+                            name={props.names.get(flow.flowHash)}
+                            copy={false}
+                          />
+                        ) : (
+                          "no"
+                        )}
+                      </td>
                       <td>
                         {!flow.flowHash && props.mayAdopt && (
                           <button
@@ -515,7 +569,7 @@ function RunningFlows(props: { className: string; mayAdopt: boolean; onAdopted: 
           {adoption.state === "requested" &&
             `Fetching ${adoption.flowId} from ${adoption.agentId}: it is asked for its debug bundle…`}
           {adoption.state === "adopted" &&
-            `Adopted ${adoption.flowId} as version ${shortHash(adoption.flowHash ?? "")}${adoption.current ? ", now the class's target" : ""}.`}
+            `Adopted ${adoption.flowId} as ${adoption.flowHash ? flowVersionWords(adoption.flowHash, props.names.get(adoption.flowHash)) : "a version"}${adoption.current ? ", now the class's target" : ""}.`}
           {adoption.state === "failed" && `The adoption of ${adoption.flowId} failed: ${adoption.reason}`}
         </p>
       )}

@@ -2,9 +2,9 @@ import { useLocation } from "preact-iso";
 import { dataOf } from "../api/client";
 import { Clipped } from "../components/clipped";
 import { useConsole } from "../components/console";
+import { FlowVersionRef } from "../components/flow-version";
 import { Page } from "../components/page";
 import { Loaded, Pager, TableFrame, TableHead, useResource } from "../components/resource";
-import { shortHash } from "../format";
 
 const PAGE_SIZE = 50;
 
@@ -40,7 +40,13 @@ export function Classes() {
                         <td>{agentClass.agents.total}</td>
                         <td>{agentClass.agents.online}</td>
                         <td>every {agentClass.heartbeatIntervalSeconds} s</td>
-                        <td class="mono">{shortHash(agentClass.flow?.target)}</td>
+                        <td>
+                          <FlowVersionRef
+                            hash={agentClass.flow?.target}
+                            name={agentClass.flow?.targetVersion}
+                            copy={false}
+                          />
+                        </td>
                         <td>
                           {agentClass.activeRolloutId === undefined ? (
                             "—"
