@@ -4,11 +4,12 @@
  * and publishes each request's metrics itself; a door gives it the request, the deadline, and its log context.
  */
 import { Readable } from "node:stream";
+import { buffer } from "node:stream/consumers";
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import { certificateEvidence } from "../adapters/x509/certificate-evidence.js";
 import { bundleOperationId, bundleReceipt, receiveDebugBundle } from "../bundle-intake/receive.js";
 import { type AnswerDeadlines, answerDeadlines } from "../core/agent-requests/answer-budget.js";
-import type { DownloadOutcome } from "../core/agent-requests/content-download.js";
+import type { DownloadContent, DownloadOutcome } from "../core/agent-requests/content-download.js";
 import { HTTP_API_DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
 import {
   type AgentRouteName,
@@ -22,7 +23,7 @@ import { PublishNotAwaited } from "../core/events/publishing.js";
 import { CacheBypassed } from "../core/guarded-cache.js";
 import { credentialOfCertificate, type DistinguishedCertificate } from "../core/identity/ca-bindings.js";
 import type { AgentCredential } from "../core/identity/credentials.js";
-import type { AgentApp, AgentRequest, AgentResponse } from "../shared/agent-request.js";
+import type { AgentApp, AgentDoor, AgentRequest, AgentResponse } from "../shared/agent-request.js";
 import { agentApiConfig } from "../shared/config.js";
 import { errorResponse, inflateBody, jsonResponse, parseJsonObject } from "../shared/http.js";
 import { functionLogger, MetricNames, metrics } from "../shared/observability.js";
@@ -43,19 +44,20 @@ type Routes = {
     request: AgentRequest,
     params: AgentRouteParams<Name>,
     deadlines: AnswerDeadlines,
+    door: AgentDoor,
   ) => Promise<AgentResponse>;
 };
 
-type Download<Id> = (
+type Download<Id, Content extends DownloadContent> = (
   deadlines: AnswerDeadlines,
   credential: AgentCredential,
   id: Id,
   ifNoneMatch: string | undefined,
-) => Promise<DownloadOutcome>;
+) => Promise<DownloadOutcome<Content>>;
 
-interface Downloadable<Id = string> {
+interface Downloadable<Id = string, Content extends DownloadContent = DownloadContent> {
   what: "flow" | "asset";
-  download: Download<Id>;
+  download: Download<Id, Content>;
   binary: boolean;
   /** The id's fields for the log, once the download found it. */
   logKeys: (id: Id) => Record<string, string>;
@@ -97,7 +99,7 @@ const ROUTES: Routes = {
     content(request, AGENT_FLOWS, { agentId: decodedSegment(agentId), flowId }, deadlines),
   agentRolloutFlowContent: (request, { agentId, rolloutId, flowId }, deadlines) =>
     content(request, AGENT_FLOWS, { agentId: decodedSegment(agentId), rolloutId, flowId }, deadlines),
-  assetContent: (request, { assetId }, deadlines) => content(request, ASSETS, assetId, deadlines),
+  assetContent: (request, { assetId }, deadlines, door) => content(request, ASSETS, assetId, deadlines, door),
   // Up to a whole invocation's body, written to S3 before DynamoDB: its calls keep their own timeouts.
   debugBundle: (request, { operationId }) => debugBundle(request, operationId),
 };
@@ -106,19 +108,20 @@ type AnyRoute = (
   request: AgentRequest,
   params: Record<string, string>,
   deadlines: AnswerDeadlines,
+  door: AgentDoor,
 ) => Promise<AgentResponse>;
 
 /**
  * Answers one agent request within the agent answer budget (AgentAnswerBudget), from now, and before `deadline`
  * (epoch milliseconds), the invocation's end; publishes its metrics.
  */
-export const serveAgentRequest: AgentApp = async (request, deadline) => {
+export const serveAgentRequest: AgentApp = async (request, deadline, door = {}) => {
   const deadlines = answerDeadlines(Date.now(), deadline, config.storageShareMs);
   const route = matchAgentRoute(request.method, request.path);
   let response: AgentResponse;
   try {
     if (!route) throw noAgentRoute(request.method, request.path);
-    response = await (ROUTES[route.name] as AnyRoute)(request, route.params, deadlines);
+    response = await (ROUTES[route.name] as AnyRoute)(request, route.params, deadlines, door);
   } catch (error) {
     response = errorResponse(error);
     if (response.statusCode >= 500)
@@ -255,6 +258,7 @@ async function content<Id>(
   route: Downloadable<Id>,
   id: Id,
   deadlines: AnswerDeadlines,
+  door: AgentDoor = {},
 ): Promise<AgentResponse> {
   const credential = credentialOf(request);
   logger.appendKeys({ tenant: credential.tenant });
@@ -264,15 +268,37 @@ async function content<Id>(
   reportDegradation(outcome);
   const headers = { etag: outcome.tag, "cache-control": "private, no-cache" };
   if (outcome.notModified) return { statusCode: 304, headers, body: "" };
-  const { bytes, contentType } = outcome.content;
-  logger.info(`${route.what} downloaded`, { contentType, sizeBytes: bytes.length });
-  // Flows are UTF-8 text (checked at upload) and travel as text; assets are any bytes.
-  const body = Buffer.from(bytes);
-  return {
-    statusCode: 200,
-    headers: { ...headers, "content-type": contentType },
-    body: route.binary ? body : body.toString("utf8"),
-  };
+  const { contentType } = outcome.content;
+  const body = await bodyOf(outcome.content, route.binary, door);
+  const sizeBytes = "length" in outcome.content ? outcome.content.length : outcome.content.bytes.length;
+  logger.info(`${route.what} downloaded`, { contentType, sizeBytes });
+  return { statusCode: 200, headers: { ...headers, "content-type": contentType }, body };
+}
+
+/**
+ * Flows are UTF-8 text (checked at upload) and travel as text; assets are any bytes, streamed from the bucket
+ * where the door streams, read whole where it answers with one body, up to what that body may hold.
+ */
+async function bodyOf(
+  content: DownloadContent,
+  binary: boolean,
+  door: AgentDoor,
+): Promise<AgentResponse["body"]> {
+  if (!("body" in content)) {
+    const bytes = Buffer.from(content.bytes);
+    return binary ? bytes : bytes.toString("utf8");
+  }
+  const limit = door.bufferedBodyMaxBytes;
+  if (limit === undefined) return { length: content.length, stream: content.body };
+  if (content.length > limit) {
+    await content.body.cancel();
+    throw new BeaconError(
+      "content_too_large_for_ingress",
+      `The content is ${content.length} bytes; this agent ingress answers with ${limit} at most, what a Lambda ` +
+        "invocation carries: larger assets are served behind the load balancer (agentIngress=alb)",
+    );
+  }
+  return buffer(content.body);
 }
 
 /**

@@ -144,7 +144,8 @@ export function composeAgentApi(
   });
   // The bucket alone answers: an asset's bytes are under its tenant's prefix, gone once it is deleted.
   const downloadAsset = makeContentDownload({
-    read: (credential, assetId) => assetContent.read(credential.tenant, assetId),
+    // Opened as a stream: an asset may be far larger than the agent API's memory should hold at once.
+    read: (credential, assetId) => assetContent.stream(credential.tenant, assetId),
     isId: isAssetId,
     what: "asset",
     revocations,

@@ -5,6 +5,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { Logger } from "@aws-lambda-powertools/logger";
 import {
   type AgentApp,
@@ -12,6 +15,8 @@ import {
   type AgentResponse,
   ALB_CLIENT_CERTIFICATE_HEADER,
   albClientCertificatePem,
+  type ClientCertificate,
+  isStreamedBody,
   loadBalancerClientCertificate,
 } from "../shared/agent-request.js";
 import { inInvocationScope } from "../shared/invocations.js";
@@ -28,9 +33,16 @@ export interface AgentAppServing {
   readonly name: string;
 }
 
-/** Serves the agent API's requests; a body above `maxBodyBytes` is refused with 413, its rest never read. */
-export function agentAppHandler(app: AgentApp, serving: AgentAppServing): RequestHandler {
-  return async (request, response) => {
+/**
+ * Serves the agent API's requests; a body above `maxBodyBytes` is refused with 413, its rest never read. The
+ * client certificate is the one the load balancer's headers carry, or the one a door that verified it itself
+ * gives (the local gateway's TLS peer).
+ */
+export function agentAppHandler(
+  app: AgentApp,
+  serving: AgentAppServing,
+): (...args: [...Parameters<RequestHandler>, certificate?: ClientCertificate]) => Promise<void> {
+  return async (request, response, certificate) => {
     const declaredLength = Number(request.headers["content-length"] ?? 0);
     const body =
       declaredLength > serving.maxBodyBytes ? undefined : await readBody(request, serving.maxBodyBytes);
@@ -43,9 +55,9 @@ export function agentAppHandler(app: AgentApp, serving: AgentAppServing): Reques
     const requestId = randomUUID();
     const answer = await inInvocationScope(requestId, () => {
       serving.logger.appendKeys({ function_name: serving.name, function_request_id: requestId });
-      return app(agentRequestOf(request, body), Date.now() + serving.requestBudgetMs);
+      return app(agentRequestOf(request, body, certificate), Date.now() + serving.requestBudgetMs);
     });
-    writeResponse(response, answer);
+    await writeResponse(response, answer, serving.logger);
   };
 }
 
@@ -54,7 +66,11 @@ export function clientCertificatePemOf(request: IncomingMessage): string | undef
   return albClientCertificatePem(request.headersDistinct[ALB_CLIENT_CERTIFICATE_HEADER]?.[0]);
 }
 
-function agentRequestOf(request: IncomingMessage, body: Buffer): AgentRequest {
+function agentRequestOf(
+  request: IncomingMessage,
+  body: Buffer,
+  certificate: ClientCertificate | undefined,
+): AgentRequest {
   const headers: Record<string, string> = {};
   for (const [name, values] of Object.entries(request.headersDistinct))
     if (values) headers[name] = values.join(",");
@@ -63,12 +79,28 @@ function agentRequestOf(request: IncomingMessage, body: Buffer): AgentRequest {
     path: pathOf(request),
     headers,
     body,
-    clientCertificate: loadBalancerClientCertificate(headers),
+    clientCertificate: certificate ?? loadBalancerClientCertificate(headers),
   };
 }
 
-function writeResponse(response: ServerResponse, answer: AgentResponse): void {
+/**
+ * Writes the answer; a streamed body goes out as it is read, at the pace the agent takes it (the pipeline's
+ * backpressure), so that a download of any size holds a few chunks at a time.
+ */
+async function writeResponse(response: ServerResponse, answer: AgentResponse, logger: Logger): Promise<void> {
   response.statusCode = answer.statusCode;
   for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
-  response.end(answer.body);
+  const { body } = answer;
+  if (!isStreamedBody(body)) {
+    response.end(body);
+    return;
+  }
+  response.setHeader("content-length", body.length);
+  try {
+    await pipeline(Readable.fromWeb(body.stream as NodeReadableStream<Uint8Array>), response);
+  } catch (error) {
+    // The agent went away, or the bucket's stream broke: the response ends short of its Content-Length, which
+    // the agent takes as a failed download.
+    logger.warn("download ended before its last byte", { error: error as Error });
+  }
 }

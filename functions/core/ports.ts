@@ -17,3 +17,15 @@ export interface StoredContent {
   contentType: string;
   bytes: Uint8Array;
 }
+
+/**
+ * Stored bytes opened to be read as they arrive, with their length: a download of any size holds one chunk at a
+ * time. Whoever opens it reads the body to its end or cancels it, which lets go of the connection under it.
+ */
+export interface StreamedContent {
+  hash: string;
+  contentType: string;
+  /** In bytes. */
+  length: number;
+  body: ReadableStream<Uint8Array>;
+}

@@ -31,18 +31,43 @@ export interface ClientCertificate {
   pem?: string;
 }
 
-/** The agent API's answer: a text body (JSON, a flow) as text, any other as its bytes. */
+/** A body sent as it is read, never held whole: an asset's bytes as they come from the bucket. */
+export interface StreamedBody {
+  /** In bytes: the response's Content-Length. */
+  length: number;
+  stream: ReadableStream<Uint8Array>;
+}
+
+/** The agent API's answer: a text body (JSON, a flow) as text, any other as its bytes or as a stream of them. */
 export interface AgentResponse {
   statusCode: number;
   headers: Record<string, string>;
-  body: string | Buffer;
+  body: string | Buffer | StreamedBody;
+}
+
+export const isStreamedBody = (body: AgentResponse["body"]): body is StreamedBody =>
+  typeof body === "object" && !Buffer.isBuffer(body);
+
+/**
+ * How the door a request came through carries answers. A door whose answer is one buffered body (a Lambda
+ * invocation's result) gives `bufferedBodyMaxBytes`: content that would stream is read whole up to it and refused
+ * above it. A door that streams (the agent service, the local gateway's streamed routes) gives none.
+ */
+export interface AgentDoor {
+  bufferedBodyMaxBytes?: number;
 }
 
 /**
- * The agent API: answers one request, its change saved by `deadline` (epoch milliseconds) however slowly the
- * stream takes its events.
+ * The most a binary body the agent-api function answers with may hold: an invocation's response carries 6 MB,
+ * and the body goes in it base64-encoded (4 MiB are 5.6 MB so), beside the status and headers.
  */
-export type AgentApp = (request: AgentRequest, deadline: number) => Promise<AgentResponse>;
+export const FUNCTION_RESPONSE_BODY_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The agent API: answers one request, its change saved by `deadline` (epoch milliseconds) however slowly the
+ * stream takes its events, in the shape its door carries.
+ */
+export type AgentApp = (request: AgentRequest, deadline: number, door?: AgentDoor) => Promise<AgentResponse>;
 
 export type AgentEvent = APIGatewayProxyEventV2 | ALBEvent;
 
@@ -124,7 +149,7 @@ export const albClientCertificatePem = (headerValue: string | undefined): string
  * names), when the ingress passed the certificate; how each ingress spells them in its own fields is not
  * something to depend on. The subject stays as the ingress reports it, which both report alike.
  */
-function clientCertificateOf(
+export function clientCertificateOf(
   certificatePem: string | undefined,
   reported: { subjectDN: string; serialNumber: string; issuerDN?: string },
 ): ClientCertificate {
@@ -153,9 +178,11 @@ export function agentResult(
   event: AgentEvent,
   response: AgentResponse,
 ): APIGatewayProxyStructuredResultV2 | ALBResult {
+  if (isStreamedBody(response.body))
+    throw new Error("a Lambda invocation answers with one body: serve it with bufferedBodyMaxBytes");
   // Lambda's proxy integrations carry a binary body base64-encoded.
   const isBase64Encoded = typeof response.body !== "string";
-  const body = isBase64Encoded ? response.body.toString("base64") : (response.body as string);
+  const body = typeof response.body === "string" ? response.body : response.body.toString("base64");
   if (!isAlbEvent(event))
     return { statusCode: response.statusCode, headers: response.headers, body, isBase64Encoded };
   const result: ALBResult = {

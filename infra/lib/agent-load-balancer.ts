@@ -37,10 +37,11 @@ export interface AgentLoadBalancerProps extends Omit<AgentIngressProps, "handler
   /** What answers agents: the agent-api function (its routes alone), or the agent service's targets (everything). */
   readonly agentApi: { readonly handler: IFunction } | { readonly service: IApplicationTargetGroup };
   /**
-   * Where debug bundles' uploads go: the agent service's tasks in a target group of their own, which serves
-   * nothing else, so that the agent API's target group and its latency alarm see the agent API alone.
+   * Where what streams goes, debug bundles' uploads and assets' downloads: the agent service's tasks in a target
+   * group of their own, which serves nothing else, so that the agent API's target group and its latency alarm see
+   * the agent API alone. A Lambda target takes and answers 1 MB of body at most; assets run to 100 MB and more.
    */
-  readonly debugBundles: IApplicationTargetGroup;
+  readonly streamed: IApplicationTargetGroup;
 }
 
 /** The listener on HTTPS's port keeps the id it always had, so that deploying another port leaves it in place. */
@@ -124,7 +125,15 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
           ListenerCondition.pathPatterns([loadBalancerPathPattern(AgentRoutes.debugBundle.path)]),
           ListenerCondition.httpRequestMethods([AgentRoutes.debugBundle.method]),
         ],
-        action: ListenerAction.forward([props.debugBundles]),
+        action: ListenerAction.forward([props.streamed]),
+      });
+      listener.addAction("AssetDownloads", {
+        priority: 6,
+        conditions: [
+          ListenerCondition.pathPatterns([loadBalancerPathPattern(AgentRoutes.assetContent.path)]),
+          ListenerCondition.httpRequestMethods([AgentRoutes.assetContent.method]),
+        ],
+        action: ListenerAction.forward([props.streamed]),
       });
       if ("handler" in props.agentApi) routeToFunction(listener, agentApiTargets);
     }
@@ -155,10 +164,12 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
 
 /**
  * One rule per route, with every path it is served at (to the balancer a path parameter is a wildcard), to the
- * function. A rule per route, not per method: a condition matches three values at most.
+ * function. A rule per route, not per method: a condition matches three values at most. Asset downloads have
+ * their rule to the streaming targets instead; each other route keeps the priority of its place in the list.
  */
 function routeToFunction(listener: ApplicationListener, targets: IApplicationTargetGroup): void {
   c2ApiRoutes.forEach((route, index) => {
+    if (route === AgentRoutes.assetContent) return;
     listener.addAction(index === 0 ? "AgentApi" : `AgentApi${index + 1}`, {
       priority: 10 * (index + 1),
       conditions: [

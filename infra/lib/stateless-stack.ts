@@ -89,7 +89,7 @@ export class StatelessStack extends Stack {
       const loadBalancer = new AgentLoadBalancer(this, "AgentLoadBalancer", {
         ...this.loadBalancerProps(config, stateful, truststore),
         agentApi: { service: service.targetGroup },
-        debugBundles: service.addTargetGroup("DebugBundleTargets"),
+        streamed: service.addTargetGroup("DebugBundleTargets"),
       });
       service.servedBy();
       this.agentIngress = loadBalancer;
@@ -281,7 +281,8 @@ export class StatelessStack extends Stack {
 
   /**
    * The load balancer in front of the agent-api function, and a small always-on agent service for debug bundles'
-   * uploads, which the function cannot take: the balancer hands a Lambda target 1 MB of body at most.
+   * uploads and assets' downloads, which the function cannot carry: the balancer hands a Lambda target 1 MB of
+   * body at most, and takes as much back; the service streams both, a few chunks in memory at a time.
    */
   private agentLoadBalancerForFunction(
     agentApi: BeaconFunction,
@@ -302,7 +303,7 @@ export class StatelessStack extends Stack {
     const loadBalancer = new AgentLoadBalancer(this, "AgentLoadBalancer", {
       ...this.loadBalancerProps(config, stateful, truststore),
       agentApi: { handler: agentApi.function },
-      debugBundles: debugBundles.targetGroup,
+      streamed: debugBundles.targetGroup,
     });
     debugBundles.servedBy();
     return loadBalancer;

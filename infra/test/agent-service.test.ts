@@ -122,16 +122,19 @@ describe("agentCompute=fargate: the agent service", () => {
         { Type: "forward", TargetGroupArn: { Ref: Match.stringLikeRegexp("^AgentServiceTargets") } },
       ],
     });
-    // Debug bundles' uploads go to the same tasks in a target group of their own.
-    template.resourceCountIs("AWS::ElasticLoadBalancingV2::ListenerRule", 1);
-    template.hasResourceProperties("AWS::ElasticLoadBalancingV2::ListenerRule", {
-      Actions: [
+    // Debug bundles' uploads and assets' downloads go to the same tasks in a target group of their own.
+    const rules = Object.values(template.findResources("AWS::ElasticLoadBalancingV2::ListenerRule"));
+    expect(rules.map((rule) => rule.Properties.Conditions[0].PathPatternConfig.Values).sort()).toEqual([
+      ["/c2/api/assets/*/content"],
+      ["/c2/debug-bundles/*"],
+    ]);
+    for (const rule of rules)
+      expect(rule.Properties.Actions).toEqual([
         {
           Type: "forward",
-          TargetGroupArn: { Ref: Match.stringLikeRegexp("^AgentServiceDebugBundleTargets") },
+          TargetGroupArn: { Ref: expect.stringMatching(/^AgentServiceDebugBundleTargets/) },
         },
-      ],
-    });
+      ]);
     expect(
       (
         onlyOf(template, "AWS::ECS::Service", "AgentService").Properties.LoadBalancers as {

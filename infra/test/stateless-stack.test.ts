@@ -449,12 +449,12 @@ describe("agent load balancer", () => {
     expect(listenersOf(fargate).map(([, listener]) => listener.Properties.Port)).toEqual([443]);
   });
 
-  it("forwards only the agent C2 endpoints, each route at its paths with its method, to the agent-api function, and debug bundles to a service, on every listener", () => {
+  it("forwards only the agent C2 endpoints, each route at its paths with its method, to the agent-api function, and debug bundles and asset downloads to a service, on every listener", () => {
     const template = prodAlb.statelessTemplate;
     const allRules = Object.values(template.findResources("AWS::ElasticLoadBalancingV2::ListenerRule"));
     const listeners = listenersOf(template);
     for (const [logicalId] of listeners) {
-      const [bundles, ...rules] = allRules
+      const [bundles, assets, ...rules] = allRules
         .filter((rule) => rule.Properties.ListenerArn.Ref === logicalId)
         .sort((one, other) => one.Properties.Priority - other.Properties.Priority);
       expect([bundles?.Properties.Priority, bundles?.Properties.Conditions]).toEqual([
@@ -464,12 +464,21 @@ describe("agent load balancer", () => {
           { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["POST"] } },
         ],
       ]);
-      expect(bundles?.Properties.Actions).toEqual([
-        expect.objectContaining({
-          Type: "forward",
-          TargetGroupArn: { Ref: expect.stringMatching(/^DebugBundleServiceTargets/) },
-        }),
+      // Assets stream from the service: a Lambda target answers with 1 MB at most.
+      expect([assets?.Properties.Priority, assets?.Properties.Conditions]).toEqual([
+        6,
+        [
+          { Field: "path-pattern", PathPatternConfig: { Values: ["/c2/api/assets/*/content"] } },
+          { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["GET"] } },
+        ],
       ]);
+      for (const streamed of [bundles, assets])
+        expect(streamed?.Properties.Actions).toEqual([
+          expect.objectContaining({
+            Type: "forward",
+            TargetGroupArn: { Ref: expect.stringMatching(/^DebugBundleServiceTargets/) },
+          }),
+        ]);
       const routeRule = (priority: number, method: string, paths: string[]) => [
         priority,
         [
@@ -482,7 +491,6 @@ describe("agent load balancer", () => {
         routeRule(20, "POST", ["/c2/api/acknowledge", "/efm/api/c2-protocol/acknowledge"]),
         routeRule(30, "GET", ["/c2/api/flows/*/content"]),
         routeRule(40, "GET", ["/c2/api/agents/*/flows/*/content"]),
-        routeRule(50, "GET", ["/c2/api/assets/*/content"]),
         routeRule(60, "GET", ["/c2/api/agents/*/rollouts/*/flows/*/content"]),
       ]);
       // Every rule forwards to the one target group of the function.

@@ -9,15 +9,23 @@
  * between runs where a case needs it, as an agent does across restarts.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createReadStream, createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { Upload } from "@aws-sdk/lib-storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoAgentRegistry } from "../../functions/adapters/dynamodb/agent-registry.js";
+import { DynamoAssetCatalog } from "../../functions/adapters/dynamodb/asset-catalog.js";
 import { DynamoManifestStore } from "../../functions/adapters/dynamodb/manifest-store.js";
-import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
+import {
+  assetKey,
+  CONTENT_TYPE_METADATA,
+  S3AssetContent,
+} from "../../functions/adapters/s3/asset-content.js";
+import { makeDynamoDbClient, makeS3Client } from "../../functions/runtime/aws-clients.js";
 import { sweeperConfig } from "../../functions/shared/config.js";
+import { EnvNames } from "../../functions/shared/env-names.js";
 import { composeSweeper } from "../../functions/sweeper/composition.js";
 import { untarGz } from "../common/debug-bundle-form.js";
 import { type AgentApiUnderTest, startAgentApi } from "../test-support/agent-api-harness.js";
@@ -49,6 +57,11 @@ import {
 } from "./java-rollout.js";
 
 /** A cold build resolves the library and Maven's plugins into ~/.m2 first. */
+/** The run of the driver that downloads 100 MiB: its JVM, two heartbeats, the download at the library's pace. */
+const LARGE_ASSET_RUN_MS = 180_000;
+/** How much the agent API's process may grow while it serves a 100 MiB asset: a fraction of it. */
+const LARGE_ASSET_GROWTH_BOUND_MIB = 32;
+
 const BUILD_TIMEOUT_MS = 11 * 60_000;
 
 let api: AgentApiUnderTest;
@@ -636,6 +649,128 @@ describe("assets and resource sets with the NiFi 2.3.0 Java C2 client as docs/ag
     const unchanged = await setResources([{ assetId: modelId }, { assetId: thresholdsId, path: "config" }]);
     expect(unchanged).toMatchObject({ digest: second.digest, operations: [] });
   });
+
+  /** The bucket and the catalog the agent API and the console read assets from. */
+  function largeAssetStores() {
+    const s3 = makeS3Client(api.env);
+    return {
+      s3,
+      content: new S3AssetContent(s3, api.env[EnvNames.assetBucket] as string),
+      catalog: new DynamoAssetCatalog(
+        DynamoDBDocumentClient.from(makeDynamoDbClient(api.env)),
+        api.env.BEACON_TABLE_NAME as string,
+      ),
+    };
+  }
+
+  /**
+   * An asset of `sizeBytes` random bytes, written as the presigned upload leaves one: its bytes in the bucket,
+   * sent in parts from a file (the test never holds them whole, so that the memory measured is the download's),
+   * then its catalog record. Returns its id.
+   */
+  async function storedLargeAsset(name: string, sizeBytes: number): Promise<string> {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "beacon-large-asset-")), name);
+    const hash = createHash("sha256");
+    const out = createWriteStream(file);
+    const CHUNK = 1024 * 1024;
+    for (let written = 0; written < sizeBytes; written += CHUNK) {
+      const chunk = randomBytes(Math.min(CHUNK, sizeBytes - written));
+      hash.update(chunk);
+      if (!out.write(chunk)) await new Promise<void>((drained) => out.once("drain", () => drained()));
+    }
+    await new Promise<void>((closed, failed) =>
+      out.end((error?: Error | null) => (error ? failed(error) : closed())),
+    );
+    const assetId = hash.digest("hex");
+    const { s3, catalog } = largeAssetStores();
+    await new Upload({
+      client: s3,
+      params: {
+        Bucket: api.env[EnvNames.assetBucket],
+        Key: assetKey(tenant, assetId),
+        Body: createReadStream(file),
+        Metadata: { [CONTENT_TYPE_METADATA]: "application/octet-stream" },
+      },
+    }).done();
+    rmSync(path.dirname(file), { recursive: true, force: true });
+    await catalog.add(tenant, {
+      assetId,
+      name,
+      sizeBytes,
+      contentType: "application/octet-stream",
+      createdAt: Date.now(),
+      createdBy: "java-interop",
+    });
+    return assetId;
+  }
+
+  /** The highest resident set size of this process (the agent API's, behind the gateway) until `stop`. */
+  function peakResidentSet(): { stop(): number } {
+    let peak = process.memoryUsage.rss();
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage.rss());
+    }, 20);
+    return {
+      stop() {
+        clearInterval(sampler);
+        return Math.max(peak, process.memoryUsage.rss());
+      },
+    };
+  }
+
+  it(
+    "SYNC RESOURCE of a 100 MB asset: streamed from the bucket to the library over mutual TLS, its digest the listed one, the agent API's memory flat",
+    async () => {
+      const { options, assetDir } = await registeredAgent("large");
+      const sizeBytes = 100 * 1024 * 1024;
+      const assetId = await storedLargeAsset("pump-weights.bin", sizeBytes);
+      const set = await consoleApi.request("PUT", `/api/v1/classes/${options.agentClass}/resources`, {
+        token,
+        body: { items: [{ assetId }] },
+      });
+      expect(set.status, set.body).toBe(201);
+      const [{ operationId }] = set.json().operations as [{ operationId: string }];
+
+      const idle = process.memoryUsage.rss();
+      const memory = peakResidentSet();
+      const began = performance.now();
+      const steps = await runJavaDriver({ ...options, timeoutMs: LARGE_ASSET_RUN_MS });
+      const seconds = (performance.now() - began) / 1000;
+      const peak = memory.stop();
+
+      const [download] = stepsOf<ResourceStep>(steps, "resource");
+      expect(download).toMatchObject({
+        resourceId: assetId,
+        action: "downloaded",
+        file: "repository/pump-weights.bin",
+        bytes: sizeBytes,
+        sha256: assetId,
+        http: expect.objectContaining({ path: `/c2/api/assets/${assetId}/content`, status: 200 }),
+      });
+      expect(stepsOf<SyncStep>(steps, "sync")).toMatchObject([{ operationId, state: "FULLY_APPLIED" }]);
+      expect(await operationOf(operationId)).toMatchObject({ state: "done", ackState: "FULLY_APPLIED" });
+      const growthMiB = (peak - idle) / 2 ** 20;
+      console.info(
+        `100 MiB asset: the driver's run (a JVM's start, two heartbeats, the download, its ack) took ` +
+          `${seconds.toFixed(1)} s; the agent API's process: ${(idle / 2 ** 20).toFixed(0)} MiB idle, ` +
+          `${(peak / 2 ** 20).toFixed(0)} MiB at its peak (+${growthMiB.toFixed(1)} MiB)`,
+      );
+      // Streamed, a download holds a few chunks at a time: far less than the asset, whatever the collector does.
+      expect(growthMiB).toBeLessThan(LARGE_ASSET_GROWTH_BOUND_MIB);
+      // The 100 MiB go: out of the class's set, then deleted with their record.
+      rmSync(path.join(assetDir, "repository", "pump-weights.bin"), { force: true });
+      const cleared = await consoleApi.request("PUT", `/api/v1/classes/${options.agentClass}/resources`, {
+        token,
+        body: { items: [] },
+      });
+      expect([200, 201], cleared.body).toContain(cleared.status);
+      // Removed as it was stored: the console's API describes assets of its own upload's limit.
+      const { catalog, content } = largeAssetStores();
+      expect(await catalog.remove(tenant, assetId)).toBe("removed");
+      await content.remove(tenant, assetId);
+    },
+    LARGE_ASSET_RUN_MS + 60_000,
+  );
 
   it("SYNC RESOURCE to an agent configured with c2.rest.url: the library resolves no resource URL, so the agent sends no ack", async () => {
     const { options } = await registeredAgent("rest-url", "rest-url");

@@ -1,9 +1,11 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import type { AgentTrust } from "../../functions/adapters/x509/trust.js";
 import { AgentRoutes, c2ApiRoutes, servedRouteKeys } from "../../functions/core/c2/routes.js";
+import { clientCertificateOf } from "../../functions/shared/agent-request.js";
 import { consoleOperations } from "../../functions/shared/console-openapi.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
+import { certificateSummary } from "./certs.js";
 import type { FunctionLog } from "./function-logs.js";
 import type { GatewayRoute, StreamingHandler } from "./gateway.js";
 import { invoker, type LocalFunction, setLocalLambdaEnvironment } from "./lambda-runtime.js";
@@ -60,8 +62,9 @@ const loadHttpFunction = (
 export const BUNDLE_INTAKE_LOG_NAME = "bundle-intake";
 
 /**
- * What takes debug bundles: the streaming intake, as the agent service behind the ALB does (16 MiB), or the
- * agent-api function, as the HTTP API ingress does (what an invocation carries).
+ * What takes debug bundles and serves asset downloads: the streaming doors, as the agent service behind the ALB
+ * does (bundles of 16 MiB, assets of any size), or the agent-api function, as the HTTP API ingress does (what an
+ * invocation carries).
  */
 export type BundleIngress = "streaming" | "function";
 
@@ -86,16 +89,50 @@ export async function loadAgentApi(
     logs,
   );
   const intake = await loadBundleIntake(logs);
+  const streamed = bundles === "streaming";
+  const functionRoutes = servedRouteKeys(c2ApiRoutes)
+    .filter(({ path }) => !streamed || path !== AgentRoutes.assetContent.path)
+    .map(({ method, path }) => ({ method, path, handler }));
   return {
     routes: [
-      ...servedRouteKeys(c2ApiRoutes).map(({ method, path }) => ({ method, path, handler })),
-      bundles === "streaming" ? intake.route : { ...AgentRoutes.debugBundle, handler },
+      ...functionRoutes,
+      ...(streamed ? [await loadAssetDownloads(logs)] : []),
+      streamed ? intake.route : { ...AgentRoutes.debugBundle, handler },
     ],
     shutdown: async () => {
       await shutdown();
       await intake.shutdown();
     },
   };
+}
+
+/**
+ * Asset downloads stream from the bucket to the agent, as the load balancer's rule sends them to the agent service
+ * on AWS: the agent API loaded in this process (the handler's module) answers them through the agent service's
+ * door, each request a scope of its own writing to `logs` under the function's name, the certificate the one the
+ * gateway verified.
+ */
+async function loadAssetDownloads(logs: FunctionLog): Promise<GatewayRoute> {
+  const agentApi = await import("../../functions/agent-api/app.js");
+  const { agentAppHandler } = await import("../../functions/agent-service/agent-app.js");
+  const serve = agentAppHandler(agentApi.serveAgentRequest, {
+    // A download's request carries no body.
+    maxBodyBytes: 0,
+    requestBudgetMs: FunctionTimeouts.agentApi * 1000,
+    logger: agentApi.logger,
+    name: "agent-api",
+  });
+  const stream: StreamingHandler = (request, response, clientCertificatePem) =>
+    logs.run("agent-api", () =>
+      serve(request, response, clientCertificatePem ? verifiedCertificate(clientCertificatePem) : undefined),
+    );
+  return { ...AgentRoutes.assetContent, stream };
+}
+
+/** The gateway's verified certificate as the HTTP API's event would report it. */
+function verifiedCertificate(pem: string) {
+  const { subjectDN, serialNumber, issuerDN } = certificateSummary(pem);
+  return clientCertificateOf(pem, { subjectDN, serialNumber, issuerDN });
 }
 
 /**

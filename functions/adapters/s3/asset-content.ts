@@ -6,10 +6,10 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import type { AssetContentStore } from "../../core/assets/ports.js";
-import type { StoredContent } from "../../core/ports.js";
+import type { StoredContent, StreamedContent } from "../../core/ports.js";
 
 /** The user metadata key (`x-amz-meta-content-type`) of the content type the upload declared. */
-const CONTENT_TYPE = "content-type";
+export const CONTENT_TYPE_METADATA = "content-type";
 
 /**
  * Assets' bytes in the bucket, each under `<tenant>/assets/<sha256>`: the tenant is the key's first segment,
@@ -30,7 +30,7 @@ export class S3AssetContent implements AssetContentStore {
         Bucket: this.bucket,
         Key: assetKey(tenant, assetId),
         Body: bytes,
-        Metadata: { [CONTENT_TYPE]: contentType },
+        Metadata: { [CONTENT_TYPE_METADATA]: contentType },
       }),
     );
   }
@@ -44,8 +44,27 @@ export class S3AssetContent implements AssetContentStore {
       if (!bytes) return undefined;
       return {
         hash: assetId,
-        contentType: object.Metadata?.[CONTENT_TYPE] ?? "application/octet-stream",
+        contentType: object.Metadata?.[CONTENT_TYPE_METADATA] ?? "application/octet-stream",
         bytes,
+      };
+    } catch (error) {
+      if (error instanceof NoSuchKey) return undefined;
+      throw error;
+    }
+  }
+
+  /** The object's body as S3 sends it, never held whole: the SDK reads it off the socket as the caller does. */
+  async stream(tenant: string, assetId: string): Promise<StreamedContent | undefined> {
+    try {
+      const object = await this.s3.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: assetKey(tenant, assetId) }),
+      );
+      if (!object.Body || object.ContentLength === undefined) return undefined;
+      return {
+        hash: assetId,
+        contentType: object.Metadata?.[CONTENT_TYPE_METADATA] ?? "application/octet-stream",
+        length: object.ContentLength,
+        body: object.Body.transformToWebStream(),
       };
     } catch (error) {
       if (error instanceof NoSuchKey) return undefined;

@@ -1,5 +1,5 @@
 import type { Page, PageRequest } from "../paging.js";
-import type { StoredContent } from "../ports.js";
+import type { StoredContent, StreamedContent } from "../ports.js";
 import type { AssetRecord } from "./model.js";
 import type { ResourceSet } from "./resource-set.js";
 
@@ -8,6 +8,8 @@ export interface AssetContentStore {
   /** Writes the bytes under the asset's id; the same id always holds the same bytes, so writing again is harmless. */
   put(tenant: string, assetId: string, bytes: Uint8Array, contentType: string): Promise<void>;
   read(tenant: string, assetId: string): Promise<StoredContent | undefined>;
+  /** The bytes as a stream with their length, for downloads of assets of any size; undefined when absent. */
+  stream(tenant: string, assetId: string): Promise<StreamedContent | undefined>;
   /** Removes the bytes; removing bytes that are not there is no error. */
   remove(tenant: string, assetId: string): Promise<void>;
 }
