@@ -617,6 +617,15 @@ function SaveFlow(props: { className: string; flow: DesignerFlow; problems: Flow
                 ? `Beacon's validation: all ${saved.validation.agentCount} agents of the class can run it.`
                 : `Beacon's validation: ${saved.validation.incompatibleAgentCount} of ${saved.validation.agentCount} agents cannot run it.`}
           </p>
+          {/* The rollouts page's own form takes it from here, the version chosen: one rollout workflow. */}
+          <p>
+            <a
+              class="button"
+              href={`/rollouts?${new URLSearchParams({ className: props.className, flow: saved.version.hash })}`}
+            >
+              Roll it out
+            </a>
+          </p>
         </div>
       )}
     </section>
