@@ -572,7 +572,8 @@ function SaveFlow(props: { className: string; flow: DesignerFlow; problems: Flow
       const path = { className: props.className };
       const version = await dataOf(
         client.POST("/api/v1/classes/{className}/flows", {
-          params: { path },
+          // Beacon's own validation first: a version some of the class's agents could not run is not stored.
+          params: { path, query: { requireCompatible: true } },
           body: text,
           bodySerializer: (body) => body,
           headers: { "content-type": contentType },
