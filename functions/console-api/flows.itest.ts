@@ -364,7 +364,7 @@ describe("validation against the class's manifests", () => {
         validation: { compatible: false, agentCount: 3, incompatibleAgentCount: 1 },
       },
     });
-    expect(refused.json().error.message).toMatch(
+    expect((refused.json().error as { message: string }).message).toMatch(
       /^1 of the class's 3 agents could not run this flow, so it was not published: /,
     );
     const stored = await consoleApi.request("GET", `${flowsOf()}/${hash}`, { token: operator });
