@@ -342,6 +342,40 @@ describe("validation against the class's manifests", () => {
     );
   });
 
+  it("refuses to publish, with requireCompatible, a flow some agents could not run, naming what each binary lacks, and stores nothing", async () => {
+    // Bytes the class has no version of yet: the C++ flow above, another comment at its end.
+    const bytes = new TextEncoder().encode(`${cppYaml}# checked before it is stored\n`);
+    const hash = createHash("sha256").update(bytes).digest("hex");
+    const javaManifestId = (
+      await consoleApi.request("GET", `/api/v1/agents/${javaAgent}`, { token: operator })
+    ).json().manifestId as string;
+    const refused = await consoleApi.request("POST", `${flowsOf()}?requireCompatible=true`, {
+      token: operator,
+      body: bytes,
+      headers: { "content-type": "application/yaml" },
+    });
+    expect(refused.status, refused.body).toBe(409);
+    expect(refused.json().error).toMatchObject({
+      code: "flow_incompatible",
+      details: {
+        problems: [
+          `1 agent of binary ${javaManifestId}: no LogAttribute, org.apache.nifi.minifi.processors.PutFile, SSLContextService`,
+        ],
+        validation: { compatible: false, agentCount: 3, incompatibleAgentCount: 1 },
+      },
+    });
+    expect((refused.json().error as { message: string }).message).toMatch(
+      /^1 of the class's 3 agents could not run this flow, so it was not published: /,
+    );
+    const stored = await consoleApi.request("GET", `${flowsOf()}/${hash}`, { token: operator });
+    expect(stored.status).toBe(404);
+
+    // Without it, the same bytes are published as before: the validation report tells the rest.
+    const published = await upload(bytes, { "content-type": "application/yaml" });
+    expect(published.status, published.body).toBe(201);
+    expect(published.json().hash).toBe(hash);
+  });
+
   it("finds a Java flow of fully qualified types runnable on the Java manifest only", async () => {
     const hash = await publish(javaFlow("validate"));
     const body = (

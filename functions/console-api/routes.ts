@@ -121,7 +121,13 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     getManifest: (principal, { path }) => api.manifests.get(principal, path.manifestId as string),
     getManifestContent: (principal, { path }) => api.manifests.content(principal, path.manifestId as string),
     uploadFlow: (principal, { path, query, body }) =>
-      api.flows.upload(principal, path.className as string, body as Uint8Array, text(query.label)),
+      api.flows.upload(
+        principal,
+        path.className as string,
+        body as Uint8Array,
+        text(query.label),
+        query.requireCompatible as boolean | undefined,
+      ),
     labelFlow: (principal, { path, body }) =>
       api.flows.label(
         principal,

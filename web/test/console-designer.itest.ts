@@ -29,7 +29,7 @@ beforeAll(async () => {
   ({
     webUrl,
     stack: { localDir },
-  } = await startConsole("web-console-designer-test"));
+  } = await startConsole("web-console-designer-test", { BEACON_SWEEPER_INTERVAL_SECONDS: "2" }));
   agents = simulatedAgents(["--class", AGENT_CLASS, "--count", "2", "--interval", "2"]);
   await untilTrue(
     "the simulated agents to register with their binary",
@@ -136,18 +136,46 @@ describe("the flow designer", () => {
       "org.apache.nifi.minifi.processors.LogAttribute",
     ]);
 
+    const hash = versions.items[0]?.hash ?? "";
+
+    // Rolled out from the designer: the rollouts page's form, the saved version already chosen.
+    await saved.getByRole("link", { name: "Roll it out" }).click();
+    await page.getByRole("heading", { name: "Rollouts", level: 1 }).waitFor();
+    expect(await page.getByLabel("Class", { exact: true }).inputValue()).toBe(AGENT_CLASS);
+    await page.locator(`select[name=flowHash] option[value="${hash}"]`).waitFor({ state: "attached" });
+    expect(await page.getByLabel("Flow version").inputValue()).toBe(hash);
+    await page.getByLabel("Canary", { exact: true }).fill("1");
+    await page.getByLabel("Canary unit").selectOption("count");
+    await page.getByLabel("Batch size (agents)").fill("2");
+    await page.getByLabel("Between batches (s)").fill("0");
+    await page.getByLabel("Soak (s)").fill("2");
+    await page.getByRole("button", { name: "Start rollout" }).click();
+    await page.getByRole("heading", { name: /^Rollout /, level: 1 }).waitFor();
+    await page.locator(".verdict").getByText("completed", { exact: true }).waitFor({ timeout: 120_000 });
+
+    // The agents report the designed flow: the agent list shows both on its version.
+    await page.goto(`${webUrl}/agents?class=${AGENT_CLASS}`);
+    const agentRows = page.getByRole("region", { name: "Agents", exact: true }).getByRole("row");
+    await agentRows
+      .filter({ hasText: hash.slice(0, 12) })
+      .nth(1)
+      .waitFor();
+    const { body: reported } = await api<{ items: { flowId?: string }[] }>(`/agents?class=${AGENT_CLASS}`);
+    expect(reported.items.map((agent) => agent.flowId)).toEqual([hash, hash]);
+    await capture(page, "designer-rolled-out");
+
     // The new version on the class page, and opened from there again, as it was saved.
-    await saved.getByRole("link").click();
+    await page.goto(`${webUrl}/classes/${AGENT_CLASS}?flow=${hash}`);
     await page.getByRole("heading", { name: AGENT_CLASS, level: 1 }).waitFor();
     await page
       .getByRole("region", { name: "Flow versions" })
-      .getByRole("link", { name: new RegExp((versions.items[0]?.hash ?? "").slice(0, 12)) })
+      .getByRole("link", { name: new RegExp(hash.slice(0, 12)) })
       .waitFor();
     await page.getByRole("link", { name: /in the designer$/ }).click();
     await page.getByRole("group", { name: /^Processor LogAttribute/ }).waitFor();
     await page.getByRole("heading", { name: "No problems found" }).waitFor();
     await context.close();
-  });
+  }, 240_000);
 
   it("ran every page without an uncaught error or a Content-Security-Policy refusal", () => {
     expect(pageProblems).toEqual([]);

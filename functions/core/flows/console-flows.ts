@@ -7,7 +7,7 @@ import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
 import { readFlowDocument } from "./document.js";
 import { isFlowHash } from "./flow-hash.js";
-import type { FlowCatalog, FlowVersionRecord } from "./ports.js";
+import type { FlowCatalog, FlowVersionRecord, NewFlowVersion } from "./ports.js";
 import type { FlowValidation } from "./validation.js";
 
 export interface FlowsDependencies {
@@ -15,8 +15,8 @@ export interface FlowsDependencies {
   clock: Clock;
   /** Largest flow document accepted, inflated. */
   maxFlowBytes: number;
-  /** The flow validation's dry run of a version. */
-  validate(tenant: string, version: FlowVersionRecord): Promise<FlowValidation>;
+  /** The flow validation's dry run of a version; `unstored` its bytes when it is not stored yet. */
+  validate(tenant: string, version: NewFlowVersion, unstored?: Uint8Array): Promise<FlowValidation>;
   /** Refuses a version whose parameters the class's agents would lack values for, or get refused ones. */
   checkParameters(
     what: string,
@@ -58,6 +58,41 @@ function assertFlowLabel(label: string): void {
     );
 }
 
+/** What the class's agents could not run of a version, binary by binary, in words. */
+export function incompatibilitiesOf(report: FlowValidation): string[] {
+  return report.manifests.flatMap((binary) => {
+    if (binary.compatible) return [];
+    const agents = `${binary.agentCount} agent${binary.agentCount === 1 ? "" : "s"}`;
+    if (!binary.manifestKnown) return [`${agents} whose manifest Beacon does not know yet`];
+    const missing = [
+      ...(binary.missingProcessorTypes ?? []),
+      ...(binary.missingControllerServiceTypes ?? []),
+    ];
+    const refused = (binary.valuesRefused ?? []).map(
+      (value) => `${value.property} of ${value.processorType} may not be "${value.value}"`,
+    );
+    return [
+      `${agents} of binary ${binary.manifestId}: ${[
+        missing.length > 0 && `no ${missing.join(", ")}`,
+        refused.length > 0 && refused.join("; "),
+      ]
+        .filter(Boolean)
+        .join("; ")}`,
+    ];
+  });
+}
+
+/** Refuses a version some agents of its class could not run, naming each problem. */
+function refuseIncompatible(report: FlowValidation): void {
+  if (report.compatible) return;
+  const problems = incompatibilitiesOf(report);
+  throw new BeaconError(
+    "flow_incompatible",
+    `${report.incompatibleAgentCount} of the class's ${report.agentCount} agents could not run this flow, so it was not published: ${problems.join(". ")}`,
+    { problems, validation: report },
+  );
+}
+
 export function makeFlowsApi(deps: FlowsDependencies) {
   const { flows, clock } = deps;
 
@@ -74,6 +109,7 @@ export function makeFlowsApi(deps: FlowsDependencies) {
       className: string,
       bytes: Uint8Array,
       label?: string,
+      requireCompatible = false,
     ): Promise<ConsoleResult> {
       requireRole(principal, "operator");
       assertClassName(className);
@@ -85,17 +121,15 @@ export function makeFlowsApi(deps: FlowsDependencies) {
         { ...document, className },
         bytes,
       );
-      const { record, created } = await flows.add(
-        principal.tenant,
-        dropUndefined({
-          ...document,
-          className,
-          createdAt: clock.now(),
-          createdBy: principal.subject,
-          label,
-        }),
-        bytes,
-      );
+      const version: NewFlowVersion = dropUndefined({
+        ...document,
+        className,
+        createdAt: clock.now(),
+        createdBy: principal.subject,
+        label,
+      });
+      if (requireCompatible) refuseIncompatible(await deps.validate(principal.tenant, version, bytes));
+      const { record, created } = await flows.add(principal.tenant, version, bytes);
       return { status: created ? 201 : 200, body: flowVersionView(record) };
     },
 

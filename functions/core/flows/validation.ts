@@ -11,7 +11,7 @@ import {
   referenceSite,
   resolveParameters,
 } from "./parameters.js";
-import type { FlowContentStore, FlowVersionRecord } from "./ports.js";
+import type { FlowContentStore, NewFlowVersion } from "./ports.js";
 
 /** Most agents one validation report covers; a larger class is reported on its first ones, and says so. */
 export const MAX_VALIDATED_AGENTS = 5_000;
@@ -111,15 +111,16 @@ export interface FlowValidationDependencies {
  * service type the flow uses must be in the agent's manifest.
  */
 export function makeFlowValidation(deps: FlowValidationDependencies) {
-  /** The version's parameters as its stored document has them: versions stored before keep none. */
-  async function parametersOf(tenant: string, version: FlowVersionRecord) {
-    const content = await deps.flows.read(tenant, version.hash);
-    if (!content) return { declared: version.parameters ?? [], references: [], undeclared: [] };
-    return parametersInContent(content.bytes);
+  /** The version's parameters as its document has them: versions stored before keep none. */
+  async function parametersOf(tenant: string, version: NewFlowVersion, unstored?: Uint8Array) {
+    const bytes = unstored ?? (await deps.flows.read(tenant, version.hash))?.bytes;
+    if (!bytes) return { declared: version.parameters ?? [], references: [], undeclared: [] };
+    return parametersInContent(bytes);
   }
 
-  return async function validateFlow(tenant: string, version: FlowVersionRecord) {
-    const parameters = await parametersOf(tenant, version);
+  /** `unstored`: the bytes of a version not stored yet, checked before it is (else read from the store). */
+  return async function validateFlow(tenant: string, version: NewFlowVersion, unstored?: Uint8Array) {
+    const parameters = await parametersOf(tenant, version, unstored);
     const defaults = flowDefaults(parameters.declared);
     const agents = await deps.classAgents(tenant, version.className, MAX_VALIDATED_AGENTS + 1);
     const truncated = agents.length > MAX_VALIDATED_AGENTS;

@@ -3359,6 +3359,8 @@ export interface operations {
             query?: {
                 /** @description A label for the version, as `PUT …/flows/{hash}/label` sets it; ignored when the class has the version already (its label stays). */
                 label?: components["parameters"]["FlowLabel"];
+                /** @description `true` publishes the version only if every agent of the class could run it, by the same validation as `GET …/flows/{hash}/validation` and a rollout's: otherwise 409 `flow_incompatible`, each problem in `details.problems` and the whole report in `details.validation`, and nothing is stored. The web console's designer saves this way. */
+                requireCompatible?: boolean;
             };
             header?: never;
             path: {
@@ -3430,7 +3432,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description Publishing the version would leave agents of the class with a flow they cannot run (`parameters_not_ready`): a parameter the version declares gets no value for some (`details.missing`), or a value their binary's processors refuse (`details.refused`); nothing is written. */
+            /** @description Publishing the version would leave agents of the class with a flow they cannot run (`parameters_not_ready`): a parameter the version declares gets no value for some (`details.missing`), or a value their binary's processors refuse (`details.refused`); or, with `requireCompatible`, some agents could not run it (`flow_incompatible`, `details.problems`). Nothing is written. */
             409: {
                 headers: {
                     [name: string]: unknown;

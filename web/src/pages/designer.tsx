@@ -572,7 +572,8 @@ function SaveFlow(props: { className: string; flow: DesignerFlow; problems: Flow
       const path = { className: props.className };
       const version = await dataOf(
         client.POST("/api/v1/classes/{className}/flows", {
-          params: { path },
+          // Beacon's own validation first: a version some of the class's agents could not run is not stored.
+          params: { path, query: { requireCompatible: true } },
           body: text,
           bodySerializer: (body) => body,
           headers: { "content-type": contentType },
@@ -616,6 +617,15 @@ function SaveFlow(props: { className: string; flow: DesignerFlow; problems: Flow
               : saved.validation.compatible
                 ? `Beacon's validation: all ${saved.validation.agentCount} agents of the class can run it.`
                 : `Beacon's validation: ${saved.validation.incompatibleAgentCount} of ${saved.validation.agentCount} agents cannot run it.`}
+          </p>
+          {/* The rollouts page's own form takes it from here, the version chosen: one rollout workflow. */}
+          <p>
+            <a
+              class="button"
+              href={`/rollouts?${new URLSearchParams({ className: props.className, flow: saved.version.hash })}`}
+            >
+              Roll it out
+            </a>
           </p>
         </div>
       )}
