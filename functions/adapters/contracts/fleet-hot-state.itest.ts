@@ -40,8 +40,9 @@ fleetHotStateContract("the memory fake", () => {
       const agentClass = hotState.agentStates.get(key)?.agentClass as string;
       if (errorBulletinsUntil !== undefined)
         hotState.attentionIndex(tenant, agentClass, "errorBulletins").set(agentId, errorBulletinsUntil);
-      if (backPressured === true)
-        hotState.attentionIndex(tenant, agentClass, "backPressure").set(agentId, sighting.lastSeen);
+      // Back-pressured since the first heartbeat that said so, as the heartbeat's script keeps it.
+      const backPressure = hotState.attentionIndex(tenant, agentClass, "backPressure");
+      if (backPressured === true && !backPressure.has(agentId)) backPressure.set(agentId, sighting.lastSeen);
       const minute = `${tenant}/${Math.floor(sighting.lastSeen / 60_000)}`;
       hotState.heartbeats.set(minute, (hotState.heartbeats.get(minute) ?? 0) + 1);
     },
