@@ -292,6 +292,11 @@ export interface SweeperConfig {
   /** Largest flow document an adoption keeps, inflated: as for an upload. */
   maxFlowBytes: number;
   certificateExpiryWarningDays: number;
+  /**
+   * The dev CA's folder where the deployment keeps one (`npm start`): the CAs its agent gateway trusts, so that
+   * a retired one's certificates are not announced as expiring. On AWS the sweeper is not told the trust store.
+   */
+  agentCaDir?: string;
   /** Most certificates one run announces as expiring. */
   maxExpiryNoticesPerRun: number;
   /** Most agents one script call marks offline in one tenant, and one run announces in all. */
@@ -332,6 +337,7 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     assetBucket: requireEnv(env, EnvNames.assetBucket),
     maxFlowBytes: MAX_FLOW_BYTES,
     certificateExpiryWarningDays: certificateExpiryWarningDays(env),
+    agentCaDir: env[EnvNames.agentCaDir] || undefined,
     // A few seconds of conditional writes; a backlog (a fleet issued on one day) drains over the next runs.
     maxExpiryNoticesPerRun: 500,
     // A script call of 1,000 marks holds the tenant's shard for about a millisecond; 20,000 events are 40

@@ -194,10 +194,15 @@ async function start(): Promise<void> {
     issuer,
   });
   running.push(() => webServer.close());
-  // Rollouts send agents to flow downloads on the agent gateway too.
+  // Rollouts send agents to flow downloads on the agent gateway too; expiry notices skip retired CAs' certificates.
   running.push(
     await startSweeperTimer(
-      { ...functionsEnv, ...webhookEnv, [EnvNames.agentApiUrl]: agentApiUrl },
+      {
+        ...functionsEnv,
+        ...webhookEnv,
+        [EnvNames.agentApiUrl]: agentApiUrl,
+        [EnvNames.agentCaDir]: certsDir,
+      },
       log,
       functionLog,
     ),

@@ -3,24 +3,21 @@
  * settings and resource set changed; assets uploaded with progress; an agent's certificates listed and revoked;
  * and none of their forms shown to a viewer. Debian's Chromium against `npm start` with a simulated agent.
  */
-import type { ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import type { Locator, Page } from "playwright-core";
+import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stopGroup } from "../../scripts/test-support/local-stack.js";
 import { untilTrue } from "../../scripts/test-support/until.js";
 import {
   api,
   capture,
   localToken,
-  newPage,
   pageProblems,
-  type Role,
-  signIn,
+  signedIn,
   simulatedAgents,
   startConsole,
   stopConsole,
+  untilRegistered,
 } from "./console-harness.js";
 
 const AGENT_CLASS = "capable";
@@ -30,17 +27,7 @@ const ASSET_BYTES = Buffer.from(Array.from({ length: 3 * 1024 * 1024 }, (_, inde
 const ASSET_NAME = "calibration.bin";
 const ASSET_ID = createHash("sha256").update(ASSET_BYTES).digest("hex");
 
-let agents: ChildProcess;
 let webUrl: string;
-
-/** A page signed in as `role`, opened at `path`. */
-async function signedIn(role: Role, path: string): Promise<Page> {
-  const { page } = await newPage();
-  await page.goto(webUrl);
-  await signIn(page, role);
-  await page.goto(`${webUrl}${path}`);
-  return page;
-}
 
 /** The action is in view inside its table's frame at the desktop width: the table does not hide it by scrolling. */
 async function expectUnclipped(action: Locator, frame: Locator): Promise<void> {
@@ -50,18 +37,11 @@ async function expectUnclipped(action: Locator, frame: Locator): Promise<void> {
 
 beforeAll(async () => {
   ({ webUrl } = await startConsole("web-console-capabilities"));
-  agents = simulatedAgents(["--class", AGENT_CLASS, "--count", "1", "--interval", "2"]);
-  await untilTrue(
-    "the simulated agent to register",
-    async () => (await api(`/agents/${AGENT_ID}`)).status === 200,
-    120_000,
-  );
+  simulatedAgents(["--class", AGENT_CLASS, "--count", "1", "--interval", "2"]);
+  await untilRegistered(AGENT_CLASS, 1);
 }, 300_000);
 
-afterAll(async () => {
-  if (agents) await stopGroup(agents);
-  await stopConsole();
-}, 60_000);
+afterAll(stopConsole, 60_000);
 
 describe("every capability in the browser", () => {
   it("requests a debug bundle from an agent's page, lists it and downloads its bytes", async () => {

@@ -15,10 +15,12 @@ import {
   newPage,
   pageProblems,
   sha256,
+  signedIn,
   signIn,
   simulatedAgents,
   startConsole,
   stopConsole,
+  untilRegistered,
   WIDTHS,
 } from "./console-harness.js";
 
@@ -31,9 +33,7 @@ const HALTED_AGENT = "halted-agent-001";
 const IDLE_AGENT = "idle-agent-001";
 
 let webUrl: string;
-let busyAgents: ChildProcess;
 let haltedAgent: ChildProcess | undefined;
-let idleAgent: ChildProcess;
 let admin: Page;
 /** The rollout of HALTED under way: its canary soaks for an hour. */
 let activeRolloutId: string;
@@ -134,27 +134,10 @@ async function hiddenActionCells(page: Page): Promise<string[]> {
 
 beforeAll(async () => {
   ({ webUrl } = await startConsole("web-console-defects", { BEACON_SWEEPER_INTERVAL_SECONDS: "2" }));
-  busyAgents = simulatedAgents(["--class", BUSY, "--count", "2", "--interval", "2"]);
+  simulatedAgents(["--class", BUSY, "--count", "2", "--interval", "2"]);
   haltedAgent = simulatedAgents(["--class", HALTED, "--count", "1", "--interval", "2"]);
-  idleAgent = simulatedAgents([
-    "--class",
-    "idle",
-    "--count",
-    "1",
-    "--interval",
-    "3600",
-    "--prefix",
-    "idle-agent-",
-  ]);
-  await untilTrue(
-    "the simulated agents to register",
-    async () => {
-      const { body } = await api<{ items: unknown[] }>(`/agents?class=${BUSY}`);
-      const known = await Promise.all([HALTED_AGENT, IDLE_AGENT].map((agentId) => api(`/agents/${agentId}`)));
-      return body.items?.length === 2 && known.every(({ status }) => status === 200);
-    },
-    120_000,
-  );
+  simulatedAgents(["--class", "idle", "--count", "1", "--interval", "3600", "--prefix", "idle-agent-"]);
+  await untilRegistered(BUSY, 2, { others: [HALTED_AGENT, IDLE_AGENT] });
   // HALTED gets a version rolled out to the end, then a second whose canary soaks for an hour.
   const first = await rollout(HALTED, await published(HALTED, flowJson(HALTED, RUNNABLE)), 0);
   await untilTrue(
@@ -195,17 +178,10 @@ beforeAll(async () => {
     }),
   });
   expect(issued.status).toBe(201);
-  ({ page: admin } = await newPage());
-  await admin.goto(webUrl);
-  await signIn(admin, "admin");
+  admin = await signedIn("admin");
 }, 400_000);
 
-afterAll(async () => {
-  if (busyAgents) await stopGroup(busyAgents);
-  if (haltedAgent) await stopGroup(haltedAgent);
-  if (idleAgent) await stopGroup(idleAgent);
-  await stopConsole();
-}, 60_000);
+afterAll(stopConsole, 60_000);
 
 describe("the web console's defects", () => {
   it(`hides no table's button or link outside its frame at ${WIDTHS[0]} px, on any page`, async () => {

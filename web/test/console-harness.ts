@@ -13,7 +13,14 @@ import type { AxeResults } from "axe-core";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
 import { chromiumExecutable } from "../../scripts/local/chromium.js";
-import { type LocalStack, repositoryRoot, startLocalStack } from "../../scripts/test-support/local-stack.js";
+import {
+  type LocalStack,
+  repositoryRoot,
+  startLocalStack,
+  stopGroup,
+} from "../../scripts/test-support/local-stack.js";
+import { untilTrue } from "../../scripts/test-support/until.js";
+import type { components } from "../src/api/schema.js";
 
 const SCREENSHOTS = path.join(repositoryRoot, ".beacon", "screenshots", "web-console");
 export const WIDTHS = [1280, 390] as const;
@@ -30,6 +37,8 @@ export interface ConsoleUnderTest {
 }
 
 let running: ConsoleUnderTest | undefined;
+/** The simulated agents the file started, stopped with the console. */
+const simulated: ChildProcess[] = [];
 /** Uncaught errors and Content-Security-Policy refusals, from every page of the run. */
 export const pageProblems: string[] = [];
 /** axe-core's findings of every impact, per page, for the report. */
@@ -58,8 +67,12 @@ export async function startConsole(
   return running;
 }
 
-/** Closes the browser and stops the stack, then prints what axe-core found on each page captured. */
+/**
+ * Stops the simulated agents still running, closes the browser and stops the stack, then prints what axe-core
+ * found on each page captured.
+ */
 export async function stopConsole(): Promise<void> {
+  for (const agents of simulated.splice(0)) await stopGroup(agents);
   await running?.browser.close();
   await running?.stack.stop();
   running = undefined;
@@ -90,14 +103,43 @@ export async function api<T>(route: string, init: RequestInit = {}): Promise<{ s
   return { status: response.status, body: (await response.json()) as T };
 }
 
-/** `npm run agents` with these arguments on the local stack, in a process group of its own for stopGroup. */
+/**
+ * `npm run agents` with these arguments on the local stack, in a process group of its own for stopGroup (a
+ * test may stop them early); stopConsole stops them otherwise.
+ */
 export function simulatedAgents(args: string[]): ChildProcess {
-  return spawn("npm", ["run", "-s", "agents", "--", ...args], {
+  const agents = spawn("npm", ["run", "-s", "agents", "--", ...args], {
     cwd: repositoryRoot,
     env: current().stack.env,
     stdio: "ignore",
     detached: true,
   });
+  simulated.push(agents);
+  return agents;
+}
+
+/**
+ * Waits until the simulated agents registered: `count` agents of `className` listed, each `ready` when that is
+ * given, and each of `others` (of the other classes the file started) known.
+ */
+export async function untilRegistered(
+  className: string,
+  count: number,
+  options: { others?: string[]; ready?: (agent: components["schemas"]["AgentSummary"]) => boolean } = {},
+): Promise<void> {
+  const { others = [], ready = () => true } = options;
+  await untilTrue(
+    `${count} simulated agents of ${className}${others.length === 0 ? "" : ` and ${others.join(", ")}`} to register`,
+    async () => {
+      const { body } = await api<{ items?: components["schemas"]["AgentSummary"][] }>(
+        `/agents?class=${encodeURIComponent(className)}`,
+      );
+      if (body.items?.length !== count || !body.items.every(ready)) return false;
+      const known = await Promise.all(others.map((agentId) => api(`/agents/${agentId}`)));
+      return known.every(({ status }) => status === 200);
+    },
+    120_000,
+  );
 }
 
 export async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
@@ -126,6 +168,16 @@ export async function signIn(page: Page, role: Role, landing = "Fleet", classes?
   if (classes !== undefined) await page.getByLabel("Limited to classes (optional)").fill(classes);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.getByRole("heading", { name: landing, level: 1 }).waitFor();
+}
+
+/** A new page signed in as `role`, opened at `at` (the console's path) when given, else where sign-in lands. */
+export async function signedIn(role: Role, at?: string): Promise<Page> {
+  const { webUrl } = current();
+  const { page } = await newPage();
+  await page.goto(webUrl);
+  await signIn(page, role);
+  if (at !== undefined) await page.goto(`${webUrl}${at}`);
+  return page;
 }
 
 /** axe-core on the page as it stands: no serious or critical violation; every finding is kept. */

@@ -3,24 +3,24 @@
  * `npm start` with simulated agents. The sweeper runs once an hour here, so what the page shows between its
  * runs is what the agents report, not what a run wrote.
  */
-import { type ChildProcess, execFile } from "node:child_process";
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalStack, repositoryRoot, stopGroup } from "../../scripts/test-support/local-stack.js";
+import { type LocalStack, repositoryRoot } from "../../scripts/test-support/local-stack.js";
 import { untilTrue } from "../../scripts/test-support/until.js";
 import {
   api,
   capture,
   flowJson,
-  newPage,
   pageProblems,
   sha256,
-  signIn,
+  signedIn,
   simulatedAgents,
   startConsole,
   stopConsole,
+  untilRegistered,
 } from "./console-harness.js";
 
 const PROGRESS = "progress";
@@ -33,8 +33,6 @@ const UNKNOWN_MANIFEST_AGENT = "unknown-manifest-001";
 const JAVA_HEARTBEAT = path.join(repositoryRoot, "schemas/c2/examples/java-2.3.0/heartbeat-light.json");
 const json = { "content-type": "application/json" };
 
-let agents: ChildProcess;
-let quietAgent: ChildProcess;
 let webUrl: string;
 let stack: LocalStack;
 
@@ -49,33 +47,18 @@ beforeAll(async () => {
     const body = JSON.stringify({ heartbeatIntervalSeconds });
     expect((await api(`/classes/${name}`, { method: "PUT", headers: json, body })).status).toBe(201);
   }
-  agents = simulatedAgents(["--class", PROGRESS, "--count", "3", "--interval", "2"]);
-  quietAgent = simulatedAgents(["--class", QUIET, "--count", "1", "--interval", "1", "--beats", "1"]);
-  await untilTrue(
-    "the simulated agents to register",
-    async () => {
-      const { body } = await api<{ items: unknown[] }>(`/agents?class=${PROGRESS}`);
-      return (
-        body.items?.length === PROGRESS_AGENTS.length && (await api(`/agents/${QUIET_AGENT}`)).status === 200
-      );
-    },
-    120_000,
-  );
+  simulatedAgents(["--class", PROGRESS, "--count", "3", "--interval", "2"]);
+  simulatedAgents(["--class", QUIET, "--count", "1", "--interval", "1", "--beats", "1"]);
+  await untilRegistered(PROGRESS, PROGRESS_AGENTS.length, { others: [QUIET_AGENT] });
 }, 300_000);
 
-afterAll(async () => {
-  if (agents) await stopGroup(agents);
-  if (quietAgent) await stopGroup(quietAgent);
-  await stopConsole();
-}, 60_000);
+afterAll(stopConsole, 60_000);
 
 describe("the web console", () => {
   let admin: Page;
 
   beforeAll(async () => {
-    ({ page: admin } = await newPage());
-    await admin.goto(webUrl);
-    await signIn(admin, "admin");
+    admin = await signedIn("admin");
   }, 120_000);
 
   it("shows an offline agent's run status, queues and bulletins as of its last heartbeat", async () => {

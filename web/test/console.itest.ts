@@ -3,7 +3,6 @@
  * simulated agents, as an operator would use it. Every page is checked with axe-core and photographed at
  * a desktop and a phone width into `.beacon/screenshots/web-console/`.
  */
-import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -28,19 +27,19 @@ import {
   newPage,
   pageProblems,
   sha256,
+  signedIn,
   signIn,
   simulatedAgents,
   startConsole,
   stopConsole,
+  untilRegistered,
 } from "./console-harness.js";
 
 const AGENT_CLASS = "gateways";
 const AGENT_IDS = ["gateways-agent-001", "gateways-agent-002", "gateways-agent-003"];
 
 let stack: LocalStack;
-let agents: ChildProcess;
 /** An agent that heartbeats once and then stays quiet: what is queued for it stays queued. */
-let idleAgent: ChildProcess;
 const IDLE_AGENT_ID = "idle-agent-001";
 /** An HTTPS endpoint with the dev CA's certificate, which `npm start` lets event subscriptions deliver to. */
 let receiver: WebhookReceiver;
@@ -69,39 +68,19 @@ async function publish(page: Page, name: string, content: string): Promise<void>
 beforeAll(async () => {
   // A two-second sweeper moves rollouts along as fast as the agents heartbeat.
   ({ stack, webUrl } = await startConsole("web-console-test", { BEACON_SWEEPER_INTERVAL_SECONDS: "2" }));
-  agents = simulatedAgents(["--class", AGENT_CLASS, "--count", "3", "--interval", "2"]);
-  idleAgent = simulatedAgents([
-    "--class",
-    "idle",
-    "--count",
-    "1",
-    "--interval",
-    "3600",
-    "--prefix",
-    "idle-agent-",
-  ]);
+  simulatedAgents(["--class", AGENT_CLASS, "--count", "3", "--interval", "2"]);
+  simulatedAgents(["--class", "idle", "--count", "1", "--interval", "3600", "--prefix", "idle-agent-"]);
   // The certificates `npm start` made for this checkout; its functions trust their CA for deliveries.
   const { server } = await ensureDevCertificates(receiverCertsDir(path.join(repositoryRoot, ".beacon")));
   receiver = await startWebhookReceiver({
     cert: readFileSync(server.certPath, "utf8"),
     key: readFileSync(server.keyPath, "utf8"),
   });
-  await untilTrue(
-    "the simulated agents to register",
-    async () => {
-      const { body } = await api<{ items: unknown[] }>(`/agents?class=${AGENT_CLASS}`);
-      return (
-        body.items?.length === AGENT_IDS.length && (await api(`/agents/${IDLE_AGENT_ID}`)).status === 200
-      );
-    },
-    120_000,
-  );
+  await untilRegistered(AGENT_CLASS, AGENT_IDS.length, { others: [IDLE_AGENT_ID] });
 }, 300_000);
 
 afterAll(async () => {
   await receiver?.close();
-  if (agents) await stopGroup(agents);
-  if (idleAgent) await stopGroup(idleAgent);
   await stopConsole();
 }, 60_000);
 
@@ -724,9 +703,7 @@ describe("the web console", () => {
   });
 
   it("shows a viewer no action that changes anything, and the API refuses one anyway", async () => {
-    const { context, page } = await newPage();
-    await page.goto(webUrl);
-    await signIn(page, "viewer");
+    const page = await signedIn("viewer");
     expect(
       await page.getByRole("link", { name: /Certificates|Audit trail|Event subscriptions/ }).count(),
     ).toBe(0);
@@ -760,7 +737,7 @@ describe("the web console", () => {
     await page.getByText("Certificates are an admin's to list, issue and revoke").waitFor();
     await page.goto(`${webUrl}/webhooks`);
     await page.getByRole("alert").filter({ hasText: "Could not load event subscriptions" }).waitFor();
-    await context.close();
+    await page.context().close();
   });
 
   it("shows an admin the audit trail, refusals included, filtered by operation", async () => {
@@ -798,13 +775,11 @@ describe("the web console", () => {
     await save.click();
     await admin.getByText("30 days of silence, the class's own").waitFor();
 
-    const { context, page } = await newPage();
-    await page.goto(webUrl);
-    await signIn(page, "viewer");
+    const page = await signedIn("viewer");
     await page.getByRole("link", { name: "Settings" }).click();
     await page.getByText("90 days of silence").waitFor();
     expect(await page.getByRole("button", { name: "Save clean-up age" }).count()).toBe(0);
-    await context.close();
+    await page.context().close();
 
     // Back to no clean-up, as the other cases found the class and the tenant.
     await age.fill("");
@@ -943,9 +918,7 @@ describe("the web console", () => {
   }, 240_000);
 
   it("shows an operator no event subscriptions, and the API refuses them", async () => {
-    const { context, page } = await newPage();
-    await page.goto(webUrl);
-    await signIn(page, "operator");
+    const page = await signedIn("operator");
     expect(
       await page.getByRole("link", { name: /Event subscriptions|Audit trail|Certificates/ }).count(),
     ).toBe(0);
@@ -967,7 +940,7 @@ describe("the web console", () => {
       return response.status;
     }, receiver.url);
     expect(refused).toBe(403);
-    await context.close();
+    await page.context().close();
   });
 
   it("shows an operator limited to a class that class's agents and classes only, and nothing tenant-wide", async () => {
@@ -1101,11 +1074,7 @@ describe("the web console", () => {
       "sites-agent-",
     ]);
     try {
-      await untilTrue(
-        "the site's agent to register",
-        async () => (await api(`/agents/${SITE_AGENT}`)).status === 200,
-        120_000,
-      );
+      await untilRegistered(SITES, 1);
       const rowOf = (table: Locator, name: string) =>
         table.getByRole("row").filter({ has: table.page().getByText(name, { exact: true }) });
       const cellsOf = async (table: Locator, name: string) =>

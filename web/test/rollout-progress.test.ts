@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { emptyCounts } from "../../functions/core/rollouts/model.js";
 import type { components } from "../src/api/schema.js";
 import { batchSeconds, describeBatch, rolloutProgress } from "../src/rollout-progress.js";
 
@@ -6,15 +7,7 @@ type Schemas = components["schemas"];
 
 const START = Date.parse("2026-11-30T10:00:00Z");
 const counts = (changes: Partial<Schemas["RolloutCounts"]> = {}): Schemas["RolloutCounts"] => ({
-  selected: 0,
-  updating: 0,
-  soaking: 0,
-  healthy: 0,
-  failed: 0,
-  skipped: 0,
-  rollingBack: 0,
-  rolledBack: 0,
-  rollbackFailed: 0,
+  ...emptyCounts(),
   ...changes,
 });
 const plan: Schemas["RolloutPlan"] = {

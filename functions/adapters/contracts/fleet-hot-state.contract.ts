@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
 import type { HotSighting } from "../../core/agents/ports.js";
+import type { AttentionPosition } from "../../core/fleet/attention-pages.js";
 import type { FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
 import { contract } from "./contract.js";
 
@@ -150,11 +151,17 @@ export const fleetHotStateContract = contract<FleetHotStateSubject>("the fleet h
         ["drains", none],
       ]),
     );
-    expect(
-      (await hotState.attentionMembers(the.tenant, ["pumps", "valves"], "backPressure", now)).sort(),
-    ).toEqual(["agent-1", "agent-3"]);
-    expect(await hotState.attentionMembers(the.tenant, ["pumps"], "errorBulletins", now)).toEqual([
-      "agent-1",
+    const both = [
+      { name: "pumps", onlineSince: now },
+      { name: "valves", onlineSince: now },
+    ];
+    const page = { limit: 10 };
+    expect(await hotState.attentionPage(the.tenant, both, "backPressure", now, page)).toEqual([
+      { agentId: "agent-1", score: START },
+      { agentId: "agent-3", score: now },
+    ]);
+    expect(await hotState.attentionPage(the.tenant, both, "errorBulletins", now, page)).toEqual([
+      { agentId: "agent-1", score: START + 15 * MINUTE },
     ]);
     const agents = [
       { agentId: "agent-1", agentClass: "pumps" },
@@ -169,14 +176,57 @@ export const fleetHotStateContract = contract<FleetHotStateSubject>("the fleet h
         ["agent-3", {}],
       ]),
     );
-    expect(
-      await hotState.silentMembers(the.tenant, [
-        { name: "pumps", onlineSince: now },
-        { name: "valves", onlineSince: now },
-      ]),
-    ).toEqual(expect.arrayContaining(["agent-1", "agent-2"]));
+    // Offline: last seen before their class's onlineSince, from the class indexes.
+    expect(await hotState.attentionPage(the.tenant, both, "offline", now, page)).toEqual([
+      { agentId: "agent-1", score: START },
+      { agentId: "agent-2", score: START },
+    ]);
     await hotState.forgetAgent(the.tenant, "agent-1", ["pumps"]);
-    expect(await hotState.attentionMembers(the.tenant, ["pumps"], "backPressure", now)).toEqual([]);
+    expect(await hotState.attentionPage(the.tenant, both, "backPressure", now, page)).toEqual([
+      { agentId: "agent-3", score: now },
+    ]);
+  });
+
+  it("pages through a reason's agents of several classes in (score, agent id) order, either way", async () => {
+    const { hotState, sight } = the.subject;
+    const now = START + 10 * MINUTE;
+    // Back-pressured since their first such heartbeat; agents 2, 3 and 4 since the same one.
+    const since = [3, 1, 1, 1, 5, 2, 4];
+    for (const [index, minutes] of since.entries())
+      await sight(the.tenant, `agent-${index}`, {
+        lastSeen: START + minutes * MINUTE,
+        agentClass: index % 2 === 0 ? "pumps" : "valves",
+        backPressured: true,
+      });
+    // Seen again later: still back-pressured since the first, no longer offline.
+    await sight(the.tenant, "agent-4", { lastSeen: now, agentClass: "pumps", backPressured: true });
+    const classes = [
+      { name: "pumps", onlineSince: START + 3 * MINUTE },
+      { name: "valves", onlineSince: START + 3 * MINUTE },
+    ];
+    const all = async (reason: "backPressure" | "offline", limit: number, descending: boolean) => {
+      const read: string[] = [];
+      let after: AttentionPosition | undefined;
+      for (;;) {
+        const page = await hotState.attentionPage(the.tenant, classes, reason, now, {
+          after,
+          limit,
+          descending,
+        });
+        expect(page.length).toBeLessThanOrEqual(limit);
+        read.push(...page.map(({ agentId }) => agentId));
+        if (page.length < limit) return read;
+        after = page.at(-1);
+      }
+    };
+    const ascending = ["agent-1", "agent-2", "agent-3", "agent-5", "agent-0", "agent-6", "agent-4"];
+    for (const limit of [1, 2, 3, 10]) {
+      expect(await all("backPressure", limit, false)).toEqual(ascending);
+      expect(await all("backPressure", limit, true)).toEqual([...ascending].reverse());
+    }
+    // Offline: seen before minute 3; agent-4 was seen since.
+    expect(await all("offline", 2, false)).toEqual(["agent-1", "agent-2", "agent-3", "agent-5"]);
+    expect(await all("offline", 1, true)).toEqual(["agent-5", "agent-3", "agent-2", "agent-1"]);
   });
 
   it("keeps an agent whose operation failed or timed out in its class's index until one is carried out", async () => {

@@ -41,8 +41,9 @@ fleetHotStateContract("the memory fake", () => {
       const agentClass = hotState.agentStates.get(key)?.agentClass as string;
       if (errorBulletinsUntil !== undefined)
         hotState.attentionIndex(tenant, agentClass, "errorBulletins").set(agentId, errorBulletinsUntil);
-      if (backPressured === true)
-        hotState.attentionIndex(tenant, agentClass, "backPressure").set(agentId, sighting.lastSeen);
+      // Back-pressured since the first heartbeat that said so, as the heartbeat's script keeps it.
+      const backPressure = hotState.attentionIndex(tenant, agentClass, "backPressure");
+      if (backPressured === true && !backPressure.has(agentId)) backPressure.set(agentId, sighting.lastSeen);
       const sample = loadSampleOf(sighting.lastSeen, sighting.status, sighting.system);
       if (sample) hotState.loadSampleLists.set(key, [...(hotState.loadSampleLists.get(key) ?? []), sample]);
       const minute = `${tenant}/${Math.floor(sighting.lastSeen / 60_000)}`;

@@ -2,9 +2,15 @@ import {
   CACHED_ATTENTION_REASONS,
   type CachedAttentionReason,
   factsOfScores,
+  type ListedAttentionReason,
 } from "../../core/agents/attention.js";
 import type { LoadSample } from "../../core/agents/load-samples.js";
 import type { AgentAssignment, AgentOwnValues, AgentPin } from "../../core/agents/ports.js";
+import {
+  type AttentionPageRequest,
+  attentionScoreRange,
+  pageOfPositions,
+} from "../../core/fleet/attention-pages.js";
 import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
 import type { CachedClassFlow } from "../../core/flows/policy.js";
 
@@ -56,15 +62,20 @@ export class MemoryFleetHotState implements FleetHotState {
     this.check();
     const counts = new Map<string, ClassAgentCounts>();
     for (const { name, onlineSince } of classes) {
-      const lastSeen = new Map(this.strandedInClasses.get(`${tenant}/${name}`));
-      for (const [key, state] of this.agentStates) {
-        if (key.startsWith(`${tenant}/`) && state.agentClass === name)
-          lastSeen.set(key.slice(tenant.length + 1), state.lastSeen ?? 0);
-      }
-      const times = [...lastSeen.values()];
+      const times = [...this.lastSeenIn(tenant, name).values()];
       counts.set(name, { total: times.length, online: times.filter((time) => time >= onlineSince).length });
     }
     return counts;
+  }
+
+  /** The class's index as the cache keeps it: agent id to last seen, forgotten agents it still counts too. */
+  private lastSeenIn(tenant: string, agentClass: string) {
+    const lastSeen = new Map(this.strandedInClasses.get(`${tenant}/${agentClass}`));
+    for (const [key, state] of this.agentStates) {
+      if (key.startsWith(`${tenant}/`) && state.agentClass === agentClass)
+        lastSeen.set(key.slice(tenant.length + 1), state.lastSeen ?? 0);
+    }
+    return lastSeen;
   }
 
   /** The class's index of the reason, made empty when it has none. */
@@ -95,9 +106,23 @@ export class MemoryFleetHotState implements FleetHotState {
     );
   }
 
-  async attentionMembers(tenant: string, classes: string[], reason: CachedAttentionReason, now: number) {
+  async attentionPage(
+    tenant: string,
+    classes: { name: string; onlineSince: number }[],
+    reason: ListedAttentionReason,
+    now: number,
+    request: AttentionPageRequest,
+  ) {
     this.check();
-    return classes.flatMap((className) => this.holding(tenant, className, reason, now));
+    const ofClasses = classes.flatMap(({ name, onlineSince }) => {
+      const index =
+        reason === "offline"
+          ? this.lastSeenIn(tenant, name)
+          : (this.attention.get(`${tenant}/${name}/${reason}`) ?? new Map<string, number>());
+      const positions = [...index].map(([agentId, score]) => ({ agentId, score }));
+      return pageOfPositions(positions, attentionScoreRange(reason, onlineSince, now), request);
+    });
+    return pageOfPositions(ofClasses, {}, request);
   }
 
   async attentionOf(tenant: string, agents: { agentId: string; agentClass: string }[], now: number) {
@@ -115,20 +140,6 @@ export class MemoryFleetHotState implements FleetHotState {
         return [agentId, factsOfScores(scores)];
       }),
     );
-  }
-
-  async silentMembers(tenant: string, classes: { name: string; onlineSince: number }[]) {
-    this.check();
-    return classes.flatMap(({ name, onlineSince }) => {
-      const silent = [...(this.strandedInClasses.get(`${tenant}/${name}`) ?? new Map<string, number>())]
-        .filter(([, lastSeen]) => lastSeen < onlineSince)
-        .map(([agentId]) => agentId);
-      for (const [key, state] of this.agentStates) {
-        if (key.startsWith(`${tenant}/`) && state.agentClass === name && (state.lastSeen ?? 0) < onlineSince)
-          silent.push(key.slice(tenant.length + 1));
-      }
-      return silent;
-    });
   }
 
   async loadSamples(tenant: string, agentId: string) {

@@ -167,6 +167,14 @@ async function everyCall(tenant: string) {
   );
   const minute = Math.floor(NOW / 60_000);
   expect(await fleet.heartbeatsPerMinute(tenant, [minute - 1, minute])).toEqual([0, 6]);
+  // A page of the agents needing attention, read from each class's index (and its cursor's score) at once.
+  const silentSince = classes.map((agentClass) => ({ ...agentClass, onlineSince: NOW + 60_000 }));
+  for (const after of [undefined, { score: 0, agentId: "" }])
+    expect(
+      (await fleet.attentionPage(tenant, silentSince, "offline", NOW, { after, limit: 10 })).map(
+        ({ agentId }) => agentId,
+      ),
+    ).toEqual([agent]);
 
   // The sweeper marks the silent agent offline once; its next heartbeat clears the mark.
   expect(await presence.tenants()).toContain(tenant);

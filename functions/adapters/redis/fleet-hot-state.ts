@@ -4,9 +4,16 @@ import {
   type CachedAttentionFacts,
   type CachedAttentionReason,
   factsOfScores,
+  type ListedAttentionReason,
 } from "../../core/agents/attention.js";
 import { loadSampleOfText } from "../../core/agents/load-samples.js";
 import type { AgentAssignment, AgentOwnValues, AgentPin } from "../../core/agents/ports.js";
+import {
+  type AttentionPageRequest,
+  type AttentionPosition,
+  attentionScoreRange,
+  pageOfPositions,
+} from "../../core/fleet/attention-pages.js";
 import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
 import type { CachedClassFlow } from "../../core/flows/policy.js";
 import { execute } from "./batch.js";
@@ -141,15 +148,40 @@ export class RedisFleetHotState implements FleetHotState {
     return counts;
   }
 
-  async attentionMembers(tenant: string, classes: string[], reason: CachedAttentionReason, now: number) {
+  async attentionPage(
+    tenant: string,
+    classes: { name: string; onlineSince: number }[],
+    reason: ListedAttentionReason,
+    now: number,
+    request: AttentionPageRequest,
+  ) {
+    const { after, limit, descending } = request;
     const pipeline = this.usable().pipeline();
-    for (const className of classes)
-      pipeline.zrangebyscore(
-        CacheKeys.attention(tenant, className, reason),
-        lowestHolding(reason, now),
-        "+inf",
-      );
-    return (await execute<string[]>(pipeline)).flat();
+    const ranges = classes.map(({ name, onlineSince }) => {
+      const key =
+        reason === "offline" ? CacheKeys.classIndex(tenant, name) : CacheKeys.attention(tenant, name, reason);
+      const range = attentionScoreRange(reason, onlineSince, now);
+      // Past the position it starts after; the agents sharing that position's score are read apart.
+      const page = { ...range };
+      if (after !== undefined && descending) page.below = Math.min(range.below ?? after.score, after.score);
+      if (after !== undefined && !descending) page.above = Math.max(range.above ?? after.score, after.score);
+      const low = page.above === undefined ? "-inf" : `(${page.above}`;
+      const high = page.below === undefined ? "+inf" : `(${page.below}`;
+      if (descending) pipeline.zrevrangebyscore(key, high, low, "WITHSCORES", "LIMIT", 0, limit);
+      else pipeline.zrangebyscore(key, low, high, "WITHSCORES", "LIMIT", 0, limit);
+      if (after !== undefined) pipeline.zrangebyscore(key, after.score, after.score, "WITHSCORES");
+      return range;
+    });
+    const replies = await execute<string[]>(pipeline);
+    const perClass = after === undefined ? 1 : 2;
+    const ofClasses = ranges.flatMap((range, index) =>
+      pageOfPositions(
+        replies.slice(index * perClass, (index + 1) * perClass).flatMap(positionsOf),
+        range,
+        request,
+      ),
+    );
+    return pageOfPositions(ofClasses, {}, request);
   }
 
   async attentionOf(tenant: string, agents: { agentId: string; agentClass: string }[], now: number) {
@@ -171,13 +203,6 @@ export class RedisFleetHotState implements FleetHotState {
       facts.set(agentId, factsOfScores(scores));
     });
     return facts;
-  }
-
-  async silentMembers(tenant: string, classes: { name: string; onlineSince: number }[]) {
-    const pipeline = this.usable().pipeline();
-    for (const { name, onlineSince } of classes)
-      pipeline.zrangebyscore(CacheKeys.classIndex(tenant, name), "-inf", `(${onlineSince}`);
-    return (await execute<string[]>(pipeline)).flat();
   }
 
   async heartbeatsPerMinute(tenant: string, epochMinutes: number[]) {
@@ -256,6 +281,14 @@ export class RedisFleetHotState implements FleetHotState {
   ) {
     await rememberClassFlow(this.usable(), tenant, className, policy, heartbeatPeriodMs);
   }
+}
+
+/** The members and scores of a sorted set's reply WITHSCORES. */
+function positionsOf(reply: string[]): AttentionPosition[] {
+  const positions: AttentionPosition[] = [];
+  for (let index = 0; index + 1 < reply.length; index += 2)
+    positions.push({ agentId: reply[index] as string, score: Number(reply[index + 1]) });
+  return positions;
 }
 
 /** The lowest score at which the reason holds at `now`: ERROR bulletins are scored by until when they hold. */

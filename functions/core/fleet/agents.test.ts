@@ -101,7 +101,7 @@ describe("the agents that need attention", () => {
     return { reader, hotState, clock };
   }
 
-  it("lists only the agents a reason holds, each with its reasons, and any reason's in agent id order", async () => {
+  it("lists only the agents a reason holds, each with its reasons, and any reason's reason after reason", async () => {
     const { reader, hotState, clock } = await fleetOf([
       { agentId: "a-1", agentClass: "pumps", lastSeenAgo: 0 },
       { agentId: "a-2", agentClass: "pumps", lastSeenAgo: 0 },
@@ -119,8 +119,8 @@ describe("the agents that need attention", () => {
     expect(await listed("errorBulletins")).toEqual([{ agentId: "a-2", attention: ["errorBulletins"] }]);
     expect(await listed("offline")).toEqual([{ agentId: "a-3", attention: ["offline"] }]);
     expect(await listed("any")).toEqual([
-      { agentId: "a-2", attention: ["errorBulletins"] },
       { agentId: "a-3", attention: ["offline"] },
+      { agentId: "a-2", attention: ["errorBulletins"] },
       { agentId: "a-4", attention: ["backPressure", "pinned"] },
     ]);
     expect(await listed("any", "pumps")).toEqual([{ agentId: "a-2", attention: ["errorBulletins"] }]);
@@ -143,9 +143,45 @@ describe("the agents that need attention", () => {
     const second = await reader.page("acme", { attention: "offTarget", after: first.next }, 3);
     expect(second.items.map(({ agentId }) => agentId)).toEqual(ids(5).slice(3));
     expect(second.next).toBeUndefined();
+    await expect(reader.page("acme", { attention: "offTarget", after: "a-3" }, 3)).rejects.toThrow(
+      /cursor is not one this list returned/,
+    );
     hotState.down = true;
     const down = await reader.page("acme", { attention: "offTarget" }, 3);
     expect(down.items).toEqual([]);
     expect(down.cacheError).toBeDefined();
+  });
+
+  it("pages through any reason's agents each once, by since when, either way, reading a page's worth each time", async () => {
+    const { reader, hotState, clock } = await fleetOf(
+      ids(6).map((agentId) => ({ agentId, agentClass: "pumps", lastSeenAgo: 0 })),
+    );
+    const since = (minutesAgo: number) => clock.now() - minutesAgo * 60_000;
+    // a-0..a-3 off target since 4, 3, 2 and 1 minutes; a-1 and a-5 back-pressured, a-1 since before it.
+    for (const [index, agentId] of ids(4).entries())
+      hotState.attentionIndex("acme", "pumps", "offTarget").set(agentId, since(4 - index));
+    const [a0, a1, a2, a3, , a5] = ids(6);
+    hotState.attentionIndex("acme", "pumps", "backPressure").set(a1 as string, since(9));
+    hotState.attentionIndex("acme", "pumps", "backPressure").set(a5 as string, since(8));
+    const read = hotState.attentionPage.bind(hotState);
+    const asked: number[] = [];
+    hotState.attentionPage = async (...args) => {
+      asked.push(args[4].limit);
+      return read(...args);
+    };
+    const all = async (descending: boolean) => {
+      const listed: string[] = [];
+      let after: string | undefined;
+      do {
+        const page = await reader.page("acme", { attention: "any", after, descending }, 2);
+        listed.push(...page.items.map(({ agentId }) => agentId));
+        after = page.next;
+      } while (after !== undefined);
+      return listed;
+    };
+    // Back pressure comes before off target; a-1 is listed under its first reason only.
+    expect(await all(false)).toEqual([a1, a5, a0, a2, a3]);
+    expect(await all(true)).toEqual([a5, a1, a3, a2, a0]);
+    expect(Math.max(...asked)).toBe(2);
   });
 });

@@ -20,6 +20,12 @@ import { dropUndefined } from "../json.js";
 import { currentManifest, manifestIdOf } from "../manifests/agent-manifest.js";
 import { MAX_PAGE_SIZE, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
+import {
+  type AttentionCursor,
+  type AttentionPosition,
+  attentionCursorOf,
+  attentionCursorText,
+} from "./attention-pages.js";
 import type { FleetHotState, FleetRegistry, HotAgentState, RegistryFilters } from "./ports.js";
 export interface AgentReaderDependencies {
   registry: FleetRegistry;
@@ -238,6 +244,10 @@ export const meetsHotFilters = (agent: MergedAgent, filters: AgentFilters) =>
 export const matchesAgentFilters = (agent: MergedAgent, filters: AgentFilters): boolean =>
   meetsRegistryFilters(agent.record, filters) && meetsHotFilters(agent, filters);
 
+/** The first of an agent's reasons the list reads, in its reasons' order. */
+const firstListedReason = (held: AttentionReason[] | undefined, reasons: readonly ListedAttentionReason[]) =>
+  held?.find((one) => reasons.includes(one as ListedAttentionReason));
+
 /**
  * A tenant's agents as the console shows them: the registry's entries with the cache's fresher values,
  * each with its status by its class's heartbeat interval. The agent list, the flow validation and the
@@ -365,33 +375,11 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
     return classes;
   }
 
-  /** The agents a reason (or any) holds in these classes, by agent id, as the cache's indexes tell. */
-  async function attentionMembers(
-    tenant: string,
-    classes: AgentClassRecord[],
-    reason: ListedAttentionReason | "any",
-  ): Promise<string[]> {
-    const now = clock.now();
-    const names = classes.map((record) => record.name);
-    const members = await Promise.all(
-      (reason === "any" ? LISTED_ATTENTION_REASONS : [reason]).map((one) =>
-        one === "offline"
-          ? hotState.silentMembers(
-              tenant,
-              classes.map((record) => ({
-                name: record.name,
-                onlineSince: onlineSince(now, statusRuleOf(record, registryLagMs), "cache"),
-              })),
-            )
-          : hotState.attentionMembers(tenant, names, one, now),
-      ),
-    );
-    return [...new Set(members.flat())].sort();
-  }
-
   /**
-   * A page of the agents that need attention: the cache's indexes name them, the registry reads only those of
-   * the page (and the next few when other filters drop some). Without the cache, no agent can be told to.
+   * A page of the agents that need attention: the cache's indexes name them a page at a time, in (score,
+   * agent id) order, and the registry reads only those. For `any`, the reasons one after another, each agent
+   * listed under the first of its reasons only. `after` is the cursor the previous page's `next` carried.
+   * Without the cache, no agent can be told to.
    */
   async function attentionPage(
     tenant: string,
@@ -399,34 +387,54 @@ export function makeAgentReader(deps: AgentReaderDependencies) {
     reason: ListedAttentionReason | "any",
     limit: number,
   ): Promise<AgentPage> {
-    const cache = guardedCache();
-    const classes = await classesOf(tenant, request);
-    const members = await cache.attempt(() => attentionMembers(tenant, classes, reason));
-    if (members === undefined) return { items: [], cacheError: cache.error };
-    const ordered = request.descending ? members.reverse() : members;
-    const { after } = request;
-    const rest =
-      after === undefined
-        ? ordered
-        : ordered.filter((agentId) => (request.descending ? agentId < after : agentId > after));
-    const items: MergedAgent[] = [];
-    let read = 0;
-    for (let pages = 0; items.length < limit && read < rest.length && pages < MAX_QUERY_PAGES; pages++) {
-      const ids = rest.slice(read, read + limit - items.length);
-      read += ids.length;
-      for (const agent of await merge(tenant, await registry.getMany(tenant, ids), cache)) {
-        if (matchesAgentFilters(agent, request)) items.push(agent);
-      }
+    const reasons = reason === "any" ? LISTED_ATTENTION_REASONS : [reason];
+    let cursor: AttentionCursor | undefined = { reason: reasons[0] as ListedAttentionReason };
+    if (request.after !== undefined) {
+      cursor = attentionCursorOf(request.after);
+      if (cursor === undefined || !reasons.includes(cursor.reason))
+        throw new BeaconError("invalid_request", "The cursor is not one this list returned");
     }
-    const reasons = await attentionOf(tenant, items, cache);
-    // An agent the reason no longer holds by the time it was read is left out.
-    const holding = items.filter((agent) => {
-      const its = reasons.get(agent.record.agentId) ?? [];
-      return reason === "any" ? its.length > 0 : its.includes(reason);
-    });
+    const cache = guardedCache();
+    const now = clock.now();
+    const classes = (await classesOf(tenant, request)).map((record) => ({
+      name: record.name,
+      onlineSince: onlineSince(now, statusRuleOf(record, registryLagMs), "cache"),
+    }));
+    const items: AgentSummary[] = [];
+    for (let pages = 0; cursor !== undefined && items.length < limit && pages < MAX_QUERY_PAGES; pages++) {
+      const { reason: reading, after }: AttentionCursor = cursor;
+      const asked = limit - items.length;
+      const positions: AttentionPosition[] | undefined = await cache.attempt(() =>
+        hotState.attentionPage(tenant, classes, reading, now, {
+          after,
+          limit: asked,
+          descending: request.descending,
+        }),
+      );
+      if (positions === undefined) return { items: [], cacheError: cache.error };
+      const ids = positions.map(({ agentId }) => agentId);
+      const agents = (await merge(tenant, await registry.getMany(tenant, ids), cache))
+        .filter((agent) => matchesAgentFilters(agent, request))
+        .sort((a, b) => ids.indexOf(a.record.agentId) - ids.indexOf(b.record.agentId));
+      const held = await attentionOf(tenant, agents, cache);
+      // An agent the reason no longer holds by the time it was read is left out, as is one listed under an
+      // earlier reason of `any`.
+      const listed = agents.filter(
+        (agent) => firstListedReason(held.get(agent.record.agentId), reasons) === reading,
+      );
+      items.push(...withAttention(listed, held));
+      const last = positions.at(-1);
+      const following: ListedAttentionReason | undefined = reasons[reasons.indexOf(reading) + 1];
+      cursor =
+        positions.length === asked && last !== undefined
+          ? { reason: reading, after: last }
+          : following === undefined
+            ? undefined
+            : { reason: following };
+    }
     return {
-      items: withAttention(holding, reasons),
-      next: read < rest.length ? rest[read - 1] : undefined,
+      items,
+      next: cursor && attentionCursorText(cursor),
       cacheError: cache.error,
     };
   }

@@ -27,6 +27,7 @@ import {
   manifestOfAgent,
   summaryOf,
 } from "./agents.js";
+import { isAttentionCursor } from "./attention-pages.js";
 import type { FleetHotState, FleetRegistry } from "./ports.js";
 
 export interface AgentsDependencies {
@@ -90,7 +91,11 @@ export function makeAgentsApi(deps: AgentsDependencies) {
     async list(principal: Principal, request: AgentListRequest): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
       const limit = pageSize(request.limit);
-      const after = decodeCursor(request.cursor, isValidIdentifier);
+      // The attention list pages by its indexes' order, its cursor saying where (attention-pages.ts).
+      const after = decodeCursor(
+        request.cursor,
+        request.attention === undefined ? isValidIdentifier : isAttentionCursor,
+      );
       const page = await reader.page(
         principal.tenant,
         { ...request, after, descending: request.sort === "-agentId" },

@@ -1,4 +1,8 @@
-import type { CachedAttentionFacts, CachedAttentionReason } from "../agents/attention.js";
+import type {
+  CachedAttentionFacts,
+  CachedAttentionReason,
+  ListedAttentionReason,
+} from "../agents/attention.js";
 import type { LabelRequirement, Labels } from "../agents/labels.js";
 import type { LoadSample } from "../agents/load-samples.js";
 import type {
@@ -17,6 +21,7 @@ import type { AgentDecommissionedEvent } from "../events/model.js";
 import type { ClassFlowCache } from "../flows/ports.js";
 import type { RevocationNotices } from "../identity/ports.js";
 import type { Page, PageRequest } from "../paging.js";
+import type { AttentionPageRequest, AttentionPosition } from "./attention-pages.js";
 
 /** Filters the registry evaluates within its index query (never a scan). */
 export interface RegistryFilters {
@@ -134,21 +139,24 @@ export interface FleetHotState
     classes: string[],
     now: number,
   ): Promise<Map<string, Record<CachedAttentionReason, number>>>;
-  /** The agents of these classes the reason holds at `now`, in no order. */
-  attentionMembers(
+  /**
+   * A page of the agents of these classes the reason holds at `now`, in (score, agent id) order: offline
+   * ones from the class indexes (last seen before their class's `onlineSince`), the others from the attention
+   * indexes. Reads at most `limit` entries of each class's index, and those sharing the score it starts after.
+   */
+  attentionPage(
     tenant: string,
-    classes: string[],
-    reason: CachedAttentionReason,
+    classes: { name: string; onlineSince: number }[],
+    reason: ListedAttentionReason,
     now: number,
-  ): Promise<string[]>;
+    request: AttentionPageRequest,
+  ): Promise<AttentionPosition[]>;
   /** What the cache's attention indexes hold of each of these agents (by agent id, in its class) at `now`. */
   attentionOf(
     tenant: string,
     agents: { agentId: string; agentClass: string }[],
     now: number,
   ): Promise<Map<string, CachedAttentionFacts>>;
-  /** The agents of these classes in the cache's class indexes last seen before their class's `onlineSince`. */
-  silentMembers(tenant: string, classes: { name: string; onlineSince: number }[]): Promise<string[]>;
   /** The load samples of the agent's latest heartbeats (at most LOAD_SAMPLES_KEPT), oldest first. */
   loadSamples(tenant: string, agentId: string): Promise<LoadSample[]>;
   /** Heartbeats the agent API counted in each of these minutes (epoch minutes). */

@@ -18,6 +18,7 @@ function harness(maxPerRun = 500) {
     clock,
     ids: new SequentialIds(),
     settings: { warningDays: 30, maxPerRun },
+    trustedSigners: () => authority.trustedSigners(),
   });
   /** A certificate of `tenant`, valid for `days` from the fake CA's fixed notBefore (the clock's start). */
   async function certificate(tenant: string, name: string, days: number) {
@@ -29,7 +30,7 @@ function harness(maxPerRun = 500) {
     await store.add(record);
     return record.serial;
   }
-  return { store, events, clock, announce, certificate };
+  return { store, events, clock, authority, announce, certificate };
 }
 
 describe("expiry notices", () => {
@@ -68,6 +69,19 @@ describe("expiry notices", () => {
     await store.revoke("acme", serial, 1);
     expect(await announce()).toMatchObject({ announced: 0 });
     expect(events.events).toEqual([]);
+  });
+
+  it("never announce a certificate of a retired CA, which the agent ingress refuses already", async () => {
+    const { store, events, authority, announce, certificate } = harness();
+    const retired = await certificate("acme", "pump-1", 10);
+    authority.signer = "fake-ca-2";
+    authority.trusted = new Set(["fake-ca-2"]);
+    const current = await certificate("acme", "pump-2", 10);
+    expect(await announce()).toEqual({ announced: 1, more: false });
+    expect(events.events).toEqual([expect.objectContaining({ serial: current })]);
+    // Out of the due ones, as announced ones are: the next run does not read it again.
+    expect((await store.get("acme", retired))?.expiryAnnouncedAt).toBeDefined();
+    expect(await announce()).toEqual({ announced: 0, more: false });
   });
 
   it("announce at most a run's bound, soonest first, and the rest on the next run", async () => {

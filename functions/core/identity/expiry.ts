@@ -3,7 +3,7 @@ import type { EventSink } from "../events/ports.js";
 import { publishReportingFailure } from "../events/publishing.js";
 import { dropUndefined } from "../json.js";
 import type { Clock, IdGenerator } from "../ports.js";
-import { DAY_MS } from "./certificates.js";
+import { certificateState, DAY_MS } from "./certificates.js";
 import type { CertificateRecord, CertificateStore } from "./ports.js";
 
 export interface ExpiryNoticeSettings {
@@ -25,7 +25,8 @@ export interface ExpiryNoticeOutcome {
  * The sweeper's announcement of certificates entering the expiry window: each one once, as a
  * `certificate.expiring` event. The store finds the due ones through a sparse index (no scan) and records
  * each announcement conditionally, so overlapping or repeated runs announce a certificate once; a revoked
- * certificate is never announced.
+ * certificate is never announced, nor one of a retired CA (it fails the handshake already: it has no expiry
+ * to warn of), though it is marked as one, to leave the due ones.
  */
 export function makeExpiryNotices(deps: {
   store: CertificateStore;
@@ -33,14 +34,18 @@ export function makeExpiryNotices(deps: {
   clock: Clock;
   ids: IdGenerator;
   settings: ExpiryNoticeSettings;
+  /** The CAs the agent ingress trusts, where the deployment tells (CertificateAuthority.trustedSigners). */
+  trustedSigners(): Promise<ReadonlySet<string> | undefined>;
 }) {
   const { store, events, clock, ids, settings } = deps;
   return async function announceExpiring(): Promise<ExpiryNoticeOutcome> {
     const now = clock.now();
     const due = await store.dueForExpiryNotice(now + settings.warningDays * DAY_MS, settings.maxPerRun + 1);
+    const trusted = due.length === 0 ? undefined : await deps.trustedSigners();
     const notices: CertificateExpiringEvent[] = [];
     for (const record of due.slice(0, settings.maxPerRun)) {
-      if (await store.markExpiryAnnounced(record.tenant, record.serial, now))
+      const retired = certificateState(record, now, trusted) === "retired";
+      if ((await store.markExpiryAnnounced(record.tenant, record.serial, now)) && !retired)
         notices.push(expiringEvent(record, now, ids.newId(), settings.warningDays));
     }
     const streamError = await publishReportingFailure(events, notices);

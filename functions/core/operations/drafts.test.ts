@@ -51,6 +51,21 @@ describe("an operation request's drafts", () => {
     });
   });
 
+  it("refuse an arg named by spaces only, naming it", () => {
+    for (const blank of ["", "   "])
+      expect(() =>
+        kindOf({ agentId: "a1", operation: "update", operand: "properties", args: { [blank]: "1" } }),
+      ).toThrow(`UPDATE PROPERTIES takes named args: ${JSON.stringify(blank)} names nothing`);
+    expect(
+      kindOf({
+        agentId: "a1",
+        operation: "update",
+        operand: "properties",
+        args: { "nifi.c2.enable": "true" },
+      }),
+    ).toEqual({ operation: "UPDATE", operand: "PROPERTIES" });
+  });
+
   it("wait for the resource set only on agents that do not report its digest", () => {
     const agents = [agent("a1"), agent("a2")];
     const lacking = agentsLackingAssets(read(agents, { a2: { resourceHash: set.digest } }), [

@@ -153,6 +153,13 @@ export function kindOf(request: OperationRequest): OperationKind {
   if (takes?.required && argNames.length === 0)
     throw new BeaconError("invalid_request", `${name} needs args`);
   if (!takes && request.args !== undefined) throw new BeaconError("invalid_request", `${name} takes no args`);
+  // A property or component named by spaces only is none an agent has.
+  const blank = argNames.find((arg) => arg.trim() === "");
+  if (blank !== undefined)
+    throw new BeaconError(
+      "invalid_request",
+      `${name} takes named args: ${JSON.stringify(blank)} names nothing`,
+    );
   if (takes?.names && argNames.some((arg) => !takes.names?.includes(arg)))
     throw new BeaconError("invalid_request", `${name} takes only the args ${takes.names.join(", ")}`);
   if (name === UPDATE_ASSET) {

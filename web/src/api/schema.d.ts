@@ -2048,7 +2048,7 @@ export interface components {
             state: components["schemas"]["OperationState"];
             /** Format: date-time */
             createdAt: string;
-            /** @description The subject of the token that asked for it. */
+            /** @description The subject of the token that asked for it; `beacon:rollout:<rolloutId>` for one a rollout queued (the console links it to that rollout), `beacon:catch-up` for a flow update Beacon queued itself to bring an agent back to its class's flow. */
             createdBy: string;
             /** Format: date-time */
             deliveredAt?: string;
@@ -4215,7 +4215,7 @@ export interface operations {
                 label?: string;
                 /** @description Only agents pinned to a flow version (`true`), or only those not pinned (`false`). */
                 pinned?: boolean;
-                /** @description Only agents that need attention for this reason, or for any (`any`): read from the cache's indexes of such agents, so the list reads only those from the registry. Unanswerable while the cache is down: an empty page. */
+                /** @description Only agents that need attention for this reason, or for any (`any`): read a page at a time from the cache's indexes of such agents, so the list reads only those from the registry. Listed by since when the reason holds (`offline`: by last seen; `errorBulletins`: by until when), then by agent id, `sort=-agentId` reversing it; `any` lists reason after reason, each agent under the first of its reasons. Unanswerable while the cache is down: an empty page. */
                 attention?: "any" | "offline" | "errorBulletins" | "backPressure" | "offTarget" | "pinned" | "operationFailed";
                 /** @description The registry's indexes are ordered by agent id; ordering by another field would read the whole fleet. */
                 sort?: "agentId" | "-agentId";
