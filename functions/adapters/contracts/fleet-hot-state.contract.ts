@@ -232,8 +232,18 @@ export const fleetHotStateContract = contract<FleetHotStateSubject>("the fleet h
   it("keeps an agent whose operation failed or timed out in its class's index until one is carried out", async () => {
     const { hotState, sight } = the.subject;
     const now = START + MINUTE;
-    const failed = (agentClass: string) =>
-      hotState.attentionMembers(the.tenant, [agentClass], "operationFailed", now);
+    const failed = async (agentClass: string) =>
+      (
+        await hotState.attentionPage(
+          the.tenant,
+          [{ name: agentClass, onlineSince: 0 }],
+          "operationFailed",
+          now,
+          {
+            limit: 10,
+          },
+        )
+      ).map(({ agentId }) => agentId);
     await sight(the.tenant, "agent-1", { lastSeen: START, agentClass: "pumps" });
     await hotState.recordOperationOutcome(the.tenant, "agent-1", "pumps", true, START + 1);
     // A later failure keeps the first one's time.

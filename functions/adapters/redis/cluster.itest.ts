@@ -205,8 +205,12 @@ async function everyCall(tenant: string) {
   await hotState.recordOperationOutcome(tenant, agent, "gateways", true, NOW);
   await fleet.recordOperationOutcome(tenant, agent, "sensors", false, NOW + 1);
   await fleet.recordOperationOutcome(tenant, agent, "sensors", true, NOW + 2);
-  expect(await fleet.attentionMembers(tenant, ["gateways", "sensors"], "operationFailed", NOW)).toEqual([
-    agent,
+  const bothClasses = [
+    { name: "gateways", onlineSince: 0 },
+    { name: "sensors", onlineSince: 0 },
+  ];
+  expect(await fleet.attentionPage(tenant, bothClasses, "operationFailed", NOW, { limit: 10 })).toEqual([
+    { agentId: agent, score: NOW + 2 },
   ]);
 
   await fleet.forgetAgent(tenant, agent, ["gateways", "sensors"]);

@@ -101,7 +101,18 @@ describe("delivered operations", () => {
 
   it("put the agent in its class's index of failed operations, whether or not the cache answers", async () => {
     const { core, hotState, sweep, queue, deliver } = sweeperHarness();
-    const failed = () => hotState.attentionMembers(tenant, ["default"], "operationFailed", core.clock.now());
+    const failed = async () =>
+      (
+        await hotState.attentionPage(
+          tenant,
+          [{ name: "default", onlineSince: 0 }],
+          "operationFailed",
+          core.clock.now(),
+          {
+            limit: 10,
+          },
+        )
+      ).map(({ agentId }) => agentId);
     await queue("agent-1", "RESTART", { agentClass: "default" });
     await deliver("agent-1");
     core.clock.advance(ACK_TIMEOUT_MS);
