@@ -8,7 +8,7 @@ import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
-import { MAX_ASSET_BYTES } from "../core/assets/model.js";
+import { MAX_INLINE_ASSET_BYTES } from "../core/assets/model.js";
 import { makeS3Client } from "../runtime/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";
 
@@ -54,14 +54,14 @@ afterAll(async () => {
 });
 
 describe("the console's asset store", () => {
-  it("keeps any bytes, up to the 4 MiB limit, under their SHA-256 in the tenant's part of the bucket", async () => {
-    const model = randomBytes(MAX_ASSET_BYTES);
+  it("keeps any bytes, up to the one-request limit of 4 MiB, under their SHA-256 in the tenant's part of the bucket", async () => {
+    const model = randomBytes(MAX_INLINE_ASSET_BYTES);
     const created = await upload("pump-model.onnx", model, "application/octet-stream");
     expect(created.status, created.body).toBe(201);
     expect(created.json()).toMatchObject({
       assetId: sha256(model),
       name: "pump-model.onnx",
-      sizeBytes: MAX_ASSET_BYTES,
+      sizeBytes: MAX_INLINE_ASSET_BYTES,
       contentType: "application/octet-stream",
       usedBy: [],
     });
@@ -188,7 +188,7 @@ describe("the console's asset store", () => {
     });
 
     it.each([
-      ["one byte over the limit", MAX_ASSET_BYTES + 1],
+      ["one byte over the limit", MAX_INLINE_ASSET_BYTES + 1],
       ["past what the console reads of a body", 6 * 1024 * 1024],
     ])("%s", async (_, size) => {
       const { scratch, token } = await fresh();

@@ -152,6 +152,10 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
       api.adoptions.get(principal, path.className as string, path.adoptionId as string),
     uploadAsset: (principal, { query, body, contentType }) =>
       api.assets.upload(principal, { name: text(query.name), contentType, bytes: body as Uint8Array }),
+    startAssetUpload: (principal, { body }) => api.assets.startUpload(principal, body as JsonObject),
+    completeAssetUpload: (principal, { path }) =>
+      api.assets.completeUpload(principal, path.uploadId as string),
+    abortAssetUpload: (principal, { path }) => api.assets.abortUpload(principal, path.uploadId as string),
     listAssets: (principal, { query }) => api.assets.list(principal, page(query)),
     getAsset: (principal, { path }) => api.assets.get(principal, path.assetId as string),
     getAssetContent: (principal, { path }) => api.assets.content(principal, path.assetId as string),

@@ -33,6 +33,8 @@ export const ErrorCodes = [
   "flow_incompatible",
   "unsupported_media_type",
   "asset_exists",
+  "asset_upload_incomplete",
+  "asset_upload_mismatch",
   "group_exists",
   "asset_in_use",
   "resource_set_conflict",

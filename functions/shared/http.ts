@@ -41,6 +41,9 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   cache_unavailable: 503,
   unsupported_media_type: 415,
   asset_exists: 409,
+  asset_upload_incomplete: 409,
+  // The bytes uploaded are not those declared (size or SHA-256): the upload is removed, and nothing stored.
+  asset_upload_mismatch: 422,
   group_exists: 409,
   asset_in_use: 409,
   resource_set_conflict: 409,

@@ -21,6 +21,7 @@ import type { BuildOptions } from "esbuild";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import type { AgentTrust } from "../../functions/adapters/x509/trust.js";
 import { ARCHIVE_PREFIX } from "../../functions/core/archive/layout.js";
+import { ASSET_UPLOADS_PREFIX } from "../../functions/core/assets/model.js";
 import { DEBUG_BUNDLES_PREFIX } from "../../functions/core/bundles/model.js";
 import type { EventBufferBounds } from "../../functions/core/events/ports.js";
 import { RESULTS_PREFIX } from "../../functions/core/operations/results.js";
@@ -230,7 +231,9 @@ export abstract class BeaconWorkload extends Construct {
   /**
    * Works with tenants' assets in the bucket, under `<tenant>/assets/`: the console stores and deletes them
    * (`write`), the agent API serves them to agents (`read`), with the bucket's listing so that a missing
-   * asset answers NoSuchKey (a 404) rather than S3's AccessDenied.
+   * asset answers NoSuchKey (a 404) rather than S3's AccessDenied. The console also stages uploads in parts
+   * under `asset-uploads/<tenant>/`: it starts, lists, completes and aborts their multipart uploads, presigns
+   * their parts (a part URL acts with the console's role), reads them whole to check them, and copies them.
    */
   bindAssetBucket({ bucket, arnExportName }: AssetBucket, access: "read" | "write"): void {
     this.setEnvironment(EnvNames.assetBucket, bucket.bucketName);
@@ -246,6 +249,25 @@ export abstract class BeaconWorkload extends Construct {
     if (access === "write") {
       this.addToPolicy(
         new PolicyStatement({ actions: ["s3:PutObject", "s3:DeleteObject"], resources: [assets] }),
+      );
+      const stagedUploads = `/${ASSET_UPLOADS_PREFIX}/*`;
+      Validations.of(this).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${arnExportName}${stagedUploads}]`,
+        reason:
+          "Uploads in parts are staged under their tenant and an upload id Beacon makes: the grant covers the " +
+          "staging prefix and nothing else; the code builds each key from the caller's own tenant.",
+      });
+      this.addToPolicy(
+        new PolicyStatement({
+          actions: [
+            "s3:PutObject",
+            "s3:GetObject",
+            "s3:DeleteObject",
+            "s3:AbortMultipartUpload",
+            "s3:ListMultipartUploadParts",
+          ],
+          resources: [`${Fn.importValue(arnExportName)}${stagedUploads}`],
+        }),
       );
     } else {
       this.addToPolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [assets] }));

@@ -18,6 +18,7 @@ import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import type { Construct } from "constructs";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import { NOTIFICATION_SOURCE } from "../../functions/adapters/eventbridge/notification-bus.js";
+import { ASSET_UPLOADS_PREFIX } from "../../functions/core/assets/model.js";
 import { DEBUG_BUNDLES_PREFIX } from "../../functions/core/bundles/model.js";
 import { RESULTS_PREFIX } from "../../functions/core/operations/results.js";
 import { BeaconCache } from "./cache.js";
@@ -157,11 +158,14 @@ export class StatefulStack extends Stack {
       enforceSSL: true,
       // No versioning: an object's key is its content's hash, so it is never overwritten with other bytes, and
       // deleting an asset is meant to remove the tenant's bytes, not to keep them as a noncurrent version.
-      // Beacon puts objects in one request; a multipart upload left behind by another client is removed.
+      // Assets larger than a request are uploaded in parts by their callers, straight to the bucket: a multipart
+      // upload never completed is removed a day on, and so are the staged bytes of one completed but never
+      // checked (the console checks an upload's bytes before it copies them to the asset's key).
       // The answers DESCRIBE acknowledgements brought, and the debug bundles agents uploaded, go some days after
       // the console stops serving them.
       lifecycleRules: [
         { abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        { id: "AssetUploads", prefix: `${ASSET_UPLOADS_PREFIX}/`, expiration: Duration.days(1) },
         {
           id: "OperationResults",
           prefix: `${RESULTS_PREFIX}/`,

@@ -55,6 +55,7 @@ it("acknowledges only these AwsSolutions rules, each for a reason written beside
     "AwsSolutions-IAM5[Resource::*]",
     "AwsSolutions-IAM5[Resource::<WebConsoleSite8BA75FD3.Arn>/*]",
     "AwsSolutions-IAM5[Resource::<stateful stack>-AssetsArn/*/assets/*]",
+    "AwsSolutions-IAM5[Resource::<stateful stack>-AssetsArn/asset-uploads/*]",
     "AwsSolutions-IAM5[Resource::<stateful stack>-AssetsArn/debug-bundles/*]",
     "AwsSolutions-IAM5[Resource::<stateful stack>-AssetsArn/operation-results/*]",
     "AwsSolutions-IAM5[Resource::<stateful stack>-EventArchiveArn/events/*]",

@@ -113,7 +113,9 @@ describe("assets bucket", () => {
       OwnershipControls: { Rules: [{ ObjectOwnership: "BucketOwnerEnforced" }] },
       LifecycleConfiguration: {
         Rules: [
+          // An asset's upload in parts abandoned by its caller: the parts, then staged bytes never checked.
           { AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: "Enabled" },
+          { Id: "AssetUploads", Prefix: "asset-uploads/", ExpirationInDays: 1, Status: "Enabled" },
           // What DESCRIBE acknowledgements answered, once the console no longer serves it.
           { Id: "OperationResults", Prefix: "operation-results/", ExpirationInDays: 7, Status: "Enabled" },
           // The debug bundles agents uploaded, a day after they were stored.

@@ -191,19 +191,28 @@ function s3GrantsOf(
 }
 
 describe("the assets bucket's grants", () => {
-  it("let the console put and delete tenants' assets, under <tenant>/assets/ only, and read operations' results and debug bundles, under their prefixes only", () => {
+  it("let the console put and delete tenants' assets, under <tenant>/assets/ only, stage uploads in parts under asset-uploads/ only, and read operations' results and debug bundles, under their prefixes only", () => {
     const grants = s3GrantsOf(prod.statelessTemplate, "ConsoleApi");
     expect(grants.map(({ actions }) => actions)).toEqual([
       ["s3:DeleteObject", "s3:PutObject"],
+      [
+        "s3:AbortMultipartUpload",
+        "s3:DeleteObject",
+        "s3:GetObject",
+        "s3:ListMultipartUploadParts",
+        "s3:PutObject",
+      ],
       ["s3:GetObject"],
       ["s3:ListBucket"],
       ["s3:ListBucket"],
     ]);
     expect(grants[0]?.resource).toContain("/*/assets/*");
-    expect(grants[1]?.resource).toContain("/operation-results/*");
-    expect(grants[1]?.resource).toContain("/debug-bundles/*");
-    expect(grants[2]?.condition).toEqual({ StringLike: { "s3:prefix": "operation-results/*" } });
-    expect(grants[3]?.condition).toEqual({ StringLike: { "s3:prefix": "debug-bundles/*" } });
+    expect(grants[1]?.resource).toContain("/asset-uploads/*");
+    expect(grants[1]?.resource).not.toContain("/*/assets/*");
+    expect(grants[2]?.resource).toContain("/operation-results/*");
+    expect(grants[2]?.resource).toContain("/debug-bundles/*");
+    expect(grants[3]?.condition).toEqual({ StringLike: { "s3:prefix": "operation-results/*" } });
+    expect(grants[4]?.condition).toEqual({ StringLike: { "s3:prefix": "debug-bundles/*" } });
     expect(environmentOf(prod.statelessTemplate, "ConsoleApi")[EnvNames.assetBucket]).toBeDefined();
   });
 

@@ -1,6 +1,8 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { expect, it } from "vitest";
+import { ASSET_UPLOAD_PART_BYTES, type AssetUploadRecord } from "../../core/assets/model.js";
 import type { AssetContentStore } from "../../core/assets/ports.js";
+import { MemoryAssetContent } from "../memory/asset-content.js";
 import { contract } from "./contract.js";
 
 const idOf = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -10,6 +12,23 @@ async function drained(body: ReadableStream<Uint8Array>): Promise<{ bytes: Buffe
   const chunks: Uint8Array[] = [];
   for await (const chunk of body) chunks.push(chunk);
   return { bytes: Buffer.concat(chunks), chunks: chunks.length };
+}
+
+const uploadOf = (bytes: Uint8Array, uploadId = randomUUID()): AssetUploadRecord => ({
+  uploadId,
+  name: "pump-model.onnx",
+  sizeBytes: bytes.length,
+  sha256: idOf(bytes),
+  contentType: "application/x-onnx",
+  createdAt: 1_764_460_800_000,
+  createdBy: "operator@example.com",
+});
+
+/** What a caller does with a part URL: a plain HTTP PUT of the part's bytes (the fake takes it as S3 would). */
+async function sendPart(store: AssetContentStore, url: string, bytes: Uint8Array): Promise<void> {
+  if (store instanceof MemoryAssetContent) return store.receivePart(url, bytes);
+  const response = await fetch(url, { method: "PUT", body: bytes });
+  expect(response.status, await response.text()).toBe(200);
 }
 
 /** Assets' bytes per tenant and id: read back exactly, with their content type, and another tenant's never. */
@@ -82,5 +101,62 @@ export const assetContentContract = contract<AssetContentStore>("the asset conte
     }
     const whole = await store.stream(the.tenant, assetId);
     expect((await drained(whole?.body ?? new ReadableStream())).bytes.equals(bytes)).toBe(true);
+  });
+
+  it("stages an upload in parts that plain PUTs to its part URLs fill, assembles it to its real size and SHA-256, and makes it the asset", async () => {
+    const store = the.subject;
+    const bytes = randomBytes(ASSET_UPLOAD_PART_BYTES + 1234);
+    const upload = uploadOf(bytes);
+    await store.startUpload(the.tenant, upload);
+    expect(await store.upload(the.tenant, upload.uploadId)).toEqual(upload);
+    expect(await store.upload(`${the.tenant}-other`, upload.uploadId)).toBeUndefined();
+    expect(await store.uploadedParts(the.tenant, upload.uploadId)).toEqual([]);
+
+    const [first, second] = await store.partUrls(the.tenant, upload.uploadId, [1, 2], 600);
+    await sendPart(store, second as string, bytes.subarray(ASSET_UPLOAD_PART_BYTES));
+    await sendPart(store, first as string, randomBytes(ASSET_UPLOAD_PART_BYTES));
+    // A part sent again replaces the one before, as a caller retrying a part does.
+    await sendPart(store, first as string, bytes.subarray(0, ASSET_UPLOAD_PART_BYTES));
+    expect(await store.uploadedParts(the.tenant, upload.uploadId)).toEqual([
+      { partNumber: 1, sizeBytes: ASSET_UPLOAD_PART_BYTES },
+      { partNumber: 2, sizeBytes: 1234 },
+    ]);
+
+    expect(await store.assemble(the.tenant, upload.uploadId)).toEqual({
+      sizeBytes: bytes.length,
+      sha256: idOf(bytes),
+    });
+    expect(await store.read(the.tenant, upload.sha256)).toBeUndefined();
+    await store.promote(the.tenant, upload.uploadId, upload.sha256, upload.contentType);
+    const read = await store.read(the.tenant, upload.sha256);
+    expect(read).toMatchObject({ hash: upload.sha256, contentType: "application/x-onnx" });
+    expect(Buffer.from(read?.bytes ?? []).equals(bytes)).toBe(true);
+    expect(await store.upload(the.tenant, upload.uploadId)).toBeUndefined();
+  });
+
+  it("aborts an upload, sent parts or assembled bytes, leaving nothing; aborting one that is gone is no error", async () => {
+    const store = the.subject;
+    const bytes = randomBytes(1000);
+    const sent = uploadOf(bytes);
+    await store.startUpload(the.tenant, sent);
+    const [url] = await store.partUrls(the.tenant, sent.uploadId, [1], 600);
+    await sendPart(store, url as string, bytes);
+    await store.abortUpload(the.tenant, sent.uploadId);
+    expect(await store.upload(the.tenant, sent.uploadId)).toBeUndefined();
+
+    const assembled = uploadOf(bytes);
+    await store.startUpload(the.tenant, assembled);
+    const [assembledUrl] = await store.partUrls(the.tenant, assembled.uploadId, [1], 600);
+    await sendPart(store, assembledUrl as string, bytes);
+    expect(await store.assemble(the.tenant, assembled.uploadId)).toEqual({
+      sizeBytes: 1000,
+      sha256: idOf(bytes),
+    });
+    await store.abortUpload(the.tenant, assembled.uploadId);
+    expect(await store.upload(the.tenant, assembled.uploadId)).toBeUndefined();
+    expect(await store.read(the.tenant, idOf(bytes))).toBeUndefined();
+
+    await store.abortUpload(the.tenant, assembled.uploadId);
+    await store.abortUpload(the.tenant, randomUUID());
   });
 });

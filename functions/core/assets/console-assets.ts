@@ -2,15 +2,36 @@ import { createHash } from "node:crypto";
 import { BeaconError } from "../errors.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
-import type { Clock } from "../ports.js";
+import type { Clock, IdGenerator } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
-import { type AssetRecord, isAssetId, isAssetName, MAX_ASSET_BYTES } from "./model.js";
+import {
+  ASSET_UPLOAD_PART_BYTES,
+  ASSET_UPLOAD_TTL_SECONDS,
+  type AssetRecord,
+  type AssetUploadRecord,
+  isAssetId,
+  isAssetName,
+  isUploadId,
+  MAX_ASSET_BYTES,
+  MAX_INLINE_ASSET_BYTES,
+  uploadPartBytes,
+  uploadPartCount,
+} from "./model.js";
 import type { AssetCatalog, AssetContentStore } from "./ports.js";
 
 export interface AssetsDependencies {
   assets: AssetCatalog;
   content: AssetContentStore;
   clock: Clock;
+  ids: IdGenerator;
+}
+
+/** An upload in parts as its caller starts it: what the bytes it will send are. */
+export interface AssetUploadStart {
+  name?: unknown;
+  sizeBytes?: unknown;
+  sha256?: unknown;
+  contentType?: unknown;
 }
 
 /** An upload: the bytes as sent, with the name and media type the request gave them. */
@@ -47,6 +68,11 @@ function mediaTypeOf(contentType: string | undefined): string {
   return value;
 }
 
+const NAME_RULE =
+  "letters, digits, '.', '_' and '-', starting with a letter or digit, no '..', at most 128 characters";
+
+const MiB = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
+
 export const assetView = (record: AssetRecord) => ({
   assetId: record.assetId,
   name: record.name,
@@ -63,13 +89,26 @@ export const assetView = (record: AssetRecord) => ({
  * under the same name again writes them again, which repairs bytes a racing delete removed.
  */
 export function makeAssetsApi(deps: AssetsDependencies) {
-  const { assets, content, clock } = deps;
+  const { assets, content, clock, ids } = deps;
 
   async function findAsset(tenant: string, assetId: string): Promise<AssetRecord> {
     const record = isAssetId(assetId) ? await assets.get(tenant, assetId) : undefined;
     if (!record) throw new BeaconError("not_found", "No such asset");
     return record;
   }
+
+  async function findUpload(tenant: string, uploadId: string): Promise<AssetUploadRecord> {
+    const upload = isUploadId(uploadId) ? await content.upload(tenant, uploadId) : undefined;
+    if (!upload)
+      throw new BeaconError("not_found", "No such upload: completed, aborted, expired or never started");
+    return upload;
+  }
+
+  const sameBytes = (existing: AssetRecord) =>
+    new BeaconError(
+      "asset_exists",
+      `These bytes are asset ${existing.assetId} already, named ${existing.name}: nothing to upload`,
+    );
 
   const sameBytesOtherName = (existing: AssetRecord) =>
     new BeaconError(
@@ -85,14 +124,17 @@ export function makeAssetsApi(deps: AssetsDependencies) {
       if (!isAssetName(name))
         throw new BeaconError(
           "invalid_request",
-          "The asset needs a name (query parameter name): letters, digits, '.', '_' and '-', starting with a letter or digit, no '..', at most 128 characters",
+          `The asset needs a name (query parameter name): ${NAME_RULE}`,
         );
       const contentType = mediaTypeOf(upload.contentType);
       const { bytes } = upload;
       if (bytes.length === 0)
         throw new BeaconError("invalid_request", "The request needs the asset's bytes as its body");
-      if (bytes.length > MAX_ASSET_BYTES)
-        throw new BeaconError("payload_too_large", `An asset is at most ${MAX_ASSET_BYTES} bytes (4 MiB)`);
+      if (bytes.length > MAX_INLINE_ASSET_BYTES)
+        throw new BeaconError(
+          "payload_too_large",
+          `An asset sent as one request's body is at most ${MAX_INLINE_ASSET_BYTES} bytes (${MiB(MAX_INLINE_ASSET_BYTES)}): upload a larger one in parts (POST /assets/uploads), up to ${MAX_ASSET_BYTES} bytes (${MiB(MAX_ASSET_BYTES)})`,
+        );
       const assetId = createHash("sha256").update(bytes).digest("hex");
       const known = await assets.get(tenant, assetId);
       if (known && known.name !== name) throw sameBytesOtherName(known);
@@ -107,6 +149,123 @@ export function makeAssetsApi(deps: AssetsDependencies) {
       });
       if (!created && record.name !== name) throw sameBytesOtherName(record);
       return { status: created ? 201 : 200, body: assetView(record) };
+    },
+
+    /**
+     * Starts an upload in parts, checked up front (name, media type, size within the limit, SHA-256): its parts
+     * go straight to S3 by the presigned URLs it answers with, and nothing is an asset until it completes.
+     */
+    async startUpload(principal: Principal, start: AssetUploadStart): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      const { tenant } = principal;
+      const { name, sizeBytes, sha256 } = start;
+      if (typeof name !== "string" || !isAssetName(name))
+        throw new BeaconError("invalid_request", `The asset's name: ${NAME_RULE}`);
+      const contentType = mediaTypeOf(typeof start.contentType === "string" ? start.contentType : undefined);
+      if (typeof sizeBytes !== "number" || !Number.isSafeInteger(sizeBytes) || sizeBytes < 1)
+        throw new BeaconError("invalid_request", "sizeBytes is the asset's size in bytes, 1 or more");
+      if (sizeBytes > MAX_ASSET_BYTES)
+        throw new BeaconError(
+          "payload_too_large",
+          `An asset is at most ${MAX_ASSET_BYTES} bytes (${MiB(MAX_ASSET_BYTES)}); this one would be ${sizeBytes}`,
+        );
+      if (typeof sha256 !== "string" || !isAssetId(sha256))
+        throw new BeaconError("invalid_request", "sha256 is the bytes' SHA-256 as 64 lower-case hex digits");
+      const known = await assets.get(tenant, sha256);
+      if (known) throw sameBytes(known);
+      const upload: AssetUploadRecord = {
+        uploadId: ids.newId(),
+        name,
+        sizeBytes,
+        sha256,
+        contentType,
+        createdAt: clock.now(),
+        createdBy: principal.subject,
+      };
+      await content.startUpload(tenant, upload);
+      const partNumbers = Array.from({ length: uploadPartCount(sizeBytes) }, (_, index) => index + 1);
+      const urls = await content.partUrls(tenant, upload.uploadId, partNumbers, ASSET_UPLOAD_TTL_SECONDS);
+      return {
+        status: 201,
+        body: {
+          uploadId: upload.uploadId,
+          name,
+          sizeBytes,
+          sha256,
+          contentType,
+          partBytes: ASSET_UPLOAD_PART_BYTES,
+          parts: partNumbers.map((partNumber, index) => ({
+            partNumber,
+            sizeBytes: uploadPartBytes(sizeBytes, partNumber),
+            url: urls[index] as string,
+          })),
+          expiresAt: toIso(upload.createdAt + ASSET_UPLOAD_TTL_SECONDS * 1000) as string,
+        },
+      };
+    },
+
+    /**
+     * Completes an upload: every part there, at the sizes the upload's size makes, then the joined bytes read
+     * whole for their real size and SHA-256. Only bytes that are what was declared become the asset (the record
+     * is the commit point); other bytes are removed with the upload, and the caller is told what differed.
+     */
+    async completeUpload(principal: Principal, uploadId: string): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      const { tenant } = principal;
+      const upload = await findUpload(tenant, uploadId);
+      const expected = uploadPartCount(upload.sizeBytes);
+      const parts = await content.uploadedParts(tenant, uploadId);
+      const wrong = parts.filter(
+        ({ partNumber, sizeBytes }) =>
+          partNumber > expected || sizeBytes !== uploadPartBytes(upload.sizeBytes, partNumber),
+      );
+      if (wrong.length > 0) {
+        await content.abortUpload(tenant, uploadId);
+        throw new BeaconError(
+          "asset_upload_mismatch",
+          `The upload is removed: ${wrong.map((part) => `part ${part.partNumber} has ${part.sizeBytes} bytes`).join(", ")}, where an upload of ${upload.sizeBytes} bytes has ${expected} parts of ${ASSET_UPLOAD_PART_BYTES} bytes (the last one the rest)`,
+        );
+      }
+      const sent = new Set(parts.map((part) => part.partNumber));
+      const missing = Array.from({ length: expected }, (_, index) => index + 1).filter((n) => !sent.has(n));
+      if (missing.length > 0)
+        throw new BeaconError(
+          "asset_upload_incomplete",
+          `Part${missing.length === 1 ? "" : "s"} ${missing.join(", ")} of ${expected} ${missing.length === 1 ? "is" : "are"} not uploaded yet: PUT ${missing.length === 1 ? "it" : "them"}, then complete again`,
+        );
+      const real = await content.assemble(tenant, uploadId);
+      if (real.sizeBytes !== upload.sizeBytes || real.sha256 !== upload.sha256) {
+        await content.abortUpload(tenant, uploadId);
+        throw new BeaconError(
+          "asset_upload_mismatch",
+          `The upload is removed, nothing is stored: its bytes are ${real.sizeBytes} with SHA-256 ${real.sha256}, not the ${upload.sizeBytes} with SHA-256 ${upload.sha256} it was started with`,
+        );
+      }
+      const known = await assets.get(tenant, upload.sha256);
+      if (known) {
+        await content.abortUpload(tenant, uploadId);
+        if (known.name !== upload.name) throw sameBytesOtherName(known);
+        return { status: 200, body: assetView(known) };
+      }
+      await content.promote(tenant, uploadId, upload.sha256, upload.contentType);
+      const { record, created } = await assets.add(tenant, {
+        assetId: upload.sha256,
+        name: upload.name,
+        sizeBytes: upload.sizeBytes,
+        contentType: upload.contentType,
+        createdAt: clock.now(),
+        createdBy: principal.subject,
+      });
+      if (!created && record.name !== upload.name) throw sameBytesOtherName(record);
+      return { status: created ? 201 : 200, body: assetView(record) };
+    },
+
+    /** Abandons an upload: its parts and staged bytes are removed, and nothing is stored. */
+    async abortUpload(principal: Principal, uploadId: string): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      await findUpload(principal.tenant, uploadId);
+      await content.abortUpload(principal.tenant, uploadId);
+      return { body: { uploadId, aborted: true } };
     },
 
     async list(principal: Principal, request: { cursor?: string; limit?: number }): Promise<ConsoleResult> {

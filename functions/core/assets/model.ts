@@ -6,11 +6,41 @@
  */
 
 /**
- * Largest asset Beacon takes, and serves. Uploads and downloads both go through a synchronous Lambda
- * invocation, whose request and response are each capped at 6 MB, and API Gateway passes binary bodies
- * base64-encoded (a third larger): 4 MiB is 5.6 MB encoded, with room left for the event around it.
+ * Largest asset Beacon takes: the incumbent's resource manager takes 100 MB (NARs, models, certificate
+ * bundles), and 100 MiB holds that with room. Such an asset never passes through a Lambda invocation: it is
+ * uploaded straight to S3 in parts (`POST /assets/uploads`), and checking it at completion reads it once,
+ * streamed, which at S3's per-stream rate stays well inside API Gateway's 29 s integration timeout.
  */
-export const MAX_ASSET_BYTES = 4 * 1024 * 1024;
+export const MAX_ASSET_BYTES = 100 * 1024 * 1024;
+
+/**
+ * Largest asset the one-request upload (`POST /assets`) takes, its bytes as the request's body: a synchronous
+ * Lambda invocation's request is capped at 6 MB, and API Gateway passes binary bodies base64-encoded (a third
+ * larger): 4 MiB is 5.6 MB encoded, with room left for the event around it. Larger assets go in parts.
+ */
+export const MAX_INLINE_ASSET_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Each part of an upload but the last: S3 takes parts of 5 MiB and more (the last may be smaller) and at most
+ * 10,000 of them; 8 MiB makes a 100 MiB asset 13 parts, each one HTTP PUT a browser or curl retries alone.
+ */
+export const ASSET_UPLOAD_PART_BYTES = 8 * 1024 * 1024;
+
+/** How many parts an upload of `sizeBytes` is sent in. */
+export const uploadPartCount = (sizeBytes: number): number => Math.ceil(sizeBytes / ASSET_UPLOAD_PART_BYTES);
+
+/** How many bytes part `partNumber` (from 1) of an upload of `sizeBytes` holds. */
+export const uploadPartBytes = (sizeBytes: number, partNumber: number): number =>
+  Math.min(ASSET_UPLOAD_PART_BYTES, sizeBytes - (partNumber - 1) * ASSET_UPLOAD_PART_BYTES);
+
+/**
+ * Where uploads in parts are staged in the asset bucket, under `<prefix>/<tenant>/<uploadId>/`, apart from the
+ * tenants' assets until their bytes are checked; the bucket's lifecycle removes what an abandoned one left.
+ */
+export const ASSET_UPLOADS_PREFIX = "asset-uploads";
+
+/** How long the presigned part URLs an upload starts with stay good, and the upload with them. */
+export const ASSET_UPLOAD_TTL_SECONDS = 60 * 60;
 
 /** Lower-case hex SHA-256 of the bytes: the asset's id, the `resourceId` agents get and flows name. */
 const ASSET_ID_PATTERN = /^[0-9a-f]{64}$/;
@@ -36,6 +66,25 @@ export interface AssetRecord {
   /** The classes whose resource set holds it: it cannot be deleted while one does. */
   usedBy?: string[];
 }
+
+/**
+ * An upload in parts as it was started: what the caller declared, which completion holds the bytes to. Its
+ * bytes are staged apart from the tenant's assets until they are checked; only then is the asset recorded.
+ */
+export interface AssetUploadRecord {
+  uploadId: string;
+  name: string;
+  sizeBytes: number;
+  /** The SHA-256 the caller declared: the asset's id once the bytes are checked to have it. */
+  sha256: string;
+  contentType: string;
+  createdAt: number;
+  createdBy: string;
+}
+
+/** Upload ids are Beacon's own (a UUID), never the store's. */
+const UPLOAD_ID_PATTERN = /^[0-9A-Za-z-]{1,64}$/;
+export const isUploadId = (value: string): boolean => UPLOAD_ID_PATTERN.test(value);
 
 /** A flow's references to assets, `@{asset-id:<id>}`, as MiNiFi Java (2.5 and later) and C++ (0.99.2) read them. */
 const ASSET_REFERENCE = /@\{asset-id:([^}]*)\}/g;

@@ -1,6 +1,6 @@
 import type { Page, PageRequest } from "../paging.js";
 import type { StoredContent, StreamedContent } from "../ports.js";
-import type { AssetRecord } from "./model.js";
+import type { AssetRecord, AssetUploadRecord } from "./model.js";
 import type { ResourceSet } from "./resource-set.js";
 
 /** Assets' bytes per tenant and id (S3 on AWS, an S3-compatible server locally). */
@@ -12,6 +12,32 @@ export interface AssetContentStore {
   stream(tenant: string, assetId: string): Promise<StreamedContent | undefined>;
   /** Removes the bytes; removing bytes that are not there is no error. */
   remove(tenant: string, assetId: string): Promise<void>;
+
+  /**
+   * Starts an upload in parts, staged apart from the tenant's assets, and keeps `upload` beside it. Its parts
+   * are sent by the caller straight to the store, to the URLs `partUrls` hands out.
+   */
+  startUpload(tenant: string, upload: AssetUploadRecord): Promise<void>;
+  /** The upload as it was started, while it is staged: another tenant's id is none. */
+  upload(tenant: string, uploadId: string): Promise<AssetUploadRecord | undefined>;
+  /** URLs that each take one part (numbered from 1) by a plain HTTP PUT of its bytes, until they expire. */
+  partUrls(
+    tenant: string,
+    uploadId: string,
+    partNumbers: number[],
+    expiresInSeconds: number,
+  ): Promise<string[]>;
+  /** The parts stored so far, by part number. */
+  uploadedParts(tenant: string, uploadId: string): Promise<{ partNumber: number; sizeBytes: number }[]>;
+  /**
+   * Joins the stored parts into the staged object and reads it whole, streamed (never held whole), for its
+   * real size and SHA-256.
+   */
+  assemble(tenant: string, uploadId: string): Promise<{ sizeBytes: number; sha256: string }>;
+  /** Makes the assembled bytes the asset `assetId`'s and removes the staged upload. */
+  promote(tenant: string, uploadId: string, assetId: string, contentType: string): Promise<void>;
+  /** Removes the staged upload, its parts and its bytes; removing an upload that is gone is no error. */
+  abortUpload(tenant: string, uploadId: string): Promise<void>;
 }
 
 /** What Beacon knows of a tenant's assets: the record the console lists, which is the commit point of an upload. */

@@ -11,7 +11,7 @@ import {
 } from "../../../scripts/test-support/console-harness.js";
 import type { AgentClassRecord, AgentRecord } from "../agents/ports.js";
 import type { AssetUpload } from "../assets/console-assets.js";
-import { MAX_ASSET_BYTES } from "../assets/model.js";
+import { MAX_INLINE_ASSET_BYTES } from "../assets/model.js";
 import type { IssueRequest } from "../identity/certificates.js";
 import { type Principal, principalFromClaims, type Role } from "../identity/principal.js";
 import { newOperationId } from "../operations/ids.js";
@@ -775,7 +775,7 @@ describe("assets", () => {
     ["an urlencoded form", { contentType: "application/x-www-form-urlencoded" }, "unsupported_media_type"],
     ["no media type", { contentType: "bytes" }, "unsupported_media_type"],
     ["no bytes", { bytes: new Uint8Array() }, "invalid_request"],
-    ["over the limit", { bytes: new Uint8Array(MAX_ASSET_BYTES + 1) }, "payload_too_large"],
+    ["over the limit", { bytes: new Uint8Array(MAX_INLINE_ASSET_BYTES + 1) }, "payload_too_large"],
   ] as const)("are refused with %s, and nothing is stored", async (_, request, code) => {
     const { api, assets, assetContent } = harness();
     await expect(upload(api, request as Partial<AssetUpload>)).rejects.toMatchObject({ code });
@@ -785,10 +785,10 @@ describe("assets", () => {
 
   it("take up to the limit", async () => {
     const { api } = harness();
-    const largest = new Uint8Array(MAX_ASSET_BYTES).fill(7);
+    const largest = new Uint8Array(MAX_INLINE_ASSET_BYTES).fill(7);
     expect(await upload(api, { bytes: largest, contentType: "application/octet-stream" })).toMatchObject({
       status: 201,
-      body: { sizeBytes: MAX_ASSET_BYTES },
+      body: { sizeBytes: MAX_INLINE_ASSET_BYTES },
     });
   });
 

@@ -66,6 +66,18 @@ export const operations = {
     "role": "operator",
     "scope": "tenant"
   },
+  "POST /api/v1/assets/uploads": {
+    "role": "operator",
+    "scope": "tenant"
+  },
+  "DELETE /api/v1/assets/uploads/{uploadId}": {
+    "role": "operator",
+    "scope": "tenant"
+  },
+  "POST /api/v1/assets/uploads/{uploadId}/complete": {
+    "role": "operator",
+    "scope": "tenant"
+  },
   "GET /api/v1/assets/{assetId}": {
     "role": "viewer",
     "scope": "tenant"

@@ -300,9 +300,75 @@ export interface paths {
         put?: never;
         /**
          * Store an asset
-         * @description The body is the asset's bytes, sent as is with their own Content-Type (`application/octet-stream` when in doubt; any media type but a form's), at most 4 MiB (4,194,304 bytes): uploads and agents' downloads each pass through one synchronous Lambda invocation, whose 6 MB payload holds 4 MiB once base64-encoded. Beacon stores the bytes in S3 under the tenant, addressed by their SHA-256, which is the asset's id, and records the asset with its name. Assets are immutable: the same bytes under the same name again answer 200 with the asset already stored. Nothing is stored when the request is refused.
+         * @description The body is the asset's bytes, sent as is with their own Content-Type (`application/octet-stream` when in doubt; any media type but a form's), at most 4 MiB (4,194,304 bytes): the bytes pass through one synchronous Lambda invocation, whose 6 MB payload holds 4 MiB once base64-encoded. A larger asset, up to 100 MiB, is uploaded in parts straight to S3 (`POST /api/v1/assets/uploads`). Beacon stores the bytes in S3 under the tenant, addressed by their SHA-256, which is the asset's id, and records the asset with its name. Assets are immutable: the same bytes under the same name again answer 200 with the asset already stored. Nothing is stored when the request is refused.
          */
         post: operations["uploadAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assets/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start uploading an asset in parts
+         * @description Starts an upload of an asset of up to 100 MiB (104,857,600 bytes) whose bytes go straight to S3, never through Beacon's functions. The request declares the asset: its name, size, SHA-256 (its id to be) and media type, all checked here: a size over the limit is refused (413) and nothing is stored. The answer lists the parts, each of `partBytes` (8 MiB) but the last, each with a presigned URL that takes the part's bytes by a plain HTTP `PUT` (no credentials, no other header needed; a part sent again replaces itself) until `expiresAt`, an hour on. Then `POST /api/v1/assets/uploads/{uploadId}/complete` checks the bytes and only then makes the asset. An upload neither completed nor aborted is removed by the bucket's lifecycle a day later.
+         */
+        post: operations["startAssetUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assets/uploads/{uploadId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The upload's id, as `POST /api/v1/assets/uploads` answered it. Another tenant's is none (404). */
+                uploadId: components["parameters"]["UploadId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Abandon an upload in parts
+         * @description Removes the upload's parts and staged bytes; nothing is stored, and its part URLs take no more parts.
+         */
+        delete: operations["abortAssetUpload"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assets/uploads/{uploadId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The upload's id, as `POST /api/v1/assets/uploads` answered it. Another tenant's is none (404). */
+                uploadId: components["parameters"]["UploadId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete an upload in parts: check it, then store the asset
+         * @description Checks the upload: every part there at its size (a part missing answers 409 `asset_upload_incomplete` and the upload stays, to be sent and completed again), then the joined bytes read whole, streamed, for their real size and SHA-256 (S3's multipart checksums are no whole-object SHA-256). Bytes other than those declared answer 422 `asset_upload_mismatch`: the upload is removed and nothing is stored. Bytes as declared become the asset, recorded last as the commit point, and the upload is gone.
+         */
+        post: operations["completeAssetUpload"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1902,7 +1968,7 @@ export interface components {
         /** @description Beacon's one error body. */
         Error: {
             error: {
-                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `result_expired`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `outside_window`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `parameters_not_ready`, `unsupported_media_type`, `asset_exists`, `asset_in_use`, `group_exists`, `resource_set_conflict`, `subscription_limit`, `webhook_tester_unavailable`, `internal_error`. */
+                /** @description Stable, machine-readable: `invalid_request`, `unauthenticated`, `forbidden`, `not_found`, `result_expired`, `route_not_found`, `certificate_authority_unavailable`, `operation_not_supported`, `operation_not_queued`, `outside_window`, `confirmation_required`, `cache_unavailable`, `rollout_in_progress`, `rollout_state`, `rollout_conflict`, `flow_incompatible`, `parameters_not_ready`, `unsupported_media_type`, `asset_exists`, `asset_upload_incomplete`, `asset_upload_mismatch`, `asset_in_use`, `group_exists`, `resource_set_conflict`, `subscription_limit`, `webhook_tester_unavailable`, `internal_error`. */
                 code: string;
                 message: string;
                 /** @description What a caller can act on beyond the message. A flow refused for referencing undeclared parameters has `undeclaredParameters` (ParameterReferenceSite items, the first 100) and `undeclaredCount`. A request refused with `parameters_not_ready` has the version (`className`, `flowHash`), `agentCount` (the agents checked) and `truncated` (a class larger than the check reads), `missing` (per parameter: `parameter`, `layer`, the layer that leaves it unset, `agentCount` and the first `agentIds`, those without a value of their own) and `refused` (per value: `parameter`, `processorType`, `property`, `value`, `allowed`, the `layer` it comes from, `agentCount`, `agentIds`). */
@@ -2455,6 +2521,46 @@ export interface components {
             createdBy: string;
             /** @description The classes whose resource set holds the asset. */
             usedBy: string[];
+        };
+        AssetUploadStart: {
+            /** @description The file name agents keep the asset under: 1 to 128 of A-Z a-z 0-9 . _ -, starting with a letter or digit, without `..`. */
+            name: string;
+            /** @description The asset's size in bytes, 1 to 104,857,600 (100 MiB): more is refused with 413. */
+            sizeBytes: number;
+            /** @description The bytes' SHA-256, lower-case hex: the asset's id once the bytes are checked to have it. */
+            sha256: string;
+            /** @description The media type agents' downloads carry (`application/octet-stream` when in doubt; not a form's). */
+            contentType: string;
+        };
+        AssetUpload: {
+            /** @description Names the upload to complete or abort it. */
+            uploadId: string;
+            name: string;
+            sizeBytes: number;
+            sha256: string;
+            contentType: string;
+            /** @description Each part's size but the last, which holds the rest (8,388,608: 8 MiB). */
+            partBytes: number;
+            parts: {
+                partNumber: number;
+                /** @description The part's bytes: from byte (partNumber - 1) × partBytes of the asset, this many. */
+                sizeBytes: number;
+                /**
+                 * Format: uri
+                 * @description Presigned: a plain HTTP PUT of the part's bytes stores it, until expiresAt.
+                 */
+                url: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description When the part URLs stop taking parts.
+             */
+            expiresAt: string;
+        };
+        AssetUploadAborted: {
+            uploadId: string;
+            /** @constant */
+            aborted: true;
         };
         AssetList: {
             items: components["schemas"]["Asset"][];
@@ -3180,6 +3286,8 @@ export interface components {
          * @example pump-calibration.txt
          */
         AssetName: string;
+        /** @description The upload's id, as `POST /api/v1/assets/uploads` answered it. Another tenant's is none (404). */
+        UploadId: string;
         /**
          * @description The subscription's id, as its creation answered: `wh-`, the creation time in epoch milliseconds, a unique part.
          * @example wh-1764000000000-0b4c7c6e-5d1f-4a53-9a3e-2f8f61a0c9d1
@@ -3806,6 +3914,133 @@ export interface operations {
             409: components["responses"]["AssetConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    startAssetUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "pump-model.onnx",
+                 *       "sizeBytes": 104857600,
+                 *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                 *       "contentType": "application/octet-stream"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AssetUploadStart"];
+            };
+        };
+        responses: {
+            /** @description Started: PUT each part's bytes to its URL, then complete. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetUpload"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["AssetConflict"];
+            /** @description The declared size is over the limit (`payload_too_large`, 104,857,600 bytes); nothing is stored. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    abortAssetUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The upload's id, as `POST /api/v1/assets/uploads` answered it. Another tenant's is none (404). */
+                uploadId: components["parameters"]["UploadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetUploadAborted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    completeAssetUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The upload's id, as `POST /api/v1/assets/uploads` answered it. Another tenant's is none (404). */
+                uploadId: components["parameters"]["UploadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant had this asset already under this name (a racing upload stored it); this upload is removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description Checked and stored. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A part is not uploaded yet (`asset_upload_incomplete`; the message names the parts), or a racing upload stored these bytes under another name (`asset_exists`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The bytes are not those declared (`asset_upload_mismatch`: a part of another size, or the whole of another size or SHA-256, each named in the message): the upload is removed, nothing is stored. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAsset: {

@@ -1,0 +1,171 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { consoleHarness as harness } from "../../../scripts/test-support/console-harness.js";
+import type { Principal, Role } from "../identity/principal.js";
+import { ASSET_UPLOAD_PART_BYTES, MAX_ASSET_BYTES } from "./model.js";
+
+const as = (tenant: string, role: Role = "operator"): Principal => ({
+  tenant,
+  role,
+  subject: `${tenant}-user`,
+});
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+/** Bytes of two parts and a bit: every part rule (full parts, a short last one) is in play. */
+const bytes = new Uint8Array(2 * ASSET_UPLOAD_PART_BYTES + 10).map((_, index) => index % 251);
+
+interface Started {
+  uploadId: string;
+  parts: { partNumber: number; sizeBytes: number; url: string }[];
+}
+
+function uploads(tenant = "acme") {
+  const context = harness();
+  const { api, assetContent } = context;
+  const start = async (declared: Record<string, unknown> = {}, role: Role = "operator") => {
+    const result = await api.assets.startUpload(as(tenant, role), {
+      name: "pump-model.onnx",
+      sizeBytes: bytes.length,
+      sha256: sha256(bytes),
+      contentType: "application/octet-stream",
+      ...declared,
+    });
+    return result.body as Started;
+  };
+  const send = (started: Started, content = bytes) => {
+    for (const part of started.parts) {
+      const from = (part.partNumber - 1) * ASSET_UPLOAD_PART_BYTES;
+      assetContent.receivePart(part.url, content.subarray(from, from + part.sizeBytes));
+    }
+  };
+  const complete = (started: Started, on = tenant) => api.assets.completeUpload(as(on), started.uploadId);
+  return { ...context, start, send, complete };
+}
+
+describe("an asset uploaded in parts", () => {
+  it("is declared, sent in parts of the part size, and becomes the asset only once its bytes are checked", async () => {
+    const { start, send, complete, api, assets, assetContent } = uploads();
+    const started = await start();
+    expect(started.parts.map(({ partNumber, sizeBytes }) => [partNumber, sizeBytes])).toEqual([
+      [1, ASSET_UPLOAD_PART_BYTES],
+      [2, ASSET_UPLOAD_PART_BYTES],
+      [3, 10],
+    ]);
+    expect(assets.records.size).toBe(0);
+    send(started);
+    const completed = await complete(started);
+    expect(completed).toMatchObject({
+      status: 201,
+      body: { assetId: sha256(bytes), name: "pump-model.onnx", sizeBytes: bytes.length, usedBy: [] },
+    });
+    expect(assetContent.uploads.size).toBe(0);
+    expect(Buffer.from((await assetContent.read("acme", sha256(bytes)))?.bytes ?? []).equals(bytes)).toBe(
+      true,
+    );
+    await expect(api.assets.completeUpload(as("acme"), started.uploadId)).rejects.toMatchObject({
+      code: "not_found",
+    });
+  });
+
+  it("is refused up front when over the limit, and nothing is staged", async () => {
+    const { start, assetContent } = uploads();
+    await expect(start({ sizeBytes: MAX_ASSET_BYTES + 1 })).rejects.toMatchObject({
+      code: "payload_too_large",
+    });
+    expect(assetContent.uploads.size).toBe(0);
+    expect((await start({ sizeBytes: MAX_ASSET_BYTES })).parts).toHaveLength(
+      Math.ceil(MAX_ASSET_BYTES / ASSET_UPLOAD_PART_BYTES),
+    );
+  });
+
+  it.each([
+    ["no name", { name: undefined }, "invalid_request"],
+    ["a name with a folder", { name: "../pump" }, "invalid_request"],
+    ["no size", { sizeBytes: undefined }, "invalid_request"],
+    ["a size of 0", { sizeBytes: 0 }, "invalid_request"],
+    ["a fractional size", { sizeBytes: 1.5 }, "invalid_request"],
+    ["no digest", { sha256: undefined }, "invalid_request"],
+    ["an upper-case digest", { sha256: sha256(bytes).toUpperCase() }, "invalid_request"],
+    ["a form's media type", { contentType: "multipart/form-data" }, "unsupported_media_type"],
+  ])("is refused with %s, and nothing is staged", async (_, declared, code) => {
+    const { start, assetContent } = uploads();
+    await expect(start(declared)).rejects.toMatchObject({ code });
+    expect(assetContent.uploads.size).toBe(0);
+  });
+
+  it("is refused to a viewer", async () => {
+    const { start, assetContent } = uploads();
+    await expect(start({}, "viewer")).rejects.toMatchObject({ code: "forbidden" });
+    expect(assetContent.uploads.size).toBe(0);
+  });
+
+  it("of other bytes than declared is removed, and nothing is stored", async () => {
+    const { start, send, complete, assets, assetContent } = uploads();
+    const started = await start();
+    const other = Uint8Array.from(bytes);
+    other[5] = (other[5] ?? 0) ^ 1;
+    send(started, other);
+    await expect(complete(started)).rejects.toMatchObject({
+      code: "asset_upload_mismatch",
+      message: expect.stringContaining(`not the ${bytes.length} with SHA-256 ${sha256(bytes)}`),
+    });
+    expect(assets.records.size).toBe(0);
+    expect(assetContent.uploads.size).toBe(0);
+    expect(assetContent.objects.size).toBe(0);
+  });
+
+  it("with a part of the wrong size is removed; with a part missing it waits for it", async () => {
+    const { start, send, complete, assetContent } = uploads();
+    const short = await start();
+    assetContent.receivePart(short.parts[0]?.url as string, bytes.subarray(0, 100));
+    await expect(complete(short)).rejects.toMatchObject({
+      code: "asset_upload_mismatch",
+      message: expect.stringContaining("part 1 has 100 bytes"),
+    });
+    expect(assetContent.uploads.size).toBe(0);
+
+    const waiting = await start();
+    send({ ...waiting, parts: waiting.parts.slice(0, 1) });
+    await expect(complete(waiting)).rejects.toMatchObject({
+      code: "asset_upload_incomplete",
+      message: expect.stringContaining("Parts 2, 3 of 3 are not uploaded yet"),
+    });
+    send(waiting);
+    expect(await complete(waiting)).toMatchObject({ status: 201 });
+  });
+
+  it("is its tenant's alone: another tenant can neither complete nor abort it", async () => {
+    const { start, send, complete, api } = uploads();
+    const started = await start();
+    send(started);
+    await expect(complete(started, "globex")).rejects.toMatchObject({ code: "not_found" });
+    await expect(api.assets.abortUpload(as("globex"), started.uploadId)).rejects.toMatchObject({
+      code: "not_found",
+    });
+    expect(await complete(started)).toMatchObject({ status: 201 });
+  });
+
+  it("is aborted with its parts, and is then gone", async () => {
+    const { start, send, api, assetContent } = uploads();
+    const started = await start();
+    send(started);
+    expect(await api.assets.abortUpload(as("acme"), started.uploadId)).toMatchObject({
+      body: { uploadId: started.uploadId, aborted: true },
+    });
+    expect(assetContent.uploads.size).toBe(0);
+    await expect(api.assets.completeUpload(as("acme"), started.uploadId)).rejects.toMatchObject({
+      code: "not_found",
+    });
+  });
+
+  it("of bytes the tenant has as an asset is refused up front, naming the asset", async () => {
+    const { start, send, complete } = uploads();
+    const first = await start();
+    send(first);
+    await complete(first);
+    await expect(start({ name: "other-name.onnx" })).rejects.toMatchObject({
+      code: "asset_exists",
+      message: expect.stringContaining("named pump-model.onnx"),
+    });
+  });
+});
