@@ -184,7 +184,7 @@ export class S3AssetContent implements AssetContentStore {
         CopySource: `${this.bucket}/${stagedBytesKey(tenant, uploadId)}`,
         Key: assetKey(tenant, assetId),
         MetadataDirective: "REPLACE",
-        Metadata: { [CONTENT_TYPE]: contentType },
+        Metadata: { [CONTENT_TYPE_METADATA]: contentType },
       }),
     );
     await this.removeStaged(tenant, uploadId);
