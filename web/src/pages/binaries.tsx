@@ -64,7 +64,7 @@ function AgentsByBinary({ rows }: { rows: BinaryRow[] }) {
       <ol class="binary-bars">
         {rows.map((row) => (
           <li key={row.manifestId ?? ""}>
-            <span class="binary-bar-name">{row.name}</span>
+            <span class="binary-bar-name">{row.name}</span>{" "}
             <svg class="binary-bar" aria-hidden="true" viewBox={`0 0 ${most} 1`} preserveAspectRatio="none">
               <rect x={0} y={0} width={row.agents} height={1} />
             </svg>
