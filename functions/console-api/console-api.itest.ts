@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { createHash, generateKeyPairSync, randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signToken } from "../../scripts/local/console-issuer.js";
@@ -64,6 +64,32 @@ const assetUpload = (label: string): Call => ({
   headers: { "content-type": "application/octet-stream" },
 });
 
+/** Each tenant's upload in parts, started and not completed. */
+const uploadIds = new Map<string, string>();
+
+/** The declaration of an upload in parts of an asset of its own: bytes no other call sends, in one part. */
+const uploadDeclaration = (label: string) => ({
+  name: `${label}.bin`,
+  sizeBytes: Buffer.byteLength(label),
+  sha256: createHash("sha256").update(label).digest("hex"),
+  contentType: "application/octet-stream",
+});
+
+/** An upload in parts the tenant started of `label`'s bytes, with its one part sent or not; its id. */
+async function startedUpload(tenant: SeededTenant, label: string, partSent: boolean): Promise<string> {
+  const started = await send(
+    { method: "POST", path: "/api/v1/assets/uploads", body: uploadDeclaration(label) },
+    tenant.adminToken,
+  );
+  expect(started.status, started.body).toBe(201);
+  const { uploadId, parts } = started.json() as { uploadId: string; parts: { url: string }[] };
+  if (partSent) {
+    const put = await fetch(parts[0]?.url as string, { method: "PUT", body: Buffer.from(label) });
+    expect(put.status, await put.text()).toBe(200);
+  }
+  return uploadId;
+}
+
 /** The operation's request with these path parameter values and, where it takes one, a body. */
 function callOf(operation: ConsoleOperation, ids: Record<string, string>, body?: unknown): Call {
   // Flow routes name their version `hash`.
@@ -89,6 +115,7 @@ const idsOf = (tenant: SeededTenant, agentId = tenant.agentIds[1] as string) => 
   name: PARAMETER,
   groupName: groupOf(tenant),
   selectionId: selectionIds.get(tenant.tenant) as string,
+  uploadId: uploadIds.get(tenant.tenant) as string,
 });
 
 /** A class of B's beside its seeded one, with an agent of its own: all a token limited to it reaches. */
@@ -133,6 +160,7 @@ const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown>
   putClassParameter: () => parameterValue,
   putAgentParameter: () => parameterValue,
   putGroupParameter: () => parameterValue,
+  startAssetUpload: (agentId) => uploadDeclaration(`upload-${agentId}-${randomUUID().slice(0, 8)}`),
   labelAgent: (agentId) => ({ set: { probe: agentId } }),
   pinAgent: (_agentId, tenant) => ({ flowHash: tenant.flowHash }),
   pinGroup: () => ({}),
@@ -218,6 +246,7 @@ beforeAll(async () => {
     const stored = await send(assetUpload(`${tenant.tenant}-calibration`), tenant.adminToken);
     expect(stored.status, stored.body).toBe(201);
     assetIds.set(tenant.tenant, stored.json().assetId as string);
+    uploadIds.set(tenant.tenant, await startedUpload(tenant, `${tenant.tenant}-staged`, false));
     const set = await send(
       {
         method: "PUT",
@@ -308,6 +337,10 @@ describe("tenant isolation, every route of the OpenAPI document with tenant A's 
       // Assets and subscriptions belong to each tenant: A makes one of its own.
       expect(response.status).toBe(201);
       expect(body).toMatchObject({ createdBy: expect.stringContaining(a.tenant) });
+    } else if (operation.operationId === "startAssetUpload") {
+      // Uploads belong to each tenant: A starts one of its own.
+      expect(response.status).toBe(201);
+      expect(body).toMatchObject({ uploadId: expect.any(String) });
     } else if (operation.operationId === "createGroup") {
       // Group names belong to each tenant: A gets a group of its own by that name, of its own agents.
       expect(response.status).toBe(201);
@@ -584,6 +617,12 @@ describe("roles, every role on every route", () => {
       }
       case "uploadAsset":
         return assetUpload(newId("asset"));
+      case "startAssetUpload":
+        return callOf(operation, {}, uploadDeclaration(newId("upload")));
+      case "abortAssetUpload":
+        return callOf(operation, { uploadId: await startedUpload(a, newId("doomed-upload"), false) });
+      case "completeAssetUpload":
+        return callOf(operation, { uploadId: await startedUpload(a, newId("upload"), true) });
       case "createGroup":
         return callOf(operation, {}, { name: newId("group"), query: { classes: [a.className] } });
       case "deleteGroup": {

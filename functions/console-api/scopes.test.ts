@@ -111,7 +111,7 @@ async function seeded() {
     finishedAt: harness.now,
     binaries: {
       countedAt: harness.now,
-      items: [a, b].map(({ className }) => ({ className, name: "Binary not yet known", agents: 1 })),
+      items: [A, B].map(({ className }) => ({ className, name: "Binary not yet known", agents: 1 })),
     },
   });
   return { routes: consoleRoutes(api), a, b };

@@ -3,11 +3,8 @@
  * and an operator who builds GenerateFlowFile → LogAttribute with a state store from it, is told what is
  * missing, and saves the flow as a new version of the class.
  */
-import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stopGroup } from "../../scripts/test-support/local-stack.js";
-import { untilTrue } from "../../scripts/test-support/until.js";
 import { firstLoads } from "../tools/bundle-budget.js";
 import {
   api,
@@ -18,10 +15,10 @@ import {
   simulatedAgents,
   startConsole,
   stopConsole,
+  untilRegistered,
 } from "./console-harness.js";
 
 const AGENT_CLASS = "designed";
-let agents: ChildProcess;
 let webUrl: string;
 let localDir: string;
 
@@ -30,21 +27,11 @@ beforeAll(async () => {
     webUrl,
     stack: { localDir },
   } = await startConsole("web-console-designer-test", { BEACON_SWEEPER_INTERVAL_SECONDS: "2" }));
-  agents = simulatedAgents(["--class", AGENT_CLASS, "--count", "2", "--interval", "2"]);
-  await untilTrue(
-    "the simulated agents to register with their binary",
-    async () => {
-      const { body } = await api<{ items: { manifestId?: string }[] }>(`/agents?class=${AGENT_CLASS}`);
-      return body.items?.length === 2 && body.items.every((agent) => agent.manifestId !== undefined);
-    },
-    120_000,
-  );
+  simulatedAgents(["--class", AGENT_CLASS, "--count", "2", "--interval", "2"]);
+  await untilRegistered(AGENT_CLASS, 2, { ready: (agent) => agent.manifestId !== undefined });
 }, 300_000);
 
-afterAll(async () => {
-  if (agents) await stopGroup(agents);
-  await stopConsole();
-}, 60_000);
+afterAll(stopConsole, 60_000);
 
 describe("the flow designer", () => {
   it("is loaded only on its own page", async () => {
