@@ -974,6 +974,8 @@ describe("the web console", () => {
     expect(await sections.allTextContents()).toEqual([
       "Agents",
       "Classes and flows",
+      // Their classes' agents by binary.
+      "Binaries",
       "Rollouts",
       // Their classes' rollouts waiting for a second operator, none here.
       "Approvals",
