@@ -7,17 +7,33 @@ import { FlowVersionRef } from "./flow-version";
 import { LabelList } from "./labels";
 import { TableFrame, TableHead } from "./resource";
 
-/** What people call the agent's software (`MiNiFi Java 2.3.0`), once Beacon knows its manifest. */
-function agentTypeAndVersion(agent: Schemas["AgentSummary"]): string {
-  if (agent.binaryName === undefined) return "—";
-  return `${agentTypeName(agent.agentType)} ${agent.agentVersion ?? "(version unknown)"}`;
+/**
+ * The agent's binary as people call it: its agent type and version (`MiNiFi Java 2.3.0`), then the start of its
+ * id, the whole name and id on hover; the start of the manifest hash it reports while Beacon has yet to learn it.
+ * One column, so that the list keeps every column in view at 1280 px.
+ */
+function AgentBinary({ agent }: { agent: Schemas["AgentSummary"] }) {
+  const binary = (
+    <BinaryName
+      short
+      name={agent.binaryName}
+      manifestId={agent.manifestId}
+      manifestHash={agent.manifestHash}
+    />
+  );
+  if (agent.binaryName === undefined) return binary;
+  return (
+    <>
+      {agentTypeName(agent.agentType)} {agent.agentVersion ?? "(version unknown)"} · {binary}
+    </>
+  );
 }
 
 /** Agents as the agent list shows them, one row each, linked to their pages. */
 export function AgentTable(props: { label: string; agents: Schemas["AgentSummary"][] }) {
   return (
     <TableFrame label={props.label}>
-      <table>
+      <table class="agents wrapped-heads">
         <TableHead
           columns={[
             "Agent",
@@ -25,8 +41,7 @@ export function AgentTable(props: { label: string; agents: Schemas["AgentSummary
             "Status",
             "Last seen",
             "Flow",
-            "Agent type and version",
-            "Binary",
+            "Agent type and version · binary",
             "Host",
             "Labels",
             "Attention",
@@ -43,7 +58,7 @@ export function AgentTable(props: { label: string; agents: Schemas["AgentSummary
                 <span class={`state state-${agent.status}`}>{agent.status}</span>
               </td>
               <td title={agent.lastSeen}>{timeAgo(agent.lastSeen)}</td>
-              <td>
+              <td class="wrap">
                 <FlowVersionRef hash={agent.flowId} name={agent.flowVersion} copy={false} />
                 {agent.pinnedFlow && (
                   <span class="state" title={`Pinned to ${agent.pinnedFlow.flowHash}`}>
@@ -52,20 +67,14 @@ export function AgentTable(props: { label: string; agents: Schemas["AgentSummary
                   </span>
                 )}
               </td>
-              <td>{agentTypeAndVersion(agent)}</td>
-              <td>
-                <BinaryName
-                  short
-                  name={agent.binaryName}
-                  manifestId={agent.manifestId}
-                  manifestHash={agent.manifestHash}
-                />
+              <td class="wrap">
+                <AgentBinary agent={agent} />
               </td>
               <td>{agent.hostname ?? "—"}</td>
-              <td>
+              <td class="wrap">
                 <LabelList labels={agent.labels} />
               </td>
-              <td>
+              <td class="wrap">
                 <AttentionReasons reasons={agent.attention} />
               </td>
             </tr>
