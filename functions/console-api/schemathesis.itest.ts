@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -243,6 +243,27 @@ function run(
 
 const SCHEMATHESIS_TIMEOUT_MS = 15 * 60_000;
 
+/** An upload in parts of bytes of its own, started by the tenant, its one part sent or not: its id. */
+async function startedUpload(partSent: boolean): Promise<string> {
+  const bytes = `schemathesis-${randomUUID()}`;
+  const started = await consoleApi.request("POST", "/api/v1/assets/uploads", {
+    token: tenant.adminToken,
+    body: {
+      name: "schemathesis.bin",
+      sizeBytes: Buffer.byteLength(bytes),
+      sha256: createHash("sha256").update(bytes).digest("hex"),
+      contentType: "application/octet-stream",
+    },
+  });
+  expect(started.status, started.body).toBe(201);
+  const { uploadId, parts } = started.json() as { uploadId: string; parts: { url: string }[] };
+  if (partSent) {
+    const put = await fetch(parts[0]?.url as string, { method: "PUT", body: bytes });
+    expect(put.status, await put.text()).toBe(200);
+  }
+  return uploadId;
+}
+
 describe("Schemathesis against the OpenAPI document, on the local stack", () => {
   it(
     "finds no 5xx and no response that breaks the document",
@@ -257,6 +278,9 @@ describe("Schemathesis against the OpenAPI document, on the local stack", () => 
           id,
         ]),
         ["deleteAsset", "assetId", deletedAssetId],
+        // Upload ids are made by starting an upload: one to abort, one with its bytes sent to complete.
+        ["abortAssetUpload", "uploadId", await startedUpload(false)],
+        ["completeAssetUpload", "uploadId", await startedUpload(true)],
         ["getOperationSelection", "selectionId", await seedSelection(tenant)],
         ["getAdoption", "adoptionId", adoptionId],
         // The example operation is queued, without a result: the seeded one that has one.
