@@ -13,6 +13,7 @@ import {
 } from "../../core/fleet/attention-pages.js";
 import type { ClassAgentCounts, FleetHotState, HotAgentState } from "../../core/fleet/ports.js";
 import type { CachedClassFlow } from "../../core/flows/policy.js";
+import { type AttentionIndexes, attentionIndexOf, recordOperationOutcomeIn } from "./attention-indexes.js";
 
 export class MemoryFleetHotState implements FleetHotState {
   readonly agentStates = new Map<string, HotAgentState>();
@@ -38,7 +39,7 @@ export class MemoryFleetHotState implements FleetHotState {
    * The attention indexes by tenant/class/reason, agent id to its score, as the agent API's heartbeats and
    * acknowledgements leave them (errorBulletins scored by until when they hold).
    */
-  readonly attention = new Map<string, Map<string, number>>();
+  readonly attention: AttentionIndexes = new Map();
   /** By tenant/agent: the load samples of its latest heartbeats, oldest first, as they leave them. */
   readonly loadSampleLists = new Map<string, LoadSample[]>();
   /** Set to make every call fail, as a cache outage would. */
@@ -80,10 +81,7 @@ export class MemoryFleetHotState implements FleetHotState {
 
   /** The class's index of the reason, made empty when it has none. */
   attentionIndex(tenant: string, agentClass: string, reason: CachedAttentionReason) {
-    const key = `${tenant}/${agentClass}/${reason}`;
-    const index = this.attention.get(key) ?? new Map<string, number>();
-    this.attention.set(key, index);
-    return index;
+    return attentionIndexOf(this.attention, tenant, agentClass, reason);
   }
 
   private holding(tenant: string, agentClass: string, reason: CachedAttentionReason, now: number) {
@@ -171,7 +169,6 @@ export class MemoryFleetHotState implements FleetHotState {
         this.attention.get(`${tenant}/${agentClass}/${reason}`)?.delete(agentId);
   }
 
-  /** As the script: the class the cache holds for the agent wins over the caller's. */
   async recordOperationOutcome(
     tenant: string,
     agentId: string,
@@ -181,10 +178,7 @@ export class MemoryFleetHotState implements FleetHotState {
   ) {
     this.check();
     const className = this.agentStates.get(`${tenant}/${agentId}`)?.agentClass ?? agentClass;
-    if (className === undefined) return;
-    const index = this.attentionIndex(tenant, className, "operationFailed");
-    if (!failed) index.delete(agentId);
-    else if (!index.has(agentId)) index.set(agentId, at);
+    recordOperationOutcomeIn(this.attention, tenant, agentId, className, failed, at);
   }
 
   async markOperationsPending(tenant: string, agentIds: string[]) {

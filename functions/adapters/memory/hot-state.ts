@@ -21,6 +21,7 @@ import type { CachedRevocation } from "../../core/identity/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { KnownManifest } from "../../core/manifests/agent-manifest.js";
 import { renderedFlowIdOf } from "../../core/parameters/rendered-flow-ids.js";
+import { type AttentionIndexes, attentionIndexOf, recordOperationOutcomeIn } from "./attention-indexes.js";
 
 interface HotAgent {
   registered: boolean;
@@ -76,7 +77,7 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
   /** By tenant/class: how many of the class's agents by last seen the scheduling of silent agents read. */
   private readonly schedulingRead = new Map<string, number>();
   /** The attention indexes by tenant/class/reason: agent id to its score, as the script keeps them. */
-  readonly attention = new Map<string, Map<string, number>>();
+  readonly attention: AttentionIndexes = new Map();
   roundTrips = 0;
   /** Set to make every call fail, as a cache outage would. */
   down = false;
@@ -186,10 +187,7 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
 
   /** The class's attention index of a reason, as the script keeps it. */
   attentionIndex(tenant: string, agentClass: string, reason: CachedAttentionReason) {
-    const key = `${tenant}/${agentClass}/${reason}`;
-    const index = this.attention.get(key) ?? new Map<string, number>();
-    this.attention.set(key, index);
-    return index;
+    return attentionIndexOf(this.attention, tenant, agentClass, reason);
   }
 
   /**
@@ -345,7 +343,6 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
     this.agents.set(key, agent);
   }
 
-  /** As the script: the class the cache holds for the agent wins over the caller's. */
   async recordOperationOutcome(
     tenant: string,
     agentId: string,
@@ -355,10 +352,7 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
   ) {
     this.touch();
     const className = this.agents.get(`${tenant}/${agentId}`)?.agentClass ?? agentClass;
-    if (className === undefined) return;
-    const index = this.attentionIndex(tenant, className, "operationFailed");
-    if (!failed) index.delete(agentId);
-    else if (!index.has(agentId)) index.set(agentId, at);
+    recordOperationOutcomeIn(this.attention, tenant, agentId, className, failed, at);
   }
 
   /** What the console does when it queues an operation for the agent, and an ack that awaits its effect. */
