@@ -13,6 +13,7 @@ import { untilTrue } from "../../scripts/test-support/until.js";
 import {
   api,
   capture,
+  issuedAgentCertificate,
   newPage,
   pageProblems,
   type Role,
@@ -124,21 +125,7 @@ describe("an agent's page", () => {
   });
 
   it("lists the agent's certificates once, with Revoke for an admin and without it for a viewer", async () => {
-    const issued = await api<{ serial: string }>("/certificates", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ kind: "agent", agentId: AGENT_ID, generateKey: true }),
-    });
-    expect(issued.status).toBe(201);
-    const { serial } = issued.body;
-    await untilTrue(
-      "the certificate to be in the index by agent",
-      async () =>
-        (await api<{ items: { serial: string }[] }>(`/certificates?agentId=${AGENT_ID}`)).body.items.some(
-          (certificate) => certificate.serial === serial,
-        ),
-      30_000,
-    );
+    const serial = await issuedAgentCertificate(AGENT_ID);
 
     const admin = await signedIn("admin", `/agents/${AGENT_ID}`);
     const list = admin.getByRole("region", { name: "Certificates", exact: true });

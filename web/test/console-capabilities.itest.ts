@@ -7,10 +7,10 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { untilTrue } from "../../scripts/test-support/until.js";
 import {
   api,
   capture,
+  issuedAgentCertificate,
   localToken,
   pageProblems,
   signedIn,
@@ -177,21 +177,7 @@ describe("every capability in the browser", () => {
   });
 
   it("lists an agent's certificates on its page and lets an admin revoke one", async () => {
-    const issued = await api<{ serial: string }>("/certificates", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ kind: "agent", agentId: AGENT_ID, generateKey: true }),
-    });
-    expect(issued.status).toBe(201);
-    const { serial } = issued.body;
-    await untilTrue(
-      "the certificate to be in the index by agent",
-      async () =>
-        (await api<{ items: { serial: string }[] }>(`/certificates?agentId=${AGENT_ID}`)).body.items.some(
-          (certificate) => certificate.serial === serial,
-        ),
-      30_000,
-    );
+    const serial = await issuedAgentCertificate(AGENT_ID);
     const page = await signedIn("admin", `/agents/${AGENT_ID}`);
     const section = page.getByRole("region", { name: "Certificates", exact: true });
     const row = section.getByRole("row").filter({ hasText: serial });

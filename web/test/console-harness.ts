@@ -142,6 +142,26 @@ export async function untilRegistered(
   );
 }
 
+/** A certificate issued for the agent (its key generated), once the certificates list by agent holds it: its serial. */
+export async function issuedAgentCertificate(agentId: string): Promise<string> {
+  const issued = await api<{ serial: string }>("/certificates", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ kind: "agent", agentId, generateKey: true }),
+  });
+  expect(issued.status).toBe(201);
+  const { serial } = issued.body;
+  await untilTrue(
+    "the certificate to be in the index by agent",
+    async () =>
+      (await api<{ items: { serial: string }[] }>(`/certificates?agentId=${agentId}`)).body.items.some(
+        (certificate) => certificate.serial === serial,
+      ),
+    30_000,
+  );
+  return serial;
+}
+
 export async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
   const context = await current().browser.newContext({ viewport: { width: WIDTHS[0], height: 900 } });
   // npm test runs other suites beside this one on a small machine: a page may take a while to answer.
