@@ -1,9 +1,10 @@
 /**
  * The local stack's OAuth 2.0 authorization server for the web console, standing in for the user pool's
  * hosted pages: the authorization code flow with PKCE (S256 only) for the console's public client, on the
- * local web server's own origin. Its sign-in page asks for a tenant and a role, as the local sign-in does,
- * and hands the console an ID token from the dev issuer, with the nonce the console sent, once the console
- * proves with its code verifier that it asked for the code.
+ * local web server's own origin, and for a native client on the loopback interface (the `beacon` CLI). Its
+ * sign-in page asks for a tenant and a role, as the local sign-in does, and hands the client an ID token from
+ * the dev issuer, with the nonce the client sent, once the client proves with its code verifier that it asked
+ * for the code.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -76,7 +77,9 @@ export class LocalAuthorizationServer {
     // A request that names another client or another place to return to goes nowhere: the page says why.
     const clientId = params.get("client_id");
     const redirectUri = params.get("redirect_uri");
-    if (clientId !== this.issuer.audience || redirectUri !== `${origin}${SIGN_IN_CALLBACK_PATH}`) {
+    const registered = (uri: string) =>
+      uri === `${origin}${SIGN_IN_CALLBACK_PATH}` || isLoopbackRedirect(uri);
+    if (clientId !== this.issuer.audience || redirectUri === null || !registered(redirectUri)) {
       return page(
         response,
         400,
@@ -165,6 +168,25 @@ export class LocalAuthorizationServer {
     }
     return { clientId, redirectUri, state, nonce: params.get("nonce") ?? undefined, codeChallenge };
   }
+}
+
+/**
+ * A native client's return address (RFC 8252, 7.3): the loopback interface on whatever port the client
+ * listens on, at the console's callback path. The `beacon` CLI signs in this way.
+ */
+export function isLoopbackRedirect(redirectUri: string): boolean {
+  if (!URL.canParse(redirectUri)) return false;
+  const url = new URL(redirectUri);
+  return (
+    url.protocol === "http:" &&
+    url.hostname === "127.0.0.1" &&
+    url.port !== "" &&
+    url.pathname === SIGN_IN_CALLBACK_PATH &&
+    url.search === "" &&
+    url.hash === "" &&
+    url.username === "" &&
+    url.password === ""
+  );
 }
 
 function s256(verifier: string): string {

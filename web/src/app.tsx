@@ -96,7 +96,16 @@ function Shell({ config }: { config: WebConsoleConfig }) {
     if (config.oauth?.logoutUrl !== undefined) window.location.assign(config.oauth.logoutUrl);
   }, [signOut, config]);
   const consoleValue = useMemo<Console | undefined>(
-    () => session && { session, client: consoleClient(session.token, signOut), signOut },
+    () =>
+      session && {
+        session,
+        client: consoleClient({
+          baseUrl: window.location.origin,
+          token: session.token,
+          onUnauthorized: signOut,
+        }),
+        signOut,
+      },
     [session, signOut],
   );
 

@@ -3,7 +3,8 @@
  * (RFC 7636, S256). Before leaving for the provider the page keeps a random code verifier, state and nonce
  * in the tab's sessionStorage; on the way back it accepts only the state it sent, redeems the code with the
  * verifier at the token endpoint (on its own origin), and keeps the ID token only if it carries the nonce it
- * sent, names this client as its audience and comes from the configured issuer.
+ * sent, names this client as its audience and comes from the configured issuer. The `beacon` CLI signs in
+ * the same way, with a loopback redirect (RFC 8252) in place of the tab's storage.
  */
 import type { OAuthClientConfig } from "../serving.js";
 import { claimsOf, toBase64Url } from "./jwt.js";
@@ -15,11 +16,15 @@ export interface KeyValueStore {
   removeItem(key: string): void;
 }
 
-interface PendingSignIn {
+/** A sign-in's secrets, kept from the authorization request until its callback. */
+export interface PendingSignIn {
   state: string;
   nonce: string;
   codeVerifier: string;
   redirectUri: string;
+}
+
+interface StoredSignIn extends PendingSignIn {
   /** Where the person was going when asked to sign in. */
   returnTo: string;
 }
@@ -40,26 +45,21 @@ export async function codeChallengeOf(codeVerifier: string): Promise<string> {
   return toBase64Url(new Uint8Array(digest));
 }
 
-/** Remembers a new sign-in's secrets and answers the authorization request's URL to send the browser to. */
-export async function beginSignIn(
+export function newSignIn(redirectUri: string): PendingSignIn {
+  return { state: randomToken(), nonce: randomToken(), codeVerifier: randomToken(), redirectUri };
+}
+
+/** The authorization request's URL, the provider's endpoint resolved against `base` (the console's origin). */
+export async function authorizationUrl(
   oauth: OAuthClientConfig,
-  redirectUri: string,
-  returnTo: string,
-  store: KeyValueStore,
+  base: string | URL,
+  pending: PendingSignIn,
 ): Promise<string> {
-  const pending: PendingSignIn = {
-    state: randomToken(),
-    nonce: randomToken(),
-    codeVerifier: randomToken(),
-    redirectUri,
-    returnTo,
-  };
-  store.setItem(PENDING_KEY, JSON.stringify(pending));
-  const url = new URL(oauth.authorizationEndpoint, redirectUri);
+  const url = new URL(oauth.authorizationEndpoint, base);
   url.search = new URLSearchParams({
     response_type: "code",
     client_id: oauth.clientId,
-    redirect_uri: redirectUri,
+    redirect_uri: pending.redirectUri,
     scope: oauth.scopes.join(" "),
     state: pending.state,
     nonce: pending.nonce,
@@ -67,6 +67,18 @@ export async function beginSignIn(
     code_challenge_method: "S256",
   }).toString();
   return url.toString();
+}
+
+/** Remembers a new sign-in's secrets and answers the authorization request's URL to send the browser to. */
+export async function beginSignIn(
+  oauth: OAuthClientConfig,
+  redirectUri: string,
+  returnTo: string,
+  store: KeyValueStore,
+): Promise<string> {
+  const pending: StoredSignIn = { ...newSignIn(redirectUri), returnTo };
+  store.setItem(PENDING_KEY, JSON.stringify(pending));
+  return authorizationUrl(oauth, redirectUri, pending);
 }
 
 export interface CompletedSignIn {
@@ -87,8 +99,24 @@ export async function completeSignIn(
 ): Promise<CompletedSignIn> {
   const saved = store.getItem(PENDING_KEY);
   store.removeItem(PENDING_KEY);
-  const pending = saved === null ? undefined : (JSON.parse(saved) as PendingSignIn);
-  const query = callbackUrl.searchParams;
+  const pending = saved === null ? undefined : (JSON.parse(saved) as StoredSignIn);
+  const tokenEndpoint = new URL(oauth.tokenEndpoint, callbackUrl);
+  const idToken = await redeemCallback(oauth, tokenEndpoint, pending, callbackUrl.searchParams, fetchImpl);
+  return { idToken, returnTo: (pending as StoredSignIn).returnTo };
+}
+
+/**
+ * The ID token for the callback's code, redeemed at `tokenEndpoint` with the pending sign-in's verifier: only
+ * for the state that sign-in sent, and only if the token carries its nonce, names this client as its audience
+ * and comes from the configured issuer.
+ */
+export async function redeemCallback(
+  oauth: OAuthClientConfig,
+  tokenEndpoint: URL,
+  pending: PendingSignIn | undefined,
+  query: URLSearchParams,
+  fetchImpl: typeof fetch = fetch,
+): Promise<string> {
   if (pending === undefined || query.get("state") !== pending.state) {
     throw new SignInError("This sign-in was not started here, or was already used. Sign in again.");
   }
@@ -101,7 +129,7 @@ export async function completeSignIn(
   const code = query.get("code");
   if (code === null) throw new SignInError("The identity provider sent no authorization code");
 
-  const response = await fetchImpl(new URL(oauth.tokenEndpoint, callbackUrl), {
+  const response = await fetchImpl(tokenEndpoint, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
     body: new URLSearchParams({
@@ -127,5 +155,5 @@ export async function completeSignIn(
     throw new SignInError("The ID token was issued to another client");
   }
   if (claims.iss !== oauth.issuer) throw new SignInError("The ID token comes from another issuer");
-  return { idToken: body.id_token, returnTo: pending.returnTo };
+  return body.id_token;
 }

@@ -55,6 +55,8 @@ export interface RolloutProgress {
 }
 
 const UNDER_WAY: Schemas["RolloutState"][] = ["canary", "rolling"];
+/** A rollout in one of these is over: nothing it does changes any more. */
+export const FINAL_STATES: Schemas["RolloutState"][] = ["completed", "rolled_back", "aborted", "refused"];
 
 /** The first of the sweeper's runs at or after `seconds`, at least one run away. */
 const atARun = (seconds: number, sweeperSeconds: number): number =>

@@ -1,10 +1,12 @@
 /**
- * The console API's typed client: paths, parameters and bodies come from `schema.d.ts`, which is generated
- * from the API's OpenAPI document, so a page that asks for something the API does not offer fails to
- * typecheck. Requests go to the page's own origin, where the console API is served under /api/v1.
+ * The console API's typed client, shared by the web console and the `beacon` CLI: paths, parameters and
+ * bodies come from `schema.d.ts`, which is generated from the API's OpenAPI document, so a caller that asks
+ * for something the API does not offer fails to typecheck. Requests go to `baseUrl` (the page's own origin
+ * in the console, a context's deployment in the CLI), where the console API is served under /api/v1. Plain
+ * fetch only: it runs in Node and in the browser alike.
  */
 import createClient from "openapi-fetch";
-import type { components, paths } from "./schema";
+import type { components, paths } from "./schema.js";
 
 export type Schemas = components["schemas"];
 export type ConsoleClient = ReturnType<typeof consoleClient>;
@@ -19,15 +21,23 @@ export class ApiError extends Error {
   }
 }
 
-export function consoleClient(token: string, onUnauthorized: () => void) {
-  const client = createClient<paths>({ baseUrl: window.location.origin });
+export interface ConsoleClientOptions {
+  /** The console's origin: the API is below it, at /api/v1. */
+  baseUrl: string;
+  token: string;
+  /** Told of a 401: the token expired or was never good. */
+  onUnauthorized?: () => void;
+}
+
+export function consoleClient({ baseUrl, token, onUnauthorized }: ConsoleClientOptions) {
+  const client = createClient<paths>({ baseUrl });
   client.use({
     onRequest({ request }) {
       request.headers.set("authorization", `Bearer ${token}`);
       return request;
     },
     onResponse({ response }) {
-      if (response.status === 401) onUnauthorized();
+      if (response.status === 401) onUnauthorized?.();
       return response;
     },
   });

@@ -21,6 +21,7 @@ import {
   useResource,
 } from "../components/resource";
 import { ClassResources } from "../components/resource-set";
+import { flowContentType } from "../flow-file";
 import { dateTime, shortHash } from "../format";
 import { declaredIn } from "../parameters";
 import { mayAct, mayCall } from "../session";
@@ -357,7 +358,7 @@ function UploadFlow(props: { className: string; onPublished: (hash: string) => v
     if (!(file instanceof File)) return;
     setNotice(undefined);
     const label = String(fields.get("label") ?? "").trim() || undefined;
-    const contentType = /\.ya?ml$/i.test(file.name) ? "application/yaml" : "application/json";
+    const contentType = flowContentType(file.name);
     const published = await run(async () => {
       // A browser offers an empty file like any other: say so, where the last attempt's problem was.
       if (file.size === 0) throw new Error(`${file.name} is empty (0 bytes): choose the flow file itself.`);

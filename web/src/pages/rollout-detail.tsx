@@ -18,9 +18,9 @@ import {
 } from "../components/resource";
 import { RolloutProgressBars } from "../components/rollout-progress";
 import { dateTime, shortHash, timeAgo } from "../format";
+import { FINAL_STATES } from "../rollout-progress";
 import { mayAct } from "../session";
 
-const FINAL_STATES: Schemas["RolloutState"][] = ["completed", "rolled_back", "aborted", "refused"];
 /** A rollout that has not started: approved or refused, not paused or aborted. */
 const WAITING_STATES: Schemas["RolloutState"][] = ["awaiting_approval", "scheduled"];
 /**
