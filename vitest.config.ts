@@ -6,7 +6,12 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["functions/**/*.test.ts", "scripts/**/*.test.ts", "web/test/**/*.test.ts"],
+          include: [
+            "cli/**/*.test.ts",
+            "functions/**/*.test.ts",
+            "scripts/**/*.test.ts",
+            "web/test/**/*.test.ts",
+          ],
           // What the function construct sets on AWS: without a namespace Powertools warns at every metrics flush.
           env: { POWERTOOLS_METRICS_NAMESPACE: "Beacon", POWERTOOLS_SERVICE_NAME: "beacon-unit-tests" },
         },
@@ -24,6 +29,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: [
+            "cli/**/*.itest.ts",
             "functions/**/*.itest.ts",
             "scripts/**/*.itest.ts",
             "loadtests/**/*.itest.ts",

@@ -1,0 +1,36 @@
+/** How `beacon` writes: tables for people, JSON for scripts, and the two streams a test can catch. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export type Cell = string | number | boolean | undefined | null;
+
+/** Columns padded to their widest cell, two spaces apart, the header in capitals; an empty cell is a dash. */
+export function table(headers: string[], rows: Cell[][]): string {
+  const text = [headers.map((header) => header.toUpperCase()), ...rows.map((row) => row.map(cellText))];
+  const widths = headers.map((_, column) => Math.max(...text.map((row) => (row[column] ?? "").length)));
+  return text
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}
+
+/** One field a line, names aligned: a single object for people. */
+export function fields(entries: [string, Cell][]): string {
+  const width = Math.max(...entries.map(([name]) => name.length));
+  return entries.map(([name, value]) => `${`${name}:`.padEnd(width + 2)}${cellText(value)}`).join("\n");
+}
+
+function cellText(cell: Cell): string {
+  if (cell === undefined || cell === null || cell === "") return "-";
+  return String(cell);
+}
+
+export function json(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}
