@@ -1,0 +1,223 @@
+/**
+ * `beacon` as an operator runs it, against `npm start`: the bin itself in a process of its own, with a config
+ * folder of its own. It signs in with a token and with the local identity provider (PKCE, its sign-in form
+ * posted as a browser would), publishes a flow, rolls it out to simulated agents and watches the rollout to
+ * its end, and exits 1 with the API's own message when the API refuses.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LOCAL_TOKEN_PATH } from "../scripts/local/web-server.js";
+import {
+  type LocalStack,
+  repositoryRoot,
+  startLocalStack,
+  stopGroup,
+} from "../scripts/test-support/local-stack.js";
+import { until } from "../scripts/test-support/until.js";
+import type { components } from "../web/src/api/schema.js";
+import { flowJson, sha256 } from "../web/test/console-harness.js";
+import { ExitCode } from "./exit.js";
+
+type Schemas = components["schemas"];
+const BIN = path.join(repositoryRoot, "cli", "beacon.mjs");
+const FLEET = "cli-fleet";
+const AGENTS = 3;
+
+let stack: LocalStack;
+let webUrl: string;
+let agents: ChildProcess | undefined;
+/** Each test's own config folder, as another operator's home would be. */
+const home = () => mkdtempSync(path.join(tmpdir(), "beacon-cli-itest-"));
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function beacon(configHome: string, args: string[]): Promise<Outcome> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { PATH: process.env.PATH, XDG_CONFIG_HOME: configHome } },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    );
+  });
+}
+
+async function ok(configHome: string, args: string[]): Promise<string> {
+  const outcome = await beacon(configHome, args);
+  expect(outcome, `beacon ${args.join(" ")}`).toMatchObject({ code: ExitCode.ok });
+  return outcome.stdout;
+}
+
+async function localToken(role: string): Promise<string> {
+  const response = await fetch(`${webUrl}${LOCAL_TOKEN_PATH}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ tenant: "dev", role }),
+  });
+  return ((await response.json()) as { token: string }).token;
+}
+
+beforeAll(async () => {
+  stack = await startLocalStack("cli", { env: { BEACON_SWEEPER_INTERVAL_SECONDS: "2" } });
+  webUrl = `http://127.0.0.1:${stack.ports.web}`;
+  // A class that heartbeats every second, so that a rollout's batches follow each other quickly.
+  const response = await fetch(`${webUrl}/api/v1/classes/${FLEET}`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${await localToken("admin")}`, "content-type": "application/json" },
+    body: JSON.stringify({ heartbeatIntervalSeconds: 1 }),
+  });
+  expect(response.status).toBe(201);
+  agents = spawn(
+    "npm",
+    ["run", "-s", "agents", "--", "--class", FLEET, "--count", String(AGENTS), "--interval", "1"],
+    {
+      cwd: repositoryRoot,
+      env: stack.env,
+      stdio: "ignore",
+      detached: true,
+    },
+  );
+}, 300_000);
+
+afterAll(async () => {
+  if (agents) await stopGroup(agents);
+  await stack?.stop();
+}, 60_000);
+
+describe("beacon", () => {
+  it("signs in with a token, publishes a flow, rolls it out and watches it to completed", async () => {
+    const operator = home();
+    await ok(operator, ["context", "add", "local", "--url", webUrl]);
+    expect(await ok(operator, ["login", "--token", await localToken("operator")])).toBe(
+      "Signed in to local as tenant dev\n",
+    );
+    expect(statSync(path.join(operator, "beacon", "config.json")).mode & 0o777).toBe(0o600);
+
+    const listed = await until(
+      `${AGENTS} agents of ${FLEET} to be listed`,
+      async () => {
+        const page = JSON.parse(
+          await ok(operator, ["agents", "list", "--class", FLEET, "--json"]),
+        ) as Schemas["AgentList"];
+        return page.items.length === AGENTS ? page : undefined;
+      },
+      120_000,
+    );
+    const table = await ok(operator, ["agents", "list", "--class", FLEET]);
+    expect(table.split("\n")[0]).toMatch(/^AGENT +CLASS +STATUS +LAST SEEN +FLOW +ATTENTION$/);
+    for (const agent of listed.items) expect(table).toContain(agent.agentId);
+    const shown = JSON.parse(
+      await ok(operator, ["agents", "show", listed.items[0]?.agentId as string, "--json"]),
+    );
+    expect(shown).toMatchObject({ agentId: listed.items[0]?.agentId, agentClass: FLEET });
+
+    const content = flowJson(FLEET, "org.apache.nifi.minifi.processors.GenerateFlowFile");
+    const file = path.join(operator, "flow.json");
+    writeFileSync(file, content);
+    const published = JSON.parse(await ok(operator, ["flows", "publish", file, "--class", FLEET, "--json"]));
+    expect(published).toMatchObject({ hash: sha256(content), className: FLEET, version: 1 });
+    expect(await ok(operator, ["flows", "publish", file, "--class", FLEET])).toMatch(
+      /^Already published: v1 of class cli-fleet\nHash: [0-9a-f]{64}\n$/,
+    );
+
+    const watched = await beacon(operator, [
+      ...["rollouts", "start", "--class", FLEET, "--flow", published.hash, "--canary", "1"],
+      ...["--batch-size", "2", "--batch-interval", "0", "--soak", "0", "--failure-threshold", "1"],
+      ...["--on-failure", "pause", "--watch", "--interval", "1", "--json"],
+    ]);
+    expect(watched, watched.stderr).toMatchObject({ code: ExitCode.ok });
+    const rollout = JSON.parse(watched.stdout) as Schemas["Rollout"];
+    expect(rollout).toMatchObject({ className: FLEET, state: "completed", counts: { healthy: AGENTS } });
+    expect(watched.stderr).toContain(`${rollout.rolloutId}: canary`);
+    expect(watched.stderr).toContain(`${rollout.rolloutId}: completed`);
+    expect(watched.stderr).toMatch(/^canary: 1 done$/m);
+    expect(watched.stderr).toMatch(/^batch 1: 2 done$/m);
+
+    const classes = JSON.parse(
+      await ok(operator, ["classes", "show", FLEET, "--json"]),
+    ) as Schemas["AgentClass"];
+    expect(classes.flow?.target).toBe(published.hash);
+    expect(await ok(operator, ["rollouts", "watch", rollout.rolloutId])).toMatch(/^State: +completed$/m);
+
+    // The API refuses: a finished rollout cannot be paused. The API's own message, and exit code 1.
+    const refused = await beacon(operator, ["rollouts", "pause", rollout.rolloutId]);
+    expect(refused.code).toBe(ExitCode.refused);
+    expect(refused.stdout).toBe("");
+    const direct = await fetch(`${webUrl}/api/v1/rollouts/${rollout.rolloutId}/pause`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${await localToken("operator")}` },
+    });
+    const { error } = (await direct.json()) as { error: { code: string; message: string } };
+    expect(refused.stderr).toBe(`beacon: ${error.message} (${direct.status} ${error.code})\n`);
+
+    const operations = JSON.parse(
+      await ok(operator, ["operations", "list", "--agent", listed.items[0]?.agentId as string, "--json"]),
+    );
+    expect(operations.items).toContainEqual(expect.objectContaining({ operation: "UPDATE", state: "done" }));
+  }, 300_000);
+
+  it("signs in with the identity provider: PKCE with a loopback redirect, the sign-in form posted as a browser does", async () => {
+    const viewer = home();
+    await ok(viewer, ["context", "add", "local", "--url", webUrl]);
+    const login = spawn(process.execPath, [BIN, "login", "--no-browser"], {
+      env: { PATH: process.env.PATH, XDG_CONFIG_HOME: viewer },
+    });
+    let stderr = "";
+    let stdout = "";
+    login.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    login.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    const exited = new Promise<number | null>((resolve) => login.once("exit", resolve));
+    const address = await until(
+      "the sign-in address",
+      async () => /^ {2}(http\S+)$/m.exec(stderr)?.[1],
+      30_000,
+    );
+    expect(new URL(address).origin).toBe(webUrl);
+
+    const page = await fetch(address);
+    expect(page.status).toBe(200);
+    const form = new URLSearchParams();
+    for (const [, name, value] of (await page.text()).matchAll(
+      /<input type="hidden" name="([^"]+)" value="([^"]*)">/g,
+    )) {
+      form.set(
+        name as string,
+        (value as string).replace(/&#(\d+);/g, (_, code) => String.fromCharCode(Number(code))),
+      );
+    }
+    expect(form.get("code_challenge_method")).toBe("S256");
+    expect(form.get("redirect_uri")).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/auth\/callback$/);
+    form.set("tenant", "dev");
+    form.set("role", "viewer");
+    const signedIn = await fetch(`${webUrl}/oauth2/authorize`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form.toString(),
+      redirect: "manual",
+    });
+    expect(signedIn.status).toBe(303);
+    const back = await fetch(signedIn.headers.get("location") as string);
+    expect(await back.text()).toMatch(/^Signed in to Beacon/);
+    expect(await exited).toBe(0);
+    expect(stdout).toBe("Signed in to local as tenant dev\n");
+
+    const contexts = JSON.parse(await ok(viewer, ["context", "list", "--json"]));
+    expect(contexts).toEqual([{ name: "local", current: true, url: webUrl, tenant: "dev", signedIn: true }]);
+    const classes = JSON.parse(await ok(viewer, ["classes", "list", "--json"])) as Schemas["AgentClassList"];
+    expect(classes.items.map(({ name }) => name)).toContain(FLEET);
+
+    // A viewer may read but not publish: the API's refusal, exit code 1.
+    const file = path.join(viewer, "flow.yml");
+    writeFileSync(file, "Flow Controller:\n  name: refused\n");
+    const refused = await beacon(viewer, ["flows", "publish", file, "--class", FLEET]);
+    expect(refused.code).toBe(ExitCode.refused);
+    expect(refused.stderr).toMatch(/^beacon: .+ \(403 \w+\)\n$/);
+  }, 120_000);
+});
