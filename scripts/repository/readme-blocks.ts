@@ -20,6 +20,7 @@ export const PAGES_IN_ORDER = [
   "docs/agents.md",
   "docs/console-api.md",
   "docs/web-console.md",
+  "docs/cli.md",
   "docs/rollouts.md",
   "docs/migrating.md",
   "docs/events.md",
