@@ -71,7 +71,7 @@ export function makeFleetMetrics(deps: ClassesDependencies & { clock: Clock }) {
       {
         name: "beacon_rollouts_in_progress",
         type: "gauge",
-        help: "Rollouts under way in the class (a class runs at most one at a time).",
+        help: "1 while a rollout to the class is under way or waiting to start (a class has at most one), else 0.",
         samples: classes.map((record) => ({
           labels: { class: record.name },
           value: record.activeRolloutId === undefined ? 0 : 1,
