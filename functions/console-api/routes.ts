@@ -177,6 +177,7 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
       api.resourceSets.put(principal, path.className as string, body as ResourceSetRequest),
     getFleetSummary: (principal) => api.fleetSummary(principal),
     getFleetAttention: (principal) => api.fleetAttention(principal),
+    getFleetMetrics: (principal) => api.fleetMetrics(principal),
     getFleetBinaries: (principal) => api.fleetBinaries(principal),
     getFleetHistory: (principal, { query }) =>
       api.history.fleet(principal, {

@@ -65,6 +65,7 @@ export declare const getSettingsInput: ValidateFunction;
 export declare const putSettingsInput: ValidateFunction;
 export declare const getFleetSummaryInput: ValidateFunction;
 export declare const getFleetAttentionInput: ValidateFunction;
+export declare const getFleetMetricsInput: ValidateFunction;
 export declare const getFleetBinariesInput: ValidateFunction;
 export declare const labelAgentsInput: ValidateFunction;
 export declare const issueCertificateInput: ValidateFunction;

@@ -62,6 +62,7 @@ export const getSettingsInput = getOpenApiInput;
 export const putSettingsInput = getOpenApiInput;
 export const getFleetSummaryInput = getOpenApiInput;
 export const getFleetAttentionInput = getOpenApiInput;
+export const getFleetMetricsInput = getOpenApiInput;
 export const getFleetBinariesInput = getOpenApiInput;
 export const labelAgentsInput = getOpenApiInput;
 export const issueCertificateInput = getOpenApiInput;

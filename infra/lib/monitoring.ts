@@ -168,7 +168,10 @@ export class Monitoring extends Construct {
     );
   }
 
-  /** Alarms on the `service` dimension alone: the per-tenant series are for dashboards and diagnosis. */
+  /**
+   * Alarms on the `service` dimension, the only one the functions' metrics carry: which tenants a degradation
+   * struck is in the functions' log lines, each keyed by its tenant; a tenant's fleet is in its metrics endpoint.
+   */
   watchDegradation(id: string, serviceName: string, counter: DegradationCounter): void {
     const threshold = this.thresholds.degradations[counter];
     this.dashboard.addWidgets(

@@ -1,9 +1,9 @@
 // Installs what `npm start` needs to run Beacon (npm packages, the Node that Lambda runs, Redis, DynamoDB Local,
 // S3Proxy, moto for EventBridge, and the jq and curl the README's examples use) and, for `npm test`, also what
-// only the tests use (Chromium, cfn-lint, schemathesis). Plain Node without dependencies, since it runs before
-// node_modules exists. Every step records what it installed and returns at once when that is still current, so
-// running it again is cheap; a long step reports how far it has got, and a failed one says what to do. What a
-// step checks may be retried on a busy machine, so none of it trips over what an earlier attempt left.
+// only the tests use (Chromium, Prometheus, cfn-lint, schemathesis). Plain Node without dependencies, since it
+// runs before node_modules exists. Every step records what it installed and returns at once when that is still
+// current, so running it again is cheap; a long step reports how far it has got, and a failed one says what to
+// do. What a step checks may be retried on a busy machine, so none of it trips over what an earlier attempt left.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -45,7 +45,7 @@ const usage = `Usage: node scripts/build/setup.mjs [--for start|test]
 
 Installs what Beacon needs on this machine; running it again only checks, and picks up where a failed run stopped.
   --for start  ${purposes.start}
-  --for test   ${purposes.test}: Chromium, cfn-lint and schemathesis as well (without --for, this)`;
+  --for test   ${purposes.test}: Chromium, Prometheus, cfn-lint and schemathesis as well (without --for, this)`;
 
 /**
  * How long a Java tool may take to start and answer, and one request to it to be answered: generous, since
@@ -405,6 +405,26 @@ function ensureChromium(report) {
     report(`the web console's browser tests need Chromium: install it with sudo ${aptCommand(["chromium"])}`);
 }
 
+// Prometheus from Debian's packages: the metrics test starts one to scrape the console API's OpenMetrics
+// endpoint and asks it what it stored. Only the tests use it; the package's own service, where an init system
+// would start it, is stopped, as Redis's is, so that it holds no port.
+function ensurePrometheus(report) {
+  if (onPath("prometheus")) {
+    report("prometheus is installed");
+    return;
+  }
+  if (!canUseApt()) {
+    report(`the metrics test needs Prometheus: install it with sudo ${aptCommand(["prometheus"])}`);
+    return;
+  }
+  aptInstall(report, ["prometheus"], "prometheus");
+  if (existsSync("/run/systemd/system")) tryQuietly("systemctl", ["disable", "--now", "prometheus"]);
+  else {
+    tryQuietly("service", ["prometheus", "stop"]);
+    tryQuietly("update-rc.d", ["prometheus", "disable"]);
+  }
+}
+
 // Java tools fetched by Maven with everything they need (see each one's pom.xml), then started once: fetched
 // beside the current copy and swapped in only once it runs, so a failure leaves no half state.
 async function ensureMavenTool(report, { name, pom, dir, verify }) {
@@ -713,6 +733,7 @@ const steps = [
   { title: "Node 22", ensure: ensureLambdaNode },
   { title: "Redis", ensure: ensureRedis },
   { title: "Chromium", ensure: ensureChromium, testOnly: true },
+  { title: "Prometheus", ensure: ensurePrometheus, testOnly: true },
   { title: "DynamoDB Local", ensure: ensureDynamoDbLocal },
   { title: "S3Proxy", ensure: ensureS3Proxy },
   { title: "PyPI tools", ensure: ensurePythonTools },

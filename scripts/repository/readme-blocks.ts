@@ -24,6 +24,7 @@ export const PAGES_IN_ORDER = [
   "docs/rollouts.md",
   "docs/migrating.md",
   "docs/events.md",
+  "docs/metrics.md",
   "docs/architecture.md",
   "docs/deploying.md",
   "docs/benchmarks.md",

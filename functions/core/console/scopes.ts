@@ -23,8 +23,8 @@ export type ItemOwner = (typeof ItemOwners)[number];
  *   a certificate, a selector's class); outside the principal's classes it answers 404, as another
  *   tenant's would, and a request that names no class (a selector without one, a fleet certificate) 403;
  * - `items:<field>`: a list of the tenant's, which keeps the items whose `field` belongs to its classes;
- * - `members`: acts on a group's members, which span classes: let through, the use case acting only on the
- *   members of the principal's classes.
+ * - `members`: acts on what spans classes (a group's members, the fleet's metrics): let through, the use case
+ *   acting only on what belongs to the principal's classes.
  * Whole-tenant principals pass every rule untouched.
  */
 export type ScopeRule = "shared" | "tenant" | "class" | "members" | `items:${ItemOwner}`;

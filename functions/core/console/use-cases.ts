@@ -12,6 +12,7 @@ import { makeFleetBinaries } from "../fleet/binaries.js";
 import { makeAgentsApi } from "../fleet/console-agents.js";
 import { makeFleetAttention } from "../fleet/console-attention.js";
 import { makeClassesApi } from "../fleet/console-classes.js";
+import { makeFleetMetrics } from "../fleet/console-metrics.js";
 import { makeSettingsApi } from "../fleet/console-settings.js";
 import { makeFleetSummary } from "../fleet/console-summary.js";
 import type { FleetHotState, FleetRegistry, TenantSettingsStore } from "../fleet/ports.js";
@@ -208,6 +209,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     }),
     fleetSummary: makeFleetSummary(deps),
     fleetAttention: makeFleetAttention(deps),
+    fleetMetrics: makeFleetMetrics(deps),
     fleetBinaries: makeFleetBinaries(deps),
     history: makeHistoryApi(deps),
     certificates,

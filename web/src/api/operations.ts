@@ -190,6 +190,10 @@ export const operations = {
     "role": "viewer",
     "scope": "items:name"
   },
+  "GET /api/v1/fleet/metrics": {
+    "role": "viewer",
+    "scope": "members"
+  },
   "GET /api/v1/fleet/binaries": {
     "role": "viewer",
     "scope": "items:className"

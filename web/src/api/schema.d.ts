@@ -831,6 +831,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/fleet/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The fleet's metrics for Prometheus
+         * @description The tenant's fleet as an OpenMetrics text exposition (version 1.0.0), for Prometheus or any OpenMetrics scraper: agents by class and status, agents needing attention by class and reason (ERROR bulletins and back-pressured queues among them), rollouts in progress by class, and the heartbeats of the last whole minute. Labels are class, status and reason, never an agent: a tenant's series are bounded by its classes (docs/metrics.md). A scrape costs the class list and three cache round trips, whatever the fleet's size. A token limited to classes sees its classes' series only, and no tenant-wide heartbeat count.
+         */
+        get: operations["getFleetMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/fleet/binaries": {
         parameters: {
             query?: never;
@@ -4976,6 +4996,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetAttention"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getFleetMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exposition, ending in `# EOF`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/openmetrics-text": string;
                 };
             };
             400: components["responses"]["BadRequest"];
