@@ -23,6 +23,7 @@ export const PAGES_IN_ORDER = [
   "docs/rollouts.md",
   "docs/migrating.md",
   "docs/events.md",
+  "docs/usage.md",
   "docs/architecture.md",
   "docs/deploying.md",
   "docs/benchmarks.md",
