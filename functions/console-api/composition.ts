@@ -17,6 +17,7 @@ import { DynamoSelectionJobStore } from "../adapters/dynamodb/selection-job-stor
 import { DynamoStagingParameterStore } from "../adapters/dynamodb/staged-parameter-store.js";
 import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
 import { DynamoTenantSettings } from "../adapters/dynamodb/tenant-settings.js";
+import { DynamoUsage } from "../adapters/dynamodb/usage.js";
 import { LambdaWebhookTester } from "../adapters/lambda/webhook-tester.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
@@ -87,6 +88,7 @@ export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocu
     parameters: new DynamoStagingParameterStore(documents, config.tableName),
     events: composeEventStream(documents, redis, config).events,
     history: new DynamoFleetHistory(documents, config.tableName),
+    usage: new DynamoUsage(documents, config.tableName),
     agentEvents: new DynamoAgentEventLog(documents, config.tableName),
     audit,
     subscriptions: new DynamoSubscriptionStore(documents, config.tableName),

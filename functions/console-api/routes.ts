@@ -186,6 +186,8 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
         to: time(query.to),
         stepSeconds: query.step as number | undefined,
       }),
+    getUsage: (principal, { query }) =>
+      api.usage.get(principal, { from: time(query.from), to: time(query.to) }),
     listCertificates: (principal, { query }) =>
       api.certificates.list(principal, {
         ...page(query),

@@ -1,10 +1,12 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
+import { DynamoUsage } from "../adapters/dynamodb/usage.js";
 import { EventBridgeNotificationBus } from "../adapters/eventbridge/notification-bus.js";
 import { S3EventArchive } from "../adapters/s3/event-archive.js";
 import { S3EventArchiveReader } from "../adapters/s3/event-archive-reader.js";
 import { makeArchiveConsumer } from "../core/archive/consumer.js";
 import type { EventConsumer } from "../core/events/ports.js";
+import { makeUsageConsumer } from "../core/history/consumer.js";
 import type { Clock } from "../core/ports.js";
 import { makeNotificationBusConsumer } from "../core/webhooks/bus.js";
 import { type FirstAttemptSettings, makeWebhookConsumer } from "../core/webhooks/delivery.js";
@@ -47,6 +49,7 @@ export function composeStreamConsumers(
   const consumers: EventConsumer[] = [
     makeArchiveConsumer(new S3EventArchive(s3, config.archiveBucket)),
     composeHistoryConsumer(history, documents),
+    makeUsageConsumer(new DynamoUsage(documents, history.tableName)),
     makeWebhookConsumer(
       delivering,
       async (tenant, agentId) => (await agents.get(tenant, agentId))?.agentClass,

@@ -25,6 +25,7 @@ export const PAGES_IN_ORDER = [
   "docs/migrating.md",
   "docs/events.md",
   "docs/metrics.md",
+  "docs/usage.md",
   "docs/architecture.md",
   "docs/deploying.md",
   "docs/benchmarks.md",

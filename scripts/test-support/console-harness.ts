@@ -28,6 +28,7 @@ import { MemoryRolloutStore } from "../../functions/adapters/memory/rollout-stor
 import { MemorySelectionJobStore } from "../../functions/adapters/memory/selection-job-store.js";
 import { MemorySubscriptionStore } from "../../functions/adapters/memory/subscription-store.js";
 import { MemoryTenantSettings } from "../../functions/adapters/memory/tenant-settings.js";
+import { MemoryUsage } from "../../functions/adapters/memory/usage.js";
 import { RecordingWebhookSender } from "../../functions/adapters/memory/webhook-sender.js";
 import { makeConsoleUseCases } from "../../functions/core/console/use-cases.js";
 import type { JsonObject } from "../../functions/core/json.js";
@@ -99,6 +100,7 @@ export function consoleHarness() {
     debugBundleContent: new MemoryDebugBundleContent(),
     events: new MemoryEventSink(),
     history: new MemoryFleetHistory(),
+    usage: new MemoryUsage(),
     agentEvents: new MemoryAgentEventLog(),
     audit: new MemoryAuditLog(),
     subscriptions,

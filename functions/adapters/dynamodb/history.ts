@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { type AgentLogEvent, agentLogKey } from "../../core/history/agent-log.js";
 import {
   type BucketKey,
@@ -11,12 +11,10 @@ import type { AgentEventLog, FleetHistoryStore } from "../../core/history/ports.
 import { sketchFromBytes, sketchToBytes } from "../../core/history/sketch.js";
 import type { PageRequest } from "../../core/paging.js";
 import { batchWriteAll } from "./batch-write.js";
-import { expiresAtSeconds, isConditionalCheckFailure, Keys } from "./keys.js";
+import { expiresAtSeconds, Keys } from "./keys.js";
 import { queryAll, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
-
-/** Writers of one bucket are its minute's shards, a few at once: a race lost this often is a fault. */
-const MAX_UPDATE_ATTEMPTS = 20;
+import { updateOverVersion } from "./versioned-item.js";
 
 export interface HistoryRetention {
   retentionDays: number;
@@ -24,8 +22,8 @@ export interface HistoryRetention {
 
 /**
  * One item per tenant, class and minute: its counts, its agents sketch, the last position applied per shard
- * and a version. An update reads it consistently and puts it back over the version read, so writers of
- * different shards never lose each other's counts. Items expire `retentionDays` after their minute.
+ * and a version, updated over the version read (updateOverVersion). Items expire `retentionDays` after their
+ * minute.
  */
 export class DynamoFleetHistory implements FleetHistoryStore {
   constructor(
@@ -35,37 +33,21 @@ export class DynamoFleetHistory implements FleetHistoryStore {
   ) {}
 
   async update(key: BucketKey, change: (stored: HistoryBucket | undefined) => HistoryBucket | undefined) {
-    const itemKey = Keys.historyBucket(key.tenant, key.agentClass, key.minute);
-    for (let attempt = 1; ; attempt++) {
-      const { Item } = await this.client.send(
-        new GetCommand({ TableName: this.tableName, Key: itemKey, ConsistentRead: true }),
-      );
-      const next = change(Item && toBucket(key, Item));
-      if (!next) return;
-      try {
-        await this.client.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: {
-              ...itemKey,
-              counts: next.counts,
-              agents: sketchToBytes(next.agentsSeen),
-              positions: next.positions,
-              version: ((Item?.version as number | undefined) ?? 0) + 1,
-              [TableSchema.timeToLiveAttribute]: expiresAtSeconds(
-                (key.minute + 1) * MINUTE_MS,
-                this.retention,
-              ),
-            },
-            ConditionExpression: Item ? "version = :version" : "attribute_not_exists(pk)",
-            ExpressionAttributeValues: Item ? { ":version": Item.version } : undefined,
-          }),
-        );
-        return;
-      } catch (error) {
-        if (!isConditionalCheckFailure(error) || attempt >= MAX_UPDATE_ATTEMPTS) throw error;
-      }
-    }
+    await updateOverVersion(
+      this.client,
+      this.tableName,
+      Keys.historyBucket(key.tenant, key.agentClass, key.minute),
+      {
+        read: (item) => toBucket(key, item),
+        itemOf: (next) => ({
+          counts: next.counts,
+          agents: sketchToBytes(next.agentsSeen),
+          positions: next.positions,
+          [TableSchema.timeToLiveAttribute]: expiresAtSeconds((key.minute + 1) * MINUTE_MS, this.retention),
+        }),
+      },
+      change,
+    );
   }
 
   async read(tenant: string, agentClass: string, fromMinute: number, toMinute: number) {

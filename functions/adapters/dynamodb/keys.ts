@@ -5,6 +5,8 @@ const rolloutBatchPrefix = (batch: number) => `M#${String(batch).padStart(6, "0"
 
 const historyMinute = (minute: number) => `M#${String(minute).padStart(10, "0")}`;
 
+const usageHour = (hour: number) => `H#${String(hour).padStart(8, "0")}`;
+
 /** Every key starts with the tenant, so a query built from a credential can only reach that tenant. */
 export const Keys = {
   /** An agent's profile: what the agent lists read, in the class and tenant indexes. */
@@ -170,6 +172,8 @@ export const Keys = {
     sk: historyMinute(minute),
   }),
   historyMinute,
+  /** One hour of a tenant's usage, by hour: zero-padded, so that string order is time order. */
+  usageHour: (tenant: string, hour: number) => ({ pk: `T#${tenant}#USAGE`, sk: usageHour(hour) }),
   /** One agent's kept events, by time and event id (agent-log.ts). */
   agentEvent: (tenant: string, agentId: string, logKey: string) => ({
     pk: `T#${tenant}#A#${agentId}#EVENTS`,

@@ -3,41 +3,23 @@ import { type BucketKey, bucketId, type HistoryBucket } from "../../core/history
 import type { AgentEventLog, FleetHistoryStore } from "../../core/history/ports.js";
 import type { PageRequest } from "../../core/paging.js";
 import { pageOf } from "./paging.js";
+import { VersionedItems } from "./versioned-items.js";
 
-/**
- * Buckets with a version, written only over the version read, with a turn of the event loop in between: two
- * updates of one bucket at once race here as they do on the table, and the loser asks its change again.
- */
-export class MemoryFleetHistory implements FleetHistoryStore {
-  readonly buckets = new Map<string, { bucket: HistoryBucket; version: number }>();
-  writes = 0;
-
+/** Buckets updated over the version read, racing as they do on the table (VersionedItems). */
+export class MemoryFleetHistory extends VersionedItems<HistoryBucket> implements FleetHistoryStore {
   async update(key: BucketKey, change: (stored: HistoryBucket | undefined) => HistoryBucket | undefined) {
-    const id = bucketId(key);
-    for (;;) {
-      const read = this.buckets.get(id);
-      const next = change(read && structuredClone(read.bucket));
-      if (!next) return;
-      await Promise.resolve();
-      if (this.buckets.get(id)?.version !== read?.version) continue;
-      this.writes++;
-      this.buckets.set(id, { bucket: structuredClone(next), version: (read?.version ?? 0) + 1 });
-      return;
-    }
+    await this.updateItem(bucketId(key), change);
   }
 
   async read(tenant: string, agentClass: string, fromMinute: number, toMinute: number) {
-    return [...this.buckets.values()]
-      .map(({ bucket }) => bucket)
-      .filter(
-        (bucket) =>
-          bucket.tenant === tenant &&
-          bucket.agentClass === agentClass &&
-          bucket.minute >= fromMinute &&
-          bucket.minute < toMinute,
-      )
-      .sort((a, b) => a.minute - b.minute)
-      .map((bucket) => structuredClone(bucket));
+    return this.select(
+      (bucket) =>
+        bucket.tenant === tenant &&
+        bucket.agentClass === agentClass &&
+        bucket.minute >= fromMinute &&
+        bucket.minute < toMinute,
+      (a, b) => a.minute - b.minute,
+    );
   }
 }
 

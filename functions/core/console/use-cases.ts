@@ -25,7 +25,8 @@ import { makeGroupMembership } from "../groups/membership.js";
 import type { GroupStore } from "../groups/ports.js";
 import { guardedCache } from "../guarded-cache.js";
 import { makeHistoryApi } from "../history/console-history.js";
-import type { AgentEventLog, FleetHistoryStore } from "../history/ports.js";
+import { makeUsageApi } from "../history/console-usage.js";
+import type { AgentEventLog, FleetHistoryStore, UsageStore } from "../history/ports.js";
 import { makeCertificateRevocation } from "../identity/certificates.js";
 import { makeCertificatesApi } from "../identity/console-certificates.js";
 import type { CertificateAuthority, CertificateStore } from "../identity/ports.js";
@@ -84,6 +85,8 @@ export interface ConsoleDependencies {
   /** What the stream consumer counted and kept, read here only. */
   history: FleetHistoryStore;
   agentEvents: AgentEventLog;
+  /** Each tenant's usage by hour, which the stream consumer meters. */
+  usage: UsageStore;
   /** The tenant's audit trail, which the console handler writes and admins read. */
   audit: AuditLog;
   subscriptions: SubscriptionStore;
@@ -212,6 +215,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     fleetMetrics: makeFleetMetrics(deps),
     fleetBinaries: makeFleetBinaries(deps),
     history: makeHistoryApi(deps),
+    usage: makeUsageApi(deps),
     certificates,
     deliveries: makeDeliveryLogApi(deps),
     audit: makeAuditApi(deps),

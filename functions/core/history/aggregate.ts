@@ -1,6 +1,6 @@
 import type { BeaconEvent } from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";
-import { comparePositions } from "../events/positions.js";
+import { freshAmong, type Placed } from "../events/positions.js";
 import {
   type BucketKey,
   bucketId,
@@ -14,9 +14,7 @@ import {
 import { addAgent, emptySketch } from "./sketch.js";
 
 /** What one record adds to one bucket. */
-export interface Contribution {
-  shard: string;
-  position: string;
+export interface Contribution extends Placed {
   counts: Partial<Record<HistoryCounter, number>>;
   /** The agent that heartbeat, for the distinct agents seen. */
   agentId?: string;
@@ -88,27 +86,17 @@ export function bucketsOf(records: StreamRecord[]): BucketBatch[] {
 }
 
 /**
- * The bucket once the batch's records it has not counted yet are added: those above its position for their
- * shard. Undefined when it has counted every one, so that a redelivered batch, however split, writes
- * nothing. Records of a shard reach a bucket in stream order, each batch's at once, so a record at or below
- * the position is one already counted.
+ * The bucket once the batch's records it has not counted yet are added (freshAmong). Undefined when it has
+ * counted every one, so that a redelivered batch, however split, writes nothing.
  */
 export function applyBatch(stored: HistoryBucket | undefined, batch: BucketBatch): HistoryBucket | undefined {
-  const positions = { ...stored?.positions };
-  const fresh = batch.contributions.filter((contribution) => {
-    const last = positions[contribution.shard];
-    return last === undefined || comparePositions(contribution.position, last) > 0;
-  });
+  const { fresh, positions } = freshAmong(stored?.positions, batch.contributions);
   if (fresh.length === 0) return undefined;
   const counts = { ...zeroCounts(), ...stored?.counts };
   const agentsSeen = stored ? Uint8Array.from(stored.agentsSeen) : emptySketch();
   for (const contribution of fresh) {
     for (const counter of HistoryCounters) counts[counter] += contribution.counts[counter] ?? 0;
     if (contribution.agentId !== undefined) addAgent(agentsSeen, contribution.agentId);
-    const last = positions[contribution.shard];
-    if (last === undefined || comparePositions(contribution.position, last) > 0) {
-      positions[contribution.shard] = contribution.position;
-    }
   }
   return { ...batch.key, counts, agentsSeen, positions };
 }

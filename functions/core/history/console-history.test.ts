@@ -90,7 +90,7 @@ describe("the fleet history a chart reads", () => {
     const { api, clock, consumer, history } = subject();
     clock.advance(30_000);
     await consumer.consume([{ shard: "s", position: "1", event: heartbeat("pump-1", clock.now()) }]);
-    for (const { bucket } of history.buckets.values()) {
+    for (const { item: bucket } of history.items.values()) {
       const { agentsWentOffline: _offline, agentsCameOnline: _online, ...older } = bucket.counts;
       bucket.counts = older as typeof bucket.counts;
     }

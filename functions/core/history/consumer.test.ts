@@ -166,11 +166,11 @@ describe("fleet history, counted from the stream", () => {
     const { history, consumer } = subject();
     const records = onShard("shard-0", fleetEvents());
     await consumer.consume(records);
-    const before = structuredClone([...history.buckets]);
+    const before = structuredClone([...history.items]);
     const writes = history.writes;
     await consumer.consume(records);
     expect(history.writes).toBe(writes);
-    expect([...history.buckets]).toEqual(before);
+    expect([...history.items]).toEqual(before);
   });
 
   it("counts a batch split differently on redelivery as it counts it once", async () => {
@@ -193,7 +193,7 @@ describe("fleet history, counted from the stream", () => {
     await again.consumer.consume(records);
 
     const bucketsOf = (history: MemoryFleetHistory) =>
-      new Map([...history.buckets].map(([id, { bucket }]) => [id, bucket]));
+      new Map([...history.items].map(([id, { item: bucket }]) => [id, bucket]));
     expect(bucketsOf(again.history)).toEqual(bucketsOf(once.history));
   });
 

@@ -1,7 +1,8 @@
 import type { EventConsumer, StreamRecord } from "../events/ports.js";
 import { agentLogKey, keptForAgent } from "./agent-log.js";
 import { applyBatch, bucketsOf } from "./aggregate.js";
-import type { AgentEventLog, FleetHistoryStore } from "./ports.js";
+import type { AgentEventLog, FleetHistoryStore, UsageStore } from "./ports.js";
+import { applyUsage, usageBatchesOf } from "./usage.js";
 
 /**
  * Fleet history and the agents' event logs, from the stream. Each batch's records are counted once per
@@ -30,6 +31,24 @@ export function makeHistoryConsumer(deps: {
         ),
         kept.size > 0 ? agentEvents.add([...kept.values()]) : Promise.resolve(),
       ]);
+    },
+  };
+}
+
+/**
+ * Each tenant's usage by hour, from the stream: one conditional write per tenant and hour a batch touches,
+ * counted once however often the stream delivers its records, as fleet history is (applyUsage). It needs
+ * each shard's batches one at a time and in order, as fleet history does.
+ */
+export function makeUsageConsumer(usage: UsageStore): EventConsumer {
+  return {
+    name: "usage",
+    async consume(records: StreamRecord[]) {
+      await Promise.all(
+        usageBatchesOf(records).map((batch) =>
+          usage.update(batch.key, (stored) => applyUsage(stored, batch)),
+        ),
+      );
     },
   };
 }

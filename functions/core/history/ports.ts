@@ -1,6 +1,7 @@
 import type { Page, PageRequest } from "../paging.js";
 import type { AgentLogEvent } from "./agent-log.js";
 import type { BucketKey, HistoryBucket } from "./model.js";
+import type { UsageHour, UsageHourKey } from "./usage.js";
 
 export interface FleetHistoryStore {
   /**
@@ -20,4 +21,14 @@ export interface AgentEventLog {
   add(events: AgentLogEvent[]): Promise<void>;
   /** One agent's events, newest first when `descending`; `last` continues after the last one returned. */
   list(tenant: string, agentId: string, request: PageRequest): Promise<Page<AgentLogEvent>>;
+}
+
+export interface UsageStore {
+  /**
+   * Replaces the tenant's hour with what `change` makes of it as stored, atomically: when another writer
+   * changed it in between, it is read again and `change` asked again. `change` answers undefined to leave it.
+   */
+  update(key: UsageHourKey, change: (stored: UsageHour | undefined) => UsageHour | undefined): Promise<void>;
+  /** The tenant's hours from `fromHour` up to, not including, `toHour`, by hour; hours without usage absent. */
+  read(tenant: string, fromHour: number, toHour: number): Promise<UsageHour[]>;
 }

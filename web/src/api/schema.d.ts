@@ -911,6 +911,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the caller's tenant used, hour by hour, and in all
+         * @description Per hour from `from` to `to` (whole hours, UTC; the 24 hours up to the current one unless given, at most 31 days apart): the distinct agents active, heartbeats accepted, acknowledgements received and operations created, metered from the event stream once per event however often the stream delivers it (docs/usage.md). Hours without usage are absent. Totals add the hours up, but for the active agents, which are the distinct agents of the whole range.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/certificates": {
         parameters: {
             query?: never;
@@ -2635,6 +2655,34 @@ export interface components {
             created?: number;
             /** @description How many agents were skipped, when `operations` or `skipped` does not list them all. */
             skippedCount?: number;
+        };
+        Usage: {
+            /** Format: date-time */
+            from: string;
+            /**
+             * Format: date-time
+             * @description Exclusive.
+             */
+            to: string;
+            hours: components["schemas"]["UsageHour"][];
+            totals: components["schemas"]["UsageCounts"];
+        };
+        UsageHour: components["schemas"]["UsageCounts"] & {
+            /**
+             * Format: date-time
+             * @description The hour's start.
+             */
+            hour: string;
+        };
+        UsageCounts: {
+            /** @description Distinct agents that heartbeat or acknowledged: exact for a few hundred agents, within about 3 % for many thousands (a HyperLogLog sketch, which a redelivered event cannot change). */
+            activeAgents: number;
+            /** @description Heartbeats accepted. */
+            heartbeats: number;
+            /** @description Acknowledgements received. */
+            acknowledgements: number;
+            /** @description Operations created. */
+            operations: number;
         };
         FleetHistory: {
             /** @description The class asked for; absent for the whole fleet. */
@@ -5114,6 +5162,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetHistory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description Start, taken down to its hour; 24 hours before the end unless given. */
+                from?: string;
+                /** @description End, taken up to its hour; now unless given. At most 31 days after `from`. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hours with usage, and the totals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
                 };
             };
             400: components["responses"]["BadRequest"];

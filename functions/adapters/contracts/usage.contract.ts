@@ -1,0 +1,58 @@
+import { expect, it } from "vitest";
+import type { UsageStore } from "../../core/history/ports.js";
+import { estimateAgents } from "../../core/history/sketch.js";
+import { applyUsage, type UsageBatch, type UsageHourKey } from "../../core/history/usage.js";
+import { contract } from "./contract.js";
+
+const HOUR = 490_000;
+
+/** A batch of `heartbeats` heartbeats of one agent from `shard`, at positions from `first`, as the consumer makes. */
+const heartbeats = (key: UsageHourKey, shard: string, agentId: string, first: number, count: number) =>
+  ({
+    key,
+    contributions: Array.from({ length: count }, (_, index) => ({
+      shard,
+      position: String(first + index),
+      counts: { heartbeats: 1 },
+      agentId,
+    })),
+  }) satisfies UsageBatch;
+
+const apply = (store: UsageStore, batch: UsageBatch) =>
+  store.update(batch.key, (stored) => applyUsage(stored, batch));
+
+/** A tenant's hours, changed over the one read, never losing a racing writer's counts. */
+export const usageContract = contract<UsageStore>("the usage store", (the) => {
+  it("keeps each tenant's hours apart and reads a range of them by hour, its end left out", async () => {
+    const store = the.subject;
+    const key = (hour: number) => ({ tenant: the.tenant, hour });
+    await apply(store, heartbeats(key(HOUR), "shard-0", "pump-1", 10, 3));
+    await apply(store, heartbeats(key(HOUR + 2), "shard-0", "pump-2", 20, 1));
+    await apply(store, heartbeats(key(HOUR + 5), "shard-0", "pump-1", 30, 1));
+    await apply(store, heartbeats({ tenant: `${the.tenant}-other`, hour: HOUR }, "shard-0", "pump-9", 40, 7));
+    const read = await store.read(the.tenant, HOUR, HOUR + 5);
+    expect(read.map((hour) => [hour.hour, hour.counts, estimateAgents(hour.agentsSeen)])).toEqual([
+      [HOUR, { heartbeats: 3, acknowledgements: 0, operations: 0 }, 1],
+      [HOUR + 2, { heartbeats: 1, acknowledgements: 0, operations: 0 }, 1],
+    ]);
+    expect(read[0]).toMatchObject({ tenant: the.tenant, positions: { "shard-0": "12" } });
+    expect(await store.read(the.tenant, HOUR + 6, HOUR + 6)).toEqual([]);
+    expect(await store.read(`${the.tenant}-third`, HOUR, HOUR + 6)).toEqual([]);
+  });
+
+  it("loses no count when shards race on one hour, and counts a batch delivered again, however split, once", async () => {
+    const store = the.subject;
+    const key = { tenant: the.tenant, hour: HOUR };
+    await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        apply(store, heartbeats(key, `shard-${index}`, `pump-${index}`, 100, 5)),
+      ),
+    );
+    await apply(store, heartbeats(key, "shard-0", "pump-0", 100, 5));
+    await apply(store, heartbeats(key, "shard-1", "pump-1", 102, 6));
+    const [hour] = await store.read(the.tenant, HOUR, HOUR + 1);
+    expect(hour?.counts.heartbeats).toBe(8 * 5 + 3);
+    expect(hour && estimateAgents(hour.agentsSeen)).toBe(8);
+    expect(hour?.positions).toMatchObject({ "shard-0": "104", "shard-1": "107", "shard-7": "104" });
+  });
+});

@@ -1,0 +1,26 @@
+import { type Principal, requireRole } from "../identity/principal.js";
+import { toIso } from "../paging.js";
+import type { Clock } from "../ports.js";
+import type { ConsoleResult } from "../result.js";
+import type { UsageStore } from "./ports.js";
+import { HOUR_MS, usageHoursOf, usageSummaryOf } from "./usage.js";
+
+/** What the caller's tenant used, hour by hour, and in all: for whoever pays for it, so admins only. */
+export function makeUsageApi(deps: { usage: UsageStore; clock: Clock }) {
+  const { usage, clock } = deps;
+  return {
+    async get(principal: Principal, request: { from?: number; to?: number }): Promise<ConsoleResult> {
+      requireRole(principal, "admin");
+      const { fromHour, toHour } = usageHoursOf(request, clock.now());
+      const { rows, totals } = usageSummaryOf(await usage.read(principal.tenant, fromHour, toHour));
+      return {
+        body: {
+          from: toIso(fromHour * HOUR_MS),
+          to: toIso(toHour * HOUR_MS),
+          hours: rows.map(({ hour, ...row }) => ({ hour: toIso(hour * HOUR_MS), ...row })),
+          totals,
+        },
+      };
+    },
+  };
+}

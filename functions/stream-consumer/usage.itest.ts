@@ -1,0 +1,165 @@
+/**
+ * Usage metered exactly once on the local stack. Agents heartbeat and acknowledge through the real agent API
+ * onto a kinesalite stream of this file's own, an operator queues an operation, and a relay's copy of one
+ * heartbeat goes on the stream again; the real stream consumer handler is then given the shard as Lambda
+ * could give it: a batch a consumer fails partway, delivered again from the first record not taken, the whole
+ * batch retried, and a bisected half again. GET /usage answers, from DynamoDB Local, what the agents were told.
+ */
+import { randomUUID } from "node:crypto";
+import type { KinesisStreamEvent } from "aws-lambda";
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { cppAckOf, cppHeartbeatOf } from "../../scripts/common/c2-examples.js";
+import { openTemporaryFunctionLog } from "../../scripts/local/function-logs.js";
+import { invoker } from "../../scripts/local/lambda-runtime.js";
+import { provisionBucket, provisionStream } from "../../scripts/local/provision.js";
+import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
+import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
+import { readShardRecords, wholeShardBatch } from "../../scripts/test-support/stream-reader.js";
+import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
+import { PartlyConsumed } from "../core/events/consumption.js";
+import { type BeaconEvent, resentOf } from "../core/events/model.js";
+import type { EventConsumer } from "../core/events/ports.js";
+import { makeKinesisClient, makeS3Client } from "../runtime/aws-clients.js";
+import { historyConsumerConfig, streamConsumerConfig, webhookDeliveryConfig } from "../shared/config.js";
+import { EnvNames } from "../shared/env-names.js";
+import { FunctionTimeouts } from "../shared/function-timeouts.js";
+import { functionLogger } from "../shared/observability.js";
+import { makeStreamHandler } from "./batch.js";
+import { composeStreamConsumers } from "./composition.js";
+
+const HEARTBEAT = "/c2/api/heartbeat";
+const ACKNOWLEDGE = "/c2/api/acknowledge";
+const ROUNDS = 4;
+const suffix = randomUUID().slice(0, 8);
+const streamName = `usage-${suffix}`;
+const archiveBucket = `usage-${suffix}`;
+const tenant = `usage-${suffix}`;
+const agentIds = ["pump-1", "pump-2", "pump-3"].map((name) => `${tenant}-${name}`);
+const backends = inject("beaconEnv");
+const kinesis = makeKinesisClient(backends);
+const s3 = makeS3Client(backends);
+const consumerLog = openTemporaryFunctionLog();
+let agentApi: AgentApiUnderTest;
+let consoleApi: ConsoleApiUnderTest;
+let consumers: ReturnType<typeof composeStreamConsumers> | undefined;
+
+beforeAll(async () => {
+  const env = { ...backends, [EnvNames.streamName]: streamName, [EnvNames.archiveBucket]: archiveBucket };
+  await Promise.all([provisionStream(kinesis, streamName), provisionBucket(s3, archiveBucket)]);
+  agentApi = await startAgentApi({ [EnvNames.streamName]: streamName });
+  consoleApi = await startConsoleApi(agentApi, { [EnvNames.streamName]: streamName });
+  // The composition makes its clients from the environment, as on Lambda.
+  Object.assign(process.env, env);
+  consumers = composeStreamConsumers(
+    streamConsumerConfig(env),
+    historyConsumerConfig(env),
+    webhookDeliveryConfig(env),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await consumers?.close();
+  await consoleApi?.close();
+  await agentApi?.close();
+  kinesis.destroy();
+  s3.destroy();
+  consumerLog.close();
+});
+
+/** The real handler over the stream consumer's consumers and `more`, invoked as Lambda invokes it. */
+const handlerWith = (more: EventConsumer[] = []) =>
+  invoker(
+    { name: "stream-consumer", timeoutSeconds: FunctionTimeouts.streamConsumer },
+    consumerLog.log,
+    makeStreamHandler([...(consumers?.consumers ?? []), ...more], consumers?.kept as never, functionLogger()),
+  );
+
+/** The batch's records from the one with `sequenceNumber` on: what Lambda delivers again after a failure. */
+const from = (batch: KinesisStreamEvent, sequenceNumber: string): KinesisStreamEvent => ({
+  Records: batch.Records.slice(
+    batch.Records.findIndex((record) => record.kinesis.sequenceNumber === sequenceNumber),
+  ),
+});
+
+it("counts each heartbeat, acknowledgement, operation and agent once however often the stream delivers it", async () => {
+  const fleet = await agentApi.issueCertificate({ tenant, fleet: true });
+  const admin = await consoleApi.token({ tenant, role: "admin" });
+  const startedAt = Date.now();
+  let heartbeats = 0;
+  /** A heartbeat, the agent's first with its manifest, so that Beacon knows what it can take. */
+  const beat = async (agentId: string, full = false) => {
+    const response = await agentApi.post(HEARTBEAT, cppHeartbeatOf(agentId, "pumps", full), {
+      certificate: fleet,
+    });
+    expect(response.status, response.body).toBe(200);
+    heartbeats++;
+    return response;
+  };
+  for (let round = 0; round < ROUNDS; round++)
+    for (const agentId of agentIds) await beat(agentId, round === 0);
+  const queued = await consoleApi.request("POST", "/api/v1/operations", {
+    token: admin,
+    body: { agentId: agentIds[0], operation: "DESCRIBE", operand: "CONFIGURATION" },
+  });
+  expect(queued.status, queued.body).toBe(201);
+  const reply = await beat(agentIds[0] as string);
+  const sent = reply.json().requestedOperations as { identifier: string }[] | undefined;
+  const operationId = sent?.[0]?.identifier as string;
+  expect(operationId, reply.body).toBeDefined();
+  const acknowledged = await agentApi.post(
+    ACKNOWLEDGE,
+    cppAckOf(agentIds[0] as string, operationId, "FULLY_APPLIED"),
+    {
+      certificate: fleet,
+    },
+  );
+  expect(acknowledged.status, acknowledged.body).toBe(200);
+
+  // A relay's copy of a heartbeat already on the stream: the same event, marked resent, at a later position.
+  const onStream = (await readShardRecords(kinesis, streamName)).map((record) => record.data as BeaconEvent);
+  const copied = onStream.find((event) => event.type === "heartbeat") as BeaconEvent;
+  await new KinesisEventSink(kinesis, streamName).publish([resentOf(copied)]);
+  const batch = await wholeShardBatch(kinesis, streamName);
+  expect(batch.Records).toHaveLength(onStream.length + 1);
+
+  // A consumer takes five records, then fails: Lambda delivers the batch again from the sixth.
+  let failures = 0;
+  const failsOnce: EventConsumer = {
+    name: "fails-once",
+    async consume() {
+      if (failures++ === 0) throw new PartlyConsumed(5, { cause: new Error("throttled") });
+    },
+  };
+  const handler = handlerWith([failsOnce]);
+  const failed = await handler(batch);
+  expect(failed.batchItemFailures).toHaveLength(batch.Records.length - 5);
+  const resumeAt = failed.batchItemFailures[0]?.itemIdentifier as string;
+  expect(await handler(from(batch, resumeAt))).toEqual({ batchItemFailures: [] });
+  // The whole batch retried, and its first half again as a bisection would deliver it.
+  expect(await handler(batch)).toEqual({ batchItemFailures: [] });
+  expect(await handler({ Records: batch.Records.slice(0, Math.ceil(batch.Records.length / 2)) })).toEqual({
+    batchItemFailures: [],
+  });
+
+  const usage = await consoleApi.request(
+    "GET",
+    `/api/v1/usage?from=${new Date(startedAt).toISOString()}&to=${new Date(Date.now() + 1).toISOString()}`,
+    { token: admin },
+  );
+  expect(usage.status, usage.body).toBe(200);
+  expect(usage.json().totals).toEqual({
+    activeAgents: agentIds.length,
+    heartbeats,
+    acknowledgements: 1,
+    operations: 1,
+  });
+  const hours = usage.json().hours as { heartbeats: number }[];
+  expect(hours.reduce((sum, hour) => sum + hour.heartbeats, 0)).toBe(heartbeats);
+
+  const operator = await consoleApi.token({ tenant, role: "operator" });
+  const refused = await consoleApi.request("GET", "/api/v1/usage", { token: operator });
+  expect(refused.status).toBe(403);
+  const other = await consoleApi.token({ tenant: `${tenant}-other`, role: "admin" });
+  const elsewhere = await consoleApi.request("GET", "/api/v1/usage", { token: other });
+  expect(elsewhere.json()).toMatchObject({ hours: [], totals: { heartbeats: 0, activeAgents: 0 } });
+});
