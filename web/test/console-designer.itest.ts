@@ -9,6 +9,7 @@ import { firstLoads } from "../tools/bundle-budget.js";
 import {
   api,
   capture,
+  flowJson,
   newPage,
   pageProblems,
   signIn,
@@ -163,6 +164,97 @@ describe("the flow designer", () => {
     await page.getByRole("heading", { name: "No problems found" }).waitFor();
     await context.close();
   }, 240_000);
+
+  it("adds a dynamic property where the manifest allows one, and undoes its removal", async () => {
+    const { page, context } = await newPage();
+    await page.goto(`${webUrl}/classes/${AGENT_CLASS}/designer`);
+    await signIn(page, "operator", `Designer: ${AGENT_CLASS}`);
+    const palette = page.getByRole("form", { name: "Add a component" });
+    await palette.getByLabel("Filter").fill("RetryFlowFile");
+    await palette.getByLabel("Component").selectOption({ label: "RetryFlowFile — 2 of 2 agents" });
+    await palette.getByRole("button", { name: "Add" }).click();
+    const form = page.getByRole("form", { name: "Add a property to RetryFlowFile" });
+    await form.getByRole("button", { name: "Add property" }).click();
+    await form.getByRole("alert").getByText("Give the property a name.").waitFor();
+    await form.getByLabel("Property name").fill("Maximum Retries");
+    await form.getByRole("button", { name: "Add property" }).click();
+    await form
+      .getByRole("alert")
+      .getByText("Maximum Retries is a property of RetryFlowFile already.")
+      .waitFor();
+    await form.getByLabel("Property name").fill("retry.reason");
+    await form.getByLabel("Property value").fill("upstream timeout");
+    await form.getByRole("button", { name: "Add property" }).click();
+    const component = page.getByRole("region", { name: /^RetryFlowFile/ });
+    expect(await component.getByLabel("retry.reason", { exact: true }).inputValue()).toBe("upstream timeout");
+    await capture(page, "designer-dynamic-property");
+
+    await component.getByRole("button", { name: "Remove retry.reason" }).click();
+    await component.getByLabel("retry.reason", { exact: true }).waitFor({ state: "detached" });
+    // Undo from the keyboard, outside a text field: the property is back; redo from the toolbar removes it.
+    await page.getByRole("button", { name: "Undo" }).focus();
+    await page.keyboard.press("Control+z");
+    await component.getByLabel("retry.reason", { exact: true }).waitFor();
+    await page.getByRole("button", { name: "Redo" }).click();
+    await component.getByLabel("retry.reason", { exact: true }).waitFor({ state: "detached" });
+    await context.close();
+  }, 120_000);
+
+  it("saves where the operator moved a component, after undo, unchecked when no manifest is known", async () => {
+    const javaClass = "designed-java";
+    const published = await api<{ hash: string }>(`/classes/${javaClass}/flows`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: flowJson(javaClass, "org.apache.nifi.processors.standard.LogAttribute", "log"),
+    });
+    expect(published.status).toBe(201);
+    const { page, context } = await newPage();
+    await page.goto(`${webUrl}/classes/${javaClass}/designer?version=${published.body.hash}`);
+    await signIn(page, "operator", `Designer: ${javaClass}`);
+    await page.getByText(/in the nifi-json format · 0 agents, 0 binaries/).waitFor();
+
+    // Moved from the keyboard: laid out at (16, 16), two steps right and one down, the step down undone.
+    const node = page.getByRole("group", { name: /^Processor log/ });
+    await node.focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("region", { name: /^log/ }).waitFor();
+    await node.focus();
+    // Each key press moves it from where it is drawn: the next waits until it is drawn there.
+    const drawnAt = (x: number, y: number) =>
+      expect
+        .poll(() =>
+          node.evaluate(
+            (element) => (element as unknown as { style: { transform: string } }).style.transform,
+          ),
+        )
+        .toBe(`translate(${x}px, ${y}px)`);
+    await drawnAt(16, 16);
+    for (const [key, x, y] of [
+      ["ArrowRight", 21, 16],
+      ["ArrowRight", 26, 16],
+      ["ArrowDown", 26, 21],
+      ["Control+z", 26, 16],
+    ] as const) {
+      await page.keyboard.press(key);
+      await drawnAt(x, y);
+    }
+
+    await page.getByRole("button", { name: "Save as a new version" }).click();
+    await page.getByRole("alert").getByText("Confirm that you save it unchecked first.").waitFor();
+    await page.getByLabel(/^Save anyway: Beacon knows the manifest of none/).check();
+    await capture(page, "designer-unchecked");
+    await page.getByRole("button", { name: "Save as a new version" }).click();
+    const saved = page.getByRole("status").filter({ hasText: "Saved version" });
+    await saved.getByText("The class has no agent to check it against yet.").waitFor();
+
+    const { body: versions } = await api<{ items: { hash: string }[] }>(`/classes/${javaClass}/flows`);
+    const hash = versions.items.find((version) => version.hash !== published.body.hash)?.hash ?? "";
+    const { body: document } = await api<{ rootGroup: { processors: { position?: unknown }[] } }>(
+      `/classes/${javaClass}/flows/${hash}/content`,
+    );
+    expect(document.rootGroup.processors[0]?.position).toEqual({ x: 26, y: 16 });
+    await context.close();
+  }, 120_000);
 
   it("ran every page without an uncaught error or a Content-Security-Policy refusal", () => {
     expect(pageProblems).toEqual([]);

@@ -1,7 +1,8 @@
 /**
- * The flow drawn as a graph with React Flow (through preact/compat): components laid out by dagre, each a
- * focusable node (Tab to it, Enter to select it), connections labelled with the relationships they carry.
- * A connection dragged from one node's handle to another's asks the page which relationships it carries.
+ * The flow drawn as a graph with React Flow (through preact/compat): components where the page places them,
+ * each a focusable node (Tab to it, Enter to select it, arrow keys or the mouse to move it), connections
+ * labelled with the relationships they carry. A connection dragged from one node's handle to another's asks
+ * the page which relationships it carries; a move ends in one `onMove`, not one per frame of the drag.
  */
 import {
   Background,
@@ -16,10 +17,9 @@ import {
   ReactFlow,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { useMemo } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { shortType } from "./components";
-import type { FlowGraph, FlowNode } from "./flow-model";
-import { positionsOf } from "./layout";
+import type { FlowGraph, FlowNode, Position as Placement } from "./flow-model";
 
 const KIND_LABELS: Record<FlowNode["kind"], string> = {
   processor: "Processor",
@@ -53,17 +53,24 @@ const NODE_TYPES = { component: ComponentNode };
 
 export function FlowCanvas(props: {
   graph: FlowGraph;
+  positions: Map<string, Placement>;
   selected: string | undefined;
   problemCounts: Map<string, number>;
   onSelect: (id: string | undefined) => void;
   onConnect: (source: string, target: string) => void;
+  onMove: (id: string, position: Placement) => void;
 }) {
-  const { graph, selected, problemCounts } = props;
-  const positions = useMemo(() => positionsOf(graph), [graph]);
+  const { graph, positions, selected, problemCounts } = props;
+  // Where the nodes being dragged are now: drawn there until the drag ends and the page places them.
+  const [dragged, setDragged] = useState<ReadonlyMap<string, Placement>>(new Map());
+  // Each node's size as React Flow measured it, given back with the node: a node without one is hidden until
+  // measured again, and a hidden node loses the keyboard focus that moves it.
+  const [measured, setMeasured] = useState<ReadonlyMap<string, { width: number; height: number }>>(new Map());
   const nodes: Node<ComponentNodeData>[] = graph.nodes.map((component) => ({
     id: component.id,
     type: "component",
-    position: positions.get(component.id) ?? { x: 0, y: 0 },
+    position: dragged.get(component.id) ?? positions.get(component.id) ?? { x: 0, y: 0 },
+    measured: measured.get(component.id),
     data: { component, problemCount: problemCounts.get(component.id) ?? 0 },
     selected: component.id === selected,
     ariaLabel: `${KIND_LABELS[component.kind]} ${component.name}${component.type ? ` (${shortType(component.type)})` : ""}`,
@@ -76,21 +83,35 @@ export function FlowCanvas(props: {
     ariaLabel: `Connection ${edge.relationships.join(", ")} from ${nameOf(graph, edge.source)} to ${nameOf(graph, edge.target)}`,
     selected: edge.id === selected,
   }));
+  // Updates from the state they change: React Flow may call an earlier render's handler.
   const changed = (changes: NodeChange[]) => {
     for (const change of changes) {
       if (change.type === "select" && change.selected) props.onSelect(change.id);
+      if (change.type === "dimensions" && change.dimensions) {
+        const { id, dimensions } = change;
+        setMeasured((sizes) => new Map(sizes).set(id, dimensions));
+      }
+      if (change.type === "position" && change.position) {
+        const { id, position, dragging } = change;
+        setDragged((moving) => {
+          const next = new Map(moving);
+          if (dragging) next.set(id, position);
+          else next.delete(id);
+          return next;
+        });
+        if (!dragging) props.onMove(id, position);
+      }
     }
   };
+
   return (
     <div class="designer-canvas">
       <ReactFlow
-        // Fitted again as components and connections come and go (each may move the layout); auto-layout
-        // has no positions of the operator's to keep.
-        key={`${graph.nodes.length} ${graph.edges.length}`}
+        // Fitted again as components come and go, so that a new one is in view.
+        key={graph.nodes.length}
         nodes={nodes}
         edges={edges}
         nodeTypes={NODE_TYPES}
-        nodesDraggable={false}
         onNodesChange={changed}
         onEdgeClick={(_event, edge) => props.onSelect(edge.id)}
         onPaneClick={() => props.onSelect(undefined)}

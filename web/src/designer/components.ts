@@ -25,6 +25,8 @@ export interface ComponentDescriptor {
   description?: string;
   properties: PropertyDescriptor[];
   relationships: string[];
+  /** Whether it takes properties its manifest does not describe, named by the operator. */
+  dynamicProperties: boolean;
 }
 
 /** A component the class's binaries list, with how many of the class's agents can run it. */
@@ -89,6 +91,7 @@ export function componentsOf(manifest: unknown): ComponentDescriptor[] {
               const name = asString(asObject(relationship)?.name);
               return name === undefined ? [] : [name];
             }),
+            dynamicProperties: asBoolean(component.supportsDynamicProperties) ?? false,
           },
         ];
       }),

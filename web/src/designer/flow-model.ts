@@ -23,6 +23,12 @@ export interface DesignerFlow {
   document: JsonObject;
 }
 
+/** Where a component is drawn on the canvas, its top left corner. */
+export interface Position {
+  x: number;
+  y: number;
+}
+
 /** A component of the flow's root group, as the designer draws it. */
 export interface FlowNode {
   id: string;
@@ -33,6 +39,8 @@ export interface FlowNode {
   properties: Record<string, string>;
   /** The processor's relationships that end there rather than go on. */
   autoTerminated: string[];
+  /** Where the flow places it, in a format that carries positions; none means the designer lays it out. */
+  position?: Position;
 }
 
 /** A connection of the root group: from one component, for the relationships it carries, to another. */
@@ -168,10 +176,20 @@ function propertiesOf(component: JsonObject, keys: GraphKeys): Record<string, st
   );
 }
 
+/** Only NiFi's layout (MiNiFi Java's flow.json) places components; MiNiFi C++'s flow schema has no positions. */
+export const carriesPositions = (format: FlowFormat): boolean => format === "nifi-json";
+
+function positionOf(component: JsonObject): Position | undefined {
+  const position = asObject(component.position);
+  const { x, y } = position ?? {};
+  return typeof x === "number" && typeof y === "number" ? { x, y } : undefined;
+}
+
 function nodeOf(component: JsonObject, kind: FlowNode["kind"], keys: GraphKeys): FlowNode | undefined {
   const id = asString(component[keys.id]) ?? asString(component.name);
   if (id === undefined) return undefined;
   const type = keys.group.type.map((key) => asString(component[key])).find((value) => value !== undefined);
+  const position = positionOf(component);
   return {
     id,
     kind,
@@ -179,6 +197,7 @@ function nodeOf(component: JsonObject, kind: FlowNode["kind"], keys: GraphKeys):
     ...(type === undefined ? {} : { type }),
     properties: propertiesOf(component, keys),
     autoTerminated: stringsOf(component[keys.autoTerminated]),
+    ...(position === undefined ? {} : { position }),
   };
 }
 
@@ -288,8 +307,8 @@ function changeComponent(
   const keys = keysOf(flow.format);
   const root = rootOf(flow);
   let changed = root;
-  for (const kind of Object.keys(KIND_KEYS) as ComponentKind[]) {
-    const key = KIND_KEYS[kind](keys);
+  const kinds = Object.keys(KIND_KEYS) as ComponentKind[];
+  for (const key of [...kinds.map((kind) => KIND_KEYS[kind](keys)), keys.group.groups]) {
     const list = asArray(root[key]);
     const index = list.findIndex((entry) => asObject(entry)?.[keys.id] === id);
     if (index < 0) continue;
@@ -316,6 +335,13 @@ export function setProperty(
       [keys.group.properties]: value === undefined ? others : { ...others, [property]: value },
     };
   });
+}
+
+/** Places a component (a nested group too) where the operator put it, in a format that carries positions. */
+export function move(flow: DesignerFlow, id: string, position: Position): DesignerFlow {
+  if (!carriesPositions(flow.format))
+    throw new FlowModelError(`A ${flow.format} flow does not say where its components are drawn`);
+  return changeComponent(flow, id, (component) => ({ ...component, position }));
 }
 
 /** Renames a component. */

@@ -1,7 +1,8 @@
 /**
  * What keeps a designed flow from running, found as the operator edits, before Beacon's own validation of
  * the saved version: components no binary of the class lists, required properties without a value, values a
- * property does not allow, and processor relationships that neither go on nor end.
+ * property does not allow, and processor relationships that neither go on nor end. With no manifest of the
+ * class's agents known there is nothing to check components against: the page says so instead.
  */
 import { descriptorFor, type PaletteEntry, shortType } from "./components.js";
 import type { FlowGraph } from "./flow-model.js";
@@ -25,10 +26,11 @@ export function problemsOf(
     if (node.kind !== "processor" && node.kind !== "controllerService") continue;
     const descriptor = descriptorFor(palette, node.type);
     if (!descriptor) {
-      problems.push({
-        id: node.id,
-        message: `${node.name}: no binary of the class lists ${node.type ?? "its type"}`,
-      });
+      if (palette.length > 0)
+        problems.push({
+          id: node.id,
+          message: `${node.name}: no binary of the class lists ${node.type ?? "its type"}`,
+        });
       continue;
     }
     if (descriptor.agentCount < classAgentCount)
@@ -65,4 +67,21 @@ export function problemsOf(
       problems.push({ id: edge.id, message: `The connection from ${source.name} carries no relationship` });
   }
   return problems;
+}
+
+/** Why a dynamic property cannot be added to the component under this name, if it cannot. */
+export function dynamicPropertyProblem(
+  descriptor: PaletteEntry,
+  properties: Record<string, string>,
+  name: string,
+): string | undefined {
+  const trimmed = name.trim();
+  if (trimmed === "") return "Give the property a name.";
+  if (!descriptor.dynamicProperties) return `${shortType(descriptor.type)} takes no dynamic properties.`;
+  const described = descriptor.properties.find(
+    (property) => property.name === trimmed || property.displayName === trimmed,
+  );
+  if (described) return `${described.displayName} is a property of ${shortType(descriptor.type)} already.`;
+  if (trimmed in properties) return `${trimmed} is set already.`;
+  return undefined;
 }

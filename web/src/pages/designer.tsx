@@ -1,4 +1,4 @@
-import { useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso";
 import { type ConsoleClient, dataOf, type Schemas } from "../api/client";
 import { useConsole } from "../components/console";
@@ -30,7 +30,9 @@ import {
   setAutoTerminated,
   setProperty,
 } from "../designer/flow-model";
-import { type FlowProblem, problemsOf } from "../designer/problems";
+import { type History, historyOf, record, redo, undo } from "../designer/history";
+import { type DesignerState, freeSpot, moveNode, positionsOf, relayout } from "../designer/layout";
+import { dynamicPropertyProblem, type FlowProblem, problemsOf } from "../designer/problems";
 import { shortHash } from "../format";
 import { mayAct } from "../session";
 
@@ -89,9 +91,11 @@ async function openFlow(
   version: string | undefined,
   agentTypes: (string | undefined)[],
 ): Promise<{ flow: DesignerFlow; openedHash?: string }> {
-  const path = { className };
-  const agentClass = await dataOf(client.GET("/api/v1/classes/{className}", { params: { path } }));
-  const hash = version ?? agentClass.flow?.target;
+  // A version named opens without the class's record: a flow may be published before any agent of its class is.
+  const hash =
+    version ??
+    (await dataOf(client.GET("/api/v1/classes/{className}", { params: { path: { className } } }))).flow
+      ?.target;
   if (hash === undefined) {
     const javaOnly = agentTypes.length > 0 && agentTypes.every((type) => type?.includes("java"));
     return { flow: emptyFlow(javaOnly ? "nifi-json" : "minifi-yaml", className) };
@@ -137,13 +141,38 @@ export function Designer() {
   );
 }
 
+/** Whether a key press is the operator's undo (Ctrl+Z, ⌘Z) or redo (with Shift), outside a text field's own. */
+function historyKey(event: KeyboardEvent): "undo" | "redo" | undefined {
+  if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z") return undefined;
+  const target = event.target as HTMLElement | null;
+  if (target?.closest("input, textarea, select, [contenteditable]")) return undefined;
+  return event.shiftKey ? "redo" : "undo";
+}
+
 function Workbench(props: { className: string; workspace: Workspace }) {
   const { session } = useConsole();
   const { workspace } = props;
-  const [flow, setFlow] = useState(workspace.flow);
+  const [history, setHistory] = useState<History<DesignerState>>(() =>
+    historyOf({ flow: workspace.flow, placed: {} }),
+  );
+  const { flow, placed } = history.present;
+  const change = (next: (state: DesignerState) => DesignerState) =>
+    setHistory((current) => record(current, next(current.present)));
+  const setFlow = (next: DesignerFlow) => change((state) => ({ ...state, flow: next }));
+  useEffect(() => {
+    const pressed = (event: KeyboardEvent) => {
+      const step = historyKey(event);
+      if (!step) return;
+      event.preventDefault();
+      setHistory(step === "undo" ? undo : redo);
+    };
+    document.addEventListener("keydown", pressed);
+    return () => document.removeEventListener("keydown", pressed);
+  }, []);
   const [selected, setSelected] = useState<string>();
   const palette = useMemo(() => paletteOf(workspace.binaries), [workspace.binaries]);
   const graph = useMemo(() => graphOf(flow), [flow]);
+  const positions = useMemo(() => positionsOf(graph, placed), [graph, placed]);
   const problems = useMemo(
     () => problemsOf(graph, palette, workspace.agentCount),
     [graph, palette, workspace],
@@ -157,7 +186,7 @@ function Workbench(props: { className: string; workspace: Workspace }) {
   const selectedEdge = graph.edges.find((edge) => edge.id === selected);
   const add = (kind: ComponentKind, type?: string) => {
     const added = addComponent(flow, { kind, type }, newId);
-    setFlow(added.flow);
+    change((state) => moveNode({ ...state, flow: added.flow }, added.id, freeSpot(positions.values())));
     setSelected(added.id);
   };
   return (
@@ -167,10 +196,32 @@ function Workbench(props: { className: string; workspace: Workspace }) {
         {flow.format} format · {workspace.agentCount} agent{workspace.agentCount === 1 ? "" : "s"},{" "}
         {workspace.binaries.length} binar{workspace.binaries.length === 1 ? "y" : "ies"}
       </p>
+      <div class="form-actions" role="toolbar" aria-label="Edits">
+        <button
+          type="button"
+          disabled={history.past.length === 0}
+          aria-keyshortcuts="Control+Z"
+          onClick={() => setHistory(undo)}
+        >
+          Undo
+        </button>
+        <button
+          type="button"
+          disabled={history.future.length === 0}
+          aria-keyshortcuts="Control+Shift+Z"
+          onClick={() => setHistory(redo)}
+        >
+          Redo
+        </button>
+        <button type="button" disabled={graph.nodes.length === 0} onClick={() => change(relayout)}>
+          Re-layout
+        </button>
+      </div>
       <div class="designer">
         <Palette palette={palette} agentCount={workspace.agentCount} onAdd={add} />
         <FlowCanvas
           graph={graph}
+          positions={positions}
           selected={selected}
           problemCounts={problemCounts}
           onSelect={setSelected}
@@ -179,6 +230,7 @@ function Workbench(props: { className: string; workspace: Workspace }) {
             const relationships = from && looseRelationships(from, graph, descriptorFor(palette, from.type));
             setFlow(connect(flow, { id: source, relationships: relationships ?? [] }, target, newId).flow);
           }}
+          onMove={(id, position) => change((state) => moveNode(state, id, position))}
         />
       </div>
       <Problems problems={problems} />
@@ -208,7 +260,12 @@ function Workbench(props: { className: string; workspace: Workspace }) {
         </section>
       )}
       {mayAct(session, "operator") && (
-        <SaveFlow className={props.className} flow={flow} problems={problems} />
+        <SaveFlow
+          className={props.className}
+          flow={flow}
+          problems={problems}
+          unchecked={workspace.binaries.length === 0}
+        />
       )}
     </>
   );
@@ -405,10 +462,10 @@ function ComponentForm(props: {
           />
         </label>
       )}
-      {descriptor && descriptor.properties.length > 0 && (
+      {((descriptor && descriptor.properties.length > 0) || others.length > 0) && (
         <fieldset>
           <legend>Properties</legend>
-          {descriptor.properties.map((property) => (
+          {descriptor?.properties.map((property) => (
             <PropertyField
               key={property.name}
               property={property}
@@ -422,22 +479,37 @@ function ComponentForm(props: {
             />
           ))}
           {others.map((name) => (
-            <PropertyField
-              key={name}
-              property={{
-                name,
-                displayName: name,
-                required: false,
-                sensitive: false,
-                allowableValues: [],
-                expressionLanguageScope: "NONE",
-              }}
-              value={node.properties[name]}
-              fieldId={fieldId(name)}
-              onChange={(value) => edit(setProperty(flow, node.id, name, value))}
-            />
+            <div key={name} class="designer-dynamic">
+              <PropertyField
+                property={{
+                  name,
+                  displayName: name,
+                  required: false,
+                  sensitive: false,
+                  allowableValues: [],
+                  expressionLanguageScope: "NONE",
+                }}
+                value={node.properties[name]}
+                fieldId={fieldId(name)}
+                onChange={(value) => edit(setProperty(flow, node.id, name, value ?? ""))}
+              />
+              <button
+                type="button"
+                class="link"
+                onClick={() => edit(setProperty(flow, node.id, name, undefined))}
+              >
+                Remove {name}
+              </button>
+            </div>
           ))}
         </fieldset>
+      )}
+      {descriptor?.dynamicProperties && (
+        <AddProperty
+          node={node}
+          descriptor={descriptor}
+          onAdd={(name, value) => edit(setProperty(flow, node.id, name, value))}
+        />
       )}
       {node.kind === "processor" && descriptor && descriptor.relationships.length > 0 && (
         <fieldset>
@@ -471,6 +543,57 @@ function ComponentForm(props: {
         </button>
       </div>
     </section>
+  );
+}
+
+/** A dynamic property: one the component's manifest does not describe but says it takes, named by the operator. */
+function AddProperty(props: {
+  node: FlowNode;
+  descriptor: PaletteEntry;
+  onAdd: (name: string, value: string) => void;
+}) {
+  const { node, descriptor } = props;
+  const [name, setName] = useState("");
+  const [value, setValue] = useState("");
+  const [problem, setProblem] = useState<string>();
+  const problemId = `add-property-${node.id}-problem`;
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const refused = dynamicPropertyProblem(descriptor, node.properties, name);
+    setProblem(refused);
+    if (refused) return;
+    props.onAdd(name.trim(), value);
+    setName("");
+    setValue("");
+  };
+  return (
+    <form class="stacked" onSubmit={submit} aria-label={`Add a property to ${node.name}`}>
+      <fieldset>
+        <legend>Add a dynamic property</legend>
+        <label>
+          Property name
+          <input
+            type="text"
+            value={name}
+            aria-invalid={problem !== undefined}
+            aria-describedby={problem ? problemId : undefined}
+            onInput={(event) => setName(event.currentTarget.value)}
+          />
+        </label>
+        <label>
+          Property value
+          <input type="text" value={value} onInput={(event) => setValue(event.currentTarget.value)} />
+        </label>
+        {problem && (
+          <p id={problemId} class="problem" role="alert">
+            {problem}
+          </p>
+        )}
+        <div class="form-actions">
+          <button type="submit">Add property</button>
+        </div>
+      </fieldset>
+    </form>
   );
 }
 
@@ -553,7 +676,13 @@ function ConnectForm(props: {
  * Publishes the flow as a new version of the class, in its format, then shows Beacon's own validation of it
  * against the class's agents.
  */
-function SaveFlow(props: { className: string; flow: DesignerFlow; problems: FlowProblem[] }) {
+function SaveFlow(props: {
+  className: string;
+  flow: DesignerFlow;
+  problems: FlowProblem[];
+  /** Beacon knows the manifest of none of the class's agents: the flow's components could not be checked. */
+  unchecked: boolean;
+}) {
   const { client } = useConsole();
   const [state, run] = useAction();
   const [saved, setSaved] = useState<{
@@ -562,17 +691,21 @@ function SaveFlow(props: { className: string; flow: DesignerFlow; problems: Flow
   }>();
   // Whether the operator asked to save while the flow had problems: the refusal shows until they are fixed.
   const [refused, setRefused] = useState(false);
+  const [uncheckedAccepted, setUncheckedAccepted] = useState(false);
+  const [unconfirmed, setUnconfirmed] = useState(false);
   const classUrl = `/classes/${encodeURIComponent(props.className)}`;
   const save = async () => {
     setSaved(undefined);
     setRefused(props.problems.length > 0);
-    if (props.problems.length > 0) return;
+    setUnconfirmed(props.unchecked && !uncheckedAccepted);
+    if (props.problems.length > 0 || (props.unchecked && !uncheckedAccepted)) return;
     const { text, contentType } = serialiseFlow(props.flow);
     const result = await run(async () => {
       const path = { className: props.className };
       const version = await dataOf(
         client.POST("/api/v1/classes/{className}/flows", {
-          // Beacon's own validation first: a version some of the class's agents could not run is not stored.
+          // Beacon's own validation first: a version some of the class's agents could not run is not stored,
+          // saved unchecked or not.
           params: { path, query: { requireCompatible: true } },
           body: text,
           bodySerializer: (body) => body,
@@ -591,6 +724,17 @@ function SaveFlow(props: { className: string; flow: DesignerFlow; problems: Flow
   return (
     <section aria-labelledby="save-heading">
       <h2 id="save-heading">Save</h2>
+      {props.unchecked && (
+        <label class="inline">
+          <input
+            type="checkbox"
+            checked={uncheckedAccepted}
+            onChange={(event) => setUncheckedAccepted(event.currentTarget.checked)}
+          />
+          Save anyway: Beacon knows the manifest of none of this class's agents, so it could not check that
+          they can run this flow's components
+        </label>
+      )}
       <div class="form-actions">
         <button type="button" disabled={state.status === "busy"} onClick={save}>
           {state.status === "busy" ? "Saving…" : "Save as a new version"}
@@ -599,6 +743,11 @@ function SaveFlow(props: { className: string; flow: DesignerFlow; problems: Flow
       {refused && props.problems.length > 0 && (
         <p class="problem" role="alert">
           Fix the {props.problems.length} problem{props.problems.length === 1 ? "" : "s"} above first.
+        </p>
+      )}
+      {unconfirmed && props.unchecked && !uncheckedAccepted && (
+        <p class="problem" role="alert">
+          Confirm that you save it unchecked first.
         </p>
       )}
       <ActionProblem state={state} />
