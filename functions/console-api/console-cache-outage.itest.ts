@@ -81,6 +81,8 @@ describe("the console without its cache", () => {
     expect(agent.json()).not.toHaveProperty("statusSummary");
     const listed = await get("/api/v1/agents?status=online");
     expect((listed.json().items as unknown[]).length).toBe(3);
+    // Why each needs attention is the cache's to tell: absent, not an empty list that would say "none".
+    for (const item of listed.json().items as unknown[]) expect(item).not.toHaveProperty("attention");
     const klass = await get(`/api/v1/classes/${tenant.className}`);
     expect(klass.json()).toMatchObject({
       agents: { total: 3, online: 3, offline: 0 },

@@ -3,11 +3,7 @@
  * attention indexes, their counts and each filter's first page read through the console API's own composition.
  * It checks what the bench counted and read, never how fast.
  */
-import { randomUUID } from "node:crypto";
-import { rmSync } from "node:fs";
-import path from "node:path";
-import { afterAll, expect, inject, it } from "vitest";
-import { repositoryRoot } from "../test-support/local-stack.js";
+import { expect, it } from "vitest";
 import { fleetAgent } from "./agent-fleet.js";
 import {
   attentionReportLines,
@@ -16,24 +12,14 @@ import {
   REASONS_BY_PERCENT,
   runAttentionBench,
 } from "./attention-reads.js";
+import { smallBench } from "./small-bench.js";
 
 const AGENTS = 300;
 const ROUNDS = 2;
-const env = inject("beaconEnv");
-const stateDir = path.join(repositoryRoot, ".beacon", `attention-reads-test-${process.pid}`);
-
-afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
+const bench = smallBench("attention-reads", AGENTS, ROUNDS);
 
 it("writes a fleet with agents in the attention indexes, and counts and pages them as the console API reads them", async () => {
-  const tenant = `bench-${randomUUID().slice(0, 8)}`;
-  const report = await runAttentionBench({
-    env,
-    stateDir,
-    tenant,
-    agents: AGENTS,
-    rounds: ROUNDS,
-    log: () => {},
-  });
+  const report = await runAttentionBench(bench);
 
   const heartbeating = Array.from({ length: AGENTS }, (_, index) => index).filter(
     (index) => fleetAgent(index).presence === "online",

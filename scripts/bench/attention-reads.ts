@@ -8,27 +8,21 @@
  * backends of its own.
  */
 import { cpus, loadavg } from "node:os";
-import path from "node:path";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { CacheKeys } from "../../functions/adapters/redis/cache-keys.js";
 import { composeConsoleApi } from "../../functions/console-api/composition.js";
 import type { ConsoleRoute } from "../../functions/console-api/routes.js";
 import { ERROR_BULLETIN_WINDOW_MS } from "../../functions/core/agents/attention.js";
 import type { Principal } from "../../functions/core/identity/principal.js";
-import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
-import { makeRedisClient } from "../../functions/runtime/redis-client.js";
-import { agentApiConfig, consoleApiConfig } from "../../functions/shared/config.js";
+import { consoleApiConfig } from "../../functions/shared/config.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { ensureDevCertificates } from "../local/certs.js";
-import { type FleetReport, fleetAgent, writeFleet } from "./agent-fleet.js";
+import { type FleetReport, fleetAgent } from "./agent-fleet.js";
 import { median } from "./console-list.js";
 import { meteredClient, usedSince } from "./dynamodb-meter.js";
-import type { FleetBenchOptions } from "./fleet-bench.js";
+import { benchConsoleEnv, type FleetBenchOptions, writeBenchFleet } from "./fleet-bench.js";
 
 /** Rows of the Agents page's first page. */
 export const PAGE_ROWS = 50;
-/** The agent API's URL, which the console API's configuration asks for; no agent is sent to it here. */
-const UNUSED_AGENT_API_URL = "https://127.0.0.1:1";
 type IndexedReason = "backPressure" | "errorBulletins" | "offTarget";
 /**
  * Of each hundred heartbeating agents, those put in an attention index: 4 back-pressured, 3 with fresh ERROR
@@ -73,33 +67,11 @@ function percentile(values: number[], share: number): number {
 }
 
 export async function runAttentionBench(options: FleetBenchOptions): Promise<AttentionReport> {
-  const { env, tenant, agents, rounds, log } = options;
-  const consoleEnv = {
-    ...env,
-    [EnvNames.agentApiUrl]: UNUSED_AGENT_API_URL,
-    [EnvNames.agentCaDir]: path.join(options.stateDir, "certs"),
-    // The console's configuration names the function its webhook tests go to; the bench makes none.
-    [EnvNames.webhookTesterFunction]: "webhook-dispatcher",
-  };
-  const seeding = DynamoDBDocumentClient.from(makeDynamoDbClient(env), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-  const redis = makeRedisClient({ url: env[EnvNames.redisUrl] as string, commandTimeoutMs: 10_000 });
-  const { documents, meter } = meteredClient(env);
+  const { tenant, agents, rounds, log } = options;
+  const consoleEnv = benchConsoleEnv(options);
+  const { fleet, redis, close } = await writeBenchFleet(options);
+  const { documents, meter } = meteredClient(options.env);
   try {
-    log(`writing ${agents} agents of tenant ${tenant}`);
-    const fleet = await writeFleet({
-      documents: seeding,
-      tableName: env[EnvNames.tableName] as string,
-      redis,
-      tenant,
-      agents,
-      intervals: agentApiConfig(consoleEnv),
-      concurrency: options.concurrency,
-      log,
-    });
-    log(`wrote ${fleet.items} items in ${fleet.seconds.toFixed(1)} s`);
-
     // As the heartbeat's script leaves them: since when (NX), ERROR bulletins until the window's end.
     const now = Date.now();
     const indexed: Record<IndexedReason, number> = { backPressure: 0, errorBulletins: 0, offTarget: 0 };
@@ -120,7 +92,7 @@ export async function runAttentionBench(options: FleetBenchOptions): Promise<Att
     await pipeline.exec();
     log(`attention indexes: ${JSON.stringify(indexed)}`);
 
-    await ensureDevCertificates(consoleEnv[EnvNames.agentCaDir]);
+    await ensureDevCertificates(consoleEnv[EnvNames.agentCaDir] as string);
     // The composition's other clients (S3, Kinesis) read their endpoints from the process's environment.
     Object.assign(process.env, consoleEnv);
     const consoleApi = composeConsoleApi(consoleApiConfig(consoleEnv), documents);
@@ -175,8 +147,7 @@ export async function runAttentionBench(options: FleetBenchOptions): Promise<Att
       firstPages,
     };
   } finally {
-    seeding.destroy();
-    redis.disconnect();
+    close();
   }
 }
 

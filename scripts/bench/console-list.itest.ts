@@ -2,46 +2,34 @@
  * `npm run bench:console`'s code, small: a few hundred agents written as Beacon writes them, the console
  * in Chromium showing their first pages. It checks what the benchmark wrote and showed, never how fast.
  */
-import { randomUUID } from "node:crypto";
-import { rmSync } from "node:fs";
-import path from "node:path";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { afterAll, expect, inject, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { DynamoFleetRegistry } from "../../functions/adapters/dynamodb/fleet-registry.js";
 import { RedisFleetHotState } from "../../functions/adapters/redis/fleet-hot-state.js";
 import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
 import { makeRedisClient } from "../../functions/runtime/redis-client.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
-import { repositoryRoot } from "../test-support/local-stack.js";
 import { FLEET_CLASSES, fleetAgent } from "./agent-fleet.js";
 import { reportLines, runConsoleListBench } from "./console-list.js";
+import { smallBench } from "./small-bench.js";
 
 const AGENTS = 300;
 const ROUNDS = 2;
-const env = inject("beaconEnv");
-const stateDir = path.join(repositoryRoot, ".beacon", `console-list-test-${process.pid}`);
-const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(env));
-const redis = makeRedisClient({ url: env[EnvNames.redisUrl] as string, commandTimeoutMs: 10_000 });
+const bench = smallBench("console-list", AGENTS, ROUNDS);
+const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(bench.env));
+const redis = makeRedisClient({ url: bench.env[EnvNames.redisUrl] as string, commandTimeoutMs: 10_000 });
 
 afterAll(() => {
   documents.destroy();
   redis.disconnect();
-  rmSync(stateDir, { recursive: true, force: true });
 });
 
 it("writes a fleet as Beacon does and measures the Agents page's first page over it, cold and warm", async () => {
-  const tenant = `bench-${randomUUID().slice(0, 8)}`;
-  const report = await runConsoleListBench({
-    env,
-    stateDir,
-    tenant,
-    agents: AGENTS,
-    rounds: ROUNDS,
-    log: () => {},
-  });
+  const { tenant } = bench;
+  const report = await runConsoleListBench(bench);
 
   // The registry holds every agent in its classes, and the cache those it keeps, as the console counts them.
-  const registry = new DynamoFleetRegistry(documents, env[EnvNames.tableName] as string);
+  const registry = new DynamoFleetRegistry(documents, bench.env[EnvNames.tableName] as string);
   const perClass = await Promise.all(FLEET_CLASSES.map((name) => registry.count(tenant, name)));
   expect(perClass.reduce((sum, count) => sum + count, 0)).toBe(AGENTS);
   expect(perClass.every((count) => count > 0)).toBe(true);

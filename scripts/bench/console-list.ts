@@ -7,11 +7,7 @@
  */
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
-import { makeRedisClient } from "../../functions/runtime/redis-client.js";
-import { agentApiConfig } from "../../functions/shared/config.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { buildWebConsole } from "../../web/tools/build.js";
 import { ensureDevCertificates } from "../local/certs.js";
@@ -21,8 +17,8 @@ import { openTemporaryFunctionLog } from "../local/function-logs.js";
 import { loadConsoleApi } from "../local/function-routes.js";
 import { startConsoleGateway } from "../local/gateway.js";
 import { startWebServer } from "../local/web-server.js";
-import { FLEET_CLASSES, type FleetReport, writeFleet } from "./agent-fleet.js";
-import type { FleetBenchOptions } from "./fleet-bench.js";
+import { FLEET_CLASSES, type FleetReport } from "./agent-fleet.js";
+import { benchConsoleEnv, type FleetBenchOptions, writeBenchFleet } from "./fleet-bench.js";
 
 /** The console's budget: the first page of the agent list on screen within a second of navigating to it. */
 export const FIRST_PAGE_BUDGET_MS = 1_000;
@@ -31,8 +27,6 @@ const PAGE_ROWS = 50;
 const FILTER_CLASS = FLEET_CLASSES[0];
 /** Where the console keeps its token (web/src/session.ts), per tab. */
 const SESSION_TOKEN_KEY = "beacon.console.token";
-/** The agent API's URL, which the console API's configuration asks for; no agent is sent to it here. */
-const UNUSED_AGENT_API_URL = "https://127.0.0.1:1";
 
 /**
  * One way of opening the page. A cold case opens it in a new browser context (an empty cache: the
@@ -136,43 +130,18 @@ export interface ConsoleListReport {
 }
 
 export async function runConsoleListBench(options: ConsoleListOptions): Promise<ConsoleListReport> {
-  const { env, stateDir, tenant, log } = options;
+  const { stateDir, tenant, log } = options;
   const executablePath = chromiumExecutable();
-  const tableName = env[EnvNames.tableName] as string;
-  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(env), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-  const redis = makeRedisClient({ url: env[EnvNames.redisUrl] as string, commandTimeoutMs: 10_000 });
-  const stops: Array<() => Promise<void> | void> = [() => documents.destroy(), () => void redis.disconnect()];
+  const written = await writeBenchFleet(options);
+  const { fleet } = written;
+  const stops: Array<() => Promise<void> | void> = [written.close];
   try {
-    log(`writing ${options.agents} agents of tenant ${tenant}`);
-    const agentApiEnv = { ...env, [EnvNames.agentApiUrl]: UNUSED_AGENT_API_URL };
-    const fleet = await writeFleet({
-      documents,
-      tableName,
-      redis,
-      tenant,
-      agents: options.agents,
-      intervals: agentApiConfig(agentApiEnv),
-      concurrency: options.concurrency,
-      log,
-    });
-    log(
-      `wrote ${fleet.items} items and ${fleet.hotStates} agents' hot state in ${fleet.seconds.toFixed(1)} s`,
-    );
-
     const functionLog = openTemporaryFunctionLog();
     stops.push(() => functionLog.close());
-    const certsDir = path.join(stateDir, "certs");
-    await ensureDevCertificates(certsDir);
+    const consoleEnv = benchConsoleEnv(options);
+    await ensureDevCertificates(consoleEnv[EnvNames.agentCaDir] as string);
     const consoleApi = await loadConsoleApi(
-      {
-        ...agentApiEnv,
-        [EnvNames.agentCaDir]: certsDir,
-        // The console's configuration names the function its webhook tests go to; the benchmark makes none.
-        [EnvNames.webhookTesterFunction]: "webhook-dispatcher",
-        POWERTOOLS_LOG_LEVEL: "ERROR",
-      },
+      { ...consoleEnv, POWERTOOLS_LOG_LEVEL: "ERROR" },
       functionLog.log,
     );
     stops.push(() => consoleApi.shutdown());

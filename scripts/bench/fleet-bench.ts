@@ -6,10 +6,15 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
+import { makeRedisClient } from "../../functions/runtime/redis-client.js";
+import { agentApiConfig } from "../../functions/shared/config.js";
+import { EnvNames } from "../../functions/shared/env-names.js";
 import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { startBackends } from "../local/backends.js";
 import { findFreePorts } from "../local/ports.js";
-import { FLEET_WRITE_CONCURRENCY } from "./agent-fleet.js";
+import { FLEET_WRITE_CONCURRENCY, type FleetOptions, type FleetReport, writeFleet } from "./agent-fleet.js";
 
 export interface FleetBenchOptions {
   /** The backends' environment (endpoints, names, credentials), as startBackends gives it. */
@@ -23,6 +28,65 @@ export interface FleetBenchOptions {
   /** Writes of the fleet in flight at once (agent-fleet.ts), each of 25 agents. */
   concurrency?: number;
   log: (line: string) => void;
+}
+
+/** The agent API's URL, which the console API's configuration asks for; a bench sends no agent to it. */
+const UNUSED_AGENT_API_URL = "https://127.0.0.1:1";
+
+/**
+ * The environment of the console API a bench runs: the backends', the agent CA in the bench's state folder,
+ * and an agent API and a webhook tester that the bench never calls.
+ */
+export const benchConsoleEnv = ({ env, stateDir }: FleetBenchOptions): Record<string, string> => ({
+  ...env,
+  [EnvNames.agentApiUrl]: UNUSED_AGENT_API_URL,
+  [EnvNames.agentCaDir]: path.join(stateDir, "certs"),
+  [EnvNames.webhookTesterFunction]: "webhook-dispatcher",
+});
+
+/** A bench's fleet as written, and the clients that wrote it, for the bench to go on with and then close. */
+export interface BenchFleet {
+  fleet: FleetReport;
+  documents: DynamoDBDocumentClient;
+  redis: ReturnType<typeof makeRedisClient>;
+  close: () => void;
+}
+
+/** Writes the bench's fleet of `options.agents` as Beacon writes it (agent-fleet.ts), labelled by `labelsOf`. */
+export async function writeBenchFleet(
+  options: FleetBenchOptions,
+  labelsOf?: FleetOptions["labelsOf"],
+): Promise<BenchFleet> {
+  const { env, tenant, agents, log } = options;
+  const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(env), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  const redis = makeRedisClient({ url: env[EnvNames.redisUrl] as string, commandTimeoutMs: 10_000 });
+  const close = () => {
+    documents.destroy();
+    redis.disconnect();
+  };
+  try {
+    log(`writing ${agents} agents of tenant ${tenant}`);
+    const fleet = await writeFleet({
+      documents,
+      tableName: env[EnvNames.tableName] as string,
+      redis,
+      tenant,
+      agents,
+      intervals: agentApiConfig(benchConsoleEnv(options)),
+      concurrency: options.concurrency,
+      labelsOf,
+      log,
+    });
+    log(
+      `wrote ${fleet.items} items and ${fleet.hotStates} agents' hot state in ${fleet.seconds.toFixed(1)} s`,
+    );
+    return { fleet, documents, redis, close };
+  } catch (error) {
+    close();
+    throw error;
+  }
 }
 
 /** The usage's lines for the options every fleet bench takes. */

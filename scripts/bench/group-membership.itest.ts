@@ -3,31 +3,17 @@
  * groups' counts and first pages read through the console API's own composition, and two rollouts to a group
  * driven by the sweeper's engine. It checks what the bench counted and metered, never how fast.
  */
-import { randomUUID } from "node:crypto";
-import { rmSync } from "node:fs";
-import path from "node:path";
-import { afterAll, expect, inject, it } from "vitest";
-import { repositoryRoot } from "../test-support/local-stack.js";
+import { expect, it } from "vitest";
 import { FLEET_CLASSES, fleetAgent } from "./agent-fleet.js";
 import { groupsReportLines, runGroupsBench } from "./group-membership.js";
+import { smallBench } from "./small-bench.js";
 
 const AGENTS = 240;
 const ROUNDS = 2;
-const env = inject("beaconEnv");
-const stateDir = path.join(repositoryRoot, ".beacon", `group-membership-test-${process.pid}`);
-
-afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
+const bench = smallBench("group-membership", AGENTS, ROUNDS);
 
 it("writes a labelled fleet, counts and pages each group as the console API reads it and rolls out to a group, metering DynamoDB", async () => {
-  const tenant = `bench-${randomUUID().slice(0, 8)}`;
-  const report = await runGroupsBench({
-    env,
-    stateDir,
-    tenant,
-    agents: AGENTS,
-    rounds: ROUNDS,
-    log: () => {},
-  });
+  const report = await runGroupsBench(bench);
 
   const agents = Array.from({ length: AGENTS }, (_, index) => ({ index, ...fleetAgent(index) }));
   const north = ({ index }: { index: number }) => index % 4 === 0;

@@ -8,8 +8,6 @@
  * its own.
  */
 import { cpus, loadavg } from "node:os";
-import path from "node:path";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoClassCatalog } from "../../functions/adapters/dynamodb/class-catalog.js";
 import { DynamoFleetRegistry } from "../../functions/adapters/dynamodb/fleet-registry.js";
 import { DynamoGroupStore } from "../../functions/adapters/dynamodb/group-store.js";
@@ -18,24 +16,20 @@ import { RedisFleetHotState } from "../../functions/adapters/redis/fleet-hot-sta
 import { composeConsoleApi } from "../../functions/console-api/composition.js";
 import type { ConsoleRoute } from "../../functions/console-api/routes.js";
 import type { Principal } from "../../functions/core/identity/principal.js";
-import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
-import { makeRedisClient } from "../../functions/runtime/redis-client.js";
-import { agentApiConfig, consoleApiConfig, sweeperConfig } from "../../functions/shared/config.js";
+import { consoleApiConfig, sweeperConfig } from "../../functions/shared/config.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { composeGroupCounting } from "../../functions/sweeper/composition.js";
 import { ensureDevCertificates } from "../local/certs.js";
-import { FLEET_CLASSES, type FleetReport, writeFleet } from "./agent-fleet.js";
+import { FLEET_CLASSES, type FleetReport } from "./agent-fleet.js";
 import { median } from "./console-list.js";
 import { meteredClient, usedSince } from "./dynamodb-meter.js";
-import type { FleetBenchOptions } from "./fleet-bench.js";
+import { benchConsoleEnv, type FleetBenchOptions, writeBenchFleet } from "./fleet-bench.js";
 import { type GroupRolloutReport, groupRolloutLines, runGroupRollout } from "./group-rollout.js";
 
 /** Each agent's site, by its index: a label a quarter of the fleet shares. */
 const SITES = ["north", "south", "east", "west"] as const;
 /** Rows of the Groups page's first page of members. */
 const PAGE_ROWS = 50;
-/** The agent API's URL, which the console API's configuration asks for; no agent is sent to it here. */
-const UNUSED_AGENT_API_URL = "https://127.0.0.1:1";
 
 /**
  * The groups measured: by capability (the C++ binary's PublishKafka), by label, by class and label, and by
@@ -108,39 +102,15 @@ export interface GroupsReport {
 
 export async function runGroupsBench(options: FleetBenchOptions): Promise<GroupsReport> {
   const { env, tenant, log } = options;
-  const consoleEnv = {
-    ...env,
-    [EnvNames.agentApiUrl]: UNUSED_AGENT_API_URL,
-    [EnvNames.agentCaDir]: path.join(options.stateDir, "certs"),
-    // The console's configuration names the function its webhook tests go to; the bench makes none.
-    [EnvNames.webhookTesterFunction]: "webhook-dispatcher",
-  };
-  const seeding = makeDynamoDbClient(env);
-  const seedDocuments = DynamoDBDocumentClient.from(seeding, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-  const redis = makeRedisClient({ url: env[EnvNames.redisUrl] as string, commandTimeoutMs: 10_000 });
+  const consoleEnv = benchConsoleEnv(options);
+  const written = await writeBenchFleet(options, (index) => ({
+    site: SITES[index % SITES.length] as string,
+  }));
+  const { fleet, redis, documents: seedDocuments } = written;
   const { documents, meter } = meteredClient(env);
-  const stops: Array<() => Promise<void> | void> = [
-    () => seedDocuments.destroy(),
-    () => void redis.disconnect(),
-  ];
+  const stops: Array<() => Promise<void> | void> = [written.close];
   try {
-    log(`writing ${options.agents} agents of tenant ${tenant}`);
-    const fleet = await writeFleet({
-      documents: seedDocuments,
-      tableName: env[EnvNames.tableName] as string,
-      redis,
-      tenant,
-      agents: options.agents,
-      intervals: agentApiConfig(consoleEnv),
-      concurrency: options.concurrency,
-      labelsOf: (index) => ({ site: SITES[index % SITES.length] as string }),
-      log,
-    });
-    log(`wrote ${fleet.items} items in ${fleet.seconds.toFixed(1)} s`);
-
-    await ensureDevCertificates(consoleEnv[EnvNames.agentCaDir]);
+    await ensureDevCertificates(consoleEnv[EnvNames.agentCaDir] as string);
     // The composition's other clients (S3, Kinesis) read their endpoints from the process's environment.
     Object.assign(process.env, consoleEnv);
     const consoleApi = composeConsoleApi(consoleApiConfig(consoleEnv), documents);

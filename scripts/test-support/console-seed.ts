@@ -14,6 +14,7 @@ import { example } from "../common/c2-examples.js";
 import type { AgentApiClient, AgentApiUnderTest } from "./agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "./console-api-harness.js";
 import { deliveredTransferDebug, uploadBundle } from "./debug-bundles.js";
+import { untilTrue } from "./until.js";
 
 /** What a seeded tenant holds, by the ids a test needs. */
 export interface SeededTenant {
@@ -155,10 +156,16 @@ export async function seedTenant(
   const className = `${tenant}-pumps`;
   const manifestHash = `${tenant}-manifest-1`;
   const agentIds = [1, 2, 3].map((index) => `${tenant}-agent-${index}`);
-  for (const agentId of agentIds) {
-    expect(await heartbeat(agentApi, fleet, agentId, className, manifestHash)).toBe(200);
-  }
   const adminToken = await consoleApi.token({ tenant, role: "admin" });
+  for (const agentId of agentIds) {
+    // On a busy machine the agent API may fail to record a heartbeat and answer 200 all the same (the agent
+    // heartbeats again): heartbeat until the console knows the agent and its binary.
+    await untilTrue(`${agentId} registered with its manifest`, async () => {
+      expect(await heartbeat(agentApi, fleet, agentId, className, manifestHash)).toBe(200);
+      const agent = await consoleApi.request("GET", `/api/v1/agents/${agentId}`, { token: adminToken });
+      return agent.status === 200 && agent.json().manifestId === manifestIdOf(manifestHash);
+    });
+  }
   const described = await consoleApi.request("PUT", `/api/v1/classes/${className}`, {
     token: adminToken,
     // Long enough that no agent goes offline while a test runs.

@@ -59,6 +59,29 @@ async function listedFor(reason: string): Promise<string[]> {
   return body.items.map((item) => item.agentId);
 }
 
+/** Waits until every agent is listed under its reason (`listed`), or until none is. */
+async function untilEachListed(listed: boolean, timeoutMs: number) {
+  await untilTrue(
+    listed ? "each agent to need attention for its reason" : "each agent to leave its reason",
+    async () => {
+      for (const { agentId, reason } of CASES)
+        if ((await listedFor(reason)).includes(agentId) !== listed) return false;
+      return true;
+    },
+    timeoutMs,
+  );
+}
+
+/** Queues a DESCRIBE MANIFEST for the failing agent, which fails it or, once it runs clean, carries it out. */
+async function queueDescribeOfFailing() {
+  const queued = await api("/operations", {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ agentId: FAILING, operation: "DESCRIBE", operand: "MANIFEST" }),
+  });
+  expect(queued.status).toBe(201);
+}
+
 beforeAll(async () => {
   ({ webUrl } = await startConsole("web-console-attention", {
     BEACON_SWEEPER_INTERVAL_SECONDS: "2",
@@ -123,21 +146,8 @@ describe("needs attention", () => {
     page.getByRole("row").filter({ has: page.getByRole("link", { name: agentId, exact: true }) });
 
   it("shows each agent under its reason on the Fleet page and in the Agents filter", async () => {
-    const queued = await api("/operations", {
-      method: "POST",
-      headers: json,
-      body: JSON.stringify({ agentId: FAILING, operation: "DESCRIBE", operand: "MANIFEST" }),
-    });
-    expect(queued.status).toBe(201);
-    await untilTrue(
-      "each agent to need attention for its reason",
-      async () => {
-        for (const { agentId, reason } of CASES)
-          if (!(await listedFor(reason)).includes(agentId)) return false;
-        return true;
-      },
-      120_000,
-    );
+    await queueDescribeOfFailing();
+    await untilEachListed(true, 120_000);
 
     await page.goto(webUrl);
     await page.getByRole("heading", { name: "Needs attention", level: 2 }).waitFor();
@@ -161,21 +171,8 @@ describe("needs attention", () => {
     await runAgent(TROUBLED, ERRORS);
     await runAgent(TROUBLED, PRESSURE);
     await runAgent(DRIFTING, DRIFTER);
-    const queued = await api("/operations", {
-      method: "POST",
-      headers: json,
-      body: JSON.stringify({ agentId: FAILING, operation: "DESCRIBE", operand: "MANIFEST" }),
-    });
-    expect(queued.status).toBe(201);
-    await untilTrue(
-      "each agent to leave its reason",
-      async () => {
-        for (const { agentId, reason } of CASES)
-          if ((await listedFor(reason)).includes(agentId)) return false;
-        return true;
-      },
-      180_000,
-    );
+    await queueDescribeOfFailing();
+    await untilEachListed(false, 180_000);
     const drifter = await api<{ flowId?: string }>(`/agents/${DRIFTER}`);
     expect(drifter.body.flowId).toBe(targetHash);
 

@@ -3121,7 +3121,7 @@ export interface components {
             location: string;
         };
         /**
-         * @description Why an agent needs attention: `offline` (silent past its class's allowance), `errorBulletins` (an ERROR bulletin in the last 15 minutes), `backPressure` (a queue at its limit, as its last heartbeat that reported queues said), `operationFailed` (its last operation failed or timed out), `offTarget` (a flow its class does not accept, nor a rollout holds it to), `pinned` (pinned to a version of its own: apart on purpose, never `offTarget`), `certificateExpiring` (its agent certificate expires soon).
+         * @description Why an agent needs attention: `offline` (silent past its class's allowance), `errorBulletins` (an ERROR bulletin within the bulletin window: `BEACON_ERROR_BULLETIN_WINDOW_SECONDS` on the agent API, 900 seconds by default), `backPressure` (a queue at its limit, as its last heartbeat that reported queues said), `operationFailed` (its last operation failed or timed out), `offTarget` (a flow its class does not accept, nor a rollout holds it to), `pinned` (pinned to a version of its own: apart on purpose, never `offTarget`), `certificateExpiring` (its agent certificate expires soon).
          * @enum {string}
          */
         AttentionReason: "offline" | "errorBulletins" | "backPressure" | "operationFailed" | "offTarget" | "pinned" | "certificateExpiring";
