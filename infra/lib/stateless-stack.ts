@@ -329,7 +329,7 @@ export class StatelessStack extends Stack {
     });
     // It reads the archive back to pass over a record of an event the stream carried before.
     consumer.bindEventArchive(stateful.eventArchive, ["write", "read"]);
-    // Fleet history, the agents' kept events and deliveries are items of the table.
+    // Fleet history, usage, the agents' kept events and deliveries are items of the table.
     consumer.bindTable(stateful.table);
     // A subscription a receiver's 410 Gone disables is announced on the stream.
     consumer.bindStream(stateful.stream);

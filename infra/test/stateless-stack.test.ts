@@ -658,3 +658,16 @@ describe("stacks", () => {
     expect(prod.stateless.dependencies).toContain(prod.stateful);
   });
 });
+
+describe("the stream consumer's event source mapping", () => {
+  it("gives each shard's batches one at a time, in order, and reports partial failures: fleet history and usage count once by it", () => {
+    for (const variant of [dev, prod]) {
+      variant.statelessTemplate.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+        FunctionName: Match.objectLike({ Ref: Match.stringLikeRegexp("^StreamConsumerFunction") }),
+        ParallelizationFactor: 1,
+        BisectBatchOnFunctionError: true,
+        FunctionResponseTypes: ["ReportBatchItemFailures"],
+      });
+    }
+  });
+});
