@@ -5,27 +5,39 @@
  * sign-in configuration's shape from here too. Plain values only: it runs in Node and in the browser alike.
  */
 
-/** The page runs only its own scripts and styles and talks only to its own origin. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+/**
+ * The page runs only its own scripts and styles and talks only to its own origin, and to the storage the
+ * console API's presigned links point at when it is given (`storageOrigin`: the assets bucket's regional
+ * endpoint on AWS, S3Proxy locally), where the browser sends an asset's parts and fetches nothing else.
+ */
+export function contentSecurityPolicy(storageOrigin?: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    storageOrigin === undefined ? "connect-src 'self'" : `connect-src 'self' ${storageOrigin}`,
+    "manifest-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
 
-export const SECURITY_HEADERS = {
-  "content-security-policy": CONTENT_SECURITY_POLICY,
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "x-frame-options": "DENY",
-  "cross-origin-opener-policy": "same-origin",
-} as const satisfies Record<string, string>;
+/** The security headers of the console's pages and files; `storageOrigin` as in contentSecurityPolicy. */
+export function securityHeaders(storageOrigin?: string) {
+  return {
+    "content-security-policy": contentSecurityPolicy(storageOrigin),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+    "cross-origin-opener-policy": "same-origin",
+  } as const satisfies Record<string, string>;
+}
+
+/** For what no asset is sent from: the sign-in pages and answers of the local stack's servers. */
+export const SECURITY_HEADERS = securityHeaders();
 
 /** The build's hashed files: a changed file gets a new name, so a browser may keep each one for good. */
 export const ASSETS_PREFIX = "/assets/";

@@ -10,7 +10,7 @@ import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-suppor
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { MAX_INLINE_ASSET_BYTES } from "../core/assets/model.js";
 import { makeS3Client } from "../runtime/aws-clients.js";
-import { EnvNames } from "../shared/env-names.js";
+import { AwsEndpointEnvNames, EnvNames } from "../shared/env-names.js";
 
 let agentApi: AgentApiUnderTest;
 let consoleApi: ConsoleApiUnderTest;
@@ -108,19 +108,35 @@ describe("the console's asset store", () => {
     expect(gone.status).toBe(404);
   });
 
-  it("serves an asset's bytes as uploaded, with their media type, to the tenant's viewers and to no one else", async () => {
+  it("serves an asset's bytes as uploaded, by a short-lived link, with their media type and name, to the tenant's viewers and to no one else", async () => {
     const bytes = randomBytes(1024 * 1024);
     const stored = await upload("lookup.bin", bytes, "application/vnd.beacon-test");
     expect(stored.status, stored.body).toBe(201);
-    const contentOf = (token: string) =>
-      fetch(new URL(`/api/v1/assets/${sha256(bytes)}/content`, consoleApi.url), {
+    const contentOf = (token: string, redirect: RequestRedirect = "follow", query = "") =>
+      fetch(new URL(`/api/v1/assets/${sha256(bytes)}/content${query}`, consoleApi.url), {
         headers: { authorization: `Bearer ${token}` },
+        redirect,
         signal: AbortSignal.timeout(30_000),
       });
-    const read = await contentOf(viewer);
+    // A redirect to the bucket (S3Proxy), presigned: no credentials of the caller's go with it.
+    const redirected = await contentOf(viewer, "manual");
+    expect(redirected.status).toBe(302);
+    const location = redirected.headers.get("location") as string;
+    expect(await redirected.json()).toEqual({ location });
+    expect(new URL(location).origin).toBe(new URL(env[AwsEndpointEnvNames.s3] as string).origin);
+    expect(new URL(location).searchParams.get("X-Amz-Expires")).toBe("300");
+    // For a page, which cannot read a redirect: the same kind of link in a 200's body.
+    const linked = await contentOf(viewer, "manual", "?redirect=false");
+    expect(linked.status).toBe(200);
+    expect(new URL(((await linked.json()) as { location: string }).location).pathname).toBe(
+      new URL(location).pathname,
+    );
+    const read = await fetch(location, { signal: AbortSignal.timeout(30_000) });
     expect(read.status).toBe(200);
     expect(read.headers.get("content-type")).toBe("application/vnd.beacon-test");
-    expect(read.headers.get("cache-control")).toBe("no-store");
+    expect(read.headers.get("content-disposition")).toBe('attachment; filename="lookup.bin"');
+    // Followed as curl -L or fetch follows it, the caller's token left behind.
+    expect(sha256(new Uint8Array(await (await contentOf(viewer)).arrayBuffer()))).toBe(sha256(bytes));
     const received = new Uint8Array(await read.arrayBuffer());
     expect(received.length).toBe(bytes.length);
     expect(sha256(received)).toBe(sha256(bytes));

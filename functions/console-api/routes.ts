@@ -158,7 +158,10 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     abortAssetUpload: (principal, { path }) => api.assets.abortUpload(principal, path.uploadId as string),
     listAssets: (principal, { query }) => api.assets.list(principal, page(query)),
     getAsset: (principal, { path }) => api.assets.get(principal, path.assetId as string),
-    getAssetContent: (principal, { path }) => api.assets.content(principal, path.assetId as string),
+    getAssetContent: (principal, { path, query }) =>
+      api.assets.content(principal, path.assetId as string, {
+        redirect: query.redirect as boolean | undefined,
+      }),
     deleteAsset: (principal, { path }) => api.assets.delete(principal, path.assetId as string),
     listClassParameters: (principal, { path }) =>
       api.parameters.classValues.list(principal, path.className as string),

@@ -12,3 +12,18 @@ export interface ConsoleResult {
   /** The change was made, but its events could not be put on the stream. */
   streamError?: unknown;
 }
+
+/**
+ * How long a download link the console hands out lasts: long enough to follow the redirect and fetch 100 MiB
+ * on a slow link, short enough that a link copied out of a browser's history is useless soon after.
+ */
+export const DOWNLOAD_LINK_SECONDS = 300;
+
+/**
+ * A download by a short-lived link to the bytes in storage, whose size no Lambda answer bounds: a redirect to
+ * it, or with `redirect: false` the link in a 200's body, for a web page, which cannot read a redirect.
+ */
+export function downloadLink(location: string, options: { redirect?: boolean }): ConsoleResult {
+  if (options.redirect === false) return { body: { location } };
+  return { status: 302, body: { location }, location };
+}

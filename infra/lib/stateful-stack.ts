@@ -13,7 +13,13 @@ import {
 import { EventBus } from "aws-cdk-lib/aws-events";
 import { Stream, StreamEncryption, StreamMode } from "aws-cdk-lib/aws-kinesis";
 import { LogGroup } from "aws-cdk-lib/aws-logs";
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  HttpMethods,
+  ObjectOwnership,
+} from "aws-cdk-lib/aws-s3";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import type { Construct } from "constructs";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
@@ -175,6 +181,22 @@ export class StatefulStack extends Stack {
           id: "DebugBundles",
           prefix: `${DEBUG_BUNDLES_PREFIX}/`,
           expiration: Duration.days(config.debugBundleDays),
+        },
+      ],
+      // The web console's page PUTs an asset's parts to the presigned URLs the console API hands out, from the
+      // console's origin: its own domain, or else its distribution's cloudfront.net name, which is made after
+      // this stack (the URLs themselves are the authorization; CORS only lets the page read the answers).
+      cors: [
+        {
+          allowedOrigins: [
+            config.consoleDomain === undefined
+              ? "https://*.cloudfront.net"
+              : `https://${config.consoleDomain.domainName}`,
+          ],
+          allowedMethods: [HttpMethods.PUT],
+          allowedHeaders: ["content-type"],
+          exposedHeaders: ["ETag"],
+          maxAge: 3600,
         },
       ],
       removalPolicy,

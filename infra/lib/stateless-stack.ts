@@ -156,6 +156,7 @@ export class StatelessStack extends Stack {
       tokenEndpoint: signIn.tokenEndpoint,
       config: { oauth: signIn.oauth },
       domain: config.consoleDomain,
+      storageOrigin: `https://${stateful.assets.bucket.bucketRegionalDomainName}`,
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
     });

@@ -41,7 +41,7 @@ import {
   CacheControl,
   CONFIG_PATH,
   type OAuthClientConfig,
-  SECURITY_HEADERS,
+  securityHeaders,
   type WebConsoleConfig,
 } from "../../web/serving.js";
 import type { ConsoleDomain, ConsoleIdentity } from "./config.js";
@@ -62,6 +62,11 @@ export interface WebConsoleProps {
   /** What the page reads at /config.json: how it signs people in. */
   readonly config: WebConsoleConfig;
   readonly domain: ConsoleDomain | undefined;
+  /**
+   * The assets bucket's regional endpoint (`https://<bucket>.s3.<region>.amazonaws.com`), where the console
+   * API's presigned part URLs point: the page sends an asset's parts there, so its `connect-src` allows it.
+   */
+  readonly storageOrigin: string;
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
 }
@@ -132,7 +137,8 @@ export const SPA_FALLBACK_FUNCTION = `function handler(event) {
 /**
  * The built web console on AWS: a private bucket behind CloudFront (origin access control), the security
  * headers and caching the local web server sends (web/serving.ts), and on the same origin the console API
- * under /api/ and the identity provider's token endpoint, so the page talks to nothing but its own origin.
+ * under /api/ and the identity provider's token endpoint, so the page talks to nothing but its own origin, and
+ * to the assets bucket, where it sends an asset's parts by the console API's presigned URLs.
  */
 export class WebConsole extends Construct {
   /** The console's public URL, without a trailing slash. */
@@ -179,7 +185,7 @@ export class WebConsole extends Construct {
       // With caching off, the all-viewer policy passes the Authorization header on too.
       cachePolicy: CachePolicy.CACHING_DISABLED,
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-      responseHeadersPolicy: headersPolicy(this, "PassedOnHeaders", undefined),
+      responseHeadersPolicy: headersPolicy(this, "PassedOnHeaders", props.storageOrigin, undefined),
     };
     const httpsOrigin = (host: string) =>
       new HttpOrigin(host, {
@@ -195,7 +201,7 @@ export class WebConsole extends Construct {
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
         cachePolicy: CachePolicy.CACHING_OPTIMIZED,
-        responseHeadersPolicy: headersPolicy(this, "PageHeaders", CacheControl.page),
+        responseHeadersPolicy: headersPolicy(this, "PageHeaders", props.storageOrigin, CacheControl.page),
         functionAssociations: [
           {
             eventType: FunctionEventType.VIEWER_REQUEST,
@@ -212,7 +218,12 @@ export class WebConsole extends Construct {
           viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
           allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
           cachePolicy: CachePolicy.CACHING_OPTIMIZED,
-          responseHeadersPolicy: headersPolicy(this, "AssetHeaders", CacheControl.assets),
+          responseHeadersPolicy: headersPolicy(
+            this,
+            "AssetHeaders",
+            props.storageOrigin,
+            CacheControl.assets,
+          ),
         },
         [`${API_PREFIX}*`]: { ...passedOn, origin: httpsOrigin(props.consoleApiHost) },
         [props.tokenEndpoint.path]: { ...passedOn, origin: httpsOrigin(props.tokenEndpoint.host) },
@@ -308,13 +319,14 @@ function acknowledgeDeploymentFunction(deployment: BucketDeployment, site: Bucke
 function headersPolicy(
   scope: Construct,
   id: string,
+  storageOrigin: string,
   cacheControl: string | undefined,
 ): ResponseHeadersPolicy {
   const security: {
     -readonly [K in keyof ResponseSecurityHeadersBehavior]: ResponseSecurityHeadersBehavior[K];
   } = { strictTransportSecurity: { accessControlMaxAge: Duration.days(365), override: true } };
   const custom: ResponseCustomHeader[] = [];
-  for (const [header, value] of Object.entries(SECURITY_HEADERS)) {
+  for (const [header, value] of Object.entries(securityHeaders(storageOrigin))) {
     if (header === "content-security-policy") {
       security.contentSecurityPolicy = { contentSecurityPolicy: value, override: true };
     } else if (header === "x-content-type-options" && value === "nosniff") {

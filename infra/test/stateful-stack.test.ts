@@ -133,6 +133,20 @@ describe("assets bucket", () => {
     });
   });
 
+  it("takes an asset's parts PUT from the web console's origin, with ETag exposed", () => {
+    const rule = { AllowedMethods: ["PUT"], ExposedHeaders: ["ETag"], AllowedHeaders: ["content-type"] };
+    prod.statefulTemplate.hasResourceProperties("AWS::S3::Bucket", {
+      CorsConfiguration: {
+        CorsRules: [{ ...rule, AllowedOrigins: ["https://*.cloudfront.net"], MaxAge: 3600 }],
+      },
+    });
+    synthesized("prod").statefulTemplate.hasResourceProperties("AWS::S3::Bucket", {
+      CorsConfiguration: {
+        CorsRules: [{ ...rule, AllowedOrigins: ["https://console.beacon.example.com"], MaxAge: 3600 }],
+      },
+    });
+  });
+
   it("is retained outside dev, emptied and deleted with a dev stack", () => {
     prod.statefulTemplate.hasResource("AWS::S3::Bucket", { DeletionPolicy: "Retain" });
     dev.statefulTemplate.hasResource("AWS::S3::Bucket", { DeletionPolicy: "Delete" });

@@ -7,6 +7,7 @@ import {
   API_PREFIX,
   ASSETS_PREFIX,
   CacheControl,
+  contentSecurityPolicy,
   SECURITY_HEADERS,
   SIGN_IN_CALLBACK_PATH,
   type WebConsoleConfig,
@@ -193,13 +194,21 @@ describe("the web console's distribution", () => {
     const assets = config.CacheBehaviors.find((b) => b.PathPattern === `${ASSETS_PREFIX}*`);
     const api = config.CacheBehaviors.find((b) => b.PathPattern === `${API_PREFIX}*`);
     const page = config.DefaultCacheBehavior as { ResponseHeadersPolicyId: unknown };
+    // The page also sends an asset's parts to the assets bucket's regional endpoint: its connect-src names it.
+    const [before, bucketHost, after] = (
+      sent(page)["content-security-policy"] as { "Fn::Join": [string, [string, unknown, string]] }
+    )["Fn::Join"][1];
+    expect(JSON.stringify(bucketHost)).toMatch(/Assets.*RegionalDomainName/);
+    expect(`${before}bucket.example${after}`).toBe(contentSecurityPolicy("https://bucket.example"));
     expect(sent(page)).toEqual({
       ...SECURITY_HEADERS,
+      "content-security-policy": expect.anything(),
       "strict-transport-security": 31_536_000,
       "cache-control": CacheControl.page,
     });
     expect(sent(assets as { ResponseHeadersPolicyId: unknown })).toEqual({
       ...SECURITY_HEADERS,
+      "content-security-policy": sent(page)["content-security-policy"],
       "strict-transport-security": 31_536_000,
       "cache-control": CacheControl.assets,
     });

@@ -40,6 +40,8 @@ export interface BackendsOptions {
    */
   notificationBus?: { name: string; port: number };
   log: (line: string) => void;
+  /** Web pages' origins S3Proxy allows by CORS (see startS3Proxy): the local web console's. */
+  browserOrigins?: readonly string[];
   /**
    * Keep DynamoDB Local's tables on disk under stateDir instead of in memory, and S3Proxy's buckets with
    * them: assets' bytes and their records come and go together.
@@ -139,7 +141,13 @@ export async function startBackends(options: BackendsOptions): Promise<Backends>
           }),
       ),
       endpointOf(AwsEndpointEnvNames.s3, "S3Proxy", `http://127.0.0.1:${ports.s3}`, () =>
-        startS3Proxy({ port: ports.s3, stateDir, persist: options.persistDynamoDb, clientEnv: localAwsEnv }),
+        startS3Proxy({
+          port: ports.s3,
+          stateDir,
+          persist: options.persistDynamoDb,
+          corsOrigins: options.browserOrigins,
+          clientEnv: localAwsEnv,
+        }),
       ),
       notificationBus &&
         endpointOf(

@@ -21,6 +21,11 @@ export interface S3ProxyOptions {
   stateDir: string;
   /** Keep the buckets' files from the last start; otherwise they start empty, like DynamoDB Local in memory. */
   persist?: boolean;
+  /**
+   * The web pages' origins allowed by CORS to PUT an asset's parts to presigned URLs, with ETag exposed, as
+   * the assets bucket's CORS rule on AWS; none without them.
+   */
+  corsOrigins?: readonly string[];
   /** The identity and credential it checks signatures with, which every local client signs with too. */
   clientEnv: Readonly<Record<string, string | undefined>> & {
     AWS_ACCESS_KEY_ID: string;
@@ -53,6 +58,7 @@ export async function startS3Proxy(options: S3ProxyOptions): Promise<ChildServic
       `jclouds.filesystem.basedir=${dataDir}`,
       "jclouds.identity=local",
       "jclouds.credential=local",
+      ...corsProperties(options.corsOrigins ?? []),
       "",
     ].join("\n"),
   );
@@ -80,4 +86,19 @@ export async function startS3Proxy(options: S3ProxyOptions): Promise<ChildServic
   } finally {
     client.destroy();
   }
+}
+
+/**
+ * S3Proxy's CORS properties: lists separated by spaces, each origin a regular expression, so quoted, and its
+ * backslashes doubled for the properties file, which reads a backslash as an escape.
+ */
+function corsProperties(origins: readonly string[]): string[] {
+  if (origins.length === 0) return [];
+  return [
+    `s3proxy.cors-allow-origins=${origins.map((origin) => origin.replace(/[.*+?^${}()|[\]\\]/g, "\\\\$&")).join(" ")}`,
+    "s3proxy.cors-allow-methods=PUT",
+    "s3proxy.cors-allow-headers=Content-Type",
+    // What a multipart upload's client reads from each part's answer.
+    "s3proxy.cors-exposed-headers=ETag",
+  ];
 }

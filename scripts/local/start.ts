@@ -103,6 +103,8 @@ async function start(): Promise<void> {
     ...LocalStackNames,
     notificationBus: { name: LocalStackNames.notificationBusName, port: ports.eventbridge },
     log,
+    // The page sends an asset's parts straight to S3Proxy, by the names the web console answers on.
+    browserOrigins: [`http://127.0.0.1:${ports.web}`, `http://localhost:${ports.web}`],
     persistDynamoDb: process.env[persistDynamoDbEnvName] === "true",
     redisCluster: process.env[redisClusterEnvName] === "true",
   });
@@ -192,6 +194,7 @@ async function start(): Promise<void> {
     root: webBuild.dir,
     consoleApiUrl: consoleGateway.url,
     issuer,
+    storageOrigin: new URL(backends.env[AwsEndpointEnvNames.s3] ?? "").origin,
   });
   running.push(() => webServer.close());
   // Rollouts send agents to flow downloads on the agent gateway too; expiry notices skip retired CAs' certificates.

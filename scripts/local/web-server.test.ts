@@ -5,12 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONTENT_SECURITY_POLICY } from "../../web/serving.js";
+import { contentSecurityPolicy } from "../../web/serving.js";
 import { ensureConsoleIssuer, makeJwtAuthorizer } from "./console-issuer.js";
 import type { Gateway } from "./gateway.js";
 import { startWebServer } from "./web-server.js";
 
 const INDEX = "<!doctype html><title>Beacon console</title>";
+/** Where the page sends an asset's parts: S3Proxy's origin locally. */
+const STORAGE_ORIGIN = "http://127.0.0.1:4569";
 const SCRIPT = "console.log('the console');".repeat(50);
 
 let dir: string;
@@ -78,6 +80,7 @@ beforeAll(async () => {
   web = await startWebServer({
     port: 0,
     root,
+    storageOrigin: STORAGE_ORIGIN,
     consoleApiUrl: `http://127.0.0.1:${(consoleApi.address() as AddressInfo).port}`,
     issuer: await ensureConsoleIssuer(join(dir, "issuer")),
   });
@@ -95,12 +98,13 @@ describe("the local web console server", () => {
       const reply = await send(path);
       expect(reply.status).toBe(200);
       expect(reply.body.toString()).toBe(INDEX);
-      expect(reply.headers["content-security-policy"]).toBe(CONTENT_SECURITY_POLICY);
+      expect(reply.headers["content-security-policy"]).toBe(contentSecurityPolicy(STORAGE_ORIGIN));
       expect(reply.headers["x-content-type-options"]).toBe("nosniff");
       expect(reply.headers["cache-control"]).toBe("no-cache");
     }
-    expect(CONTENT_SECURITY_POLICY).toContain("script-src 'self'");
-    expect(CONTENT_SECURITY_POLICY).not.toContain("unsafe");
+    expect(contentSecurityPolicy(STORAGE_ORIGIN)).toContain("script-src 'self'");
+    expect(contentSecurityPolicy(STORAGE_ORIGIN)).toContain(`connect-src 'self' ${STORAGE_ORIGIN};`);
+    expect(contentSecurityPolicy(STORAGE_ORIGIN)).not.toContain("unsafe");
   });
 
   it("serves hashed assets for good, gzipped when the browser takes gzip", async () => {

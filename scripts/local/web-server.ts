@@ -1,7 +1,8 @@
 /**
  * The local stand-in for the web console's distribution (CloudFront on AWS): the built console as static
  * files with the security headers a deployment sends, and the console API under /api/ on the same origin,
- * so the page needs no CORS and its Content-Security-Policy can allow `connect-src 'self'` alone.
+ * so the page needs no CORS for it; its Content-Security-Policy allows `connect-src` to its own origin and to
+ * the storage an asset's parts are sent to (S3Proxy, which allows this origin by CORS).
  *
  * It also answers `POST /local/token`, the local sign-in: a token from the dev issuer for any tenant and
  * role, limited to some classes when asked, as `npm run token` prints one. Only the local stack has it; a deployed console signs in with the
@@ -15,7 +16,7 @@ import { gzipSync } from "node:zlib";
 import { isValidIdentifier } from "../../functions/core/identity/credentials.js";
 import { classesOfClaim, type Role, Roles } from "../../functions/core/identity/principal.js";
 import { readBody } from "../../functions/shared/request-body.js";
-import { API_PREFIX, ASSETS_PREFIX, CacheControl, CONFIG_PATH, SECURITY_HEADERS } from "../../web/serving.js";
+import { API_PREFIX, ASSETS_PREFIX, CacheControl, CONFIG_PATH, securityHeaders } from "../../web/serving.js";
 import {
   AUTHORIZE_PATH,
   LocalAuthorizationServer,
@@ -24,6 +25,8 @@ import {
 } from "./authorization-server.js";
 import { type ConsoleIssuer, consoleToken } from "./console-issuer.js";
 import { type Gateway, listenOn } from "./gateway.js";
+
+type SecurityHeaders = ReturnType<typeof securityHeaders>;
 
 export const LOCAL_TOKEN_PATH = "/local/token";
 /** A working day, as the token `npm start` prints. */
@@ -51,14 +54,17 @@ export interface WebServerOptions {
   /** Where /api/ requests go: the console gateway. */
   consoleApiUrl: string;
   issuer: ConsoleIssuer;
+  /** The origin of the storage the console API's presigned links point at (S3Proxy's). */
+  storageOrigin?: string;
 }
 
 export async function startWebServer(options: WebServerOptions): Promise<Gateway> {
   const host = options.host ?? "127.0.0.1";
-  const files = new StaticFiles(options.root);
+  const headers = securityHeaders(options.storageOrigin);
+  const files = new StaticFiles(options.root, headers);
   const authorization = new LocalAuthorizationServer(options.issuer);
   const server = createServer((incoming, response) => {
-    route(incoming, response, options, files, authorization).catch((error: unknown) => {
+    route(incoming, response, options, files, authorization, headers).catch((error: unknown) => {
       console.error("local web console: request failed", error);
       if (!response.headersSent)
         reply(response, 500, { error: { code: "internal_error", message: "failed" } });
@@ -74,6 +80,7 @@ async function route(
   options: WebServerOptions,
   files: StaticFiles,
   authorization: LocalAuthorizationServer,
+  headers: SecurityHeaders,
 ): Promise<void> {
   const url = new URL(incoming.url ?? "/", "http://localhost");
   if (url.pathname.startsWith(API_PREFIX)) return proxy(incoming, response, options.consoleApiUrl);
@@ -90,7 +97,7 @@ async function route(
     response.writeHead(200, {
       "content-type": "application/json",
       "cache-control": CacheControl.page,
-      ...SECURITY_HEADERS,
+      ...headers,
     });
     response.end(JSON.stringify(localConsoleConfig(options.issuer)));
     return;
@@ -174,7 +181,10 @@ function reply(response: ServerResponse, status: number, body: unknown): void {
 class StaticFiles {
   private readonly compressed = new Map<string, Buffer>();
 
-  constructor(private readonly root: string) {}
+  constructor(
+    private readonly root: string,
+    private readonly securityHeaders: SecurityHeaders,
+  ) {}
 
   async serve(pathname: string, incoming: IncomingMessage, response: ServerResponse): Promise<void> {
     const segments = safeSegments(pathname);
@@ -183,7 +193,7 @@ class StaticFiles {
       file = path.join(this.root, "index.html");
     }
     if (file === undefined) {
-      response.writeHead(404, { "content-type": "text/plain; charset=utf-8", ...SECURITY_HEADERS });
+      response.writeHead(404, { "content-type": "text/plain; charset=utf-8", ...this.securityHeaders });
       response.end("Not found");
       return;
     }
@@ -192,7 +202,7 @@ class StaticFiles {
       "content-type": CONTENT_TYPES[extension] ?? "application/octet-stream",
       "cache-control": pathname.startsWith(ASSETS_PREFIX) ? CacheControl.assets : CacheControl.page,
       vary: "accept-encoding",
-      ...SECURITY_HEADERS,
+      ...this.securityHeaders,
     };
     let body: Buffer = await readFile(file);
     if (COMPRESSIBLE.has(extension) && /\bgzip\b/.test(String(incoming.headers["accept-encoding"] ?? ""))) {

@@ -31,6 +31,19 @@ async function sendPart(store: AssetContentStore, url: string, bytes: Uint8Array
   expect(response.status, await response.text()).toBe(200);
 }
 
+/** What a caller does with a download link: a plain GET (the fake answers it as S3 would). */
+async function followDownload(store: AssetContentStore, url: string) {
+  if (store instanceof MemoryAssetContent) return store.followDownload(url);
+  const response = await fetch(url);
+  if (response.status === 404) return undefined;
+  expect(response.status).toBe(200);
+  return {
+    bytes: new Uint8Array(await response.arrayBuffer()),
+    contentType: response.headers.get("content-type") ?? "",
+    disposition: response.headers.get("content-disposition") ?? "",
+  };
+}
+
 /** Assets' bytes per tenant and id: read back exactly, with their content type, and another tenant's never. */
 export const assetContentContract = contract<AssetContentStore>("the asset content store", (the) => {
   it("serves bytes back exactly with the content type they were put with, under their tenant only", async () => {
@@ -101,6 +114,22 @@ export const assetContentContract = contract<AssetContentStore>("the asset conte
     }
     const whole = await store.stream(the.tenant, assetId);
     expect((await drained(whole?.body ?? new ReadableStream())).bytes.equals(bytes)).toBe(true);
+  });
+
+  it("hands out a link that serves the bytes by a plain GET, with their media type and saved under a name", async () => {
+    const store = the.subject;
+    const bytes = randomBytes(3000);
+    const assetId = idOf(bytes);
+    await store.put(the.tenant, assetId, bytes, "application/octet-stream");
+    const download = { fileName: "pump-model.onnx", contentType: "application/x-onnx" };
+    const served = await followDownload(store, await store.downloadUrl(the.tenant, assetId, download, 60));
+    expect(Buffer.from(served?.bytes ?? []).equals(bytes)).toBe(true);
+    expect(served?.contentType).toBe("application/x-onnx");
+    expect(served?.disposition).toBe('attachment; filename="pump-model.onnx"');
+    // Another tenant's link to the same id leads to nothing.
+    expect(
+      await followDownload(store, await store.downloadUrl(`${the.tenant}-other`, assetId, download, 60)),
+    ).toBeUndefined();
   });
 
   it("stages an upload in parts that plain PUTs to its part URLs fill, assembles it to its real size and SHA-256, and makes it the asset", async () => {

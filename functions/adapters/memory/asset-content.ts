@@ -44,6 +44,29 @@ export class MemoryAssetContent implements AssetContentStore {
     return { hash: assetId, contentType: stored.contentType, length: bytes.length, body };
   }
 
+  async downloadUrl(
+    tenant: string,
+    assetId: string,
+    download: { fileName: string; contentType: string },
+    expiresInSeconds: number,
+  ) {
+    const query = new URLSearchParams({ ...download, expires: String(expiresInSeconds) });
+    return `memory://${tenant}/${assetId}?${query}`;
+  }
+
+  /** What a GET of a download link answers: the bytes, their media type and the name they are saved under. */
+  followDownload(url: string): { bytes: Uint8Array; contentType: string; disposition: string } | undefined {
+    const link = new URL(url);
+    const stored = this.objects.get(`${link.host}${link.pathname}`);
+    return (
+      stored && {
+        bytes: Uint8Array.from(stored.bytes),
+        contentType: link.searchParams.get("contentType") ?? "",
+        disposition: `attachment; filename="${link.searchParams.get("fileName")}"`,
+      }
+    );
+  }
+
   async remove(tenant: string, assetId: string) {
     this.objects.delete(`${tenant}/${assetId}`);
   }

@@ -91,6 +91,25 @@ export class S3AssetContent implements AssetContentStore {
     }
   }
 
+  downloadUrl(
+    tenant: string,
+    assetId: string,
+    download: { fileName: string; contentType: string },
+    expiresInSeconds: number,
+  ): Promise<string> {
+    return getSignedUrl(
+      this.s3,
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: assetKey(tenant, assetId),
+        // The object's own Content-Type is not the asset's (that is kept in its metadata): the link says it.
+        ResponseContentType: download.contentType,
+        ResponseContentDisposition: `attachment; filename="${download.fileName}"`,
+      }),
+      { expiresIn: expiresInSeconds },
+    );
+  }
+
   async remove(tenant: string, assetId: string): Promise<void> {
     await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: assetKey(tenant, assetId) }));
   }

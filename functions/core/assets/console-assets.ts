@@ -3,7 +3,7 @@ import { BeaconError } from "../errors.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock, IdGenerator } from "../ports.js";
-import type { ConsoleResult } from "../result.js";
+import { type ConsoleResult, DOWNLOAD_LINK_SECONDS, downloadLink } from "../result.js";
 import {
   ASSET_UPLOAD_PART_BYTES,
   ASSET_UPLOAD_TTL_SECONDS,
@@ -279,15 +279,25 @@ export function makeAssetsApi(deps: AssetsDependencies) {
       return { body: assetView(await findAsset(principal.tenant, assetId)) };
     },
 
-    /** The asset's bytes, exactly as uploaded, with the media type they were uploaded with. */
-    async content(principal: Principal, assetId: string): Promise<ConsoleResult> {
+    /**
+     * A short-lived link to the asset's bytes in storage, with the media type they were uploaded with and saved
+     * under the asset's name: an asset may be 100 MiB, far more than a Lambda answer carries.
+     */
+    async content(
+      principal: Principal,
+      assetId: string,
+      options: { redirect?: boolean } = {},
+    ): Promise<ConsoleResult> {
       requireRole(principal, "viewer");
       const { tenant } = principal;
       const record = await findAsset(tenant, assetId);
-      // The record is the commit point of an upload, the bytes go first: only a racing delete leaves none.
-      const stored = await content.read(tenant, assetId);
-      if (!stored) throw new BeaconError("not_found", "No such asset");
-      return { body: stored.bytes, contentType: record.contentType };
+      const location = await content.downloadUrl(
+        tenant,
+        assetId,
+        { fileName: record.name, contentType: record.contentType },
+        DOWNLOAD_LINK_SECONDS,
+      );
+      return downloadLink(location, options);
     },
 
     /** Deletes the asset unless a class's resource set holds it: agents would be sent bytes that are gone. */

@@ -10,6 +10,16 @@ export interface AssetContentStore {
   read(tenant: string, assetId: string): Promise<StoredContent | undefined>;
   /** The bytes as a stream with their length, for downloads of assets of any size; undefined when absent. */
   stream(tenant: string, assetId: string): Promise<StreamedContent | undefined>;
+  /**
+   * A link that serves the bytes by a plain GET, with `contentType` and saved as `fileName`, until it expires:
+   * no caller's credentials needed, and no Lambda answer's size limit in the way.
+   */
+  downloadUrl(
+    tenant: string,
+    assetId: string,
+    download: { fileName: string; contentType: string },
+    expiresInSeconds: number,
+  ): Promise<string>;
   /** Removes the bytes; removing bytes that are not there is no error. */
   remove(tenant: string, assetId: string): Promise<void>;
 

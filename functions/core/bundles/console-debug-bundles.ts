@@ -3,15 +3,9 @@ import { type Principal, requireRole } from "../identity/principal.js";
 import { isValidOperationId } from "../operations/ids.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
-import type { ConsoleResult } from "../result.js";
+import { type ConsoleResult, DOWNLOAD_LINK_SECONDS, downloadLink } from "../result.js";
 import type { DebugBundle } from "./model.js";
 import type { DebugBundleContent, DebugBundleStore } from "./ports.js";
-
-/**
- * How long a download link lasts: long enough to follow the redirect and fetch 16 MiB on a slow link, short
- * enough that a link copied out of a browser's history is useless soon after.
- */
-export const DOWNLOAD_LINK_SECONDS = 300;
 
 export interface DebugBundleReadsDependencies {
   debugBundles: DebugBundleStore;
@@ -84,8 +78,7 @@ export function makeDebugBundlesApi(deps: DebugBundleReadsDependencies) {
         fileNameOf(bundle),
         DOWNLOAD_LINK_SECONDS,
       );
-      if (options.redirect === false) return { body: { location } };
-      return { status: 302, body: { location }, location };
+      return downloadLink(location, options);
     },
   };
 }

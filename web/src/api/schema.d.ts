@@ -417,7 +417,7 @@ export interface paths {
         };
         /**
          * An asset's bytes
-         * @description The asset's bytes exactly as uploaded, with the Content-Type they were uploaded with (at most 4 MiB), as agents download them.
+         * @description A redirect to the asset's bytes exactly as uploaded (up to 100 MiB), with the Content-Type they were uploaded with and saved under the asset's name (`Content-Disposition: attachment`), in the bucket, by a link that lasts 5 minutes: an asset may be far larger than the console API's answer can carry. `curl -L` follows it (and sends no credentials to the bucket).
          */
         get: operations["getAssetContent"];
         put?: never;
@@ -3354,6 +3354,8 @@ export interface components {
          * @example pump-calibration.txt
          */
         AssetName: string;
+        /** @description `false` answers 200 with the link in the body instead of redirecting: for a web page, which cannot read a redirect's `Location` and whose Content-Security-Policy keeps its requests on its own origin, and so navigates to the link instead. */
+        DownloadRedirect: boolean;
         /** @description The upload's id, as `POST /api/v1/assets/uploads` answered it. Another tenant's is none (404). */
         UploadId: string;
         /**
@@ -4174,7 +4176,10 @@ export interface operations {
     };
     getAssetContent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `false` answers 200 with the link in the body instead of redirecting: for a web page, which cannot read a redirect's `Location` and whose Content-Security-Policy keeps its requests on its own origin, and so navigates to the link instead. */
+                redirect?: components["parameters"]["DownloadRedirect"];
+            };
             header?: never;
             path: {
                 /**
@@ -4187,13 +4192,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The bytes, with the asset's own media type. */
+            /** @description With `redirect=false`: the link, to navigate to. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "*/*": string;
+                    "application/json": components["schemas"]["DownloadLink"];
+                };
+            };
+            /** @description Follow `Location` for the bytes; the body says the same. */
+            302: {
+                headers: {
+                    /** @description The short-lived download link. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DownloadLink"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5600,7 +5616,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `false` answers 200 with the link in the body instead of redirecting: for a web page, which cannot read a redirect's `Location` and whose Content-Security-Policy keeps its requests on its own origin, and so navigates to the link instead. */
-                redirect?: boolean;
+                redirect?: components["parameters"]["DownloadRedirect"];
             };
             header?: never;
             path: {

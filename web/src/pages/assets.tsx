@@ -1,6 +1,7 @@
 import { useMemo, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
-import { type AssetTransport, directAssetUpload, type UploadProgress } from "../api/asset-upload";
+import { MAX_ASSET_BYTES } from "../../../functions/core/assets/model.js";
+import { type AssetTransport, presignedAssetUpload, type UploadProgress } from "../api/asset-upload";
 import { dataOf, type Schemas } from "../api/client";
 import { assetNameProblem, suggestedAssetName } from "../asset-name";
 import { ConfirmedAction } from "../components/confirmed-action";
@@ -22,14 +23,14 @@ const PAGE_SIZE = 50;
 
 /** The tenant's assets: files that classes' resource sets send their agents. */
 export function Assets() {
-  const { client, session, signOut } = useConsole();
+  const { client, session } = useConsole();
   const { query } = useLocation();
   const cursor = query.cursor || undefined;
   const [assets, reload] = useResource(
     () => dataOf(client.GET("/api/v1/assets", { params: { query: { cursor, limit: PAGE_SIZE } } })),
     `assets ${cursor}`,
   );
-  const transport = useMemo(() => directAssetUpload(session.token, signOut), [session.token, signOut]);
+  const transport = useMemo(() => presignedAssetUpload(client), [client]);
   return (
     <Page title="Assets">
       <p>
@@ -37,7 +38,9 @@ export function Assets() {
         class's page says which of them its agents get, and Beacon sends them with SYNC RESOURCE. An asset is
         its bytes: its id is their SHA-256.
       </p>
-      {mayCall(session, "POST /api/v1/assets") && <UploadAsset transport={transport} onUploaded={reload} />}
+      {mayCall(session, "POST /api/v1/assets/uploads") && (
+        <UploadAsset transport={transport} onUploaded={reload} />
+      )}
       <h2>The tenant's assets</h2>
       <Loaded resource={assets} what="assets" reload={reload}>
         {(page) =>
@@ -60,7 +63,10 @@ export function Assets() {
   );
 }
 
-/** Picks a file, names it (its own name, when that is one an asset may have), and sends it with progress. */
+/**
+ * Picks a file, names it (its own name, when that is one an asset may have), and sends it with progress: first
+ * read for its SHA-256, then its parts sent. A file over the limit is refused before anything is read or sent.
+ */
 function UploadAsset(props: { transport: AssetTransport; onUploaded: () => void }) {
   const [state, run] = useAction();
   const [progress, setProgress] = useState<UploadProgress>();
@@ -76,11 +82,13 @@ function UploadAsset(props: { transport: AssetTransport; onUploaded: () => void 
     const found =
       !(file instanceof File) || file.size === 0
         ? "Pick a file that is not empty."
-        : assetNameProblem(chosen);
+        : file.size > MAX_ASSET_BYTES
+          ? `${file.name} is ${byteSize(file.size)} (${file.size} bytes): an asset is at most ${byteSize(MAX_ASSET_BYTES)} (${MAX_ASSET_BYTES} bytes).`
+          : assetNameProblem(chosen);
     setProblem(found);
     setNotice(undefined);
     if (found !== undefined || !(file instanceof File)) return;
-    setProgress({ sent: 0, total: file.size });
+    setProgress({ stage: "hashing", done: 0, total: file.size });
     const uploaded = await run(() => props.transport(file, chosen, setProgress));
     if (uploaded) {
       const { asset, created } = uploaded;
@@ -117,12 +125,12 @@ function UploadAsset(props: { transport: AssetTransport; onUploaded: () => void 
         </label>
         <p class="hint">
           A file name: letters, digits, <code>.</code> <code>_</code> <code>-</code>, starting with a letter
-          or digit. The console API says how large an asset may be.
+          or digit. An asset is at most {byteSize(MAX_ASSET_BYTES)}.
         </p>
         {progress && (
           <label>
-            {busy ? "Uploading" : "Uploaded"} {byteSize(progress.sent)} of {byteSize(progress.total)}
-            <progress max={progress.total} value={progress.sent} />
+            {progressLabel(progress, busy)} {byteSize(progress.done)} of {byteSize(progress.total)}
+            <progress max={progress.total} value={progress.done} />
           </label>
         )}
         {problem && (
@@ -134,6 +142,11 @@ function UploadAsset(props: { transport: AssetTransport; onUploaded: () => void 
       </form>
     </details>
   );
+}
+
+function progressLabel(progress: UploadProgress, busy: boolean): string {
+  if (progress.stage === "hashing") return busy ? "Reading for its SHA-256:" : "Read";
+  return busy ? "Uploading" : "Uploaded";
 }
 
 function AssetTable(props: { assets: Schemas["Asset"][]; onDeleted: () => void }) {
