@@ -127,6 +127,24 @@ describe("an asset uploaded in parts to presigned URLs", () => {
     // Only the asset is left: the staged upload is gone.
     expect(await storedKeys(tenant)).toEqual([`${tenant}/assets/${sha256(model)}`]);
     expect((await complete(token, upload.uploadId)).status).toBe(404);
+
+    // Downloaded whole through the console API's redirect to the bucket, far past what a Lambda answer carries.
+    const download = await fetch(new URL(`/api/v1/assets/${sha256(model)}/content`, consoleApi.url), {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(120_000),
+    });
+    expect(download.status).toBe(200);
+    expect(download.headers.get("content-disposition")).toBe('attachment; filename="big-model.onnx"');
+    const downloaded = createHash("sha256");
+    let downloadedBytes = 0;
+    for await (const chunk of download.body ?? []) {
+      downloaded.update(chunk);
+      downloadedBytes += chunk.length;
+    }
+    expect({ bytes: downloadedBytes, sha256: downloaded.digest("hex") }).toEqual({
+      bytes: MAX_ASSET_BYTES,
+      sha256: sha256(model),
+    });
   });
 
   it("one byte over the limit is refused up front, and nothing is stored", async () => {
