@@ -112,7 +112,11 @@ describe("the console's asset store", () => {
     const bytes = randomBytes(1024 * 1024);
     const stored = await upload("lookup.bin", bytes, "application/vnd.beacon-test");
     expect(stored.status, stored.body).toBe(201);
-    const contentOf = (token: string, redirect: NonNullable<RequestInit["redirect"]> = "follow", query = "") =>
+    const contentOf = (
+      token: string,
+      redirect: NonNullable<RequestInit["redirect"]> = "follow",
+      query = "",
+    ) =>
       fetch(new URL(`/api/v1/assets/${sha256(bytes)}/content${query}`, consoleApi.url), {
         headers: { authorization: `Bearer ${token}` },
         redirect,
