@@ -121,6 +121,13 @@ describe("names in the web console", () => {
       },
       180_000,
     );
+    // The classes page shows a class's target, which the rollout sets when it completes: after the agents run it.
+    const rolloutPath = `/rollouts/${encodeURIComponent(started.body.rolloutId)}`;
+    await untilTrue(
+      "the rollout of the first version to complete",
+      async () => (await api<{ state: string }>(rolloutPath)).body.state === "completed",
+      180_000,
+    );
 
     await operator.goto(`${webUrl}/agents?class=${PUMPS}`);
     const rows = operator.getByRole("region", { name: "Agents", exact: true }).getByRole("row");
