@@ -1,6 +1,6 @@
 import type { BeaconEvent } from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";
-import { freshAmong, type Placed } from "../events/positions.js";
+import { type CountedContribution, withFreshContributions } from "./counted.js";
 import {
   type BucketKey,
   bucketId,
@@ -9,16 +9,10 @@ import {
   HistoryCounters,
   MINUTE_MS,
   WHOLE_FLEET,
-  zeroCounts,
 } from "./model.js";
-import { addAgent, emptySketch } from "./sketch.js";
 
 /** What one record adds to one bucket. */
-export interface Contribution extends Placed {
-  counts: Partial<Record<HistoryCounter, number>>;
-  /** The agent that heartbeat, for the distinct agents seen. */
-  agentId?: string;
-}
+export type Contribution = CountedContribution<HistoryCounter>;
 
 /** The records of one batch that fall in one bucket, in stream order within each shard. */
 export interface BucketBatch {
@@ -90,13 +84,6 @@ export function bucketsOf(records: StreamRecord[]): BucketBatch[] {
  * counted every one, so that a redelivered batch, however split, writes nothing.
  */
 export function applyBatch(stored: HistoryBucket | undefined, batch: BucketBatch): HistoryBucket | undefined {
-  const { fresh, positions } = freshAmong(stored?.positions, batch.contributions);
-  if (fresh.length === 0) return undefined;
-  const counts = { ...zeroCounts(), ...stored?.counts };
-  const agentsSeen = stored ? Uint8Array.from(stored.agentsSeen) : emptySketch();
-  for (const contribution of fresh) {
-    for (const counter of HistoryCounters) counts[counter] += contribution.counts[counter] ?? 0;
-    if (contribution.agentId !== undefined) addAgent(agentsSeen, contribution.agentId);
-  }
-  return { ...batch.key, counts, agentsSeen, positions };
+  const counted = withFreshContributions(HistoryCounters, stored, batch.contributions);
+  return counted && { ...batch.key, ...counted };
 }

@@ -1,8 +1,9 @@
 import { BeaconError } from "../errors.js";
 import type { BeaconEvent } from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";
-import { freshAmong, type Placed } from "../events/positions.js";
-import { type AgentSketch, addAgent, emptySketch, estimateAgents, mergeSketch } from "./sketch.js";
+import type { Placed } from "../events/positions.js";
+import { type CountedContribution, withFreshContributions } from "./counted.js";
+import { type AgentSketch, emptySketch, estimateAgents, mergeSketch } from "./sketch.js";
 
 /**
  * What the usage meter counts per tenant and hour, from the events on the stream: accepted heartbeats, the
@@ -39,10 +40,7 @@ export const zeroUsage = (): UsageCounts =>
   Object.fromEntries(UsageCounters.map((counter) => [counter, 0])) as UsageCounts;
 
 /** What one record adds to its tenant's hour. */
-export interface UsageContribution extends Placed {
-  counts: Partial<UsageCounts>;
-  agentId?: string;
-}
+export type UsageContribution = CountedContribution<UsageCounter>;
 
 /** The records of one batch that fall in one tenant's hour, in stream order within each shard. */
 export interface UsageBatch {
@@ -87,15 +85,8 @@ export function usageBatchesOf(records: readonly StreamRecord[]): UsageBatch[] {
  * counted every one, so that a redelivered batch, however split, writes nothing.
  */
 export function applyUsage(stored: UsageHour | undefined, batch: UsageBatch): UsageHour | undefined {
-  const { fresh, positions } = freshAmong(stored?.positions, batch.contributions);
-  if (fresh.length === 0) return undefined;
-  const counts = { ...zeroUsage(), ...stored?.counts };
-  const agentsSeen = stored ? Uint8Array.from(stored.agentsSeen) : emptySketch();
-  for (const contribution of fresh) {
-    for (const counter of UsageCounters) counts[counter] += contribution.counts[counter] ?? 0;
-    if (contribution.agentId !== undefined) addAgent(agentsSeen, contribution.agentId);
-  }
-  return { ...batch.key, counts, agentsSeen, positions };
+  const counted = withFreshContributions(UsageCounters, stored, batch.contributions);
+  return counted && { ...batch.key, ...counted };
 }
 
 /**
