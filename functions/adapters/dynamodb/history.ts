@@ -8,9 +8,9 @@ import {
   zeroCounts,
 } from "../../core/history/model.js";
 import type { AgentEventLog, FleetHistoryStore } from "../../core/history/ports.js";
-import { sketchFromBytes, sketchToBytes } from "../../core/history/sketch.js";
 import type { PageRequest } from "../../core/paging.js";
 import { batchWriteAll } from "./batch-write.js";
+import { countedFromItem, countedToItem } from "./counted-item.js";
 import { expiresAtSeconds, Keys } from "./keys.js";
 import { queryAll, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -40,9 +40,7 @@ export class DynamoFleetHistory implements FleetHistoryStore {
       {
         read: (item) => toBucket(key, item),
         itemOf: (next) => ({
-          counts: next.counts,
-          agents: sketchToBytes(next.agentsSeen),
-          positions: next.positions,
+          ...countedToItem(next),
           [TableSchema.timeToLiveAttribute]: expiresAtSeconds((key.minute + 1) * MINUTE_MS, this.retention),
         }),
       },
@@ -68,12 +66,7 @@ export class DynamoFleetHistory implements FleetHistoryStore {
 }
 
 function toBucket(key: BucketKey, item: Record<string, unknown>): HistoryBucket {
-  return {
-    ...key,
-    counts: { ...zeroCounts(), ...(item.counts as HistoryBucket["counts"]) },
-    agentsSeen: sketchFromBytes(item.agents as Uint8Array | undefined),
-    positions: (item.positions as Record<string, string> | undefined) ?? {},
-  };
+  return { ...key, ...countedFromItem(zeroCounts(), item) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { UsageStore } from "../../core/history/ports.js";
-import { sketchFromBytes, sketchToBytes } from "../../core/history/sketch.js";
 import { type UsageHour, type UsageHourKey, zeroUsage } from "../../core/history/usage.js";
+import { countedFromItem, countedToItem } from "./counted-item.js";
 import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { updateOverVersion } from "./versioned-item.js";
@@ -24,11 +24,7 @@ export class DynamoUsage implements UsageStore {
       Keys.usageHour(key.tenant, key.hour),
       {
         read: (item) => toUsageHour(key, item),
-        itemOf: (next) => ({
-          counts: next.counts,
-          agents: sketchToBytes(next.agentsSeen),
-          positions: next.positions,
-        }),
+        itemOf: countedToItem,
       },
       change,
     );
@@ -47,10 +43,5 @@ export class DynamoUsage implements UsageStore {
 }
 
 function toUsageHour(key: UsageHourKey, item: Record<string, unknown>): UsageHour {
-  return {
-    ...key,
-    counts: { ...zeroUsage(), ...(item.counts as UsageHour["counts"]) },
-    agentsSeen: sketchFromBytes(item.agents as Uint8Array | undefined),
-    positions: (item.positions as Record<string, string> | undefined) ?? {},
-  };
+  return { ...key, ...countedFromItem(zeroUsage(), item) };
 }
