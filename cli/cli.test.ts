@@ -7,9 +7,10 @@ import { describe, expect, it } from "vitest";
 import { completionWords } from "./completion.js";
 import { configPath, readConfig, resolveContext, withContext, withCurrent, writeConfig } from "./config.js";
 import { ExitCode, UsageError } from "./exit.js";
+import { integer } from "./kit.js";
 import { run } from "./main.js";
 import { fields, table } from "./output.js";
-import { beaconProgram, integer, share } from "./program.js";
+import { beaconProgram, share } from "./program.js";
 
 /** `beacon` with these arguments in a config folder of its own: its exit code and what it wrote. */
 async function beacon(args: string[], env: NodeJS.ProcessEnv = {}) {

@@ -2,42 +2,20 @@
  * `beacon`'s commands, on commander: each reads its context, calls the console API through the typed client
  * the web console uses, and writes a table for people or, with `--json`, the API's own JSON for scripts.
  */
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { Argument, Command, InvalidArgumentError } from "commander";
-import { type ConsoleClient, consoleClient, dataOf, type Schemas } from "../web/src/api/client.js";
+import { type ConsoleClient, dataOf, type Schemas } from "../web/src/api/client.js";
 import { flowContentType } from "../web/src/flow-file.js";
 import { shortHash } from "../web/src/format.js";
 import { claimsOf } from "../web/src/jwt.js";
 import { describeBatch, FINAL_STATES, rolloutProgress } from "../web/src/rollout-progress.js";
 import { completionScript, SHELLS, type Shell } from "./completion.js";
-import { configPath, readConfig, resolveContext, withContext, withCurrent, writeConfig } from "./config.js";
+import { readConfig, withContext, withCurrent, writeConfig } from "./config.js";
 import { ExitCode, UsageError } from "./exit.js";
-import { type Cell, fields, type Io, json, table } from "./output.js";
+import { commandKit, type Environment, integer, readContent } from "./kit.js";
+import { type Cell, fields, table } from "./output.js";
 import { signInWithBrowser } from "./sign-in.js";
 
 const TENANT_CLAIM = "custom:tenant";
-export interface Environment {
-  io: Io;
-  env: NodeJS.ProcessEnv;
-  /** What a command's outcome sets, for `rollouts watch`: 0 unless told. */
-  exitCode: number;
-}
-
-interface GlobalOptions {
-  context?: string;
-  json?: boolean;
-}
-
-/** A whole number of at least `min`, for options such as --limit. */
-export function integer(min: number): (value: string) => number {
-  return (value) => {
-    const number = Number(value);
-    if (!Number.isInteger(number) || number < min)
-      throw new InvalidArgumentError(`expected a whole number ≥ ${min}`);
-    return number;
-  };
-}
 
 /** A share of a class: `3` agents, or `10%` of them. */
 export function share(value: string): Schemas["Share"] {
@@ -52,8 +30,7 @@ export function share(value: string): Schemas["Share"] {
 }
 
 export function beaconProgram(environment: Environment): Command {
-  const { io, env } = environment;
-  const configFile = configPath(env);
+  const { io } = environment;
 
   const program = new Command("beacon")
     .description("Beacon's operator CLI: agents, classes, flows, rollouts and operations of a tenant's fleet")
@@ -63,25 +40,8 @@ export function beaconProgram(environment: Environment): Command {
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) });
 
-  const globals = (command: Command) => command.optsWithGlobals<GlobalOptions>();
-  const client = (command: Command): ConsoleClient => {
-    const resolved = resolveContext(readConfig(configFile), env, globals(command).context);
-    if (!resolved.token) throw new UsageError("Not signed in: beacon login, or set BEACON_TOKEN");
-    return consoleClient({ baseUrl: resolved.url, token: resolved.token });
-  };
-  /** The data as JSON with --json, else as people read it. */
-  const show = <T>(command: Command, data: T, human: (data: T) => string) => {
-    io.out(`${globals(command).json ? json(data) : human(data)}\n`);
-  };
-  const page = <T extends { nextCursor?: string }>(command: Command, data: T, human: (data: T) => string) => {
-    show(command, data, human);
-    if (!globals(command).json && data.nextCursor)
-      io.err(`More: the same with --cursor ${data.nextCursor}\n`);
-  };
-  const paging = (command: Command) =>
-    command
-      .option("--limit <n>", "page size, at most 100", integer(1))
-      .option("--cursor <cursor>", "the page after the one that named this cursor");
+  const kit = commandKit(environment);
+  const { configFile, globals, client, show, page, paging } = kit;
 
   // Contexts and sign-in.
   const context = program.command("context").description("deployments and tenants to talk to");
@@ -481,16 +441,6 @@ export function beaconProgram(environment: Environment): Command {
     .action((shell: Shell) => io.out(completionScript(program, shell)));
 
   return program;
-}
-
-function readContent(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (error) {
-    throw new UsageError(
-      `Cannot read ${path.resolve(file)}: ${(error as NodeJS.ErrnoException).code ?? error}`,
-    );
-  }
 }
 
 function versionName(name: Schemas["FlowVersionName"] | undefined): string | undefined {
