@@ -1,14 +1,21 @@
-import { Duration, type RemovalPolicy, Validations } from "aws-cdk-lib";
+import { Annotations, Duration, type RemovalPolicy, Validations } from "aws-cdk-lib";
 import { DomainName, HttpApi, HttpMethod, SecurityPolicy } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import { Certificate } from "aws-cdk-lib/aws-certificatemanager";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import { MAX_ASSET_BYTES } from "../../functions/core/assets/model.js";
 import { allAgentRoutes, servedRouteKeys } from "../../functions/core/c2/routes.js";
+import { FUNCTION_RESPONSE_BODY_MAX_BYTES } from "../../functions/shared/agent-request.js";
 import { accessLogsOf } from "./access-logs.js";
 import type { AgentIngress, AgentIngressProps } from "./agent-ingress.js";
 import type { StageSettings } from "./config.js";
 import type { AgentIngressMetrics } from "./monitoring.js";
+
+/** The id of the warning every synthesis behind the HTTP API prints: larger assets need the load balancer. */
+export const ASSET_SIZE_WARNING_ID = "beacon:agentIngressAssetSize";
+
+const MIB = 1024 * 1024;
 
 export interface AgentHttpApiProps extends AgentIngressProps {
   readonly throttle: StageSettings["agentThrottle"];
@@ -62,6 +69,15 @@ export class AgentHttpApi extends Construct implements AgentIngress {
           "handler takes the tenant from the verified certificate. MiNiFi agents cannot send tokens.",
       });
     }
+
+    // A redirect to a presigned link would carry larger assets, but MiNiFi C++ does not follow redirects on a
+    // download and keeps the redirect's body as the asset (docs/agents.md#large-assets-and-the-agent-ingress).
+    Annotations.of(this).addWarningV2(
+      ASSET_SIZE_WARNING_ID,
+      `Agents download assets of up to ${FUNCTION_RESPONSE_BODY_MAX_BYTES / MIB} MiB through the HTTP ` +
+        "API, what a Lambda invocation answers with; a larger one is answered 501 content_too_large_for_ingress. " +
+        `Deploy with -c agentIngress=alb for tenants with larger assets (up to ${MAX_ASSET_BYTES / MIB} MiB).`,
+    );
 
     const period = Duration.minutes(5);
     this.metrics = {

@@ -5,6 +5,7 @@ import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { distinguishedName } from "../../functions/core/identity/distinguished-name.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
+import { ASSET_SIZE_WARNING_ID } from "../lib/agent-http-api.js";
 import { repositoryRoot } from "../lib/paths.js";
 import { bundleDirectoryOf, type SynthesizedBeacon, synthesized } from "./assembly.js";
 
@@ -388,6 +389,20 @@ describe("agent HTTP API", () => {
       DefaultRouteSettings: { ThrottlingRateLimit: 5_000, ThrottlingBurstLimit: 5_000 },
       AccessLogSettings: Match.objectLike({ Format: Match.stringLikeRegexp("clientCert") }),
     });
+  });
+
+  it("warns at synthesis that agents download assets of 4 MiB at most through it, naming the load balancer for larger", () => {
+    const warnings = (beacon: SynthesizedBeacon) =>
+      beacon.stateless
+        .findMetadataByType("aws:cdk:warning")
+        .map((entry) => String(entry.data))
+        .filter((message) => message.includes(ASSET_SIZE_WARNING_ID));
+    expect(warnings(prod)).toEqual([
+      expect.stringMatching(
+        /assets of up to 4 MiB.*501 content_too_large_for_ingress.*agentIngress=alb.*100 MiB/,
+      ),
+    ]);
+    expect(warnings(prodAlb)).toEqual([]);
   });
 
   it("is absent when the load balancer is the ingress", () => {
