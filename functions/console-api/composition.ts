@@ -51,7 +51,12 @@ export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocu
   const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
   const authority =
     "secretArn" in config.agentCa
-      ? new SecretsManagerCertificateAuthority(makeSecretsManagerClient(), config.agentCa.secretArn)
+      ? new SecretsManagerCertificateAuthority(
+          makeSecretsManagerClient(),
+          config.agentCa.secretArn,
+          Date.now,
+          config.agentCa.trustedFingerprints,
+        )
       : new LocalFileCertificateAuthority(config.agentCa.directory);
   const clock = systemClock;
   const ids = randomIds;

@@ -5,6 +5,7 @@ import {
   consoleApiConfig,
   historyConsumerConfig,
   streamConsumerConfig,
+  sweeperConfig,
   webhookConfig,
   webhookDeliveryConfig,
 } from "./config.js";
@@ -29,6 +30,36 @@ describe("consoleApiConfig's audit retention", () => {
   it("refuses a retention that is not a positive number", () => {
     expect(() => consoleApiConfig({ ...consoleEnv, [EnvNames.auditRetentionDays]: "forever" })).toThrow(
       EnvNames.auditRetentionDays,
+    );
+  });
+});
+
+describe("the trusted CAs' fingerprints of the console API and the sweeper", () => {
+  const current = `${"AB:".repeat(31)}CD`;
+  const next = `${"0f:".repeat(31)}1e`;
+  const sweeperEnv = { ...env, [EnvNames.archiveBucket]: "beacon-archive" };
+  const consoleEnv = {
+    ...env,
+    [EnvNames.agentCaSecretArn]: "arn:agent-ca",
+    [EnvNames.webhookTesterFunction]: "beacon-webhook-dispatcher",
+  };
+
+  it("are read as a set, in Node's upper-case spelling, and unknown when unset", () => {
+    const told = { [EnvNames.trustedCaFingerprints]: `${current}, ${next}` };
+    expect(consoleApiConfig({ ...consoleEnv, ...told }).agentCa).toEqual({
+      secretArn: "arn:agent-ca",
+      trustedFingerprints: new Set([current, next.toUpperCase()]),
+    });
+    expect(sweeperConfig({ ...sweeperEnv, ...told }).trustedCaFingerprints).toEqual(
+      new Set([current, next.toUpperCase()]),
+    );
+    expect(consoleApiConfig(consoleEnv).agentCa).toEqual({ secretArn: "arn:agent-ca" });
+    expect(sweeperConfig(sweeperEnv).trustedCaFingerprints).toBeUndefined();
+  });
+
+  it("refuse what is no SHA-256 fingerprint", () => {
+    expect(() => sweeperConfig({ ...sweeperEnv, [EnvNames.trustedCaFingerprints]: "AB:CD" })).toThrow(
+      EnvNames.trustedCaFingerprints,
     );
   });
 });

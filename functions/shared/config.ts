@@ -143,6 +143,21 @@ function parsedCaBindings(value: string): CaBindings {
   return bindings;
 }
 
+/** SHA-256 fingerprints as Node prints them: 32 upper-case hex bytes joined by colons. */
+const FINGERPRINT_PATTERN = /^[0-9A-F]{2}(?::[0-9A-F]{2}){31}$/;
+
+/** The fingerprints of Beacon's CAs the ingress trusts, where the deployment tells them; undefined unset. */
+function trustedCaFingerprintsOf(env: Environment): ReadonlySet<string> | undefined {
+  const value = env[EnvNames.trustedCaFingerprints] || undefined;
+  if (value === undefined) return undefined;
+  const fingerprints = value.split(",").map((fingerprint) => fingerprint.trim().toUpperCase());
+  if (!fingerprints.every((fingerprint) => FINGERPRINT_PATTERN.test(fingerprint)))
+    throw new Error(
+      `Environment variable ${EnvNames.trustedCaFingerprints} must list SHA-256 fingerprints (AB:CD:…), comma-separated`,
+    );
+  return new Set(fingerprints);
+}
+
 /** How long a delivered operation may go unacknowledged: 5 minutes unless set. */
 const operationAckTimeoutMs = (env: Environment): number =>
   numberEnv(env, EnvNames.operationAckTimeoutSeconds, 300) * 1_000;
@@ -160,7 +175,11 @@ export interface ConsoleApiConfig {
   cacheTimeoutMs: number;
   /** The agent API's checkpoint interval: how stale the registry's last-seen times may be. */
   checkpointIntervalMs: number;
-  agentCa: { secretArn: string } | { directory: string };
+  /**
+   * The agent CA: a secret on AWS, with the fingerprints of Beacon's CAs the ingress trusts where the deployment
+   * tells them; the local stack's folder, which holds both.
+   */
+  agentCa: { secretArn: string; trustedFingerprints?: ReadonlySet<string> } | { directory: string };
   /** Where agents reach the agent API, for the download URLs operations carry. */
   agentApiUrl: string;
   /** Where agents reach the bundle intake, for TRANSFER DEBUG's upload targets. */
@@ -230,7 +249,9 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     redisUrl: requireEnv(env, EnvNames.redisUrl),
     cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
     checkpointIntervalMs: checkpointIntervalMs(env),
-    agentCa: secretArn ? { secretArn } : { directory: directory as string },
+    agentCa: secretArn
+      ? { secretArn, trustedFingerprints: trustedCaFingerprintsOf(env) }
+      : { directory: directory as string },
     agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
     debugBundleTargetBase: debugBundleTargetBase(env),
     // Console JSON bodies are a class's settings or a certificate request: a few hundred bytes.
@@ -294,9 +315,11 @@ export interface SweeperConfig {
   certificateExpiryWarningDays: number;
   /**
    * The dev CA's folder where the deployment keeps one (`npm start`): the CAs its agent gateway trusts, so that
-   * a retired one's certificates are not announced as expiring. On AWS the sweeper is not told the trust store.
+   * a retired one's certificates are not announced as expiring.
    */
   agentCaDir?: string;
+  /** The same on AWS: the fingerprints of Beacon's CAs in the CDK app's CA bundle. */
+  trustedCaFingerprints?: ReadonlySet<string>;
   /** Most certificates one run announces as expiring. */
   maxExpiryNoticesPerRun: number;
   /** Most agents one script call marks offline in one tenant, and one run announces in all. */
@@ -338,6 +361,7 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     maxFlowBytes: MAX_FLOW_BYTES,
     certificateExpiryWarningDays: certificateExpiryWarningDays(env),
     agentCaDir: env[EnvNames.agentCaDir] || undefined,
+    trustedCaFingerprints: trustedCaFingerprintsOf(env),
     // A few seconds of conditional writes; a backlog (a fleet issued on one day) drains over the next runs.
     maxExpiryNoticesPerRun: 500,
     // A script call of 1,000 marks holds the tenant's shard for about a millisecond; 20,000 events are 40

@@ -36,6 +36,11 @@ export const EnvNames = {
    * `{"<CA subject name>": "*" | ["<tenant>", …]}`. Unset, every trusted CA is Beacon's own.
    */
   agentCaBindings: "BEACON_AGENT_CA_BINDINGS",
+  /**
+   * The SHA-256 fingerprints (`AB:CD:…`, comma-separated) of Beacon's CAs the agent ingress trusts (console API
+   * and sweeper on AWS, from the CDK app's CA bundle): certificates another CA of Beacon's signed are retired.
+   */
+  trustedCaFingerprints: "BEACON_TRUSTED_CA_FINGERPRINTS",
   /** Folder holding the agent CA as ca.pem and ca.key (console API on the local stack). */
   agentCaDir: "BEACON_AGENT_CA_DIR",
   /** The agent API's public base URL (`https://host[:port]`): both APIs put it in URLs agents follow. */

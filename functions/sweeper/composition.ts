@@ -217,7 +217,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
       warningDays: config.certificateExpiryWarningDays,
       maxPerRun: config.maxExpiryNoticesPerRun,
     },
-    trustedSigners: async () => trustedCas?.trustedSigners(),
+    trustedSigners: async () => trustedCas?.trustedSigners() ?? config.trustedCaFingerprints,
   });
   const presence = new RedisPresenceState(redis);
   const offline = makeOfflineSweep({

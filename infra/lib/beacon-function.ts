@@ -373,6 +373,14 @@ export abstract class BeaconWorkload extends Construct {
   }
 
   /**
+   * Which of Beacon's CAs the agents' truststore holds, by fingerprint, from the same CA bundle: a certificate
+   * a CA no longer there signed (retired after a rotation) is no longer listed valid nor announced as expiring.
+   */
+  bindTrustedCas(trust: AgentTrust): void {
+    this.setEnvironment(EnvNames.trustedCaFingerprints, trust.beaconCaFingerprints.join(","));
+  }
+
+  /**
    * Writes the console's audit trail, kept `retentionDays` by the table's time to live; a record that could
    * not be written is alarmed on.
    */

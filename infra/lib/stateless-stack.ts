@@ -128,6 +128,7 @@ export class StatelessStack extends Stack {
     this.consoleApi.bindCache(stateful.cache);
     this.consoleApi.keepUnpublishedEvents(settings.eventBuffer);
     this.consoleApi.bindAgentCa(stateful.agentCa);
+    this.consoleApi.bindTrustedCas(config.agentDomain.trust);
     this.consoleApi.bindAssetBucket(stateful.assets, "write");
     this.consoleApi.bindKeptForConsole(stateful.assets, KeptForConsole.operationResults, "read");
     // Bundles are downloaded through links the console signs: its own read of the bundles' prefix.
@@ -186,6 +187,7 @@ export class StatelessStack extends Stack {
     this.sweeper.bindKeptForConsole(stateful.assets, KeptForConsole.debugBundles, "read");
     this.sweeper.keepUnpublishedEvents(settings.eventBuffer);
     this.sweeper.bindAgentDomain(config.agentDomain);
+    this.sweeper.bindTrustedCas(config.agentDomain.trust);
     platform.monitoring.watchDegradation("Sweeper", this.sweeper.serviceName, "OutboxRelayed");
     new Rule(this, "SweeperSchedule", {
       description: "Runs the sweeper every minute",

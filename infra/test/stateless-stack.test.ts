@@ -327,6 +327,15 @@ describe("the agents' truststore and the agent API's CA bindings", () => {
     }
     expect(uploadedBundle(dev.statelessTemplate)).not.toContain(acmeCa.split("\n")[1]);
   });
+
+  it("tell the console API and the sweeper Beacon's CAs by fingerprint, and no tenant's, so a retired CA's certificates are retired", () => {
+    const external = synthesized("devExternalIdentity");
+    const beaconCa = new X509Certificate(fixture("example-agent-ca.pem")).fingerprint256;
+    for (const id of ["ConsoleApi", "Sweeper"]) {
+      expect(environmentOf(external.statelessTemplate, id)[EnvNames.trustedCaFingerprints]).toBe(beaconCa);
+    }
+    expect(environmentOf(external.statelessTemplate)[EnvNames.trustedCaFingerprints]).toBeUndefined();
+  });
 });
 
 describe("agent HTTP API", () => {

@@ -69,6 +69,19 @@ describe("SecretsManagerCertificateAuthority", () => {
     expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(2);
   });
 
+  it("knows the CAs the ingress trusts where the deployment tells them, and not otherwise", async () => {
+    const trusted = new Set(["AB:CD"]);
+    const told = new SecretsManagerCertificateAuthority(
+      new SecretsManagerClient({}),
+      "arn:agent-ca",
+      Date.now,
+      trusted,
+    );
+    expect(await told.trustedSigners()).toBe(trusted);
+    const untold = new SecretsManagerCertificateAuthority(new SecretsManagerClient({}), "arn:agent-ca");
+    expect(await untold.trustedSigners()).toBeUndefined();
+  });
+
   it("reports a secret that holds no CA as the CA being unavailable", async () => {
     secrets.on(GetSecretValueCommand).resolves({ SecretString: "generated-placeholder" });
     const authority = new SecretsManagerCertificateAuthority(new SecretsManagerClient({}), "arn:agent-ca");

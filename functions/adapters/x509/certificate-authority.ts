@@ -133,13 +133,14 @@ export class SecretsManagerCertificateAuthority extends IssuingAuthority {
     private readonly client: SecretsManagerClient,
     private readonly secretId: string,
     private readonly now: () => number = Date.now,
+    private readonly trusted?: ReadonlySet<string>,
   ) {
     super();
   }
 
-  /** The trust store is the CDK app's CA bundle, which the console is not told: not known here. */
-  async trustedSigners(): Promise<undefined> {
-    return undefined;
+  /** The fingerprints of the CDK app's CA bundle, where the deployment passes them; not known otherwise. */
+  async trustedSigners(): Promise<ReadonlySet<string> | undefined> {
+    return this.trusted;
   }
 
   protected async load(): Promise<SigningAuthority> {

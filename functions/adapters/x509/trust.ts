@@ -31,6 +31,11 @@ export interface AgentTrust {
    * which chose O themselves.
    */
   bindings: CaBindingsSpelling;
+  /**
+   * The SHA-256 fingerprints of Beacon's own CAs in the bundle (`BEACON_TRUSTED_CA_FINGERPRINTS`): the signers of
+   * the certificates Beacon issued that the ingress still takes, so that a retired CA's are not listed valid.
+   */
+  beaconCaFingerprints: string[];
 }
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
@@ -88,7 +93,11 @@ export function agentTrustOf(beaconCasPem: string, tenantCas: TenantCa[]): Agent
     );
   }
   const bundlePem = trusted.map(({ certificate }) => certificate.toString()).join("");
-  return { bundlePem, bindings: spellCaBindings(bindings) };
+  return {
+    bundlePem,
+    bindings: spellCaBindings(bindings),
+    beaconCaFingerprints: beacon.map((certificate) => certificate.fingerprint256),
+  };
 }
 
 const sameBinding = (one: CaBinding, other: CaBinding): boolean =>
