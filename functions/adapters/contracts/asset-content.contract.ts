@@ -116,6 +116,11 @@ export const assetContentContract = contract<AssetContentStore>("the asset conte
     expect((await drained(whole?.body ?? new ReadableStream())).bytes.equals(bytes)).toBe(true);
   });
 
+  it("says when the credentials its links are signed with expire, if they do: not before now", async () => {
+    const expireAt = await the.subject.signingCredentialsExpireAt();
+    if (expireAt !== undefined) expect(expireAt).toBeGreaterThan(Date.now());
+  });
+
   it("hands out a link that serves the bytes by a plain GET, with their media type and saved under a name", async () => {
     const store = the.subject;
     const bytes = randomBytes(3000);

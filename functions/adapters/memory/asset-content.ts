@@ -19,6 +19,12 @@ const PART_URL = /^memory:\/\/([^/]+)\/([^/]+)\/(\d+)$/;
 export class MemoryAssetContent implements AssetContentStore {
   readonly objects = new Map<string, StoredContent>();
   readonly uploads = new Map<string, MemoryUpload>();
+  /** When the fake's signing credentials expire: never unless a test says so. */
+  credentialsExpireAt: number | undefined;
+
+  async signingCredentialsExpireAt() {
+    return this.credentialsExpireAt;
+  }
 
   async put(tenant: string, assetId: string, bytes: Uint8Array, contentType: string) {
     this.objects.set(`${tenant}/${assetId}`, { hash: assetId, contentType, bytes: Uint8Array.from(bytes) });

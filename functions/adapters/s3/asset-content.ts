@@ -140,6 +140,12 @@ export class S3AssetContent implements AssetContentStore {
     return upload;
   }
 
+  /** The expiration the client's credentials carry: session credentials from a provider that knows it have one. */
+  async signingCredentialsExpireAt(): Promise<number | undefined> {
+    const { expiration } = await this.s3.config.credentials();
+    return expiration?.getTime();
+  }
+
   async partUrls(
     tenant: string,
     uploadId: string,

@@ -2,7 +2,12 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { consoleHarness as harness } from "../../../scripts/test-support/console-harness.js";
 import type { Principal, Role } from "../identity/principal.js";
-import { ASSET_UPLOAD_PART_BYTES, MAX_ASSET_BYTES } from "./model.js";
+import {
+  ASSET_UPLOAD_PART_BYTES,
+  ASSET_UPLOAD_TTL_SECONDS,
+  MAX_ASSET_BYTES,
+  signedLinkSeconds,
+} from "./model.js";
 
 const as = (tenant: string, role: Role = "operator"): Principal => ({
   tenant,
@@ -16,6 +21,7 @@ const bytes = new Uint8Array(2 * ASSET_UPLOAD_PART_BYTES + 10).map((_, index) =>
 
 interface Started {
   uploadId: string;
+  expiresAt: string;
   parts: { partNumber: number; sizeBytes: number; url: string }[];
 }
 
@@ -167,5 +173,30 @@ describe("an asset uploaded in parts", () => {
       code: "asset_exists",
       message: expect.stringContaining("named pump-model.onnx"),
     });
+  });
+});
+
+describe("an upload's presigned links", () => {
+  const now = Date.UTC(2026, 10, 30, 12);
+
+  it("last as long as wanted under credentials that do not expire or outlive them", () => {
+    expect(signedLinkSeconds(now, 3600, undefined)).toBe(3600);
+    expect(signedLinkSeconds(now, 3600, now + 2 * 3600_000)).toBe(3600);
+    expect(signedLinkSeconds(now, 3600, now + 3600_000)).toBe(3600);
+  });
+
+  it("end when the credentials that sign them expire, in whole seconds, never under one", () => {
+    expect(signedLinkSeconds(now, 3600, now + 600_500)).toBe(600);
+    expect(signedLinkSeconds(now, 3600, now + 999)).toBe(1);
+    expect(signedLinkSeconds(now, 3600, now - 5_000)).toBe(1);
+  });
+
+  it("say they expire an hour on, or when the store's signing credentials do if sooner", async () => {
+    const { start, clock, assetContent } = uploads();
+    const hourOn = await start();
+    expect(Date.parse(hourOn.expiresAt)).toBe(clock.now() + ASSET_UPLOAD_TTL_SECONDS * 1000);
+    assetContent.credentialsExpireAt = clock.now() + 20 * 60_000;
+    const sooner = await start({ name: "pump-model-2.onnx" });
+    expect(Date.parse(sooner.expiresAt)).toBe(clock.now() + 20 * 60_000);
   });
 });

@@ -14,6 +14,7 @@ import {
   isUploadId,
   MAX_ASSET_BYTES,
   MAX_INLINE_ASSET_BYTES,
+  signedLinkSeconds,
   uploadPartBytes,
   uploadPartCount,
 } from "./model.js";
@@ -184,7 +185,12 @@ export function makeAssetsApi(deps: AssetsDependencies) {
       };
       await content.startUpload(tenant, upload);
       const partNumbers = Array.from({ length: uploadPartCount(sizeBytes) }, (_, index) => index + 1);
-      const urls = await content.partUrls(tenant, upload.uploadId, partNumbers, ASSET_UPLOAD_TTL_SECONDS);
+      const linkSeconds = signedLinkSeconds(
+        upload.createdAt,
+        ASSET_UPLOAD_TTL_SECONDS,
+        await content.signingCredentialsExpireAt(),
+      );
+      const urls = await content.partUrls(tenant, upload.uploadId, partNumbers, linkSeconds);
       return {
         status: 201,
         body: {
@@ -199,7 +205,7 @@ export function makeAssetsApi(deps: AssetsDependencies) {
             sizeBytes: uploadPartBytes(sizeBytes, partNumber),
             url: urls[index] as string,
           })),
-          expiresAt: toIso(upload.createdAt + ASSET_UPLOAD_TTL_SECONDS * 1000) as string,
+          expiresAt: toIso(upload.createdAt + linkSeconds * 1000) as string,
         },
       };
     },

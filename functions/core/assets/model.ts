@@ -42,6 +42,20 @@ export const ASSET_UPLOADS_PREFIX = "asset-uploads";
 /** How long the presigned part URLs an upload starts with stay good, and the upload with them. */
 export const ASSET_UPLOAD_TTL_SECONDS = 60 * 60;
 
+/**
+ * How long a link signed at `now` works: `wantedSeconds`, or until the credentials that sign it expire when that is
+ * sooner, since a presigned link stops working with its signer's session (a function's role session on AWS),
+ * whatever lifetime it states. Never under a second: a link made is a link the caller may try.
+ */
+export function signedLinkSeconds(
+  now: number,
+  wantedSeconds: number,
+  credentialsExpireAt: number | undefined,
+): number {
+  if (credentialsExpireAt === undefined) return wantedSeconds;
+  return Math.max(1, Math.min(wantedSeconds, Math.floor((credentialsExpireAt - now) / 1000)));
+}
+
 /** Lower-case hex SHA-256 of the bytes: the asset's id, the `resourceId` agents get and flows name. */
 const ASSET_ID_PATTERN = /^[0-9a-f]{64}$/;
 export const isAssetId = (value: string): boolean => ASSET_ID_PATTERN.test(value);

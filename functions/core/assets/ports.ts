@@ -30,6 +30,11 @@ export interface AssetContentStore {
   startUpload(tenant: string, upload: AssetUploadRecord): Promise<void>;
   /** The upload as it was started, while it is staged: another tenant's id is none. */
   upload(tenant: string, uploadId: string): Promise<AssetUploadRecord | undefined>;
+  /**
+   * When the credentials the store signs links with expire (epoch milliseconds), or undefined when they do not
+   * or the store is not told: a link works until then at most, whatever lifetime it was signed for.
+   */
+  signingCredentialsExpireAt(): Promise<number | undefined>;
   /** URLs that each take one part (numbered from 1) by a plain HTTP PUT of its bytes, until they expire. */
   partUrls(
     tenant: string,

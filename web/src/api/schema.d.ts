@@ -320,7 +320,7 @@ export interface paths {
         put?: never;
         /**
          * Start uploading an asset in parts
-         * @description Starts an upload of an asset of up to 100 MiB (104,857,600 bytes) whose bytes go straight to S3, never through Beacon's functions. The request declares the asset: its name, size, SHA-256 (its id to be) and media type, all checked here: a size over the limit is refused (413) and nothing is stored. The answer lists the parts, each of `partBytes` (8 MiB) but the last, each with a presigned URL that takes the part's bytes by a plain HTTP `PUT` (no credentials, no other header needed; a part sent again replaces itself) until `expiresAt`, an hour on. Then `POST /api/v1/assets/uploads/{uploadId}/complete` checks the bytes and only then makes the asset. An upload neither completed nor aborted is removed by the bucket's lifecycle a day later.
+         * @description Starts an upload of an asset of up to 100 MiB (104,857,600 bytes) whose bytes go straight to S3, never through Beacon's functions. The request declares the asset: its name, size, SHA-256 (its id to be) and media type, all checked here: a size over the limit is refused (413) and nothing is stored. The answer lists the parts, each of `partBytes` (8 MiB) but the last, each with a presigned URL that takes the part's bytes by a plain HTTP `PUT` (no credentials, no other header needed; a part sent again replaces itself) until `expiresAt`, an hour on, or sooner when the credentials that sign the URLs expire sooner (a presigned URL stops working with its signer's session; start the upload again then). Then `POST /api/v1/assets/uploads/{uploadId}/complete` checks the bytes and only then makes the asset. An upload neither completed nor aborted is removed by the bucket's lifecycle a day later.
          */
         post: operations["startAssetUpload"];
         delete?: never;
@@ -2593,7 +2593,7 @@ export interface components {
             }[];
             /**
              * Format: date-time
-             * @description When the part URLs stop taking parts.
+             * @description When the part URLs stop taking parts: an hour after the start at most, never after the credentials that signed them expire.
              */
             expiresAt: string;
         };
