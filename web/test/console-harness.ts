@@ -142,6 +142,19 @@ export async function untilRegistered(
   );
 }
 
+/**
+ * Where a real agent reaches the stack's agent API over mutual TLS: the gateway's address, and the folder of
+ * `npm start`'s certificates, which holds its CA (`ca.pem`) and the dev tenant's fleet certificate
+ * (`dev-fleet.pem`, `dev-fleet.key`), the tenant the console's local sign-in speaks for.
+ */
+export function agentGateway(): { url: string; certsDir: string; fleetCertificate: string } {
+  return {
+    url: `https://127.0.0.1:${current().stack.ports.agent}`,
+    certsDir: path.join(repositoryRoot, ".beacon", "certs"),
+    fleetCertificate: "dev-fleet",
+  };
+}
+
 /** A certificate issued for the agent (its key generated), once the certificates list by agent holds it: its serial. */
 export async function issuedAgentCertificate(agentId: string): Promise<string> {
   const issued = await api<{ serial: string }>("/certificates", {
