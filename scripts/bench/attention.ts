@@ -8,6 +8,7 @@
  *   (or BENCH_AGENTS, BENCH_ROUNDS, BENCH_CONCURRENCY; defaults 100,000 agents, 100 rounds, 16 writes at once)
  */
 import { attentionReportLines, FILTERS, PAGE_ROWS, runAttentionBench } from "./attention-reads.js";
+import { calibrationLine } from "./calibration.js";
 import { fleetBenchCommandLine, fleetBenchUsage, onBackendsOfItsOwn } from "./fleet-bench.js";
 
 const ROUNDS = 100;
@@ -20,6 +21,8 @@ ${fleetBenchUsage(ROUNDS, "read")}`;
 const { agents, rounds, concurrency } = fleetBenchCommandLine(USAGE, ROUNDS);
 const log = (line: string) => console.log(`bench:attention: ${line}`);
 
+// Before the backends start, so that their work is not counted against the machine.
+const calibration = await calibrationLine();
 await onBackendsOfItsOwn("attention", log, async (env, stateDir) => {
   const report = await runAttentionBench({
     env,
@@ -32,5 +35,6 @@ await onBackendsOfItsOwn("attention", log, async (env, stateDir) => {
   });
   console.log("");
   for (const line of attentionReportLines(report, rounds)) console.log(line);
+  console.log(calibration);
   return report.firstPages.every((page) => page.rows === PAGE_ROWS);
 });

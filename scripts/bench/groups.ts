@@ -7,6 +7,8 @@
  *   npm run bench:groups -- --agents 20000 --rounds 3
  *   (or BENCH_AGENTS, BENCH_ROUNDS, BENCH_CONCURRENCY; defaults 100,000 agents, 3 rounds, 16 writes at once)
  */
+
+import { calibrationLine } from "./calibration.js";
 import { fleetBenchCommandLine, fleetBenchUsage, onBackendsOfItsOwn } from "./fleet-bench.js";
 import { groupsReportLines, runGroupsBench } from "./group-membership.js";
 
@@ -25,9 +27,12 @@ ${fleetBenchUsage(ROUNDS, "read")}`;
 const { agents, rounds, concurrency } = fleetBenchCommandLine(USAGE, ROUNDS);
 const log = (line: string) => console.log(`bench:groups: ${line}`);
 
+// Before the backends start, so that their work is not counted against the machine.
+const calibration = await calibrationLine();
 await onBackendsOfItsOwn("groups", log, async (env, stateDir) => {
   const report = await runGroupsBench({ env, stateDir, tenant: "bench", agents, rounds, concurrency, log });
   console.log("");
   for (const line of groupsReportLines(report, rounds)) console.log(line);
+  console.log(calibration);
   return report.rollout.runs.every(({ state }) => state === "completed");
 });

@@ -17,6 +17,7 @@ import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { ensureDevCertificates } from "../local/certs.js";
 import { startAgentGateway } from "../local/gateway.js";
 import { clientTls } from "./agent-client.js";
+import { calibrationLine } from "./calibration.js";
 import { cpuMsSince } from "./stack.js";
 
 export interface HandshakeFigures {
@@ -96,6 +97,7 @@ if (process.argv[2] === CLIENT_ROLE) {
   const handshakes = Number(values.handshakes);
   if (!Number.isInteger(handshakes) || handshakes < 1)
     exitWithUsage(USAGE, "--handshakes is a whole number of at least 1");
+  const calibration = await calibrationLine();
   const figures = await measureHandshakes(handshakes);
   const cpu = cpus();
   console.log(`machine: ${cpu.length} × ${cpu[0]?.model ?? "unknown CPU"}, Node ${process.version}`);
@@ -104,4 +106,5 @@ if (process.argv[2] === CLIENT_ROLE) {
       `CPU ms each, gateway ${figures.serverCpuMs.toFixed(2)}, agent ${figures.clientCpuMs.toFixed(2)}; ` +
       `${figures.wallMs.toFixed(2)} ms each wall-clock; load average ${loadavg()[0]?.toFixed(1)}`,
   );
+  console.log(calibration);
 }

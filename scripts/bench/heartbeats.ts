@@ -20,6 +20,7 @@ import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { parseCommandLine } from "../common/command-line.mjs";
 import type { GatewayHandler, GatewayRoute } from "../local/gateway.js";
+import { calibrationLine } from "./calibration.js";
 import { BACKEND_PROCESSES, descendantsCpuMs, processNamer } from "./process-cpu.js";
 import { profileLines, startCpuProfile } from "./profile.js";
 import {
@@ -93,6 +94,8 @@ const captureSteady = (routes: GatewayRoute[]) =>
   });
 if (workers !== undefined && !rateSweep)
   throw new Error("BENCH_WORKERS is for the rate sweep (--rate-sweep)");
+// Before the stack starts, so that its emulators' work is not counted against the machine.
+const calibration = await calibrationLine();
 // The sweep talks to the emulators directly, as a deployed function does: the proxies would add a hop to each put.
 const stack = rateSweep
   ? await startBenchStack("bench", workers ? undefined : captureSteady, { direct: true, workers })
@@ -114,6 +117,7 @@ const loadArgs = [
 try {
   if (stack.proxies) await measureSteady(stack.proxies);
   else await sweepRates();
+  console.log(calibration);
 } finally {
   redisClient.disconnect();
   await stack.close();

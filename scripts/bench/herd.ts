@@ -17,6 +17,7 @@ import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { localAwsEnv } from "../local/backends.js";
 import { DEV_TENANT } from "../local/certs.js";
 import { metricTotals } from "../local/function-metrics.js";
+import { type CalibratedMachine, calibrate, formatCalibration, readReference } from "./calibration.js";
 import { profileLines, startCpuProfile } from "./profile.js";
 import { runLoad, startBenchStack, totalCalls } from "./stack.js";
 
@@ -57,6 +58,8 @@ const log = (line: string) => {
 const workers = values.workers === undefined ? undefined : Number(values.workers);
 if (workers !== undefined && values.profile)
   exitWithUsage(USAGE, "--profile profiles this process, not --workers");
+// Before the stack starts, so that its emulators' work is not counted against the machine.
+const calibrated = await calibrate();
 const stack = await startBenchStack("herd", undefined, { workers });
 try {
   let cpuBefore = stack.beaconCpuMs();
@@ -113,6 +116,7 @@ try {
     beaconProcesses: workers ?? 1,
     /** The agents each of Beacon's processes registered: the load balancer's spread. */
     registrationsByProcess,
+    calibration: calibrated,
   };
   if (values.json) console.log(JSON.stringify(figures));
   else printFigures(figures);
@@ -187,10 +191,12 @@ function printFigures(figures: Record<string, unknown>) {
     gatewayAndHandlerCpuSeconds: number;
     beaconProcesses: number;
     registrationsByProcess: number[];
+    calibration: CalibratedMachine;
   };
   const ms = (value: number) => value.toFixed(0);
   console.log("");
   console.log(`machine: ${f.machine.cores} × ${f.machine.cpu}, Node ${f.machine.node}`);
+  console.log(formatCalibration(f.calibration, readReference()));
   console.log(
     `herd: ${f.agents} ${f.dialect} agents arriving within ${f.arrivalSeconds} s (${Math.round(f.agents / f.arrivalSeconds)}/s), ` +
       `then heartbeating every ${f.periodSeconds} s; ${f.seconds.toFixed(1)} s in all`,

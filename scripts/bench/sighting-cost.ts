@@ -17,6 +17,7 @@ import { renderingOf } from "../../functions/core/parameters/rendered-flow-ids.j
 import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { findFreePort } from "../local/ports.js";
 import { startRedisServer } from "../local/redis-server.js";
+import { calibrate } from "./calibration.js";
 
 const USAGE = `Usage: npm run bench:sighting -- [--parameters <n>] [--calls <n>]
 
@@ -117,6 +118,7 @@ async function main() {
           calls: CALLS,
           usecPerCall: { withoutOwnValues: plain, withOwnValues: overriding },
           ratio: Number((overriding / plain).toFixed(2)),
+          calibration: await calibrate(),
         },
         null,
         2,

@@ -188,14 +188,57 @@ describe("the fleet's agents and the server certificate", () => {
     expect(cpp.albLcus.containerTargets).toBeCloseTo(100_000 / 60 / 25, 6);
     expect(noteOf(optionOf(cpp, "albFargate").lines, "ALB LCUs")).toBe("new connections dominate");
     const java = hundredThousand(1);
-    // Every agent's connection is active each minute, at 3,000 per LCU; one new connection an hour each.
-    expect(java.albLcus.containerTargets).toBeCloseTo(100_000 / 3_000, 6);
+    // Every agent's connection is active each minute, at 1,500 per LCU under mutual TLS; one new connection an
+    // hour each.
+    expect(java.albLcus.containerTargets).toBeCloseTo(100_000 / 1_500, 6);
     expect(noteOf(optionOf(java, "albFargate").lines, "ALB LCUs")).toBe("active connections dominate");
     // Replies only, and a setup of 4,500 bytes an hour per agent.
     expect(transferGib(java)).toBeCloseTo((java.heartbeatsPerMonth * (226 + 4_500 / 60)) / 1024 ** 3, 6);
     expect(transferGib(cpp)).toBeCloseTo((cpp.heartbeatsPerMonth * (226 + 4_500)) / 1024 ** 3, 6);
     const half = hundredThousand(0.5);
     expect(transferGib(half)).toBeCloseTo((transferGib(cpp) + transferGib(java)) / 2, 6);
+  });
+
+  it("holds every LCU dimension the model prices to the pricing page's words quoted in prices.json", () => {
+    const { albLcu } = prices;
+    const figures = (value: number) => value.toLocaleString("en-US");
+    expect(albLcu.quote).toContain(`${figures(albLcu.newConnectionsPerSecond)} new connections per second`);
+    expect(albLcu.quote).toContain(
+      `${figures(albLcu.activeConnectionsPerMinute)} active connections per minute or ` +
+        `${figures(albLcu.activeConnectionsPerMinuteMutualTls)} active connections per minute while using Mutual TLS`,
+    );
+    expect(albLcu.quote).toContain(
+      `${figures(albLcu.gbPerHourContainers)} GB per hour for Amazon Elastic Compute Cloud (EC2) instances, containers`,
+    );
+    expect(albLcu.quote).toContain(`${figures(albLcu.gbPerHourLambda)} GB per hour for Lambda functions`);
+    expect(albLcu.quote).toContain(`${figures(albLcu.ruleEvaluationsPerSecond)} rule evaluations per second`);
+    expect(albLcu.quote).toContain(`The first ${albLcu.freeRulesPerRequest} processed rules are free`);
+    expect(albLcu.source).toMatch(/^https:\/\/aws\.amazon\.com\/elasticloadbalancing\/pricing\//);
+  });
+
+  it("applies the mutual-TLS rule to the agent load balancer: half the active connections per LCU, and its trust store", () => {
+    const withMutualTls = hundredThousand(1);
+    const withoutMutualTls = estimate(at(100_000, 60, 1), units, prices, {
+      ...defaultDeployment,
+      albMutualTls: false,
+    });
+    expect(defaultDeployment.albMutualTls).toBe(true);
+    expect(withMutualTls.albLcus.containerTargets).toBeCloseTo(
+      2 * withoutMutualTls.albLcus.containerTargets,
+      6,
+    );
+    const trustStore = (estimated: ReturnType<typeof estimate>) =>
+      lineOf(optionOf(estimated, "albFargate").lines, "ALB trust store");
+    expect(trustStore(withMutualTls)).toBeCloseTo(730 * 0.005, 6);
+    expect(trustStore(withoutMutualTls)).toBeUndefined();
+    // The ALB's share of an all-Java fleet of 100,000: 66.7 LCUs, not 33.3, at $0.008 an LCU-hour.
+    expect(
+      (optionOf(withMutualTls, "albFargate").monthly -
+        optionOf(withoutMutualTls, "albFargate").monthly) as number,
+    ).toBeCloseTo((100_000 / 1_500 - 100_000 / 3_000) * 0.008 * 730 + 730 * 0.005, 6);
+    // A C++ fleet's new connections are counted alike with or without it.
+    const cppWithout = estimate(at(100_000), units, prices, { ...defaultDeployment, albMutualTls: false });
+    expect(hundredThousand(0).albLcus.containerTargets).toBeCloseTo(cppWithout.albLcus.containerTargets, 6);
   });
 
   it("has a Java agent reconnect each heartbeat once its interval reaches the ingress's idle timeout", () => {
@@ -263,10 +306,11 @@ describe("the fleet's agents and the server certificate", () => {
     expect(monthly(0.5, "rsa2048")).toBeLessThan(monthly(0, "rsa2048"));
     expect(monthly(0, "ecdsaP256")).toBeLessThan(monthly(0, "rsa2048"));
     for (const mix of target.mixes) expect(mix.fits).toBe(mix.monthly <= 1200);
-    // Without the metric line per heartbeat, a kept-alive Java fleet fits; a C++ fleet does not.
+    // Without the metric line per heartbeat, a kept-alive Java fleet fits $1,400 (its ALB's mutual-TLS LCUs
+    // alone are $389); a C++ fleet does not.
     const quiet = targetReport(
       at(100_000, 60, 0.5),
-      1200,
+      1400,
       withValues(units, { metricLineBytesPerHeartbeat: 0 }),
       prices,
       defaultDeployment,
@@ -382,7 +426,7 @@ describe("the budget report", () => {
       prices,
     );
     expect(text).toMatch(/^agents\s+100,000\s+1,000,000\s+10,000,000$/m);
-    expect(text).toMatch(/^ALB \+ ECS Fargate arm64\s+\$3,358\s+\$28,123\s+\$245,055$/m);
+    expect(text).toMatch(/^ALB \+ ECS Fargate arm64\s+\$3,362\s+\$28,127\s+\$245,059$/m);
     // 166,667 records/s of the 200,000 an on-demand stream takes; the table's checkpoints (16,667 of 40,000
     // write units/s) are not near their limit.
     expect(text).toContain(
@@ -391,9 +435,9 @@ describe("the budget report", () => {
     expect(text).not.toContain("DynamoDB on-demand table write throughput (per table, and per index): needs");
     expect(text).toContain("quotas: none crossed (13 checked)");
     expect(text).toContain("API Gateway requests per second (account and region): needs 16,667 requests/s");
-    expect(text).toContain("Cheapest option: ALB + ECS Fargate arm64, $3,358: over by $2,158.");
+    expect(text).toContain("Cheapest option: ALB + ECS Fargate arm64, $3,362: over by $2,162.");
     expect(text).toContain("Monthly cost in USD, a heartbeat every 60 s, all MiNiFi C++\n");
-    expect(text).toMatch(/^ {2}all MiNiFi C\+\+ +RSA 2048 +ALB\+Fargate +\$3,358 {2}over by \$2,158$/m);
+    expect(text).toMatch(/^ {2}all MiNiFi C\+\+ +RSA 2048 +ALB\+Fargate +\$3,362 {2}over by \$2,162$/m);
     expect(text).toMatch(/^ {2}all MiNiFi Java +ECDSA P-256 +ALB\+Fargate +\$[\d,]+ {2}over by \$[\d,]+$/m);
   });
 });

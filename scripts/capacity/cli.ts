@@ -97,6 +97,8 @@ function unitValues(assignments: string[]): Partial<Record<UnitName, number>> {
 async function measure(write: boolean): Promise<void> {
   const { measureBytes, measureCacheMemory } = await import("./measure.js");
   const { measureTlsSetup, tlsSetupUnits } = await import("./tls-setup.js");
+  const { calibrationLine } = await import("../bench/calibration.js");
+  console.log(await calibrationLine());
   const handshakes = await measureTlsSetup();
   console.log("TLS setup: bytes per full mutual-TLS handshake (median), server key, version and chain");
   for (const each of handshakes)

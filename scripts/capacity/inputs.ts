@@ -99,6 +99,7 @@ export const priceNames = [
   "lambdaArmGbSecond",
   "albHour",
   "albLcuHour",
+  "albTrustStoreHour",
   "fargateArmVcpuHour",
   "fargateArmGbHour",
   "kinesisShardHour",
@@ -125,11 +126,41 @@ export interface CacheNodeType {
   hourly: number;
 }
 
+/**
+ * What one Application Load Balancer capacity unit covers, on each of the dimensions it is billed by (the
+ * largest one counts), as the pricing page states them; `quote` holds the page's words they were read from.
+ */
+export interface AlbLcu {
+  newConnectionsPerSecond: number;
+  activeConnectionsPerMinute: number;
+  /** Active connections an LCU covers on a listener with mutual TLS: half as many. */
+  activeConnectionsPerMinuteMutualTls: number;
+  gbPerHourContainers: number;
+  gbPerHourLambda: number;
+  ruleEvaluationsPerSecond: number;
+  freeRulesPerRequest: number;
+  source: string;
+  quote: string;
+  assumption: boolean;
+  note?: string;
+}
+
+export const albLcuDimensionNames = [
+  "newConnectionsPerSecond",
+  "activeConnectionsPerMinute",
+  "activeConnectionsPerMinuteMutualTls",
+  "gbPerHourContainers",
+  "gbPerHourLambda",
+  "ruleEvaluationsPerSecond",
+  "freeRulesPerRequest",
+] as const;
+
 export interface Prices {
   region: string;
   takenOn: string;
   takenFrom: string;
   prices: Record<PriceName, Price>;
+  albLcu: AlbLcu;
   cacheNodes: { source: string; assumption: boolean; note: string; types: CacheNodeType[] };
 }
 
@@ -161,6 +192,11 @@ export interface Deployment {
   cacheReplicasPerShard: number;
   /** One listener rule per method (agent-load-balancer.ts): within the 10 rule evaluations an LCU includes free. */
   albRuleEvaluationsPerRequest: number;
+  /**
+   * The agent load balancer's listeners verify clients' certificates against a trust store (mutual TLS in verify
+   * mode, agent-load-balancer.ts): an LCU then covers half the active connections, and the trust store is billed.
+   */
+  albMutualTls: boolean;
 }
 
 export const defaultDeployment: Deployment = {
@@ -179,6 +215,7 @@ export const defaultDeployment: Deployment = {
   cacheUsableMemoryFraction: 0.75,
   cacheReplicasPerShard: 1,
   albRuleEvaluationsPerRequest: 2,
+  albMutualTls: true,
 };
 
 const capacityDir = new URL("./", import.meta.url);
@@ -202,6 +239,9 @@ export function readPrices(file: URL = pricesFile): Prices {
     if (typeof price?.value !== "number" || typeof price.source !== "string")
       throw new Error(`prices.json: ${name} needs a numeric value and a source`);
   }
+  for (const name of albLcuDimensionNames)
+    if (typeof prices.albLcu?.[name] !== "number" || typeof prices.albLcu.source !== "string")
+      throw new Error(`prices.json: albLcu.${name} needs a numeric value and albLcu a source`);
   return prices;
 }
 

@@ -4,6 +4,7 @@
  * no clock, no network.
  */
 import {
+  type AlbLcu,
   type CacheNodeType,
   type Deployment,
   type Price,
@@ -94,15 +95,6 @@ const PUT_PAYLOAD_UNIT_BYTES = 25 * 1024;
 /** A provisioned shard takes 1 MB/s or 1,000 records/s of writes. */
 const SHARD_RECORDS_PER_SECOND = 1_000;
 const SHARD_BYTES_PER_SECOND = 1024 * 1024;
-/** One LCU: 25 new connections/s, 3,000 active connections/min, 1 GB/h (0.4 GB/h to Lambda), 1,000 rule evaluations/s. */
-const LCU = {
-  newConnectionsPerSecond: 25,
-  activeConnectionsPerMinute: 3_000,
-  gbPerHourContainers: 1,
-  gbPerHourLambda: 0.4,
-  ruleEvaluationsPerSecond: 1_000,
-  freeRulesPerRequest: 10,
-};
 const DYNAMODB_WRITE_UNIT_BYTES = 1024;
 /** START, END and REPORT: the platform's lines for each invocation below systemLogLevel WARN. */
 const LAMBDA_PLATFORM_LINES = 3;
@@ -263,13 +255,17 @@ const lcuDimensions = [
 ] as const;
 type LcuDimension = (typeof lcuDimensions)[number];
 
-/** LCUs an ALB needs for this load: the largest of its four dimensions, and which one that is. */
+/**
+ * LCUs an ALB needs for this load: the largest of its four dimensions, and which one that is. `lcu` is what one
+ * LCU covers (prices.json's albLcu); a mutual-TLS listener's LCU covers fewer active connections.
+ */
 export function albLcus(
   units: Units,
   deployment: Deployment,
   load: Load,
   heartbeatsPerSecond: number,
   gbPerHourPerLcu: number,
+  lcu: AlbLcu,
 ): { lcus: number; dominant: LcuDimension } {
   const bytesPerHeartbeat =
     units.requestBodyBytes.value +
@@ -281,13 +277,16 @@ export function albLcus(
   const keptAlive = javaConnectionsPerHeartbeat(units, load) < 1 ? load.javaShare : 0;
   const activeConnectionsPerMinute =
     load.agents * keptAlive + (1 - keptAlive) * Math.min(load.agents, heartbeatsPerSecond * 60);
-  const billedRules = Math.max(0, deployment.albRuleEvaluationsPerRequest - LCU.freeRulesPerRequest);
+  const billedRules = Math.max(0, deployment.albRuleEvaluationsPerRequest - lcu.freeRulesPerRequest);
+  const activeConnectionsPerLcu = deployment.albMutualTls
+    ? lcu.activeConnectionsPerMinuteMutualTls
+    : lcu.activeConnectionsPerMinute;
   const byDimension: Record<LcuDimension, number> = {
     "new connections":
-      (heartbeatsPerSecond * newConnectionsPerHeartbeat(units, load)) / LCU.newConnectionsPerSecond,
-    "active connections": activeConnectionsPerMinute / LCU.activeConnectionsPerMinute,
+      (heartbeatsPerSecond * newConnectionsPerHeartbeat(units, load)) / lcu.newConnectionsPerSecond,
+    "active connections": activeConnectionsPerMinute / activeConnectionsPerLcu,
     "processed bytes": gbPerHour / gbPerHourPerLcu,
-    "rule evaluations": (heartbeatsPerSecond * billedRules) / LCU.ruleEvaluationsPerSecond,
+    "rule evaluations": (heartbeatsPerSecond * billedRules) / lcu.ruleEvaluationsPerSecond,
   };
   const dominant = lcuDimensions.reduce((a, b) => (byDimension[b] > byDimension[a] ? b : a));
   return { lcus: byDimension[dominant], dominant };
@@ -407,11 +406,15 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
       priced(p.logsIngestedGb, platformLogGib),
     ),
   ];
-  const lcusLambda = albLcus(units, deployment, load, heartbeatsPerSecond, LCU.gbPerHourLambda);
-  const lcusContainers = albLcus(units, deployment, load, heartbeatsPerSecond, LCU.gbPerHourContainers);
+  const lcu = prices.albLcu;
+  const lcusLambda = albLcus(units, deployment, load, heartbeatsPerSecond, lcu.gbPerHourLambda, lcu);
+  const lcusContainers = albLcus(units, deployment, load, heartbeatsPerSecond, lcu.gbPerHourContainers, lcu);
   const albLines = ({ lcus, dominant }: { lcus: number; dominant: LcuDimension }) => [
     line("ALB hours", hours, "hours", priced(p.albHour, hours)),
     line("ALB LCUs", lcus, "LCU (average)", priced(p.albLcuHour, lcus * hours), `${dominant} dominate`),
+    ...(deployment.albMutualTls
+      ? [line("ALB trust store (mutual TLS)", hours, "hours", priced(p.albTrustStoreHour, hours))]
+      : []),
   ];
   // The gateway's CPU includes the TLS the ALB terminates on AWS: an upper bound; the handler's alone, a lower one.
   const vcpusFor = (cpuMs: number) =>
