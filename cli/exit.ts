@@ -1,5 +1,8 @@
-/** What `beacon` exits with, for scripts: the API refused (its message on stderr), or the command was misused. */
-export const ExitCode = { ok: 0, refused: 1, usage: 2 } as const;
+/**
+ * What `beacon` exits with, for scripts: the API refused (its message on stderr), the command was misused, or
+ * what a command waited for (`bundles wait`) did not come in the time it was given.
+ */
+export const ExitCode = { ok: 0, refused: 1, usage: 2, timedOut: 3 } as const;
 
 /** A command given wrongly (an unknown context, a bad option value): exit code 2, before any request. */
 export class UsageError extends Error {}

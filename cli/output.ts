@@ -1,4 +1,6 @@
 /** How `beacon` writes: tables for people, JSON for scripts, and the two streams a test can catch. */
+import type { Schemas } from "../web/src/api/client.js";
+
 export interface Io {
   out(text: string): void;
   err(text: string): void;
@@ -33,4 +35,10 @@ function cellText(cell: Cell): string {
 
 export function json(value: unknown): string {
   return JSON.stringify(value, null, 2);
+}
+
+/** A flow version as people name it: `v7 "kafka tls"`; undefined for one stored before versions were numbered. */
+export function versionName(name: Schemas["FlowVersionName"] | undefined): string | undefined {
+  if (name?.version === undefined) return undefined;
+  return name.label ? `v${name.version} "${name.label}"` : `v${name.version}`;
 }

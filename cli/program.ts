@@ -8,12 +8,17 @@ import { flowContentType } from "../web/src/flow-file.js";
 import { shortHash } from "../web/src/format.js";
 import { claimsOf } from "../web/src/jwt.js";
 import { describeBatch, FINAL_STATES, rolloutProgress } from "../web/src/rollout-progress.js";
+import { addAuditCommands } from "./audit.js";
+import { addBundleCommands } from "./bundles.js";
+import { addCertificateCommands } from "./certificates.js";
 import { completionScript, SHELLS, type Shell } from "./completion.js";
 import { readConfig, withContext, withCurrent, writeConfig } from "./config.js";
 import { ExitCode, UsageError } from "./exit.js";
+import { addFlowsDiff } from "./flows-diff.js";
 import { commandKit, type Environment, integer, readContent } from "./kit.js";
-import { type Cell, fields, table } from "./output.js";
+import { type Cell, fields, table, versionName } from "./output.js";
 import { signInWithBrowser } from "./sign-in.js";
+import { addWebhookCommands } from "./webhooks.js";
 
 const TENANT_CLAIM = "custom:tenant";
 
@@ -33,7 +38,9 @@ export function beaconProgram(environment: Environment): Command {
   const { io } = environment;
 
   const program = new Command("beacon")
-    .description("Beacon's operator CLI: agents, classes, flows, rollouts and operations of a tenant's fleet")
+    .description(
+      "Beacon's operator CLI: agents, classes, flows, rollouts, operations, debug bundles, certificates, webhooks and audit of a tenant's fleet",
+    )
     .option("--context <name>", "the context to use instead of the current one")
     .option("--json", "write the API's JSON instead of a table")
     .showHelpAfterError("(beacon --help, or --help after any command, says how)")
@@ -250,6 +257,8 @@ export function beaconProgram(environment: Environment): Command {
     },
   );
 
+  addFlowsDiff(flows, kit);
+
   // Rollouts.
   const rollouts = program.command("rollouts").description("rolling a flow version out to a class");
   paging(
@@ -434,6 +443,11 @@ export function beaconProgram(environment: Environment): Command {
       show(command, data, (operation) => `Operation ${operation.operationId}: ${operation.state}`);
     });
 
+  addBundleCommands(program, kit);
+  addCertificateCommands(program, kit);
+  addWebhookCommands(program, kit);
+  addAuditCommands(program, kit);
+
   program
     .command("completion")
     .description("a completion script for your shell: beacon completion bash >> ~/.bashrc")
@@ -441,11 +455,6 @@ export function beaconProgram(environment: Environment): Command {
     .action((shell: Shell) => io.out(completionScript(program, shell)));
 
   return program;
-}
-
-function versionName(name: Schemas["FlowVersionName"] | undefined): string | undefined {
-  if (name?.version === undefined) return undefined;
-  return name.label ? `v${name.version} "${name.label}"` : `v${name.version}`;
 }
 
 function classRow(agentClass: Schemas["AgentClass"]): Cell[] {
