@@ -8,6 +8,7 @@ import { flowContentType } from "../web/src/flow-file.js";
 import { shortHash } from "../web/src/format.js";
 import { claimsOf } from "../web/src/jwt.js";
 import { describeBatch, FINAL_STATES, rolloutProgress } from "../web/src/rollout-progress.js";
+import { registerApply } from "./apply.js";
 import { completionScript, SHELLS, type Shell } from "./completion.js";
 import { readConfig, withContext, withCurrent, writeConfig } from "./config.js";
 import { ExitCode, UsageError } from "./exit.js";
@@ -433,6 +434,8 @@ export function beaconProgram(environment: Environment): Command {
       );
       show(command, data, (operation) => `Operation ${operation.operationId}: ${operation.state}`);
     });
+
+  registerApply(program, kit);
 
   program
     .command("completion")

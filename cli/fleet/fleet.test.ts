@@ -5,6 +5,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { repositoryRoot } from "../../scripts/test-support/local-stack.js";
 import type { Schemas } from "../../web/src/api/client.js";
+import { ExitCode } from "../exit.js";
+import { run } from "../main.js";
 import { parseFleetFile, readFleetFolder } from "./folder.js";
 import { FolderError } from "./objects.js";
 import { type CurrentState, changesAnything, plan, planJson, renderPlan } from "./plan.js";
@@ -178,6 +180,29 @@ describe("a fleet folder", () => {
       /^b\.yaml \(document 1\): FlowVersion pumps@[0-9a-f]{64} is declared twice, first in a\.yaml \(document 1\)$/,
     );
     expect(() => readFleetFolder(path.join(folder, "none"))).toThrow(FolderError);
+  });
+});
+
+describe("beacon apply and diff", () => {
+  it("refuse a broken folder with exit code 2 before any request", async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "beacon-fleet-"));
+    writeFileSync(
+      path.join(folder, "a.yaml"),
+      "apiVersion: beacon/v1\nkind: Settings\nspec: {timeZone: 7}\n",
+    );
+    for (const command of ["apply", "diff"]) {
+      let stderr = "";
+      const code = await run(
+        [command, "-f", folder],
+        { out: () => {}, err: (text) => (stderr += text) },
+        // Nothing listens on port 9: a request would fail with exit code 1.
+        { BEACON_URL: "http://127.0.0.1:9", BEACON_TOKEN: "t", XDG_CONFIG_HOME: folder },
+      );
+      expect(code).toBe(ExitCode.usage);
+      expect(stderr).toBe(
+        "beacon: a.yaml (document 1, Settings tenant): spec/timeZone must be string,null\n",
+      );
+    }
   });
 });
 

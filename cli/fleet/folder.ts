@@ -108,7 +108,8 @@ function fleetObject(source: Source, value: unknown, readFlow: FlowReader): Flee
   };
   /** The spec, checked by the validator of the API request that sends it. */
   const checked = <T>(label: string, validator: ValidateFunction, body: unknown = spec): T => {
-    if (!validator(body)) fail(`, ${kind} ${label}`, describeFailure("spec", validator.errors, body));
+    if (!validator(body))
+      fail(`, ${kind}${label ? ` ${label}` : ""}`, describeFailure("spec", validator.errors, body));
     return body as T;
   };
 
@@ -176,7 +177,8 @@ function fleetObject(source: Source, value: unknown, readFlow: FlowReader): Flee
     }
     case "Webhook": {
       only();
-      const body = checked<Schemas["SubscriptionRequest"]>("", documents.createSubscriptionBody);
+      const url = isRecord(spec) && typeof spec.url === "string" ? spec.url : "";
+      const body = checked<Schemas["SubscriptionRequest"]>(url, documents.createSubscriptionBody);
       return { kind: "Webhook", source, spec: body };
     }
   }
