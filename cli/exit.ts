@@ -1,8 +1,9 @@
 /**
- * What `beacon` exits with, for scripts: the API refused (its message on stderr), the command was misused, or
- * what a command waited for (`bundles wait`) did not come in the time it was given.
+ * What `beacon` exits with, for scripts: the API refused (its message on stderr), the command was misused (or a
+ * fleet folder is broken), what a command waited for (`bundles wait`) did not come in the time it was given, or
+ * `beacon diff` found changes to make.
  */
-export const ExitCode = { ok: 0, refused: 1, usage: 2, timedOut: 3 } as const;
+export const ExitCode = { ok: 0, refused: 1, usage: 2, timedOut: 3, changes: 4 } as const;
 
 /** A command given wrongly (an unknown context, a bad option value): exit code 2, before any request. */
 export class UsageError extends Error {}

@@ -8,6 +8,7 @@ import { flowContentType } from "../web/src/flow-file.js";
 import { shortHash } from "../web/src/format.js";
 import { claimsOf } from "../web/src/jwt.js";
 import { describeBatch, FINAL_STATES, rolloutProgress } from "../web/src/rollout-progress.js";
+import { registerApply } from "./apply.js";
 import { addAuditCommands } from "./audit.js";
 import { addBundleCommands } from "./bundles.js";
 import { addCertificateCommands } from "./certificates.js";
@@ -447,6 +448,7 @@ export function beaconProgram(environment: Environment): Command {
   addCertificateCommands(program, kit);
   addWebhookCommands(program, kit);
   addAuditCommands(program, kit);
+  registerApply(program, kit);
 
   program
     .command("completion")

@@ -80,7 +80,12 @@ function valueAt(data: unknown, pointer: string): unknown {
     );
 }
 
-function describeFailure(where: string, errors: ErrorObject[] | null | undefined, data?: unknown): string {
+/** A validation failure as the API words it: where, and what is wrong (a pattern in words). */
+export function describeFailure(
+  where: string,
+  errors: ErrorObject[] | null | undefined,
+  data?: unknown,
+): string {
   const [first] = errors ?? [];
   const at = `${where}${first?.instancePath ?? ""}`;
   if (first?.keyword === "pattern") {

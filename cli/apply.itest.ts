@@ -1,0 +1,221 @@
+/**
+ * `beacon apply` and `beacon diff` as a CI job runs them, against `npm start`: the example folder applied to a
+ * tenant of its own, then applied again with no change planned and no write made (the audit trail says so),
+ * a broken folder refused with nothing changed, and what the folder does not declare deleted only with --prune.
+ */
+import { execFile } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LOCAL_TOKEN_PATH } from "../scripts/local/web-server.js";
+import { type LocalStack, repositoryRoot, startLocalStack } from "../scripts/test-support/local-stack.js";
+import type { components } from "../web/src/api/schema.js";
+import { sha256 } from "../web/test/console-harness.js";
+import { ExitCode } from "./exit.js";
+
+type Schemas = components["schemas"];
+const BIN = path.join(repositoryRoot, "cli", "beacon.mjs");
+const EXAMPLE = path.join(repositoryRoot, "docs", "examples", "fleet");
+const TENANT = "fleet-as-code";
+
+let stack: LocalStack;
+let webUrl: string;
+let token: string;
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function beacon(args: string[]): Promise<Outcome> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        env: {
+          PATH: process.env.PATH,
+          XDG_CONFIG_HOME: mkdtempSync(path.join(tmpdir(), "beacon-apply-")),
+          BEACON_URL: webUrl,
+          BEACON_TOKEN: token,
+        },
+      },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    );
+  });
+}
+
+async function api<T>(route: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${webUrl}/api/v1${route}`, {
+    ...init,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+/** The audit records of writes since `from`: what the console API was asked to change. */
+async function writesSince(from: string): Promise<Schemas["AuditRecord"][]> {
+  const { body } = await api<Schemas["AuditRecordList"]>(`/audit?from=${encodeURIComponent(from)}&limit=100`);
+  return body.items;
+}
+
+/** A copy of the example folder, to change without touching the one the docs show. */
+function exampleCopy(): string {
+  const folder = mkdtempSync(path.join(tmpdir(), "beacon-fleet-"));
+  cpSync(EXAMPLE, folder, { recursive: true });
+  return folder;
+}
+
+beforeAll(async () => {
+  stack = await startLocalStack("apply");
+  webUrl = `http://127.0.0.1:${stack.ports.web}`;
+  const response = await fetch(`${webUrl}${LOCAL_TOKEN_PATH}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ tenant: TENANT, role: "admin" }),
+  });
+  token = ((await response.json()) as { token: string }).token;
+}, 300_000);
+
+afterAll(async () => {
+  await stack?.stop();
+}, 60_000);
+
+describe("beacon apply", () => {
+  it("applies the example folder, then plans and writes nothing when applied again", async () => {
+    const folder = exampleCopy();
+    const before = new Date().toISOString();
+    const planned = await beacon(["diff", "-f", folder, "--json"]);
+    expect(planned, planned.stderr).toMatchObject({ code: ExitCode.changes });
+    expect(JSON.parse(planned.stdout).summary).toEqual({
+      create: 7,
+      update: 1,
+      delete: 0,
+      unchanged: 0,
+      unmanaged: 0,
+    });
+
+    const first = await beacon(["apply", "-f", folder]);
+    expect(first, first.stderr).toMatchObject({ code: ExitCode.ok });
+    expect(first.stdout).toContain("+ create FlowVersion pumps/flows/pumps.json\n");
+    expect(first.stderr).toContain("Applied: 8 changes\n");
+    expect(first.stderr).toMatch(/its signing secret is not kept/);
+
+    const pumps = await api<Schemas["AgentClass"]>("/classes/pumps");
+    expect(pumps.body).toMatchObject({ heartbeatIntervalSeconds: 30, ackTimeoutSeconds: 120 });
+    const flows = await api<Schemas["FlowVersionList"]>("/classes/pumps/flows");
+    expect(flows.body.items).toEqual([
+      expect.objectContaining({
+        hash: sha256(readFileSync(path.join(folder, "flows", "pumps.json"), "utf8")),
+        version: 1,
+        label: "generate",
+      }),
+    ]);
+    expect((await api<Schemas["Group"]>("/groups/plant-7")).body.query).toEqual({ labels: ["site=plant-7"] });
+    expect((await api<Schemas["ParameterEntryList"]>("/groups/plant-7/parameters")).body.items).toEqual([
+      expect.objectContaining({ name: "site.name", value: "Plant 7" }),
+    ]);
+    expect((await api<Schemas["TenantSettings"]>("/settings")).body.timeZone).toBe("Europe/Berlin");
+    const writes = await writesSince(before);
+    expect(writes.length).toBe(8);
+
+    const between = new Date().toISOString();
+    const second = await beacon(["apply", "-f", folder]);
+    expect(second, second.stderr).toMatchObject({ code: ExitCode.ok });
+    expect(second.stdout).toMatch(
+      /\nPlan: 0 to create, 0 to update, 0 to delete, 8 unchanged, 0 not managed here\.\n$/,
+    );
+    expect(second.stderr).toBe("Applied: 0 changes\n");
+    const again = await beacon(["diff", "-f", folder]);
+    expect(again, again.stderr).toMatchObject({ code: ExitCode.ok });
+    expect(await writesSince(between)).toEqual([]);
+    expect((await api<Schemas["FlowVersionList"]>("/classes/pumps/flows")).body.items).toHaveLength(1);
+
+    // A changed field is planned as the update of that field alone, and applied.
+    writeFileSync(
+      path.join(folder, "classes.yaml"),
+      readFileSync(path.join(folder, "classes.yaml"), "utf8").replace(
+        "heartbeatIntervalSeconds: 30",
+        "heartbeatIntervalSeconds: 45",
+      ),
+    );
+    const changed = await beacon(["diff", "-f", folder]);
+    expect(changed).toMatchObject({ code: ExitCode.changes });
+    expect(changed.stdout).toContain("~ update Class pumps\n    heartbeatIntervalSeconds: 30 → 45\n");
+    expect(await beacon(["apply", "-f", folder])).toMatchObject({ code: ExitCode.ok });
+    expect((await api<Schemas["AgentClass"]>("/classes/pumps")).body.heartbeatIntervalSeconds).toBe(45);
+  }, 240_000);
+
+  it("refuses a broken folder before any request: exit 2, the file named, nothing changed", async () => {
+    const folder = exampleCopy();
+    writeFileSync(
+      path.join(folder, "classes.yaml"),
+      readFileSync(path.join(folder, "classes.yaml"), "utf8").replace(
+        "heartbeatIntervalSeconds: 30",
+        "heartbeatIntervalSeconds: 15",
+      ),
+    );
+    writeFileSync(
+      path.join(folder, "webhooks.yaml"),
+      "apiVersion: beacon/v1\nkind: Webhook\nspec:\n  url: https://hooks.example.com/beacon\n  eventTypes: []\n",
+    );
+    const before = new Date().toISOString();
+    const heartbeat = (await api<Schemas["AgentClass"]>("/classes/pumps")).body.heartbeatIntervalSeconds;
+    const refused = await beacon(["apply", "-f", folder]);
+    expect(refused).toMatchObject({ code: ExitCode.usage, stdout: "" });
+    expect(refused.stderr).toBe(
+      "beacon: webhooks.yaml (document 1, Webhook https://hooks.example.com/beacon): spec/eventTypes must NOT have fewer than 1 items\n",
+    );
+    expect(await writesSince(before)).toEqual([]);
+    expect((await api<Schemas["AgentClass"]>("/classes/pumps")).body.heartbeatIntervalSeconds).toBe(
+      heartbeat,
+    );
+  }, 120_000);
+
+  it("leaves what the folder does not declare alone, and deletes it only with --prune", async () => {
+    const folder = exampleCopy();
+    expect(await beacon(["apply", "-f", folder])).toMatchObject({ code: ExitCode.ok });
+    const stray = await api("/groups", {
+      method: "POST",
+      body: JSON.stringify({ name: "stray", query: { classes: ["valves"] } }),
+    });
+    expect(stray.status).toBe(201);
+    const webhook = await api<Schemas["CreatedSubscription"]>("/webhooks", {
+      method: "POST",
+      body: JSON.stringify({ url: "https://hooks.example.com/other", eventTypes: ["agent.online"] }),
+    });
+    expect(webhook.status).toBe(201);
+    expect(
+      (await api("/classes/valves/parameters/stray", { method: "PUT", body: '{"value":"x"}' })).status,
+    ).toBe(201);
+
+    const kept = await beacon(["apply", "-f", folder]);
+    expect(kept, kept.stderr).toMatchObject({ code: ExitCode.ok });
+    expect(kept.stdout).toContain(
+      [
+        "Not managed here, left alone:",
+        "  Group stray",
+        "  ClassParameter valves/stray",
+        `  Webhook ${webhook.body.subscriptionId} https://hooks.example.com/other [agent.online]`,
+      ].join("\n"),
+    );
+    expect(kept.stderr).toBe("Applied: 0 changes\n");
+    expect((await api("/groups/stray")).status).toBe(200);
+    expect(await beacon(["diff", "-f", folder])).toMatchObject({ code: ExitCode.ok });
+
+    const prunePlan = await beacon(["diff", "-f", folder, "--prune"]);
+    expect(prunePlan).toMatchObject({ code: ExitCode.changes });
+    expect(prunePlan.stdout).toContain("- delete Group stray\n");
+    const pruned = await beacon(["apply", "-f", folder, "--prune"]);
+    expect(pruned, pruned.stderr).toMatchObject({ code: ExitCode.ok });
+    expect(pruned.stderr).toContain("Applied: 3 changes\n");
+    expect((await api("/groups/stray")).status).toBe(404);
+    expect((await api(`/webhooks/${webhook.body.subscriptionId}`)).status).toBe(404);
+    expect((await api("/classes/valves/parameters/stray")).status).toBe(404);
+    expect((await api("/groups/plant-7")).status).toBe(200);
+    expect(await beacon(["diff", "-f", folder, "--prune"])).toMatchObject({ code: ExitCode.ok });
+  }, 240_000);
+});

@@ -1,0 +1,333 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { repositoryRoot } from "../../scripts/test-support/local-stack.js";
+import type { Schemas } from "../../web/src/api/client.js";
+import { ExitCode } from "../exit.js";
+import { run } from "../main.js";
+import { parseFleetFile, readFleetFolder } from "./folder.js";
+import { FolderError } from "./objects.js";
+import { type CurrentState, changesAnything, plan, planJson, renderPlan } from "./plan.js";
+
+const EXAMPLE = path.join(repositoryRoot, "docs", "examples", "fleet");
+const noFlows = () => {
+  throw new Error("no flow files here");
+};
+
+/** The objects of one YAML text, or the FolderError's message. */
+function parsed(text: string) {
+  try {
+    return parseFleetFile("fleet.yaml", text, noFlows);
+  } catch (error) {
+    if (error instanceof FolderError) return error.message;
+    throw error;
+  }
+}
+
+function empty(): CurrentState {
+  return {
+    settings: {},
+    classes: new Map(),
+    groups: new Map(),
+    classParameters: new Map(),
+    groupParameters: new Map(),
+    flows: new Map(),
+    webhooks: [],
+  };
+}
+
+const agentClass = (name: string, fields: Partial<Schemas["AgentClass"]> = {}): Schemas["AgentClass"] => ({
+  name,
+  heartbeatIntervalSeconds: 60,
+  autoCreated: false,
+  createdAt: "2026-11-30T10:00:00.000Z",
+  requireApproval: false,
+  agents: { total: 0, online: 0 } as Schemas["AgentClass"]["agents"],
+  ...fields,
+});
+
+const entry = (name: string, fields: Partial<Schemas["ParameterEntry"]>): Schemas["ParameterEntry"] => ({
+  name,
+  updatedAt: "2026-11-30T10:00:00.000Z",
+  updatedBy: "someone",
+  ...fields,
+});
+
+/** What the example folder declares, as the tenant would hold it once applied. */
+function applied(objects = readFleetFolder(EXAMPLE)): CurrentState {
+  const state = empty();
+  for (const object of objects) {
+    switch (object.kind) {
+      case "Settings":
+        state.settings = { ...object.spec } as Schemas["TenantSettings"];
+        break;
+      case "Class":
+        state.classes.set(
+          object.name,
+          agentClass(object.name, object.spec as Partial<Schemas["AgentClass"]>),
+        );
+        break;
+      case "Group":
+        state.groups.set(object.name, {
+          name: object.name,
+          ...object.spec,
+          requireApproval: false,
+          maintenanceWindows: [],
+          parameterPriority: 0,
+          parameterNames: [],
+          createdAt: "2026-11-30T10:00:00.000Z",
+          updatedAt: "2026-11-30T10:00:00.000Z",
+        });
+        break;
+      case "ClassParameter":
+      case "GroupParameter": {
+        const lists = object.kind === "ClassParameter" ? state.classParameters : state.groupParameters;
+        const list = lists.get(object.owner) ?? { items: [] };
+        list.items.push(entry(object.name, object.spec));
+        lists.set(object.owner, list);
+        break;
+      }
+      case "FlowVersion":
+        state.flows.set(object.className, [
+          ...(state.flows.get(object.className) ?? []),
+          { hash: object.hash, className: object.className, label: object.label } as Schemas["FlowVersion"],
+        ]);
+        break;
+      case "Webhook":
+        state.webhooks.push({
+          ...object.spec,
+          subscriptionId: "wh-1764496800000-a",
+          state: "active",
+          createdAt: "2026-11-30T10:00:00.000Z",
+          createdBy: "someone",
+        });
+        break;
+    }
+  }
+  return state;
+}
+
+describe("a fleet folder", () => {
+  it("reads the example folder: every kind, the flow file by its path and SHA-256", () => {
+    const objects = readFleetFolder(EXAMPLE);
+    expect(objects.map((object) => object.kind).sort()).toEqual([
+      "Class",
+      "Class",
+      "ClassParameter",
+      "FlowVersion",
+      "Group",
+      "GroupParameter",
+      "Settings",
+      "Webhook",
+    ]);
+    const flow = objects.find((object) => object.kind === "FlowVersion");
+    const bytes = readFileSync(path.join(EXAMPLE, "flows", "pumps.json"));
+    expect(flow).toMatchObject({
+      className: "pumps",
+      file: path.join("flows", "pumps.json"),
+      contentType: "application/json",
+      hash: createHash("sha256").update(bytes).digest("hex"),
+      label: "generate",
+      source: { file: "flows.yaml", document: 1 },
+    });
+  });
+
+  it("refuses a broken object, naming the file, the document, the object and the field", () => {
+    const object = (kind: string, metadata: string, spec: string) =>
+      `apiVersion: beacon/v1\nkind: ${kind}\nmetadata: ${metadata}\nspec: ${spec}\n`;
+    expect(parsed(object("Class", "{name: pumps}", "{heartbeatIntervalSeconds: 0}"))).toBe(
+      "fleet.yaml (document 1, Class pumps): spec/heartbeatIntervalSeconds must be >= 1",
+    );
+    expect(parsed(`---\n${object("Class", "{name: pumps}", "{colour: blue}")}`)).toBe(
+      "fleet.yaml (document 1, Class pumps): spec must NOT have additional properties (colour)",
+    );
+    expect(
+      parsed(`${object("Class", "{name: a}", "{}")}---\n${object("Class", "{name: 'no/slash'}", "{}")}`),
+    ).toBe(
+      'fleet.yaml (document 2, Class no/slash): metadata.name: "no/slash" is not of the form it takes ("/" is not allowed): letters, digits, ".", "_" and "-" only, starting with a letter or a digit, 1 to 128 characters',
+    );
+    expect(parsed(object("Clas", "{name: a}", "{}"))).toMatch(
+      /^fleet\.yaml \(document 1\): kind must be one of Settings, Class, .*, not "Clas"$/,
+    );
+    expect(parsed("apiVersion: beacon/v2\nkind: Class\n")).toBe(
+      'fleet.yaml (document 1): apiVersion must be beacon/v1, not "beacon/v2"',
+    );
+    expect(parsed(object("Class", "{}", "{}"))).toBe(
+      "fleet.yaml (document 1, Class): metadata.name is required (text)",
+    );
+    expect(parsed(object("ClassParameter", "{class: pumps, name: a}", "{value: 1, secretRef: x}"))).toMatch(
+      /^fleet\.yaml \(document 1, ClassParameter pumps\/a\): spec/,
+    );
+    expect(parsed(object("FlowVersion", "{class: pumps}", "{file: flow.json}"))).toBe(
+      "fleet.yaml (document 1, FlowVersion pumps/flow.json): spec.file: no flow files here",
+    );
+    expect(parsed("apiVersion: beacon/v1\nkind: [unclosed\n")).toBe(
+      "fleet.yaml:3: not YAML: Flow sequence in block collection must be sufficiently indented and end with a ]",
+    );
+  });
+
+  it("refuses an object declared twice, and a flow version's bytes declared twice", () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "beacon-fleet-"));
+    const flow = (file: string) =>
+      `apiVersion: beacon/v1\nkind: FlowVersion\nmetadata: {class: pumps}\nspec: {file: ${file}}\n`;
+    writeFileSync(path.join(folder, "a.json"), "{}");
+    writeFileSync(path.join(folder, "b.json"), "{}");
+    writeFileSync(path.join(folder, "a.yaml"), flow("a.json"));
+    writeFileSync(path.join(folder, "b.yaml"), flow("b.json"));
+    expect(() => readFleetFolder(folder)).toThrow(
+      /^b\.yaml \(document 1\): FlowVersion pumps@[0-9a-f]{64} is declared twice, first in a\.yaml \(document 1\)$/,
+    );
+    expect(() => readFleetFolder(path.join(folder, "none"))).toThrow(FolderError);
+  });
+});
+
+describe("beacon apply and diff", () => {
+  it("refuse a broken folder with exit code 2 before any request", async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "beacon-fleet-"));
+    writeFileSync(
+      path.join(folder, "a.yaml"),
+      "apiVersion: beacon/v1\nkind: Settings\nspec: {timeZone: 7}\n",
+    );
+    for (const command of ["apply", "diff"]) {
+      let stderr = "";
+      const code = await run(
+        [command, "-f", folder],
+        { out: () => {}, err: (text) => (stderr += text) },
+        // Nothing listens on port 9: a request would fail with exit code 1.
+        { BEACON_URL: "http://127.0.0.1:9", BEACON_TOKEN: "t", XDG_CONFIG_HOME: folder },
+      );
+      expect(code).toBe(ExitCode.usage);
+      expect(stderr).toBe(
+        "beacon: a.yaml (document 1, Settings tenant): spec/timeZone must be string,null\n",
+      );
+    }
+  });
+});
+
+describe("the plan", () => {
+  it("creates everything in an empty tenant, settings and classes before what needs them", () => {
+    const changes = plan(readFleetFolder(EXAMPLE), empty(), { prune: false });
+    expect(changes.map(({ action, kind }) => `${action} ${kind}`)).toEqual([
+      "update Settings",
+      "create Class",
+      "create Class",
+      "create Group",
+      "create ClassParameter",
+      "create GroupParameter",
+      "create FlowVersion",
+      "create Webhook",
+    ]);
+    expect(changesAnything(changes)).toBe(true);
+  });
+
+  it("changes nothing once applied", () => {
+    const changes = plan(readFleetFolder(EXAMPLE), applied(), { prune: true });
+    expect(changes.every(({ action }) => action === "unchanged")).toBe(true);
+    expect(changesAnything(changes)).toBe(false);
+    expect(renderPlan(changes)).toMatch(
+      /\nPlan: 0 to create, 0 to update, 0 to delete, 8 unchanged, 0 not managed here\.$/,
+    );
+  });
+
+  it("updates the fields that differ, and only those the folder gives", () => {
+    const current = applied();
+    current.classes.set(
+      "pumps",
+      agentClass("pumps", {
+        heartbeatIntervalSeconds: 60,
+        ackTimeoutSeconds: 120,
+        description: "Pump controllers of plant 7",
+        cleanUpAfterDays: 30,
+      }),
+    );
+    current.classParameters.set("pumps", {
+      items: [],
+      staged: [entry("kafka.brokers", { value: "old:9092", staged: true })],
+    });
+    const flows = current.flows.get("pumps") ?? [];
+    current.flows.set(
+      "pumps",
+      flows.map((flow) => ({ ...flow, label: "older" })),
+    );
+    const changes = plan(readFleetFolder(EXAMPLE), current, { prune: false });
+    const updates = changes.filter(({ action }) => action === "update");
+    expect(updates).toMatchObject([
+      { kind: "Class", name: "pumps", differences: ["heartbeatIntervalSeconds: 60 → 30"] },
+      {
+        kind: "ClassParameter",
+        name: "pumps/kafka.brokers",
+        differences: ['value: "old:9092" → "broker-1.plant.example:9092"'],
+      },
+      { kind: "FlowVersion", name: "pumps/flows/pumps.json", differences: ['label: "older" → "generate"'] },
+    ]);
+    expect(renderPlan(changes)).toContain("~ update Class pumps\n    heartbeatIntervalSeconds: 60 → 30\n");
+  });
+
+  it("a group's definition is whole: a field left out that the tenant has set is an update to its default", () => {
+    const current = applied();
+    const group = current.groups.get("plant-7") as Schemas["Group"];
+    current.groups.set("plant-7", { ...group, requireApproval: true, parameterPriority: 5 });
+    const [change] = plan(readFleetFolder(EXAMPLE), current, { prune: false }).filter(
+      ({ action }) => action === "update",
+    );
+    expect(change).toMatchObject({
+      kind: "Group",
+      differences: ["requireApproval: true → false", "parameterPriority: 5 → 0"],
+    });
+  });
+
+  it("leaves what the folder does not declare alone, and deletes it only with --prune", () => {
+    const current = applied();
+    current.classes.set("auto", agentClass("auto", { autoCreated: true }));
+    current.groups.set("old", { ...(current.groups.get("plant-7") as Schemas["Group"]), name: "old" });
+    current.classParameters.get("pumps")?.items.push(entry("retired", { value: "x" }));
+    current.classParameters.set("auto", { items: [entry("kept", { value: "y" })] });
+    current.webhooks.push({
+      ...(current.webhooks[0] as Schemas["Subscription"]),
+      subscriptionId: "wh-1764496800000-b",
+      eventTypes: ["agent.online"],
+    });
+    const objects = readFleetFolder(EXAMPLE);
+
+    const kept = plan(objects, current, { prune: false });
+    expect(changesAnything(kept)).toBe(false);
+    expect(
+      kept.filter(({ action }) => action === "unmanaged").map(({ kind, name }) => `${kind} ${name}`),
+    ).toEqual([
+      "Class auto",
+      "Group old",
+      "ClassParameter pumps/retired",
+      "Webhook wh-1764496800000-b https://hooks.example.com/beacon [agent.online] of pumps",
+    ]);
+    expect(renderPlan(kept)).toContain("Not managed here, left alone:\n  Class auto\n  Group old\n");
+
+    const pruned = plan(objects, current, { prune: true });
+    expect(
+      pruned.filter(({ action }) => action === "delete").map(({ kind, name }) => `${kind} ${name}`),
+    ).toEqual([
+      "Group old",
+      "ClassParameter pumps/retired",
+      "Webhook wh-1764496800000-b https://hooks.example.com/beacon [agent.online] of pumps",
+    ]);
+    // The API deletes no class; an undeclared class's parameters are not the folder's to prune.
+    expect(pruned.find(({ name }) => name === "auto")).toMatchObject({
+      action: "unmanaged",
+      note: "the API deletes no class",
+    });
+    expect(pruned.some(({ name }) => name === "auto/kept")).toBe(false);
+  });
+
+  it("gives the plan as JSON: each change's action, kind, name, where it was declared, and the counts", () => {
+    const json = planJson(plan(readFleetFolder(EXAMPLE), empty(), { prune: false }));
+    expect(json.summary).toEqual({ create: 7, update: 1, delete: 0, unchanged: 0, unmanaged: 0 });
+    expect(json.changes[1]).toEqual({
+      action: "create",
+      kind: "Class",
+      name: "pumps",
+      source: { file: "classes.yaml", document: 1 },
+    });
+    expect(JSON.stringify(json)).not.toContain("rootGroup");
+  });
+});

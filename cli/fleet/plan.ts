@@ -1,0 +1,237 @@
+/**
+ * The plan: what a fleet folder asks for beside what the tenant has, object by object — create, update (the
+ * fields that differ), unchanged, and for what the folder does not declare, delete (with `--prune`) or
+ * "not managed here" (left alone). Pure: the current state is read before, the changes made after.
+ */
+import type { Schemas } from "../../web/src/api/client.js";
+import { type FleetObject, KINDS, type Kind, objectName, webhookName } from "./objects.js";
+
+/** The tenant's state, as far as a folder's objects concern it. */
+export interface CurrentState {
+  settings: Schemas["TenantSettings"];
+  /** Every class of the tenant. */
+  classes: Map<string, Schemas["AgentClass"]>;
+  /** Every group of the tenant. */
+  groups: Map<string, Schemas["Group"]>;
+  /** The parameters of the classes the folder names, by class (absent: the class does not exist). */
+  classParameters: Map<string, Schemas["ParameterEntryList"]>;
+  /** The parameters of the groups the folder names, by group. */
+  groupParameters: Map<string, Schemas["ParameterEntryList"]>;
+  /** The flow versions of the classes the folder publishes to, by class. */
+  flows: Map<string, Schemas["FlowVersion"][]>;
+  webhooks: Schemas["Subscription"][];
+}
+
+export type Action = "create" | "update" | "unchanged" | "delete" | "unmanaged";
+
+export type Change =
+  | { action: "create" | "unchanged"; kind: Kind; name: string; object: FleetObject }
+  | { action: "update"; kind: Kind; name: string; object: FleetObject; differences: string[] }
+  | { action: "delete" | "unmanaged"; kind: Kind; name: string; target: Target; note?: string };
+
+/** What a delete removes: a group, a subscription by id, or a class's or group's parameter. */
+export type Target =
+  | { kind: "Class" | "Group"; name: string }
+  | { kind: "ClassParameter" | "GroupParameter"; owner: string; name: string }
+  | { kind: "Webhook"; subscriptionId: string };
+
+export interface PlanOptions {
+  prune: boolean;
+}
+
+export function plan(objects: FleetObject[], current: CurrentState, { prune }: PlanOptions): Change[] {
+  const changes = objects.map((object) => changeFor(object, current));
+  const declared = new Set(objects.map((object) => `${object.kind} ${objectName(object)}`));
+  const absent = (kind: Kind, name: string) => !declared.has(`${kind} ${name}`);
+  const left: Change[] = [];
+  const leave = (kind: Kind, name: string, target: Target, note?: string) =>
+    left.push({ action: prune && note === undefined ? "delete" : "unmanaged", kind, name, target, note });
+
+  for (const name of current.classes.keys())
+    if (absent("Class", name))
+      leave("Class", name, { kind: "Class", name }, prune ? "the API deletes no class" : undefined);
+  for (const name of current.groups.keys())
+    if (absent("Group", name)) leave("Group", name, { kind: "Group", name });
+  const parameterOwners = [
+    ["ClassParameter", "Class", current.classParameters],
+    ["GroupParameter", "Group", current.groupParameters],
+  ] as const;
+  for (const [kind, ownerKind, lists] of parameterOwners) {
+    for (const [owner, list] of lists) {
+      // Only the parameters of a class or group the folder declares are its to prune.
+      if (absent(ownerKind, owner)) continue;
+      for (const name of new Set([...list.items, ...(list.staged ?? [])].map((entry) => entry.name)))
+        if (absent(kind, `${owner}/${name}`)) leave(kind, `${owner}/${name}`, { kind, owner, name });
+    }
+  }
+  for (const subscription of current.webhooks) {
+    if (!objects.some((object) => object.kind === "Webhook" && sameWebhook(object.spec, subscription)))
+      leave("Webhook", `${subscription.subscriptionId} ${webhookName(subscription)}`, {
+        kind: "Webhook",
+        subscriptionId: subscription.subscriptionId,
+      });
+  }
+  return [...changes, ...left].sort((a, b) => KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind));
+}
+
+function changeFor(object: FleetObject, current: CurrentState): Change {
+  const name = objectName(object);
+  const same = (differences: string[]): Change =>
+    differences.length === 0
+      ? { action: "unchanged", kind: object.kind, name, object }
+      : { action: "update", kind: object.kind, name, object, differences };
+  const create: Change = { action: "create", kind: object.kind, name, object };
+  switch (object.kind) {
+    case "Settings":
+      return same(differences(object.spec, current.settings));
+    case "Class": {
+      const agentClass = current.classes.get(object.name);
+      return agentClass ? same(differences(object.spec, agentClass)) : create;
+    }
+    case "Group": {
+      const group = current.groups.get(object.name);
+      // A group's PUT replaces its whole definition: a field left out takes its default.
+      const definition = {
+        description: object.spec.description,
+        query: object.spec.query,
+        requireApproval: object.spec.requireApproval ?? false,
+        maintenanceWindows: object.spec.maintenanceWindows ?? [],
+        parameterPriority: object.spec.parameterPriority ?? 0,
+      };
+      return group ? same(differences(definition, group)) : create;
+    }
+    case "ClassParameter":
+    case "GroupParameter": {
+      const lists = object.kind === "ClassParameter" ? current.classParameters : current.groupParameters;
+      const entry = parameterInForce(lists.get(object.owner), object.name);
+      if (!entry) return create;
+      return same(differences({ value: undefined, secretRef: undefined, ...object.spec }, entry));
+    }
+    case "FlowVersion": {
+      const version = current.flows.get(object.className)?.find(({ hash }) => hash === object.hash);
+      if (!version) return create;
+      // A version's bytes never change; only its label does, and only when the folder gives one.
+      if (object.label === undefined) return same([]);
+      return same(differences({ label: object.label || undefined }, version));
+    }
+    case "Webhook":
+      return current.webhooks.some((subscription) => sameWebhook(object.spec, subscription))
+        ? same([])
+        : create;
+  }
+}
+
+/** A parameter's value as it will be: a staged change when the class has one (its removal: none), else in force. */
+function parameterInForce(
+  list: Schemas["ParameterEntryList"] | undefined,
+  name: string,
+): Schemas["ParameterEntry"] | undefined {
+  const staged = list?.staged?.find((entry) => entry.name === name);
+  if (staged) return staged.removes ? undefined : staged;
+  return list?.items.find((entry) => entry.name === name);
+}
+
+/**
+ * A subscription cannot be changed through the API, only created and deleted: one of the folder's is the
+ * same as the tenant's when every field is, and a changed one is a new subscription (the old one left alone,
+ * or deleted with --prune).
+ */
+function sameWebhook(spec: Schemas["SubscriptionRequest"], subscription: Schemas["Subscription"]): boolean {
+  return (
+    webhookName(spec) === webhookName(subscription) &&
+    (spec.description ?? "") === (subscription.description ?? "")
+  );
+}
+
+/** The desired fields whose value differs from the current one, as `field: current → desired`; null is unset. */
+function differences(desired: object, current: object): string[] {
+  const now = current as Record<string, unknown>;
+  return Object.entries(desired)
+    .filter(([field, value]) => canonical(value ?? undefined) !== canonical(now[field]))
+    .map(([field, value]) => `${field}: ${shown(now[field])} → ${shown(value ?? undefined)}`);
+}
+
+/** JSON with object keys sorted, so that two values equal but for key order compare equal. */
+function canonical(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, item: unknown) =>
+      typeof item === "object" && item !== null && !Array.isArray(item)
+        ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : item,
+    ) ?? "undefined"
+  );
+}
+
+function shown(value: unknown): string {
+  return value === undefined ? "(unset)" : canonical(value);
+}
+
+export interface PlanSummary {
+  create: number;
+  update: number;
+  delete: number;
+  unchanged: number;
+  unmanaged: number;
+}
+
+export function summary(changes: Change[]): PlanSummary {
+  const count = (action: Action) => changes.filter((change) => change.action === action).length;
+  return {
+    create: count("create"),
+    update: count("update"),
+    delete: count("delete"),
+    unchanged: count("unchanged"),
+    unmanaged: count("unmanaged"),
+  };
+}
+
+/** Whether applying the plan would make any request that changes something. */
+export const changesAnything = (changes: Change[]) =>
+  changes.some(({ action }) => action === "create" || action === "update" || action === "delete");
+
+const SIGNS: Record<Action, string> = {
+  create: "+",
+  update: "~",
+  delete: "-",
+  unchanged: "=",
+  unmanaged: " ",
+};
+
+/** The plan as people read it: one line an object, an update's differences below it, then the counts. */
+export function renderPlan(changes: Change[]): string {
+  const lines: string[] = [];
+  for (const change of changes) {
+    if (change.action === "unmanaged") continue;
+    lines.push(`${SIGNS[change.action]} ${change.action} ${change.kind} ${change.name}`);
+    if (change.action === "update")
+      for (const difference of change.differences) lines.push(`    ${difference}`);
+  }
+  const unmanaged = changes.filter(
+    (change): change is Extract<Change, { target: Target }> => change.action === "unmanaged",
+  );
+  if (unmanaged.length > 0) {
+    lines.push("Not managed here, left alone:");
+    for (const change of unmanaged)
+      lines.push(`  ${change.kind} ${change.name}${change.note ? ` (${change.note})` : ""}`);
+  }
+  const counts = summary(changes);
+  lines.push(
+    `Plan: ${counts.create} to create, ${counts.update} to update, ${counts.delete} to delete, ${counts.unchanged} unchanged, ${counts.unmanaged} not managed here.`,
+  );
+  return lines.join("\n");
+}
+
+/** The plan as scripts read it: each change's action, kind, name, differences and where it was declared. */
+export function planJson(changes: Change[]) {
+  return {
+    changes: changes.map((change) => ({
+      action: change.action,
+      kind: change.kind,
+      name: change.name,
+      ...("differences" in change ? { differences: change.differences } : {}),
+      ...("object" in change ? { source: change.object.source } : {}),
+      ...("note" in change && change.note ? { note: change.note } : {}),
+    })),
+    summary: summary(changes),
+  };
+}
