@@ -115,6 +115,8 @@ export class StatelessStack extends Stack {
             });
     }
     monitoring.watchAgentIngress(this.agentIngress.metrics);
+    monitoring.graphStream(stateful.stream);
+    monitoring.graphCache(stateful.cache.name);
 
     this.consoleApi = new BeaconFunction(this, "ConsoleApi", {
       platform,
@@ -187,6 +189,8 @@ export class StatelessStack extends Stack {
     this.sweeper.keepUnpublishedEvents(settings.eventBuffer);
     this.sweeper.bindAgentDomain(config.agentDomain);
     platform.monitoring.watchDegradation("Sweeper", this.sweeper.serviceName, "OutboxRelayed");
+    // Each run writes every tenant's fleet series to CloudWatch, with the Tenant and Class dimensions.
+    this.sweeper.publishFleetMetrics();
     new Rule(this, "SweeperSchedule", {
       description: "Runs the sweeper every minute",
       schedule: Schedule.rate(Duration.seconds(SWEEPER_INTERVAL_SECONDS)),
