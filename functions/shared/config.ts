@@ -340,6 +340,8 @@ export interface SweeperConfig {
    * consumer takes to archive what it carried (its batching window, a minute), so that the archive shows it.
    */
   unknownPutSettleMs: number;
+  /** Whether each run writes every tenant's fleet series to CloudWatch (Embedded Metric Format log lines). */
+  fleetMetricsToCloudWatch: boolean;
 }
 
 export function sweeperConfig(env: Environment = process.env): SweeperConfig {
@@ -384,6 +386,7 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     eventBuffer: eventBufferBounds(env),
     archiveBucket: requireEnv(env, EnvNames.archiveBucket),
     unknownPutSettleMs: 120_000,
+    fleetMetricsToCloudWatch: env[EnvNames.fleetMetricsToCloudWatch] === "1",
   };
 }
 

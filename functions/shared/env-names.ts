@@ -68,6 +68,11 @@ export const EnvNames = {
    * whose lifecycle deletes it after as many days; 1 unless set.
    */
   debugBundleDays: "BEACON_DEBUG_BUNDLE_DAYS",
+  /**
+   * "1": the sweeper writes each tenant's fleet series as CloudWatch Embedded Metric Format lines every run
+   * (docs/metrics.md); set by the CDK app, absent locally.
+   */
+  fleetMetricsToCloudWatch: "BEACON_FLEET_METRICS_TO_CLOUDWATCH",
   /** The S3 bucket of the event archive (`events/tenant=<t>/day=<YYYY-MM-DD>/hour=<HH>/…json.gz`). */
   archiveBucket: "BEACON_ARCHIVE_BUCKET",
   /** Days before its notAfter a certificate counts as expiring: listed by the console, announced by the sweeper. */

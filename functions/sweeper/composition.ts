@@ -8,6 +8,7 @@ import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoGroupStore } from "../adapters/dynamodb/group-store.js";
+import { DynamoFleetHistory } from "../adapters/dynamodb/history.js";
 import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoResourceSetStore } from "../adapters/dynamodb/resource-sets.js";
@@ -31,6 +32,7 @@ import { makeGroupReader } from "../core/groups/console-groups.js";
 import { makeGroupCounting } from "../core/groups/counting.js";
 import { makeGroupValues } from "../core/groups/group-values.js";
 import { makeGroupMembership } from "../core/groups/membership.js";
+import { makeFleetSeries } from "../core/history/console-metrics.js";
 import { makeExpiryNotices } from "../core/identity/expiry.js";
 import { makeOperationsApi } from "../core/operations/console-operations.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
@@ -244,6 +246,15 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     settings: { maxPerRun: config.maxOfflinePerRun },
   });
   const groupCounting = composeGroupCounting(groupReaderStores, config);
+  const fleetSeries = makeFleetSeries({
+    catalog: classes,
+    registry: fleetRegistry,
+    hotState,
+    classFlowCache,
+    clock,
+    registryLagMs: longestCheckpointIntervalMs(config.checkpointIntervalMs),
+    history: new DynamoFleetHistory(documents, config.tableName),
+  });
   const selections = makeOperationsApi({
     operations,
     lifecycle,
@@ -280,6 +291,9 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     cleanUp,
     /** Each tenant's groups counted by a pass over its agents, continued across runs. */
     countGroups: async (deadline: number) => groupCounting.sweep(await presence.tenants(), deadline),
+    /** The tenants whose agents the cache indexes, and each one's fleet series, as a scrape reads them. */
+    tenants: () => presence.tenants(),
+    fleetSeries,
     continueSelections: (deadline: number) =>
       selections.continueSelections(deadline, config.maxSelectionStepsPerRun),
     relayStaged: () =>

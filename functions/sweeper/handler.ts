@@ -2,11 +2,13 @@ import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { Context } from "aws-lambda";
 import type { RolloutState } from "../core/events/model.js";
 import { sweeperConfig } from "../shared/config.js";
+import { fleetMetricDocuments } from "../shared/fleet-metrics-emf.js";
 import { functionLogger, MetricNames, metrics } from "../shared/observability.js";
 import { composeSweeper } from "./composition.js";
 
 const logger = functionLogger();
-const sweeper = composeSweeper(sweeperConfig());
+const config = sweeperConfig();
+const sweeper = composeSweeper(config);
 
 /**
  * The states a rollout's run may reach, each counted by a metric of its own; a scheduled rollout the run
@@ -169,6 +171,30 @@ async function continueSelections(deadline: number): Promise<void> {
   if (errors.length > 0) throw new Error("selection jobs failed to continue");
 }
 
+/**
+ * Each tenant's fleet series (those its metrics endpoint answers) to CloudWatch, as Embedded Metric Format log
+ * lines that CloudWatch Logs turns into metrics with the Tenant and Class dimensions (docs/metrics.md). A
+ * tenant whose series cannot be read is logged and passed over; the next run writes it again.
+ */
+async function publishFleetMetrics(deadline: number): Promise<void> {
+  if (!config.fleetMetricsToCloudWatch) return;
+  let published = 0;
+  const tenants = await sweeper.tenants();
+  for (const tenant of tenants) {
+    if (Date.now() >= deadline) break;
+    try {
+      const { families } = await sweeper.fleetSeries(tenant);
+      for (const document of fleetMetricDocuments(tenant, families, Date.now()))
+        process.stdout.write(`${JSON.stringify(document)}\n`);
+      published++;
+    } catch (error) {
+      logger.error("fleet metrics not read", { tenant, error: error as Error });
+    }
+  }
+  if (published < tenants.length)
+    logger.warn("fleet metrics of some tenants not written this run", { published, tenants: tenants.length });
+}
+
 /** The held events' relay goes last: a large backlog takes what is left of the run, never another step's turn. */
 const steps: Record<string, (deadline: number) => Promise<void>> = {
   outbox: relayStagedEvents,
@@ -180,6 +206,7 @@ const steps: Record<string, (deadline: number) => Promise<void>> = {
   offline: announceOfflineAgents,
   cleanUp: cleanUpSilentAgents,
   groups: countGroups,
+  fleetMetrics: publishFleetMetrics,
   buffer: relayHeldEvents,
 };
 /** Time kept free at the end of a run for the look in progress and the metrics. */

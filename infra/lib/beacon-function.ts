@@ -390,6 +390,14 @@ export abstract class BeaconWorkload extends Construct {
   }
 
   /**
+   * Writes each tenant's fleet series to CloudWatch every run, as Embedded Metric Format lines of its log, which
+   * CloudWatch Logs turns into metrics of the `Beacon/Fleet` namespace with the Tenant and Class dimensions.
+   */
+  publishFleetMetrics(): void {
+    this.setEnvironment(EnvNames.fleetMetricsToCloudWatch, "1");
+  }
+
+  /**
    * Has `tester` (the webhook dispatcher, outside the VPC) post subscriptions' tests: invokes it, and nothing
    * else, through the VPC's Lambda endpoint.
    */

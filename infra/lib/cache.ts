@@ -28,6 +28,8 @@ export class BeaconCache extends Construct {
   readonly ports = Port.tcpRange(6379, 6380);
   /** Valkey speaks the Redis protocol: `rediss` because the endpoint is TLS-only, a cluster client for its slots. */
   readonly url: string;
+  /** The serverless cache's name: its metrics' `clusterId` dimension. */
+  readonly name: string;
 
   constructor(scope: Construct, id: string, props: BeaconCacheProps) {
     super(scope, id);
@@ -49,6 +51,7 @@ export class BeaconCache extends Construct {
       },
     });
     cache.applyRemovalPolicy(props.removalPolicy);
+    this.name = props.name;
     this.url = `rediss://${cache.attrEndpointAddress}:${cache.attrEndpointPort}?cluster=true`;
   }
 }

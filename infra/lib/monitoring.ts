@@ -4,6 +4,7 @@ import {
   AlarmWidget,
   ComparisonOperator,
   Dashboard,
+  GraphWidget,
   type IMetric,
   MathExpression,
   Metric,
@@ -12,11 +13,13 @@ import {
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import type { FargateService } from "aws-cdk-lib/aws-ecs";
 import { HttpCodeTarget, type IApplicationTargetGroup } from "aws-cdk-lib/aws-elasticloadbalancingv2";
+import type { IStream } from "aws-cdk-lib/aws-kinesis";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { IQueue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
+import { FLEET_METRICS_NAMESPACE, FleetDimensions } from "../../functions/shared/fleet-metrics-emf.js";
 import type { AlarmThresholds } from "./config.js";
 
 /** The namespace Beacon's functions publish their Powertools metrics in. */
@@ -91,6 +94,62 @@ export class Monitoring extends Construct {
     if (props.alarmEmail !== undefined)
       this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
     this.dashboard = new Dashboard(this, "Dashboard", { dashboardName: props.dashboardName });
+    this.graphFleet();
+  }
+
+  /**
+   * The fleet's series the sweeper writes each minute (functions/shared/fleet-metrics-emf.ts), one line per
+   * tenant and class, found by search so that a new tenant or class appears without a deployment.
+   */
+  private graphFleet(): void {
+    const perClass = (
+      label: string,
+      names: string[],
+      statistic = "Maximum",
+      math = (search: string) => search,
+    ) =>
+      new MathExpression({
+        expression: math(
+          `SEARCH('{${FLEET_METRICS_NAMESPACE},${FleetDimensions.tenant},${FleetDimensions.class}} ` +
+            `(${names.map((name) => `MetricName="${name}"`).join(" OR ")})', '${statistic}', 60)`,
+        ),
+        usingMetrics: {},
+        period: Duration.minutes(1),
+        label,
+      });
+    const graph = (title: string, metric: IMetric) => new GraphWidget({ title, left: [metric], width: 8 });
+    this.dashboard.addWidgets(
+      graph("Agents online, by tenant and class", perClass("online", ["beacon_agents_online"])),
+      graph("Agents offline, by tenant and class", perClass("offline", ["beacon_agents_offline"])),
+      graph(
+        "Heartbeats per second, by tenant and class",
+        perClass("heartbeats/s", ["beacon_heartbeats_total"], "Maximum", (search) => `RATE(${search})`),
+      ),
+    );
+    this.dashboard.addWidgets(
+      graph(
+        "Agents needing attention, by reason",
+        perClass(
+          "attention",
+          ["offline", "errorBulletins", "backPressure", "operationFailed", "offTarget", "pinned"].map(
+            (reason) => `beacon_agents_attention_${reason}`,
+          ),
+        ),
+      ),
+      graph(
+        "Operations entering each state, per minute",
+        perClass(
+          "operations",
+          ["queued", "delivered", "done", "failed", "timed_out", "cancelled"].map(
+            (state) => `beacon_operations_last_minute_${state}`,
+          ),
+        ),
+      ),
+      graph(
+        "New bulletins and rollouts in progress",
+        perClass("fleet", ["beacon_bulletins_last_minute_ERROR", "beacon_rollouts_in_progress"]),
+      ),
+    );
   }
 
   watchAgentIngress(metrics: AgentIngressMetrics): void {
@@ -113,6 +172,15 @@ export class Monitoring extends Construct {
         this.thresholds.agentLatencyP99Ms,
         "Agent p99 latency (ms)",
       ),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: "Agent API requests and 5xx",
+        left: [metrics.requests],
+        right: [metrics.serverErrors],
+        width: 12,
+      }),
+      new GraphWidget({ title: "Agent API latency (p99, ms)", left: [metrics.latencyP99Ms], width: 12 }),
     );
   }
 
@@ -166,11 +234,76 @@ export class Monitoring extends Construct {
         `${id} batches given up (dead letters)`,
       ),
     );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: `${id} iterator age (ms)`,
+        left: [fn.metric("IteratorAge", { statistic: "Maximum", period })],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: `${id} errors and duration`,
+        left: [fn.metricErrors({ period })],
+        right: [
+          fn.metricDuration({ period, statistic: "p99" }),
+          fn.metricDuration({ period, statistic: "Average" }),
+        ],
+        width: 8,
+      }),
+    );
+  }
+
+  /** The stream's puts: records it refused (failed or throttled) and the shards' write throughput exceeded. */
+  graphStream(stream: IStream): void {
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: "Stream put errors",
+        left: [
+          stream.metricPutRecordsFailedRecords({ period, statistic: "Sum" }),
+          stream.metricPutRecordsThrottledRecords({ period, statistic: "Sum" }),
+          stream.metricWriteProvisionedThroughputExceeded({ period, statistic: "Sum" }),
+        ],
+        right: [stream.metricPutRecordsSuccessfulRecords({ period, statistic: "Sum" })],
+        width: 8,
+      }),
+    );
   }
 
   /**
-   * Alarms on the `service` dimension, the only one the functions' metrics carry: which tenants a degradation
-   * struck is in the functions' log lines, each keyed by its tenant; a tenant's fleet is in its metrics endpoint.
+   * The serverless cache: its processing units (its CPU, which ElastiCache Serverless bills and limits), the
+   * memory its data takes, and keys evicted or commands throttled, which it does only when at its limits.
+   */
+  graphCache(cacheName: string): void {
+    const cacheMetric = (metricName: string, statistic: string) =>
+      new Metric({
+        namespace: "AWS/ElastiCache",
+        metricName,
+        dimensionsMap: { clusterId: cacheName },
+        statistic,
+        period,
+      });
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: "Cache processing units (ECPUs)",
+        left: [cacheMetric("ElastiCacheProcessingUnits", "Sum")],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: "Cache memory (bytes used)",
+        left: [cacheMetric("BytesUsedForCache", "Maximum")],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: "Cache evictions and throttled commands",
+        left: [cacheMetric("Evictions", "Sum"), cacheMetric("ThrottledCmds", "Sum")],
+        width: 8,
+      }),
+    );
+  }
+
+  /**
+   * Alarms on the `service` dimension, the only one the functions' own metrics carry: which tenants a degradation
+   * struck is in the functions' log lines, each keyed by its tenant. A tenant's fleet has series of its own, with
+   * the Tenant and Class dimensions, in the `Beacon/Fleet` namespace (graphFleet), as on its metrics endpoint.
    */
   watchDegradation(id: string, serviceName: string, counter: DegradationCounter): void {
     const threshold = this.thresholds.degradations[counter];

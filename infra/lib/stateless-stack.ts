@@ -115,6 +115,8 @@ export class StatelessStack extends Stack {
             });
     }
     monitoring.watchAgentIngress(this.agentIngress.metrics);
+    monitoring.graphStream(stateful.stream);
+    monitoring.graphCache(stateful.cache.name);
 
     this.consoleApi = new BeaconFunction(this, "ConsoleApi", {
       platform,
@@ -189,6 +191,8 @@ export class StatelessStack extends Stack {
     this.sweeper.bindAgentDomain(config.agentDomain);
     this.sweeper.bindTrustedCas(config.agentDomain.trust);
     platform.monitoring.watchDegradation("Sweeper", this.sweeper.serviceName, "OutboxRelayed");
+    // Each run writes every tenant's fleet series to CloudWatch, with the Tenant and Class dimensions.
+    this.sweeper.publishFleetMetrics();
     new Rule(this, "SweeperSchedule", {
       description: "Runs the sweeper every minute",
       schedule: Schedule.rate(Duration.seconds(SWEEPER_INTERVAL_SECONDS)),

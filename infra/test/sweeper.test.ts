@@ -68,6 +68,7 @@ describe("sweeper", () => {
         EnvNames.eventBufferMaxEvents,
         EnvNames.eventBufferMaxEventsPerTenant,
         EnvNames.archiveBucket,
+        EnvNames.fleetMetricsToCloudWatch,
       ].sort(),
     );
     expect(variables[EnvNames.eventBufferMaxEvents]).toBe("200000");
@@ -75,6 +76,7 @@ describe("sweeper", () => {
     expect(JSON.stringify(variables[EnvNames.redisUrl])).toContain("rediss://");
     expect(variables[EnvNames.agentApiUrl]).toBe("https://c2.beacon.example.com");
     expect(variables.POWERTOOLS_SERVICE_NAME).toBe("sweeper-prod");
+    expect(variables[EnvNames.fleetMetricsToCloudWatch]).toBe("1");
   });
 
   it("runs one at a time, each run ending before the next is due: overlapping runs would race on rollouts", () => {

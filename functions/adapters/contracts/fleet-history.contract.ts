@@ -67,6 +67,31 @@ export const fleetHistoryContract = contract<FleetHistorySubject>("the fleet his
     expect(await history.read(`${the.tenant}-other`, "pumps", MINUTE, MINUTE + 6)).toEqual([]);
   });
 
+  it("answers one minute's counts of each class asked, zeros for a class without that minute", async () => {
+    const { history } = the.subject;
+    const key = (agentClass: string, minute: number) => ({ tenant: the.tenant, agentClass, minute });
+    for (const [agentClass, minute] of [
+      ["pumps", MINUTE],
+      ["pumps", MINUTE],
+      ["pumps", MINUTE + 1],
+      ["valves", MINUTE],
+      ["drains", MINUTE + 1],
+    ] as const) {
+      await history.update(key(agentClass, minute), oneMore(key(agentClass, minute), "shard-0", "pump-1"));
+    }
+    const counts = await history.countsInMinute(the.tenant, ["pumps", "valves", "drains"], MINUTE);
+    expect([...counts].map(([name, counted]) => [name, counted.heartbeats])).toEqual([
+      ["pumps", 2],
+      ["valves", 1],
+      ["drains", 0],
+    ]);
+    expect(counts.get("drains")).toEqual(zeroCounts());
+    const many = Array.from({ length: 130 }, (_, index) => `class-${index}`);
+    expect((await history.countsInMinute(the.tenant, many, MINUTE)).size).toBe(130);
+    const other = await history.countsInMinute(`${the.tenant}-other`, ["pumps"], MINUTE);
+    expect(other.get("pumps")?.heartbeats).toBe(0);
+  });
+
   it("loses no change when writers race on one bucket, and writes nothing when the change is none", async () => {
     const { history } = the.subject;
     const key = { tenant: the.tenant, agentClass: "pumps", minute: MINUTE };

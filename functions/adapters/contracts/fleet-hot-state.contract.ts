@@ -94,6 +94,23 @@ export const fleetHotStateContract = contract<FleetHotStateSubject>("the fleet h
     expect(await hotState.heartbeatsPerMinute(`${the.tenant}-other`, [minute])).toEqual([0]);
   });
 
+  it("counts every heartbeat of each class, ever, under the class the agent is in", async () => {
+    const { hotState, sight } = the.subject;
+    await sight(the.tenant, "agent-1", { lastSeen: START, agentClass: "pumps" });
+    await sight(the.tenant, "agent-2", { lastSeen: START + 1_000, agentClass: "pumps" });
+    await sight(the.tenant, "agent-1", { lastSeen: START + 10 * MINUTE });
+    await sight(the.tenant, "agent-2", { lastSeen: START + 10 * MINUTE, agentClass: "valves" });
+    expect(await hotState.heartbeatTotals(the.tenant, ["pumps", "valves", "drains"])).toEqual(
+      new Map([
+        ["pumps", 3],
+        ["valves", 1],
+        ["drains", 0],
+      ]),
+    );
+    expect(await hotState.heartbeatTotals(`${the.tenant}-other`, ["pumps"])).toEqual(new Map([["pumps", 0]]));
+    expect(await hotState.heartbeatTotals(the.tenant, [])).toEqual(new Map());
+  });
+
   it("marks agents' queues for their next heartbeats", async () => {
     const { hotState, pendingMarked } = the.subject;
     await hotState.markOperationsPending(the.tenant, ["agent-1", "agent-2"]);

@@ -48,6 +48,8 @@ fleetHotStateContract("the memory fake", () => {
       if (sample) hotState.loadSampleLists.set(key, [...(hotState.loadSampleLists.get(key) ?? []), sample]);
       const minute = `${tenant}/${Math.floor(sighting.lastSeen / 60_000)}`;
       hotState.heartbeats.set(minute, (hotState.heartbeats.get(minute) ?? 0) + 1);
+      const ofClass = `${tenant}/${agentClass}`;
+      hotState.heartbeatTotalsByClass.set(ofClass, (hotState.heartbeatTotalsByClass.get(ofClass) ?? 0) + 1);
     },
     pendingMarked: async (tenant, agentId) => hotState.pendingOperations.has(`${tenant}/${agentId}`),
   };

@@ -1,5 +1,4 @@
 import {
-  BatchGetCommand,
   DeleteCommand,
   type DynamoDBDocumentClient,
   PutCommand,
@@ -20,6 +19,7 @@ import type {
 import type { Decommissioning } from "../../core/fleet/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { AgentManifest } from "../../core/manifests/agent-manifest.js";
+import { batchGetAll } from "./batch-get.js";
 import { stagedEventItem } from "./event-outbox.js";
 import { failedTransactionConditions, isConditionalCheckFailure, Keys } from "./keys.js";
 
@@ -362,9 +362,6 @@ const tenantIndexOf = (tenant: string, agentId: string) => ({
 
 type LastSeen = Pick<AgentRecord, "agentId" | "lastSeen">;
 
-/** BatchGetItem takes 100 keys a request. */
-const BATCH_GET_KEYS = 100;
-
 /** The record with the later of its profile's last-seen time and the periodic checkpoints' one. */
 const seenAt = <Seen extends LastSeen>(record: Seen, lastSeen: number | undefined): Seen =>
   lastSeen !== undefined && lastSeen > record.lastSeen ? { ...record, lastSeen } : record;
@@ -416,27 +413,6 @@ export async function registeredAgents(
     const seen = itemOf(Keys.agentSeen(tenant, agentId));
     return [seenAt(toRecord(profile as unknown as AgentItem), seen?.lastSeen as number | undefined)];
   });
-}
-
-/** Every item of these keys that exists, 100 keys a BatchGetItem, keys DynamoDB left unprocessed asked again. */
-async function batchGetAll(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  keys: Record<string, unknown>[],
-  options: { ProjectionExpression?: string; ConsistentRead?: boolean },
-): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  for (let start = 0; start < keys.length; start += BATCH_GET_KEYS) {
-    let pending = keys.slice(start, start + BATCH_GET_KEYS);
-    while (pending.length > 0) {
-      const { Responses, UnprocessedKeys } = await client.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ...options } } }),
-      );
-      items.push(...(Responses?.[tableName] ?? []));
-      pending = UnprocessedKeys?.[tableName]?.Keys ?? [];
-    }
-  }
-  return items;
 }
 
 export function toRecord(item: AgentItem): AgentRecord {

@@ -4,11 +4,13 @@ import {
   type BucketKey,
   DEFAULT_HISTORY_RETENTION_DAYS,
   type HistoryBucket,
+  type HistoryCounts,
   MINUTE_MS,
   zeroCounts,
 } from "../../core/history/model.js";
 import type { AgentEventLog, FleetHistoryStore } from "../../core/history/ports.js";
 import type { PageRequest } from "../../core/paging.js";
+import { batchGetAll } from "./batch-get.js";
 import { batchWriteAll } from "./batch-write.js";
 import { countedFromItem, countedToItem } from "./counted-item.js";
 import { expiresAtSeconds, Keys } from "./keys.js";
@@ -61,6 +63,20 @@ export class DynamoFleetHistory implements FleetHistoryStore {
     });
     return items.map((item) =>
       toBucket({ tenant, agentClass, minute: Number((item.sk as string).slice(2)) }, item),
+    );
+  }
+
+  async countsInMinute(tenant: string, agentClasses: string[], minute: number) {
+    const keys = agentClasses.map((agentClass) => Keys.historyBucket(tenant, agentClass, minute));
+    const items = await batchGetAll(this.client, this.tableName, keys, {
+      ProjectionExpression: "pk, counts",
+    });
+    const byPartition = new Map(items.map((item) => [item.pk as string, item]));
+    return new Map(
+      agentClasses.map((agentClass, index) => {
+        const item = byPartition.get(keys[index]?.pk as string);
+        return [agentClass, { ...zeroCounts(), ...(item?.counts as Partial<HistoryCounts> | undefined) }];
+      }),
     );
   }
 }

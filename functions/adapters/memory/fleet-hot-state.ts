@@ -18,6 +18,8 @@ import { type AttentionIndexes, attentionIndexOf, recordOperationOutcomeIn } fro
 export class MemoryFleetHotState implements FleetHotState {
   readonly agentStates = new Map<string, HotAgentState>();
   readonly heartbeats = new Map<string, number>();
+  /** By tenant/class: the heartbeats ever taken from the class's agents. */
+  readonly heartbeatTotalsByClass = new Map<string, number>();
   readonly revoked = new Map<string, number>();
   readonly pendingOperations = new Map<string, number>();
   /**
@@ -148,6 +150,11 @@ export class MemoryFleetHotState implements FleetHotState {
   async heartbeatsPerMinute(tenant: string, epochMinutes: number[]) {
     this.check();
     return epochMinutes.map((minute) => this.heartbeats.get(`${tenant}/${minute}`) ?? 0);
+  }
+
+  async heartbeatTotals(tenant: string, classes: string[]) {
+    this.check();
+    return new Map(classes.map((name) => [name, this.heartbeatTotalsByClass.get(`${tenant}/${name}`) ?? 0]));
   }
 
   async forgetAgent(tenant: string, agentId: string, agentClasses: string[]) {

@@ -1,5 +1,5 @@
 import { type AgentLogEvent, agentLogKey } from "../../core/history/agent-log.js";
-import { type BucketKey, bucketId, type HistoryBucket } from "../../core/history/model.js";
+import { type BucketKey, bucketId, type HistoryBucket, zeroCounts } from "../../core/history/model.js";
 import type { AgentEventLog, FleetHistoryStore } from "../../core/history/ports.js";
 import type { PageRequest } from "../../core/paging.js";
 import { pageOf } from "./paging.js";
@@ -20,6 +20,12 @@ export class MemoryFleetHistory extends VersionedItems<HistoryBucket> implements
         bucket.minute < toMinute,
       (a, b) => a.minute - b.minute,
     );
+  }
+
+  async countsInMinute(tenant: string, agentClasses: string[], minute: number) {
+    const counts = async (agentClass: string) =>
+      (await this.read(tenant, agentClass, minute, minute + 1))[0]?.counts ?? zeroCounts();
+    return new Map(await Promise.all(agentClasses.map(async (name) => [name, await counts(name)] as const)));
   }
 }
 

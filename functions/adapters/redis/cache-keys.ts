@@ -24,6 +24,8 @@ export const CacheKeys = {
   loadSamples: (tenant: string, agentId: string) => `{t:${tenant}}:load:${agentId}`,
   revokedSerials: (tenant: string) => `{t:${tenant}}:revoked`,
   heartbeatsInMinute: (tenant: string, epochMinute: number) => `{t:${tenant}}:heartbeats:${epochMinute}`,
+  /** The heartbeats the agent API ever took from the tenant's agents of each class (a hash: class to count). */
+  heartbeatTotals: (tenant: string) => `{t:${tenant}}:heartbeat-totals`,
   /** Present while operations may be queued for the agent; its value is a version, bumped on each queueing. */
   pendingOperations: (tenant: string, agentId: string) => `{t:${tenant}}:pending:${agentId}`,
   /**

@@ -211,6 +211,12 @@ export class RedisFleetHotState implements FleetHotState {
     return counts.map((count) => Number(count ?? 0));
   }
 
+  async heartbeatTotals(tenant: string, classes: string[]) {
+    const counts =
+      classes.length === 0 ? [] : await this.usable().hmget(CacheKeys.heartbeatTotals(tenant), ...classes);
+    return new Map(classes.map((name, index) => [name, Number(counts[index] ?? 0)]));
+  }
+
   async forgetAgent(tenant: string, agentId: string, agentClasses: string[]) {
     // Without its hash the agent counts as unknown to the cache, and its next heartbeat looks at its queue anyway.
     // A forgotten agent's silence is no outage to announce.

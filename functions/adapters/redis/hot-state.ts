@@ -122,7 +122,7 @@ export class RedisHotState implements HotState {
 
   constructor(redis: Redis | Cluster) {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: one round trip a call.
-    redis.defineCommand("recordSighting", { numberOfKeys: 23, lua: RECORD_SIGHTING_SCRIPT });
+    redis.defineCommand("recordSighting", { numberOfKeys: 24, lua: RECORD_SIGHTING_SCRIPT });
     redis.defineCommand("rememberManifest", { numberOfKeys: 3, lua: REMEMBER_MANIFEST_SCRIPT });
     redis.defineCommand("clearPending", { numberOfKeys: 1, lua: CLEAR_PENDING_SCRIPT });
     defineOperationOutcome(redis);
@@ -197,6 +197,7 @@ export class RedisHotState implements HotState {
       ...CACHED_ATTENTION_REASONS.map((reason) => CacheKeys.attention(tenant, agentClass, reason)),
       ...CACHED_ATTENTION_REASONS.map((reason) => CacheKeys.attention(tenant, storedClass, reason)),
       CacheKeys.loadSamples(tenant, agentId),
+      CacheKeys.heartbeatTotals(tenant),
       now,
       sighting.checkpointIntervalMs,
       agentId,

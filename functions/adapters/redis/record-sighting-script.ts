@@ -27,7 +27,8 @@ export const RECORD_SIGHTING_SCRIPT = `
 -- period (ms), ARGV[12] until when the heartbeat's ERROR bulletins hold the agent ('' for none), ARGV[13]
 -- whether a queue it reports is back-pressured ('1', '0', '' when it reports none), ARGV[14] this heartbeat's
 -- load sample (load-samples.ts, '' for none), kept in KEYS[23] the agent's recent samples, ARGV[15..]
--- field/value pairs this heartbeat reports.
+-- field/value pairs this heartbeat reports. KEYS[24] the tenant's heartbeats ever taken, per class (a hash
+-- that never expires: what the metrics' monotonic counter reads).
 -- The flow id of a rendering (the class's policy's, see class-flow-cache.ts) with an agent's own values
 -- (its 'parameters', {name: [kind, text]}), spelled as parameters/rendered-flow-ids.ts spells it: a sensitive
 -- parameter takes only a secret reference ('s') of the agent's.
@@ -61,6 +62,7 @@ local manifestHash = reported['manifestHash'] or previous[4]
 local flowId = reported['flowId'] or previous[5]
 if agentClass then
   redis.call('ZADD', KEYS[6], ARGV[1], ARGV[3])
+  redis.call('HINCRBY', KEYS[24], agentClass, 1)
   if previous[3] and previous[3] ~= agentClass then
     redis.call('ZREM', KEYS[8], ARGV[3])
     -- Its reasons go with it to its new class's indexes.

@@ -161,6 +161,8 @@ export interface FleetHotState
   loadSamples(tenant: string, agentId: string): Promise<LoadSample[]>;
   /** Heartbeats the agent API counted in each of these minutes (epoch minutes). */
   heartbeatsPerMinute(tenant: string, epochMinutes: number[]): Promise<number[]>;
+  /** Heartbeats the agent API ever took from the tenant's agents of each of these classes (0 for none). */
+  heartbeatTotals(tenant: string, classes: string[]): Promise<Map<string, number>>;
   /** Drops the agent's hot state and its entries in these classes' indexes. */
   forgetAgent(tenant: string, agentId: string, agentClasses: string[]): Promise<void>;
   /**

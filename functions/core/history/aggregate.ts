@@ -8,6 +8,7 @@ import {
   type HistoryCounter,
   HistoryCounters,
   MINUTE_MS,
+  OperationStateCounters,
   WHOLE_FLEET,
 } from "./model.js";
 
@@ -19,12 +20,6 @@ export interface BucketBatch {
   key: BucketKey;
   contributions: Contribution[];
 }
-
-const CLOSING_COUNTERS: Partial<Record<string, HistoryCounter>> = {
-  done: "operationsDone",
-  failed: "operationsFailed",
-  timed_out: "operationsTimedOut",
-};
 
 /**
  * What an event counts, and in which classes' buckets besides the whole fleet's. Acknowledgements count
@@ -46,7 +41,7 @@ function countsOf(
         },
       };
     case "operation": {
-      const counter = CLOSING_COUNTERS[event.state];
+      const counter = (OperationStateCounters as Partial<Record<string, HistoryCounter>>)[event.state];
       return counter === undefined ? undefined : { agentClass: event.agentClass, counts: { [counter]: 1 } };
     }
     case "rollout":

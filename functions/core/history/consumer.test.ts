@@ -139,6 +139,9 @@ describe("fleet history, counted from the stream", () => {
       registrations: 2,
       errorBulletins: 2,
       agentsSeen: 2,
+      operationsQueued: 0,
+      operationsDelivered: 0,
+      operationsCancelled: 0,
       operationsDone: 1,
       operationsFailed: 1,
       operationsTimedOut: 0,
@@ -151,6 +154,9 @@ describe("fleet history, counted from the stream", () => {
       registrations: 2,
       errorBulletins: 2,
       agentsSeen: 3,
+      operationsQueued: 0,
+      operationsDelivered: 1,
+      operationsCancelled: 0,
       operationsDone: 1,
       operationsFailed: 1,
       operationsTimedOut: 1,
@@ -160,6 +166,28 @@ describe("fleet history, counted from the stream", () => {
     });
     expect(await countsIn(history, "pumps", minute0 + 1)).toMatchObject({ heartbeats: 1, agentsSeen: 1 });
     expect(await countsIn(history, "valves", minute0)).toMatchObject({ heartbeats: 1, agentsSeen: 1 });
+  });
+
+  it("counts operations by the state each entered, in their class: a delivery once, however its effect is confirmed", async () => {
+    const { history, consumer } = subject();
+    await consumer.consume(
+      onShard("shard-0", [
+        operation("queued", T0 + 1_000, "pumps"),
+        operation("queued", T0 + 2_000, "pumps"),
+        operation("cancelled", T0 + 3_000, "pumps"),
+        operation("delivered", T0 + 4_000, "pumps"),
+        operation("awaiting_effect", T0 + 5_000, "pumps"),
+        operation("done", T0 + 6_000, "pumps"),
+      ]),
+    );
+    expect(await countsIn(history, "pumps", minute0)).toMatchObject({
+      operationsQueued: 2,
+      operationsCancelled: 1,
+      operationsDelivered: 1,
+      operationsDone: 1,
+      operationsFailed: 0,
+      operationsTimedOut: 0,
+    });
   });
 
   it("writes nothing when the same batch comes again", async () => {

@@ -1,13 +1,18 @@
+import type { OperationState } from "../events/model.js";
 import type { AgentSketch } from "./sketch.js";
 
 /**
  * What fleet history counts per tenant, class and minute, from the events on the stream. Operations are
- * counted for the whole fleet only: their events name the agent, not its class.
+ * counted in their class when their events name it, and in the whole fleet always.
  */
 export const HistoryCounters = [
   "heartbeats",
   /** First sightings: agents Beacon registered. */
   "registrations",
+  /** Operations created (queued), delivered in a heartbeat's reply, and cancelled before delivery. */
+  "operationsQueued",
+  "operationsDelivered",
+  "operationsCancelled",
   "operationsDone",
   "operationsFailed",
   "operationsTimedOut",
@@ -49,6 +54,16 @@ export interface HistoryBucket extends BucketKey {
   agentsSeen: AgentSketch;
   positions: Record<string, string>;
 }
+
+/** The operation counters by the state an operation entered; awaiting_effect follows a delivery, and counts as none. */
+export const OperationStateCounters = {
+  queued: "operationsQueued",
+  delivered: "operationsDelivered",
+  done: "operationsDone",
+  failed: "operationsFailed",
+  timed_out: "operationsTimedOut",
+  cancelled: "operationsCancelled",
+} as const satisfies Partial<Record<OperationState, HistoryCounter>>;
 
 export const zeroCounts = (): HistoryCounts =>
   Object.fromEntries(HistoryCounters.map((counter) => [counter, 0])) as HistoryCounts;

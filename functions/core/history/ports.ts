@@ -1,6 +1,6 @@
 import type { Page, PageRequest } from "../paging.js";
 import type { AgentLogEvent } from "./agent-log.js";
-import type { BucketKey, HistoryBucket } from "./model.js";
+import type { BucketKey, HistoryBucket, HistoryCounts } from "./model.js";
 import type { UsageHour, UsageHourKey } from "./usage.js";
 
 export interface FleetHistoryStore {
@@ -14,6 +14,8 @@ export interface FleetHistoryStore {
   ): Promise<void>;
   /** One class's buckets (or the whole fleet's) from `fromMinute` up to, not including, `toMinute`, by minute. */
   read(tenant: string, agentClass: string, fromMinute: number, toMinute: number): Promise<HistoryBucket[]>;
+  /** The counts of one minute of each of these classes (zeros where none was kept): one read per 100 classes. */
+  countsInMinute(tenant: string, agentClasses: string[], minute: number): Promise<Map<string, HistoryCounts>>;
 }
 
 export interface AgentEventLog {

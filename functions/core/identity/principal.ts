@@ -87,7 +87,7 @@ export function principalFromClaims(claims: Readonly<Record<string, unknown>> | 
 }
 
 /** Whether the principal may reach what belongs to `className` (undefined: to no class, or unknown). */
-export const reachesClass = (principal: Principal, className: string | undefined): boolean =>
+export const reachesClass = (principal: Pick<Principal, "classes">, className: string | undefined): boolean =>
   principal.classes === undefined || (className !== undefined && principal.classes.includes(className));
 
 export function requireRole(principal: Principal, least: Role): void {

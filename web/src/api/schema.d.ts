@@ -2709,6 +2709,12 @@ export interface components {
             agentsSeen: number;
             /** @description Agents seen for the first time (registered). */
             registrations: number;
+            /** @description Operations created (queued). */
+            operationsQueued?: number;
+            /** @description Operations delivered to their agents in a heartbeat's reply. */
+            operationsDelivered?: number;
+            /** @description Operations cancelled before they were delivered. */
+            operationsCancelled?: number;
             /** @description Operations that became done. */
             operationsDone?: number;
             /** @description Operations that failed. */
