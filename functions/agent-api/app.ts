@@ -11,6 +11,7 @@ import { bundleOperationId, bundleReceipt, receiveDebugBundle } from "../bundle-
 import { type AnswerDeadlines, answerDeadlines } from "../core/agent-requests/answer-budget.js";
 import type { DownloadContent, DownloadOutcome } from "../core/agent-requests/content-download.js";
 import { HTTP_API_DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
+import { ACK_REPLY, NO_OPERATIONS_REPLY } from "../core/c2/operations.js";
 import {
   type AgentRouteName,
   type AgentRouteParams,
@@ -169,7 +170,13 @@ async function heartbeat(request: AgentRequest, deadlines: AnswerDeadlines): Pro
   const body = readBody(request, Validators.heartbeat, "heartbeat");
   logger.appendKeys({ tenant: credential.tenant });
   try {
-    const outcome = await agentApi.recordHeartbeat(deadlines, credential, body, deadlines.streamBy);
+    const outcome = await agentApi.recordHeartbeat(
+      deadlines,
+      credential,
+      body,
+      deadlines.streamBy,
+      request.body.length,
+    );
     logger.appendKeys({ agentId: outcome.agentId });
     // A steady heartbeat counts nothing here, so that it writes no metric line: the stream consumer counts
     // Heartbeats from the heartbeat events it reads, one line a batch.
@@ -196,7 +203,7 @@ async function heartbeat(request: AgentRequest, deadlines: AnswerDeadlines): Pro
     // next heartbeat finds the same state and completes it.
     metrics.addMetric(MetricNames.heartbeatsFailed, MetricUnit.Count, 1);
     logger.error("heartbeat failed; answered with no operations", { error: error as Error });
-    return jsonResponse(200, { requestedOperations: [] });
+    return jsonResponse(200, NO_OPERATIONS_REPLY);
   }
 }
 
@@ -204,7 +211,13 @@ async function acknowledge(request: AgentRequest, deadlines: AnswerDeadlines): P
   const credential = credentialOf(request);
   const body = readBody(request, Validators.acknowledge, "acknowledgement");
   logger.appendKeys({ tenant: credential.tenant });
-  const outcome = await agentApi.recordAck(deadlines, credential, body, deadlines.streamBy);
+  const outcome = await agentApi.recordAck(
+    deadlines,
+    credential,
+    body,
+    deadlines.streamBy,
+    request.body.length,
+  );
   logger.appendKeys({ agentId: outcome.agentId, operationId: outcome.operationId });
   metrics.addMetric(MetricNames.acknowledgements, MetricUnit.Count, 1);
   if (outcome.manifestStored) {
@@ -219,7 +232,7 @@ async function acknowledge(request: AgentRequest, deadlines: AnswerDeadlines): P
   logger.info("acknowledgement recorded", { matched: outcome.matched, resultBytes: outcome.resultBytes });
   // Agents send an ack once: its saved change is answered 200 even when its events missed the stream.
   reportDegradation(outcome);
-  return jsonResponse(200, {});
+  return jsonResponse(200, ACK_REPLY);
 }
 
 /**

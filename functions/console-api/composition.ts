@@ -111,6 +111,7 @@ export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocu
     selectionJobs: new DynamoSelectionJobStore(documents, config.tableName),
     selectionBudgetMs: config.selectionBudgetMs,
     sweeperIntervalSeconds: config.sweeperIntervalSeconds,
+    usagePricing: config.usagePricing,
   });
   return {
     routes: consoleRoutes(api),

@@ -191,6 +191,7 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
       }),
     getUsage: (principal, { query }) =>
       api.usage.get(principal, { from: time(query.from), to: time(query.to) }),
+    getUsageStatement: (principal, { query }) => api.usage.statement(principal, { month: text(query.month) }),
     listCertificates: (principal, { query }) =>
       api.certificates.list(principal, {
         ...page(query),

@@ -18,6 +18,7 @@ export declare const listAgentEventsInput: ValidateFunction;
 export declare const getAgentParameterInput: ValidateFunction;
 export declare const getManifestInput: ValidateFunction;
 export declare const getFleetHistoryInput: ValidateFunction;
+export declare const getUsageStatementInput: ValidateFunction;
 export declare const getUsageInput: ValidateFunction;
 export declare const listCertificatesInput: ValidateFunction;
 export declare const getCertificateInput: ValidateFunction;

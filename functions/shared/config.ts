@@ -5,6 +5,7 @@ import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../core/bundles/model.js";
 import type { EventBufferBounds } from "../core/events/ports.js";
 import type { GroupCountingSettings } from "../core/groups/counting.js";
 import { DEFAULT_HISTORY_RETENTION_DAYS } from "../core/history/model.js";
+import { type StatementPricing, statementPricing } from "../core/history/statement.js";
 import { type CaBindings, readCaBindings } from "../core/identity/ca-bindings.js";
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../core/operations/results.js";
 import type { UrlPolicy } from "../core/webhooks/address-policy.js";
@@ -203,6 +204,8 @@ export interface ConsoleApiConfig {
   selectionBudgetMs: number;
   /** How often the sweeper runs, which paces rollouts. */
   sweeperIntervalSeconds: number;
+  /** The unit prices usage statements bill with: the capacity model's, perhaps overridden. */
+  usagePricing: StatementPricing;
 }
 
 /**
@@ -267,6 +270,10 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     // Half of API Gateway's 29 s: the step under way when it runs out, and the answer, fit in the rest.
     selectionBudgetMs: numberEnv(env, EnvNames.selectionBudgetSeconds, 15) * 1_000,
     sweeperIntervalSeconds: numberEnv(env, EnvNames.sweeperIntervalSeconds, SWEEPER_INTERVAL_SECONDS),
+    usagePricing: statementPricing(
+      env[EnvNames.usagePricedOption] || undefined,
+      JSON.parse(env[EnvNames.usageUnitPrices] || "{}"),
+    ),
   };
 }
 

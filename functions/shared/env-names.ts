@@ -29,6 +29,13 @@ export const EnvNames = {
    * pace by it); on AWS its schedule's SWEEPER_INTERVAL_SECONDS.
    */
   sweeperIntervalSeconds: "BEACON_SWEEPER_INTERVAL_SECONDS",
+  /**
+   * Which way of running the agent API usage statements are priced as (console API): one of the capacity
+   * model's options, httpApiLambda (the default agentIngress=api), albLambda or albFargate.
+   */
+  usagePricedOption: "BEACON_USAGE_PRICED_OPTION",
+  /** Unit prices over the model's for usage statements (console API): JSON, `{"heartbeats": 0.00001, …}`, USD. */
+  usageUnitPrices: "BEACON_USAGE_UNIT_PRICES",
   /** ARN of the Secrets Manager secret holding the agent CA (console API on AWS). */
   agentCaSecretArn: "BEACON_AGENT_CA_SECRET_ARN",
   /**

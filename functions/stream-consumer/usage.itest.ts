@@ -3,9 +3,11 @@
  * onto a kinesalite stream of this file's own, an operator queues an operation, and a relay's copy of one
  * heartbeat goes on the stream again; the real stream consumer handler is then given the shard as Lambda
  * could give it: a batch a consumer fails partway, delivered again from the first record not taken, the whole
- * batch retried, and a bisected half again. GET /usage answers, from DynamoDB Local, what the agents were told.
+ * batch retried, and a bisected half again. GET /usage answers, from DynamoDB Local, what the agents were told,
+ * and the bytes of their requests (some gzipped) and replies exactly.
  */
 import { randomUUID } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import type { KinesisStreamEvent } from "aws-lambda";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { cppAckOf, cppHeartbeatOf } from "../../scripts/common/c2-examples.js";
@@ -81,18 +83,28 @@ const from = (batch: KinesisStreamEvent, sequenceNumber: string): KinesisStreamE
   ),
 });
 
-it("counts each heartbeat, acknowledgement, operation and agent once however often the stream delivers it", async () => {
+/** A body's size as the harness sends it: its JSON, gzipped when asked. */
+const wireBytes = (body: unknown, gzip: boolean): number => {
+  const text = JSON.stringify(body);
+  return gzip ? gzipSync(text).length : Buffer.byteLength(text);
+};
+
+it("counts each heartbeat, acknowledgement, operation, byte and agent once however often the stream delivers it", async () => {
   const fleet = await agentApi.issueCertificate({ tenant, fleet: true });
   const admin = await consoleApi.token({ tenant, role: "admin" });
   const startedAt = Date.now();
   let heartbeats = 0;
+  const bytes = { in: 0, out: 0 };
   /** A heartbeat, the agent's first with its manifest, so that Beacon knows what it can take. */
   const beat = async (agentId: string, full = false) => {
-    const response = await agentApi.post(HEARTBEAT, cppHeartbeatOf(agentId, "pumps", full), {
-      certificate: fleet,
-    });
+    const body = cppHeartbeatOf(agentId, "pumps", full);
+    // Every other heartbeat compressed, as agents may send them: bytes in are what came over the wire.
+    const gzip = heartbeats % 2 === 1;
+    const response = await agentApi.post(HEARTBEAT, body, { certificate: fleet, gzip });
     expect(response.status, response.body).toBe(200);
     heartbeats++;
+    bytes.in += wireBytes(body, gzip);
+    bytes.out += Buffer.byteLength(response.body);
     return response;
   };
   for (let round = 0; round < ROUNDS; round++)
@@ -106,14 +118,11 @@ it("counts each heartbeat, acknowledgement, operation and agent once however oft
   const sent = reply.json().requestedOperations as { identifier: string }[] | undefined;
   const operationId = sent?.[0]?.identifier as string;
   expect(operationId, reply.body).toBeDefined();
-  const acknowledged = await agentApi.post(
-    ACKNOWLEDGE,
-    cppAckOf(agentIds[0] as string, operationId, "FULLY_APPLIED"),
-    {
-      certificate: fleet,
-    },
-  );
+  const ack = cppAckOf(agentIds[0] as string, operationId, "FULLY_APPLIED");
+  const acknowledged = await agentApi.post(ACKNOWLEDGE, ack, { certificate: fleet });
   expect(acknowledged.status, acknowledged.body).toBe(200);
+  bytes.in += wireBytes(ack, false);
+  bytes.out += Buffer.byteLength(acknowledged.body);
 
   // A relay's copy of a heartbeat already on the stream: the same event, marked resent, at a later position.
   const onStream = (await readShardRecords(kinesis, streamName)).map((record) => record.data as BeaconEvent);
@@ -152,6 +161,8 @@ it("counts each heartbeat, acknowledgement, operation and agent once however oft
     heartbeats,
     acknowledgements: 1,
     operations: 1,
+    bytesIn: bytes.in,
+    bytesOut: bytes.out,
   });
   const hours = usage.json().hours as { heartbeats: number }[];
   expect(hours.reduce((sum, hour) => sum + hour.heartbeats, 0)).toBe(heartbeats);

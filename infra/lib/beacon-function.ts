@@ -24,6 +24,7 @@ import { ARCHIVE_PREFIX } from "../../functions/core/archive/layout.js";
 import { ASSET_UPLOADS_PREFIX } from "../../functions/core/assets/model.js";
 import { DEBUG_BUNDLES_PREFIX } from "../../functions/core/bundles/model.js";
 import type { EventBufferBounds } from "../../functions/core/events/ports.js";
+import type { StatementPricing } from "../../functions/core/history/statement.js";
 import { RESULTS_PREFIX } from "../../functions/core/operations/results.js";
 import { BeaconSecretPrefixes } from "../../functions/core/parameters/secret-refs.js";
 import { type EnvName, EnvNames } from "../../functions/shared/env-names.js";
@@ -370,6 +371,14 @@ export abstract class BeaconWorkload extends Construct {
    */
   bindAgentCaBindings(bindings: AgentTrust["bindings"]): void {
     this.setEnvironment(EnvNames.agentCaBindings, JSON.stringify(bindings));
+  }
+
+  /** Prices usage statements as the deployment's option, with the operator's unit prices over the model's. */
+  bindUsagePricing(pricing: StatementPricing): void {
+    this.setEnvironment(EnvNames.usagePricedOption, pricing.option);
+    const overrides = Object.fromEntries(pricing.overridden.map((unit) => [unit, pricing.prices[unit]]));
+    if (pricing.overridden.length > 0)
+      this.setEnvironment(EnvNames.usageUnitPrices, JSON.stringify(overrides));
   }
 
   /**

@@ -12,6 +12,11 @@ import {
 } from "../../functions/adapters/x509/trust.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../../functions/core/bundles/model.js";
 import type { EventBufferBounds } from "../../functions/core/events/ports.js";
+import {
+  type PricedOption,
+  type StatementPricing,
+  statementPricing,
+} from "../../functions/core/history/statement.js";
 import { DEFAULT_OPERATION_RESULT_DAYS } from "../../functions/core/operations/results.js";
 import type { DegradationCounter } from "./monitoring.js";
 
@@ -244,7 +249,16 @@ export interface BeaconConfig {
   readonly alarmEmail: string | undefined;
   readonly account: string | undefined;
   readonly region: string | undefined;
+  /**
+   * What usage statements bill with: the capacity model's unit prices for the way this deployment runs the agent
+   * API, with `-c usageUnitPrices='{"heartbeats":0.00001}'` (USD per unit) over them; checked at synthesis.
+   */
+  readonly usagePricing: StatementPricing;
 }
+
+/** The capacity model's option for how the agent API runs: its unit prices are what the deployment costs. */
+const pricedOptionOf = (ingress: AgentIngressKind, compute: AgentComputeKind): PricedOption =>
+  ingress === "api" ? "httpApiLambda" : compute === "fargate" ? "albFargate" : "albLambda";
 
 /** Two tasks, one per zone, survive a zone's loss; twenty 1-vCPU tasks serve several times 100,000 agents. */
 const DEFAULT_AGENT_SERVICE_TASKS: AgentServiceTasks = { min: 2, max: 20 };
@@ -295,6 +309,7 @@ const ContextKeys = {
   logLevel: "logLevel",
   tracing: "tracing",
   alarmEmail: "alarmEmail",
+  usageUnitPrices: "usageUnitPrices",
   account: "account",
   region: "region",
 } as const;
@@ -342,6 +357,7 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
     );
   }
   const debugBundleDays = optional(ContextKeys.debugBundleDays);
+  const usageUnitPrices = node.tryGetContext(ContextKeys.usageUnitPrices);
   return {
     stage,
     settings,
@@ -394,6 +410,11 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
     alarmEmail: optional(ContextKeys.alarmEmail),
     account: optional(ContextKeys.account),
     region: optional(ContextKeys.region),
+    usagePricing: statementPricing(
+      pricedOptionOf(agentIngress, agentCompute),
+      // A context value from the command line is a string; one from cdk.json may be the object itself.
+      typeof usageUnitPrices === "string" ? JSON.parse(usageUnitPrices) : (usageUnitPrices ?? {}),
+    ),
   };
 }
 

@@ -137,6 +137,7 @@ export class StatelessStack extends Stack {
     this.consoleApi.bindKeptForConsole(stateful.assets, KeptForConsole.debugBundles, "read");
     this.consoleApi.bindAgentDomain(config.agentDomain);
     this.consoleApi.bindAuditTrail(settings.auditRetentionDays);
+    this.consoleApi.bindUsagePricing(config.usagePricing);
     // The web console's client returns people to the console's URL, which its distribution below decides.
     let webConsoleUrl: string | undefined;
     const consoleUrl = Lazy.string({ produce: () => webConsoleUrl });

@@ -49,6 +49,24 @@ describe("stage configuration from context", () => {
     expect(config.region).toBeUndefined();
   });
 
+  it("prices usage as the agent API runs, with the operator's unit prices over the model's", () => {
+    const prod = { ...exampleDomain, stage: "prod" };
+    expect(configFrom(prod).usagePricing).toMatchObject({ option: "httpApiLambda", overridden: [] });
+    expect(configFrom({ ...prod, agentIngress: "alb" }).usagePricing.option).toBe("albLambda");
+    const fargate = configFrom({
+      ...prod,
+      agentIngress: "alb",
+      agentCompute: "fargate",
+      usageUnitPrices: '{"heartbeats": 0.00001}',
+    }).usagePricing;
+    expect(fargate).toMatchObject({ option: "albFargate", overridden: ["heartbeats"] });
+    expect(fargate.prices.heartbeats).toBe(0.00001);
+    expect(
+      configFrom({ ...prod, usageUnitPrices: { agentHours: 0.001 } }).usagePricing.prices.agentHours,
+    ).toBe(0.001);
+    expect(() => configFrom({ ...prod, usageUnitPrices: '{"acks": 1}' })).toThrow(/unknown unit acks/);
+  });
+
   it("keeps DESCRIBE answers 7 days unless operationResultDays says otherwise", () => {
     expect(configFrom({ ...exampleDomain, stage: "prod" }).operationResultDays).toBe(7);
     expect(

@@ -644,6 +644,14 @@ describe("observability", () => {
     expect(environmentOf(dev.statelessTemplate, "ConsoleApi")[EnvNames.auditRetentionDays]).toBe("30");
   });
 
+  it("prices usage statements as the deployment runs the agent API", () => {
+    const prodEnvironment = environmentOf(prod.statelessTemplate, "ConsoleApi");
+    expect(prodEnvironment[EnvNames.usagePricedOption]).toBe("httpApiLambda");
+    expect(prodEnvironment[EnvNames.usageUnitPrices]).toBeUndefined();
+    const fargate = synthesized("prodFargate").statelessTemplate;
+    expect(environmentOf(fargate, "ConsoleApi")[EnvNames.usagePricedOption]).toBe("albFargate");
+  });
+
   it("measures the 5xx rate and p99 latency of whichever ingress is deployed", () => {
     prod.statelessTemplate.hasResourceProperties("AWS::CloudWatch::Alarm", {
       Metrics: Match.arrayWith([

@@ -4,6 +4,7 @@ import type { AgentRegistry, ClassFlowPolicies, HotState } from "../agents/ports
 import type { DebugBundleStore } from "../bundles/ports.js";
 import { isAppliedState, normalizeAcknowledgement } from "../c2/ack.js";
 import type { Acknowledgement, DeviceSummary } from "../c2/model.js";
+import { ACK_REPLY, jsonBodyBytes } from "../c2/operations.js";
 import { BeaconError } from "../errors.js";
 import type { AckEvent, BeaconEvent, OperationEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
@@ -116,6 +117,7 @@ export function makeRecordAck(deps: AckDependencies) {
     credential: AgentCredential,
     body: JsonObject,
     answerBy?: number,
+    bytesIn?: number,
   ): Promise<AckOutcome> {
     const ack = normalizeAcknowledgement(body);
     if (!ack)
@@ -146,6 +148,8 @@ export function makeRecordAck(deps: AckDependencies) {
       state: ack.state,
       details: ack.details,
       matched,
+      bytesIn,
+      bytesOut: jsonBodyBytes(ACK_REPLY),
     };
     const published = [event, ...operationEvents];
     const streamError = await publishBefore(events, published, answerBy, clock.now());

@@ -10,7 +10,7 @@ import type {
 import { heartbeatPeriodMsOf, onlineEvent } from "../agents/presence.js";
 import { normalizeHeartbeat } from "../c2/heartbeat.js";
 import type { C2Operation, Heartbeat } from "../c2/model.js";
-import { describeManifest, heartbeatReply } from "../c2/operations.js";
+import { describeManifest, heartbeatReply, NO_OPERATIONS_REPLY } from "../c2/operations.js";
 import { BeaconError } from "../errors.js";
 import type { OperationEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
@@ -105,6 +105,12 @@ export interface HeartbeatOutcome {
   streamError?: unknown;
 }
 
+/** `answerBy` (epoch ms): when the heartbeat must be answered; `bytesIn`: its body's size on the wire. */
+interface RequestContext {
+  answerBy?: number;
+  bytesIn?: number;
+}
+
 export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
   const {
     registry,
@@ -131,36 +137,43 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     credential: AgentCredential,
     body: JsonObject,
     answerBy?: number,
+    bytesIn?: number,
   ): Promise<HeartbeatOutcome> {
     const heartbeat = attributed(normalizeHeartbeat(body), credential);
     const now = clock.now();
     try {
-      return await recordAccepted(credential, heartbeat, now, answerBy);
+      return await recordAccepted(credential, heartbeat, now, { answerBy, bytesIn });
     } catch (error) {
       if (!(error instanceof BeaconError))
-        await recordUnfinished(credential.tenant, heartbeat, now, answerBy);
+        await recordUnfinished(credential.tenant, heartbeat, now, { answerBy, bytesIn });
       throw error;
     }
   };
 
   /** The event of a heartbeat whose work did not finish: what it says, without what the registry would add. */
-  async function recordUnfinished(tenant: string, heartbeat: Heartbeat, now: number, answerBy?: number) {
+  async function recordUnfinished(
+    tenant: string,
+    heartbeat: Heartbeat,
+    now: number,
+    request: RequestContext,
+  ) {
     const view = viewOfRecord(undefined, heartbeat, now, settings.checkpointIntervalMs);
     const agentClass = heartbeat.agentClass ?? DEFAULT_AGENT_CLASS;
     const event = heartbeatEvent(
       heartbeat,
       view,
       { eventId: ids.newId(), tenant, at: now, agentClass, firstSight: false },
-      [],
+      NO_OPERATIONS_REPLY,
+      request.bytesIn,
     );
-    await publishBefore(events, [event], answerBy, clock.now());
+    await publishBefore(events, [event], request.answerBy, clock.now());
   }
 
   async function recordAccepted(
     credential: AgentCredential,
     heartbeat: Heartbeat,
     now: number,
-    answerBy?: number,
+    { answerBy, bytesIn }: RequestContext,
   ): Promise<HeartbeatOutcome> {
     const { agentId } = heartbeat;
     const tenant = credential.tenant;
@@ -333,7 +346,8 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       heartbeat,
       view,
       { eventId: ids.newId(), tenant, at: now, agentClass, firstSight },
-      reply.requestedOperations.map((operation) => operation.identifier),
+      reply,
+      bytesIn,
     );
     // An agent the sweeper announced offline is back: said in the heartbeat's own put on the stream.
     const online =

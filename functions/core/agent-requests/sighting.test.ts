@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { checkpointIntervalOf } from "../agents/checkpoint-interval.js";
 import type { AgentRecord, HotSightingResult } from "../agents/ports.js";
-import type { Heartbeat } from "../c2/model.js";
+import type { C2Operation, Heartbeat } from "../c2/model.js";
+import { NO_OPERATIONS_REPLY } from "../c2/operations.js";
 import type { AgentCredential } from "../identity/credentials.js";
 import { CATCH_UP_CREATOR } from "../operations/delivery.js";
 import {
@@ -293,11 +294,15 @@ describe("the heartbeat's event", () => {
   const recorded = { eventId: "e-1", tenant: "acme", at: NOW, agentClass: "pumps", firstSight: false };
 
   it("carries the view's manifest and flow, the device's id and hostname only, what was sent, and its sequence", () => {
+    const reply: { requestedOperations: C2Operation[] } = {
+      requestedOperations: [{ identifier: "op-1", operation: "DESCRIBE", operand: "MANIFEST" }],
+    };
     const event = heartbeatEvent(
       { ...heartbeat, runStatus: "RUNNING", device: { deviceId: "d-1", hostname: "h-1", vCores: 4 } },
       { ...steady, sequence: 7 },
       recorded,
-      ["op-1"],
+      reply,
+      812,
     );
     expect(event).toEqual({
       type: "heartbeat",
@@ -313,9 +318,20 @@ describe("the heartbeat's event", () => {
       runStatus: "RUNNING",
       status: undefined,
       device: { deviceId: "d-1", hostname: "h-1" },
+      bytesIn: 812,
+      bytesOut: JSON.stringify(reply).length,
       firstSight: false,
       operationsSent: ["op-1"],
     });
+  });
+
+  it("measures the reply's body in UTF-8 bytes, as it goes over the wire", () => {
+    const reply: { requestedOperations: C2Operation[] } = {
+      requestedOperations: [{ identifier: "é-1", operation: "DESCRIBE" }],
+    };
+    const event = heartbeatEvent(heartbeat, steady, recorded, reply, undefined);
+    expect(event.bytesOut).toBe(Buffer.byteLength(JSON.stringify(reply), "utf8"));
+    expect(event.bytesOut).toBe(JSON.stringify(reply).length + 1);
   });
 
   it("counts the processors by run status instead of listing them", () => {
@@ -325,7 +341,13 @@ describe("the heartbeat's event", () => {
       { id: "p-3", runStatus: "RUNNING" },
       { id: "p-4" },
     ];
-    const event = heartbeatEvent({ ...heartbeat, processors, resourceHash: null }, steady, recorded, []);
+    const event = heartbeatEvent(
+      { ...heartbeat, processors, resourceHash: null },
+      steady,
+      recorded,
+      NO_OPERATIONS_REPLY,
+      0,
+    );
     expect(event).toMatchObject({
       processorsByRunStatus: { RUNNING: 2, STOPPED: 1, UNKNOWN: 1 },
       resourceHash: null,

@@ -15,7 +15,8 @@ import type {
 } from "../agents/ports.js";
 import type { UnattributedHeartbeat } from "../c2/heartbeat.js";
 import { type SupportedOperations, supportedOperationsOf, supports } from "../c2/manifest.js";
-import type { DeviceSummary, Heartbeat, ProcessorStatus } from "../c2/model.js";
+import type { C2Operation, DeviceSummary, Heartbeat, ProcessorStatus } from "../c2/model.js";
+import { jsonBodyBytes } from "../c2/operations.js";
 import { BeaconError } from "../errors.js";
 import type { HeartbeatEvent } from "../events/model.js";
 import { type AgentCredential, authorizeAgent } from "../identity/credentials.js";
@@ -309,7 +310,8 @@ export function heartbeatEvent(
   heartbeat: Heartbeat,
   view: AgentView,
   recorded: { eventId: string; tenant: string; at: number; agentClass: string; firstSight: boolean },
-  operationsSent: string[],
+  reply: { requestedOperations: readonly C2Operation[] },
+  bytesIn: number | undefined,
 ): HeartbeatEvent {
   return {
     type: "heartbeat",
@@ -338,8 +340,10 @@ export function heartbeatEvent(
       deviceId: heartbeat.device.deviceId,
       hostname: heartbeat.device.hostname,
     },
+    bytesIn,
+    bytesOut: jsonBodyBytes(reply),
     firstSight: recorded.firstSight,
-    operationsSent,
+    operationsSent: reply.requestedOperations.map((operation) => operation.identifier),
   };
 }
 

@@ -7,6 +7,17 @@ export const describeManifest = (identifier: string): C2Operation => ({
   operand: "MANIFEST",
 });
 
+/** The reply to a heartbeat Beacon could not finish: agents cannot act on an error reply. */
+export const NO_OPERATIONS_REPLY: { readonly requestedOperations: readonly C2Operation[] } = Object.freeze({
+  requestedOperations: Object.freeze([]),
+});
+
+/** The reply to an acknowledgement. */
+export const ACK_REPLY: Readonly<Record<string, never>> = Object.freeze({});
+
+/** A JSON reply's body in bytes as the agent API sends it (JSON text, UTF-8): what usage meters as bytes out. */
+export const jsonBodyBytes = (body: unknown): number => new TextEncoder().encode(JSON.stringify(body)).length;
+
 export interface ReplyContext {
   /** Undefined while Beacon has not seen the agent's manifest. */
   supportedOperations?: SupportedOperations;

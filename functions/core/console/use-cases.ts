@@ -27,6 +27,7 @@ import { makeHistoryApi } from "../history/console-history.js";
 import { makeFleetMetrics } from "../history/console-metrics.js";
 import { makeUsageApi } from "../history/console-usage.js";
 import type { AgentEventLog, FleetHistoryStore, UsageStore } from "../history/ports.js";
+import type { StatementPricing } from "../history/statement.js";
 import { makeCertificateRevocation } from "../identity/certificates.js";
 import { makeCertificatesApi } from "../identity/console-certificates.js";
 import type { CertificateAuthority, CertificateStore } from "../identity/ports.js";
@@ -115,6 +116,8 @@ export interface ConsoleDependencies {
   selectionBudgetMs: number;
   /** How often the sweeper runs, which paces rollouts: their views say so. */
   sweeperIntervalSeconds: number;
+  /** The unit prices usage statements bill with; the capacity model's for the default option unless given. */
+  usagePricing?: StatementPricing;
 }
 
 /**

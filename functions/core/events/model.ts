@@ -105,6 +105,13 @@ export interface HeartbeatEvent {
   system?: SystemLoad;
   configurationChecksums?: ConfigurationChecksums;
   device?: Pick<DeviceSummary, "deviceId" | "hostname">;
+  /**
+   * The heartbeat's body in bytes as it came over the wire, compressed if the agent compressed it; absent
+   * when the agent API did not say.
+   */
+  bytesIn?: number;
+  /** The heartbeat reply's body in bytes. */
+  bytesOut?: number;
   firstSight: boolean;
   operationsSent: string[];
 }
@@ -121,6 +128,13 @@ export interface AckEvent {
   details?: string;
   /** Whether the ack closed an operation Beacon was waiting for. */
   matched: boolean;
+  /**
+   * The acknowledgement's body in bytes as it came over the wire, compressed if the agent compressed it; absent
+   * when the agent API did not say.
+   */
+  bytesIn?: number;
+  /** The acknowledgement reply's body in bytes. */
+  bytesOut?: number;
 }
 
 /** One state change of one operation: created (from absent), delivered, closed. */

@@ -3,11 +3,13 @@ import { toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
 import type { UsageStore } from "./ports.js";
+import { type StatementPricing, statementMonthOf, statementOf, statementPricing } from "./statement.js";
 import { HOUR_MS, usageHoursOf, usageSummaryOf } from "./usage.js";
 
-/** What the caller's tenant used, hour by hour, and in all: for whoever pays for it, so admins only. */
-export function makeUsageApi(deps: { usage: UsageStore; clock: Clock }) {
+/** What the caller's tenant used, hour by hour, in all, and priced by month: for whoever pays for it, so admins only. */
+export function makeUsageApi(deps: { usage: UsageStore; clock: Clock; usagePricing?: StatementPricing }) {
   const { usage, clock } = deps;
+  const pricing = deps.usagePricing ?? statementPricing();
   return {
     async get(principal: Principal, request: { from?: number; to?: number }): Promise<ConsoleResult> {
       requireRole(principal, "admin");
@@ -21,6 +23,14 @@ export function makeUsageApi(deps: { usage: UsageStore; clock: Clock }) {
           totals,
         },
       };
+    },
+
+    /** The month's statement (`YYYY-MM`, UTC; the current month so far without it). */
+    async statement(principal: Principal, request: { month?: string }): Promise<ConsoleResult> {
+      requireRole(principal, "admin");
+      const month = statementMonthOf(request.month, clock.now());
+      const hours = await usage.read(principal.tenant, month.fromHour, month.toHour);
+      return { body: statementOf(month, usageSummaryOf(hours), pricing) };
     },
   };
 }

@@ -19,6 +19,8 @@ const heartbeat = (tenant: string, agentId: string, at: number): HeartbeatEvent 
   tenant,
   agentId,
   at,
+  bytesIn: 500,
+  bytesOut: 26,
   firstSight: false,
   operationsSent: [],
 });
@@ -33,6 +35,8 @@ const ack = (tenant: string, agentId: string, at: number): AckEvent => ({
   operationId: "op-1~pump-1",
   state: "FULLY_APPLIED",
   matched: true,
+  bytesIn: 200,
+  bytesOut: 2,
 });
 
 const operation = (tenant: string, at: number, from?: OperationEvent["from"]): OperationEvent => ({
@@ -86,7 +90,7 @@ describe("the usage meter", () => {
     ]);
   });
 
-  it("counts heartbeats, acknowledgements, operations created and distinct agents per hour", async () => {
+  it("counts heartbeats, acknowledgements, operations created, their bytes and distinct agents per hour", async () => {
     const { consumer, api } = subject();
     await consumer.consume(onShard("shard-0", run()));
     const { body } = await api.get(admin, { from: H0, to: H0 + 2 * HOUR_MS });
@@ -100,6 +104,8 @@ describe("the usage meter", () => {
           heartbeats: 3,
           acknowledgements: 1,
           operations: 1,
+          bytesIn: 3 * 500 + 200,
+          bytesOut: 3 * 26 + 2,
         },
         {
           hour: new Date(H0 + HOUR_MS).toISOString(),
@@ -107,10 +113,19 @@ describe("the usage meter", () => {
           heartbeats: 1,
           acknowledgements: 0,
           operations: 0,
+          bytesIn: 500,
+          bytesOut: 26,
         },
       ],
       // pump-1 and pump-2 in the first hour, pump-3 in the second: three agents, not the hours' sum over again.
-      totals: { activeAgents: 3, heartbeats: 4, acknowledgements: 1, operations: 1 },
+      totals: {
+        activeAgents: 3,
+        heartbeats: 4,
+        acknowledgements: 1,
+        operations: 1,
+        bytesIn: 2200,
+        bytesOut: 106,
+      },
     });
   });
 
@@ -135,12 +150,25 @@ describe("the usage meter", () => {
     expect((await again.api.get(admin, range)).body).toEqual((await once.api.get(admin, range)).body);
   });
 
+  it("counts no bytes for events put on the stream before they carried sizes", () => {
+    const { bytesIn, bytesOut, ...unsized } = heartbeat("acme", "pump-1", H0);
+    const [batch] = usageBatchesOf(onShard("shard-0", [unsized]));
+    expect(batch?.contributions[0]?.counts).toEqual({ heartbeats: 1, bytesIn: 0, bytesOut: 0 });
+  });
+
   it("answers only the caller's tenant, to admins only", async () => {
     const { consumer, api } = subject();
     await consumer.consume(onShard("shard-0", run()));
     const { body } = await api.get({ ...admin, tenant: "globex" }, { from: H0, to: H0 + 2 * HOUR_MS });
     expect(body).toMatchObject({
-      totals: { activeAgents: 1, heartbeats: 1, acknowledgements: 1, operations: 0 },
+      totals: {
+        activeAgents: 1,
+        heartbeats: 1,
+        acknowledgements: 1,
+        operations: 0,
+        bytesIn: 700,
+        bytesOut: 28,
+      },
     });
     await expect(api.get({ ...admin, role: "operator" }, {})).rejects.toMatchObject({ code: "forbidden" });
   });

@@ -1,5 +1,5 @@
 import { BeaconError } from "../errors.js";
-import type { BeaconEvent } from "../events/model.js";
+import type { AckEvent, BeaconEvent, HeartbeatEvent } from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";
 import type { Placed } from "../events/positions.js";
 import { type CountedContribution, withFreshContributions } from "./counted.js";
@@ -7,10 +7,11 @@ import { type AgentSketch, emptySketch, estimateAgents, mergeSketch } from "./sk
 
 /**
  * What the usage meter counts per tenant and hour, from the events on the stream: accepted heartbeats, the
- * acknowledgements agents sent, and the operations created for them. The distinct agents seen are counted
- * beside them, in a sketch.
+ * acknowledgements agents sent, the operations created for them, and the bytes of the heartbeats' and
+ * acknowledgements' requests (in) and replies (out). The distinct agents seen are counted beside them, in a
+ * sketch.
  */
-export const UsageCounters = ["heartbeats", "acknowledgements", "operations"] as const;
+export const UsageCounters = ["heartbeats", "acknowledgements", "operations", "bytesIn", "bytesOut"] as const;
 export type UsageCounter = (typeof UsageCounters)[number];
 export type UsageCounts = Record<UsageCounter, number>;
 
@@ -48,12 +49,18 @@ export interface UsageBatch {
   contributions: UsageContribution[];
 }
 
+/** An event put on the stream before events carried sizes counts no bytes. */
+const bytesOf = (event: HeartbeatEvent | AckEvent) => ({
+  bytesIn: event.bytesIn ?? 0,
+  bytesOut: event.bytesOut ?? 0,
+});
+
 function usageOf(event: BeaconEvent): Omit<UsageContribution, keyof Placed> | undefined {
   switch (event.type) {
     case "heartbeat":
-      return { counts: { heartbeats: 1 }, agentId: event.agentId };
+      return { counts: { heartbeats: 1, ...bytesOf(event) }, agentId: event.agentId };
     case "ack":
-      return { counts: { acknowledgements: 1 }, agentId: event.agentId };
+      return { counts: { acknowledgements: 1, ...bytesOf(event) }, agentId: event.agentId };
     case "operation":
       // An operation is created once, its later changes are the same operation.
       return event.from === undefined ? { counts: { operations: 1 } } : undefined;
