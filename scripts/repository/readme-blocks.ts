@@ -21,6 +21,7 @@ export const PAGES_IN_ORDER = [
   "docs/console-api.md",
   "docs/web-console.md",
   "docs/cli.md",
+  "docs/fleet-as-code.md",
   "docs/rollouts.md",
   "docs/migrating.md",
   "docs/events.md",
