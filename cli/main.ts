@@ -1,7 +1,7 @@
 /**
  * `beacon`: runs a command line and answers its exit code. 0: done; 1: the API refused, or could not be
  * reached, its message on stderr; 2: the command line was wrong (`--help` says how), before any request;
- * 3: `beacon diff` found changes to make.
+ * 3: what a command waited for did not come in time; 4: `beacon diff` found changes to make.
  */
 import { CommanderError } from "commander";
 import { ApiError } from "../web/src/api/client.js";
