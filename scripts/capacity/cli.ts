@@ -100,10 +100,12 @@ async function measure(write: boolean): Promise<void> {
   const { calibrationLine } = await import("../bench/calibration.js");
   console.log(await calibrationLine());
   const handshakes = await measureTlsSetup();
-  console.log("TLS setup: bytes per full mutual-TLS handshake (median), server key, version and chain");
+  console.log(
+    "TLS setup: bytes per full mutual-TLS handshake (median), server key, version, chain and session tickets",
+  );
   for (const each of handshakes)
     console.log(
-      `  ${each.keyType.padEnd(10)}${each.tlsVersion.padEnd(8)}${each.chain.padEnd(20)}` +
+      `  ${each.keyType.padEnd(10)}${each.tlsVersion.padEnd(8)}${each.chain.padEnd(20)}${each.tickets.padEnd(10)}` +
         `${String(each.certificates).padStart(2)} certificates ${String(each.certificateBytes).padStart(5)} B` +
         `  server sent ${String(each.serverBytes).padStart(5)} B, client ${String(each.clientBytes).padStart(5)} B` +
         `  ${each.sessionTickets} ticket(s)  ${each.cipher}`,

@@ -4,6 +4,7 @@ import {
   chainShapes,
   type HandshakeBytes,
   measureTlsSetup,
+  ticketModes,
   tlsSetupUnits,
   tlsVersions,
 } from "./tls-setup.js";
@@ -17,13 +18,19 @@ describe("a mutual-TLS connection's setup bytes", () => {
   beforeAll(async () => {
     measured = await measureTlsSetup(3);
   });
-  const of = (keyType: string, tlsVersion: string, chain: string) =>
+  const of = (keyType: string, tlsVersion: string, chain: string, tickets = "stateless") =>
     measured.find(
-      (each) => each.keyType === keyType && each.tlsVersion === tlsVersion && each.chain === chain,
+      (each) =>
+        each.keyType === keyType &&
+        each.tlsVersion === tlsVersion &&
+        each.chain === chain &&
+        each.tickets === tickets,
     );
 
   it("are measured for each server key, TLS version and chain, with the version and key asked for", () => {
-    expect(measured).toHaveLength(serverKeyTypes.length * tlsVersions.length * chainShapes.length);
+    expect(measured).toHaveLength(
+      serverKeyTypes.length * tlsVersions.length * chainShapes.length * ticketModes.length,
+    );
     for (const keyType of serverKeyTypes)
       for (const tlsVersion of tlsVersions)
         for (const chain of chainShapes) {
@@ -62,12 +69,29 @@ describe("a mutual-TLS connection's setup bytes", () => {
       );
   });
 
+  it("are fewer with the stateful tickets Beacon's agent TLS servers send, for every key, version and chain", () => {
+    for (const keyType of serverKeyTypes)
+      for (const tlsVersion of tlsVersions)
+        for (const chain of chainShapes) {
+          const stateless = of(keyType, tlsVersion, chain, "stateless") as HandshakeBytes;
+          const stateful = of(keyType, tlsVersion, chain, "stateful") as HandshakeBytes;
+          expect(stateful.serverBytes, `${keyType} ${tlsVersion} ${chain}`).toBeLessThan(
+            stateless.serverBytes,
+          );
+          // What the client sends does not depend on the tickets it is given (an ECDSA signature's length varies).
+          expect(Math.abs(stateful.clientBytes - stateless.clientBytes)).toBeLessThanOrEqual(8);
+        }
+  });
+
   it("give units.json the TLS 1.3 figure with ACM's chain for each key, saying what the others were", () => {
     const units = tlsSetupUnits(measured);
     for (const keyType of serverKeyTypes) {
       const unit = units[setupUnitOf[keyType]];
       expect(unit?.value).toBe(of(keyType, "TLSv1.3", "acm")?.serverBytes);
       expect(unit?.how).toContain(`TLS 1.2: ${of(keyType, "TLSv1.2", "acm")?.serverBytes}`);
+      expect(unit?.how).toContain(
+        `Beacon's own agent TLS servers send them: ${of(keyType, "TLSv1.3", "acm", "stateful")?.serverBytes}`,
+      );
     }
   });
 });

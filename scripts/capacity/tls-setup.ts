@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import tls from "node:tls";
 import { promisify } from "node:util";
+import { agentTlsServerOptions } from "../../functions/shared/agent-tls.js";
 import { type ServerKeyType, serverKeyNames, serverKeyTypes, setupUnitOf, type UnitName } from "./inputs.js";
 
 const run = promisify(execFile);
@@ -29,10 +30,19 @@ export type TlsVersion = (typeof tlsVersions)[number];
 export const chainShapes = ["acm", "leafAndIntermediate"] as const;
 export type ChainShape = (typeof chainShapes)[number];
 
+/**
+ * `stateless`: Node's default, two tickets each carrying the session encrypted after a TLS 1.3 handshake (one in
+ * TLS 1.2), as a server that lets its clients resume sends them. `stateful`: what Beacon's own agent TLS servers
+ * send (agentTlsServerOptions), a session id in each ticket and no session to resume.
+ */
+export const ticketModes = ["stateless", "stateful"] as const;
+export type TicketMode = (typeof ticketModes)[number];
+
 export interface HandshakeBytes {
   keyType: ServerKeyType;
   tlsVersion: TlsVersion;
   chain: ChainShape;
+  tickets: TicketMode;
   /** Certificates the server sends, and their DER bytes. */
   certificates: number;
   certificateBytes: number;
@@ -305,11 +315,13 @@ async function measureHandshakes(
   chain: Chain,
   client: { certPem: string; keyPem: string; caCert: X509Certificate },
   tlsVersion: TlsVersion,
+  ticketMode: TicketMode,
   handshakes: number,
 ): Promise<{ serverBytes: number; clientBytes: number; sessionTickets: number; cipher: string }> {
   const verified: boolean[] = [];
   const server = tls.createServer(
     {
+      ...(ticketMode === "stateful" ? agentTlsServerOptions : {}),
       key: chain.keyPem,
       cert: chain.certificatesPem.join(""),
       requestCert: true,
@@ -376,7 +388,7 @@ async function measureHandshakes(
   };
 }
 
-/** Every key type, TLS version and chain shape, `handshakes` full handshakes each. */
+/** Every key type, TLS version, chain shape and kind of session ticket, `handshakes` full handshakes each. */
 export async function measureTlsSetup(handshakes = 5): Promise<HandshakeBytes[]> {
   const dir = mkdtempSync(path.join(tmpdir(), "beacon-tls-setup-"));
   const workshop = new Workshop(dir);
@@ -399,21 +411,23 @@ export async function measureTlsSetup(handshakes = 5): Promise<HandshakeBytes[]>
       const chains = await serverChains(workshop, keyType);
       for (const chain of chainShapes) {
         const served = chains[chain];
-        for (const tlsVersion of tlsVersions) {
-          const bytes = await measureHandshakes(served, client, tlsVersion, handshakes);
-          measured.push({
-            keyType,
-            tlsVersion,
-            chain,
-            certificates: served.certificatesPem.length,
-            certificateBytes: served.certificatesPem.reduce(
-              (total, pem) => total + new X509Certificate(pem).raw.length,
-              0,
-            ),
-            handshakes,
-            ...bytes,
-          });
-        }
+        for (const tlsVersion of tlsVersions)
+          for (const tickets of ticketModes) {
+            const bytes = await measureHandshakes(served, client, tlsVersion, tickets, handshakes);
+            measured.push({
+              keyType,
+              tlsVersion,
+              chain,
+              tickets,
+              certificates: served.certificatesPem.length,
+              certificateBytes: served.certificatesPem.reduce(
+                (total, pem) => total + new X509Certificate(pem).raw.length,
+                0,
+              ),
+              handshakes,
+              ...bytes,
+            });
+          }
       }
     }
     return measured;
@@ -429,26 +443,39 @@ export async function measureTlsSetup(handshakes = 5): Promise<HandshakeBytes[]>
 export function tlsSetupUnits(
   measured: HandshakeBytes[],
 ): Partial<Record<UnitName, { value: number; how: string }>> {
-  const find = (keyType: ServerKeyType, tlsVersion: TlsVersion, chain: ChainShape) => {
+  const find = (
+    keyType: ServerKeyType,
+    tlsVersion: TlsVersion,
+    chain: ChainShape,
+    tickets: TicketMode = "stateless",
+  ) => {
     const found = measured.find(
-      (each) => each.keyType === keyType && each.tlsVersion === tlsVersion && each.chain === chain,
+      (each) =>
+        each.keyType === keyType &&
+        each.tlsVersion === tlsVersion &&
+        each.chain === chain &&
+        each.tickets === tickets,
     );
-    if (!found) throw new Error(`no measurement of ${keyType} ${tlsVersion} ${chain}`);
+    if (!found) throw new Error(`no measurement of ${keyType} ${tlsVersion} ${chain} ${tickets}`);
     return found;
   };
   const unitFor = (keyType: ServerKeyType) => {
     const chosen = find(keyType, "TLSv1.3", "acm");
     const tls12 = find(keyType, "TLSv1.2", "acm");
     const short = find(keyType, "TLSv1.3", "leafAndIntermediate");
+    const stateful = find(keyType, "TLSv1.3", "acm", "stateful");
+    const shortStateful = find(keyType, "TLSv1.3", "leafAndIntermediate", "stateful");
     return {
       value: chosen.serverBytes,
       how:
         `npm run capacity -- --measure (scripts/capacity/tls-setup.ts): bytes a Node TLS server sent on a full ` +
         `mutual-TLS 1.3 handshake (median of ${chosen.handshakes}) with an ${serverKeyNames[keyType]} certificate made ` +
         `by openssl in ACM's chain (leaf, issuing intermediate and the two cross-signed roots, ` +
-        `${chosen.certificateBytes} bytes of DER), ${chosen.sessionTickets} session tickets and the reply's ` +
-        `record framing, the agent's ECDSA P-256 certificate asked for without naming CAs; TLS 1.2: ` +
-        `${tls12.serverBytes}; leaf and intermediate only: ${short.serverBytes}; TCP/IP headers not counted`,
+        `${chosen.certificateBytes} bytes of DER), ${chosen.sessionTickets} stateless session tickets and the ` +
+        `reply's record framing, the agent's ECDSA P-256 certificate asked for without naming CAs; TLS 1.2: ` +
+        `${tls12.serverBytes}; leaf and intermediate only: ${short.serverBytes}; with stateful tickets, as ` +
+        `Beacon's own agent TLS servers send them: ${stateful.serverBytes}, leaf and intermediate only: ` +
+        `${shortStateful.serverBytes}; TCP/IP headers not counted`,
     };
   };
   return Object.fromEntries(serverKeyTypes.map((keyType) => [setupUnitOf[keyType], unitFor(keyType)]));

@@ -4,6 +4,7 @@ import type { OutgoingHttpHeaders } from "node:http";
 import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect } from "node:tls";
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -360,6 +361,41 @@ describe("startAgentGateway", () => {
     } finally {
       agent.destroy();
     }
+  });
+
+  it("resumes no session from a ticket it sent, before and after its trust is reloaded", async () => {
+    const { hostname, port } = new URL(gateway.url);
+    /** One heartbeat on a connection of its own, as a MiNiFi C++ agent sends it, offering `session` to resume. */
+    const heartbeat = (session?: Buffer) =>
+      new Promise<{ resumed: boolean; tickets: Buffer[] }>((resolve, reject) => {
+        const tickets: Buffer[] = [];
+        let resumed = false;
+        const socket = connect({
+          host: hostname,
+          port: Number(port),
+          servername: "localhost",
+          ca: certificates.caPem,
+          cert: agentIdentity.certPem,
+          key: agentIdentity.keyPem,
+          ...(session ? { session } : {}),
+        });
+        socket.on("session", (ticket: Buffer) => tickets.push(ticket));
+        socket.on("secureConnect", () => {
+          resumed = socket.isSessionReused();
+          socket.write("POST /c2/api/heartbeat HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+        });
+        socket.on("error", reject);
+        socket.on("close", () => resolve({ resumed, tickets }));
+        socket.resume();
+      });
+    const first = await heartbeat();
+    expect(first.tickets.length).toBeGreaterThan(0);
+    const again = await heartbeat(first.tickets.at(-1));
+    expect(again.resumed).toBe(false);
+    await gateway.reloadTrust();
+    const afterReload = await heartbeat(again.tickets.at(-1));
+    expect(afterReload.resumed).toBe(false);
+    expect(events).toHaveLength(3);
   });
 
   it("fails the handshake of a client without a certificate", async () => {

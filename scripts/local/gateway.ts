@@ -23,6 +23,7 @@ import type {
   APIGatewayProxyResultV2,
 } from "aws-lambda";
 import type { AgentTrust } from "../../functions/adapters/x509/trust.js";
+import { agentTlsServerOptions } from "../../functions/shared/agent-tls.js";
 import { readBody } from "../../functions/shared/request-body.js";
 import { agentTrust, certificateSummary, ensureDevCertificates } from "./certs.js";
 import type { JwtAuthorizer } from "./console-issuer.js";
@@ -139,7 +140,9 @@ export async function startAgentGateway(options: AgentGatewayOptions): Promise<A
     const certificates = await ensureDevCertificates(certsDir);
     const trust = await agentTrust(certsDir);
     options.onTrust?.(trust);
+    // With the trust: a reloaded secure context is built from these options alone.
     return {
+      ...agentTlsServerOptions,
       ca: trust.bundlePem,
       cert: await readFile(certificates.server.certPath, "utf8"),
       key: await readFile(certificates.server.keyPath, "utf8"),
