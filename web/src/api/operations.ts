@@ -206,6 +206,10 @@ export const operations = {
     "role": "viewer",
     "scope": "tenant"
   },
+  "GET /api/v1/usage/statement": {
+    "role": "admin",
+    "scope": "tenant"
+  },
   "GET /api/v1/usage": {
     "role": "admin",
     "scope": "tenant"

@@ -911,6 +911,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/usage/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's tenant's month, priced
+         * @description A calendar month's usage (UTC) priced per unit: agent-hours (each hour, the agents active in it), heartbeats accepted and bytes of replies, each line its quantity × its unit price in USD, and their total. The unit prices are the capacity model's (docs/capacity.md) for the way the deployment runs the agent API, charged to the units that drive its costs, so that statements whose usage adds up to the model's month add up to the model's total; a deployment may override them (docs/usage.md). Acknowledgements, operations and bytes in are metered and shown, priced at nothing.
+         */
+        get: operations["getUsageStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/usage": {
         parameters: {
             query?: never;
@@ -920,7 +940,7 @@ export interface paths {
         };
         /**
          * What the caller's tenant used, hour by hour, and in all
-         * @description Per hour from `from` to `to` (whole hours, UTC; the 24 hours up to the current one unless given, at most 31 days apart): the distinct agents active, heartbeats accepted, acknowledgements received and operations created, metered from the event stream once per event however often the stream delivers it (docs/usage.md). Hours without usage are absent. Totals add the hours up, but for the active agents, which are the distinct agents of the whole range.
+         * @description Per hour from `from` to `to` (whole hours, UTC; the 24 hours up to the current one unless given, at most 31 days apart): the distinct agents active, heartbeats accepted, acknowledgements received, operations created and the bytes of heartbeats and acknowledgements in and out, metered from the event stream once per event however often the stream delivers it (docs/usage.md). Hours without usage are absent. Totals add the hours up, but for the active agents, which are the distinct agents of the whole range.
          */
         get: operations["getUsage"];
         put?: never;
@@ -2667,6 +2687,49 @@ export interface components {
             hours: components["schemas"]["UsageHour"][];
             totals: components["schemas"]["UsageCounts"];
         };
+        UsageStatement: {
+            /** @description `YYYY-MM`. */
+            month: string;
+            /** Format: date-time */
+            from: string;
+            /**
+             * Format: date-time
+             * @description Exclusive: the next month's start.
+             */
+            to: string;
+            /** @enum {string} */
+            currency: "USD";
+            pricedAs: {
+                /**
+                 * @description The capacity model's way of running the agent API whose unit prices apply.
+                 * @enum {string}
+                 */
+                option: "httpApiLambda" | "albLambda" | "albFargate";
+                /** @description The fleet whose modelled month the unit prices come from (agents, intervalSeconds, javaShare, hoursPerMonth, pricesTakenOn). */
+                reference: {
+                    [key: string]: unknown;
+                };
+                /** @description The units whose price the deployment set instead of the model's. */
+                overridden: string[];
+            };
+            lines: components["schemas"]["UsageStatementLine"][];
+            /** @description USD, the lines' amounts added, unrounded. */
+            total: number;
+            /** @description The month's usage, the priced units and the rest. */
+            usage: components["schemas"]["UsageCounts"] & {
+                agentHours: number;
+            };
+        };
+        UsageStatementLine: {
+            /** @enum {string} */
+            unit: "agentHours" | "heartbeats" | "bytesOut";
+            description: string;
+            quantity: number;
+            /** @description USD per unit. */
+            unitPrice: number;
+            /** @description USD: quantity × unitPrice, unrounded. */
+            amount: number;
+        };
         UsageHour: components["schemas"]["UsageCounts"] & {
             /**
              * Format: date-time
@@ -2683,6 +2746,10 @@ export interface components {
             acknowledgements: number;
             /** @description Operations created. */
             operations: number;
+            /** @description Bytes of the heartbeats' and acknowledgements' request bodies as they came over the wire (compressed where the agent compressed them). */
+            bytesIn: number;
+            /** @description Bytes of the heartbeats' and acknowledgements' reply bodies. */
+            bytesOut: number;
         };
         FleetHistory: {
             /** @description The class asked for; absent for the whole fleet. */
@@ -5178,6 +5245,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetHistory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getUsageStatement: {
+        parameters: {
+            query?: {
+                /** @description The month, `YYYY-MM`; the current month so far unless given. */
+                month?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The month's statement. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageStatement"];
                 };
             };
             400: components["responses"]["BadRequest"];
