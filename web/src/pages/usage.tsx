@@ -8,6 +8,8 @@ import { byteSize, dateTime } from "../format";
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 const CHART_WIDTH = 600;
 const CHART_HEIGHT = 120;
+/** A bar's slot is a 31st of the chart, so that a day looks the same in any month, however few have usage. */
+const MONTH_DAYS = 31;
 
 /** The month the URL names (`?month=YYYY-MM`), else the current one, in UTC as statements count months. */
 const monthOf = (query: Record<string, string | undefined>): string =>
@@ -25,8 +27,11 @@ function rangeOf(month: string) {
 const count = (value: number) => value.toLocaleString("en-US");
 /** Unit prices are fractions of a cent: shown to six significant figures, as people can compare them. */
 const usd = (value: number) => `$${value.toLocaleString("en-US", { maximumSignificantDigits: 6 })}`;
+/** Cents, but an amount below a cent to its significant figures rather than $0.00. */
 const amount = (value: number) =>
-  `$${value.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: value < 1 ? 6 : 2 })}`;
+  value > 0 && value < 0.01
+    ? usd(value)
+    : `$${value.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
 const UNIT_NAMES: Record<Schemas["UsageStatementLine"]["unit"], string> = {
   agentHours: "Agent-hours",
@@ -142,7 +147,7 @@ function DayChart({ hours }: { hours: Schemas["UsageHour"][] }) {
   }
   const bars = [...days.entries()];
   const peak = Math.max(1, ...bars.map(([, heartbeats]) => heartbeats));
-  const slot = CHART_WIDTH / Math.max(bars.length, 1);
+  const slot = CHART_WIDTH / MONTH_DAYS;
   const summary = bars.map(([day, heartbeats]) => `${day}: ${count(heartbeats)}`).join("; ");
   return (
     <figure class="chart">
