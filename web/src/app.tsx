@@ -29,6 +29,7 @@ const Audit = lazy(() => import("./pages/audit").then((module) => module.Audit))
 const Webhooks = lazy(() => import("./pages/webhooks").then((module) => module.Webhooks));
 const WebhookDetail = lazy(() => import("./pages/webhooks").then((module) => module.WebhookDetail));
 const Settings = lazy(() => import("./pages/settings").then((module) => module.Settings));
+const Usage = lazy(() => import("./pages/usage").then((module) => module.Usage));
 const NotFound = lazy(() => import("./pages/not-found").then((module) => module.NotFound));
 
 export function App(props: { config: WebConsoleConfig }) {
@@ -73,6 +74,7 @@ const SECTIONS: readonly {
   { href: "/audit", label: "Audit trail", route: "GET /api/v1/audit" },
   { href: "/webhooks", label: "Event subscriptions", route: "GET /api/v1/webhooks" },
   { href: "/settings", label: "Settings", route: "GET /api/v1/settings" },
+  { href: "/usage", label: "Usage", route: "GET /api/v1/usage" },
 ];
 
 function Shell({ config }: { config: WebConsoleConfig }) {
@@ -166,6 +168,7 @@ function Shell({ config }: { config: WebConsoleConfig }) {
           <Route path="/webhooks" component={Webhooks} />
           <Route path="/webhooks/:subscriptionId" component={WebhookDetail} />
           <Route path="/settings" component={Settings} />
+          <Route path="/usage" component={Usage} />
           <Route default component={NotFound} />
         </Router>
       </main>

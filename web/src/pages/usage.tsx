@@ -1,0 +1,214 @@
+import { useLocation } from "preact-iso";
+import { dataOf, type Schemas } from "../api/client";
+import { useConsole } from "../components/console";
+import { Page } from "../components/page";
+import { Loaded, TableFrame, TableHead, useResource } from "../components/resource";
+import { byteSize, dateTime } from "../format";
+
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+const CHART_WIDTH = 600;
+const CHART_HEIGHT = 120;
+/** A bar's slot is a 31st of the chart, so that a day looks the same in any month, however few have usage. */
+const MONTH_DAYS = 31;
+
+/** The month the URL names (`?month=YYYY-MM`), else the current one, in UTC as statements count months. */
+const monthOf = (query: Record<string, string | undefined>): string =>
+  query.month && MONTH.test(query.month) ? query.month : new Date().toISOString().slice(0, 7);
+
+/** The month's first instant and the next month's, as the usage range's `from` and `to`. */
+function rangeOf(month: string) {
+  const [year, index] = month.split("-").map(Number) as [number, number];
+  return {
+    from: new Date(Date.UTC(year, index - 1, 1)).toISOString(),
+    to: new Date(Date.UTC(year, index, 1)).toISOString(),
+  };
+}
+
+const count = (value: number) => value.toLocaleString("en-US");
+/** Unit prices are fractions of a cent: shown to six significant figures, as people can compare them. */
+const usd = (value: number) => `$${value.toLocaleString("en-US", { maximumSignificantDigits: 6 })}`;
+/** Cents, but an amount below a cent to its significant figures rather than $0.00. */
+const amount = (value: number) =>
+  value > 0 && value < 0.01
+    ? usd(value)
+    : `$${value.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+const UNIT_NAMES: Record<Schemas["UsageStatementLine"]["unit"], string> = {
+  agentHours: "Agent-hours",
+  heartbeats: "Heartbeats",
+  bytesOut: "Bytes out",
+};
+
+/** What the tenant used, hour by hour, and its month priced: for whoever pays for it, so admins only. */
+export function Usage() {
+  const { client } = useConsole();
+  const location = useLocation();
+  const month = monthOf(location.query);
+  const [statement, reloadStatement] = useResource(
+    () => dataOf(client.GET("/api/v1/usage/statement", { params: { query: { month } } })),
+    `statement ${month}`,
+  );
+  const [usage, reloadUsage] = useResource(
+    () => dataOf(client.GET("/api/v1/usage", { params: { query: rangeOf(month) } })),
+    `usage ${month}`,
+  );
+
+  function chooseMonth(event: Event) {
+    event.preventDefault();
+    const chosen = String(new FormData(event.currentTarget as HTMLFormElement).get("month") ?? "");
+    if (MONTH.test(chosen)) location.route(`/usage?month=${chosen}`);
+  }
+
+  return (
+    <Page title="Usage">
+      <form key={month} class="filters" onSubmit={chooseMonth} aria-label="Choose the month">
+        <label>
+          Month (UTC)
+          <input type="month" name="month" defaultValue={month} required />
+        </label>
+        <div class="form-actions">
+          <button type="submit">Show</button>
+        </div>
+      </form>
+      <h2>Statement for {month}</h2>
+      <Loaded resource={statement} what="the month's statement" reload={reloadStatement}>
+        {(data) => <Statement statement={data} />}
+      </Loaded>
+      <h2>Heartbeats per day</h2>
+      <Loaded resource={usage} what="the month's usage" reload={reloadUsage}>
+        {(data) =>
+          data.hours.length === 0 ? (
+            <p class="empty">
+              No usage in {month}: the stream consumer meters each heartbeat, acknowledgement and operation of
+              the tenant's agents here, hour by hour, within a minute or so of its arrival.
+            </p>
+          ) : (
+            <>
+              <DayChart hours={data.hours} />
+              <h2>Hours</h2>
+              <HoursTable hours={data.hours} />
+            </>
+          )
+        }
+      </Loaded>
+    </Page>
+  );
+}
+
+function Statement({ statement }: { statement: Schemas["UsageStatement"] }) {
+  const { usage, pricedAs } = statement;
+  return (
+    <>
+      <TableFrame label={`Statement for ${statement.month}`}>
+        <table>
+          <TableHead columns={["Unit", "Quantity", "Unit price", "Amount"]} />
+          <tbody>
+            {statement.lines.map((line) => (
+              <tr key={line.unit}>
+                <th scope="row">
+                  {UNIT_NAMES[line.unit]}
+                  <div class="muted">{line.description}</div>
+                </th>
+                <td>{count(line.quantity)}</td>
+                <td>{usd(line.unitPrice)}</td>
+                <td>
+                  {count(line.quantity)} × {usd(line.unitPrice)} = {amount(line.amount)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row" colSpan={3}>
+                Total ({statement.currency})
+              </th>
+              <td>{amount(statement.total)}</td>
+            </tr>
+          </tfoot>
+        </table>
+      </TableFrame>
+      <p class="hint">
+        Priced as {pricedAs.option} with the capacity model's unit prices
+        {pricedAs.overridden.length > 0 ? `, the deployment's own for ${pricedAs.overridden.join(", ")}` : ""}
+        . Also metered, priced at nothing: {count(usage.acknowledgements)} acknowledgements,{" "}
+        {count(usage.operations)} operations, {byteSize(usage.bytesIn)} in; {count(usage.activeAgents)}{" "}
+        distinct agents in the month.
+      </p>
+    </>
+  );
+}
+
+/** The hours' heartbeats added up per day (UTC), a bar each. */
+function DayChart({ hours }: { hours: Schemas["UsageHour"][] }) {
+  const days = new Map<string, number>();
+  for (const hour of hours) {
+    const day = hour.hour.slice(0, 10);
+    days.set(day, (days.get(day) ?? 0) + hour.heartbeats);
+  }
+  const bars = [...days.entries()];
+  const peak = Math.max(1, ...bars.map(([, heartbeats]) => heartbeats));
+  const slot = CHART_WIDTH / MONTH_DAYS;
+  const summary = bars.map(([day, heartbeats]) => `${day}: ${count(heartbeats)}`).join("; ");
+  return (
+    <figure class="chart">
+      <svg
+        viewBox={`0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`}
+        preserveAspectRatio="none"
+        role="img"
+        aria-label={`Heartbeats per day: ${summary}`}
+      >
+        {bars.map(([day, heartbeats], index) => {
+          const height = Math.round((heartbeats / peak) * (CHART_HEIGHT - 4));
+          return (
+            <rect
+              key={day}
+              x={index * slot + 2}
+              y={CHART_HEIGHT - height}
+              width={Math.max(slot - 4, 1)}
+              height={height}
+              class="bar"
+            >
+              <title>{`${day}: ${count(heartbeats)}`}</title>
+            </rect>
+          );
+        })}
+      </svg>
+      <figcaption>
+        {bars.length} day{bars.length === 1 ? "" : "s"} with usage; at most {count(peak)} heartbeats a day.
+      </figcaption>
+    </figure>
+  );
+}
+
+function HoursTable({ hours }: { hours: Schemas["UsageHour"][] }) {
+  return (
+    <TableFrame label="Usage per hour">
+      <table>
+        <TableHead
+          columns={[
+            "Hour",
+            "Active agents",
+            "Heartbeats",
+            "Acknowledgements",
+            "Operations",
+            "Bytes in",
+            "Bytes out",
+          ]}
+        />
+        <tbody>
+          {hours.map((hour) => (
+            <tr key={hour.hour}>
+              <td>{dateTime(hour.hour)}</td>
+              <td>{count(hour.activeAgents)}</td>
+              <td>{count(hour.heartbeats)}</td>
+              <td>{count(hour.acknowledgements)}</td>
+              <td>{count(hour.operations)}</td>
+              <td>{byteSize(hour.bytesIn)}</td>
+              <td>{byteSize(hour.bytesOut)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableFrame>
+  );
+}
