@@ -2,10 +2,13 @@
  * `beacon` as an operator runs it, against `npm start`: the bin itself in a process of its own, with a config
  * folder of its own. It signs in with a token and with the local identity provider (PKCE, its sign-in form
  * posted as a browser would), publishes a flow, rolls it out to simulated agents and watches the rollout to
- * its end, and exits 1 with the API's own message when the API refuses.
+ * its end, and exits 1 with the API's own message when the API refuses. Then an operator's and an admin's
+ * other errands: a simulated agent's debug bundle requested, waited for and downloaded; two flow versions
+ * diffed; a certificate issued from an openssl CSR and revoked; a webhook subscription's life; the audit trail.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +25,7 @@ import { flowJson, sha256 } from "../web/test/console-harness.js";
 import { ExitCode } from "./exit.js";
 
 type Schemas = components["schemas"];
+const digest = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const BIN = path.join(repositoryRoot, "cli", "beacon.mjs");
 const FLEET = "cli-fleet";
 const AGENTS = 3;
@@ -220,4 +224,254 @@ describe("beacon", () => {
     expect(refused.code).toBe(ExitCode.refused);
     expect(refused.stderr).toMatch(/^beacon: .+ \(403 \w+\)\n$/);
   }, 120_000);
+});
+
+describe("beacon's debug bundles, flow diffs, certificates, webhooks and audit", () => {
+  /** A config folder signed in with a token of this role. */
+  async function signedIn(role: string): Promise<string> {
+    const folder = home();
+    await ok(folder, ["context", "add", "local", "--url", webUrl]);
+    await ok(folder, ["login", "--token", await localToken(role)]);
+    return folder;
+  }
+
+  it("requests a debug bundle from a simulated agent, waits for it and downloads it streamed, its SHA-256 the API's", async () => {
+    const operator = await signedIn("operator");
+    const agentId = await until(
+      `an agent of ${FLEET} with its manifest known`,
+      async () =>
+        (
+          JSON.parse(
+            await ok(operator, ["agents", "list", "--class", FLEET, "--json"]),
+          ) as Schemas["AgentList"]
+        ).items.find(({ manifestHash }) => manifestHash)?.agentId,
+      120_000,
+    );
+    const created = JSON.parse(
+      await ok(operator, ["bundles", "request", agentId, "--json"]),
+    ) as Schemas["CreatedOperations"];
+    const operationId = created.items[0]?.operationId as string;
+    expect(created.items[0]).toMatchObject({
+      agentId,
+      operation: "TRANSFER",
+      operand: "DEBUG",
+      state: "queued",
+    });
+
+    const waited = await beacon(operator, [
+      "bundles",
+      "wait",
+      operationId,
+      "--timeout",
+      "120",
+      "--interval",
+      "1",
+      "--json",
+    ]);
+    expect(waited, waited.stderr).toMatchObject({ code: ExitCode.ok });
+    const operation = JSON.parse(waited.stdout) as Schemas["Operation"];
+    expect(operation).toMatchObject({ operationId, state: "done", confirmedBy: "bundle" });
+    expect(waited.stderr.split("\n")).toContain(`${operationId}: done`);
+
+    const listed = JSON.parse(
+      await ok(operator, ["bundles", "list", "--agent", agentId, "--json"]),
+    ) as Schemas["DebugBundleList"];
+    const bundle = listed.items.find((item) => item.operationId === operationId);
+    expect(bundle).toMatchObject({ agentId, bytes: operation.bundle?.bytes });
+    expect(await ok(operator, ["bundles", "list", "--agent", agentId])).toContain(operationId);
+
+    const file = path.join(operator, "bundle.tar.gz");
+    const saved = JSON.parse(await ok(operator, ["bundles", "download", operationId, "-o", file, "--json"]));
+    const bytes = readFileSync(file);
+    expect(saved).toEqual({ file, bytes: bundle?.bytes, sha256: digest(bytes) });
+    expect(existsSync(`${file}.part`)).toBe(false);
+    // The bytes the API's own link serves, fetched apart from the CLI.
+    const link = await fetch(
+      `${webUrl}/api/v1/debug-bundles/${encodeURIComponent(operationId)}/content?redirect=false`,
+      {
+        headers: { authorization: `Bearer ${await localToken("operator")}` },
+      },
+    );
+    const { location } = (await link.json()) as Schemas["DownloadLink"];
+    expect(digest(new Uint8Array(await (await fetch(location)).arrayBuffer()))).toBe(saved.sha256);
+    expect(execFileSync("tar", ["-tzf", file], { encoding: "utf8" })).toContain("manifest.json");
+
+    const people = await ok(operator, ["bundles", "download", operationId, "-o", file]);
+    expect(people).toMatch(new RegExp(`^SHA-256: +${saved.sha256}$`, "m"));
+
+    // A viewer may list bundles but not download them: the API's refusal, exit 1, no file left.
+    const viewer = await signedIn("viewer");
+    const refused = await beacon(viewer, [
+      "bundles",
+      "download",
+      operationId,
+      "-o",
+      path.join(viewer, "b.tgz"),
+    ]);
+    expect(refused.code).toBe(ExitCode.refused);
+    expect(refused.stderr).toMatch(/^beacon: .+ \(403 \w+\)\n$/);
+    expect(existsSync(path.join(viewer, "b.tgz"))).toBe(false);
+  }, 300_000);
+
+  it("diffs two published versions of a class, by version, hash or the start of one", async () => {
+    const operator = await signedIn("operator");
+    const className = "cli-diff";
+    const put = await fetch(`${webUrl}/api/v1/classes/${className}`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${await localToken("admin")}`, "content-type": "application/json" },
+      body: JSON.stringify({ heartbeatIntervalSeconds: 30 }),
+    });
+    expect(put.status).toBeLessThan(300);
+    const publish = async (content: string, label: string) => {
+      const file = path.join(operator, `${label}.json`);
+      writeFileSync(file, content);
+      return JSON.parse(
+        await ok(operator, ["flows", "publish", file, "--class", className, "--label", label, "--json"]),
+      ) as Schemas["FlowVersion"];
+    };
+    const first = await publish(
+      flowJson(className, "org.apache.nifi.minifi.processors.GenerateFlowFile"),
+      "first",
+    );
+    const second = await publish(
+      flowJson(className, "org.apache.nifi.minifi.processors.LogAttribute"),
+      "second",
+    );
+
+    const diff = await ok(operator, ["flows", "diff", className, "v1", "v2"]);
+    const lines = diff.split("\n");
+    expect(lines[0]).toBe(`--- ${className} v${first.version} "first" ${first.hash}`);
+    expect(lines[1]).toBe(`+++ ${className} v${second.version} "second" ${second.hash}`);
+    expect(lines[2]).toMatch(/^@@ -\d+(,\d+)? \+\d+(,\d+)? @@$/);
+    expect(lines).toContainEqual(expect.stringMatching(/^-.*GenerateFlowFile/));
+    expect(lines).toContainEqual(expect.stringMatching(/^\+.*LogAttribute/));
+
+    const scripted = JSON.parse(
+      await ok(operator, ["flows", "diff", className, first.hash.slice(0, 8), second.hash, "--json"]),
+    );
+    expect(scripted).toEqual({
+      from: { hash: first.hash, version: first.version, label: "first" },
+      to: { hash: second.hash, version: second.version, label: "second" },
+      diff: `${diff.trimEnd()}\n`,
+    });
+    expect(await ok(operator, ["flows", "diff", className, "v2", second.hash])).toMatch(
+      /have the same content\n$/,
+    );
+
+    const missing = await beacon(operator, ["flows", "diff", className, "v1", "v9"]);
+    expect(missing).toMatchObject({
+      code: ExitCode.usage,
+      stderr: `beacon: Class ${className} has no flow version v9\n`,
+    });
+  }, 120_000);
+
+  it("issues a certificate from a CSR made by openssl, and revokes it; an operator's revocation is refused with the API's message", async () => {
+    const admin = await signedIn("admin");
+    const agentId = `cli-cert-${Date.now()}`;
+    const key = path.join(admin, "agent.key");
+    const csr = path.join(admin, "agent.csr");
+    execFileSync("openssl", [
+      ...["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"],
+      ...["-keyout", key, "-out", csr, "-subj", `/CN=${agentId}`],
+    ]);
+    const certFile = path.join(admin, "agent.pem");
+    const issued = JSON.parse(
+      await ok(admin, [
+        "certificates",
+        "issue",
+        "--csr",
+        csr,
+        "--agent",
+        agentId,
+        "--out",
+        certFile,
+        "--json",
+      ]),
+    ) as Schemas["IssuedCertificate"];
+    expect(issued).toMatchObject({ kind: "agent", agentId, state: "valid" });
+    expect(readFileSync(certFile, "utf8")).toBe(issued.certificatePem);
+    // The certificate is for the CSR's key: the private key never left this folder.
+    const publicKey = (args: string[]) => execFileSync("openssl", args, { encoding: "utf8" });
+    expect(publicKey(["x509", "-in", certFile, "-noout", "-pubkey"])).toBe(
+      publicKey(["pkey", "-in", key, "-pubout"]),
+    );
+
+    const shown = await ok(admin, ["certificates", "show", issued.serial]);
+    expect(shown).toMatch(/^State: +valid$/m);
+
+    const operator = await signedIn("operator");
+    const refused = await beacon(operator, ["certificates", "revoke", issued.serial]);
+    expect(refused.code).toBe(ExitCode.refused);
+    expect(refused.stdout).toBe("");
+    const direct = await fetch(`${webUrl}/api/v1/certificates/${issued.serial}/revoke`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${await localToken("operator")}` },
+    });
+    const { error } = (await direct.json()) as { error: { code: string; message: string } };
+    expect(refused.stderr).toBe(`beacon: ${error.message} (${direct.status} ${error.code})\n`);
+
+    expect(await ok(admin, ["certificates", "revoke", issued.serial])).toMatch(
+      new RegExp(`^Certificate ${issued.serial}: revoked at \\S+\\n$`),
+    );
+    const listed = await until(
+      `certificate ${issued.serial} listed for ${agentId}`,
+      async () =>
+        (
+          JSON.parse(
+            await ok(admin, ["certificates", "list", "--agent", agentId, "--json"]),
+          ) as Schemas["CertificateList"]
+        ).items.find((certificate) => certificate.serial === issued.serial),
+      30_000,
+    );
+    expect(listed).toMatchObject({ state: "revoked" });
+
+    // The audit trail holds both asks: the operator's refused, the admin's done.
+    await until(
+      "both revocations in the audit trail",
+      async () => {
+        const audit = JSON.parse(
+          await ok(admin, ["audit", "list", "--operation", "revokeCertificate", "--json"]),
+        ) as Schemas["AuditRecordList"];
+        const seen = audit.items
+          .filter((record) => record.target.serial === issued.serial)
+          .map(({ actor, status }) => `${actor.role} ${status}`);
+        return seen.includes("admin 200") && seen.includes("operator 403") ? seen : undefined;
+      },
+      30_000,
+    );
+    const table = await ok(admin, ["audit", "list", "--operation", "revokeCertificate"]);
+    expect(table.split("\n")[0]).toMatch(/^AT +ACTOR +ROLE +OPERATION +TARGET +STATUS$/);
+    expect(table).toContain(`serial=${issued.serial}`);
+  }, 120_000);
+
+  it("creates, lists, shows and deletes a webhook subscription, its secret shown once", async () => {
+    const admin = await signedIn("admin");
+    const created = JSON.parse(
+      await ok(admin, [
+        ...["webhooks", "create", "--url", "https://hooks.example.com/beacon"],
+        ...["--event", "agent.offline", "--event", "rollout.*", "--class", FLEET, "--json"],
+      ]),
+    ) as Schemas["CreatedSubscription"];
+    expect(created).toMatchObject({
+      eventTypes: ["agent.offline", "rollout.*"],
+      agentClass: FLEET,
+      state: "active",
+    });
+    expect(created.secret).toMatch(/^whsec_/);
+    const listed = JSON.parse(await ok(admin, ["webhooks", "list", "--json"])) as Schemas["SubscriptionList"];
+    expect(listed.items.map(({ subscriptionId }) => subscriptionId)).toContain(created.subscriptionId);
+    const shown = await ok(admin, ["webhooks", "show", created.subscriptionId]);
+    expect(shown).toMatch(/^Events: +agent\.offline, rollout\.\*$/m);
+    expect(shown).not.toContain(created.secret);
+    const deliveries = JSON.parse(
+      await ok(admin, ["webhooks", "deliveries", created.subscriptionId, "--json"]),
+    ) as Schemas["WebhookDeliveryList"];
+    expect(Array.isArray(deliveries.items)).toBe(true);
+    expect(await ok(admin, ["webhooks", "delete", created.subscriptionId])).toBe(
+      `Subscription ${created.subscriptionId} deleted\n`,
+    );
+    const gone = await beacon(admin, ["webhooks", "show", created.subscriptionId]);
+    expect(gone.code).toBe(ExitCode.refused);
+    expect(gone.stderr).toMatch(/\(404 \w+\)\n$/);
+  }, 60_000);
 });
