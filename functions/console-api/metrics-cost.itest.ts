@@ -1,6 +1,6 @@
 /**
  * What a scrape of the fleet's metrics asks DynamoDB, through a counting proxy in front of the console API's
- * endpoint: the class list only, the same whatever the number of agents.
+ * endpoint: the class list and the classes' last minute of fleet history, the same whatever the number of agents.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -58,11 +58,14 @@ afterAll(async () => {
 });
 
 describe("a scrape of the fleet's metrics", () => {
-  it("costs one DynamoDB query, the class list, with 3 agents as with 30", async () => {
+  it("costs one DynamoDB query, the class list, and one BatchGetItem, their history's last minute, with 3 agents as with 30", async () => {
     await register(3, 0);
     const few = await scrape();
     expect(onlineOf(few.text)).toEqual({ gauges: 1, pumps: 1, valves: 1 });
-    expect(few.dynamoDbRequests).toEqual({ "DynamoDB_20120810.Query": 1 });
+    expect(few.dynamoDbRequests).toEqual({
+      "DynamoDB_20120810.Query": 1,
+      "DynamoDB_20120810.BatchGetItem": 1,
+    });
 
     await register(27, 3);
     const many = await scrape();

@@ -52,10 +52,14 @@ export interface BenchFleet {
   close: () => void;
 }
 
-/** Writes the bench's fleet of `options.agents` as Beacon writes it (agent-fleet.ts), labelled by `labelsOf`. */
+/**
+ * Writes the bench's fleet of `options.agents` as Beacon writes it (agent-fleet.ts), labelled by `labelsOf`, the
+ * cache's part only when `cacheOnly`.
+ */
 export async function writeBenchFleet(
   options: FleetBenchOptions,
   labelsOf?: FleetOptions["labelsOf"],
+  cacheOnly?: FleetOptions["cacheOnly"],
 ): Promise<BenchFleet> {
   const { env, tenant, agents, log } = options;
   const documents = DynamoDBDocumentClient.from(makeDynamoDbClient(env), {
@@ -77,6 +81,7 @@ export async function writeBenchFleet(
       intervals: agentApiConfig(benchConsoleEnv(options)),
       concurrency: options.concurrency,
       labelsOf,
+      cacheOnly,
       log,
     });
     log(
