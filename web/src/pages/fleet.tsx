@@ -1,5 +1,6 @@
 import { dataOf, type Schemas } from "../api/client";
 import { NeedsAttention } from "../components/attention";
+import { BarChart } from "../components/bar-chart";
 import { useConsole } from "../components/console";
 import { OperationsTable } from "../components/operations-table";
 import { Page } from "../components/page";
@@ -121,40 +122,23 @@ function FleetSummary({ summary }: { summary: Schemas["FleetSummary"] }) {
 
 /** The summary's counts move with every heartbeat; the page keeps up about every quarter minute. */
 const FOLLOW_PERIOD_MS = 15_000;
-const CHART_WIDTH = 600;
-const CHART_HEIGHT = 120;
 
 function HeartbeatChart({ minutes }: { minutes: Schemas["FleetSummary"]["heartbeatsPerMinute"] }) {
   if (minutes === null) {
     return <p class="notice">Heartbeats are counted in the cache, which is unreachable.</p>;
   }
   const peak = Math.max(1, ...minutes.map((minute) => minute.count));
-  const slot = CHART_WIDTH / Math.max(minutes.length, 1);
   const latest = minutes.at(-1)?.count ?? 0;
+  const bars = minutes.map((minute) => ({
+    key: minute.minute,
+    value: minute.count,
+    title: `${new Date(minute.minute).toLocaleTimeString()}: ${minute.count}`,
+  }));
   return (
-    <figure class="chart">
-      <svg
-        viewBox={`0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`}
-        preserveAspectRatio="none"
-        role="img"
-        aria-label={`Heartbeats per minute over the last ${minutes.length} minutes: ${latest} in the current minute, ${peak} at most`}
-      >
-        {minutes.map((minute, index) => {
-          const height = Math.round((minute.count / peak) * (CHART_HEIGHT - 4));
-          return (
-            <rect
-              key={minute.minute}
-              x={index * slot + 2}
-              y={CHART_HEIGHT - height}
-              width={slot - 4}
-              height={height}
-              class="bar"
-            >
-              <title>{`${new Date(minute.minute).toLocaleTimeString()}: ${minute.count}`}</title>
-            </rect>
-          );
-        })}
-      </svg>
+    <BarChart
+      bars={bars}
+      label={`Heartbeats per minute over the last ${minutes.length} minutes: ${latest} in the current minute, ${peak} at most`}
+    >
       <div class="axis" aria-hidden="true">
         <span>
           {minutes[0] ? new Date(minutes[0].minute).toLocaleTimeString([], { timeStyle: "short" }) : ""}
@@ -164,6 +148,6 @@ function HeartbeatChart({ minutes }: { minutes: Schemas["FleetSummary"]["heartbe
       <figcaption>
         {latest} in the current minute; at most {peak} a minute over the last {minutes.length} minutes.
       </figcaption>
-    </figure>
+    </BarChart>
   );
 }

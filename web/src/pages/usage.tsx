@@ -1,13 +1,12 @@
 import { useLocation } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
+import { BarChart } from "../components/bar-chart";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
 import { Loaded, TableFrame, TableHead, useResource } from "../components/resource";
 import { byteSize, dateTime } from "../format";
 
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
-const CHART_WIDTH = 600;
-const CHART_HEIGHT = 120;
 /** A bar's slot is a 31st of the chart, so that a day looks the same in any month, however few have usage. */
 const MONTH_DAYS = 31;
 
@@ -145,38 +144,22 @@ function DayChart({ hours }: { hours: Schemas["UsageHour"][] }) {
     const day = hour.hour.slice(0, 10);
     days.set(day, (days.get(day) ?? 0) + hour.heartbeats);
   }
-  const bars = [...days.entries()];
-  const peak = Math.max(1, ...bars.map(([, heartbeats]) => heartbeats));
-  const slot = CHART_WIDTH / MONTH_DAYS;
-  const summary = bars.map(([day, heartbeats]) => `${day}: ${count(heartbeats)}`).join("; ");
+  const bars = [...days.entries()].map(([day, heartbeats]) => ({
+    key: day,
+    value: heartbeats,
+    title: `${day}: ${count(heartbeats)}`,
+  }));
+  const peak = Math.max(1, ...bars.map((bar) => bar.value));
   return (
-    <figure class="chart">
-      <svg
-        viewBox={`0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`}
-        preserveAspectRatio="none"
-        role="img"
-        aria-label={`Heartbeats per day: ${summary}`}
-      >
-        {bars.map(([day, heartbeats], index) => {
-          const height = Math.round((heartbeats / peak) * (CHART_HEIGHT - 4));
-          return (
-            <rect
-              key={day}
-              x={index * slot + 2}
-              y={CHART_HEIGHT - height}
-              width={Math.max(slot - 4, 1)}
-              height={height}
-              class="bar"
-            >
-              <title>{`${day}: ${count(heartbeats)}`}</title>
-            </rect>
-          );
-        })}
-      </svg>
+    <BarChart
+      bars={bars}
+      slots={MONTH_DAYS}
+      label={`Heartbeats per day: ${bars.map((bar) => bar.title).join("; ")}`}
+    >
       <figcaption>
         {bars.length} day{bars.length === 1 ? "" : "s"} with usage; at most {count(peak)} heartbeats a day.
       </figcaption>
-    </figure>
+    </BarChart>
   );
 }
 
