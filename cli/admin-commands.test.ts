@@ -9,21 +9,11 @@ import { bundleFileName, bundleOutcome } from "./bundles.js";
 import { certificateSubject } from "./certificates.js";
 import { completionWords } from "./completion.js";
 import { ExitCode, UsageError } from "./exit.js";
-import { run } from "./main.js";
+import { beaconInProcess } from "./in-process.js";
 import { beaconProgram } from "./program.js";
 import { collect } from "./webhooks.js";
 
-async function beacon(args: string[], env: NodeJS.ProcessEnv = {}) {
-  let stdout = "";
-  let stderr = "";
-  const home = mkdtempSync(path.join(tmpdir(), "beacon-cli-"));
-  const code = await run(
-    args,
-    { out: (text) => (stdout += text), err: (text) => (stderr += text) },
-    { XDG_CONFIG_HOME: home, ...env },
-  );
-  return { code, stdout, stderr };
-}
+const beacon = beaconInProcess;
 
 const NEW_COMMANDS = [
   ["flows", "diff"],

@@ -7,23 +7,13 @@ import { describe, expect, it } from "vitest";
 import { completionWords } from "./completion.js";
 import { configPath, readConfig, resolveContext, withContext, withCurrent, writeConfig } from "./config.js";
 import { ExitCode, UsageError } from "./exit.js";
+import { beaconInProcess } from "./in-process.js";
 import { integer } from "./kit.js";
 import { run } from "./main.js";
 import { fields, table } from "./output.js";
 import { beaconProgram, share } from "./program.js";
 
-/** `beacon` with these arguments in a config folder of its own: its exit code and what it wrote. */
-async function beacon(args: string[], env: NodeJS.ProcessEnv = {}) {
-  let stdout = "";
-  let stderr = "";
-  const home = mkdtempSync(path.join(tmpdir(), "beacon-cli-"));
-  const code = await run(
-    args,
-    { out: (text) => (stdout += text), err: (text) => (stderr += text) },
-    { XDG_CONFIG_HOME: home, ...env },
-  );
-  return { code, stdout, stderr, home };
-}
+const beacon = beaconInProcess;
 
 describe("the command line", () => {
   it("answers --help everywhere with 0", async () => {
