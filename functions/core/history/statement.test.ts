@@ -48,6 +48,14 @@ describe("a usage statement's month", () => {
         expect.objectContaining({ code: "invalid_request" }),
       );
   });
+
+  it("refuses a month before 1970, which dates would read as the 1900s", () => {
+    for (const month of ["0000-01", "0099-12", "1969-12"])
+      expect(() => statementMonthOf(month, now)).toThrow(
+        expect.objectContaining({ code: "invalid_request", message: "month must be 1970-01 or later" }),
+      );
+    expect(statementMonthOf("1970-01", now)).toMatchObject({ month: "1970-01", fromHour: 0 });
+  });
 });
 
 describe("usage pricing", () => {

@@ -60,10 +60,15 @@ const currentMonthOf = (now: number): [number, number] => {
   return [current.getUTCFullYear(), current.getUTCMonth()];
 };
 
+/** Usage is kept by hours since 1970, as times are; an earlier month has none to price. */
+const FIRST_YEAR = 1970;
+
 function namedMonthOf(month: string): [number, number] {
   const match = MONTH.exec(month);
   if (!match) throw new BeaconError("invalid_request", "month must be YYYY-MM, e.g. 2026-11");
-  return [Number(match[1]), Number(match[2]) - 1];
+  const year = Number(match[1]);
+  if (year < FIRST_YEAR) throw new BeaconError("invalid_request", `month must be ${FIRST_YEAR}-01 or later`);
+  return [year, Number(match[2]) - 1];
 }
 
 /** The hours of a calendar month (UTC), `YYYY-MM`; the current one without it. */

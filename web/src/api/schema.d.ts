@@ -5261,7 +5261,7 @@ export interface operations {
     getUsageStatement: {
         parameters: {
             query?: {
-                /** @description The month, `YYYY-MM`; the current month so far unless given. */
+                /** @description The month, `YYYY-MM` from 1970-01; the current month so far unless given. */
                 month?: string;
             };
             header?: never;
