@@ -110,9 +110,7 @@ function Statement({ statement }: { statement: Schemas["UsageStatement"] }) {
                 </th>
                 <td>{count(line.quantity)}</td>
                 <td>{usd(line.unitPrice)}</td>
-                <td>
-                  {count(line.quantity)} × {usd(line.unitPrice)} = {amount(line.amount)}
-                </td>
+                <td>{amount(line.amount)}</td>
               </tr>
             ))}
           </tbody>
