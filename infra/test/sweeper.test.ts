@@ -46,7 +46,7 @@ describe("sweeper", () => {
     });
   });
 
-  it("is a Beacon function reading the table, stream and cache with its event buffer's bounds, the agent API's URL for rollouts, the bucket of the debug bundles adoptions read and the event archive its relays look in", () => {
+  it("is a Beacon function reading the table, stream and cache with its event buffer's bounds, the agent API's URL for rollouts, the bucket of the debug bundles adoptions read, the event archive its relays look in, the CA fingerprints it trusts and the fleet metrics it writes", () => {
     const sweeper = prod.statelessTemplate.toJSON().Resources[sweeperLogicalId()];
     expect(sweeper.Properties).toMatchObject({
       Runtime: "nodejs22.x",
@@ -69,6 +69,7 @@ describe("sweeper", () => {
         EnvNames.eventBufferMaxEventsPerTenant,
         EnvNames.archiveBucket,
         EnvNames.fleetMetricsToCloudWatch,
+        EnvNames.trustedCaFingerprints,
       ].sort(),
     );
     expect(variables[EnvNames.eventBufferMaxEvents]).toBe("200000");
