@@ -12,6 +12,7 @@
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { PricedUnits, type UnitPrices } from "../../functions/core/history/priced-units.js";
+import { parseCommandLine } from "../common/command-line.mjs";
 import { type Deployment, defaultDeployment, readPrices, readUnits, type Units } from "./inputs.js";
 import { type CostLine, type Estimate, estimate, type Load, type OptionId, type optionIds } from "./model.js";
 
@@ -90,8 +91,15 @@ export function unitPricesDocument(
   } satisfies { options: Record<(typeof optionIds)[number], OptionUnitPrices> } & Record<string, unknown>;
 }
 
+const USAGE = `Usage: npm run capacity:unit-prices
+
+Derives the unit prices usage statements bill with from the capacity model (units.json, prices.json) and
+writes them to functions/core/history/unit-prices.json (without --write, to stdout).
+  --write  write the file`;
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseCommandLine(USAGE, { options: { write: { type: "boolean", default: false } } });
   const document = `${JSON.stringify(unitPricesDocument(), null, 2)}\n`;
-  if (process.argv.includes("--write")) writeFileSync(unitPricesFile, document);
+  if (values.write) writeFileSync(unitPricesFile, document);
   else process.stdout.write(document);
 }
