@@ -6,14 +6,17 @@ import { contract } from "./contract.js";
 
 const HOUR = 490_000;
 
-/** A batch of `heartbeats` heartbeats of one agent from `shard`, at positions from `first`, as the consumer makes. */
+/**
+ * A batch of `heartbeats` heartbeats of one agent from `shard`, at positions from `first`, as the consumer makes:
+ * each 100 bytes in and 24 out.
+ */
 const heartbeats = (key: UsageHourKey, shard: string, agentId: string, first: number, count: number) =>
   ({
     key,
     contributions: Array.from({ length: count }, (_, index) => ({
       shard,
       position: String(first + index),
-      counts: { heartbeats: 1 },
+      counts: { heartbeats: 1, bytesIn: 100, bytesOut: 24 },
       agentId,
     })),
   }) satisfies UsageBatch;
@@ -32,8 +35,8 @@ export const usageContract = contract<UsageStore>("the usage store", (the) => {
     await apply(store, heartbeats({ tenant: `${the.tenant}-other`, hour: HOUR }, "shard-0", "pump-9", 40, 7));
     const read = await store.read(the.tenant, HOUR, HOUR + 5);
     expect(read.map((hour) => [hour.hour, hour.counts, estimateAgents(hour.agentsSeen)])).toEqual([
-      [HOUR, { heartbeats: 3, acknowledgements: 0, operations: 0 }, 1],
-      [HOUR + 2, { heartbeats: 1, acknowledgements: 0, operations: 0 }, 1],
+      [HOUR, { heartbeats: 3, acknowledgements: 0, operations: 0, bytesIn: 300, bytesOut: 72 }, 1],
+      [HOUR + 2, { heartbeats: 1, acknowledgements: 0, operations: 0, bytesIn: 100, bytesOut: 24 }, 1],
     ]);
     expect(read[0]).toMatchObject({ tenant: the.tenant, positions: { "shard-0": "12" } });
     expect(await store.read(the.tenant, HOUR + 6, HOUR + 6)).toEqual([]);
