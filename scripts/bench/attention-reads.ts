@@ -7,7 +7,7 @@
  * filter (GET /agents?attention=) round after round. `npm run bench:attention` (attention.ts) runs it on
  * backends of its own.
  */
-import { cpus, loadavg } from "node:os";
+import { loadavg } from "node:os";
 import { CacheKeys } from "../../functions/adapters/redis/cache-keys.js";
 import { composeConsoleApi } from "../../functions/console-api/composition.js";
 import type { ConsoleRoute } from "../../functions/console-api/routes.js";
@@ -17,6 +17,7 @@ import { consoleApiConfig } from "../../functions/shared/config.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { ensureDevCertificates } from "../local/certs.js";
 import { type FleetReport, fleetAgent } from "./agent-fleet.js";
+import { thisMachine } from "./calibration.js";
 import { median } from "./console-list.js";
 import { meteredClient, usedSince } from "./dynamodb-meter.js";
 import { benchConsoleEnv, type FleetBenchOptions, writeBenchFleet } from "./fleet-bench.js";
@@ -138,7 +139,7 @@ export async function runAttentionBench(options: FleetBenchOptions): Promise<Att
       ]),
     );
     return {
-      machine: { cpu: cpus()[0]?.model ?? "unknown CPU", cores: cpus().length, node: process.version },
+      machine: thisMachine(),
       load: { before: loadBefore, after: loadAfter },
       fleet,
       indexed,

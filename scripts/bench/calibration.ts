@@ -35,6 +35,13 @@ export interface Machine {
   node: string;
 }
 
+/** The machine a bench runs on, as its output names it. */
+export const thisMachine = (): Machine => ({
+  cpu: cpus()[0]?.model ?? "unknown CPU",
+  cores: cpus().length,
+  node: process.version,
+});
+
 export interface CalibratedMachine {
   machine: Machine;
   calibration: Calibration;
@@ -141,7 +148,7 @@ export async function calibrate(): Promise<CalibratedMachine> {
       sha256CpuMsPerMiB: await fastestOf(RUNS, () => sha256CpuMsPerMiB(HASHED_MIB)),
     };
     return {
-      machine: { cpu: cpus()[0]?.model ?? "unknown CPU", cores: cpus().length, node: process.version },
+      machine: thisMachine(),
       calibration,
       loadAverage1m: loadavg()[0] ?? 0,
       date: new Date().toISOString().slice(0, 10),

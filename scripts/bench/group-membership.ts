@@ -7,7 +7,7 @@
  * then the rollouts to a group (group-rollout.ts). `npm run bench:groups` (groups.ts) runs it on backends of
  * its own.
  */
-import { cpus, loadavg } from "node:os";
+import { loadavg } from "node:os";
 import { DynamoClassCatalog } from "../../functions/adapters/dynamodb/class-catalog.js";
 import { DynamoFleetRegistry } from "../../functions/adapters/dynamodb/fleet-registry.js";
 import { DynamoGroupStore } from "../../functions/adapters/dynamodb/group-store.js";
@@ -21,6 +21,7 @@ import { EnvNames } from "../../functions/shared/env-names.js";
 import { composeGroupCounting } from "../../functions/sweeper/composition.js";
 import { ensureDevCertificates } from "../local/certs.js";
 import { FLEET_CLASSES, type FleetReport } from "./agent-fleet.js";
+import { thisMachine } from "./calibration.js";
 import { median } from "./console-list.js";
 import { meteredClient, usedSince } from "./dynamodb-meter.js";
 import { benchConsoleEnv, type FleetBenchOptions, writeBenchFleet } from "./fleet-bench.js";
@@ -206,7 +207,7 @@ export async function runGroupsBench(options: FleetBenchOptions): Promise<Groups
       log,
     });
     return {
-      machine: { cpu: cpus()[0]?.model ?? "unknown CPU", cores: cpus().length, node: process.version },
+      machine: thisMachine(),
       load: { before: loadBefore, after: loadavg() },
       fleet,
       pass: {

@@ -7,7 +7,7 @@
  * and the cache commands the cache server counted. `npm run bench:metrics` (metrics.ts) runs it on backends of
  * its own.
  */
-import { cpus, loadavg } from "node:os";
+import { loadavg } from "node:os";
 import { composeConsoleApi } from "../../functions/console-api/composition.js";
 import type { ConsoleRoute } from "../../functions/console-api/routes.js";
 import type { Principal } from "../../functions/core/identity/principal.js";
@@ -15,6 +15,7 @@ import { consoleApiConfig } from "../../functions/shared/config.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { ensureDevCertificates } from "../local/certs.js";
 import type { FleetReport } from "./agent-fleet.js";
+import { thisMachine } from "./calibration.js";
 import { median } from "./console-list.js";
 import { meteredClient, usedSince } from "./dynamodb-meter.js";
 import { benchConsoleEnv, type FleetBenchOptions, writeBenchFleet } from "./fleet-bench.js";
@@ -102,7 +103,7 @@ export async function runMetricsBench(options: FleetBenchOptions): Promise<Scrap
       0,
     );
     return {
-      machine: { cpu: cpus()[0]?.model ?? "unknown CPU", cores: cpus().length, node: process.version },
+      machine: thisMachine(),
       load: { before: loadBefore, after: loadAfter },
       fleet,
       online,
