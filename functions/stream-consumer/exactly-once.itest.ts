@@ -209,7 +209,8 @@ it("counts, archives and keeps in the fleet history each accepted heartbeat once
   const before = acceptedTotal();
 
   // Frozen until the first puts made meanwhile have timed out and their events are held, marked resent.
-  const cache = makeCacheClient({ url: env[EnvNames.redisUrl] as string, commandTimeoutMs: 1_000 });
+  // The test's own reader: generous, as on a busy machine a peek of thousands of held events can take seconds.
+  const cache = makeCacheClient({ url: env[EnvNames.redisUrl] as string, commandTimeoutMs: 15_000 });
   const buffer = new RedisEventBuffer(cache, streamName, sweeperConfig(api.env).eventBuffer);
   const frozenAnswers: number[] = [];
   emulator?.freeze();

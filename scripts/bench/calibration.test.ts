@@ -37,6 +37,14 @@ describe("the benchmarks' calibration", () => {
     );
   });
 
+  it("says so when this machine runs another Node than the reference", () => {
+    const onNode20 = { ...slower, machine: { ...slower.machine, node: "v20.20.2" } };
+    expect(formatCalibration(onNode20, reference)).toMatch(
+      /; Node v20\.20\.2 here, v22\.11\.0 in the reference: ratios across Node versions measure Node as much as the machine$/,
+    );
+    expect(formatCalibration(slower, reference)).not.toContain("in the reference:");
+  });
+
   it("has a reference machine recorded, with every figure", () => {
     const recorded = readReference();
     expect(recorded.machine.cpu).not.toBe("");

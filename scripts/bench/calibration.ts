@@ -83,7 +83,19 @@ export function formatCalibration(current: CalibratedMachine, reference: Calibra
     `(${times(ratios.manifestParseCpuMs)}), ${calibration.sha256CpuMsPerMiB.toFixed(2)} ms per MiB of SHA-256 ` +
     `(${times(ratios.sha256CpuMsPerMiB)}); load average ${current.loadAverage1m.toFixed(1)}; ` +
     `${times(ratios.overall)} the reference machine (${machineName(reference.machine)}, ` +
-    `load average ${reference.loadAverage1m.toFixed(1)}, ${reference.date})`
+    `load average ${reference.loadAverage1m.toFixed(1)}, ${reference.date})` +
+    nodeMismatch(current.machine, reference.machine)
+  );
+}
+
+const nodeMajor = (machine: Machine) => machine.node.split(".")[0];
+
+/** TLS and JSON costs change between Node versions (OpenSSL, V8) far more than between like machines. */
+function nodeMismatch(current: Machine, reference: Machine): string {
+  if (nodeMajor(current) === nodeMajor(reference)) return "";
+  return (
+    `; Node ${current.node} here, ${reference.node} in the reference: ratios across Node versions ` +
+    "measure Node as much as the machine"
   );
 }
 
