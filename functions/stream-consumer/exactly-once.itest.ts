@@ -48,6 +48,8 @@ import { composeSweeper } from "../sweeper/composition.js";
 import { makeStreamHandler } from "./batch.js";
 import { composeStreamConsumers } from "./composition.js";
 
+/** How long the test's own cache calls (its reader, its relays) may take on a busy machine. */
+const TEST_CACHE_TIMEOUT_MS = 15_000;
 const MINUTE = 60_000;
 /** Later sweeper runs: past the wait of a held event whose put's outcome was unknown (unknownPutSettleMs). */
 const LATER = 3 * MINUTE;
@@ -210,7 +212,10 @@ it("counts, archives and keeps in the fleet history each accepted heartbeat once
 
   // Frozen until the first puts made meanwhile have timed out and their events are held, marked resent.
   // The test's own reader: generous, as on a busy machine a peek of thousands of held events can take seconds.
-  const cache = makeCacheClient({ url: env[EnvNames.redisUrl] as string, commandTimeoutMs: 15_000 });
+  const cache = makeCacheClient({
+    url: env[EnvNames.redisUrl] as string,
+    commandTimeoutMs: TEST_CACHE_TIMEOUT_MS,
+  });
   const buffer = new RedisEventBuffer(cache, streamName, sweeperConfig(api.env).eventBuffer);
   const frozenAnswers: number[] = [];
   emulator?.freeze();
@@ -224,7 +229,12 @@ it("counts, archives and keeps in the fleet history each accepted heartbeat once
   for (let round = 0; round < ROUNDS_AFTER; round++) await heartbeatRound(answerTimes);
 
   // The relays, run as later runs would, until they have nothing more and the stream holds every event.
-  const sweeper = composeSweeper(sweeperConfig(api.env), { now: () => Date.now() + LATER });
+  // The relays' cache calls get the test reader's patience: a 150 ms timeout fails a relay of thousands of held
+  // events on a busy machine, which is a slow run, not the fault this test injects.
+  const sweeper = composeSweeper(
+    { ...sweeperConfig(api.env), cacheTimeoutMs: TEST_CACHE_TIMEOUT_MS },
+    { now: () => Date.now() + LATER },
+  );
   let relayed = 0;
   /** The eventIds of the held events marked resent: those whose put timed out. */
   const heldMarked = new Set<string>();
