@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { InvalidArgumentError } from "commander";
 import { describe, expect, it } from "vitest";
 import type { Schemas } from "../web/src/api/client.js";
