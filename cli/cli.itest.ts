@@ -217,6 +217,28 @@ describe("beacon", () => {
     const classes = JSON.parse(await ok(viewer, ["classes", "list", "--json"])) as Schemas["AgentClassList"];
     expect(classes.items.map(({ name }) => name)).toContain(FLEET);
 
+    // An hour later the ID token has expired: the next command renews it with the refresh token login kept.
+    const configFile = path.join(viewer, "beacon", "config.json");
+    const kept = () => JSON.parse(readFileSync(configFile, "utf8")).contexts.local as Record<string, string>;
+    const loggedIn = kept();
+    expect(loggedIn.refreshToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const expiredToken = `e30.${Buffer.from(JSON.stringify({ exp: 1 })).toString("base64url")}.e30`;
+    const keep = (context: Record<string, string>) =>
+      writeFileSync(configFile, JSON.stringify({ current: "local", contexts: { local: context } }));
+    keep({ ...loggedIn, token: expiredToken });
+    const renewed = JSON.parse(await ok(viewer, ["classes", "list", "--json"])) as Schemas["AgentClassList"];
+    expect(renewed.items.map(({ name }) => name)).toContain(FLEET);
+    expect(kept().token).not.toBe(expiredToken);
+    expect(kept().refreshToken).toBe(loggedIn.refreshToken);
+    // A refresh token the provider no longer honours: sign in again, before any request to the API.
+    keep({ ...loggedIn, token: expiredToken, refreshToken: "A".repeat(43) });
+    const lapsed = await beacon(viewer, ["classes", "list"]);
+    expect(lapsed.code).toBe(ExitCode.usage);
+    expect(lapsed.stderr).toMatch(
+      /^beacon: The sign-in to local has expired and could not be renewed \(.+\): beacon login\n/,
+    );
+    keep(loggedIn);
+
     // A viewer may read but not publish: the API's refusal, exit code 1.
     const file = path.join(viewer, "flow.yml");
     writeFileSync(file, "Flow Controller:\n  name: refused\n");

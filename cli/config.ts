@@ -14,6 +14,8 @@ export interface Context {
   /** The tenant the token was issued for, as its claims say: shown, never sent (tenancy is the token's). */
   tenant?: string;
   token?: string;
+  /** Renews `token` when it expires (`beacon login` in a browser keeps it; a token given with --token has none). */
+  refreshToken?: string;
 }
 
 export interface CliConfig {

@@ -18,6 +18,7 @@ import { ExitCode, UsageError } from "./exit.js";
 import { addFlowsDiff } from "./flows-diff.js";
 import { commandKit, type Environment, integer, readContent } from "./kit.js";
 import { type Cell, fields, table, versionName } from "./output.js";
+import { renewSignIn } from "./session.js";
 import { signInWithBrowser } from "./sign-in.js";
 import { addWebhookCommands } from "./webhooks.js";
 
@@ -35,6 +36,15 @@ export function share(value: string): Schemas["Share"] {
   return { count: number };
 }
 
+/** The commands that only read or write the CLI's own configuration: they need no sign-in renewed. */
+const LOCAL_COMMANDS = new Set(["context", "login", "completion"]);
+
+function talksToTheApi(action: Command): boolean {
+  let topLevel = action;
+  while (topLevel.parent?.parent) topLevel = topLevel.parent;
+  return !LOCAL_COMMANDS.has(topLevel.name());
+}
+
 export function beaconProgram(environment: Environment): Command {
   const { io } = environment;
 
@@ -50,6 +60,10 @@ export function beaconProgram(environment: Environment): Command {
 
   const kit = commandKit(environment);
   const { configFile, globals, client, show, page, paging } = kit;
+  program.hook("preAction", async (_program, action) => {
+    if (!talksToTheApi(action)) return;
+    await renewSignIn(configFile, environment.env, globals(action).context);
+  });
 
   // Contexts and sign-in.
   const context = program.command("context").description("deployments and tenants to talk to");
@@ -108,9 +122,12 @@ export function beaconProgram(environment: Environment): Command {
       if (name === undefined || kept === undefined) {
         throw new UsageError("No context to sign in to: beacon context add <name> --url <console URL>");
       }
-      const token = options.token ?? (await signInWithBrowser(kept.url, io, options.browser));
+      const { idToken: token, refreshToken } =
+        options.token === undefined
+          ? await signInWithBrowser(kept.url, io, options.browser)
+          : { idToken: options.token, refreshToken: undefined };
       const tenant = claimsOf(token)?.[TENANT_CLAIM];
-      const next = { ...kept, token, tenant: typeof tenant === "string" ? tenant : undefined };
+      const next = { ...kept, token, refreshToken, tenant: typeof tenant === "string" ? tenant : undefined };
       writeConfig(configFile, withContext(config, name, next));
       io.out(`Signed in to ${name}${next.tenant === undefined ? "" : ` as tenant ${next.tenant}`}\n`);
     });

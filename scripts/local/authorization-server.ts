@@ -19,6 +19,8 @@ export const TOKEN_PATH = "/oauth2/token";
 /** A code is redeemed at once by the page it was sent to; a minute covers a slow browser. */
 const CODE_LIFETIME_MS = 60_000;
 const ID_TOKEN_LIFETIME_SECONDS = 3600;
+/** The user pool's default: a CLI signed in stays signed in for 30 days of use. */
+const REFRESH_TOKEN_LIFETIME_MS = 30 * 24 * 3600_000;
 const MAX_FORM_BYTES = 8192;
 /** RFC 7636: 43 to 128 characters of the unreserved set. */
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -46,11 +48,15 @@ interface AuthorizationRequest {
   codeChallenge: string;
 }
 
-interface IssuedCode extends AuthorizationRequest {
+/** Whom a code or a refresh token signs in, for which client, until when. */
+interface Grant {
+  clientId: string;
   tenant: string;
   role: Role;
   expiresAt: number;
 }
+
+interface IssuedCode extends AuthorizationRequest, Grant {}
 
 class RequestError extends Error {
   constructor(
@@ -63,6 +69,7 @@ class RequestError extends Error {
 
 export class LocalAuthorizationServer {
   private readonly codes = new Map<string, IssuedCode>();
+  private readonly refreshTokens = new Map<string, Grant>();
 
   constructor(private readonly issuer: ConsoleIssuer) {}
 
@@ -111,7 +118,10 @@ export class LocalAuthorizationServer {
     response.end();
   }
 
-  /** Redeems a code once, for the client and return address it was issued to and the verifier of its challenge. */
+  /**
+   * Redeems a code once, for the client and return address it was issued to and the verifier of its challenge,
+   * for an ID token and a refresh token; or a refresh token, for the client it was issued to, for a new ID token.
+   */
   async token(incoming: IncomingMessage, response: ServerResponse): Promise<void> {
     const refuse = (status: number, error: string, description: string) =>
       json(response, status, { error, error_description: description });
@@ -121,8 +131,20 @@ export class LocalAuthorizationServer {
     }
     const form = await readForm(incoming);
     if (form === undefined) return refuse(400, "invalid_request", "The body is not a form of at most 8 KB");
+    if (form.get("grant_type") === "refresh_token") {
+      const grant = this.refreshTokens.get(form.get("refresh_token") ?? "");
+      if (grant === undefined || grant.expiresAt <= Date.now() || form.get("client_id") !== grant.clientId) {
+        return refuse(400, "invalid_grant", "The refresh token is unknown, expired or another client's");
+      }
+      const idToken = await this.idToken(grant, undefined);
+      return json(response, 200, {
+        id_token: idToken,
+        token_type: "Bearer",
+        expires_in: ID_TOKEN_LIFETIME_SECONDS,
+      });
+    }
     if (form.get("grant_type") !== "authorization_code") {
-      return refuse(400, "unsupported_grant_type", "Only authorization_code is supported");
+      return refuse(400, "unsupported_grant_type", "Only authorization_code and refresh_token are supported");
     }
     const code = form.get("code") ?? "";
     const issued = this.codes.get(code);
@@ -138,15 +160,35 @@ export class LocalAuthorizationServer {
     if (!CODE_VERIFIER.test(verifier) || s256(verifier) !== issued.codeChallenge) {
       return refuse(400, "invalid_grant", "The code verifier does not match the code challenge");
     }
-    const idToken = await signToken(this.issuer, {
-      sub: `${issued.tenant}-${issued.role}`,
-      aud: issued.clientId,
-      [ConsoleClaims.tenant]: issued.tenant,
-      [ConsoleClaims.role]: issued.role,
-      ...(issued.nonce === undefined ? {} : { nonce: issued.nonce }),
+    const idToken = await this.idToken(issued, issued.nonce);
+    const refreshToken = this.newRefreshToken(issued);
+    json(response, 200, {
+      id_token: idToken,
+      refresh_token: refreshToken,
+      token_type: "Bearer",
+      expires_in: ID_TOKEN_LIFETIME_SECONDS,
+    });
+  }
+
+  private idToken(grant: Grant, nonce: string | undefined): Promise<string> {
+    return signToken(this.issuer, {
+      sub: `${grant.tenant}-${grant.role}`,
+      aud: grant.clientId,
+      [ConsoleClaims.tenant]: grant.tenant,
+      [ConsoleClaims.role]: grant.role,
+      ...(nonce === undefined ? {} : { nonce }),
       exp: Math.floor(Date.now() / 1000) + ID_TOKEN_LIFETIME_SECONDS,
     });
-    json(response, 200, { id_token: idToken, token_type: "Bearer", expires_in: ID_TOKEN_LIFETIME_SECONDS });
+  }
+
+  private newRefreshToken({ clientId, tenant, role }: Grant): string {
+    const now = Date.now();
+    // Expired ones go as new ones come, so a long-running local stack keeps only the live ones.
+    for (const [token, grant] of this.refreshTokens)
+      if (grant.expiresAt <= now) this.refreshTokens.delete(token);
+    const token = randomBytes(32).toString("base64url");
+    this.refreshTokens.set(token, { clientId, tenant, role, expiresAt: now + REFRESH_TOKEN_LIFETIME_MS });
+    return token;
   }
 
   private authorizationRequest(

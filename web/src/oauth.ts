@@ -86,6 +86,12 @@ export interface CompletedSignIn {
   returnTo: string;
 }
 
+/** What a sign-in or its renewal gives: an ID token, and the refresh token that renews it where the provider sends one. */
+export interface SignedIn {
+  idToken: string;
+  refreshToken?: string;
+}
+
 /**
  * Finishes the sign-in the provider sent the browser back from (`callbackUrl`, with `code` and `state`).
  * The pending sign-in is used once: a second visit of the same callback, or one this tab never started,
@@ -101,7 +107,14 @@ export async function completeSignIn(
   store.removeItem(PENDING_KEY);
   const pending = saved === null ? undefined : (JSON.parse(saved) as StoredSignIn);
   const tokenEndpoint = new URL(oauth.tokenEndpoint, callbackUrl);
-  const idToken = await redeemCallback(oauth, tokenEndpoint, pending, callbackUrl.searchParams, fetchImpl);
+  // The page keeps no refresh token: a script on the page could read it, and an hour's sign-in is enough for a tab.
+  const { idToken } = await redeemCallback(
+    oauth,
+    tokenEndpoint,
+    pending,
+    callbackUrl.searchParams,
+    fetchImpl,
+  );
   return { idToken, returnTo: (pending as StoredSignIn).returnTo };
 }
 
@@ -116,7 +129,7 @@ export async function redeemCallback(
   pending: PendingSignIn | undefined,
   query: URLSearchParams,
   fetchImpl: typeof fetch = fetch,
-): Promise<string> {
+): Promise<SignedIn> {
   if (pending === undefined || query.get("state") !== pending.state) {
     throw new SignInError("This sign-in was not started here, or was already used. Sign in again.");
   }
@@ -129,31 +142,75 @@ export async function redeemCallback(
   const code = query.get("code");
   if (code === null) throw new SignInError("The identity provider sent no authorization code");
 
-  const response = await fetchImpl(tokenEndpoint, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-    body: new URLSearchParams({
+  const signedIn = await tokenRequest(
+    tokenEndpoint,
+    {
       grant_type: "authorization_code",
       code,
       redirect_uri: pending.redirectUri,
       client_id: oauth.clientId,
       code_verifier: pending.codeVerifier,
-    }).toString(),
+    },
+    "code",
+    fetchImpl,
+  );
+  const claims = claimsOf(signedIn.idToken);
+  if (claims?.nonce !== pending.nonce) throw new SignInError("The ID token does not answer this sign-in");
+  checkIssued(oauth, claims);
+  return signedIn;
+}
+
+/**
+ * A new ID token for a refresh token the provider gave at sign-in (OAuth 2.0's refresh_token grant, as a public
+ * client: no secret), kept only if it names this client as its audience and comes from the configured issuer.
+ * The refresh token stays the same unless the provider sends another.
+ */
+export async function refreshSignIn(
+  oauth: OAuthClientConfig,
+  tokenEndpoint: URL,
+  refreshToken: string,
+  fetchImpl: typeof fetch = fetch,
+): Promise<SignedIn> {
+  const renewed = await tokenRequest(
+    tokenEndpoint,
+    { grant_type: "refresh_token", refresh_token: refreshToken, client_id: oauth.clientId },
+    "refresh token",
+    fetchImpl,
+  );
+  checkIssued(oauth, claimsOf(renewed.idToken));
+  return { idToken: renewed.idToken, refreshToken: renewed.refreshToken ?? refreshToken };
+}
+
+async function tokenRequest(
+  tokenEndpoint: URL,
+  form: Record<string, string>,
+  what: string,
+  fetchImpl: typeof fetch,
+): Promise<SignedIn> {
+  const response = await fetchImpl(tokenEndpoint, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+    body: new URLSearchParams(form).toString(),
   });
   const body = (await response.json().catch(() => ({}))) as {
     id_token?: unknown;
+    refresh_token?: unknown;
     error?: unknown;
     error_description?: unknown;
   };
   if (!response.ok || typeof body.id_token !== "string") {
     const reason = body.error_description ?? body.error ?? `status ${response.status}`;
-    throw new SignInError(`The token endpoint refused the code: ${String(reason)}`);
+    throw new SignInError(`The token endpoint refused the ${what}: ${String(reason)}`);
   }
-  const claims = claimsOf(body.id_token);
-  if (claims?.nonce !== pending.nonce) throw new SignInError("The ID token does not answer this sign-in");
-  if (![claims.aud].flat().includes(oauth.clientId)) {
+  return {
+    idToken: body.id_token,
+    ...(typeof body.refresh_token === "string" ? { refreshToken: body.refresh_token } : {}),
+  };
+}
+
+function checkIssued(oauth: OAuthClientConfig, claims: Record<string, unknown> | undefined): void {
+  if (![claims?.aud].flat().includes(oauth.clientId)) {
     throw new SignInError("The ID token was issued to another client");
   }
-  if (claims.iss !== oauth.issuer) throw new SignInError("The ID token comes from another issuer");
-  return body.id_token;
+  if (claims?.iss !== oauth.issuer) throw new SignInError("The ID token comes from another issuer");
 }

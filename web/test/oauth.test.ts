@@ -9,11 +9,15 @@ import { startWebServer } from "../../scripts/local/web-server.js";
 import { type OAuthClientConfig, SIGN_IN_CALLBACK_PATH } from "../serving.js";
 import { claimsOf } from "../src/jwt.js";
 import {
+  authorizationUrl,
   beginSignIn,
   codeChallengeOf,
   completeSignIn,
   type KeyValueStore,
+  newSignIn,
   randomToken,
+  redeemCallback,
+  refreshSignIn,
   SignInError,
 } from "../src/oauth.js";
 
@@ -206,6 +210,33 @@ describe("sign-in with the local authorization server", () => {
     const second = await redeem();
     expect(second.status).toBe(400);
     expect(await second.json()).toMatchObject({ error: "invalid_grant" });
+  });
+
+  it("renews a sign-in with its refresh token for the same tenant and role, and for this client only", async () => {
+    const pending = newSignIn(redirectUri);
+    const callback = await approve(await authorizationUrl(oauth, web.url, pending), "acme", "operator");
+    const tokenEndpoint = new URL(oauth.tokenEndpoint, web.url);
+    const signedIn = await redeemCallback(oauth, tokenEndpoint, pending, callback.searchParams);
+    expect(signedIn.refreshToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+    const renewed = await refreshSignIn(oauth, tokenEndpoint, signedIn.refreshToken as string);
+    expect(renewed.refreshToken).toBe(signedIn.refreshToken);
+    const authorizer = await makeJwtAuthorizer(await ensureConsoleIssuer(join(dir, "issuer")));
+    const verified = await authorizer.authorize(`Bearer ${renewed.idToken}`);
+    expect(verified?.claims).toMatchObject({ "custom:tenant": "acme", "custom:role": "operator" });
+    expect(verified?.claims).not.toHaveProperty("nonce");
+
+    await expect(refreshSignIn(oauth, tokenEndpoint, randomToken())).rejects.toThrow(
+      /refused the refresh token: The refresh token is unknown, expired or another client's/,
+    );
+    const otherClient = { ...oauth, clientId: "another-client" };
+    await expect(
+      refreshSignIn(otherClient, tokenEndpoint, signedIn.refreshToken as string),
+    ).rejects.toBeInstanceOf(SignInError);
+    const otherIssuer = { ...oauth, issuer: "https://elsewhere.example" };
+    await expect(refreshSignIn(otherIssuer, tokenEndpoint, signedIn.refreshToken as string)).rejects.toThrow(
+      "The ID token comes from another issuer",
+    );
   });
 
   it("is what the local web server's /config.json offers, beside the local sign-in", async () => {
