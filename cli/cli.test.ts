@@ -4,6 +4,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { until } from "../scripts/test-support/until.js";
+import { SignInError } from "../web/src/oauth.js";
 import { completionWords } from "./completion.js";
 import { configPath, readConfig, resolveContext, withContext, withCurrent, writeConfig } from "./config.js";
 import { ExitCode, UsageError } from "./exit.js";
@@ -12,6 +14,8 @@ import { integer } from "./kit.js";
 import { run } from "./main.js";
 import { fields, table } from "./output.js";
 import { beaconProgram, share } from "./program.js";
+import { needsRenewal, renewSignIn } from "./session.js";
+import { signInWithBrowser } from "./sign-in.js";
 
 const beacon = beaconInProcess;
 
@@ -95,6 +99,118 @@ describe("output", () => {
         ["Active rollout", undefined],
       ]),
     ).toBe("Class:          edge\nActive rollout: -");
+  });
+});
+
+describe("a browser sign-in kept alive", () => {
+  const tokenExpiringAt = (seconds: number) =>
+    `e30.${Buffer.from(JSON.stringify({ exp: seconds })).toString("base64url")}.e30`;
+
+  it("is renewed when its ID token has expired, will within a minute, or says nothing of when", () => {
+    const now = 1_800_000_000_000;
+    expect(needsRenewal(tokenExpiringAt(now / 1000 + 3600), now)).toBe(false);
+    expect(needsRenewal(tokenExpiringAt(now / 1000 + 61), now)).toBe(false);
+    expect(needsRenewal(tokenExpiringAt(now / 1000 + 60), now)).toBe(true);
+    expect(needsRenewal(tokenExpiringAt(now / 1000 - 1), now)).toBe(true);
+    expect(needsRenewal("not-a-jwt", now)).toBe(true);
+  });
+
+  it("asks nothing of the provider for a token a script gave, or one without a refresh token", async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "beacon-cli-")), "beacon", "config.json");
+    const expired = tokenExpiringAt(1);
+    writeConfig(file, withContext({ contexts: {} }, "prod", { url: "http://127.0.0.1:9", token: expired }));
+    const refusing = (() => {
+      throw new Error("no request expected");
+    }) as unknown as typeof fetch;
+    await renewSignIn(file, {}, undefined, Date.now(), refusing);
+    const scripted = withContext(readConfig(file), "prod", {
+      url: "http://127.0.0.1:9",
+      token: expired,
+      refreshToken: "kept",
+    });
+    writeConfig(file, scripted);
+    await renewSignIn(file, { BEACON_TOKEN: "from-ci" }, undefined, Date.now(), refusing);
+    expect(readConfig(file)).toEqual(scripted);
+  });
+});
+
+describe("signing in as the CLI's own client", () => {
+  /** A deployment whose /config.json names a CLI client returning to a fixed loopback port, as a user pool's does. */
+  async function deploymentNaming(redirectPort: number) {
+    const server = createServer((request, response) => {
+      if (request.url !== "/config.json") return void response.writeHead(404).end();
+      response.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          oauth: {
+            authorizationEndpoint: "https://sign-in.example/oauth2/authorize",
+            tokenEndpoint: "/oauth2/token",
+            clientId: "console-client",
+            issuer: "https://issuer.example",
+            scopes: ["openid"],
+          },
+          cli: { clientId: "cli-client", redirectUri: `http://localhost:${redirectPort}/auth/callback` },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+
+  async function freePort(): Promise<number> {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    return port;
+  }
+
+  it("asks for the CLI's client and its registered address, and listens on that address's port", async () => {
+    const port = await freePort();
+    const deployment = await deploymentNaming(port);
+    let printed = "";
+    const io = {
+      out: () => undefined,
+      err: (text: string) => {
+        printed += text;
+      },
+    };
+    try {
+      // Its outcome is read once the callback came; caught now, so that it is never a rejection left unread.
+      const signingIn = signInWithBrowser(deployment.url, io, false).catch((error: Error) => error);
+      const address = new URL(
+        await until("the sign-in address", async () => /^ {2}(\S+)$/m.exec(printed)?.[1]),
+      );
+      expect(address.origin + address.pathname).toBe("https://sign-in.example/oauth2/authorize");
+      expect(address.searchParams.get("client_id")).toBe("cli-client");
+      expect(address.searchParams.get("redirect_uri")).toBe(`http://localhost:${port}/auth/callback`);
+      const refusal = new URLSearchParams({
+        state: address.searchParams.get("state") as string,
+        error: "access_denied",
+        error_description: "not this time",
+      });
+      const back = await fetch(`http://127.0.0.1:${port}/auth/callback?${refusal}`);
+      expect(back.status).toBe(400);
+      expect(await signingIn).toEqual(new SignInError("The identity provider refused: not this time"));
+    } finally {
+      deployment.server.close();
+    }
+  });
+
+  it("says so when the registered port is taken, as by another sign-in", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as AddressInfo;
+    const deployment = await deploymentNaming(port);
+    try {
+      await expect(
+        signInWithBrowser(deployment.url, { out: () => undefined, err: () => undefined }, false),
+      ).rejects.toThrow(
+        new UsageError(`Port ${port}, where sign-in returns, is in use: is another beacon login running?`),
+      );
+    } finally {
+      taken.close();
+      deployment.server.close();
+    }
   });
 });
 

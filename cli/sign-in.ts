@@ -7,26 +7,57 @@
 import { spawn } from "node:child_process";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CONFIG_PATH, SIGN_IN_CALLBACK_PATH, type WebConsoleConfig } from "../web/serving.js";
-import { authorizationUrl, newSignIn, redeemCallback } from "../web/src/oauth.js";
+import {
+  CONFIG_PATH,
+  type OAuthClientConfig,
+  SIGN_IN_CALLBACK_PATH,
+  type WebConsoleConfig,
+} from "../web/serving.js";
+import { authorizationUrl, newSignIn, redeemCallback, type SignedIn } from "../web/src/oauth.js";
 import { UsageError } from "./exit.js";
 import type { Io } from "./output.js";
 
 /** Long enough to sign in with a password and a second factor; the CLI gives up after it. */
 const SIGN_IN_TIMEOUT_MS = 5 * 60_000;
 
-export async function signInWithBrowser(url: string, io: Io, openBrowser: boolean): Promise<string> {
-  const response = await fetch(new URL(CONFIG_PATH, url));
+/**
+ * How the CLI signs in to a deployment, from its /config.json: as the CLI's own client where the deployment
+ * names one (returning to its one registered address), else as the console's client, to any loopback port.
+ */
+export async function cliSignInSettings(
+  url: string,
+  fetchImpl: typeof fetch = fetch,
+): Promise<{ oauth: OAuthClientConfig; redirectUri?: string } | undefined> {
+  const response = await fetchImpl(new URL(CONFIG_PATH, url));
   const config = (response.ok ? await response.json() : {}) as WebConsoleConfig;
-  const oauth = config.oauth;
-  if (oauth === undefined) {
+  if (config.oauth === undefined) return undefined;
+  if (config.cli === undefined) return { oauth: config.oauth };
+  return { oauth: { ...config.oauth, clientId: config.cli.clientId }, redirectUri: config.cli.redirectUri };
+}
+
+export async function signInWithBrowser(url: string, io: Io, openBrowser: boolean): Promise<SignedIn> {
+  const settings = await cliSignInSettings(url);
+  if (settings === undefined) {
     throw new UsageError(`${url} names no identity provider: sign in with beacon login --token <token>`);
   }
+  const { oauth, redirectUri } = settings;
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const fixedPort = redirectUri === undefined ? 0 : Number(new URL(redirectUri).port);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === "EADDRINUSE"
+          ? new UsageError(
+              `Port ${fixedPort}, where sign-in returns, is in use: is another beacon login running?`,
+            )
+          : error,
+      ),
+    );
+    server.listen(fixedPort, "127.0.0.1", resolve);
+  });
   try {
     const { port } = server.address() as AddressInfo;
-    const pending = newSignIn(`http://127.0.0.1:${port}${SIGN_IN_CALLBACK_PATH}`);
+    const pending = newSignIn(redirectUri ?? `http://127.0.0.1:${port}${SIGN_IN_CALLBACK_PATH}`);
     const address = await authorizationUrl(oauth, url, pending);
     io.err(`Sign in to Beacon in your browser; if it does not open, open this address:\n  ${address}\n`);
     if (openBrowser) open(address);
@@ -39,8 +70,8 @@ export async function signInWithBrowser(url: string, io: Io, openBrowser: boolea
   }
 }
 
-/** The ID token `redeem` makes of the first request to the callback path; the browser is told how it went. */
-function callback(server: Server, redeem: (query: URLSearchParams) => Promise<string>): Promise<string> {
+/** What `redeem` makes of the first request to the callback path; the browser is told how it went. */
+function callback(server: Server, redeem: (query: URLSearchParams) => Promise<SignedIn>): Promise<SignedIn> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error("No sign-in came back within 5 minutes")),
@@ -53,10 +84,10 @@ function callback(server: Server, redeem: (query: URLSearchParams) => Promise<st
         return;
       }
       redeem(url.searchParams).then(
-        (idToken) => {
+        (signedIn) => {
           clearTimeout(timer);
           answer(response, 200, "Signed in to Beacon. You may close this tab and return to the terminal.");
-          resolve(idToken);
+          resolve(signedIn);
         },
         (error: Error) => {
           clearTimeout(timer);

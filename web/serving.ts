@@ -54,6 +54,12 @@ export const API_PREFIX = "/api/";
 export const CONFIG_PATH = "/config.json";
 /** Where the identity provider sends the browser back with an authorization code. */
 export const SIGN_IN_CALLBACK_PATH = "/auth/callback";
+/**
+ * The `beacon` CLI's return address with a provider that matches return addresses exactly, port included (a
+ * user pool does): a fixed loopback port, registered for the CLI's own client. Providers that take any port on
+ * the loopback interface (RFC 8252, 7.3), as the local stack's does, need none.
+ */
+export const CLI_SIGN_IN_REDIRECT = `http://localhost:47511${SIGN_IN_CALLBACK_PATH}`;
 
 /**
  * An OAuth 2.0 public client's settings for the authorization code flow with PKCE. The token endpoint is a
@@ -71,8 +77,15 @@ export interface OAuthClientConfig {
   readonly logoutUrl?: string;
 }
 
+/** The client the `beacon` CLI signs in as, where it is not the console's, and the one address it returns to. */
+export interface CliClientConfig {
+  readonly clientId: string;
+  readonly redirectUri: string;
+}
+
 export interface WebConsoleConfig {
   readonly oauth?: OAuthClientConfig;
+  readonly cli?: CliClientConfig;
   /** Only the local stack: `POST /local/token` signs a token for any tenant and role. */
   readonly localSignIn?: boolean;
 }

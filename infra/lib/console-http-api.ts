@@ -16,8 +16,8 @@ export interface ConsoleHttpApiProps {
   readonly identity: ConsoleIdentity;
   /** The user pool, when the identity is Beacon's own. */
   readonly users: ConsoleUsers | undefined;
-  /** The pool's clients besides its console client whose ID tokens the API accepts: the web console's. */
-  readonly webClient: IUserPoolClient | undefined;
+  /** The pool's clients besides its console client whose ID tokens the API accepts: the web console's, the CLI's. */
+  readonly clients: IUserPoolClient[];
   readonly throttle: Throttle;
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
@@ -62,12 +62,12 @@ export class ConsoleHttpApi extends Construct {
   }
 }
 
-function authorizerFor({ identity, users, webClient }: ConsoleHttpApiProps): IHttpRouteAuthorizer {
+function authorizerFor({ identity, users, clients }: ConsoleHttpApiProps): IHttpRouteAuthorizer {
   if (identity.kind === "oidc") {
     return new HttpJwtAuthorizer("ConsoleIssuer", identity.issuer, { jwtAudience: identity.audiences });
   }
   if (!users) throw new Error("The console's user pool is missing");
   return new HttpUserPoolAuthorizer("ConsoleUsers", users.userPool, {
-    userPoolClients: webClient === undefined ? [users.client] : [users.client, webClient],
+    userPoolClients: [users.client, ...clients],
   });
 }

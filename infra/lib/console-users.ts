@@ -13,6 +13,7 @@ import {
 } from "aws-cdk-lib/aws-cognito";
 import { Construct } from "constructs";
 import { ConsoleClaims, Roles } from "../../functions/core/identity/principal.js";
+import { CLI_SIGN_IN_REDIRECT } from "../../web/serving.js";
 
 export interface ConsoleUsersProps {
   readonly removalPolicy: RemovalPolicy;
@@ -23,7 +24,7 @@ export interface ConsoleUsersProps {
 /** Where the web console sends people to sign in and comes back to, on its own public origin. */
 export interface WebClientUrls {
   readonly callbackUrls: string[];
-  readonly logoutUrls: string[];
+  readonly logoutUrls?: string[];
 }
 
 /** `custom:tenant` → `tenant`: Cognito adds the prefix to the attributes it is given. */
@@ -98,6 +99,18 @@ export class ConsoleUsers extends Construct {
    * whose name the URLs carry.
    */
   addWebClient(scope: Construct, id: string, urls: WebClientUrls): UserPoolClient {
+    return this.addCodeFlowClient(scope, id, urls);
+  }
+
+  /**
+   * The `beacon` CLI's app client: public and code flow with PKCE as the console's, returning only to the CLI's
+   * fixed loopback address (the user pool matches return addresses exactly, so the CLI cannot pick its port).
+   */
+  addCliClient(scope: Construct, id: string): UserPoolClient {
+    return this.addCodeFlowClient(scope, id, { callbackUrls: [CLI_SIGN_IN_REDIRECT] });
+  }
+
+  private addCodeFlowClient(scope: Construct, id: string, urls: WebClientUrls): UserPoolClient {
     return new UserPoolClient(scope, id, {
       ...clientOptions(),
       userPool: this.userPool,
@@ -120,6 +133,8 @@ function clientOptions(): UserPoolClientOptions {
     preventUserExistenceErrors: true,
     idTokenValidity: Duration.hours(1),
     accessTokenValidity: Duration.hours(1),
+    // The CLI renews its hour-long ID token with it, so that a person signs in again once a month, not hourly.
+    refreshTokenValidity: Duration.days(30),
     readAttributes: new ClientAttributes()
       .withStandardAttributes({ email: true, emailVerified: true })
       .withCustomAttributes(

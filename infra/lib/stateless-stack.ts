@@ -7,7 +7,7 @@ import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
 import { AgentRoutes, agentRouteUrl } from "../../functions/core/c2/routes.js";
 import { FunctionTimeouts, SWEEPER_INTERVAL_SECONDS } from "../../functions/shared/function-timeouts.js";
-import { SIGN_IN_CALLBACK_PATH } from "../../web/serving.js";
+import { CLI_SIGN_IN_REDIRECT, SIGN_IN_CALLBACK_PATH } from "../../web/serving.js";
 import { AgentHttpApi } from "./agent-http-api.js";
 import { type AgentIngress, AgentTruststore } from "./agent-ingress.js";
 import { AgentLoadBalancer } from "./agent-load-balancer.js";
@@ -145,11 +145,12 @@ export class StatelessStack extends Stack {
       callbackUrls: [`${consoleUrl}${SIGN_IN_CALLBACK_PATH}`],
       logoutUrls: [`${consoleUrl}/`],
     });
+    const cliClient = stateful.consoleUsers?.addCliClient(this, "CliClient");
     const consoleHttpApi = new ConsoleHttpApi(this, "ConsoleHttpApi", {
       handler: this.consoleApi.function,
       identity: config.consoleIdentity,
       users: stateful.consoleUsers,
-      webClient,
+      clients: [webClient, cliClient].filter((client) => client !== undefined),
       throttle: settings.consoleThrottle,
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
@@ -158,7 +159,12 @@ export class StatelessStack extends Stack {
     const webConsole = new WebConsole(this, "WebConsole", {
       consoleApiHost: consoleHttpApi.host,
       tokenEndpoint: signIn.tokenEndpoint,
-      config: { oauth: signIn.oauth },
+      config: {
+        oauth: signIn.oauth,
+        ...(cliClient === undefined
+          ? {}
+          : { cli: { clientId: cliClient.userPoolClientId, redirectUri: CLI_SIGN_IN_REDIRECT } }),
+      },
       domain: config.consoleDomain,
       storageOrigin: `https://${stateful.assets.bucket.bucketRegionalDomainName}`,
       logRetention: settings.logRetention,

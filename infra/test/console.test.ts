@@ -87,7 +87,7 @@ describe("console HTTP API", () => {
     for (const route of routes) expect(route.Properties.AuthorizationType).toBe("JWT");
   });
 
-  it("trusts the stack's user pool, its console client and the web console's, by default", () => {
+  it("trusts the stack's user pool, its console client, the web console's and the CLI's, by default", () => {
     prod.statelessTemplate.hasResourceProperties("AWS::ApiGatewayV2::Authorizer", {
       AuthorizerType: "JWT",
       IdentitySource: ["$request.header.Authorization"],
@@ -95,6 +95,7 @@ describe("console HTTP API", () => {
         Audience: [
           { "Fn::ImportValue": Match.stringLikeRegexp("ConsoleClient") },
           { Ref: Match.stringLikeRegexp("^WebConsoleClient") },
+          { Ref: Match.stringLikeRegexp("^CliClient") },
         ],
         Issuer: Match.objectLike({
           "Fn::Join": Match.arrayWith([Match.arrayWith(["https://cognito-idp."])]),

@@ -7,6 +7,7 @@ import {
   API_PREFIX,
   ASSETS_PREFIX,
   CacheControl,
+  CLI_SIGN_IN_REDIRECT,
   contentSecurityPolicy,
   SECURITY_HEADERS,
   SIGN_IN_CALLBACK_PATH,
@@ -280,13 +281,59 @@ describe("the web console's deployment", () => {
   });
 });
 
+/** The user pool's clients in the stack of the console's distribution: the web console's and the CLI's. */
+const clientsOf = (beacon: SynthesizedBeacon) =>
+  Object.entries(beacon.statelessTemplate.findResources("AWS::Cognito::UserPoolClient")) as [
+    string,
+    Resource,
+  ][];
+const webClientOf = (beacon: SynthesizedBeacon) => {
+  const found = clientsOf(beacon).filter(([id]) => id.startsWith("WebConsoleClient"));
+  expect(found).toHaveLength(1);
+  return found[0] as [string, Resource];
+};
+const cliClientOf = (beacon: SynthesizedBeacon) => {
+  const found = clientsOf(beacon).filter(([id]) => id.startsWith("CliClient"));
+  expect(found).toHaveLength(1);
+  return found[0] as [string, Resource];
+};
+
+describe("the CLI's app client", () => {
+  it("signs in with the code flow as a public client, back to the CLI's one loopback address, for 30 days", () => {
+    for (const beacon of [dev, prod]) {
+      expect(clientsOf(beacon)).toHaveLength(2);
+      const [, client] = cliClientOf(beacon);
+      expect(client.Properties).toMatchObject({
+        AllowedOAuthFlows: ["code"],
+        AllowedOAuthFlowsUserPoolClient: true,
+        GenerateSecret: false,
+        CallbackURLs: [CLI_SIGN_IN_REDIRECT],
+        RefreshTokenValidity: 43200,
+        TokenValidityUnits: expect.objectContaining({ RefreshToken: "minutes" }),
+      });
+      expect(client.Properties.LogoutURLs).toBeUndefined();
+    }
+    external.statelessTemplate.resourceCountIs("AWS::Cognito::UserPoolClient", 0);
+  });
+
+  it("is named in /config.json with its return address, so that `beacon login` signs in as it", () => {
+    const [cliClientId] = cliClientOf(dev);
+    expect(deployedConfig(dev).cli).toEqual({
+      clientId: expect.any(String),
+      redirectUri: CLI_SIGN_IN_REDIRECT,
+    });
+    expect(JSON.stringify(dev.statelessTemplate.toJSON())).toContain(cliClientId);
+    expect(deployedConfig(external).cli).toBeUndefined();
+  });
+});
+
 describe("the web console's app client", () => {
   it("signs in with the authorization code flow alone, as a public client, back to the console only", () => {
     for (const [beacon, consoleUrl] of [
       [dev, { "Fn::GetAtt": [expect.stringMatching(/^WebConsoleDistribution/), "DomainName"] }],
       [prod, beaconVariants.prod.context.consoleDomainName],
     ] as const) {
-      const [, client] = only(beacon, "AWS::Cognito::UserPoolClient");
+      const [, client] = webClientOf(beacon);
       const url = (path: string) =>
         typeof consoleUrl === "string"
           ? `https://${consoleUrl}${path}`
@@ -306,11 +353,16 @@ describe("the web console's app client", () => {
     }
   });
 
-  it("is trusted by the console API beside the console client", () => {
-    const [clientId] = only(prod, "AWS::Cognito::UserPoolClient");
+  it("is trusted by the console API beside the console client and the CLI's", () => {
+    const [clientId] = webClientOf(prod);
+    const [cliClientId] = cliClientOf(prod);
     prod.statelessTemplate.hasResourceProperties("AWS::ApiGatewayV2::Authorizer", {
       JwtConfiguration: {
-        Audience: [{ "Fn::ImportValue": Match.stringLikeRegexp("ConsoleClient") }, { Ref: clientId }],
+        Audience: [
+          { "Fn::ImportValue": Match.stringLikeRegexp("ConsoleClient") },
+          { Ref: clientId },
+          { Ref: cliClientId },
+        ],
       },
     });
     prod.statefulTemplate.hasResourceProperties("AWS::Cognito::UserPoolDomain", {
