@@ -41,6 +41,23 @@ function settingsFor(env: ClientEnv, endpoint: string | undefined) {
   return { maxAttempts, requestHandler: requestHandlerFor(endpoint), ...endpointSettings(env, endpoint) };
 }
 
+/**
+ * `make`'s client, made when it is first used rather than when a function starts: a client's configuration costs
+ * a cold start a few milliseconds of CPU, and most requests use few of a function's clients (a steady heartbeat
+ * none but the stream's). A client never made has nothing to destroy.
+ */
+export function madeOnFirstUse<Client extends { destroy(): void }>(make: () => Client): Client {
+  let client: Client | undefined;
+  return new Proxy({} as Client, {
+    get(_unmade, property) {
+      if (client === undefined && property === "destroy") return () => {};
+      client ??= make();
+      const value: unknown = Reflect.get(client, property, client);
+      return typeof value === "function" ? value.bind(client) : value;
+    },
+  });
+}
+
 /** DynamoDB client; talks to AWS_ENDPOINT_URL_DYNAMODB when set (DynamoDB Local, LocalStack). */
 export function makeDynamoDbClient(env: ClientEnv = process.env): DynamoDBClient {
   return new DynamoDBClient(settingsFor(env, env[AwsEndpointEnvNames.dynamodb]));
@@ -48,9 +65,11 @@ export function makeDynamoDbClient(env: ClientEnv = process.env): DynamoDBClient
 
 /** The Beacon table's items as documents, an attribute left undefined left out rather than refused. */
 export function makeDocumentClient(env: ClientEnv = process.env): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(makeDynamoDbClient(env), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  return madeOnFirstUse(() =>
+    DynamoDBDocumentClient.from(makeDynamoDbClient(env), {
+      marshallOptions: { removeUndefinedValues: true },
+    }),
+  );
 }
 
 /**
@@ -61,12 +80,12 @@ export function makeDocumentClient(env: ClientEnv = process.env): DynamoDBDocume
  * TLS handshake, for every put.
  */
 export function makeKinesisClient(env: ClientEnv = process.env): KinesisClient {
-  return new KinesisClient(settingsFor(env, env[AwsEndpointEnvNames.kinesis]));
+  return madeOnFirstUse(() => new KinesisClient(settingsFor(env, env[AwsEndpointEnvNames.kinesis])));
 }
 
 /** EventBridge client; talks to AWS_ENDPOINT_URL_EVENTBRIDGE when set (the local stack's moto server). */
 export function makeEventBridgeClient(env: ClientEnv = process.env): EventBridgeClient {
-  return new EventBridgeClient(settingsFor(env, env[AwsEndpointEnvNames.eventbridge]));
+  return madeOnFirstUse(() => new EventBridgeClient(settingsFor(env, env[AwsEndpointEnvNames.eventbridge])));
 }
 
 /** Assets of up to 4 MiB go up and down in one request, a few seconds at worst from a function's subnet. */
@@ -81,23 +100,26 @@ const s3RequestTimeoutMs = 10_000;
 export function makeS3Client(env: ClientEnv = process.env): S3Client {
   const endpoint = env[AwsEndpointEnvNames.s3];
   const local = endpoint !== undefined && endpoint !== "";
-  return new S3Client({
-    maxAttempts,
-    requestHandler: {
-      connectionTimeout: connectionTimeoutMs,
-      // The larger of the two: an emulator's pauses come on top of moving the bytes.
-      requestTimeout: local ? emulatorRequestTimeoutMs : s3RequestTimeoutMs,
-      throwOnRequestTimeout: true,
-    },
-    ...(local
-      ? {
-          forcePathStyle: true,
-          requestChecksumCalculation: "WHEN_REQUIRED",
-          responseChecksumValidation: "WHEN_REQUIRED",
-        }
-      : {}),
-    ...endpointSettings(env, endpoint),
-  });
+  return madeOnFirstUse(
+    () =>
+      new S3Client({
+        maxAttempts,
+        requestHandler: {
+          connectionTimeout: connectionTimeoutMs,
+          // The larger of the two: an emulator's pauses come on top of moving the bytes.
+          requestTimeout: local ? emulatorRequestTimeoutMs : s3RequestTimeoutMs,
+          throwOnRequestTimeout: true,
+        },
+        ...(local
+          ? {
+              forcePathStyle: true,
+              requestChecksumCalculation: "WHEN_REQUIRED",
+              responseChecksumValidation: "WHEN_REQUIRED",
+            }
+          : {}),
+        ...endpointSettings(env, endpoint),
+      }),
+  );
 }
 
 /**
@@ -107,15 +129,18 @@ export function makeS3Client(env: ClientEnv = process.env): S3Client {
  */
 export function makeLambdaClient(requestTimeoutMs: number, env: ClientEnv = process.env): LambdaClient {
   const endpoint = env[AwsEndpointEnvNames.lambda];
-  return new LambdaClient({
-    maxAttempts: 1,
-    requestHandler: new NodeHttpHandler({
-      connectionTimeout: connectionTimeoutMs,
-      requestTimeout: requestTimeoutMs,
-      throwOnRequestTimeout: true,
-    }),
-    ...endpointSettings(env, endpoint),
-  });
+  return madeOnFirstUse(
+    () =>
+      new LambdaClient({
+        maxAttempts: 1,
+        requestHandler: new NodeHttpHandler({
+          connectionTimeout: connectionTimeoutMs,
+          requestTimeout: requestTimeoutMs,
+          throwOnRequestTimeout: true,
+        }),
+        ...endpointSettings(env, endpoint),
+      }),
+  );
 }
 
 /**
@@ -123,12 +148,14 @@ export function makeLambdaClient(requestTimeoutMs: number, env: ClientEnv = proc
  * AWS_ENDPOINT_URL_SECRETS_MANAGER when set (the local stack's moto server).
  */
 export function makeSecretsManagerClient(env: ClientEnv = process.env): SecretsManagerClient {
-  return new SecretsManagerClient(settingsFor(env, env[AwsEndpointEnvNames.secretsManager]));
+  return madeOnFirstUse(
+    () => new SecretsManagerClient(settingsFor(env, env[AwsEndpointEnvNames.secretsManager])),
+  );
 }
 
 /** SSM client, for Parameter Store's secrets; talks to AWS_ENDPOINT_URL_SSM when set (the local stack's moto). */
 export function makeSsmClient(env: ClientEnv = process.env): SSMClient {
-  return new SSMClient(settingsFor(env, env[AwsEndpointEnvNames.ssm]));
+  return madeOnFirstUse(() => new SSMClient(settingsFor(env, env[AwsEndpointEnvNames.ssm])));
 }
 
 /**

@@ -35,6 +35,8 @@ beforeAll(async () => {
       AWS_SECRET_ACCESS_KEY: "test",
     }),
   );
+  // Made now, not by the first test's call (clients are made on first use), whose deadline it would spend.
+  expect(client.config.region).toBeDefined();
 });
 
 afterAll(async () => {

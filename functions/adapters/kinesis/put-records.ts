@@ -41,9 +41,13 @@ interface Target {
  * rest of a steady heartbeat; the sink retries what fails (event-sink.ts).
  */
 export function kinesisPutRecords(client: KinesisClient): PutRecords {
-  const { config } = client;
-  let ready: Promise<{ target: Target; signer: Awaited<ReturnType<typeof config.signer>> }> | undefined;
+  type Config = KinesisClient["config"];
+  let ready:
+    | Promise<{ config: Config; target: Target; signer: Awaited<ReturnType<Config["signer"]>> }>
+    | undefined;
+  // Read at the first put, not before: a client made on first use (aws-clients.ts) is made then.
   const prepare = async () => {
+    const { config } = client;
     const region = await config.region();
     const target: Target = config.isCustomEndpoint
       ? await (config.endpoint as () => Promise<Target>)()
@@ -54,7 +58,7 @@ export function kinesisPutRecords(client: KinesisClient): PutRecords {
             UseDualStack: await config.useDualstackEndpoint(),
           }).url,
         );
-    return { target, signer: await config.signer() };
+    return { config, target, signer: await config.signer() };
   };
 
   return async (streamName, records) => {
@@ -62,7 +66,7 @@ export function kinesisPutRecords(client: KinesisClient): PutRecords {
       ready = undefined;
       throw error;
     });
-    const { target, signer } = await ready;
+    const { config, target, signer } = await ready;
     const body = JSON.stringify({ StreamName: streamName, Records: records });
     const request = await signer.sign({
       method: "POST",

@@ -12,8 +12,14 @@ import type {
   SignedCertificate,
   SigningRequest,
 } from "../../core/identity/ports.js";
-import { certifyWithCa, issueWithCa, type SigningAuthority } from "./issuer.js";
-import { publicKeyOf, readSigningRequest } from "./signing-request.js";
+import type { SigningAuthority } from "./issuer.js";
+
+/**
+ * The X.509 library (with the metadata and ASN.1 schemas it sets up as it loads) is loaded by the first request
+ * that issues a certificate or reads a signing request, not when a function starts: few requests do either.
+ */
+const issuer = () => import("./issuer.js");
+const signingRequests = () => import("./signing-request.js");
 
 /** Issues client certificates with whatever signing authority `load` produces. */
 abstract class IssuingAuthority implements CertificateAuthority {
@@ -25,11 +31,13 @@ abstract class IssuingAuthority implements CertificateAuthority {
     validityDays: number,
   ): Promise<IssuedCertificate> {
     const ca = await this.load();
+    const { issueWithCa } = await issuer();
     const issued = await issueWithCa(ca, { subject, usage: "clientAuth", validityDays });
     return { ...signed(issued.certPem, ca), privateKeyPem: issued.keyPem };
   }
 
-  readSigningRequest(pem: string): Promise<SigningRequest> {
+  async readSigningRequest(pem: string): Promise<SigningRequest> {
+    const { readSigningRequest } = await signingRequests();
     return readSigningRequest(pem);
   }
 
@@ -39,6 +47,7 @@ abstract class IssuingAuthority implements CertificateAuthority {
     validityDays: number,
   ): Promise<SignedCertificate> {
     const ca = await this.load();
+    const [{ certifyWithCa }, { publicKeyOf }] = await Promise.all([issuer(), signingRequests()]);
     const certPem = await certifyWithCa(ca, publicKeyOf(request), {
       subject,
       usage: "clientAuth",
