@@ -16,6 +16,7 @@ import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { DynamoSelectionJobStore } from "../adapters/dynamodb/selection-job-store.js";
 import { DynamoStagingParameterStore } from "../adapters/dynamodb/staged-parameter-store.js";
 import { DynamoTenantSettings } from "../adapters/dynamodb/tenant-settings.js";
+import { DynamoUsage } from "../adapters/dynamodb/usage.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { RedisPresenceState } from "../adapters/redis/presence.js";
 import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
@@ -25,6 +26,7 @@ import { LocalFileCertificateAuthority } from "../adapters/x509/certificate-auth
 import { makeAdoptionSettlement } from "../core/adoptions/settlement.js";
 import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.js";
 import { makeOfflineSweep } from "../core/agents/presence.js";
+import { partitionPathsOf } from "../core/archive/layout.js";
 import type { EventSink } from "../core/events/ports.js";
 import { relayHeld, relayStaged, resending } from "../core/events/publishing.js";
 import { makeFleetCleanUp } from "../core/fleet/clean-up.js";
@@ -33,6 +35,7 @@ import { makeGroupCounting } from "../core/groups/counting.js";
 import { makeGroupValues } from "../core/groups/group-values.js";
 import { makeGroupMembership } from "../core/groups/membership.js";
 import { makeFleetSeries } from "../core/history/console-metrics.js";
+import { makeStoredSnapshots } from "../core/history/stored.js";
 import { makeExpiryNotices } from "../core/identity/expiry.js";
 import { makeOperationsApi } from "../core/operations/console-operations.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
@@ -159,7 +162,8 @@ export function composeRolloutEngine(
 
 /**
  * Wires the sweeper's use cases, operation timeouts, rollouts, adoptions, certificate expiry notices, agents
- * gone offline, the clean-up of those silent too long and the groups' counting passes, to DynamoDB, Kinesis, the cache and the debug bundles' bucket; called once per container. Tests
+ * gone offline, the clean-up of those silent too long, the groups' counting passes and the tenants' daily snapshots
+ * of what they store, to DynamoDB, Kinesis, the cache and the buckets; called once per container. Tests
  * pass a clock of their own to look at operations, rollouts and certificates as they will be later.
  */
 export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock) {
@@ -280,8 +284,22 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     // The sweeper continues selections and begins none: it answers no request whose time runs out.
     selectionBudgetMs: Number.POSITIVE_INFINITY,
   });
+  const archive = new S3EventArchiveReader(s3, config.archiveBucket);
   // What the relays put again may be on the stream already: the archive shows what it carried.
-  const resent = resending(stream, new S3EventArchiveReader(s3, config.archiveBucket));
+  const resent = resending(stream, archive);
+  const storedSnapshots = makeStoredSnapshots({
+    usage: new DynamoUsage(documents, config.tableName),
+    sources: {
+      manifests,
+      classes,
+      flows,
+      assets: new DynamoAssetCatalog(documents, config.tableName),
+      debugBundles: new DynamoDebugBundles(documents, config.tableName),
+      archive,
+      archivePrefix: (tenant) => partitionPathsOf(tenant)[0] as string,
+    },
+    clock,
+  });
   return {
     sweepTimeouts,
     rollouts,
@@ -294,6 +312,8 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     /** The tenants whose agents the cache indexes, and each one's fleet series, as a scrape reads them. */
     tenants: () => presence.tenants(),
     fleetSeries,
+    /** The tenant's snapshot of what it stores, once a day. */
+    takeStoredSnapshot: storedSnapshots.take,
     continueSelections: (deadline: number) =>
       selections.continueSelections(deadline, config.maxSelectionStepsPerRun),
     relayStaged: () =>

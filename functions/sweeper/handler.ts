@@ -195,6 +195,26 @@ async function publishFleetMetrics(deadline: number): Promise<void> {
     logger.warn("fleet metrics of some tenants not written this run", { published, tenants: tenants.length });
 }
 
+/**
+ * Each tenant's snapshot of what it stores (docs/usage.md), once a day: the first run of the day lists each
+ * tenant's stores, later runs find the day taken and read nothing. A tenant whose stores cannot be read is
+ * logged and passed over; the next run tries again.
+ */
+async function snapshotStoredUsage(deadline: number): Promise<void> {
+  let taken = 0;
+  let failed = 0;
+  for (const tenant of await sweeper.tenants()) {
+    if (Date.now() >= deadline) break;
+    try {
+      if ((await sweeper.takeStoredSnapshot(tenant)) === "taken") taken++;
+    } catch (error) {
+      failed++;
+      logger.error("stored usage not read", { tenant, error: error as Error });
+    }
+  }
+  if (taken > 0 || failed > 0) logger.info("stored usage snapshots taken", { taken, failed });
+}
+
 /** The held events' relay goes last: a large backlog takes what is left of the run, never another step's turn. */
 const steps: Record<string, (deadline: number) => Promise<void>> = {
   outbox: relayStagedEvents,
@@ -207,6 +227,7 @@ const steps: Record<string, (deadline: number) => Promise<void>> = {
   cleanUp: cleanUpSilentAgents,
   groups: countGroups,
   fleetMetrics: publishFleetMetrics,
+  storedUsage: snapshotStoredUsage,
   buffer: relayHeldEvents,
 };
 /** Time kept free at the end of a run for the look in progress and the metrics. */

@@ -3,10 +3,11 @@
  * times out when the sweeper looks at it as it will be six minutes later (a clock ahead, no waiting); a
  * late acknowledgement then changes nothing, and a C++ acknowledgement that claims an effect no heartbeat
  * shows is never taken for it. A rollout's canary, once it has soaked, lets the sweeper start the next
- * batch. Groups are counted by a pass over the tenant's agents. This file has a table of its own: a sweeper six minutes ahead would otherwise time out what
+ * batch. Groups are counted by a pass over the tenant's agents; what a tenant stores is snapshot once a day. This file has a table of its own: a sweeper six minutes ahead would otherwise time out what
  * other files' tests are still waiting on, and look at their rollouts.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
+import { HeadObjectCommand } from "@aws-sdk/client-s3";
 import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import {
@@ -21,24 +22,32 @@ import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-suppor
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
+import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
+import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
+import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoGroupStore } from "../adapters/dynamodb/group-store.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
+import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
 import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRolloutStore } from "../adapters/dynamodb/rollout-store.js";
 import { DynamoTenantSettings } from "../adapters/dynamodb/tenant-settings.js";
+import { DynamoUsage } from "../adapters/dynamodb/usage.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
+import { S3EventArchive } from "../adapters/s3/event-archive.js";
 import type { Group } from "../core/groups/ports.js";
+import { dayOf } from "../core/history/stored.js";
 import type { JsonObject } from "../core/json.js";
 import { newOperationId } from "../core/operations/ids.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { OperationRecord } from "../core/operations/model.js";
+import { allPagesOf } from "../core/paging.js";
 import type { Clock } from "../core/ports.js";
 import { DEFAULT_ROLLOUT_PLAN, type RolloutPlan } from "../core/rollouts/model.js";
 import { WEEKDAYS, type Weekday } from "../core/schedules/windows.js";
-import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
+import { makeDynamoDbClient, makeKinesisClient, makeS3Client } from "../runtime/aws-clients.js";
 import { makeRedisClient } from "../runtime/redis-client.js";
 import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";
@@ -831,5 +840,122 @@ describe("operations held for maintenance windows, when the windows change", () 
       state: "delivered",
       notBefore: new Date(released).toISOString(),
     });
+  });
+});
+
+describe("the daily snapshot of what a tenant stores", () => {
+  it("lists each store once a day, keeps the figures in the usage table and GET /usage answers them", async () => {
+    const tableName = agentApi.env[EnvNames.tableName] as string;
+    const s3 = makeS3Client(agentApi.env);
+    const now = Date.now();
+    // A tenant of its own, whose stores hold only what this case puts there.
+    const tenant = `stored-${randomUUID().slice(0, 8)}`;
+    try {
+      // A manifest from an agent's full heartbeat, a flow version, an asset's record, a debug bundle's
+      // record and an archive object.
+      const certificate = await agentApi.issueCertificate({ tenant, fleet: true });
+      const response = await agentApi.post(HEARTBEAT, cppHeartbeatOf("cpp-stored", "stored", true), {
+        certificate,
+      });
+      expect(response.status).toBe(200);
+      await new DynamoClassCatalog(documents, tableName).put(tenant, "stored", {}, now);
+      const flowBytes = new TextEncoder().encode(JSON.stringify({ flow: randomUUID() }));
+      const flow = await new DynamoFlowCatalog(documents, tableName).add(
+        tenant,
+        {
+          hash: createHash("sha256").update(flowBytes).digest("hex"),
+          format: "minifi-json",
+          contentType: "application/json",
+          sizeBytes: flowBytes.length,
+          processorTypes: [],
+          controllerServiceTypes: [],
+          className: "stored",
+          createdAt: now,
+          createdBy: "sweeper-test",
+        },
+        flowBytes,
+      );
+      await new DynamoAssetCatalog(documents, tableName).add(tenant, {
+        assetId: randomUUID(),
+        name: "model.bin",
+        sizeBytes: 5_000_000,
+        contentType: "application/octet-stream",
+        createdAt: now,
+        createdBy: "sweeper-test",
+      });
+      await new DynamoDebugBundles(documents, tableName).create({
+        tenant,
+        operationId: randomUUID(),
+        agentId: "cpp-1",
+        uploadId: randomUUID(),
+        bytes: 70_000,
+        storedAt: now,
+        expiresAt: now + 7 * 24 * 60 * MINUTE,
+      });
+      const archiveBucket = agentApi.env[EnvNames.archiveBucket] as string;
+      // Yesterday's: a day ended, which the snapshot keeps the figure of.
+      const yesterday = new Date(now - 24 * 60 * MINUTE).toISOString().slice(0, 10);
+      const archived = `events/tenant=${tenant}/day=${yesterday}/hour=23/shardId-000000000000-1-2.json.gz`;
+      await new S3EventArchive(s3, archiveBucket).put(archived, `${JSON.stringify({ eventId: "e-1" })}\n`);
+      const archiveBytes = (await s3.send(new HeadObjectCommand({ Bucket: archiveBucket, Key: archived })))
+        .ContentLength;
+      const manifests = await allPagesOf((page) =>
+        new DynamoManifestCatalog(documents, tableName).list(tenant, page),
+      );
+      expect(manifests).toHaveLength(1);
+
+      const clock = { now: () => now };
+      expect(await withSweeperOn(clock, (sweeper) => sweeper.takeStoredSnapshot(tenant))).toBe("taken");
+      const usage = new DynamoUsage(documents, tableName);
+      const day = dayOf(now);
+      const [snapshot] = await usage.readStored(tenant, day, day + 1);
+      expect(snapshot).toEqual({
+        tenant,
+        day,
+        takenAt: now,
+        stored: {
+          manifests: {
+            count: manifests.length,
+            bytes: manifests.reduce((sum, manifest) => sum + manifest.gzipBytes, 0),
+          },
+          flowVersions: { count: 1, bytes: flow.record.gzipBytes },
+          assets: { count: 1, bytes: 5_000_000 },
+          debugBundles: { count: 1, bytes: 70_000 },
+          archive: { bytes: archiveBytes },
+        },
+        archiveDays: { [yesterday]: archiveBytes },
+      });
+
+      // A second pass the same day, by this container or a new one, keeps the day's snapshot as it was.
+      await new DynamoAssetCatalog(documents, tableName).add(tenant, {
+        assetId: randomUUID(),
+        name: "later.bin",
+        sizeBytes: 1,
+        contentType: "application/octet-stream",
+        createdAt: now,
+        createdBy: "sweeper-test",
+      });
+      const later = { now: () => now + 60 * MINUTE };
+      expect(await withSweeperOn(later, (sweeper) => sweeper.takeStoredSnapshot(tenant))).toBe("already");
+      expect(await usage.readStored(tenant, day, day + 1)).toEqual([snapshot]);
+
+      const consoleApi = await startConsoleApi(agentApi, { [EnvNames.tableName]: tableName });
+      try {
+        const token = await consoleApi.token({ tenant, role: "admin" });
+        const response = await consoleApi.request("GET", "/api/v1/usage", { token });
+        expect(response.status, response.body).toBe(200);
+        expect(response.json().storedDays).toEqual([
+          {
+            day: new Date(day * 24 * 60 * MINUTE).toISOString(),
+            takenAt: new Date(now).toISOString(),
+            ...snapshot?.stored,
+          },
+        ]);
+      } finally {
+        await consoleApi.close();
+      }
+    } finally {
+      s3.destroy();
+    }
   });
 });

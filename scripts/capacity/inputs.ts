@@ -116,6 +116,7 @@ export const priceNames = [
   "interfaceEndpointGb",
   "logsIngestedGb",
   "dataTransferOutGb",
+  "s3StandardGbMonth",
 ] as const;
 export type PriceName = (typeof priceNames)[number];
 

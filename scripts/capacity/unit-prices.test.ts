@@ -21,7 +21,7 @@ const usage = modelUsageOf(estimated, units, defaultDeployment);
 
 describe("unit prices from the capacity model", () => {
   it("price the model's month at exactly the model's total, for every option", () => {
-    const perOption = unitPricesOf(estimated, units, defaultDeployment);
+    const perOption = unitPricesOf(estimated, units, defaultDeployment, prices);
     for (const option of estimated.options) {
       const { prices: unitPrices } = perOption[option.id];
       const billed = PricedUnits.reduce((sum, unit) => sum + unitPrices[unit] * usage[unit], 0);
@@ -35,10 +35,19 @@ describe("unit prices from the capacity model", () => {
   });
 
   it("charge the data transfer of replies' bodies per byte at what the model pays per byte", () => {
-    const { bytesOut } = unitPricesOf(estimated, units, defaultDeployment).albFargate.prices;
+    const { bytesOut } = unitPricesOf(estimated, units, defaultDeployment, prices).albFargate.prices;
     // Every option shares the line; its average price per GiB at the reference fleet's volume.
     const transfer = estimated.shared.find((line) => line.item.startsWith("Data transfer out"));
     expect(bytesOut * 1024 ** 3).toBeCloseTo((transfer?.monthly ?? 0) / (transfer?.quantity ?? 1), 9);
+  });
+
+  it("price stored GB-months at DynamoDB's and S3 Standard's quoted prices, the same on every option", () => {
+    for (const { prices: unitPrices } of Object.values(
+      unitPricesOf(estimated, units, defaultDeployment, prices),
+    )) {
+      expect(unitPrices.tableGbMonths).toBe(prices.prices.dynamoDbGbMonth.value);
+      expect(unitPrices.bucketGbMonths).toBe(prices.prices.s3StandardGbMonth.value);
+    }
   });
 });
 
@@ -79,7 +88,7 @@ describe("statements over the model's month", () => {
     );
     for (const option of optionIds) {
       const pricing = statementPricing(option);
-      const statements = summaries.map((summary) => statementOf(month, summary, pricing));
+      const statements = summaries.map((summary) => statementOf(month, summary, pricing, []));
       const agentHours = statements.reduce((sum, statement) => sum + statement.usage.agentHours, 0);
       const total = statements.reduce((sum, statement) => sum + statement.total, 0);
       const model = PricedUnits.reduce(

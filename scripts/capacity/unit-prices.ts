@@ -13,7 +13,14 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { PricedUnits, type UnitPrices } from "../../functions/core/history/priced-units.js";
 import { parseCommandLine } from "../common/command-line.mjs";
-import { type Deployment, defaultDeployment, readPrices, readUnits, type Units } from "./inputs.js";
+import {
+  type Deployment,
+  defaultDeployment,
+  type Prices,
+  readPrices,
+  readUnits,
+  type Units,
+} from "./inputs.js";
 import { type CostLine, type Estimate, estimate, type Load, type OptionId, type optionIds } from "./model.js";
 
 /** The fleet whose month the prices are taken from: the capacity target's, 100,000 agents at 60 s. */
@@ -29,8 +36,17 @@ export function modelUsageOf(estimated: Estimate, units: Units, deployment: Depl
     agentHours: estimated.load.agents * deployment.hoursPerMonth,
     heartbeats: estimated.heartbeatsPerMonth,
     bytesOut: estimated.heartbeatsPerMonth * units.responseBodyBytes.value,
+    // The model's month stores no tenant's objects: storage is priced at its own prices (storagePricesOf).
+    tableGbMonths: 0,
+    bucketGbMonths: 0,
   };
 }
+
+/** What a tenant's stored bytes cost a month: DynamoDB's and S3 Standard's prices per GB-month, as quoted. */
+export const storagePricesOf = (prices: Prices) => ({
+  tableGbMonths: prices.prices.dynamoDbGbMonth.value,
+  bucketGbMonths: prices.prices.s3StandardGbMonth.value,
+});
 
 /**
  * The line's monthly cost per unit that drives it. Per agent: what the cache holds, the registry stores and the
@@ -59,17 +75,25 @@ export function unitPricesOf(
   estimated: Estimate,
   units: Units,
   deployment: Deployment,
+  prices: Prices,
 ): Record<OptionId, OptionUnitPrices> {
   const usage = modelUsageOf(estimated, units, deployment);
+  const storage = storagePricesOf(prices);
   const entries = estimated.options.map((option) => {
-    const costs: UnitPrices = { agentHours: 0, heartbeats: 0, bytesOut: 0 };
+    const costs: UnitPrices = {
+      agentHours: 0,
+      heartbeats: 0,
+      bytesOut: 0,
+      tableGbMonths: 0,
+      bucketGbMonths: 0,
+    };
     for (const line of [...estimated.shared, ...option.lines])
       for (const [unit, cost] of Object.entries(chargesOf(line, estimated, units)))
         costs[unit as keyof UnitPrices] += cost;
-    const prices = Object.fromEntries(
+    const unitPrices = Object.fromEntries(
       PricedUnits.map((unit) => [unit, usage[unit] > 0 ? costs[unit] / usage[unit] : 0]),
     ) as UnitPrices;
-    return [option.id, { monthly: option.monthly, prices }] as const;
+    return [option.id, { monthly: option.monthly, prices: { ...unitPrices, ...storage } }] as const;
   });
   return Object.fromEntries(entries) as Record<OptionId, OptionUnitPrices>;
 }
@@ -87,7 +111,7 @@ export function unitPricesDocument(
       "units.json and prices.json: USD per unit, each option's month for the reference fleet charged to the " +
       "units that drive it. Do not edit; override per deployment instead (docs/usage.md).",
     reference: { ...REFERENCE_LOAD, hoursPerMonth: deployment.hoursPerMonth, pricesTakenOn: prices.takenOn },
-    options: unitPricesOf(estimated, units, deployment),
+    options: unitPricesOf(estimated, units, deployment, prices),
   } satisfies { options: Record<(typeof optionIds)[number], OptionUnitPrices> } & Record<string, unknown>;
 }
 

@@ -1,7 +1,8 @@
 /**
  * The Usage page: simulated agents send a known number of heartbeats through the real agent API, the stream
  * consumer meters them, and an admin reads them on the page, in the month's statement (units × price) and in
- * the hours' table, chooses another month by keyboard (empty), and a viewer finds no Usage section and an
+ * the hours' table, sees what the tenant stores once the sweeper has taken the day's snapshot, chooses another
+ * month by keyboard (empty), and a viewer finds no Usage section and an
  * error where the page is opened all the same. Debian's Chromium against `npm start`.
  */
 import type { ChildProcess } from "node:child_process";
@@ -20,6 +21,7 @@ import {
 } from "./console-harness.js";
 
 type Statement = components["schemas"]["UsageStatement"];
+type Usage = components["schemas"]["Usage"];
 
 const AGENTS = 3;
 const BEATS = 4;
@@ -85,6 +87,34 @@ describe("the Usage page", () => {
     expect(await page.getByRole("img", { name: /^Heartbeats per day: / }).count()).toBe(1);
     await capture(page, "usage");
   });
+
+  it("shows what the tenant stores, from the sweeper's snapshot of the day", async () => {
+    const range = `from=${month}-01T00:00:00Z`;
+    let usage: Usage | undefined;
+    await untilTrue(
+      "the sweeper to take the day's snapshot of what the tenant stores",
+      async () => {
+        usage = (await api<Usage>(`/usage?${range}&to=${new Date(Date.now() + 3_600_000).toISOString()}`))
+          .body;
+        return usage.storedDays.length > 0;
+      },
+      150_000,
+    );
+    const latest = usage?.storedDays.at(-1) as Usage["storedDays"][number];
+    // The simulated agents' binary's manifest, from their first full heartbeat.
+    expect(latest.manifests.count).toBeGreaterThan(0);
+    const page = await signedIn("admin", "/usage");
+    const stored = page.getByRole("region", { name: "Stored" });
+    const manifests = stored.getByRole("row", { name: /^Manifests/ });
+    await manifests.waitFor();
+    expect((await manifests.getByRole("cell").allTextContents()).slice(0, 1)).toEqual([
+      latest.manifests.count.toLocaleString("en-US"),
+    ]);
+    expect(await stored.getByRole("row", { name: /^Event archive/ }).count()).toBe(1);
+    const line = (await statement()).lines.find((each) => each.unit === "tableGbMonths");
+    expect(line?.quantity).toBeGreaterThan(0);
+    await capture(page, "usage-stored");
+  }, 200_000);
 
   it("takes another month from the keyboard, and says when it has no usage", async () => {
     const page = await signedIn("admin", "/usage");

@@ -1,6 +1,7 @@
 import { expect, it } from "vitest";
 import type { UsageStore } from "../../core/history/ports.js";
 import { estimateAgents } from "../../core/history/sketch.js";
+import type { StoredSnapshot } from "../../core/history/stored.js";
 import { applyUsage, type UsageBatch, type UsageHourKey } from "../../core/history/usage.js";
 import { contract } from "./contract.js";
 
@@ -57,5 +58,37 @@ export const usageContract = contract<UsageStore>("the usage store", (the) => {
     expect(hour?.counts.heartbeats).toBe(8 * 5 + 3);
     expect(hour && estimateAgents(hour.agentsSeen)).toBe(8);
     expect(hour?.positions).toMatchObject({ "shard-0": "104", "shard-1": "107", "shard-7": "104" });
+  });
+
+  it("keeps a tenant's first snapshot of a day, and reads a range of days by day, its end left out", async () => {
+    const store = the.subject;
+    const snapshot = (tenant: string, day: number, bytes: number): StoredSnapshot => ({
+      tenant,
+      day,
+      takenAt: day * 86_400_000 + 60_000,
+      stored: {
+        manifests: { count: 2, bytes },
+        flowVersions: { count: 5, bytes: 3_000 },
+        assets: { count: 1, bytes: 6 * 1024 ** 3 },
+        debugBundles: { count: 0, bytes: 0 },
+        archive: { bytes: 123_456_789 },
+      },
+      archiveDays: { "2026-11-28": 100_000_000, "2026-11-29": 23_456_789 },
+    });
+    const DAY = Math.floor(HOUR / 24);
+    // The hours beside the days are not days.
+    await apply(store, heartbeats({ tenant: the.tenant, hour: HOUR }, "shard-0", "pump-1", 1, 1));
+    expect(await store.keepStored(snapshot(the.tenant, DAY, 100))).toBe(true);
+    expect(await store.keepStored(snapshot(the.tenant, DAY, 999))).toBe(false);
+    expect(await store.keepStored(snapshot(the.tenant, DAY + 2, 200))).toBe(true);
+    expect(await store.keepStored(snapshot(the.tenant, DAY + 3, 300))).toBe(true);
+    expect(await store.keepStored(snapshot(`${the.tenant}-other`, DAY, 400))).toBe(true);
+    expect(await store.readStored(the.tenant, DAY, DAY + 3)).toEqual([
+      snapshot(the.tenant, DAY, 100),
+      snapshot(the.tenant, DAY + 2, 200),
+    ]);
+    expect(await store.readStored(the.tenant, DAY + 3, DAY + 3)).toEqual([]);
+    expect(await store.readStored(`${the.tenant}-third`, 0, DAY + 10)).toEqual([]);
+    expect(await store.read(the.tenant, HOUR, HOUR + 1)).toHaveLength(1);
   });
 });

@@ -7,6 +7,8 @@ const historyMinute = (minute: number) => `M#${String(minute).padStart(10, "0")}
 
 const usageHour = (hour: number) => `H#${String(hour).padStart(8, "0")}`;
 
+const usageDay = (day: number) => `D#${String(day).padStart(6, "0")}`;
+
 /** Every key starts with the tenant, so a query built from a credential can only reach that tenant. */
 export const Keys = {
   /** An agent's profile: what the agent lists read, in the class and tenant indexes. */
@@ -174,6 +176,8 @@ export const Keys = {
   historyMinute,
   /** One hour of a tenant's usage, by hour: zero-padded, so that string order is time order. */
   usageHour: (tenant: string, hour: number) => ({ pk: `T#${tenant}#USAGE`, sk: usageHour(hour) }),
+  /** A tenant's daily snapshot of what it stores, beside its hours. */
+  usageDay: (tenant: string, day: number) => ({ pk: `T#${tenant}#USAGE`, sk: usageDay(day) }),
   /** One agent's kept events, by time and event id (agent-log.ts). */
   agentEvent: (tenant: string, agentId: string, logKey: string) => ({
     pk: `T#${tenant}#A#${agentId}#EVENTS`,

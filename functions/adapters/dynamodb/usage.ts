@@ -1,15 +1,18 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { UsageStore } from "../../core/history/ports.js";
+import type { StoredSnapshot } from "../../core/history/stored.js";
 import { type UsageHour, type UsageHourKey, zeroUsage } from "../../core/history/usage.js";
 import { countedFromItem, countedToItem } from "./counted-item.js";
-import { Keys } from "./keys.js";
+import { Keys, putIfAbsent } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { updateOverVersion } from "./versioned-item.js";
 
 /**
  * One item per tenant and hour, in the tenant's usage partition: its counts, its agents sketch (at most 1 KB),
- * the last position counted per shard and a version, updated over the version read (updateOverVersion). Kept
- * for good: usage is what a tenant is billed for.
+ * the last position counted per shard and a version, updated over the version read (updateOverVersion); and
+ * one per tenant and day beside them, its snapshot of what it stores (~300 bytes and ~25 a day of archive
+ * kept: ~10 KB at 400 days), written once. Kept for
+ * good: usage is what a tenant is billed for.
  */
 export class DynamoUsage implements UsageStore {
   constructor(
@@ -39,6 +42,30 @@ export class DynamoUsage implements UsageStore {
       ExpressionAttributeValues: { ":pk": pk, ":from": from, ":to": Keys.usageHour(tenant, toHour - 1).sk },
     });
     return items.map((item) => toUsageHour({ tenant, hour: Number((item.sk as string).slice(2)) }, item));
+  }
+
+  keepStored(snapshot: StoredSnapshot) {
+    const { tenant, day, ...kept } = snapshot;
+    return putIfAbsent(this.client, this.tableName, { ...Keys.usageDay(tenant, day), ...kept });
+  }
+
+  async readStored(tenant: string, fromDay: number, toDay: number) {
+    if (toDay <= fromDay) return [];
+    const { pk, sk: from } = Keys.usageDay(tenant, fromDay);
+    const { items } = await queryAll(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: "pk = :pk AND sk BETWEEN :from AND :to",
+      ExpressionAttributeValues: { ":pk": pk, ":from": from, ":to": Keys.usageDay(tenant, toDay - 1).sk },
+    });
+    return items.map(
+      (item): StoredSnapshot => ({
+        tenant,
+        day: Number((item.sk as string).slice(2)),
+        takenAt: item.takenAt as number,
+        stored: item.stored as StoredSnapshot["stored"],
+        archiveDays: item.archiveDays as StoredSnapshot["archiveDays"],
+      }),
+    );
   }
 }
 

@@ -1,9 +1,12 @@
 import type { UsageStore } from "../../core/history/ports.js";
+import type { StoredSnapshot } from "../../core/history/stored.js";
 import type { UsageHour, UsageHourKey } from "../../core/history/usage.js";
 import { VersionedItems } from "./versioned-items.js";
 
 /** Tenants' hours updated over the version read, racing as they do on the table (VersionedItems). */
 export class MemoryUsage extends VersionedItems<UsageHour> implements UsageStore {
+  readonly snapshots = new Map<string, StoredSnapshot>();
+
   async update(key: UsageHourKey, change: (stored: UsageHour | undefined) => UsageHour | undefined) {
     await this.updateItem(`${key.tenant}/${key.hour}`, change);
   }
@@ -13,5 +16,19 @@ export class MemoryUsage extends VersionedItems<UsageHour> implements UsageStore
       (hour) => hour.tenant === tenant && hour.hour >= fromHour && hour.hour < toHour,
       (a, b) => a.hour - b.hour,
     );
+  }
+
+  async keepStored(snapshot: StoredSnapshot) {
+    const id = `${snapshot.tenant}/${snapshot.day}`;
+    if (this.snapshots.has(id)) return false;
+    this.snapshots.set(id, structuredClone(snapshot));
+    return true;
+  }
+
+  async readStored(tenant: string, fromDay: number, toDay: number) {
+    return [...this.snapshots.values()]
+      .filter((snapshot) => snapshot.tenant === tenant && snapshot.day >= fromDay && snapshot.day < toDay)
+      .sort((a, b) => a.day - b.day)
+      .map((snapshot) => structuredClone(snapshot));
   }
 }

@@ -1,6 +1,6 @@
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
+import { type _Object, GetObjectCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
 import { partitionOf, partitionPath, spanOfObject } from "../../core/archive/layout.js";
 import type { ArchiveReader } from "../../core/archive/ports.js";
 import type { BeaconEvent } from "../../core/events/model.js";
@@ -57,15 +57,45 @@ export class S3EventArchiveReader implements ArchiveReader, KeptEvents {
     return kept;
   }
 
+  /** One LIST request per 1,000 objects. */
+  async bytesUnder(prefix: string): Promise<number> {
+    let bytes = 0;
+    for await (const { Size } of this.objectsUnder(prefix)) bytes += Size ?? 0;
+    return bytes;
+  }
+
+  /** One LIST request per 1,000 folders. */
+  async foldersUnder(prefix: string): Promise<string[]> {
+    const folders: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.s3.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: prefix,
+          Delimiter: "/",
+          ContinuationToken: token,
+        }),
+      );
+      for (const { Prefix } of page.CommonPrefixes ?? []) if (Prefix !== undefined) folders.push(Prefix);
+      token = page.NextContinuationToken;
+    } while (token);
+    return folders;
+  }
+
   private async *keysUnder(prefix: string, modifiedSince: number): AsyncIterable<string> {
+    for await (const { Key, LastModified } of this.objectsUnder(prefix))
+      if (Key !== undefined && (LastModified?.getTime() ?? Number.POSITIVE_INFINITY) >= modifiedSince)
+        yield Key;
+  }
+
+  private async *objectsUnder(prefix: string): AsyncIterable<_Object> {
     let token: string | undefined;
     do {
       const page = await this.s3.send(
         new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
       );
-      for (const { Key, LastModified } of page.Contents ?? [])
-        if (Key !== undefined && (LastModified?.getTime() ?? Number.POSITIVE_INFINITY) >= modifiedSince)
-          yield Key;
+      yield* page.Contents ?? [];
       token = page.NextContinuationToken;
     } while (token);
   }

@@ -10,4 +10,8 @@ export interface ArchiveStore {
 export interface ArchiveReader {
   /** Every event of every object whose key starts with `prefix`, in the order of its lines. */
   eventsUnder(prefix: string): AsyncIterable<BeaconEvent>;
+  /** The bytes the objects whose key starts with `prefix` hold in the bucket, as a listing reports them. */
+  bytesUnder(prefix: string): Promise<number>;
+  /** The folders directly under `prefix` (a `/`-ended key part after it) that hold objects, in key order. */
+  foldersUnder(prefix: string): Promise<string[]>;
 }

@@ -1,6 +1,7 @@
 import type { Page, PageRequest } from "../paging.js";
 import type { AgentLogEvent } from "./agent-log.js";
 import type { BucketKey, HistoryBucket, HistoryCounts } from "./model.js";
+import type { StoredSnapshot } from "./stored.js";
 import type { UsageHour, UsageHourKey } from "./usage.js";
 
 export interface FleetHistoryStore {
@@ -33,4 +34,8 @@ export interface UsageStore {
   update(key: UsageHourKey, change: (stored: UsageHour | undefined) => UsageHour | undefined): Promise<void>;
   /** The tenant's hours from `fromHour` up to, not including, `toHour`, by hour; hours without usage absent. */
   read(tenant: string, fromHour: number, toHour: number): Promise<UsageHour[]>;
+  /** Keeps the tenant's snapshot of its day unless that day has one: true when this one was kept. */
+  keepStored(snapshot: StoredSnapshot): Promise<boolean>;
+  /** The tenant's snapshots from `fromDay` up to, not including, `toDay`, by day; days without one absent. */
+  readStored(tenant: string, fromDay: number, toDay: number): Promise<StoredSnapshot[]>;
 }

@@ -2,8 +2,16 @@
  * The units a monthly statement prices, which the capacity model's bill is charged to
  * (scripts/capacity/unit-prices.ts): an agent active in an hour, an accepted heartbeat, and a byte of reply
  * sent. Acknowledgements, operations and bytes in are metered but priced at nothing: the model bills none of them.
+ * What the tenant stores is priced at storage's own prices, in GB-months: in DynamoDB (manifests, flows) and in
+ * S3 (assets, debug bundles, the event archive).
  */
-export const PricedUnits = ["agentHours", "heartbeats", "bytesOut"] as const;
+export const PricedUnits = [
+  "agentHours",
+  "heartbeats",
+  "bytesOut",
+  "tableGbMonths",
+  "bucketGbMonths",
+] as const;
 export type PricedUnit = (typeof PricedUnits)[number];
 /** USD per unit. */
 export type UnitPrices = Record<PricedUnit, number>;

@@ -100,7 +100,7 @@ describe("the monthly statement", () => {
     return makeUsageApi({ usage, clock: new ManualClock(Date.UTC(2027, 0, 5)), usagePricing: pricing });
   }
 
-  it("prices the month's agent-hours, heartbeats and bytes out, each its quantity × its price", async () => {
+  it("prices the month's agent-hours, heartbeats, bytes out and storage, each its quantity × its price", async () => {
     const { body } = await (await subject()).statement(admin, { month: "2026-11" });
     const { agentHours, bytesOut } = pricing.prices;
     expect(body).toEqual({
@@ -123,6 +123,8 @@ describe("the monthly statement", () => {
           unitPrice: bytesOut,
           amount: 104 * bytesOut,
         }),
+        expect.objectContaining({ unit: "tableGbMonths", quantity: 0, amount: 0 }),
+        expect.objectContaining({ unit: "bucketGbMonths", quantity: 0, amount: 0 }),
       ],
       total: 3 * agentHours + 4 * 0.00001 + 104 * bytesOut,
       usage: {
@@ -133,6 +135,8 @@ describe("the monthly statement", () => {
         operations: 0,
         bytesIn: 4_000,
         bytesOut: 104,
+        tableGbMonths: 0,
+        bucketGbMonths: 0,
       },
     });
   });

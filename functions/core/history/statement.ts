@@ -1,6 +1,7 @@
 import { BeaconError } from "../errors.js";
 import { toIso } from "../paging.js";
 import { type PricedUnit, PricedUnits, type UnitPrices } from "./priced-units.js";
+import { type StoredSnapshot, storedGbMonthsOf } from "./stored.js";
 import modelUnitPrices from "./unit-prices.json" with { type: "json" };
 import { HOUR_MS, type usageSummaryOf } from "./usage.js";
 
@@ -8,6 +9,8 @@ export const pricedUnitDescriptions: Record<PricedUnit, string> = {
   agentHours: "Agent-hours: each hour, the agents active in it",
   heartbeats: "Heartbeats accepted",
   bytesOut: "Bytes of heartbeat and acknowledgement replies",
+  tableGbMonths: "GB-months stored in DynamoDB: manifests and flow versions",
+  bucketGbMonths: "GB-months stored in S3: assets, debug bundles and the event archive",
 };
 
 /** The ways of running the agent API the capacity model prices, as unit-prices.json holds them. */
@@ -81,20 +84,31 @@ export function statementMonthOf(month: string | undefined, now: number) {
 
 type UsageSummary = ReturnType<typeof usageSummaryOf>;
 
-/** What a month of usage uses of each priced unit: agent-hours add up each hour's active agents. */
-export const pricedQuantitiesOf = ({ rows, totals }: UsageSummary): UnitPrices => ({
+type StatementMonth = ReturnType<typeof statementMonthOf>;
+
+/**
+ * What a month of usage uses of each priced unit: agent-hours add up each hour's active agents, GB-months each
+ * day's snapshot of what the tenant stores.
+ */
+export const pricedQuantitiesOf = (
+  month: StatementMonth,
+  { rows, totals }: UsageSummary,
+  snapshots: readonly StoredSnapshot[],
+): UnitPrices => ({
   agentHours: rows.reduce((sum, row) => sum + row.activeAgents, 0),
   heartbeats: totals.heartbeats,
   bytesOut: totals.bytesOut,
+  ...storedGbMonthsOf(snapshots, month),
 });
 
 /** A tenant's month priced: one line per priced unit, its quantity × its price, and their total in USD. */
 export function statementOf(
-  month: ReturnType<typeof statementMonthOf>,
+  month: StatementMonth,
   summary: UsageSummary,
   pricing: StatementPricing,
+  snapshots: readonly StoredSnapshot[],
 ) {
-  const quantities = pricedQuantitiesOf(summary);
+  const quantities = pricedQuantitiesOf(month, summary, snapshots);
   const lines = PricedUnits.map((unit) => ({
     unit,
     description: pricedUnitDescriptions[unit],
@@ -110,6 +124,11 @@ export function statementOf(
     pricedAs: { option: pricing.option, reference: pricing.reference, overridden: pricing.overridden },
     lines,
     total: lines.reduce((sum, line) => sum + line.amount, 0),
-    usage: { ...summary.totals, agentHours: quantities.agentHours },
+    usage: {
+      ...summary.totals,
+      agentHours: quantities.agentHours,
+      tableGbMonths: quantities.tableGbMonths,
+      bucketGbMonths: quantities.bucketGbMonths,
+    },
   };
 }

@@ -126,6 +126,8 @@ describe("the usage meter", () => {
         bytesIn: 2200,
         bytesOut: 106,
       },
+      // No snapshot of what the tenant stores was taken in the range.
+      storedDays: [],
     });
   });
 

@@ -2686,6 +2686,30 @@ export interface components {
             to: string;
             hours: components["schemas"]["UsageHour"][];
             totals: components["schemas"]["UsageCounts"];
+            /** @description What the tenant stored, one snapshot a day (the sweeper's, at most once a day) for each day the range touches that has one, by day. */
+            storedDays: components["schemas"]["UsageStoredDay"][];
+        };
+        UsageStoredDay: {
+            /**
+             * Format: date-time
+             * @description The day's start (UTC).
+             */
+            day: string;
+            /** Format: date-time */
+            takenAt: string;
+            manifests: components["schemas"]["UsageStoredCount"];
+            flowVersions: components["schemas"]["UsageStoredCount"];
+            assets: components["schemas"]["UsageStoredCount"];
+            debugBundles: components["schemas"]["UsageStoredCount"];
+            archive: {
+                /** @description Bytes of the tenant's event archive objects (gzip), as the bucket lists them. */
+                bytes: number;
+            };
+        };
+        UsageStoredCount: {
+            count: number;
+            /** @description As stored: manifests and flow contents gzipped (a flow content once however many classes publish it), assets and debug bundles as uploaded. */
+            bytes: number;
         };
         UsageStatement: {
             /** @description `YYYY-MM`. */
@@ -2718,11 +2742,15 @@ export interface components {
             /** @description The month's usage, the priced units and the rest. */
             usage: components["schemas"]["UsageCounts"] & {
                 agentHours: number;
+                /** @description GB-months (GiB) stored in DynamoDB: manifests and flow versions, each day's snapshot a day of the month. */
+                tableGbMonths: number;
+                /** @description GB-months (GiB) stored in S3: assets, debug bundles and the event archive, each day's snapshot a day of the month. */
+                bucketGbMonths: number;
             };
         };
         UsageStatementLine: {
             /** @enum {string} */
-            unit: "agentHours" | "heartbeats" | "bytesOut";
+            unit: "agentHours" | "heartbeats" | "bytesOut" | "tableGbMonths" | "bucketGbMonths";
             description: string;
             quantity: number;
             /** @description USD per unit. */

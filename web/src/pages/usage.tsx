@@ -36,7 +36,23 @@ const UNIT_NAMES: Record<Schemas["UsageStatementLine"]["unit"], string> = {
   agentHours: "Agent-hours",
   heartbeats: "Heartbeats",
   bytesOut: "Bytes out",
+  tableGbMonths: "GB-months in DynamoDB",
+  bucketGbMonths: "GB-months in S3",
 };
+
+/** GB-months of a few megabytes are millionths: shown to their significant figures, as unit prices are. */
+const quantityOf = (line: Schemas["UsageStatementLine"]) =>
+  Number.isInteger(line.quantity)
+    ? count(line.quantity)
+    : line.quantity.toLocaleString("en-US", { maximumSignificantDigits: 6 });
+
+/** The stored figures in the order the page lists them, each with the store that keeps it. */
+const STORED_ROWS = [
+  ["manifests", "Manifests", "DynamoDB"],
+  ["flowVersions", "Flow versions", "DynamoDB"],
+  ["assets", "Assets", "S3"],
+  ["debugBundles", "Debug bundles", "S3"],
+] as const;
 
 /** What the tenant used, hour by hour, and its month priced: for whoever pays for it, so admins only. */
 export function Usage() {
@@ -73,6 +89,10 @@ export function Usage() {
       <Loaded resource={statement} what="the month's statement" reload={reloadStatement}>
         {(data) => <Statement statement={data} />}
       </Loaded>
+      <h2>Stored</h2>
+      <Loaded resource={usage} what="what the tenant stores" reload={reloadUsage}>
+        {(data) => <StoredTable days={data.storedDays} month={month} />}
+      </Loaded>
       <h2>Heartbeats per day</h2>
       <Loaded resource={usage} what="the month's usage" reload={reloadUsage}>
         {(data) =>
@@ -108,7 +128,7 @@ function Statement({ statement }: { statement: Schemas["UsageStatement"] }) {
                   {UNIT_NAMES[line.unit]}
                   <div class="muted">{line.description}</div>
                 </th>
-                <td>{count(line.quantity)}</td>
+                <td>{quantityOf(line)}</td>
                 <td>{usd(line.unitPrice)}</td>
                 <td>{amount(line.amount)}</td>
               </tr>
@@ -130,6 +150,47 @@ function Statement({ statement }: { statement: Schemas["UsageStatement"] }) {
         . Also metered, priced at nothing: {count(usage.acknowledgements)} acknowledgements,{" "}
         {count(usage.operations)} operations, {byteSize(usage.bytesIn)} in; {count(usage.activeAgents)}{" "}
         distinct agents in the month.
+      </p>
+    </>
+  );
+}
+
+/** The month's latest snapshot of what the tenant stores (the sweeper takes one a day). */
+function StoredTable({ days, month }: { days: Schemas["UsageStoredDay"][]; month: string }) {
+  const latest = days.at(-1);
+  if (!latest)
+    return (
+      <p class="empty">
+        No snapshot of what the tenant stores in {month}: the sweeper takes one a day for each tenant with
+        agents.
+      </p>
+    );
+  return (
+    <>
+      <TableFrame label="Stored">
+        <table>
+          <TableHead columns={["Kind", "Count", "Bytes", "Kept in"]} />
+          <tbody>
+            {STORED_ROWS.map(([kind, name, store]) => (
+              <tr key={kind}>
+                <th scope="row">{name}</th>
+                <td>{count(latest[kind].count)}</td>
+                <td>{byteSize(latest[kind].bytes)}</td>
+                <td>{store}</td>
+              </tr>
+            ))}
+            <tr>
+              <th scope="row">Event archive</th>
+              <td />
+              <td>{byteSize(latest.archive.bytes)}</td>
+              <td>S3</td>
+            </tr>
+          </tbody>
+        </table>
+      </TableFrame>
+      <p class="hint">
+        As of {dateTime(latest.takenAt)}; {days.length} daily snapshot{days.length === 1 ? "" : "s"} in the
+        month, each priced as a day of GB-months in the statement.
       </p>
     </>
   );
