@@ -7,9 +7,11 @@
  * light heartbeats, each over a new connection (as C++ does); Java agents send every heartbeat full (their
  * small manifest in it, the c2-client's default), each over a connection of its own that it keeps alive (as
  * each Java agent's HTTP client does): a herd of N Java agents opens N mutual-TLS connections. Every body is
- * built before the clock starts, and a few agents outside the herd heartbeat before it. Prints
- * `{"phase":"ready"}`, waits for a line, runs the herd and prints one JSON line of
- * results (`phase: "result"`).
+ * built before the clock starts, and a few agents outside the herd heartbeat before it. Then `--new-agents` more
+ * agents of the build send their first heartbeat over connections opened before (for C++ too): what a new
+ * agent costs Beacon without its handshake. Prints `{"phase":"ready"}`, waits for a line, runs the herd, prints
+ * `{"phase":"herded"}`, waits for a line, registers the new agents, prints `{"phase":"registered"}`, waits for a
+ * line and prints one JSON line of results (`phase: "result"`).
  */
 import { Agent } from "node:https";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
@@ -37,6 +39,7 @@ const { values } = parseArgs({
     "arrival-seconds": { type: "string", default: "60" },
     heartbeats: { type: "string", default: "2" },
     "period-seconds": { type: "string" },
+    "new-agents": { type: "string", default: "200" },
   },
 });
 const agentCount = Number(values.agents);
@@ -54,8 +57,10 @@ const connectionOf = (): Agent | false =>
 
 /** Agents outside the herd that heartbeat before it arrives. */
 const WARM_UP_AGENTS = 10;
+/** The new agents registered after the herd share this many kept-alive connections, opened before they start. */
+const NEW_AGENT_CONNECTIONS = 4;
 
-type Kind = "firstHeartbeat" | "heartbeat" | "describeAck";
+type Kind = "firstHeartbeat" | "heartbeat" | "describeAck" | "newAgent";
 
 interface HerdAgent {
   varied: VariedAgent;
@@ -80,10 +85,11 @@ function cppFirstBody(full: JsonObject, bundlesGzip: Buffer): Buffer[] {
   return [gzipSync(before), bundlesGzip, gzipSync(after)];
 }
 
-function herdOf(count: number): HerdAgent[] {
-  let bundlesGzip: Buffer | undefined;
+let bundlesGzip: Buffer | undefined;
+
+function herdOf(count: number, name = "herd"): HerdAgent[] {
   return Array.from({ length: count }, (_, index) => {
-    const agentId = `herd-${dialect}-${index}`;
+    const agentId = `${name}-${dialect}-${index}`;
     if (dialect === "java") {
       const varied = javaAgentOf(agentId, "herd");
       const full = Buffer.from(JSON.stringify(varied.full()));
@@ -104,8 +110,19 @@ function herdOf(count: number): HerdAgent[] {
 }
 
 const herd = herdOf(agentCount);
-const latencies: Record<Kind, number[]> = { firstHeartbeat: [], heartbeat: [], describeAck: [] };
-const errors: Record<Kind, Record<string, number>> = { firstHeartbeat: {}, heartbeat: {}, describeAck: {} };
+const newAgents = herdOf(Number(values["new-agents"]), "new");
+const latencies: Record<Kind, number[]> = {
+  firstHeartbeat: [],
+  heartbeat: [],
+  describeAck: [],
+  newAgent: [],
+};
+const errors: Record<Kind, Record<string, number>> = {
+  firstHeartbeat: {},
+  heartbeat: {},
+  describeAck: {},
+  newAgent: {},
+};
 let describesAsked = 0;
 /** How late the generator sent agents' first heartbeats, against their planned start. */
 const lateness: number[] = [];
@@ -151,6 +168,29 @@ async function runAgent(agent: HerdAgent, startAt: number) {
   }
 }
 
+/**
+ * The new agents' first heartbeats, over connections whose handshakes were made before: a new agent's cost
+ * without its handshake, which the load balancer makes on AWS.
+ */
+async function registerNewAgents(connections: Agent[]) {
+  let next = 0;
+  await Promise.all(
+    connections.map(async (connection) => {
+      for (let agent = newAgents[next++]; agent; agent = newAgents[next++])
+        await answerDescribes(
+          agent,
+          await send({ ...agent, connection }, "newAgent", heartbeatUrl, agent.first, agent.gzipFirst),
+        );
+    }),
+  );
+}
+
+/** Lets the bench read its meters at a phase's edge: prints the phase and waits for a line. */
+async function phase(name: string) {
+  process.stdout.write(`${JSON.stringify({ phase: name })}\n`);
+  await new Promise((resolve) => process.stdin.once("data", resolve));
+}
+
 // Beacon is running when a herd arrives: a few agents outside the herd heartbeat first (without a manifest, so
 // that the herd's build stays new), which a fresh gateway and handler would otherwise meet with the herd.
 await Promise.all(
@@ -162,8 +202,7 @@ await Promise.all(
     ),
   ),
 );
-process.stdout.write(`${JSON.stringify({ phase: "ready" })}\n`);
-await new Promise((resolve) => process.stdin.once("data", resolve));
+await phase("ready");
 
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
@@ -174,6 +213,24 @@ const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);
 loopDelay.disable();
 for (const { connection } of herd) if (connection) connection.destroy();
+
+const newAgentConnections = Array.from(
+  { length: NEW_AGENT_CONNECTIONS },
+  () => new Agent({ keepAlive: true, maxSockets: 1, ...tls }),
+);
+// Each connection's handshake, with a heartbeat of an agent Beacon knows, before the new agents' clock starts.
+await Promise.all(
+  newAgentConnections.map((connection) =>
+    postAsAgent(heartbeatUrl, [Buffer.from(JSON.stringify(javaAgentOf("warm-up-0", "warm-up").light()))], {
+      agent: connection,
+      tls,
+    }),
+  ),
+);
+await phase("herded");
+await registerNewAgents(newAgentConnections);
+await phase("registered");
+for (const connection of newAgentConnections) connection.destroy();
 
 process.stdout.write(
   `${JSON.stringify({
@@ -188,6 +245,7 @@ process.stdout.write(
       firstHeartbeat: latencySummary(latencies.firstHeartbeat),
       heartbeat: latencySummary(latencies.heartbeat),
       describeAck: latencySummary(latencies.describeAck),
+      newAgent: latencySummary(latencies.newAgent),
     },
     errors,
     generator: {

@@ -12,6 +12,8 @@ import { repositoryRoot } from "../test-support/local-stack.js";
 
 const AGENTS = 30;
 const HEARTBEATS = 2;
+/** Registered after the herd over connections opened before: Beacon's CPU per new agent without its handshake. */
+const NEW_AGENTS = 10;
 
 /** The environment without the shared backends' addresses, so the benchmark starts its own. */
 const ownBackendsEnv = () =>
@@ -34,6 +36,7 @@ async function herd(dialect: "java" | "cpp", options: string[] = []) {
       "--arrival-seconds=2",
       `--heartbeats=${HEARTBEATS}`,
       "--period-seconds=1",
+      `--new-agents=${NEW_AGENTS}`,
       "--json",
       ...options,
     ],
@@ -49,7 +52,7 @@ const latency = {
 
 /** Every request answered, one manifest content item for the herd's build, and Beacon's counters at 0. */
 const answeredToOneItem = {
-  errors: { firstHeartbeat: {}, heartbeat: {}, describeAck: {} },
+  errors: { firstHeartbeat: {}, heartbeat: {}, describeAck: {}, newAgent: {} },
   manifestItems: 1,
   beaconCounters: {
     HeartbeatsFailed: 0,
@@ -82,6 +85,16 @@ describe("npm run bench:herd", () => {
       const latencies = figures.latencies as Record<string, { count: number }>;
       expect(latencies.firstHeartbeat?.count).toBe(AGENTS);
       expect(latencies.heartbeat?.count).toBe(AGENTS * HEARTBEATS);
+      // The new agents after the herd: each registered (the build's one item above), its CPU and requests counted.
+      expect(latencies.newAgent?.count).toBe(NEW_AGENTS);
+      expect(figures.newAgents).toMatchObject({
+        agents: NEW_AGENTS,
+        cpuMsPerAgent: expect.any(Number),
+        dynamoDbRequestsPerAgent: expect.any(Number),
+      });
+      expect(
+        (figures.newAgents as { dynamoDbRequestsPerAgent: number }).dynamoDbRequestsPerAgent,
+      ).toBeGreaterThanOrEqual(1);
       // Registering the herd's agents is DynamoDB's work; steady heartbeats add none.
       expect((figures.dynamoDbRequests as { total: number }).total).toBeGreaterThanOrEqual(AGENTS);
       // Every heartbeat's event went on the stream (no stream failure, no event lost, above); the heartbeats

@@ -3,10 +3,13 @@
  * TLS, gateway, handler, Redis, Kinesis emulator, DynamoDB Local, on backends of its own), the load in a
  * process of its own (herd-load.ts). Prints each request kind's latency percentiles and errors, Beacon's
  * counters, the manifest content items the tenant ends with (one: the build's), the DynamoDB requests the
- * herd cost, and what else used the machine: the load average and the load process's own CPU time.
+ * herd cost, and what else used the machine: the load average and the load process's own CPU time. Then
+ * `--new-agents` more agents of the build register over connections opened before: Beacon's CPU per new agent,
+ * handshake excluded.
  * `--json` prints the figures as one JSON object instead.
  */
 import { cpus, loadavg } from "node:os";
+import { performance } from "node:perf_hooks";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { Keys } from "../../functions/adapters/dynamodb/keys.js";
@@ -19,10 +22,11 @@ import { DEV_TENANT } from "../local/certs.js";
 import { metricTotals } from "../local/function-metrics.js";
 import { type CalibratedMachine, calibrate, formatCalibration, readReference } from "./calibration.js";
 import { profileLines, startCpuProfile } from "./profile.js";
-import { runLoad, startBenchStack, totalCalls } from "./stack.js";
+import { idleCpu, runLoad, startBenchStack, totalCalls } from "./stack.js";
 
 const USAGE = `Usage: npm run bench:herd -- [--agents <n>] [--dialect java|cpp] [--arrival-seconds <s>]
-         [--heartbeats <n>] [--period-seconds <s>] [--json] [--profile <file>] [--workers <n>]
+         [--heartbeats <n>] [--period-seconds <s>] [--new-agents <n>] [--json] [--profile <file>]
+         [--workers <n>]
 
 A herd of agents of one build arriving at once, end to end on this machine, on backends of its own.
   --agents           how many (default 10000)
@@ -30,8 +34,10 @@ A herd of agents of one build arriving at once, end to end on this machine, on b
   --arrival-seconds  the window they arrive in (default 60)
   --heartbeats       heartbeats each sends after its first (default 2)
   --period-seconds   seconds between them (default: the arrival window)
+  --new-agents       agents registered after the herd over connections opened before, for Beacon's CPU per new
+                     agent without its handshake (default 200)
   --json             print the figures as one JSON object
-  --profile          a file to write a CPU profile of the gateway and handler during the herd to
+  --profile          a file to write a CPU profile of the gateway and handler to while the new agents register
   --workers          run the gateway and agent API in this many processes sharing its port`;
 
 const { values } = parseCommandLine(USAGE, {
@@ -41,8 +47,9 @@ const { values } = parseCommandLine(USAGE, {
     "arrival-seconds": { type: "string", default: "60" },
     heartbeats: { type: "string", default: "2" },
     "period-seconds": { type: "string" },
+    "new-agents": { type: "string", default: "200" },
     json: { type: "boolean", default: false },
-    /** A file to write a CPU profile of the gateway and handler during the herd to (`.cpuprofile`). */
+    /** A file to write a CPU profile of the gateway and handler to while the new agents register (`.cpuprofile`). */
     profile: { type: "string" },
     /** The gateway and agent API in this many processes sharing its port, as tasks behind a load balancer. */
     workers: { type: "string" },
@@ -64,9 +71,16 @@ const stack = await startBenchStack("herd", undefined, { workers });
 try {
   let cpuBefore = stack.beaconCpuMs();
   let from = Date.now();
+  let to = from;
+  let serverCpuSeconds = 0;
   const loadAverages: number[] = [];
   let sampler: NodeJS.Timeout | undefined;
   let profiling: Awaited<ReturnType<typeof startCpuProfile>> | undefined;
+  let profile: unknown;
+  let herdCounts: Awaited<ReturnType<typeof stack.proxies.counts>> | undefined;
+  let herdTimings: Awaited<ReturnType<typeof stack.proxies.timings>> | undefined;
+  const newAgents = { cpuMsBefore: 0, startedAt: 0, idleCpuPerMs: 0, cpuMsPerAgent: 0 };
+  const newAgentCount = Number(values["new-agents"]);
   const load = await runLoad(
     "herd-load.ts",
     [
@@ -76,23 +90,44 @@ try {
       `--dialect=${values.dialect}`,
       `--arrival-seconds=${values["arrival-seconds"]}`,
       `--heartbeats=${values.heartbeats}`,
+      `--new-agents=${newAgentCount}`,
       ...(values["period-seconds"] ? [`--period-seconds=${values["period-seconds"]}`] : []),
     ],
-    async () => {
-      log(`${values.agents} ${values.dialect} agents built; arriving within ${values["arrival-seconds"]} s`);
-      await stack.proxies.reset();
-      if (values.profile) profiling = await startCpuProfile(values.profile);
-      cpuBefore = stack.beaconCpuMs();
-      from = Date.now();
-      sampler = setInterval(() => loadAverages.push(loadavg()[0] as number), LOAD_SAMPLE_MS);
+    async ({ phase }) => {
+      if (phase === "ready") {
+        log(
+          `${values.agents} ${values.dialect} agents built; arriving within ${values["arrival-seconds"]} s`,
+        );
+        await stack.proxies.reset();
+        cpuBefore = stack.beaconCpuMs();
+        from = Date.now();
+        sampler = setInterval(() => loadAverages.push(loadavg()[0] as number), LOAD_SAMPLE_MS);
+      } else if (phase === "herded") {
+        to = Date.now();
+        serverCpuSeconds = (stack.beaconCpuMs() - cpuBefore) / 1000;
+        herdCounts = await stack.proxies.counts();
+        herdTimings = await stack.proxies.timings();
+        await stack.proxies.reset();
+        log(`herd answered; ${newAgentCount} new agents register over connections opened before`);
+        newAgents.idleCpuPerMs = await idleCpu(stack.beaconCpuMs);
+        if (values.profile) profiling = await startCpuProfile(values.profile);
+        newAgents.cpuMsBefore = stack.beaconCpuMs();
+        newAgents.startedAt = performance.now();
+      } else if (phase === "registered") {
+        const busyMs =
+          stack.beaconCpuMs() -
+          newAgents.cpuMsBefore -
+          newAgents.idleCpuPerMs * (performance.now() - newAgents.startedAt);
+        newAgents.cpuMsPerAgent = busyMs / Math.max(1, newAgentCount);
+        profile = await profiling?.stop();
+        clearInterval(sampler);
+      }
     },
   );
-  clearInterval(sampler);
-  const to = Date.now();
-  const serverCpuSeconds = (stack.beaconCpuMs() - cpuBefore) / 1000;
-  const profile = await profiling?.stop();
-  const counts = await stack.proxies.counts();
-  const timings = await stack.proxies.timings();
+  // The herd's, read when it was answered; the new agents' after them.
+  const counts = herdCounts ?? (await stack.proxies.counts());
+  const timings = herdTimings ?? (await stack.proxies.timings());
+  const newAgentCounts = await stack.proxies.counts();
   const { counters, registrationsByProcess } = await countersOf(stack.functionLogFiles, { from, to });
   const manifestItems = await manifestItemsOf(DEV_TENANT);
   const figures = {
@@ -113,6 +148,13 @@ try {
       },
     },
     gatewayAndHandlerCpuSeconds: serverCpuSeconds,
+    /** Beacon's CPU (gateway and handler, less what it spends idle) per agent registered after the herd. */
+    newAgents: {
+      agents: newAgentCount,
+      cpuMsPerAgent: newAgents.cpuMsPerAgent,
+      dynamoDbRequestsPerAgent: totalCalls(newAgentCounts.dynamodb) / Math.max(1, newAgentCount),
+      idleCpuMsPerSecond: newAgents.idleCpuPerMs * 1000,
+    },
     beaconProcesses: workers ?? 1,
     /** The agents each of Beacon's processes registered: the load balancer's spread. */
     registrationsByProcess,
@@ -121,7 +163,7 @@ try {
   if (values.json) console.log(JSON.stringify(figures));
   else printFigures(figures);
   if (profile && !values.json) {
-    console.log(`profile of the gateway and handler (${values.profile}):`);
+    console.log(`profile of the gateway and handler while the new agents registered (${values.profile}):`);
     for (const line of profileLines(profile)) console.log(line);
   }
 } finally {
@@ -189,6 +231,12 @@ function printFigures(figures: Record<string, unknown>) {
     backendMs: Record<string, { meanMs: number; maxMs: number }>;
     machine: { cores: number; cpu: string; node: string; loadAverage1m: { mean: number; max: number } };
     gatewayAndHandlerCpuSeconds: number;
+    newAgents: {
+      agents: number;
+      cpuMsPerAgent: number;
+      dynamoDbRequestsPerAgent: number;
+      idleCpuMsPerSecond: number;
+    };
     beaconProcesses: number;
     registrationsByProcess: number[];
     calibration: CalibratedMachine;
@@ -224,6 +272,12 @@ function printFigures(figures: Record<string, unknown>) {
   console.log(
     `CPU: gateway + handler ${f.gatewayAndHandlerCpuSeconds.toFixed(1)} s (${f.beaconProcesses > 1 ? `${f.beaconProcesses} processes, registering ${f.registrationsByProcess.join(" + ")} agents` : "one process"}); load generator ${f.generator.cpuSeconds?.toFixed(1)} s ` +
       `(event loop delay p99 ${f.generator.eventLoopDelayP99Ms?.toFixed(0)} ms, first heartbeats up to ${f.generator.startLatenessMaxMs?.toFixed(0)} ms late)`,
+  );
+  console.log(
+    `CPU per new agent, handshake excluded: ${f.newAgents.cpuMsPerAgent.toFixed(2)} ms (gateway + handler, ` +
+      `${f.newAgents.agents} ${f.dialect} agents registered after the herd over connections opened before, ` +
+      `idle ${f.newAgents.idleCpuMsPerSecond.toFixed(1)} ms/s subtracted; ` +
+      `${f.newAgents.dynamoDbRequestsPerAgent.toFixed(2)} DynamoDB requests each)`,
   );
   console.log(
     `load average (1 min) during the herd: mean ${f.machine.loadAverage1m.mean.toFixed(1)}, max ${f.machine.loadAverage1m.max.toFixed(1)}`,
