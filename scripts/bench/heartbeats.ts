@@ -9,16 +9,19 @@
  *
  * `--rate-sweep` (`npm run bench:rate`) drives the steady heartbeats at fixed rates instead, open loop, a step
  * at each, and prints each step's latency, errors and the CPU each process spent: this one's (Beacon's
- * gateway and handler), the emulators' and the load's, all on this machine.
+ * gateway and handler), the other functions' (the stream consumer reading what the heartbeats put, the sweeper,
+ * in a process of their own as `npm start` runs them), the emulators' and the load's, all on this machine; and
+ * how late this process's event loop ran timers, the tail the agent API itself adds.
  */
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { Redis } from "ioredis";
 import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { parseCommandLine } from "../common/command-line.mjs";
+import { FUNCTIONS_PROCESS_COMMAND } from "../local/functions-process.js";
 import type { GatewayHandler, GatewayRoute } from "../local/gateway.js";
 import { calibrationLine } from "./calibration.js";
 import { BACKEND_PROCESSES, descendantsCpuMs, processNamer } from "./process-cpu.js";
@@ -71,7 +74,11 @@ const workers = process.env.BENCH_WORKERS === undefined ? undefined : Number(pro
 const profileFile = process.env.BENCH_PROFILE;
 
 /** The processes of this machine whose CPU the sweep names. */
-const PROCESS_NAMES: [RegExp, string][] = [...BACKEND_PROCESSES, [/bench\/load\.ts/, "load"]];
+const PROCESS_NAMES: [RegExp, string][] = [
+  [FUNCTIONS_PROCESS_COMMAND, "functions"],
+  ...BACKEND_PROCESSES,
+  [/bench\/load\.ts/, "load"],
+];
 const processNameOf = processNamer(PROCESS_NAMES);
 const OTHER_PROCESSES = PROCESS_NAMES.map(([, name]) => name);
 
@@ -98,7 +105,11 @@ if (workers !== undefined && !rateSweep)
 const calibration = await calibrationLine();
 // The sweep talks to the emulators directly, as a deployed function does: the proxies would add a hop to each put.
 const stack = rateSweep
-  ? await startBenchStack("bench", workers ? undefined : captureSteady, { direct: true, workers })
+  ? await startBenchStack("bench", workers ? undefined : captureSteady, {
+      direct: true,
+      workers,
+      functions: true,
+    })
   : await startBenchStack("bench", captureSteady);
 const redisClient = new Redis(stack.backends.env[EnvNames.redisUrl] as string);
 const scriptCalls = async () =>
@@ -210,6 +221,10 @@ async function sweepRates() {
   const steps: string[][] = [];
   let sustained: number | undefined;
   let saturatedSteps = 0;
+  // How late this process's timers ran, per step: the gateway's and the handler's own work queued on its event loop
+  // (with gateway workers, theirs is not seen here).
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
   await runLoad(
     "load.ts",
     [
@@ -227,6 +242,7 @@ async function sweepRates() {
         );
         idleCpuPerMs = await idleCpu(stack.beaconCpuMs);
         before = cpuSnapshot();
+        loopDelay.reset();
         return "go";
       }
       const after = cpuSnapshot();
@@ -247,6 +263,7 @@ async function sweepRates() {
         (beaconMs / heartbeats).toFixed(3),
         share(beaconMs),
         ...OTHER_PROCESSES.map((name) => share(othersMs(name))),
+        workers ? "" : (loopDelay.percentile(99) / 1e6).toFixed(1),
         Number(message.lagMs).toFixed(0),
         loadavg()[0]?.toFixed(1) ?? "",
       ]);
@@ -254,6 +271,7 @@ async function sweepRates() {
       const saturated = p99 > SATURATED_P99_MS || errors > heartbeats * SATURATED_ERROR_SHARE;
       saturatedSteps = saturated ? saturatedSteps + 1 : 0;
       before = cpuSnapshot();
+      loopDelay.reset();
       return saturatedSteps >= 2 ? "stop" : "go";
     },
   );
@@ -264,8 +282,9 @@ async function sweepRates() {
     `load: ${agents} agents' steady C++ light heartbeats at fixed rates, open loop, ${stepSeconds} s a step, ` +
       `over at most ${connections} kept-alive mutual-TLS connections. The load runs on this machine too, in a ` +
       "process of its own: its CPU is the load column, the emulators' theirs, Beacon's (gateway, TLS and " +
-      `handler, ${workers ? `${workers} processes` : "one process"}) apart. CPU in % of one core; latency from ` +
-      "each heartbeat's scheduled start.",
+      `handler, ${workers ? `${workers} processes` : "one process"}) apart, the other functions' (the stream ` +
+      "consumer, sweeper and console API, in a process of their own) the functions column. CPU in % of one core; " +
+      "latency from each heartbeat's scheduled start.",
   );
   const header = [
     "rate/s",
@@ -278,6 +297,7 @@ async function sweepRates() {
     "Beacon CPU ms/hb",
     "Beacon CPU",
     ...OTHER_PROCESSES.map((name) => `${name} CPU`),
+    "Beacon loop delay p99 ms",
     "load lag ms",
     "load avg",
   ];

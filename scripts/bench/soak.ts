@@ -23,6 +23,7 @@ import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { LocalStackNames, localAwsEnv } from "../local/backends.js";
 import { DEV_TENANT } from "../local/certs.js";
 import { consoleToken, ensureConsoleIssuer, LOCAL_ISSUER_DIR } from "../local/console-issuer.js";
+import { FUNCTIONS_PROCESS_COMMAND } from "../local/functions-process.js";
 import { type LocalStack, repositoryRoot, startLocalStack } from "../test-support/local-stack.js";
 import { readWholeStream } from "../test-support/stream-reader.js";
 import { clientTls, describeManifestsAsked, postAsAgent } from "./agent-client.js";
@@ -87,8 +88,10 @@ const SETTLED_AFTER_MS = 150_000;
 
 /** The processes of the stack by their command lines. */
 const processNameOf = processNamer([
-  // tsx's relay and the process it starts, which hosts every function, the gateways and the stream poller.
+  // tsx's relay and the process it starts, which hosts the agent API and its gateway.
   [/scripts\/local\/start\.ts/, "Beacon (npm start)"],
+  // The console API, the sweeper, the webhook dispatcher and the stream consumer (functions-process.ts).
+  [FUNCTIONS_PROCESS_COMMAND, "Beacon functions"],
   ...BACKEND_PROCESSES,
   [/s3proxy/, "S3Proxy"],
   [/moto/, "moto"],

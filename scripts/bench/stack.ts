@@ -16,6 +16,7 @@ import { type Backends, startBackends } from "../local/backends.js";
 import { ensureDevCertificates } from "../local/certs.js";
 import { openTemporaryFunctionLog } from "../local/function-logs.js";
 import { loadAgentApi } from "../local/function-routes.js";
+import { type FunctionsProcess, startFunctionsProcess } from "../local/functions-process.js";
 import { type GatewayRoute, startAgentGateway } from "../local/gateway.js";
 import { findFreePorts } from "../local/ports.js";
 import { descendantsCpuMs } from "./process-cpu.js";
@@ -49,6 +50,12 @@ export interface BenchStackOptions {
    * load balancer, instead of in this one; `routesOf` cannot then reach the routes.
    */
   workers?: number;
+  /**
+   * Runs the stack's other functions (the stream consumer, the sweeper, the webhook dispatcher, the console API) as
+   * `npm start` runs them, in a process of their own (functions-process.ts): the consumer reads what the heartbeats
+   * put on the stream, off the agent API's event loop, as on AWS.
+   */
+  functions?: boolean;
 }
 
 /** How the descendants' CPU reader names a gateway worker (its command line names gateway-worker.ts). */
@@ -120,22 +127,55 @@ export async function startBenchStack(
   console.log(
     `${name}: agent API on ${gatewayUrl}${options.workers ? ` in ${options.workers} workers` : ""}`,
   );
+  const functions = options.functions
+    ? // Past the counting proxies: what the functions ask of the backends is not the heartbeats' cost.
+      await startOtherFunctions(stateDir, certsDir, { ...env, ...backends.env }, name)
+    : undefined;
   return {
     backends,
     proxies,
     certsDir,
     gatewayUrl,
-    functionLogFiles: agentApi.functionLogFiles,
+    functionLogFiles: [...agentApi.functionLogFiles, ...(functions ? [functions.logFile] : [])],
     beaconCpuMs: () =>
       ownCpuMs() +
       (options.workers ? (descendantsCpuMs(process.pid, beaconWorkerOf).get(BEACON_WORKER) ?? 0) : 0),
     close: async () => {
+      await functions?.process.stop();
       await agentApi.close();
       await proxies?.close();
       await backends.stop();
       rmSync(stateDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The stack's functions other than the agent API, on the backends as `env` names them, in their own process. */
+async function startOtherFunctions(
+  stateDir: string,
+  certsDir: string,
+  env: Record<string, string>,
+  name: string,
+): Promise<{ process: FunctionsProcess; logFile: string }> {
+  const [consolePort, lambdaPort] = await findFreePorts(2);
+  const logFile = path.join(stateDir, "functions.jsonl");
+  const functions = await startFunctionsProcess(
+    {
+      logFile,
+      terminalLevel: "error",
+      functionsEnv: env,
+      streamEnv: env,
+      webhookEnv: {},
+      certsDir,
+      agentApiUrl: env[EnvNames.agentApiUrl] as string,
+      consolePort: consolePort as number,
+      lambdaPort: lambdaPort as number,
+      issuerDir: path.join(stateDir, "console-issuer"),
+    },
+    (line) => console.log(`${name}: ${line}`),
+  );
+  console.log(`${name}: stream consumer, sweeper and console API in a process of their own`);
+  return { process: functions, logFile };
 }
 
 /** The gateway and agent API in this process, the gateway serving the routes `routesOf` makes of the API's. */

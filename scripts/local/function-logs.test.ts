@@ -134,6 +134,34 @@ describe("FunctionLog", () => {
     expect(terminal).toEqual([expect.stringContaining("WARN  console-api: a library's complaint")]);
   });
 
+  it("adds another process's lines to the stack's file, each whole, neither overwriting the other", () => {
+    // As the functions process joins the file `npm start` opened: two descriptors on one file.
+    const joined = FunctionLog.open({
+      file: log.file,
+      terminalLevel: "warn",
+      join: true,
+      terminal: () => {},
+    });
+    log.run("agent-api", () => process.stdout.write("first\n"));
+    joined.run("stream-consumer", () => process.stdout.write("second\n"));
+    log.run("agent-api", () => process.stdout.write("third\n"));
+    joined.close();
+    log.close();
+    expect(fileLines().map((line) => [line.function_name, line.message])).toEqual([
+      ["agent-api", "first"],
+      ["stream-consumer", "second"],
+      ["agent-api", "third"],
+    ]);
+  });
+
+  it("empties the file it opens unless told to join it", () => {
+    log.run("agent-api", () => process.stdout.write("from the last start\n"));
+    log.close();
+    log = FunctionLog.open({ file: log.file, terminalLevel: "warn", terminal: () => {} });
+    log.close();
+    expect(readFileSync(log.file, "utf8")).toBe("");
+  });
+
   it("leaves what is written outside an invocation alone", async () => {
     // Passes through to this test's own output.
     process.stdout.write(`${JSON.stringify({ level: "ERROR", message: "the stack's own line" })}\n`);

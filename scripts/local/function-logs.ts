@@ -6,7 +6,16 @@
  * invocation (the local stack's own messages) is left alone.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -109,6 +118,11 @@ const isMetricLine = (record: LogRecord): boolean => "_aws" in record;
 export interface FunctionLogOptions {
   /** The JSON-lines file, created (with its folder) or emptied. */
   file: string;
+  /**
+   * Adds to the file another process of the same stack opened, instead of emptying it: each line is appended whole,
+   * so that the processes' lines do not overwrite one another.
+   */
+  join?: boolean;
   /** Log records at or above this level also reach the terminal. */
   terminalLevel: TerminalLevel;
   /** Where readable lines go; this process's own stdout by default. */
@@ -162,7 +176,8 @@ export class FunctionLog {
   static open(options: FunctionLogOptions): FunctionLog {
     const own = takeFunctionOutput();
     mkdirSync(path.dirname(options.file), { recursive: true });
-    const fd = openSync(options.file, "w");
+    const { O_WRONLY, O_CREAT, O_APPEND, O_TRUNC } = constants;
+    const fd = openSync(options.file, O_WRONLY | O_CREAT | O_APPEND | (options.join ? 0 : O_TRUNC));
     const terminal = options.terminal ?? ((line: string) => own.stdout(`${line}\n`));
     return new FunctionLog(options.file, options.terminalLevel, fd, terminal);
   }

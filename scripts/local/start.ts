@@ -1,10 +1,10 @@
 /**
  * `npm start`: Beacon on this machine. DynamoDB Local, Redis, a Kinesis emulator, S3Proxy and moto (its
- * EventBridge) as child processes, the agent API behind the local mutual-TLS gateway, the console API behind the
- * local JWT-verifying gateway, the web console built and served in front of it, the sweeper and the webhook
- * dispatcher on one-minute timers, the dispatcher also behind a local Lambda Invoke endpoint (the console's webhook
- * tests), and the stream consumer fed by a poller of the Kinesis emulator. Ctrl-C (or SIGTERM) stops everything and
- * exits 0.
+ * EventBridge) as child processes, the agent API behind the local mutual-TLS gateway in this process, the web
+ * console built and served, and in a process of their own (functions-process.ts) the console API behind the local
+ * JWT-verifying gateway, the sweeper and the webhook dispatcher on one-minute timers, the dispatcher also behind a
+ * local Lambda Invoke endpoint (the console's webhook tests), and the stream consumer fed by a poller of the Kinesis
+ * emulator. Ctrl-C (or SIGTERM) stops everything and exits 0.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +15,7 @@ import { parseCommandLine } from "../common/command-line.mjs";
 import { LocalStackNames, startBackends } from "./backends.js";
 import { registerDevCertificates } from "./certificate-registration.js";
 import { agentTrust, DEV_TENANT, ensureDevCertificates } from "./certs.js";
-import { consoleToken, ensureConsoleIssuer, LOCAL_ISSUER_DIR, makeJwtAuthorizer } from "./console-issuer.js";
+import { consoleToken, ensureConsoleIssuer, LOCAL_ISSUER_DIR } from "./console-issuer.js";
 import {
   FunctionLog,
   functionLogIn,
@@ -23,20 +23,14 @@ import {
   TerminalLevels,
   terminalLevelFrom,
 } from "./function-logs.js";
-import { followAgentTrust, loadAgentApi, loadConsoleApi } from "./function-routes.js";
-import { startAgentGateway, startConsoleGateway } from "./gateway.js";
+import { followAgentTrust, loadAgentApi } from "./function-routes.js";
+import { startFunctionsProcess } from "./functions-process.js";
+import { startAgentGateway } from "./gateway.js";
 import { KinesisEmulators, kinesisEmulatorEnvName, kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
-import { startLocalLambdaEndpoint } from "./lambda-endpoint.js";
 import { LOCAL_DIR_ENV_NAME, localDir } from "./local-dir.js";
 import { assertPortFree, LocalServices, localPorts } from "./ports.js";
 import { startStreamPassThrough } from "./stream-outage.js";
-import { startStreamPoller } from "./stream-poller.js";
-import {
-  loadWebhookDispatcher,
-  startScheduleTimer,
-  startSweeperTimer,
-  sweepIntervalSeconds,
-} from "./sweeper-timer.js";
+import { sweepIntervalSeconds } from "./sweeper-timer.js";
 import { startWebServer } from "./web-server.js";
 import { receiverCertsDir } from "./webhook-receiver.js";
 
@@ -136,15 +130,27 @@ async function start(): Promise<void> {
     [EnvNames.webhookAllowedHosts]: "127.0.0.1,localhost",
     [EnvNames.webhookCaFile]: receiverCertificates.caPath,
   };
-  // The console has the dispatcher post its webhook tests, through Lambda's Invoke API as on AWS.
-  const webhookDispatcher = await loadWebhookDispatcher({ ...functionsEnv, ...webhookEnv }, functionLog);
-  running.push(() => webhookDispatcher.shutdown());
-  const lambdaEndpoint = await startLocalLambdaEndpoint({
-    port: ports.lambda,
-    functions: [webhookDispatcher],
+  // The console, the sweeper, the webhook dispatcher and the stream consumer run in a process of their own, as
+  // functions of their own on AWS, so that this process's event loop serves agents only; it loads them meanwhile.
+  const functionsStarting = startFunctionsProcess(
+    {
+      logFile: functionLog.file,
+      terminalLevel,
+      functionsEnv,
+      streamEnv: backends.env,
+      webhookEnv,
+      certsDir,
+      agentApiUrl,
+      consolePort: ports.console,
+      lambdaPort: ports.lambda,
+      issuerDir: LOCAL_ISSUER_DIR,
+    },
     log,
-  });
-  running.push(() => lambdaEndpoint.close());
+  );
+  // Stopped however its start ends, so that no process of it outlives this one; a failed start is reported where
+  // it is awaited below.
+  const functionsStarted = functionsStarting.catch(() => undefined);
+  running.push(async () => (await functionsStarted)?.stop());
   const agentApi = await loadAgentApi(
     {
       ...functionsEnv,
@@ -161,29 +167,8 @@ async function start(): Promise<void> {
     onTrust: followAgentTrust,
   });
   running.push(() => gateway.close());
-
-  // The console issues agent certificates from the same dev CA the agent gateway trusts.
-  const consoleApi = await loadConsoleApi(
-    {
-      ...functionsEnv,
-      [EnvNames.webhookAllowedHosts]: webhookEnv[EnvNames.webhookAllowedHosts],
-      [EnvNames.agentCaDir]: certsDir,
-      [EnvNames.agentApiUrl]: agentApiUrl,
-      [AwsEndpointEnvNames.lambda]: lambdaEndpoint.url,
-      [EnvNames.webhookTesterFunction]: webhookDispatcher.name,
-      // Rollouts' views show their pace by the sweeper's interval, this stack's timer's.
-      [EnvNames.sweeperIntervalSeconds]: String(sweepIntervalSeconds()),
-    },
-    functionLog,
-  );
-  running.push(() => consoleApi.shutdown());
+  const functions = await functionsStarting;
   const issuer = await ensureConsoleIssuer(LOCAL_ISSUER_DIR);
-  const consoleGateway = await startConsoleGateway({
-    port: ports.console,
-    routes: consoleApi.routes,
-    authorizer: await makeJwtAuthorizer(issuer),
-  });
-  running.push(() => consoleGateway.close());
   const webStarted = Date.now();
   const webBuild = await buildWebConsole(path.join(localDir(), "web"));
   log(
@@ -192,26 +177,11 @@ async function start(): Promise<void> {
   const webServer = await startWebServer({
     port: ports.web,
     root: webBuild.dir,
-    consoleApiUrl: consoleGateway.url,
+    consoleApiUrl: functions.consoleUrl,
     issuer,
     storageOrigin: new URL(backends.env[AwsEndpointEnvNames.s3] ?? "").origin,
   });
   running.push(() => webServer.close());
-  // Rollouts send agents to flow downloads on the agent gateway too; expiry notices skip retired CAs' certificates.
-  running.push(
-    await startSweeperTimer(
-      {
-        ...functionsEnv,
-        ...webhookEnv,
-        [EnvNames.agentApiUrl]: agentApiUrl,
-        [EnvNames.agentCaDir]: certsDir,
-      },
-      log,
-      functionLog,
-    ),
-  );
-  running.push(await startStreamPoller({ ...backends.env, ...webhookEnv }, log, functionLog));
-  running.push(startScheduleTimer(webhookDispatcher, log));
   const devToken = await consoleToken(
     issuer,
     { tenant: DEV_TENANT, role: "admin" },
@@ -230,7 +200,7 @@ async function start(): Promise<void> {
   log(
     `  web        ${webServer.url} the web console, in a browser (local sign-in: pick a tenant and a role)`,
   );
-  log(`  console    ${consoleGateway.url}/api/v1 (bearer token; OpenAPI at /api/v1/openapi.json)`);
+  log(`  console    ${functions.consoleUrl}/api/v1 (bearer token; OpenAPI at /api/v1/openapi.json)`);
   log(
     `             token for tenant ${DEV_TENANT}, role admin, valid 12 hours (more: npm run token -- --tenant T --role R):`,
   );
@@ -245,7 +215,7 @@ async function start(): Promise<void> {
     `  stream     the stream consumer reads every event off ${env[EnvNames.streamName]} into the archive, s3://${env[EnvNames.archiveBucket]}/events/`,
   );
   log(
-    `  Lambda     ${lambdaEndpoint.url}  Invoke of ${webhookDispatcher.name} (the console's webhook tests)`,
+    `  Lambda     ${functions.lambdaUrl}  Invoke of ${functions.webhookDispatcherName} (the console's webhook tests)`,
   );
   log(`  DynamoDB   ${env[AwsEndpointEnvNames.dynamodb]}  table ${env[EnvNames.tableName]}`);
   log(`  Kinesis    ${env[AwsEndpointEnvNames.kinesis]}  stream ${env[EnvNames.streamName]}`);
