@@ -18,7 +18,16 @@ import {
   withValues,
 } from "./inputs.js";
 import { dynamoDbItemBytes } from "./measure.js";
-import { estimate, javaConnectionsPerHeartbeat, type Load, optionOf, priced } from "./model.js";
+import {
+  estimate,
+  javaConnectionsPerHeartbeat,
+  type Load,
+  nlbLcus,
+  type OptionId,
+  optionIds,
+  optionOf,
+  priced,
+} from "./model.js";
 import { checkQuotas } from "./quotas.js";
 import { report, type Sized } from "./table.js";
 import { targetReport } from "./target.js";
@@ -42,6 +51,13 @@ const FIXED: Record<UnitName, number> = {
   ingressConnectionLifetimeSeconds: 3600,
   tlsSetupBytesOutRsa2048: 4500,
   tlsSetupBytesOutEcdsaP256: 3500,
+  tlsSetupBytesOutEcdsaP256PrivateCa: 2500,
+  tlsSetupBytesOutEcdsaP256PrivateLeaf: 1500,
+  sessionTicketBytesSaved: 1440,
+  tlsSetupBytesInClient: 1000,
+  tlsHandshakeCpuMs: 5,
+  tcpIpHeaderBytesPerHeartbeat: 208,
+  tcpIpHeaderBytesPerConnection: 832,
   cacheRoundTripsPerHeartbeat: 1,
   cacheScriptsPerSecondPerShard: 40_000,
   cacheMemoryBytesPerAgent: 3659,
@@ -93,7 +109,8 @@ describe("the capacity model", () => {
     );
     // 1,667 heartbeats/s × 1.41 ms at 50 % utilisation is 4.7 vCPU: 5 one-vCPU tasks.
     expect(estimated.fargateTasks).toBe(5);
-    expect(estimated.cheapest).toBe("albFargate");
+    // A C++ fleet's handshakes cost the NLB's tasks less than the ALB's LCUs and its tickets' bytes.
+    expect(estimated.cheapest).toBe("nlbFargate");
     expect(optionOf(estimated, "albFargate").monthly).toBeCloseTo(
       [...optionOf(estimated, "albFargate").lines, ...estimated.shared].reduce(
         (sum, line) => sum + line.monthly,
@@ -179,8 +196,9 @@ describe("the fleet's agents and the server certificate", () => {
   ) => estimate(at(100_000, 60, javaShare), changed, prices, { ...defaultDeployment, serverKey });
   const noteOf = (lines: { item: string; note?: string }[], start: string) =>
     lines.find((line) => line.item.startsWith(start))?.note;
-  const transferGib = (estimated: ReturnType<typeof estimate>) =>
-    estimated.shared.find((line) => line.item.startsWith("Data transfer out"))?.quantity as number;
+  const transferGib = (estimated: ReturnType<typeof estimate>, option: OptionId = "albFargate") =>
+    optionOf(estimated, option).lines.find((line) => line.item.startsWith("Data transfer out"))
+      ?.quantity as number;
 
   it("bills a C++ fleet's ALB by its new connections and a kept-alive Java fleet's by its active ones", () => {
     const cpp = hundredThousand(0);
@@ -214,6 +232,72 @@ describe("the fleet's agents and the server certificate", () => {
     expect(albLcu.quote).toContain(`${figures(albLcu.ruleEvaluationsPerSecond)} rule evaluations per second`);
     expect(albLcu.quote).toContain(`The first ${albLcu.freeRulesPerRequest} processed rules are free`);
     expect(albLcu.source).toMatch(/^https:\/\/aws\.amazon\.com\/elasticloadbalancing\/pricing\//);
+  });
+
+  it("holds every NLCU dimension the model prices to the pricing page's figures quoted in prices.json", () => {
+    const { nlbLcu } = prices;
+    const figures = (value: number) => value.toLocaleString("en-US");
+    expect(nlbLcu.quote).toContain(
+      `TCP: ${figures(nlbLcu.newConnectionsPerSecond)} new connections/sec, ` +
+        `${figures(nlbLcu.activeConnectionsPerMinute)} active connections, ${figures(nlbLcu.gbPerHour)} GB per hour`,
+    );
+    expect(nlbLcu.quote).toContain(`$${prices.prices.nlbLcuHour.value} per NLCU`);
+    expect([nlbLcu.newConnectionsPerSecond, nlbLcu.activeConnectionsPerMinute, nlbLcu.gbPerHour]).toEqual([
+      800, 100_000, 1,
+    ]);
+    expect(prices.prices.nlbLcuHour.value).toBe(0.006);
+    expect(nlbLcu.source).toMatch(/^https:\/\/aws\.amazon\.com\/elasticloadbalancing\/pricing\//);
+    expect(prices.prices.nlbLcuHour.source).toMatch(
+      /^https:\/\/aws\.amazon\.com\/elasticloadbalancing\/pricing\//,
+    );
+  });
+
+  it("bills the NLB by the largest of new flows, active flows and processed bytes, handshakes included", () => {
+    const hps = 100_000 / 60;
+    const lcu = prices.nlbLcu;
+    // A C++ fleet: every heartbeat a new flow with its handshake both ways and its packets' headers.
+    const cppBytes = 1_505 + 208 + 1 * (2_060 + 1_000 + 832);
+    const cpp = nlbLcus(units, at(100_000), hps, 2_060, lcu);
+    expect(cpp).toEqual({
+      lcus: expect.closeTo((hps * 3600 * cppBytes) / 1024 ** 3, 6),
+      dominant: "processed bytes",
+    });
+    expect((hps * 1) / 800).toBeLessThan(cpp.lcus);
+    // A kept-alive Java fleet: 100,000 active flows are one NLCU; its bytes still weigh more.
+    const java = nlbLcus(units, at(100_000, 60, 1), hps, 2_060, lcu);
+    const javaBytes = 1_505 + 208 + (60 / 3600) * (2_060 + 1_000 + 832);
+    expect(java.lcus).toBeCloseTo((hps * 3600 * javaBytes) / 1024 ** 3, 6);
+    expect(100_000 / lcu.activeConnectionsPerMinute).toBeLessThan(java.lcus);
+    // A small fleet of kept connections with nothing to say: active flows dominate.
+    const silent = withValues(units, {
+      requestBodyBytes: 0,
+      requestHeaderBytes: 0,
+      responseBodyBytes: 0,
+      responseHeaderBytes: 0,
+      tcpIpHeaderBytesPerHeartbeat: 0,
+      tcpIpHeaderBytesPerConnection: 0,
+      tlsSetupBytesInClient: 0,
+    });
+    const quiet = nlbLcus(silent, at(100_000, 60, 1), hps, 0, lcu);
+    expect(quiet.dominant).toBe("active flows");
+    expect(quiet.lcus).toBeCloseTo(1, 6);
+    // In the bill: the NLB's hours and NLCUs, no trust store (the tasks verify clients' certificates).
+    const estimated = hundredThousand(0);
+    const nlb = optionOf(estimated, "nlbFargate");
+    expect(lineOf(nlb.lines, "NLB hours")).toBeCloseTo(730 * 0.0225, 6);
+    expect(lineOf(nlb.lines, "NLB NLCUs")).toBeCloseTo(estimated.nlbLcus * 730 * 0.006, 6);
+    expect(lineOf(nlb.lines, "ALB trust store")).toBeUndefined();
+  });
+
+  it("has the tasks behind the NLB pay every new connection's handshake CPU", () => {
+    const cpp = hundredThousand(0);
+    // 1,667 heartbeats/s × (1.41 ms + 1 handshake × 5 ms) at 50 % utilisation: 21.4 vCPU, 22 one-vCPU tasks.
+    expect(cpp.nlbFargateTasks).toBe(22);
+    expect(cpp.fargateTasks).toBe(5);
+    // A kept-alive Java fleet hands shakes once an hour: (1.41 + 5/60) ms.
+    expect(hundredThousand(1).nlbFargateTasks).toBe(
+      Math.ceil(((100_000 / 60) * ((1.41 + 5 / 60) / 1000)) / 0.5),
+    );
   });
 
   it("applies the mutual-TLS rule to the agent load balancer: half the active connections per LCU, and its trust store", () => {
@@ -261,8 +345,30 @@ describe("the fleet's agents and the server certificate", () => {
       (rsa.heartbeatsPerMonth * 1_000) / 1024 ** 3,
       6,
     );
-    expect(noteOf(ecdsa.shared, "Data transfer out")).toBe(
+    expect(noteOf(optionOf(ecdsa, "albFargate").lines, "Data transfer out")).toBe(
       "1 new connection(s) per heartbeat × 3,500 B (ECDSA P-256 certificate)",
+    );
+    // A private CA's short ECDSA chains, on every ingress.
+    const leaf = hundredThousand(0, units, "ecdsaP256PrivateLeaf");
+    for (const option of optionIds)
+      expect(transferGib(ecdsa, option) - transferGib(leaf, option)).toBeCloseTo(
+        (ecdsa.heartbeatsPerMonth * 2_000) / 1024 ** 3,
+        6,
+      );
+    expect(transferGib(hundredThousand(0, units, "ecdsaP256PrivateCa"))).toBeCloseTo(
+      (ecdsa.heartbeatsPerMonth * (226 + 2_500)) / 1024 ** 3,
+      6,
+    );
+  });
+
+  it("has the agent service behind the NLB send Beacon's stateful tickets: fewer bytes out per connection", () => {
+    const cpp = hundredThousand(0, units, "ecdsaP256PrivateLeaf");
+    expect(transferGib(cpp, "albFargate") - transferGib(cpp, "nlbFargate")).toBeCloseTo(
+      (cpp.heartbeatsPerMonth * 1_440) / 1024 ** 3,
+      6,
+    );
+    expect(noteOf(optionOf(cpp, "nlbFargate").lines, "Data transfer out")).toBe(
+      "1 new connection(s) per heartbeat × 60 B (ECDSA private, leaf certificate, stateful tickets)",
     );
   });
 
@@ -289,16 +395,13 @@ describe("the fleet's agents and the server certificate", () => {
     );
   });
 
-  it("checks the budget for all C++, the fleet's mix and all Java, with either key", () => {
+  it("checks the budget for all C++, the fleet's mix and all Java, with each certificate", () => {
     const target = targetReport(at(100_000, 60, 0.5), 1200, units, prices, defaultDeployment);
-    expect(target.mixes.map(({ javaShare, serverKey }) => [javaShare, serverKey])).toEqual([
-      [0, "rsa2048"],
-      [0, "ecdsaP256"],
-      [0.5, "rsa2048"],
-      [0.5, "ecdsaP256"],
-      [1, "rsa2048"],
-      [1, "ecdsaP256"],
-    ]);
+    expect(target.mixes.map(({ javaShare, serverKey }) => [javaShare, serverKey])).toEqual(
+      [0, 0.5, 1].flatMap((javaShare) =>
+        ["rsa2048", "ecdsaP256", "ecdsaP256PrivateCa", "ecdsaP256PrivateLeaf"].map((key) => [javaShare, key]),
+      ),
+    );
     const monthly = (javaShare: number, serverKey: string) =>
       target.mixes.find((mix) => mix.javaShare === javaShare && mix.serverKey === serverKey)
         ?.monthly as number;
@@ -306,8 +409,8 @@ describe("the fleet's agents and the server certificate", () => {
     expect(monthly(0.5, "rsa2048")).toBeLessThan(monthly(0, "rsa2048"));
     expect(monthly(0, "ecdsaP256")).toBeLessThan(monthly(0, "rsa2048"));
     for (const mix of target.mixes) expect(mix.fits).toBe(mix.monthly <= 1200);
-    // Without the metric line per heartbeat, a kept-alive Java fleet fits $1,400 (its ALB's mutual-TLS LCUs
-    // alone are $389); a C++ fleet does not.
+    // Without the metric line per heartbeat, a kept-alive Java fleet fits $1,400 with every certificate, half and
+    // half with one of them; a C++ fleet does not.
     const quiet = targetReport(
       at(100_000, 60, 0.5),
       1400,
@@ -315,7 +418,33 @@ describe("the fleet's agents and the server certificate", () => {
       prices,
       defaultDeployment,
     );
-    expect(quiet.mixes.filter((mix) => mix.fits).map((mix) => mix.javaShare)).toEqual([1, 1]);
+    expect(quiet.mixes.filter((mix) => mix.fits).map((mix) => mix.javaShare)).toEqual([0.5, 1, 1, 1, 1]);
+  });
+
+  it("prices each fleet mix on every ingress option with every certificate, and picks the cheapest", () => {
+    const { byIngress } = targetReport(at(100_000, 60, 0.5), 1200, units, prices, defaultDeployment);
+    expect(byIngress.map((mix) => [mix.javaShare, mix.target])).toEqual([
+      [1, 1_000],
+      [0.5, undefined],
+      [0, 1_800],
+    ]);
+    for (const mix of byIngress) {
+      expect(mix.prices).toHaveLength(4 * optionIds.length);
+      expect(mix.cheapest.monthly).toBe(Math.min(...mix.prices.map((each) => each.monthly)));
+      const again = estimate(at(100_000, 60, mix.javaShare), units, prices, {
+        ...defaultDeployment,
+        serverKey: mix.cheapest.serverKey,
+      });
+      expect(optionOf(again, mix.cheapest.option).monthly).toBeCloseTo(mix.cheapest.monthly, 6);
+      // The shortest chain is the cheapest certificate for every mix.
+      expect(mix.cheapest.serverKey).toBe("ecdsaP256PrivateLeaf");
+    }
+    // A kept-alive Java fleet's NLB bills 100,000 active flows per NLCU, where the mutual-TLS ALB's LCU takes 1,500.
+    const java = byIngress[0]?.prices ?? [];
+    const of = (option: OptionId) =>
+      java.find((each) => each.option === option && each.serverKey === "ecdsaP256PrivateLeaf")
+        ?.monthly as number;
+    expect(of("nlbFargate")).toBeLessThan(of("albFargate"));
   });
 });
 
@@ -382,7 +511,7 @@ describe("the quota checks", () => {
 describe("the budget report", () => {
   it("says 100,000 agents at 60 s do not fit $1,200 today, with what each unit costs and what would fit", () => {
     const target = targetReport(at(100_000), 1200, units, prices, defaultDeployment);
-    expect(target.option).toBe("albFargate");
+    expect(target.option).toBe("nlbFargate");
     expect(target.fits).toBe(false);
     expect(target.changes[0]?.unit).toBe("cppConnectionsPerHeartbeat");
     const together = target.together as number;
@@ -391,7 +520,7 @@ describe("the budget report", () => {
     const scaled = (share: number) =>
       withValues(units, Object.fromEntries(target.changes.map(({ unit, from }) => [unit, from * share])));
     const monthlyAt = (share: number) =>
-      optionOf(estimate(at(100_000), scaled(share), prices, defaultDeployment), "albFargate").monthly;
+      optionOf(estimate(at(100_000), scaled(share), prices, defaultDeployment), target.option).monthly;
     // Whole tasks and shards make the cost a staircase: the largest share that fits may cost a little less.
     expect(monthlyAt(together)).toBeLessThanOrEqual(1200);
     expect(monthlyAt(together * 1.001)).toBeGreaterThan(1200);
@@ -410,7 +539,7 @@ describe("the budget report", () => {
     const checkpoints = target.changes.find((change) => change.unit === "checkpointsPerAgentHour");
     const fitting = withValues(cheaper, { checkpointsPerAgentHour: checkpoints?.to as number });
     expect(
-      optionOf(estimate(at(100_000), fitting, prices, defaultDeployment), "albFargate").monthly,
+      optionOf(estimate(at(100_000), fitting, prices, defaultDeployment), target.option).monthly,
     ).toBeCloseTo(1200, 2);
   });
 
@@ -435,10 +564,10 @@ describe("the budget report", () => {
     expect(text).not.toContain("DynamoDB on-demand table write throughput (per table, and per index): needs");
     expect(text).toContain("quotas: none crossed (13 checked)");
     expect(text).toContain("API Gateway requests per second (account and region): needs 16,667 requests/s");
-    expect(text).toContain("Cheapest option: ALB + ECS Fargate arm64, $3,362: over by $2,162.");
+    expect(text).toContain("Cheapest option: NLB (TCP) + ECS Fargate arm64, $3,121: over by $1,921.");
     expect(text).toContain("Monthly cost in USD, a heartbeat every 60 s, all MiNiFi C++\n");
-    expect(text).toMatch(/^ {2}all MiNiFi C\+\+ +RSA 2048 +ALB\+Fargate +\$3,362 {2}over by \$2,162$/m);
-    expect(text).toMatch(/^ {2}all MiNiFi Java +ECDSA P-256 +ALB\+Fargate +\$[\d,]+ {2}over by \$[\d,]+$/m);
+    expect(text).toMatch(/^ {2}all MiNiFi C\+\+ +RSA 2048 +NLB\+Fargate +\$3,121 {2}over by \$1,921$/m);
+    expect(text).toMatch(/^ {2}all MiNiFi Java +ECDSA P-256 +NLB\+Fargate +\$[\d,]+ {2}over by \$[\d,]+$/m);
   });
 });
 
@@ -524,6 +653,8 @@ describe("npm run capacity", () => {
     expect(share.stderr.trim()).toBe('capacity: --java-share must be a number from 0 to 1; got "1.5"');
     const key = run("--server-key", "ed25519");
     expect(key.status).toBe(2);
-    expect(key.stderr.trim()).toBe('capacity: --server-key must be one of rsa2048, ecdsaP256; got "ed25519"');
+    expect(key.stderr.trim()).toBe(
+      'capacity: --server-key must be one of rsa2048, ecdsaP256, ecdsaP256PrivateCa, ecdsaP256PrivateLeaf; got "ed25519"',
+    );
   });
 });

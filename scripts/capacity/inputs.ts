@@ -42,6 +42,13 @@ export const unitNames = [
   "ingressConnectionLifetimeSeconds",
   "tlsSetupBytesOutRsa2048",
   "tlsSetupBytesOutEcdsaP256",
+  "tlsSetupBytesOutEcdsaP256PrivateCa",
+  "tlsSetupBytesOutEcdsaP256PrivateLeaf",
+  "sessionTicketBytesSaved",
+  "tlsSetupBytesInClient",
+  "tlsHandshakeCpuMs",
+  "tcpIpHeaderBytesPerHeartbeat",
+  "tcpIpHeaderBytesPerConnection",
   "cacheRoundTripsPerHeartbeat",
   "cacheScriptsPerSecondPerShard",
   "cacheMemoryBytesPerAgent",
@@ -63,17 +70,29 @@ export const unitNames = [
 export type UnitName = (typeof unitNames)[number];
 export type Units = Record<UnitName, Unit>;
 
-/** The agent domain's certificate key: ACM issues RSA 2048 unless asked for EC_prime256v1. */
-export const serverKeyTypes = ["rsa2048", "ecdsaP256"] as const;
+/**
+ * The agent domain's server certificate: its key and the chain the server sends. `rsa2048` and `ecdsaP256`: ACM
+ * public certificates (ACM issues RSA 2048 unless asked for EC_prime256v1) in ACM's chain of four.
+ * `ecdsaP256PrivateCa` and `ecdsaP256PrivateLeaf`: an ECDSA P-256 certificate from the operator's or a tenant's
+ * private CA, sent with its issuing CA, or alone when the private root issues it itself (a one-tier CA, the root
+ * the agents' trust anchor); every ingress takes one
+ * (an ALB or API Gateway's custom domain as a certificate imported into ACM, API Gateway's with mutual TLS given an
+ * ACM ownership verification certificate besides; the agent service behind an NLB as its own files).
+ */
+export const serverKeyTypes = ["rsa2048", "ecdsaP256", "ecdsaP256PrivateCa", "ecdsaP256PrivateLeaf"] as const;
 export type ServerKeyType = (typeof serverKeyTypes)[number];
 export const serverKeyNames: Record<ServerKeyType, string> = {
   rsa2048: "RSA 2048",
   ecdsaP256: "ECDSA P-256",
+  ecdsaP256PrivateCa: "ECDSA private, 2 certs",
+  ecdsaP256PrivateLeaf: "ECDSA private, leaf",
 };
-/** The unit that prices setting up a connection with each key. */
+/** The unit that prices setting up a connection with each certificate. */
 export const setupUnitOf = {
   rsa2048: "tlsSetupBytesOutRsa2048",
   ecdsaP256: "tlsSetupBytesOutEcdsaP256",
+  ecdsaP256PrivateCa: "tlsSetupBytesOutEcdsaP256PrivateCa",
+  ecdsaP256PrivateLeaf: "tlsSetupBytesOutEcdsaP256PrivateLeaf",
 } as const satisfies Record<ServerKeyType, UnitName>;
 
 export interface Tier {
@@ -100,6 +119,8 @@ export const priceNames = [
   "albHour",
   "albLcuHour",
   "albTrustStoreHour",
+  "nlbHour",
+  "nlbLcuHour",
   "fargateArmVcpuHour",
   "fargateArmGbHour",
   "kinesisShardHour",
@@ -156,12 +177,34 @@ export const albLcuDimensionNames = [
   "freeRulesPerRequest",
 ] as const;
 
+/**
+ * What one Network Load Balancer capacity unit (NLCU) covers for TCP, on each dimension it is billed by (the largest
+ * one counts), as the pricing page states them; `quote` holds the page's words they were read from.
+ */
+export interface NlbLcu {
+  newConnectionsPerSecond: number;
+  activeConnectionsPerMinute: number;
+  /** Processed bytes, both ways, TLS handshakes and TCP/IP headers included. */
+  gbPerHour: number;
+  source: string;
+  quote: string;
+  assumption: boolean;
+  note?: string;
+}
+
+export const nlbLcuDimensionNames = [
+  "newConnectionsPerSecond",
+  "activeConnectionsPerMinute",
+  "gbPerHour",
+] as const;
+
 export interface Prices {
   region: string;
   takenOn: string;
   takenFrom: string;
   prices: Record<PriceName, Price>;
   albLcu: AlbLcu;
+  nlbLcu: NlbLcu;
   cacheNodes: { source: string; assumption: boolean; note: string; types: CacheNodeType[] };
 }
 
@@ -243,6 +286,9 @@ export function readPrices(file: URL = pricesFile): Prices {
   for (const name of albLcuDimensionNames)
     if (typeof prices.albLcu?.[name] !== "number" || typeof prices.albLcu.source !== "string")
       throw new Error(`prices.json: albLcu.${name} needs a numeric value and albLcu a source`);
+  for (const name of nlbLcuDimensionNames)
+    if (typeof prices.nlbLcu?.[name] !== "number" || typeof prices.nlbLcu.source !== "string")
+      throw new Error(`prices.json: nlbLcu.${name} needs a numeric value and nlbLcu a source`);
   return prices;
 }
 

@@ -7,6 +7,7 @@ import {
   type AlbLcu,
   type CacheNodeType,
   type Deployment,
+  type NlbLcu,
   type Price,
   type Prices,
   serverKeyNames,
@@ -24,13 +25,14 @@ export interface Load {
   javaShare: number;
 }
 
-export const optionIds = ["httpApiLambda", "albLambda", "albFargate"] as const;
+export const optionIds = ["httpApiLambda", "albLambda", "albFargate", "nlbFargate"] as const;
 export type OptionId = (typeof optionIds)[number];
 
 export const optionNames: Record<OptionId, string> = {
   httpApiLambda: "HTTP API + Lambda",
   albLambda: "ALB (mutual TLS) + Lambda",
   albFargate: "ALB + ECS Fargate arm64",
+  nlbFargate: "NLB (TCP) + ECS Fargate arm64",
 };
 
 /** One line of a bill: what is used, how much of it a month (or how many), and its monthly cost. */
@@ -79,6 +81,9 @@ export interface Estimate {
   lambdaConcurrency: number;
   albLcus: { lambdaTargets: number; containerTargets: number };
   fargateTasks: number;
+  /** NLCUs of the NLB option, and its tasks, which terminate mutual TLS themselves. */
+  nlbLcus: number;
+  nlbFargateTasks: number;
   cache: CacheSizing;
   stream: StreamSizing;
   checkpointWriteUnitsPerSecond: number;
@@ -247,6 +252,61 @@ const newConnectionsPerHeartbeat = (units: Units, load: Load): number =>
   load.javaShare * javaConnectionsPerHeartbeat(units, load) +
   (1 - load.javaShare) * units.cppConnectionsPerHeartbeat.value;
 
+/**
+ * Active connections in a minute: a kept connection is active in every minute, a connection per heartbeat only
+ * in the minutes with one.
+ */
+function activeConnectionsPerMinute(units: Units, load: Load, heartbeatsPerSecond: number): number {
+  const keptAlive = javaConnectionsPerHeartbeat(units, load) < 1 ? load.javaShare : 0;
+  return load.agents * keptAlive + (1 - keptAlive) * Math.min(load.agents, heartbeatsPerSecond * 60);
+}
+
+/** A heartbeat's request and reply, headers and bodies: the bytes an ingress forwards for it. */
+const exchangeBytes = (units: Units): number =>
+  units.requestBodyBytes.value +
+  units.requestHeaderBytes.value +
+  units.responseBodyBytes.value +
+  units.responseHeaderBytes.value;
+
+/**
+ * What the server sends to set up a connection: its certificate's measured figure with Node's default session
+ * tickets, less what stateful tickets save where Beacon's own agent TLS server terminates TLS.
+ */
+export const setupBytesOut = (units: Units, deployment: Deployment, beaconTerminatesTls: boolean): number =>
+  units[setupUnitOf[deployment.serverKey]].value -
+  (beaconTerminatesTls ? units.sessionTicketBytesSaved.value : 0);
+
+const nlbLcuDimensions = ["new flows", "active flows", "processed bytes"] as const;
+type NlbLcuDimension = (typeof nlbLcuDimensions)[number];
+
+/**
+ * NLCUs a TCP listener needs for this load: the largest of its three dimensions, and which one that is. With TCP
+ * pass-through every byte of a flow is processed, both ways: the exchanges, each connection's handshake (what the
+ * agent service sends, `serverSetupBytes`, and what the agent sends) and their TCP/IP headers.
+ */
+export function nlbLcus(
+  units: Units,
+  load: Load,
+  heartbeatsPerSecond: number,
+  serverSetupBytes: number,
+  lcu: NlbLcu,
+): { lcus: number; dominant: NlbLcuDimension } {
+  const connectionsPerHeartbeat = newConnectionsPerHeartbeat(units, load);
+  const bytesPerHeartbeat =
+    exchangeBytes(units) +
+    units.tcpIpHeaderBytesPerHeartbeat.value +
+    connectionsPerHeartbeat *
+      (serverSetupBytes + units.tlsSetupBytesInClient.value + units.tcpIpHeaderBytesPerConnection.value);
+  const byDimension: Record<NlbLcuDimension, number> = {
+    "new flows": (heartbeatsPerSecond * connectionsPerHeartbeat) / lcu.newConnectionsPerSecond,
+    "active flows":
+      activeConnectionsPerMinute(units, load, heartbeatsPerSecond) / lcu.activeConnectionsPerMinute,
+    "processed bytes": (heartbeatsPerSecond * 3600 * bytesPerHeartbeat) / GIB / lcu.gbPerHour,
+  };
+  const dominant = nlbLcuDimensions.reduce((a, b) => (byDimension[b] > byDimension[a] ? b : a));
+  return { lcus: byDimension[dominant], dominant };
+}
+
 const lcuDimensions = [
   "new connections",
   "active connections",
@@ -267,16 +327,7 @@ export function albLcus(
   gbPerHourPerLcu: number,
   lcu: AlbLcu,
 ): { lcus: number; dominant: LcuDimension } {
-  const bytesPerHeartbeat =
-    units.requestBodyBytes.value +
-    units.requestHeaderBytes.value +
-    units.responseBodyBytes.value +
-    units.responseHeaderBytes.value;
-  const gbPerHour = (heartbeatsPerSecond * 3600 * bytesPerHeartbeat) / GIB;
-  // A kept connection is active in every minute; a connection per heartbeat only in the minutes with one.
-  const keptAlive = javaConnectionsPerHeartbeat(units, load) < 1 ? load.javaShare : 0;
-  const activeConnectionsPerMinute =
-    load.agents * keptAlive + (1 - keptAlive) * Math.min(load.agents, heartbeatsPerSecond * 60);
+  const gbPerHour = (heartbeatsPerSecond * 3600 * exchangeBytes(units)) / GIB;
   const billedRules = Math.max(0, deployment.albRuleEvaluationsPerRequest - lcu.freeRulesPerRequest);
   const activeConnectionsPerLcu = deployment.albMutualTls
     ? lcu.activeConnectionsPerMinuteMutualTls
@@ -284,7 +335,8 @@ export function albLcus(
   const byDimension: Record<LcuDimension, number> = {
     "new connections":
       (heartbeatsPerSecond * newConnectionsPerHeartbeat(units, load)) / lcu.newConnectionsPerSecond,
-    "active connections": activeConnectionsPerMinute / activeConnectionsPerLcu,
+    "active connections":
+      activeConnectionsPerMinute(units, load, heartbeatsPerSecond) / activeConnectionsPerLcu,
     "processed bytes": gbPerHour / gbPerHourPerLcu,
     "rule evaluations": (heartbeatsPerSecond * billedRules) / lcu.ruleEvaluationsPerSecond,
   };
@@ -307,9 +359,24 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
   const endpointGib =
     (recordsPerMonth * (units.eventBytes.value * (4 / 3) + units.streamPutOverheadBytes.value)) / GIB;
   const connectionsPerHeartbeat = newConnectionsPerHeartbeat(units, load);
-  const setupBytes = units[setupUnitOf[deployment.serverKey]].value;
-  const bytesOutPerHeartbeat =
-    units.responseBodyBytes.value + units.responseHeaderBytes.value + connectionsPerHeartbeat * setupBytes;
+  // Data transfer out depends on who terminates TLS: the ALB or API Gateway, or Beacon's agent service.
+  const dataTransferLine = (beaconTerminatesTls: boolean) => {
+    const setupBytes = setupBytesOut(units, deployment, beaconTerminatesTls);
+    const gib =
+      (heartbeatsPerMonth *
+        (units.responseBodyBytes.value +
+          units.responseHeaderBytes.value +
+          connectionsPerHeartbeat * setupBytes)) /
+      GIB;
+    return line(
+      "Data transfer out (replies, TLS setup)",
+      gib,
+      "GiB",
+      priced(p.dataTransferOutGb, gib),
+      `${round(connectionsPerHeartbeat, 3)} new connection(s) per heartbeat × ${round(setupBytes)} B ` +
+        `(${serverKeyNames[deployment.serverKey]} certificate${beaconTerminatesTls ? ", stateful tickets" : ""})`,
+    );
+  };
   const logGib =
     // The unit counts its log events' overhead: the line is a stream consumer batch's, shared by its heartbeats.
     (heartbeatsPerMonth * logEventBytes(units.metricLineBytesPerHeartbeat.value, 0, units)) / GIB;
@@ -374,14 +441,6 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
       ) + priced(p.interfaceEndpointGb, endpointGib),
     ),
     line("CloudWatch Logs ingestion (metric lines)", logGib, "GiB", priced(p.logsIngestedGb, logGib)),
-    line(
-      "Data transfer out (replies, TLS setup)",
-      (heartbeatsPerMonth * bytesOutPerHeartbeat) / GIB,
-      "GiB",
-      priced(p.dataTransferOutGb, (heartbeatsPerMonth * bytesOutPerHeartbeat) / GIB),
-      `${round(connectionsPerHeartbeat, 3)} new connection(s) per heartbeat × ${round(setupBytes)} B ` +
-        `(${serverKeyNames[deployment.serverKey]} certificate)`,
-    ),
   ];
   const sharedMonthly = sum(shared);
 
@@ -420,7 +479,21 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
   const vcpusFor = (cpuMs: number) =>
     (heartbeatsPerSecond * cpuMs) / 1000 / deployment.fargateTargetCpuUtilisation;
   const vcpus = vcpusFor(units.gatewayAndHandlerCpuMs.value);
-  const fargateTasks = Math.max(deployment.fargateMinTasks, Math.ceil(vcpus / deployment.fargateTaskVcpu));
+  const tasksFor = (taskVcpus: number) =>
+    Math.max(deployment.fargateMinTasks, Math.ceil(taskVcpus / deployment.fargateTaskVcpu));
+  const fargateTasks = tasksFor(vcpus);
+  // Behind an NLB the tasks terminate mutual TLS themselves: every new connection's handshake is their CPU.
+  const nlbVcpus = vcpusFor(
+    units.gatewayAndHandlerCpuMs.value + connectionsPerHeartbeat * units.tlsHandshakeCpuMs.value,
+  );
+  const nlbFargateTasks = tasksFor(nlbVcpus);
+  const nlb = nlbLcus(
+    units,
+    load,
+    heartbeatsPerSecond,
+    setupBytesOut(units, deployment, true),
+    prices.nlbLcu,
+  );
   const extraEndpointHours = deployment.fargateExtraInterfaceEndpoints * deployment.availabilityZones * hours;
   const fargateLine = (name: string, tasks: number, vcpu: number, memoryGb: number, note?: string) =>
     line(
@@ -449,6 +522,7 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
           priced(p.httpApiRequest, heartbeatsPerMonth),
         ),
         ...lambdaLines,
+        dataTransferLine(false),
       ],
     },
     {
@@ -464,6 +538,7 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
           "always on: a Lambda target takes 1 MB of body at most",
         ),
         taskEndpointsLine,
+        dataTransferLine(false),
       ],
     },
     {
@@ -479,6 +554,30 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
             `(the handler alone: ${round(vcpusFor(units.handlerCpuMsConcurrent.value), 2)})`,
         ),
         taskEndpointsLine,
+        dataTransferLine(false),
+      ],
+    },
+    {
+      id: "nlbFargate",
+      lines: [
+        line("NLB hours", hours, "hours", priced(p.nlbHour, hours)),
+        line(
+          "NLB NLCUs (TCP)",
+          nlb.lcus,
+          "NLCU (average)",
+          priced(p.nlbLcuHour, nlb.lcus * hours),
+          `${nlb.dominant} dominate`,
+        ),
+        fargateLine(
+          "Fargate tasks terminating mutual TLS",
+          nlbFargateTasks,
+          deployment.fargateTaskVcpu,
+          deployment.fargateTaskMemoryGb,
+          `${round(nlbVcpus, 2)} vCPU at ${deployment.fargateTargetCpuUtilisation * 100} % target utilisation, ` +
+            `${round(connectionsPerHeartbeat, 3)} handshake(s) per heartbeat × ${round(units.tlsHandshakeCpuMs.value, 2)} ms`,
+        ),
+        taskEndpointsLine,
+        dataTransferLine(true),
       ],
     },
   ].map(({ id, lines }) => ({
@@ -497,6 +596,8 @@ export function estimate(load: Load, units: Units, prices: Prices, deployment: D
     lambdaConcurrency: heartbeatsPerSecond * (billedMs / 1000),
     albLcus: { lambdaTargets: lcusLambda.lcus, containerTargets: lcusContainers.lcus },
     fargateTasks,
+    nlbLcus: nlb.lcus,
+    nlbFargateTasks,
     cache,
     stream,
     checkpointWriteUnitsPerSecond:

@@ -18,7 +18,7 @@ export interface QuotaCheck {
 }
 
 const LAMBDA_OPTIONS = ["httpApiLambda", "albLambda"] as const;
-const ALL_OPTIONS = ["httpApiLambda", "albLambda", "albFargate"] as const;
+const ALL_OPTIONS = ["httpApiLambda", "albLambda", "albFargate", "nlbFargate"] as const;
 
 /** AWS's default quotas and hard limits the checks use. */
 export const Limits = {

@@ -1,8 +1,8 @@
 /** The capacity report as fixed-width text: pure, so that tests read exactly what the command prints. */
-import { type Prices, serverKeyNames, type Units } from "./inputs.js";
-import { type Estimate, optionIds, optionNames, optionOf } from "./model.js";
+import { type Prices, serverKeyNames, serverKeyTypes, type Units } from "./inputs.js";
+import { type Estimate, type OptionId, optionIds, optionNames, optionOf } from "./model.js";
 import type { QuotaCheck } from "./quotas.js";
-import type { TargetReport } from "./target.js";
+import type { IngressPrice, TargetReport } from "./target.js";
 
 export interface Sized {
   estimate: Estimate;
@@ -74,7 +74,12 @@ const mixName = (javaShare: number): string =>
       ? "all MiNiFi Java"
       : `${percent(javaShare)} MiNiFi Java, ${percent(1 - javaShare)} C++`;
 
-const optionShortNames = { httpApiLambda: "HTTP API", albLambda: "ALB+Lambda", albFargate: "ALB+Fargate" };
+const optionShortNames: Record<OptionId, string> = {
+  httpApiLambda: "HTTP API",
+  albLambda: "ALB+Lambda",
+  albFargate: "ALB+Fargate",
+  nlbFargate: "NLB+Fargate",
+};
 
 export function detail({ estimate: estimated, quotas }: Sized): string[] {
   const lineRow = (item: string, quantity: string, monthly: string, note = "") =>
@@ -140,15 +145,51 @@ export function targetLines(report: TargetReport): string[] {
     " The cheapest option by mix of agents and server certificate key:",
     ...report.mixes.map(
       (mix) =>
-        `  ${mixName(mix.javaShare).padEnd(32)}${serverKeyNames[mix.serverKey].padEnd(13)}` +
+        `  ${mixName(mix.javaShare).padEnd(32)}${serverKeyNames[mix.serverKey].padEnd(24)}` +
         `${optionShortNames[mix.option].padEnd(13)}${right(dollars(mix.monthly), 8)}  ` +
         (mix.fits ? "fits" : `over by ${dollars(mix.monthly - budget)}`),
     ),
+  ];
+  const byIngress = [
+    ` By fleet mix, ingress and server certificate, ${number(load.agents)} agents every ${number(load.intervalSeconds)} s ` +
+      "(ALB and API Gateway priced with Node's default session tickets, the agent service behind the NLB with Beacon's):",
+    `  ${"".padEnd(24)}${optionIds.map((id) => right(optionShortNames[id], COLUMN)).join("")}`,
+    ...report.byIngress.flatMap((mix) => [
+      `  ${mixName(mix.javaShare)}`,
+      ...serverKeyTypes.map(
+        (serverKey) =>
+          `    ${serverKeyNames[serverKey].padEnd(22)}${optionIds
+            .map((id) =>
+              right(
+                dollars(
+                  (
+                    mix.prices.find(
+                      (each) => each.serverKey === serverKey && each.option === id,
+                    ) as IngressPrice
+                  ).monthly,
+                ),
+                COLUMN,
+              ),
+            )
+            .join("")}`,
+      ),
+      `    cheapest: ${optionShortNames[mix.cheapest.option]}, ${serverKeyNames[mix.cheapest.serverKey]}, ` +
+        `${dollars(mix.cheapest.monthly)}` +
+        (mix.target === undefined
+          ? ""
+          : `; target ${dollars(mix.target)}: ` +
+            (mix.cheapest.monthly <= mix.target
+              ? "met"
+              : `over by ${dollars(mix.cheapest.monthly - mix.target)}`)) +
+        `; ${dollars(budget)}: ` +
+        (mix.cheapest.monthly <= budget ? "fits" : `over by ${dollars(mix.cheapest.monthly - budget)}`),
+    ]),
   ];
   return [
     head,
     ...changes,
     ...mixes,
+    ...byIngress,
     ` HTTP API + Lambda: ${dollars(httpApi.monthly)}, of which API Gateway's and Lambda's request fees ` +
       `${dollars(httpApi.requestFees)}; ` +
       (httpApi.intervalToFit === undefined

@@ -11,7 +11,7 @@ import {
   type Units,
   withValues,
 } from "./inputs.js";
-import { estimate, type Load, type OptionId, optionOf, priced } from "./model.js";
+import { estimate, type Load, type OptionId, optionIds, optionOf, priced } from "./model.js";
 
 /** Units that work on Beacon or on the agents' settings could lower; each lowers the cost as it falls. */
 export const adjustableUnits: readonly UnitName[] = [
@@ -21,6 +21,9 @@ export const adjustableUnits: readonly UnitName[] = [
   "cppConnectionsPerHeartbeat",
   "tlsSetupBytesOutRsa2048",
   "tlsSetupBytesOutEcdsaP256",
+  "tlsSetupBytesOutEcdsaP256PrivateCa",
+  "tlsSetupBytesOutEcdsaP256PrivateLeaf",
+  "tlsHandshakeCpuMs",
   "responseHeaderBytes",
   "requestBodyBytes",
   "eventBytes",
@@ -49,6 +52,49 @@ export interface MixFit {
   fits: boolean;
 }
 
+/** The fleet mixes priced ingress by ingress: all MiNiFi Java, half and half, all MiNiFi C++. */
+export const fleetMixes = [1, 0.5, 0] as const;
+
+/**
+ * What each mix should cost at most a month at 100,000 agents every 60 s: all Java within $1,000, all C++ within
+ * $1,800 (the incumbent's cluster); half and half has no target of its own beyond the common budget.
+ */
+export const mixTargets: ReadonlyMap<number, number> = new Map([
+  [1, 1_000],
+  [0, 1_800],
+]);
+
+/** One mix on one ingress option with one server certificate. */
+export interface IngressPrice {
+  serverKey: ServerKeyType;
+  option: OptionId;
+  monthly: number;
+}
+
+/** Every ingress option and certificate priced for one mix, the cheapest of them, and the mix's own target. */
+export interface MixIngress {
+  javaShare: number;
+  prices: IngressPrice[];
+  cheapest: IngressPrice;
+  target: number | undefined;
+}
+
+/** Each fleet mix priced on every ingress option with every server certificate; the cheapest chosen per mix. */
+export function ingressByMix(load: Load, units: Units, prices: Prices, deployment: Deployment): MixIngress[] {
+  return fleetMixes.map((javaShare) => {
+    const priced = serverKeyTypes.flatMap((serverKey) => {
+      const estimated = estimate({ ...load, javaShare }, units, prices, { ...deployment, serverKey });
+      return optionIds.map((option) => ({ serverKey, option, monthly: optionOf(estimated, option).monthly }));
+    });
+    return {
+      javaShare,
+      prices: priced,
+      cheapest: priced.reduce((a, b) => (b.monthly < a.monthly ? b : a)),
+      target: mixTargets.get(javaShare),
+    };
+  });
+}
+
 export interface TargetReport {
   load: Load;
   budget: number;
@@ -61,6 +107,8 @@ export interface TargetReport {
   together: number | undefined;
   /** All MiNiFi C++, the load's own mix and all MiNiFi Java, each with either server key. */
   mixes: MixFit[];
+  /** Each fleet mix on every ingress option and server certificate. */
+  byIngress: MixIngress[];
   httpApi: {
     monthly: number;
     /** API Gateway's and Lambda's per-request fees, which no unit of Beacon's changes. */
@@ -131,6 +179,7 @@ export function targetReport(
     changes,
     together,
     mixes,
+    byIngress: ingressByMix(load, units, prices, deployment),
     httpApi: {
       monthly: optionOf(estimated, "httpApiLambda").monthly,
       requestFees:

@@ -1,8 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { serverKeyTypes, setupUnitOf } from "./inputs.js";
+import { setupUnitOf } from "./inputs.js";
 import {
+  certificatesIn,
   chainShapes,
   type HandshakeBytes,
+  keyAlgorithms,
   measureTlsSetup,
   ticketModes,
   tlsSetupUnits,
@@ -29,14 +31,14 @@ describe("a mutual-TLS connection's setup bytes", () => {
 
   it("are measured for each server key, TLS version and chain, with the version and key asked for", () => {
     expect(measured).toHaveLength(
-      serverKeyTypes.length * tlsVersions.length * chainShapes.length * ticketModes.length,
+      keyAlgorithms.length * tlsVersions.length * chainShapes.length * ticketModes.length,
     );
-    for (const keyType of serverKeyTypes)
+    for (const keyType of keyAlgorithms)
       for (const tlsVersion of tlsVersions)
         for (const chain of chainShapes) {
           const each = of(keyType, tlsVersion, chain);
           expect(each, `${keyType} ${tlsVersion} ${chain}`).toBeDefined();
-          expect(each?.certificates).toBe(chain === "acm" ? 4 : 2);
+          expect(each?.certificates).toBe(certificatesIn[chain]);
           expect(each?.handshakes).toBe(3);
           // TLS 1.3 names no key exchange or signature in its suites; TLS 1.2's name the server key's kind.
           expect(each?.cipher).toMatch(
@@ -63,14 +65,20 @@ describe("a mutual-TLS connection's setup bytes", () => {
         expect(ecdsa.certificateBytes).toBeLessThan(rsa.certificateBytes);
         expect(ecdsa.serverBytes).toBeLessThan(rsa.serverBytes);
       }
-    for (const keyType of serverKeyTypes)
-      expect((of(keyType, "TLSv1.3", "leafAndIntermediate") as HandshakeBytes).serverBytes).toBeLessThan(
-        (of(keyType, "TLSv1.3", "acm") as HandshakeBytes).serverBytes,
-      );
+    // ACM's chain, its leaf and intermediate, a private CA's leaf and issuing CA, that leaf alone: each shorter.
+    const shortening = ["acm", "leafAndIntermediate", "privateCa", "privateLeaf"] as const;
+    for (const keyType of keyAlgorithms)
+      for (const tickets of ticketModes)
+        shortening.slice(1).forEach((chain, index) => {
+          const longer = of(keyType, "TLSv1.3", shortening[index] as string, tickets) as HandshakeBytes;
+          expect((of(keyType, "TLSv1.3", chain, tickets) as HandshakeBytes).serverBytes).toBeLessThan(
+            longer.serverBytes,
+          );
+        });
   });
 
   it("are fewer with the stateful tickets Beacon's agent TLS servers send, for every key, version and chain", () => {
-    for (const keyType of serverKeyTypes)
+    for (const keyType of keyAlgorithms)
       for (const tlsVersion of tlsVersions)
         for (const chain of chainShapes) {
           const stateless = of(keyType, tlsVersion, chain, "stateless") as HandshakeBytes;
@@ -85,7 +93,7 @@ describe("a mutual-TLS connection's setup bytes", () => {
 
   it("give units.json the TLS 1.3 figure with ACM's chain for each key, saying what the others were", () => {
     const units = tlsSetupUnits(measured);
-    for (const keyType of serverKeyTypes) {
+    for (const keyType of keyAlgorithms) {
       const unit = units[setupUnitOf[keyType]];
       expect(unit?.value).toBe(of(keyType, "TLSv1.3", "acm")?.serverBytes);
       expect(unit?.how).toContain(`TLS 1.2: ${of(keyType, "TLSv1.2", "acm")?.serverBytes}`);
@@ -93,5 +101,20 @@ describe("a mutual-TLS connection's setup bytes", () => {
         `Beacon's own agent TLS servers send them: ${of(keyType, "TLSv1.3", "acm", "stateful")?.serverBytes}`,
       );
     }
+  });
+
+  it("give units.json the private CA's short ECDSA chains, the tickets' saving and the client's bytes", () => {
+    const units = tlsSetupUnits(measured);
+    expect(units[setupUnitOf.ecdsaP256PrivateCa]?.value).toBe(
+      of("ecdsaP256", "TLSv1.3", "privateCa")?.serverBytes,
+    );
+    expect(units[setupUnitOf.ecdsaP256PrivateLeaf]?.value).toBe(
+      of("ecdsaP256", "TLSv1.3", "privateLeaf")?.serverBytes,
+    );
+    const acm = of("ecdsaP256", "TLSv1.3", "acm") as HandshakeBytes;
+    expect(units.sessionTicketBytesSaved?.value).toBe(
+      acm.serverBytes - (of("ecdsaP256", "TLSv1.3", "acm", "stateful") as HandshakeBytes).serverBytes,
+    );
+    expect(units.tlsSetupBytesInClient?.value).toBe(acm.clientBytes);
   });
 });

@@ -14,21 +14,37 @@ import path from "node:path";
 import tls from "node:tls";
 import { promisify } from "node:util";
 import { agentTlsServerOptions } from "../../functions/shared/agent-tls.js";
-import { type ServerKeyType, serverKeyNames, serverKeyTypes, setupUnitOf, type UnitName } from "./inputs.js";
+import { type ServerKeyType, serverKeyNames, setupUnitOf, type UnitName } from "./inputs.js";
 
 const run = promisify(execFile);
 
 export const tlsVersions = ["TLSv1.2", "TLSv1.3"] as const;
 export type TlsVersion = (typeof tlsVersions)[number];
 
+/** The keys a server certificate is made with: ACM's two, and a private CA's. */
+export const keyAlgorithms = ["rsa2048", "ecdsaP256"] as const satisfies readonly ServerKeyType[];
+export type KeyAlgorithm = (typeof keyAlgorithms)[number];
+
 /**
  * `acm`: the chain as ACM serves a public certificate: the leaf, its Amazon issuing intermediate, the Amazon
  * root cross-signed by Starfield Services Root G2, and that root cross-signed by Starfield Class 2, so that
  * clients with only the old roots still find a path. `leafAndIntermediate`: the shortest chain a client
- * trusting the Amazon root accepts.
+ * trusting the Amazon root accepts. `privateCa`: a certificate from a private CA (the operator's or a tenant's,
+ * as AWS Private CA issues one: short names, no certificate-transparency timestamps, no OCSP or CRL locations)
+ * with its issuing CA, for agents that trust the private root. `privateLeaf`: such a certificate alone, issued by
+ * the private root itself (a one-tier CA), which agents trust: OpenSSL, as MiNiFi C++ uses it, takes only a
+ * self-signed certificate as a trust anchor by default, so a leaf alone needs its issuer to be the root.
  */
-export const chainShapes = ["acm", "leafAndIntermediate"] as const;
+export const chainShapes = ["acm", "leafAndIntermediate", "privateCa", "privateLeaf"] as const;
 export type ChainShape = (typeof chainShapes)[number];
+
+/** Certificates each chain shape sends. */
+export const certificatesIn: Record<ChainShape, number> = {
+  acm: 4,
+  leafAndIntermediate: 2,
+  privateCa: 2,
+  privateLeaf: 1,
+};
 
 /**
  * `stateless`: Node's default, two tickets each carrying the session encrypted after a TLS 1.3 handshake (one in
@@ -39,7 +55,7 @@ export const ticketModes = ["stateless", "stateful"] as const;
 export type TicketMode = (typeof ticketModes)[number];
 
 export interface HandshakeBytes {
-  keyType: ServerKeyType;
+  keyType: KeyAlgorithm;
   tlsVersion: TlsVersion;
   chain: ChainShape;
   tickets: TicketMode;
@@ -81,9 +97,9 @@ const ecdsaP256: KeySpec = { newKey: ["-newkey", "ec", "-pkeyopt", "ec_paramgen_
 const CLASS_2_ROOT = "/C=US/O=Example Technologies, Inc./OU=Example Class 2 Certification Authority";
 const SERVICES_ROOT =
   "/C=US/ST=Arizona/L=Scottsdale/O=Example Technologies, Inc./CN=Example Services Root Certificate Authority - G2";
-const rootName = (keyType: ServerKeyType) =>
+const rootName = (keyType: KeyAlgorithm) =>
   `/C=US/O=Example/CN=Example Root CA ${keyType === "rsa2048" ? "1" : "3"}`;
-const issuingName = (keyType: ServerKeyType) =>
+const issuingName = (keyType: KeyAlgorithm) =>
   `/C=US/O=Example/CN=Example ${keyType === "rsa2048" ? "RSA 2048" : "ECDSA 256"} M02`;
 
 const ROOT_EXTENSIONS = [
@@ -111,6 +127,15 @@ const LEAF_EXTENSIONS = [
   "crlDistributionPoints=URI:http://crl.r2m02.example-trust.com/r2m02.crl",
   "authorityInfoAccess=OCSP;URI:http://ocsp.r2m02.example-trust.com,caIssuers;URI:http://crt.r2m02.example-trust.com/r2m02.cer",
   `1.3.6.1.4.1.11129.2.4.2=${SCT_LIST}`,
+];
+/** What a private CA's end-entity server certificate carries (AWS Private CA's EndEntityServerAuthCertificate). */
+const PRIVATE_LEAF_EXTENSIONS = [
+  "basicConstraints=critical,CA:FALSE",
+  "keyUsage=critical,digitalSignature",
+  "extendedKeyUsage=serverAuth",
+  "subjectKeyIdentifier=hash",
+  "authorityKeyIdentifier=keyid:always",
+  `subjectAltName=DNS:${AGENT_DOMAIN}`,
 ];
 const CLIENT_EXTENSIONS = [
   "basicConstraints=critical,CA:FALSE",
@@ -210,8 +235,8 @@ interface Chain {
   trustedPem: string;
 }
 
-/** Both shapes of chain for a key, from one hierarchy made for it. */
-async function serverChains(workshop: Workshop, keyType: ServerKeyType): Promise<Record<ChainShape, Chain>> {
+/** Every shape of chain for a key: ACM's from one hierarchy made for it, the private ones from another. */
+async function serverChains(workshop: Workshop, keyType: KeyAlgorithm): Promise<Record<ChainShape, Chain>> {
   const key = keyType === "rsa2048" ? rsa2048 : ecdsaP256;
   const class2 = await workshop.root(`${keyType}-class2`, CLASS_2_ROOT, rsa2048);
   const services = await workshop.root(`${keyType}-services`, SERVICES_ROOT, rsa2048);
@@ -238,14 +263,43 @@ async function serverChains(workshop: Workshop, keyType: ServerKeyType): Promise
     "extendedKeyUsage=serverAuth,clientAuth",
   ]);
   const leaf = await workshop.signed(`${keyType}-leaf`, `/CN=${AGENT_DOMAIN}`, key, issuing, LEAF_EXTENSIONS);
+  const privateRoot = await workshop.root(`${keyType}-private-root`, "/O=Beacon/CN=Agents root CA", key);
+  const privateIssuing = await workshop.signed(
+    `${keyType}-private-issuing`,
+    "/O=Beacon/CN=Agents server CA",
+    key,
+    privateRoot,
+    [
+      "basicConstraints=critical,CA:TRUE,pathlen:0",
+      ...ROOT_EXTENSIONS.slice(1),
+      "authorityKeyIdentifier=keyid:always",
+    ],
+  );
+  const privateLeaf = await workshop.signed(
+    `${keyType}-private-leaf`,
+    `/CN=${AGENT_DOMAIN}`,
+    key,
+    privateIssuing,
+    PRIVATE_LEAF_EXTENSIONS,
+  );
+  // A root that issues server certificates itself: the chain is the leaf alone, the root the agents' trust anchor.
+  const rootIssuedLeaf = await workshop.signed(
+    `${keyType}-private-root-leaf`,
+    `/CN=${AGENT_DOMAIN}`,
+    key,
+    privateRoot,
+    PRIVATE_LEAF_EXTENSIONS,
+  );
   const chain = (certificates: Issued[], trusted: Issued): Chain => ({
     certificatesPem: certificates.map(workshop.pem),
-    keyPem: workshop.key(leaf),
+    keyPem: workshop.key(certificates[0] as Issued),
     trustedPem: workshop.pem(trusted),
   });
   return {
     acm: chain([leaf, issuing, rootCross, servicesCross], class2),
     leafAndIntermediate: chain([leaf, issuing], root),
+    privateCa: chain([privateLeaf, privateIssuing], privateRoot),
+    privateLeaf: chain([rootIssuedLeaf], privateRoot),
   };
 }
 
@@ -407,7 +461,7 @@ export async function measureTlsSetup(handshakes = 5): Promise<HandshakeBytes[]>
       caCert: new X509Certificate(workshop.pem(agentCa)),
     };
     const measured: HandshakeBytes[] = [];
-    for (const keyType of serverKeyTypes) {
+    for (const keyType of keyAlgorithms) {
       const chains = await serverChains(workshop, keyType);
       for (const chain of chainShapes) {
         const served = chains[chain];
@@ -444,7 +498,7 @@ export function tlsSetupUnits(
   measured: HandshakeBytes[],
 ): Partial<Record<UnitName, { value: number; how: string }>> {
   const find = (
-    keyType: ServerKeyType,
+    keyType: KeyAlgorithm,
     tlsVersion: TlsVersion,
     chain: ChainShape,
     tickets: TicketMode = "stateless",
@@ -459,7 +513,7 @@ export function tlsSetupUnits(
     if (!found) throw new Error(`no measurement of ${keyType} ${tlsVersion} ${chain} ${tickets}`);
     return found;
   };
-  const unitFor = (keyType: ServerKeyType) => {
+  const unitFor = (keyType: KeyAlgorithm) => {
     const chosen = find(keyType, "TLSv1.3", "acm");
     const tls12 = find(keyType, "TLSv1.2", "acm");
     const short = find(keyType, "TLSv1.3", "leafAndIntermediate");
@@ -478,5 +532,43 @@ export function tlsSetupUnits(
         `${shortStateful.serverBytes}; TCP/IP headers not counted`,
     };
   };
-  return Object.fromEntries(serverKeyTypes.map((keyType) => [setupUnitOf[keyType], unitFor(keyType)]));
+  const privateUnit = (chain: "privateCa" | "privateLeaf") => {
+    const chosen = find("ecdsaP256", "TLSv1.3", chain);
+    const tls12 = find("ecdsaP256", "TLSv1.2", chain);
+    const stateful = find("ecdsaP256", "TLSv1.3", chain, "stateful");
+    return {
+      value: chosen.serverBytes,
+      how:
+        `npm run capacity -- --measure (scripts/capacity/tls-setup.ts): bytes a Node TLS server sent on a full ` +
+        `mutual-TLS 1.3 handshake (median of ${chosen.handshakes}) with an ECDSA P-256 certificate from a private ` +
+        `CA made by openssl as AWS Private CA issues one, ` +
+        (chain === "privateCa" ? "sent with its issuing CA" : "sent alone") +
+        ` (${chosen.certificates} certificate(s), ${chosen.certificateBytes} bytes of DER), ` +
+        `${chosen.sessionTickets} stateless session tickets and the reply's record framing, as the ALB's figures are ` +
+        `taken; TLS 1.2: ${tls12.serverBytes}; with stateful tickets, as Beacon's own agent TLS servers send them: ` +
+        `${stateful.serverBytes}; TCP/IP headers not counted`,
+    };
+  };
+  const ecdsa = find("ecdsaP256", "TLSv1.3", "acm");
+  const ecdsaStateful = find("ecdsaP256", "TLSv1.3", "acm", "stateful");
+  return {
+    ...Object.fromEntries(keyAlgorithms.map((keyType) => [setupUnitOf[keyType], unitFor(keyType)])),
+    [setupUnitOf.ecdsaP256PrivateCa]: privateUnit("privateCa"),
+    [setupUnitOf.ecdsaP256PrivateLeaf]: privateUnit("privateLeaf"),
+    sessionTicketBytesSaved: {
+      value: ecdsa.serverBytes - ecdsaStateful.serverBytes,
+      how:
+        `npm run capacity -- --measure (scripts/capacity/tls-setup.ts): what a Node TLS 1.3 server sends less per ` +
+        `full handshake with the stateful tickets Beacon's own agent TLS servers send (functions/shared/agent-tls.ts, ` +
+        `SSL_OP_NO_TICKET) than with Node's default stateless ones, ECDSA P-256 in ACM's chain (${ecdsa.serverBytes} ` +
+        `→ ${ecdsaStateful.serverBytes}); the same within a few bytes for every key and chain`,
+    },
+    tlsSetupBytesInClient: {
+      value: ecdsa.clientBytes,
+      how:
+        `npm run capacity -- --measure (scripts/capacity/tls-setup.ts): bytes the agent sent on a full mutual-TLS ` +
+        `1.3 handshake (median of ${ecdsa.handshakes}), its ECDSA P-256 certificate, proof of its key and Finished ` +
+        `less the request, which an NLB processes besides what the server sends; TCP/IP headers not counted`,
+    },
+  };
 }
