@@ -1,14 +1,17 @@
 /**
  * The agent API's door on the agent service: each request to the service's HTTP server, as the load balancer
- * forwards it (the client certificate it verified in `x-amzn-mtls-clientcert-*` headers), is one agent request,
- * given the service's request budget as its deadline, in a scope of its own.
+ * forwards it (the client certificate it verified in `x-amzn-mtls-clientcert-*` headers) or as the service's own
+ * mutual TLS admitted it (the connection's peer certificate), is one agent request, given the service's request
+ * budget as its deadline, in a scope of its own.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import { TLSSocket } from "node:tls";
 import type { Logger } from "@aws-lambda-powertools/logger";
+import { distinguishedName } from "../core/identity/distinguished-name.js";
 import {
   type AgentApp,
   type AgentRequest,
@@ -16,6 +19,7 @@ import {
   ALB_CLIENT_CERTIFICATE_HEADER,
   albClientCertificatePem,
   type ClientCertificate,
+  clientCertificateOf,
   isStreamedBody,
   loadBalancerClientCertificate,
 } from "../shared/agent-request.js";
@@ -35,8 +39,8 @@ export interface AgentAppServing {
 
 /**
  * Serves the agent API's requests; a body above `maxBodyBytes` is refused with 413, its rest never read. The
- * client certificate is the one the load balancer's headers carry, or the one a door that verified it itself
- * gives (the local gateway's TLS peer).
+ * client certificate is the one a door that verified it itself gives (the local gateway's TLS peer), or else the
+ * one verifiedClientCertificate finds.
  */
 export function agentAppHandler(
   app: AgentApp,
@@ -61,9 +65,43 @@ export function agentAppHandler(
   };
 }
 
-/** The PEM of the client certificate the load balancer verified, for handlers that read requests themselves. */
+/** The PEM of the client certificate verified, for handlers that read requests themselves. */
 export function clientCertificatePemOf(request: IncomingMessage): string | undefined {
-  return albClientCertificatePem(request.headersDistinct[ALB_CLIENT_CERTIFICATE_HEADER]?.[0]);
+  return request.socket instanceof TLSSocket
+    ? peerCertificateOf(request.socket)?.pem
+    : albClientCertificatePem(request.headersDistinct[ALB_CLIENT_CERTIFICATE_HEADER]?.[0]);
+}
+
+/**
+ * The client certificate verified for a request: the connection's peer certificate where the service terminated
+ * mutual TLS itself, whose handshake admits no other, or the one the ALB's `x-amzn-mtls-clientcert-*` headers
+ * carry. A client that reached the service's own TLS could write those headers itself: they are never read there.
+ */
+function verifiedClientCertificate(
+  request: IncomingMessage,
+  headers: Record<string, string | undefined>,
+): ClientCertificate | undefined {
+  return request.socket instanceof TLSSocket
+    ? peerCertificateOf(request.socket)
+    : loadBalancerClientCertificate(headers);
+}
+
+/** One reading per connection: a kept-alive agent presents its certificate once, in its handshake. */
+const peerCertificates = new WeakMap<TLSSocket, ClientCertificate>();
+
+function peerCertificateOf(socket: TLSSocket): ClientCertificate | undefined {
+  let certificate = peerCertificates.get(socket);
+  if (certificate === undefined) {
+    const peer = socket.getPeerX509Certificate();
+    if (peer === undefined) return undefined;
+    certificate = clientCertificateOf(peer.toString(), {
+      subjectDN: distinguishedName(peer.subject),
+      serialNumber: peer.serialNumber,
+      issuerDN: distinguishedName(peer.issuer),
+    });
+    peerCertificates.set(socket, certificate);
+  }
+  return certificate;
 }
 
 function agentRequestOf(
@@ -79,7 +117,7 @@ function agentRequestOf(
     path: pathOf(request),
     headers,
     body,
-    clientCertificate: certificate ?? loadBalancerClientCertificate(headers),
+    clientCertificate: certificate ?? verifiedClientCertificate(request, headers),
   };
 }
 

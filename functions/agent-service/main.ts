@@ -1,6 +1,7 @@
 /**
  * The agent service: the agent API in a long-running Node process on ECS Fargate, behind the load balancer, for
- * fleets whose request volume makes one Lambda invocation per heartbeat cost more than a few tasks do. Each request
+ * fleets whose request volume makes one Lambda invocation per heartbeat cost more than a few tasks do: in plain
+ * HTTP behind an Application Load Balancer, or terminating mutual TLS itself behind a Network Load Balancer. Each request
  * is served as an invocation of the agent-api function is, in a scope of its own, with the same deadline.
  */
 import { AgentRoutes, loadBalancerPathPattern } from "../core/c2/routes.js";
@@ -37,6 +38,7 @@ const service = await startAgentService({
     name: "agent-api",
   }),
   drainMs: AgentServiceSettings.drainSeconds * 1000,
+  ...(config.tls ? { tls: config.tls } : {}),
 });
 
 async function stop(): Promise<void> {

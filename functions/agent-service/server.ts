@@ -1,7 +1,10 @@
 import { once } from "node:events";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { agentTlsServerOptions } from "../shared/agent-tls.js";
+import type { AgentServiceTls } from "./config.js";
 import { AgentServiceSettings } from "./settings.js";
 
 /** Answers one request by writing its response. */
@@ -24,10 +27,17 @@ export interface AgentServiceOptions {
   readonly fallback: RequestHandler;
   /** How long in-flight requests may take to finish once the service drains. */
   readonly drainMs: number;
+  /**
+   * Mutual TLS terminated here (behind a Network Load Balancer): a client whose certificate no CA of the bundle
+   * signed fails the handshake, and the health check is answered in plain HTTP on `healthPort` (0 picks one).
+   */
+  readonly tls?: AgentServiceTls;
 }
 
 export interface AgentService {
   readonly url: string;
+  /** Where the health check is answered: `url`'s, or the plain health port's with `tls`. */
+  readonly healthUrl: string;
   /**
    * Stops taking connections (new ones are refused), fails the health check, lets in-flight requests finish for
    * up to `drainMs`, then closes every connection.
@@ -37,22 +47,49 @@ export interface AgentService {
 
 const keepAliveTimeoutMs = AgentServiceSettings.keepAliveTimeoutSeconds * 1000;
 
+const timeouts = {
+  keepAliveTimeout: keepAliveTimeoutMs,
+  // Above the keep-alive timeout, so an idle connection is closed by keep-alive, never by a headers timeout.
+  headersTimeout: keepAliveTimeoutMs + 1000,
+};
+
 /**
- * The agent service's HTTP server: plain HTTP, as the load balancer in front of it terminates TLS and verifies the
- * client certificate.
+ * The agent service's HTTP server: plain HTTP behind an Application Load Balancer, which terminates TLS and
+ * verifies the client certificate; with `tls`, HTTPS with mutual TLS, as that load balancer's listener has it
+ * (the same truststore, no client without a certificate, no session tickets agents would not resume), for a
+ * Network Load Balancer that passes TCP through.
  */
 export async function startAgentService(options: AgentServiceOptions): Promise<AgentService> {
-  const server = createServer({
-    keepAliveTimeout: keepAliveTimeoutMs,
-    // Above the keep-alive timeout, so an idle connection is closed by keep-alive, never by a headers timeout.
-    headersTimeout: keepAliveTimeoutMs + 1000,
-  });
+  const { tls } = options;
+  const server: Server = tls
+    ? createHttpsServer({
+        ...agentTlsServerOptions,
+        ...timeouts,
+        cert: tls.certificatePem,
+        key: tls.keyPem,
+        ca: tls.caBundlePem,
+        requestCert: true,
+        rejectUnauthorized: true,
+      })
+    : createServer(timeouts);
+  // Only the health check, which a load balancer asks without a client certificate.
+  const healthServer = tls ? createServer() : undefined;
   const routes = options.routes.map(matcherOf);
   const inFlight = new Set<ServerResponse>();
   let draining = false;
   let drained: () => void = () => {};
   const allAnswered = new Promise<void>((resolve) => {
     drained = resolve;
+  });
+
+  const answerHealth = (response: ServerResponse) => {
+    response.writeHead(draining ? 503 : 200, { "content-type": "text/plain" });
+    response.end(draining ? "draining" : "ok");
+  };
+  healthServer?.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method === "GET" && pathOf(request) === AgentServiceSettings.healthPath)
+      answerHealth(response);
+    else response.writeHead(404, { "content-type": "text/plain" }).end("not found");
   });
 
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
@@ -66,8 +103,7 @@ export async function startAgentService(options: AgentServiceOptions): Promise<A
     const method = request.method ?? "GET";
     const path = pathOf(request);
     if (method === "GET" && path === AgentServiceSettings.healthPath) {
-      response.writeHead(draining ? 503 : 200, { "content-type": "text/plain" });
-      response.end(draining ? "draining" : "ok");
+      answerHealth(response);
       return;
     }
     const route = routes.find((candidate) => candidate.matches(method, path));
@@ -90,16 +126,28 @@ export async function startAgentService(options: AgentServiceOptions): Promise<A
     });
   });
 
-  server.listen(options.port, options.host ?? "0.0.0.0");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  const closed = new Promise<void>((resolve) => server.once("close", resolve));
+  const host = options.host ?? "0.0.0.0";
+  const urlOf = async (listening: Server, port: number, scheme: string) => {
+    listening.listen(port, host);
+    await once(listening, "listening");
+    return `${scheme}://${options.host ?? "127.0.0.1"}:${(listening.address() as AddressInfo).port}`;
+  };
+  const url = await urlOf(server, options.port, tls ? "https" : "http");
+  const healthUrl = healthServer && tls ? await urlOf(healthServer, tls.healthPort, "http") : url;
+  const closed = Promise.all(
+    [server, healthServer].map(
+      (closing) => closing && new Promise<void>((resolve) => closing.once("close", resolve)),
+    ),
+  );
   return {
-    url: `http://${options.host ?? "127.0.0.1"}:${port}`,
+    url,
+    healthUrl: `${healthUrl}${AgentServiceSettings.healthPath}`,
     async drain() {
       if (!draining) {
         draining = true;
         server.close();
+        healthServer?.close();
+        healthServer?.closeAllConnections();
         server.closeIdleConnections();
         if (inFlight.size === 0) drained();
         await Promise.race([allAnswered, sleep(options.drainMs, undefined, { ref: false })]);

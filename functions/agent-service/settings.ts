@@ -7,6 +7,11 @@ import { FunctionTimeouts } from "../shared/function-timeouts.js";
  */
 export const AgentServiceSettings = {
   port: 8080,
+  /**
+   * Where a service that terminates mutual TLS (behind a Network Load Balancer) answers its health check in plain
+   * HTTP: a load balancer's health check presents no client certificate, so it cannot be asked on the TLS port.
+   */
+  healthPort: 8081,
   /** 200 while the service takes requests, 503 once it drains: the target group's health check. */
   healthPath: "/health",
   /**

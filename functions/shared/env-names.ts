@@ -111,6 +111,16 @@ export const EnvNames = {
   webhookTesterFunction: "BEACON_WEBHOOK_TESTER_FUNCTION",
   /** The port the agent service (the agent API on Fargate) listens on; 8080 unless set. */
   agentServicePort: "BEACON_AGENT_SERVICE_PORT",
+  /**
+   * The agent service's server certificate (PEM, the leaf first, then any intermediate) and its private key, when
+   * it terminates mutual TLS itself (behind a Network Load Balancer); unset, it speaks plain HTTP to an ALB.
+   */
+  agentServiceTlsCertificate: "BEACON_AGENT_SERVICE_TLS_CERTIFICATE",
+  agentServiceTlsKey: "BEACON_AGENT_SERVICE_TLS_KEY",
+  /** The CAs whose client certificates the agent service accepts when it terminates TLS: the ingress's truststore. */
+  agentServiceCaBundle: "BEACON_AGENT_SERVICE_CA_BUNDLE",
+  /** The plain-HTTP port of the agent service's health check when it terminates TLS; 8081 unless set. */
+  agentServiceHealthPort: "BEACON_AGENT_SERVICE_HEALTH_PORT",
 } as const;
 
 export type EnvName = (typeof EnvNames)[keyof typeof EnvNames];

@@ -10,7 +10,7 @@ import { FUNCTION_RESPONSE_BODY_MAX_BYTES } from "../../functions/shared/agent-r
 import { accessLogsOf } from "./access-logs.js";
 import type { AgentIngress, AgentIngressProps } from "./agent-ingress.js";
 import type { StageSettings } from "./config.js";
-import type { AgentIngressMetrics } from "./monitoring.js";
+import type { AgentIngressMetrics, Monitoring } from "./monitoring.js";
 
 /** The id of the warning every synthesis behind the HTTP API prints: larger assets need the load balancer. */
 export const ASSET_SIZE_WARNING_ID = "beacon:agentIngressAssetSize";
@@ -85,5 +85,9 @@ export class AgentHttpApi extends Construct implements AgentIngress {
       serverErrors: api.metricServerError({ period }),
       latencyP99Ms: api.metricLatency({ period, statistic: "p99", label: "Agent p99 latency (ms)" }),
     };
+  }
+
+  watchedBy(monitoring: Monitoring): void {
+    monitoring.watchAgentIngress(this.metrics);
   }
 }

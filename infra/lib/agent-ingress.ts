@@ -8,11 +8,12 @@ import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from "
 import { Construct } from "constructs";
 import { lambdaRoleLoggingTo } from "./beacon-function.js";
 import type { AgentDomain } from "./config.js";
-import type { AgentIngressMetrics } from "./monitoring.js";
+import type { Monitoring } from "./monitoring.js";
 
-/** What the HTTP API and the load balancer have in common, so the stack can swap one for the other. */
+/** What the HTTP API and the load balancers have in common, so the stack can swap one for another. */
 export interface AgentIngress {
-  readonly metrics: AgentIngressMetrics;
+  /** Adds the ingress's alarms and graphs: what it measures of agents' requests, or of their connections. */
+  watchedBy(monitoring: Monitoring): void;
   /** The host name the agent domain's DNS record must point at. */
   readonly dnsTarget: string;
 }

@@ -27,7 +27,7 @@ import {
   servedPaths,
 } from "../../functions/core/c2/routes.js";
 import type { AgentIngress, AgentIngressProps } from "./agent-ingress.js";
-import type { AgentIngressMetrics } from "./monitoring.js";
+import type { AgentIngressMetrics, Monitoring } from "./monitoring.js";
 
 export interface AgentLoadBalancerProps extends Omit<AgentIngressProps, "handler"> {
   readonly vpc: IVpc;
@@ -159,6 +159,10 @@ export class AgentLoadBalancer extends Construct implements AgentIngress {
         label: "Agent p99 latency (ms)",
       }),
     };
+  }
+
+  watchedBy(monitoring: Monitoring): void {
+    monitoring.watchAgentIngress(this.metrics);
   }
 }
 

@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Duration, Validations } from "aws-cdk-lib";
-import { type IConnectable, SecurityGroup } from "aws-cdk-lib/aws-ec2";
+import { type IConnectable, type IPeer, Port, SecurityGroup } from "aws-cdk-lib/aws-ec2";
 import { Platform } from "aws-cdk-lib/aws-ecr-assets";
 import {
   AwsLogDriverMode,
@@ -15,18 +15,22 @@ import {
   LogDrivers,
   OperatingSystemFamily,
   type ScalableTaskCount,
+  Secret,
 } from "aws-cdk-lib/aws-ecs";
 import {
   ApplicationProtocol,
   ApplicationTargetGroup,
+  NetworkTargetGroup,
+  Protocol,
   TargetType,
 } from "aws-cdk-lib/aws-elasticloadbalancingv2";
 import type { IGrantable } from "aws-cdk-lib/aws-iam";
 import { LogGroup } from "aws-cdk-lib/aws-logs";
+import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import type { Construct } from "constructs";
 import { buildSync } from "esbuild";
 import { AgentServiceSettings } from "../../functions/agent-service/settings.js";
-import type { EnvName } from "../../functions/shared/env-names.js";
+import { type EnvName, EnvNames } from "../../functions/shared/env-names.js";
 import { BeaconWorkload, beaconEsbuildOptions, type FunctionPlatform } from "./beacon-function.js";
 import type { AgentServiceTasks } from "./config.js";
 import { type Monitoring, metricsNamespace } from "./monitoring.js";
@@ -63,6 +67,16 @@ export interface AgentServiceProps {
   readonly tasks: AgentServiceTasks;
   /** False for a service that does not serve the agent API (the debug bundles'): its degradations go unwatched. */
   readonly watchesDegradations: boolean;
+  /** Set when the service terminates mutual TLS itself, behind a Network Load Balancer passing TCP through. */
+  readonly tls?: AgentServiceTlsSources;
+}
+
+/** Where a service that terminates mutual TLS finds its server certificate and the CAs of its clients. */
+export interface AgentServiceTlsSources {
+  /** `{"certificatePem": "…", "privateKeyPem": "…"}`: handed to the container by ECS when a task starts. */
+  readonly certificateSecret: ISecret;
+  /** The load balancer trust store's bundle (AgentTrust.bundlePem), the same CAs the ALB would verify against. */
+  readonly caBundlePem: string;
 }
 
 /**
@@ -75,12 +89,12 @@ export interface AgentServiceProps {
 export class AgentService extends BeaconWorkload {
   readonly serviceName: string;
   readonly service: FargateService;
-  readonly targetGroup: ApplicationTargetGroup;
   protected readonly monitoring: Monitoring;
   protected readonly grantee: IGrantable;
   protected readonly connectable: IConnectable;
   private readonly setContainerEnvironment: (name: string, value: string) => void;
   private readonly scaling: ScalableTaskCount;
+  private albTargets: ApplicationTargetGroup | undefined;
 
   constructor(scope: Construct, id: string, props: AgentServiceProps) {
     super(scope, id);
@@ -105,7 +119,10 @@ export class AgentService extends BeaconWorkload {
       retention: platform.logRetention,
       removalPolicy: platform.removalPolicy,
     });
-    const healthUrl = `http://127.0.0.1:${AgentServiceSettings.port}${AgentServiceSettings.healthPath}`;
+    const { tls } = props;
+    // A service that terminates TLS answers its health check in plain HTTP on a port of its own.
+    const healthPort = tls ? AgentServiceSettings.healthPort : AgentServiceSettings.port;
+    const healthUrl = `http://127.0.0.1:${healthPort}${AgentServiceSettings.healthPath}`;
     const container = taskDefinition.addContainer("AgentService", {
       image: ContainerImage.fromAsset(stagedImage(), { platform: Platform.LINUX_ARM64 }),
       // Blocking: metrics are EMF lines on stdout, and a dropped line is a count the alarms never see.
@@ -118,8 +135,27 @@ export class AgentService extends BeaconWorkload {
         POWERTOOLS_SERVICE_NAME: this.serviceName,
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
         POWERTOOLS_LOG_LEVEL: platform.logLevel,
+        ...(tls ? { [EnvNames.agentServiceCaBundle]: tls.caBundlePem } : {}),
       },
-      portMappings: [{ containerPort: AgentServiceSettings.port }],
+      // Read by the execution role when a task starts: a new certificate reaches the tasks that start after it.
+      ...(tls
+        ? {
+            secrets: {
+              [EnvNames.agentServiceTlsCertificate]: Secret.fromSecretsManager(
+                tls.certificateSecret,
+                "certificatePem",
+              ),
+              [EnvNames.agentServiceTlsKey]: Secret.fromSecretsManager(
+                tls.certificateSecret,
+                "privateKeyPem",
+              ),
+            },
+          }
+        : {}),
+      portMappings: [
+        { containerPort: AgentServiceSettings.port },
+        ...(tls ? [{ containerPort: AgentServiceSettings.healthPort }] : []),
+      ],
       stopTimeout: Duration.seconds(AgentServiceSettings.stopTimeoutSeconds),
       readonlyRootFilesystem: true,
       healthCheck: {
@@ -137,8 +173,9 @@ export class AgentService extends BeaconWorkload {
     Validations.of(taskDefinition).acknowledge({
       id: "AwsSolutions-ECS2",
       reason:
-        "The environment holds the names and endpoints of the table, stream, cache and bucket, and the agent " +
-        "domain's URL, as the agent-api function's does: no secret is among them.",
+        "The environment holds the names and endpoints of the table, stream, cache and bucket, the agent " +
+        "domain's URL and, behind an NLB, the public CA bundle of agents' certificates, as the agent-api " +
+        "function's does: no secret is among them (the server certificate's key comes from Secrets Manager).",
     });
     Validations.of(taskDefinition).acknowledge({
       id: "AwsSolutions-IAM5[Resource::*]",
@@ -165,12 +202,17 @@ export class AgentService extends BeaconWorkload {
     this.grantee = taskDefinition.taskRole;
     this.connectable = this.service;
 
-    this.targetGroup = this.addTargetGroup("Targets");
     this.scaling = this.service.autoScaleTaskCount({
       minCapacity: props.tasks.min,
       maxCapacity: props.tasks.max,
     });
     this.scaling.scaleOnCpuUtilization("Cpu", { targetUtilizationPercent: targetCpuPercent });
+  }
+
+  /** The target group an Application Load Balancer forwards the agent API to: made when first asked for. */
+  get targetGroup(): ApplicationTargetGroup {
+    this.albTargets ??= this.addTargetGroup("Targets");
+    return this.albTargets;
   }
 
   /**
@@ -207,6 +249,44 @@ export class AgentService extends BeaconWorkload {
       requestsPerTarget: requestsPerTaskPerMinute,
       targetGroup: this.targetGroup,
     });
+  }
+
+  /**
+   * The tasks as a Network Load Balancer's targets: TCP to the service's TLS port, passed through, health-checked
+   * in plain HTTP on the health port; `from` (the load balancer's security group) may reach both.
+   */
+  addNetworkTargetGroup(id: string, from: IPeer): NetworkTargetGroup {
+    for (const port of [AgentServiceSettings.port, AgentServiceSettings.healthPort])
+      this.service.connections.allowFrom(from, Port.tcp(port), "the agent load balancer");
+    const targetGroup = new NetworkTargetGroup(this, id, {
+      vpc: this.service.cluster.vpc,
+      port: AgentServiceSettings.port,
+      protocol: Protocol.TCP,
+      targetType: TargetType.IP,
+      targets: [
+        this.service.loadBalancerTarget({
+          containerName: "AgentService",
+          containerPort: AgentServiceSettings.port,
+        }),
+      ],
+      deregistrationDelay: Duration.seconds(AgentServiceSettings.drainSeconds + 10),
+      healthCheck: {
+        protocol: Protocol.HTTP,
+        port: String(AgentServiceSettings.healthPort),
+        path: AgentServiceSettings.healthPath,
+        healthyHttpCodes: "200",
+        interval: Duration.seconds(10),
+        timeout: Duration.seconds(5),
+        healthyThresholdCount: 2,
+        unhealthyThresholdCount: 2,
+      },
+    });
+    return targetGroup;
+  }
+
+  /** Alarms on its tasks as a Network Load Balancer sees them: called once the target group is on its listeners. */
+  servedByNetwork(targetGroup: NetworkTargetGroup): void {
+    this.monitoring.watchNetworkService(this.node.id, this.service, targetGroup);
   }
 
   protected setEnvironment(name: EnvName, value: string): void {

@@ -23,13 +23,20 @@ import type { DegradationCounter } from "./monitoring.js";
 export const stageNames = ["dev", "prod"] as const;
 export type StageName = (typeof stageNames)[number];
 
-/** `api`: API Gateway HTTP API with a mutual TLS custom domain. `alb`: Application Load Balancer. */
-export const agentIngressKinds = ["api", "alb"] as const;
+/**
+ * `api`: API Gateway HTTP API with a mutual TLS custom domain. `alb`: Application Load Balancer, which terminates
+ * mutual TLS. `nlb`: Network Load Balancer passing TCP through to the agent service, which terminates mutual TLS
+ * itself (`agentCompute=fargate` only): for fleets of kept-alive agents, whose connections an NLB prices lower.
+ */
+export const agentIngressKinds = ["api", "alb", "nlb"] as const;
 export type AgentIngressKind = (typeof agentIngressKinds)[number];
+
+/** Whether the agents' ingress is a load balancer (in the VPC's public subnets, its targets the agent service's). */
+export const isLoadBalancer = (ingress: AgentIngressKind): boolean => ingress !== "api";
 
 /**
  * What runs the agent API's handler: `lambda`, one invocation per request; `fargate`, the agent service, a
- * long-running Node service on ECS Fargate behind the load balancer (`agentIngress=alb`), for large fleets.
+ * long-running Node service on ECS Fargate behind the load balancer (`agentIngress=alb` or `nlb`), for large fleets.
  */
 export const agentComputeKinds = ["lambda", "fargate"] as const;
 export type AgentComputeKind = (typeof agentComputeKinds)[number];
@@ -54,6 +61,11 @@ export interface AlarmThresholds {
    * this much means it is at its most tasks, or cannot scale out fast enough.
    */
   readonly serviceUtilisationPercent: number;
+  /**
+   * TCP resets a Network Load Balancer sent, or its targets sent, in five minutes (`agentIngress=nlb`): a few are
+   * agents' and scanners' own doing (a handshake refused ends in one); many mean tasks dropping connections.
+   */
+  readonly agentConnectionResets: number;
   /** How far, in ms, the stream consumer may fall behind the newest event on its stream. */
   readonly streamIteratorAgeMs: number;
   readonly degradations: Record<DegradationCounter, number>;
@@ -105,6 +117,7 @@ const settingsByStage: Record<StageName, StageSettings> = {
       functionErrors: 10,
       functionThrottles: 10,
       serviceUtilisationPercent: 85,
+      agentConnectionResets: 100,
       streamIteratorAgeMs: 15 * 60_000,
       degradations: {
         CacheFallbacks: 50,
@@ -146,6 +159,7 @@ const settingsByStage: Record<StageName, StageSettings> = {
       functionErrors: 25,
       functionThrottles: 1,
       serviceUtilisationPercent: 85,
+      agentConnectionResets: 1_000,
       // Batches wait up to a minute to fill; five more minutes behind means the consumer is not keeping up.
       streamIteratorAgeMs: 6 * 60_000,
       // Beacon writes only events its schemas describe: one refused record is a bug to look at.
@@ -230,6 +244,12 @@ export interface BeaconConfig {
   readonly consoleDomain: ConsoleDomain | undefined;
   /** A Secrets Manager secret holding the agent CA; undefined makes the stateful stack create one to fill. */
   readonly agentCaSecretArn: string | undefined;
+  /**
+   * With `agentIngress=nlb`: the Secrets Manager secret holding the server certificate the agent service presents
+   * (`{"certificatePem": "…", "privateKeyPem": "…"}`, the leaf then its intermediates), as an ACM certificate's key
+   * never leaves ACM. A private CA's ECDSA certificate with a short chain sends the fewest bytes per handshake.
+   */
+  readonly agentServerCertificateSecretArn: string | undefined;
   /** Undefined means on-demand capacity. */
   readonly streamShardCount: number | undefined;
   /** Days the event archive keeps an event (`-c eventArchiveDays=N`, 400 unless set). */
@@ -256,7 +276,10 @@ export interface BeaconConfig {
   readonly usagePricing: StatementPricing;
 }
 
-/** The capacity model's option for how the agent API runs: its unit prices are what the deployment costs. */
+/**
+ * The capacity model's option for how the agent API runs: its unit prices are what the deployment costs. The
+ * agent service behind an NLB is priced as behind the ALB (the same tasks) until the model prices the NLB itself.
+ */
 const pricedOptionOf = (ingress: AgentIngressKind, compute: AgentComputeKind): PricedOption =>
   ingress === "api" ? "httpApiLambda" : compute === "fargate" ? "albFargate" : "albLambda";
 
@@ -294,6 +317,7 @@ const ContextKeys = {
   agentCaBundle: "agentCaBundle",
   agentTenantCas: "agentTenantCas",
   agentCaSecretArn: "agentCaSecretArn",
+  agentServerCertificateSecretArn: "agentServerCertificateSecretArn",
   consoleIssuer: "consoleIssuer",
   consoleAudience: "consoleAudience",
   consoleAuthorizationEndpoint: "consoleAuthorizationEndpoint",
@@ -350,10 +374,27 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
     optional(ContextKeys.agentCompute) ?? "lambda",
     agentComputeKinds,
   );
-  if (agentCompute === "fargate" && agentIngress !== "alb") {
+  if (agentCompute === "fargate" && agentIngress === "api") {
     throw new Error(
       `Context value "${ContextKeys.agentCompute}" is "fargate", which runs behind the load balancer: ` +
-        `add -c ${ContextKeys.agentIngress}=alb (it is "${agentIngress}")`,
+        `add -c ${ContextKeys.agentIngress}=alb or nlb (it is "${agentIngress}")`,
+    );
+  }
+  if (agentIngress === "nlb" && agentCompute !== "fargate") {
+    throw new Error(
+      `Context value "${ContextKeys.agentIngress}" is "nlb", which passes TCP through to the agent service that ` +
+        `terminates mutual TLS: add -c ${ContextKeys.agentCompute}=fargate (it is "${agentCompute}")`,
+    );
+  }
+  const agentServerCertificateSecretArn = optional(ContextKeys.agentServerCertificateSecretArn);
+  if ((agentIngress === "nlb") !== (agentServerCertificateSecretArn !== undefined)) {
+    throw new Error(
+      agentIngress === "nlb"
+        ? `Context value "${ContextKeys.agentServerCertificateSecretArn}" is required with ` +
+            `${ContextKeys.agentIngress}=nlb: the secret of the server certificate the agent service presents ` +
+            '({"certificatePem": "…", "privateKeyPem": "…"})'
+        : `Context value "${ContextKeys.agentServerCertificateSecretArn}" is read with ` +
+            `${ContextKeys.agentIngress}=nlb alone (it is "${agentIngress}"), where the agent service terminates TLS`,
     );
   }
   const debugBundleDays = optional(ContextKeys.debugBundleDays);
@@ -390,6 +431,7 @@ export function readConfig(node: Pick<Node, "tryGetContext">): BeaconConfig {
         ? undefined
         : { domainName: consoleDomainName, certificateArn: consoleCertificateArn as string },
     agentCaSecretArn: optional(ContextKeys.agentCaSecretArn),
+    agentServerCertificateSecretArn,
     streamShardCount:
       streamShards === undefined ? undefined : positiveInteger(ContextKeys.streamShards, streamShards),
     eventArchiveDays:
@@ -457,7 +499,7 @@ function agentPortsOf(value: string | undefined, agentIngress: AgentIngressKind)
     value === undefined ? [HTTPS_PORT] : value.split(",").map((port) => tcpPort(key, port.trim()));
   if (new Set(ports).size !== ports.length)
     throw new Error(`Context value "${key}" names a port twice: ${value}`);
-  if (ports.length > MAX_AGENT_PORTS) {
+  if (agentIngress === "alb" && ports.length > MAX_AGENT_PORTS) {
     throw new Error(
       `Context value "${key}" names ${ports.length} ports; a load balancer verifies client certificates on ` +
         `${MAX_AGENT_PORTS} listeners at most`,

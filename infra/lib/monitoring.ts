@@ -12,7 +12,12 @@ import {
 } from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import type { FargateService } from "aws-cdk-lib/aws-ecs";
-import { HttpCodeTarget, type IApplicationTargetGroup } from "aws-cdk-lib/aws-elasticloadbalancingv2";
+import {
+  HttpCodeTarget,
+  type IApplicationTargetGroup,
+  type INetworkLoadBalancer,
+  type INetworkTargetGroup,
+} from "aws-cdk-lib/aws-elasticloadbalancingv2";
 import type { IStream } from "aws-cdk-lib/aws-kinesis";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { Topic } from "aws-cdk-lib/aws-sns";
@@ -201,7 +206,6 @@ export class Monitoring extends Construct {
    * agents see, are the ingress's alarms), and its tasks' CPU and memory, which it scales on and must not run out of.
    */
   watchService(id: string, service: FargateService, targetGroup: IApplicationTargetGroup): void {
-    const utilisation = this.thresholds.serviceUtilisationPercent;
     this.dashboard.addWidgets(
       this.alarm(
         `${id}ServerErrors`,
@@ -209,8 +213,69 @@ export class Monitoring extends Construct {
         this.thresholds.functionErrors,
         `${id} requests answered 5xx`,
       ),
+      ...this.taskAlarms(id, service),
+    );
+  }
+
+  /**
+   * An agent service behind a Network Load Balancer, which sees connections, not requests: its tasks failing
+   * their health check (the ALB's target 5xx has no equivalent there), and their CPU and memory.
+   */
+  watchNetworkService(id: string, service: FargateService, targetGroup: INetworkTargetGroup): void {
+    this.dashboard.addWidgets(
+      this.alarm(
+        `${id}UnhealthyTasks`,
+        targetGroup.metrics.unHealthyHostCount({ period, statistic: "Maximum" }),
+        1,
+        `${id} tasks failing the health check`,
+      ),
+      ...this.taskAlarms(id, service),
+    );
+  }
+
+  private taskAlarms(id: string, service: FargateService): AlarmWidget[] {
+    const utilisation = this.thresholds.serviceUtilisationPercent;
+    return [
       this.alarm(`${id}Cpu`, service.metricCpuUtilization({ period }), utilisation, `${id} CPU (%)`),
       this.alarm(`${id}Memory`, service.metricMemoryUtilization({ period }), utilisation, `${id} memory (%)`),
+    ];
+  }
+
+  /**
+   * A Network Load Balancer passing agents' TCP through: the resets it sent (a target it could not reach, a
+   * connection idle past its timeout) and those its targets sent, with the connections and bytes it carried. It
+   * sees no HTTP: the ALB's 5xx rate and p99 latency alarms have no equivalent on it.
+   */
+  watchNetworkIngress(loadBalancer: INetworkLoadBalancer): void {
+    const { metrics } = loadBalancer;
+    const resets = this.thresholds.agentConnectionResets;
+    this.dashboard.addWidgets(
+      this.alarm(
+        "AgentBalancerResets",
+        metrics.tcpElbResetCount({ period }),
+        resets,
+        "Agent connections reset by the load balancer",
+      ),
+      this.alarm(
+        "AgentTargetResets",
+        metrics.tcpTargetResetCount({ period }),
+        resets,
+        "Agent connections reset by the agent service",
+      ),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: "Agent connections: new and active",
+        left: [metrics.newFlowCount({ period })],
+        right: [metrics.activeFlowCount({ period, statistic: "Average" })],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: "Agent bytes and client resets",
+        left: [metrics.processedBytes({ period })],
+        right: [metrics.tcpClientResetCount({ period })],
+        width: 12,
+      }),
     );
   }
 

@@ -28,7 +28,7 @@ import { ASSET_UPLOADS_PREFIX } from "../../functions/core/assets/model.js";
 import { DEBUG_BUNDLES_PREFIX } from "../../functions/core/bundles/model.js";
 import { RESULTS_PREFIX } from "../../functions/core/operations/results.js";
 import { BeaconCache } from "./cache.js";
-import type { BeaconConfig } from "./config.js";
+import { type BeaconConfig, isLoadBalancer } from "./config.js";
 import { ConsoleUsers } from "./console-users.js";
 import { EventArchive } from "./event-archive.js";
 
@@ -95,14 +95,13 @@ export class StatefulStack extends Stack {
     // the webhook dispatcher (outside the VPC) post a subscription's test. A NAT gateway would cost more.
     // Behind the load balancer, the agent service's tasks (agentCompute=fargate, or the debug bundles' service) pull
     // their image from ECR and write their logs to CloudWatch Logs, through endpoints of their own.
-    const serviceEndpoints =
-      config.agentIngress === "alb"
-        ? ([
-            ["EcrApi", InterfaceVpcEndpointAwsService.ECR],
-            ["EcrDocker", InterfaceVpcEndpointAwsService.ECR_DOCKER],
-            ["Logs", InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS],
-          ] as const)
-        : [];
+    const serviceEndpoints = isLoadBalancer(config.agentIngress)
+      ? ([
+          ["EcrApi", InterfaceVpcEndpointAwsService.ECR],
+          ["EcrDocker", InterfaceVpcEndpointAwsService.ECR_DOCKER],
+          ["Logs", InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS],
+        ] as const)
+      : [];
     for (const [id, service] of [
       ["Kinesis", InterfaceVpcEndpointAwsService.KINESIS_STREAMS],
       ["SecretsManager", InterfaceVpcEndpointAwsService.SECRETS_MANAGER],
@@ -287,6 +286,6 @@ function subnetsFor(config: BeaconConfig): SubnetConfiguration[] {
     cidrMask: 22,
   };
   // Only an internet-facing load balancer needs public subnets; the API Gateway ingress keeps the VPC private.
-  if (config.agentIngress !== "alb") return [isolated];
+  if (!isLoadBalancer(config.agentIngress)) return [isolated];
   return [isolated, { name: "Ingress", subnetType: SubnetType.PUBLIC, cidrMask: 24 }];
 }

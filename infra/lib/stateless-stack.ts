@@ -3,6 +3,7 @@ import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { StartingPosition } from "aws-cdk-lib/aws-lambda";
 import { KinesisEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources";
+import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { Construct } from "constructs";
 import { AgentRoutes, agentRouteUrl } from "../../functions/core/c2/routes.js";
@@ -11,6 +12,7 @@ import { CLI_SIGN_IN_REDIRECT, SIGN_IN_CALLBACK_PATH } from "../../web/serving.j
 import { AgentHttpApi } from "./agent-http-api.js";
 import { type AgentIngress, AgentTruststore } from "./agent-ingress.js";
 import { AgentLoadBalancer } from "./agent-load-balancer.js";
+import { AgentNetworkLoadBalancer } from "./agent-network-load-balancer.js";
 import { AgentService, agentApiTaskSize, smallestTaskSize } from "./agent-service.js";
 import {
   BeaconFunction,
@@ -77,22 +79,43 @@ export class StatelessStack extends Stack {
     });
     const agentApiServiceName = `agent-api-${config.stage}`;
     if (config.agentCompute === "fargate") {
+      const certificateArn = config.agentServerCertificateSecretArn;
       const service = new AgentService(this, "AgentService", {
         platform,
         serviceName: agentApiServiceName,
         size: agentApiTaskSize,
         tasks: config.agentServiceTasks,
         watchesDegradations: true,
+        // Behind the NLB the service terminates mutual TLS itself, against the ALB trust store's bundle.
+        ...(certificateArn
+          ? {
+              tls: {
+                certificateSecret: Secret.fromSecretCompleteArn(
+                  this,
+                  "AgentServerCertificate",
+                  certificateArn,
+                ),
+                caBundlePem: config.agentDomain.trust.bundlePem,
+              },
+            }
+          : {}),
       });
       this.bindAgentApi(service, config, stateful, true);
       this.agentApi = service;
-      const loadBalancer = new AgentLoadBalancer(this, "AgentLoadBalancer", {
-        ...this.loadBalancerProps(config, stateful, truststore),
-        agentApi: { service: service.targetGroup },
-        streamed: service.addTargetGroup("DebugBundleTargets"),
-      });
-      service.servedBy();
-      this.agentIngress = loadBalancer;
+      if (config.agentIngress === "nlb") {
+        this.agentIngress = new AgentNetworkLoadBalancer(this, "AgentNetworkLoadBalancer", {
+          ...this.loadBalancerPlacement(config, stateful),
+          service,
+        });
+      } else {
+        const loadBalancer = new AgentLoadBalancer(this, "AgentLoadBalancer", {
+          ...this.loadBalancerProps(config, stateful, truststore),
+          agentApi: { service: service.targetGroup },
+          streamed: service.addTargetGroup("DebugBundleTargets"),
+        });
+        service.servedBy();
+        this.agentIngress = loadBalancer;
+      }
     } else {
       const agentApi = new BeaconFunction(this, "AgentApi", {
         platform,
@@ -114,7 +137,7 @@ export class StatelessStack extends Stack {
               removalPolicy: settings.removalPolicy,
             });
     }
-    monitoring.watchAgentIngress(this.agentIngress.metrics);
+    this.agentIngress.watchedBy(monitoring);
     monitoring.graphStream(stateful.stream);
     monitoring.graphCache(stateful.cache.name);
 
@@ -283,14 +306,16 @@ export class StatelessStack extends Stack {
     workload.bindTenantSecrets();
   }
 
-  private loadBalancerProps(config: BeaconConfig, stateful: StatefulStack, truststore: AgentTruststore) {
+  private loadBalancerPlacement(config: BeaconConfig, stateful: StatefulStack) {
     return {
-      domain: config.agentDomain,
-      truststore,
       vpc: stateful.vpc,
       deletionProtection: config.settings.removalPolicy === RemovalPolicy.RETAIN,
       ports: config.agentPorts,
     };
+  }
+
+  private loadBalancerProps(config: BeaconConfig, stateful: StatefulStack, truststore: AgentTruststore) {
+    return { ...this.loadBalancerPlacement(config, stateful), domain: config.agentDomain, truststore };
   }
 
   /**

@@ -20,6 +20,8 @@ const externalIssuer = {
   consoleTokenEndpoint: "https://login.example.org/token",
 };
 
+const serverCertificate = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:beacon-agent-server-AbCdEf";
+
 function configFrom(context: Record<string, unknown>) {
   return readConfig({ tryGetContext: (key: string) => context[key] });
 }
@@ -169,6 +171,25 @@ describe("stage configuration from context", () => {
     });
   });
 
+  it("runs the agent service behind a Network Load Balancer with the server certificate's secret, priced as on the ALB", () => {
+    const config = configFrom({
+      ...exampleDomain,
+      stage: "prod",
+      agentIngress: "nlb",
+      agentCompute: "fargate",
+      agentServerCertificateSecretArn: serverCertificate,
+      // An NLB is not held to the ALB's two listeners with mutual TLS.
+      agentPorts: "443,8443,10090",
+    });
+    expect(config).toMatchObject({
+      agentIngress: "nlb",
+      agentCompute: "fargate",
+      agentServerCertificateSecretArn: serverCertificate,
+      agentPorts: [443, 8443, 10090],
+    });
+    expect(config.usagePricing.option).toBe("albFargate");
+  });
+
   it("has the load balancer listen on the ports a fleet's agents carry in their URLs", () => {
     expect(
       configFrom({ ...exampleDomain, stage: "prod", agentIngress: "alb", agentPorts: "443, 10090" })
@@ -197,11 +218,23 @@ describe("stage configuration from context", () => {
       { stage: "dev", agentIngress: "alb", agentPorts: "443,10080" },
       /names 10080, a port agents speak plain HTTP to/,
     ],
-    [{ stage: "dev", agentIngress: "nlb" }, /"agentIngress" must be one of api, alb/],
+    [{ stage: "dev", agentIngress: "gwlb" }, /"agentIngress" must be one of api, alb, nlb/],
+    [
+      { stage: "dev", agentIngress: "nlb", agentServerCertificateSecretArn: serverCertificate },
+      /"agentIngress" is "nlb", which passes TCP through to the agent service .*: add -c agentCompute=fargate \(it is "lambda"\)/,
+    ],
+    [
+      { stage: "dev", agentIngress: "nlb", agentCompute: "fargate" },
+      /"agentServerCertificateSecretArn" is required with agentIngress=nlb/,
+    ],
+    [
+      { stage: "dev", agentIngress: "alb", agentServerCertificateSecretArn: serverCertificate },
+      /"agentServerCertificateSecretArn" is read with agentIngress=nlb alone \(it is "alb"\)/,
+    ],
     [{ stage: "dev", agentCompute: "ec2" }, /"agentCompute" must be one of lambda, fargate/],
     [
       { stage: "dev", agentCompute: "fargate" },
-      /"agentCompute" is "fargate", which runs behind the load balancer: add -c agentIngress=alb \(it is "api"\)/,
+      /"agentCompute" is "fargate", which runs behind the load balancer: add -c agentIngress=alb or nlb \(it is "api"\)/,
     ],
     [
       { stage: "dev", agentIngress: "alb", agentCompute: "fargate", agentServiceMinTasks: "30" },

@@ -30,6 +30,18 @@ export const beaconVariants = {
     description: "prod behind a load balancer, the agent API on ECS Fargate (the agent service)",
     context: { stage: "prod", agentIngress: "alb", agentCompute: "fargate", agentServiceMaxTasks: "40" },
   },
+  prodNlb: {
+    description:
+      "prod behind a Network Load Balancer on 443 and 10090, the agent service terminating mutual TLS itself",
+    context: {
+      stage: "prod",
+      agentIngress: "nlb",
+      agentCompute: "fargate",
+      agentPorts: "443,10090",
+      agentServerCertificateSecretArn:
+        "arn:aws:secretsmanager:eu-west-1:123456789012:secret:beacon-agent-server-AbCdEf",
+    },
+  },
   devExternalIdentity: {
     description:
       "dev trusting an external OpenID Connect issuer, with the agent CA's secret given and a tenant's own CA",
