@@ -204,6 +204,41 @@ describe("an asset uploaded in parts to presigned URLs", () => {
     expect((await complete(token, upload.uploadId)).status).toBe(404);
   });
 
+  it("has the parts still to send signed again, by its tenant's operator only, and completes with them", async () => {
+    const owner = await freshTenant();
+    const other = await freshTenant();
+    const bytes = randomBytes(ASSET_UPLOAD_PART_BYTES + 4096);
+    const upload = (
+      await start(owner.token, { name: "resigned.bin", sizeBytes: bytes.length, sha256: sha256(bytes) })
+    ).json() as unknown as StartedUpload;
+    await sendParts({ ...upload, parts: upload.parts.slice(0, 1) }, bytes);
+    const signAgain = (token: string, body: unknown, uploadId = upload.uploadId) =>
+      consoleApi.request("POST", `/api/v1/assets/uploads/${uploadId}/parts`, { token, body });
+
+    const signed = await signAgain(owner.token, { partNumbers: [2] });
+    expect(signed.status, signed.body).toBe(200);
+    const { parts, expiresAt } = signed.json() as { parts: StartedUpload["parts"]; expiresAt: string };
+    expect(parts).toEqual([{ partNumber: 2, sizeBytes: 4096, url: expect.any(String) }]);
+    expect(parts[0]?.url).not.toBe(upload.parts[1]?.url);
+    expect(Date.parse(expiresAt)).toBeGreaterThan(Date.now());
+
+    const outOfRange = await signAgain(owner.token, { partNumbers: [3] });
+    expect(outOfRange.status, outOfRange.body).toBe(400);
+    expect(errorOf(outOfRange).message).toContain("from 1 to 2");
+    expect((await signAgain(owner.token, { partNumbers: [] })).status).toBe(400);
+    expect((await signAgain(other.token, { partNumbers: [2] })).status).toBe(404);
+    const viewer = await consoleApi.token({ tenant: owner.tenant, role: "viewer" });
+    expect((await signAgain(viewer, { partNumbers: [2] })).status).toBe(403);
+    expect((await signAgain(owner.token, { partNumbers: [2] }, randomUUID())).status).toBe(404);
+
+    await sendParts({ ...upload, parts }, bytes);
+    expect((await complete(owner.token, upload.uploadId)).status).toBe(201);
+    const finished = await signAgain(owner.token, { partNumbers: [2] });
+    expect(finished.status, finished.body).toBe(404);
+    expect(errorOf(finished)).toMatchObject({ code: "not_found" });
+    expect(await storedKeys(other.tenant)).toEqual([]);
+  });
+
   it("is its tenant's alone: another tenant's operator can neither complete nor abort it, and a viewer cannot start one", async () => {
     const owner = await freshTenant();
     const other = await freshTenant();

@@ -112,6 +112,7 @@ export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocu
     selectionBudgetMs: config.selectionBudgetMs,
     sweeperIntervalSeconds: config.sweeperIntervalSeconds,
     usagePricing: config.usagePricing,
+    uploadLinkSeconds: config.assetUploadLinkSeconds,
   });
   return {
     routes: consoleRoutes(api),

@@ -166,6 +166,7 @@ const bodies: Record<string, (agentId: string, tenant: SeededTenant) => unknown>
   putAgentParameter: () => parameterValue,
   putGroupParameter: () => parameterValue,
   startAssetUpload: (agentId) => uploadDeclaration(`upload-${agentId}-${randomUUID().slice(0, 8)}`),
+  signAssetUploadParts: () => ({ partNumbers: [1] }),
   labelAgent: (agentId) => ({ set: { probe: agentId } }),
   pinAgent: (_agentId, tenant) => ({ flowHash: tenant.flowHash }),
   pinGroup: () => ({}),

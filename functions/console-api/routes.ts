@@ -156,6 +156,8 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     completeAssetUpload: (principal, { path }) =>
       api.assets.completeUpload(principal, path.uploadId as string),
     abortAssetUpload: (principal, { path }) => api.assets.abortUpload(principal, path.uploadId as string),
+    signAssetUploadParts: (principal, { path, body }) =>
+      api.assets.signParts(principal, path.uploadId as string, body as JsonObject),
     listAssets: (principal, { query }) => api.assets.list(principal, page(query)),
     getAsset: (principal, { path }) => api.assets.get(principal, path.assetId as string),
     getAssetContent: (principal, { path, query }) =>

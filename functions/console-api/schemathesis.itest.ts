@@ -278,9 +278,10 @@ describe("Schemathesis against the OpenAPI document, on the local stack", () => 
           id,
         ]),
         ["deleteAsset", "assetId", deletedAssetId],
-        // Upload ids are made by starting an upload: one to abort, one with its bytes sent to complete.
+        // Upload ids are made by starting an upload: one to abort, one with its bytes sent to complete, one to sign.
         ["abortAssetUpload", "uploadId", await startedUpload(false)],
         ["completeAssetUpload", "uploadId", await startedUpload(true)],
+        ["signAssetUploadParts", "uploadId", await startedUpload(false)],
         ["getOperationSelection", "selectionId", await seedSelection(tenant)],
         ["getAdoption", "adoptionId", adoptionId],
         // The example operation is queued, without a result: the seeded one that has one.

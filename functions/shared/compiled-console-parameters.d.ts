@@ -47,6 +47,7 @@ export declare const adoptFlowInput: ValidateFunction;
 export declare const listAssetsInput: ValidateFunction;
 export declare const startAssetUploadInput: ValidateFunction;
 export declare const completeAssetUploadInput: ValidateFunction;
+export declare const signAssetUploadPartsInput: ValidateFunction;
 export declare const deleteAssetInput: ValidateFunction;
 export declare const getResourceSetInput: ValidateFunction;
 export declare const putResourceSetInput: ValidateFunction;

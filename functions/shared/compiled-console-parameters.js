@@ -41,6 +41,7 @@ export const adoptFlowInput = getClassInput;
 export const listAssetsInput = listClassesInput;
 export const startAssetUploadInput = getOpenApiInput;
 export const completeAssetUploadInput = abortAssetUploadInput;
+export const signAssetUploadPartsInput = abortAssetUploadInput;
 export const deleteAssetInput = getAssetInput;
 export const getResourceSetInput = getClassInput;
 export const putResourceSetInput = getClassInput;

@@ -1,5 +1,6 @@
 import { AgentAnswerBudget } from "../core/agent-requests/answer-budget.js";
 import { ERROR_BULLETIN_WINDOW_MS } from "../core/agents/attention.js";
+import { ASSET_UPLOAD_TTL_SECONDS } from "../core/assets/model.js";
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "../core/audit/model.js";
 import { DEFAULT_DEBUG_BUNDLE_DAYS } from "../core/bundles/model.js";
 import type { EventBufferBounds } from "../core/events/ports.js";
@@ -192,6 +193,8 @@ export interface ConsoleApiConfig {
   certificateExpiryWarningDays: number;
   /** Where assets' bytes go. */
   assetBucket: string;
+  /** How long an upload's part URLs are signed for at most: an hour unless set. */
+  assetUploadLinkSeconds: number;
   /** Days an audit record is kept, by the table's time to live. */
   auditRetentionDays: number;
   /** Which hosts subscriptions may name besides the public internet. */
@@ -263,6 +266,9 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     maxFlowBytes: MAX_FLOW_BYTES,
     certificateExpiryWarningDays: certificateExpiryWarningDays(env),
     assetBucket: requireEnv(env, EnvNames.assetBucket),
+    assetUploadLinkSeconds: Math.ceil(
+      numberEnv(env, EnvNames.assetUploadLinkSeconds, ASSET_UPLOAD_TTL_SECONDS),
+    ),
     auditRetentionDays: numberEnv(env, EnvNames.auditRetentionDays, DEFAULT_AUDIT_RETENTION_DAYS),
     webhookUrlPolicy: webhookConfig(env).policy,
     webhookTesterFunction: requireEnv(env, EnvNames.webhookTesterFunction),

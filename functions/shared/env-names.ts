@@ -84,6 +84,11 @@ export const EnvNames = {
   archiveBucket: "BEACON_ARCHIVE_BUCKET",
   /** Days before its notAfter a certificate counts as expiring: listed by the console, announced by the sweeper. */
   certExpiryWarningDays: "BEACON_CERT_EXPIRY_WARNING_DAYS",
+  /**
+   * Seconds an upload's part URLs are signed for at most (console API); an hour unless set. Tests set less, to
+   * have links expire while an upload is under way; unset on AWS.
+   */
+  assetUploadLinkSeconds: "BEACON_ASSET_UPLOAD_LINK_SECONDS",
   /** Days fleet history and the agents' event logs are kept (stream consumer); 14 unless set. */
   historyRetentionDays: "BEACON_HISTORY_RETENTION_DAYS",
   /**

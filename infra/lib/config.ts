@@ -276,12 +276,15 @@ export interface BeaconConfig {
   readonly usagePricing: StatementPricing;
 }
 
-/**
- * The capacity model's option for how the agent API runs: its unit prices are what the deployment costs. The
- * agent service behind an NLB is priced as behind the ALB (the same tasks) until the model prices the NLB itself.
- */
+/** The capacity model's option for how the agent API runs: its unit prices are what the deployment costs. */
 const pricedOptionOf = (ingress: AgentIngressKind, compute: AgentComputeKind): PricedOption =>
-  ingress === "api" ? "httpApiLambda" : compute === "fargate" ? "albFargate" : "albLambda";
+  ingress === "api"
+    ? "httpApiLambda"
+    : ingress === "nlb"
+      ? "nlbFargate"
+      : compute === "fargate"
+        ? "albFargate"
+        : "albLambda";
 
 /** Two tasks, one per zone, survive a zone's loss; twenty 1-vCPU tasks serve several times 100,000 agents. */
 const DEFAULT_AGENT_SERVICE_TASKS: AgentServiceTasks = { min: 2, max: 20 };

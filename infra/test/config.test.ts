@@ -187,7 +187,7 @@ describe("stage configuration from context", () => {
       agentServerCertificateSecretArn: serverCertificate,
       agentPorts: [443, 8443, 10090],
     });
-    expect(config.usagePricing.option).toBe("albFargate");
+    expect(config.usagePricing.option).toBe("nlbFargate");
   });
 
   it("has the load balancer listen on the ports a fleet's agents carry in their URLs", () => {

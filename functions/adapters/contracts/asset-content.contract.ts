@@ -168,6 +168,22 @@ export const assetContentContract = contract<AssetContentStore>("the asset conte
     expect(await store.upload(the.tenant, upload.uploadId)).toBeUndefined();
   });
 
+  it("signs a part's URL again while the upload is staged: the new URL takes the part as the first would", async () => {
+    const store = the.subject;
+    const bytes = randomBytes(ASSET_UPLOAD_PART_BYTES + 10);
+    const upload = uploadOf(bytes);
+    await store.startUpload(the.tenant, upload);
+    const [first] = await store.partUrls(the.tenant, upload.uploadId, [1, 2], 600);
+    await sendPart(store, first as string, bytes.subarray(0, ASSET_UPLOAD_PART_BYTES));
+    const [again] = await store.partUrls(the.tenant, upload.uploadId, [2], 600);
+    await sendPart(store, again as string, bytes.subarray(ASSET_UPLOAD_PART_BYTES));
+    expect(await store.assemble(the.tenant, upload.uploadId)).toEqual({
+      sizeBytes: bytes.length,
+      sha256: idOf(bytes),
+    });
+    await store.abortUpload(the.tenant, upload.uploadId);
+  });
+
   it("aborts an upload, sent parts or assembled bytes, leaving nothing; aborting one that is gone is no error", async () => {
     const store = the.subject;
     const bytes = randomBytes(1000);

@@ -200,3 +200,63 @@ describe("an upload's presigned links", () => {
     expect(Date.parse(sooner.expiresAt)).toBe(clock.now() + 20 * 60_000);
   });
 });
+
+describe("an upload's parts signed again", () => {
+  const signAgain = (
+    context: ReturnType<typeof uploads>,
+    started: Started,
+    partNumbers: unknown,
+    on = "acme",
+  ) => context.api.assets.signParts(as(on), started.uploadId, { partNumbers });
+
+  it("get fresh URLs, good for the link lifetime from now, and the upload completes with them", async () => {
+    const context = uploads();
+    const { start, send, complete, clock, assetContent } = context;
+    const started = await start();
+    send({ ...started, parts: started.parts.slice(0, 1) });
+    clock.advance(50 * 60_000);
+    const signed = await signAgain(context, started, [2, 3]);
+    const body = signed.body as Started;
+    expect(body.uploadId).toBe(started.uploadId);
+    expect(body.parts.map(({ partNumber, sizeBytes }) => [partNumber, sizeBytes])).toEqual([
+      [2, ASSET_UPLOAD_PART_BYTES],
+      [3, 10],
+    ]);
+    expect(Date.parse(body.expiresAt)).toBe(clock.now() + ASSET_UPLOAD_TTL_SECONDS * 1000);
+    assetContent.credentialsExpireAt = clock.now() + 5 * 60_000;
+    const capped = (await signAgain(context, started, [3])).body as Started;
+    expect(Date.parse(capped.expiresAt)).toBe(clock.now() + 5 * 60_000);
+    send(body);
+    expect(await complete(started)).toMatchObject({ status: 201, body: { assetId: sha256(bytes) } });
+  });
+
+  it("are refused with a 400 naming the upload's parts when none, unknown or repeated, and nothing changes", async () => {
+    const context = uploads();
+    const started = await context.start();
+    for (const partNumbers of [undefined, [], [0], [4], [1.5], ["1"], [2, 2]])
+      await expect(signAgain(context, started, partNumbers)).rejects.toMatchObject({
+        code: "invalid_request",
+      });
+    await expect(signAgain(context, started, [4])).rejects.toThrow(/from 1 to 3/);
+    expect(await context.assetContent.uploadedParts("acme", started.uploadId)).toEqual([]);
+  });
+
+  it("are refused for an upload completed, aborted, another tenant's or never started, and to a viewer", async () => {
+    const context = uploads();
+    const { start, send, complete, api } = context;
+    const started = await start();
+    const aborted = await start({ name: "other-name.onnx" });
+    await expect(signAgain(context, started, [1], "other")).rejects.toMatchObject({ code: "not_found" });
+    await expect(
+      api.assets.signParts(as("acme", "viewer"), started.uploadId, { partNumbers: [1] }),
+    ).rejects.toMatchObject({ code: "forbidden" });
+    await expect(
+      api.assets.signParts(as("acme"), "never-started", { partNumbers: [1] }),
+    ).rejects.toMatchObject({ code: "not_found" });
+    send(started);
+    await complete(started);
+    await expect(signAgain(context, started, [1])).rejects.toMatchObject({ code: "not_found" });
+    await api.assets.abortUpload(as("acme"), aborted.uploadId);
+    await expect(signAgain(context, aborted, [1])).rejects.toMatchObject({ code: "not_found" });
+  });
+});

@@ -25,6 +25,11 @@ export interface AssetsDependencies {
   content: AssetContentStore;
   clock: Clock;
   ids: IdGenerator;
+  /**
+   * How long part URLs are signed for, at most: an hour unless the deployment says less (a test that needs
+   * links to expire while an upload is under way).
+   */
+  uploadLinkSeconds?: number;
 }
 
 /** An upload in parts as its caller starts it: what the bytes it will send are. */
@@ -90,7 +95,7 @@ export const assetView = (record: AssetRecord) => ({
  * under the same name again writes them again, which repairs bytes a racing delete removed.
  */
 export function makeAssetsApi(deps: AssetsDependencies) {
-  const { assets, content, clock, ids } = deps;
+  const { assets, content, clock, ids, uploadLinkSeconds = ASSET_UPLOAD_TTL_SECONDS } = deps;
 
   async function findAsset(tenant: string, assetId: string): Promise<AssetRecord> {
     const record = isAssetId(assetId) ? await assets.get(tenant, assetId) : undefined;
@@ -103,6 +108,24 @@ export function makeAssetsApi(deps: AssetsDependencies) {
     if (!upload)
       throw new BeaconError("not_found", "No such upload: completed, aborted, expired or never started");
     return upload;
+  }
+
+  /**
+   * Part URLs for these parts, signed now, and when they stop taking parts: the link lifetime, or sooner when
+   * the credentials that sign them expire sooner.
+   */
+  async function signedParts(tenant: string, upload: AssetUploadRecord, partNumbers: number[]) {
+    const now = clock.now();
+    const linkSeconds = signedLinkSeconds(now, uploadLinkSeconds, await content.signingCredentialsExpireAt());
+    const urls = await content.partUrls(tenant, upload.uploadId, partNumbers, linkSeconds);
+    return {
+      parts: partNumbers.map((partNumber, index) => ({
+        partNumber,
+        sizeBytes: uploadPartBytes(upload.sizeBytes, partNumber),
+        url: urls[index] as string,
+      })),
+      expiresAt: toIso(now + linkSeconds * 1000) as string,
+    };
   }
 
   const sameBytes = (existing: AssetRecord) =>
@@ -185,12 +208,7 @@ export function makeAssetsApi(deps: AssetsDependencies) {
       };
       await content.startUpload(tenant, upload);
       const partNumbers = Array.from({ length: uploadPartCount(sizeBytes) }, (_, index) => index + 1);
-      const linkSeconds = signedLinkSeconds(
-        upload.createdAt,
-        ASSET_UPLOAD_TTL_SECONDS,
-        await content.signingCredentialsExpireAt(),
-      );
-      const urls = await content.partUrls(tenant, upload.uploadId, partNumbers, linkSeconds);
+      const { parts, expiresAt } = await signedParts(tenant, upload, partNumbers);
       return {
         status: 201,
         body: {
@@ -200,14 +218,36 @@ export function makeAssetsApi(deps: AssetsDependencies) {
           sha256,
           contentType,
           partBytes: ASSET_UPLOAD_PART_BYTES,
-          parts: partNumbers.map((partNumber, index) => ({
-            partNumber,
-            sizeBytes: uploadPartBytes(sizeBytes, partNumber),
-            url: urls[index] as string,
-          })),
-          expiresAt: toIso(upload.createdAt + linkSeconds * 1000) as string,
+          parts,
+          expiresAt,
         },
       };
+    },
+
+    /**
+     * Fresh URLs for parts of an upload under way that are still to be sent: the ones it started with may have
+     * expired, or the credentials that signed them rotated, before a slow caller sent every part.
+     */
+    async signParts(
+      principal: Principal,
+      uploadId: string,
+      request: { partNumbers?: unknown },
+    ): Promise<ConsoleResult> {
+      requireRole(principal, "operator");
+      const { tenant } = principal;
+      const upload = await findUpload(tenant, uploadId);
+      const count = uploadPartCount(upload.sizeBytes);
+      const { partNumbers } = request;
+      const isPartNumber = (value: unknown): value is number =>
+        typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= count;
+      if (!Array.isArray(partNumbers) || partNumbers.length === 0 || !partNumbers.every(isPartNumber))
+        throw new BeaconError(
+          "invalid_request",
+          `partNumbers lists the parts to sign again, each a number from 1 to ${count}: the upload has ${count} part${count === 1 ? "" : "s"}`,
+        );
+      if (new Set(partNumbers).size !== partNumbers.length)
+        throw new BeaconError("invalid_request", "partNumbers names each part once");
+      return { body: { uploadId, ...(await signedParts(tenant, upload, partNumbers)) } };
     },
 
     /**

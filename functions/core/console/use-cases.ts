@@ -118,6 +118,8 @@ export interface ConsoleDependencies {
   sweeperIntervalSeconds: number;
   /** The unit prices usage statements bill with; the capacity model's for the default option unless given. */
   usagePricing?: StatementPricing;
+  /** How long an upload's part URLs are signed for at most; an hour unless given. */
+  uploadLinkSeconds?: number;
 }
 
 /**

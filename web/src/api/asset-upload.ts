@@ -36,8 +36,8 @@ type Upload = Schemas["AssetUpload"];
 type UploadPart = Upload["parts"][number];
 
 /**
- * Hashes the file, starts the upload, PUTs its parts, completes it; an upload that fails after it started is
- * aborted, so nothing of it stays. The console API's 401 signs the session out (the client does).
+ * Hashes the file, starts the upload, PUTs its parts (a part whose link storage refuses signed again once),
+ * completes it; an upload that fails after it started is aborted, so nothing of it stays. The console API's 401 signs the session out (the client does).
  */
 export function presignedAssetUpload(client: ConsoleClient): AssetTransport {
   return async (file, name, onProgress) => {
@@ -64,7 +64,9 @@ export function presignedAssetUpload(client: ConsoleClient): AssetTransport {
       const sent = sentTotal(total, (done) => onProgress({ stage: "sending", done, total }));
       await eachAtMost(upload.parts, PARALLEL_PARTS, (part) => {
         const { start, end } = partRange(upload, part);
-        return putPart(part, file.slice(start, end), (bytes) => sent(part.partNumber, bytes));
+        return putPartSignedAgainOnce(client, upload.uploadId, part, file.slice(start, end), (bytes) =>
+          sent(part.partNumber, bytes),
+        );
       });
       const { data, error, response } = await client.POST("/api/v1/assets/uploads/{uploadId}/complete", {
         params: { path: { uploadId: upload.uploadId } },
@@ -81,6 +83,62 @@ export function presignedAssetUpload(client: ConsoleClient): AssetTransport {
 }
 
 /**
+ * Storage's refusal of a part: its HTTP status (403: the link expired, or the credentials that signed it), or 0
+ * when the page could read no answer: a refusal without CORS headers (S3Proxy's, for one) reaches it as none.
+ */
+class PartRefused extends Error {
+  constructor(
+    readonly partNumber: number,
+    readonly status: number,
+    statusText: string,
+  ) {
+    super(
+      status === 0
+        ? `Part ${partNumber} did not reach the storage, or its answer could not be read`
+        : `The storage refused part ${partNumber}: ${status} ${statusText}`,
+    );
+  }
+}
+
+/** Whether storage may have refused the part's link: 403, or an answer the page could not read. */
+const linkRefused = (error: unknown): error is PartRefused =>
+  error instanceof PartRefused && (error.status === 403 || error.status === 0);
+
+/**
+ * Sends a part; when storage refuses its link (403: expired, or its signer's credentials rotated, which on AWS
+ * can come before the link's own expiry), has the part signed again and sends it once more. A second refusal
+ * fails the upload, saying so.
+ */
+async function putPartSignedAgainOnce(
+  client: ConsoleClient,
+  uploadId: string,
+  part: UploadPart,
+  bytes: Blob,
+  onSent: (bytes: number) => void,
+): Promise<void> {
+  try {
+    await putPart(part, bytes, onSent);
+    return;
+  } catch (error) {
+    if (!linkRefused(error)) throw error;
+  }
+  const signed = await dataOf(
+    client.POST("/api/v1/assets/uploads/{uploadId}/parts", {
+      params: { path: { uploadId } },
+      body: { partNumbers: [part.partNumber] },
+    }),
+  );
+  try {
+    await putPart(signed.parts[0] ?? part, bytes, onSent);
+  } catch (error) {
+    if (!(error instanceof PartRefused)) throw error;
+    throw new Error(
+      `The storage refused part ${part.partNumber} twice, the second time by a freshly signed link (${error.status || "no answer"}): the upload is abandoned, try again later`,
+    );
+  }
+}
+
+/**
  * A plain PUT of the part's bytes to its presigned URL, through XMLHttpRequest, whose upload reports how much
  * it sent (fetch does not).
  */
@@ -89,15 +147,13 @@ function putPart(part: UploadPart, bytes: Blob, onSent: (bytes: number) => void)
     const request = new XMLHttpRequest();
     request.open("PUT", part.url);
     request.upload.onprogress = (event) => onSent(event.loaded);
-    request.onerror = () => reject(new Error(`Part ${part.partNumber} did not reach the storage`));
+    request.onerror = () => reject(new PartRefused(part.partNumber, 0, ""));
     request.onload = () => {
       if (request.status >= 200 && request.status < 300) {
         onSent(bytes.size);
         resolve();
       } else {
-        reject(
-          new Error(`The storage refused part ${part.partNumber}: ${request.status} ${request.statusText}`),
-        );
+        reject(new PartRefused(part.partNumber, request.status, request.statusText));
       }
     };
     request.send(bytes);

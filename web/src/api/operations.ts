@@ -78,6 +78,10 @@ export const operations = {
     "role": "operator",
     "scope": "tenant"
   },
+  "POST /api/v1/assets/uploads/{uploadId}/parts": {
+    "role": "operator",
+    "scope": "tenant"
+  },
   "GET /api/v1/assets/{assetId}": {
     "role": "viewer",
     "scope": "tenant"

@@ -320,7 +320,7 @@ export interface paths {
         put?: never;
         /**
          * Start uploading an asset in parts
-         * @description Starts an upload of an asset of up to 100 MiB (104,857,600 bytes) whose bytes go straight to S3, never through Beacon's functions. The request declares the asset: its name, size, SHA-256 (its id to be) and media type, all checked here: a size over the limit is refused (413) and nothing is stored. The answer lists the parts, each of `partBytes` (8 MiB) but the last, each with a presigned URL that takes the part's bytes by a plain HTTP `PUT` (no credentials, no other header needed; a part sent again replaces itself) until `expiresAt`, an hour on, or sooner when the credentials that sign the URLs expire sooner (a presigned URL stops working with its signer's session; start the upload again then). Then `POST /api/v1/assets/uploads/{uploadId}/complete` checks the bytes and only then makes the asset. An upload neither completed nor aborted is removed by the bucket's lifecycle a day later.
+         * @description Starts an upload of an asset of up to 100 MiB (104,857,600 bytes) whose bytes go straight to S3, never through Beacon's functions. The request declares the asset: its name, size, SHA-256 (its id to be) and media type, all checked here: a size over the limit is refused (413) and nothing is stored. The answer lists the parts, each of `partBytes` (8 MiB) but the last, each with a presigned URL that takes the part's bytes by a plain HTTP `PUT` (no credentials, no other header needed; a part sent again replaces itself) until `expiresAt`, an hour on, or sooner when the credentials that sign the URLs expire sooner (a presigned URL stops working with its signer's session; `POST /api/v1/assets/uploads/{uploadId}/parts` signs the parts still to send again). Then `POST /api/v1/assets/uploads/{uploadId}/complete` checks the bytes and only then makes the asset. An upload neither completed nor aborted is removed by the bucket's lifecycle a day later.
          */
         post: operations["startAssetUpload"];
         delete?: never;
@@ -369,6 +369,29 @@ export interface paths {
          * @description Checks the upload: every part there at its size (a part missing answers 409 `asset_upload_incomplete` and the upload stays, to be sent and completed again), then the joined bytes read whole, streamed, for their real size and SHA-256 (S3's multipart checksums are no whole-object SHA-256). Bytes other than those declared answer 422 `asset_upload_mismatch`: the upload is removed and nothing is stored. Bytes as declared become the asset, recorded last as the commit point, and the upload is gone.
          */
         post: operations["completeAssetUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assets/uploads/{uploadId}/parts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The upload's id, as `POST /api/v1/assets/uploads` answered it. Another tenant's is none (404). */
+                uploadId: components["parameters"]["UploadId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign an upload's remaining parts again
+         * @description Fresh presigned URLs for parts of an upload under way, named by number: the parts still to send once the URLs the upload started with have expired, or the credentials that signed them rotated (a function's role credentials on AWS carry no expiry Beacon can read, so a link may stop working before its `expiresAt`; storage then answers a part's PUT with 403). Each URL takes its part by a plain HTTP `PUT`, as the first ones did, until `expiresAt`: an hour on, or sooner when the signing credentials expire sooner. Nothing else changes: the parts sent stay sent. A completed, aborted, expired or another tenant's upload is none (404).
+         */
+        post: operations["signAssetUploadParts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2601,19 +2624,34 @@ export interface components {
             contentType: string;
             /** @description Each part's size but the last, which holds the rest (8,388,608: 8 MiB). */
             partBytes: number;
-            parts: {
-                partNumber: number;
-                /** @description The part's bytes: from byte (partNumber - 1) × partBytes of the asset, this many. */
-                sizeBytes: number;
-                /**
-                 * Format: uri
-                 * @description Presigned: a plain HTTP PUT of the part's bytes stores it, until expiresAt.
-                 */
-                url: string;
-            }[];
+            parts: components["schemas"]["AssetUploadPart"][];
             /**
              * Format: date-time
              * @description When the part URLs stop taking parts: an hour after the start at most, never after the credentials that signed them expire.
+             */
+            expiresAt: string;
+        };
+        AssetUploadPart: {
+            partNumber: number;
+            /** @description The part's bytes: from byte (partNumber - 1) × partBytes of the asset, this many. */
+            sizeBytes: number;
+            /**
+             * Format: uri
+             * @description Presigned: a plain HTTP PUT of the part's bytes stores it, until expiresAt.
+             */
+            url: string;
+        };
+        AssetUploadPartsRequest: {
+            /** @description The parts to sign again, each once: numbers from 1 to the upload's part count (13 for 100 MiB). */
+            partNumbers: number[];
+        };
+        AssetUploadParts: {
+            uploadId: string;
+            /** @description The parts asked for, in the order asked, each with its new URL. */
+            parts: components["schemas"]["AssetUploadPart"][];
+            /**
+             * Format: date-time
+             * @description When the new URLs stop taking parts: an hour on at most, never after the credentials that signed them expire.
              */
             expiresAt: string;
         };
@@ -2728,7 +2766,7 @@ export interface components {
                  * @description The capacity model's way of running the agent API whose unit prices apply.
                  * @enum {string}
                  */
-                option: "httpApiLambda" | "albLambda" | "albFargate";
+                option: "httpApiLambda" | "albLambda" | "albFargate" | "nlbFargate";
                 /** @description The fleet whose modelled month the unit prices come from (agents, intervalSeconds, javaShare, hoursPerMonth, pricesTakenOn). */
                 reference: {
                     [key: string]: unknown;
@@ -4212,6 +4250,45 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    signAssetUploadParts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The upload's id, as `POST /api/v1/assets/uploads` answered it. Another tenant's is none (404). */
+                uploadId: components["parameters"]["UploadId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "partNumbers": [
+                 *         12,
+                 *         13
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["AssetUploadPartsRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed: PUT each part's bytes to its new URL, then complete. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetUploadParts"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     getAsset: {
