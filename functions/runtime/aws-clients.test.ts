@@ -45,6 +45,22 @@ describe("the Kinesis client", () => {
     client.destroy();
   });
 
+  it("talks to the endpoint its environment named when it was declared, though made at its first use", async () => {
+    const environment: Record<string, string> = {
+      [AwsEndpointEnvNames.kinesis]: endpoint,
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "local",
+      AWS_SECRET_ACCESS_KEY: "local",
+    };
+    const client = makeKinesisClient(environment);
+    // As local tooling does when it loads another function into the same process with an environment of its own.
+    environment[AwsEndpointEnvNames.kinesis] = "http://127.0.0.1:9";
+    const before = connections;
+    await client.send(new PutRecordsCommand(put));
+    expect(connections).toBe(before + 1);
+    client.destroy();
+  });
+
   it("speaks HTTP/1.1 on AWS too, where the SDK's HTTP/2 default opened a session for every put", () => {
     const client = makeKinesisClient({ AWS_REGION: "us-east-1" });
     expect(client.config.requestHandler).toBeInstanceOf(NodeHttpHandler);

@@ -36,9 +36,14 @@ function requestHandlerFor(endpoint: string | undefined) {
   });
 }
 
-/** Bounded attempts over kept-alive connections, to `endpoint` when one is set. */
+/**
+ * Bounded attempts over kept-alive connections, to `endpoint` when one is set. The environment is read now and the
+ * settings made later, with the client: a client made on first use must be the one its function was given, even
+ * if the environment has changed since (local tooling loads several functions, each with its own, into one process).
+ */
 function settingsFor(env: ClientEnv, endpoint: string | undefined) {
-  return { maxAttempts, requestHandler: requestHandlerFor(endpoint), ...endpointSettings(env, endpoint) };
+  const fromEnvironment = endpointSettings(env, endpoint);
+  return () => ({ maxAttempts, requestHandler: requestHandlerFor(endpoint), ...fromEnvironment });
 }
 
 /**
@@ -60,13 +65,14 @@ export function madeOnFirstUse<Client extends { destroy(): void }>(make: () => C
 
 /** DynamoDB client; talks to AWS_ENDPOINT_URL_DYNAMODB when set (DynamoDB Local, LocalStack). */
 export function makeDynamoDbClient(env: ClientEnv = process.env): DynamoDBClient {
-  return new DynamoDBClient(settingsFor(env, env[AwsEndpointEnvNames.dynamodb]));
+  return new DynamoDBClient(settingsFor(env, env[AwsEndpointEnvNames.dynamodb])());
 }
 
 /** The Beacon table's items as documents, an attribute left undefined left out rather than refused. */
 export function makeDocumentClient(env: ClientEnv = process.env): DynamoDBDocumentClient {
+  const settings = settingsFor(env, env[AwsEndpointEnvNames.dynamodb]);
   return madeOnFirstUse(() =>
-    DynamoDBDocumentClient.from(makeDynamoDbClient(env), {
+    DynamoDBDocumentClient.from(new DynamoDBClient(settings()), {
       marshallOptions: { removeUndefinedValues: true },
     }),
   );
@@ -80,12 +86,14 @@ export function makeDocumentClient(env: ClientEnv = process.env): DynamoDBDocume
  * TLS handshake, for every put.
  */
 export function makeKinesisClient(env: ClientEnv = process.env): KinesisClient {
-  return madeOnFirstUse(() => new KinesisClient(settingsFor(env, env[AwsEndpointEnvNames.kinesis])));
+  const settings = settingsFor(env, env[AwsEndpointEnvNames.kinesis]);
+  return madeOnFirstUse(() => new KinesisClient(settings()));
 }
 
 /** EventBridge client; talks to AWS_ENDPOINT_URL_EVENTBRIDGE when set (the local stack's moto server). */
 export function makeEventBridgeClient(env: ClientEnv = process.env): EventBridgeClient {
-  return madeOnFirstUse(() => new EventBridgeClient(settingsFor(env, env[AwsEndpointEnvNames.eventbridge])));
+  const settings = settingsFor(env, env[AwsEndpointEnvNames.eventbridge]);
+  return madeOnFirstUse(() => new EventBridgeClient(settings()));
 }
 
 /** Assets of up to 4 MiB go up and down in one request, a few seconds at worst from a function's subnet. */
@@ -100,6 +108,7 @@ const s3RequestTimeoutMs = 10_000;
 export function makeS3Client(env: ClientEnv = process.env): S3Client {
   const endpoint = env[AwsEndpointEnvNames.s3];
   const local = endpoint !== undefined && endpoint !== "";
+  const fromEnvironment = endpointSettings(env, endpoint);
   return madeOnFirstUse(
     () =>
       new S3Client({
@@ -117,7 +126,7 @@ export function makeS3Client(env: ClientEnv = process.env): S3Client {
               responseChecksumValidation: "WHEN_REQUIRED",
             }
           : {}),
-        ...endpointSettings(env, endpoint),
+        ...fromEnvironment,
       }),
   );
 }
@@ -128,7 +137,7 @@ export function makeS3Client(env: ClientEnv = process.env): S3Client {
  * `requestTimeoutMs`: an invocation timed out may have posted the test already, and a second would post it again.
  */
 export function makeLambdaClient(requestTimeoutMs: number, env: ClientEnv = process.env): LambdaClient {
-  const endpoint = env[AwsEndpointEnvNames.lambda];
+  const fromEnvironment = endpointSettings(env, env[AwsEndpointEnvNames.lambda]);
   return madeOnFirstUse(
     () =>
       new LambdaClient({
@@ -138,7 +147,7 @@ export function makeLambdaClient(requestTimeoutMs: number, env: ClientEnv = proc
           requestTimeout: requestTimeoutMs,
           throwOnRequestTimeout: true,
         }),
-        ...endpointSettings(env, endpoint),
+        ...fromEnvironment,
       }),
   );
 }
@@ -148,14 +157,14 @@ export function makeLambdaClient(requestTimeoutMs: number, env: ClientEnv = proc
  * AWS_ENDPOINT_URL_SECRETS_MANAGER when set (the local stack's moto server).
  */
 export function makeSecretsManagerClient(env: ClientEnv = process.env): SecretsManagerClient {
-  return madeOnFirstUse(
-    () => new SecretsManagerClient(settingsFor(env, env[AwsEndpointEnvNames.secretsManager])),
-  );
+  const settings = settingsFor(env, env[AwsEndpointEnvNames.secretsManager]);
+  return madeOnFirstUse(() => new SecretsManagerClient(settings()));
 }
 
 /** SSM client, for Parameter Store's secrets; talks to AWS_ENDPOINT_URL_SSM when set (the local stack's moto). */
 export function makeSsmClient(env: ClientEnv = process.env): SSMClient {
-  return madeOnFirstUse(() => new SSMClient(settingsFor(env, env[AwsEndpointEnvNames.ssm])));
+  const settings = settingsFor(env, env[AwsEndpointEnvNames.ssm]);
+  return madeOnFirstUse(() => new SSMClient(settings()));
 }
 
 /**
