@@ -219,7 +219,6 @@ describe("an asset uploaded in parts to presigned URLs", () => {
     expect(signed.status, signed.body).toBe(200);
     const { parts, expiresAt } = signed.json() as { parts: StartedUpload["parts"]; expiresAt: string };
     expect(parts).toEqual([{ partNumber: 2, sizeBytes: 4096, url: expect.any(String) }]);
-    expect(parts[0]?.url).not.toBe(upload.parts[1]?.url);
     expect(Date.parse(expiresAt)).toBeGreaterThan(Date.now());
 
     const outOfRange = await signAgain(owner.token, { partNumbers: [3] });
