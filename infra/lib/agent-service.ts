@@ -79,6 +79,19 @@ export interface AgentServiceTlsSources {
   readonly caBundlePem: string;
 }
 
+// A request is answered within the agent API's deadline; a debug bundle's upload may take longer.
+const deregistrationDelay = Duration.seconds(AgentServiceSettings.drainSeconds + 10);
+
+/** How either load balancer checks a task: its health path, every 10 s, two answers either way decide. */
+const healthCheckOfTasks = {
+  path: AgentServiceSettings.healthPath,
+  healthyHttpCodes: "200",
+  interval: Duration.seconds(10),
+  timeout: Duration.seconds(5),
+  healthyThresholdCount: 2,
+  unhealthyThresholdCount: 2,
+};
+
 /**
  * functions/agent-service (the agent API's handler module in a long-running Node server) on ECS Fargate, arm64, in
  * the private subnets, behind the load balancer's target group: health-checked, drained before it stops, rolled
@@ -226,16 +239,8 @@ export class AgentService extends BeaconWorkload {
       protocol: ApplicationProtocol.HTTP,
       targetType: TargetType.IP,
       targets: [this.service],
-      // A request is answered within the agent API's deadline; a debug bundle's upload may take longer.
-      deregistrationDelay: Duration.seconds(AgentServiceSettings.drainSeconds + 10),
-      healthCheck: {
-        path: AgentServiceSettings.healthPath,
-        healthyHttpCodes: "200",
-        interval: Duration.seconds(10),
-        timeout: Duration.seconds(5),
-        healthyThresholdCount: 2,
-        unhealthyThresholdCount: 2,
-      },
+      deregistrationDelay,
+      healthCheck: healthCheckOfTasks,
     });
   }
 
@@ -269,16 +274,11 @@ export class AgentService extends BeaconWorkload {
           containerPort: AgentServiceSettings.port,
         }),
       ],
-      deregistrationDelay: Duration.seconds(AgentServiceSettings.drainSeconds + 10),
+      deregistrationDelay,
       healthCheck: {
+        ...healthCheckOfTasks,
         protocol: Protocol.HTTP,
         port: String(AgentServiceSettings.healthPort),
-        path: AgentServiceSettings.healthPath,
-        healthyHttpCodes: "200",
-        interval: Duration.seconds(10),
-        timeout: Duration.seconds(5),
-        healthyThresholdCount: 2,
-        unhealthyThresholdCount: 2,
       },
     });
     return targetGroup;
