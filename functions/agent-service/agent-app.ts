@@ -16,8 +16,6 @@ import {
   type AgentApp,
   type AgentRequest,
   type AgentResponse,
-  ALB_CLIENT_CERTIFICATE_HEADER,
-  albClientCertificatePem,
   type ClientCertificate,
   clientCertificateOf,
   isStreamedBody,
@@ -67,9 +65,7 @@ export function agentAppHandler(
 
 /** The PEM of the client certificate verified, for handlers that read requests themselves. */
 export function clientCertificatePemOf(request: IncomingMessage): string | undefined {
-  return request.socket instanceof TLSSocket
-    ? peerCertificateOf(request.socket)?.pem
-    : albClientCertificatePem(request.headersDistinct[ALB_CLIENT_CERTIFICATE_HEADER]?.[0]);
+  return verifiedClientCertificate(request, headersOf(request))?.pem;
 }
 
 /**
@@ -109,9 +105,7 @@ function agentRequestOf(
   body: Buffer,
   certificate: ClientCertificate | undefined,
 ): AgentRequest {
-  const headers: Record<string, string> = {};
-  for (const [name, values] of Object.entries(request.headersDistinct))
-    if (values) headers[name] = values.join(",");
+  const headers = headersOf(request);
   return {
     method: request.method ?? "GET",
     path: pathOf(request),
@@ -119,6 +113,13 @@ function agentRequestOf(
     body,
     clientCertificate: certificate ?? verifiedClientCertificate(request, headers),
   };
+}
+
+function headersOf(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, values] of Object.entries(request.headersDistinct))
+    if (values) headers[name] = values.join(",");
+  return headers;
 }
 
 /**

@@ -138,10 +138,10 @@ export function loadBalancerClientCertificate(
  * The header in which an Application Load Balancer in mutual TLS verify mode passes the client certificate it
  * verified, as URL-encoded PEM (beside it, its subject, issuer, serial number and validity).
  */
-export const ALB_CLIENT_CERTIFICATE_HEADER = "x-amzn-mtls-clientcert-leaf";
+const ALB_CLIENT_CERTIFICATE_HEADER = "x-amzn-mtls-clientcert-leaf";
 
 /** The PEM of the verified certificate, from the value of ALB_CLIENT_CERTIFICATE_HEADER. */
-export const albClientCertificatePem = (headerValue: string | undefined): string | undefined =>
+const albClientCertificatePem = (headerValue: string | undefined): string | undefined =>
   headerValue ? decodeURIComponent(headerValue) : undefined;
 
 /**
