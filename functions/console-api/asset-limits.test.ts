@@ -2,10 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_ASSET_BYTES, uploadPartCount } from "../core/assets/model.js";
 import { openApiDocument } from "../shared/console-openapi.js";
 
-type Schema = {
-  properties: Record<string, { maximum?: number; maxItems?: number; items?: { maximum?: number } }>;
-};
-const schemas = (openApiDocument as { components: { schemas: Record<string, Schema> } }).components.schemas;
+const { schemas } = openApiDocument.components;
 
 // JSON Schema cannot compute, so the document spells the asset limits as numbers; this holds them to the model.
 describe("the console's OpenAPI document spells the asset limits the model enforces", () => {
@@ -14,8 +11,8 @@ describe("the console's OpenAPI document spells the asset limits the model enfor
   });
 
   it("caps the parts signed again at the part count of the largest asset", () => {
-    const partNumbers = schemas.AssetUploadPartsRequest.properties.partNumbers;
+    const { partNumbers } = schemas.AssetUploadPartsRequest.properties;
     expect(partNumbers.maxItems).toBe(uploadPartCount(MAX_ASSET_BYTES));
-    expect(partNumbers.items?.maximum).toBe(uploadPartCount(MAX_ASSET_BYTES));
+    expect(partNumbers.items.maximum).toBe(uploadPartCount(MAX_ASSET_BYTES));
   });
 });
