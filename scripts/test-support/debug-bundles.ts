@@ -6,6 +6,7 @@ import { bundleForm } from "../common/debug-bundle-form.js";
 import type { AgentApiClient } from "./agent-api-harness.js";
 import type { ConsoleApiUnderTest } from "./console-api-harness.js";
 import { heartbeat } from "./console-seed.js";
+import { untilTrue } from "./until.js";
 
 /**
  * Queues TRANSFER DEBUG for the agent through the console and has `deliver` (the agent's next heartbeat) take
@@ -43,7 +44,15 @@ export async function agentAwaitingBundle(
   agentId: string,
 ) {
   const deliver = () => heartbeat(agentApi, credentials.fleet, agentId, "gateways", `${agentId}-build`);
-  expect(await deliver()).toBe(200);
+  // A heartbeat that runs out of time on a busy machine is answered with no operations and may register nothing;
+  // the agent's next heartbeats register it and answer Beacon's DESCRIBE, as a real agent's would.
+  await untilTrue(`${agentId}'s manifest known to Beacon`, async () => {
+    expect(await deliver()).toBe(200);
+    const agent = await consoleApi.request("GET", `/api/v1/agents/${agentId}`, {
+      token: credentials.operator,
+    });
+    return agent.status === 200 && agent.json().supportedOperations !== undefined;
+  });
   return { agentId, ...(await deliveredTransferDebug(consoleApi, credentials.operator, agentId, deliver)) };
 }
 
