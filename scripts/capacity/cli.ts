@@ -114,6 +114,7 @@ async function measure(write: boolean): Promise<void> {
     ...(await measureBytes()),
     ...tlsSetupUnits(handshakes),
     cacheMemoryBytesPerAgent: await measureCacheMemory(),
+    ...(await measureServiceHandshakeUnits()),
   };
   const cpu = cpus();
   const machine = `${cpu.length} × ${cpu[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
@@ -129,6 +130,42 @@ async function measure(write: boolean): Promise<void> {
     console.log("recorded in scripts/capacity/units.json");
   }
 }
+
+/**
+ * The agent service's CPU per new connection, where it terminates mutual TLS behind the NLB, and its answer's
+ * headers: from the agent service itself (scripts/bench/service-handshakes.ts).
+ */
+async function measureServiceHandshakeUnits(): Promise<
+  Partial<Record<UnitName, { value: number; how: string }>>
+> {
+  const { describeServiceHandshakes, measureServiceHandshakes } = await import(
+    "../bench/service-handshakes.js"
+  );
+  const figures = await measureServiceHandshakes(SERVICE_HEARTBEATS, SERVICE_RUNS);
+  return {
+    tlsHandshakeCpuMs: {
+      value: Number(figures.handshakeCpuMs.median.toFixed(2)),
+      how:
+        "npm run capacity -- --measure (npm run bench:service-handshake, scripts/bench/service-handshakes.ts): the " +
+        "agent service (functions/agent-service/main.ts, its own process over local backends) terminating mutual " +
+        "TLS 1.3 with a one-tier private CA's ECDSA P-256 leaf, stateful tickets (functions/shared/agent-tls.ts) and " +
+        "the dev CA's bundle for clients; its process's CPU per steady C++ light heartbeat (gzipped) sent on a new " +
+        "connection each (handshake, heartbeat, close, as MiNiFi C++ does) less per heartbeat on one kept-alive " +
+        `connection, idle subtracted, the two ways alternating in blocks: ${describeServiceHandshakes(figures)}`,
+    },
+    responseHeaderBytes: {
+      value: figures.responseHeaderBytes,
+      how:
+        "npm run capacity -- --measure (scripts/bench/service-handshakes.ts): the status line and headers the agent " +
+        "service (the agent API's handler behind its own HTTP server) answers a steady C++ heartbeat with, as sent " +
+        "(Content-Type, Date, Connection, Keep-Alive, Content-Length); an ALB adds none to a target's answer, API " +
+        "Gateway its request id (about 50 B more)",
+    },
+  };
+}
+
+const SERVICE_HEARTBEATS = 500;
+const SERVICE_RUNS = 5;
 
 const share = (text: string | undefined): number => {
   const value = Number(text);
