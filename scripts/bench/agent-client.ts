@@ -65,6 +65,9 @@ export function postAsAgent(
         response.on("error", reject);
       },
     );
+    // Node's HTTPS agent leaves Nagle's algorithm on for the TLS sockets it opens (its noDelay reaches plain
+    // TCP only): a request written in parts could wait for the server's delayed ACK. Agents' clients send at once.
+    outgoing.on("socket", (socket) => socket.setNoDelay(true));
     outgoing.on("error", reject);
     if (options.timeoutMs !== undefined)
       outgoing.setTimeout(options.timeoutMs, () =>

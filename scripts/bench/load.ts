@@ -84,20 +84,20 @@ async function round(
 /**
  * Heartbeats at `rate` a second for `seconds`, open loop: the i-th starts at i / rate seconds whether or not
  * the earlier ones were answered, and its latency counts from then, so a server falling behind is seen in full.
- * `lagMs` is how late this process itself started one, at worst.
+ * `lateness` is how late this process itself started them (its timers, its GC, the machine's run queue).
  */
 async function openLoop(rate: number, seconds: number, body: (index: number) => Buffer) {
   const total = Math.round(rate * seconds);
   const latencies: number[] = [];
+  const lateness: number[] = [];
   const pending: Promise<void>[] = [];
   let errors = 0;
-  let lagMs = 0;
   const started = performance.now();
   for (let index = 0; index < total; ) {
     const now = performance.now();
     for (; index < total && started + (index * 1000) / rate <= now; index++) {
       const scheduled = started + (index * 1000) / rate;
-      lagMs = Math.max(lagMs, now - scheduled);
+      lateness.push(now - scheduled);
       pending.push(
         heartbeat(body(index)).then(
           (result) => {
@@ -114,7 +114,7 @@ async function openLoop(rate: number, seconds: number, body: (index: number) => 
     await sleep(1);
   }
   await Promise.all(pending);
-  return { latencies: latencies.sort((a, b) => a - b), errors, lagMs };
+  return { latencies: latencies.sort((a, b) => a - b), errors, lateness: latencySummary(lateness) };
 }
 
 // Round one registers every agent, its ~900 KB bodies made as they are sent; the process then waits for the
@@ -137,7 +137,9 @@ if (rates) {
         rate,
         heartbeats: result.latencies.length,
         errors: result.errors,
-        lagMs: result.lagMs,
+        lagMs: result.lateness.max,
+        lateP50: result.lateness.p50,
+        lateP99: result.lateness.p99,
         ...latencySummary(result.latencies),
       })}\n`,
     );

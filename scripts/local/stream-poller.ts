@@ -32,7 +32,12 @@ export interface StreamPollerOptions {
   log: (line: string) => void;
   /** Most records per invocation: the event source mapping's batch size (kinesalite gives at most 10,000). */
   batchSize?: number;
-  /** Pause before reading a shard again that had nothing new; Lambda reads each shard about once a second. */
+  /**
+   * Pause before reading a shard again that gave less than a full batch (nothing new, or what had come since the
+   * last read): Lambda reads each shard about once a second, and the deployed mapping waits up to its batching
+   * window to fill a batch. Reading again at once would hand the consumer a trickle one record or two at a time,
+   * each batch costing it its fixed writes (an archive object, fleet history's and usage's conditional writes).
+   */
   idleMs?: number;
   /** Pause after a failed batch, or while the stream cannot be read. */
   retryMs?: number;
@@ -168,6 +173,8 @@ export function pollStream(options: StreamPollerOptions): StreamPoller {
           resume = { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", StartingSequenceNumber: last };
           iterator = page.NextShardIterator;
           if (iterator === undefined) return;
+          // A full page may have more behind it: a shard behind is read again at once, as Lambda catches up.
+          if (records.length < batchSize) await pause(idleMs);
         } else {
           resume = { ShardIteratorType: "AT_SEQUENCE_NUMBER", StartingSequenceNumber: failedFrom };
           iterator = undefined;
