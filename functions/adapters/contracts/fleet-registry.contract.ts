@@ -13,7 +13,8 @@ const byConsole: Decommissioning = { at: START + 300_000, reason: "console", las
  */
 export interface FleetRegistrySubject {
   registry: FleetRegistry;
-  add(record: AgentRecord): Promise<void>;
+  /** A registration: `returned` when it replaced a decommissioned agent's kept entry. */
+  add(record: AgentRecord): Promise<"created" | "returned" | "exists">;
   recordSeen(tenant: string, agentId: string, lastSeen: number): Promise<void>;
   /** The events the outbox holds staged, every tenant's. */
   staged(): Promise<BeaconEvent[]>;
@@ -52,7 +53,7 @@ export const fleetRegistryContract = contract<FleetRegistrySubject>("the fleet r
     const { registry, add } = the.subject;
     const record = agent("agent-1", "pumps", { device: { hostname: "north-1", vCores: 2 } });
     const added = structuredClone(record);
-    await add(record);
+    expect(await add(record)).toBe("created");
     record.agentClass = "changed by its writer";
     const read = (await registry.get(the.tenant, "agent-1")) as AgentRecord;
     expect(read).toEqual(added);
@@ -377,7 +378,9 @@ export const fleetRegistryContract = contract<FleetRegistrySubject>("the fleet r
       lastSeen: START + 60_000,
     });
     expect(await registry.silentBefore(the.tenant, "pumps", START + 60_001, 10)).toEqual([]);
-    await add(agent("agent-3", "pumps", { firstSeen: START + 900_000, lastSeen: START + 900_000 }));
+    expect(
+      await add(agent("agent-3", "pumps", { firstSeen: START + 900_000, lastSeen: START + 900_000 })),
+    ).toBe("returned");
     expect(await registry.get(the.tenant, "agent-3")).toMatchObject({ firstSeen: START + 900_000 });
     expect(await registry.count(the.tenant, "pumps")).toBe(3);
   });

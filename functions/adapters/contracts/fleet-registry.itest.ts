@@ -13,9 +13,7 @@ fleetRegistryContract("DynamoDB", () => {
   const outbox = new DynamoEventOutbox(table.documents, table.name);
   return {
     registry: new DynamoFleetRegistry(table.documents, table.name),
-    add: async (record) => {
-      await agents.register(record);
-    },
+    add: (record) => agents.register(record),
     recordSeen: (tenant, agentId, lastSeen) => agents.recordSeen(tenant, agentId, lastSeen),
     staged: () => outbox.pending(Number.MAX_SAFE_INTEGER, 100),
   };

@@ -76,16 +76,18 @@ export class DynamoAgentRegistry implements AgentRegistry {
     return seenAt(toRecord(profile as AgentItem), seen?.lastSeen as number | undefined);
   }
 
-  async register(record: AgentRecord): Promise<"created" | "exists"> {
+  async register(record: AgentRecord): Promise<"created" | "returned" | "exists"> {
     try {
-      await this.client.send(
+      // The entry replaced, if any: a decommissioned agent's, returned only when there was one.
+      const { Attributes } = await this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: agentProfileItem(record),
           ConditionExpression: "attribute_not_exists(pk) OR attribute_exists(decommissionedAt)",
+          ReturnValues: "ALL_OLD",
         }),
       );
-      return "created";
+      return Attributes ? "returned" : "created";
     } catch (error) {
       if (isConditionalCheckFailure(error)) return "exists";
       throw error;

@@ -13,7 +13,8 @@ export class MemoryAgentRegistry implements AgentRegistry {
     return record && structuredClone(record);
   }
 
-  async register(record: AgentRecord) {
+  /** Holds no decommissioned entries (MemoryFleetRegistry does): an agent is created or exists. */
+  async register(record: AgentRecord): ReturnType<AgentRegistry["register"]> {
     this.calls++;
     const key = `${record.tenant}/${record.agentId}`;
     if (this.records.has(key)) return "exists" as const;

@@ -14,11 +14,12 @@ export class MemoryFleetRegistry implements FleetRegistry {
   /** Decommissioned agents' kept entries, by tenant/agent id, until they register again. */
   readonly decommissioned = new Map<string, AgentRecord & { decommissioning: Decommissioning }>();
 
-  /** A registration: a decommissioned agent's kept entry is replaced. */
-  add(record: AgentRecord) {
+  /** A registration: a decommissioned agent's kept entry is replaced (`returned`). */
+  add(record: AgentRecord): "created" | "returned" {
     const key = `${record.tenant}/${record.agentId}`;
-    this.decommissioned.delete(key);
+    const returned = this.decommissioned.delete(key);
     this.agents.set(key, structuredClone(record));
+    return returned ? "returned" : "created";
   }
 
   /** An agent's periodic checkpoint, which the agent API writes (AgentRegistry.recordSeen). */

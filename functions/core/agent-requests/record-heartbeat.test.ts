@@ -75,6 +75,45 @@ describe("recordHeartbeat", () => {
     });
   });
 
+  it("reads no values of its own for an agent new to the registry, and reads them for one it held", async () => {
+    const core = coreHarness();
+    const list = vi.spyOn(core.parameters, "list");
+    const ownReads = () => list.mock.calls.filter(([, scope]) => scope.layer === "agent").length;
+    const agent = cppAgentOf("gw-new-1", "gateways");
+    expect((await core.recordHeartbeat(fleet, agent.full())).firstSight).toBe(true);
+    expect(ownReads()).toBe(0);
+
+    // Held by the registry (the cache lost it), the agent may have values of its own, set through its entry.
+    await core.parameters.put(
+      "acme",
+      { layer: "agent", agentId: "gw-new-1" },
+      {
+        name: "site",
+        value: { value: "north" },
+        updatedAt: 0,
+        updatedBy: "ops",
+      },
+    );
+    core.hotState.agents.clear();
+    core.clock.advance(1_000);
+    await core.recordHeartbeat(fleet, agent.full());
+    expect(ownReads()).toBe(1);
+    expect(core.hotState.agents.get("acme/gw-new-1")?.ownValues).toEqual(
+      new Map([["site", { value: "north" }]]),
+    );
+
+    // Decommissioned and back, its entry replaced: its values, kept, are read as well.
+    core.hotState.agents.clear();
+    core.registry.records.clear();
+    vi.spyOn(core.registry, "register").mockResolvedValueOnce("returned");
+    const back = await core.recordHeartbeat(fleet, agent.full());
+    expect(back.firstSight).toBe(true);
+    expect(ownReads()).toBe(2);
+    expect(core.hotState.agents.get("acme/gw-new-1")?.ownValues).toEqual(
+      new Map([["site", { value: "north" }]]),
+    );
+  });
+
   it("asks the registry about a DESCRIBE the cache lost track of only once a window", async () => {
     const core = coreHarness();
     await core.recordHeartbeat(javaAgent, javaHeartbeat());

@@ -250,13 +250,15 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       // The entry the agent's groups are matched against: the one registered now, else the registry's (read
       // for the values when some group holds any and it was not read already).
       let entry = record;
+      let registered: Awaited<ReturnType<AgentRegistry["register"]>> | undefined;
       if (!record) {
         const agentClass = view.agentClass ?? DEFAULT_AGENT_CLASS;
         const registration = {
           ...newAgentRecord(tenant, heartbeat, agentClass, now, learned),
           reportedLabels: await reportedLabels(agentClass),
         };
-        firstSight = (await registry.register(registration)) === "created";
+        registered = await registry.register(registration);
+        firstSight = registered !== "exists";
         if (!firstSight && registersFirst) await readRegistryEntry();
         entry = firstSight ? registration : record;
         await ensureClass(tenant, view.agentClass ?? agentClass, now, cache);
@@ -265,7 +267,10 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
         // the tenant's silent agents only through them.
         await ensureClass(tenant, view.agentClass ?? record.agentClass, now, cache);
       }
-      const ownValues = ownValuesOf(await deps.valuesOverClass(tenant, agentId, entry));
+      // An agent new to the registry has no values of its own: no read of them for a herd of new agents.
+      const ownValues = ownValuesOf(
+        await deps.valuesOverClass(tenant, agentId, entry, { neverRegistered: registered === "created" }),
+      );
       const { pin, assignment } = record ?? {};
       await cache.attempt(() => hotState.markRegistered(tenant, agentId, now, ownValues, pin, assignment));
     }

@@ -96,9 +96,10 @@ export interface AgentRegistry {
   get(tenant: string, agentId: string): Promise<AgentRecord | undefined>;
   /**
    * Conditional create: a second registration of the same agent changes nothing. A decommissioned agent's
-   * entry (FleetRegistry.decommission) is replaced: the agent registers anew.
+   * entry (FleetRegistry.decommission) is replaced: the agent registers anew (`returned`). `created`: the
+   * registry never held the agent, so nothing was set for it through its entry (its own parameter values).
    */
-  register(record: AgentRecord): Promise<"created" | "exists">;
+  register(record: AgentRecord): Promise<"created" | "returned" | "exists">;
   /** Writes what changed to the agent's profile, the item the console's agent lists read. */
   checkpoint(tenant: string, agentId: string, checkpoint: AgentCheckpoint): Promise<void>;
   /**

@@ -8,6 +8,7 @@ import {
   type GroupMemberValues,
   type GroupValues,
   type ValueOverClass,
+  type ValuesOverClassHints,
   valuesOverClass,
 } from "../parameters/over-class.js";
 import type { ParameterStore } from "../parameters/ports.js";
@@ -113,16 +114,20 @@ export function makeGroupValues(deps: GroupValuesDependencies) {
     return Promise.all(memberOf.map(async (group) => ({ group: group.name, values: await group.values() })));
   }
 
-  /** The agent's groups' values and its own, among these holding groups: its record is read only when there are any. */
+  /**
+   * The agent's groups' values and its own, among these holding groups: its record is read only when there
+   * are any, its own values unless it was never registered.
+   */
   async function layersAmong(
     holding: readonly HoldingGroup[],
     tenant: string,
     agentId: string,
     record?: AgentRecord,
+    hints: ValuesOverClassHints = {},
   ): Promise<{ groupValues: GroupValues[]; own: ParameterRecord[] }> {
     const agent = holding.length === 0 ? undefined : (record ?? (await registry.get(tenant, agentId)));
     const [own, groupValues] = await Promise.all([
-      parameters.list(tenant, { layer: "agent", agentId }),
+      hints.neverRegistered ? [] : parameters.list(tenant, { layer: "agent", agentId }),
       groupLayerAmong(holding, agent),
     ]);
     return { groupValues, own };
@@ -134,8 +139,9 @@ export function makeGroupValues(deps: GroupValuesDependencies) {
     tenant: string,
     agentId: string,
     record?: AgentRecord,
+    hints?: ValuesOverClassHints,
   ): Promise<ValueOverClass[]> {
-    const { groupValues, own } = await layersAmong(holding, tenant, agentId, record);
+    const { groupValues, own } = await layersAmong(holding, tenant, agentId, record, hints);
     return valuesOverClass(groupValues, own);
   }
 
@@ -149,8 +155,13 @@ export function makeGroupValues(deps: GroupValuesDependencies) {
     },
 
     /** One agent's values over its class: one query of the groups, then its record and member groups' values. */
-    async overClass(tenant: string, agentId: string, record?: AgentRecord): Promise<ValueOverClass[]> {
-      return overClassAmong(await holdingGroups(tenant), tenant, agentId, record);
+    async overClass(
+      tenant: string,
+      agentId: string,
+      record?: AgentRecord,
+      hints?: ValuesOverClassHints,
+    ): Promise<ValueOverClass[]> {
+      return overClassAmong(await holdingGroups(tenant), tenant, agentId, record, hints);
     },
 
     /**

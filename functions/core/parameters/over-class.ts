@@ -48,6 +48,14 @@ export const layersOverClass = (values: readonly ValueOverClass[]): LayerValues 
 });
 
 /**
+ * What a reader of an agent's values over its class knows of it: `neverRegistered`, the registry never held
+ * the agent, so it has no values of its own (they are set only for an agent the registry holds) to read.
+ */
+export interface ValuesOverClassHints {
+  neverRegistered?: boolean;
+}
+
+/**
  * An agent's values over its class, read: its record's (given, or read when a group holds values) groups'
  * and its own. What every rendering of an agent's flow reads in place of its own values alone.
  */
@@ -55,6 +63,7 @@ export type ValuesOverClassOf = (
   tenant: string,
   agentId: string,
   record?: AgentRecord,
+  hints?: ValuesOverClassHints,
 ) => Promise<ValueOverClass[]>;
 
 /** Agents' values over their classes, by agent id: read together, the tenant's groups once for them all. */
