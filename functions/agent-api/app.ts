@@ -10,6 +10,7 @@ import { certificateEvidence } from "../adapters/x509/certificate-evidence.js";
 import { bundleOperationId, bundleReceipt, receiveDebugBundle } from "../bundle-intake/receive.js";
 import { type AnswerDeadlines, answerDeadlines } from "../core/agent-requests/answer-budget.js";
 import type { DownloadContent, DownloadOutcome } from "../core/agent-requests/content-download.js";
+import type { HeartbeatOutcome } from "../core/agent-requests/record-heartbeat.js";
 import { HTTP_API_DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
 import { ACK_REPLY, NO_OPERATIONS_REPLY } from "../core/c2/operations.js";
 import {
@@ -168,7 +169,7 @@ const credentialOf = (request: AgentRequest) =>
 async function heartbeat(request: AgentRequest, deadlines: AnswerDeadlines): Promise<AgentResponse> {
   const credential = credentialOf(request);
   const body = readBody(request, Validators.heartbeat, "heartbeat");
-  logger.appendKeys({ tenant: credential.tenant });
+  const { tenant } = credential;
   try {
     const outcome = await agentApi.recordHeartbeat(
       deadlines,
@@ -177,7 +178,9 @@ async function heartbeat(request: AgentRequest, deadlines: AnswerDeadlines): Pro
       deadlines.streamBy,
       request.body.length,
     );
-    logger.appendKeys({ agentId: outcome.agentId });
+    // Appending keys costs a steady heartbeat, which logs nothing, more than the rest of its logging: they are
+    // appended only for the lines that carry them.
+    if (!isQuiet(outcome)) logger.appendKeys({ tenant, agentId: outcome.agentId });
     // A steady heartbeat counts nothing here, so that it writes no metric line: the stream consumer counts
     // Heartbeats from the heartbeat events it reads, one line a batch.
     if (outcome.refusedAgentClass !== undefined)
@@ -197,6 +200,8 @@ async function heartbeat(request: AgentRequest, deadlines: AnswerDeadlines): Pro
     reportDegradation(outcome);
     return jsonResponse(200, outcome.reply);
   } catch (error) {
+    // What is logged of the failure, here or where the request is answered, names the tenant.
+    logger.appendKeys({ tenant });
     if (error instanceof BeaconError) throw error;
     // The agents cannot act on an error reply (Java logs it, C++ counts a failed read): answer with no
     // operations, DynamoDB's calls given up at the storage share's end included. Nothing half-done is lost: the
@@ -313,6 +318,14 @@ async function bodyOf(
   }
   return buffer(content.body);
 }
+
+/** Whether a heartbeat's outcome logs nothing: no registration, manifest, refused class or degradation to tell. */
+const isQuiet = (outcome: HeartbeatOutcome): boolean =>
+  !outcome.firstSight &&
+  !outcome.manifestStored &&
+  outcome.refusedAgentClass === undefined &&
+  outcome.cacheError === undefined &&
+  outcome.streamError === undefined;
 
 /**
  * Counts and logs what went wrong on the way without failing the request. Events that missed the stream

@@ -47,7 +47,8 @@ The agent API's steady heartbeats end to end on this machine, on backends of its
 
 Set by the environment: BENCH_AGENTS (1000), BENCH_ROUNDS (5), BENCH_CONCURRENCY (50); for the sweep BENCH_RATES
 (200,400,…,2000 a second), BENCH_STEP_SECONDS (15), BENCH_CONNECTIONS (200), BENCH_WORKERS (gateway processes);
-BENCH_PROFILE, a file for a CPU profile of the handler's heartbeats.`;
+BENCH_PROFILE, a file for a CPU profile of the handler's heartbeats many in flight (beside it, one of them one
+at a time: the same name ending -one-at-a-time.cpuprofile).`;
 
 const rateSweep = parseCommandLine(USAGE, { options: { "rate-sweep": { type: "boolean", default: false } } })
   .values["rate-sweep"];
@@ -76,6 +77,8 @@ const SATURATED_ERROR_SHARE = 0.01;
 const workers = process.env.BENCH_WORKERS === undefined ? undefined : Number(process.env.BENCH_WORKERS);
 /** A file to write a CPU profile of the handler's heartbeats, many in flight, to (`.cpuprofile`). */
 const profileFile = process.env.BENCH_PROFILE;
+/** Beside it, the profile of the heartbeats handed over one at a time: what a Lambda invocation costs alone. */
+const oneAtATimeProfileFile = profileFile?.replace(/(\.cpuprofile)?$/, "-one-at-a-time.cpuprofile");
 
 /** The processes of this machine whose CPU the sweep names. */
 const PROCESS_NAMES: [RegExp, string][] = [
@@ -184,7 +187,7 @@ async function measureSteady(proxies: CountingProxies) {
   const inFlight = await replay(heartbeats, concurrency, idleCpuPerMs, profileFile);
   const directCounts = await proxies.counts();
   const directScripts = (await scriptCalls()) - directScriptsBefore;
-  const oneAtATime = await replay(Math.min(heartbeats, 2_000), 1, idleCpuPerMs);
+  const oneAtATime = await replay(Math.min(heartbeats, 2_000), 1, idleCpuPerMs, oneAtATimeProfileFile);
 
   const cpu = cpus();
   console.log("");
@@ -214,8 +217,12 @@ async function measureSteady(proxies: CountingProxies) {
       `${inFlight.errors} not answered 200`,
   );
   if (inFlight.profile) {
-    console.log(`profile of the handler alone (${profileFile}):`);
+    console.log(`profile of the handler alone, ${concurrency} in flight (${profileFile}):`);
     for (const line of profileLines(inFlight.profile)) console.log(line);
+  }
+  if (oneAtATime.profile) {
+    console.log(`profile of the handler alone, one at a time (${oneAtATimeProfileFile}):`);
+    for (const line of profileLines(oneAtATime.profile)) console.log(line);
   }
 }
 
