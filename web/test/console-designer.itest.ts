@@ -5,11 +5,13 @@
  */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { graphOf, groupsOf, parseDesignerFlow } from "../src/designer/flow-model.js";
 import { firstLoads } from "../tools/bundle-budget.js";
 import {
   api,
   capture,
   flowJson,
+  localToken,
   newPage,
   pageProblems,
   signIn,
@@ -255,6 +257,100 @@ describe("the flow designer", () => {
     expect(document.rootGroup.processors[0]?.position).toEqual({ x: 26, y: 16 });
     await context.close();
   }, 120_000);
+
+  it("opens a nested group from the keyboard, builds inside it with ports, connects it and saves it", async () => {
+    const { page, context } = await newPage();
+    // The class's target: the flow the first case designed and rolled out.
+    await page.goto(`${webUrl}/classes/${AGENT_CLASS}/designer`);
+    await signIn(page, "operator", `Designer: ${AGENT_CLASS}`);
+    await page.getByRole("group", { name: /^Processor LogAttribute/ }).waitFor();
+    const palette = page.getByRole("form", { name: "Add a component" });
+    const addOther = async (label: string) => {
+      await palette.getByLabel("Component").selectOption({ label });
+      await palette.getByRole("button", { name: "Add" }).click();
+    };
+    const select = async (name: RegExp) => {
+      await page.getByRole("group", { name }).focus();
+      await page.keyboard.press(" ");
+    };
+    // Ports belong inside a group: the root's palette offers none.
+    expect(await palette.getByRole("option", { name: "Input port" }).count()).toBe(0);
+    await addOther("Process group");
+    const groupForm = page.getByRole("region", { name: "Process group" });
+    await groupForm.getByLabel("Name").fill("ingest");
+    await page.getByRole("region", { name: "ingest" }).waitFor();
+
+    // Enter on the group's node opens it; the trail says where the canvas is.
+    await page.getByRole("group", { name: /^Process group ingest/ }).focus();
+    await page.keyboard.press("Enter");
+    const trail = page.getByRole("navigation", { name: "Process groups" });
+    await trail.getByText("ingest").and(page.locator("[aria-current=location]")).waitFor();
+    await page.getByRole("group", { name: /^Processor LogAttribute/ }).waitFor({ state: "detached" });
+    await addOther("Input port");
+    await palette.getByLabel("Filter").fill("PutFile");
+    await palette.getByLabel("Component").selectOption({ label: "PutFile — 2 of 2 agents" });
+    await palette.getByRole("button", { name: "Add" }).click();
+    await addOther("Output port");
+
+    await select(/^Input port Input port/);
+    const fromPort = page.getByRole("form", { name: "Connect Input port" });
+    await fromPort.getByLabel("To").selectOption({ label: "PutFile" });
+    await fromPort.getByRole("button", { name: "Connect" }).click();
+    await select(/^Processor PutFile/);
+    const putFile = page.getByRole("region", { name: /^PutFile/ });
+    await putFile.getByLabel("Terminate failure").check();
+    const fromPut = page.getByRole("form", { name: "Connect PutFile" });
+    // A new connection offers the relationships still loose: only success goes on here.
+    await fromPut.getByLabel("success").check();
+    await fromPut.getByLabel("failure").uncheck();
+    await fromPut.getByLabel("To").selectOption({ label: "Output port" });
+    await fromPut.getByRole("button", { name: "Connect" }).click();
+    await fromPut.getByText("success → Output port").waitFor();
+    await capture(page, "designer-nested-group");
+
+    // Back out by the trail, from the keyboard, and connect the group's ports in the root.
+    await trail.getByRole("button", { name: AGENT_CLASS }).focus();
+    await page.keyboard.press("Enter");
+    await select(/^Processor GenerateFlowFile/);
+    const fromGenerate = page.getByRole("form", { name: "Connect GenerateFlowFile" });
+    await fromGenerate.getByLabel("success").check();
+    await fromGenerate.getByLabel("To").selectOption({ label: "ingest › Input port" });
+    await fromGenerate.getByRole("button", { name: "Connect" }).click();
+    await fromGenerate.getByText("success → ingest").waitFor();
+    await select(/^Process group ingest/);
+    const fromGroup = page.getByRole("form", { name: "Connect ingest" });
+    expect(await fromGroup.getByLabel("From").inputValue()).not.toBe("");
+    await fromGroup.getByLabel("To").selectOption({ label: "LogAttribute" });
+    await fromGroup.getByRole("button", { name: "Connect" }).click();
+    await fromGroup.getByText("out → LogAttribute").waitFor();
+    await page.getByRole("heading", { name: "No problems found" }).waitFor();
+
+    await page.getByRole("button", { name: "Save as a new version" }).click();
+    const saved = page.getByRole("status").filter({ hasText: "Saved version" });
+    await saved.getByText("Beacon's validation: all 2 agents of the class can run it.").waitFor();
+    const { body: versions } = await api<{ items: { hash: string; processorTypes: string[] }[] }>(
+      `/classes/${AGENT_CLASS}/flows`,
+    );
+    const version = versions.items.find((item) =>
+      item.processorTypes.includes("org.apache.nifi.minifi.processors.PutFile"),
+    );
+    const content = await fetch(`${webUrl}/api/v1/classes/${AGENT_CLASS}/flows/${version?.hash}/content`, {
+      headers: { authorization: `Bearer ${await localToken("operator")}` },
+    });
+    const flow = parseDesignerFlow(await content.text());
+    const [, nested] = groupsOf(flow);
+    expect(nested?.trail).toEqual(["ingest"]);
+    const inside = graphOf(flow, nested?.path);
+    expect(inside.nodes.map((node) => node.kind).sort()).toEqual(["inputPort", "outputPort", "processor"]);
+    expect(inside.edges.map((edge) => edge.relationships)).toEqual([[], ["success"]]);
+    const group = graphOf(flow).nodes.find((node) => node.name === "ingest");
+    const root = graphOf(flow).edges.filter((edge) => edge.source === group?.id || edge.target === group?.id);
+    expect(root).toHaveLength(2);
+    // Where the components were put is saved in the C++ flow too.
+    expect(group?.position).toBeDefined();
+    expect(inside.nodes.every((node) => node.position !== undefined)).toBe(true);
+    await context.close();
+  }, 180_000);
 
   it("ran every page without an uncaught error or a Content-Security-Policy refusal", () => {
     expect(pageProblems).toEqual([]);

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { readFlowDocument } from "../../functions/core/flows/document.js";
 import { cppYamlFlow, javaParameterFlow } from "../../scripts/test-support/flow-fixtures.js";
 import { descriptorFor, paletteOf } from "../src/designer/components.js";
 import {
   addComponent,
-  carriesPositions,
   emptyFlow,
-  FlowModelError,
+  type FlowFormat,
   graphOf,
   move,
   parseDesignerFlow,
@@ -14,14 +14,7 @@ import {
   setProperty,
 } from "../src/designer/flow-model.js";
 import { historyOf, record, redo, UNDO_DEPTH, undo } from "../src/designer/history.js";
-import {
-  autoLayout,
-  type DesignerState,
-  freeSpot,
-  moveNode,
-  positionsOf,
-  relayout,
-} from "../src/designer/layout.js";
+import { autoLayout, freeSpot, positionsOf, relayout } from "../src/designer/layout.js";
 import { dynamicPropertyProblem, problemsOf } from "../src/designer/problems.js";
 
 const cppManifest = (
@@ -39,7 +32,6 @@ const counter = () => {
 describe("the designer's positions", () => {
   it("saves a move in a flow.json and reads it back when the version is opened again", () => {
     const flow = parseDesignerFlow(JSON.stringify(javaParameterFlow));
-    expect(carriesPositions(flow.format)).toBe(true);
     const [first] = graphOf(flow).nodes;
     const moved = move(flow, first?.id ?? "", { x: 420, y: 96 });
     const reopened = parseDesignerFlow(serialiseFlow(moved).text);
@@ -48,31 +40,43 @@ describe("the designer's positions", () => {
     expect(graphOf(reopened).nodes.slice(1)).toEqual(graphOf(flow).nodes.slice(1));
   });
 
-  it("keeps a C++ flow's placements in the session, its document as it was", () => {
-    const flow = parseDesignerFlow(cppYamlFlow);
-    expect(carriesPositions(flow.format)).toBe(false);
-    expect(() => move(flow, graphOf(flow).nodes[0]?.id ?? "", { x: 1, y: 2 })).toThrow(FlowModelError);
-    const id = graphOf(flow).nodes[0]?.id ?? "";
-    const state = moveNode({ flow, placed: {} }, id, { x: 500, y: 40 });
-    expect(state.flow).toBe(flow);
-    expect(positionsOf(graphOf(flow), state.placed).get(id)).toEqual({ x: 500, y: 40 });
-  });
+  it.each<FlowFormat>(["minifi-yaml", "minifi-json"])(
+    "saves a move in a C++ flow as the component's position, which Beacon reads as the same flow, in %s",
+    (format) => {
+      const yaml = parseDesignerFlow(cppYamlFlow);
+      const flow = format === "minifi-yaml" ? yaml : parseDesignerFlow(JSON.stringify(yaml.document));
+      const id = graphOf(flow).nodes[0]?.id ?? "";
+      const text = serialiseFlow(move(flow, id, { x: 500, y: 40 })).text;
+      expect(text).toContain(format === "minifi-yaml" ? "position:\n      x: 500\n      y: 40" : '"x": 500');
+      const reopened = parseDesignerFlow(text);
+      expect(positionsOf(graphOf(reopened)).get(id)).toEqual({ x: 500, y: 40 });
+      const read = readFlowDocument(new TextEncoder().encode(text), 5 * 1024 * 1024);
+      expect(read.processorTypes).toEqual([
+        "GenerateFlowFile",
+        "LogAttribute",
+        "org.apache.nifi.minifi.processors.PutFile",
+      ]);
+      // A nested group's component moves the same way.
+      const put = graphOf(flow, ["inner"]).nodes[0]?.id ?? "";
+      expect(graphOf(move(flow, put, { x: 7, y: 8 }), ["inner"]).nodes[0]?.position).toEqual({ x: 7, y: 8 });
+    },
+  );
 
   it("lays out only the components without a position, and every one on Re-layout", () => {
     const newId = counter();
     let flow = emptyFlow("nifi-json", "pumps");
     flow = addComponent(flow, { kind: "processor", type: "GenerateFlowFile" }, newId).flow;
     flow = addComponent(flow, { kind: "processor", type: "LogAttribute" }, newId).flow;
-    const state: DesignerState = moveNode({ flow, placed: {} }, "id-1", { x: 700, y: 300 });
-    const graph = graphOf(state.flow);
-    const drawn = positionsOf(graph, state.placed);
+    const moved = move(flow, "id-1", { x: 700, y: 300 });
+    const graph = graphOf(moved);
+    const drawn = positionsOf(graph);
     expect(drawn.get("id-1")).toEqual({ x: 700, y: 300 });
     // A new flow.json component is written at the origin, as NiFi needs a position, and drawn there.
     expect(drawn.get("id-2")).toEqual({ x: 0, y: 0 });
-    const laidOut = relayout(state);
-    expect(positionsOf(graphOf(laidOut.flow), laidOut.placed)).toEqual(autoLayout(graph));
+    const laidOut = relayout(moved);
+    expect(positionsOf(graphOf(laidOut))).toEqual(autoLayout(graph));
     const cpp = parseDesignerFlow(cppYamlFlow);
-    expect(positionsOf(graphOf(cpp), {})).toEqual(autoLayout(graphOf(cpp)));
+    expect(positionsOf(graphOf(cpp))).toEqual(autoLayout(graphOf(cpp)));
   });
 
   it("puts a new component right of the rightmost one", () => {
@@ -107,15 +111,12 @@ describe("the designer's undo and redo", () => {
   it("undoes a move and a property edit of a flow", () => {
     const flow = parseDesignerFlow(JSON.stringify(javaParameterFlow));
     const id = graphOf(flow).nodes[0]?.id ?? "";
-    let history = historyOf<DesignerState>({ flow, placed: {} });
-    history = record(history, moveNode(history.present, id, { x: 9, y: 9 }));
-    history = record(history, {
-      ...history.present,
-      flow: setProperty(history.present.flow, id, "Topic Name", "t"),
-    });
+    let history = historyOf(flow);
+    history = record(history, move(history.present, id, { x: 9, y: 9 }));
+    history = record(history, setProperty(history.present, id, "Topic Name", "t"));
     history = undo(undo(history));
-    expect(history.present.flow).toBe(flow);
-    expect(redo(redo(history)).present.flow.document).not.toEqual(flow.document);
+    expect(history.present).toBe(flow);
+    expect(redo(redo(history)).present.document).not.toEqual(flow.document);
   });
 
   it("reaches back a bounded number of edits", () => {

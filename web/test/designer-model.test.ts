@@ -13,15 +13,20 @@ import {
   type DesignerFlow,
   declareParameter,
   emptyFlow,
+  endpointsOf,
+  existingPath,
   type FlowFormat,
   graphOf,
+  groupsOf,
   parseDesignerFlow,
   remove,
+  rename,
   serialiseFlow,
   setAutoTerminated,
   setProperty,
+  trailOf,
 } from "../src/designer/flow-model.js";
-import { problemsOf } from "../src/designer/problems.js";
+import { flowProblemsOf, problemsOf } from "../src/designer/problems.js";
 
 const cppManifest = (
   JSON.parse(readFileSync("schemas/c2/examples/cpp/heartbeat-full.json", "utf8")) as {
@@ -166,6 +171,194 @@ describe("the designer's flow model", () => {
       /from a processor/,
     );
   });
+});
+
+/**
+ * A flow with a nested group `ingest` (ids as the counter gives them): GenerateFlowFile (id-1) in the root,
+ * connected to the group's input port (id-3), which feeds its PutFile (id-4), whose success goes to the
+ * group's output port (id-5), connected back in the root to LogAttribute (id-8).
+ */
+function nestedFlow(format: FlowFormat) {
+  const newId = counter();
+  let flow = emptyFlow(format, "pumps");
+  flow = addComponent(
+    flow,
+    { kind: "processor", type: "org.apache.nifi.minifi.processors.GenerateFlowFile" },
+    newId,
+  ).flow;
+  const group = addComponent(flow, { kind: "processGroup" }, newId);
+  flow = rename(group.flow, group.id, "ingest");
+  const inside = [group.id];
+  flow = addComponent(flow, { kind: "inputPort" }, newId, inside).flow;
+  flow = addComponent(
+    flow,
+    { kind: "processor", type: "org.apache.nifi.minifi.processors.PutFile" },
+    newId,
+    inside,
+  ).flow;
+  flow = addComponent(flow, { kind: "outputPort" }, newId, inside).flow;
+  ({ flow } = connect(flow, { id: "id-3", relationships: [] }, "id-4", newId, inside));
+  ({ flow } = connect(flow, { id: "id-4", relationships: ["success"] }, "id-5", newId, inside));
+  flow = addComponent(
+    flow,
+    { kind: "processor", type: "org.apache.nifi.minifi.processors.LogAttribute" },
+    newId,
+  ).flow;
+  ({ flow } = connect(flow, { id: "id-1", relationships: ["success"] }, "id-3", newId));
+  ({ flow } = connect(flow, { id: "id-5", relationships: [] }, "id-8", newId));
+  flow = setAutoTerminated(flow, "id-4", "failure", true);
+  flow = setAutoTerminated(flow, "id-8", "success", true);
+  return { flow, newId };
+}
+
+describe("an uploaded YAML flow's comments", () => {
+  const commented = `# Pumps at the north site
+MiNiFi Config Version: 3
+Flow Controller:
+  name: pumps # as the class
+Processors:
+  # Makes the test data
+  - name: generate
+    id: 5128e3c8-015a-1000-79ca-83af40ec1991
+    class: GenerateFlowFile
+    Properties:
+      Batch Size: 1 # one at a time
+  - name: log
+    id: 5128e3c8-015a-1000-79ca-83af40ec1992
+    class: LogAttribute
+Connections: []
+`;
+
+  it("writes an unchanged flow back as it was read", () => {
+    expect(serialiseFlow(parseDesignerFlow(commented)).text).toBe(commented);
+  });
+
+  it("keeps the comments the edits do not reach, and writes what the edits say", () => {
+    const newId = counter();
+    let flow = parseDesignerFlow(commented);
+    flow = setProperty(flow, "5128e3c8-015a-1000-79ca-83af40ec1992", "Log Level", "info");
+    flow = addComponent(flow, { kind: "funnel" }, newId).flow;
+    ({ flow } = connect(
+      flow,
+      { id: "5128e3c8-015a-1000-79ca-83af40ec1991", relationships: ["success"] },
+      "id-1",
+      newId,
+    ));
+    flow = remove(flow, "5128e3c8-015a-1000-79ca-83af40ec1992");
+    const { text } = serialiseFlow(flow);
+    for (const comment of [
+      "# Pumps at the north site",
+      "# as the class",
+      "# Makes the test data",
+      "# one at a time",
+    ])
+      expect(text).toContain(comment);
+    expect(parseDesignerFlow(text).document).toEqual(flow.document);
+    expect(text).not.toContain("LogAttribute");
+  });
+});
+
+describe("the designer's nested process groups", () => {
+  it("opens the C++ flow's nested group, named by its name where it has no id", () => {
+    const flow = parseDesignerFlow(cppYamlFlow);
+    expect(groupsOf(flow)).toEqual([
+      { path: [], trail: [] },
+      { path: ["inner"], trail: ["inner"] },
+    ]);
+    expect(graphOf(flow, ["inner"]).nodes.map(({ kind, name }) => ({ kind, name }))).toEqual([
+      { kind: "processor", name: "put" },
+    ]);
+    expect(trailOf(flow, ["inner"]).map((step) => step.name)).toEqual(["pumps", "inner"]);
+    expect(() => graphOf(flow, ["nowhere"])).toThrow(/no process group nowhere/);
+    expect(existingPath(flow, ["inner", "gone"])).toEqual(["inner"]);
+  });
+
+  it.each<FlowFormat>(["minifi-yaml", "minifi-json", "nifi-json"])(
+    "edits a nested group's components, ports and connections in %s, saved in the group and read back",
+    (format) => {
+      const { flow } = nestedFlow(format);
+      const reread = parseDesignerFlow(serialiseFlow(flow).text);
+      const inner = graphOf(reread, ["id-2"]);
+      expect(inner.nodes.map(({ id, kind, name }) => ({ id, kind, name }))).toEqual([
+        { id: "id-4", kind: "processor", name: "PutFile" },
+        { id: "id-3", kind: "inputPort", name: "Input port" },
+        { id: "id-5", kind: "outputPort", name: "Output port" },
+      ]);
+      expect(inner.edges).toEqual([
+        { id: "id-6", source: "id-3", target: "id-4", relationships: [] },
+        { id: "id-7", source: "id-4", target: "id-5", relationships: ["success"] },
+      ]);
+      // In the root the connections to and from the group's ports are drawn to and from the group.
+      const root = graphOf(reread);
+      expect(root.nodes.map(({ id, kind, name }) => ({ id, kind, name }))).toEqual([
+        { id: "id-1", kind: "processor", name: "GenerateFlowFile" },
+        { id: "id-8", kind: "processor", name: "LogAttribute" },
+        { id: "id-2", kind: "processGroup", name: "ingest" },
+      ]);
+      expect(root.edges).toEqual([
+        { id: "id-9", source: "id-1", target: "id-2", relationships: ["success"] },
+        { id: "id-10", source: "id-2", target: "id-8", relationships: [] },
+      ]);
+      expect(asBeaconReadsIt(reread).processorTypes).toEqual([
+        "org.apache.nifi.minifi.processors.GenerateFlowFile",
+        "org.apache.nifi.minifi.processors.LogAttribute",
+        "org.apache.nifi.minifi.processors.PutFile",
+      ]);
+      // Removing a port takes the group above's connection to it along; removing the group, its connections.
+      expect(graphOf(remove(flow, "id-5", ["id-2"])).edges.map((edge) => edge.id)).toEqual(["id-9"]);
+      expect(graphOf(remove(flow, "id-5", ["id-2"]), ["id-2"]).edges.map((edge) => edge.id)).toEqual([
+        "id-6",
+      ]);
+      const withoutGroup = remove(flow, "id-2");
+      expect(graphOf(withoutGroup).edges).toEqual([]);
+      expect(groupsOf(withoutGroup)).toEqual([{ path: [], trail: [] }]);
+    },
+  );
+
+  it("writes a connection to a nested group's port with the port's type and group in flow.json", () => {
+    const { flow } = nestedFlow("nifi-json");
+    const root = flow.document.rootGroup as { connections: { source: unknown; destination: unknown }[] };
+    expect(root.connections[0]?.destination).toEqual({
+      id: "id-3",
+      type: "INPUT_PORT",
+      groupId: "id-2",
+      name: "ingest › Input port",
+    });
+    expect(root.connections[1]?.source).toMatchObject({ id: "id-5", type: "OUTPUT_PORT", groupId: "id-2" });
+    const { sources, targets } = endpointsOf(flow);
+    expect(sources.map((endpoint) => [endpoint.id, endpoint.drawnAs])).toEqual([
+      ["id-1", "id-1"],
+      ["id-8", "id-8"],
+      ["id-5", "id-2"],
+    ]);
+    expect(targets.map((endpoint) => endpoint.id)).toEqual(["id-1", "id-8", "id-3"]);
+    // A group's own input port is no target inside it, nor its output port a source.
+    expect(() => connect(flow, { id: "id-5", relationships: [] }, "id-3", counter(), ["id-2"])).toThrow(
+      /A connection goes from/,
+    );
+  });
+
+  it("checks every group as the root, naming a nested group's problems by its trail", () => {
+    const palette = paletteOf([{ manifest: cppManifest, agentCount: 2 }]);
+    const { flow } = nestedFlow("minifi-yaml");
+    expect(flowProblemsOf(flow, palette, 2)).toEqual([]);
+    const loose = setAutoTerminated(flow, "id-4", "failure", false);
+    expect(flowProblemsOf(loose, palette, 2)).toEqual([
+      { id: "id-4", message: "ingest › PutFile: relationship failure is neither connected nor terminated" },
+    ]);
+  });
+
+  it.each<FlowFormat>(["minifi-yaml", "nifi-json"])(
+    "declares a nested group's parameter in that group's context in %s",
+    (format) => {
+      const { flow, newId } = nestedFlow(format);
+      const named = setProperty(flow, "id-4", "Directory", "#{out.dir}");
+      expect(() => asBeaconReadsIt(named)).toThrow(/no parameter context of their process group declares/);
+      const declared = declareParameter(named, "out.dir", false, newId, ["id-2"]);
+      const read = readFlowDocument(new TextEncoder().encode(serialiseFlow(declared).text), 5 * 1024 * 1024);
+      expect(read.parameters).toEqual([{ name: "out.dir", sensitive: false }]);
+    },
+  );
 });
 
 describe("the designer's palette and live problems", () => {

@@ -25,6 +25,8 @@ const KIND_LABELS: Record<FlowNode["kind"], string> = {
   processor: "Processor",
   controllerService: "Controller service",
   funnel: "Funnel",
+  inputPort: "Input port",
+  outputPort: "Output port",
   processGroup: "Process group",
 };
 
@@ -32,10 +34,13 @@ type ComponentNodeData = { component: FlowNode; problemCount: number };
 
 function ComponentNode({ data }: NodeProps<Node<ComponentNodeData>>) {
   const { component, problemCount } = data;
-  const connectable = component.kind === "processor" || component.kind === "funnel";
+  const { kind } = component;
+  // Inside a group its input port only sends on and its output port only receives; a nested group does both.
+  const receives = kind !== "controllerService" && kind !== "inputPort";
+  const sends = kind !== "controllerService" && kind !== "outputPort";
   return (
     <div class={`designer-node ${component.kind}${problemCount > 0 ? " invalid" : ""}`}>
-      {connectable && <Handle type="target" position={Position.Left} />}
+      {receives && <Handle type="target" position={Position.Left} />}
       <span class="kind">{KIND_LABELS[component.kind]}</span>
       <strong>{component.name}</strong>
       {component.type && <span class="type">{shortType(component.type)}</span>}
@@ -44,7 +49,8 @@ function ComponentNode({ data }: NodeProps<Node<ComponentNodeData>>) {
           {problemCount} problem{problemCount === 1 ? "" : "s"}
         </span>
       )}
-      {connectable && <Handle type="source" position={Position.Right} />}
+      {kind === "processGroup" && <span class="type">Double-click or Enter opens it</span>}
+      {sends && <Handle type="source" position={Position.Right} />}
     </div>
   );
 }
@@ -57,6 +63,8 @@ export function FlowCanvas(props: {
   selected: string | undefined;
   problemCounts: Map<string, number>;
   onSelect: (id: string | undefined) => void;
+  /** Opens a nested group (double-click, or Enter on it). */
+  onOpen: (id: string) => void;
   onConnect: (source: string, target: string) => void;
   onMove: (id: string, position: Placement) => void;
 }) {
@@ -73,7 +81,7 @@ export function FlowCanvas(props: {
     measured: measured.get(component.id),
     data: { component, problemCount: problemCounts.get(component.id) ?? 0 },
     selected: component.id === selected,
-    ariaLabel: `${KIND_LABELS[component.kind]} ${component.name}${component.type ? ` (${shortType(component.type)})` : ""}`,
+    ariaLabel: `${KIND_LABELS[component.kind]} ${component.name}${component.type ? ` (${shortType(component.type)})` : ""}${component.kind === "processGroup" ? ", Enter opens it" : ""}`,
   }));
   const edges: Edge[] = graph.edges.map((edge) => ({
     id: edge.id,
@@ -104,8 +112,18 @@ export function FlowCanvas(props: {
     }
   };
 
+  // Enter on a nested group opens it (Space still selects it), before React Flow takes Enter as selection.
+  const keyDown = (event: KeyboardEvent) => {
+    if (event.key !== "Enter") return;
+    const id = (event.target as HTMLElement | null)?.closest(".react-flow__node")?.getAttribute("data-id");
+    if (!id || graph.nodes.find((node) => node.id === id)?.kind !== "processGroup") return;
+    event.preventDefault();
+    event.stopPropagation();
+    props.onOpen(id);
+  };
+
   return (
-    <div class="designer-canvas">
+    <div class="designer-canvas" onKeyDownCapture={keyDown}>
       <ReactFlow
         // Fitted again as components come and go, so that a new one is in view.
         key={graph.nodes.length}
@@ -114,6 +132,10 @@ export function FlowCanvas(props: {
         nodeTypes={NODE_TYPES}
         onNodesChange={changed}
         onEdgeClick={(_event, edge) => props.onSelect(edge.id)}
+        onNodeDoubleClick={(_event, node) => {
+          if (graph.nodes.find((candidate) => candidate.id === node.id)?.kind === "processGroup")
+            props.onOpen(node.id);
+        }}
         onPaneClick={() => props.onSelect(undefined)}
         onConnect={(connection: Connection) => props.onConnect(connection.source, connection.target)}
         fitView

@@ -1,13 +1,13 @@
 /**
- * Where the designer draws each component: where the flow or the operator placed it, else dagre's layered
- * layout, left to right along the connections, so a flow opened without positions reads as it runs. A flow in
- * MiNiFi C++'s format says nothing of positions, so there the operator's placements last as long as the page.
+ * Where the designer draws each component: where the flow places it (the operator's moves are written into
+ * the flow, in either layout), else dagre's layered layout, left to right along the connections, so a flow
+ * opened without positions reads as it runs.
  */
 import { layout as dagreLayout, Graph } from "@dagrejs/dagre";
 import {
-  carriesPositions,
   type DesignerFlow,
   type FlowGraph,
+  type GroupPath,
   graphOf,
   move,
   type Position,
@@ -18,13 +18,6 @@ export const NODE_HEIGHT = 72;
 const NODE_GAP = 32;
 const RANK_GAP = 96;
 const MARGIN = 16;
-
-/** What the designer edits: the flow, and where a flow that does not carry positions has its components drawn. */
-export interface DesignerState {
-  flow: DesignerFlow;
-  /** Placements the flow's format cannot hold, by component id. */
-  placed: Readonly<Record<string, Position>>;
-}
 
 /** Every component laid out afresh, ignoring where any was placed. */
 export function autoLayout(graph: FlowGraph): Map<string, Position> {
@@ -43,28 +36,20 @@ export function autoLayout(graph: FlowGraph): Map<string, Position> {
   );
 }
 
-/** Where each component is drawn: its position in the flow, else its placement this session, else laid out. */
-export function positionsOf(graph: FlowGraph, placed: DesignerState["placed"]): Map<string, Position> {
-  const unplaced = graph.nodes.some((node) => !node.position && !placed[node.id]);
-  const laidOut = unplaced ? autoLayout(graph) : new Map<string, Position>();
+/** Where each component is drawn: its position in the flow, else where the automatic layout puts it. */
+export function positionsOf(graph: FlowGraph): Map<string, Position> {
+  const laidOut = graph.nodes.some((node) => !node.position)
+    ? autoLayout(graph)
+    : new Map<string, Position>();
   return new Map(
-    graph.nodes.map((node) => [
-      node.id,
-      node.position ?? placed[node.id] ?? laidOut.get(node.id) ?? { x: MARGIN, y: MARGIN },
-    ]),
+    graph.nodes.map((node) => [node.id, node.position ?? laidOut.get(node.id) ?? { x: MARGIN, y: MARGIN }]),
   );
 }
 
-/** Places a component: in the flow when its format carries positions, else in the session's placements. */
-export function moveNode(state: DesignerState, id: string, position: Position): DesignerState {
-  if (carriesPositions(state.flow.format)) return { ...state, flow: move(state.flow, id, position) };
-  return { ...state, placed: { ...state.placed, [id]: position } };
-}
-
-/** Every component placed where the automatic layout puts it ("Re-layout"). */
-export function relayout(state: DesignerState): DesignerState {
-  let next: DesignerState = { ...state, placed: {} };
-  for (const [id, position] of autoLayout(graphOf(state.flow))) next = moveNode(next, id, position);
+/** Every component of the group at `path` placed where the automatic layout puts it ("Re-layout"). */
+export function relayout(flow: DesignerFlow, path: GroupPath = []): DesignerFlow {
+  let next = flow;
+  for (const [id, position] of autoLayout(graphOf(flow, path))) next = move(next, id, position);
   return next;
 }
 

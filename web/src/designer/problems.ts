@@ -5,7 +5,7 @@
  * class's agents known there is nothing to check components against: the page says so instead.
  */
 import { descriptorFor, type PaletteEntry, shortType } from "./components.js";
-import type { FlowGraph } from "./flow-model.js";
+import { type DesignerFlow, type FlowGraph, graphOf, groupsOf } from "./flow-model.js";
 
 export interface FlowProblem {
   /** The component or connection it is about. */
@@ -67,6 +67,22 @@ export function problemsOf(
       problems.push({ id: edge.id, message: `The connection from ${source.name} carries no relationship` });
   }
   return problems;
+}
+
+/**
+ * The problems of every process group of the flow, each group checked as the root is; a nested group's
+ * problems are named by the groups down to it (`inner › put: …`).
+ */
+export function flowProblemsOf(
+  flow: DesignerFlow,
+  palette: PaletteEntry[],
+  classAgentCount: number,
+): FlowProblem[] {
+  return groupsOf(flow).flatMap(({ path, trail }) =>
+    problemsOf(graphOf(flow, path), palette, classAgentCount).map((problem) =>
+      trail.length === 0 ? problem : { ...problem, message: `${trail.join(" › ")} › ${problem.message}` },
+    ),
+  );
 }
 
 /** Why a dynamic property cannot be added to the component under this name, if it cannot. */

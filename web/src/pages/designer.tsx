@@ -20,19 +20,24 @@ import {
   type DesignerFlow,
   declareParameter,
   emptyFlow,
+  endpointsOf,
+  existingPath,
   type FlowGraph,
   type FlowNode,
+  type GroupPath,
   graphOf,
+  move,
   parseDesignerFlow,
   remove,
   rename,
   serialiseFlow,
   setAutoTerminated,
   setProperty,
+  trailOf,
 } from "../designer/flow-model";
 import { type History, historyOf, record, redo, undo } from "../designer/history";
-import { type DesignerState, freeSpot, moveNode, positionsOf, relayout } from "../designer/layout";
-import { dynamicPropertyProblem, type FlowProblem, problemsOf } from "../designer/problems";
+import { freeSpot, positionsOf, relayout } from "../designer/layout";
+import { dynamicPropertyProblem, type FlowProblem, flowProblemsOf } from "../designer/problems";
 import { shortHash } from "../format";
 import { mayAct } from "../session";
 
@@ -152,13 +157,11 @@ function historyKey(event: KeyboardEvent): "undo" | "redo" | undefined {
 function Workbench(props: { className: string; workspace: Workspace }) {
   const { session } = useConsole();
   const { workspace } = props;
-  const [history, setHistory] = useState<History<DesignerState>>(() =>
-    historyOf({ flow: workspace.flow, placed: {} }),
-  );
-  const { flow, placed } = history.present;
-  const change = (next: (state: DesignerState) => DesignerState) =>
+  const [history, setHistory] = useState<History<DesignerFlow>>(() => historyOf(workspace.flow));
+  const flow = history.present;
+  const change = (next: (flow: DesignerFlow) => DesignerFlow) =>
     setHistory((current) => record(current, next(current.present)));
-  const setFlow = (next: DesignerFlow) => change((state) => ({ ...state, flow: next }));
+  const setFlow = (next: DesignerFlow) => change(() => next);
   useEffect(() => {
     const pressed = (event: KeyboardEvent) => {
       const step = historyKey(event);
@@ -170,12 +173,19 @@ function Workbench(props: { className: string; workspace: Workspace }) {
     return () => document.removeEventListener("keydown", pressed);
   }, []);
   const [selected, setSelected] = useState<string>();
+  // The process group open on the canvas; an undo may take it away, and the canvas then shows its parent.
+  const [openedPath, setOpenedPath] = useState<GroupPath>([]);
+  const path = useMemo(() => existingPath(flow, openedPath), [flow, openedPath]);
+  const open = (next: GroupPath) => {
+    setOpenedPath(next);
+    setSelected(undefined);
+  };
   const palette = useMemo(() => paletteOf(workspace.binaries), [workspace.binaries]);
-  const graph = useMemo(() => graphOf(flow), [flow]);
-  const positions = useMemo(() => positionsOf(graph, placed), [graph, placed]);
+  const graph = useMemo(() => graphOf(flow, path), [flow, path]);
+  const positions = useMemo(() => positionsOf(graph), [graph]);
   const problems = useMemo(
-    () => problemsOf(graph, palette, workspace.agentCount),
-    [graph, palette, workspace],
+    () => flowProblemsOf(flow, palette, workspace.agentCount),
+    [flow, palette, workspace],
   );
   const problemCounts = useMemo(() => {
     const counts = new Map<string, number>();
@@ -185,8 +195,8 @@ function Workbench(props: { className: string; workspace: Workspace }) {
   const selectedNode = graph.nodes.find((node) => node.id === selected);
   const selectedEdge = graph.edges.find((edge) => edge.id === selected);
   const add = (kind: ComponentKind, type?: string) => {
-    const added = addComponent(flow, { kind, type }, newId);
-    change((state) => moveNode({ ...state, flow: added.flow }, added.id, freeSpot(positions.values())));
+    const added = addComponent(flow, { kind, type }, newId, path);
+    setFlow(move(added.flow, added.id, freeSpot(positions.values())));
     setSelected(added.id);
   };
   return (
@@ -213,24 +223,38 @@ function Workbench(props: { className: string; workspace: Workspace }) {
         >
           Redo
         </button>
-        <button type="button" disabled={graph.nodes.length === 0} onClick={() => change(relayout)}>
+        <button
+          type="button"
+          disabled={graph.nodes.length === 0}
+          onClick={() => change((current) => relayout(current, path))}
+        >
           Re-layout
         </button>
       </div>
+      <GroupTrail flow={flow} path={path} onOpen={open} />
       <div class="designer">
-        <Palette palette={palette} agentCount={workspace.agentCount} onAdd={add} />
+        <Palette palette={palette} agentCount={workspace.agentCount} nested={path.length > 0} onAdd={add} />
         <FlowCanvas
+          key={path.join("/")}
           graph={graph}
           positions={positions}
           selected={selected}
           problemCounts={problemCounts}
           onSelect={setSelected}
+          onOpen={(id) => open([...path, id])}
           onConnect={(source, target) => {
-            const from = graph.nodes.find((node) => node.id === source);
-            const relationships = from && looseRelationships(from, graph, descriptorFor(palette, from.type));
-            setFlow(connect(flow, { id: source, relationships: relationships ?? [] }, target, newId).flow);
+            // A nested group's handles stand for its first output port and its first input port.
+            const { sources, targets } = endpointsOf(flow, path);
+            const from = sources.find((endpoint) => endpoint.drawnAs === source);
+            const to = targets.find((endpoint) => endpoint.drawnAs === target);
+            if (!from || !to) return;
+            const node = graph.nodes.find((candidate) => candidate.id === from.id);
+            const relationships = node && looseRelationships(node, graph, descriptorFor(palette, node.type));
+            setFlow(
+              connect(flow, { id: from.id, relationships: relationships ?? [] }, to.id, newId, path).flow,
+            );
           }}
-          onMove={(id, position) => change((state) => moveNode(state, id, position))}
+          onMove={(id, position) => change((current) => move(current, id, position))}
         />
       </div>
       <Problems problems={problems} />
@@ -242,6 +266,8 @@ function Workbench(props: { className: string; workspace: Workspace }) {
           descriptor={descriptorFor(palette, selectedNode.type)}
           edit={setFlow}
           flow={flow}
+          path={path}
+          onOpen={() => open([...path, selectedNode.id])}
           onRemoved={() => setSelected(undefined)}
         />
       )}
@@ -251,7 +277,7 @@ function Workbench(props: { className: string; workspace: Workspace }) {
           <button
             type="button"
             onClick={() => {
-              setFlow(remove(flow, selectedEdge.id));
+              setFlow(remove(flow, selectedEdge.id, path));
               setSelected(undefined);
             }}
           >
@@ -271,10 +297,42 @@ function Workbench(props: { className: string; workspace: Workspace }) {
   );
 }
 
+/** What the palette adds besides the manifests' components; a group's ports only inside a nested group. */
+const OTHER_KINDS: { kind: ComponentKind; label: string; nestedOnly?: boolean }[] = [
+  { kind: "funnel", label: "Funnel" },
+  { kind: "processGroup", label: "Process group" },
+  { kind: "inputPort", label: "Input port", nestedOnly: true },
+  { kind: "outputPort", label: "Output port", nestedOnly: true },
+];
+
+/** Where the canvas is in the flow's groups: the root, then each group opened, each a way back out. */
+function GroupTrail(props: { flow: DesignerFlow; path: GroupPath; onOpen: (path: GroupPath) => void }) {
+  const trail = trailOf(props.flow, props.path);
+  return (
+    <nav aria-label="Process groups" class="designer-trail">
+      <ol>
+        {trail.map((step, index) => (
+          <li key={step.path.join("/")}>
+            {index === trail.length - 1 ? (
+              <span aria-current="location">{step.name}</span>
+            ) : (
+              <button type="button" class="link" onClick={() => props.onOpen(step.path)}>
+                {step.name}
+              </button>
+            )}
+          </li>
+        ))}
+      </ol>
+    </nav>
+  );
+}
+
 /** The components the class's binaries list, filtered by name, each with how many agents can run it. */
 function Palette(props: {
   palette: PaletteEntry[];
   agentCount: number;
+  /** A nested group is open: it may have input and output ports. */
+  nested: boolean;
   onAdd: (kind: ComponentKind, type?: string) => void;
 }) {
   const [filter, setFilter] = useState("");
@@ -287,8 +345,8 @@ function Palette(props: {
   );
   const submit = (event: Event) => {
     event.preventDefault();
-    if (choice === "funnel") return props.onAdd("funnel");
-    const [kind, type] = choice.split(" ") as [ComponentKind, string];
+    const [kind, type] = choice.split(" ") as [ComponentKind, string | undefined];
+    if (OTHER_KINDS.some((other) => other.kind === kind)) return props.onAdd(kind);
     if (type) props.onAdd(kind, type);
   };
   return (
@@ -314,12 +372,18 @@ function Palette(props: {
             {shown.filter((entry) => entry.kind === "controllerService").map(option)}
           </optgroup>
           <optgroup label="Other">
-            <option value="funnel">Funnel</option>
+            {OTHER_KINDS.filter((other) => props.nested || !other.nestedOnly).map((other) => (
+              <option key={other.kind} value={other.kind}>
+                {other.label}
+              </option>
+            ))}
           </optgroup>
         </select>
       </label>
       {props.palette.length === 0 && (
-        <p class="muted">Beacon knows no manifest of this class's agents yet: only funnels can be added.</p>
+        <p class="muted">
+          Beacon knows no manifest of this class's agents yet: only funnels, ports and groups can be added.
+        </p>
       )}
       <div class="form-actions">
         <button type="submit">Add</button>
@@ -436,10 +500,12 @@ function ComponentForm(props: {
   graph: FlowGraph;
   descriptor: PaletteEntry | undefined;
   flow: DesignerFlow;
+  path: GroupPath;
   edit: (flow: DesignerFlow) => void;
+  onOpen: () => void;
   onRemoved: () => void;
 }) {
-  const { node, graph, descriptor, flow, edit } = props;
+  const { node, graph, descriptor, flow, path, edit } = props;
   const described = new Set(descriptor?.properties.map((property) => property.name));
   // Properties the flow sets that the manifest does not describe: dynamic ones, or of another binary.
   const others = Object.keys(node.properties).filter((name) => !described.has(name));
@@ -452,7 +518,14 @@ function ComponentForm(props: {
         {node.type && <span class="muted"> · {shortType(node.type)}</span>}
       </h2>
       {descriptor?.description && <p class="muted">{descriptor.description}</p>}
-      {node.kind !== "funnel" && node.kind !== "processGroup" && (
+      {node.kind === "processGroup" && (
+        <div class="form-actions">
+          <button type="button" onClick={props.onOpen}>
+            Open {node.name}
+          </button>
+        </div>
+      )}
+      {node.kind !== "funnel" && (
         <label>
           Name
           <input
@@ -474,7 +547,7 @@ function ComponentForm(props: {
               onChange={(value) => {
                 const set = setProperty(flow, node.id, property.name, value);
                 const parameter = property.sensitive ? parameterNamed(value) : "";
-                edit(parameter === "" ? set : declareParameter(set, parameter, true, newId));
+                edit(parameter === "" ? set : declareParameter(set, parameter, true, newId, path));
               }}
             />
           ))}
@@ -528,14 +601,14 @@ function ComponentForm(props: {
           ))}
         </fieldset>
       )}
-      {(node.kind === "processor" || node.kind === "funnel") && (
-        <ConnectForm node={node} graph={graph} descriptor={descriptor} flow={flow} edit={edit} />
+      {node.kind !== "controllerService" && node.kind !== "outputPort" && (
+        <ConnectForm node={node} graph={graph} descriptor={descriptor} flow={flow} path={path} edit={edit} />
       )}
       <div class="form-actions">
         <button
           type="button"
           onClick={() => {
-            edit(remove(flow, node.id));
+            edit(remove(flow, node.id, path));
             props.onRemoved();
           }}
         >
@@ -597,19 +670,24 @@ function AddProperty(props: {
   );
 }
 
-/** Connects the selected processor's relationships (a funnel's output) to another processor or funnel. */
+/**
+ * Connects the selected processor's relationships (a funnel's or input port's output, a nested group's
+ * output port) to another processor, funnel or output port of the group, or a nested group's input port.
+ */
 function ConnectForm(props: {
   node: FlowNode;
   graph: FlowGraph;
   descriptor: PaletteEntry | undefined;
   flow: DesignerFlow;
+  path: GroupPath;
   edit: (flow: DesignerFlow) => void;
 }) {
   const { node, graph, descriptor } = props;
-  const targets = graph.nodes.filter(
-    (candidate) =>
-      candidate.id !== node.id && (candidate.kind === "processor" || candidate.kind === "funnel"),
-  );
+  const endpoints = endpointsOf(props.flow, props.path);
+  // A nested group's connections start at one of its output ports.
+  const starts = endpoints.sources.filter((endpoint) => endpoint.drawnAs === node.id);
+  const [from, setFrom] = useState(starts[0]?.id ?? "");
+  const targets = endpoints.targets.filter((candidate) => candidate.id !== from);
   const relationships = node.kind === "processor" ? (descriptor?.relationships ?? []) : [];
   const [chosen, setChosen] = useState<string[]>(() => looseRelationships(node, graph, descriptor));
   const [target, setTarget] = useState(targets[0]?.id ?? "");
@@ -617,12 +695,25 @@ function ConnectForm(props: {
   const submit = (event: Event) => {
     event.preventDefault();
     if (!targets.some((candidate) => candidate.id === target)) return;
-    props.edit(connect(props.flow, { id: node.id, relationships: chosen }, target, newId).flow);
+    const carried = node.kind === "processor" ? chosen : [];
+    props.edit(connect(props.flow, { id: from, relationships: carried }, target, newId, props.path).flow);
   };
   return (
     <form class="stacked" onSubmit={submit} aria-label={`Connect ${node.name}`}>
       <fieldset>
         <legend>Connect to another component</legend>
+        {node.kind === "processGroup" && (
+          <label>
+            From
+            <select value={from} onChange={(event) => setFrom(event.currentTarget.value)}>
+              {starts.map((start) => (
+                <option key={start.id} value={start.id}>
+                  {start.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         {relationships.map((relationship) => (
           <label key={relationship} class="inline">
             <input
@@ -650,7 +741,7 @@ function ConnectForm(props: {
           </select>
         </label>
         <div class="form-actions">
-          <button type="submit" disabled={targets.length === 0}>
+          <button type="submit" disabled={targets.length === 0 || from === ""}>
             Connect
           </button>
         </div>
@@ -661,7 +752,11 @@ function ConnectForm(props: {
             <li key={edge.id}>
               {edge.relationships.join(", ") || "out"} →{" "}
               {graph.nodes.find((other) => other.id === edge.target)?.name}{" "}
-              <button type="button" class="link" onClick={() => props.edit(remove(props.flow, edge.id))}>
+              <button
+                type="button"
+                class="link"
+                onClick={() => props.edit(remove(props.flow, edge.id, props.path))}
+              >
                 Remove
               </button>
             </li>
