@@ -7,7 +7,8 @@
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { SourceMap } from "node:module";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
@@ -37,7 +38,7 @@ import {
   type FunctionBundle,
   functionNames,
 } from "./function-bundles.js";
-import { summarizeProfile } from "./profile.js";
+import { type OriginalFrame, summarizeProfile } from "./profile.js";
 
 /** A cold start's budget: the init and the first request within 300 ms at p99, for every function. */
 export const COLD_START_BUDGET_MS = 300;
@@ -148,7 +149,7 @@ export async function runColdStartBench(options: ColdStartOptions): Promise<Cold
     for (let index = 1; index <= options.runs; index++) samples.push(await run(index, true));
     reports.push({
       ...caseReport(coldStartCase, samples),
-      profile: profileDir === undefined ? undefined : firstProfileIn(profileDir),
+      profile: profileDir === undefined ? undefined : firstProfileIn(profileDir, bundle.file),
     });
     log(`${coldStartCase.functionName} (${coldStartCase.request}): ${options.runs} cold starts measured`);
   }
@@ -218,14 +219,30 @@ async function startCold(child: string, stateDir: string, options: StartOptions)
   return JSON.parse(readFileSync(job.resultFile, "utf8")) as ColdStartSample;
 }
 
-/** Where the first process profiled into `dir` spent its CPU time (profiles are named by time, then pid). */
-function firstProfileIn(dir: string): { byArea: string[]; byFunction: string[] } | undefined {
+/**
+ * Where the first process profiled into `dir` spent its CPU time (profiles are named by time, then pid), the
+ * bundle's code named by the package or source file it came from, through the bundle's source map.
+ */
+function firstProfileIn(dir: string, bundle: string): { byArea: string[]; byFunction: string[] } | undefined {
   const [first] = readdirSync(dir)
     .filter((name) => name.endsWith(".cpuprofile"))
     .sort();
   return first === undefined
     ? undefined
-    : summarizeProfile(JSON.parse(readFileSync(path.join(dir, first), "utf8")));
+    : summarizeProfile(JSON.parse(readFileSync(path.join(dir, first), "utf8")), bundleSources(bundle));
+}
+
+/** A bundled frame's source, package file or project file, as `bundle`'s source map names it. */
+function bundleSources(bundle: string): OriginalFrame {
+  const mapFile = `${bundle}.map`;
+  if (!existsSync(mapFile)) return () => undefined;
+  const map = new SourceMap(JSON.parse(readFileSync(mapFile, "utf8")));
+  return ({ url, lineNumber, columnNumber }) => {
+    if (!url.endsWith(bundle)) return undefined;
+    const entry = map.findEntry(lineNumber, columnNumber ?? 0);
+    if (!("originalSource" in entry)) return undefined;
+    return { url: path.resolve(path.dirname(bundle), entry.originalSource), lineNumber: entry.originalLine };
+  };
 }
 
 const timeoutOf = (functionName: string): number =>

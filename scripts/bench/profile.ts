@@ -5,9 +5,23 @@
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 
+/** Where a profiled function is: its script's URL, and its 0-based line and column there. */
+export interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+  columnNumber?: number;
+}
+
+/**
+ * Where a frame's code was written, for code that was bundled: its source's path and 0-based line (through the
+ * bundle's source map); undefined to keep the frame as the profile names it.
+ */
+export type OriginalFrame = (frame: CallFrame) => { url: string; lineNumber: number } | undefined;
+
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: CallFrame;
   hitCount?: number;
   children?: number[];
 }
@@ -29,7 +43,7 @@ function areaOf(url: string): string | undefined {
   if (inPackage) return inPackage[1] as string;
   const builtIn = /^node:(?:internal\/)?([^/]+)/.exec(url);
   if (builtIn) return `node:${builtIn[1]}`;
-  const projectFolder = /\/((?:functions|scripts)\/[^/]+)\//.exec(url);
+  const projectFolder = /\/((?:functions|scripts|schemas)\/[^/]+)\//.exec(url);
   return projectFolder ? (projectFolder[1] as string) : url;
 }
 
@@ -37,8 +51,12 @@ function areaOf(url: string): string | undefined {
  * Self time by where it is spent (Node.js built-ins and native code count for the package or project folder
  * that called them, when one did) and by function, largest first, in percent of the time the CPU was busy.
  */
-export function summarizeProfile(value: unknown): { byArea: string[]; byFunction: string[] } {
+export function summarizeProfile(
+  value: unknown,
+  originalFrame: OriginalFrame = () => undefined,
+): { byArea: string[]; byFunction: string[] } {
   const profile = value as Profile;
+  const located = (frame: CallFrame): CallFrame => ({ ...frame, ...originalFrame(frame) });
   const parents = new Map<number, ProfileNode>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node);
   const busy = profile.nodes.filter(
@@ -51,7 +69,7 @@ export function summarizeProfile(value: unknown): { byArea: string[]; byFunction
     into.set(key, (into.get(key) ?? 0) + hits);
   for (const node of busy) {
     const hits = node.hitCount ?? 0;
-    const { functionName, url, lineNumber } = node.callFrame;
+    const { functionName } = node.callFrame;
     if (VM_ENTRIES.has(functionName)) {
       add(area, functionName, hits);
       add(functions, functionName, hits);
@@ -60,12 +78,14 @@ export function summarizeProfile(value: unknown): { byArea: string[]; byFunction
     let builtIn: string | undefined;
     let owner: string | undefined;
     for (let frame: ProfileNode | undefined = node; frame && !owner; frame = parents.get(frame.id)) {
-      const frameArea = areaOf(frame.callFrame.url);
+      const frameArea = areaOf(located(frame.callFrame).url);
       if (frameArea?.startsWith("node:")) builtIn ??= frameArea;
       else owner = frameArea;
     }
     add(area, owner ?? builtIn ?? "(native)", hits);
-    const file = url === "" ? "(native)" : url.replace(/^.*\/(node_modules|functions|scripts)\//, "$1/");
+    const { url, lineNumber } = located(node.callFrame);
+    const file =
+      url === "" ? "(native)" : url.replace(/^.*\/(node_modules|functions|scripts|schemas)\//, "$1/");
     add(functions, `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}`, hits);
   }
   const lines = (into: Map<string, number>) =>
