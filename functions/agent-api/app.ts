@@ -290,6 +290,8 @@ async function content<Id>(
   const body = await bodyOf(outcome.content, route.binary, door);
   const sizeBytes = "length" in outcome.content ? outcome.content.length : outcome.content.bytes.length;
   logger.info(`${route.what} downloaded`, { contentType, sizeBytes });
+  // Metered as the bytes go out: a download answered 304 or refused above sends none, and counts none.
+  reportDegradation(await agentApi.meterDownload(credential, route.what, sizeBytes, deadlines.streamBy));
   return { statusCode: 200, headers: { ...headers, "content-type": contentType }, body };
 }
 

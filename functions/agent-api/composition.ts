@@ -19,6 +19,7 @@ import { AwsSecretStore } from "../adapters/secrets/secret-store.js";
 import type { AnswerDeadlines } from "../core/agent-requests/answer-budget.js";
 import { makeClassLabelSources } from "../core/agent-requests/class-label-sources.js";
 import { makeContentDownload } from "../core/agent-requests/content-download.js";
+import { makeDownloadMeter } from "../core/agent-requests/download-meter.js";
 import { makeFlowDownload } from "../core/agent-requests/flow-download.js";
 import { makeRecordAck } from "../core/agent-requests/record-ack.js";
 import { makeRecordHeartbeat } from "../core/agent-requests/record-heartbeat.js";
@@ -169,6 +170,7 @@ export function composeAgentApi(
     downloadFlow: withinStorageShare(downloadFlow),
     downloadAgentFlow: withinStorageShare(downloadAgentFlow),
     downloadAsset: withinStorageShare(downloadAsset),
+    meterDownload: makeDownloadMeter({ events, clock, ids }),
     close: async () => {
       redis.disconnect();
       documents.destroy();

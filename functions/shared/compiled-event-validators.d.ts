@@ -9,3 +9,4 @@ export declare const agentOfflineEvent: ValidateFunction;
 export declare const agentOnlineEvent: ValidateFunction;
 export declare const agentDecommissionedEvent: ValidateFunction;
 export declare const webhookDisabledEvent: ValidateFunction;
+export declare const downloadEvent: ValidateFunction;

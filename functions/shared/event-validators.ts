@@ -11,6 +11,7 @@ const eventValidators: Record<string, ValidateFunction> = {
   "agent.online": compiled.agentOnlineEvent,
   "agent.decommissioned": compiled.agentDecommissionedEvent,
   "webhook.disabled": compiled.webhookDisabledEvent,
+  download: compiled.downloadEvent,
 };
 
 /** The validator of a stream event's type (the operation event's checks that its type is one). */

@@ -4,9 +4,10 @@
  * heartbeat goes on the stream again; the real stream consumer handler is then given the shard as Lambda
  * could give it: a batch a consumer fails partway, delivered again from the first record not taken, the whole
  * batch retried, and a bisected half again. GET /usage answers, from DynamoDB Local, what the agents were told,
- * and the bytes of their requests (some gzipped) and replies exactly.
+ * and the bytes of their requests (some gzipped) and replies exactly. An agent downloading an asset twice is
+ * counted twice, its bytes to the byte, however often the stream delivers the download's event.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import type { KinesisStreamEvent } from "aws-lambda";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
@@ -18,6 +19,7 @@ import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-suppor
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { readShardRecords, wholeShardBatch } from "../../scripts/test-support/stream-reader.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
+import { S3AssetContent } from "../adapters/s3/asset-content.js";
 import { PartlyConsumed } from "../core/events/consumption.js";
 import { type BeaconEvent, resentOf } from "../core/events/model.js";
 import type { EventConsumer } from "../core/events/ports.js";
@@ -163,6 +165,8 @@ it("counts each heartbeat, acknowledgement, operation, byte and agent once howev
     operations: 1,
     bytesIn: bytes.in,
     bytesOut: bytes.out,
+    downloads: 0,
+    downloadBytes: 0,
   });
   const hours = usage.json().hours as { heartbeats: number }[];
   expect(hours.reduce((sum, hour) => sum + hour.heartbeats, 0)).toBe(heartbeats);
@@ -173,4 +177,57 @@ it("counts each heartbeat, acknowledgement, operation, byte and agent once howev
   const other = await consoleApi.token({ tenant: `${tenant}-other`, role: "admin" });
   const elsewhere = await consoleApi.request("GET", "/api/v1/usage", { token: other });
   expect(elsewhere.json()).toMatchObject({ hours: [], totals: { heartbeats: 0, activeAgents: 0 } });
+});
+
+it("counts each asset download an agent makes, and its bytes, once however often the stream delivers it", async () => {
+  const downloader = `${tenant}-downloads`;
+  const agent = await agentApi.issueCertificate({ tenant: downloader, agentId: `${downloader}-pump-1` });
+  const admin = await consoleApi.token({ tenant: downloader, role: "admin" });
+  const startedAt = Date.now();
+  const bytes = randomBytes(200_000);
+  const assetId = createHash("sha256").update(bytes).digest("hex");
+  const assets = new S3AssetContent(s3, agentApi.env[EnvNames.assetBucket] as string);
+  await assets.put(downloader, assetId, bytes, "application/octet-stream");
+  const path = `/c2/api/assets/${assetId}/content`;
+  for (let download = 0; download < 2; download++) {
+    const response = await agentApi.get(path, { certificate: agent });
+    expect(response.status, response.body.slice(0, 200)).toBe(200);
+    expect(response.bytes.equals(bytes)).toBe(true);
+  }
+  // An agent that holds the bytes already is sent none, and counts no download.
+  const held = await agentApi.get(path, { certificate: agent, headers: { "if-none-match": `"${assetId}"` } });
+  expect(held.status).toBe(304);
+
+  // A relay's copy of the first download's event, and the shard delivered whole twice.
+  const onStream = (await readShardRecords(kinesis, streamName)).map((record) => record.data as BeaconEvent);
+  const downloads = onStream.filter((event) => event.type === "download" && event.tenant === downloader);
+  expect(downloads).toHaveLength(2);
+  await new KinesisEventSink(kinesis, streamName).publish([resentOf(downloads[0] as BeaconEvent)]);
+  const batch = await wholeShardBatch(kinesis, streamName);
+  const handler = handlerWith();
+  expect(await handler(batch)).toEqual({ batchItemFailures: [] });
+  expect(await handler(batch)).toEqual({ batchItemFailures: [] });
+
+  const usage = await consoleApi.request(
+    "GET",
+    `/api/v1/usage?from=${new Date(startedAt).toISOString()}&to=${new Date(Date.now() + 1).toISOString()}`,
+    { token: admin },
+  );
+  expect(usage.status, usage.body).toBe(200);
+  // Downloading is no heartbeat: the agent is not counted active for it.
+  expect(usage.json().totals).toMatchObject({
+    activeAgents: 0,
+    heartbeats: 0,
+    downloads: 2,
+    downloadBytes: 2 * bytes.length,
+  });
+  const month = new Date(startedAt).toISOString().slice(0, 7);
+  const statement = await consoleApi.request("GET", `/api/v1/usage/statement?month=${month}`, {
+    token: admin,
+  });
+  expect(statement.status, statement.body).toBe(200);
+  const line = (statement.json().lines as { unit: string; quantity: number }[]).find(
+    (priced) => priced.unit === "downloadBytes",
+  );
+  expect(line?.quantity).toBe(2 * bytes.length);
 });

@@ -11,6 +11,7 @@ import agentOnlineEventSchema from "../../schemas/events/agent-online-event.sche
 import certificateExpiringEventSchema from "../../schemas/events/certificate-expiring-event.schema.json" with {
   type: "json",
 };
+import downloadEventSchema from "../../schemas/events/download-event.schema.json" with { type: "json" };
 import heartbeatEventSchema from "../../schemas/events/heartbeat-event.schema.json" with { type: "json" };
 import operationEventSchema from "../../schemas/events/operation-event.schema.json" with { type: "json" };
 import rolloutEventSchema from "../../schemas/events/rollout-event.schema.json" with { type: "json" };
@@ -36,6 +37,7 @@ export const eventSchemas = [
   agentOfflineEventSchema,
   agentOnlineEventSchema,
   certificateExpiringEventSchema,
+  downloadEventSchema,
   heartbeatEventSchema,
   operationEventSchema,
   rolloutEventSchema,

@@ -40,6 +40,7 @@ const EventSchemaFiles = {
   agentOnlineEvent: "events/agent-online-event.schema.json",
   agentDecommissionedEvent: "events/agent-decommissioned-event.schema.json",
   webhookDisabledEvent: "events/webhook-disabled-event.schema.json",
+  downloadEvent: "events/download-event.schema.json",
 } as const;
 
 const schemasDir = new URL("../../schemas/", import.meta.url);

@@ -71,6 +71,8 @@ describe("statements over the model's month", () => {
         operations: 0,
         bytesIn: 0,
         bytesOut: (usage.bytesOut * share) / hours,
+        downloads: 0,
+        downloadBytes: 0,
       },
     }));
   }

@@ -36,6 +36,8 @@ export function modelUsageOf(estimated: Estimate, units: Units, deployment: Depl
     agentHours: estimated.load.agents * deployment.hoursPerMonth,
     heartbeats: estimated.heartbeatsPerMonth,
     bytesOut: estimated.heartbeatsPerMonth * units.responseBodyBytes.value,
+    // Nor does it download anything: a downloaded byte is priced as a byte of reply (unitPricesOf).
+    downloadBytes: 0,
     // The model's month stores no tenant's objects: storage is priced at its own prices (storagePricesOf).
     tableGbMonths: 0,
     bucketGbMonths: 0,
@@ -84,6 +86,7 @@ export function unitPricesOf(
       agentHours: 0,
       heartbeats: 0,
       bytesOut: 0,
+      downloadBytes: 0,
       tableGbMonths: 0,
       bucketGbMonths: 0,
     };
@@ -93,7 +96,12 @@ export function unitPricesOf(
     const unitPrices = Object.fromEntries(
       PricedUnits.map((unit) => [unit, usage[unit] > 0 ? costs[unit] / usage[unit] : 0]),
     ) as UnitPrices;
-    return [option.id, { monthly: option.monthly, prices: { ...unitPrices, ...storage } }] as const;
+    // A downloaded byte leaves as a reply's does, at the data transfer out's price per byte.
+    const downloadBytes = unitPrices.bytesOut;
+    return [
+      option.id,
+      { monthly: option.monthly, prices: { ...unitPrices, downloadBytes, ...storage } },
+    ] as const;
   });
   return Object.fromEntries(entries) as Record<OptionId, OptionUnitPrices>;
 }

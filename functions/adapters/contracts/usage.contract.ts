@@ -36,8 +36,32 @@ export const usageContract = contract<UsageStore>("the usage store", (the) => {
     await apply(store, heartbeats({ tenant: `${the.tenant}-other`, hour: HOUR }, "shard-0", "pump-9", 40, 7));
     const read = await store.read(the.tenant, HOUR, HOUR + 5);
     expect(read.map((hour) => [hour.hour, hour.counts, estimateAgents(hour.agentsSeen)])).toEqual([
-      [HOUR, { heartbeats: 3, acknowledgements: 0, operations: 0, bytesIn: 300, bytesOut: 72 }, 1],
-      [HOUR + 2, { heartbeats: 1, acknowledgements: 0, operations: 0, bytesIn: 100, bytesOut: 24 }, 1],
+      [
+        HOUR,
+        {
+          heartbeats: 3,
+          acknowledgements: 0,
+          operations: 0,
+          bytesIn: 300,
+          bytesOut: 72,
+          downloads: 0,
+          downloadBytes: 0,
+        },
+        1,
+      ],
+      [
+        HOUR + 2,
+        {
+          heartbeats: 1,
+          acknowledgements: 0,
+          operations: 0,
+          bytesIn: 100,
+          bytesOut: 24,
+          downloads: 0,
+          downloadBytes: 0,
+        },
+        1,
+      ],
     ]);
     expect(read[0]).toMatchObject({ tenant: the.tenant, positions: { "shard-0": "12" } });
     expect(await store.read(the.tenant, HOUR + 6, HOUR + 6)).toEqual([]);

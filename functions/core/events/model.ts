@@ -266,6 +266,23 @@ export interface WebhookDisabledEvent {
 }
 
 /**
+ * The agent API served an agent content it downloads, answered 200: one event per download, so that usage
+ * counts the bytes each tenant's agents downloaded (a 304 or a refusal puts none).
+ */
+export interface DownloadEvent {
+  type: "download";
+  version: 1;
+  eventId: string;
+  tenant: string;
+  /** The agent whose certificate downloaded it; absent for a fleet certificate. */
+  agentId?: string;
+  at: number;
+  what: "flow" | "asset";
+  /** The content's bytes as sent: the response's body. */
+  bytesOut: number;
+}
+
+/**
  * Marks an event put on the stream again after a put whose outcome was unknown (the stream may have taken it),
  * or by a relay (a run before it may have): an earlier record may carry the same eventId. The consumers look for
  * that earlier record before they take a marked one (events/copies.ts); an event never marked is the only record
@@ -285,6 +302,7 @@ export type BeaconEvent = (
   | AgentOnlineEvent
   | AgentDecommissionedEvent
   | WebhookDisabledEvent
+  | DownloadEvent
 ) &
   ResentMark;
 

@@ -1,7 +1,8 @@
 /**
  * The units a monthly statement prices, which the capacity model's bill is charged to
  * (scripts/capacity/unit-prices.ts): an agent active in an hour, an accepted heartbeat, and a byte of reply
- * sent. Acknowledgements, operations and bytes in are metered but priced at nothing: the model bills none of them.
+ * sent; a byte of content agents downloaded at the same price as a byte of reply (the data transfer out's, which
+ * the model's month, downloading nothing, does not bill). Acknowledgements, operations and bytes in are metered but priced at nothing: the model bills none of them.
  * What the tenant stores is priced at storage's own prices, in GB-months: in DynamoDB (manifests, flows) and in
  * S3 (assets, debug bundles, the event archive).
  */
@@ -9,6 +10,7 @@ export const PricedUnits = [
   "agentHours",
   "heartbeats",
   "bytesOut",
+  "downloadBytes",
   "tableGbMonths",
   "bucketGbMonths",
 ] as const;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemoryUsage } from "../../adapters/memory/usage.js";
-import type { HeartbeatEvent } from "../events/model.js";
+import type { DownloadEvent, HeartbeatEvent } from "../events/model.js";
 import type { Principal } from "../identity/principal.js";
 import { makeUsageApi } from "./console-usage.js";
 import { makeUsageConsumer } from "./consumer.js";
@@ -24,6 +24,17 @@ const heartbeat = (agentId: string, at: number): HeartbeatEvent => ({
   bytesOut: 26,
   firstSight: false,
   operationsSent: [],
+});
+
+const download = (at: number): DownloadEvent => ({
+  type: "download",
+  version: 1,
+  eventId: `dl-${++ids}`,
+  tenant: "acme",
+  agentId: "pump-2",
+  at,
+  what: "asset",
+  bytesOut: 5_000,
 });
 
 describe("a usage statement's month", () => {
@@ -91,6 +102,7 @@ describe("the monthly statement", () => {
       heartbeat("pump-1", NOVEMBER + 1_000),
       heartbeat("pump-2", NOVEMBER + 2_000),
       heartbeat("pump-1", NOVEMBER + 3_000),
+      download(NOVEMBER + 4_000),
       heartbeat("pump-1", Date.UTC(2026, 11, 1) - 1_000),
       heartbeat("pump-1", Date.UTC(2026, 11, 1) + 1_000),
     ];
@@ -100,9 +112,11 @@ describe("the monthly statement", () => {
     return makeUsageApi({ usage, clock: new ManualClock(Date.UTC(2027, 0, 5)), usagePricing: pricing });
   }
 
-  it("prices the month's agent-hours, heartbeats, bytes out and storage, each its quantity × its price", async () => {
+  it("prices the month's agent-hours, heartbeats, bytes out, downloads and storage, each its quantity × its price", async () => {
     const { body } = await (await subject()).statement(admin, { month: "2026-11" });
-    const { agentHours, bytesOut } = pricing.prices;
+    const { agentHours, bytesOut, downloadBytes } = pricing.prices;
+    // A downloaded byte costs what a byte of reply does: the data transfer out's price.
+    expect(downloadBytes).toBe(bytesOut);
     expect(body).toEqual({
       month: "2026-11",
       from: "2026-11-01T00:00:00.000Z",
@@ -123,10 +137,16 @@ describe("the monthly statement", () => {
           unitPrice: bytesOut,
           amount: 104 * bytesOut,
         }),
+        expect.objectContaining({
+          unit: "downloadBytes",
+          quantity: 5_000,
+          unitPrice: downloadBytes,
+          amount: 5_000 * downloadBytes,
+        }),
         expect.objectContaining({ unit: "tableGbMonths", quantity: 0, amount: 0 }),
         expect.objectContaining({ unit: "bucketGbMonths", quantity: 0, amount: 0 }),
       ],
-      total: 3 * agentHours + 4 * 0.00001 + 104 * bytesOut,
+      total: 3 * agentHours + 4 * 0.00001 + 104 * bytesOut + 5_000 * downloadBytes,
       usage: {
         activeAgents: 2,
         agentHours: 3,
@@ -135,6 +155,8 @@ describe("the monthly statement", () => {
         operations: 0,
         bytesIn: 4_000,
         bytesOut: 104,
+        downloads: 1,
+        downloadBytes: 5_000,
         tableGbMonths: 0,
         bucketGbMonths: 0,
       },

@@ -9,6 +9,7 @@ export const pricedUnitDescriptions: Record<PricedUnit, string> = {
   agentHours: "Agent-hours: each hour, the agents active in it",
   heartbeats: "Heartbeats accepted",
   bytesOut: "Bytes of heartbeat and acknowledgement replies",
+  downloadBytes: "Bytes of flows and assets agents downloaded",
   tableGbMonths: "GB-months stored in DynamoDB: manifests and flow versions",
   bucketGbMonths: "GB-months stored in S3: assets, debug bundles and the event archive",
 };
@@ -98,6 +99,7 @@ export const pricedQuantitiesOf = (
   agentHours: rows.reduce((sum, row) => sum + row.activeAgents, 0),
   heartbeats: totals.heartbeats,
   bytesOut: totals.bytesOut,
+  downloadBytes: totals.downloadBytes,
   ...storedGbMonthsOf(snapshots, month),
 });
 

@@ -2,12 +2,19 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemoryUsage } from "../../adapters/memory/usage.js";
 import { BeaconError } from "../errors.js";
-import type { AckEvent, BeaconEvent, HeartbeatEvent, OperationEvent } from "../events/model.js";
+import type {
+  AckEvent,
+  BeaconEvent,
+  DownloadEvent,
+  HeartbeatEvent,
+  OperationEvent,
+} from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";
 import type { Principal } from "../identity/principal.js";
 import { makeUsageApi } from "./console-usage.js";
 import { makeUsageConsumer } from "./consumer.js";
-import { HOUR_MS, usageBatchesOf, usageHoursOf } from "./usage.js";
+import { emptySketch } from "./sketch.js";
+import { HOUR_MS, type UsageCounts, usageBatchesOf, usageHoursOf } from "./usage.js";
 
 const H0 = Date.UTC(2026, 10, 30, 7);
 let ids = 0;
@@ -52,18 +59,34 @@ const operation = (tenant: string, at: number, from?: OperationEvent["from"]): O
   state: from === undefined ? "queued" : "delivered",
 });
 
+const download = (tenant: string, agentId: string, at: number): DownloadEvent => ({
+  type: "download",
+  version: 1,
+  eventId: `dl-${++ids}`,
+  tenant,
+  agentId,
+  at,
+  what: "asset",
+  bytesOut: 1_000,
+});
+
 /** Records of one shard from `first` on, their positions growing in length (1, 8, 15): compared as numbers. */
 const onShard = (shard: string, events: BeaconEvent[], first = 1): StreamRecord[] =>
   events.map((event, index) => ({ shard, position: String(first + index * 7), event }));
 
-/** Two tenants' hour and the next: heartbeats of three agents, acks, an operation created and delivered. */
+/**
+ * Two tenants' hour and the next: heartbeats of three agents, acks, an operation created and delivered, and an
+ * asset downloaded twice by an agent that never heartbeat in the range.
+ */
 const run = (): BeaconEvent[] => [
   heartbeat("acme", "pump-1", H0 + 1_000),
+  download("acme", "pump-9", H0 + 1_500),
   heartbeat("acme", "pump-2", H0 + 2_000),
   heartbeat("globex", "press-1", H0 + 3_000),
   operation("acme", H0 + 4_000),
   operation("acme", H0 + 5_000, "queued"),
   ack("acme", "pump-1", H0 + 6_000),
+  download("acme", "pump-9", H0 + 7_000),
   heartbeat("acme", "pump-1", H0 + 61_000),
   heartbeat("acme", "pump-3", H0 + HOUR_MS + 1_000),
   ack("globex", "press-1", H0 + HOUR_MS + 2_000),
@@ -83,14 +106,14 @@ describe("the usage meter", () => {
     expect(
       batches.map(({ key, contributions }) => [key.tenant, key.hour * HOUR_MS, contributions.length]),
     ).toEqual([
-      ["acme", H0, 5],
+      ["acme", H0, 7],
       ["globex", H0, 1],
       ["acme", H0 + HOUR_MS, 1],
       ["globex", H0 + HOUR_MS, 1],
     ]);
   });
 
-  it("counts heartbeats, acknowledgements, operations created, their bytes and distinct agents per hour", async () => {
+  it("counts heartbeats, acknowledgements, operations created, downloads, their bytes and distinct agents per hour", async () => {
     const { consumer, api } = subject();
     await consumer.consume(onShard("shard-0", run()));
     const { body } = await api.get(admin, { from: H0, to: H0 + 2 * HOUR_MS });
@@ -106,6 +129,8 @@ describe("the usage meter", () => {
           operations: 1,
           bytesIn: 3 * 500 + 200,
           bytesOut: 3 * 26 + 2,
+          downloads: 2,
+          downloadBytes: 2_000,
         },
         {
           hour: new Date(H0 + HOUR_MS).toISOString(),
@@ -115,9 +140,12 @@ describe("the usage meter", () => {
           operations: 0,
           bytesIn: 500,
           bytesOut: 26,
+          downloads: 0,
+          downloadBytes: 0,
         },
       ],
-      // pump-1 and pump-2 in the first hour, pump-3 in the second: three agents, not the hours' sum over again.
+      // pump-1 and pump-2 in the first hour, pump-3 in the second: three agents, not the hours' sum over again;
+      // pump-9 only downloaded, which is no sign of life.
       totals: {
         activeAgents: 3,
         heartbeats: 4,
@@ -125,6 +153,8 @@ describe("the usage meter", () => {
         operations: 1,
         bytesIn: 2200,
         bytesOut: 106,
+        downloads: 2,
+        downloadBytes: 2_000,
       },
       // No snapshot of what the tenant stores was taken in the range.
       storedDays: [],
@@ -132,7 +162,7 @@ describe("the usage meter", () => {
   });
 
   it("counts a batch delivered again, whole or split otherwise, once", async () => {
-    const records = [...onShard("shard-0", run().slice(0, 5)), ...onShard("shard-1", run().slice(5), 1e12)];
+    const records = [...onShard("shard-0", run().slice(0, 7)), ...onShard("shard-1", run().slice(7), 1e12)];
     const once = subject();
     await once.consumer.consume(records);
 
@@ -158,6 +188,26 @@ describe("the usage meter", () => {
     expect(batch?.contributions[0]?.counts).toEqual({ heartbeats: 1, bytesIn: 0, bytesOut: 0 });
   });
 
+  it("answers an hour stored before the download counters existed with none downloaded", async () => {
+    const { usage, api } = subject();
+    const counts = { heartbeats: 2, acknowledgements: 0, operations: 0, bytesIn: 10, bytesOut: 4 };
+    const hour = H0 / HOUR_MS;
+    await usage.update({ tenant: "acme", hour }, () => ({
+      tenant: "acme",
+      hour,
+      counts: counts as UsageCounts,
+      agentsSeen: emptySketch(),
+      positions: {},
+    }));
+    const { body } = await api.get(admin, { from: H0, to: H0 + HOUR_MS });
+    expect(body).toMatchObject({
+      hours: [
+        { hour: new Date(H0).toISOString(), activeAgents: 0, ...counts, downloads: 0, downloadBytes: 0 },
+      ],
+      totals: { heartbeats: 2, downloads: 0, downloadBytes: 0 },
+    });
+  });
+
   it("answers only the caller's tenant, to admins only", async () => {
     const { consumer, api } = subject();
     await consumer.consume(onShard("shard-0", run()));
@@ -170,6 +220,8 @@ describe("the usage meter", () => {
         operations: 0,
         bytesIn: 700,
         bytesOut: 28,
+        downloads: 0,
+        downloadBytes: 0,
       },
     });
     await expect(api.get({ ...admin, role: "operator" }, {})).rejects.toMatchObject({ code: "forbidden" });

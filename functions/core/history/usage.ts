@@ -8,10 +8,18 @@ import { type AgentSketch, emptySketch, estimateAgents, mergeSketch } from "./sk
 /**
  * What the usage meter counts per tenant and hour, from the events on the stream: accepted heartbeats, the
  * acknowledgements agents sent, the operations created for them, and the bytes of the heartbeats' and
- * acknowledgements' requests (in) and replies (out). The distinct agents seen are counted beside them, in a
- * sketch.
+ * acknowledgements' requests (in) and replies (out); the flows and assets agents downloaded and their bytes. The
+ * distinct agents seen are counted beside them, in a sketch.
  */
-export const UsageCounters = ["heartbeats", "acknowledgements", "operations", "bytesIn", "bytesOut"] as const;
+export const UsageCounters = [
+  "heartbeats",
+  "acknowledgements",
+  "operations",
+  "bytesIn",
+  "bytesOut",
+  "downloads",
+  "downloadBytes",
+] as const;
 export type UsageCounter = (typeof UsageCounters)[number];
 export type UsageCounts = Record<UsageCounter, number>;
 
@@ -64,6 +72,9 @@ function usageOf(event: BeaconEvent): Omit<UsageContribution, keyof Placed> | un
     case "operation":
       // An operation is created once, its later changes are the same operation.
       return event.from === undefined ? { counts: { operations: 1 } } : undefined;
+    case "download":
+      // An agent fetching content is not a sign of life as a heartbeat is: it leaves the active agents alone.
+      return { counts: { downloads: 1, downloadBytes: event.bytesOut } };
     default:
       return undefined;
   }
@@ -124,7 +135,8 @@ export function usageSummaryOf(hours: readonly UsageHour[]) {
   const rows = hours.map((hour) => {
     for (const counter of UsageCounters) totals[counter] += hour.counts[counter] ?? 0;
     mergeSketch(agents, hour.agentsSeen);
-    return { hour: hour.hour, activeAgents: estimateAgents(hour.agentsSeen), ...hour.counts };
+    // An hour stored before a counter existed counts none of it.
+    return { hour: hour.hour, activeAgents: estimateAgents(hour.agentsSeen), ...zeroUsage(), ...hour.counts };
   });
   return { rows, totals: { activeAgents: estimateAgents(agents), ...totals } };
 }

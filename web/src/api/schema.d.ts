@@ -2788,7 +2788,7 @@ export interface components {
         };
         UsageStatementLine: {
             /** @enum {string} */
-            unit: "agentHours" | "heartbeats" | "bytesOut" | "tableGbMonths" | "bucketGbMonths";
+            unit: "agentHours" | "heartbeats" | "bytesOut" | "downloadBytes" | "tableGbMonths" | "bucketGbMonths";
             description: string;
             quantity: number;
             /** @description USD per unit. */
@@ -2816,6 +2816,10 @@ export interface components {
             bytesIn: number;
             /** @description Bytes of the heartbeats' and acknowledgements' reply bodies. */
             bytesOut: number;
+            /** @description Flows and assets agents downloaded from the agent API (answered 200; a 304 counts none). */
+            downloads: number;
+            /** @description Bytes of the flows and assets agents downloaded: the responses' bodies. */
+            downloadBytes: number;
         };
         FleetHistory: {
             /** @description The class asked for; absent for the whole fleet. */

@@ -36,6 +36,7 @@ const UNIT_NAMES: Record<Schemas["UsageStatementLine"]["unit"], string> = {
   agentHours: "Agent-hours",
   heartbeats: "Heartbeats",
   bytesOut: "Bytes out",
+  downloadBytes: "Bytes downloaded",
   tableGbMonths: "GB-months in DynamoDB",
   bucketGbMonths: "GB-months in S3",
 };
@@ -235,6 +236,7 @@ function HoursTable({ hours }: { hours: Schemas["UsageHour"][] }) {
             "Operations",
             "Bytes in",
             "Bytes out",
+            "Downloaded",
           ]}
         />
         <tbody>
@@ -247,6 +249,7 @@ function HoursTable({ hours }: { hours: Schemas["UsageHour"][] }) {
               <td>{count(hour.operations)}</td>
               <td>{byteSize(hour.bytesIn)}</td>
               <td>{byteSize(hour.bytesOut)}</td>
+              <td>{byteSize(hour.downloadBytes)}</td>
             </tr>
           ))}
         </tbody>
