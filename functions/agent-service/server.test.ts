@@ -49,8 +49,11 @@ const ask = async (method: string, path: string, headers: Record<string, string>
 };
 
 it("hands a request below a route's prefix to the route, with the verified certificate's PEM", async () => {
+  // As an ALB in mutual TLS verify mode writes them: the leaf beside its subject and serial number.
   const answer = await ask("POST", "/c2/debug-bundles/op-1", {
     "x-amzn-mtls-clientcert-leaf": encodeURIComponent(certificatePem),
+    "x-amzn-mtls-clientcert-subject": "CN=bundle-agent,O=acme",
+    "x-amzn-mtls-clientcert-serial-number": "01",
   });
   expect(answer).toEqual({ status: 201, body: { route: "bundle", pem: certificatePem } });
   expect((await ask("POST", "/c2/debug-bundles/op-2")).body).toEqual({ route: "bundle", pem: null });
