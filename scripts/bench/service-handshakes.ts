@@ -12,7 +12,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { once } from "node:events";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { Agent, request } from "node:https";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
@@ -25,14 +25,13 @@ import { createCertificateAuthority, issueWithCa } from "../../functions/adapter
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { cppHeartbeatOf } from "../common/c2-examples.js";
 import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
-import { startBackends } from "../local/backends.js";
 import { agentTrust, DEV_AGENT_ID, ensureDevCertificates } from "../local/certs.js";
 import { findFreePorts } from "../local/ports.js";
 import { until } from "../test-support/until.js";
 import { type clientTls, postAsAgent } from "./agent-client.js";
 import { calibrate, calibrationRatios, readReference } from "./calibration.js";
 import { descendantsCpuMs } from "./process-cpu.js";
-import { root } from "./stack.js";
+import { root, startBenchBackends } from "./stack.js";
 
 const HEARTBEAT_PATH = "/c2/api/heartbeat";
 const AGENT_CLASS = "gateways";
@@ -111,24 +110,8 @@ export async function measureServiceHandshakes(
   /** The key exchange groups the agent offers (OpenSSL's list): X25519 first by default, as MiNiFi C++'s OpenSSL. */
   agentGroups?: string,
 ): Promise<ServiceHandshakeFigures> {
-  const stateDir = path.join(root, ".beacon", `service-handshakes-${process.pid}`);
-  mkdirSync(stateDir, { recursive: true });
-  const [dynamodb, redis, kinesis, s3, port, healthPort] = (await findFreePorts(6)) as number[];
-  const backends = await startBackends({
-    stateDir,
-    ports: {
-      dynamodb: dynamodb as number,
-      redis: redis as number,
-      kinesis: kinesis as number,
-      s3: s3 as number,
-    },
-    kinesisEmulator: "kinesalite",
-    tableName: "beacon-service-handshakes",
-    streamName: "beacon-events-service-handshakes",
-    assetBucket: "beacon-assets-service-handshakes",
-    archiveBucket: "beacon-events-archive-service-handshakes",
-    log: (line) => log(`service-handshakes: ${line}`),
-  });
+  const { stateDir, backends } = await startBenchBackends("service-handshakes", log);
+  const [port, healthPort] = (await findFreePorts(2)) as number[];
   let service: ChildProcess | undefined;
   try {
     const certsDir = path.join(stateDir, "certs");

@@ -63,6 +63,28 @@ const BEACON_WORKER = "Beacon worker";
 const beaconWorkerOf = (commandLine: string) =>
   /bench\/gateway-worker\.ts/.test(commandLine) ? BEACON_WORKER : undefined;
 
+/** The emulators a bench's Beacon talks to, on free ports, named after the bench, their state under .beacon. */
+export async function startBenchBackends(name: string, log: (line: string) => void = console.log) {
+  const stateDir = path.join(root, ".beacon", `${name}-${process.pid}`);
+  const [dynamodb, redis, kinesis, s3] = (await findFreePorts(4)) as number[];
+  const backends = await startBackends({
+    stateDir,
+    ports: {
+      dynamodb: dynamodb as number,
+      redis: redis as number,
+      kinesis: kinesis as number,
+      s3: s3 as number,
+    },
+    kinesisEmulator: "kinesalite",
+    tableName: `beacon-${name}`,
+    streamName: `beacon-events-${name}`,
+    assetBucket: `beacon-assets-${name}`,
+    archiveBucket: `beacon-events-archive-${name}`,
+    log: (line) => log(`${name}: ${line}`),
+  });
+  return { stateDir, backends };
+}
+
 /**
  * Starts the backends (named `name`), the counting proxies in front of DynamoDB and Kinesis, and the agent
  * API behind the gateway; `routesOf` may wrap the routes the gateway serves.
@@ -84,23 +106,8 @@ export async function startBenchStack(
 ): Promise<BenchStack<CountingProxies | undefined>> {
   if (options.workers !== undefined && routesOf !== undefined)
     throw new Error("the routes of an agent API in gateway workers are the workers' own");
-  const stateDir = path.join(root, ".beacon", `${name}-${process.pid}`);
-  const [dynamodb, redis, kinesis, s3, agentPort] = await findFreePorts(5);
-  const backends = await startBackends({
-    stateDir,
-    ports: {
-      dynamodb: dynamodb as number,
-      redis: redis as number,
-      kinesis: kinesis as number,
-      s3: s3 as number,
-    },
-    kinesisEmulator: "kinesalite",
-    tableName: `beacon-${name}`,
-    streamName: `beacon-events-${name}`,
-    assetBucket: `beacon-assets-${name}`,
-    archiveBucket: `beacon-events-archive-${name}`,
-    log: (line) => console.log(`${name}: ${line}`),
-  });
+  const { stateDir, backends } = await startBenchBackends(name);
+  const [agentPort] = await findFreePorts(1);
   const proxies = options.direct
     ? undefined
     : await startProxies(
