@@ -4,7 +4,6 @@
  * CA bundle the dev CA's, spoken to over real mutual TLS. What the ALB's listener refuses is refused here too: an
  * untrusted client at the handshake, a revoked one by the agent API with 403.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID, X509Certificate } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -23,8 +22,11 @@ import {
   issueClientCertificate,
 } from "../../scripts/local/certs.js";
 import { findFreePort } from "../../scripts/local/ports.js";
+import {
+  type AgentServiceProcess,
+  startAgentServiceProcess,
+} from "../../scripts/test-support/agent-service-process.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
-import { until } from "../../scripts/test-support/until.js";
 import { createCertificateAuthority, issueWithCa } from "../adapters/x509/issuer.js";
 import type { JsonObject } from "../core/json.js";
 import { EnvNames } from "../shared/env-names.js";
@@ -34,10 +36,9 @@ const AGENT_API_URL = "https://agents.example.com";
 
 let certsDir: string;
 let certificates: DevCertificates;
-let service: ChildProcess;
+let service: AgentServiceProcess;
 let port: number;
 let healthPort: number;
-let stderr = "";
 let tenant: string;
 let consoleApi: ConsoleApiUnderTest;
 
@@ -59,10 +60,8 @@ beforeAll(async () => {
   tenant = `t-${randomUUID().slice(0, 8)}`;
   const trust = await agentTrust(certsDir);
   [port, healthPort] = [await findFreePort(), await findFreePort()];
-  service = spawn(process.execPath, ["--import", "tsx", "functions/agent-service/main.ts"], {
-    cwd: path.resolve(import.meta.dirname, "../.."),
-    env: {
-      ...process.env,
+  service = await startAgentServiceProcess(
+    {
       ...backends,
       [EnvNames.agentApiUrl]: AGENT_API_URL,
       [EnvNames.agentCaBindings]: JSON.stringify(trust.bindings),
@@ -75,28 +74,13 @@ beforeAll(async () => {
       POWERTOOLS_SERVICE_NAME: "agent-api-tls-test",
       POWERTOOLS_METRICS_NAMESPACE: "Beacon",
     },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  service.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8");
-  });
-  await until(
-    "the agent service to answer its plain health check",
-    async () => {
-      if (service.exitCode !== null) throw new Error(`the agent service exited: ${stderr}`);
-      const health = await fetch(`http://127.0.0.1:${healthPort}/health`).catch(() => undefined);
-      return health?.status === 200 ? true : undefined;
-    },
-    120_000,
+    `http://127.0.0.1:${healthPort}/health`,
   );
   consoleApi = await startConsoleApi({ certsDir, url: AGENT_API_URL });
 });
 
 afterAll(async () => {
-  if (service && service.exitCode === null && service.signalCode === null) {
-    service.kill("SIGKILL");
-    await once(service, "exit");
-  }
+  await service?.stop();
   await consoleApi?.close();
   if (certsDir) rmSync(certsDir, { recursive: true, force: true });
 });
@@ -255,8 +239,8 @@ describe("the agent service terminating mutual TLS", () => {
 
   // Last: the service is gone after it.
   it("on SIGTERM refuses new connections on both ports and exits 0", async () => {
-    const exited = once(service, "exit");
-    service.kill("SIGTERM");
+    const exited = once(service.child, "exit");
+    service.child.kill("SIGTERM");
     expect(await exited).toEqual([0, null]);
     await expect(fetch(`http://127.0.0.1:${healthPort}/health`)).rejects.toThrow();
     const { identity } = await issued("after-stop");

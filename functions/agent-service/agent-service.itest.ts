@@ -5,7 +5,6 @@
  * that a request's cost can be checked and DynamoDB can be made to hold requests in flight. The console, in this
  * process, queues the operations the service delivers.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID, X509Certificate } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -25,6 +24,10 @@ import {
 import { type CountingProxy, startCountingProxy } from "../../scripts/local/counting-proxy.js";
 import { findFreePort } from "../../scripts/local/ports.js";
 import type { AgentApiClient } from "../../scripts/test-support/agent-api-harness.js";
+import {
+  type AgentServiceProcess,
+  startAgentServiceProcess,
+} from "../../scripts/test-support/agent-service-process.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import {
   agentAwaitingBundle,
@@ -49,11 +52,8 @@ const FAST_POLL_MS = 20;
 let certsDir: string;
 let dynamoDb: CountingProxy;
 let kinesis: CountingProxy;
-let service: ChildProcess;
+let service: AgentServiceProcess;
 let baseUrl: string;
-/** Everything the service wrote to stdout, line by line: its log records and its metrics (EMF). */
-const stdout: string[] = [];
-let stderr = "";
 let tenant: string;
 /** The tenant's fleet certificate's name in the certs folder. */
 let fleetCertificate: string;
@@ -74,10 +74,8 @@ beforeAll(async () => {
   fleet = loadBalancerHeaders(fleetCertificatePath);
   const port = await findFreePort();
   baseUrl = `http://127.0.0.1:${port}`;
-  service = spawn(process.execPath, ["--import", "tsx", "functions/agent-service/main.ts"], {
-    cwd: path.resolve(import.meta.dirname, "../.."),
-    env: {
-      ...process.env,
+  service = await startAgentServiceProcess(
+    {
       ...backends,
       [AwsEndpointEnvNames.dynamodb]: dynamoDb.url,
       [AwsEndpointEnvNames.kinesis]: kinesis.url,
@@ -91,35 +89,13 @@ beforeAll(async () => {
       // Every registration writes a record.
       POWERTOOLS_LOG_LEVEL: "INFO",
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let partial = "";
-  service.stdout?.on("data", (chunk: Buffer) => {
-    const lines = (partial + chunk.toString("utf8")).split("\n");
-    partial = lines.pop() ?? "";
-    stdout.push(...lines);
-  });
-  service.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8");
-  });
-  await until(
-    "the agent service to answer its health check",
-    async () => {
-      if (service.exitCode !== null) throw new Error(`the agent service exited: ${stderr}`);
-      return (await send("GET", "/health", { agent: false }).catch(() => undefined))?.status === 200
-        ? true
-        : undefined;
-    },
-    120_000,
+    `${baseUrl}/health`,
   );
   consoleApi = await startConsoleApi({ certsDir, url: AGENT_API_URL });
 });
 
 afterAll(async () => {
-  if (service && service.exitCode === null && service.signalCode === null) {
-    service.kill("SIGKILL");
-    await once(service, "exit");
-  }
+  await service?.stop();
   keptAlive.destroy();
   await consoleApi?.close();
   await Promise.all([dynamoDb?.close(), kinesis?.close()]);
@@ -241,7 +217,7 @@ const operationsOf = (answer: Answer) =>
 
 /** The JSON lines of the service's stdout that `accept` picks. */
 const stdoutRecords = (accept: (record: Record<string, unknown>) => boolean) =>
-  stdout.flatMap((line) => {
+  service.stdout.flatMap((line) => {
     try {
       const record = JSON.parse(line) as Record<string, unknown>;
       return accept(record) ? [record] : [];
@@ -438,8 +414,8 @@ describe("the agent service", () => {
       FAST_POLL_MS,
     );
 
-    const exited = once(service, "exit");
-    service.kill("SIGTERM");
+    const exited = once(service.child, "exit");
+    service.child.kill("SIGTERM");
     await until(
       "new connections to be refused",
       async () => {

@@ -1,15 +1,3 @@
-/**
- * `npm run bench:service-handshake`: what a MiNiFi C++ agent's new connection per heartbeat costs the agent service
- * where it terminates mutual TLS itself (behind a Network Load Balancer passing TCP through), measured on the
- * service as it runs there: functions/agent-service/main.ts in a process of its own, over local backends of its
- * own, serving a one-tier private CA's ECDSA P-256 leaf (the certificate the capacity model prices behind the
- * NLB) and asking for the agent's certificate against the dev CA's bundle. The agent here sends real C++ light
- * heartbeats, gzipped, one after another: on one kept-alive connection, then each on a connection of its own
- * (handshake, heartbeat, close), as MiNiFi C++ does. Only the service process's CPU is read (/proc); what a new
- * connection adds is the difference per heartbeat, its idle CPU subtracted. Each run is given with the machine's
- * calibration and load average, and the figure is the median of the runs.
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { once } from "node:events";
 import { readFileSync, rmSync } from "node:fs";
@@ -27,11 +15,11 @@ import { cppHeartbeatOf } from "../common/c2-examples.js";
 import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { agentTrust, DEV_AGENT_ID, ensureDevCertificates } from "../local/certs.js";
 import { findFreePorts } from "../local/ports.js";
-import { until } from "../test-support/until.js";
+import { type AgentServiceProcess, startAgentServiceProcess } from "../test-support/agent-service-process.js";
 import { type clientTls, postAsAgent } from "./agent-client.js";
 import { calibrate, calibrationRatios, readReference } from "./calibration.js";
 import { descendantsCpuMs } from "./process-cpu.js";
-import { root, startBenchBackends } from "./stack.js";
+import { startBenchBackends } from "./stack.js";
 
 const HEARTBEAT_PATH = "/c2/api/heartbeat";
 const AGENT_CLASS = "gateways";
@@ -112,17 +100,14 @@ export async function measureServiceHandshakes(
 ): Promise<ServiceHandshakeFigures> {
   const { stateDir, backends } = await startBenchBackends("service-handshakes", log);
   const [port, healthPort] = (await findFreePorts(2)) as number[];
-  let service: ChildProcess | undefined;
+  let service: AgentServiceProcess | undefined;
   try {
     const certsDir = path.join(stateDir, "certs");
     const certificates = await ensureDevCertificates(certsDir);
     const trust = await agentTrust(certsDir);
     const leaf = await privateLeaf();
-    let stderr = "";
-    service = spawn(process.execPath, ["--import", "tsx", "functions/agent-service/main.ts"], {
-      cwd: root,
-      env: {
-        ...process.env,
+    service = await startAgentServiceProcess(
+      {
         ...backends.env,
         [EnvNames.agentApiUrl]: `https://${AGENT_DOMAIN}:${port}`,
         [EnvNames.agentCaBindings]: JSON.stringify(trust.bindings),
@@ -135,20 +120,7 @@ export async function measureServiceHandshakes(
         POWERTOOLS_SERVICE_NAME: "agent-api-service-handshakes",
         POWERTOOLS_METRICS_NAMESPACE: "Beacon",
       },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    service.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    const running = service;
-    await until(
-      "the agent service to answer its health check",
-      async () => {
-        if (running.exitCode !== null) throw new Error(`the agent service exited: ${stderr}`);
-        const health = await fetch(`http://127.0.0.1:${healthPort}/health`).catch(() => undefined);
-        return health?.status === 200 ? true : undefined;
-      },
-      120_000,
+      `http://127.0.0.1:${healthPort}/health`,
     );
     const tls = {
       ca: Buffer.from(leaf.rootPem),
@@ -158,10 +130,7 @@ export async function measureServiceHandshakes(
     };
     return await measureOn(new URL(`https://127.0.0.1:${port}${HEARTBEAT_PATH}`), tls, heartbeats, runs, log);
   } finally {
-    if (service && service.exitCode === null && service.signalCode === null) {
-      service.kill("SIGTERM");
-      await once(service, "exit");
-    }
+    await service?.stop("SIGTERM");
     await backends.stop();
     rmSync(stateDir, { recursive: true, force: true });
   }
