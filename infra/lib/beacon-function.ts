@@ -51,6 +51,26 @@ const tableDataActions = [
 ];
 
 /**
+ * Built-in modules a bundle takes through `process.getBuiltinModule` rather than an `import`. Node builds an
+ * imported built-in's ES module by reading every export, and reading `http`'s loads undici (its WebSocket and
+ * fetch classes): 20–40 ms of a cold start for `http`, `process` and `util` together, spent on names Beacon never
+ * uses (docs/measurements.md, "Built-ins without their ES module facade"). Each maps, bare and `node:`-prefixed, to
+ * a one-line CommonJS module under functions/runtime/builtins/. A built-in with subpaths (`fs/promises`) cannot be
+ * mapped this way: esbuild maps a subpath under the alias too.
+ */
+const builtinsByRequire = ["http", "process", "util"] as const;
+
+export const builtinAliases: Record<string, string> = Object.fromEntries(
+  builtinsByRequire.flatMap((name) => {
+    const shim = join(repositoryRoot, "functions", "runtime", "builtins", `${name}.cjs`);
+    return [
+      [name, shim],
+      [`node:${name}`, shim],
+    ];
+  }),
+);
+
+/**
  * How every function is bundled: a minified ES module for Node 22, with the SDK in it. Exported so that
  * `npm run bench:cold-start` measures the very bundles a deployment ships.
  */
@@ -66,6 +86,7 @@ export const beaconBundling = {
   forceDockerBundling: false,
   // CommonJS dependencies (ioredis) call require(), which an ES module must create for them.
   banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  esbuildArgs: { "--alias": Object.entries(builtinAliases).map(([name, shim]) => `${name}=${shim}`) },
 } satisfies BundlingOptions;
 
 /** Node's options for every function: stack traces point into the sources through the bundle's source map. */
@@ -85,6 +106,7 @@ export const beaconEsbuildOptions = {
   sourcemap: beaconBundling.sourceMap,
   sourcesContent: beaconBundling.sourcesContent,
   banner: { js: beaconBundling.banner },
+  alias: builtinAliases,
 } satisfies BuildOptions;
 
 /** A role for a Lambda function that may write to its own log group and nowhere else (no managed policy). */

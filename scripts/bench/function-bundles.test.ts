@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
+import { builtinAliases } from "../../infra/lib/beacon-function.js";
 import { AGENT_API_BUNDLE_LIMIT_BYTES, bundleFunction } from "./function-bundles.js";
 
 const outDir = mkdtempSync(path.join(tmpdir(), "beacon-bundles-"));
@@ -12,4 +13,13 @@ it("bundles the agent API, as a deployment does, within 1.05 MB minified", async
   expect(bundle.file).toBe(path.join(outDir, "agent-api", "index.mjs"));
   expect(bundle.bytes).toBeGreaterThan(0);
   expect(bundle.bytes).toBeLessThanOrEqual(AGENT_API_BUNDLE_LIMIT_BYTES);
+}, 30_000);
+
+it("takes the built-ins whose ES module facade is costly through require, importing none of them", async () => {
+  const bundle = await bundleFunction("agent-api", outDir);
+  const imported = [...readFileSync(bundle.file, "utf8").matchAll(/from\s*"([^"]+)"/g)].map(
+    ([, specifier]) => specifier ?? "",
+  );
+  expect(imported).toContain("node:crypto");
+  expect(imported.filter((specifier) => specifier in builtinAliases)).toEqual([]);
 }, 30_000);
