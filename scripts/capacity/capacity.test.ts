@@ -617,7 +617,8 @@ describe("the byte measurements", () => {
   });
 });
 
-describe("npm run capacity", () => {
+// Each case starts the CLI through tsx, up to four times: seconds apiece on a busy machine, past vitest's 5 s.
+describe("npm run capacity", { timeout: 120_000 }, () => {
   const cli = fileURLToPath(new URL("cli.ts", import.meta.url));
   const run = (...args: string[]) =>
     spawnSync(process.execPath, ["--import", "tsx", cli, ...args], { encoding: "utf8", timeout: 60_000 });
