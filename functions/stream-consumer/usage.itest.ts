@@ -5,7 +5,8 @@
  * could give it: a batch a consumer fails partway, delivered again from the first record not taken, the whole
  * batch retried, and a bisected half again. GET /usage answers, from DynamoDB Local, what the agents were told,
  * and the bytes of their requests (some gzipped) and replies exactly. An agent downloading an asset twice is
- * counted twice, its bytes to the byte, however often the stream delivers the download's event.
+ * counted twice, its bytes to the byte, however often the stream delivers the download's event, and so is each
+ * link to an asset an operator is granted.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
@@ -230,4 +231,48 @@ it("counts each asset download an agent makes, and its bytes, once however often
     (priced) => priced.unit === "downloadBytes",
   );
   expect(line?.quantity).toBe(2 * bytes.length);
+});
+
+it("counts each link to an asset an operator is granted as a download of the whole asset, once", async () => {
+  const operatorTenant = `${tenant}-links`;
+  const operator = await consoleApi.token({ tenant: operatorTenant, role: "operator" });
+  const startedAt = Date.now();
+  const bytes = randomBytes(150_000);
+  const uploaded = await consoleApi.request("POST", "/api/v1/assets?name=model.bin", {
+    token: operator,
+    body: bytes,
+    headers: { "content-type": "application/octet-stream" },
+  });
+  expect(uploaded.status, uploaded.body).toBe(201);
+  const { assetId } = uploaded.json() as { assetId: string };
+  for (let link = 0; link < 2; link++) {
+    const granted = await consoleApi.request("GET", `/api/v1/assets/${assetId}/content?redirect=false`, {
+      token: operator,
+    });
+    expect(granted.status, granted.body).toBe(200);
+  }
+  // A link refused (no such asset) counts nothing.
+  const refused = await consoleApi.request("GET", `/api/v1/assets/${"0".repeat(64)}/content`, {
+    token: operator,
+  });
+  expect(refused.status).toBe(404);
+
+  const onStream = (await readShardRecords(kinesis, streamName)).map((record) => record.data as BeaconEvent);
+  const links = onStream.filter((event) => event.type === "download" && event.tenant === operatorTenant);
+  expect(links).toMatchObject([
+    { what: "asset", bytesOut: bytes.length, link: true },
+    { what: "asset", bytesOut: bytes.length, link: true },
+  ]);
+  expect(links[0]).not.toHaveProperty("agentId");
+  await new KinesisEventSink(kinesis, streamName).publish([resentOf(links[1] as BeaconEvent)]);
+  const batch = await wholeShardBatch(kinesis, streamName);
+  expect(await handlerWith()(batch)).toEqual({ batchItemFailures: [] });
+
+  const usage = await consoleApi.request(
+    "GET",
+    `/api/v1/usage?from=${new Date(startedAt).toISOString()}&to=${new Date(Date.now() + 1).toISOString()}`,
+    { token: await consoleApi.token({ tenant: operatorTenant, role: "admin" }) },
+  );
+  expect(usage.status, usage.body).toBe(200);
+  expect(usage.json().totals).toMatchObject({ downloads: 2, downloadBytes: 2 * bytes.length });
 });

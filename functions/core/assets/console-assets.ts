@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { BeaconError } from "../errors.js";
+import type { LinkDownloadMeter } from "../events/link-downloads.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock, IdGenerator } from "../ports.js";
@@ -25,6 +26,7 @@ export interface AssetsDependencies {
   content: AssetContentStore;
   clock: Clock;
   ids: IdGenerator;
+  meterLinkDownload: LinkDownloadMeter;
   /**
    * How long part URLs are signed for, at most: an hour unless the deployment says less (a test that needs
    * links to expire while an upload is under way).
@@ -327,7 +329,8 @@ export function makeAssetsApi(deps: AssetsDependencies) {
 
     /**
      * A short-lived link to the asset's bytes in storage, with the media type they were uploaded with and saved
-     * under the asset's name: an asset may be 100 MiB, far more than a Lambda answer carries.
+     * under the asset's name: an asset may be 100 MiB, far more than a Lambda answer carries. Each link is
+     * metered as a download of the whole asset.
      */
     async content(
       principal: Principal,
@@ -343,6 +346,7 @@ export function makeAssetsApi(deps: AssetsDependencies) {
         { fileName: record.name, contentType: record.contentType },
         DOWNLOAD_LINK_SECONDS,
       );
+      await deps.meterLinkDownload(tenant, "asset", record.sizeBytes, clock.now());
       return downloadLink(location, options);
     },
 

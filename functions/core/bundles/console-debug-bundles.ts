@@ -1,4 +1,5 @@
 import { BeaconError } from "../errors.js";
+import type { LinkDownloadMeter } from "../events/link-downloads.js";
 import { type Principal, requireRole } from "../identity/principal.js";
 import { isValidOperationId } from "../operations/ids.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
@@ -11,6 +12,7 @@ export interface DebugBundleReadsDependencies {
   debugBundles: DebugBundleStore;
   debugBundleContent: DebugBundleContent;
   clock: Clock;
+  meterLinkDownload: LinkDownloadMeter;
 }
 
 const bundleView = (bundle: DebugBundle) => ({
@@ -64,7 +66,8 @@ export function makeDebugBundlesApi(deps: DebugBundleReadsDependencies) {
     /**
      * A redirect to the bytes in the bucket, for a few minutes: a bundle may be 16 MiB, more than a Lambda
      * answer carries; with `redirect: false`, the same link in a 200's body, for a web page, which cannot read
-     * a redirect. Operators and admins only: a bundle holds the agent's logs and configuration.
+     * a redirect. Operators and admins only: a bundle holds the agent's logs and configuration. Each link is
+     * metered as a download of the whole bundle.
      */
     async download(
       principal: Principal,
@@ -78,6 +81,7 @@ export function makeDebugBundlesApi(deps: DebugBundleReadsDependencies) {
         fileNameOf(bundle),
         DOWNLOAD_LINK_SECONDS,
       );
+      await deps.meterLinkDownload(principal.tenant, "debugBundle", bundle.bytes, clock.now());
       return downloadLink(location, options);
     },
   };

@@ -7,6 +7,7 @@ import { makeAuditApi } from "../audit/console-audit.js";
 import type { AuditLog } from "../audit/ports.js";
 import { makeDebugBundlesApi } from "../bundles/console-debug-bundles.js";
 import type { DebugBundleContent, DebugBundleStore } from "../bundles/ports.js";
+import { makeLinkDownloadMeter } from "../events/link-downloads.js";
 import type { EventSink } from "../events/ports.js";
 import { makeFleetBinaries } from "../fleet/binaries.js";
 import { makeAgentsApi } from "../fleet/console-agents.js";
@@ -185,6 +186,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     revocation,
     expiryWarningDays: deps.certificateExpiryWarningDays,
   });
+  const meterLinkDownload = makeLinkDownloadMeter(deps);
   return {
     classes: makeClassesApi({ ...deps, followHeldOperations }),
     settings: makeSettingsApi({ ...deps, followHeldOperations }),
@@ -198,7 +200,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     }),
     operations,
     pins,
-    debugBundles: makeDebugBundlesApi(deps),
+    debugBundles: makeDebugBundlesApi({ ...deps, meterLinkDownload }),
     manifests: makeManifestsApi({ catalog: deps.manifests }),
     flows: makeFlowsApi({ ...deps, validate: validateFlow, checkParameters: readiness.version }),
     parameters: makeParametersApi({
@@ -207,7 +209,7 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
       pinFollowsValues: pins.followValues,
       groupHolder: groups.valueHolder,
     }),
-    assets: makeAssetsApi({ ...deps, content: deps.assetContent }),
+    assets: makeAssetsApi({ ...deps, content: deps.assetContent, meterLinkDownload }),
     resourceSets: makeResourceSetsApi({ ...deps, selectAgents: reader.selectAfter }),
     rollouts: makeRolloutsApi({ ...deps, engine, preparation }),
     adoptions: makeAdoptionsApi({

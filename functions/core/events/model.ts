@@ -277,9 +277,11 @@ export interface DownloadEvent {
   /** The agent whose certificate downloaded it; absent for a fleet certificate. */
   agentId?: string;
   at: number;
-  what: "flow" | "asset";
-  /** The content's bytes as sent: the response's body. */
+  what: "flow" | "asset" | "debugBundle";
+  /** The content's bytes as sent: the response's body; for a link, the object's size. */
   bytesOut: number;
+  /** Through a link to the bucket the console API granted an operator, counted when granted. */
+  link?: true;
 }
 
 /**

@@ -8,7 +8,7 @@ import { type AgentSketch, emptySketch, estimateAgents, mergeSketch } from "./sk
 /**
  * What the usage meter counts per tenant and hour, from the events on the stream: accepted heartbeats, the
  * acknowledgements agents sent, the operations created for them, and the bytes of the heartbeats' and
- * acknowledgements' requests (in) and replies (out); the flows and assets agents downloaded and their bytes. The
+ * acknowledgements' requests (in) and replies (out); the flows, assets and debug bundles downloaded and their bytes. The
  * distinct agents seen are counted beside them, in a sketch.
  */
 export const UsageCounters = [

@@ -2816,9 +2816,9 @@ export interface components {
             bytesIn: number;
             /** @description Bytes of the heartbeats' and acknowledgements' reply bodies. */
             bytesOut: number;
-            /** @description Flows and assets agents downloaded from the agent API (answered 200; a 304 counts none). */
+            /** @description Flows and assets agents downloaded from the agent API (answered 200; a 304 counts none), and links to assets and debug bundles the console API granted operators (each counted when granted). */
             downloads: number;
-            /** @description Bytes of the flows and assets agents downloaded: the responses' bodies. */
+            /** @description Bytes of the flows and assets agents downloaded (the responses' bodies), and of the assets and debug bundles whose links operators were granted (each whole). */
             downloadBytes: number;
         };
         FleetHistory: {
