@@ -10,7 +10,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { MAX_ASSET_BYTES } from "../../functions/core/assets/model.js";
-import { byteSize } from "./format";
+import { byteSize } from "./format.js";
 
 /** Why a file of `sizeBytes` cannot be an asset (empty, or over the API's limit), said before any of it is sent. */
 export function assetSizeProblem(fileName: string, sizeBytes: number): string | undefined {

@@ -6,8 +6,8 @@
  * whose link storage refuses signed again once, and completed; one that fails after it started is aborted, so
  * nothing of it stays.
  */
-import { eachAtMost, partRange, sentTotal } from "../asset-parts";
-import { ApiError, apiError, type ConsoleClient, dataOf, type Schemas } from "./client";
+import { eachAtMost, partRange, sentTotal } from "../asset-parts.js";
+import { ApiError, apiError, type ConsoleClient, dataOf, type Schemas } from "./client.js";
 
 export type Upload = Schemas["AssetUpload"];
 export type UploadPart = Upload["parts"][number];
