@@ -158,7 +158,7 @@ export function addAssetCommands(program: Command, kit: CommandKit): void {
               onSent: (done) => progress("sending", done),
               onStarted: (upload) =>
                 io.err(
-                  `Upload ${upload.uploadId}: ${upload.parts.length} part(s) of ${byteSize(upload.partBytes)}\n`,
+                  `Upload ${upload.uploadId}: ${upload.parts.length} part(s) of ${byteSize(upload.partBytes)} at most, their links good until ${upload.expiresAt}\n`,
                 ),
               onSignedAgain: (partNumber) =>
                 io.err(`Part ${partNumber}: refused by storage (its link expired?), signed again\n`),
