@@ -168,6 +168,9 @@ export function addAssetCommands(program: Command, kit: CommandKit): void {
           show(command, uploaded.asset, (asset) =>
             uploaded.created ? assetFields(asset) : `${assetFields(asset)}\n(already stored: nothing sent)`,
           );
+        } catch (error) {
+          // An interrupted part's request fails as aborted: the interruption is what to say.
+          throw interrupted.signal.aborted ? interrupted.signal.reason : error;
         } finally {
           process.removeListener("SIGINT", interrupt);
         }

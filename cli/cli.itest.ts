@@ -584,6 +584,27 @@ describe("beacon's assets", () => {
     expect(digest(readFileSync(saved))).toBe(sha256);
   }, 180_000);
 
+  it("aborts the upload when interrupted (Ctrl-C), so that it can no longer complete", async () => {
+    const operator = await signedIn("operator");
+    const { file, sha256 } = randomFile(operator, "cli-interrupted.onnx", 2 * 8 * MiB + 1000);
+    const upload = beaconStarted(operator, ["assets", "upload", file, "--parallel", "1"]);
+    const uploadId = await until(
+      "the upload to start",
+      async () => /^Upload (\S+):/m.exec(upload.written.stderr)?.[1],
+      60_000,
+    );
+    upload.child.kill("SIGINT");
+    const outcome = await upload.outcome;
+    expect(outcome.code).toBe(ExitCode.refused);
+    expect(outcome.stderr).toContain("beacon: Interrupted: the upload is aborted\n");
+    const completed = await fetch(`${webUrl}/api/v1/assets/uploads/${uploadId}/complete`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${await localToken("operator")}` },
+    });
+    expect(completed.status).toBe(404);
+    expect((await beacon(operator, ["assets", "show", sha256])).code).toBe(ExitCode.refused);
+  }, 120_000);
+
   it("refuses a file one byte over the limit before sending anything, and a viewer's upload with the API's message", async () => {
     const operator = await signedIn("operator");
     const tooLarge = path.join(operator, "too-large.bin");
