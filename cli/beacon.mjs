@@ -6,6 +6,10 @@ register();
 const { run } = await import("./main.ts");
 process.exitCode = await run(
   process.argv.slice(2),
-  { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) },
+  {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+    isTerminal: process.stderr.isTTY,
+  },
   process.env,
 );

@@ -4,13 +4,10 @@
  * of its flow, configuration and logs; then fetched through the short-lived link the API hands out, streamed
  * to a file and never held whole, its size and SHA-256 said.
  */
-import { createHash } from "node:crypto";
-import { createWriteStream, renameSync, rmSync } from "node:fs";
-import { Readable, Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import type { Command } from "commander";
 import { dataOf, type Schemas } from "../web/src/api/client.js";
 import { byteSize } from "../web/src/format.js";
+import { saveStreamed } from "./download.js";
 import { ExitCode } from "./exit.js";
 import { type CommandKit, integer } from "./kit.js";
 import { fields, table } from "./output.js";
@@ -116,8 +113,7 @@ export function addBundleCommands(program: Command, kit: CommandKit): void {
           params: { path: { operationId }, query: { redirect: false } },
         }),
       );
-      // The link is signed for the bucket: it is fetched without the token, which is the API's only.
-      const saved = await saveStreamed(location, options.output ?? bundleFileName(operationId));
+      const saved = await saveStreamed("bundle", location, options.output ?? bundleFileName(operationId));
       show(command, saved, ({ file, bytes, sha256 }) =>
         fields([
           ["Saved", file],
@@ -126,35 +122,6 @@ export function addBundleCommands(program: Command, kit: CommandKit): void {
         ]),
       );
     });
-}
-
-/** Streams a download to `${file}.part`, hashing and counting on the way, then renames it: never half a file. */
-async function saveStreamed(
-  url: string,
-  file: string,
-): Promise<{ file: string; bytes: number; sha256: string }> {
-  const response = await fetch(url);
-  if (!response.ok || response.body === null) {
-    throw new Error(`The bundle's download link answered ${response.status} ${response.statusText}`);
-  }
-  const hash = createHash("sha256");
-  let bytes = 0;
-  const measure = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      hash.update(chunk);
-      bytes += chunk.length;
-      done(null, chunk);
-    },
-  });
-  const partial = `${file}.part`;
-  try {
-    await pipeline(Readable.fromWeb(response.body), measure, createWriteStream(partial));
-  } catch (error) {
-    rmSync(partial, { force: true });
-    throw error;
-  }
-  renameSync(partial, file);
-  return { file, bytes, sha256: hash.digest("hex") };
 }
 
 function operationFields(operation: Schemas["Operation"]): string {

@@ -6,12 +6,14 @@
  * other errands: a simulated agent's debug bundle requested, waited for and downloaded; two flow versions
  * diffed; a certificate issued from an openssl CSR and revoked; a webhook subscription's life; the audit trail.
  */
-import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_ASSET_BYTES } from "../functions/core/assets/model.js";
+import { EnvNames } from "../functions/shared/env-names.js";
 import { LOCAL_TOKEN_PATH } from "../scripts/local/web-server.js";
 import {
   type LocalStack,
@@ -19,7 +21,7 @@ import {
   startLocalStack,
   stopGroup,
 } from "../scripts/test-support/local-stack.js";
-import { until } from "../scripts/test-support/until.js";
+import { until, untilTrue } from "../scripts/test-support/until.js";
 import type { components } from "../web/src/api/schema.js";
 import { flowJson, sha256 } from "../web/test/console-harness.js";
 import { ExitCode } from "./exit.js";
@@ -29,6 +31,9 @@ const digest = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest(
 const BIN = path.join(repositoryRoot, "cli", "beacon.mjs");
 const FLEET = "cli-fleet";
 const AGENTS = 3;
+/** How long an upload's part links live: long enough for a part sent at once, short enough to wait out. */
+const LINK_SECONDS = 15;
+const MiB = 1024 * 1024;
 
 let stack: LocalStack;
 let webUrl: string;
@@ -42,16 +47,23 @@ interface Outcome {
   stderr: string;
 }
 
-function beacon(configHome: string, args: string[]): Promise<Outcome> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { env: { PATH: process.env.PATH, XDG_CONFIG_HOME: configHome } },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
-    );
+/** `beacon` started in a process of its own: the process, what it wrote so far, and its outcome once it exits. */
+function beaconStarted(configHome: string, args: string[]) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH, XDG_CONFIG_HOME: configHome },
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  const written = { stdout: "", stderr: "" };
+  child.stdout.on("data", (chunk: Buffer) => (written.stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (written.stderr += chunk.toString()));
+  const outcome = new Promise<Outcome>((resolve) =>
+    child.on("close", (code) => resolve({ code: code ?? -1, ...written })),
+  );
+  return { child, written, outcome };
 }
+
+const beacon = (configHome: string, args: string[]): Promise<Outcome> =>
+  beaconStarted(configHome, args).outcome;
 
 async function ok(configHome: string, args: string[]): Promise<string> {
   const outcome = await beacon(configHome, args);
@@ -69,7 +81,9 @@ async function localToken(role: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  stack = await startLocalStack("cli", { env: { BEACON_SWEEPER_INTERVAL_SECONDS: "2" } });
+  stack = await startLocalStack("cli", {
+    env: { BEACON_SWEEPER_INTERVAL_SECONDS: "2", [EnvNames.assetUploadLinkSeconds]: String(LINK_SECONDS) },
+  });
   webUrl = `http://127.0.0.1:${stack.ports.web}`;
   // A class that heartbeats every second, so that a rollout's batches follow each other quickly.
   const response = await fetch(`${webUrl}/api/v1/classes/${FLEET}`, {
@@ -248,15 +262,15 @@ describe("beacon", () => {
   }, 120_000);
 });
 
-describe("beacon's debug bundles, flow diffs, certificates, webhooks and audit", () => {
-  /** A config folder signed in with a token of this role. */
-  async function signedIn(role: string): Promise<string> {
-    const folder = home();
-    await ok(folder, ["context", "add", "local", "--url", webUrl]);
-    await ok(folder, ["login", "--token", await localToken(role)]);
-    return folder;
-  }
+/** A config folder signed in with a token of this role. */
+async function signedIn(role: string): Promise<string> {
+  const folder = home();
+  await ok(folder, ["context", "add", "local", "--url", webUrl]);
+  await ok(folder, ["login", "--token", await localToken(role)]);
+  return folder;
+}
 
+describe("beacon's debug bundles, flow diffs, certificates, webhooks and audit", () => {
   it("requests a debug bundle from a simulated agent, waits for it and downloads it streamed, its SHA-256 the API's", async () => {
     const operator = await signedIn("operator");
     const agentId = await until(
@@ -496,4 +510,117 @@ describe("beacon's debug bundles, flow diffs, certificates, webhooks and audit",
     expect(gone.code).toBe(ExitCode.refused);
     expect(gone.stderr).toMatch(/\(404 \w+\)\n$/);
   }, 60_000);
+});
+
+describe("beacon's assets", () => {
+  /** A file of random bytes in the folder; its SHA-256. */
+  function randomFile(folder: string, name: string, bytes: number): { file: string; sha256: string } {
+    const content = randomBytes(bytes);
+    const file = path.join(folder, name);
+    writeFileSync(file, content);
+    return { file, sha256: digest(content) };
+  }
+
+  it("uploads a 12 MiB file in parts straight to storage, shows, lists and downloads it with the same bytes, pushes it to a class and deletes it", async () => {
+    const operator = await signedIn("operator");
+    const { file, sha256 } = randomFile(operator, "cli-model.onnx", 12 * MiB + 1000);
+    const uploaded = await beacon(operator, ["assets", "upload", file, "--json"]);
+    expect(uploaded, uploaded.stderr).toMatchObject({ code: ExitCode.ok });
+    // Not a terminal: no progress line, only the upload's start.
+    expect(uploaded.stderr).toMatch(
+      /^Upload \S+: 2 part\(s\) of 8\.0 MiB at most, their links good until \S+\n$/,
+    );
+    const asset = JSON.parse(uploaded.stdout) as Schemas["Asset"];
+    expect(asset).toMatchObject({ assetId: sha256, name: "cli-model.onnx", sizeBytes: 12 * MiB + 1000 });
+
+    expect(await ok(operator, ["assets", "show", sha256])).toMatch(new RegExp(`^Asset: +${sha256}$`, "m"));
+    const listed = JSON.parse(await ok(operator, ["assets", "list", "--json"])) as Schemas["AssetList"];
+    expect(listed.items.map(({ assetId }) => assetId)).toContain(sha256);
+    expect((await ok(operator, ["assets", "list"])).split("\n")[0]).toMatch(
+      /^ASSET +NAME +SIZE +CREATED +USED BY$/,
+    );
+    // The same bytes under the same name again: nothing sent, the asset as stored.
+    expect(await ok(operator, ["assets", "upload", file])).toContain("(already stored: nothing sent)");
+
+    const saved = path.join(operator, "downloaded.onnx");
+    const downloaded = JSON.parse(await ok(operator, ["assets", "download", sha256, "-o", saved, "--json"]));
+    expect(downloaded).toEqual({ file: saved, bytes: 12 * MiB + 1000, sha256 });
+    expect(digest(readFileSync(saved))).toBe(sha256);
+
+    const pushed = JSON.parse(
+      await ok(operator, ["classes", "set-resources", FLEET, `${sha256}:models`, "--json"]),
+    ) as Schemas["ResourceSetPush"];
+    expect(pushed.items).toEqual([{ assetId: sha256, name: "cli-model.onnx", path: "models" }]);
+    expect(await ok(operator, ["classes", "resources", FLEET])).toMatch(
+      new RegExp(`^${sha256} +cli-model\\.onnx +models$`, "m"),
+    );
+    const held = await beacon(operator, ["assets", "delete", sha256]);
+    expect(held.code).toBe(ExitCode.refused);
+    expect(held.stderr).toMatch(/\(409 \w+\)\n$/);
+    await ok(operator, ["classes", "set-resources", FLEET]);
+    expect(await ok(operator, ["assets", "delete", sha256])).toBe(`Deleted ${sha256} (cli-model.onnx)\n`);
+    expect((await beacon(operator, ["assets", "show", sha256])).code).toBe(ExitCode.refused);
+  }, 180_000);
+
+  it("has a part whose link expired while the CLI was stopped signed again, and completes", async () => {
+    const operator = await signedIn("operator");
+    const { file, sha256 } = randomFile(operator, "cli-resigned.onnx", 2 * 8 * MiB + 1000);
+    // One part at a time: the parts after the first go once the process is resumed, their links expired.
+    const upload = beaconStarted(operator, ["assets", "upload", file, "--parallel", "1", "--json"]);
+    const expiresAt = await until(
+      "the upload to start",
+      async () => /links good until (\S+)\n/.exec(upload.written.stderr)?.[1],
+      60_000,
+    );
+    upload.child.kill("SIGSTOP");
+    await untilTrue("the part links to expire", () => Date.now() > Date.parse(expiresAt) + 1000, 60_000);
+    upload.child.kill("SIGCONT");
+    const outcome = await upload.outcome;
+    expect(outcome, outcome.stderr).toMatchObject({ code: ExitCode.ok });
+    expect(outcome.stderr).toContain("Part 3: refused by storage (its link expired?), signed again");
+    expect(JSON.parse(outcome.stdout)).toMatchObject({ assetId: sha256, sizeBytes: 2 * 8 * MiB + 1000 });
+    const saved = path.join(operator, "resigned.onnx");
+    await ok(operator, ["assets", "download", sha256, "-o", saved]);
+    expect(digest(readFileSync(saved))).toBe(sha256);
+  }, 180_000);
+
+  it("aborts the upload when interrupted (Ctrl-C), so that it can no longer complete", async () => {
+    const operator = await signedIn("operator");
+    const { file, sha256 } = randomFile(operator, "cli-interrupted.onnx", 2 * 8 * MiB + 1000);
+    const upload = beaconStarted(operator, ["assets", "upload", file, "--parallel", "1"]);
+    const uploadId = await until(
+      "the upload to start",
+      async () => /^Upload (\S+):/m.exec(upload.written.stderr)?.[1],
+      60_000,
+    );
+    upload.child.kill("SIGINT");
+    const outcome = await upload.outcome;
+    expect(outcome.code).toBe(ExitCode.refused);
+    expect(outcome.stderr).toContain("beacon: Interrupted: the upload is aborted\n");
+    const completed = await fetch(`${webUrl}/api/v1/assets/uploads/${uploadId}/complete`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${await localToken("operator")}` },
+    });
+    expect(completed.status).toBe(404);
+    expect((await beacon(operator, ["assets", "show", sha256])).code).toBe(ExitCode.refused);
+  }, 120_000);
+
+  it("refuses a file one byte over the limit before sending anything, and a viewer's upload with the API's message", async () => {
+    const operator = await signedIn("operator");
+    const tooLarge = path.join(operator, "too-large.bin");
+    writeFileSync(tooLarge, "");
+    truncateSync(tooLarge, MAX_ASSET_BYTES + 1);
+    const refused = await beacon(operator, ["assets", "upload", tooLarge]);
+    expect(refused.code).toBe(ExitCode.usage);
+    expect(refused.stderr).toContain(`an asset is at most 100.0 MiB (${MAX_ASSET_BYTES} bytes)`);
+    const listed = JSON.parse(await ok(operator, ["assets", "list", "--json"])) as Schemas["AssetList"];
+    expect(listed.items.map(({ name }) => name)).not.toContain("too-large.bin");
+
+    const viewer = await signedIn("viewer");
+    const { file, sha256 } = randomFile(viewer, "viewer-model.onnx", 5 * MiB);
+    const denied = await beacon(viewer, ["assets", "upload", file]);
+    expect(denied.code).toBe(ExitCode.refused);
+    expect(denied.stderr).toMatch(/^beacon: .+ \(403 \w+\)\n$/);
+    expect((await beacon(operator, ["assets", "show", sha256])).code).toBe(ExitCode.refused);
+  }, 120_000);
 });

@@ -2,7 +2,7 @@
  * What every `beacon` command is given: its context's client, output as a table or `--json`, paging options
  * and argument parsers, so that each group of commands can live in its own file.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { type ConsoleClient, consoleClient } from "../web/src/api/client.js";
@@ -82,8 +82,18 @@ export function readContent(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (error) {
-    throw new UsageError(
-      `Cannot read ${path.resolve(file)}: ${(error as NodeJS.ErrnoException).code ?? error}`,
-    );
+    throw unreadable(file, error);
   }
 }
+
+/** A file's size, or a usage error naming the file and why it could not be read. */
+export function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch (error) {
+    throw unreadable(file, error);
+  }
+}
+
+const unreadable = (file: string, error: unknown) =>
+  new UsageError(`Cannot read ${path.resolve(file)}: ${(error as NodeJS.ErrnoException).code ?? error}`);

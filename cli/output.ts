@@ -4,6 +4,8 @@ import type { Schemas } from "../web/src/api/client.js";
 export interface Io {
   out(text: string): void;
   err(text: string): void;
+  /** Whether stderr is a terminal, which progress lines are rewritten in place on. */
+  isTerminal?: boolean;
 }
 
 export type Cell = string | number | boolean | undefined | null;

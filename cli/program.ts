@@ -9,6 +9,7 @@ import { shortHash } from "../web/src/format.js";
 import { claimsOf } from "../web/src/jwt.js";
 import { describeBatch, FINAL_STATES, rolloutProgress } from "../web/src/rollout-progress.js";
 import { registerApply } from "./apply.js";
+import { addAssetCommands, addResourceSetCommands } from "./assets.js";
 import { addAuditCommands } from "./audit.js";
 import { addBundleCommands } from "./bundles.js";
 import { addCertificateCommands } from "./certificates.js";
@@ -50,7 +51,7 @@ export function beaconProgram(environment: Environment): Command {
 
   const program = new Command("beacon")
     .description(
-      "Beacon's operator CLI: agents, classes, flows, rollouts, operations, debug bundles, certificates, webhooks and audit of a tenant's fleet",
+      "Beacon's operator CLI: agents, classes, flows, rollouts, operations, assets, debug bundles, certificates, webhooks and audit of a tenant's fleet",
     )
     .option("--context <name>", "the context to use instead of the current one")
     .option("--json", "write the API's JSON instead of a table")
@@ -223,6 +224,8 @@ export function beaconProgram(environment: Environment): Command {
         ]),
       );
     });
+
+  addResourceSetCommands(classes, kit);
 
   const flows = program.command("flows").description("flow versions of a class");
   flows
@@ -461,6 +464,7 @@ export function beaconProgram(environment: Environment): Command {
       show(command, data, (operation) => `Operation ${operation.operationId}: ${operation.state}`);
     });
 
+  addAssetCommands(program, kit);
   addBundleCommands(program, kit);
   addCertificateCommands(program, kit);
   addWebhookCommands(program, kit);

@@ -1,6 +1,7 @@
 /**
- * The pure parts of an asset's upload in parts (web/src/api/asset-upload.ts sends them): the file's SHA-256 read
- * slice by slice, never held whole; where each part's bytes are; the upload's progress over parts sent at once.
+ * The pure parts of an asset's upload in parts (web/src/api/parts-upload.ts sends them, for the page and the
+ * CLI): whether a file's size may be an asset; the file's SHA-256 read slice by slice, never held whole; where
+ * each part's bytes are; the upload's progress over parts sent at once.
  *
  * WebCrypto's digest takes its whole input at once, so the hash is @noble/hashes's incremental SHA-256 (audited,
  * dependency-free, maintained, plain JavaScript: a WebAssembly hash such as hash-wasm's would need
@@ -8,6 +9,16 @@
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
+import { MAX_ASSET_BYTES } from "../../functions/core/assets/model.js";
+import { byteSize } from "./format.js";
+
+/** Why a file of `sizeBytes` cannot be an asset (empty, or over the API's limit), said before any of it is sent. */
+export function assetSizeProblem(fileName: string, sizeBytes: number): string | undefined {
+  if (sizeBytes === 0) return `${fileName} is empty: an asset has at least one byte.`;
+  if (sizeBytes > MAX_ASSET_BYTES)
+    return `${fileName} is ${byteSize(sizeBytes)} (${sizeBytes} bytes): an asset is at most ${byteSize(MAX_ASSET_BYTES)} (${MAX_ASSET_BYTES} bytes).`;
+  return undefined;
+}
 
 /** Read and hashed at a time: one part's worth, so hashing holds what one part in flight would. */
 export const HASH_SLICE_BYTES = 8 * 1024 * 1024;

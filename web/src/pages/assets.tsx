@@ -4,6 +4,7 @@ import { MAX_ASSET_BYTES } from "../../../functions/core/assets/model.js";
 import { type AssetTransport, presignedAssetUpload, type UploadProgress } from "../api/asset-upload";
 import { dataOf, type Schemas } from "../api/client";
 import { assetNameProblem, suggestedAssetName } from "../asset-name";
+import { assetSizeProblem } from "../asset-parts";
 import { ConfirmedAction } from "../components/confirmed-action";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
@@ -82,9 +83,7 @@ function UploadAsset(props: { transport: AssetTransport; onUploaded: () => void 
     const found =
       !(file instanceof File) || file.size === 0
         ? "Pick a file that is not empty."
-        : file.size > MAX_ASSET_BYTES
-          ? `${file.name} is ${byteSize(file.size)} (${file.size} bytes): an asset is at most ${byteSize(MAX_ASSET_BYTES)} (${MAX_ASSET_BYTES} bytes).`
-          : assetNameProblem(chosen);
+        : (assetSizeProblem(file.name, file.size) ?? assetNameProblem(chosen));
     setProblem(found);
     setNotice(undefined);
     if (found !== undefined || !(file instanceof File)) return;
