@@ -12,6 +12,7 @@ import { type AnswerDeadlines, answerDeadlines } from "../core/agent-requests/an
 import type { DownloadContent, DownloadOutcome } from "../core/agent-requests/content-download.js";
 import type { HeartbeatOutcome } from "../core/agent-requests/record-heartbeat.js";
 import { HTTP_API_DEBUG_BUNDLE_MAX_BYTES } from "../core/bundles/model.js";
+import { MANIFEST_BUNDLES_PATH } from "../core/c2/manifest.js";
 import { ACK_REPLY, NO_OPERATIONS_REPLY } from "../core/c2/operations.js";
 import {
   type AgentRouteName,
@@ -27,7 +28,7 @@ import { credentialOfCertificate, type DistinguishedCertificate } from "../core/
 import type { AgentCredential } from "../core/identity/credentials.js";
 import type { AgentApp, AgentDoor, AgentRequest, AgentResponse } from "../shared/agent-request.js";
 import { agentApiConfig } from "../shared/config.js";
-import { errorResponse, inflateBody, jsonResponse, parseJsonObject } from "../shared/http.js";
+import { errorResponse, inflateBody, jsonResponse, RecurringValueParser } from "../shared/http.js";
 import { functionLogger, MetricNames, metrics } from "../shared/observability.js";
 import { assertValid, Validators } from "../shared/schemas.js";
 import { composeAgentApi } from "./composition.js";
@@ -40,6 +41,12 @@ const agentApi = composeAgentApi(config, () => {
   logger.warn("cache breaker opened: requests answer from DynamoDB until the cache answers again");
 });
 const limits = { maxInflatedBytes: config.maxInflatedBytes, maxJsonDepth: config.maxJsonDepth };
+/**
+ * Builds whose manifest bundles the container parses once, however many of their agents send them: few, as a
+ * container serves agents of few builds at a time, and each is kept parsed (a few MB for C++).
+ */
+const BUILDS_PARSED_ONCE = 4;
+const bodies = new RecurringValueParser(MANIFEST_BUNDLES_PATH, BUILDS_PARSED_ONCE, limits);
 
 type Routes = {
   [Name in AgentRouteName]: (
@@ -149,7 +156,7 @@ function readBody(
   what: string,
 ) {
   const text = inflateBody(request.body, request.headers["content-encoding"], limits).toString("utf8");
-  const body = parseJsonObject(text, limits);
+  const body = bodies.parse(text);
   assertValid(validate, body, what);
   return body;
 }

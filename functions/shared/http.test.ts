@@ -1,7 +1,7 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { BeaconError } from "../core/errors.js";
-import { decodeBody, errorResponse, parseJsonObject } from "./http.js";
+import { decodeBody, errorResponse, parseJsonObject, RecurringValueParser } from "./http.js";
 
 const limits = { maxInflatedBytes: 1024 * 1024, maxJsonDepth: 64 };
 
@@ -87,6 +87,85 @@ describe("parseJsonObject", () => {
   it("tells malformed JSON and non-objects apart", () => {
     expect(codeOf(() => parseJsonObject("{", limits))).toBe("malformed_json");
     expect(codeOf(() => parseJsonObject("[1]", limits))).toBe("invalid_payload");
+  });
+});
+
+describe("RecurringValueParser", () => {
+  const path = ["agentInfo", "agentManifest", "bundles"];
+  const parser = () => new RecurringValueParser(path, 2, limits);
+  const bundles = [{ group: "org.apache.nifi.minifi", artifact: "minifi-system", components: ["[", "{"] }];
+  const bodyOf = (agentId: string, value: unknown = bundles) =>
+    JSON.stringify({
+      agentInfo: { identifier: agentId, agentManifest: { bundles: value, agentType: "cpp" } },
+    });
+  const bundlesOf = (body: Record<string, unknown>) =>
+    ((body.agentInfo as Record<string, unknown>).agentManifest as Record<string, unknown>).bundles;
+
+  it("parses the value at the path once for every body that carries its bytes, kept frozen", () => {
+    const bodies = parser();
+    const first = bodies.parse(bodyOf("a"));
+    const second = bodies.parse(bodyOf("b"));
+    expect(second).toEqual(JSON.parse(bodyOf("b")));
+    expect(bundlesOf(second)).toBe(bundlesOf(first));
+    expect(Object.isFrozen((bundlesOf(second) as unknown[])[0])).toBe(true);
+    // What is not at the path is each body's own.
+    expect(second.agentInfo).not.toBe(first.agentInfo);
+  });
+
+  it("parses other bytes at the path as their own, whatever else the body says alike", () => {
+    const bodies = parser();
+    const first = bodies.parse(bodyOf("a"));
+    const other = [{ ...bundles[0], artifact: "minifi-other" }];
+    const second = bodies.parse(bodyOf("a", other));
+    expect(bundlesOf(second)).toEqual(other);
+    expect(bundlesOf(second)).not.toBe(bundlesOf(first));
+    // The same value written otherwise (its whitespace) is other bytes, parsed too.
+    const spaced = bodyOf("a").replace('"bundles":[', '"bundles": [ ');
+    expect(bundlesOf(bodies.parse(spaced))).not.toBe(bundlesOf(first));
+    expect(bodies.parse(spaced)).toEqual(JSON.parse(spaced));
+  });
+
+  it("parses as JSON.parse does where a key on the path recurs or is escaped", () => {
+    const known = JSON.stringify(bundles);
+    const other = '[{"artifact":"other"}]';
+    const texts = [
+      `{"agentInfo":{"agentManifest":{"bundles":${known},"bundles":${other}}}}`,
+      `{"agentInfo":{"agentManifest":{"bundles":${known},"bundl\\u0065s":${other}}}}`,
+      `{"agentInfo":{"agentManifest":{"bundles":${known}},"agentManifest":{"bundles":${other}}}}`,
+      `{"agentInfo":{"agentManifest":{"bundles":${known}}},"agent\\u0049nfo":{"agentManifest":{"bundles":${other}}}}`,
+    ];
+    for (const text of texts) {
+      const bodies = parser();
+      bodies.parse(bodyOf("a"));
+      expect(bodies.parse(text)).toEqual(JSON.parse(text));
+    }
+  });
+
+  it("finds the value only at the path", () => {
+    const bodies = parser();
+    const first = bodies.parse(bodyOf("a"));
+    const elsewhere = JSON.stringify({ agentManifest: { bundles }, agentInfo: { bundles } });
+    const parsed = bodies.parse(elsewhere);
+    expect(parsed).toEqual(JSON.parse(elsewhere));
+    expect((parsed.agentInfo as Record<string, unknown>).bundles).not.toBe(bundlesOf(first));
+  });
+
+  it("refuses a malformed or too deep body around a value it knows", () => {
+    const bodies = parser();
+    bodies.parse(bodyOf("a"));
+    expect(codeOf(() => bodies.parse(`${bodyOf("b").slice(0, -1)},}`))).toBe("malformed_json");
+    const deep = `${"[".repeat(limits.maxJsonDepth)}${"]".repeat(limits.maxJsonDepth)}`;
+    expect(codeOf(() => bodies.parse(`${bodyOf("b").slice(0, -1)},"deep":${deep}}`))).toBe(
+      "payload_too_deep",
+    );
+    expect(codeOf(() => bodies.parse(`[${bodyOf("b")}]`))).toBe("invalid_payload");
+  });
+
+  it("refuses a malformed value at the path however often it comes", () => {
+    const bodies = parser();
+    const broken = bodyOf("a").replace('"bundles":[', '"bundles":[1,,');
+    expect(codeOf(() => bodies.parse(broken))).toBe("malformed_json");
+    expect(codeOf(() => bodies.parse(broken))).toBe("malformed_json");
   });
 });
 

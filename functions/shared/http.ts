@@ -1,6 +1,8 @@
+import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { BeaconError, type ErrorCode, isBeaconError } from "../core/errors.js";
 import type { JsonObject } from "../core/json.js";
+import { RecentlyUsed } from "../core/recently-used.js";
 
 export interface BodyLimits {
   /** Largest body accepted after inflation; a gzip bomb stops here, not at the memory limit. */
@@ -160,7 +162,11 @@ function inflate(compressed: Buffer, maxBytes: number): Buffer {
 
 /** Parses a JSON object after checking its nesting without recursion, so no input can exhaust the stack. */
 export function parseJsonObject(text: string, limits: BodyLimits): JsonObject {
-  assertDepthWithin(text, limits.maxJsonDepth);
+  scanJson(text, limits.maxJsonDepth, []);
+  return jsonObjectOf(text);
+}
+
+function jsonObjectOf(text: string): JsonObject {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -173,27 +179,126 @@ export function parseJsonObject(text: string, limits: BodyLimits): JsonObject {
   return parsed as JsonObject;
 }
 
+/**
+ * Parses JSON objects (as parseJsonObject) whose value at `path`, an object or an array, often recurs byte for
+ * byte: a build's manifest bundles, ~400 KB that every agent of the build sends alike. A value whose text
+ * hashes (SHA-256) to one of the `capacity` this parser parsed lately is not parsed again: the rest of the
+ * body is, and the value is the one kept, frozen, shared by every body that carried it. Identical bytes parse
+ * to an identical value, so no different text is ever taken for a kept one, whatever the agent's own
+ * manifest hash says; a path whose keys recur or are escaped in the text (where JSON.parse would keep
+ * another value) is parsed whole.
+ */
+export class RecurringValueParser {
+  private readonly kept: RecentlyUsed<string, unknown>;
+
+  constructor(
+    private readonly path: readonly string[],
+    capacity: number,
+    private readonly limits: BodyLimits,
+  ) {
+    this.kept = new RecentlyUsed(capacity);
+  }
+
+  parse(text: string): JsonObject {
+    const span = scanJson(text, this.limits.maxJsonDepth, this.path);
+    if (!span) return jsonObjectOf(text);
+    const digest = createHash("sha256").update(text.slice(span.start, span.end)).digest("base64");
+    const known = this.kept.get(digest);
+    if (known === undefined) {
+      const body = jsonObjectOf(text);
+      this.kept.set(digest, deepFreeze(valueAt(body, this.path)));
+      return body;
+    }
+    // Any JSON value stands in for the kept one: the text that parses around it parses around the kept one.
+    const body = jsonObjectOf(`${text.slice(0, span.start)}0${text.slice(span.end)}`);
+    const parent = valueAt(body, this.path.slice(0, -1)) as JsonObject;
+    parent[this.path.at(-1) as string] = known;
+    return body;
+  }
+}
+
+/** The value at `path` of a body the scan found it in: an object at every step. */
+const valueAt = (body: JsonObject, path: readonly string[]): unknown =>
+  path.reduce<unknown>((value, key) => (value as JsonObject)[key], body);
+
+function deepFreeze(value: unknown): unknown {
+  if (typeof value === "object" && value !== null) {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const COLON = 0x3a;
 
-function assertDepthWithin(text: string, maxDepth: number): void {
+/** Where a value is in a text: from its first character to just after its last. */
+interface Span {
+  start: number;
+  end: number;
+}
+
+/**
+ * One pass over a JSON text: checks its nesting against `maxDepth`, and finds the object or array at `path`
+ * (keys from the top-level object down), should it be there exactly once, its keys unescaped and found once
+ * each in their objects.
+ */
+function scanJson(text: string, maxDepth: number, path: readonly string[]): Span | undefined {
   let depth = 0;
+  // The containers at depths 1 to onPath are the top-level object and the values of path's first keys.
+  let onPath = 0;
+  let nextOpensPath = false;
+  let ambiguous = false;
+  const keysSeen = path.map(() => 0);
+  let start = -1;
+  let end = -1;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (code === QUOTE) {
-      index = closingQuoteOf(text, index);
+      const closing = closingQuoteOf(text, index);
+      if (depth === onPath && depth >= 1 && depth <= path.length && !ambiguous) {
+        const colon = nextNonSpace(text, closing + 1);
+        if (text.charCodeAt(colon) === COLON) {
+          const key = text.slice(index + 1, closing);
+          if (key.includes("\\")) ambiguous = true;
+          else if (key === path[depth - 1]) {
+            ambiguous = ++(keysSeen[depth - 1] as number) > 1;
+            const value = text.charCodeAt(nextNonSpace(text, colon + 1));
+            nextOpensPath = value === OPEN_BRACE || value === OPEN_BRACKET;
+          }
+        }
+      }
+      index = closing;
     } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
       if (++depth > maxDepth) {
         throw new BeaconError("payload_too_deep", `The body nests deeper than ${maxDepth} levels`);
       }
+      if (depth === 1 || nextOpensPath) {
+        onPath = depth;
+        if (depth === path.length + 1) start = index;
+      }
+      nextOpensPath = false;
     } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      if (depth === onPath) {
+        if (depth === path.length + 1) end = index + 1;
+        onPath--;
+      }
       depth--;
     }
   }
+  return path.length > 0 && !ambiguous && start !== -1 && end !== -1 ? { start, end } : undefined;
+}
+
+/** The index of the first character at or after `from` that is no JSON whitespace. */
+function nextNonSpace(text: string, from: number): number {
+  let index = from;
+  while (index < text.length && " \t\n\r".includes(text.charAt(index))) index++;
+  return index;
 }
 
 /**

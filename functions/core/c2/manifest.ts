@@ -6,6 +6,12 @@ import { asArray, asObject, asString, type JsonObject } from "../json.js";
  */
 export type SupportedOperations = Record<string, string[]>;
 
+/**
+ * Where an agent's heartbeat or acknowledgement carries its manifest's bundles: most of the manifest (~400 KB
+ * for C++), the same bytes from every agent of one build.
+ */
+export const MANIFEST_BUNDLES_PATH: readonly string[] = ["agentInfo", "agentManifest", "bundles"];
+
 /** One entry of a manifest's `supportedOperations`: an operation, named by a non-empty string `type`. */
 export interface SupportedOperationEntry extends JsonObject {
   type: string;

@@ -136,6 +136,17 @@ describe("recent binaries", () => {
     expect(recent.binaryOf(reordered).manifestId).toBe(kept.manifestId);
   });
 
+  it("keeps its own copy of what the request may change, beside the frozen values requests share", () => {
+    const recent = new RecentBinaries(2);
+    // As the agent API parses a build's bundles once: one frozen value in every agent's manifest.
+    const bundles = Object.freeze(bundlesOf(parsedManifestOf(example("cpp/heartbeat-full.json"))));
+    const first: JsonObject = { ...parsedManifestOf(cppAgentOf("gw-1", "gateways").full()), bundles };
+    const kept = recent.binaryOf(first);
+    (first.buildInfo as JsonObject).version = "changed once registered";
+    const next = { ...parsedManifestOf(cppAgentOf("gw-2", "gateways").full()), bundles };
+    expect(recent.binaryOf(next)).toBe(kept);
+  });
+
   it("keeps only the binaries read last", () => {
     const recent = new RecentBinaries(1);
     const kept = recent.binaryOf(cpp);

@@ -48,13 +48,25 @@ export class RecentBinaries {
     const entry =
       index >= 0
         ? (this.kept.splice(index, 1)[0] as (typeof this.kept)[number])
-        : // A copy: the request's manifest is its caller's, to change as it likes once registered.
-          { manifest: structuredClone(manifest), binary: binaryOf(manifest) };
+        : { manifest: keptCopy(manifest), binary: binaryOf(manifest) };
     this.kept.unshift(entry);
     this.kept.length = Math.min(this.kept.length, this.capacity);
     return entry.binary;
   }
 }
+
+/**
+ * A copy, as the request's manifest is its caller's to change as it likes once registered, but for its frozen
+ * fields: those no one changes, which the next agent of the build brings as the same value (its bundles, which
+ * the agent API parses once per build), and compare at once.
+ */
+const keptCopy = (manifest: JsonObject): JsonObject =>
+  Object.fromEntries(
+    Object.entries(manifest).map(([field, value]) => [
+      field,
+      Object.isFrozen(value) ? value : structuredClone(value),
+    ]),
+  );
 
 /** Whether two manifests' fields other than the per-agent ones are equal, as JSON values (keys in any order). */
 function sameBinary(kept: JsonObject, manifest: JsonObject): boolean {
