@@ -4,35 +4,27 @@
  * carries and refuses a larger one in words, its stream let go unread. Behind the load balancer and locally,
  * assets stream whatever their size (scripts/interop/java-interop.itest.ts downloads 100 MiB so).
  */
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
-import { S3AssetContent } from "../adapters/s3/asset-content.js";
-import { makeS3Client } from "../runtime/aws-clients.js";
+import { assetStore, type StoredAsset } from "../../scripts/test-support/stored-assets.js";
 import { FUNCTION_RESPONSE_BODY_MAX_BYTES } from "../shared/agent-request.js";
-import { EnvNames } from "../shared/env-names.js";
 
 let api: AgentApiUnderTest;
 let fleet: string;
-let assets: S3AssetContent;
+let stored: (sizeBytes: number) => Promise<StoredAsset>;
 const tenant = `t-${randomUUID().slice(0, 8)}`;
 
 beforeAll(async () => {
   api = await startAgentApi({}, "function");
   fleet = await api.issueCertificate({ tenant, fleet: true });
-  assets = new S3AssetContent(makeS3Client(api.env), api.env[EnvNames.assetBucket] as string);
+  const assets = assetStore(api.env);
+  stored = (sizeBytes) => assets.put(tenant, sizeBytes);
 });
 
 afterAll(async () => {
   await api?.close();
 });
-
-async function stored(sizeBytes: number): Promise<{ assetId: string; bytes: Buffer }> {
-  const bytes = randomBytes(sizeBytes);
-  const assetId = createHash("sha256").update(bytes).digest("hex");
-  await assets.put(tenant, assetId, bytes, "application/octet-stream");
-  return { assetId, bytes };
-}
 
 it("serves an asset of what an invocation carries whole, with its entity tag", async () => {
   const { assetId, bytes } = await stored(FUNCTION_RESPONSE_BODY_MAX_BYTES);

@@ -1,10 +1,16 @@
 import { STATUS_CODES } from "node:http";
+import { Readable, type Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import type { Logger } from "@aws-lambda-powertools/logger";
 import type {
   ALBEvent,
   ALBResult,
+  APIGatewayProxyEvent,
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
 } from "aws-lambda";
+import { type AgentRoute, agentRouteUrl } from "../core/c2/routes.js";
 import { certificateIdentity } from "../core/identity/certificate-identity.js";
 
 /**
@@ -49,6 +55,24 @@ export const isStreamedBody = (body: AgentResponse["body"]): body is StreamedBod
   typeof body === "object" && !Buffer.isBuffer(body);
 
 /**
+ * Sends a streamed body as it is read, at the pace `destination` takes it (the pipeline's backpressure), so that a
+ * download of any size holds a few chunks at a time.
+ */
+export async function pipeStreamedBody(
+  body: StreamedBody,
+  destination: Writable,
+  logger: Logger,
+): Promise<void> {
+  try {
+    await pipeline(Readable.fromWeb(body.stream as NodeReadableStream<Uint8Array>), destination);
+  } catch (error) {
+    // The agent went away, or the bucket's stream broke: the response ends short of its Content-Length, which
+    // the agent takes as a failed download.
+    logger.warn("download ended before its last byte", { error: error as Error });
+  }
+}
+
+/**
  * How the door a request came through carries answers. A door whose answer is one buffered body (a Lambda
  * invocation's result) gives `bufferedBodyMaxBytes`: content that would stream is read whole up to it and refused
  * above it. A door that streams (the agent service, the local gateway's streamed routes) gives none.
@@ -88,21 +112,53 @@ function fromHttpApi(event: APIGatewayProxyEventV2): AgentRequest {
       clientCert?: { subjectDN?: string; issuerDN?: string; serialNumber?: string; clientCertPem?: string };
     };
   };
-  const clientCert = context.authentication?.clientCert;
   return {
     method: context.http.method,
     path: event.rawPath,
     headers: event.headers ?? {},
     body: bodyOf(event),
-    clientCertificate:
-      clientCert?.subjectDN && clientCert.serialNumber
-        ? clientCertificateOf(clientCert.clientCertPem, {
-            subjectDN: clientCert.subjectDN,
-            serialNumber: clientCert.serialNumber,
-            issuerDN: clientCert.issuerDN,
-          })
-        : undefined,
+    clientCertificate: apiGatewayClientCertificate(context.authentication?.clientCert),
   };
+}
+
+/**
+ * The request of an API Gateway REST API event (payload 1.0) for `route`, which the REST API serves below an API
+ * mapping of the agent domain: its resources are the route's path below the mapping key, so the route's own path
+ * is rebuilt from the event's path parameters, whether or not the event's path kept the mapping's base path.
+ */
+export function restApiAgentRequest(event: APIGatewayProxyEvent, route: AgentRoute): AgentRequest {
+  return {
+    method: event.httpMethod,
+    path: agentRouteUrl("", route, definedValues(event.pathParameters)),
+    headers: lowerCaseHeaders(event),
+    body: bodyOf(event),
+    clientCertificate: apiGatewayClientCertificate(event.requestContext.identity.clientCert),
+  };
+}
+
+const definedValues = (values: Record<string, string | undefined> | null): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(values ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+
+/**
+ * The certificate API Gateway verified on its custom domain's mutual TLS, as it reports it: in the HTTP API's
+ * `requestContext.authentication.clientCert`, in the REST API's `requestContext.identity.clientCert`.
+ */
+function apiGatewayClientCertificate(
+  clientCert: {
+    subjectDN?: string;
+    issuerDN?: string;
+    serialNumber?: string;
+    clientCertPem?: string;
+  } | null = null,
+): ClientCertificate | undefined {
+  if (!clientCert?.subjectDN || !clientCert.serialNumber) return undefined;
+  return clientCertificateOf(clientCert.clientCertPem, {
+    subjectDN: clientCert.subjectDN,
+    serialNumber: clientCert.serialNumber,
+    issuerDN: clientCert.issuerDN,
+  });
 }
 
 function fromAlb(event: ALBEvent): AgentRequest {
@@ -163,8 +219,13 @@ export function clientCertificateOf(
   };
 }
 
-/** ALB sends either single-value or multi-value headers, depending on the target group setting. */
-function lowerCaseHeaders(event: ALBEvent): Record<string, string | undefined> {
+/**
+ * ALB sends either single-value or multi-value headers, depending on the target group setting; a REST API sends
+ * both, as the client spelled their names.
+ */
+function lowerCaseHeaders(
+  event: Pick<ALBEvent | APIGatewayProxyEvent, "headers" | "multiValueHeaders">,
+): Record<string, string | undefined> {
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
   for (const [name, values] of Object.entries(event.multiValueHeaders ?? {})) {
