@@ -73,25 +73,10 @@ export async function pipeStreamedBody(
 }
 
 /**
- * How the door a request came through carries answers. A door whose answer is one buffered body (a Lambda
- * invocation's result) gives `bufferedBodyMaxBytes`: content that would stream is read whole up to it and refused
- * above it. A door that streams (the agent service, the local gateway's streamed routes) gives none.
- */
-export interface AgentDoor {
-  bufferedBodyMaxBytes?: number;
-}
-
-/**
- * The most a binary body the agent-api function answers with may hold: an invocation's response carries 6 MB,
- * and the body goes in it base64-encoded (4 MiB are 5.6 MB so), beside the status and headers.
- */
-export const FUNCTION_RESPONSE_BODY_MAX_BYTES = 4 * 1024 * 1024;
-
-/**
  * The agent API: answers one request, its change saved by `deadline` (epoch milliseconds) however slowly the
  * stream takes its events, in the shape its door carries.
  */
-export type AgentApp = (request: AgentRequest, deadline: number, door?: AgentDoor) => Promise<AgentResponse>;
+export type AgentApp = (request: AgentRequest, deadline: number) => Promise<AgentResponse>;
 
 export type AgentEvent = APIGatewayProxyEventV2 | ALBEvent;
 
@@ -240,7 +225,9 @@ export function agentResult(
   response: AgentResponse,
 ): APIGatewayProxyStructuredResultV2 | ALBResult {
   if (isStreamedBody(response.body))
-    throw new Error("a Lambda invocation answers with one body: serve it with bufferedBodyMaxBytes");
+    throw new Error(
+      "a Lambda invocation answers with one body: streamed content goes through a door that streams",
+    );
   // Lambda's proxy integrations carry a binary body base64-encoded.
   const isBase64Encoded = typeof response.body !== "string";
   const body = typeof response.body === "string" ? response.body : response.body.toString("base64");

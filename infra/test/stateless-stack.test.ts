@@ -628,6 +628,15 @@ describe("observability", () => {
         "Throttles",
         "Throttles",
         "Throttles",
+        // The asset stream's function, and the degradations of its metered downloads' events.
+        "Errors",
+        "Throttles",
+        "CacheFallbacks",
+        "EventsHeld",
+        "EventsHeldInOutbox",
+        "EventsLost",
+        "OutboxClearFailures",
+        "StreamFailures",
         // The webhook dispatcher's function and stream, the stream consumer's stream, and their deliveries.
         "Errors",
         "Throttles",
