@@ -62,6 +62,27 @@ function beaconStarted(configHome: string, args: string[]) {
   return { child, written, outcome };
 }
 
+/**
+ * Signals `started` in the very turn it is seen to write a line matching `pattern` (its first group) to stderr,
+ * while it has barely gone on: a check every so often would come too late, after a fast upload's parts are sent.
+ */
+function signalOnLine(
+  started: ReturnType<typeof beaconStarted>,
+  pattern: RegExp,
+  signal: NodeJS.Signals,
+): Promise<string> {
+  return new Promise((resolve) => {
+    const watch = () => {
+      const seen = pattern.exec(started.written.stderr)?.[1];
+      if (seen === undefined) return;
+      started.child.stderr?.off("data", watch);
+      started.child.kill(signal);
+      resolve(seen);
+    };
+    started.child.stderr?.on("data", watch);
+  });
+}
+
 const beacon = (configHome: string, args: string[]): Promise<Outcome> =>
   beaconStarted(configHome, args).outcome;
 
@@ -565,14 +586,9 @@ describe("beacon's assets", () => {
   it("has a part whose link expired while the CLI was stopped signed again, and completes", async () => {
     const operator = await signedIn("operator");
     const { file, sha256 } = randomFile(operator, "cli-resigned.onnx", 2 * 8 * MiB + 1000);
-    // One part at a time: the parts after the first go once the process is resumed, their links expired.
+    // Stopped as soon as the upload is declared: its parts go once the process is resumed, their links expired.
     const upload = beaconStarted(operator, ["assets", "upload", file, "--parallel", "1", "--json"]);
-    const expiresAt = await until(
-      "the upload to start",
-      async () => /links good until (\S+)\n/.exec(upload.written.stderr)?.[1],
-      60_000,
-    );
-    upload.child.kill("SIGSTOP");
+    const expiresAt = await signalOnLine(upload, /links good until (\S+)\n/, "SIGSTOP");
     await untilTrue("the part links to expire", () => Date.now() > Date.parse(expiresAt) + 1000, 60_000);
     upload.child.kill("SIGCONT");
     const outcome = await upload.outcome;
@@ -588,12 +604,7 @@ describe("beacon's assets", () => {
     const operator = await signedIn("operator");
     const { file, sha256 } = randomFile(operator, "cli-interrupted.onnx", 2 * 8 * MiB + 1000);
     const upload = beaconStarted(operator, ["assets", "upload", file, "--parallel", "1"]);
-    const uploadId = await until(
-      "the upload to start",
-      async () => /^Upload (\S+):/m.exec(upload.written.stderr)?.[1],
-      60_000,
-    );
-    upload.child.kill("SIGINT");
+    const uploadId = await signalOnLine(upload, /^Upload (\S+):.*\n/m, "SIGINT");
     const outcome = await upload.outcome;
     expect(outcome.code).toBe(ExitCode.refused);
     expect(outcome.stderr).toContain("beacon: Interrupted: the upload is aborted\n");
