@@ -9,8 +9,7 @@ export const pricedUnitDescriptions: Record<PricedUnit, string> = {
   agentHours: "Agent-hours: each hour, the agents active in it",
   heartbeats: "Heartbeats accepted",
   bytesOut: "Bytes of heartbeat and acknowledgement replies",
-  downloadBytes:
-    "Bytes of flows and assets agents downloaded, and of asset and debug bundle links operators were granted",
+  downloadBytes: "Bytes downloaded: agents' flows and assets, operators' links",
   tableGbMonths: "GB-months stored in DynamoDB: manifests and flow versions",
   bucketGbMonths: "GB-months stored in S3: assets, debug bundles and the event archive",
 };
