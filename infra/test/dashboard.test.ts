@@ -34,8 +34,7 @@ const titles = (widgets: Widget[]) => widgets.map((widget) => widget.properties.
 describe("the dashboard", () => {
   it("holds a graph of each watched piece beside one widget per alarm", () => {
     for (const [beacon, alarms] of [
-      // Behind API Gateway, the asset stream function's errors, throttles and six degradations are 8 of them.
-      [prod, 54],
+      [prod, 46],
       [prodAlb, 49],
     ] as const) {
       const widgets = widgetsOf(beacon);
