@@ -25,7 +25,7 @@ export interface MeteredDownload {
 export function makeDownloadMeter({ events, clock, ids }: DownloadMeterDependencies) {
   return async function meterDownload(
     credential: AgentCredential,
-    what: DownloadEvent["what"],
+    what: Exclude<DownloadEvent["what"], "debugBundle">,
     bytesOut: number,
     answerBy: number | undefined,
   ): Promise<MeteredDownload> {
