@@ -8,8 +8,9 @@ import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
+import { DynamoUsage } from "../adapters/dynamodb/usage.js";
 import { MAX_INLINE_ASSET_BYTES } from "../core/assets/model.js";
-import { makeS3Client } from "../runtime/aws-clients.js";
+import { makeDocumentClient, makeS3Client } from "../runtime/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../shared/env-names.js";
 
 let agentApi: AgentApiUnderTest;
@@ -166,6 +167,22 @@ describe("the console's asset store", () => {
     }
     const list = await consoleApi.request("GET", "/api/v1/assets", { token: other });
     expect(list.json()).toEqual({ items: [] });
+  });
+
+  it("remembers a tenant that stores an asset before it has an agent, for the daily snapshot of what it stores", async () => {
+    const usage = new DynamoUsage(
+      makeDocumentClient(agentApi.env),
+      agentApi.env[EnvNames.tableName] as string,
+    );
+    const first = `${tenant}-first-${randomUUID().slice(0, 6)}`;
+    const refused = `${tenant}-refused-${randomUUID().slice(0, 6)}`;
+    const token = await consoleApi.token({ tenant: first, role: "operator" });
+    expect((await upload("first.txt", Buffer.from(first), "text/plain", token)).status).toBe(201);
+    const refusedToken = await consoleApi.token({ tenant: refused, role: "operator" });
+    expect((await upload("../first.txt", Buffer.from(refused), "text/plain", refusedToken)).status).toBe(400);
+    const remembered = await usage.rememberedTenants();
+    expect(remembered).toContain(first);
+    expect(remembered).not.toContain(refused);
   });
 
   describe("refuses, with a JSON error and nothing stored,", () => {

@@ -29,6 +29,7 @@ import {
 } from "../adapters/x509/certificate-authority.js";
 import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.js";
 import { makeConsoleUseCases } from "../core/console/use-cases.js";
+import { makeTenantNotes } from "../core/history/stored.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import {
   makeDocumentClient,
@@ -63,6 +64,7 @@ export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocu
   const operations = new DynamoOperationStore(documents, config.tableName);
   const s3 = makeS3Client();
   const audit = new DynamoAuditLog(documents, config.tableName, { retentionDays: config.auditRetentionDays });
+  const usage = new DynamoUsage(documents, config.tableName);
   // No receiver is reachable from the console's network on AWS: the dispatcher posts tests for it.
   const lambda = makeLambdaClient(WebhookTestTimeouts.invocationMs);
   const api = makeConsoleUseCases({
@@ -93,7 +95,7 @@ export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocu
     parameters: new DynamoStagingParameterStore(documents, config.tableName),
     events: composeEventStream(documents, redis, config).events,
     history: new DynamoFleetHistory(documents, config.tableName),
-    usage: new DynamoUsage(documents, config.tableName),
+    usage,
     agentEvents: new DynamoAgentEventLog(documents, config.tableName),
     audit,
     subscriptions: new DynamoSubscriptionStore(documents, config.tableName),
@@ -117,6 +119,7 @@ export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocu
   return {
     routes: consoleRoutes(api),
     audit,
+    noteTenant: makeTenantNotes({ usage, clock }),
     close: async () => {
       redis.disconnect();
       documents.destroy();

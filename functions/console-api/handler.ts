@@ -4,6 +4,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from "aws-lambda";
+import { isAudited } from "../core/audit/model.js";
 import { type AuditedRequest, recordAudit } from "../core/audit/trail.js";
 import { isBeaconError } from "../core/errors.js";
 import { type Principal, principalFromClaims, requireRole } from "../core/identity/principal.js";
@@ -56,7 +57,12 @@ export async function handler(
       if (response.statusCode >= 500) logger.error("console request failed", { error: error as Error });
       else logger.warn("console request rejected", { status: response.statusCode, reason: response.body });
     }
-    if (audited) await audit({ ...audited, status: response.statusCode, errorCode });
+    if (audited)
+      // Beside the audit record's write, not after it: the first change of a tenant's day waits for no more.
+      await Promise.all([
+        audit({ ...audited, status: response.statusCode, errorCode }),
+        response.statusCode < 400 && rememberTenant(audited),
+      ]);
   } finally {
     logger.resetKeys();
   }
@@ -97,6 +103,19 @@ async function audit(request: AuditedRequest): Promise<void> {
   if (outcome.written !== "no") return;
   metrics.addMetric(MetricNames.auditWriteFailed, MetricUnit.Count, 1);
   logger.error("audit record not written", { error: outcome.error as Error, auditRecord: outcome.record });
+}
+
+/**
+ * A tenant whose operators changed something may store a flow or an asset before it has any agent: remembered
+ * for the daily snapshots of what tenants store. Not remembered is logged, never the request's failure.
+ */
+async function rememberTenant(request: Omit<AuditedRequest, "status" | "errorCode">): Promise<void> {
+  if (!isAudited(request.operation)) return;
+  try {
+    await consoleApi.noteTenant(request.principal.tenant);
+  } catch (error) {
+    logger.warn("tenant not remembered for the usage snapshots", { error: error as Error });
+  }
 }
 
 /** The use case's answer, held to what the document promises before it leaves. */

@@ -312,6 +312,8 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     /** The tenants whose agents the cache indexes, and each one's fleet series, as a scrape reads them. */
     tenants: () => presence.tenants(),
     fleetSeries,
+    /** The tenants whose snapshots of what they store are taken: those the cache indexes, and those remembered. */
+    snapshotTenants: async () => storedSnapshots.tenants(await presence.tenants()),
     /** The tenant's snapshot of what it stores, once a day. */
     takeStoredSnapshot: storedSnapshots.take,
     continueSelections: (deadline: number) =>

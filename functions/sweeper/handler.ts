@@ -203,7 +203,7 @@ async function publishFleetMetrics(deadline: number): Promise<void> {
 async function snapshotStoredUsage(deadline: number): Promise<void> {
   let taken = 0;
   let failed = 0;
-  for (const tenant of await sweeper.tenants()) {
+  for (const tenant of await sweeper.snapshotTenants()) {
     if (Date.now() >= deadline) break;
     try {
       if ((await sweeper.takeStoredSnapshot(tenant)) === "taken") taken++;

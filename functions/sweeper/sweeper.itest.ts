@@ -925,6 +925,13 @@ describe("the daily snapshot of what a tenant stores", () => {
         },
         archiveDays: { [yesterday]: archiveBytes },
       });
+      // Remembered for the days its agents are gone from the cache, beside a tenant remembered alone.
+      expect(await usage.rememberedTenants()).toContain(tenant);
+      const storesOnly = `stores-only-${randomUUID()}`;
+      await usage.rememberTenant(storesOnly, now);
+      expect(await withSweeperOn(clock, (sweeper) => sweeper.snapshotTenants())).toEqual(
+        expect.arrayContaining([tenant, storesOnly]),
+      );
 
       // A second pass the same day, by this container or a new one, keeps the day's snapshot as it was.
       await new DynamoAssetCatalog(documents, tableName).add(tenant, {

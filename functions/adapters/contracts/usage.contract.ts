@@ -115,4 +115,23 @@ export const usageContract = contract<UsageStore>("the usage store", (the) => {
     expect(await store.readStored(`${the.tenant}-third`, 0, DAY + 10)).toEqual([]);
     expect(await store.read(the.tenant, HOUR, HOUR + 1)).toHaveLength(1);
   });
+
+  it("remembers tenants for the daily snapshots, forgetting one only when none remembered it since", async () => {
+    const store = the.subject;
+    const kept = `${the.tenant}-kept`;
+    const dropped = `${the.tenant}-dropped`;
+    const mine = async () =>
+      (await store.rememberedTenants()).filter((tenant) => tenant.startsWith(`${the.tenant}-`)).sort();
+    await store.rememberTenant(kept, 1_000);
+    await store.rememberTenant(dropped, 1_000);
+    await store.rememberTenant(kept, 1_000);
+    expect(await mine()).toEqual([dropped, kept]);
+    // A snapshot that began at 2,000 and found nothing stored drops a tenant remembered before it began...
+    await store.forgetTenant(dropped, 2_000);
+    // ...but not one remembered since, as an upload racing the snapshot's reading is.
+    await store.rememberTenant(kept, 3_000);
+    await store.forgetTenant(kept, 2_000);
+    await store.forgetTenant(`${the.tenant}-never`, 2_000);
+    expect(await mine()).toEqual([kept]);
+  });
 });

@@ -178,6 +178,11 @@ export const Keys = {
   usageHour: (tenant: string, hour: number) => ({ pk: `T#${tenant}#USAGE`, sk: usageHour(hour) }),
   /** A tenant's daily snapshot of what it stores, beside its hours. */
   usageDay: (tenant: string, day: number) => ({ pk: `T#${tenant}#USAGE`, sk: usageDay(day) }),
+  /**
+   * A tenant the daily snapshots of what tenants store read beside those the cache indexes: not tenant-prefixed,
+   * as the sweeper lists them all, one partition (a tenant's item written about once a day).
+   */
+  snapshotTenant: (tenant: string) => ({ pk: "USAGE#TENANTS", sk: `T#${tenant}` }),
   /** One agent's kept events, by time and event id (agent-log.ts). */
   agentEvent: (tenant: string, agentId: string, logKey: string) => ({
     pk: `T#${tenant}#A#${agentId}#EVENTS`,

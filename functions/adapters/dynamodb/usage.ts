@@ -1,9 +1,9 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { UsageStore } from "../../core/history/ports.js";
 import type { StoredSnapshot } from "../../core/history/stored.js";
 import { type UsageHour, type UsageHourKey, zeroUsage } from "../../core/history/usage.js";
 import { countedFromItem, countedToItem } from "./counted-item.js";
-import { Keys, putIfAbsent } from "./keys.js";
+import { isConditionalCheckFailure, Keys, putIfAbsent } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { updateOverVersion } from "./versioned-item.js";
 
@@ -66,6 +66,42 @@ export class DynamoUsage implements UsageStore {
         archiveDays: item.archiveDays as StoredSnapshot["archiveDays"],
       }),
     );
+  }
+
+  async rememberTenant(tenant: string, at: number) {
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...Keys.snapshotTenant(tenant), rememberedAt: at },
+      }),
+    );
+  }
+
+  async forgetTenant(tenant: string, rememberedBefore: number) {
+    try {
+      await this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: Keys.snapshotTenant(tenant),
+          ConditionExpression: "rememberedAt < :before",
+          ExpressionAttributeValues: { ":before": rememberedBefore },
+        }),
+      );
+    } catch (error) {
+      // Remembered since, or not at all: either way there is nothing to drop.
+      if (!isConditionalCheckFailure(error)) throw error;
+    }
+  }
+
+  async rememberedTenants() {
+    const { pk } = Keys.snapshotTenant("");
+    const { items } = await queryAll(this.client, {
+      TableName: this.tableName,
+      KeyConditionExpression: "pk = :pk",
+      ExpressionAttributeValues: { ":pk": pk },
+      ProjectionExpression: "sk",
+    });
+    return items.map((item) => (item.sk as string).slice(2));
   }
 }
 

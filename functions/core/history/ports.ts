@@ -38,4 +38,13 @@ export interface UsageStore {
   keepStored(snapshot: StoredSnapshot): Promise<boolean>;
   /** The tenant's snapshots from `fromDay` up to, not including, `toDay`, by day; days without one absent. */
   readStored(tenant: string, fromDay: number, toDay: number): Promise<StoredSnapshot[]>;
+  /**
+   * Keeps the tenant among those the daily snapshot reads beside the tenants the cache indexes (which a cache
+   * lost forgets, and which never held a tenant without agents), noting that it was remembered `at`.
+   */
+  rememberTenant(tenant: string, at: number): Promise<void>;
+  /** Drops the tenant from them, unless it was remembered at or after `rememberedBefore`. */
+  forgetTenant(tenant: string, rememberedBefore: number): Promise<void>;
+  /** The tenants remembered, in no order. */
+  rememberedTenants(): Promise<string[]>;
 }

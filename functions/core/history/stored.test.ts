@@ -10,6 +10,7 @@ import {
   dayOf,
   flowVersionsStored,
   makeStoredSnapshots,
+  makeTenantNotes,
   type StoredFigures,
   type StoredSources,
   storedBytesOf,
@@ -182,6 +183,75 @@ describe("the daily snapshot of what a tenant stores", () => {
     const [, next] = await usage.readStored("acme", 0, dayOf(now) + 10);
     expect(next?.archiveDays).toEqual({ "2026-11-12": 0.75 * GIB, "2026-11-13": 0.25 * GIB });
     expect(next?.stored.archive.bytes).toBe(GIB);
+  });
+
+  it("covers the tenants the cache indexes and those remembered, whose list it reads again each hour", async () => {
+    const usage = new MemoryUsage();
+    const clock = new ManualClock(now);
+    let listed = 0;
+    const rememberedTenants = usage.rememberedTenants.bind(usage);
+    usage.rememberedTenants = () => {
+      listed++;
+      return rememberedTenants();
+    };
+    await usage.rememberTenant("gone-fleet", now - DAY_MS);
+    await usage.rememberTenant("acme", now - DAY_MS);
+    const snapshots = makeStoredSnapshots({ usage, sources: acmeStores().sources, clock });
+    expect((await snapshots.tenants(["acme", "globex"])).sort()).toEqual(["acme", "globex", "gone-fleet"]);
+    await usage.rememberTenant("initech", now);
+    clock.advance(HOUR_MS - 1);
+    expect(await snapshots.tenants([])).not.toContain("initech");
+    clock.advance(1);
+    expect(await snapshots.tenants([])).toContain("initech");
+    expect(listed).toBe(2);
+  });
+
+  it("remembers a tenant that stores something, and forgets one that stores nothing unless remembered that day", async () => {
+    const usage = new MemoryUsage();
+    const clock = new ManualClock(now);
+    const nothing = (): Promise<Page<never>> => onePage([]);
+    const empty: StoredSources = {
+      manifests: { list: nothing },
+      classes: { list: nothing },
+      flows: { list: nothing },
+      assets: { list: nothing },
+      debugBundles: { list: nothing },
+      archive: { foldersUnder: () => Promise.resolve([]), bytesUnder: () => Promise.resolve(0) },
+      archivePrefix: (tenant) => `events/tenant=${tenant}/`,
+    };
+    await makeStoredSnapshots({ usage, sources: acmeStores().sources, clock }).take("acme");
+    expect(usage.tenantsRemembered.get("acme")).toBe(now);
+    // Remembered yesterday, nothing stored today: forgotten, its day's snapshot of zeros still kept.
+    await usage.rememberTenant("gone", now - DAY_MS);
+    expect(await makeStoredSnapshots({ usage, sources: empty, clock }).take("gone")).toBe("taken");
+    expect(usage.tenantsRemembered.has("gone")).toBe(false);
+    // Noted today before the snapshot read its stores (an upload may follow unseen): kept for tomorrow's.
+    await usage.rememberTenant("new", now - HOUR_MS);
+    await makeStoredSnapshots({ usage, sources: empty, clock }).take("new");
+    expect(usage.tenantsRemembered.has("new")).toBe(true);
+  });
+
+  it("notes a tenant whose operators changed something once a day per container", async () => {
+    const usage = new MemoryUsage();
+    const clock = new ManualClock(now);
+    const writes: number[] = [];
+    const note = makeTenantNotes({
+      usage: {
+        rememberTenant: (tenant, at) => {
+          writes.push(at);
+          return usage.rememberTenant(tenant, at);
+        },
+      },
+      clock,
+    });
+    await note("acme");
+    clock.advance(HOUR_MS);
+    await note("acme");
+    await note("globex");
+    clock.advance(DAY_MS);
+    await note("acme");
+    expect(writes).toEqual([now, now + HOUR_MS, now + HOUR_MS + DAY_MS]);
+    expect((await usage.rememberedTenants()).sort()).toEqual(["acme", "globex"]);
   });
 
   it("keeps the first snapshot when two containers take the day's at once", async () => {

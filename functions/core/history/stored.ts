@@ -177,15 +177,36 @@ export const storedDaysOf = (fromHour: number, toHour: number) => ({
 /** How far back a snapshot looks for the last one, whose archive days it need not list again. */
 const PREVIOUS_SNAPSHOT_DAYS = 31;
 
+/** Whether a snapshot found nothing at all: no object of any kind, no byte of archive. */
+const storesNothing = (stored: StoredFigures): boolean =>
+  stored.archive.bytes === 0 && StoredKinds.every((kind) => stored[kind].count === 0);
+
+/** How often a sweeper container reads the remembered tenants again, to take up those remembered since. */
+const REMEMBERED_TENANTS_REREAD_MS = HOUR_MS;
+
 /**
  * Each tenant's daily snapshot of what it stores, taken by the sweeper's pass over the tenants: at most once
  * a day per tenant. A container remembers the day it took each tenant's, so later runs that day cost nothing;
  * a new container reads the tenant's last month of snapshots (one query) and writes only when the day has
  * none, so a second pass, or two containers at once, keep the day's first snapshot.
+ *
+ * The tenants are those the cache indexes and those the usage store remembers: a tenant whose snapshot
+ * found something stored, or whose operators changed something that day (which may store a flow or an
+ * asset before it has any agent). A cache lost, or a fleet all gone, still leaves what the tenant stores
+ * counted. A snapshot that finds nothing stored forgets the tenant unless it was remembered that day.
  */
 export function makeStoredSnapshots(deps: { usage: UsageStore; sources: StoredSources; clock: Clock }) {
   const takenOn = new Map<string, number>();
+  let remembered: { readAt: number; tenants: string[] } | undefined;
   return {
+    /** The tenants a pass takes snapshots of: these the cache indexes, and those remembered. */
+    async tenants(cached: readonly string[]): Promise<string[]> {
+      const now = deps.clock.now();
+      if (remembered === undefined || now - remembered.readAt >= REMEMBERED_TENANTS_REREAD_MS)
+        remembered = { readAt: now, tenants: await deps.usage.rememberedTenants() };
+      return [...new Set([...cached, ...remembered.tenants])];
+    },
+
     async take(tenant: string): Promise<"taken" | "already"> {
       const now = deps.clock.now();
       const day = dayOf(now);
@@ -195,9 +216,25 @@ export function makeStoredSnapshots(deps: { usage: UsageStore; sources: StoredSo
       if (recent.at(-1)?.day !== day) {
         const figures = await storedFiguresOf(deps.sources, tenant, now, recent.at(-1));
         if (await deps.usage.keepStored({ tenant, day, takenAt: now, ...figures })) outcome = "taken";
+        if (storesNothing(figures.stored)) await deps.usage.forgetTenant(tenant, day * DAY_MS);
+        else await deps.usage.rememberTenant(tenant, now);
       }
       takenOn.set(tenant, day);
       return outcome;
     },
+  };
+}
+
+/**
+ * Remembers the tenant of a change its operators made, for the daily snapshots (makeStoredSnapshots): once a
+ * day per container, so that a day of a tenant's changes costs one write.
+ */
+export function makeTenantNotes(deps: { usage: Pick<UsageStore, "rememberTenant">; clock: Clock }) {
+  const notedOn = new Map<string, number>();
+  return async (tenant: string): Promise<void> => {
+    const now = deps.clock.now();
+    if (notedOn.get(tenant) === dayOf(now)) return;
+    await deps.usage.rememberTenant(tenant, now);
+    notedOn.set(tenant, dayOf(now));
   };
 }
