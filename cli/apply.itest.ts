@@ -91,7 +91,7 @@ describe("beacon apply", () => {
     const planned = await beacon(["diff", "-f", folder, "--json"]);
     expect(planned, planned.stderr).toMatchObject({ code: ExitCode.changes });
     expect(JSON.parse(planned.stdout).summary).toEqual({
-      create: 7,
+      create: 9,
       update: 1,
       delete: 0,
       unchanged: 0,
@@ -101,7 +101,7 @@ describe("beacon apply", () => {
     const first = await beacon(["apply", "-f", folder]);
     expect(first, first.stderr).toMatchObject({ code: ExitCode.ok });
     expect(first.stdout).toContain("+ create FlowVersion pumps/flows/pumps.json\n");
-    expect(first.stderr).toContain("Applied: 8 changes\n");
+    expect(first.stderr).toContain("Applied: 10 changes\n");
     expect(first.stderr).toMatch(/its signing secret is not kept/);
 
     const pumps = await api<Schemas["AgentClass"]>("/classes/pumps");
@@ -119,14 +119,33 @@ describe("beacon apply", () => {
       expect.objectContaining({ name: "site.name", value: "Plant 7" }),
     ]);
     expect((await api<Schemas["TenantSettings"]>("/settings")).body.timeZone).toBe("Europe/Berlin");
+    const calibration = readFileSync(path.join(folder, "assets", "calibration.csv"), "utf8");
+    expect((await api<Schemas["ResourceSet"]>("/classes/pumps/resources")).body.items).toEqual([
+      { assetId: sha256(calibration), name: "calibration.csv", path: "calibration" },
+    ]);
+    expect((await api<Schemas["Asset"]>(`/assets/${sha256(calibration)}`)).body.sizeBytes).toBe(
+      calibration.length,
+    );
     const writes = await writesSince(before);
-    expect(writes.length).toBe(8);
+    expect(writes.map(({ operationId }) => operationId).sort()).toEqual([
+      "completeAssetUpload",
+      "createGroup",
+      "createSubscription",
+      "putClass",
+      "putClass",
+      "putClassParameter",
+      "putGroupParameter",
+      "putResourceSet",
+      "putSettings",
+      "startAssetUpload",
+      "uploadFlow",
+    ]);
 
     const between = new Date().toISOString();
     const second = await beacon(["apply", "-f", folder]);
     expect(second, second.stderr).toMatchObject({ code: ExitCode.ok });
     expect(second.stdout).toMatch(
-      /\nPlan: 0 to create, 0 to update, 0 to delete, 8 unchanged, 0 not managed here\.\n$/,
+      /\nPlan: 0 to create, 0 to update, 0 to delete, 10 unchanged, 0 not managed here\.\n$/,
     );
     expect(second.stderr).toBe("Applied: 0 changes\n");
     const again = await beacon(["diff", "-f", folder]);
@@ -147,6 +166,32 @@ describe("beacon apply", () => {
     expect(changed.stdout).toContain("~ update Class pumps\n    heartbeatIntervalSeconds: 30 → 45\n");
     expect(await beacon(["apply", "-f", folder])).toMatchObject({ code: ExitCode.ok });
     expect((await api<Schemas["AgentClass"]>("/classes/pumps")).body.heartbeatIntervalSeconds).toBe(45);
+
+    // A resource set naming a new file and the uploaded one by its id: the new file uploaded, the set replaced.
+    writeFileSync(path.join(folder, "assets", "gains.csv"), "sensor,gain\npressure-in,1.01\n");
+    writeFileSync(
+      path.join(folder, "resources.yaml"),
+      `apiVersion: beacon/v1\nkind: ClassResources\nmetadata: {class: pumps}\nspec:\n  items:\n    - assetId: "${sha256(calibration)}"\n    - file: assets/gains.csv\n      path: calibration\n`,
+    );
+    const resourcesChanged = await beacon(["diff", "-f", folder]);
+    expect(resourcesChanged).toMatchObject({ code: ExitCode.changes });
+    expect(resourcesChanged.stdout).toContain(
+      [
+        "+ create Asset assets/gains.csv",
+        "~ update ClassResources pumps",
+        `    adds ${sha256(calibration)} at ""`,
+        '    adds assets/gains.csv at "calibration"',
+        '    removes calibration.csv at "calibration"',
+      ].join("\n"),
+    );
+    const resourcesApplied = await beacon(["apply", "-f", folder]);
+    expect(resourcesApplied, resourcesApplied.stderr).toMatchObject({ code: ExitCode.ok });
+    expect(resourcesApplied.stderr).toContain("SYNC RESOURCE queued for 0 agent(s), 0 skipped\n");
+    expect((await api<Schemas["ResourceSet"]>("/classes/pumps/resources")).body.items).toEqual([
+      { assetId: sha256(calibration), name: "calibration.csv", path: "" },
+      { assetId: sha256("sensor,gain\npressure-in,1.01\n"), name: "gains.csv", path: "calibration" },
+    ]);
+    expect(await beacon(["diff", "-f", folder])).toMatchObject({ code: ExitCode.ok });
   }, 240_000);
 
   it("refuses a broken folder before any request: exit 2, the file named, nothing changed", async () => {

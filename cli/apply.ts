@@ -6,6 +6,8 @@
 import { appendFileSync } from "node:fs";
 import type { Command } from "commander";
 import { type ConsoleClient, dataOf } from "../web/src/api/client.js";
+import { uploadInParts } from "../web/src/api/parts-upload.js";
+import { ASSET_CONTENT_TYPE, filePartSender, PARALLEL_PARTS, syncResourceQueued } from "./assets.js";
 import { ExitCode, UsageError } from "./exit.js";
 import { type FleetObject, FolderError } from "./fleet/objects.js";
 import {
@@ -159,7 +161,46 @@ export async function currentState(api: ConsoleClient, objects: FleetObject[]): 
         ),
     ),
   );
-  return { settings, classes: classMap, groups: groupMap, classParameters, groupParameters, flows, webhooks };
+  const assetIds = objects.flatMap((object) => (object.kind === "Asset" ? [object.sha256] : []));
+  const held = await Promise.all(
+    assetIds.map((assetId) =>
+      unlessAbsent(api.GET("/api/v1/assets/{assetId}", { params: { path: { assetId } } })),
+    ),
+  );
+  const resourceSets = new Map(
+    (
+      await Promise.all(
+        objects
+          .flatMap((object) => (object.kind === "ClassResources" ? [object.className] : []))
+          .filter((name) => classMap.has(name))
+          .map(async (className) => {
+            const set = await unlessAbsent(
+              api.GET("/api/v1/classes/{className}/resources", { params: { path: { className } } }),
+            );
+            return set ? [[className, set] as const] : [];
+          }),
+      )
+    ).flat(),
+  );
+  return {
+    settings,
+    classes: classMap,
+    groups: groupMap,
+    classParameters,
+    groupParameters,
+    flows,
+    assets: new Set(assetIds.filter((_assetId, index) => held[index] !== undefined)),
+    resourceSets,
+    webhooks,
+  };
+}
+
+/** What a request reads, or undefined when the API has none of it (404). */
+async function unlessAbsent<T>(
+  request: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<T | undefined> {
+  const answer = await request;
+  return answer.response.status === 404 ? undefined : dataOf(Promise.resolve(answer));
 }
 
 /** Every item of a paged list, page after page. */
@@ -247,6 +288,31 @@ async function make(
         );
       }
       return;
+    case "Asset": {
+      const { asset, created } = await uploadInParts(
+        api,
+        {
+          name: object.name,
+          sizeBytes: object.sizeBytes,
+          sha256: object.sha256,
+          contentType: ASSET_CONTENT_TYPE,
+        },
+        filePartSender(object.location),
+        { parallel: PARALLEL_PARTS, onSent: () => undefined },
+      );
+      say(`  ${asset.assetId}: ${created ? "uploaded" : "already stored, nothing sent"}\n`);
+      return;
+    }
+    case "ClassResources": {
+      const pushed = await dataOf(
+        api.PUT("/api/v1/classes/{className}/resources", {
+          params: { path: { className: object.className } },
+          body: object.spec,
+        }),
+      );
+      say(`  ${syncResourceQueued(pushed)}\n`);
+      return;
+    }
     case "Webhook": {
       const created = await dataOf(api.POST("/api/v1/webhooks", { body: object.spec }));
       if (webhookSecrets === undefined) {

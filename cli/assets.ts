@@ -21,7 +21,9 @@ import { type CommandKit, fileSize, integer } from "./kit.js";
 import { fields, table } from "./output.js";
 
 /** Parts sent at once unless told: enough to keep a link busy, few enough for a laptop's uplink. */
-const PARALLEL_PARTS = 3;
+export const PARALLEL_PARTS = 3;
+/** The media type an asset's downloads carry unless told. */
+export const ASSET_CONTENT_TYPE = "application/octet-stream";
 const MAX_PARALLEL_PARTS = 4;
 
 /** A resource set's entry as the command line names it: `<assetId>`, or `<assetId>:<path>` for a folder. */
@@ -52,7 +54,7 @@ async function sha256OfFile(file: string, onRead: (done: number) => void): Promi
  * PUTs a part's bytes, read from the file as they go, to its presigned URL. `Expect: 100-continue` lets
  * storage refuse a link (expired, say) before any of the part is sent.
  */
-function filePartSender(file: string, signal: AbortSignal): PartSender {
+export function filePartSender(file: string, signal?: AbortSignal): PartSender {
   return (part, { start, end }, onSent) =>
     new Promise<void>((resolve, reject) => {
       const url = new URL(part.url);
@@ -123,7 +125,7 @@ export function addAssetCommands(program: Command, kit: CommandKit): void {
       "upload a file as an asset, straight to storage in parts; a part whose link expired is signed again",
     )
     .option("--name <name>", "the file name agents keep it under (default: the file's own name)")
-    .option("--content-type <type>", "the media type agents' downloads carry", "application/octet-stream")
+    .option("--content-type <type>", "the media type agents' downloads carry", ASSET_CONTENT_TYPE)
     .option("--parallel <n>", `parts sent at once, 1 to ${MAX_PARALLEL_PARTS}`, integer(1), PARALLEL_PARTS)
     .action(
       async (
@@ -241,13 +243,18 @@ export function addResourceSetCommands(classes: Command, kit: CommandKit): void 
           body: { items: words.map(resourceItem) },
         }),
       );
-      show(
-        command,
-        pushed,
-        (set) =>
-          `${resourceSetText(set)}\nSYNC RESOURCE queued for ${set.created ?? set.operations.length} agent(s), ${set.skippedCount ?? set.skipped.length} skipped`,
-      );
+      show(command, pushed, (set) => `${resourceSetText(set)}\n${syncResourceQueued(set)}`);
     });
+}
+
+/** What setting a resource set pushed: how many agents were sent a SYNC RESOURCE, how many skipped. */
+export function syncResourceQueued(pushed: {
+  created?: number;
+  operations: unknown[];
+  skippedCount?: number;
+  skipped: unknown[];
+}): string {
+  return `SYNC RESOURCE queued for ${pushed.created ?? pushed.operations.length} agent(s), ${pushed.skippedCount ?? pushed.skipped.length} skipped`;
 }
 
 function assetFields(asset: Schemas["Asset"]): string {

@@ -34,6 +34,8 @@ function empty(): CurrentState {
     classParameters: new Map(),
     groupParameters: new Map(),
     flows: new Map(),
+    assets: new Set(),
+    resourceSets: new Map(),
     webhooks: [],
   };
 }
@@ -95,6 +97,19 @@ function applied(objects = readFleetFolder(EXAMPLE)): CurrentState {
           { hash: object.hash, className: object.className, label: object.label } as Schemas["FlowVersion"],
         ]);
         break;
+      case "Asset":
+        state.assets.add(object.sha256);
+        break;
+      case "ClassResources":
+        state.resourceSets.set(object.className, {
+          className: object.className,
+          items: object.spec.items.map(({ assetId, path = "" }) => ({ assetId, path, name: "some.csv" })),
+          digest: "0".repeat(64),
+          hashType: "SHA-256",
+          updatedAt: "2026-11-30T10:00:00.000Z",
+          updatedBy: "someone",
+        });
+        break;
       case "Webhook":
         state.webhooks.push({
           ...object.spec,
@@ -113,9 +128,11 @@ describe("a fleet folder", () => {
   it("reads the example folder: every kind, the flow file by its path and SHA-256", () => {
     const objects = readFleetFolder(EXAMPLE);
     expect(objects.map((object) => object.kind).sort()).toEqual([
+      "Asset",
       "Class",
       "Class",
       "ClassParameter",
+      "ClassResources",
       "FlowVersion",
       "Group",
       "GroupParameter",
@@ -168,6 +185,60 @@ describe("a fleet folder", () => {
     );
   });
 
+  it("reads a resource set's files as assets: each once, by its SHA-256, named as the file is", () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "beacon-fleet-"));
+    writeFileSync(path.join(folder, "gain.csv"), "a,b\n");
+    const resources = (className: string, items: string) =>
+      `apiVersion: beacon/v1\nkind: ClassResources\nmetadata: {class: ${className}}\nspec: {items: ${items}}\n`;
+    const id = "ab".repeat(32);
+    writeFileSync(
+      path.join(folder, "a.yaml"),
+      `${resources("pumps", `[{file: gain.csv, path: cal}, {assetId: "${id}"}]`)}---\n${resources("valves", "[{file: gain.csv}]")}`,
+    );
+    const objects = readFleetFolder(folder);
+    const sha256 = createHash("sha256").update("a,b\n").digest("hex");
+    expect(objects.filter(({ kind }) => kind === "Asset")).toEqual([
+      {
+        kind: "Asset",
+        source: { file: "a.yaml", document: 1 },
+        file: "gain.csv",
+        location: path.join(folder, "gain.csv"),
+        name: "gain.csv",
+        sizeBytes: 4,
+        sha256,
+      },
+    ]);
+    expect(objects.find(({ kind }) => kind === "ClassResources")).toMatchObject({
+      className: "pumps",
+      spec: { items: [{ assetId: sha256, path: "cal" }, { assetId: id }] },
+    });
+
+    const refused = (items: string) => {
+      writeFileSync(path.join(folder, "a.yaml"), resources("pumps", items));
+      try {
+        readFleetFolder(folder);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return "read";
+    };
+    const where = "a.yaml (document 1, ClassResources pumps)";
+    expect(refused(`[{file: gain.csv, assetId: "${id}"}]`)).toBe(
+      `${where}: spec.items[0] needs one of file (uploaded if absent) and assetId`,
+    );
+    expect(refused("[{file: none.csv}]")).toBe(`${where}: spec.items[0].file: cannot read none.csv: ENOENT`);
+    expect(refused("[{file: gain.csv, path: ../up}]")).toMatch(
+      /^a\.yaml \(document 1, ClassResources pumps\): spec\/items\/0\/path: "\.\.\/up" is not of the form it takes/,
+    );
+    expect(refused(`[{file: gain.csv}, {assetId: "${sha256}", path: x}]`)).toBe(
+      `${where}: asset ${sha256} is in the set twice`,
+    );
+    writeFileSync(path.join(folder, "empty.csv"), "");
+    expect(refused("[{file: empty.csv}]")).toBe(
+      `${where}: spec.items[0].file: empty.csv is empty: an asset has at least one byte.`,
+    );
+  });
+
   it("refuses an object declared twice, and a flow version's bytes declared twice", () => {
     const folder = mkdtempSync(path.join(tmpdir(), "beacon-fleet-"));
     const flow = (file: string) =>
@@ -217,6 +288,8 @@ describe("the plan", () => {
       "create ClassParameter",
       "create GroupParameter",
       "create FlowVersion",
+      "create Asset",
+      "create ClassResources",
       "create Webhook",
     ]);
     expect(changesAnything(changes)).toBe(true);
@@ -227,7 +300,7 @@ describe("the plan", () => {
     expect(changes.every(({ action }) => action === "unchanged")).toBe(true);
     expect(changesAnything(changes)).toBe(false);
     expect(renderPlan(changes)).toMatch(
-      /\nPlan: 0 to create, 0 to update, 0 to delete, 8 unchanged, 0 not managed here\.$/,
+      /\nPlan: 0 to create, 0 to update, 0 to delete, 10 unchanged, 0 not managed here\.$/,
     );
   });
 
@@ -263,6 +336,37 @@ describe("the plan", () => {
       { kind: "FlowVersion", name: "pumps/flows/pumps.json", differences: ['label: "older" → "generate"'] },
     ]);
     expect(renderPlan(changes)).toContain("~ update Class pumps\n    heartbeatIntervalSeconds: 60 → 30\n");
+  });
+
+  it("a resource set's items are compared as a set: what it adds and removes, by file or name", () => {
+    const objects = readFleetFolder(EXAMPLE);
+    const current = applied(objects);
+    const set = current.resourceSets.get("pumps") as Schemas["ResourceSet"];
+    const kept = set.items[0] as Schemas["ResourceSet"]["items"][number];
+    current.resourceSets.set("pumps", {
+      ...set,
+      items: [
+        { assetId: "cd".repeat(32), name: "old.csv", path: "" },
+        { ...kept, path: "elsewhere" },
+      ],
+    });
+    expect(
+      plan(objects, current, { prune: false }).find(({ kind }) => kind === "ClassResources"),
+    ).toMatchObject({
+      action: "update",
+      differences: [
+        'adds assets/calibration.csv at "calibration"',
+        'removes old.csv at ""',
+        'removes some.csv at "elsewhere"',
+      ],
+    });
+    current.resourceSets.set("pumps", { ...set, items: [...set.items].reverse() });
+    current.assets.clear();
+    expect(
+      plan(objects, current, { prune: false })
+        .filter(({ action }) => action !== "unchanged")
+        .map(({ action, kind, name }) => `${action} ${kind} ${name}`),
+    ).toEqual(["create Asset assets/calibration.csv"]);
   });
 
   it("a group's definition is whole: a field left out that the tenant has set is an update to its default", () => {
@@ -321,7 +425,7 @@ describe("the plan", () => {
 
   it("gives the plan as JSON: each change's action, kind, name, where it was declared, and the counts", () => {
     const json = planJson(plan(readFleetFolder(EXAMPLE), empty(), { prune: false }));
-    expect(json.summary).toEqual({ create: 7, update: 1, delete: 0, unchanged: 0, unmanaged: 0 });
+    expect(json.summary).toEqual({ create: 9, update: 1, delete: 0, unchanged: 0, unmanaged: 0 });
     expect(json.changes[1]).toEqual({
       action: "create",
       kind: "Class",

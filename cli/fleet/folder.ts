@@ -12,12 +12,14 @@ import * as documents from "../../functions/shared/compiled-console-documents.js
 import * as parameters from "../../functions/shared/compiled-console-parameters.js";
 import { describeFailure } from "../../functions/shared/console-openapi.js";
 import type { Schemas } from "../../web/src/api/client.js";
+import { assetSizeProblem } from "../../web/src/asset-parts.js";
 import { flowContentType } from "../../web/src/flow-file.js";
 import {
   API_VERSION,
+  type AssetObject,
+  DECLARED_KINDS,
   type FleetObject,
   FolderError,
-  KINDS,
   type Kind,
   objectName,
   type Source,
@@ -37,22 +39,40 @@ export function readFleetFolder(folder: string): FleetObject[] {
   const objects = files.flatMap((file) =>
     parseFleetFile(file, readFileSync(path.join(folder, file), "utf8"), (relative) => {
       const target = path.join(path.dirname(file), relative);
+      const location = path.join(folder, target);
       try {
-        return { file: target, content: readFileSync(path.join(folder, target)) };
+        return { file: target, location, content: readFileSync(location) };
       } catch (error) {
         throw new Error(`cannot read ${target}: ${(error as NodeJS.ErrnoException).code}`);
       }
     }),
   );
   assertUnique(objects);
-  return objects;
+  return assetsOnce(objects);
 }
 
-/** A flow file named by an object, relative to the YAML file naming it: its path from the folder and bytes. */
-export type FlowReader = (relative: string) => { file: string; content: Buffer };
+/** The objects, each asset once: one file's bytes, however many sets hold them, are one upload. */
+function assetsOnce(objects: FleetObject[]): FleetObject[] {
+  const assets = new Set<string>();
+  return objects.filter((object) => {
+    if (object.kind !== "Asset") return true;
+    if (assets.has(object.sha256)) return false;
+    assets.add(object.sha256);
+    return true;
+  });
+}
 
-/** The objects of one YAML file (`file` as named in errors), checked. */
-export function parseFleetFile(file: string, text: string, readFlow: FlowReader): FleetObject[] {
+/**
+ * A file named by an object (a flow, an asset), relative to the YAML file naming it: its path from the folder,
+ * where it is read from, and its bytes.
+ */
+export type FileReader = (relative: string) => { file: string; location: string; content: Buffer };
+
+/**
+ * The objects of one YAML file (`file` as named in errors), checked; after each class's resource set, the
+ * assets among its items that no earlier object of the file names.
+ */
+export function parseFleetFile(file: string, text: string, readFile: FileReader): FleetObject[] {
   const parsed = parseAllDocuments(text);
   if (!Array.isArray(parsed)) return [];
   const objects: FleetObject[] = [];
@@ -67,12 +87,14 @@ export function parseFleetFile(file: string, text: string, readFlow: FlowReader)
     }
     const value = document.toJS();
     if (value === null || value === undefined) return;
-    objects.push(fleetObject(source, value, readFlow));
+    const object = fleetObject(source, value, readFile);
+    objects.push(object);
+    if (object.kind === "ClassResources") objects.push(...object.assets);
   });
   return objects;
 }
 
-function fleetObject(source: Source, value: unknown, readFlow: FlowReader): FleetObject {
+function fleetObject(source: Source, value: unknown, readFile: FileReader): FleetObject {
   const where = (what: string) => `${source.file} (document ${source.document}${what})`;
   const fail = (what: string, message: string): never => {
     throw new FolderError(`${where(what)}: ${message}`);
@@ -83,8 +105,8 @@ function fleetObject(source: Source, value: unknown, readFlow: FlowReader): Flee
   if (value.apiVersion !== API_VERSION)
     fail("", `apiVersion must be ${API_VERSION}, not ${JSON.stringify(value.apiVersion)}`);
   const kind = value.kind;
-  if (typeof kind !== "string" || !KINDS.includes(kind as Kind))
-    fail("", `kind must be one of ${KINDS.join(", ")}, not ${JSON.stringify(kind)}`);
+  if (typeof kind !== "string" || !DECLARED_KINDS.includes(kind as Kind))
+    fail("", `kind must be one of ${DECLARED_KINDS.join(", ")}, not ${JSON.stringify(kind)}`);
   const metadata = value.metadata ?? {};
   if (!isRecord(metadata)) return fail(`, ${kind}`, "metadata must be an object");
   const spec = value.spec ?? {};
@@ -159,7 +181,7 @@ function fleetObject(source: Source, value: unknown, readFlow: FlowReader): Flee
       if (spec.label !== undefined) checked(label, documents.labelFlowBody, { label: spec.label });
       let flow: { file: string; content: Buffer };
       try {
-        flow = readFlow(spec.file);
+        flow = readFile(spec.file);
       } catch (error) {
         return fail(`, FlowVersion ${label}`, `spec.file: ${(error as Error).message}`);
       }
@@ -175,6 +197,39 @@ function fleetObject(source: Source, value: unknown, readFlow: FlowReader): Flee
         ...(spec.label === undefined ? {} : { label: spec.label as string }),
       };
     }
+    case "ClassResources": {
+      only("class");
+      const className = name("class", parameters.putResourceSetInput, "className");
+      const where = `, ClassResources ${className}`;
+      const items = isRecord(spec) ? spec.items : undefined;
+      if (!isRecord(spec) || !Array.isArray(items) || Object.keys(spec).some((key) => key !== "items"))
+        return fail(where, "spec must be an object with items: [{file or assetId, path}]");
+      const assets: AssetObject[] = [];
+      const request = {
+        items: items.map((item: unknown, index) => {
+          const field = `spec.items[${index}]`;
+          if (!isRecord(item) || "file" in item === "assetId" in item)
+            return fail(where, `${field} needs one of file (uploaded if absent) and assetId`);
+          const unknown = Object.keys(item).find((key) => !["file", "assetId", "path"].includes(key));
+          if (unknown !== undefined) fail(where, `unknown field ${field}.${unknown} (file, assetId, path)`);
+          const place = item.path === undefined ? {} : { path: item.path };
+          if (!("file" in item)) return { assetId: item.assetId, ...place };
+          if (typeof item.file !== "string" || item.file === "")
+            return fail(where, `${field}.file must be the asset's file, relative to this one`);
+          const asset = assetOf(source, item.file, readFile, (message) =>
+            fail(where, `${field}.file: ${message}`),
+          );
+          assets.push(asset);
+          return { assetId: asset.sha256, ...place };
+        }),
+      };
+      const body = checked<Schemas["ResourceSetRequest"]>(className, documents.putResourceSetBody, request);
+      const twice = body.items.find(
+        ({ assetId }, index) => body.items.findIndex((item) => item.assetId === assetId) !== index,
+      );
+      if (twice) fail(where, `asset ${twice.assetId} is in the set twice`);
+      return { kind: "ClassResources", source, className, spec: body, assets };
+    }
     case "Webhook": {
       only();
       const url = isRecord(spec) && typeof spec.url === "string" ? spec.url : "";
@@ -185,9 +240,32 @@ function fleetObject(source: Source, value: unknown, readFlow: FlowReader): Flee
   return fail("", `kind ${String(kind)} is not handled`);
 }
 
+/** A file of a resource set, read (it is an asset when not empty and not over the API's limit) and hashed. */
+function assetOf(source: Source, relative: string, readFile: FileReader, fail: (message: string) => never) {
+  let read: ReturnType<FileReader>;
+  try {
+    read = readFile(relative);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  const problem = assetSizeProblem(read.file, read.content.length);
+  if (problem !== undefined) fail(problem);
+  return {
+    kind: "Asset",
+    source,
+    file: read.file,
+    location: read.location,
+    name: path.basename(read.file),
+    sizeBytes: read.content.length,
+    sha256: createHash("sha256").update(read.content).digest("hex"),
+  } satisfies AssetObject;
+}
+
 function assertUnique(objects: FleetObject[]): void {
   const seen = new Map<string, Source>();
   for (const object of objects) {
+    // One file may be in several classes' sets: it is one asset (see assetsOnce).
+    if (object.kind === "Asset") continue;
     // Two files of the same bytes are one flow version: the folder may declare it once.
     const key =
       object.kind === "FlowVersion"

@@ -36,9 +36,33 @@ export type FleetObject =
       hash: string;
       label?: string;
     }
+  | AssetObject
+  | {
+      kind: "ClassResources";
+      source: Source;
+      className: string;
+      spec: Schemas["ResourceSetRequest"];
+      /** The files among its items, each an asset to upload when the tenant has none of its bytes. */
+      assets: AssetObject[];
+    }
   | { kind: "Webhook"; source: Source; spec: Schemas["SubscriptionRequest"] };
 
+/** A file a ClassResources object names: an asset, uploaded when the tenant has none of its bytes. */
+export interface AssetObject {
+  kind: "Asset";
+  source: Source;
+  /** The file, relative to the folder; `location` is where it is read from. */
+  file: string;
+  location: string;
+  /** The name agents keep it under: the file's own. */
+  name: string;
+  sizeBytes: number;
+  /** SHA-256 of the file's bytes: the asset's id. */
+  sha256: string;
+}
+
 export type Kind = FleetObject["kind"];
+/** Every kind, in the order the plan lists and apply makes them: what an object needs comes before it. */
 export const KINDS: readonly Kind[] = [
   "Settings",
   "Class",
@@ -46,8 +70,12 @@ export const KINDS: readonly Kind[] = [
   "ClassParameter",
   "GroupParameter",
   "FlowVersion",
+  "Asset",
+  "ClassResources",
   "Webhook",
 ];
+/** The kinds a folder declares: an Asset is named by the ClassResources holding it, not declared. */
+export const DECLARED_KINDS: readonly Kind[] = KINDS.filter((kind) => kind !== "Asset");
 
 /** A folder that cannot be applied: the file, the object and the field, in `message`. */
 export class FolderError extends Error {}
@@ -65,6 +93,10 @@ export function objectName(object: FleetObject): string {
       return `${object.owner}/${object.name}`;
     case "FlowVersion":
       return `${object.className}/${object.file}`;
+    case "Asset":
+      return object.file;
+    case "ClassResources":
+      return object.className;
     case "Webhook":
       return webhookName(object.spec);
   }

@@ -19,6 +19,10 @@ export interface CurrentState {
   groupParameters: Map<string, Schemas["ParameterEntryList"]>;
   /** The flow versions of the classes the folder publishes to, by class. */
   flows: Map<string, Schemas["FlowVersion"][]>;
+  /** Which of the assets the folder's files are the tenant has (by id, their SHA-256). */
+  assets: Set<string>;
+  /** The resource sets of the classes the folder gives one, by class (absent: none set yet). */
+  resourceSets: Map<string, Schemas["ResourceSet"]>;
   webhooks: Schemas["Subscription"][];
 }
 
@@ -114,6 +118,14 @@ function changeFor(object: FleetObject, current: CurrentState): Change {
       if (object.label === undefined) return same([]);
       return same(differences({ label: object.label || undefined }, version));
     }
+    case "Asset":
+      // An asset is its bytes: present, it is the file's, whatever it is called.
+      return current.assets.has(object.sha256) ? same([]) : create;
+    case "ClassResources": {
+      const set = current.resourceSets.get(object.className);
+      if (!set && object.spec.items.length === 0) return same([]);
+      return set ? same(resourceDifferences(object, set)) : create;
+    }
     case "Webhook":
       return current.webhooks.some((subscription) => sameWebhook(object.spec, subscription))
         ? same([])
@@ -129,6 +141,31 @@ function parameterInForce(
   const staged = list?.staged?.find((entry) => entry.name === name);
   if (staged) return staged.removes ? undefined : staged;
   return list?.items.find((entry) => entry.name === name);
+}
+
+/**
+ * The items a resource set adds and removes, each as `asset at "path"` (the asset by its file, or name or id);
+ * their order is not the set's.
+ */
+function resourceDifferences(
+  object: Extract<FleetObject, { kind: "ClassResources" }>,
+  set: Schemas["ResourceSet"],
+): string[] {
+  const place = (assetId: string, path: string | undefined) => `${assetId} at ${JSON.stringify(path ?? "")}`;
+  const current = new Map(set.items.map((item) => [place(item.assetId, item.path), item.name]));
+  const desired = new Map(
+    object.spec.items.map(({ assetId, path }) => [
+      place(assetId, path),
+      object.assets.find(({ sha256 }) => sha256 === assetId)?.file ?? assetId,
+    ]),
+  );
+  const shown = (key: string, label: string) => key.replace(/^[0-9a-f]{64}/, label);
+  return [
+    ...[...desired].filter(([key]) => !current.has(key)).map(([key, label]) => `adds ${shown(key, label)}`),
+    ...[...current]
+      .filter(([key]) => !desired.has(key))
+      .map(([key, label]) => `removes ${shown(key, label)}`),
+  ];
 }
 
 /**
