@@ -317,6 +317,9 @@ describe("the flow designer", () => {
     await fromGenerate.getByLabel("To").selectOption({ label: "ingest › Input port" });
     await fromGenerate.getByRole("button", { name: "Connect" }).click();
     await fromGenerate.getByText("success → ingest").waitFor();
+    // Its output port goes nowhere yet: the group's node counts the problem inside it.
+    const groupNode = page.getByRole("group", { name: /^Process group ingest/ });
+    await groupNode.getByText("1 problem", { exact: true }).waitFor();
     await select(/^Process group ingest/);
     const fromGroup = page.getByRole("form", { name: "Connect ingest" });
     expect(await fromGroup.getByLabel("From").inputValue()).not.toBe("");
@@ -324,6 +327,7 @@ describe("the flow designer", () => {
     await fromGroup.getByRole("button", { name: "Connect" }).click();
     await fromGroup.getByText("out → LogAttribute").waitFor();
     await page.getByRole("heading", { name: "No problems found" }).waitFor();
+    expect(await groupNode.getByText(/problem/).count()).toBe(0);
 
     await page.getByRole("button", { name: "Save as a new version" }).click();
     const saved = page.getByRole("status").filter({ hasText: "Saved version" });

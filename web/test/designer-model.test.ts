@@ -26,7 +26,7 @@ import {
   setProperty,
   trailOf,
 } from "../src/designer/flow-model.js";
-import { flowProblemsOf, problemsOf } from "../src/designer/problems.js";
+import { flowProblemsOf, problemCountsOf, problemsOf } from "../src/designer/problems.js";
 
 const cppManifest = (
   JSON.parse(readFileSync("schemas/c2/examples/cpp/heartbeat-full.json", "utf8")) as {
@@ -344,8 +344,29 @@ describe("the designer's nested process groups", () => {
     expect(flowProblemsOf(flow, palette, 2)).toEqual([]);
     const loose = setAutoTerminated(flow, "id-4", "failure", false);
     expect(flowProblemsOf(loose, palette, 2)).toEqual([
-      { id: "id-4", message: "ingest › PutFile: relationship failure is neither connected nor terminated" },
+      {
+        id: "id-4",
+        message: "ingest › PutFile: relationship failure is neither connected nor terminated",
+        within: ["id-2"],
+      },
     ]);
+  });
+
+  it("finds a nested group's port that goes nowhere, and counts each inner problem on the group's node too", () => {
+    const palette = paletteOf([{ manifest: cppManifest, agentCount: 2 }]);
+    const { flow } = nestedFlow("minifi-yaml");
+    // The output port's connection to LogAttribute (id-10) removed, then the input port's to PutFile (id-6).
+    const noOutlet = remove(flow, "id-10");
+    expect(flowProblemsOf(noOutlet, palette, 2).map((problem) => problem.message)).toEqual([
+      "ingest › Output port: this output port is connected to nothing outside its group",
+    ]);
+    const neither = remove(noOutlet, "id-6", ["id-2"]);
+    const problems = flowProblemsOf(neither, palette, 2);
+    expect(problems.map((problem) => problem.message)).toEqual([
+      "ingest › Input port: this input port is connected to nothing inside its group",
+      "ingest › Output port: this output port is connected to nothing outside its group",
+    ]);
+    expect(Object.fromEntries(problemCountsOf(problems))).toEqual({ "id-2": 2, "id-3": 1, "id-5": 1 });
   });
 
   it.each<FlowFormat>(["minifi-yaml", "nifi-json"])(

@@ -463,6 +463,18 @@ export function graphOf(flow: DesignerFlow, path: GroupPath = []): FlowGraph {
   return { nodes, edges };
 }
 
+/** The components some connection of the flow starts from, in whichever group it is written. */
+export function connectionSourcesOf(flow: DesignerFlow): Set<string> {
+  const keys = keysOf(flow.format);
+  const sources = new Set<string>();
+  for (const { path } of groupsOf(flow)) {
+    const group = groupAt(flow, path);
+    for (const { source } of connectionsOf(group, keys, nodesOf(group, keys)))
+      if (source !== undefined) sources.add(source);
+  }
+  return sources;
+}
+
 /** A component a connection of a group may start or end at, and the node of the group it is drawn as. */
 export interface Endpoint {
   id: string;

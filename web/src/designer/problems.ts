@@ -5,12 +5,21 @@
  * class's agents known there is nothing to check components against: the page says so instead.
  */
 import { descriptorFor, type PaletteEntry, shortType } from "./components.js";
-import { type DesignerFlow, type FlowGraph, graphOf, groupsOf } from "./flow-model.js";
+import {
+  connectionSourcesOf,
+  type DesignerFlow,
+  type FlowGraph,
+  type GroupPath,
+  graphOf,
+  groupsOf,
+} from "./flow-model.js";
 
 export interface FlowProblem {
   /** The component or connection it is about. */
   id: string;
   message: string;
+  /** The groups it is inside, from the outermost: each of their nodes counts it too. */
+  within?: GroupPath;
 }
 
 /** A value the agent resolves when it runs: a parameter (`#{…}`) or Expression Language (`${…}`). */
@@ -70,19 +79,52 @@ export function problemsOf(
 }
 
 /**
- * The problems of every process group of the flow, each group checked as the root is; a nested group's
- * problems are named by the groups down to it (`inner › put: …`).
+ * A nested group's ports that nothing takes from: an input port connected to nothing inside its group, an
+ * output port to nothing outside it (in the group that holds it). What reaches such a port goes nowhere.
+ */
+function idlePortsOf(graph: FlowGraph, connectionSources: Set<string>): FlowProblem[] {
+  return graph.nodes.flatMap((node) => {
+    if (connectionSources.has(node.id)) return [];
+    if (node.kind === "inputPort")
+      return [
+        { id: node.id, message: `${node.name}: this input port is connected to nothing inside its group` },
+      ];
+    if (node.kind === "outputPort")
+      return [
+        { id: node.id, message: `${node.name}: this output port is connected to nothing outside its group` },
+      ];
+    return [];
+  });
+}
+
+/**
+ * The problems of every process group of the flow, each group checked as the root is, and its ports if it is
+ * nested; a nested group's problems are named by the groups down to it (`inner › put: …`).
  */
 export function flowProblemsOf(
   flow: DesignerFlow,
   palette: PaletteEntry[],
   classAgentCount: number,
 ): FlowProblem[] {
-  return groupsOf(flow).flatMap(({ path, trail }) =>
-    problemsOf(graphOf(flow, path), palette, classAgentCount).map((problem) =>
-      trail.length === 0 ? problem : { ...problem, message: `${trail.join(" › ")} › ${problem.message}` },
-    ),
-  );
+  const connectionSources = connectionSourcesOf(flow);
+  return groupsOf(flow).flatMap(({ path, trail }) => {
+    const graph = graphOf(flow, path);
+    const problems = problemsOf(graph, palette, classAgentCount);
+    if (path.length === 0) return problems;
+    return [...problems, ...idlePortsOf(graph, connectionSources)].map((problem) => ({
+      ...problem,
+      message: `${trail.join(" › ")} › ${problem.message}`,
+      within: path,
+    }));
+  });
+}
+
+/** How many problems each node shows: its own, and a group's those of everything inside it. */
+export function problemCountsOf(problems: readonly FlowProblem[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const { id, within = [] } of problems)
+    for (const counted of [id, ...within]) counts.set(counted, (counts.get(counted) ?? 0) + 1);
+  return counts;
 }
 
 /** Why a dynamic property cannot be added to the component under this name, if it cannot. */

@@ -37,7 +37,12 @@ import {
 } from "../designer/flow-model";
 import { type History, historyOf, record, redo, undo } from "../designer/history";
 import { freeSpot, positionsOf, relayout } from "../designer/layout";
-import { dynamicPropertyProblem, type FlowProblem, flowProblemsOf } from "../designer/problems";
+import {
+  dynamicPropertyProblem,
+  type FlowProblem,
+  flowProblemsOf,
+  problemCountsOf,
+} from "../designer/problems";
 import { shortHash } from "../format";
 import { mayAct } from "../session";
 
@@ -187,11 +192,7 @@ function Workbench(props: { className: string; workspace: Workspace }) {
     () => flowProblemsOf(flow, palette, workspace.agentCount),
     [flow, palette, workspace],
   );
-  const problemCounts = useMemo(() => {
-    const counts = new Map<string, number>();
-    for (const problem of problems) counts.set(problem.id, (counts.get(problem.id) ?? 0) + 1);
-    return counts;
-  }, [problems]);
+  const problemCounts = useMemo(() => problemCountsOf(problems), [problems]);
   const selectedNode = graph.nodes.find((node) => node.id === selected);
   const selectedEdge = graph.edges.find((edge) => edge.id === selected);
   const add = (kind: ComponentKind, type?: string) => {
