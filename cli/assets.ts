@@ -16,7 +16,7 @@ import { PartRefused, type PartSender, uploadInParts } from "../web/src/api/part
 import { assetSizeProblem } from "../web/src/asset-parts.js";
 import { byteSize } from "../web/src/format.js";
 import { saveStreamed } from "./download.js";
-import { UsageError } from "./exit.js";
+import { InterruptedError, UsageError } from "./exit.js";
 import { type CommandKit, fileSize, integer } from "./kit.js";
 import { fields, table } from "./output.js";
 
@@ -145,7 +145,7 @@ export function addAssetCommands(program: Command, kit: CommandKit): void {
             ? (stage: "hashing" | "sending", done: number) => io.err(progressLine(stage, done, sizeBytes))
             : () => undefined;
         const interrupted = new AbortController();
-        const interrupt = () => interrupted.abort(new Error("Interrupted: the upload is aborted"));
+        const interrupt = () => interrupted.abort(new InterruptedError("Interrupted: the upload is aborted"));
         process.once("SIGINT", interrupt);
         try {
           const sha256 = await sha256OfFile(file, (done) => progress("hashing", done));

@@ -606,7 +606,7 @@ describe("beacon's assets", () => {
     const upload = beaconStarted(operator, ["assets", "upload", file, "--parallel", "1"]);
     const uploadId = await signalOnLine(upload, /^Upload (\S+):.*\n/m, "SIGINT");
     const outcome = await upload.outcome;
-    expect(outcome.code).toBe(ExitCode.refused);
+    expect(outcome.code).toBe(ExitCode.interrupted);
     expect(outcome.stderr).toContain("beacon: Interrupted: the upload is aborted\n");
     const completed = await fetch(`${webUrl}/api/v1/assets/uploads/${uploadId}/complete`, {
       method: "POST",

@@ -1,11 +1,11 @@
 /**
  * `beacon`: runs a command line and answers its exit code. 0: done; 1: the API refused, or could not be
  * reached, its message on stderr; 2: the command line was wrong (`--help` says how), before any request;
- * 3: what a command waited for did not come in time; 4: `beacon diff` found changes to make.
+ * 3: what a command waited for did not come in time; 4: `beacon diff` found changes to make; 130: interrupted.
  */
 import { CommanderError } from "commander";
 import { ApiError } from "../web/src/api/client.js";
-import { ExitCode, UsageError } from "./exit.js";
+import { ExitCode, InterruptedError, UsageError } from "./exit.js";
 import type { Io } from "./output.js";
 import { beaconProgram } from "./program.js";
 
@@ -22,6 +22,10 @@ export async function run(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promi
     if (error instanceof UsageError) {
       io.err(`beacon: ${error.message}\n`);
       return ExitCode.usage;
+    }
+    if (error instanceof InterruptedError) {
+      io.err(`beacon: ${error.message}\n`);
+      return ExitCode.interrupted;
     }
     if (error instanceof ApiError) {
       io.err(`beacon: ${error.message} (${error.status} ${error.code})\n`);
