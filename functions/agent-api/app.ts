@@ -4,7 +4,6 @@
  * and publishes each request's metrics itself; a door gives it the request, the deadline, and its log context.
  */
 import { Readable } from "node:stream";
-import { buffer } from "node:stream/consumers";
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import { certificateEvidence } from "../adapters/x509/certificate-evidence.js";
 import { bundleOperationId, bundleReceipt, receiveDebugBundle } from "../bundle-intake/receive.js";
@@ -26,7 +25,7 @@ import { PublishNotAwaited } from "../core/events/publishing.js";
 import { CacheBypassed } from "../core/guarded-cache.js";
 import { credentialOfCertificate, type DistinguishedCertificate } from "../core/identity/ca-bindings.js";
 import type { AgentCredential } from "../core/identity/credentials.js";
-import type { AgentApp, AgentDoor, AgentRequest, AgentResponse } from "../shared/agent-request.js";
+import type { AgentApp, AgentRequest, AgentResponse } from "../shared/agent-request.js";
 import { agentApiConfig } from "../shared/config.js";
 import { errorResponse, inflateBody, jsonResponse, RecurringValueParser } from "../shared/http.js";
 import { functionLogger, MetricNames, metrics } from "../shared/observability.js";
@@ -53,7 +52,6 @@ type Routes = {
     request: AgentRequest,
     params: AgentRouteParams<Name>,
     deadlines: AnswerDeadlines,
-    door: AgentDoor,
   ) => Promise<AgentResponse>;
 };
 
@@ -108,7 +106,8 @@ const ROUTES: Routes = {
     content(request, AGENT_FLOWS, { agentId: decodedSegment(agentId), flowId }, deadlines),
   agentRolloutFlowContent: (request, { agentId, rolloutId, flowId }, deadlines) =>
     content(request, AGENT_FLOWS, { agentId: decodedSegment(agentId), rolloutId, flowId }, deadlines),
-  assetContent: (request, { assetId }, deadlines, door) => content(request, ASSETS, assetId, deadlines, door),
+  // Served by doors that stream (the agent service, the asset stream's function): an asset may be 100 MiB.
+  assetContent: (request, { assetId }, deadlines) => content(request, ASSETS, assetId, deadlines),
   // Up to a whole invocation's body, written to S3 before DynamoDB: its calls keep their own timeouts.
   debugBundle: (request, { operationId }) => debugBundle(request, operationId),
 };
@@ -117,20 +116,19 @@ type AnyRoute = (
   request: AgentRequest,
   params: Record<string, string>,
   deadlines: AnswerDeadlines,
-  door: AgentDoor,
 ) => Promise<AgentResponse>;
 
 /**
  * Answers one agent request within the agent answer budget (AgentAnswerBudget), from now, and before `deadline`
  * (epoch milliseconds), the invocation's end; publishes its metrics.
  */
-export const serveAgentRequest: AgentApp = async (request, deadline, door = {}) => {
+export const serveAgentRequest: AgentApp = async (request, deadline) => {
   const deadlines = answerDeadlines(Date.now(), deadline, config.storageShareMs);
   const route = matchAgentRoute(request.method, request.path);
   let response: AgentResponse;
   try {
     if (!route) throw noAgentRoute(request.method, request.path);
-    response = await (ROUTES[route.name] as AnyRoute)(request, route.params, deadlines, door);
+    response = await (ROUTES[route.name] as AnyRoute)(request, route.params, deadlines);
   } catch (error) {
     response = errorResponse(error);
     if (response.statusCode >= 500)
@@ -283,7 +281,6 @@ async function content<Id>(
   route: Downloadable<Id>,
   id: Id,
   deadlines: AnswerDeadlines,
-  door: AgentDoor = {},
 ): Promise<AgentResponse> {
   const credential = credentialOf(request);
   logger.appendKeys({ tenant: credential.tenant });
@@ -294,7 +291,7 @@ async function content<Id>(
   const headers = { etag: outcome.tag, "cache-control": "private, no-cache" };
   if (outcome.notModified) return { statusCode: 304, headers, body: "" };
   const { contentType } = outcome.content;
-  const body = await bodyOf(outcome.content, route.binary, door);
+  const body = bodyOf(outcome.content, route.binary);
   const sizeBytes = "length" in outcome.content ? outcome.content.length : outcome.content.bytes.length;
   logger.info(`${route.what} downloaded`, { contentType, sizeBytes });
   // Metered as the bytes go out: a download answered 304 or refused above sends none, and counts none.
@@ -303,29 +300,13 @@ async function content<Id>(
 }
 
 /**
- * Flows are UTF-8 text (checked at upload) and travel as text; assets are any bytes, streamed from the bucket
- * where the door streams, read whole where it answers with one body, up to what that body may hold.
+ * Flows are UTF-8 text (checked at upload) and travel as text; assets are any bytes, streamed from the bucket as
+ * the agent takes them.
  */
-async function bodyOf(
-  content: DownloadContent,
-  binary: boolean,
-  door: AgentDoor,
-): Promise<AgentResponse["body"]> {
-  if (!("body" in content)) {
-    const bytes = Buffer.from(content.bytes);
-    return binary ? bytes : bytes.toString("utf8");
-  }
-  const limit = door.bufferedBodyMaxBytes;
-  if (limit === undefined) return { length: content.length, stream: content.body };
-  if (content.length > limit) {
-    await content.body.cancel();
-    throw new BeaconError(
-      "content_too_large_for_ingress",
-      `The content is ${content.length} bytes; this agent ingress answers with ${limit} at most, what a Lambda ` +
-        "invocation carries: larger assets are served behind the load balancer (agentIngress=alb)",
-    );
-  }
-  return buffer(content.body);
+function bodyOf(content: DownloadContent, binary: boolean): AgentResponse["body"] {
+  if ("body" in content) return { length: content.length, stream: content.body };
+  const bytes = Buffer.from(content.bytes);
+  return binary ? bytes : bytes.toString("utf8");
 }
 
 /** Whether a heartbeat's outcome logs nothing: no registration, manifest, refused class or degradation to tell. */

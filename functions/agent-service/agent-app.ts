@@ -6,9 +6,6 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { TLSSocket } from "node:tls";
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { distinguishedName } from "../core/identity/distinguished-name.js";
@@ -20,6 +17,7 @@ import {
   clientCertificateOf,
   isStreamedBody,
   loadBalancerClientCertificate,
+  pipeStreamedBody,
 } from "../shared/agent-request.js";
 import { inInvocationScope } from "../shared/invocations.js";
 import { readBody } from "../shared/request-body.js";
@@ -122,10 +120,7 @@ function headersOf(request: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-/**
- * Writes the answer; a streamed body goes out as it is read, at the pace the agent takes it (the pipeline's
- * backpressure), so that a download of any size holds a few chunks at a time.
- */
+/** Writes the answer; a streamed body goes out as it is read (pipeStreamedBody). */
 async function writeResponse(response: ServerResponse, answer: AgentResponse, logger: Logger): Promise<void> {
   response.statusCode = answer.statusCode;
   for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
@@ -135,11 +130,5 @@ async function writeResponse(response: ServerResponse, answer: AgentResponse, lo
     return;
   }
   response.setHeader("content-length", body.length);
-  try {
-    await pipeline(Readable.fromWeb(body.stream as NodeReadableStream<Uint8Array>), response);
-  } catch (error) {
-    // The agent went away, or the bucket's stream broke: the response ends short of its Content-Length, which
-    // the agent takes as a failed download.
-    logger.warn("download ended before its last byte", { error: error as Error });
-  }
+  await pipeStreamedBody(body, response, logger);
 }

@@ -47,7 +47,6 @@ export const ErrorCodes = [
   "debug_bundle_too_large",
   "debug_bundle_exists",
   "debug_bundle_not_expected",
-  "content_too_large_for_ingress",
 ] as const;
 
 export type ErrorCode = (typeof ErrorCodes)[number];

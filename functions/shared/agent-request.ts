@@ -1,10 +1,16 @@
 import { STATUS_CODES } from "node:http";
+import { Readable, type Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import type { Logger } from "@aws-lambda-powertools/logger";
 import type {
   ALBEvent,
   ALBResult,
+  APIGatewayProxyEvent,
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
 } from "aws-lambda";
+import { type AgentRoute, agentRouteUrl } from "../core/c2/routes.js";
 import { certificateIdentity } from "../core/identity/certificate-identity.js";
 
 /**
@@ -49,25 +55,28 @@ export const isStreamedBody = (body: AgentResponse["body"]): body is StreamedBod
   typeof body === "object" && !Buffer.isBuffer(body);
 
 /**
- * How the door a request came through carries answers. A door whose answer is one buffered body (a Lambda
- * invocation's result) gives `bufferedBodyMaxBytes`: content that would stream is read whole up to it and refused
- * above it. A door that streams (the agent service, the local gateway's streamed routes) gives none.
+ * Sends a streamed body as it is read, at the pace `destination` takes it (the pipeline's backpressure), so that a
+ * download of any size holds a few chunks at a time.
  */
-export interface AgentDoor {
-  bufferedBodyMaxBytes?: number;
+export async function pipeStreamedBody(
+  body: StreamedBody,
+  destination: Writable,
+  logger: Logger,
+): Promise<void> {
+  try {
+    await pipeline(Readable.fromWeb(body.stream as NodeReadableStream<Uint8Array>), destination);
+  } catch (error) {
+    // The agent went away, or the bucket's stream broke: the response ends short of its Content-Length, which
+    // the agent takes as a failed download.
+    logger.warn("download ended before its last byte", { error: error as Error });
+  }
 }
-
-/**
- * The most a binary body the agent-api function answers with may hold: an invocation's response carries 6 MB,
- * and the body goes in it base64-encoded (4 MiB are 5.6 MB so), beside the status and headers.
- */
-export const FUNCTION_RESPONSE_BODY_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
  * The agent API: answers one request, its change saved by `deadline` (epoch milliseconds) however slowly the
  * stream takes its events, in the shape its door carries.
  */
-export type AgentApp = (request: AgentRequest, deadline: number, door?: AgentDoor) => Promise<AgentResponse>;
+export type AgentApp = (request: AgentRequest, deadline: number) => Promise<AgentResponse>;
 
 export type AgentEvent = APIGatewayProxyEventV2 | ALBEvent;
 
@@ -88,21 +97,53 @@ function fromHttpApi(event: APIGatewayProxyEventV2): AgentRequest {
       clientCert?: { subjectDN?: string; issuerDN?: string; serialNumber?: string; clientCertPem?: string };
     };
   };
-  const clientCert = context.authentication?.clientCert;
   return {
     method: context.http.method,
     path: event.rawPath,
     headers: event.headers ?? {},
     body: bodyOf(event),
-    clientCertificate:
-      clientCert?.subjectDN && clientCert.serialNumber
-        ? clientCertificateOf(clientCert.clientCertPem, {
-            subjectDN: clientCert.subjectDN,
-            serialNumber: clientCert.serialNumber,
-            issuerDN: clientCert.issuerDN,
-          })
-        : undefined,
+    clientCertificate: apiGatewayClientCertificate(context.authentication?.clientCert),
   };
+}
+
+/**
+ * The request of an API Gateway REST API event (payload 1.0) for `route`, which the REST API serves below an API
+ * mapping of the agent domain: its resources are the route's path below the mapping key, so the route's own path
+ * is rebuilt from the event's path parameters, whether or not the event's path kept the mapping's base path.
+ */
+export function restApiAgentRequest(event: APIGatewayProxyEvent, route: AgentRoute): AgentRequest {
+  return {
+    method: event.httpMethod,
+    path: agentRouteUrl("", route, definedValues(event.pathParameters)),
+    headers: lowerCaseHeaders(event),
+    body: bodyOf(event),
+    clientCertificate: apiGatewayClientCertificate(event.requestContext.identity.clientCert),
+  };
+}
+
+const definedValues = (values: Record<string, string | undefined> | null): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(values ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+
+/**
+ * The certificate API Gateway verified on its custom domain's mutual TLS, as it reports it: in the HTTP API's
+ * `requestContext.authentication.clientCert`, in the REST API's `requestContext.identity.clientCert`.
+ */
+function apiGatewayClientCertificate(
+  clientCert: {
+    subjectDN?: string;
+    issuerDN?: string;
+    serialNumber?: string;
+    clientCertPem?: string;
+  } | null = null,
+): ClientCertificate | undefined {
+  if (!clientCert?.subjectDN || !clientCert.serialNumber) return undefined;
+  return clientCertificateOf(clientCert.clientCertPem, {
+    subjectDN: clientCert.subjectDN,
+    serialNumber: clientCert.serialNumber,
+    issuerDN: clientCert.issuerDN,
+  });
 }
 
 function fromAlb(event: ALBEvent): AgentRequest {
@@ -163,8 +204,13 @@ export function clientCertificateOf(
   };
 }
 
-/** ALB sends either single-value or multi-value headers, depending on the target group setting. */
-function lowerCaseHeaders(event: ALBEvent): Record<string, string | undefined> {
+/**
+ * ALB sends either single-value or multi-value headers, depending on the target group setting; a REST API sends
+ * both, as the client spelled their names.
+ */
+function lowerCaseHeaders(
+  event: Pick<ALBEvent | APIGatewayProxyEvent, "headers" | "multiValueHeaders">,
+): Record<string, string | undefined> {
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
   for (const [name, values] of Object.entries(event.multiValueHeaders ?? {})) {
@@ -179,7 +225,9 @@ export function agentResult(
   response: AgentResponse,
 ): APIGatewayProxyStructuredResultV2 | ALBResult {
   if (isStreamedBody(response.body))
-    throw new Error("a Lambda invocation answers with one body: serve it with bufferedBodyMaxBytes");
+    throw new Error(
+      "a Lambda invocation answers with one body: streamed content goes through a door that streams",
+    );
   // Lambda's proxy integrations carry a binary body base64-encoded.
   const isBase64Encoded = typeof response.body !== "string";
   const body = typeof response.body === "string" ? response.body : response.body.toString("base64");

@@ -11,6 +11,11 @@ export const SWEEPER_INTERVAL_SECONDS = 60;
 
 export const FunctionTimeouts = {
   agentApi: 10,
+  /**
+   * Asset downloads through the REST API that streams: past its first 10 MB API Gateway streams 2 MB/s, so an
+   * asset of the largest size (100 MiB) takes some 50 s; the rest is for agents on slower links.
+   */
+  agentAssetStream: 180,
   consoleApi: 10,
   sweeper: 50,
   /** A batch of up to 10,000 records, written to the archive as a few objects per tenant. */

@@ -59,8 +59,6 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   debug_bundle_too_large: 413,
   debug_bundle_exists: 409,
   debug_bundle_not_expected: 409,
-  // A deployment that cannot serve what it holds (an asset past what a Lambda invocation answers with).
-  content_too_large_for_ingress: 501,
 };
 
 export interface JsonResponse {

@@ -130,6 +130,7 @@ export class StatelessStack extends Stack {
           ? this.agentLoadBalancerForFunction(agentApi, platform, config, stateful, truststore)
           : new AgentHttpApi(this, "AgentHttpApi", {
               handler: agentApi.function,
+              assetStreamHandler: this.agentAssetStreamOf(platform, config, stateful).function,
               domain: config.agentDomain,
               truststore,
               throttle: settings.agentThrottle,
@@ -304,6 +305,29 @@ export class StatelessStack extends Stack {
     workload.bindAgentCaBindings(config.agentDomain.trust.bindings);
     // Agents' flows are rendered with their parameters' values, secrets read by reference.
     workload.bindTenantSecrets();
+  }
+
+  /**
+   * The function that streams assets to agents behind the HTTP API ingress, granted what an asset download
+   * touches and nothing more: the revocation list and the outbox in the table, the stream and the cache its
+   * metered download's event goes through, the CAs' bindings that give the certificate its tenant, the assets.
+   */
+  private agentAssetStreamOf(platform: FunctionPlatform, config: BeaconConfig, stateful: StatefulStack) {
+    const assetStream = new BeaconFunction(this, "AgentAssetStream", {
+      platform,
+      entry: "agent-asset-stream",
+      memorySize: 256,
+      timeout: Duration.seconds(FunctionTimeouts.agentAssetStream),
+    });
+    assetStream.bindTable(stateful.table);
+    assetStream.bindStream(stateful.stream);
+    assetStream.bindCache(stateful.cache);
+    assetStream.keepUnpublishedEvents(config.settings.eventBuffer);
+    assetStream.bindAssetBucket(stateful.assets, "read");
+    // The agent API reads its own URL when it loads, though downloads send agents nowhere.
+    assetStream.bindAgentDomain(config.agentDomain);
+    assetStream.bindAgentCaBindings(config.agentDomain.trust.bindings);
+    return assetStream;
   }
 
   private loadBalancerPlacement(config: BeaconConfig, stateful: StatefulStack) {

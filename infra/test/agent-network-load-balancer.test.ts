@@ -2,7 +2,6 @@ import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AgentServiceSettings } from "../../functions/agent-service/settings.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
-import { ASSET_SIZE_WARNING_ID } from "../lib/agent-http-api.js";
 import { type SynthesizedBeacon, synthesized } from "./assembly.js";
 import { beaconVariants } from "./variants.js";
 
@@ -164,14 +163,6 @@ describe("agentIngress=nlb: a Network Load Balancer passing TCP to the agent ser
       }),
     });
     template.resourceCountIs("AWS::ApplicationAutoScaling::ScalingPolicy", 1);
-  });
-
-  it("does not warn about large assets: the service streams them", () => {
-    const warnings = nlb.stateless
-      .findMetadataByType("aws:cdk:warning")
-      .map((entry) => String(entry.data))
-      .filter((message) => message.includes(ASSET_SIZE_WARNING_ID));
-    expect(warnings).toEqual([]);
   });
 
   it("puts the balancer in public subnets and reaches ECR and CloudWatch Logs through endpoints, as behind the ALB", () => {

@@ -38,10 +38,14 @@ it("acknowledges only these AwsSolutions rules, each for a reason written beside
     ),
   );
   expect([...rules].sort()).toEqual([
+    "AwsSolutions-APIG2",
+    "AwsSolutions-APIG3",
     "AwsSolutions-APIG4",
+    "AwsSolutions-APIG6",
     "AwsSolutions-CFR1",
     "AwsSolutions-CFR2",
     "AwsSolutions-CFR4",
+    "AwsSolutions-COG4",
     "AwsSolutions-COG8",
     "AwsSolutions-EC23",
     "AwsSolutions-ECS2",

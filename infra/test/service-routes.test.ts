@@ -51,7 +51,9 @@ function vpcWorkloadsOf(variant: BeaconVariant): string[] {
   const agentApi = context.agentCompute === "fargate" ? ["AgentService"] : ["AgentApi"];
   const debugBundles =
     context.agentIngress === "alb" && context.agentCompute !== "fargate" ? ["DebugBundleService"] : [];
-  return [...agentApi, "ConsoleApi", ...debugBundles, "Sweeper"].sort();
+  // Behind API Gateway (the default ingress), assets stream to agents from a function of their own.
+  const assetStream = (context.agentIngress ?? "api") === "api" ? ["AgentAssetStream"] : [];
+  return [...agentApi, ...assetStream, "ConsoleApi", ...debugBundles, "Sweeper"].sort();
 }
 
 describe.each(beaconVariantNames.map((variant) => [beaconVariants[variant].description, variant] as const))(
@@ -67,7 +69,7 @@ describe.each(beaconVariantNames.map((variant) => [beaconVariants[variant].descr
 );
 
 describe("the services a function calls, read from its bundle", () => {
-  it("are the table and the stream for the APIs and the sweeper, the assets' bucket for them too (the sweeper reads adoptions' debug bundles), Secrets Manager and Parameter Store for the agent API (parameters' secrets), and the agent CA's secret and Lambda (the webhook dispatcher) for the console", () => {
+  it("are the table and the stream for the APIs and the sweeper, the assets' bucket for them too (the sweeper reads adoptions' debug bundles), Secrets Manager and Parameter Store for the agent API and its asset stream, the same agent app (parameters' secrets), and the agent CA's secret and Lambda (the webhook dispatcher) for the console", () => {
     const services = Object.fromEntries(
       [...serviceCallsOf(synthesized("dev"))].map(([logicalId, calls]) => [
         functionIdOf(logicalId),
@@ -76,6 +78,7 @@ describe("the services a function calls, read from its bundle", () => {
     );
     expect(services).toEqual({
       AgentApi: ["dynamodb", "kinesis-streams", "s3", "secretsmanager", "ssm"],
+      AgentAssetStream: ["dynamodb", "kinesis-streams", "s3", "secretsmanager", "ssm"],
       ConsoleApi: ["dynamodb", "kinesis-streams", "lambda", "s3", "secretsmanager"],
       Sweeper: ["dynamodb", "kinesis-streams", "s3"],
     });
@@ -121,7 +124,7 @@ describe("the route check", () => {
   it("names the function, service and subnets a missing interface endpoint leaves without a route", () => {
     const findings = unreachableIn(devWith(withoutSecretsManagerEndpoint), serviceCallsOf(dev()));
     expect(findings).toEqual(
-      ["AgentApi", "ConsoleApi"].flatMap((id) => [
+      ["AgentApi", "AgentAssetStream", "ConsoleApi"].flatMap((id) => [
         expect.stringMatching(
           new RegExp(
             `^${id}Function\\w+ cannot reach secretsmanager \\(@aws-sdk/client-secrets-manager\\) from subnet VpcPrivateSubnet1Subnet\\w+: `,
@@ -144,9 +147,9 @@ describe("the route check", () => {
       serviceCallsOf(dev()),
     );
     expect(findings.map((finding) => finding.split(" from ")[0])).toEqual(
-      ["AgentApi", "AgentApi", "ConsoleApi", "ConsoleApi", "Sweeper", "Sweeper"].map((id) =>
-        expect.stringMatching(new RegExp(`^${id}Function\\w+ cannot reach kinesis-streams `)),
-      ),
+      ["AgentApi", "AgentAssetStream", "ConsoleApi", "Sweeper"]
+        .flatMap((id) => [id, id])
+        .map((id) => expect.stringMatching(new RegExp(`^${id}Function\\w+ cannot reach kinesis-streams `))),
     );
   });
 
@@ -161,8 +164,8 @@ describe("the route check", () => {
       }),
       serviceCallsOf(dev()),
     );
-    // One per VPC function that calls DynamoDB: the agent API, the console and the sweeper.
-    expect(findings).toHaveLength(3);
+    // One per VPC function that calls DynamoDB: the agent API, its asset stream, the console and the sweeper.
+    expect(findings).toHaveLength(4);
     for (const finding of findings)
       expect(finding).toMatch(/ cannot reach dynamodb .* subnet VpcPrivateSubnet2Subnet/);
   });
@@ -179,6 +182,6 @@ describe("the route check", () => {
       });
     const calls = serviceCallsOf(dev());
     expect(unreachableIn(withDefaultRoute({ NatGatewayId: "nat-0123456789abcdef0" }), calls)).toEqual([]);
-    expect(unreachableIn(withDefaultRoute({ GatewayId: "igw-0123456789abcdef0" }), calls)).toHaveLength(4);
+    expect(unreachableIn(withDefaultRoute({ GatewayId: "igw-0123456789abcdef0" }), calls)).toHaveLength(6);
   });
 });

@@ -5,7 +5,6 @@ import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { distinguishedName } from "../../functions/core/identity/distinguished-name.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
-import { ASSET_SIZE_WARNING_ID } from "../lib/agent-http-api.js";
 import { repositoryRoot } from "../lib/paths.js";
 import { bundleDirectoryOf, type SynthesizedBeacon, synthesized } from "./assembly.js";
 
@@ -357,7 +356,8 @@ describe("agent HTTP API", () => {
         },
       },
     });
-    template.resourceCountIs("AWS::ApiGatewayV2::ApiMapping", 1);
+    // The HTTP API's at the domain's root, and the asset downloads' REST API's below it.
+    template.resourceCountIs("AWS::ApiGatewayV2::ApiMapping", 2);
   });
 
   it("reads the truststore only after the CA bundle is in the bucket, under a key named by its hash", () => {
@@ -369,7 +369,7 @@ describe("agent HTTP API", () => {
     expect(truststoreUri).toMatch(/\/agent-ca-[0-9a-f]{16}\.pem/);
   });
 
-  it("routes only the agent C2 endpoints, the incumbent C2 server's spelling of two, and the debug bundle upload to the agent-api function", () => {
+  it("routes only the agent C2 endpoints but asset downloads, the incumbent C2 server's spelling of two, and the debug bundle upload to the agent-api function", () => {
     const routes = prod.statelessTemplate.findResources("AWS::ApiGatewayV2::Route", {
       Properties: { ApiId: { Ref: Match.stringLikeRegexp("^AgentHttpApi") } },
     });
@@ -381,7 +381,6 @@ describe("agent HTTP API", () => {
       "POST /efm/api/c2-protocol/acknowledge",
       "GET /c2/api/flows/{flowId}/content",
       "GET /c2/api/agents/{agentId}/flows/{flowId}/content",
-      "GET /c2/api/assets/{assetId}/content",
       "GET /c2/api/agents/{agentId}/rollouts/{rolloutId}/flows/{flowId}/content",
       "POST /c2/debug-bundles/{operationId}",
     ]);
@@ -400,18 +399,55 @@ describe("agent HTTP API", () => {
     });
   });
 
-  it("warns at synthesis that agents download assets of 4 MiB at most through it, naming the load balancer for larger", () => {
-    const warnings = (beacon: SynthesizedBeacon) =>
-      beacon.stateless
-        .findMetadataByType("aws:cdk:warning")
-        .map((entry) => String(entry.data))
-        .filter((message) => message.includes(ASSET_SIZE_WARNING_ID));
-    expect(warnings(prod)).toEqual([
-      expect.stringMatching(
-        /assets of up to 4 MiB.*501 content_too_large_for_ingress.*agentIngress=alb.*100 MiB/,
-      ),
-    ]);
-    expect(warnings(prodAlb)).toEqual([]);
+  it("streams asset downloads from a function through a REST API mapped below the same domain, at the same URLs", () => {
+    const template = prod.statelessTemplate;
+    template.hasResourceProperties("AWS::ApiGateway::RestApi", {
+      DisableExecuteApiEndpoint: true,
+      EndpointConfiguration: { Types: ["REGIONAL"] },
+    });
+    template.hasResourceProperties("AWS::ApiGateway::Resource", { PathPart: "{assetId}" });
+    template.hasResourceProperties("AWS::ApiGateway::Resource", { PathPart: "content" });
+    template.hasResourceProperties("AWS::ApiGateway::Method", {
+      HttpMethod: "GET",
+      Integration: Match.objectLike({
+        Type: "AWS_PROXY",
+        ResponseTransferMode: "STREAM",
+        TimeoutInMillis: 180_000,
+        Uri: Match.objectLike({
+          "Fn::Join": Match.arrayWith([
+            Match.arrayWith([Match.stringLikeRegexp("response-streaming-invocations")]),
+          ]),
+        }),
+      }),
+    });
+    template.hasResourceProperties("AWS::ApiGatewayV2::ApiMapping", {
+      ApiMappingKey: "c2/api/assets",
+      ApiId: { Ref: Match.stringLikeRegexp("^AgentHttpApiAssetStreamApi") },
+      DomainName: { Ref: Match.stringLikeRegexp("^AgentHttpApiDomain") },
+    });
+    template.hasResourceProperties("AWS::ApiGateway::Stage", {
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ ThrottlingRateLimit: 5_000, ThrottlingBurstLimit: 5_000 }),
+      ]),
+      AccessLogSetting: Match.objectLike({ Format: Match.stringLikeRegexp("clientCert") }),
+    });
+  });
+
+  it("streams with a function of its own, which reads the assets and nothing else of the bucket", () => {
+    const functions = prod.statelessTemplate.findResources("AWS::Lambda::Function", {
+      Properties: { Timeout: 180 },
+    });
+    expect(Object.keys(functions)).toEqual([expect.stringMatching(/^AgentAssetStream/)]);
+    const policies = Object.entries(prod.statelessTemplate.findResources("AWS::IAM::Policy")).filter(([id]) =>
+      id.startsWith("AgentAssetStream"),
+    );
+    const actions = JSON.stringify(policies.map(([, policy]) => policy.Properties.PolicyDocument));
+    expect(actions).toContain("s3:GetObject");
+    expect(actions).not.toMatch(/s3:PutObject|secretsmanager:|ssm:/);
+  });
+
+  it("leaves no warning at synthesis", () => {
+    expect(prod.stateless.findMetadataByType("aws:cdk:warning")).toEqual([]);
   });
 
   it("is absent when the load balancer is the ingress", () => {
@@ -543,9 +579,10 @@ describe("agent load balancer", () => {
 
 describe("observability", () => {
   it("alarms on the ingress, the functions and their degradations, on one dashboard", () => {
-    // Behind the load balancer, the debug bundles' service adds its 5xx, CPU and memory.
+    // Behind the load balancer, the debug bundles' service adds its 5xx, CPU and memory; behind API Gateway, the
+    // asset stream's function its errors, throttles and the six degradations of its metered downloads' events.
     for (const [{ statelessTemplate }, alarms] of [
-      [prod, 46],
+      [prod, 54],
       [prodAlb, 49],
     ] as const) {
       statelessTemplate.resourceCountIs("AWS::CloudWatch::Alarm", alarms);
@@ -591,6 +628,15 @@ describe("observability", () => {
         "Throttles",
         "Throttles",
         "Throttles",
+        // The asset stream's function, and the degradations of its metered downloads' events.
+        "Errors",
+        "Throttles",
+        "CacheFallbacks",
+        "EventsHeld",
+        "EventsHeldInOutbox",
+        "EventsLost",
+        "OutboxClearFailures",
+        "StreamFailures",
         // The webhook dispatcher's function and stream, the stream consumer's stream, and their deliveries.
         "Errors",
         "Throttles",

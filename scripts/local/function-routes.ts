@@ -62,9 +62,8 @@ const loadHttpFunction = (
 export const BUNDLE_INTAKE_LOG_NAME = "bundle-intake";
 
 /**
- * What takes debug bundles and serves asset downloads: the streaming doors, as the agent service behind the ALB
- * does (bundles of 16 MiB, assets of any size), or the agent-api function, as the HTTP API ingress does (what an
- * invocation carries).
+ * What takes debug bundles: the streaming intake, as the agent service behind the ALB does (bundles of 16 MiB),
+ * or the agent-api function, as the HTTP API ingress does (what an invocation carries). Assets stream on both.
  */
 export type BundleIngress = "streaming" | "function";
 
@@ -91,12 +90,12 @@ export async function loadAgentApi(
   const intake = await loadBundleIntake(logs);
   const streamed = bundles === "streaming";
   const functionRoutes = servedRouteKeys(c2ApiRoutes)
-    .filter(({ path }) => !streamed || path !== AgentRoutes.assetContent.path)
+    .filter(({ path }) => path !== AgentRoutes.assetContent.path)
     .map(({ method, path }) => ({ method, path, handler }));
   return {
     routes: [
       ...functionRoutes,
-      ...(streamed ? [await loadAssetDownloads(logs)] : []),
+      await loadAssetDownloads(logs),
       streamed ? intake.route : { ...AgentRoutes.debugBundle, handler },
     ],
     shutdown: async () => {
@@ -108,7 +107,7 @@ export async function loadAgentApi(
 
 /**
  * Asset downloads stream from the bucket to the agent, as the load balancer's rule sends them to the agent service
- * on AWS: the agent API loaded in this process (the handler's module) answers them through the agent service's
+ * and the agent domain's mapping to the asset stream's function on AWS: the agent API loaded in this process (the handler's module) answers them through the agent service's
  * door, each request a scope of its own writing to `logs` under the function's name, the certificate the one the
  * gateway verified.
  */

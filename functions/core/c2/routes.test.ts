@@ -4,6 +4,7 @@ import {
   AgentRoutes,
   agentRouteUrl,
   allAgentRoutes,
+  apiMappingOf,
   assetContentUrl,
   c2ApiRoutes,
   debugBundleUrl,
@@ -132,4 +133,12 @@ it("serves every route at Beacon's path, the heartbeat and the acknowledgement a
     { method: "POST", path: "/efm/api/c2-protocol/acknowledge" },
     { method: "GET", path: "/c2/api/assets/{assetId}/content" },
   ]);
+});
+
+it("maps a route below the agent domain at its path up to its first parameter, served at the rest", () => {
+  expect(apiMappingOf(AgentRoutes.assetContent)).toEqual({
+    mappingKey: "c2/api/assets",
+    resourcePath: "/{assetId}/content",
+  });
+  expect(() => apiMappingOf(AgentRoutes.heartbeat)).toThrow(/no parameter/);
 });

@@ -70,6 +70,16 @@ export const servedRouteKeys = (
 ): { method: AgentRoute["method"]; path: string }[] =>
   routes.flatMap((route) => servedPaths(route).map((path) => ({ method: route.method, path })));
 
+/**
+ * How a route is served by an API of its own below an API mapping of the agent domain: the mapping key is the
+ * route's path up to its first parameter, the base path API Gateway strips; the API's resource path is the rest.
+ */
+export function apiMappingOf(route: AgentRoute): { mappingKey: string; resourcePath: string } {
+  const firstParameter = route.path.indexOf("/{");
+  if (firstParameter < 0) throw new Error(`${route.path} has no parameter to map below`);
+  return { mappingKey: route.path.slice(1, firstParameter), resourcePath: route.path.slice(firstParameter) };
+}
+
 /** A parameter in a route's path, its name captured. */
 const PARAMETER = /\{(\w+)\}/g;
 
