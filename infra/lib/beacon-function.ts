@@ -79,6 +79,9 @@ export const beaconBundling = {
   target: "node22",
   mainFields: ["module", "main"],
   minify: true,
+  // The map ships beside the bundle (index.mjs.map) and is read offline, by `npm run stack`, never by the
+  // function: Node's --enable-source-maps reads and indexes the whole map at every cold start, 16 to 50 ms of CPU
+  // (docs/measurements.md, "Source maps read offline").
   sourceMap: true,
   sourcesContent: false,
   // The function runs the SDK versions the tests ran against, not whatever the runtime ships.
@@ -88,9 +91,6 @@ export const beaconBundling = {
   banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
   esbuildArgs: { "--alias": Object.entries(builtinAliases).map(([name, shim]) => `${name}=${shim}`) },
 } satisfies BundlingOptions;
-
-/** Node's options for every function: stack traces point into the sources through the bundle's source map. */
-export const beaconNodeOptions = "--enable-source-maps";
 
 /**
  * The same bundling as esbuild's own options, for what Beacon bundles without NodejsFunction: the agent service's
@@ -545,7 +545,6 @@ export class BeaconFunction extends BeaconWorkload {
         POWERTOOLS_SERVICE_NAME: this.serviceName,
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
         POWERTOOLS_LOG_LEVEL: platform.logLevel,
-        NODE_OPTIONS: beaconNodeOptions,
       },
       bundling: beaconBundling,
     });

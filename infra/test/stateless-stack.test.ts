@@ -57,7 +57,7 @@ describe("agent-api function", () => {
     });
   });
 
-  it("is bundled by the local esbuild: one minified ES module with its source map", () => {
+  it("is bundled by the local esbuild: one minified ES module with its source map, which Node does not read", () => {
     const directory = bundleDirectoryOf(prod, "AgentApiFunction");
     expect(readdirSync(directory).sort()).toEqual(["index.mjs", "index.mjs.map"]);
     const code = readFileSync(join(directory, "index.mjs"), "utf8");
@@ -66,6 +66,7 @@ describe("agent-api function", () => {
     expect(code).toContain("//# sourceMappingURL=index.mjs.map");
     const averageLineLength = code.length / code.split("\n").length;
     expect(averageLineLength).toBeGreaterThan(1_000);
+    expect(environmentOf(prod.statelessTemplate).NODE_OPTIONS).toBeUndefined();
   });
 
   it("gets its table, stream and cache through the shared variable names, and Powertools settings", () => {

@@ -19,7 +19,6 @@ import { ConsoleClaims } from "../../functions/core/identity/principal.js";
 import { makeKinesisClient } from "../../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
-import { beaconNodeOptions } from "../../infra/lib/beacon-function.js";
 import { metricsNamespace } from "../../infra/lib/monitoring.js";
 import { repositoryRoot } from "../../infra/lib/paths.js";
 import {
@@ -476,7 +475,6 @@ async function coldStartCases(options: ColdStartOptions): Promise<ColdStartCase[
     POWERTOOLS_SERVICE_NAME: `${functionName}-bench`,
     POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
     POWERTOOLS_LOG_LEVEL: "INFO",
-    NODE_OPTIONS: beaconNodeOptions,
   });
   // No agent is sent to it, nor any webhook test: the URLs are named because the configuration asks for them.
   const unused = "https://127.0.0.1:1";
