@@ -153,8 +153,7 @@ function readBody(
   validate: (typeof Validators)[keyof typeof Validators],
   what: string,
 ) {
-  const text = inflateBody(request.body, request.headers["content-encoding"], limits).toString("utf8");
-  const body = bodies.parse(text);
+  const body = bodies.parse(inflateBody(request.body, request.headers["content-encoding"], limits));
   assertValid(validate, body, what);
   return body;
 }

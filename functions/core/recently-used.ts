@@ -15,6 +15,17 @@ export class RecentlyUsed<K, V> {
     return value;
   }
 
+  /** The most recently used value that `matches`, now the most recently used. */
+  find(matches: (value: V) => boolean): V | undefined {
+    for (const [key, value] of [...this.entries].reverse()) {
+      if (matches(value)) {
+        this.set(key, value);
+        return value;
+      }
+    }
+    return undefined;
+  }
+
   set(key: K, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, value);

@@ -92,7 +92,10 @@ describe("parseJsonObject", () => {
 
 describe("RecurringValueParser", () => {
   const path = ["agentInfo", "agentManifest", "bundles"];
-  const parser = () => new RecurringValueParser(path, 2, limits);
+  const parser = () => {
+    const bodies = new RecurringValueParser(path, 2, limits);
+    return { parse: (text: string) => bodies.parse(Buffer.from(text, "utf8")) };
+  };
   const bundles = [{ group: "org.apache.nifi.minifi", artifact: "minifi-system", components: ["[", "{"] }];
   const bodyOf = (agentId: string, value: unknown = bundles) =>
     JSON.stringify({
@@ -139,6 +142,25 @@ describe("RecurringValueParser", () => {
       bodies.parse(bodyOf("a"));
       expect(bodies.parse(text)).toEqual(JSON.parse(text));
     }
+  });
+
+  it("keeps the values it used last, of any characters, and tells them from their bytes alone", () => {
+    const bodies = parser();
+    const named = (name: string) => [{ ...bundles[0], artifact: name }];
+    const first = bodies.parse(bodyOf("ä", named("ünïcode ✓")));
+    const second = bodies.parse(bodyOf("b", named("b")));
+    // Used again, the first is kept over the second when a third comes.
+    const again = bodies.parse(bodyOf("ç ✓", named("ünïcode ✓")));
+    expect(again).toEqual(JSON.parse(bodyOf("ç ✓", named("ünïcode ✓"))));
+    expect(bundlesOf(again)).toBe(bundlesOf(first));
+    bodies.parse(bodyOf("c", named("c")));
+    expect(bundlesOf(bodies.parse(bodyOf("d", named("ünïcode ✓"))))).toBe(bundlesOf(first));
+    const forgotten = bodies.parse(bodyOf("e", named("b")));
+    expect(bundlesOf(forgotten)).toEqual(named("b"));
+    expect(bundlesOf(forgotten)).not.toBe(bundlesOf(second));
+    // Bytes that begin as a kept value's but are not it are their own.
+    const longer = bodyOf("f", named("ünïcode ✓")).replace(']},"agentType"', ',1]},"agentType"');
+    expect(bodies.parse(longer)).toEqual(JSON.parse(longer));
   });
 
   it("finds the value only at the path", () => {

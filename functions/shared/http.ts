@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { BeaconError, type ErrorCode, isBeaconError } from "../core/errors.js";
 import type { JsonObject } from "../core/json.js";
@@ -160,7 +159,7 @@ function inflate(compressed: Buffer, maxBytes: number): Buffer {
 
 /** Parses a JSON object after checking its nesting without recursion, so no input can exhaust the stack. */
 export function parseJsonObject(text: string, limits: BodyLimits): JsonObject {
-  scanJson(text, limits.maxJsonDepth, []);
+  scanJson(Buffer.from(text, "utf8"), limits.maxJsonDepth, [], () => undefined);
   return jsonObjectOf(text);
 }
 
@@ -177,17 +176,23 @@ function jsonObjectOf(text: string): JsonObject {
   return parsed as JsonObject;
 }
 
+/** A value at the path, kept parsed and frozen, with the bytes it was parsed from. */
+interface KeptValue {
+  bytes: Buffer;
+  value: unknown;
+}
+
 /**
- * Parses JSON objects (as parseJsonObject) whose value at `path`, an object or an array, often recurs byte for
- * byte: a build's manifest bundles, ~400 KB that every agent of the build sends alike. A value whose text
- * hashes (SHA-256) to one of the `capacity` this parser parsed lately is not parsed again: the rest of the
- * body is, and the value is the one kept, frozen, shared by every body that carried it. Identical bytes parse
- * to an identical value, so no different text is ever taken for a kept one, whatever the agent's own
- * manifest hash says; a path whose keys recur or are escaped in the text (where JSON.parse would keep
- * another value) is parsed whole.
+ * Parses JSON objects (as parseJsonObject, from their UTF-8 bytes) whose value at `path`, an object or an array,
+ * often recurs byte for byte: a build's manifest bundles, ~400 KB that every agent of the build sends alike. A
+ * value whose bytes are those of one of the `capacity` this parser parsed lately is neither scanned, decoded nor
+ * parsed again: the rest of the body is, and the value is the one kept, frozen, shared by every body that carried
+ * it. Identical bytes parse to an identical value, and nest as deep where the path puts them, so no different
+ * text is ever taken for a kept one, whatever the agent's own manifest hash says; a path whose keys recur or are
+ * escaped in the text (where JSON.parse would keep another value) is parsed whole.
  */
 export class RecurringValueParser {
-  private readonly kept: RecentlyUsed<string, unknown>;
+  private readonly kept: RecentlyUsed<Buffer, KeptValue>;
 
   constructor(
     private readonly path: readonly string[],
@@ -197,23 +202,33 @@ export class RecurringValueParser {
     this.kept = new RecentlyUsed(capacity);
   }
 
-  parse(text: string): JsonObject {
-    const span = scanJson(text, this.limits.maxJsonDepth, this.path);
-    if (!span) return jsonObjectOf(text);
-    const digest = createHash("sha256").update(text.slice(span.start, span.end)).digest("base64");
-    const known = this.kept.get(digest);
-    if (known === undefined) {
-      const body = jsonObjectOf(text);
-      this.kept.set(digest, deepFreeze(valueAt(body, this.path)));
+  parse(bytes: Buffer): JsonObject {
+    let known: KeptValue | undefined;
+    const span = scanJson(bytes, this.limits.maxJsonDepth, this.path, (start) => {
+      known = this.kept.find(({ bytes: kept }) => bytesAt(bytes, start, kept));
+      return known?.bytes.length;
+    });
+    if (!span) return jsonObjectOf(bytes.toString("utf8"));
+    if (!known) {
+      const body = jsonObjectOf(bytes.toString("utf8"));
+      const kept = Buffer.from(bytes.subarray(span.start, span.end));
+      this.kept.set(kept, { bytes: kept, value: deepFreeze(valueAt(body, this.path)) });
       return body;
     }
-    // Any JSON value stands in for the kept one: the text that parses around it parses around the kept one.
-    const body = jsonObjectOf(`${text.slice(0, span.start)}0${text.slice(span.end)}`);
+    // Any JSON value stands in for the kept one: the text that parses around it parses around the kept one. The
+    // value starts and ends with an ASCII bracket, so the bytes around it are whole UTF-8 characters.
+    const around = `${bytes.toString("utf8", 0, span.start)}0${bytes.toString("utf8", span.end)}`;
+    const body = jsonObjectOf(around);
     const parent = valueAt(body, this.path.slice(0, -1)) as JsonObject;
-    parent[this.path.at(-1) as string] = known;
+    parent[this.path.at(-1) as string] = known.value;
     return body;
   }
 }
+
+/** Whether `bytes` holds `expected` from `start` on. */
+const bytesAt = (bytes: Buffer, start: number, expected: Buffer): boolean =>
+  bytes.length - start >= expected.length &&
+  bytes.compare(expected, 0, expected.length, start, start + expected.length) === 0;
 
 /** The value at `path` of a body the scan found it in: an object at every step. */
 const valueAt = (body: JsonObject, path: readonly string[]): unknown =>
@@ -235,18 +250,25 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 
-/** Where a value is in a text: from its first character to just after its last. */
+/** Where a value is in a text: from its first byte to just after its last. */
 interface Span {
   start: number;
   end: number;
 }
 
 /**
- * One pass over a JSON text: checks its nesting against `maxDepth`, and finds the object or array at `path`
- * (keys from the top-level object down), should it be there exactly once, its keys unescaped and found once
- * each in their objects.
+ * One pass over a JSON text's UTF-8 bytes (whose structural characters are single bytes no multi-byte character
+ * holds): checks its nesting against `maxDepth`, and finds the object or array at `path` (keys from the
+ * top-level object down), should it be there exactly once, its keys unescaped and found once each in their
+ * objects. Where `knownLength` says the value opened at the path is a known one of that many bytes, already
+ * checked at this depth, the scan goes on after it.
  */
-function scanJson(text: string, maxDepth: number, path: readonly string[]): Span | undefined {
+function scanJson(
+  bytes: Buffer,
+  maxDepth: number,
+  path: readonly string[],
+  knownLength: (start: number) => number | undefined,
+): Span | undefined {
   let depth = 0;
   // The containers at depths 1 to onPath are the top-level object and the values of path's first keys.
   let onPath = 0;
@@ -255,18 +277,18 @@ function scanJson(text: string, maxDepth: number, path: readonly string[]): Span
   const keysSeen = path.map(() => 0);
   let start = -1;
   let end = -1;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
+  for (let index = 0; index < bytes.length; index++) {
+    const code = bytes[index];
     if (code === QUOTE) {
-      const closing = closingQuoteOf(text, index);
+      const closing = closingQuoteOf(bytes, index);
       if (depth === onPath && depth >= 1 && depth <= path.length && !ambiguous) {
-        const colon = nextNonSpace(text, closing + 1);
-        if (text.charCodeAt(colon) === COLON) {
-          const key = text.slice(index + 1, closing);
+        const colon = nextNonSpace(bytes, closing + 1);
+        if (bytes[colon] === COLON) {
+          const key = bytes.toString("utf8", index + 1, closing);
           if (key.includes("\\")) ambiguous = true;
           else if (key === path[depth - 1]) {
             ambiguous = ++(keysSeen[depth - 1] as number) > 1;
-            const value = text.charCodeAt(nextNonSpace(text, colon + 1));
+            const value = bytes[nextNonSpace(bytes, colon + 1)];
             nextOpensPath = value === OPEN_BRACE || value === OPEN_BRACKET;
           }
         }
@@ -278,7 +300,17 @@ function scanJson(text: string, maxDepth: number, path: readonly string[]): Span
       }
       if (depth === 1 || nextOpensPath) {
         onPath = depth;
-        if (depth === path.length + 1) start = index;
+        if (depth === path.length + 1) {
+          start = index;
+          const known = knownLength(start);
+          if (known !== undefined) {
+            // As the scan would leave it at the value's closing bracket.
+            end = start + known;
+            index = end - 1;
+            onPath--;
+            depth--;
+          }
+        }
       }
       nextOpensPath = false;
     } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
@@ -292,23 +324,25 @@ function scanJson(text: string, maxDepth: number, path: readonly string[]): Span
   return path.length > 0 && !ambiguous && start !== -1 && end !== -1 ? { start, end } : undefined;
 }
 
-/** The index of the first character at or after `from` that is no JSON whitespace. */
-function nextNonSpace(text: string, from: number): number {
+/** The index of the first byte at or after `from` that is no JSON whitespace. */
+function nextNonSpace(bytes: Buffer, from: number): number {
   let index = from;
-  while (index < text.length && " \t\n\r".includes(text.charAt(index))) index++;
+  while (index < bytes.length && isJsonSpace(bytes[index] as number)) index++;
   return index;
 }
 
+const isJsonSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+
 /**
- * Where the string opened at `start` closes (the text's length if it does not): found with indexOf, which
- * skips the strings' characters natively, where most of an agent's JSON is, instead of one by one.
+ * Where the string opened at `start` closes (the bytes' length if it does not): found with indexOf, which skips
+ * the strings' bytes natively, where most of an agent's JSON is, instead of one by one.
  */
-function closingQuoteOf(text: string, start: number): number {
-  for (let quote = text.indexOf('"', start + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+function closingQuoteOf(bytes: Buffer, start: number): number {
+  for (let quote = bytes.indexOf(QUOTE, start + 1); quote !== -1; quote = bytes.indexOf(QUOTE, quote + 1)) {
     let backslashes = 0;
-    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    while (bytes[quote - 1 - backslashes] === BACKSLASH) backslashes++;
     // An odd run of backslashes escapes the quote; an even one is escaped backslashes before it.
     if (backslashes % 2 === 0) return quote;
   }
-  return text.length;
+  return bytes.length;
 }
