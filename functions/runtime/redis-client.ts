@@ -21,6 +21,10 @@ export function makeRedisClient({ url, commandTimeoutMs }: RedisClientOptions): 
     maxRetriesPerRequest: 0,
     retryStrategy: (attempt: number) => Math.min(50 * 2 ** attempt, 2_000),
     tls,
+    // Not auto-pipelined: a command must be on the wire when it is sent, for a process that goes busy (parsing a
+    // herd's first heartbeats) to find its answer there at the deadline (see adapters/redis/deadline.ts); ioredis
+    // holds an auto-pipelined command until the event loop's next check phase, after the deadline has run.
+    enableAutoPipelining: false,
   };
   if (parsed.searchParams.get("cluster") === "true") {
     return new Cluster([{ host: parsed.hostname, port: Number(parsed.port || 6379) }], {
