@@ -35,7 +35,7 @@ export function registerApply(program: Command, kit: CommandKit): void {
     try {
       // The API's compiled validators are loaded only by the commands that read a folder.
       const { readFleetFolder } = await import("./fleet/folder.js");
-      objects = readFleetFolder(options.file);
+      objects = await readFleetFolder(options.file);
     } catch (error) {
       if (error instanceof FolderError) throw new UsageError(error.message);
       throw error;

@@ -38,8 +38,11 @@ export function progressLine(stage: "hashing" | "sending", done: number, total: 
   return `\r${stage === "hashing" ? "Hashing" : "Sending"} ${byteSize(done)} of ${byteSize(total)} (${percent}%)`;
 }
 
-/** The file's SHA-256, read as a stream (Node's own hash: several times faster than the page's). */
-async function sha256OfFile(file: string, onRead: (done: number) => void): Promise<string> {
+/**
+ * The file's SHA-256, read as a stream and never held whole (Node's own hash: several times faster than the
+ * page's): an upload's and a fleet folder's assets.
+ */
+export async function sha256OfFile(file: string, onRead: (done: number) => void = () => {}): Promise<string> {
   const hash = createHash("sha256");
   let done = 0;
   for await (const chunk of createReadStream(file)) {

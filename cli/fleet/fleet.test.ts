@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,7 +8,7 @@ import type { Schemas } from "../../web/src/api/client.js";
 import { ExitCode } from "../exit.js";
 import { run } from "../main.js";
 import { parseFleetFile, readFleetFolder } from "./folder.js";
-import { FolderError } from "./objects.js";
+import { type FleetObject, FolderError } from "./objects.js";
 import { type CurrentState, changesAnything, plan, planJson, renderPlan } from "./plan.js";
 
 const EXAMPLE = path.join(repositoryRoot, "docs", "examples", "fleet");
@@ -17,9 +17,9 @@ const noFlows = () => {
 };
 
 /** The objects of one YAML text, or the FolderError's message. */
-function parsed(text: string) {
+async function parsed(text: string) {
   try {
-    return parseFleetFile("fleet.yaml", text, noFlows);
+    return await parseFleetFile("fleet.yaml", text, noFlows);
   } catch (error) {
     if (error instanceof FolderError) return error.message;
     throw error;
@@ -58,9 +58,9 @@ const entry = (name: string, fields: Partial<Schemas["ParameterEntry"]>): Schema
 });
 
 /** What the example folder declares, as the tenant would hold it once applied. */
-function applied(objects = readFleetFolder(EXAMPLE)): CurrentState {
+async function applied(objects?: FleetObject[]): Promise<CurrentState> {
   const state = empty();
-  for (const object of objects) {
+  for (const object of objects ?? (await readFleetFolder(EXAMPLE))) {
     switch (object.kind) {
       case "Settings":
         state.settings = { ...object.spec } as Schemas["TenantSettings"];
@@ -125,8 +125,8 @@ function applied(objects = readFleetFolder(EXAMPLE)): CurrentState {
 }
 
 describe("a fleet folder", () => {
-  it("reads the example folder: every kind, the flow file by its path and SHA-256", () => {
-    const objects = readFleetFolder(EXAMPLE);
+  it("reads the example folder: every kind, the flow file by its path and SHA-256", async () => {
+    const objects = await readFleetFolder(EXAMPLE);
     expect(objects.map((object) => object.kind).sort()).toEqual([
       "Asset",
       "Class",
@@ -151,41 +151,43 @@ describe("a fleet folder", () => {
     });
   });
 
-  it("refuses a broken object, naming the file, the document, the object and the field", () => {
+  it("refuses a broken object, naming the file, the document, the object and the field", async () => {
     const object = (kind: string, metadata: string, spec: string) =>
       `apiVersion: beacon/v1\nkind: ${kind}\nmetadata: ${metadata}\nspec: ${spec}\n`;
-    expect(parsed(object("Class", "{name: pumps}", "{heartbeatIntervalSeconds: 0}"))).toBe(
+    expect(await parsed(object("Class", "{name: pumps}", "{heartbeatIntervalSeconds: 0}"))).toBe(
       "fleet.yaml (document 1, Class pumps): spec/heartbeatIntervalSeconds must be >= 1",
     );
-    expect(parsed(`---\n${object("Class", "{name: pumps}", "{colour: blue}")}`)).toBe(
+    expect(await parsed(`---\n${object("Class", "{name: pumps}", "{colour: blue}")}`)).toBe(
       "fleet.yaml (document 1, Class pumps): spec must NOT have additional properties (colour)",
     );
     expect(
-      parsed(`${object("Class", "{name: a}", "{}")}---\n${object("Class", "{name: 'no/slash'}", "{}")}`),
+      await parsed(
+        `${object("Class", "{name: a}", "{}")}---\n${object("Class", "{name: 'no/slash'}", "{}")}`,
+      ),
     ).toBe(
       'fleet.yaml (document 2, Class no/slash): metadata.name: "no/slash" is not of the form it takes ("/" is not allowed): letters, digits, ".", "_" and "-" only, starting with a letter or a digit, 1 to 128 characters',
     );
-    expect(parsed(object("Clas", "{name: a}", "{}"))).toMatch(
+    expect(await parsed(object("Clas", "{name: a}", "{}"))).toMatch(
       /^fleet\.yaml \(document 1\): kind must be one of Settings, Class, .*, not "Clas"$/,
     );
-    expect(parsed("apiVersion: beacon/v2\nkind: Class\n")).toBe(
+    expect(await parsed("apiVersion: beacon/v2\nkind: Class\n")).toBe(
       'fleet.yaml (document 1): apiVersion must be beacon/v1, not "beacon/v2"',
     );
-    expect(parsed(object("Class", "{}", "{}"))).toBe(
+    expect(await parsed(object("Class", "{}", "{}"))).toBe(
       "fleet.yaml (document 1, Class): metadata.name is required (text)",
     );
-    expect(parsed(object("ClassParameter", "{class: pumps, name: a}", "{value: 1, secretRef: x}"))).toMatch(
-      /^fleet\.yaml \(document 1, ClassParameter pumps\/a\): spec/,
-    );
-    expect(parsed(object("FlowVersion", "{class: pumps}", "{file: flow.json}"))).toBe(
+    expect(
+      await parsed(object("ClassParameter", "{class: pumps, name: a}", "{value: 1, secretRef: x}")),
+    ).toMatch(/^fleet\.yaml \(document 1, ClassParameter pumps\/a\): spec/);
+    expect(await parsed(object("FlowVersion", "{class: pumps}", "{file: flow.json}"))).toBe(
       "fleet.yaml (document 1, FlowVersion pumps/flow.json): spec.file: no flow files here",
     );
-    expect(parsed("apiVersion: beacon/v1\nkind: [unclosed\n")).toBe(
+    expect(await parsed("apiVersion: beacon/v1\nkind: [unclosed\n")).toBe(
       "fleet.yaml:3: not YAML: Flow sequence in block collection must be sufficiently indented and end with a ]",
     );
   });
 
-  it("reads a resource set's files as assets: each once, by its SHA-256, named as the file is", () => {
+  it("reads a resource set's files as assets: each once, by its SHA-256, named as the file is", async () => {
     const folder = mkdtempSync(path.join(tmpdir(), "beacon-fleet-"));
     writeFileSync(path.join(folder, "gain.csv"), "a,b\n");
     const resources = (className: string, items: string) =>
@@ -195,7 +197,7 @@ describe("a fleet folder", () => {
       path.join(folder, "a.yaml"),
       `${resources("pumps", `[{file: gain.csv, path: cal}, {assetId: "${id}"}]`)}---\n${resources("valves", "[{file: gain.csv}]")}`,
     );
-    const objects = readFleetFolder(folder);
+    const objects = await readFleetFolder(folder);
     const sha256 = createHash("sha256").update("a,b\n").digest("hex");
     expect(objects.filter(({ kind }) => kind === "Asset")).toEqual([
       {
@@ -213,33 +215,35 @@ describe("a fleet folder", () => {
       spec: { items: [{ assetId: sha256, path: "cal" }, { assetId: id }] },
     });
 
-    const refused = (items: string) => {
+    const refused = async (items: string) => {
       writeFileSync(path.join(folder, "a.yaml"), resources("pumps", items));
       try {
-        readFleetFolder(folder);
+        await readFleetFolder(folder);
       } catch (error) {
         return (error as Error).message;
       }
       return "read";
     };
     const where = "a.yaml (document 1, ClassResources pumps)";
-    expect(refused(`[{file: gain.csv, assetId: "${id}"}]`)).toBe(
+    expect(await refused(`[{file: gain.csv, assetId: "${id}"}]`)).toBe(
       `${where}: spec.items[0] needs one of file (uploaded if absent) and assetId`,
     );
-    expect(refused("[{file: none.csv}]")).toBe(`${where}: spec.items[0].file: cannot read none.csv: ENOENT`);
-    expect(refused("[{file: gain.csv, path: ../up}]")).toMatch(
+    expect(await refused("[{file: none.csv}]")).toBe(
+      `${where}: spec.items[0].file: cannot read none.csv: ENOENT`,
+    );
+    expect(await refused("[{file: gain.csv, path: ../up}]")).toMatch(
       /^a\.yaml \(document 1, ClassResources pumps\): spec\/items\/0\/path: "\.\.\/up" is not of the form it takes/,
     );
-    expect(refused(`[{file: gain.csv}, {assetId: "${sha256}", path: x}]`)).toBe(
+    expect(await refused(`[{file: gain.csv}, {assetId: "${sha256}", path: x}]`)).toBe(
       `${where}: asset ${sha256} is in the set twice`,
     );
     writeFileSync(path.join(folder, "empty.csv"), "");
-    expect(refused("[{file: empty.csv}]")).toBe(
+    expect(await refused("[{file: empty.csv}]")).toBe(
       `${where}: spec.items[0].file: empty.csv is empty: an asset has at least one byte.`,
     );
   });
 
-  it("refuses an object declared twice, and a flow version's bytes declared twice", () => {
+  it("refuses an object declared twice, and a flow version's bytes declared twice", async () => {
     const folder = mkdtempSync(path.join(tmpdir(), "beacon-fleet-"));
     const flow = (file: string) =>
       `apiVersion: beacon/v1\nkind: FlowVersion\nmetadata: {class: pumps}\nspec: {file: ${file}}\n`;
@@ -247,10 +251,10 @@ describe("a fleet folder", () => {
     writeFileSync(path.join(folder, "b.json"), "{}");
     writeFileSync(path.join(folder, "a.yaml"), flow("a.json"));
     writeFileSync(path.join(folder, "b.yaml"), flow("b.json"));
-    expect(() => readFleetFolder(folder)).toThrow(
+    await expect(readFleetFolder(folder)).rejects.toThrow(
       /^b\.yaml \(document 1\): FlowVersion pumps@[0-9a-f]{64} is declared twice, first in a\.yaml \(document 1\)$/,
     );
-    expect(() => readFleetFolder(path.join(folder, "none"))).toThrow(FolderError);
+    await expect(readFleetFolder(path.join(folder, "none"))).rejects.toThrow(FolderError);
   });
 });
 
@@ -275,11 +279,38 @@ describe("beacon apply and diff", () => {
       );
     }
   });
+
+  it("refuse a resource set's file over the limit by its size, before reading any of it", async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "beacon-fleet-"));
+    writeFileSync(
+      path.join(folder, "a.yaml"),
+      "apiVersion: beacon/v1\nkind: ClassResources\nmetadata: {class: pumps}\nspec: {items: [{file: big.bin}]}\n",
+    );
+    writeFileSync(path.join(folder, "big.bin"), "");
+    // Sparse files: no byte is written. The larger is beyond what one read can hold (readFileSync refuses
+    // over 2 GiB), so its refusal can only come from its size.
+    for (const [sizeBytes, size] of [
+      [101 * 1024 * 1024, "101.0 MiB"],
+      [3 * 1024 * 1024 * 1024, "3072.0 MiB"],
+    ] as const) {
+      truncateSync(path.join(folder, "big.bin"), sizeBytes);
+      let stderr = "";
+      const code = await run(
+        ["apply", "-f", folder],
+        { out: () => {}, err: (text) => (stderr += text) },
+        { BEACON_URL: "http://127.0.0.1:9", BEACON_TOKEN: "t", XDG_CONFIG_HOME: folder },
+      );
+      expect(code).toBe(ExitCode.usage);
+      expect(stderr).toBe(
+        `beacon: a.yaml (document 1, ClassResources pumps): spec.items[0].file: big.bin is ${size} (${sizeBytes} bytes): an asset is at most 100.0 MiB (104857600 bytes).\n`,
+      );
+    }
+  });
 });
 
 describe("the plan", () => {
-  it("creates everything in an empty tenant, settings and classes before what needs them", () => {
-    const changes = plan(readFleetFolder(EXAMPLE), empty(), { prune: false });
+  it("creates everything in an empty tenant, settings and classes before what needs them", async () => {
+    const changes = plan(await readFleetFolder(EXAMPLE), empty(), { prune: false });
     expect(changes.map(({ action, kind }) => `${action} ${kind}`)).toEqual([
       "update Settings",
       "create Class",
@@ -295,8 +326,8 @@ describe("the plan", () => {
     expect(changesAnything(changes)).toBe(true);
   });
 
-  it("changes nothing once applied", () => {
-    const changes = plan(readFleetFolder(EXAMPLE), applied(), { prune: true });
+  it("changes nothing once applied", async () => {
+    const changes = plan(await readFleetFolder(EXAMPLE), await applied(), { prune: true });
     expect(changes.every(({ action }) => action === "unchanged")).toBe(true);
     expect(changesAnything(changes)).toBe(false);
     expect(renderPlan(changes)).toMatch(
@@ -304,8 +335,8 @@ describe("the plan", () => {
     );
   });
 
-  it("updates the fields that differ, and only those the folder gives", () => {
-    const current = applied();
+  it("updates the fields that differ, and only those the folder gives", async () => {
+    const current = await applied();
     current.classes.set(
       "pumps",
       agentClass("pumps", {
@@ -324,7 +355,7 @@ describe("the plan", () => {
       "pumps",
       flows.map((flow) => ({ ...flow, label: "older" })),
     );
-    const changes = plan(readFleetFolder(EXAMPLE), current, { prune: false });
+    const changes = plan(await readFleetFolder(EXAMPLE), current, { prune: false });
     const updates = changes.filter(({ action }) => action === "update");
     expect(updates).toMatchObject([
       { kind: "Class", name: "pumps", differences: ["heartbeatIntervalSeconds: 60 → 30"] },
@@ -338,9 +369,9 @@ describe("the plan", () => {
     expect(renderPlan(changes)).toContain("~ update Class pumps\n    heartbeatIntervalSeconds: 60 → 30\n");
   });
 
-  it("a resource set's items are compared as a set: what it adds and removes, by file or name", () => {
-    const objects = readFleetFolder(EXAMPLE);
-    const current = applied(objects);
+  it("a resource set's items are compared as a set: what it adds and removes, by file or name", async () => {
+    const objects = await readFleetFolder(EXAMPLE);
+    const current = await applied(objects);
     const set = current.resourceSets.get("pumps") as Schemas["ResourceSet"];
     const kept = set.items[0] as Schemas["ResourceSet"]["items"][number];
     current.resourceSets.set("pumps", {
@@ -369,11 +400,11 @@ describe("the plan", () => {
     ).toEqual(["create Asset assets/calibration.csv"]);
   });
 
-  it("a group's definition is whole: a field left out that the tenant has set is an update to its default", () => {
-    const current = applied();
+  it("a group's definition is whole: a field left out that the tenant has set is an update to its default", async () => {
+    const current = await applied();
     const group = current.groups.get("plant-7") as Schemas["Group"];
     current.groups.set("plant-7", { ...group, requireApproval: true, parameterPriority: 5 });
-    const [change] = plan(readFleetFolder(EXAMPLE), current, { prune: false }).filter(
+    const [change] = plan(await readFleetFolder(EXAMPLE), current, { prune: false }).filter(
       ({ action }) => action === "update",
     );
     expect(change).toMatchObject({
@@ -382,8 +413,8 @@ describe("the plan", () => {
     });
   });
 
-  it("leaves what the folder does not declare alone, and deletes it only with --prune", () => {
-    const current = applied();
+  it("leaves what the folder does not declare alone, and deletes it only with --prune", async () => {
+    const current = await applied();
     current.classes.set("auto", agentClass("auto", { autoCreated: true }));
     current.groups.set("old", { ...(current.groups.get("plant-7") as Schemas["Group"]), name: "old" });
     current.classParameters.get("pumps")?.items.push(entry("retired", { value: "x" }));
@@ -393,7 +424,7 @@ describe("the plan", () => {
       subscriptionId: "wh-1764496800000-b",
       eventTypes: ["agent.online"],
     });
-    const objects = readFleetFolder(EXAMPLE);
+    const objects = await readFleetFolder(EXAMPLE);
 
     const kept = plan(objects, current, { prune: false });
     expect(changesAnything(kept)).toBe(false);
@@ -423,8 +454,8 @@ describe("the plan", () => {
     expect(pruned.some(({ name }) => name === "auto/kept")).toBe(false);
   });
 
-  it("gives the plan as JSON: each change's action, kind, name, where it was declared, and the counts", () => {
-    const json = planJson(plan(readFleetFolder(EXAMPLE), empty(), { prune: false }));
+  it("gives the plan as JSON: each change's action, kind, name, where it was declared, and the counts", async () => {
+    const json = planJson(plan(await readFleetFolder(EXAMPLE), empty(), { prune: false }));
     expect(json.summary).toEqual({ create: 9, update: 1, delete: 0, unchanged: 0, unmanaged: 0 });
     expect(json.changes[1]).toEqual({
       action: "create",

@@ -4,7 +4,7 @@
  * the API: a broken folder changes nothing.
  */
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ValidateFunction } from "ajv";
 import { parseAllDocuments } from "yaml";
@@ -14,6 +14,7 @@ import { describeFailure } from "../../functions/shared/console-openapi.js";
 import type { Schemas } from "../../web/src/api/client.js";
 import { assetSizeProblem } from "../../web/src/asset-parts.js";
 import { flowContentType } from "../../web/src/flow-file.js";
+import { sha256OfFile } from "../assets.js";
 import {
   API_VERSION,
   type AssetObject,
@@ -26,7 +27,7 @@ import {
 } from "./objects.js";
 
 /** Every object of every `.yaml`/`.yml` file under `folder`, checked; a FolderError for the first fault. */
-export function readFleetFolder(folder: string): FleetObject[] {
+export async function readFleetFolder(folder: string): Promise<FleetObject[]> {
   let files: string[];
   try {
     files = readdirSync(folder, { encoding: "utf8" })
@@ -36,17 +37,14 @@ export function readFleetFolder(folder: string): FleetObject[] {
     throw new FolderError(`Cannot read the folder ${folder}: ${(error as NodeJS.ErrnoException).code}`);
   }
   if (files.length === 0) throw new FolderError(`No .yaml or .yml file in ${folder}`);
-  const objects = files.flatMap((file) =>
-    parseFleetFile(file, readFileSync(path.join(folder, file), "utf8"), (relative) => {
-      const target = path.join(path.dirname(file), relative);
-      const location = path.join(folder, target);
-      try {
-        return { file: target, location, content: readFileSync(location) };
-      } catch (error) {
-        throw new Error(`cannot read ${target}: ${(error as NodeJS.ErrnoException).code}`);
-      }
-    }),
-  );
+  const objects: FleetObject[] = [];
+  for (const file of files)
+    objects.push(
+      ...(await parseFleetFile(file, readFileSync(path.join(folder, file), "utf8"), (relative) => {
+        const target = path.join(path.dirname(file), relative);
+        return { file: target, location: path.join(folder, target) };
+      })),
+    );
   assertUnique(objects);
   return assetsOnce(objects);
 }
@@ -64,19 +62,23 @@ function assetsOnce(objects: FleetObject[]): FleetObject[] {
 
 /**
  * A file named by an object (a flow, an asset), relative to the YAML file naming it: its path from the folder,
- * where it is read from, and its bytes.
+ * and where it is read from.
  */
-export type FileReader = (relative: string) => { file: string; location: string; content: Buffer };
+export type FileLocator = (relative: string) => { file: string; location: string };
 
 /**
  * The objects of one YAML file (`file` as named in errors), checked; after each class's resource set, the
  * assets among its items that no earlier object of the file names.
  */
-export function parseFleetFile(file: string, text: string, readFile: FileReader): FleetObject[] {
+export async function parseFleetFile(
+  file: string,
+  text: string,
+  locate: FileLocator,
+): Promise<FleetObject[]> {
   const parsed = parseAllDocuments(text);
   if (!Array.isArray(parsed)) return [];
   const objects: FleetObject[] = [];
-  parsed.forEach((document, index) => {
+  for (const [index, document] of parsed.entries()) {
     const source = { file, document: index + 1 };
     const [error] = document.errors;
     if (error) {
@@ -86,15 +88,24 @@ export function parseFleetFile(file: string, text: string, readFile: FileReader)
       );
     }
     const value = document.toJS();
-    if (value === null || value === undefined) return;
-    const object = fleetObject(source, value, readFile);
+    if (value === null || value === undefined) continue;
+    const object = await fleetObject(source, value, locate);
     objects.push(object);
     if (object.kind === "ClassResources") objects.push(...object.assets);
-  });
+  }
   return objects;
 }
 
-function fleetObject(source: Source, value: unknown, readFile: FileReader): FleetObject {
+/** What `read` returns from the file at `location`, or why it cannot be read. */
+async function fromFile<T>(file: string, location: string, read: (location: string) => T | Promise<T>) {
+  try {
+    return await read(location);
+  } catch (error) {
+    throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code}`);
+  }
+}
+
+async function fleetObject(source: Source, value: unknown, locate: FileLocator): Promise<FleetObject> {
   const where = (what: string) => `${source.file} (document ${source.document}${what})`;
   const fail = (what: string, message: string): never => {
     throw new FolderError(`${where(what)}: ${message}`);
@@ -181,7 +192,8 @@ function fleetObject(source: Source, value: unknown, readFile: FileReader): Flee
       if (spec.label !== undefined) checked(label, documents.labelFlowBody, { label: spec.label });
       let flow: { file: string; content: Buffer };
       try {
-        flow = readFile(spec.file);
+        const { file, location } = locate(spec.file);
+        flow = { file, content: await fromFile(file, location, (at) => readFileSync(at)) };
       } catch (error) {
         return fail(`, FlowVersion ${label}`, `spec.file: ${(error as Error).message}`);
       }
@@ -205,24 +217,26 @@ function fleetObject(source: Source, value: unknown, readFile: FileReader): Flee
       if (!isRecord(spec) || !Array.isArray(items) || Object.keys(spec).some((key) => key !== "items"))
         return fail(where, "spec must be an object with items: [{file or assetId, path}]");
       const assets: AssetObject[] = [];
-      const request = {
-        items: items.map((item: unknown, index) => {
-          const field = `spec.items[${index}]`;
-          if (!isRecord(item) || "file" in item === "assetId" in item)
-            return fail(where, `${field} needs one of file (uploaded if absent) and assetId`);
-          const unknown = Object.keys(item).find((key) => !["file", "assetId", "path"].includes(key));
-          if (unknown !== undefined) fail(where, `unknown field ${field}.${unknown} (file, assetId, path)`);
-          const place = item.path === undefined ? {} : { path: item.path };
-          if (!("file" in item)) return { assetId: item.assetId, ...place };
-          if (typeof item.file !== "string" || item.file === "")
-            return fail(where, `${field}.file must be the asset's file, relative to this one`);
-          const asset = assetOf(source, item.file, readFile, (message) =>
-            fail(where, `${field}.file: ${message}`),
-          );
-          assets.push(asset);
-          return { assetId: asset.sha256, ...place };
-        }),
-      };
+      const request: { items: unknown[] } = { items: [] };
+      for (const [index, item] of (items as unknown[]).entries()) {
+        const field = `spec.items[${index}]`;
+        if (!isRecord(item) || "file" in item === "assetId" in item)
+          return fail(where, `${field} needs one of file (uploaded if absent) and assetId`);
+        const unknown = Object.keys(item).find((key) => !["file", "assetId", "path"].includes(key));
+        if (unknown !== undefined) fail(where, `unknown field ${field}.${unknown} (file, assetId, path)`);
+        const place = item.path === undefined ? {} : { path: item.path };
+        if (!("file" in item)) {
+          request.items.push({ assetId: item.assetId, ...place });
+          continue;
+        }
+        if (typeof item.file !== "string" || item.file === "")
+          return fail(where, `${field}.file must be the asset's file, relative to this one`);
+        const asset = await assetOf(source, item.file, locate, (message) =>
+          fail(where, `${field}.file: ${message}`),
+        );
+        assets.push(asset);
+        request.items.push({ assetId: asset.sha256, ...place });
+      }
       const body = checked<Schemas["ResourceSetRequest"]>(className, documents.putResourceSetBody, request);
       const twice = body.items.find(
         ({ assetId }, index) => body.items.findIndex((item) => item.assetId === assetId) !== index,
@@ -240,25 +254,27 @@ function fleetObject(source: Source, value: unknown, readFile: FileReader): Flee
   return fail("", `kind ${String(kind)} is not handled`);
 }
 
-/** A file of a resource set, read (it is an asset when not empty and not over the API's limit) and hashed. */
-function assetOf(source: Source, relative: string, readFile: FileReader, fail: (message: string) => never) {
-  let read: ReturnType<FileReader>;
+/**
+ * A file of a resource set: its size first (it is an asset when not empty and not over the API's limit), then
+ * its SHA-256, read in chunks as an upload's is, never held whole.
+ */
+async function assetOf(
+  source: Source,
+  relative: string,
+  locate: FileLocator,
+  fail: (message: string) => never,
+): Promise<AssetObject> {
   try {
-    read = readFile(relative);
+    const { file, location } = locate(relative);
+    const sizeBytes = (await fromFile(file, location, (at) => statSync(at))).size;
+    const problem = assetSizeProblem(file, sizeBytes);
+    if (problem !== undefined) return fail(problem);
+    const sha256 = await fromFile(file, location, sha256OfFile);
+    return { kind: "Asset", source, file, location, name: path.basename(file), sizeBytes, sha256 };
   } catch (error) {
+    if (error instanceof FolderError) throw error;
     return fail((error as Error).message);
   }
-  const problem = assetSizeProblem(read.file, read.content.length);
-  if (problem !== undefined) fail(problem);
-  return {
-    kind: "Asset",
-    source,
-    file: read.file,
-    location: read.location,
-    name: path.basename(read.file),
-    sizeBytes: read.content.length,
-    sha256: createHash("sha256").update(read.content).digest("hex"),
-  } satisfies AssetObject;
 }
 
 function assertUnique(objects: FleetObject[]): void {

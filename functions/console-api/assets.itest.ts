@@ -169,7 +169,7 @@ describe("the console's asset store", () => {
     expect(list.json()).toEqual({ items: [] });
   });
 
-  it("remembers a tenant that stores an asset before it has an agent, for the daily snapshot of what it stores", async () => {
+  it("remembers a tenant that stores an asset before it has an agent, for the daily snapshot of what it stores, and not one that only read", async () => {
     const usage = new DynamoUsage(
       makeDocumentClient(agentApi.env),
       agentApi.env[EnvNames.tableName] as string,
@@ -180,9 +180,13 @@ describe("the console's asset store", () => {
     expect((await upload("first.txt", Buffer.from(first), "text/plain", token)).status).toBe(201);
     const refusedToken = await consoleApi.token({ tenant: refused, role: "operator" });
     expect((await upload("../first.txt", Buffer.from(refused), "text/plain", refusedToken)).status).toBe(400);
+    const reader = `${tenant}-reader-${randomUUID().slice(0, 6)}`;
+    const readerToken = await consoleApi.token({ tenant: reader, role: "operator" });
+    expect((await consoleApi.request("GET", "/api/v1/assets", { token: readerToken })).status).toBe(200);
     const remembered = await usage.rememberedTenants();
     expect(remembered).toContain(first);
     expect(remembered).not.toContain(refused);
+    expect(remembered).not.toContain(reader);
   });
 
   describe("refuses, with a JSON error and nothing stored,", () => {

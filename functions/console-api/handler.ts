@@ -57,8 +57,10 @@ export async function handler(
       if (response.statusCode >= 500) logger.error("console request failed", { error: error as Error });
       else logger.warn("console request rejected", { status: response.statusCode, reason: response.body });
     }
-    if (audited)
-      // Beside the audit record's write, not after it: the first change of a tenant's day waits for no more.
+    // A request that may change something, or read what agents disclosed, is kept in the audit trail; a tenant
+    // answered one may store something. Remembered beside the record's write, not after it: the first change
+    // of a tenant's day waits for no more.
+    if (audited && isAudited(audited.operation))
       await Promise.all([
         audit({ ...audited, status: response.statusCode, errorCode }),
         response.statusCode < 400 && rememberTenant(audited),
@@ -100,7 +102,7 @@ function requestToAudit(
  */
 async function audit(request: AuditedRequest): Promise<void> {
   const outcome = await recordAudit(consoleApi.audit, request);
-  if (outcome.written !== "no") return;
+  if (outcome.written === "yes") return;
   metrics.addMetric(MetricNames.auditWriteFailed, MetricUnit.Count, 1);
   logger.error("audit record not written", { error: outcome.error as Error, auditRecord: outcome.record });
 }
@@ -110,7 +112,6 @@ async function audit(request: AuditedRequest): Promise<void> {
  * for the daily snapshots of what tenants store. Not remembered is logged, never the request's failure.
  */
 async function rememberTenant(request: Omit<AuditedRequest, "status" | "errorCode">): Promise<void> {
-  if (!isAudited(request.operation)) return;
   try {
     await consoleApi.noteTenant(request.principal.tenant);
   } catch (error) {

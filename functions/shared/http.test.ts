@@ -84,6 +84,24 @@ describe("parseJsonObject", () => {
       expect(parseJsonObject(`{"a":"${escaped}${"[".repeat(past)}"}`, limits)).toHaveProperty("a");
   });
 
+  it("holds a string to the same depth as its bytes, wherever wide characters sit", () => {
+    const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+    const bytes = new RecurringValueParser(["x"], 1, limits);
+    const outcomes = (text: string) => [
+      codeOf(() => parseJsonObject(text, limits)),
+      codeOf(() => bytes.parse(Buffer.from(text, "utf8"))),
+    ];
+    // Characters of two and four UTF-8 bytes, one and two UTF-16 units, in keys and before escaped quotes.
+    for (const wide of ["é", "😀", "é😀\\\\", '😀\\"']) {
+      // The object itself is one level: the array nests as deep as the limit lets it, then one deeper.
+      const within = `{"${wide}":"${wide}\\"[","a":${nested(limits.maxJsonDepth - 1)}}`;
+      const past = `{"${wide}":"${wide}\\"[","a":${nested(limits.maxJsonDepth)}}`;
+      expect(JSON.parse(within)).toHaveProperty("a");
+      expect(outcomes(within)).toEqual(["no error", "no error"]);
+      expect(outcomes(past)).toEqual(["payload_too_deep", "payload_too_deep"]);
+    }
+  });
+
   it("tells malformed JSON and non-objects apart", () => {
     expect(codeOf(() => parseJsonObject("{", limits))).toBe("malformed_json");
     expect(codeOf(() => parseJsonObject("[1]", limits))).toBe("invalid_payload");

@@ -159,7 +159,7 @@ function inflate(compressed: Buffer, maxBytes: number): Buffer {
 
 /** Parses a JSON object after checking its nesting without recursion, so no input can exhaust the stack. */
 export function parseJsonObject(text: string, limits: BodyLimits): JsonObject {
-  scanJson(Buffer.from(text, "utf8"), limits.maxJsonDepth, [], () => undefined);
+  scanJson(new StringUnits(text), limits.maxJsonDepth, [], () => undefined);
   return jsonObjectOf(text);
 }
 
@@ -204,7 +204,7 @@ export class RecurringValueParser {
 
   parse(bytes: Buffer): JsonObject {
     let known: KeptValue | undefined;
-    const span = scanJson(bytes, this.limits.maxJsonDepth, this.path, (start) => {
+    const span = scanJson(new ByteUnits(bytes), this.limits.maxJsonDepth, this.path, (start) => {
       known = this.kept.find(({ bytes: kept }) => bytesAt(bytes, start, kept));
       return known?.bytes.length;
     });
@@ -250,21 +250,66 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 
-/** Where a value is in a text: from its first byte to just after its last. */
+/**
+ * A JSON text as the scan reads it, unit by unit: its UTF-8 bytes, or a string's UTF-16 code units, as it came.
+ * JSON's structural characters are one unit in either, and no unit of another character is one of them.
+ */
+interface JsonUnits {
+  readonly length: number;
+  unitAt(index: number): number | undefined;
+  /** The index of the first quote at or after `from`, or -1. */
+  quoteFrom(from: number): number;
+  text(start: number, end: number): string;
+}
+
+class ByteUnits implements JsonUnits {
+  readonly length: number;
+  constructor(private readonly bytes: Buffer) {
+    this.length = bytes.length;
+  }
+  unitAt(index: number) {
+    return this.bytes[index];
+  }
+  quoteFrom(from: number) {
+    return this.bytes.indexOf(QUOTE, from);
+  }
+  text(start: number, end: number) {
+    return this.bytes.toString("utf8", start, end);
+  }
+}
+
+/** A string scanned where it is, never copied to bytes. */
+class StringUnits implements JsonUnits {
+  readonly length: number;
+  constructor(private readonly string: string) {
+    this.length = string.length;
+  }
+  unitAt(index: number) {
+    // NaN past either end, which is no unit the scan looks for, as a Buffer's undefined is not.
+    return this.string.charCodeAt(index);
+  }
+  quoteFrom(from: number) {
+    return this.string.indexOf('"', from);
+  }
+  text(start: number, end: number) {
+    return this.string.slice(start, end);
+  }
+}
+
+/** Where a value is in a text: from its first unit to just after its last. */
 interface Span {
   start: number;
   end: number;
 }
 
 /**
- * One pass over a JSON text's UTF-8 bytes (whose structural characters are single bytes no multi-byte character
- * holds): checks its nesting against `maxDepth`, and finds the object or array at `path` (keys from the
+ * One pass over a JSON text's units: checks its nesting against `maxDepth`, and finds the object or array at `path` (keys from the
  * top-level object down), should it be there exactly once, its keys unescaped and found once each in their
  * objects. Where `knownLength` says the value opened at the path is a known one of that many bytes, already
  * checked at this depth, the scan goes on after it.
  */
 function scanJson(
-  bytes: Buffer,
+  units: JsonUnits,
   maxDepth: number,
   path: readonly string[],
   knownLength: (start: number) => number | undefined,
@@ -277,18 +322,19 @@ function scanJson(
   const keysSeen = path.map(() => 0);
   let start = -1;
   let end = -1;
-  for (let index = 0; index < bytes.length; index++) {
-    const code = bytes[index];
+  const { length } = units;
+  for (let index = 0; index < length; index++) {
+    const code = units.unitAt(index);
     if (code === QUOTE) {
-      const closing = closingQuoteOf(bytes, index);
+      const closing = closingQuoteOf(units, index);
       if (depth === onPath && depth >= 1 && depth <= path.length && !ambiguous) {
-        const colon = nextNonSpace(bytes, closing + 1);
-        if (bytes[colon] === COLON) {
-          const key = bytes.toString("utf8", index + 1, closing);
+        const colon = nextNonSpace(units, closing + 1);
+        if (units.unitAt(colon) === COLON) {
+          const key = units.text(index + 1, closing);
           if (key.includes("\\")) ambiguous = true;
           else if (key === path[depth - 1]) {
             ambiguous = ++(keysSeen[depth - 1] as number) > 1;
-            const value = bytes[nextNonSpace(bytes, colon + 1)];
+            const value = units.unitAt(nextNonSpace(units, colon + 1));
             nextOpensPath = value === OPEN_BRACE || value === OPEN_BRACKET;
           }
         }
@@ -324,25 +370,25 @@ function scanJson(
   return path.length > 0 && !ambiguous && start !== -1 && end !== -1 ? { start, end } : undefined;
 }
 
-/** The index of the first byte at or after `from` that is no JSON whitespace. */
-function nextNonSpace(bytes: Buffer, from: number): number {
+/** The index of the first unit at or after `from` that is no JSON whitespace. */
+function nextNonSpace(units: JsonUnits, from: number): number {
   let index = from;
-  while (index < bytes.length && isJsonSpace(bytes[index] as number)) index++;
+  while (index < units.length && isJsonSpace(units.unitAt(index) as number)) index++;
   return index;
 }
 
 const isJsonSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 
 /**
- * Where the string opened at `start` closes (the bytes' length if it does not): found with indexOf, which skips
- * the strings' bytes natively, where most of an agent's JSON is, instead of one by one.
+ * Where the string opened at `start` closes (the text's length if it does not): found with indexOf, which skips
+ * the strings' units natively, where most of an agent's JSON is, instead of one by one.
  */
-function closingQuoteOf(bytes: Buffer, start: number): number {
-  for (let quote = bytes.indexOf(QUOTE, start + 1); quote !== -1; quote = bytes.indexOf(QUOTE, quote + 1)) {
+function closingQuoteOf(units: JsonUnits, start: number): number {
+  for (let quote = units.quoteFrom(start + 1); quote !== -1; quote = units.quoteFrom(quote + 1)) {
     let backslashes = 0;
-    while (bytes[quote - 1 - backslashes] === BACKSLASH) backslashes++;
+    while (units.unitAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
     // An odd run of backslashes escapes the quote; an even one is escaped backslashes before it.
     if (backslashes % 2 === 0) return quote;
   }
-  return bytes.length;
+  return units.length;
 }

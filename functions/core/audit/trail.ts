@@ -1,6 +1,6 @@
 import type { Principal } from "../identity/principal.js";
 import { dropUndefined } from "../json.js";
-import { type AuditRecord, isAudited } from "./model.js";
+import type { AuditRecord } from "./model.js";
 import type { AuditLog } from "./ports.js";
 import { type AuditedExchange, summaryOf } from "./summaries.js";
 
@@ -55,17 +55,14 @@ export function auditRecordOf(request: AuditedRequest): AuditRecord {
 }
 
 export type AuditOutcome =
-  | { written: "none" }
   | { written: "yes"; record: AuditRecord }
   | { written: "no"; record: AuditRecord; error: unknown };
 
 /**
- * Keeps one record of a request that asked for a change, or read what agents disclosed; none of another read.
- * The change, if any, is made by then:
+ * Keeps one record of a request the caller found audited (see isAudited). The change, if any, is made by then:
  * a record that cannot be written is answered as such, for the caller to report, and never undoes or fails it.
  */
 export async function recordAudit(log: AuditLog, request: AuditedRequest): Promise<AuditOutcome> {
-  if (!isAudited(request.operation)) return { written: "none" };
   const record = auditRecordOf(request);
   try {
     await log.add(record);
