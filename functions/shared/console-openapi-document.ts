@@ -1,7 +1,3 @@
-import openApiDocument from "../../schemas/console/openapi.json" with { type: "json" };
-
-export { openApiDocument };
-
 /**
  * The console API's document, schemas/console/openapi.json, read as its operations and the JSON Schemas that
  * check their input and answers. `npm run schemas:validators` compiles these schemas ahead of time
@@ -37,7 +33,8 @@ export interface DocumentOperation {
 }
 
 const METHODS = ["get", "put", "post", "delete"] as const;
-const document = openApiDocument as unknown as {
+/** The parts of the document read here. */
+export interface ConsoleDocument {
   paths: Record<
     string,
     Partial<Record<(typeof METHODS)[number], OperationObject>> & { parameters?: Parameter[] }
@@ -47,7 +44,7 @@ const document = openApiDocument as unknown as {
     parameters: Record<string, Parameter>;
     responses: Record<string, { content?: { "application/json"?: { schema: Schema } } }>;
   };
-};
+}
 
 const resolve = <T>(value: T | { $ref: string }, components: Record<string, T>): T => {
   if (typeof value === "object" && value !== null && "$ref" in value) {
@@ -57,7 +54,7 @@ const resolve = <T>(value: T | { $ref: string }, components: Record<string, T>):
 };
 
 /** Every operation of the document, in its order. */
-export const documentOperations = (): DocumentOperation[] =>
+export const documentOperations = (document: ConsoleDocument): DocumentOperation[] =>
   Object.entries(document.paths).flatMap(([path, item]) =>
     METHODS.flatMap((method) => {
       const operation = item[method];
@@ -80,7 +77,7 @@ const retarget = (schema: Schema, prefix: string): Schema =>
   JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${prefix}#/$defs/`));
 
 /** The document's component schemas, as the schema every operation's schemas refer to. */
-export const componentsSchema = (): Schema => ({
+export const componentsSchema = (document: ConsoleDocument): Schema => ({
   $id: COMPONENTS_ID,
   $defs: retarget(document.components.schemas, ""),
 });
@@ -106,7 +103,10 @@ export const validatorNames = (operationId: string) => ({
  * An operation's schemas by their validators' names: its path and query parameters (`parameters`: values
  * arrive as text, and are converted), and its JSON body and each response's (`documents`: checked as they are).
  */
-export function operationSchemas({ operation, parameters }: DocumentOperation): {
+export function operationSchemas(
+  document: ConsoleDocument,
+  { operation, parameters }: DocumentOperation,
+): {
   parameters: Record<string, Schema>;
   documents: Record<string, Schema>;
 } {

@@ -58,9 +58,9 @@ describe("the C2 schemas", () => {
 // Compiling every schema takes a few seconds of CPU: more than a test's default time on a busy machine.
 const COMPILE_EVERY_SCHEMA_MS = 60_000;
 
-describe("the compiled validators", () => {
+describe("the compiled validators and the console's document as text", () => {
   it(
-    "are compiled from the schemas as they are now (npm run schemas:validators rewrites them)",
+    "are made from the schemas as they are now (npm run schemas:validators rewrites them)",
     async () => {
       const files = await generateValidators();
       expect(files.map(({ file }) => file.replace(/^.*\//, ""))).toEqual([
@@ -72,6 +72,8 @@ describe("the compiled validators", () => {
         "compiled-console-parameters.d.ts",
         "compiled-console-documents.js",
         "compiled-console-documents.d.ts",
+        "compiled-console-openapi-text.js",
+        "compiled-console-openapi-text.d.ts",
       ]);
       for (const { file, code } of files) expect(await readFile(file, "utf8"), file).toBe(code);
     },

@@ -42,7 +42,7 @@ describe("the designer's positions", () => {
 
   it.each<FlowFormat>(["minifi-yaml", "minifi-json"])(
     "saves a move in a C++ flow as the component's position, which Beacon reads as the same flow, in %s",
-    (format) => {
+    async (format) => {
       const yaml = parseDesignerFlow(cppYamlFlow);
       const flow = format === "minifi-yaml" ? yaml : parseDesignerFlow(JSON.stringify(yaml.document));
       const id = graphOf(flow).nodes[0]?.id ?? "";
@@ -50,7 +50,7 @@ describe("the designer's positions", () => {
       expect(text).toContain(format === "minifi-yaml" ? "position:\n      x: 500\n      y: 40" : '"x": 500');
       const reopened = parseDesignerFlow(text);
       expect(positionsOf(graphOf(reopened)).get(id)).toEqual({ x: 500, y: 40 });
-      const read = readFlowDocument(new TextEncoder().encode(text), 5 * 1024 * 1024);
+      const read = await readFlowDocument(new TextEncoder().encode(text), 5 * 1024 * 1024);
       expect(read.processorTypes).toEqual([
         "GenerateFlowFile",
         "LogAttribute",

@@ -41,8 +41,8 @@ const counter = () => {
 };
 
 /** How Beacon reads a flow's text when it is published: its format and component types. */
-const asBeaconReads = (text: string) => {
-  const read = readFlowDocument(new TextEncoder().encode(text), 5 * 1024 * 1024);
+const asBeaconReads = async (text: string) => {
+  const read = await readFlowDocument(new TextEncoder().encode(text), 5 * 1024 * 1024);
   return { format: read.format, processorTypes: read.processorTypes, services: read.controllerServiceTypes };
 };
 const asBeaconReadsIt = (flow: DesignerFlow) => asBeaconReads(serialiseFlow(flow).text);
@@ -54,14 +54,14 @@ const fixtures: [string, string][] = [
 ];
 
 describe("the designer's flow model", () => {
-  it.each(fixtures)("reads %s as a graph and writes it back saying the same", (_name, text) => {
+  it.each(fixtures)("reads %s as a graph and writes it back saying the same", async (_name, text) => {
     const flow = parseDesignerFlow(text);
     const written = serialiseFlow(flow).text;
     const again = parseDesignerFlow(written);
     expect(again.format).toBe(flow.format);
     expect(again.document).toEqual(flow.document);
     expect(graphOf(again)).toEqual(graphOf(flow));
-    expect(asBeaconReads(written)).toEqual(asBeaconReads(text));
+    expect(await asBeaconReads(written)).toEqual(await asBeaconReads(text));
   });
 
   it("reads the C++ flow's processors, services and nested group as nodes", () => {
@@ -84,7 +84,7 @@ describe("the designer's flow model", () => {
 
   it.each<FlowFormat>(["minifi-yaml", "minifi-json", "nifi-json"])(
     "builds GenerateFlowFile → LogAttribute with a state store in %s, which Beacon reads as that flow",
-    (format) => {
+    async (format) => {
       const newId = counter();
       let flow = emptyFlow(format, "pumps");
       // The counter's ids, in the order added.
@@ -121,7 +121,7 @@ describe("the designer's flow model", () => {
       ]);
       expect(graph.nodes[0]?.properties).toEqual({ "Batch Size": "5" });
       expect(graph.nodes[1]?.autoTerminated).toEqual(["success"]);
-      expect(asBeaconReadsIt(reread)).toEqual({
+      expect(await asBeaconReadsIt(reread)).toEqual({
         format,
         processorTypes: [
           "org.apache.nifi.minifi.processors.GenerateFlowFile",
@@ -141,7 +141,7 @@ describe("the designer's flow model", () => {
 
   it.each<FlowFormat>(["minifi-yaml", "nifi-json"])(
     "declares the parameter a sensitive property names, which Beacon otherwise refuses, in %s",
-    (format) => {
+    async (format) => {
       const newId = counter();
       const added = addComponent(
         emptyFlow(format, "pumps"),
@@ -149,10 +149,15 @@ describe("the designer's flow model", () => {
         newId,
       );
       const named = setProperty(added.flow, added.id, "Basic Authentication Password", "#{http.password}");
-      expect(() => asBeaconReadsIt(named)).toThrow(/no parameter context of their process group declares/);
+      await expect(asBeaconReadsIt(named)).rejects.toThrow(
+        /no parameter context of their process group declares/,
+      );
       const declared = declareParameter(named, "http.password", true, newId);
       expect(declareParameter(declared, "http.password", true, newId)).toEqual(declared);
-      const read = readFlowDocument(new TextEncoder().encode(serialiseFlow(declared).text), 5 * 1024 * 1024);
+      const read = await readFlowDocument(
+        new TextEncoder().encode(serialiseFlow(declared).text),
+        5 * 1024 * 1024,
+      );
       expect(read.parameters).toEqual([{ name: "http.password", sensitive: true }]);
     },
   );
@@ -275,7 +280,7 @@ describe("the designer's nested process groups", () => {
 
   it.each<FlowFormat>(["minifi-yaml", "minifi-json", "nifi-json"])(
     "edits a nested group's components, ports and connections in %s, saved in the group and read back",
-    (format) => {
+    async (format) => {
       const { flow } = nestedFlow(format);
       const reread = parseDesignerFlow(serialiseFlow(flow).text);
       const inner = graphOf(reread, ["id-2"]);
@@ -299,7 +304,7 @@ describe("the designer's nested process groups", () => {
         { id: "id-9", source: "id-1", target: "id-2", relationships: ["success"] },
         { id: "id-10", source: "id-2", target: "id-8", relationships: [] },
       ]);
-      expect(asBeaconReadsIt(reread).processorTypes).toEqual([
+      expect((await asBeaconReadsIt(reread)).processorTypes).toEqual([
         "org.apache.nifi.minifi.processors.GenerateFlowFile",
         "org.apache.nifi.minifi.processors.LogAttribute",
         "org.apache.nifi.minifi.processors.PutFile",
@@ -371,12 +376,17 @@ describe("the designer's nested process groups", () => {
 
   it.each<FlowFormat>(["minifi-yaml", "nifi-json"])(
     "declares a nested group's parameter in that group's context in %s",
-    (format) => {
+    async (format) => {
       const { flow, newId } = nestedFlow(format);
       const named = setProperty(flow, "id-4", "Directory", "#{out.dir}");
-      expect(() => asBeaconReadsIt(named)).toThrow(/no parameter context of their process group declares/);
+      await expect(asBeaconReadsIt(named)).rejects.toThrow(
+        /no parameter context of their process group declares/,
+      );
       const declared = declareParameter(named, "out.dir", false, newId, ["id-2"]);
-      const read = readFlowDocument(new TextEncoder().encode(serialiseFlow(declared).text), 5 * 1024 * 1024);
+      const read = await readFlowDocument(
+        new TextEncoder().encode(serialiseFlow(declared).text),
+        5 * 1024 * 1024,
+      );
       expect(read.parameters).toEqual([{ name: "out.dir", sensitive: false }]);
     },
   );

@@ -71,7 +71,7 @@ export function makeAdoptionSettlement(deps: AdoptionSettlementDependencies) {
         maxFlowBytes: deps.maxFlowBytes,
         maxTarBytes: MAX_BUNDLE_TAR_BYTES,
       });
-      const document = readFlowDocument(bytes, deps.maxFlowBytes);
+      const document = await readFlowDocument(bytes, deps.maxFlowBytes);
       const { record: version } = await flows.add(
         tenant,
         { ...document, className, createdAt: now, createdBy: record.createdBy, adoptedFlowId: record.flowId },

@@ -19,7 +19,7 @@ async function harness() {
   const revocations = new MemoryRevocationList();
   const hotState = new MemoryHotState();
   const bytes = new TextEncoder().encode(cppYamlFlow);
-  const document = readFlowDocument(bytes, 1024 * 1024);
+  const document = await readFlowDocument(bytes, 1024 * 1024);
   await flows.add("t1", { ...document, className: "pumps", createdAt: 0, createdBy: "ops" }, bytes);
   return { download: makeFlowDownload({ flows, revocations, hotState }), revocations, hash: document.hash };
 }

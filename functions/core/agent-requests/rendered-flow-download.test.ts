@@ -42,7 +42,7 @@ async function harness(secretStore: SecretStore = new MemorySecretStore()) {
   const revocations = new MemoryRevocationList();
   const add = async (className: string, text: string) => {
     const bytes = new TextEncoder().encode(text);
-    const document = readFlowDocument(bytes, 1024 * 1024);
+    const document = await readFlowDocument(bytes, 1024 * 1024);
     await flows.add("t1", { ...document, className, createdAt: 0, createdBy: "ops" }, bytes);
     return document.hash;
   };

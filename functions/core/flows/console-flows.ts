@@ -114,7 +114,7 @@ export function makeFlowsApi(deps: FlowsDependencies) {
       requireRole(principal, "operator");
       assertClassName(className);
       if (label !== undefined) assertFlowLabel(label);
-      const document = readFlowDocument(bytes, deps.maxFlowBytes);
+      const document = await readFlowDocument(bytes, deps.maxFlowBytes);
       await deps.checkParameters(
         "Publishing the version",
         principal.tenant,

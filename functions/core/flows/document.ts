@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { parse as parseYaml } from "yaml";
 import { assetReferencesIn } from "../assets/model.js";
 import { BeaconError } from "../errors.js";
 import { asArray, asObject, type JsonObject } from "../json.js";
@@ -20,6 +19,7 @@ import {
   valueSlotsOf,
 } from "./parameters.js";
 import type { ValueSlot } from "./rendering.js";
+import { yamlLibrary } from "./yaml.js";
 
 export type FlowContentType = "application/json" | "application/yaml";
 
@@ -89,7 +89,7 @@ function nifiLayoutTypes(document: JsonObject, rootGroup: JsonObject): Component
   };
 }
 
-function parseText(text: string): { value: unknown; syntax: "json" | "yaml" } {
+async function parseText(text: string): Promise<{ value: unknown; syntax: "json" | "yaml" }> {
   if (text.trimStart().startsWith("{")) {
     try {
       return { value: JSON.parse(text), syntax: "json" };
@@ -97,8 +97,9 @@ function parseText(text: string): { value: unknown; syntax: "json" | "yaml" } {
       throw invalid(`The flow is not valid JSON: ${(error as Error).message}`);
     }
   }
+  const { parse } = await yamlLibrary();
   try {
-    return { value: parseYaml(text, { maxAliasCount: MAX_YAML_ALIASES }), syntax: "yaml" };
+    return { value: parse(text, { maxAliasCount: MAX_YAML_ALIASES }), syntax: "yaml" };
   } catch (error) {
     // A nesting deep enough to exhaust the parser's stack lands here too.
     throw invalid(`The flow is neither JSON nor valid YAML: ${(error as Error).message}`);
@@ -117,7 +118,7 @@ export interface ParsedFlow {
  * Parses a flow: checks it is UTF-8 text of at most `maxBytes`, that it parses as JSON or YAML, and that it
  * has one of the layouts agents take.
  */
-export function parseFlow(bytes: Uint8Array, maxBytes: number): ParsedFlow {
+export async function parseFlow(bytes: Uint8Array, maxBytes: number): Promise<ParsedFlow> {
   if (bytes.length === 0) throw invalid("The request needs a flow document as its body");
   if (bytes.length > maxBytes)
     throw new BeaconError("payload_too_large", `The flow is larger than ${maxBytes} bytes`);
@@ -127,7 +128,7 @@ export function parseFlow(bytes: Uint8Array, maxBytes: number): ParsedFlow {
   } catch {
     throw invalid("The flow is not UTF-8 text");
   }
-  const { value, syntax } = parseText(text);
+  const { value, syntax } = await parseText(text);
   const document = asObject(value);
   if (!document) throw invalid("The flow must be a JSON or YAML object");
   if (asObject(document.rootGroup) && syntax === "json")
@@ -168,15 +169,15 @@ function refuseUndeclared(undeclared: ParameterReference[]): void {
  * Reads an uploaded flow (parseFlow): names its format, component types and declared parameters, and
  * refuses one whose properties reference a parameter their process group's context does not declare.
  */
-export function readFlowDocument(bytes: Uint8Array, maxBytes: number): FlowDocument {
-  const { document, format, syntax, text } = parseFlow(bytes, maxBytes);
+export async function readFlowDocument(bytes: Uint8Array, maxBytes: number): Promise<FlowDocument> {
+  const { document, format, syntax, text } = await parseFlow(bytes, maxBytes);
   const types =
     format === "nifi-json"
       ? nifiLayoutTypes(document, rootGroupOf(document, format))
       : typesOf(document, minifiLayout);
   const parameters = readFlowParameters(document, format);
   refuseUndeclared(parameters.undeclared);
-  const parameterSlots = parameters.declared.length > 0 ? valueSlotsOf(text, format) : undefined;
+  const parameterSlots = parameters.declared.length > 0 ? await valueSlotsOf(text, format) : undefined;
   if (JSON.stringify([parameters.declared, parameterSlots]).length > MAX_DECLARED_PARAMETERS_BYTES)
     throw invalid(`The flow's declared parameters take more than ${MAX_DECLARED_PARAMETERS_BYTES} bytes`);
   return {

@@ -34,9 +34,9 @@ const javaFlow = {
 };
 
 describe("reading a flow document", () => {
-  it("detects a MiNiFi Java flow.json and reads its types from every group and the controller level", () => {
+  it("detects a MiNiFi Java flow.json and reads its types from every group and the controller level", async () => {
     const text = JSON.stringify(javaFlow);
-    const document = read(text);
+    const document = await read(text);
     expect(document).toEqual({
       hash: createHash("sha256").update(text).digest("hex"),
       format: "nifi-json",
@@ -55,7 +55,7 @@ describe("reading a flow document", () => {
     });
   });
 
-  it("reads the assets a flow names, each once, wherever a property names them", () => {
+  it("reads the assets a flow names, each once, wherever a property names them", async () => {
     const model = "a".repeat(64);
     const labels = "b".repeat(64);
     const flow = structuredClone(javaFlow) as JsonObject;
@@ -66,12 +66,12 @@ describe("reading a flow document", () => {
         Again: `@{asset-id:${model}}`,
       },
     });
-    expect(read(JSON.stringify(flow)).assetIds).toEqual([model, labels]);
-    expect(read(`${cppYamlFlow}\n# model: @{asset-id:${labels}}\n`).assetIds).toEqual([labels]);
+    expect((await read(JSON.stringify(flow))).assetIds).toEqual([model, labels]);
+    expect((await read(`${cppYamlFlow}\n# model: @{asset-id:${labels}}\n`)).assetIds).toEqual([labels]);
   });
 
-  it("detects the MiNiFi C++ YAML configuration, with class or type, in nested process groups", () => {
-    expect(read(cppYamlFlow)).toMatchObject({
+  it("detects the MiNiFi C++ YAML configuration, with class or type, in nested process groups", async () => {
+    expect(await read(cppYamlFlow)).toMatchObject({
       format: "minifi-yaml",
       contentType: "application/yaml",
       processorTypes: ["GenerateFlowFile", "LogAttribute", "org.apache.nifi.minifi.processors.PutFile"],
@@ -79,13 +79,13 @@ describe("reading a flow document", () => {
     });
   });
 
-  it("detects the MiNiFi C++ JSON configuration", () => {
+  it("detects the MiNiFi C++ JSON configuration", async () => {
     const text = JSON.stringify({
       "Flow Controller": { name: "pumps" },
       Processors: [{ name: "generate", class: "GenerateFlowFile" }],
       "Controller Services": [],
     });
-    expect(read(text)).toMatchObject({
+    expect(await read(text)).toMatchObject({
       format: "minifi-json",
       contentType: "application/json",
       processorTypes: ["GenerateFlowFile"],
@@ -93,9 +93,9 @@ describe("reading a flow document", () => {
     });
   });
 
-  it("addresses a version by the bytes as uploaded: the same flow formatted differently is another version", () => {
-    const compact = read(JSON.stringify(javaFlow));
-    const pretty = read(JSON.stringify(javaFlow, null, 2));
+  it("addresses a version by the bytes as uploaded: the same flow formatted differently is another version", async () => {
+    const compact = await read(JSON.stringify(javaFlow));
+    const pretty = await read(JSON.stringify(javaFlow, null, 2));
     expect(pretty.hash).not.toBe(compact.hash);
     expect(pretty.processorTypes).toEqual(compact.processorTypes);
   });
@@ -108,21 +108,21 @@ describe("reading a flow document", () => {
     ["a scalar", "just words", /must be a JSON or YAML object/],
     ["no known layout", '{"processors": []}', /neither a rootGroup/],
     ["a rootGroup in YAML", "rootGroup:\n  processors: []\n", /neither a rootGroup/],
-  ])("refuses %s with invalid_request", (_label, text, message) => {
-    expect(() => read(text)).toThrow(
+  ])("refuses %s with invalid_request", async (_label, text, message) => {
+    await expect(read(text)).rejects.toThrow(
       expect.objectContaining({ code: "invalid_request", message: expect.stringMatching(message) }),
     );
   });
 
-  it("refuses what is not UTF-8, and what is over the cap with payload_too_large", () => {
-    expect(() => readFlowDocument(Uint8Array.from([0x7b, 0xff, 0xfe, 0x7d]), MAX_BYTES)).toThrow(
+  it("refuses what is not UTF-8, and what is over the cap with payload_too_large", async () => {
+    await expect(readFlowDocument(Uint8Array.from([0x7b, 0xff, 0xfe, 0x7d]), MAX_BYTES)).rejects.toThrow(
       expect.objectContaining({ code: "invalid_request", message: "The flow is not UTF-8 text" }),
     );
     const large = JSON.stringify({ ...javaFlow, padding: "x".repeat(MAX_BYTES) });
-    expect(() => read(large)).toThrow(expect.objectContaining({ code: "payload_too_large" }));
+    await expect(read(large)).rejects.toThrow(expect.objectContaining({ code: "payload_too_large" }));
   });
 
-  it("stops a YAML alias bomb and process groups nested past the bound", () => {
+  it("stops a YAML alias bomb and process groups nested past the bound", async () => {
     const aliases = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
     for (let level = 1; level < 8; level++) {
       aliases.push(
@@ -131,12 +131,12 @@ describe("reading a flow document", () => {
           .join(", ")}]`,
       );
     }
-    expect(() => read(`Flow Controller: {}\n${aliases.join("\n")}\n`)).toThrow(
+    await expect(read(`Flow Controller: {}\n${aliases.join("\n")}\n`)).rejects.toThrow(
       expect.objectContaining({ code: "invalid_request" }),
     );
     let group: JsonObject = { processors: [] };
     for (let level = 0; level < 80; level++) group = { processors: [], processGroups: [group] };
-    expect(() => read(JSON.stringify({ rootGroup: group }))).toThrow(
+    await expect(read(JSON.stringify({ rootGroup: group }))).rejects.toThrow(
       expect.objectContaining({
         code: "invalid_request",
         message: expect.stringMatching(/deeper than 64 levels/),
@@ -153,8 +153,8 @@ describe("a flow against a manifest", () => {
     (example("cpp/heartbeat-full.json").agentInfo as JsonObject).agentManifest as JsonObject,
   );
 
-  it("matches Java's fully qualified types exactly and names what the real Java manifest lacks", () => {
-    const flow = read(JSON.stringify(javaFlow));
+  it("matches Java's fully qualified types exactly and names what the real Java manifest lacks", async () => {
+    const flow = await read(JSON.stringify(javaFlow));
     const generateOnly = {
       processorTypes: ["org.apache.nifi.processors.standard.GenerateFlowFile"],
       controllerServiceTypes: [],
@@ -169,8 +169,8 @@ describe("a flow against a manifest", () => {
     });
   });
 
-  it("matches a C++ short class name against the last segment of the real all-extensions manifest's types", () => {
-    const flow = read(cppYamlFlow);
+  it("matches a C++ short class name against the last segment of the real all-extensions manifest's types", async () => {
+    const flow = await read(cppYamlFlow);
     expect(missingTypes(flow, cppManifest)).toEqual({
       processorTypes: [],
       controllerServiceTypes: [],

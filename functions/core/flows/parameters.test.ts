@@ -18,10 +18,10 @@ import { flowDefaults, parameterValuesRefused } from "./validation.js";
 const bytesOf = (text: string) => new TextEncoder().encode(text);
 const textOf = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 /** Rendering as a download does, with the slots publishing found. */
-const renderFlow = (bytes: Uint8Array, format: FlowFormat, values: ReadonlyMap<string, string>) =>
-  renderSlots(bytes, valueSlotsOf(textOf(bytes), format), values);
-const readParameters = (text: string) => {
-  const { document, format } = parseFlow(bytesOf(text), 1024 * 1024);
+const renderFlow = async (bytes: Uint8Array, format: FlowFormat, values: ReadonlyMap<string, string>) =>
+  renderSlots(bytes, await valueSlotsOf(textOf(bytes), format), values);
+const readParameters = async (text: string) => {
+  const { document, format } = await parseFlow(bytesOf(text), 1024 * 1024);
   return readFlowParameters(document, format);
 };
 const javaText = JSON.stringify(javaParameterFlow, null, 2);
@@ -74,8 +74,8 @@ describe("parameter references in a property", () => {
 });
 
 describe("reading a flow's parameters", () => {
-  it("reads a Java flow.json's declarations and where each group's context, with what it inherits, covers", () => {
-    const reading = readParameters(javaText);
+  it("reads a Java flow.json's declarations and where each group's context, with what it inherits, covers", async () => {
+    const reading = await readParameters(javaText);
     expect(reading.declared).toEqual([
       { name: "compression", sensitive: false, default: "gzip" },
       { name: "kafka.brokers", sensitive: false, default: "localhost:9092" },
@@ -101,7 +101,7 @@ describe("reading a flow's parameters", () => {
     expect(reading.undeclared).toEqual([]);
   });
 
-  it("finds a reference undeclared where its group reaches no context that declares it", () => {
+  it("finds a reference undeclared where its group reaches no context that declares it", async () => {
     const flow = structuredClone(javaParameterFlow) as typeof javaParameterFlow & JsonObject;
     // The nested group's context neither declares nor inherits the root's parameters.
     const inner = flow.rootGroup.processGroups[0] as { processors: { properties: JsonObject }[] };
@@ -110,7 +110,7 @@ describe("reading a flow's parameters", () => {
     flow.controllerServices = [
       { identifier: "ssl", name: "ssl", type: "SSLContextService", properties: { Keystore: "#{s3.prefix}" } },
     ] as never;
-    const { undeclared } = readParameters(JSON.stringify(flow));
+    const { undeclared } = await readParameters(JSON.stringify(flow));
     expect(
       undeclared.map(({ parameter, component, componentName, property }) => [
         parameter,
@@ -127,8 +127,8 @@ describe("reading a flow's parameters", () => {
     expect(undeclared).toHaveLength(2);
   });
 
-  it("reads the C++ YAML configuration's contexts, values written bare and a reference beside an escape", () => {
-    const reading = readParameters(cppYamlParameterFlow);
+  it("reads the C++ YAML configuration's contexts, values written bare and a reference beside an escape", async () => {
+    const reading = await readParameters(cppYamlParameterFlow);
     expect(reading.declared).toEqual(cppYamlParameterFlowDeclares);
     expect(reading.references.map(({ parameter, property }) => [parameter, property])).toEqual([
       ["tail_base_dir", "File to Tail"],
@@ -138,8 +138,8 @@ describe("reading a flow's parameters", () => {
     expect(reading.undeclared).toEqual([]);
   });
 
-  it("reads the C++ JSON configuration: several values of a property, a nested group with no context", () => {
-    const reading = readParameters(JSON.stringify(cppJsonFlow));
+  it("reads the C++ JSON configuration: several values of a property, a nested group with no context", async () => {
+    const reading = await readParameters(JSON.stringify(cppJsonFlow));
     expect(reading.references.map(({ property }) => property)).toEqual([
       "Log Level",
       "Log Prefix",
@@ -151,19 +151,15 @@ describe("reading a flow's parameters", () => {
 });
 
 describe("publishing a flow with parameters", () => {
-  it("keeps what the flow declares with the version", () => {
-    expect(readFlowDocument(bytesOf(cppYamlParameterFlow), 1024 * 1024).parameters).toHaveLength(4);
-    expect(readFlowDocument(bytesOf(javaText), 1024 * 1024).parameters?.map(({ name }) => name)).toEqual([
-      "compression",
-      "kafka.brokers",
-      "kafka.password",
-      "s3.prefix",
-      "site.id",
-    ]);
+  it("keeps what the flow declares with the version", async () => {
+    expect((await readFlowDocument(bytesOf(cppYamlParameterFlow), 1024 * 1024)).parameters).toHaveLength(4);
+    expect(
+      (await readFlowDocument(bytesOf(javaText), 1024 * 1024)).parameters?.map(({ name }) => name),
+    ).toEqual(["compression", "kafka.brokers", "kafka.password", "s3.prefix", "site.id"]);
   });
 
-  it("refuses a flow that references a parameter nobody declares, naming each and where", () => {
-    expect(() => readFlowDocument(bytesOf(JSON.stringify(cppJsonFlow)), 1024 * 1024)).toThrow(
+  it("refuses a flow that references a parameter nobody declares, naming each and where", async () => {
+    await expect(readFlowDocument(bytesOf(JSON.stringify(cppJsonFlow)), 1024 * 1024)).rejects.toThrow(
       expect.objectContaining({
         code: "invalid_request",
         message:
@@ -187,7 +183,7 @@ describe("rendering a flow with values", () => {
     ["not.declared", "ignored"],
   ]);
 
-  it("puts each value into every context that declares it and keeps every other byte of the JSON", () => {
+  it("puts each value into every context that declares it and keeps every other byte of the JSON", async () => {
     const twice = structuredClone(javaParameterFlow);
     twice.parameterContexts[2]?.parameters.push({
       name: "site.id",
@@ -196,7 +192,7 @@ describe("rendering a flow with values", () => {
       value: "archive-site",
     });
     const source = JSON.stringify(twice, null, 2);
-    const rendered = textOf(renderFlow(bytesOf(source), "nifi-json", values));
+    const rendered = textOf(await renderFlow(bytesOf(source), "nifi-json", values));
     const expected = structuredClone(twice);
     for (const context of expected.parameterContexts) {
       for (const parameter of context.parameters) {
@@ -205,19 +201,23 @@ describe("rendering a flow with values", () => {
     }
     expect(rendered).toBe(JSON.stringify(expected, null, 2));
     // The same document and values render the same bytes: the hash can be the agent's flow id.
-    const again = renderFlow(bytesOf(source), "nifi-json", values);
+    const again = await renderFlow(bytesOf(source), "nifi-json", values);
     expect(createHash("sha256").update(again).digest("hex")).toBe(
       createHash("sha256").update(rendered).digest("hex"),
     );
   });
 
-  it("gives a parameter declared without a value one, in a JSON object of its own style", () => {
+  it("gives a parameter declared without a value one, in a JSON object of its own style", async () => {
     const flow = structuredClone(cppJsonFlow) as JsonObject;
     (flow["Parameter Contexts"] as { Parameters: JsonObject[] }[])[0]?.Parameters.push({
       name: "password",
       sensitive: true,
     });
-    const rendered = renderFlow(bytesOf(JSON.stringify(flow)), "minifi-json", new Map([["password", "p"]]));
+    const rendered = await renderFlow(
+      bytesOf(JSON.stringify(flow)),
+      "minifi-json",
+      new Map([["password", "p"]]),
+    );
     expect(JSON.parse(textOf(rendered))["Parameter Contexts"][0].Parameters[1]).toEqual({
       name: "password",
       sensitive: true,
@@ -225,7 +225,7 @@ describe("rendering a flow with values", () => {
     });
   });
 
-  it("keeps the C++ YAML valid, its comments and layout, with each value a string the agent reads", () => {
+  it("keeps the C++ YAML valid, its comments and layout, with each value a string the agent reads", async () => {
     const yamlValues = new Map([
       ["mode", "decompress"],
       ["banner", "one: line"],
@@ -233,28 +233,28 @@ describe("rendering a flow with values", () => {
       ["tail_base_dir", "/var/log"],
     ]);
     const withoutValue = cppYamlParameterFlow.replace("        value: /tmp/tail\n", "");
-    const rendered = textOf(renderFlow(bytesOf(withoutValue), "minifi-yaml", yamlValues));
+    const rendered = textOf(await renderFlow(bytesOf(withoutValue), "minifi-yaml", yamlValues));
     const parameters = parseYaml(rendered)["Parameter Contexts"][0].Parameters as JsonObject[];
     expect(Object.fromEntries(parameters.map(({ name, value }) => [name, value]))).toEqual(
       Object.fromEntries(yamlValues),
     );
     expect(rendered).toContain('value: "decompress"   # the site\'s own\n');
     expect(rendered.split("Processors:")[1]).toBe(withoutValue.split("Processors:")[1]);
-    expect(readFlowDocument(bytesOf(rendered), 1024 * 1024).format).toBe("minifi-yaml");
+    expect((await readFlowDocument(bytesOf(rendered), 1024 * 1024)).format).toBe("minifi-yaml");
   });
 
-  it("leaves a flow whose parameters get no values as it was", () => {
-    expect(textOf(renderFlow(bytesOf(cppYamlParameterFlow), "minifi-yaml", new Map()))).toBe(
+  it("leaves a flow whose parameters get no values as it was", async () => {
+    expect(textOf(await renderFlow(bytesOf(cppYamlParameterFlow), "minifi-yaml", new Map()))).toBe(
       cppYamlParameterFlow,
     );
   });
 });
 
-describe("values a binary refuses", () => {
+describe("values a binary refuses", async () => {
   const cppManifest = (example("cpp/heartbeat-full.json").agentInfo as JsonObject)
     .agentManifest as JsonObject;
   const allowed = allowedProcessorValuesOf(cppManifest);
-  const { references, declared } = readParameters(cppYamlParameterFlow);
+  const { references, declared } = await readParameters(cppYamlParameterFlow);
 
   it("passes the flow's own values its processors allow, named by short class as C++ flows may", () => {
     expect(allowed.get("org.apache.nifi.minifi.processors.CompressContent")?.get("Mode")).toEqual([

@@ -1,4 +1,4 @@
-import { isMap, isSeq, type Node, parseDocument, type YAMLMap } from "yaml";
+import type { Node, YAMLMap } from "yaml";
 import { BeaconError } from "../errors.js";
 import { asArray, asBoolean, asObject, asString, dropUndefined, type JsonObject } from "../json.js";
 import {
@@ -10,6 +10,7 @@ import {
   rootGroupOf,
 } from "./layout.js";
 import type { ValueSlot } from "./rendering.js";
+import { yamlLibrary } from "./yaml.js";
 
 /** A parameter a flow declares in one of its parameter contexts. */
 export interface FlowParameter {
@@ -246,8 +247,9 @@ function insertedValue(parameter: string, text: string, map: YAMLMap): ValueSlot
  * Where each declared parameter's value goes in the flow's text, in every context that declares it: read once,
  * when the version is published, so that rendering it for an agent (rendering.ts) reads no document.
  */
-export function valueSlotsOf(text: string, format: FlowFormat): ValueSlot[] {
+export async function valueSlotsOf(text: string, format: FlowFormat): Promise<ValueSlot[]> {
   // JSON is YAML too: one parser gives both the source ranges the values are spliced into.
+  const { isMap, isSeq, parseDocument } = await yamlLibrary();
   const document = parseDocument(text, { uniqueKeys: false });
   if (document.errors.length > 0)
     throw new BeaconError("invalid_request", `The flow cannot be rendered: ${document.errors[0]?.message}`);

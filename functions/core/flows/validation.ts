@@ -92,8 +92,8 @@ export function manifestOfferReader(manifests: Pick<ManifestCatalog, "read">, te
 }
 
 /** What a stored flow document declares of parameters and where it references them (readFlowParameters). */
-export function parametersInContent(bytes: Uint8Array): FlowParameterReading {
-  const { document, format } = parseFlow(bytes, bytes.length);
+export async function parametersInContent(bytes: Uint8Array): Promise<FlowParameterReading> {
+  const { document, format } = await parseFlow(bytes, bytes.length);
   return readFlowParameters(document, format);
 }
 

@@ -8,7 +8,7 @@ const flowOf = (name: string) =>
 
 async function publish(flows: MemoryFlowCatalog, className: string, name: string, label?: string) {
   const bytes = flowOf(name);
-  const document = readFlowDocument(bytes, 1024 * 1024);
+  const document = await readFlowDocument(bytes, 1024 * 1024);
   const { record } = await flows.add(
     "t1",
     { ...document, className, createdAt: 0, createdBy: "ops", label },

@@ -79,7 +79,7 @@ export function makeReadinessCheck(deps: ReadinessCheckDependencies) {
 
   async function referencesOf(tenant: string, version: CheckedVersion, content?: Uint8Array) {
     const bytes = content ?? (await flows.read(tenant, version.hash))?.bytes;
-    return bytes === undefined ? [] : parametersInContent(bytes).references;
+    return bytes === undefined ? [] : (await parametersInContent(bytes)).references;
   }
 
   async function allowedValuesOf(tenant: string, agents: readonly ClassAgent[]) {

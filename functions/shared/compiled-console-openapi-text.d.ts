@@ -1,0 +1,2 @@
+// Generated from schemas/ by `npm run schemas:validators`; do not edit.
+export declare const openApiText: string;
