@@ -1088,17 +1088,19 @@ describe("the web console", () => {
       const classSection = page.getByRole("region", { name: "Parameters", exact: true });
       await classSection.getByText("No parameter value set for the class").waitFor();
       await classSection.getByText("Set a parameter value").click();
-      // The names the target version declares are offered, any other taken.
-      const offered = await Promise.all(
-        (await classSection.locator("datalist option").all()).map((option) => option.getAttribute("value")),
-      );
-      expect(offered.sort()).toEqual([
-        "compression",
-        "kafka.brokers",
-        "kafka.password",
-        "s3.prefix",
-        "site.id",
-      ]);
+      // The names the target version declares are offered, any other taken: offered once the class's target
+      // is known, which the page reads beside the parameter values.
+      const offered = async () =>
+        (
+          await Promise.all(
+            (
+              await classSection.locator("datalist option").all()
+            ).map((option) => option.getAttribute("value")),
+          )
+        ).sort();
+      await expect
+        .poll(offered)
+        .toEqual(["compression", "kafka.brokers", "kafka.password", "s3.prefix", "site.id"]);
       const name = classSection.getByLabel("Parameter name");
       await name.fill("kafka.brokers");
       await classSection.getByText("The flow declares it. Its default: localhost:9092.").waitFor();
