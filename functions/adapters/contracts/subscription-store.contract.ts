@@ -94,4 +94,27 @@ export const subscriptionStoreContract = contract<SubscriptionStore>("the subscr
     );
     expect(await store.active(`${the.tenant}-none`)).toEqual([]);
   });
+
+  it("enables a disabled subscription once, forgetting when and why it was disabled", async () => {
+    const store = the.subject;
+    const subscription = subscriptionOf(the.tenant, 11);
+    await store.create(subscription);
+    expect(await store.enable(the.tenant, subscription.subscriptionId)).toBe(false);
+    await store.disable(
+      the.tenant,
+      subscription.subscriptionId,
+      START + 60_000,
+      "The receiver answered 410 Gone",
+    );
+    expect(await store.enable(`${the.tenant}-other`, subscription.subscriptionId)).toBe(false);
+    expect(await store.enable(the.tenant, "wh-0000000000000-absent")).toBe(false);
+    // A write that finds nothing makes nothing.
+    expect(await store.get(`${the.tenant}-other`, subscription.subscriptionId)).toBeUndefined();
+    expect(await store.get(the.tenant, "wh-0000000000000-absent")).toBeUndefined();
+    expect(await store.enable(the.tenant, subscription.subscriptionId)).toBe(true);
+    expect(await store.enable(the.tenant, subscription.subscriptionId)).toBe(false);
+    expect(await store.get(the.tenant, subscription.subscriptionId)).toEqual(subscription);
+    const active = await store.active(the.tenant);
+    expect(active.map(({ subscriptionId }) => subscriptionId)).toEqual([subscription.subscriptionId]);
+  });
 });

@@ -102,6 +102,25 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
       throw error;
     }
   }
+
+  async enable(tenant: string, subscriptionId: string) {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: Keys.subscription(tenant, subscriptionId),
+          UpdateExpression: "SET #state = :active REMOVE disabledAt, disabledReason",
+          ConditionExpression: "#state = :disabled",
+          ExpressionAttributeNames: { "#state": "state" },
+          ExpressionAttributeValues: { ":disabled": "disabled", ":active": "active" },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return false;
+      throw error;
+    }
+  }
 }
 
 function toSubscription(item: Record<string, unknown>): Subscription {

@@ -46,4 +46,13 @@ export class MemorySubscriptionStore implements SubscriptionStore {
     Object.assign(subscription, { state: "disabled", disabledAt: at, disabledReason: reason });
     return true;
   }
+
+  async enable(tenant: string, subscriptionId: string) {
+    const subscription = this.subscriptions.get(`${tenant}/${subscriptionId}`);
+    if (subscription?.state !== "disabled") return false;
+    subscription.state = "active";
+    delete subscription.disabledAt;
+    delete subscription.disabledReason;
+    return true;
+  }
 }

@@ -16,6 +16,11 @@ export interface SubscriptionStore {
   active(tenant: string): Promise<Subscription[]>;
   /** Disables an active subscription; false when it was not active (or not there). */
   disable(tenant: string, subscriptionId: string, at: number, reason: string): Promise<boolean>;
+  /**
+   * Makes a disabled subscription active again, forgetting when and why it was disabled; false when it was not
+   * disabled (or not there).
+   */
+  enable(tenant: string, subscriptionId: string): Promise<boolean>;
 }
 
 export interface DeliveryQueue {
