@@ -18,7 +18,7 @@ describe("the console's OpenAPI document", () => {
       expect(operation.path.startsWith("/api/v1/")).toBe(true);
       expect(["viewer", "operator", "admin"]).toContain(operation.role);
     }
-    expect(consoleOperations).toHaveLength(96);
+    expect(consoleOperations).toHaveLength(97);
   });
 
   it("describes Beacon's error body for every failure the handler answers", () => {

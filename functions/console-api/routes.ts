@@ -254,5 +254,7 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
     deleteSubscription: (principal, { path }) =>
       api.webhooks.delete(principal, path.subscriptionId as string),
     testSubscription: (principal, { path }) => api.webhooks.test(principal, path.subscriptionId as string),
+    enableSubscription: (principal, { path }) =>
+      api.webhooks.enable(principal, path.subscriptionId as string),
   };
 }

@@ -184,6 +184,7 @@ beforeAll(async () => {
   subscriptionIds = {
     getSubscription: kept,
     testSubscription: kept,
+    enableSubscription: kept,
     listWebhookDeliveries: kept,
     deleteSubscription: deleted,
   };

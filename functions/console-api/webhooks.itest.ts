@@ -1,9 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { signatureOf, type WebhookReceiver } from "../../scripts/local/webhook-receiver.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
+import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
 import { MAX_SUBSCRIPTIONS_PER_TENANT } from "../core/webhooks/subscriptions.js";
+import { makeDynamoDbClient } from "../runtime/aws-clients.js";
+import { EnvNames } from "../shared/env-names.js";
 import { FunctionTimeouts } from "../shared/function-timeouts.js";
 
 let agentApi: AgentApiUnderTest;
@@ -12,6 +16,12 @@ let receiver: WebhookReceiver;
 const run = randomUUID().slice(0, 6);
 const tenants = { a: `wa-${run}`, b: `wb-${run}` };
 const tokens = { a: "", b: "" };
+/** The console's own table, where the webhook dispatcher disables a subscription whose receiver is gone. */
+const env = inject("beaconEnv");
+const subscriptionStore = new DynamoSubscriptionStore(
+  DynamoDBDocumentClient.from(makeDynamoDbClient(env)),
+  env[EnvNames.tableName] as string,
+);
 
 beforeAll(async () => {
   agentApi = await startAgentApi();
@@ -155,12 +165,13 @@ describe("event subscriptions through the console API", () => {
     expect(again.json()).toMatchObject({ delivered: true });
   });
 
-  it("belong to their tenant: another cannot read, test or delete them, nor see them listed", async () => {
+  it("belong to their tenant: another cannot read, test, enable or delete them, nor see them listed", async () => {
     const created = await subscribe(tokens.a);
     const before = receiver.received.length;
     for (const [method, path] of [
       ["GET", `/api/v1/webhooks/${created.subscriptionId}`],
       ["POST", `/api/v1/webhooks/${created.subscriptionId}/test`],
+      ["POST", `/api/v1/webhooks/${created.subscriptionId}/enable`],
       ["DELETE", `/api/v1/webhooks/${created.subscriptionId}`],
     ] as const) {
       const response = await send(method, path, tokens.b);
@@ -169,6 +180,63 @@ describe("event subscriptions through the console API", () => {
     expect((await send("GET", "/api/v1/webhooks", tokens.b)).body).not.toContain(created.subscriptionId);
     expect(receiver.received.length).toBe(before);
     expect((await send("GET", `/api/v1/webhooks/${created.subscriptionId}`, tokens.a)).status).toBe(200);
+  });
+
+  it("are enabled again once disabled, by an admin, each time audited, keeping their id and secret", async () => {
+    const tenant = `we-${run}`;
+    const [admin, operator] = await Promise.all([
+      consoleApi.token({ tenant, role: "admin", subject: "alice" }),
+      consoleApi.token({ tenant, role: "operator", subject: "bob" }),
+    ]);
+    const created = await subscribe(admin);
+    const { secret, ...shown } = created;
+    const path = `/api/v1/webhooks/${created.subscriptionId}`;
+    const disabledAt = Date.now();
+    expect(
+      await subscriptionStore.disable(
+        tenant,
+        created.subscriptionId,
+        disabledAt,
+        "The receiver answered 410 Gone",
+      ),
+    ).toBe(true);
+    expect((await send("GET", path, admin)).json()).toMatchObject({
+      state: "disabled",
+      disabledAt: new Date(disabledAt).toISOString(),
+      disabledReason: "The receiver answered 410 Gone",
+    });
+
+    const refused = await send("POST", `${path}/enable`, operator);
+    expect(refused.status, refused.body).toBe(403);
+    expect((await send("GET", path, admin)).json()).toMatchObject({ state: "disabled" });
+    const enabled = await send("POST", `${path}/enable`, admin);
+    expect(enabled.status, enabled.body).toBe(200);
+    expect(enabled.json()).toEqual(shown);
+    expect((await send("GET", path, admin)).json()).toEqual(shown);
+    expect((await subscriptionStore.get(tenant, created.subscriptionId))?.secret).toBe(secret);
+    const again = await send("POST", `${path}/enable`, admin);
+    expect(again.status, again.body).toBe(200);
+    expect(again.json()).toEqual(shown);
+    // Enabled, it is tested like any other.
+    expect((await send("POST", `${path}/test`, admin)).json()).toMatchObject({ delivered: true });
+
+    const unknown = await send("POST", "/api/v1/webhooks/wh-0000000000000-absent/enable", admin);
+    expect(unknown.status, unknown.body).toBe(404);
+    expect(unknown.json()).toMatchObject({ error: { code: "not_found" } });
+    expect((await send("POST", `${path}/enable`, tokens.b)).status).toBe(404);
+
+    const trail = await send("GET", "/api/v1/audit?operation=enableSubscription", admin);
+    expect(trail.status, trail.body).toBe(200);
+    const records = trail.json().items as Record<string, unknown>[];
+    expect(records[0]).toMatchObject({ method: "POST", route: "/api/v1/webhooks/{subscriptionId}/enable" });
+    const alice = { subject: "alice", role: "admin" };
+    const target = { subscriptionId: created.subscriptionId };
+    expect(records.map(({ actor, target, status }) => ({ actor, target, status }))).toEqual([
+      { actor: alice, target: { subscriptionId: "wh-0000000000000-absent" }, status: 404 },
+      { actor: alice, target, status: 200 },
+      { actor: alice, target, status: 200 },
+      { actor: { subject: "bob", role: "operator" }, target, status: 403 },
+    ]);
   });
 
   it("are deleted for good", async () => {

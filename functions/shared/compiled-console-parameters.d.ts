@@ -88,6 +88,7 @@ export declare const listSubscriptionsInput: ValidateFunction;
 export declare const createSubscriptionInput: ValidateFunction;
 export declare const deleteSubscriptionInput: ValidateFunction;
 export declare const testSubscriptionInput: ValidateFunction;
+export declare const enableSubscriptionInput: ValidateFunction;
 export declare const listGroupsInput: ValidateFunction;
 export declare const createGroupInput: ValidateFunction;
 export declare const deleteGroupInput: ValidateFunction;

@@ -82,6 +82,7 @@ export const listSubscriptionsInput = listClassesInput;
 export const createSubscriptionInput = getOpenApiInput;
 export const deleteSubscriptionInput = getSubscriptionInput;
 export const testSubscriptionInput = getSubscriptionInput;
+export const enableSubscriptionInput = getSubscriptionInput;
 export const listGroupsInput = listClassesInput;
 export const createGroupInput = getOpenApiInput;
 export const deleteGroupInput = putGroupInput;

@@ -137,6 +137,22 @@ export function makeSubscriptionsApi(deps: SubscriptionsDependencies) {
     },
 
     /**
+     * Makes a disabled subscription active again: events from then on are delivered to it (deliveries given up
+     * while it was disabled stay given up). An active one is left as it is, so enabling twice is harmless.
+     */
+    async enable(principal: Principal, subscriptionId: string): Promise<ConsoleResult> {
+      requireRole(principal, "admin");
+      const subscription = await find(principal.tenant, subscriptionId);
+      if (subscription.state === "active") return { body: view(subscription) };
+      if (await subscriptions.enable(principal.tenant, subscriptionId)) {
+        const { disabledAt: _at, disabledReason: _reason, ...enabled } = subscription;
+        return { body: view({ ...enabled, state: "active" }) };
+      }
+      // Enabled or deleted by another request between the look above and the write: as it is now.
+      return { body: view(await find(principal.tenant, subscriptionId)) };
+    },
+
+    /**
      * Posts a signed `webhook.test` notification to the subscription's URL at once, outside the delivery
      * queue (a disabled subscription too, so that a mended receiver can be tried), and answers how it went.
      */

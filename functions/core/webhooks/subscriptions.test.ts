@@ -173,7 +173,12 @@ describe("event subscriptions", () => {
     const { api, subscriptions, webhookSender } = harness();
     const id = (await bodyOf(api.create(admin, request))).subscriptionId as string;
     const other = as("admin", "globex");
-    for (const call of [api.get(other, id), api.delete(other, id), api.test(other, id)]) {
+    for (const call of [
+      api.get(other, id),
+      api.delete(other, id),
+      api.test(other, id),
+      api.enable(other, id),
+    ]) {
       await expect(call).rejects.toThrow(refusal("not_found"));
     }
     expect(await bodyOf(api.list(other, {}))).toEqual({ items: [] });
@@ -192,6 +197,7 @@ describe("event subscriptions", () => {
         api.get(caller, id),
         api.delete(caller, id),
         api.test(caller, id),
+        api.enable(caller, id),
       ]) {
         await expect(call).rejects.toThrow(refusal("forbidden"));
       }
@@ -204,6 +210,7 @@ describe("event subscriptions", () => {
     for (const id of ["wh-0000000000000-gone", "../../CERTS"]) {
       await expect(api.get(admin, id)).rejects.toThrow(refusal("not_found"));
       await expect(api.delete(admin, id)).rejects.toThrow(refusal("not_found"));
+      await expect(api.enable(admin, id)).rejects.toThrow(refusal("not_found"));
     }
   });
 
@@ -272,5 +279,43 @@ describe("event subscriptions", () => {
       disabledReason: "failing for 24 hours",
     });
     expect(await bodyOf(api.test(admin, id))).toMatchObject({ delivered: true });
+  });
+
+  it("enable a disabled subscription, forgetting when and why it was disabled, and leave an active one be", async () => {
+    const { api, subscriptions, clock } = harness();
+    const created = await bodyOf(api.create(admin, request));
+    const { secret, ...shown } = created;
+    const id = created.subscriptionId as string;
+    expect(await bodyOf(api.enable(admin, id))).toEqual(shown);
+    await subscriptions.disable(TENANT, id, clock.now(), "The receiver answered 410 Gone");
+    expect(await bodyOf(api.enable(admin, id))).toEqual(shown);
+    expect(await bodyOf(api.get(admin, id))).toEqual(shown);
+    expect((await subscriptions.active(TENANT)).map(({ subscriptionId }) => subscriptionId)).toEqual([id]);
+    expect(await bodyOf(api.enable(admin, id))).toEqual(shown);
+    expect((await subscriptions.get(TENANT, id))?.secret).toBe(secret);
+  });
+
+  it("answer a subscription enabled or deleted by another request while enabling it as it is now", async () => {
+    const { api, subscriptions, clock, ...ports } = harness();
+    const id = (await bodyOf(api.create(admin, request))).subscriptionId as string;
+    const racing = (meanwhile: () => Promise<unknown>) =>
+      makeSubscriptionsApi({
+        ...ports,
+        clock,
+        subscriptions: Object.assign(Object.create(subscriptions), {
+          enable: async (tenant: string, subscriptionId: string) => {
+            await meanwhile();
+            return subscriptions.enable(tenant, subscriptionId);
+          },
+        }),
+      });
+    await subscriptions.disable(TENANT, id, clock.now(), "The receiver answered 410 Gone");
+    const enabled = await bodyOf(racing(() => subscriptions.enable(TENANT, id)).enable(admin, id));
+    expect(enabled).toMatchObject({ subscriptionId: id, state: "active" });
+    expect(enabled).not.toHaveProperty("disabledReason");
+    await subscriptions.disable(TENANT, id, clock.now(), "The receiver answered 410 Gone");
+    await expect(racing(() => subscriptions.delete(TENANT, id)).enable(admin, id)).rejects.toThrow(
+      refusal("not_found"),
+    );
   });
 });

@@ -334,6 +334,10 @@ export const operations = {
     "role": "admin",
     "scope": "tenant"
   },
+  "POST /api/v1/webhooks/{subscriptionId}/enable": {
+    "role": "admin",
+    "scope": "tenant"
+  },
   "GET /api/v1/webhooks/{subscriptionId}/deliveries": {
     "role": "admin",
     "scope": "tenant"

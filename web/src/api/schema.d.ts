@@ -1493,6 +1493,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/{subscriptionId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The subscription's id, as its creation answered: `wh-`, the creation time in epoch milliseconds, a unique part.
+                 * @example wh-1764000000000-0b4c7c6e-5d1f-4a53-9a3e-2f8f61a0c9d1
+                 */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a disabled subscription active again
+         * @description Clears `disabledAt` and `disabledReason`, keeping the subscription's id and secret. Events from then on are delivered to it; deliveries given up while it was disabled are not sent again, and events of that time were never queued for it. Enabling an active subscription changes nothing and answers it as it is.
+         */
+        post: operations["enableSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/{subscriptionId}/deliveries": {
         parameters: {
             query?: never;
@@ -6376,6 +6402,36 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             502: components["responses"]["WebhookTesterUnavailable"];
+        };
+    };
+    enableSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The subscription's id, as its creation answered: `wh-`, the creation time in epoch milliseconds, a unique part.
+                 * @example wh-1764000000000-0b4c7c6e-5d1f-4a53-9a3e-2f8f61a0c9d1
+                 */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription, active. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     listWebhookDeliveries: {
