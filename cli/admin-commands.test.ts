@@ -27,6 +27,7 @@ const NEW_COMMANDS = [
   ["webhooks", "create"],
   ["webhooks", "delete"],
   ["webhooks", "test"],
+  ["webhooks", "enable"],
   ["webhooks", "deliveries"],
   ["audit", "list"],
 ];

@@ -501,7 +501,7 @@ describe("beacon's debug bundles, flow diffs, certificates, webhooks and audit",
     expect(table).toContain(`serial=${issued.serial}`);
   }, 120_000);
 
-  it("creates, lists, shows and deletes a webhook subscription, its secret shown once", async () => {
+  it("creates, lists, shows, enables and deletes a webhook subscription, its secret shown once", async () => {
     const admin = await signedIn("admin");
     const created = JSON.parse(
       await ok(admin, [
@@ -524,12 +524,21 @@ describe("beacon's debug bundles, flow diffs, certificates, webhooks and audit",
       await ok(admin, ["webhooks", "deliveries", created.subscriptionId, "--json"]),
     ) as Schemas["WebhookDeliveryList"];
     expect(Array.isArray(deliveries.items)).toBe(true);
+    // Active, it is left so: enabling is harmless to repeat.
+    expect(await ok(admin, ["webhooks", "enable", created.subscriptionId])).toBe(
+      `Subscription ${created.subscriptionId} enabled\n`,
+    );
+    expect(
+      JSON.parse(await ok(admin, ["webhooks", "enable", created.subscriptionId, "--json"])),
+    ).toMatchObject({ subscriptionId: created.subscriptionId, state: "active" });
     expect(await ok(admin, ["webhooks", "delete", created.subscriptionId])).toBe(
       `Subscription ${created.subscriptionId} deleted\n`,
     );
-    const gone = await beacon(admin, ["webhooks", "show", created.subscriptionId]);
-    expect(gone.code).toBe(ExitCode.refused);
-    expect(gone.stderr).toMatch(/\(404 \w+\)\n$/);
+    for (const command of ["show", "enable"]) {
+      const gone = await beacon(admin, ["webhooks", command, created.subscriptionId]);
+      expect(gone.code, command).toBe(ExitCode.refused);
+      expect(gone.stderr).toMatch(/\(404 \w+\)\n$/);
+    }
   }, 60_000);
 });
 

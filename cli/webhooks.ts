@@ -84,6 +84,18 @@ export function addWebhookCommands(program: Command, kit: CommandKit): void {
     });
 
   webhooks
+    .command("enable <subscriptionId>")
+    .description("make a disabled subscription active again: events from now on are delivered to it")
+    .action(async (subscriptionId: string, _options, command: Command) => {
+      const data = await dataOf(
+        client(command).POST("/api/v1/webhooks/{subscriptionId}/enable", {
+          params: { path: { subscriptionId } },
+        }),
+      );
+      show(command, data, (subscription) => `Subscription ${subscription.subscriptionId} enabled`);
+    });
+
+  webhooks
     .command("test <subscriptionId>")
     .description("post a signed webhook.test notification now: exit 0 if the receiver took it, 1 if not")
     .action(async (subscriptionId: string, _options, command: Command) => {
