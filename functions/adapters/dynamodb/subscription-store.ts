@@ -1,6 +1,6 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { PageRequest } from "../../core/paging.js";
-import type { Subscription } from "../../core/webhooks/model.js";
+import type { Subscription, SubscriptionState } from "../../core/webhooks/model.js";
 import type { SubscriptionStore } from "../../core/webhooks/ports.js";
 import { isConditionalCheckFailure, Keys, putIfAbsent } from "./keys.js";
 import { queryAll, queryPartition } from "./paging.js";
@@ -79,40 +79,36 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     return items.map(toSubscription);
   }
 
-  async disable(tenant: string, subscriptionId: string, at: number, reason: string) {
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: Keys.subscription(tenant, subscriptionId),
-          UpdateExpression: "SET #state = :disabled, disabledAt = :at, disabledReason = :reason",
-          ConditionExpression: "#state = :active",
-          ExpressionAttributeNames: { "#state": "state" },
-          ExpressionAttributeValues: {
-            ":disabled": "disabled",
-            ":active": "active",
-            ":at": at,
-            ":reason": reason,
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
-      throw error;
-    }
+  disable(tenant: string, subscriptionId: string, at: number, reason: string) {
+    return this.changeState(tenant, subscriptionId, "active", "disabled", {
+      also: ", disabledAt = :at, disabledReason = :reason",
+      values: { ":at": at, ":reason": reason },
+    });
   }
 
-  async enable(tenant: string, subscriptionId: string) {
+  enable(tenant: string, subscriptionId: string) {
+    return this.changeState(tenant, subscriptionId, "disabled", "active", {
+      also: " REMOVE disabledAt, disabledReason",
+    });
+  }
+
+  /** Sets the state `to` (and what `also` says) of a subscription in state `from`; false when it was not. */
+  private async changeState(
+    tenant: string,
+    subscriptionId: string,
+    from: SubscriptionState,
+    to: SubscriptionState,
+    change: { also: string; values?: Record<string, unknown> },
+  ) {
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: Keys.subscription(tenant, subscriptionId),
-          UpdateExpression: "SET #state = :active REMOVE disabledAt, disabledReason",
-          ConditionExpression: "#state = :disabled",
+          UpdateExpression: `SET #state = :to${change.also}`,
+          ConditionExpression: "#state = :from",
           ExpressionAttributeNames: { "#state": "state" },
-          ExpressionAttributeValues: { ":disabled": "disabled", ":active": "active" },
+          ExpressionAttributeValues: { ":from": from, ":to": to, ...change.values },
         }),
       );
       return true;
