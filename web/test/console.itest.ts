@@ -793,7 +793,7 @@ describe("the web console", () => {
     expect(unset).toEqual({ status: 200, body: { updatedAt: expect.any(String) } });
   });
 
-  it("subscribes an endpoint, shows its secret once, tests it, logs its deliveries and deletes it", async () => {
+  it("subscribes an endpoint, shows its secret once, tests it, logs its deliveries, enables it again once disabled and deletes it", async () => {
     await admin.getByRole("link", { name: "Event subscriptions" }).click();
     await admin.getByRole("heading", { name: "Event subscriptions", level: 1 }).waitFor();
     await admin.getByText("Subscribe an endpoint").click();
@@ -907,6 +907,41 @@ describe("the web console", () => {
     expect(await delivered.getByRole("cell").nth(3).textContent()).toBe("1");
     expect(await delivered.getByRole("cell").nth(4).textContent()).toMatch(/^answered 204 in \d+ ms/);
     await capture(admin, "webhook");
+
+    // A receiver that answers 410 Gone has its subscription disabled at the next notification; enabled again,
+    // the subscription takes events once more.
+    receiver.answerWith({ status: 410 });
+    type Subscription = { state: string; disabledReason?: string };
+    try {
+      const gone = await api<{ items: unknown[] }>("/operations", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ agentId: AGENT_IDS[0], operation: "DESCRIBE", operand: "MANIFEST" }),
+      });
+      expect(gone.status).toBe(201);
+      await untilTrue(
+        "the subscription to be disabled by its receiver's 410 Gone",
+        async () => (await api<Subscription>(`/webhooks/${subscriptionId}`)).body.state === "disabled",
+        60_000,
+      );
+    } finally {
+      receiver.answerWith({ status: 204 });
+    }
+    await admin.reload();
+    const state = admin
+      .getByRole("definition")
+      .filter({ has: admin.getByRole("button", { name: "Enable" }) });
+    await state.getByText("disabled", { exact: true }).waitFor();
+    await state.getByText("The receiver answered 410 Gone").waitFor();
+    await capture(admin, "webhook-disabled");
+    await state.getByRole("button", { name: "Enable" }).click();
+    await admin.getByRole("button", { name: "Enable" }).waitFor({ state: "detached" });
+    await admin.getByText("active", { exact: true }).waitFor();
+    expect(await admin.getByText("The receiver answered 410 Gone").count()).toBe(0);
+    expect((await api<Subscription>(`/webhooks/${subscriptionId}`)).body).toMatchObject({ state: "active" });
+    expect((await api<Subscription>(`/webhooks/${subscriptionId}`)).body).not.toHaveProperty(
+      "disabledReason",
+    );
 
     await admin.getByRole("button", { name: "Delete…" }).click();
     await admin.getByRole("button", { name: "Keep it" }).click();

@@ -273,7 +273,10 @@ function SubscriptionTable(props: { subscriptions: Schemas["Subscription"][] }) 
 
 const DELIVERIES_PAGE_SIZE = 20;
 
-/** One subscription: what it wants, a test delivery, deleting it, and its deliveries' log. */
+/**
+ * One subscription: what it wants, enabling it again once disabled, a test delivery, deleting it, and its
+ * deliveries' log.
+ */
 export function WebhookDetail() {
   const { client } = useConsole();
   const location = useLocation();
@@ -304,6 +307,9 @@ export function WebhookDetail() {
               <Fact term="Class">{found.agentClass ?? "any"}</Fact>
               <Fact term="State">
                 <SubscriptionState subscription={found} />
+                {found.state === "disabled" && (
+                  <EnableSubscription subscriptionId={subscriptionId} onEnabled={reload} />
+                )}
               </Fact>
               <Fact term="Created">
                 {dateTime(found.createdAt)} by {found.createdBy}
@@ -326,6 +332,28 @@ export function WebhookDetail() {
         )}
       </Loaded>
     </Page>
+  );
+}
+
+/** Makes a disabled subscription active again: events from then on are delivered, none given up before. */
+function EnableSubscription(props: { subscriptionId: string; onEnabled: () => void }) {
+  const { client } = useConsole();
+  const [state, run] = useAction();
+  const path = { subscriptionId: props.subscriptionId };
+  async function enable() {
+    const enabled = await run(() =>
+      dataOf(client.POST("/api/v1/webhooks/{subscriptionId}/enable", { params: { path } })),
+    );
+    if (enabled) props.onEnabled();
+  }
+  return (
+    <div>
+      <button type="button" onClick={enable} disabled={state.status === "busy"}>
+        Enable
+      </button>
+      <div class="muted">New events are delivered again; deliveries given up are not resent.</div>
+      <ActionProblem state={state} />
+    </div>
   );
 }
 
