@@ -20,6 +20,7 @@ import type { Decommissioning } from "../../core/fleet/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { AgentManifest } from "../../core/manifests/agent-manifest.js";
 import { batchGetAll } from "./batch-get.js";
+import { directCalls } from "./direct-calls.js";
 import { stagedEventItem } from "./event-outbox.js";
 import { failedTransactionConditions, isConditionalCheckFailure, Keys } from "./keys.js";
 
@@ -79,14 +80,13 @@ export class DynamoAgentRegistry implements AgentRegistry {
   async register(record: AgentRecord): Promise<"created" | "returned" | "exists"> {
     try {
       // The entry replaced, if any: a decommissioned agent's, returned only when there was one.
-      const { Attributes } = await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: agentProfileItem(record),
-          ConditionExpression: "attribute_not_exists(pk) OR attribute_exists(decommissionedAt)",
-          ReturnValues: "ALL_OLD",
-        }),
-      );
+      // Sent directly: a herd's registrations are where the SDK's per-call work costs the most.
+      const { Attributes } = await directCalls(this.client).put({
+        TableName: this.tableName,
+        Item: agentProfileItem(record),
+        ConditionExpression: "attribute_not_exists(pk) OR attribute_exists(decommissionedAt)",
+        ReturnValues: "ALL_OLD",
+      });
       return Attributes ? "returned" : "created";
     } catch (error) {
       if (isConditionalCheckFailure(error)) return "exists";
