@@ -5,7 +5,7 @@ import { makeDocumentClient } from "../../runtime/aws-clients.js";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
 import { AwsServiceError, type JsonProtocolCall, jsonProtocolCalls } from "./json-protocol.js";
 
-type Answer = { status: number; body: unknown } | "hang up";
+type Answer = { status: number; body: unknown } | "hang up" | "hold";
 
 // DynamoDB Local never throttles or fails with a 5xx: this server answers as DynamoDB does when it does.
 const requests: { headers: IncomingHttpHeaders; body: string }[] = [];
@@ -20,6 +20,7 @@ const service = createServer((request, response) => {
       request.socket.destroy();
       return;
     }
+    if (answer === "hold") return; // Frozen, as a stopped process: the connection open, nothing answered.
     response.writeHead(answer.status, { "content-type": "application/x-amz-json-1.0" });
     response.end(typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body));
   });
@@ -126,6 +127,21 @@ describe("JSON-protocol calls", () => {
       name: "ProvisionedThroughputExceededException",
     });
     expect(requests).toHaveLength(3);
+  });
+
+  it("give up a call, retries and backoff included, when its signal aborts", async () => {
+    answers = ["hold", { status: 200, body: {} }];
+    const aborting = new AbortController();
+    const call = calls(true)("Query", "{}", aborting.signal);
+    await expect.poll(() => requests.length).toBe(1);
+    aborting.abort();
+    await expect(call).rejects.toMatchObject({ name: "AbortError" });
+
+    requests.length = 0;
+    answers = [throttled, { status: 200, body: {} }];
+    await expect(calls(true)("Query", "{}", AbortSignal.timeout(0))).rejects.toBeDefined();
+    expect(requests).toHaveLength(0);
+    service.closeAllConnections();
   });
 
   it("make a call once when not retried", async () => {

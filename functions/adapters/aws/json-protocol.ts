@@ -6,8 +6,24 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 /** The clients whose services speak AWS's JSON protocol and whose configuration a call borrows. */
 type JsonProtocolClient = KinesisClient | DynamoDBClient | DynamoDBDocumentClient;
 
-/** A call of one operation with its input as JSON text, answering the output's JSON text. */
-export type JsonProtocolCall = (operation: string, input: string) => Promise<string>;
+/**
+ * A call of one operation with its input as JSON text, answering the output's JSON text; given up, retries and
+ * backoff included, when `abortSignal` aborts.
+ */
+export type JsonProtocolCall = (
+  operation: string,
+  input: string,
+  abortSignal?: AbortSignal,
+) => Promise<string>;
+
+/**
+ * Where a client says what signal a call made now is to be given up by (runtime/request-budget.ts puts one on
+ * the agent API's DynamoDB client): the SDK's commands get theirs through `send`, which direct calls bypass.
+ */
+export const callSignal = Symbol("callSignal");
+
+/** A client that may carry a signal for the calls made through it now. */
+export type SignalsCalls = { [callSignal]?: () => AbortSignal | undefined };
 
 export interface JsonProtocol {
   /** The `X-Amz-Target` prefix naming the service's API version, e.g. `DynamoDB_20120810`. */
@@ -88,13 +104,14 @@ export function jsonProtocolCalls(client: JsonProtocolClient, protocol: JsonProt
     return { config, target, signer: await config.signer(), retries };
   };
 
-  return async (operation, input) => {
+  return async (operation, input, abortSignal) => {
     ready ??= prepare().catch((error: unknown) => {
       ready = undefined;
       throw error;
     });
     const { config, target, signer, retries } = await ready;
     const once = async () => {
+      if (abortSignal?.aborted) throw abortedBy(abortSignal);
       const request = await signer.sign({
         method: "POST",
         protocol: target.protocol,
@@ -112,13 +129,14 @@ export function jsonProtocolCalls(client: JsonProtocolClient, protocol: JsonProt
       });
       const { response } = await config.requestHandler.handle(
         request as Parameters<typeof config.requestHandler.handle>[0],
+        { abortSignal },
       );
       // The Node.js handler's response body is the IncomingMessage.
       const text = await textOf(response.body as Readable);
       if (response.statusCode === 200) return text;
       throw errorOf(response.statusCode, text);
     };
-    return retries ? retried(once, retries, operation) : once();
+    return retries ? retried(once, retries, operation, abortSignal) : once();
   };
 }
 
@@ -132,7 +150,12 @@ function retryStrategyOf(strategy: unknown): RetryStrategy {
   return strategy as RetryStrategy;
 }
 
-async function retried(once: () => Promise<string>, strategy: RetryStrategy, scope: string): Promise<string> {
+async function retried(
+  once: () => Promise<string>,
+  strategy: RetryStrategy,
+  scope: string,
+  abortSignal: AbortSignal | undefined,
+): Promise<string> {
   let token: RetryToken = await strategy.acquireInitialRetryToken(scope);
   for (;;) {
     try {
@@ -141,15 +164,35 @@ async function retried(once: () => Promise<string>, strategy: RetryStrategy, sco
       return text;
     } catch (error) {
       const errorType = retryErrorTypeOf(error);
-      if (!errorType) throw error;
+      if (!errorType || abortSignal?.aborted) throw error;
       try {
         token = await strategy.refreshRetryTokenForRetry(token, { errorType });
       } catch {
         throw error; // Out of attempts or of the strategy's retry capacity: the last failure is the answer.
       }
-      await new Promise((resolve) => setTimeout(resolve, token.getRetryDelay()));
+      await pause(token.getRetryDelay(), abortSignal);
     }
   }
+}
+
+/** As the SDK's handler fails a call it gave up: an `AbortError`, whatever the signal's reason. */
+function abortedBy(signal: AbortSignal): Error {
+  const error = new Error("The call was given up before it was sent", { cause: signal.reason });
+  error.name = "AbortError";
+  return error;
+}
+
+/** `ms` of backoff, cut short by the signal (the next attempt then fails at once with its reason). */
+function pause(ms: number, abortSignal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      abortSignal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    abortSignal?.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** The errors the SDK's standard strategy retries as throttling, by the names the services give them. */

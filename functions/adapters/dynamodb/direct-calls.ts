@@ -4,14 +4,21 @@ import type {
   PutCommandOutput,
   QueryCommandInput,
   QueryCommandOutput,
+  UpdateCommandInput,
 } from "@aws-sdk/lib-dynamodb";
-import { type JsonProtocolCall, jsonProtocolCalls } from "../aws/json-protocol.js";
+import {
+  callSignal,
+  type JsonProtocolCall,
+  jsonProtocolCalls,
+  type SignalsCalls,
+} from "../aws/json-protocol.js";
 import { fromAttributeValues, toAttributeValues } from "./attribute-values.js";
 
 type Item = Record<string, unknown>;
 
 /**
- * The calls a new agent's registration makes (a conditional put, a partition's query), sent as DynamoDB's JSON
+ * The calls a new agent's registration makes (a conditional put, a partition's query) and a known agent's
+ * checkpoint (an update, a put), the agent API's DynamoDB requests that grow with the fleet, sent as DynamoDB's JSON
  * API without the SDK's command middleware (json-protocol.ts), retried by the client's own strategy. They take and
  * give documents as the document client's commands do, and fail as they do: with the service's error name
  * (`ConditionalCheckFailedException`, say).
@@ -19,6 +26,7 @@ type Item = Record<string, unknown>;
 export interface DirectCalls {
   put(input: PutCommandInput): Promise<Pick<PutCommandOutput, "Attributes">>;
   query(input: QueryCommandInput): Promise<Pick<QueryCommandOutput, "Items" | "Count" | "LastEvaluatedKey">>;
+  update(input: UpdateCommandInput): Promise<void>;
 }
 
 const made = new WeakMap<DynamoDBDocumentClient, DirectCalls>();
@@ -33,15 +41,16 @@ export function directCalls(client: DynamoDBDocumentClient): DirectCalls {
         contentType: "application/x-amz-json-1.0",
         retried: true,
       }),
+      () => (client as SignalsCalls)[callSignal]?.(),
     );
     made.set(client, calls);
   }
   return calls;
 }
 
-function callsOver(call: JsonProtocolCall): DirectCalls {
+function callsOver(call: JsonProtocolCall, signalNow: () => AbortSignal | undefined): DirectCalls {
   const send = async (operation: string, input: Item): Promise<Item> =>
-    JSON.parse(await call(operation, JSON.stringify(input))) as Item;
+    JSON.parse(await call(operation, JSON.stringify(input), signalNow())) as Item;
   return {
     async put({ Item, ExpressionAttributeValues, ...rest }) {
       const { Attributes } = await send("PutItem", {
@@ -62,6 +71,13 @@ function callsOver(call: JsonProtocolCall): DirectCalls {
         Count: page.Count as number | undefined,
         LastEvaluatedKey: documentOf(page.LastEvaluatedKey),
       };
+    },
+    async update({ Key, ExpressionAttributeValues, ...rest }) {
+      await send("UpdateItem", {
+        ...rest,
+        Key: toAttributeValues(Key ?? {}),
+        ...valuesOf(ExpressionAttributeValues),
+      });
     },
   };
 }
