@@ -29,6 +29,13 @@ export interface DirectCalls {
   update(input: UpdateCommandInput): Promise<void>;
 }
 
+/**
+ * Where a measurement watches the calls sent directly, as the SDK's middleware stack lets it watch commands
+ * (scripts/bench/dynamodb-meter.ts): it may add to a call's input (ReturnConsumedCapacity) and read its output.
+ */
+export const directCallWatch = Symbol("directCallWatch");
+export type DirectCallWatch = (operation: string, input: Item, send: () => Promise<Item>) => Promise<Item>;
+
 const made = new WeakMap<DynamoDBDocumentClient, DirectCalls>();
 
 /** The client's direct calls, made once per client (its endpoint, signer and strategy read at its first call). */
@@ -42,15 +49,23 @@ export function directCalls(client: DynamoDBDocumentClient): DirectCalls {
         retried: true,
       }),
       () => (client as SignalsCalls)[callSignal]?.(),
+      () => (client as { [directCallWatch]?: DirectCallWatch })[directCallWatch],
     );
     made.set(client, calls);
   }
   return calls;
 }
 
-function callsOver(call: JsonProtocolCall, signalNow: () => AbortSignal | undefined): DirectCalls {
-  const send = async (operation: string, input: Item): Promise<Item> =>
-    JSON.parse(await call(operation, JSON.stringify(input), signalNow())) as Item;
+function callsOver(
+  call: JsonProtocolCall,
+  signalNow: () => AbortSignal | undefined,
+  watchNow: () => DirectCallWatch | undefined,
+): DirectCalls {
+  const send = (operation: string, input: Item): Promise<Item> => {
+    const sent = async () => JSON.parse(await call(operation, JSON.stringify(input), signalNow())) as Item;
+    const watch = watchNow();
+    return watch ? watch(operation, input, sent) : sent();
+  };
   return {
     async put({ Item, ExpressionAttributeValues, ...rest }) {
       const { Attributes } = await send("PutItem", {
