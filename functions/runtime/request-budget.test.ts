@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { untilTrue } from "../../scripts/test-support/until.js";
+import { directCalls } from "../adapters/dynamodb/direct-calls.js";
 import { AwsEndpointEnvNames } from "../shared/env-names.js";
 import { makeDocumentClient } from "./aws-clients.js";
 import { boundedByRequest, withinRequestBudget } from "./request-budget.js";
@@ -50,9 +51,19 @@ beforeEach(() => {
   requests = 0;
 });
 
-const get = () => client.send(new GetCommand({ TableName: "beacon", Key: { pk: "a", sk: "b" } }));
-
-describe("a client bounded by the request", () => {
+// The SDK's commands take the budget through `send`; the calls sent directly (direct-calls.ts) ask the client for it.
+describe.each([
+  ["an SDK command", () => client.send(new GetCommand({ TableName: "beacon", Key: { pk: "a", sk: "b" } }))],
+  [
+    "a direct call",
+    () =>
+      directCalls(client).query({
+        TableName: "beacon",
+        KeyConditionExpression: "pk = :pk",
+        ExpressionAttributeValues: { ":pk": "a" },
+      }),
+  ],
+])("%s of a client bounded by the request", (_, get: () => Promise<unknown>) => {
   it("gives up a call still unanswered at the request's deadline, once, without retrying it", async () => {
     const began = Date.now();
     const outcome = await withinRequestBudget(began + 300, () => get()).catch((error: Error) => error);
@@ -82,7 +93,7 @@ describe("a client bounded by the request", () => {
     await expect(withinRequestBudget(deadline, () => get())).rejects.toMatchObject({ name: "AbortError" });
     await untilTrue("the two unbounded calls waiting at the server", () => waiting() === 2);
     answerHeld();
-    await expect(later).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });
-    await expect(outside).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });
+    await expect(later).resolves.toBeDefined();
+    await expect(outside).resolves.toBeDefined();
   });
 });

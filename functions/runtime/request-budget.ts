@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { callSignal } from "../adapters/aws/json-protocol.js";
 
 /** The end of the time a request gives its AWS calls, while the request is under way. */
 interface RequestBound {
@@ -36,18 +37,28 @@ interface SendsCommands {
 export function boundedByRequest<T extends SendsCommands>(client: T): T {
   return new Proxy(client, {
     get(target, property, receiver) {
+      // Calls sent without `send` (adapters/aws/json-protocol.ts) ask for their signal.
+      if (property === callSignal) return signalNow;
       const value: unknown = Reflect.get(target, property, receiver);
       if (property !== "send" || typeof value !== "function") return value;
       return (command: unknown, options?: unknown, callback?: unknown) => {
-        const bound = bounds.getStore();
         // A callback in place of the options: a call made so takes no signal.
-        if (!bound?.underWay || typeof options === "function")
-          return value.call(target, command, options, callback);
-        const deadline = AbortSignal.timeout(Math.max(0, bound.until - Date.now()));
+        const deadline = typeof options === "function" ? undefined : signalNow();
+        if (!deadline) return value.call(target, command, options, callback);
         const given = (options as { abortSignal?: AbortSignal } | undefined)?.abortSignal;
         const abortSignal = given ? AbortSignal.any([given, deadline]) : deadline;
         return value.call(target, command, { ...(options as object | undefined), abortSignal }, callback);
       };
     },
   });
+}
+
+/** What is left of the request's time as a signal, for a call made now within withinRequestBudget. */
+function signalNow(): AbortSignal | undefined {
+  const bound = bounds.getStore();
+  if (!bound?.underWay) return undefined;
+  const left = bound.until - Date.now();
+  return left > 0
+    ? AbortSignal.timeout(left)
+    : AbortSignal.abort(new DOMException("Past the request's deadline", "TimeoutError"));
 }

@@ -4,6 +4,7 @@
  */
 import type { ConsumedCapacity } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { type DirectCallWatch, directCallWatch } from "../../functions/adapters/dynamodb/direct-calls.js";
 import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
 
 /** DynamoDB's use by a client: its requests, those that write, and the capacity units they consumed. */
@@ -32,25 +33,49 @@ const WRITES = /^(Put|Update|Delete|BatchWrite|TransactWrite)/;
 export function meteredClient(env: Record<string, string>) {
   const client = makeDynamoDbClient(env);
   const meter: DynamoUse = { requests: 0, writeRequests: 0, readUnits: 0, writeUnits: 0 };
-  client.middlewareStack.add(
+  const documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  watchConsumedCapacity(documents, "TOTAL", (request, consumed) => {
+    const writes = WRITES.test(request);
+    meter.requests++;
+    if (writes) meter.writeRequests++;
+    for (const capacity of [consumed ?? []].flat()) {
+      if (writes) meter.writeUnits += capacity.CapacityUnits ?? 0;
+      else meter.readUnits += capacity.CapacityUnits ?? 0;
+    }
+  });
+  return { documents, meter };
+}
+
+/**
+ * Asks every request of `documents` to return the capacity it consumed (`returned`) and tells `consumed` of each,
+ * with its command's or operation's name: the SDK's commands through the client's middleware stack, the calls
+ * sent directly (direct-calls.ts) through their watch.
+ */
+export function watchConsumedCapacity(
+  documents: DynamoDBDocumentClient,
+  returned: "TOTAL" | "INDEXES",
+  consumed: (request: string, capacity: ConsumedCapacity | ConsumedCapacity[] | undefined) => void,
+): void {
+  documents.middlewareStack.add(
     (next, context) => async (args) => {
-      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = "TOTAL";
-      const writes = WRITES.test(context.commandName ?? "");
-      meter.requests++;
-      if (writes) meter.writeRequests++;
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = returned;
       const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] })
-        .ConsumedCapacity;
-      for (const capacity of [consumed ?? []].flat()) {
-        if (writes) meter.writeUnits += capacity.CapacityUnits ?? 0;
-        else meter.readUnits += capacity.CapacityUnits ?? 0;
-      }
+      consumed(context.commandName ?? "", (result.output as ConsumedOutput).ConsumedCapacity);
       return result;
     },
-    { step: "initialize", name: "meterRequests" },
+    { step: "initialize", name: "consumedCapacity" },
   );
-  const documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-  return { documents, meter };
+  const watch: DirectCallWatch = async (operation, input, send) => {
+    input.ReturnConsumedCapacity = returned;
+    const output = await send();
+    consumed(operation, (output as ConsumedOutput).ConsumedCapacity);
+    return output;
+  };
+  Object.assign(documents, { [directCallWatch]: watch });
+}
+
+interface ConsumedOutput {
+  ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[];
 }
 
 /** `use` times `by`. */

@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DynamoAgentRegistry } from "../../functions/adapters/dynamodb/agent-registry.js";
 import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
+import { watchConsumedCapacity } from "../bench/dynamodb-meter.js";
 import { provisionTable } from "../local/provision.js";
 import { measuredAgentRecord } from "./measure.js";
 
@@ -21,17 +22,10 @@ describe("a registry checkpoint's write units", () => {
     const client = makeDynamoDbClient(backends);
     const tableName = `beacon-capacity-${Date.now()}`;
     await provisionTable(client, tableName);
-    client.middlewareStack.add(
-      (next) => async (args) => {
-        (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = "INDEXES";
-        const result = await next(args);
-        const reported = (result.output as { ConsumedCapacity?: ConsumedCapacity }).ConsumedCapacity;
-        if (reported) consumed.push(reported);
-        return result;
-      },
-      { step: "initialize", name: "consumedCapacity" },
-    );
     documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    watchConsumedCapacity(documents, "INDEXES", (_request, reported) => {
+      if (reported) consumed.push(...[reported].flat());
+    });
     registry = new DynamoAgentRegistry(documents, tableName);
   });
   afterAll(() => documents?.destroy());

@@ -13,6 +13,8 @@ import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { Redis } from "ioredis";
 import { DynamoAgentRegistry } from "../../functions/adapters/dynamodb/agent-registry.js";
+import { fromAttributeValues } from "../../functions/adapters/dynamodb/attribute-values.js";
+import { type DirectCallWatch, directCallWatch } from "../../functions/adapters/dynamodb/direct-calls.js";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import { MemoryAgentClassRegistry } from "../../functions/adapters/memory/agent-class-registry.js";
 import { MemoryAgentRegistry } from "../../functions/adapters/memory/agent-registry.js";
@@ -115,12 +117,12 @@ async function registryItems(): Promise<{
   lastSeen: Record<string, unknown>;
 }> {
   const items: Record<string, unknown>[] = [];
-  const capturing = {
-    send: async (command: { input: { Item: Record<string, unknown> } }) => {
-      items.push(command.input.Item);
-      return {};
-    },
-  } as unknown as DynamoDBDocumentClient;
+  // Watched and never sent: the registry's writes are sent directly (direct-calls.ts), their items as DynamoDB has them.
+  const watch: DirectCallWatch = async (_operation, input) => {
+    items.push(fromAttributeValues(input.Item as Record<string, unknown>));
+    return {};
+  };
+  const capturing = { [directCallWatch]: watch } as unknown as DynamoDBDocumentClient;
   const registry = new DynamoAgentRegistry(capturing, "beacon");
   const record = measuredAgentRecord();
   await registry.register(record);

@@ -20,6 +20,7 @@ import type { Decommissioning } from "../../core/fleet/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { AgentManifest } from "../../core/manifests/agent-manifest.js";
 import { batchGetAll } from "./batch-get.js";
+import { directCalls } from "./direct-calls.js";
 import { stagedEventItem } from "./event-outbox.js";
 import { failedTransactionConditions, isConditionalCheckFailure, Keys } from "./keys.js";
 
@@ -79,14 +80,13 @@ export class DynamoAgentRegistry implements AgentRegistry {
   async register(record: AgentRecord): Promise<"created" | "returned" | "exists"> {
     try {
       // The entry replaced, if any: a decommissioned agent's, returned only when there was one.
-      const { Attributes } = await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: agentProfileItem(record),
-          ConditionExpression: "attribute_not_exists(pk) OR attribute_exists(decommissionedAt)",
-          ReturnValues: "ALL_OLD",
-        }),
-      );
+      // Sent directly: a herd's registrations are where the SDK's per-call work costs the most.
+      const { Attributes } = await directCalls(this.client).put({
+        TableName: this.tableName,
+        Item: agentProfileItem(record),
+        ConditionExpression: "attribute_not_exists(pk) OR attribute_exists(decommissionedAt)",
+        ReturnValues: "ALL_OLD",
+      });
       return Attributes ? "returned" : "created";
     } catch (error) {
       if (isConditionalCheckFailure(error)) return "exists";
@@ -115,24 +115,24 @@ export class DynamoAgentRegistry implements AgentRegistry {
     const present = Object.entries(values).filter(([, value]) => value !== undefined);
     const assignments = present.map(([name]) => `#${name} = :${name}`);
     assignments.push("#firstSeen = if_not_exists(#firstSeen, :lastSeen)");
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: Keys.agent(tenant, agentId),
-        UpdateExpression: `SET ${assignments.join(", ")}`,
-        ExpressionAttributeNames: Object.fromEntries(
-          [...present.map(([name]) => name), "firstSeen"].map((name) => [`#${name}`, name]),
-        ),
-        ExpressionAttributeValues: Object.fromEntries(present.map(([name, value]) => [`:${name}`, value])),
-      }),
-    );
+    // Sent directly, as recordSeen's put: a steady fleet's checkpoints are the agent API's DynamoDB requests.
+    await directCalls(this.client).update({
+      TableName: this.tableName,
+      Key: Keys.agent(tenant, agentId),
+      UpdateExpression: `SET ${assignments.join(", ")}`,
+      ExpressionAttributeNames: Object.fromEntries(
+        [...present.map(([name]) => name), "firstSeen"].map((name) => [`#${name}`, name]),
+      ),
+      ExpressionAttributeValues: Object.fromEntries(present.map(([name, value]) => [`:${name}`, value])),
+    });
   }
 
   /** Unconditional: one write unit for the small item, whether or not the agent's profile is still there. */
   async recordSeen(tenant: string, agentId: string, lastSeen: number): Promise<void> {
-    await this.client.send(
-      new PutCommand({ TableName: this.tableName, Item: agentSeenItem(tenant, agentId, lastSeen) }),
-    );
+    await directCalls(this.client).put({
+      TableName: this.tableName,
+      Item: agentSeenItem(tenant, agentId, lastSeen),
+    });
   }
 
   async beginDescribe(tenant: string, agentId: string, operationId: string, now: number, expiresAt: number) {

@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { Page, PageRequest } from "../../core/paging.js";
+import { directCalls } from "./direct-calls.js";
 import { TableSchema } from "./table-schema.js";
 
 /**
@@ -28,20 +29,19 @@ export async function queryPartition(
         KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
         ExpressionAttributeValues: { ":pk": pk, ":prefix": prefix },
       };
-  const page = await client.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: keyCondition.KeyConditionExpression,
-      ExpressionAttributeValues: {
-        ...keyCondition.ExpressionAttributeValues,
-        ...extra.ExpressionAttributeValues,
-      },
-      ExclusiveStartKey: request.after === undefined ? undefined : { pk, sk: `${prefix}${request.after}` },
-      ScanIndexForward: !request.descending,
-      Limit: request.limit,
-      ...withoutValues(extra),
-    }),
-  );
+  // Sent directly: a new agent's registration reads its tenant's groups so.
+  const page = await directCalls(client).query({
+    TableName: tableName,
+    KeyConditionExpression: keyCondition.KeyConditionExpression,
+    ExpressionAttributeValues: {
+      ...keyCondition.ExpressionAttributeValues,
+      ...extra.ExpressionAttributeValues,
+    },
+    ...(request.after === undefined ? {} : { ExclusiveStartKey: { pk, sk: `${prefix}${request.after}` } }),
+    ScanIndexForward: !request.descending,
+    Limit: request.limit,
+    ...withoutValues(extra),
+  });
   const lastKey = page.LastEvaluatedKey?.sk as string | undefined;
   return { items: page.Items ?? [], last: lastKey?.slice(prefix.length) };
 }

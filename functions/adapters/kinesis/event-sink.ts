@@ -2,7 +2,8 @@ import type { KinesisClient } from "@aws-sdk/client-kinesis";
 import { type BeaconEvent, partitionKeyOf, resentOf } from "../../core/events/model.js";
 import type { EventSink } from "../../core/events/ports.js";
 import { PublishFailure } from "../../core/events/publishing.js";
-import { KinesisRequestError, kinesisPutRecords, type PutRecords, type RecordEntry } from "./put-records.js";
+import { AwsServiceError } from "../aws/json-protocol.js";
+import { kinesisPutRecords, type PutRecords, type RecordEntry } from "./put-records.js";
 
 export interface EventSinkOptions {
   /**
@@ -37,7 +38,7 @@ const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREAC
  * connection broken mid-call, a 5xx) leaves its outcome unknown.
  */
 const mayHaveBeenTaken = (error: unknown): boolean =>
-  error instanceof KinesisRequestError
+  error instanceof AwsServiceError
     ? error.statusCode >= 500
     : !NOT_SENT.has(String((error as { code?: unknown })?.code));
 

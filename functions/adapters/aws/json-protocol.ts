@@ -1,0 +1,269 @@
+import type { Readable } from "node:stream";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { KinesisClient } from "@aws-sdk/client-kinesis";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+
+/** The clients whose services speak AWS's JSON protocol and whose configuration a call borrows. */
+type JsonProtocolClient = KinesisClient | DynamoDBClient | DynamoDBDocumentClient;
+
+/**
+ * A call of one operation with its input as JSON text, answering the output's JSON text; given up, retries and
+ * backoff included, when `abortSignal` aborts.
+ */
+export type JsonProtocolCall = (
+  operation: string,
+  input: string,
+  abortSignal?: AbortSignal,
+) => Promise<string>;
+
+/**
+ * Where a client says what signal a call made now is to be given up by (runtime/request-budget.ts puts one on
+ * the agent API's DynamoDB client): the SDK's commands get theirs through `send`, which direct calls bypass.
+ */
+export const callSignal = Symbol("callSignal");
+
+/** A client that may carry a signal for the calls made through it now. */
+export type SignalsCalls = { [callSignal]?: () => AbortSignal | undefined };
+
+export interface JsonProtocol {
+  /** The `X-Amz-Target` prefix naming the service's API version, e.g. `DynamoDB_20120810`. */
+  targetPrefix: string;
+  /** `application/x-amz-json-1.0` or `-1.1`, as the service's API says. */
+  contentType: string;
+  /**
+   * Whether a failed call is made again by the client's own retry strategy (its attempts and backoff, as the SDK's
+   * commands would). A caller that knows better which failures may be repeated (the event sink) says no.
+   */
+  retried: boolean;
+}
+
+/** A call the service refused, named as the service names the error (`ConditionalCheckFailedException`, say). */
+export class AwsServiceError extends Error {
+  constructor(
+    name: string,
+    message: string,
+    readonly statusCode: number,
+    /** The rest of what the service said of it (a cancelled transaction's `CancellationReasons`, say). */
+    readonly details: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = name;
+  }
+}
+
+/** What of the SDK's standard retry strategy (`@smithy/util-retry`) a call uses. */
+interface RetryStrategy {
+  acquireInitialRetryToken(scope: string): Promise<RetryToken>;
+  /** Throws when the call is not to be made again: out of attempts, or of the strategy's retry capacity. */
+  refreshRetryTokenForRetry(token: RetryToken, failure: { errorType: RetryErrorType }): Promise<RetryToken>;
+  recordSuccess(token: RetryToken): void;
+}
+interface RetryToken {
+  getRetryDelay(): number;
+}
+type RetryErrorType = "TRANSIENT" | "THROTTLING";
+
+interface Target {
+  protocol: string;
+  hostname: string;
+  port?: number;
+  path: string;
+}
+
+/**
+ * Calls of a JSON-protocol service over a client's own configuration (region, endpoint, credentials, signer, HTTP
+ * handler, retry strategy), without the SDK's per-call middleware: each call is a POST of `<prefix>.<operation>`,
+ * signed with the client's SigV4 signer and sent by its handler. On the agent API's paths the middleware
+ * (serialisation schemas, endpoint rules, retry and logging wrappers) cost more CPU than what Beacon does around
+ * the call.
+ */
+export function jsonProtocolCalls(client: JsonProtocolClient, protocol: JsonProtocol): JsonProtocolCall {
+  type Config = KinesisClient["config"];
+  let ready:
+    | Promise<{
+        config: Config;
+        target: Target;
+        signer: Awaited<ReturnType<Config["signer"]>>;
+        retries: RetryStrategy | undefined;
+      }>
+    | undefined;
+  // Read at the first call, not before: a client made on first use (aws-clients.ts) is made then.
+  const prepare = async () => {
+    const config = client.config as Config;
+    const region = await config.region();
+    const target: Target = config.isCustomEndpoint
+      ? await (config.endpoint as () => Promise<Target>)()
+      : urlTarget(
+          config.endpointProvider({
+            Region: region,
+            UseFIPS: await config.useFipsEndpoint(),
+            UseDualStack: await config.useDualstackEndpoint(),
+          }).url,
+        );
+    const retries = protocol.retried ? retryStrategyOf(await config.retryStrategy()) : undefined;
+    return { config, target, signer: await config.signer(), retries };
+  };
+
+  return async (operation, input, abortSignal) => {
+    ready ??= prepare().catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    });
+    const { config, target, signer, retries } = await ready;
+    const once = async () => {
+      if (abortSignal?.aborted) throw abortedBy(abortSignal);
+      const request = await signer.sign({
+        method: "POST",
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        path: target.path,
+        query: {},
+        headers: {
+          host: target.port ? `${target.hostname}:${target.port}` : target.hostname,
+          "content-type": protocol.contentType,
+          "content-length": String(Buffer.byteLength(input)),
+          "x-amz-target": `${protocol.targetPrefix}.${operation}`,
+        },
+        body: input,
+      });
+      const { response } = await config.requestHandler.handle(
+        request as Parameters<typeof config.requestHandler.handle>[0],
+        { abortSignal },
+      );
+      // The Node.js handler's response body is the IncomingMessage.
+      const text = await textOf(response.body as Readable);
+      if (response.statusCode === 200) return text;
+      throw errorOf(response.statusCode, text);
+    };
+    return retries ? retried(once, retries, operation, abortSignal) : once();
+  };
+}
+
+/** The client's strategy, which Beacon's clients (aws-clients.ts) leave the SDK's standard one of a few attempts. */
+function retryStrategyOf(strategy: unknown): RetryStrategy {
+  if (typeof (strategy as Partial<RetryStrategy>).acquireInitialRetryToken !== "function") {
+    throw new TypeError(
+      "The client's retry strategy is not one a JSON-protocol call can use (no retry tokens)",
+    );
+  }
+  return strategy as RetryStrategy;
+}
+
+async function retried(
+  once: () => Promise<string>,
+  strategy: RetryStrategy,
+  scope: string,
+  abortSignal: AbortSignal | undefined,
+): Promise<string> {
+  let token: RetryToken = await strategy.acquireInitialRetryToken(scope);
+  for (;;) {
+    try {
+      const text = await once();
+      strategy.recordSuccess(token);
+      return text;
+    } catch (error) {
+      const errorType = retryErrorTypeOf(error);
+      if (!errorType || abortSignal?.aborted) throw error;
+      try {
+        token = await strategy.refreshRetryTokenForRetry(token, { errorType });
+      } catch {
+        throw error; // Out of attempts or of the strategy's retry capacity: the last failure is the answer.
+      }
+      await pause(token.getRetryDelay(), abortSignal);
+    }
+  }
+}
+
+/** As the SDK's handler fails a call it gave up: an `AbortError`, whatever the signal's reason. */
+function abortedBy(signal: AbortSignal): Error {
+  const error = new Error("The call was given up before it was sent", { cause: signal.reason });
+  error.name = "AbortError";
+  return error;
+}
+
+/** `ms` of backoff, cut short by the signal (the next attempt then fails at once with its reason). */
+function pause(ms: number, abortSignal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      abortSignal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    abortSignal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** The errors the SDK's standard strategy retries as throttling, by the names the services give them. */
+const THROTTLING = new Set([
+  "BandwidthLimitExceeded",
+  "LimitExceededException",
+  "PriorRequestNotComplete",
+  "ProvisionedThroughputExceededException",
+  "RequestLimitExceeded",
+  "RequestThrottled",
+  "RequestThrottledException",
+  "SlowDown",
+  "ThrottledException",
+  "Throttling",
+  "ThrottlingException",
+  "TooManyRequestsException",
+  "TransactionInProgressException",
+]);
+/** And as transient: timeouts by name, and the statuses and connection failures a later attempt may not meet. */
+const TRANSIENT_NAMES = new Set(["TimeoutError", "RequestTimeout", "RequestTimeoutException"]);
+const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
+const TRANSIENT_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+
+/** How the SDK's standard strategy classifies a failure it retries; undefined for one it does not. */
+function retryErrorTypeOf(error: unknown): RetryErrorType | undefined {
+  const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
+  const statusCode = error instanceof AwsServiceError ? error.statusCode : undefined;
+  if (statusCode === 429 || THROTTLING.has(String(name))) return "THROTTLING";
+  if (TRANSIENT_NAMES.has(String(name)) || TRANSIENT_CODES.has(String(code))) return "TRANSIENT";
+  return statusCode !== undefined && TRANSIENT_STATUSES.has(statusCode) ? "TRANSIENT" : undefined;
+}
+
+function urlTarget(url: URL): Target {
+  return {
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port: url.port ? Number(url.port) : undefined,
+    path: url.pathname,
+  };
+}
+
+/** The response's text, read by its events: an async iterator's stream machinery costs more than the body's read. */
+function textOf(body: Readable): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    body.on("data", (chunk: Buffer) => chunks.push(chunk));
+    body.once("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    body.once("error", reject);
+  });
+}
+
+/** The service names an error in `__type`, sometimes prefixed with its namespace (`com.amazonaws…#Name`). */
+function errorOf(statusCode: number, text: string): AwsServiceError {
+  let reported: Record<string, unknown> = {};
+  try {
+    reported = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    // Not the service's JSON: a proxy's or load balancer's page; the status names it.
+  }
+  const { __type, message, Message, ...details } = reported;
+  const name = (typeof __type === "string" && __type.split("#").at(-1)) || `HTTP${statusCode}`;
+  const said =
+    typeof message === "string" ? message : typeof Message === "string" ? Message : text.slice(0, 200);
+  return new AwsServiceError(name, said, statusCode, details);
+}
