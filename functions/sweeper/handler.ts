@@ -220,13 +220,11 @@ type Step = (deadline: number) => Promise<void>;
 /**
  * The steps in lanes that run side by side, as most of a run is spent waiting for DynamoDB: a lane's steps run
  * one after another where a step reads what an earlier one wrote (operations timed out before the rollouts,
- * adoptions and selections that wait on them look; outages filed before the clean-up reads them). The staged
- * events' relay goes first, alone: a new container's first requests keep it busy (the SDK's first use, a
- * connection per outbox shard), and a cache command sent meanwhile would outlast its timeout. The held events'
- * relay goes last, alone: a large backlog takes what is left of the run, never another step's turn.
+ * adoptions and selections that wait on them look; outages filed before the clean-up reads them). The held
+ * events' relay goes last, alone: a large backlog takes what is left of the run, never another step's turn.
  */
-const firstLane: Record<string, Step> = { outbox: relayStagedEvents };
 const lanes: Record<string, Step>[] = [
+  { outbox: relayStagedEvents },
   {
     operations: sweepOperations,
     rollouts: advanceRollouts,
@@ -265,12 +263,10 @@ export async function handler(_event: unknown, context: Context): Promise<void> 
   logger.addContext(context);
   // Rollout looks stop starting this long before the function's timeout, so a run ends cleanly.
   const deadline = Date.now() + context.getRemainingTimeInMillis() - LOOK_MARGIN_MS;
-  const firstFailed = await runLane(firstLane, deadline);
   const lanesFailed = await Promise.all(lanes.map((lane) => runLane(lane, deadline)));
   const lastFailed = await runLane(lastLane, deadline);
   metrics.publishStoredMetrics();
-  if (firstFailed || lanesFailed.includes(true) || lastFailed)
-    throw new Error("a sweeper step failed; its error is logged");
+  if (lanesFailed.includes(true) || lastFailed) throw new Error("a sweeper step failed; its error is logged");
 }
 
 /** Closes the container's connections; the local stack calls it on shutdown, Lambda never needs to. */
