@@ -215,34 +215,36 @@ async function snapshotStoredUsage(deadline: number): Promise<void> {
   if (taken > 0 || failed > 0) logger.info("stored usage snapshots taken", { taken, failed });
 }
 
-type Step = (deadline: number) => Promise<void>;
-
-/**
- * The steps in lanes that run side by side, as most of a run is spent waiting for DynamoDB: a lane's steps run
- * one after another where a step reads what an earlier one wrote (operations timed out before the rollouts,
- * adoptions and selections that wait on them look; outages filed before the clean-up reads them). The held
- * events' relay goes last, alone: a large backlog takes what is left of the run, never another step's turn.
- */
-const lanes: Record<string, Step>[] = [
-  { outbox: relayStagedEvents },
-  {
-    operations: sweepOperations,
-    rollouts: advanceRollouts,
-    adoptions: settleAdoptions,
-    selections: continueSelections,
-  },
-  { certificates: announceExpiringCertificates },
-  { offline: announceOfflineAgents, cleanUp: cleanUpSilentAgents },
-  { groups: countGroups, fleetMetrics: publishFleetMetrics, storedUsage: snapshotStoredUsage },
-];
-const lastLane: Record<string, Step> = { buffer: relayHeldEvents };
+/** The held events' relay goes last: a large backlog takes what is left of the run, never another step's turn. */
+const steps: Record<string, (deadline: number) => Promise<void>> = {
+  outbox: relayStagedEvents,
+  operations: sweepOperations,
+  rollouts: advanceRollouts,
+  adoptions: settleAdoptions,
+  selections: continueSelections,
+  certificates: announceExpiringCertificates,
+  offline: announceOfflineAgents,
+  cleanUp: cleanUpSilentAgents,
+  groups: countGroups,
+  fleetMetrics: publishFleetMetrics,
+  storedUsage: snapshotStoredUsage,
+  buffer: relayHeldEvents,
+};
 /** Time kept free at the end of a run for the look in progress and the metrics. */
 const LOOK_MARGIN_MS = 15_000;
 
-/** Runs a lane's steps in order, each whatever became of the one before; true when one failed (it is logged). */
-async function runLane(lane: Record<string, Step>, deadline: number): Promise<boolean> {
+/**
+ * Runs once a minute (an EventBridge schedule on AWS, a timer in `npm start`); the event carries nothing
+ * it needs. The steps are independent, so one failing does not hold the other up; a failure throws once
+ * both ran and the metrics are out, so the function's error alarm sees it. The next run picks up where
+ * this one stopped.
+ */
+export async function handler(_event: unknown, context: Context): Promise<void> {
+  logger.addContext(context);
+  // Rollout looks stop starting this long before the function's timeout, so a run ends cleanly.
+  const deadline = Date.now() + context.getRemainingTimeInMillis() - LOOK_MARGIN_MS;
   let failed = false;
-  for (const [step, run] of Object.entries(lane)) {
+  for (const [step, run] of Object.entries(steps)) {
     try {
       await run(deadline);
     } catch (error) {
@@ -250,23 +252,8 @@ async function runLane(lane: Record<string, Step>, deadline: number): Promise<bo
       logger.error("sweeper step failed", { step, error: error as Error });
     }
   }
-  return failed;
-}
-
-/**
- * Runs once a minute (an EventBridge schedule on AWS, a timer in `npm start`); the event carries nothing
- * it needs. The steps are independent, so one failing does not hold the others up; a failure throws once
- * all ran and the metrics are out, so the function's error alarm sees it. The next run picks up where
- * this one stopped.
- */
-export async function handler(_event: unknown, context: Context): Promise<void> {
-  logger.addContext(context);
-  // Rollout looks stop starting this long before the function's timeout, so a run ends cleanly.
-  const deadline = Date.now() + context.getRemainingTimeInMillis() - LOOK_MARGIN_MS;
-  const lanesFailed = await Promise.all(lanes.map((lane) => runLane(lane, deadline)));
-  const lastFailed = await runLane(lastLane, deadline);
   metrics.publishStoredMetrics();
-  if (lanesFailed.includes(true) || lastFailed) throw new Error("a sweeper step failed; its error is logged");
+  if (failed) throw new Error("a sweeper step failed; its error is logged");
 }
 
 /** Closes the container's connections; the local stack calls it on shutdown, Lambda never needs to. */
