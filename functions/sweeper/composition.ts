@@ -22,7 +22,7 @@ import { RedisPresenceState } from "../adapters/redis/presence.js";
 import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
 import { S3EventArchiveReader } from "../adapters/s3/event-archive-reader.js";
 import { S3OperationResults } from "../adapters/s3/operation-results.js";
-import { LocalFileCertificateAuthority } from "../adapters/x509/certificate-authority.js";
+import { trustedSignersIn } from "../adapters/x509/trusted-signers.js";
 import { makeAdoptionSettlement } from "../core/adoptions/settlement.js";
 import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.js";
 import { makeOfflineSweep } from "../core/agents/presence.js";
@@ -212,8 +212,6 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     clock,
     maxFlowBytes: config.maxFlowBytes,
   });
-  const trustedCas =
-    config.agentCaDir === undefined ? undefined : new LocalFileCertificateAuthority(config.agentCaDir);
   const announceExpiringCertificates = makeExpiryNotices({
     store: new DynamoCertificateStore(documents, config.tableName),
     events,
@@ -223,7 +221,8 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
       warningDays: config.certificateExpiryWarningDays,
       maxPerRun: config.maxExpiryNoticesPerRun,
     },
-    trustedSigners: async () => trustedCas?.trustedSigners() ?? config.trustedCaFingerprints,
+    trustedSigners: async () =>
+      config.agentCaDir === undefined ? config.trustedCaFingerprints : trustedSignersIn(config.agentCaDir),
   });
   const presence = new RedisPresenceState(redis);
   const offline = makeOfflineSweep({

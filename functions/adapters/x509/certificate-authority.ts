@@ -13,6 +13,7 @@ import type {
   SigningRequest,
 } from "../../core/identity/ports.js";
 import type { SigningAuthority } from "./issuer.js";
+import { trustedSignersIn } from "./trusted-signers.js";
 
 /**
  * The X.509 library (with the metadata and ASN.1 schemas it sets up as it loads) is loaded by the first request
@@ -81,23 +82,14 @@ export function certificateFacts(certificatePem: string, caPems: string[] = []):
   };
 }
 
-/** The dev CA's generations the local agent gateway trusts, by their files in its folder (npm run ca). */
-export const TRUSTED_CA_FILES = ["ca.pem", "ca-next.pem", "ca-previous.pem"];
-
 /** The local stack's dev CA (`ca.pem`, `ca.key` in a folder), the same one its gateway trusts. */
 export class LocalFileCertificateAuthority extends IssuingAuthority {
   constructor(private readonly directory: string) {
     super();
   }
 
-  /** Read at each call, as the gateway follows the folder: `npm run ca -- retire` removes one at once. */
-  async trustedSigners(): Promise<ReadonlySet<string>> {
-    const pems = await Promise.all(
-      TRUSTED_CA_FILES.map((file) => readFile(join(this.directory, file), "utf8").catch(() => undefined)),
-    );
-    return new Set(
-      pems.filter((pem) => pem !== undefined).map((pem) => new X509Certificate(pem).fingerprint256),
-    );
+  trustedSigners(): Promise<ReadonlySet<string>> {
+    return trustedSignersIn(this.directory);
   }
 
   // Read per issue: the local stack renews its dev CA in place when it nears expiry, and rotates it.
