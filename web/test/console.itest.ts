@@ -908,8 +908,8 @@ describe("the web console", () => {
     expect(await delivered.getByRole("cell").nth(4).textContent()).toMatch(/^answered 204 in \d+ ms/);
     await capture(admin, "webhook");
 
-    // A receiver that answers 410 Gone has its subscription disabled at the next notification; enabled again,
-    // the subscription takes events once more.
+    // A receiver that answers 410 Gone has its subscription disabled at the next notification; enabled again
+    // (from the list, which says why it was disabled as its page does), the subscription takes events once more.
     receiver.answerWith({ status: 410 });
     type Subscription = { state: string; disabledReason?: string };
     try {
@@ -934,10 +934,21 @@ describe("the web console", () => {
     await state.getByText("disabled", { exact: true }).waitFor();
     await state.getByText("The receiver answered 410 Gone").waitFor();
     await capture(admin, "webhook-disabled");
-    await state.getByRole("button", { name: "Enable" }).click();
-    await admin.getByRole("button", { name: "Enable" }).waitFor({ state: "detached" });
+    // The list offers the same: the subscription is enabled from its row.
+    await admin.getByRole("link", { name: "All event subscriptions" }).click();
+    const disabledRow = admin
+      .getByRole("row")
+      .filter({ has: admin.getByRole("link", { name: receiver.url }) });
+    await disabledRow.getByText("disabled", { exact: true }).waitFor();
+    await disabledRow.getByText("The receiver answered 410 Gone").waitFor();
+    await disabledRow.getByRole("button", { name: "Enable" }).click();
+    await disabledRow.getByRole("button", { name: "Enable" }).waitFor({ state: "detached" });
+    await disabledRow.getByText("active", { exact: true }).waitFor();
+    expect(await disabledRow.getByText("The receiver answered 410 Gone").count()).toBe(0);
+    await disabledRow.getByRole("link", { name: receiver.url }).click();
+    await admin.getByRole("heading", { name: "Event subscription", level: 1 }).waitFor();
     await admin.getByText("active", { exact: true }).waitFor();
-    expect(await admin.getByText("The receiver answered 410 Gone").count()).toBe(0);
+    expect(await admin.getByRole("button", { name: "Enable" }).count()).toBe(0);
     expect((await api<Subscription>(`/webhooks/${subscriptionId}`)).body).toMatchObject({ state: "active" });
     expect((await api<Subscription>(`/webhooks/${subscriptionId}`)).body).not.toHaveProperty(
       "disabledReason",

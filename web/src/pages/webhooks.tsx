@@ -57,7 +57,7 @@ export function Webhooks() {
                 names, signed with a secret only you and Beacon know.
               </p>
             ) : (
-              <SubscriptionTable subscriptions={page.items} />
+              <SubscriptionTable subscriptions={page.items} onChanged={reload} />
             )}
             <Pager
               label="Pages of event subscriptions"
@@ -229,18 +229,22 @@ function SecretOnce(props: { subscription: Schemas["CreatedSubscription"]; onDon
   );
 }
 
-function SubscriptionState(props: { subscription: Schemas["Subscription"] }) {
+/** A subscription's state, why and since when it is disabled, and the way to enable it again. */
+function SubscriptionState(props: { subscription: Schemas["Subscription"]; onEnabled: () => void }) {
   const { subscription } = props;
   return (
     <>
       <span class={`state state-${subscription.state}`}>{subscription.state}</span>
       {subscription.disabledReason && <div class="muted">{subscription.disabledReason}</div>}
       {subscription.disabledAt && <div class="muted">since {dateTime(subscription.disabledAt)}</div>}
+      {subscription.state === "disabled" && (
+        <EnableSubscription subscriptionId={subscription.subscriptionId} onEnabled={props.onEnabled} />
+      )}
     </>
   );
 }
 
-function SubscriptionTable(props: { subscriptions: Schemas["Subscription"][] }) {
+function SubscriptionTable(props: { subscriptions: Schemas["Subscription"][]; onChanged: () => void }) {
   return (
     <TableFrame label="Event subscriptions">
       <table>
@@ -257,7 +261,7 @@ function SubscriptionTable(props: { subscriptions: Schemas["Subscription"][] }) 
               <td class="mono">{subscription.eventTypes.join(", ")}</td>
               <td>{subscription.agentClass ?? "any"}</td>
               <td>
-                <SubscriptionState subscription={subscription} />
+                <SubscriptionState subscription={subscription} onEnabled={props.onChanged} />
               </td>
               <td>
                 {dateTime(subscription.createdAt)}
@@ -306,10 +310,7 @@ export function WebhookDetail() {
               </Fact>
               <Fact term="Class">{found.agentClass ?? "any"}</Fact>
               <Fact term="State">
-                <SubscriptionState subscription={found} />
-                {found.state === "disabled" && (
-                  <EnableSubscription subscriptionId={subscriptionId} onEnabled={reload} />
-                )}
+                <SubscriptionState subscription={found} onEnabled={reload} />
               </Fact>
               <Fact term="Created">
                 {dateTime(found.createdAt)} by {found.createdBy}
