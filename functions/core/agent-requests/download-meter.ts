@@ -1,3 +1,4 @@
+import { downloadEvent } from "../events/download-event.js";
 import type { DownloadEvent } from "../events/model.js";
 import type { EventSink } from "../events/ports.js";
 import { publishBefore } from "../events/publishing.js";
@@ -30,16 +31,14 @@ export function makeDownloadMeter({ events, clock, ids }: DownloadMeterDependenc
     answerBy: number | undefined,
   ): Promise<MeteredDownload> {
     const now = clock.now();
-    const event: DownloadEvent = {
-      type: "download",
-      version: 1,
+    const event = downloadEvent({
       eventId: ids.newId(),
       tenant: credential.tenant,
       ...(credential.kind === "agent" ? { agentId: credential.agentId } : {}),
       at: now,
       what,
       bytesOut,
-    };
+    });
     const streamError = await publishBefore(events, [event], answerBy, now);
     return streamError === undefined ? {} : { streamError, unpublished: [event] };
   };

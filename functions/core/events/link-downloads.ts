@@ -1,4 +1,5 @@
 import type { IdGenerator } from "../ports.js";
+import { downloadEvent } from "./download-event.js";
 import type { DownloadEvent } from "./model.js";
 import type { EventSink } from "./ports.js";
 
@@ -20,17 +21,9 @@ export function makeLinkDownloadMeter({ events, ids }: LinkDownloadsDependencies
     bytes: number,
     at: number,
   ): Promise<void> {
-    const event: DownloadEvent = {
-      type: "download",
-      version: 1,
-      eventId: ids.newId(),
-      tenant,
-      at,
-      what,
-      bytesOut: bytes,
-      link: true,
-    };
-    await events.publish([event]);
+    await events.publish([
+      downloadEvent({ eventId: ids.newId(), tenant, at, what, bytesOut: bytes, link: true }),
+    ]);
   };
 }
 
