@@ -34,7 +34,7 @@ export async function handler(
 ): Promise<APIGatewayProxyStructuredResultV2> {
   logger.addContext(context);
   let response: JsonResponse;
-  /** What the audit record of the request needs, once the token has named a tenant. */
+  /** What the audit record of an audited request needs, once the token has named a tenant. */
   let audited: Omit<AuditedRequest, "status" | "errorCode"> | undefined;
   let errorCode: string | undefined;
   try {
@@ -42,15 +42,15 @@ export async function handler(
       const operation = operationFor(event.routeKey);
       const principal = principalFromClaims(event.requestContext.authorizer?.jwt?.claims);
       logger.appendKeys({ tenant: principal.tenant, operation: operation.operationId });
-      audited = requestToAudit(event, principal, operation);
+      if (isAudited(operation)) audited = requestToAudit(event, principal, operation);
       requireRole(principal, operation.role);
       const input = operation.parse(event, limits);
-      audited.exchange = { query: input.query, body: input.body };
+      if (audited) audited.exchange = { query: input.query, body: input.body };
       const route = consoleApi.routes[operation.operationId];
       if (!route) throw new Error(`No use case for ${operation.operationId}`);
       const result = await route(principal, input);
       response = present(operation, result);
-      audited.exchange.answer = result.body;
+      if (audited?.exchange) audited.exchange.answer = result.body;
     } catch (error) {
       response = errorResponse(error);
       errorCode = isBeaconError(error) ? error.code : undefined;
@@ -60,7 +60,7 @@ export async function handler(
     // A request that may change something, or read what agents disclosed, is kept in the audit trail; a tenant
     // answered one may store something. Remembered beside the record's write, not after it: the first change
     // of a tenant's day waits for no more.
-    if (audited && isAudited(audited.operation))
+    if (audited)
       await Promise.all([
         audit({ ...audited, status: response.statusCode, errorCode }),
         response.statusCode < 400 && rememberTenant(audited),
