@@ -20,8 +20,9 @@ type Item = Record<string, unknown>;
 
 /**
  * The calls a new agent's registration makes (a conditional put, a partition's query) and a known agent's
- * checkpoint (an update, a put), the agent API's DynamoDB requests that grow with the fleet, and the stream
- * consumer's reads and writes of versioned items (a get, a conditional put), sent as DynamoDB's JSON
+ * checkpoint (an update, a put), the agent API's DynamoDB requests that grow with the fleet, the stream
+ * consumer's reads and writes of versioned items (a get, a conditional put) and the queries of the sweeper's
+ * shard fans and of whole partitions (queryAll), sent as DynamoDB's JSON
  * API without the SDK's command middleware (json-protocol.ts), retried by the client's own strategy. They take and
  * give documents as the document client's commands do, and fail as they do: with the service's error name
  * (`ConditionalCheckFailedException`, say).
