@@ -70,3 +70,32 @@ it("bundles every function, starts each fresh and has it answer its first reques
   );
   console.log(lines.join("\n"));
 }, 300_000);
+
+it("has the agent API register the agents whose events the stream consumer takes when it runs alone", async () => {
+  const report = await runColdStartBench({
+    env: inject("beaconEnv"),
+    stateDir: path.join(stateDir, "stream-consumer-alone"),
+    runs: RUNS,
+    functions: ["stream-consumer"],
+    tenant: `cold-${randomUUID().slice(0, 8)}`,
+    log: () => {},
+  });
+
+  expect(
+    report.cases.map(({ functionName, request, wrongAnswers, samples }) => ({
+      functionName,
+      request,
+      wrongAnswers,
+      errors: samples.flatMap(({ error }) => error ?? []),
+      runs: samples.length,
+    })),
+  ).toEqual([
+    {
+      functionName: "stream-consumer",
+      request: "batch of 5 records",
+      wrongAnswers: [],
+      errors: [],
+      runs: RUNS,
+    },
+  ]);
+}, 300_000);

@@ -1,5 +1,7 @@
 import type {
   DynamoDBDocumentClient,
+  GetCommandInput,
+  GetCommandOutput,
   PutCommandInput,
   PutCommandOutput,
   QueryCommandInput,
@@ -18,12 +20,15 @@ type Item = Record<string, unknown>;
 
 /**
  * The calls a new agent's registration makes (a conditional put, a partition's query) and a known agent's
- * checkpoint (an update, a put), the agent API's DynamoDB requests that grow with the fleet, sent as DynamoDB's JSON
+ * checkpoint (an update, a put), the agent API's DynamoDB requests that grow with the fleet, the stream
+ * consumer's reads and writes of versioned items (a get, a conditional put) and the queries of the sweeper's
+ * shard fans and of whole partitions (queryAll), sent as DynamoDB's JSON
  * API without the SDK's command middleware (json-protocol.ts), retried by the client's own strategy. They take and
  * give documents as the document client's commands do, and fail as they do: with the service's error name
  * (`ConditionalCheckFailedException`, say).
  */
 export interface DirectCalls {
+  get(input: GetCommandInput): Promise<Pick<GetCommandOutput, "Item">>;
   put(input: PutCommandInput): Promise<Pick<PutCommandOutput, "Attributes">>;
   query(input: QueryCommandInput): Promise<Pick<QueryCommandOutput, "Items" | "Count" | "LastEvaluatedKey">>;
   update(input: UpdateCommandInput): Promise<void>;
@@ -67,6 +72,10 @@ function callsOver(
     return watch ? watch(operation, input, sent) : sent();
   };
   return {
+    async get({ Key, ...rest }) {
+      const { Item } = await send("GetItem", { ...rest, Key: toAttributeValues(Key ?? {}) });
+      return { Item: documentOf(Item) };
+    },
     async put({ Item, ExpressionAttributeValues, ...rest }) {
       const { Attributes } = await send("PutItem", {
         ...rest,

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import {
   type BeaconEvent,
   isStagedEvent,
@@ -8,6 +8,7 @@ import {
 } from "../../core/events/model.js";
 import type { EventOutbox } from "../../core/events/ports.js";
 import { batchWriteAll } from "./batch-write.js";
+import { directCalls } from "./direct-calls.js";
 import { Keys } from "./keys.js";
 import { TableSchema } from "./table-schema.js";
 
@@ -95,23 +96,22 @@ export class DynamoEventOutbox implements EventOutbox {
     before?: string,
   ): Promise<BeaconEvent[]> {
     const shards = await Promise.all(
+      // Sent directly: the sweeper's every run reads the shards' fan so, its first run paying no middleware.
       Array.from({ length: OUTBOX_SHARDS }, (_, shard) =>
-        this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: dueIndex.indexName,
-            KeyConditionExpression: `#pk = :pk${before === undefined ? "" : " AND #sk < :before"}`,
-            ExpressionAttributeNames: {
-              "#pk": dueIndex.partitionKey,
-              ...(before === undefined ? {} : { "#sk": dueIndex.sortKey }),
-            },
-            ExpressionAttributeValues: {
-              ":pk": shardKey(shard),
-              ...(before === undefined ? {} : { ":before": before }),
-            },
-            Limit: limit,
-          }),
-        ),
+        directCalls(this.client).query({
+          TableName: this.tableName,
+          IndexName: dueIndex.indexName,
+          KeyConditionExpression: `#pk = :pk${before === undefined ? "" : " AND #sk < :before"}`,
+          ExpressionAttributeNames: {
+            "#pk": dueIndex.partitionKey,
+            ...(before === undefined ? {} : { "#sk": dueIndex.sortKey }),
+          },
+          ExpressionAttributeValues: {
+            ":pk": shardKey(shard),
+            ...(before === undefined ? {} : { ":before": before }),
+          },
+          Limit: limit,
+        }),
       ),
     );
     return shards

@@ -13,6 +13,7 @@ import { dropUndefined } from "../../core/json.js";
 import { isFinal, type OperationChange, type OperationRecord } from "../../core/operations/model.js";
 import type { ExistingOperations, OperationQuery, OperationStore } from "../../core/operations/ports.js";
 import type { Page, PageRequest } from "../../core/paging.js";
+import { directCalls } from "./direct-calls.js";
 import { stagedEventItem } from "./event-outbox.js";
 import { failedTransactionConditions, isConditionalCheckFailure, Keys, recordOf } from "./keys.js";
 import { queryAll } from "./paging.js";
@@ -242,17 +243,16 @@ export class DynamoOperationStore implements OperationStore {
   private async *dueInShard(shard: number, time: number): AsyncGenerator<Record<string, string>> {
     let exclusiveStartKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: dueIndex.indexName,
-          KeyConditionExpression: "#pk = :pk AND #sk <= :time",
-          ExpressionAttributeNames: { "#pk": dueIndex.partitionKey, "#sk": dueIndex.sortKey },
-          ExpressionAttributeValues: { ":pk": Keys.dueShard(shard), ":time": Keys.dueAt(time) },
-          Limit: DUE_PAGE_SIZE,
-          ExclusiveStartKey: exclusiveStartKey,
-        }),
-      );
+      // Sent directly, as the outbox's shards are read: the sweeper's every run reads this fan.
+      const page = await directCalls(this.client).query({
+        TableName: this.tableName,
+        IndexName: dueIndex.indexName,
+        KeyConditionExpression: "#pk = :pk AND #sk <= :time",
+        ExpressionAttributeNames: { "#pk": dueIndex.partitionKey, "#sk": dueIndex.sortKey },
+        ExpressionAttributeValues: { ":pk": Keys.dueShard(shard), ":time": Keys.dueAt(time) },
+        Limit: DUE_PAGE_SIZE,
+        ExclusiveStartKey: exclusiveStartKey,
+      });
       yield* (page.Items ?? []) as Record<string, string>[];
       exclusiveStartKey = page.LastEvaluatedKey;
     } while (exclusiveStartKey);

@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient, QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { Page, PageRequest } from "../../core/paging.js";
 import { directCalls } from "./direct-calls.js";
 import { TableSchema } from "./table-schema.js";
@@ -51,16 +51,20 @@ function withoutValues(extra: Partial<QueryCommandInput>): Partial<QueryCommandI
   return rest;
 }
 
-/** Every item of a query, page after page; for bounded partitions (one tenant's certificates of one agent). */
+/**
+ * Every item of a query, page after page; for bounded partitions (one tenant's certificates of one agent). Sent
+ * directly: the sweeper's run reads its shards' fans so, and the stream consumer a tenant's subscriptions.
+ */
 export async function queryAll(
   client: DynamoDBDocumentClient,
   input: QueryCommandInput,
 ): Promise<{ items: Record<string, unknown>[]; count: number }> {
+  const calls = directCalls(client);
   const items: Record<string, unknown>[] = [];
   let count = 0;
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const page = await client.send(new QueryCommand({ ...input, ExclusiveStartKey: exclusiveStartKey }));
+    const page = await calls.query({ ...input, ExclusiveStartKey: exclusiveStartKey });
     items.push(...(page.Items ?? []));
     count += page.Count ?? 0;
     exclusiveStartKey = page.LastEvaluatedKey;
