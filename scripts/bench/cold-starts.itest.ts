@@ -71,12 +71,12 @@ it("bundles every function, starts each fresh and has it answer its first reques
   console.log(lines.join("\n"));
 }, 300_000);
 
-it("has the agent API register the agents whose events the stream consumer takes when it runs alone", async () => {
+it("has the agent API register the agents the console lists and the stream consumer takes events of, without its cases", async () => {
   const report = await runColdStartBench({
     env: inject("beaconEnv"),
-    stateDir: path.join(stateDir, "stream-consumer-alone"),
+    stateDir: path.join(stateDir, "without-agent-api"),
     runs: RUNS,
-    functions: ["stream-consumer"],
+    functions: ["console-api", "stream-consumer"],
     tenant: `cold-${randomUUID().slice(0, 8)}`,
     log: () => {},
   });
@@ -90,6 +90,13 @@ it("has the agent API register the agents whose events the stream consumer takes
       runs: samples.length,
     })),
   ).toEqual([
+    {
+      functionName: "console-api",
+      request: "agent list page",
+      wrongAnswers: [],
+      errors: [],
+      runs: RUNS,
+    },
     {
       functionName: "stream-consumer",
       request: "batch of 5 records",
