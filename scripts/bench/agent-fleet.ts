@@ -17,7 +17,12 @@ import {
 import { batchWriteAll, type WriteRequest } from "../../functions/adapters/dynamodb/batch-write.js";
 import { DynamoManifestStore } from "../../functions/adapters/dynamodb/manifest-store.js";
 import { RedisHotState } from "../../functions/adapters/redis/hot-state.js";
-import { attributed, newAgentRecord, sightingOf } from "../../functions/core/agent-requests/sighting.js";
+import {
+  attributed,
+  DEFAULT_AGENT_CLASS,
+  newAgentRecord,
+  sightingOf,
+} from "../../functions/core/agent-requests/sighting.js";
 import { fractionOf } from "../../functions/core/agents/checkpoint-interval.js";
 import type { Labels } from "../../functions/core/agents/labels.js";
 import type { HotSighting } from "../../functions/core/agents/ports.js";
@@ -206,8 +211,12 @@ export async function writeFleet(options: FleetOptions): Promise<FleetReport> {
       outcome = await hotState.recordSighting(sighting);
     }
     if (!outcome.recorded) throw new Error(`the cache refused ${sighting.agentId}: ${outcome.revocation}`);
-    await hotState.markRegistered(tenant, sighting.agentId, checkpointed, new Map());
-    await hotState.rememberAgentManifest(tenant, sighting.agentId, knownManifestOf(manifest));
+    await hotState.markRegistered(tenant, sighting.agentId, {
+      now: checkpointed,
+      ownValues: new Map(),
+      agentClass: sighting.agentClass ?? DEFAULT_AGENT_CLASS,
+      manifest: knownManifestOf(manifest),
+    });
   };
 
   /** The binaries' writes to the catalog, one a kind, begun by the first agent of each. */

@@ -90,7 +90,7 @@ async function main() {
         catchUpRetryMs: 1_800_000,
       });
       await hotState.recordSighting(sighting(1));
-      await hotState.markRegistered(TENANT, agentId, 1, ownValues);
+      await hotState.markRegistered(TENANT, agentId, { now: 1, ownValues, agentClass: "pumps" });
       await hotState.rememberAgentManifest(TENANT, agentId, {
         hash: "manifest-1",
         manifestId: "m".repeat(64),

@@ -213,7 +213,11 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     const { hotState } = the.subject;
     await hotState.rememberRevocations(the.tenant, []);
     expect(await sighted(START, reported)).toMatchObject({ registered: false, checkpointDue: false });
-    await hotState.markRegistered(the.tenant, "agent-1", START, new Map());
+    await hotState.markRegistered(the.tenant, "agent-1", {
+      now: START,
+      ownValues: new Map(),
+      agentClass: "pumps",
+    });
     const dueAt = async (now: number) => (await sighted(now)).checkpointDue;
     expect(await sighted(START + 1)).toMatchObject({ registered: true, checkpointDue: false });
     expect(await dueAt(START + CHECKPOINT_MS - 1)).toBe(false);
@@ -232,7 +236,11 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       return { checkpointDue, deviceChanged };
     };
     expect(await at(START, { device })).toEqual({ checkpointDue: false, deviceChanged: false });
-    await hotState.markRegistered(the.tenant, "agent-1", START, new Map());
+    await hotState.markRegistered(the.tenant, "agent-1", {
+      now: START,
+      ownValues: new Map(),
+      agentClass: "pumps",
+    });
     // Changed, back, and again: told once, at the checkpoint, even by a heartbeat that reports no device.
     expect(await at(START + 1, { device: moved })).toEqual({ checkpointDue: false, deviceChanged: false });
     expect(await at(START + 2, { device })).toEqual({ checkpointDue: false, deviceChanged: false });
@@ -313,6 +321,33 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     expect(await hotState.rememberClass(the.tenant, "pumps")).toBe(false);
     expect(await hotState.rememberClass(the.tenant, "valves")).toBe(true);
     expect(await hotState.rememberClass(`${the.tenant}-other`, "pumps")).toBe(true);
+  });
+
+  it("keeps with an agent's registration its class, and the manifest it registered with when it brought one", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    const registered = { now: START, ownValues: new Map(), agentClass: "pumps" };
+    expect(await sighted(START, reported)).toMatchObject({
+      registered: false,
+      supportedOperations: undefined,
+    });
+    expect(await hotState.markRegistered(the.tenant, "agent-1", { ...registered, manifest: known })).toBe(
+      true,
+    );
+    expect(await sighted(START + 1)).toMatchObject({
+      registered: true,
+      manifestId: "binary-1",
+      supportedOperations: supported,
+    });
+    const other = { ...reported, agentId: "agent-2" };
+    await sighted(START + 2, other);
+    expect(await hotState.markRegistered(the.tenant, "agent-2", registered)).toBe(false);
+    expect(await sighted(START + 3, other)).toMatchObject({
+      registered: true,
+      supportedOperations: undefined,
+    });
+    expect(await hotState.rememberClass(the.tenant, "pumps")).toBe(false);
+    expect(await hotState.rememberClass(the.tenant, "valves")).toBe(true);
   });
 
   it("asks for a class's flow policy until it holds one, and a class without one claims no catch-up", async () => {
@@ -402,7 +437,12 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       ackTimeoutMs: 90_000,
     });
     // Registered with its pin, it is left on its pinned flow, under any of the flow ids it reports running it.
-    await hotState.markRegistered(the.tenant, "agent-1", START + 2, new Map(), pin);
+    await hotState.markRegistered(the.tenant, "agent-1", {
+      now: START + 2,
+      ownValues: new Map(),
+      pin,
+      agentClass: "pumps",
+    });
     expect((await sighted(START + 3, { flowId: "flow-1" })).catchUp).toBeUndefined();
     expect((await sighted(START + 4, { flowId: "adopted-1" })).catchUp).toBeUndefined();
     // Reporting the class's flow, it is sent its pin, by the first of its flow ids, once per retry window.
@@ -499,7 +539,12 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     expect(await members("offTarget")).toEqual([]);
     // Pinned, it is pinned whatever it runs, and never off target.
     const pin = { flowHash: "flow-1", flowIds: ["flow-1"], pinnedAt: START, pinnedBy: "ops" };
-    await hotState.markRegistered(the.tenant, "agent-1", START + 3, new Map(), pin);
+    await hotState.markRegistered(the.tenant, "agent-1", {
+      now: START + 3,
+      ownValues: new Map(),
+      pin,
+      agentClass: "pumps",
+    });
     await sighted(START + 4, { flowId: "flow-9" });
     expect(await members("pinned")).toEqual(["agent-1"]);
     expect(await members("offTarget")).toEqual([]);
@@ -523,7 +568,12 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       over: "flow-1",
       rolloutId: "ro-1",
     };
-    await hotState.markRegistered(the.tenant, "agent-1", START + 1, new Map(), undefined, assignment);
+    await hotState.markRegistered(the.tenant, "agent-1", {
+      now: START + 1,
+      ownValues: new Map(),
+      assignment,
+      agentClass: "pumps",
+    });
     // Held on its assigned version, under any of its flow ids, and sent it when it reports the class's.
     expect((await sighted(START + 2, { flowId: "flow-5" })).catchUp).toBeUndefined();
     expect((await sighted(START + 3, { flowId: "adopted-5" })).catchUp).toBeUndefined();
@@ -564,10 +614,11 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     await hotState.rememberClassFlow(the.tenant, "pumps", undefined, 60_000);
     await sighted(START, reported);
     await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
-    await hotState.markRegistered(the.tenant, "agent-1", START + 1, new Map(), undefined, {
-      flow: "flow-5",
-      flowIds: ["flow-5"],
-      rolloutId: "ro-1",
+    await hotState.markRegistered(the.tenant, "agent-1", {
+      now: START + 1,
+      ownValues: new Map(),
+      assignment: { flow: "flow-5", flowIds: ["flow-5"], rolloutId: "ro-1" },
+      agentClass: "pumps",
     });
     expect((await sighted(START + 2)).catchUp).toEqual({ hash: "flow-5", flowId: "flow-5" });
     await hotState.rememberClassFlow(
@@ -585,11 +636,11 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     await sighted(START, reported);
     await hotState.rememberAgentManifest(the.tenant, "agent-1", known);
     expect((await sighted(START + 1)).catchUp).toBeUndefined();
-    await hotState.markRegistered(the.tenant, "agent-1", START + 2, new Map(), {
-      flowHash: "flow-7",
-      flowIds: ["flow-7"],
-      pinnedAt: START,
-      pinnedBy: "ops",
+    await hotState.markRegistered(the.tenant, "agent-1", {
+      now: START + 2,
+      ownValues: new Map(),
+      pin: { flowHash: "flow-7", flowIds: ["flow-7"], pinnedAt: START, pinnedBy: "ops" },
+      agentClass: "pumps",
     });
     expect((await sighted(START + 3)).catchUp).toEqual({ hash: "flow-7", flowId: "flow-7" });
   });
@@ -624,7 +675,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       ["undeclared", { value: "x" }],
     ]);
     await sighted(START, { ...reported, flowId: current.flowId });
-    await hotState.markRegistered(the.tenant, "agent-1", START, own);
+    await hotState.markRegistered(the.tenant, "agent-1", { now: START, ownValues: own, agentClass: "pumps" });
     const ownCurrent = renderedFlowIdOf(current, own);
     const ownPrevious = renderedFlowIdOf(previous, own);
     expect(ownCurrent).not.toBe(current.flowId);
@@ -640,8 +691,12 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     // An agent with no values of its own runs the class's rendering.
     const other = { agentId: "agent-2" };
     await sighted(START + 4, { ...reported, ...other });
-    await hotState.markRegistered(the.tenant, "agent-2", START + 4, new Map());
-    await hotState.rememberAgentManifest(the.tenant, "agent-2", known);
+    await hotState.markRegistered(the.tenant, "agent-2", {
+      now: START + 4,
+      ownValues: new Map(),
+      agentClass: "pumps",
+      manifest: known,
+    });
     expect((await sighted(START + 5, { ...other, flowId: current.flowId })).catchUp).toBeUndefined();
     expect((await sighted(START + 6, { ...other, flowId: ownCurrent })).catchUp).toEqual({
       hash: "v-2",
@@ -658,8 +713,12 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     );
     const third = { agentId: "agent-3" };
     await sighted(START + 7, { ...reported, ...third });
-    await hotState.markRegistered(the.tenant, "agent-3", START + 7, own);
-    await hotState.rememberAgentManifest(the.tenant, "agent-3", known);
+    await hotState.markRegistered(the.tenant, "agent-3", {
+      now: START + 7,
+      ownValues: own,
+      agentClass: "pumps",
+      manifest: known,
+    });
     expect(
       (await sighted(START + 8, { ...third, flowId: renderedFlowIdOf(staged, own) })).catchUp,
     ).toBeUndefined();

@@ -6,6 +6,7 @@ import type {
   AgentOwnValues,
   AgentPin,
   AssignmentCache,
+  CacheRegistration,
   HotSighting,
   HotSightingResult,
   HotState,
@@ -268,15 +269,9 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
     if (agent) agent.certificate = serial;
   }
 
-  async markRegistered(
-    tenant: string,
-    agentId: string,
-    now: number,
-    ownValues: AgentOwnValues,
-    pin?: AgentPin,
-    assignment?: AgentAssignment,
-  ) {
+  async markRegistered(tenant: string, agentId: string, registration: CacheRegistration) {
     this.touch();
+    const { now, ownValues, pin, assignment, agentClass, manifest } = registration;
     const agent = this.agents.get(`${tenant}/${agentId}`) ?? { registered: false, lastCheckpoint: 0 };
     agent.registered = true;
     agent.lastCheckpoint = now;
@@ -284,6 +279,8 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
     agent.pin = pin && structuredClone(pin);
     agent.assignment = assignment && structuredClone(assignment);
     this.agents.set(`${tenant}/${agentId}`, agent);
+    if (manifest) this.learnManifest(tenant, agentId, manifest);
+    return this.learnClass(tenant, agentClass);
   }
 
   /** As the console's write through: a registered agent's entry only. */
@@ -302,6 +299,10 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
 
   async rememberClass(tenant: string, agentClass: string) {
     this.touch();
+    return this.learnClass(tenant, agentClass);
+  }
+
+  private learnClass(tenant: string, agentClass: string) {
     const key = `${tenant}/${agentClass}`;
     const isNew = !this.classes.has(key);
     this.classes.add(key);
@@ -310,6 +311,10 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
 
   async rememberAgentManifest(tenant: string, agentId: string, manifest: KnownManifest) {
     this.touch();
+    this.learnManifest(tenant, agentId, manifest);
+  }
+
+  private learnManifest(tenant: string, agentId: string, manifest: KnownManifest) {
     const key = `${tenant}/${agentId}`;
     const agent = this.agents.get(key) ?? { registered: false, lastCheckpoint: 0 };
     agent.manifest = structuredClone(manifest);

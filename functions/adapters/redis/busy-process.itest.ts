@@ -53,8 +53,10 @@ describe("the hot state in a busy process", () => {
     await expect(answeredWhileBusy(() => hotState.rememberClass(tenant, "pumps"))).resolves.toBe(true);
     await expect(answeredWhileBusy(() => hotState.rememberClass(tenant, "pumps"))).resolves.toBe(false);
     await expect(
-      answeredWhileBusy(() => hotState.markRegistered(tenant, agentId, now, new Map())),
-    ).resolves.toBeUndefined();
+      answeredWhileBusy(() =>
+        hotState.markRegistered(tenant, agentId, { now, ownValues: new Map(), agentClass: "pumps" }),
+      ),
+    ).resolves.toBe(false);
     await expect(answeredWhileBusy(() => hotState.isManifestStored(tenant, "binary-1"))).resolves.toBe(false);
   });
 });

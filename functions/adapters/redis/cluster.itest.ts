@@ -103,9 +103,11 @@ async function everyCall(tenant: string) {
     ),
   );
   expect(first).toMatchObject({ registered: false, agentClass: "gateways", classFlowUnknown: true });
-  await hotState.markRegistered(tenant, agent, NOW, new Map());
-  expect(await hotState.rememberClass(tenant, "gateways")).toBe(true);
+  expect(
+    await hotState.markRegistered(tenant, agent, { now: NOW, ownValues: new Map(), agentClass: "gateways" }),
+  ).toBe(true);
   expect(await hotState.rememberClass(tenant, "gateways")).toBe(false);
+  expect(await hotState.rememberClass(tenant, "valves")).toBe(true);
   const manifestId = "d".repeat(64);
   expect(await hotState.isManifestStored(tenant, manifestId)).toBe(false);
   await hotState.rememberManifestStored(tenant, manifestId);

@@ -2,9 +2,7 @@ import type { Cluster, Redis } from "ioredis";
 import { CACHED_ATTENTION_REASONS } from "../../core/agents/attention.js";
 import { loadSampleOf, loadSampleText } from "../../core/agents/load-samples.js";
 import type {
-  AgentAssignment,
-  AgentOwnValues,
-  AgentPin,
+  CacheRegistration,
   HotSighting,
   HotSightingResult,
   HotState,
@@ -31,6 +29,7 @@ import {
 import { defineOperationOutcome, recordOperationOutcome } from "./operation-outcome-script.js";
 import {
   CLEAR_PENDING_SCRIPT,
+  MARK_REGISTERED_SCRIPT,
   RECORD_SIGHTING_SCRIPT,
   REMEMBER_MANIFEST_SCRIPT,
 } from "./record-sighting-script.js";
@@ -111,10 +110,29 @@ function recordedSighting(pairs: (string | number)[]): HotSightingResult {
   };
 }
 
+/** The keys of REMEMBER_MANIFEST_FUNCTION (record-sighting-script.ts). */
+const manifestKeys = (tenant: string, agentId: string) => [
+  CacheKeys.agent(tenant, agentId),
+  CacheKeys.offlineDue(tenant),
+  CacheKeys.offlineDueAgents(tenant),
+];
+
+/** The arguments of REMEMBER_MANIFEST_FUNCTION; without a manifest, its hash '' tells it there is none. */
+const manifestArguments = (agentId: string, manifest: KnownManifest | undefined) => [
+  agentId,
+  AGENT_TTL_SECONDS,
+  MISSED_HEARTBEATS_OFFLINE,
+  manifest?.hash ?? "",
+  manifest?.manifestId ?? "",
+  manifest ? JSON.stringify(manifest.supportedOperations) : "",
+  manifest?.heartbeatPeriodMs ?? "",
+];
+
 interface ScriptedRedis {
   recordSighting(...keysAndArgs: (string | number)[]): Promise<RecordSightingReply>;
   clearPending(key: string, version: string): Promise<number>;
   rememberManifest(...keysAndArgs: (string | number)[]): Promise<number>;
+  markRegistered(...keysAndArgs: (string | number)[]): Promise<number>;
 }
 
 export class RedisHotState implements HotState {
@@ -124,6 +142,7 @@ export class RedisHotState implements HotState {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: one round trip a call.
     redis.defineCommand("recordSighting", { numberOfKeys: 24, lua: RECORD_SIGHTING_SCRIPT });
     redis.defineCommand("rememberManifest", { numberOfKeys: 3, lua: REMEMBER_MANIFEST_SCRIPT });
+    redis.defineCommand("markRegistered", { numberOfKeys: 4, lua: MARK_REGISTERED_SCRIPT });
     redis.defineCommand("clearPending", { numberOfKeys: 1, lua: CLEAR_PENDING_SCRIPT });
     defineOperationOutcome(redis);
     this.redis = redis as (Redis | Cluster) & ScriptedRedis;
@@ -249,36 +268,49 @@ export class RedisHotState implements HotState {
     await this.usable().hset(CacheKeys.agent(tenant, agentId), "certificate", serial);
   }
 
-  async markRegistered(
-    tenant: string,
-    agentId: string,
-    now: number,
-    ownValues: AgentOwnValues,
-    pin?: AgentPin,
-    assignment?: AgentAssignment,
-  ): Promise<void> {
-    const key = CacheKeys.agent(tenant, agentId);
+  async markRegistered(tenant: string, agentId: string, registration: CacheRegistration): Promise<boolean> {
+    const { now, ownValues, pin, assignment, agentClass, manifest } = registration;
     const parameters = ownValuesText(ownValues);
     const pinned = pinText(pin);
     const assigned = assignmentText(assignment);
     // Only a registered agent's entry holds own values, the flow ids computed of them and a pin (the console
     // writes them to such an entry alone), so an entry being registered holds none to replace.
-    await this.usable().hset(key, {
+    const fields = {
       registered: "1",
       checkpointAt: String(now),
       ...(parameters === undefined ? {} : { [OWN_VALUES_FIELD]: parameters }),
       ...(pinned === undefined ? {} : { [PIN_FIELD]: pinned }),
       ...(assigned === undefined ? {} : { [ASSIGNMENT_FIELD]: assigned }),
-    });
+    };
+    return this.withTenantListed(tenant, (redis) =>
+      redis.markRegistered(
+        ...manifestKeys(tenant, agentId),
+        CacheKeys.classes(tenant),
+        ...manifestArguments(agentId, manifest),
+        agentClass,
+        ...Object.entries(fields).flat(),
+      ),
+    );
   }
 
-  async rememberClass(tenant: string, agentClass: string): Promise<boolean> {
+  rememberClass(tenant: string, agentClass: string): Promise<boolean> {
+    return this.withTenantListed(tenant, (redis) => redis.sadd(CacheKeys.classes(tenant), agentClass));
+  }
+
+  /**
+   * `addClass`'s call, which adds a class to the tenant's classes and answers 1 when they lacked it, with the
+   * tenant added to the tenants whose classes the sweeper reads. Apart: the tenants' set is no tenant's key,
+   * and may live on another shard than the tenant's. Sent together, one round trip: a process too busy to
+   * read answers in time then misses no second one.
+   */
+  private async withTenantListed(
+    tenant: string,
+    addClass: (redis: (Redis | Cluster) & ScriptedRedis) => Promise<number>,
+  ): Promise<boolean> {
     const redis = this.usable();
-    // Apart: the tenants' set is no tenant's key, and may live on another shard than the tenant's. Sent
-    // together, one round trip: a process too busy to read answers in time then misses no second one.
     const [, added] = await Promise.all([
       redis.sadd(CacheKeys.tenantsWithClasses(), tenant),
-      redis.sadd(CacheKeys.classes(tenant), agentClass),
+      addClass(redis),
     ]);
     return added === 1;
   }
@@ -286,16 +318,8 @@ export class RedisHotState implements HotState {
   async rememberAgentManifest(tenant: string, agentId: string, manifest: KnownManifest): Promise<void> {
     // The agent's key may have expired since its heartbeat: it must not come back without a time to live.
     await this.usable().rememberManifest(
-      CacheKeys.agent(tenant, agentId),
-      CacheKeys.offlineDue(tenant),
-      CacheKeys.offlineDueAgents(tenant),
-      agentId,
-      AGENT_TTL_SECONDS,
-      MISSED_HEARTBEATS_OFFLINE,
-      manifest.hash,
-      manifest.manifestId,
-      JSON.stringify(manifest.supportedOperations),
-      manifest.heartbeatPeriodMs ?? "",
+      ...manifestKeys(tenant, agentId),
+      ...manifestArguments(agentId, manifest),
     );
   }
 

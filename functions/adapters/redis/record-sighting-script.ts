@@ -247,19 +247,40 @@ return reply
  * its supported operations, ARGV[7] the heartbeat period it states, '' for none) for ARGV[2] seconds more.
  * Should it be the manifest the agent reports, its allowance since its last heartbeat is scheduled anew
  * with that period (three of them, ARGV[3]), in the tenant's agents by when they become overdue KEYS[2] and
- * what the sweep tells of them KEYS[3]: its last heartbeat was scheduled before the period was known.
+ * what the sweep tells of them KEYS[3] (ARGV[1] the agent's id): its last heartbeat was scheduled before the
+ * period was known.
  */
-export const REMEMBER_MANIFEST_SCRIPT = `
-redis.call('HSET', KEYS[1], 'knownManifestHash', ARGV[4], 'manifestId', ARGV[5], 'supportedOperations', ARGV[6])
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-if ARGV[7] == '' then return redis.call('HDEL', KEYS[1], 'heartbeatPeriodMs') end
-redis.call('HSET', KEYS[1], 'heartbeatPeriodMs', ARGV[7])
-local held = redis.call('HGET', KEYS[3], ARGV[1])
-if not held or redis.call('HGET', KEYS[1], 'manifestHash') ~= ARGV[4] then return 0 end
-local lastSeen, agentClass = string.match(held, '^%d+:(%d+):(.*)$')
-redis.call('ZADD', KEYS[2], tonumber(lastSeen) + tonumber(ARGV[3]) * tonumber(ARGV[7]), ARGV[1])
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[7] .. ':' .. lastSeen .. ':' .. agentClass)
-return 1
+const REMEMBER_MANIFEST_FUNCTION = `
+local function rememberManifest()
+  redis.call('HSET', KEYS[1], 'knownManifestHash', ARGV[4], 'manifestId', ARGV[5], 'supportedOperations', ARGV[6])
+  redis.call('EXPIRE', KEYS[1], ARGV[2])
+  if ARGV[7] == '' then return redis.call('HDEL', KEYS[1], 'heartbeatPeriodMs') end
+  redis.call('HSET', KEYS[1], 'heartbeatPeriodMs', ARGV[7])
+  local held = redis.call('HGET', KEYS[3], ARGV[1])
+  if not held or redis.call('HGET', KEYS[1], 'manifestHash') ~= ARGV[4] then return 0 end
+  local lastSeen, agentClass = string.match(held, '^%d+:(%d+):(.*)$')
+  redis.call('ZADD', KEYS[2], tonumber(lastSeen) + tonumber(ARGV[3]) * tonumber(ARGV[7]), ARGV[1])
+  redis.call('HSET', KEYS[3], ARGV[1], ARGV[7] .. ':' .. lastSeen .. ':' .. agentClass)
+  return 1
+end
+`;
+
+/** The agent's manifest learned, as REMEMBER_MANIFEST_FUNCTION says. */
+export const REMEMBER_MANIFEST_SCRIPT = `${REMEMBER_MANIFEST_FUNCTION}
+return rememberManifest()
+`;
+
+/**
+ * An agent the registry holds, in one round trip: ARGV[9..] the field/value pairs of the agent's hash KEYS[1]
+ * that say so (its own values, pin and assignment among them), its class ARGV[8] in the tenant's classes
+ * KEYS[4] (the reply: 1 when the set lacked it), and, unless ARGV[4] is '', the manifest it registered with,
+ * as REMEMBER_MANIFEST_FUNCTION (the same KEYS[1..3] and ARGV[1..7]).
+ */
+export const MARK_REGISTERED_SCRIPT = `${REMEMBER_MANIFEST_FUNCTION}
+redis.call('HSET', KEYS[1], unpack(ARGV, 9))
+local classAdded = redis.call('SADD', KEYS[4], ARGV[8])
+if ARGV[4] ~= '' then rememberManifest() end
+return classAdded
 `;
 
 /**

@@ -21,7 +21,7 @@ import type { AgentCredential } from "../identity/credentials.js";
 import type { CertificateStore, RevocationList } from "../identity/ports.js";
 import { makeRevocationCheck } from "../identity/revocation.js";
 import type { JsonObject } from "../json.js";
-import { type AgentManifest, currentManifest } from "../manifests/agent-manifest.js";
+import { type AgentManifest, currentManifest, knownManifestOf } from "../manifests/agent-manifest.js";
 import type { ManifestRegistration } from "../manifests/registration.js";
 import { operationIdOf } from "../operations/ids.js";
 import type { OperationLifecycle } from "../operations/lifecycle.js";
@@ -193,6 +193,9 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       ? viewOfSighting(outcome.sighting)
       : viewOfRecord(record, heartbeat, now, settings.checkpointIntervalMs);
     let firstSight = false;
+    /** The manifest learned, once the agent's registration holds it: a new agent's entry. */
+    const registeredWith = (learned: AgentManifest | undefined) =>
+      firstSight && learned ? knownManifestOf(learned) : undefined;
     // Without the cache's word (it failed, or lost the agent) the pending marker is unknown: look at the queue.
     const markerUnknown = !outcome?.recorded || !view.registered;
 
@@ -261,18 +264,27 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
         firstSight = registered !== "exists";
         if (!firstSight && registersFirst) await readRegistryEntry();
         entry = firstSight ? registration : record;
-        await ensureClass(tenant, view.agentClass ?? agentClass, now, cache);
-      } else {
-        // The cache lost the agent, and may have lost the tenant's classes with it (a flush): the sweeper finds
-        // the tenant's silent agents only through them.
-        await ensureClass(tenant, view.agentClass ?? record.agentClass, now, cache);
       }
       // An agent new to the registry has no values of its own: no read of them for a herd of new agents.
       const ownValues = ownValuesOf(
         await deps.valuesOverClass(tenant, agentId, entry, { neverRegistered: registered === "created" }),
       );
       const { pin, assignment } = record ?? {};
-      await cache.attempt(() => hotState.markRegistered(tenant, agentId, now, ownValues, pin, assignment));
+      const entryClass = view.agentClass ?? record?.agentClass ?? DEFAULT_AGENT_CLASS;
+      // The class, also when the cache lost the agent: it may have lost the tenant's classes with it (a flush),
+      // and the sweeper finds the tenant's silent agents only through them. The manifest the agent registered
+      // with goes along, the registry holding it now; one the registry learns later is remembered then.
+      const newToCache = await cache.attempt(() =>
+        hotState.markRegistered(tenant, agentId, {
+          now,
+          ownValues,
+          pin,
+          assignment,
+          agentClass: entryClass,
+          manifest: registeredWith(learned),
+        }),
+      );
+      if (newToCache !== false) await classes.ensure(tenant, entryClass, now);
     }
 
     // A tenant CA's certificate new to the agent, as the cache's round trip tells: recorded once per agent and
@@ -302,7 +314,8 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     const supportedOperations = view.supportedOperations;
     // Once the registry has it: the cache's copy is what spares the next heartbeats any registry request.
     if (manifest) {
-      await manifests.remember(tenant, agentId, manifest, cache);
+      // A new agent's went with its registration.
+      if (!registeredWith(learned)) await manifests.remember(tenant, agentId, manifest, cache);
     } else if (hash && !supportedOperations && describeDue(view, now)) {
       const describe = await requestDescribe(tenant, agentId, now, cache);
       if (describe) operations.push(describe);

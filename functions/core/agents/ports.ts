@@ -12,7 +12,7 @@ import type {
 import type { ClassFlowPolicy } from "../flows/policy.js";
 import type { ClassFlowCache, ClassFlowSettings } from "../flows/ports.js";
 import type { CachedRevocation, RevocationCache } from "../identity/ports.js";
-import type { AgentManifest } from "../manifests/agent-manifest.js";
+import type { AgentManifest, KnownManifest } from "../manifests/agent-manifest.js";
 import type { ManifestCache } from "../manifests/ports.js";
 import type { Page, PageRequest } from "../paging.js";
 import type { MaintenanceWindow } from "../schedules/windows.js";
@@ -319,6 +319,18 @@ export interface OperationOutcomeCache {
   ): Promise<void>;
 }
 
+/** What the cache keeps of an agent the registry holds (HotState.markRegistered). */
+export interface CacheRegistration {
+  now: number;
+  ownValues: AgentOwnValues;
+  pin?: AgentPin;
+  assignment?: AgentAssignment;
+  /** The agent's class, which the tenant's classes take in. */
+  agentClass: string;
+  /** The manifest the registry holds for the agent since it registered with it, when it brought one. */
+  manifest?: KnownManifest;
+}
+
 /** Nothing is recorded unless the certificate is known not to be revoked. */
 export type SightingOutcome =
   | { recorded: true; sighting: HotSightingResult }
@@ -329,16 +341,11 @@ export interface HotState extends ClassFlowCache, RevocationCache, ManifestCache
   recordSighting(sighting: HotSighting): Promise<SightingOutcome>;
   /**
    * The registry holds the agent, whose own parameter values (its agent layer) the cache keeps from now on
-   * for catch-up to compare its flow id with its own rendering's, and its pin, which catch-up holds it to.
+   * for catch-up to compare its flow id with its own rendering's, and its pin, which catch-up holds it to;
+   * with its class remembered (as rememberClass, whose answer it returns) and the manifest it registered
+   * with (as rememberAgentManifest), in one round trip.
    */
-  markRegistered(
-    tenant: string,
-    agentId: string,
-    now: number,
-    ownValues: AgentOwnValues,
-    pin?: AgentPin,
-    assignment?: AgentAssignment,
-  ): Promise<void>;
+  markRegistered(tenant: string, agentId: string, registration: CacheRegistration): Promise<boolean>;
   /**
    * The certificate store holds the certificate of this serial, with which the agent calls: its next
    * sightings say so, and record nothing more of it, while the cache keeps the agent.
