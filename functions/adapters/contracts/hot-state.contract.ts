@@ -350,6 +350,25 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     expect(await hotState.rememberClass(the.tenant, "valves")).toBe(true);
   });
 
+  it("forgets an agent's registration and its class, as a flush would, and keeps its other agents'", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    const registered = { now: START, ownValues: new Map(), agentClass: "pumps" };
+    const other = { ...reported, agentId: "agent-2" };
+    await sighted(START, reported);
+    await sighted(START, other);
+    await hotState.markRegistered(the.tenant, "agent-1", registered);
+    await hotState.markRegistered(the.tenant, "agent-2", registered);
+    await hotState.rememberClass(`${the.tenant}-other`, "pumps");
+
+    await hotState.forgetRegistration(the.tenant, "agent-1", "pumps");
+    expect(await sighted(START + 1)).toMatchObject({ registered: false });
+    expect(await sighted(START + 1, other)).toMatchObject({ registered: true });
+    expect(await hotState.rememberClass(`${the.tenant}-other`, "pumps")).toBe(false);
+    expect(await hotState.markRegistered(the.tenant, "agent-1", registered)).toBe(true);
+    expect(await sighted(START + 2)).toMatchObject({ registered: true });
+  });
+
   it("asks for a class's flow policy until it holds one, and a class without one claims no catch-up", async () => {
     const { hotState } = the.subject;
     await hotState.rememberRevocations(the.tenant, []);

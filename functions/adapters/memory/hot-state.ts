@@ -302,6 +302,13 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
     return this.learnClass(tenant, agentClass);
   }
 
+  async forgetRegistration(tenant: string, agentId: string, agentClass: string) {
+    this.touch();
+    const agent = this.agents.get(`${tenant}/${agentId}`);
+    if (agent) agent.registered = false;
+    this.classes.delete(`${tenant}/${agentClass}`);
+  }
+
   private learnClass(tenant: string, agentClass: string) {
     const key = `${tenant}/${agentClass}`;
     const isNew = !this.classes.has(key);

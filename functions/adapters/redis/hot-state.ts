@@ -297,6 +297,15 @@ export class RedisHotState implements HotState {
     return this.withTenantListed(tenant, (redis) => redis.sadd(CacheKeys.classes(tenant), agentClass));
   }
 
+  async forgetRegistration(tenant: string, agentId: string, agentClass: string): Promise<void> {
+    const redis = this.usable();
+    // Side by side, one round trip: both keys are the tenant's, in one cluster slot.
+    await Promise.all([
+      redis.hdel(CacheKeys.agent(tenant, agentId), "registered"),
+      redis.srem(CacheKeys.classes(tenant), agentClass),
+    ]);
+  }
+
   /**
    * `addClass`'s call, which adds a class to the tenant's classes and answers 1 when they lacked it, with the
    * tenant added to the tenants whose classes the sweeper reads. Apart: the tenants' set is no tenant's key,

@@ -386,6 +386,36 @@ describe("recordHeartbeat", () => {
     expect(core.events.events).toEqual([]);
   });
 
+  it("writes a class's registry entry at a later heartbeat when the first write of it failed", async () => {
+    const core = coreHarness();
+    const write = vi.spyOn(core.classes, "ensure").mockRejectedValueOnce(new Error("the registry is down"));
+    await expect(core.recordHeartbeat(javaAgent, javaHeartbeat())).rejects.toThrow("the registry is down");
+    expect(core.classes.classes.has("acme/probe-class")).toBe(false);
+
+    core.clock.advance(1_000);
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    expect(core.classes.classes.has("acme/probe-class")).toBe(true);
+    expect(write).toHaveBeenCalledTimes(2);
+  });
+
+  it("writes the entry of a class an agent moved to at a later heartbeat when the first write of it failed", async () => {
+    const core = coreHarness();
+    await core.recordHeartbeat(javaAgent, javaHeartbeat());
+    const moved = () => {
+      const heartbeat = javaHeartbeat();
+      (heartbeat.agentInfo as JsonObject).agentClass = "probe-class-2";
+      return heartbeat;
+    };
+    core.clock.advance(1_000);
+    vi.spyOn(core.classes, "ensure").mockRejectedValueOnce(new Error("the registry is down"));
+    await expect(core.recordHeartbeat(javaAgent, moved())).rejects.toThrow("the registry is down");
+    expect(core.classes.classes.has("acme/probe-class-2")).toBe(false);
+
+    core.clock.advance(1_000);
+    await core.recordHeartbeat(javaAgent, moved());
+    expect(core.classes.classes.has("acme/probe-class-2")).toBe(true);
+  });
+
   it("answers correctly from the registry while the cache is down, and uses the cache again after", async () => {
     const core = coreHarness();
     const first = await core.recordHeartbeat(javaAgent, javaHeartbeat());

@@ -284,7 +284,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
           manifest: registeredWith(learned),
         }),
       );
-      if (newToCache !== false) await classes.ensure(tenant, entryClass, now);
+      if (newToCache !== false) await ensureClassEntry(tenant, agentId, entryClass, now, cache);
     }
 
     // A tenant CA's certificate new to the agent, as the cache's round trip tells: recorded once per agent and
@@ -301,7 +301,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     const agentClass = view.agentClass ?? DEFAULT_AGENT_CLASS;
     if (!firstSight) {
       const change = registryChange(view, heartbeat, agentClass, now, learned);
-      if (change.classChanged) await ensureClass(tenant, agentClass, now, cache);
+      if (change.classChanged) await ensureClass(tenant, agentId, agentClass, now, cache);
       if (change.checkpoint)
         await registry.checkpoint(tenant, agentId, {
           ...change.checkpoint,
@@ -413,9 +413,35 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
     return { manifest: currentManifest(record?.manifest, hash), stored: false };
   }
 
-  async function ensureClass(tenant: string, agentClass: string, now: number, cache: GuardedCache) {
+  async function ensureClass(
+    tenant: string,
+    agentId: string,
+    agentClass: string,
+    now: number,
+    cache: GuardedCache,
+  ) {
     const newToCache = await cache.attempt(() => hotState.rememberClass(tenant, agentClass));
-    if (newToCache !== false) await classes.ensure(tenant, agentClass, now);
+    if (newToCache !== false) await ensureClassEntry(tenant, agentId, agentClass, now, cache);
+  }
+
+  /**
+   * The class's registry entry, for a class the agent taught the cache. Should its write fail,
+   * the cache forgets the registration and the class again: knowing them, it would spare the agent's later
+   * heartbeats the write that is missing.
+   */
+  async function ensureClassEntry(
+    tenant: string,
+    agentId: string,
+    agentClass: string,
+    now: number,
+    cache: GuardedCache,
+  ) {
+    try {
+      await classes.ensure(tenant, agentClass, now);
+    } catch (error) {
+      await cache.attempt(() => hotState.forgetRegistration(tenant, agentId, agentClass));
+      throw error;
+    }
   }
 
   async function requestDescribe(tenant: string, agentId: string, now: number, cache: GuardedCache) {

@@ -353,6 +353,11 @@ export interface HotState extends ClassFlowCache, RevocationCache, ManifestCache
   rememberCertificate(tenant: string, agentId: string, serial: string): Promise<void>;
   /** Returns true when the class was not known to the cache yet. */
   rememberClass(tenant: string, agentClass: string): Promise<boolean>;
+  /**
+   * The agent's registration and its class unknown to the cache again, as after a flush: the agent's next
+   * heartbeat registers it with the cache again, and learns its class again unless another agent of it did.
+   */
+  forgetRegistration(tenant: string, agentId: string, agentClass: string): Promise<void>;
   rememberDescribe(tenant: string, agentId: string, pendingUntil: number | undefined): Promise<void>;
   /** Bumps the agent's pending-operation marker, so that its next heartbeat looks at its operations. */
   markOperationsPending(tenant: string, agentId: string): Promise<void>;
