@@ -1,5 +1,13 @@
 import { join } from "node:path";
-import { Aws, type Duration, Fn, type RemovalPolicy, Validations } from "aws-cdk-lib";
+import {
+  AssetHashType,
+  Aws,
+  DockerImage,
+  type Duration,
+  Fn,
+  type RemovalPolicy,
+  Validations,
+} from "aws-cdk-lib";
 import type { ITableV2 } from "aws-cdk-lib/aws-dynamodb";
 import { type IConnectable, type IVpc, SecurityGroup } from "aws-cdk-lib/aws-ec2";
 import type { IEventBus } from "aws-cdk-lib/aws-events";
@@ -8,16 +16,17 @@ import type { IStream } from "aws-cdk-lib/aws-kinesis";
 import {
   ApplicationLogLevel,
   Architecture,
+  Code,
+  Function as LambdaFunction,
   LoggingFormat,
   Runtime,
   type SystemLogLevel,
   Tracing,
 } from "aws-cdk-lib/aws-lambda";
-import { type BundlingOptions, NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { type ILogGroup, LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
-import type { BuildOptions } from "esbuild";
+import { type BuildOptions, buildSync } from "esbuild";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
 import type { AgentTrust } from "../../functions/adapters/x509/trust.js";
 import { ARCHIVE_PREFIX } from "../../functions/core/archive/layout.js";
@@ -71,43 +80,45 @@ export const builtinAliases: Record<string, string> = Object.fromEntries(
 );
 
 /**
- * How every function is bundled: a minified ES module for Node 22, with the SDK in it. Exported so that
- * `npm run bench:cold-start` measures the very bundles a deployment ships.
- */
-export const beaconBundling = {
-  format: OutputFormat.ESM,
-  target: "node22",
-  mainFields: ["module", "main"],
-  minify: true,
-  // The map ships beside the bundle (index.mjs.map) and is read offline, by `npm run stack`, never by the
-  // function: Node's --enable-source-maps reads and indexes the whole map at every cold start, 16 to 50 ms of CPU
-  // (docs/measurements.md, "Source maps read offline").
-  sourceMap: true,
-  sourcesContent: false,
-  // The function runs the SDK versions the tests ran against, not whatever the runtime ships.
-  bundleAwsSDK: true,
-  forceDockerBundling: false,
-  // CommonJS dependencies (ioredis) call require(), which an ES module must create for them.
-  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-  esbuildArgs: { "--alias": Object.entries(builtinAliases).map(([name, shim]) => `${name}=${shim}`) },
-} satisfies BundlingOptions;
-
-/**
- * The same bundling as esbuild's own options, for what Beacon bundles without NodejsFunction: the agent service's
- * image and `npm run bench:cold-start` (bundleAwsSDK: no module is left out of the bundle).
+ * How Beacon bundles its code: a minified ES module for Node 22, with the SDK in it (the code runs the SDK
+ * versions the tests ran against, not whatever the runtime ships) and built-ins aliased as above. The source
+ * map is written beside each file and read offline, by `npm run stack`, never by the code: Node's
+ * --enable-source-maps reads and indexes a whole map at every cold start, 16 to 50 ms of CPU
+ * (docs/measurements.md, "Source maps read offline").
  */
 export const beaconEsbuildOptions = {
   bundle: true,
   platform: "node",
   format: "esm",
-  target: beaconBundling.target,
-  mainFields: beaconBundling.mainFields,
-  minify: beaconBundling.minify,
-  sourcemap: beaconBundling.sourceMap,
-  sourcesContent: beaconBundling.sourcesContent,
-  banner: { js: beaconBundling.banner },
+  target: "node22",
+  mainFields: ["module", "main"],
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false,
+  // CommonJS dependencies (ioredis) call require(), which an ES module must create for them.
+  banner: {
+    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  },
   alias: builtinAliases,
 } satisfies BuildOptions;
+
+/**
+ * A function's code package as esbuild writes it into `outdir`: `index.mjs`, which Lambda loads at every cold
+ * start, and under `chunks/` the code reached only through a dynamic `import()` (the X.509 library, YAML, the
+ * clients a route uses rarely), which Node reads and compiles only when the import runs. V8 compiles every byte
+ * of a module it loads, so code a request does not reach costs a cold start nothing only out of `index.mjs`
+ * (docs/measurements.md, "Code a cold start does not reach, in chunks"). Exported so that
+ * `npm run bench:cold-start` measures the very packages a deployment ships.
+ */
+export const functionBuildOptions = (entry: string, outdir: string) =>
+  ({
+    ...beaconEsbuildOptions,
+    entryPoints: { index: entry },
+    outdir,
+    splitting: true,
+    outExtension: { ".js": ".mjs" },
+    chunkNames: "chunks/[name]-[hash]",
+  }) satisfies BuildOptions;
 
 /** A role for a Lambda function that may write to its own log group and nowhere else (no managed policy). */
 export function lambdaRoleLoggingTo(scope: Construct, id: string, logGroup: ILogGroup): Role {
@@ -479,11 +490,11 @@ export abstract class BeaconWorkload extends Construct {
 }
 
 /**
- * The one way Beacon deploys a function: Node 22 on arm64, an ESM bundle built by the local esbuild, its own
+ * The one way Beacon deploys a function: Node 22 on arm64, ES modules built by the local esbuild, its own
  * log group, Powertools settings, placement in the private subnets, and alarms on errors and throttles.
  */
 export class BeaconFunction extends BeaconWorkload {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly serviceName: string;
   protected readonly monitoring: Monitoring;
   protected readonly grantee: IGrantable;
@@ -521,11 +532,27 @@ export class BeaconFunction extends BeaconWorkload {
         "switched on, the X-Ray segment upload) are on *: these actions are not scoped to a resource ARN.",
     });
 
-    this.function = new NodejsFunction(this, "Function", {
-      entry: join(repositoryRoot, "functions", props.entry, "handler.ts"),
-      handler: "handler",
-      projectRoot: repositoryRoot,
-      depsLockFilePath: join(repositoryRoot, "package-lock.json"),
+    const entryDirectory = join(repositoryRoot, "functions", props.entry);
+    this.function = new LambdaFunction(this, "Function", {
+      code: Code.fromAsset(entryDirectory, {
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: {
+          // Required by the type, never pulled: the local esbuild bundles, and a failure fails the synthesis
+          // rather than falling back to a container (the CDK's NodejsFunction names such an image too).
+          image: DockerImage.fromRegistry("dummy"),
+          local: {
+            tryBundle(outputDir) {
+              buildSync({
+                ...functionBuildOptions(join(entryDirectory, "handler.ts"), outputDir),
+                absWorkingDir: repositoryRoot,
+                logLevel: "error",
+              });
+              return true;
+            },
+          },
+        },
+      }),
+      handler: "index.handler",
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize,
@@ -546,7 +573,6 @@ export class BeaconFunction extends BeaconWorkload {
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
         POWERTOOLS_LOG_LEVEL: platform.logLevel,
       },
-      bundling: beaconBundling,
     });
     Validations.of(this.function).acknowledge({
       id: "AwsSolutions-L1",

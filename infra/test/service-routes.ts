@@ -4,7 +4,7 @@
  * tables, or a NAT route. Lambda gives a function in a VPC no other way out, so a call with none of these hangs
  * until the SDK's timeout on AWS, while every local test passes.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 type Properties = Record<string, unknown>;
@@ -44,22 +44,26 @@ export interface ServiceCall {
 }
 
 /**
- * The service clients in a function's bundle, named by the package paths of the bundle's source map. esbuild
- * keeps only the modules the function's code reaches, so a client a shared module imports but the function never
- * constructs is not there (the agent API bundles no Secrets Manager client), and minification cannot hide a
- * path. Only `@aws-sdk/client-*` packages count: the STS and SSO clients of `@aws-sdk/nested-clients` belong
+ * The service clients in a function's code, named by the package paths of its source maps (every one in the
+ * folder, its chunks' too, unless one is named). esbuild keeps only the modules the function's code reaches, so a
+ * client a shared module imports but the function never constructs is not there (the agent API bundles no Secrets
+ * Manager client), and minification cannot hide a path. Only `@aws-sdk/client-*` packages count: the STS and SSO clients of `@aws-sdk/nested-clients` belong
  * to credential providers the SDK's default chain tries only after environment credentials, which Lambda
  * always sets.
  */
-export function serviceCallsInBundle(
-  bundleDirectory: string,
-  sourceMapName = "index.mjs.map",
-): ServiceCall[] {
-  const sourceMap = JSON.parse(readFileSync(join(bundleDirectory, sourceMapName), "utf8")) as {
-    sources: string[];
-  };
+export function serviceCallsInBundle(bundleDirectory: string, sourceMapName?: string): ServiceCall[] {
+  const mapFiles =
+    sourceMapName === undefined
+      ? readdirSync(bundleDirectory, { recursive: true, encoding: "utf8" }).filter((file) =>
+          file.endsWith(".map"),
+        )
+      : [sourceMapName];
+  const sources = mapFiles.flatMap(
+    (file) =>
+      (JSON.parse(readFileSync(join(bundleDirectory, file), "utf8")) as { sources: string[] }).sources,
+  );
   const clients = new Set(
-    sourceMap.sources.flatMap((source) => /node_modules\/(@aws-sdk\/client-[^/]+)\//.exec(source)?.[1] ?? []),
+    sources.flatMap((source) => /node_modules\/(@aws-sdk\/client-[^/]+)\//.exec(source)?.[1] ?? []),
   );
   return [...clients].sort().map((client) => {
     const service = endpointServiceOfClient[client];

@@ -57,9 +57,13 @@ describe("agent-api function", () => {
     });
   });
 
-  it("is bundled by the local esbuild: one minified ES module with its source map, which Node does not read", () => {
+  it("is bundled by the local esbuild: minified ES modules, each with its source map, which Node does not read", () => {
     const directory = bundleDirectoryOf(prod, "AgentApiFunction");
-    expect(readdirSync(directory).sort()).toEqual(["index.mjs", "index.mjs.map"]);
+    expect(readdirSync(directory).sort()).toEqual(["chunks", "index.mjs", "index.mjs.map"]);
+    const chunks = readdirSync(join(directory, "chunks"));
+    const chunkModules = chunks.filter((file) => file.endsWith(".mjs"));
+    expect(chunkModules.length).toBeGreaterThan(0);
+    expect(chunks.sort()).toEqual(chunkModules.flatMap((file) => [file, `${file}.map`]).sort());
     const code = readFileSync(join(directory, "index.mjs"), "utf8");
     expect(code.length).toBeLessThan(2 * 1024 * 1024);
     expect(code.startsWith("import { createRequire } from 'node:module';")).toBe(true);

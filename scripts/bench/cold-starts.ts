@@ -334,10 +334,10 @@ export function reportLines(report: ColdStartReport): string[] {
   return [
     `machine: ${report.machine.cores} × ${report.machine.cpu}, Node ${report.machine.node}`,
     `load average (1, 5, 15 min): ${loads(report.load.before)} before the first process, ${loads(report.load.after)} after the last`,
-    "bundles (minified; gzip):",
+    "bundles, what a cold start loads (minified; gzip) and chunks loaded on first use:",
     ...report.bundles.map(
-      ({ name, bytes, gzipBytes }) =>
-        `  ${name.padEnd(20)} ${bytes.toLocaleString("en").padStart(10)} bytes (${kb(bytes)}; ${kb(gzipBytes)} gzip)`,
+      ({ name, bytes, gzipBytes, chunkBytes }) =>
+        `  ${name.padEnd(20)} ${bytes.toLocaleString("en").padStart(10)} bytes (${kb(bytes)}; ${kb(gzipBytes)} gzip)${chunkBytes > 0 ? ` + ${kb(chunkBytes)} in chunks` : ""}`,
     ),
     `cold starts, ${report.runs} fresh processes each; ms as p50 p95 p99 max:`,
     ...table("wall-clock", (result) => [result.initMs, result.firstRequestMs, result.totalMs]),

@@ -1,14 +1,15 @@
 /**
  * Every Beacon function bundled as the CDK app bundles it for a deployment (infra/lib/beacon-function.ts's
- * `beaconEsbuildOptions`, read here, not restated): each `functions/<name>/handler.ts` to a minified ES module
- * for Node 22 with the SDK inside, with its size as Lambda stores it and as it travels compressed.
+ * `functionBuildOptions`, read here, not restated): each `functions/<name>/handler.ts` to a minified ES module
+ * for Node 22 with the SDK inside and the chunks it imports on first use, with the size a cold start loads as
+ * Lambda stores it and as it travels compressed.
  */
 import { readdirSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
-import { beaconEsbuildOptions } from "../../infra/lib/beacon-function.js";
+import { functionBuildOptions } from "../../infra/lib/beacon-function.js";
 import { repositoryRoot } from "../../infra/lib/paths.js";
 
 /**
@@ -28,22 +29,42 @@ export const functionNames = (): string[] =>
 
 export interface FunctionBundle {
   name: string;
-  /** The bundle's ES module, `index.mjs` as NodejsFunction names it. */
+  /** The module Lambda loads, `index.mjs`, in the folder of its code package. */
   file: string;
-  /** Minified bytes, the source map left out (it is a file of its own). */
+  /** Minified bytes of `index.mjs` and the chunks it imports statically: what every cold start loads. */
   bytes: number;
   gzipBytes: number;
+  /** Minified bytes of the chunks loaded only when a dynamic import reaches them. */
+  chunkBytes: number;
 }
 
-/** Bundles `functions/<name>/handler.ts` into `outDir/<name>/index.mjs`, with its source map beside it. */
+/**
+ * Bundles `functions/<name>/handler.ts` into `outDir/<name>/`: `index.mjs`, its chunks under `chunks/`, each
+ * with its source map beside it.
+ */
 export async function bundleFunction(name: string, outDir: string): Promise<FunctionBundle> {
-  const file = path.join(outDir, name, "index.mjs");
-  await build({
-    ...beaconEsbuildOptions,
+  const folder = path.join(outDir, name);
+  const { metafile } = await build({
+    ...functionBuildOptions(path.join(functionsDir, name, "handler.ts"), folder),
     logLevel: "warning",
-    entryPoints: [path.join(functionsDir, name, "handler.ts")],
-    outfile: file,
+    metafile: true,
   });
-  const code = await readFile(file);
-  return { name, file, bytes: code.length, gzipBytes: gzipSync(code).length };
+  const outputs = new Map(
+    Object.entries(metafile.outputs).map(([file, output]) => [path.resolve(file), output] as const),
+  );
+  const file = path.join(folder, "index.mjs");
+  const loaded = new Set<string>();
+  const load = (module: string) => {
+    if (loaded.has(module)) return;
+    loaded.add(module);
+    for (const { path: imported, kind } of outputs.get(module)?.imports ?? []) {
+      if (kind === "import-statement" && outputs.has(path.resolve(imported))) load(path.resolve(imported));
+    }
+  };
+  load(file);
+  const codeOf = (files: string[]) => Promise.all(files.map((module) => readFile(module)));
+  const atStart = Buffer.concat(await codeOf([...loaded]));
+  const chunks = [...outputs.keys()].filter((module) => module.endsWith(".mjs") && !loaded.has(module));
+  const chunkBytes = (await codeOf(chunks)).reduce((sum, code) => sum + code.length, 0);
+  return { name, file, bytes: atStart.length, gzipBytes: gzipSync(atStart).length, chunkBytes };
 }
