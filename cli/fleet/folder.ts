@@ -8,9 +8,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ValidateFunction } from "ajv";
 import { parseAllDocuments } from "yaml";
-import * as documents from "../../functions/shared/compiled-console-documents.js";
 import * as parameters from "../../functions/shared/compiled-console-parameters.js";
-import { describeFailure } from "../../functions/shared/console-openapi.js";
+import { bodyValidatorOf, describeFailure } from "../../functions/shared/console-openapi.js";
 import type { Schemas } from "../../web/src/api/client.js";
 import { assetSizeProblem } from "../../web/src/asset-parts.js";
 import { flowContentType } from "../../web/src/flow-file.js";
@@ -149,23 +148,36 @@ async function fleetObject(source: Source, value: unknown, locate: FileLocator):
   switch (kind as Kind) {
     case "Settings":
       only();
-      return { kind: "Settings", source, spec: checked("tenant", documents.putSettingsBody) };
+      return { kind: "Settings", source, spec: checked("tenant", await bodyValidatorOf("putSettings")) };
     case "Class": {
       only("name");
       const className = name("name", parameters.putClassInput, "className");
-      return { kind: "Class", source, name: className, spec: checked(className, documents.putClassBody) };
+      return {
+        kind: "Class",
+        source,
+        name: className,
+        spec: checked(className, await bodyValidatorOf("putClass")),
+      };
     }
     case "Group": {
       only("name");
       const groupName = name("name", parameters.putGroupInput, "groupName");
-      return { kind: "Group", source, name: groupName, spec: checked(groupName, documents.putGroupBody) };
+      return {
+        kind: "Group",
+        source,
+        name: groupName,
+        spec: checked(groupName, await bodyValidatorOf("putGroup")),
+      };
     }
     case "ClassParameter": {
       only("class", "name");
       const owner = name("class", parameters.putClassParameterInput, "className", { name: "x" });
       const parameter = name("name", parameters.putClassParameterInput, "name", { className: owner });
       const label = `${owner}/${parameter}`;
-      const body = checked<Schemas["ParameterValueRequest"]>(label, documents.putClassParameterBody);
+      const body = checked<Schemas["ParameterValueRequest"]>(
+        label,
+        await bodyValidatorOf("putClassParameter"),
+      );
       return { kind: "ClassParameter", source, owner, name: parameter, spec: body };
     }
     case "GroupParameter": {
@@ -173,7 +185,10 @@ async function fleetObject(source: Source, value: unknown, locate: FileLocator):
       const owner = name("group", parameters.putGroupParameterInput, "groupName", { name: "x" });
       const parameter = name("name", parameters.putGroupParameterInput, "name", { groupName: owner });
       const label = `${owner}/${parameter}`;
-      const body = checked<Schemas["ParameterValueRequest"]>(label, documents.putGroupParameterBody);
+      const body = checked<Schemas["ParameterValueRequest"]>(
+        label,
+        await bodyValidatorOf("putGroupParameter"),
+      );
       return { kind: "GroupParameter", source, owner, name: parameter, spec: body };
     }
     case "FlowVersion": {
@@ -189,7 +204,7 @@ async function fleetObject(source: Source, value: unknown, locate: FileLocator):
           "spec.file is required: the flow file, relative to this one",
         );
       const label = `${className}/${spec.file}`;
-      if (spec.label !== undefined) checked(label, documents.labelFlowBody, { label: spec.label });
+      if (spec.label !== undefined) checked(label, await bodyValidatorOf("labelFlow"), { label: spec.label });
       let flow: { file: string; content: Buffer };
       try {
         const { file, location } = locate(spec.file);
@@ -237,7 +252,11 @@ async function fleetObject(source: Source, value: unknown, locate: FileLocator):
         assets.push(asset);
         request.items.push({ assetId: asset.sha256, ...place });
       }
-      const body = checked<Schemas["ResourceSetRequest"]>(className, documents.putResourceSetBody, request);
+      const body = checked<Schemas["ResourceSetRequest"]>(
+        className,
+        await bodyValidatorOf("putResourceSet"),
+        request,
+      );
       const twice = body.items.find(
         ({ assetId }, index) => body.items.findIndex((item) => item.assetId === assetId) !== index,
       );
@@ -247,7 +266,7 @@ async function fleetObject(source: Source, value: unknown, locate: FileLocator):
     case "Webhook": {
       only();
       const url = isRecord(spec) && typeof spec.url === "string" ? spec.url : "";
-      const body = checked<Schemas["SubscriptionRequest"]>(url, documents.createSubscriptionBody);
+      const body = checked<Schemas["SubscriptionRequest"]>(url, await bodyValidatorOf("createSubscription"));
       return { kind: "Webhook", source, spec: body };
     }
   }

@@ -44,12 +44,12 @@ export async function handler(
       logger.appendKeys({ tenant: principal.tenant, operation: operation.operationId });
       if (isAudited(operation)) audited = requestToAudit(event, principal, operation);
       requireRole(principal, operation.role);
-      const input = operation.parse(event, limits);
+      const input = await operation.parse(event, limits);
       if (audited) audited.exchange = { query: input.query, body: input.body };
       const route = consoleApi.routes[operation.operationId];
       if (!route) throw new Error(`No use case for ${operation.operationId}`);
       const result = await route(principal, input);
-      response = present(operation, result);
+      response = await present(operation, result);
       if (audited?.exchange) audited.exchange.answer = result.body;
     } catch (error) {
       response = errorResponse(error);
@@ -120,7 +120,7 @@ async function rememberTenant(request: Omit<AuditedRequest, "status" | "errorCod
 }
 
 /** The use case's answer, held to what the document promises before it leaves. */
-function present(operation: ConsoleOperation, result: ConsoleResult): JsonResponse {
+async function present(operation: ConsoleOperation, result: ConsoleResult): Promise<JsonResponse> {
   if (result.cacheError !== undefined) {
     metrics.addMetric(MetricNames.cacheFallbacks, MetricUnit.Count, 1);
     logger.warn("cache unavailable; answered from DynamoDB", { error: String(result.cacheError) });
@@ -147,7 +147,7 @@ function present(operation: ConsoleOperation, result: ConsoleResult): JsonRespon
       body: result.body,
     };
   }
-  operation.assertResponse(status, result.body);
+  await operation.assertResponse(status, result.body);
   const response = jsonResponse(status, result.body);
   // A large download is a redirect to where its bytes are served, for a few minutes.
   if (result.location !== undefined) response.headers.location = result.location;

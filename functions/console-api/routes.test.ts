@@ -21,21 +21,35 @@ describe("the console's OpenAPI document", () => {
     expect(consoleOperations).toHaveLength(97);
   });
 
-  it("describes Beacon's error body for every failure the handler answers", () => {
+  it("describes Beacon's error body for every failure the handler answers", async () => {
     const operation = operationFor("GET /api/v1/agents/{agentId}");
     for (const code of ["not_found", "forbidden", "invalid_request"] as const) {
       const response = errorResponse(new BeaconError(code, "x"));
-      expect(() => operation.assertResponse(response.statusCode, JSON.parse(response.body))).not.toThrow();
+      await expect(
+        operation.assertResponse(response.statusCode, JSON.parse(response.body)),
+      ).resolves.toBeUndefined();
     }
-    expect(() => operation.assertResponse(200, { agentId: "a", tenant: "leak" })).toThrow(/answered 200/);
+    await expect(operation.assertResponse(200, { agentId: "a", tenant: "leak" })).rejects.toThrow(
+      /answered 200/,
+    );
   });
 
-  it("converts and bounds parameters as it declares them", () => {
+  it("has the validators of every operation's body and answers in a module of the operation's own", async () => {
+    const unauthenticated = JSON.parse(errorResponse(new BeaconError("unauthenticated", "x")).body);
+    for (const operation of consoleOperations) {
+      await expect(
+        operation.assertResponse(401, unauthenticated),
+        operation.operationId,
+      ).resolves.toBeUndefined();
+    }
+  });
+
+  it("converts and bounds parameters as it declares them", async () => {
     const list = operationFor("GET /api/v1/agents");
     const event = (query: Record<string, string | undefined>) =>
       ({ queryStringParameters: query, isBase64Encoded: false }) as never;
     const limits = { maxInflatedBytes: 1024, maxJsonDepth: 8, maxDocumentBytes: 1024 };
-    expect(list.parse(event({ limit: "100", status: "online" }), limits).query).toEqual({
+    expect((await list.parse(event({ limit: "100", status: "online" }), limits)).query).toEqual({
       limit: 100,
       status: "online",
     });
@@ -45,7 +59,7 @@ describe("the console's OpenAPI document", () => {
       { tenant: "other" },
       { lastSeenAfter: "yesterday" },
     ]) {
-      expect(() => list.parse(event(query), limits)).toThrow(
+      await expect(list.parse(event(query), limits)).rejects.toThrow(
         expect.objectContaining({ code: "invalid_request" }),
       );
     }
@@ -63,13 +77,13 @@ describe("the console's OpenAPI document", () => {
     expect(rollout).toMatchObject({ className: components.parameters.FlowClassName.example, flowHash: hash });
   });
 
-  it("takes a rollout plan's shares as exactly one of a count or a percent, within bounds", () => {
+  it("takes a rollout plan's shares as exactly one of a count or a percent, within bounds", async () => {
     const start = operationFor("POST /api/v1/rollouts");
     const limits = { maxInflatedBytes: 4096, maxJsonDepth: 8, maxDocumentBytes: 1024 };
     const request = (plan: unknown) => ({ className: "pumps", flowHash: "a".repeat(64), plan });
     const event = (body: unknown) => ({ body: JSON.stringify(body), isBase64Encoded: false }) as never;
     const plan = { canary: { count: 2 }, failureThreshold: { percent: 2.5 }, onFailure: "pause" };
-    expect(start.parse(event(request(plan)), limits).body).toEqual(request(plan));
+    expect((await start.parse(event(request(plan)), limits)).body).toEqual(request(plan));
     for (const bad of [
       { canary: {} },
       { canary: { count: 2, percent: 5 } },
@@ -82,7 +96,7 @@ describe("the console's OpenAPI document", () => {
       { onFailure: "ignore" },
       { pace: "fast" },
     ]) {
-      expect(() => start.parse(event(request(bad)), limits)).toThrow(
+      await expect(start.parse(event(request(bad)), limits)).rejects.toThrow(
         expect.objectContaining({ code: "invalid_request" }),
       );
     }

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { isScopeRule, type ScopeRule } from "../core/console/scopes.js";
 import { BeaconError } from "../core/errors.js";
 import { type Role, Roles } from "../core/identity/principal.js";
-import * as documentValidators from "./compiled-console-documents.js";
+import { documentValidatorsOf } from "./compiled-console-documents.js";
 import { openApiText } from "./compiled-console-openapi-text.js";
 import * as parameterValidators from "./compiled-console-parameters.js";
 import {
@@ -37,9 +37,9 @@ export interface ConsoleOperation {
    * Path and query parameters, validated and converted to their types; the body when there is one:
    * a JSON value, or the bytes as sent for an operation that takes a document (`x-beacon-raw-body`).
    */
-  parse(event: APIGatewayProxyEventV2, limits: ConsoleBodyLimits): ConsoleInput;
+  parse(event: APIGatewayProxyEventV2, limits: ConsoleBodyLimits): Promise<ConsoleInput>;
   /** Throws unless `body` is what the document promises for this status. */
-  assertResponse(status: number, body: unknown): void;
+  assertResponse(status: number, body: unknown): Promise<void>;
 }
 
 export interface ConsoleBodyLimits extends BodyLimits {
@@ -58,19 +58,45 @@ export interface ConsoleInput {
   contentType?: string;
 }
 
-const compiled: Record<string, ValidateFunction | undefined> = {
-  ...parameterValidators,
-  ...documentValidators,
-};
+const parameterValidatorNamed = (name: string): ValidateFunction | undefined =>
+  Object.hasOwn(parameterValidators, name)
+    ? (parameterValidators as Record<string, ValidateFunction>)[name]
+    : undefined;
 
-/** The validator `npm run schemas:validators` compiled under `name`; undefined for a schema the document has not. */
-const validatorNamed = (name: string): ValidateFunction | undefined =>
-  Object.hasOwn(compiled, name) ? compiled[name] : undefined;
-
-function requiredValidator(name: string): ValidateFunction {
-  const validate = validatorNamed(name);
+function requiredValidator(validate: ValidateFunction | undefined, name: string): ValidateFunction {
   if (!validate) throw new Error(`No compiled validator ${name}: run npm run schemas:validators`);
   return validate;
+}
+
+type DocumentValidators = (name: string) => ValidateFunction | undefined;
+const documentValidatorsLoaded = new Map<string, Promise<DocumentValidators>>();
+
+/**
+ * The validators of an operation's body and answers by name, imported when the operation is first called (a
+ * module of its own: a cold start compiles none of the others'); one import shared by the calls that wait for
+ * it, tried again by the next call if it failed.
+ */
+function documentValidators(operationId: string): Promise<DocumentValidators> {
+  const load = documentValidatorsOf[operationId];
+  if (!load) throw new Error(`No compiled validators of ${operationId}: run npm run schemas:validators`);
+  let loaded = documentValidatorsLoaded.get(operationId);
+  if (loaded === undefined) {
+    loaded = load().then(
+      (validators) => (name: string) => (Object.hasOwn(validators, name) ? validators[name] : undefined),
+      (error: unknown) => {
+        documentValidatorsLoaded.delete(operationId);
+        throw error;
+      },
+    );
+    documentValidatorsLoaded.set(operationId, loaded);
+  }
+  return loaded;
+}
+
+/** The validator of the JSON body `operationId` takes, as the console API checks it. */
+export async function bodyValidatorOf(operationId: string): Promise<ValidateFunction> {
+  const name = validatorNames(operationId).body;
+  return requiredValidator((await documentValidators(operationId))(name), name);
 }
 
 /** The value a validation error is about, found by its JSON pointer in what was validated. */
@@ -117,9 +143,9 @@ function compile({ path, method, operation }: DocumentOperation): ConsoleOperati
   const scope = operation["x-beacon-scope"];
   if (!isScopeRule(scope)) throw new Error(`${operation.operationId} declares no known x-beacon-scope`);
   const names = validatorNames(operation.operationId);
-  const validateInput = requiredValidator(names.input);
+  const validateInput = requiredValidator(parameterValidatorNamed(names.input), names.input);
   const rawBody = takesRawBody(operation);
-  const validateBody = rawBody || !operation.requestBody ? undefined : requiredValidator(names.body);
+  const takesJsonBody = !rawBody && operation.requestBody !== undefined;
 
   return {
     operationId: operation.operationId,
@@ -128,7 +154,7 @@ function compile({ path, method, operation }: DocumentOperation): ConsoleOperati
     method: method.toUpperCase(),
     path,
     routeKey: `${method.toUpperCase()} ${path}`,
-    parse(event, limits) {
+    async parse(event, limits) {
       const input: ConsoleInput = {
         path: { ...event.pathParameters } as Record<string, string>,
         query: { ...event.queryStringParameters },
@@ -141,7 +167,8 @@ function compile({ path, method, operation }: DocumentOperation): ConsoleOperati
           maxInflatedBytes: limits.maxDocumentBytes,
         });
         input.contentType = event.headers?.["content-type"];
-      } else if (validateBody) {
+      } else if (takesJsonBody) {
+        const validateBody = await bodyValidatorOf(operation.operationId);
         const text = decodeBody(event.body, event.isBase64Encoded, event.headers?.["content-encoding"], {
           maxInflatedBytes: limits.maxInflatedBytes,
           maxJsonDepth: limits.maxJsonDepth,
@@ -154,8 +181,8 @@ function compile({ path, method, operation }: DocumentOperation): ConsoleOperati
       }
       return input;
     },
-    assertResponse(status, body) {
-      const validate = validatorNamed(names.response(status));
+    async assertResponse(status, body) {
+      const validate = (await documentValidators(operation.operationId))(names.response(status));
       if (!validate) throw new Error(`${operation.operationId} documents no ${status} response`);
       if (!validate(body)) {
         throw new Error(

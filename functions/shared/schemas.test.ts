@@ -1,9 +1,10 @@
 import { readdirSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { generateValidators } from "../../scripts/build/schema-validators.js";
 import { example } from "../../scripts/common/c2-examples.js";
+import { consoleOperations } from "./console-openapi.js";
 import { assertValid, Validators } from "./schemas.js";
 
 const examplesRoot = fileURLToPath(new URL("../../schemas/c2/examples/", import.meta.url));
@@ -63,7 +64,16 @@ describe("the compiled validators and the console's document as text", () => {
     "are made from the schemas as they are now (npm run schemas:validators rewrites them)",
     async () => {
       const files = await generateValidators();
-      expect(files.map(({ file }) => file.replace(/^.*\//, ""))).toEqual([
+      const operationsFolder = fileURLToPath(new URL("compiled-console-documents/", import.meta.url));
+      const perOperation = files.filter(({ file }) => file.startsWith(operationsFolder));
+      // One module per operation, and none left of an operation the document no longer has.
+      expect(perOperation.map(({ file }) => file.slice(operationsFolder.length)).sort()).toEqual(
+        (await readdir(operationsFolder)).sort(),
+      );
+      expect(perOperation).toHaveLength(consoleOperations.length);
+      expect(
+        files.filter((file) => !perOperation.includes(file)).map(({ file }) => file.replace(/^.*\//, "")),
+      ).toEqual([
         "compiled-validators.js",
         "compiled-validators.d.ts",
         "compiled-event-validators.js",

@@ -5,7 +5,7 @@
  * from the console API's document, schemas/console/openapi.json (its operations' parameters, bodies and
  * answers). A unit test fails when the files are stale.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -124,42 +124,79 @@ function consoleDocumentText(document: ConsoleDocument): GeneratedFile[] {
   ];
 }
 
+/** An Ajv for the console's document: its components registered, for the operations' schemas to refer to. */
+function consoleAjv(document: ConsoleDocument, coerceTypes: boolean): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: false,
+    strict: true,
+    coerceTypes,
+    // References call the component's one validator rather than repeating its code in every schema.
+    inlineRefs: false,
+    code: { source: true, esm: true },
+  });
+  formats.default(ajv);
+  ajv.addSchema(componentsSchema(document));
+  return ajv;
+}
+
 /**
- * The console API's validators: its operations' parameters, which arrive as text and are converted to their
- * types (`coerceTypes`), in one module, and their bodies and answers, checked as they are, in another.
+ * `schemas` added to `ajv` by their names, each schema the same as one added already exported as an alias of it
+ * (`ids` and `aliases` as `standaloneModule` takes them).
+ */
+function addedOnce(ajv: Ajv2020, schemas: Record<string, unknown>[]) {
+  const byText = new Map<string, string>();
+  const ids: Record<string, string> = {};
+  const aliases: Record<string, string> = {};
+  for (const [name, schema] of schemas.flatMap((named) => Object.entries(named))) {
+    const text = JSON.stringify(schema);
+    const same = byText.get(text);
+    if (same === undefined) {
+      ajv.addSchema(schema as object, name);
+      byText.set(text, name);
+      ids[name] = name;
+    } else aliases[name] = same;
+  }
+  return { ids, aliases };
+}
+
+/** Where each console operation's body and answer validators are written, a module per operation. */
+const DOCUMENTS_FOLDER = "compiled-console-documents";
+
+/**
+ * The console API's validators. Its operations' parameters, which arrive as text and are converted to their
+ * types (`coerceTypes`), are one module, which every request uses. Each operation's body and answers, checked
+ * as they are, are a module of the operation's own under DOCUMENTS_FOLDER, imported when the operation is first
+ * called: a function's code package holds each as a chunk that its cold start does not compile
+ * (infra/lib/beacon-function.ts). `compiled-console-documents.js` names each operation's import.
  */
 function consoleValidators(document: ConsoleDocument): GeneratedFile[] {
-  const operations = documentOperations(document).map((operation) => operationSchemas(document, operation));
-  const moduleOf = (coerceTypes: boolean, file: string) => {
-    const ajv = new Ajv2020({
-      allErrors: false,
-      strict: true,
-      coerceTypes,
-      // References call the component's one validator rather than repeating its code in every schema.
-      inlineRefs: false,
-      code: { source: true, esm: true },
-    });
-    formats.default(ajv);
-    ajv.addSchema(componentsSchema(document));
-    const byText = new Map<string, string>();
-    const ids: Record<string, string> = {};
-    const aliases: Record<string, string> = {};
-    for (const schemas of operations) {
-      for (const [name, schema] of Object.entries(coerceTypes ? schemas.parameters : schemas.documents)) {
-        const text = JSON.stringify(schema);
-        const same = byText.get(text);
-        if (same === undefined) {
-          ajv.addSchema(schema, name);
-          byText.set(text, name);
-          ids[name] = name;
-        } else aliases[name] = same;
-      }
-    }
-    return standaloneModule(ajv, ids, sharedFile(file), aliases);
-  };
+  const operations = documentOperations(document).map((operation) => ({
+    operationId: operation.operation.operationId,
+    schemas: operationSchemas(document, operation),
+  }));
+  const parameters = consoleAjv(document, true);
+  const { ids, aliases } = addedOnce(
+    parameters,
+    operations.map(({ schemas }) => schemas.parameters),
+  );
+  const perOperation = operations.flatMap(({ operationId, schemas }) => {
+    const ajv = consoleAjv(document, false);
+    const { ids, aliases } = addedOnce(ajv, [schemas.documents]);
+    const [module] = standaloneModule(ajv, ids, sharedFile(`${DOCUMENTS_FOLDER}/${operationId}.js`), aliases);
+    return module === undefined ? [] : [module];
+  });
+  const index = sharedFile(`${DOCUMENTS_FOLDER}.js`);
+  const imports = operations.map(
+    ({ operationId }) => `  ${operationId}: () => import("./${DOCUMENTS_FOLDER}/${operationId}.js"),\n`,
+  );
   return [
-    ...moduleOf(true, "compiled-console-parameters.js"),
-    ...moduleOf(false, "compiled-console-documents.js"),
+    ...standaloneModule(parameters, ids, sharedFile("compiled-console-parameters.js"), aliases),
+    ...perOperation,
+    { file: index, code: `${HEADER}export const documentValidatorsOf = {\n${imports.join("")}};\n` },
+    {
+      file: index.replace(/\.js$/, ".d.ts"),
+      code: `${HEADER}import type { ValidateFunction } from "ajv";\n/** Each operation's body and answer validators, by operationId, imported on first use. */\nexport declare const documentValidatorsOf: Record<string, () => Promise<Record<string, ValidateFunction>>>;\n`,
+    },
   ];
 }
 
@@ -181,8 +218,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     "Usage: npm run schemas:validators\n\nWrites the functions' validators, compiled ahead of time, from the JSON Schemas in schemas/.",
     { options: {} },
   );
-  for (const { file, code } of await generateValidators()) {
-    await writeFile(file, code);
-    console.log(`wrote ${file}`);
-  }
+  const files = await generateValidators();
+  // An operation taken out of the document takes its validators' module with it.
+  await rm(sharedFile(DOCUMENTS_FOLDER), { recursive: true, force: true });
+  await mkdir(sharedFile(DOCUMENTS_FOLDER));
+  for (const { file, code } of files) await writeFile(file, code);
+  console.log(`wrote ${files.length} files under ${sharedFile("")}`);
 }
