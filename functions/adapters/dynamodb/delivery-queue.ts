@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { PageRequest } from "../../core/paging.js";
 import type { Delivery } from "../../core/webhooks/model.js";
 import { deliveryLogKey } from "../../core/webhooks/notifications.js";
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from "../../core/webhooks/policy.js";
 import type { DeliveryQueue } from "../../core/webhooks/ports.js";
 import { expiresAtSeconds, isConditionalCheckFailure, Keys, putIfAbsent, recordOf } from "./keys.js";
-import { queryPartition } from "./paging.js";
+import { earliestDue, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
 /**
@@ -76,26 +76,9 @@ export class DynamoDeliveryQueue implements DeliveryQueue {
 
   /** Each shard's earliest `limit`, merged: at most `limit` entries read per shard. */
   async due(now: number, limit: number): Promise<Delivery[]> {
-    const shards = await Promise.all(
-      Array.from({ length: DUE_SHARDS }, async (_, shard) => {
-        const page = await this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: dueIndex.indexName,
-            KeyConditionExpression: "#pk = :pk AND #sk <= :now",
-            ExpressionAttributeNames: { "#pk": dueIndex.partitionKey, "#sk": dueIndex.sortKey },
-            ExpressionAttributeValues: { ":pk": Keys.dueDeliveries(shard), ":now": Keys.dueAt(now) },
-            Limit: limit,
-          }),
-        );
-        return page.Items ?? [];
-      }),
-    );
-    return shards
-      .flat()
-      .sort((a, b) => ((a[dueIndex.sortKey] as string) < (b[dueIndex.sortKey] as string) ? -1 : 1))
-      .slice(0, limit)
-      .map(toDelivery);
+    const shards = Array.from({ length: DUE_SHARDS }, (_, shard) => Keys.dueDeliveries(shard));
+    const items = await earliestDue(this.client, this.tableName, shards, limit, { through: Keys.dueAt(now) });
+    return items.map(toDelivery);
   }
 
   async recordAttempt(current: Delivery, next: Delivery): Promise<boolean> {

@@ -8,8 +8,8 @@ import {
 } from "../../core/events/model.js";
 import type { EventOutbox } from "../../core/events/ports.js";
 import { batchWriteAll } from "./batch-write.js";
-import { directCalls } from "./direct-calls.js";
 import { Keys } from "./keys.js";
+import { earliestDue } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
 
 /**
@@ -95,30 +95,14 @@ export class DynamoEventOutbox implements EventOutbox {
     limit: number,
     before?: string,
   ): Promise<BeaconEvent[]> {
-    const shards = await Promise.all(
-      // Sent directly: the sweeper's every run reads the shards' fan so, its first run paying no middleware.
-      Array.from({ length: OUTBOX_SHARDS }, (_, shard) =>
-        directCalls(this.client).query({
-          TableName: this.tableName,
-          IndexName: dueIndex.indexName,
-          KeyConditionExpression: `#pk = :pk${before === undefined ? "" : " AND #sk < :before"}`,
-          ExpressionAttributeNames: {
-            "#pk": dueIndex.partitionKey,
-            ...(before === undefined ? {} : { "#sk": dueIndex.sortKey }),
-          },
-          ExpressionAttributeValues: {
-            ":pk": shardKey(shard),
-            ...(before === undefined ? {} : { ":before": before }),
-          },
-          Limit: limit,
-        }),
-      ),
+    const shards = Array.from({ length: OUTBOX_SHARDS }, (_, shard) => shardKey(shard));
+    const items = await earliestDue(
+      this.client,
+      this.tableName,
+      shards,
+      limit,
+      before === undefined ? undefined : { before },
     );
-    return shards
-      .flatMap(({ Items }) => Items ?? [])
-      .map((item) => ({ order: String(item[dueIndex.sortKey]), event: item.event as string }))
-      .sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0))
-      .slice(0, limit)
-      .map((item) => JSON.parse(item.event) as BeaconEvent);
+    return items.map((item) => JSON.parse(item.event as string) as BeaconEvent);
   }
 }

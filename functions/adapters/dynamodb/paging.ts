@@ -90,3 +90,46 @@ export async function dueEntries(
   });
   return items;
 }
+
+/** Where in a due partition the entries read end: before a sort key, or at one, included. */
+export type DueBound = { before: string } | { through: string };
+
+/**
+ * The earliest `limit` entries of the due index across `partitions` (a queue's shards), within `bound` when
+ * given, in sort key order: each partition's earliest `limit`, a small query each side by side, merged. Sent
+ * directly: the sweeper's and the dispatcher's every run reads their shards' fans so, a first run paying no
+ * middleware.
+ */
+export async function earliestDue(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  partitions: string[],
+  limit: number,
+  bound?: DueBound,
+): Promise<Record<string, unknown>[]> {
+  const { due } = TableSchema.indexes;
+  const calls = directCalls(client);
+  const condition =
+    bound === undefined
+      ? undefined
+      : "before" in bound
+        ? { operator: "<", value: bound.before }
+        : { operator: "<=", value: bound.through };
+  const pages = await Promise.all(
+    partitions.map((partition) =>
+      calls.query({
+        TableName: tableName,
+        IndexName: due.indexName,
+        KeyConditionExpression: `#pk = :pk${condition ? ` AND #sk ${condition.operator} :bound` : ""}`,
+        ExpressionAttributeNames: { "#pk": due.partitionKey, ...(condition ? { "#sk": due.sortKey } : {}) },
+        ExpressionAttributeValues: { ":pk": partition, ...(condition ? { ":bound": condition.value } : {}) },
+        Limit: limit,
+      }),
+    ),
+  );
+  const sortKey = (item: Record<string, unknown>) => String(item[due.sortKey]);
+  return pages
+    .flatMap(({ Items }) => Items ?? [])
+    .sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0))
+    .slice(0, limit);
+}
