@@ -13,9 +13,9 @@ import { functionBuildOptions } from "../../infra/lib/beacon-function.js";
 import { repositoryRoot } from "../../infra/lib/paths.js";
 
 /**
- * The agent API's bundle, minified, at most 1.05 MB: Lambda loads and parses all of it at every cold start. It
- * was 1 MB until secrets by reference brought the Parameter Store client (79 kB), which cost no measurable init
- * time (docs/measurements.md, "Cold starts").
+ * What the agent API's cold start loads (`index.mjs` and the chunks it imports statically), minified, at most
+ * 1.05 MB: V8 compiles all of it at every cold start. It was 1 MB until secrets by reference brought the
+ * Parameter Store client (79 kB), which cost no measurable init time (docs/measurements.md, "Cold starts").
  */
 export const AGENT_API_BUNDLE_LIMIT_BYTES = 1_050_000;
 
