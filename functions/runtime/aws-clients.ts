@@ -1,10 +1,6 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { KinesisClient } from "@aws-sdk/client-kinesis";
-import { LambdaClient } from "@aws-sdk/client-lambda";
-import { S3Client } from "@aws-sdk/client-s3";
-import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { SSMClient } from "@aws-sdk/client-ssm";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { AwsEndpointEnvNames } from "../shared/env-names.js";
@@ -12,14 +8,20 @@ import { AwsEndpointEnvNames } from "../shared/env-names.js";
 /** The environment a client is configured from; process.env in functions, a record in local tooling. */
 export type ClientEnv = Readonly<Record<string, string | undefined>>;
 
+/**
+ * The environment as it is now, for a client made later from it: by a module loaded on first use, which a
+ * function composes now (local tooling loads several functions, each with its environment, into one process).
+ */
+export const environmentNow = (): ClientEnv => ({ ...process.env });
+
 // A handler answers agents within seconds; a request stuck longer is better failed and retried.
-const connectionTimeoutMs = 1_000;
+export const connectionTimeoutMs = 1_000;
 const requestTimeoutMs = 3_000;
 // An emulator shares the machine's cores with everything else running on it (the local stack, a test
 // suite, a load generator), so it pauses for seconds where the AWS service answers in milliseconds; failing
 // its requests at the AWS bound would report the machine's load as Beacon's failures.
-const emulatorRequestTimeoutMs = 15_000;
-const maxAttempts = 3;
+export const emulatorRequestTimeoutMs = 15_000;
+export const maxAttempts = 3;
 
 const requestTimeoutFor = (endpoint: string | undefined) =>
   endpoint ? emulatorRequestTimeoutMs : requestTimeoutMs;
@@ -41,7 +43,7 @@ function requestHandlerFor(endpoint: string | undefined) {
  * settings made later, with the client: a client made on first use must be the one its function was given, even
  * if the environment has changed since (local tooling loads several functions, each with its own, into one process).
  */
-function settingsFor(env: ClientEnv, endpoint: string | undefined) {
+export function settingsFor(env: ClientEnv, endpoint: string | undefined) {
   const fromEnvironment = endpointSettings(env, endpoint);
   return () => ({ maxAttempts, requestHandler: requestHandlerFor(endpoint), ...fromEnvironment });
 }
@@ -96,83 +98,12 @@ export function makeEventBridgeClient(env: ClientEnv = process.env): EventBridge
   return madeOnFirstUse(() => new EventBridgeClient(settings()));
 }
 
-/** Assets of up to 4 MiB go up and down in one request, a few seconds at worst from a function's subnet. */
-const s3RequestTimeoutMs = 10_000;
-
-/**
- * S3 client; talks to AWS_ENDPOINT_URL_S3 when set (the local S3Proxy, LocalStack), with path-style
- * addressing (`http://host:port/<bucket>/<key>`: a local server has no DNS name per bucket). Against such a
- * server it adds checksums only where S3 requires them, as S3Proxy refuses the SDK's default streamed
- * (aws-chunked) checksums; on AWS the SDK's defaults stay.
- */
-export function makeS3Client(env: ClientEnv = process.env): S3Client {
-  const endpoint = env[AwsEndpointEnvNames.s3];
-  const local = endpoint !== undefined && endpoint !== "";
-  const fromEnvironment = endpointSettings(env, endpoint);
-  return madeOnFirstUse(
-    () =>
-      new S3Client({
-        maxAttempts,
-        requestHandler: {
-          connectionTimeout: connectionTimeoutMs,
-          // The larger of the two: an emulator's pauses come on top of moving the bytes.
-          requestTimeout: local ? emulatorRequestTimeoutMs : s3RequestTimeoutMs,
-          throwOnRequestTimeout: true,
-        },
-        ...(local
-          ? {
-              forcePathStyle: true,
-              requestChecksumCalculation: "WHEN_REQUIRED",
-              responseChecksumValidation: "WHEN_REQUIRED",
-            }
-          : {}),
-        ...fromEnvironment,
-      }),
-  );
-}
-
-/**
- * Lambda client, for the console to invoke the function that posts webhook tests; talks to
- * AWS_ENDPOINT_URL_LAMBDA when set (the local stack's Invoke endpoint). One attempt, given up after
- * `requestTimeoutMs`: an invocation timed out may have posted the test already, and a second would post it again.
- */
-export function makeLambdaClient(requestTimeoutMs: number, env: ClientEnv = process.env): LambdaClient {
-  const fromEnvironment = endpointSettings(env, env[AwsEndpointEnvNames.lambda]);
-  return madeOnFirstUse(
-    () =>
-      new LambdaClient({
-        maxAttempts: 1,
-        requestHandler: new NodeHttpHandler({
-          connectionTimeout: connectionTimeoutMs,
-          requestTimeout: requestTimeoutMs,
-          throwOnRequestTimeout: true,
-        }),
-        ...fromEnvironment,
-      }),
-  );
-}
-
-/**
- * Secrets Manager client, for the console's agent CA and the secrets of sensitive parameters; talks to
- * AWS_ENDPOINT_URL_SECRETS_MANAGER when set (the local stack's moto server).
- */
-export function makeSecretsManagerClient(env: ClientEnv = process.env): SecretsManagerClient {
-  const settings = settingsFor(env, env[AwsEndpointEnvNames.secretsManager]);
-  return madeOnFirstUse(() => new SecretsManagerClient(settings()));
-}
-
-/** SSM client, for Parameter Store's secrets; talks to AWS_ENDPOINT_URL_SSM when set (the local stack's moto). */
-export function makeSsmClient(env: ClientEnv = process.env): SSMClient {
-  const settings = settingsFor(env, env[AwsEndpointEnvNames.ssm]);
-  return madeOnFirstUse(() => new SSMClient(settings()));
-}
-
 /**
  * With an endpoint override, region and credentials come from the same record, so local tooling can
  * aim a client at an emulator without exporting variables process-wide. Without one, the SDK's
  * default chains (the Lambda environment on AWS) decide.
  */
-function endpointSettings(env: ClientEnv, endpoint: string | undefined) {
+export function endpointSettings(env: ClientEnv, endpoint: string | undefined) {
   if (endpoint === undefined || endpoint === "") return {};
   const accessKeyId = env.AWS_ACCESS_KEY_ID;
   const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
