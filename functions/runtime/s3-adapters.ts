@@ -1,7 +1,7 @@
 import type { AssetContentStore } from "../core/assets/ports.js";
 import type { DebugBundleContent } from "../core/bundles/ports.js";
 import type { OperationResultStore } from "../core/operations/ports.js";
-import { environmentNow } from "./aws-clients.js";
+import { environmentNow } from "./aws-clients/settings.js";
 import { loadedOnce, loadedOnFirstCall } from "./on-first-call.js";
 
 /**

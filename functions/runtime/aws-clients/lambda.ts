@@ -1,7 +1,7 @@
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
-import { type ClientEnv, connectionTimeoutMs, endpointSettings, madeOnFirstUse } from "../aws-clients.js";
+import { type ClientEnv, connectionTimeoutMs, endpointSettings, madeOnFirstUse } from "./settings.js";
 
 /**
  * Lambda client, for the console to invoke the function that posts webhook tests; talks to

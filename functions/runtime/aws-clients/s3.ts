@@ -7,7 +7,7 @@ import {
   endpointSettings,
   madeOnFirstUse,
   maxAttempts,
-} from "../aws-clients.js";
+} from "./settings.js";
 
 /** Assets of up to 4 MiB go up and down in one request, a few seconds at worst from a function's subnet. */
 const s3RequestTimeoutMs = 10_000;

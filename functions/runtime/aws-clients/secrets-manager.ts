@@ -1,6 +1,6 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
-import { type ClientEnv, madeOnFirstUse, settingsFor } from "../aws-clients.js";
+import { type ClientEnv, madeOnFirstUse, settingsFor } from "./settings.js";
 
 /**
  * Secrets Manager client, for the console's agent CA and the secrets of sensitive parameters; talks to
