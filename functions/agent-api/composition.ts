@@ -42,12 +42,10 @@ import type { ParameterStore } from "../core/parameters/ports.js";
 import { makeClassFlowRendering } from "../core/parameters/rendered-flow-ids.js";
 import { cachedSecrets } from "../core/parameters/secret-cache.js";
 import type { Clock, IdGenerator } from "../core/ports.js";
-import {
-  makeDocumentClient,
-  makeS3Client,
-  makeSecretsManagerClient,
-  makeSsmClient,
-} from "../runtime/aws-clients.js";
+import { makeS3Client } from "../runtime/aws-clients/s3.js";
+import { makeSecretsManagerClient } from "../runtime/aws-clients/secrets-manager.js";
+import { makeSsmClient } from "../runtime/aws-clients/ssm.js";
+import { makeDocumentClient } from "../runtime/aws-clients.js";
 import { composeEventStream } from "../runtime/event-stream.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
 import { boundedByRequest, withinRequestBudget } from "../runtime/request-budget.js";

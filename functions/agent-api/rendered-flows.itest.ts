@@ -20,12 +20,9 @@ import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import { AgentRoutes, agentFlowContentUrl } from "../core/c2/routes.js";
-import {
-  makeDocumentClient,
-  makeKinesisClient,
-  makeS3Client,
-  makeSsmClient,
-} from "../runtime/aws-clients.js";
+import { makeS3Client } from "../runtime/aws-clients/s3.js";
+import { makeSsmClient } from "../runtime/aws-clients/ssm.js";
+import { makeDocumentClient, makeKinesisClient } from "../runtime/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";
 
 let agentApi: AgentApiUnderTest;

@@ -3,7 +3,8 @@ import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRevocationList } from "../adapters/dynamodb/revocation-list.js";
 import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
 import { makeDebugBundleIntake } from "../core/bundles/intake.js";
-import { makeDocumentClient, makeS3Client } from "../runtime/aws-clients.js";
+import { makeS3Client } from "../runtime/aws-clients/s3.js";
+import { makeDocumentClient } from "../runtime/aws-clients.js";
 import { randomIds, systemClock } from "../runtime/system.js";
 import type { BundleIntakeConfig } from "../shared/config.js";
 

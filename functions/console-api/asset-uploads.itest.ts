@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { ASSET_UPLOAD_PART_BYTES, ASSET_UPLOADS_PREFIX, MAX_ASSET_BYTES } from "../core/assets/model.js";
-import { makeS3Client } from "../runtime/aws-clients.js";
+import { makeS3Client } from "../runtime/aws-clients/s3.js";
 import { EnvNames } from "../shared/env-names.js";
 
 let agentApi: AgentApiUnderTest;

@@ -18,27 +18,19 @@ import { DynamoStagingParameterStore } from "../adapters/dynamodb/staged-paramet
 import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
 import { DynamoTenantSettings } from "../adapters/dynamodb/tenant-settings.js";
 import { DynamoUsage } from "../adapters/dynamodb/usage.js";
-import { LambdaWebhookTester } from "../adapters/lambda/webhook-tester.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
-import { S3AssetContent } from "../adapters/s3/asset-content.js";
-import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
-import { S3OperationResults } from "../adapters/s3/operation-results.js";
-import {
-  LocalFileCertificateAuthority,
-  SecretsManagerCertificateAuthority,
-} from "../adapters/x509/certificate-authority.js";
 import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.js";
 import { makeConsoleUseCases } from "../core/console/use-cases.js";
 import { makeTenantNotes } from "../core/history/stored.js";
+import type { CertificateAuthority } from "../core/identity/ports.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
-import {
-  makeDocumentClient,
-  makeLambdaClient,
-  makeS3Client,
-  makeSecretsManagerClient,
-} from "../runtime/aws-clients.js";
+import type { WebhookTester } from "../core/webhooks/ports.js";
+import { environmentNow } from "../runtime/aws-clients/settings.js";
+import { makeDocumentClient } from "../runtime/aws-clients.js";
 import { composeEventStream } from "../runtime/event-stream.js";
+import { loadedOnce, loadedOnFirstCall } from "../runtime/on-first-call.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
+import { s3AdaptersOnFirstCall } from "../runtime/s3-adapters.js";
 import { randomIds, randomSource, systemClock } from "../runtime/system.js";
 import type { ConsoleApiConfig } from "../shared/config.js";
 import { WebhookTestTimeouts } from "../shared/webhooks.js";
@@ -50,23 +42,34 @@ import { consoleRoutes } from "./routes.js";
  */
 export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocumentClient()) {
   const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
-  const authority =
-    "secretArn" in config.agentCa
-      ? new SecretsManagerCertificateAuthority(
-          makeSecretsManagerClient(),
-          config.agentCa.secretArn,
-          Date.now,
-          config.agentCa.trustedFingerprints,
-        )
-      : new LocalFileCertificateAuthority(config.agentCa.directory);
+  const env = environmentNow();
+  // The CA's adapter, with the Secrets Manager SDK, is loaded by the first request that needs the CA.
+  const authority = loadedOnFirstCall<CertificateAuthority>(async () => {
+    const { LocalFileCertificateAuthority, SecretsManagerCertificateAuthority } = await import(
+      "../adapters/x509/certificate-authority.js"
+    );
+    if (!("secretArn" in config.agentCa)) return new LocalFileCertificateAuthority(config.agentCa.directory);
+    const { makeSecretsManagerClient } = await import("../runtime/aws-clients/secrets-manager.js");
+    return new SecretsManagerCertificateAuthority(
+      makeSecretsManagerClient(env),
+      config.agentCa.secretArn,
+      Date.now,
+      config.agentCa.trustedFingerprints,
+    );
+  });
   const clock = systemClock;
   const ids = randomIds;
   const operations = new DynamoOperationStore(documents, config.tableName);
-  const s3 = makeS3Client();
+  const s3 = s3AdaptersOnFirstCall(config.assetBucket);
   const audit = new DynamoAuditLog(documents, config.tableName, { retentionDays: config.auditRetentionDays });
   const usage = new DynamoUsage(documents, config.tableName);
   // No receiver is reachable from the console's network on AWS: the dispatcher posts tests for it.
-  const lambda = makeLambdaClient(WebhookTestTimeouts.invocationMs);
+  const lambda = loadedOnce(async () =>
+    (await import("../runtime/aws-clients/lambda.js")).makeLambdaClient(
+      WebhookTestTimeouts.invocationMs,
+      env,
+    ),
+  );
   const api = makeConsoleUseCases({
     catalog: new DynamoClassCatalog(documents, config.tableName),
     tenantSettings: new DynamoTenantSettings(documents, config.tableName),
@@ -76,10 +79,10 @@ export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocu
     manifests: new DynamoManifestCatalog(documents, config.tableName),
     flows: new DynamoFlowCatalog(documents, config.tableName),
     assets: new DynamoAssetCatalog(documents, config.tableName),
-    assetContent: new S3AssetContent(s3, config.assetBucket),
-    operationResults: new S3OperationResults(s3, config.assetBucket),
+    assetContent: s3.assetContent,
+    operationResults: s3.operationResults,
     debugBundles: new DynamoDebugBundles(documents, config.tableName),
-    debugBundleContent: new S3DebugBundleContent(s3, config.assetBucket),
+    debugBundleContent: s3.debugBundleContent,
     resourceSets: new DynamoResourceSetStore(documents, config.tableName),
     certificates: new DynamoCertificateStore(documents, config.tableName),
     authority,
@@ -100,7 +103,10 @@ export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocu
     audit,
     subscriptions: new DynamoSubscriptionStore(documents, config.tableName),
     deliveries: new DynamoDeliveryQueue(documents, config.tableName),
-    webhookTester: new LambdaWebhookTester(lambda, config.webhookTesterFunction),
+    webhookTester: loadedOnFirstCall<WebhookTester>(async () => {
+      const { LambdaWebhookTester } = await import("../adapters/lambda/webhook-tester.js");
+      return new LambdaWebhookTester(await lambda(), config.webhookTesterFunction);
+    }),
     webhookUrlPolicy: config.webhookUrlPolicy,
     clock,
     ids,
@@ -124,7 +130,7 @@ export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocu
       redis.disconnect();
       documents.destroy();
       s3.destroy();
-      lambda.destroy();
+      lambda.loaded()?.destroy();
     },
   };
 }

@@ -4,7 +4,8 @@ import { PutRecordsCommand } from "@aws-sdk/client-kinesis";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AwsEndpointEnvNames } from "../shared/env-names.js";
-import { madeOnFirstUse, makeKinesisClient } from "./aws-clients.js";
+import { madeOnFirstUse } from "./aws-clients/settings.js";
+import { makeKinesisClient } from "./aws-clients.js";
 
 /** Answers every request as Kinesis answers a PutRecords that took every record, counting connections. */
 const kinesis = createServer((request, response) => {

@@ -11,7 +11,7 @@ import {
   archiveIntegrity,
   type IntegrityReport,
 } from "../../functions/core/archive/integrity.js";
-import { makeS3Client } from "../../functions/runtime/aws-clients.js";
+import { makeS3Client } from "../../functions/runtime/aws-clients/s3.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { LocalStackNames, localAwsEnv } from "../local/backends.js";

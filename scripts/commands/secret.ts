@@ -6,7 +6,7 @@
 import { PutParameterCommand } from "@aws-sdk/client-ssm";
 import { isValidIdentifier } from "../../functions/core/identity/credentials.js";
 import { tenantSecretReference } from "../../functions/core/parameters/secret-refs.js";
-import { makeSsmClient } from "../../functions/runtime/aws-clients.js";
+import { makeSsmClient } from "../../functions/runtime/aws-clients/ssm.js";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
 import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { localAwsEnv } from "../local/backends.js";

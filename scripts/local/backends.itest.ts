@@ -19,11 +19,11 @@ import {
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
+import { makeS3Client } from "../../functions/runtime/aws-clients/s3.js";
 import {
   makeDynamoDbClient,
   makeEventBridgeClient,
   makeKinesisClient,
-  makeS3Client,
 } from "../../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { startCountingProxy } from "./counting-proxy.js";

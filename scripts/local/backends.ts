@@ -1,9 +1,9 @@
 import { mkdirSync } from "node:fs";
+import { makeS3Client } from "../../functions/runtime/aws-clients/s3.js";
 import {
   makeDynamoDbClient,
   makeEventBridgeClient,
   makeKinesisClient,
-  makeS3Client,
 } from "../../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import type { ChildService } from "./child-service.js";

@@ -1,7 +1,7 @@
 import { InvokeCommand, type LambdaClient, ResourceNotFoundException } from "@aws-sdk/client-lambda";
 import type { Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeLambdaClient } from "../../functions/runtime/aws-clients.js";
+import { makeLambdaClient } from "../../functions/runtime/aws-clients/lambda.js";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
 import { openTemporaryFunctionLog } from "./function-logs.js";
 import { type LocalLambdaEndpoint, startLocalLambdaEndpoint } from "./lambda-endpoint.js";

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ListBucketsCommand } from "@aws-sdk/client-s3";
-import { makeS3Client } from "../../functions/runtime/aws-clients.js";
+import { makeS3Client } from "../../functions/runtime/aws-clients/s3.js";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
 import { type ChildService, startChildService } from "./child-service.js";
 import { assertPortFree } from "./ports.js";

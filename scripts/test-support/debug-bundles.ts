@@ -1,6 +1,6 @@
 import { ListMultipartUploadsCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { expect, inject } from "vitest";
-import { makeS3Client } from "../../functions/runtime/aws-clients.js";
+import { makeS3Client } from "../../functions/runtime/aws-clients/s3.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { bundleForm } from "../common/debug-bundle-form.js";
 import type { AgentApiClient } from "./agent-api-harness.js";

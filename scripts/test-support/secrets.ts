@@ -1,5 +1,5 @@
 import { CreateSecretCommand } from "@aws-sdk/client-secrets-manager";
-import { makeSecretsManagerClient } from "../../functions/runtime/aws-clients.js";
+import { makeSecretsManagerClient } from "../../functions/runtime/aws-clients/secrets-manager.js";
 
 /**
  * Creates a secret of the tenant's in Secrets Manager (moto, locally), where Beacon reads them: `beacon/<tenant>/<name>`,

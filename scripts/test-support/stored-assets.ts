@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { S3AssetContent } from "../../functions/adapters/s3/asset-content.js";
-import { makeS3Client } from "../../functions/runtime/aws-clients.js";
+import { makeS3Client } from "../../functions/runtime/aws-clients/s3.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 
 export interface StoredAsset {

@@ -1,5 +1,5 @@
 import { afterAll, inject } from "vitest";
-import { makeS3Client } from "../../runtime/aws-clients.js";
+import { makeS3Client } from "../../runtime/aws-clients/s3.js";
 import { EnvNames } from "../../shared/env-names.js";
 import { MemoryAssetContent } from "../memory/asset-content.js";
 import { S3AssetContent } from "../s3/asset-content.js";

@@ -1,5 +1,5 @@
 import { afterAll, inject } from "vitest";
-import { makeS3Client } from "../../runtime/aws-clients.js";
+import { makeS3Client } from "../../runtime/aws-clients/s3.js";
 import { EnvNames } from "../../shared/env-names.js";
 import { MemoryEventArchive } from "../memory/event-archive.js";
 import { S3EventArchive } from "../s3/event-archive.js";

@@ -1,5 +1,5 @@
 import { afterAll, inject } from "vitest";
-import { makeS3Client } from "../../runtime/aws-clients.js";
+import { makeS3Client } from "../../runtime/aws-clients/s3.js";
 import { EnvNames } from "../../shared/env-names.js";
 import { MemoryOperationResults } from "../memory/operation-results.js";
 import { S3OperationResults } from "../s3/operation-results.js";

@@ -1,7 +1,8 @@
 import { CreateSecretCommand } from "@aws-sdk/client-secrets-manager";
 import { PutParameterCommand } from "@aws-sdk/client-ssm";
 import { afterAll, inject } from "vitest";
-import { makeSecretsManagerClient, makeSsmClient } from "../../runtime/aws-clients.js";
+import { makeSecretsManagerClient } from "../../runtime/aws-clients/secrets-manager.js";
+import { makeSsmClient } from "../../runtime/aws-clients/ssm.js";
 import { MemorySecretStore } from "../memory/secret-store.js";
 import { AwsSecretStore } from "../secrets/secret-store.js";
 import { secretStoreContract } from "./secret-store.contract.js";

@@ -9,7 +9,7 @@ import {
 import { invoker } from "../../../scripts/local/lambda-runtime.js";
 import type { WebhookTestRequest } from "../../core/webhooks/ports.js";
 import { webhookTestRequestOf } from "../../core/webhooks/test-sender.js";
-import { makeLambdaClient } from "../../runtime/aws-clients.js";
+import { makeLambdaClient } from "../../runtime/aws-clients/lambda.js";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
 import { LambdaWebhookTester } from "./webhook-tester.js";
 

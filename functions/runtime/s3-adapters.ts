@@ -1,0 +1,33 @@
+import type { AssetContentStore } from "../core/assets/ports.js";
+import type { DebugBundleContent } from "../core/bundles/ports.js";
+import type { OperationResultStore } from "../core/operations/ports.js";
+import { environmentNow } from "./aws-clients/settings.js";
+import { loadedOnce, loadedOnFirstCall } from "./on-first-call.js";
+
+/**
+ * A function's adapters to the asset bucket's objects, over one S3 client. Each is loaded, with the S3 SDK and
+ * the client, by its first call: most requests read or write no object, and a cold start need not compile the
+ * S3 SDK's packages for them. A client never loaded has nothing to destroy.
+ */
+export function s3AdaptersOnFirstCall(bucket: string) {
+  const env = environmentNow();
+  const client = loadedOnce(async () => (await import("./aws-clients/s3.js")).makeS3Client(env));
+  return {
+    assetContent: loadedOnFirstCall<AssetContentStore>(async () => {
+      const { S3AssetContent } = await import("../adapters/s3/asset-content.js");
+      return new S3AssetContent(await client(), bucket);
+    }),
+    operationResults: loadedOnFirstCall<OperationResultStore>(async () => {
+      const { S3OperationResults } = await import("../adapters/s3/operation-results.js");
+      return new S3OperationResults(await client(), bucket);
+    }),
+    debugBundleContent: loadedOnFirstCall<DebugBundleContent>(
+      async () => {
+        const { S3DebugBundleContent } = await import("../adapters/s3/debug-bundle-content.js");
+        return new S3DebugBundleContent(await client(), bucket);
+      },
+      { read: true },
+    ),
+    destroy: () => client.loaded()?.destroy(),
+  };
+}
