@@ -12,10 +12,6 @@ import { DynamoParameterStore } from "../adapters/dynamodb/parameter-store.js";
 import { DynamoRevocationList } from "../adapters/dynamodb/revocation-list.js";
 import { withDeadline } from "../adapters/redis/deadline.js";
 import { RedisHotState } from "../adapters/redis/hot-state.js";
-import { S3AssetContent } from "../adapters/s3/asset-content.js";
-import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
-import { S3OperationResults } from "../adapters/s3/operation-results.js";
-import { AwsSecretStore } from "../adapters/secrets/secret-store.js";
 import type { AnswerDeadlines } from "../core/agent-requests/answer-budget.js";
 import { makeClassLabelSources } from "../core/agent-requests/class-label-sources.js";
 import { makeContentDownload } from "../core/agent-requests/content-download.js";
@@ -38,17 +34,17 @@ import { makeManifestRegistration } from "../core/manifests/registration.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { OperationStore } from "../core/operations/ports.js";
 import type { ValuesOverClassOf } from "../core/parameters/over-class.js";
-import type { ParameterStore } from "../core/parameters/ports.js";
+import type { ParameterStore, SecretStore } from "../core/parameters/ports.js";
 import { makeClassFlowRendering } from "../core/parameters/rendered-flow-ids.js";
 import { cachedSecrets } from "../core/parameters/secret-cache.js";
 import type { Clock, IdGenerator } from "../core/ports.js";
-import { makeS3Client } from "../runtime/aws-clients/s3.js";
-import { makeSecretsManagerClient } from "../runtime/aws-clients/secrets-manager.js";
-import { makeSsmClient } from "../runtime/aws-clients/ssm.js";
+import { environmentNow } from "../runtime/aws-clients/settings.js";
 import { makeDocumentClient } from "../runtime/aws-clients.js";
 import { composeEventStream } from "../runtime/event-stream.js";
+import { loadedOnce, loadedOnFirstCall } from "../runtime/on-first-call.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
 import { boundedByRequest, withinRequestBudget } from "../runtime/request-budget.js";
+import { s3AdaptersOnFirstCall } from "../runtime/s3-adapters.js";
 import { randomIds, systemClock } from "../runtime/system.js";
 import type { AgentApiConfig } from "../shared/config.js";
 
@@ -82,8 +78,7 @@ export function composeAgentApi(
   const registry = new DynamoAgentRegistry(documents, config.tableName);
   const revocations = new DynamoRevocationList(documents, config.tableName);
   const hotState = withDeadline(new RedisHotState(redis), config.cacheTimeoutMs);
-  const s3 = makeS3Client();
-  const assetContent = new S3AssetContent(s3, config.assetBucket);
+  const s3 = s3AdaptersOnFirstCall(config.assetBucket);
   const { events } = composeEventStream(documents, redis, config);
   const clock = systemClock;
   const ids = randomIds;
@@ -124,19 +119,18 @@ export function composeAgentApi(
     ...shared,
     classFlows,
     labelSources,
-    results: new S3OperationResults(s3, config.assetBucket),
+    results: s3.operationResults,
     debugBundles: new DynamoDebugBundles(documents, config.tableName),
     resultRetentionMs: config.operationResultRetentionMs,
   });
   const downloadFlow = makeFlowDownload({ flows, revocations, hotState, cacheBreaker });
-  const secretsManager = makeSecretsManagerClient();
-  const ssm = makeSsmClient();
+  const secretClients = awsSecretClientsOnFirstCall();
   const downloadAgentFlow = makeRenderedFlowDownload({
     registry,
     flows,
     parameters,
     valuesOverClass,
-    secrets: cachedSecrets(new AwsSecretStore(secretsManager, ssm, SECRET_READ_TIMEOUT_MS), clock),
+    secrets: cachedSecrets(secretClients.store, clock),
     revocations,
     hotState,
     cacheBreaker,
@@ -144,7 +138,7 @@ export function composeAgentApi(
   // The bucket alone answers: an asset's bytes are under its tenant's prefix, gone once it is deleted.
   const downloadAsset = makeContentDownload({
     // Opened as a stream: an asset may be far larger than the agent API's memory should hold at once.
-    read: (credential, assetId) => assetContent.stream(credential.tenant, assetId),
+    read: (credential, assetId) => s3.assetContent.stream(credential.tenant, assetId),
     isId: isAssetId,
     what: "asset",
     revocations,
@@ -158,7 +152,7 @@ export function composeAgentApi(
     debugBundleIntake: makeDebugBundleIntake({
       operations: operationStore,
       bundles: new DynamoDebugBundles(documents, config.tableName),
-      content: new S3DebugBundleContent(s3, config.assetBucket),
+      content: s3.debugBundleContent,
       revocations,
       clock,
       ids,
@@ -173,8 +167,34 @@ export function composeAgentApi(
       redis.disconnect();
       documents.destroy();
       s3.destroy();
-      secretsManager.destroy();
-      ssm.destroy();
+      secretClients.destroy();
+    },
+  };
+}
+
+/**
+ * The secrets of sensitive parameters where they are kept, the store's adapter and its Secrets Manager and SSM
+ * clients loaded by the first secret read: only the downloads of flows with sensitive values read any.
+ */
+function awsSecretClientsOnFirstCall() {
+  const env = environmentNow();
+  const clients = loadedOnce(async () => {
+    const [{ makeSecretsManagerClient }, { makeSsmClient }] = await Promise.all([
+      import("../runtime/aws-clients/secrets-manager.js"),
+      import("../runtime/aws-clients/ssm.js"),
+    ]);
+    return { secretsManager: makeSecretsManagerClient(env), ssm: makeSsmClient(env) };
+  });
+  return {
+    store: loadedOnFirstCall<SecretStore>(async () => {
+      const { AwsSecretStore } = await import("../adapters/secrets/secret-store.js");
+      const { secretsManager, ssm } = await clients();
+      return new AwsSecretStore(secretsManager, ssm, SECRET_READ_TIMEOUT_MS);
+    }),
+    destroy: () => {
+      const loaded = clients.loaded();
+      loaded?.secretsManager.destroy();
+      loaded?.ssm.destroy();
     },
   };
 }
