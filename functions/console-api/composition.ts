@@ -23,12 +23,13 @@ import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.
 import { makeConsoleUseCases } from "../core/console/use-cases.js";
 import { makeTenantNotes } from "../core/history/stored.js";
 import type { CertificateAuthority } from "../core/identity/ports.js";
+import { loadedOnce } from "../core/loaded-once.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { WebhookTester } from "../core/webhooks/ports.js";
 import { environmentNow } from "../runtime/aws-clients/settings.js";
 import { makeDocumentClient } from "../runtime/aws-clients.js";
 import { composeEventStream } from "../runtime/event-stream.js";
-import { loadedOnce, loadedOnFirstCall } from "../runtime/on-first-call.js";
+import { loadedOnFirstCall } from "../runtime/on-first-call.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
 import { s3AdaptersOnFirstCall } from "../runtime/s3-adapters.js";
 import { randomIds, randomSource, systemClock } from "../runtime/system.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadedOnce, loadedOnFirstCall } from "./on-first-call.js";
+import { loadedOnFirstCall } from "./on-first-call.js";
 
 interface Greeter {
   greet(name: string): Promise<string>;
@@ -81,17 +81,5 @@ describe("a port loaded on first call", () => {
     loadedOnFirstCall<{ now(): number; greet(): Promise<string> }>(load);
     // @ts-expect-error letters() streams: a call must know it does before the port is loaded.
     loadedOnFirstCall<Greeter>(async () => ({ greet: async () => "", letters: async function* () {} }));
-  });
-});
-
-describe("a value loaded once", () => {
-  it("is undefined until loaded, then the one value every call answers", async () => {
-    let loads = 0;
-    const value = loadedOnce(async () => ({ load: ++loads }));
-    expect(value.loaded()).toBeUndefined();
-    const [first, second] = await Promise.all([value(), value()]);
-    expect(first).toBe(second);
-    expect(value.loaded()).toBe(first);
-    expect(loads).toBe(1);
   });
 });

@@ -1,3 +1,5 @@
+import { loadedOnce } from "../core/loaded-once.js";
+
 /** A method whose answer comes later: a promise, or values a caller reads as they come. */
 type Deferred = (...args: never[]) => Promise<unknown> | AsyncIterable<unknown>;
 
@@ -13,34 +15,6 @@ type StreamedNames<Port> = {
 type Streamed<Port> = [StreamedNames<Port>] extends [never]
   ? []
   : [streamed: Record<StreamedNames<Port>, true>];
-
-/** `load`'s value, loaded by the first call; calls while it loads share that load, and one that fails is tried again. */
-export interface LoadedOnce<Value> {
-  (): Promise<Value>;
-  /** The value once loaded, undefined before. */
-  loaded(): Value | undefined;
-}
-
-export function loadedOnce<Value>(load: () => Promise<Value>): LoadedOnce<Value> {
-  let loading: Promise<Value> | undefined;
-  let value: Value | undefined;
-  const get = () => {
-    loading ??= Promise.resolve()
-      .then(load)
-      .then(
-        (loadedValue) => {
-          value = loadedValue;
-          return loadedValue;
-        },
-        (error: unknown) => {
-          loading = undefined;
-          throw error;
-        },
-      );
-    return loading;
-  };
-  return Object.assign(get, { loaded: () => value });
-}
 
 /**
  * A `Port` whose instance is loaded by its first call (once: later calls, and calls while it loads, share it; a

@@ -1,8 +1,9 @@
 import type { AssetContentStore } from "../core/assets/ports.js";
 import type { DebugBundleContent } from "../core/bundles/ports.js";
+import { loadedOnce } from "../core/loaded-once.js";
 import type { OperationResultStore } from "../core/operations/ports.js";
 import { environmentNow } from "./aws-clients/settings.js";
-import { loadedOnce, loadedOnFirstCall } from "./on-first-call.js";
+import { loadedOnFirstCall } from "./on-first-call.js";
 
 /**
  * A function's adapters to the asset bucket's objects, over one S3 client. Each is loaded, with the S3 SDK and

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { isScopeRule, type ScopeRule } from "../core/console/scopes.js";
 import { BeaconError } from "../core/errors.js";
 import { type Role, Roles } from "../core/identity/principal.js";
+import { type LoadedOnce, loadedOnce } from "../core/loaded-once.js";
 import { documentValidatorsOf } from "./compiled-console-documents.js";
 import { openApiText } from "./compiled-console-openapi-text.js";
 import * as parameterValidators from "./compiled-console-parameters.js";
@@ -69,7 +70,7 @@ function requiredValidator(validate: ValidateFunction | undefined, name: string)
 }
 
 type DocumentValidators = (name: string) => ValidateFunction | undefined;
-const documentValidatorsLoaded = new Map<string, Promise<DocumentValidators>>();
+const documentValidatorsLoaded = new Map<string, LoadedOnce<DocumentValidators>>();
 
 /**
  * The validators of an operation's body and answers by name, imported when the operation is first called (a
@@ -77,20 +78,17 @@ const documentValidatorsLoaded = new Map<string, Promise<DocumentValidators>>();
  * it, tried again by the next call if it failed.
  */
 function documentValidators(operationId: string): Promise<DocumentValidators> {
-  const load = documentValidatorsOf[operationId];
-  if (!load) throw new Error(`No compiled validators of ${operationId}: run npm run schemas:validators`);
-  let loaded = documentValidatorsLoaded.get(operationId);
-  if (loaded === undefined) {
-    loaded = load().then(
-      (validators) => (name: string) => (Object.hasOwn(validators, name) ? validators[name] : undefined),
-      (error: unknown) => {
-        documentValidatorsLoaded.delete(operationId);
-        throw error;
-      },
-    );
-    documentValidatorsLoaded.set(operationId, loaded);
+  let validators = documentValidatorsLoaded.get(operationId);
+  if (validators === undefined) {
+    const load = documentValidatorsOf[operationId];
+    if (!load) throw new Error(`No compiled validators of ${operationId}: run npm run schemas:validators`);
+    validators = loadedOnce(async () => {
+      const byName = await load();
+      return (name: string) => (Object.hasOwn(byName, name) ? byName[name] : undefined);
+    });
+    documentValidatorsLoaded.set(operationId, validators);
   }
-  return loaded;
+  return validators();
 }
 
 /** The validator of the JSON body `operationId` takes, as the console API checks it. */
