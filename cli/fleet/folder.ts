@@ -8,8 +8,11 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ValidateFunction } from "ajv";
 import { parseAllDocuments } from "yaml";
-import * as parameters from "../../functions/shared/compiled-console-parameters.js";
-import { bodyValidatorOf, describeFailure } from "../../functions/shared/console-openapi.js";
+import {
+  bodyValidatorOf,
+  describeFailure,
+  inputValidatorOf,
+} from "../../functions/shared/console-openapi.js";
 import type { Schemas } from "../../web/src/api/client.js";
 import { assetSizeProblem } from "../../web/src/asset-parts.js";
 import { flowContentType } from "../../web/src/flow-file.js";
@@ -151,7 +154,7 @@ async function fleetObject(source: Source, value: unknown, locate: FileLocator):
       return { kind: "Settings", source, spec: checked("tenant", await bodyValidatorOf("putSettings")) };
     case "Class": {
       only("name");
-      const className = name("name", parameters.putClassInput, "className");
+      const className = name("name", await inputValidatorOf("putClass"), "className");
       return {
         kind: "Class",
         source,
@@ -161,7 +164,7 @@ async function fleetObject(source: Source, value: unknown, locate: FileLocator):
     }
     case "Group": {
       only("name");
-      const groupName = name("name", parameters.putGroupInput, "groupName");
+      const groupName = name("name", await inputValidatorOf("putGroup"), "groupName");
       return {
         kind: "Group",
         source,
@@ -171,8 +174,10 @@ async function fleetObject(source: Source, value: unknown, locate: FileLocator):
     }
     case "ClassParameter": {
       only("class", "name");
-      const owner = name("class", parameters.putClassParameterInput, "className", { name: "x" });
-      const parameter = name("name", parameters.putClassParameterInput, "name", { className: owner });
+      const owner = name("class", await inputValidatorOf("putClassParameter"), "className", { name: "x" });
+      const parameter = name("name", await inputValidatorOf("putClassParameter"), "name", {
+        className: owner,
+      });
       const label = `${owner}/${parameter}`;
       const body = checked<Schemas["ParameterValueRequest"]>(
         label,
@@ -182,8 +187,10 @@ async function fleetObject(source: Source, value: unknown, locate: FileLocator):
     }
     case "GroupParameter": {
       only("group", "name");
-      const owner = name("group", parameters.putGroupParameterInput, "groupName", { name: "x" });
-      const parameter = name("name", parameters.putGroupParameterInput, "name", { groupName: owner });
+      const owner = name("group", await inputValidatorOf("putGroupParameter"), "groupName", { name: "x" });
+      const parameter = name("name", await inputValidatorOf("putGroupParameter"), "name", {
+        groupName: owner,
+      });
       const label = `${owner}/${parameter}`;
       const body = checked<Schemas["ParameterValueRequest"]>(
         label,
@@ -193,7 +200,7 @@ async function fleetObject(source: Source, value: unknown, locate: FileLocator):
     }
     case "FlowVersion": {
       only("class");
-      const className = name("class", parameters.uploadFlowInput, "className");
+      const className = name("class", await inputValidatorOf("uploadFlow"), "className");
       if (!isRecord(spec)) return fail(`, FlowVersion of ${className}`, "spec must be an object");
       const unknown = Object.keys(spec).find((key) => !["file", "label"].includes(key));
       if (unknown !== undefined)
@@ -226,7 +233,7 @@ async function fleetObject(source: Source, value: unknown, locate: FileLocator):
     }
     case "ClassResources": {
       only("class");
-      const className = name("class", parameters.putResourceSetInput, "className");
+      const className = name("class", await inputValidatorOf("putResourceSet"), "className");
       const where = `, ClassResources ${className}`;
       const items = isRecord(spec) ? spec.items : undefined;
       if (!isRecord(spec) || !Array.isArray(items) || Object.keys(spec).some((key) => key !== "items"))

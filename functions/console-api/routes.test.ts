@@ -3,7 +3,12 @@ import { describe, expect, it } from "vitest";
 import type { ConsoleUseCases } from "../core/console/use-cases.js";
 import { BeaconError } from "../core/errors.js";
 import { NotificationFamilies, NotificationTypes } from "../core/webhooks/notification-types.js";
-import { consoleOperations, openApiDocument, operationFor } from "../shared/console-openapi.js";
+import {
+  consoleOperations,
+  inputValidatorOf,
+  openApiDocument,
+  operationFor,
+} from "../shared/console-openapi.js";
 import { errorResponse } from "../shared/http.js";
 import { consoleRoutes } from "./routes.js";
 
@@ -34,15 +39,18 @@ describe("the console's OpenAPI document", () => {
     );
   });
 
-  it("has the validators of every operation's body and answers in a module of the operation's own", async () => {
+  it("has the validators of every operation's parameters, body and answers in modules of the operation's own", async () => {
     const unauthenticated = JSON.parse(errorResponse(new BeaconError("unauthenticated", "x")).body);
     for (const operation of consoleOperations) {
+      await expect(inputValidatorOf(operation.operationId), operation.operationId).resolves.toBeTypeOf(
+        "function",
+      );
       await expect(
         operation.assertResponse(401, unauthenticated),
         operation.operationId,
       ).resolves.toBeUndefined();
     }
-    // Each of the 97 modules is imported and transformed here: seconds beside other work, past the 5 s default.
+    // Each of the 194 modules is imported and transformed here: seconds beside other work, past the 5 s default.
   }, 120_000);
 
   it("converts and bounds parameters as it declares them", async () => {

@@ -4,9 +4,8 @@ import { isScopeRule, type ScopeRule } from "../core/console/scopes.js";
 import { BeaconError } from "../core/errors.js";
 import { type Role, Roles } from "../core/identity/principal.js";
 import { type LoadedOnce, loadedOnce } from "../core/loaded-once.js";
-import { documentValidatorsOf } from "./compiled-console-documents.js";
 import { openApiText } from "./compiled-console-openapi-text.js";
-import * as parameterValidators from "./compiled-console-parameters.js";
+import { operationValidatorsOf } from "./compiled-console-operations.js";
 import {
   type ConsoleDocument,
   type DocumentOperation,
@@ -59,43 +58,50 @@ export interface ConsoleInput {
   contentType?: string;
 }
 
-const parameterValidatorNamed = (name: string): ValidateFunction | undefined =>
-  Object.hasOwn(parameterValidators, name)
-    ? (parameterValidators as Record<string, ValidateFunction>)[name]
-    : undefined;
-
 function requiredValidator(validate: ValidateFunction | undefined, name: string): ValidateFunction {
   if (!validate) throw new Error(`No compiled validator ${name}: run npm run schemas:validators`);
   return validate;
 }
 
-type DocumentValidators = (name: string) => ValidateFunction | undefined;
-const documentValidatorsLoaded = new Map<string, LoadedOnce<DocumentValidators>>();
+type OperationValidators = (name: string) => ValidateFunction | undefined;
+type ValidatorsKind = "parameters" | "documents";
+const validatorsLoaded = new Map<string, LoadedOnce<OperationValidators>>();
 
 /**
- * The validators of an operation's body and answers by name, imported when the operation is first called (a
- * module of its own: a cold start compiles none of the others'); one import shared by the calls that wait for
- * it, tried again by the next call if it failed.
+ * An operation's validators of a kind (its parameters', or its body's and answers') by name, imported when the
+ * operation is first called (a module of its own: a cold start compiles none of them); one import shared by the
+ * calls that wait for it, tried again by the next call if it failed.
  */
-function documentValidators(operationId: string): Promise<DocumentValidators> {
-  let validators = documentValidatorsLoaded.get(operationId);
+function operationValidators(operationId: string, kind: ValidatorsKind): Promise<OperationValidators> {
+  const key = `${kind} ${operationId}`;
+  let validators = validatorsLoaded.get(key);
   if (validators === undefined) {
-    const load = documentValidatorsOf[operationId];
+    const load = Object.hasOwn(operationValidatorsOf, operationId)
+      ? operationValidatorsOf[operationId]?.[kind]
+      : undefined;
     if (!load) throw new Error(`No compiled validators of ${operationId}: run npm run schemas:validators`);
     validators = loadedOnce(async () => {
       const byName = await load();
       return (name: string) => (Object.hasOwn(byName, name) ? byName[name] : undefined);
     });
-    documentValidatorsLoaded.set(operationId, validators);
+    validatorsLoaded.set(key, validators);
   }
   return validators();
 }
 
+const validatorOf = async (operationId: string, kind: ValidatorsKind, name: string) =>
+  requiredValidator((await operationValidators(operationId, kind))(name), name);
+
 /** The validator of the JSON body `operationId` takes, as the console API checks it. */
-export async function bodyValidatorOf(operationId: string): Promise<ValidateFunction> {
-  const name = validatorNames(operationId).body;
-  return requiredValidator((await documentValidators(operationId))(name), name);
-}
+export const bodyValidatorOf = (operationId: string): Promise<ValidateFunction> =>
+  validatorOf(operationId, "documents", validatorNames(operationId).body);
+
+/**
+ * The validator of `operationId`'s path and query parameters, `{ path, query }` as API Gateway gives them: it
+ * converts each to the type the document declares.
+ */
+export const inputValidatorOf = (operationId: string): Promise<ValidateFunction> =>
+  validatorOf(operationId, "parameters", validatorNames(operationId).input);
 
 /** The value a validation error is about, found by its JSON pointer in what was validated. */
 function valueAt(data: unknown, pointer: string): unknown {
@@ -141,7 +147,6 @@ function compile({ path, method, operation }: DocumentOperation): ConsoleOperati
   const scope = operation["x-beacon-scope"];
   if (!isScopeRule(scope)) throw new Error(`${operation.operationId} declares no known x-beacon-scope`);
   const names = validatorNames(operation.operationId);
-  const validateInput = requiredValidator(parameterValidatorNamed(names.input), names.input);
   const rawBody = takesRawBody(operation);
   const takesJsonBody = !rawBody && operation.requestBody !== undefined;
 
@@ -157,6 +162,7 @@ function compile({ path, method, operation }: DocumentOperation): ConsoleOperati
         path: { ...event.pathParameters } as Record<string, string>,
         query: { ...event.queryStringParameters },
       };
+      const validateInput = await inputValidatorOf(operation.operationId);
       if (!validateInput(input)) {
         throw new BeaconError("invalid_request", describeFailure("", validateInput.errors, input));
       }
@@ -180,7 +186,9 @@ function compile({ path, method, operation }: DocumentOperation): ConsoleOperati
       return input;
     },
     async assertResponse(status, body) {
-      const validate = (await documentValidators(operation.operationId))(names.response(status));
+      const validate = (await operationValidators(operation.operationId, "documents"))(
+        names.response(status),
+      );
       if (!validate) throw new Error(`${operation.operationId} documents no ${status} response`);
       if (!validate(body)) {
         throw new Error(

@@ -64,13 +64,18 @@ describe("the compiled validators and the console's document as text", () => {
     "are made from the schemas as they are now (npm run schemas:validators rewrites them)",
     async () => {
       const files = await generateValidators();
-      const operationsFolder = fileURLToPath(new URL("compiled-console-documents/", import.meta.url));
-      const perOperation = files.filter(({ file }) => file.startsWith(operationsFolder));
-      // One module per operation, and none left of an operation the document no longer has.
-      expect(perOperation.map(({ file }) => file.slice(operationsFolder.length)).sort()).toEqual(
-        (await readdir(operationsFolder)).sort(),
+      const folders = ["compiled-console-parameters/", "compiled-console-documents/"].map((folder) =>
+        fileURLToPath(new URL(folder, import.meta.url)),
       );
-      expect(perOperation).toHaveLength(consoleOperations.length);
+      const perOperation = files.filter(({ file }) => folders.some((folder) => file.startsWith(folder)));
+      // One module per operation in each, and none left of an operation the document no longer has.
+      for (const folder of folders) {
+        const inFolder = perOperation.filter(({ file }) => file.startsWith(folder));
+        expect(inFolder.map(({ file }) => file.slice(folder.length)).sort()).toEqual(
+          (await readdir(folder)).sort(),
+        );
+        expect(inFolder).toHaveLength(consoleOperations.length);
+      }
       expect(
         files.filter((file) => !perOperation.includes(file)).map(({ file }) => file.replace(/^.*\//, "")),
       ).toEqual([
@@ -78,10 +83,8 @@ describe("the compiled validators and the console's document as text", () => {
         "compiled-validators.d.ts",
         "compiled-event-validators.js",
         "compiled-event-validators.d.ts",
-        "compiled-console-parameters.js",
-        "compiled-console-parameters.d.ts",
-        "compiled-console-documents.js",
-        "compiled-console-documents.d.ts",
+        "compiled-console-operations.js",
+        "compiled-console-operations.d.ts",
         "compiled-console-openapi-text.js",
         "compiled-console-openapi-text.d.ts",
       ]);

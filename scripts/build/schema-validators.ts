@@ -159,43 +159,49 @@ function addedOnce(ajv: Ajv2020, schemas: Record<string, unknown>[]) {
   return { ids, aliases };
 }
 
-/** Where each console operation's body and answer validators are written, a module per operation. */
-const DOCUMENTS_FOLDER = "compiled-console-documents";
+/**
+ * Where each console operation's validators are written, a module per operation in each: its parameters', which
+ * arrive as text and are converted to their types (`coerceTypes`), and its body's and answers', checked as they are.
+ */
+const VALIDATOR_FOLDERS = {
+  parameters: "compiled-console-parameters",
+  documents: "compiled-console-documents",
+} as const;
+
+/** The module that names each operation's imports of its validators' modules. */
+const OPERATIONS_INDEX = "compiled-console-operations.js";
 
 /**
- * The console API's validators. Its operations' parameters, which arrive as text and are converted to their
- * types (`coerceTypes`), are one module, which every request uses. Each operation's body and answers, checked
- * as they are, are a module of the operation's own under DOCUMENTS_FOLDER, imported when the operation is first
- * called: a function's code package holds each as a chunk that its cold start does not compile
- * (infra/lib/beacon-function.ts). `compiled-console-documents.js` names each operation's import.
+ * The console API's validators: each operation's, a module of its own in each of VALIDATOR_FOLDERS, imported when
+ * the operation is first called, so that a function's code package holds each as a chunk its cold start does not
+ * compile (infra/lib/beacon-function.ts). OPERATIONS_INDEX names each operation's imports.
  */
 function consoleValidators(document: ConsoleDocument): GeneratedFile[] {
   const operations = documentOperations(document).map((operation) => ({
     operationId: operation.operation.operationId,
     schemas: operationSchemas(document, operation),
   }));
-  const parameters = consoleAjv(document, true);
-  const { ids, aliases } = addedOnce(
-    parameters,
-    operations.map(({ schemas }) => schemas.parameters),
+  const modules = operations.flatMap(({ operationId, schemas }) =>
+    (Object.keys(VALIDATOR_FOLDERS) as (keyof typeof VALIDATOR_FOLDERS)[]).flatMap((kind) => {
+      const ajv = consoleAjv(document, kind === "parameters");
+      const { ids, aliases } = addedOnce(ajv, [schemas[kind]]);
+      const file = sharedFile(`${VALIDATOR_FOLDERS[kind]}/${operationId}.js`);
+      return standaloneModule(ajv, ids, file, aliases).slice(0, 1);
+    }),
   );
-  const perOperation = operations.flatMap(({ operationId, schemas }) => {
-    const ajv = consoleAjv(document, false);
-    const { ids, aliases } = addedOnce(ajv, [schemas.documents]);
-    const [module] = standaloneModule(ajv, ids, sharedFile(`${DOCUMENTS_FOLDER}/${operationId}.js`), aliases);
-    return module === undefined ? [] : [module];
-  });
-  const index = sharedFile(`${DOCUMENTS_FOLDER}.js`);
+  const index = sharedFile(OPERATIONS_INDEX);
   const imports = operations.map(
-    ({ operationId }) => `  ${operationId}: () => import("./${DOCUMENTS_FOLDER}/${operationId}.js"),\n`,
+    ({ operationId }) =>
+      `  ${operationId}: {\n${Object.entries(VALIDATOR_FOLDERS)
+        .map(([kind, folder]) => `    ${kind}: () => import("./${folder}/${operationId}.js"),\n`)
+        .join("")}  },\n`,
   );
   return [
-    ...standaloneModule(parameters, ids, sharedFile("compiled-console-parameters.js"), aliases),
-    ...perOperation,
-    { file: index, code: `${HEADER}export const documentValidatorsOf = {\n${imports.join("")}};\n` },
+    ...modules,
+    { file: index, code: `${HEADER}export const operationValidatorsOf = {\n${imports.join("")}};\n` },
     {
       file: index.replace(/\.js$/, ".d.ts"),
-      code: `${HEADER}import type { ValidateFunction } from "ajv";\n/** Each operation's body and answer validators, by operationId, imported on first use. */\nexport declare const documentValidatorsOf: Record<string, () => Promise<Record<string, ValidateFunction>>>;\n`,
+      code: `${HEADER}import type { ValidateFunction } from "ajv";\ntype Validators = () => Promise<Record<string, ValidateFunction>>;\n/** Each operation's validators by operationId, imported on first use: its parameters', and its body's and answers'. */\nexport declare const operationValidatorsOf: Record<string, { parameters: Validators; documents: Validators }>;\n`,
     },
   ];
 }
@@ -219,9 +225,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     { options: {} },
   );
   const files = await generateValidators();
-  // An operation taken out of the document takes its validators' module with it.
-  await rm(sharedFile(DOCUMENTS_FOLDER), { recursive: true, force: true });
-  await mkdir(sharedFile(DOCUMENTS_FOLDER));
+  // An operation taken out of the document takes its validators' modules with it.
+  for (const folder of Object.values(VALIDATOR_FOLDERS)) {
+    await rm(sharedFile(folder), { recursive: true, force: true });
+    await mkdir(sharedFile(folder));
+  }
   for (const { file, code } of files) await writeFile(file, code);
   console.log(`wrote ${files.length} files under ${sharedFile("")}`);
 }
