@@ -1,13 +1,19 @@
 /**
  * `beacon apply` and `beacon diff` as a CI job runs them, against `npm start`: the example folder applied to a
  * tenant of its own, then applied again with no change planned and no write made (the audit trail says so),
- * a broken folder refused with nothing changed, and what the folder does not declare deleted only with --prune.
+ * a broken folder refused with nothing changed, what the folder does not declare deleted only with --prune, and
+ * a declared webhook's subscription, disabled by Beacon, enabled again.
  */
 import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DynamoSubscriptionStore } from "../functions/adapters/dynamodb/subscription-store.js";
+import { makeDynamoDbClient } from "../functions/runtime/aws-clients.js";
+import { EnvNames } from "../functions/shared/env-names.js";
+import { localStackEnv } from "../scripts/local/certificate-registration.js";
 import { LOCAL_TOKEN_PATH } from "../scripts/local/web-server.js";
 import { type LocalStack, repositoryRoot, startLocalStack } from "../scripts/test-support/local-stack.js";
 import type { components } from "../web/src/api/schema.js";
@@ -67,6 +73,15 @@ function exampleCopy(): string {
   const folder = mkdtempSync(path.join(tmpdir(), "beacon-fleet-"));
   cpSync(EXAMPLE, folder, { recursive: true });
   return folder;
+}
+
+/** The stack's table, where the webhook dispatcher disables a subscription whose deliveries keep failing. */
+function subscriptionStore(): DynamoSubscriptionStore {
+  const env = localStackEnv(stack.env);
+  return new DynamoSubscriptionStore(
+    DynamoDBDocumentClient.from(makeDynamoDbClient(env)),
+    env[EnvNames.tableName] as string,
+  );
 }
 
 beforeAll(async () => {
@@ -262,5 +277,41 @@ describe("beacon apply", () => {
     expect((await api("/classes/valves/parameters/stray")).status).toBe(404);
     expect((await api("/groups/plant-7")).status).toBe(200);
     expect(await beacon(["diff", "-f", folder, "--prune"])).toMatchObject({ code: ExitCode.ok });
+  }, 240_000);
+
+  it("enables a declared webhook whose subscription Beacon disabled, keeping its id", async () => {
+    const folder = exampleCopy();
+    expect(await beacon(["apply", "-f", folder])).toMatchObject({ code: ExitCode.ok });
+    const declared = (await api<Schemas["SubscriptionList"]>("/webhooks")).body.items.filter(
+      ({ url }) => url === "https://hooks.example.com/beacon",
+    );
+    expect(declared).toHaveLength(1);
+    const { subscriptionId } = declared[0] as Schemas["Subscription"];
+    const reason = "No delivery succeeded for 24 hours; the last attempt got HTTP 500";
+    expect(await subscriptionStore().disable(TENANT, subscriptionId, Date.now(), reason)).toBe(true);
+
+    const planned = await beacon(["diff", "-f", folder]);
+    expect(planned).toMatchObject({ code: ExitCode.changes });
+    expect(planned.stdout).toContain(
+      `~ update Webhook https://hooks.example.com/beacon [agent.offline,rollout.*] of pumps\n    state: "disabled" → "active" (${reason})\n`,
+    );
+    expect((await api<Schemas["Subscription"]>(`/webhooks/${subscriptionId}`)).body.state).toBe("disabled");
+
+    const before = new Date().toISOString();
+    const enabled = await beacon(["apply", "-f", folder]);
+    expect(enabled, enabled.stderr).toMatchObject({ code: ExitCode.ok });
+    expect(enabled.stderr).toContain(`  ${subscriptionId}: enabled\nApplied: 1 change\n`);
+    expect((await writesSince(before)).map(({ operationId }) => operationId)).toEqual(["enableSubscription"]);
+    const subscriptions = (await api<Schemas["SubscriptionList"]>("/webhooks")).body.items;
+    expect(subscriptions.filter(({ url }) => url === "https://hooks.example.com/beacon")).toEqual([
+      expect.objectContaining({ subscriptionId, state: "active" }),
+    ]);
+
+    const again = await beacon(["apply", "-f", folder]);
+    expect(again, again.stderr).toMatchObject({ code: ExitCode.ok });
+    expect(again.stdout).toMatch(
+      /\nPlan: 0 to create, 0 to update, 0 to delete, 10 unchanged, 0 not managed here\.\n$/,
+    );
+    expect(again.stderr).toBe("Applied: 0 changes\n");
   }, 240_000);
 });

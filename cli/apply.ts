@@ -219,7 +219,10 @@ async function everyPage<T>(
   return items;
 }
 
-/** The one request a change needs (a flow version with a new label: its label's). */
+/**
+ * The one request a change needs (a flow version with a new label: its label's; a disabled webhook's
+ * subscription: enabling it).
+ */
 async function make(
   api: ConsoleClient,
   change: Change,
@@ -228,6 +231,14 @@ async function make(
 ): Promise<void> {
   if (change.action === "delete") return remove(api, change.target);
   if (change.action !== "create" && change.action !== "update") return;
+  if (change.action === "update" && change.subscriptionId !== undefined) {
+    const { subscriptionId } = change;
+    await dataOf(
+      api.POST("/api/v1/webhooks/{subscriptionId}/enable", { params: { path: { subscriptionId } } }),
+    );
+    say(`  ${subscriptionId}: enabled\n`);
+    return;
+  }
   const { object } = change;
   switch (object.kind) {
     case "Settings":

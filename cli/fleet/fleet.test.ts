@@ -413,6 +413,36 @@ describe("the plan", () => {
     });
   });
 
+  it("enables a declared webhook whose subscription is disabled, unless a same one is active", async () => {
+    const objects = await readFleetFolder(EXAMPLE);
+    const current = await applied(objects);
+    const active = current.webhooks[0] as Schemas["Subscription"];
+    const disabled: Schemas["Subscription"] = {
+      ...active,
+      state: "disabled",
+      disabledAt: "2026-11-30T12:00:00.000Z",
+      disabledReason: "The receiver answered 410 Gone",
+    };
+    current.webhooks = [disabled];
+    const changes = plan(objects, current, { prune: true });
+    expect(changes.filter(({ action }) => action !== "unchanged")).toEqual([
+      {
+        action: "update",
+        kind: "Webhook",
+        name: "https://hooks.example.com/beacon [agent.offline,rollout.*] of pumps",
+        object: objects.find(({ kind }) => kind === "Webhook"),
+        differences: ['state: "disabled" → "active" (The receiver answered 410 Gone)'],
+        subscriptionId: active.subscriptionId,
+      },
+    ]);
+    expect(renderPlan(changes)).toContain(
+      '\n    state: "disabled" → "active" (The receiver answered 410 Gone)\n',
+    );
+
+    current.webhooks = [disabled, { ...active, subscriptionId: "wh-1764496800000-b" }];
+    expect(changesAnything(plan(objects, current, { prune: true }))).toBe(false);
+  });
+
   it("leaves what the folder does not declare alone, and deletes it only with --prune", async () => {
     const current = await applied();
     current.classes.set("auto", agentClass("auto", { autoCreated: true }));

@@ -30,7 +30,15 @@ export type Action = "create" | "update" | "unchanged" | "delete" | "unmanaged";
 
 export type Change =
   | { action: "create" | "unchanged"; kind: Kind; name: string; object: FleetObject }
-  | { action: "update"; kind: Kind; name: string; object: FleetObject; differences: string[] }
+  | {
+      action: "update";
+      kind: Kind;
+      name: string;
+      object: FleetObject;
+      differences: string[];
+      /** A webhook's update: the disabled subscription it enables (the API changes one no other way). */
+      subscriptionId?: string;
+    }
   | { action: "delete" | "unmanaged"; kind: Kind; name: string; target: Target; note?: string };
 
 /** What a delete removes: a group, a subscription by id, or a class's or group's parameter. */
@@ -126,10 +134,22 @@ function changeFor(object: FleetObject, current: CurrentState): Change {
       if (!set && object.spec.items.length === 0) return same([]);
       return set ? same(resourceDifferences(object, set)) : create;
     }
-    case "Webhook":
-      return current.webhooks.some((subscription) => sameWebhook(object.spec, subscription))
-        ? same([])
-        : create;
+    case "Webhook": {
+      // A folder declares what is in force: a subscription Beacon disabled for failed deliveries is enabled.
+      const matching = current.webhooks.filter((subscription) => sameWebhook(object.spec, subscription));
+      const subscription = matching.find(({ state }) => state === "active") ?? matching[0];
+      if (!subscription) return create;
+      if (subscription.state === "active") return same([]);
+      const why = subscription.disabledReason ? ` (${subscription.disabledReason})` : "";
+      return {
+        action: "update",
+        kind: object.kind,
+        name,
+        object,
+        differences: differences({ state: "active" }, subscription).map((difference) => difference + why),
+        subscriptionId: subscription.subscriptionId,
+      };
+    }
   }
 }
 
@@ -169,9 +189,9 @@ function resourceDifferences(
 }
 
 /**
- * A subscription cannot be changed through the API, only created and deleted: one of the folder's is the
- * same as the tenant's when every field is, and a changed one is a new subscription (the old one left alone,
- * or deleted with --prune).
+ * A subscription's fields cannot be changed through the API, only created and deleted (and a disabled one
+ * enabled): one of the folder's is the same as the tenant's when every field is, and a changed one is a new
+ * subscription (the old one left alone, or deleted with --prune).
  */
 function sameWebhook(spec: Schemas["SubscriptionRequest"], subscription: Schemas["Subscription"]): boolean {
   return (
