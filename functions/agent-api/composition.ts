@@ -154,6 +154,7 @@ export function composeAgentApi(
       bundles: new DynamoDebugBundles(documents, config.tableName),
       content: s3.debugBundleContent,
       revocations,
+      events,
       clock,
       ids,
       caBindings: config.caBindings,
