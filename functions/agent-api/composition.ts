@@ -155,6 +155,7 @@ export function composeAgentApi(
       bundles: new DynamoDebugBundles(documents, config.tableName),
       content: s3.debugBundleContent,
       revocations,
+      events,
       clock,
       ids,
       caBindings: config.caBindings,

@@ -10,3 +10,4 @@ export declare const agentOnlineEvent: ValidateFunction;
 export declare const agentDecommissionedEvent: ValidateFunction;
 export declare const webhookDisabledEvent: ValidateFunction;
 export declare const downloadEvent: ValidateFunction;
+export declare const uploadEvent: ValidateFunction;

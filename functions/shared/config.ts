@@ -292,6 +292,11 @@ export interface BundleIntakeConfig {
   caBindings: CurrentCaBindings;
   /** How long the console serves a bundle; the bucket's lifecycle deletes it after. */
   retentionMs: number;
+  /** A stored bundle's upload event goes on the stream, held in the cache when the stream is down. */
+  streamName: string;
+  redisUrl: string;
+  cacheTimeoutMs: number;
+  eventBuffer: EventBufferBounds;
 }
 
 export function bundleIntakeConfig(env: Environment = process.env): BundleIntakeConfig {
@@ -300,6 +305,10 @@ export function bundleIntakeConfig(env: Environment = process.env): BundleIntake
     assetBucket: requireEnv(env, EnvNames.assetBucket),
     caBindings: caBindingsOf(env),
     retentionMs: debugBundleRetentionMs(env),
+    streamName: requireEnv(env, EnvNames.streamName),
+    redisUrl: requireEnv(env, EnvNames.redisUrl),
+    cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
+    eventBuffer: eventBufferBounds(env),
   };
 }
 

@@ -12,6 +12,7 @@ const eventValidators: Record<string, ValidateFunction> = {
   "agent.decommissioned": compiled.agentDecommissionedEvent,
   "webhook.disabled": compiled.webhookDisabledEvent,
   download: compiled.downloadEvent,
+  upload: compiled.uploadEvent,
 };
 
 /** The validator of a stream event's type (the operation event's checks that its type is one). */

@@ -6,7 +6,8 @@
  * batch retried, and a bisected half again. GET /usage answers, from DynamoDB Local, what the agents were told,
  * and the bytes of their requests (some gzipped) and replies exactly. An agent downloading an asset twice is
  * counted twice, its bytes to the byte, however often the stream delivers the download's event, and so is each
- * link to an asset an operator is granted.
+ * link to an asset an operator is granted; a debug bundle an agent uploads through the streaming intake is
+ * counted once, its bytes as received, and an upload refused not at all.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
@@ -18,6 +19,7 @@ import { invoker } from "../../scripts/local/lambda-runtime.js";
 import { provisionBucket, provisionStream } from "../../scripts/local/provision.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
+import { agentAwaitingBundle, uploadBundle } from "../../scripts/test-support/debug-bundles.js";
 import { readShardRecords, wholeShardBatch } from "../../scripts/test-support/stream-reader.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
 import { S3AssetContent } from "../adapters/s3/asset-content.js";
@@ -87,6 +89,24 @@ const from = (batch: KinesisStreamEvent, sequenceNumber: string): KinesisStreamE
   ),
 });
 
+/** Every event on the stream so far. */
+const onStream = async () =>
+  (await readShardRecords(kinesis, streamName)).map((record) => record.data as BeaconEvent);
+
+/** A relay's copy of `copied` put on the stream after it: the whole shard, as a batch, then holds both. */
+async function shardWithCopyOf(copied: BeaconEvent): Promise<KinesisStreamEvent> {
+  await new KinesisEventSink(kinesis, streamName).publish([resentOf(copied)]);
+  return wholeShardBatch(kinesis, streamName);
+}
+
+/** GET /usage with the token, from `startedAt` to now. */
+const usageSince = (startedAt: number, token: string) =>
+  consoleApi.request(
+    "GET",
+    `/api/v1/usage?from=${new Date(startedAt).toISOString()}&to=${new Date(Date.now() + 1).toISOString()}`,
+    { token },
+  );
+
 /** A body's size as the harness sends it: its JSON, gzipped when asked. */
 const wireBytes = (body: unknown, gzip: boolean): number => {
   const text = JSON.stringify(body);
@@ -129,11 +149,9 @@ it("counts each heartbeat, acknowledgement, operation, byte and agent once howev
   bytes.out += Buffer.byteLength(acknowledged.body);
 
   // A relay's copy of a heartbeat already on the stream: the same event, marked resent, at a later position.
-  const onStream = (await readShardRecords(kinesis, streamName)).map((record) => record.data as BeaconEvent);
-  const copied = onStream.find((event) => event.type === "heartbeat") as BeaconEvent;
-  await new KinesisEventSink(kinesis, streamName).publish([resentOf(copied)]);
-  const batch = await wholeShardBatch(kinesis, streamName);
-  expect(batch.Records).toHaveLength(onStream.length + 1);
+  const before = await onStream();
+  const batch = await shardWithCopyOf(before.find((event) => event.type === "heartbeat") as BeaconEvent);
+  expect(batch.Records).toHaveLength(before.length + 1);
 
   // A consumer takes five records, then fails: Lambda delivers the batch again from the sixth.
   let failures = 0;
@@ -154,11 +172,7 @@ it("counts each heartbeat, acknowledgement, operation, byte and agent once howev
     batchItemFailures: [],
   });
 
-  const usage = await consoleApi.request(
-    "GET",
-    `/api/v1/usage?from=${new Date(startedAt).toISOString()}&to=${new Date(Date.now() + 1).toISOString()}`,
-    { token: admin },
-  );
+  const usage = await usageSince(startedAt, admin);
   expect(usage.status, usage.body).toBe(200);
   expect(usage.json().totals).toEqual({
     activeAgents: agentIds.length,
@@ -169,6 +183,8 @@ it("counts each heartbeat, acknowledgement, operation, byte and agent once howev
     bytesOut: bytes.out,
     downloads: 0,
     downloadBytes: 0,
+    uploads: 0,
+    uploadBytes: 0,
   });
   const hours = usage.json().hours as { heartbeats: number }[];
   expect(hours.reduce((sum, hour) => sum + hour.heartbeats, 0)).toBe(heartbeats);
@@ -201,20 +217,16 @@ it("counts each asset download an agent makes, and its bytes, once however often
   expect(held.status).toBe(304);
 
   // A relay's copy of the first download's event, and the shard delivered whole twice.
-  const onStream = (await readShardRecords(kinesis, streamName)).map((record) => record.data as BeaconEvent);
-  const downloads = onStream.filter((event) => event.type === "download" && event.tenant === downloader);
+  const downloads = (await onStream()).filter(
+    (event) => event.type === "download" && event.tenant === downloader,
+  );
   expect(downloads).toHaveLength(2);
-  await new KinesisEventSink(kinesis, streamName).publish([resentOf(downloads[0] as BeaconEvent)]);
-  const batch = await wholeShardBatch(kinesis, streamName);
+  const batch = await shardWithCopyOf(downloads[0] as BeaconEvent);
   const handler = handlerWith();
   expect(await handler(batch)).toEqual({ batchItemFailures: [] });
   expect(await handler(batch)).toEqual({ batchItemFailures: [] });
 
-  const usage = await consoleApi.request(
-    "GET",
-    `/api/v1/usage?from=${new Date(startedAt).toISOString()}&to=${new Date(Date.now() + 1).toISOString()}`,
-    { token: admin },
-  );
+  const usage = await usageSince(startedAt, admin);
   expect(usage.status, usage.body).toBe(200);
   // Downloading is no heartbeat: the agent is not counted active for it.
   expect(usage.json().totals).toMatchObject({
@@ -258,22 +270,52 @@ it("counts each link to an asset an operator is granted as a download of the who
   });
   expect(refused.status).toBe(404);
 
-  const onStream = (await readShardRecords(kinesis, streamName)).map((record) => record.data as BeaconEvent);
-  const links = onStream.filter((event) => event.type === "download" && event.tenant === operatorTenant);
+  const links = (await onStream()).filter(
+    (event) => event.type === "download" && event.tenant === operatorTenant,
+  );
   expect(links).toMatchObject([
     { what: "asset", bytesOut: bytes.length, link: true },
     { what: "asset", bytesOut: bytes.length, link: true },
   ]);
   expect(links[0]).not.toHaveProperty("agentId");
-  await new KinesisEventSink(kinesis, streamName).publish([resentOf(links[1] as BeaconEvent)]);
-  const batch = await wholeShardBatch(kinesis, streamName);
+  const batch = await shardWithCopyOf(links[1] as BeaconEvent);
   expect(await handlerWith()(batch)).toEqual({ batchItemFailures: [] });
 
-  const usage = await consoleApi.request(
-    "GET",
-    `/api/v1/usage?from=${new Date(startedAt).toISOString()}&to=${new Date(Date.now() + 1).toISOString()}`,
-    { token: await consoleApi.token({ tenant: operatorTenant, role: "admin" }) },
+  const usage = await usageSince(
+    startedAt,
+    await consoleApi.token({ tenant: operatorTenant, role: "admin" }),
   );
   expect(usage.status, usage.body).toBe(200);
   expect(usage.json().totals).toMatchObject({ downloads: 2, downloadBytes: 2 * bytes.length });
+});
+
+it("counts a debug bundle an agent uploads, and its bytes, once however often the stream delivers it", async () => {
+  const uploader = `${tenant}-uploads`;
+  const fleet = await agentApi.issueCertificate({ tenant: uploader, fleet: true });
+  const operator = await consoleApi.token({ tenant: uploader, role: "operator" });
+  const startedAt = Date.now();
+  const { agentId, uploadPath } = await agentAwaitingBundle(
+    agentApi,
+    consoleApi,
+    { fleet, operator },
+    `${uploader}-edge-1`,
+  );
+  const bundle = randomBytes(300_000);
+  const uploaded = await uploadBundle(agentApi, uploadPath, bundle, fleet);
+  expect(uploaded.status, uploaded.body).toBe(201);
+  // An upload refused (the operation has its bundle) puts no event.
+  const again = await uploadBundle(agentApi, uploadPath, bundle, fleet);
+  expect(again.status, again.body).toBe(409);
+
+  const uploads = (await onStream()).filter((event) => event.type === "upload" && event.tenant === uploader);
+  expect(uploads).toMatchObject([{ agentId, what: "debugBundle", bytesIn: bundle.length }]);
+  // A relay's copy of the upload's event, and the shard delivered whole twice.
+  const batch = await shardWithCopyOf(uploads[0] as BeaconEvent);
+  const handler = handlerWith();
+  expect(await handler(batch)).toEqual({ batchItemFailures: [] });
+  expect(await handler(batch)).toEqual({ batchItemFailures: [] });
+
+  const usage = await usageSince(startedAt, await consoleApi.token({ tenant: uploader, role: "admin" }));
+  expect(usage.status, usage.body).toBe(200);
+  expect(usage.json().totals).toMatchObject({ uploads: 1, uploadBytes: bundle.length, downloads: 0 });
 });

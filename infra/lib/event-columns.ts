@@ -15,6 +15,7 @@ import downloadEventSchema from "../../schemas/events/download-event.schema.json
 import heartbeatEventSchema from "../../schemas/events/heartbeat-event.schema.json" with { type: "json" };
 import operationEventSchema from "../../schemas/events/operation-event.schema.json" with { type: "json" };
 import rolloutEventSchema from "../../schemas/events/rollout-event.schema.json" with { type: "json" };
+import uploadEventSchema from "../../schemas/events/upload-event.schema.json" with { type: "json" };
 import webhookDisabledEventSchema from "../../schemas/events/webhook-disabled-event.schema.json" with {
   type: "json",
 };
@@ -41,6 +42,7 @@ export const eventSchemas = [
   heartbeatEventSchema,
   operationEventSchema,
   rolloutEventSchema,
+  uploadEventSchema,
   webhookDisabledEventSchema,
 ] as JsonSchema[];
 

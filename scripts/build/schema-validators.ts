@@ -42,6 +42,7 @@ const EventSchemaFiles = {
   agentDecommissionedEvent: "events/agent-decommissioned-event.schema.json",
   webhookDisabledEvent: "events/webhook-disabled-event.schema.json",
   downloadEvent: "events/download-event.schema.json",
+  uploadEvent: "events/upload-event.schema.json",
 } as const;
 
 const schemasDir = new URL("../../schemas/", import.meta.url);

@@ -73,6 +73,8 @@ describe("statements over the model's month", () => {
         bytesOut: (usage.bytesOut * share) / hours,
         downloads: 0,
         downloadBytes: 0,
+        uploads: 0,
+        uploadBytes: 0,
       },
     }));
   }

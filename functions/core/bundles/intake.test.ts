@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../adapters/memory/clock.js";
 import { MemoryDebugBundleContent, MemoryDebugBundles } from "../../adapters/memory/debug-bundles.js";
+import { MemoryEventSink } from "../../adapters/memory/event-sink.js";
 import { SequentialIds } from "../../adapters/memory/id-generator.js";
 import { MemoryOperationStore } from "../../adapters/memory/operation-store.js";
 import { MemoryRevocationList } from "../../adapters/memory/revocation-list.js";
@@ -23,11 +24,13 @@ function harness() {
   const content = new MemoryDebugBundleContent();
   const revocations = new MemoryRevocationList();
   const clock = new ManualClock();
+  const events = new MemoryEventSink();
   const intake = makeDebugBundleIntake({
     operations,
     bundles,
     content,
     revocations,
+    events,
     clock,
     ids: new SequentialIds(),
     retentionMs: DEFAULT_DEBUG_BUNDLE_DAYS * DAY_MS,
@@ -49,7 +52,7 @@ function harness() {
     await operations.create([record]);
     return record.operationId;
   };
-  return { intake, bundles, content, revocations, clock, operation };
+  return { intake, bundles, content, revocations, events, clock, operation };
 }
 
 async function* bytesOf(...chunks: string[]) {
@@ -72,6 +75,32 @@ describe("debug bundle intake", () => {
     expect(bundle.storedAt).toBe(clock.now());
     expect(await bundles.get("acme", operationId)).toEqual(bundle);
     expect([...content.objects.values()].map((bytes) => Buffer.from(bytes).toString())).toEqual(["tar.gz"]);
+  });
+
+  it("puts one upload event of the stored bundle's bytes on the stream, for usage to count", async () => {
+    const { intake, events, clock, operation } = harness();
+    const operationId = await operation("edge-1", "delivered");
+    await intake.store(await intake.admit(fleet, operationId), bytesOf("tar", ".gz"), () => 6);
+    expect(events.events).toEqual([
+      {
+        type: "upload",
+        version: 1,
+        eventId: expect.any(String),
+        tenant: "acme",
+        agentId: "edge-1",
+        at: clock.now(),
+        what: "debugBundle",
+        bytesIn: 6,
+      },
+    ]);
+  });
+
+  it("keeps the bundle stored when its upload event is kept nowhere", async () => {
+    const { intake, bundles, events, operation } = harness();
+    const operationId = await operation("edge-1", "delivered");
+    events.failing = true;
+    const bundle = await intake.store(await intake.admit(fleet, operationId), bytesOf("tar"), () => 3);
+    expect(await bundles.get("acme", operationId)).toEqual(bundle);
   });
 
   it("takes it from the operation's own agent certificate, and refuses another agent's", async () => {
@@ -118,18 +147,19 @@ describe("debug bundle intake", () => {
     await expect(intake.admit(fleet, operationId)).rejects.toMatchObject({ code: "certificate_revoked" });
   });
 
-  it("records nothing when the bytes fail on the way (too large, cut short)", async () => {
-    const { intake, bundles, content, operation } = harness();
+  it("records nothing and puts no event when the bytes fail on the way (too large, cut short)", async () => {
+    const { intake, bundles, content, events, operation } = harness();
     const operationId = await operation("edge-1", "delivered");
     const slot = await intake.admit(fleet, operationId);
     const tooLarge = new Error("too large");
     await expect(intake.store(slot, failingAfter("part", tooLarge), () => 4)).rejects.toBe(tooLarge);
     expect(await bundles.get("acme", operationId)).toBeUndefined();
     expect(content.objects.size).toBe(0);
+    expect(events.events).toEqual([]);
   });
 
-  it("keeps the first of two racing uploads and removes the second's bytes", async () => {
-    const { intake, bundles, content, operation } = harness();
+  it("keeps the first of two racing uploads, removes the second's bytes and meters the first alone", async () => {
+    const { intake, bundles, content, events, operation } = harness();
     const operationId = await operation("edge-1", "delivered");
     const first = await intake.admit(fleet, operationId);
     const second = await intake.admit(fleet, operationId);
@@ -139,5 +169,6 @@ describe("debug bundle intake", () => {
     });
     expect((await bundles.get("acme", operationId))?.uploadId).toBe(first.uploadId);
     expect([...content.objects.values()].map((bytes) => Buffer.from(bytes).toString())).toEqual(["first"]);
+    expect(events.events).toMatchObject([{ type: "upload", bytesIn: 5 }]);
   });
 });

@@ -1,9 +1,12 @@
 /**
  * Taking a debug bundle from an agent: who may upload one, for which operation, and what is recorded once its
  * bytes are stored. The ingress (the streaming intake, functions/bundle-intake) reads the body and counts it;
- * this decides everything else, so that every ingress refuses alike.
+ * this decides everything else, so that every ingress refuses and meters alike.
  */
 import { BeaconError } from "../errors.js";
+import type { EventSink } from "../events/ports.js";
+import { publishReportingFailure } from "../events/publishing.js";
+import { uploadEvent } from "../events/upload-event.js";
 import {
   type CaBindings,
   credentialOfCertificate,
@@ -23,6 +26,8 @@ export interface DebugBundleIntakeDependencies {
   bundles: DebugBundleStore;
   content: DebugBundleContent;
   revocations: RevocationList;
+  /** Where a stored bundle's upload event goes, for usage to count it. */
+  events: EventSink;
   clock: Clock;
   ids: IdGenerator;
   /** Which tenants each trusted CA may speak for; absent when every trusted CA is Beacon's own. */
@@ -61,8 +66,9 @@ export function makeDebugBundleIntake(deps: DebugBundleIntakeDependencies) {
     },
 
     /**
-     * Stores the bytes `source` yields and records the bundle. A source that fails (too large, cut short) leaves
-     * nothing stored; a bundle that another upload recorded first removes this upload's own bytes.
+     * Stores the bytes `source` yields, records the bundle and puts its upload event on the stream. A source that
+     * fails (too large, cut short) leaves nothing stored and puts no event; a bundle that another upload recorded
+     * first removes this upload's own bytes, and puts none either.
      */
     async store(slot: DebugBundleSlot, source: AsyncIterable<Uint8Array>, size: () => number) {
       await content.put(slot, source);
@@ -73,9 +79,24 @@ export function makeDebugBundleIntake(deps: DebugBundleIntakeDependencies) {
         storedAt,
         expiresAt: storedAt + deps.retentionMs,
       };
-      if (await bundles.create(bundle)) return bundle;
-      await content.remove(slot);
-      throw bundleExists();
+      if (!(await bundles.create(bundle))) {
+        await content.remove(slot);
+        throw bundleExists();
+      }
+      const { tenant, agentId } = slot;
+      // The sink holds the event when the stream is down, and logs it whole when it can keep it nowhere: the
+      // bundle is stored either way, and an agent told otherwise would only upload it again, to be refused.
+      await publishReportingFailure(deps.events, [
+        uploadEvent({
+          eventId: deps.ids.newId(),
+          tenant,
+          agentId,
+          at: storedAt,
+          what: "debugBundle",
+          bytesIn: bundle.bytes,
+        }),
+      ]);
+      return bundle;
     },
   };
 }

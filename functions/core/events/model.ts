@@ -285,6 +285,23 @@ export interface DownloadEvent {
 }
 
 /**
+ * An agent's upload Beacon stored (a debug bundle the intake took, answered 201): one event per upload, so that
+ * usage counts the bytes each tenant's agents uploaded (a refusal puts none).
+ */
+export interface UploadEvent {
+  type: "upload";
+  version: 1;
+  eventId: string;
+  tenant: string;
+  /** The agent whose operation the upload answers. */
+  agentId: string;
+  at: number;
+  what: "debugBundle";
+  /** The content's bytes as received: the form's part holding it. */
+  bytesIn: number;
+}
+
+/**
  * Marks an event put on the stream again after a put whose outcome was unknown (the stream may have taken it),
  * or by a relay (a run before it may have): an earlier record may carry the same eventId. The consumers look for
  * that earlier record before they take a marked one (events/copies.ts); an event never marked is the only record
@@ -305,6 +322,7 @@ export type BeaconEvent = (
   | AgentDecommissionedEvent
   | WebhookDisabledEvent
   | DownloadEvent
+  | UploadEvent
 ) &
   ResentMark;
 

@@ -157,6 +157,8 @@ describe("the monthly statement", () => {
         bytesOut: 104,
         downloads: 1,
         downloadBytes: 5_000,
+        uploads: 0,
+        uploadBytes: 0,
         tableGbMonths: 0,
         bucketGbMonths: 0,
       },

@@ -8,6 +8,7 @@ import type {
   DownloadEvent,
   HeartbeatEvent,
   OperationEvent,
+  UploadEvent,
 } from "../events/model.js";
 import type { StreamRecord } from "../events/ports.js";
 import type { Principal } from "../identity/principal.js";
@@ -70,13 +71,25 @@ const download = (tenant: string, agentId: string, at: number): DownloadEvent =>
   bytesOut: 1_000,
 });
 
+const upload = (tenant: string, agentId: string, at: number): UploadEvent => ({
+  type: "upload",
+  version: 1,
+  eventId: `up-${++ids}`,
+  tenant,
+  agentId,
+  at,
+  what: "debugBundle",
+  bytesIn: 4_000,
+});
+
 /** Records of one shard from `first` on, their positions growing in length (1, 8, 15): compared as numbers. */
 const onShard = (shard: string, events: BeaconEvent[], first = 1): StreamRecord[] =>
   events.map((event, index) => ({ shard, position: String(first + index * 7), event }));
 
 /**
  * Two tenants' hour and the next: heartbeats of three agents, acks, an operation created and delivered, and an
- * asset downloaded twice by an agent that never heartbeat in the range.
+ * asset downloaded twice by an agent that never heartbeat in the range; in the next, a debug bundle uploaded by an
+ * agent that heartbeat in the first hour alone.
  */
 const run = (): BeaconEvent[] => [
   heartbeat("acme", "pump-1", H0 + 1_000),
@@ -90,6 +103,7 @@ const run = (): BeaconEvent[] => [
   heartbeat("acme", "pump-1", H0 + 61_000),
   heartbeat("acme", "pump-3", H0 + HOUR_MS + 1_000),
   ack("globex", "press-1", H0 + HOUR_MS + 2_000),
+  upload("acme", "pump-2", H0 + HOUR_MS + 3_000),
 ];
 
 const admin: Principal = { tenant: "acme", role: "admin", subject: "a" };
@@ -108,12 +122,12 @@ describe("the usage meter", () => {
     ).toEqual([
       ["acme", H0, 7],
       ["globex", H0, 1],
-      ["acme", H0 + HOUR_MS, 1],
+      ["acme", H0 + HOUR_MS, 2],
       ["globex", H0 + HOUR_MS, 1],
     ]);
   });
 
-  it("counts heartbeats, acknowledgements, operations created, downloads, their bytes and distinct agents per hour", async () => {
+  it("counts heartbeats, acknowledgements, operations created, downloads, uploads, their bytes and distinct agents per hour", async () => {
     const { consumer, api } = subject();
     await consumer.consume(onShard("shard-0", run()));
     const { body } = await api.get(admin, { from: H0, to: H0 + 2 * HOUR_MS });
@@ -131,6 +145,8 @@ describe("the usage meter", () => {
           bytesOut: 3 * 26 + 2,
           downloads: 2,
           downloadBytes: 2_000,
+          uploads: 0,
+          uploadBytes: 0,
         },
         {
           hour: new Date(H0 + HOUR_MS).toISOString(),
@@ -142,10 +158,12 @@ describe("the usage meter", () => {
           bytesOut: 26,
           downloads: 0,
           downloadBytes: 0,
+          uploads: 1,
+          uploadBytes: 4_000,
         },
       ],
       // pump-1 and pump-2 in the first hour, pump-3 in the second: three agents, not the hours' sum over again;
-      // pump-9 only downloaded, which is no sign of life.
+      // pump-9 only downloaded, and pump-2 only uploaded in the second hour, which are no sign of life.
       totals: {
         activeAgents: 3,
         heartbeats: 4,
@@ -155,6 +173,8 @@ describe("the usage meter", () => {
         bytesOut: 106,
         downloads: 2,
         downloadBytes: 2_000,
+        uploads: 1,
+        uploadBytes: 4_000,
       },
       // No snapshot of what the tenant stores was taken in the range.
       storedDays: [],
@@ -171,7 +191,7 @@ describe("the usage meter", () => {
     const shard1 = records.filter((record) => record.shard === "shard-1");
     await again.consumer.consume([...shard0.slice(0, 3), ...shard1.slice(0, 2)]);
     await again.consumer.consume(shard0.slice(0, 2));
-    await Promise.all([again.consumer.consume(shard0.slice(1)), again.consumer.consume(shard1.slice(0, 3))]);
+    await Promise.all([again.consumer.consume(shard0.slice(1)), again.consumer.consume(shard1.slice(0, -1))]);
     const writes = again.usage.writes;
     await again.consumer.consume(records);
     expect(again.usage.writes).toBe(writes + 1);
@@ -188,7 +208,7 @@ describe("the usage meter", () => {
     expect(batch?.contributions[0]?.counts).toEqual({ heartbeats: 1, bytesIn: 0, bytesOut: 0 });
   });
 
-  it("answers an hour stored before the download counters existed with none downloaded", async () => {
+  it("answers an hour stored before the download and upload counters existed with none downloaded or uploaded", async () => {
     const { usage, api } = subject();
     const counts = { heartbeats: 2, acknowledgements: 0, operations: 0, bytesIn: 10, bytesOut: 4 };
     const hour = H0 / HOUR_MS;
@@ -202,9 +222,17 @@ describe("the usage meter", () => {
     const { body } = await api.get(admin, { from: H0, to: H0 + HOUR_MS });
     expect(body).toMatchObject({
       hours: [
-        { hour: new Date(H0).toISOString(), activeAgents: 0, ...counts, downloads: 0, downloadBytes: 0 },
+        {
+          hour: new Date(H0).toISOString(),
+          activeAgents: 0,
+          ...counts,
+          downloads: 0,
+          downloadBytes: 0,
+          uploads: 0,
+          uploadBytes: 0,
+        },
       ],
-      totals: { heartbeats: 2, downloads: 0, downloadBytes: 0 },
+      totals: { heartbeats: 2, downloads: 0, downloadBytes: 0, uploads: 0, uploadBytes: 0 },
     });
   });
 
@@ -222,6 +250,8 @@ describe("the usage meter", () => {
         bytesOut: 28,
         downloads: 0,
         downloadBytes: 0,
+        uploads: 0,
+        uploadBytes: 0,
       },
     });
     await expect(api.get({ ...admin, role: "operator" }, {})).rejects.toMatchObject({ code: "forbidden" });

@@ -8,8 +8,8 @@ import { type AgentSketch, emptySketch, estimateAgents, mergeSketch } from "./sk
 /**
  * What the usage meter counts per tenant and hour, from the events on the stream: accepted heartbeats, the
  * acknowledgements agents sent, the operations created for them, and the bytes of the heartbeats' and
- * acknowledgements' requests (in) and replies (out); the flows, assets and debug bundles downloaded and their bytes. The
- * distinct agents seen are counted beside them, in a sketch.
+ * acknowledgements' requests (in) and replies (out); the flows, assets and debug bundles downloaded and their bytes;
+ * the debug bundles agents uploaded and their bytes. The distinct agents seen are counted beside them, in a sketch.
  */
 export const UsageCounters = [
   "heartbeats",
@@ -19,6 +19,8 @@ export const UsageCounters = [
   "bytesOut",
   "downloads",
   "downloadBytes",
+  "uploads",
+  "uploadBytes",
 ] as const;
 export type UsageCounter = (typeof UsageCounters)[number];
 export type UsageCounts = Record<UsageCounter, number>;
@@ -75,6 +77,9 @@ function usageOf(event: BeaconEvent): Omit<UsageContribution, keyof Placed> | un
     case "download":
       // An agent fetching content is not a sign of life as a heartbeat is: it leaves the active agents alone.
       return { counts: { downloads: 1, downloadBytes: event.bytesOut } };
+    case "upload":
+      // Nor is an upload: it answers an operation, which heartbeats already show the agent alive for.
+      return { counts: { uploads: 1, uploadBytes: event.bytesIn } };
     default:
       return undefined;
   }

@@ -2846,6 +2846,10 @@ export interface components {
             downloads: number;
             /** @description Bytes of the flows and assets agents downloaded (the responses' bodies), and of the assets and debug bundles whose links operators were granted (each whole). */
             downloadBytes: number;
+            /** @description Debug bundles agents uploaded that Beacon stored (answered 201; a refused upload counts none). */
+            uploads: number;
+            /** @description Bytes of the debug bundles agents uploaded, as received (the form's part holding each). */
+            uploadBytes: number;
         };
         FleetHistory: {
             /** @description The class asked for; absent for the whole fleet. */

@@ -237,6 +237,7 @@ function HoursTable({ hours }: { hours: Schemas["UsageHour"][] }) {
             "Bytes in",
             "Bytes out",
             "Downloaded",
+            "Uploaded",
           ]}
         />
         <tbody>
@@ -250,6 +251,7 @@ function HoursTable({ hours }: { hours: Schemas["UsageHour"][] }) {
               <td>{byteSize(hour.bytesIn)}</td>
               <td>{byteSize(hour.bytesOut)}</td>
               <td>{byteSize(hour.downloadBytes)}</td>
+              <td>{byteSize(hour.uploadBytes)}</td>
             </tr>
           ))}
         </tbody>
