@@ -164,6 +164,12 @@ function trustedCaFingerprintsOf(env: Environment): ReadonlySet<string> | undefi
 const operationAckTimeoutMs = (env: Environment): number =>
   numberEnv(env, EnvNames.operationAckTimeoutSeconds, 300) * 1_000;
 
+/**
+ * How long a cache command may take in the console, the sweeper and the bundle intake: 150 ms unless set (the
+ * agent API's default is its answer budget's share instead).
+ */
+const cacheTimeoutMs = (env: Environment): number => numberEnv(env, EnvNames.cacheTimeoutMs, 150);
+
 /** Days before its notAfter a certificate counts as expiring: 30 unless set. */
 const certificateExpiryWarningDays = (env: Environment): number =>
   Math.ceil(numberEnv(env, EnvNames.certExpiryWarningDays, 30));
@@ -253,7 +259,7 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     streamName: requireEnv(env, EnvNames.streamName),
     operationAckTimeoutMs: operationAckTimeoutMs(env),
     redisUrl: requireEnv(env, EnvNames.redisUrl),
-    cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
+    cacheTimeoutMs: cacheTimeoutMs(env),
     checkpointIntervalMs: checkpointIntervalMs(env),
     agentCa: secretArn
       ? { secretArn, trustedFingerprints: trustedCaFingerprintsOf(env) }
@@ -307,7 +313,7 @@ export function bundleIntakeConfig(env: Environment = process.env): BundleIntake
     retentionMs: debugBundleRetentionMs(env),
     streamName: requireEnv(env, EnvNames.streamName),
     redisUrl: requireEnv(env, EnvNames.redisUrl),
-    cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
+    cacheTimeoutMs: cacheTimeoutMs(env),
     eventBuffer: eventBufferBounds(env),
   };
 }
@@ -375,7 +381,7 @@ export function sweeperConfig(env: Environment = process.env): SweeperConfig {
     // A few seconds of work a run; a backlog drains over the next minutes.
     maxOperationsPerRun: numberEnv(env, EnvNames.sweeperMaxOperations, 500),
     redisUrl: requireEnv(env, EnvNames.redisUrl),
-    cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, 150),
+    cacheTimeoutMs: cacheTimeoutMs(env),
     agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
     debugBundleTargetBase: debugBundleTargetBase(env),
     checkpointIntervalMs: checkpointIntervalMs(env),
