@@ -85,6 +85,8 @@ describe("the Usage page", () => {
       after.usage.heartbeats,
     );
     expect(await page.getByRole("img", { name: /^Heartbeats per day: / }).count()).toBe(1);
+    // What is metered and not priced, uploads of debug bundles among it, is said under the statement.
+    expect(await page.getByText(/priced at nothing: .* [\d,]+ debug bundle uploads \(/).count()).toBe(1);
     await capture(page, "usage");
   });
 

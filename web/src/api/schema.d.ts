@@ -943,7 +943,7 @@ export interface paths {
         };
         /**
          * The caller's tenant's month, priced
-         * @description A calendar month's usage (UTC) priced per unit: agent-hours (each hour, the agents active in it), heartbeats accepted and bytes of replies, each line its quantity × its unit price in USD, and their total. The unit prices are the capacity model's (docs/capacity.md) for the way the deployment runs the agent API, charged to the units that drive its costs, so that statements whose usage adds up to the model's month add up to the model's total; a deployment may override them (docs/usage.md). Acknowledgements, operations and bytes in are metered and shown, priced at nothing.
+         * @description A calendar month's usage (UTC) priced per unit: agent-hours (each hour, the agents active in it), heartbeats accepted and bytes of replies, each line its quantity × its unit price in USD, and their total. The unit prices are the capacity model's (docs/capacity.md) for the way the deployment runs the agent API, charged to the units that drive its costs, so that statements whose usage adds up to the model's month add up to the model's total; a deployment may override them (docs/usage.md). Acknowledgements, operations, bytes in and debug bundle uploads are metered and shown, priced at nothing.
          */
         get: operations["getUsageStatement"];
         put?: never;

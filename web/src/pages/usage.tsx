@@ -149,8 +149,9 @@ function Statement({ statement }: { statement: Schemas["UsageStatement"] }) {
         Priced as {pricedAs.option} with the capacity model's unit prices
         {pricedAs.overridden.length > 0 ? `, the deployment's own for ${pricedAs.overridden.join(", ")}` : ""}
         . Also metered, priced at nothing: {count(usage.acknowledgements)} acknowledgements,{" "}
-        {count(usage.operations)} operations, {byteSize(usage.bytesIn)} in; {count(usage.activeAgents)}{" "}
-        distinct agents in the month.
+        {count(usage.operations)} operations, {byteSize(usage.bytesIn)} in, {count(usage.uploads)} debug
+        bundle uploads ({byteSize(usage.uploadBytes)}); {count(usage.activeAgents)} distinct agents in the
+        month.
       </p>
     </>
   );
