@@ -439,6 +439,11 @@ describe("the plan", () => {
       '\n    state: "disabled" → "active" (The receiver answered 410 Gone)\n',
     );
 
+    expect(planJson(changes).changes.find(({ action }) => action === "update")).toMatchObject({
+      kind: "Webhook",
+      subscriptionId: active.subscriptionId,
+    });
+
     current.webhooks = [disabled, { ...active, subscriptionId: "wh-1764496800000-b" }];
     expect(changesAnything(plan(objects, current, { prune: true }))).toBe(false);
   });
@@ -476,6 +481,11 @@ describe("the plan", () => {
       "ClassParameter pumps/retired",
       "Webhook wh-1764496800000-b https://hooks.example.com/beacon [agent.online] of pumps",
     ]);
+    expect(
+      planJson(pruned)
+        .changes.filter(({ kind, action }) => kind === "Webhook" && action === "delete")
+        .map(({ subscriptionId }) => subscriptionId),
+    ).toEqual(["wh-1764496800000-b"]);
     // The API deletes no class; an undeclared class's parameters are not the folder's to prune.
     expect(pruned.find(({ name }) => name === "auto")).toMatchObject({
       action: "unmanaged",

@@ -279,6 +279,15 @@ export function renderPlan(changes: Change[]): string {
 }
 
 /** The plan as scripts read it: each change's action, kind, name, differences and where it was declared. */
+/** The subscription a webhook's change acts on, by id, for a script to follow: one it enables, deletes or leaves. */
+function subscriptionOf(change: Change): { subscriptionId?: string } {
+  if ("target" in change)
+    return change.target.kind === "Webhook" ? { subscriptionId: change.target.subscriptionId } : {};
+  return "subscriptionId" in change && change.subscriptionId !== undefined
+    ? { subscriptionId: change.subscriptionId }
+    : {};
+}
+
 export function planJson(changes: Change[]) {
   return {
     changes: changes.map((change) => ({
@@ -288,6 +297,7 @@ export function planJson(changes: Change[]) {
       ...("differences" in change ? { differences: change.differences } : {}),
       ...("object" in change ? { source: change.object.source } : {}),
       ...("note" in change && change.note ? { note: change.note } : {}),
+      ...subscriptionOf(change),
     })),
     summary: summary(changes),
   };
