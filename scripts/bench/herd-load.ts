@@ -10,8 +10,9 @@
  * built before the clock starts, and a few agents outside the herd heartbeat before it. Then `--new-agents` more
  * agents of the build send their first heartbeat over connections opened before (for C++ too): what a new
  * agent costs Beacon without its handshake. Prints `{"phase":"ready"}`, waits for a line, runs the herd, prints
- * `{"phase":"herded"}`, waits for a line, registers the new agents, prints `{"phase":"registered"}`, waits for a
- * line and prints one JSON line of results (`phase: "result"`).
+ * `{"phase":"herded"}`, waits for a line, opens the new agents' connections, prints `{"phase":"connected"}`, waits
+ * for a line, registers the new agents, prints `{"phase":"registered"}`, waits for a line and prints one JSON line
+ * of results (`phase: "result"`).
  */
 import { Agent } from "node:https";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
@@ -213,6 +214,7 @@ const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);
 loopDelay.disable();
 for (const { connection } of herd) if (connection) connection.destroy();
+await phase("herded");
 
 const newAgentConnections = Array.from(
   { length: NEW_AGENT_CONNECTIONS },
@@ -227,7 +229,7 @@ await Promise.all(
     }),
   ),
 );
-await phase("herded");
+await phase("connected");
 await registerNewAgents(newAgentConnections);
 await phase("registered");
 for (const connection of newAgentConnections) connection.destroy();

@@ -107,6 +107,9 @@ try {
         serverCpuSeconds = (stack.beaconCpuMs() - cpuBefore) / 1000;
         herdCounts = await stack.proxies.counts();
         herdTimings = await stack.proxies.timings();
+      } else if (phase === "connected") {
+        // The new agents' connections are open, their handshakes and a known agent's heartbeat on each made:
+        // what the meters count from now is the new agents' alone, as what they counted before was the herd's.
         await stack.proxies.reset();
         log(`herd answered; ${newAgentCount} new agents register over connections opened before`);
         newAgents.idleCpuPerMs = await idleCpu(stack.beaconCpuMs);
