@@ -278,7 +278,6 @@ export function renderPlan(changes: Change[]): string {
   return lines.join("\n");
 }
 
-/** The plan as scripts read it: each change's action, kind, name, differences and where it was declared. */
 /** The subscription a webhook's change acts on, by id, for a script to follow: one it enables, deletes or leaves. */
 function subscriptionOf(change: Change): { subscriptionId?: string } {
   if ("target" in change)
@@ -288,6 +287,10 @@ function subscriptionOf(change: Change): { subscriptionId?: string } {
     : {};
 }
 
+/**
+ * The plan as scripts read it: each change's action, kind, name, differences, where it was declared and, for a
+ * webhook's, its subscription.
+ */
 export function planJson(changes: Change[]) {
   return {
     changes: changes.map((change) => ({
