@@ -1,8 +1,9 @@
 /**
  * A group's parameter values on the real local stack: agents in a group by label download their flow rendered
  * with the group's value and are sent the flow id of that rendering, the others the class's; an agent's own
- * value overrides the group's; an agent labelled into the group gets its value; and a steady heartbeat of a
- * member still costs no DynamoDB request and one cache round trip.
+ * value overrides the group's; an agent labelled into the group gets its value; a steady heartbeat of a
+ * member still costs no DynamoDB request and one cache round trip; and agents registering together read the
+ * groups once, until a group holding values changes.
  */
 import { randomUUID } from "node:crypto";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
@@ -23,6 +24,7 @@ import { EnvNames } from "../shared/env-names.js";
 const AGENTS = ["pump-1", "pump-2", "pump-3"];
 const CLASS_BROKER = "class-broker:9092";
 const NORTH_BROKER = "north-broker:9092";
+const ALL_BROKER = "all-broker:9092";
 
 let redis: PrivateRedis;
 let agentApi: AgentApiUnderTest;
@@ -54,6 +56,12 @@ async function beat(agentId: string): Promise<string | undefined> {
   return flowId;
 }
 
+/** The agent's first heartbeat, with its manifest's operations. */
+const register = (agentId: string) =>
+  heartbeat(agentApi, fleet, agentId, "pumps", `${tenant}-java`, {
+    operations: [{ type: "UPDATE", properties: { CONFIGURATION: {} } }],
+  });
+
 /** The brokers the agent's rendered flow carries. */
 async function brokersOf(agentId: string): Promise<string | undefined> {
   const path = new URL(agentFlowContentUrl(agentApi.url, agentId, flowHash)).pathname;
@@ -70,12 +78,7 @@ beforeAll(async () => {
   tenant = `group-values-${randomUUID().slice(0, 8)}`;
   operator = await consoleApi.token({ tenant, role: "operator" });
   fleet = await agentApi.issueCertificate({ tenant, fleet: true });
-  for (const agentId of AGENTS)
-    expect(
-      await heartbeat(agentApi, fleet, agentId, "pumps", `${tenant}-java`, {
-        operations: [{ type: "UPDATE", properties: { CONFIGURATION: {} } }],
-      }),
-    ).toBe(200);
+  for (const agentId of AGENTS) expect(await register(agentId)).toBe(200);
   const secretArn = await createTenantSecret(agentApi.env, tenant, "kafka", { password: "pw" });
   await consoleCall("PUT", "classes/pumps/parameters/kafka.password", {
     secretRef: `${secretArn}:SecretString:password`,
@@ -207,5 +210,34 @@ describe("a group's parameter values", () => {
     await consoleCall("DELETE", "groups/north");
     expect(await brokersOf("pump-2")).toBe(CLASS_BROKER);
     expect(await beat("pump-2")).toBe(running.get("pump-1"));
+  });
+
+  it("reach agents registering together with one read of the groups, and the first after a group changes with a read of it", async () => {
+    await consoleCall("POST", "groups", { name: "all-pumps", query: { classes: ["pumps"] } });
+    await consoleCall("PUT", "groups/all-pumps/parameters/kafka.brokers", { value: ALL_BROKER });
+    const herd = ["pump-4", "pump-5", "pump-6"];
+    const queriesOf = async (agentId: string) => {
+      agentApi.dynamoDb.reset();
+      expect(await register(agentId)).toBe(200);
+      return agentApi.dynamoDb.counts()["DynamoDB_20120810.Query"] ?? 0;
+    };
+    // Each reads its group's values; the groups are read by the first alone.
+    const queries: number[] = [];
+    for (const agentId of herd) queries.push(await queriesOf(agentId));
+    const [first = 0] = queries;
+    expect(queries).toEqual([first, first - 1, first - 1]);
+    const herdFlowIds = new Set<string | undefined>();
+    for (const agentId of herd) {
+      herdFlowIds.add(await beat(agentId));
+      expect(await brokersOf(agentId)).toBe(ALL_BROKER);
+    }
+    expect(herdFlowIds.size).toBe(1);
+    expect(herdFlowIds.has(running.get("pump-1"))).toBe(false);
+
+    // Its query no longer picks an agent without labels: the next to register is no member.
+    await consoleCall("PUT", "groups/all-pumps", { query: { classes: ["pumps"], labels: ["site=south"] } });
+    expect(await register("pump-7")).toBe(200);
+    expect(await beat("pump-7")).toBe(running.get("pump-1"));
+    expect(await brokersOf("pump-7")).toBe(CLASS_BROKER);
   });
 });

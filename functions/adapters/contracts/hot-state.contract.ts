@@ -34,6 +34,8 @@ export interface HotStateSubject {
   attention(tenant: string, agentClass: string, reason: CachedAttentionReason): Promise<Map<string, number>>;
   /** The agent's load samples as the console reads them, oldest first. */
   loadSamples(tenant: string, agentId: string): Promise<LoadSample[]>;
+  /** The console's change of a group holding values (FleetHotState.groupsChanged). */
+  groupsChanged(tenant: string): Promise<void>;
 }
 
 /**
@@ -161,6 +163,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       sequence: 1,
       // The class is known, its flow policy not yet.
       classFlowUnknown: true,
+      groupsVersion: expect.any(String),
     });
     expect(await sighted(START + 30_000, { runStatus: "RUNNING" })).toEqual({
       registered: false,
@@ -170,6 +173,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       deviceChanged: false,
       sequence: 2,
       classFlowUnknown: true,
+      groupsVersion: expect.any(String),
     });
     expect(await sighted(START + 60_000, { agentClass: "valves", flowId: "flow-2" })).toMatchObject({
       agentClass: "valves",
@@ -190,6 +194,7 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
       deviceChanged: false,
       sequence: 1,
       classFlowUnknown: false,
+      groupsVersion: expect.any(String),
     });
   });
 
@@ -207,6 +212,26 @@ export const hotStateContract = contract<HotStateSubject>("the hot state", (the)
     const refused = await hotState.recordSighting(sighting(START + 2, { serialNumber: "0B" }));
     expect(refused).toEqual({ recorded: false, revocation: "revoked" });
     expect(await sighted(START + 3)).toMatchObject({ sequence: 3 });
+  });
+
+  it("answers an agent about to register the tenant's groups' version, kept until a group holding values changes", async () => {
+    const { hotState } = the.subject;
+    await hotState.rememberRevocations(the.tenant, []);
+    const first = (await sighted(START, reported)).groupsVersion;
+    expect(first).toEqual(expect.any(String));
+    expect((await sighted(START + 1, { ...reported, agentId: "agent-2" })).groupsVersion).toBe(first);
+    await hotState.markRegistered(the.tenant, "agent-1", {
+      now: START,
+      ownValues: new Map(),
+      agentClass: "pumps",
+    });
+    // A steady heartbeat is told none: it registers nothing.
+    expect((await sighted(START + 2)).groupsVersion).toBeUndefined();
+    await the.subject.groupsChanged(the.tenant);
+    const changed = (await sighted(START + 3, { ...reported, agentId: "agent-3" })).groupsVersion;
+    expect(changed).toEqual(expect.any(String));
+    expect(changed).not.toBe(first);
+    expect((await sighted(START + 4, { ...reported, agentId: "agent-3" })).groupsVersion).toBe(changed);
   });
 
   it("claims the registry checkpoint of a registered agent once per interval", async () => {

@@ -30,6 +30,7 @@ hotStateContract("Redis", () => {
       return index;
     },
     loadSamples: (tenant, agentId) => consoleView.loadSamples(tenant, agentId),
+    groupsChanged: (tenant) => consoleView.groupsChanged(tenant),
   };
 });
 hotStateContract("the memory fake", () => {
@@ -48,5 +49,6 @@ hotStateContract("the memory fake", () => {
       new Map(hotState.attentionIndex(tenant, agentClass, reason)),
     loadSamples: async (tenant, agentId) =>
       structuredClone(hotState.loadSampleLists.get(`${tenant}/${agentId}`) ?? []),
+    groupsChanged: (tenant) => hotState.groupsChanged(tenant),
   };
 });

@@ -44,6 +44,8 @@ export class MemoryFleetHotState implements FleetHotState {
   readonly attention: AttentionIndexes = new Map();
   /** By tenant/agent: the load samples of its latest heartbeats, oldest first, as they leave them. */
   readonly loadSampleLists = new Map<string, LoadSample[]>();
+  /** By tenant: how many times a change of a group holding values replaced its groups' version. */
+  readonly groupsChanges = new Map<string, number>();
   /** Set to make every call fail, as a cache outage would. */
   down = false;
 
@@ -199,6 +201,11 @@ export class MemoryFleetHotState implements FleetHotState {
   async revokeSerial(tenant: string, serial: string, revokedAt: number) {
     this.check();
     this.revoked.set(`${tenant}/${serial}`, revokedAt);
+  }
+
+  async groupsChanged(tenant: string) {
+    this.check();
+    this.groupsChanges.set(tenant, (this.groupsChanges.get(tenant) ?? 0) + 1);
   }
 
   async rememberOwnValues(tenant: string, agentId: string, ownValues: AgentOwnValues) {

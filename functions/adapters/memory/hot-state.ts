@@ -59,6 +59,8 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
   readonly storedManifests = new Map<string, Set<string>>();
   /** Pending-operation markers by tenant/agent: the version, bumped by every queueing. */
   readonly pendingOperations = new Map<string, number>();
+  /** By tenant: the version of its groups, replaced by a change of a group holding values (groupsChanged). */
+  readonly groupsVersions = new Map<string, string>();
   /** Per tenant; a tenant without an entry has no revocation list in the cache yet. */
   readonly revocationLists = new Map<string, Set<string>>();
   /** By tenant/class; a class without an entry was never loaded, one mapped to undefined has no policy. */
@@ -162,12 +164,26 @@ export class MemoryHotState implements HotState, PresenceState, PinCache, Assign
       operationsPending: pending,
       offlineLastSeen,
       certificateRecorded: agent.certificate === sighting.serialNumber || undefined,
+      groupsVersion: agent.registered ? undefined : this.groupsVersionOf(sighting),
       runStatuses:
         pending && (agent.runStatus || agent.processors)
           ? structuredClone({ runStatus: agent.runStatus, processors: agent.processors })
           : undefined,
     };
     return { recorded: true, sighting: result };
+  }
+
+  /** As the script: the tenant's groups' version, set to one of the sighting's own while absent. */
+  private groupsVersionOf({ tenant, now, agentId }: HotSighting): string {
+    const version = this.groupsVersions.get(tenant) ?? `${now}:${agentId}`;
+    this.groupsVersions.set(tenant, version);
+    return version;
+  }
+
+  /** What the console's change of a group holding values does to the cache (FleetHotState.groupsChanged). */
+  async groupsChanged(tenant: string) {
+    this.touch();
+    this.groupsVersions.set(tenant, `changed:${this.roundTrips}`);
   }
 
   /**

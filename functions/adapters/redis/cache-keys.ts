@@ -26,6 +26,12 @@ export const CacheKeys = {
   heartbeatsInMinute: (tenant: string, epochMinute: number) => `{t:${tenant}}:heartbeats:${epochMinute}`,
   /** The heartbeats the agent API ever took from the tenant's agents of each class (a hash: class to count). */
   heartbeatTotals: (tenant: string) => `{t:${tenant}}:heartbeat-totals`,
+  /**
+   * The version of the tenant's groups a container's copy of them was read at (group-values.ts): replaced by
+   * every change of a group holding parameter values, set by the first sighting of an agent to register
+   * while it is absent.
+   */
+  groupsVersion: (tenant: string) => `{t:${tenant}}:groups-version`,
   /** Present while operations may be queued for the agent; its value is a version, bumped on each queueing. */
   pendingOperations: (tenant: string, agentId: string) => `{t:${tenant}}:pending:${agentId}`,
   /**

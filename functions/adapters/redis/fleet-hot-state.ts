@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
 import {
   CACHED_ATTENTION_REASONS,
@@ -252,6 +253,10 @@ export class RedisFleetHotState implements FleetHotState {
     const pipeline = this.usable().pipeline();
     for (const agentId of agentIds) pipeline.incr(CacheKeys.pendingOperations(tenant, agentId));
     await execute(pipeline);
+  }
+
+  async groupsChanged(tenant: string) {
+    await this.usable().set(CacheKeys.groupsVersion(tenant), randomUUID());
   }
 
   async rememberOwnValues(tenant: string, agentId: string, ownValues: AgentOwnValues) {

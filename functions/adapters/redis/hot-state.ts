@@ -105,6 +105,7 @@ function recordedSighting(pairs: (string | number)[]): HotSightingResult {
     classFlowUnknown: flag("classFlowUnknown"),
     // Said only when true: Beacon's own certificates are never recorded so.
     certificateRecorded: flag("certificateRecorded") || undefined,
+    groupsVersion: text("groupsVersion"),
     // Sent only while the pending-operation marker is set.
     runStatuses: runStatus || processors ? { runStatus, processors } : undefined,
   };
@@ -140,7 +141,7 @@ export class RedisHotState implements HotState {
 
   constructor(redis: Redis | Cluster) {
     // defineCommand sends EVALSHA and falls back to EVAL once per connection: one round trip a call.
-    redis.defineCommand("recordSighting", { numberOfKeys: 24, lua: RECORD_SIGHTING_SCRIPT });
+    redis.defineCommand("recordSighting", { numberOfKeys: 25, lua: RECORD_SIGHTING_SCRIPT });
     redis.defineCommand("rememberManifest", { numberOfKeys: 3, lua: REMEMBER_MANIFEST_SCRIPT });
     redis.defineCommand("markRegistered", { numberOfKeys: 4, lua: MARK_REGISTERED_SCRIPT });
     redis.defineCommand("clearPending", { numberOfKeys: 1, lua: CLEAR_PENDING_SCRIPT });
@@ -217,6 +218,7 @@ export class RedisHotState implements HotState {
       ...CACHED_ATTENTION_REASONS.map((reason) => CacheKeys.attention(tenant, storedClass, reason)),
       CacheKeys.loadSamples(tenant, agentId),
       CacheKeys.heartbeatTotals(tenant),
+      CacheKeys.groupsVersion(tenant),
       now,
       sighting.checkpointIntervalMs,
       agentId,

@@ -28,7 +28,9 @@ export const RECORD_SIGHTING_SCRIPT = `
 -- whether a queue it reports is back-pressured ('1', '0', '' when it reports none), ARGV[14] this heartbeat's
 -- load sample (load-samples.ts, '' for none), kept in KEYS[23] the agent's recent samples, ARGV[15..]
 -- field/value pairs this heartbeat reports. KEYS[24] the tenant's heartbeats ever taken, per class (a hash
--- that never expires: what the metrics' monotonic counter reads).
+-- that never expires: what the metrics' monotonic counter reads). KEYS[25] the version of the tenant's groups,
+-- answered to an agent the cache does not hold as registered (about to register), and set to one of its
+-- own ('<now>:<agent id>') while absent, so that a copy read after it holds only while no change replaced it.
 -- The flow id of a rendering (the class's policy's, see class-flow-cache.ts) with an agent's own values
 -- (its 'parameters', {name: [kind, text]}), spelled as parameters/rendered-flow-ids.ts spells it: a sensitive
 -- parameter takes only a secret reference ('s') of the agent's.
@@ -239,6 +241,14 @@ answer('classFlowUnknown', classFlowUnknown)
 answer('runStatus', runStatuses[1])
 answer('processors', runStatuses[2])
 answer('certificateRecorded', previous[14] == ARGV[5])
+if previous[1] ~= '1' then
+  local groupsVersion = redis.call('GET', KEYS[25])
+  if not groupsVersion then
+    groupsVersion = ARGV[1] .. ':' .. ARGV[3]
+    redis.call('SET', KEYS[25], groupsVersion)
+  end
+  answer('groupsVersion', groupsVersion)
+end
 return reply
 `;
 

@@ -267,7 +267,10 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
       }
       // An agent new to the registry has no values of its own: no read of them for a herd of new agents.
       const ownValues = ownValuesOf(
-        await deps.valuesOverClass(tenant, agentId, entry, { neverRegistered: registered === "created" }),
+        await deps.valuesOverClass(tenant, agentId, entry, {
+          neverRegistered: registered === "created",
+          groupsVersion: outcome?.recorded ? outcome.sighting.groupsVersion : undefined,
+        }),
       );
       const { pin, assignment } = record ?? {};
       const entryClass = view.agentClass ?? record?.agentClass ?? DEFAULT_AGENT_CLASS;

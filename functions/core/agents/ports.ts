@@ -263,6 +263,11 @@ export interface HotSightingResult {
   /** The calling certificate is the one the certificate store was last said to hold for the agent. */
   certificateRecorded?: boolean;
   /**
+   * For an agent the cache does not hold as registered: the version of the tenant's groups the cache holds,
+   * which every change of a group holding parameter values replaces (ValuesOverClassHints.groupsVersion).
+   */
+  groupsVersion?: string;
+  /**
    * While the pending-operation marker is set (an operation may await its effect): the run statuses in
    * force after this heartbeat, which a minimized C++ heartbeat may have left out.
    */

@@ -1650,6 +1650,31 @@ describe("a group's parameter values", () => {
     await expect(values.list(operator, "north")).rejects.toMatchObject({ code: "not_found" });
   });
 
+  it("have agents registering read the groups again after each change of a group holding values, and only then", async () => {
+    const { api, operator, hotState } = await groupedFleet();
+    let seen = 0;
+    const changedSince = () => {
+      const changes = hotState.groupsChanges.get("acme") ?? 0;
+      const changed = changes > seen;
+      seen = changes;
+      return changed;
+    };
+    await api.groups.put(operator, "gold", { query: { labels: ["tier=gold"] }, parameterPriority: 1 });
+    expect(changedSince()).toBe(false);
+    await api.parameters.groupValues.put(operator, "north", "broker", { value: "north" });
+    expect(changedSince()).toBe(true);
+    await api.groups.put(operator, "north", { query: { labels: ["site=north"] }, parameterPriority: 2 });
+    expect(changedSince()).toBe(true);
+    await api.groups.delete(operator, "gold");
+    expect(changedSince()).toBe(false);
+    await api.parameters.groupValues.remove(operator, "north", "broker");
+    expect(changedSince()).toBe(true);
+    await api.parameters.groupValues.put(operator, "north", "broker", { value: "north" });
+    expect(changedSince()).toBe(true);
+    await api.groups.delete(operator, "north");
+    expect(changedSince()).toBe(true);
+  });
+
   it("are held only by a group selecting on what agents are", async () => {
     const { api, operator } = await groupedFleet();
     await api.groups.create(operator, { name: "silent", query: { silentForMinutes: 10 } });

@@ -148,10 +148,14 @@ export function makeConsoleUseCases(ports: ConsoleDependencies) {
     await guardedCache().attempt(() => deps.hotState.rememberOwnValues(tenant, agentId, own));
     await pins.followValues(tenant, agentId, own);
   };
+  // Without the cache, containers' copies of the groups serve registering agents until they expire.
+  const groupsChanged = async (tenant: string) => {
+    await guardedCache().attempt(() => deps.hotState.groupsChanged(tenant));
+  };
   const { reader, groups } = makeGroupReader({
     ...deps,
     followHeldOperations,
-    values: { overClass: groupValues, parameters: deps.parameters, tell: tellValues },
+    values: { overClass: groupValues, parameters: deps.parameters, tell: tellValues, groupsChanged },
   });
   const classAgents = (tenant: string, className: string, limit: number) =>
     reader.select(tenant, { agentClass: className }, limit);

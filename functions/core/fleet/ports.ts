@@ -170,6 +170,12 @@ export interface FleetHotState
    * Called before the operations are written: a marker without an operation costs one look.
    */
   markOperationsPending(tenant: string, agentIds: string[]): Promise<void>;
+  /**
+   * After a change of a group holding parameter values (its query, its priority, its parameters, its
+   * deletion) is written: replaces the version of the tenant's groups the cache holds, so that no container's
+   * copy of them read before the change serves a registering agent (group-values.ts).
+   */
+  groupsChanged(tenant: string): Promise<void>;
 }
 
 /** What a tenant set for its whole fleet; a field absent was never set, or was unset. */

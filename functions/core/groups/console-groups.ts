@@ -51,6 +51,8 @@ export interface GroupsDependencies {
     overClass: AgentGroupValues;
     parameters: Pick<ParameterStore, "list" | "remove">;
     tell(tenant: string, agentId: string, own: OwnValues): Promise<void>;
+    /** After a change of a group holding values is written: what registering agents read is read again. */
+    groupsChanged(tenant: string): Promise<void>;
   };
 }
 
@@ -235,6 +237,7 @@ export function makeGroupsApi(deps: GroupsDependencies) {
       if (holdsValues(before)) assertMayHoldValues(group.query);
       const membersBefore = reranks ? await membersOf(tenant, before.query) : undefined;
       if (!(await groups.replace(group))) throw new BeaconError("not_found", "No such group");
+      if (holdsValues(before)) await deps.values?.groupsChanged(tenant);
       const { streamError } = await changed(tenant, before, group);
       if (reranks) await retell(tenant, [membersBefore, await membersOf(tenant, group.query)]);
       return { body: view(await find(tenant, name)), streamError };
@@ -252,6 +255,7 @@ export function makeGroupsApi(deps: GroupsDependencies) {
         for (const { name: parameter } of await values.list(tenant, scope))
           await values.remove(tenant, scope, parameter);
       if (!(await groups.delete(tenant, name))) throw new BeaconError("not_found", "No such group");
+      if (holdsValues(group)) await deps.values?.groupsChanged(tenant);
       const { streamError } = await changed(tenant, group);
       if (members) await retell(tenant, [members]);
       return { body: view(group), streamError };
@@ -267,6 +271,7 @@ export function makeGroupsApi(deps: GroupsDependencies) {
         async mark(parameter, holds) {
           if (!(await groups.markParameter(tenant, name, parameter, holds)))
             throw new BeaconError("not_found", "No such group");
+          await deps.values?.groupsChanged(tenant);
         },
         tellMembers: async () => retell(tenant, [await membersOf(tenant, group.query)]),
       };

@@ -10,7 +10,12 @@ import type { AgentRecord } from "../agents/ports.js";
 import { makeAgentReader } from "../fleet/agents.js";
 import { valuesOverClass } from "../parameters/over-class.js";
 import { makeAgentFlowIds, ownValuesOf } from "../parameters/rendered-flow-ids.js";
-import { byParameterPrecedence, makeGroupValues, valuesIneligibility } from "./group-values.js";
+import {
+  byParameterPrecedence,
+  GROUPS_COPY_KEPT_MS,
+  makeGroupValues,
+  valuesIneligibility,
+} from "./group-values.js";
 import { makeGroupMembership } from "./membership.js";
 import type { Group } from "./ports.js";
 
@@ -185,6 +190,32 @@ describe("an agent's values over its class", () => {
       ["north-2", ["site@north"]],
       ["south-1", []],
     ]);
+  });
+
+  it("are read for registering agents from the container's copy of the groups while the cache's version holds, for a minute at most", async () => {
+    const { values, groups, group, clock } = world();
+    await group("north", { labels: ["site=north"] }, { site: "north" });
+    const listed = vi.spyOn(groups, "list");
+    const groupsOf = async (agentId: string, groupsVersion?: string) =>
+      (await values.overClass("acme", agentId, undefined, { groupsVersion })).map(({ group }) => group);
+    expect(await groupsOf("north-1", "v1")).toEqual(["north"]);
+    expect(await groupsOf("north-2", "v1")).toEqual(["north"]);
+    expect(await groupsOf("south-1", "v1")).toEqual([]);
+    expect(listed).toHaveBeenCalledTimes(1);
+    // A change replaced the version: the groups are read again, and the copy is kept at the new one.
+    await group("gold", { labels: ["tier=gold"] }, { tier: "gold" });
+    expect(await groupsOf("north-2", "v2")).toEqual(["north", "gold"]);
+    expect(await groupsOf("north-2", "v2")).toEqual(["north", "gold"]);
+    expect(listed).toHaveBeenCalledTimes(2);
+    // Without the cache's version (it failed) every registration reads them.
+    expect(await groupsOf("north-2")).toEqual(["north", "gold"]);
+    expect(listed).toHaveBeenCalledTimes(3);
+    clock.advance(GROUPS_COPY_KEPT_MS - 1);
+    await groupsOf("north-1", "v2");
+    expect(listed).toHaveBeenCalledTimes(3);
+    clock.advance(1);
+    await groupsOf("north-1", "v2");
+    expect(listed).toHaveBeenCalledTimes(4);
   });
 
   it("are read for many agents with one query of the tenant's groups: an UPDATE CONFIGURATION's flow ids", async () => {

@@ -13,6 +13,7 @@ import {
 } from "../parameters/over-class.js";
 import type { ParameterStore } from "../parameters/ports.js";
 import type { Clock } from "../ports.js";
+import { RecentlyUsed } from "../recently-used.js";
 import type { GroupMembership } from "./membership.js";
 import type { Group, GroupStore } from "./ports.js";
 import type { GroupQuery } from "./query.js";
@@ -57,6 +58,14 @@ export const byParameterPrecedence = <T extends Pick<Group, "name" | "parameterP
       (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
   );
 
+/**
+ * How long a container's copy of a tenant's groups serves at most, however long the cache's version says it
+ * holds: a change the cache was not told of (it was down) reaches registering agents within it.
+ */
+export const GROUPS_COPY_KEPT_MS = 60_000;
+/** Tenants whose groups a container keeps a copy of at once. */
+const GROUPS_COPIES_KEPT = 1_000;
+
 /** A group holding values, with its members' filters now; its values are read once, when first asked for. */
 export interface HoldingGroup {
   name: string;
@@ -81,15 +90,34 @@ export interface GroupValuesDependencies {
  */
 export function makeGroupValues(deps: GroupValuesDependencies) {
   const { groups, parameters, registry, membership, clock } = deps;
+  const copies = new RecentlyUsed<string, { version: string; groups: Group[]; until: number }>(
+    GROUPS_COPIES_KEPT,
+  );
 
-  /** These of the tenant's groups (`holds`: those that hold values), in precedence order. */
+  /**
+   * The tenant's groups: the container's copy read at `version` (the cache's, read before), while it serves,
+   * else a query of them, kept as the copy at `version`. A herd of agents registering costs one query.
+   */
+  async function tenantGroups(tenant: string, version: string | undefined): Promise<Group[]> {
+    const now = clock.now();
+    const copy = version === undefined ? undefined : copies.get(tenant);
+    if (copy && copy.version === version && copy.until > now) return copy.groups;
+    const listed = await allPagesOf((page) => groups.list(tenant, page));
+    if (version !== undefined)
+      copies.set(tenant, { version, groups: listed, until: now + GROUPS_COPY_KEPT_MS });
+    return listed;
+  }
+
+  /**
+   * These of the tenant's groups (`holds`: those that hold values), in precedence order; at `groupsVersion`
+   * (ValuesOverClassHints) from the container's copy while it serves.
+   */
   async function holdingGroups(
     tenant: string,
     holds: (group: Group) => boolean = holdsValues,
+    groupsVersion?: string,
   ): Promise<HoldingGroup[]> {
-    const holding = byParameterPrecedence(
-      (await allPagesOf((page) => groups.list(tenant, page))).filter(holds),
-    );
+    const holding = byParameterPrecedence((await tenantGroups(tenant, groupsVersion)).filter(holds));
     const now = clock.now();
     return Promise.all(
       holding.map(async (group) => {
@@ -161,7 +189,13 @@ export function makeGroupValues(deps: GroupValuesDependencies) {
       record?: AgentRecord,
       hints?: ValuesOverClassHints,
     ): Promise<ValueOverClass[]> {
-      return overClassAmong(await holdingGroups(tenant), tenant, agentId, record, hints);
+      return overClassAmong(
+        await holdingGroups(tenant, holdsValues, hints?.groupsVersion),
+        tenant,
+        agentId,
+        record,
+        hints,
+      );
     },
 
     /**

@@ -53,6 +53,12 @@ export const layersOverClass = (values: readonly ValueOverClass[]): LayerValues 
  */
 export interface ValuesOverClassHints {
   neverRegistered?: boolean;
+  /**
+   * The version of the tenant's groups the cache answered the agent's sighting with, before it registered: a
+   * copy of the groups the container read at that version serves instead of a query of them, while no change
+   * of a group holding values has replaced it (FleetHotState.groupsChanged) and for a minute at most.
+   */
+  groupsVersion?: string;
 }
 
 /**
