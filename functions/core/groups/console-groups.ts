@@ -125,13 +125,16 @@ export function makeGroupsApi(deps: GroupsDependencies) {
   }
   /**
    * After a change of a group: its windows, had it or has it any, are read again at once, and the operations
-   * held for them follow the change. Its members may be of any class.
+   * held for them follow the change. Its members may be of any class. One that held values is read again by
+   * the agents registering next.
    */
   async function changed(
     tenant: string,
     ...versions: (Group | undefined)[]
   ): Promise<{ streamError?: unknown }> {
     windowed.set(tenant, { groups: [], until: 0 });
+    if (versions.some((group) => group !== undefined && holdsValues(group)))
+      await deps.values?.groupsChanged(tenant);
     const windowedVersion = versions.some((group) => (group?.maintenanceWindows ?? []).length > 0);
     return windowedVersion && deps.followHeldOperations ? deps.followHeldOperations(tenant) : {};
   }
@@ -237,7 +240,6 @@ export function makeGroupsApi(deps: GroupsDependencies) {
       if (holdsValues(before)) assertMayHoldValues(group.query);
       const membersBefore = reranks ? await membersOf(tenant, before.query) : undefined;
       if (!(await groups.replace(group))) throw new BeaconError("not_found", "No such group");
-      if (holdsValues(before)) await deps.values?.groupsChanged(tenant);
       const { streamError } = await changed(tenant, before, group);
       if (reranks) await retell(tenant, [membersBefore, await membersOf(tenant, group.query)]);
       return { body: view(await find(tenant, name)), streamError };
@@ -255,7 +257,6 @@ export function makeGroupsApi(deps: GroupsDependencies) {
         for (const { name: parameter } of await values.list(tenant, scope))
           await values.remove(tenant, scope, parameter);
       if (!(await groups.delete(tenant, name))) throw new BeaconError("not_found", "No such group");
-      if (holdsValues(group)) await deps.values?.groupsChanged(tenant);
       const { streamError } = await changed(tenant, group);
       if (members) await retell(tenant, [members]);
       return { body: view(group), streamError };
