@@ -1,13 +1,14 @@
 /**
  * `beacon apply` and `beacon diff` as a CI job runs them, against `npm start`: the example folder applied to a
  * tenant of its own, then applied again with no change planned and no write made (the audit trail says so),
- * a broken folder refused with nothing changed, what the folder does not declare deleted only with --prune, and
- * a declared webhook's subscription, disabled by Beacon, enabled again.
+ * a broken folder refused with nothing changed, what the folder does not declare deleted only with --prune,
+ * a declared webhook's subscription, disabled by Beacon, enabled again, and agents' own values set and pruned.
  */
 import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoSubscriptionStore } from "../functions/adapters/dynamodb/subscription-store.js";
@@ -35,7 +36,7 @@ interface Outcome {
   stderr: string;
 }
 
-function beacon(args: string[]): Promise<Outcome> {
+function beacon(args: string[], bearer = token): Promise<Outcome> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -45,7 +46,7 @@ function beacon(args: string[]): Promise<Outcome> {
           PATH: process.env.PATH,
           XDG_CONFIG_HOME: mkdtempSync(path.join(tmpdir(), "beacon-apply-")),
           BEACON_URL: webUrl,
-          BEACON_TOKEN: token,
+          BEACON_TOKEN: bearer,
         },
       },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
@@ -53,18 +54,26 @@ function beacon(args: string[]): Promise<Outcome> {
   });
 }
 
-async function api<T>(route: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
+async function api<T>(
+  route: string,
+  init: RequestInit = {},
+  bearer = token,
+): Promise<{ status: number; body: T }> {
   const response = await fetch(`${webUrl}/api/v1${route}`, {
     ...init,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
   });
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
 }
 
 /** The audit records of writes since `from`: what the console API was asked to change. */
-async function writesSince(from: string): Promise<Schemas["AuditRecord"][]> {
-  const { body } = await api<Schemas["AuditRecordList"]>(`/audit?from=${encodeURIComponent(from)}&limit=100`);
+async function writesSince(from: string, bearer = token): Promise<Schemas["AuditRecord"][]> {
+  const { body } = await api<Schemas["AuditRecordList"]>(
+    `/audit?from=${encodeURIComponent(from)}&limit=100`,
+    {},
+    bearer,
+  );
   return body.items;
 }
 
@@ -84,15 +93,19 @@ function subscriptionStore(): DynamoSubscriptionStore {
   );
 }
 
-beforeAll(async () => {
-  stack = await startLocalStack("apply");
-  webUrl = `http://127.0.0.1:${stack.ports.web}`;
+async function adminToken(tenant: string): Promise<string> {
   const response = await fetch(`${webUrl}${LOCAL_TOKEN_PATH}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ tenant: TENANT, role: "admin" }),
+    body: JSON.stringify({ tenant, role: "admin" }),
   });
-  token = ((await response.json()) as { token: string }).token;
+  return ((await response.json()) as { token: string }).token;
+}
+
+beforeAll(async () => {
+  stack = await startLocalStack("apply");
+  webUrl = `http://127.0.0.1:${stack.ports.web}`;
+  token = await adminToken(TENANT);
 }, 300_000);
 
 afterAll(async () => {
@@ -313,5 +326,84 @@ describe("beacon apply", () => {
       /\nPlan: 0 to create, 0 to update, 0 to delete, 10 unchanged, 0 not managed here\.\n$/,
     );
     expect(again.stderr).toBe("Applied: 0 changes\n");
+  }, 240_000);
+
+  it("sets agents' own values, prunes only those of the agents it names, and refuses an agent the tenant lacks", async () => {
+    // Two agents of the tenant the local fleet certificate is for, registered by a heartbeat each.
+    await promisify(execFile)(
+      "npm",
+      [
+        "run",
+        "-s",
+        "agents",
+        "--",
+        "--class",
+        "apply-agents",
+        "--count",
+        "2",
+        "--beats",
+        "1",
+        "--prefix",
+        "apply-agent-",
+      ],
+      { cwd: repositoryRoot, env: stack.env },
+    );
+    const dev = await adminToken("dev");
+    const ownValues = async (agentId: string) =>
+      (await api<Schemas["AgentParameters"]>(`/agents/${agentId}/parameters`, {}, dev)).body.agentValues.map(
+        ({ name, value }) => `${name}=${value}`,
+      );
+    const set = await api(
+      "/agents/apply-agent-001/parameters/retired",
+      { method: "PUT", body: '{"value":"x"}' },
+      dev,
+    );
+    expect(set.status).toBe(201);
+    const folder = mkdtempSync(path.join(tmpdir(), "beacon-fleet-agents-"));
+    const value = (agentId: string, name: string, text: string) =>
+      `apiVersion: beacon/v1\nkind: AgentParameter\nmetadata: {agent: ${agentId}, name: ${name}}\nspec: {value: "${text}"}\n`;
+    writeFileSync(
+      path.join(folder, "agents.yaml"),
+      [
+        value("apply-agent-001", "broker", "edge-1:9092"),
+        value("apply-agent-002", "broker", "edge-2:9092"),
+      ].join("---\n"),
+    );
+
+    const planned = await beacon(["diff", "-f", folder], dev);
+    expect(planned, planned.stderr).toMatchObject({ code: ExitCode.changes });
+    expect(planned.stdout).toContain(
+      "+ create AgentParameter apply-agent-001/broker\n+ create AgentParameter apply-agent-002/broker\n",
+    );
+    expect(planned.stdout).toMatch(
+      /\nNot managed here, left alone:\n(.*\n)* {2}AgentParameter apply-agent-001\/retired\n/,
+    );
+    const applied = await beacon(["apply", "-f", folder], dev);
+    expect(applied, applied.stderr).toMatchObject({ code: ExitCode.ok });
+    expect(await ownValues("apply-agent-001")).toEqual(["broker=edge-1:9092", "retired=x"]);
+    expect(await ownValues("apply-agent-002")).toEqual(["broker=edge-2:9092"]);
+
+    const pruned = await beacon(["apply", "-f", folder, "--prune"], dev);
+    expect(pruned, pruned.stderr).toMatchObject({ code: ExitCode.ok });
+    expect(pruned.stderr).toBe("delete AgentParameter apply-agent-001/retired\nApplied: 1 change\n");
+    expect(await ownValues("apply-agent-001")).toEqual(["broker=edge-1:9092"]);
+    expect(await beacon(["diff", "-f", folder, "--prune"], dev)).toMatchObject({ code: ExitCode.ok });
+
+    writeFileSync(
+      path.join(folder, "agents.yaml"),
+      [
+        value("apply-agent-001", "broker", "edge-9:9092"),
+        value("apply-agent-404", "broker", "edge-4:9092"),
+      ].join("---\n"),
+    );
+    const before = new Date().toISOString();
+    const refused = await beacon(["apply", "-f", folder], dev);
+    expect(refused).toMatchObject({
+      code: ExitCode.usage,
+      stderr:
+        "beacon: agents.yaml (document 2, AgentParameter apply-agent-404/broker): the tenant has no agent apply-agent-404\n",
+    });
+    expect(await writesSince(before, dev)).toEqual([]);
+    expect(await ownValues("apply-agent-001")).toEqual(["broker=edge-1:9092"]);
   }, 240_000);
 });

@@ -9,7 +9,7 @@ import { type ConsoleClient, dataOf } from "../web/src/api/client.js";
 import { uploadInParts } from "../web/src/api/parts-upload.js";
 import { ASSET_CONTENT_TYPE, filePartSender, PARALLEL_PARTS, syncResourceQueued } from "./assets.js";
 import { ExitCode, UsageError } from "./exit.js";
-import { type FleetObject, FolderError } from "./fleet/objects.js";
+import { type FleetObject, FolderError, type ParameterObject } from "./fleet/objects.js";
 import {
   type Change,
   type CurrentState,
@@ -144,6 +144,13 @@ export async function currentState(api: ConsoleClient, objects: FleetObject[]): 
         ),
     ),
   );
+  // Each agent's values read once, the first object naming it named should it be missing.
+  const agentObjects = new Map(
+    objects
+      .flatMap((object) => (object.kind === "AgentParameter" ? [[object.owner, object] as const] : []))
+      .reverse(),
+  );
+  const agentParameters = new Map(await Promise.all([...agentObjects.values()].map(ownValuesOf(api))));
   const flows = new Map(
     await Promise.all(
       [...flowClasses]
@@ -188,12 +195,30 @@ export async function currentState(api: ConsoleClient, objects: FleetObject[]): 
     groups: groupMap,
     classParameters,
     groupParameters,
+    agentParameters,
     flows,
     assets: new Set(assetIds.filter((_assetId, index) => held[index] !== undefined)),
     resourceSets,
     webhooks,
   };
 }
+
+/**
+ * The values set for an agent itself, as a list of its own; an agent the tenant does not have fails the plan,
+ * naming the object: a value for an agent that has not registered yet, or a mistyped id, is nothing to apply.
+ */
+const ownValuesOf = (api: ConsoleClient) => async (object: ParameterObject) => {
+  const agentId = object.owner;
+  const parameters = await unlessAbsent(
+    api.GET("/api/v1/agents/{agentId}/parameters", { params: { path: { agentId } } }),
+  );
+  if (!parameters)
+    throw new UsageError(
+      `${object.source.file} (document ${object.source.document}, AgentParameter ${agentId}/${object.name}): ` +
+        `the tenant has no agent ${agentId}`,
+    );
+  return [agentId, { items: parameters.agentValues }] as const;
+};
 
 /** What a request reads, or undefined when the API has none of it (404). */
 async function unlessAbsent<T>(
@@ -280,6 +305,14 @@ async function make(
         }),
       );
       return;
+    case "AgentParameter":
+      await dataOf(
+        api.PUT("/api/v1/agents/{agentId}/parameters/{name}", {
+          params: { path: { agentId: object.owner, name: object.name } },
+          body: object.spec,
+        }),
+      );
+      return;
     case "FlowVersion":
       if (change.action === "create") {
         await dataOf(
@@ -360,6 +393,13 @@ async function remove(api: ConsoleClient, target: Target): Promise<void> {
       await dataOf(
         api.DELETE("/api/v1/groups/{groupName}/parameters/{name}", {
           params: { path: { groupName: target.owner, name: target.name } },
+        }),
+      );
+      return;
+    case "AgentParameter":
+      await dataOf(
+        api.DELETE("/api/v1/agents/{agentId}/parameters/{name}", {
+          params: { path: { agentId: target.owner, name: target.name } },
         }),
       );
       return;

@@ -33,6 +33,7 @@ function empty(): CurrentState {
     groups: new Map(),
     classParameters: new Map(),
     groupParameters: new Map(),
+    agentParameters: new Map(),
     flows: new Map(),
     assets: new Set(),
     resourceSets: new Map(),
@@ -84,8 +85,13 @@ async function applied(objects?: FleetObject[]): Promise<CurrentState> {
         });
         break;
       case "ClassParameter":
-      case "GroupParameter": {
-        const lists = object.kind === "ClassParameter" ? state.classParameters : state.groupParameters;
+      case "GroupParameter":
+      case "AgentParameter": {
+        const lists = {
+          ClassParameter: state.classParameters,
+          GroupParameter: state.groupParameters,
+          AgentParameter: state.agentParameters,
+        }[object.kind];
         const list = lists.get(object.owner) ?? { items: [] };
         list.items.push(entry(object.name, object.spec));
         lists.set(object.owner, list);
@@ -179,6 +185,12 @@ describe("a fleet folder", () => {
     expect(
       await parsed(object("ClassParameter", "{class: pumps, name: a}", "{value: 1, secretRef: x}")),
     ).toMatch(/^fleet\.yaml \(document 1, ClassParameter pumps\/a\): spec/);
+    expect(await parsed(object("AgentParameter", "{class: pumps, name: a}", "{value: x}"))).toBe(
+      "fleet.yaml (document 1, AgentParameter): unknown field metadata.class (agent, name)",
+    );
+    expect(await parsed(object("AgentParameter", "{agent: pump-1, name: 'a/b'}", "{value: x}"))).toBe(
+      'fleet.yaml (document 1, AgentParameter a/b): metadata.name: "a/b" is not of the form it takes',
+    );
     expect(await parsed(object("FlowVersion", "{class: pumps}", "{file: flow.json}"))).toBe(
       "fleet.yaml (document 1, FlowVersion pumps/flow.json): spec.file: no flow files here",
     );
@@ -492,6 +504,46 @@ describe("the plan", () => {
       note: "the API deletes no class",
     });
     expect(pruned.some(({ name }) => name === "auto/kept")).toBe(false);
+  });
+
+  it("sets an agent's own values and, with --prune, removes those of the agents it names that it leaves out", async () => {
+    const objects = (await parsed(
+      [
+        "apiVersion: beacon/v1\nkind: AgentParameter\nmetadata: {agent: pump-0001, name: broker}\nspec: {value: edge-1:9092}",
+        "apiVersion: beacon/v1\nkind: AgentParameter\nmetadata: {agent: pump-0001, name: token}\nspec: {secretRef: 'ssm:/plant-7/pump-0001/token'}",
+        "apiVersion: beacon/v1\nkind: AgentParameter\nmetadata: {agent: pump-0002, name: broker}\nspec: {value: edge-2:9092}",
+      ].join("\n---\n"),
+    )) as FleetObject[];
+    expect(objects.map((object) => object.kind)).toEqual([
+      "AgentParameter",
+      "AgentParameter",
+      "AgentParameter",
+    ]);
+    const current = empty();
+    current.agentParameters.set("pump-0001", {
+      items: [entry("broker", { value: "edge-0:9092" }), entry("retired", { value: "x" })],
+    });
+    current.agentParameters.set("pump-0002", { items: [] });
+
+    const kept = plan(objects, current, { prune: false });
+    expect(renderPlan(kept)).toBe(
+      [
+        "~ update AgentParameter pump-0001/broker",
+        '    value: "edge-0:9092" → "edge-1:9092"',
+        "+ create AgentParameter pump-0001/token",
+        "+ create AgentParameter pump-0002/broker",
+        "Not managed here, left alone:",
+        "  AgentParameter pump-0001/retired",
+        "Plan: 2 to create, 1 to update, 0 to delete, 0 unchanged, 1 not managed here.",
+      ].join("\n"),
+    );
+    const pruned = plan(objects, current, { prune: true });
+    expect(pruned.find(({ action }) => action === "delete")).toMatchObject({
+      kind: "AgentParameter",
+      name: "pump-0001/retired",
+      target: { kind: "AgentParameter", owner: "pump-0001", name: "retired" },
+    });
+    expect(changesAnything(plan(objects, await applied(objects), { prune: true }))).toBe(false);
   });
 
   it("gives the plan as JSON: each change's action, kind, name, where it was declared, and the counts", async () => {

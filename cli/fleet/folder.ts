@@ -25,6 +25,7 @@ import {
   FolderError,
   type Kind,
   objectName,
+  type ParameterKind,
   type Source,
 } from "./objects.js";
 
@@ -107,6 +108,16 @@ async function fromFile<T>(file: string, location: string, read: (location: stri
   }
 }
 
+/**
+ * Where each kind of parameter value is set: the metadata field naming its class, group or agent, and the API
+ * operation that sets it, whose validators check that name and the value.
+ */
+const PARAMETER_LAYERS: Record<ParameterKind, { field: string; operationId: string; pathKey: string }> = {
+  ClassParameter: { field: "class", operationId: "putClassParameter", pathKey: "className" },
+  GroupParameter: { field: "group", operationId: "putGroupParameter", pathKey: "groupName" },
+  AgentParameter: { field: "agent", operationId: "putAgentParameter", pathKey: "agentId" },
+};
+
 async function fleetObject(source: Source, value: unknown, locate: FileLocator): Promise<FleetObject> {
   const where = (what: string) => `${source.file} (document ${source.document}${what})`;
   const fail = (what: string, message: string): never => {
@@ -172,31 +183,19 @@ async function fleetObject(source: Source, value: unknown, locate: FileLocator):
         spec: checked(groupName, await bodyValidatorOf("putGroup")),
       };
     }
-    case "ClassParameter": {
-      only("class", "name");
-      const owner = name("class", await inputValidatorOf("putClassParameter"), "className", { name: "x" });
-      const parameter = name("name", await inputValidatorOf("putClassParameter"), "name", {
-        className: owner,
-      });
-      const label = `${owner}/${parameter}`;
+    case "ClassParameter":
+    case "GroupParameter":
+    case "AgentParameter": {
+      const { field, operationId, pathKey } = PARAMETER_LAYERS[kind as ParameterKind];
+      only(field, "name");
+      const pathValidator = await inputValidatorOf(operationId);
+      const owner = name(field, pathValidator, pathKey, { name: "x" });
+      const parameter = name("name", pathValidator, "name", { [pathKey]: owner });
       const body = checked<Schemas["ParameterValueRequest"]>(
-        label,
-        await bodyValidatorOf("putClassParameter"),
+        `${owner}/${parameter}`,
+        await bodyValidatorOf(operationId),
       );
-      return { kind: "ClassParameter", source, owner, name: parameter, spec: body };
-    }
-    case "GroupParameter": {
-      only("group", "name");
-      const owner = name("group", await inputValidatorOf("putGroupParameter"), "groupName", { name: "x" });
-      const parameter = name("name", await inputValidatorOf("putGroupParameter"), "name", {
-        groupName: owner,
-      });
-      const label = `${owner}/${parameter}`;
-      const body = checked<Schemas["ParameterValueRequest"]>(
-        label,
-        await bodyValidatorOf("putGroupParameter"),
-      );
-      return { kind: "GroupParameter", source, owner, name: parameter, spec: body };
+      return { kind: kind as ParameterKind, source, owner, name: parameter, spec: body };
     }
     case "FlowVersion": {
       only("class");

@@ -16,14 +16,7 @@ export type FleetObject =
   | { kind: "Settings"; source: Source; spec: Schemas["TenantSettingsChange"] }
   | { kind: "Class"; source: Source; name: string; spec: Schemas["AgentClassChange"] }
   | { kind: "Group"; source: Source; name: string; spec: Schemas["GroupDefinition"] }
-  | {
-      kind: "ClassParameter" | "GroupParameter";
-      source: Source;
-      /** The class or the group the value is set at. */
-      owner: string;
-      name: string;
-      spec: Schemas["ParameterValueRequest"];
-    }
+  | ParameterObject
   | {
       kind: "FlowVersion";
       source: Source;
@@ -47,6 +40,19 @@ export type FleetObject =
     }
   | { kind: "Webhook"; source: Source; spec: Schemas["SubscriptionRequest"] };
 
+/** The kinds of a parameter's value, each set at a layer: a class, a group or an agent. */
+export type ParameterKind = "ClassParameter" | "GroupParameter" | "AgentParameter";
+
+/** A parameter's value, set at a class, a group or an agent. */
+export interface ParameterObject {
+  kind: ParameterKind;
+  source: Source;
+  /** The class, the group or the agent the value is set at. */
+  owner: string;
+  name: string;
+  spec: Schemas["ParameterValueRequest"];
+}
+
 /** A file a ClassResources object names: an asset, uploaded when the tenant has none of its bytes. */
 export interface AssetObject {
   kind: "Asset";
@@ -69,6 +75,7 @@ export const KINDS: readonly Kind[] = [
   "Group",
   "ClassParameter",
   "GroupParameter",
+  "AgentParameter",
   "FlowVersion",
   "Asset",
   "ClassResources",
@@ -90,6 +97,7 @@ export function objectName(object: FleetObject): string {
       return object.name;
     case "ClassParameter":
     case "GroupParameter":
+    case "AgentParameter":
       return `${object.owner}/${object.name}`;
     case "FlowVersion":
       return `${object.className}/${object.file}`;

@@ -4,7 +4,14 @@
  * "not managed here" (left alone). Pure: the current state is read before, the changes made after.
  */
 import type { Schemas } from "../../web/src/api/client.js";
-import { type FleetObject, KINDS, type Kind, objectName, webhookName } from "./objects.js";
+import {
+  type FleetObject,
+  KINDS,
+  type Kind,
+  objectName,
+  type ParameterKind,
+  webhookName,
+} from "./objects.js";
 
 /** The tenant's state, as far as a folder's objects concern it. */
 export interface CurrentState {
@@ -17,6 +24,8 @@ export interface CurrentState {
   classParameters: Map<string, Schemas["ParameterEntryList"]>;
   /** The parameters of the groups the folder names, by group. */
   groupParameters: Map<string, Schemas["ParameterEntryList"]>;
+  /** The values set for each agent the folder gives one, by agent: the agent's own, not those it inherits. */
+  agentParameters: Map<string, Schemas["ParameterEntryList"]>;
   /** The flow versions of the classes the folder publishes to, by class. */
   flows: Map<string, Schemas["FlowVersion"][]>;
   /** Which of the assets the folder's files are the tenant has (by id, their SHA-256). */
@@ -41,10 +50,10 @@ export type Change =
     }
   | { action: "delete" | "unmanaged"; kind: Kind; name: string; target: Target; note?: string };
 
-/** What a delete removes: a group, a subscription by id, or a class's or group's parameter. */
+/** What a delete removes: a group, a subscription by id, or a class's, group's or agent's parameter. */
 export type Target =
   | { kind: "Class" | "Group"; name: string }
-  | { kind: "ClassParameter" | "GroupParameter"; owner: string; name: string }
+  | { kind: ParameterKind; owner: string; name: string }
   | { kind: "Webhook"; subscriptionId: string };
 
 export interface PlanOptions {
@@ -64,14 +73,16 @@ export function plan(objects: FleetObject[], current: CurrentState, { prune }: P
       leave("Class", name, { kind: "Class", name }, prune ? "the API deletes no class" : undefined);
   for (const name of current.groups.keys())
     if (absent("Group", name)) leave("Group", name, { kind: "Group", name });
+  // Only the parameters of a class or group the folder declares are its to prune, and those of an agent it
+  // gives a value to (agents are not declared: they register themselves).
   const parameterOwners = [
-    ["ClassParameter", "Class", current.classParameters],
-    ["GroupParameter", "Group", current.groupParameters],
+    ["ClassParameter", current.classParameters, (owner: string) => !absent("Class", owner)],
+    ["GroupParameter", current.groupParameters, (owner: string) => !absent("Group", owner)],
+    ["AgentParameter", current.agentParameters, () => true],
   ] as const;
-  for (const [kind, ownerKind, lists] of parameterOwners) {
+  for (const [kind, lists, managed] of parameterOwners) {
     for (const [owner, list] of lists) {
-      // Only the parameters of a class or group the folder declares are its to prune.
-      if (absent(ownerKind, owner)) continue;
+      if (!managed(owner)) continue;
       for (const name of new Set([...list.items, ...(list.staged ?? [])].map((entry) => entry.name)))
         if (absent(kind, `${owner}/${name}`)) leave(kind, `${owner}/${name}`, { kind, owner, name });
     }
@@ -113,8 +124,13 @@ function changeFor(object: FleetObject, current: CurrentState): Change {
       return group ? same(differences(definition, group)) : create;
     }
     case "ClassParameter":
-    case "GroupParameter": {
-      const lists = object.kind === "ClassParameter" ? current.classParameters : current.groupParameters;
+    case "GroupParameter":
+    case "AgentParameter": {
+      const lists = {
+        ClassParameter: current.classParameters,
+        GroupParameter: current.groupParameters,
+        AgentParameter: current.agentParameters,
+      }[object.kind];
       const entry = parameterInForce(lists.get(object.owner), object.name);
       if (!entry) return create;
       return same(differences({ value: undefined, secretRef: undefined, ...object.spec }, entry));
