@@ -1,6 +1,6 @@
 import type { LabelSource } from "../agents/label-sources.js";
 import type { ClassAgentSettings } from "../agents/ports.js";
-import { RecentlyUsed } from "../recently-used.js";
+import { KeptFor } from "../recently-used.js";
 
 /** How long one container reuses a class's label sources: a change reaches its agents' manifests within it. */
 export const LABEL_SOURCES_KEPT_MS = 60_000;
@@ -11,9 +11,9 @@ const CLASSES_KEPT = 1_000;
  * `LABEL_SOURCES_KEPT_MS` a class: a herd of agents registering in one class costs one read, not one each.
  */
 export function makeClassLabelSources() {
-  const known = new RecentlyUsed<string, { sources: LabelSource[]; until: number }>(CLASSES_KEPT);
+  const known = new KeptFor<string, LabelSource[]>(CLASSES_KEPT, LABEL_SOURCES_KEPT_MS);
   const remember = (tenant: string, className: string, sources: LabelSource[], now: number) =>
-    known.set(`${tenant}/${className}`, { sources, until: now + LABEL_SOURCES_KEPT_MS });
+    known.set(`${tenant}/${className}`, sources, now);
   return {
     /** What a read of the class's settings for another reason said: no read for the labels of its agents. */
     remember,
@@ -23,8 +23,8 @@ export function makeClassLabelSources() {
       now: number,
       read: () => Promise<ClassAgentSettings>,
     ): Promise<LabelSource[]> {
-      const kept = known.get(`${tenant}/${className}`);
-      if (kept && kept.until > now) return kept.sources;
+      const kept = known.get(`${tenant}/${className}`, now);
+      if (kept) return kept;
       const { labelSources = [] } = await read();
       remember(tenant, className, labelSources, now);
       return labelSources;

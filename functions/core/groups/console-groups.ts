@@ -26,7 +26,7 @@ import type { GroupValueHolder } from "../parameters/console-parameters.js";
 import type { ParameterStore } from "../parameters/ports.js";
 import { type OwnValues, ownValuesOf } from "../parameters/rendered-flow-ids.js";
 import type { Clock } from "../ports.js";
-import { RecentlyUsed } from "../recently-used.js";
+import { KeptFor } from "../recently-used.js";
 import type { ConsoleResult } from "../result.js";
 import { type MaintenanceWindow, maintenanceWindowsOf } from "../schedules/windows.js";
 import { type AgentGroupValues, assertMayHoldValues, holdsValues } from "./group-values.js";
@@ -110,17 +110,17 @@ const view = (group: Group) =>
 export function makeGroupsApi(deps: GroupsDependencies) {
   const { groups, registry, reader, clock } = deps;
   const membership = makeGroupMembership(deps.manifests);
-  const windowed = new RecentlyUsed<string, { groups: Group[]; until: number }>(WINDOWED_GROUPS_CAPACITY);
+  const windowed = new KeptFor<string, Group[]>(WINDOWED_GROUPS_CAPACITY, WINDOWED_GROUPS_TTL_MS);
 
   /** The tenant's groups with windows, read at most once a minute, and at once after this container changed one. */
   async function groupsWithWindows(tenant: string): Promise<Group[]> {
     const now = clock.now();
-    const cached = windowed.get(tenant);
-    if (cached && cached.until > now) return cached.groups;
+    const cached = windowed.get(tenant, now);
+    if (cached) return cached;
     const found = (await allPagesOf((page) => groups.list(tenant, page))).filter(
       (group) => (group.maintenanceWindows ?? []).length > 0,
     );
-    windowed.set(tenant, { groups: found, until: now + WINDOWED_GROUPS_TTL_MS });
+    windowed.set(tenant, found, now);
     return found;
   }
   /**
@@ -132,7 +132,7 @@ export function makeGroupsApi(deps: GroupsDependencies) {
     tenant: string,
     ...versions: (Group | undefined)[]
   ): Promise<{ streamError?: unknown }> {
-    windowed.set(tenant, { groups: [], until: 0 });
+    windowed.forget(tenant);
     if (versions.some((group) => group !== undefined && holdsValues(group)))
       await deps.values?.groupsChanged(tenant);
     const windowedVersion = versions.some((group) => (group?.maintenanceWindows ?? []).length > 0);

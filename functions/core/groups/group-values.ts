@@ -13,7 +13,7 @@ import {
 } from "../parameters/over-class.js";
 import type { ParameterStore } from "../parameters/ports.js";
 import type { Clock } from "../ports.js";
-import { RecentlyUsed } from "../recently-used.js";
+import { KeptFor } from "../recently-used.js";
 import type { GroupMembership } from "./membership.js";
 import type { Group, GroupStore } from "./ports.js";
 import type { GroupQuery } from "./query.js";
@@ -90,8 +90,9 @@ export interface GroupValuesDependencies {
  */
 export function makeGroupValues(deps: GroupValuesDependencies) {
   const { groups, parameters, registry, membership, clock } = deps;
-  const copies = new RecentlyUsed<string, { version: string; groups: Group[]; until: number }>(
+  const copies = new KeptFor<string, { version: string; groups: Group[] }>(
     GROUPS_COPIES_KEPT,
+    GROUPS_COPY_KEPT_MS,
   );
 
   /**
@@ -100,11 +101,10 @@ export function makeGroupValues(deps: GroupValuesDependencies) {
    */
   async function tenantGroups(tenant: string, version: string | undefined): Promise<Group[]> {
     const now = clock.now();
-    const copy = version === undefined ? undefined : copies.get(tenant);
-    if (copy && copy.version === version && copy.until > now) return copy.groups;
+    const copy = version === undefined ? undefined : copies.get(tenant, now);
+    if (copy && copy.version === version) return copy.groups;
     const listed = await allPagesOf((page) => groups.list(tenant, page));
-    if (version !== undefined)
-      copies.set(tenant, { version, groups: listed, until: now + GROUPS_COPY_KEPT_MS });
+    if (version !== undefined) copies.set(tenant, { version, groups: listed }, now);
     return listed;
   }
 

@@ -1,5 +1,5 @@
 import type { Clock } from "../ports.js";
-import { RecentlyUsed } from "../recently-used.js";
+import { KeptFor } from "../recently-used.js";
 import type { SecretStore } from "./ports.js";
 import type { SecretReference } from "./secret-refs.js";
 
@@ -24,15 +24,15 @@ const keyOf = (reference: SecretReference): string =>
  * the store does not have is not kept, so one created after the first try is found on the next.
  */
 export function cachedSecrets(store: SecretStore, clock: Clock, settings = SECRET_CACHE): SecretStore {
-  const entries = new RecentlyUsed<string, { value: string; until: number }>(settings.capacity);
+  const entries = new KeptFor<string, string>(settings.capacity, settings.ttlMs);
   return {
     async read(reference) {
       const key = keyOf(reference);
       const now = clock.now();
-      const cached = entries.get(key);
-      if (cached && cached.until > now) return cached.value;
+      const cached = entries.get(key, now);
+      if (cached !== undefined) return cached;
       const value = await store.read(reference);
-      if (value !== undefined) entries.set(key, { value, until: now + settings.ttlMs });
+      if (value !== undefined) entries.set(key, value, now);
       return value;
     },
   };
