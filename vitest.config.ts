@@ -36,6 +36,7 @@ export default defineConfig({
             "web/test/**/*.itest.ts",
           ],
           globalSetup: ["scripts/test-support/global-setup.ts"],
+          setupFiles: ["scripts/test-support/orphan-guard.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },
