@@ -272,8 +272,8 @@ export function makeGroupsApi(deps: GroupsDependencies) {
         async mark(parameter, holds) {
           if (!(await groups.markParameter(tenant, name, parameter, holds)))
             throw new BeaconError("not_found", "No such group");
-          await deps.values?.groupsChanged(tenant);
         },
+        valuesChanged: async () => deps.values?.groupsChanged(tenant),
         tellMembers: async () => retell(tenant, [await membersOf(tenant, group.query)]),
       };
     },

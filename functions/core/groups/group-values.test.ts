@@ -218,6 +218,42 @@ describe("an agent's values over its class", () => {
     expect(listed).toHaveBeenCalledTimes(4);
   });
 
+  it("read a group's values once for the members registering at one version of the cache's groups, not a failed read", async () => {
+    const { values, parameters, group, clock } = world();
+    await group("north", { labels: ["site=north"] }, { site: "north" });
+    const list = parameters.list.bind(parameters);
+    const listed = vi.spyOn(parameters, "list");
+    const groupReads = () => listed.mock.calls.filter(([, scope]) => scope.layer === "group").length;
+    const siteOf = async (agentId: string, groupsVersion?: string) =>
+      (await values.overClass("acme", agentId, undefined, { groupsVersion })).map(
+        ({ name, value: set }) => `${name}=${"value" in set ? set.value : set.secretRef}`,
+      );
+    expect(await siteOf("north-1", "v1")).toEqual(["site=north"]);
+    expect(await siteOf("north-2", "v1")).toEqual(["site=north"]);
+    expect(groupReads()).toBe(1);
+    // A value changed, and then the version (the console's order): the next member reads the values again.
+    await parameters.put("acme", { layer: "group", group: "north" }, value("site", "north-2"));
+    expect(await siteOf("north-1", "v2")).toEqual(["site=north-2"]);
+    expect(await siteOf("north-2", "v2")).toEqual(["site=north-2"]);
+    expect(groupReads()).toBe(2);
+    // Without the cache's version every registration reads them; a copy serves a minute at most.
+    await siteOf("north-1");
+    expect(groupReads()).toBe(3);
+    clock.advance(GROUPS_COPY_KEPT_MS);
+    await siteOf("north-1", "v2");
+    expect(groupReads()).toBe(4);
+    // A read of the group's values that failed is not kept.
+    let failing = true;
+    listed.mockImplementation(async (tenant, scope) => {
+      if (scope.layer !== "group" || !failing) return list(tenant, scope);
+      failing = false;
+      throw new Error("DynamoDB did not answer");
+    });
+    await expect(siteOf("north-1", "v3")).rejects.toThrow("DynamoDB did not answer");
+    expect(await siteOf("north-1", "v3")).toEqual(["site=north-2"]);
+    expect(groupReads()).toBe(6);
+  });
+
   it("are read for many agents with one query of the tenant's groups: an UPDATE CONFIGURATION's flow ids", async () => {
     const { values, parameters, groups, group } = world();
     await group("north", { labels: ["site=north"] }, { site: "north" });

@@ -59,12 +59,15 @@ export const byParameterPrecedence = <T extends Pick<Group, "name" | "parameterP
   );
 
 /**
- * How long a container's copy of a tenant's groups serves at most, however long the cache's version says it
- * holds: a change the cache was not told of (it was down) reaches registering agents within it.
+ * How long a container's copy of a tenant's groups, or of a group's values, serves at most, however long the
+ * cache's version says it holds: a change the cache was not told of (it was down) reaches registering agents
+ * within it.
  */
 export const GROUPS_COPY_KEPT_MS = 60_000;
 /** Tenants whose groups a container keeps a copy of at once. */
 const GROUPS_COPIES_KEPT = 1_000;
+/** Groups whose values a container keeps a copy of at once. */
+const GROUP_VALUE_COPIES_KEPT = 5_000;
 
 /** A group holding values, with its members' filters now; its values are read once, when first asked for. */
 export interface HoldingGroup {
@@ -92,6 +95,10 @@ export function makeGroupValues(deps: GroupValuesDependencies) {
   const { groups, parameters, registry, membership, clock } = deps;
   const copies = new KeptFor<string, { version: string; groups: Group[] }>(
     GROUPS_COPIES_KEPT,
+    GROUPS_COPY_KEPT_MS,
+  );
+  const valueCopies = new KeptFor<string, { version: string; values: Promise<ParameterRecord[]> }>(
+    GROUP_VALUE_COPIES_KEPT,
     GROUPS_COPY_KEPT_MS,
   );
 
@@ -126,12 +133,36 @@ export function makeGroupValues(deps: GroupValuesDependencies) {
           name: group.name,
           members: await membership.filtersAt(tenant, group.query, now),
           values: () => {
-            values ??= parameters.list(tenant, { layer: "group", group: group.name });
+            values ??= groupValuesAt(tenant, group.name, groupsVersion, now);
             return values;
           },
         };
       }),
     );
+  }
+
+  /**
+   * A group's values: at `version` (the cache's groups version, which every change of a group's values
+   * replaces once written) the container's copy while it serves, else a query of them, kept at `version`.
+   */
+  function groupValuesAt(
+    tenant: string,
+    group: string,
+    version: string | undefined,
+    now: number,
+  ): Promise<ParameterRecord[]> {
+    const key = `${tenant}/${group}`;
+    const copy = version === undefined ? undefined : valueCopies.get(key, now);
+    if (copy && copy.version === version) return copy.values;
+    const values = parameters.list(tenant, { layer: "group", group });
+    if (version !== undefined) {
+      valueCopies.set(key, { version, values }, now);
+      // A failed read is not kept: the next agent reads again.
+      values.catch(() => {
+        if (valueCopies.get(key, now)?.values === values) valueCopies.forget(key);
+      });
+    }
+    return values;
   }
 
   /** The values of the holding groups the agent is a member of, in precedence order. */

@@ -65,6 +65,11 @@ export interface GroupValueHolder {
   assertMayHoldValues(): void;
   /** Marks the group as setting a value for the parameter, or no longer. */
   mark(parameter: string, holds: boolean): Promise<void>;
+  /**
+   * Once a value of the group is written or removed, and the group marked: agents registering next read the
+   * group's values again, not a container's copy of them.
+   */
+  valuesChanged(): Promise<void>;
   /** Tells every member its values over its class as they are now. */
   tellMembers(): Promise<void>;
 }
@@ -121,7 +126,7 @@ const stagesValues = (classRecord: AgentClassRecord | undefined): boolean =>
 interface Holder {
   scope: ParameterScope;
   /** A group's: refuses values it may not hold, and marks the names it sets. */
-  group?: Pick<GroupValueHolder, "assertMayHoldValues" | "mark">;
+  group?: Pick<GroupValueHolder, "assertMayHoldValues" | "mark" | "valuesChanged">;
   stages?: string;
   classRecord?: AgentClassRecord;
   tell(values: readonly ParameterRecord[]): Promise<void>;
@@ -312,6 +317,7 @@ export function makeParametersApi(deps: ParametersDependencies) {
         const outcome = await changing(tenant, holder, values, () =>
           parameters.put(tenant, holder.scope, record),
         );
+        await holder.group?.valuesChanged();
         return { status: outcome === "created" ? 201 : 200, body: recordView(record) };
       },
 
@@ -328,6 +334,7 @@ export function makeParametersApi(deps: ParametersDependencies) {
         );
         if (!removed) throw new BeaconError("not_found", "No value is set for the parameter here");
         await holder.group?.mark(name, false);
+        await holder.group?.valuesChanged();
         return { body: recordView(removed) };
       },
     };
