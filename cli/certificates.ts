@@ -98,14 +98,22 @@ export function addCertificateCommands(program: Command, kit: CommandKit): void 
   certificates
     .command("revoke <serial>")
     .description("revoke a certificate: the agent API refuses it at once, and within 5 minutes in any case")
-    .action(async (serial: string, _options, command: Command) => {
+    .option(
+      "--reason <reason>",
+      "why, kept with the revocation: keyCompromise, superseded, cessationOfOperation, affiliationChanged, privilegeWithdrawn or unspecified (the default)",
+    )
+    .action(async (serial: string, options: { reason?: string }, command: Command) => {
       const data = await dataOf(
-        client(command).POST("/api/v1/certificates/{serial}/revoke", { params: { path: { serial } } }),
+        client(command).POST("/api/v1/certificates/{serial}/revoke", {
+          params: { path: { serial } },
+          body: options.reason === undefined ? {} : { reason: options.reason as Schemas["RevocationReason"] },
+        }),
       );
       show(
         command,
         data,
-        (certificate) => `Certificate ${certificate.serial}: revoked at ${certificate.revokedAt}`,
+        (certificate) =>
+          `Certificate ${certificate.serial}: revoked at ${certificate.revokedAt}${reasonOf(certificate)}`,
       );
     });
 }
@@ -119,6 +127,10 @@ function certificateFields(certificate: Schemas["Certificate"]): string {
     ["State", certificate.state],
     ["Valid", `${certificate.notBefore} to ${certificate.notAfter}`],
     ["Issued", `${certificate.issuedAt} by ${certificate.issuedBy}`],
-    ["Revoked", certificate.revokedAt],
+    ["Revoked", certificate.revokedAt && `${certificate.revokedAt}${reasonOf(certificate)}`],
   ]);
 }
+
+/** A revocation's reason, as the revocation's time is followed by it; none for one revoked before reasons were kept. */
+const reasonOf = ({ revocationReason }: Schemas["Certificate"]) =>
+  revocationReason === undefined ? "" : ` (${revocationReason})`;

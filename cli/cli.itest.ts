@@ -467,8 +467,14 @@ describe("beacon's debug bundles, flow diffs, certificates, webhooks and audit",
     const { error } = (await direct.json()) as { error: { code: string; message: string } };
     expect(refused.stderr).toBe(`beacon: ${error.message} (${direct.status} ${error.code})\n`);
 
-    expect(await ok(admin, ["certificates", "revoke", issued.serial])).toMatch(
-      new RegExp(`^Certificate ${issued.serial}: revoked at \\S+\\n$`),
+    const unknownReason = await beacon(admin, ["certificates", "revoke", issued.serial, "--reason", "lost"]);
+    expect(unknownReason.code).toBe(ExitCode.refused);
+    expect(unknownReason.stderr).toMatch(/reason.*\(400 invalid_request\)\n$/);
+    expect(await ok(admin, ["certificates", "revoke", issued.serial, "--reason", "keyCompromise"])).toMatch(
+      new RegExp(`^Certificate ${issued.serial}: revoked at \\S+ \\(keyCompromise\\)\\n$`),
+    );
+    expect(await ok(admin, ["certificates", "show", issued.serial])).toMatch(
+      /^Revoked: +\S+ \(keyCompromise\)$/m,
     );
     const listed = await until(
       `certificate ${issued.serial} listed for ${agentId}`,

@@ -77,6 +77,24 @@ describe("the console's OpenAPI document", () => {
     );
   });
 
+  it("needs a body where the document requires one, and takes a request without one where the body is optional", async () => {
+    const limits = { maxInflatedBytes: 1024, maxJsonDepth: 8, maxDocumentBytes: 1024 };
+    const event = (path: Record<string, string>, body?: string) =>
+      ({ pathParameters: path, body, isBase64Encoded: false }) as never;
+    const revoke = operationFor("POST /api/v1/certificates/{serial}/revoke");
+    expect((await revoke.parse(event({ serial: "1A" }), limits)).body).toBeUndefined();
+    expect((await revoke.parse(event({ serial: "1A" }, '{"reason":"superseded"}'), limits)).body).toEqual({
+      reason: "superseded",
+    });
+    await expect(revoke.parse(event({ serial: "1A" }, '{"reason":"lost"}'), limits)).rejects.toThrow(
+      expect.objectContaining({ code: "invalid_request" }),
+    );
+    const putClass = operationFor("PUT /api/v1/classes/{className}");
+    await expect(putClass.parse(event({ className: "pumps" }), limits)).rejects.toThrow(
+      "The request needs a JSON body",
+    );
+  });
+
   it("names, in its flow and rollout examples, the hash of its upload example sent as compact JSON", () => {
     const { paths, components } = openApiDocument;
     const upload = paths["/api/v1/classes/{className}/flows"].post.requestBody.content["application/json"];

@@ -203,7 +203,8 @@ function useCasesOf(api: ConsoleUseCases): Record<string, ConsoleRoute> {
       }),
     issueCertificate: (principal, { body }) => api.certificates.issue(principal, body as IssueRequest),
     getCertificate: (principal, { path }) => api.certificates.get(principal, path.serial as string),
-    revokeCertificate: (principal, { path }) => api.certificates.revoke(principal, path.serial as string),
+    revokeCertificate: (principal, { path, body }) =>
+      api.certificates.revoke(principal, path.serial as string, body),
     createOperation: (principal, { body }) => api.operations.create(principal, operationRequestOf(body)),
     listOperations: (principal, { query }) =>
       api.operations.list(principal, {

@@ -19,7 +19,8 @@ export interface OperationObject {
   /** The body is a document (a flow, JSON or YAML) the use case reads itself, not a JSON request. */
   "x-beacon-raw-body"?: boolean;
   parameters?: (Parameter | { $ref: string })[];
-  requestBody?: { content: { "application/json": { schema: Schema } } };
+  /** OpenAPI's `required` is false unless said: an operation whose body is optional takes a request without one. */
+  requestBody?: { required?: boolean; content: { "application/json": { schema: Schema } } };
   responses: Record<string, { $ref: string } | { content?: { "application/json"?: { schema: Schema } } }>;
 }
 

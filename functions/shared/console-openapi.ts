@@ -149,6 +149,7 @@ function compile({ path, method, operation }: DocumentOperation): ConsoleOperati
   const names = validatorNames(operation.operationId);
   const rawBody = takesRawBody(operation);
   const takesJsonBody = !rawBody && operation.requestBody !== undefined;
+  const bodyRequired = operation.requestBody?.required === true;
 
   return {
     operationId: operation.operationId,
@@ -177,11 +178,14 @@ function compile({ path, method, operation }: DocumentOperation): ConsoleOperati
           maxInflatedBytes: limits.maxInflatedBytes,
           maxJsonDepth: limits.maxJsonDepth,
         });
-        if (text.trim() === "") throw new BeaconError("invalid_request", "The request needs a JSON body");
-        const body = parseJsonObject(text, limits);
-        if (!validateBody(body))
-          throw new BeaconError("invalid_request", describeFailure("body", validateBody.errors, body));
-        input.body = body;
+        if (text.trim() === "") {
+          if (bodyRequired) throw new BeaconError("invalid_request", "The request needs a JSON body");
+        } else {
+          const body = parseJsonObject(text, limits);
+          if (!validateBody(body))
+            throw new BeaconError("invalid_request", describeFailure("body", validateBody.errors, body));
+          input.body = body;
+        }
       }
       return input;
     },

@@ -35,20 +35,20 @@ export const certificateStoreContract = contract<CertificateStoreSubject>("the c
     expect(await certificates.get(`${the.tenant}-other`, "1A")).toBeUndefined();
   });
 
-  it("revokes a certificate and lists its serial together, the first revocation time staying", async () => {
+  it("revokes a certificate and lists its serial together, the first revocation's time and reason staying", async () => {
     const { certificates, revokedSerials } = the.subject;
     const record = certificate("1A");
     await certificates.add(record);
     await certificates.add(certificate("2B"));
-    expect(await certificates.revoke(the.tenant, "9F", START)).toBeUndefined();
+    expect(await certificates.revoke(the.tenant, "9F", START, "unspecified")).toBeUndefined();
     expect(await revokedSerials(the.tenant)).toEqual([]);
 
-    const revoked = { ...record, revokedAt: START + 60_000 };
-    expect(await certificates.revoke(the.tenant, "1A", START + 60_000)).toEqual(revoked);
+    const revoked = { ...record, revokedAt: START + 60_000, revocationReason: "keyCompromise" };
+    expect(await certificates.revoke(the.tenant, "1A", START + 60_000, "keyCompromise")).toEqual(revoked);
     expect(await certificates.get(the.tenant, "1A")).toEqual(revoked);
     expect(await revokedSerials(the.tenant)).toEqual(["1A"]);
 
-    expect(await certificates.revoke(the.tenant, "1A", START + 120_000)).toEqual(revoked);
+    expect(await certificates.revoke(the.tenant, "1A", START + 120_000, "superseded")).toEqual(revoked);
     // Issuing the serial again changes nothing, its revocation included.
     expect(await certificates.add(record)).toBe(false);
     expect(await certificates.get(the.tenant, "1A")).toEqual(revoked);
@@ -62,11 +62,15 @@ export const certificateStoreContract = contract<CertificateStoreSubject>("the c
     const added = structuredClone(record);
     await certificates.add(record);
     record.agentId = "changed by its writer";
-    const revoked = (await certificates.revoke(the.tenant, "1A", START)) as CertificateRecord;
+    const revoked = (await certificates.revoke(the.tenant, "1A", START, "unspecified")) as CertificateRecord;
     revoked.issuedBy = "changed by its reader";
     const [listed] = (await certificates.list(the.tenant, { limit: 1 })).items;
     (listed as CertificateRecord).subjectDN = "changed by its reader";
-    expect(await certificates.get(the.tenant, "1A")).toEqual({ ...added, revokedAt: START });
+    expect(await certificates.get(the.tenant, "1A")).toEqual({
+      ...added,
+      revokedAt: START,
+      revocationReason: "unspecified",
+    });
   });
 
   it("lists certificates by serial page by page, either way", async () => {
@@ -115,7 +119,7 @@ export const certificateStoreContract = contract<CertificateStoreSubject>("the c
       ...certificate("5E", { notAfter: START + DAY }),
       tenant: `${the.tenant}-other`,
     });
-    await certificates.revoke(the.tenant, "4D", START);
+    await certificates.revoke(the.tenant, "4D", START, "unspecified");
     const window = { from: START, until: START + 30 * DAY };
 
     const first = await certificates.expiring(the.tenant, window, { limit: 1 });
@@ -137,7 +141,7 @@ export const certificateStoreContract = contract<CertificateStoreSubject>("the c
     await certificates.add(certificate("2B", { notAfter: START + DAY }));
     await certificates.add(certificate("3C", { notAfter: START + 60 * DAY }));
     await certificates.add(certificate("4D", { notAfter: START + 3 * DAY }));
-    await certificates.revoke(the.tenant, "4D", START);
+    await certificates.revoke(the.tenant, "4D", START, "unspecified");
     // The due index holds every tenant's certificates: this case looks at its own tenant's.
     const due = async () =>
       serialsOf(

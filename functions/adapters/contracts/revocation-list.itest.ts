@@ -23,7 +23,7 @@ revocationListContract("DynamoDB", () => {
         issuedAt: 0,
         issuedBy: "contract",
       });
-      await certificates.revoke(tenant, serial, 0);
+      await certificates.revoke(tenant, serial, 0, "unspecified");
     },
   };
 });

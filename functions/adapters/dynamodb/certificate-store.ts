@@ -7,7 +7,7 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { expiryKeyOf } from "../../core/identity/certificates.js";
-import type { CertificateRecord, CertificateStore } from "../../core/identity/ports.js";
+import type { CertificateRecord, CertificateStore, RevocationReason } from "../../core/identity/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
@@ -152,10 +152,12 @@ export class DynamoCertificateStore implements CertificateStore {
   }
 
   /** The record and the revocation list change together, so the agent API never sees one without the other. */
-  async revoke(tenant: string, serial: string, now: number) {
+  async revoke(tenant: string, serial: string, now: number, reason: RevocationReason) {
     const record = await this.get(tenant, serial);
     if (!record) return undefined;
     const revokedAt = record.revokedAt ?? now;
+    // A certificate revoked before reasons were kept keeps none.
+    const revocationReason = record.revokedAt === undefined ? reason : record.revocationReason;
     await this.client.send(
       new TransactWriteCommand({
         TransactItems: [
@@ -164,9 +166,12 @@ export class DynamoCertificateStore implements CertificateStore {
               TableName: this.tableName,
               Key: Keys.certificate(tenant, serial),
               // A revoked certificate is neither expiring nor due for an announcement.
-              UpdateExpression: "SET revokedAt = :revokedAt REMOVE gsi2pk, gsi2sk, gsi3pk, gsi3sk",
+              UpdateExpression: `SET revokedAt = :revokedAt${revocationReason ? ", revocationReason = :reason" : ""} REMOVE gsi2pk, gsi2sk, gsi3pk, gsi3sk`,
               ConditionExpression: "attribute_exists(pk)",
-              ExpressionAttributeValues: { ":revokedAt": revokedAt },
+              ExpressionAttributeValues: {
+                ":revokedAt": revokedAt,
+                ...(revocationReason ? { ":reason": revocationReason } : {}),
+              },
             },
           },
           {
@@ -178,7 +183,7 @@ export class DynamoCertificateStore implements CertificateStore {
         ],
       }),
     );
-    return { ...record, revokedAt };
+    return dropUndefined({ ...record, revokedAt, revocationReason });
   }
 }
 
@@ -195,6 +200,7 @@ function toCertificate(item: Record<string, unknown>): CertificateRecord {
     issuedAt: item.issuedAt as number,
     issuedBy: item.issuedBy as string,
     revokedAt: item.revokedAt as number | undefined,
+    revocationReason: item.revocationReason as RevocationReason | undefined,
     signedBy: item.signedBy as string | undefined,
     expiryAnnouncedAt: item.expiryAnnouncedAt as number | undefined,
   });

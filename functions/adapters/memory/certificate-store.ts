@@ -1,5 +1,5 @@
 import { expiryKeyOf } from "../../core/identity/certificates.js";
-import type { CertificateRecord, CertificateStore } from "../../core/identity/ports.js";
+import type { CertificateRecord, CertificateStore, RevocationReason } from "../../core/identity/ports.js";
 import type { PageRequest } from "../../core/paging.js";
 import { ofTenant, pageOf } from "./paging.js";
 
@@ -72,10 +72,13 @@ export class MemoryCertificateStore implements CertificateStore {
     return true;
   }
 
-  async revoke(tenant: string, serial: string, now: number) {
+  async revoke(tenant: string, serial: string, now: number, reason: RevocationReason) {
     const record = this.records.get(`${tenant}/${serial}`);
     if (!record) return undefined;
-    record.revokedAt ??= now;
+    if (record.revokedAt === undefined) {
+      record.revokedAt = now;
+      record.revocationReason = reason;
+    }
     this.revocationList.set(`${tenant}/${serial}`, record.revokedAt);
     return structuredClone(record);
   }

@@ -178,6 +178,7 @@ describe("agents", () => {
     expect(hotState.agentStates.has("acme/a-1")).toBe(false);
     expect(hotState.revoked.has(`acme/${issued.serial}`)).toBe(true);
     expect(certificates.revocationList.size).toBe(1);
+    expect((await certificates.get("acme", issued.serial))?.revocationReason).toBe("cessationOfOperation");
   });
 });
 
@@ -275,12 +276,16 @@ describe("certificates", () => {
     expect(listed.items[0]).not.toHaveProperty("privateKeyPem");
     expect(JSON.stringify([...certificates.records.values()])).not.toContain("private key");
 
-    const first = await bodyOf(api.certificates.revoke(as("acme"), "0a"));
+    const first = await bodyOf(api.certificates.revoke(as("acme"), "0a", { reason: "keyCompromise" }));
+    expect(first.revocationReason).toBe("keyCompromise");
     clock.advance(MINUTE);
-    const again = await bodyOf(api.certificates.revoke(as("acme"), "A"));
+    const again = await bodyOf(api.certificates.revoke(as("acme"), "A", undefined));
     expect(again.revokedAt).toBe(first.revokedAt);
+    expect(again.revocationReason).toBe("keyCompromise");
     expect(again.state).toBe("revoked");
-    await expect(api.certificates.revoke(as("other"), "A")).rejects.toMatchObject({ code: "not_found" });
+    await expect(api.certificates.revoke(as("other"), "A", undefined)).rejects.toMatchObject({
+      code: "not_found",
+    });
     await expect(api.certificates.get(as("other"), "A")).rejects.toMatchObject({ code: "not_found" });
   });
 
@@ -292,7 +297,7 @@ describe("certificates", () => {
     clock.advance(MINUTE);
     await issue("pump-9");
     const newer = await issue("pump-7");
-    await api.certificates.revoke(as("acme"), String(older.serial));
+    await api.certificates.revoke(as("acme"), String(older.serial), undefined);
     const ofAgent = await bodyOf(api.certificates.list(as("acme"), { agentId: "pump-7" }));
     expect(ofAgent.items.map(({ serial, state }) => [serial, state])).toEqual([
       [newer.serial, "valid"],
@@ -332,7 +337,7 @@ describe("certificates", () => {
     authority.trusted = undefined;
     expect(await stateOf()).toBe("valid");
     // Revoked and expired say so first.
-    await api.certificates.revoke(as("acme"), "A");
+    await api.certificates.revoke(as("acme"), "A", undefined);
     authority.trusted = new Set(["fake-ca-2"]);
     expect(await stateOf()).toBe("revoked");
   });
@@ -352,11 +357,15 @@ describe("certificates", () => {
       issuedBy: "earlier",
     };
     expect(await certificates.add(earlier)).toBe(true);
-    await certificates.revoke("acme", "A", 1);
+    await certificates.revoke("acme", "A", 1, "unspecified");
     await expect(
       api.certificates.issue(as("acme"), { kind: "agent", agentId: "pump-7", generateKey: true }),
     ).rejects.toThrow("The agent CA issued serial A twice");
-    expect(await certificates.get("acme", "A")).toEqual({ ...earlier, revokedAt: 1 });
+    expect(await certificates.get("acme", "A")).toEqual({
+      ...earlier,
+      revokedAt: 1,
+      revocationReason: "unspecified",
+    });
   });
 
   it("certify the key of a certificate signing request, with no private key in the reply", async () => {
@@ -414,7 +423,7 @@ describe("certificates", () => {
       await issue("pump-5", 5),
       await issue("pump-400", 400),
     ];
-    await api.certificates.revoke(as("acme"), in5);
+    await api.certificates.revoke(as("acme"), in5, undefined);
     await api.certificates.issue(as("other"), {
       kind: "agent",
       agentId: "pump-1",
@@ -460,7 +469,7 @@ describe("certificates", () => {
     const later = await issue(300);
     const sooner = await issue(20);
     const revoked = await issue(10);
-    await api.certificates.revoke(as("acme"), revoked);
+    await api.certificates.revoke(as("acme"), revoked, undefined);
     const view = await bodyOf(api.agents.get(as("acme", "viewer"), "pump-7"));
     expect(view.certificates).toEqual([
       {

@@ -8,7 +8,13 @@ import {
   qualifiedSerial,
   type TenantCaCertificate,
 } from "./credentials.js";
-import type { CertificateFacts, CertificateRecord, CertificateStore, RevocationNotices } from "./ports.js";
+import type {
+  CertificateFacts,
+  CertificateRecord,
+  CertificateStore,
+  RevocationNotices,
+  RevocationReason,
+} from "./ports.js";
 export const DEFAULT_VALIDITY_DAYS = 365;
 
 export const MAX_VALIDITY_DAYS = 825;
@@ -146,8 +152,8 @@ export interface RevocationDependencies {
 export function makeCertificateRevocation(deps: RevocationDependencies) {
   const { store, hotState, clock } = deps;
 
-  async function revoke(tenant: string, serial: string, cache: GuardedCache) {
-    const record = await store.revoke(tenant, serial, clock.now());
+  async function revoke(tenant: string, serial: string, reason: RevocationReason, cache: GuardedCache) {
+    const record = await store.revoke(tenant, serial, clock.now(), reason);
     if (record?.revokedAt !== undefined) {
       const revokedAt = record.revokedAt;
       await cache.attempt(() => hotState.revokeSerial(tenant, serial, revokedAt));
@@ -161,7 +167,7 @@ export function makeCertificateRevocation(deps: RevocationDependencies) {
     /** For decommissioning: every agent certificate of the agent, revoked; returns their serials. */
     async revokeAgentCertificates(tenant: string, agentId: string, cache: GuardedCache): Promise<string[]> {
       const live = (await store.ofAgent(tenant, agentId)).filter((record) => record.revokedAt === undefined);
-      for (const record of live) await revoke(tenant, record.serial, cache);
+      for (const record of live) await revoke(tenant, record.serial, "cessationOfOperation", cache);
       return live.map((record) => record.serial);
     },
   };

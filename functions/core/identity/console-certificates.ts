@@ -1,6 +1,6 @@
 import { BeaconError } from "../errors.js";
 import { guardedCache } from "../guarded-cache.js";
-import { dropUndefined } from "../json.js";
+import { asObject, dropUndefined } from "../json.js";
 import { pageBodyOf, pageRequestOf, toIso } from "../paging.js";
 import type { Clock } from "../ports.js";
 import type { ConsoleResult } from "../result.js";
@@ -23,6 +23,7 @@ import type {
   CertificateRecord,
   CertificateStore,
   CertificateSubject,
+  RevocationReason,
   SignedCertificate,
 } from "./ports.js";
 import { type Principal, requireRole } from "./principal.js";
@@ -61,6 +62,7 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
       issuedAt: toIso(record.issuedAt) as string,
       issuedBy: record.issuedBy,
       revokedAt: toIso(record.revokedAt),
+      revocationReason: record.revocationReason,
       expiryAnnouncedAt: toIso(record.expiryAnnouncedAt),
       state: certificateState(record, clock.now(), trusted),
     });
@@ -182,11 +184,15 @@ export function makeCertificatesApi(deps: CertificatesDependencies) {
       return { body: (await viewsOf())(record) };
     },
 
-    /** Idempotent: revoking a revoked certificate answers with its first revocation. */
-    async revoke(principal: Principal, serial: string): Promise<ConsoleResult> {
+    /**
+     * Idempotent: revoking a revoked certificate answers with its first revocation. The reason (the body's,
+     * which the API's validator held to the reasons it names) is `unspecified` unless given.
+     */
+    async revoke(principal: Principal, serial: string, body: unknown): Promise<ConsoleResult> {
       requireRole(principal, "admin");
       const cache = guardedCache();
-      const record = await revocation.revoke(principal.tenant, serialOf(serial), cache);
+      const reason = (asObject(body)?.reason as RevocationReason | undefined) ?? "unspecified";
+      const record = await revocation.revoke(principal.tenant, serialOf(serial), reason, cache);
       if (!record) throw new BeaconError("not_found", "No such certificate");
       return { body: (await viewsOf())(record), cacheError: cache.error };
     },

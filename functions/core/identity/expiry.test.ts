@@ -66,7 +66,7 @@ describe("expiry notices", () => {
   it("never announce a revoked certificate", async () => {
     const { store, events, announce, certificate } = harness();
     const serial = await certificate("acme", "pump-1", 10);
-    await store.revoke("acme", serial, 1);
+    await store.revoke("acme", serial, 1, "unspecified");
     expect(await announce()).toMatchObject({ announced: 0 });
     expect(events.events).toEqual([]);
   });

@@ -24,6 +24,18 @@ export interface RevocationNotices {
 
 export type CertificateKind = "agent" | "fleet";
 
+/**
+ * Why a certificate was revoked, in RFC 5280's terms (CRLReason), as the console API's `RevocationReason` names
+ * them: an agent decommissioned is `cessationOfOperation`.
+ */
+export type RevocationReason =
+  | "unspecified"
+  | "keyCompromise"
+  | "superseded"
+  | "cessationOfOperation"
+  | "affiliationChanged"
+  | "privilegeWithdrawn";
+
 export interface CertificateRecord {
   tenant: string;
   /** Canonical: upper-case hex, no separators or leading zeros. */
@@ -38,6 +50,8 @@ export interface CertificateRecord {
   /** Subject of the token that asked for it. */
   issuedBy: string;
   revokedAt?: number;
+  /** Why, for a certificate revoked since reasons were kept. */
+  revocationReason?: RevocationReason;
   /**
    * The SHA-256 fingerprint of Beacon's CA that signed it, where known: once the agent ingress no longer
    * trusts that CA (retired after a rotation), the certificate fails the TLS handshake.
@@ -82,10 +96,15 @@ export interface CertificateStore {
    */
   markExpiryAnnounced(tenant: string, serial: string, at: number): Promise<boolean>;
   /**
-   * Marks the certificate revoked (the first revocation time stays) and puts its serial on the
-   * tenant's revocation list, together; undefined when the tenant has no such certificate.
+   * Marks the certificate revoked for `reason` (the first revocation's time and reason stay) and puts its serial
+   * on the tenant's revocation list, together; undefined when the tenant has no such certificate.
    */
-  revoke(tenant: string, serial: string, now: number): Promise<CertificateRecord | undefined>;
+  revoke(
+    tenant: string,
+    serial: string,
+    now: number,
+    reason: RevocationReason,
+  ): Promise<CertificateRecord | undefined>;
 }
 
 export interface CertificateSubject {

@@ -1029,7 +1029,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a certificate
-         * @description The agent API refuses the certificate (403 `certificate_revoked`) at once while its cache is reachable, and in any case within 5 minutes, when its cached copy of the tenant's revocation list expires and is reloaded from the registry.
+         * @description The agent API refuses the certificate (403 `certificate_revoked`) at once while its cache is reachable, and in any case within 5 minutes, when its cached copy of the tenant's revocation list expires and is reloaded from the registry. The reason, `unspecified` unless given, is kept with the revocation.
          */
         post: operations["revokeCertificate"];
         delete?: never;
@@ -2003,6 +2003,7 @@ export interface components {
             issuedBy: string;
             /** Format: date-time */
             revokedAt?: string;
+            revocationReason?: components["schemas"]["RevocationReason"];
             /**
              * @description retired: the CA that signed it is no longer trusted (`npm run ca -- retire` locally), so an agent presenting it fails the TLS handshake; revoke it or let it expire. Known for certificates Beacon's CA signed, where the deployment tells the console API its trust store (the local stack does).
              * @enum {string}
@@ -2013,6 +2014,14 @@ export interface components {
              * @description When the sweeper announced that it expires soon (a `certificate.expiring` event); absent until then.
              */
             expiryAnnouncedAt?: string;
+        };
+        /**
+         * @description Why the certificate was revoked, in RFC 5280's terms (CRLReason): `keyCompromise` (its private key may be known to others), `superseded` (another certificate replaces it), `cessationOfOperation` (its agent is gone: decommissioning revokes with this reason), `affiliationChanged`, `privilegeWithdrawn`, or `unspecified`.
+         * @enum {string}
+         */
+        RevocationReason: "unspecified" | "keyCompromise" | "superseded" | "cessationOfOperation" | "affiliationChanged" | "privilegeWithdrawn";
+        RevokeRequest: {
+            reason?: components["schemas"]["RevocationReason"];
         };
         CertificateList: {
             items: components["schemas"]["Certificate"][];
@@ -5557,9 +5566,18 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "keyCompromise"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RevokeRequest"];
+            };
+        };
         responses: {
-            /** @description Revoked (again: the first revocation time stays). */
+            /** @description Revoked (again: the first revocation's time and reason stay). */
             200: {
                 headers: {
                     [name: string]: unknown;
