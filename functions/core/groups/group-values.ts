@@ -69,6 +69,34 @@ const GROUPS_COPIES_KEPT = 1_000;
 /** Groups whose values a container keeps a copy of at once. */
 const GROUP_VALUE_COPIES_KEPT = 5_000;
 
+/** A container's copies of what it read at a version of the cache's groups: each read's promise, by key. */
+type VersionedCopies<T> = KeptFor<string, { version: string; read: Promise<T> }>;
+
+/**
+ * `read()` at `version` (the cache's groups version, which every change of a group holding values, and of its
+ * values, replaces once written): the container's copy of `key` read at that version while it serves, else a new
+ * read, kept as the copy at `version`, and shared by whoever asks meanwhile. Without a version nothing is kept;
+ * a read that failed is not kept, so the next caller reads again.
+ */
+function readAtVersion<T>(
+  copies: VersionedCopies<T>,
+  key: string,
+  version: string | undefined,
+  now: number,
+  read: () => Promise<T>,
+): Promise<T> {
+  const copy = version === undefined ? undefined : copies.get(key, now);
+  if (copy && copy.version === version) return copy.read;
+  const reading = read();
+  if (version !== undefined) {
+    copies.set(key, { version, read: reading }, now);
+    reading.catch(() => {
+      if (copies.get(key, now)?.read === reading) copies.forget(key);
+    });
+  }
+  return reading;
+}
+
 /** A group holding values, with its members' filters now; its values are read once, when first asked for. */
 export interface HoldingGroup {
   name: string;
@@ -93,27 +121,20 @@ export interface GroupValuesDependencies {
  */
 export function makeGroupValues(deps: GroupValuesDependencies) {
   const { groups, parameters, registry, membership, clock } = deps;
-  const copies = new KeptFor<string, { version: string; groups: Group[] }>(
-    GROUPS_COPIES_KEPT,
-    GROUPS_COPY_KEPT_MS,
-  );
-  const valueCopies = new KeptFor<string, { version: string; values: Promise<ParameterRecord[]> }>(
+  const groupCopies: VersionedCopies<Group[]> = new KeptFor(GROUPS_COPIES_KEPT, GROUPS_COPY_KEPT_MS);
+  const valueCopies: VersionedCopies<ParameterRecord[]> = new KeptFor(
     GROUP_VALUE_COPIES_KEPT,
     GROUPS_COPY_KEPT_MS,
   );
 
   /**
-   * The tenant's groups: the container's copy read at `version` (the cache's, read before), while it serves,
-   * else a query of them, kept as the copy at `version`. A herd of agents registering costs one query.
+   * The tenant's groups, at `version` (the cache's, read before) from the container's copy while it serves. A
+   * herd of agents registering costs one query.
    */
-  async function tenantGroups(tenant: string, version: string | undefined): Promise<Group[]> {
-    const now = clock.now();
-    const copy = version === undefined ? undefined : copies.get(tenant, now);
-    if (copy && copy.version === version) return copy.groups;
-    const listed = await allPagesOf((page) => groups.list(tenant, page));
-    if (version !== undefined) copies.set(tenant, { version, groups: listed }, now);
-    return listed;
-  }
+  const tenantGroups = (tenant: string, version: string | undefined): Promise<Group[]> =>
+    readAtVersion(groupCopies, tenant, version, clock.now(), () =>
+      allPagesOf((page) => groups.list(tenant, page)),
+    );
 
   /**
    * These of the tenant's groups (`holds`: those that hold values), in precedence order; at `groupsVersion`
@@ -133,36 +154,14 @@ export function makeGroupValues(deps: GroupValuesDependencies) {
           name: group.name,
           members: await membership.filtersAt(tenant, group.query, now),
           values: () => {
-            values ??= groupValuesAt(tenant, group.name, groupsVersion, now);
+            values ??= readAtVersion(valueCopies, `${tenant}/${group.name}`, groupsVersion, now, () =>
+              parameters.list(tenant, { layer: "group", group: group.name }),
+            );
             return values;
           },
         };
       }),
     );
-  }
-
-  /**
-   * A group's values: at `version` (the cache's groups version, which every change of a group's values
-   * replaces once written) the container's copy while it serves, else a query of them, kept at `version`.
-   */
-  function groupValuesAt(
-    tenant: string,
-    group: string,
-    version: string | undefined,
-    now: number,
-  ): Promise<ParameterRecord[]> {
-    const key = `${tenant}/${group}`;
-    const copy = version === undefined ? undefined : valueCopies.get(key, now);
-    if (copy && copy.version === version) return copy.values;
-    const values = parameters.list(tenant, { layer: "group", group });
-    if (version !== undefined) {
-      valueCopies.set(key, { version, values }, now);
-      // A failed read is not kept: the next agent reads again.
-      values.catch(() => {
-        if (valueCopies.get(key, now)?.values === values) valueCopies.forget(key);
-      });
-    }
-    return values;
   }
 
   /** The values of the holding groups the agent is a member of, in precedence order. */
