@@ -144,13 +144,12 @@ export async function currentState(api: ConsoleClient, objects: FleetObject[]): 
         ),
     ),
   );
-  // Each agent's values read once, the first object naming it named should it be missing.
-  const agentObjects = new Map(
-    objects
-      .flatMap((object) => (object.kind === "AgentParameter" ? [[object.owner, object] as const] : []))
-      .reverse(),
-  );
-  const agentParameters = new Map(await Promise.all([...agentObjects.values()].map(ownValuesOf(api))));
+  // Each agent's values read once; the first object naming the agent is the one named should it be missing.
+  const firstOfAgent = new Map<string, ParameterObject>();
+  for (const object of objects)
+    if (object.kind === "AgentParameter" && !firstOfAgent.has(object.owner))
+      firstOfAgent.set(object.owner, object);
+  const agentParameters = new Map(await Promise.all([...firstOfAgent.values()].map(ownValuesOf(api))));
   const flows = new Map(
     await Promise.all(
       [...flowClasses]

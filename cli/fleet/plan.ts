@@ -76,12 +76,12 @@ export function plan(objects: FleetObject[], current: CurrentState, { prune }: P
   // Only the parameters of a class or group the folder declares are its to prune, and those of an agent it
   // gives a value to (agents are not declared: they register themselves).
   const parameterOwners = [
-    ["ClassParameter", current.classParameters, (owner: string) => !absent("Class", owner)],
-    ["GroupParameter", current.groupParameters, (owner: string) => !absent("Group", owner)],
-    ["AgentParameter", current.agentParameters, () => true],
+    ["ClassParameter", (owner: string) => !absent("Class", owner)],
+    ["GroupParameter", (owner: string) => !absent("Group", owner)],
+    ["AgentParameter", () => true],
   ] as const;
-  for (const [kind, lists, managed] of parameterOwners) {
-    for (const [owner, list] of lists) {
+  for (const [kind, managed] of parameterOwners) {
+    for (const [owner, list] of parameterLists(current, kind)) {
       if (!managed(owner)) continue;
       for (const name of new Set([...list.items, ...(list.staged ?? [])].map((entry) => entry.name)))
         if (absent(kind, `${owner}/${name}`)) leave(kind, `${owner}/${name}`, { kind, owner, name });
@@ -126,12 +126,7 @@ function changeFor(object: FleetObject, current: CurrentState): Change {
     case "ClassParameter":
     case "GroupParameter":
     case "AgentParameter": {
-      const lists = {
-        ClassParameter: current.classParameters,
-        GroupParameter: current.groupParameters,
-        AgentParameter: current.agentParameters,
-      }[object.kind];
-      const entry = parameterInForce(lists.get(object.owner), object.name);
+      const entry = parameterInForce(parameterLists(current, object.kind).get(object.owner), object.name);
       if (!entry) return create;
       return same(differences({ value: undefined, secretRef: undefined, ...object.spec }, entry));
     }
@@ -167,6 +162,18 @@ function changeFor(object: FleetObject, current: CurrentState): Change {
       };
     }
   }
+}
+
+/** The tenant's values of one kind of parameter, by the class, group or agent holding them. */
+function parameterLists(
+  current: CurrentState,
+  kind: ParameterKind,
+): Map<string, Schemas["ParameterEntryList"]> {
+  return {
+    ClassParameter: current.classParameters,
+    GroupParameter: current.groupParameters,
+    AgentParameter: current.agentParameters,
+  }[kind];
 }
 
 /** A parameter's value as it will be: a staged change when the class has one (its removal: none), else in force. */
