@@ -34,7 +34,12 @@ const calls = (retried: boolean): JsonProtocolCall =>
       AWS_ACCESS_KEY_ID: "local",
       AWS_SECRET_ACCESS_KEY: "local",
     }),
-    { targetPrefix: "DynamoDB_20120810", contentType: "application/x-amz-json-1.0", retried },
+    {
+      targetPrefix: "DynamoDB_20120810",
+      signingName: "dynamodb",
+      contentType: "application/x-amz-json-1.0",
+      retried,
+    },
   );
 
 const throttled: Answer = {

@@ -1,7 +1,9 @@
-import type { Readable } from "node:stream";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { connectionTimeoutMs, requestTimeoutFor } from "./call-timeouts.js";
+import { abortedBy, keptAlivePost, type Post, type PostTarget } from "./kept-alive-post.js";
+import { signedPostHeaders } from "./signature-v4.js";
 
 /** The clients whose services speak AWS's JSON protocol and whose configuration a call borrows. */
 type JsonProtocolClient = KinesisClient | DynamoDBClient | DynamoDBDocumentClient;
@@ -28,6 +30,8 @@ export type SignalsCalls = { [callSignal]?: () => AbortSignal | undefined };
 export interface JsonProtocol {
   /** The `X-Amz-Target` prefix naming the service's API version, e.g. `DynamoDB_20120810`. */
   targetPrefix: string;
+  /** The service's name in a signature's scope, e.g. `dynamodb`. */
+  signingName: string;
   /** `application/x-amz-json-1.0` or `-1.1`, as the service's API says. */
   contentType: string;
   /**
@@ -63,27 +67,22 @@ interface RetryToken {
 }
 type RetryErrorType = "TRANSIENT" | "THROTTLING";
 
-interface Target {
-  protocol: string;
-  hostname: string;
-  port?: number;
-  path: string;
-}
-
 /**
- * Calls of a JSON-protocol service over a client's own configuration (region, endpoint, credentials, signer, HTTP
- * handler, retry strategy), without the SDK's per-call middleware: each call is a POST of `<prefix>.<operation>`,
- * signed with the client's SigV4 signer and sent by its handler. On the agent API's paths the middleware
- * (serialisation schemas, endpoint rules, retry and logging wrappers) cost more CPU than what Beacon does around
- * the call.
+ * Calls of a JSON-protocol service over a client's own configuration (region, endpoint, credentials, retry
+ * strategy), without the SDK's per-call middleware, signer or HTTP handler: each call is a POST of
+ * `<prefix>.<operation>`, signed by signature-v4.ts and sent over kept-alive-post.ts's connections. On the agent
+ * API's paths the SDK's middleware (serialisation schemas, endpoint rules, retry and logging wrappers), its signer
+ * and its handler's timers and wrappers cost more CPU than what Beacon does around the call.
  */
 export function jsonProtocolCalls(client: JsonProtocolClient, protocol: JsonProtocol): JsonProtocolCall {
   type Config = KinesisClient["config"];
   let ready:
     | Promise<{
         config: Config;
-        target: Target;
-        signer: Awaited<ReturnType<Config["signer"]>>;
+        host: string;
+        path: string;
+        region: string;
+        post: Post;
         retries: RetryStrategy | undefined;
       }>
     | undefined;
@@ -91,8 +90,8 @@ export function jsonProtocolCalls(client: JsonProtocolClient, protocol: JsonProt
   const prepare = async () => {
     const config = client.config as Config;
     const region = await config.region();
-    const target: Target = config.isCustomEndpoint
-      ? await (config.endpoint as () => Promise<Target>)()
+    const target: PostTarget = config.isCustomEndpoint
+      ? await (config.endpoint as () => Promise<PostTarget>)()
       : urlTarget(
           config.endpointProvider({
             Region: region,
@@ -101,7 +100,12 @@ export function jsonProtocolCalls(client: JsonProtocolClient, protocol: JsonProt
           }).url,
         );
     const retries = protocol.retried ? retryStrategyOf(await config.retryStrategy()) : undefined;
-    return { config, target, signer: await config.signer(), retries };
+    const post = keptAlivePost(target, {
+      connectionTimeoutMs,
+      requestTimeoutMs: requestTimeoutFor(config.isCustomEndpoint === true),
+    });
+    const host = target.port ? `${target.hostname}:${target.port}` : target.hostname;
+    return { config, host, path: target.path, region, post, retries };
   };
 
   return async (operation, input, abortSignal) => {
@@ -109,32 +113,28 @@ export function jsonProtocolCalls(client: JsonProtocolClient, protocol: JsonProt
       ready = undefined;
       throw error;
     });
-    const { config, target, signer, retries } = await ready;
+    const { config, host, path, region, post, retries } = await ready;
     const once = async () => {
       if (abortSignal?.aborted) throw abortedBy(abortSignal);
-      const request = await signer.sign({
-        method: "POST",
-        protocol: target.protocol,
-        hostname: target.hostname,
-        port: target.port,
-        path: target.path,
-        query: {},
-        headers: {
-          host: target.port ? `${target.hostname}:${target.port}` : target.hostname,
-          "content-type": protocol.contentType,
-          "content-length": String(Buffer.byteLength(input)),
-          "x-amz-target": `${protocol.targetPrefix}.${operation}`,
+      const headers = signedPostHeaders(
+        {
+          host,
+          path,
+          headers: {
+            "content-type": protocol.contentType,
+            "content-length": String(Buffer.byteLength(input)),
+            "x-amz-target": `${protocol.targetPrefix}.${operation}`,
+          },
+          body: input,
         },
-        body: input,
-      });
-      const { response } = await config.requestHandler.handle(
-        request as Parameters<typeof config.requestHandler.handle>[0],
-        { abortSignal },
+        await config.credentials(),
+        region,
+        protocol.signingName,
+        new Date(),
       );
-      // The Node.js handler's response body is the IncomingMessage.
-      const text = await textOf(response.body as Readable);
-      if (response.statusCode === 200) return text;
-      throw errorOf(response.statusCode, text);
+      const { statusCode, text } = await post(headers, input, abortSignal);
+      if (statusCode === 200) return text;
+      throw errorOf(statusCode, text);
     };
     return retries ? retried(once, retries, operation, abortSignal) : once();
   };
@@ -173,13 +173,6 @@ async function retried(
       await pause(token.getRetryDelay(), abortSignal);
     }
   }
-}
-
-/** As the SDK's handler fails a call it gave up: an `AbortError`, whatever the signal's reason. */
-function abortedBy(signal: AbortSignal): Error {
-  const error = new Error("The call was given up before it was sent", { cause: signal.reason });
-  error.name = "AbortError";
-  return error;
 }
 
 /** `ms` of backoff, cut short by the signal (the next attempt then fails at once with its reason). */
@@ -234,23 +227,13 @@ function retryErrorTypeOf(error: unknown): RetryErrorType | undefined {
   return statusCode !== undefined && TRANSIENT_STATUSES.has(statusCode) ? "TRANSIENT" : undefined;
 }
 
-function urlTarget(url: URL): Target {
+function urlTarget(url: URL): PostTarget {
   return {
     protocol: url.protocol,
     hostname: url.hostname,
     port: url.port ? Number(url.port) : undefined,
     path: url.pathname,
   };
-}
-
-/** The response's text, read by its events: an async iterator's stream machinery costs more than the body's read. */
-function textOf(body: Readable): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    body.on("data", (chunk: Buffer) => chunks.push(chunk));
-    body.once("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    body.once("error", reject);
-  });
 }
 
 /** The service names an error in `__type`, sometimes prefixed with its namespace (`com.amazonaws…#Name`). */

@@ -50,6 +50,7 @@ export function directCalls(client: DynamoDBDocumentClient): DirectCalls {
     calls = callsOver(
       jsonProtocolCalls(client, {
         targetPrefix: "DynamoDB_20120810",
+        signingName: "dynamodb",
         contentType: "application/x-amz-json-1.0",
         retried: true,
       }),

@@ -21,6 +21,7 @@ export type PutRecords = (streamName: string, records: RecordEntry[]) => Promise
 export function kinesisPutRecords(client: KinesisClient): PutRecords {
   const call = jsonProtocolCalls(client, {
     targetPrefix: "Kinesis_20131202",
+    signingName: "kinesis",
     contentType: "application/x-amz-json-1.1",
     retried: false,
   });

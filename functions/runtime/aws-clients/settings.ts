@@ -1,4 +1,5 @@
 import { NodeHttpHandler } from "@smithy/node-http-handler";
+import { connectionTimeoutMs, requestTimeoutFor } from "../../adapters/aws/call-timeouts.js";
 
 /** The environment a client is configured from; process.env in functions, a record in local tooling. */
 export type ClientEnv = Readonly<Record<string, string | undefined>>;
@@ -9,17 +10,7 @@ export type ClientEnv = Readonly<Record<string, string | undefined>>;
  */
 export const environmentNow = (): ClientEnv => ({ ...process.env });
 
-// A handler answers agents within seconds; a request stuck longer is better failed and retried.
-export const connectionTimeoutMs = 1_000;
-const requestTimeoutMs = 3_000;
-// An emulator shares the machine's cores with everything else running on it (the local stack, a test
-// suite, a load generator), so it pauses for seconds where the AWS service answers in milliseconds; failing
-// its requests at the AWS bound would report the machine's load as Beacon's failures.
-export const emulatorRequestTimeoutMs = 15_000;
 export const maxAttempts = 3;
-
-const requestTimeoutFor = (endpoint: string | undefined) =>
-  endpoint ? emulatorRequestTimeoutMs : requestTimeoutMs;
 
 /**
  * HTTP/1.1 over kept-alive connections (the SDK's NodeHttpHandler keeps them alive, at most 50 at once):
@@ -28,7 +19,7 @@ const requestTimeoutFor = (endpoint: string | undefined) =>
 function requestHandlerFor(endpoint: string | undefined) {
   return new NodeHttpHandler({
     connectionTimeout: connectionTimeoutMs,
-    requestTimeout: requestTimeoutFor(endpoint),
+    requestTimeout: requestTimeoutFor(endpoint !== undefined && endpoint !== ""),
     throwOnRequestTimeout: true,
   });
 }

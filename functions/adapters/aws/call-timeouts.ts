@@ -1,0 +1,11 @@
+// A handler answers agents within seconds; a request stuck longer is better failed and retried.
+export const connectionTimeoutMs = 1_000;
+const requestTimeoutMs = 3_000;
+// An emulator shares the machine's cores with everything else running on it (the local stack, a test
+// suite, a load generator), so it pauses for seconds where the AWS service answers in milliseconds; failing
+// its requests at the AWS bound would report the machine's load as Beacon's failures.
+export const emulatorRequestTimeoutMs = 15_000;
+
+/** How long a request to an AWS service is given, or to an emulator when one stands at a custom endpoint. */
+export const requestTimeoutFor = (customEndpoint: boolean): number =>
+  customEndpoint ? emulatorRequestTimeoutMs : requestTimeoutMs;
