@@ -696,9 +696,14 @@ describe("the web console", () => {
     const serial = (await row.getByRole("cell").first().textContent()) ?? "";
     expect(serial).toMatch(/^[0-9A-F]+$/);
     await row.getByRole("button", { name: "Revoke…" }).click();
+    await row.getByRole("combobox", { name: "Reason" }).selectOption({ label: "key compromise" });
     await row.getByRole("button", { name: `Revoke ${serial}` }).click();
     await row.getByText("revoked", { exact: true }).waitFor();
-    expect((await api<{ state: string }>(`/certificates/${serial}`)).body.state).toBe("revoked");
+    await row.getByText("(key compromise)").waitFor();
+    expect((await api<{ state: string }>(`/certificates/${serial}`)).body).toMatchObject({
+      state: "revoked",
+      revocationReason: "keyCompromise",
+    });
     await capture(admin, "certificates");
   });
 

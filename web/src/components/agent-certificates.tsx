@@ -1,9 +1,9 @@
 import { dataOf, type Schemas } from "../api/client";
 import { dateTime } from "../format";
 import { mayCall } from "../session";
-import { ConfirmedAction } from "./confirmed-action";
 import { useConsole } from "./console";
 import { Loaded, TableFrame, TableHead, useResource } from "./resource";
+import { RevokeCertificate, revocationReasonWords } from "./revoke-certificate";
 
 /**
  * The agent's certificates, one list whoever looks: those who may list certificates (admins) see every agent
@@ -75,7 +75,8 @@ function IssuedCertificates({ agentId }: { agentId: string }) {
                     <td class="mono">{certificate.serial}</td>
                     <td>
                       <span class={`state state-${certificate.state}`}>{certificate.state}</span>
-                      {certificate.revokedAt && ` ${dateTime(certificate.revokedAt)}`}
+                      {certificate.revokedAt &&
+                        ` ${dateTime(certificate.revokedAt)}${revocationReasonWords(certificate.revocationReason)}`}
                     </td>
                     <td>{dateTime(certificate.notAfter)}</td>
                     <td class="wrap">
@@ -85,19 +86,10 @@ function IssuedCertificates({ agentId }: { agentId: string }) {
                       // The confirmation's words wrap inside the cell rather than push it out of view.
                       <td class="wrap">
                         {certificate.state === "valid" && (
-                          <ConfirmedAction
-                            ask="Revoke…"
-                            confirm={`Revoke ${certificate.serial}`}
-                            keep="Keep it"
-                            warning={`${agentId} can no longer reach Beacon with this certificate: its next request with it is refused. Revoking cannot be undone.`}
-                            act={() =>
-                              dataOf(
-                                client.POST("/api/v1/certificates/{serial}/revoke", {
-                                  params: { path: { serial: certificate.serial } },
-                                }),
-                              )
-                            }
-                            onDone={reload}
+                          <RevokeCertificate
+                            serial={certificate.serial}
+                            warning={`${agentId} can no longer reach Beacon with this certificate: its next request with it is refused.`}
+                            onRevoked={reload}
                           />
                         )}
                       </td>

@@ -2,7 +2,6 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { dataOf, type Schemas } from "../api/client";
 import { Clipped } from "../components/clipped";
-import { ConfirmedAction } from "../components/confirmed-action";
 import { useConsole } from "../components/console";
 import { Page } from "../components/page";
 import {
@@ -14,6 +13,7 @@ import {
   useAction,
   useResource,
 } from "../components/resource";
+import { RevokeCertificate, revocationReasonWords } from "../components/revoke-certificate";
 import { dateTime } from "../format";
 import { mayCall } from "../session";
 
@@ -268,6 +268,7 @@ function CertificateTable(props: { certificates: Schemas["Certificate"][]; onRev
               </td>
               <td>
                 <span class={`state state-${certificate.state}`}>{certificate.state}</span>
+                {revocationReasonWords(certificate.revocationReason)}
               </td>
               <td>{dateTime(certificate.notAfter)}</td>
               <td>
@@ -275,7 +276,11 @@ function CertificateTable(props: { certificates: Schemas["Certificate"][]; onRev
               </td>
               <td>
                 {certificate.state === "valid" && (
-                  <RevokeButton serial={certificate.serial} onRevoked={props.onRevoked} />
+                  <RevokeCertificate
+                    serial={certificate.serial}
+                    warning={`An agent presenting it can no longer reach Beacon: its next request with it is refused.`}
+                    onRevoked={props.onRevoked}
+                  />
                 )}
               </td>
             </tr>
@@ -283,19 +288,5 @@ function CertificateTable(props: { certificates: Schemas["Certificate"][]; onRev
         </tbody>
       </table>
     </TableFrame>
-  );
-}
-
-function RevokeButton(props: { serial: string; onRevoked: () => void }) {
-  const { client } = useConsole();
-  const path = { serial: props.serial };
-  return (
-    <ConfirmedAction
-      ask="Revoke…"
-      confirm={`Revoke ${props.serial}`}
-      keep="Keep"
-      act={() => dataOf(client.POST("/api/v1/certificates/{serial}/revoke", { params: { path } }))}
-      onDone={props.onRevoked}
-    />
   );
 }
