@@ -28,7 +28,7 @@ import type { AgentCredential } from "../core/identity/credentials.js";
 import type { AgentApp, AgentRequest, AgentResponse } from "../shared/agent-request.js";
 import { agentApiConfig } from "../shared/config.js";
 import { errorResponse, inflateBody, jsonResponse, RecurringValueParser } from "../shared/http.js";
-import { functionLogger, MetricNames, metrics } from "../shared/observability.js";
+import { functionLogger, MetricNames, metrics, reportStreamFailure } from "../shared/observability.js";
 import { assertValid, Validators } from "../shared/schemas.js";
 import { composeAgentApi } from "./composition.js";
 
@@ -339,11 +339,7 @@ function reportDegradation(outcome: {
     metrics.addMetric(MetricNames.streamPutsNotAwaited, MetricUnit.Count, 1);
     logger.warn("event put still under way when the request was answered", { events: outcome.unpublished });
   } else if (outcome.streamError !== undefined) {
-    metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
-    logger.error("event not put on the stream", {
-      error: String(outcome.streamError),
-      events: outcome.unpublished,
-    });
+    reportStreamFailure(logger, outcome.streamError, "events", outcome.unpublished);
   }
 }
 

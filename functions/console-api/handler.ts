@@ -12,7 +12,7 @@ import type { ConsoleResult } from "../core/result.js";
 import { consoleApiConfig } from "../shared/config.js";
 import { type ConsoleOperation, operationFor } from "../shared/console-openapi.js";
 import { errorResponse, type JsonResponse, jsonResponse } from "../shared/http.js";
-import { functionLogger, MetricNames, metrics } from "../shared/observability.js";
+import { functionLogger, MetricNames, metrics, reportStreamFailure } from "../shared/observability.js";
 import { composeConsoleApi } from "./composition.js";
 
 const logger = functionLogger();
@@ -125,10 +125,7 @@ async function present(operation: ConsoleOperation, result: ConsoleResult): Prom
     metrics.addMetric(MetricNames.cacheFallbacks, MetricUnit.Count, 1);
     logger.warn("cache unavailable; answered from DynamoDB", { error: String(result.cacheError) });
   }
-  if (result.streamError !== undefined) {
-    metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
-    logger.error("event not put on the stream", { error: String(result.streamError) });
-  }
+  reportStreamFailure(logger, result.streamError, "events");
   const status = result.status ?? 200;
   // Assets go out as their bytes, which Lambda's proxy integration carries base64-encoded.
   if (result.body instanceof Uint8Array) {

@@ -1,6 +1,8 @@
+import { Logger } from "@aws-lambda-powertools/logger";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { BeaconEvent } from "../core/events/model.js";
-import { countUnpublished, MetricNames, metrics } from "./observability.js";
+import { EventsKeptForRelay } from "../core/events/publishing.js";
+import { countUnpublished, MetricNames, metrics, reportStreamFailure } from "./observability.js";
 
 /** The metric lines (EMF) `work` wrote to stdout, as objects. */
 function metricLinesOf(work: () => void): Record<string, unknown>[] {
@@ -62,6 +64,48 @@ describe("countUnpublished", () => {
       [1, 5, undefined],
     ]);
     // Nothing left for the request's own line: a put that failed after its request was answered is counted too.
+    expect(metrics.hasStoredMetrics()).toBe(false);
+  });
+});
+
+describe("reportStreamFailure", () => {
+  const logger = new Logger({ serviceName: "observability-test" });
+  afterEach(() => vi.restoreAllMocks());
+  const streamFailuresCounted = () =>
+    metricLinesOf(() => metrics.publishStoredMetrics()).map((line) => line[MetricNames.streamFailures]);
+
+  it("warns, without the events, when every event the stream did not take is kept for a relay", () => {
+    const warn = vi.spyOn(logger, "warn").mockImplementation(() => {});
+    const error = vi.spyOn(logger, "error").mockImplementation(() => {});
+    const kept = new EventsKeptForRelay(new Error("stream unavailable"), [heartbeat("h-1")]);
+
+    reportStreamFailure(logger, kept, "events", [heartbeat("h-1")]);
+
+    expect(error).not.toHaveBeenCalled();
+    expect(warn).toHaveBeenCalledWith("events not put on the stream yet: kept for the relay", {
+      error: "Error: stream unavailable",
+    });
+    expect(streamFailuresCounted()).toEqual([1]);
+  });
+
+  it("logs an error, with the events whole, when some are kept nowhere", () => {
+    const warn = vi.spyOn(logger, "warn").mockImplementation(() => {});
+    const error = vi.spyOn(logger, "error").mockImplementation(() => {});
+
+    reportStreamFailure(logger, new Error("stream unavailable"), "events", [heartbeat("h-1")]);
+
+    expect(warn).not.toHaveBeenCalled();
+    expect(error).toHaveBeenCalledWith("events not put on the stream", {
+      error: "Error: stream unavailable",
+      events: [heartbeat("h-1")],
+    });
+    expect(streamFailuresCounted()).toEqual([1]);
+  });
+
+  it("counts and logs nothing when the stream took the events", () => {
+    const error = vi.spyOn(logger, "error");
+    reportStreamFailure(logger, undefined, "events");
+    expect(error).not.toHaveBeenCalled();
     expect(metrics.hasStoredMetrics()).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import type { UnpublishedEvents } from "../core/events/publishing.js";
+import type { BeaconEvent } from "../core/events/model.js";
+import { EventsKeptForRelay, type UnpublishedEvents } from "../core/events/publishing.js";
 
 /**
  * Service name, namespace and log level come from the POWERTOOLS_* variables the function construct
@@ -110,4 +111,30 @@ export function countUnpublished(outcome: UnpublishedEvents): void {
   const counted = counts.filter(([, count]) => count > 0);
   for (const [name, count] of counted) metrics.addMetric(name, MetricUnit.Count, count);
   if (counted.length > 0) metrics.publishStoredMetrics();
+}
+
+/**
+ * Counts a publish the stream failed, if it did (StreamFailures, the stream's health), and logs it: a warning when every
+ * event it did not put is kept for a relay, which will put it there; an error otherwise, with `events` whole when
+ * the caller has them, so that they can be put on the stream again from the log. `what` names the events
+ * ("events of rollouts").
+ */
+export function reportStreamFailure(
+  logger: Logger,
+  streamError: unknown,
+  what: string,
+  events?: BeaconEvent[],
+): void {
+  if (streamError === undefined) return;
+  metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
+  if (streamError instanceof EventsKeptForRelay) {
+    logger.warn(`${what} not put on the stream yet: kept for the relay`, {
+      error: String(streamError.streamError),
+    });
+    return;
+  }
+  logger.error(`${what} not put on the stream`, {
+    error: String(streamError),
+    ...(events === undefined ? {} : { events }),
+  });
 }

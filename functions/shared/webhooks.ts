@@ -2,7 +2,7 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import type { DeliveryReport } from "../core/webhooks/delivery.js";
 import { FunctionTimeouts } from "./function-timeouts.js";
-import { MetricNames, metrics } from "./observability.js";
+import { MetricNames, metrics, reportStreamFailure } from "./observability.js";
 
 /**
  * A subscription's test answers within the console API's own time: the dispatcher gives up on the receiver after
@@ -18,10 +18,7 @@ export function recordDeliveryReport(report: DeliveryReport, logger: Logger, wha
   metrics.addMetric(MetricNames.webhookDeliveries, MetricUnit.Count, report.delivered);
   metrics.addMetric(MetricNames.webhookFailures, MetricUnit.Count, report.failed);
   metrics.addMetric(MetricNames.webhooksDisabled, MetricUnit.Count, report.disabled);
-  if (report.streamError !== undefined) {
-    metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
-    logger.error("webhook.disabled events not put on the stream", { error: String(report.streamError) });
-  }
+  reportStreamFailure(logger, report.streamError, "webhook.disabled events");
   const { streamError: _error, ...counts } = report;
   if (report.disabled > 0) logger.warn(`${what}: subscriptions disabled`, counts);
   else if (report.leftOver > 0) logger.info(`${what}: deliveries left for later`, counts);

@@ -3,7 +3,7 @@ import type { Context } from "aws-lambda";
 import type { RolloutState } from "../core/events/model.js";
 import { sweeperConfig } from "../shared/config.js";
 import { fleetMetricDocuments } from "../shared/fleet-metrics-emf.js";
-import { functionLogger, MetricNames, metrics } from "../shared/observability.js";
+import { functionLogger, MetricNames, metrics, reportStreamFailure } from "../shared/observability.js";
 import { composeSweeper } from "./composition.js";
 
 const logger = functionLogger();
@@ -27,18 +27,12 @@ const reachedMetrics: Record<
   paused: MetricNames.rolloutsPaused,
 };
 
-function reportStreamFailure(streamError: unknown, message: string): void {
-  if (streamError === undefined) return;
-  metrics.addMetric(MetricNames.streamFailures, MetricUnit.Count, 1);
-  logger.error(message, { error: String(streamError) });
-}
-
 async function sweepOperations(): Promise<void> {
   const outcome = await sweeper.sweepTimeouts();
   const timedOut = outcome.timedOut.queued + outcome.timedOut.delivered + outcome.timedOut.awaiting_effect;
   metrics.addMetric(MetricNames.operationsTimedOut, MetricUnit.Count, timedOut);
   metrics.addMetric(MetricNames.operationsCancelled, MetricUnit.Count, outcome.cancelled);
-  reportStreamFailure(outcome.streamError, "events of timed-out operations not put on the stream");
+  reportStreamFailure(logger, outcome.streamError, "events of timed-out operations");
   const summary = {
     timedOutQueued: outcome.timedOut.queued,
     timedOutDelivered: outcome.timedOut.delivered,
@@ -58,7 +52,7 @@ async function advanceRollouts(deadline: number): Promise<void> {
   metrics.addMetric(MetricNames.rolloutBatchesStarted, MetricUnit.Count, outcome.batchesStarted);
   for (const [state, metricName] of Object.entries(reachedMetrics))
     metrics.addMetric(metricName, MetricUnit.Count, outcome.reached[state as RolloutState] ?? 0);
-  reportStreamFailure(outcome.streamError, "events of rollouts not put on the stream");
+  reportStreamFailure(logger, outcome.streamError, "events of rollouts");
   // The cache holds the agents' health and takes a batch's pending markers: without it, rollouts wait.
   if (outcome.heldBack > 0) {
     metrics.addMetric(MetricNames.cacheFallbacks, MetricUnit.Count, outcome.heldBack);
@@ -100,7 +94,7 @@ async function settleAdoptions(deadline: number): Promise<void> {
 async function announceExpiringCertificates(): Promise<void> {
   const outcome = await sweeper.announceExpiringCertificates();
   metrics.addMetric(MetricNames.certificatesExpiring, MetricUnit.Count, outcome.announced);
-  reportStreamFailure(outcome.streamError, "certificate expiry events not put on the stream");
+  reportStreamFailure(logger, outcome.streamError, "certificate expiry events");
   if (outcome.more) logger.warn("expiry notices stopped at their bound; the rest wait for the next run");
   else if (outcome.announced > 0)
     logger.info("certificates announced as expiring", { announced: outcome.announced });
@@ -110,7 +104,7 @@ async function announceExpiringCertificates(): Promise<void> {
 async function announceOfflineAgents(deadline: number): Promise<void> {
   const outcome = await sweeper.offline.sweep(deadline);
   metrics.addMetric(MetricNames.agentsWentOffline, MetricUnit.Count, outcome.announced);
-  reportStreamFailure(outcome.streamError, "agent offline events not put on the stream");
+  reportStreamFailure(logger, outcome.streamError, "agent offline events");
   if (outcome.more) logger.warn("offline notices stopped at their bound; the rest wait for the next run");
   else if (outcome.announced > 0) logger.info("agents announced offline", { announced: outcome.announced });
 }
@@ -122,7 +116,7 @@ async function announceOfflineAgents(deadline: number): Promise<void> {
 async function cleanUpSilentAgents(deadline: number): Promise<void> {
   const outcome = await sweeper.cleanUp.sweep(deadline);
   metrics.addMetric(MetricNames.agentsDecommissioned, MetricUnit.Count, outcome.decommissioned);
-  reportStreamFailure(outcome.streamError, "agent decommissioned events not put on the stream");
+  reportStreamFailure(logger, outcome.streamError, "agent decommissioned events");
   const summary = { decommissioned: outcome.decommissioned, cameBack: outcome.cameBack };
   if (outcome.more) logger.warn("clean-up stopped at its bound; the rest wait for the next run", summary);
   else if (outcome.decommissioned > 0) logger.info("silent agents decommissioned", summary);
@@ -162,7 +156,7 @@ async function relayHeldEvents(deadline: number): Promise<void> {
 /** A step at a time of every running selection job, bounded per run; a job that failed is logged. */
 async function continueSelections(deadline: number): Promise<void> {
   const { errors, streamError, ...counts } = await sweeper.continueSelections(deadline);
-  reportStreamFailure(streamError, "events of selection jobs' operations not put on the stream");
+  reportStreamFailure(logger, streamError, "events of selection jobs' operations");
   if (counts.deferred > 0)
     logger.warn("selection jobs left for the next run: the run reached its bound", counts);
   if (counts.steps > 0) logger.info("selection jobs continued", counts);

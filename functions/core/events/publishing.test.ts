@@ -6,6 +6,7 @@ import type { BeaconEvent, OperationEvent } from "./model.js";
 import type { KeptEvents } from "./ports.js";
 import {
   clearingStaged,
+  EventsKeptForRelay,
   holdingWhenDown,
   nextHeldBatch,
   PublishFailure,
@@ -146,9 +147,12 @@ describe("holding events when the stream is down", () => {
     const reports: UnpublishedEvents[] = [];
     const sink = holdingWhenDown(partly, buffer, outbox, (outcome) => reports.push(outcome));
     // The publish still fails: the operation event's outbox entry must stay for the outbox's relay.
-    await expect(sink.publish([put as BeaconEvent, refused as BeaconEvent, operation])).rejects.toThrow(
-      "one put, two not",
-    );
+    const failure = await sink
+      .publish([put as BeaconEvent, refused as BeaconEvent, operation])
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(EventsKeptForRelay);
+    expect(failure).toMatchObject({ unpublished: [refused, operation] });
+    expect(String((failure as EventsKeptForRelay).streamError)).toContain("one put, two not");
     expect(buffer.held).toEqual([refused]);
     expect(outbox.keptEvents.size).toBe(0);
     expect(reports).toEqual([{ held: 1, heldInOutbox: 0, staged: 1, lost: [] }]);
@@ -195,7 +199,9 @@ describe("holding events when the stream is down", () => {
     const reports: UnpublishedEvents[] = [];
     const sink = holdingWhenDown(down(), buffer, outbox, (outcome) => reports.push(outcome));
     const event = heartbeat("h-1");
-    await expect(sink.publish([event])).rejects.toThrow("stream unavailable");
+    const failure = await sink.publish([event]).catch((error: unknown) => error);
+    expect(failure).not.toBeInstanceOf(EventsKeptForRelay);
+    expect(String(failure)).toContain("stream unavailable");
     expect(reports).toEqual([{ held: 0, heldInOutbox: 0, staged: 0, lost: [event] }]);
   });
 

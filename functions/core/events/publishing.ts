@@ -1,7 +1,6 @@
 import { type BeaconEvent, isStagedEvent, resentOf } from "./model.js";
 import type { EventBuffer, EventOutbox, EventSink, KeptEvents } from "./ports.js";
 
-/** A publish that put some of its events, or none: `unpublished` are the ones the stream does not have. */
 /**
  * Puts a sweep's events on the stream, when it has any; what the stream answered instead, for the sweep's
  * outcome to report: the changes they record stand either way.
@@ -16,6 +15,7 @@ export async function publishReportingFailure(sink: EventSink, events: BeaconEve
   }
 }
 
+/** A publish that put some of its events, or none: `unpublished` are the ones the stream does not have. */
 export class PublishFailure extends Error {
   constructor(
     message: string,
@@ -23,6 +23,24 @@ export class PublishFailure extends Error {
   ) {
     super(message);
     this.name = "PublishFailure";
+  }
+}
+
+/**
+ * A publish the stream failed whose events are all kept for a relay: the staged ones in the outbox, where their
+ * writers put them, and the others in the buffer or the outbox. It fails so that the staged events' outbox
+ * entries stay; nothing of it is lost.
+ */
+export class EventsKeptForRelay extends PublishFailure {
+  constructor(
+    readonly streamError: unknown,
+    unpublished: BeaconEvent[],
+  ) {
+    super(
+      `the stream did not take ${unpublished.length} events, each kept for a relay (${String(streamError)})`,
+      unpublished,
+    );
+    this.name = "EventsKeptForRelay";
   }
 }
 
@@ -122,7 +140,8 @@ export interface UnpublishedEvents {
  * A sink that, when the stream fails, holds the events nothing else keeps in the buffer and resolves as if
  * published; what the buffer refuses (full, the tenant's share of it full, or the cache unreachable) goes to the
  * outbox. Staged events stay in the outbox, so the publish still fails for them (their outbox entries must
- * stay). Whatever could be kept nowhere fails the publish too, reported as lost. A publish the stream takes
+ * stay), as EventsKeptForRelay. Whatever could be kept nowhere fails the publish with the stream's error,
+ * reported as lost. A publish the stream takes
  * asks neither the buffer nor the outbox.
  */
 export function holdingWhenDown(
@@ -149,7 +168,8 @@ export function holdingWhenDown(
         );
         const heldInOutbox = refused.length - lost.length;
         report({ held: waiting.length - refused.length, heldInOutbox, staged, lost });
-        if (staged > 0 || lost.length > 0) throw error;
+        if (lost.length > 0) throw error;
+        if (staged > 0) throw new EventsKeptForRelay(error, unpublished);
       }
     },
   };
