@@ -4,7 +4,8 @@
  * console built and served, and in a process of their own (functions-process.ts) the console API behind the local
  * JWT-verifying gateway, the sweeper and the webhook dispatcher on one-minute timers, the dispatcher also behind a
  * local Lambda Invoke endpoint (the console's webhook tests), and the stream consumer fed by a poller of the Kinesis
- * emulator. Ctrl-C (or SIGTERM) stops everything and exits 0.
+ * emulator. Ctrl-C (or SIGTERM) stops everything and exits 0; so does its stdin closing, when
+ * BEACON_STOP_WHEN_STDIN_CLOSES=1 (stop-with-stdin.ts).
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,6 +30,7 @@ import { startAgentGateway } from "./gateway.js";
 import { KinesisEmulators, kinesisEmulatorEnvName, kinesisEmulatorFromEnv } from "./kinesis-emulator.js";
 import { LOCAL_DIR_ENV_NAME, localDir } from "./local-dir.js";
 import { assertPortFree, LocalServices, localPorts } from "./ports.js";
+import { stopWhenStdinCloses } from "./stop-with-stdin.js";
 import { startStreamPassThrough } from "./stream-outage.js";
 import { sweepIntervalSeconds } from "./sweeper-timer.js";
 import { startWebServer } from "./web-server.js";
@@ -80,6 +82,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   // Children of a start still in progress die with this process (see child-service.ts).
   process.once(signal, () => void stopAndExit(0));
 }
+stopWhenStdinCloses(process.env, () => void stopAndExit(0));
 
 async function start(): Promise<void> {
   log("Beacon: starting the local stack");

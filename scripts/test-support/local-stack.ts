@@ -1,13 +1,15 @@
 /**
  * `npm start` as a user runs it, for tests that drive the whole local stack from outside: on ports the
  * system reports free, with a state folder of its own, in a process group of its own so that stopping it
- * stops everything it started, as Ctrl-C in a terminal would.
+ * stops everything it started, as Ctrl-C in a terminal would. It stops too when the process that started it
+ * ends without stopping it (a test worker killed): its stdin is a pipe from that process.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { findFreePorts, type LocalService, LocalServices } from "../local/ports.js";
+import { STOP_WHEN_STDIN_CLOSES_ENV_NAME } from "../local/stop-with-stdin.js";
 
 export const repositoryRoot = fileURLToPath(new URL("../../", import.meta.url));
 const DEFAULT_READY_TIMEOUT_MS = 240_000;
@@ -53,14 +55,21 @@ export async function startLocalStack(
   >;
   const localDir = path.join(repositoryRoot, ".beacon", `${name}-${process.pid}`);
   mkdirSync(localDir, { recursive: true });
-  const env = isolatedEnv(ports, { BEACON_LOCAL_DIR: localDir, ...options.env });
+  const env = isolatedEnv(ports, {
+    BEACON_LOCAL_DIR: localDir,
+    // The stack stops when this process ends, however it ends: its end of the stdin pipe closes then.
+    [STOP_WHEN_STDIN_CLOSES_ENV_NAME]: "1",
+    ...options.env,
+  });
   let output = "";
   const child = spawn("npm", ["start"], {
     cwd: repositoryRoot,
     env,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
     detached: true,
   });
+  // Nothing is written: the pipe is held only to close with this process.
+  child.stdin?.on("error", () => {});
   const stop = async () => {
     await stopGroup(child);
     rmSync(localDir, { recursive: true, force: true });
