@@ -1,7 +1,13 @@
 import { S3Client } from "@aws-sdk/client-s3";
 import { connectionTimeoutMs, emulatorRequestTimeoutMs } from "../../adapters/aws/call-timeouts.js";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
-import { type ClientEnv, endpointSettings, madeOnFirstUse, maxAttempts } from "./settings.js";
+import {
+  type ClientEnv,
+  endpointSettings,
+  isCustomEndpoint,
+  madeOnFirstUse,
+  maxAttempts,
+} from "./settings.js";
 
 /** Assets of up to 4 MiB go up and down in one request, a few seconds at worst from a function's subnet. */
 const s3RequestTimeoutMs = 10_000;
@@ -14,7 +20,7 @@ const s3RequestTimeoutMs = 10_000;
  */
 export function makeS3Client(env: ClientEnv = process.env): S3Client {
   const endpoint = env[AwsEndpointEnvNames.s3];
-  const local = endpoint !== undefined && endpoint !== "";
+  const local = isCustomEndpoint(endpoint);
   const fromEnvironment = endpointSettings(env, endpoint);
   return madeOnFirstUse(
     () =>

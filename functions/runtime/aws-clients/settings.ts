@@ -12,6 +12,10 @@ export const environmentNow = (): ClientEnv => ({ ...process.env });
 
 export const maxAttempts = 3;
 
+/** Whether a client is aimed at an endpoint of its own (an emulator, LocalStack) rather than AWS's. */
+export const isCustomEndpoint = (endpoint: string | undefined): endpoint is string =>
+  endpoint !== undefined && endpoint !== "";
+
 /**
  * HTTP/1.1 over kept-alive connections (the SDK's NodeHttpHandler keeps them alive, at most 50 at once):
  * after a container's first requests, each request is a few packets on a connection already open.
@@ -19,7 +23,7 @@ export const maxAttempts = 3;
 function requestHandlerFor(endpoint: string | undefined) {
   return new NodeHttpHandler({
     connectionTimeout: connectionTimeoutMs,
-    requestTimeout: requestTimeoutFor(endpoint !== undefined && endpoint !== ""),
+    requestTimeout: requestTimeoutFor(isCustomEndpoint(endpoint)),
     throwOnRequestTimeout: true,
   });
 }
@@ -57,7 +61,7 @@ export function madeOnFirstUse<Client extends { destroy(): void }>(make: () => C
  * default chains (the Lambda environment on AWS) decide.
  */
 export function endpointSettings(env: ClientEnv, endpoint: string | undefined) {
-  if (endpoint === undefined || endpoint === "") return {};
+  if (!isCustomEndpoint(endpoint)) return {};
   const accessKeyId = env.AWS_ACCESS_KEY_ID;
   const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
   return {
