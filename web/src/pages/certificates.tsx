@@ -278,7 +278,7 @@ function CertificateTable(props: { certificates: Schemas["Certificate"][]; onRev
                 {certificate.state === "valid" && (
                   <RevokeCertificate
                     serial={certificate.serial}
-                    warning={`An agent presenting it can no longer reach Beacon: its next request with it is refused.`}
+                    warning="An agent presenting it can no longer reach Beacon: its next request with it is refused."
                     onRevoked={props.onRevoked}
                   />
                 )}
