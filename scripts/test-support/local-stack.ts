@@ -5,7 +5,7 @@
  * ends without stopping it (a test worker killed): its stdin is a pipe from that process.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { findFreePorts, type LocalService, LocalServices } from "../local/ports.js";
@@ -38,9 +38,34 @@ export async function stopGroup(child: ChildProcess): Promise<void> {
   clearTimeout(killer);
 }
 
+/** Whether a process of this id is running (one that is not ours to signal is running too). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+}
+
+/**
+ * Removes the state folders `<name>-<pid>` in `parent` whose process has ended: a stack stopped because the
+ * process that started it ended (killed before its hooks ran) leaves its folder, there being no one left to
+ * remove it. A folder of a running process, or named otherwise, is left alone.
+ */
+export function removeStateFoldersOfEndedProcesses(parent: string, name: string): void {
+  const prefix = `${name}-`;
+  for (const entry of readdirSync(parent, { withFileTypes: true })) {
+    const pid = entry.name.slice(prefix.length);
+    if (!entry.isDirectory() || !entry.name.startsWith(prefix) || !/^\d+$/.test(pid)) continue;
+    if (!isRunning(Number(pid))) rmSync(path.join(parent, entry.name), { recursive: true, force: true });
+  }
+}
+
 /**
  * Starts `npm start` and resolves once it prints `Beacon is ready`. `name` names its state folder,
- * `.beacon/<name>-<pid>`, which `stop` removes.
+ * `.beacon/<name>-<pid>`, which `stop` removes; those of processes that ended without stopping their stack are
+ * removed first.
  */
 export async function startLocalStack(
   name: string,
@@ -53,7 +78,10 @@ export async function startLocalStack(
     LocalService,
     number
   >;
-  const localDir = path.join(repositoryRoot, ".beacon", `${name}-${process.pid}`);
+  const stateParent = path.join(repositoryRoot, ".beacon");
+  mkdirSync(stateParent, { recursive: true });
+  removeStateFoldersOfEndedProcesses(stateParent, name);
+  const localDir = path.join(stateParent, `${name}-${process.pid}`);
   mkdirSync(localDir, { recursive: true });
   const env = isolatedEnv(ports, {
     BEACON_LOCAL_DIR: localDir,
