@@ -75,8 +75,8 @@ const SATURATED_ERROR_SHARE = 0.01;
  * behind a load balancer: the machine's two cores can then both serve, as the load and the emulators allow.
  */
 const workers = process.env.BENCH_WORKERS === undefined ? undefined : Number(process.env.BENCH_WORKERS);
-/** A file to write a CPU profile of the handler's heartbeats, many in flight, to (`.cpuprofile`). */
-const profileFile = process.env.BENCH_PROFILE;
+/** A file to write a CPU profile of the handler's heartbeats, many in flight, to (`.cpuprofile`); empty: none. */
+const profileFile = process.env.BENCH_PROFILE || undefined;
 /** Beside it, the profile of the heartbeats handed over one at a time: what a Lambda invocation costs alone. */
 const oneAtATimeProfileFile = profileFile?.replace(/(\.cpuprofile)?$/, "-one-at-a-time.cpuprofile");
 
