@@ -5,12 +5,14 @@
  * manifest (what a new agent's first heartbeat costs the handler) and of SHA-256 over a fixed size (what
  * storing a manifest once per build costs). Every bench prints it beside its figures with the ratio to the
  * reference machine recorded in reference-machine.json; `npm run bench:calibrate -- --write` makes this machine
- * the reference.
+ * the reference. Beside them, what work costs just after the process slept: on a machine whose idle cores lose
+ * their caches (a virtual machine inside another), a request handled one at a time pays that at every step.
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { connect, createServer } from "node:tls";
 import { fileURLToPath } from "node:url";
 import { parseCommandLine } from "../common/command-line.mjs";
@@ -45,6 +47,11 @@ export const thisMachine = (): Machine => ({
 export interface CalibratedMachine {
   machine: Machine;
   calibration: Calibration;
+  /**
+   * How many times a light heartbeat's parse, serialisation and hash take just after the process slept 1 ms as
+   * one after another. Not compared with the reference, which was recorded before it was measured.
+   */
+  wakeAfterIdle?: number;
   /** The 1-minute load average when it was taken: a busy machine's figures are higher. */
   loadAverage1m: number;
   date: string;
@@ -55,7 +62,14 @@ const PARSES = 20;
 const HASHED_MIB = 16;
 /** Each figure is the fastest of this many runs: the machine's other work only ever slows a run down. */
 const RUNS = 5;
+/** Pieces of work timed after a sleep each, and one after another. */
+const WAKES = 200;
+const IDLE_MS = 1;
 const MANIFEST_FIXTURE = new URL("../../schemas/c2/examples/cpp/heartbeat-full.json", import.meta.url);
+const LIGHT_HEARTBEAT_FIXTURE = new URL(
+  "../../schemas/c2/examples/cpp/heartbeat-light.json",
+  import.meta.url,
+);
 export const referenceFile = new URL("reference-machine.json", import.meta.url);
 
 /** Each figure of `current` over the reference's, and their geometric mean: above 1, this machine is slower. */
@@ -84,7 +98,10 @@ export function formatCalibration(current: CalibratedMachine, reference: Calibra
     `(${times(ratios.sha256CpuMsPerMiB)}); load average ${current.loadAverage1m.toFixed(1)}; ` +
     `${times(ratios.overall)} the reference machine (${machineName(reference.machine)}, ` +
     `load average ${reference.loadAverage1m.toFixed(1)}, ${reference.date})` +
-    nodeMismatch(current.machine, reference.machine)
+    nodeMismatch(current.machine, reference.machine) +
+    (current.wakeAfterIdle === undefined
+      ? ""
+      : `; work just after ${IDLE_MS} ms idle takes ${times(current.wakeAfterIdle)} as long as back to back`)
   );
 }
 
@@ -149,6 +166,34 @@ function sha256CpuMsPerMiB(mebibytes: number): number {
   return cpuMsSince(before) / mebibytes;
 }
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+/** The median wall-clock time of `work` run `count` times, each after sleeping `idleMs` (0: back to back). */
+async function medianMs(work: () => void, count: number, idleMs: number): Promise<number> {
+  const times: number[] = [];
+  for (let index = 0; index < count; index++) {
+    if (idleMs > 0) await sleep(idleMs);
+    const start = performance.now();
+    work();
+    times.push(performance.now() - start);
+  }
+  return median(times);
+}
+
+/** The time of a light heartbeat's parse, serialisation and hash after 1 ms idle, over back to back. */
+async function wakeAfterIdle(heartbeat: string): Promise<number> {
+  const work = () => {
+    const text = JSON.stringify(JSON.parse(heartbeat));
+    createHash("sha256").update(text).digest("hex");
+  };
+  const backToBack = () => medianMs(work, WAKES * 10, 0);
+  await backToBack();
+  return (await medianMs(work, WAKES, IDLE_MS)) / (await backToBack());
+}
+
 /** Measures this machine: a few seconds of CPU. */
 export async function calibrate(): Promise<CalibratedMachine> {
   const certsDir = mkdtempSync(path.join(tmpdir(), "beacon-calibration-"));
@@ -162,6 +207,7 @@ export async function calibrate(): Promise<CalibratedMachine> {
     return {
       machine: thisMachine(),
       calibration,
+      wakeAfterIdle: await wakeAfterIdle(readFileSync(LIGHT_HEARTBEAT_FIXTURE, "utf8")),
       loadAverage1m: loadavg()[0] ?? 0,
       date: new Date().toISOString().slice(0, 10),
     };
