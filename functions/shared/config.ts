@@ -14,11 +14,17 @@ import { DEFAULT_DELIVERY_RETENTION_DAYS } from "../core/webhooks/policy.js";
 import { AwsEndpointEnvNames, EnvNames } from "./env-names.js";
 import { FunctionTimeouts, SWEEPER_INTERVAL_SECONDS } from "./function-timeouts.js";
 
-export interface AgentApiConfig {
+/** Where a function keeps agents' state and says what happened: the table, the events stream and the cache. */
+export interface StoreSettings {
   tableName: string;
+  /** Events go on it; they are held in the cache while it is down. */
   streamName: string;
   redisUrl: string;
+  /** A cache answer later than this is no answer. */
   cacheTimeoutMs: number;
+}
+
+export interface AgentApiConfig extends StoreSettings {
   /** DynamoDB's share of an agent request's answer budget (AgentAnswerBudget). */
   storageShareMs: number;
   maxInflatedBytes: number;
@@ -77,10 +83,7 @@ const eventBufferBounds = (env: Environment): EventBufferBounds => {
 
 export function agentApiConfig(env: Environment = process.env): AgentApiConfig {
   return {
-    tableName: requireEnv(env, EnvNames.tableName),
-    streamName: requireEnv(env, EnvNames.streamName),
-    redisUrl: requireEnv(env, EnvNames.redisUrl),
-    cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, AgentAnswerBudget.cacheCallMs),
+    ...storeSettings(env, AgentAnswerBudget.cacheCallMs),
     storageShareMs: numberEnv(
       env,
       EnvNames.agentStorageShareMs,
@@ -165,22 +168,25 @@ const operationAckTimeoutMs = (env: Environment): number =>
   numberEnv(env, EnvNames.operationAckTimeoutSeconds, 300) * 1_000;
 
 /**
- * How long a cache command may take in the console, the sweeper and the bundle intake: 150 ms unless set (the
- * agent API's default is its answer budget's share instead).
+ * StoreSettings from the environment. A cache command may take 150 ms unless set in the console, the sweeper and
+ * the bundle intake; the agent API's default is its answer budget's share instead.
  */
-const cacheTimeoutMs = (env: Environment): number => numberEnv(env, EnvNames.cacheTimeoutMs, 150);
+function storeSettings(env: Environment, defaultCacheTimeoutMs = 150): StoreSettings {
+  return {
+    tableName: requireEnv(env, EnvNames.tableName),
+    streamName: requireEnv(env, EnvNames.streamName),
+    redisUrl: requireEnv(env, EnvNames.redisUrl),
+    cacheTimeoutMs: numberEnv(env, EnvNames.cacheTimeoutMs, defaultCacheTimeoutMs),
+  };
+}
 
 /** Days before its notAfter a certificate counts as expiring: 30 unless set. */
 const certificateExpiryWarningDays = (env: Environment): number =>
   Math.ceil(numberEnv(env, EnvNames.certExpiryWarningDays, 30));
 
-export interface ConsoleApiConfig {
-  tableName: string;
-  /** Operations' state changes go on the agent API's stream too. */
-  streamName: string;
+/** Operations' state changes go on the agent API's stream too. */
+export interface ConsoleApiConfig extends StoreSettings {
   operationAckTimeoutMs: number;
-  redisUrl: string;
-  cacheTimeoutMs: number;
   /** The agent API's checkpoint interval: how stale the registry's last-seen times may be. */
   checkpointIntervalMs: number;
   /**
@@ -255,11 +261,8 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
     );
   }
   return {
-    tableName: requireEnv(env, EnvNames.tableName),
-    streamName: requireEnv(env, EnvNames.streamName),
+    ...storeSettings(env),
     operationAckTimeoutMs: operationAckTimeoutMs(env),
-    redisUrl: requireEnv(env, EnvNames.redisUrl),
-    cacheTimeoutMs: cacheTimeoutMs(env),
     checkpointIntervalMs: checkpointIntervalMs(env),
     agentCa: secretArn
       ? { secretArn, trustedFingerprints: trustedCaFingerprintsOf(env) }
@@ -290,44 +293,35 @@ export function consoleApiConfig(env: Environment = process.env): ConsoleApiConf
 }
 
 /** The streaming intake of debug bundles (functions/bundle-intake), wherever it is hosted. */
-export interface BundleIntakeConfig {
-  tableName: string;
+/** A stored bundle's upload event goes on the stream, held in the cache when the stream is down. */
+export interface BundleIntakeConfig extends StoreSettings {
   /** Where the bundles' bytes go, under their prefix. */
   assetBucket: string;
   /** Which tenants each trusted CA may speak for, now; undefined when every trusted CA is Beacon's own. */
   caBindings: CurrentCaBindings;
   /** How long the console serves a bundle; the bucket's lifecycle deletes it after. */
   retentionMs: number;
-  /** A stored bundle's upload event goes on the stream, held in the cache when the stream is down. */
-  streamName: string;
-  redisUrl: string;
-  cacheTimeoutMs: number;
   eventBuffer: EventBufferBounds;
 }
 
 export function bundleIntakeConfig(env: Environment = process.env): BundleIntakeConfig {
   return {
-    tableName: requireEnv(env, EnvNames.tableName),
+    ...storeSettings(env),
     assetBucket: requireEnv(env, EnvNames.assetBucket),
     caBindings: caBindingsOf(env),
     retentionMs: debugBundleRetentionMs(env),
-    streamName: requireEnv(env, EnvNames.streamName),
-    redisUrl: requireEnv(env, EnvNames.redisUrl),
-    cacheTimeoutMs: cacheTimeoutMs(env),
     eventBuffer: eventBufferBounds(env),
   };
 }
 
-export interface SweeperConfig {
-  tableName: string;
-  /** Timeouts and the cancellations they cause go on the agents' stream. */
-  streamName: string;
+/**
+ * Timeouts and the cancellations they cause go on the agents' stream; rollouts read their agents' health from
+ * the cache and mark the agents a batch queues for.
+ */
+export interface SweeperConfig extends StoreSettings {
   operationAckTimeoutMs: number;
   queuedTimeoutHeartbeats: number;
   maxOperationsPerRun: number;
-  /** Rollouts read their agents' health from the cache and mark the agents a batch queues for. */
-  redisUrl: string;
-  cacheTimeoutMs: number;
   /** Where agents reach the agent API, for the download URLs rollout operations carry. */
   agentApiUrl: string;
   /** Where agents reach the bundle intake, for the TRANSFER DEBUG a selection job queues. */
@@ -374,14 +368,11 @@ export interface SweeperConfig {
 
 export function sweeperConfig(env: Environment = process.env): SweeperConfig {
   return {
-    tableName: requireEnv(env, EnvNames.tableName),
-    streamName: requireEnv(env, EnvNames.streamName),
+    ...storeSettings(env),
     operationAckTimeoutMs: operationAckTimeoutMs(env),
     queuedTimeoutHeartbeats: numberEnv(env, EnvNames.queuedTimeoutHeartbeats, 10),
     // A few seconds of work a run; a backlog drains over the next minutes.
     maxOperationsPerRun: numberEnv(env, EnvNames.sweeperMaxOperations, 500),
-    redisUrl: requireEnv(env, EnvNames.redisUrl),
-    cacheTimeoutMs: cacheTimeoutMs(env),
     agentApiUrl: absoluteHttpsUrl(env, EnvNames.agentApiUrl),
     debugBundleTargetBase: debugBundleTargetBase(env),
     checkpointIntervalMs: checkpointIntervalMs(env),
