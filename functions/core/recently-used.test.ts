@@ -47,4 +47,14 @@ describe("KeptFor", () => {
     copies.set("c", 3, 0);
     expect([copies.get("a", 1), copies.get("b", 1), copies.get("c", 1)]).toEqual([undefined, 2, 3]);
   });
+
+  it("serves no copy at all once all are forgotten, and serves those set after", () => {
+    const copies = new KeptFor<string, number>(10, 60_000);
+    copies.set("a", 1, 0);
+    copies.set("b", 2, 0);
+    copies.forgetAll();
+    expect([copies.get("a", 1), copies.get("b", 1)]).toEqual([undefined, undefined]);
+    copies.set("a", 3, 1);
+    expect(copies.get("a", 2)).toBe(3);
+  });
 });

@@ -30,6 +30,10 @@ export class RecentlyUsed<K, V> {
     this.entries.delete(key);
   }
 
+  clear(): void {
+    this.entries.clear();
+  }
+
   set(key: K, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, value);
@@ -66,5 +70,10 @@ export class KeptFor<K, V> {
   /** The copy of `key` no longer served: the next to ask reads it again. */
   forget(key: K): void {
     this.copies.delete(key);
+  }
+
+  /** No copy served any more: the next to ask for each reads it again. */
+  forgetAll(): void {
+    this.copies.clear();
   }
 }

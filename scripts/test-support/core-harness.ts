@@ -20,6 +20,7 @@ import { makeRecordHeartbeat } from "../../functions/core/agent-requests/record-
 import { clearingStaged } from "../../functions/core/events/publishing.js";
 import { makeManifestRegistration } from "../../functions/core/manifests/registration.js";
 import { makeOperationLifecycle } from "../../functions/core/operations/lifecycle.js";
+import type { ValuesOverClassOf } from "../../functions/core/parameters/over-class.js";
 import { makeFlowRenderings } from "../../functions/core/parameters/rendered-flow-ids.js";
 import { valuesOverClassIn, valuesOverClassOfEachIn } from "./group-values.js";
 
@@ -54,7 +55,13 @@ export function coreHarness() {
     clock: new ManualClock(),
     ids: new SequentialIds(),
   };
-  const valuesOverClass = valuesOverClassIn(ports);
+  const readValuesOverClass = valuesOverClassIn(ports);
+  /** What each read of an agent's values over its class was asked with, in order. */
+  const valuesReads: Parameters<ValuesOverClassOf>[] = [];
+  const valuesOverClass: ValuesOverClassOf = (...read) => {
+    valuesReads.push(read);
+    return readValuesOverClass(...read);
+  };
   const manifests = makeManifestRegistration({ store: ports.manifestStore, cache: ports.hotState });
   const operations = makeOperationLifecycle({
     operations: ports.operationStore,
@@ -99,5 +106,5 @@ export function coreHarness() {
     cache: ports.hotState.roundTrips,
     events: ports.events.events.length,
   });
-  return { ...ports, outbox, operations, recordHeartbeat, recordAck, backendCalls };
+  return { ...ports, outbox, operations, recordHeartbeat, recordAck, backendCalls, valuesReads };
 }

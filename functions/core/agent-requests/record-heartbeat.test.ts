@@ -114,6 +114,17 @@ describe("recordHeartbeat", () => {
     );
   });
 
+  it("reads a new agent's values at the cache's version of the groups, and says when the cache did not answer", async () => {
+    const core = coreHarness();
+    const hintsOfLastRead = () => core.valuesReads.at(-1)?.[3];
+    await core.recordHeartbeat(fleet, cppAgentOf("gw-new-1", "gateways").full());
+    expect(hintsOfLastRead()).toMatchObject({ groupsVersion: expect.any(String), cacheUnanswered: false });
+
+    core.hotState.down = true;
+    await core.recordHeartbeat(fleet, cppAgentOf("gw-new-2", "gateways").full());
+    expect(hintsOfLastRead()).toMatchObject({ groupsVersion: undefined, cacheUnanswered: true });
+  });
+
   it("asks the registry about a DESCRIBE the cache lost track of only once a window", async () => {
     const core = coreHarness();
     await core.recordHeartbeat(javaAgent, javaHeartbeat());

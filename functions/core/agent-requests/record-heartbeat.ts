@@ -270,6 +270,7 @@ export function makeRecordHeartbeat(deps: HeartbeatDependencies) {
         await deps.valuesOverClass(tenant, agentId, entry, {
           neverRegistered: registered === "created",
           groupsVersion: outcome?.recorded ? outcome.sighting.groupsVersion : undefined,
+          cacheUnanswered: outcome === undefined,
         }),
       );
       const { pin, assignment } = record ?? {};

@@ -8,7 +8,7 @@ import { MemoryManifestCatalog } from "../../adapters/memory/manifest-catalog.js
 import { MemoryParameterStore } from "../../adapters/memory/parameter-store.js";
 import type { AgentRecord } from "../agents/ports.js";
 import { makeAgentReader } from "../fleet/agents.js";
-import { valuesOverClass } from "../parameters/over-class.js";
+import { type ValuesOverClassHints, valuesOverClass } from "../parameters/over-class.js";
 import { makeAgentFlowIds, ownValuesOf } from "../parameters/rendered-flow-ids.js";
 import {
   byParameterPrecedence,
@@ -216,6 +216,29 @@ describe("an agent's values over its class", () => {
     clock.advance(1);
     await groupsOf("north-1", "v2");
     expect(listed).toHaveBeenCalledTimes(4);
+  });
+
+  it("are read again once the cache failed a sighting, as a change meanwhile replaced no version", async () => {
+    const { values, parameters, group } = world();
+    await group("north", { labels: ["site=north"] }, { site: "north" });
+    const valuesOf = async (agentId: string, hints: ValuesOverClassHints) =>
+      (await values.overClass("acme", agentId, undefined, hints)).map(
+        ({ group: from, name, value: set }) =>
+          `${from}:${name}=${"value" in set ? set.value : set.secretRef}`,
+      );
+    expect(await valuesOf("north-1", { groupsVersion: "v1" })).toEqual(["north:site=north"]);
+    // The cache is down: a value and a group change, and the version stays v1.
+    await parameters.put("acme", { layer: "group", group: "north" }, value("site", "north-2"));
+    await group("everyone", { labels: ["site=north"] }, { tier: "gold" }, 10);
+    expect(await valuesOf("north-2", { cacheUnanswered: true })).toEqual([
+      "north:site=north-2",
+      "everyone:tier=gold",
+    ]);
+    // The cache is back with the version the copies were kept at: they are not served.
+    expect(await valuesOf("north-1", { groupsVersion: "v1" })).toEqual([
+      "north:site=north-2",
+      "everyone:tier=gold",
+    ]);
   });
 
   it("read a group's values once for the members registering at one version of the cache's groups, not a failed read", async () => {

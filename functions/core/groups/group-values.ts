@@ -61,7 +61,7 @@ export const byParameterPrecedence = <T extends Pick<Group, "name" | "parameterP
 /**
  * How long a container's copy of a tenant's groups, or of a group's values, serves at most, however long the
  * cache's version says it holds: a change the cache was not told of (it was down) reaches registering agents
- * within it.
+ * within it, and at once through a container that met the cache down meanwhile (ValuesOverClassHints).
  */
 export const GROUPS_COPY_KEPT_MS = 60_000;
 /** Tenants whose groups a container keeps a copy of at once. */
@@ -219,6 +219,10 @@ export function makeGroupValues(deps: GroupValuesDependencies) {
       record?: AgentRecord,
       hints?: ValuesOverClassHints,
     ): Promise<ValueOverClass[]> {
+      if (hints?.cacheUnanswered) {
+        groupCopies.forgetAll();
+        valueCopies.forgetAll();
+      }
       return overClassAmong(
         await holdingGroups(tenant, holdsValues, hints?.groupsVersion),
         tenant,

@@ -59,6 +59,11 @@ export interface ValuesOverClassHints {
    * of a group holding values has replaced it (FleetHotState.groupsChanged) and for a minute at most.
    */
   groupsVersion?: string;
+  /**
+   * The cache did not answer the agent's sighting. A change of a group made meanwhile replaced no version, so the
+   * container's copies, kept at a version the cache may answer again once back, are dropped instead of served.
+   */
+  cacheUnanswered?: boolean;
 }
 
 /**
