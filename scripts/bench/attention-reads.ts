@@ -18,9 +18,9 @@ import { EnvNames } from "../../functions/shared/env-names.js";
 import { ensureDevCertificates } from "../local/certs.js";
 import { type FleetReport, fleetAgent } from "./agent-fleet.js";
 import { thisMachine } from "./calibration.js";
-import { median } from "./console-list.js";
 import { meteredClient, usedSince } from "./dynamodb-meter.js";
 import { benchConsoleEnv, type FleetBenchOptions, writeBenchFleet } from "./fleet-bench.js";
+import { median } from "./median.js";
 
 /** Rows of the Agents page's first page. */
 export const PAGE_ROWS = 50;

@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { parseCommandLine } from "../common/command-line.mjs";
 import { ensureDevCertificates } from "../local/certs.js";
 import { clientTls } from "./agent-client.js";
+import { median } from "./median.js";
 import { cpuMsSince } from "./stack.js";
 
 export interface Calibration {
@@ -164,11 +165,6 @@ function sha256CpuMsPerMiB(mebibytes: number): number {
   for (let index = 0; index < mebibytes; index++) hash.update(block);
   hash.digest();
   return cpuMsSince(before) / mebibytes;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
 /** The median wall-clock time of `work` run `count` times, each after sleeping `idleMs` (0: back to back). */

@@ -19,6 +19,7 @@ import { startConsoleGateway } from "../local/gateway.js";
 import { startWebServer } from "../local/web-server.js";
 import { FLEET_CLASSES, type FleetReport } from "./agent-fleet.js";
 import { benchConsoleEnv, type FleetBenchOptions, writeBenchFleet } from "./fleet-bench.js";
+import { median } from "./median.js";
 
 /** The console's budget: the first page of the agent list on screen within a second of navigating to it. */
 export const FIRST_PAGE_BUDGET_MS = 1_000;
@@ -263,14 +264,6 @@ async function firstPageShown(page: Page, url: string, rows: number) {
   await page.goto(url, { waitUntil: "commit" });
   const shown = await page.waitForFunction(rowsShown, rows, { polling: "raf" });
   return (await shown.jsonValue()) as Shown;
-}
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** The report as the benchmark prints it: the machine first, as its figures depend on it. */

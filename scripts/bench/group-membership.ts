@@ -22,10 +22,10 @@ import { composeGroupCounting } from "../../functions/sweeper/composition.js";
 import { ensureDevCertificates } from "../local/certs.js";
 import { FLEET_CLASSES, type FleetReport } from "./agent-fleet.js";
 import { thisMachine } from "./calibration.js";
-import { median } from "./console-list.js";
 import { meteredClient, usedSince } from "./dynamodb-meter.js";
 import { benchConsoleEnv, type FleetBenchOptions, writeBenchFleet } from "./fleet-bench.js";
 import { type GroupRolloutReport, groupRolloutLines, runGroupRollout } from "./group-rollout.js";
+import { median } from "./median.js";
 
 /** Each agent's site, by its index: a label a quarter of the fleet shares. */
 const SITES = ["north", "south", "east", "west"] as const;

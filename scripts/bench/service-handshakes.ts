@@ -18,6 +18,7 @@ import { findFreePorts } from "../local/ports.js";
 import { type AgentServiceProcess, startAgentServiceProcess } from "../test-support/agent-service-process.js";
 import { type clientTls, postAsAgent } from "./agent-client.js";
 import { calibrate, calibrationRatios, readReference } from "./calibration.js";
+import { median } from "./median.js";
 import { descendantsCpuMs } from "./process-cpu.js";
 import { startBenchBackends } from "./stack.js";
 
@@ -58,12 +59,7 @@ export interface ServiceHandshakeFigures {
 
 const summary = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  const median =
-    sorted.length % 2 === 1
-      ? (sorted[middle] as number)
-      : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-  return { median, min: sorted[0] as number, max: sorted[sorted.length - 1] as number };
+  return { median: median(sorted), min: sorted[0] as number, max: sorted[sorted.length - 1] as number };
 };
 
 const serviceProcess = (commandLine: string) =>
