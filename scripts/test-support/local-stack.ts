@@ -39,7 +39,7 @@ export async function stopGroup(child: ChildProcess): Promise<void> {
 }
 
 /** Whether a process of this id is running (one that is not ours to signal is running too). */
-function isRunning(pid: number): boolean {
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

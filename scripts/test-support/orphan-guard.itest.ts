@@ -8,20 +8,11 @@ import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { repositoryRoot } from "./local-stack.js";
+import { isRunning, repositoryRoot } from "./local-stack.js";
 import { until, untilTrue } from "./until.js";
 
 const CONFIG = path.join(repositoryRoot, "scripts/test-support/fixtures/orphan-guard/vitest.config.ts");
 const VITEST = path.join(repositoryRoot, "node_modules/vitest/vitest.mjs");
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const answers = (url: string) =>
   new Promise<boolean>((resolve) => {
@@ -55,11 +46,11 @@ it("ends a test worker whose vitest was killed, and the Redis it started with it
     expect(await answers(worker.url)).toBe(true);
 
     vitest.kill("SIGKILL");
-    await untilTrue("the orphaned worker to end", () => !alive(worker.pid), 30_000);
+    await untilTrue("the orphaned worker to end", () => !isRunning(worker.pid), 30_000);
     await untilTrue("its Redis to stop", async () => !(await answers(worker.url)), 30_000);
   } finally {
     vitest.kill("SIGKILL");
     // Without the guard, the worker would be left: ended here, its backends with it.
-    if (workerPid !== undefined && alive(workerPid)) process.kill(workerPid, "SIGTERM");
+    if (workerPid !== undefined && isRunning(workerPid)) process.kill(workerPid, "SIGTERM");
   }
 }, 180_000);
