@@ -7,8 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { SourceMap } from "node:module";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
@@ -37,7 +36,7 @@ import {
   type FunctionBundle,
   functionNames,
 } from "./function-bundles.js";
-import { type OriginalFrame, summarizeProfile } from "./profile.js";
+import { bundleSources, summarizeProfile } from "./profile.js";
 
 /** A cold start's budget: the init and the first request within 300 ms at p99, for every function. */
 export const COLD_START_BUDGET_MS = 300;
@@ -248,19 +247,6 @@ function firstProfileIn(dir: string, bundle: string): { byArea: string[]; byFunc
   return first === undefined
     ? undefined
     : summarizeProfile(JSON.parse(readFileSync(path.join(dir, first), "utf8")), bundleSources(bundle));
-}
-
-/** A bundled frame's source, package file or project file, as `bundle`'s source map names it. */
-function bundleSources(bundle: string): OriginalFrame {
-  const mapFile = `${bundle}.map`;
-  if (!existsSync(mapFile)) return () => undefined;
-  const map = new SourceMap(JSON.parse(readFileSync(mapFile, "utf8")));
-  return ({ url, lineNumber, columnNumber }) => {
-    if (!url.endsWith(bundle)) return undefined;
-    const entry = map.findEntry(lineNumber, columnNumber ?? 0);
-    if (!("originalSource" in entry)) return undefined;
-    return { url: path.resolve(path.dirname(bundle), entry.originalSource), lineNumber: entry.originalLine };
-  };
 }
 
 const timeoutOf = (functionName: string): number =>

@@ -3,9 +3,10 @@
  * gateway, handler, Redis, Kinesis emulator, DynamoDB Local), with what each heartbeat cost the
  * backends and this process's CPU. The load runs in a separate process, and so do the proxies that count
  * backend requests, so that this process's CPU time is the gateway's and the handler's alone. Then the
- * steady heartbeats the gateway handed the handler are handed to it again directly, with no gateway or
- * TLS, many in flight and one at a time: the CPU time Lambda bills. Figures depend on the machine: they
- * are printed with its CPU and core count, and compared only as ratios.
+ * steady heartbeats the gateway handed the handler are handed again, with no gateway or TLS, to the handler as
+ * a deployment ships it (its minified bundle, warmed by one pass of them), many in flight and one at a time:
+ * the CPU time Lambda bills. Figures depend on the machine: they are printed with its CPU, core count and
+ * calibration, and compared only as ratios.
  *
  * `--rate-sweep` (`npm run bench:rate`) drives the steady heartbeats at fixed rates instead, open loop, a step
  * at each, and prints each step's latency, errors and the CPU each process spent: this one's (Beacon's
@@ -18,15 +19,17 @@ import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from "aws-lambda";
 import { Redis } from "ioredis";
 import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
+import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import { MetricNames } from "../../functions/shared/observability.js";
 import { parseCommandLine } from "../common/command-line.mjs";
 import { FUNCTIONS_PROCESS_COMMAND } from "../local/functions-process.js";
-import type { GatewayHandler, GatewayRoute } from "../local/gateway.js";
+import type { GatewayRoute } from "../local/gateway.js";
 import { calibrationLine } from "./calibration.js";
+import { loadDeployedHandler } from "./deployed-handler.js";
 import { type LatencySplit, startLatencySplit } from "./latency-split.js";
 import { BACKEND_PROCESSES, descendantsCpuMs, processNamer } from "./process-cpu.js";
 import { profileLines, startCpuProfile } from "./profile.js";
@@ -100,7 +103,6 @@ const SETTLE_LIMIT_MS = 120_000;
 /** With the gateway in this process (no workers), where each heartbeat's time goes inside it. */
 let split: LatencySplit | undefined;
 
-let handleHeartbeat: GatewayHandler | undefined;
 // The steady heartbeats' events as the gateway made them, one per agent, to hand the handler again.
 const steadyEvents: APIGatewayProxyEventV2[] = [];
 let capturing = false;
@@ -108,7 +110,6 @@ const captureSteady = (routes: GatewayRoute[]) =>
   routes.map((route) => {
     if (route.path !== AgentRoutes.heartbeat.path || !("handler" in route)) return route;
     const handler = route.handler;
-    handleHeartbeat = handler;
     return {
       ...route,
       handler: (event: APIGatewayProxyEventV2) => {
@@ -181,13 +182,33 @@ async function measureSteady(proxies: CountingProxies) {
   const counts = await proxies.counts();
   const scripts = (await scriptCalls()) - scriptsBefore;
 
-  console.log(`bench: handing ${heartbeats} steady heartbeats to the handler directly`);
-  await proxies.reset();
-  const directScriptsBefore = await scriptCalls();
-  const inFlight = await replay(heartbeats, concurrency, idleCpuPerMs, profileFile);
-  const directCounts = await proxies.counts();
-  const directScripts = (await scriptCalls()) - directScriptsBefore;
-  const oneAtATime = await replay(Math.min(heartbeats, 2_000), 1, idleCpuPerMs, oneAtATimeProfileFile);
+  console.log(`bench: handing ${heartbeats} steady heartbeats to the handler as deployed, directly`);
+  const deployed = await loadDeployedHandler<APIGatewayProxyEventV2, APIGatewayProxyResultV2>({
+    name: "agent-api",
+    timeoutSeconds: FunctionTimeouts.agentApi,
+  });
+  let inFlight: Replayed;
+  let oneAtATime: Replayed;
+  let directCounts: Awaited<ReturnType<CountingProxies["counts"]>>;
+  let directScripts: number;
+  try {
+    // As a warm instance: the bundle's first heartbeats compile what the gateway's compiled in the source.
+    await replay(deployed.invoke, heartbeats, concurrency, idleCpuPerMs);
+    await proxies.reset();
+    const directScriptsBefore = await scriptCalls();
+    inFlight = await replay(deployed.invoke, heartbeats, concurrency, idleCpuPerMs, profileFile);
+    directCounts = await proxies.counts();
+    directScripts = (await scriptCalls()) - directScriptsBefore;
+    oneAtATime = await replay(
+      deployed.invoke,
+      Math.min(heartbeats, 2_000),
+      1,
+      idleCpuPerMs,
+      oneAtATimeProfileFile,
+    );
+  } finally {
+    await deployed.close();
+  }
 
   const cpu = cpus();
   console.log("");
@@ -218,11 +239,11 @@ async function measureSteady(proxies: CountingProxies) {
   );
   if (inFlight.profile) {
     console.log(`profile of the handler alone, ${concurrency} in flight (${profileFile}):`);
-    for (const line of profileLines(inFlight.profile)) console.log(line);
+    for (const line of profileLines(inFlight.profile, deployed.sources)) console.log(line);
   }
   if (oneAtATime.profile) {
     console.log(`profile of the handler alone, one at a time (${oneAtATimeProfileFile}):`);
-    for (const line of profileLines(oneAtATime.profile)) console.log(line);
+    for (const line of profileLines(oneAtATime.profile, deployed.sources)) console.log(line);
   }
 }
 
@@ -430,7 +451,15 @@ function cpuPerHeartbeat(before: NodeJS.CpuUsage, started: number, idlePerMs: nu
  * Hands the captured steady heartbeats to the handler `count` times in all, `inFlight` at once, as
  * Lambda's runtime would (each its own invocation); the handler's CPU ms per heartbeat, and its profile.
  */
-async function replay(count: number, inFlight: number, idlePerMs: number, profileTo?: string) {
+type Replayed = Awaited<ReturnType<typeof replay>>;
+
+async function replay(
+  handler: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>,
+  count: number,
+  inFlight: number,
+  idlePerMs: number,
+  profileTo?: string,
+) {
   const profiling = profileTo ? await startCpuProfile(profileTo) : undefined;
   let next = 0;
   let errors = 0;
@@ -440,7 +469,7 @@ async function replay(count: number, inFlight: number, idlePerMs: number, profil
     Array.from({ length: inFlight }, async () => {
       while (next < count) {
         const event = steadyEvents[next++ % steadyEvents.length] as APIGatewayProxyEventV2;
-        const result = await (handleHeartbeat as GatewayHandler)(event);
+        const result = await handler(event);
         if (typeof result !== "object" || result.statusCode !== 200) errors++;
       }
     }),

@@ -2,8 +2,10 @@
  * Reads a V8 CPU profile (what `--cpu-prof` and the inspector's Profiler write) into the lines
  * `npm run bench` prints: self time by where it is spent and by function, largest first.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
+import { SourceMap } from "node:module";
+import path from "node:path";
 
 /** Where a profiled function is: its script's URL, and its 0-based line and column there. */
 export interface CallFrame {
@@ -18,6 +20,19 @@ export interface CallFrame {
  * bundle's source map); undefined to keep the frame as the profile names it.
  */
 export type OriginalFrame = (frame: CallFrame) => { url: string; lineNumber: number } | undefined;
+
+/** A frame of the bundle `bundle`, its source, package file or project file, as `bundle`'s source map names it. */
+export function bundleSources(bundle: string): OriginalFrame {
+  const mapFile = `${bundle}.map`;
+  if (!existsSync(mapFile)) return () => undefined;
+  const map = new SourceMap(JSON.parse(readFileSync(mapFile, "utf8")));
+  return ({ url, lineNumber, columnNumber }) => {
+    if (!url.endsWith(bundle)) return undefined;
+    const entry = map.findEntry(lineNumber, columnNumber ?? 0);
+    if (!("originalSource" in entry)) return undefined;
+    return { url: path.resolve(path.dirname(bundle), entry.originalSource), lineNumber: entry.originalLine };
+  };
+}
 
 interface ProfileNode {
   id: number;
@@ -115,8 +130,13 @@ export async function startCpuProfile(file: string): Promise<{ stop(): Promise<u
 }
 
 /** The profile's summary as the benchmarks print it: the areas, then the functions, largest first. */
-export function profileLines(profile: unknown, areas = 12, functions = 15): string[] {
-  const summary = summarizeProfile(profile);
+export function profileLines(
+  profile: unknown,
+  originalFrame?: OriginalFrame,
+  areas = 12,
+  functions = 15,
+): string[] {
+  const summary = summarizeProfile(profile, originalFrame);
   return [
     "self time by where it is spent:",
     ...summary.byArea.slice(0, areas).map((line) => `  ${line}`),
