@@ -201,6 +201,20 @@ describe("RecurringValueParser", () => {
     expect(codeOf(() => bodies.parse(`[${bodyOf("b")}]`))).toBe("invalid_payload");
   });
 
+  it("checks the nesting of a body without the path as deep as of one with it", () => {
+    const bodies = parser();
+    const nested = (depth: number) => `{"a":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`;
+    expect(bodies.parse(nested(limits.maxJsonDepth))).toEqual(JSON.parse(nested(limits.maxJsonDepth)));
+    expect(codeOf(() => bodies.parse(nested(limits.maxJsonDepth + 1)))).toBe("payload_too_deep");
+    // More containers than the limit, side by side or as brackets in strings, nest no deeper for it.
+    const wide = JSON.stringify({ a: Array.from({ length: limits.maxJsonDepth }, () => ({ b: [] })) });
+    const bracketed = JSON.stringify({ a: "[{".repeat(limits.maxJsonDepth) });
+    for (const text of [wide, bracketed]) expect(bodies.parse(text)).toEqual(JSON.parse(text));
+    expect(codeOf(() => bodies.parse(`{"a":"[",${nested(limits.maxJsonDepth + 1).slice(1)}`))).toBe(
+      "payload_too_deep",
+    );
+  });
+
   it("refuses a malformed value at the path however often it comes", () => {
     const bodies = parser();
     const broken = bodyOf("a").replace('"bundles":[', '"bundles":[1,,');

@@ -208,6 +208,8 @@ interface KeptValue {
  */
 export class RecurringValueParser {
   private readonly kept: RecentlyUsed<Buffer, KeptValue>;
+  /** The path's last key as JSON writes it unescaped: a body without it holds no value at the path. */
+  private readonly lastKey: Buffer;
 
   constructor(
     private readonly path: readonly string[],
@@ -215,9 +217,15 @@ export class RecurringValueParser {
     private readonly limits: BodyLimits,
   ) {
     this.kept = new RecentlyUsed(capacity);
+    this.lastKey = Buffer.from(JSON.stringify(path.at(-1) ?? ""));
   }
 
   parse(bytes: Buffer): JsonObject {
+    // Most bodies (a light heartbeat, an acknowledgement) need no scan: no value to find (the scan takes no
+    // escaped key for the path's either), and too few brackets to nest too deep.
+    if (!bytes.includes(this.lastKey) && opensAtMost(bytes, this.limits.maxJsonDepth)) {
+      return jsonObjectOf(bytes.toString("utf8"));
+    }
     let known: KeptValue | undefined;
     const span = scanJson(new ByteUnits(bytes), this.limits.maxJsonDepth, this.path, (start) => {
       known = this.kept.find(({ bytes: kept }) => bytesAt(bytes, start, kept));
@@ -238,6 +246,20 @@ export class RecurringValueParser {
     parent[this.path.at(-1) as string] = known.value;
     return body;
   }
+}
+
+/**
+ * Whether `bytes` holds at most `max` opening braces and brackets, in strings or not: a text that opens no more
+ * containers nests no deeper. Found with indexOf, natively, as a scan would not be.
+ */
+function opensAtMost(bytes: Buffer, max: number): boolean {
+  let opens = 0;
+  for (const opening of [OPEN_BRACE, OPEN_BRACKET]) {
+    for (let at = bytes.indexOf(opening); at !== -1; at = bytes.indexOf(opening, at + 1)) {
+      if (++opens > max) return false;
+    }
+  }
+  return true;
 }
 
 /** Whether `bytes` holds `expected` from `start` on. */
