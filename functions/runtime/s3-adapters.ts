@@ -1,14 +1,17 @@
+import type { ArchiveReader } from "../core/archive/ports.js";
 import type { AssetContentStore } from "../core/assets/ports.js";
 import type { DebugBundleContent } from "../core/bundles/ports.js";
+import type { KeptEvents } from "../core/events/ports.js";
 import { loadedOnce } from "../core/loaded-once.js";
 import type { OperationResultStore } from "../core/operations/ports.js";
 import { environmentNow } from "./aws-clients/settings.js";
 import { loadedOnFirstCall } from "./on-first-call.js";
 
 /**
- * A function's adapters to the asset bucket's objects, over one S3 client. Each is loaded, with the S3 SDK and
- * the client, by its first call: most requests read or write no object, and a cold start need not compile the
- * S3 SDK's packages for them. A client never loaded has nothing to destroy.
+ * A function's adapters to the asset bucket's objects, and to the event archive's, over one S3 client. Each is
+ * loaded, with the S3 SDK and the client, by its first call: most requests and most of the sweeper's runs read or
+ * write no object, and a cold start need not compile the S3 SDK's packages for them. A client never loaded has
+ * nothing to destroy.
  */
 export function s3AdaptersOnFirstCall(bucket: string) {
   const env = environmentNow();
@@ -29,6 +32,15 @@ export function s3AdaptersOnFirstCall(bucket: string) {
       },
       { read: true },
     ),
+    /** The event archive's objects in `archiveBucket` read back. */
+    archiveReader: (archiveBucket: string) =>
+      loadedOnFirstCall<ArchiveReader & KeptEvents>(
+        async () => {
+          const { S3EventArchiveReader } = await import("../adapters/s3/event-archive-reader.js");
+          return new S3EventArchiveReader(await client(), archiveBucket);
+        },
+        { eventsUnder: true },
+      ),
     destroy: () => client.loaded()?.destroy(),
   };
 }

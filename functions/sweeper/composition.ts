@@ -19,9 +19,6 @@ import { DynamoTenantSettings } from "../adapters/dynamodb/tenant-settings.js";
 import { DynamoUsage } from "../adapters/dynamodb/usage.js";
 import { RedisFleetHotState } from "../adapters/redis/fleet-hot-state.js";
 import { RedisPresenceState } from "../adapters/redis/presence.js";
-import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
-import { S3EventArchiveReader } from "../adapters/s3/event-archive-reader.js";
-import { S3OperationResults } from "../adapters/s3/operation-results.js";
 import { trustedSignersIn } from "../adapters/x509/trusted-signers.js";
 import { makeAdoptionSettlement } from "../core/adoptions/settlement.js";
 import { longestCheckpointIntervalMs } from "../core/agents/checkpoint-interval.js";
@@ -45,10 +42,10 @@ import type { Clock, IdGenerator } from "../core/ports.js";
 import { makeRolloutEngine } from "../core/rollouts/engine.js";
 import { makeRolloutPreparation } from "../core/rollouts/preparation.js";
 import { makeRolloutTargets } from "../core/rollouts/targets.js";
-import { makeS3Client } from "../runtime/aws-clients/s3.js";
 import { makeDocumentClient } from "../runtime/aws-clients.js";
 import { composeEventStream } from "../runtime/event-stream.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
+import { s3AdaptersOnFirstCall } from "../runtime/s3-adapters.js";
 import { randomIds, systemClock } from "../runtime/system.js";
 import type { SweeperConfig } from "../shared/config.js";
 
@@ -169,7 +166,7 @@ export function composeRolloutEngine(
  */
 export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock) {
   const documents = makeDocumentClient();
-  const s3 = makeS3Client();
+  const s3 = s3AdaptersOnFirstCall(config.assetBucket);
   const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
   const ids = randomIds;
   const { events, outbox, buffer, stream } = composeEventStream(documents, redis, config);
@@ -209,7 +206,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     flows,
     operations,
     debugBundles: new DynamoDebugBundles(documents, config.tableName),
-    debugBundleContent: new S3DebugBundleContent(s3, config.assetBucket),
+    debugBundleContent: s3.debugBundleContent,
     clock,
     maxFlowBytes: config.maxFlowBytes,
   });
@@ -262,7 +259,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
   const selections = makeOperationsApi({
     operations,
     lifecycle,
-    operationResults: new S3OperationResults(s3, config.assetBucket),
+    operationResults: s3.operationResults,
     registry: fleetRegistry,
     catalog: classes,
     manifests,
@@ -284,7 +281,7 @@ export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock
     // The sweeper continues selections and begins none: it answers no request whose time runs out.
     selectionBudgetMs: Number.POSITIVE_INFINITY,
   });
-  const archive = new S3EventArchiveReader(s3, config.archiveBucket);
+  const archive = s3.archiveReader(config.archiveBucket);
   // What the relays put again may be on the stream already: the archive shows what it carried.
   const resent = resending(stream, archive);
   const storedSnapshots = makeStoredSnapshots({

@@ -92,7 +92,8 @@ export interface ColdStartReport {
   /** 1, 5 and 15 minutes, before the first process and after the last. */
   load: { before: number[]; after: number[] };
   runs: number;
-  bundles: FunctionBundle[];
+  /** Each bundle's sizes (the sources it loads left out of the report). */
+  bundles: Omit<FunctionBundle, "sourcesAtStart">[];
   cases: ColdStartCaseReport[];
 }
 
@@ -178,7 +179,7 @@ export async function runColdStartBench(options: ColdStartOptions): Promise<Cold
     },
     load: { before: loadBefore, after: loadavg() },
     runs: options.runs,
-    bundles,
+    bundles: bundles.map(({ sourcesAtStart: _sources, ...sizes }) => sizes),
     cases: reports,
   };
 }

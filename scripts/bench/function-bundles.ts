@@ -36,6 +36,8 @@ export interface FunctionBundle {
   gzipBytes: number;
   /** Minified bytes of the chunks loaded only when a dynamic import reaches them. */
   chunkBytes: number;
+  /** The source files (the project's and its packages', as esbuild names them) a cold start loads. */
+  sourcesAtStart: string[];
 }
 
 /**
@@ -66,5 +68,13 @@ export async function bundleFunction(name: string, outDir: string): Promise<Func
   const atStart = Buffer.concat(await codeOf([...loaded]));
   const chunks = [...outputs.keys()].filter((module) => module.endsWith(".mjs") && !loaded.has(module));
   const chunkBytes = (await codeOf(chunks)).reduce((sum, code) => sum + code.length, 0);
-  return { name, file, bytes: atStart.length, gzipBytes: gzipSync(atStart).length, chunkBytes };
+  const sourcesAtStart = [...loaded].flatMap((module) => Object.keys(outputs.get(module)?.inputs ?? {}));
+  return {
+    name,
+    file,
+    bytes: atStart.length,
+    gzipBytes: gzipSync(atStart).length,
+    chunkBytes,
+    sourcesAtStart,
+  };
 }
