@@ -7,23 +7,29 @@
  *   npm run bench:cold-start -- --runs 50 --functions agent-api,console-api --json
  *   (or BENCH_RUNS; 20 fresh processes per request by default; --json prints the figures as JSON instead)
  *   npm run bench:cold-start -- --profile .beacon/cold-start-profiles   (each process's CPU profile, summarised)
+ *   npm run bench:cold-start -- --cache cluster   (the cache in cluster mode, as a deployment's ElastiCache is)
  */
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { EnvNames } from "../../functions/shared/env-names.js";
 import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { startBackends } from "../local/backends.js";
 import { findFreePorts } from "../local/ports.js";
+import { clusterNodesOn, type RedisCluster, startRedisCluster } from "../local/redis-cluster.js";
 import { calibrate, formatCalibration, readReference } from "./calibration.js";
 import { budgetBreaches, reportLines, runColdStartBench } from "./cold-starts.js";
 
 const USAGE = `Usage: npm run bench:cold-start -- [--runs <n>] [--functions <name,…>] [--json] [--profile <folder>]
+                                [--cache server|cluster]
 
 Every function's cold start on backends of its own; exits 1 over its budget or on a wrong answer.
   --runs       fresh processes per request (BENCH_RUNS, default 20)
   --functions  only these functions, e.g. agent-api,console-api
   --json       print the figures as JSON
-  --profile    a folder for each process's CPU profile, summarised`;
+  --profile    a folder for each process's CPU profile, summarised
+  --cache      one Redis server (server, the default, as npm start runs it) or a cluster of three masters
+               (cluster: a deployment's cache is in cluster mode, and its client finds the slots first)`;
 
 const { values } = parseCommandLine(USAGE, {
   options: {
@@ -31,21 +37,26 @@ const { values } = parseCommandLine(USAGE, {
     functions: { type: "string" },
     json: { type: "boolean", default: false },
     profile: { type: "string" },
+    cache: { type: "string", default: "server" },
   },
 });
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) {
   exitWithUsage(USAGE, "--runs is a whole number of at least 1");
 }
+if (values.cache !== "server" && values.cache !== "cluster") {
+  exitWithUsage(USAGE, "--cache is server or cluster");
+}
 // With --json the figures alone go to stdout.
 const log = (line: string) => console.error(`bench:cold-start: ${line}`);
 const stateDir = fileURLToPath(new URL(`../../.beacon/bench-cold-start-${process.pid}/`, import.meta.url));
-const [dynamodb, redis, kinesis, s3, eventbridge] = (await findFreePorts(5)) as [
+const [dynamodb, redis, kinesis, s3, eventbridge, ...clusterPorts] = (await findFreePorts(11)) as [
   number,
   number,
   number,
   number,
   number,
+  ...number[],
 ];
 
 let exitCode = 1;
@@ -62,9 +73,14 @@ const backends = await startBackends({
   notificationBus: { name: "beacon-notifications-bench-cold-start", port: eventbridge },
   log,
 });
+let cluster: RedisCluster | undefined;
 try {
+  if (values.cache === "cluster") {
+    cluster = await startRedisCluster({ nodes: clusterNodesOn(clusterPorts), stateDir });
+    log(`Redis Cluster: ready at ${cluster.url}`);
+  }
   const report = await runColdStartBench({
-    env: backends.env,
+    env: cluster ? { ...backends.env, [EnvNames.redisUrl]: cluster.url } : backends.env,
     stateDir: path.join(stateDir, "bench"),
     runs,
     functions: values.functions?.split(","),
@@ -84,6 +100,7 @@ try {
   }
   exitCode = breaches.length === 0 ? 0 : 1;
 } finally {
+  await cluster?.stop();
   await backends.stop();
   rmSync(stateDir, { recursive: true, force: true });
 }
