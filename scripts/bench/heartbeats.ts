@@ -447,12 +447,12 @@ function cpuPerHeartbeat(before: NodeJS.CpuUsage, started: number, idlePerMs: nu
   return (cpuMsSince(before) - idlePerMs * (performance.now() - started)) / heartbeats;
 }
 
-/**
- * Hands the captured steady heartbeats to the handler `count` times in all, `inFlight` at once, as
- * Lambda's runtime would (each its own invocation); the handler's CPU ms per heartbeat, and its profile.
- */
 type Replayed = Awaited<ReturnType<typeof replay>>;
 
+/**
+ * Hands the captured steady heartbeats to `handler` `count` times in all, `inFlight` at once, as
+ * Lambda's runtime would (each its own invocation); the handler's CPU ms per heartbeat, and its profile.
+ */
 async function replay(
   handler: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>,
   count: number,
