@@ -49,10 +49,14 @@ interface Profile {
 const VM_ENTRIES = new Set(["(garbage collector)", "(program)", "(root)"]);
 const IDLE = "(idle)";
 
-/** Where code at `url` lives: a package in node_modules, a folder of the project, or a Node.js built-in module. */
+/**
+ * Where code at `url` lives: a package in node_modules, a folder of the project, a Node.js built-in module, or a
+ * function's bundle (its `index.mjs` or one of its chunks, which hold esbuild's helpers) where no source map named
+ * the code's source.
+ */
 function areaOf(url: string): string | undefined {
   if (url === "") return undefined;
-  const functionBundle = /\/bundles\/([^/]+)\/index\.mjs$/.exec(url);
+  const functionBundle = /\/bundles\/([^/]+)\/(?:index|chunks\/[^/]+)\.mjs$/.exec(url);
   if (functionBundle) return `the ${functionBundle[1]} bundle`;
   const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (inPackage) return inPackage[1] as string;
