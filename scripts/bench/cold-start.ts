@@ -12,11 +12,9 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { EnvNames } from "../../functions/shared/env-names.js";
 import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";
 import { startBackends } from "../local/backends.js";
 import { findFreePorts } from "../local/ports.js";
-import { clusterNodesOn, type RedisCluster, startRedisCluster } from "../local/redis-cluster.js";
 import { calibrate, formatCalibration, readReference } from "./calibration.js";
 import { budgetBreaches, reportLines, runColdStartBench } from "./cold-starts.js";
 
@@ -50,13 +48,12 @@ if (values.cache !== "server" && values.cache !== "cluster") {
 // With --json the figures alone go to stdout.
 const log = (line: string) => console.error(`bench:cold-start: ${line}`);
 const stateDir = fileURLToPath(new URL(`../../.beacon/bench-cold-start-${process.pid}/`, import.meta.url));
-const [dynamodb, redis, kinesis, s3, eventbridge, ...clusterPorts] = (await findFreePorts(11)) as [
+const [dynamodb, redis, kinesis, s3, eventbridge] = (await findFreePorts(5)) as [
   number,
   number,
   number,
   number,
   number,
-  ...number[],
 ];
 
 let exitCode = 1;
@@ -71,16 +68,12 @@ const backends = await startBackends({
   assetBucket: "beacon-assets-bench-cold-start",
   archiveBucket: "beacon-events-archive-bench-cold-start",
   notificationBus: { name: "beacon-notifications-bench-cold-start", port: eventbridge },
+  redisCluster: values.cache === "cluster",
   log,
 });
-let cluster: RedisCluster | undefined;
 try {
-  if (values.cache === "cluster") {
-    cluster = await startRedisCluster({ nodes: clusterNodesOn(clusterPorts), stateDir });
-    log(`Redis Cluster: ready at ${cluster.url}`);
-  }
   const report = await runColdStartBench({
-    env: cluster ? { ...backends.env, [EnvNames.redisUrl]: cluster.url } : backends.env,
+    env: backends.env,
     stateDir: path.join(stateDir, "bench"),
     runs,
     functions: values.functions?.split(","),
@@ -100,7 +93,6 @@ try {
   }
   exitCode = breaches.length === 0 ? 0 : 1;
 } finally {
-  await cluster?.stop();
   await backends.stop();
   rmSync(stateDir, { recursive: true, force: true });
 }
