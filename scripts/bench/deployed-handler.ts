@@ -27,6 +27,10 @@ export async function loadDeployedHandler<Event, Result>(
 ): Promise<DeployedHandler<Event, Result>> {
   const dir = mkdtempSync(path.join(tmpdir(), "beacon-deployed-"));
   const functionLog = openTemporaryFunctionLog();
+  const remove = () => {
+    functionLog.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
     const bundle = await bundleFunction(fn.name, path.join(dir, "bundles"));
     const loaded = (await import(bundle.file)) as FunctionModule<Event, Result>;
@@ -35,13 +39,11 @@ export async function loadDeployedHandler<Event, Result>(
       sources: bundleSources(bundle.file),
       async close() {
         await loaded.shutdown();
-        functionLog.close();
-        rmSync(dir, { recursive: true, force: true });
+        remove();
       },
     };
   } catch (error) {
-    functionLog.close();
-    rmSync(dir, { recursive: true, force: true });
+    remove();
     throw error;
   }
 }
