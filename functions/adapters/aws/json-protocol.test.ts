@@ -155,4 +155,29 @@ describe("JSON-protocol calls", () => {
     await expect(calls(false)("Query", "{}")).rejects.toBeInstanceOf(AwsServiceError);
     expect(requests).toHaveLength(1);
   });
+
+  it("go to the endpoint the environment names for the service, as the SDK's commands do", async () => {
+    const before = { ...process.env };
+    // A client given no endpoint of its own: the SDK finds the service's endpoint in the environment.
+    Object.assign(process.env, {
+      [AwsEndpointEnvNames.dynamodb]: `http://127.0.0.1:${(service.address() as AddressInfo).port}`,
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "local",
+      AWS_SECRET_ACCESS_KEY: "local",
+    });
+    try {
+      const call = jsonProtocolCalls(makeDocumentClient({}), {
+        targetPrefix: "DynamoDB_20120810",
+        signingName: "dynamodb",
+        contentType: "application/x-amz-json-1.0",
+        retried: false,
+      });
+
+      await expect(call("GetItem", "{}")).resolves.toBe("{}");
+      expect(requests).toHaveLength(1);
+    } finally {
+      for (const name of Object.keys(process.env)) if (!(name in before)) delete process.env[name];
+      Object.assign(process.env, before);
+    }
+  });
 });

@@ -90,6 +90,11 @@ export function jsonProtocolCalls(client: JsonProtocolClient, protocol: JsonProt
   const prepare = async () => {
     const config = client.config as Config;
     const region = await config.region();
+    // An endpoint the environment or the shared config names for the service (AWS_ENDPOINT_URL_DYNAMODB, say),
+    // read by the SDK when the client is made, goes to the endpoint rules as the SDK's commands give it.
+    const configured = config.ignoreConfiguredEndpointUrls
+      ? undefined
+      : await config.serviceConfiguredEndpoint?.();
     const target: PostTarget = config.isCustomEndpoint
       ? await (config.endpoint as () => Promise<PostTarget>)()
       : urlTarget(
@@ -97,6 +102,7 @@ export function jsonProtocolCalls(client: JsonProtocolClient, protocol: JsonProt
             Region: region,
             UseFIPS: await config.useFipsEndpoint(),
             UseDualStack: await config.useDualstackEndpoint(),
+            ...(configured ? { Endpoint: configured } : {}),
           }).url,
         );
     const retries = protocol.retried ? retryStrategyOf(await config.retryStrategy()) : undefined;
