@@ -1,10 +1,11 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { AdoptionRecord } from "../../core/adoptions/model.js";
 import type { AdoptionKey, AdoptionStore, MadeCurrent } from "../../core/adoptions/ports.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
 import { classCreation } from "./class-catalog.js";
+import { directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 import { dueEntries, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -26,23 +27,19 @@ export class DynamoAdoptionStore implements AdoptionStore {
   ) {}
 
   async create(record: AdoptionRecord) {
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: itemOf(record),
-        ConditionExpression: "attribute_not_exists(pk)",
-      }),
-    );
+    await directCalls(this.client).put({
+      TableName: this.tableName,
+      Item: itemOf(record),
+      ConditionExpression: "attribute_not_exists(pk)",
+    });
   }
 
   async get(tenant: string, className: string, adoptionId: string) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.adoption(tenant, className, adoptionId),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.adoption(tenant, className, adoptionId),
+      ConsistentRead: true,
+    });
     return Item ? toAdoption(Item) : undefined;
   }
 
@@ -58,15 +55,13 @@ export class DynamoAdoptionStore implements AdoptionStore {
 
   async settle(record: AdoptionRecord) {
     return this.conditionally(() =>
-      this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: itemOf(record),
-          ConditionExpression: "#state = :requested",
-          ExpressionAttributeNames: { "#state": "state" },
-          ExpressionAttributeValues: { ":requested": "requested" },
-        }),
-      ),
+      directCalls(this.client).put({
+        TableName: this.tableName,
+        Item: itemOf(record),
+        ConditionExpression: "#state = :requested",
+        ExpressionAttributeNames: { "#state": "state" },
+        ExpressionAttributeValues: { ":requested": "requested" },
+      }),
     );
   }
 
@@ -92,14 +87,12 @@ export class DynamoAdoptionStore implements AdoptionStore {
     now: number,
   ): Promise<MadeCurrent> {
     if (await this.writePolicy(tenant, className, policy, now)) return "made";
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.agentClass(tenant, className),
-        ProjectionExpression: "flowPolicy.target",
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.agentClass(tenant, className),
+      ProjectionExpression: "flowPolicy.target",
+      ConsistentRead: true,
+    });
     return (Item?.flowPolicy as ClassFlowPolicy | undefined)?.target === policy.target
       ? "already"
       : "refused";

@@ -1,8 +1,6 @@
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
-  PutCommand,
-  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
@@ -63,14 +61,12 @@ export class DynamoAgentRegistry implements AgentRegistry {
   /** The profile and the last-seen item share a partition: one query reads both, for one read unit. */
   async get(tenant: string, agentId: string): Promise<AgentRecord | undefined> {
     const profileKey = Keys.agent(tenant, agentId);
-    const { Items = [] } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: "pk = :pk",
-        ExpressionAttributeValues: { ":pk": profileKey.pk },
-        ConsistentRead: true,
-      }),
-    );
+    const { Items = [] } = await directCalls(this.client).query({
+      TableName: this.tableName,
+      KeyConditionExpression: "pk = :pk",
+      ExpressionAttributeValues: { ":pk": profileKey.pk },
+      ConsistentRead: true,
+    });
     const profile = Items.find((item) => item.sk === profileKey.sk);
     if (!profile || profile.decommissionedAt !== undefined) return undefined;
     const seen = Items.find((item) => item.sk === Keys.agentSeen(tenant, agentId).sk);
@@ -292,19 +288,17 @@ export class DynamoAgentClassRegistry implements AgentClassRegistry {
 
   async ensure(tenant: string, agentClass: string, now: number): Promise<void> {
     try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...Keys.agentClass(tenant, agentClass),
-            tenant,
-            name: agentClass,
-            createdAt: now,
-            autoCreated: true,
-          },
-          ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      );
+      await directCalls(this.client).put({
+        TableName: this.tableName,
+        Item: {
+          ...Keys.agentClass(tenant, agentClass),
+          tenant,
+          name: agentClass,
+          createdAt: now,
+          autoCreated: true,
+        },
+        ConditionExpression: "attribute_not_exists(pk)",
+      });
     } catch (error) {
       if (!isConditionalCheckFailure(error)) throw error;
     }

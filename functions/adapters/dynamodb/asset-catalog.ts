@@ -1,7 +1,8 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AssetRecord } from "../../core/assets/model.js";
 import type { AssetCatalog } from "../../core/assets/ports.js";
 import type { PageRequest } from "../../core/paging.js";
+import { directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys, putIfAbsent } from "./keys.js";
 import { queryPartition } from "./paging.js";
 
@@ -29,9 +30,11 @@ export class DynamoAssetCatalog implements AssetCatalog {
   }
 
   async get(tenant: string, assetId: string) {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: Keys.asset(tenant, assetId), ConsistentRead: true }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.asset(tenant, assetId),
+      ConsistentRead: true,
+    });
     return Item ? toAsset(Item) : undefined;
   }
 

@@ -1,7 +1,8 @@
-import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { type AuditRecord, auditKey, DEFAULT_AUDIT_RETENTION_DAYS } from "../../core/audit/model.js";
 import type { AuditLog, AuditQuery } from "../../core/audit/ports.js";
 import { timeKeyPrefix } from "../../core/paging.js";
+import { directCalls } from "./direct-calls.js";
 import { expiresAtSeconds, Keys } from "./keys.js";
 import { queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -23,16 +24,14 @@ export class DynamoAuditLog implements AuditLog {
   ) {}
 
   async add(record: AuditRecord) {
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...record,
-          ...Keys.auditRecord(record.tenant, auditKey(record)),
-          [TableSchema.timeToLiveAttribute]: expiresAtSeconds(record.at, this.retention),
-        },
-      }),
-    );
+    await directCalls(this.client).put({
+      TableName: this.tableName,
+      Item: {
+        ...record,
+        ...Keys.auditRecord(record.tenant, auditKey(record)),
+        [TableSchema.timeToLiveAttribute]: expiresAtSeconds(record.at, this.retention),
+      },
+    });
   }
 
   async list(tenant: string, query: AuditQuery) {

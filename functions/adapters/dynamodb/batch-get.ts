@@ -1,9 +1,13 @@
-import { BatchGetCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { directCalls } from "./direct-calls.js";
 
 /** BatchGetItem takes 100 keys a request. */
 const BATCH_GET_KEYS = 100;
 
-/** Every item of these keys that exists, 100 keys a BatchGetItem, keys DynamoDB left unprocessed asked again. */
+/**
+ * Every item of these keys that exists, 100 keys a BatchGetItem, keys DynamoDB left unprocessed asked again. Sent
+ * directly: the console's agent list and the sweeper's first run read the agents' last sightings so.
+ */
 export async function batchGetAll(
   client: DynamoDBDocumentClient,
   tableName: string,
@@ -14,9 +18,9 @@ export async function batchGetAll(
   for (let start = 0; start < keys.length; start += BATCH_GET_KEYS) {
     let pending = keys.slice(start, start + BATCH_GET_KEYS);
     while (pending.length > 0) {
-      const { Responses, UnprocessedKeys } = await client.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ...options } } }),
-      );
+      const { Responses, UnprocessedKeys } = await directCalls(client).batchGet({
+        RequestItems: { [tableName]: { Keys: pending, ...options } },
+      });
       items.push(...(Responses?.[tableName] ?? []));
       pending = UnprocessedKeys?.[tableName]?.Keys ?? [];
     }

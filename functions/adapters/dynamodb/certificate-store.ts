@@ -1,15 +1,9 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { expiryKeyOf } from "../../core/identity/certificates.js";
 import type { CertificateRecord, CertificateStore, RevocationReason } from "../../core/identity/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
+import { directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 import { queryAll, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -27,13 +21,11 @@ export class DynamoCertificateStore implements CertificateStore {
 
   async add(record: CertificateRecord) {
     try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...Keys.certificate(record.tenant, record.serial), ...record, ...indexKeysOf(record) },
-          ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      );
+      await directCalls(this.client).put({
+        TableName: this.tableName,
+        Item: { ...Keys.certificate(record.tenant, record.serial), ...record, ...indexKeysOf(record) },
+        ConditionExpression: "attribute_not_exists(pk)",
+      });
       return true;
     } catch (error) {
       if (isConditionalCheckFailure(error)) return false;
@@ -52,13 +44,11 @@ export class DynamoCertificateStore implements CertificateStore {
   }
 
   async get(tenant: string, serial: string) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.certificate(tenant, serial),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.certificate(tenant, serial),
+      ConsistentRead: true,
+    });
     return Item ? toCertificate(Item) : undefined;
   }
 
@@ -90,28 +80,26 @@ export class DynamoCertificateStore implements CertificateStore {
   async expiring(tenant: string, window: { from: number; until: number }, request: PageRequest) {
     const pk = Keys.certificatesByExpiry(tenant);
     const after = request.after;
-    const page = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: byTenant.indexName,
-        KeyConditionExpression: "gsi2pk = :pk AND gsi2sk BETWEEN :from AND :until",
-        ExpressionAttributeValues: {
-          ":pk": pk,
-          ":from": expiryKeyOf({ notAfter: window.from, serial: "" }),
-          // Every key of a notAfter up to `until`, whatever its serial ("~" sorts after hex digits).
-          ":until": expiryKeyOf({ notAfter: window.until, serial: "~" }),
-        },
-        ExclusiveStartKey:
-          after === undefined
-            ? undefined
-            : {
-                gsi2pk: pk,
-                gsi2sk: after,
-                ...Keys.certificate(tenant, after.slice(after.indexOf("#") + 1)),
-              },
-        Limit: request.limit,
-      }),
-    );
+    const page = await directCalls(this.client).query({
+      TableName: this.tableName,
+      IndexName: byTenant.indexName,
+      KeyConditionExpression: "gsi2pk = :pk AND gsi2sk BETWEEN :from AND :until",
+      ExpressionAttributeValues: {
+        ":pk": pk,
+        ":from": expiryKeyOf({ notAfter: window.from, serial: "" }),
+        // Every key of a notAfter up to `until`, whatever its serial ("~" sorts after hex digits).
+        ":until": expiryKeyOf({ notAfter: window.until, serial: "~" }),
+      },
+      ExclusiveStartKey:
+        after === undefined
+          ? undefined
+          : {
+              gsi2pk: pk,
+              gsi2sk: after,
+              ...Keys.certificate(tenant, after.slice(after.indexOf("#") + 1)),
+            },
+      Limit: request.limit,
+    });
     return {
       items: (page.Items ?? []).map(toCertificate),
       last: page.LastEvaluatedKey?.gsi2sk as string | undefined,
@@ -119,15 +107,13 @@ export class DynamoCertificateStore implements CertificateStore {
   }
 
   async dueForExpiryNotice(until: number, limit: number) {
-    const page = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: due.indexName,
-        KeyConditionExpression: "gsi3pk = :pk AND gsi3sk <= :until",
-        ExpressionAttributeValues: { ":pk": Keys.dueCertificates(), ":until": Keys.dueAt(until) },
-        Limit: limit,
-      }),
-    );
+    const page = await directCalls(this.client).query({
+      TableName: this.tableName,
+      IndexName: due.indexName,
+      KeyConditionExpression: "gsi3pk = :pk AND gsi3sk <= :until",
+      ExpressionAttributeValues: { ":pk": Keys.dueCertificates(), ":until": Keys.dueAt(until) },
+      Limit: limit,
+    });
     return (page.Items ?? []).map(toCertificate);
   }
 

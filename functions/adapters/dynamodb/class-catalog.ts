@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { LabelSource } from "../../core/agents/label-sources.js";
 import type {
   AgentClassChange,
@@ -10,6 +10,7 @@ import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
 import type { MaintenanceWindow } from "../../core/schedules/windows.js";
+import { directCalls } from "./direct-calls.js";
 import { Keys } from "./keys.js";
 import { queryPartition } from "./paging.js";
 
@@ -33,9 +34,10 @@ export class DynamoClassCatalog implements ClassCatalog {
   }
 
   async get(tenant: string, name: string) {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: Keys.agentClass(tenant, name) }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.agentClass(tenant, name),
+    });
     return Item ? toClass(Item) : undefined;
   }
 

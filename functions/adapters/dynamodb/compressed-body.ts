@@ -1,4 +1,5 @@
-import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { directCalls } from "./direct-calls.js";
 import { queryAll } from "./paging.js";
 
 /**
@@ -29,7 +30,7 @@ export async function writeCompressedBody(
   let chunkCount = 0;
   for (let offset = 0; offset < compressed.length; offset += CHUNK_BYTES) {
     const data = compressed.subarray(offset, offset + CHUNK_BYTES);
-    await client.send(new PutCommand({ TableName: tableName, Item: { ...chunkKey(chunkCount), data } }));
+    await directCalls(client).put({ TableName: tableName, Item: { ...chunkKey(chunkCount), data } });
     chunkCount++;
   }
   return { chunkCount };

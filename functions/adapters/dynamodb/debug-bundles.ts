@@ -1,7 +1,8 @@
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { DebugBundle } from "../../core/bundles/model.js";
 import type { DebugBundleStore } from "../../core/bundles/ports.js";
 import type { PageRequest } from "../../core/paging.js";
+import { directCalls } from "./direct-calls.js";
 import { Keys, putIfAbsent } from "./keys.js";
 import { queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -38,13 +39,11 @@ export class DynamoDebugBundles implements DebugBundleStore {
   }
 
   async get(tenant: string, operationId: string) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.debugBundle(tenant, operationId),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.debugBundle(tenant, operationId),
+      ConsistentRead: true,
+    });
     return Item ? toBundle(Item) : undefined;
   }
 
@@ -64,26 +63,24 @@ export class DynamoDebugBundles implements DebugBundleStore {
   private async listOfAgent(tenant: string, agentId: string, request: PageRequest, now: number) {
     const pk = Keys.debugBundlesOfAgent(tenant, agentId);
     const { after } = request;
-    const page = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: byClass.indexName,
-        KeyConditionExpression: "#pk = :pk",
-        FilterExpression: "servedUntil > :now",
-        ExpressionAttributeNames: { "#pk": byClass.partitionKey },
-        ExpressionAttributeValues: { ":pk": pk, ":now": now },
-        ScanIndexForward: false,
-        Limit: request.limit,
-        ExclusiveStartKey:
-          after === undefined
-            ? undefined
-            : {
-                [byClass.partitionKey]: pk,
-                [byClass.sortKey]: `${BUNDLE_PREFIX}${after}`,
-                ...Keys.debugBundle(tenant, after),
-              },
-      }),
-    );
+    const page = await directCalls(this.client).query({
+      TableName: this.tableName,
+      IndexName: byClass.indexName,
+      KeyConditionExpression: "#pk = :pk",
+      FilterExpression: "servedUntil > :now",
+      ExpressionAttributeNames: { "#pk": byClass.partitionKey },
+      ExpressionAttributeValues: { ":pk": pk, ":now": now },
+      ScanIndexForward: false,
+      Limit: request.limit,
+      ExclusiveStartKey:
+        after === undefined
+          ? undefined
+          : {
+              [byClass.partitionKey]: pk,
+              [byClass.sortKey]: `${BUNDLE_PREFIX}${after}`,
+              ...Keys.debugBundle(tenant, after),
+            },
+    });
     const last = page.LastEvaluatedKey?.[byClass.sortKey] as string | undefined;
     return { items: (page.Items ?? []).map(toBundle), last: last?.slice(BUNDLE_PREFIX.length) };
   }

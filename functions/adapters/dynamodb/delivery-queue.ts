@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
-import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { PageRequest } from "../../core/paging.js";
 import type { Delivery } from "../../core/webhooks/model.js";
 import { deliveryLogKey } from "../../core/webhooks/notifications.js";
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from "../../core/webhooks/policy.js";
 import type { DeliveryQueue } from "../../core/webhooks/ports.js";
+import { directCalls } from "./direct-calls.js";
 import { expiresAtSeconds, isConditionalCheckFailure, Keys, putIfAbsent, recordOf } from "./keys.js";
 import { earliestDue, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -83,15 +84,13 @@ export class DynamoDeliveryQueue implements DeliveryQueue {
 
   async recordAttempt(current: Delivery, next: Delivery): Promise<boolean> {
     try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: this.itemOf(next),
-          ConditionExpression: "#state = :pending AND attempts = :attempts",
-          ExpressionAttributeNames: { "#state": "state" },
-          ExpressionAttributeValues: { ":pending": "pending", ":attempts": current.attempts },
-        }),
-      );
+      await directCalls(this.client).put({
+        TableName: this.tableName,
+        Item: this.itemOf(next),
+        ConditionExpression: "#state = :pending AND attempts = :attempts",
+        ExpressionAttributeNames: { "#state": "state" },
+        ExpressionAttributeValues: { ":pending": "pending", ":attempts": current.attempts },
+      });
       return true;
     } catch (error) {
       if (isConditionalCheckFailure(error)) return false;

@@ -1,4 +1,6 @@
 import type {
+  BatchGetCommandInput,
+  BatchGetCommandOutput,
   DynamoDBDocumentClient,
   GetCommandInput,
   GetCommandOutput,
@@ -19,12 +21,12 @@ import { fromAttributeValues, toAttributeValues } from "./attribute-values.js";
 type Item = Record<string, unknown>;
 
 /**
- * The calls a new agent's registration makes (a conditional put, a partition's query) and a known agent's
- * checkpoint (an update, a put), the agent API's DynamoDB requests that grow with the fleet, the stream
- * consumer's reads and writes of versioned items (a get, a conditional put) and the queries of the sweeper's
- * shard fans and of whole partitions (queryAll), sent as DynamoDB's JSON
- * API without the SDK's command middleware (json-protocol.ts), retried by the client's own strategy. They take and
- * give documents as the document client's commands do, and fail as they do: with the service's error name
+ * Every adapter's gets, puts, queries and batch gets, and the agent API's checkpoint updates, sent as DynamoDB's
+ * JSON API without the SDK's command middleware (json-protocol.ts), retried by the client's own strategy: a
+ * function's first request then runs none of the SDK's command pipeline (serialisation schemas, endpoint rules,
+ * signer, handler), about 10 ms of a cold container's CPU, unless it sends a command still left to the SDK (a
+ * delete, most updates, a transaction, a batch write). They take and give documents as the
+ * document client's commands do, and fail as they do: with the service's error name
  * (`ConditionalCheckFailedException`, say).
  */
 export interface DirectCalls {
@@ -32,6 +34,9 @@ export interface DirectCalls {
   put(input: PutCommandInput): Promise<Pick<PutCommandOutput, "Attributes">>;
   query(input: QueryCommandInput): Promise<Pick<QueryCommandOutput, "Items" | "Count" | "LastEvaluatedKey">>;
   update(input: UpdateCommandInput): Promise<void>;
+  batchGet(
+    input: BatchGetCommandInput,
+  ): Promise<Pick<BatchGetCommandOutput, "Responses" | "UnprocessedKeys">>;
 }
 
 /**
@@ -103,6 +108,33 @@ function callsOver(
         Key: toAttributeValues(Key ?? {}),
         ...valuesOf(ExpressionAttributeValues),
       });
+    },
+    async batchGet({ RequestItems, ...rest }) {
+      const tables = Object.entries(RequestItems ?? {});
+      const { Responses, UnprocessedKeys } = await send("BatchGetItem", {
+        ...rest,
+        RequestItems: Object.fromEntries(
+          tables.map(([table, { Keys, ...read }]) => [
+            table,
+            { ...read, Keys: Keys?.map((key) => toAttributeValues(key)) },
+          ]),
+        ),
+      });
+      const unprocessed = Object.entries((UnprocessedKeys ?? {}) as Record<string, { Keys?: Item[] }>);
+      return {
+        Responses: Object.fromEntries(
+          Object.entries((Responses ?? {}) as Record<string, Item[]>).map(([table, items]) => [
+            table,
+            items.map((item) => fromAttributeValues(item)),
+          ]),
+        ),
+        UnprocessedKeys: Object.fromEntries(
+          unprocessed.map(([table, { Keys, ...read }]) => [
+            table,
+            { ...read, Keys: Keys?.map((key) => fromAttributeValues(key)) },
+          ]),
+        ),
+      };
     },
   };
 }

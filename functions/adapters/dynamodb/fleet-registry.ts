@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Labels } from "../../core/agents/labels.js";
 import type { AgentAssignment, AgentPin, AgentRecord, SilentAgent } from "../../core/agents/ports.js";
 import type { AgentQuery, Decommissioning, FleetRegistry, RegistryFilters } from "../../core/fleet/ports.js";
@@ -9,6 +9,7 @@ import {
   toRecord,
   withLastSeen,
 } from "./agent-registry.js";
+import { directCalls } from "./direct-calls.js";
 import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -43,14 +44,12 @@ export class DynamoFleetRegistry implements FleetRegistry {
 
   async query(tenant: string, query: AgentQuery) {
     const index = this.indexFor(tenant, query.agentClass);
-    const page = await this.client.send(
-      new QueryCommand({
-        ...this.filteredIndexQuery(index, query),
-        ExclusiveStartKey: query.after === undefined ? undefined : index.startAfter(query.after),
-        ScanIndexForward: !query.descending,
-        Limit: query.limit,
-      }),
-    );
+    const page = await directCalls(this.client).query({
+      ...this.filteredIndexQuery(index, query),
+      ExclusiveStartKey: query.after === undefined ? undefined : index.startAfter(query.after),
+      ScanIndexForward: !query.descending,
+      Limit: query.limit,
+    });
     const last = page.LastEvaluatedKey?.[index.sortKey] as string | undefined;
     const records = (page.Items ?? []).map((item) => toRecord(item as AgentItem));
     return {
@@ -154,19 +153,17 @@ export class DynamoFleetRegistry implements FleetRegistry {
 
   /** One query of the class's partition of the due index, up to the time. */
   async silentBefore(tenant: string, agentClass: string, before: number, limit: number) {
-    const { Items = [] } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: due.indexName,
-        KeyConditionExpression: "#partition = :partition AND #sort < :before",
-        ExpressionAttributeNames: { "#partition": due.partitionKey, "#sort": due.sortKey },
-        ExpressionAttributeValues: {
-          ":partition": Keys.silentAgentsOfClass(tenant, agentClass),
-          ":before": Keys.dueAt(before),
-        },
-        Limit: limit,
-      }),
-    );
+    const { Items = [] } = await directCalls(this.client).query({
+      TableName: this.tableName,
+      IndexName: due.indexName,
+      KeyConditionExpression: "#partition = :partition AND #sort < :before",
+      ExpressionAttributeNames: { "#partition": due.partitionKey, "#sort": due.sortKey },
+      ExpressionAttributeValues: {
+        ":partition": Keys.silentAgentsOfClass(tenant, agentClass),
+        ":before": Keys.dueAt(before),
+      },
+      Limit: limit,
+    });
     return (Items as AgentItem[]).map((item) => ({
       agentId: item.agentId,
       agentClass: item.agentClass,

@@ -1,14 +1,9 @@
 import { gunzipSync, gzipSync } from "node:zlib";
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { FlowCatalog, FlowContent, FlowVersionRecord, NewFlowVersion } from "../../core/flows/ports.js";
 import type { PageRequest } from "../../core/paging.js";
 import { type CompressedBody, readCompressedBody, writeCompressedBody } from "./compressed-body.js";
+import { directCalls } from "./direct-calls.js";
 import { failedTransactionConditions, isConditionalCheckFailure, Keys, putIfAbsent } from "./keys.js";
 import { queryPartition } from "./paging.js";
 
@@ -119,24 +114,20 @@ export class DynamoFlowCatalog implements FlowCatalog {
   }
 
   async get(tenant: string, className: string, hash: string, consistent = false) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.flowVersion(tenant, className, hash),
-        ConsistentRead: consistent,
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.flowVersion(tenant, className, hash),
+      ConsistentRead: consistent,
+    });
     return Item ? toVersion(Item) : undefined;
   }
 
   async read(tenant: string, hash: string): Promise<FlowContent | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.flowContent(tenant, hash),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.flowContent(tenant, hash),
+      ConsistentRead: true,
+    });
     const item = Item as ContentItem | undefined;
     if (!item) return undefined;
     const compressed = await readCompressedBody(
@@ -154,30 +145,26 @@ export class DynamoFlowCatalog implements FlowCatalog {
    * the count of the versions stored before numbering.
    */
   private async lastNumber(tenant: string, className: string): Promise<{ number: number; stored: boolean }> {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.flowVersionNumber(tenant, className),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.flowVersionNumber(tenant, className),
+      ConsistentRead: true,
+    });
     if (Item) return { number: Item.lastVersion as number, stored: true };
     let count = 0;
     let start: Record<string, unknown> | undefined;
     do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-          ExpressionAttributeValues: {
-            ":pk": Keys.flowVersionNumber(tenant, className).pk,
-            ":prefix": VERSION_PREFIX,
-          },
-          Select: "COUNT",
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
+      const page = await directCalls(this.client).query({
+        TableName: this.tableName,
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues: {
+          ":pk": Keys.flowVersionNumber(tenant, className).pk,
+          ":prefix": VERSION_PREFIX,
+        },
+        Select: "COUNT",
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      });
       count += page.Count ?? 0;
       start = page.LastEvaluatedKey;
     } while (start);
@@ -185,14 +172,12 @@ export class DynamoFlowCatalog implements FlowCatalog {
   }
 
   private async hasContent(tenant: string, hash: string): Promise<boolean> {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.flowContent(tenant, hash),
-        ProjectionExpression: "pk",
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.flowContent(tenant, hash),
+      ProjectionExpression: "pk",
+      ConsistentRead: true,
+    });
     return Item !== undefined;
   }
 

@@ -1,13 +1,8 @@
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-} from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { CountingState, Group, GroupStore } from "../../core/groups/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
+import { directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys, putIfAbsent } from "./keys.js";
 import { queryPartition } from "./paging.js";
 
@@ -121,24 +116,27 @@ export class DynamoGroupStore implements GroupStore {
   }
 
   async countingState(tenant: string): Promise<CountingState> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: Keys.groupCounting(tenant) }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.groupCounting(tenant),
+    });
     if (!Item) return {};
     const { pk: _pk, sk: _sk, ...state } = Item;
     return state as CountingState;
   }
 
   async putCountingState(tenant: string, state: CountingState) {
-    await this.client.send(
-      new PutCommand({ TableName: this.tableName, Item: { ...Keys.groupCounting(tenant), ...state } }),
-    );
+    await directCalls(this.client).put({
+      TableName: this.tableName,
+      Item: { ...Keys.groupCounting(tenant), ...state },
+    });
   }
 
   async get(tenant: string, name: string) {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: Keys.group(tenant, name) }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.group(tenant, name),
+    });
     return Item && toGroup(Item);
   }
 

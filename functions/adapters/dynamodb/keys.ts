@@ -1,4 +1,5 @@
-import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { directCalls } from "./direct-calls.js";
 
 /** The sort key prefix of one rollout batch's members: zero-padded, so that string order is batch order. */
 const rolloutBatchPrefix = (batch: number) => `M#${String(batch).padStart(6, "0")}#`;
@@ -222,9 +223,11 @@ export async function putIfAbsent(
   item: Record<string, unknown>,
 ): Promise<boolean> {
   try {
-    await client.send(
-      new PutCommand({ TableName: tableName, Item: item, ConditionExpression: "attribute_not_exists(pk)" }),
-    );
+    await directCalls(client).put({
+      TableName: tableName,
+      Item: item,
+      ConditionExpression: "attribute_not_exists(pk)",
+    });
     return true;
   } catch (error) {
     if (isConditionalCheckFailure(error)) return false;

@@ -1,7 +1,8 @@
-import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { dropUndefined } from "../../core/json.js";
 import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
 import type { PageRequest } from "../../core/paging.js";
+import { directCalls } from "./direct-calls.js";
 import { Keys } from "./keys.js";
 import { DynamoManifestStore } from "./manifest-store.js";
 import { queryPartition } from "./paging.js";
@@ -47,9 +48,11 @@ export class DynamoManifestCatalog implements ManifestCatalog {
   }
 
   async get(tenant: string, manifestId: string) {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: Keys.manifest(tenant, manifestId), ...projection }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.manifest(tenant, manifestId),
+      ...projection,
+    });
     return Item ? toManifest(Item) : undefined;
   }
 

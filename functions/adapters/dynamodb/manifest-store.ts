@@ -1,8 +1,9 @@
 import { gunzipSync, gzipSync } from "node:zlib";
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { ManifestSummary } from "../../core/c2/manifest.js";
 import type { ManifestStore } from "../../core/manifests/ports.js";
 import { type CompressedBody, readCompressedBody, writeCompressedBody } from "./compressed-body.js";
+import { directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 
 type ManifestItem = Partial<CompressedBody> & { manifestId: string };
@@ -19,13 +20,11 @@ export class DynamoManifestStore implements ManifestStore {
   ) {}
 
   async has(tenant: string, manifestId: string): Promise<boolean> {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.manifest(tenant, manifestId),
-        ProjectionExpression: "manifestId",
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.manifest(tenant, manifestId),
+      ProjectionExpression: "manifestId",
+    });
     return Item !== undefined;
   }
 
@@ -41,22 +40,20 @@ export class DynamoManifestStore implements ManifestStore {
       Keys.manifestChunk(tenant, manifestId, index),
     );
     try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...Keys.manifest(tenant, manifestId),
-            tenant,
-            manifestId,
-            ...summary,
-            jsonBytes: Buffer.byteLength(contentJson),
-            gzipBytes: compressed.length,
-            createdAt: now,
-            ...stored,
-          },
-          ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      );
+      await directCalls(this.client).put({
+        TableName: this.tableName,
+        Item: {
+          ...Keys.manifest(tenant, manifestId),
+          tenant,
+          manifestId,
+          ...summary,
+          jsonBytes: Buffer.byteLength(contentJson),
+          gzipBytes: compressed.length,
+          createdAt: now,
+          ...stored,
+        },
+        ConditionExpression: "attribute_not_exists(pk)",
+      });
       return "stored" as const;
     } catch (error) {
       if (isConditionalCheckFailure(error)) return "exists" as const;
@@ -65,13 +62,11 @@ export class DynamoManifestStore implements ManifestStore {
   }
 
   async read(tenant: string, manifestId: string): Promise<string | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.manifest(tenant, manifestId),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.manifest(tenant, manifestId),
+      ConsistentRead: true,
+    });
     const item = Item as ManifestItem | undefined;
     if (!item) return undefined;
     const compressed = await readCompressedBody(

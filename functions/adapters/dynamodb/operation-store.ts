@@ -1,9 +1,6 @@
 import { createHash } from "node:crypto";
 import {
   type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
   UpdateCommand,
@@ -121,13 +118,11 @@ export class DynamoOperationStore implements OperationStore {
   }
 
   async get(tenant: string, agentId: string, operationId: string) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.operation(tenant, agentId, operationId),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.operation(tenant, agentId, operationId),
+      ConsistentRead: true,
+    });
     return Item ? toRecord(Item) : undefined;
   }
 
@@ -207,7 +202,7 @@ export class DynamoOperationStore implements OperationStore {
       if (event) {
         const staged = { Put: { TableName: this.tableName, Item: stagedEventItem(event) } };
         await this.client.send(new TransactWriteCommand({ TransactItems: [change, staged] }));
-      } else if (change.Put) await this.client.send(new PutCommand(change.Put));
+      } else if (change.Put) await directCalls(this.client).put(change.Put);
       else if (change.Update) await this.client.send(new UpdateCommand(change.Update));
       return true;
     } catch (error) {
@@ -259,22 +254,20 @@ export class DynamoOperationStore implements OperationStore {
   }
 
   async held(tenant: string, agentClass: string, page: PageRequest): Promise<Page<OperationRecord>> {
-    const { Items, LastEvaluatedKey } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: heldIndex.indexName,
-        KeyConditionExpression: page.after === undefined ? "#pk = :pk" : "#pk = :pk AND #sk > :after",
-        ExpressionAttributeNames: {
-          "#pk": heldIndex.partitionKey,
-          ...(page.after === undefined ? {} : { "#sk": heldIndex.sortKey }),
-        },
-        ExpressionAttributeValues: dropUndefined({
-          ":pk": Keys.heldOperationsOfClass(tenant, agentClass),
-          ":after": page.after,
-        }),
-        Limit: page.limit,
+    const { Items, LastEvaluatedKey } = await directCalls(this.client).query({
+      TableName: this.tableName,
+      IndexName: heldIndex.indexName,
+      KeyConditionExpression: page.after === undefined ? "#pk = :pk" : "#pk = :pk AND #sk > :after",
+      ExpressionAttributeNames: {
+        "#pk": heldIndex.partitionKey,
+        ...(page.after === undefined ? {} : { "#sk": heldIndex.sortKey }),
+      },
+      ExpressionAttributeValues: dropUndefined({
+        ":pk": Keys.heldOperationsOfClass(tenant, agentClass),
+        ":after": page.after,
       }),
-    );
+      Limit: page.limit,
+    });
     return {
       items: (Items ?? []).map(toRecord),
       last: LastEvaluatedKey?.[heldIndex.sortKey] as string | undefined,
@@ -291,27 +284,25 @@ export class DynamoOperationStore implements OperationStore {
     const pk = byAgent
       ? Keys.operation(tenant, query.agentId as string, "").pk
       : Keys.operationsOfTenant(tenant);
-    const page = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: byAgent ? undefined : TableSchema.indexes.byTenant.indexName,
-        KeyConditionExpression:
-          query.after === undefined
-            ? `${pkName} = :pk AND begins_with(${skName}, :prefix)`
-            : `${pkName} = :pk AND ${skName} < :before`,
-        FilterExpression: query.state ? "#state = :state" : undefined,
-        ExpressionAttributeNames: query.state ? { "#state": "state" } : undefined,
-        ExpressionAttributeValues: dropUndefined({
-          ":pk": pk,
-          // The partition holds operations only, so below the last key returned is the rest of the list.
-          ":prefix": query.after === undefined ? OPERATION_PREFIX : undefined,
-          ":before": query.after === undefined ? undefined : `${OPERATION_PREFIX}${query.after}`,
-          ":state": query.state,
-        }),
-        ScanIndexForward: false,
-        Limit: query.limit,
+    const page = await directCalls(this.client).query({
+      TableName: this.tableName,
+      IndexName: byAgent ? undefined : TableSchema.indexes.byTenant.indexName,
+      KeyConditionExpression:
+        query.after === undefined
+          ? `${pkName} = :pk AND begins_with(${skName}, :prefix)`
+          : `${pkName} = :pk AND ${skName} < :before`,
+      FilterExpression: query.state ? "#state = :state" : undefined,
+      ExpressionAttributeNames: query.state ? { "#state": "state" } : undefined,
+      ExpressionAttributeValues: dropUndefined({
+        ":pk": pk,
+        // The partition holds operations only, so below the last key returned is the rest of the list.
+        ":prefix": query.after === undefined ? OPERATION_PREFIX : undefined,
+        ":before": query.after === undefined ? undefined : `${OPERATION_PREFIX}${query.after}`,
+        ":state": query.state,
       }),
-    );
+      ScanIndexForward: false,
+      Limit: query.limit,
+    });
     const lastKey = page.LastEvaluatedKey?.[skName] as string | undefined;
     return {
       items: (page.Items ?? []).map(toRecord),

@@ -1,6 +1,7 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { ParameterRecord } from "../../core/parameters/model.js";
 import type { ParameterScope, ParameterStore } from "../../core/parameters/ports.js";
+import { directCalls } from "./direct-calls.js";
 import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -77,26 +78,26 @@ export class DynamoParameterStore implements Omit<ParameterStore, StagingMethod>
   }
 
   async get(tenant: string, scope: ParameterScope, name: string) {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: keyOf(tenant, scope, name), ConsistentRead: true }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: keyOf(tenant, scope, name),
+      ConsistentRead: true,
+    });
     return Item ? recordOf(Item) : undefined;
   }
 
   async put(tenant: string, scope: ParameterScope, record: ParameterRecord) {
     const { value, ...rest } = record;
-    const { Attributes } = await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...keyOf(tenant, scope, record.name),
-          ...indexKeyOf(tenant, scope, record.name),
-          ...rest,
-          ...value,
-        },
-        ReturnValues: "ALL_OLD",
-      }),
-    );
+    const { Attributes } = await directCalls(this.client).put({
+      TableName: this.tableName,
+      Item: {
+        ...keyOf(tenant, scope, record.name),
+        ...indexKeyOf(tenant, scope, record.name),
+        ...rest,
+        ...value,
+      },
+      ReturnValues: "ALL_OLD",
+    });
     return Attributes ? ("replaced" as const) : ("created" as const);
   }
 

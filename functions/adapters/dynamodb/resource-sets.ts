@@ -1,11 +1,11 @@
 import {
   type DynamoDBDocumentClient,
-  GetCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from "@aws-sdk/lib-dynamodb";
 import type { ResourceSetStore } from "../../core/assets/ports.js";
 import type { ResourceSet } from "../../core/assets/resource-set.js";
+import { directCalls } from "./direct-calls.js";
 import { failedTransactionConditions, Keys } from "./keys.js";
 
 /**
@@ -19,13 +19,11 @@ export class DynamoResourceSetStore implements ResourceSetStore {
   ) {}
 
   async get(tenant: string, className: string) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.resourceSet(tenant, className),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.resourceSet(tenant, className),
+      ConsistentRead: true,
+    });
     if (!Item) return undefined;
     const { pk: _pk, sk: _sk, ...set } = Item;
     return set as unknown as ResourceSet;

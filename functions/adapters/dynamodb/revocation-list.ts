@@ -1,5 +1,6 @@
-import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { RevocationList } from "../../core/identity/ports.js";
+import { directCalls } from "./direct-calls.js";
 import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 
@@ -22,13 +23,11 @@ export class DynamoRevocationList implements RevocationList {
   }
 
   async isRevoked(tenant: string, serial: string): Promise<boolean> {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.revokedSerial(tenant, serial),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.revokedSerial(tenant, serial),
+      ConsistentRead: true,
+    });
     return Item !== undefined;
   }
 }

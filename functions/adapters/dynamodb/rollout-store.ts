@@ -1,9 +1,6 @@
 import {
   type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
   type PutCommandInput,
-  QueryCommand,
   TransactWriteCommand,
   type TransactWriteUpdate,
 } from "@aws-sdk/lib-dynamodb";
@@ -17,6 +14,7 @@ import {
 } from "../../core/rollouts/model.js";
 import type { RolloutQuery, RolloutStore } from "../../core/rollouts/ports.js";
 import { classCreation } from "./class-catalog.js";
+import { directCalls } from "./direct-calls.js";
 import { failedTransactionConditions, isConditionalCheckFailure, Keys } from "./keys.js";
 import { dueEntries, queryAll, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -64,13 +62,11 @@ export class DynamoRolloutStore implements RolloutStore {
   }
 
   async get(tenant: string, rolloutId: string) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.rollout(tenant, rolloutId),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.rollout(tenant, rolloutId),
+      ConsistentRead: true,
+    });
     return Item ? toRollout(Item) : undefined;
   }
 
@@ -84,25 +80,23 @@ export class DynamoRolloutStore implements RolloutStore {
       ...(query.className === undefined ? [] : ["className = :className"]),
       ...(query.state === undefined ? [] : ["#state = :state"]),
     ];
-    const page = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression:
-          query.after === undefined ? "pk = :pk AND begins_with(sk, :prefix)" : "pk = :pk AND sk < :before",
-        FilterExpression: filters.length === 0 ? undefined : filters.join(" AND "),
-        ExpressionAttributeNames: query.state === undefined ? undefined : { "#state": "state" },
-        ExpressionAttributeValues: dropUndefined({
-          ":pk": Keys.rollout(tenant, "").pk,
-          // The partition holds rollouts only, so below the last key returned is the rest of the list.
-          ":prefix": query.after === undefined ? ROLLOUT_PREFIX : undefined,
-          ":before": query.after === undefined ? undefined : `${ROLLOUT_PREFIX}${query.after}`,
-          ":className": query.className,
-          ":state": query.state,
-        }),
-        ScanIndexForward: false,
-        Limit: query.limit,
+    const page = await directCalls(this.client).query({
+      TableName: this.tableName,
+      KeyConditionExpression:
+        query.after === undefined ? "pk = :pk AND begins_with(sk, :prefix)" : "pk = :pk AND sk < :before",
+      FilterExpression: filters.length === 0 ? undefined : filters.join(" AND "),
+      ExpressionAttributeNames: query.state === undefined ? undefined : { "#state": "state" },
+      ExpressionAttributeValues: dropUndefined({
+        ":pk": Keys.rollout(tenant, "").pk,
+        // The partition holds rollouts only, so below the last key returned is the rest of the list.
+        ":prefix": query.after === undefined ? ROLLOUT_PREFIX : undefined,
+        ":before": query.after === undefined ? undefined : `${ROLLOUT_PREFIX}${query.after}`,
+        ":className": query.className,
+        ":state": query.state,
       }),
-    );
+      ScanIndexForward: false,
+      Limit: query.limit,
+    });
     const lastKey = page.LastEvaluatedKey?.sk as string | undefined;
     return { items: (page.Items ?? []).map(toRollout), last: lastKey?.slice(ROLLOUT_PREFIX.length) };
   }
@@ -251,7 +245,7 @@ export class DynamoRolloutStore implements RolloutStore {
 
   private async putConditionally(input: PutCommandInput) {
     try {
-      await this.client.send(new PutCommand(input));
+      await directCalls(this.client).put(input);
       return true;
     } catch (error) {
       if (isConditionalCheckFailure(error)) return false;

@@ -1,7 +1,8 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { dropUndefined } from "../../core/json.js";
 import type { SelectionJobKey, SelectionJobStore } from "../../core/operations/ports.js";
 import type { SelectionJob } from "../../core/operations/selection-jobs.js";
+import { directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys, recordOf } from "./keys.js";
 import { dueEntries } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -21,37 +22,31 @@ export class DynamoSelectionJobStore implements SelectionJobStore {
   ) {}
 
   async create(job: SelectionJob) {
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: itemOf(job),
-        ConditionExpression: "attribute_not_exists(pk)",
-      }),
-    );
+    await directCalls(this.client).put({
+      TableName: this.tableName,
+      Item: itemOf(job),
+      ConditionExpression: "attribute_not_exists(pk)",
+    });
   }
 
   async get(tenant: string, selectionId: string) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.selectionJob(tenant, selectionId),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.selectionJob(tenant, selectionId),
+      ConsistentRead: true,
+    });
     return Item ? toJob(Item) : undefined;
   }
 
   async advance(job: SelectionJob, cursor: string) {
     try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: itemOf(job),
-          ConditionExpression: "#state = :running AND #cursor = :cursor",
-          ExpressionAttributeNames: { "#state": "state", "#cursor": "cursor" },
-          ExpressionAttributeValues: { ":running": "running", ":cursor": cursor },
-        }),
-      );
+      await directCalls(this.client).put({
+        TableName: this.tableName,
+        Item: itemOf(job),
+        ConditionExpression: "#state = :running AND #cursor = :cursor",
+        ExpressionAttributeNames: { "#state": "state", "#cursor": "cursor" },
+        ExpressionAttributeValues: { ":running": "running", ":cursor": cursor },
+      });
       return true;
     } catch (error) {
       if (isConditionalCheckFailure(error)) return false;

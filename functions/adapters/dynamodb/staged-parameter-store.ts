@@ -1,7 +1,8 @@
-import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import type { ParameterRecord, StagedChange } from "../../core/parameters/model.js";
 import type { ParameterStore } from "../../core/parameters/ports.js";
 import { batchWriteAll } from "./batch-write.js";
+import { directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 import { DynamoParameterStore, recordOf, type ValueItem } from "./parameter-store.js";
 
@@ -33,16 +34,14 @@ export class DynamoStagingParameterStore extends DynamoParameterStore implements
 
   async stage(tenant: string, className: string, change: StagedChange) {
     const { value, ...rest } = change;
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...stagedKey(tenant, className, change.name),
-          ...rest,
-          ...(value ?? { removes: true }),
-        },
-      }),
-    );
+    await directCalls(this.client).put({
+      TableName: this.tableName,
+      Item: {
+        ...stagedKey(tenant, className, change.name),
+        ...rest,
+        ...(value ?? { removes: true }),
+      },
+    });
   }
 
   /** One query and batches of deletes: a class's staged changes are few, as its values are. */

@@ -1,7 +1,8 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { PageRequest } from "../../core/paging.js";
 import type { Subscription, SubscriptionState } from "../../core/webhooks/model.js";
 import type { SubscriptionStore } from "../../core/webhooks/ports.js";
+import { directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys, putIfAbsent } from "./keys.js";
 import { queryAll, queryPartition } from "./paging.js";
 
@@ -25,13 +26,11 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   }
 
   async get(tenant: string, subscriptionId: string) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: Keys.subscription(tenant, subscriptionId),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.subscription(tenant, subscriptionId),
+      ConsistentRead: true,
+    });
     return Item ? toSubscription(Item) : undefined;
   }
 

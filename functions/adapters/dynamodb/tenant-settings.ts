@@ -1,6 +1,7 @@
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { TenantSettings, TenantSettingsChange, TenantSettingsStore } from "../../core/fleet/ports.js";
 import { dropUndefined } from "../../core/json.js";
+import { directCalls } from "./direct-calls.js";
 import { Keys } from "./keys.js";
 
 /** The tenant's settings, one small item in no index: the sweeper reads it once per tenant and run. */
@@ -11,9 +12,10 @@ export class DynamoTenantSettings implements TenantSettingsStore {
   ) {}
 
   async get(tenant: string) {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: Keys.tenantSettings(tenant) }),
-    );
+    const { Item } = await directCalls(this.client).get({
+      TableName: this.tableName,
+      Key: Keys.tenantSettings(tenant),
+    });
     return Item ? toSettings(Item) : {};
   }
 

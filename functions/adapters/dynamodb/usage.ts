@@ -1,8 +1,9 @@
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { UsageStore } from "../../core/history/ports.js";
 import type { StoredSnapshot } from "../../core/history/stored.js";
 import { type UsageHour, type UsageHourKey, zeroUsage } from "../../core/history/usage.js";
 import { countedFromItem, countedToItem } from "./counted-item.js";
+import { directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys, putIfAbsent } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { updateOverVersion } from "./versioned-item.js";
@@ -69,12 +70,10 @@ export class DynamoUsage implements UsageStore {
   }
 
   async rememberTenant(tenant: string, at: number) {
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: { ...Keys.snapshotTenant(tenant), rememberedAt: at },
-      }),
-    );
+    await directCalls(this.client).put({
+      TableName: this.tableName,
+      Item: { ...Keys.snapshotTenant(tenant), rememberedAt: at },
+    });
   }
 
   async forgetTenant(tenant: string, rememberedBefore: number) {
