@@ -6,7 +6,6 @@
 import { Readable } from "node:stream";
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
 import { certificateEvidence } from "../adapters/x509/certificate-evidence.js";
-import { bundleOperationId, bundleReceipt, receiveDebugBundle } from "../bundle-intake/receive.js";
 import { type AnswerDeadlines, answerDeadlines } from "../core/agent-requests/answer-budget.js";
 import type { DownloadContent, DownloadOutcome } from "../core/agent-requests/content-download.js";
 import type { HeartbeatOutcome } from "../core/agent-requests/record-heartbeat.js";
@@ -247,10 +246,14 @@ async function acknowledge(request: AgentRequest, deadlines: AnswerDeadlines): P
 /**
  * A debug bundle through the HTTP API ingress: the whole request arrives in the invocation (base64-encoded), so
  * this ingress takes bundles up to HTTP_API_DEBUG_BUNDLE_MAX_BYTES, refused with the same 413 above, as the
- * streaming intake refuses what passes its own, larger limit.
+ * streaming intake refuses what passes its own, larger limit. The form's reader is loaded by the first bundle: an
+ * agent sends one only when an operator asks, and no cold start should compile it.
  */
 async function debugBundle(request: AgentRequest, encodedOperationId: string): Promise<AgentResponse> {
   const certificate = clientCertificateOf(request);
+  const { bundleOperationId, bundleReceipt, receiveDebugBundle } = await import(
+    "../bundle-intake/receive.js"
+  );
   const bundle = await receiveDebugBundle(
     agentApi.debugBundleIntake,
     {

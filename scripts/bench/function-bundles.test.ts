@@ -38,3 +38,9 @@ it("leaves the S3 SDK out of every cold start that seldom reads an object: the f
     expect(bundle.sourcesAtStart.filter((source) => source.includes("/@aws-sdk/client-s3/"))).toEqual([]);
   }
 }, 60_000);
+
+it("leaves the debug bundle's form reader out of the agent API's cold start: the first bundle loads it", async () => {
+  const bundle = await bundleFunction("agent-api", outDir);
+  expect(bundle.sourcesAtStart.some((source) => source.includes("/ioredis/"))).toBe(true);
+  expect(bundle.sourcesAtStart.filter((source) => /\/(busboy|streamsearch)\//.test(source))).toEqual([]);
+}, 30_000);
