@@ -96,7 +96,7 @@ describe("JSON-protocol calls", () => {
       name: "ConditionalCheckFailedException",
       message: "The conditional request failed",
       statusCode: 400,
-      details: { Item: { pk: { S: "x" } } },
+      Item: { pk: { S: "x" } },
     });
     expect(requests).toHaveLength(1);
   });

@@ -41,16 +41,22 @@ export interface JsonProtocol {
   retried: boolean;
 }
 
-/** A call the service refused, named as the service names the error (`ConditionalCheckFailedException`, say). */
+/**
+ * A call the service refused, named as the service names the error (`ConditionalCheckFailedException`, say), with
+ * the rest of what the service said of it as fields of its own (a cancelled transaction's `CancellationReasons`,
+ * a failed condition's `Item`), as the SDK's exceptions carry them.
+ */
 export class AwsServiceError extends Error {
+  [field: string]: unknown;
+
   constructor(
     name: string,
     message: string,
     readonly statusCode: number,
-    /** The rest of what the service said of it (a cancelled transaction's `CancellationReasons`, say). */
-    readonly details: Record<string, unknown>,
+    said: Record<string, unknown>,
   ) {
     super(message);
+    for (const [field, value] of Object.entries(said)) if (!(field in this)) this[field] = value;
     this.name = name;
   }
 }

@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AdoptionRecord } from "../../core/adoptions/model.js";
 import type { AdoptionKey, AdoptionStore, MadeCurrent } from "../../core/adoptions/ports.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
@@ -101,16 +101,14 @@ export class DynamoAdoptionStore implements AdoptionStore {
   private writePolicy(tenant: string, className: string, policy: ClassFlowPolicy, now: number) {
     const creation = classCreation(tenant, className, now);
     return this.conditionally(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: Keys.agentClass(tenant, className),
-          UpdateExpression: `SET ${[...creation.assignments, "flowPolicy = :policy"].join(", ")}`,
-          ConditionExpression: "attribute_not_exists(flowPolicy) AND attribute_not_exists(activeRolloutId)",
-          ExpressionAttributeNames: creation.names,
-          ExpressionAttributeValues: { ...creation.values, ":policy": dropUndefined(policy) },
-        }),
-      ),
+      directCalls(this.client).update({
+        TableName: this.tableName,
+        Key: Keys.agentClass(tenant, className),
+        UpdateExpression: `SET ${[...creation.assignments, "flowPolicy = :policy"].join(", ")}`,
+        ConditionExpression: "attribute_not_exists(flowPolicy) AND attribute_not_exists(activeRolloutId)",
+        ExpressionAttributeNames: creation.names,
+        ExpressionAttributeValues: { ...creation.values, ":policy": dropUndefined(policy) },
+      }),
     );
   }
 

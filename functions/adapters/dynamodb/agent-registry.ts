@@ -1,9 +1,4 @@
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  TransactWriteCommand,
-  UpdateCommand,
-} from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { Labels } from "../../core/agents/labels.js";
 import type {
   AgentAssignment,
@@ -245,26 +240,25 @@ export class DynamoAgentRegistry implements AgentRegistry {
     };
     const decommissioned = await this.conditionally(() =>
       decommissioning.reason === "silent"
-        ? this.client.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                { Update: mark },
-                { Put: { TableName: this.tableName, Item: stagedEventItem(decommissioning.event) } },
-              ],
-            }),
-          )
-        : this.client.send(new UpdateCommand(mark)),
+        ? directCalls(this.client).transactWrite({
+            TransactItems: [
+              { Update: mark },
+              { Put: { TableName: this.tableName, Item: stagedEventItem(decommissioning.event) } },
+            ],
+          })
+        : directCalls(this.client).update(mark),
     );
     if (decommissioned)
-      await this.client.send(
-        new DeleteCommand({ TableName: this.tableName, Key: Keys.agentSeen(tenant, agentId) }),
-      );
+      await directCalls(this.client).delete({
+        TableName: this.tableName,
+        Key: Keys.agentSeen(tenant, agentId),
+      });
     return decommissioned;
   }
 
-  private conditionalUpdate(update: Omit<ConstructorParameters<typeof UpdateCommand>[0], "TableName">) {
+  private conditionalUpdate(update: Omit<UpdateCommandInput, "TableName">) {
     return this.conditionally(() =>
-      this.client.send(new UpdateCommand({ TableName: this.tableName, ...update })),
+      directCalls(this.client).update({ TableName: this.tableName, ...update }),
     );
   }
 

@@ -1,4 +1,4 @@
-import { DeleteCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AssetRecord } from "../../core/assets/model.js";
 import type { AssetCatalog } from "../../core/assets/ports.js";
 import type { PageRequest } from "../../core/paging.js";
@@ -50,14 +50,12 @@ export class DynamoAssetCatalog implements AssetCatalog {
 
   async remove(tenant: string, assetId: string) {
     try {
-      await this.client.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: Keys.asset(tenant, assetId),
-          ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(usedBy)",
-          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
-        }),
-      );
+      await directCalls(this.client).delete({
+        TableName: this.tableName,
+        Key: Keys.asset(tenant, assetId),
+        ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(usedBy)",
+        ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+      });
       return "removed" as const;
     } catch (error) {
       if (!isConditionalCheckFailure(error)) throw error;

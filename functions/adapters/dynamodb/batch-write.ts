@@ -1,4 +1,5 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { directCalls } from "./direct-calls.js";
 
 /** DynamoDB's most items of one BatchWriteItem. */
 const BATCH_WRITE_ITEMS = 25;
@@ -25,9 +26,9 @@ export async function batchWriteAll(
     for (let attempt = 1; pending.length > 0; attempt++) {
       if (attempt > MAX_BATCH_WRITE_ATTEMPTS) throw new Error(`DynamoDB left ${what} unwritten`);
       if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
-      const { UnprocessedItems } = await client.send(
-        new BatchWriteCommand({ RequestItems: { [tableName]: pending } }),
-        options,
+      const { UnprocessedItems } = await directCalls(client).batchWrite(
+        { RequestItems: { [tableName]: pending } },
+        options.abortSignal,
       );
       pending = (UnprocessedItems?.[tableName] ?? []) as WriteRequest[];
     }

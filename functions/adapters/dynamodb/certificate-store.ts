@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { expiryKeyOf } from "../../core/identity/certificates.js";
 import type { CertificateRecord, CertificateStore, RevocationReason } from "../../core/identity/ports.js";
 import { dropUndefined } from "../../core/json.js";
@@ -120,16 +120,14 @@ export class DynamoCertificateStore implements CertificateStore {
   /** Leaves the due index in the same write, so the next run's query does not find it again. */
   async markExpiryAnnounced(tenant: string, serial: string, at: number) {
     try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: Keys.certificate(tenant, serial),
-          UpdateExpression: "SET expiryAnnouncedAt = :at REMOVE gsi3pk, gsi3sk",
-          ConditionExpression:
-            "attribute_exists(pk) AND attribute_not_exists(expiryAnnouncedAt) AND attribute_not_exists(revokedAt)",
-          ExpressionAttributeValues: { ":at": at },
-        }),
-      );
+      await directCalls(this.client).update({
+        TableName: this.tableName,
+        Key: Keys.certificate(tenant, serial),
+        UpdateExpression: "SET expiryAnnouncedAt = :at REMOVE gsi3pk, gsi3sk",
+        ConditionExpression:
+          "attribute_exists(pk) AND attribute_not_exists(expiryAnnouncedAt) AND attribute_not_exists(revokedAt)",
+        ExpressionAttributeValues: { ":at": at },
+      });
       return true;
     } catch (error) {
       if (isConditionalCheckFailure(error)) return false;
@@ -144,31 +142,29 @@ export class DynamoCertificateStore implements CertificateStore {
     const revokedAt = record.revokedAt ?? now;
     // A certificate revoked before reasons were kept keeps none.
     const revocationReason = record.revokedAt === undefined ? reason : record.revocationReason;
-    await this.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: this.tableName,
-              Key: Keys.certificate(tenant, serial),
-              // A revoked certificate is neither expiring nor due for an announcement.
-              UpdateExpression: `SET revokedAt = :revokedAt${revocationReason ? ", revocationReason = :reason" : ""} REMOVE gsi2pk, gsi2sk, gsi3pk, gsi3sk`,
-              ConditionExpression: "attribute_exists(pk)",
-              ExpressionAttributeValues: {
-                ":revokedAt": revokedAt,
-                ...(revocationReason ? { ":reason": revocationReason } : {}),
-              },
+    await directCalls(this.client).transactWrite({
+      TransactItems: [
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: Keys.certificate(tenant, serial),
+            // A revoked certificate is neither expiring nor due for an announcement.
+            UpdateExpression: `SET revokedAt = :revokedAt${revocationReason ? ", revocationReason = :reason" : ""} REMOVE gsi2pk, gsi2sk, gsi3pk, gsi3sk`,
+            ConditionExpression: "attribute_exists(pk)",
+            ExpressionAttributeValues: {
+              ":revokedAt": revokedAt,
+              ...(revocationReason ? { ":reason": revocationReason } : {}),
             },
           },
-          {
-            Put: {
-              TableName: this.tableName,
-              Item: { ...Keys.revokedCertificate(tenant, serial), tenant, serial, revokedAt },
-            },
+        },
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: { ...Keys.revokedCertificate(tenant, serial), tenant, serial, revokedAt },
           },
-        ],
-      }),
-    );
+        },
+      ],
+    });
     return dropUndefined({ ...record, revokedAt, revocationReason });
   }
 }

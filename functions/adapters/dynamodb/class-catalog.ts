@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { LabelSource } from "../../core/agents/label-sources.js";
 import type {
   AgentClassChange,
@@ -61,27 +61,25 @@ export class DynamoClassCatalog implements ClassCatalog {
       ...(change.maintenanceWindows?.length === 0 ? ["maintenanceWindows"] : []),
     ];
     const remove = removed.length > 0 ? ` REMOVE ${removed.join(", ")}` : "";
-    const { Attributes: before } = await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: Keys.agentClass(tenant, name),
-        UpdateExpression: `SET ${assignments.join(", ")}${remove}`,
-        ExpressionAttributeNames: creation.names,
-        ExpressionAttributeValues: dropUndefined({
-          ...creation.values,
-          ":description": change.description,
-          ":interval": change.heartbeatIntervalSeconds,
-          ":ackTimeout": change.ackTimeoutSeconds,
-          ":cleanUpAfterDays": change.cleanUpAfterDays ?? undefined,
-          ":valueChanges": change.valueChanges,
-          ":labelSources": change.labelSources,
-          ":requireApproval": change.requireApproval,
-          ":windows": change.maintenanceWindows?.length ? change.maintenanceWindows : undefined,
-        }),
-        // The item as it was tells a creation from an update; the new one follows from it and the change.
-        ReturnValues: "ALL_OLD",
+    const { Attributes: before } = await directCalls(this.client).update({
+      TableName: this.tableName,
+      Key: Keys.agentClass(tenant, name),
+      UpdateExpression: `SET ${assignments.join(", ")}${remove}`,
+      ExpressionAttributeNames: creation.names,
+      ExpressionAttributeValues: dropUndefined({
+        ...creation.values,
+        ":description": change.description,
+        ":interval": change.heartbeatIntervalSeconds,
+        ":ackTimeout": change.ackTimeoutSeconds,
+        ":cleanUpAfterDays": change.cleanUpAfterDays ?? undefined,
+        ":valueChanges": change.valueChanges,
+        ":labelSources": change.labelSources,
+        ":requireApproval": change.requireApproval,
+        ":windows": change.maintenanceWindows?.length ? change.maintenanceWindows : undefined,
       }),
-    );
+      // The item as it was tells a creation from an update; the new one follows from it and the change.
+      ReturnValues: "ALL_OLD",
+    });
     const record = toClass({
       tenant,
       name,

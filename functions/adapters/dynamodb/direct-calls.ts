@@ -1,6 +1,10 @@
 import type {
   BatchGetCommandInput,
   BatchGetCommandOutput,
+  BatchWriteCommandInput,
+  BatchWriteCommandOutput,
+  DeleteCommandInput,
+  DeleteCommandOutput,
   DynamoDBDocumentClient,
   GetCommandInput,
   GetCommandOutput,
@@ -8,7 +12,9 @@ import type {
   PutCommandOutput,
   QueryCommandInput,
   QueryCommandOutput,
+  TransactWriteCommandInput,
   UpdateCommandInput,
+  UpdateCommandOutput,
 } from "@aws-sdk/lib-dynamodb";
 import {
   callSignal,
@@ -21,22 +27,28 @@ import { fromAttributeValues, toAttributeValues } from "./attribute-values.js";
 type Item = Record<string, unknown>;
 
 /**
- * Every adapter's gets, puts, queries and batch gets, and the agent API's checkpoint updates, sent as DynamoDB's
- * JSON API without the SDK's command middleware (json-protocol.ts), retried by the client's own strategy: a
- * function's first request then runs none of the SDK's command pipeline (serialisation schemas, endpoint rules,
- * signer, handler), about 10 ms of a cold container's CPU, unless it sends a command still left to the SDK (a
- * delete, most updates, a transaction, a batch write). They take and give documents as the
- * document client's commands do, and fail as they do: with the service's error name
- * (`ConditionalCheckFailedException`, say).
+ * Every DynamoDB request Beacon's adapters make, sent as DynamoDB's JSON API without the SDK's command middleware
+ * (json-protocol.ts), retried by the client's own strategy: a function's requests run none of the SDK's command
+ * pipeline (serialisation schemas, endpoint rules, signer, handler), about 10 ms of a cold container's CPU for
+ * its first. They take and give documents as the document client's commands do, and fail as they do: with the
+ * service's error name (`ConditionalCheckFailedException`, say) and what it said of the failure as the error's
+ * fields (a cancelled transaction's `CancellationReasons`). A call is given up when the client's signal for it
+ * (request-budget.ts) or the one given aborts.
  */
 export interface DirectCalls {
   get(input: GetCommandInput): Promise<Pick<GetCommandOutput, "Item">>;
   put(input: PutCommandInput): Promise<Pick<PutCommandOutput, "Attributes">>;
   query(input: QueryCommandInput): Promise<Pick<QueryCommandOutput, "Items" | "Count" | "LastEvaluatedKey">>;
-  update(input: UpdateCommandInput): Promise<void>;
+  update(input: UpdateCommandInput): Promise<Pick<UpdateCommandOutput, "Attributes">>;
+  delete(input: DeleteCommandInput): Promise<Pick<DeleteCommandOutput, "Attributes">>;
+  transactWrite(input: TransactWriteCommandInput): Promise<void>;
   batchGet(
     input: BatchGetCommandInput,
   ): Promise<Pick<BatchGetCommandOutput, "Responses" | "UnprocessedKeys">>;
+  batchWrite(
+    input: BatchWriteCommandInput,
+    abortSignal?: AbortSignal,
+  ): Promise<Pick<BatchWriteCommandOutput, "UnprocessedItems">>;
 }
 
 /**
@@ -72,8 +84,8 @@ function callsOver(
   signalNow: () => AbortSignal | undefined,
   watchNow: () => DirectCallWatch | undefined,
 ): DirectCalls {
-  const send = (operation: string, input: Item): Promise<Item> => {
-    const sent = async () => JSON.parse(await call(operation, JSON.stringify(input), signalNow())) as Item;
+  const send = (operation: string, input: Item, abortSignal = signalNow()): Promise<Item> => {
+    const sent = async () => JSON.parse(await call(operation, JSON.stringify(input), abortSignal)) as Item;
     const watch = watchNow();
     return watch ? watch(operation, input, sent) : sent();
   };
@@ -82,12 +94,8 @@ function callsOver(
       const { Item } = await send("GetItem", { ...rest, Key: toAttributeValues(Key ?? {}) });
       return { Item: documentOf(Item) };
     },
-    async put({ Item, ExpressionAttributeValues, ...rest }) {
-      const { Attributes } = await send("PutItem", {
-        ...rest,
-        Item: toAttributeValues(Item ?? {}),
-        ...valuesOf(ExpressionAttributeValues),
-      });
+    async put(input) {
+      const { Attributes } = await send("PutItem", withItem(input));
       return { Attributes: documentOf(Attributes) };
     },
     async query({ ExpressionAttributeValues, ExclusiveStartKey, ...rest }) {
@@ -102,11 +110,23 @@ function callsOver(
         LastEvaluatedKey: documentOf(page.LastEvaluatedKey),
       };
     },
-    async update({ Key, ExpressionAttributeValues, ...rest }) {
-      await send("UpdateItem", {
+    async update(input) {
+      const { Attributes } = await send("UpdateItem", keyed(input));
+      return { Attributes: documentOf(Attributes) };
+    },
+    async delete(input) {
+      const { Attributes } = await send("DeleteItem", keyed(input));
+      return { Attributes: documentOf(Attributes) };
+    },
+    async transactWrite({ TransactItems, ...rest }) {
+      await send("TransactWriteItems", {
         ...rest,
-        Key: toAttributeValues(Key ?? {}),
-        ...valuesOf(ExpressionAttributeValues),
+        TransactItems: TransactItems?.map(({ Put, Update, Delete, ConditionCheck }) => ({
+          ...(Put ? { Put: withItem(Put) } : {}),
+          ...(Update ? { Update: keyed(Update) } : {}),
+          ...(Delete ? { Delete: keyed(Delete) } : {}),
+          ...(ConditionCheck ? { ConditionCheck: keyed(ConditionCheck) } : {}),
+        })),
       });
     },
     async batchGet({ RequestItems, ...rest }) {
@@ -136,7 +156,59 @@ function callsOver(
         ),
       };
     },
+    async batchWrite({ RequestItems, ...rest }, abortSignal) {
+      const { UnprocessedItems } = await send(
+        "BatchWriteItem",
+        { ...rest, RequestItems: writeRequestsBy(RequestItems ?? {}, toAttributeValues) },
+        abortSignal,
+      );
+      return { UnprocessedItems: writeRequestsBy((UnprocessedItems ?? {}) as Tables, fromAttributeValues) };
+    },
   };
+}
+
+/** An input's key and expression values as attribute values: an update's, a delete's or a condition check's. */
+const keyed = ({
+  Key,
+  ExpressionAttributeValues,
+  ...rest
+}: {
+  Key?: Item;
+  ExpressionAttributeValues?: Item;
+}) => ({
+  ...rest,
+  Key: toAttributeValues(Key ?? {}),
+  ...valuesOf(ExpressionAttributeValues),
+});
+
+/** A put's item and expression values as attribute values. */
+const withItem = ({
+  Item,
+  ExpressionAttributeValues,
+  ...rest
+}: {
+  Item?: Item;
+  ExpressionAttributeValues?: Item;
+}) => ({
+  ...rest,
+  Item: toAttributeValues(Item ?? {}),
+  ...valuesOf(ExpressionAttributeValues),
+});
+
+type Tables = NonNullable<BatchWriteCommandInput["RequestItems"]>;
+
+/** A batch write's requests, table by table, with their items and keys converted by `convert`. */
+function writeRequestsBy(tables: Tables, convert: (values: Item) => Item): Tables {
+  return Object.fromEntries(
+    Object.entries(tables).map(([table, requests]) => [
+      table,
+      requests.map(({ PutRequest, DeleteRequest }) =>
+        PutRequest
+          ? { PutRequest: { Item: convert(PutRequest.Item ?? {}) } }
+          : { DeleteRequest: { Key: convert(DeleteRequest?.Key ?? {}) } },
+      ),
+    ]),
+  );
 }
 
 const valuesOf = (values: Item | undefined) =>

@@ -1,5 +1,5 @@
 import { gunzipSync, gzipSync } from "node:zlib";
-import { type DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { FlowCatalog, FlowContent, FlowVersionRecord, NewFlowVersion } from "../../core/flows/ports.js";
 import type { PageRequest } from "../../core/paging.js";
 import { type CompressedBody, readCompressedBody, writeCompressedBody } from "./compressed-body.js";
@@ -52,31 +52,29 @@ export class DynamoFlowCatalog implements FlowCatalog {
         version: last.number + 1,
       };
       try {
-        await this.client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName: this.tableName,
-                  Item: { ...Keys.flowVersion(tenant, version.className, hash), ...record },
-                  ConditionExpression: "attribute_not_exists(pk)",
-                },
+        await directCalls(this.client).transactWrite({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: { ...Keys.flowVersion(tenant, version.className, hash), ...record },
+                ConditionExpression: "attribute_not_exists(pk)",
               },
-              {
-                Put: {
-                  TableName: this.tableName,
-                  Item: { ...Keys.flowVersionNumber(tenant, version.className), lastVersion: record.version },
-                  ...(last.stored
-                    ? {
-                        ConditionExpression: "lastVersion = :last",
-                        ExpressionAttributeValues: { ":last": last.number },
-                      }
-                    : { ConditionExpression: "attribute_not_exists(pk)" }),
-                },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: { ...Keys.flowVersionNumber(tenant, version.className), lastVersion: record.version },
+                ...(last.stored
+                  ? {
+                      ConditionExpression: "lastVersion = :last",
+                      ExpressionAttributeValues: { ":last": last.number },
+                    }
+                  : { ConditionExpression: "attribute_not_exists(pk)" }),
               },
-            ],
-          }),
-        );
+            },
+          ],
+        });
         return { record, created: true };
       } catch (error) {
         if (failedTransactionConditions(error) === undefined || attempt === NUMBERING_ATTEMPTS) throw error;
@@ -86,16 +84,14 @@ export class DynamoFlowCatalog implements FlowCatalog {
 
   async setLabel(tenant: string, className: string, hash: string, label: string | undefined) {
     try {
-      const { Attributes } = await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: Keys.flowVersion(tenant, className, hash),
-          UpdateExpression: label === undefined ? "REMOVE label" : "SET label = :label",
-          ConditionExpression: "attribute_exists(pk)",
-          ...(label === undefined ? {} : { ExpressionAttributeValues: { ":label": label } }),
-          ReturnValues: "ALL_NEW",
-        }),
-      );
+      const { Attributes } = await directCalls(this.client).update({
+        TableName: this.tableName,
+        Key: Keys.flowVersion(tenant, className, hash),
+        UpdateExpression: label === undefined ? "REMOVE label" : "SET label = :label",
+        ConditionExpression: "attribute_exists(pk)",
+        ...(label === undefined ? {} : { ExpressionAttributeValues: { ":label": label } }),
+        ReturnValues: "ALL_NEW",
+      });
       return Attributes && toVersion(Attributes);
     } catch (error) {
       if (isConditionalCheckFailure(error)) return undefined;

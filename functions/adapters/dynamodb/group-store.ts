@@ -1,4 +1,4 @@
-import { DeleteCommand, type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { CountingState, Group, GroupStore } from "../../core/groups/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
@@ -46,23 +46,21 @@ export class DynamoGroupStore implements GroupStore {
       ...COUNT_FIELDS,
     ];
     try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: Keys.group(group.tenant, group.name),
-          UpdateExpression: [
-            `SET ${set.map((field) => `#${field} = :${field}`).join(", ")}`,
-            `REMOVE ${removed.map((field) => `#${field}`).join(", ")}`,
-          ].join(" "),
-          ConditionExpression: "attribute_exists(pk)",
-          ExpressionAttributeNames: Object.fromEntries(
-            [...set, ...removed].map((field) => [`#${field}`, field]),
-          ),
-          ExpressionAttributeValues: Object.fromEntries(
-            set.map((field) => [`:${field}`, fields[field as keyof typeof fields]]),
-          ),
-        }),
-      );
+      await directCalls(this.client).update({
+        TableName: this.tableName,
+        Key: Keys.group(group.tenant, group.name),
+        UpdateExpression: [
+          `SET ${set.map((field) => `#${field} = :${field}`).join(", ")}`,
+          `REMOVE ${removed.map((field) => `#${field}`).join(", ")}`,
+        ].join(" "),
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeNames: Object.fromEntries(
+          [...set, ...removed].map((field) => [`#${field}`, field]),
+        ),
+        ExpressionAttributeValues: Object.fromEntries(
+          set.map((field) => [`:${field}`, fields[field as keyof typeof fields]]),
+        ),
+      });
       return true;
     } catch (error) {
       if (isConditionalCheckFailure(error)) return false;
@@ -73,15 +71,13 @@ export class DynamoGroupStore implements GroupStore {
   /** The names are a string set, which ADD and DELETE change one name at a time. */
   async markParameter(tenant: string, name: string, parameter: string, holds: boolean) {
     try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: Keys.group(tenant, name),
-          UpdateExpression: `${holds ? "ADD" : "DELETE"} parameterNames :names`,
-          ConditionExpression: "attribute_exists(pk)",
-          ExpressionAttributeValues: { ":names": new Set([parameter]) },
-        }),
-      );
+      await directCalls(this.client).update({
+        TableName: this.tableName,
+        Key: Keys.group(tenant, name),
+        UpdateExpression: `${holds ? "ADD" : "DELETE"} parameterNames :names`,
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":names": new Set([parameter]) },
+      });
       return true;
     } catch (error) {
       if (isConditionalCheckFailure(error)) return false;
@@ -95,19 +91,17 @@ export class DynamoGroupStore implements GroupStore {
     count: { updatedAt: number; memberCount: number; countedAt: number },
   ) {
     try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: Keys.group(tenant, name),
-          UpdateExpression: "SET memberCount = :memberCount, countedAt = :countedAt",
-          ConditionExpression: "updatedAt = :updatedAt",
-          ExpressionAttributeValues: {
-            ":updatedAt": count.updatedAt,
-            ":memberCount": count.memberCount,
-            ":countedAt": count.countedAt,
-          },
-        }),
-      );
+      await directCalls(this.client).update({
+        TableName: this.tableName,
+        Key: Keys.group(tenant, name),
+        UpdateExpression: "SET memberCount = :memberCount, countedAt = :countedAt",
+        ConditionExpression: "updatedAt = :updatedAt",
+        ExpressionAttributeValues: {
+          ":updatedAt": count.updatedAt,
+          ":memberCount": count.memberCount,
+          ":countedAt": count.countedAt,
+        },
+      });
       return true;
     } catch (error) {
       if (isConditionalCheckFailure(error)) return false;
@@ -147,13 +141,11 @@ export class DynamoGroupStore implements GroupStore {
   }
 
   async delete(tenant: string, name: string) {
-    const { Attributes } = await this.client.send(
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: Keys.group(tenant, name),
-        ReturnValues: "ALL_OLD",
-      }),
-    );
+    const { Attributes } = await directCalls(this.client).delete({
+      TableName: this.tableName,
+      Key: Keys.group(tenant, name),
+      ReturnValues: "ALL_OLD",
+    });
     return Attributes !== undefined;
   }
 }

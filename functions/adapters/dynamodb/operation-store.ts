@@ -1,10 +1,5 @@
 import { createHash } from "node:crypto";
-import {
-  type DynamoDBDocumentClient,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient, TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { OperationEvent, OperationState } from "../../core/events/model.js";
 import { dropUndefined } from "../../core/json.js";
 import { isFinal, type OperationChange, type OperationRecord } from "../../core/operations/model.js";
@@ -201,9 +196,9 @@ export class DynamoOperationStore implements OperationStore {
     try {
       if (event) {
         const staged = { Put: { TableName: this.tableName, Item: stagedEventItem(event) } };
-        await this.client.send(new TransactWriteCommand({ TransactItems: [change, staged] }));
+        await directCalls(this.client).transactWrite({ TransactItems: [change, staged] });
       } else if (change.Put) await directCalls(this.client).put(change.Put);
-      else if (change.Update) await this.client.send(new UpdateCommand(change.Update));
+      else if (change.Update) await directCalls(this.client).update(change.Update);
       return true;
     } catch (error) {
       const conditionFailed = isConditionalCheckFailure(error) || failedTransactionConditions(error)?.[0];

@@ -1,4 +1,4 @@
-import { DeleteCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { ParameterRecord } from "../../core/parameters/model.js";
 import type { ParameterScope, ParameterStore } from "../../core/parameters/ports.js";
 import { directCalls } from "./direct-calls.js";
@@ -102,13 +102,11 @@ export class DynamoParameterStore implements Omit<ParameterStore, StagingMethod>
   }
 
   async remove(tenant: string, scope: ParameterScope, name: string) {
-    const { Attributes } = await this.client.send(
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: keyOf(tenant, scope, name),
-        ReturnValues: "ALL_OLD",
-      }),
-    );
+    const { Attributes } = await directCalls(this.client).delete({
+      TableName: this.tableName,
+      Key: keyOf(tenant, scope, name),
+      ReturnValues: "ALL_OLD",
+    });
     return Attributes ? recordOf(Attributes) : undefined;
   }
 

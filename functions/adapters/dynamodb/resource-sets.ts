@@ -1,8 +1,4 @@
-import {
-  type DynamoDBDocumentClient,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-} from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient, TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { ResourceSetStore } from "../../core/assets/ports.js";
 import type { ResourceSet } from "../../core/assets/resource-set.js";
 import { directCalls } from "./direct-calls.js";
@@ -58,7 +54,7 @@ export class DynamoResourceSetStore implements ResourceSetStore {
       ...[...before].filter((assetId) => !after.has(assetId)).map((assetId) => mark(assetId, "DELETE")),
     ];
     try {
-      await this.client.send(new TransactWriteCommand({ TransactItems: items }));
+      await directCalls(this.client).transactWrite({ TransactItems: items });
       return "replaced" as const;
     } catch (error) {
       // A failed condition, or a transaction racing this one on the same items: either way, nothing changed.

@@ -1,9 +1,4 @@
-import {
-  type DynamoDBDocumentClient,
-  type PutCommandInput,
-  TransactWriteCommand,
-  type TransactWriteUpdate,
-} from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient, PutCommandInput, TransactWriteUpdate } from "@aws-sdk/lib-dynamodb";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import { dropUndefined } from "../../core/json.js";
 import {
@@ -256,9 +251,9 @@ export class DynamoRolloutStore implements RolloutStore {
   /** The rollout and its class in one transaction; a cancellation for anything but a condition is thrown. */
   private async writeTogether(rollout: PutCommandInput, classUpdate: TransactWriteUpdate): Promise<Outcome> {
     try {
-      await this.client.send(
-        new TransactWriteCommand({ TransactItems: [{ Put: rollout }, { Update: classUpdate }] }),
-      );
+      await directCalls(this.client).transactWrite({
+        TransactItems: [{ Put: rollout }, { Update: classUpdate }],
+      });
       return "written";
     } catch (error) {
       const [rolloutFailed, classFailed] = failedTransactionConditions(error) ?? [];

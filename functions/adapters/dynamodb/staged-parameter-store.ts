@@ -1,4 +1,3 @@
-import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import type { ParameterRecord, StagedChange } from "../../core/parameters/model.js";
 import type { ParameterStore } from "../../core/parameters/ports.js";
 import { batchWriteAll } from "./batch-write.js";
@@ -59,15 +58,13 @@ export class DynamoStagingParameterStore extends DynamoParameterStore implements
   async unstage(tenant: string, className: string, changes: readonly StagedChange[]) {
     await Promise.all(
       changes.map((change) =>
-        this.client
-          .send(
-            new DeleteCommand({
-              TableName: this.tableName,
-              Key: stagedKey(tenant, className, change.name),
-              ConditionExpression: "updatedAt = :updatedAt",
-              ExpressionAttributeValues: { ":updatedAt": change.updatedAt },
-            }),
-          )
+        directCalls(this.client)
+          .delete({
+            TableName: this.tableName,
+            Key: stagedKey(tenant, className, change.name),
+            ConditionExpression: "updatedAt = :updatedAt",
+            ExpressionAttributeValues: { ":updatedAt": change.updatedAt },
+          })
           .catch((error: unknown) => {
             if (!isConditionalCheckFailure(error)) throw error;
           }),

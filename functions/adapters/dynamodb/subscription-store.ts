@@ -1,4 +1,4 @@
-import { DeleteCommand, type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { PageRequest } from "../../core/paging.js";
 import type { Subscription, SubscriptionState } from "../../core/webhooks/model.js";
 import type { SubscriptionStore } from "../../core/webhooks/ports.js";
@@ -47,13 +47,11 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
 
   async delete(tenant: string, subscriptionId: string) {
     try {
-      await this.client.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: Keys.subscription(tenant, subscriptionId),
-          ConditionExpression: "attribute_exists(pk)",
-        }),
-      );
+      await directCalls(this.client).delete({
+        TableName: this.tableName,
+        Key: Keys.subscription(tenant, subscriptionId),
+        ConditionExpression: "attribute_exists(pk)",
+      });
       return true;
     } catch (error) {
       if (isConditionalCheckFailure(error)) return false;
@@ -100,16 +98,14 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     change: { also: string; values?: Record<string, unknown> },
   ) {
     try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: Keys.subscription(tenant, subscriptionId),
-          UpdateExpression: `SET #state = :to${change.also}`,
-          ConditionExpression: "#state = :from",
-          ExpressionAttributeNames: { "#state": "state" },
-          ExpressionAttributeValues: { ":from": from, ":to": to, ...change.values },
-        }),
-      );
+      await directCalls(this.client).update({
+        TableName: this.tableName,
+        Key: Keys.subscription(tenant, subscriptionId),
+        UpdateExpression: `SET #state = :to${change.also}`,
+        ConditionExpression: "#state = :from",
+        ExpressionAttributeNames: { "#state": "state" },
+        ExpressionAttributeValues: { ":from": from, ":to": to, ...change.values },
+      });
       return true;
     } catch (error) {
       if (isConditionalCheckFailure(error)) return false;

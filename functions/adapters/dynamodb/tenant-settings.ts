@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { TenantSettings, TenantSettingsChange, TenantSettingsStore } from "../../core/fleet/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import { directCalls } from "./direct-calls.js";
@@ -25,20 +25,18 @@ export class DynamoTenantSettings implements TenantSettingsStore {
     const set = given.filter(([, value]) => value !== null);
     const removed = given.filter(([, value]) => value === null);
     const remove = removed.length > 0 ? ` REMOVE ${removed.map(([name]) => `#${name}`).join(", ")}` : "";
-    const { Attributes = {} } = await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: Keys.tenantSettings(tenant),
-        UpdateExpression: `SET ${["updatedAt = :now", ...set.map(([name]) => `#${name} = :${name}`)].join(", ")}${remove}`,
-        ExpressionAttributeNames:
-          given.length > 0 ? Object.fromEntries(given.map(([name]) => [`#${name}`, name])) : undefined,
-        ExpressionAttributeValues: Object.fromEntries([
-          [":now", now],
-          ...set.map(([name, value]) => [`:${name}`, value]),
-        ]),
-        ReturnValues: "ALL_NEW",
-      }),
-    );
+    const { Attributes = {} } = await directCalls(this.client).update({
+      TableName: this.tableName,
+      Key: Keys.tenantSettings(tenant),
+      UpdateExpression: `SET ${["updatedAt = :now", ...set.map(([name]) => `#${name} = :${name}`)].join(", ")}${remove}`,
+      ExpressionAttributeNames:
+        given.length > 0 ? Object.fromEntries(given.map(([name]) => [`#${name}`, name])) : undefined,
+      ExpressionAttributeValues: Object.fromEntries([
+        [":now", now],
+        ...set.map(([name, value]) => [`:${name}`, value]),
+      ]),
+      ReturnValues: "ALL_NEW",
+    });
     return toSettings(Attributes);
   }
 }

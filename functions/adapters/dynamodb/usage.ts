@@ -1,4 +1,4 @@
-import { DeleteCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { UsageStore } from "../../core/history/ports.js";
 import type { StoredSnapshot } from "../../core/history/stored.js";
 import { type UsageHour, type UsageHourKey, zeroUsage } from "../../core/history/usage.js";
@@ -78,14 +78,12 @@ export class DynamoUsage implements UsageStore {
 
   async forgetTenant(tenant: string, rememberedBefore: number) {
     try {
-      await this.client.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: Keys.snapshotTenant(tenant),
-          ConditionExpression: "rememberedAt < :before",
-          ExpressionAttributeValues: { ":before": rememberedBefore },
-        }),
-      );
+      await directCalls(this.client).delete({
+        TableName: this.tableName,
+        Key: Keys.snapshotTenant(tenant),
+        ConditionExpression: "rememberedAt < :before",
+        ExpressionAttributeValues: { ":before": rememberedBefore },
+      });
     } catch (error) {
       // Remembered since, or not at all: either way there is nothing to drop.
       if (!isConditionalCheckFailure(error)) throw error;
