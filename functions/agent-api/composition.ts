@@ -1,8 +1,8 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAgentClassRegistry, DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassFlowPolicies } from "../adapters/dynamodb/class-flow-policies.js";
 import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
+import type { DocumentClient } from "../adapters/dynamodb/direct-calls.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoGroupStore } from "../adapters/dynamodb/group-store.js";
 import { DynamoManifestCatalog } from "../adapters/dynamodb/manifest-catalog.js";
@@ -39,8 +39,8 @@ import type { ParameterStore, SecretStore } from "../core/parameters/ports.js";
 import { makeClassFlowRendering } from "../core/parameters/rendered-flow-ids.js";
 import { cachedSecrets } from "../core/parameters/secret-cache.js";
 import type { Clock, IdGenerator } from "../core/ports.js";
-import { environmentNow } from "../runtime/aws-clients/settings.js";
-import { makeDocumentClient } from "../runtime/aws-clients.js";
+import { documentsForDirectCalls } from "../runtime/aws-clients/direct.js";
+import { environmentNow } from "../runtime/aws-clients/environment.js";
 import { composeEventStream } from "../runtime/event-stream.js";
 import { loadedOnFirstCall } from "../runtime/on-first-call.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
@@ -68,7 +68,7 @@ const SECRET_READ_TIMEOUT_MS = 3_000;
 export function composeAgentApi(
   config: AgentApiConfig,
   onCacheBreakerOpen: () => void = () => {},
-  dynamodb: DynamoDBDocumentClient = makeDocumentClient(),
+  dynamodb: DocumentClient = documentsForDirectCalls(),
 ) {
   // Bounded within a request's storage share only: what goes on after the answer (a late put's clearing of
   // staged events) and the debug bundle intake, whose S3 upload comes first, keep the client's own timeouts.

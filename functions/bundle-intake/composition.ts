@@ -3,8 +3,8 @@ import { DynamoOperationStore } from "../adapters/dynamodb/operation-store.js";
 import { DynamoRevocationList } from "../adapters/dynamodb/revocation-list.js";
 import { S3DebugBundleContent } from "../adapters/s3/debug-bundle-content.js";
 import { makeDebugBundleIntake } from "../core/bundles/intake.js";
+import { documentsForDirectCalls } from "../runtime/aws-clients/direct.js";
 import { makeS3Client } from "../runtime/aws-clients/s3.js";
-import { makeDocumentClient } from "../runtime/aws-clients.js";
 import { composeEventStream } from "../runtime/event-stream.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
 import { randomIds, systemClock } from "../runtime/system.js";
@@ -16,7 +16,7 @@ import type { BundleIntakeConfig } from "../shared/config.js";
  * event when the stream is down, as it holds the agent API's events.
  */
 export function composeBundleIntake(config: BundleIntakeConfig) {
-  const documents = makeDocumentClient();
+  const documents = documentsForDirectCalls();
   const s3 = makeS3Client();
   const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
   return {

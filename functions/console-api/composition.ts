@@ -5,6 +5,7 @@ import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.j
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
 import { DynamoDeliveryQueue } from "../adapters/dynamodb/delivery-queue.js";
+import type { DocumentClient } from "../adapters/dynamodb/direct-calls.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoGroupStore } from "../adapters/dynamodb/group-store.js";
@@ -26,8 +27,8 @@ import type { CertificateAuthority } from "../core/identity/ports.js";
 import { loadedOnce } from "../core/loaded-once.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { WebhookTester } from "../core/webhooks/ports.js";
-import { environmentNow } from "../runtime/aws-clients/settings.js";
-import { makeDocumentClient } from "../runtime/aws-clients.js";
+import { documentsForDirectCalls } from "../runtime/aws-clients/direct.js";
+import { environmentNow } from "../runtime/aws-clients/environment.js";
 import { composeEventStream } from "../runtime/event-stream.js";
 import { loadedOnFirstCall } from "../runtime/on-first-call.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
@@ -41,7 +42,10 @@ import { consoleRoutes } from "./routes.js";
  * Wires the console's use cases to DynamoDB, Redis, S3 and the agent CA; called once per container. A bench
  * passes the table's client of its own, which counts the requests.
  */
-export function composeConsoleApi(config: ConsoleApiConfig, documents = makeDocumentClient()) {
+export function composeConsoleApi(
+  config: ConsoleApiConfig,
+  documents: DocumentClient = documentsForDirectCalls(),
+) {
   const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
   const env = environmentNow();
   // The CA's adapter, with the Secrets Manager SDK, is loaded by the first request that needs the CA.

@@ -3,7 +3,8 @@ import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { KinesisClient } from "@aws-sdk/client-kinesis";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { AwsEndpointEnvNames } from "../shared/env-names.js";
-import { type ClientEnv, madeOnFirstUse, settingsFor } from "./aws-clients/settings.js";
+import type { ClientEnv } from "./aws-clients/environment.js";
+import { madeOnFirstUse, settingsFor } from "./aws-clients/settings.js";
 
 /** DynamoDB client; talks to AWS_ENDPOINT_URL_DYNAMODB when set (DynamoDB Local, LocalStack). */
 export function makeDynamoDbClient(env: ClientEnv = process.env): DynamoDBClient {

@@ -1,13 +1,13 @@
 import { MetricUnit } from "@aws-lambda-powertools/metrics";
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Cluster, Redis } from "ioredis";
+import type { DocumentClient } from "../adapters/dynamodb/direct-calls.js";
 import { DynamoEventOutbox } from "../adapters/dynamodb/event-outbox.js";
 import { CoalescingEventSink } from "../adapters/kinesis/event-sink.js";
 import { RedisEventBuffer } from "../adapters/redis/event-buffer.js";
 import type { EventBufferBounds } from "../core/events/ports.js";
 import { clearingStaged, holdingWhenDown } from "../core/events/publishing.js";
 import { countUnpublished, functionLogger, MetricNames, metrics } from "../shared/observability.js";
-import { makeKinesisClient } from "./aws-clients.js";
+import { streamForDirectCalls } from "./aws-clients/direct.js";
 
 const logger = functionLogger();
 
@@ -18,14 +18,14 @@ const logger = functionLogger();
  * stream has them; `stream` puts on the stream alone (the relays').
  */
 export function composeEventStream(
-  documents: DynamoDBDocumentClient,
+  documents: DocumentClient,
   redis: Redis | Cluster,
   config: { tableName: string; streamName: string; eventBuffer: EventBufferBounds },
 ) {
   const outbox = new DynamoEventOutbox(documents, config.tableName);
   const buffer = new RedisEventBuffer(redis, config.streamName, config.eventBuffer);
   // Requests a process answers at once put their events in one call; a Lambda invocation's alone, at once.
-  const stream = new CoalescingEventSink(makeKinesisClient(), config.streamName);
+  const stream = new CoalescingEventSink(streamForDirectCalls(), config.streamName);
   const holding = holdingWhenDown(stream, buffer, outbox, (outcome) => {
     countUnpublished(outcome);
     // Whole, so that they can be put on the stream again from the log.

@@ -25,16 +25,12 @@ export async function withinRequestBudget<T>(until: number, work: () => Promise<
   }
 }
 
-interface SendsCommands {
-  send(command: never, options?: unknown, callback?: unknown): Promise<unknown>;
-}
-
 /**
  * `client` with each `send` made within withinRequestBudget given an abort signal for what is left of the
  * request's time; sends outside it are left to the client's timeouts. The SDK neither retries an aborted call
  * nor waits out a backoff past the signal.
  */
-export function boundedByRequest<T extends SendsCommands>(client: T): T {
+export function boundedByRequest<T extends object>(client: T): T {
   return new Proxy(client, {
     get(target, property, receiver) {
       // Calls sent without `send` (adapters/aws/json-protocol.ts) ask for their signal.

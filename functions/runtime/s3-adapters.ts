@@ -4,7 +4,7 @@ import type { DebugBundleContent } from "../core/bundles/ports.js";
 import type { KeptEvents } from "../core/events/ports.js";
 import { loadedOnce } from "../core/loaded-once.js";
 import type { OperationResultStore } from "../core/operations/ports.js";
-import { environmentNow } from "./aws-clients/settings.js";
+import { environmentNow } from "./aws-clients/environment.js";
 import { loadedOnFirstCall } from "./on-first-call.js";
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoDeliveryQueue } from "../adapters/dynamodb/delivery-queue.js";
+import type { DocumentClient } from "../adapters/dynamodb/direct-calls.js";
 import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
 import { HttpsWebhookSender } from "../adapters/http/webhook-sender.js";
 import { KinesisEventSink } from "../adapters/kinesis/event-sink.js";
@@ -9,7 +9,7 @@ import type { Clock } from "../core/ports.js";
 import type { WebhookDependencies } from "../core/webhooks/delivery.js";
 import type { WebhookConfig, WebhookDeliveryConfig } from "../shared/config.js";
 import { countUnpublished } from "../shared/observability.js";
-import { makeKinesisClient } from "./aws-clients.js";
+import { streamForDirectCalls } from "./aws-clients/direct.js";
 import { randomIds, systemClock } from "./system.js";
 
 /**
@@ -41,12 +41,12 @@ export function makeWebhookSender(config: WebhookConfig, timeoutMs: number): Htt
  */
 export function composeWebhookDependencies(
   config: WebhookDeliveryConfig,
-  documents: DynamoDBDocumentClient,
+  documents: DocumentClient,
   timeoutMs: number,
   clock: Clock = systemClock,
 ): WebhookDependencies & { close(): void } {
   const sender = makeWebhookSender(config, timeoutMs);
-  const kinesis = makeKinesisClient();
+  const kinesis = streamForDirectCalls();
   return {
     subscriptions: new DynamoSubscriptionStore(documents, config.tableName),
     queue: new DynamoDeliveryQueue(documents, config.tableName, config.retentionDays),

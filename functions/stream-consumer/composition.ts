@@ -10,8 +10,9 @@ import { makeUsageConsumer } from "../core/history/consumer.js";
 import type { Clock } from "../core/ports.js";
 import { makeNotificationBusConsumer } from "../core/webhooks/bus.js";
 import { type FirstAttemptSettings, makeWebhookConsumer } from "../core/webhooks/delivery.js";
+import { documentsForDirectCalls } from "../runtime/aws-clients/direct.js";
 import { makeS3Client } from "../runtime/aws-clients/s3.js";
-import { makeDocumentClient, makeEventBridgeClient } from "../runtime/aws-clients.js";
+import { makeEventBridgeClient } from "../runtime/aws-clients.js";
 import { composeHistoryConsumer } from "../runtime/history-consumer.js";
 import { composeWebhookDependencies } from "../runtime/webhook-delivery.js";
 import type { HistoryConsumerConfig, StreamConsumerConfig, WebhookDeliveryConfig } from "../shared/config.js";
@@ -43,7 +44,7 @@ export function composeStreamConsumers(
   clock?: Clock,
 ) {
   const s3 = makeS3Client();
-  const documents = makeDocumentClient();
+  const documents = documentsForDirectCalls();
   const logger = functionLogger();
   const delivering = composeWebhookDependencies(webhooks, documents, FIRST_ATTEMPT_TIMEOUT_MS, clock);
   const agents = new DynamoAgentRegistry(documents, webhooks.tableName);

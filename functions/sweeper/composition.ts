@@ -1,10 +1,10 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoAdoptionStore } from "../adapters/dynamodb/adoption-store.js";
 import { DynamoAgentRegistry } from "../adapters/dynamodb/agent-registry.js";
 import { DynamoAssetCatalog } from "../adapters/dynamodb/asset-catalog.js";
 import { DynamoCertificateStore } from "../adapters/dynamodb/certificate-store.js";
 import { DynamoClassCatalog } from "../adapters/dynamodb/class-catalog.js";
 import { DynamoDebugBundles } from "../adapters/dynamodb/debug-bundles.js";
+import type { DocumentClient } from "../adapters/dynamodb/direct-calls.js";
 import { DynamoFleetRegistry } from "../adapters/dynamodb/fleet-registry.js";
 import { DynamoFlowCatalog } from "../adapters/dynamodb/flow-catalog.js";
 import { DynamoGroupStore } from "../adapters/dynamodb/group-store.js";
@@ -42,7 +42,7 @@ import type { Clock, IdGenerator } from "../core/ports.js";
 import { makeRolloutEngine } from "../core/rollouts/engine.js";
 import { makeRolloutPreparation } from "../core/rollouts/preparation.js";
 import { makeRolloutTargets } from "../core/rollouts/targets.js";
-import { makeDocumentClient } from "../runtime/aws-clients.js";
+import { documentsForDirectCalls } from "../runtime/aws-clients/direct.js";
 import { composeEventStream } from "../runtime/event-stream.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
 import { s3AdaptersOnFirstCall } from "../runtime/s3-adapters.js";
@@ -79,7 +79,7 @@ export function composeGroupCounting(
  * readers it is wired to, which the sweeper's other steps share: the sweeper's, and the bench's.
  */
 export function composeRolloutEngine(
-  documents: DynamoDBDocumentClient,
+  documents: DocumentClient,
   hotState: RedisFleetHotState,
   events: EventSink,
   config: Pick<SweeperConfig, "tableName" | "agentApiUrl" | "operationAckTimeoutMs">,
@@ -165,7 +165,7 @@ export function composeRolloutEngine(
  * pass a clock of their own to look at operations, rollouts and certificates as they will be later.
  */
 export function composeSweeper(config: SweeperConfig, clock: Clock = systemClock) {
-  const documents = makeDocumentClient();
+  const documents = documentsForDirectCalls();
   const s3 = s3AdaptersOnFirstCall(config.assetBucket);
   const redis = makeCacheClient({ url: config.redisUrl, commandTimeoutMs: config.cacheTimeoutMs });
   const ids = randomIds;

@@ -1,7 +1,7 @@
 import type { Clock } from "../core/ports.js";
 import { makeWebhookDispatcher } from "../core/webhooks/delivery.js";
 import { makeWebhookTestSender } from "../core/webhooks/test-sender.js";
-import { makeDocumentClient } from "../runtime/aws-clients.js";
+import { documentsForDirectCalls } from "../runtime/aws-clients/direct.js";
 import { composeWebhookDependencies, makeWebhookSender } from "../runtime/webhook-delivery.js";
 import type { WebhookDeliveryConfig } from "../shared/config.js";
 import { WebhookTestTimeouts } from "../shared/webhooks.js";
@@ -18,7 +18,7 @@ const DISPATCH = { maxPerRun: 500, concurrency: 16 };
  * of their own that gives up within the console's time; called once per container. Tests pass a clock.
  */
 export function composeWebhookDispatcher(config: WebhookDeliveryConfig, clock?: Clock) {
-  const documents = makeDocumentClient();
+  const documents = documentsForDirectCalls();
   const delivering = composeWebhookDependencies(config, documents, config.timeoutMs, clock);
   const testSender = makeWebhookSender(config, Math.min(config.timeoutMs, WebhookTestTimeouts.receiverMs));
   return {

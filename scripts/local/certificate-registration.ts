@@ -9,7 +9,7 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoCertificateStore } from "../../functions/adapters/dynamodb/certificate-store.js";
 import { certificateFacts } from "../../functions/adapters/x509/certificate-authority.js";
 import { certificateRecord } from "../../functions/core/identity/certificates.js";
-import type { ClientEnv } from "../../functions/runtime/aws-clients/settings.js";
+import type { ClientEnv } from "../../functions/runtime/aws-clients/environment.js";
 import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { LocalStackNames, localAwsEnv } from "./backends.js";

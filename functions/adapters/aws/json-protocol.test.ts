@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { documentsForDirectCalls } from "../../runtime/aws-clients/direct.js";
 import { makeDocumentClient } from "../../runtime/aws-clients.js";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
 import { AwsServiceError, type JsonProtocolCall, jsonProtocolCalls } from "./json-protocol.js";
@@ -26,9 +27,17 @@ const service = createServer((request, response) => {
   });
 });
 
+// The SDK's client, whose configuration the calls borrow (tests, tooling), and a client made for direct calls alone,
+// whose settings come from the environment without the SDK (a function's).
+const clients = [
+  ["an SDK client", makeDocumentClient],
+  ["a client made for direct calls", documentsForDirectCalls],
+] as const;
+let makeClient: (env: Record<string, string>) => Parameters<typeof jsonProtocolCalls>[0];
+
 const calls = (retried: boolean): JsonProtocolCall =>
   jsonProtocolCalls(
-    makeDocumentClient({
+    makeClient({
       [AwsEndpointEnvNames.dynamodb]: `http://127.0.0.1:${(service.address() as AddressInfo).port}`,
       AWS_REGION: "us-east-1",
       AWS_ACCESS_KEY_ID: "local",
@@ -60,7 +69,11 @@ beforeEach(() => {
   answers = [];
 });
 
-describe("JSON-protocol calls", () => {
+describe.each(clients)("JSON-protocol calls through %s", (_kind, make) => {
+  beforeEach(() => {
+    makeClient = make;
+  });
+
   it("post the operation's input, signed, to the client's endpoint, and answer the output's text", async () => {
     answers = [{ status: 200, body: { Count: 1 } }];
 
@@ -155,7 +168,9 @@ describe("JSON-protocol calls", () => {
     await expect(calls(false)("Query", "{}")).rejects.toBeInstanceOf(AwsServiceError);
     expect(requests).toHaveLength(1);
   });
+});
 
+describe("JSON-protocol calls through an SDK client", () => {
   it("go to the endpoint the environment names for the service, as the SDK's commands do", async () => {
     const before = { ...process.env };
     // A client given no endpoint of its own: the SDK finds the service's endpoint in the environment.

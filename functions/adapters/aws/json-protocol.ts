@@ -61,8 +61,8 @@ export class AwsServiceError extends Error {
   }
 }
 
-/** What of the SDK's standard retry strategy (`@smithy/util-retry`) a call uses. */
-interface RetryStrategy {
+/** What of the SDK's standard retry strategy (`@smithy/core/retry`) a call uses. */
+export interface RetryStrategy {
   acquireInitialRetryToken(scope: string): Promise<RetryToken>;
   /** Throws when the call is not to be made again: out of attempts, or of the strategy's retry capacity. */
   refreshRetryTokenForRetry(token: RetryToken, failure: { errorType: RetryErrorType }): Promise<RetryToken>;
@@ -73,51 +73,71 @@ interface RetryToken {
 }
 type RetryErrorType = "TRANSIENT" | "THROTTLING";
 
+/** A client's credentials as a call signs with them. */
+export interface CallCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/** Where and as whom a service's calls go, and how often a failed one is made again. */
+export interface CallSettings {
+  region: string;
+  target: PostTarget;
+  /** An endpoint of the operator's own (an emulator, say), which may be slower to answer than AWS's. */
+  customEndpoint: boolean;
+  /** The identity's credentials now: a provider that refreshes them is asked at every call. */
+  credentials: () => Promise<CallCredentials>;
+  /** The client's retry strategy, asked for once a call has failed (loading it may load code). */
+  retries: () => Promise<RetryStrategy>;
+}
+
 /**
- * Calls of a JSON-protocol service over a client's own configuration (region, endpoint, credentials, retry
- * strategy), without the SDK's per-call middleware, signer or HTTP handler: each call is a POST of
- * `<prefix>.<operation>`, signed by signature-v4.ts and sent over kept-alive-post.ts's connections. On the agent
- * API's paths the SDK's middleware (serialisation schemas, endpoint rules, retry and logging wrappers), its signer
- * and its handler's timers and wrappers cost more CPU than what Beacon does around the call.
+ * Where a client made for direct calls alone (runtime/aws-clients/direct.ts) gives its settings, read at its first
+ * call: a function's clients are made so, without the SDK's client, which a cold start would otherwise load.
  */
-export function jsonProtocolCalls(client: JsonProtocolClient, protocol: JsonProtocol): JsonProtocolCall {
-  type Config = KinesisClient["config"];
+export const directCallSettings = Symbol("directCallSettings");
+
+/** A client made for direct calls alone: its settings, and nothing to send SDK commands with. */
+export interface MadeForDirectCalls {
+  [directCallSettings](): Promise<CallSettings>;
+  destroy(): void;
+}
+
+/**
+ * Calls of a JSON-protocol service over a client's own settings (region, endpoint, credentials, retry strategy),
+ * without the SDK's per-call middleware, signer or HTTP handler: each call is a POST of `<prefix>.<operation>`,
+ * signed by signature-v4.ts and sent over kept-alive-post.ts's connections. On the agent API's paths the SDK's
+ * middleware (serialisation schemas, endpoint rules, retry and logging wrappers), its signer and its handler's
+ * timers and wrappers cost more CPU than what Beacon does around the call. The client is one made for direct
+ * calls, or an SDK client whose configuration they borrow.
+ */
+export function jsonProtocolCalls(
+  client: JsonProtocolClient | MadeForDirectCalls,
+  protocol: JsonProtocol,
+): JsonProtocolCall {
   let ready:
     | Promise<{
-        config: Config;
+        credentials: () => Promise<CallCredentials>;
         host: string;
         path: string;
         region: string;
         post: Post;
-        retries: RetryStrategy | undefined;
+        retries: RetriesOnFailure | undefined;
       }>
     | undefined;
   // Read at the first call, not before: a client made on first use (aws-clients.ts) is made then.
   const prepare = async () => {
-    const config = client.config as Config;
-    const region = await config.region();
-    // An endpoint the environment or the shared config names for the service (AWS_ENDPOINT_URL_DYNAMODB, say),
-    // read by the SDK when the client is made, goes to the endpoint rules as the SDK's commands give it.
-    const configured = config.ignoreConfiguredEndpointUrls
-      ? undefined
-      : await config.serviceConfiguredEndpoint?.();
-    const target: PostTarget = config.isCustomEndpoint
-      ? await (config.endpoint as () => Promise<PostTarget>)()
-      : urlTarget(
-          config.endpointProvider({
-            Region: region,
-            UseFIPS: await config.useFipsEndpoint(),
-            UseDualStack: await config.useDualstackEndpoint(),
-            ...(configured ? { Endpoint: configured } : {}),
-          }).url,
-        );
-    const retries = protocol.retried ? retryStrategyOf(await config.retryStrategy()) : undefined;
+    const settings =
+      directCallSettings in client ? await client[directCallSettings]() : await settingsOfSdkClient(client);
+    const { target, region, credentials } = settings;
     const post = keptAlivePost(target, {
       connectionTimeoutMs,
-      requestTimeoutMs: requestTimeoutFor(config.isCustomEndpoint === true),
+      requestTimeoutMs: requestTimeoutFor(settings.customEndpoint),
     });
     const host = target.port ? `${target.hostname}:${target.port}` : target.hostname;
-    return { config, host, path: target.path, region, post, retries };
+    const retries = protocol.retried ? retriesOnFailure(settings.retries) : undefined;
+    return { credentials, host, path: target.path, region, post, retries };
   };
 
   return async (operation, input, abortSignal) => {
@@ -125,7 +145,7 @@ export function jsonProtocolCalls(client: JsonProtocolClient, protocol: JsonProt
       ready = undefined;
       throw error;
     });
-    const { config, host, path, region, post, retries } = await ready;
+    const { credentials, host, path, region, post, retries } = await ready;
     const once = async () => {
       if (abortSignal?.aborted) throw abortedBy(abortSignal);
       const headers = signedPostHeaders(
@@ -139,7 +159,7 @@ export function jsonProtocolCalls(client: JsonProtocolClient, protocol: JsonProt
           },
           body: input,
         },
-        await config.credentials(),
+        await credentials(),
         region,
         protocol.signingName,
         new Date(),
@@ -149,6 +169,34 @@ export function jsonProtocolCalls(client: JsonProtocolClient, protocol: JsonProt
       throw errorOf(statusCode, text);
     };
     return retries ? retried(once, retries, operation, abortSignal) : once();
+  };
+}
+
+/** An SDK client's settings, as its commands would use them. */
+export async function settingsOfSdkClient(client: JsonProtocolClient): Promise<CallSettings> {
+  const config = client.config as KinesisClient["config"];
+  const region = await config.region();
+  // An endpoint the environment or the shared config names for the service (AWS_ENDPOINT_URL_DYNAMODB, say),
+  // read by the SDK when the client is made, goes to the endpoint rules as the SDK's commands give it.
+  const configured = config.ignoreConfiguredEndpointUrls
+    ? undefined
+    : await config.serviceConfiguredEndpoint?.();
+  const target: PostTarget = config.isCustomEndpoint
+    ? await (config.endpoint as () => Promise<PostTarget>)()
+    : urlTarget(
+        config.endpointProvider({
+          Region: region,
+          UseFIPS: await config.useFipsEndpoint(),
+          UseDualStack: await config.useDualstackEndpoint(),
+          ...(configured ? { Endpoint: configured } : {}),
+        }).url,
+      );
+  return {
+    region,
+    target,
+    customEndpoint: config.isCustomEndpoint === true,
+    credentials: () => config.credentials(),
+    retries: async () => retryStrategyOf(await config.retryStrategy()),
   };
 }
 
@@ -162,23 +210,45 @@ function retryStrategyOf(strategy: unknown): RetryStrategy {
   return strategy as RetryStrategy;
 }
 
+/** A client's retry strategy, loaded by the first failure of a call made through it. */
+interface RetriesOnFailure {
+  /** The strategy once loaded; undefined while every call has succeeded at its first attempt. */
+  loaded(): RetryStrategy | undefined;
+  load(): Promise<RetryStrategy>;
+}
+
+function retriesOnFailure(load: () => Promise<RetryStrategy>): RetriesOnFailure {
+  let strategy: RetryStrategy | undefined;
+  return { loaded: () => strategy, load: async () => (strategy ??= await load()) };
+}
+
+/**
+ * `once` made again as the client's strategy says, as the SDK's retry middleware makes a command again. A
+ * strategy not yet loaded has all its retry capacity, which a success would leave as it is: so until a call
+ * fails, calls succeed without asking it, and a function whose calls all succeed never loads it.
+ */
 async function retried(
   once: () => Promise<string>,
-  strategy: RetryStrategy,
+  retries: RetriesOnFailure,
   scope: string,
   abortSignal: AbortSignal | undefined,
 ): Promise<string> {
-  let token: RetryToken = await strategy.acquireInitialRetryToken(scope);
+  let token: RetryToken | undefined;
   for (;;) {
     try {
       const text = await once();
-      strategy.recordSuccess(token);
+      const strategy = retries.loaded();
+      if (strategy) strategy.recordSuccess(token ?? (await strategy.acquireInitialRetryToken(scope)));
       return text;
     } catch (error) {
       const errorType = retryErrorTypeOf(error);
       if (!errorType || abortSignal?.aborted) throw error;
+      const strategy = await retries.load();
       try {
-        token = await strategy.refreshRetryTokenForRetry(token, { errorType });
+        token = await strategy.refreshRetryTokenForRetry(
+          token ?? (await strategy.acquireInitialRetryToken(scope)),
+          { errorType },
+        );
       } catch {
         throw error; // Out of attempts or of the strategy's retry capacity: the last failure is the answer.
       }
@@ -239,7 +309,7 @@ function retryErrorTypeOf(error: unknown): RetryErrorType | undefined {
   return statusCode !== undefined && TRANSIENT_STATUSES.has(statusCode) ? "TRANSIENT" : undefined;
 }
 
-function urlTarget(url: URL): PostTarget {
+export function urlTarget(url: URL): PostTarget {
   return {
     protocol: url.protocol,
     hostname: url.hostname,

@@ -1,11 +1,10 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AdoptionRecord } from "../../core/adoptions/model.js";
 import type { AdoptionKey, AdoptionStore, MadeCurrent } from "../../core/adoptions/ports.js";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
 import { classCreation } from "./class-catalog.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 import { dueEntries, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -22,7 +21,7 @@ const dueIndex = TableSchema.indexes.due;
  */
 export class DynamoAdoptionStore implements AdoptionStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { DynamoDBDocumentClient, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
+import type { UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { Labels } from "../../core/agents/labels.js";
 import type {
   AgentAssignment,
@@ -13,7 +13,7 @@ import type { Decommissioning } from "../../core/fleet/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { AgentManifest } from "../../core/manifests/agent-manifest.js";
 import { batchGetAll } from "./batch-get.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { stagedEventItem } from "./event-outbox.js";
 import { failedTransactionConditions, isConditionalCheckFailure, Keys } from "./keys.js";
 
@@ -49,7 +49,7 @@ export interface AgentItem {
 
 export class DynamoAgentRegistry implements AgentRegistry {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 
@@ -276,7 +276,7 @@ export class DynamoAgentRegistry implements AgentRegistry {
 
 export class DynamoAgentClassRegistry implements AgentClassRegistry {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 
@@ -361,7 +361,7 @@ const seenAt = <Seen extends LastSeen>(record: Seen, lastSeen: number | undefine
  * hold profiles only, which a steady agent's checkpoints leave alone. One BatchGetItem per 100 agents.
  */
 export async function withLastSeen<Seen extends LastSeen>(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   tableName: string,
   tenant: string,
   records: Seen[],
@@ -384,7 +384,7 @@ export async function withLastSeen<Seen extends LastSeen>(
  * periodic last-seen items, 50 agents (100 keys) to a BatchGetItem.
  */
 export async function registeredAgents(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   tableName: string,
   tenant: string,
   agentIds: string[],

@@ -1,8 +1,7 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AssetRecord } from "../../core/assets/model.js";
 import type { AssetCatalog } from "../../core/assets/ports.js";
 import type { PageRequest } from "../../core/paging.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys, putIfAbsent } from "./keys.js";
 import { queryPartition } from "./paging.js";
 
@@ -15,7 +14,7 @@ const ASSET_PREFIX = "A#";
  */
 export class DynamoAssetCatalog implements AssetCatalog {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

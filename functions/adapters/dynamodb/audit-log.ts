@@ -1,8 +1,7 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { type AuditRecord, auditKey, DEFAULT_AUDIT_RETENTION_DAYS } from "../../core/audit/model.js";
 import type { AuditLog, AuditQuery } from "../../core/audit/ports.js";
 import { timeKeyPrefix } from "../../core/paging.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { expiresAtSeconds, Keys } from "./keys.js";
 import { queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -18,7 +17,7 @@ const END_OF_TIME = "9".repeat(15);
  */
 export class DynamoAuditLog implements AuditLog {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
     private readonly retention: { retentionDays: number } = { retentionDays: DEFAULT_AUDIT_RETENTION_DAYS },
   ) {}

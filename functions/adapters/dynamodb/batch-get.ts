@@ -1,5 +1,4 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 
 /** BatchGetItem takes 100 keys a request. */
 const BATCH_GET_KEYS = 100;
@@ -9,7 +8,7 @@ const BATCH_GET_KEYS = 100;
  * directly: the console's agent list and the sweeper's first run read the agents' last sightings so.
  */
 export async function batchGetAll(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   tableName: string,
   keys: Record<string, unknown>[],
   options: { ProjectionExpression?: string; ConsistentRead?: boolean },

@@ -1,5 +1,4 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 
 /** DynamoDB's most items of one BatchWriteItem. */
 const BATCH_WRITE_ITEMS = 25;
@@ -15,7 +14,7 @@ export type WriteRequest =
  * bounds the whole in time.
  */
 export async function batchWriteAll(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   tableName: string,
   requests: WriteRequest[],
   what: string,

@@ -1,9 +1,8 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { expiryKeyOf } from "../../core/identity/certificates.js";
 import type { CertificateRecord, CertificateStore, RevocationReason } from "../../core/identity/ports.js";
 import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 import { queryAll, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -15,7 +14,7 @@ const SERIAL_PREFIX = "S#";
 /** Issued-certificate records and the revocation list the agent API reads; never a private key. */
 export class DynamoCertificateStore implements CertificateStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

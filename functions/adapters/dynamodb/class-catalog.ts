@@ -1,4 +1,3 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { LabelSource } from "../../core/agents/label-sources.js";
 import type {
   AgentClassChange,
@@ -10,7 +9,7 @@ import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import { dropUndefined } from "../../core/json.js";
 import type { PageRequest } from "../../core/paging.js";
 import type { MaintenanceWindow } from "../../core/schedules/windows.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { Keys } from "./keys.js";
 import { queryPartition } from "./paging.js";
 
@@ -19,7 +18,7 @@ const CLASS_PREFIX = "C#";
 /** Agent classes, one item each beside the tenant's other classes; the agent API creates them on first sight. */
 export class DynamoClassCatalog implements ClassCatalog {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

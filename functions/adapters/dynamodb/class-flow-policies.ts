@@ -1,10 +1,9 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { LabelSource } from "../../core/agents/label-sources.js";
 import type { ClassFlowPolicies } from "../../core/agents/ports.js";
 import { type ClassFlowPolicy, policyInForce } from "../../core/flows/policy.js";
 import type { ClassFlowSettings } from "../../core/flows/ports.js";
 import { dropUndefined } from "../../core/json.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { Keys } from "./keys.js";
 
 /**
@@ -13,7 +12,7 @@ import { Keys } from "./keys.js";
  */
 export class DynamoClassFlowPolicies implements ClassFlowPolicies {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

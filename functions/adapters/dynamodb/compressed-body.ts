@@ -1,5 +1,4 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { queryAll } from "./paging.js";
 
 /**
@@ -21,7 +20,7 @@ type ChunkKey = (index: number) => { pk: string; sk: string };
  * that names them with a conditional put, which is the commit point readers start from.
  */
 export async function writeCompressedBody(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   tableName: string,
   compressed: Buffer,
   chunkKey: ChunkKey,
@@ -38,7 +37,7 @@ export async function writeCompressedBody(
 
 /** The gzip a committed item names, from the item itself or its chunks. */
 export async function readCompressedBody(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   tableName: string,
   item: Partial<CompressedBody>,
   chunkKey: ChunkKey,

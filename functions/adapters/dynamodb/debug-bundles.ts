@@ -1,8 +1,7 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { DebugBundle } from "../../core/bundles/model.js";
 import type { DebugBundleStore } from "../../core/bundles/ports.js";
 import type { PageRequest } from "../../core/paging.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { Keys, putIfAbsent } from "./keys.js";
 import { queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -21,7 +20,7 @@ const EXPIRED_KEPT_SECONDS = 7 * 24 * 3600;
  */
 export class DynamoDebugBundles implements DebugBundleStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

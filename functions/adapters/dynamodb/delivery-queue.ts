@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { PageRequest } from "../../core/paging.js";
 import type { Delivery } from "../../core/webhooks/model.js";
 import { deliveryLogKey } from "../../core/webhooks/notifications.js";
 import { DEFAULT_DELIVERY_RETENTION_DAYS } from "../../core/webhooks/policy.js";
 import type { DeliveryQueue } from "../../core/webhooks/ports.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { expiresAtSeconds, isConditionalCheckFailure, Keys, putIfAbsent, recordOf } from "./keys.js";
 import { earliestDue, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -36,7 +35,7 @@ const toDelivery = (item: Record<string, unknown>) => recordOf<Delivery>(item, K
  */
 export class DynamoDeliveryQueue implements DeliveryQueue {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
     private readonly retentionDays = DEFAULT_DELIVERY_RETENTION_DAYS,
   ) {}

@@ -20,6 +20,7 @@ import {
   callSignal,
   type JsonProtocolCall,
   jsonProtocolCalls,
+  type MadeForDirectCalls,
   type SignalsCalls,
 } from "../aws/json-protocol.js";
 import { fromAttributeValues, toAttributeValues } from "./attribute-values.js";
@@ -58,10 +59,16 @@ export interface DirectCalls {
 export const directCallWatch = Symbol("directCallWatch");
 export type DirectCallWatch = (operation: string, input: Item, send: () => Promise<Item>) => Promise<Item>;
 
-const made = new WeakMap<DynamoDBDocumentClient, DirectCalls>();
+/**
+ * What the adapters send their requests through: a client made for direct calls alone (a function's, from
+ * runtime/aws-clients/direct.ts), or the SDK's document client, whose settings they borrow (tests and tooling).
+ */
+export type DocumentClient = MadeForDirectCalls | DynamoDBDocumentClient;
+
+const made = new WeakMap<DocumentClient, DirectCalls>();
 
 /** The client's direct calls, made once per client (its endpoint, signer and strategy read at its first call). */
-export function directCalls(client: DynamoDBDocumentClient): DirectCalls {
+export function directCalls(client: DocumentClient): DirectCalls {
   let calls = made.get(client);
   if (!calls) {
     calls = callsOver(

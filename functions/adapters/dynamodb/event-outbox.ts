@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import {
   type BeaconEvent,
   isStagedEvent,
@@ -8,6 +7,7 @@ import {
 } from "../../core/events/model.js";
 import type { EventOutbox } from "../../core/events/ports.js";
 import { batchWriteAll } from "./batch-write.js";
+import type { DocumentClient } from "./direct-calls.js";
 import { Keys } from "./keys.js";
 import { earliestDue } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -59,7 +59,7 @@ function keptEventItem(event: BeaconEvent, place: number): Record<string, unknow
 
 export class DynamoEventOutbox implements EventOutbox {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

@@ -1,4 +1,3 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Labels } from "../../core/agents/labels.js";
 import type { AgentAssignment, AgentPin, AgentRecord, SilentAgent } from "../../core/agents/ports.js";
 import type { AgentQuery, Decommissioning, FleetRegistry, RegistryFilters } from "../../core/fleet/ports.js";
@@ -9,7 +8,7 @@ import {
   toRecord,
   withLastSeen,
 } from "./agent-registry.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -28,7 +27,7 @@ export class DynamoFleetRegistry implements FleetRegistry {
   private readonly registry: DynamoAgentRegistry;
 
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {
     this.registry = new DynamoAgentRegistry(client, tableName);

@@ -1,9 +1,8 @@
 import { gunzipSync, gzipSync } from "node:zlib";
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { FlowCatalog, FlowContent, FlowVersionRecord, NewFlowVersion } from "../../core/flows/ports.js";
 import type { PageRequest } from "../../core/paging.js";
 import { type CompressedBody, readCompressedBody, writeCompressedBody } from "./compressed-body.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { failedTransactionConditions, isConditionalCheckFailure, Keys, putIfAbsent } from "./keys.js";
 import { queryPartition } from "./paging.js";
 
@@ -24,7 +23,7 @@ type ContentItem = Partial<CompressedBody> & { hash: string; contentType: string
  */
 export class DynamoFlowCatalog implements FlowCatalog {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

@@ -1,4 +1,3 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { type AgentLogEvent, agentLogKey } from "../../core/history/agent-log.js";
 import {
   type BucketKey,
@@ -13,6 +12,7 @@ import type { PageRequest } from "../../core/paging.js";
 import { batchGetAll } from "./batch-get.js";
 import { batchWriteAll } from "./batch-write.js";
 import { countedFromItem, countedToItem } from "./counted-item.js";
+import type { DocumentClient } from "./direct-calls.js";
 import { expiresAtSeconds, Keys } from "./keys.js";
 import { queryAll, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -29,7 +29,7 @@ export interface HistoryRetention {
  */
 export class DynamoFleetHistory implements FleetHistoryStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
     private readonly retention: HistoryRetention = { retentionDays: DEFAULT_HISTORY_RETENTION_DAYS },
   ) {}
@@ -91,7 +91,7 @@ function toBucket(key: BucketKey, item: Record<string, unknown>): HistoryBucket 
  */
 export class DynamoAgentEventLog implements AgentEventLog {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
     private readonly retention: HistoryRetention = { retentionDays: DEFAULT_HISTORY_RETENTION_DAYS },
   ) {}

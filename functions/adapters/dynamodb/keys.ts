@@ -1,5 +1,4 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 
 /** The sort key prefix of one rollout batch's members: zero-padded, so that string order is batch order. */
 const rolloutBatchPrefix = (batch: number) => `M#${String(batch).padStart(6, "0")}#`;
@@ -218,7 +217,7 @@ export const isConditionalCheckFailure = (error: unknown): boolean =>
 
 /** Writes the item unless one with its key exists; false when it did (the item was left as it was). */
 export async function putIfAbsent(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   tableName: string,
   item: Record<string, unknown>,
 ): Promise<boolean> {

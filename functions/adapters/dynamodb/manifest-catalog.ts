@@ -1,8 +1,7 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { dropUndefined } from "../../core/json.js";
 import type { ManifestCatalog, ManifestRecord } from "../../core/manifests/ports.js";
 import type { PageRequest } from "../../core/paging.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { Keys } from "./keys.js";
 import { DynamoManifestStore } from "./manifest-store.js";
 import { queryPartition } from "./paging.js";
@@ -30,7 +29,7 @@ export class DynamoManifestCatalog implements ManifestCatalog {
   private readonly store: DynamoManifestStore;
 
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {
     this.store = new DynamoManifestStore(client, tableName);

@@ -1,9 +1,8 @@
 import { gunzipSync, gzipSync } from "node:zlib";
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { ManifestSummary } from "../../core/c2/manifest.js";
 import type { ManifestStore } from "../../core/manifests/ports.js";
 import { type CompressedBody, readCompressedBody, writeCompressedBody } from "./compressed-body.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys } from "./keys.js";
 
 type ManifestItem = Partial<CompressedBody> & { manifestId: string };
@@ -15,7 +14,7 @@ type ManifestItem = Partial<CompressedBody> & { manifestId: string };
  */
 export class DynamoManifestStore implements ManifestStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
-import type { DynamoDBDocumentClient, TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
+import type { TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { OperationEvent, OperationState } from "../../core/events/model.js";
 import { dropUndefined } from "../../core/json.js";
 import { isFinal, type OperationChange, type OperationRecord } from "../../core/operations/model.js";
 import type { ExistingOperations, OperationQuery, OperationStore } from "../../core/operations/ports.js";
 import type { Page, PageRequest } from "../../core/paging.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { stagedEventItem } from "./event-outbox.js";
 import { failedTransactionConditions, isConditionalCheckFailure, Keys, recordOf } from "./keys.js";
 import { queryAll } from "./paging.js";
@@ -76,7 +76,7 @@ const toRecord = (item: Record<string, unknown>) => recordOf<OperationRecord>(it
  */
 export class DynamoOperationStore implements OperationStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

@@ -1,6 +1,6 @@
-import type { DynamoDBDocumentClient, QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { Page, PageRequest } from "../../core/paging.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { TableSchema } from "./table-schema.js";
 
 /**
@@ -9,7 +9,7 @@ import { TableSchema } from "./table-schema.js";
  * only the keys from its first to its last, both included.
  */
 export async function queryPartition(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   tableName: string,
   partition: { pk: string; prefix: string; between?: [string, string] },
   request: PageRequest,
@@ -56,7 +56,7 @@ function withoutValues(extra: Partial<QueryCommandInput>): Partial<QueryCommandI
  * directly: the sweeper's run reads its shards' fans so, and the stream consumer a tenant's subscriptions.
  */
 export async function queryAll(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   input: QueryCommandInput,
 ): Promise<{ items: Record<string, unknown>[]; count: number }> {
   const calls = directCalls(client);
@@ -74,7 +74,7 @@ export async function queryAll(
 
 /** Every entry of one of the due index's partitions, with `attributes` of each: what the sweeper reads whole. */
 export async function dueEntries(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   tableName: string,
   partition: string,
   attributes: string[],
@@ -101,7 +101,7 @@ export type DueBound = { before: string } | { through: string };
  * middleware.
  */
 export async function earliestDue(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   tableName: string,
   partitions: string[],
   limit: number,

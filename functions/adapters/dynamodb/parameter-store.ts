@@ -1,7 +1,6 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { ParameterRecord } from "../../core/parameters/model.js";
 import type { ParameterScope, ParameterStore } from "../../core/parameters/ports.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -58,7 +57,7 @@ const indexKeyOf = (tenant: string, scope: ParameterScope, name: string) =>
  */
 export class DynamoParameterStore implements Omit<ParameterStore, StagingMethod> {
   constructor(
-    protected readonly client: DynamoDBDocumentClient,
+    protected readonly client: DocumentClient,
     protected readonly tableName: string,
   ) {}
 

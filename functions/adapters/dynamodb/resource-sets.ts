@@ -1,7 +1,7 @@
-import type { DynamoDBDocumentClient, TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
+import type { TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { ResourceSetStore } from "../../core/assets/ports.js";
 import type { ResourceSet } from "../../core/assets/resource-set.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { failedTransactionConditions, Keys } from "./keys.js";
 
 /**
@@ -10,7 +10,7 @@ import { failedTransactionConditions, Keys } from "./keys.js";
  */
 export class DynamoResourceSetStore implements ResourceSetStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

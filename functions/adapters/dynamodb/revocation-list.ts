@@ -1,13 +1,12 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { RevocationList } from "../../core/identity/ports.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { Keys } from "./keys.js";
 import { queryAll } from "./paging.js";
 
 /** Revoked serials live in one small partition per tenant, written by the console when it revokes. */
 export class DynamoRevocationList implements RevocationList {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { DynamoDBDocumentClient, PutCommandInput, TransactWriteUpdate } from "@aws-sdk/lib-dynamodb";
+import type { PutCommandInput, TransactWriteUpdate } from "@aws-sdk/lib-dynamodb";
 import type { ClassFlowPolicy } from "../../core/flows/policy.js";
 import { dropUndefined } from "../../core/json.js";
 import {
@@ -9,7 +9,7 @@ import {
 } from "../../core/rollouts/model.js";
 import type { RolloutQuery, RolloutStore } from "../../core/rollouts/ports.js";
 import { classCreation } from "./class-catalog.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { failedTransactionConditions, isConditionalCheckFailure, Keys } from "./keys.js";
 import { dueEntries, queryAll, queryPartition } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -44,7 +44,7 @@ const toMember = (item: Record<string, unknown>) => withoutKeys<RolloutMember>(i
  */
 export class DynamoRolloutStore implements RolloutStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

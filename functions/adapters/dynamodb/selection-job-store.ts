@@ -1,8 +1,7 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { dropUndefined } from "../../core/json.js";
 import type { SelectionJobKey, SelectionJobStore } from "../../core/operations/ports.js";
 import type { SelectionJob } from "../../core/operations/selection-jobs.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys, recordOf } from "./keys.js";
 import { dueEntries } from "./paging.js";
 import { TableSchema } from "./table-schema.js";
@@ -17,7 +16,7 @@ const dueIndex = TableSchema.indexes.due;
  */
 export class DynamoSelectionJobStore implements SelectionJobStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

@@ -1,8 +1,7 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { PageRequest } from "../../core/paging.js";
 import type { Subscription, SubscriptionState } from "../../core/webhooks/model.js";
 import type { SubscriptionStore } from "../../core/webhooks/ports.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys, putIfAbsent } from "./keys.js";
 import { queryAll, queryPartition } from "./paging.js";
 
@@ -14,7 +13,7 @@ const SUBSCRIPTION_PREFIX = "W#";
  */
 export class DynamoSubscriptionStore implements SubscriptionStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

@@ -1,13 +1,12 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { TenantSettings, TenantSettingsChange, TenantSettingsStore } from "../../core/fleet/ports.js";
 import { dropUndefined } from "../../core/json.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { Keys } from "./keys.js";
 
 /** The tenant's settings, one small item in no index: the sweeper reads it once per tenant and run. */
 export class DynamoTenantSettings implements TenantSettingsStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

@@ -1,9 +1,8 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { UsageStore } from "../../core/history/ports.js";
 import type { StoredSnapshot } from "../../core/history/stored.js";
 import { type UsageHour, type UsageHourKey, zeroUsage } from "../../core/history/usage.js";
 import { countedFromItem, countedToItem } from "./counted-item.js";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure, Keys, putIfAbsent } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { updateOverVersion } from "./versioned-item.js";
@@ -17,7 +16,7 @@ import { updateOverVersion } from "./versioned-item.js";
  */
 export class DynamoUsage implements UsageStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 

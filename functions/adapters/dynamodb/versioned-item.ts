@@ -1,5 +1,4 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { directCalls } from "./direct-calls.js";
+import { type DocumentClient, directCalls } from "./direct-calls.js";
 import { isConditionalCheckFailure } from "./keys.js";
 
 /** Writers of one item are the stream's shards that hold its events, a few at once: a race lost this often is a fault. */
@@ -11,7 +10,7 @@ const MAX_UPDATE_ATTEMPTS = 20;
  * writers of different shards never lose each other's counts. A race lost reads again and asks `change` again.
  */
 export async function updateOverVersion<T>(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   tableName: string,
   key: { pk: string; sk: string },
   io: { read: (item: Record<string, unknown>) => T; itemOf: (next: T) => Record<string, unknown> },

@@ -1,9 +1,8 @@
-import type { KinesisClient } from "@aws-sdk/client-kinesis";
 import { type BeaconEvent, partitionKeyOf, resentOf } from "../../core/events/model.js";
 import type { EventSink } from "../../core/events/ports.js";
 import { PublishFailure } from "../../core/events/publishing.js";
 import { AwsServiceError } from "../aws/json-protocol.js";
-import { kinesisPutRecords, type PutRecords, type RecordEntry } from "./put-records.js";
+import { kinesisPutRecords, type PutRecords, type RecordEntry, type StreamClient } from "./put-records.js";
 
 export interface EventSinkOptions {
   /**
@@ -75,7 +74,7 @@ export class KinesisEventSink implements EventSink {
   private readonly putRecords: PutRecords;
 
   constructor(
-    client: KinesisClient,
+    client: StreamClient,
     private readonly streamName: string,
     private readonly options: EventSinkOptions = { maxAttempts: 3, backoffMs: 25 },
   ) {

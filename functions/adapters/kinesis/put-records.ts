@@ -1,5 +1,8 @@
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
-import { jsonProtocolCalls } from "../aws/json-protocol.js";
+import { jsonProtocolCalls, type MadeForDirectCalls } from "../aws/json-protocol.js";
+
+/** What records are put through: a client made for direct calls alone (a function's), or the SDK's (tooling's). */
+export type StreamClient = MadeForDirectCalls | KinesisClient;
 
 /** One record as PutRecords takes it: its data (base64, as Kinesis's JSON API carries bytes) and partition key. */
 export interface RecordEntry {
@@ -18,7 +21,7 @@ export type PutRecords = (streamName: string, records: RecordEntry[]) => Promise
  * PutRecords without the SDK's per-call middleware (json-protocol.ts), which on the hot path cost more CPU than
  * the rest of a steady heartbeat. Not retried here: the sink knows which failures may be sent again (event-sink.ts).
  */
-export function kinesisPutRecords(client: KinesisClient): PutRecords {
+export function kinesisPutRecords(client: StreamClient): PutRecords {
   const call = jsonProtocolCalls(client, {
     targetPrefix: "Kinesis_20131202",
     signingName: "kinesis",

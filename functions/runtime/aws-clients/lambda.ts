@@ -2,7 +2,8 @@ import { LambdaClient } from "@aws-sdk/client-lambda";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { connectionTimeoutMs } from "../../adapters/aws/call-timeouts.js";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
-import { type ClientEnv, endpointSettings, madeOnFirstUse } from "./settings.js";
+import type { ClientEnv } from "./environment.js";
+import { endpointSettings, madeOnFirstUse } from "./settings.js";
 
 /**
  * Lambda client, for the console to invoke the function that posts webhook tests; talks to

@@ -1,13 +1,8 @@
 import { S3Client } from "@aws-sdk/client-s3";
 import { connectionTimeoutMs, emulatorRequestTimeoutMs } from "../../adapters/aws/call-timeouts.js";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
-import {
-  type ClientEnv,
-  endpointSettings,
-  isCustomEndpoint,
-  madeOnFirstUse,
-  maxAttempts,
-} from "./settings.js";
+import { type ClientEnv, isCustomEndpoint, maxAttempts } from "./environment.js";
+import { endpointSettings, madeOnFirstUse } from "./settings.js";
 
 /** Assets of up to 4 MiB go up and down in one request, a few seconds at worst from a function's subnet. */
 const s3RequestTimeoutMs = 10_000;

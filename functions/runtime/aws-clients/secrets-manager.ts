@@ -1,6 +1,7 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
-import { type ClientEnv, madeOnFirstUse, settingsFor } from "./settings.js";
+import type { ClientEnv } from "./environment.js";
+import { madeOnFirstUse, settingsFor } from "./settings.js";
 
 /**
  * Secrets Manager client, for the console's agent CA and the secrets of sensitive parameters; talks to

@@ -1,20 +1,6 @@
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { connectionTimeoutMs, requestTimeoutFor } from "../../adapters/aws/call-timeouts.js";
-
-/** The environment a client is configured from; process.env in functions, a record in local tooling. */
-export type ClientEnv = Readonly<Record<string, string | undefined>>;
-
-/**
- * The environment as it is now, for a client made later from it: by a module loaded on first use, which a
- * function composes now (local tooling loads several functions, each with its environment, into one process).
- */
-export const environmentNow = (): ClientEnv => ({ ...process.env });
-
-export const maxAttempts = 3;
-
-/** Whether a client is aimed at an endpoint of its own (an emulator, LocalStack) rather than AWS's. */
-export const isCustomEndpoint = (endpoint: string | undefined): endpoint is string =>
-  endpoint !== undefined && endpoint !== "";
+import { type ClientEnv, isCustomEndpoint, maxAttempts } from "./environment.js";
 
 /**
  * HTTP/1.1 over kept-alive connections (the SDK's NodeHttpHandler keeps them alive, at most 50 at once):
