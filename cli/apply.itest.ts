@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoSubscriptionStore } from "../functions/adapters/dynamodb/subscription-store.js";
-import { makeDynamoDbClient } from "../functions/runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../functions/runtime/aws-clients/dynamodb.js";
 import { EnvNames } from "../functions/shared/env-names.js";
 import { localStackEnv } from "../scripts/local/certificate-registration.js";
 import { LOCAL_TOKEN_PATH } from "../scripts/local/web-server.js";

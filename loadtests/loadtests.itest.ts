@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Keys } from "../functions/adapters/dynamodb/keys.js";
 import type { JsonObject } from "../functions/core/json.js";
 import { binaryOf } from "../functions/core/manifests/canonical.js";
-import { makeDynamoDbClient } from "../functions/runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../functions/runtime/aws-clients/dynamodb.js";
 import { EnvNames } from "../functions/shared/env-names.js";
 import { example } from "../scripts/common/c2-examples.js";
 import { type AgentApiUnderTest, startAgentApi } from "../scripts/test-support/agent-api-harness.js";

@@ -11,7 +11,7 @@ import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import type { ClassFlowPolicy } from "../core/flows/policy.js";
 import type { JsonObject } from "../core/json.js";
 import { CATCH_UP_CREATOR } from "../core/operations/delivery.js";
-import { makeDynamoDbClient } from "../runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../runtime/aws-clients/dynamodb.js";
 import { EnvNames } from "../shared/env-names.js";
 
 const HEARTBEAT = "/c2/api/heartbeat";

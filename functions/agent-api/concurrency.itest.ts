@@ -19,7 +19,8 @@ import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import type { BeaconEvent, OperationEvent } from "../core/events/model.js";
 import type { StreamRecord } from "../core/events/ports.js";
 import type { JsonObject } from "../core/json.js";
-import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../runtime/aws-clients/dynamodb.js";
+import { makeKinesisClient } from "../runtime/aws-clients/kinesis.js";
 import { composeHistoryConsumer } from "../runtime/history-consumer.js";
 import { EnvNames } from "../shared/env-names.js";
 

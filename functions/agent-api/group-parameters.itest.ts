@@ -18,7 +18,7 @@ import { createTenantSecret } from "../../scripts/test-support/secrets.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import { AgentRoutes, agentFlowContentUrl } from "../core/c2/routes.js";
-import { makeDocumentClient } from "../runtime/aws-clients.js";
+import { makeDocumentClient } from "../runtime/aws-clients/dynamodb.js";
 import { EnvNames } from "../shared/env-names.js";
 
 const AGENTS = ["pump-1", "pump-2", "pump-3"];

@@ -11,7 +11,7 @@ import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-su
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import type { JsonObject } from "../core/json.js";
 import { REDACTED } from "../core/operations/redaction.js";
-import { makeKinesisClient } from "../runtime/aws-clients.js";
+import { makeKinesisClient } from "../runtime/aws-clients/kinesis.js";
 import { EnvNames } from "../shared/env-names.js";
 
 const HEARTBEAT = "/c2/api/heartbeat";

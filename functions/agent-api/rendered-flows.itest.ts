@@ -20,9 +20,10 @@ import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { CacheKeys } from "../adapters/redis/cache-keys.js";
 import { AgentRoutes, agentFlowContentUrl } from "../core/c2/routes.js";
+import { makeDocumentClient } from "../runtime/aws-clients/dynamodb.js";
+import { makeKinesisClient } from "../runtime/aws-clients/kinesis.js";
 import { makeS3Client } from "../runtime/aws-clients/s3.js";
 import { makeSsmClient } from "../runtime/aws-clients/ssm.js";
-import { makeDocumentClient, makeKinesisClient } from "../runtime/aws-clients.js";
 import { EnvNames } from "../shared/env-names.js";
 
 let agentApi: AgentApiUnderTest;

@@ -12,7 +12,7 @@ import { provisionStream } from "../../scripts/local/provision.js";
 import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-support/agent-api-harness.js";
 import { javaDescribeAck, javaHeartbeat } from "../../scripts/test-support/event-outage.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
-import { makeKinesisClient } from "../runtime/aws-clients.js";
+import { makeKinesisClient } from "../runtime/aws-clients/kinesis.js";
 import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";
 import { MetricNames } from "../shared/observability.js";

@@ -21,7 +21,7 @@ import {
   type SigningAuthority,
 } from "../adapters/x509/issuer.js";
 import { AgentRoutes } from "../core/c2/routes.js";
-import { makeKinesisClient } from "../runtime/aws-clients.js";
+import { makeKinesisClient } from "../runtime/aws-clients/kinesis.js";
 import { EnvNames } from "../shared/env-names.js";
 
 /** The customer's own naming, which Beacon's rule would refuse. */

@@ -18,7 +18,7 @@ import type { AdoptionRecord } from "../core/adoptions/model.js";
 import { AgentRoutes } from "../core/c2/routes.js";
 import type { RolloutState } from "../core/events/model.js";
 import { isRolloutFinal } from "../core/rollouts/model.js";
-import { makeDocumentClient } from "../runtime/aws-clients.js";
+import { makeDocumentClient } from "../runtime/aws-clients/dynamodb.js";
 import { EnvNames } from "../shared/env-names.js";
 
 const CLASS = "pumps";

@@ -10,8 +10,8 @@ import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-suppor
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { DynamoUsage } from "../adapters/dynamodb/usage.js";
 import { MAX_INLINE_ASSET_BYTES } from "../core/assets/model.js";
+import { makeDocumentClient } from "../runtime/aws-clients/dynamodb.js";
 import { makeS3Client } from "../runtime/aws-clients/s3.js";
-import { makeDocumentClient } from "../runtime/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../shared/env-names.js";
 
 let agentApi: AgentApiUnderTest;

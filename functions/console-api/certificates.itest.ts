@@ -13,7 +13,8 @@ import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-su
 import { heartbeat } from "../../scripts/test-support/console-seed.js";
 import { deviceSigningRequest } from "../../scripts/test-support/device-requests.js";
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
-import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../runtime/aws-clients/dynamodb.js";
+import { makeKinesisClient } from "../runtime/aws-clients/kinesis.js";
 import { sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";
 import { eventValidator } from "../shared/event-validators.js";

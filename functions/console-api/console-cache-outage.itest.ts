@@ -11,7 +11,7 @@ import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-suppor
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { heartbeat, type SeededTenant, seedTenant } from "../../scripts/test-support/console-seed.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
-import { makeDynamoDbClient } from "../runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../runtime/aws-clients/dynamodb.js";
 import { EnvNames } from "../shared/env-names.js";
 
 let agentApi: AgentApiUnderTest;

@@ -10,7 +10,8 @@ import type { BeaconEvent } from "../core/events/model.js";
 import type { StreamRecord } from "../core/events/ports.js";
 import { keptForAgent } from "../core/history/agent-log.js";
 import { bucketsOf } from "../core/history/aggregate.js";
-import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../runtime/aws-clients/dynamodb.js";
+import { makeKinesisClient } from "../runtime/aws-clients/kinesis.js";
 import { composeHistoryConsumer } from "../runtime/history-consumer.js";
 import { AwsEndpointEnvNames, EnvNames } from "../shared/env-names.js";
 

@@ -9,7 +9,7 @@ import { heartbeatOf } from "../../scripts/test-support/console-seed.js";
 import { Keys } from "../adapters/dynamodb/keys.js";
 import { AgentRoutes } from "../core/c2/routes.js";
 import type { JsonObject } from "../core/json.js";
-import { makeDocumentClient } from "../runtime/aws-clients.js";
+import { makeDocumentClient } from "../runtime/aws-clients/dynamodb.js";
 import { consoleOperations } from "../shared/console-openapi.js";
 import { EnvNames } from "../shared/env-names.js";
 

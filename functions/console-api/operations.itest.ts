@@ -20,7 +20,8 @@ import type { JsonObject } from "../core/json.js";
 import { newOperationId } from "../core/operations/ids.js";
 import { makeOperationLifecycle } from "../core/operations/lifecycle.js";
 import type { OperationRecord } from "../core/operations/model.js";
-import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../runtime/aws-clients/dynamodb.js";
+import { makeKinesisClient } from "../runtime/aws-clients/kinesis.js";
 import { makeRedisClient } from "../runtime/redis-client.js";
 import { eventValidator } from "../shared/event-validators.js";
 

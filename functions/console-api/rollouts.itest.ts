@@ -19,7 +19,7 @@ import {
 import { readWholeStream } from "../../scripts/test-support/stream-reader.js";
 import type { RolloutState } from "../core/events/model.js";
 import type { JsonObject } from "../core/json.js";
-import { makeKinesisClient } from "../runtime/aws-clients.js";
+import { makeKinesisClient } from "../runtime/aws-clients/kinesis.js";
 import { EnvNames } from "../shared/env-names.js";
 import { eventValidator } from "../shared/event-validators.js";
 import type { composeSweeper } from "../sweeper/composition.js";

@@ -19,7 +19,7 @@ import { Keys } from "../adapters/dynamodb/keys.js";
 import { DynamoSelectionJobStore } from "../adapters/dynamodb/selection-job-store.js";
 import type { Principal } from "../core/identity/principal.js";
 import type { SelectionJob } from "../core/operations/selection-jobs.js";
-import { makeDynamoDbClient } from "../runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../runtime/aws-clients/dynamodb.js";
 import { makeRedisClient } from "../runtime/redis-client.js";
 import { agentApiConfig, consoleApiConfig, sweeperConfig } from "../shared/config.js";
 import { EnvNames } from "../shared/env-names.js";

@@ -6,7 +6,7 @@ import { type AgentApiUnderTest, startAgentApi } from "../../scripts/test-suppor
 import { type ConsoleApiUnderTest, startConsoleApi } from "../../scripts/test-support/console-api-harness.js";
 import { DynamoSubscriptionStore } from "../adapters/dynamodb/subscription-store.js";
 import { MAX_SUBSCRIPTIONS_PER_TENANT } from "../core/webhooks/subscriptions.js";
-import { makeDynamoDbClient } from "../runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../runtime/aws-clients/dynamodb.js";
 import { EnvNames } from "../shared/env-names.js";
 import { FunctionTimeouts } from "../shared/function-timeouts.js";
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { untilTrue } from "../../scripts/test-support/until.js";
 import { directCalls } from "../adapters/dynamodb/direct-calls.js";
 import { AwsEndpointEnvNames } from "../shared/env-names.js";
-import { makeDocumentClient } from "./aws-clients.js";
+import { makeDocumentClient } from "./aws-clients/dynamodb.js";
 import { boundedByRequest, withinRequestBudget } from "./request-budget.js";
 
 /** A DynamoDB that takes requests and answers each only when told to, as one frozen and thawed. */

@@ -33,8 +33,9 @@ import { RedisEventBuffer } from "../adapters/redis/event-buffer.js";
 import { S3EventArchiveReader } from "../adapters/s3/event-archive-reader.js";
 import { AgentAnswerBudget } from "../core/agent-requests/answer-budget.js";
 import { type BeaconEvent, resentOf } from "../core/events/model.js";
+import { makeDynamoDbClient } from "../runtime/aws-clients/dynamodb.js";
+import { makeKinesisClient } from "../runtime/aws-clients/kinesis.js";
 import { makeS3Client } from "../runtime/aws-clients/s3.js";
-import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
 import { makeCacheClient } from "../runtime/redis-client.js";
 import {
   historyConsumerConfig,

@@ -32,8 +32,9 @@ import type {
 } from "../core/events/model.js";
 import type { Notification } from "../core/webhooks/model.js";
 import { notificationOf } from "../core/webhooks/notifications.js";
+import { makeEventBridgeClient } from "../runtime/aws-clients/eventbridge.js";
+import { makeKinesisClient } from "../runtime/aws-clients/kinesis.js";
 import { makeS3Client } from "../runtime/aws-clients/s3.js";
-import { makeEventBridgeClient, makeKinesisClient } from "../runtime/aws-clients.js";
 import { webhookDeliveryConfig } from "../shared/config.js";
 import { AwsEndpointEnvNames, EnvNames } from "../shared/env-names.js";
 import { FunctionTimeouts } from "../shared/function-timeouts.js";

@@ -30,8 +30,9 @@ import type { AgentOfflineEvent, BeaconEvent, HeartbeatEvent } from "../core/eve
 import type { Delivery, Subscription } from "../core/webhooks/model.js";
 import { RETRY_WINDOW_MS } from "../core/webhooks/policy.js";
 import { checkSignature, WebhookHeaders, webhookSecretOf } from "../core/webhooks/signing.js";
+import { makeDynamoDbClient } from "../runtime/aws-clients/dynamodb.js";
+import { makeKinesisClient } from "../runtime/aws-clients/kinesis.js";
 import { makeS3Client } from "../runtime/aws-clients/s3.js";
-import { makeDynamoDbClient, makeKinesisClient } from "../runtime/aws-clients.js";
 import type { WebhookDeliveryConfig } from "../shared/config.js";
 import { FunctionTimeouts } from "../shared/function-timeouts.js";
 import { functionLogger } from "../shared/observability.js";

@@ -15,7 +15,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { build } from "esbuild";
 import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import { ConsoleClaims } from "../../functions/core/identity/principal.js";
-import { makeKinesisClient } from "../../functions/runtime/aws-clients.js";
+import { makeKinesisClient } from "../../functions/runtime/aws-clients/kinesis.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import { metricsNamespace } from "../../infra/lib/monitoring.js";

@@ -6,7 +6,7 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, expect, it } from "vitest";
 import { DynamoFleetRegistry } from "../../functions/adapters/dynamodb/fleet-registry.js";
 import { RedisFleetHotState } from "../../functions/adapters/redis/fleet-hot-state.js";
-import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../../functions/runtime/aws-clients/dynamodb.js";
 import { makeRedisClient } from "../../functions/runtime/redis-client.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { FLEET_CLASSES, fleetAgent } from "./agent-fleet.js";

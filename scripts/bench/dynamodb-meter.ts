@@ -5,7 +5,7 @@
 import type { ConsumedCapacity } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { type DirectCallWatch, directCallWatch } from "../../functions/adapters/dynamodb/direct-calls.js";
-import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../../functions/runtime/aws-clients/dynamodb.js";
 
 /** DynamoDB's use by a client: its requests, those that write, and the capacity units they consumed. */
 export interface DynamoUse {

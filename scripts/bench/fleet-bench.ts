@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../../functions/runtime/aws-clients/dynamodb.js";
 import { makeRedisClient } from "../../functions/runtime/redis-client.js";
 import { agentApiConfig } from "../../functions/shared/config.js";
 import { EnvNames } from "../../functions/shared/env-names.js";

@@ -16,8 +16,8 @@ import { S3EventArchiveReader } from "../../functions/adapters/s3/event-archive-
 import { AgentAnswerBudget } from "../../functions/core/agent-requests/answer-budget.js";
 import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import type { JsonObject } from "../../functions/core/json.js";
+import { makeKinesisClient } from "../../functions/runtime/aws-clients/kinesis.js";
 import { makeS3Client } from "../../functions/runtime/aws-clients/s3.js";
-import { makeKinesisClient } from "../../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { javaAgentOf } from "../common/c2-examples.js";
 import { exitWithUsage, parseCommandLine } from "../common/command-line.mjs";

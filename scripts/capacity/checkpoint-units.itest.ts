@@ -2,7 +2,7 @@ import type { ConsumedCapacity } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DynamoAgentRegistry } from "../../functions/adapters/dynamodb/agent-registry.js";
-import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../../functions/runtime/aws-clients/dynamodb.js";
 import { watchConsumedCapacity } from "../bench/dynamodb-meter.js";
 import { provisionTable } from "../local/provision.js";
 import { measuredAgentRecord } from "./measure.js";

@@ -23,8 +23,8 @@ import {
   CONTENT_TYPE_METADATA,
   S3AssetContent,
 } from "../../functions/adapters/s3/asset-content.js";
+import { makeDynamoDbClient } from "../../functions/runtime/aws-clients/dynamodb.js";
 import { makeS3Client } from "../../functions/runtime/aws-clients/s3.js";
-import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
 import { sweeperConfig } from "../../functions/shared/config.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { composeSweeper } from "../../functions/sweeper/composition.js";

@@ -19,12 +19,10 @@ import {
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { TableSchema } from "../../functions/adapters/dynamodb/table-schema.js";
+import { makeDynamoDbClient } from "../../functions/runtime/aws-clients/dynamodb.js";
+import { makeEventBridgeClient } from "../../functions/runtime/aws-clients/eventbridge.js";
+import { makeKinesisClient } from "../../functions/runtime/aws-clients/kinesis.js";
 import { makeS3Client } from "../../functions/runtime/aws-clients/s3.js";
-import {
-  makeDynamoDbClient,
-  makeEventBridgeClient,
-  makeKinesisClient,
-} from "../../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import { startCountingProxy } from "./counting-proxy.js";
 import { startKinesisEmulator } from "./kinesis-emulator.js";

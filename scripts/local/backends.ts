@@ -1,10 +1,8 @@
 import { mkdirSync } from "node:fs";
+import { makeDynamoDbClient } from "../../functions/runtime/aws-clients/dynamodb.js";
+import { makeEventBridgeClient } from "../../functions/runtime/aws-clients/eventbridge.js";
+import { makeKinesisClient } from "../../functions/runtime/aws-clients/kinesis.js";
 import { makeS3Client } from "../../functions/runtime/aws-clients/s3.js";
-import {
-  makeDynamoDbClient,
-  makeEventBridgeClient,
-  makeKinesisClient,
-} from "../../functions/runtime/aws-clients.js";
 import { AwsEndpointEnvNames, EnvNames } from "../../functions/shared/env-names.js";
 import type { ChildService } from "./child-service.js";
 import { startDynamoDbLocal } from "./dynamodb-local.js";

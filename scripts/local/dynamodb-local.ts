@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ListTablesCommand } from "@aws-sdk/client-dynamodb";
-import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../../functions/runtime/aws-clients/dynamodb.js";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
 import { type ProcessService, startChildService } from "./child-service.js";
 import { assertPortFree } from "./ports.js";

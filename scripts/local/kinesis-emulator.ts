@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ListStreamsCommand } from "@aws-sdk/client-kinesis";
-import { makeKinesisClient } from "../../functions/runtime/aws-clients.js";
+import { makeKinesisClient } from "../../functions/runtime/aws-clients/kinesis.js";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
 import { type ProcessService, startChildService } from "./child-service.js";
 import { assertPortFree, findFreePort } from "./ports.js";

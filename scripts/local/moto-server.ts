@@ -9,7 +9,7 @@
  */
 import path from "node:path";
 import { ListEventBusesCommand } from "@aws-sdk/client-eventbridge";
-import { makeEventBridgeClient } from "../../functions/runtime/aws-clients.js";
+import { makeEventBridgeClient } from "../../functions/runtime/aws-clients/eventbridge.js";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
 import { pythonTool } from "../build/python-tool.js";
 import { type ChildService, startChildService } from "./child-service.js";

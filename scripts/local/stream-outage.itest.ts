@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { KinesisEventSink, StreamPublishError } from "../../functions/adapters/kinesis/event-sink.js";
 import type { BeaconEvent } from "../../functions/core/events/model.js";
-import { makeKinesisClient } from "../../functions/runtime/aws-clients.js";
+import { makeKinesisClient } from "../../functions/runtime/aws-clients/kinesis.js";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
 import { readWholeStream } from "../test-support/stream-reader.js";
 import { provisionStream } from "./provision.js";

@@ -9,7 +9,7 @@ import path from "node:path";
 import { PutRecordsCommand } from "@aws-sdk/client-kinesis";
 import type { KinesisStreamEvent } from "aws-lambda";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { makeKinesisClient } from "../../functions/runtime/aws-clients.js";
+import { makeKinesisClient } from "../../functions/runtime/aws-clients/kinesis.js";
 import { AwsEndpointEnvNames } from "../../functions/shared/env-names.js";
 import { untilTrue } from "../test-support/until.js";
 import { localAwsEnv } from "./backends.js";

@@ -17,7 +17,7 @@ import {
   type _Record as StreamRecord,
 } from "@aws-sdk/client-kinesis";
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from "aws-lambda";
-import { makeKinesisClient } from "../../functions/runtime/aws-clients.js";
+import { makeKinesisClient } from "../../functions/runtime/aws-clients/kinesis.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { FunctionTimeouts } from "../../functions/shared/function-timeouts.js";
 import type { FunctionLog } from "./function-logs.js";

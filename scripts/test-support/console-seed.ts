@@ -8,7 +8,7 @@ import { DynamoSelectionJobStore } from "../../functions/adapters/dynamodb/selec
 import { AgentRoutes } from "../../functions/core/c2/routes.js";
 import type { JsonObject } from "../../functions/core/json.js";
 import { binaryOf } from "../../functions/core/manifests/canonical.js";
-import { makeDynamoDbClient } from "../../functions/runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../../functions/runtime/aws-clients/dynamodb.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { example } from "../common/c2-examples.js";
 import type { AgentApiClient, AgentApiUnderTest } from "./agent-api-harness.js";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
 import type { BeaconEvent } from "../../functions/core/events/model.js";
 import type { JsonObject } from "../../functions/core/json.js";
-import { makeKinesisClient } from "../../functions/runtime/aws-clients.js";
+import { makeKinesisClient } from "../../functions/runtime/aws-clients/kinesis.js";
 import { sweeperConfig } from "../../functions/shared/config.js";
 import { EnvNames } from "../../functions/shared/env-names.js";
 import { MetricNames } from "../../functions/shared/observability.js";

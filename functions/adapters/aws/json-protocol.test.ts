@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { documentsForDirectCalls } from "../../runtime/aws-clients/direct.js";
-import { makeDocumentClient } from "../../runtime/aws-clients.js";
+import { makeDocumentClient } from "../../runtime/aws-clients/dynamodb.js";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
 import { AwsServiceError, type JsonProtocolCall, jsonProtocolCalls } from "./json-protocol.js";
 

@@ -126,7 +126,7 @@ export function jsonProtocolCalls(
         retries: RetriesOnFailure | undefined;
       }>
     | undefined;
-  // Read at the first call, not before: a client made on first use (aws-clients.ts) is made then.
+  // Read at the first call, not before: a client made on first use (aws-clients/settings.ts) is made then.
   const prepare = async () => {
     const settings =
       directCallSettings in client ? await client[directCallSettings]() : await settingsOfSdkClient(client);
@@ -200,7 +200,7 @@ export async function settingsOfSdkClient(client: JsonProtocolClient): Promise<C
   };
 }
 
-/** The client's strategy, which Beacon's clients (aws-clients.ts) leave the SDK's standard one of a few attempts. */
+/** The client's strategy, which Beacon's clients (runtime/aws-clients/) leave the SDK's standard one of a few attempts. */
 function retryStrategyOf(strategy: unknown): RetryStrategy {
   if (typeof (strategy as Partial<RetryStrategy>).acquireInitialRetryToken !== "function") {
     throw new TypeError(

@@ -4,7 +4,8 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, inject } from "vitest";
 import { provisionStream, provisionTable } from "../../../scripts/local/provision.js";
-import { makeDocumentClient, makeDynamoDbClient, makeKinesisClient } from "../../runtime/aws-clients.js";
+import { makeDocumentClient, makeDynamoDbClient } from "../../runtime/aws-clients/dynamodb.js";
+import { makeKinesisClient } from "../../runtime/aws-clients/kinesis.js";
 import { makeRedisClient } from "../../runtime/redis-client.js";
 import { EnvNames } from "../../shared/env-names.js";
 

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { HeartbeatEvent } from "../../core/events/model.js";
-import { makeKinesisClient } from "../../runtime/aws-clients.js";
+import { makeKinesisClient } from "../../runtime/aws-clients/kinesis.js";
 import { AwsEndpointEnvNames } from "../../shared/env-names.js";
 import { CoalescingEventSink, KinesisEventSink, StreamPublishError } from "./event-sink.js";
 

@@ -22,7 +22,7 @@ import {
 import type { HotSighting, SightingOutcome } from "../../core/agents/ports.js";
 import type { BeaconEvent } from "../../core/events/model.js";
 import type { JsonObject } from "../../core/json.js";
-import { makeDynamoDbClient } from "../../runtime/aws-clients.js";
+import { makeDynamoDbClient } from "../../runtime/aws-clients/dynamodb.js";
 import { makeRedisClient } from "../../runtime/redis-client.js";
 import { EnvNames } from "../../shared/env-names.js";
 import { Keys } from "../dynamodb/keys.js";

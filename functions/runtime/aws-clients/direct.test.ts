@@ -7,7 +7,8 @@ import {
   directCallSettings,
   settingsOfSdkClient,
 } from "../../adapters/aws/json-protocol.js";
-import { makeDocumentClient, makeKinesisClient } from "../aws-clients.js";
+import { makeDocumentClient } from "../aws-clients/dynamodb.js";
+import { makeKinesisClient } from "../aws-clients/kinesis.js";
 import { DirectServices, madeForDirectCalls, settingsFromEnvironment } from "./direct.js";
 
 const keys = {

@@ -28,13 +28,13 @@ export const DirectServices = {
 /** The Beacon table's client for a function's adapters (adapters/dynamodb/direct-calls.ts). */
 export const documentsForDirectCalls = (env: ClientEnv = environmentNow()): MadeForDirectCalls =>
   madeForDirectCalls(DirectServices.dynamodb, env, async () =>
-    (await import("../aws-clients.js")).makeDocumentClient(env),
+    (await import("./dynamodb.js")).makeDocumentClient(env),
   );
 
 /** The event stream's client for a function's event sink (adapters/kinesis/event-sink.ts). */
 export const streamForDirectCalls = (env: ClientEnv = environmentNow()): MadeForDirectCalls =>
   madeForDirectCalls(DirectServices.kinesis, env, async () =>
-    (await import("../aws-clients.js")).makeKinesisClient(env),
+    (await import("./kinesis.js")).makeKinesisClient(env),
   );
 
 /** AWS's commercial partition, whose regions' endpoints are `<service>.<region>.amazonaws.com` (its regionRegex). */

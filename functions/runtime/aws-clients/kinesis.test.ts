@@ -3,9 +3,8 @@ import type { AddressInfo } from "node:net";
 import { PutRecordsCommand } from "@aws-sdk/client-kinesis";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AwsEndpointEnvNames } from "../shared/env-names.js";
-import { madeOnFirstUse } from "./aws-clients/settings.js";
-import { makeKinesisClient } from "./aws-clients.js";
+import { AwsEndpointEnvNames } from "../../shared/env-names.js";
+import { makeKinesisClient } from "./kinesis.js";
 
 /** Answers every request as Kinesis answers a PutRecords that took every record, counting connections. */
 const kinesis = createServer((request, response) => {
@@ -66,38 +65,5 @@ describe("the Kinesis client", () => {
     const client = makeKinesisClient({ AWS_REGION: "us-east-1" });
     expect(client.config.requestHandler).toBeInstanceOf(NodeHttpHandler);
     client.destroy();
-  });
-});
-
-describe("a client made on first use", () => {
-  class Client {
-    static made = 0;
-    destroyed = false;
-    constructor(readonly name: string) {
-      Client.made++;
-    }
-    destroy() {
-      this.destroyed = true;
-    }
-    describe() {
-      return `${this.name}${this.destroyed ? " (destroyed)" : ""}`;
-    }
-  }
-
-  it("is made by its first use, once, and answers as the client would", () => {
-    Client.made = 0;
-    const client = madeOnFirstUse(() => new Client("stream"));
-    expect(Client.made).toBe(0);
-    expect(client.describe()).toBe("stream");
-    expect(client.name).toBe("stream");
-    client.destroy();
-    expect(client.describe()).toBe("stream (destroyed)");
-    expect(Client.made).toBe(1);
-  });
-
-  it("is not made to be destroyed", () => {
-    Client.made = 0;
-    madeOnFirstUse(() => new Client("unused")).destroy();
-    expect(Client.made).toBe(0);
   });
 });
