@@ -11,7 +11,7 @@ import type { Clock } from "../core/ports.js";
 import { makeNotificationBusConsumer } from "../core/webhooks/bus.js";
 import { type FirstAttemptSettings, makeWebhookConsumer } from "../core/webhooks/delivery.js";
 import { documentsForDirectCalls } from "../runtime/aws-clients/direct.js";
-import { makeEventBridgeClient } from "../runtime/aws-clients/eventbridge.js";
+import { busForDirectCalls } from "../runtime/aws-clients/direct-bus.js";
 import { makeS3Client } from "../runtime/aws-clients/s3.js";
 import { composeHistoryConsumer } from "../runtime/history-consumer.js";
 import { composeWebhookDependencies } from "../runtime/webhook-delivery.js";
@@ -77,7 +77,7 @@ export function composeStreamConsumers(
 /** The consumer that puts every notification on the named EventBridge bus, and its client; none without a bus. */
 function busConsumerOf(busName: string | undefined) {
   if (busName === undefined) return undefined;
-  const client = makeEventBridgeClient();
+  const client = busForDirectCalls();
   const consumer = makeNotificationBusConsumer(new EventBridgeNotificationBus(client, busName), (refusals) =>
     metrics.addMetric(MetricNames.notificationsRefusedByBus, MetricUnit.Count, refusals.length),
   );

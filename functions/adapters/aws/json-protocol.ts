@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { connectionTimeoutMs, requestTimeoutFor } from "./call-timeouts.js";
@@ -6,7 +7,7 @@ import { abortedBy, keptAlivePost, type Post, type PostTarget } from "./kept-ali
 import { signedPostHeaders } from "./signature-v4.js";
 
 /** The clients whose services speak AWS's JSON protocol and whose configuration a call borrows. */
-type JsonProtocolClient = KinesisClient | DynamoDBClient | DynamoDBDocumentClient;
+type JsonProtocolClient = KinesisClient | DynamoDBClient | DynamoDBDocumentClient | EventBridgeClient;
 
 /**
  * A call of one operation with its input as JSON text, answering the output's JSON text; given up, retries and

@@ -1,11 +1,11 @@
-import {
-  type EventBridgeClient,
-  PutEventsCommand,
-  type PutEventsRequestEntry,
-} from "@aws-sdk/client-eventbridge";
+import type { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import type { Notification } from "../../core/webhooks/model.js";
 import type { BusRefusal, NotificationBus } from "../../core/webhooks/ports.js";
 import { notificationBody } from "../../core/webhooks/requests.js";
+import { type JsonProtocolCall, jsonProtocolCalls, type MadeForDirectCalls } from "../aws/json-protocol.js";
+
+/** What notifications are put through: a client made for direct calls alone (a function's), or the SDK's. */
+export type BusClient = MadeForDirectCalls | EventBridgeClient;
 
 /**
  * Every entry's `source`. One name on every stage: the bus is the stage's own, so a rule's pattern is the same
@@ -28,21 +28,47 @@ export interface NotificationBusOptions {
   concurrency: number;
 }
 
+/** An entry as PutEvents takes it in EventBridge's JSON API: `Time` in seconds since the epoch. */
+interface PutEventsEntry {
+  EventBusName: string;
+  Source: string;
+  DetailType: string;
+  Detail: string;
+  Time: number;
+}
+
+/** What became of each entry of a PutEvents call, in the order they were sent. */
+interface PutEventsOutcome {
+  FailedEntryCount?: number;
+  Entries?: { EventId?: string; ErrorCode?: string; ErrorMessage?: string }[];
+}
+
 interface Entry {
   index: number;
-  entry: PutEventsRequestEntry;
+  entry: PutEventsEntry;
 }
 
 /**
  * Notifications on an EventBridge bus: `detail-type` the notification's type, `detail` its body as webhooks get
- * it (its `tenant` and `id` among the fields, for rules and de-duplication), `time` its event's.
+ * it (its `tenant` and `id` among the fields, for rules and de-duplication), `time` its event's. PutEvents is sent
+ * directly (json-protocol.ts), without the SDK's command pipeline, which a cold stream consumer would otherwise
+ * load and compile; not retried there, as the bus resends only the entries a call refused.
  */
 export class EventBridgeNotificationBus implements NotificationBus {
+  private readonly call: JsonProtocolCall;
+
   constructor(
-    private readonly client: EventBridgeClient,
+    client: BusClient,
     private readonly busName: string,
     private readonly options: NotificationBusOptions = { maxAttempts: 3, backoffMs: 50, concurrency: 8 },
-  ) {}
+  ) {
+    this.call = jsonProtocolCalls(client, {
+      targetPrefix: "AWSEvents",
+      signingName: "events",
+      contentType: "application/x-amz-json-1.1",
+      retried: false,
+    });
+  }
 
   async put(notifications: readonly Notification[]): Promise<BusRefusal[]> {
     const calls = callsOf(
@@ -57,13 +83,13 @@ export class EventBridgeNotificationBus implements NotificationBus {
     return refusals.sort((a, b) => a.index - b.index);
   }
 
-  private entryOf(notification: Notification): PutEventsRequestEntry {
+  private entryOf(notification: Notification): PutEventsEntry {
     return {
       EventBusName: this.busName,
       Source: NOTIFICATION_SOURCE,
       DetailType: notification.type,
       Detail: notificationBody(notification),
-      Time: new Date(notification.at),
+      Time: Date.parse(notification.at) / 1000,
     };
   }
 
@@ -74,9 +100,9 @@ export class EventBridgeNotificationBus implements NotificationBus {
     for (let attempt = 1; ; attempt++) {
       if (attempt > 1) await sleep(this.options.backoffMs * 2 ** (attempt - 2));
       try {
-        const result = await this.client.send(
-          new PutEventsCommand({ Entries: pending.map(({ entry }) => entry) }),
-        );
+        const result = JSON.parse(
+          await this.call("PutEvents", JSON.stringify({ Entries: pending.map(({ entry }) => entry) })),
+        ) as PutEventsOutcome;
         if (!result.FailedEntryCount) return [];
         const outcomes = result.Entries ?? [];
         const refused = pending.filter((_, index) => !outcomes[index]?.EventId);
@@ -115,8 +141,8 @@ function callsOf(entries: Entry[]): Entry[][] {
 }
 
 /** An entry's size as EventBridge counts it against a call's 256 KB (its bus name does not count). */
-function sizeOf(entry: PutEventsRequestEntry): number {
-  const utf8 = (text: string | undefined) => Buffer.byteLength(text ?? "");
+function sizeOf(entry: PutEventsEntry): number {
+  const utf8 = (text: string) => Buffer.byteLength(text);
   return TIME_BYTES + utf8(entry.Source) + utf8(entry.DetailType) + utf8(entry.Detail);
 }
 

@@ -8,6 +8,7 @@ import {
   settingsOfSdkClient,
 } from "../../adapters/aws/json-protocol.js";
 import { makeDocumentClient } from "../aws-clients/dynamodb.js";
+import { makeEventBridgeClient } from "../aws-clients/eventbridge.js";
 import { makeKinesisClient } from "../aws-clients/kinesis.js";
 import { DirectServices, madeForDirectCalls, settingsFromEnvironment } from "./direct.js";
 
@@ -19,6 +20,7 @@ const keys = {
 const services = [
   ["DynamoDB", DirectServices.dynamodb, makeDocumentClient],
   ["Kinesis", DirectServices.kinesis, makeKinesisClient],
+  ["EventBridge", DirectServices.eventbridge, makeEventBridgeClient],
 ] as const;
 
 /** What a call does with settings: where it goes, as whom, and how often and how soon it is made again. */

@@ -23,6 +23,7 @@ interface DirectService {
 export const DirectServices = {
   dynamodb: { endpointEnvName: AwsEndpointEnvNames.dynamodb, hostPrefix: "dynamodb", retryBaseDelayMs: 25 },
   kinesis: { endpointEnvName: AwsEndpointEnvNames.kinesis, hostPrefix: "kinesis" },
+  eventbridge: { endpointEnvName: AwsEndpointEnvNames.eventbridge, hostPrefix: "events" },
 } as const satisfies Record<string, DirectService>;
 
 /** The Beacon table's client for a function's adapters (adapters/dynamodb/direct-calls.ts). */
