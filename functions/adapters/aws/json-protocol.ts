@@ -201,7 +201,10 @@ export async function settingsOfSdkClient(client: JsonProtocolClient): Promise<C
   };
 }
 
-/** The client's strategy, which Beacon's clients (runtime/aws-clients/) leave the SDK's standard one of a few attempts. */
+/**
+ * The client's strategy, which Beacon's clients (runtime/aws-clients/) leave the SDK's standard one of a few
+ * attempts.
+ */
 function retryStrategyOf(strategy: unknown): RetryStrategy {
   if (typeof (strategy as Partial<RetryStrategy>).acquireInitialRetryToken !== "function") {
     throw new TypeError(

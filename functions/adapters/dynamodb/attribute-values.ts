@@ -1,7 +1,7 @@
 /**
  * Documents to and from DynamoDB's attribute values as its JSON API carries them (binary as base64), with the
- * document client's settings in aws-clients/dynamodb.ts: an undefined attribute, list element or set member left out, an
- * empty string kept, an empty set or a number JavaScript cannot hold exactly refused.
+ * document client's settings in aws-clients/dynamodb.ts: an undefined attribute, list element or set member left
+ * out, an empty string kept, an empty set or a number JavaScript cannot hold exactly refused.
  */
 
 type Item = Record<string, unknown>;
