@@ -269,9 +269,20 @@ describe("the flow designer", () => {
       await palette.getByLabel("Component").selectOption({ label });
       await palette.getByRole("button", { name: "Add" }).click();
     };
+    // The canvas is drawn anew when a component comes or goes: a node focused just before it is gone with its
+    // focus, and Space then selects nothing. Selecting again until the node shows selected rides that out.
     const select = async (name: RegExp) => {
-      await page.getByRole("group", { name }).focus();
-      await page.keyboard.press(" ");
+      const node = page.getByRole("group", { name });
+      const selected = node.and(page.locator(".selected"));
+      for (let attempt = 1; ; attempt++) {
+        await node.focus();
+        await page.keyboard.press(" ");
+        try {
+          return await selected.waitFor({ timeout: 5_000 });
+        } catch (error) {
+          if (attempt === 3) throw error;
+        }
+      }
     };
     // Ports belong inside a group: the root's palette offers none.
     expect(await palette.getByRole("option", { name: "Input port" }).count()).toBe(0);
